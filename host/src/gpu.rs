@@ -1,0 +1,232 @@
+//! The GPU: driver context and stream, the embedded PTX modules, kernels by name, typed buffers.
+use std::{collections::HashMap, ffi::CString, sync::{Arc, Mutex}};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits,
+    sys::{self, CUdevice_attribute as Attr, CUfunction_attribute as FnAttr},
+};
+
+use crate::{
+    error::{DriverContext, Error, Result},
+    ptx::Target,
+    registry::{self, KernelInfo},
+};
+
+/// What the suite reports about the device.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DeviceInfo {
+    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sms: u32,
+    /// L2 cache size in bytes.
+    pub l2_bytes: usize,
+    /// Global memory in bytes.
+    pub total_mem_bytes: usize,
+    /// Driver API version, e.g. 13000 for CUDA 13.0.
+    pub driver_version: i32,
+}
+
+/// A CUDA device with one stream, its loaded PTX modules and (lazily) a cuBLAS handle.
+pub struct Gpu {
+    /// The driver context (primary context of the device).
+    pub ctx: Arc<CudaContext>,
+    /// The stream every launch, copy and timing event of this library uses.
+    pub stream: Arc<CudaStream>,
+    /// Device facts.
+    pub info: DeviceInfo,
+    modules: Mutex<HashMap<Target, Arc<CudaModule>>>,
+}
+
+/// A kernel loaded from its module, with its registry entry.
+pub struct Kernel {
+    /// Registry entry (name, family, launch shape).
+    pub info: &'static KernelInfo,
+    /// The driver function.
+    pub func: CudaFunction,
+}
+
+/// Registers and local (spill/stack) memory per thread, and static shared memory, as the driver reports.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct KernelResources {
+    /// Registers per thread.
+    pub registers: i32,
+    /// Local memory per thread in bytes (stack frame and spills; 0 is what we want).
+    pub local_bytes: i32,
+    /// Static shared memory per block in bytes.
+    pub static_smem_bytes: i32,
+}
+
+impl Kernel {
+    /// The kernel's PTX entry name.
+    pub fn name(&self) -> &'static str {
+        self.info.name
+    }
+
+    /// Registers, local bytes and static shared memory from `cuFuncGetAttribute`.
+    pub fn resources(&self) -> Result<KernelResources> {
+        let get = |a| self.func.get_attribute(a).during(|| format!("cuFuncGetAttribute({a:?}) of `{}`", self.name()));
+        Ok(KernelResources {
+            registers: get(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            local_bytes: get(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            static_smem_bytes: get(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        })
+    }
+
+    /// How many blocks of this kernel fit on one SM at its registered block size and shared memory.
+    pub fn max_blocks_per_sm(&self) -> Result<u32> {
+        self.func
+            .occupancy_max_active_blocks_per_multiprocessor(self.info.block_threads, self.info.dyn_smem_bytes as usize, None)
+            .map(|b| b as u32)
+            .during(|| format!("occupancy query of `{}`", self.name()))
+    }
+}
+
+/// Whether a CUDA driver library can be loaded on this machine (no GPU needed to ask).
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen libcuda by its usual names; no CUDA call is made.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+impl Gpu {
+    /// Opens device `ordinal`. Fails with [`Error::NoGpu`] (not a panic) when no driver or no device exists.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        if !driver_present() {
+            return Err(Error::NoGpu("the CUDA driver library (libcuda.so) was not found".into()));
+        }
+        let count = CudaContext::device_count().map_err(|e| Error::NoGpu(format!(
+            "the driver reports no usable device ({})", crate::error::driver_msg(&e))))?;
+        if ordinal >= count as usize {
+            return Err(Error::NoGpu(format!("device {ordinal} requested, the driver sees {count}")));
+        }
+        let ctx = CudaContext::new(ordinal).during(|| format!("creating a context on device {ordinal}"))?;
+        // SAFETY: this library uses a single stream per context, so cudarc's per-buffer event tracking
+        // (which orders buffers used on several streams) has nothing to order; turning it off keeps
+        // extra event records out of timed loops. Must be called before any buffer is allocated: it is.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        let attr = |a: Attr| ctx.attribute(a).during(|| format!("cuDeviceGetAttribute({a:?})"));
+        let mut driver_version = 0;
+        // SAFETY: writes one int through a valid pointer.
+        unsafe { sys::cuDriverGetVersion(&mut driver_version) }.result().during(|| "cuDriverGetVersion".into())?;
+        let info = DeviceInfo {
+            name: ctx.name().during(|| "cuDeviceGetName".into())?,
+            compute_capability: ctx.compute_capability().during(|| "compute capability query".into())?,
+            sms: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+            total_mem_bytes: ctx.total_mem().during(|| "cuDeviceTotalMem".into())?,
+            driver_version,
+        };
+        Ok(Gpu { ctx, stream, info, modules: Mutex::new(HashMap::new()) })
+    }
+
+    /// The PTX module for `target`, loaded on first use. A load failure returns the driver's JIT log.
+    pub fn module(&self, target: Target) -> Result<Arc<CudaModule>> {
+        let mut modules = self.modules.lock().expect("module cache lock poisoned");
+        if let Some(m) = modules.get(&target) {
+            return Ok(m.clone());
+        }
+        let m = self.ctx.load_module(cudarc::nvrtc::Ptx::from_src(target.ptx()))
+            .map_err(|_| Error::PtxLoad { module: target.name(), log: self.jit_error_log(target.ptx()) })?;
+        modules.insert(target, m.clone());
+        Ok(m)
+    }
+
+    /// Re-runs the JIT with an error-log buffer to say *why* a module failed to load.
+    fn jit_error_log(&self, ptx: &str) -> String {
+        let Ok(src) = CString::new(ptx) else { return "PTX contains a NUL byte".into() };
+        let mut log = vec![0u8; 16 * 1024];
+        let mut opts = [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut vals = [log.as_mut_ptr() as *mut std::ffi::c_void, log.len() as *mut std::ffi::c_void];
+        let mut module = std::ptr::null_mut();
+        // SAFETY: the context is current (bind_to_thread); `src` is NUL-terminated; the option arrays
+        // have 2 entries each and the log buffer outlives the call; a module created here is unloaded.
+        unsafe {
+            let _ = self.ctx.bind_to_thread();
+            let r = sys::cuModuleLoadDataEx(&mut module, src.as_ptr() as *const _, 2, opts.as_mut_ptr(), vals.as_mut_ptr());
+            if r == sys::CUresult::CUDA_SUCCESS && !module.is_null() {
+                sys::cuModuleUnload(module);
+            }
+            let _ = r;
+        }
+        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        String::from_utf8_lossy(&log[..end]).into_owned()
+    }
+
+    /// The registered kernel `name`, loaded from its module. Errors name the kernel: not registered,
+    /// not runnable on this GPU, or not found in the PTX.
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let info = registry::find(name).ok_or_else(|| Error::KernelNotFound {
+            kernel: name.to_string(),
+            detail: "no kernel of that name is registered in kernel_lab::registry".into(),
+        })?;
+        let cc = self.info.compute_capability;
+        if !info.target.runs_on(cc) {
+            return Err(Error::Unsupported {
+                kernel: name.to_string(),
+                needs: format!("a GPU that runs {} code", info.target.name()),
+                have: format!("{} (compute capability {}.{})", self.info.name, cc.0, cc.1),
+            });
+        }
+        let module = self.module(info.target)?;
+        let func = module.load_function(name).map_err(|e| Error::KernelNotFound {
+            kernel: name.to_string(),
+            detail: format!("not in PTX module {} ({})", info.target.name(), crate::error::driver_msg(&e)),
+        })?;
+        if info.dyn_smem_bytes > 48 * 1024 {
+            func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, info.dyn_smem_bytes as i32)
+                .during(|| format!("raising the dynamic shared memory limit of `{name}`"))?;
+        }
+        Ok(Kernel { info, func })
+    }
+
+    /// Copies a host slice to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        self.stream.clone_htod(host).during(|| format!("copying {} elements to the device", host.len()))
+    }
+
+    /// Allocates `len` zeroed elements.
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<CudaSlice<T>> {
+        self.stream.alloc_zeros(len).during(|| format!("allocating {len} elements"))
+    }
+
+    /// Copies a device buffer back to a new `Vec`.
+    pub fn download<T: DeviceRepr + Default + Clone>(&self, dev: &CudaSlice<T>) -> Result<Vec<T>> {
+        self.stream.clone_dtoh(dev).during(|| format!("copying {} elements to the host", dev.len()))
+    }
+
+    /// Fills every byte of `buf` with `0xFF` (for f32/f16: NaN), so an element a kernel fails to write
+    /// is detected afterwards ([`crate::verify::check_written`]).
+    pub fn poison<T>(&self, buf: &mut CudaSlice<T>) -> Result<()> {
+        let bytes = buf.num_bytes();
+        let (ptr, _sync) = cudarc::driver::DevicePtrMut::device_ptr_mut(buf, &self.stream);
+        // SAFETY: `ptr` is a live allocation of `bytes` bytes owned by `buf`, borrowed mutably for the call.
+        unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xFF, bytes, self.stream.cu_stream()) }
+            .during(|| format!("poisoning a buffer of {bytes} bytes"))
+    }
+
+    /// Waits for the stream; an asynchronous kernel fault is reported as a failure of `last_kernel`.
+    pub fn sync_after(&self, last_kernel: &str) -> Result<()> {
+        self.stream.synchronize().map_err(|source| Error::Launch { kernel: last_kernel.to_string(), source })
+    }
+}
+
+/// Launches a registered kernel on the library's stream with its registered block size and dynamic
+/// shared memory; errors name the kernel. Expands to an `unsafe` launch: the caller's `unsafe` block
+/// asserts that the arguments match the kernel's signature and its `# Safety` contract.
+#[macro_export]
+macro_rules! launch {
+    ($gpu:expr, $kernel:expr, grid = $grid:expr, $($arg:expr),* $(,)?) => {{
+        let k: &$crate::gpu::Kernel = $kernel;
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: ($grid, 1, 1),
+            block_dim: (k.info.block_threads, 1, 1),
+            shared_mem_bytes: k.info.dyn_smem_bytes,
+        };
+        let mut b = $gpu.stream.launch_builder(&k.func);
+        $( cudarc::driver::PushKernelArg::arg(&mut b, $arg); )*
+        b.launch(cfg).map(|_| ()).map_err(|source| $crate::error::Error::Launch { kernel: k.info.name.to_string(), source })
+    }};
+}

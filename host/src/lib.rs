@@ -1,0 +1,18 @@
+//! Host side of the pure-Rust CUDA kernel lab.
+//!
+//! * [`gpu`]: context, stream, embedded PTX modules, kernels by name, buffers (on `cudarc`, loading
+//!   the driver and cuBLAS dynamically: nothing CUDA is needed to build).
+//! * [`registry`]: every kernel of `kernels-gpu` with its family, step, target and launch shape.
+//! * [`timing`], [`verify`]: CUDA-event timing (median of many runs) and verification helpers.
+//! * [`reduce`], [`selftest`]: the families; [`suite`]: what `cargo run --release` prints.
+pub mod error;
+pub mod gpu;
+pub mod ptx;
+pub mod reduce;
+pub mod registry;
+pub mod selftest;
+pub mod suite;
+pub mod timing;
+pub mod verify;
+
+pub use error::{Error, Result};

@@ -1,0 +1,104 @@
+//! Every kernel in `kernels-gpu`, registered once: name (its PTX entry), family, step, target, launch
+//! shape and a one-line description. A test fails when this list and the PTX disagree, so a kernel
+//! cannot be added on the device side and forgotten here, or the reverse.
+use layout::reduce::{BLOCK, WARP};
+
+use crate::ptx::Target;
+
+/// Kernel families; the suite prints one table per family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Family {
+    /// Seed 003's reduction ladder.
+    Reduce,
+    /// Single-warp checks of the device primitives.
+    Selftest,
+}
+
+impl Family {
+    /// The name used by `--family`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Reduce => "reduce",
+            Family::Selftest => "selftest",
+        }
+    }
+    /// Every family.
+    pub const ALL: [Family; 2] = [Family::Reduce, Family::Selftest];
+}
+
+/// One registered kernel.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct KernelInfo {
+    /// PTX entry name (the Rust function name, `#[unsafe(no_mangle)]`).
+    pub name: &'static str,
+    /// Its family.
+    pub family: Family,
+    /// Its step in the family's ladder (`v0`, …), or a short label.
+    pub step: &'static str,
+    /// The PTX module it is in.
+    pub target: Target,
+    /// Threads per block it must be launched with.
+    pub block_threads: u32,
+    /// Dynamic shared memory per block, in bytes.
+    pub dyn_smem_bytes: u32,
+    /// What the step changes.
+    pub about: &'static str,
+}
+
+const fn reduce(name: &'static str, step: &'static str, dyn_smem_bytes: u32, about: &'static str) -> KernelInfo {
+    KernelInfo { name, family: Family::Reduce, step, target: Target::Sm80, block_threads: BLOCK, dyn_smem_bytes, about }
+}
+
+const fn selftest(name: &'static str, target: Target, block_threads: u32, dyn_smem_bytes: u32, about: &'static str)
+    -> KernelInfo {
+    KernelInfo { name, family: Family::Selftest, step: "-", target, block_threads, dyn_smem_bytes, about }
+}
+
+/// Shared memory of the tree steps: one f32 per thread.
+const TREE_SMEM: u32 = BLOCK * 4;
+/// Shared memory of `block_sum_f32`: one f32 per warp.
+const WARP_SUMS_SMEM: u32 = (BLOCK / WARP) * 4;
+
+/// All kernels, in ladder order within each family.
+pub const KERNELS: &[KernelInfo] = &[
+    reduce("reduce_v0", "v0", TREE_SMEM, "interleaved addressing, divergent branch (baseline)"),
+    reduce("reduce_v1", "v1", TREE_SMEM, "interleaved addressing, no divergence: bank conflicts"),
+    reduce("reduce_v2", "v2", TREE_SMEM, "sequential addressing: conflict-free"),
+    reduce("reduce_v3", "v3", TREE_SMEM, "first add during the global load"),
+    reduce("reduce_v4", "v4", TREE_SMEM, "last warp reduces with shfl.sync"),
+    reduce("reduce_v5", "v5", WARP_SUMS_SMEM, "128-bit loads, grid-stride loop, one final pass"),
+    reduce("reduce_v6", "v6", WARP_SUMS_SMEM + 4, "4 x 128-bit loads in flight, last block finishes: one launch"),
+    selftest("selftest_mma_f32_f16", Target::Sm80, 32, 0, "cp.async + ldmatrix.x4(.trans) + mma.m16n8k16 f16->f32"),
+    selftest("selftest_mma_f16_f16", Target::Sm80, 32, 0, "cp.async + ldmatrix.x4(.trans) + mma.m16n8k16 f16->f16"),
+    selftest("selftest_shuffle", Target::Sm80, 32, 0, "shfl.sync bfly/down, warp sum, %laneid"),
+    selftest("selftest_shared_widths", Target::Sm80, 64, 1024, "st.shared.v4, ld.shared 32/64/128-bit, plain Rust shared loads"),
+    selftest("selftest_stmatrix", Target::Sm90a, 32, 0, "stmatrix.x4 and .x4.trans (sm_90)"),
+];
+
+/// The registered kernel called `name`.
+pub fn find(name: &str) -> Option<&'static KernelInfo> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+/// The kernels of one family.
+pub fn family(f: Family) -> impl Iterator<Item = &'static KernelInfo> {
+    KERNELS.iter().filter(move |k| k.family == f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in KERNELS.iter().enumerate() {
+            assert!(KERNELS[i + 1..].iter().all(|b| b.name != a.name), "{} registered twice", a.name);
+        }
+    }
+
+    #[test]
+    fn find_returns_the_entry_or_none() {
+        assert_eq!(find("reduce_v3").map(|k| k.step), Some("v3"));
+        assert!(find("reduce_v99").is_none());
+    }
+}

@@ -1,0 +1,157 @@
+//! Host side of the primitive self-tests: launch each `selftest_*` kernel on random data and compare
+//! with a CPU model of the instruction (fragment layouts, shuffle semantics, shared-memory widths).
+use half::f16;
+use rand::Rng;
+
+use crate::{
+    error::{Error, Result},
+    gpu::Gpu,
+    launch,
+    verify::{self, check_tolerance, check_written},
+};
+
+/// Outcome of one self-test.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SelftestResult {
+    /// Kernel name.
+    pub kernel: &'static str,
+    /// `None` if it passed, otherwise why not (or why it was skipped).
+    pub failure: Option<String>,
+    /// Whether it was skipped (e.g. an sm_90a kernel on another GPU).
+    pub skipped: bool,
+}
+
+/// Runs every self-test; each result says passed, failed (why) or skipped (why).
+pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
+    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 5] = [
+        ("selftest_mma_f32_f16", mma_f32),
+        ("selftest_mma_f16_f16", mma_f16),
+        ("selftest_shuffle", shuffle),
+        ("selftest_shared_widths", shared_widths),
+        ("selftest_stmatrix", stmatrix),
+    ];
+    tests.iter().map(|&(kernel, f)| match f(gpu, seed) {
+        Ok(()) => SelftestResult { kernel, failure: None, skipped: false },
+        Err(e @ Error::Unsupported { .. }) => SelftestResult { kernel, failure: Some(e.to_string()), skipped: true },
+        Err(e) => SelftestResult { kernel, failure: Some(e.to_string()), skipped: false },
+    }).collect()
+}
+
+fn random_f16_tile(rng: &mut impl Rng) -> Vec<f16> {
+    (0..256).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0))).collect()
+}
+
+fn bits(x: &[f16]) -> Vec<u16> {
+    x.iter().map(|v| v.to_bits()).collect()
+}
+
+/// `C = A·B` for 16×16 row-major tiles, in f64.
+fn matmul_16(a: &[f16], b: &[f16]) -> Vec<f64> {
+    let mut c = vec![0.0; 256];
+    for i in 0..16 {
+        for j in 0..16 {
+            c[i * 16 + j] = (0..16).map(|k| a[i * 16 + k].to_f64() * b[k * 16 + j].to_f64()).sum();
+        }
+    }
+    c
+}
+
+fn mma_f32(gpu: &Gpu, seed: u64) -> Result<()> {
+    let k = gpu.kernel("selftest_mma_f32_f16")?;
+    let mut rng = verify::rng(seed ^ 0x11);
+    let (a, b) = (random_f16_tile(&mut rng), random_f16_tile(&mut rng));
+    let (g_a, g_b) = (gpu.upload(&bits(&a))?, gpu.upload(&bits(&b))?);
+    let mut g_c = gpu.zeros::<f32>(256)?;
+    gpu.poison(&mut g_c)?;
+    // SAFETY: (g_a, g_b: 256 f16 each, 256-byte aligned allocations; g_c: 256 f32), one block of 32.
+    unsafe { launch!(gpu, &k, grid = 1, &g_a, &g_b, &mut g_c)? };
+    gpu.sync_after(k.name())?;
+    let c = gpu.download(&g_c)?;
+    check_written(k.name(), &c)?;
+    let got: Vec<f64> = c.iter().map(|&v| v as f64).collect();
+    // f16 products are exact in f32; 16 f32 additions: relative error ~1e-7.
+    check_tolerance(k.name(), verify::rel_l2(&got, &matmul_16(&a, &b)), 1e-5)
+}
+
+fn mma_f16(gpu: &Gpu, seed: u64) -> Result<()> {
+    let k = gpu.kernel("selftest_mma_f16_f16")?;
+    let mut rng = verify::rng(seed ^ 0x22);
+    let (a, b) = (random_f16_tile(&mut rng), random_f16_tile(&mut rng));
+    let (g_a, g_b) = (gpu.upload(&bits(&a))?, gpu.upload(&bits(&b))?);
+    let mut g_c = gpu.upload(&vec![0xFFFFu16; 256])?; // poison: f16 NaN
+    // SAFETY: as `mma_f32`, with g_c 256 u16 (4-byte aligned allocation).
+    unsafe { launch!(gpu, &k, grid = 1, &g_a, &g_b, &mut g_c)? };
+    gpu.sync_after(k.name())?;
+    let c: Vec<f32> = gpu.download(&g_c)?.into_iter().map(|h| f16::from_bits(h).to_f32()).collect();
+    check_written(k.name(), &c)?;
+    let got: Vec<f64> = c.iter().map(|&v| v as f64).collect();
+    // f16 accumulation of 16 terms of magnitude <= 1: relative error a few 1e-3.
+    check_tolerance(k.name(), verify::rel_l2(&got, &matmul_16(&a, &b)), 1e-2)
+}
+
+fn shuffle(gpu: &Gpu, seed: u64) -> Result<()> {
+    let k = gpu.kernel("selftest_shuffle")?;
+    let x: Vec<f32> = verify::small_integers_f32(&mut verify::rng(seed ^ 0x33), 32);
+    let g_in = gpu.upload(&x)?;
+    let mut g_out = gpu.zeros::<f32>(128)?;
+    gpu.poison(&mut g_out)?;
+    // SAFETY: g_in 32 f32, g_out 128 f32, one block of 32 threads.
+    unsafe { launch!(gpu, &k, grid = 1, &g_in, &mut g_out)? };
+    gpu.sync_after(k.name())?;
+    let out = gpu.download(&g_out)?;
+    check_written(k.name(), &out)?;
+    let total: f32 = x.iter().sum(); // small integers: exact in any order
+    for l in 0..32 {
+        let want = [x[l ^ 5], if l + 3 < 32 { x[l + 3] } else { x[l] }, total, l as f32];
+        if out[4 * l..4 * l + 4] != want {
+            return Err(Error::Verification(format!("{}: lane {l} got {:?}, want {want:?}", k.name(), &out[4 * l..4 * l + 4])));
+        }
+    }
+    Ok(())
+}
+
+fn shared_widths(gpu: &Gpu, seed: u64) -> Result<()> {
+    let k = gpu.kernel("selftest_shared_widths")?;
+    let mut rng = verify::rng(seed ^ 0x44);
+    let w: Vec<u32> = (0..256).map(|_| rng.random::<u32>() | 1).collect();
+    let g_in = gpu.upload(&w)?;
+    let mut g_out = gpu.upload(&vec![0u32; 512])?;
+    // SAFETY: g_in 256 u32, g_out 512 u32, one block of 64 threads, 1024 B dynamic shared (registered).
+    unsafe { launch!(gpu, &k, grid = 1, &g_in, &mut g_out)? };
+    gpu.sync_after(k.name())?;
+    let out = gpu.download(&g_out)?;
+    for t in 0..64 {
+        let want = [w[255 - t], w[128 + 2 * t], w[129 + 2 * t], w[(3 * t + 1) % 256]];
+        let want4 = [w[4 * (63 - t)], w[4 * (63 - t) + 1], w[4 * (63 - t) + 2], w[4 * (63 - t) + 3]];
+        if out[4 * t..4 * t + 4] != want || out[256 + 4 * t..256 + 4 * t + 4] != want4 {
+            return Err(Error::Verification(format!("{}: thread {t} read the wrong shared words", k.name())));
+        }
+    }
+    Ok(())
+}
+
+fn stmatrix(gpu: &Gpu, seed: u64) -> Result<()> {
+    let k = gpu.kernel("selftest_stmatrix")?;
+    let mut rng = verify::rng(seed ^ 0x55);
+    let x: Vec<u16> = (0..256).map(|_| rng.random::<u16>() | 1).collect();
+    let g_in = gpu.upload(&x)?;
+    let mut g_out = gpu.upload(&vec![0u16; 512])?;
+    // SAFETY: g_in 256 u16, g_out 512 u16, one block of 32 threads.
+    unsafe { launch!(gpu, &k, grid = 1, &g_in, &mut g_out)? };
+    gpu.sync_after(k.name())?;
+    let out = gpu.download(&g_out)?;
+    if out[..256] != x[..] {
+        return Err(Error::Verification(format!("{}: stmatrix.x4 did not reproduce the tile", k.name())));
+    }
+    // .trans: each 8×8 matrix (block row br, block col bc) is stored transposed in place.
+    for r in 0..16 {
+        for c in 0..16 {
+            let (br, bc, i, j) = (r / 8, c / 8, r % 8, c % 8);
+            let want = x[(br * 8 + j) * 16 + bc * 8 + i];
+            if out[256 + r * 16 + c] != want {
+                return Err(Error::Verification(format!("{}: stmatrix.x4.trans wrong at ({r}, {c})", k.name())));
+            }
+        }
+    }
+    Ok(())
+}

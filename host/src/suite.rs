@@ -1,0 +1,494 @@
+//! The suite `cargo run --release` runs: options, the reduce table, the self-tests, JSON output.
+use std::{fmt::Write as _, io::Write as _};
+
+use crate::{
+    error::{Error, Result},
+    gpu::{Gpu, driver_present},
+    reduce::{self, CublasSum, ReducePlan, Step},
+    registry::{Family, KERNELS},
+    selftest,
+    timing::{Stats, rotation_copies, time_gpu},
+    verify,
+};
+
+/// Relative error every reduce step must meet against the f64 reference (uniform [0.5, 1.5) data).
+pub const REDUCE_TOL: f64 = 1e-5;
+
+/// Command-line options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Families to run.
+    pub families: Vec<Family>,
+    /// Reduce sizes (elements).
+    pub sizes: Vec<usize>,
+    /// Timed repetitions per measurement.
+    pub reps: usize,
+    /// Untimed warm-up runs per measurement.
+    pub warmup: usize,
+    /// Verify only, no timing.
+    pub check: bool,
+    /// Print the kernel registry and exit.
+    pub list: bool,
+    /// Write the results as JSON here.
+    pub json: Option<String>,
+    /// Random seed (fresh per run unless given).
+    pub seed: u64,
+}
+
+/// Sizes `--check` adds: not multiples of the block, tiny, and one odd large size.
+pub const CHECK_SIZES: [usize; 9] = [1, 3, 255, 256, 257, 1000, 4097, 65_537 * 3, (1 << 22) + 5];
+
+/// `--help` text.
+pub const HELP: &str = "\
+kernel-lab: pure-Rust CUDA kernels, verified and timed against cuBLAS and copy bandwidth
+
+USAGE: cargo run --release -- [OPTIONS]
+
+OPTIONS:
+  --family NAMES   comma-separated families to run: reduce, selftest (default: all)
+  --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
+  --reps N         timed repetitions per measurement, median reported (default: 50)
+  --warmup N       untimed warm-up runs per measurement (default: 5)
+  --quick          small sizes and few repetitions (a smoke run of a few seconds)
+  --check          verify every kernel (also on odd sizes), no timing
+  --list           list every registered kernel (family, step, target, registers, shared memory)
+  --json PATH      also write all results as JSON to PATH
+  --seed S         random seed (default: fresh each run; printed)
+  -h, --help       this text
+
+Without a GPU: --list works, and `cargo test` runs the CPU-side tests (layouts, host logic, PTX checks).
+";
+
+/// Parses `2^28`, `16M`, `1K`, `1000`.
+pub fn parse_size(s: &str) -> Result<usize> {
+    let bad = || Error::InvalidInput(format!("size `{s}`: expected a number, 2^K, or a number with K or M suffix"));
+    let s = s.trim();
+    let v = if let Some(k) = s.strip_prefix("2^") {
+        let k: u32 = k.parse().map_err(|_| bad())?;
+        1usize.checked_shl(k).filter(|_| k < 63).ok_or_else(bad)?
+    } else if let Some(m) = s.strip_suffix(['M', 'm']) {
+        m.parse::<usize>().map_err(|_| bad())?.checked_mul(1 << 20).ok_or_else(bad)?
+    } else if let Some(k) = s.strip_suffix(['K', 'k']) {
+        k.parse::<usize>().map_err(|_| bad())?.checked_mul(1 << 10).ok_or_else(bad)?
+    } else {
+        s.parse().map_err(|_| bad())?
+    };
+    if v == 0 {
+        return Err(Error::InvalidInput(format!("size `{s}`: must be at least 1")));
+    }
+    Ok(v)
+}
+
+impl Options {
+    /// Parses arguments (without the program name). `Ok(None)` means `--help` was printed.
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
+        let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
+                              warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed() };
+        let mut it = args.into_iter();
+        while let Some(a) = it.next() {
+            let mut value = |name: &str| it.next().ok_or_else(|| Error::InvalidInput(format!("{name} needs a value")));
+            let number = |name: &str, v: String| v.parse::<usize>().map_err(|_| Error::InvalidInput(format!("{name} `{v}`: not a number")));
+            match a.as_str() {
+                "-h" | "--help" => {
+                    print!("{HELP}");
+                    return Ok(None);
+                }
+                "--family" => {
+                    o.families = value("--family")?.split(',').map(|f| {
+                        Family::ALL.into_iter().find(|x| x.name() == f.trim()).ok_or_else(|| Error::InvalidInput(format!(
+                            "unknown family `{f}` (known: {})", Family::ALL.map(|x| x.name()).join(", "))))
+                    }).collect::<Result<_>>()?;
+                }
+                "--sizes" => o.sizes = value("--sizes")?.split(',').map(parse_size).collect::<Result<_>>()?,
+                "--reps" => o.reps = number("--reps", value("--reps")?)?.max(1),
+                "--warmup" => o.warmup = number("--warmup", value("--warmup")?)?,
+                "--quick" => {
+                    o.sizes = vec![1 << 20, 1 << 22];
+                    o.reps = 10;
+                    o.warmup = 2;
+                }
+                "--check" => o.check = true,
+                "--list" => o.list = true,
+                "--json" => o.json = Some(value("--json")?),
+                "--seed" => o.seed = number("--seed", value("--seed")?)? as u64,
+                other => return Err(Error::InvalidInput(format!("unknown option `{other}` (see --help)"))),
+            }
+        }
+        for &n in &o.sizes {
+            reduce::validate_n(n)?;
+        }
+        Ok(Some(o))
+    }
+}
+
+/// One row of the reduce table.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ReduceRow {
+    /// `v0` … `v6`, `cuBLAS`, `copy`.
+    pub step: String,
+    /// Kernel (or library call).
+    pub kernel: String,
+    /// Elements.
+    pub n: usize,
+    /// GPU time (absent with `--check`).
+    pub time: Option<Stats>,
+    /// Bytes the measurement counts per run.
+    pub bytes: f64,
+    /// GB/s from the median time.
+    pub gbps: Option<f64>,
+    /// GB/s over the copy's GB/s measured in the same run.
+    pub pct_of_copy: Option<f64>,
+    /// v0's median time over this row's.
+    pub speedup_vs_v0: Option<f64>,
+    /// |got − ref| / |ref| against the f64 reference, on uniform data.
+    pub rel_err: Option<f64>,
+    /// Whether the sum of small integers (exact in f32) came out exact.
+    pub exact_int_sum: Option<bool>,
+    /// Kernel launches per run.
+    pub launches: usize,
+    /// Registers per thread (driver).
+    pub registers: Option<i32>,
+    /// Local memory bytes per thread (driver; spills or stack).
+    pub local_bytes: Option<i32>,
+    /// What failed, if anything.
+    pub error: Option<String>,
+}
+
+impl ReduceRow {
+    fn new(step: &str, kernel: &str, n: usize, bytes: f64) -> Self {
+        ReduceRow { step: step.into(), kernel: kernel.into(), n, time: None, bytes, gbps: None, pct_of_copy: None,
+                    speedup_vs_v0: None, rel_err: None, exact_int_sum: None, launches: 1, registers: None,
+                    local_bytes: None, error: None }
+    }
+    /// Whether the row failed verification or errored.
+    pub fn failed(&self) -> bool {
+        self.error.is_some() || self.exact_int_sum == Some(false) || self.rel_err.is_some_and(|e| !(e <= REDUCE_TOL))
+    }
+}
+
+/// Inputs of one size: uniform data, small integers, their references.
+struct Inputs {
+    uniform: Vec<cudarc::driver::CudaSlice<f32>>,
+    want: f64,
+    ints: cudarc::driver::CudaSlice<f32>,
+    ints_want: f64,
+}
+
+fn make_inputs(gpu: &Gpu, n: usize, seed: u64, rotate: bool) -> Result<Inputs> {
+    let mut rng = verify::rng(seed ^ n as u64);
+    let x = verify::uniform_f32(&mut rng, n);
+    let want = verify::sum_f64(&x);
+    let ints = verify::small_integers_f32(&mut rng, n);
+    let ints_want = verify::sum_f64(&ints);
+    let copies = if rotate { rotation_copies(4 * n, gpu.info.l2_bytes) } else { 1 };
+    let first = gpu.upload(&x)?;
+    let mut uniform = vec![];
+    for _ in 1..copies {
+        let mut c = gpu.zeros::<f32>(n)?;
+        reduce::copy(gpu, &first, &mut c)?;
+        uniform.push(c);
+    }
+    uniform.insert(0, first);
+    Ok(Inputs { uniform, want, ints: gpu.upload(&ints)?, ints_want })
+}
+
+fn rel(got: f32, want: f64) -> f64 {
+    ((got as f64) - want).abs() / want.abs()
+}
+
+/// Runs one reduce step at one size: verification on both inputs, then timing.
+fn reduce_step(gpu: &Gpu, step: Step, inp: &Inputs, o: &Options, row: &mut ReduceRow) -> Result<()> {
+    let n = inp.ints.len();
+    let mut plan = ReducePlan::new(gpu, step, n)?;
+    let res = plan.kernel().resources()?;
+    (row.registers, row.local_bytes, row.launches) = (Some(res.registers), Some(res.local_bytes), plan.launches());
+    plan.poison()?;
+    plan.enqueue(&inp.uniform[0])?;
+    let got = plan.result()?;
+    verify::check_written(plan.kernel().name(), &[got])?;
+    row.rel_err = Some(rel(got, inp.want));
+    plan.poison()?;
+    plan.enqueue(&inp.ints)?;
+    let got_int = plan.result()?;
+    row.exact_int_sum = Some(got_int as f64 == inp.ints_want);
+    if !o.check {
+        let k = inp.uniform.len();
+        row.time = Some(time_gpu(gpu, o.warmup, o.reps, |i| plan.enqueue(&inp.uniform[i % k]))?);
+    }
+    Ok(())
+}
+
+/// The reduce family at every size: copy and cuBLAS baselines, then each step.
+pub fn run_reduce(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<ReduceRow>> {
+    let mut rows = vec![];
+    let mut sizes = o.sizes.clone();
+    if o.check {
+        sizes.extend(CHECK_SIZES);
+    }
+    for n in sizes {
+        progress(&format!("reduce n = {n}: generating inputs"));
+        let inp = make_inputs(gpu, n, o.seed, !o.check)?;
+        let bytes = 4.0 * n as f64;
+        let mut copy_row = ReduceRow::new("copy", "cuMemcpyDtoD", n, 2.0 * bytes);
+        if !o.check {
+            let mut dst = gpu.zeros::<f32>(n)?;
+            let k = inp.uniform.len();
+            let t = time_gpu(gpu, o.warmup, o.reps, |i| reduce::copy(gpu, &inp.uniform[i % k], &mut dst))?;
+            copy_row.gbps = Some(t.gbps(copy_row.bytes));
+            copy_row.pct_of_copy = Some(1.0);
+            copy_row.time = Some(t);
+        }
+        let copy_gbps = copy_row.gbps;
+        rows.push(copy_row);
+        progress(&format!("reduce n = {n}: cuBLAS"));
+        let mut blas_row = ReduceRow::new("cuBLAS", "cublasSdot(x, 1)", n, bytes);
+        match (|| -> Result<()> {
+            let mut blas = CublasSum::new(gpu, n)?;
+            blas.poison(gpu)?;
+            blas.enqueue(gpu, &inp.uniform[0])?;
+            blas_row.rel_err = Some(rel(blas.result(gpu)?, inp.want));
+            if !o.check {
+                let k = inp.uniform.len();
+                blas_row.time = Some(time_gpu(gpu, o.warmup, o.reps, |i| blas.enqueue(gpu, &inp.uniform[i % k]))?);
+            }
+            Ok(())
+        })() {
+            Ok(()) => {}
+            Err(e) => blas_row.error = Some(e.to_string()),
+        }
+        let blas_at = rows.len();
+        rows.push(blas_row);
+        let v0_at = rows.len();
+        for step in Step::ALL {
+            progress(&format!("reduce n = {n}: {}", step.label()));
+            let mut row = ReduceRow::new(step.label(), step.kernel_name(), n, bytes);
+            if let Err(e) = reduce_step(gpu, step, &inp, o, &mut row) {
+                row.error = Some(e.to_string());
+            }
+            rows.push(row);
+        }
+        let v0_ms = rows[v0_at].time.as_ref().map(|t| t.median_ms);
+        for row in rows[blas_at..].iter_mut() {
+            if let Some(t) = &row.time {
+                let g = t.gbps(row.bytes);
+                row.gbps = Some(g);
+                row.pct_of_copy = copy_gbps.map(|c| g / c);
+                row.speedup_vs_v0 = v0_ms.map(|v| v / t.median_ms);
+            }
+        }
+    }
+    Ok(rows)
+}
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+/// The reduce table as text.
+pub fn reduce_table(rows: &[ReduceRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{:<7} {:>11} {:>11} {:>9} {:>8} {:>8} {:>9} {:>5} {:>4} {:>5} {:>5}  {}",
+                     "step", "N", "median us", "GB/s", "% copy", "x v0", "rel err", "exact", "regs", "local", "launch", "kernel");
+    for r in rows {
+        let _ = writeln!(s, "{:<7} {:>11} {:>11} {:>9} {:>8} {:>8} {:>9} {:>5} {:>4} {:>5} {:>5}  {}{}",
+            r.step, r.n,
+            opt(r.time.as_ref().map(|t| t.median_ms * 1e3), |v| format!("{v:.1}")),
+            opt(r.gbps, |v| format!("{v:.1}")),
+            opt(r.pct_of_copy, |v| format!("{:.1}%", 100.0 * v)),
+            opt(r.speedup_vs_v0, |v| format!("{v:.2}")),
+            opt(r.rel_err, |v| format!("{v:.1e}")),
+            r.exact_int_sum.map(|b| if b { "yes" } else { "NO" }).unwrap_or("-"),
+            r.registers.map(|v| v.to_string()).unwrap_or("-".into()),
+            r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()),
+            r.launches, r.kernel,
+            match (&r.error, r.failed()) {
+                (Some(e), _) => format!("  ERROR: {e}"),
+                (None, true) => "  FAILED verification".into(),
+                _ => String::new(),
+            });
+    }
+    s
+}
+
+/// `--list`: every registered kernel; with a GPU, also its registers, local and static shared memory.
+pub fn list(gpu: Option<&Gpu>) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{:<24} {:<9} {:<5} {:<7} {:>6} {:>9} {:>5} {:>6} {:>7}  {}",
+                     "kernel", "family", "step", "target", "block", "dyn smem", "regs", "local", "st smem", "what it does");
+    for k in KERNELS {
+        let res = gpu.and_then(|g| g.kernel(k.name).ok()).and_then(|k| k.resources().ok());
+        let f = |v: Option<i32>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "{:<24} {:<9} {:<5} {:<7} {:>6} {:>9} {:>5} {:>6} {:>7}  {}",
+            k.name, k.family.name(), k.step, k.target.name(), k.block_threads, k.dyn_smem_bytes,
+            f(res.map(|r| r.registers)), f(res.map(|r| r.local_bytes)), f(res.map(|r| r.static_smem_bytes)), k.about);
+    }
+    if gpu.is_none() {
+        let _ = writeln!(s, "(no GPU: registers and memory columns need the driver)");
+    }
+    s
+}
+
+/// The git commit the binary was built from (set by build.rs), or "unknown".
+pub fn commit() -> &'static str {
+    option_env!("KERNEL_LAB_COMMIT").unwrap_or("unknown")
+}
+
+/// UTC now as `YYYY-MM-DDTHH:MM:SSZ` (no date crate needed).
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Runs the suite; returns the process exit code (0 all good, 1 a check failed, 2 no GPU or bad usage).
+pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
+    let o = match Options::parse(args) {
+        Ok(Some(o)) => o,
+        Ok(None) => return 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let gpu = match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            if !o.list {
+                eprintln!("error: {e}");
+                eprintln!("This machine cannot run the kernels (driver present: {}). What works without a GPU:", driver_present());
+                eprintln!("  cargo run --release -- --list   every registered kernel and its family, step and target");
+                eprintln!("  cargo test                      layouts, host logic, PTX contents (+ ptxas checks if ptxas is on PATH)");
+                return 2;
+            }
+            None
+        }
+    };
+    if o.list {
+        print!("{}", list(gpu.as_ref()));
+        return 0;
+    }
+    let gpu = gpu.expect("checked above");
+    let i = &gpu.info;
+    println!("GPU: {} (sm_{}{}, {} SMs, L2 {} MiB, driver {}.{}), commit {}, {}, seed {}",
+             i.name, i.compute_capability.0, i.compute_capability.1, i.sms, i.l2_bytes >> 20,
+             i.driver_version / 1000, i.driver_version % 1000 / 10, commit(), utc_now(), o.seed);
+    let mut failed = false;
+    let mut json = serde_json::json!({
+        "gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "reps": o.reps, "warmup": o.warmup,
+        "check_only": o.check,
+    });
+    let mut progress = |msg: &str| {
+        eprint!("\r\x1b[2K[kernel-lab] {msg}");
+        let _ = std::io::stderr().flush();
+    };
+    if o.families.contains(&Family::Selftest) {
+        let res = selftest::run_all(&gpu, o.seed);
+        println!("\n== selftest: device primitives against CPU models ==");
+        for r in &res {
+            let status = match (&r.failure, r.skipped) {
+                (None, _) => "ok".to_string(),
+                (Some(why), true) => format!("skipped: {why}"),
+                (Some(why), false) => {
+                    failed = true;
+                    format!("FAILED: {why}")
+                }
+            };
+            println!("  {:<24} {status}", r.kernel);
+        }
+        json["selftest"] = serde_json::to_value(&res).unwrap_or_default();
+    }
+    if o.families.contains(&Family::Reduce) {
+        match run_reduce(&gpu, &o, &mut progress) {
+            Ok(rows) => {
+                eprint!("\r\x1b[2K");
+                println!("\n== reduce: sum of N f32 (seed 003); GB/s counts 4N bytes (copy: 8N), tolerance {REDUCE_TOL:.0e} ==");
+                print!("{}", reduce_table(&rows));
+                failed |= rows.iter().any(|r| r.failed() && r.step != "cuBLAS");
+                json["reduce"] = serde_json::to_value(&rows).unwrap_or_default();
+            }
+            Err(e) => {
+                eprintln!("\nerror: reduce family: {e}");
+                failed = true;
+            }
+        }
+    }
+    if let Some(path) = &o.json {
+        match std::fs::write(path, serde_json::to_string_pretty(&json).unwrap_or_default()) {
+            Ok(()) => println!("\nwrote {path}"),
+            Err(e) => {
+                eprintln!("error: cannot write {path}: {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed { 1 } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> Result<Option<Options>> {
+        Options::parse(a.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn sizes_parse_in_every_notation() {
+        assert_eq!(parse_size("2^28").unwrap(), 1 << 28);
+        assert_eq!(parse_size("16M").unwrap(), 16 << 20);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("1000").unwrap(), 1000);
+        for bad in ["0", "x", "2^", "2^99", "-1", "1.5M"] {
+            assert!(parse_size(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn options_parse_and_reject_clearly() {
+        let o = parse(&["--family", "reduce", "--sizes", "1K,2^20", "--reps", "7", "--seed", "5"]).unwrap().unwrap();
+        assert_eq!(o.families, vec![Family::Reduce]);
+        assert_eq!((o.sizes.clone(), o.reps, o.seed), (vec![1024, 1 << 20], 7, 5));
+        assert!(parse(&["--family", "nope"]).unwrap_err().to_string().contains("unknown family `nope`"));
+        assert!(parse(&["--bogus"]).unwrap_err().to_string().contains("--bogus"));
+        assert!(parse(&["--reps"]).unwrap_err().to_string().contains("needs a value"));
+        assert!(parse(&["--sizes", "2^32"]).unwrap_err().to_string().contains("exceeds"));
+    }
+
+    #[test]
+    fn rows_fail_on_error_inexact_or_large_error() {
+        let mut r = ReduceRow::new("v0", "k", 1, 4.0);
+        assert!(!r.failed());
+        r.rel_err = Some(2e-5);
+        assert!(r.failed());
+        r.rel_err = Some(f64::NAN);
+        assert!(r.failed());
+        r.rel_err = Some(1e-7);
+        r.exact_int_sum = Some(false);
+        assert!(r.failed());
+    }
+
+    #[test]
+    fn utc_now_is_iso8601() {
+        let s = utc_now();
+        assert_eq!(s.len(), 20);
+        assert!(s.starts_with("20") && s.ends_with('Z') && &s[10..11] == "T");
+    }
+
+    #[test]
+    fn list_names_every_kernel_without_a_gpu() {
+        let s = list(None);
+        for k in KERNELS {
+            assert!(s.contains(k.name));
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! GPU time with CUDA events: warm-up, then many timed repetitions, reported as median/min/max.
+use cudarc::driver::sys::CUevent_flags;
+
+use crate::{error::{DriverContext, Result}, gpu::Gpu};
+
+/// Summary of timed repetitions, in milliseconds of GPU time.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Stats {
+    /// Median over the repetitions (the number the tables report).
+    pub median_ms: f64,
+    /// Fastest repetition.
+    pub min_ms: f64,
+    /// Slowest repetition.
+    pub max_ms: f64,
+    /// Number of timed repetitions.
+    pub reps: usize,
+}
+
+impl Stats {
+    /// Summarises samples (ms). Panics on an empty slice: callers time at least one repetition.
+    pub fn from_samples(samples: &mut [f64]) -> Stats {
+        assert!(!samples.is_empty(), "Stats::from_samples needs at least one sample");
+        samples.sort_by(|a, b| a.total_cmp(b));
+        let n = samples.len();
+        let median = if n % 2 == 1 { samples[n / 2] } else { 0.5 * (samples[n / 2 - 1] + samples[n / 2]) };
+        Stats { median_ms: median, min_ms: samples[0], max_ms: samples[n - 1], reps: n }
+    }
+
+    /// Bandwidth in GB/s (1e9 bytes per second) for `bytes` moved in the median time.
+    pub fn gbps(&self, bytes: f64) -> f64 {
+        bytes / (self.median_ms * 1e-3) / 1e9
+    }
+}
+
+/// Times `work(i)` (which enqueues GPU work on `gpu.stream`; `i` counts repetitions, for rotating
+/// input buffers) between two CUDA events: `warmup` untimed calls, then `reps` timed ones, each
+/// synchronized on its end event so the samples are independent.
+pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut work: impl FnMut(usize) -> Result<()>) -> Result<Stats> {
+    let reps = reps.max(1);
+    for i in 0..warmup {
+        work(i)?;
+    }
+    gpu.stream.synchronize().during(|| "synchronizing after warm-up".into())?;
+    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let start = gpu.ctx.new_event(flags).during(|| "creating a timing event".into())?;
+    let end = gpu.ctx.new_event(flags).during(|| "creating a timing event".into())?;
+    let mut samples = Vec::with_capacity(reps);
+    for i in 0..reps {
+        start.record(&gpu.stream).during(|| "recording the start event".into())?;
+        work(warmup + i)?;
+        end.record(&gpu.stream).during(|| "recording the end event".into())?;
+        end.synchronize().during(|| "waiting for the timed work".into())?;
+        samples.push(start.elapsed_ms(&end).during(|| "reading the event time".into())? as f64);
+    }
+    Ok(Stats::from_samples(&mut samples))
+}
+
+/// How many copies of an input of `bytes` to rotate through so that consecutive repetitions never
+/// find their input in L2: enough copies to span 4× the L2 size, or 1 when the input alone is larger.
+pub fn rotation_copies(bytes: usize, l2_bytes: usize) -> usize {
+    if bytes == 0 || bytes >= 2 * l2_bytes { 1 } else { (4 * l2_bytes).div_ceil(bytes).min(64) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let s = Stats::from_samples(&mut [3.0, 1.0, 2.0]);
+        assert_eq!((s.median_ms, s.min_ms, s.max_ms, s.reps), (2.0, 1.0, 3.0, 3));
+        let s = Stats::from_samples(&mut [4.0, 1.0, 2.0, 3.0]);
+        assert_eq!(s.median_ms, 2.5);
+    }
+
+    #[test]
+    fn gbps_counts_bytes_over_median() {
+        let s = Stats::from_samples(&mut [1.0]);
+        assert!((s.gbps(1e9) - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rotation_spans_l2() {
+        let l2 = 50 << 20;
+        assert_eq!(rotation_copies(1 << 30, l2), 1);
+        assert_eq!(rotation_copies(4 << 20, l2), 50);
+        assert!(rotation_copies(4 << 20, l2) * (4 << 20) >= 4 * l2);
+        assert_eq!(rotation_copies(1, l2), 64);
+    }
+}

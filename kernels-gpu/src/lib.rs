@@ -1,0 +1,32 @@
+//! Device code of the kernel lab, compiled by rustc's `nvptx64-nvidia-cuda` backend to PTX.
+//!
+//! * [`prim`]: one thin, documented wrapper per PTX instruction or special register the kernels use
+//!   (the role `cuda_std` plays in Rust-CUDA), named after what it does (`thread::index_1d`,
+//!   `sync::sync_threads`, `warp::shuffle_xor_f32`) or after its PTX (`ldmatrix_x4_trans`,
+//!   `mma_m16n8k16_f32_f16`, `cp_async_cg_16`).
+//! * [`reduce`]: the reduction ladder of seed 003, one file per step.
+//! * [`selftest`]: small kernels that exercise each primitive once so the host tests can check the
+//!   wrappers' fragment layouts against a CPU model.
+//!
+//! Every kernel is `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn`, so its PTX entry name is its
+//! Rust name; the host's kernel registry (`kernel_lab::registry`) lists each one, and a test fails when the
+//! PTX and the registry disagree.
+//!
+//! Build: `host/build.rs` compiles this crate twice, for `sm_80` (everything that runs on Ampere and
+//! Hopper) and for `sm_90a` with `--cfg lab_sm90` (adds the Hopper-only kernels).
+#![no_std]
+#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem)]
+#![allow(internal_features)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod prim;
+pub mod reduce;
+pub mod selftest;
+
+/// A kernel that panics (bounds check, overflow in debug) traps: the launch fails with
+/// `CUDA_ERROR_ILLEGAL_INSTRUCTION` / `LAUNCH_FAILED`, which the host reports naming the kernel.
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` aborts the kernel; it has no preconditions.
+    unsafe { core::arch::nvptx::trap() }
+}

@@ -1,0 +1,44 @@
+//! Explicit global-memory loads where the cache policy or the vector width is the point.
+use core::arch::asm;
+
+/// `ld.global.nc.v4.f32 {a, b, c, d}, [p];` — one 128-bit load through the read-only (non-coherent)
+/// path: a warp reads 512 contiguous bytes with one instruction.
+///
+/// # Safety
+/// `p` points to 4 readable `f32` in global memory, 16-byte aligned, that no thread writes during the
+/// kernel (the `.nc` path does not see writes made by the running grid).
+#[inline(always)]
+pub unsafe fn ld_global_nc_v4_f32(p: *const f32) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.nc.v4.f32 {{{0}, {1}, {2}, {3}}}, [{4}];", out(reg32) a, out(reg32) b,
+                  out(reg32) c, out(reg32) d, in(reg64) p, options(nostack, readonly)) };
+    [a, b, c, d]
+}
+
+/// `ld.global.nc.L1::no_allocate.v4.f32 {a, b, c, d}, [p];` — as [`ld_global_nc_v4_f32`], but the line
+/// is not kept in L1: streaming data read once does not evict what is reused.
+///
+/// # Safety
+/// As [`ld_global_nc_v4_f32`].
+#[inline(always)]
+pub unsafe fn ld_global_nc_na_v4_f32(p: *const f32) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.nc.L1::no_allocate.v4.f32 {{{0}, {1}, {2}, {3}}}, [{4}];", out(reg32) a,
+                  out(reg32) b, out(reg32) c, out(reg32) d, in(reg64) p, options(nostack, readonly)) };
+    [a, b, c, d]
+}
+
+/// `ld.global.cg.f32 r, [p];` — a load cached in L2 only, so it sees what other blocks wrote before a
+/// GPU-scope release that this thread acquired (used by the last-block-done pattern).
+///
+/// # Safety
+/// `p` points to a readable, 4-byte-aligned `f32` in global memory.
+#[inline(always)]
+pub unsafe fn ld_global_cg_f32(p: *const f32) -> f32 {
+    let r: f32;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.cg.f32 {0}, [{1}];", out(reg32) r, in(reg64) p, options(nostack, readonly)) };
+    r
+}

@@ -1,0 +1,56 @@
+//! `mma.sync.aligned.m16n8k16.row.col` on tensor cores: D(16×8) = A(16×16) · B(16×8) + C, one warp.
+//!
+//! Fragments (`g = lane / 4`, `t = lane % 4`; f16 pairs packed in one `u32`, low half first):
+//! ```text
+//! A (row-major 16×16, 4 regs):  a0 = A[g   ][2t..2t+1]   a1 = A[g+8][2t..2t+1]
+//!                               a2 = A[g   ][2t+8..+9]   a3 = A[g+8][2t+8..+9]
+//! B (K×N "col", 2 regs):        b0 = B[2t..2t+1][g]      b1 = B[2t+8..2t+9][g]
+//! C/D f32 (4 regs):             c0 = C[g][2t]  c1 = C[g][2t+1]  c2 = C[g+8][2t]  c3 = C[g+8][2t+1]
+//! C/D f16 (2 regs):             c0 = C[g][2t..2t+1]      c1 = C[g+8][2t..2t+1]
+//! ```
+//! These are exactly what `ldmatrix_x4` (A, row-major tile) and `ldmatrix_x2_trans` / `ldmatrix_x4_trans`
+//! (B from a row-major K×N tile) deliver.
+use core::arch::asm;
+
+/// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {d0..d3};`
+/// — f16 inputs, f32 accumulation in place: `acc += A · B`.
+///
+/// # Safety
+/// All 32 lanes execute it together with fragments in the layout above (sm_80+).
+#[inline(always)]
+pub unsafe fn mma_m16n8k16_f32_f16(acc: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
+    // SAFETY: forwarded to the caller; register-only. Not `pure`: collective.
+    unsafe {
+        asm!("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{{0}, {1}, {2}, {3}}}, {{{4}, {5}, {6}, {7}}}, {{{8}, {9}}}, {{{0}, {1}, {2}, {3}}};",
+             inout(reg32) acc[0], inout(reg32) acc[1], inout(reg32) acc[2], inout(reg32) acc[3],
+             in(reg32) a[0], in(reg32) a[1], in(reg32) a[2], in(reg32) a[3], in(reg32) b[0], in(reg32) b[1],
+             options(nomem, nostack))
+    }
+}
+
+/// `mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {d0, d1}, {a0..a3}, {b0, b1}, {d0, d1};`
+/// — f16 inputs, f16 accumulation in place (each `u32` of `acc` holds two f16).
+///
+/// # Safety
+/// All 32 lanes execute it together with fragments in the layout above (sm_80+).
+#[inline(always)]
+pub unsafe fn mma_m16n8k16_f16_f16(acc: &mut [u32; 2], a: [u32; 4], b: [u32; 2]) {
+    // SAFETY: forwarded to the caller; register-only. Not `pure`: collective.
+    unsafe {
+        asm!("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {{{0}, {1}}}, {{{2}, {3}, {4}, {5}}}, {{{6}, {7}}}, {{{0}, {1}}};",
+             inout(reg32) acc[0], inout(reg32) acc[1],
+             in(reg32) a[0], in(reg32) a[1], in(reg32) a[2], in(reg32) a[3], in(reg32) b[0], in(reg32) b[1],
+             options(nomem, nostack))
+    }
+}
+
+/// `cvt.rn.f16x2.f32 d, hi, lo;` — packs two f32 into one `u32` of two f16 (round to nearest even),
+/// `lo` in the low half, as the f16 fragments and `stmatrix` expect.
+#[inline(always)]
+pub fn pack_f16x2(lo: f32, hi: f32) -> u32 {
+    let r: u32;
+    // SAFETY: register-only conversion; per-thread, so `pure` is fine.
+    unsafe { asm!("cvt.rn.f16x2.f32 {0}, {1}, {2};", out(reg32) r, in(reg32) hi, in(reg32) lo,
+                  options(pure, nomem, nostack)) };
+    r
+}

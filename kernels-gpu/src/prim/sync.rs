@@ -1,0 +1,36 @@
+//! Barriers and memory fences.
+
+/// `bar.sync 0` (CUDA's `__syncthreads()`): waits until every thread of the block arrives, and makes
+/// shared- and global-memory writes made before it by the block visible to the block after it.
+///
+/// It comes from `llvm.nvvm.barrier0`, which LLVM marks `convergent`: the optimizer neither duplicates it
+/// into branches nor moves it across control flow (checked by a host test on the PTX of the reduce
+/// kernels, whose barrier sits inside a data-dependent loop).
+///
+/// # Safety
+/// Every thread of the block must reach the same barrier the same number of times (no barrier under a
+/// condition that differs between threads of a block); otherwise the behavior is undefined (hang).
+#[inline(always)]
+pub unsafe fn sync_threads() {
+    // SAFETY: forwarded to the caller (see # Safety).
+    unsafe { core::arch::nvptx::_syncthreads() }
+}
+
+/// `bar.warp.sync 0xffffffff` (`__syncwarp()`): orders memory among the lanes of a warp.
+///
+/// # Safety
+/// All 32 lanes of the warp must execute it.
+#[inline(always)]
+pub unsafe fn sync_warp() {
+    // SAFETY: forwarded to the caller. Not `pure`/`nomem`: it orders memory and is collective.
+    unsafe { core::arch::asm!("bar.warp.sync 0xffffffff;", options(nostack)) }
+}
+
+/// `fence.acq_rel.gpu` (CUDA's `__threadfence()`): this thread's earlier writes become visible at GPU
+/// scope before its later ones.
+#[inline(always)]
+pub fn thread_fence() {
+    // SAFETY: a fence has no preconditions; the default memory clobber keeps the compiler from moving
+    // memory accesses across it.
+    unsafe { core::arch::asm!("fence.acq_rel.gpu;", options(nostack)) }
+}

@@ -1,0 +1,66 @@
+//! Thread, block and grid indices (PTX special registers `%tid`, `%ctaid`, `%ntid`, `%nctaid`, `%laneid`).
+//!
+//! All are `u32`: index math in `u32` compiles to `mad.lo.s32`, and widening at the pointer
+//! (`as usize`) to `mul.wide.u32` (TOOLCHAIN.md, pitfall 5).
+use core::arch::nvptx;
+
+/// `%tid.x`: this thread's index in its block, x.
+#[inline(always)]
+pub fn thread_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_x() }
+}
+/// `%tid.y`.
+#[inline(always)]
+pub fn thread_idx_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_y() }
+}
+/// `%ctaid.x`: this block's index in the grid, x.
+#[inline(always)]
+pub fn block_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_x() }
+}
+/// `%ctaid.y`.
+#[inline(always)]
+pub fn block_idx_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_y() }
+}
+/// `%ntid.x`: threads per block, x.
+#[inline(always)]
+pub fn block_dim_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_dim_x() }
+}
+/// `%nctaid.x`: blocks in the grid, x.
+#[inline(always)]
+pub fn grid_dim_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_grid_dim_x() }
+}
+/// `block_idx_x() * block_dim_x() + thread_idx_x()`: this thread's index in a 1-D grid.
+#[inline(always)]
+pub fn index_1d() -> u32 {
+    block_idx_x() * block_dim_x() + thread_idx_x()
+}
+/// Threads in a 1-D grid: `grid_dim_x() * block_dim_x()` (the grid-stride loop's stride).
+#[inline(always)]
+pub fn grid_size_1d() -> u32 {
+    grid_dim_x() * block_dim_x()
+}
+/// `%laneid`: this thread's lane in its warp (0..32).
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register; no memory is touched. `pure` is fine: the value depends on
+    // nothing but the thread.
+    unsafe { core::arch::asm!("mov.u32 {0}, %laneid;", out(reg32) r, options(pure, nomem, nostack)) };
+    r
+}
+/// The warp's index within its block for a 1-D block: `thread_idx_x() / 32`.
+#[inline(always)]
+pub fn warp_id() -> u32 {
+    thread_idx_x() / 32
+}

@@ -1,0 +1,58 @@
+//! Warp shuffles (`shfl.sync`), full-warp mask.
+//!
+//! Not `pure`: a shuffle is collective, and a `pure` asm whose result is only used under a branch gets
+//! sunk into it (observed: TOOLCHAIN.md pitfall 1), where not all 32 lanes execute it.
+use core::arch::asm;
+
+/// `shfl.sync.bfly.b32 r, v, lane_mask, 0x1f, 0xffffffff;` — returns `v` from lane `lane ^ lane_mask`.
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together (full mask), with the same `lane_mask`.
+#[inline(always)]
+pub unsafe fn shuffle_xor_u32(v: u32, lane_mask: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller; touches no memory.
+    unsafe { asm!("shfl.sync.bfly.b32 {0}, {1}, {2}, 0x1f, 0xffffffff;", out(reg32) r, in(reg32) v,
+                  in(reg32) lane_mask, options(nomem, nostack)) };
+    r
+}
+
+/// [`shuffle_xor_u32`] on the bits of an `f32`.
+///
+/// # Safety
+/// As [`shuffle_xor_u32`].
+#[inline(always)]
+pub unsafe fn shuffle_xor_f32(v: f32, lane_mask: u32) -> f32 {
+    // SAFETY: forwarded to the caller.
+    f32::from_bits(unsafe { shuffle_xor_u32(v.to_bits(), lane_mask) })
+}
+
+/// `shfl.sync.down.b32 r, v, delta, 0x1f, 0xffffffff;` — returns `v` from lane `lane + delta`, or this
+/// lane's own `v` where `lane + delta > 31`.
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together (full mask), with the same `delta`.
+#[inline(always)]
+pub unsafe fn shuffle_down_f32(v: f32, delta: u32) -> f32 {
+    let r: f32;
+    // SAFETY: forwarded to the caller; touches no memory.
+    unsafe { asm!("shfl.sync.down.b32 {0}, {1}, {2}, 0x1f, 0xffffffff;", out(reg32) r, in(reg32) v,
+                  in(reg32) delta, options(nomem, nostack)) };
+    r
+}
+
+/// Sum of `v` over the 32 lanes with a butterfly (`shuffle_xor` by 16, 8, 4, 2, 1); every lane gets
+/// the total. Five `shfl.sync.bfly` and five `add.f32`.
+///
+/// # Safety
+/// All 32 lanes of the warp must call it together.
+#[inline(always)]
+pub unsafe fn reduce_sum_f32(mut v: f32) -> f32 {
+    let mut mask = 16;
+    while mask > 0 {
+        // SAFETY: forwarded to the caller; the loop bound is the same in every lane.
+        v += unsafe { shuffle_xor_f32(v, mask) };
+        mask >>= 1;
+    }
+    v
+}

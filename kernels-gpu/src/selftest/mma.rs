@@ -1,0 +1,60 @@
+//! `cp.async` → `ldmatrix.x4` / `ldmatrix.x4.trans` → two `mma.sync.m16n8k16`: a 16×16×16 product.
+use super::{ldmatrix_x4_row_addr, load_tile_16x16_b16};
+use crate::prim::{ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans}, mma, shared::static_alloc, thread::lane_id};
+
+/// `g_c (16×16 f32, row-major) = g_a (16×16 f16, row-major) · g_b (16×16 f16, row-major K×N)`.
+///
+/// # Safety
+/// One block of 32 threads; `g_a`, `g_b` have 256 readable 16-byte-aligned f16 (as `u16` bits), `g_c`
+/// 256 writable f32.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn selftest_mma_f32_f16(g_a: *const u16, g_b: *const u16, g_c: *mut f32) {
+    let s_a = static_alloc::<1024>();
+    let s_b = s_a + 512;
+    let lane = lane_id();
+    let (g, t) = (lane / 4, lane % 4);
+    // SAFETY: one full warp (launch contract) runs every collective; the tiles are 512 bytes each
+    // inside the 1024-byte static allocation; the C stores index rows < 16 and columns < 16.
+    unsafe {
+        load_tile_16x16_b16(s_a, g_a);
+        load_tile_16x16_b16(s_b, g_b);
+        let a = ldmatrix_x4(ldmatrix_x4_row_addr(s_a, lane));
+        let b = ldmatrix_x4_trans(ldmatrix_x4_row_addr(s_b, lane));
+        for nb in 0..2 {
+            let mut acc = [0.0f32; 4];
+            mma::mma_m16n8k16_f32_f16(&mut acc, a, [b[2 * nb], b[2 * nb + 1]]);
+            let col = 8 * nb as u32 + 2 * t;
+            for (r, row) in [(0, g), (2, g + 8)] {
+                *g_c.add((row * 16 + col) as usize) = acc[r];
+                *g_c.add((row * 16 + col + 1) as usize) = acc[r + 1];
+            }
+        }
+    }
+}
+
+/// As [`selftest_mma_f32_f16`] with f16 accumulation: `g_c` is 16×16 f16 (as `u16` bits), row-major.
+///
+/// # Safety
+/// As [`selftest_mma_f32_f16`], with `g_c` 256 writable 4-byte-aligned `u16`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn selftest_mma_f16_f16(g_a: *const u16, g_b: *const u16, g_c: *mut u16) {
+    let s_a = static_alloc::<1024>();
+    let s_b = s_a + 512;
+    let lane = lane_id();
+    let (g, t) = (lane / 4, lane % 4);
+    // SAFETY: as `selftest_mma_f32_f16`; each `u32` store covers two f16 at an even column (4-byte aligned).
+    unsafe {
+        load_tile_16x16_b16(s_a, g_a);
+        load_tile_16x16_b16(s_b, g_b);
+        let a = ldmatrix_x4(ldmatrix_x4_row_addr(s_a, lane));
+        let b = ldmatrix_x4_trans(ldmatrix_x4_row_addr(s_b, lane));
+        for nb in 0..2 {
+            let mut acc = [0u32; 2];
+            mma::mma_m16n8k16_f16_f16(&mut acc, a, [b[2 * nb], b[2 * nb + 1]]);
+            let col = 8 * nb as u32 + 2 * t;
+            for (r, row) in [(0, g), (1, g + 8)] {
+                *(g_c.add((row * 16 + col) as usize) as *mut u32) = acc[r];
+            }
+        }
+    }
+}
