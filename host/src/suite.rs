@@ -33,6 +33,8 @@ pub struct Options {
     pub json: Option<String>,
     /// Random seed (fresh per run unless given).
     pub seed: u64,
+    /// Whether `--sizes` was given (then `--check` checks only those sizes).
+    pub sizes_given: bool,
 }
 
 /// Sizes `--check` adds: not multiples of the block, tiny, and one odd large size.
@@ -50,7 +52,7 @@ OPTIONS:
   --reps N         timed repetitions per measurement, median reported (default: 50)
   --warmup N       untimed warm-up runs per measurement (default: 5)
   --quick          small sizes and few repetitions (a smoke run of a few seconds)
-  --check          verify every kernel (also on odd sizes), no timing
+  --check          verify only, no timing (adds odd sizes unless --sizes is given)
   --list           list every registered kernel (family, step, target, registers, shared memory)
   --json PATH      also write all results as JSON to PATH
   --seed S         random seed (default: fresh each run; printed)
@@ -83,7 +85,8 @@ impl Options {
     /// Parses arguments (without the program name). `Ok(None)` means `--help` was printed.
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
         let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
-                              warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed() };
+                              warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
+                              sizes_given: false };
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
             let mut value = |name: &str| it.next().ok_or_else(|| Error::InvalidInput(format!("{name} needs a value")));
@@ -99,7 +102,10 @@ impl Options {
                             "unknown family `{f}` (known: {})", Family::ALL.map(|x| x.name()).join(", "))))
                     }).collect::<Result<_>>()?;
                 }
-                "--sizes" => o.sizes = value("--sizes")?.split(',').map(parse_size).collect::<Result<_>>()?,
+                "--sizes" => {
+                    o.sizes = value("--sizes")?.split(',').map(parse_size).collect::<Result<_>>()?;
+                    o.sizes_given = true;
+                }
                 "--reps" => o.reps = number("--reps", value("--reps")?)?.max(1),
                 "--warmup" => o.warmup = number("--warmup", value("--warmup")?)?,
                 "--quick" => {
@@ -222,7 +228,7 @@ fn reduce_step(gpu: &Gpu, step: Step, inp: &Inputs, o: &Options, row: &mut Reduc
 pub fn run_reduce(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<ReduceRow>> {
     let mut rows = vec![];
     let mut sizes = o.sizes.clone();
-    if o.check {
+    if o.check && !o.sizes_given {
         sizes.extend(CHECK_SIZES);
     }
     for n in sizes {

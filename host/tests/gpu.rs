@@ -1,0 +1,99 @@
+//! GPU tests: every kernel against its reference on fresh random data. Without a GPU (no driver or no
+//! device) each test says plainly that it was skipped and passes.
+use std::io::Write;
+
+use kernel_lab::{
+    Error,
+    gpu::Gpu,
+    reduce::{self, CublasSum, ReducePlan, Step},
+    selftest, verify,
+};
+
+fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e @ Error::NoGpu(_)) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
+            None
+        }
+        Err(e) => panic!("{test}: a GPU driver is present but unusable: {e}"),
+    }
+}
+
+/// Sizes: tiny, around the block (256) and the v3 tile (512), odd, and large enough for several passes.
+const SIZES: [usize; 14] = [1, 2, 3, 255, 256, 257, 511, 512, 513, 1000, 4097, 65_536 * 3 + 7, 1 << 20, (1 << 22) + 3];
+
+#[test]
+fn every_reduce_step_matches_the_f64_reference() {
+    let Some(gpu) = gpu_or_skip("every_reduce_step_matches_the_f64_reference") else { return };
+    let seed = verify::fresh_seed();
+    for &n in &SIZES {
+        let mut rng = verify::rng(seed ^ n as u64);
+        let x = verify::uniform_f32(&mut rng, n);
+        let ints = verify::small_integers_f32(&mut rng, n);
+        let (want, want_int) = (verify::sum_f64(&x), verify::sum_f64(&ints));
+        let (d_x, d_ints) = (gpu.upload(&x).unwrap(), gpu.upload(&ints).unwrap());
+        for step in Step::ALL {
+            let mut plan = ReducePlan::new(&gpu, step, n).unwrap();
+            // Run twice on each input: v6's counter must reset itself between launches.
+            for rep in 0..2 {
+                plan.poison().unwrap();
+                plan.enqueue(&d_x).unwrap();
+                let got = plan.result().unwrap();
+                let rel = ((got as f64) - want).abs() / want;
+                assert!(rel <= 1e-5, "{step:?} n={n} rep={rep} seed={seed}: got {got}, want {want}, rel {rel:.2e}");
+                plan.poison().unwrap();
+                plan.enqueue(&d_ints).unwrap();
+                let got = plan.result().unwrap();
+                assert_eq!(got as f64, want_int, "{step:?} n={n} rep={rep} seed={seed}: integer sum not exact");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_reduce_input_gives_clear_errors() {
+    let Some(gpu) = gpu_or_skip("bad_reduce_input_gives_clear_errors") else { return };
+    let empty = gpu.zeros::<f32>(0).ok();
+    if let Some(empty) = empty {
+        for step in Step::ALL {
+            assert_eq!(reduce::sum(&gpu, step, &empty).unwrap(), 0.0, "{step:?}: the sum of nothing is 0");
+        }
+    }
+    assert!(ReducePlan::new(&gpu, Step::V2, 0).err().unwrap().to_string().contains("n = 0"));
+    let mut plan = ReducePlan::new(&gpu, Step::V5, 1000).unwrap();
+    let short = gpu.zeros::<f32>(999).unwrap();
+    let e = plan.enqueue(&short).unwrap_err().to_string();
+    assert!(e.contains("length mismatch") && e.contains("reduce_v5") && e.contains("999"), "{e}");
+    let e = gpu.kernel("no_such_kernel").err().unwrap().to_string();
+    assert!(e.contains("no_such_kernel") && e.contains("not registered"), "{e}");
+}
+
+#[test]
+fn cublas_baseline_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("cublas_baseline_matches_the_reference") else { return };
+    let n = 1_000_003;
+    let x = verify::uniform_f32(&mut verify::rng(verify::fresh_seed()), n);
+    let d = gpu.upload(&x).unwrap();
+    let mut blas = CublasSum::new(&gpu, n).unwrap();
+    blas.poison(&gpu).unwrap();
+    blas.enqueue(&gpu, &d).unwrap();
+    let got = blas.result(&gpu).unwrap() as f64;
+    let want = verify::sum_f64(&x);
+    assert!((got - want).abs() / want < 1e-5, "cublasSdot(x, 1) = {got}, want {want}");
+}
+
+#[test]
+fn device_primitives_match_their_cpu_models() {
+    let Some(gpu) = gpu_or_skip("device_primitives_match_their_cpu_models") else { return };
+    let results = selftest::run_all(&gpu, verify::fresh_seed());
+    for r in &results {
+        if r.skipped {
+            let _ = writeln!(std::io::stderr(), "SKIPPED {}: {}", r.kernel, r.failure.as_deref().unwrap_or(""));
+        }
+    }
+    let failures: Vec<_> = results.iter().filter(|r| !r.skipped && r.failure.is_some()).collect();
+    assert!(failures.is_empty(), "{failures:#?}");
+    let cc = gpu.info.compute_capability;
+    assert!(cc != (9, 0) || results.iter().all(|r| !r.skipped), "on sm_90 no self-test may be skipped");
+}

@@ -1,0 +1,109 @@
+//! What the embedded PTX must hold: every registered kernel and nothing else, each step's instructions,
+//! shared accesses as `ld.shared`/`st.shared` (never generic), barriers neither duplicated nor predicated,
+//! no local memory. Runs anywhere (no GPU, no CUDA toolkit).
+use std::collections::BTreeSet;
+
+use kernel_lab::{ptx::{self, Target}, registry::{self, KERNELS}};
+
+fn body(target: Target, name: &str) -> &'static str {
+    ptx::entry_body(target.ptx(), name).unwrap_or_else(|| panic!("{name} missing from the {} PTX", target.name()))
+}
+
+fn instructions(body: &str) -> impl Iterator<Item = &str> {
+    body.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('.') && !l.ends_with(':'))
+}
+
+#[test]
+fn ptx_targets_are_as_built() {
+    assert!(Target::Sm80.ptx().contains(".target sm_80"));
+    assert!(Target::Sm90a.ptx().contains(".target sm_90a"));
+    for t in Target::ALL {
+        assert!(t.ptx().contains(".version 8.0"), "{} PTX is not ISA 8.0", t.name());
+    }
+}
+
+#[test]
+fn registry_and_ptx_list_the_same_kernels() {
+    let sm80: BTreeSet<&str> = ptx::entries(ptx::SM80).into_iter().collect();
+    let sm90a: BTreeSet<&str> = ptx::entries(ptx::SM90A).into_iter().collect();
+    let reg80: BTreeSet<&str> = KERNELS.iter().filter(|k| k.target == Target::Sm80).map(|k| k.name).collect();
+    let reg_all: BTreeSet<&str> = KERNELS.iter().map(|k| k.name).collect();
+    assert_eq!(sm80, reg80, "sm_80 PTX entries (left) differ from the registry's sm_80 kernels (right)");
+    assert_eq!(sm90a, reg_all, "sm_90a PTX entries (left) differ from all registered kernels (right)");
+}
+
+#[test]
+fn each_reduce_step_holds_the_instructions_it_is_about() {
+    let has = |name: &str, needle: &str| body(Target::Sm80, name).contains(needle);
+    for v in ["reduce_v0", "reduce_v1", "reduce_v2", "reduce_v3", "reduce_v4"] {
+        assert!(has(v, "ld.shared.") && has(v, "st.shared."), "{v}: tree must use ld/st.shared");
+        assert!(!has(v, "ld.global.nc.v4"), "{v}: no vector loads before v5");
+    }
+    assert!(!has("reduce_v3", "shfl.sync"), "v3 has no shuffles");
+    assert!(has("reduce_v4", "shfl.sync.bfly.b32"), "v4 reduces the last warp with shfl.sync");
+    assert!(has("reduce_v5", "ld.global.nc.v4.f32"), "v5 loads 128 bits at a time");
+    assert!(has("reduce_v6", "ld.global.nc.L1::no_allocate.v4.f32"), "v6 streams with no L1 allocation");
+    assert!(has("reduce_v6", "atom.acq_rel.gpu.global.add.u32"), "v6 takes a ticket with an acq_rel atomic");
+    let v6_loads = instructions(body(Target::Sm80, "reduce_v6")).filter(|l| l.starts_with("ld.global.nc.L1::no_allocate.v4")).count();
+    assert!(v6_loads >= 5, "v6 unrolls four vector loads plus the remainder loop, found {v6_loads}");
+}
+
+#[test]
+fn shared_and_global_accesses_name_their_state_space() {
+    for k in KERNELS {
+        for l in instructions(body(k.target, k.name)) {
+            let op = l.split_whitespace().next().unwrap_or("");
+            if op.starts_with("ld.") || op.starts_with("st.") {
+                let space = op.split('.').nth(1).unwrap_or("");
+                assert!(["shared", "global", "param", "relaxed"].contains(&space),
+                        "{}: generic memory access `{l}` (shared data must use ld/st.shared)", k.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn barriers_are_neither_duplicated_nor_predicated() {
+    // Expected `bar.sync` per kernel: v0-v3 one after the load plus one per tree level (log2 256 = 8);
+    // v4 stops the tree at 64 (levels 128, 64); v5 `block_sum_f32` has 2; v6 2 + 1 + 2.
+    let expect = [("reduce_v0", 9), ("reduce_v1", 9), ("reduce_v2", 9), ("reduce_v3", 9), ("reduce_v4", 3),
+                  ("reduce_v5", 2), ("reduce_v6", 5)];
+    for (name, n) in expect {
+        let b = body(Target::Sm80, name);
+        let bars: Vec<&str> = instructions(b).filter(|l| l.contains("bar.sync")).collect();
+        assert_eq!(bars.len(), n, "{name}: expected {n} bar.sync, found {bars:?}");
+        assert!(bars.iter().all(|l| !l.starts_with('@')), "{name}: a barrier is predicated: {bars:?}");
+    }
+}
+
+#[test]
+fn primitives_compile_to_their_instructions() {
+    let f32mma = body(Target::Sm80, "selftest_mma_f32_f16");
+    for needle in ["cp.async.cg.shared.global", "cp.async.commit_group", "cp.async.wait_group 0",
+                   "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                   "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"] {
+        assert!(f32mma.contains(needle), "selftest_mma_f32_f16 lacks {needle}");
+    }
+    assert!(body(Target::Sm80, "selftest_mma_f16_f16").contains("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"));
+    let widths = body(Target::Sm80, "selftest_shared_widths");
+    for needle in ["st.shared.v4.u32", "ld.shared.u32", "ld.shared.v2.u32", "ld.shared.v4.u32", "ld.shared.b32"] {
+        assert!(widths.contains(needle), "selftest_shared_widths lacks {needle}");
+    }
+    let sm90 = body(Target::Sm90a, "selftest_stmatrix");
+    assert!(sm90.contains("stmatrix.sync.aligned.m8n8.x4.shared.b16") && sm90.contains("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+    assert!(!ptx::SM80.contains("stmatrix"), "stmatrix must not reach the sm_80 module");
+}
+
+#[test]
+fn no_kernel_uses_local_memory() {
+    for t in Target::ALL {
+        assert!(!t.ptx().contains("__local_depot") && !t.ptx().contains(".local"), "{} PTX uses local memory", t.name());
+    }
+}
+
+#[test]
+fn every_family_has_kernels() {
+    for f in registry::Family::ALL {
+        assert!(registry::family(f).next().is_some(), "family {} is empty", f.name());
+    }
+}

@@ -1,0 +1,66 @@
+//! Assembles the embedded PTX with `ptxas -v` when it is on PATH (CI installs it from PyPI's
+//! `nvidia-cuda-nvcc`) and checks the resource report: no spills or stack in any kernel. Without
+//! ptxas the test says it was skipped.
+use std::{io::Write, process::Command};
+
+use kernel_lab::ptx::Target;
+
+struct Report {
+    kernel: String,
+    stack: u32,
+    spill_stores: u32,
+    spill_loads: u32,
+    registers: u32,
+}
+
+fn ptxas_available() -> bool {
+    Command::new("ptxas").arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+fn assemble(target: Target, arch: &str) -> Vec<Report> {
+    let dir = std::env::temp_dir().join(format!("kernel-lab-ptxas-{}-{}", std::process::id(), arch));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join(format!("{}.ptx", target.name()));
+    std::fs::write(&src, target.ptx()).unwrap();
+    let out = Command::new("ptxas").args(["-v", &format!("-arch={arch}"), "-o"]).arg(dir.join("k.cubin")).arg(&src)
+        .output().expect("ptxas runs");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "ptxas -arch={arch} rejected the {} PTX:\n{log}", target.name());
+    let mut reports: Vec<Report> = vec![];
+    for line in log.lines() {
+        if let Some(rest) = line.split("Function properties for ").nth(1) {
+            reports.push(Report { kernel: rest.trim().to_string(), stack: 0, spill_stores: 0, spill_loads: 0, registers: 0 });
+        } else if let Some(r) = reports.last_mut() {
+            let num_before = |s: &str| -> u32 {
+                line.split(s).next().and_then(|p| p.split_whitespace().last()).and_then(|n| n.parse().ok()).unwrap_or(0)
+            };
+            if line.contains("stack frame") {
+                r.stack = num_before(" bytes stack frame");
+                r.spill_stores = num_before(" bytes spill stores");
+                r.spill_loads = num_before(" bytes spill loads");
+            } else if line.contains("Used ") && line.contains(" registers") {
+                r.registers = line.split("Used ").nth(1).and_then(|p| p.split_whitespace().next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    reports
+}
+
+#[test]
+fn ptx_assembles_without_spills() {
+    if !ptxas_available() {
+        let _ = writeln!(std::io::stderr(), "SKIPPED ptx_assembles_without_spills: ptxas not on PATH (CI installs it; see .ci/run)");
+        return;
+    }
+    for (target, arch) in [(Target::Sm80, "sm_80"), (Target::Sm80, "sm_90"), (Target::Sm90a, "sm_90a")] {
+        let reports = assemble(target, arch);
+        assert_eq!(reports.len(), kernel_lab::ptx::entries(target.ptx()).len(), "one ptxas report per kernel ({arch})");
+        for r in &reports {
+            assert!(r.registers > 0, "{}: no register count parsed ({arch})", r.kernel);
+            assert_eq!((r.stack, r.spill_stores, r.spill_loads), (0, 0, 0),
+                       "{} on {arch}: stack frame / spills must be 0", r.kernel);
+        }
+        let _ = writeln!(std::io::stderr(), "ptxas -arch={arch}: {}", reports.iter().map(|r| format!("{} {} regs", r.kernel, r.registers)).collect::<Vec<_>>().join(", "));
+    }
+}

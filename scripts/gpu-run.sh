@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine over the carried .carry/ (see prepare-gpu-run.sh): tests, the suite's check
+# and timed runs, compute-sanitizer, and ncu's shared-memory counters of the reduce kernels.
+# Everything lands in $OUT; the last thing printed is the suite's table.
+set -uo pipefail
+OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
+C=.carry
+{ echo "commit $(cat $C/COMMIT | tr '\n' ' ')"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$OUT/env.txt"
+status=0
+echo "== tests ==" | tee "$OUT/tests.txt"
+for t in $C/tests/*; do
+  echo "-- $(basename $t)" >> "$OUT/tests.txt"
+  "$t" --test-threads=1 >> "$OUT/tests.txt" 2>&1 || { status=1; echo "FAILED: $t" | tee -a "$OUT/tests.txt"; }
+done
+grep -E "test result|FAILED|SKIPPED|panicked" "$OUT/tests.txt"
+echo "== check ==" ; $C/kernel-lab --check > "$OUT/check.txt" 2>&1 || status=1; tail -n 45 "$OUT/check.txt" | grep -E "FAIL|ERROR|NO |ok|skipped" | head -20
+for tool in memcheck racecheck synccheck; do
+  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --check --sizes 1000,4097,65543 > "$OUT/sanitize-$tool.txt" 2>&1
+  echo "compute-sanitizer $tool: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.txt" | tr '\n' ' ')"
+done
+M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
+ncu --clock-control none --metrics $M -k regex:reduce_v --csv $C/kernel-lab --family reduce --check --sizes 2^20 > "$OUT/ncu-reduce.csv" 2>&1
+echo "ncu: exit $? ($(grep -c reduce_v "$OUT/ncu-reduce.csv") metric rows)"
+echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" > "$OUT/suite.txt" 2>"$OUT/suite.err" || status=1
+cat "$OUT/suite.txt"
+exit $status

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds everything the GPU machine needs (it has no Rust) into .carry/: the suite binary and the test
+# binaries (PTX is embedded in each). Then call the device tool with carry [".carry"] and the command
+#   bash scripts/gpu-run.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf .carry && mkdir -p .carry/tests
+cargo build --release
+cp target/release/kernel-lab .carry/
+cargo test --release --no-run --message-format=json 2>/dev/null \
+  | python3 -c 'import sys, json
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["executable"])' \
+  | while read -r exe; do cp "$exe" ".carry/tests/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
+git rev-parse --short=12 HEAD > .carry/COMMIT
+git status --porcelain | grep -q . && echo "dirty" >> .carry/COMMIT || true
+du -sh .carry; ls .carry .carry/tests
