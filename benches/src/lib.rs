@@ -1,1 +1,34 @@
-//! Shared helpers of the criterion benches live in `kernel_lab::bench`; this crate only hosts `benches/`.
+//! Helpers for the criterion benches: GPU time from CUDA events fed to criterion through
+//! `Bencher::iter_custom`, so criterion's statistics run on device time, not host wall-clock.
+use std::{io::Write, time::Duration};
+
+use cudarc::driver::sys::CUevent_flags;
+use kernel_lab::{Error, Result, gpu::Gpu};
+
+/// The GPU, or `None` after printing why the benches are skipped (no driver or no device).
+pub fn gpu_or_skip(bench: &str) -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e @ Error::NoGpu(_)) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED bench {bench}: {e}");
+            None
+        }
+        Err(e) => panic!("bench {bench}: GPU present but unusable: {e}"),
+    }
+}
+
+/// GPU time of `iters` back-to-back calls of `work`, between two CUDA events on the library's stream.
+pub fn gpu_time(gpu: &Gpu, iters: u64, mut work: impl FnMut() -> Result<()>) -> Result<Duration> {
+    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let err = |what: &'static str| move |source| Error::Driver { what: what.into(), source };
+    let start = gpu.ctx.new_event(flags).map_err(err("creating a bench event"))?;
+    let end = gpu.ctx.new_event(flags).map_err(err("creating a bench event"))?;
+    start.record(&gpu.stream).map_err(err("recording the start event"))?;
+    for _ in 0..iters {
+        work()?;
+    }
+    end.record(&gpu.stream).map_err(err("recording the end event"))?;
+    end.synchronize().map_err(err("waiting for the benched work"))?;
+    let ms = start.elapsed_ms(&end).map_err(err("reading the event time"))?;
+    Ok(Duration::from_secs_f64(ms as f64 * 1e-3))
+}

@@ -160,7 +160,7 @@ impl Gpu {
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let info = registry::find(name).ok_or_else(|| Error::KernelNotFound {
             kernel: name.to_string(),
-            detail: "no kernel of that name is registered in kernel_lab::registry".into(),
+            detail: "not registered in kernel_lab::registry (and so not loadable)".into(),
         })?;
         let cc = self.info.compute_capability;
         if !info.target.runs_on(cc) {
