@@ -14,13 +14,16 @@ for t in $C/tests/*; do
 done
 grep -E "test result|FAILED|SKIPPED|panicked" "$OUT/tests.txt"
 echo "== check ==" ; $C/kernel-lab --check > "$OUT/check.txt" 2>&1 || status=1; tail -n 45 "$OUT/check.txt" | grep -E "FAIL|ERROR|NO |ok|skipped" | head -20
+: > "$OUT/sanitize.txt"
 for tool in memcheck racecheck synccheck; do
-  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --check --sizes 1000,4097,65543 > "$OUT/sanitize-$tool.txt" 2>&1
-  echo "compute-sanitizer $tool: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.txt" | tr '\n' ' ')"
+  echo "#### compute-sanitizer --tool $tool" >> "$OUT/sanitize.txt"
+  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --check --sizes 1000,4097,65543 >> "$OUT/sanitize.txt" 2>&1
+  echo "compute-sanitizer $tool: exit $?" | tee -a "$OUT/sanitize.txt"
 done
+grep -E "SUMMARY|exit" "$OUT/sanitize.txt"
 M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
 ncu --clock-control none --metrics $M -k regex:reduce_v --csv $C/kernel-lab --family reduce --check --sizes 2^20 > "$OUT/ncu-reduce.csv" 2>&1
 echo "ncu: exit $? ($(grep -c reduce_v "$OUT/ncu-reduce.csv") metric rows)"
-echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" > "$OUT/suite.txt" 2>"$OUT/suite.err" || status=1
+echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" > "$OUT/suite.txt" 2>/dev/null || status=1
 cat "$OUT/suite.txt"
 exit $status

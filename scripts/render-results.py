@@ -43,11 +43,15 @@ if "reduce" in s:
             f(r["registers"], "{}"), f(r["local_bytes"], "{}"), str(r["launches"]), f"`{r['kernel']}`"]) + " |")
     out.append("")
 san = []
-for tool in ["memcheck", "racecheck", "synccheck"]:
-    p = os.path.join(src, f"sanitize-{tool}.txt")
-    if os.path.exists(p):
-        lines = [l.strip("= \n") for l in open(p) if "SUMMARY" in l]
-        san.append(f"| {tool} | {'; '.join(lines) or 'no summary line'} |")
+p = os.path.join(src, "sanitize.txt")
+if os.path.exists(p):
+    shutil.copy(p, os.path.join(dst, "sanitize.txt"))
+    tool = None
+    for l in open(p):
+        if l.startswith("#### compute-sanitizer --tool"):
+            tool = l.split()[-1]
+        elif "SUMMARY" in l and tool:
+            san.append(f"| {tool} | {l.strip('= ').strip()} |")
 if san:
     out += ["## compute-sanitizer over `kernel-lab --check --sizes 1000,4097,65543` (every kernel)", "",
             "| tool | summary |", "|---|---|"] + san + [""]
