@@ -7,3 +7,10 @@
 #![no_std]
 
 pub mod reduce;
+pub mod bank;
+pub mod pad;
+pub mod swizzle;
+pub mod tile;
+
+pub use swizzle::{LayoutError, Swizzle, SwizzleFn};
+pub use tile::{Layout, Padded, RowMajor, Swizzled};

@@ -1,0 +1,272 @@
+//! A model of shared-memory bank conflicts that predicts what Nsight Compute reports for one
+//! warp-level shared-memory instruction: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}`
+//! (wavefronts) and `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}` (bank conflicts).
+//!
+//! # Rules
+//! 1. **Banks.** 32 banks of 4 bytes: byte address `a` is in word `a / 4`, bank `(a / 4) % 32`
+//!    (CUDA C++ Programming Guide, "Shared Memory" for compute capability 5.x and later).
+//! 2. **Wavefronts.** One wavefront serves at most one distinct 4-byte word per bank. Lanes that touch
+//!    the same word share it (broadcast on loads; on stores one write wins), so a phase needs
+//!    `max over banks of (distinct words in that bank)` wavefronts.
+//! 3. **Phases.** A warp request is split into phases of at most 128 bytes of lane requests, and
+//!    conflicts only arise within a phase: 4-byte accesses are one phase of 32 lanes; 8-byte accesses two
+//!    phases (lanes 0–15, 16–31); 16-byte accesses four (lanes 0–7, 8–15, 16–23, 24–31). This is why seed
+//!    001's 128-bit stores of a 16×16 tile (lanes 0, 8, 16, 24 in bank 0) show no conflict in `ncu`.
+//! 4. **`ldmatrix` / `stmatrix`.** One phase per 8×8 matrix: its 8 row addresses (16 bytes each).
+//!    `.trans` changes which lane receives which element, not the addresses, so it costs the same.
+//!    Seed 001's unpadded 16×16 f16 `ldmatrix.x4`: rows 32 bytes apart, so rows r and r+4 share banks:
+//!    2 wavefronts in each of the 4 phases, 8 in all, 4 conflicts.
+//! 5. **Conflicts.** `ideal` = number of phases with at least one active lane; `ncu`'s bank-conflict
+//!    count is `wavefronts − ideal`: each extra wavefront counts once (a 4-way conflict is 3, not 1 as
+//!    seed 001 suggests). Checked on an H200 against the reduce kernels (`reduce_v1`, N = 2^20: 792 019
+//!    load wavefronts, 205 650 instructions, 586 369 conflicts) and against the replay microkernels
+//!    (`results/`), which is where each rule above is marked as verified or corrected.
+//!
+//! Inputs are validated: at most 32 lanes, widths of 4, 8 or 16 bytes, addresses aligned to their width;
+//! anything else is an error, never a count.
+
+/// Banks.
+pub const BANKS: u32 = 32;
+/// Bytes per bank word.
+pub const BANK_BYTES: u32 = 4;
+
+/// The bank of a byte address.
+#[inline(always)]
+pub const fn bank_of(byte_addr: u32) -> u32 {
+    (byte_addr / BANK_BYTES) % BANKS
+}
+
+/// What the model predicts for one instruction (or a sum of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// Wavefronts (`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*`).
+    pub wavefronts: u64,
+    /// Wavefronts a conflict-free access of the same shape needs.
+    pub ideal: u64,
+    /// Instructions (warp-level) summed into this cost.
+    pub instructions: u64,
+}
+
+impl Cost {
+    /// Bank conflicts as `ncu` counts them: extra wavefronts.
+    pub const fn conflicts(&self) -> u64 {
+        self.wavefronts - self.ideal
+    }
+    /// Sum of two costs.
+    pub const fn add(self, o: Cost) -> Cost {
+        Cost { wavefronts: self.wavefronts + o.wavefronts, ideal: self.ideal + o.ideal, instructions: self.instructions + o.instructions }
+    }
+    /// `k` times this cost (e.g. per block × blocks).
+    pub const fn times(self, k: u64) -> Cost {
+        Cost { wavefronts: self.wavefronts * k, ideal: self.ideal * k, instructions: self.instructions * k }
+    }
+}
+
+/// Why an access cannot be modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BankError {
+    /// More than 32 lane addresses.
+    TooManyLanes(usize),
+    /// An access width other than 4, 8 or 16 bytes.
+    BadWidth(u32),
+    /// A lane's address is not a multiple of the access width.
+    Misaligned { lane: u32, addr: u32, width: u32 },
+    /// `ldmatrix`/`stmatrix` needs `8 · matrices` row addresses, `matrices` in 1, 2, 4.
+    BadMatrixCount { rows: usize, matrices: u32 },
+}
+
+/// Lanes per phase for an access `width` bytes wide (rule 3).
+pub const fn lanes_per_phase(width: u32) -> u32 {
+    128 / width
+}
+
+/// Wavefronts one phase needs: the largest number of distinct words any bank must serve (rule 2).
+/// `words` holds the word indices the phase touches (duplicates allowed); it is reordered.
+fn phase_wavefronts(words: &mut [u32]) -> u64 {
+    words.sort_unstable();
+    let mut per_bank = [0u32; BANKS as usize];
+    let mut prev = None;
+    for &w in words.iter() {
+        if prev != Some(w) {
+            per_bank[(w % BANKS) as usize] += 1;
+            prev = Some(w);
+        }
+    }
+    per_bank.iter().copied().max().unwrap_or(0) as u64
+}
+
+/// Cost of one `ld.shared`/`st.shared` of `width` bytes per lane: lane `l` accesses byte address
+/// `addrs[l]` if bit `l` of `mask` is set (lanes beyond `addrs.len()` are inactive).
+pub fn lsu(addrs: &[u32], mask: u32, width: u32) -> Result<Cost, BankError> {
+    if addrs.len() > 32 {
+        return Err(BankError::TooManyLanes(addrs.len()));
+    }
+    if !matches!(width, 4 | 8 | 16) {
+        return Err(BankError::BadWidth(width));
+    }
+    for (lane, &a) in addrs.iter().enumerate() {
+        if mask >> lane & 1 == 1 && a % width != 0 {
+            return Err(BankError::Misaligned { lane: lane as u32, addr: a, width });
+        }
+    }
+    let per_phase = lanes_per_phase(width) as usize;
+    let mut cost = Cost { instructions: 1, ..Cost::default() };
+    for phase in 0..32 / per_phase {
+        let mut words = [0u32; 128];
+        let mut n = 0;
+        for lane in phase * per_phase..(phase + 1) * per_phase {
+            if lane < addrs.len() && mask >> lane & 1 == 1 {
+                for k in 0..width / BANK_BYTES {
+                    words[n] = addrs[lane] / BANK_BYTES + k;
+                    n += 1;
+                }
+            }
+        }
+        if n > 0 {
+            cost.wavefronts += phase_wavefronts(&mut words[..n]);
+            cost.ideal += 1;
+        }
+    }
+    Ok(cost)
+}
+
+/// Cost of one `ldmatrix`/`stmatrix` `.x1`/`.x2`/`.x4` (`.trans` or not): `rows[8·i + r]` is the byte
+/// address of row `r` of matrix `i` (given by lane `8·i + r`), each row 16 contiguous bytes.
+pub fn matrix(rows: &[u32], matrices: u32) -> Result<Cost, BankError> {
+    if !matches!(matrices, 1 | 2 | 4) || rows.len() != 8 * matrices as usize {
+        return Err(BankError::BadMatrixCount { rows: rows.len(), matrices });
+    }
+    let mut cost = Cost { instructions: 1, ..Cost::default() };
+    for (i, m) in rows.chunks(8).enumerate() {
+        let mut words = [0u32; 32];
+        for (r, &a) in m.iter().enumerate() {
+            if a % 16 != 0 {
+                return Err(BankError::Misaligned { lane: (8 * i + r) as u32, addr: a, width: 16 });
+            }
+            for k in 0..4 {
+                words[4 * r + k as usize] = a / BANK_BYTES + k;
+            }
+        }
+        cost.wavefronts += phase_wavefronts(&mut words);
+        cost.ideal += 1;
+    }
+    Ok(cost)
+}
+
+/// The phase lane `lane` belongs to for an LSU access of `width` bytes, or for `ldmatrix`
+/// (`width = 16` gives the same grouping as `ldmatrix`: 8 lanes per phase).
+pub const fn phase_of(lane: u32, width: u32) -> u32 {
+    lane / lanes_per_phase(width)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Layout, Padded, RowMajor, SwizzleFn, Swizzled};
+
+    const ALL: u32 = u32::MAX;
+
+    fn lanes(f: impl Fn(u32) -> u32) -> [u32; 32] {
+        core::array::from_fn(|l| f(l as u32))
+    }
+
+    /// `ldmatrix.x4` row addresses over a 16×16 f16 tile: lane l → row l % 16, column 8·(l / 16).
+    fn ldmatrix_x4_rows(layout: &impl Layout) -> [u32; 32] {
+        lanes(|l| 2 * layout.offset(l % 16, 8 * (l / 16)))
+    }
+
+    #[test]
+    fn consecutive_words_and_broadcast_are_conflict_free() {
+        assert_eq!(lsu(&lanes(|l| 4 * l), ALL, 4), Ok(Cost { wavefronts: 1, ideal: 1, instructions: 1 }));
+        assert_eq!(lsu(&lanes(|_| 64), ALL, 4).unwrap().conflicts(), 0);
+        assert_eq!(lsu(&lanes(|l| 8 * l), ALL, 8).unwrap(), Cost { wavefronts: 2, ideal: 2, instructions: 1 });
+        assert_eq!(lsu(&lanes(|l| 16 * l), ALL, 16).unwrap(), Cost { wavefronts: 4, ideal: 4, instructions: 1 });
+    }
+
+    #[test]
+    fn strided_words_conflict_by_their_stride() {
+        for (stride, ways) in [(2, 2), (4, 4), (8, 8), (32, 32), (33, 1)] {
+            let c = lsu(&lanes(|l| 4 * stride * l), ALL, 4).unwrap();
+            assert_eq!((c.wavefronts, c.conflicts()), (ways, ways - 1), "stride {stride}");
+        }
+    }
+
+    #[test]
+    fn seed_003_interleaved_addressing_conflicts_and_sequential_does_not() {
+        use crate::reduce::{interleaved_index, sequential_index};
+        // v1 at stride s: active lanes (index < 256) of warp 0 touch words 2·s·lane, which fall in
+        // 32 / 2s banks: active · 2s / 32 lanes per bank (2-way at s = 1, 4-way at s = 2, as the seed says).
+        for s in [1u32, 2, 4, 8] {
+            let mask = lanes(|l| (interleaved_index(l, s) < 256) as u32).iter().enumerate().fold(0, |m, (l, &a)| m | a << l);
+            let c = lsu(&lanes(|l| 4 * interleaved_index(l, s)), mask, 4).unwrap();
+            let active = mask.count_ones() as u64;
+            assert_eq!(c.wavefronts, active * 2 * s as u64 / 32, "stride {s}");
+        }
+        let c = lsu(&lanes(|l| 4 * sequential_index(l)), ALL, 4).unwrap();
+        assert_eq!(c.conflicts(), 0);
+    }
+
+    #[test]
+    fn seed_001_ldmatrix_x4_unpadded_conflicts_in_every_phase() {
+        let c = matrix(&ldmatrix_x4_rows(&RowMajor { rows: 16, cols: 16 }), 4).unwrap();
+        assert_eq!((c.wavefronts, c.conflicts()), (8, 4));
+    }
+
+    #[test]
+    fn seed_001_padding_and_swizzle_remove_the_ldmatrix_conflicts() {
+        let padded = Padded::new(16, 16, 24).unwrap();
+        assert_eq!(matrix(&ldmatrix_x4_rows(&padded), 4).unwrap().conflicts(), 0);
+        let sw = Swizzled { inner: RowMajor { rows: 16, cols: 16 }, swizzle: SwizzleFn::new(3, 1, 3).unwrap() };
+        assert_eq!(matrix(&ldmatrix_x4_rows(&sw), 4).unwrap().conflicts(), 0);
+    }
+
+    #[test]
+    fn seed_001_128_bit_row_major_stores_do_not_conflict_but_padded_ones_do() {
+        // Lane t stores 8 halves (16 B) at element 8t of the tile (row t / 2, col 8 (t % 2)).
+        let store = |l: &dyn Fn(u32, u32) -> u32| lsu(&lanes(|t| 2 * l(t / 2, 8 * (t % 2))), ALL, 16).unwrap();
+        let rm = RowMajor { rows: 16, cols: 16 };
+        assert_eq!(store(&|r, c| rm.offset(r, c)).conflicts(), 0);
+        let sw = Swizzled { inner: rm, swizzle: SwizzleFn::new(3, 1, 3).unwrap() };
+        assert_eq!(store(&|r, c| sw.offset(r, c)).conflicts(), 0);
+        // Padded rows of 48 B: the 8 lanes of a phase cover rows 0-3 at bytes 0,16,48,64,96,112,144,160:
+        // banks 0-3, 4-7, 12-15, 16-19, 24-27, 28-31, 4-7 (!), 8-11 — lanes 1 and 6 collide: conflicts.
+        let pd = Padded::new(16, 16, 24).unwrap();
+        assert!(store(&|r, c| pd.offset(r, c)).conflicts() > 0);
+    }
+
+    #[test]
+    fn seed_000_padded_a_tile_bank_table() {
+        // Seed 000: the 128×32 f16 A tile padded by 8 halves per row (stride 40 = storage_align(32, 32, 8):
+        // 80 B = 20 banks per row); in the m16n8k8 A fragment thread t reads (t / 4, 2 (t % 4)):
+        // threads 0-3 → banks 0-3, 4-7 → 20-23, 8-11 → 40-43 i.e. 8-11, 12-15 → 60-63 i.e. 28-31, …
+        let stride = crate::pad::storage_align(32, 32, 8).unwrap();
+        assert_eq!(stride, 40);
+        let pd = Padded::new(128, 32, stride).unwrap();
+        let want_inner = [0, 20, 8, 28, 16, 4, 24, 12];
+        for t in 0..32u32 {
+            let addr = 2 * pd.offset(t / 4, 2 * (t % 4));
+            assert_eq!(bank_of(addr), want_inner[(t / 4) as usize] + t % 4, "thread {t}");
+        }
+        let c = lsu(&lanes(|t| 2 * pd.offset(t / 4, 2 * (t % 4))), ALL, 4).unwrap();
+        assert_eq!(c.conflicts(), 0, "the seed's conclusion: conflict-free");
+    }
+
+    #[test]
+    fn bad_inputs_are_errors_not_counts() {
+        assert_eq!(lsu(&[0; 33], ALL, 4), Err(BankError::TooManyLanes(33)));
+        assert_eq!(lsu(&[0; 32], ALL, 12), Err(BankError::BadWidth(12)));
+        assert_eq!(lsu(&lanes(|l| 4 * l + 2 * (l == 5) as u32), ALL, 4), Err(BankError::Misaligned { lane: 5, addr: 22, width: 4 }));
+        assert_eq!(lsu(&lanes(|l| 8 * l + 4), 1, 8), Err(BankError::Misaligned { lane: 0, addr: 4, width: 8 }));
+        assert!(lsu(&lanes(|l| 8 * l + 4), 0, 8).is_ok(), "inactive lanes are not checked");
+        assert_eq!(matrix(&[0; 16], 4), Err(BankError::BadMatrixCount { rows: 16, matrices: 4 }));
+        assert_eq!(matrix(&[0; 24], 3), Err(BankError::BadMatrixCount { rows: 24, matrices: 3 }));
+        assert!(matches!(matrix(&[8; 8], 1), Err(BankError::Misaligned { .. })));
+    }
+
+    #[test]
+    fn inactive_lanes_and_empty_phases_cost_nothing() {
+        assert_eq!(lsu(&lanes(|l| 4 * l), 0, 4).unwrap(), Cost { wavefronts: 0, ideal: 0, instructions: 1 });
+        let c = lsu(&lanes(|l| 16 * l), 0xFF, 16).unwrap();
+        assert_eq!((c.wavefronts, c.ideal), (1, 1));
+    }
+}

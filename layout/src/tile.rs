@@ -1,0 +1,148 @@
+//! 2-D tile layouts: logical `(row, col)` → storage offset in elements.
+//!
+//! Kernels compute both their global→shared store addresses and their shared→register load addresses
+//! through one [`Layout`], so the two cannot disagree; the host's bank model and bank maps call the
+//! same `offset` to predict and draw what the kernel does.
+use crate::swizzle::{LayoutError, SwizzleFn};
+
+/// A map from logical `(row, col)` of a `rows × cols` tile to an element offset in its storage.
+pub trait Layout {
+    /// Logical rows.
+    fn rows(&self) -> u32;
+    /// Logical columns.
+    fn cols(&self) -> u32;
+    /// Element offset of `(row, col)`; callers keep `row < rows()` and `col < cols()`.
+    fn offset(&self, row: u32, col: u32) -> u32;
+    /// Elements of storage the layout needs (allocation size).
+    fn size(&self) -> u32;
+
+    /// Checks that every coordinate maps inside `size()` and no two coordinates share an offset.
+    /// `O(rows·cols)` with a bitmap of `size()` bits in `seen` (at least `size()` bits long).
+    fn check(&self, seen: &mut [u64]) -> Result<(), LayoutError> {
+        for w in seen.iter_mut() {
+            *w = 0;
+        }
+        for row in 0..self.rows() {
+            for col in 0..self.cols() {
+                let offset = self.offset(row, col);
+                if offset >= self.size() || (offset / 64) as usize >= seen.len() {
+                    return Err(LayoutError::OutsideTile { row, col, offset, size: self.size() });
+                }
+                let (w, bit) = ((offset / 64) as usize, offset % 64);
+                if seen[w] >> bit & 1 == 1 {
+                    return Err(LayoutError::OutsideTile { row, col, offset, size: self.size() });
+                }
+                seen[w] |= 1 << bit;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Row-major, unpadded: `offset = row · cols + col`.
+///
+/// ```text
+/// 16×16 f16 (32 B per row): row r starts at byte 32r → bank 8r mod 32: rows 0, 4, 8, 12 share banks
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowMajor {
+    /// Rows.
+    pub rows: u32,
+    /// Columns (and the stride).
+    pub cols: u32,
+}
+
+impl Layout for RowMajor {
+    fn rows(&self) -> u32 { self.rows }
+    fn cols(&self) -> u32 { self.cols }
+    #[inline(always)]
+    fn offset(&self, row: u32, col: u32) -> u32 { row * self.cols + col }
+    fn size(&self) -> u32 { self.rows * self.cols }
+}
+
+/// Row-major with a row stride larger than the row: `offset = row · stride + col` (seed 000's
+/// `16 + 8`, or a stride from [`crate::pad::storage_align`]).
+///
+/// ```text
+/// 16×16 f16, stride 24 (48 B): row r starts at bank 12r mod 32: 0, 12, 24, 4, 16, 28, 8, 20 — 8 rows,
+/// 8 distinct 4-bank groups, so an 8-row ldmatrix phase is conflict-free
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Padded {
+    /// Rows.
+    pub rows: u32,
+    /// Columns.
+    pub cols: u32,
+    /// Elements between the starts of consecutive rows (`>= cols`).
+    pub stride: u32,
+}
+
+impl Padded {
+    /// A padded layout; the stride must hold a row.
+    pub const fn new(rows: u32, cols: u32, stride: u32) -> Result<Self, LayoutError> {
+        if stride < cols {
+            return Err(LayoutError::BadStride { cols, stride });
+        }
+        Ok(Padded { rows, cols, stride })
+    }
+}
+
+impl Layout for Padded {
+    fn rows(&self) -> u32 { self.rows }
+    fn cols(&self) -> u32 { self.cols }
+    #[inline(always)]
+    fn offset(&self, row: u32, col: u32) -> u32 { row * self.stride + col }
+    fn size(&self) -> u32 { self.rows * self.stride }
+}
+
+/// An inner layout whose element offsets are XOR-swizzled: `offset = swizzle(inner.offset(row, col))`.
+///
+/// ```text
+/// 16×16 f16 with Swizzle<3,1,3> on element offsets (seed 001): offset bit 6 (row bit 2) flips bit 3
+/// (which 8-element half of the row), so rows 4–7 and 12–15 store their halves swapped and the 8 rows of
+/// an ldmatrix phase land on 8 distinct 4-bank groups, with no extra memory
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Swizzled<L> {
+    /// The layout before swizzling.
+    pub inner: L,
+    /// The swizzle on element offsets.
+    pub swizzle: SwizzleFn,
+}
+
+impl<L: Layout> Layout for Swizzled<L> {
+    fn rows(&self) -> u32 { self.inner.rows() }
+    fn cols(&self) -> u32 { self.inner.cols() }
+    #[inline(always)]
+    fn offset(&self, row: u32, col: u32) -> u32 { self.swizzle.apply(self.inner.offset(row, col)) }
+    fn size(&self) -> u32 { self.inner.size() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_of_the_three_layouts() {
+        let rm = RowMajor { rows: 16, cols: 16 };
+        assert_eq!(rm.offset(2, 3), 35);
+        let pd = Padded::new(16, 16, 24).unwrap();
+        assert_eq!((pd.offset(2, 3), pd.size()), (51, 384));
+        let sw = Swizzled { inner: rm, swizzle: SwizzleFn::new(3, 1, 3).unwrap() };
+        assert_eq!(sw.offset(4, 0), 72); // row 4 (element 64) lands on element 72
+        assert_eq!(sw.offset(4, 8), 64);
+        assert_eq!(sw.offset(0, 8), 8);
+        let mut seen = [0u64; 8];
+        assert!(rm.check(&mut seen).is_ok() && pd.check(&mut seen).is_ok() && sw.check(&mut seen).is_ok());
+    }
+
+    #[test]
+    fn swizzle_that_leaves_the_tile_is_caught() {
+        // 5 rows × 8 = 40 elements; Swizzle<2,1,3> flips bit 3 where bit 5 is set: row 4 (offsets 32..39)
+        // moves to 40..47, outside the tile (40 is not a multiple of the swizzle's 64-element period).
+        let bad = Swizzled { inner: RowMajor { rows: 5, cols: 8 }, swizzle: SwizzleFn::new(2, 1, 3).unwrap() };
+        let mut seen = [0u64; 8];
+        assert_eq!(bad.check(&mut seen), Err(LayoutError::OutsideTile { row: 4, col: 0, offset: 40, size: 40 }));
+        assert_eq!(Padded::new(4, 16, 8), Err(LayoutError::BadStride { cols: 16, stride: 8 }));
+    }
+}
