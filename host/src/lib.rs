@@ -5,14 +5,18 @@
 //! * [`registry`]: every kernel of `kernels-gpu` with its family, step, target and launch shape.
 //! * [`timing`], [`verify`]: CUDA-event timing (median of many runs) and verification helpers.
 //! * [`reduce`], [`selftest`]: the families; [`suite`]: what `cargo run --release` prints.
+pub mod access;
+pub mod bankcheck;
 pub mod error;
 pub mod gpu;
+pub mod layoutcli;
 pub mod ptx;
 pub mod reduce;
 pub mod registry;
 pub mod selftest;
 pub mod suite;
 pub mod timing;
+pub mod traces;
 pub mod verify;
 
 pub use error::{Error, Result};

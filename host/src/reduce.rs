@@ -78,6 +78,30 @@ pub fn validate_n(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The grid of each launch `step` makes for `n` elements, when one wave of the GPU holds `wave` blocks
+/// (v5/v6). The plans launch exactly these; the kernel traces use them to predict per-launch counts.
+pub fn launch_grids(step: Step, n: usize, wave: u64) -> Vec<u64> {
+    match step.shape() {
+        Shape::Tree { per_block } => {
+            let mut grids = vec![];
+            let mut len = n as u64;
+            loop {
+                let g = blocks_for(len, per_block as u64);
+                grids.push(g);
+                if g <= 1 {
+                    return grids;
+                }
+                len = g;
+            }
+        }
+        Shape::GridStride => {
+            let g = blocks_for(n as u64, 4 * BLOCK as u64).min(wave).max(1);
+            if g > 1 { vec![g, 1] } else { vec![1] }
+        }
+        Shape::SinglePass => vec![blocks_for(n as u64, 4 * BLOCK as u64).min(wave).max(1)],
+    }
+}
+
 /// The buffers and launch sequence of one step for one `n`; allocated once, enqueued many times.
 pub struct ReducePlan<'g> {
     gpu: &'g Gpu,

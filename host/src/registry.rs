@@ -12,6 +12,8 @@ pub enum Family {
     Reduce,
     /// Single-warp checks of the device primitives.
     Selftest,
+    /// Replay microkernels for checking the bank model against Nsight Compute.
+    Bankcheck,
 }
 
 impl Family {
@@ -20,10 +22,11 @@ impl Family {
         match self {
             Family::Reduce => "reduce",
             Family::Selftest => "selftest",
+            Family::Bankcheck => "bankcheck",
         }
     }
     /// Every family.
-    pub const ALL: [Family; 2] = [Family::Reduce, Family::Selftest];
+    pub const ALL: [Family; 3] = [Family::Reduce, Family::Selftest, Family::Bankcheck];
 }
 
 /// One registered kernel.
@@ -54,6 +57,13 @@ const fn selftest(name: &'static str, target: Target, block_threads: u32, dyn_sm
     KernelInfo { name, family: Family::Selftest, step: "-", target, block_threads, dyn_smem_bytes, about }
 }
 
+const fn replay(name: &'static str, target: Target, about: &'static str) -> KernelInfo {
+    KernelInfo { name, family: Family::Bankcheck, step: "-", target, block_threads: 32, dyn_smem_bytes: REPLAY_SMEM, about }
+}
+
+/// Dynamic shared memory of the replay kernels (`kernels-gpu/src/bankcheck`).
+pub const REPLAY_SMEM: u32 = 48 * 1024;
+
 /// Shared memory of the tree steps: one f32 per thread.
 const TREE_SMEM: u32 = BLOCK * 4;
 /// Shared memory of `block_sum_f32`: one f32 per warp.
@@ -73,6 +83,24 @@ pub const KERNELS: &[KernelInfo] = &[
     selftest("selftest_shuffle", Target::Sm80, 32, 0, "shfl.sync bfly/down, warp sum, %laneid"),
     selftest("selftest_shared_widths", Target::Sm80, 64, 1024, "st.shared.v4, ld.shared 32/64/128-bit, plain Rust shared loads"),
     selftest("selftest_stmatrix", Target::Sm90a, 32, 0, "stmatrix.x4 and .x4.trans (sm_90)"),
+    replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
+    replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
+    replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),
+    replay("bank_replay_st_b32", Target::Sm80, "one st.shared.u32 at given per-lane offsets"),
+    replay("bank_replay_st_b64", Target::Sm80, "one st.shared.v2.u32 at given per-lane offsets"),
+    replay("bank_replay_st_b128", Target::Sm80, "one st.shared.v4.u32 at given per-lane offsets"),
+    replay("bank_replay_ldmatrix_x1", Target::Sm80, "one ldmatrix.x1 at given row addresses"),
+    replay("bank_replay_ldmatrix_x2", Target::Sm80, "one ldmatrix.x2 at given row addresses"),
+    replay("bank_replay_ldmatrix_x4", Target::Sm80, "one ldmatrix.x4 at given row addresses"),
+    replay("bank_replay_ldmatrix_x1_trans", Target::Sm80, "one ldmatrix.x1.trans at given row addresses"),
+    replay("bank_replay_ldmatrix_x2_trans", Target::Sm80, "one ldmatrix.x2.trans at given row addresses"),
+    replay("bank_replay_ldmatrix_x4_trans", Target::Sm80, "one ldmatrix.x4.trans at given row addresses"),
+    replay("bank_replay_stmatrix_x1", Target::Sm90a, "one stmatrix.x1 at given row addresses (sm_90)"),
+    replay("bank_replay_stmatrix_x2", Target::Sm90a, "one stmatrix.x2 at given row addresses (sm_90)"),
+    replay("bank_replay_stmatrix_x4", Target::Sm90a, "one stmatrix.x4 at given row addresses (sm_90)"),
+    replay("bank_replay_stmatrix_x1_trans", Target::Sm90a, "one stmatrix.x1.trans at given row addresses (sm_90)"),
+    replay("bank_replay_stmatrix_x2_trans", Target::Sm90a, "one stmatrix.x2.trans at given row addresses (sm_90)"),
+    replay("bank_replay_stmatrix_x4_trans", Target::Sm90a, "one stmatrix.x4.trans at given row addresses (sm_90)"),
 ];
 
 /// The registered kernel called `name`.

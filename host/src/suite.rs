@@ -58,7 +58,11 @@ OPTIONS:
   --seed S         random seed (default: fresh each run; printed)
   -h, --help       this text
 
-Without a GPU: --list works, and `cargo test` runs the CPU-side tests (layouts, host logic, PTX checks).
+SUBCOMMANDS:
+  layout ...       bank maps, swizzle solver, bank-model checks (no GPU needed; `layout --help`)
+
+Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
+model, host logic, PTX checks).
 ";
 
 /// Parses `2^28`, `16M`, `1K`, `1000`.
@@ -358,6 +362,10 @@ pub fn utc_now() -> String {
 
 /// Runs the suite; returns the process exit code (0 all good, 1 a check failed, 2 no GPU or bad usage).
 pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
+    let args: Vec<String> = args.into_iter().collect();
+    if args.first().map(|a| a.as_str()) == Some("layout") {
+        return crate::layoutcli::main(args[1..].to_vec());
+    }
     let o = match Options::parse(args) {
         Ok(Some(o)) => o,
         Ok(None) => return 0,
@@ -373,6 +381,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
                 eprintln!("error: {e}");
                 eprintln!("This machine cannot run the kernels (driver present: {}). What works without a GPU:", driver_present());
                 eprintln!("  cargo run --release -- --list   every registered kernel and its family, step and target");
+                eprintln!("  cargo run --release -- layout   bank maps (terminal/SVG), swizzle solver, predicted conflicts");
                 eprintln!("  cargo test                      layouts, host logic, PTX contents (+ ptxas checks if ptxas is on PATH)");
                 return 2;
             }

@@ -19,6 +19,7 @@
 #![allow(internal_features)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod bankcheck;
 pub mod prim;
 pub mod reduce;
 pub mod selftest;
