@@ -13,7 +13,8 @@ for t in $C/tests/*; do
   "$t" --test-threads=1 >> "$OUT/tests.txt" 2>&1 || { status=1; echo "FAILED: $t" | tee -a "$OUT/tests.txt"; }
 done
 grep -E "test result|FAILED|SKIPPED|panicked" "$OUT/tests.txt"
-echo "== check ==" ; $C/kernel-lab --check > "$OUT/check.txt" 2>&1 || status=1; tail -n 45 "$OUT/check.txt" | grep -E "FAIL|ERROR|NO |ok|skipped" | head -20
+echo "== check ==" ; { echo "#### kernel-lab --check"; $C/kernel-lab --check 2>/dev/null; } >> "$OUT/tests.txt" || status=1
+grep -E "FAIL|ERROR| NO |skipped" "$OUT/tests.txt" | head -20
 : > "$OUT/sanitize.txt"
 for tool in memcheck racecheck synccheck; do
   echo "#### compute-sanitizer --tool $tool" >> "$OUT/sanitize.txt"
@@ -23,7 +24,12 @@ done
 grep -E "SUMMARY|exit" "$OUT/sanitize.txt"
 M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
 ncu --clock-control none --metrics $M -k regex:reduce_v --csv $C/kernel-lab --family reduce --check --sizes 2^20 > "$OUT/ncu-reduce.csv" 2>&1
-echo "ncu: exit $? ($(grep -c reduce_v "$OUT/ncu-reduce.csv") metric rows)"
+echo "ncu reduce: exit $? ($(grep -c reduce_v "$OUT/ncu-reduce.csv") metric rows)"
+ncu --clock-control none --metrics $M -k regex:bank_replay --csv $C/kernel-lab layout bankcheck --run > "$OUT/ncu-bankcheck.csv" 2>&1
+echo "ncu bankcheck: exit $? ($(grep -c bank_replay "$OUT/ncu-bankcheck.csv") metric rows)"
+if [ -x $C/bench-reduce ]; then
+  $C/bench-reduce --bench --warm-up-time 0.3 --measurement-time 1 --noplot > "$OUT/bench.txt" 2>&1; echo "cargo bench (reduce): exit $?"
+fi
 echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" > "$OUT/suite.txt" 2>/dev/null || status=1
 cat "$OUT/suite.txt"
 exit $status

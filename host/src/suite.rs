@@ -422,6 +422,17 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         }
         json["selftest"] = serde_json::to_value(&res).unwrap_or_default();
     }
+    if o.families.contains(&Family::Bankcheck) {
+        let ps = crate::bankcheck::patterns();
+        println!("\n== bankcheck: replay of {} shared-memory access patterns (profile with ncu; see `layout bankcheck`) ==", ps.len());
+        match crate::bankcheck::run(&gpu, &ps) {
+            Ok(ran) => println!("  launched {}, skipped {} (stmatrix needs sm_90)", ran.iter().filter(|&&r| r).count(), ran.iter().filter(|&&r| !r).count()),
+            Err(e) => {
+                failed = true;
+                println!("  FAILED: {e}");
+            }
+        }
+    }
     if o.families.contains(&Family::Reduce) {
         match run_reduce(&gpu, &o, &mut progress) {
             Ok(rows) => {
