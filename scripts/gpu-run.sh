@@ -1,33 +1,36 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine over the carried .carry/ (see prepare-gpu-run.sh): tests, the suite's check
-# and timed runs, compute-sanitizer, and ncu's shared-memory counters of the reduce kernels.
+# and timed runs, compute-sanitizer, ncu's shared-memory counters of the replay patterns (compared with
+# the bank model) and of the reduce kernels (compared with their traces), and the criterion bench.
 # Everything lands in $OUT; the last thing printed is the suite's table.
 set -uo pipefail
 OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
 C=.carry
-{ echo "commit $(cat $C/COMMIT | tr '\n' ' ')"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$OUT/env.txt"
+{ echo "commit $(cat $C/COMMIT | tr '\n' ' ')"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$OUT/tests.txt"
 status=0
-echo "== tests ==" | tee "$OUT/tests.txt"
+echo "== tests ==" | tee -a "$OUT/tests.txt"
 for t in $C/tests/*; do
   echo "-- $(basename $t)" >> "$OUT/tests.txt"
   "$t" --test-threads=1 >> "$OUT/tests.txt" 2>&1 || { status=1; echo "FAILED: $t" | tee -a "$OUT/tests.txt"; }
 done
 grep -E "test result|FAILED|SKIPPED|panicked" "$OUT/tests.txt"
 echo "== check ==" ; { echo "#### kernel-lab --check"; $C/kernel-lab --check 2>/dev/null; } >> "$OUT/tests.txt" || status=1
+# Bank-model check: every replay pattern under ncu, compared with the model right here.
+ncu --clock-control none --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum -k regex:bank_replay --csv $C/kernel-lab layout bankcheck --run > "$OUT/ncu-bankcheck.csv" 2>&1
+$C/kernel-lab layout bankcheck --compare "$OUT/ncu-bankcheck.csv" > "$OUT/bankcheck.md" 2>&1; tail -1 "$OUT/bankcheck.md"; grep -F "**NO**" "$OUT/bankcheck.md"
 grep -E "FAIL|ERROR| NO |skipped" "$OUT/tests.txt" | head -20
 : > "$OUT/sanitize.txt"
 for tool in memcheck racecheck synccheck; do
   echo "#### compute-sanitizer --tool $tool" >> "$OUT/sanitize.txt"
-  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --check --sizes 1000,4097,65543 >> "$OUT/sanitize.txt" 2>&1
+  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --family reduce,selftest --check --sizes 1000,4097,65543 >> "$OUT/sanitize.txt" 2>&1
   echo "compute-sanitizer $tool: exit $?" | tee -a "$OUT/sanitize.txt"
 done
 grep -E "SUMMARY|exit" "$OUT/sanitize.txt"
 M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
 ncu --clock-control none --metrics $M -k regex:reduce_v --csv $C/kernel-lab --family reduce --check --sizes 2^20 > "$OUT/ncu-reduce.csv" 2>&1
 echo "ncu reduce: exit $? ($(grep -c reduce_v "$OUT/ncu-reduce.csv") metric rows)"
-ncu --clock-control none --metrics $M -k regex:bank_replay --csv $C/kernel-lab layout bankcheck --run > "$OUT/ncu-bankcheck.csv" 2>&1
-echo "ncu bankcheck: exit $? ($(grep -c bank_replay "$OUT/ncu-bankcheck.csv") metric rows)"
-if [ -x $C/bench-reduce ]; then
+$C/kernel-lab layout trace --n 2^20 --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1
+if [ -x $C/bench-reduce ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   $C/bench-reduce --bench --warm-up-time 0.3 --measurement-time 1 --noplot > "$OUT/bench.txt" 2>&1; echo "cargo bench (reduce): exit $?"
 fi
 echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" > "$OUT/suite.txt" 2>/dev/null || status=1

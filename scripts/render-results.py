@@ -10,7 +10,7 @@ from collections import defaultdict
 
 src, dst = sys.argv[1], sys.argv[2]
 os.makedirs(dst, exist_ok=True)
-for f in ["suite.json", "check.txt", "ncu-reduce.csv", "env.txt"]:
+for f in ["suite.json", "check.txt", "ncu-reduce.csv", "env.txt", "tests.txt", "bankcheck.md", "ncu-bankcheck.csv", "bench.txt"]:
     if os.path.exists(os.path.join(src, f)):
         shutil.copy(os.path.join(src, f), os.path.join(dst, f))
 s = json.load(open(os.path.join(src, "suite.json")))
@@ -20,8 +20,11 @@ out = [f"# Run of {s['date']} on {g['name']}", "",
        f"L2 {g['l2_bytes'] >> 20} MiB, driver API {g['driver_version']}",
        f"- commit: `{s['commit']}`, seed {s['seed']}, {s['reps']} timed repetitions after {s['warmup']} warm-up (median reported)",
        "- command: `bash scripts/gpu-run.sh` (built by `scripts/prepare-gpu-run.sh`)", ""]
-if os.path.exists(os.path.join(src, "env.txt")):
-    out += ["```", open(os.path.join(src, "env.txt")).read().strip(), "```", ""]
+for envf in ["env.txt", "tests.txt"]:
+    if os.path.exists(os.path.join(src, envf)):
+        env = open(os.path.join(src, envf)).read().split("== tests ==")[0].strip()
+        out += ["```", env, "```", ""]
+        break
 if "selftest" in s:
     out += ["## Self-tests of the device primitives", "", "| kernel | result |", "|---|---|"]
     for r in s["selftest"]:

@@ -64,6 +64,8 @@ pub struct Instr {
     pub width: u32,
     /// `Some(matrices)` for `ldmatrix`.
     pub matrices: Option<u32>,
+    /// Load or store.
+    pub op: bank::Op,
 }
 
 impl Instr {
@@ -71,7 +73,7 @@ impl Instr {
     pub fn cost(&self) -> std::result::Result<Cost, BankError> {
         match self.matrices {
             Some(m) => bank::matrix(&self.addrs[..8 * m as usize], m),
-            None => bank::lsu(&self.addrs, self.mask, self.width),
+            None => bank::lsu(&self.addrs, self.mask, self.width, self.op),
         }
     }
     /// Elements per lane access.
@@ -89,11 +91,12 @@ pub fn instructions(pattern: Pattern, layout: &dyn Layout, elem_bytes: u32) -> R
     }
     let addr = |r: u32, c: u32| elem_bytes * layout.offset(r, c);
     let mut out = vec![];
+    let op = if pattern.is_store() { bank::Op::Store } else { bank::Op::Load };
     let mut push = |lane_coord: &dyn Fn(u32) -> Option<(u32, u32)>, width: u32, matrices: Option<u32>| {
         let coords: [Option<(u32, u32)>; 32] = std::array::from_fn(|l| lane_coord(l as u32));
         let mask = coords.iter().enumerate().fold(0u32, |m, (l, c)| m | ((c.is_some() as u32) << l));
         let addrs = std::array::from_fn(|l| coords[l].map(|(r, c)| addr(r, c)).unwrap_or(0));
-        out.push(Instr { coords, addrs, mask, width, matrices });
+        out.push(Instr { coords, addrs, mask, width, matrices, op });
     };
     let need_f16_16x16 = |what: &str| -> Result<()> {
         if elem_bytes != 2 || rows % 16 != 0 || cols % 16 != 0 {

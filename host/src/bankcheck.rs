@@ -66,7 +66,7 @@ pub struct Pattern {
 /// The model's prediction for a pattern.
 pub fn predict(p: &Pattern) -> Result<Cost> {
     let r = match p.form {
-        Form::Lsu { width, .. } => bank::lsu(&p.addrs, p.mask, width),
+        Form::Lsu { dir, width } => bank::lsu(&p.addrs, p.mask, width, if dir == Dir::Load { bank::Op::Load } else { bank::Op::Store }),
         Form::Matrix { matrices, .. } => bank::matrix(&p.addrs[..8 * matrices as usize], matrices),
     };
     r.map_err(|e| Error::InvalidInput(format!("pattern `{}`: {e:?}", p.name)))
@@ -128,6 +128,15 @@ pub fn patterns() -> Vec<Pattern> {
             v.push(lsu(&format!("{d}.b{b} even lanes only, stride 128 B"), dir, width, 0x5555_5555, |l| 128 * l));
             v.push(lsu(&format!("{d}.b{b} lanes 0-7 only, consecutive"), dir, width, 0xFF, |l| width * l));
             v.push(lsu(&format!("{d}.b{b} two 64 B halves of one 128 B line per phase"), dir, width, all, |l| (width * l) % 64 + 128 * (l * width / 64)));
+            // Round 2 (after round 1 showed that uniform wide loads merge): which lanes merge?
+            v.push(lsu(&format!("{d}.b{b} half-warps uniform, two addresses"), dir, width, all, |l| 64 * (l / 16)));
+            v.push(lsu(&format!("{d}.b{b} quarter-warps uniform, four addresses"), dir, width, all, |l| 32 * (l / 8)));
+            v.push(lsu(&format!("{d}.b{b} all one address but lane 31 (+128 B)"), dir, width, all, |l| 256 + 128 * (l == 31) as u32));
+            v.push(lsu(&format!("{d}.b{b} half-warp 0 uniform, half-warp 1 consecutive"), dir, width, all, |l| if l < 16 { 512 } else { width * (l - 16) }));
+            v.push(lsu(&format!("{d}.b{b} lanes 0-7 and 16-23 only, consecutive"), dir, width, 0x00FF_00FF, |l| width * l));
+            v.push(lsu(&format!("{d}.b{b} lanes 0-15 only, consecutive"), dir, width, 0xFFFF, |l| width * l));
+            v.push(lsu(&format!("{d}.b{b} lane pairs share an address"), dir, width, all, |l| width * (l / 2)));
+            v.push(lsu(&format!("{d}.b{b} lanes 8-15 only, one bank"), dir, width, 0xFF00, |l| 128 * l));
             for seed in 0..3u64 {
                 let mut rng = crate::verify::rng(0xBA4C + seed * 31 + width as u64);
                 let addrs: Vec<u32> = (0..32).map(|_| width * rng.random_range(0..1024 / width)).collect();

@@ -60,7 +60,8 @@ impl Trace {
                 }
             }
             if mask != 0 {
-                let c = bank::lsu(&addrs, mask, 4).expect("reduce traces are 4-byte aligned, 32 lanes");
+                let op = if store { bank::Op::Store } else { bank::Op::Load };
+                let c = bank::lsu(&addrs, mask, 4, op).expect("reduce traces are 4-byte aligned, 32 lanes");
                 if store { self.st = self.st.add(c) } else { self.ld = self.ld.add(c) }
             }
         }

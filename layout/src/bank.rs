@@ -12,13 +12,20 @@
 //!    conflicts only arise within a phase: 4-byte accesses are one phase of 32 lanes; 8-byte accesses two
 //!    phases (lanes 0–15, 16–31); 16-byte accesses four (lanes 0–7, 8–15, 16–23, 24–31). This is why seed
 //!    001's 128-bit stores of a 16×16 tile (lanes 0, 8, 16, 24 in bank 0) show no conflict in `ncu`.
+//!    3b. *Loads only* (found on the H200, round 1 of `results/2026-11-22-h200-bankcheck`): wide loads
+//!    go in passes of two phases (8-byte: lanes 0–31; 16-byte: lanes 0–15 and 16–31), and a pass whose
+//!    active lanes all read the same address costs one wavefront (a warp-uniform 8-byte load: 1, not 2;
+//!    a uniform 16-byte load: 2, not 4). Stores never merge.
 //! 4. **`ldmatrix` / `stmatrix`.** One phase per 8×8 matrix: its 8 row addresses (16 bytes each).
 //!    `.trans` changes which lane receives which element, not the addresses, so it costs the same.
 //!    Seed 001's unpadded 16×16 f16 `ldmatrix.x4`: rows 32 bytes apart, so rows r and r+4 share banks:
 //!    2 wavefronts in each of the 4 phases, 8 in all, 4 conflicts.
-//! 5. **Conflicts.** `ideal` = number of phases with at least one active lane; `ncu`'s bank-conflict
-//!    count is `wavefronts − ideal`: each extra wavefront counts once (a 4-way conflict is 3, not 1 as
-//!    seed 001 suggests). Checked on an H200 against the reduce kernels (`reduce_v1`, N = 2^20: 792 019
+//! 5. **Conflicts.** `ncu`'s bank-conflict count is `wavefronts − ideal` (never below 0): each extra
+//!    wavefront counts once (a 4-way conflict is 3, not 1 as seed 001 suggests). For stores and
+//!    `ldmatrix`/`stmatrix`, `ideal` = number of phases with an active lane.
+//!    5b. *Loads* (found on the H200, round 1): `ideal` = the bytes the active lanes request, in
+//!    128-byte wavefronts, `ceil(active · width / 128)`: 16 active lanes of an 8-byte load have an
+//!    ideal of 1 even when they sit in both half-warps. Checked on an H200 against the reduce kernels (`reduce_v1`, N = 2^20: 792 019
 //!    load wavefronts, 205 650 instructions, 586 369 conflicts) and against the replay microkernels
 //!    (`results/`), which is where each rule above is marked as verified or corrected.
 //!
@@ -48,9 +55,10 @@ pub struct Cost {
 }
 
 impl Cost {
-    /// Bank conflicts as `ncu` counts them: extra wavefronts.
+    /// Bank conflicts as `ncu` counts them: extra wavefronts (never negative: a broadcast load can
+    /// need fewer wavefronts than its bytes suggest).
     pub const fn conflicts(&self) -> u64 {
-        self.wavefronts - self.ideal
+        self.wavefronts.saturating_sub(self.ideal)
     }
     /// Sum of two costs.
     pub const fn add(self, o: Cost) -> Cost {
@@ -95,36 +103,72 @@ fn phase_wavefronts(words: &mut [u32]) -> u64 {
     per_bank.iter().copied().max().unwrap_or(0) as u64
 }
 
+/// Load or store: the hardware treats them differently (rules 3 and 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `ld.shared`.
+    Load,
+    /// `st.shared`.
+    Store,
+}
+
 /// Cost of one `ld.shared`/`st.shared` of `width` bytes per lane: lane `l` accesses byte address
 /// `addrs[l]` if bit `l` of `mask` is set (lanes beyond `addrs.len()` are inactive).
-pub fn lsu(addrs: &[u32], mask: u32, width: u32) -> Result<Cost, BankError> {
+pub fn lsu(addrs: &[u32], mask: u32, width: u32, op: Op) -> Result<Cost, BankError> {
     if addrs.len() > 32 {
         return Err(BankError::TooManyLanes(addrs.len()));
     }
     if !matches!(width, 4 | 8 | 16) {
         return Err(BankError::BadWidth(width));
     }
+    let active = |lane: usize| lane < addrs.len() && mask >> lane & 1 == 1;
     for (lane, &a) in addrs.iter().enumerate() {
-        if mask >> lane & 1 == 1 && a % width != 0 {
+        if active(lane) && a % width != 0 {
             return Err(BankError::Misaligned { lane: lane as u32, addr: a, width });
         }
     }
     let per_phase = lanes_per_phase(width) as usize;
-    let mut cost = Cost { instructions: 1, ..Cost::default() };
-    for phase in 0..32 / per_phase {
+    let phase_cost = |phase: usize| -> Option<u64> {
         let mut words = [0u32; 128];
         let mut n = 0;
-        for lane in phase * per_phase..(phase + 1) * per_phase {
-            if lane < addrs.len() && mask >> lane & 1 == 1 {
-                for k in 0..width / BANK_BYTES {
-                    words[n] = addrs[lane] / BANK_BYTES + k;
-                    n += 1;
+        for lane in (phase * per_phase..(phase + 1) * per_phase).filter(|&l| active(l)) {
+            for k in 0..width / BANK_BYTES {
+                words[n] = addrs[lane] / BANK_BYTES + k;
+                n += 1;
+            }
+        }
+        (n > 0).then(|| phase_wavefronts(&mut words[..n]))
+    };
+    let phases = 32 / per_phase;
+    let mut cost = Cost { instructions: 1, ..Cost::default() };
+    match op {
+        Op::Store => {
+            for phase in 0..phases {
+                if let Some(w) = phase_cost(phase) {
+                    cost.wavefronts += w;
+                    cost.ideal += 1;
                 }
             }
         }
-        if n > 0 {
-            cost.wavefronts += phase_wavefronts(&mut words[..n]);
-            cost.ideal += 1;
+        Op::Load => {
+            // Rule 3b: wide loads go in passes of two phases (8-byte: one pass, lanes 0-31; 16-byte:
+            // lanes 0-15 and 16-31); a pass whose active lanes all read one address is one wavefront.
+            let per_pass = if phases == 1 { 1 } else { 2 };
+            for pass in 0..phases / per_pass {
+                let lanes = pass * per_phase * per_pass..(pass + 1) * per_phase * per_pass;
+                let mut first = None;
+                let uniform = lanes.clone().filter(|&l| active(l)).all(|l| *first.get_or_insert(addrs[l]) == addrs[l]);
+                if first.is_some() && uniform && per_pass == 2 {
+                    cost.wavefronts += 1;
+                } else {
+                    for phase in pass * per_pass..(pass + 1) * per_pass {
+                        cost.wavefronts += phase_cost(phase).unwrap_or(0);
+                    }
+                }
+            }
+            // Rule 5b: a load's ideal is the bytes its active lanes request, in 128-byte wavefronts.
+            let bytes = (0..32).filter(|&l| active(l)).count() as u64 * width as u64;
+            cost.ideal = bytes.div_ceil(128);
         }
     }
     Ok(cost)
@@ -177,16 +221,16 @@ mod tests {
 
     #[test]
     fn consecutive_words_and_broadcast_are_conflict_free() {
-        assert_eq!(lsu(&lanes(|l| 4 * l), ALL, 4), Ok(Cost { wavefronts: 1, ideal: 1, instructions: 1 }));
-        assert_eq!(lsu(&lanes(|_| 64), ALL, 4).unwrap().conflicts(), 0);
-        assert_eq!(lsu(&lanes(|l| 8 * l), ALL, 8).unwrap(), Cost { wavefronts: 2, ideal: 2, instructions: 1 });
-        assert_eq!(lsu(&lanes(|l| 16 * l), ALL, 16).unwrap(), Cost { wavefronts: 4, ideal: 4, instructions: 1 });
+        assert_eq!(lsu(&lanes(|l| 4 * l), ALL, 4, Op::Load), Ok(Cost { wavefronts: 1, ideal: 1, instructions: 1 }));
+        assert_eq!(lsu(&lanes(|_| 64), ALL, 4, Op::Load).unwrap().conflicts(), 0);
+        assert_eq!(lsu(&lanes(|l| 8 * l), ALL, 8, Op::Load).unwrap(), Cost { wavefronts: 2, ideal: 2, instructions: 1 });
+        assert_eq!(lsu(&lanes(|l| 16 * l), ALL, 16, Op::Load).unwrap(), Cost { wavefronts: 4, ideal: 4, instructions: 1 });
     }
 
     #[test]
     fn strided_words_conflict_by_their_stride() {
         for (stride, ways) in [(2, 2), (4, 4), (8, 8), (32, 32), (33, 1)] {
-            let c = lsu(&lanes(|l| 4 * stride * l), ALL, 4).unwrap();
+            let c = lsu(&lanes(|l| 4 * stride * l), ALL, 4, Op::Load).unwrap();
             assert_eq!((c.wavefronts, c.conflicts()), (ways, ways - 1), "stride {stride}");
         }
     }
@@ -198,11 +242,11 @@ mod tests {
         // 32 / 2s banks: active · 2s / 32 lanes per bank (2-way at s = 1, 4-way at s = 2, as the seed says).
         for s in [1u32, 2, 4, 8] {
             let mask = lanes(|l| (interleaved_index(l, s) < 256) as u32).iter().enumerate().fold(0, |m, (l, &a)| m | a << l);
-            let c = lsu(&lanes(|l| 4 * interleaved_index(l, s)), mask, 4).unwrap();
+            let c = lsu(&lanes(|l| 4 * interleaved_index(l, s)), mask, 4, Op::Load).unwrap();
             let active = mask.count_ones() as u64;
             assert_eq!(c.wavefronts, active * 2 * s as u64 / 32, "stride {s}");
         }
-        let c = lsu(&lanes(|l| 4 * sequential_index(l)), ALL, 4).unwrap();
+        let c = lsu(&lanes(|l| 4 * sequential_index(l)), ALL, 4, Op::Load).unwrap();
         assert_eq!(c.conflicts(), 0);
     }
 
@@ -223,7 +267,7 @@ mod tests {
     #[test]
     fn seed_001_128_bit_row_major_stores_do_not_conflict_but_padded_ones_do() {
         // Lane t stores 8 halves (16 B) at element 8t of the tile (row t / 2, col 8 (t % 2)).
-        let store = |l: &dyn Fn(u32, u32) -> u32| lsu(&lanes(|t| 2 * l(t / 2, 8 * (t % 2))), ALL, 16).unwrap();
+        let store = |l: &dyn Fn(u32, u32) -> u32| lsu(&lanes(|t| 2 * l(t / 2, 8 * (t % 2))), ALL, 16, Op::Store).unwrap();
         let rm = RowMajor { rows: 16, cols: 16 };
         assert_eq!(store(&|r, c| rm.offset(r, c)).conflicts(), 0);
         let sw = Swizzled { inner: rm, swizzle: SwizzleFn::new(3, 1, 3).unwrap() };
@@ -247,26 +291,40 @@ mod tests {
             let addr = 2 * pd.offset(t / 4, 2 * (t % 4));
             assert_eq!(bank_of(addr), want_inner[(t / 4) as usize] + t % 4, "thread {t}");
         }
-        let c = lsu(&lanes(|t| 2 * pd.offset(t / 4, 2 * (t % 4))), ALL, 4).unwrap();
+        let c = lsu(&lanes(|t| 2 * pd.offset(t / 4, 2 * (t % 4))), ALL, 4, Op::Load).unwrap();
         assert_eq!(c.conflicts(), 0, "the seed's conclusion: conflict-free");
     }
 
     #[test]
     fn bad_inputs_are_errors_not_counts() {
-        assert_eq!(lsu(&[0; 33], ALL, 4), Err(BankError::TooManyLanes(33)));
-        assert_eq!(lsu(&[0; 32], ALL, 12), Err(BankError::BadWidth(12)));
-        assert_eq!(lsu(&lanes(|l| 4 * l + 2 * (l == 5) as u32), ALL, 4), Err(BankError::Misaligned { lane: 5, addr: 22, width: 4 }));
-        assert_eq!(lsu(&lanes(|l| 8 * l + 4), 1, 8), Err(BankError::Misaligned { lane: 0, addr: 4, width: 8 }));
-        assert!(lsu(&lanes(|l| 8 * l + 4), 0, 8).is_ok(), "inactive lanes are not checked");
+        assert_eq!(lsu(&[0; 33], ALL, 4, Op::Store), Err(BankError::TooManyLanes(33)));
+        assert_eq!(lsu(&[0; 32], ALL, 12, Op::Load), Err(BankError::BadWidth(12)));
+        assert_eq!(lsu(&lanes(|l| 4 * l + 2 * (l == 5) as u32), ALL, 4, Op::Load), Err(BankError::Misaligned { lane: 5, addr: 22, width: 4 }));
+        assert_eq!(lsu(&lanes(|l| 8 * l + 4), 1, 8, Op::Load), Err(BankError::Misaligned { lane: 0, addr: 4, width: 8 }));
+        assert!(lsu(&lanes(|l| 8 * l + 4), 0, 8, Op::Load).is_ok(), "inactive lanes are not checked");
         assert_eq!(matrix(&[0; 16], 4), Err(BankError::BadMatrixCount { rows: 16, matrices: 4 }));
         assert_eq!(matrix(&[0; 24], 3), Err(BankError::BadMatrixCount { rows: 24, matrices: 3 }));
         assert!(matches!(matrix(&[8; 8], 1), Err(BankError::Misaligned { .. })));
     }
 
     #[test]
+    fn wide_loads_as_measured_on_the_h200() {
+        // Round 1 of results/2026-11-22-h200-bankcheck: the cases the plain phase rule got wrong.
+        let uniform = |w| lsu(&lanes(|_| 256), ALL, w, Op::Load).unwrap();
+        assert_eq!((uniform(8).wavefronts, uniform(8).conflicts()), (1, 0));
+        assert_eq!((uniform(16).wavefronts, uniform(16).conflicts()), (2, 0));
+        let even_one_bank = |w| lsu(&lanes(|l| 128 * l), 0x5555_5555, w, Op::Load).unwrap();
+        assert_eq!((even_one_bank(8).wavefronts, even_one_bank(8).conflicts()), (16, 15));
+        assert_eq!((even_one_bank(16).wavefronts, even_one_bank(16).conflicts()), (16, 14));
+        // Stores keep the phase rule: uniform 8-byte store = 2 wavefronts; even lanes: 16, 14 conflicts.
+        assert_eq!(lsu(&lanes(|_| 256), ALL, 8, Op::Store).unwrap().wavefronts, 2);
+        assert_eq!(lsu(&lanes(|l| 128 * l), 0x5555_5555, 8, Op::Store).unwrap().conflicts(), 14);
+    }
+
+    #[test]
     fn inactive_lanes_and_empty_phases_cost_nothing() {
-        assert_eq!(lsu(&lanes(|l| 4 * l), 0, 4).unwrap(), Cost { wavefronts: 0, ideal: 0, instructions: 1 });
-        let c = lsu(&lanes(|l| 16 * l), 0xFF, 16).unwrap();
+        assert_eq!(lsu(&lanes(|l| 4 * l), 0, 4, Op::Load).unwrap(), Cost { wavefronts: 0, ideal: 0, instructions: 1 });
+        let c = lsu(&lanes(|l| 16 * l), 0xFF, 16, Op::Load).unwrap();
         assert_eq!((c.wavefronts, c.ideal), (1, 1));
     }
 }
