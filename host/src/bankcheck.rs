@@ -137,6 +137,14 @@ pub fn patterns() -> Vec<Pattern> {
             v.push(lsu(&format!("{d}.b{b} lanes 0-15 only, consecutive"), dir, width, 0xFFFF, |l| width * l));
             v.push(lsu(&format!("{d}.b{b} lane pairs share an address"), dir, width, all, |l| width * (l / 2)));
             v.push(lsu(&format!("{d}.b{b} lanes 8-15 only, one bank"), dir, width, 0xFF00, |l| 128 * l));
+            // Round 3 (out-of-sample check of rule 3b): lanes draw from a small pool of addresses, so
+            // uniform passes, bank-disjoint phases and repeated addresses occur at random.
+            for (seed, pool) in [(0u64, 2u32), (1, 3), (2, 4), (3, 6)] {
+                let mut rng = crate::verify::rng(0x900 + seed * 17 + width as u64);
+                let choices: Vec<u32> = (0..pool).map(|_| width * rng.random_range(0..1024 / width)).collect();
+                let addrs: Vec<u32> = (0..32).map(|_| choices[rng.random_range(0..pool as usize)]).collect();
+                v.push(Pattern { name: format!("{d}.b{b} random from a pool of {pool} addresses #{seed}"), form: Form::Lsu { dir, width }, addrs, mask: all });
+            }
             for seed in 0..3u64 {
                 let mut rng = crate::verify::rng(0xBA4C + seed * 31 + width as u64);
                 let addrs: Vec<u32> = (0..32).map(|_| width * rng.random_range(0..1024 / width)).collect();

@@ -207,6 +207,11 @@ fn run(args: Vec<String>) -> Result<()> {
         }
         "bankcheck" => {
             let run_gpu = a.flag("--run");
+            if a.flag("--dump") {
+                a.finish()?;
+                println!("{}", serde_json::to_string(&bankcheck::patterns()).unwrap_or_default());
+                return Ok(());
+            }
             let compare = a.take("--compare")?;
             a.finish()?;
             let ps = bankcheck::patterns();
