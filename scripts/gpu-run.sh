@@ -22,13 +22,15 @@ grep -E "FAIL|ERROR| NO |skipped" "$OUT/tests.txt" | head -20
 : > "$OUT/sanitize.txt"
 for tool in memcheck racecheck synccheck; do
   echo "#### compute-sanitizer --tool $tool" >> "$OUT/sanitize.txt"
-  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --family reduce,selftest --check --sizes 1000,4097,65543 >> "$OUT/sanitize.txt" 2>&1
+  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --family reduce,selftest,sgemm --check --sizes 1000,4097,65543 --gemm-sizes 1000 >> "$OUT/sanitize.txt" 2>&1
   echo "compute-sanitizer $tool: exit $?" | tee -a "$OUT/sanitize.txt"
 done
 grep -E "SUMMARY|exit" "$OUT/sanitize.txt"
 M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
 ncu --clock-control none --metrics $M -k regex:reduce_v --csv $C/kernel-lab --family reduce --check --sizes 2^20 > "$OUT/ncu-reduce.csv" 2>&1
 echo "ncu reduce: exit $? ($(grep -c reduce_v "$OUT/ncu-reduce.csv") metric rows)"
+ncu --clock-control none --metrics $M -k regex:sgemm_v --csv $C/kernel-lab --family sgemm --check --gemm-sizes 1024 >> "$OUT/ncu-reduce.csv" 2>&1
+echo "ncu sgemm: exit $?"
 $C/kernel-lab layout trace --n 2^20 --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1
 if [ -x $C/bench-reduce ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   $C/bench-reduce --bench --warm-up-time 0.3 --measurement-time 1 --noplot > "$OUT/bench.txt" 2>&1; echo "cargo bench (reduce): exit $?"

@@ -213,6 +213,18 @@ impl Gpu {
     }
 }
 
+/// A grid size: `u32` (1-D) or `(x, y)` (2-D).
+pub trait Grid {
+    /// `(x, y, z)` blocks.
+    fn dims(self) -> (u32, u32, u32);
+}
+impl Grid for u32 {
+    fn dims(self) -> (u32, u32, u32) { (self, 1, 1) }
+}
+impl Grid for (u32, u32) {
+    fn dims(self) -> (u32, u32, u32) { (self.0, self.1, 1) }
+}
+
 /// Launches a registered kernel on the library's stream with its registered block size and dynamic
 /// shared memory; errors name the kernel. Expands to an `unsafe` launch: the caller's `unsafe` block
 /// asserts that the arguments match the kernel's signature and its `# Safety` contract.
@@ -221,7 +233,7 @@ macro_rules! launch {
     ($gpu:expr, $kernel:expr, grid = $grid:expr, $($arg:expr),* $(,)?) => {{
         let k: &$crate::gpu::Kernel = $kernel;
         let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: ($grid, 1, 1),
+            grid_dim: $crate::gpu::Grid::dims($grid),
             block_dim: (k.info.block_threads, 1, 1),
             shared_mem_bytes: k.info.dyn_smem_bytes,
         };

@@ -14,6 +14,8 @@ pub mod ptx;
 pub mod reduce;
 pub mod registry;
 pub mod selftest;
+pub mod sgemm;
+pub mod sgemm_suite;
 pub mod suite;
 pub mod timing;
 pub mod traces;

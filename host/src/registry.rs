@@ -14,6 +14,8 @@ pub enum Family {
     Selftest,
     /// Replay microkernels for checking the bank model against Nsight Compute.
     Bankcheck,
+    /// Seed 004's SGEMM ladder on CUDA cores.
+    Sgemm,
 }
 
 impl Family {
@@ -23,10 +25,11 @@ impl Family {
             Family::Reduce => "reduce",
             Family::Selftest => "selftest",
             Family::Bankcheck => "bankcheck",
+            Family::Sgemm => "sgemm",
         }
     }
     /// Every family.
-    pub const ALL: [Family; 3] = [Family::Reduce, Family::Selftest, Family::Bankcheck];
+    pub const ALL: [Family; 4] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm];
 }
 
 /// One registered kernel.
@@ -61,6 +64,14 @@ const fn replay(name: &'static str, target: Target, about: &'static str) -> Kern
     KernelInfo { name, family: Family::Bankcheck, step: "-", target, block_threads: 32, dyn_smem_bytes: REPLAY_SMEM, about }
 }
 
+const fn sgemm(name: &'static str, step: &'static str, block_threads: u32, dyn_smem_bytes: u32, about: &'static str) -> KernelInfo {
+    KernelInfo { name, family: Family::Sgemm, step, target: Target::Sm80, block_threads, dyn_smem_bytes, about }
+}
+
+/// Shared memory of one SGEMM stage (bytes) for the unpadded (v2–v4) and padded (v5+) A tiles.
+const SGEMM_STAGE: u32 = 4 * layout::sgemm::stage_words(&layout::sgemm::a_tile_t(), &layout::sgemm::b_tile());
+const SGEMM_STAGE_PADDED: u32 = 4 * layout::sgemm::stage_words(&layout::sgemm::a_tile_t_padded(), &layout::sgemm::b_tile());
+
 /// Dynamic shared memory of the replay kernels (`kernels-gpu/src/bankcheck`).
 pub const REPLAY_SMEM: u32 = 48 * 1024;
 
@@ -83,6 +94,13 @@ pub const KERNELS: &[KernelInfo] = &[
     selftest("selftest_shuffle", Target::Sm80, 32, 0, "shfl.sync bfly/down, warp sum, %laneid"),
     selftest("selftest_shared_widths", Target::Sm80, 64, 1024, "st.shared.v4, ld.shared 32/64/128-bit, plain Rust shared loads"),
     selftest("selftest_stmatrix", Target::Sm90a, 32, 0, "stmatrix.x4 and .x4.trans (sm_90)"),
+    sgemm("sgemm_v0", "v0", 256, 0, "naive: one thread per output, operands from global memory"),
+    sgemm("sgemm_v1", "v1", 1024, 2 * 32 * 32 * 4, "32x32 block tile through shared memory"),
+    sgemm("sgemm_v2", "v2", 256, SGEMM_STAGE, "128x128 block, 8x8 register tile per thread (outer products)"),
+    sgemm("sgemm_v3", "v3", 256, SGEMM_STAGE, "A loaded in a mapping that stores the transposed tile conflict-free"),
+    sgemm("sgemm_v4", "v4", 256, SGEMM_STAGE, "strided (virtual-thread) output mapping: conflict-free shared reads"),
+    sgemm("sgemm_v5", "v5", 256, SGEMM_STAGE_PADDED, "128-bit global and shared loads, A tile padded by storage_align"),
+    sgemm("sgemm_v6", "v6", 256, 2 * SGEMM_STAGE_PADDED, "double-buffered shared memory, next tile prefetched to registers"),
     replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),

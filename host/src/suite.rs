@@ -35,6 +35,10 @@ pub struct Options {
     pub seed: u64,
     /// Whether `--sizes` was given (then `--check` checks only those sizes).
     pub sizes_given: bool,
+    /// Square GEMM sizes.
+    pub gemm_sizes: Vec<usize>,
+    /// Whether `--gemm-sizes` was given (then `--check` checks only those).
+    pub gemm_sizes_given: bool,
 }
 
 /// Sizes `--check` adds: not multiples of the block, tiny, and one odd large size.
@@ -47,8 +51,9 @@ kernel-lab: pure-Rust CUDA kernels, verified and timed against cuBLAS and copy b
 USAGE: cargo run --release -- [OPTIONS]
 
 OPTIONS:
-  --family NAMES   comma-separated families to run: reduce, selftest (default: all)
+  --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm (default: all)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
+  --gemm-sizes L   square GEMM sizes (default: 1024,2048,4096,8192; --check adds ragged shapes unless given)
   --reps N         timed repetitions per measurement, median reported (default: 50)
   --warmup N       untimed warm-up runs per measurement (default: 5)
   --quick          small sizes and few repetitions (a smoke run of a few seconds)
@@ -90,7 +95,8 @@ impl Options {
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
         let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
-                              sizes_given: false };
+                              sizes_given: false, gemm_sizes: vec![1024, 2048, 4096, 8192],
+                              gemm_sizes_given: false };
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
             let mut value = |name: &str| it.next().ok_or_else(|| Error::InvalidInput(format!("{name} needs a value")));
@@ -110,10 +116,15 @@ impl Options {
                     o.sizes = value("--sizes")?.split(',').map(parse_size).collect::<Result<_>>()?;
                     o.sizes_given = true;
                 }
+                "--gemm-sizes" => {
+                    o.gemm_sizes = value("--gemm-sizes")?.split(',').map(parse_size).collect::<Result<_>>()?;
+                    o.gemm_sizes_given = true;
+                }
                 "--reps" => o.reps = number("--reps", value("--reps")?)?.max(1),
                 "--warmup" => o.warmup = number("--warmup", value("--warmup")?)?,
                 "--quick" => {
                     o.sizes = vec![1 << 20, 1 << 22];
+                    o.gemm_sizes = vec![512, 1024];
                     o.reps = 10;
                     o.warmup = 2;
                 }
@@ -444,6 +455,21 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
             }
             Err(e) => {
                 eprintln!("\nerror: reduce family: {e}");
+                failed = true;
+            }
+        }
+    }
+    if o.families.contains(&Family::Sgemm) {
+        match crate::sgemm_suite::run(&gpu, &o, &mut progress) {
+            Ok(rows) => {
+                eprint!("\r\x1b[2K");
+                println!("\n== sgemm: C = A·B, row-major f32 on CUDA cores (seed 004); cuBLAS SGEMM without TF32 in the same run ==");
+                print!("{}", crate::sgemm_suite::table(&rows));
+                failed |= rows.iter().any(|r| r.failed());
+                json["sgemm"] = serde_json::to_value(&rows).unwrap_or_default();
+            }
+            Err(e) => {
+                eprintln!("\nerror: sgemm family: {e}");
                 failed = true;
             }
         }

@@ -55,6 +55,14 @@ pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut work: impl FnMut(usiz
     Ok(Stats::from_samples(&mut samples))
 }
 
+/// As [`time_gpu`], but with the repetitions cut so that slow work takes about `budget_ms` of GPU time:
+/// one warm-up call is timed to choose `reps` in `[3, max_reps]`.
+pub fn time_gpu_budget(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, mut work: impl FnMut(usize) -> Result<()>) -> Result<Stats> {
+    let probe = time_gpu(gpu, 0, 1, &mut work)?;
+    let reps = ((budget_ms / probe.median_ms.max(1e-3)) as usize).clamp(3, max_reps.max(3));
+    time_gpu(gpu, warmup.min(reps), reps, work)
+}
+
 /// How many copies of an input of `bytes` to rotate through so that consecutive repetitions never
 /// find their input in L2: enough copies to span 4× the L2 size, or 1 when the input alone is larger.
 pub fn rotation_copies(bytes: usize, l2_bytes: usize) -> usize {

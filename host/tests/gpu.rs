@@ -97,3 +97,38 @@ fn device_primitives_match_their_cpu_models() {
     let cc = gpu.info.compute_capability;
     assert!(cc != (9, 0) || results.iter().all(|r| !r.skipped), "on sm_90 no self-test may be skipped");
 }
+
+#[test]
+fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
+    use kernel_lab::sgemm::{self, Shape, Step};
+    let Some(gpu) = gpu_or_skip("every_sgemm_step_matches_the_f64_reference_on_ragged_shapes") else { return };
+    let seed = verify::fresh_seed();
+    let shapes = [(1, 1, 1), (1, 300, 200), (300, 1, 200), (300, 200, 1), (129, 129, 129), (255, 257, 3), (130, 514, 66),
+                  (4097, 129, 33), (256, 256, 256)];
+    for (m, n, k) in shapes {
+        let s = Shape::new(m, n, k).unwrap();
+        let mut rng = verify::rng(seed ^ (m * 131 + n * 7 + k) as u64);
+        let a: Vec<f32> = (0..m * k).map(|_| rand::Rng::random_range(&mut rng, -1.0f32..1.0)).collect();
+        let b: Vec<f32> = (0..k * n).map(|_| rand::Rng::random_range(&mut rng, -1.0f32..1.0)).collect();
+        let want = sgemm::reference_f64(&a, &b, s);
+        let (d_a, d_b) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+        let mut d_c = gpu.zeros::<f32>(m * n).unwrap();
+        for step in Step::ALL {
+            let kern = gpu.kernel(step.kernel_name()).unwrap();
+            gpu.poison(&mut d_c).unwrap();
+            sgemm::launch(&gpu, &kern, step, s, &d_a, &d_b, &mut d_c).unwrap();
+            gpu.sync_after(kern.name()).unwrap();
+            let c = gpu.download(&d_c).unwrap();
+            verify::check_written(kern.name(), &c).unwrap();
+            let got: Vec<f64> = c.iter().map(|&v| v as f64).collect();
+            let err = verify::rel_l2(&got, &want);
+            assert!(err <= 1e-5, "{step:?} {s} seed={seed}: rel L2 error {err:.2e}");
+        }
+    }
+    let kern = gpu.kernel("sgemm_v6").unwrap();
+    let s = Shape::new(4, 4, 4).unwrap();
+    let (short, b) = (gpu.zeros::<f32>(15).unwrap(), gpu.zeros::<f32>(16).unwrap());
+    let mut c = gpu.zeros::<f32>(16).unwrap();
+    let e = sgemm::launch(&gpu, &kern, Step::V6, s, &short, &b, &mut c).unwrap_err().to_string();
+    assert!(e.contains("length mismatch") && e.contains("A holds 15"), "{e}");
+}

@@ -95,6 +95,27 @@ fn primitives_compile_to_their_instructions() {
 }
 
 #[test]
+fn each_sgemm_step_holds_the_instructions_it_is_about() {
+    let b = |name: &str| body(Target::Sm80, name);
+    let count = |name: &str, needle: &str| instructions(b(name)).filter(|l| l.starts_with(needle)).count();
+    assert_eq!(count("sgemm_v0", "ld.shared"), 0, "v0 reads global memory only");
+    assert!(count("sgemm_v1", "ld.shared") > 0, "v1 stages tiles in shared memory");
+    for v in ["sgemm_v2", "sgemm_v3", "sgemm_v4"] {
+        assert!(count(v, "fma.rn.f32") >= 64, "{v}: the 8x8 register tile is 64 FMAs per k");
+        assert_eq!(count(v, "ld.shared.v4"), 0, "{v}: scalar shared loads before v5");
+    }
+    for v in ["sgemm_v5", "sgemm_v6"] {
+        assert!(count(v, "ld.global.nc.v4.f32") >= 2, "{v}: 128-bit global loads of A and B");
+        assert_eq!(count(v, "ld.shared.v4"), 4, "{v}: four 128-bit fragment loads per k");
+        assert!(count(v, "st.global.v4.f32") >= 4, "{v}: 128-bit stores of C");
+        assert!(count(v, "st.shared.v4") >= 1, "{v}: B stored with 128-bit stores");
+    }
+    let bars = |v: &str| instructions(b(v)).filter(|l| l.contains("bar.sync")).count();
+    assert_eq!(bars("sgemm_v5"), 2, "v5: a barrier before and after the compute of each tile");
+    assert_eq!(bars("sgemm_v6"), 2, "v6: one barrier after the first stage, one per step");
+}
+
+#[test]
 fn no_kernel_uses_local_memory() {
     for t in Target::ALL {
         assert!(!t.ptx().contains("__local_depot") && !t.ptx().contains(".local"), "{} PTX uses local memory", t.name());

@@ -23,6 +23,7 @@ pub mod bankcheck;
 pub mod prim;
 pub mod reduce;
 pub mod selftest;
+pub mod sgemm;
 
 /// A kernel that panics (bounds check, overflow in debug) traps: the launch fails with
 /// `CUDA_ERROR_ILLEGAL_INSTRUCTION` / `LAUNCH_FAILED`, which the host reports naming the kernel.

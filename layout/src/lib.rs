@@ -14,3 +14,4 @@ pub mod tile;
 
 pub use swizzle::{LayoutError, Swizzle, SwizzleFn};
 pub use tile::{Layout, Padded, RowMajor, Swizzled};
+pub mod sgemm;

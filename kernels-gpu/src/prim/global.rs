@@ -42,3 +42,14 @@ pub unsafe fn ld_global_cg_f32(p: *const f32) -> f32 {
     unsafe { asm!("ld.global.cg.f32 {0}, [{1}];", out(reg32) r, in(reg64) p, options(nostack, readonly)) };
     r
 }
+
+/// `st.global.v4.f32 [p], {a, b, c, d};` — one 128-bit store.
+///
+/// # Safety
+/// `p` points to 4 writable `f32` in global memory, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn st_global_v4_f32(p: *mut f32, v: [f32; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.global.v4.f32 [{0}], {{{1}, {2}, {3}, {4}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1],
+                  in(reg32) v[2], in(reg32) v[3], options(nostack)) };
+}

@@ -1,0 +1,122 @@
+//! Tile shapes and shared-memory layouts of the SGEMM ladder (seed 004), shared by the kernels in
+//! `kernels-gpu/src/sgemm/` and the host (launch geometry, predicted bank conflicts).
+//!
+//! Problem: `C (M×N) = A (M×K) · B (K×N)`, all row-major f32.
+use crate::{Layout, Padded};
+
+/// v0: one thread per output, 16×16 threads per block.
+pub const NAIVE_TILE: u32 = 16;
+
+/// v1: 32×32 outputs per block, one per thread, K in steps of 32 through shared memory.
+pub const SMEM_TILE: u32 = 32;
+
+/// v2–v6: a block computes a `BM × BN` tile of C with 256 threads, each an 8×8 register tile,
+/// stepping K by `BK`.
+pub const BM: u32 = 128;
+/// Columns of C per block.
+pub const BN: u32 = 128;
+/// K per shared-memory stage.
+pub const BK: u32 = 8;
+/// Threads per block (16 × 16).
+pub const THREADS: u32 = 256;
+/// Outputs per thread along M and along N.
+pub const TM: u32 = 8;
+/// Outputs per thread along N.
+pub const TN: u32 = 8;
+
+/// The A tile in shared memory, transposed (`s_a[k][m]`, k-major) so a thread's 8 rows of A for one
+/// `k` are contiguous: `BK × BM`, unpadded (steps v2–v4).
+///
+/// ```text
+/// word(k, m) = k · 128 + m   → bank m mod 32: a store of one k by 32 consecutive m is conflict-free;
+///                               a store of 8 k × 4 m (the natural coalesced mapping) is 8-way
+/// ```
+pub const fn a_tile_t() -> Padded {
+    Padded { rows: BK, cols: BM, stride: BM }
+}
+
+/// The transposed A tile padded to a stride of 132 = `storage_align(128, 32, 4)` (steps v5+): a thread
+/// that stores the 4 k of one float4 of A writes words `k · 132 + m`, banks `4k + m`, so 16 rows × 2
+/// half-float4s of a warp cover 32 distinct banks. Rows stay 16-byte aligned (528 B) for `ld.shared.v4`.
+pub const fn a_tile_t_padded() -> Padded {
+    Padded { rows: BK, cols: BM, stride: BM + 4 }
+}
+
+/// The B tile in shared memory as loaded (`s_b[k][n]`): `BK × BN`.
+pub const fn b_tile() -> Padded {
+    Padded { rows: BK, cols: BN, stride: BN }
+}
+
+/// Shared-memory words one stage of A plus B takes in a layout pair.
+pub const fn stage_words(a: &Padded, b: &Padded) -> u32 {
+    a.rows * a.stride + b.rows * b.stride
+}
+
+/// Thread `tid`'s (row, col) in the 16×16 thread grid of a 256-thread block.
+#[inline(always)]
+pub const fn thread_rc(tid: u32) -> (u32, u32) {
+    (tid / 16, tid % 16)
+}
+
+/// Contiguous thread-to-output mapping (v2, v3): thread (ty, tx) owns rows `ty·8 + i` and columns
+/// `tx·8 + j` of the block tile.
+///
+/// ```text
+/// B read for one k: lanes tx = 0..15 read word tx·8 + j → banks 0, 8, 16, 24 only: 4-way conflict
+/// ```
+#[inline(always)]
+pub const fn contiguous_row(ty: u32, i: u32) -> u32 {
+    ty * TM + i
+}
+
+/// Strided ("virtual thread", TVM) mapping at float granularity (v4): thread (ty, tx) owns rows
+/// `ty + 16·i` and columns `tx + 16·j`.
+///
+/// ```text
+/// B read for one k: lanes tx = 0..15 read words tx + 16·j → 16 consecutive banks: conflict-free
+/// ```
+#[inline(always)]
+pub const fn strided_row(ty: u32, i: u32) -> u32 {
+    ty + 16 * i
+}
+
+/// Strided mapping at float4 granularity (v5+): thread (ty, tx) owns rows `ty·4 + 64·h + r` and columns
+/// `tx·4 + 64·h + c` (h ∈ {0, 1}, r, c ∈ 0..4), so each half is one `ld.shared.v4`.
+///
+/// ```text
+/// B read for one k and h: lanes tx = 0..15 read 16 B at byte 16·tx: 256 consecutive bytes, 2 wavefronts
+/// ```
+#[inline(always)]
+pub const fn vec4_row(ty: u32, h: u32, r: u32) -> u32 {
+    ty * 4 + 64 * h + r
+}
+
+/// Element offset of `(k, m)` in a tile layout (what kernels store to and load from).
+#[inline(always)]
+pub fn at(l: &Padded, row: u32, col: u32) -> u32 {
+    l.offset(row, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bank::{self, Op};
+
+    #[test]
+    fn padding_is_storage_align() {
+        assert_eq!(Some(a_tile_t_padded().stride), crate::pad::storage_align(BM, 32, 4));
+        assert_eq!(a_tile_t_padded().stride * 4 % 16, 0);
+    }
+
+    #[test]
+    fn contiguous_b_reads_conflict_strided_do_not() {
+        let lanes = |f: &dyn Fn(u32) -> u32| -> [u32; 32] { core::array::from_fn(|l| f(l as u32)) };
+        let b = b_tile();
+        let contiguous = lanes(&|l| 4 * b.offset(0, contiguous_row(thread_rc(l).1, 0)));
+        assert_eq!(bank::lsu(&contiguous, u32::MAX, 4, Op::Load).unwrap().conflicts(), 3);
+        let strided = lanes(&|l| 4 * b.offset(0, strided_row(thread_rc(l).1, 0)));
+        assert_eq!(bank::lsu(&strided, u32::MAX, 4, Op::Load).unwrap().conflicts(), 0);
+        let v4 = lanes(&|l| 4 * b.offset(0, vec4_row(thread_rc(l).1, 0, 0)));
+        assert_eq!(bank::lsu(&v4, u32::MAX, 16, Op::Load).unwrap().conflicts(), 0);
+    }
+}
