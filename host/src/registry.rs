@@ -70,6 +70,7 @@ const fn sgemm(name: &'static str, step: &'static str, block_threads: u32, dyn_s
 
 /// Shared memory of one SGEMM stage (bytes) for the unpadded (v2–v4) and padded (v5+) A tiles.
 const SGEMM_STAGE: u32 = 4 * layout::sgemm::stage_words(&layout::sgemm::a_tile_t(), &layout::sgemm::b_tile());
+const SGEMM_STAGE_WIDE: u32 = 4 * layout::sgemm::stage_words(&layout::sgemm::a_tile_t_wide(), &layout::sgemm::b_tile_wide());
 const SGEMM_STAGE_PADDED: u32 = 4 * layout::sgemm::stage_words(&layout::sgemm::a_tile_t_padded(), &layout::sgemm::b_tile());
 
 /// Dynamic shared memory of the replay kernels (`kernels-gpu/src/bankcheck`).
@@ -101,6 +102,8 @@ pub const KERNELS: &[KernelInfo] = &[
     sgemm("sgemm_v4", "v4", 256, SGEMM_STAGE, "strided (virtual-thread) output mapping: conflict-free shared reads"),
     sgemm("sgemm_v5", "v5", 256, SGEMM_STAGE_PADDED, "128-bit global and shared loads, A tile padded by storage_align"),
     sgemm("sgemm_v6", "v6", 256, 2 * SGEMM_STAGE_PADDED, "double-buffered shared memory, next tile prefetched to registers"),
+    sgemm("sgemm_v7", "v7", 256, 2 * SGEMM_STAGE_WIDE, "16-deep K stages, next fragments read before the FMAs"),
+    sgemm("sgemm_v8", "v8", 256, 2 * SGEMM_STAGE_WIDE, "grouped block order (8 block rows) for L2 reuse"),
     replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),

@@ -120,3 +120,53 @@ mod tests {
         assert_eq!(bank::lsu(&v4, u32::MAX, 16, Op::Load).unwrap().conflicts(), 0);
     }
 }
+
+/// K per shared-memory stage of v7+ (twice `BK`: half as many barriers per FMA).
+pub const BK_WIDE: u32 = 16;
+
+/// v7+'s transposed A tile: `BK_WIDE × BM`, stride 132 (as [`a_tile_t_padded`]).
+pub const fn a_tile_t_wide() -> Padded {
+    Padded { rows: BK_WIDE, cols: BM, stride: BM + 4 }
+}
+
+/// v7+'s B tile: `BK_WIDE × BN`.
+pub const fn b_tile_wide() -> Padded {
+    Padded { rows: BK_WIDE, cols: BN, stride: BN }
+}
+
+/// Grouped block order (v8): launch order `pid = by · grid_n + bx` is remapped so that `group`
+/// consecutive block rows sweep the block columns together, which keeps a `group`-row panel of A and a
+/// column panel of B in L2 while they are reused.
+///
+/// ```text
+/// grid 4×4, group 2:   pid:  0  1  2  3 | 4  5  6  7 | …      (bm, bn): (0,0) (1,0) (0,1) (1,1) | (0,2) (1,2) …
+/// ```
+/// Returns `(bm, bn)`; a bijection of `0..grid_m·grid_n` onto the grid.
+#[inline(always)]
+pub const fn grouped_block(pid: u32, grid_m: u32, grid_n: u32, group: u32) -> (u32, u32) {
+    let per_group = group * grid_n;
+    let first_m = (pid / per_group) * group;
+    let rows = if grid_m - first_m < group { grid_m - first_m } else { group };
+    let in_group = pid % per_group;
+    (first_m + in_group % rows, in_group / rows)
+}
+
+#[cfg(test)]
+mod grouped_tests {
+    use super::grouped_block;
+
+    #[test]
+    fn grouped_block_order_is_a_bijection() {
+        for (gm, gn, g) in [(4u32, 4u32, 2u32), (5, 3, 2), (64, 64, 8), (7, 9, 8), (1, 1, 8), (9, 1, 8)] {
+            let mut seen = [[false; 64]; 64];
+            for pid in 0..gm * gn {
+                let (m, n) = grouped_block(pid, gm, gn, g);
+                assert!(m < gm && n < gn, "({m}, {n}) outside {gm}x{gn}");
+                assert!(!seen[m as usize][n as usize], "({m}, {n}) twice");
+                seen[m as usize][n as usize] = true;
+            }
+        }
+        assert_eq!(grouped_block(2, 4, 4, 2), (0, 1));
+        assert_eq!(grouped_block(3, 4, 4, 2), (1, 1));
+    }
+}

@@ -10,6 +10,8 @@
 //! | v4 | `v4_strided_threads.rs` | strided ("virtual thread") output mapping: conflict-free shared reads |
 //! | v5 | `v5_vec4.rs` | 128-bit global and shared loads, A tile padded by `storage_align` |
 //! | v6 | `v6_double_buffer.rs` | two shared stages, next tile prefetched into registers |
+//! | v7 | `v7_wide_k_frag_prefetch.rs` | 16-deep K stages, fragments of the next k read before the FMAs |
+//! | v8 | `v8_grouped_blocks.rs` | grouped block order: panels of A and B reused from L2 |
 //!
 //! Tile shapes and shared layouts come from `layout::sgemm`, which the host also uses.
 pub use layout::sgemm::{BK, BM, BN, THREADS};
@@ -22,6 +24,8 @@ mod v3_conflict_free_store;
 mod v4_strided_threads;
 mod v5_vec4;
 mod v6_double_buffer;
+mod v7_wide_k_frag_prefetch;
+mod v8_grouped_blocks;
 
 /// Repeats `$body` for `$i` = 0..8 (as `u32` constants), so per-thread accumulator arrays are indexed
 /// with constants only and stay in registers (a loop the optimizer declines to unroll would index them
