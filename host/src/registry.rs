@@ -104,6 +104,7 @@ pub const KERNELS: &[KernelInfo] = &[
     sgemm("sgemm_v6", "v6", 256, 2 * SGEMM_STAGE_PADDED, "double-buffered shared memory, next tile prefetched to registers"),
     sgemm("sgemm_v7", "v7", 256, 2 * SGEMM_STAGE_WIDE, "16-deep K stages, next fragments read before the FMAs"),
     sgemm("sgemm_v8", "v8", 256, 2 * SGEMM_STAGE_WIDE, "grouped block order (8 block rows) for L2 reuse"),
+    sgemm("sgemm_v9", "v9", 256, 2 * SGEMM_STAGE_WIDE, "warp tiles, bank-aware lanes: 8 not 12 shared wavefronts per k"),
     replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),

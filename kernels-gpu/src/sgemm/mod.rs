@@ -12,6 +12,7 @@
 //! | v6 | `v6_double_buffer.rs` | two shared stages, next tile prefetched into registers |
 //! | v7 | `v7_wide_k_frag_prefetch.rs` | 16-deep K stages, fragments of the next k read before the FMAs |
 //! | v8 | `v8_grouped_blocks.rs` | grouped block order: panels of A and B reused from L2 |
+//! | v9 | `v9_warp_tile.rs` | warp tiles with a bank-aware lane arrangement: 8 instead of 12 wavefronts per k |
 //!
 //! Tile shapes and shared layouts come from `layout::sgemm`, which the host also uses.
 pub use layout::sgemm::{BK, BM, BN, THREADS};
@@ -26,6 +27,7 @@ mod v5_vec4;
 mod v6_double_buffer;
 mod v7_wide_k_frag_prefetch;
 mod v8_grouped_blocks;
+mod v9_warp_tile;
 
 /// Repeats `$body` for `$i` = 0..8 (as `u32` constants), so per-thread accumulator arrays are indexed
 /// with constants only and stay in registers (a loop the optimizer declines to unroll would index them

@@ -26,18 +26,34 @@ fn outer_product(acc: &mut [[f32; 8]; 8], (a, b): &([f32; 8], [f32; 8])) {
 use layout::Layout;
 use layout::sgemm::{BK_WIDE, BM, BN, a_tile_t_wide, b_tile_wide, stage_words, thread_rc, vec4_row};
 
+/// Which float4 groups of rows and columns a thread owns (v7/v8: `vec4_row` over a 16×16 thread grid;
+/// v9: a warp-tiled, bank-aware mapping).
+pub(crate) trait FragMap {
+    /// First row (in the block tile) of thread `tid`'s row group `h` (0, 1); the group is 4 rows.
+    fn row(tid: u32, h: u32) -> u32;
+    /// First column of thread `tid`'s column group `h` (0, 1); the group is 4 columns.
+    fn col(tid: u32, h: u32) -> u32;
+}
+
+/// v5–v8's mapping: thread (ty, tx) of a 16×16 grid owns rows `ty·4 + 64·h + r`, columns `tx·4 + 64·h + c`.
+pub(crate) struct Strided4;
+
+impl FragMap for Strided4 {
+    fn row(tid: u32, h: u32) -> u32 { vec4_row(thread_rc(tid).0, h, 0) }
+    fn col(tid: u32, h: u32) -> u32 { vec4_row(thread_rc(tid).1, h, 0) }
+}
+
 /// One block's tile `(bm, bn)` of `C = A · B`.
 ///
 /// # Safety
 /// 256 threads, `2 · (16·132 + 16·128) · 4` bytes of dynamic shared memory; `a`, `b`, `c` hold
 /// `M·K`, `K·N`, `M·N` f32, 16-byte aligned; `bm < ceil(M / 128)`, `bn < ceil(N / 128)`.
 #[inline(always)]
-pub(crate) unsafe fn block_tile(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
+pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
     let (la, lb) = (a_tile_t_wide(), b_tile_wide());
     let stage = stage_words(&la, &lb);
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());
     let tid = thread_idx_x();
-    let (ty, tx) = thread_rc(tid);
     let (m0, n0) = (bm * BM, bn * BN);
     // Loader mapping: float4 `i` (0, 1) of A is rows `tid / 2`, k `(tid % 2)·4 + 8·i` (as v5, whose
     // transposed stores hit 32 distinct banks); of B, k `tid / 32 + 8·i`, columns `(tid % 32)·4`.
@@ -72,11 +88,16 @@ pub(crate) unsafe fn block_tile(a: *const f32, b: *const f32, c: *mut f32, m: u3
                 shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + 8 * i, bn4), v[2 + i as usize]);
             }
         };
+        // Byte offsets of this thread's fragments at k = 0; step kk adds whole rows (`offset(kk, x) =
+        // offset(0, x) + kk · stride` for these padded row-major tiles), a constant once unrolled.
+        let (oa, ob) = ([4 * la.offset(0, F::row(tid, 0)), 4 * la.offset(0, F::row(tid, 1))],
+                        [4 * lb.offset(0, F::col(tid, 0)), 4 * lb.offset(0, F::col(tid, 1))]);
         let frag = |s: u32, kk: u32| -> ([f32; 8], [f32; 8]) {
-            let a_lo = shared::ld_shared_v4_f32(sa(s) + 4 * la.offset(kk, vec4_row(ty, 0, 0)));
-            let a_hi = shared::ld_shared_v4_f32(sa(s) + 4 * la.offset(kk, vec4_row(ty, 1, 0)));
-            let b_lo = shared::ld_shared_v4_f32(sb(s) + 4 * lb.offset(kk, vec4_row(tx, 0, 0)));
-            let b_hi = shared::ld_shared_v4_f32(sb(s) + 4 * lb.offset(kk, vec4_row(tx, 1, 0)));
+            let (ka, kb) = (sa(s) + 4 * kk * la.stride, sb(s) + 4 * kk * lb.stride);
+            let a_lo = shared::ld_shared_v4_f32(ka + oa[0]);
+            let a_hi = shared::ld_shared_v4_f32(ka + oa[1]);
+            let b_lo = shared::ld_shared_v4_f32(kb + ob[0]);
+            let b_hi = shared::ld_shared_v4_f32(kb + ob[1]);
             ([a_lo[0], a_lo[1], a_lo[2], a_lo[3], a_hi[0], a_hi[1], a_hi[2], a_hi[3]],
              [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]])
         };
@@ -109,7 +130,7 @@ pub(crate) unsafe fn block_tile(a: *const f32, b: *const f32, c: *mut f32, m: u3
                 let i = (4 * h + r) as usize;
                 for h2 in 0..2u32 {
                     let j = 4 * h2 as usize;
-                    store4_if(c, m0 + vec4_row(ty, h, r), n0 + vec4_row(tx, h2, 0), m, n, n,
+                    store4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, n,
                               [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
                 }
             }
@@ -124,7 +145,7 @@ pub(crate) unsafe fn block_tile(a: *const f32, b: *const f32, c: *mut f32, m: u3
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v7(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded; the block indices are inside the grid.
-    unsafe { block_tile(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
+    unsafe { block_tile::<Strided4>(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
 }
 
 // Launch bounds: 256 threads and 2 resident blocks per SM, so ptxas keeps v7/v8 at <= 128 registers
@@ -134,4 +155,6 @@ core::arch::global_asm!(
     "//@entry-directive sgemm_v7 .minnctapersm 2",
     "//@entry-directive sgemm_v8 .maxntid 256, 1, 1",
     "//@entry-directive sgemm_v8 .minnctapersm 2",
+    "//@entry-directive sgemm_v9 .maxntid 256, 1, 1",
+    "//@entry-directive sgemm_v9 .minnctapersm 2",
 );

@@ -5,12 +5,12 @@
 //! launch index `pid` is remapped by `layout::sgemm::grouped_block` so that 8 block rows sweep the
 //! columns together: each 128-column panel of B is fetched once per 8 block rows instead of once per
 //! row. Predicted: ~1.05× at 8192³ (B's DRAM traffic drops 8×: ~4 ms of v7's ~24 ms), nothing at 1024³.
-use super::v7_wide_k_frag_prefetch::block_tile;
+use super::v7_wide_k_frag_prefetch::{Strided4, block_tile};
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
 use layout::sgemm::grouped_block;
 
 /// Block rows that sweep the columns together.
-const GROUP: u32 = 8;
+pub(crate) const GROUP: u32 = 8;
 
 /// `C = A · B` (row-major).
 ///
@@ -22,5 +22,5 @@ pub unsafe extern "ptx-kernel" fn sgemm_v8(a: *const f32, b: *const f32, c: *mut
     let grid_m = m.div_ceil(layout::sgemm::BM);
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), grid_m, grid_n, GROUP);
     // SAFETY: `grouped_block` is a bijection onto the grid, so (bm, bn) is a valid tile, each once.
-    unsafe { block_tile(a, b, c, m, n, k, bm, bn) }
+    unsafe { block_tile::<Strided4>(a, b, c, m, n, k, bm, bn) }
 }

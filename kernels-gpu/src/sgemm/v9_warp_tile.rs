@@ -1,0 +1,33 @@
+//! v9 — warp tiling with a bank-aware lane arrangement.
+//!
+//! Change from v8: the 256 threads no longer form a 16×16 grid. The 8 warps tile the block 4 × 2, each
+//! a 32×64 region, and inside a warp the lanes are arranged so that the two quarter-warps of each
+//! half-warp read bank-disjoint float4s of A and of B (`layout::sgemm::warp_lane_rc`). The bank model
+//! (rule 3b, checked on this GPU: `results/2026-11-22-h200-bankcheck`) predicts 2 wavefronts per
+//! 128-bit fragment load instead of 2 (A) and 4 (B): 8 instead of 12 per k per warp, for the same 64
+//! FMAs. The test `bank_aware_mapping_halves_the_b_wavefronts` computes exactly that on the CPU.
+//! Predicted: ~1.05–1.1× over v8 if shared-memory bandwidth is what keeps v8 at ~86% of cuBLAS.
+use super::v7_wide_k_frag_prefetch::{FragMap, block_tile};
+use super::v8_grouped_blocks::GROUP;
+use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
+use layout::sgemm::{grouped_block, warp_tile_col, warp_tile_row};
+
+struct WarpTiled;
+
+impl FragMap for WarpTiled {
+    fn row(tid: u32, h: u32) -> u32 { warp_tile_row(tid, h) }
+    fn col(tid: u32, h: u32) -> u32 { warp_tile_col(tid, h) }
+}
+
+/// `C = A · B` (row-major).
+///
+/// # Safety
+/// As `sgemm_v8`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn sgemm_v9(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32) {
+    let grid_n = grid_dim_x();
+    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(layout::sgemm::BM), grid_n, GROUP);
+    // SAFETY: `grouped_block` is a bijection onto the grid; `WarpTiled` gives every thread 8×8 distinct
+    // outputs inside the 128×128 tile (tested in `layout::sgemm`).
+    unsafe { block_tile::<WarpTiled>(a, b, c, m, n, k, bm, bn) }
+}
