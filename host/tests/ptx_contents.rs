@@ -119,6 +119,18 @@ fn each_sgemm_step_holds_the_instructions_it_is_about() {
 }
 
 #[test]
+fn no_kernel_can_panic() {
+    // A reachable panic (bounds check, division by zero, overflow) shows up as a call into
+    // core::panicking; every index and divisor in the kernels is meant to be provably fine.
+    for t in Target::ALL {
+        for name in ptx::entries(t.ptx()) {
+            let b = ptx::entry_body(t.ptx(), name).unwrap();
+            assert!(!b.contains("panicking"), "{name} ({}) has a panic path", t.name());
+        }
+    }
+}
+
+#[test]
 fn no_kernel_uses_local_memory() {
     for t in Target::ALL {
         assert!(!t.ptx().contains("__local_depot") && !t.ptx().contains(".local"), "{} PTX uses local memory", t.name());

@@ -144,9 +144,12 @@ pub const fn b_tile_wide() -> Padded {
 /// Returns `(bm, bn)`; a bijection of `0..grid_m·grid_n` onto the grid.
 #[inline(always)]
 pub const fn grouped_block(pid: u32, grid_m: u32, grid_n: u32, group: u32) -> (u32, u32) {
-    let per_group = group * grid_n;
+    // `.max(1)`: the divisors are nonzero for every valid grid, and saying so lets the GPU build drop
+    // its divide-by-zero panic paths.
+    let per_group = if group * grid_n == 0 { 1 } else { group * grid_n };
     let first_m = (pid / per_group) * group;
     let rows = if grid_m - first_m < group { grid_m - first_m } else { group };
+    let rows = if rows == 0 { 1 } else { rows };
     let in_group = pid % per_group;
     (first_m + in_group % rows, in_group / rows)
 }
