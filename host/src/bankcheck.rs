@@ -116,6 +116,19 @@ pub fn patterns() -> Vec<Pattern> {
         v.push(lsu(&format!("seed003 reduce v1 warp 0 store, stride {s}"), Store, 4, mask, |l| 4 * layout::reduce::interleaved_index(l, s)));
     }
     v.push(lsu("seed003 reduce v2 warp 0 load, half 64", Load, 4, all, |l| 4 * (layout::reduce::sequential_index(l) + 64)));
+    // The SGEMM fragment loads of v7 (16×16 thread grid) and v9 (bank-aware warp tile), warp 0, k = 0.
+    {
+        use layout::sgemm::{a_tile_t_wide, b_tile_wide, thread_rc, vec4_row, warp_tile_col, warp_tile_row};
+        let (la, lb) = (a_tile_t_wide(), b_tile_wide());
+        v.push(lsu("sgemm v7 A fragment load (ld.shared.v4, warp 0)", Load, 16, all, |l| 4 * la.offset(0, vec4_row(thread_rc(l).0, 0, 0))));
+        v.push(lsu("sgemm v7 B fragment load (ld.shared.v4, warp 0)", Load, 16, all, |l| 4 * lb.offset(0, vec4_row(thread_rc(l).1, 0, 0))));
+        v.push(lsu("sgemm v9 A fragment load (ld.shared.v4, warp 0)", Load, 16, all, |l| 4 * la.offset(0, warp_tile_row(l, 0))));
+        v.push(lsu("sgemm v9 B fragment load (ld.shared.v4, warp 0)", Load, 16, all, |l| 4 * lb.offset(0, warp_tile_col(l, 0))));
+        // Variants that separate hypotheses for why v9 did not merge: duplicates adjacent vs 4 apart.
+        v.push(lsu("ld.b128 quarters bank-disjoint, lanes r and r+4 share", Load, 16, all, |l| 64 * (l / 8 % 2) + 16 * (l % 4)));
+        v.push(lsu("ld.b128 quarters bank-disjoint, lanes 2r and 2r+1 share", Load, 16, all, |l| 64 * (l / 8 % 2) + 16 * (l % 8 / 2)));
+        v.push(lsu("ld.b128 quarters bank-disjoint, 2 addresses each (4 lanes per address)", Load, 16, all, |l| 32 * (l / 8 % 2) + 16 * (l % 8 / 4)));
+    }
     for (dir, d) in [(Load, "ld"), (Store, "st")] {
         for width in [4u32, 8, 16] {
             let b = 8 * width;
