@@ -15,15 +15,15 @@ use crate::{
 
 /// A step of the ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V0, V1, V2, V3, V4, V5, V6, V7, V8, V9 }
+pub enum Step { V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10 }
 
 impl Step {
     /// Every step in ladder order.
-    pub const ALL: [Step; 10] = [Step::V0, Step::V1, Step::V2, Step::V3, Step::V4, Step::V5, Step::V6, Step::V7, Step::V8, Step::V9];
+    pub const ALL: [Step; 11] = [Step::V0, Step::V1, Step::V2, Step::V3, Step::V4, Step::V5, Step::V6, Step::V7, Step::V8, Step::V9, Step::V10];
 
     /// PTX entry name.
     pub fn kernel_name(self) -> &'static str {
-        ["sgemm_v0", "sgemm_v1", "sgemm_v2", "sgemm_v3", "sgemm_v4", "sgemm_v5", "sgemm_v6", "sgemm_v7", "sgemm_v8", "sgemm_v9"][self as usize]
+        ["sgemm_v0", "sgemm_v1", "sgemm_v2", "sgemm_v3", "sgemm_v4", "sgemm_v5", "sgemm_v6", "sgemm_v7", "sgemm_v8", "sgemm_v9", "sgemm_v10"][self as usize]
     }
 
     /// `v0` …
@@ -90,6 +90,10 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<f3
     check_len("A", a.len(), s.m * s.k)?;
     check_len("B", b.len(), s.k * s.n)?;
     check_len("C", c.len(), s.m * s.n)?;
+    if step == Step::V10 && (s.k % 4 != 0 || s.n % 4 != 0) {
+        return Err(Error::InvalidInput(format!(
+            "sgemm_v10 copies rows with 16-byte cp.async: K and N must be multiples of 4 (got {s}); v9 handles any shape")));
+    }
     let (bm, bn) = step.block_tile();
     let grid = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(bm));
     if grid.1 > 65_535 {

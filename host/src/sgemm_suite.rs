@@ -50,6 +50,8 @@ pub struct Row {
     pub local_bytes: Option<i32>,
     /// What failed.
     pub error: Option<String>,
+    /// Why the step declined the shape (a documented constraint, not a failure).
+    pub rejected: Option<String>,
 }
 
 impl Row {
@@ -84,7 +86,7 @@ pub fn run(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec
         let budget = if o.check { 0.0 } else { 300.0 };
         // The baseline first: its result is the reference for shapes too large for the CPU.
         let mut blas_row = Row { step: "cuBLAS".into(), kernel: "cublasSgemm".into(), shape: s, time: None, tflops: None,
-            pct_of_cublas: Some(1.0), speedup_vs_prev: None, rel_err: None, reference: String::new(), registers: None, local_bytes: None, error: None };
+            pct_of_cublas: Some(1.0), speedup_vs_prev: None, rel_err: None, reference: String::new(), registers: None, local_bytes: None, error: None, rejected: None };
         let cpu_ref = s.flops() / 2.0 <= CPU_REF_MAX;
         let mut want: Option<Vec<f64>> = if cpu_ref { progress(&format!("sgemm {s}: f64 reference")); Some(sgemm::reference_f64(&a, &b, s)) } else { None };
         match &blas {
@@ -112,7 +114,7 @@ pub fn run(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec
         for step in Step::ALL {
             progress(&format!("sgemm {s}: {}", step.label()));
             let mut row = Row { step: step.label().into(), kernel: step.kernel_name().into(), shape: s, time: None, tflops: None,
-                pct_of_cublas: None, speedup_vs_prev: None, rel_err: None, reference: reference.into(), registers: None, local_bytes: None, error: None };
+                pct_of_cublas: None, speedup_vs_prev: None, rel_err: None, reference: reference.into(), registers: None, local_bytes: None, error: None, rejected: None };
             let r = (|| -> Result<()> {
                 let k = gpu.kernel(step.kernel_name())?;
                 let res = k.resources()?;
@@ -136,8 +138,10 @@ pub fn run(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec
                 }
                 Ok(())
             })();
-            if let Err(e) = r {
-                row.error = Some(e.to_string());
+            match r {
+                Err(crate::error::Error::InvalidInput(why)) if why.contains("must be multiples") => row.rejected = Some(why),
+                Err(e) => row.error = Some(e.to_string()),
+                Ok(()) => {}
             }
             rows.push(row);
         }
@@ -157,7 +161,12 @@ pub fn table(rows: &[Row]) -> String {
             f(r.pct_of_cublas, &|v| format!("{:.1}%", 100.0 * v)), f(r.speedup_vs_prev, &|v| format!("{v:.2}")),
             f(r.rel_err, &|v| format!("{v:.1e}")), r.reference,
             r.registers.map(|v| v.to_string()).unwrap_or("-".into()), r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()), r.kernel,
-            match (&r.error, r.failed()) { (Some(e), _) => format!("  ERROR: {e}"), (None, true) => "  FAILED verification".into(), _ => String::new() });
+            match (&r.error, r.failed(), &r.rejected) {
+                (Some(e), _, _) => format!("  ERROR: {e}"),
+                (None, true, _) => "  FAILED verification".into(),
+                (None, false, Some(why)) => format!("  rejected: {why}"),
+                _ => String::new(),
+            });
     }
     s
 }

@@ -110,7 +110,8 @@ fn each_sgemm_step_holds_the_instructions_it_is_about() {
         assert!(count(v, "st.global.v4.f32") >= 4, "{v}: 128-bit stores of C");
         assert!(count(v, "st.shared.v4") >= 1, "{v}: B stored with 128-bit stores");
     }
-    for v in ["sgemm_v7", "sgemm_v8", "sgemm_v9"] {
+    assert!(count("sgemm_v10", "cp.async.cg.shared.global") >= 4 && count("sgemm_v10", "cp.async.wait_group") >= 2, "v10 pipelines with cp.async");
+    for v in ["sgemm_v7", "sgemm_v8", "sgemm_v9", "sgemm_v10"] {
         assert!(b(v).contains(".maxntid 256, 1, 1") && b(v).contains(".minnctapersm 2"), "{v}: launch bounds injected by nvptx-link");
     }
     let bars = |v: &str| instructions(b(v)).filter(|l| l.contains("bar.sync")).count();

@@ -250,3 +250,12 @@ mod warp_tile_tests {
         }
     }
 }
+
+/// Shared-memory stages of v10's `cp.async` pipeline.
+pub const STAGES: u32 = 3;
+
+/// v10's A tile, *not* transposed: `BM × BK_WIDE` row-major (64 B rows), filled by 16-byte `cp.async`
+/// copies straight from A's rows; a thread reads a float4 of 4 consecutive k of one row.
+pub const fn a_tile_rows() -> Padded {
+    Padded { rows: BM, cols: BK_WIDE, stride: BK_WIDE }
+}

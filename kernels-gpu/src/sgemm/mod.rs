@@ -12,7 +12,8 @@
 //! | v6 | `v6_double_buffer.rs` | two shared stages, next tile prefetched into registers |
 //! | v7 | `v7_wide_k_frag_prefetch.rs` | 16-deep K stages, fragments of the next k read before the FMAs |
 //! | v8 | `v8_grouped_blocks.rs` | grouped block order: panels of A and B reused from L2 |
-//! | v9 | `v9_warp_tile.rs` | warp tiles with a bank-aware lane arrangement: 8 instead of 12 wavefronts per k |
+//! | v9 | `v9_warp_tile.rs` | warp tiles with a bank-aware lane arrangement (model said 8 wavefronts per k; the GPU, 12) |
+//! | v10 | `v10_cp_async_pipeline.rs` | 3-stage cp.async pipeline, A row-major in shared memory (K, N multiples of 4) |
 //!
 //! Tile shapes and shared layouts come from `layout::sgemm`, which the host also uses.
 pub use layout::sgemm::{BK, BM, BN, THREADS};
@@ -28,6 +29,7 @@ mod v6_double_buffer;
 mod v7_wide_k_frag_prefetch;
 mod v8_grouped_blocks;
 mod v9_warp_tile;
+mod v10_cp_async_pipeline;
 
 /// Repeats `$body` for `$i` = 0..8 (as `u32` constants), so per-thread accumulator arrays are indexed
 /// with constants only and stay in registers (a loop the optimizer declines to unroll would index them
@@ -39,6 +41,14 @@ macro_rules! unroll8 {
     }};
 }
 pub(crate) use unroll8;
+
+/// As [`unroll8`], for 0..2.
+macro_rules! unroll2 {
+    ($i:ident => $body:block) => {{
+        { let $i = 0u32; $body } { let $i = 1u32; $body }
+    }};
+}
+pub(crate) use unroll2;
 
 /// `a · b + c` with one rounding (`fma.rn.f32`), as cuBLAS computes.
 #[inline(always)]
