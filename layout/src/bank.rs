@@ -16,9 +16,10 @@
 //!    loads go in passes of two phases (8-byte: lanes 0–31; 16-byte: lanes 0–15 and 16–31). A pass
 //!    whose active lanes all read one address costs one wavefront (a warp-uniform 8-byte load: 1, not 2;
 //!    a uniform 16-byte load: 2, not 4), and the two phases of a pass share wavefronts when they touch
-//!    disjoint sets of banks (8-byte loads where lanes 2k and 2k+1 share an address: 1 wavefront).
-//!    Identical addresses in the two phases do *not* merge (lanes l and l+16 reading the same 128 B:
-//!    2 wavefronts). Stores never merge.
+//!    disjoint sets of banks *and* in each phase every lane pair (2j, 2j+1) reads one address (8-byte
+//!    loads where lanes 2k and 2k+1 share an address: 1 wavefront; 16-byte loads whose lanes r and r+4
+//!    share: no merge, found in round 4 with SGEMM v9's fragment loads). Identical addresses in the two
+//!    phases do *not* merge (lanes l and l+16 reading the same 128 B: 2 wavefronts). Stores never merge.
 //! 4. **`ldmatrix` / `stmatrix`.** One phase per 8×8 matrix: its 8 row addresses (16 bytes each).
 //!    `.trans` changes which lane receives which element, not the addresses, so it costs the same.
 //!    Seed 001's unpadded 16×16 f16 `ldmatrix.x4`: rows 32 bytes apart, so rows r and r+4 share banks:
@@ -184,7 +185,11 @@ pub fn lsu(addrs: &[u32], mask: u32, width: u32, op: Op) -> Result<Cost, BankErr
                     continue;
                 }
                 let (w0, w1) = (phase_cost(p0), phase_cost(p1));
-                let disjoint = banks_of_phase(p0) & banks_of_phase(p1) == 0;
+                // Lanes 2j and 2j+1 of a phase must read one address (if both are active) for the
+                // phase to be merged: duplicates four lanes apart do not count (round 4).
+                let paired = |phase: usize| (phase * per_phase..(phase + 1) * per_phase).step_by(2)
+                    .all(|l| !(active(l) && active(l + 1)) || addrs[l] == addrs[l + 1]);
+                let disjoint = banks_of_phase(p0) & banks_of_phase(p1) == 0 && paired(p0) && paired(p1);
                 match (w0, w1) {
                     (Some(a), Some(b)) if disjoint => {
                         cost.wavefronts += a.max(b);

@@ -184,9 +184,10 @@ mod grouped_tests {
 /// B float4 of a lane: words 4·tx..  → quarters of a half-warp: tx {0-3} | {4-7}  (banks 0-15 | 16-31)
 /// ```
 ///
-/// By rule 3b of the bank model (wide loads: two bank-disjoint phases of a half-warp share wavefronts;
-/// identical addresses in both phases do not), each 128-bit fragment load costs 2 wavefronts, versus
-/// 2 (A) and 4 (B) for v5–v8's 2 × 16 lane arrangement: 8 instead of 12 per k per warp.
+/// The design assumed rule 3b as it stood after round 3 (two bank-disjoint phases of a half-warp share
+/// wavefronts), which predicted 2 wavefronts per fragment load instead of 2 (A) and 4 (B): 8 instead of
+/// 12 per k per warp. The H200 measured 12: B's duplicated lanes are r and r+4 of a quarter, and merging
+/// needs lanes 2j and 2j+1 to share (rule 3b since round 4). Kept as the measured lesson.
 /// Returns `(ty, tx)` in `0..4 × 0..8` for a lane.
 #[inline(always)]
 pub const fn warp_lane_rc(lane: u32) -> (u32, u32) {
@@ -237,16 +238,18 @@ mod warp_tile_tests {
     }
 
     #[test]
-    fn bank_aware_mapping_halves_the_b_wavefronts() {
+    fn warp_tiled_mapping_costs_what_the_gpu_measured() {
         let (la, lb) = (a_tile_t_wide(), b_tile_wide());
         // v5-v8: 2 × 16 lanes per warp.
         let a_v7 = cost(|l| 4 * la.offset(0, vec4_row(thread_rc(l).0, 0, 0)));
         let b_v7 = cost(|l| 4 * lb.offset(0, vec4_row(thread_rc(l).1, 0, 0)));
         assert_eq!((a_v7, b_v7), (2, 4));
-        // v9: 2 wavefronts each.
+        // v9: A 2, B still 4. Before round 4 of the bank check the model predicted 2 for B (bank-disjoint
+        // quarters); the H200 measured 4, because B's duplicate lanes sit four apart (r, r+4), and the
+        // model now requires lane pairs (2j, 2j+1) to share for a merge.
         for h in 0..2 {
             assert_eq!(cost(|l| 4 * la.offset(0, warp_tile_row(l, h))), 2);
-            assert_eq!(cost(|l| 4 * lb.offset(0, warp_tile_col(l, h))), 2);
+            assert_eq!(cost(|l| 4 * lb.offset(0, warp_tile_col(l, h))), 4);
         }
     }
 }

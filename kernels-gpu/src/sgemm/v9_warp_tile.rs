@@ -3,10 +3,13 @@
 //! Change from v8: the 256 threads no longer form a 16×16 grid. The 8 warps tile the block 4 × 2, each
 //! a 32×64 region, and inside a warp the lanes are arranged so that the two quarter-warps of each
 //! half-warp read bank-disjoint float4s of A and of B (`layout::sgemm::warp_lane_rc`). The bank model
-//! (rule 3b, checked on this GPU: `results/2026-11-22-h200-bankcheck`) predicts 2 wavefronts per
-//! 128-bit fragment load instead of 2 (A) and 4 (B): 8 instead of 12 per k per warp, for the same 64
-//! FMAs. The test `bank_aware_mapping_halves_the_b_wavefronts` computes exactly that on the CPU.
-//! Predicted: ~1.05–1.1× over v8 if shared-memory bandwidth is what keeps v8 at ~86% of cuBLAS.
+//! as it stood (rule 3b after round 3) predicted 2 wavefronts per 128-bit fragment load instead of
+//! 2 (A) and 4 (B): 8 instead of 12 per k per warp. Predicted: ~1.05–1.1× over v8.
+//! Measured: 1.01–1.02×, and `ncu` counted 3 wavefronts per fragment load, as for v7/v8: the B loads
+//! did not merge. Replaying them alone (bank check round 4) showed why: a quarter-warp merges with its
+//! neighbour only if lanes 2j and 2j+1 share an address; here the duplicates are lanes r and r+4. The
+//! model was corrected; the small gain that remains comes from the warp-tiled order of C stores and
+//! A reads. Lesson: the model is a hypothesis until the replay kernel agrees.
 use super::v7_wide_k_frag_prefetch::{FragMap, block_tile};
 use super::v8_grouped_blocks::GROUP;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
