@@ -31,6 +31,8 @@ ncu --clock-control none --metrics $M -k regex:reduce_v --csv $C/kernel-lab --fa
 echo "ncu reduce: exit $? ($(grep -c reduce_v "$OUT/ncu-reduce.csv") metric rows)"
 ncu --clock-control none --metrics $M -k regex:sgemm_v --csv $C/kernel-lab --family sgemm --check --gemm-sizes 1024 >> "$OUT/ncu-reduce.csv" 2>&1
 echo "ncu sgemm: exit $?"
+ncu --clock-control none --metrics $M -k regex:selftest_mma --csv $C/kernel-lab --family selftest --check >> "$OUT/ncu-reduce.csv" 2>&1
+echo "ncu selftest (seed 001 v4 vs v5 tiles): exit $?"
 $C/kernel-lab layout trace --n 2^20 --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1
 if [ -x $C/bench-reduce ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   $C/bench-reduce --bench --warm-up-time 0.3 --measurement-time 1 --noplot > "$OUT/bench.txt" 2>&1; echo "cargo bench (reduce): exit $?"

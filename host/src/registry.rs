@@ -91,6 +91,7 @@ pub const KERNELS: &[KernelInfo] = &[
     reduce("reduce_v5", "v5", WARP_SUMS_SMEM, "128-bit loads, grid-stride loop, one final pass"),
     reduce("reduce_v6", "v6", WARP_SUMS_SMEM + 4, "4 x 128-bit loads in flight, last block finishes: one launch"),
     selftest("selftest_mma_f32_f16", Target::Sm80, 32, 0, "cp.async + ldmatrix.x4(.trans) + mma.m16n8k16 f16->f32"),
+    selftest("selftest_mma_swizzled", Target::Sm80, 32, 0, "seed 001 v5: cp.async + ldmatrix through a Swizzle<3,1,3> tile"),
     selftest("selftest_mma_f16_f16", Target::Sm80, 32, 0, "cp.async + ldmatrix.x4(.trans) + mma.m16n8k16 f16->f16"),
     selftest("selftest_shuffle", Target::Sm80, 32, 0, "shfl.sync bfly/down, warp sum, %laneid"),
     selftest("selftest_shared_widths", Target::Sm80, 64, 1024, "st.shared.v4, ld.shared 32/64/128-bit, plain Rust shared loads"),

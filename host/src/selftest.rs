@@ -23,8 +23,9 @@ pub struct SelftestResult {
 
 /// Runs every self-test; each result says passed, failed (why) or skipped (why).
 pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
-    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 5] = [
+    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 6] = [
         ("selftest_mma_f32_f16", mma_f32),
+        ("selftest_mma_swizzled", mma_swizzled),
         ("selftest_mma_f16_f16", mma_f16),
         ("selftest_shuffle", shuffle),
         ("selftest_shared_widths", shared_widths),
@@ -57,7 +58,15 @@ fn matmul_16(a: &[f16], b: &[f16]) -> Vec<f64> {
 }
 
 fn mma_f32(gpu: &Gpu, seed: u64) -> Result<()> {
-    let k = gpu.kernel("selftest_mma_f32_f16")?;
+    mma_f32_through(gpu, seed, "selftest_mma_f32_f16")
+}
+
+fn mma_swizzled(gpu: &Gpu, seed: u64) -> Result<()> {
+    mma_f32_through(gpu, seed ^ 0x77, "selftest_mma_swizzled")
+}
+
+fn mma_f32_through(gpu: &Gpu, seed: u64, kernel: &str) -> Result<()> {
+    let k = gpu.kernel(kernel)?;
     let mut rng = verify::rng(seed ^ 0x11);
     let (a, b) = (random_f16_tile(&mut rng), random_f16_tile(&mut rng));
     let (g_a, g_b) = (gpu.upload(&bits(&a))?, gpu.upload(&bits(&b))?);

@@ -84,6 +84,10 @@ fn primitives_compile_to_their_instructions() {
                    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"] {
         assert!(f32mma.contains(needle), "selftest_mma_f32_f16 lacks {needle}");
     }
+    let sw = body(Target::Sm80, "selftest_mma_swizzled");
+    assert!(sw.contains("xor.b32") && sw.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
+            "Swizzle<3,1,3> compiles to plain integer ops in front of ldmatrix");
+    assert!(!f32mma.contains("xor.b32"), "the unswizzled tile needs no xor");
     assert!(body(Target::Sm80, "selftest_mma_f16_f16").contains("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"));
     let widths = body(Target::Sm80, "selftest_shared_widths");
     for needle in ["st.shared.v4.u32", "ld.shared.u32", "ld.shared.v2.u32", "ld.shared.v4.u32", "ld.shared.b32"] {

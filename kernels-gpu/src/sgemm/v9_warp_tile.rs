@@ -8,8 +8,8 @@
 //! Measured: 1.01–1.02×, and `ncu` counted 3 wavefronts per fragment load, as for v7/v8: the B loads
 //! did not merge. Replaying them alone (bank check round 4) showed why: a quarter-warp merges with its
 //! neighbour only if lanes 2j and 2j+1 share an address; here the duplicates are lanes r and r+4. The
-//! model was corrected; the small gain that remains comes from the warp-tiled order of C stores and
-//! A reads. Lesson: the model is a hypothesis until the replay kernel agrees.
+//! model was corrected. The 1–2% that v9 still gains over v8 is not a shared-memory effect (same
+//! wavefronts); we have not isolated it. Lesson: the model is a hypothesis until the replay kernel agrees.
 use super::v7_wide_k_frag_prefetch::{FragMap, block_tile};
 use super::v8_grouped_blocks::GROUP;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
