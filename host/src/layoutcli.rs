@@ -21,6 +21,7 @@ USAGE:
   kernel-lab layout map   --tile RxC [--elem BYTES] [LAYOUT] [--access NAME] [--instr I] [--svg FILE] [--no-color]
   kernel-lab layout solve --tile RxC [--elem BYTES] --store NAME --load NAME [--top N]
   kernel-lab layout trace [--n N] [--ncu FILE]        reduce kernels: predicted (and measured) conflicts
+  kernel-lab layout trace --gemm MxNxK [--ncu FILE]   sgemm kernels: the same per launch
   kernel-lab layout bankcheck [--run | --compare NCU_CSV]   model vs hardware (run under ncu on a GPU)
 
 LAYOUT (default: row-major):
@@ -200,9 +201,13 @@ fn run(args: Vec<String>) -> Result<()> {
         }
         "trace" => {
             let n = a.take("--n")?.map(|v| crate::suite::parse_size(&v)).transpose()?.unwrap_or(1 << 20);
+            let gemm = a.take("--gemm")?.map(|v| nums(&v, 3, "--gemm")).transpose()?;
             let ncu = a.take("--ncu")?;
             a.finish()?;
-            print!("{}", trace_table(n, ncu.as_deref())?);
+            match gemm {
+                Some(g) => print!("{}", sgemm_trace_table(crate::sgemm::Shape::new(g[0] as usize, g[1] as usize, g[2] as usize)?, ncu.as_deref())?),
+                None => print!("{}", trace_table(n, ncu.as_deref())?),
+            }
             Ok(())
         }
         "bankcheck" => {
@@ -320,6 +325,30 @@ pub fn trace_table(n: usize, ncu_csv: Option<&str>) -> Result<String> {
         let (sw, sc) = bankcheck::metric_names(bankcheck::Dir::Store);
         let _ = writeln!(s, "| `{kernel}` | {grid} | {} | {} / {} | {} / {} | {} / {} | {} / {} |", p.ld.instructions,
             p.ld.wavefronts, get(lw), p.ld.conflicts, get(lc), p.st.wavefronts, get(sw), p.st.conflicts, get(sc));
+    }
+    Ok(s)
+}
+
+/// Predicted shared-memory traffic of each SGEMM step for one launch on `shape`, beside `ncu`'s counts
+/// from a `--family sgemm --check --gemm-sizes …` profile when given (launches matched by kernel name).
+pub fn sgemm_trace_table(shape: crate::sgemm::Shape, ncu_csv: Option<&str>) -> Result<String> {
+    let measured = match ncu_csv {
+        Some(path) => bankcheck::read_ncu_csv(&std::fs::read_to_string(path)
+            .map_err(|e| Error::InvalidInput(format!("cannot read {path}: {e}")))?, "sgemm_v"),
+        None => vec![],
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "| kernel | ld instr (pred / ncu) | ld wavefronts (pred / ncu) | ld conflicts (pred / ncu) | st wavefronts (pred / ncu) | st conflicts (pred / ncu) |");
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
+    let (lw, lc) = bankcheck::metric_names(bankcheck::Dir::Load);
+    let (sw, sc) = bankcheck::metric_names(bankcheck::Dir::Store);
+    for step in crate::sgemm::Step::ALL {
+        let Some(p) = traces::sgemm::launch(step, shape) else { continue };
+        let m = measured.iter().find(|(k, _, _)| k == step.kernel_name()).map(|(_, _, m)| m);
+        let get = |name: &str| m.and_then(|m| m.get(name)).map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "| `{}` | {} / {} | {} / {} | {} / {} | {} / {} | {} / {} |", step.kernel_name(),
+            p.ld.instructions, get("smsp__sass_inst_executed_op_shared_ld.sum"), p.ld.wavefronts, get(lw), p.ld.conflicts, get(lc),
+            p.st.wavefronts, get(sw), p.st.conflicts, get(sc));
     }
     Ok(s)
 }

@@ -52,6 +52,8 @@ pub struct Row {
     pub error: Option<String>,
     /// Why the step declined the shape (a documented constraint, not a failure).
     pub rejected: Option<String>,
+    /// The bank model's prediction for the launch (`traces::sgemm`): shared loads and stores.
+    pub predicted: Option<crate::traces::BlockCost>,
 }
 
 impl Row {
@@ -86,7 +88,7 @@ pub fn run(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec
         let budget = if o.check { 0.0 } else { 300.0 };
         // The baseline first: its result is the reference for shapes too large for the CPU.
         let mut blas_row = Row { step: "cuBLAS".into(), kernel: "cublasSgemm".into(), shape: s, time: None, tflops: None,
-            pct_of_cublas: Some(1.0), speedup_vs_prev: None, rel_err: None, reference: String::new(), registers: None, local_bytes: None, error: None, rejected: None };
+            pct_of_cublas: Some(1.0), speedup_vs_prev: None, rel_err: None, reference: String::new(), registers: None, local_bytes: None, error: None, rejected: None, predicted: None };
         let cpu_ref = s.flops() / 2.0 <= CPU_REF_MAX;
         let mut want: Option<Vec<f64>> = if cpu_ref { progress(&format!("sgemm {s}: f64 reference")); Some(sgemm::reference_f64(&a, &b, s)) } else { None };
         match &blas {
@@ -114,7 +116,8 @@ pub fn run(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec
         for step in Step::ALL {
             progress(&format!("sgemm {s}: {}", step.label()));
             let mut row = Row { step: step.label().into(), kernel: step.kernel_name().into(), shape: s, time: None, tflops: None,
-                pct_of_cublas: None, speedup_vs_prev: None, rel_err: None, reference: reference.into(), registers: None, local_bytes: None, error: None, rejected: None };
+                pct_of_cublas: None, speedup_vs_prev: None, rel_err: None, reference: reference.into(), registers: None, local_bytes: None, error: None, rejected: None, predicted: None };
+            row.predicted = crate::traces::sgemm::launch(step, s);
             let r = (|| -> Result<()> {
                 let k = gpu.kernel(step.kernel_name())?;
                 let res = k.resources()?;
@@ -153,14 +156,15 @@ pub fn run(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec
 pub fn table(rows: &[Row]) -> String {
     let f = |v: Option<f64>, p: &dyn Fn(f64) -> String| v.map(p).unwrap_or_else(|| "-".into());
     let mut s = String::new();
-    let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5}  {}", "step", "M x N x K", "median ms", "TFLOP/s",
-                     "% cuBLAS", "x prev", "rel err", "vs", "regs", "local", "kernel");
+    let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5} {:>21}  {}", "step", "M x N x K", "median ms", "TFLOP/s",
+                     "% cuBLAS", "x prev", "rel err", "vs", "regs", "local", "pred confl ld / st", "kernel");
     for r in rows {
-        let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5}  {}{}", r.step, r.shape.to_string(),
+        let pred = r.predicted.map(|p| format!("{} / {}", p.ld.conflicts, p.st.conflicts)).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5} {:>21}  {}{}", r.step, r.shape.to_string(),
             f(r.time.as_ref().map(|t| t.median_ms), &|v| format!("{v:.3}")), f(r.tflops, &|v| format!("{v:.2}")),
             f(r.pct_of_cublas, &|v| format!("{:.1}%", 100.0 * v)), f(r.speedup_vs_prev, &|v| format!("{v:.2}")),
             f(r.rel_err, &|v| format!("{v:.1e}")), r.reference,
-            r.registers.map(|v| v.to_string()).unwrap_or("-".into()), r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()), r.kernel,
+            r.registers.map(|v| v.to_string()).unwrap_or("-".into()), r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()), pred, r.kernel,
             match (&r.error, r.failed(), &r.rejected) {
                 (Some(e), _, _) => format!("  ERROR: {e}"),
                 (None, true, _) => "  FAILED verification".into(),

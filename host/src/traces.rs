@@ -168,11 +168,144 @@ mod tests {
     }
 
     #[test]
+    fn sgemm_traces_match_what_ncu_counted_on_the_h200() {
+        use crate::sgemm::{Shape, Step};
+        // results/2026-11-22-h200-full, 1024³: load instructions and wavefronts per launch.
+        let s = Shape::new(1024, 1024, 1024).unwrap();
+        let ld = |st| sgemm::launch(st, s).unwrap().ld;
+        assert_eq!((ld(Step::V2).instructions, ld(Step::V2).wavefronts, ld(Step::V2).conflicts), (5_242_880, 18_874_368, 12_582_912));
+        assert_eq!((ld(Step::V4).instructions, ld(Step::V4).wavefronts, ld(Step::V4).conflicts), (8_388_608, 8_388_608, 0));
+        assert_eq!((ld(Step::V9).instructions, ld(Step::V9).wavefronts), (2_097_152, 6_291_456));
+        assert_eq!(sgemm::launch(Step::V2, s).unwrap().st.conflicts, 1_835_008);
+        assert_eq!(sgemm::launch(Step::V3, s).unwrap().st.conflicts, 0);
+        assert!(sgemm::launch(Step::V0, s).is_none());
+    }
+
+    #[test]
     fn only_interleaved_addressing_conflicts() {
         assert!(reduce_block(Step::V1, false).ld.conflicts > 0 && reduce_block(Step::V1, false).st.conflicts > 0);
         for s in [Step::V0, Step::V2, Step::V3, Step::V4, Step::V5, Step::V6] {
             let b = reduce_block(s, true);
             assert_eq!((b.ld.conflicts, b.st.conflicts), (0, 0), "{s:?}");
         }
+    }
+}
+
+/// SGEMM: the shared-memory instructions one block issues per K tile, as the kernels' sources write
+/// them with the instruction forms ptxas emits for sm_90 (checked with `cuobjdump -sass`: v1's A reads
+/// become `LDS.128` of 4 consecutive k, v2/v3's 8 contiguous A reads become 2 `LDS.128`; everything
+/// else is as written), addresses from `layout::sgemm` (the functions the kernels call).
+pub mod sgemm {
+    use layout::{
+        Layout, Padded,
+        bank::{self, Cost, Op},
+        sgemm::*,
+    };
+
+    use super::{BlockCost, CostSer};
+    use crate::sgemm::{Shape, Step};
+
+    /// Sums one instruction per warp of a `threads`-thread block: lane `l` of warp `w` accesses byte
+    /// address `addr(tid)` with `width` bytes.
+    fn per_warp(threads: u32, width: u32, op: Op, addr: impl Fn(u32) -> u32) -> Cost {
+        (0..threads / 32).fold(Cost::default(), |acc, w| {
+            let a: [u32; 32] = core::array::from_fn(|l| addr(32 * w + l as u32));
+            acc.add(bank::lsu(&a, u32::MAX, width, op).expect("sgemm traces are aligned, 32 lanes"))
+        })
+    }
+
+    /// Predicted (loads, stores) of one block for one K tile of `step`; `None` for v0 (no shared memory).
+    pub fn per_tile(step: Step) -> Option<(Cost, Cost)> {
+        let mut ld = Cost::default();
+        let mut st = Cost::default();
+        let (la, lb) = (a_tile_t(), b_tile());
+        let w = |l: &Padded, r: u32, c: u32| 4 * l.offset(r, c);
+        match step {
+            Step::V0 => return None,
+            Step::V1 => {
+                let t = SMEM_TILE;
+                let rc = |tid: u32| (tid / t, tid % t);
+                st = st.add(per_warp(1024, 4, Op::Store, |tid| 4 * (rc(tid).0 * t + rc(tid).1)).times(2));
+                for q in 0..t / 4 {
+                    ld = ld.add(per_warp(1024, 16, Op::Load, |tid| 4 * (rc(tid).0 * t + 4 * q)));
+                }
+                for kk in 0..t {
+                    ld = ld.add(per_warp(1024, 4, Op::Load, |tid| 4 * (kk * t + rc(tid).1)));
+                }
+            }
+            Step::V2 | Step::V3 | Step::V4 => {
+                let a_load = if step == Step::V2 { a_load_coalesced } else { a_load_conflict_free };
+                for i in 0..4 {
+                    st = st.add(per_warp(THREADS, 4, Op::Store, |tid| { let (m, k) = a_load(tid, i); w(&la, k, m) }));
+                    st = st.add(per_warp(THREADS, 4, Op::Store, |tid| { let e = tid + THREADS * i; w(&lb, e / BN, e % BN) }));
+                }
+                for kk in 0..BK {
+                    if step == Step::V4 {
+                        for i in 0..8 {
+                            ld = ld.add(per_warp(THREADS, 4, Op::Load, |tid| w(&la, kk, strided_row(thread_rc(tid).0, i))));
+                            ld = ld.add(per_warp(THREADS, 4, Op::Load, |tid| w(&lb, kk, strided_row(thread_rc(tid).1, i))));
+                        }
+                    } else {
+                        for h in 0..2 {
+                            ld = ld.add(per_warp(THREADS, 16, Op::Load, |tid| w(&la, kk, contiguous_row(thread_rc(tid).0, 4 * h))));
+                        }
+                        for j in 0..8 {
+                            ld = ld.add(per_warp(THREADS, 4, Op::Load, |tid| w(&lb, kk, thread_rc(tid).1 * TN + j)));
+                        }
+                    }
+                }
+            }
+            Step::V5 | Step::V6 | Step::V7 | Step::V8 | Step::V9 => {
+                let wide = !matches!(step, Step::V5 | Step::V6);
+                let (la, lb) = if wide { (a_tile_t_wide(), b_tile_wide()) } else { (a_tile_t_padded(), b_tile()) };
+                let kstep = if wide { BK_WIDE } else { BK };
+                for i in 0..kstep / 8 {
+                    for c in 0..4 {
+                        st = st.add(per_warp(THREADS, 4, Op::Store, |tid| w(&la, (tid % 2) * 4 + 8 * i + c, tid / 2)));
+                    }
+                    st = st.add(per_warp(THREADS, 16, Op::Store, |tid| w(&lb, tid / 32 + 8 * i, (tid % 32) * 4)));
+                }
+                let (row, col): (fn(u32, u32) -> u32, fn(u32, u32) -> u32) = if step == Step::V9 {
+                    (warp_tile_row, warp_tile_col)
+                } else {
+                    (|tid, h| vec4_row(thread_rc(tid).0, h, 0), |tid, h| vec4_row(thread_rc(tid).1, h, 0))
+                };
+                for kk in 0..kstep {
+                    for h in 0..2 {
+                        ld = ld.add(per_warp(THREADS, 16, Op::Load, |tid| w(&la, kk, row(tid, h))));
+                        ld = ld.add(per_warp(THREADS, 16, Op::Load, |tid| w(&lb, kk, col(tid, h))));
+                    }
+                }
+            }
+            Step::V10 => {
+                // cp.async fills do not appear in the LSU store counters (measured: 0 wavefronts).
+                let (la, lb) = (a_tile_rows(), b_tile_wide());
+                for kq in 0..BK_WIDE / 2 {
+                    for i in 0..8 {
+                        ld = ld.add(per_warp(THREADS, 8, Op::Load, |tid| w(&la, vec4_row(thread_rc(tid).0, i / 4, i % 4), 2 * kq)));
+                    }
+                }
+                for kk in 0..BK_WIDE {
+                    for h in 0..2 {
+                        ld = ld.add(per_warp(THREADS, 16, Op::Load, |tid| w(&lb, kk, vec4_row(thread_rc(tid).1, h, 0))));
+                    }
+                }
+            }
+        }
+        Some((ld, st))
+    }
+
+    /// Predicted loads and stores of a whole launch of `step` on `shape`.
+    pub fn launch(step: Step, s: Shape) -> Option<BlockCost> {
+        let (ld, st) = per_tile(step)?;
+        let (bm, bn) = step.block_tile();
+        let kstep = match step {
+            Step::V1 => SMEM_TILE,
+            Step::V7 | Step::V8 | Step::V9 | Step::V10 => BK_WIDE,
+            _ => BK,
+        } as usize;
+        let blocks = (s.m.div_ceil(bm as usize) * s.n.div_ceil(bn as usize)) as u64;
+        let tiles = blocks * s.k.div_ceil(kstep) as u64;
+        Some(BlockCost { ld: CostSer::from(ld.times(tiles)), st: CostSer::from(st.times(tiles)) })
     }
 }

@@ -262,3 +262,20 @@ pub const STAGES: u32 = 3;
 pub const fn a_tile_rows() -> Padded {
     Padded { rows: BM, cols: BK_WIDE, stride: BK_WIDE }
 }
+
+/// v2's A-tile load mapping: element `e = tid + 256·i` (i in 0..4) of the 128×8 tile is `(m, k) =
+/// (e / 8, e % 8)`: 8 lanes read 8 consecutive k of one row (coalesced), and store them transposed to 8
+/// words 128 apart, one bank: an 8-way conflict.
+#[inline(always)]
+pub const fn a_load_coalesced(tid: u32, i: u32) -> (u32, u32) {
+    let e = tid + THREADS * i;
+    (e / BK, e % BK)
+}
+
+/// v3+'s A-tile load mapping: `(m, k) = (e % 128, e / 128)`: a warp stores 32 consecutive m of one k
+/// (conflict-free) but reads 32 rows of A, one float each.
+#[inline(always)]
+pub const fn a_load_conflict_free(tid: u32, i: u32) -> (u32, u32) {
+    let e = tid + THREADS * i;
+    (e % BM, e / BM)
+}

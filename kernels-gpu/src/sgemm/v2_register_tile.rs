@@ -9,15 +9,12 @@
 //! Bank conflicts (model): the transposed A store is 8-way (lanes 0–7 write one m at 8 k, all in bank
 //! m), the B reads 4-way (`tx·8 + j` hits banks 0, 8, 16, 24). Predicted: ~4–6× over v1 anyway.
 use super::register_tile::{Mapping, run};
-use layout::sgemm::{TM, contiguous_row};
+use layout::sgemm::{TM, a_load_coalesced, contiguous_row};
 
 struct Contiguous;
 
 impl Mapping for Contiguous {
-    fn a_load(tid: u32, i: u32) -> (u32, u32) {
-        let e = tid + 256 * i;
-        (e / 8, e % 8)
-    }
+    fn a_load(tid: u32, i: u32) -> (u32, u32) { a_load_coalesced(tid, i) }
     fn row(ty: u32, i: u32) -> u32 { contiguous_row(ty, i) }
     fn col(tx: u32, j: u32) -> u32 { tx * TM + j }
 }

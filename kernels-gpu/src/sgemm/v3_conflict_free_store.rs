@@ -6,15 +6,12 @@
 //! the 8 k of each row arrive over 8 instructions through L1.
 //! Predicted: small (~1.05×): stores are 4 of ~70 shared instructions per K step.
 use super::register_tile::{Mapping, run};
-use layout::sgemm::{BM, TM, contiguous_row};
+use layout::sgemm::{TM, a_load_conflict_free, contiguous_row};
 
 struct ConflictFreeStore;
 
 impl Mapping for ConflictFreeStore {
-    fn a_load(tid: u32, i: u32) -> (u32, u32) {
-        let e = tid + 256 * i;
-        (e % BM, e / BM)
-    }
+    fn a_load(tid: u32, i: u32) -> (u32, u32) { a_load_conflict_free(tid, i) }
     fn row(ty: u32, i: u32) -> u32 { contiguous_row(ty, i) }
     fn col(tx: u32, j: u32) -> u32 { tx * TM + j }
 }

@@ -6,15 +6,12 @@
 //! (broadcast). Outputs of a thread are no longer contiguous, but a warp's stores of one (i, j) cover
 //! 16 consecutive columns: still coalesced. Predicted: ~1.3× (B reads were 4 wavefronts, now 1).
 use super::register_tile::{Mapping, run};
-use layout::sgemm::{BM, strided_row};
+use layout::sgemm::{a_load_conflict_free, strided_row};
 
 struct Strided;
 
 impl Mapping for Strided {
-    fn a_load(tid: u32, i: u32) -> (u32, u32) {
-        let e = tid + 256 * i;
-        (e % BM, e / BM)
-    }
+    fn a_load(tid: u32, i: u32) -> (u32, u32) { a_load_conflict_free(tid, i) }
     fn row(ty: u32, i: u32) -> u32 { strided_row(ty, i) }
     fn col(tx: u32, j: u32) -> u32 { strided_row(tx, j) }
 }
