@@ -9,6 +9,7 @@ pub mod access;
 pub mod bankcheck;
 pub mod error;
 pub mod gpu;
+pub mod hgemm_warp;
 pub mod layoutcli;
 pub mod ptx;
 pub mod reduce;

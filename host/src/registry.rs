@@ -16,6 +16,8 @@ pub enum Family {
     Bankcheck,
     /// Seed 004's SGEMM ladder on CUDA cores.
     Sgemm,
+    /// Seed 001's single-warp 16×16×16 tensor-core ladder.
+    HgemmWarp,
 }
 
 impl Family {
@@ -26,10 +28,11 @@ impl Family {
             Family::Selftest => "selftest",
             Family::Bankcheck => "bankcheck",
             Family::Sgemm => "sgemm",
+            Family::HgemmWarp => "hgemm-warp",
         }
     }
     /// Every family.
-    pub const ALL: [Family; 4] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm];
+    pub const ALL: [Family; 5] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp];
 }
 
 /// One registered kernel.
@@ -62,6 +65,10 @@ const fn selftest(name: &'static str, target: Target, block_threads: u32, dyn_sm
 
 const fn replay(name: &'static str, target: Target, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::Bankcheck, step: "-", target, block_threads: 32, dyn_smem_bytes: REPLAY_SMEM, about }
+}
+
+const fn hgemm_warp(name: &'static str, step: &'static str, target: Target, about: &'static str) -> KernelInfo {
+    KernelInfo { name, family: Family::HgemmWarp, step, target, block_threads: 32, dyn_smem_bytes: 0, about }
 }
 
 const fn sgemm(name: &'static str, step: &'static str, block_threads: u32, dyn_smem_bytes: u32, about: &'static str) -> KernelInfo {
@@ -107,6 +114,12 @@ pub const KERNELS: &[KernelInfo] = &[
     sgemm("sgemm_v8", "v8", 256, 2 * SGEMM_STAGE_WIDE, "grouped block order (8 block rows) for L2 reuse"),
     sgemm("sgemm_v9", "v9", 256, 2 * SGEMM_STAGE_WIDE, "warp tiles, bank-aware lanes (model said 8 not 12 wavefronts per k; GPU: 12)"),
     sgemm("sgemm_v10", "v10", 256, 3 * SGEMM_STAGE_WIDE, "3-stage cp.async pipeline, A row-major in shared (K, N % 4 == 0)"),
+    hgemm_warp("hgemm_warp_v1", "v1", Target::Sm80, "wmma.load/mma/store straight from global memory"),
+    hgemm_warp("hgemm_warp_v2", "v2", Target::Sm80, "staged through shared memory, 128-bit stores: wmma.load conflicts"),
+    hgemm_warp("hgemm_warp_v3", "v3", Target::Sm80, "rows padded by 8 halves: loads conflict-free, stores conflict"),
+    hgemm_warp("hgemm_warp_v4", "v4", Target::Sm80, "ldmatrix.x4(.trans) + 2 mma.sync.m16n8k16, C via shfl.sync stmatrix"),
+    hgemm_warp("hgemm_warp_v4_stmatrix", "v4s", Target::Sm90a, "v4 with the native stmatrix.x4 (sm_90)"),
+    hgemm_warp("hgemm_warp_v5", "v5", Target::Sm80, "v4 with Swizzle<3,1,3> on every tile: no conflicts"),
     replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),

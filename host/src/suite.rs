@@ -51,7 +51,7 @@ kernel-lab: pure-Rust CUDA kernels, verified and timed against cuBLAS and copy b
 USAGE: cargo run --release -- [OPTIONS]
 
 OPTIONS:
-  --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm (default: all)
+  --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp (default: all)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
   --gemm-sizes L   square GEMM sizes (default: 1024,2048,4096,8192; --check adds ragged shapes unless given)
   --reps N         timed repetitions per measurement, median reported (default: 50)
@@ -458,6 +458,21 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
                 failed = true;
             }
         }
+    }
+    if o.families.contains(&Family::HgemmWarp) {
+        let rows = crate::hgemm_warp::run(&gpu, o.seed);
+        println!("\n== hgemm-warp: seed 001's 16x16x16 ladder, one warp, f16 accumulate (predicted shared-memory conflicts; measure with ncu) ==");
+        println!("{:<5} {:<24} {:>9} {:>23}  {}", "step", "kernel", "rel err", "pred ld wf/confl, st", "status");
+        for r in &rows {
+            let pred = r.predicted.map(|(a, b, c, d)| format!("{a}/{b}, {c}/{d}")).unwrap_or_else(|| "-".into());
+            let status = match (&r.error, r.skipped) {
+                (None, _) => "ok".to_string(),
+                (Some(e), true) => format!("skipped: {e}"),
+                (Some(e), false) => { failed = true; format!("FAILED: {e}") }
+            };
+            println!("{:<5} {:<24} {:>9} {:>23}  {status}", r.step, r.kernel, r.rel_err.map(|e| format!("{e:.1e}")).unwrap_or("-".into()), pred);
+        }
+        json["hgemm_warp"] = serde_json::to_value(&rows).unwrap_or_default();
     }
     if o.families.contains(&Family::Sgemm) {
         match crate::sgemm_suite::run(&gpu, &o, &mut progress) {

@@ -137,3 +137,17 @@ fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
     let e = sgemm::launch(&gpu, &kern, Step::V6, s, &short, &b, &mut c).unwrap_err().to_string();
     assert!(e.contains("length mismatch") && e.contains("A holds 15"), "{e}");
 }
+
+#[test]
+fn seed_001_warp_ladder_matches_the_f64_reference() {
+    let Some(gpu) = gpu_or_skip("seed_001_warp_ladder_matches_the_f64_reference") else { return };
+    let rows = kernel_lab::hgemm_warp::run(&gpu, verify::fresh_seed());
+    for r in &rows {
+        if r.skipped {
+            let _ = writeln!(std::io::stderr(), "SKIPPED {}: {}", r.kernel, r.error.as_deref().unwrap_or(""));
+        } else {
+            assert!(r.error.is_none(), "{}: {:?}", r.kernel, r.error);
+        }
+    }
+    assert!(gpu.info.compute_capability != (9, 0) || rows.iter().all(|r| !r.skipped));
+}

@@ -124,6 +124,22 @@ fn each_sgemm_step_holds_the_instructions_it_is_about() {
 }
 
 #[test]
+fn each_warp_ladder_step_holds_its_instructions() {
+    let b = |name: &str| body(Target::Sm80, name);
+    assert!(b("hgemm_warp_v1").contains("wmma.load.a.sync.aligned.row.m16n16k16.global.f16") && !b("hgemm_warp_v1").contains(".shared"));
+    for v in ["hgemm_warp_v2", "hgemm_warp_v3"] {
+        assert!(b(v).contains("wmma.load.b.sync.aligned.row.m16n16k16.shared.f16") && b(v).contains("wmma.mma.sync.aligned.row.row.m16n16k16.f16.f16"));
+        assert!(b(v).contains("st.shared.v4.u32"), "{v}: 128-bit tile stores");
+    }
+    for v in ["hgemm_warp_v4", "hgemm_warp_v5"] {
+        assert!(b(v).contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") && b(v).contains("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"));
+        assert!(b(v).contains("shfl.sync.idx.b32"), "{v}: stmatrix emulated with shuffles");
+    }
+    assert!(b("hgemm_warp_v5").contains("xor.b32"), "v5 swizzles");
+    assert!(body(Target::Sm90a, "hgemm_warp_v4_stmatrix").contains("stmatrix.sync.aligned.m8n8.x4.shared.b16"));
+}
+
+#[test]
 fn no_kernel_can_panic() {
     // A reachable panic (bounds check, division by zero, overflow) shows up as a call into
     // core::panicking; every index and divisor in the kernels is meant to be provably fine.

@@ -20,6 +20,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bankcheck;
+pub mod hgemm;
 pub mod prim;
 pub mod reduce;
 pub mod selftest;

@@ -53,3 +53,27 @@ pub unsafe fn st_global_v4_f32(p: *mut f32, v: [f32; 4]) {
     unsafe { asm!("st.global.v4.f32 [{0}], {{{1}, {2}, {3}, {4}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1],
                   in(reg32) v[2], in(reg32) v[3], options(nostack)) };
 }
+
+/// `ld.global.nc.v4.u32 {a, b, c, d}, [p];` — 16 raw bytes (e.g. 8 f16) in one 128-bit load.
+///
+/// # Safety
+/// As [`ld_global_nc_v4_f32`].
+#[inline(always)]
+pub unsafe fn ld_global_nc_v4_u32(p: *const u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.nc.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];", out(reg32) a, out(reg32) b,
+                  out(reg32) c, out(reg32) d, in(reg64) p, options(nostack, readonly)) };
+    [a, b, c, d]
+}
+
+/// `st.global.v4.u32 [p], {a, b, c, d};` — 16 raw bytes in one 128-bit store.
+///
+/// # Safety
+/// `p` points to 16 writable, 16-byte-aligned bytes of global memory.
+#[inline(always)]
+pub unsafe fn st_global_v4_u32(p: *mut u32, v: [u32; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.global.v4.u32 [{0}], {{{1}, {2}, {3}, {4}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1],
+                  in(reg32) v[2], in(reg32) v[3], options(nostack)) };
+}

@@ -18,3 +18,4 @@ pub mod stmatrix;
 pub mod sync;
 pub mod thread;
 pub mod warp;
+pub mod wmma;

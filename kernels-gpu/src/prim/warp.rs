@@ -56,3 +56,16 @@ pub unsafe fn reduce_sum_f32(mut v: f32) -> f32 {
     }
     v
 }
+
+/// `shfl.sync.idx.b32 r, v, src_lane, 0x1f, 0xffffffff;` — returns `v` from lane `src_lane`.
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together (full mask).
+#[inline(always)]
+pub unsafe fn shuffle_idx_u32(v: u32, src_lane: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller; touches no memory.
+    unsafe { asm!("shfl.sync.idx.b32 {0}, {1}, {2}, 0x1f, 0xffffffff;", out(reg32) r, in(reg32) v,
+                  in(reg32) src_lane, options(nomem, nostack)) };
+    r
+}
