@@ -22,7 +22,7 @@ grep -E "FAIL|ERROR| NO |skipped" "$OUT/tests.txt" | head -20
 : > "$OUT/sanitize.txt"
 for tool in memcheck racecheck synccheck; do
   echo "#### compute-sanitizer --tool $tool" >> "$OUT/sanitize.txt"
-  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --family reduce,selftest,sgemm,hgemm-warp --check --sizes 1000,4097,65543 --gemm-sizes 1000 >> "$OUT/sanitize.txt" 2>&1
+  compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --family reduce,selftest,sgemm,hgemm-warp,hgemm --check --sizes 1000,4097,65543 --gemm-sizes 1000 >> "$OUT/sanitize.txt" 2>&1
   echo "compute-sanitizer $tool: exit $?" | tee -a "$OUT/sanitize.txt"
 done
 grep -E "SUMMARY|exit" "$OUT/sanitize.txt"
@@ -33,6 +33,7 @@ ncu --clock-control none --metrics $M -k regex:sgemm_v --csv $C/kernel-lab --fam
 echo "ncu sgemm: exit $?"
 ncu --clock-control none --metrics $M -k regex:selftest_mma --csv $C/kernel-lab --family selftest --check >> "$OUT/ncu-reduce.csv" 2>&1
 echo "ncu selftest (seed 001 v4 vs v5 tiles): exit $?"
+ncu --clock-control none --metrics $M -k regex:hgemm_block_v[2-5] --csv $C/kernel-lab --family hgemm --check --gemm-sizes 1024 >> "$OUT/ncu-reduce.csv" 2>&1
 ncu --clock-control none --metrics $M -k regex:hgemm_warp --csv $C/kernel-lab --family hgemm-warp --check >> "$OUT/ncu-reduce.csv" 2>&1
 $C/kernel-lab layout trace --hgemm-warp --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1; tail -8 "$OUT/bankcheck.md"
 $C/kernel-lab layout trace --n 2^20 --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1

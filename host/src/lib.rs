@@ -9,6 +9,8 @@ pub mod access;
 pub mod bankcheck;
 pub mod error;
 pub mod gpu;
+pub mod hgemm;
+pub mod hgemm_suite;
 pub mod hgemm_warp;
 pub mod layoutcli;
 pub mod ptx;

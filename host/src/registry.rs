@@ -18,6 +18,8 @@ pub enum Family {
     Sgemm,
     /// Seed 001's single-warp 16×16×16 tensor-core ladder.
     HgemmWarp,
+    /// Block-level tensor-core HGEMM (seeds 000, 001).
+    Hgemm,
 }
 
 impl Family {
@@ -29,10 +31,11 @@ impl Family {
             Family::Bankcheck => "bankcheck",
             Family::Sgemm => "sgemm",
             Family::HgemmWarp => "hgemm-warp",
+            Family::Hgemm => "hgemm",
         }
     }
     /// Every family.
-    pub const ALL: [Family; 5] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp];
+    pub const ALL: [Family; 6] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp, Family::Hgemm];
 }
 
 /// One registered kernel.
@@ -70,6 +73,17 @@ const fn replay(name: &'static str, target: Target, about: &'static str) -> Kern
 const fn hgemm_warp(name: &'static str, step: &'static str, target: Target, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::HgemmWarp, step, target, block_threads: 32, dyn_smem_bytes: 0, about }
 }
+
+const fn hgemm(name: &'static str, step: &'static str, block_threads: u32, dyn_smem_bytes: u32, about: &'static str) -> KernelInfo {
+    KernelInfo { name, family: Family::Hgemm, step, target: Target::Sm80, block_threads, dyn_smem_bytes, about }
+}
+
+/// Shared bytes of one HGEMM stage for a pair of tile layouts.
+const fn hgemm_stage(a: u32, b: u32) -> u32 {
+    2 * (a + b)
+}
+const HG_UNPADDED: u32 = hgemm_stage(128 * 32, 32 * 256);
+const HG_PADDED: u32 = hgemm_stage(128 * 40, 32 * 264);
 
 const fn sgemm(name: &'static str, step: &'static str, block_threads: u32, dyn_smem_bytes: u32, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::Sgemm, step, target: Target::Sm80, block_threads, dyn_smem_bytes, about }
@@ -120,6 +134,11 @@ pub const KERNELS: &[KernelInfo] = &[
     hgemm_warp("hgemm_warp_v4", "v4", Target::Sm80, "ldmatrix.x4(.trans) + 2 mma.sync.m16n8k16, C via shfl.sync stmatrix"),
     hgemm_warp("hgemm_warp_v4_stmatrix", "v4s", Target::Sm90a, "v4 with the native stmatrix.x4 (sm_90)"),
     hgemm_warp("hgemm_warp_v5", "v5", Target::Sm80, "v4 with Swizzle<3,1,3> on every tile: no conflicts"),
+    hgemm("hgemm_block_v1", "v1", 32, 0, "one warp per 16x16 tile, fragments straight from global"),
+    hgemm("hgemm_block_v2", "v2", 256, HG_UNPADDED, "128x256x32 block tile through shared memory, unpadded"),
+    hgemm("hgemm_block_v3", "v3", 256, HG_PADDED, "padded tiles (storage_align): ldmatrix conflict-free"),
+    hgemm("hgemm_block_v4", "v4", 256, HG_UNPADDED, "swizzled tiles (the solver's Swizzle<3,2,3>, <5,3,3>)"),
+    hgemm("hgemm_block_v5", "v5", 256, 3 * HG_UNPADDED, "3-stage cp.async pipeline on the swizzled tiles"),
     replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),

@@ -51,7 +51,8 @@ kernel-lab: pure-Rust CUDA kernels, verified and timed against cuBLAS and copy b
 USAGE: cargo run --release -- [OPTIONS]
 
 OPTIONS:
-  --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp (default: all)
+  --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp, hgemm
+                   (default: all)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
   --gemm-sizes L   square GEMM sizes (default: 1024,2048,4096,8192; --check adds ragged shapes unless given)
   --reps N         timed repetitions per measurement, median reported (default: 50)
@@ -473,6 +474,21 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
             println!("{:<5} {:<24} {:>9} {:>23}  {status}", r.step, r.kernel, r.rel_err.map(|e| format!("{e:.1e}")).unwrap_or("-".into()), pred);
         }
         json["hgemm_warp"] = serde_json::to_value(&rows).unwrap_or_default();
+    }
+    if o.families.contains(&Family::Hgemm) {
+        match crate::hgemm_suite::run(&gpu, &o, &mut progress) {
+            Ok(rows) => {
+                eprint!("\r\x1b[2K");
+                println!("\n== hgemm: C = A·B, f16 in/out, f32 accumulate, mma.sync (seeds 000/001); cuBLAS GemmEx f16/32F in the same run ==");
+                print!("{}", crate::sgemm_suite::table(&rows));
+                failed |= rows.iter().any(|r| r.failed());
+                json["hgemm"] = serde_json::to_value(&rows).unwrap_or_default();
+            }
+            Err(e) => {
+                eprintln!("\nerror: hgemm family: {e}");
+                failed = true;
+            }
+        }
     }
     if o.families.contains(&Family::Sgemm) {
         match crate::sgemm_suite::run(&gpu, &o, &mut progress) {

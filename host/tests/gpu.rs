@@ -151,3 +151,35 @@ fn seed_001_warp_ladder_matches_the_f64_reference() {
     }
     assert!(gpu.info.compute_capability != (9, 0) || rows.iter().all(|r| !r.skipped));
 }
+
+#[test]
+fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
+    use half::f16;
+    use kernel_lab::{hgemm::{self, Step}, sgemm::Shape};
+    let Some(gpu) = gpu_or_skip("every_hgemm_step_matches_the_f64_reference_or_names_its_constraint") else { return };
+    let seed = verify::fresh_seed();
+    for (m, n, k) in [(1, 8, 8), (130, 264, 72), (257, 100, 24), (33, 9, 13), (4097, 129, 40), (256, 512, 64), (1000, 1000, 1000)] {
+        let s = Shape::new(m, n, k).unwrap();
+        let mut rng = verify::rng(seed ^ (m * 131 + n * 7 + k) as u64);
+        let a: Vec<f16> = (0..m * k).map(|_| f16::from_f32(rand::Rng::random_range(&mut rng, -1.0f32..1.0))).collect();
+        let b: Vec<f16> = (0..k * n).map(|_| f16::from_f32(rand::Rng::random_range(&mut rng, -1.0f32..1.0))).collect();
+        let want = hgemm::reference_f64(&a, &b, s);
+        let bits = |x: &[f16]| x.iter().map(|v| v.to_bits()).collect::<Vec<u16>>();
+        let (d_a, d_b) = (gpu.upload(&bits(&a)).unwrap(), gpu.upload(&bits(&b)).unwrap());
+        for step in Step::ALL {
+            let kern = gpu.kernel(step.kernel_name()).unwrap();
+            let mut d_c = gpu.upload(&vec![0xFFFFu16; m * n]).unwrap();
+            if step != Step::V1 && (k % 8 != 0 || n % 8 != 0) {
+                let e = hgemm::launch(&gpu, &kern, step, s, &d_a, &d_b, &mut d_c).unwrap_err().to_string();
+                assert!(e.contains("multiples of 8"), "{e}");
+                continue;
+            }
+            hgemm::launch(&gpu, &kern, step, s, &d_a, &d_b, &mut d_c).unwrap();
+            gpu.sync_after(kern.name()).unwrap();
+            let c: Vec<f64> = gpu.download(&d_c).unwrap().iter().map(|&h| f16::from_bits(h).to_f64()).collect();
+            assert!(c.iter().all(|v| v.is_finite()), "{step:?} {s}: output not fully written");
+            let err = verify::rel_l2(&c, &want);
+            assert!(err <= hgemm::TOL, "{step:?} {s} seed={seed}: rel L2 {err:.2e}");
+        }
+    }
+}

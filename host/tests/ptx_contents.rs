@@ -140,6 +140,20 @@ fn each_warp_ladder_step_holds_its_instructions() {
 }
 
 #[test]
+fn each_hgemm_step_holds_its_instructions() {
+    let b = |name: &str| body(Target::Sm80, name);
+    assert!(b("hgemm_block_v1").contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") && !b("hgemm_block_v1").contains(".shared"));
+    for v in ["hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5"] {
+        let n = instructions(b(v)).filter(|l| l.starts_with("mma.sync.aligned.m16n8k16")).count();
+        assert_eq!(n, 64, "{v}: 2 k16 steps × 4 × 8 mma per K tile, unrolled");
+        assert!(b(v).contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), "{v}: B fragments by ldmatrix.trans");
+    }
+    assert!(!b("hgemm_block_v2").contains("xor.b32") && !b("hgemm_block_v3").contains("xor.b32"));
+    assert!(b("hgemm_block_v4").contains("xor.b32"), "v4 swizzles");
+    assert!(b("hgemm_block_v5").contains("cp.async.cg.shared.global") && b("hgemm_block_v5").contains("cp.async.wait_group 1"));
+}
+
+#[test]
 fn no_kernel_can_panic() {
     // A reachable panic (bounds check, division by zero, overflow) shows up as a call into
     // core::panicking; every index and divisor in the kernels is meant to be provably fine.

@@ -15,3 +15,4 @@ pub mod tile;
 pub use swizzle::{LayoutError, Swizzle, SwizzleFn};
 pub use tile::{Layout, Padded, RowMajor, Swizzled};
 pub mod sgemm;
+pub mod hgemm;

@@ -11,6 +11,10 @@
 //! | v4 | `warp_v4_ldmatrix_mma.rs` | `ldmatrix.x4(.trans)` + 2 `mma.sync.m16n8k16`, C by a `shfl.sync` stmatrix (and native `stmatrix` on sm_90) |
 //! | v5 | `warp_v5_swizzle.rs` | v4 with `Swizzle<3,1,3>` on every tile: no conflicts, no extra memory |
 //!
+//! `block_v1` … `block_v5`: full HGEMM `C = A · B` (f16 in and out, f32 accumulation, row-major, B is
+//! K×N) — one warp per 16×16 from global memory, then seed 000's 128×256×32 block tile through shared
+//! memory unpadded, padded, swizzled, and with a 3-stage `cp.async` pipeline.
+//!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
 //! addresses, the `ldmatrix`/`wmma` addresses and the host's predicted bank conflicts.
 use crate::prim::{
@@ -21,6 +25,12 @@ use crate::prim::{
 };
 use layout::{Layout, RowMajor};
 
+mod block;
+mod block_v1_warp_global;
+mod block_v2_smem;
+mod block_v3_padded;
+mod block_v4_swizzled;
+mod block_v5_cp_async;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;
 mod warp_v3_wmma_padded;

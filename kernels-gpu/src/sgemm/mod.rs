@@ -42,6 +42,14 @@ macro_rules! unroll8 {
 }
 pub(crate) use unroll8;
 
+/// As [`unroll8`], for 0..4.
+macro_rules! unroll4 {
+    ($i:ident => $body:block) => {{
+        { let $i = 0u32; $body } { let $i = 1u32; $body } { let $i = 2u32; $body } { let $i = 3u32; $body }
+    }};
+}
+pub(crate) use unroll4;
+
 /// As [`unroll8`], for 0..2.
 macro_rules! unroll2 {
     ($i:ident => $body:block) => {{

@@ -1,0 +1,124 @@
+//! The block-level HGEMM family: `C (M×N) = A (M×K) · B (K×N)`, f16 in and out, f32 accumulation,
+//! row-major; launch geometry per step, the cuBLAS baseline (`cublasGemmEx`, f16 A/B/C, 32F compute,
+//! on the column-major view `Cᵀ = Bᵀ·Aᵀ`), and an f64 reference.
+use cudarc::{
+    cublas::{CudaBlas, sys as blas_sys},
+    driver::{CudaSlice, DevicePtr, DevicePtrMut},
+};
+use half::f16;
+
+use crate::{
+    error::{Error, Result},
+    gpu::{Gpu, Kernel},
+    launch,
+    sgemm::Shape,
+};
+
+/// A step of the block ladder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Step { V1, V2, V3, V4, V5 }
+
+impl Step {
+    /// Every step.
+    pub const ALL: [Step; 5] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5];
+    /// PTX entry.
+    pub fn kernel_name(self) -> &'static str {
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5"][self as usize]
+    }
+    /// `v1` …
+    pub fn label(self) -> &'static str {
+        ["v1", "v2", "v3", "v4", "v5"][self as usize]
+    }
+}
+
+/// Relative L2 tolerance against an f64 reference of the f16 inputs: f32 accumulation is exact enough;
+/// the error is the final rounding to f16 (2^-11 relative, ~3e-4 in L2) — 2e-3 leaves room.
+pub const TOL: f64 = 2e-3;
+
+fn check_len(what: &str, len: usize, want: usize) -> Result<()> {
+    if len != want {
+        return Err(Error::InvalidInput(format!("length mismatch: {what} holds {len} f16, the shape needs {want}")));
+    }
+    Ok(())
+}
+
+/// Enqueues `c = a · b` with `step`'s kernel. Steps v2–v5 copy 16-byte rows: K and N must be multiples
+/// of 8, and other shapes are rejected with that reason (v1 takes any shape).
+pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+    check_len("A", a.len(), s.m * s.k)?;
+    check_len("B", b.len(), s.k * s.n)?;
+    check_len("C", c.len(), s.m * s.n)?;
+    if step != Step::V1 && (s.k % 8 != 0 || s.n % 8 != 0) {
+        return Err(Error::InvalidInput(format!(
+            "{} loads 16-byte rows of f16: K and N must be multiples of 8 (got {s}); v1 handles any shape", kernel.name())));
+    }
+    let (bm, bn) = if step == Step::V1 { (16, 16) } else { (layout::hgemm::BM, layout::hgemm::BN) };
+    let grid = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(bm));
+    if grid.1 > 65_535 {
+        return Err(Error::InvalidInput(format!("M = {} needs {} block rows, above 65535", s.m, grid.1)));
+    }
+    let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
+    // SAFETY: every hgemm kernel takes (a: M·K f16, b: K·N f16, c: M·N f16, m, n, k) — lengths checked;
+    // buffers are fresh 256-byte-aligned allocations; K, N multiples of 8 for v2–v5 (checked); grid,
+    // block size and shared memory as registered.
+    unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k) }
+}
+
+/// cuBLAS HGEMM baseline: `cublasGemmEx` with f16 A, B, C and `CUBLAS_COMPUTE_32F`, row-major via the
+/// column-major view `Cᵀ = Bᵀ · Aᵀ`.
+pub struct CublasHgemm {
+    blas: CudaBlas,
+}
+
+impl CublasHgemm {
+    /// A handle on the library's stream.
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        // SAFETY: only tries to dlopen libcublas.
+        if !unsafe { blas_sys::is_culib_present() } {
+            return Err(Error::NoGpu("libcublas was not found (the HGEMM baseline needs it)".into()));
+        }
+        let blas = CudaBlas::new(gpu.stream.clone()).map_err(|source| Error::Cublas { what: "cublasCreate".into(), source })?;
+        Ok(CublasHgemm { blas })
+    }
+
+    /// Enqueues `c = a · b` (row-major f16).
+    pub fn gemm(&self, gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        check_len("A", a.len(), s.m * s.k)?;
+        check_len("B", b.len(), s.k * s.n)?;
+        check_len("C", c.len(), s.m * s.n)?;
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let (pa, _ga) = a.device_ptr(&gpu.stream);
+        let (pb, _gb) = b.device_ptr(&gpu.stream);
+        let (pc, _gc) = c.device_ptr_mut(&gpu.stream);
+        let op = blas_sys::cublasOperation_t::CUBLAS_OP_N;
+        let f16t = blas_sys::cudaDataType::CUDA_R_16F;
+        // SAFETY: column-major (n × k) B, (k × m) A, (n × m) C, leading dimensions n, k, n — the row-major
+        // buffers, lengths checked; f32 alpha/beta on the host for 32F compute.
+        unsafe {
+            cudarc::cublas::result::gemm_ex(*self.blas.handle(), op, op, s.n as i32, s.m as i32, s.k as i32,
+                &alpha as *const f32 as *const _, pb as *const _, f16t, s.n as i32, pa as *const _, f16t, s.k as i32,
+                &beta as *const f32 as *const _, pc as *mut _, f16t, s.n as i32,
+                blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F, blas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT)
+        }.map_err(|source| Error::Cublas { what: format!("cublasGemmEx f16 {s}"), source })
+    }
+}
+
+/// `C = A · B` in f64 on the CPU from f16 inputs (all cores).
+pub fn reference_f64(a: &[f16], b: &[f16], s: Shape) -> Vec<f64> {
+    let af: Vec<f32> = a.iter().map(|v| v.to_f32()).collect();
+    let bf: Vec<f32> = b.iter().map(|v| v.to_f32()).collect();
+    crate::sgemm::reference_f64(&af, &bf, s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_registered_in_the_hgemm_family() {
+        for st in Step::ALL {
+            let k = crate::registry::find(st.kernel_name()).unwrap();
+            assert_eq!((k.family, k.step), (crate::registry::Family::Hgemm, st.label()));
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Pieces shared by the block-level HGEMM steps (`block_v2` … `block_v5`): seed 000's 128×256×32 block
+//! tile, 8 warps as 2 (M) × 4 (N), each warp 64×64 = 4 × 8 `mma.m16n8k16` tiles with f32 accumulators.
+//! Shared tiles are described by a `Layout`, which gives the 16-byte store addresses and the
+//! `ldmatrix` row addresses alike.
+use crate::prim::{
+    global::ld_global_nc_v4_u32,
+    ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
+    mma::{mma_m16n8k16_f32_f16, pack_f16x2},
+    shared,
+    thread::thread_idx_x,
+};
+use crate::sgemm::{unroll2, unroll4, unroll8};
+use layout::Layout;
+use layout::hgemm::{BK, BM, BN, THREADS, WM, WN};
+
+/// f32 accumulators of one warp: `[mi][ni]` is the m16n8 tile `(16 mi, 8 ni)` of the warp's 64×64.
+pub(crate) type Acc = [[[f32; 4]; 8]; 4];
+
+/// 16 bytes (8 halves) of `p` at `(row, col)` if the chunk is inside `rows × cols`, else zeros.
+/// Requires `cols % 8 == 0` (so a chunk is all in or all out, and 16-byte aligned).
+///
+/// # Safety
+/// `p` is a 16-byte-aligned row-major `rows × cols` f16 matrix, not written during the kernel.
+#[inline(always)]
+pub(crate) unsafe fn chunk_or_zero(p: *const u16, row: u32, col: u32, rows: u32, cols: u32) -> [u32; 4] {
+    if row < rows && col < cols {
+        // SAFETY: in bounds and aligned (caller contract, cols % 8 == 0, col % 8 == 0).
+        unsafe { ld_global_nc_v4_u32(p.add(row as usize * cols as usize + col as usize) as *const u32) }
+    } else {
+        [0; 4]
+    }
+}
+
+/// This thread's 16-byte chunks of the A tile (2) and the B tile (4) for K offset `k0`: chunk `c` of A
+/// is row `c / 4`, column `8 (c % 4)`; of B row `c / 32`, column `8 (c % 32)`; `c = tid + 256 i`.
+#[inline(always)]
+pub(crate) fn a_chunk(tid: u32, i: u32) -> (u32, u32) {
+    let c = tid + THREADS * i;
+    (c / (BK / 8), 8 * (c % (BK / 8)))
+}
+
+/// See [`a_chunk`].
+#[inline(always)]
+pub(crate) fn b_chunk(tid: u32, i: u32) -> (u32, u32) {
+    let c = tid + THREADS * i;
+    (c / (BN / 8), 8 * (c % (BN / 8)))
+}
+
+/// Loads the block's A and B tiles for `k0` from global memory into registers (6 × 16 bytes).
+///
+/// # Safety
+/// As [`chunk_or_zero`] for `a` (M×K) and `b` (K×N), with `k % 8 == 0` and `n % 8 == 0`.
+#[inline(always)]
+pub(crate) unsafe fn fetch(a: *const u16, b: *const u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, k0: u32) -> [[u32; 4]; 6] {
+    let tid = thread_idx_x();
+    // SAFETY: forwarded.
+    unsafe {
+        core::array::from_fn(|j| {
+            if j < 2 {
+                let (r, c) = a_chunk(tid, j as u32);
+                chunk_or_zero(a, m0 + r, k0 + c, m, k)
+            } else {
+                let (r, c) = b_chunk(tid, j as u32 - 2);
+                chunk_or_zero(b, k0 + r, n0 + c, k, n)
+            }
+        })
+    }
+}
+
+/// Stores fetched chunks into the shared tiles at `s_a`, `s_b` (128-bit stores at layout offsets).
+///
+/// # Safety
+/// `s_a`, `s_b` are 16-byte-aligned shared addresses of `2 · la.size()` and `2 · lb.size()` bytes that
+/// no thread reads until a barrier; the layouts keep 8-element chunks contiguous and aligned.
+#[inline(always)]
+pub(crate) unsafe fn store_tiles(s_a: u32, s_b: u32, v: &[[u32; 4]; 6], la: &impl Layout, lb: &impl Layout) {
+    let tid = thread_idx_x();
+    // SAFETY: forwarded.
+    unsafe {
+        for i in 0..2u32 {
+            let (r, c) = a_chunk(tid, i);
+            shared::st_shared_v4_u32(s_a + 2 * la.offset(r, c), v[i as usize]);
+        }
+        for i in 0..4u32 {
+            let (r, c) = b_chunk(tid, i);
+            shared::st_shared_v4_u32(s_b + 2 * lb.offset(r, c), v[2 + i as usize]);
+        }
+    }
+}
+
+/// One K tile (32) of the warp's 64×64: two k16 steps of 4 `ldmatrix.x4` (A), 4 `ldmatrix.x4.trans` (B)
+/// and 32 `mma.m16n8k16`.
+///
+/// # Safety
+/// All 32 lanes of every warp call it; the tiles at `s_a`, `s_b` are complete (after a barrier).
+#[inline(always)]
+pub(crate) unsafe fn compute_tile(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
+    let tid = thread_idx_x();
+    let (warp, lane) = (tid / 32, tid % 32);
+    let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
+    // SAFETY: collective calls by full warps on complete tiles (caller contract).
+    // Fully unrolled (constant indices only), so the 128 accumulators stay in registers.
+    const _: () = assert!(BK == 32);
+    unsafe {
+        unroll2!(k16 => {
+            let mut a = [[0u32; 4]; 4];
+            unroll4!(mi => {
+                a[mi as usize] = ldmatrix_x4(s_a + 2 * la.offset(wm * WM + 16 * mi + lane % 16, 16 * k16 + 8 * (lane / 16)));
+            });
+            let mut b = [[0u32; 4]; 4];
+            unroll4!(nj => {
+                b[nj as usize] = ldmatrix_x4_trans(s_b + 2 * lb.offset(16 * k16 + lane % 16, wn * WN + 16 * nj + 8 * (lane / 16)));
+            });
+            unroll4!(mi => {
+                unroll8!(ni => {
+                    let (q, r) = ((ni / 2) as usize, 2 * (ni % 2) as usize);
+                    mma_m16n8k16_f32_f16(&mut acc[mi as usize][ni as usize], a[mi as usize], [b[q][r], b[q][r + 1]]);
+                });
+            });
+        });
+    }
+}
+
+/// Writes the warp's accumulators to `c` as f16 (round to nearest), 32 bits per fragment pair, guarded.
+///
+/// # Safety
+/// `c` is a writable row-major `m × n` f16 matrix with `n % 8 == 0`.
+#[inline(always)]
+pub(crate) unsafe fn store_c(c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, acc: &Acc) {
+    let tid = thread_idx_x();
+    let (warp, lane) = (tid / 32, tid % 32);
+    let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
+    let (g, t) = (lane / 4, lane % 4);
+    unroll4!(mi => {
+        unroll8!(ni => {
+            let col = n0 + wn * WN + 8 * ni + 2 * t;
+            unroll2!(h => {
+                let row = m0 + wm * WM + 16 * mi + g + 8 * h;
+                if row < m && col < n {
+                    let v = &acc[mi as usize][ni as usize];
+                    // SAFETY: in bounds; col even and n even, so the 32-bit store is aligned.
+                    unsafe { *(c.add(row as usize * n as usize + col as usize) as *mut u32) = pack_f16x2(v[2 * h as usize], v[2 * h as usize + 1]) };
+                }
+            });
+        });
+    });
+}
+
+/// v2–v4's main loop: load a K tile into registers, store it to shared memory, barrier, compute,
+/// barrier. Only the layouts differ between those steps.
+///
+/// # Safety
+/// 256 threads, dynamic shared memory of `2 · (la.size() + lb.size())` bytes (16-byte aligned), grid
+/// `(ceil(N / 256), ceil(M / 128))`; `a`, `b`, `c` hold M·K, K·N, M·N f16, 16-byte aligned; `k % 8 == 0`,
+/// `n % 8 == 0`.
+#[inline(always)]
+pub(crate) unsafe fn run_sync(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32,
+                              la: &impl Layout, lb: &impl Layout, bm: u32, bn: u32) {
+    let s_a = shared::addr_of(shared::dynamic::<shared::Align16>());
+    let s_b = s_a + 2 * la.size();
+    let (m0, n0) = (bm * BM, bn * BN);
+    let mut acc: Acc = [[[0.0; 4]; 8]; 4];
+    // SAFETY: forwarded launch contract; uniform loop bound (every thread reaches every barrier).
+    unsafe {
+        let mut k0 = 0;
+        while k0 < k {
+            let v = fetch(a, b, m, n, k, m0, n0, k0);
+            store_tiles(s_a, s_b, &v, la, lb);
+            crate::prim::sync::sync_threads();
+            compute_tile(&mut acc, s_a, s_b, la, lb);
+            crate::prim::sync::sync_threads();
+            k0 += BK;
+        }
+        store_c(c, m, n, m0, n0, &acc);
+    }
+}
+
+// Launch bounds for the 8-warp block kernels: ptxas may use up to 255 registers (one block per SM).
+core::arch::global_asm!(
+    "//@entry-directive hgemm_block_v2 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v3 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v4 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v5 .maxntid 256, 1, 1",
+);

@@ -1,0 +1,70 @@
+//! Block ladder v5 — a 3-stage `cp.async` pipeline on the swizzled tiles.
+//!
+//! Change from v4: global → shared copies go through `cp.async.cg` (no registers, zero-fill at the
+//! edges), three stages deep: while the warps compute tile t, tiles t+1 and t+2 are in flight, and one
+//! barrier per tile suffices. Predicted: the main-loop stalls on global latency disappear.
+use super::block::{Acc, a_chunk, b_chunk, compute_tile, store_c};
+use crate::prim::{
+    cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
+    shared,
+    sync::sync_threads,
+    thread::{block_idx_x, block_idx_y, thread_idx_x},
+};
+use layout::Layout;
+use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BK, BM, BN, STAGES};
+
+/// `C = A · B` (f16, row-major, f32 accumulation).
+///
+/// # Safety
+/// 256 threads, `3 · 2 · (128·32 + 32·256)` bytes of dynamic shared memory, grid
+/// `(ceil(N / 256), ceil(M / 128))`; `a`, `b`, `c` hold M·K, K·N, M·N f16, 16-byte aligned; `k % 8 == 0`,
+/// `n % 8 == 0`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    let (la, lb) = (A_SWIZZLED, B_SWIZZLED);
+    let stage = 2 * (la.size() + lb.size());
+    let base = shared::addr_of(shared::dynamic::<shared::Align16>());
+    let sa = |s: u32| base + s * stage;
+    let sb = |s: u32| base + s * stage + 2 * la.size();
+    let tid = thread_idx_x();
+    let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
+    let tiles = k.div_ceil(BK);
+    let mut acc: Acc = [[[0.0; 4]; 8]; 4];
+    // SAFETY: copies stay inside their stage (layout offsets < size) and read global memory only for
+    // chunks inside the matrices (K, N multiples of 8), zero-filling the rest; a stage is overwritten
+    // only after the barrier that follows every thread's wait for the tile after it.
+    unsafe {
+        let copy_tile = |t: u32| {
+            let (s, k0) = (t % STAGES, t * BK);
+            for i in 0..2 {
+                let (r, col) = a_chunk(tid, i);
+                let ok = m0 + r < m && k0 + col < k;
+                let src = if ok { a.add((m0 + r) as usize * k as usize + (k0 + col) as usize) } else { a };
+                cp_async_cg_16_zfill(sa(s) + 2 * la.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
+            }
+            for i in 0..4 {
+                let (r, col) = b_chunk(tid, i);
+                let ok = k0 + r < k && n0 + col < n;
+                let src = if ok { b.add((k0 + r) as usize * n as usize + (n0 + col) as usize) } else { b };
+                cp_async_cg_16_zfill(sb(s) + 2 * lb.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
+            }
+        };
+        for t in 0..STAGES - 1 {
+            if t < tiles {
+                copy_tile(t);
+            }
+            cp_async_commit_group();
+        }
+        for t in 0..tiles {
+            cp_async_wait_group::<{ STAGES - 2 }>();
+            sync_threads();
+            if t + STAGES - 1 < tiles {
+                copy_tile(t + STAGES - 1);
+            }
+            cp_async_commit_group();
+            compute_tile(&mut acc, sa(t % STAGES), sb(t % STAGES), &la, &lb);
+        }
+        cp_async_wait_group::<0>();
+        store_c(c, m, n, m0, n0, &acc);
+    }
+}

@@ -1,0 +1,54 @@
+//! Tile shapes and shared-memory layouts of the block-level HGEMM ladder (seed 000's 128×256×32 tile,
+//! 8 warps as 2 × 4, 64×64 per warp), shared by `kernels-gpu/src/hgemm/block_*.rs` and the host.
+//!
+//! Problem: `C (M×N, f16) = A (M×K, f16) · B (K×N, f16)`, row-major, f32 accumulation.
+use crate::{Padded, RowMajor, SwizzleFn, Swizzled};
+
+/// Rows of C per block.
+pub const BM: u32 = 128;
+/// Columns of C per block.
+pub const BN: u32 = 256;
+/// K per shared stage.
+pub const BK: u32 = 32;
+/// Threads per block (8 warps).
+pub const THREADS: u32 = 256;
+/// Rows of C per warp (2 warps along M).
+pub const WM: u32 = 64;
+/// Columns of C per warp (4 warps along N).
+pub const WN: u32 = 64;
+
+/// A tile unpadded: 128 rows of 32 halves (64 B): an 8-row `ldmatrix` phase hits 2 bank groups, 4-way.
+pub const A_ROW_MAJOR: RowMajor = RowMajor { rows: BM, cols: BK };
+/// B tile unpadded: 32 rows of 256 halves (512 B): an 8-row phase hits one bank group, 8-way.
+pub const B_ROW_MAJOR: RowMajor = RowMajor { rows: BK, cols: BN };
+
+/// A tile padded as seed 000 does: stride `storage_align(32, 32, 8)` = 40 halves (80 B, 20 banks).
+pub const A_PADDED: Padded = Padded { rows: BM, cols: BK, stride: 40 };
+/// B tile padded by 8 halves: stride 264 (`storage_align(256, 32, 8)`).
+pub const B_PADDED: Padded = Padded { rows: BK, cols: BN, stride: 264 };
+
+/// A tile swizzled as `kernel-lab layout solve --tile 128x32 --store store-v4-rowmajor --load ldmatrix-x4`
+/// ranks first: `Swizzle<3,2,3>` on element offsets (the 16-byte chunk of a row, bits 3–4, XOR row bits
+/// 1–2): 0 store and 0 load conflicts, no extra memory.
+pub const A_SWIZZLED: Swizzled<RowMajor> = Swizzled { inner: A_ROW_MAJOR, swizzle: SwizzleFn { s: 3, b: 2, m: 3 } };
+/// B tile swizzled as the solver ranks first for `ldmatrix-x4-trans`: `Swizzle<5,3,3>` (chunk bits 3–5
+/// XOR row bits 0–2, at element bits 8–10).
+pub const B_SWIZZLED: Swizzled<RowMajor> = Swizzled { inner: B_ROW_MAJOR, swizzle: SwizzleFn { s: 5, b: 3, m: 3 } };
+
+/// Shared stages of the `cp.async` pipeline step.
+pub const STAGES: u32 = 3;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Layout, pad::storage_align};
+
+    #[test]
+    fn paddings_are_storage_align_and_swizzles_stay_in_tile() {
+        assert_eq!(Some(A_PADDED.stride), storage_align(BK, 32, 8));
+        assert_eq!(Some(B_PADDED.stride), storage_align(BN, 32, 8));
+        let mut seen = [0u64; 128];
+        assert!(A_SWIZZLED.check(&mut seen).is_ok());
+        assert!(B_SWIZZLED.check(&mut seen).is_ok());
+    }
+}
