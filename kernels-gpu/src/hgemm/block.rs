@@ -181,4 +181,7 @@ core::arch::global_asm!(
     "//@entry-directive hgemm_block_v3 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v4 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v5 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v5_s2 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v5_s4 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v6 .maxntid 256, 1, 1",
 );

@@ -1,8 +1,13 @@
-//! Block ladder v5 — a 3-stage `cp.async` pipeline on the swizzled tiles.
+//! Block ladder v5 — a multistage `cp.async` pipeline on the swizzled tiles (2, 3 and 4 stages).
 //!
 //! Change from v4: global → shared copies go through `cp.async.cg` (no registers, zero-fill at the
-//! edges), three stages deep: while the warps compute tile t, tiles t+1 and t+2 are in flight, and one
-//! barrier per tile suffices. Predicted: the main-loop stalls on global latency disappear.
+//! edges), `STAGES` deep: while the warps compute tile t, tiles t+1 … t+STAGES-1 are in flight, and one
+//! barrier per tile suffices. `hgemm_block_v5` has 3 stages (72 KiB), `hgemm_block_v5_s2` 2 and
+//! `hgemm_block_v5_s4` 4 (96 KiB). Predicted: the main-loop stalls on global latency disappear (~1.5×),
+//! 2 stages hiding less than 3, 4 little more than 3.
+//!
+//! v6 (`hgemm_block_v6`) is v5 with the grouped block order of SGEMM v8 (`layout::sgemm::grouped_block`,
+//! 8 block rows sweep the columns together), so panels of A and B are reused from L2.
 use super::block::{Acc, a_chunk, b_chunk, compute_tile, store_c};
 use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
@@ -11,23 +16,26 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, thread_idx_x},
 };
 use layout::Layout;
-use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BK, BM, BN, STAGES};
+use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BK, BM, BN};
+use layout::sgemm::grouped_block;
 
-/// `C = A · B` (f16, row-major, f32 accumulation).
+/// The pipelined main loop for block tile `(bm, bn)`.
 ///
 /// # Safety
-/// 256 threads, `3 · 2 · (128·32 + 32·256)` bytes of dynamic shared memory, grid
+/// 256 threads, `STAGES · 2 · (128·32 + 32·256)` bytes of dynamic shared memory, grid
 /// `(ceil(N / 256), ceil(M / 128))`; `a`, `b`, `c` hold M·K, K·N, M·N f16, 16-byte aligned; `k % 8 == 0`,
-/// `n % 8 == 0`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+/// `n % 8 == 0`; `(bm, bn)` inside the grid.
+#[inline(always)]
+unsafe fn pipeline<const STAGES: u32, const WAIT: u32>(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
+    // `WAIT` is `STAGES - 2` (stable Rust cannot compute it from a const generic).
+    const { assert!(WAIT + 2 == STAGES) };
     let (la, lb) = (A_SWIZZLED, B_SWIZZLED);
     let stage = 2 * (la.size() + lb.size());
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());
     let sa = |s: u32| base + s * stage;
     let sb = |s: u32| base + s * stage + 2 * la.size();
     let tid = thread_idx_x();
-    let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
+    let (m0, n0) = (bm * BM, bn * BN);
     let tiles = k.div_ceil(BK);
     let mut acc: Acc = [[[0.0; 4]; 8]; 4];
     // SAFETY: copies stay inside their stage (layout offsets < size) and read global memory only for
@@ -56,7 +64,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c
             cp_async_commit_group();
         }
         for t in 0..tiles {
-            cp_async_wait_group::<{ STAGES - 2 }>();
+            cp_async_wait_group::<WAIT>();
             sync_threads();
             if t + STAGES - 1 < tiles {
                 copy_tile(t + STAGES - 1);
@@ -67,4 +75,46 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c
         cp_async_wait_group::<0>();
         store_c(c, m, n, m0, n0, &acc);
     }
+}
+
+/// `C = A · B` (f16, row-major, f32 accumulation), 3 stages.
+///
+/// # Safety
+/// See [`pipeline`] (3 stages).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { pipeline::<3, 1>(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
+}
+
+/// As [`hgemm_block_v5`] with 2 stages (double buffering).
+///
+/// # Safety
+/// See [`pipeline`] (2 stages).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s2(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { pipeline::<2, 0>(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
+}
+
+/// As [`hgemm_block_v5`] with 4 stages.
+///
+/// # Safety
+/// See [`pipeline`] (4 stages).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { pipeline::<4, 2>(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
+}
+
+/// v6: v5 (3 stages) with the grouped block order.
+///
+/// # Safety
+/// See [`pipeline`] (3 stages).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v6(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    let grid_n = crate::prim::thread::grid_dim_x();
+    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
+    // SAFETY: forwarded; `grouped_block` is a bijection onto the grid.
+    unsafe { pipeline::<3, 1>(a, b, c, m, n, k, bm, bn) }
 }
