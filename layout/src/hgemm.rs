@@ -52,3 +52,10 @@ mod tests {
         assert!(B_SWIZZLED.check(&mut seen).is_ok());
     }
 }
+
+/// K per shared stage of v7 (twice `BK`).
+pub const BK_WIDE: u32 = 64;
+/// v7's A tile (128 × 64, 128-byte rows), swizzled as the solver ranks first: `Swizzle<3,3,3>`.
+pub const A_SWIZZLED_WIDE: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: BM, cols: BK_WIDE }, swizzle: SwizzleFn { s: 3, b: 3, m: 3 } };
+/// v7's B tile (64 × 256), swizzled as the solver ranks first: `Swizzle<5,3,3>`.
+pub const B_SWIZZLED_WIDE: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: BK_WIDE, cols: BN }, swizzle: SwizzleFn { s: 5, b: 3, m: 3 } };

@@ -95,14 +95,24 @@ pub(crate) unsafe fn store_tiles(s_a: u32, s_b: u32, v: &[[u32; 4]; 6], la: &imp
 /// All 32 lanes of every warp call it; the tiles at `s_a`, `s_b` are complete (after a barrier).
 #[inline(always)]
 pub(crate) unsafe fn compute_tile(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
+    // SAFETY: forwarded.
+    unsafe { compute_k16s::<2>(acc, s_a, s_b, la, lb) }
+}
+
+/// `K16` k16 steps (2 or 4: a 32- or 64-deep tile) of the warp's 64×64, fully unrolled.
+///
+/// # Safety
+/// As [`compute_tile`].
+#[inline(always)]
+pub(crate) unsafe fn compute_k16s<const K16: u32>(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
     // SAFETY: collective calls by full warps on complete tiles (caller contract).
     // Fully unrolled (constant indices only), so the 128 accumulators stay in registers.
-    const _: () = assert!(BK == 32);
+    const { assert!(K16 == 2 || K16 == 4) };
     unsafe {
-        unroll2!(k16 => {
+        unroll4!(k16 => { if k16 < K16 {
             let mut a = [[0u32; 4]; 4];
             unroll4!(mi => {
                 a[mi as usize] = ldmatrix_x4(s_a + 2 * la.offset(wm * WM + 16 * mi + lane % 16, 16 * k16 + 8 * (lane / 16)));
@@ -117,7 +127,7 @@ pub(crate) unsafe fn compute_tile(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl L
                     mma_m16n8k16_f32_f16(&mut acc[mi as usize][ni as usize], a[mi as usize], [b[q][r], b[q][r + 1]]);
                 });
             });
-        });
+        }});
     }
 }
 
@@ -184,4 +194,5 @@ core::arch::global_asm!(
     "//@entry-directive hgemm_block_v5_s2 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v5_s4 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v6 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v7 .maxntid 256, 1, 1",
 );

@@ -31,6 +31,7 @@ mod block_v2_smem;
 mod block_v3_padded;
 mod block_v4_swizzled;
 mod block_v5_cp_async;
+mod block_v7_wide_k;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;
 mod warp_v3_wmma_padded;
