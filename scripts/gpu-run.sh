@@ -33,7 +33,9 @@ ncu --clock-control none --metrics $M -k regex:sgemm_v --csv $C/kernel-lab --fam
 echo "ncu sgemm: exit $?"
 ncu --clock-control none --metrics $M -k regex:selftest_mma --csv $C/kernel-lab --family selftest --check >> "$OUT/ncu-reduce.csv" 2>&1
 echo "ncu selftest (seed 001 v4 vs v5 tiles): exit $?"
-ncu --clock-control none --metrics $M -k regex:hgemm_block_v[2-5] --csv $C/kernel-lab --family hgemm --check --gemm-sizes 1024 >> "$OUT/ncu-reduce.csv" 2>&1
+ncu --clock-control none --metrics $M -k regex:hgemm_block --csv $C/kernel-lab --family hgemm --check --gemm-sizes 1024 >> "$OUT/ncu-reduce.csv" 2>&1
+$C/kernel-lab layout trace --hgemm 1024x1024x1024 --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1
+$C/kernel-lab layout trace --gemm 1024x1024x1024 --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1
 ncu --clock-control none --metrics $M -k regex:hgemm_warp --csv $C/kernel-lab --family hgemm-warp --check >> "$OUT/ncu-reduce.csv" 2>&1
 $C/kernel-lab layout trace --hgemm-warp --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1; tail -8 "$OUT/bankcheck.md"
 $C/kernel-lab layout trace --n 2^20 --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankcheck.md" 2>&1

@@ -69,6 +69,7 @@ pub fn run(gpu: &Gpu, o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec
         for step in Step::ALL {
             progress(&format!("hgemm {s}: {}", step.label()));
             let mut row = new_row(step.label(), step.kernel_name(), if cpu_ref { "f64 CPU" } else { "cuBLAS" });
+            row.predicted = crate::traces::hgemm::launch(step, s);
             let r = (|| -> Result<()> {
                 let k = gpu.kernel(step.kernel_name())?;
                 let res = k.resources()?;

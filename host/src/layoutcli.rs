@@ -23,6 +23,7 @@ USAGE:
   kernel-lab layout trace [--n N] [--ncu FILE]        reduce kernels: predicted (and measured) conflicts
   kernel-lab layout trace --gemm MxNxK [--ncu FILE]   sgemm kernels: the same per launch
   kernel-lab layout trace --hgemm-warp [--ncu FILE]   seed 001's warp ladder: the same
+  kernel-lab layout trace --hgemm MxNxK [--ncu FILE]  block HGEMM kernels: the same per launch
   kernel-lab layout bankcheck [--run | --compare NCU_CSV]   model vs hardware (run under ncu on a GPU)
 
 LAYOUT (default: row-major):
@@ -204,10 +205,15 @@ fn run(args: Vec<String>) -> Result<()> {
             let n = a.take("--n")?.map(|v| crate::suite::parse_size(&v)).transpose()?.unwrap_or(1 << 20);
             let gemm = a.take("--gemm")?.map(|v| nums(&v, 3, "--gemm")).transpose()?;
             let hgemm_warp = a.flag("--hgemm-warp");
+            let hgemm = a.take("--hgemm")?.map(|v| nums(&v, 3, "--hgemm")).transpose()?;
             let ncu = a.take("--ncu")?;
             a.finish()?;
             match gemm {
                 _ if hgemm_warp => print!("{}", hgemm_warp_trace_table(ncu.as_deref())?),
+                _ if hgemm.is_some() => {
+                    let g = hgemm.expect("checked");
+                    print!("{}", hgemm_trace_table(crate::sgemm::Shape::new(g[0] as usize, g[1] as usize, g[2] as usize)?, ncu.as_deref())?)
+                }
                 Some(g) => print!("{}", sgemm_trace_table(crate::sgemm::Shape::new(g[0] as usize, g[1] as usize, g[2] as usize)?, ncu.as_deref())?),
                 None => print!("{}", trace_table(n, ncu.as_deref())?),
             }
@@ -352,6 +358,26 @@ pub fn sgemm_trace_table(shape: crate::sgemm::Shape, ncu_csv: Option<&str>) -> R
         let _ = writeln!(s, "| `{}` | {} / {} | {} / {} | {} / {} | {} / {} | {} / {} |", step.kernel_name(),
             p.ld.instructions, get("smsp__sass_inst_executed_op_shared_ld.sum"), p.ld.wavefronts, get(lw), p.ld.conflicts, get(lc),
             p.st.wavefronts, get(sw), p.st.conflicts, get(sc));
+    }
+    Ok(s)
+}
+
+/// Block HGEMM: predicted shared-memory traffic per launch on `shape`, beside `ncu`'s counts.
+pub fn hgemm_trace_table(shape: crate::sgemm::Shape, ncu_csv: Option<&str>) -> Result<String> {
+    let measured = match ncu_csv {
+        Some(path) => bankcheck::read_ncu_csv(&std::fs::read_to_string(path)
+            .map_err(|e| Error::InvalidInput(format!("cannot read {path}: {e}")))?, "hgemm_block"),
+        None => vec![],
+    };
+    let (lw, lc) = bankcheck::metric_names(bankcheck::Dir::Load);
+    let (sw, sc) = bankcheck::metric_names(bankcheck::Dir::Store);
+    let mut s = String::from("| kernel | ld wavefronts (pred / ncu) | ld conflicts (pred / ncu) | st wavefronts (pred / ncu) | st conflicts (pred / ncu) |\n|---|---:|---:|---:|---:|\n");
+    for step in crate::hgemm::Step::ALL {
+        let Some(p) = traces::hgemm::launch(step, shape) else { continue };
+        let m = measured.iter().find(|(k, _, _)| k == step.kernel_name()).map(|(_, _, m)| m);
+        let get = |name: &str| m.and_then(|m| m.get(name)).map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "| `{}` | {} / {} | {} / {} | {} / {} | {} / {} |", step.kernel_name(), p.ld.wavefronts, get(lw), p.ld.conflicts, get(lc),
+                         p.st.wavefronts, get(sw), p.st.conflicts, get(sc));
     }
     Ok(s)
 }

@@ -309,3 +309,93 @@ pub mod sgemm {
         Some(BlockCost { ld: CostSer::from(ld.times(tiles)), st: CostSer::from(st.times(tiles)) })
     }
 }
+
+/// Block-level HGEMM: shared-memory instructions per block per K tile, from `layout::hgemm` and the
+/// chunk/fragment maps the kernels use (`kernels-gpu/src/hgemm/block.rs`): 128-bit tile stores (v2–v4;
+/// v5+ fill shared memory with `cp.async`, which the LSU store counters do not see) and, per warp and
+/// k16, 4 `ldmatrix.x4` of A and 4 `ldmatrix.x4.trans` of B.
+pub mod hgemm {
+    use layout::{
+        Layout,
+        bank::{self, Cost, Op},
+        hgemm::*,
+    };
+
+    use super::{BlockCost, CostSer};
+    use crate::{hgemm::Step, sgemm::Shape};
+
+    fn tiles(step: Step) -> (&'static dyn Layout, &'static dyn Layout, u32) {
+        match step {
+            Step::V1 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
+            Step::V2 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
+            Step::V3 => (&A_PADDED, &B_PADDED, BK),
+            Step::V7 => (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE, BK_WIDE),
+            _ => (&A_SWIZZLED, &B_SWIZZLED, BK),
+        }
+    }
+
+    /// Predicted (loads, stores) of one block for one K tile; `None` for v1 (no shared memory).
+    pub fn per_tile(step: Step) -> Option<(Cost, Cost)> {
+        if step == Step::V1 {
+            return None;
+        }
+        let (la, lb, bk) = tiles(step);
+        let mut ld = Cost::default();
+        let mut st = Cost::default();
+        if matches!(step, Step::V2 | Step::V3 | Step::V4) {
+            for w in 0..THREADS / 32 {
+                for i in 0..(BM * bk / 8).div_ceil(THREADS) {
+                    let a: [u32; 32] = core::array::from_fn(|l| { let c = 32 * w + l as u32 + THREADS * i; 2 * la.offset(c / (bk / 8), 8 * (c % (bk / 8))) });
+                    st = st.add(bank::lsu(&a, u32::MAX, 16, Op::Store).expect("aligned"));
+                }
+                for i in 0..(bk * BN / 8).div_ceil(THREADS) {
+                    let a: [u32; 32] = core::array::from_fn(|l| { let c = 32 * w + l as u32 + THREADS * i; 2 * lb.offset(c / (BN / 8), 8 * (c % (BN / 8))) });
+                    st = st.add(bank::lsu(&a, u32::MAX, 16, Op::Store).expect("aligned"));
+                }
+            }
+        }
+        for w in 0..THREADS / 32 {
+            let (wm, wn) = (w / (BN / WN), w % (BN / WN));
+            for k16 in 0..bk / 16 {
+                for mi in 0..4 {
+                    let rows: [u32; 32] = core::array::from_fn(|l| 2 * la.offset(wm * WM + 16 * mi + l as u32 % 16, 16 * k16 + 8 * (l as u32 / 16)));
+                    ld = ld.add(bank::matrix(&rows, 4).expect("aligned"));
+                }
+                for nj in 0..4 {
+                    let rows: [u32; 32] = core::array::from_fn(|l| 2 * lb.offset(16 * k16 + l as u32 % 16, wn * WN + 16 * nj + 8 * (l as u32 / 16)));
+                    ld = ld.add(bank::matrix(&rows, 4).expect("aligned"));
+                }
+            }
+        }
+        Some((ld, st))
+    }
+
+    /// Predicted loads and stores of a whole launch.
+    pub fn launch(step: Step, s: Shape) -> Option<BlockCost> {
+        let (ld, st) = per_tile(step)?;
+        let bk = tiles(step).2 as usize;
+        let blocks = (s.m.div_ceil(BM as usize) * s.n.div_ceil(BN as usize)) as u64;
+        let t = blocks * s.k.div_ceil(bk) as u64;
+        Some(BlockCost { ld: CostSer::from(ld.times(t)), st: CostSer::from(st.times(t)) })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn unpadded_tiles_conflict_padded_and_swizzled_do_not() {
+            let (ld2, _) = per_tile(Step::V2).unwrap();
+            assert!(ld2.conflicts() > 0, "unpadded ldmatrix conflicts");
+            // Padding fixes the loads but, as seed 000 says, the 128-bit stores of the A tile now
+            // conflict (rows 80 bytes apart: a quarter-warp's two rows overlap in banks 0-3).
+            let (ld3, st3) = per_tile(Step::V3).unwrap();
+            assert_eq!(ld3.conflicts(), 0);
+            assert!(st3.conflicts() > 0);
+            for st in [Step::V4, Step::V5, Step::V6, Step::V7] {
+                let (ld, s) = per_tile(st).unwrap();
+                assert_eq!((ld.conflicts(), s.conflicts()), (0, 0), "{st:?}");
+            }
+        }
+    }
+}

@@ -2,8 +2,9 @@
 //!
 //! Change from v2: A rows padded to 40 halves (`storage_align(32, 32, 8)`: 80 bytes, 20 banks) and B rows
 //! to 264: 8 consecutive rows of a phase start in 8 different bank groups, so `ldmatrix` is conflict-free;
-//! the 128-bit stores stay conflict-free for B and A (a phase of A stores is 2 rows × 64 B at 80-byte
-//! offsets). Costs 2.5 KiB + 512 B of shared memory per stage.
+//! but, as seed 000 warns, the 128-bit stores of A now conflict: a quarter-warp stores 2 rows × 64 B at
+//! 80-byte offsets, which overlap in banks 0–3 (the model: 65 536 store conflicts per 1024³ launch; B's
+//! stores stay conflict-free). Costs 2.5 KiB + 512 B of shared memory per stage.
 use super::block::run_sync;
 use crate::prim::thread::{block_idx_x, block_idx_y};
 use layout::hgemm::{A_PADDED, B_PADDED};
