@@ -8,7 +8,7 @@
 //!
 //! v6 (`hgemm_block_v6`) is v5 with the grouped block order of SGEMM v8 (`layout::sgemm::grouped_block`,
 //! 8 block rows sweep the columns together), so panels of A and B are reused from L2.
-use super::block::{Acc, a_chunk, b_chunk, compute_tile, store_c};
+use super::block::{Acc, compute_k16s, store_c};
 use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
     shared,
@@ -16,42 +16,48 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, thread_idx_x},
 };
 use layout::Layout;
-use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BK, BM, BN};
+use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BM, BN, THREADS};
 use layout::sgemm::grouped_block;
 
-/// The pipelined main loop for block tile `(bm, bn)`.
+/// The pipelined main loop for block tile `(bm, bn)`: `STAGES` shared stages (`WAIT = STAGES - 2`) of
+/// `16 · K16`-deep tiles in layouts `la` (BM × 16·K16) and `lb` (16·K16 × BN). Shared by v5, v6 and v7.
 ///
 /// # Safety
-/// 256 threads, `STAGES · 2 · (128·32 + 32·256)` bytes of dynamic shared memory, grid
-/// `(ceil(N / 256), ceil(M / 128))`; `a`, `b`, `c` hold M·K, K·N, M·N f16, 16-byte aligned; `k % 8 == 0`,
-/// `n % 8 == 0`; `(bm, bn)` inside the grid.
+/// 256 threads, `STAGES · 2 · (la.size() + lb.size())` bytes of dynamic shared memory (16-byte aligned),
+/// grid `(ceil(N / 256), ceil(M / 128))`; `a`, `b`, `c` hold M·K, K·N, M·N f16, 16-byte aligned;
+/// `k % 8 == 0`, `n % 8 == 0`; `(bm, bn)` inside the grid; the layouts keep 8-element chunks whole.
 #[inline(always)]
-unsafe fn pipeline<const STAGES: u32, const WAIT: u32>(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
+pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32>(
+    a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32, bm: u32, bn: u32, la: &impl Layout, lb: &impl Layout,
+) {
     // `WAIT` is `STAGES - 2` (stable Rust cannot compute it from a const generic).
     const { assert!(WAIT + 2 == STAGES) };
-    let (la, lb) = (A_SWIZZLED, B_SWIZZLED);
+    let bk = 16 * K16;
     let stage = 2 * (la.size() + lb.size());
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());
     let sa = |s: u32| base + s * stage;
     let sb = |s: u32| base + s * stage + 2 * la.size();
     let tid = thread_idx_x();
     let (m0, n0) = (bm * BM, bn * BN);
-    let tiles = k.div_ceil(BK);
+    let tiles = k.div_ceil(bk);
     let mut acc: Acc = [[[0.0; 4]; 8]; 4];
     // SAFETY: copies stay inside their stage (layout offsets < size) and read global memory only for
     // chunks inside the matrices (K, N multiples of 8), zero-filling the rest; a stage is overwritten
-    // only after the barrier that follows every thread's wait for the tile after it.
+    // only after the barrier that follows every thread's wait for the tile after it. Chunk `ch` of A is
+    // row ch / (bk / 8), column 8 (ch % (bk / 8)); of B row ch / 32, column 8 (ch % 32).
     unsafe {
         let copy_tile = |t: u32| {
-            let (s, k0) = (t % STAGES, t * BK);
-            for i in 0..2 {
-                let (r, col) = a_chunk(tid, i);
+            let (s, k0) = (t % STAGES, t * bk);
+            for i in 0..BM * bk / 8 / THREADS {
+                let ch = tid + THREADS * i;
+                let (r, col) = (ch / (bk / 8), 8 * (ch % (bk / 8)));
                 let ok = m0 + r < m && k0 + col < k;
                 let src = if ok { a.add((m0 + r) as usize * k as usize + (k0 + col) as usize) } else { a };
                 cp_async_cg_16_zfill(sa(s) + 2 * la.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
             }
-            for i in 0..4 {
-                let (r, col) = b_chunk(tid, i);
+            for i in 0..bk * BN / 8 / THREADS {
+                let ch = tid + THREADS * i;
+                let (r, col) = (ch / (BN / 8), 8 * (ch % (BN / 8)));
                 let ok = k0 + r < k && n0 + col < n;
                 let src = if ok { b.add((k0 + r) as usize * n as usize + (n0 + col) as usize) } else { b };
                 cp_async_cg_16_zfill(sb(s) + 2 * lb.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
@@ -70,7 +76,7 @@ unsafe fn pipeline<const STAGES: u32, const WAIT: u32>(a: *const u16, b: *const 
                 copy_tile(t + STAGES - 1);
             }
             cp_async_commit_group();
-            compute_tile(&mut acc, sa(t % STAGES), sb(t % STAGES), &la, &lb);
+            compute_k16s::<K16>(&mut acc, sa(t % STAGES), sb(t % STAGES), la, lb);
         }
         cp_async_wait_group::<0>();
         store_c(c, m, n, m0, n0, &acc);
@@ -84,7 +90,7 @@ unsafe fn pipeline<const STAGES: u32, const WAIT: u32>(a: *const u16, b: *const 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<3, 1>(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
+    unsafe { pipeline::<3, 1, 2>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// As [`hgemm_block_v5`] with 2 stages (double buffering).
@@ -94,7 +100,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s2(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<2, 0>(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
+    unsafe { pipeline::<2, 0, 2>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// As [`hgemm_block_v5`] with 4 stages.
@@ -104,7 +110,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s2(a: *const u16, b: *const u16
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<4, 2>(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
+    unsafe { pipeline::<4, 2, 2>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// v6: v5 (3 stages) with the grouped block order.
@@ -116,5 +122,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v6(a: *const u16, b: *const u16, c
     let grid_n = crate::prim::thread::grid_dim_x();
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
     // SAFETY: forwarded; `grouped_block` is a bijection onto the grid.
-    unsafe { pipeline::<3, 1>(a, b, c, m, n, k, bm, bn) }
+    unsafe { pipeline::<3, 1, 2>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED, &B_SWIZZLED) }
 }

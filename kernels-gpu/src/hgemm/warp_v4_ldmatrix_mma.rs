@@ -29,12 +29,13 @@ pub(crate) unsafe fn mma_16x16x16(s_a: u32, s_b: u32, layout: &impl Layout) -> [
     }
 }
 
-/// As `hgemm_warp_v1`.
+/// v4's body; `store_c(row_addr, fragments)` writes C's fragments to the shared C tile as
+/// `stmatrix.x4` would (the emulation or the instruction).
 ///
 /// # Safety
-/// As `hgemm_warp_v1`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_warp_v4(g_a: *const u16, g_b: *const u16, g_c: *mut u16) {
+/// As `hgemm_warp_v1`; `store_c` is a warp-collective `stmatrix.x4` equivalent.
+#[inline(always)]
+unsafe fn run(g_a: *const u16, g_b: *const u16, g_c: *mut u16, store_c: impl Fn(u32, [u32; 4])) {
     let s_a = static_alloc::<1536>();
     let (s_b, s_c) = (s_a + 512, s_a + 1024);
     // SAFETY: one full warp; three 512-byte tiles; barriers between writers and readers.
@@ -43,10 +44,20 @@ pub unsafe extern "ptx-kernel" fn hgemm_warp_v4(g_a: *const u16, g_b: *const u16
         tile_to_shared(s_b, g_b, &TILE);
         sync_threads();
         let c = mma_16x16x16(s_a, s_b, &TILE);
-        stmatrix_x4_shfl(x4_row_addr(s_c, lane_id(), &TILE), c);
+        store_c(x4_row_addr(s_c, lane_id(), &TILE), c);
         sync_threads();
         tile_to_global(g_c, s_c, &TILE);
     }
+}
+
+/// As `hgemm_warp_v1`.
+///
+/// # Safety
+/// As `hgemm_warp_v1`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_warp_v4(g_a: *const u16, g_b: *const u16, g_c: *mut u16) {
+    // SAFETY: forwarded; the emulation is called by all 32 lanes.
+    unsafe { run(g_a, g_b, g_c, |addr, c| stmatrix_x4_shfl(addr, c)) }
 }
 
 /// As `hgemm_warp_v4`, with C stored by the native `stmatrix.sync.aligned.m8n8.x4.shared.b16` (sm_90).
@@ -56,16 +67,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_warp_v4(g_a: *const u16, g_b: *const u16
 #[cfg(lab_sm90)]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_warp_v4_stmatrix(g_a: *const u16, g_b: *const u16, g_c: *mut u16) {
-    let s_a = static_alloc::<1536>();
-    let (s_b, s_c) = (s_a + 512, s_a + 1024);
-    // SAFETY: as `hgemm_warp_v4`.
-    unsafe {
-        tile_to_shared(s_a, g_a, &TILE);
-        tile_to_shared(s_b, g_b, &TILE);
-        sync_threads();
-        let c = mma_16x16x16(s_a, s_b, &TILE);
-        crate::prim::stmatrix::stmatrix_x4(x4_row_addr(s_c, lane_id(), &TILE), c);
-        sync_threads();
-        tile_to_global(g_c, s_c, &TILE);
-    }
+    // SAFETY: forwarded; sm_90 (this kernel is built only for the sm_90a module).
+    unsafe { run(g_a, g_b, g_c, |addr, c| crate::prim::stmatrix::stmatrix_x4(addr, c)) }
 }
