@@ -8,6 +8,7 @@
 pub mod access;
 pub mod bankcheck;
 pub mod error;
+pub mod gemm_suite;
 pub mod gpu;
 pub mod hgemm;
 pub mod hgemm_suite;

@@ -476,11 +476,11 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         json["hgemm_warp"] = serde_json::to_value(&rows).unwrap_or_default();
     }
     if o.families.contains(&Family::Hgemm) {
-        match crate::hgemm_suite::run(&gpu, &o, &mut progress) {
+        match crate::gemm_suite::run::<crate::hgemm_suite::Hgemm>(&gpu, &o, "hgemm", &mut progress) {
             Ok(rows) => {
                 eprint!("\r\x1b[2K");
                 println!("\n== hgemm: C = A·B, f16 in/out, f32 accumulate, mma.sync (seeds 000/001); cuBLAS GemmEx f16/32F in the same run ==");
-                print!("{}", crate::sgemm_suite::table(&rows));
+                print!("{}", crate::gemm_suite::table(&rows));
                 failed |= rows.iter().any(|r| r.failed());
                 json["hgemm"] = serde_json::to_value(&rows).unwrap_or_default();
             }
@@ -491,11 +491,11 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         }
     }
     if o.families.contains(&Family::Sgemm) {
-        match crate::sgemm_suite::run(&gpu, &o, &mut progress) {
+        match crate::gemm_suite::run::<crate::sgemm_suite::Sgemm>(&gpu, &o, "sgemm", &mut progress) {
             Ok(rows) => {
                 eprint!("\r\x1b[2K");
                 println!("\n== sgemm: C = A·B, row-major f32 on CUDA cores (seed 004); cuBLAS SGEMM without TF32 in the same run ==");
-                print!("{}", crate::sgemm_suite::table(&rows));
+                print!("{}", crate::gemm_suite::table(&rows));
                 failed |= rows.iter().any(|r| r.failed());
                 json["sgemm"] = serde_json::to_value(&rows).unwrap_or_default();
             }

@@ -1,0 +1,235 @@
+//! The suite's GEMM tables (SGEMM, HGEMM): every step of a family at every size and, with `--check`, on
+//! ragged shapes; verified against an f64 CPU reference (small shapes) or the cuBLAS baseline (large),
+//! timed against that baseline in the same run. A family plugs in through [`GemmFamily`].
+use std::fmt::Write as _;
+
+use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use rand::rngs::SmallRng;
+
+use crate::{
+    error::{Error, Result},
+    gpu::{Gpu, Kernel},
+    sgemm::Shape,
+    suite::Options,
+    timing::{Stats, time_gpu_budget},
+    traces::BlockCost,
+    verify,
+};
+
+/// Largest `M·N·K` checked against the f64 CPU reference; above, against the baseline.
+const CPU_REF_MAX: f64 = 1.2e9;
+
+/// What a GEMM family provides to the shared suite loop.
+pub trait GemmFamily {
+    /// Element type of A, B and C in device memory.
+    type Elem: DeviceRepr + ValidAsZeroBits + Default + Clone + Copy;
+    /// A ladder step.
+    type Step: Copy + 'static;
+    /// The baseline library handle.
+    type Baseline;
+    /// Ragged shapes `--check` adds.
+    const CHECK_SHAPES: &'static [(usize, usize, usize)];
+    /// Relative L2 tolerance against the reference.
+    const TOL: f64;
+    /// The baseline's name in the table.
+    const BASELINE: &'static str;
+    /// Every step in ladder order.
+    fn steps() -> &'static [Self::Step];
+    /// `v0` …
+    fn label(s: Self::Step) -> &'static str;
+    /// PTX entry.
+    fn kernel_name(s: Self::Step) -> &'static str;
+    /// `n` random inputs (never zeros).
+    fn random(rng: &mut SmallRng, n: usize) -> Vec<Self::Elem>;
+    /// The element that marks "not written" (a NaN pattern).
+    fn poison() -> Self::Elem;
+    /// As f64 (NaN stays NaN).
+    fn to_f64(x: Self::Elem) -> f64;
+    /// `A · B` in f64.
+    fn reference(a: &[Self::Elem], b: &[Self::Elem], s: Shape) -> Vec<f64>;
+    /// The baseline handle, if the library is present.
+    fn baseline(gpu: &Gpu) -> Result<Self::Baseline>;
+    /// Enqueues `c = a · b` with the baseline.
+    fn run_baseline(bl: &Self::Baseline, gpu: &Gpu, s: Shape, a: &CudaSlice<Self::Elem>, b: &CudaSlice<Self::Elem>, c: &mut CudaSlice<Self::Elem>) -> Result<()>;
+    /// Enqueues `c = a · b` with a step (errors with "must be multiples" for shapes it declines).
+    fn launch(gpu: &Gpu, k: &Kernel, s: Self::Step, shape: Shape, a: &CudaSlice<Self::Elem>, b: &CudaSlice<Self::Elem>, c: &mut CudaSlice<Self::Elem>) -> Result<()>;
+    /// The bank model's prediction for one launch.
+    fn predicted(s: Self::Step, shape: Shape) -> Option<BlockCost>;
+}
+
+/// One row.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Row {
+    /// `v0` … or `cuBLAS`.
+    pub step: String,
+    /// Kernel or call.
+    pub kernel: String,
+    /// The shape.
+    pub shape: Shape,
+    /// GPU time.
+    pub time: Option<Stats>,
+    /// TFLOP/s from the median.
+    pub tflops: Option<f64>,
+    /// Over the baseline's TFLOP/s in the same run.
+    pub pct_of_cublas: Option<f64>,
+    /// Over the previous step's time.
+    pub speedup_vs_prev: Option<f64>,
+    /// Relative L2 error.
+    pub rel_err: Option<f64>,
+    /// The tolerance `rel_err` is held to.
+    pub tolerance: f64,
+    /// What the error was measured against (`f64 CPU` or `cuBLAS`).
+    pub reference: String,
+    /// Registers per thread.
+    pub registers: Option<i32>,
+    /// Local memory per thread.
+    pub local_bytes: Option<i32>,
+    /// What failed.
+    pub error: Option<String>,
+    /// Why the step declined the shape (a documented constraint, not a failure).
+    pub rejected: Option<String>,
+    /// The bank model's prediction for the launch: shared loads and stores.
+    pub predicted: Option<BlockCost>,
+}
+
+impl Row {
+    fn new(step: &str, kernel: &str, shape: Shape, tolerance: f64, reference: &str) -> Row {
+        Row { step: step.into(), kernel: kernel.into(), shape, time: None, tflops: None, pct_of_cublas: None, speedup_vs_prev: None,
+              rel_err: None, tolerance, reference: reference.into(), registers: None, local_bytes: None, error: None, rejected: None,
+              predicted: None }
+    }
+
+    /// Whether verification failed (the baseline's row never fails the run).
+    pub fn failed(&self) -> bool {
+        self.step != "cuBLAS" && (self.error.is_some() || self.rel_err.is_some_and(|e| !(e <= self.tolerance)))
+    }
+}
+
+/// Runs family `F`: the baseline first (its result is the reference for shapes too large for the CPU),
+/// then every step, each poisoned, checked fully written, compared, and (without `--check`) timed.
+pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
+    let mut shapes: Vec<Shape> = o.gemm_sizes.iter().map(|&n| Shape::new(n, n, n)).collect::<Result<_>>()?;
+    if o.check && !o.gemm_sizes_given {
+        for &(m, n, k) in F::CHECK_SHAPES {
+            shapes.push(Shape::new(m, n, k)?);
+        }
+    }
+    let baseline = F::baseline(gpu).ok();
+    let mut rows = vec![];
+    for s in shapes {
+        progress(&format!("{family} {s}: inputs"));
+        let mut rng = verify::rng(o.seed ^ (s.m * 31 + s.n * 7 + s.k) as u64);
+        let a = F::random(&mut rng, s.m * s.k);
+        let b = F::random(&mut rng, s.k * s.n);
+        let (d_a, d_b) = (gpu.upload(&a)?, gpu.upload(&b)?);
+        let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
+        let budget = if o.check { 0.0 } else { 300.0 };
+        let cpu_ref = s.flops() / 2.0 <= CPU_REF_MAX;
+        let mut want: Option<Vec<f64>> = if cpu_ref { progress(&format!("{family} {s}: f64 reference")); Some(F::reference(&a, &b, s)) } else { None };
+        let mut base = Row::new("cuBLAS", F::BASELINE, s, F::TOL, if cpu_ref { "f64 CPU" } else { "(reference)" });
+        base.pct_of_cublas = Some(1.0);
+        match &baseline {
+            Some(bl) => {
+                F::run_baseline(bl, gpu, s, &d_a, &d_b, &mut d_c)?;
+                gpu.sync_after(F::BASELINE)?;
+                let c: Vec<f64> = gpu.download(&d_c)?.into_iter().map(F::to_f64).collect();
+                match &want {
+                    Some(w) => base.rel_err = Some(verify::rel_l2(&c, w)),
+                    None => want = Some(c),
+                }
+                if !o.check {
+                    let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| F::run_baseline(bl, gpu, s, &d_a, &d_b, &mut d_c))?;
+                    base.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
+                    base.time = Some(t);
+                }
+            }
+            None => base.error = Some(format!("{} unavailable", F::BASELINE)),
+        }
+        let base_tflops = base.tflops;
+        rows.push(base);
+        let mut prev_ms: Option<f64> = None;
+        for &step in F::steps() {
+            progress(&format!("{family} {s}: {}", F::label(step)));
+            let mut row = Row::new(F::label(step), F::kernel_name(step), s, F::TOL, if cpu_ref { "f64 CPU" } else { "cuBLAS" });
+            row.predicted = F::predicted(step, s);
+            let r = (|| -> Result<()> {
+                let k = gpu.kernel(F::kernel_name(step))?;
+                let res = k.resources()?;
+                (row.registers, row.local_bytes) = (Some(res.registers), Some(res.local_bytes));
+                d_c = gpu.upload(&vec![F::poison(); s.m * s.n])?;
+                F::launch(gpu, &k, step, s, &d_a, &d_b, &mut d_c)?;
+                gpu.sync_after(k.name())?;
+                let c: Vec<f64> = gpu.download(&d_c)?.into_iter().map(F::to_f64).collect();
+                if let Some(i) = c.iter().position(|v| v.is_nan()) {
+                    return Err(Error::Verification(format!("{}: output not fully written (first NaN at {i})", k.name())));
+                }
+                if let Some(w) = &want {
+                    row.rel_err = Some(verify::rel_l2(&c, w));
+                }
+                if !o.check {
+                    let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| F::launch(gpu, &k, step, s, &d_a, &d_b, &mut d_c))?;
+                    let tf = s.flops() / (t.median_ms * 1e-3) / 1e12;
+                    row.tflops = Some(tf);
+                    row.pct_of_cublas = base_tflops.map(|b| tf / b);
+                    row.speedup_vs_prev = prev_ms.map(|p| p / t.median_ms);
+                    prev_ms = Some(t.median_ms);
+                    row.time = Some(t);
+                }
+                Ok(())
+            })();
+            match r {
+                Err(Error::InvalidInput(why)) if why.contains("must be multiples") => row.rejected = Some(why),
+                Err(e) => row.error = Some(e.to_string()),
+                Ok(()) => {}
+            }
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// The table as text.
+pub fn table(rows: &[Row]) -> String {
+    let f = |v: Option<f64>, p: &dyn Fn(f64) -> String| v.map(p).unwrap_or_else(|| "-".into());
+    let mut s = String::new();
+    let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5} {:>21}  {}", "step", "M x N x K", "median ms", "TFLOP/s",
+                     "% cuBLAS", "x prev", "rel err", "vs", "regs", "local", "pred confl ld / st", "kernel");
+    for r in rows {
+        let pred = r.predicted.map(|p| format!("{} / {}", p.ld.conflicts, p.st.conflicts)).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5} {:>21}  {}{}", r.step, r.shape.to_string(),
+            f(r.time.as_ref().map(|t| t.median_ms), &|v| format!("{v:.3}")), f(r.tflops, &|v| format!("{v:.2}")),
+            f(r.pct_of_cublas, &|v| format!("{:.1}%", 100.0 * v)), f(r.speedup_vs_prev, &|v| format!("{v:.2}")),
+            f(r.rel_err, &|v| format!("{v:.1e}")), r.reference,
+            r.registers.map(|v| v.to_string()).unwrap_or("-".into()), r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()), pred, r.kernel,
+            match (&r.error, r.failed(), &r.rejected) {
+                (Some(e), _, _) => format!("  ERROR: {e}"),
+                (None, true, _) => "  FAILED verification".into(),
+                (None, false, Some(why)) => format!("  rejected: {why}"),
+                _ => String::new(),
+            });
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_fail_on_error_or_tolerance_but_not_on_rejection() {
+        let s = Shape::new(2, 2, 2).unwrap();
+        let mut r = Row::new("v1", "k", s, 1e-5, "f64 CPU");
+        assert!(!r.failed());
+        r.rel_err = Some(2e-5);
+        assert!(r.failed());
+        r.rel_err = Some(f64::NAN);
+        assert!(r.failed());
+        r.rel_err = None;
+        r.rejected = Some("K must be multiples of 8".into());
+        assert!(!r.failed());
+        let mut b = Row::new("cuBLAS", "x", s, 1e-5, "f64 CPU");
+        b.error = Some("unavailable".into());
+        assert!(!b.failed(), "the baseline never fails the run");
+        assert!(table(&[r, b]).contains("rejected: K must be multiples of 8"));
+    }
+}
