@@ -16,18 +16,18 @@ use crate::{
 
 /// A step of the block ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7 }
+pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8 }
 
 impl Step {
     /// Every step.
-    pub const ALL: [Step; 9] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7];
+    pub const ALL: [Step; 10] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8];
     /// PTX entry.
     pub fn kernel_name(self) -> &'static str {
-        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7"][self as usize]
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8"][self as usize]
     }
     /// `v1` …
     pub fn label(self) -> &'static str {
-        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7"][self as usize]
+        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8"][self as usize]
     }
 }
 

@@ -143,6 +143,7 @@ pub const KERNELS: &[KernelInfo] = &[
     hgemm("hgemm_block_v5_s4", "v5s4", 256, 4 * HG_UNPADDED, "4-stage cp.async pipeline on the swizzled tiles"),
     hgemm("hgemm_block_v6", "v6", 256, 3 * HG_UNPADDED, "v5 + grouped block order (8 block rows) for L2 reuse"),
     hgemm("hgemm_block_v7", "v7", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "64-deep K stages (the solver's swizzles for 128x64 and 64x256)"),
+    hgemm("hgemm_block_v8", "v8", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "epilogue through shared memory (swizzled C tile), 128-bit stores"),
     replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),

@@ -329,7 +329,7 @@ pub mod hgemm {
             Step::V1 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
             Step::V2 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
             Step::V3 => (&A_PADDED, &B_PADDED, BK),
-            Step::V7 => (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE, BK_WIDE),
+            Step::V7 | Step::V8 => (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE, BK_WIDE),
             _ => (&A_SWIZZLED, &B_SWIZZLED, BK),
         }
     }
@@ -370,13 +370,41 @@ pub mod hgemm {
         Some((ld, st))
     }
 
+    /// v8's epilogue per block: the C fragments written to `C_SWIZZLED` (32-bit stores, per warp 4 × 8
+    /// × 2 instructions), and the 16-byte chunk reads of the copy-out (16 per thread).
+    pub fn epilogue_v8() -> (Cost, Cost) {
+        let (mut ld, mut st) = (Cost::default(), Cost::default());
+        for w in 0..THREADS / 32 {
+            let (wm, wn) = (w / (BN / WN), w % (BN / WN));
+            for mi in 0..4 {
+                for ni in 0..8 {
+                    for h in 0..2 {
+                        let a: [u32; 32] = core::array::from_fn(|l| { let (g, t) = (l as u32 / 4, l as u32 % 4);
+                            2 * C_SWIZZLED.offset(wm * WM + 16 * mi + g + 8 * h, wn * WN + 8 * ni + 2 * t) });
+                        st = st.add(bank::lsu(&a, u32::MAX, 4, Op::Store).expect("aligned"));
+                    }
+                }
+            }
+            for i in 0..BM * BN / 8 / THREADS {
+                let a: [u32; 32] = core::array::from_fn(|l| { let c = 32 * w + l as u32 + THREADS * i; 2 * C_SWIZZLED.offset(c / (BN / 8), 8 * (c % (BN / 8))) });
+                ld = ld.add(bank::lsu(&a, u32::MAX, 16, Op::Load).expect("aligned"));
+            }
+        }
+        (ld, st)
+    }
+
     /// Predicted loads and stores of a whole launch.
     pub fn launch(step: Step, s: Shape) -> Option<BlockCost> {
         let (ld, st) = per_tile(step)?;
         let bk = tiles(step).2 as usize;
         let blocks = (s.m.div_ceil(BM as usize) * s.n.div_ceil(BN as usize)) as u64;
         let t = blocks * s.k.div_ceil(bk) as u64;
-        Some(BlockCost { ld: CostSer::from(ld.times(t)), st: CostSer::from(st.times(t)) })
+        let (mut ld, mut st) = (ld.times(t), st.times(t));
+        if step == Step::V8 {
+            let (el, es) = epilogue_v8();
+            (ld, st) = (ld.add(el.times(blocks)), st.add(es.times(blocks)));
+        }
+        Some(BlockCost { ld: CostSer::from(ld), st: CostSer::from(st) })
     }
 
     #[cfg(test)]
@@ -392,7 +420,9 @@ pub mod hgemm {
             let (ld3, st3) = per_tile(Step::V3).unwrap();
             assert_eq!(ld3.conflicts(), 0);
             assert!(st3.conflicts() > 0);
-            for st in [Step::V4, Step::V5, Step::V6, Step::V7] {
+            let (el, es) = epilogue_v8();
+            assert_eq!((el.conflicts(), es.conflicts()), (0, 0), "v8's swizzled C tile is conflict-free both ways");
+            for st in [Step::V4, Step::V5, Step::V6, Step::V7, Step::V8] {
                 let (ld, s) = per_tile(st).unwrap();
                 assert_eq!((ld.conflicts(), s.conflicts()), (0, 0), "{st:?}");
             }

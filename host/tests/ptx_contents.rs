@@ -143,9 +143,9 @@ fn each_warp_ladder_step_holds_its_instructions() {
 fn each_hgemm_step_holds_its_instructions() {
     let b = |name: &str| body(Target::Sm80, name);
     assert!(b("hgemm_block_v1").contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") && !b("hgemm_block_v1").contains(".shared"));
-    for v in ["hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7"] {
+    for v in ["hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8"] {
         let n = instructions(b(v)).filter(|l| l.starts_with("mma.sync.aligned.m16n8k16")).count();
-        let want = if v == "hgemm_block_v7" { 128 } else { 64 };
+        let want = if v == "hgemm_block_v7" || v == "hgemm_block_v8" { 128 } else { 64 };
         assert_eq!(n, want, "{v}: k16 steps × 4 × 8 mma per K tile, unrolled");
         assert!(b(v).contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), "{v}: B fragments by ldmatrix.trans");
     }
@@ -153,6 +153,7 @@ fn each_hgemm_step_holds_its_instructions() {
     assert!(b("hgemm_block_v4").contains("xor.b32"), "v4 swizzles");
     assert!(b("hgemm_block_v5").contains("cp.async.cg.shared.global") && b("hgemm_block_v5").contains("cp.async.wait_group 1"));
     assert!(b("hgemm_block_v5_s2").contains("cp.async.wait_group 0") && b("hgemm_block_v5_s4").contains("cp.async.wait_group 2"));
+    assert!(b("hgemm_block_v8").contains("st.global.v4.u32") && !b("hgemm_block_v7").contains("st.global.v4.u32"), "v8 writes C with 128-bit stores");
 }
 
 #[test]

@@ -59,3 +59,9 @@ pub const BK_WIDE: u32 = 64;
 pub const A_SWIZZLED_WIDE: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: BM, cols: BK_WIDE }, swizzle: SwizzleFn { s: 3, b: 3, m: 3 } };
 /// v7's B tile (64 × 256), swizzled as the solver ranks first: `Swizzle<5,3,3>`.
 pub const B_SWIZZLED_WIDE: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: BK_WIDE, cols: BN }, swizzle: SwizzleFn { s: 5, b: 3, m: 3 } };
+
+/// v8's C tile staged in shared memory for the epilogue: 128 × 256 f16 with `Swizzle<5,3,3>` on element
+/// offsets (the 16-byte chunk index XOR the row's low 3 bits). The `mma` C-fragment writes (lanes g, t →
+/// row g, 4 bytes at column 2t, 8 rows per instruction) then hit 8 different chunks, 32 distinct banks;
+/// the 128-bit reads of 8 consecutive chunks of a row stay one 128-byte wavefront.
+pub const C_SWIZZLED: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: BM, cols: BN }, swizzle: SwizzleFn { s: 5, b: 3, m: 3 } };

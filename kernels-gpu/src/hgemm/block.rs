@@ -11,7 +11,8 @@ use crate::prim::{
 };
 use crate::sgemm::{unroll2, unroll4, unroll8};
 use layout::Layout;
-use layout::hgemm::{BK, BM, BN, THREADS, WM, WN};
+pub(crate) use layout::hgemm::{WM, WN};
+use layout::hgemm::{BK, BM, BN, THREADS};
 
 /// f32 accumulators of one warp: `[mi][ni]` is the m16n8 tile `(16 mi, 8 ni)` of the warp's 64×64.
 pub(crate) type Acc = [[[f32; 4]; 8]; 4];
@@ -195,4 +196,5 @@ core::arch::global_asm!(
     "//@entry-directive hgemm_block_v5_s4 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v6 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v7 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v8 .maxntid 256, 1, 1",
 );

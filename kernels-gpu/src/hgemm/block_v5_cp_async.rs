@@ -20,14 +20,15 @@ use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BM, BN, THREADS};
 use layout::sgemm::grouped_block;
 
 /// The pipelined main loop for block tile `(bm, bn)`: `STAGES` shared stages (`WAIT = STAGES - 2`) of
-/// `16 · K16`-deep tiles in layouts `la` (BM × 16·K16) and `lb` (16·K16 × BN). Shared by v5, v6 and v7.
+/// `16 · K16`-deep tiles in layouts `la` (BM × 16·K16) and `lb` (16·K16 × BN). Shared by v5–v8; with
+/// `SMEM_EPILOGUE` (v8) C goes out through shared memory, otherwise straight from the fragments.
 ///
 /// # Safety
 /// 256 threads, `STAGES · 2 · (la.size() + lb.size())` bytes of dynamic shared memory (16-byte aligned),
 /// grid `(ceil(N / 256), ceil(M / 128))`; `a`, `b`, `c` hold M·K, K·N, M·N f16, 16-byte aligned;
 /// `k % 8 == 0`, `n % 8 == 0`; `(bm, bn)` inside the grid; the layouts keep 8-element chunks whole.
 #[inline(always)]
-pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32>(
+pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32, const SMEM_EPILOGUE: bool>(
     a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32, bm: u32, bn: u32, la: &impl Layout, lb: &impl Layout,
 ) {
     // `WAIT` is `STAGES - 2` (stable Rust cannot compute it from a const generic).
@@ -79,7 +80,12 @@ pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32
             compute_k16s::<K16>(&mut acc, sa(t % STAGES), sb(t % STAGES), la, lb);
         }
         cp_async_wait_group::<0>();
-        store_c(c, m, n, m0, n0, &acc);
+        if SMEM_EPILOGUE {
+            sync_threads(); // every warp is done with the stages before the epilogue reuses them
+            super::block_v8_smem_epilogue::epilogue(c, m, n, m0, n0, &acc, base);
+        } else {
+            store_c(c, m, n, m0, n0, &acc);
+        }
     }
 }
 
@@ -90,7 +96,7 @@ pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<3, 1, 2>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
+    unsafe { pipeline::<3, 1, 2, false>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// As [`hgemm_block_v5`] with 2 stages (double buffering).
@@ -100,7 +106,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s2(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<2, 0, 2>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
+    unsafe { pipeline::<2, 0, 2, false>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// As [`hgemm_block_v5`] with 4 stages.
@@ -110,7 +116,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s2(a: *const u16, b: *const u16
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<4, 2, 2>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
+    unsafe { pipeline::<4, 2, 2, false>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// v6: v5 (3 stages) with the grouped block order.
@@ -122,5 +128,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v6(a: *const u16, b: *const u16, c
     let grid_n = crate::prim::thread::grid_dim_x();
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
     // SAFETY: forwarded; `grouped_block` is a bijection onto the grid.
-    unsafe { pipeline::<3, 1, 2>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED, &B_SWIZZLED) }
+    unsafe { pipeline::<3, 1, 2, false>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED, &B_SWIZZLED) }
 }

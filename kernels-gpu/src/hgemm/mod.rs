@@ -32,6 +32,7 @@ mod block_v3_padded;
 mod block_v4_swizzled;
 mod block_v5_cp_async;
 mod block_v7_wide_k;
+mod block_v8_smem_epilogue;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;
 mod warp_v3_wmma_padded;
