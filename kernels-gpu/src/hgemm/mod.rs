@@ -13,7 +13,8 @@
 //!
 //! `block_v1` … `block_v5`: full HGEMM `C = A · B` (f16 in and out, f32 accumulation, row-major, B is
 //! K×N) — one warp per 16×16 from global memory, then seed 000's 128×256×32 block tile through shared
-//! memory unpadded, padded, swizzled, and with a 3-stage `cp.async` pipeline.
+//! memory unpadded, padded, swizzled, a 2/3/4-stage `cp.async` pipeline, a grouped block order, 64-deep
+//! stages, and the epilogue through shared memory (`block_v1` … `block_v8`; README beside this file).
 //!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
 //! addresses, the `ldmatrix`/`wmma` addresses and the host's predicted bank conflicts.
