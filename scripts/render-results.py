@@ -56,7 +56,7 @@ if os.path.exists(p):
         elif "SUMMARY" in l and tool:
             san.append(f"| {tool} | {l.strip('= ').strip()} |")
 if san:
-    out += ["## compute-sanitizer over `kernel-lab --check --sizes 1000,4097,65543` (every kernel)", "",
+    out += ["## compute-sanitizer (the `--check` runs of `scripts/gpu-run.sh`)", "",
             "| tool | summary |", "|---|---|"] + san + [""]
 p = os.path.join(src, "ncu-reduce.csv")
 if os.path.exists(p):
