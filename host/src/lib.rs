@@ -17,6 +17,7 @@ pub mod layoutcli;
 pub mod ptx;
 pub mod reduce;
 pub mod registry;
+pub mod report;
 pub mod selftest;
 pub mod sgemm;
 pub mod sgemm_suite;

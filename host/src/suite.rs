@@ -39,6 +39,8 @@ pub struct Options {
     pub gemm_sizes: Vec<usize>,
     /// Whether `--gemm-sizes` was given (then `--check` checks only those).
     pub gemm_sizes_given: bool,
+    /// Report directory (report.json, report.md, SVG plots).
+    pub out: String,
 }
 
 /// Sizes `--check` adds: not multiples of the block, tiny, and one odd large size.
@@ -61,11 +63,13 @@ OPTIONS:
   --check          verify only, no timing (adds odd sizes unless --sizes is given)
   --list           list every registered kernel (family, step, target, registers, shared memory)
   --json PATH      also write all results as JSON to PATH
+  --out DIR        report directory: report.json, report.md and SVG plots (default: target/kernel-lab-report)
   --seed S         random seed (default: fresh each run; printed)
   -h, --help       this text
 
 SUBCOMMANDS:
   layout ...       bank maps, swizzle solver, bank-model checks (no GPU needed; `layout --help`)
+  report --json FILE [--out DIR]   rebuild the report (tables + SVG plots) from a saved run's JSON
 
 Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
 model, host logic, PTX checks).
@@ -97,7 +101,7 @@ impl Options {
         let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: vec![1024, 2048, 4096, 8192],
-                              gemm_sizes_given: false };
+                              gemm_sizes_given: false, out: "target/kernel-lab-report".into() };
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
             let mut value = |name: &str| it.next().ok_or_else(|| Error::InvalidInput(format!("{name} needs a value")));
@@ -132,6 +136,7 @@ impl Options {
                 "--check" => o.check = true,
                 "--list" => o.list = true,
                 "--json" => o.json = Some(value("--json")?),
+                "--out" => o.out = value("--out")?,
                 "--seed" => o.seed = number("--seed", value("--seed")?)? as u64,
                 other => return Err(Error::InvalidInput(format!("unknown option `{other}` (see --help)"))),
             }
@@ -372,11 +377,53 @@ pub fn utc_now() -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+/// `kernel-lab report --json FILE [--out DIR]`: the report of a saved run, without a GPU.
+fn report_main(args: &[String]) -> i32 {
+    let (mut json, mut out) = (None, "target/kernel-lab-report".to_string());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match (a.as_str(), it.next()) {
+            ("--json", Some(v)) => json = Some(v.clone()),
+            ("--out", Some(v)) => out = v.clone(),
+            _ => {
+                eprintln!("usage: kernel-lab report --json FILE [--out DIR]");
+                return 2;
+            }
+        }
+    }
+    let Some(path) = json else {
+        eprintln!("usage: kernel-lab report --json FILE [--out DIR]");
+        return 2;
+    };
+    let value = match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: cannot read {path} as JSON: {e}");
+            return 2;
+        }
+    };
+    match crate::report::write(&value, std::path::Path::new(&out)) {
+        Ok(files) => {
+            for f in files {
+                println!("wrote {}", f.display());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
 /// Runs the suite; returns the process exit code (0 all good, 1 a check failed, 2 no GPU or bad usage).
 pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
     let args: Vec<String> = args.into_iter().collect();
     if args.first().map(|a| a.as_str()) == Some("layout") {
         return crate::layoutcli::main(args[1..].to_vec());
+    }
+    if args.first().map(|a| a.as_str()) == Some("report") {
+        return report_main(&args[1..]);
     }
     let o = match Options::parse(args) {
         Ok(Some(o)) => o,
@@ -503,6 +550,13 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
                 eprintln!("\nerror: sgemm family: {e}");
                 failed = true;
             }
+        }
+    }
+    match crate::report::write(&json, std::path::Path::new(&o.out)) {
+        Ok(files) => println!("\nreport: {} ({} files)", std::path::Path::new(&o.out).join("report.md").display(), files.len()),
+        Err(e) => {
+            eprintln!("error: writing the report: {e}");
+            failed = true;
         }
     }
     if let Some(path) = &o.json {
