@@ -116,8 +116,10 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
     let mut files = vec![];
     let mut md = String::new();
     let gpu = json.get("gpu").cloned().unwrap_or(Value::Null);
-    let _ = writeln!(md, "# kernel-lab report\n\n- GPU: {} (compute capability {:?}, {} SMs)\n- date: {}\n- commit: `{}`\n- seed: {}\n",
-        text(&gpu, "name"), gpu.get("compute_capability").cloned().unwrap_or(Value::Null), gpu.get("sms").cloned().unwrap_or(Value::Null),
+    let cc = gpu.get("compute_capability").and_then(Value::as_array)
+        .map(|a| a.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(".")).unwrap_or_else(|| "?".into());
+    let _ = writeln!(md, "# kernel-lab report\n\n- GPU: {} (compute capability {cc}, {} SMs)\n- date: {}\n- commit: `{}`\n- seed: {}\n",
+        text(&gpu, "name"), gpu.get("sms").cloned().unwrap_or(Value::Null),
         text(json, "date"), text(json, "commit"), json.get("seed").cloned().unwrap_or(Value::Null));
     let mut plot = |name: &str, md: &mut String, draw: &dyn Fn(&Path) -> Result<()>| -> Result<()> {
         let p = out.join(name);
