@@ -4,7 +4,11 @@
 //!   the driver and cuBLAS dynamically: nothing CUDA is needed to build).
 //! * [`registry`]: every kernel of `kernels-gpu` with its family, step, target and launch shape.
 //! * [`timing`], [`verify`]: CUDA-event timing (median of many runs) and verification helpers.
-//! * [`reduce`], [`selftest`]: the families; [`suite`]: what `cargo run --release` prints.
+//! * [`reduce`], [`sgemm`], [`hgemm`], [`hgemm_warp`], [`selftest`], [`bankcheck`]: the families;
+//!   [`gemm_suite`] (with [`sgemm_suite`], [`hgemm_suite`]) runs the GEMM tables; [`suite`] is what
+//!   `cargo run --release` prints, [`report`] the report directory it writes.
+//! * [`access`], [`traces`], [`layoutcli`]: warp access patterns, per-kernel traces for the bank model
+//!   (`layout::bank`), and the `layout` subcommands (bank maps, solver, checks).
 pub mod access;
 pub mod bankcheck;
 pub mod error;

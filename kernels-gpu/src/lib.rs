@@ -5,6 +5,10 @@
 //!   `sync::sync_threads`, `warp::shuffle_xor_f32`) or after its PTX (`ldmatrix_x4_trans`,
 //!   `mma_m16n8k16_f32_f16`, `cp_async_cg_16`).
 //! * [`reduce`]: the reduction ladder of seed 003, one file per step.
+//! * [`sgemm`]: the SGEMM ladder of seed 004 (CUDA cores), one file per step.
+//! * [`hgemm`]: seed 001's single-warp tensor-core ladder and the block-level HGEMM ladder (seeds 000/001).
+//! * [`bankcheck`]: replay microkernels that issue one shared-memory instruction at given addresses,
+//!   for checking the host's bank-conflict model against Nsight Compute.
 //! * [`selftest`]: small kernels that exercise each primitive once so the host tests can check the
 //!   wrappers' fragment layouts against a CPU model.
 //!
