@@ -18,6 +18,7 @@ pub mod hgemm;
 pub mod hgemm_suite;
 pub mod hgemm_warp;
 pub mod layoutcli;
+pub mod profile;
 pub mod ptx;
 pub mod reduce;
 pub mod registry;

@@ -41,6 +41,10 @@ pub struct Options {
     pub gemm_sizes_given: bool,
     /// Report directory (report.json, report.md, SVG plots).
     pub out: String,
+    /// Profile under Nsight Compute and compare with the bank model instead of timing.
+    pub ncu: bool,
+    /// Run under compute-sanitizer (memcheck, racecheck, synccheck) instead of timing.
+    pub sanitize: bool,
 }
 
 /// Sizes `--check` adds: not multiples of the block, tiny, and one odd large size.
@@ -64,6 +68,9 @@ OPTIONS:
   --list           list every registered kernel (family, step, target, registers, shared memory)
   --json PATH      also write all results as JSON to PATH
   --out DIR        report directory: report.json, report.md and SVG plots (default: target/kernel-lab-report)
+  --ncu            profile each family's --check run under Nsight Compute (ncu on PATH) and show the
+                   shared-memory wavefronts and bank conflicts beside the bank model's predictions
+  --sanitize       run each family's --check under compute-sanitizer memcheck/racecheck/synccheck
   --seed S         random seed (default: fresh each run; printed)
   -h, --help       this text
 
@@ -101,7 +108,8 @@ impl Options {
         let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: vec![1024, 2048, 4096, 8192],
-                              gemm_sizes_given: false, out: "target/kernel-lab-report".into() };
+                              gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
+                              ncu: false, sanitize: false };
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
             let mut value = |name: &str| it.next().ok_or_else(|| Error::InvalidInput(format!("{name} needs a value")));
@@ -137,6 +145,8 @@ impl Options {
                 "--list" => o.list = true,
                 "--json" => o.json = Some(value("--json")?),
                 "--out" => o.out = value("--out")?,
+                "--ncu" => o.ncu = true,
+                "--sanitize" => o.sanitize = true,
                 "--seed" => o.seed = number("--seed", value("--seed")?)? as u64,
                 other => return Err(Error::InvalidInput(format!("unknown option `{other}` (see --help)"))),
             }
@@ -452,6 +462,24 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         return 0;
     }
     let gpu = gpu.expect("checked above");
+    if o.ncu || o.sanitize {
+        drop(gpu); // the children open the GPU themselves
+        let out = std::path::Path::new(&o.out);
+        let mut code = 0;
+        if o.ncu {
+            match crate::profile::ncu(&o, out) {
+                Ok(md) => println!("{md}\n(written to {})", out.join("ncu.md").display()),
+                Err(e) => { eprintln!("error: {e}"); code = 2; }
+            }
+        }
+        if o.sanitize {
+            match crate::profile::sanitize(&o, out) {
+                Ok((md, clean)) => { println!("{md}\n(logs in {})", out.display()); if !clean { code = code.max(1); } }
+                Err(e) => { eprintln!("error: {e}"); code = 2; }
+            }
+        }
+        return code;
+    }
     let i = &gpu.info;
     println!("GPU: {} (sm_{}{}, {} SMs, L2 {} MiB, driver {}.{}), commit {}, {}, seed {}",
              i.name, i.compute_capability.0, i.compute_capability.1, i.sms, i.l2_bytes >> 20,
