@@ -16,3 +16,4 @@ pub use swizzle::{LayoutError, Swizzle, SwizzleFn};
 pub use tile::{Layout, Padded, RowMajor, Swizzled};
 pub mod sgemm;
 pub mod hgemm;
+pub mod hopper;
