@@ -28,6 +28,7 @@ pub mod sgemm;
 pub mod sgemm_suite;
 pub mod suite;
 pub mod timing;
+pub mod tma;
 pub mod traces;
 pub mod verify;
 

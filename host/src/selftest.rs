@@ -23,13 +23,14 @@ pub struct SelftestResult {
 
 /// Runs every self-test; each result says passed, failed (why) or skipped (why).
 pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
-    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 6] = [
+    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 7] = [
         ("selftest_mma_f32_f16", mma_f32),
         ("selftest_mma_swizzled", mma_swizzled),
         ("selftest_mma_f16_f16", mma_f16),
         ("selftest_shuffle", shuffle),
         ("selftest_shared_widths", shared_widths),
         ("selftest_stmatrix", stmatrix),
+        ("selftest_wgmma_tma", wgmma_tma),
     ];
     tests.iter().map(|&(kernel, f)| match f(gpu, seed) {
         Ok(()) => SelftestResult { kernel, failure: None, skipped: false },
@@ -163,4 +164,33 @@ fn stmatrix(gpu: &Gpu, seed: u64) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// TMA (`SWIZZLE_128B`) → `wgmma.m64n64k16`: `D = A · Bᵀ` for 64×64 f16 `A` (M×K) and `B` (N×K), f32 out.
+/// Passing means the layout crate's TMA swizzle, its `wgmma` descriptor and the accumulator fragment
+/// agree with the hardware (a wrong swizzle or descriptor reads the wrong K elements: error ~1, not 1e-6).
+fn wgmma_tma(gpu: &Gpu, seed: u64) -> Result<()> {
+    use layout::hopper::{TmaSwizzle, TmaTile2d};
+    let k = gpu.kernel("selftest_wgmma_tma")?;
+    let mut rng = verify::rng(seed ^ 0x66);
+    let a: Vec<f16> = (0..4096).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0))).collect();
+    let b: Vec<f16> = (0..4096).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0))).collect();
+    let (g_a, g_b) = (gpu.upload(&bits(&a))?, gpu.upload(&bits(&b))?);
+    let tile = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
+    let (t_a, t_b) = (crate::tma::TensorMap2d::encode_f16(gpu, &g_a, tile)?, crate::tma::TensorMap2d::encode_f16(gpu, &g_b, tile)?);
+    let mut g_d = gpu.zeros::<f32>(4096)?;
+    gpu.poison(&mut g_d)?;
+    // SAFETY: the tensor maps describe g_a/g_b (64×64 f16, box 64×64, 128B swizzle), which stay alive
+    // until the sync below; g_d has 4096 f32; one CTA of 128 threads (registered), on an sm_90 GPU (the
+    // kernel lives only in the sm_90a module, so `gpu.kernel` refused other GPUs above).
+    unsafe { launch!(gpu, &k, grid = 1, &t_a.dev, &t_b.dev, &mut g_d)? };
+    gpu.sync_after(k.name())?;
+    let d = gpu.download(&g_d)?;
+    check_written(k.name(), &d)?;
+    let got: Vec<f64> = d.iter().map(|&v| v as f64).collect();
+    let want: Vec<f64> = (0..64 * 64)
+        .map(|i| (0..64).map(|kk| a[(i / 64) * 64 + kk].to_f64() * b[(i % 64) * 64 + kk].to_f64()).sum())
+        .collect();
+    // f16 products exact in f32, 64 f32 additions: relative error ~1e-7.
+    check_tolerance(k.name(), verify::rel_l2(&got, &want), 1e-5)
 }

@@ -181,3 +181,20 @@ fn every_family_has_kernels() {
         assert!(registry::family(f).next().is_some(), "family {} is empty", f.name());
     }
 }
+
+#[test]
+fn hopper_round_trip_holds_tma_mbarrier_and_wgmma_with_pinned_accumulators() {
+    let b = body(Target::Sm90a, "selftest_wgmma_tma");
+    for needle in ["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", "mbarrier.init.shared::cta.b64",
+                   "mbarrier.arrive.expect_tx.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64", "fence.mbarrier_init",
+                   "wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0",
+                   ".shared .align 1024"] {
+        assert!(b.contains(needle), "selftest_wgmma_tma lacks `{needle}`");
+    }
+    assert_eq!(b.matches("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16").count(), 4, "one wgmma per K step of 16");
+    // The 4 wgmmas must accumulate in the same 32 registers (no copies between them, which would make
+    // ptxas serialize the pipeline): each `{…}` accumulator list after the instruction is identical.
+    let lists: Vec<&str> = b.split("m64n64k16.f32.f16.f16").skip(1).map(|s| s.split('}').next().unwrap_or("")).collect();
+    assert!(lists.windows(2).all(|w| w[0] == w[1]), "accumulator registers differ between wgmmas: {lists:?}");
+    assert!(!Target::Sm80.ptx().contains("wgmma"), "wgmma must stay out of the sm_80 module");
+}

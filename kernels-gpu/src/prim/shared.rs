@@ -57,6 +57,22 @@ pub fn static_alloc<const BYTES: usize>() -> u32 {
     r
 }
 
+/// [`static_alloc`] with a chosen alignment `ALIGN` (a power of two): e.g. 1024 for a tile the TMA
+/// writes with `SWIZZLE_128B`, whose pattern XORs absolute address bits 7–9 into bits 4–6.
+///
+/// PTX: `{ .shared .align ALIGN .b8 s_static[BYTES]; mov.u32 r, s_static; }`. Same one-call-per-kernel
+/// rule as [`static_alloc`].
+#[inline(always)]
+pub fn static_alloc_aligned<const BYTES: usize, const ALIGN: usize>() -> u32 {
+    let r: u32;
+    // SAFETY: declares storage and moves its address into a register; no memory is read or written.
+    unsafe {
+        asm!("{{ .shared .align {a} .b8 s_static[{n}]; mov.u32 {0}, s_static; }}",
+             out(reg32) r, n = const BYTES, a = const ALIGN, options(nomem, nostack))
+    };
+    r
+}
+
 macro_rules! ld_st_shared {
     ($( $(#[$ld_doc:meta])* $ld:ident / $(#[$st_doc:meta])* $st:ident : $suffix:literal, $ty:ty ),* $(,)?) => {$(
         $(#[$ld_doc])*

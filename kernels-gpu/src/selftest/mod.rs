@@ -6,6 +6,8 @@ mod shared_widths;
 mod shuffle;
 #[cfg(lab_sm90)]
 mod stmatrix;
+#[cfg(lab_sm90)]
+mod wgmma_tma;
 
 use crate::prim::{cp_async, sync::sync_threads, thread::lane_id};
 use layout::{Layout, RowMajor};

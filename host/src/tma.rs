@@ -1,0 +1,113 @@
+//! Host side of the TMA: encodes a 2-D tiled `CUtensorMap` with the driver's `cuTensorMapEncodeTiled`
+//! (through cudarc's dynamically loaded driver) and places it in device global memory, where the
+//! kernels read it (`kernels_gpu::prim::tma`: passing it by value needs a 64-byte-aligned kernel
+//! parameter, which rustc's nvptx ABI cannot declare).
+//!
+//! The geometry is checked first by [`layout::hopper::TmaTile2d::check`], so a bad shape is reported as
+//! the constraint it breaks ("row stride 8198 bytes is not a multiple of 16") rather than as the driver's
+//! bare `CUDA_ERROR_INVALID_VALUE`.
+use cudarc::driver::{CudaSlice, DevicePtr, sys};
+use layout::hopper::{TmaError, TmaSwizzle, TmaTile2d};
+
+use crate::{
+    error::{DriverContext, Error, Result},
+    gpu::Gpu,
+};
+
+/// A tensor map in device memory (128 bytes), plus the geometry it was encoded with. The tensor it
+/// describes must outlive every launch that uses it; the borrow in [`TensorMap2d::encode_f16`] is only
+/// for the encode, so callers keep the tensor alive themselves (as the kernels' `# Safety` requires).
+pub struct TensorMap2d {
+    /// The 16 `u64` of the `CUtensorMap`, in global memory (allocations are 256-byte aligned, the
+    /// tensor map needs 64).
+    pub dev: CudaSlice<u64>,
+    /// What was encoded.
+    pub tile: TmaTile2d,
+}
+
+/// The constraint a [`TmaError`] names, in words.
+pub fn describe(e: &TmaError) -> String {
+    match *e {
+        TmaError::GlobalAddressAlign { addr } => format!("tensor base address {addr:#x} is not 16-byte aligned"),
+        TmaError::GlobalStride { stride_bytes } => {
+            format!("row stride {stride_bytes} bytes must be a multiple of 16, below 2^40, and hold a row")
+        }
+        TmaError::GlobalDim { dim, extent } => format!("global extent {extent} of dimension {dim} must be in 1..=2^32"),
+        TmaError::BoxDim { dim, extent } => format!("box extent {extent} of dimension {dim} must be in 1..=256"),
+        TmaError::BoxInnerBytes { bytes } => format!("box inner extent of {bytes} bytes is not a multiple of 16"),
+        TmaError::BoxWiderThanSpan { bytes, span } => {
+            format!("box inner extent of {bytes} bytes exceeds the {span}-byte swizzle span")
+        }
+        TmaError::ElemBytes { bytes } => format!("element size {bytes} bytes is not 1, 2, 4 or 8"),
+    }
+}
+
+fn cu_swizzle(mode: TmaSwizzle) -> sys::CUtensorMapSwizzle {
+    match mode {
+        TmaSwizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        TmaSwizzle::B32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+        TmaSwizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        TmaSwizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+    }
+}
+
+impl TensorMap2d {
+    /// Encodes a tensor map for the f16 (stored as `u16` bits) tensor `g_tensor` with geometry `tile`
+    /// (`elem_bytes` must be 2), zero fill out of bounds, L2 promotion 128 B, and copies it to the device.
+    pub fn encode_f16(gpu: &Gpu, g_tensor: &CudaSlice<u16>, tile: TmaTile2d) -> Result<TensorMap2d> {
+        if tile.elem_bytes != 2 {
+            return Err(Error::InvalidInput(format!("an f16 tensor map needs elem_bytes 2, got {}", tile.elem_bytes)));
+        }
+        let need = (tile.rows - 1) * tile.stride_bytes / 2 + tile.cols;
+        if (g_tensor.len() as u64) < need {
+            return Err(Error::InvalidInput(format!(
+                "tensor map over {}×{} f16 (row stride {} B) needs {need} elements, the buffer has {}",
+                tile.rows, tile.cols, tile.stride_bytes, g_tensor.len())));
+        }
+        let (addr, _sync) = g_tensor.device_ptr(&gpu.stream);
+        tile.check(addr).map_err(|e| Error::InvalidInput(format!("TMA tensor map: {}", describe(&e))))?;
+        let dims: [u64; 2] = [tile.cols, tile.rows];
+        let strides: [u64; 1] = [tile.stride_bytes];
+        let boxes: [u32; 2] = [tile.box_cols, tile.box_rows];
+        let elem_strides: [u32; 2] = [1, 1];
+        let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+        // SAFETY: the driver writes 128 bytes into `map`; every array has the length rank 2 needs
+        // (strides: rank - 1); `addr` is a live allocation of at least `need` elements (checked above);
+        // the geometry passed `TmaTile2d::check`, the documented constraints of this call.
+        unsafe {
+            sys::cuTensorMapEncodeTiled(
+                map.as_mut_ptr(),
+                sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                2,
+                addr as *mut std::ffi::c_void,
+                dims.as_ptr(),
+                strides.as_ptr(),
+                boxes.as_ptr(),
+                elem_strides.as_ptr(),
+                sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                cu_swizzle(tile.swizzle),
+                sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        }
+        .result()
+        .during(|| format!("cuTensorMapEncodeTiled ({}×{} f16, box {}×{}, {:?})", tile.rows, tile.cols, tile.box_rows, tile.box_cols, tile.swizzle))?;
+        // SAFETY: initialized by the successful call above (and zeroed before it).
+        let map = unsafe { map.assume_init() };
+        let dev = gpu.upload(&map.opaque)?;
+        Ok(TensorMap2d { dev, tile })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_constraint() {
+        let msg = describe(&TmaError::GlobalStride { stride_bytes: 8198 });
+        assert!(msg.contains("8198") && msg.contains("multiple of 16"), "{msg}");
+        let msg = describe(&TmaError::BoxWiderThanSpan { bytes: 256, span: 128 });
+        assert!(msg.contains("256") && msg.contains("128-byte swizzle span"), "{msg}");
+    }
+}

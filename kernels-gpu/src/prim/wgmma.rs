@@ -1,0 +1,125 @@
+//! `wgmma.mma_async` (sm_90a): warpgroup (4 warps, 128 threads) matrix multiply-accumulate with both
+//! operands read from shared memory through 64-bit matrix descriptors ([`layout::hopper::WgmmaDesc`]).
+//!
+//! Accumulator fragment of `m64nNk16` with f32 D (`w` = warp in the warpgroup, `g = lane / 4`,
+//! `t = lane % 4`, `j` = 8-column block, `0 <= j < N / 8`; N / 2 registers per thread):
+//! ```text
+//! d[4j + 0] = D[16w + g    ][8j + 2t]     d[4j + 1] = D[16w + g    ][8j + 2t + 1]
+//! d[4j + 2] = D[16w + g + 8][8j + 2t]     d[4j + 3] = D[16w + g + 8][8j + 2t + 1]
+//! ```
+//! (the `mma.m16n8` C fragment, repeated along N, each warp owning 16 rows).
+//!
+//! Ordering rules (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"): [`wgmma_fence`]
+//! before the first `wgmma` that touches registers written since; [`wgmma_commit_group`] after issuing;
+//! [`wgmma_wait_group`] before reading the accumulators or overwriting the shared operands.
+//! This PTX only assembles for `sm_90a`; kernels that call it are built under `cfg(lab_sm90)`.
+use core::arch::asm;
+
+/// `wgmma.fence.sync.aligned;` — orders earlier register and shared-memory writes before the next `wgmma`.
+///
+/// # Safety
+/// sm_90a; executed by all 128 threads of the warpgroup together.
+#[inline(always)]
+pub unsafe fn wgmma_fence() {
+    // SAFETY: forwarded to the caller. Not `pure`: collective, orders memory.
+    unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack)) }
+}
+
+/// `wgmma.commit_group.sync.aligned;` — closes the group of `wgmma`s issued since the last commit.
+///
+/// # Safety
+/// sm_90a; executed by all 128 threads of the warpgroup together.
+#[inline(always)]
+pub unsafe fn wgmma_commit_group() {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("wgmma.commit_group.sync.aligned;", options(nostack)) }
+}
+
+/// `wgmma.wait_group.sync.aligned N;` — waits until at most `N` committed groups are still pending.
+///
+/// # Safety
+/// sm_90a; executed by all 128 threads of the warpgroup together.
+#[inline(always)]
+pub unsafe fn wgmma_wait_group<const N: u32>() {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack)) }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {d0..d31}, desc_a, desc_b, p, 1, 1, 0, 0;`
+/// — `D(64×64, f32) = A(64×16) · B(16×64) + (scale_d ? D : 0)`, A and B f16 and both K-major in shared
+/// memory (`imm-trans-a = imm-trans-b = 0`), scales +1. `acc` is the fragment in the module docs.
+///
+/// # Safety
+/// sm_90a; all 128 threads of a warpgroup (warps `4k .. 4k+3`) execute it together with the same
+/// descriptors; the descriptors describe initialized shared memory of this CTA that nobody writes until a
+/// [`wgmma_wait_group`] has retired this `wgmma`; a [`wgmma_fence`] separates it from earlier writes of
+/// `acc`. The accumulators must not be read before that wait either (the compiler sees them as written
+/// here; the hardware writes them later — the wait is what makes that sound).
+#[inline(always)]
+pub unsafe fn wgmma_m64n64k16_f32_f16(acc: &mut [f32; 32], desc_a: u64, desc_b: u64, scale_d: bool) {
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
+            "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15},",
+            " {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}}},",
+            "{da}, {db}, p, 1, 1, 0, 0; }}",
+            inout(reg32) acc[0], inout(reg32) acc[1], inout(reg32) acc[2], inout(reg32) acc[3],
+            inout(reg32) acc[4], inout(reg32) acc[5], inout(reg32) acc[6], inout(reg32) acc[7],
+            inout(reg32) acc[8], inout(reg32) acc[9], inout(reg32) acc[10], inout(reg32) acc[11],
+            inout(reg32) acc[12], inout(reg32) acc[13], inout(reg32) acc[14], inout(reg32) acc[15],
+            inout(reg32) acc[16], inout(reg32) acc[17], inout(reg32) acc[18], inout(reg32) acc[19],
+            inout(reg32) acc[20], inout(reg32) acc[21], inout(reg32) acc[22], inout(reg32) acc[23],
+            inout(reg32) acc[24], inout(reg32) acc[25], inout(reg32) acc[26], inout(reg32) acc[27],
+            inout(reg32) acc[28], inout(reg32) acc[29], inout(reg32) acc[30], inout(reg32) acc[31],
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32,
+            options(nostack)
+        )
+    }
+}
+
+/// `setmaxnreg.inc.sync.aligned.u32 N;` — raises this warpgroup's register limit (consumers).
+///
+/// # Safety
+/// sm_90a; all threads of the warpgroup together; the kernel has launch bounds (`.maxntid`), else ptxas
+/// ignores it (TOOLCHAIN.md §4.4); `N` is a multiple of 8 in 24..=256.
+#[inline(always)]
+pub unsafe fn setmaxnreg_inc<const N: u32>() {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack)) }
+}
+
+/// `setmaxnreg.dec.sync.aligned.u32 N;` — lowers this warpgroup's register limit (producers).
+///
+/// # Safety
+/// As [`setmaxnreg_inc`].
+#[inline(always)]
+pub unsafe fn setmaxnreg_dec<const N: u32>() {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack)) }
+}
+
+/// An empty `asm!` that takes and returns every accumulator register: pins `acc` in place so that the
+/// compiler cannot move a read or copy of an accumulator across [`wgmma_wait_group`] (or a write across
+/// [`wgmma_fence`]). The asm blocks are ordered among themselves, and every later use of `acc` depends
+/// on this one's outputs. (`wgmma` writes its registers asynchronously; rustc only sees the asm outputs.)
+#[inline(always)]
+pub fn wgmma_fence_operand(acc: &mut [f32; 32]) {
+    // SAFETY: emits no instruction; only declares the registers read and written. Not `pure`, so it is
+    // neither removed nor reordered with the other (non-pure) asm blocks.
+    unsafe {
+        asm!(
+            "// wgmma_fence_operand {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31}",
+            inout(reg32) acc[0], inout(reg32) acc[1], inout(reg32) acc[2], inout(reg32) acc[3],
+            inout(reg32) acc[4], inout(reg32) acc[5], inout(reg32) acc[6], inout(reg32) acc[7],
+            inout(reg32) acc[8], inout(reg32) acc[9], inout(reg32) acc[10], inout(reg32) acc[11],
+            inout(reg32) acc[12], inout(reg32) acc[13], inout(reg32) acc[14], inout(reg32) acc[15],
+            inout(reg32) acc[16], inout(reg32) acc[17], inout(reg32) acc[18], inout(reg32) acc[19],
+            inout(reg32) acc[20], inout(reg32) acc[21], inout(reg32) acc[22], inout(reg32) acc[23],
+            inout(reg32) acc[24], inout(reg32) acc[25], inout(reg32) acc[26], inout(reg32) acc[27],
+            inout(reg32) acc[28], inout(reg32) acc[29], inout(reg32) acc[30], inout(reg32) acc[31],
+            options(nomem, nostack)
+        )
+    }
+}

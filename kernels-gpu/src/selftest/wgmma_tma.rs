@@ -1,0 +1,78 @@
+//! TMA → `wgmma` round trip (sm_90a): the smallest complete Hopper data path, checking in one kernel that
+//! (1) the TMA's `SWIZZLE_128B` layout, (2) the descriptor [`WgmmaDesc::k_major`] builds for it, and
+//! (3) the `m64n64k16` accumulator fragment all agree with the layout crate.
+//!
+//! `D (64×64, f32) = A (64×64, f16, row-major M×K) · Bᵀ`, with `B` given as `64×64` row-major N×K (both
+//! operands K-major, as `wgmma` reads them untransposed). One warpgroup, one CTA.
+use crate::prim::{
+    mbarrier::{fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
+    shared::static_alloc_aligned,
+    sync::sync_threads,
+    thread::{lane_id, thread_idx_x},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, prefetch_tensormap},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k16_f32_f16, wgmma_wait_group},
+};
+use layout::hopper::{TmaSwizzle, WgmmaDesc};
+
+/// Rows (M = N) and K of the test tile.
+const T: u32 = 64;
+/// Bytes of one 64×64 f16 operand (one TMA box of 64 rows × 128 bytes).
+const TILE_BYTES: u32 = T * T * 2;
+
+/// `g_d[m·64 + n] = Σ_k A[m][k] · B[n][k]` through TMA (128B swizzle) and four `wgmma.m64n64k16`.
+///
+/// # Safety
+/// sm_90a; one CTA of 128 threads; `tmap_a`/`tmap_b` point to tensor maps in global memory for 64×64 f16
+/// row-major tensors with box 64×64 and `SWIZZLE_128B`; `g_d` has 4096 writable `f32`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn selftest_wgmma_tma(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_d: *mut f32) {
+    // A at +0, B at +8192 (both 1024-aligned, the 128B pattern's period), the mbarrier after them.
+    let s_base = static_alloc_aligned::<{ 2 * TILE_BYTES as usize + 16 }, 1024>();
+    let (s_a, s_b, s_bar) = (s_base, s_base + TILE_BYTES, s_base + 2 * TILE_BYTES);
+    let tid = thread_idx_x();
+    // SAFETY: thread 0 alone initializes the barrier and issues the copies, after which everyone waits
+    // for phase 0, which completes when thread 0 has arrived and both boxes (16 KiB) have landed. The
+    // boxes fit the 16 KiB at s_a/s_b, aligned to 1024. The wgmma operands are those tiles, untouched
+    // after the wait; the accumulators are read only after wgmma_wait_group::<0>.
+    unsafe {
+        if tid == 0 {
+            prefetch_tensormap(tmap_a);
+            prefetch_tensormap(tmap_b);
+            mbarrier_init(s_bar, 1);
+            fence_mbarrier_init();
+        }
+        sync_threads();
+        if tid == 0 {
+            mbarrier_arrive_expect_tx(s_bar, 2 * TILE_BYTES);
+            cp_async_bulk_tensor_2d_g2s(s_a, tmap_a, 0, 0, s_bar);
+            cp_async_bulk_tensor_2d_g2s(s_b, tmap_b, 0, 0, s_bar);
+        }
+        mbarrier_wait_parity(s_bar, 0);
+
+        let desc = |base: u32| match WgmmaDesc::k_major(base, T, 128, TmaSwizzle::B128) {
+            Ok(d) => d,
+            Err(_) => core::arch::nvptx::trap(),
+        };
+        let (d_a, d_b) = (desc(s_a), desc(s_b));
+        let mut r_acc = [0f32; 32];
+        wgmma_fence_operand(&mut r_acc);
+        wgmma_fence();
+        for k in 0..T / 16 {
+            // K step k: 16 f16 = 32 bytes further along each row.
+            wgmma_m64n64k16_f32_f16(&mut r_acc, d_a.advance(32 * k).0, d_b.advance(32 * k).0, k > 0);
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operand(&mut r_acc);
+
+        let (warp, lane) = (tid / 32, lane_id());
+        let (g, t) = (lane / 4, lane % 4);
+        for j in 0..8u32 {
+            for h in 0..4u32 {
+                let row = 16 * warp + g + 8 * (h / 2);
+                let col = 8 * j + 2 * t + h % 2;
+                *g_d.add((row * T + col) as usize) = r_acc[(4 * j + h) as usize];
+            }
+        }
+    }
+}
