@@ -117,7 +117,7 @@ pub const KERNELS: &[KernelInfo] = &[
     selftest("selftest_shuffle", Target::Sm80, 32, 0, "shfl.sync bfly/down, warp sum, %laneid"),
     selftest("selftest_shared_widths", Target::Sm80, 64, 1024, "st.shared.v4, ld.shared 32/64/128-bit, plain Rust shared loads"),
     selftest("selftest_stmatrix", Target::Sm90a, 32, 0, "stmatrix.x4 and .x4.trans (sm_90)"),
-    selftest("selftest_wgmma_tma", Target::Sm90a, 128, 0, "TMA 2-D load (SWIZZLE_128B) + mbarrier + wgmma.m64n64k16 through layout::hopper descriptors (sm_90a)"),
+    selftest("selftest_wgmma_tma", Target::Sm90a, 128, 0, "TMA 2-D loads (SWIZZLE_128B) + mbarrier + wgmma.m64n64k16, K-major and MN-major B, through layout::hopper descriptors (sm_90a)"),
     sgemm("sgemm_v0", "v0", 256, 0, "naive: one thread per output, operands from global memory"),
     sgemm("sgemm_v1", "v1", 1024, 2 * 32 * 32 * 4, "32x32 block tile through shared memory"),
     sgemm("sgemm_v2", "v2", 256, SGEMM_STAGE, "128x128 block, 8x8 register tile per thread (outer products)"),

@@ -166,7 +166,8 @@ fn stmatrix(gpu: &Gpu, seed: u64) -> Result<()> {
     Ok(())
 }
 
-/// TMA (`SWIZZLE_128B`) → `wgmma.m64n64k16`: `D = A · Bᵀ` for 64×64 f16 `A` (M×K) and `B` (N×K), f32 out.
+/// TMA (`SWIZZLE_128B`) → `wgmma.m64n64k16`: `D₀ = A · Bᵀ` for 64×64 f16 `A` (M×K) and `B` (N×K), both
+/// K-major; `D₁ = A · C` for `C` (K×N, MN-major, `imm-trans-b = 1`); f32 out.
 /// Passing means the layout crate's TMA swizzle, its `wgmma` descriptor and the accumulator fragment
 /// agree with the hardware (a wrong swizzle or descriptor reads the wrong K elements: error ~1, not 1e-6).
 fn wgmma_tma(gpu: &Gpu, seed: u64) -> Result<()> {
@@ -175,22 +176,27 @@ fn wgmma_tma(gpu: &Gpu, seed: u64) -> Result<()> {
     let mut rng = verify::rng(seed ^ 0x66);
     let a: Vec<f16> = (0..4096).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0))).collect();
     let b: Vec<f16> = (0..4096).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0))).collect();
-    let (g_a, g_b) = (gpu.upload(&bits(&a))?, gpu.upload(&bits(&b))?);
+    let c: Vec<f16> = (0..4096).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0))).collect();
+    let (g_a, g_b, g_c) = (gpu.upload(&bits(&a))?, gpu.upload(&bits(&b))?, gpu.upload(&bits(&c))?);
     let tile = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
-    let (t_a, t_b) = (crate::tma::TensorMap2d::encode_f16(gpu, &g_a, tile)?, crate::tma::TensorMap2d::encode_f16(gpu, &g_b, tile)?);
-    let mut g_d = gpu.zeros::<f32>(4096)?;
+    let enc = |g| crate::tma::TensorMap2d::encode_f16(gpu, g, tile);
+    let (t_a, t_b, t_c) = (enc(&g_a)?, enc(&g_b)?, enc(&g_c)?);
+    let mut g_d = gpu.zeros::<f32>(8192)?;
     gpu.poison(&mut g_d)?;
-    // SAFETY: the tensor maps describe g_a/g_b (64×64 f16, box 64×64, 128B swizzle), which stay alive
-    // until the sync below; g_d has 4096 f32; one CTA of 128 threads (registered), on an sm_90 GPU (the
+    // SAFETY: the tensor maps describe g_a/g_b/g_c (64×64 f16, box 64×64, 128B swizzle), which stay alive
+    // until the sync below; g_d has 8192 f32; one CTA of 128 threads (registered), on an sm_90 GPU (the
     // kernel lives only in the sm_90a module, so `gpu.kernel` refused other GPUs above).
-    unsafe { launch!(gpu, &k, grid = 1, &t_a.dev, &t_b.dev, &mut g_d)? };
+    unsafe { launch!(gpu, &k, grid = 1, &t_a.dev, &t_b.dev, &t_c.dev, &mut g_d)? };
     gpu.sync_after(k.name())?;
     let d = gpu.download(&g_d)?;
     check_written(k.name(), &d)?;
     let got: Vec<f64> = d.iter().map(|&v| v as f64).collect();
-    let want: Vec<f64> = (0..64 * 64)
-        .map(|i| (0..64).map(|kk| a[(i / 64) * 64 + kk].to_f64() * b[(i % 64) * 64 + kk].to_f64()).sum())
-        .collect();
+    let dot = |m: usize, n: usize, rhs: &dyn Fn(usize, usize) -> f64| -> f64 {
+        (0..64).map(|kk| a[m * 64 + kk].to_f64() * rhs(kk, n)).sum()
+    };
+    let want_bt: Vec<f64> = (0..4096).map(|i| dot(i / 64, i % 64, &|kk, n| b[n * 64 + kk].to_f64())).collect();
+    let want_c: Vec<f64> = (0..4096).map(|i| dot(i / 64, i % 64, &|kk, n| c[kk * 64 + n].to_f64())).collect();
     // f16 products exact in f32, 64 f32 additions: relative error ~1e-7.
-    check_tolerance(k.name(), verify::rel_l2(&got, &want), 1e-5)
+    check_tolerance(&format!("{} (A·Bᵀ, both K-major)", k.name()), verify::rel_l2(&got[..4096], &want_bt), 1e-5)?;
+    check_tolerance(&format!("{} (A·C, C MN-major)", k.name()), verify::rel_l2(&got[4096..], &want_c), 1e-5)
 }

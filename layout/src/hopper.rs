@@ -363,6 +363,30 @@ impl WgmmaDesc {
     }
 }
 
+impl WgmmaDesc {
+    /// The descriptor of an **MN-major** 16-bit operand (e.g. `B` of a row-major `K×N` matrix, N
+    /// contiguous, read by `wgmma` with `imm-trans-b = 1`) as the TMA writes it with `SWIZZLE_128B`: boxes
+    /// of 64 MN elements (128 bytes) × `k_rows` rows of K, one after another along MN.
+    ///
+    /// ```text
+    /// one box (64 MN × k_rows K), 128 B per K row:    swizzle atom = 8 K rows × 128 B = 1024 B
+    ///   k = 0  | mn 0 … 63 |                          SBO = 1024: next group of 8 K rows
+    ///   k = 1  | mn 0 … 63 |                          LBO = box_bytes: next 64-wide MN box
+    ///   …                                              (unused while one wgmma's N is 64)
+    /// ```
+    pub const fn mn_major_sw128(addr: u32, k_rows: u32) -> Result<WgmmaDesc, DescError> {
+        WgmmaDesc::new(addr, k_rows * 128, 1024, TmaSwizzle::B128)
+    }
+
+    /// Byte address `wgmma` reads for element `(mn, k)` of a 16-bit MN-major operand under
+    /// `SWIZZLE_128B` (PTX ISA canonical MN-major layout): `swizzle(addr + (mn / 64) · LBO + (k / 8) · SBO +
+    /// (k % 8) · 128 + (mn % 64) · 2)`.
+    pub const fn mn_major_sw128_byte(self, mn: u32, k: u32) -> u32 {
+        let f = SwizzleFn { s: 3, b: 3, m: 4 };
+        f.apply(self.addr() + (mn / 64) * self.lbo() + (k / 8) * self.sbo() + (k % 8) * 128 + (mn % 64) * 2)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -499,5 +523,23 @@ mod tests {
         // A box row wider than the span is refused up front (the driver would refuse the tensor map).
         let narrow = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B64 };
         assert!(narrow.check(0).is_err());
+    }
+
+    /// B as `K×N` row-major (N contiguous): a TMA box of 64 N × 64 K rows, read by `wgmma` MN-major one
+    /// K step (16 rows = 2 swizzle atoms) at a time by advancing the start 2048 bytes.
+    #[test]
+    fn mn_major_descriptor_reads_what_the_tma_wrote() {
+        let base = 5 * 1024;
+        let tma = TmaTile2d { elem_bytes: 2, rows: 4096, cols: 4096, stride_bytes: 8192, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
+        let desc = WgmmaDesc::mn_major_sw128(base, 64).unwrap();
+        assert_eq!((desc.sbo(), desc.lbo(), desc.mode()), (1024, 8192, TmaSwizzle::B128));
+        for k_step in 0..4 {
+            let d = desc.advance(16 * 128 * k_step);
+            for k in 0..16 {
+                for n in 0..64 {
+                    assert_eq!(d.mn_major_sw128_byte(n, k), base + tma.smem_byte(16 * k_step + k, n), "step {k_step} k {k} n {n}");
+                }
+            }
+        }
     }
 }

@@ -45,9 +45,11 @@ pub unsafe fn wgmma_wait_group<const N: u32>() {
     unsafe { asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack)) }
 }
 
-/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {d0..d31}, desc_a, desc_b, p, 1, 1, 0, 0;`
-/// — `D(64×64, f32) = A(64×16) · B(16×64) + (scale_d ? D : 0)`, A and B f16 and both K-major in shared
-/// memory (`imm-trans-a = imm-trans-b = 0`), scales +1. `acc` is the fragment in the module docs.
+/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {d0..d31}, desc_a, desc_b, p, 1, 1, TA, TB;`
+/// — `D(64×64, f32) = A(64×16) · B(16×64) + (scale_d ? D : 0)`, A and B f16 in shared memory, scales +1.
+/// `TA = 0` / `TB = 0`: the operand is K-major ([`layout::hopper::WgmmaDesc::k_major`]); `1`: MN-major
+/// (transposed; e.g. B of a row-major K×N matrix, [`layout::hopper::WgmmaDesc::mn_major_sw128`]).
+/// `acc` is the fragment in the module docs.
 ///
 /// # Safety
 /// sm_90a; all 128 threads of a warpgroup (warps `4k .. 4k+3`) execute it together with the same
@@ -56,7 +58,7 @@ pub unsafe fn wgmma_wait_group<const N: u32>() {
 /// `acc`. The accumulators must not be read before that wait either (the compiler sees them as written
 /// here; the hardware writes them later — the wait is what makes that sound).
 #[inline(always)]
-pub unsafe fn wgmma_m64n64k16_f32_f16(acc: &mut [f32; 32], desc_a: u64, desc_b: u64, scale_d: bool) {
+pub unsafe fn wgmma_m64n64k16_f32_f16<const TA: u32, const TB: u32>(acc: &mut [f32; 32], desc_a: u64, desc_b: u64, scale_d: bool) {
     // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
     unsafe {
         asm!(
@@ -64,7 +66,7 @@ pub unsafe fn wgmma_m64n64k16_f32_f16(acc: &mut [f32; 32], desc_a: u64, desc_b: 
             "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
             "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15},",
             " {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}}},",
-            "{da}, {db}, p, 1, 1, 0, 0; }}",
+            "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
             inout(reg32) acc[0], inout(reg32) acc[1], inout(reg32) acc[2], inout(reg32) acc[3],
             inout(reg32) acc[4], inout(reg32) acc[5], inout(reg32) acc[6], inout(reg32) acc[7],
             inout(reg32) acc[8], inout(reg32) acc[9], inout(reg32) acc[10], inout(reg32) acc[11],
@@ -73,7 +75,7 @@ pub unsafe fn wgmma_m64n64k16_f32_f16(acc: &mut [f32; 32], desc_a: u64, desc_b: 
             inout(reg32) acc[20], inout(reg32) acc[21], inout(reg32) acc[22], inout(reg32) acc[23],
             inout(reg32) acc[24], inout(reg32) acc[25], inout(reg32) acc[26], inout(reg32) acc[27],
             inout(reg32) acc[28], inout(reg32) acc[29], inout(reg32) acc[30], inout(reg32) acc[31],
-            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32,
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,
             options(nostack)
         )
     }
