@@ -7,27 +7,30 @@ use cudarc::{
 };
 use half::f16;
 
+use layout::hopper::{TmaSwizzle, TmaTile2d};
+
 use crate::{
     error::{Error, Result},
     gpu::{Gpu, Kernel},
     launch,
     sgemm::Shape,
+    tma::TensorMap2d,
 };
 
 /// A step of the block ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8 }
+pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1 }
 
 impl Step {
     /// Every step.
-    pub const ALL: [Step; 10] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8];
+    pub const ALL: [Step; 11] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1];
     /// PTX entry.
     pub fn kernel_name(self) -> &'static str {
-        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8"][self as usize]
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1"][self as usize]
     }
     /// `v1` …
     pub fn label(self) -> &'static str {
-        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8"][self as usize]
+        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1"][self as usize]
     }
 }
 
@@ -52,6 +55,9 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
         return Err(Error::InvalidInput(format!(
             "{} loads 16-byte rows of f16: K and N must be multiples of 8 (got {s}); v1 handles any shape", kernel.name())));
     }
+    if step == Step::H1 {
+        return launch_tma(gpu, kernel, s, a, b, c);
+    }
     let (bm, bn) = if step == Step::V1 { (16, 16) } else { (layout::hgemm::BM, layout::hgemm::BN) };
     let grid = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(bm));
     if grid.1 > 65_535 {
@@ -62,6 +68,39 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
     // buffers are fresh 256-byte-aligned allocations; K, N multiples of 8 for v2–v5 (checked); grid,
     // block size and shared memory as registered.
     unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k) }
+}
+
+thread_local! {
+    /// Tensor maps of the last (A, B, shape) launched with a TMA step, so timed repetitions do not
+    /// re-encode and re-upload them (two 128-byte copies per launch would be timed with the kernel).
+    static TMA_MAPS: std::cell::RefCell<Option<((u64, u64, Shape), TensorMap2d, TensorMap2d)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Launches a TMA step (`hgemm_tma_v*`): tensor maps for A (box 64 K × 128 rows) and B (box 64 N × 64 K
+/// rows), `SWIZZLE_128B`, in global memory; grid `(⌈N/128⌉, ⌈M/128⌉)`.
+fn launch_tma(gpu: &Gpu, kernel: &Kernel, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+    let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, s);
+    let cached = TMA_MAPS.with(|m| m.borrow().as_ref().is_some_and(|(k, _, _)| *k == key));
+    if !cached {
+        let t_a = TensorMap2d::encode_f16(gpu, a, TmaTile2d { elem_bytes: 2, rows: s.m as u64, cols: s.k as u64, stride_bytes: 2 * s.k as u64,
+                                                                box_rows: 128, box_cols: 64, swizzle: TmaSwizzle::B128 })?;
+        let t_b = TensorMap2d::encode_f16(gpu, b, TmaTile2d { elem_bytes: 2, rows: s.k as u64, cols: s.n as u64, stride_bytes: 2 * s.n as u64,
+                                                                box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 })?;
+        TMA_MAPS.with(|m| *m.borrow_mut() = Some((key, t_a, t_b)));
+    }
+    let grid = ((s.n as u32).div_ceil(128), (s.m as u32).div_ceil(128));
+    if grid.1 > 65_535 {
+        return Err(Error::InvalidInput(format!("M = {} needs {} block rows, above 65535", s.m, grid.1)));
+    }
+    let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
+    TMA_MAPS.with(|maps| {
+        let maps = maps.borrow();
+        let (_, t_a, t_b) = maps.as_ref().expect("encoded above");
+        // SAFETY: hgemm_tma_v1 takes (tmap_a, tmap_b, c: M·N f16, m, n, k); the maps were encoded for these
+        // very buffers (same device pointers and shape: the cache key) with the boxes the kernel expects;
+        // lengths checked by `launch`; K, N multiples of 8 (checked); grid and block as registered.
+        unsafe { launch!(gpu, kernel, grid = grid, &t_a.dev, &t_b.dev, c, &m, &n, &k) }
+    })
 }
 
 /// cuBLAS HGEMM baseline: `cublasGemmEx` with f16 A, B, C and `CUBLAS_COMPUTE_32F`, row-major via the

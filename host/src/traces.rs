@@ -336,7 +336,9 @@ pub mod hgemm {
 
     /// Predicted (loads, stores) of one block for one K tile; `None` for v1 (no shared memory).
     pub fn per_tile(step: Step) -> Option<(Cost, Cost)> {
-        if step == Step::V1 {
+        // v1: no shared memory. h1: the TMA writes and wgmma reads shared memory outside the LSU path
+        // this model covers (no shared-memory instructions are issued by threads at all).
+        if matches!(step, Step::V1 | Step::H1) {
             return None;
         }
         let (la, lb, bk) = tiles(step);

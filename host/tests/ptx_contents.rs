@@ -199,3 +199,14 @@ fn hopper_round_trip_holds_tma_mbarrier_and_wgmma_with_pinned_accumulators() {
     assert!(lists.windows(2).all(|w| w[0] == w[1]), "accumulator registers differ between wgmmas: {lists:?}");
     assert!(!Target::Sm80.ptx().contains("wgmma"), "wgmma must stay out of the sm_80 module");
 }
+
+#[test]
+fn hopper_h1_is_tma_and_wgmma_only() {
+    let b = body(Target::Sm90a, "hgemm_tma_v1");
+    assert_eq!(b.matches("cp.async.bulk.tensor.2d.shared::cluster.global").count(), 3, "A and two B halves per K tile");
+    assert_eq!(b.matches(", p, 1, 1, 0, 1;").count(), 16, "2×2 m64n64k16 tiles × 4 K steps, B MN-major");
+    for absent in ["ldmatrix", "ld.shared", "st.shared", "mma.sync", "cp.async.cg"] {
+        assert!(!b.contains(absent), "hgemm_tma_v1 should not contain `{absent}`: the TMA and wgmma move all tile data");
+    }
+    assert!(!Target::Sm80.ptx().contains("hgemm_tma_v1"), "the Hopper step must stay out of the sm_80 module");
+}

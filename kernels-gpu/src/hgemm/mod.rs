@@ -16,6 +16,8 @@
 //! memory unpadded, padded, swizzled, a 2/3/4-stage `cp.async` pipeline, a grouped block order, 64-deep
 //! stages, and the epilogue through shared memory (`block_v1` … `block_v8`; README beside this file).
 //!
+//! `tma_v1` (sm_90a only): the first Hopper step, TMA + `wgmma` with one stage (issue 6; file docs).
+//!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
 //! addresses, the `ldmatrix`/`wmma` addresses and the host's predicted bank conflicts.
 use crate::prim::{
@@ -34,6 +36,8 @@ mod block_v4_swizzled;
 mod block_v5_cp_async;
 mod block_v7_wide_k;
 mod block_v8_smem_epilogue;
+#[cfg(lab_sm90)]
+mod tma_v1_wgmma;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;
 mod warp_v3_wmma_padded;
