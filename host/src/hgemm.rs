@@ -19,18 +19,18 @@ use crate::{
 
 /// A step of the block ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1 }
+pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1, H2 }
 
 impl Step {
     /// Every step.
-    pub const ALL: [Step; 11] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1];
+    pub const ALL: [Step; 12] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1, Step::H2];
     /// PTX entry.
     pub fn kernel_name(self) -> &'static str {
-        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1"][self as usize]
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1", "hgemm_tma_v2"][self as usize]
     }
     /// `v1` …
     pub fn label(self) -> &'static str {
-        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1"][self as usize]
+        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1", "h2"][self as usize]
     }
 }
 
@@ -55,7 +55,7 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
         return Err(Error::InvalidInput(format!(
             "{} loads 16-byte rows of f16: K and N must be multiples of 8 (got {s}); v1 handles any shape", kernel.name())));
     }
-    if step == Step::H1 {
+    if matches!(step, Step::H1 | Step::H2) {
         return launch_tma(gpu, kernel, s, a, b, c);
     }
     let (bm, bn) = if step == Step::V1 { (16, 16) } else { (layout::hgemm::BM, layout::hgemm::BN) };
@@ -76,7 +76,7 @@ thread_local! {
     static TMA_MAPS: std::cell::RefCell<Option<((u64, u64, Shape), TensorMap2d, TensorMap2d)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Launches a TMA step (`hgemm_tma_v*`): tensor maps for A (box 64 K × 128 rows) and B (box 64 N × 64 K
+/// Launches a TMA step (`hgemm_tma_v*`, grid and dynamic shared memory as registered): tensor maps for A (box 64 K × 128 rows) and B (box 64 N × 64 K
 /// rows), `SWIZZLE_128B`, in global memory; grid `(⌈N/128⌉, ⌈M/128⌉)`.
 fn launch_tma(gpu: &Gpu, kernel: &Kernel, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
     let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, s);
@@ -96,7 +96,7 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, s: Shape, a: &CudaSlice<u16>, b: &Cuda
     TMA_MAPS.with(|maps| {
         let maps = maps.borrow();
         let (_, t_a, t_b) = maps.as_ref().expect("encoded above");
-        // SAFETY: hgemm_tma_v1 takes (tmap_a, tmap_b, c: M·N f16, m, n, k); the maps were encoded for these
+        // SAFETY: every hgemm_tma_v* takes (tmap_a, tmap_b, c: M·N f16, m, n, k); the maps were encoded for these
         // very buffers (same device pointers and shape: the cache key) with the boxes the kernel expects;
         // lengths checked by `launch`; K, N multiples of 8 (checked); grid and block as registered.
         unsafe { launch!(gpu, kernel, grid = grid, &t_a.dev, &t_b.dev, c, &m, &n, &k) }

@@ -147,6 +147,8 @@ pub const KERNELS: &[KernelInfo] = &[
     hgemm("hgemm_block_v8", "v8", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "epilogue through shared memory (swizzled C tile), 128-bit stores"),
     KernelInfo { name: "hgemm_tma_v1", family: Family::Hgemm, step: "h1", target: Target::Sm90a, block_threads: 128, dyn_smem_bytes: 0,
                  about: "Hopper: TMA (128B swizzle) + wgmma.m64n64k16, 128x128x64 tile, one warpgroup, one stage" },
+    KernelInfo { name: "hgemm_tma_v2", family: Family::Hgemm, step: "h2", target: Target::Sm90a, block_threads: 128,
+                 dyn_smem_bytes: 4 * 32768 + 1024 + 8 * 4, about: "h1 + 4-stage TMA ring, one mbarrier per stage" },
     replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),

@@ -201,12 +201,18 @@ fn hopper_round_trip_holds_tma_mbarrier_and_wgmma_with_pinned_accumulators() {
 }
 
 #[test]
-fn hopper_h1_is_tma_and_wgmma_only() {
-    let b = body(Target::Sm90a, "hgemm_tma_v1");
-    assert_eq!(b.matches("cp.async.bulk.tensor.2d.shared::cluster.global").count(), 3, "A and two B halves per K tile");
-    assert_eq!(b.matches(", p, 1, 1, 0, 1;").count(), 16, "2×2 m64n64k16 tiles × 4 K steps, B MN-major");
-    for absent in ["ldmatrix", "ld.shared", "st.shared", "mma.sync", "cp.async.cg"] {
-        assert!(!b.contains(absent), "hgemm_tma_v1 should not contain `{absent}`: the TMA and wgmma move all tile data");
+fn hopper_steps_are_tma_and_wgmma_only() {
+    // h1 issues its 3 loads in the loop; h2 in the prologue and in the loop.
+    for (name, loads) in [("hgemm_tma_v1", 3), ("hgemm_tma_v2", 6)] {
+        let b = body(Target::Sm90a, name);
+        assert_eq!(b.matches("cp.async.bulk.tensor.2d.shared::cluster.global").count(), loads, "{name}: A and two B halves per issue site");
+        assert_eq!(b.matches(", p, 1, 1, 0, 1;").count(), 16, "{name}: 2×2 m64n64k16 tiles × 4 K steps, B MN-major");
+        let lists: std::collections::BTreeSet<&str> =
+            b.split("m64n64k16.f32.f16.f16").skip(1).map(|s| s.split('}').next().unwrap_or("")).collect();
+        assert_eq!(lists.len(), 4, "{name}: the 16 wgmmas must use exactly the 4 accumulator sets (no copies)");
+        for absent in ["ldmatrix", "ld.shared", "st.shared", "mma.sync", "cp.async.cg"] {
+            assert!(!b.contains(absent), "{name} should not contain `{absent}`: the TMA and wgmma move all tile data");
+        }
+        assert!(!Target::Sm80.ptx().contains(name), "{name} must stay out of the sm_80 module");
     }
-    assert!(!Target::Sm80.ptx().contains("hgemm_tma_v1"), "the Hopper step must stay out of the sm_80 module");
 }

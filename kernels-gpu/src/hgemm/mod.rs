@@ -37,7 +37,11 @@ mod block_v5_cp_async;
 mod block_v7_wide_k;
 mod block_v8_smem_epilogue;
 #[cfg(lab_sm90)]
+mod tma;
+#[cfg(lab_sm90)]
 mod tma_v1_wgmma;
+#[cfg(lab_sm90)]
+mod tma_v2_pipeline;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;
 mod warp_v3_wmma_padded;

@@ -1,0 +1,117 @@
+//! Pieces shared by the Hopper HGEMM steps (`tma_v*`): the 128×128×64 CTA tile as TMA boxes and
+//! `wgmma` descriptors, the 2×2 grid of `m64n64k16` accumulators of one warpgroup, and the epilogue.
+//! Each step file keeps only what it changes (the pipeline around these).
+use crate::prim::{
+    mma::pack_f16x2,
+    thread::lane_id,
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k16_f32_f16, wgmma_wait_group},
+};
+use layout::hopper::{DescError, TmaSwizzle, WgmmaDesc};
+
+/// Rows of C per CTA.
+pub(super) const BM: u32 = 128;
+/// Columns of C per CTA.
+pub(super) const BN: u32 = 128;
+/// K per tile: 64 f16 = 128 bytes, the 128B swizzle span.
+pub(super) const BK: u32 = 64;
+/// Bytes of the A tile (128 rows × 128 B: one box).
+pub(super) const A_BYTES: u32 = BM * BK * 2;
+/// Bytes of one B half (64 K rows × 64 N × 2 B: one box; two per tile).
+pub(super) const B_HALF_BYTES: u32 = BK * 64 * 2;
+/// Bytes one stage (A + both B halves) occupies, all of which one `expect_tx` waits for.
+pub(super) const STAGE_BYTES: u32 = A_BYTES + 2 * B_HALF_BYTES;
+
+/// The accumulators of one warpgroup: `[2·mh + nh]` is the 64×64 block (rows `64·mh..`, cols `64·nh..`).
+pub(super) type Acc = [[f32; 32]; 4];
+
+#[inline(always)]
+fn desc(d: Result<WgmmaDesc, DescError>) -> WgmmaDesc {
+    match d {
+        Ok(d) => d,
+        // SAFETY: `trap` aborts the kernel. Stage addresses are 1024-aligned by construction, so an error
+        // here is a build bug, reported as a failed launch rather than as wrong results.
+        Err(_) => unsafe { core::arch::nvptx::trap() },
+    }
+}
+
+/// Issues the three TMA loads of K tile `kt` into the stage at `s_stage` (A at +0, B halves after it),
+/// completing on `bar`, after announcing the stage's bytes on it.
+///
+/// # Safety
+/// One thread; `s_stage` is a 1024-aligned `.shared` address of [`STAGE_BYTES`] bytes nobody reads until
+/// `bar`'s current phase completes; `bar` an initialized mbarrier expecting one arrival; the tensor maps
+/// as the step kernels' `# Safety` says.
+#[inline(always)]
+pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32) {
+    let k0 = (kt * BK) as i32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, STAGE_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + B_HALF_BYTES, tmap_b, n0 as i32 + 64, k0, bar);
+    }
+}
+
+/// `r_acc += A_tile · B_tile` for the stage at `s_stage`: 4 K steps × 2×2 `wgmma.m64n64k16` (A K-major,
+/// B MN-major), one commit group, waited for before returning.
+///
+/// # Safety
+/// All 128 threads of the warpgroup; the stage's TMA phase has completed; nobody writes the stage until
+/// this returns.
+#[inline(always)]
+pub(super) unsafe fn mma_stage(r_acc: &mut Acc, s_stage: u32) {
+    let d_a = [desc(WgmmaDesc::k_major(s_stage, 64, 128, TmaSwizzle::B128)),
+               desc(WgmmaDesc::k_major(s_stage + A_BYTES / 2, 64, 128, TmaSwizzle::B128))];
+    let d_b = [desc(WgmmaDesc::mn_major_sw128(s_stage + A_BYTES, BK)),
+               desc(WgmmaDesc::mn_major_sw128(s_stage + A_BYTES + B_HALF_BYTES, BK))];
+    for acc in r_acc.iter_mut() {
+        wgmma_fence_operand(acc);
+    }
+    // SAFETY: forwarded to the caller; the accumulators are pinned before and after the async group.
+    unsafe {
+        wgmma_fence();
+        for ks in 0..BK / 16 {
+            for mh in 0..2 {
+                for nh in 0..2 {
+                    // K step ks: 32 bytes along A's K-major rows, 16 rows (2048 B) down B's tile.
+                    wgmma_m64n64k16_f32_f16::<0, 1>(&mut r_acc[2 * mh + nh], d_a[mh].advance(32 * ks).0,
+                                                     d_b[nh].advance(2048 * ks).0, true);
+                }
+            }
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+    }
+    for acc in r_acc.iter_mut() {
+        wgmma_fence_operand(acc);
+    }
+}
+
+/// Writes the CTA's C tile from the accumulators (fragment layout in `prim::wgmma`): each thread's
+/// column pairs as one f16x2 store. N is even and every column even, so a pair is wholly in or out of N.
+///
+/// # Safety
+/// `g_c` has `m·n` writable f16; `n` even; `warp` is the warp's index within the warpgroup.
+#[inline(always)]
+pub(super) unsafe fn store_c(r_acc: &Acc, g_c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, warp: u32) {
+    let lane = lane_id();
+    let (g, t) = (lane / 4, lane % 4);
+    for mh in 0..2u32 {
+        for nh in 0..2u32 {
+            let acc = &r_acc[(2 * mh + nh) as usize];
+            for j in 0..8u32 {
+                for half in 0..2u32 {
+                    let row = m0 + 64 * mh + 16 * warp + g + 8 * half;
+                    let col = n0 + 64 * nh + 8 * j + 2 * t;
+                    if row < m && col < n {
+                        let i = (4 * j + 2 * half) as usize;
+                        // SAFETY: row < m, col + 1 < n (n even, col even): inside C; 4-byte aligned.
+                        unsafe { *(g_c.add((row * n + col) as usize) as *mut u32) = pack_f16x2(acc[i], acc[i + 1]) };
+                    }
+                }
+            }
+        }
+    }
+}
