@@ -42,6 +42,16 @@ $C/kernel-lab layout trace --n 2^20 --ncu "$OUT/ncu-reduce.csv" >> "$OUT/bankche
 if [ -x $C/bench-reduce ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   $C/bench-reduce --bench --warm-up-time 0.3 --measurement-time 1 --noplot > "$OUT/bench.txt" 2>&1; echo "cargo bench (reduce): exit $?"
 fi
+# Issue 6: the Hopper steps' SASS must show HGMMA and UTMALDG (needs the toolkit's ptxas and cuobjdump there).
+if command -v ptxas >/dev/null && command -v cuobjdump >/dev/null && [ -f $C/kernels_sm_90a.ptx ]; then
+  ptxas -arch=sm_90a $C/kernels_sm_90a.ptx -o "$OUT/sm90a.cubin" && cuobjdump -sass "$OUT/sm90a.cubin" > "$OUT/sm90a.sass"
+  for k in selftest_wgmma_tma hgemm_tma_v1 hgemm_tma_v2; do
+    awk -v k="$k" '/Function :/ {on = ($3 == k)} on' "$OUT/sm90a.sass" > "$OUT/sass-$k.txt"
+    echo "SASS $k: HGMMA $(grep -c HGMMA "$OUT/sass-$k.txt"), UTMALDG $(grep -c UTMALDG "$OUT/sass-$k.txt"), SYNCS $(grep -c SYNCS "$OUT/sass-$k.txt")"
+  done
+else
+  echo "SASS check skipped: ptxas/cuobjdump not on PATH"
+fi
 echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" > "$OUT/suite.txt" 2>/dev/null || status=1
 cat "$OUT/suite.txt"
 exit $status
