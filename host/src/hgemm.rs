@@ -19,18 +19,18 @@ use crate::{
 
 /// A step of the block ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1, H2 }
+pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1, H2, H3 }
 
 impl Step {
     /// Every step.
-    pub const ALL: [Step; 12] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1, Step::H2];
+    pub const ALL: [Step; 13] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1, Step::H2, Step::H3];
     /// PTX entry.
     pub fn kernel_name(self) -> &'static str {
-        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1", "hgemm_tma_v2"][self as usize]
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3"][self as usize]
     }
     /// `v1` …
     pub fn label(self) -> &'static str {
-        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1", "h2"][self as usize]
+        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1", "h2", "h3"][self as usize]
     }
 }
 
@@ -55,7 +55,7 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
         return Err(Error::InvalidInput(format!(
             "{} loads 16-byte rows of f16: K and N must be multiples of 8 (got {s}); v1 handles any shape", kernel.name())));
     }
-    if matches!(step, Step::H1 | Step::H2) {
+    if matches!(step, Step::H1 | Step::H2 | Step::H3) {
         return launch_tma(gpu, kernel, s, a, b, c);
     }
     let (bm, bn) = if step == Step::V1 { (16, 16) } else { (layout::hgemm::BM, layout::hgemm::BN) };

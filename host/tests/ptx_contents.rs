@@ -203,16 +203,26 @@ fn hopper_round_trip_holds_tma_mbarrier_and_wgmma_with_pinned_accumulators() {
 #[test]
 fn hopper_steps_are_tma_and_wgmma_only() {
     // h1 issues its 3 loads in the loop; h2 in the prologue and in the loop.
-    for (name, loads) in [("hgemm_tma_v1", 3), ("hgemm_tma_v2", 6)] {
+    for (name, loads) in [("hgemm_tma_v1", 3), ("hgemm_tma_v2", 6), ("hgemm_tma_v3", 3)] {
         let b = body(Target::Sm90a, name);
-        assert_eq!(b.matches("cp.async.bulk.tensor.2d.shared::cluster.global").count(), loads, "{name}: A and two B halves per issue site");
-        assert_eq!(b.matches(", p, 1, 1, 0, 1;").count(), 16, "{name}: 2×2 m64n64k16 tiles × 4 K steps, B MN-major");
+        // LLVM may unroll a loop that issues loads (h3's producer): a multiple of 3, at least `loads`.
+        let issued = b.matches("cp.async.bulk.tensor.2d.shared::cluster.global").count();
+        assert!(issued >= loads && issued % 3 == 0, "{name}: A and two B halves per issue site, got {issued}");
+        // h1/h2: one warpgroup, 2×2 blocks × 4 K steps; h3: each consumer 1×2 blocks × 4 K steps.
+        let (wgmmas, sets) = if name == "hgemm_tma_v3" { (8, 2) } else { (16, 4) };
+        assert_eq!(b.matches(", p, 1, 1, 0, 1;").count(), wgmmas, "{name}: m64n64k16 per K tile, B MN-major");
         let lists: std::collections::BTreeSet<&str> =
             b.split("m64n64k16.f32.f16.f16").skip(1).map(|s| s.split('}').next().unwrap_or("")).collect();
-        assert_eq!(lists.len(), 4, "{name}: the 16 wgmmas must use exactly the 4 accumulator sets (no copies)");
+        assert_eq!(lists.len(), sets, "{name}: the wgmmas must use exactly {sets} accumulator sets (no copies)");
         for absent in ["ldmatrix", "ld.shared", "st.shared", "mma.sync", "cp.async.cg"] {
             assert!(!b.contains(absent), "{name} should not contain `{absent}`: the TMA and wgmma move all tile data");
         }
         assert!(!Target::Sm80.ptx().contains(name), "{name} must stay out of the sm_80 module");
     }
+    let b = body(Target::Sm90a, "hgemm_tma_v3");
+    for needle in ["setmaxnreg.dec.sync.aligned.u32 40", "setmaxnreg.inc.sync.aligned.u32 232", "mbarrier.arrive.shared::cta.b64"] {
+        assert!(b.contains(needle), "hgemm_tma_v3 lacks `{needle}`");
+    }
+    let entry = Target::Sm90a.ptx().split(".entry hgemm_tma_v3").nth(1).and_then(|s| s.split('{').next()).unwrap_or("");
+    assert!(entry.contains(".maxntid 384, 1, 1"), "hgemm_tma_v3 needs .maxntid for setmaxnreg: {entry}");
 }

@@ -42,6 +42,8 @@ mod tma;
 mod tma_v1_wgmma;
 #[cfg(lab_sm90)]
 mod tma_v2_pipeline;
+#[cfg(lab_sm90)]
+mod tma_v3_warp_specialized;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;
 mod warp_v3_wmma_padded;

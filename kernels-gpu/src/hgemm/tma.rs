@@ -54,6 +54,18 @@ pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMa
     }
 }
 
+/// Descriptor of rows `64·mh .. 64·mh + 64` of the stage's A tile (K-major, 128-byte rows).
+#[inline(always)]
+pub(super) fn a_desc(s_stage: u32, mh: u32) -> WgmmaDesc {
+    desc(WgmmaDesc::k_major(s_stage + mh * (A_BYTES / 2), 64, 128, TmaSwizzle::B128))
+}
+
+/// Descriptor of columns `64·nh .. 64·nh + 64` of the stage's B tile (MN-major, one 64×64 box).
+#[inline(always)]
+pub(super) fn b_desc(s_stage: u32, nh: u32) -> WgmmaDesc {
+    desc(WgmmaDesc::mn_major_sw128(s_stage + A_BYTES + nh * B_HALF_BYTES, BK))
+}
+
 /// `r_acc += A_tile · B_tile` for the stage at `s_stage`: 4 K steps × 2×2 `wgmma.m64n64k16` (A K-major,
 /// B MN-major), one commit group, waited for before returning.
 ///
@@ -62,10 +74,8 @@ pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMa
 /// this returns.
 #[inline(always)]
 pub(super) unsafe fn mma_stage(r_acc: &mut Acc, s_stage: u32) {
-    let d_a = [desc(WgmmaDesc::k_major(s_stage, 64, 128, TmaSwizzle::B128)),
-               desc(WgmmaDesc::k_major(s_stage + A_BYTES / 2, 64, 128, TmaSwizzle::B128))];
-    let d_b = [desc(WgmmaDesc::mn_major_sw128(s_stage + A_BYTES, BK)),
-               desc(WgmmaDesc::mn_major_sw128(s_stage + A_BYTES + B_HALF_BYTES, BK))];
+    let d_a = [a_desc(s_stage, 0), a_desc(s_stage, 1)];
+    let d_b = [b_desc(s_stage, 0), b_desc(s_stage, 1)];
     for acc in r_acc.iter_mut() {
         wgmma_fence_operand(acc);
     }
@@ -89,29 +99,39 @@ pub(super) unsafe fn mma_stage(r_acc: &mut Acc, s_stage: u32) {
     }
 }
 
-/// Writes the CTA's C tile from the accumulators (fragment layout in `prim::wgmma`): each thread's
-/// column pairs as one f16x2 store. N is even and every column even, so a pair is wholly in or out of N.
+/// Writes one 64×64 accumulator block (fragment layout in `prim::wgmma`) to C at `(row0, col0)`: each
+/// thread's column pairs as one f16x2 store. N is even and every column even, so a pair is wholly in or
+/// out of N.
 ///
 /// # Safety
-/// `g_c` has `m·n` writable f16; `n` even; `warp` is the warp's index within the warpgroup.
+/// `g_c` has `m·n` writable f16; `n` even; `warp` is the warp's index within its warpgroup.
 #[inline(always)]
-pub(super) unsafe fn store_c(r_acc: &Acc, g_c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, warp: u32) {
+pub(super) unsafe fn store_block(acc: &[f32; 32], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32) {
     let lane = lane_id();
     let (g, t) = (lane / 4, lane % 4);
+    for j in 0..8u32 {
+        for half in 0..2u32 {
+            let row = row0 + 16 * warp + g + 8 * half;
+            let col = col0 + 8 * j + 2 * t;
+            if row < m && col < n {
+                let i = (4 * j + 2 * half) as usize;
+                // SAFETY: row < m, col + 1 < n (n even, col even): inside C; 4-byte aligned.
+                unsafe { *(g_c.add((row * n + col) as usize) as *mut u32) = pack_f16x2(acc[i], acc[i + 1]) };
+            }
+        }
+    }
+}
+
+/// Writes the CTA's 128×128 C tile from the 2×2 accumulator blocks of one warpgroup.
+///
+/// # Safety
+/// As [`store_block`].
+#[inline(always)]
+pub(super) unsafe fn store_c(r_acc: &Acc, g_c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, warp: u32) {
     for mh in 0..2u32 {
         for nh in 0..2u32 {
-            let acc = &r_acc[(2 * mh + nh) as usize];
-            for j in 0..8u32 {
-                for half in 0..2u32 {
-                    let row = m0 + 64 * mh + 16 * warp + g + 8 * half;
-                    let col = n0 + 64 * nh + 8 * j + 2 * t;
-                    if row < m && col < n {
-                        let i = (4 * j + 2 * half) as usize;
-                        // SAFETY: row < m, col + 1 < n (n even, col even): inside C; 4-byte aligned.
-                        unsafe { *(g_c.add((row * n + col) as usize) as *mut u32) = pack_f16x2(acc[i], acc[i + 1]) };
-                    }
-                }
-            }
+            // SAFETY: forwarded to the caller.
+            unsafe { store_block(&r_acc[(2 * mh + nh) as usize], g_c, m, n, m0 + 64 * mh, n0 + 64 * nh, warp) };
         }
     }
 }

@@ -1,0 +1,112 @@
+//! Hopper step h3: h2's ring, but **warp-specialized**: one producer warpgroup only issues TMA loads, two
+//! consumer warpgroups only issue `wgmma`, and `setmaxnreg` moves registers from the first to the others.
+//!
+//! Diff from h2:
+//! * 384 threads = 3 warpgroups. WG0 (producer): `setmaxnreg.dec 40`; one thread loops over K tiles,
+//!   waiting for a stage to be **empty** before refilling it. WG1, WG2 (consumers, rows 0–63 and 64–127
+//!   of the tile): `setmaxnreg.inc 232`; wait for a stage to be **full**, run 4 K steps × 2 `wgmma`, then
+//!   arrive on the stage's empty barrier (one arrival per consumer warp: count 8).
+//! * No block-wide barrier inside the K loop: the two mbarrier rings (full, empty) are the only sync, so
+//!   the producer runs up to `STAGES` tiles ahead and the consumers never wait on each other.
+//! * `.maxntid 384` / `.minnctapersm 1` entry directives (via nvptx-link), without which ptxas ignores
+//!   `setmaxnreg` (TOOLCHAIN.md §4.4). Budget: 128 · 40 + 256 · 232 = 64 512 ≤ 65 536 registers.
+//!
+//! Prediction: removes the per-tile `bar.sync` of all warps and lets load issue run ahead: ~1.1–1.3× h2.
+use super::tma::{BK, BM, BN, STAGE_BYTES, a_desc, b_desc, issue_stage, store_block};
+use crate::prim::{
+    mbarrier::{fence_mbarrier_init, mbarrier_arrive, mbarrier_init, mbarrier_wait_parity},
+    shared::{Align16, addr_of, dynamic},
+    sync::sync_threads,
+    thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
+    tma::{TensorMap, prefetch_tensormap},
+    wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_commit_group, wgmma_fence, wgmma_fence_operand,
+            wgmma_m64n64k16_f32_f16, wgmma_wait_group},
+};
+
+/// Stages in the ring.
+pub const STAGES: u32 = 4;
+/// Consumer warps (two warpgroups): the empty barriers' arrival count.
+const CONSUMER_WARPS: u32 = 8;
+
+/// `C = A · B` as [`super::tma_v1_wgmma::hgemm_tma_v1`], warp-specialized over a `STAGES`-deep ring.
+///
+/// # Safety
+/// As h1, but block 384 threads and `STAGES · 32 KiB + 1024 + 16 · STAGES` bytes of dynamic shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
+                                               m: u32, n: u32, k: u32) {
+    let s_raw = addr_of(dynamic::<Align16>());
+    let s_ring = (s_raw + 1023) & !1023; // 1024-aligned: the 128B pattern's period
+    let s_full = s_ring + STAGES * STAGE_BYTES; // STAGES mbarriers: the TMA filled the stage
+    let s_empty = s_full + 8 * STAGES; // STAGES mbarriers: every consumer warp is done with the stage
+    let stage = |t: u32| s_ring + (t % STAGES) * STAGE_BYTES;
+    let tid = thread_idx_x();
+    let wg = tid / 128;
+    let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
+    let k_tiles = k.div_ceil(BK);
+    // SAFETY: ring and barriers lie inside the dynamic shared memory (≤ 1024 bytes of slack used for
+    // alignment). Thread 0 initializes all barriers before the only block barrier. Tile t uses stage
+    // t % STAGES in use u = t / STAGES: the producer refills it only after the empty barrier's phase u - 1
+    // completed (all 8 consumer warps retired their wgmmas on use u - 1), and consumers read it only after
+    // the full barrier's phase u completed (all 32 KiB landed). setmaxnreg is executed by whole
+    // warpgroups with the launch bounds below.
+    unsafe {
+        if tid == 0 {
+            prefetch_tensormap(tmap_a);
+            prefetch_tensormap(tmap_b);
+            for i in 0..STAGES {
+                mbarrier_init(s_full + 8 * i, 1);
+                mbarrier_init(s_empty + 8 * i, CONSUMER_WARPS);
+            }
+            fence_mbarrier_init();
+        }
+        sync_threads();
+        if wg == 0 {
+            setmaxnreg_dec::<40>();
+            if tid == 0 {
+                for t in 0..k_tiles {
+                    let (s, u) = (t % STAGES, t / STAGES);
+                    if u > 0 {
+                        mbarrier_wait_parity(s_empty + 8 * s, (u - 1) & 1);
+                    }
+                    issue_stage(stage(t), s_full + 8 * s, tmap_a, tmap_b, m0, n0, t);
+                }
+            }
+        } else {
+            setmaxnreg_inc::<232>();
+            let mh = wg - 1; // this consumer's 64 rows of the tile
+            let mut r_acc = [[0f32; 32]; 2]; // [nh]
+            for t in 0..k_tiles {
+                let (s, u) = (t % STAGES, t / STAGES);
+                mbarrier_wait_parity(s_full + 8 * s, u & 1);
+                let (d_a, d_b) = (a_desc(stage(t), mh), [b_desc(stage(t), 0), b_desc(stage(t), 1)]);
+                for acc in r_acc.iter_mut() {
+                    wgmma_fence_operand(acc);
+                }
+                wgmma_fence();
+                for ks in 0..BK / 16 {
+                    for nh in 0..2 {
+                        wgmma_m64n64k16_f32_f16::<0, 1>(&mut r_acc[nh], d_a.advance(32 * ks).0, d_b[nh].advance(2048 * ks).0, true);
+                    }
+                }
+                wgmma_commit_group();
+                wgmma_wait_group::<0>();
+                for acc in r_acc.iter_mut() {
+                    wgmma_fence_operand(acc);
+                }
+                if lane_id() == 0 {
+                    mbarrier_arrive(s_empty + 8 * s);
+                }
+            }
+            let warp = (tid / 32) % 4;
+            for nh in 0..2u32 {
+                store_block(&r_acc[nh as usize], g_c, m, n, m0 + 64 * mh, n0 + 64 * nh, warp);
+            }
+        }
+    }
+}
+
+core::arch::global_asm!(
+    "//@entry-directive hgemm_tma_v3 .maxntid 384, 1, 1",
+    "//@entry-directive hgemm_tma_v3 .minnctapersm 1",
+);
