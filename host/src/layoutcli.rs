@@ -31,6 +31,8 @@ LAYOUT (default: row-major):
   --stride S        row stride of S elements
   --align F,O       stride = storage_align(cols, F, O) (TVM, seed 002)
   --swizzle S,B,M   Swizzle<S,B,M> on element offsets (seeds' order; CuTe Swizzle<B,M,S>)
+  --tma 32B|64B|128B  the tile is one TMA box written with that swizzle mode (Swizzle<3,B,4> on
+                    bytes, as Swizzle<3,B,4-log2(elem)> on elements); rows must fit the mode's span
 
 ACCESS NAMES: store-v4-rowmajor, ldmatrix-x4, ldmatrix-x4-trans, ld32-column, ld32-row, mma-a-frag32
 
@@ -38,6 +40,7 @@ EXAMPLES:
   kernel-lab layout map --tile 16x16 --access ldmatrix-x4                 # seed 001: 4 conflicts
   kernel-lab layout map --tile 16x16 --swizzle 3,1,3 --access ldmatrix-x4 --svg swizzled.svg
   kernel-lab layout solve --tile 16x16 --store store-v4-rowmajor --load ldmatrix-x4
+  kernel-lab layout map --tile 64x64 --tma 128B --access ldmatrix-x4     # a Hopper TMA tile: 0 conflicts
 ";
 
 /// A tile layout from the command line: padded row-major, optionally swizzled on element offsets.
@@ -138,7 +141,26 @@ fn parse_tile(a: &mut Args) -> Result<(TileLayout, u32)> {
         let v = nums(&s, 3, "--swizzle")?;
         SwizzleFn::new(v[0], v[1], v[2]).map_err(|e| Error::InvalidInput(format!("--swizzle {s}: {e:?} (S must be >= B > 0)")))
     }).transpose()?;
-    let l = TileLayout { padded, swizzle };
+    let tma = a.take("--tma")?.map(|m| -> Result<SwizzleFn> {
+        use layout::hopper::TmaSwizzle;
+        let mode = match m.as_str() {
+            "32B" => TmaSwizzle::B32,
+            "64B" => TmaSwizzle::B64,
+            "128B" => TmaSwizzle::B128,
+            _ => return Err(Error::InvalidInput(format!("--tma {m}: expected 32B, 64B or 128B"))),
+        };
+        let span = mode.span_bytes().unwrap_or(0);
+        if stride != cols || cols * elem != span {
+            return Err(Error::InvalidInput(format!(
+                "--tma {m}: a TMA box row is {span} bytes in this mode (unpadded); --tile has {} bytes per row (stride {stride})", cols * elem)));
+        }
+        mode.element_swizzle(elem.trailing_zeros()).filter(|_| elem.is_power_of_two())
+            .ok_or_else(|| Error::InvalidInput(format!("--tma {m}: element size {elem} must be 1, 2, 4, 8 or 16 bytes")))
+    }).transpose()?;
+    if tma.is_some() && swizzle.is_some() {
+        return Err(Error::InvalidInput("--tma and --swizzle both set a swizzle; give one".into()));
+    }
+    let l = TileLayout { padded, swizzle: swizzle.or(tma) };
     l.validate()?;
     Ok((l, elem))
 }
@@ -556,6 +578,22 @@ mod tests {
         let sw = TileLayout { swizzle: Some(SwizzleFn { s: 3, b: 1, m: 3 }), ..l };
         let ins = &access::instructions(Pattern::LdmatrixX4, &sw, 2).unwrap()[0];
         assert!(!BankMap::new(&sw, 2, ins).terminal(false).contains('!'));
+    }
+
+    #[test]
+    fn tma_tiles_map_through_the_modes_swizzle() {
+        // A 64×64 f16 box under SWIZZLE_128B: ldmatrix.x4 conflict-free; the same tile unswizzled: 8-way.
+        let (l, elem) = parse_tile(&mut Args(args("--tile 64x64 --tma 128B"))).unwrap();
+        assert_eq!(l.swizzle.map(|f| (f.s, f.b, f.m)), Some((3, 3, 3)));
+        let tma = layout::hopper::TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64,
+                                              swizzle: layout::hopper::TmaSwizzle::B128 };
+        for (r, c) in [(0, 0), (1, 8), (7, 56), (13, 24), (63, 63)] {
+            assert_eq!(elem * l.offset(r, c), tma.smem_byte(r, c), "({r},{c})");
+        }
+        assert!(run(args("map --tile 64x64 --tma 128B --access ldmatrix-x4")).is_ok());
+        let err = run(args("map --tile 64x128 --tma 128B")).unwrap_err().to_string();
+        assert!(err.contains("128 bytes") && err.contains("256 bytes"), "{err}");
+        assert!(run(args("map --tile 64x32 --tma 16B")).unwrap_err().to_string().contains("expected 32B"));
     }
 
     #[test]
