@@ -19,18 +19,18 @@ use crate::{
 
 /// A step of the block ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1, H2, H3, H4 }
+pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1, H2, H3, H4, H5 }
 
 impl Step {
     /// Every step.
-    pub const ALL: [Step; 14] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1, Step::H2, Step::H3, Step::H4];
+    pub const ALL: [Step; 15] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1, Step::H2, Step::H3, Step::H4, Step::H5];
     /// PTX entry.
     pub fn kernel_name(self) -> &'static str {
-        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4"][self as usize]
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4", "hgemm_tma_v5"][self as usize]
     }
     /// `v1` …
     pub fn label(self) -> &'static str {
-        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1", "h2", "h3", "h4"][self as usize]
+        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1", "h2", "h3", "h4", "h5"][self as usize]
     }
 }
 
@@ -55,8 +55,8 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
         return Err(Error::InvalidInput(format!(
             "{} loads 16-byte rows of f16: K and N must be multiples of 8 (got {s}); v1 handles any shape", kernel.name())));
     }
-    if matches!(step, Step::H1 | Step::H2 | Step::H3 | Step::H4) {
-        return launch_tma(gpu, kernel, if step == Step::H4 { 256 } else { 128 }, s, a, b, c);
+    if matches!(step, Step::H1 | Step::H2 | Step::H3 | Step::H4 | Step::H5) {
+        return launch_tma(gpu, kernel, step, s, a, b, c);
     }
     let (bm, bn) = if step == Step::V1 { (16, 16) } else { (layout::hgemm::BM, layout::hgemm::BN) };
     let grid = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(bm));
@@ -77,8 +77,9 @@ thread_local! {
 }
 
 /// Launches a TMA step (`hgemm_tma_v*`, grid and dynamic shared memory as registered): tensor maps for A (box 64 K × 128 rows) and B (box 64 N × 64 K
-/// rows), `SWIZZLE_128B`, in global memory; grid `(⌈N/bn⌉, ⌈M/128⌉)` for the step's tile width `bn`.
-fn launch_tma(gpu: &Gpu, kernel: &Kernel, bn: u32, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+/// rows), `SWIZZLE_128B`, in global memory; grid `(⌈N/bn⌉, ⌈M/128⌉)` for the step's tile width `bn`, or
+/// one CTA per SM for the persistent h5.
+fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
     let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, s);
     let cached = TMA_MAPS.with(|m| m.borrow().as_ref().is_some_and(|(k, _, _)| *k == key));
     if !cached {
@@ -88,7 +89,11 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, bn: u32, s: Shape, a: &CudaSlice<u16>,
                                                                 box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 })?;
         TMA_MAPS.with(|m| *m.borrow_mut() = Some((key, t_a, t_b)));
     }
-    let grid = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(128));
+    // Tile width: 128 for h1–h3, 256 for h4–h5; h5 is persistent (one CTA per SM, 1-D grid).
+    let bn = if matches!(step, Step::H4 | Step::H5) { 256 } else { 128 };
+    let (tiles_n, tiles_m) = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(128));
+    let grid = if step == Step::H5 { (tiles_n * tiles_m).min(gpu.info.sms.max(1)) } else { tiles_n };
+    let grid = (grid, if step == Step::H5 { 1 } else { tiles_m });
     if grid.1 > 65_535 {
         return Err(Error::InvalidInput(format!("M = {} needs {} block rows, above 65535", s.m, grid.1)));
     }

@@ -46,6 +46,8 @@ mod tma_v2_pipeline;
 mod tma_v3_warp_specialized;
 #[cfg(lab_sm90)]
 mod tma_v4_wide;
+#[cfg(lab_sm90)]
+mod tma_v5_persistent;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;
 mod warp_v3_wmma_padded;
