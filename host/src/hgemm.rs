@@ -19,18 +19,18 @@ use crate::{
 
 /// A step of the block ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1, H2, H3, H4, H5 }
+pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, H1, H2, H3, H4, H5, H6 }
 
 impl Step {
     /// Every step.
-    pub const ALL: [Step; 15] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1, Step::H2, Step::H3, Step::H4, Step::H5];
+    pub const ALL: [Step; 16] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::H1, Step::H2, Step::H3, Step::H4, Step::H5, Step::H6];
     /// PTX entry.
     pub fn kernel_name(self) -> &'static str {
-        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4", "hgemm_tma_v5"][self as usize]
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4", "hgemm_tma_v5", "hgemm_tma_v6"][self as usize]
     }
     /// `v1` …
     pub fn label(self) -> &'static str {
-        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1", "h2", "h3", "h4", "h5"][self as usize]
+        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1", "h2", "h3", "h4", "h5", "h6"][self as usize]
     }
 }
 
@@ -55,7 +55,7 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
         return Err(Error::InvalidInput(format!(
             "{} loads 16-byte rows of f16: K and N must be multiples of 8 (got {s}); v1 handles any shape", kernel.name())));
     }
-    if matches!(step, Step::H1 | Step::H2 | Step::H3 | Step::H4 | Step::H5) {
+    if matches!(step, Step::H1 | Step::H2 | Step::H3 | Step::H4 | Step::H5 | Step::H6) {
         return launch_tma(gpu, kernel, step, s, a, b, c);
     }
     let (bm, bn) = if step == Step::V1 { (16, 16) } else { (layout::hgemm::BM, layout::hgemm::BN) };
@@ -70,41 +70,61 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
     unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k) }
 }
 
-thread_local! {
-    /// Tensor maps of the last (A, B, shape) launched with a TMA step, so timed repetitions do not
-    /// re-encode and re-upload them (two 128-byte copies per launch would be timed with the kernel).
-    static TMA_MAPS: std::cell::RefCell<Option<((u64, u64, Shape), TensorMap2d, TensorMap2d)>> = const { std::cell::RefCell::new(None) };
+/// The tensor maps of one (A, B, C, shape): A (box 64 K × 128 rows), B (box 64 N × 64 K rows), C (box
+/// 64 × 64, used by the TMA-store step), all `SWIZZLE_128B`.
+struct TmaMaps {
+    key: (u64, u64, u64, Shape),
+    a: TensorMap2d,
+    b: TensorMap2d,
+    c: TensorMap2d,
 }
 
-/// Launches a TMA step (`hgemm_tma_v*`, grid and dynamic shared memory as registered): tensor maps for A (box 64 K × 128 rows) and B (box 64 N × 64 K
-/// rows), `SWIZZLE_128B`, in global memory; grid `(⌈N/bn⌉, ⌈M/128⌉)` for the step's tile width `bn`, or
-/// one CTA per SM for the persistent h5.
+thread_local! {
+    /// Tensor maps of the last (A, B, C, shape) launched with a TMA step, so timed repetitions do not
+    /// re-encode and re-upload them (three 128-byte copies per launch would be timed with the kernel).
+    static TMA_MAPS: std::cell::RefCell<Option<TmaMaps>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Launches a TMA step (`hgemm_tma_v*`, block and dynamic shared memory as registered) with the tensor
+/// maps of [`TmaMaps`]; grid `(⌈N/bn⌉, ⌈M/128⌉)` for the step's tile width `bn`, or one CTA per SM for the
+/// persistent h5/h6.
 fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
-    let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, s);
-    let cached = TMA_MAPS.with(|m| m.borrow().as_ref().is_some_and(|(k, _, _)| *k == key));
-    if !cached {
-        let t_a = TensorMap2d::encode_f16(gpu, a, TmaTile2d { elem_bytes: 2, rows: s.m as u64, cols: s.k as u64, stride_bytes: 2 * s.k as u64,
-                                                                box_rows: 128, box_cols: 64, swizzle: TmaSwizzle::B128 })?;
-        let t_b = TensorMap2d::encode_f16(gpu, b, TmaTile2d { elem_bytes: 2, rows: s.k as u64, cols: s.n as u64, stride_bytes: 2 * s.n as u64,
-                                                                box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 })?;
-        TMA_MAPS.with(|m| *m.borrow_mut() = Some((key, t_a, t_b)));
+    let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s);
+    let tile = |rows: usize, cols: usize, box_rows: u32| TmaTile2d {
+        elem_bytes: 2, rows: rows as u64, cols: cols as u64, stride_bytes: 2 * cols as u64, box_rows, box_cols: 64, swizzle: TmaSwizzle::B128,
+    };
+    if !TMA_MAPS.with(|m| m.borrow().as_ref().is_some_and(|maps| maps.key == key)) {
+        let maps = TmaMaps {
+            key,
+            a: TensorMap2d::encode_f16(gpu, a, tile(s.m, s.k, 128))?,
+            b: TensorMap2d::encode_f16(gpu, b, tile(s.k, s.n, 64))?,
+            c: TensorMap2d::encode_f16(gpu, c, tile(s.m, s.n, 64))?,
+        };
+        TMA_MAPS.with(|m| *m.borrow_mut() = Some(maps));
     }
-    // Tile width: 128 for h1–h3, 256 for h4–h5; h5 is persistent (one CTA per SM, 1-D grid).
-    let bn = if matches!(step, Step::H4 | Step::H5) { 256 } else { 128 };
+    // Tile width: 128 for h1–h3, 256 from h4; h5 and h6 are persistent (one CTA per SM, 1-D grid).
+    let persistent = matches!(step, Step::H5 | Step::H6);
+    let bn = if matches!(step, Step::H1 | Step::H2 | Step::H3) { 128 } else { 256 };
     let (tiles_n, tiles_m) = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(128));
-    let grid = if step == Step::H5 { (tiles_n * tiles_m).min(gpu.info.sms.max(1)) } else { tiles_n };
-    let grid = (grid, if step == Step::H5 { 1 } else { tiles_m });
+    let grid = if persistent { ((tiles_n * tiles_m).min(gpu.info.sms.max(1)), 1) } else { (tiles_n, tiles_m) };
     if grid.1 > 65_535 {
         return Err(Error::InvalidInput(format!("M = {} needs {} block rows, above 65535", s.m, grid.1)));
     }
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
     TMA_MAPS.with(|maps| {
         let maps = maps.borrow();
-        let (_, t_a, t_b) = maps.as_ref().expect("encoded above");
-        // SAFETY: every hgemm_tma_v* takes (tmap_a, tmap_b, c: M·N f16, m, n, k); the maps were encoded for these
-        // very buffers (same device pointers and shape: the cache key) with the boxes the kernel expects;
-        // lengths checked by `launch`; K, N multiples of 8 (checked); grid and block as registered.
-        unsafe { launch!(gpu, kernel, grid = grid, &t_a.dev, &t_b.dev, c, &m, &n, &k) }
+        let Some(maps) = maps.as_ref() else {
+            return Err(Error::InvalidInput("TMA tensor maps missing after encoding (internal error)".into()));
+        };
+        // SAFETY: hgemm_tma_v1–v5 take (tmap_a, tmap_b, c: M·N f16, m, n, k), v6 takes (tmap_a, tmap_b,
+        // tmap_c, m, n, k); the maps were encoded for these very buffers (same device pointers and shape:
+        // the cache key) with the boxes the kernels expect; lengths checked by `launch`; K, N multiples
+        // of 8 (checked); grid as computed for the step, block and shared memory as registered.
+        if step == Step::H6 {
+            unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &m, &n, &k) }
+        } else {
+            unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, c, &m, &n, &k) }
+        }
     })
 }
 

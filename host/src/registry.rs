@@ -155,6 +155,8 @@ pub const KERNELS: &[KernelInfo] = &[
                  dyn_smem_bytes: 4 * 49152 + 1024 + 16 * 4, about: "h3 with 128x256 tiles (consumers 64x256) and one wgmma group in flight" },
     KernelInfo { name: "hgemm_tma_v5", family: Family::Hgemm, step: "h5", target: Target::Sm90a, block_threads: 384,
                  dyn_smem_bytes: 4 * 49152 + 1024 + 16 * 4, about: "h4 persistent: one CTA per SM over grouped tiles, the ring running on across tiles" },
+    KernelInfo { name: "hgemm_tma_v6", family: Family::Hgemm, step: "h6", target: Target::Sm90a, block_threads: 384,
+                 dyn_smem_bytes: 3 * 49152 + 65536 + 1024 + 16 * 3, about: "h5 with a TMA-store epilogue (swizzled shared C tiles, 3 stages)" },
     replay("bank_replay_ld_b32", Target::Sm80, "one ld.shared.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b64", Target::Sm80, "one ld.shared.v2.u32 at given per-lane offsets"),
     replay("bank_replay_ld_b128", Target::Sm80, "one ld.shared.v4.u32 at given per-lane offsets"),

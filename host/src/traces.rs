@@ -338,7 +338,7 @@ pub mod hgemm {
     pub fn per_tile(step: Step) -> Option<(Cost, Cost)> {
         // v1: no shared memory. h1: the TMA writes and wgmma reads shared memory outside the LSU path
         // this model covers (no shared-memory instructions are issued by threads at all).
-        if matches!(step, Step::V1 | Step::H1 | Step::H2 | Step::H3 | Step::H4 | Step::H5) {
+        if matches!(step, Step::V1 | Step::H1 | Step::H2 | Step::H3 | Step::H4 | Step::H5 | Step::H6) {
             return None;
         }
         let (la, lb, bk) = tiles(step);

@@ -203,27 +203,35 @@ fn hopper_round_trip_holds_tma_mbarrier_and_wgmma_with_pinned_accumulators() {
 #[test]
 fn hopper_steps_are_tma_and_wgmma_only() {
     // h1 issues its 3 loads in the loop; h2 in the prologue and in the loop.
-    for (name, loads) in [("hgemm_tma_v1", 3), ("hgemm_tma_v2", 6), ("hgemm_tma_v3", 3), ("hgemm_tma_v4", 5), ("hgemm_tma_v5", 5)] {
+    for (name, loads) in [("hgemm_tma_v1", 3), ("hgemm_tma_v2", 6), ("hgemm_tma_v3", 3), ("hgemm_tma_v4", 5), ("hgemm_tma_v5", 5), ("hgemm_tma_v6", 5)] {
         let b = body(Target::Sm90a, name);
         // LLVM may unroll a loop that issues loads (h3's producer): a multiple of the loads per tile.
-        let per_tile = if matches!(name, "hgemm_tma_v4" | "hgemm_tma_v5") { 5 } else { 3 };
+        let per_tile = if matches!(name, "hgemm_tma_v4" | "hgemm_tma_v5" | "hgemm_tma_v6") { 5 } else { 3 };
         let issued = b.matches("cp.async.bulk.tensor.2d.shared::cluster.global").count();
         assert!(issued >= loads && issued % per_tile == 0, "{name}: A and the B boxes per issue site, got {issued}");
         // h1/h2: one warpgroup, 2×2 blocks × 4 K steps; h3: each consumer 1×2 blocks × 4 K steps.
-        let (wgmmas, sets) = match name { "hgemm_tma_v3" => (8, 2), "hgemm_tma_v4" | "hgemm_tma_v5" => (16, 4), _ => (16, 4) };
+        let (wgmmas, sets) = match name { "hgemm_tma_v3" => (8, 2), _ => (16, 4) };
         assert_eq!(b.matches(", p, 1, 1, 0, 1;").count(), wgmmas, "{name}: m64n64k16 per K tile, B MN-major");
         let lists: std::collections::BTreeSet<&str> =
             b.split("m64n64k16.f32.f16.f16").skip(1).map(|s| s.split('}').next().unwrap_or("")).collect();
         assert_eq!(lists.len(), sets, "{name}: the wgmmas must use exactly {sets} accumulator sets (no copies)");
-        for absent in ["ldmatrix", "ld.shared", "st.shared", "mma.sync", "cp.async.cg"] {
+        for absent in ["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg"] {
             assert!(!b.contains(absent), "{name} should not contain `{absent}`: the TMA and wgmma move all tile data");
         }
+        // Only h6 writes shared memory itself (its C staging tiles, for the TMA store).
+        assert_eq!(b.contains("st.shared"), name == "hgemm_tma_v6", "{name}: st.shared only in the TMA-store epilogue");
         assert!(!Target::Sm80.ptx().contains(name), "{name} must stay out of the sm_80 module");
     }
     let b = body(Target::Sm90a, "hgemm_tma_v3");
     for needle in ["setmaxnreg.dec.sync.aligned.u32 40", "setmaxnreg.inc.sync.aligned.u32 232", "mbarrier.arrive.shared::cta.b64"] {
         assert!(b.contains(needle), "hgemm_tma_v3 lacks `{needle}`");
     }
+    let b6 = body(Target::Sm90a, "hgemm_tma_v6");
+    for needle in ["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read 0",
+                   "cp.async.bulk.wait_group 0", "fence.proxy.async.shared::cta", ", 128;"] {
+        assert!(b6.contains(needle), "hgemm_tma_v6 lacks `{needle}`");
+    }
+    assert!(b6.contains("bar.sync") && !b6.contains("st.global"), "hgemm_tma_v6: named warpgroup barriers; C only through the TMA");
     let entry = Target::Sm90a.ptx().split(".entry hgemm_tma_v3").nth(1).and_then(|s| s.split('{').next()).unwrap_or("");
     assert!(entry.contains(".maxntid 384, 1, 1"), "hgemm_tma_v3 needs .maxntid for setmaxnreg: {entry}");
 }

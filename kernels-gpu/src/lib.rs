@@ -19,7 +19,7 @@
 //! Build: `host/build.rs` compiles this crate twice, for `sm_80` (everything that runs on Ampere and
 //! Hopper) and for `sm_90a` with `--cfg lab_sm90` (adds the Hopper-only kernels).
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem)]
+#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem, link_llvm_intrinsics)]
 #![allow(internal_features)]
 #![deny(unsafe_op_in_unsafe_fn)]
 

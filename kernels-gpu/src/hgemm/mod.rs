@@ -48,6 +48,8 @@ mod tma_v3_warp_specialized;
 mod tma_v4_wide;
 #[cfg(lab_sm90)]
 mod tma_v5_persistent;
+#[cfg(lab_sm90)]
+mod tma_v6_tma_store;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;
 mod warp_v3_wmma_padded;

@@ -34,3 +34,22 @@ pub fn thread_fence() {
     // memory accesses across it.
     unsafe { core::arch::asm!("fence.acq_rel.gpu;", options(nostack)) }
 }
+
+unsafe extern "C" {
+    // LLVM's convergent intrinsic for `barrier.sync.aligned id, count` (so the optimizer treats it as a
+    // barrier, unlike inline asm).
+    #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.count"]
+    fn barrier_cta_sync_aligned_count(id: u32, count: u32);
+}
+
+/// `barrier.sync.aligned id, count;` (`bar.sync id, count`): a named barrier among `count` threads
+/// (whole warps), e.g. one warpgroup (`count = 128`) without stopping the block's other warpgroups.
+///
+/// # Safety
+/// `id` in 1..16 (0 is [`sync_threads`]'s); exactly `count` threads (a multiple of 32, whole warps,
+/// each warp converged) reach it, the same number of times; no other group uses `id` meanwhile.
+#[inline(always)]
+pub unsafe fn sync_named(id: u32, count: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { barrier_cta_sync_aligned_count(id, count) }
+}

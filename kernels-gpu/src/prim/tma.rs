@@ -74,3 +74,14 @@ pub unsafe fn cp_async_bulk_wait_group_read0() {
     // SAFETY: no operands.
     unsafe { asm!("cp.async.bulk.wait_group.read 0;", options(nostack)) }
 }
+
+/// `cp.async.bulk.wait_group 0;` — waits until every committed bulk store has completed (its writes are
+/// done), e.g. before the kernel exits.
+///
+/// # Safety
+/// sm_90.
+#[inline(always)]
+pub unsafe fn cp_async_bulk_wait_group0() {
+    // SAFETY: no operands.
+    unsafe { asm!("cp.async.bulk.wait_group 0;", options(nostack)) }
+}
