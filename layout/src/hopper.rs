@@ -542,4 +542,26 @@ mod tests {
             }
         }
     }
+
+    /// The TMA-store epilogue (HGEMM h6): lane (g, t) writes the f16 pair at row g (+8), column 8j + 2t
+    /// of a 64×64 box with one `st.shared.b32`. In the `SWIZZLE_128B` box the 8 rows land in 8 different
+    /// 16-byte chunks: conflict-free. In an unswizzled box the rows are 128 bytes apart: 8-way.
+    #[test]
+    fn epilogue_stores_into_a_swizzled_box_are_conflict_free() {
+        for (mode, want_wavefronts) in [(TmaSwizzle::B128, 1), (TmaSwizzle::None, 8)] {
+            let tma = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: mode };
+            for warp in 0..4 {
+                for j in 0..8 {
+                    for half in 0..2 {
+                        let addrs: [u32; 32] = core::array::from_fn(|l| {
+                            let (g, t) = (l as u32 / 4, l as u32 % 4);
+                            tma.smem_byte(16 * warp + g + 8 * half, 8 * j + 2 * t)
+                        });
+                        let cost = bank::lsu(&addrs, u32::MAX, 4, bank::Op::Store).unwrap();
+                        assert_eq!(cost.wavefronts, want_wavefronts, "{mode:?} warp {warp} j {j} half {half}");
+                    }
+                }
+            }
+        }
+    }
 }
