@@ -135,3 +135,83 @@ pub(super) unsafe fn store_c(r_acc: &Acc, g_c: *mut u16, m: u32, n: u32, m0: u32
         }
     }
 }
+
+/// Columns of C per tile in the wide steps (h4–h6).
+pub(super) const BN_WIDE: u32 = 256;
+/// Bytes per stage of the wide steps: A 128×64 and B 64×256 (four 64×64 boxes).
+pub(super) const WIDE_STAGE_BYTES: u32 = A_BYTES + 4 * B_HALF_BYTES;
+/// Consumer warps of the warp-specialized steps (two warpgroups): the empty barriers' arrival count.
+pub(super) const CONSUMER_WARPS: u32 = 8;
+
+/// Thread 0 of the block: prefetches both tensor maps and initializes `stages` full barriers (one
+/// arrival: the producer's `expect_tx`) at `s_full` and `stages` empty barriers (one arrival per consumer
+/// warp) at `s_empty`, then fences the initialization for the async proxy. The caller follows with a
+/// block barrier.
+///
+/// # Safety
+/// One thread; `s_full`/`s_empty` are 8-byte-aligned `.shared` addresses of `8 · stages` bytes each; the
+/// tensor maps are valid.
+#[inline(always)]
+pub(super) unsafe fn init_rings(s_full: u32, s_empty: u32, stages: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap) {
+    use crate::prim::mbarrier::{fence_mbarrier_init, mbarrier_init};
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        crate::prim::tma::prefetch_tensormap(tmap_a);
+        crate::prim::tma::prefetch_tensormap(tmap_b);
+        for i in 0..stages {
+            mbarrier_init(s_full + 8 * i, 1);
+            mbarrier_init(s_empty + 8 * i, CONSUMER_WARPS);
+        }
+        fence_mbarrier_init();
+    }
+}
+
+/// The wide steps' [`issue_stage`]: A (128×64) and four B boxes (64 K × 64 N each, N columns
+/// `n0 .. n0 + 256`) of K tile `kt` into the stage at `s_stage`, announced on `bar` as one
+/// [`WIDE_STAGE_BYTES`] transaction.
+///
+/// # Safety
+/// As [`issue_stage`], with a stage of [`WIDE_STAGE_BYTES`].
+#[inline(always)]
+pub(super) unsafe fn issue_wide_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32) {
+    let k0 = (kt * BK) as i32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, WIDE_STAGE_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
+        for nb in 0..4 {
+            cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + nb * B_HALF_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar);
+        }
+    }
+}
+
+/// One consumer warpgroup's MMAs on a wide stage: rows `64·mh ..` of A times all 256 columns of B, as
+/// 4 K steps × 4 `wgmma.m64n64k16` into `r_acc[nb]`, committed as one group and **not waited for**
+/// (the caller chooses `wait_group 0` or `1`). Accumulators are named by constant indices: a loop index
+/// LLVM leaves rolled would move them to local memory.
+///
+/// # Safety
+/// All 128 threads of the warpgroup; the stage's TMA phase has completed; nobody writes the stage or
+/// reads `r_acc` until a `wgmma_wait_group` has retired this group (the caller pins `r_acc` after it).
+#[inline(always)]
+pub(super) unsafe fn mma_wide_stage(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh: u32) {
+    let d_a = a_desc(s_stage, mh);
+    let (d_b0, d_b1, d_b2, d_b3) = (b_desc(s_stage, 0), b_desc(s_stage, 1), b_desc(s_stage, 2), b_desc(s_stage, 3));
+    for acc in r_acc.iter_mut() {
+        wgmma_fence_operand(acc);
+    }
+    let [acc0, acc1, acc2, acc3] = r_acc;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        wgmma_fence();
+        for ks in 0..BK / 16 {
+            // K step ks: 32 bytes along A's K-major rows, 16 rows (2048 B) down each B box.
+            let (da, db) = (d_a.advance(32 * ks).0, 2048 * ks);
+            wgmma_m64n64k16_f32_f16::<0, 1>(acc0, da, d_b0.advance(db).0, true);
+            wgmma_m64n64k16_f32_f16::<0, 1>(acc1, da, d_b1.advance(db).0, true);
+            wgmma_m64n64k16_f32_f16::<0, 1>(acc2, da, d_b2.advance(db).0, true);
+            wgmma_m64n64k16_f32_f16::<0, 1>(acc3, da, d_b3.advance(db).0, true);
+        }
+        wgmma_commit_group();
+    }
+}

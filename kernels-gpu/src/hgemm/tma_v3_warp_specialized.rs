@@ -12,21 +12,19 @@
 //!   `setmaxnreg` (TOOLCHAIN.md §4.4). Budget: 128 · 40 + 256 · 232 = 64 512 ≤ 65 536 registers.
 //!
 //! Prediction: removes the per-tile `bar.sync` of all warps and lets load issue run ahead: ~1.1–1.3× h2.
-use super::tma::{BK, BM, BN, STAGE_BYTES, a_desc, b_desc, issue_stage, store_block};
+use super::tma::{BK, BM, BN, STAGE_BYTES, a_desc, b_desc, init_rings, issue_stage, store_block};
 use crate::prim::{
-    mbarrier::{fence_mbarrier_init, mbarrier_arrive, mbarrier_init, mbarrier_wait_parity},
+    mbarrier::{mbarrier_arrive, mbarrier_wait_parity},
     shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
-    tma::{TensorMap, prefetch_tensormap},
+    tma::TensorMap,
     wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_commit_group, wgmma_fence, wgmma_fence_operand,
             wgmma_m64n64k16_f32_f16, wgmma_wait_group},
 };
 
 /// Stages in the ring.
 pub const STAGES: u32 = 4;
-/// Consumer warps (two warpgroups): the empty barriers' arrival count.
-const CONSUMER_WARPS: u32 = 8;
 
 /// `C = A · B` as [`super::tma_v1_wgmma::hgemm_tma_v1`], warp-specialized over a `STAGES`-deep ring.
 ///
@@ -52,13 +50,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b:
     // warpgroups with the launch bounds below.
     unsafe {
         if tid == 0 {
-            prefetch_tensormap(tmap_a);
-            prefetch_tensormap(tmap_b);
-            for i in 0..STAGES {
-                mbarrier_init(s_full + 8 * i, 1);
-                mbarrier_init(s_empty + 8 * i, CONSUMER_WARPS);
-            }
-            fence_mbarrier_init();
+            init_rings(s_full, s_empty, STAGES, tmap_a, tmap_b);
         }
         sync_threads();
         if wg == 0 {

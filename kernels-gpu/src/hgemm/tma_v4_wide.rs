@@ -9,27 +9,18 @@
 //!   idle between K tiles waiting for a `wait_group 0`.
 //!
 //! Prediction: the bigger tile is the main lever (A traffic /2, 2× the MMAs per barrier): ~1.2–1.4× h3.
-use super::tma::{A_BYTES, B_HALF_BYTES, BK, BM, a_desc, b_desc, store_block};
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, init_rings, issue_wide_stage, mma_wide_stage, store_block};
 use crate::prim::{
-    mbarrier::{fence_mbarrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
+    mbarrier::{mbarrier_arrive, mbarrier_wait_parity},
     shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, prefetch_tensormap},
-    wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_commit_group, wgmma_fence, wgmma_fence_operand,
-            wgmma_m64n64k16_f32_f16, wgmma_wait_group},
+    tma::TensorMap,
+    wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_fence_operand, wgmma_wait_group},
 };
 
-/// Columns of C per CTA.
-const BN: u32 = 256;
-/// B boxes (64 N each) per stage.
-const B_BOXES: u32 = BN / 64;
-/// Bytes per stage: A 128×64 and B 64×256.
-const STAGE_BYTES: u32 = A_BYTES + B_BOXES * B_HALF_BYTES;
 /// Stages in the ring.
 pub const STAGES: u32 = 4;
-/// Consumer warps (two warpgroups): the empty barriers' arrival count.
-const CONSUMER_WARPS: u32 = 8;
 
 /// `C = A · B` as [`super::tma_v1_wgmma::hgemm_tma_v1`] with 128×256 tiles, warp-specialized.
 ///
@@ -54,13 +45,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
     // retired, and the last stage after `wait_group 0`.
     unsafe {
         if tid == 0 {
-            prefetch_tensormap(tmap_a);
-            prefetch_tensormap(tmap_b);
-            for i in 0..STAGES {
-                mbarrier_init(s_full + 8 * i, 1);
-                mbarrier_init(s_empty + 8 * i, CONSUMER_WARPS);
-            }
-            fence_mbarrier_init();
+            init_rings(s_full, s_empty, STAGES, tmap_a, tmap_b);
         }
         sync_threads();
         if wg == 0 {
@@ -71,38 +56,17 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
                     if u > 0 {
                         mbarrier_wait_parity(s_empty + 8 * s, (u - 1) & 1);
                     }
-                    let (bar, k0) = (s_full + 8 * s, (t * BK) as i32);
-                    mbarrier_arrive_expect_tx(bar, STAGE_BYTES);
-                    cp_async_bulk_tensor_2d_g2s(stage(t), tmap_a, k0, m0 as i32, bar);
-                    for nb in 0..B_BOXES {
-                        cp_async_bulk_tensor_2d_g2s(stage(t) + A_BYTES + nb * B_HALF_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar);
-                    }
+                    issue_wide_stage(stage(t), s_full + 8 * s, tmap_a, tmap_b, m0, n0, t);
                 }
             }
         } else {
             setmaxnreg_inc::<232>();
             let mh = wg - 1; // this consumer's 64 rows of the tile
-            let mut r_acc = [[0f32; 32]; B_BOXES as usize]; // [nb]
+            let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
             for t in 0..k_tiles {
                 let (s, u) = (t % STAGES, t / STAGES);
                 mbarrier_wait_parity(s_full + 8 * s, u & 1);
-                let d_a = a_desc(stage(t), mh);
-                let (d_b0, d_b1, d_b2, d_b3) = (b_desc(stage(t), 0), b_desc(stage(t), 1), b_desc(stage(t), 2), b_desc(stage(t), 3));
-                for acc in r_acc.iter_mut() {
-                    wgmma_fence_operand(acc);
-                }
-                wgmma_fence();
-                // Written out per box: indexing the accumulators with a loop variable LLVM does not unroll
-                // would put them in local memory (ptxas: a 544-byte stack frame); constant indices cannot.
-                let [acc0, acc1, acc2, acc3] = &mut r_acc;
-                for ks in 0..BK / 16 {
-                    let (da, db) = (d_a.advance(32 * ks).0, 2048 * ks);
-                    wgmma_m64n64k16_f32_f16::<0, 1>(acc0, da, d_b0.advance(db).0, true);
-                    wgmma_m64n64k16_f32_f16::<0, 1>(acc1, da, d_b1.advance(db).0, true);
-                    wgmma_m64n64k16_f32_f16::<0, 1>(acc2, da, d_b2.advance(db).0, true);
-                    wgmma_m64n64k16_f32_f16::<0, 1>(acc3, da, d_b3.advance(db).0, true);
-                }
-                wgmma_commit_group();
+                mma_wide_stage(&mut r_acc, stage(t), mh);
                 wgmma_wait_group::<1>();
                 for acc in r_acc.iter_mut() {
                     wgmma_fence_operand(acc);

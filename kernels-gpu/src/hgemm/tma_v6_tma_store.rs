@@ -15,35 +15,26 @@
 //!   8-way: rows 128 bytes apart).
 //!
 //! Prediction: consumers leave the epilogue sooner (no 64 scattered global stores per box): ~1.02–1.05× h5.
-use super::tma::{A_BYTES, B_HALF_BYTES, BK, BM, a_desc, b_desc};
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, init_rings, issue_wide_stage, mma_wide_stage};
 use crate::prim::{
-    mbarrier::{fence_mbarrier_init, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
+    mbarrier::{mbarrier_arrive, mbarrier_wait_parity},
     mbarrier::fence_proxy_async_shared_cta,
     mma::pack_f16x2,
     shared::{Align16, addr_of, dynamic, st_shared_u32},
     sync::{sync_named, sync_threads},
     thread::{block_idx_x, grid_dim_x, lane_id, thread_idx_x},
-    tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_s2g,
-          cp_async_bulk_wait_group0, cp_async_bulk_wait_group_read0, prefetch_tensormap},
-    wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_commit_group, wgmma_fence, wgmma_fence_operand,
-            wgmma_m64n64k16_f32_f16, wgmma_wait_group},
+    tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0,
+          cp_async_bulk_wait_group_read0},
+    wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_fence_operand, wgmma_wait_group},
 };
 use layout::{hopper::{TmaSwizzle, TmaTile2d}, sgemm::grouped_block};
 
-/// Columns of C per tile.
-const BN: u32 = 256;
-/// B boxes (64 N each) per stage.
-const B_BOXES: u32 = BN / 64;
-/// Bytes per stage: A 128×64 and B 64×256.
-const STAGE_BYTES: u32 = A_BYTES + B_BOXES * B_HALF_BYTES;
 /// Stages in the ring.
 pub const STAGES: u32 = 3;
 /// Bytes of one consumer's C staging tile (64 rows × 256 f16: four 64×64 boxes of 8 KiB).
 const C_STAGE_BYTES: u32 = 64 * BN * 2;
 /// One C box as the TMA reads it from shared memory (only the box shape and swizzle matter here).
 const C_BOX: TmaTile2d = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
-/// Consumer warps (two warpgroups): the empty barriers' arrival count.
-const CONSUMER_WARPS: u32 = 8;
 /// Tile rows per group of the tile order.
 const GROUP: u32 = 8;
 
@@ -75,13 +66,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
     // consumer's 32 KiB (row < 64, byte < 128 per box). The issuing thread waits for its stores before exit.
     unsafe {
         if tid == 0 {
-            prefetch_tensormap(tmap_a);
-            prefetch_tensormap(tmap_b);
-            for i in 0..STAGES {
-                mbarrier_init(s_full + 8 * i, 1);
-                mbarrier_init(s_empty + 8 * i, CONSUMER_WARPS);
-            }
-            fence_mbarrier_init();
+            init_rings(s_full, s_empty, STAGES, tmap_a, tmap_b);
         }
         sync_threads();
         if wg == 0 {
@@ -97,12 +82,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
                         if u > 0 {
                             mbarrier_wait_parity(s_empty + 8 * s, (u - 1) & 1);
                         }
-                        let (bar, k0) = (s_full + 8 * s, (kt * BK) as i32);
-                        mbarrier_arrive_expect_tx(bar, STAGE_BYTES);
-                        cp_async_bulk_tensor_2d_g2s(stage(it), tmap_a, k0, m0 as i32, bar);
-                        for nb in 0..B_BOXES {
-                            cp_async_bulk_tensor_2d_g2s(stage(it) + A_BYTES + nb * B_HALF_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar);
-                        }
+                        issue_wide_stage(stage(it), s_full + 8 * s, tmap_a, tmap_b, m0, n0, kt);
                         it += 1;
                     }
                     tile += grid_dim_x();
@@ -117,25 +97,11 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
             while tile < tiles {
                 let (tm, tn) = grouped_block(tile, tiles_m, tiles_n, GROUP);
                 let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                let mut r_acc = [[0f32; 32]; B_BOXES as usize];
+                let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
                 for kt in 0..k_tiles {
                     let (s, u) = (it % STAGES, it / STAGES);
                     mbarrier_wait_parity(s_full + 8 * s, u & 1);
-                    let d_a = a_desc(stage(it), mh);
-                    let (d_b0, d_b1, d_b2, d_b3) = (b_desc(stage(it), 0), b_desc(stage(it), 1), b_desc(stage(it), 2), b_desc(stage(it), 3));
-                    for acc in r_acc.iter_mut() {
-                        wgmma_fence_operand(acc);
-                    }
-                    wgmma_fence();
-                    let [acc0, acc1, acc2, acc3] = &mut r_acc;
-                    for ks in 0..BK / 16 {
-                        let (da, db) = (d_a.advance(32 * ks).0, 2048 * ks);
-                        wgmma_m64n64k16_f32_f16::<0, 1>(acc0, da, d_b0.advance(db).0, true);
-                        wgmma_m64n64k16_f32_f16::<0, 1>(acc1, da, d_b1.advance(db).0, true);
-                        wgmma_m64n64k16_f32_f16::<0, 1>(acc2, da, d_b2.advance(db).0, true);
-                        wgmma_m64n64k16_f32_f16::<0, 1>(acc3, da, d_b3.advance(db).0, true);
-                    }
-                    wgmma_commit_group();
+                    mma_wide_stage(&mut r_acc, stage(it), mh);
                     wgmma_wait_group::<1>();
                     for acc in r_acc.iter_mut() {
                         wgmma_fence_operand(acc);
@@ -168,7 +134,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
                 fence_proxy_async_shared_cta();
                 sync_named(1 + mh, 128);
                 if leader {
-                    for nb in 0..B_BOXES {
+                    for nb in 0..4 {
                         cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
                     }
                     cp_async_bulk_commit_group();
