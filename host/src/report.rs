@@ -1,6 +1,7 @@
 //! The report a run leaves behind: `report.json` (every measurement), `report.md` (the tables and the
 //! plots) and SVG plots — bandwidth or TFLOP/s against size per step with the baseline, and each ladder
-//! as bars of its percentage of the baseline. `kernel-lab report --json FILE --out DIR` rebuilds it from
+//! as bars of its percentage of the baseline — plus bank maps of the shared-memory layouts the kernels
+//! use (computed on the CPU from the same layout constants the kernels use). `kernel-lab report --json FILE --out DIR` rebuilds it from
 //! a saved `report.json`/`suite.json`, so committed results can be re-rendered without a GPU.
 use std::{
     fmt::Write as _,
@@ -162,6 +163,7 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
         let (n, bars) = ladder(rows, gemm_n, "pct_of_cublas");
         plot(&format!("{family}_ladder.svg"), &mut md, &|p| bar_plot(p, &format!("{family} ladder at {n:.0}³: % of cuBLAS"), "% of cuBLAS", &bars))?;
     }
+    bank_maps(out, &mut md, &mut files)?;
     let md_path = out.join("report.md");
     std::fs::write(&md_path, md).map_err(|e| io_err(&md_path, e))?;
     let json_path = out.join("report.json");
@@ -169,6 +171,48 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
     files.push(md_path);
     files.push(json_path);
     Ok(files)
+}
+
+/// The layouts the kernels use, each with the bank map of its first `ldmatrix.x4` (what the lanes of
+/// one instruction touch, conflicted banks marked) and the model's total for the whole tile. The layouts
+/// come from the constants the kernels compile against (`layout::hgemm`, `layout::hopper`).
+fn bank_maps(out: &Path, md: &mut String, files: &mut Vec<PathBuf>) -> Result<()> {
+    use layout::{Padded, SwizzleFn, hgemm, hopper::TmaSwizzle};
+
+    use crate::{access::{self, Pattern}, layoutcli::{BankMap, TileLayout}};
+    let tile = |rows: u32, cols: u32, stride: u32, swizzle: Option<SwizzleFn>| TileLayout { padded: Padded { rows, cols, stride }, swizzle };
+    let maps: [(&str, &str, TileLayout); 7] = [
+        ("bank_seed001_rowmajor.svg", "seed 001's 16×16 f16 tile, unpadded", tile(16, 16, 16, None)),
+        ("bank_seed001_padded.svg", "seed 001's tile padded to 24 (seed 000's fix)", tile(16, 16, 24, None)),
+        ("bank_seed001_swizzled.svg", "seed 001's tile with Swizzle<3,1,3>", tile(16, 16, 16, Some(SwizzleFn { s: 3, b: 1, m: 3 }))),
+        ("bank_hgemm_a_rowmajor.svg", "HGEMM block v2: A tile 128×32 unpadded", tile(hgemm::A_ROW_MAJOR.rows, hgemm::A_ROW_MAJOR.cols, hgemm::A_ROW_MAJOR.cols, None)),
+        ("bank_hgemm_a_padded.svg", "HGEMM block v3: A tile padded (storage_align)", tile(hgemm::A_PADDED.rows, hgemm::A_PADDED.cols, hgemm::A_PADDED.stride, None)),
+        ("bank_hgemm_a_swizzled.svg", "HGEMM block v4+: A tile with the solver's swizzle",
+         tile(hgemm::A_SWIZZLED.inner.rows, hgemm::A_SWIZZLED.inner.cols, hgemm::A_SWIZZLED.inner.cols, Some(hgemm::A_SWIZZLED.swizzle))),
+        ("bank_tma_128b.svg", "Hopper: a 64×64 f16 TMA box, SWIZZLE_128B", tile(64, 64, 64, TmaSwizzle::B128.element_swizzle(1))),
+    ];
+    let _ = writeln!(md, "## Bank maps of the kernels' shared-memory layouts (CPU model)
+
+| layout | ldmatrix.x4 over the tile: wavefronts | conflicts | map |
+|---|---:|---:|---|");
+    let mut pictures = String::new();
+    for (name, what, l) in maps {
+        let instrs = access::instructions(Pattern::parse("ldmatrix-x4")?, &l, 2)?;
+        let total = access::total(&instrs)?;
+        // The picture shows the first 16 rows (what the first ldmatrix.x4 touches; a whole 128-row tile
+        // would be a 700 KB SVG); the totals above are over the whole tile.
+        let view = TileLayout { padded: Padded { rows: l.padded.rows.min(16), ..l.padded }, swizzle: l.swizzle };
+        let view_instrs = access::instructions(Pattern::parse("ldmatrix-x4")?, &view, 2)?;
+        let Some(first) = view_instrs.first() else { continue };
+        let path = out.join(name);
+        std::fs::write(&path, BankMap::new(&view, 2, first).svg(&format!("{what} — {}, rows 0–15 (first ldmatrix.x4)", l.describe())))
+            .map_err(|e| io_err(&path, e))?;
+        let _ = writeln!(md, "| {what} (`{}`) | {} | {} | [{name}]({name}) |", l.describe(), total.wavefronts, total.conflicts());
+        let _ = writeln!(pictures, "![{name}]({name})\n");
+        files.push(path);
+    }
+    let _ = writeln!(md, "\n{pictures}");
+    Ok(())
 }
 
 #[cfg(test)]
@@ -197,6 +241,9 @@ mod tests {
             assert!(files.iter().any(|p| p.ends_with(f)), "{f} missing from {files:?}");
         }
         let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(md.contains("## Bank maps") && md.contains("| seed 001's 16×16 f16 tile, unpadded (`16x16 row-major`) | 8 | 4 |"), "{md}");
+        assert!(md.contains("(`64x64 Swizzle<3,3,3>`) | 64 | 0 |"), "the TMA box row: {md}");
+        assert!(dir.join("bank_tma_128b.svg").exists());
         assert!(md.contains("Test GPU") && md.contains("![sgemm_ladder.svg](sgemm_ladder.svg)") && md.contains("`sgemm_v0`"));
         let svg = std::fs::read_to_string(dir.join("sgemm_ladder.svg")).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("16.0%"));
