@@ -1,5 +1,5 @@
 //! The suite `cargo run --release` runs: options, the reduce table, the self-tests, JSON output.
-use std::{fmt::Write as _, io::Write as _};
+use std::fmt::Write as _;
 
 use crate::{
     error::{Error, Result},
@@ -489,9 +489,25 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         "gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "reps": o.reps, "warmup": o.warmup,
         "check_only": o.check,
     });
-    let mut progress = |msg: &str| {
-        eprint!("\r\x1b[2K[kernel-lab] {msg}");
-        let _ = std::io::stderr().flush();
+    // Progress: one indicatif bar per family on stderr (hidden when stderr is not a terminal, e.g. in CI
+    // logs); a family's table is printed only after its bar is cleared, so the two never interleave.
+    let bar = |family: &str, len: usize| {
+        let pb = indicatif::ProgressBar::with_draw_target(Some(len as u64), indicatif::ProgressDrawTarget::stderr());
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{prefix:>6} [{bar:30}] {pos}/{len} {elapsed:>4} {wide_msg}") {
+            pb.set_style(style.progress_chars("=> "));
+        }
+        pb.set_prefix(family.to_string());
+        pb
+    };
+    let progress_to = |pb: &indicatif::ProgressBar| {
+        let pb = pb.clone();
+        move |msg: &str| {
+            pb.set_message(msg.to_string());
+            pb.inc(1);
+        }
+    };
+    let gemm_units = |steps: usize, check_shapes: usize| {
+        (o.gemm_sizes.len() + if o.check && !o.gemm_sizes_given { check_shapes } else { 0 }) * (steps + 2)
     };
     if o.families.contains(&Family::Selftest) {
         let res = selftest::run_all(&gpu, o.seed);
@@ -521,9 +537,11 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         }
     }
     if o.families.contains(&Family::Reduce) {
-        match run_reduce(&gpu, &o, &mut progress) {
+        let pb = bar("reduce", o.sizes.len() * (crate::reduce::Step::ALL.len() + 2));
+        let result = run_reduce(&gpu, &o, &mut progress_to(&pb));
+        pb.finish_and_clear();
+        match result {
             Ok(rows) => {
-                eprint!("\r\x1b[2K");
                 println!("\n== reduce: sum of N f32 (seed 003); GB/s counts 4N bytes (copy: 8N), tolerance {REDUCE_TOL:.0e} ==");
                 print!("{}", reduce_table(&rows));
                 failed |= rows.iter().any(|r| r.failed() && r.step != "cuBLAS");
@@ -551,10 +569,13 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         json["hgemm_warp"] = serde_json::to_value(&rows).unwrap_or_default();
     }
     if o.families.contains(&Family::Hgemm) {
-        match crate::gemm_suite::run::<crate::hgemm_suite::Hgemm>(&gpu, &o, "hgemm", &mut progress) {
+        use crate::gemm_suite::GemmFamily;
+        let pb = bar("hgemm", gemm_units(crate::hgemm::Step::ALL.len(), crate::hgemm_suite::Hgemm::CHECK_SHAPES.len()));
+        let result = crate::gemm_suite::run::<crate::hgemm_suite::Hgemm>(&gpu, &o, "hgemm", &mut progress_to(&pb));
+        pb.finish_and_clear();
+        match result {
             Ok(rows) => {
-                eprint!("\r\x1b[2K");
-                println!("\n== hgemm: C = A·B, f16 in/out, f32 accumulate, mma.sync (seeds 000/001); cuBLAS GemmEx f16/32F in the same run ==");
+                println!("\n== hgemm: C = A·B, f16 in/out, f32 accumulate: v1–v8 mma.sync (seeds 000/001), h1–h6 TMA + wgmma (sm_90a); cuBLAS GemmEx f16/32F in the same run ==");
                 print!("{}", crate::gemm_suite::table(&rows));
                 failed |= rows.iter().any(|r| r.failed());
                 json["hgemm"] = serde_json::to_value(&rows).unwrap_or_default();
@@ -566,9 +587,12 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         }
     }
     if o.families.contains(&Family::Sgemm) {
-        match crate::gemm_suite::run::<crate::sgemm_suite::Sgemm>(&gpu, &o, "sgemm", &mut progress) {
+        use crate::gemm_suite::GemmFamily;
+        let pb = bar("sgemm", gemm_units(crate::sgemm::Step::ALL.len(), crate::sgemm_suite::Sgemm::CHECK_SHAPES.len()));
+        let result = crate::gemm_suite::run::<crate::sgemm_suite::Sgemm>(&gpu, &o, "sgemm", &mut progress_to(&pb));
+        pb.finish_and_clear();
+        match result {
             Ok(rows) => {
-                eprint!("\r\x1b[2K");
                 println!("\n== sgemm: C = A·B, row-major f32 on CUDA cores (seed 004); cuBLAS SGEMM without TF32 in the same run ==");
                 print!("{}", crate::gemm_suite::table(&rows));
                 failed |= rows.iter().any(|r| r.failed());
