@@ -28,6 +28,10 @@ impl Step {
     pub fn kernel_name(self) -> &'static str {
         ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4", "hgemm_tma_v5", "hgemm_tma_v6"][self as usize]
     }
+    /// The Hopper steps (h1–h6): TMA + `wgmma`, sm_90a only.
+    pub fn is_tma(self) -> bool {
+        matches!(self, Step::H1 | Step::H2 | Step::H3 | Step::H4 | Step::H5 | Step::H6)
+    }
     /// `v1` …
     pub fn label(self) -> &'static str {
         ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "h1", "h2", "h3", "h4", "h5", "h6"][self as usize]
@@ -51,11 +55,16 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
     check_len("A", a.len(), s.m * s.k)?;
     check_len("B", b.len(), s.k * s.n)?;
     check_len("C", c.len(), s.m * s.n)?;
+    if step.is_tma() && (s.k % 8 != 0 || s.n % 8 != 0) {
+        return Err(Error::InvalidInput(format!(
+            "{} reads A and B through TMA tensor maps, whose row strides must be multiples of 16 bytes: K and N must be multiples of 8 \
+             (got {s}); ragged M, N, K edges are zero-filled by the TMA; v1 handles any shape", kernel.name())));
+    }
     if step != Step::V1 && (s.k % 8 != 0 || s.n % 8 != 0) {
         return Err(Error::InvalidInput(format!(
             "{} loads 16-byte rows of f16: K and N must be multiples of 8 (got {s}); v1 handles any shape", kernel.name())));
     }
-    if matches!(step, Step::H1 | Step::H2 | Step::H3 | Step::H4 | Step::H5 | Step::H6) {
+    if step.is_tma() {
         return launch_tma(gpu, kernel, step, s, a, b, c);
     }
     let (bm, bn) = if step == Step::V1 { (16, 16) } else { (layout::hgemm::BM, layout::hgemm::BN) };
@@ -183,6 +192,8 @@ mod tests {
         for st in Step::ALL {
             let k = crate::registry::find(st.kernel_name()).unwrap();
             assert_eq!((k.family, k.step), (crate::registry::Family::Hgemm, st.label()));
+            // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
+            assert_eq!(st.is_tma(), k.target == crate::ptx::Target::Sm90a, "{}", st.label());
         }
     }
 }
