@@ -215,3 +215,121 @@ pub(super) unsafe fn mma_wide_stage(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh
         wgmma_commit_group();
     }
 }
+
+/// A ring of `stages` wide stages with its full and empty mbarriers, as the warp-specialized wide steps
+/// lay it out in shared memory (`s_full`, `s_empty`: `8 · stages` bytes each).
+#[derive(Clone, Copy)]
+pub(super) struct WideRing {
+    /// First stage (1024-aligned); stage `i` at `+ i · WIDE_STAGE_BYTES`.
+    pub s_ring: u32,
+    /// Full barriers.
+    pub s_full: u32,
+    /// Empty barriers.
+    pub s_empty: u32,
+    /// Stages.
+    pub stages: u32,
+}
+
+impl WideRing {
+    /// Stage, full barrier and empty barrier of running K-tile index `it`, and its use `u = it / stages`.
+    #[inline(always)]
+    fn at(self, it: u32) -> (u32, u32, u32, u32) {
+        let s = it % self.stages;
+        (self.s_ring + s * WIDE_STAGE_BYTES, self.s_full + 8 * s, self.s_empty + 8 * s, it / self.stages)
+    }
+}
+
+/// Tile rows per group of the persistent steps' tile order (L2 reuse).
+pub(super) const GROUP: u32 = 8;
+
+/// The tile (row, column) the persistent steps give to position `tile` of a CTA's sequence
+/// `b, b + grid, …`: [`layout::sgemm::grouped_block`] with [`GROUP`] rows per group.
+#[inline(always)]
+pub(super) fn persistent_tile(tile: u32, tiles_m: u32, tiles_n: u32) -> (u32, u32) {
+    layout::sgemm::grouped_block(tile, tiles_m, tiles_n, GROUP)
+}
+
+/// The producer of the persistent wide steps (h5, h6), run by one thread: for each of this CTA's tiles
+/// and each K tile, wait until the stage's previous use is released, then issue its loads. `it` runs on
+/// across tiles, so stages and phases continue where the previous tile stopped.
+///
+/// # Safety
+/// One thread; the ring initialized by [`init_rings`]; the consumers walk the same tiles and K tiles and
+/// release every stage use (as [`consume_wide_tile`] does); tensor maps as the kernels' `# Safety`.
+#[inline(always)]
+pub(super) unsafe fn produce_persistent(ring: WideRing, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                        tiles_m: u32, tiles_n: u32, k_tiles: u32) {
+    use crate::prim::{mbarrier::mbarrier_wait_parity, thread::{block_idx_x, grid_dim_x}};
+    let mut it = 0u32;
+    let mut tile = block_idx_x();
+    while tile < tiles_m * tiles_n {
+        let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+        for kt in 0..k_tiles {
+            let (s_stage, full, empty, u) = ring.at(it);
+            // SAFETY: forwarded to the caller; use u − 1 of this stage is released before it is refilled.
+            unsafe {
+                if u > 0 {
+                    mbarrier_wait_parity(empty, (u - 1) & 1);
+                }
+                issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN_WIDE, kt);
+            }
+            it += 1;
+        }
+        tile += grid_dim_x();
+    }
+}
+
+/// One consumer warpgroup's K loop over a tile of the persistent wide steps: accumulates rows `64·mh ..`
+/// × 256 columns into a fresh `r_acc` and returns it final (after `wait_group 0`), having released every
+/// stage use it consumed — stage `it − 1` after stage `it`'s group was committed and `wait_group 1`
+/// retired the older one, and the tile's last stage after `wait_group 0`. Advances `it` by `k_tiles`.
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; the ring and the producer as [`produce_persistent`].
+#[inline(always)]
+pub(super) unsafe fn consume_wide_tile(ring: WideRing, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
+    use crate::prim::mbarrier::{mbarrier_arrive, mbarrier_wait_parity};
+    let lane = lane_id();
+    let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
+    // SAFETY: forwarded to the caller; the accumulators are pinned after every wait.
+    unsafe {
+        for kt in 0..k_tiles {
+            let (s_stage, full, _, u) = ring.at(*it);
+            mbarrier_wait_parity(full, u & 1);
+            mma_wide_stage(&mut r_acc, s_stage, mh);
+            wgmma_wait_group::<1>();
+            for acc in r_acc.iter_mut() {
+                wgmma_fence_operand(acc);
+            }
+            if kt > 0 && lane == 0 {
+                mbarrier_arrive(ring.at(*it - 1).2);
+            }
+            *it += 1;
+        }
+        wgmma_wait_group::<0>();
+        for acc in r_acc.iter_mut() {
+            wgmma_fence_operand(acc);
+        }
+        if k_tiles > 0 && lane == 0 {
+            mbarrier_arrive(ring.at(*it - 1).2);
+        }
+    }
+    r_acc
+}
+
+/// Writes one consumer's 64×256 result (the four accumulator blocks of [`consume_wide_tile`]) to C at
+/// `(row0, n0)` with [`store_block`].
+///
+/// # Safety
+/// As [`store_block`].
+#[inline(always)]
+pub(super) unsafe fn store_wide(r_acc: &[[f32; 32]; 4], g_c: *mut u16, m: u32, n: u32, row0: u32, n0: u32, warp: u32) {
+    let [acc0, acc1, acc2, acc3] = r_acc;
+    // SAFETY: forwarded to the caller. Constant indices keep the accumulators in registers.
+    unsafe {
+        store_block(acc0, g_c, m, n, row0, n0, warp);
+        store_block(acc1, g_c, m, n, row0, n0 + 64, warp);
+        store_block(acc2, g_c, m, n, row0, n0 + 128, warp);
+        store_block(acc3, g_c, m, n, row0, n0 + 192, warp);
+    }
+}

@@ -9,14 +9,15 @@
 //!   idle between K tiles waiting for a `wait_group 0`.
 //!
 //! Prediction: the bigger tile is the main lever (A traffic /2, 2× the MMAs per barrier): ~1.2–1.4× h3.
-use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, init_rings, issue_wide_stage, mma_wide_stage, store_block};
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, WideRing, consume_wide_tile, init_rings,
+                 issue_wide_stage, store_wide};
 use crate::prim::{
-    mbarrier::{mbarrier_arrive, mbarrier_wait_parity},
+    mbarrier::mbarrier_wait_parity,
     shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
+    thread::{block_idx_x, block_idx_y, thread_idx_x},
     tma::TensorMap,
-    wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_fence_operand, wgmma_wait_group},
+    wgmma::{setmaxnreg_dec, setmaxnreg_inc},
 };
 
 /// Stages in the ring.
@@ -34,6 +35,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
     let s_ring = (s_raw + 1023) & !1023; // 1024-aligned: the 128B pattern's period (48 KiB stages keep it)
     let s_full = s_ring + STAGES * STAGE_BYTES;
     let s_empty = s_full + 8 * STAGES;
+    let ring = WideRing { s_ring, s_full, s_empty, stages: STAGES };
     let stage = |t: u32| s_ring + (t % STAGES) * STAGE_BYTES;
     let tid = thread_idx_x();
     let wg = tid / 128;
@@ -62,29 +64,10 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
         } else {
             setmaxnreg_inc::<232>();
             let mh = wg - 1; // this consumer's 64 rows of the tile
-            let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
-            for t in 0..k_tiles {
-                let (s, u) = (t % STAGES, t / STAGES);
-                mbarrier_wait_parity(s_full + 8 * s, u & 1);
-                mma_wide_stage(&mut r_acc, stage(t), mh);
-                wgmma_wait_group::<1>();
-                for acc in r_acc.iter_mut() {
-                    wgmma_fence_operand(acc);
-                }
-                if t > 0 && lane_id() == 0 {
-                    mbarrier_arrive(s_empty + 8 * ((t - 1) % STAGES));
-                }
-            }
-            wgmma_wait_group::<0>();
-            for acc in r_acc.iter_mut() {
-                wgmma_fence_operand(acc);
-            }
-            let (warp, row0) = ((tid / 32) % 4, m0 + 64 * mh);
-            let [acc0, acc1, acc2, acc3] = &r_acc;
-            store_block(acc0, g_c, m, n, row0, n0, warp);
-            store_block(acc1, g_c, m, n, row0, n0 + 64, warp);
-            store_block(acc2, g_c, m, n, row0, n0 + 128, warp);
-            store_block(acc3, g_c, m, n, row0, n0 + 192, warp);
+            // The K loop (in `tma.rs`, shared with h5/h6): commit stage t's wgmmas, `wait_group 1` (stage
+            // t − 1's group is done), release stage t − 1, go on; `wait_group 0` after the last.
+            let r_acc = consume_wide_tile(ring, &mut 0, k_tiles, mh);
+            store_wide(&r_acc, g_c, m, n, m0 + 64 * mh, n0, (tid / 32) % 4);
         }
     }
 }

@@ -15,9 +15,9 @@
 //!   8-way: rows 128 bytes apart).
 //!
 //! Prediction: consumers leave the epilogue sooner (no 64 scattered global stores per box): ~1.02–1.05× h5.
-use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, init_rings, issue_wide_stage, mma_wide_stage};
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, WideRing, consume_wide_tile, init_rings,
+                 persistent_tile, produce_persistent};
 use crate::prim::{
-    mbarrier::{mbarrier_arrive, mbarrier_wait_parity},
     mbarrier::fence_proxy_async_shared_cta,
     mma::pack_f16x2,
     shared::{Align16, addr_of, dynamic, st_shared_u32},
@@ -25,9 +25,9 @@ use crate::prim::{
     thread::{block_idx_x, grid_dim_x, lane_id, thread_idx_x},
     tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0,
           cp_async_bulk_wait_group_read0},
-    wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_fence_operand, wgmma_wait_group},
+    wgmma::{setmaxnreg_dec, setmaxnreg_inc},
 };
-use layout::{hopper::{TmaSwizzle, TmaTile2d}, sgemm::grouped_block};
+use layout::hopper::{TmaSwizzle, TmaTile2d};
 
 /// Stages in the ring.
 pub const STAGES: u32 = 3;
@@ -35,8 +35,6 @@ pub const STAGES: u32 = 3;
 const C_STAGE_BYTES: u32 = 64 * BN * 2;
 /// One C box as the TMA reads it from shared memory (only the box shape and swizzle matter here).
 const C_BOX: TmaTile2d = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
-/// Tile rows per group of the tile order.
-const GROUP: u32 = 8;
 
 /// `C = A · B` as [`super::tma_v5_persistent::hgemm_tma_v5`], storing C through the TMA: `tmap_c`
 /// describes C (M×N f16, box 64 × 64, `SWIZZLE_128B`).
@@ -52,7 +50,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
     let s_cstage = s_ring + STAGES * STAGE_BYTES; // 2 × 32 KiB, 1024-aligned (48 KiB stages keep it)
     let s_full = s_cstage + 2 * C_STAGE_BYTES;
     let s_empty = s_full + 8 * STAGES;
-    let stage = |it: u32| s_ring + (it % STAGES) * STAGE_BYTES;
+    let ring = WideRing { s_ring, s_full, s_empty, stages: STAGES };
     let tid = thread_idx_x();
     let wg = tid / 128;
     let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
@@ -72,21 +70,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
         if wg == 0 {
             setmaxnreg_dec::<40>();
             if tid == 0 {
-                let mut it = 0u32;
-                let mut tile = block_idx_x();
-                while tile < tiles {
-                    let (tm, tn) = grouped_block(tile, tiles_m, tiles_n, GROUP);
-                    let (m0, n0) = (tm * BM, tn * BN);
-                    for kt in 0..k_tiles {
-                        let (s, u) = (it % STAGES, it / STAGES);
-                        if u > 0 {
-                            mbarrier_wait_parity(s_empty + 8 * s, (u - 1) & 1);
-                        }
-                        issue_wide_stage(stage(it), s_full + 8 * s, tmap_a, tmap_b, m0, n0, kt);
-                        it += 1;
-                    }
-                    tile += grid_dim_x();
-                }
+                produce_persistent(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
             }
         } else {
             setmaxnreg_inc::<232>();
@@ -95,29 +79,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
             let mut it = 0u32;
             let mut tile = block_idx_x();
             while tile < tiles {
-                let (tm, tn) = grouped_block(tile, tiles_m, tiles_n, GROUP);
+                let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
                 let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
-                for kt in 0..k_tiles {
-                    let (s, u) = (it % STAGES, it / STAGES);
-                    mbarrier_wait_parity(s_full + 8 * s, u & 1);
-                    mma_wide_stage(&mut r_acc, stage(it), mh);
-                    wgmma_wait_group::<1>();
-                    for acc in r_acc.iter_mut() {
-                        wgmma_fence_operand(acc);
-                    }
-                    if kt > 0 && lane == 0 {
-                        mbarrier_arrive(s_empty + 8 * ((it - 1) % STAGES));
-                    }
-                    it += 1;
-                }
-                wgmma_wait_group::<0>();
-                for acc in r_acc.iter_mut() {
-                    wgmma_fence_operand(acc);
-                }
-                if k_tiles > 0 && lane == 0 {
-                    mbarrier_arrive(s_empty + 8 * ((it - 1) % STAGES));
-                }
+                let r_acc = consume_wide_tile(ring, &mut it, k_tiles, mh);
                 let s_c = s_cstage + mh * C_STAGE_BYTES;
                 let leader = tid % 128 == 0;
                 if leader {
