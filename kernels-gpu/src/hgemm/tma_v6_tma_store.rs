@@ -87,7 +87,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
                 if leader {
                     cp_async_bulk_wait_group_read0();
                 }
-                sync_named(1 + mh, 128);
+                consumer_barrier(mh);
                 // One call per box with a constant accumulator reference: a loop over the boxes that LLVM
                 // did not unroll put all four accumulator arrays in local memory (592-byte stack frame).
                 let [acc0, acc1, acc2, acc3] = &r_acc;
@@ -96,7 +96,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
                 stage_c_box(acc2, s_c + 2 * 8192, warp, lane);
                 stage_c_box(acc3, s_c + 3 * 8192, warp, lane);
                 fence_proxy_async_shared_cta();
-                sync_named(1 + mh, 128);
+                consumer_barrier(mh);
                 if leader {
                     for nb in 0..4 {
                         cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
@@ -109,6 +109,19 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
                 cp_async_bulk_wait_group0();
             }
         }
+    }
+}
+
+/// Named barrier `1 + mh` over consumer warpgroup `mh`'s 128 threads, with the id as an immediate (a
+/// run-time id makes ptxas reserve all 16 hardware barriers).
+///
+/// # Safety
+/// All 128 threads of consumer warpgroup `mh` (0 or 1), converged, the same number of times.
+#[inline(always)]
+unsafe fn consumer_barrier(mh: u32) {
+    // SAFETY: forwarded to the caller; `mh` is uniform across the warpgroup, so each group takes one arm.
+    unsafe {
+        if mh == 0 { sync_named(1, 128) } else { sync_named(2, 128) }
     }
 }
 
