@@ -143,29 +143,6 @@ pub(super) const WIDE_STAGE_BYTES: u32 = A_BYTES + 4 * B_HALF_BYTES;
 /// Consumer warps of the warp-specialized steps (two warpgroups): the empty barriers' arrival count.
 pub(super) const CONSUMER_WARPS: u32 = 8;
 
-/// Thread 0 of the block: prefetches both tensor maps and initializes `stages` full barriers (one
-/// arrival: the producer's `expect_tx`) at `s_full` and `stages` empty barriers (one arrival per consumer
-/// warp) at `s_empty`, then fences the initialization for the async proxy. The caller follows with a
-/// block barrier.
-///
-/// # Safety
-/// One thread; `s_full`/`s_empty` are 8-byte-aligned `.shared` addresses of `8 · stages` bytes each; the
-/// tensor maps are valid.
-#[inline(always)]
-pub(super) unsafe fn init_rings(s_full: u32, s_empty: u32, stages: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap) {
-    use crate::prim::mbarrier::{fence_mbarrier_init, mbarrier_init};
-    // SAFETY: forwarded to the caller.
-    unsafe {
-        crate::prim::tma::prefetch_tensormap(tmap_a);
-        crate::prim::tma::prefetch_tensormap(tmap_b);
-        for i in 0..stages {
-            mbarrier_init(s_full + 8 * i, 1);
-            mbarrier_init(s_empty + 8 * i, CONSUMER_WARPS);
-        }
-        fence_mbarrier_init();
-    }
-}
-
 /// The wide steps' [`issue_stage`]: A (128×64) and four B boxes (64 K × 64 N each, N columns
 /// `n0 .. n0 + 256`) of K tile `kt` into the stage at `s_stage`, announced on `bar` as one
 /// [`WIDE_STAGE_BYTES`] transaction.
@@ -216,26 +193,107 @@ pub(super) unsafe fn mma_wide_stage(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh
     }
 }
 
-/// A ring of `stages` wide stages with its full and empty mbarriers, as the warp-specialized wide steps
-/// lay it out in shared memory (`s_full`, `s_empty`: `8 · stages` bytes each).
+/// The stage ring of the warp-specialized steps (h3–h6) and its full and empty mbarriers, laid out in the
+/// launch's dynamic shared memory by [`Ring::in_dynamic_smem`]:
+///
+/// ```text
+/// dynamic smem ─┬ ≤ 1023 B of alignment slack
+///   s_ring ─────┼ stage 0 | stage 1 | … | stage stages−1      (stage_bytes each, 1024-aligned)
+///   s_extra ────┼ extra bytes (h6: the C staging tiles)
+///   s_full ─────┼ stages × 8 B: full barriers (the TMA landed the stage; 1 arrival + tx bytes)
+///   s_empty ────┴ stages × 8 B: empty barriers (every consumer warp is done; CONSUMER_WARPS arrivals)
+/// ```
 #[derive(Clone, Copy)]
-pub(super) struct WideRing {
-    /// First stage (1024-aligned); stage `i` at `+ i · WIDE_STAGE_BYTES`.
-    pub s_ring: u32,
+pub(super) struct Ring {
+    /// First stage.
+    s_ring: u32,
     /// Full barriers.
-    pub s_full: u32,
+    s_full: u32,
     /// Empty barriers.
-    pub s_empty: u32,
+    s_empty: u32,
     /// Stages.
-    pub stages: u32,
+    stages: u32,
+    /// Bytes per stage (a multiple of 1024, so every stage stays aligned to the 128B pattern's period).
+    stage_bytes: u32,
 }
 
-impl WideRing {
+impl Ring {
+    /// Lays out `stages` stages of `stage_bytes`, then `extra_bytes`, then the barriers, from the dynamic
+    /// shared memory's start rounded up to 1024 bytes; returns the ring and the extra region's address.
+    /// The launch must provide `stages · stage_bytes + extra_bytes + 16 · stages + 1024` bytes.
+    #[inline(always)]
+    pub(super) fn in_dynamic_smem(stages: u32, stage_bytes: u32, extra_bytes: u32) -> (Ring, u32) {
+        use crate::prim::shared::{Align16, addr_of, dynamic};
+        let s_ring = (addr_of(dynamic::<Align16>()) + 1023) & !1023;
+        let s_extra = s_ring + stages * stage_bytes;
+        let s_full = s_extra + extra_bytes;
+        (Ring { s_ring, s_full, s_empty: s_full + 8 * stages, stages, stage_bytes }, s_extra)
+    }
+
     /// Stage, full barrier and empty barrier of running K-tile index `it`, and its use `u = it / stages`.
     #[inline(always)]
-    fn at(self, it: u32) -> (u32, u32, u32, u32) {
+    pub(super) fn at(self, it: u32) -> (u32, u32, u32, u32) {
         let s = it % self.stages;
-        (self.s_ring + s * WIDE_STAGE_BYTES, self.s_full + 8 * s, self.s_empty + 8 * s, it / self.stages)
+        (self.s_ring + s * self.stage_bytes, self.s_full + 8 * s, self.s_empty + 8 * s, it / self.stages)
+    }
+
+    /// Thread 0 of the block: prefetches both tensor maps, initializes the full barriers (one arrival:
+    /// the producer's `expect_tx`) and the empty barriers ([`CONSUMER_WARPS`] arrivals), then fences the
+    /// initialization for the async proxy. The caller follows with a block barrier.
+    ///
+    /// # Safety
+    /// One thread, before any other use of the barriers; the launch provides the bytes
+    /// [`Ring::in_dynamic_smem`] names; the tensor maps are valid.
+    #[inline(always)]
+    pub(super) unsafe fn init(self, tmap_a: *const TensorMap, tmap_b: *const TensorMap) {
+        use crate::prim::mbarrier::{fence_mbarrier_init, mbarrier_init};
+        // SAFETY: forwarded to the caller; the barriers lie inside the dynamic shared memory.
+        unsafe {
+            crate::prim::tma::prefetch_tensormap(tmap_a);
+            crate::prim::tma::prefetch_tensormap(tmap_b);
+            for i in 0..self.stages {
+                mbarrier_init(self.s_full + 8 * i, 1);
+                mbarrier_init(self.s_empty + 8 * i, CONSUMER_WARPS);
+            }
+            fence_mbarrier_init();
+        }
+    }
+
+    /// The producer's wait before refilling the stage of running index `it`: use `u − 1` of that stage
+    /// must have been released by every consumer warp (nothing to wait for on the first use).
+    ///
+    /// # Safety
+    /// One producer thread; barriers initialized.
+    #[inline(always)]
+    pub(super) unsafe fn wait_empty(self, it: u32) {
+        let (_, _, empty, u) = self.at(it);
+        if u > 0 {
+            // SAFETY: forwarded to the caller.
+            unsafe { crate::prim::mbarrier::mbarrier_wait_parity(empty, (u - 1) & 1) };
+        }
+    }
+
+    /// A consumer's wait until the stage of running index `it` has landed (phase `u` of its full barrier).
+    ///
+    /// # Safety
+    /// Barriers initialized; the producer issues this stage.
+    #[inline(always)]
+    pub(super) unsafe fn wait_full(self, it: u32) {
+        let (_, full, _, u) = self.at(it);
+        // SAFETY: forwarded to the caller.
+        unsafe { crate::prim::mbarrier::mbarrier_wait_parity(full, u & 1) };
+    }
+
+    /// One consumer warp's release of the stage of running index `it` (lane 0 arrives for the warp).
+    ///
+    /// # Safety
+    /// Called once per warp per use, after the warp's `wgmma`s reading that stage have retired.
+    #[inline(always)]
+    pub(super) unsafe fn release(self, it: u32) {
+        if lane_id() == 0 {
+            // SAFETY: forwarded to the caller.
+            unsafe { crate::prim::mbarrier::mbarrier_arrive(self.at(it).2) };
+        }
     }
 }
 
@@ -254,23 +312,21 @@ pub(super) fn persistent_tile(tile: u32, tiles_m: u32, tiles_n: u32) -> (u32, u3
 /// across tiles, so stages and phases continue where the previous tile stopped.
 ///
 /// # Safety
-/// One thread; the ring initialized by [`init_rings`]; the consumers walk the same tiles and K tiles and
+/// One thread; the ring (of [`WIDE_STAGE_BYTES`] stages) initialized by [`Ring::init`]; the consumers walk the same tiles and K tiles and
 /// release every stage use (as [`consume_wide_tile`] does); tensor maps as the kernels' `# Safety`.
 #[inline(always)]
-pub(super) unsafe fn produce_persistent(ring: WideRing, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+pub(super) unsafe fn produce_persistent(ring: Ring, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
                                         tiles_m: u32, tiles_n: u32, k_tiles: u32) {
-    use crate::prim::{mbarrier::mbarrier_wait_parity, thread::{block_idx_x, grid_dim_x}};
+    use crate::prim::thread::{block_idx_x, grid_dim_x};
     let mut it = 0u32;
     let mut tile = block_idx_x();
     while tile < tiles_m * tiles_n {
         let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
         for kt in 0..k_tiles {
-            let (s_stage, full, empty, u) = ring.at(it);
+            let (s_stage, full, _, _) = ring.at(it);
             // SAFETY: forwarded to the caller; use u − 1 of this stage is released before it is refilled.
             unsafe {
-                if u > 0 {
-                    mbarrier_wait_parity(empty, (u - 1) & 1);
-                }
+                ring.wait_empty(it);
                 issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN_WIDE, kt);
             }
             it += 1;
@@ -287,22 +343,19 @@ pub(super) unsafe fn produce_persistent(ring: WideRing, tmap_a: *const TensorMap
 /// # Safety
 /// All 128 threads of a consumer warpgroup; the ring and the producer as [`produce_persistent`].
 #[inline(always)]
-pub(super) unsafe fn consume_wide_tile(ring: WideRing, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
-    use crate::prim::mbarrier::{mbarrier_arrive, mbarrier_wait_parity};
-    let lane = lane_id();
+pub(super) unsafe fn consume_wide_tile(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
     let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
     // SAFETY: forwarded to the caller; the accumulators are pinned after every wait.
     unsafe {
         for kt in 0..k_tiles {
-            let (s_stage, full, _, u) = ring.at(*it);
-            mbarrier_wait_parity(full, u & 1);
-            mma_wide_stage(&mut r_acc, s_stage, mh);
+            ring.wait_full(*it);
+            mma_wide_stage(&mut r_acc, ring.at(*it).0, mh);
             wgmma_wait_group::<1>();
             for acc in r_acc.iter_mut() {
                 wgmma_fence_operand(acc);
             }
-            if kt > 0 && lane == 0 {
-                mbarrier_arrive(ring.at(*it - 1).2);
+            if kt > 0 {
+                ring.release(*it - 1);
             }
             *it += 1;
         }
@@ -310,8 +363,8 @@ pub(super) unsafe fn consume_wide_tile(ring: WideRing, it: &mut u32, k_tiles: u3
         for acc in r_acc.iter_mut() {
             wgmma_fence_operand(acc);
         }
-        if k_tiles > 0 && lane == 0 {
-            mbarrier_arrive(ring.at(*it - 1).2);
+        if k_tiles > 0 {
+            ring.release(*it - 1);
         }
     }
     r_acc

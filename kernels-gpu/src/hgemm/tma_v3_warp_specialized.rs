@@ -12,12 +12,10 @@
 //!   `setmaxnreg` (TOOLCHAIN.md §4.4). Budget: 128 · 40 + 256 · 232 = 64 512 ≤ 65 536 registers.
 //!
 //! Prediction: removes the per-tile `bar.sync` of all warps and lets load issue run ahead: ~1.1–1.3× h2.
-use super::tma::{BK, BM, BN, STAGE_BYTES, a_desc, b_desc, init_rings, issue_stage, store_block};
+use super::tma::{BK, BM, BN, STAGE_BYTES, Ring, a_desc, b_desc, issue_stage, store_block};
 use crate::prim::{
-    mbarrier::{mbarrier_arrive, mbarrier_wait_parity},
-    shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
+    thread::{block_idx_x, block_idx_y, thread_idx_x},
     tma::TensorMap,
     wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_commit_group, wgmma_fence, wgmma_fence_operand,
             wgmma_m64n64k16_f32_f16, wgmma_wait_group},
@@ -33,11 +31,8 @@ pub const STAGES: u32 = 4;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
                                                m: u32, n: u32, k: u32) {
-    let s_raw = addr_of(dynamic::<Align16>());
-    let s_ring = (s_raw + 1023) & !1023; // 1024-aligned: the 128B pattern's period
-    let s_full = s_ring + STAGES * STAGE_BYTES; // STAGES mbarriers: the TMA filled the stage
-    let s_empty = s_full + 8 * STAGES; // STAGES mbarriers: every consumer warp is done with the stage
-    let stage = |t: u32| s_ring + (t % STAGES) * STAGE_BYTES;
+    // STAGES × 32 KiB stages, then the full and empty barrier rings (layout in `tma::Ring`).
+    let (ring, _) = Ring::in_dynamic_smem(STAGES, STAGE_BYTES, 0);
     let tid = thread_idx_x();
     let wg = tid / 128;
     let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
@@ -50,18 +45,16 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b:
     // warpgroups with the launch bounds below.
     unsafe {
         if tid == 0 {
-            init_rings(s_full, s_empty, STAGES, tmap_a, tmap_b);
+            ring.init(tmap_a, tmap_b);
         }
         sync_threads();
         if wg == 0 {
             setmaxnreg_dec::<40>();
             if tid == 0 {
                 for t in 0..k_tiles {
-                    let (s, u) = (t % STAGES, t / STAGES);
-                    if u > 0 {
-                        mbarrier_wait_parity(s_empty + 8 * s, (u - 1) & 1);
-                    }
-                    issue_stage(stage(t), s_full + 8 * s, tmap_a, tmap_b, m0, n0, t);
+                    let (s_stage, full, _, _) = ring.at(t);
+                    ring.wait_empty(t);
+                    issue_stage(s_stage, full, tmap_a, tmap_b, m0, n0, t);
                 }
             }
         } else {
@@ -69,9 +62,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b:
             let mh = wg - 1; // this consumer's 64 rows of the tile
             let mut r_acc = [[0f32; 32]; 2]; // [nh]
             for t in 0..k_tiles {
-                let (s, u) = (t % STAGES, t / STAGES);
-                mbarrier_wait_parity(s_full + 8 * s, u & 1);
-                let (d_a, d_b) = (a_desc(stage(t), mh), [b_desc(stage(t), 0), b_desc(stage(t), 1)]);
+                ring.wait_full(t);
+                let s_stage = ring.at(t).0;
+                let (d_a, d_b) = (a_desc(s_stage, mh), [b_desc(s_stage, 0), b_desc(s_stage, 1)]);
                 for acc in r_acc.iter_mut() {
                     wgmma_fence_operand(acc);
                 }
@@ -86,9 +79,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b:
                 for acc in r_acc.iter_mut() {
                     wgmma_fence_operand(acc);
                 }
-                if lane_id() == 0 {
-                    mbarrier_arrive(s_empty + 8 * s);
-                }
+                ring.release(t);
             }
             let warp = (tid / 32) % 4;
             for nh in 0..2u32 {

@@ -9,11 +9,9 @@
 //!   idle between K tiles waiting for a `wait_group 0`.
 //!
 //! Prediction: the bigger tile is the main lever (A traffic /2, 2× the MMAs per barrier): ~1.2–1.4× h3.
-use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, WideRing, consume_wide_tile, init_rings,
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
                  issue_wide_stage, store_wide};
 use crate::prim::{
-    mbarrier::mbarrier_wait_parity,
-    shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, thread_idx_x},
     tma::TensorMap,
@@ -31,12 +29,8 @@ pub const STAGES: u32 = 4;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
                                                m: u32, n: u32, k: u32) {
-    let s_raw = addr_of(dynamic::<Align16>());
-    let s_ring = (s_raw + 1023) & !1023; // 1024-aligned: the 128B pattern's period (48 KiB stages keep it)
-    let s_full = s_ring + STAGES * STAGE_BYTES;
-    let s_empty = s_full + 8 * STAGES;
-    let ring = WideRing { s_ring, s_full, s_empty, stages: STAGES };
-    let stage = |t: u32| s_ring + (t % STAGES) * STAGE_BYTES;
+    // STAGES × 48 KiB stages, then the full and empty barrier rings (layout in `tma::Ring`).
+    let (ring, _) = Ring::in_dynamic_smem(STAGES, STAGE_BYTES, 0);
     let tid = thread_idx_x();
     let wg = tid / 128;
     let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
@@ -47,18 +41,16 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
     // retired, and the last stage after `wait_group 0`.
     unsafe {
         if tid == 0 {
-            init_rings(s_full, s_empty, STAGES, tmap_a, tmap_b);
+            ring.init(tmap_a, tmap_b);
         }
         sync_threads();
         if wg == 0 {
             setmaxnreg_dec::<40>();
             if tid == 0 {
                 for t in 0..k_tiles {
-                    let (s, u) = (t % STAGES, t / STAGES);
-                    if u > 0 {
-                        mbarrier_wait_parity(s_empty + 8 * s, (u - 1) & 1);
-                    }
-                    issue_wide_stage(stage(t), s_full + 8 * s, tmap_a, tmap_b, m0, n0, t);
+                    let (s_stage, full, _, _) = ring.at(t);
+                    ring.wait_empty(t);
+                    issue_wide_stage(s_stage, full, tmap_a, tmap_b, m0, n0, t);
                 }
             }
         } else {

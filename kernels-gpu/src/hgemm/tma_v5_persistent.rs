@@ -12,10 +12,9 @@
 //!   will wait for it on a later tile.
 //!
 //! Prediction: hides the epilogue and the launch tail, better L2 reuse: ~1.05–1.15× h4.
-use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, WideRing, consume_wide_tile, init_rings,
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
                  persistent_tile, produce_persistent, store_wide};
 use crate::prim::{
-    shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
     thread::{block_idx_x, grid_dim_x, thread_idx_x},
     tma::TensorMap,
@@ -32,11 +31,8 @@ pub const STAGES: u32 = 4;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v5(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
                                                m: u32, n: u32, k: u32) {
-    let s_raw = addr_of(dynamic::<Align16>());
-    let s_ring = (s_raw + 1023) & !1023;
-    let s_full = s_ring + STAGES * STAGE_BYTES;
-    let s_empty = s_full + 8 * STAGES;
-    let ring = WideRing { s_ring, s_full, s_empty, stages: STAGES };
+    // STAGES × 48 KiB stages, then the full and empty barrier rings (layout in `tma::Ring`).
+    let (ring, _) = Ring::in_dynamic_smem(STAGES, STAGE_BYTES, 0);
     let tid = thread_idx_x();
     let wg = tid / 128;
     let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
@@ -48,7 +44,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v5(tmap_a: *const TensorMap, tmap_b:
     // after `wait_group 0` for the last), which is what the producer's wait for phase u − 1 needs.
     unsafe {
         if tid == 0 {
-            init_rings(s_full, s_empty, STAGES, tmap_a, tmap_b);
+            ring.init(tmap_a, tmap_b);
         }
         sync_threads();
         if wg == 0 {

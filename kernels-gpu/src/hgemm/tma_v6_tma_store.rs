@@ -15,12 +15,12 @@
 //!   8-way: rows 128 bytes apart).
 //!
 //! Prediction: consumers leave the epilogue sooner (no 64 scattered global stores per box): ~1.02–1.05× h5.
-use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, WideRing, consume_wide_tile, init_rings,
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
                  persistent_tile, produce_persistent};
 use crate::prim::{
     mbarrier::fence_proxy_async_shared_cta,
     mma::pack_f16x2,
-    shared::{Align16, addr_of, dynamic, st_shared_u32},
+    shared::st_shared_u32,
     sync::{sync_named, sync_threads},
     thread::{block_idx_x, grid_dim_x, lane_id, thread_idx_x},
     tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0,
@@ -45,12 +45,9 @@ const C_BOX: TmaTile2d = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_b
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                m: u32, n: u32, k: u32) {
-    let s_raw = addr_of(dynamic::<Align16>());
-    let s_ring = (s_raw + 1023) & !1023;
-    let s_cstage = s_ring + STAGES * STAGE_BYTES; // 2 × 32 KiB, 1024-aligned (48 KiB stages keep it)
-    let s_full = s_cstage + 2 * C_STAGE_BYTES;
-    let s_empty = s_full + 8 * STAGES;
-    let ring = WideRing { s_ring, s_full, s_empty, stages: STAGES };
+    // STAGES × 48 KiB stages, the two consumers' 32 KiB C staging tiles (1024-aligned: the stages are
+    // multiples of 1024), then the full and empty barrier rings (layout in `tma::Ring`).
+    let (ring, s_cstage) = Ring::in_dynamic_smem(STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
     let tid = thread_idx_x();
     let wg = tid / 128;
     let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
@@ -64,7 +61,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
     // consumer's 32 KiB (row < 64, byte < 128 per box). The issuing thread waits for its stores before exit.
     unsafe {
         if tid == 0 {
-            init_rings(s_full, s_empty, STAGES, tmap_a, tmap_b);
+            ring.init(tmap_a, tmap_b);
         }
         sync_threads();
         if wg == 0 {
