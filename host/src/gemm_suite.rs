@@ -150,7 +150,7 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
         let base_tflops = base.tflops;
         rows.push(base);
         let mut prev_ms: Option<f64> = None;
-        for &step in F::steps() {
+        for &step in F::steps().iter().filter(|&&st| o.wants_step(F::label(st))) {
             progress(&format!("{family} {s}: {}", F::label(step)));
             let mut row = Row::new(F::label(step), F::kernel_name(step), s, F::TOL, if cpu_ref { "f64 CPU" } else { "cuBLAS" });
             row.predicted = F::predicted(step, s);

@@ -45,6 +45,8 @@ pub struct Options {
     pub ncu: bool,
     /// Run under compute-sanitizer (memcheck, racecheck, synccheck) instead of timing.
     pub sanitize: bool,
+    /// Only these GEMM steps (labels such as `v8`, `h1`; the baseline always runs). `None`: all.
+    pub steps: Option<Vec<String>>,
 }
 
 /// Sizes `--check` adds: not multiples of the block, tiny, and one odd large size.
@@ -61,6 +63,7 @@ OPTIONS:
                    (default: all)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
   --gemm-sizes L   square GEMM sizes (default: 1024,2048,4096,8192; --check adds ragged shapes unless given)
+  --steps LABELS   only these SGEMM/HGEMM steps, e.g. v9,h1,h6 (cuBLAS always runs; default: all)
   --reps N         timed repetitions per measurement, median reported (default: 50)
   --warmup N       untimed warm-up runs per measurement (default: 5)
   --quick          small sizes and few repetitions (a smoke run of a few seconds)
@@ -103,13 +106,18 @@ pub fn parse_size(s: &str) -> Result<usize> {
 }
 
 impl Options {
+    /// Whether `--steps` (if given) names this GEMM step.
+    pub fn wants_step(&self, label: &str) -> bool {
+        self.steps.as_ref().is_none_or(|l| l.iter().any(|x| x == label))
+    }
+
     /// Parses arguments (without the program name). `Ok(None)` means `--help` was printed.
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
         let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: vec![1024, 2048, 4096, 8192],
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
-                              ncu: false, sanitize: false };
+                              ncu: false, sanitize: false, steps: None };
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
             let mut value = |name: &str| it.next().ok_or_else(|| Error::InvalidInput(format!("{name} needs a value")));
@@ -132,6 +140,15 @@ impl Options {
                 "--gemm-sizes" => {
                     o.gemm_sizes = value("--gemm-sizes")?.split(',').map(parse_size).collect::<Result<_>>()?;
                     o.gemm_sizes_given = true;
+                }
+                "--steps" => {
+                    let known: Vec<&str> = crate::sgemm::Step::ALL.iter().map(|s| s.label())
+                        .chain(crate::hgemm::Step::ALL.iter().map(|s| s.label())).collect();
+                    let list: Vec<String> = value("--steps")?.split(',').map(|x| x.trim().to_string()).collect();
+                    if let Some(bad) = list.iter().find(|l| !known.contains(&l.as_str())) {
+                        return Err(Error::InvalidInput(format!("--steps: unknown step `{bad}` (SGEMM and HGEMM steps: {})", known.join(", "))));
+                    }
+                    o.steps = Some(list);
                 }
                 "--reps" => o.reps = number("--reps", value("--reps")?)?.max(1),
                 "--warmup" => o.warmup = number("--warmup", value("--warmup")?)?,
@@ -570,7 +587,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
     }
     if o.families.contains(&Family::Hgemm) {
         use crate::gemm_suite::GemmFamily;
-        let pb = bar("hgemm", gemm_units(crate::hgemm::Step::ALL.len(), crate::hgemm_suite::Hgemm::CHECK_SHAPES.len()));
+        let pb = bar("hgemm", gemm_units(crate::hgemm::Step::ALL.iter().filter(|s| o.wants_step(s.label())).count(), crate::hgemm_suite::Hgemm::CHECK_SHAPES.len()));
         let result = crate::gemm_suite::run::<crate::hgemm_suite::Hgemm>(&gpu, &o, "hgemm", &mut progress_to(&pb));
         pb.finish_and_clear();
         match result {
@@ -588,7 +605,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
     }
     if o.families.contains(&Family::Sgemm) {
         use crate::gemm_suite::GemmFamily;
-        let pb = bar("sgemm", gemm_units(crate::sgemm::Step::ALL.len(), crate::sgemm_suite::Sgemm::CHECK_SHAPES.len()));
+        let pb = bar("sgemm", gemm_units(crate::sgemm::Step::ALL.iter().filter(|s| o.wants_step(s.label())).count(), crate::sgemm_suite::Sgemm::CHECK_SHAPES.len()));
         let result = crate::gemm_suite::run::<crate::sgemm_suite::Sgemm>(&gpu, &o, "sgemm", &mut progress_to(&pb));
         pb.finish_and_clear();
         match result {
@@ -648,6 +665,9 @@ mod tests {
         assert_eq!(o.families, vec![Family::Reduce]);
         assert_eq!((o.sizes.clone(), o.reps, o.seed), (vec![1024, 1 << 20], 7, 5));
         assert!(parse(&["--family", "nope"]).unwrap_err().to_string().contains("unknown family `nope`"));
+        let o = parse(&["--steps", "v9,h1"]).unwrap().unwrap();
+        assert_eq!(o.steps, Some(vec!["v9".to_string(), "h1".to_string()]));
+        assert!(parse(&["--steps", "v9,h99"]).unwrap_err().to_string().contains("unknown step `h99`"));
         assert!(parse(&["--bogus"]).unwrap_err().to_string().contains("--bogus"));
         assert!(parse(&["--reps"]).unwrap_err().to_string().contains("needs a value"));
         assert!(parse(&["--sizes", "2^32"]).unwrap_err().to_string().contains("exceeds"));
