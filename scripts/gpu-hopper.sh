@@ -23,8 +23,12 @@ if command -v ptxas >/dev/null && command -v cuobjdump >/dev/null && [ -f $C/ker
   done
 fi
 if [ "${SANITIZE:-1}" = 1 ]; then
+  # 1000³ (ragged edges, 32 tiles) and 3072³ (288 tiles > 132 SMs: the persistent steps loop over tiles).
   for tool in memcheck racecheck synccheck; do
-    run 200 compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --family hgemm --steps "$H" --check --gemm-sizes 1000
+    run 240 compute-sanitizer --tool $tool --error-exitcode 9 $C/kernel-lab --family hgemm --steps "$H" --check --gemm-sizes 1000,3072
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/hopper.txt" | tail -1
   done
+  # racecheck again over our kernels only: the unfiltered run also instruments cuBLAS's nvjet baseline.
+  run 240 compute-sanitizer --tool racecheck --kernel-name kns=hgemm_tma --error-exitcode 9 $C/kernel-lab --family hgemm --steps "$H" --check --gemm-sizes 1000,3072
+  grep -E "RACECHECK SUMMARY" "$OUT/hopper.txt" | tail -1
 fi

@@ -86,6 +86,8 @@ pub struct Row {
     pub local_bytes: Option<i32>,
     /// Shared memory per block (dynamic as registered + static as the driver reports), bytes.
     pub smem_bytes: Option<u32>,
+    /// Blocks that fit on one SM at once (the driver's occupancy query): what latency hiding can count on.
+    pub blocks_per_sm: Option<u32>,
     /// What failed.
     pub error: Option<String>,
     /// Why the step declined the shape (a documented constraint, not a failure).
@@ -97,7 +99,7 @@ pub struct Row {
 impl Row {
     fn new(step: &str, kernel: &str, shape: Shape, tolerance: f64, reference: &str) -> Row {
         Row { step: step.into(), kernel: kernel.into(), shape, time: None, tflops: None, pct_of_cublas: None, speedup_vs_prev: None,
-              rel_err: None, tolerance, reference: reference.into(), registers: None, local_bytes: None, smem_bytes: None, error: None, rejected: None,
+              rel_err: None, tolerance, reference: reference.into(), registers: None, local_bytes: None, smem_bytes: None, blocks_per_sm: None, error: None, rejected: None,
               predicted: None }
     }
 
@@ -159,6 +161,7 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
                 let res = k.resources()?;
                 (row.registers, row.local_bytes) = (Some(res.registers), Some(res.local_bytes));
                 row.smem_bytes = Some(k.info.dyn_smem_bytes + res.static_smem_bytes.max(0) as u32);
+                row.blocks_per_sm = k.max_blocks_per_sm().ok();
                 d_c = gpu.upload(&vec![F::poison(); s.m * s.n])?;
                 F::launch(gpu, &k, step, s, &d_a, &d_b, &mut d_c)?;
                 gpu.sync_after(k.name())?;
@@ -195,16 +198,17 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
 pub fn table(rows: &[Row]) -> String {
     let f = |v: Option<f64>, p: &dyn Fn(f64) -> String| v.map(p).unwrap_or_else(|| "-".into());
     let mut s = String::new();
-    let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5} {:>8} {:>21}  {}", "step", "M x N x K", "median ms", "TFLOP/s",
-                     "% cuBLAS", "x prev", "rel err", "vs", "regs", "local", "smem KiB", "pred confl ld / st", "kernel");
+    let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5} {:>8} {:>6} {:>21}  {}", "step", "M x N x K", "median ms", "TFLOP/s",
+                     "% cuBLAS", "x prev", "rel err", "vs", "regs", "local", "smem KiB", "CTA/SM", "pred confl ld / st", "kernel");
     for r in rows {
         let pred = r.predicted.map(|p| format!("{} / {}", p.ld.conflicts, p.st.conflicts)).unwrap_or_else(|| "-".into());
         let smem = r.smem_bytes.map(|b| format!("{:.1}", b as f64 / 1024.0)).unwrap_or_else(|| "-".into());
-        let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5} {:>8} {:>21}  {}{}", r.step, r.shape.to_string(),
+        let _ = writeln!(s, "{:<7} {:>16} {:>11} {:>9} {:>9} {:>7} {:>9} {:<8} {:>4} {:>5} {:>8} {:>6} {:>21}  {}{}", r.step, r.shape.to_string(),
             f(r.time.as_ref().map(|t| t.median_ms), &|v| format!("{v:.3}")), f(r.tflops, &|v| format!("{v:.2}")),
             f(r.pct_of_cublas, &|v| format!("{:.1}%", 100.0 * v)), f(r.speedup_vs_prev, &|v| format!("{v:.2}")),
             f(r.rel_err, &|v| format!("{v:.1e}")), r.reference,
-            r.registers.map(|v| v.to_string()).unwrap_or("-".into()), r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()), smem, pred, r.kernel,
+            r.registers.map(|v| v.to_string()).unwrap_or("-".into()), r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()), smem,
+            r.blocks_per_sm.map(|v| v.to_string()).unwrap_or("-".into()), pred, r.kernel,
             match (&r.error, r.failed(), &r.rejected) {
                 (Some(e), _, _) => format!("  ERROR: {e}"),
                 (None, true, _) => "  FAILED verification".into(),

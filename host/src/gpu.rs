@@ -179,6 +179,12 @@ impl Gpu {
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, info.dyn_smem_bytes as i32)
                 .during(|| format!("raising the dynamic shared memory limit of `{name}`"))?;
         }
+        if info.family == registry::Family::Hgemm && info.target == crate::ptx::Target::Sm90a {
+            // The Hopper steps live on shared memory (stage rings; h1/h2 count on 3 CTAs per SM): ask for
+            // the largest shared-memory carveout, so L1's share never decides how many CTAs fit.
+            func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)
+                .during(|| format!("setting the shared-memory carveout of `{name}`"))?;
+        }
         Ok(Kernel { info, func })
     }
 

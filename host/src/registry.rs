@@ -148,7 +148,7 @@ pub const KERNELS: &[KernelInfo] = &[
     KernelInfo { name: "hgemm_tma_v1", family: Family::Hgemm, step: "h1", target: Target::Sm90a, block_threads: 128, dyn_smem_bytes: 0,
                  about: "Hopper: TMA (128B swizzle) + wgmma.m64n64k16, 128x128x64 tile, one warpgroup, one stage" },
     KernelInfo { name: "hgemm_tma_v2", family: Family::Hgemm, step: "h2", target: Target::Sm90a, block_threads: 128,
-                 dyn_smem_bytes: 4 * 32768 + 1024 + 8 * 4, about: "h1 + 4-stage TMA ring, one mbarrier per stage" },
+                 dyn_smem_bytes: 2 * 32768 + 1024 + 8 * 2, about: "h1 + 2-stage TMA ring, one mbarrier per stage (3 CTAs per SM, as h1)" },
     KernelInfo { name: "hgemm_tma_v3", family: Family::Hgemm, step: "h3", target: Target::Sm90a, block_threads: 384,
                  dyn_smem_bytes: 4 * 32768 + 1024 + 16 * 4, about: "h2 warp-specialized: 1 TMA producer + 2 wgmma consumer warpgroups, setmaxnreg 40/232, full/empty mbarrier rings" },
     KernelInfo { name: "hgemm_tma_v4", family: Family::Hgemm, step: "h4", target: Target::Sm90a, block_threads: 384,

@@ -209,12 +209,23 @@ fn hopper_steps_are_tma_and_wgmma_only() {
         let per_tile = if matches!(name, "hgemm_tma_v4" | "hgemm_tma_v5" | "hgemm_tma_v6") { 5 } else { 3 };
         let issued = b.matches("cp.async.bulk.tensor.2d.shared::cluster.global").count();
         assert!(issued >= loads && issued % per_tile == 0, "{name}: A and the B boxes per issue site, got {issued}");
-        // h1/h2: one warpgroup, 2×2 blocks × 4 K steps; h3: each consumer 1×2 blocks × 4 K steps.
-        let (wgmmas, sets) = match name { "hgemm_tma_v3" => (8, 2), _ => (16, 4) };
-        assert_eq!(b.matches(", p, 1, 1, 0, 1;").count(), wgmmas, "{name}: m64n64k16 per K tile, B MN-major");
+        // h1/h2: one warpgroup, 2×2 m64n64k16 × 4 K steps; h3: each consumer 1×2 m64n64k16 × 4 K steps;
+        // h4–h6: each consumer one m64n256k16 (128 accumulators) × 4 K steps.
+        let (shape, wgmmas, sets) = match name {
+            "hgemm_tma_v3" => ("m64n64k16", 8, 2),
+            "hgemm_tma_v4" | "hgemm_tma_v5" | "hgemm_tma_v6" => ("m64n256k16", 4, 1),
+            _ => ("m64n64k16", 16, 4),
+        };
+        assert_eq!(b.matches(", p, 1, 1, 0, 1;").count(), wgmmas, "{name}: {shape} per K tile, B MN-major");
+        assert_eq!(b.matches(&format!("wgmma.mma_async.sync.aligned.{shape}.f32.f16.f16")).count(), wgmmas, "{name}: all wgmmas {shape}");
         let lists: std::collections::BTreeSet<&str> =
-            b.split("m64n64k16.f32.f16.f16").skip(1).map(|s| s.split('}').next().unwrap_or("")).collect();
+            b.split(&format!("{shape}.f32.f16.f16")).skip(1).map(|s| s.split('}').next().unwrap_or("")).collect();
         assert_eq!(lists.len(), sets, "{name}: the wgmmas must use exactly {sets} accumulator sets (no copies)");
+        // No trap anywhere and no branch between the wgmmas of a K tile: a trap branch in the K loop (the
+        // descriptors' run-time checks, once) made ptxas serialize every wgmma (C7518, 0.8× on h4/h6);
+        // descriptors are now built from compile-time-checked constants (hgemm/tma.rs).
+        let k_loop = b.split("wgmma.fence.sync.aligned").nth(1).and_then(|s| s.split("wgmma.commit_group").next()).unwrap_or("");
+        assert!(!b.contains("trap") && !k_loop.contains("bra"), "{name}: a trap, or a branch between the wgmmas of a K tile");
         for absent in ["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg"] {
             assert!(!b.contains(absent), "{name} should not contain `{absent}`: the TMA and wgmma move all tile data");
         }

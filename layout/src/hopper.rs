@@ -372,7 +372,8 @@ impl WgmmaDesc {
     /// one box (64 MN × k_rows K), 128 B per K row:    swizzle atom = 8 K rows × 128 B = 1024 B
     ///   k = 0  | mn 0 … 63 |                          SBO = 1024: next group of 8 K rows
     ///   k = 1  | mn 0 … 63 |                          LBO = box_bytes: next 64-wide MN box
-    ///   …                                              (unused while one wgmma's N is 64)
+    ///   …                                              (read when one wgmma's N > 64: h4–h6's
+    ///                                                   m64n256k16 spans four boxes)
     /// ```
     pub const fn mn_major_sw128(addr: u32, k_rows: u32) -> Result<WgmmaDesc, DescError> {
         WgmmaDesc::new(addr, k_rows * 128, 1024, TmaSwizzle::B128)
@@ -538,6 +539,25 @@ mod tests {
             for k in 0..16 {
                 for n in 0..64 {
                     assert_eq!(d.mn_major_sw128_byte(n, k), base + tma.smem_byte(16 * k_step + k, n), "step {k_step} k {k} n {n}");
+                }
+            }
+        }
+    }
+
+    /// The wide HGEMM steps (h4–h6): B's stage is four TMA boxes of 64 N × 64 K rows one after another
+    /// (8 KiB each), read by one `wgmma.m64n256k16` per K step through a single descriptor whose LBO
+    /// (8192) steps from box to box.
+    #[test]
+    fn n256_descriptor_spans_four_boxes() {
+        let base = 3 * 1024;
+        let tma = TmaTile2d { elem_bytes: 2, rows: 4096, cols: 4096, stride_bytes: 8192, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
+        let desc = WgmmaDesc::mn_major_sw128(base, 64).unwrap();
+        for k_step in 0..4 {
+            let d = desc.advance(2048 * k_step);
+            for k in 0..16 {
+                for n in 0..256 {
+                    let box_start = base + (n / 64) * tma.box_bytes();
+                    assert_eq!(d.mn_major_sw128_byte(n, k), box_start + tma.smem_byte(16 * k_step + k, n % 64), "step {k_step} k {k} n {n}");
                 }
             }
         }

@@ -8,9 +8,15 @@
 //!   (every warp left it at the previous iteration's barrier), then waits for stage `kt % STAGES` with
 //!   parity `(kt / STAGES) & 1` — each barrier completes one phase per use.
 //!
-//! Prediction: h1 exposes a full TMA round trip (global latency + 32 KiB) per 16 `wgmma`s; hiding it
-//! should be worth well over 1.5× at 4096³. Still one warpgroup issuing both loads and math, and a block
-//! barrier per tile: h3 (warp specialization) removes those.
+//! Why 2 stages: the first version had 4 (129 KiB, so one CTA per SM) and ran at 0.88× h1 at 4096³
+//! and 0.83× at 8192³ (H200, `results/2026-11-22-h200-hopper-first/`). h1 fits three 32 KiB CTAs per
+//! SM, and one CTA's loads already overlap another's `wgmma`s; a single CTA with a deep ring still
+//! stops its only warpgroup at `wait_group 0` and a block barrier every tile. Two stages (65 KiB) keep
+//! h1's three CTAs per SM, so the ring is the only difference.
+//!
+//! Prediction: each CTA now overlaps its own next load with its MMAs on top of h1's cross-CTA overlap:
+//! ~1.1–1.2× h1. Still one warpgroup issuing loads and math, and a block barrier per tile: h3 (warp
+//! specialization) removes those.
 use super::tma::{Acc, STAGE_BYTES, BK, BM, BN, issue_stage, mma_stage, store_c};
 use crate::prim::{
     mbarrier::{fence_mbarrier_init, mbarrier_init, mbarrier_wait_parity},
@@ -21,7 +27,7 @@ use crate::prim::{
 };
 
 /// Stages in the ring.
-pub const STAGES: u32 = 4;
+pub const STAGES: u32 = 2;
 
 /// `C = A · B` as [`super::tma_v1_wgmma::hgemm_tma_v1`], with a `STAGES`-deep TMA pipeline.
 ///
