@@ -112,7 +112,7 @@ impl Row {
 /// Runs family `F`: the baseline first (its result is the reference for shapes too large for the CPU),
 /// then every step, each poisoned, checked fully written, compared, and (without `--check`) timed.
 pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
-    let mut shapes: Vec<Shape> = o.gemm_sizes.iter().map(|&n| Shape::new(n, n, n)).collect::<Result<_>>()?;
+    let mut shapes: Vec<Shape> = o.gemm_sizes.iter().map(|&(m, n, k)| Shape::new(m, n, k)).collect::<Result<_>>()?;
     if o.check && !o.gemm_sizes_given {
         for &(m, n, k) in F::CHECK_SHAPES {
             shapes.push(Shape::new(m, n, k)?);

@@ -17,6 +17,11 @@ use crate::{
     suite::Options,
 };
 
+/// GEMM shapes under compute-sanitizer: ragged edges (1000³), and more tiles than SMs with few K tiles
+/// (4096×4096×128: 512 Hopper tiles of 2 K tiles each), so the persistent steps' stage ring wraps
+/// across tiles while every step stays cheap enough for the instrumented run.
+pub const SANITIZE_GEMM_SHAPES: &str = "1000,4096x4096x128";
+
 /// The shared-memory metrics every profile collects.
 pub const METRICS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
@@ -130,7 +135,7 @@ pub fn sanitize(o: &Options, out: &Path) -> Result<(String, bool)> {
     let mut clean = true;
     for tool in ["memcheck", "racecheck", "synccheck"] {
         let output = Command::new("compute-sanitizer").args(["--tool", tool]).arg(&exe)
-            .args(["--family", &families, "--check", "--sizes", "1000,4097,65543", "--gemm-sizes", "1000"])
+            .args(["--family", &families, "--check", "--sizes", "1000,4097,65543", "--gemm-sizes", SANITIZE_GEMM_SHAPES])
             .arg("--out").arg(out.join("child-report"))
             .output().map_err(|e| Error::InvalidInput(format!("cannot run compute-sanitizer: {e}")))?;
         let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);

@@ -36,7 +36,7 @@ pub struct Options {
     /// Whether `--sizes` was given (then `--check` checks only those sizes).
     pub sizes_given: bool,
     /// Square GEMM sizes.
-    pub gemm_sizes: Vec<usize>,
+    pub gemm_sizes: Vec<(usize, usize, usize)>,
     /// Whether `--gemm-sizes` was given (then `--check` checks only those).
     pub gemm_sizes_given: bool,
     /// Report directory (report.json, report.md, SVG plots).
@@ -62,7 +62,8 @@ OPTIONS:
   --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp, hgemm
                    (default: all)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
-  --gemm-sizes L   square GEMM sizes (default: 1024,2048,4096,8192; --check adds ragged shapes unless given)
+  --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; --check adds ragged
+                   shapes unless given)
   --steps LABELS   only these SGEMM/HGEMM steps, e.g. v9,h1,h6 (cuBLAS always runs; default: all)
   --reps N         timed repetitions per measurement, median reported (default: 50)
   --warmup N       untimed warm-up runs per measurement (default: 5)
@@ -105,6 +106,16 @@ pub fn parse_size(s: &str) -> Result<usize> {
     Ok(v)
 }
 
+/// A GEMM shape: `N` (square, any `--sizes` notation) or `MxNxK`.
+pub fn parse_gemm_shape(s: &str) -> Result<(usize, usize, usize)> {
+    let dims: Vec<&str> = s.split(['x', 'X']).collect();
+    match dims.as_slice() {
+        [n] => parse_size(n).map(|n| (n, n, n)),
+        [m, n, k] => Ok((parse_size(m)?, parse_size(n)?, parse_size(k)?)),
+        _ => Err(Error::InvalidInput(format!("GEMM shape `{s}`: expected N (square) or MxNxK"))),
+    }
+}
+
 impl Options {
     /// Whether `--steps` (if given) names this GEMM step.
     pub fn wants_step(&self, label: &str) -> bool {
@@ -115,7 +126,7 @@ impl Options {
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
         let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
-                              sizes_given: false, gemm_sizes: vec![1024, 2048, 4096, 8192],
+                              sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
                               ncu: false, sanitize: false, steps: None };
         let mut it = args.into_iter();
@@ -138,7 +149,7 @@ impl Options {
                     o.sizes_given = true;
                 }
                 "--gemm-sizes" => {
-                    o.gemm_sizes = value("--gemm-sizes")?.split(',').map(parse_size).collect::<Result<_>>()?;
+                    o.gemm_sizes = value("--gemm-sizes")?.split(',').map(parse_gemm_shape).collect::<Result<_>>()?;
                     o.gemm_sizes_given = true;
                 }
                 "--steps" => {
@@ -154,7 +165,7 @@ impl Options {
                 "--warmup" => o.warmup = number("--warmup", value("--warmup")?)?,
                 "--quick" => {
                     o.sizes = vec![1 << 20, 1 << 22];
-                    o.gemm_sizes = vec![512, 1024];
+                    o.gemm_sizes = vec![(512, 512, 512), (1024, 1024, 1024)];
                     o.reps = 10;
                     o.warmup = 2;
                 }
@@ -665,6 +676,9 @@ mod tests {
         assert_eq!(o.families, vec![Family::Reduce]);
         assert_eq!((o.sizes.clone(), o.reps, o.seed), (vec![1024, 1 << 20], 7, 5));
         assert!(parse(&["--family", "nope"]).unwrap_err().to_string().contains("unknown family `nope`"));
+        let o = parse(&["--gemm-sizes", "1000,4096x2048x64"]).unwrap().unwrap();
+        assert_eq!(o.gemm_sizes, vec![(1000, 1000, 1000), (4096, 2048, 64)]);
+        assert!(parse(&["--gemm-sizes", "4x4"]).unwrap_err().to_string().contains("MxNxK"));
         let o = parse(&["--steps", "v9,h1"]).unwrap().unwrap();
         assert_eq!(o.steps, Some(vec!["v9".to_string(), "h1".to_string()]));
         assert!(parse(&["--steps", "v9,h99"]).unwrap_err().to_string().contains("unknown step `h99`"));
