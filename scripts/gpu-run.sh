@@ -22,6 +22,8 @@ echo "== check ==" ; { echo "#### kernel-lab --check"; $C/kernel-lab --check 2>/
 # compute-sanitizer (memcheck, racecheck, synccheck), both driven by the binary itself (host/src/profile.rs).
 $C/kernel-lab --ncu --sanitize --out "$OUT/profile" > "$OUT/profile.md" 2>&1; echo "kernel-lab --ncu --sanitize: exit $?" | tee -a "$OUT/tests.txt"
 grep -E "disagreement|differ from ncu|^\| (memcheck|racecheck|synccheck)|FAILED|error" "$OUT/profile.md"
+# At most 8 files come back from the device: the profile's CSVs and sanitizer logs travel as one archive.
+rm -rf "$OUT/profile/child-report"; tar czf "$OUT/profile.tgz" -C "$OUT" profile && rm -rf "$OUT/profile"
 fi
 if [ "${PART:-12}" != 1 ]; then
 if [ -x $C/bench-reduce ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
@@ -32,12 +34,15 @@ if command -v ptxas >/dev/null && command -v cuobjdump >/dev/null && [ -f $C/ker
   ptxas -arch=sm_90a $C/kernels_sm_90a.ptx -o "$OUT/sm90a.cubin" && cuobjdump -sass "$OUT/sm90a.cubin" > "$OUT/sm90a.sass"
   for k in selftest_wgmma_tma hgemm_tma_v1 hgemm_tma_v2 hgemm_tma_v3 hgemm_tma_v4 hgemm_tma_v5 hgemm_tma_v6; do
     awk -v k="$k" '/Function :/ {on = ($3 == k)} on' "$OUT/sm90a.sass" > "$OUT/sass-$k.txt"
-    echo "SASS $k: HGMMA $(grep -c HGMMA "$OUT/sass-$k.txt"), UTMALDG $(grep -c UTMALDG "$OUT/sass-$k.txt"), SYNCS $(grep -c SYNCS "$OUT/sass-$k.txt")"
+    echo "SASS $k: HGMMA $(grep -c HGMMA "$OUT/sass-$k.txt"), UTMALDG $(grep -c UTMALDG "$OUT/sass-$k.txt"), UTMASTG $(grep -c UTMASTG "$OUT/sass-$k.txt"), SYNCS $(grep -c SYNCS "$OUT/sass-$k.txt"), local LDL/STL $(grep -cE "LDL|STL" "$OUT/sass-$k.txt")" | tee -a "$OUT/sass-summary.txt"
   done
 else
   echo "SASS check skipped: ptxas/cuobjdump not on PATH"
 fi
-echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" > "$OUT/suite.txt" 2>/dev/null || status=1
+echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" --out "$OUT/report" > "$OUT/suite.txt" 2>/dev/null || status=1
 cat "$OUT/suite.txt"
+tar czf "$OUT/report.tgz" -C "$OUT" report && rm -rf "$OUT/report"
+# SASS: keep the per-kernel excerpts of the Hopper steps only, as one archive.
+[ -f "$OUT/sm90a.sass" ] && { tar czf "$OUT/sass.tgz" -C "$OUT" $(cd "$OUT" && ls sass-*.txt); rm -f "$OUT"/sass-*.txt "$OUT/sm90a.sass" "$OUT/sm90a.cubin"; }
 fi
 exit $status

@@ -109,7 +109,8 @@ pub fn ncu(o: &Options, out: &Path) -> Result<String> {
 /// Counts `pred / ncu` cells of a trace table that differ, flagging them.
 pub fn disagreements(table: &str) -> String {
     let (mut cells, mut differ) = (0, 0);
-    for line in table.lines().filter(|l| l.starts_with("| `")) {
+    // Every body row (`| `k` | …` or `| v1 | `k` | …`); header cells hold text, not `number / number`.
+    for line in table.lines().filter(|l| l.starts_with('|') && !l.starts_with("|-")) {
         for cell in line.split('|') {
             let parts: Vec<&str> = cell.split(" / ").map(str::trim).collect();
             if parts.len() == 2 && parts[1] != "-" && parts[0].parse::<u64>().is_ok() {
@@ -179,6 +180,9 @@ mod tests {
     fn disagreements_are_counted_per_cell() {
         let t = "| kernel | a | b |\n|---|---|---|\n| `k1` | 10 / 10 | 0 / 3 |\n| `k2` | 5 / - | 7 / 7 |\n";
         assert!(disagreements(t).contains("**1 of 3"), "{}", disagreements(t));
+        // Tables that lead with a step column (hgemm-warp) count too.
+        let t = "| step | kernel | ld (pred / ncu) |\n|---|---|---:|\n| v2 | `w2` | 20 / 20 |\n| v3 | `w3` | 12 / 11 |\n";
+        assert!(disagreements(t).contains("**1 of 2"), "{}", disagreements(t));
     }
 
     #[test]
