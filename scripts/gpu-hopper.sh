@@ -12,8 +12,21 @@ run 60 $C/kernel-lab --family selftest --check
 run 240 $C/kernel-lab --family hgemm --steps "$H" --check
 grep -E "ERROR|FAIL|selftest_wgmma|^h[1-6] " "$OUT/hopper.txt" | head -60
 if [ "${TIMED:-1}" = 1 ]; then
-  run 400 $C/kernel-lab --family hgemm --steps "v8,$H" --gemm-sizes ${SIZES:-4096,8192} --reps ${REPS:-30} --json "$OUT/hopper.json" --out "$OUT/report"
-  sed -n '/^step/,$p' "$OUT/hopper.txt" | tail -20
+  # REPEAT runs one after another: cuBLAS and the h steps drift together with the card's power state, so
+  # the spread across runs is part of the result.
+  for r in $(seq 1 ${REPEAT:-1}); do
+    run 400 $C/kernel-lab --family hgemm --steps "${TIMED_STEPS:-v8,$H}" --gemm-sizes ${SIZES:-4096,8192} --reps ${REPS:-30} --json "$OUT/hopper-$r.json" --out "$OUT/report"
+  done
+  rm -rf "$OUT/report"
+  grep -E "^(cuBLAS|v8|h[1-6]) +[0-9]+x" "$OUT/hopper.txt" | grep -v rejected | tail -40
+fi
+if [ "${NCU:-0}" = 1 ]; then
+  # h6's epilogue is the one LSU shared-memory traffic of the Hopper steps: st.shared.b32 of the fragments
+  # into SWIZZLE_128B C boxes, predicted conflict-free (layout::hopper test): at 1024³, 32 tiles × 8
+  # consumer warps × 64 stores = 16384 store instructions and wavefronts, 0 conflicts.
+  M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active
+  run 200 ncu --clock-control none --metrics $M -k regex:"hgemm_tma_v6|hgemm_tma_v5|nvjet" --csv $C/kernel-lab --family hgemm --steps h5,h6 --check --gemm-sizes 1024,4096
+  grep -E "hgemm_tma|nvjet" "$OUT/hopper.txt" | grep -E "conflicts|wavefronts|inst_executed|tensor" | awk -F'","' '{print $5, $(NF-2), $NF}' | head -40
 fi
 if command -v ptxas >/dev/null && command -v cuobjdump >/dev/null && [ -f $C/kernels_sm_90a.ptx ]; then
   ptxas -arch=sm_90a $C/kernels_sm_90a.ptx -o "$OUT/sm90a.cubin" && cuobjdump -sass "$OUT/sm90a.cubin" > "$OUT/sm90a.sass"
