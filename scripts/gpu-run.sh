@@ -28,6 +28,7 @@ fi
 if [ "${PART:-12}" != 1 ]; then
 if [ -x $C/bench-reduce ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   $C/bench-reduce --bench --warm-up-time 0.3 --measurement-time 1 --noplot > "$OUT/bench.txt" 2>&1; echo "cargo bench (reduce): exit $?"
+  [ -x $C/bench-gemm ] && { $C/bench-gemm --bench --warm-up-time 0.3 --measurement-time 1 --noplot >> "$OUT/bench.txt" 2>&1; echo "cargo bench (gemm): exit $?"; }
 fi
 # Issue 6: the Hopper steps' SASS must show HGMMA and UTMALDG (needs the toolkit's ptxas and cuobjdump there).
 if command -v ptxas >/dev/null && command -v cuobjdump >/dev/null && [ -f $C/kernels_sm_90a.ptx ]; then
@@ -39,6 +40,8 @@ if command -v ptxas >/dev/null && command -v cuobjdump >/dev/null && [ -f $C/ker
 else
   echo "SASS check skipped: ptxas/cuobjdump not on PATH"
 fi
+# The progress bars draw only on a terminal: run a quick suite under `script` (a pseudo-terminal) once.
+command -v script >/dev/null && { script -qec "$C/kernel-lab --quick --family reduce,hgemm-warp --out $OUT/tty-report" "$OUT/tty.txt" > /dev/null 2>&1; rm -rf "$OUT/tty-report"; echo "progress bars on a tty: $(grep -ao "\] [0-9]*/[0-9]*" "$OUT/tty.txt" | wc -l) bar updates"; }
 echo "== suite ==" ; $C/kernel-lab --json "$OUT/suite.json" --out "$OUT/report" > "$OUT/suite.txt" 2>/dev/null || status=1
 cat "$OUT/suite.txt"
 tar czf "$OUT/report.tgz" -C "$OUT" report && rm -rf "$OUT/report"

@@ -16,12 +16,12 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["executable"])' \
   | while read -r exe; do cp "$exe" ".carry/tests/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
-cargo bench --bench reduce --no-run --message-format=json 2>/dev/null \
+cargo bench --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import sys, json
 for l in sys.stdin:
     m = json.loads(l)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["bench"]:
-        print(m["executable"])' | while read -r exe; do cp "$exe" .carry/bench-reduce; done
+        print(m["executable"])' | while read -r exe; do cp "$exe" ".carry/bench-$(basename "$exe" | sed 's/-[0-9a-f]*$//')"; done
 git rev-parse --short=12 HEAD > .carry/COMMIT
 git status --porcelain | grep -q . && echo "dirty" >> .carry/COMMIT || true
 du -sh .carry; ls .carry .carry/tests

@@ -11,7 +11,7 @@ use crate::{
     gpu::{Gpu, Kernel},
     sgemm::Shape,
     suite::Options,
-    timing::{Stats, time_gpu_budget},
+    timing::{Stats, time_gpu_budget, time_pair},
     traces::BlockCost,
     verify,
 };
@@ -70,8 +70,11 @@ pub struct Row {
     pub time: Option<Stats>,
     /// TFLOP/s from the median.
     pub tflops: Option<f64>,
-    /// Over the baseline's TFLOP/s in the same run.
+    /// The baseline's speed over this step's, both timed interleaved (`timing::time_pair`): the
+    /// baseline's paired median time over this step's paired median time.
     pub pct_of_cublas: Option<f64>,
+    /// The baseline's times from the interleaved measurement behind `pct_of_cublas` (steps only).
+    pub baseline_paired: Option<Stats>,
     /// Over the previous step's time.
     pub speedup_vs_prev: Option<f64>,
     /// Relative L2 error.
@@ -98,7 +101,7 @@ pub struct Row {
 
 impl Row {
     fn new(step: &str, kernel: &str, shape: Shape, tolerance: f64, reference: &str) -> Row {
-        Row { step: step.into(), kernel: kernel.into(), shape, time: None, tflops: None, pct_of_cublas: None, speedup_vs_prev: None,
+        Row { step: step.into(), kernel: kernel.into(), shape, time: None, tflops: None, pct_of_cublas: None, baseline_paired: None, speedup_vs_prev: None,
               rel_err: None, tolerance, reference: reference.into(), registers: None, local_bytes: None, smem_bytes: None, blocks_per_sm: None, error: None, rejected: None,
               predicted: None }
     }
@@ -149,7 +152,6 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
             }
             None => base.error = Some(format!("{} unavailable", F::BASELINE)),
         }
-        let base_tflops = base.tflops;
         rows.push(base);
         let mut prev_ms: Option<f64> = None;
         for &step in F::steps().iter().filter(|&&st| o.wants_step(F::label(st))) {
@@ -173,10 +175,20 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
                     row.rel_err = Some(verify::rel_l2(&c, w));
                 }
                 if !o.check {
-                    let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| F::launch(gpu, &k, step, s, &d_a, &d_b, &mut d_c))?;
+                    let t = match &baseline {
+                        // Interleaved with the baseline, so the ratio is immune to the card's drift.
+                        Some(bl) => {
+                            let (t, tb) = time_pair(gpu, o.warmup, o.reps, 2.0 * budget, |_, base| {
+                                if base { F::run_baseline(bl, gpu, s, &d_a, &d_b, &mut d_c) } else { F::launch(gpu, &k, step, s, &d_a, &d_b, &mut d_c) }
+                            })?;
+                            row.pct_of_cublas = Some(tb.median_ms / t.median_ms);
+                            row.baseline_paired = Some(tb);
+                            t
+                        }
+                        None => time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| F::launch(gpu, &k, step, s, &d_a, &d_b, &mut d_c))?,
+                    };
                     let tf = s.flops() / (t.median_ms * 1e-3) / 1e12;
                     row.tflops = Some(tf);
-                    row.pct_of_cublas = base_tflops.map(|b| tf / b);
                     row.speedup_vs_prev = prev_ms.map(|p| p / t.median_ms);
                     prev_ms = Some(t.median_ms);
                     row.time = Some(t);
@@ -215,6 +227,9 @@ pub fn table(rows: &[Row]) -> String {
                 (None, false, Some(why)) => format!("  rejected: {why}"),
                 _ => String::new(),
             });
+    }
+    if rows.iter().any(|r| r.baseline_paired.is_some()) {
+        s.push_str("% cuBLAS: each step timed interleaved with cuBLAS (ABBA, same clocks), ratio of the two medians.\n");
     }
     s
 }

@@ -63,6 +63,39 @@ pub fn time_gpu_budget(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64
     time_gpu(gpu, warmup.min(reps), reps, work)
 }
 
+/// Times two pieces of work **interleaved**: each repetition runs `work(i, false)` (A) and
+/// `work(i, true)` (B) back to back, each between its own events, alternating which goes first (ABBA…),
+/// so both see the same clock, power and thermal state; slow drift of the card over a run (H200 GEMMs
+/// were seen moving ±6% between consecutive runs) then moves both medians together and leaves their
+/// ratio. Repetitions are cut to about `budget_ms` for the pair, as [`time_gpu_budget`].
+pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, mut work: impl FnMut(usize, bool) -> Result<()>) -> Result<(Stats, Stats)> {
+    let probe = time_gpu(gpu, 0, 1, |i| { work(i, false)?; work(i, true) })?;
+    let reps = ((budget_ms / probe.median_ms.max(1e-3)) as usize).clamp(3, max_reps.max(3));
+    for i in 0..warmup.min(reps) {
+        work(i, false)?;
+        work(i, true)?;
+    }
+    gpu.stream.synchronize().during(|| "synchronizing after warm-up".into())?;
+    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let ev = (0..3).map(|_| gpu.ctx.new_event(flags).during(|| "creating a timing event".into())).collect::<Result<Vec<_>>>()?;
+    let (mut a, mut b) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for i in 0..reps {
+        let b_first = i % 2 == 1;
+        ev[0].record(&gpu.stream).during(|| "recording an event".into())?;
+        work(i, b_first)?;
+        ev[1].record(&gpu.stream).during(|| "recording an event".into())?;
+        work(i, !b_first)?;
+        ev[2].record(&gpu.stream).during(|| "recording an event".into())?;
+        ev[2].synchronize().during(|| "waiting for the timed work".into())?;
+        let first = ev[0].elapsed_ms(&ev[1]).during(|| "reading an event time".into())? as f64;
+        let second = ev[1].elapsed_ms(&ev[2]).during(|| "reading an event time".into())? as f64;
+        let (ta, tb) = if b_first { (second, first) } else { (first, second) };
+        a.push(ta);
+        b.push(tb);
+    }
+    Ok((Stats::from_samples(&mut a), Stats::from_samples(&mut b)))
+}
+
 /// How many copies of an input of `bytes` to rotate through so that consecutive repetitions never
 /// find their input in L2: enough copies to span 4× the L2 size, or 1 when the input alone is larger.
 pub fn rotation_copies(bytes: usize, l2_bytes: usize) -> usize {
