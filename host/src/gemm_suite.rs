@@ -70,7 +70,7 @@ pub struct Row {
     pub time: Option<Stats>,
     /// TFLOP/s from the median.
     pub tflops: Option<f64>,
-    /// The baseline's speed over this step's, both timed interleaved (`timing::time_pair`): the
+    /// The baseline's speed over this step's, both timed interleaved in blocks (`timing::time_pair`): the
     /// baseline's paired median time over this step's paired median time.
     pub pct_of_cublas: Option<f64>,
     /// The baseline's times from the interleaved measurement behind `pct_of_cublas` (steps only).
@@ -229,7 +229,7 @@ pub fn table(rows: &[Row]) -> String {
             });
     }
     if rows.iter().any(|r| r.baseline_paired.is_some()) {
-        s.push_str("% cuBLAS: each step timed interleaved with cuBLAS (ABBA, same clocks), ratio of the two medians.\n");
+        s.push_str("% cuBLAS: each step timed interleaved with cuBLAS (4 rounds of blocks, ABBA, an untimed call at each switch), ratio of the two medians.\n");
     }
     s
 }

@@ -35,7 +35,12 @@ impl Stats {
 /// Times `work(i)` (which enqueues GPU work on `gpu.stream`; `i` counts repetitions, for rotating
 /// input buffers) between two CUDA events: `warmup` untimed calls, then `reps` timed ones, each
 /// synchronized on its end event so the samples are independent.
-pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut work: impl FnMut(usize) -> Result<()>) -> Result<Stats> {
+pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, work: impl FnMut(usize) -> Result<()>) -> Result<Stats> {
+    Ok(Stats::from_samples(&mut time_samples(gpu, warmup, reps, work)?))
+}
+
+/// [`time_gpu`]'s samples (ms), one per timed repetition (at least one).
+pub fn time_samples(gpu: &Gpu, warmup: usize, reps: usize, mut work: impl FnMut(usize) -> Result<()>) -> Result<Vec<f64>> {
     let reps = reps.max(1);
     for i in 0..warmup {
         work(i)?;
@@ -52,7 +57,7 @@ pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, mut work: impl FnMut(usiz
         end.synchronize().during(|| "waiting for the timed work".into())?;
         samples.push(start.elapsed_ms(&end).during(|| "reading the event time".into())? as f64);
     }
-    Ok(Stats::from_samples(&mut samples))
+    Ok(samples)
 }
 
 /// As [`time_gpu`], but with the repetitions cut so that slow work takes about `budget_ms` of GPU time:
@@ -63,38 +68,35 @@ pub fn time_gpu_budget(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64
     time_gpu(gpu, warmup.min(reps), reps, work)
 }
 
-/// Times two pieces of work **interleaved**: each repetition runs `work(i, false)` (A) and
-/// `work(i, true)` (B) back to back, each between its own events, alternating which goes first (ABBA…),
-/// so both see the same clock, power and thermal state; slow drift of the card over a run (H200 GEMMs
-/// were seen moving ±6% between consecutive runs) then moves both medians together and leaves their
-/// ratio. Repetitions are cut to about `budget_ms` for the pair, as [`time_gpu_budget`].
+/// Times two pieces of work, A = `work(i, false)` and B = `work(i, true)`, **interleaved in blocks**:
+/// [`PAIR_ROUNDS`] rounds, each timing a block of A's repetitions and a block of B's (the order
+/// alternating ABBA…), every block preceded by one untimed call. Slow drift of the card over a run
+/// (H200 GEMMs moved ±6% between consecutive runs of the same binary) then moves both medians together
+/// and leaves their ratio; the untimed call absorbs what one kernel leaves to the next (dirty L2
+/// lines, clocks): launch-by-launch alternation made each 8192³ GEMM pay for the other's leftovers
+/// (mma.sync HGEMM −8%, cuBLAS after a wgmma step −10%; results/2026-11-22-h200-session2-interleaved).
+/// Repetitions are cut to about `budget_ms` for the pair, as [`time_gpu_budget`].
 pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, mut work: impl FnMut(usize, bool) -> Result<()>) -> Result<(Stats, Stats)> {
     let probe = time_gpu(gpu, 0, 1, |i| { work(i, false)?; work(i, true) })?;
-    let reps = ((budget_ms / probe.median_ms.max(1e-3)) as usize).clamp(3, max_reps.max(3));
-    for i in 0..warmup.min(reps) {
+    let reps = ((budget_ms / probe.median_ms.max(1e-3)) as usize).clamp(PAIR_ROUNDS, max_reps.max(PAIR_ROUNDS));
+    let per_block = reps.div_ceil(PAIR_ROUNDS);
+    for i in 0..warmup {
         work(i, false)?;
         work(i, true)?;
     }
-    gpu.stream.synchronize().during(|| "synchronizing after warm-up".into())?;
-    let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
-    let ev = (0..3).map(|_| gpu.ctx.new_event(flags).during(|| "creating a timing event".into())).collect::<Result<Vec<_>>>()?;
     let (mut a, mut b) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-    for i in 0..reps {
-        let b_first = i % 2 == 1;
-        ev[0].record(&gpu.stream).during(|| "recording an event".into())?;
-        work(i, b_first)?;
-        ev[1].record(&gpu.stream).during(|| "recording an event".into())?;
-        work(i, !b_first)?;
-        ev[2].record(&gpu.stream).during(|| "recording an event".into())?;
-        ev[2].synchronize().during(|| "waiting for the timed work".into())?;
-        let first = ev[0].elapsed_ms(&ev[1]).during(|| "reading an event time".into())? as f64;
-        let second = ev[1].elapsed_ms(&ev[2]).during(|| "reading an event time".into())? as f64;
-        let (ta, tb) = if b_first { (second, first) } else { (first, second) };
-        a.push(ta);
-        b.push(tb);
+    for round in 0..PAIR_ROUNDS {
+        // ABBA: rounds 0, 3, 4, 7, … time A first.
+        for which in if round % 4 == 0 || round % 4 == 3 { [false, true] } else { [true, false] } {
+            let samples = time_samples(gpu, 1, per_block, |i| work(i, which))?;
+            (if which { &mut b } else { &mut a }).extend(samples);
+        }
     }
     Ok((Stats::from_samples(&mut a), Stats::from_samples(&mut b)))
 }
+
+/// Rounds of [`time_pair`].
+pub const PAIR_ROUNDS: usize = 4;
 
 /// How many copies of an input of `bytes` to rotate through so that consecutive repetitions never
 /// find their input in L2: enough copies to span 4× the L2 size, or 1 when the input alone is larger.
