@@ -229,7 +229,7 @@ pub fn table(rows: &[Row]) -> String {
             });
     }
     if rows.iter().any(|r| r.baseline_paired.is_some()) {
-        s.push_str("% cuBLAS: each step timed interleaved with cuBLAS (4 rounds of blocks, ABBA, an untimed call at each switch), ratio of the two medians.\n");
+        s.push_str("% cuBLAS: each step timed interleaved with cuBLAS (4 rounds of blocks, ABBA, 30 ms untimed at each switch), ratio of the two medians.\n");
     }
     s
 }

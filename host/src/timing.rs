@@ -70,15 +70,16 @@ pub fn time_gpu_budget(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64
 
 /// Times two pieces of work, A = `work(i, false)` and B = `work(i, true)`, **interleaved in blocks**:
 /// [`PAIR_ROUNDS`] rounds, each timing a block of A's repetitions and a block of B's (the order
-/// alternating ABBA…), every block preceded by one untimed call. Slow drift of the card over a run
+/// alternating ABBA…), every block preceded by [`PAIR_SETTLE_MS`] of untimed calls. Slow drift of the card over a run
 /// (H200 GEMMs moved ±6% between consecutive runs of the same binary) then moves both medians together
-/// and leaves their ratio; the untimed call absorbs what one kernel leaves to the next (dirty L2
+/// and leaves their ratio; the untimed calls absorb what one kernel leaves to the next (dirty L2
 /// lines, clocks): launch-by-launch alternation made each 8192³ GEMM pay for the other's leftovers
 /// (mma.sync HGEMM −8%, cuBLAS after a wgmma step −10%; results/2026-11-22-h200-session2-interleaved).
 /// Repetitions are cut to about `budget_ms` for the pair, as [`time_gpu_budget`].
 pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, mut work: impl FnMut(usize, bool) -> Result<()>) -> Result<(Stats, Stats)> {
-    let probe = time_gpu(gpu, 0, 1, |i| { work(i, false)?; work(i, true) })?;
-    let reps = ((budget_ms / probe.median_ms.max(1e-3)) as usize).clamp(PAIR_ROUNDS, max_reps.max(PAIR_ROUNDS));
+    let probe_a = time_gpu(gpu, 0, 1, |i| work(i, false))?.median_ms.max(1e-3);
+    let probe_b = time_gpu(gpu, 0, 1, |i| work(i, true))?.median_ms.max(1e-3);
+    let reps = ((budget_ms / (probe_a + probe_b)) as usize).clamp(PAIR_ROUNDS, max_reps.max(PAIR_ROUNDS));
     let per_block = reps.div_ceil(PAIR_ROUNDS);
     for i in 0..warmup {
         work(i, false)?;
@@ -88,12 +89,18 @@ pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, mut 
     for round in 0..PAIR_ROUNDS {
         // ABBA: rounds 0, 3, 4, 7, … time A first.
         for which in if round % 4 == 0 || round % 4 == 3 { [false, true] } else { [true, false] } {
-            let samples = time_samples(gpu, 1, per_block, |i| work(i, which))?;
+            let probe = if which { probe_b } else { probe_a };
+            let settle = ((PAIR_SETTLE_MS / probe).ceil() as usize).clamp(1, 64);
+            let samples = time_samples(gpu, settle, per_block, |i| work(i, which))?;
             (if which { &mut b } else { &mut a }).extend(samples);
         }
     }
     Ok((Stats::from_samples(&mut a), Stats::from_samples(&mut b)))
 }
+
+/// Untimed GPU time at the start of every [`time_pair`] block (ms): long enough for what the other
+/// kernel left behind (L2 contents, clocks after a power-capped neighbour) to wash out.
+pub const PAIR_SETTLE_MS: f64 = 30.0;
 
 /// Rounds of [`time_pair`].
 pub const PAIR_ROUNDS: usize = 4;
