@@ -100,34 +100,63 @@ pub(crate) unsafe fn compute_tile(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl L
     unsafe { compute_k16s::<2>(acc, s_a, s_b, la, lb) }
 }
 
+/// The `ldmatrix` fragments of one k16 step of a warp's 64×64: `a[mi]` (`ldmatrix.x4`, rows
+/// `16 mi ..` of the warp's A rows) and `b[nj]` (`ldmatrix.x4.trans`, columns `16 nj ..`).
+pub(crate) type Frags = ([[u32; 4]; 4], [[u32; 4]; 4]);
+
+/// Loads the fragments of k16 step `k16` of the tiles at `s_a` (BM × 16·K16, layout `la`) and `s_b`
+/// (16·K16 × BN, layout `lb`): 4 `ldmatrix.x4` and 4 `ldmatrix.x4.trans`.
+///
+/// # Safety
+/// All 32 lanes of every warp call it; the tiles are complete (after a barrier).
+#[inline(always)]
+pub(crate) unsafe fn load_frags(s_a: u32, s_b: u32, k16: u32, la: &impl Layout, lb: &impl Layout) -> Frags {
+    let tid = thread_idx_x();
+    let (warp, lane) = (tid / 32, tid % 32);
+    let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
+    let (mut a, mut b) = ([[0u32; 4]; 4], [[0u32; 4]; 4]);
+    // SAFETY: forwarded; offsets come from the layouts (inside the tiles, 16-byte rows).
+    unsafe {
+        unroll4!(mi => {
+            a[mi as usize] = ldmatrix_x4(s_a + 2 * la.offset(wm * WM + 16 * mi + lane % 16, 16 * k16 + 8 * (lane / 16)));
+        });
+        unroll4!(nj => {
+            b[nj as usize] = ldmatrix_x4_trans(s_b + 2 * lb.offset(16 * k16 + lane % 16, wn * WN + 16 * nj + 8 * (lane / 16)));
+        });
+    }
+    (a, b)
+}
+
+/// The 32 `mma.m16n8k16` of one k16 step: `acc[mi][ni] += a[mi] · b[ni / 2] (half ni % 2)`.
+///
+/// # Safety
+/// All 32 lanes of the warp call it together (`mma.sync` is warp-collective).
+#[inline(always)]
+pub(crate) unsafe fn mma_frags(acc: &mut Acc, (a, b): &Frags) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        unroll4!(mi => {
+            unroll8!(ni => {
+                let (q, r) = ((ni / 2) as usize, 2 * (ni % 2) as usize);
+                mma_m16n8k16_f32_f16(&mut acc[mi as usize][ni as usize], a[mi as usize], [b[q][r], b[q][r + 1]]);
+            });
+        });
+    }
+}
+
 /// `K16` k16 steps (2 or 4: a 32- or 64-deep tile) of the warp's 64×64, fully unrolled.
 ///
 /// # Safety
 /// As [`compute_tile`].
 #[inline(always)]
 pub(crate) unsafe fn compute_k16s<const K16: u32>(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
-    let tid = thread_idx_x();
-    let (warp, lane) = (tid / 32, tid % 32);
-    let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
-    // SAFETY: collective calls by full warps on complete tiles (caller contract).
     // Fully unrolled (constant indices only), so the 128 accumulators stay in registers.
     const { assert!(K16 == 2 || K16 == 4) };
+    // SAFETY: collective calls by full warps on complete tiles (caller contract).
     unsafe {
         unroll4!(k16 => { if k16 < K16 {
-            let mut a = [[0u32; 4]; 4];
-            unroll4!(mi => {
-                a[mi as usize] = ldmatrix_x4(s_a + 2 * la.offset(wm * WM + 16 * mi + lane % 16, 16 * k16 + 8 * (lane / 16)));
-            });
-            let mut b = [[0u32; 4]; 4];
-            unroll4!(nj => {
-                b[nj as usize] = ldmatrix_x4_trans(s_b + 2 * lb.offset(16 * k16 + lane % 16, wn * WN + 16 * nj + 8 * (lane / 16)));
-            });
-            unroll4!(mi => {
-                unroll8!(ni => {
-                    let (q, r) = ((ni / 2) as usize, 2 * (ni % 2) as usize);
-                    mma_m16n8k16_f32_f16(&mut acc[mi as usize][ni as usize], a[mi as usize], [b[q][r], b[q][r + 1]]);
-                });
-            });
+            let f = load_frags(s_a, s_b, k16, la, lb);
+            mma_frags(acc, &f);
         }});
     }
 }

@@ -38,32 +38,13 @@ pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());
     let sa = |s: u32| base + s * stage;
     let sb = |s: u32| base + s * stage + 2 * la.size();
-    let tid = thread_idx_x();
     let (m0, n0) = (bm * BM, bn * BN);
     let tiles = k.div_ceil(bk);
     let mut acc: Acc = [[[0.0; 4]; 8]; 4];
-    // SAFETY: copies stay inside their stage (layout offsets < size) and read global memory only for
-    // chunks inside the matrices (K, N multiples of 8), zero-filling the rest; a stage is overwritten
-    // only after the barrier that follows every thread's wait for the tile after it. Chunk `ch` of A is
-    // row ch / (bk / 8), column 8 (ch % (bk / 8)); of B row ch / 32, column 8 (ch % 32).
+    // SAFETY: `copy_tile`'s contract; a stage is overwritten only after the barrier that follows every
+    // thread's wait for the tile after it.
     unsafe {
-        let copy_tile = |t: u32| {
-            let (s, k0) = (t % STAGES, t * bk);
-            for i in 0..BM * bk / 8 / THREADS {
-                let ch = tid + THREADS * i;
-                let (r, col) = (ch / (bk / 8), 8 * (ch % (bk / 8)));
-                let ok = m0 + r < m && k0 + col < k;
-                let src = if ok { a.add((m0 + r) as usize * k as usize + (k0 + col) as usize) } else { a };
-                cp_async_cg_16_zfill(sa(s) + 2 * la.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
-            }
-            for i in 0..bk * BN / 8 / THREADS {
-                let ch = tid + THREADS * i;
-                let (r, col) = (ch / (BN / 8), 8 * (ch % (BN / 8)));
-                let ok = k0 + r < k && n0 + col < n;
-                let src = if ok { b.add((k0 + r) as usize * n as usize + (n0 + col) as usize) } else { b };
-                cp_async_cg_16_zfill(sb(s) + 2 * lb.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
-            }
-        };
+        let copy_tile = |t: u32| copy_tile(a, b, m, n, k, m0, n0, t * bk, sa(t % STAGES), sb(t % STAGES), bk, la, lb);
         for t in 0..STAGES - 1 {
             if t < tiles {
                 copy_tile(t);
@@ -85,6 +66,37 @@ pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32
             super::block_v8_smem_epilogue::epilogue(c, m, n, m0, n0, &acc, base);
         } else {
             store_c(c, m, n, m0, n0, &acc);
+        }
+    }
+}
+
+/// Issues the `cp.async.cg` copies of the K tile at `k0` (`bk` deep) into the stage at `s_a` / `s_b`,
+/// zero-filling chunks outside A or B. Chunk `ch` of A is row `ch / (bk / 8)`, column
+/// `8 (ch % (bk / 8))`; of B row `ch / 32`, column `8 (ch % 32)`; `ch = tid + 256 i`.
+///
+/// # Safety
+/// As [`pipeline`]: `s_a`, `s_b` are a stage nobody reads until the copies are waited for and a barrier
+/// follows; K and N multiples of 8.
+#[inline(always)]
+pub(crate) unsafe fn copy_tile(a: *const u16, b: *const u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, k0: u32,
+                               s_a: u32, s_b: u32, bk: u32, la: &impl Layout, lb: &impl Layout) {
+    let tid = thread_idx_x();
+    // SAFETY: copies stay inside their stage (layout offsets < size) and read global memory only for
+    // chunks inside the matrices (K, N multiples of 8), zero-filling the rest.
+    unsafe {
+        for i in 0..BM * bk / 8 / THREADS {
+            let ch = tid + THREADS * i;
+            let (r, col) = (ch / (bk / 8), 8 * (ch % (bk / 8)));
+            let ok = m0 + r < m && k0 + col < k;
+            let src = if ok { a.add((m0 + r) as usize * k as usize + (k0 + col) as usize) } else { a };
+            cp_async_cg_16_zfill(s_a + 2 * la.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
+        }
+        for i in 0..bk * BN / 8 / THREADS {
+            let ch = tid + THREADS * i;
+            let (r, col) = (ch / (BN / 8), 8 * (ch % (BN / 8)));
+            let ok = k0 + r < k && n0 + col < n;
+            let src = if ok { b.add((k0 + r) as usize * n as usize + (n0 + col) as usize) } else { b };
+            cp_async_cg_16_zfill(s_b + 2 * lb.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
         }
     }
 }
