@@ -36,7 +36,12 @@ fn line_plot(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[S
     root.fill(&WHITE).map_err(|e| plot_err(title, e))?;
     let mut chart = ChartBuilder::on(&root).caption(title, ("sans-serif", 20)).margin(12).x_label_area_size(40).y_label_area_size(64)
         .build_cartesian_2d((xmin - 0.3)..(xmax + 0.3), 0.0..ymax.max(1e-9)).map_err(|e| plot_err(title, e))?;
-    chart.configure_mesh().x_desc(x_label).y_desc(y_label).x_label_formatter(&|v| format!("2^{v:.0}")).draw().map_err(|e| plot_err(title, e))?;
+    // Ticks at every power of two in range, labelled only there (a label at 2^11.5 printed as "2^12"
+    // made the axis read 2^10, 2^10, 2^11, 2^12, 2^12, 2^13).
+    let ticks = ((xmax - xmin).round() as usize + 1).clamp(2, 40);
+    chart.configure_mesh().x_desc(x_label).y_desc(y_label).x_labels(ticks)
+        .x_label_formatter(&|v| if (v - v.round()).abs() < 1e-6 { format!("2^{}", v.round()) } else { String::new() })
+        .draw().map_err(|e| plot_err(title, e))?;
     for (i, (label, p)) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         let style = ShapeStyle { color, filled: true, stroke_width: if label.starts_with("cuBLAS") || label == "copy" { 3 } else { 2 } };
@@ -158,6 +163,11 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
                 num(r, "rel_err").map(|v| format!("{v:.1e}")).unwrap_or("-".into()), r.get("registers").cloned().unwrap_or(Value::Null), text(r, "kernel"));
         }
         md.push('\n');
+        if rows.iter().any(|r| r.get("baseline_paired").is_some_and(|v| !v.is_null())) {
+            let _ = writeln!(md, "% cuBLAS: each step was timed interleaved with cuBLAS (4 rounds of blocks, ABBA, 30 ms untimed at each \
+                switch) and is the ratio of the two medians; the cuBLAS row and line are cuBLAS timed alone at the start of its shape, \
+                so a step's TFLOP/s over that line can differ from its % when the card's clocks drift during the run.\n");
+        }
         let series = by_step(rows, gemm_n, |r| num(r, "tflops"));
         plot(&format!("{family}_tflops.svg"), &mut md, &|p| line_plot(p, &format!("{family}: TFLOP/s against square size"), "M = N = K", "TFLOP/s", &series))?;
         let (n, bars) = ladder(rows, gemm_n, "pct_of_cublas");
