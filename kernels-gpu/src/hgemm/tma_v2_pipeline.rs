@@ -17,6 +17,7 @@
 //! Prediction: each CTA now overlaps its own next load with its MMAs on top of h1's cross-CTA overlap:
 //! ~1.1–1.2× h1. Still one warpgroup issuing loads and math, and a block barrier per tile: h3 (warp
 //! specialization) removes those.
+//! Measured (H200, interleaved with cuBLAS): 1.11× h1 at 4096³, 1.07× at 8192³ (81% / 87% of cuBLAS).
 use super::tma::{Acc, STAGE_BYTES, BK, BM, BN, issue_stage, mma_stage, store_c};
 use crate::prim::{
     mbarrier::{fence_mbarrier_init, mbarrier_init, mbarrier_wait_parity},

