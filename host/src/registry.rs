@@ -129,6 +129,7 @@ pub const KERNELS: &[KernelInfo] = &[
     sgemm("sgemm_v8", "v8", 256, 2 * SGEMM_STAGE_WIDE, "grouped block order (8 block rows) for L2 reuse"),
     sgemm("sgemm_v9", "v9", 256, 2 * SGEMM_STAGE_WIDE, "warp tiles, bank-aware lanes (model said 8 not 12 wavefronts per k; GPU: 12)"),
     sgemm("sgemm_v10", "v10", 256, 3 * SGEMM_STAGE_WIDE, "3-stage cp.async pipeline, A row-major in shared (K, N % 4 == 0)"),
+    sgemm("sgemm_v11", "v11", 256, 2 * SGEMM_STAGE_WIDE, "v9 with interior blocks on a loop without bounds logic (chosen once per block)"),
     hgemm_warp("hgemm_warp_v1", "v1", Target::Sm80, "wmma.load/mma/store straight from global memory"),
     hgemm_warp("hgemm_warp_v2", "v2", Target::Sm80, "staged through shared memory, 128-bit stores: wmma.load conflicts"),
     hgemm_warp("hgemm_warp_v3", "v3", Target::Sm80, "rows padded by 8 halves: loads conflict-free, stores conflict"),

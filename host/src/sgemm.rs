@@ -15,15 +15,15 @@ use crate::{
 
 /// A step of the ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10 }
+pub enum Step { V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11 }
 
 impl Step {
     /// Every step in ladder order.
-    pub const ALL: [Step; 11] = [Step::V0, Step::V1, Step::V2, Step::V3, Step::V4, Step::V5, Step::V6, Step::V7, Step::V8, Step::V9, Step::V10];
+    pub const ALL: [Step; 12] = [Step::V0, Step::V1, Step::V2, Step::V3, Step::V4, Step::V5, Step::V6, Step::V7, Step::V8, Step::V9, Step::V10, Step::V11];
 
     /// PTX entry name.
     pub fn kernel_name(self) -> &'static str {
-        ["sgemm_v0", "sgemm_v1", "sgemm_v2", "sgemm_v3", "sgemm_v4", "sgemm_v5", "sgemm_v6", "sgemm_v7", "sgemm_v8", "sgemm_v9", "sgemm_v10"][self as usize]
+        ["sgemm_v0", "sgemm_v1", "sgemm_v2", "sgemm_v3", "sgemm_v4", "sgemm_v5", "sgemm_v6", "sgemm_v7", "sgemm_v8", "sgemm_v9", "sgemm_v10", "sgemm_v11"][self as usize]
     }
 
     /// `v0` …

@@ -255,7 +255,7 @@ pub mod sgemm {
                     }
                 }
             }
-            Step::V5 | Step::V6 | Step::V7 | Step::V8 | Step::V9 => {
+            Step::V5 | Step::V6 | Step::V7 | Step::V8 | Step::V9 | Step::V11 => {
                 let wide = !matches!(step, Step::V5 | Step::V6);
                 let (la, lb) = if wide { (a_tile_t_wide(), b_tile_wide()) } else { (a_tile_t_padded(), b_tile()) };
                 let kstep = if wide { BK_WIDE } else { BK };
@@ -265,7 +265,7 @@ pub mod sgemm {
                     }
                     st = st.add(per_warp(THREADS, 16, Op::Store, |tid| w(&lb, tid / 32 + 8 * i, (tid % 32) * 4)));
                 }
-                let (row, col): (fn(u32, u32) -> u32, fn(u32, u32) -> u32) = if step == Step::V9 {
+                let (row, col): (fn(u32, u32) -> u32, fn(u32, u32) -> u32) = if matches!(step, Step::V9 | Step::V11) {
                     (warp_tile_row, warp_tile_col)
                 } else {
                     (|tid, h| vec4_row(thread_rc(tid).0, h, 0), |tid, h| vec4_row(thread_rc(tid).1, h, 0))
@@ -301,7 +301,7 @@ pub mod sgemm {
         let (bm, bn) = step.block_tile();
         let kstep = match step {
             Step::V1 => SMEM_TILE,
-            Step::V7 | Step::V8 | Step::V9 | Step::V10 => BK_WIDE,
+            Step::V7 | Step::V8 | Step::V9 | Step::V10 | Step::V11 => BK_WIDE,
             _ => BK,
         } as usize;
         let blocks = (s.m.div_ceil(bm as usize) * s.n.div_ceil(bn as usize)) as u64;

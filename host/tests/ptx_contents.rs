@@ -108,14 +108,14 @@ fn each_sgemm_step_holds_the_instructions_it_is_about() {
         assert!(count(v, "fma.rn.f32") >= 64, "{v}: the 8x8 register tile is 64 FMAs per k");
         assert_eq!(count(v, "ld.shared.v4"), 0, "{v}: scalar shared loads before v5");
     }
-    for v in ["sgemm_v5", "sgemm_v6", "sgemm_v7", "sgemm_v8", "sgemm_v9"] {
+    for v in ["sgemm_v5", "sgemm_v6", "sgemm_v7", "sgemm_v8", "sgemm_v9", "sgemm_v11"] {
         assert!(count(v, "ld.global.nc.v4.f32") >= 2, "{v}: 128-bit global loads of A and B");
         assert!(count(v, "ld.shared.v4") >= 4, "{v}: four 128-bit fragment loads per k");
         assert!(count(v, "st.global.v4.f32") >= 4, "{v}: 128-bit stores of C");
         assert!(count(v, "st.shared.v4") >= 1, "{v}: B stored with 128-bit stores");
     }
     assert!(count("sgemm_v10", "cp.async.cg.shared.global") >= 4 && count("sgemm_v10", "cp.async.wait_group") >= 2, "v10 pipelines with cp.async");
-    for v in ["sgemm_v7", "sgemm_v8", "sgemm_v9", "sgemm_v10"] {
+    for v in ["sgemm_v7", "sgemm_v8", "sgemm_v9", "sgemm_v10", "sgemm_v11"] {
         assert!(b(v).contains(".maxntid 256, 1, 1") && b(v).contains(".minnctapersm 2"), "{v}: launch bounds injected by nvptx-link");
     }
     let bars = |v: &str| instructions(b(v)).filter(|l| l.contains("bar.sync")).count();

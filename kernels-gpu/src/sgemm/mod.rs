@@ -30,6 +30,7 @@ mod v7_wide_k_frag_prefetch;
 mod v8_grouped_blocks;
 mod v9_warp_tile;
 mod v10_cp_async_pipeline;
+mod v11_interior_split;
 
 /// Repeats `$body` for `$i` = 0..8 (as `u32` constants), so per-thread accumulator arrays are indexed
 /// with constants only and stay in registers (a loop the optimizer declines to unroll would index them

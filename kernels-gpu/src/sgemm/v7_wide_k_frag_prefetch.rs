@@ -50,6 +50,29 @@ impl FragMap for Strided4 {
 /// `M·K`, `K·N`, `M·N` f32, 16-byte aligned; `bm < ceil(M / 128)`, `bn < ceil(N / 128)`.
 #[inline(always)]
 pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
+    // SAFETY: forwarded; `Interior::Runtime` decides per block, as every step up to v9 did.
+    unsafe { block_tile_as::<F, { Interior::RUNTIME }>(a, b, c, m, n, k, bm, bn) }
+}
+
+/// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
+pub(crate) struct Interior;
+
+impl Interior {
+    /// Decided at run time inside the loop (one uniform branch per K stage): v7–v9.
+    pub(crate) const RUNTIME: u8 = 0;
+    /// Known interior: the loop has no bounds logic at all (v11's main path).
+    pub(crate) const YES: u8 = 1;
+    /// Known edge: every load predicated (v11's ragged blocks).
+    pub(crate) const NO: u8 = 2;
+}
+
+/// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
+/// guarantees what the run-time test checks (`m0 + 128 ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`).
+///
+/// # Safety
+/// As [`block_tile`], plus that guarantee for `MODE == Interior::YES`.
+#[inline(always)]
+pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
     let (la, lb) = (a_tile_t_wide(), b_tile_wide());
     let stage = stage_words(&la, &lb);
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());
@@ -68,7 +91,11 @@ pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mu
     // rewritten only after the barrier that ends the reads of it.
     unsafe {
         // Uniform per block: the tile and the whole K range are inside and 16-byte aligned.
-        let interior = m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0 && n % 4 == 0;
+        let interior = match MODE {
+            Interior::YES => true,
+            Interior::NO => false,
+            _ => m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0 && n % 4 == 0,
+        };
         let fetch = |k0: u32| -> [[f32; 4]; 4] {
             if interior {
                 let ga = a.add((m0 + am) as usize * k as usize + (k0 + ak) as usize);

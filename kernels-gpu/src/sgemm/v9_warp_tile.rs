@@ -15,7 +15,7 @@ use super::v8_grouped_blocks::GROUP;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
 use layout::sgemm::{grouped_block, warp_tile_col, warp_tile_row};
 
-struct WarpTiled;
+pub(crate) struct WarpTiled;
 
 impl FragMap for WarpTiled {
     fn row(tid: u32, h: u32) -> u32 { warp_tile_row(tid, h) }
