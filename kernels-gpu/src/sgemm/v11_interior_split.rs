@@ -10,6 +10,8 @@
 //! put "not selected" first among the stall reasons (issue-bound phases), so fewer non-FFMA
 //! instructions per stage should turn directly into FFMA issue.
 //! Predicted: ~1.01–1.03× over v9.
+//! Measured (H200, interleaved with cuBLAS, four runs): 1.03–1.04× v9 — 91.4–91.8% of cuBLAS at 4096³,
+//! 92.7–93.0% at 8192³. The interior loop: 1134 SASS instructions per stage instead of 1248.
 use super::v7_wide_k_frag_prefetch::{Interior, block_tile_as};
 use super::v8_grouped_blocks::GROUP;
 use super::v9_warp_tile::WarpTiled;
