@@ -388,6 +388,64 @@ impl WgmmaDesc {
     }
 }
 
+/// The Hopper HGEMM steps' tiles and shared-memory budgets (HGEMM h1–h6): one source for the kernels
+/// (`kernels-gpu/src/hgemm/tma*.rs`), which lay their stages out from these, and the host registry,
+/// which asks the driver for exactly [`tma_hgemm::dyn_smem`] bytes.
+pub mod tma_hgemm {
+    /// Rows of C per CTA.
+    pub const BM: u32 = 128;
+    /// Columns of C per CTA (h1–h3).
+    pub const BN: u32 = 128;
+    /// Columns of C per CTA (h4–h6).
+    pub const BN_WIDE: u32 = 256;
+    /// K per stage: 64 f16 = 128 bytes, the 128B swizzle span.
+    pub const BK: u32 = 64;
+    /// Bytes of the A tile of a stage (128 rows × 128 B: one TMA box).
+    pub const A_BYTES: u32 = BM * BK * 2;
+    /// Bytes of one B box (64 K rows × 64 N × 2 B).
+    pub const B_BOX_BYTES: u32 = BK * 64 * 2;
+    /// Bytes of a stage of h1–h3: A and two B boxes.
+    pub const STAGE_BYTES: u32 = A_BYTES + 2 * B_BOX_BYTES;
+    /// Bytes of a stage of h4–h6: A and four B boxes.
+    pub const WIDE_STAGE_BYTES: u32 = A_BYTES + 4 * B_BOX_BYTES;
+    /// h6's C staging: per consumer warpgroup one 64 × 256 f16 tile (four 64×64 TMA boxes).
+    pub const C_STAGE_BYTES: u32 = 64 * BN_WIDE * 2;
+    /// Stages of each step's ring (h1 has one static stage).
+    pub const H2_STAGES: u32 = 2;
+    /// See [`H2_STAGES`].
+    pub const H3_STAGES: u32 = 4;
+    /// See [`H2_STAGES`].
+    pub const H4_STAGES: u32 = 4;
+    /// See [`H2_STAGES`].
+    pub const H5_STAGES: u32 = 4;
+    /// See [`H2_STAGES`].
+    pub const H6_STAGES: u32 = 3;
+
+    /// Dynamic shared memory of a stage ring laid out from the launch's dynamic shared memory rounded up
+    /// to 1024 bytes (the 128B pattern's period):
+    ///
+    /// ```text
+    /// | ≤ 1023 B slack | stages × stage_bytes | extra_bytes | stages × barriers_per_stage × 8 B |
+    /// ```
+    pub const fn dyn_smem(stages: u32, stage_bytes: u32, extra_bytes: u32, barriers_per_stage: u32) -> u32 {
+        1024 + stages * stage_bytes + extra_bytes + 8 * barriers_per_stage * stages
+    }
+
+    /// h2: one full barrier per stage.
+    pub const H2_DYN_SMEM: u32 = dyn_smem(H2_STAGES, STAGE_BYTES, 0, 1);
+    /// h3: full and empty barrier per stage.
+    pub const H3_DYN_SMEM: u32 = dyn_smem(H3_STAGES, STAGE_BYTES, 0, 2);
+    /// h4: wide stages, full and empty barriers.
+    pub const H4_DYN_SMEM: u32 = dyn_smem(H4_STAGES, WIDE_STAGE_BYTES, 0, 2);
+    /// h5: as h4.
+    pub const H5_DYN_SMEM: u32 = dyn_smem(H5_STAGES, WIDE_STAGE_BYTES, 0, 2);
+    /// h6: wide stages plus two C staging tiles.
+    pub const H6_DYN_SMEM: u32 = dyn_smem(H6_STAGES, WIDE_STAGE_BYTES, 2 * C_STAGE_BYTES, 2);
+    /// The most dynamic shared memory a Hopper block may have (227 KiB).
+    pub const MAX_DYN_SMEM: u32 = 227 * 1024;
+    const _: () = assert!(H6_DYN_SMEM <= MAX_DYN_SMEM && H4_DYN_SMEM <= MAX_DYN_SMEM && STAGE_BYTES % 1024 == 0 && WIDE_STAGE_BYTES % 1024 == 0);
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -547,6 +605,15 @@ mod tests {
     /// The wide HGEMM steps (h4–h6): B's stage is four TMA boxes of 64 N × 64 K rows one after another
     /// (8 KiB each), read by one `wgmma.m64n256k16` per K step through a single descriptor whose LBO
     /// (8192) steps from box to box.
+    #[test]
+    fn ring_budgets_are_the_sums_the_kernels_lay_out() {
+        use tma_hgemm::*;
+        assert_eq!((STAGE_BYTES, WIDE_STAGE_BYTES), (32768, 49152));
+        assert_eq!(H2_DYN_SMEM, 2 * 32768 + 1024 + 8 * 2);
+        assert_eq!(H4_DYN_SMEM, 4 * 49152 + 1024 + 16 * 4);
+        assert_eq!(H6_DYN_SMEM, 3 * 49152 + 65536 + 1024 + 16 * 3);
+    }
+
     #[test]
     fn n256_descriptor_spans_four_boxes() {
         let base = 3 * 1024;

@@ -10,18 +10,10 @@ use crate::prim::{
 };
 use layout::hopper::{TmaSwizzle, WgmmaDesc};
 
-/// Rows of C per CTA.
-pub(super) const BM: u32 = 128;
-/// Columns of C per CTA.
-pub(super) const BN: u32 = 128;
-/// K per tile: 64 f16 = 128 bytes, the 128B swizzle span.
-pub(super) const BK: u32 = 64;
-/// Bytes of the A tile (128 rows × 128 B: one box).
-pub(super) const A_BYTES: u32 = BM * BK * 2;
-/// Bytes of one B half (64 K rows × 64 N × 2 B: one box; two per tile).
-pub(super) const B_HALF_BYTES: u32 = BK * 64 * 2;
-/// Bytes one stage (A + both B halves) occupies, all of which one `expect_tx` waits for.
-pub(super) const STAGE_BYTES: u32 = A_BYTES + 2 * B_HALF_BYTES;
+// Tile shapes and stage sizes: `layout::hopper::tma_hgemm`, shared with the host's launch sizes.
+// `B_HALF_BYTES` is one 64×64 B box (two per stage in h1–h3, four in h4–h6); one `expect_tx` waits for
+// a whole stage.
+pub(super) use layout::hopper::tma_hgemm::{A_BYTES, B_BOX_BYTES as B_HALF_BYTES, BK, BM, BN, BN_WIDE, STAGE_BYTES, WIDE_STAGE_BYTES};
 
 /// The accumulators of one warpgroup: `[2·mh + nh]` is the 64×64 block (rows `64·mh..`, cols `64·nh..`).
 pub(super) type Acc = [[f32; 32]; 4];
@@ -144,10 +136,6 @@ pub(super) unsafe fn store_c(r_acc: &Acc, g_c: *mut u16, m: u32, n: u32, m0: u32
     }
 }
 
-/// Columns of C per tile in the wide steps (h4–h6).
-pub(super) const BN_WIDE: u32 = 256;
-/// Bytes per stage of the wide steps: A 128×64 and B 64×256 (four 64×64 boxes).
-pub(super) const WIDE_STAGE_BYTES: u32 = A_BYTES + 4 * B_HALF_BYTES;
 /// Consumer warps of the warp-specialized steps (two warpgroups): the empty barriers' arrival count.
 pub(super) const CONSUMER_WARPS: u32 = 8;
 
@@ -223,7 +211,8 @@ pub(super) struct Ring {
 impl Ring {
     /// Lays out `stages` stages of `stage_bytes`, then `extra_bytes`, then the barriers, from the dynamic
     /// shared memory's start rounded up to 1024 bytes; returns the ring and the extra region's address.
-    /// The launch must provide `stages · stage_bytes + extra_bytes + 16 · stages + 1024` bytes.
+    /// The launch must provide `layout::hopper::tma_hgemm::dyn_smem(stages, stage_bytes, extra_bytes, 2)`
+    /// bytes (the host registry asks for exactly that).
     #[inline(always)]
     pub(super) fn in_dynamic_smem(stages: u32, stage_bytes: u32, extra_bytes: u32) -> (Ring, u32) {
         use crate::prim::shared::{Align16, addr_of, dynamic};

@@ -28,7 +28,7 @@ use crate::prim::{
 };
 
 /// Stages in the ring.
-pub const STAGES: u32 = 2;
+pub const STAGES: u32 = layout::hopper::tma_hgemm::H2_STAGES;
 
 /// `C = A · B` as [`super::tma_v1_wgmma::hgemm_tma_v1`], with a `STAGES`-deep TMA pipeline.
 ///

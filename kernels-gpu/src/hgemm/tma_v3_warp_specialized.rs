@@ -24,7 +24,7 @@ use crate::prim::{
 };
 
 /// Stages in the ring.
-pub const STAGES: u32 = 4;
+pub const STAGES: u32 = layout::hopper::tma_hgemm::H3_STAGES;
 
 /// `C = A · B` as [`super::tma_v1_wgmma::hgemm_tma_v1`], warp-specialized over a `STAGES`-deep ring.
 ///

@@ -24,7 +24,7 @@ use crate::prim::{
 };
 
 /// Stages in the ring.
-pub const STAGES: u32 = 4;
+pub const STAGES: u32 = layout::hopper::tma_hgemm::H4_STAGES;
 
 /// `C = A · B` as [`super::tma_v1_wgmma::hgemm_tma_v1`] with 128×256 tiles, warp-specialized.
 ///

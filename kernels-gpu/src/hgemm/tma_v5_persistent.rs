@@ -23,7 +23,7 @@ use crate::prim::{
 };
 
 /// Stages in the ring.
-pub const STAGES: u32 = 4;
+pub const STAGES: u32 = layout::hopper::tma_hgemm::H5_STAGES;
 
 /// `C = A · B` as [`super::tma_v4_wide::hgemm_tma_v4`], persistent over the C tiles.
 ///

@@ -32,9 +32,9 @@ use crate::prim::{
 use layout::hopper::{TmaSwizzle, TmaTile2d};
 
 /// Stages in the ring.
-pub const STAGES: u32 = 3;
-/// Bytes of one consumer's C staging tile (64 rows × 256 f16: four 64×64 boxes of 8 KiB).
-const C_STAGE_BYTES: u32 = 64 * BN * 2;
+pub const STAGES: u32 = layout::hopper::tma_hgemm::H6_STAGES;
+// One consumer's C staging tile: 64 rows × 256 f16, four 64×64 boxes of 8 KiB.
+use layout::hopper::tma_hgemm::C_STAGE_BYTES;
 /// One C box as the TMA reads it from shared memory (only the box shape and swizzle matter here).
 const C_BOX: TmaTile2d = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
 
