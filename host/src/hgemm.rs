@@ -99,22 +99,24 @@ thread_local! {
 /// persistent h5/h6.
 fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
     let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s);
+    use layout::hopper::tma_hgemm::{BK, BM, BN as BN_NARROW, BN_WIDE, C_BOX};
+    // Every box is 64 f16 wide (128 bytes: the 128B swizzle span), as the kernels lay out their stages.
     let tile = |rows: usize, cols: usize, box_rows: u32| TmaTile2d {
-        elem_bytes: 2, rows: rows as u64, cols: cols as u64, stride_bytes: 2 * cols as u64, box_rows, box_cols: 64, swizzle: TmaSwizzle::B128,
+        elem_bytes: 2, rows: rows as u64, cols: cols as u64, stride_bytes: 2 * cols as u64, box_rows, box_cols: C_BOX.box_cols, swizzle: TmaSwizzle::B128,
     };
     if !TMA_MAPS.with(|m| m.borrow().as_ref().is_some_and(|maps| maps.key == key)) {
         let maps = TmaMaps {
             key,
-            a: TensorMap2d::encode_f16(gpu, a, tile(s.m, s.k, 128))?,
-            b: TensorMap2d::encode_f16(gpu, b, tile(s.k, s.n, 64))?,
-            c: TensorMap2d::encode_f16(gpu, c, tile(s.m, s.n, 64))?,
+            a: TensorMap2d::encode_f16(gpu, a, tile(s.m, s.k, BM))?,
+            b: TensorMap2d::encode_f16(gpu, b, tile(s.k, s.n, BK))?,
+            c: TensorMap2d::encode_f16(gpu, c, tile(s.m, s.n, C_BOX.box_rows))?,
         };
         TMA_MAPS.with(|m| *m.borrow_mut() = Some(maps));
     }
     // Tile width: 128 for h1–h3, 256 from h4; h5 and h6 are persistent (one CTA per SM, 1-D grid).
     let persistent = matches!(step, Step::H5 | Step::H6);
-    let bn = if matches!(step, Step::H1 | Step::H2 | Step::H3) { 128 } else { 256 };
-    let (tiles_n, tiles_m) = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(128));
+    let bn = if matches!(step, Step::H1 | Step::H2 | Step::H3) { BN_NARROW } else { BN_WIDE };
+    let (tiles_n, tiles_m) = ((s.n as u32).div_ceil(bn), (s.m as u32).div_ceil(BM));
     let grid = if persistent { ((tiles_n * tiles_m).min(gpu.info.sms.max(1)), 1) } else { (tiles_n, tiles_m) };
     if grid.1 > 65_535 {
         return Err(Error::InvalidInput(format!("M = {} needs {} block rows, above 65535", s.m, grid.1)));

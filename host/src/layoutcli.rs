@@ -388,7 +388,7 @@ pub fn sgemm_trace_table(shape: crate::sgemm::Shape, ncu_csv: Option<&str>) -> R
 pub fn hgemm_trace_table(shape: crate::sgemm::Shape, ncu_csv: Option<&str>) -> Result<String> {
     let measured = match ncu_csv {
         Some(path) => bankcheck::read_ncu_csv(&std::fs::read_to_string(path)
-            .map_err(|e| Error::InvalidInput(format!("cannot read {path}: {e}")))?, "hgemm_block"),
+            .map_err(|e| Error::InvalidInput(format!("cannot read {path}: {e}")))?, "hgemm_"),
         None => vec![],
     };
     let (lw, lc) = bankcheck::metric_names(bankcheck::Dir::Load);

@@ -42,7 +42,7 @@ fn workloads(o: &Options) -> Vec<(Family, &'static str, Vec<&'static str>)> {
         let (regex, args): (&str, Vec<&str>) = match f {
             Family::Reduce => ("regex:reduce_v", vec!["--family", "reduce", "--check", "--sizes", "2^20"]),
             Family::Sgemm => ("regex:sgemm_v", vec!["--family", "sgemm", "--check", "--gemm-sizes", "1024"]),
-            Family::Hgemm => ("regex:hgemm_block", vec!["--family", "hgemm", "--check", "--gemm-sizes", "1024"]),
+            Family::Hgemm => ("regex:hgemm_(block|tma_v6)", vec!["--family", "hgemm", "--check", "--gemm-sizes", "1024"]),
             Family::HgemmWarp => ("regex:hgemm_warp", vec!["--family", "hgemm-warp", "--check"]),
             Family::Bankcheck => ("regex:bank_replay", vec!["layout", "bankcheck", "--run"]),
             Family::Selftest => continue,

@@ -441,6 +441,22 @@ pub mod tma_hgemm {
     pub const H5_DYN_SMEM: u32 = dyn_smem(H5_STAGES, WIDE_STAGE_BYTES, 0, 2);
     /// h6: wide stages plus two C staging tiles.
     pub const H6_DYN_SMEM: u32 = dyn_smem(H6_STAGES, WIDE_STAGE_BYTES, 2 * C_STAGE_BYTES, 2);
+    /// h6's C staging box: 64×64 f16 as the TMA store reads it, `SWIZZLE_128B` (four per consumer).
+    pub const C_BOX: super::TmaTile2d = super::TmaTile2d {
+        elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: super::TmaSwizzle::B128,
+    };
+
+    /// Where lane `lane` of warp `warp` (of its warpgroup) puts accumulator pair `(j, half)` of a 64×64
+    /// `wgmma` block (`d[4j + 2·half]`, `d[4j + 2·half + 1]`; fragment in the device crate's
+    /// `prim::wgmma`): row and column of the block.
+    ///
+    /// ```text
+    /// row = 16·warp + lane/4 + 8·half        col = 8·j + 2·(lane % 4)      (two f16: one 4-byte store)
+    /// ```
+    pub const fn c_fragment_rc(warp: u32, lane: u32, j: u32, half: u32) -> (u32, u32) {
+        (16 * warp + lane / 4 + 8 * half, 8 * j + 2 * (lane % 4))
+    }
+
     /// The most dynamic shared memory a Hopper block may have (227 KiB).
     pub const MAX_DYN_SMEM: u32 = 227 * 1024;
     const _: () = assert!(H6_DYN_SMEM <= MAX_DYN_SMEM && H4_DYN_SMEM <= MAX_DYN_SMEM && STAGE_BYTES % 1024 == 0 && WIDE_STAGE_BYTES % 1024 == 0);

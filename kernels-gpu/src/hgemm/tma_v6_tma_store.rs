@@ -29,14 +29,12 @@ use crate::prim::{
           cp_async_bulk_wait_group_read0},
     wgmma::{setmaxnreg_dec, setmaxnreg_inc},
 };
-use layout::hopper::{TmaSwizzle, TmaTile2d};
 
 /// Stages in the ring.
 pub const STAGES: u32 = layout::hopper::tma_hgemm::H6_STAGES;
 // One consumer's C staging tile: 64 rows × 256 f16, four 64×64 boxes of 8 KiB.
-use layout::hopper::tma_hgemm::C_STAGE_BYTES;
+use layout::hopper::tma_hgemm::{C_BOX, C_STAGE_BYTES, c_fragment_rc};
 /// One C box as the TMA reads it from shared memory (only the box shape and swizzle matter here).
-const C_BOX: TmaTile2d = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
 
 /// `C = A · B` as [`super::tma_v5_persistent::hgemm_tma_v5`], storing C through the TMA: `tmap_c`
 /// describes C (M×N f16, box 64 × 64, `SWIZZLE_128B`).
@@ -132,10 +130,9 @@ unsafe fn consumer_barrier(mh: u32) {
 /// `s_box` is a 1024-aligned `.shared` address of 8 KiB that no TMA store is reading.
 #[inline(always)]
 unsafe fn stage_c_box(acc: &[f32; 32], s_box: u32, warp: u32, lane: u32) {
-    let (g, t) = (lane / 4, lane % 4);
     for j in 0..8u32 {
         for half in 0..2u32 {
-            let (r, c) = (16 * warp + g + 8 * half, 8 * j + 2 * t);
+            let (r, c) = c_fragment_rc(warp, lane, j, half);
             let i = (4 * j + 2 * half) as usize;
             // SAFETY: r < 64 and c < 64 keep the byte inside the 8 KiB box (caller: nobody reads it now).
             unsafe { st_shared_u32(s_box + C_BOX.smem_byte(r, c), pack_f16x2(acc[i], acc[i + 1])) };
