@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine over the carried .carry/ (see prepare-gpu-run.sh): tests, the suite's check
-# and timed runs, compute-sanitizer, ncu's shared-memory counters of the replay patterns (compared with
-# the bank model) and of the reduce kernels (compared with their traces), and the criterion bench.
-# Everything lands in $OUT; the last thing printed is the suite's table.
+# Runs on the GPU machine over the carried .carry/ (see prepare-gpu-run.sh). PART=1: the test binaries,
+# `kernel-lab --check`, and `kernel-lab --ncu --sanitize` (the bank model beside Nsight Compute for every
+# ladder and the replay patterns; compute-sanitizer memcheck/racecheck/synccheck). PART=2: both criterion
+# benches, the SASS of the Hopper steps, a progress-bar check on a pseudo-terminal, and the timed suite
+# with its report. Unset: both (may not fit one 10-minute device call). Everything lands in $OUT (at most
+# 8 files come back, so directories travel as .tgz).
 set -uo pipefail
 OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
 C=.carry
