@@ -42,19 +42,10 @@ impl Step {
 /// the error is the final rounding to f16 (2^-11 relative, ~3e-4 in L2) — 2e-3 leaves room.
 pub const TOL: f64 = 2e-3;
 
-fn check_len(what: &str, len: usize, want: usize) -> Result<()> {
-    if len != want {
-        return Err(Error::InvalidInput(format!("length mismatch: {what} holds {len} f16, the shape needs {want}")));
-    }
-    Ok(())
-}
-
 /// Enqueues `c = a · b` with `step`'s kernel. Steps v2–v5 copy 16-byte rows: K and N must be multiples
 /// of 8, and other shapes are rejected with that reason (v1 takes any shape).
 pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
-    check_len("A", a.len(), s.m * s.k)?;
-    check_len("B", b.len(), s.k * s.n)?;
-    check_len("C", c.len(), s.m * s.n)?;
+    s.check_buffers("f16", a.len(), b.len(), c.len())?;
     if step.is_tma() && (s.k % 8 != 0 || s.n % 8 != 0) {
         return Err(Error::InvalidInput(format!(
             "{} reads A and B through TMA tensor maps, whose row strides must be multiples of 16 bytes: K and N must be multiples of 8 \
@@ -158,9 +149,7 @@ impl CublasHgemm {
 
     /// Enqueues `c = a · b` (row-major f16).
     pub fn gemm(&self, gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
-        check_len("A", a.len(), s.m * s.k)?;
-        check_len("B", b.len(), s.k * s.n)?;
-        check_len("C", c.len(), s.m * s.n)?;
+        s.check_buffers("f16", a.len(), b.len(), c.len())?;
         let (alpha, beta) = (1.0f32, 0.0f32);
         let (pa, _ga) = a.device_ptr(&gpu.stream);
         let (pb, _gb) = b.device_ptr(&gpu.stream);

@@ -78,18 +78,22 @@ impl std::fmt::Display for Shape {
     }
 }
 
-fn check_len(what: &str, buf_len: usize, want: usize) -> Result<()> {
-    if buf_len != want {
-        return Err(Error::InvalidInput(format!("length mismatch: {what} holds {buf_len} f32, the shape needs {want}")));
+impl Shape {
+    /// Checks that buffers of `a_len`, `b_len`, `c_len` elements (of `elem`, e.g. "f32") hold A (M×K),
+    /// B (K×N) and C (M×N); the error names the buffer and both lengths.
+    pub fn check_buffers(&self, elem: &str, a_len: usize, b_len: usize, c_len: usize) -> Result<()> {
+        for (what, len, want) in [("A", a_len, self.m * self.k), ("B", b_len, self.k * self.n), ("C", c_len, self.m * self.n)] {
+            if len != want {
+                return Err(Error::InvalidInput(format!("length mismatch: {what} holds {len} {elem}, the shape needs {want}")));
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Enqueues `c = a · b` with `step`'s kernel (already loaded as `kernel`).
 pub fn launch(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<f32>, b: &CudaSlice<f32>, c: &mut CudaSlice<f32>) -> Result<()> {
-    check_len("A", a.len(), s.m * s.k)?;
-    check_len("B", b.len(), s.k * s.n)?;
-    check_len("C", c.len(), s.m * s.n)?;
+    s.check_buffers("f32", a.len(), b.len(), c.len())?;
     if step == Step::V10 && (s.k % 4 != 0 || s.n % 4 != 0) {
         return Err(Error::InvalidInput(format!(
             "sgemm_v10 copies rows with 16-byte cp.async: K and N must be multiples of 4 (got {s}); v9 handles any shape")));
@@ -128,9 +132,7 @@ impl CublasSgemm {
 
     /// Enqueues `c = a · b` (row-major).
     pub fn gemm(&self, gpu: &Gpu, s: Shape, a: &CudaSlice<f32>, b: &CudaSlice<f32>, c: &mut CudaSlice<f32>) -> Result<()> {
-        check_len("A", a.len(), s.m * s.k)?;
-        check_len("B", b.len(), s.k * s.n)?;
-        check_len("C", c.len(), s.m * s.n)?;
+        s.check_buffers("f32", a.len(), b.len(), c.len())?;
         let (alpha, beta) = (1.0f32, 0.0f32);
         let (pa, _ga) = a.device_ptr(&gpu.stream);
         let (pb, _gb) = b.device_ptr(&gpu.stream);
@@ -175,6 +177,15 @@ pub fn reference_f64(a: &[f32], b: &[f32], s: Shape) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn buffer_lengths_are_checked_per_matrix() {
+        let s = Shape::new(3, 5, 7).unwrap();
+        assert!(s.check_buffers("f32", 21, 35, 15).is_ok());
+        let e = s.check_buffers("f16", 21, 34, 15).unwrap_err().to_string();
+        assert!(e.contains("B holds 34 f16, the shape needs 35"), "{e}");
+        assert!(s.check_buffers("f32", 21, 35, 16).unwrap_err().to_string().contains("C holds 16"));
+    }
 
     #[test]
     fn shapes_are_validated() {
