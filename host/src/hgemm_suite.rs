@@ -21,7 +21,7 @@ impl GemmFamily for Hgemm {
     type Step = Step;
     type Baseline = CublasHgemm;
     /// Not multiples of 128/256/32; K or N not multiples of 8 are rejected by v2+ with the reason.
-    const CHECK_SHAPES: &'static [(usize, usize, usize)] = &[(1000, 1000, 1000), (4097, 129, 40), (1, 8, 8), (130, 264, 72), (257, 100, 24), (33, 9, 13)];
+    const CHECK_SHAPES: &'static [(usize, usize, usize)] = &[(1000, 1000, 1000), (4097, 129, 40), (1, 8, 8), (130, 264, 72), (257, 100, 24), (33, 9, 13), (300, 520, 192)];
     const TOL: f64 = hgemm::TOL;
     const BASELINE: &'static str = "cublasGemmEx f16/32F";
     fn steps() -> &'static [Step] { &Step::ALL }

@@ -19,8 +19,9 @@ use crate::{
 
 /// GEMM shapes under compute-sanitizer: ragged edges (1000³), and more tiles than SMs with few K tiles
 /// (4096×4096×128: 512 Hopper tiles of 2 K tiles each), so the persistent steps' stage ring wraps
-/// across tiles while every step stays cheap enough for the instrumented run.
-pub const SANITIZE_GEMM_SHAPES: &str = "1000,4096x4096x128";
+/// across tiles while every step stays cheap enough for the instrumented run; 300×520×192 mixes
+/// interior and edge blocks in one launch (HGEMM v9 runs a different loop for each).
+pub const SANITIZE_GEMM_SHAPES: &str = "1000,4096x4096x128,300x520x192";
 
 /// The shared-memory metrics every profile collects.
 pub const METRICS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\

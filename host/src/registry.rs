@@ -146,6 +146,8 @@ pub const KERNELS: &[KernelInfo] = &[
     hgemm("hgemm_block_v6", "v6", 256, 3 * HG_UNPADDED, "v5 + grouped block order (8 block rows) for L2 reuse"),
     hgemm("hgemm_block_v7", "v7", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "64-deep K stages (the solver's swizzles for 128x64 and 64x256)"),
     hgemm("hgemm_block_v8", "v8", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "epilogue through shared memory (swizzled C tile), 128-bit stores"),
+    hgemm("hgemm_block_v9", "v9", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "fragments double-buffered across stages (interior blocks: pointer-based copy)"),
+    hgemm("hgemm_block_v9_s4", "v9s4", 256, 4 * hgemm_stage(128 * 64, 64 * 256), "v9 with 4 stages"),
     KernelInfo { name: "hgemm_tma_v1", family: Family::Hgemm, step: "h1", target: Target::Sm90a, block_threads: 128, dyn_smem_bytes: 0,
                  about: "Hopper: TMA (128B swizzle) + wgmma.m64n64k16, 128x128x64 tile, one warpgroup, one stage" },
     KernelInfo { name: "hgemm_tma_v2", family: Family::Hgemm, step: "h2", target: Target::Sm90a, block_threads: 128,

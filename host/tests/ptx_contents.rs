@@ -143,9 +143,10 @@ fn each_warp_ladder_step_holds_its_instructions() {
 fn each_hgemm_step_holds_its_instructions() {
     let b = |name: &str| body(Target::Sm80, name);
     assert!(b("hgemm_block_v1").contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") && !b("hgemm_block_v1").contains(".shared"));
-    for v in ["hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8"] {
+    for v in ["hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_block_v9", "hgemm_block_v9_s4"] {
         let n = instructions(b(v)).filter(|l| l.starts_with("mma.sync.aligned.m16n8k16")).count();
-        let want = if v == "hgemm_block_v7" || v == "hgemm_block_v8" { 128 } else { 64 };
+        // v9 holds two loops: its own (interior blocks) and v8's (edge blocks).
+        let want = match v { "hgemm_block_v7" | "hgemm_block_v8" => 128, "hgemm_block_v9" | "hgemm_block_v9_s4" => 256, _ => 64 };
         assert_eq!(n, want, "{v}: k16 steps × 4 × 8 mma per K tile, unrolled");
         assert!(b(v).contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), "{v}: B fragments by ldmatrix.trans");
     }
@@ -153,7 +154,24 @@ fn each_hgemm_step_holds_its_instructions() {
     assert!(b("hgemm_block_v4").contains("xor.b32"), "v4 swizzles");
     assert!(b("hgemm_block_v5").contains("cp.async.cg.shared.global") && b("hgemm_block_v5").contains("cp.async.wait_group 1"));
     assert!(b("hgemm_block_v5_s2").contains("cp.async.wait_group 0") && b("hgemm_block_v5_s4").contains("cp.async.wait_group 2"));
+    assert!(b("hgemm_block_v9").contains("cp.async.wait_group 1") && b("hgemm_block_v9_s4").contains("cp.async.wait_group 2"));
     assert!(b("hgemm_block_v8").contains("st.global.v4.u32") && !b("hgemm_block_v7").contains("st.global.v4.u32"), "v8 writes C with 128-bit stores");
+    // v9's lesson is an order: after a stage barrier, the next stage's first fragments are loaded and a
+    // full k16 step of MMAs (on fragments loaded before the barrier) runs before the stage refill is
+    // issued. v8 issues its copies right after the barrier and loads before any MMA.
+    let mmas_over_prefetch = |v: &str| {
+        let ins: Vec<&str> = instructions(b(v)).collect();
+        ins.iter().enumerate().filter(|(_, l)| l.starts_with("bar.sync")).any(|(i, _)| {
+            let after = &ins[i + 1..];
+            let ld = after.iter().take_while(|l| l.starts_with("ldmatrix") || !l.starts_with("mma.sync")).filter(|l| l.starts_with("ldmatrix")).count();
+            let rest = &after[after.iter().position(|l| l.starts_with("mma.sync")).unwrap_or(after.len())..];
+            let mma = rest.iter().take_while(|l| !l.starts_with("cp.async.cg") && !l.starts_with("bar.sync") && !l.starts_with("ldmatrix")).filter(|l| l.starts_with("mma.sync")).count();
+            ld == 8 && mma == 32 && rest.iter().skip(mma).find(|l| l.starts_with("cp.async.cg") || l.starts_with("bar.sync")).is_some_and(|l| l.starts_with("cp.async.cg"))
+        })
+    };
+    assert!(mmas_over_prefetch("hgemm_block_v9"), "v9: barrier, 8 ldmatrix of the next stage, 32 mma, then the refill");
+    assert!(mmas_over_prefetch("hgemm_block_v9_s4"), "v9s4: as v9");
+    assert!(!mmas_over_prefetch("hgemm_block_v8"), "v8 has no cross-stage prefetch");
 }
 
 #[test]

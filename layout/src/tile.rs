@@ -60,6 +60,13 @@ impl Layout for RowMajor {
     fn size(&self) -> u32 { self.rows * self.cols }
 }
 
+impl RowMajor {
+    /// `d` such that `offset(r + rows, c) == offset(r, c) + d` for every `(r, c)`: `rows · cols`.
+    pub const fn row_step(&self, rows: u32) -> Option<u32> {
+        Some(rows * self.cols)
+    }
+}
+
 /// Row-major with a row stride larger than the row: `offset = row · stride + col` (seed 000's
 /// `16 + 8`, or a stride from [`crate::pad::storage_align`]).
 ///
@@ -118,6 +125,24 @@ impl<L: Layout> Layout for Swizzled<L> {
     fn size(&self) -> u32 { self.inner.size() }
 }
 
+impl Swizzled<RowMajor> {
+    /// `d` such that `offset(r + rows, c) == offset(r, c) + d` for every `(r, c)`, if there is one:
+    /// `rows · cols` when that is a multiple of the swizzle's period, else `None`.
+    ///
+    /// ```text
+    /// Swizzle<S,B,M> reads bits [M+S, M+S+B) and writes bits [M, M+B) of the offset: all below bit
+    /// P = M+S+B. Adding d = j·2^P leaves those bits alone (no carry reaches below P), so
+    ///   swizzle(x + d) = swizzle(x) + d.
+    /// A wide (64 cols, Swizzle<3,3,3>, P = 9 = 8 rows): a step of 32 rows (2048) is one; 4 rows is not.
+    /// ```
+    /// Kernels use it to address the 16-byte chunks `r, r + rows, r + 2·rows, …` of one thread as one
+    /// swizzled offset plus constants (immediate offsets in the PTX, no per-chunk swizzle).
+    pub const fn row_step(&self, rows: u32) -> Option<u32> {
+        let d = rows * self.inner.cols;
+        if d % self.swizzle.period() == 0 { Some(d) } else { None }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +159,31 @@ mod tests {
         assert_eq!(sw.offset(0, 8), 8);
         let mut seen = [0u64; 8];
         assert!(rm.check(&mut seen).is_ok() && pd.check(&mut seen).is_ok() && sw.check(&mut seen).is_ok());
+    }
+
+    #[test]
+    fn row_step_is_a_constant_shift_exactly_when_promised() {
+        // Every swizzle of the HGEMM tiles, and every step of rows: where `row_step` promises a
+        // constant, every offset moves by it; where it refuses, some offset does not.
+        let tiles = [crate::hgemm::A_SWIZZLED, crate::hgemm::B_SWIZZLED, crate::hgemm::A_SWIZZLED_WIDE,
+                     crate::hgemm::B_SWIZZLED_WIDE, crate::hgemm::C_SWIZZLED];
+        let mut promised = 0;
+        for l in tiles {
+            for step in 1..l.rows() {
+                let shifts_by = |d: u32| (0..l.rows() - step).all(|r| (0..l.cols()).all(|c| l.offset(r + step, c) == l.offset(r, c) + d));
+                match l.row_step(step) {
+                    Some(d) => {
+                        assert!(shifts_by(d), "{l:?}: step {step}");
+                        promised += 1;
+                    }
+                    None => assert!(!shifts_by(step * l.cols()), "{l:?}: step {step} refused but constant"),
+                }
+            }
+        }
+        assert!(promised > 0);
+        assert_eq!(crate::hgemm::A_SWIZZLED_WIDE.row_step(32), Some(2048));
+        assert_eq!(crate::hgemm::A_SWIZZLED_WIDE.row_step(4), None);
+        assert_eq!(RowMajor { rows: 4, cols: 5 }.row_step(3), Some(15));
     }
 
     #[test]

@@ -226,4 +226,6 @@ core::arch::global_asm!(
     "//@entry-directive hgemm_block_v6 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v7 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v8 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v9 .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v9_s4 .maxntid 256, 1, 1",
 );

@@ -1,0 +1,235 @@
+//! Block ladder v9 — fragments double-buffered in registers **across** stages.
+//!
+//! What v8 already had: inside a 64-deep stage the k16 loop is unrolled, and ptxas software-pipelines
+//! it — the SASS of v7/v8 issues k16 step s + 1's `LDSM`s between step s's `HMMA`s (two fragment sets
+//! live). What it cannot do is cross the stage barrier: every warp runs its last 32 `HMMA`s, waits for
+//! the next stage (`cp.async.wait_group`, `bar.sync`), issues 12 `cp.async`, and only then the next
+//! stage's first `ldmatrix`es — the tensor cores idle for a barrier plus a shared-memory round trip per
+//! stage, in all 8 warps at once (one block per SM: nobody to switch to).
+//!
+//! Change from v8 (CUTLASS's multistage order):
+//! 1. The wait and barrier for stage t + 1 move *before* stage t's last k16 step, whose fragments are
+//!    already in registers; the next stage's first fragments are loaded right after the barrier and
+//!    the last 32 `HMMA`s of stage t run over that load. The stage just finished is refilled after
+//!    those MMAs (a stage is released once its last fragments are loaded, so the prologue fills all
+//!    `STAGES` stages and the wait keeps `STAGES − 2` groups in flight).
+//! 2. What made that spill in every earlier attempt (7 arrangements, 255 registers, 24–72 bytes of
+//!    spills; ladder README) was the copy's per-chunk state: 12 global addresses with their bounds
+//!    kept live across the K loop. Blocks whose tile and K range lie inside the matrices (all but the
+//!    ragged edge) now copy from two pointers: a thread's chunks of A are 32 rows apart, of B 8 rows
+//!    apart, and the layouts promise (`Swizzled::row_step`, checked at compile time) that those rows'
+//!    shared offsets differ by constants — so one swizzled offset per tile plus immediates, and one
+//!    global pointer plus a multiple of the row pitch. Edge blocks run v8's loop unchanged (the test
+//!    is made once per block, as in SGEMM v11): with the checked copy, this loop still spilled 96
+//!    bytes; the interior loop alone takes 249 registers, the kernel with both 254, no spills.
+//!
+//! Predicted: ~1.03–1.06× over v8 (one barrier + `ldmatrix` latency of tensor-core idle time per 128
+//! `HMMA`s per warp, plus ~40 fewer copy instructions per stage).
+use super::block::{Acc, Frags, load_frags, mma_frags};
+use crate::prim::{
+    cp_async::{cp_async_cg_16, cp_async_commit_group, cp_async_wait_group},
+    shared,
+    sync::sync_threads,
+    thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
+};
+use crate::sgemm::unroll4;
+use layout::Layout;
+use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BK_WIDE, BM, BN, THREADS};
+use layout::sgemm::grouped_block;
+
+/// k16 steps per stage.
+const K16: u32 = BK_WIDE / 16;
+/// 16-byte chunks per row of the A tile (8) and of the B tile (32).
+const A_CHUNKS_PER_ROW: u32 = BK_WIDE / 8;
+const B_CHUNKS_PER_ROW: u32 = BN / 8;
+/// A thread's A chunks are `THREADS / A_CHUNKS_PER_ROW` = 32 rows apart; its B chunks 8 rows apart.
+const A_ROWS_APART: u32 = THREADS / A_CHUNKS_PER_ROW;
+const B_ROWS_APART: u32 = THREADS / B_CHUNKS_PER_ROW;
+/// Chunks per thread per stage: 4 of A, 8 of B.
+const A_CHUNKS: u32 = BM * BK_WIDE / 8 / THREADS;
+const B_CHUNKS: u32 = BK_WIDE * BN / 8 / THREADS;
+/// Shared-offset steps between a thread's chunks, from the layouts (compile error if the swizzle
+/// would make them depend on the row).
+const A_STEP: u32 = match A_SWIZZLED_WIDE.row_step(A_ROWS_APART) {
+    Some(d) => d,
+    None => panic!("A's swizzle is not periodic in the rows a thread copies"),
+};
+const B_STEP: u32 = match B_SWIZZLED_WIDE.row_step(B_ROWS_APART) {
+    Some(d) => d,
+    None => panic!("B's swizzle is not periodic in the rows a thread copies"),
+};
+
+/// `x`, hidden from the optimizers: an empty `asm!` that takes and returns it, so values derived from
+/// it are recomputed where used instead of hoisted out of the K loop and kept in registers.
+#[inline(always)]
+fn opaque_ptr(mut p: *const u16) -> *const u16 {
+    // SAFETY: emits no instruction (a PTX comment); the same pointer comes back. Not `pure`, so LLVM
+    // does not hoist it out of the loop either.
+    unsafe { core::arch::asm!("// opaque {0}", inout(reg64) p, options(nomem, nostack)) };
+    p
+}
+
+/// The interior copy: the block's 128×K panel of A and K×256 panel of B lie inside the matrices and
+/// `k % 64 == 0`, so no chunk needs a check. Per thread: `g_a` → its first A chunk of K tile 0 (row
+/// `tid / 8`, column `8 (tid % 8)`), `g_b` → its first B chunk (row `tid / 32`, column `8 (tid % 32)`),
+/// and those chunks' swizzled shared offsets `s_a0`, `s_b0`; chunk `i` adds `i · A_STEP` (`B_STEP`)
+/// in shared memory and `i · 32` rows of A (`i · 8` rows of B) in global memory.
+struct Interior {
+    g_a: *const u16,
+    g_b: *const u16,
+    n: u32,
+    k: u32,
+    base: u32,
+    s_a0: u32,
+    s_b0: u32,
+}
+
+impl Interior {
+    /// Issues the `cp.async` of K tile `t` into stage `s`.
+    ///
+    /// # Safety
+    /// Stage `s` is not read by any thread until this thread's group is waited for and a barrier
+    /// follows; `t` is a K tile of the problem.
+    #[inline(always)]
+    unsafe fn copy(&self, t: u32, s: u32) {
+        let (s_a, s_b) = stage(self.base, s);
+        let (s_a, s_b) = (s_a + 2 * self.s_a0, s_b + 2 * self.s_b0);
+        // SAFETY: the block is interior (kernel test), so every chunk address is inside A or B and
+        // 16-byte aligned (k, n multiples of 8); shared offsets are the layouts' (`row_step`), inside
+        // the stage; the stage is free (caller).
+        unsafe {
+            let g_a = opaque_ptr(self.g_a).add((t * BK_WIDE) as usize);
+            for i in 0..A_CHUNKS {
+                cp_async_cg_16(s_a + 2 * i * A_STEP, g_a.add((i * A_ROWS_APART) as usize * self.k as usize) as *const u8);
+            }
+            let g_b = opaque_ptr(self.g_b).add((t * BK_WIDE) as usize * self.n as usize);
+            for i in 0..B_CHUNKS {
+                cp_async_cg_16(s_b + 2 * i * B_STEP, g_b.add((i * B_ROWS_APART) as usize * self.n as usize) as *const u8);
+            }
+        }
+    }
+}
+
+/// Shared addresses of stage `s`'s A and B tiles.
+#[inline(always)]
+fn stage(base: u32, s: u32) -> (u32, u32) {
+    let bytes = 2 * (A_SWIZZLED_WIDE.size() + B_SWIZZLED_WIDE.size());
+    (base + s * bytes, base + s * bytes + 2 * A_SWIZZLED_WIDE.size())
+}
+
+/// The main loop with the cross-stage fragment prefetch, then v8's epilogue (interior blocks).
+///
+/// # Safety
+/// The kernel's launch contract; `copy` fills stages for this block's `(m0, n0)`.
+#[inline(always)]
+unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32>(copy: &Interior, c: *mut u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, base: u32) {
+    // Stable Rust cannot compute these from a const generic: `STAGES − 1` and `STAGES − 2`.
+    const { assert!(WAIT_ALL_BUT + 1 == STAGES && WAIT + 2 == STAGES) };
+    let (la, lb) = (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
+    let tiles = k.div_ceil(BK_WIDE);
+    let mut acc: Acc = [[[0.0; 4]; 8]; 4];
+    // SAFETY: group accounting: the prologue commits tiles 0 … STAGES − 1 (one group each, empty past
+    // the end); the end of tile t commits one group (tile t + STAGES). Before tile t's last k16 step
+    // STAGES + t groups are committed and tile t + 1 is group t + 1, so `wait_group(STAGES − 2)`
+    // completes it; the barrier after it publishes it to every warp and certifies that every warp has
+    // loaded its last fragments of tile t (they are in `f`), so tile t's stage may be refilled with
+    // tile t + STAGES after it. `tiles ≥ 1` (K ≥ 1). Loop bounds are uniform: every thread reaches
+    // every barrier.
+    unsafe {
+        for t in 0..STAGES {
+            if t < tiles {
+                copy.copy(t, t);
+            }
+            cp_async_commit_group();
+        }
+        cp_async_wait_group::<WAIT_ALL_BUT>();
+        sync_threads();
+        let (s_a, s_b) = stage(base, 0);
+        // `first`: k16 step 0 of the current tile, loaded before the tile begins.
+        let mut first: Frags = load_frags(s_a, s_b, 0, la, lb);
+        let mut s_cur = 0u32;
+        for t in 0..tiles {
+            let more = t + 1 < tiles;
+            let s_next = if s_cur + 1 == STAGES { 0 } else { s_cur + 1 };
+            let (s_a, s_b) = stage(base, s_cur);
+            mma_frags(&mut acc, &first);
+            unroll4!(k16 => { if k16 >= 1 {
+                let f = load_frags(s_a, s_b, k16, la, lb);
+                if k16 + 1 == K16 && more {
+                    cp_async_wait_group::<WAIT>();
+                    sync_threads();
+                    let (n_a, n_b) = stage(base, s_next);
+                    first = load_frags(n_a, n_b, 0, la, lb);
+                }
+                mma_frags(&mut acc, &f);
+                if k16 + 1 == K16 && more {
+                    if t + STAGES < tiles {
+                        copy.copy(t + STAGES, s_cur);
+                    }
+                    cp_async_commit_group();
+                }
+            }});
+            s_cur = s_next;
+        }
+        cp_async_wait_group::<0>();
+        sync_threads(); // every warp is done with the stages before the epilogue reuses them
+        super::block_v8_smem_epilogue::epilogue(c, m, n, m0, n0, &acc, base);
+    }
+}
+
+/// Picks the loop for block `(bm, bn)`: v9's for interior blocks, v8's for the edge.
+///
+/// # Safety
+/// As `hgemm_block_v9` with `STAGES` stages of dynamic shared memory.
+#[inline(always)]
+unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32>(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    let grid_n = grid_dim_x();
+    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
+    let (m0, n0) = (bm * BM, bn * BN);
+    let base = shared::addr_of(shared::dynamic::<shared::Align16>());
+    let interior = m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0;
+    // SAFETY: forwarded launch contract; `Interior` only for blocks whose panels lie inside A and B
+    // (the test above, uniform per block, so both branches keep every barrier block-wide); edge
+    // blocks take v8's pipeline with its checked, zero-filling copy.
+    unsafe {
+        if interior {
+            let tid = thread_idx_x();
+            let (ra, ca) = (tid / A_CHUNKS_PER_ROW, 8 * (tid % A_CHUNKS_PER_ROW));
+            let (rb, cb) = (tid / B_CHUNKS_PER_ROW, 8 * (tid % B_CHUNKS_PER_ROW));
+            let copy = Interior {
+                g_a: a.add((m0 + ra) as usize * k as usize + ca as usize),
+                g_b: b.add(rb as usize * n as usize + (n0 + cb) as usize),
+                n,
+                k,
+                base,
+                s_a0: A_SWIZZLED_WIDE.offset(ra, ca),
+                s_b0: B_SWIZZLED_WIDE.offset(rb, cb),
+            };
+            main_loop::<STAGES, WAIT_ALL_BUT, WAIT>(&copy, c, m, n, k, m0, n0, base);
+        } else {
+            super::block_v5_cp_async::pipeline::<STAGES, WAIT, 4, true>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
+        }
+    }
+}
+
+/// `C = A · B` (f16, row-major, f32 accumulation), 3 stages.
+///
+/// # Safety
+/// As `hgemm_block_v8`: 256 threads, `3 · 2 · (128·64 + 64·256)` bytes of dynamic shared memory, grid
+/// `(ceil(N / 256), ceil(M / 128))`; `a`, `b`, `c` hold M·K, K·N, M·N f16, 16-byte aligned;
+/// `k % 8 == 0`, `n % 8 == 0`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { block::<3, 2, 1>(a, b, c, m, n, k) }
+}
+
+/// As [`hgemm_block_v9`] with 4 stages (192 KiB of dynamic shared memory).
+///
+/// # Safety
+/// As `hgemm_block_v9` with `4 · 2 · (128·64 + 64·256)` bytes of dynamic shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v9_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { block::<4, 3, 2>(a, b, c, m, n, k) }
+}
