@@ -11,7 +11,7 @@ use crate::{
     gpu::{Gpu, Kernel},
     sgemm::Shape,
     suite::Options,
-    timing::{Stats, time_gpu_budget, time_pair},
+    timing::{Stats, time_gpu_budget, time_pair, time_pair_rounds},
     traces::BlockCost,
     verify,
 };
@@ -234,6 +234,102 @@ pub fn table(rows: &[Row]) -> String {
     s
 }
 
+/// Two steps of one family head to head on one shape (`kernel-lab ab`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AbRow {
+    /// The shape.
+    pub shape: Shape,
+    /// Step A's label and kernel.
+    pub a: (String, String),
+    /// Step B's label and kernel.
+    pub b: (String, String),
+    /// A's times over all rounds.
+    pub a_time: Stats,
+    /// B's times over all rounds.
+    pub b_time: Stats,
+    /// A's median over B's (B's speed relative to A; > 1: B is faster).
+    pub b_speedup: f64,
+    /// The same ratio per round (each round's two block medians).
+    pub round_speedups: Vec<f64>,
+    /// Relative L2 error of A's and B's output against the reference.
+    pub rel_err: (f64, f64),
+    /// What the errors were measured against.
+    pub reference: String,
+}
+
+/// Runs steps `a` and `b` of family `F` on each `--gemm-sizes` shape: both verified (poisoned output,
+/// fully written, within the family's tolerance of the f64 reference or the baseline), then timed
+/// interleaved in `rounds` rounds of blocks (`timing::time_pair_rounds`).
+pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &Options, a: F::Step, b: F::Step, rounds: usize) -> Result<Vec<AbRow>> {
+    let mut out = vec![];
+    let baseline = F::baseline(gpu).ok();
+    let (ka, kb) = (gpu.kernel(F::kernel_name(a))?, gpu.kernel(F::kernel_name(b))?);
+    for &(m, n, k) in &o.gemm_sizes {
+        let s = Shape::new(m, n, k)?;
+        let mut rng = verify::rng(o.seed ^ (s.m * 31 + s.n * 7 + s.k) as u64);
+        let (h_a, h_b) = (F::random(&mut rng, s.m * s.k), F::random(&mut rng, s.k * s.n));
+        let (d_a, d_b) = (gpu.upload(&h_a)?, gpu.upload(&h_b)?);
+        let cpu_ref = s.flops() / 2.0 <= CPU_REF_MAX;
+        let (want, reference) = if cpu_ref {
+            (F::reference(&h_a, &h_b, s), "f64 CPU")
+        } else {
+            let Some(bl) = &baseline else {
+                return Err(Error::InvalidInput(format!("{s} is too large for the CPU reference and {} is unavailable to verify against", F::BASELINE)));
+            };
+            let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
+            F::run_baseline(bl, gpu, s, &d_a, &d_b, &mut d_c)?;
+            gpu.sync_after(F::BASELINE)?;
+            (gpu.download(&d_c)?.into_iter().map(F::to_f64).collect(), F::BASELINE)
+        };
+        let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
+        let mut errs = [0.0; 2];
+        for (i, (step, kern)) in [(a, &ka), (b, &kb)].into_iter().enumerate() {
+            d_c = gpu.upload(&vec![F::poison(); s.m * s.n])?;
+            F::launch(gpu, kern, step, s, &d_a, &d_b, &mut d_c)?;
+            gpu.sync_after(kern.name())?;
+            let c: Vec<f64> = gpu.download(&d_c)?.into_iter().map(F::to_f64).collect();
+            if let Some(j) = c.iter().position(|v| v.is_nan()) {
+                return Err(Error::Verification(format!("{} on {s}: output not fully written (first NaN at {j})", kern.name())));
+            }
+            errs[i] = verify::rel_l2(&c, &want);
+            if !(errs[i] <= F::TOL) {
+                return Err(Error::Verification(format!("{} on {s}: relative L2 error {:.2e} against {reference} (tolerance {:.0e})", kern.name(), errs[i], F::TOL)));
+            }
+        }
+        let per_round = time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |_, second| {
+            if second { F::launch(gpu, &kb, b, s, &d_a, &d_b, &mut d_c) } else { F::launch(gpu, &ka, a, s, &d_a, &d_b, &mut d_c) }
+        })?;
+        let median = |v: &[f64]| Stats::from_samples(&mut v.to_vec()).median_ms;
+        let round_speedups = per_round.iter().map(|(ra, rb)| median(ra) / median(rb)).collect();
+        let (mut all_a, mut all_b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
+        for (ra, rb) in per_round {
+            all_a.extend(ra);
+            all_b.extend(rb);
+        }
+        let (a_time, b_time) = (Stats::from_samples(&mut all_a), Stats::from_samples(&mut all_b));
+        out.push(AbRow { shape: s, a: (F::label(a).into(), ka.name().into()), b: (F::label(b).into(), kb.name().into()),
+                         b_speedup: a_time.median_ms / b_time.median_ms, a_time, b_time, round_speedups,
+                         rel_err: (errs[0], errs[1]), reference: reference.into() });
+    }
+    Ok(out)
+}
+
+/// The A/B table as text.
+pub fn ab_table(rows: &[AbRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{:<16} {:>7} {:>10} {:>7} {:>10} {:>10} {:>17} {:>10} {:>17}", "M x N x K", "A", "A ms", "B", "B ms", "B speed/A", "per round min..max", "B faster", "rel err A / B");
+    for r in rows {
+        let lo = r.round_speedups.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = r.round_speedups.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let wins = r.round_speedups.iter().filter(|&&x| x > 1.0).count();
+        let _ = writeln!(s, "{:<16} {:>7} {:>10.4} {:>7} {:>10.4} {:>9.4}x {:>8.4}..{:<8.4} {:>4}/{:<5} {:>8.1e} / {:.1e}", r.shape.to_string(), r.a.0, r.a_time.median_ms,
+                         r.b.0, r.b_time.median_ms, r.b_speedup, lo, hi, wins, r.round_speedups.len(), r.rel_err.0, r.rel_err.1);
+    }
+    s.push_str("B speed/A: A's median time over B's, both timed interleaved in rounds of blocks (ABBA, 30 ms untimed at each switch); per round: the same ratio from each round's two blocks; B faster: rounds where B's block median was lower.
+");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,5 +350,14 @@ mod tests {
         b.error = Some("unavailable".into());
         assert!(!b.failed(), "the baseline never fails the run");
         assert!(table(&[r, b]).contains("rejected: K must be multiples of 8"));
+    }
+
+    #[test]
+    fn ab_table_counts_rounds_where_b_wins() {
+        let t = |ms: f64| Stats { median_ms: ms, min_ms: ms, max_ms: ms, reps: 4 };
+        let row = AbRow { shape: Shape::new(8, 8, 8).unwrap(), a: ("v3".into(), "ka".into()), b: ("v4".into(), "kb".into()), a_time: t(1.0), b_time: t(0.5),
+                          b_speedup: 2.0, round_speedups: vec![1.5, 0.9, 2.5], rel_err: (1e-4, 2e-4), reference: "f64 CPU".into() };
+        let s = ab_table(&[row]);
+        assert!(s.contains("2.0000x") && s.contains("0.9000..2.5000") && s.contains("2/3"), "{s}");
     }
 }

@@ -81,6 +81,9 @@ OPTIONS:
 SUBCOMMANDS:
   layout ...       bank maps, swizzle solver, bank-model checks (no GPU needed; `layout --help`)
   report --json FILE [--out DIR]   rebuild the report (tables + SVG plots) from a saved run's JSON
+  ab --family sgemm|hgemm A B [--rounds R] [options]
+                   two steps head to head: both verified, then timed interleaved in R rounds of
+                   blocks (default 8; sizes default 4096,8192; --reps caps the total, default 400)
 
 Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
 model, host logic, PTX checks).
@@ -416,6 +419,115 @@ pub fn utc_now() -> String {
 }
 
 /// `kernel-lab report --json FILE [--out DIR]`: the report of a saved run, without a GPU.
+/// What `kernel-lab ab` parses: the family, the two step labels, the rounds, and the suite's options.
+#[derive(Debug)]
+pub struct AbArgs {
+    /// `sgemm` or `hgemm`.
+    pub family: Family,
+    /// Step labels A and B.
+    pub steps: (String, String),
+    /// Rounds of blocks.
+    pub rounds: usize,
+    /// Sizes, reps, warm-up, seed, JSON path.
+    pub options: Options,
+}
+
+/// Parses `ab`'s arguments (after `ab`).
+pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
+    const USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm A B [--rounds R] [--gemm-sizes L] [--reps N] [--warmup N] [--seed S] [--json PATH]";
+    let (mut labels, mut rest, mut rounds) = (vec![], vec![], 8usize);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--rounds" {
+            let v = it.next().ok_or_else(|| Error::InvalidInput(format!("--rounds needs a value; {USAGE}")))?;
+            rounds = v.parse().ok().filter(|&r| r >= 1).ok_or_else(|| Error::InvalidInput(format!("--rounds `{v}`: expected a number ≥ 1")))?;
+        } else if a.starts_with("--") {
+            rest.push(a.clone());
+            if a != "--check" && a != "--quick" {
+                rest.extend(it.next().cloned());
+            }
+        } else {
+            labels.push(a.clone());
+        }
+    }
+    let [x, y] = labels.as_slice() else {
+        return Err(Error::InvalidInput(format!("ab needs exactly two step labels (got {}); {USAGE}", labels.len())));
+    };
+    let reps_given = rest.iter().any(|a| a == "--reps");
+    let sizes_given = rest.iter().any(|a| a == "--gemm-sizes");
+    let mut o = Options::parse(rest.iter().cloned().chain(["--steps".to_string(), format!("{x},{y}")]))?
+        .ok_or_else(|| Error::InvalidInput(USAGE.into()))?;
+    let family = match o.families.as_slice() {
+        [f @ (Family::Sgemm | Family::Hgemm)] => *f,
+        _ => return Err(Error::InvalidInput(format!("ab needs --family sgemm or --family hgemm; {USAGE}"))),
+    };
+    let known = |l: &str| match family {
+        Family::Sgemm => crate::sgemm::Step::ALL.iter().any(|s| s.label() == l),
+        _ => crate::hgemm::Step::ALL.iter().any(|s| s.label() == l),
+    };
+    if let Some(bad) = [x, y].into_iter().find(|l| !known(l)) {
+        return Err(Error::InvalidInput(format!("ab: `{bad}` is not a {} step", family.name())));
+    }
+    if !reps_given {
+        o.reps = 400;
+    }
+    if !sizes_given {
+        o.gemm_sizes = vec![(4096, 4096, 4096), (8192, 8192, 8192)];
+    }
+    Ok(AbArgs { family, steps: (x.clone(), y.clone()), rounds, options: o })
+}
+
+fn ab_main(args: &[String]) -> i32 {
+    let ab = match parse_ab(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: {e}\nab times kernels on a GPU; without one, `cargo test` and `kernel-lab layout` still work.");
+            return 2;
+        }
+    };
+    let o = &ab.options;
+    let i = &gpu.info;
+    println!("GPU: {} (sm_{}{}, {} SMs), commit {}, {}, seed {}", i.name, i.compute_capability.0, i.compute_capability.1, i.sms, commit(), utc_now(), o.seed);
+    println!("A/B ({}): A = {}, B = {}, {} rounds", ab.family.name(), ab.steps.0, ab.steps.1, ab.rounds);
+    let find_h = |l: &str| crate::hgemm::Step::ALL.into_iter().find(|s| s.label() == l);
+    let find_s = |l: &str| crate::sgemm::Step::ALL.into_iter().find(|s| s.label() == l);
+    let rows = match ab.family {
+        Family::Hgemm => match (find_h(&ab.steps.0), find_h(&ab.steps.1)) {
+            (Some(a), Some(b)) => crate::gemm_suite::ab::<crate::hgemm_suite::Hgemm>(&gpu, o, a, b, ab.rounds),
+            _ => Err(Error::InvalidInput("unknown hgemm step".into())),
+        },
+        _ => match (find_s(&ab.steps.0), find_s(&ab.steps.1)) {
+            (Some(a), Some(b)) => crate::gemm_suite::ab::<crate::sgemm_suite::Sgemm>(&gpu, o, a, b, ab.rounds),
+            _ => Err(Error::InvalidInput("unknown sgemm step".into())),
+        },
+    };
+    match rows {
+        Ok(rows) => {
+            print!("{}", crate::gemm_suite::ab_table(&rows));
+            if let Some(path) = &o.json {
+                let v = serde_json::json!({"gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "family": ab.family.name(),
+                                           "rounds": ab.rounds, "ab": rows});
+                if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
+                    eprintln!("error: cannot write {path}: {e}");
+                    return 2;
+                }
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
 fn report_main(args: &[String]) -> i32 {
     let (mut json, mut out) = (None, "target/kernel-lab-report".to_string());
     let mut it = args.iter();
@@ -462,6 +574,9 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
     }
     if args.first().map(|a| a.as_str()) == Some("report") {
         return report_main(&args[1..]);
+    }
+    if args.first().map(|a| a.as_str()) == Some("ab") {
+        return ab_main(&args[1..]);
     }
     let o = match Options::parse(args) {
         Ok(Some(o)) => o,
@@ -679,6 +794,13 @@ mod tests {
         let o = parse(&["--gemm-sizes", "1000,4096x2048x64"]).unwrap().unwrap();
         assert_eq!(o.gemm_sizes, vec![(1000, 1000, 1000), (4096, 2048, 64)]);
         assert!(parse(&["--gemm-sizes", "4x4"]).unwrap_err().to_string().contains("MxNxK"));
+        let ab = |a: &[&str]| parse_ab(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let x = ab(&["--family", "hgemm", "v3", "v4", "--rounds", "6"]).unwrap();
+        assert_eq!((x.steps.0.as_str(), x.steps.1.as_str(), x.rounds, x.options.reps, x.options.gemm_sizes.len()), ("v3", "v4", 6, 400, 2));
+        assert!(ab(&["--family", "hgemm", "v3"]).unwrap_err().to_string().contains("exactly two step labels"));
+        assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm or --family hgemm"));
+        assert!(ab(&["--family", "sgemm", "v9", "h1"]).unwrap_err().to_string().contains("not a sgemm step"));
+        assert!(ab(&["--family", "hgemm", "v3", "v4", "--rounds", "0"]).unwrap_err().to_string().contains("--rounds"));
         let o = parse(&["--steps", "v9,h1"]).unwrap().unwrap();
         assert_eq!(o.steps, Some(vec!["v9".to_string(), "h1".to_string()]));
         assert!(parse(&["--steps", "v9,h99"]).unwrap_err().to_string().contains("unknown step `h99`"));

@@ -76,26 +76,42 @@ pub fn time_gpu_budget(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64
 /// lines, clocks): launch-by-launch alternation made each 8192³ GEMM pay for the other's leftovers
 /// (mma.sync HGEMM −8%, cuBLAS after a wgmma step −10%; results/2026-11-22-h200-session2-interleaved).
 /// Repetitions are cut to about `budget_ms` for the pair, as [`time_gpu_budget`].
-pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, mut work: impl FnMut(usize, bool) -> Result<()>) -> Result<(Stats, Stats)> {
+pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, work: impl FnMut(usize, bool) -> Result<()>) -> Result<(Stats, Stats)> {
+    let rounds = time_pair_rounds(gpu, warmup, max_reps, budget_ms, PAIR_ROUNDS, work)?;
+    let (mut a, mut b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
+    for (ra, rb) in rounds {
+        a.extend(ra);
+        b.extend(rb);
+    }
+    Ok((Stats::from_samples(&mut a), Stats::from_samples(&mut b)))
+}
+
+/// [`time_pair`]'s measurement with `rounds` rounds, each round's samples kept apart: `(A's block, B's
+/// block)` per round, so a caller can see how the A/B ratio moves from round to round.
+pub fn time_pair_rounds(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, rounds: usize,
+                        mut work: impl FnMut(usize, bool) -> Result<()>) -> Result<Vec<(Vec<f64>, Vec<f64>)>> {
+    let rounds = rounds.max(1);
     let probe_a = time_gpu(gpu, 0, 1, |i| work(i, false))?.median_ms.max(1e-3);
     let probe_b = time_gpu(gpu, 0, 1, |i| work(i, true))?.median_ms.max(1e-3);
-    let reps = ((budget_ms / (probe_a + probe_b)) as usize).clamp(PAIR_ROUNDS, max_reps.max(PAIR_ROUNDS));
-    let per_block = reps.div_ceil(PAIR_ROUNDS);
+    let reps = ((budget_ms / (probe_a + probe_b)) as usize).clamp(rounds, max_reps.max(rounds));
+    let per_block = reps.div_ceil(rounds);
     for i in 0..warmup {
         work(i, false)?;
         work(i, true)?;
     }
-    let (mut a, mut b) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-    for round in 0..PAIR_ROUNDS {
+    let mut out = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let (mut a, mut b) = (vec![], vec![]);
         // ABBA: rounds 0, 3, 4, 7, … time A first.
         for which in if round % 4 == 0 || round % 4 == 3 { [false, true] } else { [true, false] } {
             let probe = if which { probe_b } else { probe_a };
             let settle = ((PAIR_SETTLE_MS / probe).ceil() as usize).clamp(1, 64);
             let samples = time_samples(gpu, settle, per_block, |i| work(i, which))?;
-            (if which { &mut b } else { &mut a }).extend(samples);
+            if which { b = samples } else { a = samples }
         }
+        out.push((a, b));
     }
-    Ok((Stats::from_samples(&mut a), Stats::from_samples(&mut b)))
+    Ok(out)
 }
 
 /// Untimed GPU time at the start of every [`time_pair`] block (ms): long enough for what the other

@@ -330,6 +330,7 @@ pub mod hgemm {
             Step::V2 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
             Step::V3 => (&A_PADDED, &B_PADDED, BK),
             Step::V7 | Step::V8 | Step::V9 | Step::V9S4 => (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE, BK_WIDE),
+            Step::V9P => (&A_PADDED_WIDE, &B_PADDED_WIDE, BK_WIDE),
             _ => (&A_SWIZZLED, &B_SWIZZLED, BK),
         }
     }
@@ -433,7 +434,7 @@ pub mod hgemm {
         let blocks = (s.m.div_ceil(BM as usize) * s.n.div_ceil(BN as usize)) as u64;
         let t = blocks * s.k.div_ceil(bk) as u64;
         let (mut ld, mut st) = (ld.times(t), st.times(t));
-        if matches!(step, Step::V8 | Step::V9 | Step::V9S4) {
+        if matches!(step, Step::V8 | Step::V9 | Step::V9S4 | Step::V9P) {
             let (el, es) = epilogue_v8();
             (ld, st) = (ld.add(el.times(blocks)), st.add(es.times(blocks)));
         }
@@ -459,7 +460,7 @@ pub mod hgemm {
             // 16 384 instructions = 16 384 wavefronts, 0 conflicts ncu counted (results/…-hopper-repeat).
             let h6 = launch(Step::H6, Shape::new(1024, 1024, 1024).unwrap()).unwrap();
             assert_eq!((h6.st.instructions, h6.st.wavefronts, h6.st.conflicts, h6.ld.instructions), (16_384, 16_384, 0, 0));
-            for st in [Step::V4, Step::V5, Step::V6, Step::V7, Step::V8, Step::V9, Step::V9S4] {
+            for st in [Step::V4, Step::V5, Step::V6, Step::V7, Step::V8, Step::V9, Step::V9S4, Step::V9P] {
                 let (ld, s) = per_tile(st).unwrap();
                 assert_eq!((ld.conflicts(), s.conflicts()), (0, 0), "{st:?}");
             }

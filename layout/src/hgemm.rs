@@ -47,6 +47,7 @@ mod tests {
     fn paddings_are_storage_align_and_swizzles_stay_in_tile() {
         assert_eq!(Some(A_PADDED.stride), storage_align(BK, 32, 8));
         assert_eq!(Some(B_PADDED.stride), storage_align(BN, 32, 8));
+        assert_eq!((A_PADDED_WIDE.stride, B_PADDED_WIDE.stride), (72, 264));
         let mut seen = [0u64; 128];
         assert!(A_SWIZZLED.check(&mut seen).is_ok());
         assert!(B_SWIZZLED.check(&mut seen).is_ok());
@@ -57,6 +58,19 @@ mod tests {
 pub const BK_WIDE: u32 = 64;
 /// v7's A tile (128 × 64, 128-byte rows), swizzled as the solver ranks first: `Swizzle<3,3,3>`.
 pub const A_SWIZZLED_WIDE: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: BM, cols: BK_WIDE }, swizzle: SwizzleFn { s: 3, b: 3, m: 3 } };
+/// v9p's A tile: v7's 128 × 64 padded instead of swizzled, stride `storage_align(64, 32, 8)` = 72
+/// halves (144 B = 36 banks: the 8 rows of an `ldmatrix` phase start 4 banks apart).
+pub const A_PADDED_WIDE: Padded = Padded { rows: BM, cols: BK_WIDE, stride: unwrap_stride(crate::pad::storage_align(BK_WIDE, 32, 8)) };
+/// v9p's B tile: 64 × 256 padded, stride `storage_align(256, 32, 8)` = 264.
+pub const B_PADDED_WIDE: Padded = Padded { rows: BK_WIDE, cols: BN, stride: unwrap_stride(crate::pad::storage_align(BN, 32, 8)) };
+
+const fn unwrap_stride(s: Option<u32>) -> u32 {
+    match s {
+        Some(s) => s,
+        None => panic!("storage_align found no stride"),
+    }
+}
+
 /// v7's B tile (64 × 256), swizzled as the solver ranks first: `Swizzle<5,3,3>`.
 pub const B_SWIZZLED_WIDE: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: BK_WIDE, cols: BN }, swizzle: SwizzleFn { s: 5, b: 3, m: 3 } };
 

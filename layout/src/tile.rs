@@ -94,6 +94,13 @@ impl Padded {
     }
 }
 
+impl Padded {
+    /// `d` such that `offset(r + rows, c) == offset(r, c) + d` for every `(r, c)`: `rows · stride`.
+    pub const fn row_step(&self, rows: u32) -> Option<u32> {
+        Some(rows * self.stride)
+    }
+}
+
 impl Layout for Padded {
     fn rows(&self) -> u32 { self.rows }
     fn cols(&self) -> u32 { self.cols }

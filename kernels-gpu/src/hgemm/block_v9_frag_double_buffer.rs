@@ -33,8 +33,8 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
 };
 use crate::sgemm::unroll4;
-use layout::Layout;
-use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BK_WIDE, BM, BN, THREADS};
+use layout::hgemm::{A_PADDED_WIDE, A_SWIZZLED_WIDE, B_PADDED_WIDE, B_SWIZZLED_WIDE, BK_WIDE, BM, BN, THREADS};
+use layout::{Layout, Padded, RowMajor, Swizzled};
 use layout::sgemm::grouped_block;
 
 /// k16 steps per stage.
@@ -48,16 +48,47 @@ const B_ROWS_APART: u32 = THREADS / B_CHUNKS_PER_ROW;
 /// Chunks per thread per stage: 4 of A, 8 of B.
 const A_CHUNKS: u32 = BM * BK_WIDE / 8 / THREADS;
 const B_CHUNKS: u32 = BK_WIDE * BN / 8 / THREADS;
-/// Shared-offset steps between a thread's chunks, from the layouts (compile error if the swizzle
-/// would make them depend on the row).
-const A_STEP: u32 = match A_SWIZZLED_WIDE.row_step(A_ROWS_APART) {
-    Some(d) => d,
-    None => panic!("A's swizzle is not periodic in the rows a thread copies"),
+/// The stage layouts of a v9 kernel and the shared-offset steps between a thread's chunks (from the
+/// layouts' `row_step`; a compile error where a swizzle would make them depend on the row).
+struct Tiles<LA, LB> {
+    la: LA,
+    lb: LB,
+    a_step: u32,
+    b_step: u32,
+}
+
+const fn step(d: Option<u32>) -> u32 {
+    match d {
+        Some(d) => d,
+        None => panic!("the layout is not periodic in the rows a thread copies"),
+    }
+}
+
+/// v9's tiles: v7's swizzles.
+const SWIZZLED: Tiles<Swizzled<RowMajor>, Swizzled<RowMajor>> = Tiles {
+    la: A_SWIZZLED_WIDE,
+    lb: B_SWIZZLED_WIDE,
+    a_step: step(A_SWIZZLED_WIDE.row_step(A_ROWS_APART)),
+    b_step: step(B_SWIZZLED_WIDE.row_step(B_ROWS_APART)),
 };
-const B_STEP: u32 = match B_SWIZZLED_WIDE.row_step(B_ROWS_APART) {
-    Some(d) => d,
-    None => panic!("B's swizzle is not periodic in the rows a thread copies"),
+
+/// v9p's tiles: the same shapes padded by `storage_align` (seed 000/002) — the control experiment
+/// for "swizzled vs padded" at the top of the ladder.
+const PADDED: Tiles<Padded, Padded> = Tiles {
+    la: A_PADDED_WIDE,
+    lb: B_PADDED_WIDE,
+    a_step: step(A_PADDED_WIDE.row_step(A_ROWS_APART)),
+    b_step: step(B_PADDED_WIDE.row_step(B_ROWS_APART)),
 };
+
+impl<LA: Layout, LB: Layout> Tiles<LA, LB> {
+    /// Shared addresses of stage `s`'s A and B tiles.
+    #[inline(always)]
+    fn stage(&self, base: u32, s: u32) -> (u32, u32) {
+        let bytes = 2 * (self.la.size() + self.lb.size());
+        (base + s * bytes, base + s * bytes + 2 * self.la.size())
+    }
+}
 
 /// `x`, hidden from the optimizers: an empty `asm!` that takes and returns it, so values derived from
 /// it are recomputed where used instead of hoisted out of the K loop and kept in registers.
@@ -72,9 +103,10 @@ fn opaque_ptr(mut p: *const u16) -> *const u16 {
 /// The interior copy: the block's 128×K panel of A and K×256 panel of B lie inside the matrices and
 /// `k % 64 == 0`, so no chunk needs a check. Per thread: `g_a` → its first A chunk of K tile 0 (row
 /// `tid / 8`, column `8 (tid % 8)`), `g_b` → its first B chunk (row `tid / 32`, column `8 (tid % 32)`),
-/// and those chunks' swizzled shared offsets `s_a0`, `s_b0`; chunk `i` adds `i · A_STEP` (`B_STEP`)
-/// in shared memory and `i · 32` rows of A (`i · 8` rows of B) in global memory.
-struct Interior {
+/// and those chunks' shared offsets `s_a0`, `s_b0`; chunk `i` adds `i · a_step` (`b_step`) in shared
+/// memory and `i · 32` rows of A (`i · 8` rows of B) in global memory.
+struct Interior<'t, LA, LB> {
+    tiles: &'t Tiles<LA, LB>,
     g_a: *const u16,
     g_b: *const u16,
     n: u32,
@@ -84,7 +116,7 @@ struct Interior {
     s_b0: u32,
 }
 
-impl Interior {
+impl<LA: Layout, LB: Layout> Interior<'_, LA, LB> {
     /// Issues the `cp.async` of K tile `t` into stage `s`.
     ///
     /// # Safety
@@ -92,29 +124,23 @@ impl Interior {
     /// follows; `t` is a K tile of the problem.
     #[inline(always)]
     unsafe fn copy(&self, t: u32, s: u32) {
-        let (s_a, s_b) = stage(self.base, s);
+        let (s_a, s_b) = self.tiles.stage(self.base, s);
         let (s_a, s_b) = (s_a + 2 * self.s_a0, s_b + 2 * self.s_b0);
+        let (a_step, b_step) = (self.tiles.a_step, self.tiles.b_step);
         // SAFETY: the block is interior (kernel test), so every chunk address is inside A or B and
         // 16-byte aligned (k, n multiples of 8); shared offsets are the layouts' (`row_step`), inside
         // the stage; the stage is free (caller).
         unsafe {
             let g_a = opaque_ptr(self.g_a).add((t * BK_WIDE) as usize);
             for i in 0..A_CHUNKS {
-                cp_async_cg_16(s_a + 2 * i * A_STEP, g_a.add((i * A_ROWS_APART) as usize * self.k as usize) as *const u8);
+                cp_async_cg_16(s_a + 2 * i * a_step, g_a.add((i * A_ROWS_APART) as usize * self.k as usize) as *const u8);
             }
             let g_b = opaque_ptr(self.g_b).add((t * BK_WIDE) as usize * self.n as usize);
             for i in 0..B_CHUNKS {
-                cp_async_cg_16(s_b + 2 * i * B_STEP, g_b.add((i * B_ROWS_APART) as usize * self.n as usize) as *const u8);
+                cp_async_cg_16(s_b + 2 * i * b_step, g_b.add((i * B_ROWS_APART) as usize * self.n as usize) as *const u8);
             }
         }
     }
-}
-
-/// Shared addresses of stage `s`'s A and B tiles.
-#[inline(always)]
-fn stage(base: u32, s: u32) -> (u32, u32) {
-    let bytes = 2 * (A_SWIZZLED_WIDE.size() + B_SWIZZLED_WIDE.size());
-    (base + s * bytes, base + s * bytes + 2 * A_SWIZZLED_WIDE.size())
 }
 
 /// The main loop with the cross-stage fragment prefetch, then v8's epilogue (interior blocks).
@@ -122,10 +148,13 @@ fn stage(base: u32, s: u32) -> (u32, u32) {
 /// # Safety
 /// The kernel's launch contract; `copy` fills stages for this block's `(m0, n0)`.
 #[inline(always)]
-unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32>(copy: &Interior, c: *mut u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, base: u32) {
+unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout>(
+    copy: &Interior<'_, LA, LB>, c: *mut u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, base: u32,
+) {
     // Stable Rust cannot compute these from a const generic: `STAGES − 1` and `STAGES − 2`.
     const { assert!(WAIT_ALL_BUT + 1 == STAGES && WAIT + 2 == STAGES) };
-    let (la, lb) = (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
+    let t_ = copy.tiles;
+    let (la, lb) = (&t_.la, &t_.lb);
     let tiles = k.div_ceil(BK_WIDE);
     let mut acc: Acc = [[[0.0; 4]; 8]; 4];
     // SAFETY: group accounting: the prologue commits tiles 0 … STAGES − 1 (one group each, empty past
@@ -144,21 +173,21 @@ unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32>
         }
         cp_async_wait_group::<WAIT_ALL_BUT>();
         sync_threads();
-        let (s_a, s_b) = stage(base, 0);
+        let (s_a, s_b) = t_.stage(base, 0);
         // `first`: k16 step 0 of the current tile, loaded before the tile begins.
         let mut first: Frags = load_frags(s_a, s_b, 0, la, lb);
         let mut s_cur = 0u32;
         for t in 0..tiles {
             let more = t + 1 < tiles;
             let s_next = if s_cur + 1 == STAGES { 0 } else { s_cur + 1 };
-            let (s_a, s_b) = stage(base, s_cur);
+            let (s_a, s_b) = t_.stage(base, s_cur);
             mma_frags(&mut acc, &first);
             unroll4!(k16 => { if k16 >= 1 {
                 let f = load_frags(s_a, s_b, k16, la, lb);
                 if k16 + 1 == K16 && more {
                     cp_async_wait_group::<WAIT>();
                     sync_threads();
-                    let (n_a, n_b) = stage(base, s_next);
+                    let (n_a, n_b) = t_.stage(base, s_next);
                     first = load_frags(n_a, n_b, 0, la, lb);
                 }
                 mma_frags(&mut acc, &f);
@@ -182,7 +211,9 @@ unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32>
 /// # Safety
 /// As `hgemm_block_v9` with `STAGES` stages of dynamic shared memory.
 #[inline(always)]
-unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32>(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout>(
+    tiles: &Tiles<LA, LB>, a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32,
+) {
     let grid_n = grid_dim_x();
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
     let (m0, n0) = (bm * BM, bn * BN);
@@ -197,17 +228,18 @@ unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32>(a: 
             let (ra, ca) = (tid / A_CHUNKS_PER_ROW, 8 * (tid % A_CHUNKS_PER_ROW));
             let (rb, cb) = (tid / B_CHUNKS_PER_ROW, 8 * (tid % B_CHUNKS_PER_ROW));
             let copy = Interior {
+                tiles,
                 g_a: a.add((m0 + ra) as usize * k as usize + ca as usize),
                 g_b: b.add(rb as usize * n as usize + (n0 + cb) as usize),
                 n,
                 k,
                 base,
-                s_a0: A_SWIZZLED_WIDE.offset(ra, ca),
-                s_b0: B_SWIZZLED_WIDE.offset(rb, cb),
+                s_a0: tiles.la.offset(ra, ca),
+                s_b0: tiles.lb.offset(rb, cb),
             };
-            main_loop::<STAGES, WAIT_ALL_BUT, WAIT>(&copy, c, m, n, k, m0, n0, base);
+            main_loop::<STAGES, WAIT_ALL_BUT, WAIT, _, _>(&copy, c, m, n, k, m0, n0, base);
         } else {
-            super::block_v5_cp_async::pipeline::<STAGES, WAIT, 4, true>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
+            super::block_v5_cp_async::pipeline::<STAGES, WAIT, 4, true>(a, b, c, m, n, k, bm, bn, &tiles.la, &tiles.lb);
         }
     }
 }
@@ -221,7 +253,7 @@ unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32>(a: 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1>(a, b, c, m, n, k) }
+    unsafe { block::<3, 2, 1, _, _>(&SWIZZLED, a, b, c, m, n, k) }
 }
 
 /// As [`hgemm_block_v9`] with 4 stages (192 KiB of dynamic shared memory).
@@ -231,5 +263,16 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<4, 3, 2>(a, b, c, m, n, k) }
+    unsafe { block::<4, 3, 2, _, _>(&SWIZZLED, a, b, c, m, n, k) }
+}
+
+/// v9 on padded tiles (`storage_align` strides 72 and 264; 3 stages, 153 KiB): everything else as
+/// [`hgemm_block_v9`], so the pair measures what the swizzle buys over padding at the ladder's top.
+///
+/// # Safety
+/// As `hgemm_block_v9` with `3 · 2 · (128·72 + 64·264)` bytes of dynamic shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v9_padded(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { block::<3, 2, 1, _, _>(&PADDED, a, b, c, m, n, k) }
 }
