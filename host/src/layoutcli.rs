@@ -393,12 +393,13 @@ pub fn hgemm_trace_table(shape: crate::sgemm::Shape, ncu_csv: Option<&str>) -> R
     };
     let (lw, lc) = bankcheck::metric_names(bankcheck::Dir::Load);
     let (sw, sc) = bankcheck::metric_names(bankcheck::Dir::Store);
-    let mut s = String::from("| kernel | ld wavefronts (pred / ncu) | ld conflicts (pred / ncu) | st wavefronts (pred / ncu) | st conflicts (pred / ncu) |\n|---|---:|---:|---:|---:|\n");
+    let mut s = String::from("| kernel | ld wavefronts (pred / ncu) | ld conflicts (pred / ncu) | st wavefronts (pred / ncu) | st conflicts (pred / ncu) | cp.async sectors (pred / ncu) |\n|---|---:|---:|---:|---:|---:|\n");
     for step in crate::hgemm::Step::ALL {
         let Some(p) = traces::hgemm::launch(step, shape) else { continue };
         let m = measured.iter().find(|(k, _, _)| k == step.kernel_name()).map(|(_, _, m)| m);
         let get = |name: &str| m.and_then(|m| m.get(name)).map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into());
-        let _ = writeln!(s, "| `{}` | {} / {} | {} / {} | {} / {} | {} / {} |", step.kernel_name(), p.ld.wavefronts, get(lw), p.ld.conflicts, get(lc),
+        let ldgsts = traces::hgemm::ldgsts_sectors(step, shape).map(|v| format!("{v} / {}", get(crate::profile::LDGSTS_SECTORS))).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "| `{}` | {} / {} | {} / {} | {} / {} | {} / {} | {ldgsts} |", step.kernel_name(), p.ld.wavefronts, get(lw), p.ld.conflicts, get(lc),
                          p.st.wavefronts, get(sw), p.st.conflicts, get(sc));
     }
     Ok(s)

@@ -23,10 +23,14 @@ use crate::{
 /// interior and edge blocks in one launch (HGEMM v9 runs a different loop for each).
 pub const SANITIZE_GEMM_SHAPES: &str = "1000,4096x4096x128,300x520x192";
 
-/// The shared-memory metrics every profile collects.
+/// The shared-memory metrics every profile collects (and the `cp.async` sectors).
 pub const METRICS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum";
+smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,\
+sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum";
+
+/// `ncu`'s count of `cp.async.cg` (LDGSTS) sectors, beside `traces::hgemm::ldgsts_sectors`.
+pub const LDGSTS_SECTORS: &str = "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum";
 
 fn on_path(tool: &str) -> bool {
     Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)

@@ -373,6 +373,34 @@ pub mod hgemm {
         Some((ld, st))
     }
 
+    /// `cp.async` sector transfers (`layout::copy`) of one launch of a `cp.async` step (v5–v9p; `None`
+    /// for the others): per block and K tile, every warp instruction of the copy (chunks numbered by
+    /// `copy_chunk`, thread `tid` copying `tid + 256 i`), global addresses from the shape's row pitches,
+    /// shared addresses from the step's layouts — the kernel's maps. Exact for shapes whose blocks are
+    /// all interior (zero-filled edge chunks read no global memory); row pitches (2K, 2N bytes) are
+    /// multiples of 32 there, so every block and K tile moves the same.
+    pub fn ldgsts_sectors(step: Step, s: Shape) -> Option<u64> {
+        use layout::copy::ldgsts_sector_pairs;
+        if !matches!(step, Step::V5S2 | Step::V5 | Step::V5S4 | Step::V6 | Step::V7 | Step::V8 | Step::V9 | Step::V9S4 | Step::V9P) {
+            return None;
+        }
+        let (la, lb, bk) = tiles(step);
+        let (pitch_a, pitch_b) = (2 * s.k as u64, 2 * s.n as u64);
+        let mut per_tile = 0u64;
+        for w in 0..THREADS / 32 {
+            let warp = |i: u32, cols: u32, l: &dyn Layout, pitch: u64| {
+                ldgsts_sector_pairs((0..32).map(|lane| {
+                    let (r, c) = copy_chunk(32 * w + lane + THREADS * i, cols);
+                    (r as u64 * pitch + 2 * c as u64, 2 * l.offset(r, c))
+                })).expect("32 lanes") as u64
+            };
+            per_tile += (0..BM * bk / 8 / THREADS).map(|i| warp(i, bk, la, pitch_a)).sum::<u64>();
+            per_tile += (0..bk * BN / 8 / THREADS).map(|i| warp(i, BN, lb, pitch_b)).sum::<u64>();
+        }
+        let blocks = (s.m.div_ceil(BM as usize) * s.n.div_ceil(BN as usize)) as u64;
+        Some(per_tile * blocks * s.k.div_ceil(bk as usize) as u64)
+    }
+
     /// v8's epilogue per block: the C fragments written to `C_SWIZZLED` (32-bit stores, per warp 4 × 8
     /// × 2 instructions), and the 16-byte chunk reads of the copy-out (16 per thread).
     pub fn epilogue_v8() -> (Cost, Cost) {
@@ -460,6 +488,12 @@ pub mod hgemm {
             // 16 384 instructions = 16 384 wavefronts, 0 conflicts ncu counted (results/…-hopper-repeat).
             let h6 = launch(Step::H6, Shape::new(1024, 1024, 1024).unwrap()).unwrap();
             assert_eq!((h6.st.instructions, h6.st.wavefronts, h6.st.conflicts, h6.ld.instructions), (16_384, 16_384, 0, 0));
+            // cp.async sectors at 4096³: ncu measured 50 331 648 for v8 and v9 and 75 497 472 for v9p
+            // (results/2026-11-22-h200-session3-padding): padding's 16-byte row offsets split every
+            // other row's sectors; the swizzles keep them whole.
+            let big = Shape::new(4096, 4096, 4096).unwrap();
+            assert_eq!([Step::V8, Step::V9, Step::V9P].map(|st| ldgsts_sectors(st, big)), [Some(50_331_648), Some(50_331_648), Some(75_497_472)]);
+            assert_eq!(ldgsts_sectors(Step::V4, big), None);
             for st in [Step::V4, Step::V5, Step::V6, Step::V7, Step::V8, Step::V9, Step::V9S4, Step::V9P] {
                 let (ld, s) = per_tile(st).unwrap();
                 assert_eq!((ld.conflicts(), s.conflicts()), (0, 0), "{st:?}");

@@ -35,6 +35,20 @@ pub const A_SWIZZLED: Swizzled<RowMajor> = Swizzled { inner: A_ROW_MAJOR, swizzl
 /// XOR row bits 0–2, at element bits 8–10).
 pub const B_SWIZZLED: Swizzled<RowMajor> = Swizzled { inner: B_ROW_MAJOR, swizzle: SwizzleFn { s: 5, b: 3, m: 3 } };
 
+/// Chunk `ch` of a row-major tile with `cols` columns, as the block's copies number them: 16-byte
+/// chunks in row order, `(row, col) = (ch / (cols / 8), 8 · (ch % (cols / 8)))`. Thread `tid` copies
+/// chunks `tid + THREADS · i`.
+///
+/// ```text
+/// 128 × 64 A tile (8 chunks a row):  ch 0..7 → row 0, cols 0,8,…,56;  ch 8 → row 1, col 0; …
+/// thread t: rows t/8, t/8 + 32, t/8 + 64, t/8 + 96 (a warp: 4 whole rows per instruction)
+/// 64 × 256 B tile (32 chunks a row): a warp copies one whole 512-byte row per instruction
+/// ```
+#[inline(always)]
+pub const fn copy_chunk(ch: u32, cols: u32) -> (u32, u32) {
+    (ch / (cols / 8), 8 * (ch % (cols / 8)))
+}
+
 /// Shared stages of the `cp.async` pipeline step.
 pub const STAGES: u32 = 3;
 

@@ -8,6 +8,7 @@
 
 pub mod reduce;
 pub mod bank;
+pub mod copy;
 pub mod pad;
 pub mod swizzle;
 pub mod tile;

@@ -16,7 +16,7 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, thread_idx_x},
 };
 use layout::Layout;
-use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BM, BN, THREADS};
+use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BM, BN, THREADS, copy_chunk};
 use layout::sgemm::grouped_block;
 
 /// The pipelined main loop for block tile `(bm, bn)`: `STAGES` shared stages (`WAIT = STAGES - 2`) of
@@ -71,8 +71,8 @@ pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32
 }
 
 /// Issues the `cp.async.cg` copies of the K tile at `k0` (`bk` deep) into the stage at `s_a` / `s_b`,
-/// zero-filling chunks outside A or B. Chunk `ch` of A is row `ch / (bk / 8)`, column
-/// `8 (ch % (bk / 8))`; of B row `ch / 32`, column `8 (ch % 32)`; `ch = tid + 256 i`.
+/// zero-filling chunks outside A or B. Chunks are numbered by `layout::hgemm::copy_chunk`;
+/// `ch = tid + 256 i`.
 ///
 /// # Safety
 /// As [`pipeline`]: `s_a`, `s_b` are a stage nobody reads until the copies are waited for and a barrier
@@ -86,14 +86,14 @@ pub(crate) unsafe fn copy_tile(a: *const u16, b: *const u16, m: u32, n: u32, k: 
     unsafe {
         for i in 0..BM * bk / 8 / THREADS {
             let ch = tid + THREADS * i;
-            let (r, col) = (ch / (bk / 8), 8 * (ch % (bk / 8)));
+            let (r, col) = copy_chunk(ch, bk);
             let ok = m0 + r < m && k0 + col < k;
             let src = if ok { a.add((m0 + r) as usize * k as usize + (k0 + col) as usize) } else { a };
             cp_async_cg_16_zfill(s_a + 2 * la.offset(r, col), src as *const u8, if ok { 16 } else { 0 });
         }
         for i in 0..bk * BN / 8 / THREADS {
             let ch = tid + THREADS * i;
-            let (r, col) = (ch / (BN / 8), 8 * (ch % (BN / 8)));
+            let (r, col) = copy_chunk(ch, BN);
             let ok = k0 + r < k && n0 + col < n;
             let src = if ok { b.add((k0 + r) as usize * n as usize + (n0 + col) as usize) } else { b };
             cp_async_cg_16_zfill(s_b + 2 * lb.offset(r, col), src as *const u8, if ok { 16 } else { 0 });

@@ -33,7 +33,7 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
 };
 use crate::sgemm::unroll4;
-use layout::hgemm::{A_PADDED_WIDE, A_SWIZZLED_WIDE, B_PADDED_WIDE, B_SWIZZLED_WIDE, BK_WIDE, BM, BN, THREADS};
+use layout::hgemm::{A_PADDED_WIDE, A_SWIZZLED_WIDE, B_PADDED_WIDE, B_SWIZZLED_WIDE, BK_WIDE, BM, BN, THREADS, copy_chunk};
 use layout::{Layout, Padded, RowMajor, Swizzled};
 use layout::sgemm::grouped_block;
 
@@ -225,8 +225,9 @@ unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA:
     unsafe {
         if interior {
             let tid = thread_idx_x();
-            let (ra, ca) = (tid / A_CHUNKS_PER_ROW, 8 * (tid % A_CHUNKS_PER_ROW));
-            let (rb, cb) = (tid / B_CHUNKS_PER_ROW, 8 * (tid % B_CHUNKS_PER_ROW));
+            // The thread's first chunks (i = 0) in `copy_chunk`'s numbering, as v8's copy.
+            let (ra, ca) = copy_chunk(tid, BK_WIDE);
+            let (rb, cb) = copy_chunk(tid, BN);
             let copy = Interior {
                 tiles,
                 g_a: a.add((m0 + ra) as usize * k as usize + ca as usize),
