@@ -19,14 +19,26 @@ use crate::{
 
 /// A step of the block ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, H1, H2, H3, H4, H5, H6 }
+pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V9H, H1, H2, H3, H4, H5, H6 }
 
 impl Step {
     /// Every step.
-    pub const ALL: [Step; 19] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::V9, Step::V9S4, Step::V9P, Step::H1, Step::H2, Step::H3, Step::H4, Step::H5, Step::H6];
+    pub const ALL: [Step; 20] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::V9, Step::V9S4, Step::V9P, Step::V9H, Step::H1, Step::H2, Step::H3, Step::H4, Step::H5, Step::H6];
     /// PTX entry.
     pub fn kernel_name(self) -> &'static str {
-        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_block_v9", "hgemm_block_v9_s4", "hgemm_block_v9_padded", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4", "hgemm_tma_v5", "hgemm_tma_v6"][self as usize]
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_block_v9", "hgemm_block_v9_s4", "hgemm_block_v9_padded", "hgemm_block_v9_f16acc", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4", "hgemm_tma_v5", "hgemm_tma_v6"][self as usize]
+    }
+    /// Whether the step accumulates in f16 (`v9h`; the others in f32).
+    pub fn f16_accumulate(self) -> bool {
+        self == Step::V9H
+    }
+    /// Relative L2 tolerance against an f64 reference (or cuBLAS) on `s`: [`TOL`] for f32 accumulation.
+    /// With f16 accumulation each of the ⌈K/16⌉ `mma` steps rounds the running sums to f16 (relative
+    /// error ≤ 2^-11 each); for random-sign data those errors add like a random walk, ≈ 2^-11 ·
+    /// √⌈K/16⌉ relative in L2, and the reference it is compared with may carry as much again (cuBLAS
+    /// 16F for large shapes): [`TOL`] + 2^-10 · √⌈K/16⌉ (1.8e-2 at K = 4096, 2.4e-2 at 8192).
+    pub fn tolerance(self, s: Shape) -> f64 {
+        if self.f16_accumulate() { TOL + (s.k.div_ceil(16) as f64).sqrt() / 1024.0 } else { TOL }
     }
     /// The Hopper steps (h1–h6): TMA + `wgmma`, sm_90a only.
     pub fn is_tma(self) -> bool {
@@ -34,7 +46,7 @@ impl Step {
     }
     /// `v1` …
     pub fn label(self) -> &'static str {
-        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "v9", "v9s4", "v9p", "h1", "h2", "h3", "h4", "h5", "h6"][self as usize]
+        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "v9", "v9s4", "v9p", "v9h", "h1", "h2", "h3", "h4", "h5", "h6"][self as usize]
     }
 }
 
@@ -134,6 +146,8 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: Step, s: Shape, a: &CudaSlice<u1
 /// column-major view `Cᵀ = Bᵀ · Aᵀ`.
 pub struct CublasHgemm {
     blas: CudaBlas,
+    /// `CUBLAS_COMPUTE_16F` (f16 accumulation) instead of `CUBLAS_COMPUTE_32F`.
+    f16_compute: bool,
 }
 
 impl CublasHgemm {
@@ -144,26 +158,39 @@ impl CublasHgemm {
             return Err(Error::NoGpu("libcublas was not found (the HGEMM baseline needs it)".into()));
         }
         let blas = CudaBlas::new(gpu.stream.clone()).map_err(|source| Error::Cublas { what: "cublasCreate".into(), source })?;
-        Ok(CublasHgemm { blas })
+        Ok(CublasHgemm { blas, f16_compute: false })
+    }
+
+    /// As [`CublasHgemm::new`], computing in f16 (`CUBLAS_COMPUTE_16F`: f16 accumulation, f16 scalars):
+    /// the baseline of the f16-accumulate step.
+    pub fn new_f16_compute(gpu: &Gpu) -> Result<Self> {
+        Ok(CublasHgemm { f16_compute: true, ..Self::new(gpu)? })
     }
 
     /// Enqueues `c = a · b` (row-major f16).
     pub fn gemm(&self, gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
         s.check_buffers("f16", a.len(), b.len(), c.len())?;
         let (alpha, beta) = (1.0f32, 0.0f32);
+        let (alpha_h, beta_h) = (half::f16::ONE, half::f16::ZERO);
+        // 32F compute takes f32 scalars, 16F compute f16 ones (host pointers, the handle's default mode).
+        let (p_alpha, p_beta, compute) = if self.f16_compute {
+            (&alpha_h as *const half::f16 as *const _, &beta_h as *const half::f16 as *const _, blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_16F)
+        } else {
+            (&alpha as *const f32 as *const _, &beta as *const f32 as *const _, blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F)
+        };
         let (pa, _ga) = a.device_ptr(&gpu.stream);
         let (pb, _gb) = b.device_ptr(&gpu.stream);
         let (pc, _gc) = c.device_ptr_mut(&gpu.stream);
         let op = blas_sys::cublasOperation_t::CUBLAS_OP_N;
         let f16t = blas_sys::cudaDataType::CUDA_R_16F;
         // SAFETY: column-major (n × k) B, (k × m) A, (n × m) C, leading dimensions n, k, n — the row-major
-        // buffers, lengths checked; f32 alpha/beta on the host for 32F compute.
+        // buffers, lengths checked; alpha/beta on the host, of the compute type's scalar type, alive
+        // until the call returns (cuBLAS reads host scalars before returning).
         unsafe {
             cudarc::cublas::result::gemm_ex(*self.blas.handle(), op, op, s.n as i32, s.m as i32, s.k as i32,
-                &alpha as *const f32 as *const _, pb as *const _, f16t, s.n as i32, pa as *const _, f16t, s.k as i32,
-                &beta as *const f32 as *const _, pc as *mut _, f16t, s.n as i32,
-                blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F, blas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT)
-        }.map_err(|source| Error::Cublas { what: format!("cublasGemmEx f16 {s}"), source })
+                p_alpha, pb as *const _, f16t, s.n as i32, pa as *const _, f16t, s.k as i32,
+                p_beta, pc as *mut _, f16t, s.n as i32, compute, blas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT)
+        }.map_err(|source| Error::Cublas { what: format!("cublasGemmEx f16 ({} compute) {s}", if self.f16_compute { "16F" } else { "32F" }), source })
     }
 }
 

@@ -151,7 +151,7 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
         let (n, bars) = ladder(rows, |r| num(r, "n"), "pct_of_copy");
         plot("reduce_ladder.svg", &mut md, &|p| bar_plot(p, &format!("reduce ladder at N = {n:.0}: % of copy bandwidth"), "% of copy", &bars))?;
     }
-    for (family, baseline) in [("sgemm", "cublasSgemm (no TF32)"), ("hgemm", "cublasGemmEx f16/32F")] {
+    for (family, baseline) in [("sgemm", "cublasSgemm (no TF32)"), ("hgemm", "cublasGemmEx f16/32F"), ("hgemm_f16acc", "cublasGemmEx f16/16F")] {
         let Some(rows) = json.get(family).and_then(Value::as_array) else { continue };
         let _ = writeln!(md, "## {family}: TFLOP/s against {baseline}\n\n| step | M×N×K | median ms | TFLOP/s | % cuBLAS | rel err | regs | kernel |\n|---|---|---:|---:|---:|---:|---:|---|");
         for r in rows {

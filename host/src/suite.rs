@@ -713,7 +713,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
     }
     if o.families.contains(&Family::Hgemm) {
         use crate::gemm_suite::GemmFamily;
-        let pb = bar("hgemm", gemm_units(crate::hgemm::Step::ALL.iter().filter(|s| o.wants_step(s.label())).count(), crate::hgemm_suite::Hgemm::CHECK_SHAPES.len()));
+        let pb = bar("hgemm", gemm_units(crate::hgemm_suite::Hgemm::steps().iter().filter(|s| o.wants_step(s.label())).count(), crate::hgemm_suite::Hgemm::CHECK_SHAPES.len()));
         let result = crate::gemm_suite::run::<crate::hgemm_suite::Hgemm>(&gpu, &o, "hgemm", &mut progress_to(&pb));
         pb.finish_and_clear();
         match result {
@@ -726,6 +726,24 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
             Err(e) => {
                 eprintln!("\nerror: hgemm family: {e}");
                 failed = true;
+            }
+        }
+        // The f16-accumulate variant, against cuBLAS in 16F compute (its own baseline and tolerance).
+        if crate::hgemm_suite::HgemmF16Acc::steps().iter().any(|s| o.wants_step(s.label())) {
+            let pb = bar("hgemm16", gemm_units(1, crate::hgemm_suite::HgemmF16Acc::CHECK_SHAPES.len()));
+            let result = crate::gemm_suite::run::<crate::hgemm_suite::HgemmF16Acc>(&gpu, &o, "hgemm16", &mut progress_to(&pb));
+            pb.finish_and_clear();
+            match result {
+                Ok(rows) => {
+                    println!("\n== hgemm, f16 accumulation: v9h against cuBLAS GemmEx f16/16F in the same run; tolerance 2e-3 + 2^-10·sqrt(K/16) ==");
+                    print!("{}", crate::gemm_suite::table(&rows).replace("% cuBLAS: each step timed", "% cuBLAS (16F): each step timed"));
+                    failed |= rows.iter().any(|r| r.failed());
+                    json["hgemm_f16acc"] = serde_json::to_value(&rows).unwrap_or_default();
+                }
+                Err(e) => {
+                    eprintln!("\nerror: hgemm f16-accumulate family: {e}");
+                    failed = true;
+                }
             }
         }
     }

@@ -5,7 +5,7 @@
 use crate::prim::{
     global::ld_global_nc_v4_u32,
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
-    mma::{mma_m16n8k16_f32_f16, pack_f16x2},
+    mma::{mma_m16n8k16_f16_f16, mma_m16n8k16_f32_f16, pack_f16x2},
     shared,
     thread::thread_idx_x,
 };
@@ -16,6 +16,50 @@ use layout::hgemm::{BK, BM, BN, THREADS};
 
 /// f32 accumulators of one warp: `[mi][ni]` is the m16n8 tile `(16 mi, 8 ni)` of the warp's 64×64.
 pub(crate) type Acc = [[[f32; 4]; 8]; 4];
+
+/// f16 accumulators of one warp (`v9h`): the same tiles, each m16n8 in two `u32` of f16 pairs — 64
+/// registers instead of 128.
+pub(crate) type AccF16 = [[[u32; 2]; 8]; 4];
+
+/// What a warp accumulates its 64×64 into: one `mma.m16n8k16` per m16n8 tile, and the f16 pair of
+/// rows `g + 8h` the epilogue stores (fragment layout in `prim::mma`).
+pub(crate) trait Accumulator {
+    /// All zeros.
+    const ZERO: Self;
+    /// `self[mi][ni] += a · b` with one `mma.sync.m16n8k16`.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp call it together (`mma.sync` is warp-collective).
+    unsafe fn mma(&mut self, mi: usize, ni: usize, a: [u32; 4], b: [u32; 2]);
+    /// Tile `[mi][ni]`'s two f16 of row `g + 8h` (columns `2t`, `2t + 1`), packed low-first.
+    fn packed(&self, mi: usize, ni: usize, h: usize) -> u32;
+}
+
+impl Accumulator for Acc {
+    const ZERO: Self = [[[0.0; 4]; 8]; 4];
+    #[inline(always)]
+    unsafe fn mma(&mut self, mi: usize, ni: usize, a: [u32; 4], b: [u32; 2]) {
+        // SAFETY: forwarded to the caller.
+        unsafe { mma_m16n8k16_f32_f16(&mut self[mi][ni], a, b) }
+    }
+    #[inline(always)]
+    fn packed(&self, mi: usize, ni: usize, h: usize) -> u32 {
+        pack_f16x2(self[mi][ni][2 * h], self[mi][ni][2 * h + 1])
+    }
+}
+
+impl Accumulator for AccF16 {
+    const ZERO: Self = [[[0; 2]; 8]; 4];
+    #[inline(always)]
+    unsafe fn mma(&mut self, mi: usize, ni: usize, a: [u32; 4], b: [u32; 2]) {
+        // SAFETY: forwarded to the caller.
+        unsafe { mma_m16n8k16_f16_f16(&mut self[mi][ni], a, b) }
+    }
+    #[inline(always)]
+    fn packed(&self, mi: usize, ni: usize, h: usize) -> u32 {
+        self[mi][ni][h]
+    }
+}
 
 /// 16 bytes (8 halves) of `p` at `(row, col)` if the chunk is inside `rows × cols`, else zeros.
 /// Requires `cols % 8 == 0` (so a chunk is all in or all out, and 16-byte aligned).
@@ -97,7 +141,7 @@ pub(crate) unsafe fn store_tiles(s_a: u32, s_b: u32, v: &[[u32; 4]; 6], la: &imp
 #[inline(always)]
 pub(crate) unsafe fn compute_tile(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
     // SAFETY: forwarded.
-    unsafe { compute_k16s::<2>(acc, s_a, s_b, la, lb) }
+    unsafe { compute_k16s::<2, _>(acc, s_a, s_b, la, lb) }
 }
 
 /// The `ldmatrix` fragments of one k16 step of a warp's 64×64: `a[mi]` (`ldmatrix.x4`, rows
@@ -132,13 +176,13 @@ pub(crate) unsafe fn load_frags(s_a: u32, s_b: u32, k16: u32, la: &impl Layout, 
 /// # Safety
 /// All 32 lanes of the warp call it together (`mma.sync` is warp-collective).
 #[inline(always)]
-pub(crate) unsafe fn mma_frags(acc: &mut Acc, (a, b): &Frags) {
+pub(crate) unsafe fn mma_frags<A: Accumulator>(acc: &mut A, (a, b): &Frags) {
     // SAFETY: forwarded to the caller.
     unsafe {
         unroll4!(mi => {
             unroll8!(ni => {
                 let (q, r) = ((ni / 2) as usize, 2 * (ni % 2) as usize);
-                mma_m16n8k16_f32_f16(&mut acc[mi as usize][ni as usize], a[mi as usize], [b[q][r], b[q][r + 1]]);
+                acc.mma(mi as usize, ni as usize, a[mi as usize], [b[q][r], b[q][r + 1]]);
             });
         });
     }
@@ -149,7 +193,7 @@ pub(crate) unsafe fn mma_frags(acc: &mut Acc, (a, b): &Frags) {
 /// # Safety
 /// As [`compute_tile`].
 #[inline(always)]
-pub(crate) unsafe fn compute_k16s<const K16: u32>(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
+pub(crate) unsafe fn compute_k16s<const K16: u32, A: Accumulator>(acc: &mut A, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
     // Fully unrolled (constant indices only), so the 128 accumulators stay in registers.
     const { assert!(K16 == 2 || K16 == 4) };
     // SAFETY: collective calls by full warps on complete tiles (caller contract).
@@ -166,7 +210,7 @@ pub(crate) unsafe fn compute_k16s<const K16: u32>(acc: &mut Acc, s_a: u32, s_b: 
 /// # Safety
 /// `c` is a writable row-major `m × n` f16 matrix with `n % 8 == 0`.
 #[inline(always)]
-pub(crate) unsafe fn store_c(c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, acc: &Acc) {
+pub(crate) unsafe fn store_c<A: Accumulator>(c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, acc: &A) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
@@ -177,9 +221,8 @@ pub(crate) unsafe fn store_c(c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, acc:
             unroll2!(h => {
                 let row = m0 + wm * WM + 16 * mi + g + 8 * h;
                 if row < m && col < n {
-                    let v = &acc[mi as usize][ni as usize];
                     // SAFETY: in bounds; col even and n even, so the 32-bit store is aligned.
-                    unsafe { *(c.add(row as usize * n as usize + col as usize) as *mut u32) = pack_f16x2(v[2 * h as usize], v[2 * h as usize + 1]) };
+                    unsafe { *(c.add(row as usize * n as usize + col as usize) as *mut u32) = acc.packed(mi as usize, ni as usize, h as usize) };
                 }
             });
         });
@@ -229,4 +272,5 @@ core::arch::global_asm!(
     "//@entry-directive hgemm_block_v9 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v9_s4 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v9_padded .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v9_f16acc .maxntid 256, 1, 1",
 );

@@ -8,7 +8,7 @@
 //!
 //! v6 (`hgemm_block_v6`) is v5 with the grouped block order of SGEMM v8 (`layout::sgemm::grouped_block`,
 //! 8 block rows sweep the columns together), so panels of A and B are reused from L2.
-use super::block::{Acc, compute_k16s, store_c};
+use super::block::{Acc, Accumulator, compute_k16s, store_c};
 use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
     shared,
@@ -28,7 +28,7 @@ use layout::sgemm::grouped_block;
 /// grid `(ceil(N / 256), ceil(M / 128))`; `a`, `b`, `c` hold M·K, K·N, M·N f16, 16-byte aligned;
 /// `k % 8 == 0`, `n % 8 == 0`; `(bm, bn)` inside the grid; the layouts keep 8-element chunks whole.
 #[inline(always)]
-pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32, const SMEM_EPILOGUE: bool>(
+pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32, const SMEM_EPILOGUE: bool, A: Accumulator>(
     a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32, bm: u32, bn: u32, la: &impl Layout, lb: &impl Layout,
 ) {
     // `WAIT` is `STAGES - 2` (stable Rust cannot compute it from a const generic).
@@ -40,7 +40,7 @@ pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32
     let sb = |s: u32| base + s * stage + 2 * la.size();
     let (m0, n0) = (bm * BM, bn * BN);
     let tiles = k.div_ceil(bk);
-    let mut acc: Acc = [[[0.0; 4]; 8]; 4];
+    let mut acc = A::ZERO;
     // SAFETY: `copy_tile`'s contract; a stage is overwritten only after the barrier that follows every
     // thread's wait for the tile after it.
     unsafe {
@@ -58,7 +58,7 @@ pub(crate) unsafe fn pipeline<const STAGES: u32, const WAIT: u32, const K16: u32
                 copy_tile(t + STAGES - 1);
             }
             cp_async_commit_group();
-            compute_k16s::<K16>(&mut acc, sa(t % STAGES), sb(t % STAGES), la, lb);
+            compute_k16s::<K16, A>(&mut acc, sa(t % STAGES), sb(t % STAGES), la, lb);
         }
         cp_async_wait_group::<0>();
         if SMEM_EPILOGUE {
@@ -108,7 +108,7 @@ pub(crate) unsafe fn copy_tile(a: *const u16, b: *const u16, m: u32, n: u32, k: 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<3, 1, 2, false>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
+    unsafe { pipeline::<3, 1, 2, false, Acc>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// As [`hgemm_block_v5`] with 2 stages (double buffering).
@@ -118,7 +118,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5(a: *const u16, b: *const u16, c
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s2(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<2, 0, 2, false>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
+    unsafe { pipeline::<2, 0, 2, false, Acc>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// As [`hgemm_block_v5`] with 4 stages.
@@ -128,7 +128,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s2(a: *const u16, b: *const u16
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { pipeline::<4, 2, 2, false>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
+    unsafe { pipeline::<4, 2, 2, false, Acc>(a, b, c, m, n, k, block_idx_y(), block_idx_x(), &A_SWIZZLED, &B_SWIZZLED) }
 }
 
 /// v6: v5 (3 stages) with the grouped block order.
@@ -140,5 +140,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v6(a: *const u16, b: *const u16, c
     let grid_n = crate::prim::thread::grid_dim_x();
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
     // SAFETY: forwarded; `grouped_block` is a bijection onto the grid.
-    unsafe { pipeline::<3, 1, 2, false>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED, &B_SWIZZLED) }
+    unsafe { pipeline::<3, 1, 2, false, Acc>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED, &B_SWIZZLED) }
 }

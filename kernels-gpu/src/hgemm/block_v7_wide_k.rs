@@ -20,5 +20,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v7(a: *const u16, b: *const u16, c
     let grid_n = grid_dim_x();
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
     // SAFETY: forwarded; `grouped_block` is a bijection onto the grid; 4 k16 steps per 64-deep stage.
-    unsafe { super::block_v5_cp_async::pipeline::<3, 1, 4, false>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE) }
+    unsafe { super::block_v5_cp_async::pipeline::<3, 1, 4, false, super::block::Acc>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE) }
 }

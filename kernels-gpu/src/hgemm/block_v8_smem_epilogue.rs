@@ -7,11 +7,10 @@
 //! 16 coalesced 128-bit stores per thread (a warp writes 512 contiguous bytes of a row).
 //! Predicted: small, ~1.02× (the epilogue is ~2–3% of the time at 4096³; L2 already merges the
 //! partial-sector writes).
-use super::block::{Acc, WM, WN};
+use super::block::{Acc, Accumulator, WM, WN};
 use super::block_v5_cp_async::pipeline;
 use crate::prim::{
     global::st_global_v4_u32,
-    mma::pack_f16x2,
     shared,
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
@@ -27,7 +26,7 @@ use layout::sgemm::grouped_block;
 /// Called by all 256 threads after the main loop's final barrier; `s_c` has `2 · 128 · 256` bytes of
 /// this block's shared memory; `c` is a writable row-major `m × n` f16 matrix with `n % 8 == 0`.
 #[inline(always)]
-pub(crate) unsafe fn epilogue(c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, acc: &Acc, s_c: u32) {
+pub(crate) unsafe fn epilogue<A: Accumulator>(c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, acc: &A, s_c: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
@@ -38,9 +37,8 @@ pub(crate) unsafe fn epilogue(c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, acc
         unroll4!(mi => {
             unroll8!(ni => {
                 unroll2!(h => {
-                    let v = &acc[mi as usize][ni as usize];
                     let (row, col) = (wm * WM + 16 * mi + g + 8 * h, wn * WN + 8 * ni + 2 * t);
-                    shared::st_shared_u32(s_c + 2 * C_SWIZZLED.offset(row, col), pack_f16x2(v[2 * h as usize], v[2 * h as usize + 1]));
+                    shared::st_shared_u32(s_c + 2 * C_SWIZZLED.offset(row, col), acc.packed(mi as usize, ni as usize, h as usize));
                 });
             });
         });
@@ -66,6 +64,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v8(a: *const u16, b: *const u16, c
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
     // SAFETY: forwarded; the 3 × 48 KiB of stages cover the 64 KiB C tile.
     unsafe {
-        pipeline::<3, 1, 4, true>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
+        pipeline::<3, 1, 4, true, Acc>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
     }
 }

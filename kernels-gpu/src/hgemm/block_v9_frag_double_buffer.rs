@@ -25,7 +25,7 @@
 //!
 //! Predicted: ~1.03–1.06× over v8 (one barrier + `ldmatrix` latency of tensor-core idle time per 128
 //! `HMMA`s per warp, plus ~40 fewer copy instructions per stage).
-use super::block::{Acc, Frags, load_frags, mma_frags};
+use super::block::{Acc, AccF16, Accumulator, Frags, load_frags, mma_frags};
 use crate::prim::{
     cp_async::{cp_async_cg_16, cp_async_commit_group, cp_async_wait_group},
     shared,
@@ -148,7 +148,7 @@ impl<LA: Layout, LB: Layout> Interior<'_, LA, LB> {
 /// # Safety
 /// The kernel's launch contract; `copy` fills stages for this block's `(m0, n0)`.
 #[inline(always)]
-unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout>(
+unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout, A: Accumulator>(
     copy: &Interior<'_, LA, LB>, c: *mut u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, base: u32,
 ) {
     // Stable Rust cannot compute these from a const generic: `STAGES − 1` and `STAGES − 2`.
@@ -156,7 +156,7 @@ unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32,
     let t_ = copy.tiles;
     let (la, lb) = (&t_.la, &t_.lb);
     let tiles = k.div_ceil(BK_WIDE);
-    let mut acc: Acc = [[[0.0; 4]; 8]; 4];
+    let mut acc = A::ZERO;
     // SAFETY: group accounting: the prologue commits tiles 0 … STAGES − 1 (one group each, empty past
     // the end); the end of tile t commits one group (tile t + STAGES). Before tile t's last k16 step
     // STAGES + t groups are committed and tile t + 1 is group t + 1, so `wait_group(STAGES − 2)`
@@ -211,7 +211,7 @@ unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32,
 /// # Safety
 /// As `hgemm_block_v9` with `STAGES` stages of dynamic shared memory.
 #[inline(always)]
-unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout>(
+unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout, A: Accumulator>(
     tiles: &Tiles<LA, LB>, a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32,
 ) {
     let grid_n = grid_dim_x();
@@ -238,9 +238,9 @@ unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA:
                 s_a0: tiles.la.offset(ra, ca),
                 s_b0: tiles.lb.offset(rb, cb),
             };
-            main_loop::<STAGES, WAIT_ALL_BUT, WAIT, _, _>(&copy, c, m, n, k, m0, n0, base);
+            main_loop::<STAGES, WAIT_ALL_BUT, WAIT, _, _, A>(&copy, c, m, n, k, m0, n0, base);
         } else {
-            super::block_v5_cp_async::pipeline::<STAGES, WAIT, 4, true>(a, b, c, m, n, k, bm, bn, &tiles.la, &tiles.lb);
+            super::block_v5_cp_async::pipeline::<STAGES, WAIT, 4, true, A>(a, b, c, m, n, k, bm, bn, &tiles.la, &tiles.lb);
         }
     }
 }
@@ -254,7 +254,7 @@ unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA:
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _>(&SWIZZLED, a, b, c, m, n, k) }
+    unsafe { block::<3, 2, 1, _, _, Acc>(&SWIZZLED, a, b, c, m, n, k) }
 }
 
 /// As [`hgemm_block_v9`] with 4 stages (192 KiB of dynamic shared memory).
@@ -264,7 +264,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<4, 3, 2, _, _>(&SWIZZLED, a, b, c, m, n, k) }
+    unsafe { block::<4, 3, 2, _, _, Acc>(&SWIZZLED, a, b, c, m, n, k) }
 }
 
 /// v9 on padded tiles (`storage_align` strides 72 and 264; 3 stages, 153 KiB): everything else as
@@ -275,5 +275,17 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9_s4(a: *const u16, b: *const u16
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_padded(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _>(&PADDED, a, b, c, m, n, k) }
+    unsafe { block::<3, 2, 1, _, _, Acc>(&PADDED, a, b, c, m, n, k) }
+}
+
+/// v9 with **f16 accumulation** (`mma.sync.m16n8k16…f16.f16.f16.f16`): the same tiles, pipeline and
+/// epilogue, 64 accumulator registers instead of 128. Each k16 step rounds the running sums to f16, so
+/// the error grows with K (`kernel_lab::hgemm::Step::tolerance`); compared with cuBLAS in 16F compute.
+///
+/// # Safety
+/// As `hgemm_block_v9`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_block_v9_f16acc(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { block::<3, 2, 1, _, _, AccF16>(&SWIZZLED, a, b, c, m, n, k) }
 }
