@@ -14,7 +14,9 @@
 //! `block_v1` … `block_v5`: full HGEMM `C = A · B` (f16 in and out, f32 accumulation, row-major, B is
 //! K×N) — one warp per 16×16 from global memory, then seed 000's 128×256×32 block tile through shared
 //! memory unpadded, padded, swizzled, a 2/3/4-stage `cp.async` pipeline, a grouped block order, 64-deep
-//! stages, and the epilogue through shared memory (`block_v1` … `block_v8`; README beside this file).
+//! stages, and the epilogue through shared memory (`block_v1` … `block_v8`), fragments double-buffered
+//! across stages (`block_v9`, with `v9s4`, the padded control `v9p` and the f16-accumulate `v9h`);
+//! README beside this file.
 //!
 //! `tma_v1` (sm_90a only): the first Hopper step, TMA + `wgmma` with one stage (issue 6; file docs).
 //!
