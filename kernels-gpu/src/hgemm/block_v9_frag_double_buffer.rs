@@ -25,6 +25,10 @@
 //!
 //! Predicted: ~1.03–1.06× over v8 (one barrier + `ldmatrix` latency of tensor-core idle time per 128
 //! `HMMA`s per warp, plus ~40 fewer copy instructions per stage).
+//! Measured (H200): head to head 1.038× (4096³) and 1.028× (8192³) v8; `ncu` at 4096³ 0.958× v8's
+//! cycles with 24% fewer instructions; 51.7–56.8% of cuBLAS at 4096³ and 56.4–60.1% at 8192³ over five
+//! interleaved runs. `v9p` (padded tiles) measured 0.90× v9: padding splits `cp.async` sectors
+//! (`layout::copy`); `v9h` (f16 accumulation, 210 registers) 57–64% of cuBLAS in 16F compute.
 use super::block::{Acc, AccF16, Accumulator, Frags, load_frags, mma_frags};
 use crate::prim::{
     cp_async::{cp_async_cg_16, cp_async_commit_group, cp_async_wait_group},
