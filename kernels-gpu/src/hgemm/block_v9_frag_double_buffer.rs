@@ -49,6 +49,9 @@ const B_CHUNKS_PER_ROW: u32 = BN / 8;
 /// A thread's A chunks are `THREADS / A_CHUNKS_PER_ROW` = 32 rows apart; its B chunks 8 rows apart.
 const A_ROWS_APART: u32 = THREADS / A_CHUNKS_PER_ROW;
 const B_ROWS_APART: u32 = THREADS / B_CHUNKS_PER_ROW;
+// `copy_chunk(tid + THREADS·i)` is `copy_chunk(tid)` moved down `i · ROWS_APART` rows only if a row's
+// chunks divide the block's threads.
+const _: () = assert!(THREADS % A_CHUNKS_PER_ROW == 0 && THREADS % B_CHUNKS_PER_ROW == 0);
 /// Chunks per thread per stage: 4 of A, 8 of B.
 const A_CHUNKS: u32 = BM * BK_WIDE / 8 / THREADS;
 const B_CHUNKS: u32 = BK_WIDE * BN / 8 / THREADS;
