@@ -348,11 +348,11 @@ pub mod hgemm {
         if matches!(step, Step::V2 | Step::V3 | Step::V4) {
             for w in 0..THREADS / 32 {
                 for i in 0..(BM * bk / 8).div_ceil(THREADS) {
-                    let a: [u32; 32] = core::array::from_fn(|l| { let c = 32 * w + l as u32 + THREADS * i; 2 * la.offset(c / (bk / 8), 8 * (c % (bk / 8))) });
+                    let a: [u32; 32] = core::array::from_fn(|l| { let (r, c) = copy_chunk(32 * w + l as u32 + THREADS * i, bk); 2 * la.offset(r, c) });
                     st = st.add(bank::lsu(&a, u32::MAX, 16, Op::Store).expect("aligned"));
                 }
                 for i in 0..(bk * BN / 8).div_ceil(THREADS) {
-                    let a: [u32; 32] = core::array::from_fn(|l| { let c = 32 * w + l as u32 + THREADS * i; 2 * lb.offset(c / (BN / 8), 8 * (c % (BN / 8))) });
+                    let a: [u32; 32] = core::array::from_fn(|l| { let (r, c) = copy_chunk(32 * w + l as u32 + THREADS * i, BN); 2 * lb.offset(r, c) });
                     st = st.add(bank::lsu(&a, u32::MAX, 16, Op::Store).expect("aligned"));
                 }
             }
@@ -417,7 +417,7 @@ pub mod hgemm {
                 }
             }
             for i in 0..BM * BN / 8 / THREADS {
-                let a: [u32; 32] = core::array::from_fn(|l| { let c = 32 * w + l as u32 + THREADS * i; 2 * C_SWIZZLED.offset(c / (BN / 8), 8 * (c % (BN / 8))) });
+                let a: [u32; 32] = core::array::from_fn(|l| { let (r, c) = copy_chunk(32 * w + l as u32 + THREADS * i, BN); 2 * C_SWIZZLED.offset(r, c) });
                 ld = ld.add(bank::lsu(&a, u32::MAX, 16, Op::Load).expect("aligned"));
             }
         }

@@ -12,7 +12,7 @@ use crate::prim::{
 use crate::sgemm::{unroll2, unroll4, unroll8};
 use layout::Layout;
 pub(crate) use layout::hgemm::{WM, WN};
-use layout::hgemm::{BK, BM, BN, THREADS};
+use layout::hgemm::{BK, BM, BN, THREADS, copy_chunk};
 
 /// f32 accumulators of one warp: `[mi][ni]` is the m16n8 tile `(16 mi, 8 ni)` of the warp's 64×64.
 pub(crate) type Acc = [[[f32; 4]; 8]; 4];
@@ -81,14 +81,14 @@ pub(crate) unsafe fn chunk_or_zero(p: *const u16, row: u32, col: u32, rows: u32,
 #[inline(always)]
 pub(crate) fn a_chunk(tid: u32, i: u32) -> (u32, u32) {
     let c = tid + THREADS * i;
-    (c / (BK / 8), 8 * (c % (BK / 8)))
+    copy_chunk(c, BK)
 }
 
 /// See [`a_chunk`].
 #[inline(always)]
 pub(crate) fn b_chunk(tid: u32, i: u32) -> (u32, u32) {
     let c = tid + THREADS * i;
-    (c / (BN / 8), 8 * (c % (BN / 8)))
+    copy_chunk(c, BN)
 }
 
 /// Loads the block's A and B tiles for `k0` from global memory into registers (6 × 16 bytes).

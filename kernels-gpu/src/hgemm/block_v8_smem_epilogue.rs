@@ -17,7 +17,7 @@ use crate::prim::{
 };
 use crate::sgemm::{unroll2, unroll4, unroll8};
 use layout::Layout;
-use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BM, BN, C_SWIZZLED, THREADS};
+use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BM, BN, C_SWIZZLED, THREADS, copy_chunk};
 use layout::sgemm::grouped_block;
 
 /// Writes the warp fragments to the swizzled C tile at `s_c`, then the block copies it to `c`.
@@ -45,7 +45,7 @@ pub(crate) unsafe fn epilogue<A: Accumulator>(c: *mut u16, m: u32, n: u32, m0: u
         sync_threads();
         for i in 0..BM * BN / 8 / THREADS {
             let ch = tid + THREADS * i;
-            let (row, col) = (ch / (BN / 8), 8 * (ch % (BN / 8)));
+            let (row, col) = copy_chunk(ch, BN);
             if m0 + row < m && n0 + col < n {
                 let v = shared::ld_shared_v4_u32(s_c + 2 * C_SWIZZLED.offset(row, col));
                 st_global_v4_u32(c.add((m0 + row) as usize * n as usize + (n0 + col) as usize) as *mut u32, v);
