@@ -432,20 +432,23 @@ pub struct AbArgs {
     pub options: Options,
 }
 
+/// `ab`'s usage line.
+pub const AB_USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm A B [--rounds R] [--gemm-sizes L] [--reps N] [--warmup N] [--seed S] [--json PATH]";
+
 /// Parses `ab`'s arguments (after `ab`).
 pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
-    const USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm A B [--rounds R] [--gemm-sizes L] [--reps N] [--warmup N] [--seed S] [--json PATH]";
+    const USAGE: &str = AB_USAGE;
     let (mut labels, mut rest, mut rounds) = (vec![], vec![], 8usize);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--rounds" {
             let v = it.next().ok_or_else(|| Error::InvalidInput(format!("--rounds needs a value; {USAGE}")))?;
             rounds = v.parse().ok().filter(|&r| r >= 1).ok_or_else(|| Error::InvalidInput(format!("--rounds `{v}`: expected a number ≥ 1")))?;
+        } else if ["--check", "--quick", "--list", "--ncu", "--sanitize", "--steps", "--sizes"].contains(&a.as_str()) {
+            return Err(Error::InvalidInput(format!("ab does not take {a} (it times the two steps it is given); {USAGE}")));
         } else if a.starts_with("--") {
             rest.push(a.clone());
-            if a != "--check" && a != "--quick" {
-                rest.extend(it.next().cloned());
-            }
+            rest.extend(it.next().cloned());
         } else {
             labels.push(a.clone());
         }
@@ -478,6 +481,10 @@ pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
 }
 
 fn ab_main(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{AB_USAGE}\nBoth steps are verified on random inputs, then timed interleaved in R rounds of blocks (default 8; sizes default 4096,8192; --reps caps the total, default 400).");
+        return 0;
+    }
     let ab = match parse_ab(args) {
         Ok(a) => a,
         Err(e) => {
@@ -819,6 +826,7 @@ mod tests {
         assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm or --family hgemm"));
         assert!(ab(&["--family", "sgemm", "v9", "h1"]).unwrap_err().to_string().contains("not a sgemm step"));
         assert!(ab(&["--family", "hgemm", "v3", "v4", "--rounds", "0"]).unwrap_err().to_string().contains("--rounds"));
+        assert!(ab(&["--family", "hgemm", "--check", "v3", "v4"]).unwrap_err().to_string().contains("does not take --check"));
         let o = parse(&["--steps", "v9,h1"]).unwrap().unwrap();
         assert_eq!(o.steps, Some(vec!["v9".to_string(), "h1".to_string()]));
         assert!(parse(&["--steps", "v9,h99"]).unwrap_err().to_string().contains("unknown step `h99`"));
