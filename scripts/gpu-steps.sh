@@ -33,7 +33,7 @@ if [ "${NCU_BLOCK:-0}" = 1 ]; then
   # --page raw: one CSV row per kernel with every collected metric (WarpStateStats' stall breakdown too).
   M=sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed.sum
   timeout -s KILL 300 ncu --clock-control none --section WarpStateStats --section SpeedOfLight ${NCU_SECTIONS:-} --metrics $M --page raw --csv \
-    -k regex:"hgemm_block_v(8|9)" $C/kernel-lab --family hgemm --steps "${NCU_STEPS:-v8,v9}" --check --gemm-sizes 4096 > "$OUT/ncu-block.csv" 2>&1
+    -k regex:"hgemm_block_v(8|9|10)" $C/kernel-lab --family hgemm --steps "${NCU_STEPS:-v8,v9}" --check --gemm-sizes 4096 > "$OUT/ncu-block.csv" 2>&1
   echo "ncu (block ladder): exit $?, $(grep -c hgemm_block "$OUT/ncu-block.csv") kernel rows" | tee -a "$OUT/steps.txt"
 fi
 if [ "${NCU:-0}" = 1 ]; then

@@ -19,14 +19,14 @@ use crate::{
 
 /// A step of the block ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V9H, H1, H2, H3, H4, H5, H6 }
+pub enum Step { V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6 }
 
 impl Step {
     /// Every step.
-    pub const ALL: [Step; 20] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::V9, Step::V9S4, Step::V9P, Step::V9H, Step::H1, Step::H2, Step::H3, Step::H4, Step::H5, Step::H6];
+    pub const ALL: [Step; 21] = [Step::V1, Step::V2, Step::V3, Step::V4, Step::V5S2, Step::V5, Step::V5S4, Step::V6, Step::V7, Step::V8, Step::V9, Step::V9S4, Step::V9P, Step::V10, Step::V9H, Step::H1, Step::H2, Step::H3, Step::H4, Step::H5, Step::H6];
     /// PTX entry.
     pub fn kernel_name(self) -> &'static str {
-        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_block_v9", "hgemm_block_v9_s4", "hgemm_block_v9_padded", "hgemm_block_v9_f16acc", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4", "hgemm_tma_v5", "hgemm_tma_v6"][self as usize]
+        ["hgemm_block_v1", "hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_block_v9", "hgemm_block_v9_s4", "hgemm_block_v9_padded", "hgemm_block_v10", "hgemm_block_v9_f16acc", "hgemm_tma_v1", "hgemm_tma_v2", "hgemm_tma_v3", "hgemm_tma_v4", "hgemm_tma_v5", "hgemm_tma_v6"][self as usize]
     }
     /// Whether the step accumulates in f16 (`v9h`; the others in f32).
     pub fn f16_accumulate(self) -> bool {
@@ -46,7 +46,7 @@ impl Step {
     }
     /// `v1` …
     pub fn label(self) -> &'static str {
-        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "v9", "v9s4", "v9p", "v9h", "h1", "h2", "h3", "h4", "h5", "h6"][self as usize]
+        ["v1", "v2", "v3", "v4", "v5s2", "v5", "v5s4", "v6", "v7", "v8", "v9", "v9s4", "v9p", "v10", "v9h", "h1", "h2", "h3", "h4", "h5", "h6"][self as usize]
     }
 }
 

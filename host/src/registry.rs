@@ -149,6 +149,7 @@ pub const KERNELS: &[KernelInfo] = &[
     hgemm("hgemm_block_v9", "v9", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "fragments double-buffered across stages (interior blocks: pointer-based copy)"),
     hgemm("hgemm_block_v9_s4", "v9s4", 256, 4 * hgemm_stage(128 * 64, 64 * 256), "v9 with 4 stages"),
     hgemm("hgemm_block_v9_padded", "v9p", 256, 3 * hgemm_stage(layout::hgemm::A_PADDED_WIDE.rows * layout::hgemm::A_PADDED_WIDE.stride, layout::hgemm::B_PADDED_WIDE.rows * layout::hgemm::B_PADDED_WIDE.stride), "v9 on padded tiles (storage_align 72, 264): swizzle vs padding at the top"),
+    hgemm("hgemm_block_v10", "v10", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "v9 with ldmatrix addresses from 8 bases + immediates (row_step): 241 registers, not 254"),
     hgemm("hgemm_block_v9_f16acc", "v9h", 256, 3 * hgemm_stage(128 * 64, 64 * 256), "v9 with f16 accumulation (vs cuBLAS 16F compute)"),
     KernelInfo { name: "hgemm_tma_v1", family: Family::Hgemm, step: "h1", target: Target::Sm90a, block_threads: 128, dyn_smem_bytes: 0,
                  about: "Hopper: TMA (128B swizzle) + wgmma.m64n64k16, 128x128x64 tile, one warpgroup, one stage" },

@@ -329,7 +329,7 @@ pub mod hgemm {
             Step::V1 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
             Step::V2 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
             Step::V3 => (&A_PADDED, &B_PADDED, BK),
-            Step::V7 | Step::V8 | Step::V9 | Step::V9S4 | Step::V9H => (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE, BK_WIDE),
+            Step::V7 | Step::V8 | Step::V9 | Step::V9S4 | Step::V10 | Step::V9H => (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE, BK_WIDE),
             Step::V9P => (&A_PADDED_WIDE, &B_PADDED_WIDE, BK_WIDE),
             _ => (&A_SWIZZLED, &B_SWIZZLED, BK),
         }
@@ -381,7 +381,7 @@ pub mod hgemm {
     /// multiples of 32 there, so every block and K tile moves the same.
     pub fn ldgsts_sectors(step: Step, s: Shape) -> Option<u64> {
         use layout::copy::ldgsts_sector_pairs;
-        if !matches!(step, Step::V5S2 | Step::V5 | Step::V5S4 | Step::V6 | Step::V7 | Step::V8 | Step::V9 | Step::V9S4 | Step::V9P | Step::V9H) {
+        if !matches!(step, Step::V5S2 | Step::V5 | Step::V5S4 | Step::V6 | Step::V7 | Step::V8 | Step::V9 | Step::V9S4 | Step::V9P | Step::V10 | Step::V9H) {
             return None;
         }
         let (la, lb, bk) = tiles(step);
@@ -462,7 +462,7 @@ pub mod hgemm {
         let blocks = (s.m.div_ceil(BM as usize) * s.n.div_ceil(BN as usize)) as u64;
         let t = blocks * s.k.div_ceil(bk) as u64;
         let (mut ld, mut st) = (ld.times(t), st.times(t));
-        if matches!(step, Step::V8 | Step::V9 | Step::V9S4 | Step::V9P | Step::V9H) {
+        if matches!(step, Step::V8 | Step::V9 | Step::V9S4 | Step::V9P | Step::V10 | Step::V9H) {
             let (el, es) = epilogue_v8();
             (ld, st) = (ld.add(el.times(blocks)), st.add(es.times(blocks)));
         }

@@ -143,12 +143,12 @@ fn each_warp_ladder_step_holds_its_instructions() {
 fn each_hgemm_step_holds_its_instructions() {
     let b = |name: &str| body(Target::Sm80, name);
     assert!(b("hgemm_block_v1").contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") && !b("hgemm_block_v1").contains(".shared"));
-    for v in ["hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_block_v9", "hgemm_block_v9_s4", "hgemm_block_v9_padded", "hgemm_block_v9_f16acc"] {
+    for v in ["hgemm_block_v2", "hgemm_block_v3", "hgemm_block_v4", "hgemm_block_v5_s2", "hgemm_block_v5", "hgemm_block_v5_s4", "hgemm_block_v6", "hgemm_block_v7", "hgemm_block_v8", "hgemm_block_v9", "hgemm_block_v9_s4", "hgemm_block_v9_padded", "hgemm_block_v9_f16acc", "hgemm_block_v10"] {
         let n = instructions(b(v)).filter(|l| l.starts_with("mma.sync.aligned.m16n8k16")).count();
         let acc = if v == "hgemm_block_v9_f16acc" { "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16" } else { "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" };
         assert_eq!(instructions(b(v)).filter(|l| l.starts_with(acc)).count(), n, "{v}: every mma is {acc}");
         // v9 holds two loops: its own (interior blocks) and v8's (edge blocks).
-        let want = match v { "hgemm_block_v7" | "hgemm_block_v8" => 128, "hgemm_block_v9" | "hgemm_block_v9_s4" | "hgemm_block_v9_padded" | "hgemm_block_v9_f16acc" => 256, _ => 64 };
+        let want = match v { "hgemm_block_v7" | "hgemm_block_v8" => 128, "hgemm_block_v9" | "hgemm_block_v9_s4" | "hgemm_block_v9_padded" | "hgemm_block_v9_f16acc" | "hgemm_block_v10" => 256, _ => 64 };
         assert_eq!(n, want, "{v}: k16 steps × 4 × 8 mma per K tile, unrolled");
         assert!(b(v).contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), "{v}: B fragments by ldmatrix.trans");
     }
@@ -172,7 +172,7 @@ fn each_hgemm_step_holds_its_instructions() {
         })
     };
     assert!(mmas_over_prefetch("hgemm_block_v9"), "v9: barrier, 8 ldmatrix of the next stage, 32 mma, then the refill");
-    assert!(["hgemm_block_v9_s4", "hgemm_block_v9_padded", "hgemm_block_v9_f16acc"].iter().all(|v| mmas_over_prefetch(v)), "v9s4, v9p, v9h: as v9");
+    assert!(["hgemm_block_v9_s4", "hgemm_block_v9_padded", "hgemm_block_v9_f16acc", "hgemm_block_v10"].iter().all(|v| mmas_over_prefetch(v)), "v9s4, v9p, v9h, v10: as v9");
     assert!(!mmas_over_prefetch("hgemm_block_v8"), "v8 has no cross-stage prefetch");
 }
 

@@ -273,4 +273,5 @@ core::arch::global_asm!(
     "//@entry-directive hgemm_block_v9_s4 .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v9_padded .maxntid 256, 1, 1",
     "//@entry-directive hgemm_block_v9_f16acc .maxntid 256, 1, 1",
+    "//@entry-directive hgemm_block_v10 .maxntid 256, 1, 1",
 );

@@ -57,9 +57,9 @@ const A_CHUNKS: u32 = BM * BK_WIDE / 8 / THREADS;
 const B_CHUNKS: u32 = BK_WIDE * BN / 8 / THREADS;
 /// The stage layouts of a v9 kernel and the shared-offset steps between a thread's chunks (from the
 /// layouts' `row_step`; a compile error where a swizzle would make them depend on the row).
-struct Tiles<LA, LB> {
-    la: LA,
-    lb: LB,
+pub(crate) struct Tiles<LA, LB> {
+    pub(crate) la: LA,
+    pub(crate) lb: LB,
     a_step: u32,
     b_step: u32,
 }
@@ -72,7 +72,7 @@ const fn step(d: Option<u32>) -> u32 {
 }
 
 /// v9's tiles: v7's swizzles.
-const SWIZZLED: Tiles<Swizzled<RowMajor>, Swizzled<RowMajor>> = Tiles {
+pub(crate) const SWIZZLED: Tiles<Swizzled<RowMajor>, Swizzled<RowMajor>> = Tiles {
     la: A_SWIZZLED_WIDE,
     lb: B_SWIZZLED_WIDE,
     a_step: step(A_SWIZZLED_WIDE.row_step(A_ROWS_APART)),
@@ -100,7 +100,7 @@ impl<LA: Layout, LB: Layout> Tiles<LA, LB> {
 /// `x`, hidden from the optimizers: an empty `asm!` that takes and returns it, so values derived from
 /// it are recomputed where used instead of hoisted out of the K loop and kept in registers.
 #[inline(always)]
-fn opaque_ptr(mut p: *const u16) -> *const u16 {
+pub(crate) fn opaque_ptr(mut p: *const u16) -> *const u16 {
     // SAFETY: emits no instruction (a PTX comment); the same pointer comes back. Not `pure`, so LLVM
     // does not hoist it out of the loop either.
     unsafe { core::arch::asm!("// opaque {0}", inout(reg64) p, options(nomem, nostack)) };
@@ -150,18 +150,43 @@ impl<LA: Layout, LB: Layout> Interior<'_, LA, LB> {
     }
 }
 
+/// Where a warp's `ldmatrix` rows are: `load(s_a, s_b, k16)` loads k16 step `k16` of the stage whose
+/// tiles start at `s_a`, `s_b`; `fresh()` is called once per K tile (v10 hides its bases there).
+pub(crate) trait FragAddrs {
+    /// The per-tile copy of the addresses.
+    fn fresh(&self) -> Self;
+    /// # Safety
+    /// All 32 lanes of every warp call it; the stage is complete (after a barrier).
+    unsafe fn load(&self, s_a: u32, s_b: u32, k16: u32) -> Frags;
+}
+
+/// v9: every row address from the layouts' `offset(row, col)` (`block::load_frags`). ptxas keeps the
+/// 32 loop-invariant offsets (4 `ldmatrix` of A and 4 of B per k16 step) in 32 registers.
+pub(crate) struct ByLayout<'t, LA, LB>(pub(crate) &'t Tiles<LA, LB>);
+
+impl<LA: Layout, LB: Layout> FragAddrs for ByLayout<'_, LA, LB> {
+    #[inline(always)]
+    fn fresh(&self) -> Self {
+        ByLayout(self.0)
+    }
+    #[inline(always)]
+    unsafe fn load(&self, s_a: u32, s_b: u32, k16: u32) -> Frags {
+        // SAFETY: forwarded.
+        unsafe { load_frags(s_a, s_b, k16, &self.0.la, &self.0.lb) }
+    }
+}
+
 /// The main loop with the cross-stage fragment prefetch, then v8's epilogue (interior blocks).
 ///
 /// # Safety
 /// The kernel's launch contract; `copy` fills stages for this block's `(m0, n0)`.
 #[inline(always)]
-unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout, A: Accumulator>(
-    copy: &Interior<'_, LA, LB>, c: *mut u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, base: u32,
+unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout, A: Accumulator, F: FragAddrs>(
+    copy: &Interior<'_, LA, LB>, frags: &F, c: *mut u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, base: u32,
 ) {
     // Stable Rust cannot compute these from a const generic: `STAGES − 1` and `STAGES − 2`.
     const { assert!(WAIT_ALL_BUT + 1 == STAGES && WAIT + 2 == STAGES) };
     let t_ = copy.tiles;
-    let (la, lb) = (&t_.la, &t_.lb);
     let tiles = k.div_ceil(BK_WIDE);
     let mut acc = A::ZERO;
     // SAFETY: group accounting: the prologue commits tiles 0 … STAGES − 1 (one group each, empty past
@@ -182,20 +207,21 @@ unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32,
         sync_threads();
         let (s_a, s_b) = t_.stage(base, 0);
         // `first`: k16 step 0 of the current tile, loaded before the tile begins.
-        let mut first: Frags = load_frags(s_a, s_b, 0, la, lb);
+        let mut first: Frags = frags.load(s_a, s_b, 0);
         let mut s_cur = 0u32;
         for t in 0..tiles {
             let more = t + 1 < tiles;
             let s_next = if s_cur + 1 == STAGES { 0 } else { s_cur + 1 };
             let (s_a, s_b) = t_.stage(base, s_cur);
+            let frags = frags.fresh();
             mma_frags(&mut acc, &first);
             unroll4!(k16 => { if k16 >= 1 {
-                let f = load_frags(s_a, s_b, k16, la, lb);
+                let f = frags.load(s_a, s_b, k16);
                 if k16 + 1 == K16 && more {
                     cp_async_wait_group::<WAIT>();
                     sync_threads();
                     let (n_a, n_b) = t_.stage(base, s_next);
-                    first = load_frags(n_a, n_b, 0, la, lb);
+                    first = frags.load(n_a, n_b, 0);
                 }
                 mma_frags(&mut acc, &f);
                 if k16 + 1 == K16 && more {
@@ -218,8 +244,8 @@ unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32,
 /// # Safety
 /// As `hgemm_block_v9` with `STAGES` stages of dynamic shared memory.
 #[inline(always)]
-unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout, A: Accumulator>(
-    tiles: &Tiles<LA, LB>, a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32,
+pub(crate) unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout, A: Accumulator, F: FragAddrs>(
+    tiles: &Tiles<LA, LB>, frags: &F, a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32,
 ) {
     let grid_n = grid_dim_x();
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
@@ -245,7 +271,7 @@ unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA:
                 s_a0: tiles.la.offset(ra, ca),
                 s_b0: tiles.lb.offset(rb, cb),
             };
-            main_loop::<STAGES, WAIT_ALL_BUT, WAIT, _, _, A>(&copy, c, m, n, k, m0, n0, base);
+            main_loop::<STAGES, WAIT_ALL_BUT, WAIT, _, _, A, F>(&copy, frags, c, m, n, k, m0, n0, base);
         } else {
             super::block_v5_cp_async::pipeline::<STAGES, WAIT, 4, true, A>(a, b, c, m, n, k, bm, bn, &tiles.la, &tiles.lb);
         }
@@ -261,7 +287,7 @@ unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA:
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _, Acc>(&SWIZZLED, a, b, c, m, n, k) }
+    unsafe { block::<3, 2, 1, _, _, Acc, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
 }
 
 /// As [`hgemm_block_v9`] with 4 stages (192 KiB of dynamic shared memory).
@@ -271,7 +297,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<4, 3, 2, _, _, Acc>(&SWIZZLED, a, b, c, m, n, k) }
+    unsafe { block::<4, 3, 2, _, _, Acc, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
 }
 
 /// v9 on padded tiles (`storage_align` strides 72 and 264; 3 stages, 153 KiB): everything else as
@@ -282,7 +308,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9_s4(a: *const u16, b: *const u16
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_padded(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _, Acc>(&PADDED, a, b, c, m, n, k) }
+    unsafe { block::<3, 2, 1, _, _, Acc, _>(&PADDED, &ByLayout(&PADDED), a, b, c, m, n, k) }
 }
 
 /// v9 with **f16 accumulation** (`mma.sync.m16n8k16…f16.f16.f16.f16`): the same tiles, pipeline and
@@ -294,5 +320,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9_padded(a: *const u16, b: *const
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_f16acc(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _, AccF16>(&SWIZZLED, a, b, c, m, n, k) }
+    unsafe { block::<3, 2, 1, _, _, AccF16, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
 }

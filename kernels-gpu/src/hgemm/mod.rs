@@ -39,6 +39,7 @@ mod block_v5_cp_async;
 mod block_v7_wide_k;
 mod block_v8_smem_epilogue;
 mod block_v9_frag_double_buffer;
+mod block_v10_ldmatrix_bases;
 #[cfg(lab_sm90)]
 mod tma;
 #[cfg(lab_sm90)]
