@@ -725,7 +725,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         pb.finish_and_clear();
         match result {
             Ok(rows) => {
-                println!("\n== hgemm: C = A·B, f16 in/out, f32 accumulate: v1–v9p mma.sync (seeds 000/001), h1–h6 TMA + wgmma (sm_90a); cuBLAS GemmEx f16/32F in the same run ==");
+                println!("\n== hgemm: C = A·B, f16 in/out, f32 accumulate: v1–v10 mma.sync (seeds 000/001), h1–h6 TMA + wgmma (sm_90a); cuBLAS GemmEx f16/32F in the same run ==");
                 print!("{}", crate::gemm_suite::table(&rows));
                 failed |= rows.iter().any(|r| r.failed());
                 json["hgemm"] = serde_json::to_value(&rows).unwrap_or_default();
