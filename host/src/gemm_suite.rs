@@ -112,6 +112,20 @@ impl Row {
     }
 }
 
+/// Poisons `d_c`, runs `step` on `s`, and returns C as f64 — an error naming the kernel and shape if any
+/// element was left unwritten (the poison is a NaN pattern).
+fn run_poisoned<F: GemmFamily>(gpu: &Gpu, k: &Kernel, step: F::Step, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>,
+                               d_c: &mut CudaSlice<F::Elem>) -> Result<Vec<f64>> {
+    *d_c = gpu.upload(&vec![F::poison(); s.m * s.n])?;
+    F::launch(gpu, k, step, s, d_a, d_b, d_c)?;
+    gpu.sync_after(k.name())?;
+    let c: Vec<f64> = gpu.download(d_c)?.into_iter().map(F::to_f64).collect();
+    match c.iter().position(|v| v.is_nan()) {
+        Some(i) => Err(Error::Verification(format!("{} on {s}: output not fully written (first NaN at {i})", k.name()))),
+        None => Ok(c),
+    }
+}
+
 /// Runs family `F`: the baseline first (its result is the reference for shapes too large for the CPU),
 /// then every step, each poisoned, checked fully written, compared, and (without `--check`) timed.
 pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
@@ -165,13 +179,7 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
                 (row.registers, row.local_bytes) = (Some(res.registers), Some(res.local_bytes));
                 row.smem_bytes = Some(k.info.dyn_smem_bytes + res.static_smem_bytes.max(0) as u32);
                 row.blocks_per_sm = k.max_blocks_per_sm().ok();
-                d_c = gpu.upload(&vec![F::poison(); s.m * s.n])?;
-                F::launch(gpu, &k, step, s, &d_a, &d_b, &mut d_c)?;
-                gpu.sync_after(k.name())?;
-                let c: Vec<f64> = gpu.download(&d_c)?.into_iter().map(F::to_f64).collect();
-                if let Some(i) = c.iter().position(|v| v.is_nan()) {
-                    return Err(Error::Verification(format!("{}: output not fully written (first NaN at {i})", k.name())));
-                }
+                let c = run_poisoned::<F>(gpu, &k, step, s, &d_a, &d_b, &mut d_c)?;
                 if let Some(w) = &want {
                     row.rel_err = Some(verify::rel_l2(&c, w));
                 }
@@ -285,13 +293,7 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &Options, a: F::Step, b: F::Step, rounds:
         let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
         let mut errs = [0.0; 2];
         for (i, (step, kern)) in [(a, &ka), (b, &kb)].into_iter().enumerate() {
-            d_c = gpu.upload(&vec![F::poison(); s.m * s.n])?;
-            F::launch(gpu, kern, step, s, &d_a, &d_b, &mut d_c)?;
-            gpu.sync_after(kern.name())?;
-            let c: Vec<f64> = gpu.download(&d_c)?.into_iter().map(F::to_f64).collect();
-            if let Some(j) = c.iter().position(|v| v.is_nan()) {
-                return Err(Error::Verification(format!("{} on {s}: output not fully written (first NaN at {j})", kern.name())));
-            }
+            let c = run_poisoned::<F>(gpu, kern, step, s, &d_a, &d_b, &mut d_c)?;
             errs[i] = verify::rel_l2(&c, &want);
             let tol = F::tolerance(step, s);
             if !(errs[i] <= tol) {

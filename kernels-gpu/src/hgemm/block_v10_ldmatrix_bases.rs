@@ -15,7 +15,7 @@
 //! Predicted: ~24 registers freed; v9h (f16 accumulators, 44 fewer registers) ran 1.01–1.10× v9 with
 //! the same instructions, so ~1.03–1.06×.
 use super::block::{Acc, Frags, WM, WN};
-use super::block_v9_frag_double_buffer::{FragAddrs, SWIZZLED, block};
+use super::block_v9_frag_double_buffer::{FragAddrs, SWIZZLED, block, opaque, step};
 use crate::prim::{
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
     thread::thread_idx_x,
@@ -25,14 +25,8 @@ use layout::Layout;
 use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BN};
 
 /// 16 rows further in A's and B's wide tiles, as an element offset (compile error if not constant).
-const A_ROW16: u32 = match A_SWIZZLED_WIDE.row_step(16) {
-    Some(d) => d,
-    None => panic!("A's swizzle is not periodic in 16 rows"),
-};
-const B_ROW16: u32 = match B_SWIZZLED_WIDE.row_step(16) {
-    Some(d) => d,
-    None => panic!("B's swizzle is not periodic in 16 rows"),
-};
+const A_ROW16: u32 = step(A_SWIZZLED_WIDE.row_step(16));
+const B_ROW16: u32 = step(B_SWIZZLED_WIDE.row_step(16));
 
 /// This lane's element offsets: `a[k16]` of its A row in fragment row block 0 at k16 step `k16`,
 /// `b[nj]` of its B row at k16 step 0 in column block `nj` — `block::load_frags`'s addresses with
@@ -54,16 +48,6 @@ impl Bases {
             b: core::array::from_fn(|nj| B_SWIZZLED_WIDE.offset(lane % 16, wn * WN + 16 * nj as u32 + 8 * (lane / 16))),
         }
     }
-}
-
-/// An empty `asm!` that takes and returns `x`: values derived from it cannot be hoisted out of the
-/// loop it sits in.
-#[inline(always)]
-fn opaque(mut x: u32) -> u32 {
-    // SAFETY: emits no instruction (a PTX comment); `x` comes back unchanged. Not `pure`: LLVM must
-    // keep it in the loop.
-    unsafe { core::arch::asm!("// opaque {0}", inout(reg32) x, options(nomem, nostack)) };
-    x
 }
 
 impl FragAddrs for Bases {

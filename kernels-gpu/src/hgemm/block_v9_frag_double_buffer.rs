@@ -64,10 +64,11 @@ pub(crate) struct Tiles<LA, LB> {
     b_step: u32,
 }
 
-const fn step(d: Option<u32>) -> u32 {
+/// `row_step`'s promise, unwrapped at compile time (used in `const` items only).
+pub(crate) const fn step(d: Option<u32>) -> u32 {
     match d {
         Some(d) => d,
-        None => panic!("the layout is not periodic in the rows a thread copies"),
+        None => panic!("the layout's offsets do not move by a constant over that many rows"),
     }
 }
 
@@ -97,10 +98,19 @@ impl<LA: Layout, LB: Layout> Tiles<LA, LB> {
     }
 }
 
+/// [`opaque_ptr`] for a `u32` (v10's `ldmatrix` bases).
+#[inline(always)]
+pub(crate) fn opaque(mut x: u32) -> u32 {
+    // SAFETY: emits no instruction (a PTX comment); `x` comes back unchanged. Not `pure`: LLVM must
+    // keep it in the loop.
+    unsafe { core::arch::asm!("// opaque {0}", inout(reg32) x, options(nomem, nostack)) };
+    x
+}
+
 /// `x`, hidden from the optimizers: an empty `asm!` that takes and returns it, so values derived from
 /// it are recomputed where used instead of hoisted out of the K loop and kept in registers.
 #[inline(always)]
-pub(crate) fn opaque_ptr(mut p: *const u16) -> *const u16 {
+fn opaque_ptr(mut p: *const u16) -> *const u16 {
     // SAFETY: emits no instruction (a PTX comment); the same pointer comes back. Not `pure`, so LLVM
     // does not hoist it out of the loop either.
     unsafe { core::arch::asm!("// opaque {0}", inout(reg64) p, options(nomem, nostack)) };
