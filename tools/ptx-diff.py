@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Compares two PTX modules kernel by kernel: each `.entry` (and `.func`) body, with `//` comment lines
+dropped, must be byte-identical. Entry order and header comments (e.g. `//@entry-directive` lines from
+global_asm!) may differ. Usage: tools/ptx-diff.py OLD.ptx NEW.ptx  (exit 0: identical per kernel)."""
+import re, sys
+
+def bodies(path):
+    text = open(path).read()
+    out, name, cur = {}, None, []
+    for line in text.splitlines():
+        m = re.match(r'^(?:\.visible |\.weak )?\.(entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)', line)
+        if m:
+            if name:
+                out[name] = cur
+            name, cur = m.group(2), []
+        if name is not None and not line.lstrip().startswith('//'):
+            cur.append(line)
+    if name:
+        out[name] = cur
+    return out
+
+a, b = bodies(sys.argv[1]), bodies(sys.argv[2])
+bad = 0
+for k in sorted(set(a) | set(b)):
+    if k not in a:
+        print(f"only in new: {k}"); bad += 1
+    elif k not in b:
+        print(f"only in old: {k}"); bad += 1
+    elif a[k] != b[k]:
+        print(f"differs: {k}"); bad += 1
+print(f"{len(a)} old, {len(b)} new, {bad} differ")
+sys.exit(1 if bad else 0)
