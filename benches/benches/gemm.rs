@@ -3,7 +3,11 @@
 use benches::{gpu_or_skip, gpu_time};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use half::f16;
-use kernel_lab::{hgemm, sgemm::{self, Shape}, verify};
+use kernel_lab::{
+    families::{gemm::Shape, hgemm, sgemm},
+    runtime::verify,
+    steps,
+};
 use rand::Rng;
 
 fn bench_gemm(c: &mut Criterion) {
@@ -20,15 +24,15 @@ fn bench_gemm(c: &mut Criterion) {
         if let Ok(bl) = sgemm::CublasSgemm::new(&gpu) {
             group.bench_function(BenchmarkId::new("cuBLAS", s), |bn| bn.iter_custom(|it| gpu_time(&gpu, it, || bl.gemm(&gpu, s, &d_a, &d_b, &mut d_c)).expect("cublas")));
         }
-        for step in sgemm::Step::ALL {
-            let k = match gpu.kernel(step.kernel_name()) {
+        for step in steps::sgemm::STEPS {
+            let k = match gpu.kernel(step.kernel.name) {
                 Ok(k) => k,
                 Err(e) => {
-                    eprintln!("sgemm {}: skipped ({e})", step.label());
+                    eprintln!("sgemm {}: skipped ({e})", step.kernel.step);
                     continue;
                 }
             };
-            group.bench_function(BenchmarkId::new(step.label(), s), |bn| {
+            group.bench_function(BenchmarkId::new(step.kernel.step, s), |bn| {
                 bn.iter_custom(|it| gpu_time(&gpu, it, || sgemm::launch(&gpu, &k, step, s, &d_a, &d_b, &mut d_c)).expect("sgemm"))
             });
         }
@@ -44,15 +48,15 @@ fn bench_gemm(c: &mut Criterion) {
         if let Ok(bl) = hgemm::CublasHgemm::new(&gpu) {
             group.bench_function(BenchmarkId::new("cuBLAS", s), |bn| bn.iter_custom(|it| gpu_time(&gpu, it, || bl.gemm(&gpu, s, &d_a, &d_b, &mut d_c)).expect("cublas")));
         }
-        for step in hgemm::Step::ALL {
-            let k = match gpu.kernel(step.kernel_name()) {
+        for step in steps::hgemm::STEPS {
+            let k = match gpu.kernel(step.kernel.name) {
                 Ok(k) => k,
                 Err(e) => {
-                    eprintln!("hgemm {}: skipped ({e})", step.label());
+                    eprintln!("hgemm {}: skipped ({e})", step.kernel.step);
                     continue;
                 }
             };
-            group.bench_function(BenchmarkId::new(step.label(), s), |bn| {
+            group.bench_function(BenchmarkId::new(step.kernel.step, s), |bn| {
                 bn.iter_custom(|it| gpu_time(&gpu, it, || hgemm::launch(&gpu, &k, step, s, &d_a, &d_b, &mut d_c)).expect("hgemm"))
             });
         }

@@ -2,7 +2,11 @@
 //! 2^24 and 2^28 f32, timed with CUDA events. Without a GPU it prints a skip notice and exits cleanly.
 use benches::{gpu_or_skip, gpu_time};
 use criterion::{BenchmarkId, Criterion, Throughput};
-use kernel_lab::{reduce::{self, CublasSum, ReducePlan, Step}, verify};
+use kernel_lab::{
+    families::reduce::{self, CublasSum, ReducePlan},
+    runtime::verify,
+    steps::reduce::STEPS,
+};
 
 fn bench_reduce(c: &mut Criterion) {
     let Some(gpu) = gpu_or_skip("reduce") else { return };
@@ -20,9 +24,9 @@ fn bench_reduce(c: &mut Criterion) {
                 b.iter_custom(|iters| gpu_time(&gpu, iters, || blas.enqueue(&gpu, &input)).expect("cublas"))
             });
         }
-        for step in Step::ALL {
+        for step in STEPS {
             let mut plan = ReducePlan::new(&gpu, step, n).expect("plan");
-            group.bench_function(BenchmarkId::new(step.label(), n), |b| {
+            group.bench_function(BenchmarkId::new(step.kernel.step, n), |b| {
                 b.iter_custom(|iters| gpu_time(&gpu, iters, || plan.enqueue(&input)).expect("reduce"))
             });
         }

@@ -3,7 +3,7 @@
 use std::{io::Write, time::Duration};
 
 use cudarc::driver::sys::CUevent_flags;
-use kernel_lab::{Error, Result, gpu::Gpu};
+use kernel_lab::{Error, Result, runtime::gpu::Gpu};
 
 /// The GPU, or `None` after printing why the benches are skipped (no driver or no device).
 pub fn gpu_or_skip(bench: &str) -> Option<Gpu> {

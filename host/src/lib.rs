@@ -1,35 +1,25 @@
-//! Host side of the pure-Rust CUDA kernel lab.
+//! `kernel_lab`: the library under the `kernel-lab` suite, in four layers (each imports only the ones
+//! above it):
 //!
-//! * [`gpu`]: context, stream, embedded PTX modules, kernels by name, buffers (on `cudarc`, loading
-//!   the driver and cuBLAS dynamically: nothing CUDA is needed to build).
-//! * [`registry`]: every kernel of `kernels-gpu` with its family, step, target and launch shape.
-//! * [`timing`], [`verify`]: CUDA-event timing (median of many runs) and verification helpers.
-//! * [`reduce`], [`sgemm`], [`hgemm`], [`hgemm_warp`], [`selftest`], [`bankcheck`]: the families;
-//!   [`gemm_suite`] (with [`sgemm_suite`], [`hgemm_suite`]) runs the GEMM tables; [`suite`] is what
-//!   `cargo run --release` prints, [`report`] the report directory it writes.
-//! * [`access`], [`traces`], [`layoutcli`]: warp access patterns, per-kernel traces for the bank model
-//!   (`layout::bank`), and the `layout` subcommands (bank maps, solver, checks).
-pub mod access;
-pub mod bankcheck;
+//! * [`runtime`]: the GPU — context, stream, embedded PTX ([`runtime::ptx`]), kernels by name and the
+//!   [`launch!`] macro ([`runtime::gpu`]), CUDA-event timing ([`runtime::timing`]), verification
+//!   helpers ([`runtime::verify`]), TMA tensor maps ([`runtime::tma`]); on `cudarc` with dynamic
+//!   loading, so nothing CUDA is needed to build.
+//! * [`steps`]: every kernel declared once — family, label, target, block, launch bounds, shared
+//!   memory, grid rule, bank-model trace, PTX checks. Registry, step lists, traces, `--list`, suite,
+//!   benches and PTX tests all derive from it.
+//! * [`model`]: the bank model's glue — warp access patterns ([`model::access`]), per-kernel traces
+//!   from the descriptors ([`model::traces`]), bank maps and the swizzle solver ([`model::bankmap`]).
+//! * [`families`]: launching and measuring each family — plans and launches, cuBLAS baselines, f64
+//!   references, and the measurement loops the suite and `ab` use ([`families::gemm`],
+//!   [`families::reduce`], …).
+//!
+//! The command-line suite (options, tables, JSON, report, `ncu`/sanitizer driving, `layout`
+//! subcommands) is the binary (`src/main.rs`, `src/cli/`), which this library never imports.
 pub mod error;
-pub mod gemm_suite;
-pub mod gpu;
-pub mod hgemm;
-pub mod hgemm_suite;
-pub mod hgemm_warp;
-pub mod layoutcli;
-pub mod profile;
-pub mod ptx;
-pub mod reduce;
-pub mod registry;
-pub mod report;
-pub mod selftest;
-pub mod sgemm;
-pub mod sgemm_suite;
-pub mod suite;
-pub mod timing;
-pub mod tma;
-pub mod traces;
-pub mod verify;
+pub mod families;
+pub mod model;
+pub mod runtime;
+pub mod steps;
 
 pub use error::{Error, Result};

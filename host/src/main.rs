@@ -1,4 +1,7 @@
-//! `cargo run --release`: the suite. See `--help`.
+//! `cargo run --release`: the suite. See `--help`. The command line lives in `cli/`, on top of the
+//! `kernel_lab` library.
+mod cli;
+
 fn main() {
-    std::process::exit(kernel_lab::suite::main_with_args(std::env::args().skip(1)));
+    std::process::exit(cli::main_with_args(std::env::args().skip(1)));
 }

@@ -3,7 +3,7 @@
 //! ptxas the test says it was skipped.
 use std::{io::Write, process::Command};
 
-use kernel_lab::ptx::Target;
+use kernel_lab::{runtime::ptx, steps::Target};
 
 struct Report {
     kernel: String,
@@ -55,7 +55,7 @@ fn ptx_assembles_without_spills() {
     }
     for (target, arch) in [(Target::Sm80, "sm_80"), (Target::Sm80, "sm_90"), (Target::Sm90a, "sm_90a")] {
         let reports = assemble(target, arch);
-        assert_eq!(reports.len(), kernel_lab::ptx::entries(target.ptx()).len(), "one ptxas report per kernel ({arch})");
+        assert_eq!(reports.len(), ptx::entries(target.ptx()).len(), "one ptxas report per kernel ({arch})");
         for r in &reports {
             assert!(r.registers > 0, "{}: no register count parsed ({arch})", r.kernel);
             assert_eq!((r.stack, r.spill_stores, r.spill_loads), (0, 0, 0),

@@ -17,4 +17,5 @@ pub use swizzle::{LayoutError, Swizzle, SwizzleFn};
 pub use tile::{Layout, Padded, RowMajor, Swizzled};
 pub mod sgemm;
 pub mod hgemm;
+pub mod hgemm_warp;
 pub mod hopper;

@@ -11,7 +11,7 @@ use std::{
 use plotters::prelude::*;
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use kernel_lab::{Error, Result};
 
 /// One plotted series: label and (x, y) points.
 type Series = (String, Vec<(f64, f64)>);
@@ -189,7 +189,7 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
 fn bank_maps(out: &Path, md: &mut String, files: &mut Vec<PathBuf>) -> Result<()> {
     use layout::{Padded, SwizzleFn, hgemm, hopper::TmaSwizzle};
 
-    use crate::{access::{self, Pattern}, layoutcli::{BankMap, TileLayout}};
+    use kernel_lab::model::{access::{self, Pattern}, bankmap::{BankMap, TileLayout}};
     let tile = |rows: u32, cols: u32, stride: u32, swizzle: Option<SwizzleFn>| TileLayout { padded: Padded { rows, cols, stride }, swizzle };
     let maps: [(&str, &str, TileLayout); 7] = [
         ("bank_seed001_rowmajor.svg", "seed 001's 16×16 f16 tile, unpadded", tile(16, 16, 16, None)),
@@ -224,6 +224,46 @@ fn bank_maps(out: &Path, md: &mut String, files: &mut Vec<PathBuf>) -> Result<()
     let _ = writeln!(md, "\n{pictures}");
     Ok(())
 }
+
+/// `kernel-lab report --json FILE [--out DIR]`: the report of a saved run, without a GPU.
+pub fn main(args: &[String]) -> i32 {
+    let (mut json, mut out) = (None, "target/kernel-lab-report".to_string());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match (a.as_str(), it.next()) {
+            ("--json", Some(v)) => json = Some(v.clone()),
+            ("--out", Some(v)) => out = v.clone(),
+            _ => {
+                eprintln!("usage: kernel-lab report --json FILE [--out DIR]");
+                return 2;
+            }
+        }
+    }
+    let Some(path) = json else {
+        eprintln!("usage: kernel-lab report --json FILE [--out DIR]");
+        return 2;
+    };
+    let value = match std::fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string())) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: cannot read {path} as JSON: {e}");
+            return 2;
+        }
+    };
+    match write(&value, std::path::Path::new(&out)) {
+        Ok(files) => {
+            for f in files {
+                println!("wrote {}", f.display());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,7 @@
-//! The suite's GEMM tables (SGEMM, HGEMM): every step of a family at every size and, with `--check`, on
-//! ragged shapes; verified against an f64 CPU reference (small shapes) or the cuBLAS baseline (large),
-//! timed against that baseline in the same run. A family plugs in through [`GemmFamily`].
+//! The GEMM measurement loop shared by SGEMM and HGEMM: the [`Shape`] type, every step of a family at
+//! every shape, verified against an f64 CPU reference (small shapes) or the cuBLAS baseline (large),
+//! timed against that baseline in the same run ([`run`]), and two steps head to head ([`ab`]). A
+//! family plugs in through [`GemmFamily`]; its steps are its descriptors (`steps::sgemm`, `steps::hgemm`).
 use std::fmt::Write as _;
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
@@ -8,37 +9,156 @@ use rand::rngs::SmallRng;
 
 use crate::{
     error::{Error, Result},
-    gpu::{Gpu, Kernel},
-    sgemm::Shape,
-    suite::Options,
-    timing::{Stats, time_gpu_budget, time_pair, time_pair_rounds},
-    traces::BlockCost,
-    verify,
+    model::traces::BlockCost,
+    runtime::{
+        gpu::{Gpu, Kernel},
+        timing::{Stats, time_gpu_budget, time_pair, time_pair_rounds},
+        verify,
+    },
+    steps::gemm::GemmStep,
 };
+
+/// The shape `M × N × K` of `C (M×N) = A (M×K) · B (K×N)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Shape {
+    /// Rows of A and C.
+    pub m: usize,
+    /// Columns of B and C.
+    pub n: usize,
+    /// Columns of A, rows of B.
+    pub k: usize,
+}
+
+impl Shape {
+    /// Validates the shape: every dimension at least 1, and each at most 2^20 (the kernels index rows
+    /// and columns in 32 bits; products are formed in 64 bits).
+    pub fn new(m: usize, n: usize, k: usize) -> Result<Shape> {
+        for (name, v) in [("M", m), ("N", n), ("K", k)] {
+            if v == 0 {
+                return Err(Error::InvalidInput(format!("GEMM {name} = 0: every dimension must be at least 1")));
+            }
+            if v > 1 << 20 {
+                return Err(Error::InvalidInput(format!("GEMM {name} = {v} exceeds 2^20")));
+            }
+        }
+        Ok(Shape { m, n, k })
+    }
+    /// `2·M·N·K`.
+    pub fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+    /// Checks that buffers of `a_len`, `b_len`, `c_len` elements (of `elem`, e.g. "f32") hold A (M×K),
+    /// B (K×N) and C (M×N); the error names the buffer and both lengths.
+    pub fn check_buffers(&self, elem: &str, a_len: usize, b_len: usize, c_len: usize) -> Result<()> {
+        for (what, len, want) in [("A", a_len, self.m * self.k), ("B", b_len, self.k * self.n), ("C", c_len, self.m * self.n)] {
+            if len != want {
+                return Err(Error::InvalidInput(format!("length mismatch: {what} holds {len} {elem}, the shape needs {want}")));
+            }
+        }
+        Ok(())
+    }
+    /// The grid of `step` on this shape (its descriptor's grid rule; persistent steps: one block per SM
+    /// at most, on a GPU with `sms` SMs). Errors if the grid's y dimension exceeds 65535.
+    pub fn grid<T>(&self, step: &GemmStep<T>, sms: u32) -> Result<(u32, u32)> {
+        use crate::steps::gemm::Grid;
+        let (rows, cols) = step.grid.tile();
+        let (tiles_n, tiles_m) = ((self.n as u32).div_ceil(cols), (self.m as u32).div_ceil(rows));
+        let grid = match step.grid {
+            Grid::Tiles { .. } => (tiles_n, tiles_m),
+            Grid::Persistent { .. } => ((tiles_n * tiles_m).min(sms.max(1)), 1),
+        };
+        if grid.1 > 65_535 {
+            return Err(Error::InvalidInput(format!("{}: M = {} needs {} block rows, above the grid's y limit of 65535", step.kernel.name, self.m, grid.1)));
+        }
+        Ok(grid)
+    }
+    /// `Err` naming the rule if `step` does not take this shape.
+    pub fn check_step<T>(&self, step: &GemmStep<T>) -> Result<()> {
+        match step.rejects(self.m, self.n, self.k) {
+            Some(why) => Err(Error::InvalidInput(why)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}x{}", self.m, self.n, self.k)
+    }
+}
+
+/// `C = A · B` in f64 on the CPU (all cores), row-major, from inputs already widened to f32.
+pub fn reference_f64(a: &[f32], b: &[f32], s: Shape) -> Vec<f64> {
+    let mut c = vec![0.0f64; s.m * s.n];
+    let threads = std::thread::available_parallelism().map(|t| t.get()).unwrap_or(1).min(s.m).max(1);
+    let rows_per = s.m.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (t, chunk) in c.chunks_mut(rows_per * s.n).enumerate() {
+            scope.spawn(move || {
+                let mut row = vec![0.0f64; s.n];
+                for (r, out) in chunk.chunks_mut(s.n).enumerate() {
+                    let i = t * rows_per + r;
+                    row.iter_mut().for_each(|x| *x = 0.0);
+                    for kk in 0..s.k {
+                        let av = a[i * s.k + kk] as f64;
+                        let brow = &b[kk * s.n..(kk + 1) * s.n];
+                        for (x, &bv) in row.iter_mut().zip(brow) {
+                            *x += av * bv as f64;
+                        }
+                    }
+                    out.copy_from_slice(&row);
+                }
+            });
+        }
+    });
+    c
+}
+
+/// What one measurement run covers (the suite's options, as the library sees them).
+#[derive(Clone, Debug)]
+pub struct GemmRun {
+    /// Shapes, in order.
+    pub shapes: Vec<Shape>,
+    /// Timed repetitions per measurement (a cap: timing also stops at a time budget).
+    pub reps: usize,
+    /// Untimed warm-up runs per measurement.
+    pub warmup: usize,
+    /// Verify only, no timing.
+    pub check: bool,
+    /// Random seed of the inputs.
+    pub seed: u64,
+    /// Only these kernels (PTX names); `None`: every step of the family.
+    pub only: Option<Vec<&'static str>>,
+}
+
+impl GemmRun {
+    /// Whether `step` is to run.
+    pub fn wants<T>(&self, step: &GemmStep<T>) -> bool {
+        self.only.as_ref().is_none_or(|v| v.contains(&step.kernel.name))
+    }
+}
 
 /// Largest `M·N·K` checked against the f64 CPU reference; above, against the baseline.
 const CPU_REF_MAX: f64 = 1.2e9;
 
-/// What a GEMM family provides to the shared suite loop.
+/// What a GEMM family provides to the shared loop.
 pub trait GemmFamily {
     /// Element type of A, B and C in device memory.
     type Elem: DeviceRepr + ValidAsZeroBits + Default + Clone + Copy;
-    /// A ladder step.
-    type Step: Copy + 'static;
+    /// The family's bank-model trace description (`steps::sgemm::Trace`, …).
+    type Trace: Copy + 'static;
     /// The baseline library handle.
     type Baseline;
+    /// The family's name in progress messages.
+    const NAME: &'static str;
     /// Ragged shapes `--check` adds.
     const CHECK_SHAPES: &'static [(usize, usize, usize)];
     /// Relative L2 tolerance of `step`'s output on `shape` against the reference.
-    fn tolerance(step: Self::Step, shape: Shape) -> f64;
+    fn tolerance(step: &GemmStep<Self::Trace>, shape: Shape) -> f64;
     /// The baseline's name in the table.
     const BASELINE: &'static str;
-    /// Every step in ladder order.
-    fn steps() -> &'static [Self::Step];
-    /// `v0` …
-    fn label(s: Self::Step) -> &'static str;
-    /// PTX entry.
-    fn kernel_name(s: Self::Step) -> &'static str;
+    /// Every step of this table, in ladder order.
+    fn steps() -> Vec<&'static GemmStep<Self::Trace>>;
     /// `n` random inputs (never zeros).
     fn random(rng: &mut SmallRng, n: usize) -> Vec<Self::Elem>;
     /// The element that marks "not written" (a NaN pattern).
@@ -51,10 +171,10 @@ pub trait GemmFamily {
     fn baseline(gpu: &Gpu) -> Result<Self::Baseline>;
     /// Enqueues `c = a · b` with the baseline.
     fn run_baseline(bl: &Self::Baseline, gpu: &Gpu, s: Shape, a: &CudaSlice<Self::Elem>, b: &CudaSlice<Self::Elem>, c: &mut CudaSlice<Self::Elem>) -> Result<()>;
-    /// Enqueues `c = a · b` with a step (errors with "must be multiples" for shapes it declines).
-    fn launch(gpu: &Gpu, k: &Kernel, s: Self::Step, shape: Shape, a: &CudaSlice<Self::Elem>, b: &CudaSlice<Self::Elem>, c: &mut CudaSlice<Self::Elem>) -> Result<()>;
+    /// Enqueues `c = a · b` with a step (an error naming the rule for shapes it declines).
+    fn launch(gpu: &Gpu, k: &Kernel, s: &GemmStep<Self::Trace>, shape: Shape, a: &CudaSlice<Self::Elem>, b: &CudaSlice<Self::Elem>, c: &mut CudaSlice<Self::Elem>) -> Result<()>;
     /// The bank model's prediction for one launch.
-    fn predicted(s: Self::Step, shape: Shape) -> Option<BlockCost>;
+    fn predicted(s: &GemmStep<Self::Trace>, shape: Shape) -> Option<BlockCost>;
 }
 
 /// One row.
@@ -114,7 +234,7 @@ impl Row {
 
 /// Poisons `d_c`, runs `step` on `s`, and returns C as f64 — an error naming the kernel and shape if any
 /// element was left unwritten (the poison is a NaN pattern).
-fn run_poisoned<F: GemmFamily>(gpu: &Gpu, k: &Kernel, step: F::Step, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>,
+fn run_poisoned<F: GemmFamily>(gpu: &Gpu, k: &Kernel, step: &GemmStep<F::Trace>, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>,
                                d_c: &mut CudaSlice<F::Elem>) -> Result<Vec<f64>> {
     *d_c = gpu.upload(&vec![F::poison(); s.m * s.n])?;
     F::launch(gpu, k, step, s, d_a, d_b, d_c)?;
@@ -127,17 +247,14 @@ fn run_poisoned<F: GemmFamily>(gpu: &Gpu, k: &Kernel, step: F::Step, s: Shape, d
 }
 
 /// Runs family `F`: the baseline first (its result is the reference for shapes too large for the CPU),
-/// then every step, each poisoned, checked fully written, compared, and (without `--check`) timed.
-pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
-    let mut shapes: Vec<Shape> = o.gemm_sizes.iter().map(|&(m, n, k)| Shape::new(m, n, k)).collect::<Result<_>>()?;
-    if o.check && !o.gemm_sizes_given {
-        for &(m, n, k) in F::CHECK_SHAPES {
-            shapes.push(Shape::new(m, n, k)?);
-        }
-    }
+/// then every step `o` wants, each poisoned, checked fully written, compared, and (unless `o.check`)
+/// timed interleaved with the baseline. A step that declines a shape (its descriptor's `needs`) gets a
+/// row saying why, not a failure. `progress` hears of each unit of work.
+pub fn run<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
+    let family = F::NAME;
     let baseline = F::baseline(gpu).ok();
     let mut rows = vec![];
-    for s in shapes {
+    for &s in &o.shapes {
         progress(&format!("{family} {s}: inputs"));
         let mut rng = verify::rng(o.seed ^ (s.m * 31 + s.n * 7 + s.k) as u64);
         let a = F::random(&mut rng, s.m * s.k);
@@ -147,7 +264,7 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
         let budget = if o.check { 0.0 } else { 300.0 };
         let cpu_ref = s.flops() / 2.0 <= CPU_REF_MAX;
         let mut want: Option<Vec<f64>> = if cpu_ref { progress(&format!("{family} {s}: f64 reference")); Some(F::reference(&a, &b, s)) } else { None };
-        let base_tol = F::steps().iter().map(|&st| F::tolerance(st, s)).fold(0.0, f64::max);
+        let base_tol = F::steps().into_iter().map(|st| F::tolerance(st, s)).fold(0.0, f64::max);
         let mut base = Row::new("cuBLAS", F::BASELINE, s, base_tol, if cpu_ref { "f64 CPU" } else { "(reference)" });
         base.pct_of_cublas = Some(1.0);
         match &baseline {
@@ -169,12 +286,18 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
         }
         rows.push(base);
         let mut prev_ms: Option<f64> = None;
-        for &step in F::steps().iter().filter(|&&st| o.wants_step(F::label(st))) {
-            progress(&format!("{family} {s}: {}", F::label(step)));
-            let mut row = Row::new(F::label(step), F::kernel_name(step), s, F::tolerance(step, s), if cpu_ref { "f64 CPU" } else { "cuBLAS" });
+        for step in F::steps().into_iter().filter(|st| o.wants(st)) {
+            let label = step.kernel.step;
+            progress(&format!("{family} {s}: {label}"));
+            let mut row = Row::new(label, step.kernel.name, s, F::tolerance(step, s), if cpu_ref { "f64 CPU" } else { "cuBLAS" });
             row.predicted = F::predicted(step, s);
+            if let Some(why) = step.rejects(s.m, s.n, s.k) {
+                row.rejected = Some(why);
+                rows.push(row);
+                continue;
+            }
             let r = (|| -> Result<()> {
-                let k = gpu.kernel(F::kernel_name(step))?;
+                let k = gpu.kernel(step.kernel.name)?;
                 let res = k.resources()?;
                 (row.registers, row.local_bytes) = (Some(res.registers), Some(res.local_bytes));
                 row.smem_bytes = Some(k.info.dyn_smem_bytes + res.static_smem_bytes.max(0) as u32);
@@ -204,10 +327,8 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &Options, family: &str, progress: &mut d
                 }
                 Ok(())
             })();
-            match r {
-                Err(Error::InvalidInput(why)) if why.contains("must be multiples") => row.rejected = Some(why),
-                Err(e) => row.error = Some(e.to_string()),
-                Ok(()) => {}
+            if let Err(e) = r {
+                row.error = Some(e.to_string());
             }
             rows.push(row);
         }
@@ -270,12 +391,13 @@ pub struct AbRow {
 /// Runs steps `a` and `b` of family `F` on each `--gemm-sizes` shape: both verified (poisoned output,
 /// fully written, within the family's tolerance of the f64 reference or the baseline), then timed
 /// interleaved in `rounds` rounds of blocks (`timing::time_pair_rounds`).
-pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &Options, a: F::Step, b: F::Step, rounds: usize) -> Result<Vec<AbRow>> {
+pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, a: &GemmStep<F::Trace>, b: &GemmStep<F::Trace>, rounds: usize) -> Result<Vec<AbRow>> {
     let mut out = vec![];
     let baseline = F::baseline(gpu).ok();
-    let (ka, kb) = (gpu.kernel(F::kernel_name(a))?, gpu.kernel(F::kernel_name(b))?);
-    for &(m, n, k) in &o.gemm_sizes {
-        let s = Shape::new(m, n, k)?;
+    let (ka, kb) = (gpu.kernel(a.kernel.name)?, gpu.kernel(b.kernel.name)?);
+    for &s in &o.shapes {
+        s.check_step(a)?;
+        s.check_step(b)?;
         let mut rng = verify::rng(o.seed ^ (s.m * 31 + s.n * 7 + s.k) as u64);
         let (h_a, h_b) = (F::random(&mut rng, s.m * s.k), F::random(&mut rng, s.k * s.n));
         let (d_a, d_b) = (gpu.upload(&h_a)?, gpu.upload(&h_b)?);
@@ -312,7 +434,7 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &Options, a: F::Step, b: F::Step, rounds:
             all_b.extend(rb);
         }
         let (a_time, b_time) = (Stats::from_samples(&mut all_a), Stats::from_samples(&mut all_b));
-        out.push(AbRow { shape: s, a: (F::label(a).into(), ka.name().into()), b: (F::label(b).into(), kb.name().into()),
+        out.push(AbRow { shape: s, a: (a.kernel.step.into(), ka.name().into()), b: (b.kernel.step.into(), kb.name().into()),
                          b_speedup: a_time.median_ms / b_time.median_ms, a_time, b_time, round_speedups,
                          rel_err: (errs[0], errs[1]), reference: reference.into() });
     }
@@ -338,6 +460,46 @@ pub fn ab_table(rows: &[AbRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn buffer_lengths_are_checked_per_matrix() {
+        let s = Shape::new(3, 5, 7).unwrap();
+        assert!(s.check_buffers("f32", 21, 35, 15).is_ok());
+        let e = s.check_buffers("f16", 21, 34, 15).unwrap_err().to_string();
+        assert!(e.contains("B holds 34 f16, the shape needs 35"), "{e}");
+        assert!(s.check_buffers("f32", 21, 35, 16).unwrap_err().to_string().contains("C holds 16"));
+    }
+
+    #[test]
+    fn shapes_are_validated() {
+        assert!(Shape::new(0, 1, 1).unwrap_err().to_string().contains("GEMM M = 0"));
+        assert!(Shape::new(1, 1, (1 << 20) + 1).unwrap_err().to_string().contains("K"));
+        assert_eq!(Shape::new(2, 3, 4).unwrap().flops(), 48.0);
+    }
+
+    #[test]
+    fn reference_matches_a_hand_computed_product() {
+        let s = Shape::new(2, 3, 2).unwrap();
+        let (a, b) = ([1.0, 2.0, 3.0, 4.0], [1.0, 0.0, 2.0, 0.0, 1.0, 3.0]);
+        assert_eq!(reference_f64(&a, &b, s), vec![1.0, 2.0, 8.0, 3.0, 4.0, 18.0]);
+    }
+
+    #[test]
+    fn grids_follow_the_descriptors() {
+        use crate::steps::{hgemm, sgemm};
+        let s = Shape::new(1000, 1000, 64).unwrap();
+        assert_eq!(s.grid(&sgemm::V0, 132).unwrap(), (63, 63));
+        assert_eq!(s.grid(&sgemm::V9, 132).unwrap(), (8, 8));
+        assert_eq!(s.grid(&hgemm::V9, 132).unwrap(), (4, 8));
+        assert_eq!(s.grid(&hgemm::H3, 132).unwrap(), (8, 8));
+        assert_eq!(s.grid(&hgemm::H4, 132).unwrap(), (4, 8));
+        assert_eq!(s.grid(&hgemm::H6, 132).unwrap(), (32, 1), "persistent: one block per tile when tiles < SMs");
+        assert_eq!(Shape::new(8192, 8192, 64).unwrap().grid(&hgemm::H6, 132).unwrap(), (132, 1));
+        assert!(Shape::new(1 << 20, 8, 8).unwrap().grid(&sgemm::V0, 132).unwrap_err().to_string().contains("65535"));
+        assert!(Shape::new(8, 12, 8).unwrap().check_step(&hgemm::V2).unwrap_err().to_string()
+            .contains("hgemm_block_v2 loads 16-byte rows of f16: K and N must be multiples of 8 (got 8x12x8)"));
+        assert!(Shape::new(8, 12, 8).unwrap().check_step(&hgemm::V1).is_ok());
+    }
 
     #[test]
     fn rows_fail_on_error_or_tolerance_but_not_on_rejection() {

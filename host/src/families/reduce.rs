@@ -8,63 +8,21 @@ use cudarc::{
     cublas::{CudaBlas, sys as blas_sys},
     driver::{CudaSlice, DevicePtr},
 };
-use layout::reduce::{BLOCK, ELEMS_PER_BLOCK_V0, ELEMS_PER_BLOCK_V3, blocks_for};
+use layout::reduce::{BLOCK, blocks_for};
 
 use crate::{
     error::{DriverContext, Error, Result},
-    gpu::{Gpu, Kernel},
     launch,
+    runtime::{
+        gpu::{Gpu, Kernel},
+        timing::{Stats, rotation_copies, time_gpu},
+        verify,
+    },
+    steps::reduce::{Grid, STEPS, Step},
 };
 
 /// Largest `n` the kernels accept: their `u32` index math (`i + BLOCK`, `4·j`) must not overflow.
 pub const MAX_N: usize = 1 << 31;
-
-/// A step of the ladder.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Step { V0, V1, V2, V3, V4, V5, V6 }
-
-/// How a step covers the input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shape {
-    /// One block per `per_block` elements; relaunched on the partial sums until one is left.
-    Tree { per_block: u32 },
-    /// One wave of blocks over a grid-stride loop, then one final single-block pass.
-    GridStride,
-    /// One wave of blocks; the last block to finish writes the total.
-    SinglePass,
-}
-
-impl Step {
-    /// Every step, in ladder order.
-    pub const ALL: [Step; 7] = [Step::V0, Step::V1, Step::V2, Step::V3, Step::V4, Step::V5, Step::V6];
-
-    /// The kernel's PTX entry name (its registry key).
-    pub fn kernel_name(self) -> &'static str {
-        match self {
-            Step::V0 => "reduce_v0",
-            Step::V1 => "reduce_v1",
-            Step::V2 => "reduce_v2",
-            Step::V3 => "reduce_v3",
-            Step::V4 => "reduce_v4",
-            Step::V5 => "reduce_v5",
-            Step::V6 => "reduce_v6",
-        }
-    }
-
-    /// The step's label (`v0` …).
-    pub fn label(self) -> &'static str {
-        crate::registry::find(self.kernel_name()).map(|k| k.step).unwrap_or("?")
-    }
-
-    fn shape(self) -> Shape {
-        match self {
-            Step::V0 | Step::V1 | Step::V2 => Shape::Tree { per_block: ELEMS_PER_BLOCK_V0 },
-            Step::V3 | Step::V4 => Shape::Tree { per_block: ELEMS_PER_BLOCK_V3 },
-            Step::V5 => Shape::GridStride,
-            Step::V6 => Shape::SinglePass,
-        }
-    }
-}
 
 /// Checks `n` against what the kernels accept.
 pub fn validate_n(n: usize) -> Result<()> {
@@ -80,9 +38,9 @@ pub fn validate_n(n: usize) -> Result<()> {
 
 /// The grid of each launch `step` makes for `n` elements, when one wave of the GPU holds `wave` blocks
 /// (v5/v6). The plans launch exactly these; the kernel traces use them to predict per-launch counts.
-pub fn launch_grids(step: Step, n: usize, wave: u64) -> Vec<u64> {
-    match step.shape() {
-        Shape::Tree { per_block } => {
+pub fn launch_grids(step: &Step, n: usize, wave: u64) -> Vec<u64> {
+    match step.grid {
+        Grid::Tree { per_block } => {
             let mut grids = vec![];
             let mut len = n as u64;
             loop {
@@ -94,18 +52,18 @@ pub fn launch_grids(step: Step, n: usize, wave: u64) -> Vec<u64> {
                 len = g;
             }
         }
-        Shape::GridStride => {
+        Grid::GridStride => {
             let g = blocks_for(n as u64, 4 * BLOCK as u64).min(wave).max(1);
             if g > 1 { vec![g, 1] } else { vec![1] }
         }
-        Shape::SinglePass => vec![blocks_for(n as u64, 4 * BLOCK as u64).min(wave).max(1)],
+        Grid::SinglePass => vec![blocks_for(n as u64, 4 * BLOCK as u64).min(wave).max(1)],
     }
 }
 
 /// The buffers and launch sequence of one step for one `n`; allocated once, enqueued many times.
 pub struct ReducePlan<'g> {
     gpu: &'g Gpu,
-    step: Step,
+    step: &'static Step,
     kernel: Kernel,
     n: usize,
     /// Blocks of the first (or only) launch.
@@ -117,22 +75,22 @@ pub struct ReducePlan<'g> {
 
 impl<'g> ReducePlan<'g> {
     /// Loads the step's kernel and allocates its scratch for inputs of exactly `n` elements.
-    pub fn new(gpu: &'g Gpu, step: Step, n: usize) -> Result<Self> {
+    pub fn new(gpu: &'g Gpu, step: &'static Step, n: usize) -> Result<Self> {
         validate_n(n)?;
-        let kernel = gpu.kernel(step.kernel_name())?;
-        let (grid, scratch_len) = match step.shape() {
-            Shape::Tree { per_block } => {
+        let kernel = gpu.kernel(step.kernel.name)?;
+        let (grid, scratch_len) = match step.grid {
+            Grid::Tree { per_block } => {
                 let g = blocks_for(n as u64, per_block as u64);
                 (g, blocks_for(g, per_block as u64).max(1))
             }
-            Shape::GridStride | Shape::SinglePass => {
+            Grid::GridStride | Grid::SinglePass => {
                 let wave = gpu.info.sms as u64 * kernel.max_blocks_per_sm()?.max(1) as u64;
                 let g = blocks_for(n as u64, 4 * BLOCK as u64).min(wave).max(1);
                 (g, 1)
             }
         };
         let grid = u32::try_from(grid).map_err(|_| Error::InvalidInput(format!("n = {n} needs {grid} blocks, above the grid limit")))?;
-        let counter = if step.shape() == Shape::SinglePass { Some(gpu.zeros::<u32>(1)?) } else { None };
+        let counter = if step.grid == Grid::SinglePass { Some(gpu.zeros::<u32>(1)?) } else { None };
         Ok(ReducePlan {
             gpu, step, n, grid, counter,
             scratch: [gpu.zeros(grid as usize)?, gpu.zeros(scratch_len as usize)?],
@@ -142,15 +100,15 @@ impl<'g> ReducePlan<'g> {
     }
 
     /// The step this plan runs.
-    pub fn step(&self) -> Step { self.step }
+    pub fn step(&self) -> &'static Step { self.step }
 
     /// The loaded kernel (for its resources).
     pub fn kernel(&self) -> &Kernel { &self.kernel }
 
     /// Kernel launches one `enqueue` makes.
     pub fn launches(&self) -> usize {
-        match self.step.shape() {
-            Shape::Tree { per_block } => {
+        match self.step.grid {
+            Grid::Tree { per_block } => {
                 let (mut len, mut k) = (self.n as u64, 0);
                 while len > 1 || k == 0 {
                     len = blocks_for(len, per_block as u64);
@@ -158,8 +116,8 @@ impl<'g> ReducePlan<'g> {
                 }
                 k
             }
-            Shape::GridStride => if self.grid > 1 { 2 } else { 1 },
-            Shape::SinglePass => 1,
+            Grid::GridStride => if self.grid > 1 { 2 } else { 1 },
+            Grid::SinglePass => 1,
         }
     }
 
@@ -182,8 +140,8 @@ impl<'g> ReducePlan<'g> {
         let k = &self.kernel;
         let gpu = self.gpu;
         let [s0, s1] = &mut self.scratch;
-        match self.step.shape() {
-            Shape::Tree { per_block } => {
+        match self.step.grid {
+            Grid::Tree { per_block } => {
                 // Pass 0: input -> s0 (or out); pass i: s(i-1) -> s(i) alternating; the last writes `out`.
                 let mut len = n;
                 let mut pass = 0;
@@ -210,7 +168,7 @@ impl<'g> ReducePlan<'g> {
                     pass += 1;
                 }
             }
-            Shape::GridStride => {
+            Grid::GridStride => {
                 check_aligned16(gpu, input, k.name())?;
                 let g = self.grid;
                 // SAFETY: `reduce_v5(g_in, g_out, n)`: `input` holds n f32, 16-byte aligned (checked);
@@ -226,7 +184,7 @@ impl<'g> ReducePlan<'g> {
                 }
                 Ok(())
             }
-            Shape::SinglePass => {
+            Grid::SinglePass => {
                 check_aligned16(gpu, input, k.name())?;
                 let counter = self.counter.as_mut().expect("SinglePass plans allocate a counter");
                 // SAFETY: `reduce_v6(g_in, g_partials, g_counter, g_out, n)`: aligned input of n f32,
@@ -254,7 +212,7 @@ fn check_aligned16(gpu: &Gpu, input: &CudaSlice<f32>, kernel: &str) -> Result<()
 }
 
 /// `Σ input` with `step`: plans, runs and returns it (0 for an empty input, with no launch).
-pub fn sum(gpu: &Gpu, step: Step, input: &CudaSlice<f32>) -> Result<f32> {
+pub fn sum(gpu: &Gpu, step: &'static Step, input: &CudaSlice<f32>) -> Result<f32> {
     if input.is_empty() {
         return Ok(0.0);
     }
@@ -323,9 +281,201 @@ pub fn copy(gpu: &Gpu, src: &CudaSlice<f32>, dst: &mut CudaSlice<f32>) -> Result
     gpu.stream.memcpy_dtod(src, dst).during(|| format!("device-to-device copy of {} f32", src.len()))
 }
 
+/// Relative error every reduce step must meet against the f64 reference (uniform [0.5, 1.5) data).
+pub const REDUCE_TOL: f64 = 1e-5;
+
+/// Sizes `--check` adds: not multiples of the block, tiny, and one odd large size.
+pub const CHECK_SIZES: [usize; 9] = [1, 3, 255, 256, 257, 1000, 4097, 65_537 * 3, (1 << 22) + 5];
+
+/// What one reduce measurement run covers.
+#[derive(Clone, Debug)]
+pub struct ReduceRun {
+    /// Sizes (elements), in order.
+    pub sizes: Vec<usize>,
+    /// Timed repetitions per measurement.
+    pub reps: usize,
+    /// Untimed warm-up runs per measurement.
+    pub warmup: usize,
+    /// Verify only, no timing.
+    pub check: bool,
+    /// Random seed of the inputs.
+    pub seed: u64,
+}
+
+/// One row of the reduce table.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ReduceRow {
+    /// `v0` … `v6`, `cuBLAS`, `copy`.
+    pub step: String,
+    /// Kernel (or library call).
+    pub kernel: String,
+    /// Elements.
+    pub n: usize,
+    /// GPU time (absent with `--check`).
+    pub time: Option<Stats>,
+    /// Bytes the measurement counts per run.
+    pub bytes: f64,
+    /// GB/s from the median time.
+    pub gbps: Option<f64>,
+    /// GB/s over the copy's GB/s measured in the same run.
+    pub pct_of_copy: Option<f64>,
+    /// v0's median time over this row's.
+    pub speedup_vs_v0: Option<f64>,
+    /// |got − ref| / |ref| against the f64 reference, on uniform data.
+    pub rel_err: Option<f64>,
+    /// Whether the sum of small integers (exact in f32) came out exact.
+    pub exact_int_sum: Option<bool>,
+    /// Kernel launches per run.
+    pub launches: usize,
+    /// Registers per thread (driver).
+    pub registers: Option<i32>,
+    /// Local memory bytes per thread (driver; spills or stack).
+    pub local_bytes: Option<i32>,
+    /// What failed, if anything.
+    pub error: Option<String>,
+}
+
+impl ReduceRow {
+    /// A row with nothing measured yet.
+    pub fn new(step: &str, kernel: &str, n: usize, bytes: f64) -> Self {
+        ReduceRow { step: step.into(), kernel: kernel.into(), n, time: None, bytes, gbps: None, pct_of_copy: None,
+                    speedup_vs_v0: None, rel_err: None, exact_int_sum: None, launches: 1, registers: None,
+                    local_bytes: None, error: None }
+    }
+    /// Whether the row failed verification or errored.
+    pub fn failed(&self) -> bool {
+        self.error.is_some() || self.exact_int_sum == Some(false) || self.rel_err.is_some_and(|e| !(e <= REDUCE_TOL))
+    }
+}
+
+/// Inputs of one size: uniform data, small integers, their references.
+struct Inputs {
+    uniform: Vec<cudarc::driver::CudaSlice<f32>>,
+    want: f64,
+    ints: cudarc::driver::CudaSlice<f32>,
+    ints_want: f64,
+}
+
+fn make_inputs(gpu: &Gpu, n: usize, seed: u64, rotate: bool) -> Result<Inputs> {
+    let mut rng = verify::rng(seed ^ n as u64);
+    let x = verify::uniform_f32(&mut rng, n);
+    let want = verify::sum_f64(&x);
+    let ints = verify::small_integers_f32(&mut rng, n);
+    let ints_want = verify::sum_f64(&ints);
+    let copies = if rotate { rotation_copies(4 * n, gpu.info.l2_bytes) } else { 1 };
+    let first = gpu.upload(&x)?;
+    let mut uniform = vec![];
+    for _ in 1..copies {
+        let mut c = gpu.zeros::<f32>(n)?;
+        copy(gpu, &first, &mut c)?;
+        uniform.push(c);
+    }
+    uniform.insert(0, first);
+    Ok(Inputs { uniform, want, ints: gpu.upload(&ints)?, ints_want })
+}
+
+fn rel(got: f32, want: f64) -> f64 {
+    ((got as f64) - want).abs() / want.abs()
+}
+
+/// Runs one reduce step at one size: verification on both inputs, then timing.
+fn reduce_step(gpu: &Gpu, step: &'static Step, inp: &Inputs, o: &ReduceRun, row: &mut ReduceRow) -> Result<()> {
+    let n = inp.ints.len();
+    let mut plan = ReducePlan::new(gpu, step, n)?;
+    let res = plan.kernel().resources()?;
+    (row.registers, row.local_bytes, row.launches) = (Some(res.registers), Some(res.local_bytes), plan.launches());
+    plan.poison()?;
+    plan.enqueue(&inp.uniform[0])?;
+    let got = plan.result()?;
+    verify::check_written(plan.kernel().name(), &[got])?;
+    row.rel_err = Some(rel(got, inp.want));
+    plan.poison()?;
+    plan.enqueue(&inp.ints)?;
+    let got_int = plan.result()?;
+    row.exact_int_sum = Some(got_int as f64 == inp.ints_want);
+    if !o.check {
+        let k = inp.uniform.len();
+        row.time = Some(time_gpu(gpu, o.warmup, o.reps, |i| plan.enqueue(&inp.uniform[i % k]))?);
+    }
+    Ok(())
+}
+
+/// The reduce family at every size of `o`: copy and cuBLAS baselines, then each step, verified on
+/// uniform data (against [`REDUCE_TOL`]) and on small integers (exactly), and unless `o.check` timed on
+/// inputs rotated through more than L2.
+pub fn run(gpu: &Gpu, o: &ReduceRun, progress: &mut dyn FnMut(&str)) -> Result<Vec<ReduceRow>> {
+    let mut rows = vec![];
+    for &n in &o.sizes {
+        progress(&format!("reduce n = {n}: generating inputs"));
+        let inp = make_inputs(gpu, n, o.seed, !o.check)?;
+        let bytes = 4.0 * n as f64;
+        let mut copy_row = ReduceRow::new("copy", "cuMemcpyDtoD", n, 2.0 * bytes);
+        if !o.check {
+            let mut dst = gpu.zeros::<f32>(n)?;
+            let k = inp.uniform.len();
+            let t = time_gpu(gpu, o.warmup, o.reps, |i| copy(gpu, &inp.uniform[i % k], &mut dst))?;
+            copy_row.gbps = Some(t.gbps(copy_row.bytes));
+            copy_row.pct_of_copy = Some(1.0);
+            copy_row.time = Some(t);
+        }
+        let copy_gbps = copy_row.gbps;
+        rows.push(copy_row);
+        progress(&format!("reduce n = {n}: cuBLAS"));
+        let mut blas_row = ReduceRow::new("cuBLAS", "cublasSdot(x, 1)", n, bytes);
+        match (|| -> Result<()> {
+            let mut blas = CublasSum::new(gpu, n)?;
+            blas.poison(gpu)?;
+            blas.enqueue(gpu, &inp.uniform[0])?;
+            blas_row.rel_err = Some(rel(blas.result(gpu)?, inp.want));
+            if !o.check {
+                let k = inp.uniform.len();
+                blas_row.time = Some(time_gpu(gpu, o.warmup, o.reps, |i| blas.enqueue(gpu, &inp.uniform[i % k]))?);
+            }
+            Ok(())
+        })() {
+            Ok(()) => {}
+            Err(e) => blas_row.error = Some(e.to_string()),
+        }
+        let blas_at = rows.len();
+        rows.push(blas_row);
+        let v0_at = rows.len();
+        for step in STEPS {
+            progress(&format!("reduce n = {n}: {}", step.kernel.step));
+            let mut row = ReduceRow::new(step.kernel.step, step.kernel.name, n, bytes);
+            if let Err(e) = reduce_step(gpu, step, &inp, o, &mut row) {
+                row.error = Some(e.to_string());
+            }
+            rows.push(row);
+        }
+        let v0_ms = rows[v0_at].time.as_ref().map(|t| t.median_ms);
+        for row in rows[blas_at..].iter_mut() {
+            if let Some(t) = &row.time {
+                let g = t.gbps(row.bytes);
+                row.gbps = Some(g);
+                row.pct_of_copy = copy_gbps.map(|c| g / c);
+                row.speedup_vs_v0 = v0_ms.map(|v| v / t.median_ms);
+            }
+        }
+    }
+    Ok(rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_fail_on_error_inexact_or_large_error() {
+        let mut r = ReduceRow::new("v0", "k", 1, 4.0);
+        assert!(!r.failed());
+        r.rel_err = Some(2e-5);
+        assert!(r.failed());
+        r.rel_err = Some(f64::NAN);
+        assert!(r.failed());
+        r.rel_err = Some(1e-7);
+        r.exact_int_sum = Some(false);
+        assert!(r.failed());
+    }
 
     #[test]
     fn sizes_outside_the_kernels_range_are_rejected() {
@@ -335,11 +485,12 @@ mod tests {
     }
 
     #[test]
-    fn every_step_has_a_registered_kernel() {
-        for s in Step::ALL {
-            let k = crate::registry::find(s.kernel_name()).expect("registered");
-            assert_eq!(k.family, crate::registry::Family::Reduce);
-            assert_eq!(s.label(), k.step);
-        }
+    fn tree_steps_relaunch_until_one_block_and_one_wave_steps_do_not() {
+        use crate::steps::reduce::{V0, V3, V5, V6};
+        assert_eq!(launch_grids(&V0, 1 << 20, 1056), vec![4096, 16, 1]);
+        assert_eq!(launch_grids(&V3, 1 << 20, 1056), vec![2048, 4, 1]);
+        assert_eq!(launch_grids(&V5, 1 << 20, 1056), vec![1024, 1]);
+        assert_eq!(launch_grids(&V5, 1000, 1056), vec![1]);
+        assert_eq!(launch_grids(&V6, 1 << 28, 1056), vec![1056]);
     }
 }

@@ -1,40 +1,14 @@
-//! The PTX modules `build.rs` compiled from `kernels-gpu`, embedded in the binary.
+//! The PTX modules `build.rs` compiled from `kernels-gpu`, embedded in the binary, and the two
+//! lookups the tests and the loader make in them (entry names, entry bodies).
 
-/// The PTX target a kernel is built for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-pub enum Target {
-    /// `.target sm_80`: Ampere and later (`mma.sync`, `ldmatrix`, `cp.async`).
-    Sm80,
-    /// `.target sm_90a`: Hopper only (`wgmma`, TMA, `setmaxnreg`, `stmatrix`).
-    Sm90a,
-}
+pub use crate::steps::Target;
 
 impl Target {
-    /// All targets, in the order they are tried.
-    pub const ALL: [Target; 2] = [Target::Sm80, Target::Sm90a];
-
-    /// The module's name, as in `kernels_<name>.ptx` and error messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::Sm80 => "sm_80",
-            Target::Sm90a => "sm_90a",
-        }
-    }
-
-    /// The embedded PTX text.
+    /// The embedded PTX text of this target's module.
     pub fn ptx(self) -> &'static str {
         match self {
             Target::Sm80 => SM80,
             Target::Sm90a => SM90A,
-        }
-    }
-
-    /// Whether a GPU of compute capability `(major, minor)` runs this module. `sm_90a` code runs only
-    /// on compute capability 9.0 exactly (the `a` features are not forward compatible).
-    pub fn runs_on(self, cc: (i32, i32)) -> bool {
-        match self {
-            Target::Sm80 => cc >= (8, 0),
-            Target::Sm90a => cc == (9, 0),
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Kernel traces: the per-lane shared-memory addresses each ladder kernel's instructions use, generated
-//! on the CPU from the same index functions the kernel calls (`layout::reduce`), fed to the bank model
-//! to predict the kernel's wavefronts and conflicts per launch.
+//! on the CPU from the same index functions the kernel calls (`layout::reduce`, `layout::sgemm`,
+//! `layout::hgemm`), fed to the bank model to predict the kernel's wavefronts and conflicts per launch.
+//! Which trace a step gets is data in its descriptor (`steps::*::Trace`), so a new step reuses a trace
+//! by naming it; only a new kind of access pattern needs code here.
 //!
 //! Each trace follows its kernel's source, instruction by instruction, warp by warp; a warp with no
 //! active lane issues nothing. The traces were checked against `ncu`'s instruction counts
@@ -10,7 +12,7 @@ use layout::{
     reduce::{BLOCK, WARP, interleaved_index, sequential_index},
 };
 
-use crate::reduce::Step;
+use crate::steps::reduce::{Step, Trace as ReduceTrace, Tree};
 
 /// Predicted shared-memory cost of one block: loads and stores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -79,30 +81,30 @@ fn block_sum(t: &mut Trace) {
 
 /// Predicted cost of one block of `step`; `last_block` adds v6's final reduction (only the block that
 /// draws the last ticket runs it).
-pub fn reduce_block(step: Step, last_block: bool) -> BlockCost {
+pub fn reduce_block(step: &Step, last_block: bool) -> BlockCost {
     let mut t = Trace::default();
     let all = |_| true;
-    match step {
-        Step::V0 | Step::V1 | Step::V2 | Step::V3 | Step::V4 => {
+    match step.trace {
+        ReduceTrace::Tree(tree) => {
             t.access(true, all, |tid| tid); // s[tid] = loaded value
             let mut levels: Vec<(Box<dyn Fn(u32) -> bool>, Box<dyn Fn(u32) -> u32>, u32)> = vec![];
-            match step {
-                Step::V0 => {
+            match tree {
+                Tree::InterleavedDivergent => {
                     let mut s = 1;
                     while s < BLOCK {
                         levels.push((Box::new(move |tid| tid % (2 * s) == 0), Box::new(|tid| tid), s));
                         s *= 2;
                     }
                 }
-                Step::V1 => {
+                Tree::Interleaved => {
                     let mut s = 1;
                     while s < BLOCK {
                         levels.push((Box::new(move |tid| interleaved_index(tid, s) < BLOCK), Box::new(move |tid| interleaved_index(tid, s)), s));
                         s *= 2;
                     }
                 }
-                _ => {
-                    let stop = if step == Step::V4 { WARP } else { 0 };
+                Tree::Sequential | Tree::SequentialLastWarp => {
+                    let stop = if tree == Tree::SequentialLastWarp { WARP } else { 0 };
                     let mut half = BLOCK / 2;
                     while half > stop {
                         levels.push((Box::new(move |tid| tid < half), Box::new(sequential_index), half));
@@ -116,15 +118,15 @@ pub fn reduce_block(step: Step, last_block: bool) -> BlockCost {
                 t.access(false, active, |tid| index(tid) + off);
                 t.access(true, active, index);
             }
-            if step == Step::V4 {
+            if tree == Tree::SequentialLastWarp {
                 t.access(false, |tid| tid < WARP, |tid| tid);
                 t.access(false, |tid| tid < WARP, |tid| tid + WARP);
             } else {
                 t.access(false, |tid| tid == 0, |_| 0); // g_out[block] = s[0]
             }
         }
-        Step::V5 => block_sum(&mut t),
-        Step::V6 => {
+        ReduceTrace::WarpSums => block_sum(&mut t),
+        ReduceTrace::WarpSumsLastBlock => {
             block_sum(&mut t);
             t.access(true, |tid| tid == 0, |_| BLOCK / WARP); // *s_last = ticket == last
             t.access(false, all, |_| BLOCK / WARP); // every thread reads *s_last (broadcast)
@@ -137,11 +139,11 @@ pub fn reduce_block(step: Step, last_block: bool) -> BlockCost {
 }
 
 /// Predicted cost of one launch of `step` with `grid` blocks (v6: one of them is the last block).
-pub fn reduce_launch(step: Step, grid: u64) -> BlockCost {
+pub fn reduce_launch(step: &Step, grid: u64) -> BlockCost {
     let b = reduce_block(step, false);
     let scale = |c: CostSer, k: u64| CostSer { instructions: c.instructions * k, wavefronts: c.wavefronts * k, conflicts: c.conflicts * k };
     let add = |a: CostSer, b: CostSer| CostSer { instructions: a.instructions + b.instructions, wavefronts: a.wavefronts + b.wavefronts, conflicts: a.conflicts + b.conflicts };
-    if step == Step::V6 && grid > 0 {
+    if step.trace == ReduceTrace::WarpSumsLastBlock && grid > 0 {
         let last = reduce_block(step, true);
         BlockCost { ld: add(scale(b.ld, grid - 1), last.ld), st: add(scale(b.st, grid - 1), last.st) }
     } else {
@@ -157,36 +159,38 @@ mod tests {
     fn instruction_counts_match_what_ncu_counted_on_the_h200() {
         // Per block, from results/2026-11-22-h200-reduce (ncu, N = 2^20): v0 95 ld / 55 st, v2 25 / 20,
         // v4 14 / 14, v5 1 / 8; v6 (792 blocks) 7129 ld / 7136 st per launch.
+        use crate::steps::reduce::{V0, V1, V2, V4, V5, V6};
         let per_block = |s| { let b = reduce_block(s, false); (b.ld.instructions, b.st.instructions) };
-        assert_eq!(per_block(Step::V0), (95, 55));
-        assert_eq!(per_block(Step::V1), (25, 20));
-        assert_eq!(per_block(Step::V2), (25, 20));
-        assert_eq!(per_block(Step::V4), (14, 14));
-        assert_eq!(per_block(Step::V5), (1, 8));
-        let v6 = reduce_launch(Step::V6, 792);
+        assert_eq!(per_block(&V0), (95, 55));
+        assert_eq!(per_block(&V1), (25, 20));
+        assert_eq!(per_block(&V2), (25, 20));
+        assert_eq!(per_block(&V4), (14, 14));
+        assert_eq!(per_block(&V5), (1, 8));
+        let v6 = reduce_launch(&V6, 792);
         assert_eq!((v6.ld.instructions, v6.st.instructions), (7129, 7136));
     }
 
     #[test]
     fn sgemm_traces_match_what_ncu_counted_on_the_h200() {
-        use crate::sgemm::{Shape, Step};
+        use crate::{families::gemm::Shape, steps::sgemm::{V0, V2, V3, V4, V9}};
         // results/2026-11-22-h200-full, 1024³: load instructions and wavefronts per launch.
         let s = Shape::new(1024, 1024, 1024).unwrap();
         let ld = |st| sgemm::launch(st, s).unwrap().ld;
-        assert_eq!((ld(Step::V2).instructions, ld(Step::V2).wavefronts, ld(Step::V2).conflicts), (5_242_880, 18_874_368, 12_582_912));
-        assert_eq!((ld(Step::V4).instructions, ld(Step::V4).wavefronts, ld(Step::V4).conflicts), (8_388_608, 8_388_608, 0));
-        assert_eq!((ld(Step::V9).instructions, ld(Step::V9).wavefronts), (2_097_152, 6_291_456));
-        assert_eq!(sgemm::launch(Step::V2, s).unwrap().st.conflicts, 1_835_008);
-        assert_eq!(sgemm::launch(Step::V3, s).unwrap().st.conflicts, 0);
-        assert!(sgemm::launch(Step::V0, s).is_none());
+        assert_eq!((ld(&V2).instructions, ld(&V2).wavefronts, ld(&V2).conflicts), (5_242_880, 18_874_368, 12_582_912));
+        assert_eq!((ld(&V4).instructions, ld(&V4).wavefronts, ld(&V4).conflicts), (8_388_608, 8_388_608, 0));
+        assert_eq!((ld(&V9).instructions, ld(&V9).wavefronts), (2_097_152, 6_291_456));
+        assert_eq!(sgemm::launch(&V2, s).unwrap().st.conflicts, 1_835_008);
+        assert_eq!(sgemm::launch(&V3, s).unwrap().st.conflicts, 0);
+        assert!(sgemm::launch(&V0, s).is_none());
     }
 
     #[test]
     fn only_interleaved_addressing_conflicts() {
-        assert!(reduce_block(Step::V1, false).ld.conflicts > 0 && reduce_block(Step::V1, false).st.conflicts > 0);
-        for s in [Step::V0, Step::V2, Step::V3, Step::V4, Step::V5, Step::V6] {
+        use crate::steps::reduce::{STEPS, V1};
+        assert!(reduce_block(&V1, false).ld.conflicts > 0 && reduce_block(&V1, false).st.conflicts > 0);
+        for s in STEPS.iter().filter(|s| **s != V1) {
             let b = reduce_block(s, true);
-            assert_eq!((b.ld.conflicts, b.st.conflicts), (0, 0), "{s:?}");
+            assert_eq!((b.ld.conflicts, b.st.conflicts), (0, 0), "{}", s.kernel.name);
         }
     }
 }
@@ -203,7 +207,10 @@ pub mod sgemm {
     };
 
     use super::{BlockCost, CostSer};
-    use crate::sgemm::{Shape, Step};
+    use crate::{
+        families::gemm::Shape,
+        steps::sgemm::{AStore, Step, Trace},
+    };
 
     /// Sums one instruction per warp of a `threads`-thread block: lane `l` of warp `w` accesses byte
     /// address `addr(tid)` with `width` bytes.
@@ -215,14 +222,14 @@ pub mod sgemm {
     }
 
     /// Predicted (loads, stores) of one block for one K tile of `step`; `None` for v0 (no shared memory).
-    pub fn per_tile(step: Step) -> Option<(Cost, Cost)> {
+    pub fn per_tile(step: &Step) -> Option<(Cost, Cost)> {
         let mut ld = Cost::default();
         let mut st = Cost::default();
         let (la, lb) = (a_tile_t(), b_tile());
         let w = |l: &Padded, r: u32, c: u32| 4 * l.offset(r, c);
-        match step {
-            Step::V0 => return None,
-            Step::V1 => {
+        match step.trace {
+            Trace::None => return None,
+            Trace::SmemTile => {
                 let t = SMEM_TILE;
                 let rc = |tid: u32| (tid / t, tid % t);
                 st = st.add(per_warp(1024, 4, Op::Store, |tid| 4 * (rc(tid).0 * t + rc(tid).1)).times(2));
@@ -233,14 +240,14 @@ pub mod sgemm {
                     ld = ld.add(per_warp(1024, 4, Op::Load, |tid| 4 * (kk * t + rc(tid).1)));
                 }
             }
-            Step::V2 | Step::V3 | Step::V4 => {
-                let a_load = if step == Step::V2 { a_load_coalesced } else { a_load_conflict_free };
+            Trace::RegisterTile { a_store, strided_reads } => {
+                let a_load = if a_store == AStore::Coalesced { a_load_coalesced } else { a_load_conflict_free };
                 for i in 0..4 {
                     st = st.add(per_warp(THREADS, 4, Op::Store, |tid| { let (m, k) = a_load(tid, i); w(&la, k, m) }));
                     st = st.add(per_warp(THREADS, 4, Op::Store, |tid| { let e = tid + THREADS * i; w(&lb, e / BN, e % BN) }));
                 }
                 for kk in 0..BK {
-                    if step == Step::V4 {
+                    if strided_reads {
                         for i in 0..8 {
                             ld = ld.add(per_warp(THREADS, 4, Op::Load, |tid| w(&la, kk, strided_row(thread_rc(tid).0, i))));
                             ld = ld.add(per_warp(THREADS, 4, Op::Load, |tid| w(&lb, kk, strided_row(thread_rc(tid).1, i))));
@@ -255,8 +262,7 @@ pub mod sgemm {
                     }
                 }
             }
-            Step::V5 | Step::V6 | Step::V7 | Step::V8 | Step::V9 | Step::V11 => {
-                let wide = !matches!(step, Step::V5 | Step::V6);
+            Trace::Vec4 { wide, warp_tile } => {
                 let (la, lb) = if wide { (a_tile_t_wide(), b_tile_wide()) } else { (a_tile_t_padded(), b_tile()) };
                 let kstep = if wide { BK_WIDE } else { BK };
                 for i in 0..kstep / 8 {
@@ -265,7 +271,7 @@ pub mod sgemm {
                     }
                     st = st.add(per_warp(THREADS, 16, Op::Store, |tid| w(&lb, tid / 32 + 8 * i, (tid % 32) * 4)));
                 }
-                let (row, col): (fn(u32, u32) -> u32, fn(u32, u32) -> u32) = if matches!(step, Step::V9 | Step::V11) {
+                let (row, col): (fn(u32, u32) -> u32, fn(u32, u32) -> u32) = if warp_tile {
                     (warp_tile_row, warp_tile_col)
                 } else {
                     (|tid, h| vec4_row(thread_rc(tid).0, h, 0), |tid, h| vec4_row(thread_rc(tid).1, h, 0))
@@ -277,7 +283,7 @@ pub mod sgemm {
                     }
                 }
             }
-            Step::V10 => {
+            Trace::CpAsyncRows => {
                 // cp.async fills do not appear in the LSU store counters (measured: 0 wavefronts).
                 let (la, lb) = (a_tile_rows(), b_tile_wide());
                 for kq in 0..BK_WIDE / 2 {
@@ -296,12 +302,12 @@ pub mod sgemm {
     }
 
     /// Predicted loads and stores of a whole launch of `step` on `shape`.
-    pub fn launch(step: Step, s: Shape) -> Option<BlockCost> {
+    pub fn launch(step: &Step, s: Shape) -> Option<BlockCost> {
         let (ld, st) = per_tile(step)?;
-        let (bm, bn) = step.block_tile();
-        let kstep = match step {
-            Step::V1 => SMEM_TILE,
-            Step::V7 | Step::V8 | Step::V9 | Step::V10 | Step::V11 => BK_WIDE,
+        let (bm, bn) = step.grid.tile();
+        let kstep = match step.trace {
+            Trace::SmemTile => SMEM_TILE,
+            Trace::Vec4 { wide: true, .. } | Trace::CpAsyncRows => BK_WIDE,
             _ => BK,
         } as usize;
         let blocks = (s.m.div_ceil(bm as usize) * s.n.div_ceil(bn as usize)) as u64;
@@ -322,30 +328,31 @@ pub mod hgemm {
     };
 
     use super::{BlockCost, CostSer};
-    use crate::{hgemm::Step, sgemm::Shape};
+    use crate::{
+        families::gemm::Shape,
+        steps::hgemm::{Epilogue, Fill, Step, Tiles, Trace},
+    };
 
-    fn tiles(step: Step) -> (&'static dyn Layout, &'static dyn Layout, u32) {
-        match step {
-            Step::V1 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
-            Step::V2 => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
-            Step::V3 => (&A_PADDED, &B_PADDED, BK),
-            Step::V7 | Step::V8 | Step::V9 | Step::V9S4 | Step::V10 | Step::V9H => (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE, BK_WIDE),
-            Step::V9P => (&A_PADDED_WIDE, &B_PADDED_WIDE, BK_WIDE),
-            _ => (&A_SWIZZLED, &B_SWIZZLED, BK),
+    /// The A and B tile layouts and the K depth of `tiles`.
+    pub fn layouts(tiles: Tiles) -> (&'static dyn Layout, &'static dyn Layout, u32) {
+        match tiles {
+            Tiles::RowMajor => (&A_ROW_MAJOR, &B_ROW_MAJOR, BK),
+            Tiles::Padded => (&A_PADDED, &B_PADDED, BK),
+            Tiles::Swizzled => (&A_SWIZZLED, &B_SWIZZLED, BK),
+            Tiles::SwizzledWide => (&A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE, BK_WIDE),
+            Tiles::PaddedWide => (&A_PADDED_WIDE, &B_PADDED_WIDE, BK_WIDE),
         }
     }
 
-    /// Predicted (loads, stores) of one block for one K tile; `None` for v1 (no shared memory).
-    pub fn per_tile(step: Step) -> Option<(Cost, Cost)> {
-        // v1: no shared memory. h1: the TMA writes and wgmma reads shared memory outside the LSU path
-        // this model covers (no shared-memory instructions are issued by threads at all).
-        if matches!(step, Step::V1 | Step::H1 | Step::H2 | Step::H3 | Step::H4 | Step::H5 | Step::H6) {
-            return None;
-        }
-        let (la, lb, bk) = tiles(step);
+    /// Predicted (loads, stores) of one block for one K tile; `None` for steps that issue no shared
+    /// accesses per K tile (v1: none at all; h1–h6: the TMA writes and `wgmma` reads shared memory
+    /// outside the LSU path this model covers).
+    pub fn per_tile(step: &Step) -> Option<(Cost, Cost)> {
+        let Trace::Block { tiles, fill, .. } = step.trace else { return None };
+        let (la, lb, bk) = layouts(tiles);
         let mut ld = Cost::default();
         let mut st = Cost::default();
-        if matches!(step, Step::V2 | Step::V3 | Step::V4) {
+        if fill == Fill::Registers {
             for w in 0..THREADS / 32 {
                 for i in 0..(BM * bk / 8).div_ceil(THREADS) {
                     let a: [u32; 32] = core::array::from_fn(|l| { let (r, c) = copy_chunk(32 * w + l as u32 + THREADS * i, bk); 2 * la.offset(r, c) });
@@ -379,12 +386,10 @@ pub mod hgemm {
     /// shared addresses from the step's layouts — the kernel's maps. Exact for shapes whose blocks are
     /// all interior (zero-filled edge chunks read no global memory); row pitches (2K, 2N bytes) are
     /// multiples of 32 there, so every block and K tile moves the same.
-    pub fn ldgsts_sectors(step: Step, s: Shape) -> Option<u64> {
+    pub fn ldgsts_sectors(step: &Step, s: Shape) -> Option<u64> {
         use layout::copy::ldgsts_sector_pairs;
-        if !matches!(step, Step::V5S2 | Step::V5 | Step::V5S4 | Step::V6 | Step::V7 | Step::V8 | Step::V9 | Step::V9S4 | Step::V9P | Step::V10 | Step::V9H) {
-            return None;
-        }
-        let (la, lb, bk) = tiles(step);
+        let Trace::Block { tiles, fill: Fill::CpAsync, .. } = step.trace else { return None };
+        let (la, lb, bk) = layouts(tiles);
         let (pitch_a, pitch_b) = (2 * s.k as u64, 2 * s.n as u64);
         let mut per_tile = 0u64;
         for w in 0..THREADS / 32 {
@@ -451,18 +456,19 @@ pub mod hgemm {
     }
 
     /// Predicted loads and stores of a whole launch.
-    pub fn launch(step: Step, s: Shape) -> Option<BlockCost> {
-        if step == Step::H6 {
+    pub fn launch(step: &Step, s: Shape) -> Option<BlockCost> {
+        if step.trace == (Trace::Tma { tma_store: true }) {
             use layout::hopper::tma_hgemm::{BM as TM, BN_WIDE as TN};
             let tiles = (s.m.div_ceil(TM as usize) * s.n.div_ceil(TN as usize)) as u64;
             return Some(BlockCost { ld: CostSer::from(Cost::default()), st: CostSer::from(epilogue_h6().times(tiles)) });
         }
         let (ld, st) = per_tile(step)?;
-        let bk = tiles(step).2 as usize;
+        let Trace::Block { tiles, epilogue, .. } = step.trace else { return None };
+        let bk = layouts(tiles).2 as usize;
         let blocks = (s.m.div_ceil(BM as usize) * s.n.div_ceil(BN as usize)) as u64;
         let t = blocks * s.k.div_ceil(bk) as u64;
         let (mut ld, mut st) = (ld.times(t), st.times(t));
-        if matches!(step, Step::V8 | Step::V9 | Step::V9S4 | Step::V9P | Step::V10 | Step::V9H) {
+        if epilogue == Epilogue::SharedSwizzled {
             let (el, es) = epilogue_v8();
             (ld, st) = (ld.add(el.times(blocks)), st.add(es.times(blocks)));
         }
@@ -472,32 +478,98 @@ pub mod hgemm {
     #[cfg(test)]
     mod tests {
         use super::*;
+        use crate::steps::hgemm::{H6, V2, V3, V4, V5, V6, V7, V8, V9, V9P, V9S4};
 
         #[test]
         fn unpadded_tiles_conflict_padded_and_swizzled_do_not() {
-            let (ld2, _) = per_tile(Step::V2).unwrap();
+            let (ld2, _) = per_tile(&V2).unwrap();
             assert!(ld2.conflicts() > 0, "unpadded ldmatrix conflicts");
             // Padding fixes the loads but, as seed 000 says, the 128-bit stores of the A tile now
             // conflict (rows 80 bytes apart: a quarter-warp's two rows overlap in banks 0-3).
-            let (ld3, st3) = per_tile(Step::V3).unwrap();
+            let (ld3, st3) = per_tile(&V3).unwrap();
             assert_eq!(ld3.conflicts(), 0);
             assert!(st3.conflicts() > 0);
             let (el, es) = epilogue_v8();
             assert_eq!((el.conflicts(), es.conflicts()), (0, 0), "v8's swizzled C tile is conflict-free both ways");
             // h6: 64 conflict-free stores per consumer warp per tile; at 1024³ (32 tiles) that is the
             // 16 384 instructions = 16 384 wavefronts, 0 conflicts ncu counted (results/…-hopper-repeat).
-            let h6 = launch(Step::H6, Shape::new(1024, 1024, 1024).unwrap()).unwrap();
+            let h6 = launch(&H6, Shape::new(1024, 1024, 1024).unwrap()).unwrap();
             assert_eq!((h6.st.instructions, h6.st.wavefronts, h6.st.conflicts, h6.ld.instructions), (16_384, 16_384, 0, 0));
             // cp.async sectors at 4096³: ncu measured 50 331 648 for v8 and v9 and 75 497 472 for v9p
             // (results/2026-11-22-h200-session3-padding): padding's 16-byte row offsets split every
             // other row's sectors; the swizzles keep them whole.
             let big = Shape::new(4096, 4096, 4096).unwrap();
-            assert_eq!([Step::V8, Step::V9, Step::V9P].map(|st| ldgsts_sectors(st, big)), [Some(50_331_648), Some(50_331_648), Some(75_497_472)]);
-            assert_eq!(ldgsts_sectors(Step::V4, big), None);
-            for st in [Step::V4, Step::V5, Step::V6, Step::V7, Step::V8, Step::V9, Step::V9S4, Step::V9P] {
-                let (ld, s) = per_tile(st).unwrap();
-                assert_eq!((ld.conflicts(), s.conflicts()), (0, 0), "{st:?}");
+            assert_eq!([V8, V9, V9P].map(|st| ldgsts_sectors(&st, big)), [Some(50_331_648), Some(50_331_648), Some(75_497_472)]);
+            assert_eq!(ldgsts_sectors(&V4, big), None);
+            for st in [V4, V5, V6, V7, V8, V9, V9S4, V9P] {
+                let (ld, s) = per_tile(&st).unwrap();
+                assert_eq!((ld.conflicts(), s.conflicts()), (0, 0), "{}", st.kernel.name);
             }
+        }
+    }
+}
+
+/// Seed 001's warp ladder: the shared-memory instructions of one launch, from the step's tiles
+/// (`layout::hgemm_warp`, the layouts the kernels use) with the instruction forms ptxas emits for
+/// sm_90 (read with `cuobjdump -sass`: `wmma.load ... .shared` is `LDSM.16.M88.4` / `LDSM.16.MT88.4`
+/// like `ldmatrix`, and `wmma.store ... .shared` of the f16 accumulator is 4 × `STS` of 32 bits in the
+/// mma C-fragment layout).
+pub mod hgemm_warp {
+    use layout::{
+        Layout,
+        bank::{self, Cost, Op},
+        hgemm_warp::{PADDED, SWIZZLED, TILE},
+    };
+
+    use crate::steps::hgemm_warp::{CStore, Step, Tile, Trace};
+
+    fn layout(t: Tile) -> &'static dyn Layout {
+        match t {
+            Tile::RowMajor => &TILE,
+            Tile::Padded => &PADDED,
+            Tile::Swizzled => &SWIZZLED,
+        }
+    }
+
+    /// Predicted (loads, stores) of the one launch of `step`.
+    pub fn predict(step: &Step) -> Option<(Cost, Cost)> {
+        const ALL: u32 = u32::MAX;
+        let Trace::Shared { ab, c, c_store } = step.trace else { return Some((Cost::default(), Cost::default())) };
+        let (ab, c) = (layout(ab), layout(c));
+        let lanes = |f: &dyn Fn(u32) -> u32| -> [u32; 32] { std::array::from_fn(|l| f(l as u32)) };
+        // 128-bit tile copy: lane t → row t / 2, column 8 (t % 2) (kernels-gpu `hgemm::tile_to_shared`).
+        let copy = |l: &dyn Layout, op| bank::lsu(&lanes(&|t| 2 * l.offset(t / 2, 8 * (t % 2))), ALL, 16, op).ok();
+        // ldmatrix.x4 / stmatrix.x4 rows (`hgemm::x4_row_addr`), one 8×8 matrix per 8 lanes.
+        let x4 = |l: &dyn Layout| bank::matrix(&lanes(&|t| 2 * l.offset(t % 16, 8 * (t / 16))), 4).ok();
+        // C written in the mma C-fragment layout, 32 bits per lane per register: register i holds rows
+        // g + 8 (i % 2), columns 2 (t % 4) + 8 (i / 2) (g = lane / 4). Both wmma.store and the shfl
+        // stmatrix emulation write exactly these words.
+        let c_frag = |l: &dyn Layout| -> Option<Cost> {
+            (0..4u32).try_fold(Cost::default(), |acc, i| {
+                let a = lanes(&|t| 2 * l.offset(t / 4 + 8 * (i % 2), 2 * (t % 4) + 8 * (i / 2)));
+                bank::lsu(&a, ALL, 4, Op::Store).ok().map(|c| acc.add(c))
+            })
+        };
+        let mut st = copy(ab, Op::Store)?.add(copy(ab, Op::Store)?);
+        st = st.add(match c_store { CStore::Stmatrix => x4(c)?, CStore::Fragments => c_frag(c)? });
+        let ld = x4(ab)?.add(x4(ab)?).add(copy(c, Op::Load)?);
+        Some((ld, st))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::steps::hgemm_warp::{V1, V2, V3, V4, V4S, V5};
+
+        #[test]
+        fn predictions_reproduce_seed_001() {
+            let p = |k| { let (l, s) = predict(k).unwrap(); (l.conflicts(), s.conflicts()) };
+            assert_eq!(p(&V1), (0, 0));
+            assert_eq!(p(&V2), (8, 4), "seed 001: 8 load conflicts for v2");
+            assert_eq!(p(&V3), (0, 12), "seed 001: 12 store conflicts after padding");
+            assert_eq!(p(&V4), (8, 4));
+            assert_eq!(p(&V4S), (8, 4));
+            assert_eq!(p(&V5), (0, 0), "the issue: v5 has 0 load and 0 store conflicts");
         }
     }
 }

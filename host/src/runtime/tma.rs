@@ -11,7 +11,7 @@ use layout::hopper::{TmaError, TmaSwizzle, TmaTile2d};
 
 use crate::{
     error::{DriverContext, Error, Result},
-    gpu::Gpu,
+    runtime::gpu::Gpu,
 };
 
 /// A tensor map in device memory (128 bytes), plus the geometry it was encoded with. The tensor it

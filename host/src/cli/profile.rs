@@ -8,14 +8,13 @@ use std::{
     process::Command,
 };
 
-use crate::{
-    bankcheck,
-    error::{Error, Result},
-    layoutcli,
-    registry::{self, Family},
-    sgemm::Shape,
-    suite::Options,
+use kernel_lab::{
+    Error, Result,
+    families::{bankcheck, gemm::Shape},
+    steps::{self, Family},
 };
+
+use crate::cli::{layout as layoutcli, options::Options};
 
 /// GEMM shapes under compute-sanitizer: ragged edges (1000³), and more tiles than SMs with few K tiles
 /// (4096×4096×128: 512 Hopper tiles of 2 K tiles each), so the persistent steps' stage ring wraps
@@ -29,8 +28,6 @@ l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefr
 smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,\
 sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum";
 
-/// `ncu`'s count of `cp.async.cg` (LDGSTS) sectors, beside `traces::hgemm::ldgsts_sectors`.
-pub const LDGSTS_SECTORS: &str = "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum";
 
 fn on_path(tool: &str) -> bool {
     Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
@@ -162,7 +159,7 @@ pub fn sanitize(o: &Options, out: &Path) -> Result<(String, bool)> {
 pub fn classify(text: &str) -> (usize, usize) {
     let (mut ours, mut library) = (0, 0);
     for line in text.lines().filter(|l| l.contains("Error:") || l.contains("Race reported")) {
-        let mine = registry::KERNELS.iter().any(|k| line.contains(&format!("{}+", k.name)) || line.contains(&format!(" {}(", k.name)) || line.contains(&format!("in {}", k.name)));
+        let mine = steps::all().any(|k| line.contains(&format!("{}+", k.name)) || line.contains(&format!(" {}(", k.name)) || line.contains(&format!("in {}", k.name)));
         if mine { ours += 1 } else { library += 1 }
     }
     (ours, library)

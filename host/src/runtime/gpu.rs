@@ -8,8 +8,7 @@ use cudarc::driver::{
 
 use crate::{
     error::{DriverContext, Error, Result},
-    ptx::Target,
-    registry::{self, KernelInfo},
+    steps::{self, Family, KernelInfo, Target},
 };
 
 /// What the suite reports about the device.
@@ -158,9 +157,9 @@ impl Gpu {
     /// The registered kernel `name`, loaded from its module. Errors name the kernel: not registered,
     /// not runnable on this GPU, or not found in the PTX.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
-        let info = registry::find(name).ok_or_else(|| Error::KernelNotFound {
+        let info = steps::find(name).ok_or_else(|| Error::KernelNotFound {
             kernel: name.to_string(),
-            detail: "not registered in kernel_lab::registry (and so not loadable)".into(),
+            detail: "no descriptor in kernel_lab::steps (and so not loadable)".into(),
         })?;
         let cc = self.info.compute_capability;
         if !info.target.runs_on(cc) {
@@ -179,7 +178,7 @@ impl Gpu {
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, info.dyn_smem_bytes as i32)
                 .during(|| format!("raising the dynamic shared memory limit of `{name}`"))?;
         }
-        if info.family == registry::Family::Hgemm && info.target == crate::ptx::Target::Sm90a {
+        if info.family == Family::Hgemm && info.target == Target::Sm90a {
             // The Hopper steps live on shared memory (stage rings; h1/h2 count on 3 CTAs per SM): ask for
             // the largest shared-memory carveout, so L1's share never decides how many CTAs fit.
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)
@@ -204,7 +203,7 @@ impl Gpu {
     }
 
     /// Fills every byte of `buf` with `0xFF` (for f32/f16: NaN), so an element a kernel fails to write
-    /// is detected afterwards ([`crate::verify::check_written`]).
+    /// is detected afterwards ([`crate::runtime::verify::check_written`]).
     pub fn poison<T>(&self, buf: &mut CudaSlice<T>) -> Result<()> {
         let bytes = buf.num_bytes();
         let (ptr, _sync) = cudarc::driver::DevicePtrMut::device_ptr_mut(buf, &self.stream);
@@ -237,9 +236,9 @@ impl Grid for (u32, u32) {
 #[macro_export]
 macro_rules! launch {
     ($gpu:expr, $kernel:expr, grid = $grid:expr, $($arg:expr),* $(,)?) => {{
-        let k: &$crate::gpu::Kernel = $kernel;
+        let k: &$crate::runtime::gpu::Kernel = $kernel;
         let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: $crate::gpu::Grid::dims($grid),
+            grid_dim: $crate::runtime::gpu::Grid::dims($grid),
             block_dim: (k.info.block_threads, 1, 1),
             shared_mem_bytes: k.info.dyn_smem_bytes,
         };

@@ -10,9 +10,9 @@ use rand::Rng;
 
 use crate::{
     error::{Error, Result},
-    gpu::Gpu,
     launch,
-    registry::REPLAY_SMEM,
+    runtime::{gpu::Gpu, verify},
+    steps::bankcheck::REPLAY_SMEM,
 };
 
 /// Load or store.
@@ -153,13 +153,13 @@ pub fn patterns() -> Vec<Pattern> {
             // Round 3 (out-of-sample check of rule 3b): lanes draw from a small pool of addresses, so
             // uniform passes, bank-disjoint phases and repeated addresses occur at random.
             for (seed, pool) in [(0u64, 2u32), (1, 3), (2, 4), (3, 6)] {
-                let mut rng = crate::verify::rng(0x900 + seed * 17 + width as u64);
+                let mut rng = verify::rng(0x900 + seed * 17 + width as u64);
                 let choices: Vec<u32> = (0..pool).map(|_| width * rng.random_range(0..1024 / width)).collect();
                 let addrs: Vec<u32> = (0..32).map(|_| choices[rng.random_range(0..pool as usize)]).collect();
                 v.push(Pattern { name: format!("{d}.b{b} random from a pool of {pool} addresses #{seed}"), form: Form::Lsu { dir, width }, addrs, mask: all });
             }
             for seed in 0..3u64 {
-                let mut rng = crate::verify::rng(0xBA4C + seed * 31 + width as u64);
+                let mut rng = verify::rng(0xBA4C + seed * 31 + width as u64);
                 let addrs: Vec<u32> = (0..32).map(|_| width * rng.random_range(0..1024 / width)).collect();
                 v.push(Pattern { name: format!("{d}.b{b} random in 1 KiB #{seed}"), form: Form::Lsu { dir, width }, addrs, mask: all });
             }
@@ -175,7 +175,7 @@ pub fn patterns() -> Vec<Pattern> {
             v.push(mat(&format!("{d}.x4{t} all rows one address"), dir, 4, trans, |_| 512));
             v.push(mat(&format!("{d}.x4{t} rows 128 B apart (8-way)"), dir, 4, trans, |l| 128 * l));
         }
-        let mut rng = crate::verify::rng(0x51DE);
+        let mut rng = verify::rng(0x51DE);
         let addrs: Vec<u32> = (0..32).map(|_| 16 * rng.random_range(0..64)).collect();
         v.push(Pattern { name: format!("{d}.x4 random rows in 1 KiB"), form: Form::Matrix { dir, matrices: 4, trans: false }, addrs, mask: all });
     }
@@ -275,6 +275,9 @@ fn split_csv(line: &str) -> Vec<String> {
     out
 }
 
+/// `ncu`'s count of `cp.async.cg` (LDGSTS) sectors, beside `model::traces::hgemm::ldgsts_sectors`.
+pub const LDGSTS_SECTORS: &str = "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum";
+
 /// The `ncu` metric names for a direction: (wavefronts, conflicts).
 pub fn metric_names(dir: Dir) -> (&'static str, &'static str) {
     match dir {
@@ -331,7 +334,7 @@ mod tests {
     fn every_pattern_is_valid_and_has_a_registered_kernel() {
         for p in patterns() {
             assert!(predict(&p).is_ok(), "{}", p.name);
-            assert!(crate::registry::find(&p.form.kernel()).is_some(), "{} → {}", p.name, p.form.kernel());
+            assert!(crate::steps::find(&p.form.kernel()).is_some(), "{} → {}", p.name, p.form.kernel());
             assert_eq!(p.addrs.len(), 32);
             assert!(p.addrs.iter().all(|&a| a + 16 <= REPLAY_SMEM));
         }

@@ -5,9 +5,8 @@ use rand::Rng;
 
 use crate::{
     error::{Error, Result},
-    gpu::Gpu,
     launch,
-    verify::{self, check_tolerance, check_written},
+    runtime::{gpu::Gpu, verify::{self, check_tolerance, check_written}},
 };
 
 /// Outcome of one self-test.
@@ -179,7 +178,7 @@ fn wgmma_tma(gpu: &Gpu, seed: u64) -> Result<()> {
     let c: Vec<f16> = (0..4096).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0))).collect();
     let (g_a, g_b, g_c) = (gpu.upload(&bits(&a))?, gpu.upload(&bits(&b))?, gpu.upload(&bits(&c))?);
     let tile = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::B128 };
-    let enc = |g| crate::tma::TensorMap2d::encode_f16(gpu, g, tile);
+    let enc = |g| crate::runtime::tma::TensorMap2d::encode_f16(gpu, g, tile);
     let (t_a, t_b, t_c) = (enc(&g_a)?, enc(&g_b)?, enc(&g_c)?);
     let mut g_d = gpu.zeros::<f32>(8192)?;
     gpu.poison(&mut g_d)?;

@@ -1,7 +1,7 @@
 //! GPU time with CUDA events: warm-up, then many timed repetitions, reported as median/min/max.
 use cudarc::driver::sys::CUevent_flags;
 
-use crate::{error::{DriverContext, Result}, gpu::Gpu};
+use crate::{error::{DriverContext, Result}, runtime::gpu::Gpu};
 
 /// Summary of timed repetitions, in milliseconds of GPU time.
 #[derive(Clone, Debug, serde::Serialize)]

@@ -1,0 +1,151 @@
+//! `kernel-lab ab --family sgemm|hgemm A B`: two steps head to head, both verified, then timed
+//! interleaved in rounds of blocks (`families::gemm::ab`).
+use kernel_lab::{
+    Error, Result,
+    families::{
+        gemm::{self, AbRow},
+        hgemm::Hgemm,
+        sgemm::Sgemm,
+    },
+    runtime::gpu::Gpu,
+    steps::{self, Family, KernelInfo, hgemm, sgemm},
+};
+
+use crate::cli::{options::Options, stamp::{commit, utc_now}};
+
+/// What `kernel-lab ab` parses: the family, the two step labels, the rounds, and the suite's options.
+#[derive(Debug)]
+pub struct AbArgs {
+    /// `sgemm` or `hgemm`.
+    pub family: Family,
+    /// Steps A and B.
+    pub steps: (&'static KernelInfo, &'static KernelInfo),
+    /// Rounds of blocks.
+    pub rounds: usize,
+    /// Sizes, reps, warm-up, seed, JSON path.
+    pub options: Options,
+}
+
+/// `ab`'s usage line.
+pub const AB_USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm A B [--rounds R] [--gemm-sizes L] [--reps N] [--warmup N] [--seed S] [--json PATH]";
+
+/// Parses `ab`'s arguments (after `ab`).
+pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
+    const USAGE: &str = AB_USAGE;
+    let (mut labels, mut rest, mut rounds) = (vec![], vec![], 8usize);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--rounds" {
+            let v = it.next().ok_or_else(|| Error::InvalidInput(format!("--rounds needs a value; {USAGE}")))?;
+            rounds = v.parse().ok().filter(|&r| r >= 1).ok_or_else(|| Error::InvalidInput(format!("--rounds `{v}`: expected a number ≥ 1")))?;
+        } else if ["--check", "--quick", "--list", "--ncu", "--sanitize", "--steps", "--sizes"].contains(&a.as_str()) {
+            return Err(Error::InvalidInput(format!("ab does not take {a} (it times the two steps it is given); {USAGE}")));
+        } else if a.starts_with("--") {
+            rest.push(a.clone());
+            rest.extend(it.next().cloned());
+        } else {
+            labels.push(a.clone());
+        }
+    }
+    let [x, y] = labels.as_slice() else {
+        return Err(Error::InvalidInput(format!("ab needs exactly two step labels (got {}); {USAGE}", labels.len())));
+    };
+    let reps_given = rest.iter().any(|a| a == "--reps");
+    let sizes_given = rest.iter().any(|a| a == "--gemm-sizes");
+    let mut o = Options::parse(rest.iter().cloned())?.ok_or_else(|| Error::InvalidInput(USAGE.into()))?;
+    let family = match o.families.as_slice() {
+        [f @ (Family::Sgemm | Family::Hgemm)] => *f,
+        _ => return Err(Error::InvalidInput(format!("ab needs --family sgemm or --family hgemm; {USAGE}"))),
+    };
+    let resolve = |l: &str| steps::resolve_label(l, &[family]).map_err(|e| Error::InvalidInput(format!("ab: {e}")));
+    let (a, b) = (resolve(x)?, resolve(y)?);
+    if a.family != family || b.family != family {
+        return Err(Error::InvalidInput(format!("ab: both steps must be {} steps (got {} and {})", family.name(), a.qualified(), b.qualified())));
+    }
+    o.steps = Some(vec![a, b]);
+    if !reps_given {
+        o.reps = 400;
+    }
+    if !sizes_given {
+        o.gemm_sizes = vec![(4096, 4096, 4096), (8192, 8192, 8192)];
+    }
+    Ok(AbArgs { family, steps: (a, b), rounds, options: o })
+}
+
+/// `kernel-lab ab …`: returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{AB_USAGE}\nBoth steps are verified on random inputs, then timed interleaved in R rounds of blocks (default 8; sizes default 4096,8192; --reps caps the total, default 400).");
+        return 0;
+    }
+    let ab = match parse_ab(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: {e}\nab times kernels on a GPU; without one, `cargo test` and `kernel-lab layout` still work.");
+            return 2;
+        }
+    };
+    let o = &ab.options;
+    let i = &gpu.info;
+    println!("GPU: {} (sm_{}{}, {} SMs), commit {}, {}, seed {}", i.name, i.compute_capability.0, i.compute_capability.1, i.sms, commit(), utc_now(), o.seed);
+    println!("A/B ({}): A = {}, B = {}, {} rounds", ab.family.name(), ab.steps.0.step, ab.steps.1.step, ab.rounds);
+    let (na, nb) = (ab.steps.0.name, ab.steps.1.name);
+    let rows = (|| -> Result<Vec<AbRow>> {
+        match ab.family {
+            Family::Hgemm => {
+                let find = |n: &str| hgemm::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not an hgemm step")));
+                gemm::ab::<Hgemm>(&gpu, &o.gemm_run::<Hgemm>()?, find(na)?, find(nb)?, ab.rounds)
+            }
+            _ => {
+                let find = |n: &str| sgemm::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not an sgemm step")));
+                gemm::ab::<Sgemm>(&gpu, &o.gemm_run::<Sgemm>()?, find(na)?, find(nb)?, ab.rounds)
+            }
+        }
+    })();
+    match rows {
+        Ok(rows) => {
+            print!("{}", gemm::ab_table(&rows));
+            if let Some(path) = &o.json {
+                let v = serde_json::json!({"gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "family": ab.family.name(),
+                                           "rounds": ab.rounds, "ab": rows});
+                if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
+                    eprintln!("error: cannot write {path}: {e}");
+                    return 2;
+                }
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ab_takes_two_steps_of_one_gemm_family() {
+        let ab = |a: &[&str]| parse_ab(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let x = ab(&["--family", "hgemm", "v3", "v4", "--rounds", "6"]).unwrap();
+        assert_eq!((x.steps.0.name, x.steps.1.name, x.rounds, x.options.reps, x.options.gemm_sizes.len()),
+                   ("hgemm_block_v3", "hgemm_block_v4", 6, 400, 2));
+        assert!(ab(&["--family", "hgemm", "v3"]).unwrap_err().to_string().contains("exactly two step labels"));
+        assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm or --family hgemm"));
+        let e = ab(&["--family", "sgemm", "v9", "h1"]).unwrap_err().to_string();
+        assert!(e.contains("unknown step `h1`") && e.contains("sgemm:v11"), "{e}");
+        assert!(ab(&["--family", "sgemm", "v9", "hgemm:v9"]).unwrap_err().to_string().contains("both steps must be sgemm steps"));
+        assert!(ab(&["--family", "hgemm", "v3", "v4", "--rounds", "0"]).unwrap_err().to_string().contains("--rounds"));
+        assert!(ab(&["--family", "hgemm", "--check", "v3", "v4"]).unwrap_err().to_string().contains("does not take --check"));
+    }
+}

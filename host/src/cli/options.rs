@@ -1,0 +1,270 @@
+//! The suite's command line: options, `--help`, and the size notations.
+use kernel_lab::{
+    Error, Result,
+    families::{
+        gemm::{GemmFamily, GemmRun, Shape},
+        reduce::{self, ReduceRun},
+    },
+    runtime::verify,
+    steps::{self, Family, KernelInfo},
+};
+
+/// Command-line options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Families to run.
+    pub families: Vec<Family>,
+    /// Reduce sizes (elements).
+    pub sizes: Vec<usize>,
+    /// Timed repetitions per measurement.
+    pub reps: usize,
+    /// Untimed warm-up runs per measurement.
+    pub warmup: usize,
+    /// Verify only, no timing.
+    pub check: bool,
+    /// Print the kernel registry and exit.
+    pub list: bool,
+    /// Write the results as JSON here.
+    pub json: Option<String>,
+    /// Random seed (fresh per run unless given).
+    pub seed: u64,
+    /// Whether `--sizes` was given (then `--check` checks only those sizes).
+    pub sizes_given: bool,
+    /// Square GEMM sizes.
+    pub gemm_sizes: Vec<(usize, usize, usize)>,
+    /// Whether `--gemm-sizes` was given (then `--check` checks only those).
+    pub gemm_sizes_given: bool,
+    /// Report directory (report.json, report.md, SVG plots).
+    pub out: String,
+    /// Profile under Nsight Compute and compare with the bank model instead of timing.
+    pub ncu: bool,
+    /// Run under compute-sanitizer (memcheck, racecheck, synccheck) instead of timing.
+    pub sanitize: bool,
+    /// Only these steps (`--steps hgemm:v9,h6`; the baselines always run). `None`: all.
+    pub steps: Option<Vec<&'static KernelInfo>>,
+}
+
+/// `--help` text.
+pub const HELP: &str = "\
+kernel-lab: pure-Rust CUDA kernels, verified and timed against cuBLAS and copy bandwidth
+
+USAGE: cargo run --release -- [OPTIONS]
+
+OPTIONS:
+  --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp, hgemm
+                   (default: all)
+  --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
+  --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; --check adds ragged
+                   shapes unless given)
+  --steps LABELS   only these reduce/SGEMM/HGEMM steps, as family:label (hgemm:v9,sgemm:v11) or a bare
+                   label that names one step of the --family list (h6); cuBLAS always runs
+  --reps N         timed repetitions per measurement, median reported (default: 50)
+  --warmup N       untimed warm-up runs per measurement (default: 5)
+  --quick          small sizes and few repetitions (a smoke run of a few seconds)
+  --check          verify only, no timing (adds odd sizes unless --sizes is given)
+  --list           list every registered kernel (family, step, target, registers, shared memory)
+  --json PATH      also write all results as JSON to PATH
+  --out DIR        report directory: report.json, report.md and SVG plots (default: target/kernel-lab-report)
+  --ncu            profile each family's --check run under Nsight Compute (ncu on PATH) and show the
+                   shared-memory wavefronts and bank conflicts beside the bank model's predictions
+  --sanitize       run each family's --check under compute-sanitizer memcheck/racecheck/synccheck
+  --seed S         random seed (default: fresh each run; printed)
+  -h, --help       this text
+
+SUBCOMMANDS:
+  layout ...       bank maps, swizzle solver, bank-model checks (no GPU needed; `layout --help`)
+  report --json FILE [--out DIR]   rebuild the report (tables + SVG plots) from a saved run's JSON
+  ab --family sgemm|hgemm A B [--rounds R] [options]
+                   two steps head to head: both verified, then timed interleaved in R rounds of
+                   blocks (default 8; sizes default 4096,8192; --reps caps the total, default 400)
+
+Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
+model, host logic, PTX checks).
+";
+
+/// Parses `2^28`, `16M`, `1K`, `1000`.
+pub fn parse_size(s: &str) -> Result<usize> {
+    let bad = || Error::InvalidInput(format!("size `{s}`: expected a number, 2^K, or a number with K or M suffix"));
+    let s = s.trim();
+    let v = if let Some(k) = s.strip_prefix("2^") {
+        let k: u32 = k.parse().map_err(|_| bad())?;
+        1usize.checked_shl(k).filter(|_| k < 63).ok_or_else(bad)?
+    } else if let Some(m) = s.strip_suffix(['M', 'm']) {
+        m.parse::<usize>().map_err(|_| bad())?.checked_mul(1 << 20).ok_or_else(bad)?
+    } else if let Some(k) = s.strip_suffix(['K', 'k']) {
+        k.parse::<usize>().map_err(|_| bad())?.checked_mul(1 << 10).ok_or_else(bad)?
+    } else {
+        s.parse().map_err(|_| bad())?
+    };
+    if v == 0 {
+        return Err(Error::InvalidInput(format!("size `{s}`: must be at least 1")));
+    }
+    Ok(v)
+}
+
+/// A GEMM shape: `N` (square, any `--sizes` notation) or `MxNxK`.
+pub fn parse_gemm_shape(s: &str) -> Result<(usize, usize, usize)> {
+    let dims: Vec<&str> = s.split(['x', 'X']).collect();
+    match dims.as_slice() {
+        [n] => parse_size(n).map(|n| (n, n, n)),
+        [m, n, k] => Ok((parse_size(m)?, parse_size(n)?, parse_size(k)?)),
+        _ => Err(Error::InvalidInput(format!("GEMM shape `{s}`: expected N (square) or MxNxK"))),
+    }
+}
+
+impl Options {
+    /// Whether `--steps` (if given) names the kernel `name`.
+    pub fn wants(&self, name: &str) -> bool {
+        self.steps.as_ref().is_none_or(|l| l.iter().any(|k| k.name == name))
+    }
+
+    /// The GEMM shapes of this run for family `F`: `--gemm-sizes`, plus `F`'s ragged shapes under
+    /// `--check` unless sizes were given; and the rest of the options as the library's [`GemmRun`].
+    pub fn gemm_run<F: GemmFamily>(&self) -> Result<GemmRun> {
+        let mut shapes: Vec<Shape> = self.gemm_sizes.iter().map(|&(m, n, k)| Shape::new(m, n, k)).collect::<Result<_>>()?;
+        if self.check && !self.gemm_sizes_given {
+            for &(m, n, k) in F::CHECK_SHAPES {
+                shapes.push(Shape::new(m, n, k)?);
+            }
+        }
+        let only = self.steps.as_ref().map(|v| v.iter().map(|k| k.name).collect());
+        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only })
+    }
+
+    /// The reduce sizes of this run (`--check` adds odd sizes unless `--sizes` was given).
+    pub fn reduce_run(&self) -> ReduceRun {
+        let mut sizes = self.sizes.clone();
+        if self.check && !self.sizes_given {
+            sizes.extend(reduce::CHECK_SIZES);
+        }
+        ReduceRun { sizes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed }
+    }
+
+    /// Parses arguments (without the program name). `Ok(None)` means `--help` was printed.
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
+        let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
+                              warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
+                              sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
+                              gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
+                              ncu: false, sanitize: false, steps: None };
+        let mut steps_spec: Option<String> = None;
+        let mut seen: Vec<String> = vec![];
+        let mut it = args.into_iter();
+        while let Some(a) = it.next() {
+            if a.starts_with("--") && a != "--quick" && seen.contains(&a) {
+                return Err(Error::InvalidInput(format!("{a} given twice")));
+            }
+            seen.push(a.clone());
+            let mut value = |name: &str| it.next().ok_or_else(|| Error::InvalidInput(format!("{name} needs a value")));
+            let number = |name: &str, v: String| v.parse::<usize>().map_err(|_| Error::InvalidInput(format!("{name} `{v}`: not a number")));
+            match a.as_str() {
+                "-h" | "--help" => {
+                    print!("{HELP}");
+                    return Ok(None);
+                }
+                "--family" => {
+                    o.families = value("--family")?.split(',').map(|f| {
+                        Family::ALL.into_iter().find(|x| x.name() == f.trim()).ok_or_else(|| Error::InvalidInput(format!(
+                            "unknown family `{f}` (known: {})", Family::ALL.map(|x| x.name()).join(", "))))
+                    }).collect::<Result<_>>()?;
+                }
+                "--sizes" => {
+                    o.sizes = value("--sizes")?.split(',').map(parse_size).collect::<Result<_>>()?;
+                    o.sizes_given = true;
+                }
+                "--gemm-sizes" => {
+                    o.gemm_sizes = value("--gemm-sizes")?.split(',').map(parse_gemm_shape).collect::<Result<_>>()?;
+                    o.gemm_sizes_given = true;
+                }
+                "--steps" => steps_spec = Some(value("--steps")?),
+                "--reps" => o.reps = number("--reps", value("--reps")?)?.max(1),
+                "--warmup" => o.warmup = number("--warmup", value("--warmup")?)?,
+                "--quick" => {
+                    o.sizes = vec![1 << 20, 1 << 22];
+                    o.gemm_sizes = vec![(512, 512, 512), (1024, 1024, 1024)];
+                    o.reps = 10;
+                    o.warmup = 2;
+                }
+                "--check" => o.check = true,
+                "--list" => o.list = true,
+                "--json" => o.json = Some(value("--json")?),
+                "--out" => o.out = value("--out")?,
+                "--ncu" => o.ncu = true,
+                "--sanitize" => o.sanitize = true,
+                "--seed" => o.seed = number("--seed", value("--seed")?)? as u64,
+                other => return Err(Error::InvalidInput(format!("unknown option `{other}` (see --help)"))),
+            }
+        }
+        for &n in &o.sizes {
+            reduce::validate_n(n)?;
+        }
+        if let Some(spec) = steps_spec {
+            // Labels are resolved after every option is read: a bare label may only name one step of
+            // the families this run covers.
+            let list = spec.split(',').map(|x| steps::resolve_label(x.trim(), &o.families).map_err(|e| Error::InvalidInput(format!("--steps: {e}"))))
+                .collect::<Result<Vec<_>>>()?;
+            o.steps = Some(list);
+        }
+        Ok(Some(o))
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> Result<Option<Options>> {
+        Options::parse(a.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn sizes_parse_in_every_notation() {
+        assert_eq!(parse_size("2^28").unwrap(), 1 << 28);
+        assert_eq!(parse_size("16M").unwrap(), 16 << 20);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("1000").unwrap(), 1000);
+        for bad in ["0", "x", "2^", "2^99", "-1", "1.5M"] {
+            assert!(parse_size(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn options_parse_and_reject_clearly() {
+        let o = parse(&["--family", "reduce", "--sizes", "1K,2^20", "--reps", "7", "--seed", "5"]).unwrap().unwrap();
+        assert_eq!(o.families, vec![Family::Reduce]);
+        assert_eq!((o.sizes.clone(), o.reps, o.seed), (vec![1024, 1 << 20], 7, 5));
+        assert!(parse(&["--family", "nope"]).unwrap_err().to_string().contains("unknown family `nope`"));
+        let o = parse(&["--gemm-sizes", "1000,4096x2048x64"]).unwrap().unwrap();
+        assert_eq!(o.gemm_sizes, vec![(1000, 1000, 1000), (4096, 2048, 64)]);
+        assert!(parse(&["--gemm-sizes", "4x4"]).unwrap_err().to_string().contains("MxNxK"));
+        assert!(parse(&["--bogus"]).unwrap_err().to_string().contains("--bogus"));
+        assert!(parse(&["--reps"]).unwrap_err().to_string().contains("needs a value"));
+        assert!(parse(&["--sizes", "2^32"]).unwrap_err().to_string().contains("exceeds"));
+        assert!(parse(&["--check", "--check"]).unwrap_err().to_string().contains("--check given twice"));
+    }
+
+    #[test]
+    fn steps_are_named_per_family_and_ambiguity_is_refused() {
+        let names = |o: Options| o.steps.unwrap().iter().map(|k| k.name).collect::<Vec<_>>();
+        assert_eq!(names(parse(&["--steps", "hgemm:v9,sgemm:v9,h1"]).unwrap().unwrap()), ["hgemm_block_v9", "sgemm_v9", "hgemm_tma_v1"]);
+        // A bare label resolves within the families of the run, whatever the order of the flags.
+        assert_eq!(names(parse(&["--steps", "v9", "--family", "hgemm"]).unwrap().unwrap()), ["hgemm_block_v9"]);
+        let e = parse(&["--steps", "v9"]).unwrap_err().to_string();
+        assert!(e.contains("ambiguous") && e.contains("sgemm:v9") && e.contains("hgemm:v9"), "{e}");
+        assert!(parse(&["--steps", "hgemm:v9,h99"]).unwrap_err().to_string().contains("unknown step `h99`"));
+        assert!(parse(&["--steps", "sgemm:h1"]).unwrap_err().to_string().contains("not a sgemm step"));
+        let o = parse(&["--steps", "hgemm:v9"]).unwrap().unwrap();
+        assert!(o.wants("hgemm_block_v9") && !o.wants("sgemm_v9"));
+    }
+
+    #[test]
+    fn check_adds_ragged_shapes_unless_sizes_are_given() {
+        use kernel_lab::families::hgemm::Hgemm;
+        let o = parse(&["--check"]).unwrap().unwrap();
+        assert_eq!(o.gemm_run::<Hgemm>().unwrap().shapes.len(), 4 + Hgemm::CHECK_SHAPES.len());
+        assert_eq!(o.reduce_run().sizes.len(), 3 + reduce::CHECK_SIZES.len());
+        let o = parse(&["--check", "--gemm-sizes", "64", "--sizes", "1K"]).unwrap().unwrap();
+        assert_eq!((o.gemm_run::<Hgemm>().unwrap().shapes.len(), o.reduce_run().sizes), (1, vec![1024]));
+    }
+}

@@ -1,0 +1,200 @@
+//! The suite `cargo run --release` runs: the self-tests, the bank-model replays, and every family's
+//! table — each measured by the library (`kernel_lab::families`), printed here, and written to the
+//! report directory and `--json`.
+use kernel_lab::{
+    families::{
+        bankcheck,
+        gemm::{self, GemmFamily, Row as GemmRow},
+        hgemm::{Hgemm, HgemmF16Acc},
+        hgemm_warp, reduce, selftest,
+        sgemm::Sgemm,
+    },
+    runtime::gpu::{Gpu, driver_present},
+    steps::{Family, reduce as reduce_steps},
+};
+
+use crate::cli::{options::Options, stamp::{commit, utc_now}};
+
+/// Runs the suite with `o` on GPU 0 (or says why it cannot); returns the exit code (0 all verified,
+/// 1 a kernel failed verification, 2 no GPU or a usage error).
+pub fn run(o: Options) -> i32 {
+    let gpu = match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            if !o.list {
+                eprintln!("error: {e}");
+                eprintln!("This machine cannot run the kernels (driver present: {}). What works without a GPU:", driver_present());
+                eprintln!("  cargo run --release -- --list   every registered kernel and its family, step and target");
+                eprintln!("  cargo run --release -- layout   bank maps (terminal/SVG), swizzle solver, predicted conflicts");
+                eprintln!("  cargo test                      layouts, host logic, PTX contents (+ ptxas checks if ptxas is on PATH)");
+                return 2;
+            }
+            None
+        }
+    };
+    if o.list {
+        print!("{}", crate::cli::list::list(gpu.as_ref()));
+        return 0;
+    }
+    let gpu = gpu.expect("checked above");
+    if o.ncu || o.sanitize {
+        drop(gpu); // the children open the GPU themselves
+        let out = std::path::Path::new(&o.out);
+        let mut code = 0;
+        if o.ncu {
+            match crate::cli::profile::ncu(&o, out) {
+                Ok(md) => println!("{md}\n(written to {})", out.join("ncu.md").display()),
+                Err(e) => { eprintln!("error: {e}"); code = 2; }
+            }
+        }
+        if o.sanitize {
+            match crate::cli::profile::sanitize(&o, out) {
+                Ok((md, clean)) => { println!("{md}\n(logs in {})", out.display()); if !clean { code = code.max(1); } }
+                Err(e) => { eprintln!("error: {e}"); code = 2; }
+            }
+        }
+        return code;
+    }
+    let i = &gpu.info;
+    println!("GPU: {} (sm_{}{}, {} SMs, L2 {} MiB, driver {}.{}), commit {}, {}, seed {}",
+             i.name, i.compute_capability.0, i.compute_capability.1, i.sms, i.l2_bytes >> 20,
+             i.driver_version / 1000, i.driver_version % 1000 / 10, commit(), utc_now(), o.seed);
+    let mut failed = false;
+    let mut json = serde_json::json!({
+        "gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "reps": o.reps, "warmup": o.warmup,
+        "check_only": o.check,
+    });
+    // Progress: one indicatif bar per family on stderr (hidden when stderr is not a terminal, e.g. in CI
+    // logs); a family's table is printed only after its bar is cleared, so the two never interleave.
+    let bar = |family: &str, len: usize| {
+        let pb = indicatif::ProgressBar::with_draw_target(Some(len as u64), indicatif::ProgressDrawTarget::stderr());
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{prefix:>6} [{bar:30}] {pos}/{len} {elapsed:>4} {wide_msg}") {
+            pb.set_style(style.progress_chars("=> "));
+        }
+        pb.set_prefix(family.to_string());
+        pb
+    };
+    let progress_to = |pb: &indicatif::ProgressBar| {
+        let pb = pb.clone();
+        move |msg: &str| {
+            pb.set_message(msg.to_string());
+            pb.inc(1);
+        }
+    };
+    let gemm_units = |steps: usize, check_shapes: usize| {
+        (o.gemm_sizes.len() + if o.check && !o.gemm_sizes_given { check_shapes } else { 0 }) * (steps + 2)
+    };
+    // One GEMM table: run family `F` (the library's loop), print and record its rows.
+    let gemm_table = |key: &str, title: &str, units: usize, run: &dyn Fn(&mut dyn FnMut(&str)) -> kernel_lab::Result<Vec<GemmRow>>,
+                          json: &mut serde_json::Value| -> bool {
+        let pb = bar(key, units);
+        let result = run(&mut progress_to(&pb));
+        pb.finish_and_clear();
+        match result {
+            Ok(rows) => {
+                println!("\n== {title} ==");
+                print!("{}", gemm::table(&rows));
+                json[key] = serde_json::to_value(&rows).unwrap_or_default();
+                rows.iter().any(|r| r.failed())
+            }
+            Err(e) => {
+                eprintln!("\nerror: {key} family: {e}");
+                true
+            }
+        }
+    };
+    if o.families.contains(&Family::Selftest) {
+        let res = selftest::run_all(&gpu, o.seed);
+        println!("\n== selftest: device primitives against CPU models ==");
+        for r in &res {
+            let status = match (&r.failure, r.skipped) {
+                (None, _) => "ok".to_string(),
+                (Some(why), true) => format!("skipped: {why}"),
+                (Some(why), false) => {
+                    failed = true;
+                    format!("FAILED: {why}")
+                }
+            };
+            println!("  {:<24} {status}", r.kernel);
+        }
+        json["selftest"] = serde_json::to_value(&res).unwrap_or_default();
+    }
+    if o.families.contains(&Family::Bankcheck) {
+        let ps = bankcheck::patterns();
+        println!("\n== bankcheck: replay of {} shared-memory access patterns (profile with ncu; see `layout bankcheck`) ==", ps.len());
+        match bankcheck::run(&gpu, &ps) {
+            Ok(ran) => println!("  launched {}, skipped {} (stmatrix needs sm_90)", ran.iter().filter(|&&r| r).count(), ran.iter().filter(|&&r| !r).count()),
+            Err(e) => {
+                failed = true;
+                println!("  FAILED: {e}");
+            }
+        }
+    }
+    if o.families.contains(&Family::Reduce) {
+        let run = o.reduce_run();
+        let pb = bar("reduce", run.sizes.len() * (reduce_steps::STEPS.len() + 2));
+        let result = reduce::run(&gpu, &run, &mut progress_to(&pb));
+        pb.finish_and_clear();
+        match result {
+            Ok(rows) => {
+                println!("\n== reduce: sum of N f32 (seed 003); GB/s counts 4N bytes (copy: 8N), tolerance {:.0e} ==", reduce::REDUCE_TOL);
+                print!("{}", crate::cli::tables::reduce_table(&rows));
+                failed |= rows.iter().any(|r| r.failed() && r.step != "cuBLAS");
+                json["reduce"] = serde_json::to_value(&rows).unwrap_or_default();
+            }
+            Err(e) => {
+                eprintln!("\nerror: reduce family: {e}");
+                failed = true;
+            }
+        }
+    }
+    if o.families.contains(&Family::HgemmWarp) {
+        let rows = hgemm_warp::run(&gpu, o.seed);
+        println!("\n== hgemm-warp: seed 001's 16x16x16 ladder, one warp, f16 accumulate (predicted shared-memory conflicts; measure with ncu) ==");
+        println!("{:<5} {:<24} {:>9} {:>23}  {}", "step", "kernel", "rel err", "pred ld wf/confl, st", "status");
+        for r in &rows {
+            let pred = r.predicted.map(|(a, b, c, d)| format!("{a}/{b}, {c}/{d}")).unwrap_or_else(|| "-".into());
+            let status = match (&r.error, r.skipped) {
+                (None, _) => "ok".to_string(),
+                (Some(e), true) => format!("skipped: {e}"),
+                (Some(e), false) => { failed = true; format!("FAILED: {e}") }
+            };
+            println!("{:<5} {:<24} {:>9} {:>23}  {status}", r.step, r.kernel, r.rel_err.map(|e| format!("{e:.1e}")).unwrap_or("-".into()), pred);
+        }
+        json["hgemm_warp"] = serde_json::to_value(&rows).unwrap_or_default();
+    }
+    if o.families.contains(&Family::Hgemm) {
+        let n = Hgemm::steps().into_iter().filter(|s| o.wants(s.kernel.name)).count();
+        failed |= gemm_table("hgemm", "hgemm: C = A·B, f16 in/out, f32 accumulate: v1–v10 mma.sync (seeds 000/001), h1–h6 TMA + wgmma (sm_90a); cuBLAS GemmEx f16/32F in the same run",
+            gemm_units(n, Hgemm::CHECK_SHAPES.len()), &|p| gemm::run::<Hgemm>(&gpu, &o.gemm_run::<Hgemm>()?, p), &mut json);
+        // The f16-accumulate steps, against cuBLAS in 16F compute (their own baseline and tolerance).
+        let n16 = HgemmF16Acc::steps().into_iter().filter(|s| o.wants(s.kernel.name)).count();
+        if n16 > 0 {
+            failed |= gemm_table("hgemm_f16acc", "hgemm, f16 accumulation: v9h against cuBLAS GemmEx f16/16F in the same run; tolerance 2e-3 + 2^-10·sqrt(K/16)",
+                gemm_units(n16, HgemmF16Acc::CHECK_SHAPES.len()), &|p| gemm::run::<HgemmF16Acc>(&gpu, &o.gemm_run::<HgemmF16Acc>()?, p), &mut json);
+        }
+    }
+    if o.families.contains(&Family::Sgemm) {
+        let n = Sgemm::steps().into_iter().filter(|s| o.wants(s.kernel.name)).count();
+        failed |= gemm_table("sgemm", "sgemm: C = A·B, row-major f32 on CUDA cores (seed 004); cuBLAS SGEMM without TF32 in the same run",
+            gemm_units(n, Sgemm::CHECK_SHAPES.len()), &|p| gemm::run::<Sgemm>(&gpu, &o.gemm_run::<Sgemm>()?, p), &mut json);
+    }
+    match crate::cli::report::write(&json, std::path::Path::new(&o.out)) {
+        Ok(files) => println!("\nreport: {} ({} files)", std::path::Path::new(&o.out).join("report.md").display(), files.len()),
+        Err(e) => {
+            eprintln!("error: writing the report: {e}");
+            failed = true;
+        }
+    }
+    if let Some(path) = &o.json {
+        match std::fs::write(path, serde_json::to_string_pretty(&json).unwrap_or_default()) {
+            Ok(()) => println!("\nwrote {path}"),
+            Err(e) => {
+                eprintln!("error: cannot write {path}: {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed { 1 } else { 0 }
+}
+

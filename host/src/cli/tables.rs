@@ -1,0 +1,36 @@
+//! Text tables of the suite (the GEMM tables are `kernel_lab::families::gemm::table`): absent values
+//! print as `-`.
+use std::fmt::Write as _;
+
+use kernel_lab::families::reduce::ReduceRow;
+
+fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+/// The reduce table as text.
+pub fn reduce_table(rows: &[ReduceRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{:<7} {:>11} {:>11} {:>9} {:>8} {:>8} {:>9} {:>5} {:>4} {:>5} {:>5}  {}",
+                     "step", "N", "median us", "GB/s", "% copy", "x v0", "rel err", "exact", "regs", "local", "launch", "kernel");
+    for r in rows {
+        let _ = writeln!(s, "{:<7} {:>11} {:>11} {:>9} {:>8} {:>8} {:>9} {:>5} {:>4} {:>5} {:>5}  {}{}",
+            r.step, r.n,
+            opt(r.time.as_ref().map(|t| t.median_ms * 1e3), |v| format!("{v:.1}")),
+            opt(r.gbps, |v| format!("{v:.1}")),
+            opt(r.pct_of_copy, |v| format!("{:.1}%", 100.0 * v)),
+            opt(r.speedup_vs_v0, |v| format!("{v:.2}")),
+            opt(r.rel_err, |v| format!("{v:.1e}")),
+            r.exact_int_sum.map(|b| if b { "yes" } else { "NO" }).unwrap_or("-"),
+            r.registers.map(|v| v.to_string()).unwrap_or("-".into()),
+            r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()),
+            r.launches, r.kernel,
+            match (&r.error, r.failed()) {
+                (Some(e), _) => format!("  ERROR: {e}"),
+                (None, true) => "  FAILED verification".into(),
+                _ => String::new(),
+            });
+    }
+    s
+}
+

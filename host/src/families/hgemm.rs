@@ -1,0 +1,243 @@
+//! The block-level HGEMM family: `C (M×N) = A (M×K) · B (K×N)`, f16 in and out, f32 (or, for `v9h`,
+//! f16) accumulation, row-major; the launch of a step from its descriptor (`steps::hgemm`: pointers or
+//! TMA tensor maps, tiles or a persistent grid), the cuBLAS baseline (`cublasGemmEx`, f16 A/B/C, 32F or
+//! 16F compute, on the column-major view `Cᵀ = Bᵀ·Aᵀ`), an f64 reference, and the family's two tables in
+//! the GEMM loop ([`Hgemm`], [`HgemmF16Acc`]).
+use cudarc::{
+    cublas::{CudaBlas, sys as blas_sys},
+    driver::{CudaSlice, DevicePtr, DevicePtrMut},
+};
+use half::f16;
+use rand::{Rng, rngs::SmallRng};
+
+use layout::hopper::{TmaSwizzle, TmaTile2d};
+
+use crate::{
+    error::{Error, Result},
+    families::gemm::{self, GemmFamily, Shape},
+    launch,
+    model::traces::{self, BlockCost},
+    runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
+    steps::{
+        gemm::{Accumulate, Args},
+        hgemm::{STEPS, Step, Trace},
+    },
+};
+
+/// Relative L2 tolerance of `step` on `s` against an f64 reference (or cuBLAS): [`TOL`] for f32
+/// accumulation. With f16 accumulation each of the ⌈K/16⌉ `mma` steps rounds the running sums to f16
+/// (relative error ≤ 2^-11 each); for random-sign data those errors add like a random walk, ≈ 2^-11 ·
+/// √⌈K/16⌉ relative in L2, and the reference it is compared with may carry as much again (cuBLAS 16F
+/// for large shapes): [`TOL`] + 2^-10 · √⌈K/16⌉ (1.8e-2 at K = 4096, 2.4e-2 at 8192).
+pub fn tolerance(step: &Step, s: Shape) -> f64 {
+    match step.acc {
+        Accumulate::F32 => TOL,
+        Accumulate::F16 => TOL + (s.k.div_ceil(16) as f64).sqrt() / 1024.0,
+    }
+}
+
+/// Relative L2 tolerance against an f64 reference of the f16 inputs: f32 accumulation is exact enough;
+/// the error is the final rounding to f16 (2^-11 relative, ~3e-4 in L2) — 2e-3 leaves room.
+pub const TOL: f64 = 2e-3;
+
+/// Enqueues `c = a · b` with `step`'s kernel: checks the buffers and the step's shape rule, then
+/// launches with pointers or (Hopper steps) the TMA tensor maps of the buffers.
+pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+    s.check_buffers("f16", a.len(), b.len(), c.len())?;
+    s.check_step(step)?;
+    let grid = s.grid(step, gpu.info.sms)?;
+    if step.args != Args::Pointers {
+        return launch_tma(gpu, kernel, step, s, grid, a, b, c);
+    }
+    let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
+    // SAFETY: every pointer-argument hgemm kernel takes (a: M·K f16, b: K·N f16, c: M·N f16, m, n, k) —
+    // lengths checked; buffers are fresh 256-byte-aligned allocations; the shape meets the step's
+    // `needs` (K, N multiples of 8 for v2+, checked); grid from its descriptor, block size and shared
+    // memory as declared.
+    unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k) }
+}
+
+/// The tensor maps of one (A, B, C, shape): A (box 64 K × 128 rows), B (box 64 N × 64 K rows), C (box
+/// 64 × 64, used by the TMA-store step), all `SWIZZLE_128B`.
+struct TmaMaps {
+    key: (u64, u64, u64, Shape),
+    a: TensorMap2d,
+    b: TensorMap2d,
+    c: TensorMap2d,
+}
+
+thread_local! {
+    /// Tensor maps of the last (A, B, C, shape) launched with a TMA step, so timed repetitions do not
+    /// re-encode and re-upload them (three 128-byte copies per launch would be timed with the kernel).
+    static TMA_MAPS: std::cell::RefCell<Option<TmaMaps>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Launches a TMA step (`hgemm_tma_v*`) on `grid` with the tensor maps of [`TmaMaps`].
+#[allow(clippy::too_many_arguments)]
+fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+    let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s);
+    use layout::hopper::tma_hgemm::{BK, BM, C_BOX};
+    // Every box is 64 f16 wide (128 bytes: the 128B swizzle span), as the kernels lay out their stages.
+    let tile = |rows: usize, cols: usize, box_rows: u32| TmaTile2d {
+        elem_bytes: 2, rows: rows as u64, cols: cols as u64, stride_bytes: 2 * cols as u64, box_rows, box_cols: C_BOX.box_cols, swizzle: TmaSwizzle::B128,
+    };
+    if !TMA_MAPS.with(|m| m.borrow().as_ref().is_some_and(|maps| maps.key == key)) {
+        let maps = TmaMaps {
+            key,
+            a: TensorMap2d::encode_f16(gpu, a, tile(s.m, s.k, BM))?,
+            b: TensorMap2d::encode_f16(gpu, b, tile(s.k, s.n, BK))?,
+            c: TensorMap2d::encode_f16(gpu, c, tile(s.m, s.n, C_BOX.box_rows))?,
+        };
+        TMA_MAPS.with(|m| *m.borrow_mut() = Some(maps));
+    }
+    let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
+    TMA_MAPS.with(|maps| {
+        let maps = maps.borrow();
+        let Some(maps) = maps.as_ref() else {
+            return Err(Error::InvalidInput("TMA tensor maps missing after encoding (internal error)".into()));
+        };
+        // SAFETY: `Args::TmaAB` kernels (h1–h5) take (tmap_a, tmap_b, c: M·N f16, m, n, k), `Args::TmaABC`
+        // (h6) takes (tmap_a, tmap_b, tmap_c, m, n, k); the maps were encoded for these very buffers (same
+        // device pointers and shape: the cache key) with the boxes the kernels expect; lengths and the
+        // shape rule checked by `launch`; grid from the descriptor, block and shared memory as declared.
+        match step.args {
+            Args::TmaABC => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &m, &n, &k) },
+            _ => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, c, &m, &n, &k) },
+        }
+    })
+}
+
+/// cuBLAS HGEMM baseline: `cublasGemmEx` with f16 A, B, C and `CUBLAS_COMPUTE_32F`, row-major via the
+/// column-major view `Cᵀ = Bᵀ · Aᵀ`.
+pub struct CublasHgemm {
+    blas: CudaBlas,
+    /// `CUBLAS_COMPUTE_16F` (f16 accumulation) instead of `CUBLAS_COMPUTE_32F`.
+    f16_compute: bool,
+}
+
+impl CublasHgemm {
+    /// A handle on the library's stream.
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        // SAFETY: only tries to dlopen libcublas.
+        if !unsafe { blas_sys::is_culib_present() } {
+            return Err(Error::NoGpu("libcublas was not found (the HGEMM baseline needs it)".into()));
+        }
+        let blas = CudaBlas::new(gpu.stream.clone()).map_err(|source| Error::Cublas { what: "cublasCreate".into(), source })?;
+        Ok(CublasHgemm { blas, f16_compute: false })
+    }
+
+    /// As [`CublasHgemm::new`], computing in f16 (`CUBLAS_COMPUTE_16F`: f16 accumulation, f16 scalars):
+    /// the baseline of the f16-accumulate step.
+    pub fn new_f16_compute(gpu: &Gpu) -> Result<Self> {
+        Ok(CublasHgemm { f16_compute: true, ..Self::new(gpu)? })
+    }
+
+    /// Enqueues `c = a · b` (row-major f16).
+    pub fn gemm(&self, gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        s.check_buffers("f16", a.len(), b.len(), c.len())?;
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let (alpha_h, beta_h) = (half::f16::ONE, half::f16::ZERO);
+        // 32F compute takes f32 scalars, 16F compute f16 ones (host pointers, the handle's default mode).
+        let (p_alpha, p_beta, compute) = if self.f16_compute {
+            (&alpha_h as *const half::f16 as *const _, &beta_h as *const half::f16 as *const _, blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_16F)
+        } else {
+            (&alpha as *const f32 as *const _, &beta as *const f32 as *const _, blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F)
+        };
+        let (pa, _ga) = a.device_ptr(&gpu.stream);
+        let (pb, _gb) = b.device_ptr(&gpu.stream);
+        let (pc, _gc) = c.device_ptr_mut(&gpu.stream);
+        let op = blas_sys::cublasOperation_t::CUBLAS_OP_N;
+        let f16t = blas_sys::cudaDataType::CUDA_R_16F;
+        // SAFETY: column-major (n × k) B, (k × m) A, (n × m) C, leading dimensions n, k, n — the row-major
+        // buffers, lengths checked; alpha/beta on the host, of the compute type's scalar type, alive
+        // until the call returns (cuBLAS reads host scalars before returning).
+        unsafe {
+            cudarc::cublas::result::gemm_ex(*self.blas.handle(), op, op, s.n as i32, s.m as i32, s.k as i32,
+                p_alpha, pb as *const _, f16t, s.n as i32, pa as *const _, f16t, s.k as i32,
+                p_beta, pc as *mut _, f16t, s.n as i32, compute, blas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT)
+        }.map_err(|source| Error::Cublas { what: format!("cublasGemmEx f16 ({} compute) {s}", if self.f16_compute { "16F" } else { "32F" }), source })
+    }
+}
+
+/// `C = A · B` in f64 on the CPU from f16 inputs (all cores).
+pub fn reference_f64(a: &[f16], b: &[f16], s: Shape) -> Vec<f64> {
+    let af: Vec<f32> = a.iter().map(|v| v.to_f32()).collect();
+    let bf: Vec<f32> = b.iter().map(|v| v.to_f32()).collect();
+    gemm::reference_f64(&af, &bf, s)
+}
+
+/// The HGEMM table: every step that accumulates in f32, against cuBLAS 32F compute.
+pub struct Hgemm;
+
+impl GemmFamily for Hgemm {
+    type Elem = u16;
+    type Trace = Trace;
+    type Baseline = CublasHgemm;
+    const NAME: &'static str = "hgemm";
+    /// Not multiples of 128/256/32; K or N not multiples of 8 are declined by v2+ with the reason.
+    const CHECK_SHAPES: &'static [(usize, usize, usize)] = &[(1000, 1000, 1000), (4097, 129, 40), (1, 8, 8), (130, 264, 72), (257, 100, 24), (33, 9, 13), (300, 520, 192)];
+    fn tolerance(st: &Step, s: Shape) -> f64 { tolerance(st, s) }
+    const BASELINE: &'static str = "cublasGemmEx f16/32F";
+    fn steps() -> Vec<&'static Step> { STEPS.iter().filter(|s| s.acc == Accumulate::F32).collect() }
+    fn random(rng: &mut SmallRng, n: usize) -> Vec<u16> { (0..n).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0)).to_bits()).collect() }
+    fn poison() -> u16 { 0xFFFF }
+    fn to_f64(x: u16) -> f64 { f16::from_bits(x).to_f64() }
+    fn reference(a: &[u16], b: &[u16], s: Shape) -> Vec<f64> {
+        let h = |x: &[u16]| x.iter().map(|&v| f16::from_bits(v)).collect::<Vec<_>>();
+        reference_f64(&h(a), &h(b), s)
+    }
+    fn baseline(gpu: &Gpu) -> Result<CublasHgemm> { CublasHgemm::new(gpu) }
+    fn run_baseline(bl: &CublasHgemm, gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        bl.gemm(gpu, s, a, b, c)
+    }
+    fn launch(gpu: &Gpu, k: &Kernel, st: &Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        launch(gpu, k, st, s, a, b, c)
+    }
+    fn predicted(st: &Step, s: Shape) -> Option<BlockCost> { traces::hgemm::launch(st, s) }
+}
+
+/// The f16-accumulate steps (`v9h`) against cuBLAS in 16F compute: the same inputs and outputs as
+/// [`Hgemm`], a K-dependent tolerance ([`tolerance`]).
+pub struct HgemmF16Acc;
+
+impl GemmFamily for HgemmF16Acc {
+    type Elem = u16;
+    type Trace = Trace;
+    type Baseline = CublasHgemm;
+    const NAME: &'static str = "hgemm16";
+    const CHECK_SHAPES: &'static [(usize, usize, usize)] = Hgemm::CHECK_SHAPES;
+    const BASELINE: &'static str = "cublasGemmEx f16/16F";
+    fn tolerance(st: &Step, s: Shape) -> f64 { tolerance(st, s) }
+    fn steps() -> Vec<&'static Step> { STEPS.iter().filter(|s| s.acc == Accumulate::F16).collect() }
+    fn random(rng: &mut SmallRng, n: usize) -> Vec<u16> { Hgemm::random(rng, n) }
+    fn poison() -> u16 { Hgemm::poison() }
+    fn to_f64(x: u16) -> f64 { Hgemm::to_f64(x) }
+    fn reference(a: &[u16], b: &[u16], s: Shape) -> Vec<f64> { Hgemm::reference(a, b, s) }
+    fn baseline(gpu: &Gpu) -> Result<CublasHgemm> { CublasHgemm::new_f16_compute(gpu) }
+    fn run_baseline(bl: &CublasHgemm, gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        bl.gemm(gpu, s, a, b, c)
+    }
+    fn launch(gpu: &Gpu, k: &Kernel, st: &Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        launch(gpu, k, st, s, a, b, c)
+    }
+    fn predicted(st: &Step, s: Shape) -> Option<BlockCost> { traces::hgemm::launch(st, s) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::steps::{Target, hgemm};
+
+    #[test]
+    fn the_two_tables_split_the_ladder_by_accumulator() {
+        assert_eq!(Hgemm::steps().len() + HgemmF16Acc::steps().len(), STEPS.len());
+        assert_eq!(HgemmF16Acc::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["v9h"]);
+        // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
+        for st in STEPS {
+            assert_eq!(st.args != Args::Pointers, st.kernel.target == Target::Sm90a, "{}", st.kernel.step);
+        }
+        let s = Shape::new(64, 64, 4096).unwrap();
+        assert_eq!(tolerance(&hgemm::V9, s), TOL);
+        assert!((tolerance(&hgemm::V9H, s) - (TOL + 16.0 / 1024.0)).abs() < 1e-12);
+    }
+}

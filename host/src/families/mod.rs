@@ -1,0 +1,9 @@
+//! Launching, checking and measuring each family: [`reduce`], [`sgemm`] and [`hgemm`] (on the shared
+//! GEMM loop of [`gemm`]), [`hgemm_warp`], [`selftest`] and [`bankcheck`].
+pub mod bankcheck;
+pub mod gemm;
+pub mod hgemm;
+pub mod hgemm_warp;
+pub mod reduce;
+pub mod selftest;
+pub mod sgemm;

@@ -1,0 +1,103 @@
+//! What a GEMM step (`C = A · B`, row-major) declares beyond its kernel: grid rule, arguments, the
+//! shapes it takes, and how it accumulates. Shared by the SGEMM and HGEMM ladders.
+use super::KernelInfo;
+
+/// How the grid covers C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// One block per `rows × cols` tile of C: grid `(⌈N / cols⌉, ⌈M / rows⌉)`.
+    Tiles {
+        /// Rows of C per block.
+        rows: u32,
+        /// Columns of C per block.
+        cols: u32,
+    },
+    /// One block per SM (at most one per tile) walking `rows × cols` tiles: a 1-D grid.
+    Persistent {
+        /// Rows of C per tile.
+        rows: u32,
+        /// Columns of C per tile.
+        cols: u32,
+    },
+}
+
+impl Grid {
+    /// The C tile one block (or one persistent iteration) computes.
+    pub const fn tile(self) -> (u32, u32) {
+        match self {
+            Grid::Tiles { rows, cols } | Grid::Persistent { rows, cols } => (rows, cols),
+        }
+    }
+}
+
+/// The kernel's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Args {
+    /// `(a, b, c, m, n, k)`: three device pointers.
+    Pointers,
+    /// `(tmap_a, tmap_b, c, m, n, k)`: A and B through TMA tensor maps in global memory.
+    TmaAB,
+    /// `(tmap_a, tmap_b, tmap_c, m, n, k)`: C written by TMA stores too.
+    TmaABC,
+}
+
+/// The shapes a step takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// Any `M × N × K`.
+    Any,
+    /// K and N multiples of `of` (16-byte rows), for the reason given.
+    KnMultipleOf {
+        /// The multiple.
+        of: usize,
+        /// Why, as a phrase after the kernel's name ("loads 16-byte rows of f16").
+        why: &'static str,
+        /// What to use instead.
+        instead: &'static str,
+    },
+}
+
+/// What the accumulators hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Accumulate {
+    /// f32 accumulators.
+    F32,
+    /// f16 accumulators (`mma … .f16.f16.f16.f16`).
+    F16,
+}
+
+/// One GEMM step: its kernel, and what the host needs to launch, check and predict it. `T` is the
+/// family's bank-model trace description.
+#[derive(Clone, Copy, Debug)]
+pub struct GemmStep<T: 'static> {
+    /// Name, label, block, shared memory, PTX checks.
+    pub kernel: KernelInfo,
+    /// How the grid covers C.
+    pub grid: Grid,
+    /// The kernel's parameters.
+    pub args: Args,
+    /// The shapes it takes.
+    pub needs: Needs,
+    /// What it accumulates in.
+    pub acc: Accumulate,
+    /// What the bank model traces (`model::traces`).
+    pub trace: T,
+}
+
+impl<T> PartialEq for GemmStep<T> {
+    fn eq(&self, o: &Self) -> bool {
+        self.kernel.name == o.kernel.name
+    }
+}
+
+impl<T> GemmStep<T> {
+    /// `None` if the step takes `m × n × k`, else why not (the error text names the kernel and the rule).
+    pub fn rejects(&self, m: usize, n: usize, k: usize) -> Option<String> {
+        match self.needs {
+            Needs::Any => None,
+            Needs::KnMultipleOf { of, why, instead } if k % of != 0 || n % of != 0 => Some(format!(
+                "{} {why}: K and N must be multiples of {of} (got {m}x{n}x{k}); {instead}", self.kernel.name)),
+            Needs::KnMultipleOf { .. } => None,
+        }
+    }
+}

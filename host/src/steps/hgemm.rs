@@ -1,0 +1,200 @@
+//! The block-level HGEMM ladder (seeds 000/001, `kernels-gpu/src/hgemm/`): f16 in and out, row-major,
+//! `mma.sync` steps v1–v10 on sm_80+, and the Hopper steps h1–h6 (TMA + `wgmma`, sm_90a only).
+use layout::{
+    Padded, RowMajor,
+    hgemm::{A_PADDED, A_PADDED_WIDE, A_ROW_MAJOR, A_SWIZZLED, A_SWIZZLED_WIDE, B_PADDED, B_PADDED_WIDE, B_ROW_MAJOR, B_SWIZZLED, B_SWIZZLED_WIDE,
+            BM, BN, STAGES, THREADS},
+    hopper::tma_hgemm,
+};
+
+use super::{
+    Family, KernelInfo, PtxCheck, Target, bounds, bounds_min,
+    gemm::{Accumulate, Args, GemmStep, Grid, Needs},
+};
+
+/// The shared-memory accesses the bank model traces (`model::traces::hgemm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trace {
+    /// No shared memory (v1: fragments straight from global).
+    None,
+    /// A 128×256 block through shared tiles read by `ldmatrix` (v2–v10).
+    Block {
+        /// The A and B tile layouts (and with them the K depth).
+        tiles: Tiles,
+        /// How the tiles are filled.
+        fill: Fill,
+        /// How C leaves.
+        epilogue: Epilogue,
+    },
+    /// TMA writes and `wgmma` reads shared memory: no thread issues a shared access, except h6's
+    /// staging of C for the TMA store.
+    Tma {
+        /// C staged in `SWIZZLE_128B` boxes and written by TMA stores (h6).
+        tma_store: bool,
+    },
+}
+
+/// The shared A and B tiles of a block step (`layout::hgemm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tiles {
+    /// 128×32 and 32×256, unpadded (`A_ROW_MAJOR`, `B_ROW_MAJOR`).
+    RowMajor,
+    /// The same, padded by `storage_align` (`A_PADDED`, `B_PADDED`).
+    Padded,
+    /// The same, swizzled by the solver's `Swizzle<3,2,3>` and `<5,3,3>` (`A_SWIZZLED`, `B_SWIZZLED`).
+    Swizzled,
+    /// 128×64 and 64×256, swizzled (`A_SWIZZLED_WIDE`, `B_SWIZZLED_WIDE`).
+    SwizzledWide,
+    /// 128×64 and 64×256, padded (`A_PADDED_WIDE`, `B_PADDED_WIDE`).
+    PaddedWide,
+}
+
+/// How a block step fills its tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// Global → registers → 128-bit `st.shared` (v2–v4).
+    Registers,
+    /// `cp.async` (v5+): no LSU stores, sectors modelled by `layout::copy`.
+    CpAsync,
+}
+
+/// How a block step writes C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Epilogue {
+    /// 32-bit stores straight from the accumulator fragments.
+    Fragments,
+    /// Through the swizzled shared C tile (`C_SWIZZLED`), 128-bit global stores (v8+).
+    SharedSwizzled,
+}
+
+/// One HGEMM step.
+pub type Step = GemmStep<Trace>;
+
+const fn rm(l: RowMajor) -> u32 {
+    l.rows * l.cols
+}
+const fn pad(l: Padded) -> u32 {
+    l.rows * l.stride
+}
+/// Bytes of one stage: an A and a B tile of f16 with `a` and `b` elements.
+const fn stage(a: u32, b: u32) -> u32 {
+    2 * (a + b)
+}
+const STAGE_ROW_MAJOR: u32 = stage(rm(A_ROW_MAJOR), rm(B_ROW_MAJOR));
+const STAGE_PADDED: u32 = stage(pad(A_PADDED), pad(B_PADDED));
+const STAGE_SWIZZLED: u32 = stage(rm(A_SWIZZLED.inner), rm(B_SWIZZLED.inner));
+const STAGE_SWIZZLED_WIDE: u32 = stage(rm(A_SWIZZLED_WIDE.inner), rm(B_SWIZZLED_WIDE.inner));
+const STAGE_PADDED_WIDE: u32 = stage(pad(A_PADDED_WIDE), pad(B_PADDED_WIDE));
+
+const BLOCK: Grid = Grid::Tiles { rows: BM, cols: BN };
+const ROWS_OF_8: Needs = Needs::KnMultipleOf { of: 8, why: "loads 16-byte rows of f16", instead: "v1 handles any shape" };
+const TMA_ROWS: Needs = Needs::KnMultipleOf {
+    of: 8, why: "reads A and B through TMA tensor maps, whose row strides must be multiples of 16 bytes",
+    instead: "ragged M, N, K edges are zero-filled by the TMA; v1 handles any shape",
+};
+
+const fn block(name: &'static str, label: &'static str, smem: u32, tiles: Tiles, fill: Fill, epilogue: Epilogue, ptx: PtxCheck, about: &'static str) -> Step {
+    GemmStep {
+        kernel: KernelInfo { name, family: Family::Hgemm, step: label, target: Target::Sm80, block_threads: THREADS, launch_bounds: bounds(THREADS),
+                             dyn_smem_bytes: smem, about, ptx },
+        grid: BLOCK, args: Args::Pointers, needs: ROWS_OF_8, acc: Accumulate::F32, trace: Trace::Block { tiles, fill, epilogue },
+    }
+}
+
+const fn tma(name: &'static str, label: &'static str, threads: u32, smem: u32, grid: Grid, args: Args, ptx: PtxCheck, about: &'static str) -> Step {
+    GemmStep {
+        kernel: KernelInfo { name, family: Family::Hgemm, step: label, target: Target::Sm90a, block_threads: threads,
+                             launch_bounds: if threads == 384 { bounds_min(384, 1) } else { None }, dyn_smem_bytes: smem, about, ptx },
+        grid, args, needs: TMA_ROWS, acc: Accumulate::F32, trace: Trace::Tma { tma_store: matches!(args, Args::TmaABC) },
+    }
+}
+
+/// Every `mma` of a block step, `n` of them per K tile unrolled (4 × 8 per k16 step; v9+ hold two
+/// loops: their own for interior blocks, v8's for edge blocks), all f32-accumulating; B by `ldmatrix.trans`.
+macro_rules! mmas {
+    ($n:expr) => { mmas!($n, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") };
+    ($n:expr, $acc:expr) => { &[("mma.sync.aligned.m16n8k16", $n), ($acc, $n)] };
+}
+const LDSM_T: &str = "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16";
+
+use Epilogue::{Fragments, SharedSwizzled};
+use Fill::{CpAsync, Registers};
+
+pub const V1: Step = GemmStep {
+    kernel: KernelInfo { name: "hgemm_block_v1", family: Family::Hgemm, step: "v1", target: Target::Sm80, block_threads: 32, launch_bounds: None,
+                         dyn_smem_bytes: 0, about: "one warp per 16x16 tile, fragments straight from global",
+                         ptx: PtxCheck { has: &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"], lacks: &[".shared"], count: &[], at_least: &[] } },
+    grid: Grid::Tiles { rows: 16, cols: 16 }, args: Args::Pointers, needs: Needs::Any, acc: Accumulate::F32, trace: Trace::None,
+};
+pub const V2: Step = block("hgemm_block_v2", "v2", STAGE_ROW_MAJOR, Tiles::RowMajor, Registers, Fragments,
+    PtxCheck { has: &[LDSM_T], lacks: &["xor.b32"], count: mmas!(64), at_least: &[] }, "128x256x32 block tile through shared memory, unpadded");
+pub const V3: Step = block("hgemm_block_v3", "v3", STAGE_PADDED, Tiles::Padded, Registers, Fragments,
+    PtxCheck { has: &[LDSM_T], lacks: &["xor.b32"], count: mmas!(64), at_least: &[] }, "padded tiles (storage_align): ldmatrix conflict-free");
+pub const V4: Step = block("hgemm_block_v4", "v4", STAGE_SWIZZLED, Tiles::Swizzled, Registers, Fragments,
+    PtxCheck { has: &[LDSM_T, "xor.b32"], lacks: &[], count: mmas!(64), at_least: &[] }, "swizzled tiles (the solver's Swizzle<3,2,3>, <5,3,3>)");
+pub const V5S2: Step = block("hgemm_block_v5_s2", "v5s2", 2 * STAGE_SWIZZLED, Tiles::Swizzled, CpAsync, Fragments,
+    PtxCheck { has: &[LDSM_T, "cp.async.cg.shared.global", "cp.async.wait_group 0"], lacks: &[], count: mmas!(64), at_least: &[] },
+    "2-stage cp.async pipeline on the swizzled tiles");
+pub const V5: Step = block("hgemm_block_v5", "v5", STAGES * STAGE_SWIZZLED, Tiles::Swizzled, CpAsync, Fragments,
+    PtxCheck { has: &[LDSM_T, "cp.async.cg.shared.global", "cp.async.wait_group 1"], lacks: &[], count: mmas!(64), at_least: &[] },
+    "3-stage cp.async pipeline on the swizzled tiles");
+pub const V5S4: Step = block("hgemm_block_v5_s4", "v5s4", 4 * STAGE_SWIZZLED, Tiles::Swizzled, CpAsync, Fragments,
+    PtxCheck { has: &[LDSM_T, "cp.async.wait_group 2"], lacks: &[], count: mmas!(64), at_least: &[] }, "4-stage cp.async pipeline on the swizzled tiles");
+pub const V6: Step = block("hgemm_block_v6", "v6", STAGES * STAGE_SWIZZLED, Tiles::Swizzled, CpAsync, Fragments,
+    PtxCheck { has: &[LDSM_T], lacks: &[], count: mmas!(64), at_least: &[] }, "v5 + grouped block order (8 block rows) for L2 reuse");
+pub const V7: Step = block("hgemm_block_v7", "v7", STAGES * STAGE_SWIZZLED_WIDE, Tiles::SwizzledWide, CpAsync, Fragments,
+    PtxCheck { has: &[LDSM_T], lacks: &["st.global.v4.u32"], count: mmas!(128), at_least: &[] },
+    "64-deep K stages (the solver's swizzles for 128x64 and 64x256)");
+pub const V8: Step = block("hgemm_block_v8", "v8", STAGES * STAGE_SWIZZLED_WIDE, Tiles::SwizzledWide, CpAsync, SharedSwizzled,
+    PtxCheck { has: &[LDSM_T, "st.global.v4.u32"], lacks: &[], count: mmas!(128), at_least: &[] },
+    "epilogue through shared memory (swizzled C tile), 128-bit stores");
+pub const V9: Step = block("hgemm_block_v9", "v9", STAGES * STAGE_SWIZZLED_WIDE, Tiles::SwizzledWide, CpAsync, SharedSwizzled,
+    PtxCheck { has: &[LDSM_T, "cp.async.wait_group 1"], lacks: &[], count: mmas!(256), at_least: &[] },
+    "fragments double-buffered across stages (interior blocks: pointer-based copy)");
+pub const V9S4: Step = block("hgemm_block_v9_s4", "v9s4", 4 * STAGE_SWIZZLED_WIDE, Tiles::SwizzledWide, CpAsync, SharedSwizzled,
+    PtxCheck { has: &[LDSM_T, "cp.async.wait_group 2"], lacks: &[], count: mmas!(256), at_least: &[] }, "v9 with 4 stages");
+pub const V9P: Step = block("hgemm_block_v9_padded", "v9p", STAGES * STAGE_PADDED_WIDE, Tiles::PaddedWide, CpAsync, SharedSwizzled,
+    PtxCheck { has: &[LDSM_T], lacks: &[], count: mmas!(256), at_least: &[] },
+    "v9 on padded tiles (storage_align 72, 264): swizzle vs padding at the top");
+pub const V10: Step = block("hgemm_block_v10", "v10", STAGES * STAGE_SWIZZLED_WIDE, Tiles::SwizzledWide, CpAsync, SharedSwizzled,
+    PtxCheck { has: &[LDSM_T], lacks: &[], count: mmas!(256), at_least: &[] },
+    "v9 with ldmatrix addresses from 8 bases + immediates (row_step): 241 registers, not 254");
+pub const V9H: Step = {
+    let mut s = block("hgemm_block_v9_f16acc", "v9h", STAGES * STAGE_SWIZZLED_WIDE, Tiles::SwizzledWide, CpAsync, SharedSwizzled,
+        PtxCheck { has: &[LDSM_T], lacks: &[], count: mmas!(256, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"), at_least: &[] },
+        "v9 with f16 accumulation (vs cuBLAS 16F compute)");
+    s.acc = Accumulate::F16;
+    s
+};
+
+/// What no Hopper step holds: the TMA and `wgmma` move all tile data, and no `trap` (a run-time check
+/// in the K loop made ptxas serialize every `wgmma`).
+const TMA_LACKS: &[&str] = &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap"];
+const TMA_TILE: Grid = Grid::Tiles { rows: tma_hgemm::BM, cols: tma_hgemm::BN };
+const TMA_WIDE: Grid = Grid::Tiles { rows: tma_hgemm::BM, cols: tma_hgemm::BN_WIDE };
+const TMA_PERSISTENT: Grid = Grid::Persistent { rows: tma_hgemm::BM, cols: tma_hgemm::BN_WIDE };
+
+pub const H1: Step = tma("hgemm_tma_v1", "h1", 128, 0, TMA_TILE, Args::TmaAB,
+    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"], lacks: TMA_LACKS, count: &[], at_least: &[] },
+    "Hopper: TMA (128B swizzle) + wgmma.m64n64k16, 128x128x64 tile, one warpgroup, one stage");
+pub const H2: Step = tma("hgemm_tma_v2", "h2", 128, tma_hgemm::H2_DYN_SMEM, TMA_TILE, Args::TmaAB,
+    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"], lacks: TMA_LACKS, count: &[], at_least: &[] },
+    "h1 + 2-stage TMA ring, one mbarrier per stage (3 CTAs per SM, as h1)");
+pub const H3: Step = tma("hgemm_tma_v3", "h3", 384, tma_hgemm::H3_DYN_SMEM, TMA_TILE, Args::TmaAB,
+    PtxCheck { has: &["setmaxnreg.dec.sync.aligned.u32 40", "setmaxnreg.inc.sync.aligned.u32 232", "mbarrier.arrive.shared::cta.b64"],
+               lacks: TMA_LACKS, count: &[], at_least: &[] },
+    "h2 warp-specialized: 1 TMA producer + 2 wgmma consumer warpgroups, setmaxnreg 40/232, full/empty mbarrier rings");
+pub const H4: Step = tma("hgemm_tma_v4", "h4", 384, tma_hgemm::H4_DYN_SMEM, TMA_WIDE, Args::TmaAB,
+    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"], lacks: TMA_LACKS, count: &[], at_least: &[] },
+    "h3 with 128x256 tiles (consumers 64x256) and one wgmma group in flight");
+pub const H5: Step = tma("hgemm_tma_v5", "h5", 384, tma_hgemm::H5_DYN_SMEM, TMA_PERSISTENT, Args::TmaAB,
+    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"], lacks: TMA_LACKS, count: &[], at_least: &[] },
+    "h4 persistent: one CTA per SM over grouped tiles, the ring running on across tiles");
+pub const H6: Step = tma("hgemm_tma_v6", "h6", 384, tma_hgemm::H6_DYN_SMEM, TMA_PERSISTENT, Args::TmaABC,
+    PtxCheck { has: &["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read 0",
+                      "cp.async.bulk.wait_group 0", "fence.proxy.async.shared::cta", ", 128;", "bar.sync", "st.shared"],
+               lacks: &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global"], count: &[], at_least: &[] },
+    "h5 with a TMA-store epilogue (swizzled shared C tiles, 3 stages)");
+
+/// The ladder, in order (`v9h` accumulates in f16 and is timed against cuBLAS 16F in its own table).
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6];

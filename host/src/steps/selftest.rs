@@ -1,0 +1,32 @@
+//! Self-tests of the device primitives (`kernels-gpu/src/selftest/`): one warp (or one warpgroup)
+//! each, checked against a CPU model by `families::selftest`.
+use super::{Family, KernelInfo, PtxCheck, Target};
+
+const fn selftest(name: &'static str, target: Target, block_threads: u32, dyn_smem_bytes: u32, ptx: PtxCheck, about: &'static str) -> KernelInfo {
+    KernelInfo { name, family: Family::Selftest, step: "-", target, block_threads, launch_bounds: None, dyn_smem_bytes, about, ptx }
+}
+
+/// Every self-test kernel.
+pub const KERNELS: &[KernelInfo] = &[
+    selftest("selftest_mma_f32_f16", Target::Sm80, 32, 0,
+        PtxCheck { has: &["cp.async.cg.shared.global", "cp.async.commit_group", "cp.async.wait_group 0", "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                          "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"],
+                   lacks: &["xor.b32"], count: &[], at_least: &[] },
+        "cp.async + ldmatrix.x4(.trans) + mma.m16n8k16 f16->f32"),
+    // Swizzle<3,1,3> compiles to plain integer ops in front of ldmatrix.
+    selftest("selftest_mma_swizzled", Target::Sm80, 32, 0, PtxCheck::has(&["xor.b32", "ldmatrix.sync.aligned.m8n8.x4.shared.b16"]),
+        "seed 001 v5: cp.async + ldmatrix through a Swizzle<3,1,3> tile"),
+    selftest("selftest_mma_f16_f16", Target::Sm80, 32, 0, PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"]),
+        "cp.async + ldmatrix.x4(.trans) + mma.m16n8k16 f16->f16"),
+    selftest("selftest_shuffle", Target::Sm80, 32, 0, PtxCheck::has(&["shfl.sync.bfly.b32", "shfl.sync.down.b32"]), "shfl.sync bfly/down, warp sum, %laneid"),
+    selftest("selftest_shared_widths", Target::Sm80, 64, 1024,
+        PtxCheck::has(&["st.shared.v4.u32", "ld.shared.u32", "ld.shared.v2.u32", "ld.shared.v4.u32", "ld.shared.b32"]),
+        "st.shared.v4, ld.shared 32/64/128-bit, plain Rust shared loads"),
+    selftest("selftest_stmatrix", Target::Sm90a, 32, 0,
+        PtxCheck::has(&["stmatrix.sync.aligned.m8n8.x4.shared.b16", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"]), "stmatrix.x4 and .x4.trans (sm_90)"),
+    selftest("selftest_wgmma_tma", Target::Sm90a, 128, 0,
+        PtxCheck::has(&["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", "mbarrier.init.shared::cta.b64",
+                        "mbarrier.arrive.expect_tx.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64", "fence.mbarrier_init",
+                        "wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0", ".shared .align 1024"]),
+        "TMA 2-D loads (SWIZZLE_128B) + mbarrier + wgmma.m64n64k16, K-major and MN-major B, through layout::hopper descriptors (sm_90a)"),
+];

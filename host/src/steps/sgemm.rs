@@ -1,0 +1,112 @@
+//! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
+use layout::sgemm::{BM, BN, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+
+use super::{
+    Family, KernelInfo, PtxCheck, Target, bounds_min,
+    gemm::{Accumulate, Args, GemmStep, Grid, Needs},
+};
+
+/// The shared-memory accesses the bank model traces per block and K tile (`model::traces::sgemm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trace {
+    /// v0: no shared memory.
+    None,
+    /// v1: 32×32 tiles of A and B, one output per thread.
+    SmemTile,
+    /// v2–v4: the 128×128×8 block, 8×8 register tile; how A is stored transposed and how the
+    /// fragments are read.
+    RegisterTile {
+        /// A stored from coalesced loads (v2: conflicts) or in the conflict-free order (v3+).
+        a_store: AStore,
+        /// Fragment rows contiguous per thread (v2, v3) or strided by 16 (v4).
+        strided_reads: bool,
+    },
+    /// v5–v9, v11: 128-bit fragment reads of the padded transposed A tile.
+    Vec4 {
+        /// 16-deep K tiles (v7+) instead of 8.
+        wide: bool,
+        /// Warp tiles with bank-aware lanes (v9, v11).
+        warp_tile: bool,
+    },
+    /// v10: A row-major in shared memory, filled by `cp.async` (which the LSU counters do not see).
+    CpAsyncRows,
+}
+
+/// The `AStore` orders of [`Trace::RegisterTile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AStore {
+    /// `layout::sgemm::a_load_coalesced`.
+    Coalesced,
+    /// `layout::sgemm::a_load_conflict_free`.
+    ConflictFree,
+}
+
+/// One SGEMM step.
+pub type Step = GemmStep<Trace>;
+
+/// Shared memory of one stage (bytes) for the unpadded (v2–v4), padded (v5, v6) and 16-deep (v7+) tiles.
+const STAGE: u32 = 4 * stage_words(&a_tile_t(), &b_tile());
+const STAGE_PADDED: u32 = 4 * stage_words(&a_tile_t_padded(), &b_tile());
+const STAGE_WIDE: u32 = 4 * stage_words(&a_tile_t_wide(), &b_tile_wide());
+/// v10's stage: A row-major (its own padding) and the 16-deep B tile.
+const STAGE_ROWS: u32 = 4 * stage_words(&a_tile_rows(), &b_tile_wide());
+
+const BLOCK: Grid = Grid::Tiles { rows: BM, cols: BN };
+
+const fn step(name: &'static str, label: &'static str, threads: u32, smem: u32, grid: Grid, trace: Trace, ptx: PtxCheck, about: &'static str) -> Step {
+    GemmStep {
+        kernel: KernelInfo { name, family: Family::Sgemm, step: label, target: Target::Sm80, block_threads: threads, launch_bounds: None,
+                             dyn_smem_bytes: smem, about, ptx },
+        grid, args: Args::Pointers, needs: Needs::Any, acc: Accumulate::F32, trace,
+    }
+}
+
+/// Launch bounds `.maxntid 256` + `.minnctapersm 2` (v7+: two blocks per SM, ≤ 128 registers).
+const fn two_per_sm(mut s: Step) -> Step {
+    s.kernel.launch_bounds = bounds_min(THREADS, 2);
+    s
+}
+
+/// v2–v4: 64 FMAs per k (the 8×8 register tile), scalar shared loads.
+const REGISTER_TILE: PtxCheck = PtxCheck { has: &[], lacks: &["ld.shared.v4"], count: &[], at_least: &[("fma.rn.f32", 64)] };
+/// v5+: 128-bit global loads of A and B, four 128-bit fragment loads per k, 128-bit stores of C, B
+/// stored with 128-bit stores.
+const VEC4: PtxCheck = PtxCheck {
+    has: &[], lacks: &[], count: &[],
+    at_least: &[("ld.global.nc.v4.f32", 2), ("ld.shared.v4", 4), ("st.global.v4.f32", 4), ("st.shared.v4", 1)],
+};
+/// v5, v6: a barrier before and after each tile's compute (v6: one after the first stage, one per step).
+const VEC4_TWO_BARRIERS: PtxCheck = PtxCheck { count: &[("bar.sync", 2)], ..VEC4 };
+
+pub const V0: Step = step("sgemm_v0", "v0", 256, 0, Grid::Tiles { rows: NAIVE_TILE, cols: NAIVE_TILE }, Trace::None,
+    PtxCheck { lacks: &["ld.shared"], ..PtxCheck::NONE }, "naive: one thread per output, operands from global memory");
+pub const V1: Step = step("sgemm_v1", "v1", 1024, 2 * SMEM_TILE * SMEM_TILE * 4, Grid::Tiles { rows: SMEM_TILE, cols: SMEM_TILE }, Trace::SmemTile,
+    PtxCheck::has(&["ld.shared"]), "32x32 block tile through shared memory");
+pub const V2: Step = step("sgemm_v2", "v2", THREADS, STAGE, BLOCK, Trace::RegisterTile { a_store: AStore::Coalesced, strided_reads: false },
+    REGISTER_TILE, "128x128 block, 8x8 register tile per thread (outer products)");
+pub const V3: Step = step("sgemm_v3", "v3", THREADS, STAGE, BLOCK, Trace::RegisterTile { a_store: AStore::ConflictFree, strided_reads: false },
+    REGISTER_TILE, "A loaded in a mapping that stores the transposed tile conflict-free");
+pub const V4: Step = step("sgemm_v4", "v4", THREADS, STAGE, BLOCK, Trace::RegisterTile { a_store: AStore::ConflictFree, strided_reads: true },
+    REGISTER_TILE, "strided (virtual-thread) output mapping: conflict-free shared reads");
+pub const V5: Step = step("sgemm_v5", "v5", THREADS, STAGE_PADDED, BLOCK, Trace::Vec4 { wide: false, warp_tile: false },
+    VEC4_TWO_BARRIERS, "128-bit global and shared loads, A tile padded by storage_align");
+pub const V6: Step = step("sgemm_v6", "v6", THREADS, 2 * STAGE_PADDED, BLOCK, Trace::Vec4 { wide: false, warp_tile: false },
+    VEC4_TWO_BARRIERS, "double-buffered shared memory, next tile prefetched to registers");
+pub const V7: Step = two_per_sm(step("sgemm_v7", "v7", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: false },
+    VEC4, "16-deep K stages, next fragments read before the FMAs"));
+pub const V8: Step = two_per_sm(step("sgemm_v8", "v8", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: false },
+    VEC4, "grouped block order (8 block rows) for L2 reuse"));
+pub const V9: Step = two_per_sm(step("sgemm_v9", "v9", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: true },
+    VEC4, "warp tiles, bank-aware lanes (model said 8 not 12 wavefronts per k; GPU: 12)"));
+pub const V10: Step = {
+    let mut s = two_per_sm(step("sgemm_v10", "v10", THREADS, STAGES * STAGE_ROWS, BLOCK, Trace::CpAsyncRows,
+        PtxCheck { at_least: &[("cp.async.cg.shared.global", 4), ("cp.async.wait_group", 2)], ..PtxCheck::NONE },
+        "3-stage cp.async pipeline, A row-major in shared (K, N % 4 == 0)"));
+    s.needs = Needs::KnMultipleOf { of: 4, why: "copies rows with 16-byte cp.async", instead: "v9 handles any shape" };
+    s
+};
+pub const V11: Step = two_per_sm(step("sgemm_v11", "v11", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: true },
+    VEC4, "v9 with interior blocks on a loop without bounds logic (chosen once per block)"));
+
+/// The ladder, in order.
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
