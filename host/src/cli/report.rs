@@ -85,6 +85,15 @@ fn num(v: &Value, key: &str) -> Option<f64> {
     v.get(key).and_then(Value::as_f64)
 }
 
+/// A JSON value as a table cell: `-` where it is absent or null (never `null`), strings unquoted.
+fn cell(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "-".into(),
+        Some(Value::String(t)) => t.clone(),
+        Some(x) => x.to_string(),
+    }
+}
+
 fn text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
 }
@@ -125,8 +134,8 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
     let cc = gpu.get("compute_capability").and_then(Value::as_array)
         .map(|a| a.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(".")).unwrap_or_else(|| "?".into());
     let _ = writeln!(md, "# kernel-lab report\n\n- GPU: {} (compute capability {cc}, {} SMs)\n- date: {}\n- commit: `{}`\n- seed: {}\n",
-        text(&gpu, "name"), gpu.get("sms").cloned().unwrap_or(Value::Null),
-        text(json, "date"), text(json, "commit"), json.get("seed").cloned().unwrap_or(Value::Null));
+        text(&gpu, "name"), cell(gpu.get("sms")),
+        text(json, "date"), text(json, "commit"), cell(json.get("seed")));
     let mut plot = |name: &str, md: &mut String, draw: &dyn Fn(&Path) -> Result<()>| -> Result<()> {
         let p = out.join(name);
         draw(&p)?;
@@ -141,7 +150,7 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
         let _ = writeln!(md, "| step | N | median µs | GB/s | % copy | rel err | kernel |\n|---|---:|---:|---:|---:|---:|---|");
         for r in rows {
             let t = r.get("time").and_then(|t| num(t, "median_ms")).map(|v| format!("{:.1}", v * 1e3)).unwrap_or("-".into());
-            let _ = writeln!(md, "| {} | {} | {t} | {} | {} | {} | `{}` |", text(r, "step"), r.get("n").cloned().unwrap_or(Value::Null),
+            let _ = writeln!(md, "| {} | {} | {t} | {} | {} | {} | `{}` |", text(r, "step"), cell(r.get("n")),
                 num(r, "gbps").map(|v| format!("{v:.0}")).unwrap_or("-".into()), num(r, "pct_of_copy").map(|v| format!("{:.1}%", 100.0 * v)).unwrap_or("-".into()),
                 num(r, "rel_err").map(|v| format!("{v:.1e}")).unwrap_or("-".into()), text(r, "kernel"));
         }
@@ -156,11 +165,11 @@ pub fn write(json: &Value, out: &Path) -> Result<Vec<PathBuf>> {
         let _ = writeln!(md, "## {family}: TFLOP/s against {baseline}\n\n| step | M×N×K | median ms | TFLOP/s | % cuBLAS | rel err | regs | kernel |\n|---|---|---:|---:|---:|---:|---:|---|");
         for r in rows {
             let s = r.get("shape").cloned().unwrap_or(Value::Null);
-            let shape = format!("{}×{}×{}", s.get("m").cloned().unwrap_or(Value::Null), s.get("n").cloned().unwrap_or(Value::Null), s.get("k").cloned().unwrap_or(Value::Null));
+            let shape = format!("{}×{}×{}", cell(s.get("m")), cell(s.get("n")), cell(s.get("k")));
             let t = r.get("time").and_then(|t| num(t, "median_ms")).map(|v| format!("{v:.3}")).unwrap_or("-".into());
             let _ = writeln!(md, "| {} | {shape} | {t} | {} | {} | {} | {} | `{}` |", text(r, "step"),
                 num(r, "tflops").map(|v| format!("{v:.2}")).unwrap_or("-".into()), num(r, "pct_of_cublas").map(|v| format!("{:.1}%", 100.0 * v)).unwrap_or("-".into()),
-                num(r, "rel_err").map(|v| format!("{v:.1e}")).unwrap_or("-".into()), r.get("registers").cloned().unwrap_or(Value::Null), text(r, "kernel"));
+                num(r, "rel_err").map(|v| format!("{v:.1e}")).unwrap_or("-".into()), cell(r.get("registers")), text(r, "kernel"));
         }
         md.push('\n');
         if rows.iter().any(|r| r.get("baseline_paired").is_some_and(|v| !v.is_null())) {
@@ -268,6 +277,12 @@ pub fn main(args: &[String]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absent_and_null_values_print_as_a_dash() {
+        let v = serde_json::json!({"registers": null, "n": 5, "kernel": "k"});
+        assert_eq!((cell(v.get("registers")), cell(v.get("n")), cell(v.get("kernel")), cell(v.get("nope"))), ("-".into(), "5".into(), "k".into(), "-".into()));
+    }
 
     #[test]
     fn a_report_is_written_from_a_run_json() {
