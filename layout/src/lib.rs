@@ -18,3 +18,4 @@ pub use tile::{Layout, Padded, RowMajor, Swizzled};
 pub mod sgemm;
 pub mod hgemm;
 pub mod hopper;
+pub mod fragment;
