@@ -132,7 +132,8 @@ impl Ldmatrix {
 
     /// The tile `(row, col)` whose 16-byte row start lane `lane` supplies: with the tile at `base` in a
     /// layout, lane `lane` passes `base + elem_bytes · layout.offset(row, col)`. Ignored lanes get a
-    /// used lane's coordinates (`lane mod 8·count`), so every address stays inside the tile.
+    /// used lane's coordinates (`lane mod 8·count`), so every address stays inside the tile. For `.x4`
+    /// (`lane < 32`) this is exactly `(lane % 16, 8·(lane / 16))`, no masking.
     ///
     /// ```text
     /// .x4 over a 16×16 tile:  lanes 0–15 → (lane, 0)     lanes 16–31 → (lane − 16, 8)
@@ -140,7 +141,7 @@ impl Ldmatrix {
     /// ```
     #[inline(always)]
     pub const fn tile_addr_rc(self, lane: u32) -> (u32, u32) {
-        let l = lane & self.address_lanes().wrapping_sub(1);
+        let l = if self.count >= 4 { lane } else { lane & self.address_lanes().wrapping_sub(1) };
         (l % 16, 8 * (l / 16))
     }
 

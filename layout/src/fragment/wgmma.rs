@@ -45,11 +45,18 @@ impl<const N: u32> WgmmaAcc<N> {
     /// ```
     #[inline(always)]
     pub const fn rc(thread: u32, i: u32) -> (u32, u32) {
+        Self::warp_lane_rc(thread / 32 % 4, thread % 32, i)
+    }
+
+    /// [`WgmmaAcc::rc`] of thread `32·warp + lane` (`warp < 4`, `lane < 32`), for kernels that already
+    /// hold the warp (in its warpgroup) and the lane: `(16·warp + lane/4 + 8·(i/2 % 2), 8·(i/4) +
+    /// 2·(lane % 4) + i%2)`. With `i = 4j + 2·half` this is [`crate::hopper::tma_hgemm::c_fragment_rc`].
+    #[inline(always)]
+    pub const fn warp_lane_rc(warp: u32, lane: u32, i: u32) -> (u32, u32) {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID;
-        let (w, lane) = (thread / 32 % 4, thread % 32);
         let (g, t) = (lane / 4, lane % 4);
-        (16 * w + g + 8 * (i / 2 % 2), 8 * (i / 4) + 2 * t + i % 2)
+        (16 * warp + g + 8 * (i / 2 % 2), 8 * (i / 4) + 2 * t + i % 2)
     }
 
     /// Inverse of [`WgmmaAcc::rc`]: the `(thread, i)` (`thread < 128`) holding `(row, col)` (`row < 64`,
@@ -120,6 +127,7 @@ mod tests {
                         let (r, c) = c_fragment_rc(warp, lane, j, half);
                         let i = 4 * j + 2 * half;
                         assert_eq!(WgmmaAcc::<64>::rc(32 * warp + lane, i), (r, c));
+                        assert_eq!(WgmmaAcc::<64>::warp_lane_rc(warp, lane, i), (r, c));
                         assert_eq!(WgmmaAcc::<64>::rc(32 * warp + lane, i + 1), (r, c + 1));
                     }
                 }
