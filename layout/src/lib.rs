@@ -19,3 +19,4 @@ pub mod sgemm;
 pub mod hgemm;
 pub mod hgemm_warp;
 pub mod hopper;
+pub mod fragment;
