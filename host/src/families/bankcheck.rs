@@ -5,6 +5,7 @@
 use layout::{
     Layout, Padded, RowMajor, SwizzleFn, Swizzled,
     bank::{self, Cost},
+    fragment::MmaM16N8K16,
 };
 use rand::Rng;
 
@@ -86,7 +87,7 @@ fn mat(name: &str, dir: Dir, matrices: u32, trans: bool, f: impl Fn(u32) -> u32)
 
 /// `ldmatrix.x4` row addresses of a 16×16 f16 tile in `l` (lane → row l % 16, column 8 (l / 16)).
 fn x4_rows(l: &impl Layout) -> impl Fn(u32) -> u32 + '_ {
-    move |lane| 2 * l.offset(lane % 16, 8 * (lane / 16))
+    move |lane| { let (r, c) = layout::fragment::Ldmatrix::X4.tile_addr_rc(lane); 2 * l.offset(r, c) }
 }
 
 /// The patterns, in launch order. Random ones use a fixed seed so the committed table is reproducible.
@@ -107,8 +108,8 @@ pub fn patterns() -> Vec<Pattern> {
         lsu("seed001 st.shared.v4 16x16 f16 row-major (lane t: elements 8t..8t+7)", Store, 16, all, |t| 2 * rm.offset(t / 2, 8 * (t % 2))),
         lsu("seed001 st.shared.v4 16x16 f16 padded +8", Store, 16, all, |t| 2 * pd.offset(t / 2, 8 * (t % 2))),
         lsu("seed001 st.shared.v4 16x16 f16 Swizzle<3,1,3>", Store, 16, all, |t| 2 * sw.offset(t / 2, 8 * (t % 2))),
-        lsu("seed000 A fragment 32-bit loads, 128x32 tile padded to 40 (storage_align 32,8)", Load, 4, all, |t| 2 * a_tile.offset(t / 4, 2 * (t % 4))),
-        lsu("seed000 A fragment 32-bit loads, 128x32 tile unpadded", Load, 4, all, |t| 2 * a_unpadded.offset(t / 4, 2 * (t % 4))),
+        lsu("seed000 A fragment 32-bit loads, 128x32 tile padded to 40 (storage_align 32,8)", Load, 4, all, |t| { let (r, c) = MmaM16N8K16::a_rc(t, 0); 2 * a_tile.offset(r, c) }),
+        lsu("seed000 A fragment 32-bit loads, 128x32 tile unpadded", Load, 4, all, |t| { let (r, c) = MmaM16N8K16::a_rc(t, 0); 2 * a_unpadded.offset(r, c) }),
     ];
     for s in [1u32, 2, 4, 8, 16] {
         let mask = (0..32).filter(|&l| layout::reduce::interleaved_index(l, s) < 256).fold(0u32, |m, l| m | 1 << l);

@@ -1,7 +1,11 @@
 //! Warp-level access patterns over a tile, as the kernels issue them: the input of the swizzle solver
 //! and of the bank maps. Each pattern turns a layout into the list of warp instructions (per-lane byte
 //! addresses) a kernel would execute to store or load the whole tile that way.
-use layout::{Layout, bank::{self, BankError, Cost}};
+use layout::{
+    Layout,
+    bank::{self, BankError, Cost},
+    fragment::{Ldmatrix, MmaM16N8K16},
+};
 
 use crate::error::{Error, Result};
 
@@ -119,7 +123,7 @@ pub fn instructions(pattern: Pattern, layout: &dyn Layout, elem_bytes: u32) -> R
             need_f16_16x16("ldmatrix.x4")?;
             for r0 in (0..rows).step_by(16) {
                 for c0 in (0..cols).step_by(16) {
-                    push(&|l| Some((r0 + l % 16, c0 + 8 * (l / 16))), 16, Some(4));
+                    push(&|l| { let (r, c) = Ldmatrix::X4.tile_addr_rc(l); Some((r0 + r, c0 + c)) }, 16, Some(4));
                 }
             }
         }
@@ -147,8 +151,9 @@ pub fn instructions(pattern: Pattern, layout: &dyn Layout, elem_bytes: u32) -> R
             need_f16_16x16("the m16n8k16 A fragment")?;
             for r0 in (0..rows).step_by(16) {
                 for c0 in (0..cols).step_by(16) {
-                    for (dr, dc) in [(0, 0), (8, 0), (0, 8), (8, 8)] {
-                        push(&|t| Some((r0 + dr + t / 4, c0 + dc + 2 * (t % 4))), 4, None);
+                    // One 32-bit load per register: register `reg` holds elements 2·reg, 2·reg + 1.
+                    for reg in 0..4 {
+                        push(&|t| { let (r, c) = MmaM16N8K16::a_rc(t, 2 * reg); Some((r0 + r, c0 + c)) }, 4, None);
                     }
                 }
             }

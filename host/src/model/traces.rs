@@ -324,6 +324,7 @@ pub mod hgemm {
     use layout::{
         Layout,
         bank::{self, Cost, Op},
+        fragment::{Ldmatrix, MmaM16N8K16},
         hgemm::*,
     };
 
@@ -368,11 +369,13 @@ pub mod hgemm {
             let (wm, wn) = (w / (BN / WN), w % (BN / WN));
             for k16 in 0..bk / 16 {
                 for mi in 0..4 {
-                    let rows: [u32; 32] = core::array::from_fn(|l| 2 * la.offset(wm * WM + 16 * mi + l as u32 % 16, 16 * k16 + 8 * (l as u32 / 16)));
+                    let rows: [u32; 32] = core::array::from_fn(|l| { let (r, c) = Ldmatrix::X4.tile_addr_rc(l as u32);
+                        2 * la.offset(wm * WM + 16 * mi + r, 16 * k16 + c) });
                     ld = ld.add(bank::matrix(&rows, 4).expect("aligned"));
                 }
                 for nj in 0..4 {
-                    let rows: [u32; 32] = core::array::from_fn(|l| 2 * lb.offset(16 * k16 + l as u32 % 16, wn * WN + 16 * nj + 8 * (l as u32 / 16)));
+                    let rows: [u32; 32] = core::array::from_fn(|l| { let (r, c) = Ldmatrix::X4_TRANS.tile_addr_rc(l as u32);
+                        2 * lb.offset(16 * k16 + r, wn * WN + 16 * nj + c) });
                     ld = ld.add(bank::matrix(&rows, 4).expect("aligned"));
                 }
             }
@@ -415,8 +418,8 @@ pub mod hgemm {
             for mi in 0..4 {
                 for ni in 0..8 {
                     for h in 0..2 {
-                        let a: [u32; 32] = core::array::from_fn(|l| { let (g, t) = (l as u32 / 4, l as u32 % 4);
-                            2 * C_SWIZZLED.offset(wm * WM + 16 * mi + g + 8 * h, wn * WN + 8 * ni + 2 * t) });
+                        let a: [u32; 32] = core::array::from_fn(|l| { let (r, c) = MmaM16N8K16::c_rc(l as u32, 2 * h);
+                            2 * C_SWIZZLED.offset(wm * WM + 16 * mi + r, wn * WN + 8 * ni + c) });
                         st = st.add(bank::lsu(&a, u32::MAX, 4, Op::Store).expect("aligned"));
                     }
                 }
@@ -518,6 +521,7 @@ pub mod hgemm_warp {
     use layout::{
         Layout,
         bank::{self, Cost, Op},
+        fragment::Ldmatrix,
         hgemm_warp::{PADDED, SWIZZLED, TILE},
     };
 
@@ -540,13 +544,13 @@ pub mod hgemm_warp {
         // 128-bit tile copy: lane t → row t / 2, column 8 (t % 2) (kernels-gpu `hgemm::tile_to_shared`).
         let copy = |l: &dyn Layout, op| bank::lsu(&lanes(&|t| 2 * l.offset(t / 2, 8 * (t % 2))), ALL, 16, op).ok();
         // ldmatrix.x4 / stmatrix.x4 rows (`hgemm::x4_row_addr`), one 8×8 matrix per 8 lanes.
-        let x4 = |l: &dyn Layout| bank::matrix(&lanes(&|t| 2 * l.offset(t % 16, 8 * (t / 16))), 4).ok();
-        // C written in the mma C-fragment layout, 32 bits per lane per register: register i holds rows
-        // g + 8 (i % 2), columns 2 (t % 4) + 8 (i / 2) (g = lane / 4). Both wmma.store and the shfl
+        let x4 = |l: &dyn Layout| bank::matrix(&lanes(&|t| { let (r, c) = Ldmatrix::X4.tile_addr_rc(t); 2 * l.offset(r, c) }), 4).ok();
+        // C written in the mma C-fragment layout of the 16×16 tile, 32 bits per lane per register —
+        // register i of `stmatrix.x4`'s fragment (matrix i of the tile). Both wmma.store and the shfl
         // stmatrix emulation write exactly these words.
         let c_frag = |l: &dyn Layout| -> Option<Cost> {
             (0..4u32).try_fold(Cost::default(), |acc, i| {
-                let a = lanes(&|t| 2 * l.offset(t / 4 + 8 * (i % 2), 2 * (t % 4) + 8 * (i / 2)));
+                let a = lanes(&|t| { let (r, c) = Ldmatrix::X4.tile_rc(t, i, 0); 2 * l.offset(r, c) });
                 bank::lsu(&a, ALL, 4, Op::Store).ok().map(|c| acc.add(c))
             })
         };
