@@ -137,7 +137,8 @@ impl Options {
         if self.check && !self.sizes_given {
             sizes.extend(reduce::CHECK_SIZES);
         }
-        ReduceRun { sizes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed }
+        let only = self.steps.as_ref().map(|v| v.iter().map(|k| k.name).collect());
+        ReduceRun { sizes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only }
     }
 
     /// Parses arguments (without the program name). `Ok(None)` means `--help` was printed.

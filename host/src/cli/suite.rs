@@ -132,7 +132,7 @@ pub fn run(o: Options) -> i32 {
     }
     if o.families.contains(&Family::Reduce) {
         let run = o.reduce_run();
-        let pb = bar("reduce", run.sizes.len() * (reduce_steps::STEPS.len() + 2));
+        let pb = bar("reduce", run.sizes.len() * (reduce_steps::STEPS.iter().filter(|s| o.wants(s.kernel.name)).count() + 2));
         let result = reduce::run(&gpu, &run, &mut progress_to(&pb));
         pb.finish_and_clear();
         match result {

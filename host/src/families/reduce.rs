@@ -300,6 +300,8 @@ pub struct ReduceRun {
     pub check: bool,
     /// Random seed of the inputs.
     pub seed: u64,
+    /// Only these kernels (PTX names); `None`: every step.
+    pub only: Option<Vec<&'static str>>,
 }
 
 /// One row of the reduce table.
@@ -439,7 +441,7 @@ pub fn run(gpu: &Gpu, o: &ReduceRun, progress: &mut dyn FnMut(&str)) -> Result<V
         let blas_at = rows.len();
         rows.push(blas_row);
         let v0_at = rows.len();
-        for step in STEPS {
+        for step in STEPS.iter().filter(|s| o.only.as_ref().is_none_or(|v| v.contains(&s.kernel.name))) {
             progress(&format!("reduce n = {n}: {}", step.kernel.step));
             let mut row = ReduceRow::new(step.kernel.step, step.kernel.name, n, bytes);
             if let Err(e) = reduce_step(gpu, step, &inp, o, &mut row) {
@@ -447,7 +449,7 @@ pub fn run(gpu: &Gpu, o: &ReduceRun, progress: &mut dyn FnMut(&str)) -> Result<V
             }
             rows.push(row);
         }
-        let v0_ms = rows[v0_at].time.as_ref().map(|t| t.median_ms);
+        let v0_ms = rows[v0_at..].iter().find(|r| r.step == "v0").and_then(|r| r.time.as_ref()).map(|t| t.median_ms);
         for row in rows[blas_at..].iter_mut() {
             if let Some(t) = &row.time {
                 let g = t.gbps(row.bytes);
