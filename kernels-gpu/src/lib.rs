@@ -25,10 +25,12 @@
 
 pub mod bankcheck;
 pub mod hgemm;
+mod launch_bounds;
 pub mod prim;
 pub mod reduce;
 pub mod selftest;
 pub mod sgemm;
+pub(crate) mod util;
 
 /// A kernel that panics (bounds check, overflow in debug) traps: the launch fails with
 /// `CUDA_ERROR_ILLEGAL_INSTRUCTION` / `LAUNCH_FAILED`, which the host reports naming the kernel.

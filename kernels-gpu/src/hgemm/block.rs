@@ -9,7 +9,7 @@ use crate::prim::{
     shared,
     thread::thread_idx_x,
 };
-use crate::sgemm::{unroll2, unroll4, unroll8};
+use crate::util::unroll::{unroll2, unroll4, unroll8};
 use layout::Layout;
 pub(crate) use layout::hgemm::{WM, WN};
 use layout::hgemm::{BK, BM, BN, THREADS, copy_chunk};
@@ -257,21 +257,3 @@ pub(crate) unsafe fn run_sync(a: *const u16, b: *const u16, c: *mut u16, m: u32,
         store_c(c, m, n, m0, n0, &acc);
     }
 }
-
-// Launch bounds for the 8-warp block kernels: ptxas may use up to 255 registers (one block per SM).
-core::arch::global_asm!(
-    "//@entry-directive hgemm_block_v2 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v3 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v4 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v5 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v5_s2 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v5_s4 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v6 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v7 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v8 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v9 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v9_s4 .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v9_padded .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v9_f16acc .maxntid 256, 1, 1",
-    "//@entry-directive hgemm_block_v10 .maxntid 256, 1, 1",
-);

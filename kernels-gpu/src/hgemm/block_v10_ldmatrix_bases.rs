@@ -16,11 +16,12 @@
 //! the same instructions, so ~1.03–1.06×.
 use super::block::{Acc, Frags, WM, WN};
 use super::block_v9_frag_double_buffer::{FragAddrs, SWIZZLED, block, opaque, step};
+use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
     thread::thread_idx_x,
 };
-use crate::sgemm::unroll4;
+use crate::util::unroll::unroll4;
 use layout::Layout;
 use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BN};
 
@@ -81,3 +82,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v10(a: *const u16, b: *const u16, 
     // SAFETY: forwarded.
     unsafe { block::<3, 2, 1, _, _, Acc, _>(&SWIZZLED, &Bases::new(), a, b, c, m, n, k) }
 }
+
+// 8 warps, one block per SM: ptxas may use up to 255 registers per thread.
+launch_bounds!(hgemm_block_v10, 256);

@@ -6,6 +6,7 @@
 //! 64 bytes (an 8-row `ldmatrix` phase hits 2 bank groups: 4-way) and B rows 512 bytes (one bank
 //! group: 8-way). Requires K and N multiples of 8 (16-byte rows).
 use super::block::run_sync;
+use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y};
 use layout::hgemm::{A_ROW_MAJOR, B_ROW_MAJOR};
 
@@ -18,3 +19,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v2(a: *const u16, b: *const u16, c
     // SAFETY: forwarded.
     unsafe { run_sync(a, b, c, m, n, k, &A_ROW_MAJOR, &B_ROW_MAJOR, block_idx_y(), block_idx_x()) }
 }
+
+// 8 warps, one block per SM: ptxas may use up to 255 registers per thread.
+launch_bounds!(hgemm_block_v2, 256);

@@ -6,6 +6,7 @@
 //! 80-byte offsets, which overlap in banks 0–3 (the model: 65 536 store conflicts per 1024³ launch; B's
 //! stores stay conflict-free). Costs 2.5 KiB + 512 B of shared memory per stage.
 use super::block::run_sync;
+use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y};
 use layout::hgemm::{A_PADDED, B_PADDED};
 
@@ -18,3 +19,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v3(a: *const u16, b: *const u16, c
     // SAFETY: forwarded.
     unsafe { run_sync(a, b, c, m, n, k, &A_PADDED, &B_PADDED, block_idx_y(), block_idx_x()) }
 }
+
+// 8 warps, one block per SM: ptxas may use up to 255 registers per thread.
+launch_bounds!(hgemm_block_v3, 256);

@@ -3,6 +3,7 @@
 //! Change from v3: no padding; `Swizzle<3,2,3>` on A's element offsets and `Swizzle<5,3,3>` on B's
 //! (`kernel-lab layout solve` ranks them first: 0 store and 0 load conflicts, 0 extra bytes).
 use super::block::run_sync;
+use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y};
 use layout::hgemm::{A_SWIZZLED, B_SWIZZLED};
 
@@ -15,3 +16,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v4(a: *const u16, b: *const u16, c
     // SAFETY: forwarded.
     unsafe { run_sync(a, b, c, m, n, k, &A_SWIZZLED, &B_SWIZZLED, block_idx_y(), block_idx_x()) }
 }
+
+// 8 warps, one block per SM: ptxas may use up to 255 registers per thread.
+launch_bounds!(hgemm_block_v4, 256);

@@ -9,15 +9,16 @@
 //! v6 (`hgemm_block_v6`) is v5 with the grouped block order of SGEMM v8 (`layout::sgemm::grouped_block`,
 //! 8 block rows sweep the columns together), so panels of A and B are reused from L2.
 use super::block::{Acc, Accumulator, compute_k16s, store_c};
+use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
     shared,
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, thread_idx_x},
+    thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
 };
 use layout::Layout;
 use layout::hgemm::{A_SWIZZLED, B_SWIZZLED, BM, BN, THREADS, copy_chunk};
-use layout::sgemm::grouped_block;
+use crate::util::grouped::{GROUP, grouped_block};
 
 /// The pipelined main loop for block tile `(bm, bn)`: `STAGES` shared stages (`WAIT = STAGES - 2`) of
 /// `16 · K16`-deep tiles in layouts `la` (BM × 16·K16) and `lb` (16·K16 × BN). Shared by v5–v8; with
@@ -137,8 +138,14 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v5_s4(a: *const u16, b: *const u16
 /// See [`pipeline`] (3 stages).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v6(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
-    let grid_n = crate::prim::thread::grid_dim_x();
-    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
+    let grid_n = grid_dim_x();
+    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, GROUP);
     // SAFETY: forwarded; `grouped_block` is a bijection onto the grid.
     unsafe { pipeline::<3, 1, 2, false, Acc>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED, &B_SWIZZLED) }
 }
+
+// 8 warps, one block per SM: ptxas may use up to 255 registers per thread.
+launch_bounds!(hgemm_block_v5, 256);
+launch_bounds!(hgemm_block_v5_s2, 256);
+launch_bounds!(hgemm_block_v5_s4, 256);
+launch_bounds!(hgemm_block_v6, 256);

@@ -9,16 +9,17 @@
 //! partial-sector writes).
 use super::block::{Acc, Accumulator, WM, WN};
 use super::block_v5_cp_async::pipeline;
+use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     global::st_global_v4_u32,
     shared,
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
 };
-use crate::sgemm::{unroll2, unroll4, unroll8};
+use crate::util::unroll::{unroll2, unroll4, unroll8};
 use layout::Layout;
 use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BM, BN, C_SWIZZLED, THREADS, copy_chunk};
-use layout::sgemm::grouped_block;
+use crate::util::grouped::{GROUP, grouped_block};
 
 /// Writes the warp fragments to the swizzled C tile at `s_c`, then the block copies it to `c`.
 ///
@@ -61,9 +62,12 @@ pub(crate) unsafe fn epilogue<A: Accumulator>(c: *mut u16, m: u32, n: u32, m0: u
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v8(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     let grid_n = grid_dim_x();
-    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
+    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, GROUP);
     // SAFETY: forwarded; the 3 × 48 KiB of stages cover the 64 KiB C tile.
     unsafe {
         pipeline::<3, 1, 4, true, Acc>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
     }
 }
+
+// 8 warps, one block per SM: ptxas may use up to 255 registers per thread.
+launch_bounds!(hgemm_block_v8, 256);

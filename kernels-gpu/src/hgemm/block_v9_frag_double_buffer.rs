@@ -30,16 +30,17 @@
 //! interleaved runs. `v9p` (padded tiles) measured 0.90× v9: padding splits `cp.async` sectors
 //! (`layout::copy`); `v9h` (f16 accumulation, 210 registers) 57–64% of cuBLAS in 16F compute.
 use super::block::{Acc, AccF16, Accumulator, Frags, load_frags, mma_frags};
+use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     cp_async::{cp_async_cg_16, cp_async_commit_group, cp_async_wait_group},
     shared,
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
 };
-use crate::sgemm::unroll4;
+use crate::util::unroll::unroll4;
 use layout::hgemm::{A_PADDED_WIDE, A_SWIZZLED_WIDE, B_PADDED_WIDE, B_SWIZZLED_WIDE, BK_WIDE, BM, BN, THREADS, copy_chunk};
 use layout::{Layout, Padded, RowMajor, Swizzled};
-use layout::sgemm::grouped_block;
+use crate::util::grouped::{GROUP, grouped_block};
 
 /// k16 steps per stage.
 const K16: u32 = BK_WIDE / 16;
@@ -258,7 +259,7 @@ pub(crate) unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAI
     tiles: &Tiles<LA, LB>, frags: &F, a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32,
 ) {
     let grid_n = grid_dim_x();
-    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
+    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, GROUP);
     let (m0, n0) = (bm * BM, bn * BN);
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());
     let interior = m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0;
@@ -332,3 +333,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9_f16acc(a: *const u16, b: *const
     // SAFETY: forwarded.
     unsafe { block::<3, 2, 1, _, _, AccF16, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
 }
+
+// 8 warps, one block per SM: ptxas may use up to 255 registers per thread.
+launch_bounds!(hgemm_block_v9, 256);
+launch_bounds!(hgemm_block_v9_s4, 256);
+launch_bounds!(hgemm_block_v9_padded, 256);
+launch_bounds!(hgemm_block_v9_f16acc, 256);

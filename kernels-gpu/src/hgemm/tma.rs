@@ -8,6 +8,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k16_f32_f16, wgmma_m64n256k16_f32_f16,
             wgmma_wait_group},
 };
+use crate::util::grouped::{GROUP, grouped_block};
 use layout::hopper::{TmaSwizzle, WgmmaDesc};
 
 // Tile shapes and stage sizes: `layout::hopper::tma_hgemm`, shared with the host's launch sizes.
@@ -289,14 +290,11 @@ impl Ring {
     }
 }
 
-/// Tile rows per group of the persistent steps' tile order (L2 reuse).
-pub(super) const GROUP: u32 = 8;
-
 /// The tile (row, column) the persistent steps give to position `tile` of a CTA's sequence
-/// `b, b + grid, …`: [`layout::sgemm::grouped_block`] with [`GROUP`] rows per group.
+/// `b, b + grid, …`: the grouped order of [`crate::util::grouped`] ([`GROUP`] tile rows per group).
 #[inline(always)]
 pub(super) fn persistent_tile(tile: u32, tiles_m: u32, tiles_n: u32) -> (u32, u32) {
-    layout::sgemm::grouped_block(tile, tiles_m, tiles_n, GROUP)
+    grouped_block(tile, tiles_m, tiles_n, GROUP)
 }
 
 /// The producer of the persistent wide steps (h5, h6), run by one thread: for each of this CTA's tiles

@@ -15,6 +15,7 @@
 //! Measured (H200): 1.00× h2 at 4096³, 0.92× at 8192³: 384 threads × 168 registers fit one CTA per SM,
 //! so specialization only replaces the latency hiding h2 had from three CTAs. It pays at h4's tile size.
 use super::tma::{BK, BM, BN, STAGE_BYTES, Ring, a_desc, b_desc, issue_stage, store_block};
+use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, thread_idx_x},
@@ -91,7 +92,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b:
     }
 }
 
-core::arch::global_asm!(
-    "//@entry-directive hgemm_tma_v3 .maxntid 384, 1, 1",
-    "//@entry-directive hgemm_tma_v3 .minnctapersm 1",
-);
+// 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_tma_v3, 384, 1);

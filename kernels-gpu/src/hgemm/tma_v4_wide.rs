@@ -16,6 +16,7 @@
 //! `wgmma` (warning C7518). See the ladder README.
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
                  issue_wide_stage, store_wide};
+use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, thread_idx_x},
@@ -69,7 +70,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
     }
 }
 
-core::arch::global_asm!(
-    "//@entry-directive hgemm_tma_v4 .maxntid 384, 1, 1",
-    "//@entry-directive hgemm_tma_v4 .minnctapersm 1",
-);
+// 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_tma_v4, 384, 1);

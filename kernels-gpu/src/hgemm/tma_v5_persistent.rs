@@ -15,6 +15,7 @@
 //! Measured (H200): 1.04–1.07× h4 (98% of cuBLAS at 8192³); the least stable step at 4096³ (84–96%).
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
                  persistent_tile, produce_persistent, store_wide};
+use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     sync::sync_threads,
     thread::{block_idx_x, grid_dim_x, thread_idx_x},
@@ -70,7 +71,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v5(tmap_a: *const TensorMap, tmap_b:
     }
 }
 
-core::arch::global_asm!(
-    "//@entry-directive hgemm_tma_v5 .maxntid 384, 1, 1",
-    "//@entry-directive hgemm_tma_v5 .minnctapersm 1",
-);
+// 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_tma_v5, 384, 1);

@@ -19,6 +19,7 @@
 //! epilogue's `st.shared` are conflict-free under `ncu` as the model predicts.
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
                  persistent_tile, produce_persistent};
+use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     mbarrier::fence_proxy_async_shared_cta,
     mma::pack_f16x2,
@@ -140,7 +141,5 @@ unsafe fn stage_c_box(acc: &[f32; 32], s_box: u32, warp: u32, lane: u32) {
     }
 }
 
-core::arch::global_asm!(
-    "//@entry-directive hgemm_tma_v6 .maxntid 384, 1, 1",
-    "//@entry-directive hgemm_tma_v6 .minnctapersm 1",
-);
+// 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_tma_v6, 384, 1);

@@ -32,33 +32,6 @@ mod v9_warp_tile;
 mod v10_cp_async_pipeline;
 mod v11_interior_split;
 
-/// Repeats `$body` for `$i` = 0..8 (as `u32` constants), so per-thread accumulator arrays are indexed
-/// with constants only and stay in registers (a loop the optimizer declines to unroll would index them
-/// dynamically and move them to local memory).
-macro_rules! unroll8 {
-    ($i:ident => $body:block) => {{
-        { let $i = 0u32; $body } { let $i = 1u32; $body } { let $i = 2u32; $body } { let $i = 3u32; $body }
-        { let $i = 4u32; $body } { let $i = 5u32; $body } { let $i = 6u32; $body } { let $i = 7u32; $body }
-    }};
-}
-pub(crate) use unroll8;
-
-/// As [`unroll8`], for 0..4.
-macro_rules! unroll4 {
-    ($i:ident => $body:block) => {{
-        { let $i = 0u32; $body } { let $i = 1u32; $body } { let $i = 2u32; $body } { let $i = 3u32; $body }
-    }};
-}
-pub(crate) use unroll4;
-
-/// As [`unroll8`], for 0..2.
-macro_rules! unroll2 {
-    ($i:ident => $body:block) => {{
-        { let $i = 0u32; $body } { let $i = 1u32; $body }
-    }};
-}
-pub(crate) use unroll2;
-
 /// `a · b + c` with one rounding (`fma.rn.f32`), as cuBLAS computes.
 #[inline(always)]
 pub(crate) fn fma(a: f32, b: f32, c: f32) -> f32 {

@@ -11,7 +11,9 @@
 //! rejects other shapes with a clear error (v9 handles them). Ragged M, N and K edges are zero-filled
 //! by the copies (`cp.async ... 16, src_bytes = 0`).
 //! Predicted: ~1.05× over v9 (latency hidden by a deeper pipeline; fewer registers and instructions).
-use super::{fma, store4_if, unroll2, unroll8};
+use super::{fma, store4_if};
+use crate::launch_bounds::launch_bounds;
+use crate::util::{grouped::{GROUP, grouped_block}, unroll::{unroll2, unroll8}};
 use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
     shared,
@@ -19,7 +21,7 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
 };
 use layout::Layout;
-use layout::sgemm::{BK_WIDE, BM, BN, STAGES, a_tile_rows, b_tile_wide, grouped_block, stage_words, thread_rc, vec4_row};
+use layout::sgemm::{BK_WIDE, BM, BN, STAGES, a_tile_rows, b_tile_wide, stage_words, thread_rc, vec4_row};
 
 /// `C = A · B` (row-major), K and N multiples of 4.
 ///
@@ -37,7 +39,7 @@ pub unsafe extern "ptx-kernel" fn sgemm_v10(a: *const f32, b: *const f32, c: *mu
     let tid = thread_idx_x();
     let (ty, tx) = thread_rc(tid);
     let grid_n = grid_dim_x();
-    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, 8);
+    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, GROUP);
     let (m0, n0) = (bm * BM, bn * BN);
     let tiles = k.div_ceil(BK_WIDE);
     let mut acc = [[0.0f32; 8]; 8];
@@ -112,7 +114,5 @@ pub unsafe extern "ptx-kernel" fn sgemm_v10(a: *const f32, b: *const f32, c: *mu
     }
 }
 
-core::arch::global_asm!(
-    "//@entry-directive sgemm_v10 .maxntid 256, 1, 1",
-    "//@entry-directive sgemm_v10 .minnctapersm 2",
-);
+// As v7: at most 128 registers, two blocks per SM.
+launch_bounds!(sgemm_v10, 256, 2);

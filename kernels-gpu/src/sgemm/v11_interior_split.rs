@@ -13,10 +13,11 @@
 //! Measured (H200, interleaved with cuBLAS, four runs): 1.03–1.04× v9 — 91.4–91.8% of cuBLAS at 4096³,
 //! 92.7–93.0% at 8192³. The interior loop: 1134 SASS instructions per stage instead of 1248.
 use super::v7_wide_k_frag_prefetch::{Interior, block_tile_as};
-use super::v8_grouped_blocks::GROUP;
 use super::v9_warp_tile::WarpTiled;
+use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
-use layout::sgemm::{BK_WIDE, BM, BN, grouped_block};
+use crate::util::grouped::{GROUP, grouped_block};
+use layout::sgemm::{BK_WIDE, BM, BN};
 
 /// `C = A · B` (row-major).
 ///
@@ -38,7 +39,5 @@ pub unsafe extern "ptx-kernel" fn sgemm_v11(a: *const f32, b: *const f32, c: *mu
     }
 }
 
-core::arch::global_asm!(
-    "//@entry-directive sgemm_v11 .maxntid 256, 1, 1",
-    "//@entry-directive sgemm_v11 .minnctapersm 2",
-);
+// As v7: at most 128 registers, two blocks per SM.
+launch_bounds!(sgemm_v11, 256, 2);

@@ -11,7 +11,9 @@
 //! each step: 12 extra moves per 64 FMAs, 0.86× of v6 (results/). Unrolling removes the copies.
 //! Predicted: ~1.1× over v6 (v6: 83% of cuBLAS; v6's inner loop spends ~40 of ~110 instructions on
 //! addresses, bounds checks and loop control).
-use super::{fma, load4_or_zero, store4_if, unroll8};
+use super::{fma, load4_or_zero, store4_if};
+use crate::launch_bounds::launch_bounds;
+use crate::util::unroll::unroll8;
 use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, thread_idx_x}};
 
 /// `acc += a ⊗ b` for one k: 64 FMAs.
@@ -175,13 +177,6 @@ pub unsafe extern "ptx-kernel" fn sgemm_v7(a: *const f32, b: *const f32, c: *mut
     unsafe { block_tile::<Strided4>(a, b, c, m, n, k, block_idx_y(), block_idx_x()) }
 }
 
-// Launch bounds: 256 threads and 2 resident blocks per SM, so ptxas keeps v7/v8 at <= 128 registers
-// (without them it takes 130, which leaves room for only one 256-thread block per SM).
-core::arch::global_asm!(
-    "//@entry-directive sgemm_v7 .maxntid 256, 1, 1",
-    "//@entry-directive sgemm_v7 .minnctapersm 2",
-    "//@entry-directive sgemm_v8 .maxntid 256, 1, 1",
-    "//@entry-directive sgemm_v8 .minnctapersm 2",
-    "//@entry-directive sgemm_v9 .maxntid 256, 1, 1",
-    "//@entry-directive sgemm_v9 .minnctapersm 2",
-);
+// 256 threads and 2 resident blocks per SM, so ptxas keeps the kernel at <= 128 registers (without the
+// bounds it takes 130, which leaves room for only one 256-thread block per SM).
+launch_bounds!(sgemm_v7, 256, 2);

@@ -6,11 +6,9 @@
 //! columns together: each 128-column panel of B is fetched once per 8 block rows instead of once per
 //! row. Predicted: ~1.05× at 8192³ (B's DRAM traffic drops 8×: ~4 ms of v7's ~24 ms), nothing at 1024³.
 use super::v7_wide_k_frag_prefetch::{Strided4, block_tile};
+use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
-use layout::sgemm::grouped_block;
-
-/// Block rows that sweep the columns together.
-pub(crate) const GROUP: u32 = 8;
+use crate::util::grouped::{GROUP, grouped_block};
 
 /// `C = A · B` (row-major).
 ///
@@ -24,3 +22,6 @@ pub unsafe extern "ptx-kernel" fn sgemm_v8(a: *const f32, b: *const f32, c: *mut
     // SAFETY: `grouped_block` is a bijection onto the grid, so (bm, bn) is a valid tile, each once.
     unsafe { block_tile::<Strided4>(a, b, c, m, n, k, bm, bn) }
 }
+
+// As v7: at most 128 registers, two blocks per SM.
+launch_bounds!(sgemm_v8, 256, 2);

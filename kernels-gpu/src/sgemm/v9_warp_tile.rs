@@ -11,9 +11,10 @@
 //! model was corrected. The 1–2% that v9 still gains over v8 is not a shared-memory effect (same
 //! wavefronts); we have not isolated it. Lesson: the model is a hypothesis until the replay kernel agrees.
 use super::v7_wide_k_frag_prefetch::{FragMap, block_tile};
-use super::v8_grouped_blocks::GROUP;
+use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
-use layout::sgemm::{grouped_block, warp_tile_col, warp_tile_row};
+use crate::util::grouped::{GROUP, grouped_block};
+use layout::sgemm::{warp_tile_col, warp_tile_row};
 
 pub(crate) struct WarpTiled;
 
@@ -34,3 +35,6 @@ pub unsafe extern "ptx-kernel" fn sgemm_v9(a: *const f32, b: *const f32, c: *mut
     // outputs inside the 128×128 tile (tested in `layout::sgemm`).
     unsafe { block_tile::<WarpTiled>(a, b, c, m, n, k, bm, bn) }
 }
+
+// As v7: at most 128 registers, two blocks per SM.
+launch_bounds!(sgemm_v9, 256, 2);

@@ -1,0 +1,31 @@
+//! Fully unrolled loops with constant indices.
+//!
+//! `unroll8!(i => { … })` repeats the body for `i` = 0..8 (as `u32` constants), so per-thread
+//! accumulator and fragment arrays are indexed with constants only and stay in registers (a loop the
+//! optimizer declines to unroll would index them dynamically and move them to local memory).
+//! `unroll4!` and `unroll2!` do the same for 0..4 and 0..2.
+
+/// Repeats `$body` for `$i` = 0..8 (as `u32` constants); see the module doc.
+macro_rules! unroll8 {
+    ($i:ident => $body:block) => {{
+        { let $i = 0u32; $body } { let $i = 1u32; $body } { let $i = 2u32; $body } { let $i = 3u32; $body }
+        { let $i = 4u32; $body } { let $i = 5u32; $body } { let $i = 6u32; $body } { let $i = 7u32; $body }
+    }};
+}
+pub(crate) use unroll8;
+
+/// As [`unroll8`], for 0..4.
+macro_rules! unroll4 {
+    ($i:ident => $body:block) => {{
+        { let $i = 0u32; $body } { let $i = 1u32; $body } { let $i = 2u32; $body } { let $i = 3u32; $body }
+    }};
+}
+pub(crate) use unroll4;
+
+/// As [`unroll8`], for 0..2.
+macro_rules! unroll2 {
+    ($i:ident => $body:block) => {{
+        { let $i = 0u32; $body } { let $i = 1u32; $body }
+    }};
+}
+pub(crate) use unroll2;
