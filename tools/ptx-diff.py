@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Compares two PTX modules kernel by kernel: each `.entry` (and `.func`) body, with `//` comment lines
-dropped, must be byte-identical. Entry order and header comments (e.g. `//@entry-directive` lines from
-global_asm!) may differ. Usage: tools/ptx-diff.py OLD.ptx NEW.ptx  (exit 0: identical per kernel)."""
+"""Compares two PTX modules kernel by kernel: each `.entry` (and `.func`) body must be byte-identical
+after dropping `//` comments (whole lines, and the trailing `// %<llvm block name>` after labels, which
+names the Rust module path) and naming rustc's anonymous constants by order of appearance
+(`anon_$_<hash>_$_N`: the hash follows the defining module's path). Entry order and header comments
+(e.g. `//@entry-directive` lines from global_asm!) may differ. Usage: tools/ptx-diff.py OLD.ptx NEW.ptx
+(exit 0: identical per kernel)."""
 import re, sys
 
 def bodies(path):
@@ -14,9 +17,14 @@ def bodies(path):
                 out[name] = cur
             name, cur = m.group(2), []
         if name is not None and not line.lstrip().startswith('//'):
-            cur.append(line)
+            cur.append(re.sub(r'\s*//.*$', '', line))
     if name:
         out[name] = cur
+    for k, lines in out.items():
+        anon = {}
+        def rename(m):
+            return anon.setdefault(m.group(0), f"anon#{len(anon)}")
+        out[k] = [re.sub(r'anon_\$_[0-9a-f]+_\$_\d+', rename, l) for l in lines]
     return out
 
 a, b = bodies(sys.argv[1]), bodies(sys.argv[2])
