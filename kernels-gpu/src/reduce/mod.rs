@@ -18,13 +18,8 @@ pub use layout::reduce::{BLOCK, WARP};
 
 use crate::prim::{sync::sync_threads, thread::thread_idx_x, warp::reduce_sum_f32};
 
-mod v0_interleaved_divergent;
-mod v1_interleaved;
-mod v2_sequential;
-mod v3_first_add_on_load;
-mod v4_last_warp_shuffle;
-mod v5_vec4_grid_stride;
-mod v6_unrolled_single_pass;
+// One module per step file (`v<N>_….rs`), declared by build.rs: a new step needs no line here.
+include!(concat!(env!("OUT_DIR"), "/reduce_steps.rs"));
 
 /// Sum of `v` over the block, valid in thread 0 (steps v5, v6): each warp reduces with shuffles, warp
 /// leaders write their sums to `s_warp[warp]`, and warp 0 reduces those.
