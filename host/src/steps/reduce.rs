@@ -93,5 +93,10 @@ pub const V6: Step = step("reduce_v6", "v6", WARP_SUMS_SMEM + 4, Grid::SinglePas
                 at_least: &[("ld.global.nc.L1::no_allocate.v4", 5)] },
     "4 x 128-bit loads in flight, last block finishes: one launch");
 
+pub const V7: Step = step("reduce_v7", "v7", WARP_SUMS_SMEM + 4, Grid::SinglePass, Trace::WarpSumsLastBlock,
+    PtxCheck { has: &["ld.global.nc.L1::no_allocate.v4.f32", "atom.acq_rel.gpu.global.add.u32", "add.s64"], lacks: &[], count: &[("bar.sync", 5)],
+               at_least: &[("ld.global.nc.L1::no_allocate.v4", 5)] },
+    "v6 with 64-bit element indices (no u32 wrap at 2^31 elements)");
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7];
