@@ -13,8 +13,8 @@
 //!   wrappers' fragment layouts against a CPU model.
 //!
 //! Every kernel is `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn`, so its PTX entry name is its
-//! Rust name; the host's kernel registry (`kernel_lab::registry`) lists each one, and a test fails when the
-//! PTX and the registry disagree.
+//! Rust name; each one has a descriptor in the host's `kernel_lab::steps`, and a test fails when the
+//! PTX and the descriptors disagree (names or launch bounds).
 //!
 //! Build: `host/build.rs` compiles this crate twice, for `sm_80` (everything that runs on Ampere and
 //! Hopper) and for `sm_90a` with `--cfg lab_sm90` (adds the Hopper-only kernels).

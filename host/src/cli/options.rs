@@ -22,7 +22,7 @@ pub struct Options {
     pub warmup: usize,
     /// Verify only, no timing.
     pub check: bool,
-    /// Print the kernel registry and exit.
+    /// Print every kernel's descriptor and exit.
     pub list: bool,
     /// Write the results as JSON here.
     pub json: Option<String>,

@@ -39,7 +39,7 @@ pub struct Gpu {
     modules: Mutex<HashMap<Target, Arc<CudaModule>>>,
 }
 
-/// A kernel loaded from its module, with its registry entry.
+/// A kernel loaded from its module, with its descriptor.
 pub struct Kernel {
     /// Registry entry (name, family, launch shape).
     pub info: &'static KernelInfo,

@@ -13,7 +13,7 @@
 //! v0–v5 write one partial sum per block to `g_out[block]`; the host relaunches the same kernel on the
 //! partial sums until one value is left (`kernel_lab::reduce`). v6 needs one launch.
 //! Launch contract (checked by the host, which is the only caller): `block_dim_x() == BLOCK`,
-//! dynamic shared memory as the registry says, `n <= MAX_N`, `g_in` 16-byte aligned for v5/v6.
+//! dynamic shared memory as its descriptor (`kernel_lab::steps::reduce`) says, `n <= MAX_N`, `g_in` 16-byte aligned for v5/v6.
 pub use layout::reduce::{BLOCK, WARP};
 
 use crate::prim::{sync::sync_threads, thread::thread_idx_x, warp::reduce_sum_f32};
