@@ -10,12 +10,13 @@
 //! - A (mi, k16): `a_base[k16] + mi · row_step(16)` — 4 bases (the k16 column steps change the XOR);
 //! - B (nj, k16): `b_base[nj] + k16 · row_step(16)` — 4 bases (the nj column steps change the XOR);
 //!
-//! and the constants become the `LDSM`'s immediate offsets. The bases pass through an empty `asm!`
+//! and the constants become the `LDSM`'s immediate offsets (through `block_cross_stage_prefetch`'s `FragAddrs`:
+//! the loop is v9's, only [`Bases`] is new). The bases pass through an empty `asm!`
 //! once per K tile so that neither LLVM nor ptxas hoists the 32 sums back out of the loop.
 //! Predicted: ~24 registers freed; v9h (f16 accumulators, 44 fewer registers) ran 1.01–1.10× v9 with
 //! the same instructions, so ~1.03–1.06×.
-use super::block::{Acc, Frags, WM, WN};
-use super::block_v9_frag_double_buffer::{FragAddrs, SWIZZLED, block, opaque, step};
+use super::block::{Acc, BlockConfig, Epilogue, Frags, WM, WN};
+use super::block_cross_stage_prefetch::{FragAddrs, SWIZZLED, block, opaque, step};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
@@ -24,6 +25,16 @@ use crate::prim::{
 use crate::util::unroll::unroll4;
 use layout::Layout;
 use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BN};
+
+/// v10: v9's configuration (3 stages of 64-deep tiles, C through the shared C tile, f32 accumulators).
+struct V10;
+
+impl BlockConfig for V10 {
+    const STAGES: u32 = 3;
+    const K16_PER_STAGE: u32 = 4;
+    const EPILOGUE: Epilogue = Epilogue::ThroughSharedTile;
+    type Acc = Acc;
+}
 
 /// 16 rows further in A's and B's wide tiles, as an element offset (compile error if not constant).
 const A_ROW16: u32 = step(A_SWIZZLED_WIDE.row_step(16));
@@ -80,7 +91,7 @@ impl FragAddrs for Bases {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v10(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _, Acc, _>(&SWIZZLED, &Bases::new(), a, b, c, m, n, k) }
+    unsafe { block::<V10, _, _, _>(&SWIZZLED, &Bases::new(), a, b, c, m, n, k) }
 }
 
 // 8 warps, one block per SM: ptxas may use up to 255 registers per thread.

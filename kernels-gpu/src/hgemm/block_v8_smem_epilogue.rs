@@ -4,55 +4,26 @@
 //! global memory (64 stores per thread, each warp instruction touching 8 rows × 16 bytes), the block
 //! first writes its 128×256 C tile into the (now idle) stage memory — laid out by
 //! `layout::hgemm::C_SWIZZLED` so the fragment writes are conflict-free — then copies it out with
-//! 16 coalesced 128-bit stores per thread (a warp writes 512 contiguous bytes of a row).
+//! 16 coalesced 128-bit stores per thread (a warp writes 512 contiguous bytes of a row). The epilogue is
+//! `block_smem_epilogue::store_c_through_smem` (v9 and v10 use it too); this step selects it with
+//! `Epilogue::ThroughSharedTile`.
 //! Predicted: small, ~1.02× (the epilogue is ~2–3% of the time at 4096³; L2 already merges the
 //! partial-sector writes).
-use super::block::{Acc, Accumulator, WM, WN};
-use super::block_v5_cp_async::pipeline;
+use super::block::{Acc, BlockConfig, Epilogue};
+use super::block_pipeline::pipeline;
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    global::st_global_v4_u32,
-    shared,
-    sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
-};
-use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::Layout;
-use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BM, BN, C_SWIZZLED, THREADS, copy_chunk};
+use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
 use crate::util::grouped::{GROUP, grouped_block};
+use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BM};
 
-/// Writes the warp fragments to the swizzled C tile at `s_c`, then the block copies it to `c`.
-///
-/// # Safety
-/// Called by all 256 threads after the main loop's final barrier; `s_c` has `2 · 128 · 256` bytes of
-/// this block's shared memory; `c` is a writable row-major `m × n` f16 matrix with `n % 8 == 0`.
-#[inline(always)]
-pub(crate) unsafe fn epilogue<A: Accumulator>(c: *mut u16, m: u32, n: u32, m0: u32, n0: u32, acc: &A, s_c: u32) {
-    let tid = thread_idx_x();
-    let (warp, lane) = (tid / 32, tid % 32);
-    let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
-    let (g, t) = (lane / 4, lane % 4);
-    // SAFETY: offsets come from C_SWIZZLED (< 128·256 elements, 4-byte aligned pairs, 16-byte chunks);
-    // the barrier separates the fragment writes from the chunk reads; global stores are guarded.
-    unsafe {
-        unroll4!(mi => {
-            unroll8!(ni => {
-                unroll2!(h => {
-                    let (row, col) = (wm * WM + 16 * mi + g + 8 * h, wn * WN + 8 * ni + 2 * t);
-                    shared::st_shared_u32(s_c + 2 * C_SWIZZLED.offset(row, col), acc.packed(mi as usize, ni as usize, h as usize));
-                });
-            });
-        });
-        sync_threads();
-        for i in 0..BM * BN / 8 / THREADS {
-            let ch = tid + THREADS * i;
-            let (row, col) = copy_chunk(ch, BN);
-            if m0 + row < m && n0 + col < n {
-                let v = shared::ld_shared_v4_u32(s_c + 2 * C_SWIZZLED.offset(row, col));
-                st_global_v4_u32(c.add((m0 + row) as usize * n as usize + (n0 + col) as usize) as *mut u32, v);
-            }
-        }
-    }
+/// v8: v7 with C through the shared C tile.
+struct V8;
+
+impl BlockConfig for V8 {
+    const STAGES: u32 = 3;
+    const K16_PER_STAGE: u32 = 4;
+    const EPILOGUE: Epilogue = Epilogue::ThroughSharedTile;
+    type Acc = Acc;
 }
 
 /// `C = A · B` (f16, row-major, f32 accumulation).
@@ -65,7 +36,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v8(a: *const u16, b: *const u16, c
     let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, GROUP);
     // SAFETY: forwarded; the 3 × 48 KiB of stages cover the 64 KiB C tile.
     unsafe {
-        pipeline::<3, 1, 4, true, Acc>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
+        pipeline::<V8>(a, b, c, m, n, k, bm, bn, &A_SWIZZLED_WIDE, &B_SWIZZLED_WIDE);
     }
 }
 

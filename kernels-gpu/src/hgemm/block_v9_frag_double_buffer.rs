@@ -23,63 +23,51 @@
 //!    is made once per block, as in SGEMM v11): with the checked copy, this loop still spilled 96
 //!    bytes; the interior loop alone takes 249 registers, the kernel with both 254, no spills.
 //!
+//! The loop, the interior copy and the edge dispatch are `block_cross_stage_prefetch` (v10 reuses them); this
+//! file holds v9's configurations and its `ldmatrix` address scheme ([`ByLayout`]). `v9s4` (4 stages),
+//! `v9p` (padded tiles) and `v9h` (f16 accumulation) are v9 with one choice changed, so they live here.
+//!
 //! Predicted: ~1.03–1.06× over v8 (one barrier + `ldmatrix` latency of tensor-core idle time per 128
 //! `HMMA`s per warp, plus ~40 fewer copy instructions per stage).
 //! Measured (H200): head to head 1.038× (4096³) and 1.028× (8192³) v8; `ncu` at 4096³ 0.958× v8's
 //! cycles with 24% fewer instructions; 51.7–56.8% of cuBLAS at 4096³ and 56.4–60.1% at 8192³ over five
 //! interleaved runs. `v9p` (padded tiles) measured 0.90× v9: padding splits `cp.async` sectors
 //! (`layout::copy`); `v9h` (f16 accumulation, 210 registers) 57–64% of cuBLAS in 16F compute.
-use super::block::{Acc, AccF16, Accumulator, Frags, load_frags, mma_frags};
+use super::block::{Acc, AccF16, BlockConfig, Epilogue, Frags, load_frags};
+use super::block_cross_stage_prefetch::{A_ROWS_APART, B_ROWS_APART, FragAddrs, SWIZZLED, Tiles, block, step};
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    cp_async::{cp_async_cg_16, cp_async_commit_group, cp_async_wait_group},
-    shared,
-    sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, grid_dim_x, thread_idx_x},
-};
-use crate::util::unroll::unroll4;
-use layout::hgemm::{A_PADDED_WIDE, A_SWIZZLED_WIDE, B_PADDED_WIDE, B_SWIZZLED_WIDE, BK_WIDE, BM, BN, THREADS, copy_chunk};
-use layout::{Layout, Padded, RowMajor, Swizzled};
-use crate::util::grouped::{GROUP, grouped_block};
+use layout::hgemm::{A_PADDED_WIDE, B_PADDED_WIDE};
+use layout::{Layout, Padded};
 
-/// k16 steps per stage.
-const K16: u32 = BK_WIDE / 16;
-/// 16-byte chunks per row of the A tile (8) and of the B tile (32).
-const A_CHUNKS_PER_ROW: u32 = BK_WIDE / 8;
-const B_CHUNKS_PER_ROW: u32 = BN / 8;
-/// A thread's A chunks are `THREADS / A_CHUNKS_PER_ROW` = 32 rows apart; its B chunks 8 rows apart.
-const A_ROWS_APART: u32 = THREADS / A_CHUNKS_PER_ROW;
-const B_ROWS_APART: u32 = THREADS / B_CHUNKS_PER_ROW;
-// `copy_chunk(tid + THREADS·i)` is `copy_chunk(tid)` moved down `i · ROWS_APART` rows only if a row's
-// chunks divide the block's threads.
-const _: () = assert!(THREADS % A_CHUNKS_PER_ROW == 0 && THREADS % B_CHUNKS_PER_ROW == 0);
-/// Chunks per thread per stage: 4 of A, 8 of B.
-const A_CHUNKS: u32 = BM * BK_WIDE / 8 / THREADS;
-const B_CHUNKS: u32 = BK_WIDE * BN / 8 / THREADS;
-/// The stage layouts of a v9 kernel and the shared-offset steps between a thread's chunks (from the
-/// layouts' `row_step`; a compile error where a swizzle would make them depend on the row).
-pub(crate) struct Tiles<LA, LB> {
-    pub(crate) la: LA,
-    pub(crate) lb: LB,
-    a_step: u32,
-    b_step: u32,
+/// v9: v8's 3 stages of 64-deep tiles, C through the shared C tile, f32 accumulators.
+struct V9;
+
+impl BlockConfig for V9 {
+    const STAGES: u32 = 3;
+    const K16_PER_STAGE: u32 = 4;
+    const EPILOGUE: Epilogue = Epilogue::ThroughSharedTile;
+    type Acc = Acc;
 }
 
-/// `row_step`'s promise, unwrapped at compile time (used in `const` items only).
-pub(crate) const fn step(d: Option<u32>) -> u32 {
-    match d {
-        Some(d) => d,
-        None => panic!("the layout's offsets do not move by a constant over that many rows"),
-    }
+/// v9s4: [`V9`] with 4 stages.
+struct V9S4;
+
+impl BlockConfig for V9S4 {
+    const STAGES: u32 = 4;
+    const K16_PER_STAGE: u32 = 4;
+    const EPILOGUE: Epilogue = Epilogue::ThroughSharedTile;
+    type Acc = Acc;
 }
 
-/// v9's tiles: v7's swizzles.
-pub(crate) const SWIZZLED: Tiles<Swizzled<RowMajor>, Swizzled<RowMajor>> = Tiles {
-    la: A_SWIZZLED_WIDE,
-    lb: B_SWIZZLED_WIDE,
-    a_step: step(A_SWIZZLED_WIDE.row_step(A_ROWS_APART)),
-    b_step: step(B_SWIZZLED_WIDE.row_step(B_ROWS_APART)),
-};
+/// v9h: [`V9`] with f16 accumulators.
+struct V9H;
+
+impl BlockConfig for V9H {
+    const STAGES: u32 = 3;
+    const K16_PER_STAGE: u32 = 4;
+    const EPILOGUE: Epilogue = Epilogue::ThroughSharedTile;
+    type Acc = AccF16;
+}
 
 /// v9p's tiles: the same shapes padded by `storage_align` (seed 000/002) — the control experiment
 /// for "swizzled vs padded" at the top of the ladder.
@@ -90,90 +78,10 @@ const PADDED: Tiles<Padded, Padded> = Tiles {
     b_step: step(B_PADDED_WIDE.row_step(B_ROWS_APART)),
 };
 
-impl<LA: Layout, LB: Layout> Tiles<LA, LB> {
-    /// Shared addresses of stage `s`'s A and B tiles.
-    #[inline(always)]
-    fn stage(&self, base: u32, s: u32) -> (u32, u32) {
-        let bytes = 2 * (self.la.size() + self.lb.size());
-        (base + s * bytes, base + s * bytes + 2 * self.la.size())
-    }
-}
-
-/// [`opaque_ptr`] for a `u32` (v10's `ldmatrix` bases).
-#[inline(always)]
-pub(crate) fn opaque(mut x: u32) -> u32 {
-    // SAFETY: emits no instruction (a PTX comment); `x` comes back unchanged. Not `pure`: LLVM must
-    // keep it in the loop.
-    unsafe { core::arch::asm!("// opaque {0}", inout(reg32) x, options(nomem, nostack)) };
-    x
-}
-
-/// `x`, hidden from the optimizers: an empty `asm!` that takes and returns it, so values derived from
-/// it are recomputed where used instead of hoisted out of the K loop and kept in registers.
-#[inline(always)]
-fn opaque_ptr(mut p: *const u16) -> *const u16 {
-    // SAFETY: emits no instruction (a PTX comment); the same pointer comes back. Not `pure`, so LLVM
-    // does not hoist it out of the loop either.
-    unsafe { core::arch::asm!("// opaque {0}", inout(reg64) p, options(nomem, nostack)) };
-    p
-}
-
-/// The interior copy: the block's 128×K panel of A and K×256 panel of B lie inside the matrices and
-/// `k % 64 == 0`, so no chunk needs a check. Per thread: `g_a` → its first A chunk of K tile 0 (row
-/// `tid / 8`, column `8 (tid % 8)`), `g_b` → its first B chunk (row `tid / 32`, column `8 (tid % 32)`),
-/// and those chunks' shared offsets `s_a0`, `s_b0`; chunk `i` adds `i · a_step` (`b_step`) in shared
-/// memory and `i · 32` rows of A (`i · 8` rows of B) in global memory.
-struct Interior<'t, LA, LB> {
-    tiles: &'t Tiles<LA, LB>,
-    g_a: *const u16,
-    g_b: *const u16,
-    n: u32,
-    k: u32,
-    base: u32,
-    s_a0: u32,
-    s_b0: u32,
-}
-
-impl<LA: Layout, LB: Layout> Interior<'_, LA, LB> {
-    /// Issues the `cp.async` of K tile `t` into stage `s`.
-    ///
-    /// # Safety
-    /// Stage `s` is not read by any thread until this thread's group is waited for and a barrier
-    /// follows; `t` is a K tile of the problem.
-    #[inline(always)]
-    unsafe fn copy(&self, t: u32, s: u32) {
-        let (s_a, s_b) = self.tiles.stage(self.base, s);
-        let (s_a, s_b) = (s_a + 2 * self.s_a0, s_b + 2 * self.s_b0);
-        let (a_step, b_step) = (self.tiles.a_step, self.tiles.b_step);
-        // SAFETY: the block is interior (kernel test), so every chunk address is inside A or B and
-        // 16-byte aligned (k, n multiples of 8); shared offsets are the layouts' (`row_step`), inside
-        // the stage; the stage is free (caller).
-        unsafe {
-            let g_a = opaque_ptr(self.g_a).add((t * BK_WIDE) as usize);
-            for i in 0..A_CHUNKS {
-                cp_async_cg_16(s_a + 2 * i * a_step, g_a.add((i * A_ROWS_APART) as usize * self.k as usize) as *const u8);
-            }
-            let g_b = opaque_ptr(self.g_b).add((t * BK_WIDE) as usize * self.n as usize);
-            for i in 0..B_CHUNKS {
-                cp_async_cg_16(s_b + 2 * i * b_step, g_b.add((i * B_ROWS_APART) as usize * self.n as usize) as *const u8);
-            }
-        }
-    }
-}
-
-/// Where a warp's `ldmatrix` rows are: `load(s_a, s_b, k16)` loads k16 step `k16` of the stage whose
-/// tiles start at `s_a`, `s_b`; `fresh()` is called once per K tile (v10 hides its bases there).
-pub(crate) trait FragAddrs {
-    /// The per-tile copy of the addresses.
-    fn fresh(&self) -> Self;
-    /// # Safety
-    /// All 32 lanes of every warp call it; the stage is complete (after a barrier).
-    unsafe fn load(&self, s_a: u32, s_b: u32, k16: u32) -> Frags;
-}
-
-/// v9: every row address from the layouts' `offset(row, col)` (`block::load_frags`). ptxas keeps the
-/// 32 loop-invariant offsets (4 `ldmatrix` of A and 4 of B per k16 step) in 32 registers.
-pub(crate) struct ByLayout<'t, LA, LB>(pub(crate) &'t Tiles<LA, LB>);
+/// v9's `ldmatrix` addresses: every row address from the layouts' `offset(row, col)`
+/// (`block::load_frags`). ptxas keeps the 32 loop-invariant offsets (4 `ldmatrix` of A and 4 of B per
+/// k16 step) in 32 registers.
+struct ByLayout<'t, LA, LB>(&'t Tiles<LA, LB>);
 
 impl<LA: Layout, LB: Layout> FragAddrs for ByLayout<'_, LA, LB> {
     #[inline(always)]
@@ -187,108 +95,6 @@ impl<LA: Layout, LB: Layout> FragAddrs for ByLayout<'_, LA, LB> {
     }
 }
 
-/// The main loop with the cross-stage fragment prefetch, then v8's epilogue (interior blocks).
-///
-/// # Safety
-/// The kernel's launch contract; `copy` fills stages for this block's `(m0, n0)`.
-#[inline(always)]
-unsafe fn main_loop<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout, A: Accumulator, F: FragAddrs>(
-    copy: &Interior<'_, LA, LB>, frags: &F, c: *mut u16, m: u32, n: u32, k: u32, m0: u32, n0: u32, base: u32,
-) {
-    // Stable Rust cannot compute these from a const generic: `STAGES − 1` and `STAGES − 2`.
-    const { assert!(WAIT_ALL_BUT + 1 == STAGES && WAIT + 2 == STAGES) };
-    let t_ = copy.tiles;
-    let tiles = k.div_ceil(BK_WIDE);
-    let mut acc = A::ZERO;
-    // SAFETY: group accounting: the prologue commits tiles 0 … STAGES − 1 (one group each, empty past
-    // the end); the end of tile t commits one group (tile t + STAGES). Before tile t's last k16 step
-    // STAGES + t groups are committed and tile t + 1 is group t + 1, so `wait_group(STAGES − 2)`
-    // completes it; the barrier after it publishes it to every warp and certifies that every warp has
-    // loaded its last fragments of tile t (they are in `f`), so tile t's stage may be refilled with
-    // tile t + STAGES after it. `tiles ≥ 1` (K ≥ 1). Loop bounds are uniform: every thread reaches
-    // every barrier.
-    unsafe {
-        for t in 0..STAGES {
-            if t < tiles {
-                copy.copy(t, t);
-            }
-            cp_async_commit_group();
-        }
-        cp_async_wait_group::<WAIT_ALL_BUT>();
-        sync_threads();
-        let (s_a, s_b) = t_.stage(base, 0);
-        // `first`: k16 step 0 of the current tile, loaded before the tile begins.
-        let mut first: Frags = frags.load(s_a, s_b, 0);
-        let mut s_cur = 0u32;
-        for t in 0..tiles {
-            let more = t + 1 < tiles;
-            let s_next = if s_cur + 1 == STAGES { 0 } else { s_cur + 1 };
-            let (s_a, s_b) = t_.stage(base, s_cur);
-            let frags = frags.fresh();
-            mma_frags(&mut acc, &first);
-            unroll4!(k16 => { if k16 >= 1 {
-                let f = frags.load(s_a, s_b, k16);
-                if k16 + 1 == K16 && more {
-                    cp_async_wait_group::<WAIT>();
-                    sync_threads();
-                    let (n_a, n_b) = t_.stage(base, s_next);
-                    first = frags.load(n_a, n_b, 0);
-                }
-                mma_frags(&mut acc, &f);
-                if k16 + 1 == K16 && more {
-                    if t + STAGES < tiles {
-                        copy.copy(t + STAGES, s_cur);
-                    }
-                    cp_async_commit_group();
-                }
-            }});
-            s_cur = s_next;
-        }
-        cp_async_wait_group::<0>();
-        sync_threads(); // every warp is done with the stages before the epilogue reuses them
-        super::block_v8_smem_epilogue::epilogue(c, m, n, m0, n0, &acc, base);
-    }
-}
-
-/// Picks the loop for block `(bm, bn)`: v9's for interior blocks, v8's for the edge.
-///
-/// # Safety
-/// As `hgemm_block_v9` with `STAGES` stages of dynamic shared memory.
-#[inline(always)]
-pub(crate) unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAIT: u32, LA: Layout, LB: Layout, A: Accumulator, F: FragAddrs>(
-    tiles: &Tiles<LA, LB>, frags: &F, a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32,
-) {
-    let grid_n = grid_dim_x();
-    let (bm, bn) = grouped_block(block_idx_y() * grid_n + block_idx_x(), m.div_ceil(BM), grid_n, GROUP);
-    let (m0, n0) = (bm * BM, bn * BN);
-    let base = shared::addr_of(shared::dynamic::<shared::Align16>());
-    let interior = m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0;
-    // SAFETY: forwarded launch contract; `Interior` only for blocks whose panels lie inside A and B
-    // (the test above, uniform per block, so both branches keep every barrier block-wide); edge
-    // blocks take v8's pipeline with its checked, zero-filling copy.
-    unsafe {
-        if interior {
-            let tid = thread_idx_x();
-            // The thread's first chunks (i = 0) in `copy_chunk`'s numbering, as v8's copy.
-            let (ra, ca) = copy_chunk(tid, BK_WIDE);
-            let (rb, cb) = copy_chunk(tid, BN);
-            let copy = Interior {
-                tiles,
-                g_a: a.add((m0 + ra) as usize * k as usize + ca as usize),
-                g_b: b.add(rb as usize * n as usize + (n0 + cb) as usize),
-                n,
-                k,
-                base,
-                s_a0: tiles.la.offset(ra, ca),
-                s_b0: tiles.lb.offset(rb, cb),
-            };
-            main_loop::<STAGES, WAIT_ALL_BUT, WAIT, _, _, A, F>(&copy, frags, c, m, n, k, m0, n0, base);
-        } else {
-            super::block_v5_cp_async::pipeline::<STAGES, WAIT, 4, true, A>(a, b, c, m, n, k, bm, bn, &tiles.la, &tiles.lb);
-        }
-    }
-}
-
 /// `C = A · B` (f16, row-major, f32 accumulation), 3 stages.
 ///
 /// # Safety
@@ -298,7 +104,7 @@ pub(crate) unsafe fn block<const STAGES: u32, const WAIT_ALL_BUT: u32, const WAI
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _, Acc, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
+    unsafe { block::<V9, _, _, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
 }
 
 /// As [`hgemm_block_v9`] with 4 stages (192 KiB of dynamic shared memory).
@@ -308,7 +114,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9(a: *const u16, b: *const u16, c
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_s4(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<4, 3, 2, _, _, Acc, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
+    unsafe { block::<V9S4, _, _, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
 }
 
 /// v9 on padded tiles (`storage_align` strides 72 and 264; 3 stages, 153 KiB): everything else as
@@ -319,7 +125,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9_s4(a: *const u16, b: *const u16
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_padded(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _, Acc, _>(&PADDED, &ByLayout(&PADDED), a, b, c, m, n, k) }
+    unsafe { block::<V9, _, _, _>(&PADDED, &ByLayout(&PADDED), a, b, c, m, n, k) }
 }
 
 /// v9 with **f16 accumulation** (`mma.sync.m16n8k16…f16.f16.f16.f16`): the same tiles, pipeline and
@@ -331,7 +137,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v9_padded(a: *const u16, b: *const
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_block_v9_f16acc(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { block::<3, 2, 1, _, _, AccF16, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
+    unsafe { block::<V9H, _, _, _>(&SWIZZLED, &ByLayout(&SWIZZLED), a, b, c, m, n, k) }
 }
 
 // 8 warps, one block per SM: ptxas may use up to 255 registers per thread.

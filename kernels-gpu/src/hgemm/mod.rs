@@ -35,9 +35,13 @@ mod block_v1_warp_global;
 mod block_v2_smem;
 mod block_v3_padded;
 mod block_v4_swizzled;
+mod block_pipeline;
 mod block_v5_cp_async;
+mod block_v6_grouped_order;
 mod block_v7_wide_k;
+mod block_smem_epilogue;
 mod block_v8_smem_epilogue;
+mod block_cross_stage_prefetch;
 mod block_v9_frag_double_buffer;
 mod block_v10_ldmatrix_bases;
 #[cfg(lab_sm90)]
