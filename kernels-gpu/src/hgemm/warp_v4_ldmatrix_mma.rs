@@ -5,29 +5,10 @@
 //! `mma.sync.m16n8k16` compute the two 16×8 halves of C. C goes back to shared memory with seed 001's
 //! `shfl.sync` emulation of `stmatrix.x4` (`hgemm_warp_v4`) or, on sm_90, the native instruction
 //! (`hgemm_warp_v4_stmatrix`). Same conflicts as v2 — the addresses are still the unpadded ones — but now
-//! each address is ours to change, which v5 does.
-use super::{TILE, stmatrix_x4_shfl, tile_to_global, tile_to_shared, x4_row_addr};
-use crate::prim::{ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans}, mma::mma_m16n8k16_f16_f16, shared::static_alloc, sync::sync_threads, thread::lane_id};
-use layout::Layout;
-
-/// `C` fragments of `A · B` for tiles at `s_a`, `s_b` in `layout`: `[c(rows 0-7, cols 0-7),
-/// c(rows 8-15, cols 0-7), c(rows 0-7, cols 8-15), c(rows 8-15, cols 8-15)]`, the `stmatrix.x4` order.
-///
-/// # Safety
-/// All 32 lanes call it; the tiles are in shared memory, written before a barrier.
-#[inline(always)]
-pub(crate) unsafe fn mma_16x16x16(s_a: u32, s_b: u32, layout: &impl Layout) -> [u32; 4] {
-    let lane = lane_id();
-    // SAFETY: collective calls by the full warp on valid shared rows (caller contract).
-    unsafe {
-        let a = ldmatrix_x4(x4_row_addr(s_a, lane, layout));
-        let b = ldmatrix_x4_trans(x4_row_addr(s_b, lane, layout));
-        let (mut c0, mut c1) = ([0u32; 2], [0u32; 2]);
-        mma_m16n8k16_f16_f16(&mut c0, a, [b[0], b[1]]);
-        mma_m16n8k16_f16_f16(&mut c1, a, [b[2], b[3]]);
-        [c0[0], c0[1], c1[0], c1[1]]
-    }
-}
+//! each address is ours to change, which v5 does. The tile product (`ldmatrix` + `mma`) is
+//! `warp_tile_16x16::mma_16x16x16`, since v5 uses it too.
+use super::warp_tile_16x16::{TILE, mma_16x16x16, stmatrix_x4_shfl, tile_to_global, tile_to_shared, x4_row_addr};
+use crate::prim::{shared::static_alloc, sync::sync_threads, thread::lane_id};
 
 /// v4's body; `store_c(row_addr, fragments)` writes C's fragments to the shared C tile as
 /// `stmatrix.x4` would (the emulation or the instruction).

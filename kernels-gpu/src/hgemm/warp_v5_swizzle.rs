@@ -5,7 +5,7 @@
 //! and 12–15 keep their two halves swapped. The 128-bit stores, the `ldmatrix` rows and the `stmatrix`
 //! rows all come from that one layout, so they agree; an 8-row phase now covers 32 distinct banks.
 //! Predicted (bank model): 0 load and 0 store conflicts, no extra shared memory (seed 001: the same).
-use super::{TILE, stmatrix_x4_shfl, tile_to_global, tile_to_shared, warp_v4_ldmatrix_mma::mma_16x16x16, x4_row_addr};
+use super::warp_tile_16x16::{TILE, mma_16x16x16, stmatrix_x4_shfl, tile_to_global, tile_to_shared, x4_row_addr};
 use crate::prim::{shared::static_alloc, sync::sync_threads, thread::lane_id};
 use layout::{SwizzleFn, Swizzled, tile::RowMajor};
 
