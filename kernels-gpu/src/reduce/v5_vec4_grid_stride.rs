@@ -6,7 +6,7 @@
 //! block tree shrinks to warp shuffles plus one shared-memory exchange (`block_sum_f32`). The ~1000
 //! partial sums are then reduced by a second launch of the same kernel with one block.
 //! Predicted: close to copy bandwidth (~85–90%; every byte is read exactly once).
-use super::block_sum_f32;
+use super::block_sum::block_sum_f32;
 use crate::prim::{global::ld_global_nc_v4_f32, shared, thread::{block_idx_x, grid_size_1d, index_1d, thread_idx_x}};
 
 /// Partial sums over a grid-stride partition: `Σ_b g_out[b] = Σ g_in[0..n)`.

@@ -7,7 +7,8 @@
 //! acquire-release atomic; the block that draws the last ticket sums the partials and resets the
 //! counter for the next launch. Predicted: v5 → ≥95% of copy bandwidth (saves a launch, ~2–4 µs, and
 //! hides latency better).
-use super::{BLOCK, WARP, block_sum_f32};
+use super::block_sum::block_sum_f32;
+use super::{BLOCK, WARP};
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
     global::{ld_global_cg_f32, ld_global_nc_na_v4_f32},

@@ -1,6 +1,6 @@
 //! v0 — naive: one thread per output of C, 16×16 threads per block, operands straight from global
 //! memory. Every output re-reads a row of A and a column of B: `2·M·N·K` global loads, mostly from L1/L2.
-use super::{fma, store_if};
+use super::elementwise::{fma, store_if};
 use crate::prim::thread::{block_idx_x, block_idx_y, thread_idx_x};
 use layout::sgemm::NAIVE_TILE;
 

@@ -11,7 +11,7 @@
 //! rejects other shapes with a clear error (v9 handles them). Ragged M, N and K edges are zero-filled
 //! by the copies (`cp.async ... 16, src_bytes = 0`).
 //! Predicted: ~1.05× over v9 (latency hidden by a deeper pipeline; fewer registers and instructions).
-use super::{fma, store4_if};
+use super::elementwise::{fma, store4_if};
 use crate::launch_bounds::launch_bounds;
 use crate::util::{grouped::{GROUP, grouped_block}, unroll::{unroll2, unroll8}};
 use crate::prim::{

@@ -12,8 +12,8 @@
 //! Predicted: ~1.01–1.03× over v9.
 //! Measured (H200, interleaved with cuBLAS, four runs): 1.03–1.04× v9 — 91.4–91.8% of cuBLAS at 4096³,
 //! 92.7–93.0% at 8192³. The interior loop: 1134 SASS instructions per stage instead of 1248.
-use super::v7_wide_k_frag_prefetch::{Interior, block_tile_as};
-use super::v9_warp_tile::WarpTiled;
+use super::frag_map::WarpTiled;
+use super::wide_k_loop::{Interior, block_tile_as};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
 use crate::util::grouped::{GROUP, grouped_block};

@@ -4,7 +4,7 @@
 //! thread loads one element of A and one of B into shared memory, and the block reuses each 32 times.
 //! Global loads drop 32×. Reads: `s_a[ty][kk]` is one word per warp (broadcast), `s_b[kk][tx]` 32
 //! consecutive words: conflict-free. Predicted: ~2–3× (v0 was already L1-cached, so less than 32×).
-use super::{fma, load_or_zero, store_if};
+use super::elementwise::{fma, load_or_zero, store_if};
 use crate::prim::{shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, thread_idx_x}};
 use layout::sgemm::SMEM_TILE as T;
 

@@ -7,7 +7,7 @@
 //! A transposed writes 4 k of one m; in the unpadded `s_a` those 4 words share a bank with the other
 //! half-warp's, so the A tile is padded to a stride of 132 = `storage_align(128, 32, 4)` (seed 002).
 //! Predicted: ~1.3–1.5× (4× fewer load instructions; the FMA pipe becomes the limit).
-use super::{fma, load4_or_zero, store4_if};
+use super::elementwise::{fma, load4_or_zero, store4_if};
 use crate::prim::{shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, thread_idx_x}};
 use layout::Layout;
 use layout::sgemm::{BK, BM, BN, a_tile_t_padded, b_tile, thread_rc, vec4_row};

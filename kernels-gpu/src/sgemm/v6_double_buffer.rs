@@ -4,7 +4,7 @@
 //! the *next* tile into registers, computes on the current stage (the loads' latency hides behind 512
 //! FMAs), then stores the registers into the other stage; one barrier per step instead of two.
 //! Predicted: ~1.2× (v5 stalls on each tile's global loads behind a barrier).
-use super::{fma, load4_or_zero, store4_if};
+use super::elementwise::{fma, load4_or_zero, store4_if};
 use crate::prim::{shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, thread_idx_x}};
 use layout::Layout;
 use layout::sgemm::{BK, BM, BN, a_tile_t_padded, b_tile, stage_words, thread_rc, vec4_row};

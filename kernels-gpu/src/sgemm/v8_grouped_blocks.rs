@@ -5,7 +5,8 @@
 //! launch index `pid` is remapped by `layout::sgemm::grouped_block` so that 8 block rows sweep the
 //! columns together: each 128-column panel of B is fetched once per 8 block rows instead of once per
 //! row. Predicted: ~1.05× at 8192³ (B's DRAM traffic drops 8×: ~4 ms of v7's ~24 ms), nothing at 1024³.
-use super::v7_wide_k_frag_prefetch::{Strided4, block_tile};
+use super::frag_map::Strided4;
+use super::wide_k_loop::block_tile;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
 use crate::util::grouped::{GROUP, grouped_block};

@@ -10,18 +10,11 @@
 //! neighbour only if lanes 2j and 2j+1 share an address; here the duplicates are lanes r and r+4. The
 //! model was corrected. The 1–2% that v9 still gains over v8 is not a shared-memory effect (same
 //! wavefronts); we have not isolated it. Lesson: the model is a hypothesis until the replay kernel agrees.
-use super::v7_wide_k_frag_prefetch::{FragMap, block_tile};
+use super::frag_map::WarpTiled;
+use super::wide_k_loop::block_tile;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
 use crate::util::grouped::{GROUP, grouped_block};
-use layout::sgemm::{warp_tile_col, warp_tile_row};
-
-pub(crate) struct WarpTiled;
-
-impl FragMap for WarpTiled {
-    fn row(tid: u32, h: u32) -> u32 { warp_tile_row(tid, h) }
-    fn col(tid: u32, h: u32) -> u32 { warp_tile_col(tid, h) }
-}
 
 /// `C = A · B` (row-major).
 ///
