@@ -39,6 +39,8 @@ mod block_v10_ldmatrix_bases;
 #[cfg(lab_sm90)]
 mod tma;
 #[cfg(lab_sm90)]
+mod tma_persistent;
+#[cfg(lab_sm90)]
 mod tma_v1_wgmma;
 #[cfg(lab_sm90)]
 mod tma_v2_pipeline;
@@ -50,6 +52,10 @@ mod tma_v4_wide;
 mod tma_v5_persistent;
 #[cfg(lab_sm90)]
 mod tma_v6_tma_store;
+#[cfg(lab_sm90)]
+mod tma_warp_specialized;
+#[cfg(lab_sm90)]
+mod tma_wide_tile;
 mod warp_tile_16x16;
 mod warp_v1_wmma_global;
 mod warp_v2_wmma_shared;

@@ -8,20 +8,23 @@
 //!   arrive on the stage's empty barrier (one arrival per consumer warp: count 8).
 //! * No block-wide barrier inside the K loop: the two mbarrier rings (full, empty) are the only sync, so
 //!   the producer runs up to `STAGES` tiles ahead and the consumers never wait on each other.
-//! * `.maxntid 384` / `.minnctapersm 1` entry directives (via nvptx-link), without which ptxas ignores
+//! * `.maxntid 384` / `.minnctapersm 1` entry directives (`launch_bounds!`), without which ptxas ignores
 //!   `setmaxnreg` (TOOLCHAIN.md §4.4). Budget: 128 · 40 + 256 · 232 = 64 512 ≤ 65 536 registers.
+//!
+//! The CTA skeleton (ring layout, barrier initialization, role split, `setmaxnreg`) and the ring are
+//! `tma_warp_specialized` (`warp_specialized!`, `Ring`), which h4–h6 reuse; this file holds h3's producer
+//! loop and its consumers' `m64n64k16` loop.
 //!
 //! Prediction: removes the per-tile `bar.sync` of all warps and lets load issue run ahead: ~1.1–1.3× h2.
 //! Measured (H200): 1.00× h2 at 4096³, 0.92× at 8192³: 384 threads × 168 registers fit one CTA per SM,
 //! so specialization only replaces the latency hiding h2 had from three CTAs. It pays at h4's tile size.
-use super::tma::{BK, BM, BN, STAGE_BYTES, Ring, a_desc, b_desc, issue_stage, store_block};
+use super::tma::{BK, BM, BN, STAGE_BYTES, a_desc, b_desc, issue_stage, store_block};
+use super::tma_warp_specialized::warp_specialized;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
-    sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, thread_idx_x},
+    thread::{block_idx_x, block_idx_y},
     tma::TensorMap,
-    wgmma::{setmaxnreg_dec, setmaxnreg_inc, wgmma_commit_group, wgmma_fence, wgmma_fence_operand,
-            wgmma_m64n64k16_f32_f16, wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k16_f32_f16, wgmma_wait_group},
 };
 
 /// Stages in the ring.
@@ -34,12 +37,6 @@ pub const STAGES: u32 = layout::hopper::tma_hgemm::H3_STAGES;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
                                                m: u32, n: u32, k: u32) {
-    // STAGES × 32 KiB stages, then the full and empty barrier rings (layout in `tma::Ring`).
-    let (ring, _) = Ring::in_dynamic_smem(STAGES, STAGE_BYTES, 0);
-    let tid = thread_idx_x();
-    let wg = tid / 128;
-    let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
-    let k_tiles = k.div_ceil(BK);
     // SAFETY: ring and barriers lie inside the dynamic shared memory (≤ 1024 bytes of slack used for
     // alignment). Thread 0 initializes all barriers before the only block barrier. Tile t uses stage
     // t % STAGES in use u = t / STAGES: the producer refills it only after the empty barrier's phase u - 1
@@ -47,46 +44,48 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b:
     // the full barrier's phase u completed (all 32 KiB landed). setmaxnreg is executed by whole
     // warpgroups with the launch bounds below.
     unsafe {
-        if tid == 0 {
-            ring.init(tmap_a, tmap_b);
-        }
-        sync_threads();
-        if wg == 0 {
-            setmaxnreg_dec::<40>();
-            if tid == 0 {
+        warp_specialized! {
+            // STAGES × 32 KiB stages, then the full and empty barrier rings (layout in `tma_warp_specialized::Ring`).
+            ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
+                let k_tiles = k.div_ceil(BK);
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
                 for t in 0..k_tiles {
                     let (s_stage, full, _, _) = ring.at(t);
                     ring.wait_empty(t);
                     issue_stage(s_stage, full, tmap_a, tmap_b, m0, n0, t);
                 }
             }
-        } else {
-            setmaxnreg_inc::<232>();
-            let mh = wg - 1; // this consumer's 64 rows of the tile
-            let mut r_acc = [[0f32; 32]; 2]; // [nh]
-            for t in 0..k_tiles {
-                ring.wait_full(t);
-                let s_stage = ring.at(t).0;
-                let (d_a, d_b) = (a_desc(s_stage, mh), [b_desc(s_stage, 0), b_desc(s_stage, 1)]);
-                for acc in r_acc.iter_mut() {
-                    wgmma_fence_operand(acc);
-                }
-                wgmma_fence();
-                for ks in 0..BK / 16 {
-                    for nh in 0..2 {
-                        wgmma_m64n64k16_f32_f16::<0, 1>(&mut r_acc[nh], d_a.advance(32 * ks).0, d_b[nh].advance(2048 * ks).0, true);
+            consumer(mh): { // this consumer's 64 rows of the tile
+                let mut r_acc = [[0f32; 32]; 2]; // [nh]
+                for t in 0..k_tiles {
+                    ring.wait_full(t);
+                    let s_stage = ring.at(t).0;
+                    let (d_a, d_b) = (a_desc(s_stage, mh), [b_desc(s_stage, 0), b_desc(s_stage, 1)]);
+                    for acc in r_acc.iter_mut() {
+                        wgmma_fence_operand(acc);
                     }
+                    wgmma_fence();
+                    for ks in 0..BK / 16 {
+                        for nh in 0..2 {
+                            wgmma_m64n64k16_f32_f16::<0, 1>(&mut r_acc[nh], d_a.advance(32 * ks).0, d_b[nh].advance(2048 * ks).0, true);
+                        }
+                    }
+                    wgmma_commit_group();
+                    wgmma_wait_group::<0>();
+                    for acc in r_acc.iter_mut() {
+                        wgmma_fence_operand(acc);
+                    }
+                    ring.release(t);
                 }
-                wgmma_commit_group();
-                wgmma_wait_group::<0>();
-                for acc in r_acc.iter_mut() {
-                    wgmma_fence_operand(acc);
+                let warp = (tid / 32) % 4;
+                for nh in 0..2u32 {
+                    store_block(&r_acc[nh as usize], g_c, m, n, m0 + 64 * mh, n0 + 64 * nh, warp);
                 }
-                ring.release(t);
-            }
-            let warp = (tid / 32) % 4;
-            for nh in 0..2u32 {
-                store_block(&r_acc[nh as usize], g_c, m, n, m0 + 64 * mh, n0 + 64 * nh, warp);
             }
         }
     }

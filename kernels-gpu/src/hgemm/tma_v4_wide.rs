@@ -10,18 +10,20 @@
 //!   *that* stage is released to the producer while stage t's MMAs still run: the tensor cores are never
 //!   idle between K tiles waiting for a `wait_group 0`.
 //!
+//! The wide stage's loads and MMAs and the consumers' K loop are `tma_wide_tile` (h5 and h6 reuse them);
+//! the skeleton is h3's `warp_specialized!`.
+//!
 //! Prediction: the bigger tile is the main lever (A traffic /2, 2× the MMAs per barrier): ~1.2–1.4× h3.
 //! Measured (H200): 1.09× at 4096³, 1.21× at 8192³. The first version (4 × `m64n64k16` per K step, and
 //! a descriptor range check that left a `trap` branch in the K loop) ran at 0.84×: ptxas serialized every
 //! `wgmma` (warning C7518). See the ladder README.
-use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
-                 issue_wide_stage, store_wide};
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
+use super::tma_warp_specialized::warp_specialized;
+use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage, store_wide};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
-    sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, thread_idx_x},
+    thread::{block_idx_x, block_idx_y},
     tma::TensorMap,
-    wgmma::{setmaxnreg_dec, setmaxnreg_inc},
 };
 
 /// Stages in the ring.
@@ -35,37 +37,33 @@ pub const STAGES: u32 = layout::hopper::tma_hgemm::H4_STAGES;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
                                                m: u32, n: u32, k: u32) {
-    // STAGES × 48 KiB stages, then the full and empty barrier rings (layout in `tma::Ring`).
-    let (ring, _) = Ring::in_dynamic_smem(STAGES, STAGE_BYTES, 0);
-    let tid = thread_idx_x();
-    let wg = tid / 128;
-    let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
-    let k_tiles = k.div_ceil(BK);
     // SAFETY: as h3 (same full/empty protocol, same proof), with these differences: a stage holds A and
     // four B boxes, all announced by one expect_tx of STAGE_BYTES; a consumer warp releases stage t − 1
     // only after `wgmma_wait_group::<1>` following the commit of stage t, i.e. after its group for t − 1
     // retired, and the last stage after `wait_group 0`.
     unsafe {
-        if tid == 0 {
-            ring.init(tmap_a, tmap_b);
-        }
-        sync_threads();
-        if wg == 0 {
-            setmaxnreg_dec::<40>();
-            if tid == 0 {
+        warp_specialized! {
+            // STAGES × 48 KiB stages, then the full and empty barrier rings (layout in `tma_warp_specialized::Ring`).
+            ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (m0, n0) = (block_idx_y() * BM, block_idx_x() * BN);
+                let k_tiles = k.div_ceil(BK);
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
                 for t in 0..k_tiles {
                     let (s_stage, full, _, _) = ring.at(t);
                     ring.wait_empty(t);
                     issue_wide_stage(s_stage, full, tmap_a, tmap_b, m0, n0, t);
                 }
             }
-        } else {
-            setmaxnreg_inc::<232>();
-            let mh = wg - 1; // this consumer's 64 rows of the tile
-            // The K loop (in `tma.rs`, shared with h5/h6): commit stage t's wgmmas, `wait_group 1` (stage
-            // t − 1's group is done), release stage t − 1, go on; `wait_group 0` after the last.
-            let r_acc = consume_wide_tile(ring, &mut 0, k_tiles, mh);
-            store_wide(&r_acc, g_c, m, n, m0 + 64 * mh, n0, (tid / 32) % 4);
+            consumer(mh): { // this consumer's 64 rows of the tile
+                // The K loop (`tma_wide_tile`, shared with h5/h6): commit stage t's wgmmas, `wait_group 1` (stage
+                // t − 1's group is done), release stage t − 1, go on; `wait_group 0` after the last.
+                let r_acc = consume_wide_tile(ring, &mut 0, k_tiles, mh);
+                store_wide(&r_acc, g_c, m, n, m0 + 64 * mh, n0, (tid / 32) % 4);
+            }
         }
     }
 }

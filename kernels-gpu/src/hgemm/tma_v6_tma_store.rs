@@ -17,18 +17,19 @@
 //! Prediction: consumers leave the epilogue sooner (no 64 scattered global stores per box): ~1.02–1.05× h5.
 //! Measured (H200): 97–101% of cuBLAS at 4096³, 98–99% at 8192³ over six runs — the best step; the
 //! epilogue's `st.shared` are conflict-free under `ncu` as the model predicts.
-use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES, Ring, consume_wide_tile,
-                 persistent_tile, produce_persistent};
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
+use super::tma_persistent::{persistent_tile, produce_persistent};
+use super::tma_warp_specialized::warp_specialized;
+use super::tma_wide_tile::consume_wide_tile;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     mbarrier::fence_proxy_async_shared_cta,
     mma::pack_f16x2,
     shared::st_shared_u32,
-    sync::{sync_named, sync_threads},
-    thread::{block_idx_x, grid_dim_x, lane_id, thread_idx_x},
+    sync::sync_named,
+    thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0,
           cp_async_bulk_wait_group_read0},
-    wgmma::{setmaxnreg_dec, setmaxnreg_inc},
 };
 
 /// Stages in the ring.
@@ -46,14 +47,6 @@ use layout::hopper::tma_hgemm::{C_BOX, C_STAGE_BYTES, c_fragment_rc};
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                m: u32, n: u32, k: u32) {
-    // STAGES × 48 KiB stages, the two consumers' 32 KiB C staging tiles (1024-aligned: the stages are
-    // multiples of 1024), then the full and empty barrier rings (layout in `tma::Ring`).
-    let (ring, s_cstage) = Ring::in_dynamic_smem(STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
-    let tid = thread_idx_x();
-    let wg = tid / 128;
-    let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
-    let tiles = tiles_m * tiles_n;
-    let k_tiles = k.div_ceil(BK);
     // SAFETY: the main loop as h5 (same proof). Epilogue: a consumer's staging tile is rewritten only
     // after the thread that issued the previous tile's stores saw them finish reading it
     // (`wait_group.read 0`) and the warpgroup passed named barrier 1 + mh (128 threads, the whole
@@ -61,50 +54,54 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
     // `fence.proxy.async` and a second pass of that barrier; all staging writes lie inside the
     // consumer's 32 KiB (row < 64, byte < 128 per box). The issuing thread waits for its stores before exit.
     unsafe {
-        if tid == 0 {
-            ring.init(tmap_a, tmap_b);
-        }
-        sync_threads();
-        if wg == 0 {
-            setmaxnreg_dec::<40>();
-            if tid == 0 {
+        warp_specialized! {
+            // STAGES × 48 KiB stages, the two consumers' 32 KiB C staging tiles (1024-aligned: the stages are
+            // multiples of 1024), then the full and empty barrier rings (layout in `tma_warp_specialized::Ring`).
+            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
+                let tiles = tiles_m * tiles_n;
+                let k_tiles = k.div_ceil(BK);
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
                 produce_persistent(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
             }
-        } else {
-            setmaxnreg_inc::<232>();
-            let mh = wg - 1;
-            let (warp, lane) = ((tid / 32) % 4, lane_id());
-            let mut it = 0u32;
-            let mut tile = block_idx_x();
-            while tile < tiles {
-                let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-                let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                let r_acc = consume_wide_tile(ring, &mut it, k_tiles, mh);
-                let s_c = s_cstage + mh * C_STAGE_BYTES;
-                let leader = tid % 128 == 0;
-                if leader {
-                    cp_async_bulk_wait_group_read0();
-                }
-                consumer_barrier(mh);
-                // One call per box with a constant accumulator reference: a loop over the boxes that LLVM
-                // did not unroll put all four accumulator arrays in local memory (592-byte stack frame).
-                let [acc0, acc1, acc2, acc3] = &r_acc;
-                stage_c_box(acc0, s_c, warp, lane);
-                stage_c_box(acc1, s_c + 8192, warp, lane);
-                stage_c_box(acc2, s_c + 2 * 8192, warp, lane);
-                stage_c_box(acc3, s_c + 3 * 8192, warp, lane);
-                fence_proxy_async_shared_cta();
-                consumer_barrier(mh);
-                if leader {
-                    for nb in 0..4 {
-                        cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
+            consumer(mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let mut it = 0u32;
+                let mut tile = block_idx_x();
+                while tile < tiles {
+                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                    let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
+                    let r_acc = consume_wide_tile(ring, &mut it, k_tiles, mh);
+                    let s_c = s_cstage + mh * C_STAGE_BYTES;
+                    let leader = tid % 128 == 0;
+                    if leader {
+                        cp_async_bulk_wait_group_read0();
                     }
-                    cp_async_bulk_commit_group();
+                    consumer_barrier(mh);
+                    // One call per box with a constant accumulator reference: a loop over the boxes that LLVM
+                    // did not unroll put all four accumulator arrays in local memory (592-byte stack frame).
+                    let [acc0, acc1, acc2, acc3] = &r_acc;
+                    stage_c_box(acc0, s_c, warp, lane);
+                    stage_c_box(acc1, s_c + 8192, warp, lane);
+                    stage_c_box(acc2, s_c + 2 * 8192, warp, lane);
+                    stage_c_box(acc3, s_c + 3 * 8192, warp, lane);
+                    fence_proxy_async_shared_cta();
+                    consumer_barrier(mh);
+                    if leader {
+                        for nb in 0..4 {
+                            cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
+                        }
+                        cp_async_bulk_commit_group();
+                    }
+                    tile += grid_dim_x();
                 }
-                tile += grid_dim_x();
-            }
-            if tid % 128 == 0 {
-                cp_async_bulk_wait_group0();
+                if tid % 128 == 0 {
+                    cp_async_bulk_wait_group0();
+                }
             }
         }
     }
