@@ -23,42 +23,17 @@
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
 //! addresses, the `ldmatrix`/`wmma` addresses and the host's predicted bank conflicts.
 mod block;
-mod block_v1_warp_global;
-mod block_v2_smem;
-mod block_v3_padded;
-mod block_v4_swizzled;
-mod block_pipeline;
-mod block_v5_cp_async;
-mod block_v6_grouped_order;
-mod block_v7_wide_k;
-mod block_smem_epilogue;
-mod block_v8_smem_epilogue;
 mod block_cross_stage_prefetch;
-mod block_v9_frag_double_buffer;
-mod block_v10_ldmatrix_bases;
+mod block_pipeline;
+mod block_smem_epilogue;
 #[cfg(lab_sm90)]
 mod tma;
 #[cfg(lab_sm90)]
 mod tma_persistent;
 #[cfg(lab_sm90)]
-mod tma_v1_wgmma;
-#[cfg(lab_sm90)]
-mod tma_v2_pipeline;
-#[cfg(lab_sm90)]
-mod tma_v3_warp_specialized;
-#[cfg(lab_sm90)]
-mod tma_v4_wide;
-#[cfg(lab_sm90)]
-mod tma_v5_persistent;
-#[cfg(lab_sm90)]
-mod tma_v6_tma_store;
-#[cfg(lab_sm90)]
 mod tma_warp_specialized;
 #[cfg(lab_sm90)]
 mod tma_wide_tile;
 mod warp_tile_16x16;
-mod warp_v1_wmma_global;
-mod warp_v2_wmma_shared;
-mod warp_v3_wmma_padded;
-mod warp_v4_ldmatrix_mma;
-mod warp_v5_swizzle;
+// The steps: one module per file of `src/hgemm/steps/`, declared by kernels-gpu/build.rs.
+include!(concat!(env!("OUT_DIR"), "/hgemm_steps.rs"));

@@ -17,10 +17,5 @@
 pub use layout::reduce::{BLOCK, WARP};
 
 mod block_sum;
-mod v0_interleaved_divergent;
-mod v1_interleaved;
-mod v2_sequential;
-mod v3_first_add_on_load;
-mod v4_last_warp_shuffle;
-mod v5_vec4_grid_stride;
-mod v6_unrolled_single_pass;
+// The steps: one module per file of `src/reduce/steps/`, declared by kernels-gpu/build.rs.
+include!(concat!(env!("OUT_DIR"), "/reduce_steps.rs"));

@@ -21,16 +21,6 @@ pub use layout::sgemm::{BK, BM, BN, THREADS};
 mod elementwise;
 mod frag_map;
 mod register_tile;
-mod v0_naive;
-mod v1_smem_tile;
-mod v2_register_tile;
-mod v3_conflict_free_store;
-mod v4_strided_threads;
-mod v5_vec4;
-mod v6_double_buffer;
-mod v7_wide_k_frag_prefetch;
-mod v8_grouped_blocks;
-mod v9_warp_tile;
-mod v10_cp_async_pipeline;
-mod v11_interior_split;
 mod wide_k_loop;
+// The steps: one module per file of `src/sgemm/steps/`, declared by kernels-gpu/build.rs.
+include!(concat!(env!("OUT_DIR"), "/sgemm_steps.rs"));

@@ -1,3 +1,4 @@
+#![cfg(lab_sm90)]
 //! Hopper step h6: h5 with a **TMA-store epilogue**: each consumer warpgroup writes its 64×256 f16 result
 //! into shared memory in the TMA's `SWIZZLE_128B` layout and one thread stores it with four
 //! `cp.async.bulk.tensor` stores (the TMA clips rows ≥ M and columns ≥ N, so no bounds checks).

@@ -1,3 +1,4 @@
+#![cfg(lab_sm90)]
 //! Hopper step h3: h2's ring, but **warp-specialized**: one producer warpgroup only issues TMA loads, two
 //! consumer warpgroups only issue `wgmma`, and `setmaxnreg` moves registers from the first to the others.
 //!

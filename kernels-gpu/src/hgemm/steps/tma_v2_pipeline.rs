@@ -1,3 +1,4 @@
+#![cfg(lab_sm90)]
 //! Hopper step h2: h1 with a `STAGES`-deep ring of shared stages, each with its own `mbarrier`, so the
 //! TMA loads tiles `kt + 1 … kt + STAGES - 1` while the tensor cores work on tile `kt`.
 //!

@@ -1,3 +1,4 @@
+#![cfg(lab_sm90)]
 //! Hopper step h1: TMA + `wgmma`, one stage. Not a descendant of `block_v8` but the first rung of the
 //! Hopper ladder (issue 6): the data path of `selftest_wgmma_tma` tiled over the whole problem.
 //!

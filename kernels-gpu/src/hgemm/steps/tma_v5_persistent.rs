@@ -1,3 +1,4 @@
+#![cfg(lab_sm90)]
 //! Hopper step h5: h4 made **persistent**: one CTA per SM loops over the C tiles in grouped order
 //! (`layout::sgemm::grouped_block`, 8 tile rows per group), with the stage ring and its phases running on
 //! across tiles.

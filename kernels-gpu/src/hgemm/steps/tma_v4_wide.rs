@@ -1,3 +1,4 @@
+#![cfg(lab_sm90)]
 //! Hopper step h4: h3 with a 128×256 tile (each consumer warpgroup 64×256: one `wgmma.m64n256k16` per
 //! K step, 128 accumulator registers) and one `wgmma` group kept in flight.
 //!
