@@ -46,7 +46,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v3(tmap_a: *const TensorMap, tmap_b:
     // warpgroups with the launch bounds below.
     unsafe {
         warp_specialized! {
-            // STAGES × 32 KiB stages, then the full and empty barrier rings (layout in `tma_warp_specialized::Ring`).
+            // STAGES × 32 KiB stages, then the full and empty barrier rings (layout: `Ring`).
             ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
             thread: tid, warpgroup: wg;
             setup: {

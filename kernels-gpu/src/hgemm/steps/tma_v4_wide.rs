@@ -44,7 +44,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
     // retired, and the last stage after `wait_group 0`.
     unsafe {
         warp_specialized! {
-            // STAGES × 48 KiB stages, then the full and empty barrier rings (layout in `tma_warp_specialized::Ring`).
+            // STAGES × 48 KiB stages, then the full and empty barrier rings (layout: `Ring`).
             ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
             thread: tid, warpgroup: wg;
             setup: {

@@ -43,7 +43,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v5(tmap_a: *const TensorMap, tmap_b:
     // after `wait_group 0` for the last), which is what the producer's wait for phase u − 1 needs.
     unsafe {
         warp_specialized! {
-            // STAGES × 48 KiB stages, then the full and empty barrier rings (layout in `tma_warp_specialized::Ring`).
+            // STAGES × 48 KiB stages, then the full and empty barrier rings (layout: `Ring`).
             ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
             thread: tid, warpgroup: wg;
             setup: {

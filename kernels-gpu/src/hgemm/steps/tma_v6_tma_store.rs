@@ -57,7 +57,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
     unsafe {
         warp_specialized! {
             // STAGES × 48 KiB stages, the two consumers' 32 KiB C staging tiles (1024-aligned: the stages are
-            // multiples of 1024), then the full and empty barrier rings (layout in `tma_warp_specialized::Ring`).
+            // multiples of 1024), then the full and empty barrier rings (layout: `Ring`).
             ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
             thread: tid, warpgroup: wg;
             setup: {
