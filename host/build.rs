@@ -18,7 +18,7 @@ fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let root = manifest.parent().expect("host/ lives in the workspace root").to_path_buf();
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    for p in ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "layout/src", "layout/Cargo.toml",
+    for p in ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "kernels-gpu/build.rs", "layout/src", "layout/Cargo.toml",
               "tools/nvptx-link", "rust-toolchain.toml"] {
         println!("cargo::rerun-if-changed={}", root.join(p).display());
     }

@@ -4,9 +4,13 @@
 //!   (the role `cuda_std` plays in Rust-CUDA), named after what it does (`thread::index_1d`,
 //!   `sync::sync_threads`, `warp::shuffle_xor_f32`) or after its PTX (`ldmatrix_x4_trans`,
 //!   `mma_m16n8k16_f32_f16`, `cp_async_cg_16`).
-//! * [`reduce`]: the reduction ladder of seed 003, one file per step.
-//! * [`sgemm`]: the SGEMM ladder of seed 004 (CUDA cores), one file per step.
-//! * [`hgemm`]: seed 001's single-warp tensor-core ladder and the block-level HGEMM ladder (seeds 000/001).
+//! * [`reduce`]: the reduction ladder of seed 003.
+//! * [`sgemm`]: the SGEMM ladder of seed 004 (CUDA cores).
+//! * [`hgemm`]: seed 001's single-warp tensor-core ladder, the block-level HGEMM ladder (seed 000) and
+//!   the Hopper ladder (TMA + `wgmma`, sm_90a).
+//! * `util`: helpers several ladders use (`unroll2!`/`unroll4!`/`unroll8!`, the grouped block order).
+//! * `launch_bounds!` (`src/launch_bounds.rs`): a kernel's `.maxntid` / `.minnctapersm`, stated in the
+//!   kernel's file next to it.
 //! * [`bankcheck`]: replay microkernels that issue one shared-memory instruction at given addresses,
 //!   for checking the host's bank-conflict model against Nsight Compute.
 //! * [`selftest`]: small kernels that exercise each primitive once so the host tests can check the
@@ -15,6 +19,26 @@
 //! Every kernel is `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn`, so its PTX entry name is its
 //! Rust name; each one has a descriptor in the host's `kernel_lab::steps`, and a test fails when the
 //! PTX and the descriptors disagree (names or launch bounds).
+//!
+//! ## Ladders: steps and shared modules
+//!
+//! Each ladder keeps one file per step in `src/<ladder>/steps/`, named `v<N>_<lesson>.rs` (in `hgemm`
+//! `warp_v<N>_…`, `block_v<N>_…`, `tma_v<N>_…`); `build.rs` declares them, so adding a step is adding
+//! its file. A step file's doc says what changes from the previous step; its numbers are a named
+//! configuration in the file (e.g. `hgemm::block::BlockConfig`); it imports shared machinery from the
+//! ladder's named modules beside `steps/` (listed in the ladder's `mod.rs`), never another step file.
+//! A variant that changes one choice of its step (`hgemm_block_v5_s2`, `hgemm_block_v9_f16acc`, …) is a
+//! configuration in that step's file.
+//!
+//! ## Where code lives and the PTX
+//!
+//! Moving a function to another module can change the PTX with no change to its code. rustc emits this
+//! crate's functions sorted by mangled symbol — the module path with length-prefixed names, so
+//! `14block_pipeline` < `19block_smem_epilogue` < `5block` — and the inlining of nested
+//! `#[inline(always)]` functions depends on that order: moving the block ladder's epilogue from after
+//! its caller (the `cp.async` pipeline) to before it changed the PTX of block v8–v10. The shared modules' names keep each moved
+//! function in its old order relative to its callers and callees, which kept the PTX byte-identical
+//! (`tools/ptx-diff.py` against the PTX before the move). Check the same way after moving code.
 //!
 //! Build: `host/build.rs` compiles this crate twice, for `sm_80` (everything that runs on Ampere and
 //! Hopper) and for `sm_90a` with `--cfg lab_sm90` (adds the Hopper-only kernels).

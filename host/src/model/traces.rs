@@ -317,7 +317,7 @@ pub mod sgemm {
 }
 
 /// Block-level HGEMM: shared-memory instructions per block per K tile, from `layout::hgemm` and the
-/// chunk/fragment maps the kernels use (`kernels-gpu/src/hgemm/block.rs`): 128-bit tile stores (v2–v4;
+/// chunk/fragment maps the kernels use (`kernels-gpu/src/hgemm/block.rs`, `block_pipeline.rs`): 128-bit tile stores (v2–v4;
 /// v5+ fill shared memory with `cp.async`, which the LSU store counters do not see) and, per warp and
 /// k16, 4 `ldmatrix.x4` of A and 4 `ldmatrix.x4.trans` of B.
 pub mod hgemm {

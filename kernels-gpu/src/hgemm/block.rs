@@ -1,7 +1,11 @@
-//! Pieces shared by the block-level HGEMM steps (`block_v2` … `block_v5`): seed 000's 128×256×32 block
-//! tile, 8 warps as 2 (M) × 4 (N), each warp 64×64 = 4 × 8 `mma.m16n8k16` tiles with f32 accumulators.
-//! Shared tiles are described by a `Layout`, which gives the 16-byte store addresses and the
-//! `ldmatrix` row addresses alike.
+//! The block tile shared by the block-level HGEMM steps (`block_v2` … `block_v10`): seed 000's 128×256
+//! block tile, 8 warps as 2 (M) × 4 (N), each warp 64×64 = 4 × 8 `mma.m16n8k16` tiles with f32 (or f16)
+//! accumulators; a step's numbers as a [`BlockConfig`]; the `ldmatrix` + `mma` of a stage, the direct
+//! epilogue, and v2–v4's synchronous main loop ([`run_sync`]). Shared tiles are described by a
+//! `Layout`, which gives the 16-byte store addresses and the `ldmatrix` row addresses alike.
+//!
+//! The later steps' machinery: `block_pipeline` (v5's `cp.async` pipeline), `block_smem_epilogue`
+//! (v8's epilogue), `block_cross_stage_prefetch` (v9's main loop).
 use crate::prim::{
     global::ld_global_nc_v4_u32,
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
@@ -59,6 +63,39 @@ impl Accumulator for AccF16 {
     fn packed(&self, mi: usize, ni: usize, h: usize) -> u32 {
         self[mi][ni][h]
     }
+}
+
+/// A block-HGEMM step's configuration: each step file defines one (a unit struct) and names its numbers
+/// there, so `pipeline::<V7>` reads as "v7's pipeline" (`block_pipeline::pipeline`).
+pub(crate) trait BlockConfig {
+    /// Shared stages: 1 for v2–v4 ([`run_sync`]); 2–4 in the `cp.async` ring of v5 on, where
+    /// `STAGES − 1` K tiles are in flight during compute.
+    const STAGES: u32;
+    /// `k16` steps per stage: 2 (32-deep K tiles, v5–v6) or 4 (64-deep, v7 on).
+    const K16_PER_STAGE: u32;
+    /// How C leaves the block.
+    const EPILOGUE: Epilogue;
+    /// What a warp accumulates its 64×64 into: f32 ([`Acc`]) or f16 ([`AccF16`], v9h).
+    type Acc: Accumulator;
+}
+
+/// How a block writes its 128×256 C tile.
+pub(crate) enum Epilogue {
+    /// Every lane stores its f16 pairs straight from the `mma` fragments ([`store_c`]; v2–v7).
+    FromFragments,
+    /// Through a swizzled C tile in the idle stage memory, then 128-bit coalesced stores
+    /// (`block_smem_epilogue::store_c_through_smem`; v8 on).
+    ThroughSharedTile,
+}
+
+/// v2–v4: one 32-deep stage loaded through registers, C straight from the fragments.
+pub(crate) struct Unpipelined;
+
+impl BlockConfig for Unpipelined {
+    const STAGES: u32 = 1;
+    const K16_PER_STAGE: u32 = 2;
+    const EPILOGUE: Epilogue = Epilogue::FromFragments;
+    type Acc = Acc;
 }
 
 /// 16 bytes (8 halves) of `p` at `(row, col)` if the chunk is inside `rows × cols`, else zeros.
@@ -133,17 +170,6 @@ pub(crate) unsafe fn store_tiles(s_a: u32, s_b: u32, v: &[[u32; 4]; 6], la: &imp
     }
 }
 
-/// One K tile (32) of the warp's 64×64: two k16 steps of 4 `ldmatrix.x4` (A), 4 `ldmatrix.x4.trans` (B)
-/// and 32 `mma.m16n8k16`.
-///
-/// # Safety
-/// All 32 lanes of every warp call it; the tiles at `s_a`, `s_b` are complete (after a barrier).
-#[inline(always)]
-pub(crate) unsafe fn compute_tile(acc: &mut Acc, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
-    // SAFETY: forwarded.
-    unsafe { compute_k16s::<2, _>(acc, s_a, s_b, la, lb) }
-}
-
 /// The `ldmatrix` fragments of one k16 step of a warp's 64×64: `a[mi]` (`ldmatrix.x4`, rows
 /// `16 mi ..` of the warp's A rows) and `b[nj]` (`ldmatrix.x4.trans`, columns `16 nj ..`).
 pub(crate) type Frags = ([[u32; 4]; 4], [[u32; 4]; 4]);
@@ -188,17 +214,18 @@ pub(crate) unsafe fn mma_frags<A: Accumulator>(acc: &mut A, (a, b): &Frags) {
     }
 }
 
-/// `K16` k16 steps (2 or 4: a 32- or 64-deep tile) of the warp's 64×64, fully unrolled.
+/// One stage's K tile of the warp's 64×64: `C::K16_PER_STAGE` k16 steps (2 or 4: a 32- or 64-deep
+/// tile) of 4 `ldmatrix.x4` (A), 4 `ldmatrix.x4.trans` (B) and 32 `mma.m16n8k16`, fully unrolled.
 ///
 /// # Safety
-/// As [`compute_tile`].
+/// All 32 lanes of every warp call it; the tiles at `s_a`, `s_b` are complete (after a barrier).
 #[inline(always)]
-pub(crate) unsafe fn compute_k16s<const K16: u32, A: Accumulator>(acc: &mut A, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
+pub(crate) unsafe fn compute_k16s<C: BlockConfig>(acc: &mut C::Acc, s_a: u32, s_b: u32, la: &impl Layout, lb: &impl Layout) {
     // Fully unrolled (constant indices only), so the 128 accumulators stay in registers.
-    const { assert!(K16 == 2 || K16 == 4) };
+    const { assert!(C::K16_PER_STAGE == 2 || C::K16_PER_STAGE == 4) };
     // SAFETY: collective calls by full warps on complete tiles (caller contract).
     unsafe {
-        unroll4!(k16 => { if k16 < K16 {
+        unroll4!(k16 => { if k16 < C::K16_PER_STAGE {
             let f = load_frags(s_a, s_b, k16, la, lb);
             mma_frags(acc, &f);
         }});
@@ -229,8 +256,8 @@ pub(crate) unsafe fn store_c<A: Accumulator>(c: *mut u16, m: u32, n: u32, m0: u3
     });
 }
 
-/// v2–v4's main loop: load a K tile into registers, store it to shared memory, barrier, compute,
-/// barrier. Only the layouts differ between those steps.
+/// v2–v4's main loop ([`Unpipelined`]): load a K tile into registers, store it to shared memory,
+/// barrier, compute, barrier. Only the layouts differ between those steps.
 ///
 /// # Safety
 /// 256 threads, dynamic shared memory of `2 · (la.size() + lb.size())` bytes (16-byte aligned), grid
@@ -250,7 +277,7 @@ pub(crate) unsafe fn run_sync(a: *const u16, b: *const u16, c: *mut u16, m: u32,
             let v = fetch(a, b, m, n, k, m0, n0, k0);
             store_tiles(s_a, s_b, &v, la, lb);
             crate::prim::sync::sync_threads();
-            compute_tile(&mut acc, s_a, s_b, la, lb);
+            compute_k16s::<Unpipelined>(&mut acc, s_a, s_b, la, lb);
             crate::prim::sync::sync_threads();
             k0 += BK;
         }

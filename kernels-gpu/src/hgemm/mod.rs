@@ -1,121 +1,76 @@
-//! Tensor-core HGEMM (seeds 000 and 001).
+//! Tensor-core HGEMM (seeds 000 and 001): three ladders, one file per step in `steps/` (declared by
+//! `kernels-gpu/build.rs`; each file's doc says what changes from the previous step). A step file
+//! imports shared machinery from the modules below, never another step; a variant that changes one
+//! choice of its step (`v5s2`, `v9h`, …) is a configuration in that step's file. README beside this file.
 //!
-//! `warp_v1` … `warp_v5`: seed 001's single-warp 16×16×16 ladder, `C = A · B` with f16 A, B, C (row-major,
-//! B is K×N) and f16 accumulation, one warp. Each step a file:
+//! **Warp ladder** (seed 001): `C = A · B` for one 16×16×16 tile, f16 in and out, f16 accumulation, one
+//! warp.
 //!
 //! | step | file | idea |
 //! |------|------|------|
-//! | v1 | `warp_v1_wmma_global.rs` | `wmma.load`/`wmma.mma`/`wmma.store` straight from global memory |
-//! | v2 | `warp_v2_wmma_shared.rs` | staged through shared memory with 128-bit stores; `wmma.load` conflicts |
-//! | v3 | `warp_v3_wmma_padded.rs` | rows padded by 8 halves: loads conflict-free, stores now conflict |
-//! | v4 | `warp_v4_ldmatrix_mma.rs` | `ldmatrix.x4(.trans)` + 2 `mma.sync.m16n8k16`, C by a `shfl.sync` stmatrix (and native `stmatrix` on sm_90) |
-//! | v5 | `warp_v5_swizzle.rs` | v4 with `Swizzle<3,1,3>` on every tile: no conflicts, no extra memory |
+//! | v1 | `steps/warp_v1_wmma_global.rs` | `wmma.load`/`wmma.mma`/`wmma.store` straight from global memory |
+//! | v2 | `steps/warp_v2_wmma_shared.rs` | staged through shared memory with 128-bit stores; `wmma.load` conflicts |
+//! | v3 | `steps/warp_v3_wmma_padded.rs` | rows padded by 8 halves: loads conflict-free, stores now conflict |
+//! | v4 | `steps/warp_v4_ldmatrix_mma.rs` | `ldmatrix.x4(.trans)` + 2 `mma.sync.m16n8k16`, C by a `shfl.sync` stmatrix (and native `stmatrix` on sm_90: `v4s`) |
+//! | v5 | `steps/warp_v5_swizzle.rs` | v4 with `Swizzle<3,1,3>` on every tile: no conflicts, no extra memory |
 //!
-//! `block_v1` … `block_v5`: full HGEMM `C = A · B` (f16 in and out, f32 accumulation, row-major, B is
-//! K×N) — one warp per 16×16 from global memory, then seed 000's 128×256×32 block tile through shared
-//! memory unpadded, padded, swizzled, a 2/3/4-stage `cp.async` pipeline, a grouped block order, 64-deep
-//! stages, and the epilogue through shared memory (`block_v1` … `block_v8`), fragments double-buffered
-//! across stages (`block_v9`, with `v9s4`, the padded control `v9p` and the f16-accumulate `v9h`);
-//! README beside this file.
+//! **Block ladder** (seed 000): `C (M×N) = A · B`, f16 in and out, f32 accumulation, row-major, B is
+//! K×N; `mma.sync`, 256 threads per 128×256 block tile.
 //!
-//! `tma_v1` (sm_90a only): the first Hopper step, TMA + `wgmma` with one stage (issue 6; file docs).
+//! | step | file | idea |
+//! |------|------|------|
+//! | v1 | `steps/block_v1_warp_global.rs` | one warp per 16×16 of C, fragments straight from global memory |
+//! | v2 | `steps/block_v2_smem.rs` | seed 000's 128×256×32 block tile through shared memory, unpadded |
+//! | v3 | `steps/block_v3_padded.rs` | rows padded by `storage_align` |
+//! | v4 | `steps/block_v4_swizzled.rs` | the solver's swizzles instead of padding |
+//! | v5 | `steps/block_v5_cp_async.rs` | 3-stage `cp.async` pipeline (`v5s2`, `v5s4`: 2 and 4 stages) |
+//! | v6 | `steps/block_v6_grouped_order.rs` | v5 with the grouped block order (L2 reuse) |
+//! | v7 | `steps/block_v7_wide_k.rs` | 64-deep K stages |
+//! | v8 | `steps/block_v8_smem_epilogue.rs` | C through a swizzled shared tile, 128-bit stores |
+//! | v9 | `steps/block_v9_frag_double_buffer.rs` | fragments double-buffered across stages (`v9s4`: 4 stages, `v9p`: padded tiles, `v9h`: f16 accumulation) |
+//! | v10 | `steps/block_v10_ldmatrix_bases.rs` | `ldmatrix` addresses from 8 bases + immediates |
+//!
+//! **Hopper ladder** (issue 6, sm_90a only: the files start with `#![cfg(lab_sm90)]`): the block
+//! ladder's problem with TMA and `wgmma`.
+//!
+//! | step | file | idea |
+//! |------|------|------|
+//! | h1 | `steps/tma_v1_wgmma.rs` | TMA loads + `wgmma`, one stage |
+//! | h2 | `steps/tma_v2_pipeline.rs` | a ring of stages, one mbarrier each |
+//! | h3 | `steps/tma_v3_warp_specialized.rs` | one producer warpgroup, two consumer warpgroups, full/empty mbarrier rings, `setmaxnreg` |
+//! | h4 | `steps/tma_v4_wide.rs` | 128×256 tile: one `wgmma.m64n256k16` per K step, one `wgmma` group in flight |
+//! | h5 | `steps/tma_v5_persistent.rs` | persistent CTAs over grouped tiles, the ring running on across tiles |
+//! | h6 | `steps/tma_v6_tma_store.rs` | the epilogue through shared memory and TMA stores |
+//!
+//! Shared machinery:
+//!
+//! | module | what | used by |
+//! |--------|------|---------|
+//! | `warp_tile_16x16.rs` | the warp ladder's tile copies, `ldmatrix` addresses, `stmatrix` emulation, `ldmatrix` + `mma` product | warp v2–v5 |
+//! | `block.rs` | the block tile: `BlockConfig` (a step's named numbers), accumulators, copies, `ldmatrix` + `mma` of a stage, direct epilogue, v2–v4's loop | block v2–v10 |
+//! | `block_pipeline.rs` | the multistage `cp.async` main loop | block v5–v8, v9/v10's edge blocks |
+//! | `block_smem_epilogue.rs` | the epilogue through a swizzled shared C tile | block v8–v10 |
+//! | `block_cross_stage_prefetch.rs` | the main loop with fragments double-buffered across stages, the interior copy, `FragAddrs` | block v9, v10 |
+//! | `tma.rs` | the Hopper CTA tile: TMA boxes, `wgmma` descriptors, one stage's loads and MMAs, the epilogue from fragments | h1–h6 |
+//! | `tma_warp_specialized.rs` | `warp_specialized!` (the producer/consumer skeleton, written once) and the mbarrier `Ring` | h3–h6 |
+//! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads, `m64n256k16` MMAs, the consumers' K loop | h4–h6 |
+//! | `tma_persistent.rs` | the persistent producer and tile order | h5, h6 |
 //!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
-//! addresses, the `ldmatrix`/`wmma` addresses and the host's predicted bank conflicts.
-use crate::prim::{
-    global::{ld_global_nc_v4_u32, st_global_v4_u32},
-    shared,
-    thread::lane_id,
-    warp::shuffle_idx_u32,
-};
-use layout::{Layout, RowMajor};
-
+//! addresses, the `ldmatrix`/`wmma` addresses and the host's predicted bank conflicts. Names of the
+//! shared modules are part of the PTX: see the crate doc ("Where code lives and the PTX").
 mod block;
-mod block_v1_warp_global;
-mod block_v2_smem;
-mod block_v3_padded;
-mod block_v4_swizzled;
-mod block_v5_cp_async;
-mod block_v7_wide_k;
-mod block_v8_smem_epilogue;
-mod block_v9_frag_double_buffer;
-mod block_v10_ldmatrix_bases;
+mod block_cross_stage_prefetch;
+mod block_pipeline;
+mod block_smem_epilogue;
 #[cfg(lab_sm90)]
 mod tma;
 #[cfg(lab_sm90)]
-mod tma_v1_wgmma;
+mod tma_persistent;
 #[cfg(lab_sm90)]
-mod tma_v2_pipeline;
+mod tma_warp_specialized;
 #[cfg(lab_sm90)]
-mod tma_v3_warp_specialized;
-#[cfg(lab_sm90)]
-mod tma_v4_wide;
-#[cfg(lab_sm90)]
-mod tma_v5_persistent;
-#[cfg(lab_sm90)]
-mod tma_v6_tma_store;
-mod warp_v1_wmma_global;
-mod warp_v2_wmma_shared;
-mod warp_v3_wmma_padded;
-mod warp_v4_ldmatrix_mma;
-mod warp_v5_swizzle;
-
-/// The 16×16 tile shape of the warp ladder.
-pub(crate) const TILE: RowMajor = RowMajor { rows: 16, cols: 16 };
-
-/// Copies a row-major 16×16 f16 tile from global memory into shared memory laid out by `layout`:
-/// lane t moves 16 bytes (row t / 2, columns 8 (t % 2) ..) with one 128-bit load and one 128-bit store.
-///
-/// # Safety
-/// All 32 lanes call it; `g` has 256 readable 16-byte-aligned f16; `s` is the shared address of
-/// `2 · layout.size()` writable bytes, 16-byte aligned, and `layout` keeps 8-element chunks contiguous.
-#[inline(always)]
-pub(crate) unsafe fn tile_to_shared(s: u32, g: *const u16, layout: &impl Layout) {
-    let t = lane_id();
-    // SAFETY: caller contract; lane t's 16 bytes are elements 8t..8t+8 of the global tile.
-    unsafe {
-        let v = ld_global_nc_v4_u32((g as *const u32).add(4 * t as usize));
-        shared::st_shared_v4_u32(s + 2 * layout.offset(t / 2, 8 * (t % 2)), v);
-    }
-}
-
-/// Copies a 16×16 f16 tile laid out by `layout` in shared memory to a row-major tile in global memory,
-/// 16 bytes per lane (the reverse of [`tile_to_shared`]).
-///
-/// # Safety
-/// As [`tile_to_shared`], with `g` writable.
-#[inline(always)]
-pub(crate) unsafe fn tile_to_global(g: *mut u16, s: u32, layout: &impl Layout) {
-    let t = lane_id();
-    // SAFETY: caller contract.
-    unsafe {
-        let v = shared::ld_shared_v4_u32(s + 2 * layout.offset(t / 2, 8 * (t % 2)));
-        st_global_v4_u32((g as *mut u32).add(4 * t as usize), v);
-    }
-}
-
-/// The row address lane `lane` gives `ldmatrix.x4` / `stmatrix.x4` over a 16×16 tile in `layout`:
-/// lanes 0–15 rows 0–15 at column 0, lanes 16–31 rows 0–15 at column 8.
-#[inline(always)]
-pub(crate) fn x4_row_addr(s: u32, lane: u32, layout: &impl Layout) -> u32 {
-    s + 2 * layout.offset(lane % 16, 8 * (lane / 16))
-}
-
-/// Seed 001's `stmatrix.x4` emulation with `shfl.sync` (for GPUs without `stmatrix`): lane `8i + r`
-/// holds the row address of row r of matrix i; the 4 lanes that hold that row's 8 halves (`4r .. 4r+3`,
-/// register i) fetch it with a shuffle and each store their 2 halves (32 bits).
-///
-/// # Safety
-/// All 32 lanes call it; `row_addr` is this lane's 16-byte-aligned shared row address as for
-/// `stmatrix.x4`; the 4 × 8 rows are writable and not accessed by other threads meanwhile.
-#[inline(always)]
-pub(crate) unsafe fn stmatrix_x4_shfl(row_addr: u32, frag: [u32; 4]) {
-    let lane = lane_id();
-    for (i, v) in frag.iter().enumerate() {
-        // SAFETY: all lanes shuffle (collective); the address is the owner lane's row + 4 (lane % 4).
-        unsafe {
-            let row = shuffle_idx_u32(row_addr, 8 * i as u32 + lane / 4);
-            shared::st_shared_u32(row + 4 * (lane % 4), *v);
-        }
-    }
-}
+mod tma_wide_tile;
+mod warp_tile_16x16;
+// The steps: one module per file of `src/hgemm/steps/`, declared by kernels-gpu/build.rs.
+include!(concat!(env!("OUT_DIR"), "/hgemm_steps.rs"));

@@ -42,3 +42,17 @@ pub fn cp_async_wait_group<const N: u32>() {
     // SAFETY: no preconditions; the default memory clobber makes later shared reads stay after it.
     unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) };
 }
+
+/// [`cp_async_wait_group`] with the count as an argument known at compile time (0..=3): what a
+/// pipeline generic over a configuration type calls with `C::STAGES - 2`, which stable Rust cannot pass
+/// as a const generic argument. Inlined with a constant `n`, the `match` folds to the one instruction.
+#[inline(always)]
+pub fn cp_async_wait_group_n(n: u32) {
+    match n {
+        0 => cp_async_wait_group::<0>(),
+        1 => cp_async_wait_group::<1>(),
+        2 => cp_async_wait_group::<2>(),
+        3 => cp_async_wait_group::<3>(),
+        _ => panic!("cp_async_wait_group_n: more than 3 pending groups"),
+    }
+}

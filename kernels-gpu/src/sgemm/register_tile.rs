@@ -1,7 +1,7 @@
 //! The main loop shared by v2–v4: a 128×128 block tile, 256 threads, 8×8 outputs per thread, K in
 //! steps of 8 through shared memory (A stored transposed, `s_a[k][m]`). What differs between those
 //! steps is only the [`Mapping`]: which element each thread loads, and which outputs it owns.
-use super::{fma, load_or_zero, store_if};
+use super::elementwise::{fma, load_or_zero, store_if};
 use crate::util::unroll::unroll8;
 use crate::prim::{shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, thread_idx_x}};
 use layout::Layout;

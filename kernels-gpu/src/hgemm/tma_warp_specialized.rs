@@ -1,0 +1,177 @@
+//! The warp-specialized CTA of the Hopper steps h3–h6 (introduced by h3, whose file explains it):
+//! the stage [`Ring`] with its full and empty mbarriers, and [`warp_specialized!`], the skeleton every
+//! warp-specialized kernel runs — written once here, so a step file holds only its own producer and
+//! consumer code.
+//!
+//! ```text
+//! 384 threads = 3 warpgroups
+//!   warpgroup 0 (producer)     setmaxnreg.dec 40;  thread 0 loops: wait until a stage is empty, issue its TMA loads
+//!   warpgroups 1, 2 (consumers) setmaxnreg.inc 232; wait until a stage is full, wgmma, release it (mh = 0, 1: rows 64·mh ..)
+//! ```
+//!
+//! The kernels using it declare `launch_bounds!(kernel, 384, 1)`: without `.maxntid` and
+//! `.minnctapersm`, ptxas ignores `setmaxnreg` (TOOLCHAIN.md §4.4). Register budget:
+//! 128 · 40 + 256 · 232 = 64 512 ≤ 65 536.
+use crate::prim::{thread::lane_id, tma::TensorMap};
+
+/// Consumer warps (two warpgroups): the empty barriers' arrival count.
+pub(super) const CONSUMER_WARPS: u32 = 8;
+
+/// The stage ring of the warp-specialized steps (h3–h6) and its full and empty mbarriers, laid out in the
+/// launch's dynamic shared memory by [`Ring::in_dynamic_smem`]:
+///
+/// ```text
+/// dynamic smem ─┬ ≤ 1023 B of alignment slack
+///   s_ring ─────┼ stage 0 | stage 1 | … | stage stages−1      (stage_bytes each, 1024-aligned)
+///   s_extra ────┼ extra bytes (h6: the C staging tiles)
+///   s_full ─────┼ stages × 8 B: full barriers (the TMA landed the stage; 1 arrival + tx bytes)
+///   s_empty ────┴ stages × 8 B: empty barriers (every consumer warp is done; CONSUMER_WARPS arrivals)
+/// ```
+#[derive(Clone, Copy)]
+pub(crate) struct Ring {
+    /// First stage.
+    s_ring: u32,
+    /// Full barriers.
+    s_full: u32,
+    /// Empty barriers.
+    s_empty: u32,
+    /// Stages.
+    stages: u32,
+    /// Bytes per stage (a multiple of 1024, so every stage stays aligned to the 128B pattern's period).
+    stage_bytes: u32,
+}
+
+impl Ring {
+    /// Lays out `stages` stages of `stage_bytes`, then `extra_bytes`, then the barriers, from the dynamic
+    /// shared memory's start rounded up to 1024 bytes; returns the ring and the extra region's address.
+    /// The launch must provide `layout::hopper::tma_hgemm::dyn_smem(stages, stage_bytes, extra_bytes, 2)`
+    /// bytes (the host registry asks for exactly that).
+    #[inline(always)]
+    pub(crate) fn in_dynamic_smem(stages: u32, stage_bytes: u32, extra_bytes: u32) -> (Ring, u32) {
+        use crate::prim::shared::{Align16, addr_of, dynamic};
+        let s_ring = (addr_of(dynamic::<Align16>()) + 1023) & !1023;
+        let s_extra = s_ring + stages * stage_bytes;
+        let s_full = s_extra + extra_bytes;
+        (Ring { s_ring, s_full, s_empty: s_full + 8 * stages, stages, stage_bytes }, s_extra)
+    }
+
+    /// Stage, full barrier and empty barrier of running K-tile index `it`, and its use `u = it / stages`.
+    #[inline(always)]
+    pub(super) fn at(self, it: u32) -> (u32, u32, u32, u32) {
+        let s = it % self.stages;
+        (self.s_ring + s * self.stage_bytes, self.s_full + 8 * s, self.s_empty + 8 * s, it / self.stages)
+    }
+
+    /// Thread 0 of the block: prefetches both tensor maps, initializes the full barriers (one arrival:
+    /// the producer's `expect_tx`) and the empty barriers ([`CONSUMER_WARPS`] arrivals), then fences the
+    /// initialization for the async proxy. The caller follows with a block barrier.
+    ///
+    /// # Safety
+    /// One thread, before any other use of the barriers; the launch provides the bytes
+    /// [`Ring::in_dynamic_smem`] names; the tensor maps are valid.
+    #[inline(always)]
+    pub(crate) unsafe fn init(self, tmap_a: *const TensorMap, tmap_b: *const TensorMap) {
+        use crate::prim::mbarrier::{fence_mbarrier_init, mbarrier_init};
+        // SAFETY: forwarded to the caller; the barriers lie inside the dynamic shared memory.
+        unsafe {
+            crate::prim::tma::prefetch_tensormap(tmap_a);
+            crate::prim::tma::prefetch_tensormap(tmap_b);
+            for i in 0..self.stages {
+                mbarrier_init(self.s_full + 8 * i, 1);
+                mbarrier_init(self.s_empty + 8 * i, CONSUMER_WARPS);
+            }
+            fence_mbarrier_init();
+        }
+    }
+
+    /// The producer's wait before refilling the stage of running index `it`: use `u − 1` of that stage
+    /// must have been released by every consumer warp (nothing to wait for on the first use).
+    ///
+    /// # Safety
+    /// One producer thread; barriers initialized.
+    #[inline(always)]
+    pub(super) unsafe fn wait_empty(self, it: u32) {
+        let (_, _, empty, u) = self.at(it);
+        if u > 0 {
+            // SAFETY: forwarded to the caller.
+            unsafe { crate::prim::mbarrier::mbarrier_wait_parity(empty, (u - 1) & 1) };
+        }
+    }
+
+    /// A consumer's wait until the stage of running index `it` has landed (phase `u` of its full barrier).
+    ///
+    /// # Safety
+    /// Barriers initialized; the producer issues this stage.
+    #[inline(always)]
+    pub(super) unsafe fn wait_full(self, it: u32) {
+        let (_, full, _, u) = self.at(it);
+        // SAFETY: forwarded to the caller.
+        unsafe { crate::prim::mbarrier::mbarrier_wait_parity(full, u & 1) };
+    }
+
+    /// One consumer warp's release of the stage of running index `it` (lane 0 arrives for the warp).
+    ///
+    /// # Safety
+    /// Called once per warp per use, after the warp's `wgmma`s reading that stage have retired.
+    #[inline(always)]
+    pub(super) unsafe fn release(self, it: u32) {
+        if lane_id() == 0 {
+            // SAFETY: forwarded to the caller.
+            unsafe { crate::prim::mbarrier::mbarrier_arrive(self.at(it).2) };
+        }
+    }
+}
+
+/// The warp-specialized CTA, written once for h3–h6. It expands, in the kernel's body, to:
+///
+/// 1. `let (ring, s_extra) = Ring::in_dynamic_smem(stages, stage_bytes, extra_bytes)`, `let tid =
+///    thread_idx_x()`, `let wg = tid / 128` (the names are the caller's), then the step's `setup`
+///    `let`s (tile coordinates, K tiles: computed by every thread before the roles split);
+/// 2. thread 0 initializes the ring ([`Ring::init`]), and one block barrier publishes it — the only
+///    block-wide barrier of the kernel;
+/// 3. warpgroup 0 gives up registers (`setmaxnreg.dec 40`) and its thread 0 runs the `producer` block;
+/// 4. warpgroups 1 and 2 take them (`setmaxnreg.inc 232`) and run the `consumer` block with
+///    `mh = wg − 1` (0 or 1: which 64 rows of the tile).
+///
+/// ```ignore
+/// warp_specialized! {
+///     ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
+///     thread: tid, warpgroup: wg;
+///     setup: { let k_tiles = k.div_ceil(BK); }
+///     tensor_maps: (tmap_a, tmap_b);
+///     producer: { /* one thread: wait_empty, issue the stage's TMA loads */ }
+///     consumer(mh): { /* 128 threads: wait_full, wgmma, release; epilogue */ }
+/// }
+/// ```
+///
+/// Must be used inside an `unsafe` block whose safety argument covers the producer's and consumers'
+/// use of the ring (the barrier protocol); the launch provides 384 threads and the dynamic shared
+/// memory [`Ring::in_dynamic_smem`] names, and the tensor maps are valid.
+macro_rules! warp_specialized {
+    (
+        ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
+        thread: $tid:ident, warpgroup: $wg:ident;
+        setup: { $(let $p:pat = $e:expr;)* }
+        tensor_maps: ($tmap_a:expr, $tmap_b:expr);
+        producer: $producer:block
+        consumer($mh:ident): $consumer:block
+    ) => {
+        let ($ring, $s_extra) = $crate::hgemm::tma_warp_specialized::Ring::in_dynamic_smem($stages, $stage_bytes, $extra_bytes);
+        let $tid = $crate::prim::thread::thread_idx_x();
+        let $wg = $tid / 128;
+        $(let $p = $e;)*
+        if $tid == 0 {
+            $ring.init($tmap_a, $tmap_b);
+        }
+        $crate::prim::sync::sync_threads();
+        if $wg == 0 {
+            $crate::prim::wgmma::setmaxnreg_dec::<40>();
+            if $tid == 0 $producer
+        } else {
+            $crate::prim::wgmma::setmaxnreg_inc::<232>();
+            let $mh = $wg - 1;
+            $consumer
+        }
+    };
+}
+pub(crate) use warp_specialized;

@@ -1,0 +1,110 @@
+//! The 128×256 wide tile of the Hopper steps h4–h6 (introduced by h4, whose file explains it): a stage
+//! holds A (128×64) and four 64×64 B boxes under one `expect_tx`; each consumer warpgroup computes its
+//! 64×256 with one `wgmma.m64n256k16` per K step (B's four boxes under one descriptor) and keeps one
+//! `wgmma` group in flight (`wait_group 1`), releasing the previous stage while the current one's MMAs
+//! run.
+use super::tma::{A_BYTES, B_HALF_BYTES, BK, WIDE_STAGE_BYTES, a_desc, b_desc, store_block};
+use super::tma_warp_specialized::Ring;
+use crate::prim::{
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n256k16_f32_f16, wgmma_wait_group},
+};
+
+/// The wide steps' `tma::issue_stage`: A (128×64) and four B boxes (64 K × 64 N each, N columns
+/// `n0 .. n0 + 256`) of K tile `kt` into the stage at `s_stage`, announced on `bar` as one
+/// [`WIDE_STAGE_BYTES`] transaction.
+///
+/// # Safety
+/// As `tma::issue_stage`, with a stage of [`WIDE_STAGE_BYTES`].
+#[inline(always)]
+pub(super) unsafe fn issue_wide_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32) {
+    let k0 = (kt * BK) as i32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, WIDE_STAGE_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
+        for nb in 0..4 {
+            cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + nb * B_HALF_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar);
+        }
+    }
+}
+
+/// One consumer warpgroup's MMAs on a wide stage: rows `64·mh ..` of A times all 256 columns of B, as
+/// 4 K steps of one `wgmma.m64n256k16` each (B's four boxes under one descriptor, LBO = one box), into
+/// `r_acc` (`[nb]`: columns `64·nb ..`), committed as one group and **not waited for** (the caller
+/// chooses `wait_group 0` or `1`).
+///
+/// # Safety
+/// All 128 threads of the warpgroup; the stage's TMA phase has completed; nobody writes the stage or
+/// reads `r_acc` until a `wgmma_wait_group` has retired this group (the caller pins `r_acc` after it).
+#[inline(always)]
+pub(super) unsafe fn mma_wide_stage(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh: u32) {
+    let d_a = a_desc(s_stage, mh);
+    let d_b = b_desc(s_stage, 0); // LBO = B_HALF_BYTES: the next 64 columns are the next box
+    for acc in r_acc.iter_mut() {
+        wgmma_fence_operand(acc);
+    }
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        wgmma_fence();
+        for ks in 0..BK / 16 {
+            // K step ks: 32 bytes along A's K-major rows, 16 rows (2048 B) down every B box.
+            wgmma_m64n256k16_f32_f16::<0, 1>(r_acc, d_a.advance(32 * ks).0, d_b.advance(2048 * ks).0, true);
+        }
+        wgmma_commit_group();
+    }
+}
+
+/// One consumer warpgroup's K loop over a tile of the persistent wide steps: accumulates rows `64·mh ..`
+/// × 256 columns into a fresh `r_acc` and returns it final (after `wait_group 0`), having released every
+/// stage use it consumed — stage `it − 1` after stage `it`'s group was committed and `wait_group 1`
+/// retired the older one, and the tile's last stage after `wait_group 0`. Advances `it` by `k_tiles`.
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; the ring initialized by [`Ring::init`]; the producer walks
+/// the same tiles and K tiles, issuing each stage use once (as h4's loop or
+/// `tma_persistent::produce_persistent` does).
+#[inline(always)]
+pub(super) unsafe fn consume_wide_tile(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
+    let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
+    // SAFETY: forwarded to the caller; the accumulators are pinned after every wait.
+    unsafe {
+        for kt in 0..k_tiles {
+            ring.wait_full(*it);
+            mma_wide_stage(&mut r_acc, ring.at(*it).0, mh);
+            wgmma_wait_group::<1>();
+            for acc in r_acc.iter_mut() {
+                wgmma_fence_operand(acc);
+            }
+            if kt > 0 {
+                ring.release(*it - 1);
+            }
+            *it += 1;
+        }
+        wgmma_wait_group::<0>();
+        for acc in r_acc.iter_mut() {
+            wgmma_fence_operand(acc);
+        }
+        if k_tiles > 0 {
+            ring.release(*it - 1);
+        }
+    }
+    r_acc
+}
+
+/// Writes one consumer's 64×256 result (the four accumulator blocks of [`consume_wide_tile`]) to C at
+/// `(row0, n0)` with `tma::store_block`.
+///
+/// # Safety
+/// As `tma::store_block`.
+#[inline(always)]
+pub(super) unsafe fn store_wide(r_acc: &[[f32; 32]; 4], g_c: *mut u16, m: u32, n: u32, row0: u32, n0: u32, warp: u32) {
+    let [acc0, acc1, acc2, acc3] = r_acc;
+    // SAFETY: forwarded to the caller. Constant indices keep the accumulators in registers.
+    unsafe {
+        store_block(acc0, g_c, m, n, row0, n0, warp);
+        store_block(acc1, g_c, m, n, row0, n0 + 64, warp);
+        store_block(acc2, g_c, m, n, row0, n0 + 128, warp);
+        store_block(acc3, g_c, m, n, row0, n0 + 192, warp);
+    }
+}

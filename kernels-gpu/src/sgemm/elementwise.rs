@@ -1,0 +1,72 @@
+//! Element-wise pieces every SGEMM step uses: [`fma`] (one rounding, as cuBLAS computes) and the loads
+//! and stores guarded by the matrix bounds (zero-filled outside, stores skipped), element by element or
+//! as one 128-bit access when the four elements are inside and aligned.
+
+/// `a · b + c` with one rounding (`fma.rn.f32`), as cuBLAS computes.
+#[inline(always)]
+pub(crate) fn fma(a: f32, b: f32, c: f32) -> f32 {
+    core::intrinsics::fmaf32(a, b, c)
+}
+
+/// `p[row · ld + col]` if `row < rows && col < cols`, else 0.
+///
+/// # Safety
+/// `p` points to a `rows × ld` row-major matrix (`ld >= cols`).
+#[inline(always)]
+pub(crate) unsafe fn load_or_zero(p: *const f32, row: u32, col: u32, rows: u32, cols: u32, ld: u32) -> f32 {
+    if row < rows && col < cols {
+        // SAFETY: in bounds by the check above and the caller's contract.
+        unsafe { *p.add(row as usize * ld as usize + col as usize) }
+    } else {
+        0.0
+    }
+}
+
+/// Four consecutive elements `p[row · ld + col ..][..4]`, as one 128-bit `ld.global.nc.v4` when they
+/// are all inside the matrix and 16-byte aligned (`ld % 4 == 0`, `col % 4 == 0`), else element by
+/// element with zero fill.
+///
+/// # Safety
+/// `p` points to a 16-byte-aligned `rows × ld` row-major matrix (`ld >= cols`) not written during the
+/// kernel.
+#[inline(always)]
+pub(crate) unsafe fn load4_or_zero(p: *const f32, row: u32, col: u32, rows: u32, cols: u32, ld: u32) -> [f32; 4] {
+    // SAFETY: the vector path is taken only when all four are in bounds and aligned.
+    unsafe {
+        if ld % 4 == 0 && row < rows && col + 3 < cols {
+            crate::prim::global::ld_global_nc_v4_f32(p.add(row as usize * ld as usize + col as usize))
+        } else {
+            core::array::from_fn(|c| load_or_zero(p, row, col + c as u32, rows, cols, ld))
+        }
+    }
+}
+
+/// `p[row · ld + col] = v` if inside `rows × cols`.
+///
+/// # Safety
+/// `p` points to a writable `rows × ld` row-major matrix.
+#[inline(always)]
+pub(crate) unsafe fn store_if(p: *mut f32, row: u32, col: u32, rows: u32, cols: u32, ld: u32, v: f32) {
+    if row < rows && col < cols {
+        // SAFETY: in bounds.
+        unsafe { *p.add(row as usize * ld as usize + col as usize) = v };
+    }
+}
+
+/// Stores 4 consecutive outputs, as one 128-bit store when all are inside and aligned.
+///
+/// # Safety
+/// As [`store_if`], with `p` 16-byte aligned.
+#[inline(always)]
+pub(crate) unsafe fn store4_if(p: *mut f32, row: u32, col: u32, rows: u32, cols: u32, ld: u32, v: [f32; 4]) {
+    // SAFETY: the vector path only when all four are in bounds and 16-byte aligned.
+    unsafe {
+        if ld % 4 == 0 && row < rows && col + 3 < cols {
+            crate::prim::global::st_global_v4_f32(p.add(row as usize * ld as usize + col as usize), v);
+        } else {
+            for c in 0..4 {
+                store_if(p, row, col + c as u32, rows, cols, ld, v[c]);
+            }
+        }
+    }
+}

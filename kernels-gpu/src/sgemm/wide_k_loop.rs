@@ -1,0 +1,144 @@
+//! The wide-K main loop of the SGEMM ladder (introduced by v7, whose file explains it; used by v7, v8,
+//! v9 and v11): 16-deep K stages double-buffered in shared memory, the next stage fetched into registers
+//! during compute, fragments of the next k read before the current k's FMAs (ping-pong), and plain
+//! 128-bit loads for blocks whose tile lies inside the matrices. What the steps vary: the thread →
+//! output mapping ([`FragMap`], `frag_map`), the block order (v8) and when the interior test is made
+//! ([`Interior`], v11).
+use super::frag_map::FragMap;
+use super::elementwise::{fma, load4_or_zero, store4_if};
+use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::thread_idx_x};
+use crate::util::unroll::unroll8;
+
+/// `acc += a ⊗ b` for one k: 64 FMAs.
+#[inline(always)]
+fn outer_product(acc: &mut [[f32; 8]; 8], (a, b): &([f32; 8], [f32; 8])) {
+    for i in 0..8 {
+        for j in 0..8 {
+            acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        }
+    }
+}
+use layout::Layout;
+use layout::sgemm::{BK_WIDE, BM, BN, a_tile_t_wide, b_tile_wide, stage_words};
+
+/// One block's tile `(bm, bn)` of `C = A · B`.
+///
+/// # Safety
+/// 256 threads, `2 · (16·132 + 16·128) · 4` bytes of dynamic shared memory; `a`, `b`, `c` hold
+/// `M·K`, `K·N`, `M·N` f32, 16-byte aligned; `bm < ceil(M / 128)`, `bn < ceil(N / 128)`.
+#[inline(always)]
+pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
+    // SAFETY: forwarded; `Interior::Runtime` decides per block, as every step up to v9 did.
+    unsafe { block_tile_as::<F, { Interior::RUNTIME }>(a, b, c, m, n, k, bm, bn) }
+}
+
+/// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
+pub(crate) struct Interior;
+
+impl Interior {
+    /// Decided at run time inside the loop (one uniform branch per K stage): v7–v9.
+    pub(crate) const RUNTIME: u8 = 0;
+    /// Known interior: the loop has no bounds logic at all (v11's main path).
+    pub(crate) const YES: u8 = 1;
+    /// Known edge: every load predicated (v11's ragged blocks).
+    pub(crate) const NO: u8 = 2;
+}
+
+/// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
+/// guarantees what the run-time test checks (`m0 + 128 ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`).
+///
+/// # Safety
+/// As [`block_tile`], plus that guarantee for `MODE == Interior::YES`.
+#[inline(always)]
+pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
+    let (la, lb) = (a_tile_t_wide(), b_tile_wide());
+    let stage = stage_words(&la, &lb);
+    let base = shared::addr_of(shared::dynamic::<shared::Align16>());
+    let tid = thread_idx_x();
+    let (m0, n0) = (bm * BM, bn * BN);
+    // Loader mapping: float4 `i` (0, 1) of A is rows `tid / 2`, k `(tid % 2)·4 + 8·i` (as v5, whose
+    // transposed stores hit 32 distinct banks); of B, k `tid / 32 + 8·i`, columns `(tid % 32)·4`.
+    let (am, ak) = (tid / 2, (tid % 2) * 4);
+    let (bk, bn4) = (tid / 32, (tid % 32) * 4);
+    let sa = |s: u32| base + 4 * s * stage;
+    let sb = |s: u32| base + 4 * (s * stage + la.rows * la.stride);
+    let mut acc = [[0.0f32; 8]; 8];
+    // SAFETY: as v6: shared offsets from the layouts (k < 16, m, n < 128; rows 16-byte aligned), global
+    // loads predicated or, on interior blocks, provably inside and aligned (m0 + 128 <= M, n0 + 128 <= N,
+    // K % 16 == 0 and N % 4 == 0, so every float4 is in bounds and 16-byte aligned), uniform loop bounds (every thread reaches every barrier), and a stage is
+    // rewritten only after the barrier that ends the reads of it.
+    unsafe {
+        // Uniform per block: the tile and the whole K range are inside and 16-byte aligned.
+        let interior = match MODE {
+            Interior::YES => true,
+            Interior::NO => false,
+            _ => m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0 && n % 4 == 0,
+        };
+        let fetch = |k0: u32| -> [[f32; 4]; 4] {
+            if interior {
+                let ga = a.add((m0 + am) as usize * k as usize + (k0 + ak) as usize);
+                let gb = b.add((k0 + bk) as usize * n as usize + (n0 + bn4) as usize);
+                [ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)),
+                 ld_global_nc_v4_f32(gb), ld_global_nc_v4_f32(gb.add(8 * n as usize))]
+            } else {
+                [load4_or_zero(a, m0 + am, k0 + ak, m, k, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k, k),
+                 load4_or_zero(b, k0 + bk, n0 + bn4, k, n, n), load4_or_zero(b, k0 + bk + 8, n0 + bn4, k, n, n)]
+            }
+        };
+        let store = |s: u32, v: [[f32; 4]; 4]| {
+            for i in 0..2u32 {
+                for c in 0..4u32 {
+                    shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
+                }
+                shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + 8 * i, bn4), v[2 + i as usize]);
+            }
+        };
+        // Byte offsets of this thread's fragments at k = 0; step kk adds whole rows (`offset(kk, x) =
+        // offset(0, x) + kk · stride` for these padded row-major tiles), a constant once unrolled.
+        let (oa, ob) = ([4 * la.offset(0, F::row(tid, 0)), 4 * la.offset(0, F::row(tid, 1))],
+                        [4 * lb.offset(0, F::col(tid, 0)), 4 * lb.offset(0, F::col(tid, 1))]);
+        let frag = |s: u32, kk: u32| -> ([f32; 8], [f32; 8]) {
+            let (ka, kb) = (sa(s) + 4 * kk * la.stride, sb(s) + 4 * kk * lb.stride);
+            let a_lo = shared::ld_shared_v4_f32(ka + oa[0]);
+            let a_hi = shared::ld_shared_v4_f32(ka + oa[1]);
+            let b_lo = shared::ld_shared_v4_f32(kb + ob[0]);
+            let b_hi = shared::ld_shared_v4_f32(kb + ob[1]);
+            ([a_lo[0], a_lo[1], a_lo[2], a_lo[3], a_hi[0], a_hi[1], a_hi[2], a_hi[3]],
+             [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]])
+        };
+        store(0, fetch(0));
+        sync_threads();
+        let mut cur = 0;
+        let mut k0 = 0;
+        while k0 < k {
+            let next = k0 + BK_WIDE;
+            let prefetch = if next < k { fetch(next) } else { [[0.0; 4]; 4] };
+            // Ping-pong: set 0 holds even steps, set 1 odd steps; each is read one step ahead.
+            let mut f0 = frag(cur, 0);
+            unroll8!(p => {
+                let f1 = frag(cur, 2 * p + 1);
+                outer_product(&mut acc, &f0);
+                if p < 7 {
+                    f0 = frag(cur, 2 * p + 2);
+                }
+                outer_product(&mut acc, &f1);
+            });
+            if next < k {
+                store(1 - cur, prefetch);
+            }
+            sync_threads();
+            cur = 1 - cur;
+            k0 = next;
+        }
+        for h in 0..2 {
+            for r in 0..4 {
+                let i = (4 * h + r) as usize;
+                for h2 in 0..2u32 {
+                    let j = 4 * h2 as usize;
+                    store4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, n,
+                              [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
+                }
+            }
+        }
+    }
+}
