@@ -22,11 +22,12 @@ pub struct SelftestResult {
 
 /// Runs every self-test; each result says passed, failed (why) or skipped (why).
 pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
-    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 7] = [
+    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 8] = [
         ("selftest_mma_f32_f16", mma_f32),
         ("selftest_mma_swizzled", mma_swizzled),
         ("selftest_mma_f16_f16", mma_f16),
         ("selftest_shuffle", shuffle),
+        ("selftest_warp_sync", warp_sync),
         ("selftest_shared_widths", shared_widths),
         ("selftest_stmatrix", stmatrix),
         ("selftest_wgmma_tma", wgmma_tma),
@@ -114,6 +115,26 @@ fn shuffle(gpu: &Gpu, seed: u64) -> Result<()> {
         let want = [x[l ^ 5], if l + 3 < 32 { x[l + 3] } else { x[l] }, total, l as f32];
         if out[4 * l..4 * l + 4] != want {
             return Err(Error::Verification(format!("{}: lane {l} got {:?}, want {want:?}", k.name(), &out[4 * l..4 * l + 4])));
+        }
+    }
+    Ok(())
+}
+
+fn warp_sync(gpu: &Gpu, seed: u64) -> Result<()> {
+    let k = gpu.kernel("selftest_warp_sync")?;
+    let mut rng = verify::rng(seed ^ 0x5A);
+    let x: Vec<u32> = (0..2).map(|_| rng.random_range(1..1u32 << 30)).collect();
+    let g_in = gpu.upload(&x)?;
+    let mut g_out = gpu.upload(&vec![u32::MAX; 64])?;
+    // SAFETY: g_in 2 u32, g_out 64 u32, one block of 64 threads with 8 bytes of dynamic shared memory
+    // (the descriptor's).
+    unsafe { launch!(gpu, &k, grid = 1, &g_in, &mut g_out)? };
+    gpu.sync_after(k.name())?;
+    let out = gpu.download(&g_out)?;
+    for (t, &got) in out.iter().enumerate() {
+        let want = x[t / 32] + (t % 32) as u32;
+        if got != want {
+            return Err(Error::Verification(format!("{}: thread {t} (warp {}, lane {}) got {got:#x}, want {want:#x}", k.name(), t / 32, t % 32)));
         }
     }
     Ok(())

@@ -19,6 +19,8 @@ pub const KERNELS: &[KernelInfo] = &[
     selftest("selftest_mma_f16_f16", Target::Sm80, 32, 0, PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"]),
         "cp.async + ldmatrix.x4(.trans) + mma.m16n8k16 f16->f16"),
     selftest("selftest_shuffle", Target::Sm80, 32, 0, PtxCheck::has(&["shfl.sync.bfly.b32", "shfl.sync.down.b32"]), "shfl.sync bfly/down, warp sum, %laneid"),
+    selftest("selftest_warp_sync", Target::Sm80, 64, 8, PtxCheck::has(&["bar.warp.sync 0xffffffff", "fence.acq_rel.gpu", "st.shared.b32"]),
+        "warp_id, bar.warp.sync (a warp-local handoff through shared memory), fence.acq_rel.gpu"),
     selftest("selftest_shared_widths", Target::Sm80, 64, 1024,
         PtxCheck::has(&["st.shared.v4.u32", "ld.shared.u32", "ld.shared.v2.u32", "ld.shared.v4.u32", "ld.shared.b32"]),
         "st.shared.v4, ld.shared 32/64/128-bit, plain Rust shared loads"),

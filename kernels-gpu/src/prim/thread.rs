@@ -10,12 +10,6 @@ pub fn thread_idx_x() -> u32 {
     // SAFETY: reading a special register has no preconditions.
     unsafe { nvptx::_thread_idx_x() }
 }
-/// `%tid.y`.
-#[inline(always)]
-pub fn thread_idx_y() -> u32 {
-    // SAFETY: reading a special register has no preconditions.
-    unsafe { nvptx::_thread_idx_y() }
-}
 /// `%ctaid.x`: this block's index in the grid, x.
 #[inline(always)]
 pub fn block_idx_x() -> u32 {

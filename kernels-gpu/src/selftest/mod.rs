@@ -6,6 +6,7 @@ mod shared_widths;
 mod shuffle;
 #[cfg(lab_sm90)]
 mod stmatrix;
+mod warp_sync;
 #[cfg(lab_sm90)]
 mod wgmma_tma;
 

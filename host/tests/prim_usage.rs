@@ -1,0 +1,52 @@
+//! Every device primitive (`kernels-gpu/src/prim`) is used by a kernel or a self-test outside `prim/`,
+//! or by another primitive that is: a wrapper nothing exercises is untested PTX text. Source-level,
+//! runs anywhere.
+use std::{fs, path::{Path, PathBuf}};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = e.expect("directory entry").path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Whole-word occurrences of `name` in `text`, outside the `fn name` declaration itself.
+fn uses(text: &str, name: &str) -> usize {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).filter(|&(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word) && !text[..i].ends_with("fn ")
+    }).count()
+}
+
+#[test]
+fn every_primitive_is_used_outside_prim() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels-gpu/src");
+    let mut files = vec![];
+    rust_files(&src, &mut files);
+    let (prim, rest): (Vec<_>, Vec<_>) = files.iter().partition(|p| p.components().any(|c| c.as_os_str() == "prim"));
+    let read = |p: &&PathBuf| fs::read_to_string(p).expect("readable source");
+    let outside: String = rest.iter().map(read).collect();
+    let inside: String = prim.iter().map(read).collect();
+    let mut names = vec![];
+    for line in inside.lines().map(str::trim) {
+        for prefix in ["pub fn ", "pub unsafe fn ", "pub const fn "] {
+            if let Some(rest) = line.strip_prefix(prefix) {
+                names.push(rest.split(['(', '<']).next().unwrap_or("").to_string());
+            }
+        }
+    }
+    assert!(names.len() > 30, "found only {} primitives: is the path right?", names.len());
+    // A primitive counts as used if a kernel uses it, or a primitive that a kernel uses calls it.
+    let used_outside = |n: &str| uses(&outside, n) > 0;
+    let unused: Vec<&String> = names.iter().filter(|n| !used_outside(n) && !names.iter().any(|m| m != *n && used_outside(m) && {
+        // `m`'s body in prim/ mentions `n`: find `fn m` and scan to the next `fn `.
+        inside.split("fn ").any(|chunk| chunk.starts_with(m.as_str()) && uses(chunk, n) > 0)
+    })).collect();
+    assert!(unused.is_empty(), "primitives no kernel or self-test uses (remove them or add a self-test): {unused:?}");
+}
