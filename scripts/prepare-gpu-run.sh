@@ -8,7 +8,7 @@ rm -rf .carry && mkdir -p .carry/tests
 cargo build --release
 cp target/release/kernel-lab .carry/
 # The sm_90a PTX, so gpu-run.sh can assemble it there and grep the SASS for HGMMA/UTMALDG (issue 6).
-cp "$(ls -t target/release/build/kernel-lab-*/out/kernels_sm_90a.ptx | head -1)" .carry/
+cp "$(ls -t target/release/build/kernel-lab-*/out/kernels_gpu_sm_90a.ptx | head -1)" .carry/kernels_sm_90a.ptx
 cargo test --release --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import sys, json
 for l in sys.stdin:

@@ -39,7 +39,7 @@ fn descriptors_and_ptx_list_the_same_kernels() {
     assert_eq!(sm80, reg80, "sm_80 PTX entries (left) differ from the sm_80 descriptors (right)");
 }
 
-/// The launch bounds `tools/nvptx-link` wrote between the entry's parameter list and its body.
+/// The launch bounds `ptx-builder`'s `nvptx-link` wrote between the entry's parameter list and its body.
 fn launch_bounds_in_ptx(target: Target, name: &str) -> Option<LaunchBounds> {
     let head = body(target, name).split('{').next().unwrap_or("");
     let num = |directive: &str| head.lines().map(str::trim).find_map(|l| l.strip_prefix(directive))

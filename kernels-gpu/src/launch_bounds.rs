@@ -10,7 +10,7 @@
 //!   keeps the registers low enough for that many resident blocks per SM (`setmaxnreg` needs both).
 //!
 //! The macro writes `//@entry-directive <kernel> <directive>` comment lines into the module with
-//! `global_asm!`; `tools/nvptx-link` moves each directive into that kernel's `.entry` (between the
+//! `global_asm!`; `nvptx-link` (`builder/src/nvptx-link`) moves each directive into that kernel's `.entry` (between the
 //! parameter list and the body). It also names `kernel` in a constant, so a renamed or misspelled
 //! kernel is a compile error rather than a directive silently attached to nothing.
 macro_rules! launch_bounds {

@@ -14,9 +14,9 @@ impl Target {
 }
 
 /// PTX for `sm_80`.
-pub static SM80: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_80.ptx"));
+pub static SM80: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_sm_80.ptx"));
 /// PTX for `sm_90a`.
-pub static SM90A: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_sm_90a.ptx"));
+pub static SM90A: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_sm_90a.ptx"));
 
 /// The `.entry` names in a PTX module, in order.
 pub fn entries(ptx: &str) -> Vec<&str> {

@@ -86,7 +86,7 @@ impl Family {
 }
 
 /// Launch bounds a kernel declares in its own file (`launch_bounds!` in `kernels-gpu`), which
-/// `tools/nvptx-link` writes into the entry as `.maxntid` and `.minnctapersm`.
+/// `ptx-builder`'s `nvptx-link` writes into the entry as `.maxntid` and `.minnctapersm`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LaunchBounds {
     /// `.maxntid N, 1, 1`: the most threads per block the kernel may be launched with.
