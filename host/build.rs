@@ -29,6 +29,8 @@ fn main() {
         .cfg(Sm::Sm90a, "lab_sm90")
         .watch("../layout/src")
         .watch("../layout/Cargo.toml")
+        .watch("../nvptx-std/src")
+        .watch("../nvptx-std/Cargo.toml")
         .build();
     if let Err(e) = built {
         eprintln!("error: {e}");

@@ -1,6 +1,6 @@
-//! Every device primitive (`kernels-gpu/src/prim`) is used by a kernel or a self-test outside `prim/`,
-//! or by another primitive that is: a wrapper nothing exercises is untested PTX text. Source-level,
-//! runs anywhere.
+//! Every device primitive (the `nvptx-std` crate) is used by a kernel or a self-test of `kernels-gpu`, or
+//! by another primitive that is: a wrapper nothing exercises is untested PTX text. Source-level, runs
+//! anywhere.
 use std::{fs, path::{Path, PathBuf}};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -25,12 +25,12 @@ fn uses(text: &str, name: &str) -> usize {
 }
 
 #[test]
-fn every_primitive_is_used_outside_prim() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels-gpu/src");
-    let mut files = vec![];
-    rust_files(&src, &mut files);
-    let (prim, rest): (Vec<_>, Vec<_>) = files.iter().partition(|p| p.components().any(|c| c.as_os_str() == "prim"));
-    let read = |p: &&PathBuf| fs::read_to_string(p).expect("readable source");
+fn every_primitive_is_used_by_a_kernel_or_self_test() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (mut prim, mut rest) = (vec![], vec![]);
+    rust_files(&root.join("nvptx-std/src"), &mut prim);
+    rust_files(&root.join("kernels-gpu/src"), &mut rest);
+    let read = |p: &PathBuf| fs::read_to_string(p).expect("readable source");
     let outside: String = rest.iter().map(read).collect();
     let inside: String = prim.iter().map(read).collect();
     let mut names = vec![];
@@ -45,7 +45,7 @@ fn every_primitive_is_used_outside_prim() {
     // A primitive counts as used if a kernel uses it, or a primitive that a kernel uses calls it.
     let used_outside = |n: &str| uses(&outside, n) > 0;
     let unused: Vec<&String> = names.iter().filter(|n| !used_outside(n) && !names.iter().any(|m| m != *n && used_outside(m) && {
-        // `m`'s body in prim/ mentions `n`: find `fn m` and scan to the next `fn `.
+        // `m`'s body in nvptx-std mentions `n`: find `fn m` and scan to the next `fn `.
         inside.split("fn ").any(|chunk| chunk.starts_with(m.as_str()) && uses(chunk, n) > 0)
     })).collect();
     assert!(unused.is_empty(), "primitives no kernel or self-test uses (remove them or add a self-test): {unused:?}");

@@ -13,17 +13,4 @@
 //! `global_asm!`; `nvptx-link` (`builder/src/nvptx-link`) moves each directive into that kernel's `.entry` (between the
 //! parameter list and the body). It also names `kernel` in a constant, so a renamed or misspelled
 //! kernel is a compile error rather than a directive silently attached to nothing.
-macro_rules! launch_bounds {
-    ($kernel:ident, $threads:literal) => {
-        const _: () = { let _ = $kernel; };
-        core::arch::global_asm!(concat!("//@entry-directive ", stringify!($kernel), " .maxntid ", stringify!($threads), ", 1, 1"));
-    };
-    ($kernel:ident, $threads:literal, $min_blocks_per_sm:literal) => {
-        const _: () = { let _ = $kernel; };
-        core::arch::global_asm!(
-            concat!("//@entry-directive ", stringify!($kernel), " .maxntid ", stringify!($threads), ", 1, 1"),
-            concat!("//@entry-directive ", stringify!($kernel), " .minnctapersm ", stringify!($min_blocks_per_sm)),
-        );
-    };
-}
-pub(crate) use launch_bounds;
+pub(crate) use nvptx_std::launch_bounds;

@@ -43,23 +43,19 @@
 //! Build: `host/build.rs` compiles this crate twice, for `sm_80` (everything that runs on Ampere and
 //! Hopper) and for `sm_90a` with `--cfg lab_sm90` (adds the Hopper-only kernels).
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem, link_llvm_intrinsics)]
+#![feature(abi_ptx, asm_experimental_arch, core_intrinsics)]
+#![cfg_attr(lab_sm90, feature(stdarch_nvptx))]
 #![allow(internal_features)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bankcheck;
 pub mod hgemm;
 mod launch_bounds;
-pub mod prim;
+/// The device primitives: the `nvptx-std` crate (any kernel crate can use it the same way).
+pub use nvptx_std as prim;
 pub mod reduce;
 pub mod selftest;
 pub mod sgemm;
 pub(crate) mod util;
 
-/// A kernel that panics (bounds check, overflow in debug) traps: the launch fails with
-/// `CUDA_ERROR_ILLEGAL_INSTRUCTION` / `LAUNCH_FAILED`, which the host reports naming the kernel.
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    // SAFETY: `trap` aborts the kernel; it has no preconditions.
-    unsafe { core::arch::nvptx::trap() }
-}
+// A panic (bounds check, overflow in debug) traps: the panic handler is nvptx-std's.

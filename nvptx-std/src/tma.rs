@@ -29,7 +29,7 @@ pub unsafe fn prefetch_tensormap(tmap: *const TensorMap) {
 /// sm_90; `tmap` is a valid tensor map in global memory describing live device memory; `dst` is a
 /// `.shared` address of this CTA with room for a whole box, aligned to 128 bytes (to the swizzle period
 /// when swizzled); `bar` is an initialized mbarrier whose current phase expects these bytes
-/// ([`crate::prim::mbarrier::mbarrier_arrive_expect_tx`]); nobody touches `dst` until that phase completes.
+/// ([`crate::mbarrier::mbarrier_arrive_expect_tx`]); nobody touches `dst` until that phase completes.
 #[inline(always)]
 pub unsafe fn cp_async_bulk_tensor_2d_g2s(dst: u32, tmap: *const TensorMap, c0: i32, c1: i32, bar: u32) {
     // SAFETY: forwarded to the caller.
@@ -45,7 +45,7 @@ pub unsafe fn cp_async_bulk_tensor_2d_g2s(dst: u32, tmap: *const TensorMap, c0: 
 ///
 /// # Safety
 /// sm_90; `tmap` is valid; `src` holds the box in the tensor map's shared layout, written before a
-/// [`crate::prim::mbarrier::fence_proxy_async_shared_cta`] and a barrier among the writers.
+/// [`crate::mbarrier::fence_proxy_async_shared_cta`] and a barrier among the writers.
 #[inline(always)]
 pub unsafe fn cp_async_bulk_tensor_2d_s2g(tmap: *const TensorMap, c0: i32, c1: i32, src: u32) {
     // SAFETY: forwarded to the caller.
