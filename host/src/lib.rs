@@ -23,3 +23,5 @@ pub mod runtime;
 pub mod steps;
 
 pub use error::{Error, Result};
+/// The driver bindings under the library (buffers are `cudarc::driver::CudaSlice`); [`launch!`] uses them.
+pub use cudarc;

@@ -26,7 +26,7 @@
 //! // A kernel crate: Cargo.toml has crate-type = ["cdylib"] and depends on nvptx-std;
 //! // its rust-toolchain.toml pins the nightly (see this crate's).
 //! #![no_std]
-//! #![feature(abi_ptx)]
+//! #![feature(abi_ptx, asm_experimental_arch)] // `extern "ptx-kernel"`; `launch_bounds!` is `global_asm!`
 //! use nvptx_std::{thread::index_1d, launch_bounds};
 //!
 //! /// `y[i] = a · x[i] + y[i]`.
@@ -81,6 +81,7 @@ pub mod wmma;
 /// Rust cannot attach PTX directives to a function: the macro writes `//@entry-directive <kernel>
 /// <directive>` lines with `global_asm!`, and `ptx-builder`'s linker step moves each into that kernel's
 /// `.entry`. It also names `kernel` in a constant, so a renamed or misspelled kernel is a compile error.
+/// The calling crate needs `#![feature(asm_experimental_arch)]` (inline assembly on nvptx is unstable).
 ///
 /// ```ignore
 /// #[unsafe(no_mangle)]

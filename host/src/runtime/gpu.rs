@@ -154,6 +154,29 @@ impl Gpu {
         String::from_utf8_lossy(&log[..end]).into_owned()
     }
 
+    /// Kernel `name` from a PTX module of your own (e.g. built by `ptx-builder` and embedded with
+    /// `include_str!`), ready for [`launch!`](crate::launch) with `block_threads` threads per block and
+    /// `dyn_smem_bytes` of dynamic shared memory. A module the driver refuses is an error carrying the
+    /// JIT log; a missing entry names the kernel and the module.
+    pub fn load_kernel(&self, ptx: &'static str, module: &'static str, name: &str, block_threads: u32, dyn_smem_bytes: u32) -> Result<Kernel> {
+        let m = self.ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(|_| Error::PtxLoad { module, log: self.jit_error_log(ptx) })?;
+        let func = m.load_function(name).map_err(|e| Error::KernelNotFound {
+            kernel: name.to_string(),
+            detail: format!("not in PTX module {module} ({})", crate::error::driver_msg(&e)),
+        })?;
+        if dyn_smem_bytes > 48 * 1024 {
+            func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dyn_smem_bytes as i32)
+                .during(|| format!("raising the dynamic shared memory limit of `{name}`"))?;
+        }
+        // One small descriptor per loaded kernel, kept for the program's life (kernels are loaded once).
+        let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
+            name: Box::leak(name.to_string().into_boxed_str()), family: Family::External, step: "-", target: Target::Sm80,
+            block_threads, launch_bounds: None, dyn_smem_bytes, about: module, ptx: crate::steps::PtxCheck::NONE,
+        }));
+        Ok(Kernel { info, func })
+    }
+
     /// The registered kernel `name`, loaded from its module. Errors name the kernel: not registered,
     /// not runnable on this GPU, or not found in the PTX.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
@@ -237,13 +260,13 @@ impl Grid for (u32, u32) {
 macro_rules! launch {
     ($gpu:expr, $kernel:expr, grid = $grid:expr, $($arg:expr),* $(,)?) => {{
         let k: &$crate::runtime::gpu::Kernel = $kernel;
-        let cfg = cudarc::driver::LaunchConfig {
+        let cfg = $crate::cudarc::driver::LaunchConfig {
             grid_dim: $crate::runtime::gpu::Grid::dims($grid),
             block_dim: (k.info.block_threads, 1, 1),
             shared_mem_bytes: k.info.dyn_smem_bytes,
         };
         let mut b = $gpu.stream.launch_builder(&k.func);
-        $( cudarc::driver::PushKernelArg::arg(&mut b, $arg); )*
+        $( $crate::cudarc::driver::PushKernelArg::arg(&mut b, $arg); )*
         b.launch(cfg).map(|_| ()).map_err(|source| $crate::error::Error::Launch { kernel: k.info.name.to_string(), source })
     }};
 }

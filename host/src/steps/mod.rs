@@ -62,6 +62,8 @@ pub enum Family {
     HgemmWarp,
     /// Block-level tensor-core HGEMM (seeds 000, 001) and the Hopper steps.
     Hgemm,
+    /// A kernel of your own crate, loaded with `Gpu::load_kernel` (never in [`Family::ALL`]).
+    External,
 }
 
 impl Family {
@@ -74,6 +76,7 @@ impl Family {
             Family::Sgemm => "sgemm",
             Family::HgemmWarp => "hgemm-warp",
             Family::Hgemm => "hgemm",
+            Family::External => "external",
         }
     }
     /// Every family.

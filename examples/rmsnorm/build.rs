@@ -1,0 +1,8 @@
+//! Builds the kernel crate `kernels/` to PTX for sm_80 (runs on Ampere and Hopper) into $OUT_DIR.
+fn main() {
+    let built = ptx_builder::PtxBuilder::new("kernels").target(ptx_builder::Sm::Sm80).watch("../../nvptx-std/src").build();
+    if let Err(e) = built {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}

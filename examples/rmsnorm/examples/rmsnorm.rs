@@ -1,0 +1,56 @@
+//! `cargo run --release --example rmsnorm`: RMSNorm of 16384 rows × 4096 f32 (256 MiB in, 256 MiB out,
+//! beyond L2) with a kernel from our own crate, verified against f64 and timed against a device copy of
+//! the same bytes, interleaved.
+use kernel_lab::{
+    Result, launch,
+    families::reduce::copy,
+    runtime::{gpu::Gpu, timing::time_pair, verify},
+};
+use rmsnorm_example::{PTX, rmsnorm_f64};
+
+const ROWS: usize = 16384;
+const COLS: usize = 4096;
+const EPS: f32 = 1e-6;
+
+fn main() {
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: {e}\nThis example runs its kernel on a GPU; its CPU reference is tested by `cargo test`.");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = run(&gpu) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(gpu: &Gpu) -> Result<()> {
+    let k = gpu.load_kernel(PTX, "rmsnorm_kernels_sm_80", "rmsnorm_f32", 256, 32)?;
+    let mut rng = verify::rng(verify::fresh_seed());
+    let x = verify::uniform_f32(&mut rng, ROWS * COLS);
+    let w = verify::uniform_f32(&mut rng, COLS);
+    let (d_x, d_w) = (gpu.upload(&x)?, gpu.upload(&w)?);
+    let mut d_y = gpu.zeros::<f32>(ROWS * COLS)?;
+    let (rows, cols) = (ROWS as u32, COLS as u32);
+    let rmsnorm = |d_y: &mut _| {
+        // SAFETY: rmsnorm_f32(x, w, y, cols, eps) with ROWS·COLS f32 in x and y, COLS in w (fresh,
+        // 256-byte-aligned allocations), COLS % 4 == 0, one block of 256 threads per row, 32 bytes of
+        // shared memory (as loaded).
+        unsafe { launch!(gpu, &k, grid = rows, &d_x, &d_w, d_y, &cols, &EPS) }
+    };
+    gpu.poison(&mut d_y)?;
+    rmsnorm(&mut d_y)?;
+    gpu.sync_after(k.name())?;
+    let y = gpu.download(&d_y)?;
+    verify::check_written(k.name(), &y)?;
+    let err = verify::rel_l2(&y.iter().map(|&v| v as f64).collect::<Vec<_>>(), &rmsnorm_f64(&x, &w, COLS, EPS));
+    verify::check_tolerance(k.name(), err, 1e-5)?;
+    let mut d_copy = gpu.zeros::<f32>(ROWS * COLS)?;
+    let (t, t_copy) = time_pair(gpu, 5, 200, 2000.0, |_, base| if base { copy(gpu, &d_x, &mut d_copy) } else { rmsnorm(&mut d_y) })?;
+    let bytes = 2.0 * (ROWS * COLS * 4) as f64;
+    println!("GPU: {}\nrmsnorm {ROWS}x{COLS} f32: rel L2 error {err:.1e} vs f64; {:.1} us, {:.0} GB/s = {:.1}% of a device copy of the same bytes ({:.0} GB/s), timed interleaved",
+             gpu.info.name, t.median_ms * 1e3, t.gbps(bytes), 100.0 * t_copy.median_ms / t.median_ms, t_copy.gbps(bytes));
+    Ok(())
+}

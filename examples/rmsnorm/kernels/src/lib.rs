@@ -1,0 +1,59 @@
+//! RMSNorm over the rows of a matrix, one block per row: `y[r][c] = x[r][c] · w[c] / √(mean_c x[r][c]² + ε)`.
+#![no_std]
+#![feature(abi_ptx, asm_experimental_arch, core_float_math)]
+use nvptx_std::{
+    global::{ld_global_nc_v4_f32, st_global_v4_f32},
+    launch_bounds, shared,
+    sync::sync_threads,
+    thread::{block_idx_x, lane_id, thread_idx_x, warp_id},
+    warp::reduce_sum_f32,
+};
+
+/// Threads per block: 8 warps.
+pub const THREADS: u32 = 256;
+
+/// Row `blockIdx.x` of `x` (`rows × cols`, row-major) normalized into `y`. Each thread sums the squares
+/// of its 128-bit chunks, the block adds the 8 warp sums through shared memory, then every thread scales
+/// its chunks again (read twice: the second read mostly hits L2 for rows up to a few MiB).
+///
+/// # Safety
+/// `THREADS` threads per block, `rows` blocks, 32 bytes of dynamic shared memory; `x`, `y` hold
+/// `rows · cols` f32 and `w` holds `cols`, all 16-byte aligned; `cols % 4 == 0`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn rmsnorm_f32(x: *const f32, w: *const f32, y: *mut f32, cols: u32, eps: f32) {
+    let (tid, row) = (thread_idx_x(), block_idx_x() as usize);
+    let (x, y) = unsafe { (x.add(row * cols as usize), y.add(row * cols as usize)) };
+    let s_warps = shared::dynamic::<f32>();
+    let mut sq = 0.0f32;
+    let mut c = 4 * tid;
+    while c < cols {
+        // SAFETY: c + 4 <= cols (cols % 4 == 0), 16-byte aligned: in this row of x.
+        let v = unsafe { ld_global_nc_v4_f32(x.add(c as usize)) };
+        sq += (v[0] * v[0] + v[1] * v[1]) + (v[2] * v[2] + v[3] * v[3]);
+        c += 4 * THREADS;
+    }
+    // SAFETY: every thread of the block reaches the shuffles and barriers (no early return); 8 warp slots.
+    let total = unsafe {
+        let warp_sum = reduce_sum_f32(sq);
+        if lane_id() == 0 {
+            *s_warps.add(warp_id() as usize) = warp_sum;
+        }
+        sync_threads();
+        let mut t = 0.0f32;
+        for i in 0..(THREADS / 32) as usize {
+            t += *s_warps.add(i);
+        }
+        t
+    };
+    let scale = 1.0 / core::f32::math::sqrt(total / cols as f32 + eps);
+    let mut c = 4 * tid;
+    while c < cols {
+        // SAFETY: as above, for x, w and y.
+        unsafe {
+            let (v, g) = (ld_global_nc_v4_f32(x.add(c as usize)), ld_global_nc_v4_f32(w.add(c as usize)));
+            st_global_v4_f32(y.add(c as usize), core::array::from_fn(|i| v[i] * scale * g[i]));
+        }
+        c += 4 * THREADS;
+    }
+}
+launch_bounds!(rmsnorm_f32, 256);
