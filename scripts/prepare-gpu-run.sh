@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/tests
 cargo build --release
 cp target/release/kernel-lab .carry/
+cargo build --release --example rmsnorm && cp target/release/examples/rmsnorm .carry/example-rmsnorm
 # The sm_90a PTX, so gpu-run.sh can assemble it there and grep the SASS for HGMMA/UTMALDG (issue 6).
 cp "$(ls -t target/release/build/kernel-lab-*/out/kernels_gpu_sm_90a.ptx | head -1)" .carry/kernels_sm_90a.ptx
 cargo test --release --no-run --message-format=json 2>/dev/null \
