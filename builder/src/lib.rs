@@ -207,8 +207,11 @@ impl PtxBuilder {
     pub fn build(self) -> Result<Vec<BuiltPtx>, Error> {
         let manifest = self.krate.join("Cargo.toml");
         let lib = lib_name(&manifest)?;
-        for p in ["src", "Cargo.toml", "build.rs", "rust-toolchain.toml"].map(|p| self.krate.join(p)).iter().chain(&self.watch) {
-            println!("cargo::rerun-if-changed={}", p.display());
+        if env::var_os("OUT_DIR").is_some() {
+            // Called from a build script: tell cargo what to watch.
+            for p in ["src", "Cargo.toml", "build.rs", "rust-toolchain.toml"].map(|p| self.krate.join(p)).iter().chain(&self.watch) {
+                println!("cargo::rerun-if-changed={}", p.display());
+            }
         }
         let channel = match &self.toolchain {
             Some(c) => c.clone(),
@@ -224,21 +227,34 @@ impl PtxBuilder {
             Some(d) => d.clone(),
             None => default_target_dir(&out_dir).join(&lib),
         };
+        // Absolute paths: the nested cargo runs in the kernel crate's directory, and the same target
+        // directory reached by another spelling would give other rustflags (a full rebuild).
+        let absolute = |p: PathBuf| if p.is_absolute() { p } else { env::current_dir().map(|d| d.join(&p)).unwrap_or(p) };
+        let (out_dir, target_dir) = (absolute(out_dir), absolute(target_dir));
+        let krate = fs::canonicalize(&self.krate).unwrap_or_else(|_| absolute(self.krate.clone()));
         fs::create_dir_all(&target_dir).map_err(|e| Error::Io(format!("cannot create {}: {e}", target_dir.display())))?;
         let linker = target_dir.join("nvptx-link");
         if fs::read_to_string(&linker).ok().as_deref() != Some(NVPTX_LINK) {
             fs::write(&linker, NVPTX_LINK).map_err(|e| Error::Io(format!("cannot write {}: {e}", linker.display())))?;
             make_executable(&linker)?;
         }
-        let mut built = vec![];
-        for (sm, cfgs) in &self.targets {
-            let dir = target_dir.join(sm.name());
-            let ptx = build_one(&rustup, &channel, &self.krate, &dir, &linker, *sm, cfgs, &self.ptx_isa, &lib)?;
-            let dest = out_dir.join(format!("{lib}_{}.ptx", sm.name()));
-            fs::copy(&ptx, &dest).map_err(|e| Error::Io(format!("cannot copy {} to {}: {e}", ptx.display(), dest.display())))?;
-            built.push(BuiltPtx { sm: *sm, path: dest });
-        }
-        Ok(built)
+        // The targets build side by side (each nested build is one codegen unit: one core), each in its
+        // own target directory; results and errors come back in the order the targets were given.
+        let results: Vec<Result<BuiltPtx, Error>> = std::thread::scope(|scope| {
+            let jobs: Vec<_> = self.targets.iter().map(|(sm, cfgs)| {
+                let (rustup, channel, krate, linker, lib, out_dir) = (&rustup, &channel, &krate, &linker, &lib, &out_dir);
+                let dir = target_dir.join(sm.name());
+                let isa = &self.ptx_isa;
+                scope.spawn(move || {
+                    let ptx = build_one(rustup, channel, krate, &dir, linker, *sm, cfgs, isa, lib)?;
+                    let dest = out_dir.join(format!("{lib}_{}.ptx", sm.name()));
+                    fs::copy(&ptx, &dest).map_err(|e| Error::Io(format!("cannot copy {} to {}: {e}", ptx.display(), dest.display())))?;
+                    Ok(BuiltPtx { sm: *sm, path: dest })
+                })
+            }).collect();
+            jobs.into_iter().map(|j| j.join().unwrap_or_else(|_| Err(Error::Io("a PTX build thread panicked".into())))).collect()
+        });
+        results.into_iter().collect()
     }
 }
 

@@ -1,16 +1,31 @@
 //! The PTX modules `build.rs` compiled from `kernels-gpu`, embedded in the binary, and the two
 //! lookups the tests and the loader make in them (entry names, entry bodies).
 
+use std::sync::OnceLock;
+
 pub use crate::steps::Target;
 
 impl Target {
-    /// The embedded PTX text of this target's module.
+    /// This target's PTX: the embedded module, or — for a fast edit loop — `kernels_gpu_<sm>.ptx` from
+    /// the directory in `KERNEL_LAB_PTX_DIR` where that file exists (`ptx-build … --out-dir DIR` writes
+    /// it; said once on stderr, so a run never uses it silently).
     pub fn ptx(self) -> &'static str {
-        match self {
+        static DEV: OnceLock<[Option<&'static str>; 2]> = OnceLock::new();
+        let dev = DEV.get_or_init(|| Target::ALL.map(dev_module));
+        let i = Target::ALL.iter().position(|&t| t == self).unwrap_or(0);
+        dev[i].unwrap_or(match self {
             Target::Sm80 => SM80,
             Target::Sm90a => SM90A,
-        }
+        })
     }
+}
+
+/// `$KERNEL_LAB_PTX_DIR/kernels_gpu_<sm>.ptx`, read once and kept for the process's life.
+fn dev_module(t: Target) -> Option<&'static str> {
+    let path = std::path::Path::new(&std::env::var_os("KERNEL_LAB_PTX_DIR")?).join(format!("kernels_gpu_{}.ptx", t.name()));
+    let text = std::fs::read_to_string(&path).ok()?;
+    eprintln!("note: {} PTX from {} (KERNEL_LAB_PTX_DIR), not the one built into this binary", t.name(), path.display());
+    Some(Box::leak(text.into_boxed_str()))
 }
 
 /// PTX for `sm_80`.
