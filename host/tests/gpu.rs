@@ -68,6 +68,16 @@ fn bad_reduce_input_gives_clear_errors() {
     let short = gpu.zeros::<f32>(999).unwrap();
     let e = plan.enqueue(&short).unwrap_err().to_string();
     assert!(e.contains("length mismatch") && e.contains("reduce_v5") && e.contains("999"), "{e}");
+    // Wrong argument count or sizes are refused before the launch, naming the kernel and both lists.
+    let k5 = gpu.kernel("reduce_v5").unwrap();
+    let (x, mut out) = (gpu.zeros::<f32>(1000).unwrap(), gpu.zeros::<f32>(1).unwrap());
+    // SAFETY: refused before the launch (two arguments for three parameters; a u64 for a u32).
+    let e = unsafe { kernel_lab::launch!(gpu, &k5, grid = 1u32, &x, &mut out) }.unwrap_err().to_string();
+    assert!(e.contains("`reduce_v5` takes 3 parameters of [8, 8, 4] bytes") && e.contains("passes 2"), "{e}");
+    let n64 = 1000u64;
+    // SAFETY: as above.
+    let e = unsafe { kernel_lab::launch!(gpu, &k5, grid = 1u32, &x, &mut out, &n64) }.unwrap_err().to_string();
+    assert!(e.contains("[8, 8, 8]"), "{e}");
     let e = gpu.kernel("no_such_kernel").err().unwrap().to_string();
     assert!(e.contains("no_such_kernel") && e.contains("no descriptor"), "{e}");
 }

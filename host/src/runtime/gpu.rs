@@ -45,6 +45,8 @@ pub struct Kernel {
     pub info: &'static KernelInfo,
     /// The driver function.
     pub func: CudaFunction,
+    /// Its parameters' sizes in bytes, from its PTX entry (`None` if they could not be read).
+    pub params: Option<Vec<u32>>,
 }
 
 /// Registers and local (spill/stack) memory per thread, and static shared memory, as the driver reports.
@@ -59,6 +61,16 @@ pub struct KernelResources {
 }
 
 impl Kernel {
+    /// Checks a launch's argument sizes against the kernel's parameters (from its PTX); the error names
+    /// the kernel and both lists. Kernels whose parameters could not be read are not checked.
+    pub fn check_args(&self, sizes: &[u32]) -> Result<()> {
+        match &self.params {
+            Some(p) if p.as_slice() != sizes => Err(Error::InvalidInput(format!(
+                "`{}` takes {} parameters of {:?} bytes (its PTX), the launch passes {} of {:?} bytes", self.name(), p.len(), p, sizes.len(), sizes))),
+            _ => Ok(()),
+        }
+    }
+
     /// The kernel's PTX entry name.
     pub fn name(&self) -> &'static str {
         self.info.name
@@ -174,7 +186,7 @@ impl Gpu {
             name: Box::leak(name.to_string().into_boxed_str()), family: Family::External, step: "-", target: Target::Sm80,
             block_threads, launch_bounds: None, dyn_smem_bytes, about: module, ptx: crate::steps::PtxCheck::NONE,
         }));
-        Ok(Kernel { info, func })
+        Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(ptx, info.name) })
     }
 
     /// The registered kernel `name`, loaded from its module. Errors name the kernel: not registered,
@@ -207,7 +219,7 @@ impl Gpu {
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)
                 .during(|| format!("setting the shared-memory carveout of `{name}`"))?;
         }
-        Ok(Kernel { info, func })
+        Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(info.target.ptx(), name) })
     }
 
     /// Copies a host slice to a new device buffer.
@@ -254,8 +266,11 @@ impl Grid for (u32, u32) {
 }
 
 /// Launches a registered kernel on the library's stream with its registered block size and dynamic
-/// shared memory; errors name the kernel. Expands to an `unsafe` launch: the caller's `unsafe` block
-/// asserts that the arguments match the kernel's signature and its `# Safety` contract.
+/// shared memory; errors name the kernel. Before the launch, the number of arguments and each one's
+/// size (device buffers: an 8-byte pointer; scalars: their size) are checked against the kernel's
+/// parameters in its PTX, so a wrong count or a `u64` where the kernel takes a `u32` is an error, not
+/// a launch. Expands to an `unsafe` launch: the caller's `unsafe` block asserts what the sizes cannot
+/// — that the arguments match the kernel's signature and its `# Safety` contract.
 #[macro_export]
 macro_rules! launch {
     ($gpu:expr, $kernel:expr, grid = $grid:expr, $($arg:expr),* $(,)?) => {{
@@ -266,7 +281,39 @@ macro_rules! launch {
             shared_mem_bytes: k.info.dyn_smem_bytes,
         };
         let mut b = $gpu.stream.launch_builder(&k.func);
-        $( $crate::cudarc::driver::PushKernelArg::arg(&mut b, $arg); )*
-        b.launch(cfg).map(|_| ()).map_err(|source| $crate::error::Error::Launch { kernel: k.info.name.to_string(), source })
+        let mut sizes: ::std::vec::Vec<u32> = ::std::vec::Vec::new();
+        $( {
+            let a = $arg;
+            sizes.push($crate::runtime::gpu::ParamBytes::param_bytes(&a));
+            $crate::cudarc::driver::PushKernelArg::arg(&mut b, a);
+        } )*
+        match k.check_args(&sizes) {
+            Err(e) => Err(e),
+            Ok(()) => b.launch(cfg).map(|_| ()).map_err(|source| $crate::error::Error::Launch { kernel: k.info.name.to_string(), source }),
+        }
     }};
 }
+
+/// The bytes a [`launch!`](crate::launch) argument takes as a kernel parameter: a device buffer passes
+/// its 8-byte address, a scalar its own size.
+pub trait ParamBytes {
+    /// Size in bytes of the parameter this argument becomes.
+    fn param_bytes(&self) -> u32;
+}
+
+impl<T> ParamBytes for &CudaSlice<T> {
+    fn param_bytes(&self) -> u32 {
+        8
+    }
+}
+
+impl<T> ParamBytes for &mut CudaSlice<T> {
+    fn param_bytes(&self) -> u32 {
+        8
+    }
+}
+
+macro_rules! scalar_param_bytes {
+    ($($t:ty),*) => { $( impl ParamBytes for &$t { fn param_bytes(&self) -> u32 { std::mem::size_of::<$t>() as u32 } } )* };
+}
+scalar_param_bytes!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, half::f16, half::bf16);

@@ -49,9 +49,37 @@ pub fn entry_body<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
     Some(&rest[..end])
 }
 
+/// The sizes in bytes of kernel `name`'s parameters, from its `.entry` header (`.param .u64 …` → 8,
+/// `.param .f32 …` → 4, `.param .align A .b8 x[N]` → N); `None` if the entry or a type is not found.
+pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<u32>> {
+    let start = ptx.find(&format!(".entry {name}("))?;
+    let head = ptx[start..].split(')').next()?;
+    head.lines().filter_map(|l| l.trim().strip_prefix(".param")).map(|rest| {
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        if let Some(array) = words.iter().find(|w| w.contains('[')) {
+            return array.split('[').nth(1)?.trim_end_matches([']', ',']).parse().ok();
+        }
+        let ty = words.iter().find(|w| !w.starts_with(".align") && !w.starts_with(".ptr") && w.starts_with('.'))?;
+        ty[2..].parse::<u32>().ok().map(|bits| bits / 8)
+    }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_parameters_are_sized() {
+        let ptx = ".visible .entry k(\n\t.param .u64 .ptr .align 1 k_param_0,\n\t.param .u32 k_param_1,\n\t.param .f32 k_param_2,\n\t.param .align 16 .b8 k_param_3[128]\n)\n{\n}\n";
+        assert_eq!(entry_params(ptx, "k"), Some(vec![8, 4, 4, 128]));
+        assert_eq!(entry_params(ptx, "nope"), None);
+        // Every kernel of ours has readable parameters.
+        for t in Target::ALL {
+            for name in entries(t.ptx()) {
+                assert!(entry_params(t.ptx(), name).is_some_and(|p| !p.is_empty()), "{name}");
+            }
+        }
+    }
 
     #[test]
     fn entries_and_bodies_are_found() {
