@@ -1,6 +1,7 @@
 //! `stmatrix.x4` and `stmatrix.x4.trans` (sm_90): registers in the `ldmatrix` fragment layout → shared.
-use super::{TILE_16X16, ldmatrix_x4_row_addr};
+use super::ldmatrix_x4_row_addr;
 use crate::prim::{shared::static_alloc, stmatrix, sync::sync_threads, thread::lane_id};
+use layout::{fragment::Ldmatrix, hgemm_warp::TILE};
 
 /// Lane `l` builds the `ldmatrix.x4` fragment of the row-major 16×16 tile `g_in` (16-bit elements)
 /// straight from global memory: register `i` = matrix `i` (rows `8·(i%2)..`, cols `8·(i/2)..`),
@@ -22,8 +23,8 @@ pub unsafe extern "ptx-kernel" fn selftest_stmatrix(g_in: *const u16, g_out: *mu
             let (r0, c0) = (8 * (i as u32 % 2), 8 * (i as u32 / 2));
             *(g_in.add(((r0 + g) * 16 + c0 + 2 * t) as usize) as *const u32)
         });
-        stmatrix::stmatrix_x4(ldmatrix_x4_row_addr(s_tile, lane, &TILE_16X16), frag);
-        stmatrix::stmatrix_x4_trans(ldmatrix_x4_row_addr(s_tile + 512, lane, &TILE_16X16), frag);
+        stmatrix::stmatrix_x4(ldmatrix_x4_row_addr(s_tile, lane, &TILE), frag);
+        stmatrix::stmatrix_x4_trans(ldmatrix_x4_row_addr(s_tile + 512, lane, &TILE), frag);
         sync_threads();
         // Copy the 1024 bytes out: 32 lanes × 8 words.
         for k in 0..8 {
