@@ -12,7 +12,6 @@ unsafe fn mma_16x16x16_f32(g_a: *const u16, g_b: *const u16, g_c: *mut f32, layo
     let s_a = static_alloc::<1024>();
     let s_b = s_a + 512;
     let lane = lane_id();
-    let (g, t) = (lane / 4, lane % 4);
     // SAFETY: one full warp (launch contract) runs every collective; the tiles are 512 bytes each
     // inside the 1024-byte static allocation; the C stores index rows < 16 and columns < 16.
     unsafe {
@@ -23,10 +22,10 @@ unsafe fn mma_16x16x16_f32(g_a: *const u16, g_b: *const u16, g_c: *mut f32, layo
         for nb in 0..2 {
             let mut acc = [0.0f32; 4];
             mma::mma_m16n8k16_f32_f16(&mut acc, a, [b[2 * nb], b[2 * nb + 1]]);
-            let col = 8 * nb as u32 + 2 * t;
-            for (r, row) in [(0, g), (2, g + 8)] {
-                *g_c.add((row * 16 + col) as usize) = acc[r];
-                *g_c.add((row * 16 + col + 1) as usize) = acc[r + 1];
+            // c_i of n8 block nb at MmaM16N8K16::c_rc(lane, i), moved 8·nb columns.
+            for i in 0..4 {
+                let (row, col) = MmaM16N8K16::c_rc(lane, i as u32);
+                *g_c.add((row * 16 + 8 * nb as u32 + col) as usize) = acc[i];
             }
         }
     }
@@ -65,7 +64,6 @@ pub unsafe extern "ptx-kernel" fn selftest_mma_f16_f16(g_a: *const u16, g_b: *co
     let s_a = static_alloc::<1024>();
     let s_b = s_a + 512;
     let lane = lane_id();
-    let (g, t) = (lane / 4, lane % 4);
     // SAFETY: as `selftest_mma_f32_f16`; each `u32` store covers two f16 at an even column (4-byte aligned).
     unsafe {
         load_tile_16x16_b16(s_a, g_a, &TILE);
@@ -75,8 +73,10 @@ pub unsafe extern "ptx-kernel" fn selftest_mma_f16_f16(g_a: *const u16, g_b: *co
         for nb in 0..2 {
             let mut acc = [0u32; 2];
             mma::mma_m16n8k16_f16_f16(&mut acc, a, [b[2 * nb], b[2 * nb + 1]]);
-            let col = 8 * nb as u32 + 2 * t;
-            for (r, row) in [(0, g), (1, g + 8)] {
+            // Register r = c_2r, c_2r+1 of n8 block nb: one row, two neighbouring columns, at
+            // MmaM16N8K16::c_rc moved 8·nb columns (c_0 and c_2 share their columns).
+            let col = 8 * nb as u32 + MmaM16N8K16::c_rc(lane, 0).1;
+            for (r, row) in [(0, MmaM16N8K16::c_rc(lane, 0).0), (1, MmaM16N8K16::c_rc(lane, 2).0)] {
                 *(g_c.add((row * 16 + col) as usize) as *mut u32) = acc[r];
             }
         }
