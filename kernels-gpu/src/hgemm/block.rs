@@ -15,6 +15,7 @@ use crate::prim::{
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 use layout::Layout;
+use layout::fragment::{Ldmatrix, MmaM16N8K16};
 pub(crate) use layout::hgemm::{WM, WN};
 use layout::hgemm::{BK, BM, BN, THREADS, copy_chunk};
 
@@ -26,7 +27,7 @@ pub(crate) type Acc = [[[f32; 4]; 8]; 4];
 pub(crate) type AccF16 = [[[u32; 2]; 8]; 4];
 
 /// What a warp accumulates its 64×64 into: one `mma.m16n8k16` per m16n8 tile, and the f16 pair of
-/// rows `g + 8h` the epilogue stores (fragment layout in `prim::mma`).
+/// elements `c_2h`, `c_2h+1` the epilogue stores (places: [`MmaM16N8K16::c_rc`]).
 pub(crate) trait Accumulator {
     /// All zeros.
     const ZERO: Self;
@@ -35,7 +36,8 @@ pub(crate) trait Accumulator {
     /// # Safety
     /// All 32 lanes of the warp call it together (`mma.sync` is warp-collective).
     unsafe fn mma(&mut self, mi: usize, ni: usize, a: [u32; 4], b: [u32; 2]);
-    /// Tile `[mi][ni]`'s two f16 of row `g + 8h` (columns `2t`, `2t + 1`), packed low-first.
+    /// Tile `[mi][ni]`'s two f16 `c_2h`, `c_2h+1` (one row, columns `c`, `c + 1` of
+    /// [`MmaM16N8K16::c_rc`]), packed low-first.
     fn packed(&self, mi: usize, ni: usize, h: usize) -> u32;
 }
 
@@ -170,6 +172,12 @@ pub(crate) unsafe fn store_tiles(s_a: u32, s_b: u32, v: &[[u32; 4]; 6], la: &imp
     }
 }
 
+/// `ldmatrix.x4` of the A fragments, `ldmatrix.x4.trans` of the B fragments: the lane → tile row-start
+/// maps of [`load_frags`]. (Row and column are taken as `.0` and `.1` of separate calls so that the
+/// row's sum is formed before the column's, as the PTX has always had it.)
+const A_X4: Ldmatrix = Ldmatrix::X4;
+const B_X4: Ldmatrix = Ldmatrix::X4_TRANS;
+
 /// The `ldmatrix` fragments of one k16 step of a warp's 64×64: `a[mi]` (`ldmatrix.x4`, rows
 /// `16 mi ..` of the warp's A rows) and `b[nj]` (`ldmatrix.x4.trans`, columns `16 nj ..`).
 pub(crate) type Frags = ([[u32; 4]; 4], [[u32; 4]; 4]);
@@ -188,10 +196,12 @@ pub(crate) unsafe fn load_frags(s_a: u32, s_b: u32, k16: u32, la: &impl Layout, 
     // SAFETY: forwarded; offsets come from the layouts (inside the tiles, 16-byte rows).
     unsafe {
         unroll4!(mi => {
-            a[mi as usize] = ldmatrix_x4(s_a + 2 * la.offset(wm * WM + 16 * mi + lane % 16, 16 * k16 + 8 * (lane / 16)));
+            let (row, col) = (wm * WM + 16 * mi + A_X4.tile_addr_rc(lane).0, 16 * k16 + A_X4.tile_addr_rc(lane).1);
+            a[mi as usize] = ldmatrix_x4(s_a + 2 * la.offset(row, col));
         });
         unroll4!(nj => {
-            b[nj as usize] = ldmatrix_x4_trans(s_b + 2 * lb.offset(16 * k16 + lane % 16, wn * WN + 16 * nj + 8 * (lane / 16)));
+            let (row, col) = (16 * k16 + B_X4.tile_addr_rc(lane).0, wn * WN + 16 * nj + B_X4.tile_addr_rc(lane).1);
+            b[nj as usize] = ldmatrix_x4_trans(s_b + 2 * lb.offset(row, col));
         });
     }
     (a, b)
@@ -241,12 +251,13 @@ pub(crate) unsafe fn store_c<A: Accumulator>(c: *mut u16, m: u32, n: u32, m0: u3
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
-    let (g, t) = (lane / 4, lane % 4);
     unroll4!(mi => {
         unroll8!(ni => {
-            let col = n0 + wn * WN + 8 * ni + 2 * t;
             unroll2!(h => {
-                let row = m0 + wm * WM + 16 * mi + g + 8 * h;
+                // Pair h (c_2h, c_2h+1) of m16n8 tile (mi, ni); this grouping and order keep the PTX as it was.
+                let (fr, fc) = MmaM16N8K16::c_rc(lane, 2 * h);
+                let col = n0 + wn * WN + (8 * ni + fc);
+                let row = m0 + wm * WM + (16 * mi + fr);
                 if row < m && col < n {
                     // SAFETY: in bounds; col even and n even, so the 32-bit store is aligned.
                     unsafe { *(c.add(row as usize * n as usize + col as usize) as *mut u32) = acc.packed(mi as usize, ni as usize, h as usize) };

@@ -6,6 +6,7 @@ use super::block::{Accumulator, WM, WN};
 use crate::prim::{global::st_global_v4_u32, shared, sync::sync_threads, thread::thread_idx_x};
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 use layout::Layout;
+use layout::fragment::MmaM16N8K16;
 use layout::hgemm::{BM, BN, C_SWIZZLED, THREADS, copy_chunk};
 
 /// Writes the warp fragments to the swizzled C tile at `s_c`, then the block copies it to `c`.
@@ -18,14 +19,17 @@ pub(crate) unsafe fn store_c_through_smem<A: Accumulator>(c: *mut u16, m: u32, n
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
-    let (g, t) = (lane / 4, lane % 4);
     // SAFETY: offsets come from C_SWIZZLED (< 128·256 elements, 4-byte aligned pairs, 16-byte chunks);
     // the barrier separates the fragment writes from the chunk reads; global stores are guarded.
     unsafe {
         unroll4!(mi => {
             unroll8!(ni => {
                 unroll2!(h => {
-                    let (row, col) = (wm * WM + 16 * mi + g + 8 * h, wn * WN + 8 * ni + 2 * t);
+                    // Pair h (c_2h, c_2h+1) of m16n8 tile (mi, ni): row first, then column, as separate
+                    // `c_rc` calls (this order and grouping keep the PTX as it was).
+                    let fr = MmaM16N8K16::c_rc(lane, 2 * h).0;
+                    let row = wm * WM + (16 * mi + fr);
+                    let col = wn * WN + (8 * ni + MmaM16N8K16::c_rc(lane, 2 * h).1);
                     shared::st_shared_u32(s_c + 2 * C_SWIZZLED.offset(row, col), acc.packed(mi as usize, ni as usize, h as usize));
                 });
             });

@@ -11,6 +11,7 @@ use crate::prim::{
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k16_f32_f16, wgmma_wait_group},
 };
+use layout::fragment::WgmmaAcc;
 use layout::hopper::{TmaSwizzle, WgmmaDesc};
 
 // Tile shapes and stage sizes: `layout::hopper::tma_hgemm`, shared with the host's launch sizes.
@@ -102,7 +103,7 @@ pub(super) unsafe fn mma_stage(r_acc: &mut Acc, s_stage: u32) {
     }
 }
 
-/// Writes one 64×64 accumulator block (fragment layout in `prim::wgmma`) to C at `(row0, col0)`: each
+/// Writes one 64×64 accumulator block (places: [`WgmmaAcc::warp_lane_rc`]) to C at `(row0, col0)`: each
 /// thread's column pairs as one f16x2 store. N is even and every column even, so a pair is wholly in or
 /// out of N.
 ///
@@ -111,13 +112,13 @@ pub(super) unsafe fn mma_stage(r_acc: &mut Acc, s_stage: u32) {
 #[inline(always)]
 pub(super) unsafe fn store_block(acc: &[f32; 32], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32) {
     let lane = lane_id();
-    let (g, t) = (lane / 4, lane % 4);
     for j in 0..8u32 {
         for half in 0..2u32 {
-            let row = row0 + 16 * warp + g + 8 * half;
-            let col = col0 + 8 * j + 2 * t;
+            let i = 4 * j + 2 * half;
+            let row = row0 + WgmmaAcc::<64>::warp_lane_rc(warp, lane, i).0;
+            let col = col0 + WgmmaAcc::<64>::warp_lane_rc(warp, lane, i).1;
             if row < m && col < n {
-                let i = (4 * j + 2 * half) as usize;
+                let i = i as usize;
                 // SAFETY: row < m, col + 1 < n (n even, col even): inside C; 4-byte aligned.
                 unsafe { *(g_c.add((row * n + col) as usize) as *mut u32) = pack_f16x2(acc[i], acc[i + 1]) };
             }

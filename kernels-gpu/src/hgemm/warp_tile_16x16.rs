@@ -10,10 +10,7 @@ use crate::prim::{
     thread::lane_id,
     warp::shuffle_idx_u32,
 };
-use layout::{Layout, RowMajor};
-
-/// The 16×16 tile shape of the warp ladder.
-pub(crate) const TILE: RowMajor = RowMajor { rows: 16, cols: 16 };
+use layout::{Layout, fragment::Ldmatrix};
 
 /// Copies a row-major 16×16 f16 tile from global memory into shared memory laid out by `layout`:
 /// lane t moves 16 bytes (row t / 2, columns 8 (t % 2) ..) with one 128-bit load and one 128-bit store.
@@ -46,28 +43,30 @@ pub(crate) unsafe fn tile_to_global(g: *mut u16, s: u32, layout: &impl Layout) {
     }
 }
 
-/// The row address lane `lane` gives `ldmatrix.x4` / `stmatrix.x4` over a 16×16 tile in `layout`:
-/// lanes 0–15 rows 0–15 at column 0, lanes 16–31 rows 0–15 at column 8.
+/// The row address lane `lane` gives `ldmatrix.x4` / `stmatrix.x4` over a 16×16 tile in `layout`: the
+/// tile row start [`Ldmatrix::tile_addr_rc`] (lanes 0–15 rows 0–15 at column 0, lanes 16–31 at column 8).
 #[inline(always)]
 pub(crate) fn x4_row_addr(s: u32, lane: u32, layout: &impl Layout) -> u32 {
-    s + 2 * layout.offset(lane % 16, 8 * (lane / 16))
+    let (row, col) = Ldmatrix::X4.tile_addr_rc(lane);
+    s + 2 * layout.offset(row, col)
 }
 
-/// Seed 001's `stmatrix.x4` emulation with `shfl.sync` (for GPUs without `stmatrix`): lane `8i + r`
-/// holds the row address of row r of matrix i; the 4 lanes that hold that row's 8 halves (`4r .. 4r+3`,
-/// register i) fetch it with a shuffle and each store their 2 halves (32 bits).
+/// Seed 001's `stmatrix.x4` emulation with `shfl.sync` (for GPUs without `stmatrix`): lane
+/// [`Ldmatrix::addr_lane`]`(i, r)` holds the address of row r of matrix i; the 4 lanes whose register i
+/// holds that row ([`Ldmatrix::rc`]: row r, columns c, c + 1) fetch it with a shuffle and each store
+/// their 2 halves (32 bits) at column c.
 ///
 /// # Safety
 /// All 32 lanes call it; `row_addr` is this lane's 16-byte-aligned shared row address as for
 /// `stmatrix.x4`; the 4 × 8 rows are writable and not accessed by other threads meanwhile.
 #[inline(always)]
 pub(crate) unsafe fn stmatrix_x4_shfl(row_addr: u32, frag: [u32; 4]) {
-    let lane = lane_id();
+    let (r, c) = Ldmatrix::X4.rc(lane_id(), 0);
     for (i, v) in frag.iter().enumerate() {
-        // SAFETY: all lanes shuffle (collective); the address is the owner lane's row + 4 (lane % 4).
+        // SAFETY: all lanes shuffle (collective); the address is the owner lane's row + 2 bytes · c.
         unsafe {
-            let row = shuffle_idx_u32(row_addr, 8 * i as u32 + lane / 4);
-            shared::st_shared_u32(row + 4 * (lane % 4), *v);
+            let row = shuffle_idx_u32(row_addr, Ldmatrix::X4.addr_lane(i as u32, r));
+            shared::st_shared_u32(row + 2 * c, *v);
         }
     }
 }

@@ -11,7 +11,7 @@ mod warp_sync;
 mod wgmma_tma;
 
 use crate::prim::{cp_async, sync::sync_threads, thread::lane_id};
-use layout::{Layout, RowMajor};
+use layout::{Layout, fragment::Ldmatrix};
 
 /// Copies a 16×16 tile of 16-bit elements (512 bytes, row-major in global memory) into shared memory at
 /// `s_tile` laid out by `layout`, with one `cp.async.cg` of 16 bytes (8 elements) per lane: lane l copies
@@ -37,13 +37,11 @@ pub(crate) unsafe fn load_tile_16x16_b16(s_tile: u32, g_tile: *const u16, layout
 }
 
 /// The `ldmatrix` row address lane `lane` provides for `.x4` over a 16×16 tile of 16-bit elements in
-/// `layout`: lanes 0–15 point at rows 0–15, column 0; lanes 16–31 at rows 0–15, column 8. With the
+/// `layout`: [`Ldmatrix::tile_addr_rc`] (lanes 0–15 rows 0–15 at column 0, lanes 16–31 at column 8). With the
 /// unpadded row-major layout (row stride 32 bytes) this `ldmatrix` is bank-conflicted (seed 001); with
 /// `Swizzle<3,1,3>` it is not.
 #[inline(always)]
 pub(crate) fn ldmatrix_x4_row_addr(s_tile: u32, lane: u32, layout: &impl Layout) -> u32 {
-    s_tile + 2 * layout.offset(lane % 16, 8 * (lane / 16))
+    let (row, col) = Ldmatrix::X4.tile_addr_rc(lane);
+    s_tile + 2 * layout.offset(row, col)
 }
-
-/// The unpadded row-major 16×16 tile.
-pub(crate) const TILE_16X16: RowMajor = RowMajor { rows: 16, cols: 16 };

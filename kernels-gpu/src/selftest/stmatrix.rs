@@ -1,10 +1,10 @@
 //! `stmatrix.x4` and `stmatrix.x4.trans` (sm_90): registers in the `ldmatrix` fragment layout → shared.
-use super::{TILE_16X16, ldmatrix_x4_row_addr};
+use super::ldmatrix_x4_row_addr;
 use crate::prim::{shared::static_alloc, stmatrix, sync::sync_threads, thread::lane_id};
+use layout::{fragment::Ldmatrix, hgemm_warp::TILE};
 
 /// Lane `l` builds the `ldmatrix.x4` fragment of the row-major 16×16 tile `g_in` (16-bit elements)
-/// straight from global memory: register `i` = matrix `i` (rows `8·(i%2)..`, cols `8·(i/2)..`),
-/// elements `(l/4, 2·(l%4) ..+1)` of it. `stmatrix.x4` writes the fragments back to a shared tile at
+/// straight from global memory: register `i`, half `h` = element `Ldmatrix::X4.tile_rc(l, i, h)`. `stmatrix.x4` writes the fragments back to a shared tile at
 /// the `ldmatrix_x4_row_addr` addresses (so `g_out[0..256]` must equal `g_in`), and `stmatrix.x4.trans`
 /// writes them to a second tile (so `g_out[256..512]` holds each 8×8 matrix transposed in place).
 ///
@@ -14,16 +14,17 @@ use crate::prim::{shared::static_alloc, stmatrix, sync::sync_threads, thread::la
 pub unsafe extern "ptx-kernel" fn selftest_stmatrix(g_in: *const u16, g_out: *mut u16) {
     let s_tile = static_alloc::<1024>();
     let lane = lane_id();
-    let (g, t) = (lane / 4, lane % 4);
+    // Register i = elements (r, c), (r, c + 1) of matrix i: `Ldmatrix::tile_rc` (`rc` moved to the origin).
+    let (r, c) = Ldmatrix::X4.rc(lane, 0);
     // SAFETY: one full warp runs the collectives; rows/cols < 16 keep global reads in the 256 elements;
     // the 32-bit reads are at even columns (4-byte aligned); the shared tiles lie in the 1024 bytes.
     unsafe {
         let frag: [u32; 4] = core::array::from_fn(|i| {
-            let (r0, c0) = (8 * (i as u32 % 2), 8 * (i as u32 / 2));
-            *(g_in.add(((r0 + g) * 16 + c0 + 2 * t) as usize) as *const u32)
+            let (r0, c0) = Ldmatrix::X4.matrix_origin(i as u32);
+            *(g_in.add(((r0 + r) * 16 + c0 + c) as usize) as *const u32)
         });
-        stmatrix::stmatrix_x4(ldmatrix_x4_row_addr(s_tile, lane, &TILE_16X16), frag);
-        stmatrix::stmatrix_x4_trans(ldmatrix_x4_row_addr(s_tile + 512, lane, &TILE_16X16), frag);
+        stmatrix::stmatrix_x4(ldmatrix_x4_row_addr(s_tile, lane, &TILE), frag);
+        stmatrix::stmatrix_x4_trans(ldmatrix_x4_row_addr(s_tile + 512, lane, &TILE), frag);
         sync_threads();
         // Copy the 1024 bytes out: 32 lanes × 8 words.
         for k in 0..8 {

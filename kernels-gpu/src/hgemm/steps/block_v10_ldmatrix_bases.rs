@@ -24,6 +24,7 @@ use crate::prim::{
 };
 use crate::util::unroll::unroll4;
 use layout::Layout;
+use layout::fragment::Ldmatrix;
 use layout::hgemm::{A_SWIZZLED_WIDE, B_SWIZZLED_WIDE, BN};
 
 /// v10: v9's configuration (3 stages of 64-deep tiles, C through the shared C tile, f32 accumulators).
@@ -56,8 +57,14 @@ impl Bases {
         let (warp, lane) = (tid / 32, tid % 32);
         let (wm, wn) = (warp / (BN / WN), warp % (BN / WN));
         Bases {
-            a: core::array::from_fn(|k16| A_SWIZZLED_WIDE.offset(wm * WM + lane % 16, 16 * k16 as u32 + 8 * (lane / 16))),
-            b: core::array::from_fn(|nj| B_SWIZZLED_WIDE.offset(lane % 16, wn * WN + 16 * nj as u32 + 8 * (lane / 16))),
+            a: core::array::from_fn(|k16| {
+                let (r, c) = Ldmatrix::X4.tile_addr_rc(lane);
+                A_SWIZZLED_WIDE.offset(wm * WM + r, 16 * k16 as u32 + c)
+            }),
+            b: core::array::from_fn(|nj| {
+                let (r, c) = Ldmatrix::X4_TRANS.tile_addr_rc(lane);
+                B_SWIZZLED_WIDE.offset(r, wn * WN + 16 * nj as u32 + c)
+            }),
         }
     }
 }

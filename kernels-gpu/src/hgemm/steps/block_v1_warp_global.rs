@@ -4,6 +4,7 @@
 //! layout (each value is re-read by every warp that needs it: no reuse beyond L1/L2) and runs two
 //! `mma.sync` per k16. The baseline of the block ladder. Any M, N, K (element-wise predicated loads).
 use crate::prim::{mma::{mma_m16n8k16_f32_f16, pack_f16x2}, thread::{block_idx_x, block_idx_y, lane_id}};
+use layout::fragment::MmaM16N8K16;
 
 /// `a[row][col]` as raw f16 bits, 0 outside `rows × cols`.
 ///
@@ -23,7 +24,11 @@ unsafe fn at(a: *const u16, row: u32, col: u32, rows: u32, cols: u32) -> u32 {
 pub unsafe extern "ptx-kernel" fn hgemm_block_v1(a: *const u16, b: *const u16, c: *mut u16, m: u32, n: u32, k: u32) {
     let (m0, n0) = (16 * block_idx_y(), 16 * block_idx_x());
     let lane = lane_id();
-    let (g, t) = (lane / 4, lane % 4);
+    // Places from MmaM16N8K16 (A register i = a_2i, a_2i+1; B register i = b_2i, b_2i+1; C pair h =
+    // c_2h, c_2h+1). Each fragment repeats one pattern per 8×8 block, so element e of lane l sits at lane
+    // l's place of element 0 plus lane 0's place of element e (its block's origin). The lane's rows are
+    // taken here and its columns at their use, the order this kernel's PTX has always had.
+    let (ar, bn, cr) = (MmaM16N8K16::a_rc(lane, 0).0, MmaM16N8K16::b_rc(lane, 0).1, MmaM16N8K16::c_rc(lane, 0).0);
     let mut acc = [[0.0f32; 4]; 2];
     // SAFETY: every load is bounds-checked; all 32 lanes run the mma (no lane returns early).
     unsafe {
@@ -32,16 +37,15 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v1(a: *const u16, b: *const u16, c
         };
         let mut k0 = 0;
         while k0 < k {
-            // A fragment: a0 = A[g][2t, 2t+1], a1 = A[g+8][..], a2 = A[g][2t+8, +9], a3 = A[g+8][2t+8, +9].
             let af: [u32; 4] = core::array::from_fn(|i| {
-                let (r, c) = (m0 + g + 8 * (i as u32 % 2), k0 + 2 * t + 8 * (i as u32 / 2));
+                let (r0, c0) = MmaM16N8K16::a_rc(0, 2 * i as u32);
+                let (r, c) = (m0 + ar + r0, k0 + MmaM16N8K16::a_rc(lane, 0).1 + c0);
                 pair(a, r, c, r, c + 1, m, k)
             });
             for nb in 0..2u32 {
-                // B fragment: b0 = B[2t, 2t+1][g], b1 = B[2t+8, +9][g] (column g of this n8 tile).
-                let col = n0 + 8 * nb + g;
+                let col = n0 + 8 * nb + bn;
                 let bf: [u32; 2] = core::array::from_fn(|i| {
-                    let r = k0 + 2 * t + 8 * i as u32;
+                    let r = k0 + MmaM16N8K16::b_rc(lane, 0).0 + MmaM16N8K16::b_rc(0, 2 * i as u32).0;
                     pair(b, r, col, r + 1, col, k, n)
                 });
                 mma_m16n8k16_f32_f16(&mut acc[nb as usize], af, bf);
@@ -50,7 +54,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_block_v1(a: *const u16, b: *const u16, c
         }
         for nb in 0..2u32 {
             for h in 0..2u32 {
-                let (row, col) = (m0 + g + 8 * h, n0 + 8 * nb + 2 * t);
+                let (row, col) = (m0 + cr + MmaM16N8K16::c_rc(0, 2 * h).0, n0 + 8 * nb + MmaM16N8K16::c_rc(lane, 0).1);
                 let v = pack_f16x2(acc[nb as usize][2 * h as usize], acc[nb as usize][2 * h as usize + 1]);
                 if row < m && col < n {
                     *c.add(row as usize * n as usize + col as usize) = v as u16;

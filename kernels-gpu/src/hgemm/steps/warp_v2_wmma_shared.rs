@@ -5,8 +5,9 @@
 //! memory the same way. Rows are 32 bytes, so rows r and r + 4 share banks: the fragment loads (which
 //! compile to `ldmatrix`) conflict 2-way in each 8-row phase — seed 001 measures 8 load conflicts.
 //! The 128-bit stores do not conflict (8-lane phases of 128 contiguous bytes).
-use super::warp_tile_16x16::{TILE, tile_to_global, tile_to_shared};
+use super::warp_tile_16x16::{tile_to_global, tile_to_shared};
 use crate::prim::{shared::static_alloc, sync::sync_threads, wmma::*};
+use layout::hgemm_warp::TILE;
 
 
 /// As `hgemm_warp_v1`.

@@ -5,12 +5,9 @@
 //! (8 lanes: rows 0–3) now hit banks 0–3, 4–7, 12–15, 16–19, 24–27, 28–31, 4–7, 8–11: lanes 1 and 6
 //! collide — padding trades load conflicts for store conflicts (seed 001 measures 12 after padding).
 //! C stays unpadded, as in the seed. 256 extra bytes per padded tile.
-use super::warp_tile_16x16::{TILE, tile_to_global, tile_to_shared};
+use super::warp_tile_16x16::{tile_to_global, tile_to_shared};
 use crate::prim::{shared::static_alloc, sync::sync_threads, wmma::*};
-use layout::{Padded, pad::pad_row};
-
-/// Seed 001's padded tile: 16 rows of 16 halves, stride 16 + 8.
-const PADDED: Padded = Padded { rows: 16, cols: 16, stride: pad_row(16, 8) };
+use layout::hgemm_warp::{PADDED, TILE};
 
 /// As `hgemm_warp_v1`.
 ///

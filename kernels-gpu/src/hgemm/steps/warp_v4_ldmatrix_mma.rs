@@ -7,8 +7,9 @@
 //! (`hgemm_warp_v4_stmatrix`). Same conflicts as v2 — the addresses are still the unpadded ones — but now
 //! each address is ours to change, which v5 does. The tile product (`ldmatrix` + `mma`) is
 //! `warp_tile_16x16::mma_16x16x16`, since v5 uses it too.
-use super::warp_tile_16x16::{TILE, mma_16x16x16, stmatrix_x4_shfl, tile_to_global, tile_to_shared, x4_row_addr};
+use super::warp_tile_16x16::{mma_16x16x16, stmatrix_x4_shfl, tile_to_global, tile_to_shared, x4_row_addr};
 use crate::prim::{shared::static_alloc, sync::sync_threads, thread::lane_id};
+use layout::hgemm_warp::TILE;
 
 /// v4's body; `store_c(row_addr, fragments)` writes C's fragments to the shared C tile as
 /// `stmatrix.x4` would (the emulation or the instruction).

@@ -5,12 +5,9 @@
 //! and 12–15 keep their two halves swapped. The 128-bit stores, the `ldmatrix` rows and the `stmatrix`
 //! rows all come from that one layout, so they agree; an 8-row phase now covers 32 distinct banks.
 //! Predicted (bank model): 0 load and 0 store conflicts, no extra shared memory (seed 001: the same).
-use super::warp_tile_16x16::{TILE, mma_16x16x16, stmatrix_x4_shfl, tile_to_global, tile_to_shared, x4_row_addr};
+use super::warp_tile_16x16::{mma_16x16x16, stmatrix_x4_shfl, tile_to_global, tile_to_shared, x4_row_addr};
 use crate::prim::{shared::static_alloc, sync::sync_threads, thread::lane_id};
-use layout::{SwizzleFn, Swizzled, tile::RowMajor};
-
-/// Seed 001's swizzled tile.
-const SWIZZLED: Swizzled<RowMajor> = Swizzled { inner: TILE, swizzle: SwizzleFn { s: 3, b: 1, m: 3 } };
+use layout::hgemm_warp::SWIZZLED;
 
 /// As `hgemm_warp_v1`.
 ///
