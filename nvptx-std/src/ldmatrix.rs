@@ -1,13 +1,10 @@
 //! `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans].shared.b16`: warp-collective loads of 8×8 matrices of
 //! 16-bit elements from shared memory into the register fragments `mma.sync` takes.
 //!
-//! Addresses: for `.xN`, lanes `8·i .. 8·i+7` give the row addresses of matrix `i` (row `lane % 8`);
-//! each row is 16 contiguous bytes, 16-byte aligned. Lanes whose matrix does not exist (e.g. 8..31 for
-//! `.x1`) pass an address that is ignored.
-//!
-//! Fragment (non-transposed): matrix `i` lands in register `i` of every lane; lane `l` holds elements
-//! `(row l / 4, cols 2·(l % 4), 2·(l % 4) + 1)` packed as two f16 in one `u32` (low half = lower column).
-//! `.trans` delivers the transposed matrix: lane `l` holds `(rows 2·(l % 4), 2·(l % 4)+1; col l / 4)`.
+//! Maps: [`layout::fragment::Ldmatrix`] — lanes `8·i ..` give the 16-byte, 16-byte-aligned row
+//! addresses of matrix `i` (`addr_row`, `tile_addr_rc`; unused lanes' addresses are ignored), and matrix
+//! `i` lands in register `i`, lane `l` holding row `l / 4`, columns `2·(l % 4)`, `+1` (`.trans`: the
+//! transpose; `rc`, `tile_rc`), two f16 in one `u32`, low half first.
 //!
 //! Each 8×8 matrix is one shared-memory wavefront (8 rows × 16 B = 128 B, all 32 banks) when its 8 row
 //! addresses fall in distinct bank groups; that is what padding and swizzling arrange.

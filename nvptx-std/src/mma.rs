@@ -1,15 +1,10 @@
 //! `mma.sync.aligned.m16n8k16.row.col` on tensor cores: D(16×8) = A(16×16) · B(16×8) + C, one warp.
 //!
-//! Fragments (`g = lane / 4`, `t = lane % 4`; f16 pairs packed in one `u32`, low half first):
-//! ```text
-//! A (row-major 16×16, 4 regs):  a0 = A[g   ][2t..2t+1]   a1 = A[g+8][2t..2t+1]
-//!                               a2 = A[g   ][2t+8..+9]   a3 = A[g+8][2t+8..+9]
-//! B (K×N "col", 2 regs):        b0 = B[2t..2t+1][g]      b1 = B[2t+8..2t+9][g]
-//! C/D f32 (4 regs):             c0 = C[g][2t]  c1 = C[g][2t+1]  c2 = C[g+8][2t]  c3 = C[g+8][2t+1]
-//! C/D f16 (2 regs):             c0 = C[g][2t..2t+1]      c1 = C[g+8][2t..2t+1]
-//! ```
-//! These are exactly what `ldmatrix_x4` (A, row-major tile) and `ldmatrix_x2_trans` / `ldmatrix_x4_trans`
-//! (B from a row-major K×N tile) deliver.
+//! Fragments: [`layout::fragment::MmaM16N8K16`] (`a_rc`, `b_rc`, `c_rc` and their inverses) — lane
+//! `4g + t` holds row `g` (+8), columns `2t`, `2t + 1` (+8) of each 8×8 block; f16 pairs packed in one
+//! `u32`, low half first; A 4 regs, B 2 regs, C/D 4 f32 or 2 f16x2 regs. These are exactly what
+//! `ldmatrix_x4` (A, row-major tile) and `ldmatrix_x2_trans` / `ldmatrix_x4_trans` (B from a row-major
+//! K×N tile) deliver.
 use core::arch::asm;
 
 /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {d0..d3};`

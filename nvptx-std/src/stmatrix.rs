@@ -1,6 +1,6 @@
 //! `stmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans].shared.b16` (sm_90+): the inverse of `ldmatrix`, storing
-//! register fragments to 8×8 matrices in shared memory. Same address and fragment conventions as
-//! [`crate::ldmatrix`]. PTX for `sm_80` may contain these wrappers only if no sm_80 kernel calls
+//! register fragments to 8×8 matrices in shared memory. Same address and fragment maps as
+//! [`crate::ldmatrix`]: [`layout::fragment::Stmatrix`]. PTX for `sm_80` may contain these wrappers only if no sm_80 kernel calls
 //! them (ptxas rejects `stmatrix` below sm_90); kernels that use them are built under `cfg(lab_sm90)`.
 use core::arch::asm;
 

@@ -1,13 +1,9 @@
 //! `wgmma.mma_async` (sm_90a): warpgroup (4 warps, 128 threads) matrix multiply-accumulate with both
 //! operands read from shared memory through 64-bit matrix descriptors ([`layout::hopper::WgmmaDesc`]).
 //!
-//! Accumulator fragment of `m64nNk16` with f32 D (`w` = warp in the warpgroup, `g = lane / 4`,
-//! `t = lane % 4`, `j` = 8-column block, `0 <= j < N / 8`; N / 2 registers per thread):
-//! ```text
-//! d[4j + 0] = D[16w + g    ][8j + 2t]     d[4j + 1] = D[16w + g    ][8j + 2t + 1]
-//! d[4j + 2] = D[16w + g + 8][8j + 2t]     d[4j + 3] = D[16w + g + 8][8j + 2t + 1]
-//! ```
-//! (the `mma.m16n8` C fragment, repeated along N, each warp owning 16 rows).
+//! Accumulator fragment of `m64nNk16` with f32 D: [`layout::fragment::WgmmaAcc`] (`rc`,
+//! `warp_lane_rc`, `owner`) — the `mma.m16n8` C fragment repeated along N (`d[4j ..]`: columns `8j ..`),
+//! each warp of the warpgroup owning 16 rows; N / 2 registers per thread.
 //!
 //! Ordering rules (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"): [`wgmma_fence`]
 //! before the first `wgmma` that touches registers written since; [`wgmma_commit_group`] after issuing;

@@ -1,6 +1,7 @@
 //! Host side of the primitive self-tests: launch each `selftest_*` kernel on random data and compare
 //! with a CPU model of the instruction (fragment layouts, shuffle semantics, shared-memory widths).
 use half::f16;
+use layout::fragment::Ldmatrix;
 use rand::Rng;
 
 use crate::{
@@ -170,16 +171,20 @@ fn stmatrix(gpu: &Gpu, seed: u64) -> Result<()> {
     unsafe { launch!(gpu, &k, grid = 1, &g_in, &mut g_out)? };
     gpu.sync_after(k.name())?;
     let out = gpu.download(&g_out)?;
-    if out[..256] != x[..] {
-        return Err(Error::Verification(format!("{}: stmatrix.x4 did not reproduce the tile", k.name())));
-    }
-    // .trans: each 8×8 matrix (block row br, block col bc) is stored transposed in place.
-    for r in 0..16 {
-        for c in 0..16 {
-            let (br, bc, i, j) = (r / 8, c / 8, r % 8, c % 8);
-            let want = x[(br * 8 + j) * 16 + bc * 8 + i];
-            if out[256 + r * 16 + c] != want {
-                return Err(Error::Verification(format!("{}: stmatrix.x4.trans wrong at ({r}, {c})", k.name())));
+    // Lane l's register i, half h holds x at `Ldmatrix::X4.tile_rc(l, i, h)` (the kernel builds the
+    // ldmatrix.x4 fragment); stmatrix.x4 stores it at that place of the first tile, .x4.trans at
+    // `X4_TRANS.tile_rc(l, i, h)` of the second. Both maps are bijections, so this covers all 512.
+    let at = |(r, c): (u32, u32)| (r * 16 + c) as usize;
+    for lane in 0..32 {
+        for reg in 0..4 {
+            for half in 0..2 {
+                let want = x[at(Ldmatrix::X4.tile_rc(lane, reg, half))];
+                for (base, st, name) in [(0, Ldmatrix::X4, "stmatrix.x4"), (256, Ldmatrix::X4_TRANS, "stmatrix.x4.trans")] {
+                    let (r, c) = st.tile_rc(lane, reg, half);
+                    if out[base + at((r, c))] != want {
+                        return Err(Error::Verification(format!("{}: {name} wrong at ({r}, {c}) (lane {lane}, register {reg}, half {half})", k.name())));
+                    }
+                }
             }
         }
     }

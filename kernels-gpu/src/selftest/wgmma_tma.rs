@@ -13,6 +13,7 @@ use crate::prim::{
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, prefetch_tensormap},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k16_f32_f16, wgmma_wait_group},
 };
+use layout::fragment::WgmmaAcc;
 use layout::hopper::{TmaSwizzle, WgmmaDesc};
 
 /// Rows (M = N) and K of the test tile.
@@ -62,7 +63,11 @@ pub unsafe extern "ptx-kernel" fn selftest_wgmma_tma(tmap_a: *const TensorMap, t
         let d_b = desc(WgmmaDesc::k_major(s_b, T, 128, TmaSwizzle::B128));
         let d_c = desc(WgmmaDesc::mn_major_sw128(s_c, T));
         let (warp, lane) = (tid / 32, lane_id());
-        let (g, t) = (lane / 4, lane % 4);
+        // WgmmaAcc's place of d_i (i = 4j + h) for (warp, lane) is a sum: the warp's origin d(warp, 0, 0),
+        // the lane's place of d_0 d(0, lane, 0), and thread 0's place of d_i, d(0, 0, 4j) + d(0, 0, h).
+        // (Summed in the order this kernel's PTX has always had.)
+        let d = WgmmaAcc::<64>::warp_lane_rc;
+        let lane_row = d(0, lane, 0).0;
         for product in 0..2u32 {
             let mut r_acc = [0f32; 32];
             wgmma_fence_operand(&mut r_acc);
@@ -81,8 +86,8 @@ pub unsafe extern "ptx-kernel" fn selftest_wgmma_tma(tmap_a: *const TensorMap, t
             wgmma_fence_operand(&mut r_acc);
             for j in 0..8u32 {
                 for h in 0..4u32 {
-                    let row = 16 * warp + g + 8 * (h / 2);
-                    let col = 8 * j + 2 * t + h % 2;
+                    let row = d(warp, 0, 0).0 + lane_row + d(0, 0, h).0;
+                    let col = d(0, 0, 4 * j).1 + d(0, lane, 0).1 + d(0, 0, h).1;
                     *g_d.add((product * T * T + row * T + col) as usize) = r_acc[(4 * j + h) as usize];
                 }
             }

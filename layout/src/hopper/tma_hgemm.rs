@@ -56,14 +56,14 @@ pub const C_BOX: super::TmaTile2d = super::TmaTile2d {
 };
 
 /// Where lane `lane` of warp `warp` (of its warpgroup) puts accumulator pair `(j, half)` of a 64×64
-/// `wgmma` block (`d[4j + 2·half]`, `d[4j + 2·half + 1]`; fragment in the device crate's
-/// `prim::wgmma`): row and column of the block.
+/// `wgmma` block (`d[4j + 2·half]`, `d[4j + 2·half + 1]`): row and column of the block, i.e.
+/// [`crate::fragment::WgmmaAcc`]`::<64>::warp_lane_rc(warp, lane, 4j + 2·half)`.
 ///
 /// ```text
 /// row = 16·warp + lane/4 + 8·half        col = 8·j + 2·(lane % 4)      (two f16: one 4-byte store)
 /// ```
 pub const fn c_fragment_rc(warp: u32, lane: u32, j: u32, half: u32) -> (u32, u32) {
-    (16 * warp + lane / 4 + 8 * half, 8 * j + 2 * (lane % 4))
+    crate::fragment::WgmmaAcc::<64>::warp_lane_rc(warp, lane, 4 * j + 2 * half)
 }
 
 /// The most dynamic shared memory a Hopper block may have (227 KiB).
