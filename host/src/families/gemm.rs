@@ -246,6 +246,15 @@ fn run_poisoned<F: GemmFamily>(gpu: &Gpu, k: &Kernel, step: &GemmStep<F::Trace>,
     }
 }
 
+/// Refuses `s` up front when A, B and C do not fit in free device memory, or the host side does not fit
+/// in available host memory: A and B generated on the host, the f64 reference (or the baseline's C as
+/// f64), and one downloaded C with its f64 copy.
+fn check_memory<F: GemmFamily>(gpu: &Gpu, family: &str, s: Shape) -> Result<()> {
+    let elem = std::mem::size_of::<F::Elem>() as u64;
+    let (a, b, c) = ((s.m * s.k) as u64, (s.k * s.n) as u64, (s.m * s.n) as u64);
+    crate::runtime::budget::check(gpu, &format!("{family} {s}"), (a + b + c) * elem, (a + b) * elem + c * (8 + elem + 8))
+}
+
 /// Runs family `F`: the baseline first (its result is the reference for shapes too large for the CPU),
 /// then every step `o` wants, each poisoned, checked fully written, compared, and (unless `o.check`)
 /// timed interleaved with the baseline. A step that declines a shape (its descriptor's `needs`) gets a
@@ -255,6 +264,7 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)
     let baseline = F::baseline(gpu).ok();
     let mut rows = vec![];
     for &s in &o.shapes {
+        check_memory::<F>(gpu, family, s)?;
         progress(&format!("{family} {s}: inputs"));
         let mut rng = verify::rng(o.seed ^ (s.m * 31 + s.n * 7 + s.k) as u64);
         let a = F::random(&mut rng, s.m * s.k);
@@ -396,6 +406,7 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, a: &GemmStep<F::Trace>, b: &Gem
     let baseline = F::baseline(gpu).ok();
     let (ka, kb) = (gpu.kernel(a.kernel.name)?, gpu.kernel(b.kernel.name)?);
     for &s in &o.shapes {
+        check_memory::<F>(gpu, F::NAME, s)?;
         s.check_step(a)?;
         s.check_step(b)?;
         let mut rng = verify::rng(o.seed ^ (s.m * 31 + s.n * 7 + s.k) as u64);

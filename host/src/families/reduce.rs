@@ -408,6 +408,10 @@ fn reduce_step(gpu: &Gpu, step: &'static Step, inp: &Inputs, o: &ReduceRun, row:
 pub fn run(gpu: &Gpu, o: &ReduceRun, progress: &mut dyn FnMut(&str)) -> Result<Vec<ReduceRow>> {
     let mut rows = vec![];
     for &n in &o.sizes {
+        // Inputs (uniform, rotated copies beyond L2 when timing, small integers), the copy's
+        // destination, scratch; on the host the two inputs.
+        let copies = if o.check { 1 } else { rotation_copies(4 * n, gpu.info.l2_bytes) } as u64;
+        crate::runtime::budget::check(gpu, &format!("reduce n = {n}"), 4 * n as u64 * (copies + 3), 8 * n as u64)?;
         progress(&format!("reduce n = {n}: generating inputs"));
         let inp = make_inputs(gpu, n, o.seed, !o.check)?;
         let bytes = 4.0 * n as f64;

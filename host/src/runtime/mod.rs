@@ -1,5 +1,7 @@
 //! The GPU side of the host: driver context and kernels ([`gpu`]), the embedded PTX ([`ptx`]),
-//! timing ([`timing`]), verification helpers ([`verify`]) and TMA tensor maps ([`tma`]).
+//! timing ([`timing`]), verification helpers ([`verify`]), TMA tensor maps ([`tma`]) and the memory
+//! budget checked before a measurement allocates ([`budget`]).
+pub mod budget;
 pub mod gpu;
 pub mod ptx;
 pub mod timing;
