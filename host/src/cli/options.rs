@@ -118,6 +118,11 @@ impl Options {
         self.steps.as_ref().is_none_or(|l| l.iter().any(|k| k.name == name))
     }
 
+    /// The kernels `--steps` names (PTX names), for the library's run configs; `None`: all.
+    fn only(&self) -> Option<Vec<&'static str>> {
+        self.steps.as_ref().map(|v| v.iter().map(|k| k.name).collect())
+    }
+
     /// The GEMM shapes of this run for family `F`: `--gemm-sizes`, plus `F`'s ragged shapes under
     /// `--check` unless sizes were given; and the rest of the options as the library's [`GemmRun`].
     pub fn gemm_run<F: GemmFamily>(&self) -> Result<GemmRun> {
@@ -127,8 +132,7 @@ impl Options {
                 shapes.push(Shape::new(m, n, k)?);
             }
         }
-        let only = self.steps.as_ref().map(|v| v.iter().map(|k| k.name).collect());
-        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only })
+        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only() })
     }
 
     /// The reduce sizes of this run (`--check` adds odd sizes unless `--sizes` was given).
@@ -137,8 +141,7 @@ impl Options {
         if self.check && !self.sizes_given {
             sizes.extend(reduce::CHECK_SIZES);
         }
-        let only = self.steps.as_ref().map(|v| v.iter().map(|k| k.name).collect());
-        ReduceRun { sizes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only }
+        ReduceRun { sizes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only() }
     }
 
     /// Parses arguments (without the program name). `Ok(None)` means `--help` was printed.

@@ -177,10 +177,7 @@ impl Gpu {
             kernel: name.to_string(),
             detail: format!("not in PTX module {module} ({})", crate::error::driver_msg(&e)),
         })?;
-        if dyn_smem_bytes > 48 * 1024 {
-            func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dyn_smem_bytes as i32)
-                .during(|| format!("raising the dynamic shared memory limit of `{name}`"))?;
-        }
+        allow_dyn_smem(&func, name, dyn_smem_bytes)?;
         // One small descriptor per loaded kernel, kept for the program's life (kernels are loaded once).
         let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
             name: Box::leak(name.to_string().into_boxed_str()), family: Family::External, step: "-", target: Target::Sm80,
@@ -209,10 +206,7 @@ impl Gpu {
             kernel: name.to_string(),
             detail: format!("not in PTX module {} ({})", info.target.name(), crate::error::driver_msg(&e)),
         })?;
-        if info.dyn_smem_bytes > 48 * 1024 {
-            func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, info.dyn_smem_bytes as i32)
-                .during(|| format!("raising the dynamic shared memory limit of `{name}`"))?;
-        }
+        allow_dyn_smem(&func, name, info.dyn_smem_bytes)?;
         if info.family == Family::Hgemm && info.target == Target::Sm90a {
             // The Hopper steps live on shared memory (stage rings; h1/h2 count on 3 CTAs per SM): ask for
             // the largest shared-memory carveout, so L1's share never decides how many CTAs fit.
@@ -265,6 +259,15 @@ impl Grid for (u32, u32) {
     fn dims(self) -> (u32, u32, u32) { (self.0, self.1, 1) }
 }
 
+/// Raises `func`'s dynamic shared memory limit to `bytes` where it is above the default 48 KiB.
+fn allow_dyn_smem(func: &CudaFunction, name: &str, bytes: u32) -> Result<()> {
+    if bytes > 48 * 1024 {
+        func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes as i32)
+            .during(|| format!("raising the dynamic shared memory limit of `{name}`"))?;
+    }
+    Ok(())
+}
+
 /// Launches a registered kernel on the library's stream with its registered block size and dynamic
 /// shared memory; errors name the kernel. Before the launch, the number of arguments and each one's
 /// size (device buffers: an 8-byte pointer; scalars: their size) are checked against the kernel's
@@ -281,12 +284,16 @@ macro_rules! launch {
             shared_mem_bytes: k.info.dyn_smem_bytes,
         };
         let mut b = $gpu.stream.launch_builder(&k.func);
-        let mut sizes: ::std::vec::Vec<u32> = ::std::vec::Vec::new();
+        // A stack array sized by the argument count: no allocation on the (timed) launch path.
+        let mut sizes = [0u32; 0 $( + { let _ = stringify!($arg); 1 } )*];
+        let mut i = 0;
         $( {
             let a = $arg;
-            sizes.push($crate::runtime::gpu::ParamBytes::param_bytes(&a));
+            sizes[i] = $crate::runtime::gpu::ParamBytes::param_bytes(&a);
+            i += 1;
             $crate::cudarc::driver::PushKernelArg::arg(&mut b, a);
         } )*
+        let _ = i;
         match k.check_args(&sizes) {
             Err(e) => Err(e),
             Ok(()) => b.launch(cfg).map(|_| ()).map_err(|source| $crate::error::Error::Launch { kernel: k.info.name.to_string(), source }),
