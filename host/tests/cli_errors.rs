@@ -19,7 +19,7 @@ fn malformed_options_exit_2_with_a_named_reason() {
         (&["--sizes", "2^99"], "size `2^99`"),
         (&["--sizes", "1.5M"], "size `1.5M`"),
         (&["--sizes", "1K,,2"], "size ``"),
-        (&["--sizes", "2^32"], "exceeds the reduce kernels' limit"),
+        (&["--sizes", "2^61"], "exceeds reduce_v7's limit"),
         (&["--gemm-sizes", "4x4"], "expected N (square) or MxNxK"),
         (&["--gemm-sizes", "0x4x4"], "must be at least 1"),
         (&["--family", "nope"], "unknown family `nope`"),

@@ -204,3 +204,52 @@ fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
         }
     }
 }
+
+#[test]
+fn device_fills_sums_and_comparisons_match_the_host() {
+    use kernel_lab::runtime::device_check::{self, Dist, ElemKind};
+    use layout::random::value;
+    let Some(gpu) = gpu_or_skip("device_fills_sums_and_comparisons_match_the_host") else { return };
+    let seed = verify::fresh_seed();
+    for n in [1usize, 255, 257, 100_003] {
+        for dist in [Dist::Symmetric, Dist::Positive, Dist::SmallInt] {
+            // Every element, bit for bit, as layout::random computes it on the host.
+            let x: Vec<f32> = gpu.download(&device_check::random::<f32>(&gpu, n, ElemKind::F32, dist, seed).unwrap()).unwrap();
+            let first_bad = (0..n).find(|&i| x[i].to_bits() != value(dist, seed, i as u64).to_bits());
+            assert_eq!(first_bad, None, "check_fill_f32 {dist:?} n={n} seed={seed}");
+            let h: Vec<u16> = gpu.download(&device_check::random::<u16>(&gpu, n, ElemKind::F16, dist, seed).unwrap()).unwrap();
+            assert!((0..n).all(|i| h[i] == half::f16::from_f32(value(dist, seed, i as u64)).to_bits()), "check_fill_f16 {dist:?} n={n} seed={seed}");
+            let b: Vec<u16> = gpu.download(&device_check::random::<u16>(&gpu, n, ElemKind::Bf16, dist, seed).unwrap()).unwrap();
+            assert!((0..n).all(|i| b[i] == half::bf16::from_f32(value(dist, seed, i as u64)).to_bits()), "check_fill_bf16 {dist:?} n={n} seed={seed}");
+            // The f64 sum against the host's pairwise f64 sum of the same elements.
+            let d_x = gpu.upload(&x).unwrap();
+            let (got, want) = (device_check::sum_f64(&gpu, &d_x).unwrap(), verify::sum_f64(&x));
+            assert!((got - want).abs() <= 1e-12 * want.abs().max(1.0), "check_sum_f64 n={n}: {got} vs {want}");
+            if dist == Dist::SmallInt {
+                assert_eq!(got, want, "integer sums are exact in f64");
+            }
+        }
+        // Comparison: against the host's rel_l2 on a perturbed copy, and NaNs counted, not summed.
+        let want: Vec<f32> = (0..n).map(|i| value(Dist::Symmetric, seed, i as u64)).collect();
+        let mut got: Vec<f32> = want.iter().enumerate().map(|(i, &w)| w + 1e-3 * value(Dist::Symmetric, seed ^ 1, i as u64)).collect();
+        let host = verify::rel_l2(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want.iter().map(|&v| v as f64).collect::<Vec<_>>());
+        let (d_got, d_want) = (gpu.upload(&got).unwrap(), gpu.upload(&want).unwrap());
+        let c = device_check::compare(&gpu, &d_got, &d_want, ElemKind::F32).unwrap();
+        assert!((c.rel_l2 - host).abs() <= 1e-9 * host, "check_compare_f32 n={n}: {} vs {host}", c.rel_l2);
+        assert_eq!(c.unwritten, 0);
+        got[n / 2] = f32::NAN;
+        got[n - 1] = f32::NAN;
+        let c = device_check::compare(&gpu, &gpu.upload(&got).unwrap(), &d_want, ElemKind::F32).unwrap();
+        assert_eq!(c.unwritten, if n == 1 { 1 } else { 2 }, "n={n}");
+        // f16/bf16: the same buffers rounded; equal buffers compare at exactly 0.
+        for kind in [ElemKind::F16, ElemKind::Bf16] {
+            let d = device_check::random::<u16>(&gpu, n, kind, Dist::Symmetric, seed).unwrap();
+            let c = device_check::compare(&gpu, &d, &d, kind).unwrap();
+            assert_eq!((c.rel_l2, c.unwritten), (0.0, 0), "{kind:?} n={n}");
+            let mut poisoned = d.clone();
+            gpu.poison(&mut poisoned).unwrap();
+            let c = device_check::compare(&gpu, &poisoned, &d, kind).unwrap();
+            assert_eq!(c.unwritten, n as u64, "{kind:?}: every poisoned element counted");
+        }
+    }
+}

@@ -13,6 +13,8 @@
 //!   kernel's file next to it.
 //! * [`bankcheck`]: replay microkernels that issue one shared-memory instruction at given addresses,
 //!   for checking the host's bank-conflict model against Nsight Compute.
+//! * [`check`]: device-side random inputs and verification (fills, an f64 sum, error norms), so large
+//!   inputs and outputs never go through the host.
 //! * [`selftest`]: small kernels that exercise each primitive once so the host tests can check the
 //!   wrappers' fragment layouts against a CPU model.
 //!
@@ -49,6 +51,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bankcheck;
+pub mod check;
 pub mod hgemm;
 mod launch_bounds;
 /// The device primitives: the `nvptx-std` crate (any kernel crate can use it the same way).

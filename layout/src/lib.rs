@@ -20,3 +20,4 @@ pub mod hgemm;
 pub mod hgemm_warp;
 pub mod hopper;
 pub mod fragment;
+pub mod random;

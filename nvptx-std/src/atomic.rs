@@ -25,3 +25,25 @@ pub unsafe fn st_relaxed_gpu_u32(p: *mut u32, v: u32) {
     // SAFETY: forwarded to the caller.
     unsafe { asm!("st.relaxed.gpu.global.u32 [{0}], {1};", in(reg64) p, in(reg32) v, options(nostack)) };
 }
+
+/// `red.relaxed.gpu.global.add.f64 [p], v;` — adds `v` to `*p` without returning the old value (a
+/// reduction; sm_60+). Relaxed: it orders nothing else; the adds to one address are atomic, their
+/// order is not specified (so an f64 total may differ in its last bits from run to run).
+///
+/// # Safety
+/// `p` points to an 8-byte-aligned `f64` in global memory that is only accessed atomically meanwhile.
+#[inline(always)]
+pub unsafe fn red_add_relaxed_gpu_f64(p: *mut f64, v: f64) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("red.relaxed.gpu.global.add.f64 [{0}], {1};", in(reg64) p, in(reg64) v, options(nostack)) };
+}
+
+/// `red.relaxed.gpu.global.add.u64 [p], v;` — as [`red_add_relaxed_gpu_f64`] for a `u64` counter.
+///
+/// # Safety
+/// As [`red_add_relaxed_gpu_f64`], for an 8-byte-aligned `u64`.
+#[inline(always)]
+pub unsafe fn red_add_relaxed_gpu_u64(p: *mut u64, v: u64) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("red.relaxed.gpu.global.add.u64 [{0}], {1};", in(reg64) p, in(reg64) v, options(nostack)) };
+}

@@ -49,3 +49,23 @@ pub fn pack_f16x2(lo: f32, hi: f32) -> u32 {
                   options(pure, nomem, nostack)) };
     r
 }
+
+/// `cvt.rn.bf16x2.f32 d, hi, lo;` — packs two f32 into one `u32` of two bf16 (round to nearest even),
+/// `lo` in the low half (sm_80+).
+#[inline(always)]
+pub fn pack_bf16x2(lo: f32, hi: f32) -> u32 {
+    let r: u32;
+    // SAFETY: register-only conversion; per-thread, so `pure` is fine.
+    unsafe { asm!("cvt.rn.bf16x2.f32 {0}, {1}, {2};", out(reg32) r, in(reg32) hi, in(reg32) lo,
+                  options(pure, nomem, nostack)) };
+    r
+}
+
+/// `cvt.f32.f16 d, h;` — widens one f16 (its bits) to f32, exactly.
+#[inline(always)]
+pub fn f16_to_f32(h: u16) -> f32 {
+    let r: f32;
+    // SAFETY: register-only conversion; per-thread, so `pure` is fine.
+    unsafe { asm!("cvt.f32.f16 {0}, {1};", out(reg32) r, in(reg16) h, options(pure, nomem, nostack)) };
+    r
+}

@@ -69,3 +69,21 @@ pub unsafe fn shuffle_idx_u32(v: u32, src_lane: u32) -> u32 {
                   in(reg32) src_lane, options(nomem, nostack)) };
     r
 }
+
+/// Sum of an `f64` over the 32 lanes with a butterfly: each step shuffles the value's two 32-bit halves
+/// (`shfl` moves 32 bits) and adds. Every lane gets the total.
+///
+/// # Safety
+/// All 32 lanes of the warp must call it together.
+#[inline(always)]
+pub unsafe fn reduce_sum_f64(mut v: f64) -> f64 {
+    let mut mask = 16;
+    while mask > 0 {
+        let bits = v.to_bits();
+        // SAFETY: forwarded to the caller; the loop bound is the same in every lane.
+        let (lo, hi) = unsafe { (shuffle_xor_u32(bits as u32, mask), shuffle_xor_u32((bits >> 32) as u32, mask)) };
+        v += f64::from_bits(((hi as u64) << 32) | lo as u64);
+        mask >>= 1;
+    }
+    v
+}

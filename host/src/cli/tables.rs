@@ -25,9 +25,11 @@ pub fn reduce_table(rows: &[ReduceRow]) -> String {
             r.registers.map(|v| v.to_string()).unwrap_or("-".into()),
             r.local_bytes.map(|v| v.to_string()).unwrap_or("-".into()),
             r.launches, r.kernel,
-            match (&r.error, r.failed()) {
-                (Some(e), _) => format!("  ERROR: {e}"),
-                (None, true) => "  FAILED verification".into(),
+            match (&r.error, r.failed(), &r.skipped) {
+                (Some(e), false, _) => format!("  (not run: {e})"),
+                (Some(e), true, _) => format!("  ERROR: {e}"),
+                (None, true, _) => "  FAILED verification".into(),
+                (None, false, Some(why)) => format!("  skipped: {why}"),
                 _ => String::new(),
             });
     }

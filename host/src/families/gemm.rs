@@ -5,12 +5,12 @@
 use std::fmt::Write as _;
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
-use rand::rngs::SmallRng;
 
 use crate::{
     error::{Error, Result},
     model::traces::BlockCost,
     runtime::{
+        device_check::{self, Comparison, Dist, ElemKind},
         gpu::{Gpu, Kernel},
         timing::{Stats, time_gpu_budget, time_pair, time_pair_rounds},
         verify,
@@ -159,8 +159,8 @@ pub trait GemmFamily {
     const BASELINE: &'static str;
     /// Every step of this table, in ladder order.
     fn steps() -> Vec<&'static GemmStep<Self::Trace>>;
-    /// `n` random inputs (never zeros).
-    fn random(rng: &mut SmallRng, n: usize) -> Vec<Self::Elem>;
+    /// How `Elem` stores a number (which device fill and compare kernels apply).
+    const KIND: ElemKind;
     /// The element that marks "not written" (a NaN pattern).
     fn poison() -> Self::Elem;
     /// As f64 (NaN stays NaN).
@@ -232,33 +232,79 @@ impl Row {
     }
 }
 
-/// Poisons `d_c`, runs `step` on `s`, and returns C as f64 — an error naming the kernel and shape if any
-/// element was left unwritten (the poison is a NaN pattern).
-fn run_poisoned<F: GemmFamily>(gpu: &Gpu, k: &Kernel, step: &GemmStep<F::Trace>, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>,
-                               d_c: &mut CudaSlice<F::Elem>) -> Result<Vec<f64>> {
-    *d_c = gpu.upload(&vec![F::poison(); s.m * s.n])?;
+/// What a step's output is checked against: the f64 CPU reference on the host (small shapes), or the
+/// baseline's output left on the device (large shapes: compared there, only scalars come back).
+enum Reference<E> {
+    Host(Vec<f64>),
+    Device(CudaSlice<E>),
+}
+
+/// Poisons `d_c`, runs `step` on `s`, and checks C against `want`: every element written (the poison is
+/// a NaN pattern) and the relative L2 error, which it returns.
+fn run_checked<F: GemmFamily>(gpu: &Gpu, k: &Kernel, step: &GemmStep<F::Trace>, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>,
+                              d_c: &mut CudaSlice<F::Elem>, want: &Reference<F::Elem>) -> Result<f64> {
+    gpu.poison(d_c)?;
     F::launch(gpu, k, step, s, d_a, d_b, d_c)?;
     gpu.sync_after(k.name())?;
-    let c: Vec<f64> = gpu.download(d_c)?.into_iter().map(F::to_f64).collect();
-    match c.iter().position(|v| v.is_nan()) {
-        Some(i) => Err(Error::Verification(format!("{} on {s}: output not fully written (first NaN at {i})", k.name()))),
-        None => Ok(c),
+    let what = format!("{} on {s}", k.name());
+    match want {
+        Reference::Host(w) => {
+            let c: Vec<f64> = gpu.download(d_c)?.into_iter().map(F::to_f64).collect();
+            match c.iter().position(|v| v.is_nan()) {
+                Some(i) => Err(Error::Verification(format!("{what}: output not fully written (first NaN at {i})"))),
+                None => Ok(verify::rel_l2(&c, w)),
+            }
+        }
+        Reference::Device(w) => {
+            let cmp: Comparison = device_check::compare(gpu, d_c, w, F::KIND)?;
+            cmp.check(&what, s.m * s.n, f64::INFINITY)?;
+            Ok(cmp.rel_l2)
+        }
     }
 }
 
-/// Refuses `s` up front when A, B and C do not fit in free device memory, or the host side does not fit
-/// in available host memory: A and B generated on the host, the f64 reference (or the baseline's C as
-/// f64), and one downloaded C with its f64 copy.
-fn check_memory<F: GemmFamily>(gpu: &Gpu, family: &str, s: Shape) -> Result<()> {
-    let elem = std::mem::size_of::<F::Elem>() as u64;
-    let (a, b, c) = ((s.m * s.k) as u64, (s.k * s.n) as u64, (s.m * s.n) as u64);
-    crate::runtime::budget::check(gpu, &format!("{family} {s}"), (a + b + c) * elem, (a + b) * elem + c * (8 + elem + 8))
+/// Whether `s` is checked against the f64 CPU reference (its inputs then come to the host once).
+pub fn cpu_reference(s: Shape) -> bool {
+    s.flops() / 2.0 <= CPU_REF_MAX
 }
 
-/// Runs family `F`: the baseline first (its result is the reference for shapes too large for the CPU),
-/// then every step `o` wants, each poisoned, checked fully written, compared, and (unless `o.check`)
-/// timed interleaved with the baseline. A step that declines a shape (its descriptor's `needs`) gets a
-/// row saying why, not a failure. `progress` hears of each unit of work.
+/// Device and host bytes one shape needs: A, B, C on the device, plus the baseline's C kept there as
+/// the reference where the shape is beyond the CPU reference; on the host, for a CPU-checked shape, A
+/// and B (as elements and widened), the f64 reference and one downloaded C with its f64 copy — and
+/// nothing that grows with the shape otherwise (inputs are generated on the device).
+pub fn memory_bytes(elem: u64, s: Shape) -> (u64, u64) {
+    let (a, b, c) = ((s.m * s.k) as u64, (s.k * s.n) as u64, (s.m * s.n) as u64);
+    if cpu_reference(s) {
+        ((a + b + c) * elem, (a + b) * (elem + 4) + c * (8 + elem + 8))
+    } else {
+        ((a + b + 2 * c) * elem, 1 << 20)
+    }
+}
+
+/// Refuses `s` up front when it does not fit in free device memory or available host memory
+/// ([`memory_bytes`]).
+fn check_memory<F: GemmFamily>(gpu: &Gpu, family: &str, s: Shape) -> Result<()> {
+    let (device, host) = memory_bytes(std::mem::size_of::<F::Elem>() as u64, s);
+    crate::runtime::budget::check(gpu, &format!("{family} {s}"), device, host)
+}
+
+/// A and B of `s`, generated on the device from `seed` (uniform in [-1, 1), rounded to the element).
+fn inputs<F: GemmFamily>(gpu: &Gpu, s: Shape, seed: u64) -> Result<(CudaSlice<F::Elem>, CudaSlice<F::Elem>)> {
+    let seed = seed ^ (s.m * 31 + s.n * 7 + s.k) as u64;
+    Ok((device_check::random(gpu, s.m * s.k, F::KIND, Dist::Symmetric, seed)?,
+        device_check::random(gpu, s.k * s.n, F::KIND, Dist::Symmetric, seed ^ 0x5EED_B)?))
+}
+
+/// The f64 CPU reference of `s` from the device inputs (downloaded once; small shapes only).
+fn host_reference<F: GemmFamily>(gpu: &Gpu, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>) -> Result<Vec<f64>> {
+    Ok(F::reference(&gpu.download(d_a)?, &gpu.download(d_b)?, s))
+}
+
+/// Runs family `F`: the baseline first (its result is the reference for shapes too large for the CPU,
+/// kept on the device), then every step `o` wants, each poisoned, checked fully written, compared, and
+/// (unless `o.check`) timed interleaved with the baseline. A step that declines a shape (its
+/// descriptor's `needs`) or that this GPU cannot run gets a row saying why, not a failure. `progress`
+/// hears of each unit of work.
 pub fn run<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
     let family = F::NAME;
     let baseline = F::baseline(gpu).ok();
@@ -266,25 +312,30 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)
     for &s in &o.shapes {
         check_memory::<F>(gpu, family, s)?;
         progress(&format!("{family} {s}: inputs"));
-        let mut rng = verify::rng(o.seed ^ (s.m * 31 + s.n * 7 + s.k) as u64);
-        let a = F::random(&mut rng, s.m * s.k);
-        let b = F::random(&mut rng, s.k * s.n);
-        let (d_a, d_b) = (gpu.upload(&a)?, gpu.upload(&b)?);
+        let (d_a, d_b) = inputs::<F>(gpu, s, o.seed)?;
         let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
         let budget = if o.check { 0.0 } else { 300.0 };
-        let cpu_ref = s.flops() / 2.0 <= CPU_REF_MAX;
-        let mut want: Option<Vec<f64>> = if cpu_ref { progress(&format!("{family} {s}: f64 reference")); Some(F::reference(&a, &b, s)) } else { None };
+        let cpu_ref = cpu_reference(s);
+        let mut want: Option<Reference<F::Elem>> = if cpu_ref {
+            progress(&format!("{family} {s}: f64 reference"));
+            Some(Reference::Host(host_reference::<F>(gpu, s, &d_a, &d_b)?))
+        } else {
+            None
+        };
         let base_tol = F::steps().into_iter().map(|st| F::tolerance(st, s)).fold(0.0, f64::max);
         let mut base = Row::new("cuBLAS", F::BASELINE, s, base_tol, if cpu_ref { "f64 CPU" } else { "(reference)" });
         base.pct_of_cublas = Some(1.0);
         match &baseline {
             Some(bl) => {
+                progress(&format!("{family} {s}: {}", F::BASELINE));
                 F::run_baseline(bl, gpu, s, &d_a, &d_b, &mut d_c)?;
                 gpu.sync_after(F::BASELINE)?;
-                let c: Vec<f64> = gpu.download(&d_c)?.into_iter().map(F::to_f64).collect();
                 match &want {
-                    Some(w) => base.rel_err = Some(verify::rel_l2(&c, w)),
-                    None => want = Some(c),
+                    Some(Reference::Host(w)) => {
+                        let c: Vec<f64> = gpu.download(&d_c)?.into_iter().map(F::to_f64).collect();
+                        base.rel_err = Some(verify::rel_l2(&c, w));
+                    }
+                    _ => want = Some(Reference::Device(d_c.clone())),
                 }
                 if !o.check {
                     let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| F::run_baseline(bl, gpu, s, &d_a, &d_b, &mut d_c))?;
@@ -301,21 +352,21 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)
             progress(&format!("{family} {s}: {label}"));
             let mut row = Row::new(label, step.kernel.name, s, F::tolerance(step, s), if cpu_ref { "f64 CPU" } else { "cuBLAS" });
             row.predicted = F::predicted(step, s);
-            if let Some(why) = step.rejects(s.m, s.n, s.k) {
+            if let Some(why) = step.rejects(s.m, s.n, s.k).or_else(|| gpu.cannot_run(&step.kernel)) {
                 row.rejected = Some(why);
                 rows.push(row);
                 continue;
             }
             let r = (|| -> Result<()> {
+                let Some(want) = &want else {
+                    return Err(Error::InvalidInput(format!("{s} is too large for the CPU reference and {} is unavailable to verify against", F::BASELINE)));
+                };
                 let k = gpu.kernel(step.kernel.name)?;
                 let res = k.resources()?;
                 (row.registers, row.local_bytes) = (Some(res.registers), Some(res.local_bytes));
                 row.smem_bytes = Some(k.info.dyn_smem_bytes + res.static_smem_bytes.max(0) as u32);
                 row.blocks_per_sm = k.max_blocks_per_sm().ok();
-                let c = run_poisoned::<F>(gpu, &k, step, s, &d_a, &d_b, &mut d_c)?;
-                if let Some(w) = &want {
-                    row.rel_err = Some(verify::rel_l2(&c, w));
-                }
+                row.rel_err = Some(run_checked::<F>(gpu, &k, step, s, &d_a, &d_b, &mut d_c, want)?);
                 if !o.check {
                     let t = match &baseline {
                         // Interleaved with the baseline, so the ratio is immune to the card's drift.
@@ -409,12 +460,9 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, a: &GemmStep<F::Trace>, b: &Gem
         check_memory::<F>(gpu, F::NAME, s)?;
         s.check_step(a)?;
         s.check_step(b)?;
-        let mut rng = verify::rng(o.seed ^ (s.m * 31 + s.n * 7 + s.k) as u64);
-        let (h_a, h_b) = (F::random(&mut rng, s.m * s.k), F::random(&mut rng, s.k * s.n));
-        let (d_a, d_b) = (gpu.upload(&h_a)?, gpu.upload(&h_b)?);
-        let cpu_ref = s.flops() / 2.0 <= CPU_REF_MAX;
-        let (want, reference) = if cpu_ref {
-            (F::reference(&h_a, &h_b, s), "f64 CPU")
+        let (d_a, d_b) = inputs::<F>(gpu, s, o.seed)?;
+        let (want, reference) = if cpu_reference(s) {
+            (Reference::Host(host_reference::<F>(gpu, s, &d_a, &d_b)?), "f64 CPU")
         } else {
             let Some(bl) = &baseline else {
                 return Err(Error::InvalidInput(format!("{s} is too large for the CPU reference and {} is unavailable to verify against", F::BASELINE)));
@@ -422,13 +470,12 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, a: &GemmStep<F::Trace>, b: &Gem
             let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
             F::run_baseline(bl, gpu, s, &d_a, &d_b, &mut d_c)?;
             gpu.sync_after(F::BASELINE)?;
-            (gpu.download(&d_c)?.into_iter().map(F::to_f64).collect(), F::BASELINE)
+            (Reference::Device(d_c), F::BASELINE)
         };
         let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
         let mut errs = [0.0; 2];
         for (i, (step, kern)) in [(a, &ka), (b, &kb)].into_iter().enumerate() {
-            let c = run_poisoned::<F>(gpu, kern, step, s, &d_a, &d_b, &mut d_c)?;
-            errs[i] = verify::rel_l2(&c, &want);
+            errs[i] = run_checked::<F>(gpu, kern, step, s, &d_a, &d_b, &mut d_c, &want)?;
             let tol = F::tolerance(step, s);
             if !(errs[i] <= tol) {
                 return Err(Error::Verification(format!("{} on {s}: relative L2 error {:.2e} against {reference} (tolerance {tol:.1e})", kern.name(), errs[i])));

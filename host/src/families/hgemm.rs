@@ -8,7 +8,6 @@ use cudarc::{
     driver::{CudaSlice, DevicePtr, DevicePtrMut},
 };
 use half::f16;
-use rand::{Rng, rngs::SmallRng};
 
 use layout::hopper::{TmaSwizzle, TmaTile2d};
 
@@ -17,7 +16,7 @@ use crate::{
     families::gemm::{self, GemmFamily, Shape},
     launch,
     model::traces::{self, BlockCost},
-    runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
+    runtime::{device_check::ElemKind, gpu::{Gpu, Kernel}, tma::TensorMap2d},
     steps::{
         gemm::{Accumulate, Args},
         hgemm::{STEPS, Step, Trace},
@@ -179,7 +178,7 @@ impl GemmFamily for Hgemm {
     fn tolerance(st: &Step, s: Shape) -> f64 { tolerance(st, s) }
     const BASELINE: &'static str = "cublasGemmEx f16/32F";
     fn steps() -> Vec<&'static Step> { STEPS.iter().filter(|s| s.acc == Accumulate::F32).collect() }
-    fn random(rng: &mut SmallRng, n: usize) -> Vec<u16> { (0..n).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0)).to_bits()).collect() }
+    const KIND: ElemKind = ElemKind::F16;
     fn poison() -> u16 { 0xFFFF }
     fn to_f64(x: u16) -> f64 { f16::from_bits(x).to_f64() }
     fn reference(a: &[u16], b: &[u16], s: Shape) -> Vec<f64> {
@@ -209,7 +208,7 @@ impl GemmFamily for HgemmF16Acc {
     const BASELINE: &'static str = "cublasGemmEx f16/16F";
     fn tolerance(st: &Step, s: Shape) -> f64 { tolerance(st, s) }
     fn steps() -> Vec<&'static Step> { STEPS.iter().filter(|s| s.acc == Accumulate::F16).collect() }
-    fn random(rng: &mut SmallRng, n: usize) -> Vec<u16> { Hgemm::random(rng, n) }
+    const KIND: ElemKind = ElemKind::F16;
     fn poison() -> u16 { Hgemm::poison() }
     fn to_f64(x: u16) -> f64 { Hgemm::to_f64(x) }
     fn reference(a: &[u16], b: &[u16], s: Shape) -> Vec<f64> { Hgemm::reference(a, b, s) }

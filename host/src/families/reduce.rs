@@ -14,26 +14,32 @@ use crate::{
     error::{DriverContext, Error, Result},
     launch,
     runtime::{
+        device_check::{self, Dist, ElemKind},
         gpu::{Gpu, Kernel},
         timing::{Stats, rotation_copies, time_gpu},
         verify,
     },
-    steps::reduce::{Grid, STEPS, Step},
+    steps::reduce::{Grid, Index, STEPS, Step},
 };
 
-/// Largest `n` the kernels accept: their `u32` index math (`i + BLOCK`, `4·j`) must not overflow.
-pub const MAX_N: usize = 1 << 31;
-
-/// Checks `n` against what the kernels accept.
-pub fn validate_n(n: usize) -> Result<()> {
+/// Checks `n` against what `step` accepts: at least one element, at most its index width's limit
+/// ([`Index::max_n`]: 2^31 for v0–v6's `u32` math, v7 takes any `n` that fits in memory).
+pub fn validate_n(step: &Step, n: usize) -> Result<()> {
     if n == 0 {
         return Err(Error::InvalidInput(
             "n = 0: a reduction plan needs at least one element (reduce::sum returns 0 for an empty input without launching)".into()));
     }
-    if n > MAX_N {
-        return Err(Error::InvalidInput(format!("n = {n} exceeds the reduce kernels' limit of {MAX_N} elements (u32 index math)")));
+    let max = step.index.max_n();
+    if n as u64 > max {
+        return Err(Error::InvalidInput(format!("n = {n} exceeds {}'s limit of {max} elements (u32 index math; v7 takes more)", step.kernel.name)));
     }
     Ok(())
+}
+
+/// Checks a size for the suite: at least 1, and taken by at least one step (the others say why in
+/// their rows).
+pub fn validate_size(n: usize) -> Result<()> {
+    STEPS.iter().map(|s| validate_n(s, n)).find(|r| r.is_ok()).unwrap_or_else(|| validate_n(&STEPS[STEPS.len() - 1], n))
 }
 
 /// The grid of each launch `step` makes for `n` elements, when one wave of the GPU holds `wave` blocks
@@ -76,7 +82,7 @@ pub struct ReducePlan<'g> {
 impl<'g> ReducePlan<'g> {
     /// Loads the step's kernel and allocates its scratch for inputs of exactly `n` elements.
     pub fn new(gpu: &'g Gpu, step: &'static Step, n: usize) -> Result<Self> {
-        validate_n(n)?;
+        validate_n(step, n)?;
         let kernel = gpu.kernel(step.kernel.name)?;
         let (grid, scratch_len) = match step.grid {
             Grid::Tree { per_block } => {
@@ -136,7 +142,8 @@ impl<'g> ReducePlan<'g> {
                 "length mismatch: the plan for `{}` was made for n = {}, the input buffer holds {}",
                 self.kernel.name(), self.n, input.len())));
         }
-        let n = self.n as u32;
+        // v0–v6 take `n` as a u32 (n <= 2^31, validated in `new`); v7 as a u64.
+        let (n, n64) = (self.n as u32, self.n as u64);
         let k = &self.kernel;
         let gpu = self.gpu;
         let [s0, s1] = &mut self.scratch;
@@ -187,10 +194,16 @@ impl<'g> ReducePlan<'g> {
             Grid::SinglePass => {
                 check_aligned16(gpu, input, k.name())?;
                 let counter = self.counter.as_mut().expect("SinglePass plans allocate a counter");
-                // SAFETY: `reduce_v6(g_in, g_partials, g_counter, g_out, n)`: aligned input of n f32,
+                // SAFETY: `reduce_v6/v7(g_in, g_partials, g_counter, g_out, n)`: aligned input of n f32,
                 // `grid` partial slots in s0, a counter that is 0 (zeroed at allocation and reset by
-                // each launch's last block; launches on one stream never overlap), one output.
-                unsafe { launch!(gpu, k, grid = self.grid, input, &mut *s0, counter, &mut self.out, &n) }
+                // each launch's last block; launches on one stream never overlap), one output; `n` in
+                // the width the step's PTX takes (launch! checks the parameter sizes).
+                unsafe {
+                    match self.step.index {
+                        Index::U32 => launch!(gpu, k, grid = self.grid, input, &mut *s0, counter, &mut self.out, &n),
+                        Index::U64 => launch!(gpu, k, grid = self.grid, input, &mut *s0, counter, &mut self.out, &n64),
+                    }
+                }
             }
         }
     }
@@ -233,9 +246,8 @@ pub struct CublasSum {
 impl CublasSum {
     /// A cuBLAS handle on the library's stream and a ones vector of `n`.
     pub fn new(gpu: &Gpu, n: usize) -> Result<Self> {
-        validate_n(n)?;
-        if n > i32::MAX as usize {
-            return Err(Error::InvalidInput(format!("n = {n} exceeds cuBLAS's int length")));
+        if n == 0 || n > i32::MAX as usize {
+            return Err(Error::InvalidInput(format!("n = {n}: cublasSdot takes 1 to 2^31 - 1 elements (an int length)")));
         }
         // SAFETY: only tries to dlopen libcublas; no call is made.
         if !unsafe { cudarc::cublas::sys::is_culib_present() } {
@@ -244,7 +256,12 @@ impl CublasSum {
         let blas = CudaBlas::new(gpu.stream.clone()).map_err(|source| Error::Cublas { what: "cublasCreate".into(), source })?;
         blas.set_pointer_mode(blas_sys::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)
             .map_err(|source| Error::Cublas { what: "cublasSetPointerMode".into(), source })?;
-        let ones = gpu.upload(&vec![1.0f32; n])?;
+        let mut ones = gpu.zeros::<f32>(n)?;
+        let (ptr, _sync) = cudarc::driver::DevicePtrMut::device_ptr_mut(&mut ones, &gpu.stream);
+        // SAFETY: `ptr` is the live allocation of n f32 owned by `ones`; sets each to 1.0f32's bits.
+        unsafe { cudarc::driver::sys::cuMemsetD32Async(ptr, 1.0f32.to_bits(), n, gpu.stream.cu_stream()) }.result()
+            .during(|| format!("filling {n} ones"))?;
+        drop(_sync);
         Ok(CublasSum { blas, ones, out: gpu.zeros(1)? })
     }
 
@@ -323,9 +340,9 @@ pub struct ReduceRow {
     pub pct_of_copy: Option<f64>,
     /// v0's median time over this row's.
     pub speedup_vs_v0: Option<f64>,
-    /// |got − ref| / |ref| against the f64 reference, on uniform data.
+    /// |got − ref| / |ref| against the f64 sum (on the device) of the same uniform data.
     pub rel_err: Option<f64>,
-    /// Whether the sum of small integers (exact in f32) came out exact.
+    /// Whether the sum of small integers (exact in f32) came out exactly as the device's f64 sum.
     pub exact_int_sum: Option<bool>,
     /// Kernel launches per run.
     pub launches: usize,
@@ -335,6 +352,8 @@ pub struct ReduceRow {
     pub local_bytes: Option<i32>,
     /// What failed, if anything.
     pub error: Option<String>,
+    /// Why the step does not take this size (a documented limit, not a failure).
+    pub skipped: Option<String>,
 }
 
 impl ReduceRow {
@@ -342,62 +361,94 @@ impl ReduceRow {
     pub fn new(step: &str, kernel: &str, n: usize, bytes: f64) -> Self {
         ReduceRow { step: step.into(), kernel: kernel.into(), n, time: None, bytes, gbps: None, pct_of_copy: None,
                     speedup_vs_v0: None, rel_err: None, exact_int_sum: None, launches: 1, registers: None,
-                    local_bytes: None, error: None }
+                    local_bytes: None, error: None, skipped: None }
     }
-    /// Whether the row failed verification or errored.
+    /// Whether the row failed verification or errored (the baselines' rows never fail the run: cuBLAS
+    /// may be missing, or not take the size).
     pub fn failed(&self) -> bool {
+        if self.step == "cuBLAS" || self.step == "copy" {
+            return false;
+        }
         self.error.is_some() || self.exact_int_sum == Some(false) || self.rel_err.is_some_and(|e| !(e <= REDUCE_TOL))
     }
 }
 
-/// Inputs of one size: uniform data, small integers, their references.
+/// The inputs of one size, generated on the device (`runtime::device_check`): no host copy of any
+/// input at any size. One buffer `x` is refilled as each check needs it (small integers, then uniform
+/// data), so the largest size costs one input buffer, not two; `copies` are uniform copies for
+/// rotating through more than L2 while timing (only at sizes below 2·L2, so small).
 struct Inputs {
-    uniform: Vec<cudarc::driver::CudaSlice<f32>>,
+    x: CudaSlice<f32>,
+    copies: Vec<CudaSlice<f32>>,
+    seed: u64,
+    /// `Σ x` of the uniform data (device f64 sum).
     want: f64,
-    ints: cudarc::driver::CudaSlice<f32>,
+    /// `Σ x` of the small integers (device f64 sum: exact).
     ints_want: f64,
 }
 
-fn make_inputs(gpu: &Gpu, n: usize, seed: u64, rotate: bool) -> Result<Inputs> {
-    let mut rng = verify::rng(seed ^ n as u64);
-    let x = verify::uniform_f32(&mut rng, n);
-    let want = verify::sum_f64(&x);
-    let ints = verify::small_integers_f32(&mut rng, n);
-    let ints_want = verify::sum_f64(&ints);
-    let copies = if rotate { rotation_copies(4 * n, gpu.info.l2_bytes) } else { 1 };
-    let first = gpu.upload(&x)?;
-    let mut uniform = vec![];
-    for _ in 1..copies {
-        let mut c = gpu.zeros::<f32>(n)?;
-        copy(gpu, &first, &mut c)?;
-        uniform.push(c);
+impl Inputs {
+    fn new(gpu: &Gpu, n: usize, seed: u64, rotate: bool) -> Result<Inputs> {
+        let seed = seed ^ n as u64;
+        let mut x = device_check::random::<f32>(gpu, n, ElemKind::F32, Dist::SmallInt, seed)?;
+        let ints_want = device_check::sum_f64(gpu, &x)?;
+        device_check::fill(gpu, &mut x, ElemKind::F32, Dist::Positive, seed)?;
+        let want = device_check::sum_f64(gpu, &x)?;
+        let mut copies = vec![];
+        for _ in 1..if rotate { rotation_copies(4 * n, gpu.info.l2_bytes) } else { 1 } {
+            let mut c = gpu.zeros::<f32>(n)?;
+            copy(gpu, &x, &mut c)?;
+            copies.push(c);
+        }
+        Ok(Inputs { x, copies, seed, want, ints_want })
     }
-    uniform.insert(0, first);
-    Ok(Inputs { uniform, want, ints: gpu.upload(&ints)?, ints_want })
+    /// Refills `x` with the small integers (`ints`) or the uniform data.
+    fn refill(&mut self, gpu: &Gpu, ints: bool) -> Result<()> {
+        device_check::fill(gpu, &mut self.x, ElemKind::F32, if ints { Dist::SmallInt } else { Dist::Positive }, self.seed)
+    }
+    /// The uniform input of timed run `i` (rotating through `x` and its copies).
+    fn uniform(&self, i: usize) -> &CudaSlice<f32> {
+        match i % (self.copies.len() + 1) {
+            0 => &self.x,
+            c => &self.copies[c - 1],
+        }
+    }
+}
+
+/// Device bytes one size needs: `x`, its rotation copies, the copy's destination (timing), cuBLAS's
+/// ones vector (where cublasSdot takes `n`), and scratch (a partial per block: below 1% of `x`).
+pub fn device_bytes(n: usize, check: bool, l2_bytes: usize) -> u64 {
+    let x = 4 * n as u64;
+    let copies = if check { 0 } else { rotation_copies(4 * n, l2_bytes) as u64 - 1 };
+    let dst = if check { 0 } else { 1 };
+    let ones = if n <= i32::MAX as usize { 1 } else { 0 };
+    x * (1 + copies + dst + ones) + x / 64 + (1 << 20)
 }
 
 fn rel(got: f32, want: f64) -> f64 {
     ((got as f64) - want).abs() / want.abs()
 }
 
-/// Runs one reduce step at one size: verification on both inputs, then timing.
-fn reduce_step(gpu: &Gpu, step: &'static Step, inp: &Inputs, o: &ReduceRun, row: &mut ReduceRow) -> Result<()> {
-    let n = inp.ints.len();
+/// Runs one reduce step at one size: the small integers (exact), then the uniform data (within
+/// [`REDUCE_TOL`]), then timing on the uniform data. Leaves `inp.x` holding the uniform data.
+fn reduce_step(gpu: &Gpu, step: &'static Step, inp: &mut Inputs, o: &ReduceRun, row: &mut ReduceRow) -> Result<()> {
+    let n = inp.x.len();
     let mut plan = ReducePlan::new(gpu, step, n)?;
     let res = plan.kernel().resources()?;
     (row.registers, row.local_bytes, row.launches) = (Some(res.registers), Some(res.local_bytes), plan.launches());
+    inp.refill(gpu, true)?;
     plan.poison()?;
-    plan.enqueue(&inp.uniform[0])?;
+    plan.enqueue(&inp.x)?;
+    let got_int = plan.result()?;
+    row.exact_int_sum = Some(got_int as f64 == inp.ints_want);
+    inp.refill(gpu, false)?;
+    plan.poison()?;
+    plan.enqueue(&inp.x)?;
     let got = plan.result()?;
     verify::check_written(plan.kernel().name(), &[got])?;
     row.rel_err = Some(rel(got, inp.want));
-    plan.poison()?;
-    plan.enqueue(&inp.ints)?;
-    let got_int = plan.result()?;
-    row.exact_int_sum = Some(got_int as f64 == inp.ints_want);
     if !o.check {
-        let k = inp.uniform.len();
-        row.time = Some(time_gpu(gpu, o.warmup, o.reps, |i| plan.enqueue(&inp.uniform[i % k]))?);
+        row.time = Some(time_gpu(gpu, o.warmup, o.reps, |i| plan.enqueue(inp.uniform(i)))?);
     }
     Ok(())
 }
@@ -410,16 +461,15 @@ pub fn run(gpu: &Gpu, o: &ReduceRun, progress: &mut dyn FnMut(&str)) -> Result<V
     for &n in &o.sizes {
         // Inputs (uniform, rotated copies beyond L2 when timing, small integers), the copy's
         // destination, scratch; on the host the two inputs.
-        let copies = if o.check { 1 } else { rotation_copies(4 * n, gpu.info.l2_bytes) } as u64;
-        crate::runtime::budget::check(gpu, &format!("reduce n = {n}"), 4 * n as u64 * (copies + 3), 8 * n as u64)?;
+        // Every input is generated on the device: no host memory grows with n.
+        crate::runtime::budget::check(gpu, &format!("reduce n = {n}"), device_bytes(n, o.check, gpu.info.l2_bytes), 1 << 20)?;
         progress(&format!("reduce n = {n}: generating inputs"));
-        let inp = make_inputs(gpu, n, o.seed, !o.check)?;
+        let mut inp = Inputs::new(gpu, n, o.seed, !o.check)?;
         let bytes = 4.0 * n as f64;
         let mut copy_row = ReduceRow::new("copy", "cuMemcpyDtoD", n, 2.0 * bytes);
         if !o.check {
             let mut dst = gpu.zeros::<f32>(n)?;
-            let k = inp.uniform.len();
-            let t = time_gpu(gpu, o.warmup, o.reps, |i| copy(gpu, &inp.uniform[i % k], &mut dst))?;
+            let t = time_gpu(gpu, o.warmup, o.reps, |i| copy(gpu, inp.uniform(i), &mut dst))?;
             copy_row.gbps = Some(t.gbps(copy_row.bytes));
             copy_row.pct_of_copy = Some(1.0);
             copy_row.time = Some(t);
@@ -431,11 +481,10 @@ pub fn run(gpu: &Gpu, o: &ReduceRun, progress: &mut dyn FnMut(&str)) -> Result<V
         match (|| -> Result<()> {
             let mut blas = CublasSum::new(gpu, n)?;
             blas.poison(gpu)?;
-            blas.enqueue(gpu, &inp.uniform[0])?;
+            blas.enqueue(gpu, &inp.x)?;
             blas_row.rel_err = Some(rel(blas.result(gpu)?, inp.want));
             if !o.check {
-                let k = inp.uniform.len();
-                blas_row.time = Some(time_gpu(gpu, o.warmup, o.reps, |i| blas.enqueue(gpu, &inp.uniform[i % k]))?);
+                blas_row.time = Some(time_gpu(gpu, o.warmup, o.reps, |i| blas.enqueue(gpu, inp.uniform(i)))?);
             }
             Ok(())
         })() {
@@ -448,7 +497,9 @@ pub fn run(gpu: &Gpu, o: &ReduceRun, progress: &mut dyn FnMut(&str)) -> Result<V
         for step in STEPS.iter().filter(|s| o.only.as_ref().is_none_or(|v| v.contains(&s.kernel.name))) {
             progress(&format!("reduce n = {n}: {}", step.kernel.step));
             let mut row = ReduceRow::new(step.kernel.step, step.kernel.name, n, bytes);
-            if let Err(e) = reduce_step(gpu, step, &inp, o, &mut row) {
+            if let Err(e) = validate_n(step, n) {
+                row.skipped = Some(e.to_string());
+            } else if let Err(e) = reduce_step(gpu, step, &mut inp, o, &mut row) {
                 row.error = Some(e.to_string());
             }
             rows.push(row);
@@ -485,9 +536,33 @@ mod tests {
 
     #[test]
     fn sizes_outside_the_kernels_range_are_rejected() {
-        assert!(validate_n(0).unwrap_err().to_string().contains("n = 0"));
-        assert!(validate_n(MAX_N + 1).unwrap_err().to_string().contains("exceeds"));
-        assert!(validate_n(1).is_ok() && validate_n(MAX_N).is_ok());
+        use crate::steps::reduce::{V6, V7};
+        assert!(validate_n(&V6, 0).unwrap_err().to_string().contains("n = 0"));
+        let e = validate_n(&V6, (1 << 31) + 1).unwrap_err().to_string();
+        assert!(e.contains("reduce_v6's limit of 2147483648") && e.contains("v7 takes more"), "{e}");
+        assert!(validate_n(&V6, 1).is_ok() && validate_n(&V6, 1 << 31).is_ok());
+        assert!(validate_n(&V7, 1 << 33).is_ok() && validate_n(&V7, 0).is_err());
+        assert!(validate_size(1 << 33).is_ok() && validate_size(0).is_err());
+    }
+
+    #[test]
+    fn device_bytes_count_one_input_and_what_timing_adds() {
+        let l2 = 50 << 20;
+        // 2^33 f32 on an H100 (80 GB): the input and the copy's destination, no ones vector (cublasSdot
+        // takes an int length) — 64 GiB and a little scratch.
+        let big = device_bytes(1 << 33, false, l2);
+        assert!(big >= 64 << 30 && big < 65 << 30, "{big}");
+        assert_eq!(device_bytes(1 << 33, true, l2), (32u64 << 30) + (32u64 << 30) / 64 + (1 << 20));
+        // 2^20: rotated copies for timing, the destination and the ones vector on top of the input.
+        let small = device_bytes(1 << 20, false, l2);
+        assert_eq!(small, (4u64 << 20) * (1 + (rotation_copies(4 << 20, l2) as u64 - 1) + 2) + (4u64 << 20) / 64 + (1 << 20));
+        // Beyond 2·L2 (no rotation copies) more elements always need more bytes.
+        let mut prev = 0;
+        for e in 25..40 {
+            let b = device_bytes((1usize << e) + 3, false, l2);
+            assert!(b > prev, "{e}");
+            prev = b;
+        }
     }
 
     #[test]

@@ -5,14 +5,13 @@ use cudarc::{
     cublas::{CudaBlas, sys as blas_sys},
     driver::{CudaSlice, DevicePtr, DevicePtrMut},
 };
-use rand::{Rng, rngs::SmallRng};
 
 use crate::{
     error::{Error, Result},
     families::gemm::{self, GemmFamily, Shape},
     launch,
     model::traces::{self, BlockCost},
-    runtime::gpu::{Gpu, Kernel},
+    runtime::{device_check::ElemKind, gpu::{Gpu, Kernel}},
     steps::sgemm::{self as steps, Step, Trace},
 };
 
@@ -87,7 +86,7 @@ impl GemmFamily for Sgemm {
     fn tolerance(_: &Step, _: Shape) -> f64 { 1e-5 }
     const BASELINE: &'static str = "cublasSgemm";
     fn steps() -> Vec<&'static Step> { steps::STEPS.iter().collect() }
-    fn random(rng: &mut SmallRng, n: usize) -> Vec<f32> { (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect() }
+    const KIND: ElemKind = ElemKind::F32;
     fn poison() -> f32 { f32::NAN }
     fn to_f64(x: f32) -> f64 { x as f64 }
     fn reference(a: &[f32], b: &[f32], s: Shape) -> Vec<f64> { reference_f64(a, b, s) }

@@ -36,6 +36,9 @@ pub struct Gpu {
     pub stream: Arc<CudaStream>,
     /// Device facts.
     pub info: DeviceInfo,
+    /// PTX targets withheld by `KERNEL_LAB_WITHHOLD` (a test switch: `sm_90a` makes a Hopper behave as a
+    /// GPU without `sm_90a` code, to show what an A100 or L4 runs and skips).
+    pub withheld: Vec<Target>,
     modules: Mutex<HashMap<Target, Arc<CudaModule>>>,
 }
 
@@ -130,7 +133,21 @@ impl Gpu {
             total_mem_bytes: ctx.total_mem().during(|| "cuDeviceTotalMem".into())?,
             driver_version,
         };
-        Ok(Gpu { ctx, stream, info, modules: Mutex::new(HashMap::new()) })
+        let withheld = withheld_targets(std::env::var("KERNEL_LAB_WITHHOLD").ok().as_deref())?;
+        Ok(Gpu { ctx, stream, info, withheld, modules: Mutex::new(HashMap::new()) })
+    }
+
+    /// Why this GPU cannot run `kernel` (its module's target is not runnable on this compute
+    /// capability, or is withheld), or `None` when it can.
+    pub fn cannot_run(&self, kernel: &KernelInfo) -> Option<String> {
+        let (t, cc) = (kernel.target, self.info.compute_capability);
+        if self.withheld.contains(&t) {
+            Some(format!("{} needs the {} module, withheld by KERNEL_LAB_WITHHOLD", kernel.name, t.name()))
+        } else if !t.runs_on(cc) {
+            Some(format!("{} needs a GPU that runs {} code; {} is compute capability {}.{}", kernel.name, t.name(), self.info.name, cc.0, cc.1))
+        } else {
+            None
+        }
     }
 
     /// The PTX module for `target`, loaded on first use. A load failure returns the driver's JIT log.
@@ -194,11 +211,15 @@ impl Gpu {
             detail: "no descriptor in kernel_lab::steps (and so not loadable)".into(),
         })?;
         let cc = self.info.compute_capability;
-        if !info.target.runs_on(cc) {
+        if self.cannot_run(info).is_some() {
             return Err(Error::Unsupported {
                 kernel: name.to_string(),
                 needs: format!("a GPU that runs {} code", info.target.name()),
-                have: format!("{} (compute capability {}.{})", self.info.name, cc.0, cc.1),
+                have: if self.withheld.contains(&info.target) {
+                    format!("{} with the {} module withheld (KERNEL_LAB_WITHHOLD)", self.info.name, info.target.name())
+                } else {
+                    format!("{} (compute capability {}.{})", self.info.name, cc.0, cc.1)
+                },
             });
         }
         let module = self.module(info.target)?;
@@ -257,6 +278,20 @@ impl Grid for u32 {
 }
 impl Grid for (u32, u32) {
     fn dims(self) -> (u32, u32, u32) { (self.0, self.1, 1) }
+}
+
+/// The targets named in `KERNEL_LAB_WITHHOLD` (comma-separated, e.g. `sm_90a`); an unknown name is an
+/// error naming the known ones. `sm_80` cannot be withheld (every family needs it).
+pub fn withheld_targets(var: Option<&str>) -> Result<Vec<Target>> {
+    let mut out = vec![];
+    for name in var.unwrap_or("").split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match Target::ALL.into_iter().find(|t| t.name() == name) {
+            Some(Target::Sm80) => return Err(Error::InvalidInput("KERNEL_LAB_WITHHOLD=sm_80: every family needs the sm_80 module; only sm_90a can be withheld".into())),
+            Some(t) => out.push(t),
+            None => return Err(Error::InvalidInput(format!("KERNEL_LAB_WITHHOLD: unknown target `{name}` (sm_90a can be withheld)"))),
+        }
+    }
+    Ok(out)
 }
 
 /// Raises `func`'s dynamic shared memory limit to `bytes` where it is above the default 48 KiB.
@@ -320,7 +355,33 @@ impl<T> ParamBytes for &mut CudaSlice<T> {
     }
 }
 
+impl<T> ParamBytes for &cudarc::driver::CudaView<'_, T> {
+    fn param_bytes(&self) -> u32 {
+        8
+    }
+}
+
+impl<T> ParamBytes for &mut cudarc::driver::CudaViewMut<'_, T> {
+    fn param_bytes(&self) -> u32 {
+        8
+    }
+}
+
 macro_rules! scalar_param_bytes {
     ($($t:ty),*) => { $( impl ParamBytes for &$t { fn param_bytes(&self) -> u32 { std::mem::size_of::<$t>() as u32 } } )* };
 }
 scalar_param_bytes!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, half::f16, half::bf16);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_withhold_switch_takes_sm_90a_only() {
+        assert_eq!(withheld_targets(None).unwrap(), vec![]);
+        assert_eq!(withheld_targets(Some("")).unwrap(), vec![]);
+        assert_eq!(withheld_targets(Some(" sm_90a ")).unwrap(), vec![Target::Sm90a]);
+        assert!(withheld_targets(Some("sm_80")).unwrap_err().to_string().contains("only sm_90a can be withheld"));
+        assert!(withheld_targets(Some("sm_100")).unwrap_err().to_string().contains("unknown target `sm_100`"));
+    }
+}

@@ -9,6 +9,7 @@
 //! suite, the benches and the PTX tests. `cargo test` fails when a kernel in the PTX has no
 //! descriptor, a descriptor has no kernel, or the launch bounds in the PTX disagree with it.
 pub mod bankcheck;
+pub mod check;
 pub mod gemm;
 pub mod hgemm;
 pub mod hgemm_warp;
@@ -62,6 +63,8 @@ pub enum Family {
     HgemmWarp,
     /// Block-level tensor-core HGEMM (seeds 000, 001) and the Hopper steps.
     Hgemm,
+    /// Device-side inputs and verification (`runtime::device_check`; never in [`Family::ALL`]).
+    Check,
     /// A kernel of your own crate, loaded with `Gpu::load_kernel` (never in [`Family::ALL`]).
     External,
 }
@@ -76,6 +79,7 @@ impl Family {
             Family::Sgemm => "sgemm",
             Family::HgemmWarp => "hgemm-warp",
             Family::Hgemm => "hgemm",
+            Family::Check => "check",
             Family::External => "external",
         }
     }
@@ -170,6 +174,7 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
         .chain(hgemm_warp::STEPS.iter().map(|s| &s.kernel))
         .chain(hgemm::STEPS.iter().map(|s| &s.kernel))
         .chain(bankcheck::KERNELS.iter())
+        .chain(check::KERNELS.iter())
 }
 
 /// The kernel called `name`.

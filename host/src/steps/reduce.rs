@@ -41,6 +41,25 @@ pub enum Tree {
     SequentialLastWarp,
 }
 
+/// The width of a step's element indices, and so the largest input it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Index {
+    /// `u32` math (`i + BLOCK`, `4·j`), `n` passed as a `u32`: at most 2^31 elements.
+    U32,
+    /// `u64` indices and a `u64` `n` (v7): any input that fits in memory.
+    U64,
+}
+
+impl Index {
+    /// The most elements a step with this index width takes.
+    pub const fn max_n(self) -> u64 {
+        match self {
+            Index::U32 => 1 << 31,
+            Index::U64 => u64::MAX / 16,
+        }
+    }
+}
+
 /// One reduce step.
 #[derive(Clone, Copy, Debug)]
 pub struct Step {
@@ -50,6 +69,8 @@ pub struct Step {
     pub grid: Grid,
     /// What the bank model traces.
     pub trace: Trace,
+    /// Its index width (the largest `n`, and how `n` is passed).
+    pub index: Index,
 }
 
 impl PartialEq for Step {
@@ -67,7 +88,7 @@ const fn step(name: &'static str, label: &'static str, dyn_smem_bytes: u32, grid
     Step {
         kernel: KernelInfo { name, family: Family::Reduce, step: label, target: Target::Sm80, block_threads: BLOCK, launch_bounds: None,
                              dyn_smem_bytes, about, ptx },
-        grid, trace,
+        grid, trace, index: Index::U32,
     }
 }
 
@@ -93,10 +114,10 @@ pub const V6: Step = step("reduce_v6", "v6", WARP_SUMS_SMEM + 4, Grid::SinglePas
                 at_least: &[("ld.global.nc.L1::no_allocate.v4", 5)] },
     "4 x 128-bit loads in flight, last block finishes: one launch");
 
-pub const V7: Step = step("reduce_v7", "v7", WARP_SUMS_SMEM + 4, Grid::SinglePass, Trace::WarpSumsLastBlock,
+pub const V7: Step = Step { index: Index::U64, ..step("reduce_v7", "v7", WARP_SUMS_SMEM + 4, Grid::SinglePass, Trace::WarpSumsLastBlock,
     PtxCheck { has: &["ld.global.nc.L1::no_allocate.v4.f32", "atom.acq_rel.gpu.global.add.u32", "add.s64"], lacks: &[], count: &[("bar.sync", 5)],
                at_least: &[("ld.global.nc.L1::no_allocate.v4", 5)] },
-    "v6 with 64-bit element indices (no u32 wrap at 2^31 elements)");
+    "v6 with 64-bit element indices (no u32 wrap at 2^31 elements)") };
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7];

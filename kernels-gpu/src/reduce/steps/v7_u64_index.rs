@@ -2,9 +2,9 @@
 //!
 //! Change from v6: the grid-stride loop counts 128-bit vectors in `u64` (`j`, the stride, the bound
 //! and the tail index), so no `4·j` or `j + 3·stride` wraps when the input has 2^31 or more elements.
-//! v6's `u32` math caps it at 2^31 elements (the host's `MAX_N`); an H200 holds 35 billion f32. This is
-//! the kernel half of reducing past 2^31 (the host still validates every step against `MAX_N` and
-//! passes `n` as `u32`, so v7 takes up to 2^32 − 1 elements once the host lets it). Predicted below
+//! v6's `u32` math caps it at 2^31 elements; an H200 holds 35 billion f32. `n` itself is a `u64`
+//! parameter, so v7 takes any count that fits in memory (the host's descriptor says `Index::U64`, and
+//! passes `n` as 8 bytes; v0–v6 get 4). Predicted below
 //! 2^31: the same speed as v6 (1.00 ± 0.01×): the loop gains one 64-bit add and compare per 64 bytes
 //! loaded, hidden under HBM latency as v6's `u32` math is.
 use super::block_sum::block_sum_f32;
@@ -26,15 +26,15 @@ use crate::prim::{
 /// `g_counter` concurrently.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn reduce_v7(
-    g_in: *const f32, g_partials: *mut f32, g_counter: *mut u32, g_out: *mut f32, n: u32,
+    g_in: *const f32, g_partials: *mut f32, g_counter: *mut u32, g_out: *mut f32, n: u64,
 ) {
     let (gid, stride) = (index_1d() as u64, grid_size_1d() as u64);
     let tid = thread_idx_x();
-    let n4 = n as u64 / 4;
+    let n4 = n / 4;
     let s_warp = shared::dynamic::<f32>();
     let s_last = s_warp.wrapping_add((BLOCK / WARP) as usize) as *mut u32;
     let mut acc = [0.0f32; 4];
-    // SAFETY: loads as v6, in 64-bit arithmetic (`j + 3·stride < n4 <= 2^30` cannot wrap, nor `4·j`); every thread reaches each
+    // SAFETY: loads as v6, in 64-bit arithmetic (`j + 3·stride < n4 <= 2^62` cannot wrap, nor `4·j`); every thread reaches each
     // `block_sum_f32`/barrier: `is_last` is read from shared memory after a barrier, so it is uniform
     // in the block. Ordering: thread 0 writes the partial before its release-atomic; the last block's
     // thread 0 acquires, then the barrier orders its block's L2 (`.cg`) reads of the partials after it.
@@ -53,7 +53,7 @@ pub unsafe extern "ptx-kernel" fn reduce_v7(
             j += stride;
         }
         let t = 4 * n4 + gid;
-        if t < n as u64 {
+        if t < n {
             acc[0] += *g_in.add(t as usize);
         }
         let block_total = block_sum_f32((acc[0] + acc[1]) + (acc[2] + acc[3]), s_warp);
