@@ -253,3 +253,43 @@ fn device_fills_sums_and_comparisons_match_the_host() {
         }
     }
 }
+
+#[test]
+fn the_gemm_entry_point_takes_any_shape() {
+    use kernel_lab::{
+        families::{gemm::Shape, hgemm},
+        gemm::{GemmPlan, gemm_f16, step_by_label},
+        runtime::device_check::{self, Dist, ElemKind},
+    };
+    let Some(gpu) = gpu_or_skip("the_gemm_entry_point_takes_any_shape") else { return };
+    let seed = verify::fresh_seed();
+    let mut rng = verify::rng(seed);
+    use rand::Rng;
+    // Fixed edge shapes, then a random sweep: primes, K = 1, N = 1, dimensions off every tile.
+    let mut shapes = vec![(1, 1, 1), (1, 1, 4095), (1, 4095, 1), (3, 5, 7), (127, 131, 1), (257, 263, 269), (1000, 999, 17), (64, 4096, 4095), (4097, 129, 40)];
+    for _ in 0..12 {
+        shapes.push((rng.random_range(1..600), rng.random_range(1..600), rng.random_range(1..600)));
+    }
+    for (m, n, k) in shapes {
+        let s = Shape::new(m, n, k).unwrap();
+        let a = device_check::random::<u16>(&gpu, m * k, ElemKind::F16, Dist::Symmetric, seed ^ 1).unwrap();
+        let b = device_check::random::<u16>(&gpu, k * n, ElemKind::F16, Dist::Symmetric, seed ^ 2).unwrap();
+        let want = kernel_lab::families::gemm::reference_f64(
+            &gpu.download(&a).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f32()).collect::<Vec<_>>(),
+            &gpu.download(&b).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f32()).collect::<Vec<_>>(), s);
+        let mut c = gpu.zeros::<u16>(m * n).unwrap();
+        gpu.poison(&mut c).unwrap();
+        let config = gemm_f16(&gpu, s, &a, &b, &mut c).unwrap();
+        gpu.sync_after("gemm_f16").unwrap();
+        let got: Vec<f64> = gpu.download(&c).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f64()).collect();
+        assert!(got.iter().all(|v| !v.is_nan()), "{s} via {config}: output not fully written (seed {seed})");
+        let err = verify::rel_l2(&got, &want);
+        assert!(err <= hgemm::TOL, "{s} via {config}: rel L2 {err:.2e} (seed {seed})");
+        assert_eq!(config.padded, k % 8 != 0 || n % 8 != 0, "{s}: padded only when K or N is not a multiple of 8");
+    }
+    // A forced configuration this GPU cannot run is refused with the reason, before any launch.
+    if gpu.cannot_run(&steps::hgemm::H6.kernel).is_some() {
+        let e = GemmPlan::new(&gpu, Shape::new(64, 64, 64).unwrap(), Some(step_by_label("h6").unwrap())).err().unwrap().to_string();
+        assert!(e.contains("--config h6") && e.contains("sm_90a"), "{e}");
+    }
+}

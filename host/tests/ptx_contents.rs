@@ -151,7 +151,8 @@ fn no_kernel_uses_local_memory() {
 
 #[test]
 fn every_family_has_kernels() {
-    for f in Family::ALL {
+    // `gemm` is the entry point over the hgemm steps: no kernels of its own.
+    for f in Family::ALL.into_iter().filter(|&f| f != Family::Gemm) {
         assert!(steps::family(f).next().is_some(), "family {} is empty", f.name());
     }
 }

@@ -5,6 +5,7 @@ use kernel_lab::{
     families::{
         gemm::{self, AbRow},
         hgemm::Hgemm,
+        reduce,
         sgemm::Sgemm,
     },
     runtime::gpu::Gpu,
@@ -27,7 +28,7 @@ pub struct AbArgs {
 }
 
 /// `ab`'s usage line.
-pub const AB_USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm A B [--rounds R] [--gemm-sizes L] [--reps N] [--warmup N] [--seed S] [--json PATH]";
+pub const AB_USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm|reduce A B [--rounds R] [--gemm-sizes L | --sizes L (reduce; default 2^28,2^31)] [--reps N] [--warmup N] [--seed S] [--json PATH]";
 
 /// Parses `ab`'s arguments (after `ab`).
 pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
@@ -38,7 +39,7 @@ pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
         if a == "--rounds" {
             let v = it.next().ok_or_else(|| Error::InvalidInput(format!("--rounds needs a value; {USAGE}")))?;
             rounds = v.parse().ok().filter(|&r| r >= 1).ok_or_else(|| Error::InvalidInput(format!("--rounds `{v}`: expected a number ≥ 1")))?;
-        } else if ["--check", "--quick", "--list", "--ncu", "--sanitize", "--steps", "--sizes"].contains(&a.as_str()) {
+        } else if ["--check", "--quick", "--list", "--ncu", "--sanitize", "--steps"].contains(&a.as_str()) {
             return Err(Error::InvalidInput(format!("ab does not take {a} (it times the two steps it is given); {USAGE}")));
         } else if a.starts_with("--") {
             rest.push(a.clone());
@@ -54,8 +55,8 @@ pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
     let sizes_given = rest.iter().any(|a| a == "--gemm-sizes");
     let mut o = Options::parse(rest.iter().cloned())?.ok_or_else(|| Error::InvalidInput(USAGE.into()))?;
     let family = match o.families.as_slice() {
-        [f @ (Family::Sgemm | Family::Hgemm)] => *f,
-        _ => return Err(Error::InvalidInput(format!("ab needs --family sgemm or --family hgemm; {USAGE}"))),
+        [f @ (Family::Sgemm | Family::Hgemm | Family::Reduce)] => *f,
+        _ => return Err(Error::InvalidInput(format!("ab needs --family sgemm, hgemm or reduce; {USAGE}"))),
     };
     let resolve = |l: &str| steps::resolve_label(l, &[family]).map_err(|e| Error::InvalidInput(format!("ab: {e}")));
     let (a, b) = (resolve(x)?, resolve(y)?);
@@ -68,6 +69,9 @@ pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
     }
     if !sizes_given {
         o.gemm_sizes = vec![(4096, 4096, 4096), (8192, 8192, 8192)];
+    }
+    if family == Family::Reduce && !rest.iter().any(|a| a == "--sizes") {
+        o.sizes = vec![1 << 28, 1 << 31];
     }
     Ok(AbArgs { family, steps: (a, b), rounds, options: o })
 }
@@ -97,6 +101,27 @@ pub fn main(args: &[String]) -> i32 {
     println!("GPU: {} (sm_{}{}, {} SMs), commit {}, {}, seed {}", i.name, i.compute_capability.0, i.compute_capability.1, i.sms, commit(), utc_now(), o.seed);
     println!("A/B ({}): A = {}, B = {}, {} rounds", ab.family.name(), ab.steps.0.step, ab.steps.1.step, ab.rounds);
     let (na, nb) = (ab.steps.0.name, ab.steps.1.name);
+    if ab.family == Family::Reduce {
+        let find = |n: &str| steps::reduce::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not a reduce step")));
+        let rows = find(na).and_then(|a| find(nb).and_then(|b| reduce::ab(&gpu, &o.reduce_run(), a, b, ab.rounds)));
+        return match rows {
+            Ok(rows) => {
+                print!("{}", reduce::ab_table(&rows));
+                if let Some(path) = &o.json {
+                    let v = serde_json::json!({"gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "family": "reduce", "rounds": ab.rounds, "ab": rows});
+                    if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
+                        eprintln!("error: cannot write {path}: {e}");
+                        return 2;
+                    }
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
+    }
     let rows = (|| -> Result<Vec<AbRow>> {
         match ab.family {
             Family::Hgemm => {
@@ -141,7 +166,10 @@ mod tests {
         assert_eq!((x.steps.0.name, x.steps.1.name, x.rounds, x.options.reps, x.options.gemm_sizes.len()),
                    ("hgemm_block_v3", "hgemm_block_v4", 6, 400, 2));
         assert!(ab(&["--family", "hgemm", "v3"]).unwrap_err().to_string().contains("exactly two step labels"));
-        assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm or --family hgemm"));
+        assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm, hgemm or reduce"));
+        let r = ab(&["--family", "reduce", "v6", "v7"]).unwrap();
+        assert_eq!((r.steps.0.name, r.steps.1.name, r.options.sizes.clone()), ("reduce_v6", "reduce_v7", vec![1 << 28, 1 << 31]));
+        assert_eq!(ab(&["--family", "reduce", "v6", "v7", "--sizes", "2^20"]).unwrap().options.sizes, vec![1 << 20]);
         let e = ab(&["--family", "sgemm", "v9", "h1"]).unwrap_err().to_string();
         assert!(e.contains("unknown step `h1`") && e.contains("sgemm:v11"), "{e}");
         assert!(ab(&["--family", "sgemm", "v9", "hgemm:v9"]).unwrap_err().to_string().contains("both steps must be sgemm steps"));

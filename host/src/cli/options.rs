@@ -42,6 +42,8 @@ pub struct Options {
     pub sanitize: bool,
     /// Only these steps (`--steps hgemm:v9,h6`; the baselines always run). `None`: all.
     pub steps: Option<Vec<&'static KernelInfo>>,
+    /// The `gemm` family's forced configuration (`--config h6`); `None`: chosen per shape.
+    pub config: Option<&'static kernel_lab::steps::hgemm::Step>,
 }
 
 /// `--help` text.
@@ -51,11 +53,14 @@ kernel-lab: pure-Rust CUDA kernels, verified and timed against cuBLAS and copy b
 USAGE: cargo run --release -- [OPTIONS]
 
 OPTIONS:
-  --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp, hgemm
-                   (default: all)
+  --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp, hgemm,
+                   gemm (the library's entry point on a shape sweep) (default: all)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
-  --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; --check adds ragged
-                   shapes unless given)
+  --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; the gemm family:
+                   its sweep of decode, prefill, projection, unaligned and square shapes; --check adds
+                   ragged shapes unless given)
+  --config STEP    the gemm family runs this hgemm step (h6, v10, v1, …) instead of its choice per
+                   shape; shapes it cannot run say why
   --steps LABELS   only these reduce/SGEMM/HGEMM steps, as family:label (hgemm:v9,sgemm:v11) or a bare
                    label that names one step of the --family list (h6); cuBLAS always runs
   --reps N         timed repetitions per measurement, median reported (default: 50)
@@ -135,6 +140,18 @@ impl Options {
         Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only() })
     }
 
+    /// The `gemm` family's shapes: `--gemm-sizes` if given, else its sweep (plus its check shapes under
+    /// `--check`).
+    pub fn gemm_entry_run(&self) -> Result<GemmRun> {
+        use kernel_lab::families::gemm_entry::{CHECK_SHAPES, SWEEP};
+        let mut dims = if self.gemm_sizes_given { self.gemm_sizes.clone() } else { SWEEP.to_vec() };
+        if self.check && !self.gemm_sizes_given {
+            dims.extend_from_slice(CHECK_SHAPES);
+        }
+        let shapes = dims.iter().map(|&(m, n, k)| Shape::new(m, n, k)).collect::<Result<_>>()?;
+        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: None })
+    }
+
     /// The reduce sizes of this run (`--check` adds odd sizes unless `--sizes` was given).
     pub fn reduce_run(&self) -> ReduceRun {
         let mut sizes = self.sizes.clone();
@@ -150,7 +167,7 @@ impl Options {
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
-                              ncu: false, sanitize: false, steps: None };
+                              ncu: false, sanitize: false, steps: None, config: None };
         let mut steps_spec: Option<String> = None;
         let mut seen: Vec<String> = vec![];
         let mut it = args.into_iter();
@@ -181,6 +198,7 @@ impl Options {
                     o.gemm_sizes_given = true;
                 }
                 "--steps" => steps_spec = Some(value("--steps")?),
+                "--config" => o.config = Some(kernel_lab::gemm::step_by_label(&value("--config")?)?),
                 "--reps" => o.reps = number("--reps", value("--reps")?)?.max(1),
                 "--warmup" => o.warmup = number("--warmup", value("--warmup")?)?,
                 "--quick" => {

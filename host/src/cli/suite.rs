@@ -5,6 +5,7 @@ use kernel_lab::{
     families::{
         bankcheck,
         gemm::{self, GemmFamily, Row as GemmRow},
+        gemm_entry,
         hgemm::{Hgemm, HgemmF16Acc},
         hgemm_warp, reduce, selftest,
         sgemm::Sgemm,
@@ -178,6 +179,12 @@ pub fn run(o: Options) -> i32 {
         let n = Sgemm::steps().into_iter().filter(|s| o.wants(s.kernel.name)).count();
         failed |= gemm_table("sgemm", "sgemm: C = A·B, row-major f32 on CUDA cores (seed 004); cuBLAS SGEMM without TF32 in the same run",
             gemm_units(n, Sgemm::CHECK_SHAPES.len()), &|p| gemm::run::<Sgemm>(&gpu, &o.gemm_run::<Sgemm>()?, p), &mut json);
+    }
+    if o.families.contains(&Family::Gemm) {
+        let title = format!("gemm: the library's entry point (kernel_lab::gemm), f16 in/out, f32 accumulate, configuration {} per shape; cuBLAS GemmEx f16/32F in the same run",
+                            o.config.map(|s| format!("forced to {}", s.kernel.step)).unwrap_or_else(|| "chosen".into()));
+        let units = o.gemm_entry_run().map(|r| r.shapes.len() * 3).unwrap_or(1);
+        failed |= gemm_table("gemm", &title, units, &|p| gemm_entry::run(&gpu, &o.gemm_entry_run()?, o.config, p), &mut json);
     }
     match crate::cli::report::write(&json, std::path::Path::new(&o.out)) {
         Ok(files) => println!("\nreport: {} ({} files)", std::path::Path::new(&o.out).join("report.md").display(), files.len()),

@@ -220,7 +220,7 @@ pub struct Row {
 }
 
 impl Row {
-    fn new(step: &str, kernel: &str, shape: Shape, tolerance: f64, reference: &str) -> Row {
+    pub(crate) fn new(step: &str, kernel: &str, shape: Shape, tolerance: f64, reference: &str) -> Row {
         Row { step: step.into(), kernel: kernel.into(), shape, time: None, tflops: None, pct_of_cublas: None, baseline_paired: None, speedup_vs_prev: None,
               rel_err: None, tolerance, reference: reference.into(), registers: None, local_bytes: None, smem_bytes: None, blocks_per_sm: None, error: None, rejected: None,
               predicted: None }
@@ -234,7 +234,7 @@ impl Row {
 
 /// What a step's output is checked against: the f64 CPU reference on the host (small shapes), or the
 /// baseline's output left on the device (large shapes: compared there, only scalars come back).
-enum Reference<E> {
+pub(crate) enum Reference<E> {
     Host(Vec<f64>),
     Device(CudaSlice<E>),
 }
@@ -243,20 +243,28 @@ enum Reference<E> {
 /// a NaN pattern) and the relative L2 error, which it returns.
 fn run_checked<F: GemmFamily>(gpu: &Gpu, k: &Kernel, step: &GemmStep<F::Trace>, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>,
                               d_c: &mut CudaSlice<F::Elem>, want: &Reference<F::Elem>) -> Result<f64> {
+    checked(gpu, k.name(), s, F::KIND, F::to_f64, d_c, want, &mut |c| F::launch(gpu, k, step, s, d_a, d_b, c))
+}
+
+/// Poisons `d_c`, enqueues `launch(d_c)` (which runs `name`), and checks C against `want`; returns the
+/// relative L2 error.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn checked<E: DeviceRepr + Default + Clone>(gpu: &Gpu, name: &str, s: Shape, kind: ElemKind, to_f64: fn(E) -> f64, d_c: &mut CudaSlice<E>,
+                                                       want: &Reference<E>, launch: &mut dyn FnMut(&mut CudaSlice<E>) -> Result<()>) -> Result<f64> {
     gpu.poison(d_c)?;
-    F::launch(gpu, k, step, s, d_a, d_b, d_c)?;
-    gpu.sync_after(k.name())?;
-    let what = format!("{} on {s}", k.name());
+    launch(d_c)?;
+    gpu.sync_after(name)?;
+    let what = format!("{name} on {s}");
     match want {
         Reference::Host(w) => {
-            let c: Vec<f64> = gpu.download(d_c)?.into_iter().map(F::to_f64).collect();
+            let c: Vec<f64> = gpu.download(d_c)?.into_iter().map(to_f64).collect();
             match c.iter().position(|v| v.is_nan()) {
                 Some(i) => Err(Error::Verification(format!("{what}: output not fully written (first NaN at {i})"))),
                 None => Ok(verify::rel_l2(&c, w)),
             }
         }
         Reference::Device(w) => {
-            let cmp: Comparison = device_check::compare(gpu, d_c, w, F::KIND)?;
+            let cmp: Comparison = device_check::compare(gpu, d_c, w, kind)?;
             cmp.check(&what, s.m * s.n, f64::INFINITY)?;
             Ok(cmp.rel_l2)
         }
@@ -289,14 +297,14 @@ fn check_memory<F: GemmFamily>(gpu: &Gpu, family: &str, s: Shape) -> Result<()> 
 }
 
 /// A and B of `s`, generated on the device from `seed` (uniform in [-1, 1), rounded to the element).
-fn inputs<F: GemmFamily>(gpu: &Gpu, s: Shape, seed: u64) -> Result<(CudaSlice<F::Elem>, CudaSlice<F::Elem>)> {
+pub(crate) fn inputs<F: GemmFamily>(gpu: &Gpu, s: Shape, seed: u64) -> Result<(CudaSlice<F::Elem>, CudaSlice<F::Elem>)> {
     let seed = seed ^ (s.m * 31 + s.n * 7 + s.k) as u64;
     Ok((device_check::random(gpu, s.m * s.k, F::KIND, Dist::Symmetric, seed)?,
         device_check::random(gpu, s.k * s.n, F::KIND, Dist::Symmetric, seed ^ 0x5EED_B)?))
 }
 
 /// The f64 CPU reference of `s` from the device inputs (downloaded once; small shapes only).
-fn host_reference<F: GemmFamily>(gpu: &Gpu, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>) -> Result<Vec<f64>> {
+pub(crate) fn host_reference<F: GemmFamily>(gpu: &Gpu, s: Shape, d_a: &CudaSlice<F::Elem>, d_b: &CudaSlice<F::Elem>) -> Result<Vec<f64>> {
     Ok(F::reference(&gpu.download(d_a)?, &gpu.download(d_b)?, s))
 }
 

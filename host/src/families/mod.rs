@@ -1,7 +1,9 @@
 //! Launching, checking and measuring each family: [`reduce`], [`sgemm`] and [`hgemm`] (on the shared
-//! GEMM loop of [`gemm`]), [`hgemm_warp`], [`selftest`] and [`bankcheck`].
+//! GEMM loop of [`gemm`]), the library's GEMM entry point on a shape sweep ([`gemm_entry`]),
+//! [`hgemm_warp`], [`selftest`] and [`bankcheck`].
 pub mod bankcheck;
 pub mod gemm;
+pub mod gemm_entry;
 pub mod hgemm;
 pub mod hgemm_warp;
 pub mod reduce;

@@ -517,6 +517,78 @@ pub fn run(gpu: &Gpu, o: &ReduceRun, progress: &mut dyn FnMut(&str)) -> Result<V
     Ok(rows)
 }
 
+/// Two reduce steps head to head at one size (`kernel-lab ab --family reduce`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ReduceAbRow {
+    /// Elements.
+    pub n: usize,
+    /// Step A's label and kernel.
+    pub a: (String, String),
+    /// Step B's label and kernel.
+    pub b: (String, String),
+    /// A's times over all rounds.
+    pub a_time: Stats,
+    /// B's times over all rounds.
+    pub b_time: Stats,
+    /// A's median over B's (> 1: B is faster).
+    pub b_speedup: f64,
+    /// The same ratio per round.
+    pub round_speedups: Vec<f64>,
+}
+
+/// Runs steps `a` and `b` on each size of `o`: both verified (exact on small integers, within
+/// [`REDUCE_TOL`] on uniform data), then timed interleaved in `rounds` rounds of blocks on inputs
+/// rotated through more than L2.
+pub fn ab(gpu: &Gpu, o: &ReduceRun, a: &'static Step, b: &'static Step, rounds: usize) -> Result<Vec<ReduceAbRow>> {
+    let mut out = vec![];
+    for &n in &o.sizes {
+        validate_n(a, n)?;
+        validate_n(b, n)?;
+        crate::runtime::budget::check(gpu, &format!("reduce n = {n}"), device_bytes(n, false, gpu.info.l2_bytes), 1 << 20)?;
+        let mut inp = Inputs::new(gpu, n, o.seed, true)?;
+        let mut plans = [ReducePlan::new(gpu, a, n)?, ReducePlan::new(gpu, b, n)?];
+        for (step, plan) in [a, b].into_iter().zip(plans.iter_mut()) {
+            let mut row = ReduceRow::new(step.kernel.step, step.kernel.name, n, 4.0 * n as f64);
+            reduce_step(gpu, step, &mut inp, &ReduceRun { check: true, ..o.clone() }, &mut row)?;
+            if row.failed() {
+                return Err(Error::Verification(format!("{} at n = {n}: rel err {:?}, exact integer sum {:?}", step.kernel.name, row.rel_err, row.exact_int_sum)));
+            }
+            plan.poison()?;
+        }
+        let [pa, pb] = &mut plans;
+        let per_round = crate::runtime::timing::time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |i, second| {
+            if second { pb.enqueue(inp.uniform(i)) } else { pa.enqueue(inp.uniform(i)) }
+        })?;
+        let median = |v: &[f64]| Stats::from_samples(&mut v.to_vec()).median_ms;
+        let round_speedups = per_round.iter().map(|(ra, rb)| median(ra) / median(rb)).collect();
+        let (mut all_a, mut all_b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
+        for (ra, rb) in per_round {
+            all_a.extend(ra);
+            all_b.extend(rb);
+        }
+        let (a_time, b_time) = (Stats::from_samples(&mut all_a), Stats::from_samples(&mut all_b));
+        out.push(ReduceAbRow { n, a: (a.kernel.step.into(), a.kernel.name.into()), b: (b.kernel.step.into(), b.kernel.name.into()),
+                               b_speedup: a_time.median_ms / b_time.median_ms, a_time, b_time, round_speedups });
+    }
+    Ok(out)
+}
+
+/// The reduce A/B table as text.
+pub fn ab_table(rows: &[ReduceAbRow]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(s, "{:>12} {:>5} {:>10} {:>5} {:>10} {:>10} {:>17} {:>9}", "N", "A", "A us", "B", "B us", "B speed/A", "per round min..max", "B faster");
+    for r in rows {
+        let lo = r.round_speedups.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = r.round_speedups.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let wins = r.round_speedups.iter().filter(|&&x| x > 1.0).count();
+        let _ = writeln!(s, "{:>12} {:>5} {:>10.1} {:>5} {:>10.1} {:>9.4}x {:>8.4}..{:<8.4} {:>4}/{:<4}", r.n, r.a.0, r.a_time.median_ms * 1e3, r.b.0,
+                         r.b_time.median_ms * 1e3, r.b_speedup, lo, hi, wins, r.round_speedups.len());
+    }
+    s.push_str("B speed/A: A's median time over B's, both timed interleaved in rounds of blocks on inputs rotated beyond L2; both verified first.\n");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,6 +63,9 @@ pub enum Family {
     HgemmWarp,
     /// Block-level tensor-core HGEMM (seeds 000, 001) and the Hopper steps.
     Hgemm,
+    /// The library's GEMM entry point (`kernel_lab::gemm`) on a shape sweep: no kernels of its own,
+    /// it runs an HGEMM step chosen per shape.
+    Gemm,
     /// Device-side inputs and verification (`runtime::device_check`; never in [`Family::ALL`]).
     Check,
     /// A kernel of your own crate, loaded with `Gpu::load_kernel` (never in [`Family::ALL`]).
@@ -79,12 +82,13 @@ impl Family {
             Family::Sgemm => "sgemm",
             Family::HgemmWarp => "hgemm-warp",
             Family::Hgemm => "hgemm",
+            Family::Gemm => "gemm",
             Family::Check => "check",
             Family::External => "external",
         }
     }
     /// Every family.
-    pub const ALL: [Family; 6] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp, Family::Hgemm];
+    pub const ALL: [Family; 7] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp, Family::Hgemm, Family::Gemm];
 
     /// The family called `name`.
     pub fn by_name(name: &str) -> Option<Family> {

@@ -1,0 +1,102 @@
+//! The `gemm` family: the library's entry point ([`crate::gemm`]) on a sweep of the shapes people run,
+//! each verified (f64 CPU reference, or cuBLAS's output compared on the device) and timed interleaved
+//! with cuBLAS (`cublasGemmEx`, f16 in/out, 32F compute). The row's label is the configuration the
+//! entry point chose (`h6`, `h6+pad`, …) or the one forced with `--config`.
+use crate::{
+    error::Result,
+    families::{
+        gemm::{self, GemmFamily, GemmRun, Reference, Row, cpu_reference, memory_bytes},
+        hgemm::{self, Hgemm},
+    },
+    gemm::GemmPlan,
+    runtime::{
+        gpu::Gpu,
+        timing::{time_gpu_budget, time_pair},
+    },
+    steps::hgemm::Step,
+};
+
+/// The default sweep when no `--gemm-sizes` are given (M × N × K): decode (M = 1, 16) and small
+/// prefill (M = 128) on a 4096² weight, the projection shapes of a 7B decoder (4096 → 11008 → 4096),
+/// sizes off every tile and off 8 (padded: 4095), and squares.
+pub const SWEEP: &[(usize, usize, usize)] = &[
+    (1, 4096, 4096), (16, 4096, 4096), (128, 4096, 4096), (2048, 11008, 4096), (2048, 4096, 11008),
+    (1000, 1000, 1000), (4000, 4000, 4000), (4095, 4095, 4095), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+];
+
+/// Shapes `--check` adds: 1×1×1, primes, K = 1, N = 1, ragged and unaligned.
+pub const CHECK_SHAPES: &[(usize, usize, usize)] = &[(1, 1, 1), (7, 13, 1), (1, 4095, 4095), (127, 1, 129), (257, 263, 269), (33, 4096, 40), (1031, 1033, 1039)];
+
+/// Runs the entry point on every shape of `o` (configuration chosen per shape, or `config`), verified
+/// and timed against cuBLAS. A shape the forced configuration cannot run gets a row naming why.
+pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
+    let baseline = Hgemm::baseline(gpu).ok();
+    let mut rows = vec![];
+    for &s in &o.shapes {
+        // Budget: the family's buffers, plus the padded plan's staging (at most A, B and C again).
+        let (device, host) = memory_bytes(2, s);
+        crate::runtime::budget::check(gpu, &format!("gemm {s}"), device + 2 * (s.m * s.k + s.k * s.n + s.m * s.n) as u64 + (1 << 20), host)?;
+        progress(&format!("gemm {s}: inputs"));
+        let (d_a, d_b) = gemm::inputs::<Hgemm>(gpu, s, o.seed)?;
+        let mut d_c = gpu.zeros::<u16>(s.m * s.n)?;
+        let budget = if o.check { 0.0 } else { 300.0 };
+        let cpu_ref = cpu_reference(s);
+        let mut want = if cpu_ref { Some(Reference::Host(gemm::host_reference::<Hgemm>(gpu, s, &d_a, &d_b)?)) } else { None };
+        let mut base = Row::new("cuBLAS", Hgemm::BASELINE, s, hgemm::TOL, if cpu_ref { "f64 CPU" } else { "(reference)" });
+        base.pct_of_cublas = Some(1.0);
+        if let Some(bl) = &baseline {
+            progress(&format!("gemm {s}: cuBLAS"));
+            match &want {
+                Some(w) => base.rel_err = Some(gemm::checked(gpu, Hgemm::BASELINE, s, Hgemm::KIND, Hgemm::to_f64, &mut d_c, w, &mut |c| bl.gemm(gpu, s, &d_a, &d_b, c))?),
+                None => {
+                    bl.gemm(gpu, s, &d_a, &d_b, &mut d_c)?;
+                    gpu.sync_after(Hgemm::BASELINE)?;
+                    want = Some(Reference::Device(d_c.clone()));
+                }
+            }
+            if !o.check {
+                let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| bl.gemm(gpu, s, &d_a, &d_b, &mut d_c))?;
+                base.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
+                base.time = Some(t);
+            }
+        } else {
+            base.error = Some(format!("{} unavailable", Hgemm::BASELINE));
+        }
+        rows.push(base);
+        progress(&format!("gemm {s}: entry point"));
+        let mut row = Row::new("gemm", "-", s, hgemm::TOL, if cpu_ref { "f64 CPU" } else { "cuBLAS" });
+        let r = (|| -> Result<()> {
+            let mut plan = GemmPlan::new(gpu, s, config)?;
+            let cfg = plan.config();
+            (row.step, row.kernel) = (cfg.label(), cfg.step.kernel.name.to_string());
+            let Some(want) = &want else {
+                return Err(crate::Error::InvalidInput(format!("{s} is too large for the CPU reference and {} is unavailable to verify against", Hgemm::BASELINE)));
+            };
+            row.rel_err = Some(gemm::checked(gpu, cfg.step.kernel.name, s, Hgemm::KIND, Hgemm::to_f64, &mut d_c, want, &mut |c| plan.run(&d_a, &d_b, c))?);
+            if !o.check {
+                let t = match &baseline {
+                    Some(bl) => {
+                        let (t, tb) = time_pair(gpu, o.warmup, o.reps, 2.0 * budget, |_, base| {
+                            if base { bl.gemm(gpu, s, &d_a, &d_b, &mut d_c) } else { plan.run(&d_a, &d_b, &mut d_c) }
+                        })?;
+                        row.pct_of_cublas = Some(tb.median_ms / t.median_ms);
+                        row.baseline_paired = Some(tb);
+                        t
+                    }
+                    None => time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| plan.run(&d_a, &d_b, &mut d_c))?,
+                };
+                row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
+                row.time = Some(t);
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            match e {
+                crate::Error::InvalidInput(why) if config.is_some() => row.rejected = Some(why),
+                e => row.error = Some(e.to_string()),
+            }
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}

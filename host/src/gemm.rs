@@ -1,0 +1,214 @@
+//! `C = A · B`, the library's GEMM entry point: row-major f16 in and out, f32 accumulation, any
+//! `M × N × K` (each dimension 1 … 2^20).
+//!
+//! ```ignore
+//! let s = Shape::new(4000, 4095, 1)?;
+//! let used = kernel_lab::gemm::gemm_f16(&gpu, s, &d_a, &d_b, &mut d_c)?;   // the config it chose
+//! ```
+//!
+//! **The choice** ([`choose`]) is a function of the shape and the GPU, tested on the CPU: the Hopper
+//! ladder's best step (`h6`: TMA + `wgmma`, 128×256 tiles, persistent) where the GPU runs `sm_90a`
+//! code, otherwise the best `mma.sync` step (`v10`). [`GemmPlan::new`] takes an override (the suite's
+//! `--config`), refused with the reason when this GPU or this shape cannot run it.
+//!
+//! **Any K and N.** Both steps read rows of A and B 16 bytes at a time (TMA needs row strides that are
+//! multiples of 16 bytes), so K and N must be multiples of 8. For other shapes the plan *pads*: A is
+//! copied into an `M × K₈` buffer and B into `K₈ × N₈` (K₈, N₈: rounded up to 8; the extra columns and
+//! rows are zeros, written once when the plan is made, so they add nothing to the products), the
+//! kernel computes the `M × N₈` product, and its first N columns are copied into C — three strided
+//! device copies (`cuMemcpy2DAsync`). M needs nothing: the kernels mask ragged rows. Cost: the copies
+//! move `2·(MK + KN + MN)` bytes more than the GEMM reads; for a decode-sized or skinny shape that is
+//! comparable to the GEMM itself, for a large one it is noise.
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+use crate::{
+    error::{DriverContext, Error, Result},
+    families::{gemm::Shape, hgemm},
+    runtime::gpu::{Gpu, Kernel},
+    steps::hgemm::{self as steps, Step},
+    steps::gemm::Accumulate,
+};
+
+/// What [`GemmPlan`] runs: a step's kernel, directly or through padded copies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    /// The ladder step whose kernel computes the product.
+    pub step: &'static Step,
+    /// K and N are padded to multiples of 8 through staging buffers (see the module doc).
+    pub padded: bool,
+}
+
+impl Config {
+    /// `h6`, or `h6+pad` when padded.
+    pub fn label(&self) -> String {
+        format!("{}{}", self.step.kernel.step, if self.padded { "+pad" } else { "" })
+    }
+}
+
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.label(), self.step.kernel.name)
+    }
+}
+
+/// Rounds `x` up to a multiple of 8.
+const fn up8(x: usize) -> usize {
+    x.div_ceil(8) * 8
+}
+
+/// The configuration for `s` on a GPU that runs `sm_90a` code (`hopper`) or not, with `step` forced
+/// (`None`: the default choice). Pure: the CPU tests cover it. Errors name why a forced step cannot
+/// take the shape even padded.
+pub fn choose(s: Shape, hopper: bool, step: Option<&'static Step>) -> Result<Config> {
+    let step = step.unwrap_or(if hopper { &steps::H6 } else { &steps::V10 });
+    if step.acc != Accumulate::F32 {
+        return Err(Error::InvalidInput(format!("--config {}: the gemm entry point accumulates in f32; {} accumulates in f16", step.kernel.step, step.kernel.name)));
+    }
+    if step.rejects(s.m, s.n, s.k).is_none() {
+        return Ok(Config { step, padded: false });
+    }
+    match step.rejects(s.m, up8(s.n), up8(s.k)) {
+        None => Ok(Config { step, padded: true }),
+        Some(why) => Err(Error::InvalidInput(format!("--config {} cannot run {s}, even with K and N padded to multiples of 8: {why}", step.kernel.step))),
+    }
+}
+
+/// A step by its `--config` label (`h6`, `v10`, `v1`, …: the f32-accumulating HGEMM steps).
+pub fn step_by_label(label: &str) -> Result<&'static Step> {
+    let f32_steps = || steps::STEPS.iter().filter(|s| s.acc == Accumulate::F32);
+    f32_steps().find(|s| s.kernel.step == label).ok_or_else(|| Error::InvalidInput(format!(
+        "--config `{label}`: not an f32-accumulating hgemm step (choose one of {})", f32_steps().map(|s| s.kernel.step).collect::<Vec<_>>().join(", "))))
+}
+
+/// The staging buffers of a padded plan: A (`M × K₈`), B (`K₈ × N₈`), C (`M × N₈`).
+struct Pad {
+    shape: Shape,
+    a: CudaSlice<u16>,
+    b: CudaSlice<u16>,
+    c: CudaSlice<u16>,
+}
+
+/// One shape's GEMM, ready to run many times: the configuration, its kernel, and (padded) its staging
+/// buffers, allocated once.
+pub struct GemmPlan<'g> {
+    gpu: &'g Gpu,
+    shape: Shape,
+    config: Config,
+    kernel: Kernel,
+    pad: Option<Pad>,
+}
+
+impl<'g> GemmPlan<'g> {
+    /// Chooses (or takes `step`, refused with the reason if this GPU or shape cannot run it) the
+    /// configuration for `s`, loads its kernel, and allocates the staging buffers a padded plan needs
+    /// (checked against free memory first).
+    pub fn new(gpu: &'g Gpu, s: Shape, step: Option<&'static Step>) -> Result<Self> {
+        let hopper = gpu.cannot_run(&steps::H6.kernel).is_none();
+        if let Some(st) = step
+            && let Some(why) = gpu.cannot_run(&st.kernel)
+        {
+            return Err(Error::InvalidInput(format!("--config {}: {why}", st.kernel.step)));
+        }
+        let config = choose(s, hopper, step)?;
+        let kernel = gpu.kernel(config.step.kernel.name)?;
+        let pad = if config.padded {
+            let p = Shape::new(s.m, up8(s.n), up8(s.k))?;
+            crate::runtime::budget::check(gpu, &format!("gemm {s} padded to {p}"), 2 * (p.m * p.k + p.k * p.n + p.m * p.n) as u64, 0)?;
+            // Zeroed once: the pad columns of A and rows of B stay zero, as the copies never touch them.
+            Some(Pad { shape: p, a: gpu.zeros(p.m * p.k)?, b: gpu.zeros(p.k * p.n)?, c: gpu.zeros(p.m * p.n)? })
+        } else {
+            None
+        };
+        Ok(GemmPlan { gpu, shape: s, config, kernel, pad })
+    }
+
+    /// The configuration this plan runs.
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// Enqueues `c = a · b` (row-major f16; lengths checked against the plan's shape).
+    pub fn run(&mut self, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        let (gpu, s) = (self.gpu, self.shape);
+        s.check_buffers("f16", a.len(), b.len(), c.len())?;
+        match &mut self.pad {
+            None => hgemm::launch(gpu, &self.kernel, self.config.step, s, a, b, c),
+            Some(p) => {
+                copy_rows(gpu, a, s.k, &mut p.a, p.shape.k, s.m, s.k)?;
+                copy_rows(gpu, b, s.n, &mut p.b, p.shape.n, s.k, s.n)?;
+                hgemm::launch(gpu, &self.kernel, self.config.step, p.shape, &p.a, &p.b, &mut p.c)?;
+                copy_rows(gpu, &p.c, p.shape.n, c, s.n, s.m, s.n)
+            }
+        }
+    }
+}
+
+/// Copies the top-left `rows × cols` block of `src` (rows of `src_cols` elements) into `dst` (rows of
+/// `dst_cols`) with one `cuMemcpy2DAsync` on the library's stream. Bounds are checked.
+fn copy_rows(gpu: &Gpu, src: &CudaSlice<u16>, src_cols: usize, dst: &mut CudaSlice<u16>, dst_cols: usize, rows: usize, cols: usize) -> Result<()> {
+    if cols > src_cols || cols > dst_cols || rows * src_cols > src.len() || rows * dst_cols > dst.len() {
+        return Err(Error::InvalidInput(format!("strided copy of {rows}x{cols} out of bounds ({} / {} elements, rows of {src_cols} / {dst_cols})", src.len(), dst.len())));
+    }
+    let (ps, _gs) = src.device_ptr(&gpu.stream);
+    let (pd, _gd) = dst.device_ptr_mut(&gpu.stream);
+    let e = std::mem::size_of::<u16>();
+    let copy = cudarc::driver::sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0, srcY: 0, srcMemoryType: cudarc::driver::sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, srcHost: std::ptr::null(), srcDevice: ps,
+        srcArray: std::ptr::null_mut(), srcPitch: src_cols * e,
+        dstXInBytes: 0, dstY: 0, dstMemoryType: cudarc::driver::sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, dstHost: std::ptr::null_mut(), dstDevice: pd,
+        dstArray: std::ptr::null_mut(), dstPitch: dst_cols * e,
+        WidthInBytes: cols * e, Height: rows,
+    };
+    // SAFETY: both pointers are live device allocations owned by `src` and `dst` (borrowed for the
+    // call); the copy reads rows·src_cols and writes rows·dst_cols elements at most, within their
+    // lengths (checked above); pitches are at least the width; same stream as every other operation.
+    unsafe { cudarc::driver::sys::cuMemcpy2DAsync_v2(&copy, gpu.stream.cu_stream()) }.result()
+        .during(|| format!("strided device copy of {rows}x{cols} f16 (rows of {src_cols} -> {dst_cols})"))
+}
+
+/// `c = a · b` for one shape: plans (default configuration), runs, and returns the configuration used.
+/// For repeated calls on one shape keep a [`GemmPlan`].
+pub fn gemm_f16(gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<Config> {
+    let mut plan = GemmPlan::new(gpu, s, None)?;
+    plan.run(a, b, c)?;
+    Ok(plan.config())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(m: usize, n: usize, k: usize) -> Shape {
+        Shape::new(m, n, k).unwrap()
+    }
+
+    #[test]
+    fn the_choice_follows_the_gpu_and_pads_only_unaligned_k_or_n() {
+        let c = choose(shape(4096, 4096, 4096), true, None).unwrap();
+        assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
+        assert_eq!(choose(shape(4096, 4096, 4096), false, None).unwrap().label(), "v10");
+        // M is free; K or N off a multiple of 8 pads.
+        assert!(!choose(shape(4097, 4096, 64), true, None).unwrap().padded);
+        for (m, n, k) in [(1, 1, 1), (4000, 4095, 4096), (8, 8, 4095), (13, 17, 1), (1, 4096, 11)] {
+            let c = choose(shape(m, n, k), true, None).unwrap();
+            assert!(c.padded, "{m}x{n}x{k}");
+            assert_eq!(c.label(), "h6+pad");
+        }
+        // v1 takes every shape as it is: never padded.
+        assert!(!choose(shape(13, 17, 1), true, Some(&steps::V1)).unwrap().padded);
+        assert_eq!(up8(1), 8);
+        assert_eq!(up8(8), 8);
+        assert_eq!(up8(4095), 4096);
+    }
+
+    #[test]
+    fn configs_are_named_and_wrong_ones_refused() {
+        assert_eq!(step_by_label("h6").unwrap().kernel.name, "hgemm_tma_v6");
+        assert_eq!(step_by_label("v1").unwrap().kernel.name, "hgemm_block_v1");
+        let e = step_by_label("v9h").unwrap_err().to_string();
+        assert!(e.contains("not an f32-accumulating hgemm step") && e.contains("h6"), "{e}");
+        assert!(step_by_label("nope").is_err());
+        let e = choose(shape(64, 64, 64), true, Some(&steps::V9H)).unwrap_err().to_string();
+        assert!(e.contains("accumulates in f16"), "{e}");
+    }
+}
