@@ -22,6 +22,7 @@ if [ "${SANITIZE:-1}" = 1 ]; then
   tar czf "$OUT/sanitize.tgz" -C "$OUT" sanitize && rm -rf "$OUT/sanitize"
 fi
 rm -rf "$OUT/check-report"
+[ "${TIMED:-1}" = 1 ] || exit $status
 echo "== timed: ${STEPS:-best steps} ==" | tee -a "$OUT/check.txt"
 timeout 400 $C/kernel-lab --family reduce,sgemm,hgemm --steps "${STEPS:-reduce:v6,reduce:v7,sgemm:v11,hgemm:v10,h6}" --gemm-sizes ${SIZES:-4096,8192} \
   --sizes 2^24,2^28 --json "$OUT/timed.json" --out "$OUT/timed-report" > "$OUT/timed.txt" 2>&1; echo "timed: exit $?" | tee -a "$OUT/check.txt"
