@@ -220,6 +220,9 @@ impl Options {
         for &n in &o.sizes {
             reduce::validate_size(n)?;
         }
+        for &(m, n, k) in &o.gemm_sizes {
+            Shape::new(m, n, k)?;
+        }
         if let Some(spec) = steps_spec {
             // Labels are resolved after every option is read: a bare label may only name one step of
             // the families this run covers.
