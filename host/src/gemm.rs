@@ -202,6 +202,24 @@ mod tests {
     }
 
     #[test]
+    fn every_shape_gets_a_config_that_takes_it() {
+        // Property: for any shape and either GPU, the default choice runs the shape as given or padded,
+        // pads exactly when K or N is off 8, and the padded shape passes the step's own rule.
+        let mut x = 12345u64;
+        for _ in 0..5000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let dims = [(x >> 10) as usize % 5000 + 1, (x >> 24) as usize % 5000 + 1, (x >> 40) as usize % 5000 + 1];
+            let s = shape(dims[0], dims[1], dims[2]);
+            for hopper in [true, false] {
+                let c = choose(s, hopper, None).unwrap();
+                assert_eq!(c.padded, s.k % 8 != 0 || s.n % 8 != 0, "{s}");
+                let (n, k) = if c.padded { (up8(s.n), up8(s.k)) } else { (s.n, s.k) };
+                assert!(c.step.rejects(s.m, n, k).is_none(), "{s} {}", c.label());
+            }
+        }
+    }
+
+    #[test]
     fn configs_are_named_and_wrong_ones_refused() {
         assert_eq!(step_by_label("h6").unwrap().kernel.name, "hgemm_tma_v6");
         assert_eq!(step_by_label("v1").unwrap().kernel.name, "hgemm_block_v1");

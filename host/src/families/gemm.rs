@@ -528,6 +528,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn memory_estimates_grow_with_every_dimension_and_keep_the_host_bounded() {
+        // Property test over a deterministic spread of shapes: device bytes cover A, B, C (and the
+        // reference C past the CPU reference); growing any dimension never needs fewer device bytes
+        // within one verification path; host bytes stay at 1 MiB past the CPU reference.
+        let mut x = 0x9E37_79B9u64;
+        let mut next = |lo: usize, hi: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            lo + (x as usize) % (hi - lo)
+        };
+        for _ in 0..2000 {
+            let s = Shape::new(next(1, 1 << 17), next(1, 1 << 17), next(1, 1 << 15)).unwrap();
+            let (dev, host) = memory_bytes(2, s);
+            let (a, b, c) = ((s.m * s.k) as u64, (s.k * s.n) as u64, (s.m * s.n) as u64);
+            assert!(dev >= 2 * (a + b + c), "{s}");
+            if cpu_reference(s) {
+                assert!(host >= 8 * c, "{s}: the f64 reference lives on the host");
+            } else {
+                assert_eq!((dev, host), (2 * (a + b + 2 * c), 1 << 20), "{s}");
+            }
+            for grown in [Shape { m: s.m + 1, ..s }, Shape { n: s.n + 1, ..s }, Shape { k: s.k + 1, ..s }] {
+                if cpu_reference(grown) == cpu_reference(s) {
+                    assert!(memory_bytes(2, grown).0 > dev, "{s} -> {grown}");
+                }
+            }
+        }
+        // The hostile shapes: 131072³ f32 needs 256 GiB on the device; 100000²×64 f16 40 GB
+        // on the device (C and the reference C) and nothing on the host.
+        assert_eq!(memory_bytes(4, Shape::new(131072, 131072, 131072).unwrap()).0, 4 * 4 * (1u64 << 34));
+        assert_eq!(memory_bytes(2, Shape::new(100_000, 100_000, 64).unwrap()), (2 * (2 * 6_400_000 + 2 * 10_000_000_000), 1 << 20));
+    }
+
+    #[test]
     fn buffer_lengths_are_checked_per_matrix() {
         let s = Shape::new(3, 5, 7).unwrap();
         assert!(s.check_buffers("f32", 21, 35, 15).is_ok());
