@@ -6,9 +6,11 @@
 //! let used = kernel_lab::gemm::gemm_f16(&gpu, s, &d_a, &d_b, &mut d_c)?;   // the config it chose
 //! ```
 //!
-//! **The choice** ([`choose`]) is a function of the shape and the GPU, tested on the CPU: the Hopper
-//! ladder's best step (`h6`: TMA + `wgmma`, 128×256 tiles, persistent) where the GPU runs `sm_90a`
-//! code, otherwise the best `mma.sync` step (`v10`). [`GemmPlan::new`] takes an override (the suite's
+//! **The choice** ([`choose`]) is a function of the shape and the GPU, tested on the CPU: for
+//! `M ≤` [`DECODE_MAX_M`] the decode step `d1` (16×64 tiles, K split so that every SM streams the
+//! weights: the bound there is bandwidth); above, the Hopper ladder's best step (`h6`: TMA + `wgmma`,
+//! 128×256 tiles, persistent) where the GPU runs `sm_90a` code, otherwise the best `mma.sync` step
+//! (`v10`). [`GemmPlan::new`] takes an override (the suite's
 //! `--config`), refused with the reason when this GPU or this shape cannot run it.
 //!
 //! **Any K and N.** Both steps read rows of A and B 16 bytes at a time (TMA needs row strides that are
@@ -51,6 +53,9 @@ impl std::fmt::Display for Config {
     }
 }
 
+/// The largest M the decode step `d1` is chosen for.
+pub const DECODE_MAX_M: usize = 64;
+
 /// Rounds `x` up to a multiple of 8.
 const fn up8(x: usize) -> usize {
     x.div_ceil(8) * 8
@@ -60,7 +65,7 @@ const fn up8(x: usize) -> usize {
 /// (`None`: the default choice). Pure: the CPU tests cover it. Errors name why a forced step cannot
 /// take the shape even padded.
 pub fn choose(s: Shape, hopper: bool, step: Option<&'static Step>) -> Result<Config> {
-    let step = step.unwrap_or(if hopper { &steps::H6 } else { &steps::V10 });
+    let step = step.unwrap_or(if s.m <= DECODE_MAX_M { &steps::D1 } else if hopper { &steps::H6 } else { &steps::V10 });
     if step.acc != Accumulate::F32 {
         return Err(Error::InvalidInput(format!("--config {}: the gemm entry point accumulates in f32; {} accumulates in f16", step.kernel.step, step.kernel.name)));
     }
@@ -187,13 +192,20 @@ mod tests {
         let c = choose(shape(4096, 4096, 4096), true, None).unwrap();
         assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
         assert_eq!(choose(shape(4096, 4096, 4096), false, None).unwrap().label(), "v10");
+        // Small M: the decode step on either GPU.
+        for m in [1, 16, DECODE_MAX_M] {
+            assert_eq!(choose(shape(m, 4096, 4096), true, None).unwrap().label(), "d1");
+            assert_eq!(choose(shape(m, 4096, 4096), false, None).unwrap().label(), "d1");
+        }
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, None).unwrap().label(), "h6");
         // M is free; K or N off a multiple of 8 pads.
         assert!(!choose(shape(4097, 4096, 64), true, None).unwrap().padded);
-        for (m, n, k) in [(1, 1, 1), (4000, 4095, 4096), (8, 8, 4095), (13, 17, 1), (1, 4096, 11)] {
+        for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11)] {
             let c = choose(shape(m, n, k), true, None).unwrap();
             assert!(c.padded, "{m}x{n}x{k}");
             assert_eq!(c.label(), "h6+pad");
         }
+        assert_eq!(choose(shape(1, 1, 1), true, None).unwrap().label(), "d1+pad");
         // v1 takes every shape as it is: never padded.
         assert!(!choose(shape(13, 17, 1), true, Some(&steps::V1)).unwrap().padded);
         assert_eq!(up8(1), 8);

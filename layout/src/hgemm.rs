@@ -93,3 +93,76 @@ pub const B_SWIZZLED_WIDE: Swizzled<RowMajor> = Swizzled { inner: RowMajor { row
 /// row g, 4 bytes at column 2t, 8 rows per instruction) then hit 8 different chunks, 32 distinct banks;
 /// the 128-bit reads of 8 consecutive chunks of a row stay one 128-byte wavefront.
 pub const C_SWIZZLED: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: BM, cols: BN }, swizzle: SwizzleFn { s: 5, b: 3, m: 3 } };
+
+/// The decode step `d1` (split-K for small M): a block computes a `DECODE_BM × DECODE_BN` tile of C over
+/// one split of K, streaming `DECODE_KT`-deep stages of A (16 × 64) and B (64 × 64) through a
+/// `DECODE_STAGES`-deep `cp.async` ring. Every row of both tiles is 64 f16 = 128 bytes, swizzled
+/// `Swizzle<3,3,3>` on element offsets (the 16-byte chunk index XOR the row's low 3 bits), so the 8 rows
+/// an `ldmatrix` phase reads (16 bytes each, one column chunk) fall in 8 distinct chunks: 32 banks.
+///
+/// ```text
+/// row r, 16-byte chunk c (elements 8c..8c+7)  →  stored at chunk c ^ (r % 8) of row r
+/// ```
+pub const DECODE_BM: u32 = 16;
+/// Columns of C per `d1` block.
+pub const DECODE_BN: u32 = 64;
+/// K per `d1` stage (four k16 steps: one per warp).
+pub const DECODE_KT: u32 = 64;
+/// `d1`'s stages in flight.
+pub const DECODE_STAGES: u32 = 4;
+/// `d1`'s threads per block (4 warps, one k16 step of each stage each).
+pub const DECODE_THREADS: u32 = 128;
+/// `d1`'s A stage tile (16 × 64).
+pub const DECODE_A: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: DECODE_BM, cols: DECODE_KT }, swizzle: SwizzleFn { s: 3, b: 3, m: 3 } };
+/// `d1`'s B stage tile (64 × 64).
+pub const DECODE_B: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: DECODE_KT, cols: DECODE_BN }, swizzle: SwizzleFn { s: 3, b: 3, m: 3 } };
+/// Bytes of one `d1` stage (A and B tiles of f16).
+pub const DECODE_STAGE_BYTES: u32 = 2 * (DECODE_BM * DECODE_KT + DECODE_KT * DECODE_BN);
+/// `d1`'s dynamic shared memory: the stage ring (the end-of-K reduction across warps, 4 × 16 × 64 f32
+/// and a flag, reuses it).
+pub const DECODE_SMEM: u32 = DECODE_STAGES * DECODE_STAGE_BYTES;
+
+/// `(splits, k_split)` for `d1` on an `m × n × k` product on a GPU with `sms` SMs: enough splits of K
+/// that the grid holds about four blocks per SM (the weights stream from every SM at once), each split
+/// a whole number of `DECODE_KT` stages and none empty.
+///
+/// ```text
+/// tiles  = ⌈n / 64⌉ · ⌈m / 16⌉
+/// splits = clamp(⌈4·sms / tiles⌉, 1, ⌈k / 64⌉);  k_split = 64·⌈⌈k / splits⌉ / 64⌉;  splits = ⌈k / k_split⌉
+/// ```
+pub const fn decode_split(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
+    let tiles = n.div_ceil(DECODE_BN) * m.div_ceil(DECODE_BM);
+    let k_tiles = k.div_ceil(DECODE_KT);
+    let mut splits = (4 * sms).div_ceil(tiles);
+    if splits < 1 {
+        splits = 1;
+    }
+    if splits > k_tiles {
+        splits = k_tiles;
+    }
+    let k_split = DECODE_KT * k.div_ceil(splits).div_ceil(DECODE_KT);
+    (k.div_ceil(k_split), k_split)
+}
+
+#[cfg(test)]
+mod decode_tests {
+    use super::*;
+    use crate::Layout;
+
+    #[test]
+    fn decode_splits_cover_k_without_empty_splits() {
+        assert_eq!(decode_split(1, 4096, 4096, 132), (8, 512));
+        assert_eq!(decode_split(128, 4096, 4096, 132), (2, 2048));
+        assert_eq!(decode_split(4096, 4096, 4096, 132), (1, 4096));
+        for (m, n, k) in [(1, 8, 8), (3, 4096, 14336), (16, 28672, 8192), (64, 8, 1_048_576), (1, 1 << 20, 64)] {
+            let (s, ks) = decode_split(m, n, k, 132);
+            assert!(ks % DECODE_KT == 0 && s >= 1, "{m}x{n}x{k}");
+            assert!((s - 1) * ks < k && s * ks >= k, "{m}x{n}x{k}: every split nonempty, all of K covered");
+        }
+        let mut seen = [0u64; 64];
+        assert!(DECODE_A.check(&mut seen).is_ok() && DECODE_B.check(&mut seen).is_ok());
+        assert_eq!(DECODE_SMEM, 4 * (2048 + 8192));
+        // The reduction across warps (4 × 16 × 64 f32) and its flag fit in the ring.
+        assert!(4 * 16 * 64 * 4 + 16 <= DECODE_SMEM);
+    }
+}

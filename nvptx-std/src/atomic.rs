@@ -47,3 +47,13 @@ pub unsafe fn red_add_relaxed_gpu_u64(p: *mut u64, v: u64) {
     // SAFETY: forwarded to the caller.
     unsafe { asm!("red.relaxed.gpu.global.add.u64 [{0}], {1};", in(reg64) p, in(reg64) v, options(nostack)) };
 }
+
+/// `red.relaxed.gpu.global.add.f32 [p], v;` — as [`red_add_relaxed_gpu_f64`] for an `f32`.
+///
+/// # Safety
+/// As [`red_add_relaxed_gpu_f64`], for a 4-byte-aligned `f32`.
+#[inline(always)]
+pub unsafe fn red_add_relaxed_gpu_f32(p: *mut f32, v: f32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("red.relaxed.gpu.global.add.f32 [{0}], {1};", in(reg64) p, in(reg32) v, options(nostack)) };
+}

@@ -34,6 +34,12 @@ pub fn grid_dim_x() -> u32 {
     // SAFETY: reading a special register has no preconditions.
     unsafe { nvptx::_grid_dim_x() }
 }
+/// `%nctaid.y`: blocks in the grid, y.
+#[inline(always)]
+pub fn grid_dim_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_grid_dim_y() }
+}
 /// `block_idx_x() * block_dim_x() + thread_idx_x()`: this thread's index in a 1-D grid.
 #[inline(always)]
 pub fn index_1d() -> u32 {

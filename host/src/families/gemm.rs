@@ -65,6 +65,7 @@ impl Shape {
         let (tiles_n, tiles_m) = ((self.n as u32).div_ceil(cols), (self.m as u32).div_ceil(rows));
         let grid = match step.grid {
             Grid::Tiles { .. } => (tiles_n, tiles_m),
+            Grid::SplitK { .. } => (tiles_n, tiles_m * layout::hgemm::decode_split(self.m as u32, self.n as u32, self.k as u32, sms).0),
             Grid::Persistent { .. } => ((tiles_n * tiles_m).min(sms.max(1)), 1),
         };
         if grid.1 > 65_535 {
@@ -215,6 +216,11 @@ pub struct Row {
     pub error: Option<String>,
     /// Why the step declined the shape (a documented constraint, not a failure).
     pub rejected: Option<String>,
+    /// Bytes moved (A, B and C once) per second at the median time, where the family reports it (the
+    /// `gemm` family at small M: the weights' bandwidth is the bound there).
+    pub gbps: Option<f64>,
+    /// [`Row::gbps`] over the device copy's bandwidth measured in the same run.
+    pub pct_of_copy: Option<f64>,
     /// The bank model's prediction for the launch: shared loads and stores.
     pub predicted: Option<BlockCost>,
 }
@@ -223,7 +229,7 @@ impl Row {
     pub(crate) fn new(step: &str, kernel: &str, shape: Shape, tolerance: f64, reference: &str) -> Row {
         Row { step: step.into(), kernel: kernel.into(), shape, time: None, tflops: None, pct_of_cublas: None, baseline_paired: None, speedup_vs_prev: None,
               rel_err: None, tolerance, reference: reference.into(), registers: None, local_bytes: None, smem_bytes: None, blocks_per_sm: None, error: None, rejected: None,
-              predicted: None }
+              predicted: None, gbps: None, pct_of_copy: None }
     }
 
     /// Whether verification failed (the baseline's row never fails the run).
@@ -426,6 +432,13 @@ pub fn table(rows: &[Row]) -> String {
                 (None, false, Some(why)) => format!("  rejected: {why}"),
                 _ => String::new(),
             });
+    }
+    if rows.iter().any(|r| r.gbps.is_some()) {
+        let _ = writeln!(s, "bandwidth (A, B, C once; weights rotated beyond L2):");
+        for r in rows.iter().filter(|r| r.gbps.is_some()) {
+            let _ = writeln!(s, "  {:<7} {:>16} {:>9} GB/s {:>7} of copy", r.step, r.shape.to_string(), f(r.gbps, &|v| format!("{v:.0}")),
+                             f(r.pct_of_copy, &|v| format!("{:.1}%", 100.0 * v)));
+        }
     }
     if rows.iter().any(|r| r.baseline_paired.is_some()) {
         let baseline = rows.iter().find(|r| r.step == "cuBLAS").map(|r| r.kernel.as_str()).unwrap_or("cuBLAS");

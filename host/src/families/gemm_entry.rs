@@ -8,10 +8,11 @@ use crate::{
         gemm::{self, GemmFamily, GemmRun, Reference, Row, cpu_reference, memory_bytes},
         hgemm::{self, Hgemm},
     },
-    gemm::GemmPlan,
+    gemm::{DECODE_MAX_M, GemmPlan},
+    error::DriverContext,
     runtime::{
         gpu::Gpu,
-        timing::{time_gpu_budget, time_pair},
+        timing::{rotation_copies, time_gpu, time_gpu_budget, time_pair},
     },
     steps::hgemm::Step,
 };
@@ -32,12 +33,27 @@ pub const CHECK_SHAPES: &[(usize, usize, usize)] = &[(1, 1, 1), (7, 13, 1), (1, 
 pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
     let baseline = Hgemm::baseline(gpu).ok();
     let mut rows = vec![];
+    let copy_gbps = if !o.check && o.shapes.iter().any(|s| s.m <= DECODE_MAX_M) { Some(copy_bandwidth(gpu, o)?) } else { None };
     for &s in &o.shapes {
-        // Budget: the family's buffers, plus the padded plan's staging (at most A, B and C again).
+        // Small M is bound by reading the weights: time on B copies rotated beyond L2, as a model's
+        // layers would arrive.
+        let rotate = if copy_gbps.is_some() && s.m <= DECODE_MAX_M { rotation_copies(2 * s.k * s.n, gpu.info.l2_bytes) } else { 1 };
+        // Budget: the family's buffers, the padded plan's staging (at most A, B and C again), B's copies.
         let (device, host) = memory_bytes(2, s);
-        crate::runtime::budget::check(gpu, &format!("gemm {s}"), device + 2 * (s.m * s.k + s.k * s.n + s.m * s.n) as u64 + (1 << 20), host)?;
+        let extra = 2 * (s.m * s.k + s.k * s.n * rotate + s.m * s.n) as u64 + (1 << 20);
+        crate::runtime::budget::check(gpu, &format!("gemm {s}"), device + extra, host)?;
         progress(&format!("gemm {s}: inputs"));
         let (d_a, d_b) = gemm::inputs::<Hgemm>(gpu, s, o.seed)?;
+        let mut b_copies = vec![];
+        for _ in 1..rotate {
+            let mut c = gpu.zeros::<u16>(s.k * s.n)?;
+            gpu.stream.memcpy_dtod(&d_b, &mut c).during(|| "copying B for rotation".into())?;
+            b_copies.push(c);
+        }
+        let b_at = |i: usize| match i % rotate {
+            0 => &d_b,
+            j => &b_copies[j - 1],
+        };
         let mut d_c = gpu.zeros::<u16>(s.m * s.n)?;
         let budget = if o.check { 0.0 } else { 300.0 };
         let cpu_ref = cpu_reference(s);
@@ -55,7 +71,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
                 }
             }
             if !o.check {
-                let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| bl.gemm(gpu, s, &d_a, &d_b, &mut d_c))?;
+                let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |i| bl.gemm(gpu, s, &d_a, b_at(i), &mut d_c))?;
                 base.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
                 base.time = Some(t);
             }
@@ -76,16 +92,24 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
             if !o.check {
                 let t = match &baseline {
                     Some(bl) => {
-                        let (t, tb) = time_pair(gpu, o.warmup, o.reps, 2.0 * budget, |_, base| {
-                            if base { bl.gemm(gpu, s, &d_a, &d_b, &mut d_c) } else { plan.run(&d_a, &d_b, &mut d_c) }
+                        let (t, tb) = time_pair(gpu, o.warmup, o.reps, 2.0 * budget, |i, base| {
+                            if base { bl.gemm(gpu, s, &d_a, b_at(i), &mut d_c) } else { plan.run(&d_a, b_at(i), &mut d_c) }
                         })?;
                         row.pct_of_cublas = Some(tb.median_ms / t.median_ms);
                         row.baseline_paired = Some(tb);
                         t
                     }
-                    None => time_gpu_budget(gpu, o.warmup, o.reps, budget, |_| plan.run(&d_a, &d_b, &mut d_c))?,
+                    None => time_gpu_budget(gpu, o.warmup, o.reps, budget, |i| plan.run(&d_a, b_at(i), &mut d_c))?,
                 };
                 row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
+                if rotate > 1 || (copy_gbps.is_some() && s.m <= DECODE_MAX_M) {
+                    let g = 2.0 * (s.m * s.k + s.k * s.n + s.m * s.n) as f64 / (t.median_ms * 1e-3) / 1e9;
+                    (row.gbps, row.pct_of_copy) = (Some(g), copy_gbps.map(|c| g / c));
+                    if let (Some(tb), Some(bt)) = (&row.baseline_paired, rows.last_mut()) {
+                        let gb = 2.0 * (s.m * s.k + s.k * s.n + s.m * s.n) as f64 / (tb.median_ms * 1e-3) / 1e9;
+                        (bt.gbps, bt.pct_of_copy) = (Some(gb), copy_gbps.map(|c| gb / c));
+                    }
+                }
                 row.time = Some(t);
             }
             Ok(())
@@ -99,4 +123,13 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// A device-to-device copy's bandwidth (bytes read + written per second, GB/s) on 256 MiB, beyond L2:
+/// what a kernel that streams its inputs once can hope for.
+fn copy_bandwidth(gpu: &Gpu, o: &GemmRun) -> Result<f64> {
+    let n = 256usize << 20;
+    let (src, mut dst) = (gpu.zeros::<u8>(n)?, gpu.zeros::<u8>(n)?);
+    let t = time_gpu(gpu, o.warmup, o.reps.min(50), |_| gpu.stream.memcpy_dtod(&src, &mut dst).during(|| "timing a device copy".into()))?;
+    Ok(2.0 * n as f64 / (t.median_ms * 1e-3) / 1e9)
 }

@@ -45,6 +45,9 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<u
     s.check_buffers("f16", a.len(), b.len(), c.len())?;
     s.check_step(step)?;
     let grid = s.grid(step, gpu.info.sms)?;
+    if step.args == Args::SplitK {
+        return launch_split_k(gpu, kernel, s, grid, a, b, c);
+    }
     if step.args != Args::Pointers {
         return launch_tma(gpu, kernel, step, s, grid, a, b, c);
     }
@@ -54,6 +57,37 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<u
     // `needs` (K, N multiples of 8 for v2+, checked); grid from its descriptor, block size and shared
     // memory as declared.
     unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k) }
+}
+
+thread_local! {
+    /// The split-K steps' f32 workspace and tile counters (zero between launches: each launch's last
+    /// blocks re-zero what they used), kept for the context they were allocated in and grown as needed.
+    static SPLIT_K_WS: std::cell::RefCell<Option<(usize, CudaSlice<f32>, CudaSlice<u32>)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Launches a split-K step (`hgemm_decode_v*`) on `grid` with the workspace of [`SPLIT_K_WS`].
+fn launch_split_k(gpu: &Gpu, kernel: &Kernel, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+    use layout::hgemm::{DECODE_BM, DECODE_BN, decode_split};
+    let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
+    let (_, k_split) = decode_split(m, n, k, gpu.info.sms);
+    let (ws_len, count_len) = (m.div_ceil(DECODE_BM) as usize * DECODE_BM as usize * s.n, (m.div_ceil(DECODE_BM) * n.div_ceil(DECODE_BN)) as usize);
+    let ctx = gpu.ctx.cu_ctx() as usize;
+    SPLIT_K_WS.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let fits = cell.as_ref().is_some_and(|(c, ws, count)| *c == ctx && ws.len() >= ws_len && count.len() >= count_len);
+        if !fits {
+            *cell = Some((ctx, gpu.zeros(ws_len.max(1))?, gpu.zeros(count_len.max(1))?));
+        }
+        let Some((_, ws, count)) = cell.as_mut() else {
+            return Err(Error::InvalidInput("split-K workspace missing after allocation (internal error)".into()));
+        };
+        // SAFETY: `hgemm_decode_v1(a, b, c, ws, count, m, n, k, k_split)`: lengths checked by `launch`
+        // (M·K, K·N, M·N f16, fresh 256-byte-aligned allocations), K and N multiples of 8 (the step's
+        // rule, checked); `ws` holds ≥ 16·⌈M/16⌉·N f32 and `count` ≥ ⌈M/16⌉·⌈N/64⌉ u32, zero (fresh, or
+        // re-zeroed by the previous launch's last blocks); grid `(⌈N/64⌉, ⌈M/16⌉·splits)` from the
+        // same `decode_split` as `k_split`; launches on one stream never overlap.
+        unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &mut *ws, &mut *count, &m, &n, &k, &k_split) }
+    })
 }
 
 /// The tensor maps of one (A, B, C, shape): A (box 64 K × 128 rows), B (box 64 N × 64 K rows), C (box
@@ -233,7 +267,7 @@ mod tests {
         assert_eq!(HgemmF16Acc::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["v9h"]);
         // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
         for st in STEPS {
-            assert_eq!(st.args != Args::Pointers, st.kernel.target == Target::Sm90a, "{}", st.kernel.step);
+            assert_eq!(!matches!(st.args, Args::Pointers | Args::SplitK), st.kernel.target == Target::Sm90a, "{}", st.kernel.step);
         }
         let s = Shape::new(64, 64, 4096).unwrap();
         assert_eq!(tolerance(&hgemm::V9, s), TOL);

@@ -12,6 +12,14 @@ pub enum Grid {
         /// Columns of C per block.
         cols: u32,
     },
+    /// One block per `rows × cols` tile and split of K (`layout::hgemm::decode_split`): grid
+    /// `(⌈N / cols⌉, ⌈M / rows⌉ · splits)`.
+    SplitK {
+        /// Rows of C per block.
+        rows: u32,
+        /// Columns of C per block.
+        cols: u32,
+    },
     /// One block per SM (at most one per tile) walking `rows × cols` tiles: a 1-D grid.
     Persistent {
         /// Rows of C per tile.
@@ -25,7 +33,7 @@ impl Grid {
     /// The C tile one block (or one persistent iteration) computes.
     pub const fn tile(self) -> (u32, u32) {
         match self {
-            Grid::Tiles { rows, cols } | Grid::Persistent { rows, cols } => (rows, cols),
+            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::Persistent { rows, cols } => (rows, cols),
         }
     }
 }
@@ -39,6 +47,9 @@ pub enum Args {
     TmaAB,
     /// `(tmap_a, tmap_b, tmap_c, m, n, k)`: C written by TMA stores too.
     TmaABC,
+    /// `(a, b, c, ws, count, m, n, k, k_split)`: pointers, plus an f32 workspace and tile counters
+    /// (zero between launches) for the sums across splits of K.
+    SplitK,
 }
 
 /// The shapes a step takes.

@@ -197,4 +197,16 @@ pub const H6: Step = tma("hgemm_tma_v6", "h6", 384, tma_hgemm::H6_DYN_SMEM, TMA_
     "h5 with a TMA-store epilogue (swizzled shared C tiles, 3 stages)");
 
 /// The ladder, in order (`v9h` accumulates in f16 and is timed against cuBLAS 16F in its own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6];
+/// Decode ladder d1: split-K for small M (`hgemm/steps/decode_v1_split_k.rs`).
+pub const D1: Step = GemmStep {
+    kernel: KernelInfo { name: "hgemm_decode_v1", family: Family::Hgemm, step: "d1", target: Target::Sm80, block_threads: layout::hgemm::DECODE_THREADS,
+                         launch_bounds: bounds(layout::hgemm::DECODE_THREADS), dyn_smem_bytes: layout::hgemm::DECODE_SMEM,
+                         about: "decode: 16x64 tiles, K split for ~4 blocks per SM, the last block of a tile finishes the sum",
+                         ptx: PtxCheck { has: &["cp.async.cg.shared.global", LDSM_T, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "red.relaxed.gpu.global.add.f32",
+                                                "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.f32", "st.global.v4.u32"],
+                                         lacks: &["ld.global.nc"], count: mmas!(8), at_least: &[] } },
+    grid: Grid::SplitK { rows: layout::hgemm::DECODE_BM, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK, needs: ROWS_OF_8, acc: Accumulate::F32,
+    trace: Trace::None,
+};
+
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, D1];
