@@ -7,8 +7,8 @@
 //! ```
 //!
 //! **The choice** ([`choose`]) is a function of the shape and the GPU, tested on the CPU: for
-//! `M ≤` [`DECODE_MAX_M`] the decode step `d1` (16×64 tiles, K split so that every SM streams the
-//! weights: the bound there is bandwidth); above, the Hopper ladder's best step (`h6`: TMA + `wgmma`,
+//! `M ≤` [`DECODE_MAX_M`] the decode ladder (`d2` at M ≤ 16, `d2m64` above: 16- or 64-row tiles, K
+//! split so that every SM streams the weights: the bound there is bandwidth); above, the Hopper ladder's best step (`h6`: TMA + `wgmma`,
 //! 128×256 tiles, persistent) where the GPU runs `sm_90a` code, otherwise the best `mma.sync` step
 //! (`v10`). [`GemmPlan::new`] takes an override (the suite's
 //! `--config`), refused with the reason when this GPU or this shape cannot run it.
@@ -65,7 +65,7 @@ const fn up8(x: usize) -> usize {
 /// (`None`: the default choice). Pure: the CPU tests cover it. Errors name why a forced step cannot
 /// take the shape even padded.
 pub fn choose(s: Shape, hopper: bool, step: Option<&'static Step>) -> Result<Config> {
-    let step = step.unwrap_or(if s.m <= DECODE_MAX_M { &steps::D1 } else if hopper { &steps::H6 } else { &steps::V10 });
+    let step = step.unwrap_or(if s.m <= 16 { &steps::D2 } else if s.m <= DECODE_MAX_M { &steps::D2M64 } else if hopper { &steps::H6 } else { &steps::V10 });
     if step.acc != Accumulate::F32 {
         return Err(Error::InvalidInput(format!("--config {}: the gemm entry point accumulates in f32; {} accumulates in f16", step.kernel.step, step.kernel.name)));
     }
@@ -193,9 +193,9 @@ mod tests {
         assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
         assert_eq!(choose(shape(4096, 4096, 4096), false, None).unwrap().label(), "v10");
         // Small M: the decode step on either GPU.
-        for m in [1, 16, DECODE_MAX_M] {
-            assert_eq!(choose(shape(m, 4096, 4096), true, None).unwrap().label(), "d1");
-            assert_eq!(choose(shape(m, 4096, 4096), false, None).unwrap().label(), "d1");
+        for (m, want) in [(1, "d2"), (16, "d2"), (17, "d2m64"), (DECODE_MAX_M, "d2m64")] {
+            assert_eq!(choose(shape(m, 4096, 4096), true, None).unwrap().label(), want);
+            assert_eq!(choose(shape(m, 4096, 4096), false, None).unwrap().label(), want);
         }
         assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, None).unwrap().label(), "h6");
         // M is free; K or N off a multiple of 8 pads.
@@ -205,7 +205,7 @@ mod tests {
             assert!(c.padded, "{m}x{n}x{k}");
             assert_eq!(c.label(), "h6+pad");
         }
-        assert_eq!(choose(shape(1, 1, 1), true, None).unwrap().label(), "d1+pad");
+        assert_eq!(choose(shape(1, 1, 1), true, None).unwrap().label(), "d2+pad");
         // v1 takes every shape as it is: never padded.
         assert!(!choose(shape(13, 17, 1), true, Some(&steps::V1)).unwrap().padded);
         assert_eq!(up8(1), 8);

@@ -131,17 +131,7 @@ pub const DECODE_SMEM: u32 = DECODE_STAGES * DECODE_STAGE_BYTES;
 /// splits = clamp(⌈4·sms / tiles⌉, 1, ⌈k / 64⌉);  k_split = 64·⌈⌈k / splits⌉ / 64⌉;  splits = ⌈k / k_split⌉
 /// ```
 pub const fn decode_split(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
-    let tiles = n.div_ceil(DECODE_BN) * m.div_ceil(DECODE_BM);
-    let k_tiles = k.div_ceil(DECODE_KT);
-    let mut splits = (4 * sms).div_ceil(tiles);
-    if splits < 1 {
-        splits = 1;
-    }
-    if splits > k_tiles {
-        splits = k_tiles;
-    }
-    let k_split = DECODE_KT * k.div_ceil(splits).div_ceil(DECODE_KT);
-    (k.div_ceil(k_split), k_split)
+    decode_split_with(m, n, k, sms, DECODE_BM, 4)
 }
 
 #[cfg(test)]
@@ -165,4 +155,35 @@ mod decode_tests {
         // The reduction across warps (4 × 16 × 64 f32) and its flag fit in the ring.
         assert!(4 * 16 * 64 * 4 + 16 <= DECODE_SMEM);
     }
+}
+
+/// d2's A stage tile for `bm` rows (16 or 64) × 64, swizzled as [`DECODE_A`].
+pub const fn decode_a(bm: u32) -> Swizzled<RowMajor> {
+    Swizzled { inner: RowMajor { rows: bm, cols: DECODE_KT }, swizzle: SwizzleFn { s: 3, b: 3, m: 3 } }
+}
+
+/// Bytes of one d2 stage with `bm` rows of A.
+pub const fn decode_stage_bytes(bm: u32) -> u32 {
+    2 * (bm * DECODE_KT + DECODE_KT * DECODE_BN)
+}
+
+/// d2's dynamic shared memory with `bm` rows of A: the stage ring (no cross-warp reduction: each warp
+/// owns 16 of the 64 columns) and one flag word.
+pub const fn decode_smem(bm: u32) -> u32 {
+    DECODE_STAGES * decode_stage_bytes(bm) + 16
+}
+
+/// As [`decode_split`] with `blocks_per_sm` blocks per SM as the grid's target and `bm` rows per tile.
+pub const fn decode_split_with(m: u32, n: u32, k: u32, sms: u32, bm: u32, blocks_per_sm: u32) -> (u32, u32) {
+    let tiles = n.div_ceil(DECODE_BN) * m.div_ceil(bm);
+    let k_tiles = k.div_ceil(DECODE_KT);
+    let mut splits = (blocks_per_sm * sms).div_ceil(tiles);
+    if splits < 1 {
+        splits = 1;
+    }
+    if splits > k_tiles {
+        splits = k_tiles;
+    }
+    let k_split = DECODE_KT * k.div_ceil(splits).div_ceil(DECODE_KT);
+    (k.div_ceil(k_split), k_split)
 }

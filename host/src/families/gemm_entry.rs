@@ -1,7 +1,10 @@
 //! The `gemm` family: the library's entry point ([`crate::gemm`]) on a sweep of the shapes people run,
 //! each verified (f64 CPU reference, or cuBLAS's output compared on the device) and timed interleaved
 //! with cuBLAS (`cublasGemmEx`, f16 in/out, 32F compute). The row's label is the configuration the
-//! entry point chose (`h6`, `h6+pad`, …) or the one forced with `--config`.
+//! entry point chose (`h6`, `h6+pad`, …) or the one forced with `--config`. At `M ≤ DECODE_MAX_M` (not
+//! under `--check`) both are timed on copies of B rotated beyond L2, and a device copy of the same
+//! weights (from the same copies) is timed in the same run: the table gives each one's GB/s (A, B, C
+//! once) over that copy's (read + written).
 use crate::{
     error::Result,
     families::{
@@ -33,11 +36,11 @@ pub const CHECK_SHAPES: &[(usize, usize, usize)] = &[(1, 1, 1), (7, 13, 1), (1, 
 pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
     let baseline = Hgemm::baseline(gpu).ok();
     let mut rows = vec![];
-    let copy_gbps = if !o.check && o.shapes.iter().any(|s| s.m <= DECODE_MAX_M) { Some(copy_bandwidth(gpu, o)?) } else { None };
     for &s in &o.shapes {
         // Small M is bound by reading the weights: time on B copies rotated beyond L2, as a model's
-        // layers would arrive.
-        let rotate = if copy_gbps.is_some() && s.m <= DECODE_MAX_M { rotation_copies(2 * s.k * s.n, gpu.info.l2_bytes) } else { 1 };
+        // layers would arrive, against a device copy of the same weights in the same run.
+        let bandwidth_bound = !o.check && s.m <= DECODE_MAX_M;
+        let rotate = if bandwidth_bound { rotation_copies(2 * s.k * s.n, gpu.info.l2_bytes) } else { 1 };
         // Budget: the family's buffers, the padded plan's staging (at most A, B and C again), B's copies.
         let (device, host) = memory_bytes(2, s);
         let extra = 2 * (s.m * s.k + s.k * s.n * rotate + s.m * s.n) as u64 + (1 << 20);
@@ -54,6 +57,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
             0 => &d_b,
             j => &b_copies[j - 1],
         };
+        let copy_gbps = if bandwidth_bound { Some(copy_bandwidth(gpu, o, s.k * s.n, &b_at)?) } else { None };
         let mut d_c = gpu.zeros::<u16>(s.m * s.n)?;
         let budget = if o.check { 0.0 } else { 300.0 };
         let cpu_ref = cpu_reference(s);
@@ -102,7 +106,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
                     None => time_gpu_budget(gpu, o.warmup, o.reps, budget, |i| plan.run(&d_a, b_at(i), &mut d_c))?,
                 };
                 row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
-                if rotate > 1 || (copy_gbps.is_some() && s.m <= DECODE_MAX_M) {
+                if bandwidth_bound {
                     let g = 2.0 * (s.m * s.k + s.k * s.n + s.m * s.n) as f64 / (t.median_ms * 1e-3) / 1e9;
                     (row.gbps, row.pct_of_copy) = (Some(g), copy_gbps.map(|c| g / c));
                     if let (Some(tb), Some(bt)) = (&row.baseline_paired, rows.last_mut()) {
@@ -125,11 +129,11 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
     Ok(rows)
 }
 
-/// A device-to-device copy's bandwidth (bytes read + written per second, GB/s) on 256 MiB, beyond L2:
-/// what a kernel that streams its inputs once can hope for.
-fn copy_bandwidth(gpu: &Gpu, o: &GemmRun) -> Result<f64> {
-    let n = 256usize << 20;
-    let (src, mut dst) = (gpu.zeros::<u8>(n)?, gpu.zeros::<u8>(n)?);
-    let t = time_gpu(gpu, o.warmup, o.reps.min(50), |_| gpu.stream.memcpy_dtod(&src, &mut dst).during(|| "timing a device copy".into()))?;
-    Ok(2.0 * n as f64 / (t.median_ms * 1e-3) / 1e9)
+/// The bandwidth (bytes read + written per second, GB/s) of a device-to-device copy of the weights —
+/// `len` f16 from the same rotated copies the GEMMs read (`b_at(i)`) — what a kernel that streams the
+/// weights once can hope for at this size, launch overhead included.
+fn copy_bandwidth<'b>(gpu: &Gpu, o: &GemmRun, len: usize, b_at: &dyn Fn(usize) -> &'b cudarc::driver::CudaSlice<u16>) -> Result<f64> {
+    let mut dst = gpu.zeros::<u16>(len)?;
+    let t = time_gpu(gpu, o.warmup, o.reps, |i| gpu.stream.memcpy_dtod(b_at(i), &mut dst).during(|| "timing a device copy".into()))?;
+    Ok(2.0 * 2.0 * len as f64 / (t.median_ms * 1e-3) / 1e9)
 }

@@ -45,8 +45,8 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<u
     s.check_buffers("f16", a.len(), b.len(), c.len())?;
     s.check_step(step)?;
     let grid = s.grid(step, gpu.info.sms)?;
-    if step.args == Args::SplitK {
-        return launch_split_k(gpu, kernel, s, grid, a, b, c);
+    if let Args::SplitK { partials } = step.args {
+        return launch_split_k(gpu, kernel, step, partials, s, grid, a, b, c);
     }
     if step.args != Args::Pointers {
         return launch_tma(gpu, kernel, step, s, grid, a, b, c);
@@ -65,12 +65,32 @@ thread_local! {
     static SPLIT_K_WS: std::cell::RefCell<Option<(usize, CudaSlice<f32>, CudaSlice<u32>)>> = const { std::cell::RefCell::new(None) };
 }
 
+/// Blocks per SM the split-K steps size their grid for: 4, or `KERNEL_LAB_DECODE_BLOCKS_PER_SM` (a
+/// tuning knob, read once; 1 to 32).
+pub fn decode_blocks_per_sm() -> u32 {
+    static B: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *B.get_or_init(|| std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(4))
+}
+
+/// `(splits, k_split)` of a split-K step with grid rule `grid` on `s` (`layout::hgemm::decode_split_with`
+/// with the step's tile rows and [`decode_blocks_per_sm`]); `(1, K)` for other grids.
+pub fn split_k(grid: crate::steps::gemm::Grid, s: Shape, sms: u32) -> (u32, u32) {
+    match grid {
+        crate::steps::gemm::Grid::SplitK { rows, .. } => layout::hgemm::decode_split_with(s.m as u32, s.n as u32, s.k as u32, sms, rows, decode_blocks_per_sm()),
+        _ => (1, s.k as u32),
+    }
+}
+
 /// Launches a split-K step (`hgemm_decode_v*`) on `grid` with the workspace of [`SPLIT_K_WS`].
-fn launch_split_k(gpu: &Gpu, kernel: &Kernel, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
-    use layout::hgemm::{DECODE_BM, DECODE_BN, decode_split};
+#[allow(clippy::too_many_arguments)]
+fn launch_split_k(gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>,
+                  c: &mut CudaSlice<u16>) -> Result<()> {
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
-    let (_, k_split) = decode_split(m, n, k, gpu.info.sms);
-    let (ws_len, count_len) = (m.div_ceil(DECODE_BM) as usize * DECODE_BM as usize * s.n, (m.div_ceil(DECODE_BM) * n.div_ceil(DECODE_BN)) as usize);
+    let (rows, cols) = step.grid.tile();
+    let (splits, k_split) = split_k(step.grid, s, gpu.info.sms);
+    let m_pad = m.div_ceil(rows) as usize * rows as usize;
+    let ws_len = if partials { splits as usize * m_pad * s.n } else { m_pad * s.n };
+    let count_len = (m.div_ceil(rows) * n.div_ceil(cols)) as usize;
     let ctx = gpu.ctx.cu_ctx() as usize;
     SPLIT_K_WS.with(|cell| {
         let mut cell = cell.borrow_mut();
@@ -81,11 +101,12 @@ fn launch_split_k(gpu: &Gpu, kernel: &Kernel, s: Shape, grid: (u32, u32), a: &Cu
         let Some((_, ws, count)) = cell.as_mut() else {
             return Err(Error::InvalidInput("split-K workspace missing after allocation (internal error)".into()));
         };
-        // SAFETY: `hgemm_decode_v1(a, b, c, ws, count, m, n, k, k_split)`: lengths checked by `launch`
+        // SAFETY: `hgemm_decode_v*(a, b, c, ws, count, m, n, k, k_split)`: lengths checked by `launch`
         // (M·K, K·N, M·N f16, fresh 256-byte-aligned allocations), K and N multiples of 8 (the step's
-        // rule, checked); `ws` holds ≥ 16·⌈M/16⌉·N f32 and `count` ≥ ⌈M/16⌉·⌈N/64⌉ u32, zero (fresh, or
-        // re-zeroed by the previous launch's last blocks); grid `(⌈N/64⌉, ⌈M/16⌉·splits)` from the
-        // same `decode_split` as `k_split`; launches on one stream never overlap.
+        // rule, checked); `ws` holds the tile of sums (d1: zero, re-zeroed by each launch's last
+        // blocks) or one tile per split (d2) for rows padded to the step's tile, `count` one zero
+        // counter per tile (reset by each tile's last block); grid `(⌈N/cols⌉, ⌈M/rows⌉·splits)` from
+        // the same `split_k` as `k_split`; launches on one stream never overlap.
         unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &mut *ws, &mut *count, &m, &n, &k, &k_split) }
     })
 }
@@ -267,7 +288,7 @@ mod tests {
         assert_eq!(HgemmF16Acc::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["v9h"]);
         // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
         for st in STEPS {
-            assert_eq!(!matches!(st.args, Args::Pointers | Args::SplitK), st.kernel.target == Target::Sm90a, "{}", st.kernel.step);
+            assert_eq!(!matches!(st.args, Args::Pointers | Args::SplitK { .. }), st.kernel.target == Target::Sm90a, "{}", st.kernel.step);
         }
         let s = Shape::new(64, 64, 4096).unwrap();
         assert_eq!(tolerance(&hgemm::V9, s), TOL);

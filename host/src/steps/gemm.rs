@@ -48,8 +48,12 @@ pub enum Args {
     /// `(tmap_a, tmap_b, tmap_c, m, n, k)`: C written by TMA stores too.
     TmaABC,
     /// `(a, b, c, ws, count, m, n, k, k_split)`: pointers, plus an f32 workspace and tile counters
-    /// (zero between launches) for the sums across splits of K.
-    SplitK,
+    /// (zero between launches) for the sums across splits of K: one tile of sums (`partials: false`,
+    /// added atomically) or one tile per split (`partials: true`, stored and summed by the last block).
+    SplitK {
+        /// Whether the workspace holds a tile per split.
+        partials: bool,
+    },
 }
 
 /// The shapes a step takes.

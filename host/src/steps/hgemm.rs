@@ -205,8 +205,26 @@ pub const D1: Step = GemmStep {
                          ptx: PtxCheck { has: &["cp.async.cg.shared.global", LDSM_T, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "red.relaxed.gpu.global.add.f32",
                                                 "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.f32", "st.global.v4.u32"],
                                          lacks: &["ld.global.nc"], count: mmas!(8), at_least: &[] } },
-    grid: Grid::SplitK { rows: layout::hgemm::DECODE_BM, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK, needs: ROWS_OF_8, acc: Accumulate::F32,
-    trace: Trace::None,
+    grid: Grid::SplitK { rows: layout::hgemm::DECODE_BM, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK { partials: false }, needs: ROWS_OF_8,
+    acc: Accumulate::F32, trace: Trace::None,
 };
 
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, D1];
+const fn decode_v2(name: &'static str, label: &'static str, rows: u32, mma_count: &'static [(&'static str, usize)], about: &'static str) -> Step {
+    GemmStep {
+        kernel: KernelInfo { name, family: Family::Hgemm, step: label, target: Target::Sm80, block_threads: layout::hgemm::DECODE_THREADS,
+                             launch_bounds: bounds(layout::hgemm::DECODE_THREADS), dyn_smem_bytes: layout::hgemm::decode_smem(rows), about,
+                             ptx: PtxCheck { has: &["cp.async.cg.shared.global", LDSM_T, "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                                                    "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.f32", "st.global.b64"],
+                                             lacks: &["red.relaxed", "ld.global.nc", "st.shared.f32"], count: mma_count, at_least: &[] } },
+        grid: Grid::SplitK { rows, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK { partials: true }, needs: ROWS_OF_8, acc: Accumulate::F32,
+        trace: Trace::None,
+    }
+}
+
+/// Decode d2: warps own columns (no cross-warp reduction), splits' partials stored and summed by the
+/// last block (no atomics on data).
+pub const D2: Step = decode_v2("hgemm_decode_v2", "d2", 16, mmas!(8), "d1 with warps owning columns and the splits' partial tiles stored, summed by the last block");
+/// d2 with 64-row tiles (16 < M <= 64: the weights read once).
+pub const D2M64: Step = decode_v2("hgemm_decode_v2_m64", "d2m64", 64, mmas!(32), "d2 with 64-row tiles: the weights read once for M <= 64");
+
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, D1, D2, D2M64];
