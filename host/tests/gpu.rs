@@ -294,3 +294,34 @@ fn the_gemm_entry_point_takes_any_shape() {
         assert!(e.contains("--config h6") && e.contains("sm_90a"), "{e}");
     }
 }
+
+#[test]
+fn split_k_steps_stay_correct_in_any_order() {
+    // d1 needs a zeroed workspace, d2 leaves its partials in its own: run them interleaved on shapes
+    // with several splits (a shared workspace once made d1 fail after d2).
+    use kernel_lab::{
+        families::{gemm::Shape, hgemm},
+        runtime::device_check::{self, Dist, ElemKind},
+    };
+    let Some(gpu) = gpu_or_skip("split_k_steps_stay_correct_in_any_order") else { return };
+    let seed = verify::fresh_seed();
+    let order = [&steps::hgemm::D2, &steps::hgemm::D1, &steps::hgemm::D2M64, &steps::hgemm::D1, &steps::hgemm::D2, &steps::hgemm::D1];
+    for (m, n, k) in [(130, 264, 72), (300, 520, 192), (16, 512, 8192), (1, 4096, 4096)] {
+        let s = Shape::new(m, n, k).unwrap();
+        let a = device_check::random::<u16>(&gpu, m * k, ElemKind::F16, Dist::Symmetric, seed ^ 3).unwrap();
+        let b = device_check::random::<u16>(&gpu, k * n, ElemKind::F16, Dist::Symmetric, seed ^ 4).unwrap();
+        let f = |d: &kernel_lab::cudarc::driver::CudaSlice<u16>| gpu.download(d).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f32()).collect::<Vec<_>>();
+        let want = kernel_lab::families::gemm::reference_f64(&f(&a), &f(&b), s);
+        let mut c = gpu.zeros::<u16>(m * n).unwrap();
+        for step in order {
+            let kern = gpu.kernel(step.kernel.name).unwrap();
+            gpu.poison(&mut c).unwrap();
+            hgemm::launch(&gpu, &kern, step, s, &a, &b, &mut c).unwrap();
+            gpu.sync_after(step.kernel.name).unwrap();
+            let got: Vec<f64> = gpu.download(&c).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f64()).collect();
+            let err = verify::rel_l2(&got, &want);
+            assert!(err <= hgemm::TOL, "{} on {s} (splits {:?}): rel L2 {err:.2e} (seed {seed})", step.kernel.name,
+                    hgemm::split_k(step.grid, step.args, s, gpu.info.sms));
+        }
+    }
+}

@@ -131,7 +131,7 @@ pub const DECODE_SMEM: u32 = DECODE_STAGES * DECODE_STAGE_BYTES;
 /// splits = clamp(⌈4·sms / tiles⌉, 1, ⌈k / 64⌉);  k_split = 64·⌈⌈k / splits⌉ / 64⌉;  splits = ⌈k / k_split⌉
 /// ```
 pub const fn decode_split(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
-    decode_split_with(m, n, k, sms, DECODE_BM, 4)
+    decode_split_with(m, n, k, sms, DECODE_BM, 4, u32::MAX)
 }
 
 #[cfg(test)]
@@ -148,6 +148,10 @@ mod decode_tests {
             let (s, ks) = decode_split(m, n, k, 132);
             assert!(ks % DECODE_KT == 0 && s >= 1, "{m}x{n}x{k}");
             assert!((s - 1) * ks < k && s * ks >= k, "{m}x{n}x{k}: every split nonempty, all of K covered");
+        }
+        for (m, n, k) in [(1, 8, 4096), (1, 512, 8192), (16, 64, 1 << 20)] {
+            let (s, ks) = decode_split_with(m, n, k, 132, 16, 2, 16);
+            assert!(s <= 16 && (s - 1) * ks < k && s * ks >= k, "{m}x{n}x{k}: capped at 16 splits, K covered");
         }
         let mut seen = [0u64; 64];
         assert!(DECODE_A.check(&mut seen).is_ok() && DECODE_B.check(&mut seen).is_ok());
@@ -173,13 +177,17 @@ pub const fn decode_smem(bm: u32) -> u32 {
     DECODE_STAGES * decode_stage_bytes(bm) + 16
 }
 
-/// As [`decode_split`] with `blocks_per_sm` blocks per SM as the grid's target and `bm` rows per tile.
-pub const fn decode_split_with(m: u32, n: u32, k: u32, sms: u32, bm: u32, blocks_per_sm: u32) -> (u32, u32) {
+/// As [`decode_split`] with `blocks_per_sm` blocks per SM as the grid's target, `bm` rows per tile and
+/// at most `max_splits` splits.
+pub const fn decode_split_with(m: u32, n: u32, k: u32, sms: u32, bm: u32, blocks_per_sm: u32, max_splits: u32) -> (u32, u32) {
     let tiles = n.div_ceil(DECODE_BN) * m.div_ceil(bm);
     let k_tiles = k.div_ceil(DECODE_KT);
     let mut splits = (blocks_per_sm * sms).div_ceil(tiles);
     if splits < 1 {
         splits = 1;
+    }
+    if splits > max_splits {
+        splits = max_splits;
     }
     if splits > k_tiles {
         splits = k_tiles;

@@ -43,6 +43,18 @@ pub unsafe fn ld_global_cg_f32(p: *const f32) -> f32 {
     r
 }
 
+/// `ld.global.cg.u64 r, [p];` — as [`ld_global_cg_f32`], 64 bits (e.g. two f32 of a partial sum).
+///
+/// # Safety
+/// `p` points to a readable, 8-byte-aligned `u64` in global memory.
+#[inline(always)]
+pub unsafe fn ld_global_cg_u64(p: *const u64) -> u64 {
+    let r: u64;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.cg.u64 {0}, [{1}];", out(reg64) r, in(reg64) p, options(nostack, readonly)) };
+    r
+}
+
 /// `st.global.v4.f32 [p], {a, b, c, d};` — one 128-bit store.
 ///
 /// # Safety

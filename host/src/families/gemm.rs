@@ -65,7 +65,7 @@ impl Shape {
         let (tiles_n, tiles_m) = ((self.n as u32).div_ceil(cols), (self.m as u32).div_ceil(rows));
         let grid = match step.grid {
             Grid::Tiles { .. } => (tiles_n, tiles_m),
-            Grid::SplitK { .. } => (tiles_n, tiles_m * crate::families::hgemm::split_k(step.grid, *self, sms).0),
+            Grid::SplitK { .. } => (tiles_n, tiles_m * crate::families::hgemm::split_k(step.grid, step.args, *self, sms).0),
             Grid::Persistent { .. } => ((tiles_n * tiles_m).min(sms.max(1)), 1),
         };
         if grid.1 > 65_535 {

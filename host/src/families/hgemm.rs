@@ -62,21 +62,33 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<u
 thread_local! {
     /// The split-K steps' f32 workspace and tile counters (zero between launches: each launch's last
     /// blocks re-zero what they used), kept for the context they were allocated in and grown as needed.
-    static SPLIT_K_WS: std::cell::RefCell<Option<(usize, CudaSlice<f32>, CudaSlice<u32>)>> = const { std::cell::RefCell::new(None) };
+    /// Two: `[0]` for steps that need a zeroed workspace (d1 adds into it), `[1]` for steps that store a
+    /// partial tile per split (d2 overwrites it and leaves it dirty) — sharing one let d2's partials
+    /// corrupt d1's sums (seen on the GPU: d1 failed verification after d2 ran on the same shape).
+    static SPLIT_K_WS: std::cell::RefCell<[Option<(usize, CudaSlice<f32>, CudaSlice<u32>)>; 2]> = const { std::cell::RefCell::new([None, None]) };
 }
 
-/// Blocks per SM the split-K steps size their grid for: 4, or `KERNEL_LAB_DECODE_BLOCKS_PER_SM` (a
+/// The most splits of K a d2 launch may have (the kernel's `MAX_SPLITS`).
+pub const DECODE_V2_MAX_SPLITS: u32 = 16;
+
+/// Blocks per SM the split-K steps size their grid for: 2 (measured on the H100 against 4 and 8:
+/// fewer splits, a shorter last-block tail), or `KERNEL_LAB_DECODE_BLOCKS_PER_SM` (a
 /// tuning knob, read once; 1 to 32).
 pub fn decode_blocks_per_sm() -> u32 {
     static B: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *B.get_or_init(|| std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(4))
+    *B.get_or_init(|| std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(2))
 }
 
 /// `(splits, k_split)` of a split-K step with grid rule `grid` on `s` (`layout::hgemm::decode_split_with`
 /// with the step's tile rows and [`decode_blocks_per_sm`]); `(1, K)` for other grids.
-pub fn split_k(grid: crate::steps::gemm::Grid, s: Shape, sms: u32) -> (u32, u32) {
+pub fn split_k(grid: crate::steps::gemm::Grid, args: Args, s: Shape, sms: u32) -> (u32, u32) {
     match grid {
-        crate::steps::gemm::Grid::SplitK { rows, .. } => layout::hgemm::decode_split_with(s.m as u32, s.n as u32, s.k as u32, sms, rows, decode_blocks_per_sm()),
+        // d1 adds into one tile (any number of splits); d2's last block loads at most 16 partials
+        // (`kernels_gpu::hgemm::…::MAX_SPLITS`).
+        crate::steps::gemm::Grid::SplitK { rows, .. } => {
+            let max = if args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
+            layout::hgemm::decode_split_with(s.m as u32, s.n as u32, s.k as u32, sms, rows, decode_blocks_per_sm(), max)
+        }
         _ => (1, s.k as u32),
     }
 }
@@ -87,13 +99,14 @@ fn launch_split_k(gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Sh
                   c: &mut CudaSlice<u16>) -> Result<()> {
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
     let (rows, cols) = step.grid.tile();
-    let (splits, k_split) = split_k(step.grid, s, gpu.info.sms);
+    let (splits, k_split) = split_k(step.grid, step.args, s, gpu.info.sms);
     let m_pad = m.div_ceil(rows) as usize * rows as usize;
     let ws_len = if partials { splits as usize * m_pad * s.n } else { m_pad * s.n };
     let count_len = (m.div_ceil(rows) * n.div_ceil(cols)) as usize;
     let ctx = gpu.ctx.cu_ctx() as usize;
-    SPLIT_K_WS.with(|cell| {
-        let mut cell = cell.borrow_mut();
+    SPLIT_K_WS.with(|cells| {
+        let mut cells = cells.borrow_mut();
+        let cell = &mut cells[partials as usize];
         let fits = cell.as_ref().is_some_and(|(c, ws, count)| *c == ctx && ws.len() >= ws_len && count.len() >= count_len);
         if !fits {
             *cell = Some((ctx, gpu.zeros(ws_len.max(1))?, gpu.zeros(count_len.max(1))?));
