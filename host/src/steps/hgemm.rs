@@ -214,7 +214,7 @@ const fn decode_v2(name: &'static str, label: &'static str, rows: u32, mma_count
         kernel: KernelInfo { name, family: Family::Hgemm, step: label, target: Target::Sm80, block_threads: layout::hgemm::DECODE_THREADS,
                              launch_bounds: bounds(layout::hgemm::DECODE_THREADS), dyn_smem_bytes: layout::hgemm::decode_smem(rows), about,
                              ptx: PtxCheck { has: &["cp.async.cg.shared.global", LDSM_T, "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
-                                                    "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.f32", "st.global.b64"],
+                                                    "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "st.global.b64"],
                                              lacks: &["red.relaxed", "ld.global.nc", "st.shared.f32"], count: mma_count, at_least: &[] } },
         grid: Grid::SplitK { rows, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK { partials: true }, needs: ROWS_OF_8, acc: Accumulate::F32,
         trace: Trace::None,
