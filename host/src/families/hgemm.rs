@@ -71,12 +71,13 @@ thread_local! {
 /// The most splits of K a d2 launch may have (the kernel's `MAX_SPLITS`).
 pub const DECODE_V2_MAX_SPLITS: u32 = 16;
 
-/// Blocks per SM the split-K steps size their grid for: 2 (measured on the H100 against 4 and 8:
-/// fewer splits, a shorter last-block tail), or `KERNEL_LAB_DECODE_BLOCKS_PER_SM` (a
+/// Blocks per SM the split-K steps size their grid for: 1 (H100, d2, one run each: 1 block per SM read
+/// 4096² weights at 70% of a same-size copy, 2 at 66–68%, 3 at 67%, 4 at 55–65%, 8 at 38–62%; at the
+/// 70B projections 1–3 all reach 96–97%: fewer splits, a shorter last-block tail), or `KERNEL_LAB_DECODE_BLOCKS_PER_SM` (a
 /// tuning knob, read once; 1 to 32).
 pub fn decode_blocks_per_sm() -> u32 {
     static B: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *B.get_or_init(|| std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(2))
+    *B.get_or_init(|| std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(1))
 }
 
 /// `(splits, k_split)` of a split-K step with grid rule `grid` on `s` (`layout::hgemm::decode_split_with`
