@@ -3,8 +3,9 @@
 after dropping `//` comments (whole lines, and the trailing `// %<llvm block name>` after labels, which
 names the Rust module path) and naming rustc's anonymous constants by order of appearance
 (`anon_$_<hash>_$_N`: the hash follows the defining module's path) and LLVM's switch tables
-(`switch_$_table_$_<kernel><N>`: N counts tables module-wide) by order of appearance, and with the function number
-dropped from block labels (`$L__BB<function>_<n>`: a kernel added before it renumbers them). Entry order and header comments
+(`switch_$_table_$_<kernel><N>`: N counts tables module-wide) by order of appearance, and block labels
+(`$L__BB<function>_<n>`) renamed by order of first appearance (a kernel added before it, or a block
+laid out elsewhere by LLVM, renumbers them). Entry order and header comments
 (e.g. `//@entry-directive` lines from global_asm!) may differ. Usage: tools/ptx-diff.py OLD.ptx NEW.ptx
 (exit 0: identical per kernel)."""
 import re, sys
@@ -29,7 +30,10 @@ def bodies(path):
         tables = {}
         def table(m):
             return tables.setdefault(m.group(0), f"switch_table#{len(tables)}")
-        out[k] = [re.sub(r'switch_\$_table_\$_\w+', table, re.sub(r'\$L__BB\d+_', '$L__BB_', re.sub(r'anon_\$_[0-9a-f]+_\$_\d+', rename, l)))
+        labels = {}
+        def label(m):
+            return labels.setdefault(m.group(0), f"$L#{len(labels)}")
+        out[k] = [re.sub(r'switch_\$_table_\$_\w+', table, re.sub(r'\$L__BB\d+_\d+', label, re.sub(r'anon_\$_[0-9a-f]+_\$_\d+', rename, l)))
                   for l in lines]
     return out
 

@@ -1,5 +1,6 @@
-//! `C = A · B`, the library's GEMM entry point: row-major f16 in and out, f32 accumulation, any
-//! `M × N × K` (each dimension 1 … 2^20).
+//! `C = A · B`, the library's GEMM entry point: row-major f16 or bf16 in and out, f32 accumulation, any
+//! `M × N × K` (each dimension 1 … 2^20). bf16 runs the same kernels on bf16 (`h6-bf16`, `d2-bf16`,
+//! `d2m64-bf16`: one source, `hgemm::elem::Elem16`).
 //!
 //! ```ignore
 //! let s = Shape::new(4000, 4095, 1)?;
@@ -28,7 +29,7 @@ use crate::{
     families::{gemm::Shape, hgemm},
     runtime::gpu::{Gpu, Kernel},
     steps::hgemm::{self as steps, Step},
-    steps::gemm::Accumulate,
+    steps::gemm::{Accumulate, Elem},
 };
 
 /// What [`GemmPlan`] runs: a step's kernel, directly or through padded copies.
@@ -61,11 +62,28 @@ const fn up8(x: usize) -> usize {
     x.div_ceil(8) * 8
 }
 
-/// The configuration for `s` on a GPU that runs `sm_90a` code (`hopper`) or not, with `step` forced
-/// (`None`: the default choice). Pure: the CPU tests cover it. Errors name why a forced step cannot
-/// take the shape even padded.
-pub fn choose(s: Shape, hopper: bool, step: Option<&'static Step>) -> Result<Config> {
-    let step = step.unwrap_or(if s.m <= 16 { &steps::D2 } else if s.m <= DECODE_MAX_M { &steps::D2M64 } else if hopper { &steps::H6 } else { &steps::V10 });
+/// The default step for `s` and element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or not.
+/// bf16 without sm_90a has no large-tile step: `d2m64-bf16` takes every M there (correct, not fast).
+pub fn default_step(s: Shape, hopper: bool, elem: Elem) -> &'static Step {
+    match (elem, s.m) {
+        (Elem::Bf16, m) if m <= 16 => &steps::D2_BF16,
+        (Elem::Bf16, m) if m <= DECODE_MAX_M || !hopper => &steps::D2M64_BF16,
+        (Elem::Bf16, _) => &steps::H6_BF16,
+        (_, m) if m <= 16 => &steps::D2,
+        (_, m) if m <= DECODE_MAX_M => &steps::D2M64,
+        _ if hopper => &steps::H6,
+        _ => &steps::V10,
+    }
+}
+
+/// The configuration for `s` with element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or
+/// not, with `step` forced (`None`: [`default_step`]). Pure: the CPU tests cover it. Errors name why a
+/// forced step cannot take the shape even padded, or takes another element type.
+pub fn choose(s: Shape, hopper: bool, step: Option<&'static Step>, elem: Elem) -> Result<Config> {
+    let step = step.unwrap_or(default_step(s, hopper, elem));
+    if step.elem != elem {
+        return Err(Error::InvalidInput(format!("--config {}: {} takes {:?} matrices, this GEMM is {elem:?}", step.kernel.step, step.kernel.name, step.elem)));
+    }
     if step.acc != Accumulate::F32 {
         return Err(Error::InvalidInput(format!("--config {}: the gemm entry point accumulates in f32; {} accumulates in f16", step.kernel.step, step.kernel.name)));
     }
@@ -78,7 +96,7 @@ pub fn choose(s: Shape, hopper: bool, step: Option<&'static Step>) -> Result<Con
     }
 }
 
-/// A step by its `--config` label (`h6`, `v10`, `v1`, …: the f32-accumulating HGEMM steps).
+/// A step by its `--config` label (`h6`, `v10`, `v1`, `d2-bf16`, …: the f32-accumulating HGEMM steps).
 pub fn step_by_label(label: &str) -> Result<&'static Step> {
     let f32_steps = || steps::STEPS.iter().filter(|s| s.acc == Accumulate::F32);
     f32_steps().find(|s| s.kernel.step == label).ok_or_else(|| Error::InvalidInput(format!(
@@ -107,14 +125,17 @@ impl<'g> GemmPlan<'g> {
     /// Chooses (or takes `step`, refused with the reason if this GPU or shape cannot run it) the
     /// configuration for `s`, loads its kernel, and allocates the staging buffers a padded plan needs
     /// (checked against free memory first).
-    pub fn new(gpu: &'g Gpu, s: Shape, step: Option<&'static Step>) -> Result<Self> {
+    pub fn new(gpu: &'g Gpu, s: Shape, step: Option<&'static Step>, elem: Elem) -> Result<Self> {
         let hopper = gpu.cannot_run(&steps::H6.kernel).is_none();
+        if elem == Elem::F32 {
+            return Err(Error::InvalidInput("the gemm entry point takes f16 or bf16 matrices (f32: the sgemm family)".into()));
+        }
         if let Some(st) = step
             && let Some(why) = gpu.cannot_run(&st.kernel)
         {
             return Err(Error::InvalidInput(format!("--config {}: {why}", st.kernel.step)));
         }
-        let config = choose(s, hopper, step)?;
+        let config = choose(s, hopper, step, elem)?;
         let kernel = gpu.kernel(config.step.kernel.name)?;
         let pad = if config.padded {
             let p = Shape::new(s.m, up8(s.n), up8(s.k))?;
@@ -174,7 +195,14 @@ fn copy_rows(gpu: &Gpu, src: &CudaSlice<u16>, src_cols: usize, dst: &mut CudaSli
 /// `c = a · b` for one shape: plans (default configuration), runs, and returns the configuration used.
 /// For repeated calls on one shape keep a [`GemmPlan`].
 pub fn gemm_f16(gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<Config> {
-    let mut plan = GemmPlan::new(gpu, s, None)?;
+    let mut plan = GemmPlan::new(gpu, s, None, Elem::F16)?;
+    plan.run(a, b, c)?;
+    Ok(plan.config())
+}
+
+/// As [`gemm_f16`] on bf16 matrices (bits in `u16`).
+pub fn gemm_bf16(gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<Config> {
+    let mut plan = GemmPlan::new(gpu, s, None, Elem::Bf16)?;
     plan.run(a, b, c)?;
     Ok(plan.config())
 }
@@ -189,25 +217,25 @@ mod tests {
 
     #[test]
     fn the_choice_follows_the_gpu_and_pads_only_unaligned_k_or_n() {
-        let c = choose(shape(4096, 4096, 4096), true, None).unwrap();
+        let c = choose(shape(4096, 4096, 4096), true, None, Elem::F16).unwrap();
         assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
-        assert_eq!(choose(shape(4096, 4096, 4096), false, None).unwrap().label(), "v10");
+        assert_eq!(choose(shape(4096, 4096, 4096), false, None, Elem::F16).unwrap().label(), "v10");
         // Small M: the decode step on either GPU.
         for (m, want) in [(1, "d2"), (16, "d2"), (17, "d2m64"), (DECODE_MAX_M, "d2m64")] {
-            assert_eq!(choose(shape(m, 4096, 4096), true, None).unwrap().label(), want);
-            assert_eq!(choose(shape(m, 4096, 4096), false, None).unwrap().label(), want);
+            assert_eq!(choose(shape(m, 4096, 4096), true, None, Elem::F16).unwrap().label(), want);
+            assert_eq!(choose(shape(m, 4096, 4096), false, None, Elem::F16).unwrap().label(), want);
         }
-        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, None).unwrap().label(), "h6");
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, None, Elem::F16).unwrap().label(), "h6");
         // M is free; K or N off a multiple of 8 pads.
-        assert!(!choose(shape(4097, 4096, 64), true, None).unwrap().padded);
+        assert!(!choose(shape(4097, 4096, 64), true, None, Elem::F16).unwrap().padded);
         for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11)] {
-            let c = choose(shape(m, n, k), true, None).unwrap();
+            let c = choose(shape(m, n, k), true, None, Elem::F16).unwrap();
             assert!(c.padded, "{m}x{n}x{k}");
             assert_eq!(c.label(), "h6+pad");
         }
-        assert_eq!(choose(shape(1, 1, 1), true, None).unwrap().label(), "d2+pad");
+        assert_eq!(choose(shape(1, 1, 1), true, None, Elem::F16).unwrap().label(), "d2+pad");
         // v1 takes every shape as it is: never padded.
-        assert!(!choose(shape(13, 17, 1), true, Some(&steps::V1)).unwrap().padded);
+        assert!(!choose(shape(13, 17, 1), true, Some(&steps::V1), Elem::F16).unwrap().padded);
         assert_eq!(up8(1), 8);
         assert_eq!(up8(8), 8);
         assert_eq!(up8(4095), 4096);
@@ -223,12 +251,23 @@ mod tests {
             let dims = [(x >> 10) as usize % 5000 + 1, (x >> 24) as usize % 5000 + 1, (x >> 40) as usize % 5000 + 1];
             let s = shape(dims[0], dims[1], dims[2]);
             for hopper in [true, false] {
-                let c = choose(s, hopper, None).unwrap();
+                let c = choose(s, hopper, None, Elem::F16).unwrap();
                 assert_eq!(c.padded, s.k % 8 != 0 || s.n % 8 != 0, "{s}");
                 let (n, k) = if c.padded { (up8(s.n), up8(s.k)) } else { (s.n, s.k) };
                 assert!(c.step.rejects(s.m, n, k).is_none(), "{s} {}", c.label());
             }
         }
+    }
+
+    #[test]
+    fn bf16_gets_its_twins_and_mixing_types_is_refused() {
+        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
+            assert_eq!(choose(shape(m, 4096, 4096), hopper, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
+        }
+        assert_eq!(choose(shape(4096, 4095, 4096), true, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");
+        let e = choose(shape(64, 64, 64), true, Some(&steps::H6), Elem::Bf16).unwrap_err().to_string();
+        assert!(e.contains("takes F16 matrices, this GEMM is Bf16"), "{e}");
+        assert!(choose(shape(64, 64, 64), true, Some(step_by_label("h6-bf16").unwrap()), Elem::F16).is_err());
     }
 
     #[test]
@@ -238,7 +277,7 @@ mod tests {
         let e = step_by_label("v9h").unwrap_err().to_string();
         assert!(e.contains("not an f32-accumulating hgemm step") && e.contains("h6"), "{e}");
         assert!(step_by_label("nope").is_err());
-        let e = choose(shape(64, 64, 64), true, Some(&steps::V9H)).unwrap_err().to_string();
+        let e = choose(shape(64, 64, 64), true, Some(&steps::V9H), Elem::F16).unwrap_err().to_string();
         assert!(e.contains("accumulates in f16"), "{e}");
     }
 }

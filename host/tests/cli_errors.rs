@@ -35,6 +35,7 @@ fn malformed_options_exit_2_with_a_named_reason() {
         (&["ab", "--family", "gemm", "v1", "v2"], "ab needs --family sgemm, hgemm or reduce"),
         (&["--family", "gemm", "--config", "v9h"], "not an f32-accumulating hgemm step"),
         (&["--config"], "--config needs a value"),
+        (&["--family", "gemm", "--dtype", "f8"], "--dtype `f8`: expected f16 or bf16"),
         (&["ab", "--family", "hgemm", "v9", "v10", "--rounds", "0"], "--rounds"),
         (&["layout", "map", "--tile", "16x16", "--swizzle", "1,2,3"], "S must be >= B"),
         (&["layout", "nope"], "unknown layout subcommand"),

@@ -180,7 +180,15 @@ fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
         let want = hgemm::reference_f64(&a, &b, s);
         let bits = |x: &[f16]| x.iter().map(|v| v.to_bits()).collect::<Vec<u16>>();
         let (d_a, d_b) = (gpu.upload(&bits(&a)).unwrap(), gpu.upload(&bits(&b)).unwrap());
+        // The bf16 twins: the same inputs rounded to bf16, their own reference and tolerance.
+        let a16: Vec<u16> = a.iter().map(|v| half::bf16::from_f32(v.to_f32()).to_bits()).collect();
+        let b16: Vec<u16> = b.iter().map(|v| half::bf16::from_f32(v.to_f32()).to_bits()).collect();
+        let w = |x: &[u16]| x.iter().map(|&v| half::bf16::from_bits(v).to_f32()).collect::<Vec<_>>();
+        let want_bf16 = kernel_lab::families::gemm::reference_f64(&w(&a16), &w(&b16), s);
+        let (d_a16, d_b16) = (gpu.upload(&a16).unwrap(), gpu.upload(&b16).unwrap());
         for step in STEPS {
+            let bf = step.elem == kernel_lab::steps::gemm::Elem::Bf16;
+            let (d_a, d_b, want) = if bf { (&d_a16, &d_b16, &want_bf16) } else { (&d_a, &d_b, &want) };
             // A GPU without sm_90a runs the sm_80 steps and skips the Hopper ones, naming why.
             let kern = match gpu.kernel(step.kernel.name) {
                 Ok(k) => k,
@@ -192,16 +200,18 @@ fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
             };
             let mut d_c = gpu.upload(&vec![0xFFFFu16; m * n]).unwrap();
             if step.rejects(m, n, k).is_some() {
-                let e = hgemm::launch(&gpu, &kern, step, s, &d_a, &d_b, &mut d_c).unwrap_err().to_string();
+                let e = hgemm::launch(&gpu, &kern, step, s, d_a, d_b, &mut d_c).unwrap_err().to_string();
                 assert!(e.contains("multiples of 8"), "{e}");
                 continue;
             }
-            hgemm::launch(&gpu, &kern, step, s, &d_a, &d_b, &mut d_c).unwrap();
+            hgemm::launch(&gpu, &kern, step, s, d_a, d_b, &mut d_c).unwrap();
             gpu.sync_after(kern.name()).unwrap();
-            let c: Vec<f64> = gpu.download(&d_c).unwrap().iter().map(|&h| f16::from_bits(h).to_f64()).collect();
+            let widen = |h: u16| if bf { half::bf16::from_bits(h).to_f64() } else { f16::from_bits(h).to_f64() };
+            let c: Vec<f64> = gpu.download(&d_c).unwrap().iter().map(|&h| widen(h)).collect();
             assert!(c.iter().all(|v| v.is_finite()), "{} {s}: output not fully written", step.kernel.name);
-            let err = verify::rel_l2(&c, &want);
-            assert!(err <= hgemm::tolerance(step, s), "{} {s} seed={seed}: rel L2 {err:.2e}", step.kernel.name);
+            let err = verify::rel_l2(&c, want);
+            let tol = if bf { hgemm::TOL_BF16 } else { hgemm::tolerance(step, s) };
+            assert!(err <= tol, "{} {s} seed={seed}: rel L2 {err:.2e}", step.kernel.name);
         }
     }
 }
@@ -259,38 +269,43 @@ fn device_fills_sums_and_comparisons_match_the_host() {
 fn the_gemm_entry_point_takes_any_shape() {
     use kernel_lab::{
         families::{gemm::Shape, hgemm},
-        gemm::{GemmPlan, gemm_f16, step_by_label},
+        gemm::{GemmPlan, gemm_bf16, gemm_f16, step_by_label},
         runtime::device_check::{self, Dist, ElemKind},
+        steps::gemm::Elem,
     };
     let Some(gpu) = gpu_or_skip("the_gemm_entry_point_takes_any_shape") else { return };
     let seed = verify::fresh_seed();
     let mut rng = verify::rng(seed);
     use rand::Rng;
     // Fixed edge shapes, then a random sweep: primes, K = 1, N = 1, dimensions off every tile.
-    let mut shapes = vec![(1, 1, 1), (1, 1, 4095), (1, 4095, 1), (3, 5, 7), (127, 131, 1), (257, 263, 269), (1000, 999, 17), (64, 4096, 4095), (4097, 129, 40)];
+    let mut shapes = vec![(1, 1, 1), (1, 1, 4095), (1, 4095, 1), (3, 5, 7), (127, 131, 1), (257, 263, 269), (1000, 999, 17), (64, 4096, 4095), (4097, 129, 40),
+                          (16, 4096, 4096), (65, 1024, 520)];
     for _ in 0..12 {
         shapes.push((rng.random_range(1..600), rng.random_range(1..600), rng.random_range(1..600)));
     }
-    for (m, n, k) in shapes {
-        let s = Shape::new(m, n, k).unwrap();
-        let a = device_check::random::<u16>(&gpu, m * k, ElemKind::F16, Dist::Symmetric, seed ^ 1).unwrap();
-        let b = device_check::random::<u16>(&gpu, k * n, ElemKind::F16, Dist::Symmetric, seed ^ 2).unwrap();
-        let want = kernel_lab::families::gemm::reference_f64(
-            &gpu.download(&a).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f32()).collect::<Vec<_>>(),
-            &gpu.download(&b).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f32()).collect::<Vec<_>>(), s);
-        let mut c = gpu.zeros::<u16>(m * n).unwrap();
-        gpu.poison(&mut c).unwrap();
-        let config = gemm_f16(&gpu, s, &a, &b, &mut c).unwrap();
-        gpu.sync_after("gemm_f16").unwrap();
-        let got: Vec<f64> = gpu.download(&c).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f64()).collect();
-        assert!(got.iter().all(|v| !v.is_nan()), "{s} via {config}: output not fully written (seed {seed})");
-        let err = verify::rel_l2(&got, &want);
-        assert!(err <= hgemm::TOL, "{s} via {config}: rel L2 {err:.2e} (seed {seed})");
-        assert_eq!(config.padded, k % 8 != 0 || n % 8 != 0, "{s}: padded only when K or N is not a multiple of 8");
+    for (elem, kind, tol) in [(Elem::F16, ElemKind::F16, hgemm::TOL), (Elem::Bf16, ElemKind::Bf16, hgemm::TOL_BF16)] {
+        let widen = |v: u16| if elem == Elem::Bf16 { half::bf16::from_bits(v).to_f32() } else { half::f16::from_bits(v).to_f32() };
+        for &(m, n, k) in &shapes {
+            let s = Shape::new(m, n, k).unwrap();
+            let a = device_check::random::<u16>(&gpu, m * k, kind, Dist::Symmetric, seed ^ 1).unwrap();
+            let b = device_check::random::<u16>(&gpu, k * n, kind, Dist::Symmetric, seed ^ 2).unwrap();
+            let want = kernel_lab::families::gemm::reference_f64(&gpu.download(&a).unwrap().iter().map(|&v| widen(v)).collect::<Vec<_>>(),
+                                                                 &gpu.download(&b).unwrap().iter().map(|&v| widen(v)).collect::<Vec<_>>(), s);
+            let mut c = gpu.zeros::<u16>(m * n).unwrap();
+            gpu.poison(&mut c).unwrap();
+            let config = if elem == Elem::Bf16 { gemm_bf16(&gpu, s, &a, &b, &mut c) } else { gemm_f16(&gpu, s, &a, &b, &mut c) }.unwrap();
+            gpu.sync_after("gemm").unwrap();
+            let got: Vec<f64> = gpu.download(&c).unwrap().iter().map(|&v| widen(v) as f64).collect();
+            assert!(got.iter().all(|v| !v.is_nan()), "{elem:?} {s} via {config}: output not fully written (seed {seed})");
+            let err = verify::rel_l2(&got, &want);
+            assert!(err <= tol, "{elem:?} {s} via {config}: rel L2 {err:.2e} (seed {seed})");
+            assert_eq!(config.padded, k % 8 != 0 || n % 8 != 0, "{s}: padded only when K or N is not a multiple of 8");
+            assert_eq!(config.step.elem, elem);
+        }
     }
     // A forced configuration this GPU cannot run is refused with the reason, before any launch.
     if gpu.cannot_run(&steps::hgemm::H6.kernel).is_some() {
-        let e = GemmPlan::new(&gpu, Shape::new(64, 64, 64).unwrap(), Some(step_by_label("h6").unwrap())).err().unwrap().to_string();
+        let e = GemmPlan::new(&gpu, Shape::new(64, 64, 64).unwrap(), Some(step_by_label("h6").unwrap()), Elem::F16).err().unwrap().to_string();
         assert!(e.contains("--config h6") && e.contains("sm_90a"), "{e}");
     }
 }

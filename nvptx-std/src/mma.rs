@@ -23,6 +23,22 @@ pub unsafe fn mma_m16n8k16_f32_f16(acc: &mut [f32; 4], a: [u32; 4], b: [u32; 2])
     }
 }
 
+/// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {d0..d3};`
+/// — [`mma_m16n8k16_f32_f16`] with bf16 inputs (same fragments: bf16 pairs packed as f16 pairs are).
+///
+/// # Safety
+/// As [`mma_m16n8k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn mma_m16n8k16_f32_bf16(acc: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
+    // SAFETY: forwarded to the caller; register-only. Not `pure`: collective.
+    unsafe {
+        asm!("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {{{0}, {1}, {2}, {3}}}, {{{4}, {5}, {6}, {7}}}, {{{8}, {9}}}, {{{0}, {1}, {2}, {3}}};",
+             inout(reg32) acc[0], inout(reg32) acc[1], inout(reg32) acc[2], inout(reg32) acc[3],
+             in(reg32) a[0], in(reg32) a[1], in(reg32) a[2], in(reg32) a[3], in(reg32) b[0], in(reg32) b[1],
+             options(nomem, nostack))
+    }
+}
+
 /// `mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {d0, d1}, {a0..a3}, {b0, b1}, {d0, d1};`
 /// — f16 inputs, f16 accumulation in place (each `u32` of `acc` holds two f16).
 ///

@@ -4,7 +4,7 @@ use kernel_lab::{
     Error, Result,
     families::{
         gemm::{self, AbRow},
-        hgemm::Hgemm,
+        hgemm::{Hgemm, HgemmBf16},
         reduce,
         sgemm::Sgemm,
     },
@@ -126,7 +126,12 @@ pub fn main(args: &[String]) -> i32 {
         match ab.family {
             Family::Hgemm => {
                 let find = |n: &str| hgemm::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not an hgemm step")));
-                gemm::ab::<Hgemm>(&gpu, &o.gemm_run::<Hgemm>()?, find(na)?, find(nb)?, ab.rounds)
+                let (sa, sb) = (find(na)?, find(nb)?);
+                match (sa.elem, sb.elem) {
+                    (steps::gemm::Elem::Bf16, steps::gemm::Elem::Bf16) => gemm::ab::<HgemmBf16>(&gpu, &o.gemm_run::<HgemmBf16>()?, sa, sb, ab.rounds),
+                    (ea, eb) if ea == eb => gemm::ab::<Hgemm>(&gpu, &o.gemm_run::<Hgemm>()?, sa, sb, ab.rounds),
+                    (ea, eb) => Err(Error::InvalidInput(format!("ab: {} takes {ea:?} and {} {eb:?} matrices: compare steps of one element type", sa.kernel.step, sb.kernel.step))),
+                }
             }
             _ => {
                 let find = |n: &str| sgemm::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not an sgemm step")));

@@ -44,6 +44,8 @@ pub struct Options {
     pub steps: Option<Vec<&'static KernelInfo>>,
     /// The `gemm` family's forced configuration (`--config h6`); `None`: chosen per shape.
     pub config: Option<&'static kernel_lab::steps::hgemm::Step>,
+    /// The `gemm` family's element types (`--dtype f16,bf16`; default both, or the `--config` step's).
+    pub dtypes: Vec<kernel_lab::steps::gemm::Elem>,
 }
 
 /// `--help` text.
@@ -59,8 +61,9 @@ OPTIONS:
   --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; the gemm family:
                    its sweep of decode, prefill, projection, unaligned and square shapes; --check adds
                    ragged shapes unless given)
-  --config STEP    the gemm family runs this hgemm step (h6, v10, v1, …) instead of its choice per
-                   shape; shapes it cannot run say why
+  --config STEP    the gemm family runs this hgemm step (h6, v10, d2, h6-bf16, …) instead of its
+                   choice per shape; shapes it cannot run say why
+  --dtype LIST     the gemm family's element types: f16, bf16 (default: both; with --config, its type)
   --steps LABELS   only these reduce/SGEMM/HGEMM steps, as family:label (hgemm:v9,sgemm:v11) or a bare
                    label that names one step of the --family list (h6); cuBLAS always runs
   --reps N         timed repetitions per measurement, median reported (default: 50)
@@ -167,7 +170,7 @@ impl Options {
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
-                              ncu: false, sanitize: false, steps: None, config: None };
+                              ncu: false, sanitize: false, steps: None, config: None, dtypes: vec![] };
         let mut steps_spec: Option<String> = None;
         let mut seen: Vec<String> = vec![];
         let mut it = args.into_iter();
@@ -199,6 +202,14 @@ impl Options {
                 }
                 "--steps" => steps_spec = Some(value("--steps")?),
                 "--config" => o.config = Some(kernel_lab::gemm::step_by_label(&value("--config")?)?),
+                "--dtype" => {
+                    use kernel_lab::steps::gemm::Elem;
+                    o.dtypes = value("--dtype")?.split(',').map(|d| match d.trim() {
+                        "f16" => Ok(Elem::F16),
+                        "bf16" => Ok(Elem::Bf16),
+                        other => Err(Error::InvalidInput(format!("--dtype `{other}`: expected f16 or bf16"))),
+                    }).collect::<Result<_>>()?;
+                }
                 "--reps" => o.reps = number("--reps", value("--reps")?)?.max(1),
                 "--warmup" => o.warmup = number("--warmup", value("--warmup")?)?,
                 "--quick" => {
@@ -222,6 +233,12 @@ impl Options {
         }
         for &(m, n, k) in &o.gemm_sizes {
             Shape::new(m, n, k)?;
+        }
+        if o.dtypes.is_empty() {
+            o.dtypes = match o.config {
+                Some(step) => vec![step.elem],
+                None => vec![kernel_lab::steps::gemm::Elem::F16, kernel_lab::steps::gemm::Elem::Bf16],
+            };
         }
         if let Some(spec) = steps_spec {
             // Labels are resolved after every option is read: a bare label may only name one step of

@@ -6,7 +6,7 @@ use kernel_lab::{
         bankcheck,
         gemm::{self, GemmFamily, Row as GemmRow},
         gemm_entry,
-        hgemm::{Hgemm, HgemmF16Acc},
+        hgemm::{Hgemm, HgemmBf16, HgemmF16Acc},
         hgemm_warp, reduce, selftest,
         sgemm::Sgemm,
     },
@@ -175,16 +175,28 @@ pub fn run(o: Options) -> i32 {
                 gemm_units(n16, HgemmF16Acc::CHECK_SHAPES.len()), &|p| gemm::run::<HgemmF16Acc>(&gpu, &o.gemm_run::<HgemmF16Acc>()?, p), &mut json);
         }
     }
+    if o.families.contains(&Family::Hgemm) {
+        // The bf16 twins (h6, d2, d2m64 on bf16), against cuBLAS on bf16.
+        let nb = HgemmBf16::steps().into_iter().filter(|s| o.wants(s.kernel.name)).count();
+        if nb > 0 {
+            failed |= gemm_table("hgemm_bf16", "hgemm, bf16 in/out, f32 accumulate: h6, d2, d2m64 on bf16 against cuBLAS GemmEx bf16/32F in the same run; tolerance 8e-3 (bf16 rounding)",
+                gemm_units(nb, HgemmBf16::CHECK_SHAPES.len()), &|p| gemm::run::<HgemmBf16>(&gpu, &o.gemm_run::<HgemmBf16>()?, p), &mut json);
+        }
+    }
     if o.families.contains(&Family::Sgemm) {
         let n = Sgemm::steps().into_iter().filter(|s| o.wants(s.kernel.name)).count();
         failed |= gemm_table("sgemm", "sgemm: C = A·B, row-major f32 on CUDA cores (seed 004); cuBLAS SGEMM without TF32 in the same run",
             gemm_units(n, Sgemm::CHECK_SHAPES.len()), &|p| gemm::run::<Sgemm>(&gpu, &o.gemm_run::<Sgemm>()?, p), &mut json);
     }
     if o.families.contains(&Family::Gemm) {
-        let title = format!("gemm: the library's entry point (kernel_lab::gemm), f16 in/out, f32 accumulate, configuration {} per shape; cuBLAS GemmEx f16/32F in the same run",
-                            o.config.map(|s| format!("forced to {}", s.kernel.step)).unwrap_or_else(|| "chosen".into()));
-        let units = o.gemm_entry_run().map(|r| r.shapes.len() * 3).unwrap_or(1);
-        failed |= gemm_table("gemm", &title, units, &|p| gemm_entry::run(&gpu, &o.gemm_entry_run()?, o.config, p), &mut json);
+        for &elem in &o.dtypes {
+            let ty = if elem == kernel_lab::steps::gemm::Elem::Bf16 { "bf16" } else { "f16" };
+            let title = format!("gemm: the library's entry point (kernel_lab::gemm), {ty} in/out, f32 accumulate, configuration {} per shape; cuBLAS GemmEx {ty}/32F in the same run",
+                                o.config.map(|s| format!("forced to {}", s.kernel.step)).unwrap_or_else(|| "chosen".into()));
+            let units = o.gemm_entry_run().map(|r| r.shapes.len() * 3).unwrap_or(1);
+            let key = if ty == "bf16" { "gemm_bf16" } else { "gemm" };
+            failed |= gemm_table(key, &title, units, &|p| gemm_entry::run(&gpu, &o.gemm_entry_run()?, o.config, elem, p), &mut json);
+        }
     }
     match crate::cli::report::write(&json, std::path::Path::new(&o.out)) {
         Ok(files) => println!("\nreport: {} ({} files)", std::path::Path::new(&o.out).join("report.md").display(), files.len()),

@@ -9,7 +9,7 @@ use crate::{
     error::Result,
     families::{
         gemm::{self, GemmFamily, GemmRun, Reference, Row, cpu_reference, memory_bytes},
-        hgemm::{self, Hgemm},
+        hgemm::{self, CublasHgemm, Hgemm, HgemmBf16},
     },
     gemm::{DECODE_MAX_M, GemmPlan},
     error::DriverContext,
@@ -17,7 +17,7 @@ use crate::{
         gpu::Gpu,
         timing::{rotation_copies, time_gpu, time_gpu_budget, time_pair},
     },
-    steps::hgemm::Step,
+    steps::{gemm::Elem, hgemm::Step},
 };
 
 /// The default sweep when no `--gemm-sizes` are given (M × N × K): decode (M = 1, 16) and small
@@ -36,8 +36,17 @@ pub const CHECK_SHAPES: &[(usize, usize, usize)] = &[(1, 1, 1), (7, 13, 1), (1, 
 
 /// Runs the entry point on every shape of `o` (configuration chosen per shape, or `config`), verified
 /// and timed against cuBLAS. A shape the forced configuration cannot run gets a row naming why.
-pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
-    let baseline = Hgemm::baseline(gpu).ok();
+pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, elem: Elem, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
+    match elem {
+        Elem::Bf16 => run_as::<HgemmBf16>(gpu, o, config, elem, hgemm::TOL_BF16, progress),
+        _ => run_as::<Hgemm>(gpu, o, config, Elem::F16, hgemm::TOL, progress),
+    }
+}
+
+/// [`run`] with family `F`'s inputs, baseline and element conversion (f16: [`Hgemm`], bf16: [`HgemmBf16`]).
+fn run_as<F: GemmFamily<Elem = u16, Baseline = CublasHgemm>>(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, elem: Elem, tol: f64,
+                                                           progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
+    let baseline = F::baseline(gpu).ok();
     let mut rows = vec![];
     for &s in &o.shapes {
         // Small M is bound by reading the weights: time on B copies rotated beyond L2, as a model's
@@ -49,7 +58,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
         let extra = 2 * (s.m * s.k + s.k * s.n * rotate + s.m * s.n) as u64 + (1 << 20);
         crate::runtime::budget::check(gpu, &format!("gemm {s}"), device + extra, host)?;
         progress(&format!("gemm {s}: inputs"));
-        let (d_a, d_b) = gemm::inputs::<Hgemm>(gpu, s, o.seed)?;
+        let (d_a, d_b) = gemm::inputs::<F>(gpu, s, o.seed)?;
         let mut b_copies = vec![];
         for _ in 1..rotate {
             let mut c = gpu.zeros::<u16>(s.k * s.n)?;
@@ -64,16 +73,16 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
         let mut d_c = gpu.zeros::<u16>(s.m * s.n)?;
         let budget = if o.check { 0.0 } else { 300.0 };
         let cpu_ref = cpu_reference(s);
-        let mut want = if cpu_ref { Some(Reference::Host(gemm::host_reference::<Hgemm>(gpu, s, &d_a, &d_b)?)) } else { None };
-        let mut base = Row::new("cuBLAS", Hgemm::BASELINE, s, hgemm::TOL, if cpu_ref { "f64 CPU" } else { "(reference)" });
+        let mut want = if cpu_ref { Some(Reference::Host(gemm::host_reference::<F>(gpu, s, &d_a, &d_b)?)) } else { None };
+        let mut base = Row::new("cuBLAS", F::BASELINE, s, tol, if cpu_ref { "f64 CPU" } else { "(reference)" });
         base.pct_of_cublas = Some(1.0);
         if let Some(bl) = &baseline {
             progress(&format!("gemm {s}: cuBLAS"));
             match &want {
-                Some(w) => base.rel_err = Some(gemm::checked(gpu, Hgemm::BASELINE, s, Hgemm::KIND, Hgemm::to_f64, &mut d_c, w, &mut |c| bl.gemm(gpu, s, &d_a, &d_b, c))?),
+                Some(w) => base.rel_err = Some(gemm::checked(gpu, F::BASELINE, s, F::KIND, F::to_f64, &mut d_c, w, &mut |c| bl.gemm(gpu, s, &d_a, &d_b, c))?),
                 None => {
                     bl.gemm(gpu, s, &d_a, &d_b, &mut d_c)?;
-                    gpu.sync_after(Hgemm::BASELINE)?;
+                    gpu.sync_after(F::BASELINE)?;
                     want = Some(Reference::Device(d_c.clone()));
                 }
             }
@@ -83,19 +92,19 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, progress: &mut
                 base.time = Some(t);
             }
         } else {
-            base.error = Some(format!("{} unavailable", Hgemm::BASELINE));
+            base.error = Some(format!("{} unavailable", F::BASELINE));
         }
         rows.push(base);
         progress(&format!("gemm {s}: entry point"));
-        let mut row = Row::new("gemm", "-", s, hgemm::TOL, if cpu_ref { "f64 CPU" } else { "cuBLAS" });
+        let mut row = Row::new("gemm", "-", s, tol, if cpu_ref { "f64 CPU" } else { "cuBLAS" });
         let r = (|| -> Result<()> {
-            let mut plan = GemmPlan::new(gpu, s, config)?;
+            let mut plan = GemmPlan::new(gpu, s, config, elem)?;
             let cfg = plan.config();
             (row.step, row.kernel) = (cfg.label(), cfg.step.kernel.name.to_string());
             let Some(want) = &want else {
-                return Err(crate::Error::InvalidInput(format!("{s} is too large for the CPU reference and {} is unavailable to verify against", Hgemm::BASELINE)));
+                return Err(crate::Error::InvalidInput(format!("{s} is too large for the CPU reference and {} is unavailable to verify against", F::BASELINE)));
             };
-            row.rel_err = Some(gemm::checked(gpu, cfg.step.kernel.name, s, Hgemm::KIND, Hgemm::to_f64, &mut d_c, want, &mut |c| plan.run(&d_a, &d_b, c))?);
+            row.rel_err = Some(gemm::checked(gpu, cfg.step.kernel.name, s, F::KIND, F::to_f64, &mut d_c, want, &mut |c| plan.run(&d_a, &d_b, c))?);
             if !o.check {
                 let t = match &baseline {
                     Some(bl) => {

@@ -18,7 +18,7 @@ use crate::{
     model::traces::{self, BlockCost},
     runtime::{device_check::ElemKind, gpu::{Gpu, Kernel}, tma::TensorMap2d},
     steps::{
-        gemm::{Accumulate, Args},
+        gemm::{Accumulate, Args, Elem},
         hgemm::{STEPS, Step, Trace},
     },
 };
@@ -128,7 +128,7 @@ fn launch_split_k(gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Sh
 /// The tensor maps of one (A, B, C, shape): A (box 64 K × 128 rows), B (box 64 N × 64 K rows), C (box
 /// 64 × 64, used by the TMA-store step), all `SWIZZLE_128B`.
 struct TmaMaps {
-    key: (u64, u64, u64, Shape),
+    key: (u64, u64, u64, Shape, Elem),
     a: TensorMap2d,
     b: TensorMap2d,
     c: TensorMap2d,
@@ -143,7 +143,8 @@ thread_local! {
 /// Launches a TMA step (`hgemm_tma_v*`) on `grid` with the tensor maps of [`TmaMaps`].
 #[allow(clippy::too_many_arguments)]
 fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
-    let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s);
+    let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s, step.elem);
+    let encode = if step.elem == Elem::Bf16 { TensorMap2d::encode_bf16 } else { TensorMap2d::encode_f16 };
     use layout::hopper::tma_hgemm::{BK, BM, C_BOX};
     // Every box is 64 f16 wide (128 bytes: the 128B swizzle span), as the kernels lay out their stages.
     let tile = |rows: usize, cols: usize, box_rows: u32| TmaTile2d {
@@ -152,9 +153,9 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
     if !TMA_MAPS.with(|m| m.borrow().as_ref().is_some_and(|maps| maps.key == key)) {
         let maps = TmaMaps {
             key,
-            a: TensorMap2d::encode_f16(gpu, a, tile(s.m, s.k, BM))?,
-            b: TensorMap2d::encode_f16(gpu, b, tile(s.k, s.n, BK))?,
-            c: TensorMap2d::encode_f16(gpu, c, tile(s.m, s.n, C_BOX.box_rows))?,
+            a: encode(gpu, a, tile(s.m, s.k, BM))?,
+            b: encode(gpu, b, tile(s.k, s.n, BK))?,
+            c: encode(gpu, c, tile(s.m, s.n, C_BOX.box_rows))?,
         };
         TMA_MAPS.with(|m| *m.borrow_mut() = Some(maps));
     }
@@ -181,6 +182,8 @@ pub struct CublasHgemm {
     blas: CudaBlas,
     /// `CUBLAS_COMPUTE_16F` (f16 accumulation) instead of `CUBLAS_COMPUTE_32F`.
     f16_compute: bool,
+    /// bf16 A, B and C (`CUDA_R_16BF`, 32F compute) instead of f16.
+    bf16: bool,
 }
 
 impl CublasHgemm {
@@ -191,13 +194,18 @@ impl CublasHgemm {
             return Err(Error::NoGpu("libcublas was not found (the HGEMM baseline needs it)".into()));
         }
         let blas = CudaBlas::new(gpu.stream.clone()).map_err(|source| Error::Cublas { what: "cublasCreate".into(), source })?;
-        Ok(CublasHgemm { blas, f16_compute: false })
+        Ok(CublasHgemm { blas, f16_compute: false, bf16: false })
     }
 
     /// As [`CublasHgemm::new`], computing in f16 (`CUBLAS_COMPUTE_16F`: f16 accumulation, f16 scalars):
     /// the baseline of the f16-accumulate step.
     pub fn new_f16_compute(gpu: &Gpu) -> Result<Self> {
         Ok(CublasHgemm { f16_compute: true, ..Self::new(gpu)? })
+    }
+
+    /// As [`CublasHgemm::new`] on bf16 matrices (`CUDA_R_16BF`, `CUBLAS_COMPUTE_32F`): the bf16 baseline.
+    pub fn new_bf16(gpu: &Gpu) -> Result<Self> {
+        Ok(CublasHgemm { bf16: true, ..Self::new(gpu)? })
     }
 
     /// Enqueues `c = a · b` (row-major f16).
@@ -215,7 +223,7 @@ impl CublasHgemm {
         let (pb, _gb) = b.device_ptr(&gpu.stream);
         let (pc, _gc) = c.device_ptr_mut(&gpu.stream);
         let op = blas_sys::cublasOperation_t::CUBLAS_OP_N;
-        let f16t = blas_sys::cudaDataType::CUDA_R_16F;
+        let f16t = if self.bf16 { blas_sys::cudaDataType::CUDA_R_16BF } else { blas_sys::cudaDataType::CUDA_R_16F };
         // SAFETY: column-major (n × k) B, (k × m) A, (n × m) C, leading dimensions n, k, n — the row-major
         // buffers, lengths checked; alpha/beta on the host, of the compute type's scalar type, alive
         // until the call returns (cuBLAS reads host scalars before returning).
@@ -223,7 +231,7 @@ impl CublasHgemm {
             cudarc::cublas::result::gemm_ex(*self.blas.handle(), op, op, s.n as i32, s.m as i32, s.k as i32,
                 p_alpha, pb as *const _, f16t, s.n as i32, pa as *const _, f16t, s.k as i32,
                 p_beta, pc as *mut _, f16t, s.n as i32, compute, blas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT)
-        }.map_err(|source| Error::Cublas { what: format!("cublasGemmEx f16 ({} compute) {s}", if self.f16_compute { "16F" } else { "32F" }), source })
+        }.map_err(|source| Error::Cublas { what: format!("cublasGemmEx {} ({} compute) {s}", if self.bf16 { "bf16" } else { "f16" }, if self.f16_compute { "16F" } else { "32F" }), source })
     }
 }
 
@@ -246,7 +254,7 @@ impl GemmFamily for Hgemm {
     const CHECK_SHAPES: &'static [(usize, usize, usize)] = &[(1000, 1000, 1000), (4097, 129, 40), (1, 8, 8), (130, 264, 72), (257, 100, 24), (33, 9, 13), (300, 520, 192)];
     fn tolerance(st: &Step, s: Shape) -> f64 { tolerance(st, s) }
     const BASELINE: &'static str = "cublasGemmEx f16/32F";
-    fn steps() -> Vec<&'static Step> { STEPS.iter().filter(|s| s.acc == Accumulate::F32).collect() }
+    fn steps() -> Vec<&'static Step> { STEPS.iter().filter(|s| s.acc == Accumulate::F32 && s.elem == Elem::F16).collect() }
     const KIND: ElemKind = ElemKind::F16;
     fn poison() -> u16 { 0xFFFF }
     fn to_f64(x: u16) -> f64 { f16::from_bits(x).to_f64() }
@@ -291,6 +299,40 @@ impl GemmFamily for HgemmF16Acc {
     fn predicted(st: &Step, s: Shape) -> Option<BlockCost> { traces::hgemm::launch(st, s) }
 }
 
+/// The bf16 steps (h6, d2, d2m64 on bf16) against cuBLAS GemmEx on bf16 with 32F compute.
+pub struct HgemmBf16;
+
+/// Relative L2 tolerance of a bf16 output against the f64 reference of its bf16 inputs: the final
+/// rounding to bf16 (8 significant bits: 2^-9 relative, ~1.1e-3 in L2 for random data) dominates f32
+/// accumulation; 8e-3 leaves room, and a wrong element type or layout is off by O(1).
+pub const TOL_BF16: f64 = 8e-3;
+
+impl GemmFamily for HgemmBf16 {
+    type Elem = u16;
+    type Trace = Trace;
+    type Baseline = CublasHgemm;
+    const NAME: &'static str = "hgemm-bf16";
+    const CHECK_SHAPES: &'static [(usize, usize, usize)] = Hgemm::CHECK_SHAPES;
+    const BASELINE: &'static str = "cublasGemmEx bf16/32F";
+    const KIND: ElemKind = ElemKind::Bf16;
+    fn tolerance(_: &Step, _: Shape) -> f64 { TOL_BF16 }
+    fn steps() -> Vec<&'static Step> { STEPS.iter().filter(|s| s.elem == Elem::Bf16).collect() }
+    fn poison() -> u16 { 0xFFFF }
+    fn to_f64(x: u16) -> f64 { half::bf16::from_bits(x).to_f64() }
+    fn reference(a: &[u16], b: &[u16], s: Shape) -> Vec<f64> {
+        let w = |x: &[u16]| x.iter().map(|&v| half::bf16::from_bits(v).to_f32()).collect::<Vec<_>>();
+        gemm::reference_f64(&w(a), &w(b), s)
+    }
+    fn baseline(gpu: &Gpu) -> Result<CublasHgemm> { CublasHgemm::new_bf16(gpu) }
+    fn run_baseline(bl: &CublasHgemm, gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        bl.gemm(gpu, s, a, b, c)
+    }
+    fn launch(gpu: &Gpu, k: &Kernel, st: &Step, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        launch(gpu, k, st, s, a, b, c)
+    }
+    fn predicted(st: &Step, s: Shape) -> Option<BlockCost> { traces::hgemm::launch(st, s) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,7 +340,8 @@ mod tests {
 
     #[test]
     fn the_two_tables_split_the_ladder_by_accumulator() {
-        assert_eq!(Hgemm::steps().len() + HgemmF16Acc::steps().len(), STEPS.len());
+        assert_eq!(Hgemm::steps().len() + HgemmF16Acc::steps().len() + HgemmBf16::steps().len(), STEPS.len());
+        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "d2-bf16", "d2m64-bf16"]);
         assert_eq!(HgemmF16Acc::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["v9h"]);
         // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
         for st in STEPS {

@@ -55,6 +55,15 @@ impl TensorMap2d {
     /// Encodes a tensor map for the f16 (stored as `u16` bits) tensor `g_tensor` with geometry `tile`
     /// (`elem_bytes` must be 2), zero fill out of bounds, L2 promotion 128 B, and copies it to the device.
     pub fn encode_f16(gpu: &Gpu, g_tensor: &CudaSlice<u16>, tile: TmaTile2d) -> Result<TensorMap2d> {
+        Self::encode_16bit(gpu, g_tensor, tile, false)
+    }
+
+    /// As [`TensorMap2d::encode_f16`] for a bf16 tensor.
+    pub fn encode_bf16(gpu: &Gpu, g_tensor: &CudaSlice<u16>, tile: TmaTile2d) -> Result<TensorMap2d> {
+        Self::encode_16bit(gpu, g_tensor, tile, true)
+    }
+
+    fn encode_16bit(gpu: &Gpu, g_tensor: &CudaSlice<u16>, tile: TmaTile2d, bf16: bool) -> Result<TensorMap2d> {
         if tile.elem_bytes != 2 {
             return Err(Error::InvalidInput(format!("an f16 tensor map needs elem_bytes 2, got {}", tile.elem_bytes)));
         }
@@ -77,7 +86,7 @@ impl TensorMap2d {
         unsafe {
             sys::cuTensorMapEncodeTiled(
                 map.as_mut_ptr(),
-                sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                if bf16 { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 } else { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16 },
                 2,
                 addr as *mut std::ffi::c_void,
                 dims.as_ptr(),

@@ -72,6 +72,17 @@ pub enum Needs {
     },
 }
 
+/// The element type of A, B and C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Elem {
+    /// f32 (the SGEMM ladder).
+    F32,
+    /// IEEE f16.
+    F16,
+    /// bfloat16.
+    Bf16,
+}
+
 /// What the accumulators hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Accumulate {
@@ -95,6 +106,8 @@ pub struct GemmStep<T: 'static> {
     pub needs: Needs,
     /// What it accumulates in.
     pub acc: Accumulate,
+    /// The element type of A, B and C.
+    pub elem: Elem,
     /// What the bank model traces (`model::traces`).
     pub trace: T,
 }

@@ -9,7 +9,7 @@ use layout::{
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds, bounds_min,
-    gemm::{Accumulate, Args, GemmStep, Grid, Needs},
+    gemm::{Accumulate, Args, Elem, GemmStep, Grid, Needs},
 };
 
 /// The shared-memory accesses the bank model traces (`model::traces::hgemm`).
@@ -97,7 +97,7 @@ const fn block(name: &'static str, label: &'static str, smem: u32, tiles: Tiles,
     GemmStep {
         kernel: KernelInfo { name, family: Family::Hgemm, step: label, target: Target::Sm80, block_threads: THREADS, launch_bounds: bounds(THREADS),
                              dyn_smem_bytes: smem, about, ptx },
-        grid: BLOCK, args: Args::Pointers, needs: ROWS_OF_8, acc: Accumulate::F32, trace: Trace::Block { tiles, fill, epilogue },
+        grid: BLOCK, args: Args::Pointers, needs: ROWS_OF_8, acc: Accumulate::F32, elem: Elem::F16, trace: Trace::Block { tiles, fill, epilogue },
     }
 }
 
@@ -105,7 +105,7 @@ const fn tma(name: &'static str, label: &'static str, threads: u32, smem: u32, g
     GemmStep {
         kernel: KernelInfo { name, family: Family::Hgemm, step: label, target: Target::Sm90a, block_threads: threads,
                              launch_bounds: if threads == 384 { bounds_min(384, 1) } else { None }, dyn_smem_bytes: smem, about, ptx },
-        grid, args, needs: TMA_ROWS, acc: Accumulate::F32, trace: Trace::Tma { tma_store: matches!(args, Args::TmaABC) },
+        grid, args, needs: TMA_ROWS, acc: Accumulate::F32, elem: Elem::F16, trace: Trace::Tma { tma_store: matches!(args, Args::TmaABC) },
     }
 }
 
@@ -124,7 +124,7 @@ pub const V1: Step = GemmStep {
     kernel: KernelInfo { name: "hgemm_block_v1", family: Family::Hgemm, step: "v1", target: Target::Sm80, block_threads: 32, launch_bounds: None,
                          dyn_smem_bytes: 0, about: "one warp per 16x16 tile, fragments straight from global",
                          ptx: PtxCheck { has: &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"], lacks: &[".shared"], count: &[], at_least: &[] } },
-    grid: Grid::Tiles { rows: 16, cols: 16 }, args: Args::Pointers, needs: Needs::Any, acc: Accumulate::F32, trace: Trace::None,
+    grid: Grid::Tiles { rows: 16, cols: 16 }, args: Args::Pointers, needs: Needs::Any, acc: Accumulate::F32, elem: Elem::F16, trace: Trace::None,
 };
 pub const V2: Step = block("hgemm_block_v2", "v2", STAGE_ROW_MAJOR, Tiles::RowMajor, Registers, Fragments,
     PtxCheck { has: &[LDSM_T], lacks: &["xor.b32"], count: mmas!(64), at_least: &[] }, "128x256x32 block tile through shared memory, unpadded");
@@ -206,7 +206,7 @@ pub const D1: Step = GemmStep {
                                                 "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.f32", "st.global.v4.u32"],
                                          lacks: &["ld.global.nc"], count: mmas!(8), at_least: &[] } },
     grid: Grid::SplitK { rows: layout::hgemm::DECODE_BM, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK { partials: false }, needs: ROWS_OF_8,
-    acc: Accumulate::F32, trace: Trace::None,
+    acc: Accumulate::F32, elem: Elem::F16, trace: Trace::None,
 };
 
 const fn decode_v2(name: &'static str, label: &'static str, rows: u32, mma_count: &'static [(&'static str, usize)], about: &'static str) -> Step {
@@ -216,7 +216,7 @@ const fn decode_v2(name: &'static str, label: &'static str, rows: u32, mma_count
                              ptx: PtxCheck { has: &["cp.async.cg.shared.global", LDSM_T, "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
                                                     "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "st.global.b64"],
                                              lacks: &["red.relaxed", "ld.global.nc", "st.shared.f32"], count: mma_count, at_least: &[] } },
-        grid: Grid::SplitK { rows, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK { partials: true }, needs: ROWS_OF_8, acc: Accumulate::F32,
+        grid: Grid::SplitK { rows, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK { partials: true }, needs: ROWS_OF_8, acc: Accumulate::F32, elem: Elem::F16,
         trace: Trace::None,
     }
 }
@@ -227,4 +227,16 @@ pub const D2: Step = decode_v2("hgemm_decode_v2", "d2", 16, mmas!(8), "d1 with w
 /// d2 with 64-row tiles (16 < M <= 64: the weights read once).
 pub const D2M64: Step = decode_v2("hgemm_decode_v2_m64", "d2m64", 64, mmas!(32), "d2 with 64-row tiles: the weights read once for M <= 64");
 
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, D1, D2, D2M64];
+/// A step's bf16 twin: the same kernel body on bf16 (`hgemm::elem::Elem16`), named `<name>_bf16`.
+const fn bf16(step: Step, name: &'static str, label: &'static str, ptx: PtxCheck) -> Step {
+    Step { kernel: KernelInfo { name, step: label, ptx, ..step.kernel }, elem: Elem::Bf16, ..step }
+}
+/// h6 on bf16.
+pub const H6_BF16: Step = bf16(H6, "hgemm_tma_v6_bf16", "h6-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d2 on bf16.
+pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
+/// d2m64 on bf16.
+pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
+
+/// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, D1, D2, D2M64, H6_BF16, D2_BF16, D2M64_BF16];

@@ -3,7 +3,7 @@ use layout::sgemm::{BM, BN, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows,
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
-    gemm::{Accumulate, Args, GemmStep, Grid, Needs},
+    gemm::{Accumulate, Args, Elem, GemmStep, Grid, Needs},
 };
 
 /// The shared-memory accesses the bank model traces per block and K tile (`model::traces::sgemm`).
@@ -57,7 +57,7 @@ const fn step(name: &'static str, label: &'static str, threads: u32, smem: u32, 
     GemmStep {
         kernel: KernelInfo { name, family: Family::Sgemm, step: label, target: Target::Sm80, block_threads: threads, launch_bounds: None,
                              dyn_smem_bytes: smem, about, ptx },
-        grid, args: Args::Pointers, needs: Needs::Any, acc: Accumulate::F32, trace,
+        grid, args: Args::Pointers, needs: Needs::Any, acc: Accumulate::F32, elem: Elem::F32, trace,
     }
 }
 

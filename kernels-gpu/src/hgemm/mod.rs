@@ -55,6 +55,7 @@
 //! | `tma_warp_specialized.rs` | `warp_specialized!` (the producer/consumer skeleton, written once) and the mbarrier `Ring` | h3–h6 |
 //! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads, `m64n256k16` MMAs, the consumers' K loop | h4–h6 |
 //! | `tma_persistent.rs` | the persistent producer and tile order | h5, h6 |
+//! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h6 |
 //!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
 //! addresses, the `ldmatrix`/`wmma` addresses and the host's predicted bank conflicts. Names of the
@@ -63,6 +64,7 @@ mod block;
 mod block_cross_stage_prefetch;
 mod block_pipeline;
 mod block_smem_epilogue;
+mod elem;
 #[cfg(lab_sm90)]
 mod tma;
 #[cfg(lab_sm90)]

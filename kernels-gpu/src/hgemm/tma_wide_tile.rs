@@ -3,11 +3,12 @@
 //! 64×256 with one `wgmma.m64n256k16` per K step (B's four boxes under one descriptor) and keeps one
 //! `wgmma` group in flight (`wait_group 1`), releasing the previous stage while the current one's MMAs
 //! run.
+use super::elem::Elem16;
 use super::tma::{A_BYTES, B_HALF_BYTES, BK, WIDE_STAGE_BYTES, a_desc, b_desc, store_block};
 use super::tma_warp_specialized::Ring;
 use crate::prim::{
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n256k16_f32_f16, wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 
 /// The wide steps' `tma::issue_stage`: A (128×64) and four B boxes (64 K × 64 N each, N columns
@@ -29,7 +30,7 @@ pub(super) unsafe fn issue_wide_stage(s_stage: u32, bar: u32, tmap_a: *const Ten
     }
 }
 
-/// One consumer warpgroup's MMAs on a wide stage: rows `64·mh ..` of A times all 256 columns of B, as
+/// One consumer warpgroup's MMAs on a wide stage (inputs of type `E`): rows `64·mh ..` of A times all 256 columns of B, as
 /// 4 K steps of one `wgmma.m64n256k16` each (B's four boxes under one descriptor, LBO = one box), into
 /// `r_acc` (`[nb]`: columns `64·nb ..`), committed as one group and **not waited for** (the caller
 /// chooses `wait_group 0` or `1`).
@@ -38,7 +39,7 @@ pub(super) unsafe fn issue_wide_stage(s_stage: u32, bar: u32, tmap_a: *const Ten
 /// All 128 threads of the warpgroup; the stage's TMA phase has completed; nobody writes the stage or
 /// reads `r_acc` until a `wgmma_wait_group` has retired this group (the caller pins `r_acc` after it).
 #[inline(always)]
-pub(super) unsafe fn mma_wide_stage(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh: u32) {
+pub(super) unsafe fn mma_wide_stage<E: Elem16>(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh: u32) {
     let d_a = a_desc(s_stage, mh);
     let d_b = b_desc(s_stage, 0); // LBO = B_HALF_BYTES: the next 64 columns are the next box
     for acc in r_acc.iter_mut() {
@@ -49,7 +50,7 @@ pub(super) unsafe fn mma_wide_stage(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh
         wgmma_fence();
         for ks in 0..BK / 16 {
             // K step ks: 32 bytes along A's K-major rows, 16 rows (2048 B) down every B box.
-            wgmma_m64n256k16_f32_f16::<0, 1>(r_acc, d_a.advance(32 * ks).0, d_b.advance(2048 * ks).0, true);
+            E::wgmma_256::<0, 1>(r_acc, d_a.advance(32 * ks).0, d_b.advance(2048 * ks).0, true);
         }
         wgmma_commit_group();
     }
@@ -65,13 +66,13 @@ pub(super) unsafe fn mma_wide_stage(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh
 /// the same tiles and K tiles, issuing each stage use once (as h4's loop or
 /// `tma_persistent::produce_persistent` does).
 #[inline(always)]
-pub(super) unsafe fn consume_wide_tile(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
+pub(super) unsafe fn consume_wide_tile<E: Elem16>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
     let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
     // SAFETY: forwarded to the caller; the accumulators are pinned after every wait.
     unsafe {
         for kt in 0..k_tiles {
             ring.wait_full(*it);
-            mma_wide_stage(&mut r_acc, ring.at(*it).0, mh);
+            mma_wide_stage::<E>(&mut r_acc, ring.at(*it).0, mh);
             wgmma_wait_group::<1>();
             for acc in r_acc.iter_mut() {
                 wgmma_fence_operand(acc);

@@ -11,13 +11,13 @@
 //!   output of every split (524 288 at 16×4096×4096): it ran 1.3× slower at M = 16 than at M = 1.
 //! * **`hgemm_decode_v2_m64`**: 64-row tiles (four m16 fragments of A per k16), so for 16 < M ≤ 64 the
 //!   weights are read once, not once per 16 rows (d1 fell to 55% of cuBLAS at M = 64).
+use super::elem::{Bf16, Elem16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group_n},
     global::ld_global_cg_u64,
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
-    mma::{mma_m16n8k16_f32_f16, pack_f16x2},
     shared::{self, ld_shared_u32, st_shared_u32},
     sync::{sync_threads, thread_fence},
     thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
@@ -34,6 +34,8 @@ pub const MAX_SPLITS: u32 = 16;
 
 launch_bounds!(hgemm_decode_v2, 128);
 launch_bounds!(hgemm_decode_v2_m64, 128);
+launch_bounds!(hgemm_decode_v2_bf16, 128);
+launch_bounds!(hgemm_decode_v2_m64_bf16, 128);
 
 /// Issues the `cp.async` copies of one stage (A: `16·MT × 64`, B: 64 × 64; chunks outside `m`,
 /// `k_end`, `n` zero-filled) into ring slot `slot`, and commits the group.
@@ -74,7 +76,7 @@ unsafe fn load_stage<const MT: u32>(s_base: u32, slot: u32, a: *const u16, b: *c
 /// # Safety
 /// As [`hgemm_decode_v2`], with `16·MT` for 16 and `decode_smem(16·MT)` bytes of shared memory.
 #[inline(always)]
-unsafe fn decode<const MT: u32>(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     let bm = 16 * MT;
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
@@ -121,8 +123,8 @@ unsafe fn decode<const MT: u32>(a: *const u16, b: *const u16, c: *mut u16, ws: *
                 let mut mi = 0;
                 while mi < MT {
                     let fa = ldmatrix_x4(s_a + 2 * la.offset(16 * mi + ar, 16 * k16 + ac));
-                    mma_m16n8k16_f32_f16(&mut acc[mi as usize][0], fa, [fb[0], fb[1]]);
-                    mma_m16n8k16_f32_f16(&mut acc[mi as usize][1], fa, [fb[2], fb[3]]);
+                    E::mma(&mut acc[mi as usize][0], fa, [fb[0], fb[1]]);
+                    E::mma(&mut acc[mi as usize][1], fa, [fb[2], fb[3]]);
                     mi += 1;
                 }
                 k16 += 1;
@@ -146,7 +148,7 @@ unsafe fn decode<const MT: u32>(a: *const u16, b: *const u16, c: *mut u16, ws: *
                         if row < m && col < n {
                             let v = acc[mi as usize][h as usize];
                             // In bounds; col even and n even: the 32-bit store is aligned.
-                            *(c.add(row as usize * n as usize + col as usize) as *mut u32) = pack_f16x2(v[2 * p as usize], v[2 * p as usize + 1]);
+                            *(c.add(row as usize * n as usize + col as usize) as *mut u32) = E::pack(v[2 * p as usize], v[2 * p as usize + 1]);
                         }
                         p += 1;
                     }
@@ -218,7 +220,7 @@ unsafe fn decode<const MT: u32>(a: *const u16, b: *const u16, c: *mut u16, ws: *
                             y += f32::from_bits((v[sp as usize] >> 32) as u32);
                             sp += 1;
                         }
-                        *(c.add(row as usize * n as usize + col as usize) as *mut u32) = pack_f16x2(x, y);
+                        *(c.add(row as usize * n as usize + col as usize) as *mut u32) = E::pack(x, y);
                     }
                     p += 1;
                 }
@@ -243,7 +245,7 @@ unsafe fn decode<const MT: u32>(a: *const u16, b: *const u16, c: *mut u16, ws: *
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<1, F16>(a, b, c, ws, count, m, n, k, k_split) }
 }
 
 /// [`hgemm_decode_v2`] with 64-row tiles: `decode_smem(64)` bytes, grid `(⌈n / 64⌉, ⌈m / 64⌉ ·
@@ -254,5 +256,25 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<4, F16>(a, b, c, ws, count, m, n, k, k_split) }
+}
+
+/// [`hgemm_decode_v2`] on bf16 A, B and C.
+///
+/// # Safety
+/// As [`hgemm_decode_v2`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<1, Bf16>(a, b, c, ws, count, m, n, k, k_split) }
+}
+
+/// [`hgemm_decode_v2_m64`] on bf16 A, B and C.
+///
+/// # Safety
+/// As [`hgemm_decode_v2_m64`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<4, Bf16>(a, b, c, ws, count, m, n, k, k_split) }
 }

@@ -20,6 +20,7 @@
 //! `wgmma` (warning C7518). See the ladder README.
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
 use super::tma_warp_specialized::warp_specialized;
+use super::elem::F16;
 use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage, store_wide};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
@@ -62,7 +63,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
             consumer(mh): { // this consumer's 64 rows of the tile
                 // The K loop (`tma_wide_tile`, shared with h5/h6): commit stage t's wgmmas, `wait_group 1` (stage
                 // t − 1's group is done), release stage t − 1, go on; `wait_group 0` after the last.
-                let r_acc = consume_wide_tile(ring, &mut 0, k_tiles, mh);
+                let r_acc = consume_wide_tile::<F16>(ring, &mut 0, k_tiles, mh);
                 store_wide(&r_acc, g_c, m, n, m0 + 64 * mh, n0, (tid / 32) % 4);
             }
         }

@@ -20,6 +20,7 @@
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
 use super::tma_persistent::{persistent_tile, produce_persistent};
 use super::tma_warp_specialized::warp_specialized;
+use super::elem::F16;
 use super::tma_wide_tile::{consume_wide_tile, store_wide};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
@@ -62,7 +63,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v5(tmap_a: *const TensorMap, tmap_b:
                 while tile < tiles {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let r_acc = consume_wide_tile(ring, &mut it, k_tiles, mh);
+                    let r_acc = consume_wide_tile::<F16>(ring, &mut it, k_tiles, mh);
                     store_wide(&r_acc, g_c, m, n, row0, n0, warp);
                     tile += grid_dim_x();
                 }

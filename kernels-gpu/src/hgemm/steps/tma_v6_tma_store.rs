@@ -21,11 +21,11 @@
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
 use super::tma_persistent::{persistent_tile, produce_persistent};
 use super::tma_warp_specialized::warp_specialized;
+use super::elem::{Bf16, Elem16, F16};
 use super::tma_wide_tile::consume_wide_tile;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     mbarrier::fence_proxy_async_shared_cta,
-    mma::pack_f16x2,
     shared::st_shared_u32,
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
@@ -48,6 +48,28 @@ use layout::hopper::tma_hgemm::{C_BOX, C_STAGE_BYTES, c_fragment_rc};
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { tma_store::<F16>(tmap_a, tmap_b, tmap_c, m, n, k) }
+}
+
+/// [`hgemm_tma_v6`] on bf16 A, B and C (`wgmma … .bf16.bf16`, bf16 epilogue); the tensor maps describe
+/// bf16 matrices.
+///
+/// # Safety
+/// As [`hgemm_tma_v6`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_tma_v6_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+                                                    m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { tma_store::<Bf16>(tmap_a, tmap_b, tmap_c, m, n, k) }
+}
+
+/// The body of h6 for inputs and output of type `E`.
+///
+/// # Safety
+/// As [`hgemm_tma_v6`].
+#[inline(always)]
+unsafe fn tma_store<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, m: u32, n: u32, k: u32) {
     // SAFETY: the main loop as h5 (same proof). Epilogue: a consumer's staging tile is rewritten only
     // after the thread that issued the previous tile's stores saw them finish reading it
     // (`wait_group.read 0`) and the warpgroup passed named barrier 1 + mh (128 threads, the whole
@@ -76,7 +98,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
                 while tile < tiles {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let r_acc = consume_wide_tile(ring, &mut it, k_tiles, mh);
+                    let r_acc = consume_wide_tile::<E>(ring, &mut it, k_tiles, mh);
                     let s_c = s_cstage + mh * C_STAGE_BYTES;
                     let leader = tid % 128 == 0;
                     if leader {
@@ -86,10 +108,10 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
                     // One call per box with a constant accumulator reference: a loop over the boxes that LLVM
                     // did not unroll put all four accumulator arrays in local memory (592-byte stack frame).
                     let [acc0, acc1, acc2, acc3] = &r_acc;
-                    stage_c_box(acc0, s_c, warp, lane);
-                    stage_c_box(acc1, s_c + 8192, warp, lane);
-                    stage_c_box(acc2, s_c + 2 * 8192, warp, lane);
-                    stage_c_box(acc3, s_c + 3 * 8192, warp, lane);
+                    stage_c_box::<E>(acc0, s_c, warp, lane);
+                    stage_c_box::<E>(acc1, s_c + 8192, warp, lane);
+                    stage_c_box::<E>(acc2, s_c + 2 * 8192, warp, lane);
+                    stage_c_box::<E>(acc3, s_c + 3 * 8192, warp, lane);
                     fence_proxy_async_shared_cta();
                     consumer_barrier(mh);
                     if leader {
@@ -128,16 +150,17 @@ unsafe fn consumer_barrier(mh: u32) {
 /// # Safety
 /// `s_box` is a 1024-aligned `.shared` address of 8 KiB that no TMA store is reading.
 #[inline(always)]
-unsafe fn stage_c_box(acc: &[f32; 32], s_box: u32, warp: u32, lane: u32) {
+unsafe fn stage_c_box<E: Elem16>(acc: &[f32; 32], s_box: u32, warp: u32, lane: u32) {
     for j in 0..8u32 {
         for half in 0..2u32 {
             let (r, c) = c_fragment_rc(warp, lane, j, half);
             let i = (4 * j + 2 * half) as usize;
             // SAFETY: r < 64 and c < 64 keep the byte inside the 8 KiB box (caller: nobody reads it now).
-            unsafe { st_shared_u32(s_box + C_BOX.smem_byte(r, c), pack_f16x2(acc[i], acc[i + 1])) };
+            unsafe { st_shared_u32(s_box + C_BOX.smem_byte(r, c), E::pack(acc[i], acc[i + 1])) };
         }
     }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
 launch_bounds!(hgemm_tma_v6, 384, 1);
+launch_bounds!(hgemm_tma_v6_bf16, 384, 1);

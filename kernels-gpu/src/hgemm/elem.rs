@@ -1,0 +1,63 @@
+//! The 16-bit input types of the HGEMM kernels. f16 and bf16 share fragments, tile layouts, `ldmatrix`,
+//! TMA boxes and `wgmma` descriptors (both are 16 bits); they differ only in the tensor-core
+//! instruction's type suffix and in the f32 → 16-bit conversion of the epilogue. A kernel generic over
+//! [`Elem16`] is one source for both (`hgemm_decode_v2` / `_bf16`, `hgemm_tma_v6` / `_bf16`).
+use crate::prim::mma::{mma_m16n8k16_f32_bf16, mma_m16n8k16_f32_f16, pack_bf16x2, pack_f16x2};
+
+/// A 16-bit floating-point input type of the tensor cores.
+pub(crate) trait Elem16 {
+    /// `mma.sync.m16n8k16` with f32 accumulation on this type.
+    ///
+    /// # Safety
+    /// As `mma_m16n8k16_f32_f16`.
+    unsafe fn mma(acc: &mut [f32; 4], a: [u32; 4], b: [u32; 2]);
+    /// Two f32 rounded to this type and packed (`lo` in the low half).
+    fn pack(lo: f32, hi: f32) -> u32;
+    /// `wgmma.m64n256k16` with f32 accumulation on this type.
+    ///
+    /// # Safety
+    /// As `wgmma_m64n256k16_f32_f16`.
+    #[cfg(lab_sm90)]
+    unsafe fn wgmma_256<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 4], desc_a: u64, desc_b: u64, scale_d: bool);
+}
+
+/// IEEE half precision.
+pub(crate) struct F16;
+/// bfloat16.
+pub(crate) struct Bf16;
+
+impl Elem16 for F16 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
+        // SAFETY: forwarded.
+        unsafe { mma_m16n8k16_f32_f16(acc, a, b) }
+    }
+    #[inline(always)]
+    fn pack(lo: f32, hi: f32) -> u32 {
+        pack_f16x2(lo, hi)
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_256<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 4], desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n256k16_f32_f16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
+    }
+}
+
+impl Elem16 for Bf16 {
+    #[inline(always)]
+    unsafe fn mma(acc: &mut [f32; 4], a: [u32; 4], b: [u32; 2]) {
+        // SAFETY: forwarded.
+        unsafe { mma_m16n8k16_f32_bf16(acc, a, b) }
+    }
+    #[inline(always)]
+    fn pack(lo: f32, hi: f32) -> u32 {
+        pack_bf16x2(lo, hi)
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_256<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 4], desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n256k16_f32_bf16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
+    }
+}
