@@ -64,13 +64,18 @@ const fn up8(x: usize) -> usize {
 
 /// The default step for `s` and element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or not.
 /// bf16 without sm_90a has no large-tile step: `d2m64-bf16` takes every M there (correct, not fast).
-pub fn default_step(s: Shape, hopper: bool, elem: Elem) -> &'static Step {
+/// On Hopper, above the decode range: `h7` (split-K) where the 128×256 tiles are fewer than the `sms`
+/// SMs, else `h6`.
+pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem) -> &'static Step {
+    let split = layout::hopper::tma_hgemm::h7_splits(s.m as u32, s.n as u32, s.k as u32, sms) > 1;
     match (elem, s.m) {
         (Elem::Bf16, m) if m <= 16 => &steps::D2_BF16,
         (Elem::Bf16, m) if m <= DECODE_MAX_M || !hopper => &steps::D2M64_BF16,
+        (Elem::Bf16, _) if split => &steps::H7_BF16,
         (Elem::Bf16, _) => &steps::H6_BF16,
         (_, m) if m <= 16 => &steps::D2,
         (_, m) if m <= DECODE_MAX_M => &steps::D2M64,
+        _ if hopper && split => &steps::H7,
         _ if hopper => &steps::H6,
         _ => &steps::V10,
     }
@@ -79,8 +84,8 @@ pub fn default_step(s: Shape, hopper: bool, elem: Elem) -> &'static Step {
 /// The configuration for `s` with element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or
 /// not, with `step` forced (`None`: [`default_step`]). Pure: the CPU tests cover it. Errors name why a
 /// forced step cannot take the shape even padded, or takes another element type.
-pub fn choose(s: Shape, hopper: bool, step: Option<&'static Step>, elem: Elem) -> Result<Config> {
-    let step = step.unwrap_or(default_step(s, hopper, elem));
+pub fn choose(s: Shape, hopper: bool, sms: u32, step: Option<&'static Step>, elem: Elem) -> Result<Config> {
+    let step = step.unwrap_or(default_step(s, hopper, sms, elem));
     if step.elem != elem {
         return Err(Error::InvalidInput(format!("--config {}: {} takes {:?} matrices, this GEMM is {elem:?}", step.kernel.step, step.kernel.name, step.elem)));
     }
@@ -135,7 +140,7 @@ impl<'g> GemmPlan<'g> {
         {
             return Err(Error::InvalidInput(format!("--config {}: {why}", st.kernel.step)));
         }
-        let config = choose(s, hopper, step, elem)?;
+        let config = choose(s, hopper, gpu.info.sms, step, elem)?;
         let kernel = gpu.kernel(config.step.kernel.name)?;
         let pad = if config.padded {
             let p = Shape::new(s.m, up8(s.n), up8(s.k))?;
@@ -217,25 +222,29 @@ mod tests {
 
     #[test]
     fn the_choice_follows_the_gpu_and_pads_only_unaligned_k_or_n() {
-        let c = choose(shape(4096, 4096, 4096), true, None, Elem::F16).unwrap();
+        let c = choose(shape(4096, 4096, 4096), true, 132, None, Elem::F16).unwrap();
         assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
-        assert_eq!(choose(shape(4096, 4096, 4096), false, None, Elem::F16).unwrap().label(), "v10");
+        assert_eq!(choose(shape(4096, 4096, 4096), false, 132, None, Elem::F16).unwrap().label(), "v10");
         // Small M: the decode step on either GPU.
         for (m, want) in [(1, "d2"), (16, "d2"), (17, "d2m64"), (DECODE_MAX_M, "d2m64")] {
-            assert_eq!(choose(shape(m, 4096, 4096), true, None, Elem::F16).unwrap().label(), want);
-            assert_eq!(choose(shape(m, 4096, 4096), false, None, Elem::F16).unwrap().label(), want);
+            assert_eq!(choose(shape(m, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), want);
+            assert_eq!(choose(shape(m, 4096, 4096), false, 132, None, Elem::F16).unwrap().label(), want);
         }
-        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, None, Elem::F16).unwrap().label(), "h6");
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h7", "16 tiles for 132 SMs: split-K");
+        assert_eq!(choose(shape(2048, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h6", "256 tiles: no split");
+        assert_eq!(choose(shape(256, 4096, 4096), false, 132, None, Elem::F16).unwrap().label(), "v10");
         // M is free; K or N off a multiple of 8 pads.
-        assert!(!choose(shape(4097, 4096, 64), true, None, Elem::F16).unwrap().padded);
+        assert!(!choose(shape(4097, 4096, 64), true, 132, None, Elem::F16).unwrap().padded);
         for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11)] {
-            let c = choose(shape(m, n, k), true, None, Elem::F16).unwrap();
+            let c = choose(shape(m, n, k), true, 132, None, Elem::F16).unwrap();
             assert!(c.padded, "{m}x{n}x{k}");
-            assert_eq!(c.label(), "h6+pad");
+            // Few tiles (or too little K to split): h7 splits K when it can, h6 otherwise.
+            let split = layout::hopper::tma_hgemm::h7_splits(m as u32, up8(n) as u32, up8(k) as u32, 132) > 1;
+            assert_eq!(c.label(), if split { "h7+pad" } else { "h6+pad" }, "{m}x{n}x{k}");
         }
-        assert_eq!(choose(shape(1, 1, 1), true, None, Elem::F16).unwrap().label(), "d2+pad");
+        assert_eq!(choose(shape(1, 1, 1), true, 132, None, Elem::F16).unwrap().label(), "d2+pad");
         // v1 takes every shape as it is: never padded.
-        assert!(!choose(shape(13, 17, 1), true, Some(&steps::V1), Elem::F16).unwrap().padded);
+        assert!(!choose(shape(13, 17, 1), true, 132, Some(&steps::V1), Elem::F16).unwrap().padded);
         assert_eq!(up8(1), 8);
         assert_eq!(up8(8), 8);
         assert_eq!(up8(4095), 4096);
@@ -251,7 +260,7 @@ mod tests {
             let dims = [(x >> 10) as usize % 5000 + 1, (x >> 24) as usize % 5000 + 1, (x >> 40) as usize % 5000 + 1];
             let s = shape(dims[0], dims[1], dims[2]);
             for hopper in [true, false] {
-                let c = choose(s, hopper, None, Elem::F16).unwrap();
+                let c = choose(s, hopper, 132, None, Elem::F16).unwrap();
                 assert_eq!(c.padded, s.k % 8 != 0 || s.n % 8 != 0, "{s}");
                 let (n, k) = if c.padded { (up8(s.n), up8(s.k)) } else { (s.n, s.k) };
                 assert!(c.step.rejects(s.m, n, k).is_none(), "{s} {}", c.label());
@@ -261,13 +270,13 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
-            assert_eq!(choose(shape(m, 4096, 4096), hopper, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
+        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h7-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
+            assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
-        assert_eq!(choose(shape(4096, 4095, 4096), true, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");
-        let e = choose(shape(64, 64, 64), true, Some(&steps::H6), Elem::Bf16).unwrap_err().to_string();
+        assert_eq!(choose(shape(4096, 4095, 4096), true, 132, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");
+        let e = choose(shape(64, 64, 64), true, 132, Some(&steps::H6), Elem::Bf16).unwrap_err().to_string();
         assert!(e.contains("takes F16 matrices, this GEMM is Bf16"), "{e}");
-        assert!(choose(shape(64, 64, 64), true, Some(step_by_label("h6-bf16").unwrap()), Elem::F16).is_err());
+        assert!(choose(shape(64, 64, 64), true, 132, Some(step_by_label("h6-bf16").unwrap()), Elem::F16).is_err());
     }
 
     #[test]
@@ -277,7 +286,7 @@ mod tests {
         let e = step_by_label("v9h").unwrap_err().to_string();
         assert!(e.contains("not an f32-accumulating hgemm step") && e.contains("h6"), "{e}");
         assert!(step_by_label("nope").is_err());
-        let e = choose(shape(64, 64, 64), true, Some(&steps::V9H), Elem::F16).unwrap_err().to_string();
+        let e = choose(shape(64, 64, 64), true, 132, Some(&steps::V9H), Elem::F16).unwrap_err().to_string();
         assert!(e.contains("accumulates in f16"), "{e}");
     }
 }

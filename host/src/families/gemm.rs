@@ -67,6 +67,10 @@ impl Shape {
             Grid::Tiles { .. } => (tiles_n, tiles_m),
             Grid::SplitK { .. } => (tiles_n, tiles_m * crate::families::hgemm::split_k(step.grid, step.args, *self, sms).0),
             Grid::Persistent { .. } => ((tiles_n * tiles_m).min(sms.max(1)), 1),
+            Grid::PersistentSplitK { .. } => {
+                let splits = layout::hopper::tma_hgemm::h7_splits(self.m as u32, self.n as u32, self.k as u32, sms);
+                ((tiles_n * tiles_m * splits).min(sms.max(1)), 1)
+            }
         };
         if grid.1 > 65_535 {
             return Err(Error::InvalidInput(format!("{}: M = {} needs {} block rows, above the grid's y limit of 65535", step.kernel.name, self.m, grid.1)));

@@ -104,24 +104,14 @@ fn launch_split_k(gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Sh
     let m_pad = m.div_ceil(rows) as usize * rows as usize;
     let ws_len = if partials { splits as usize * m_pad * s.n } else { m_pad * s.n };
     let count_len = (m.div_ceil(rows) * n.div_ceil(cols)) as usize;
-    let ctx = gpu.ctx.cu_ctx() as usize;
-    SPLIT_K_WS.with(|cells| {
-        let mut cells = cells.borrow_mut();
-        let cell = &mut cells[partials as usize];
-        let fits = cell.as_ref().is_some_and(|(c, ws, count)| *c == ctx && ws.len() >= ws_len && count.len() >= count_len);
-        if !fits {
-            *cell = Some((ctx, gpu.zeros(ws_len.max(1))?, gpu.zeros(count_len.max(1))?));
-        }
-        let Some((_, ws, count)) = cell.as_mut() else {
-            return Err(Error::InvalidInput("split-K workspace missing after allocation (internal error)".into()));
-        };
+    with_split_k_ws(gpu, partials, ws_len, count_len, |ws, count| {
         // SAFETY: `hgemm_decode_v*(a, b, c, ws, count, m, n, k, k_split)`: lengths checked by `launch`
         // (M·K, K·N, M·N f16, fresh 256-byte-aligned allocations), K and N multiples of 8 (the step's
         // rule, checked); `ws` holds the tile of sums (d1: zero, re-zeroed by each launch's last
         // blocks) or one tile per split (d2) for rows padded to the step's tile, `count` one zero
         // counter per tile (reset by each tile's last block); grid `(⌈N/cols⌉, ⌈M/rows⌉·splits)` from
         // the same `split_k` as `k_split`; launches on one stream never overlap.
-        unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &mut *ws, &mut *count, &m, &n, &k, &k_split) }
+        unsafe { launch!(gpu, kernel, grid = grid, a, b, c, ws, count, &m, &n, &k, &k_split) }
     })
 }
 
@@ -171,8 +161,38 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
         // shape rule checked by `launch`; grid from the descriptor, block and shared memory as declared.
         match step.args {
             Args::TmaABC => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &m, &n, &k) },
+            Args::TmaSplitK => {
+                let splits = layout::hopper::tma_hgemm::h7_splits(m, n, k, gpu.info.sms);
+                let (rows, cols) = step.grid.tile();
+                let (tiles_m, tiles_n) = (m.div_ceil(rows) as usize, n.div_ceil(cols) as usize);
+                with_split_k_ws(gpu, true, splits as usize * tiles_m * rows as usize * tiles_n * cols as usize, tiles_m * tiles_n, |ws, count| {
+                    // SAFETY: `hgemm_tma_v7(tmap_a, tmap_b, c, ws, count, m, n, k, splits)`: maps as above,
+                    // C by pointer (length checked by `launch`), `ws` ≥ splits · (128·tiles_m) · (256·tiles_n)
+                    // f32, `count` one counter per tile, zero (reset by each tile's last CTA; d2 leaves its
+                    // counters zero too), `splits` from the same `h7_splits` as the grid (1..=16).
+                    unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &mut *c, ws, count, &m, &n, &k, &splits) }
+                })
+            }
             _ => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, c, &m, &n, &k) },
         }
+    })
+}
+
+/// Runs `f` with the split-K workspace of kind `partials` (see [`SPLIT_K_WS`]), grown to at least
+/// `ws_len` f32 and `count_len` counters for this context.
+fn with_split_k_ws<R>(gpu: &Gpu, partials: bool, ws_len: usize, count_len: usize, f: impl FnOnce(&mut CudaSlice<f32>, &mut CudaSlice<u32>) -> Result<R>) -> Result<R> {
+    let ctx = gpu.ctx.cu_ctx() as usize;
+    SPLIT_K_WS.with(|cells| {
+        let mut cells = cells.borrow_mut();
+        let cell = &mut cells[partials as usize];
+        let fits = cell.as_ref().is_some_and(|(c, ws, count)| *c == ctx && ws.len() >= ws_len && count.len() >= count_len);
+        if !fits {
+            *cell = Some((ctx, gpu.zeros(ws_len.max(1))?, gpu.zeros(count_len.max(1))?));
+        }
+        let Some((_, ws, count)) = cell.as_mut() else {
+            return Err(Error::InvalidInput("split-K workspace missing after allocation (internal error)".into()));
+        };
+        f(ws, count)
     })
 }
 
@@ -341,7 +361,7 @@ mod tests {
     #[test]
     fn the_two_tables_split_the_ladder_by_accumulator() {
         assert_eq!(Hgemm::steps().len() + HgemmF16Acc::steps().len() + HgemmBf16::steps().len(), STEPS.len());
-        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "d2-bf16", "d2m64-bf16"]);
+        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "h7-bf16", "d2-bf16", "d2m64-bf16"]);
         assert_eq!(HgemmF16Acc::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["v9h"]);
         // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
         for st in STEPS {

@@ -20,6 +20,14 @@ pub enum Grid {
         /// Columns of C per block.
         cols: u32,
     },
+    /// One block per SM (at most one per unit) walking (tile, split of K) units of `rows × cols` tiles
+    /// (`layout::hopper::tma_hgemm::h7_splits`): a 1-D grid.
+    PersistentSplitK {
+        /// Rows of C per tile.
+        rows: u32,
+        /// Columns of C per tile.
+        cols: u32,
+    },
     /// One block per SM (at most one per tile) walking `rows × cols` tiles: a 1-D grid.
     Persistent {
         /// Rows of C per tile.
@@ -33,7 +41,7 @@ impl Grid {
     /// The C tile one block (or one persistent iteration) computes.
     pub const fn tile(self) -> (u32, u32) {
         match self {
-            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::Persistent { rows, cols } => (rows, cols),
+            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::Persistent { rows, cols } | Grid::PersistentSplitK { rows, cols } => (rows, cols),
         }
     }
 }
@@ -47,6 +55,9 @@ pub enum Args {
     TmaAB,
     /// `(tmap_a, tmap_b, tmap_c, m, n, k)`: C written by TMA stores too.
     TmaABC,
+    /// `(tmap_a, tmap_b, c, ws, count, m, n, k, splits)`: A and B through TMA, C by pointer, and h7's
+    /// partials workspace and tile counters (as [`Args::SplitK`] with `partials: true`).
+    TmaSplitK,
     /// `(a, b, c, ws, count, m, n, k, k_split)`: pointers, plus an f32 workspace and tile counters
     /// (zero between launches) for the sums across splits of K: one tile of sums (`partials: false`,
     /// added atomically) or one tile per split (`partials: true`, stored and summed by the last block).

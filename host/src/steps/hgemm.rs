@@ -227,16 +227,27 @@ pub const D2: Step = decode_v2("hgemm_decode_v2", "d2", 16, mmas!(8), "d1 with w
 /// d2 with 64-row tiles (16 < M <= 64: the weights read once).
 pub const D2M64: Step = decode_v2("hgemm_decode_v2_m64", "d2m64", 64, mmas!(32), "d2 with 64-row tiles: the weights read once for M <= 64");
 
+/// Hopper h7: h5 with split-K when the 128×256 tiles are fewer than the SMs (prefill).
+pub const H7: Step = GemmStep {
+    grid: Grid::PersistentSplitK { rows: 128, cols: 256 },
+    ..tma("hgemm_tma_v7", "h7", 384, tma_hgemm::H7_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitK,
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "bar.sync \t3, 256"],
+                   lacks: &["cp.async.bulk.tensor.2d.global.shared"], count: &[], at_least: &[] },
+        "h5 with split-K over (tile, split) units when tiles < SMs; partials summed by the tile's last CTA")
+};
+
 /// A step's bf16 twin: the same kernel body on bf16 (`hgemm::elem::Elem16`), named `<name>_bf16`.
 const fn bf16(step: Step, name: &'static str, label: &'static str, ptx: PtxCheck) -> Step {
     Step { kernel: KernelInfo { name, step: label, ptx, ..step.kernel }, elem: Elem::Bf16, ..step }
 }
 /// h6 on bf16.
 pub const H6_BF16: Step = bf16(H6, "hgemm_tma_v6_bf16", "h6-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// h7 on bf16.
+pub const H7_BF16: Step = bf16(H7, "hgemm_tma_v7_bf16", "h7-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d2 on bf16.
 pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 /// d2m64 on bf16.
 pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, D1, D2, D2M64, H6_BF16, D2_BF16, D2M64_BF16];
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, D1, D2, D2M64, H6_BF16, H7_BF16, D2_BF16, D2M64_BF16];

@@ -106,3 +106,45 @@ mod tests {
         }
     }
 }
+
+/// Stages of h7 (h5's ring: the epilogue stages nothing in shared memory).
+pub const H7_STAGES: u32 = 4;
+/// h7's dynamic shared memory: h5's, plus one 16-byte word for the last-CTA flag.
+pub const H7_DYN_SMEM: u32 = dyn_smem(H7_STAGES, WIDE_STAGE_BYTES, 16, 2);
+/// The most splits of K h7 takes (its last CTA loads every split's partial at once).
+pub const H7_MAX_SPLITS: u32 = 16;
+
+/// Splits of K for h7 on `m × n × k` with `sms` SMs: enough (tile, split) units to give every SM one
+/// when the 128×256 tiles alone are fewer, each split at least two 64-deep K tiles; 1 when the tiles
+/// already fill the GPU.
+///
+/// ```text
+/// tiles = ⌈m/128⌉·⌈n/256⌉;   splits = clamp(⌊sms / tiles⌋, 1, min(16, ⌊⌈k/64⌉ / 2⌋))
+/// ```
+pub const fn h7_splits(m: u32, n: u32, k: u32, sms: u32) -> u32 {
+    let tiles = m.div_ceil(BM) * n.div_ceil(BN_WIDE);
+    let mut s = if tiles == 0 { 1 } else { sms / tiles };
+    let by_k = k.div_ceil(BK) / 2;
+    if s > by_k {
+        s = by_k;
+    }
+    if s > H7_MAX_SPLITS {
+        s = H7_MAX_SPLITS;
+    }
+    if s < 1 { 1 } else { s }
+}
+
+#[cfg(test)]
+mod h7_tests {
+    use super::*;
+
+    #[test]
+    fn h7_splits_fill_the_gpu_only_when_tiles_are_few() {
+        assert_eq!(h7_splits(128, 4096, 4096, 132), 8); // 16 tiles
+        assert_eq!(h7_splits(256, 4096, 4096, 132), 4); // 32 tiles
+        assert_eq!(h7_splits(4096, 4096, 4096, 132), 1); // 512 tiles
+        assert_eq!(h7_splits(128, 256, 4096, 132), 16); // capped
+        assert_eq!(h7_splits(128, 4096, 128, 132), 1); // two K tiles: no split
+        assert!(H7_DYN_SMEM <= MAX_DYN_SMEM);
+    }
+}
