@@ -236,6 +236,9 @@ pub const H7: Step = GemmStep {
         "h5 with split-K over (tile, split) units when tiles < SMs; partials summed by the tile's last CTA")
 };
 
+/// d2 with 128-row tiles (prefill: 64 < M <= 256).
+pub const D2M128: Step = decode_v2("hgemm_decode_v2_m128", "d2m128", 128, mmas!(64), "d2 with 128-row tiles: prefill (64 < M <= 256) as a streaming split-K kernel");
+
 /// A step's bf16 twin: the same kernel body on bf16 (`hgemm::elem::Elem16`), named `<name>_bf16`.
 const fn bf16(step: Step, name: &'static str, label: &'static str, ptx: PtxCheck) -> Step {
     Step { kernel: KernelInfo { name, step: label, ptx, ..step.kernel }, elem: Elem::Bf16, ..step }
@@ -250,4 +253,4 @@ pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::
 pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, D1, D2, D2M64, H6_BF16, H7_BF16, D2_BF16, D2M64_BF16];
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, D1, D2, D2M64, D2M128, H6_BF16, H7_BF16, D2_BF16, D2M64_BF16];

@@ -40,7 +40,15 @@
 //! | h3 | `steps/tma_v3_warp_specialized.rs` | one producer warpgroup, two consumer warpgroups, full/empty mbarrier rings, `setmaxnreg` |
 //! | h4 | `steps/tma_v4_wide.rs` | 128×256 tile: one `wgmma.m64n256k16` per K step, one `wgmma` group in flight |
 //! | h5 | `steps/tma_v5_persistent.rs` | persistent CTAs over grouped tiles, the ring running on across tiles |
-//! | h6 | `steps/tma_v6_tma_store.rs` | the epilogue through shared memory and TMA stores |
+//! | h6 | `steps/tma_v6_tma_store.rs` | the epilogue through shared memory and TMA stores (`h6-bf16` on bf16) |
+//! | h7 | `steps/tma_v7_split_k.rs` | h5 with split-K over (tile, split) units when the tiles are fewer than the SMs (`h7-bf16`) |
+//!
+//! **Decode ladder** (issue 15): small M, bound by reading the weights; split-K `mma.sync`, one launch.
+//!
+//! | step | file | idea |
+//! |------|------|------|
+//! | d1 | `steps/decode_v1_split_k.rs` | 16×64 tiles, K split for ~4 blocks per SM, `red.add` of the splits, last block converts |
+//! | d2 | `steps/decode_v2_warp_columns.rs` | warps own columns, splits' partials stored and summed by the last block (`d2m64`, `d2m128`: 64/128-row tiles; `-bf16` twins) |
 //!
 //! Shared machinery:
 //!
@@ -54,8 +62,8 @@
 //! | `tma.rs` | the Hopper CTA tile: TMA boxes, `wgmma` descriptors, one stage's loads and MMAs, the epilogue from fragments | h1–h6 |
 //! | `tma_warp_specialized.rs` | `warp_specialized!` (the producer/consumer skeleton, written once) and the mbarrier `Ring` | h3–h6 |
 //! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads, `m64n256k16` MMAs, the consumers' K loop | h4–h6 |
-//! | `tma_persistent.rs` | the persistent producer and tile order | h5, h6 |
-//! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h6 |
+//! | `tma_persistent.rs` | the persistent producer and tile order | h5–h7 |
+//! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |
 //!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
 //! addresses, the `ldmatrix`/`wmma` addresses and the host's predicted bank conflicts. Names of the

@@ -10,9 +10,12 @@
 //!   splits from L2 in the same fragment order and writes C. d1 issued `red.global.add.f32` for every
 //!   output of every split (524 288 at 16×4096×4096): it ran 1.3× slower at M = 16 than at M = 1.
 //! * **`hgemm_decode_v2_m64`**: 64-row tiles (four m16 fragments of A per k16), so for 16 < M ≤ 64 the
-//!   weights are read once, not once per 16 rows (d1 fell to 55% of cuBLAS at M = 64).
+//!   weights are read once, not once per 16 rows (d1 fell to 55% of cuBLAS at M = 64);
+//!   **`hgemm_decode_v2_m128`** (`d2m128`, prefill): 128-row tiles, eight m16 fragments — the same
+//!   streaming kernel for 64 < M ≤ 256, where h6's 16–32 CTAs left most SMs idle (54–63% of cuBLAS).
 use super::elem::{Bf16, Elem16, F16};
 use crate::launch_bounds::launch_bounds;
+use crate::util::unroll::unroll8;
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group_n},
@@ -34,6 +37,7 @@ pub const MAX_SPLITS: u32 = 16;
 
 launch_bounds!(hgemm_decode_v2, 128);
 launch_bounds!(hgemm_decode_v2_m64, 128);
+launch_bounds!(hgemm_decode_v2_m128, 128);
 launch_bounds!(hgemm_decode_v2_bf16, 128);
 launch_bounds!(hgemm_decode_v2_m64_bf16, 128);
 
@@ -89,7 +93,7 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
     let tiles_k = (k_end - k_begin).div_ceil(KT);
     let la = decode_a(bm);
     let s_base = shared::addr_of(shared::dynamic::<shared::Align16>());
-    let mut acc = [[[0.0f32; 4]; 2]; 4];
+    let mut acc = [[[0.0f32; 4]; 2]; 8];
     // SAFETY: every thread runs every barrier and collective the same number of times (block-uniform
     // bounds); a ring slot is refilled only after the barrier that ends its last use; addresses come
     // from the tile layouts.
@@ -120,13 +124,11 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
             let mut k16 = 0;
             while k16 < KT / 16 {
                 let fb = ldmatrix_x4_trans(s_b + 2 * LB.offset(16 * k16 + br, 16 * warp + bc));
-                let mut mi = 0;
-                while mi < MT {
+                unroll8!(mi => { if mi < MT {
                     let fa = ldmatrix_x4(s_a + 2 * la.offset(16 * mi + ar, 16 * k16 + ac));
                     E::mma(&mut acc[mi as usize][0], fa, [fb[0], fb[1]]);
                     E::mma(&mut acc[mi as usize][1], fa, [fb[2], fb[3]]);
-                    mi += 1;
-                }
+                }});
                 k16 += 1;
             }
             kt += 1;
@@ -138,8 +140,7 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
             (m0 + 16 * mi + r, n0 + 16 * warp + 8 * h + cc)
         };
         if splits == 1 {
-            let mut mi = 0;
-            while mi < MT {
+            unroll8!(mi => { if mi < MT {
                 let mut h = 0;
                 while h < 2 {
                     let mut p = 0;
@@ -154,15 +155,13 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
                     }
                     h += 1;
                 }
-                mi += 1;
-            }
+            }});
             return;
         }
         // This split's partial tile into its own slice of the workspace (rows padded to the tiles).
         let m_pad = tiles_m * bm;
         let slice = |sp: u32, row: u32, col: u32| ws.add((sp as usize * m_pad as usize + row as usize) * n as usize + col as usize);
-        let mut mi = 0;
-        while mi < MT {
+        unroll8!(mi => { if mi < MT {
             let mut h = 0;
             while h < 2 {
                 let mut p = 0;
@@ -178,8 +177,7 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
                 }
                 h += 1;
             }
-            mi += 1;
-        }
+        }});
         // The last block of this tile to arrive sums the splits: every thread's stores made visible
         // (fence), one release-acquire ticket per block.
         thread_fence();
@@ -195,8 +193,7 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
             return;
         }
         thread_fence();
-        let mut mi = 0;
-        while mi < MT {
+        unroll8!(mi => { if mi < MT {
             let mut h = 0;
             while h < 2 {
                 let mut p = 0;
@@ -226,8 +223,7 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
                 }
                 h += 1;
             }
-            mi += 1;
-        }
+        }});
         if tid == 0 {
             st_relaxed_gpu_u32(counter, 0);
         }
@@ -257,6 +253,17 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, 
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded.
     unsafe { decode::<4, F16>(a, b, c, ws, count, m, n, k, k_split) }
+}
+
+/// [`hgemm_decode_v2`] with 128-row tiles (prefill, 64 < M ≤ 256): `decode_smem(128)` bytes, grid
+/// `(⌈n / 64⌉, ⌈m / 128⌉ · splits)`, `ws` of `splits · 128⌈m/128⌉ · n` f32, `count` of `⌈n/64⌉ · ⌈m/128⌉`.
+///
+/// # Safety
+/// As [`hgemm_decode_v2`] with those sizes.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<8, F16>(a, b, c, ws, count, m, n, k, k_split) }
 }
 
 /// [`hgemm_decode_v2`] on bf16 A, B and C.
