@@ -509,14 +509,7 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, a: &GemmStep<F::Trace>, b: &Gem
         let per_round = time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |_, second| {
             if second { F::launch(gpu, &kb, b, s, &d_a, &d_b, &mut d_c) } else { F::launch(gpu, &ka, a, s, &d_a, &d_b, &mut d_c) }
         })?;
-        let median = |v: &[f64]| Stats::from_samples(&mut v.to_vec()).median_ms;
-        let round_speedups = per_round.iter().map(|(ra, rb)| median(ra) / median(rb)).collect();
-        let (mut all_a, mut all_b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
-        for (ra, rb) in per_round {
-            all_a.extend(ra);
-            all_b.extend(rb);
-        }
-        let (a_time, b_time) = (Stats::from_samples(&mut all_a), Stats::from_samples(&mut all_b));
+        let (a_time, b_time, round_speedups) = crate::runtime::timing::summarize_rounds(per_round);
         out.push(AbRow { shape: s, a: (a.kernel.step.into(), ka.name().into()), b: (b.kernel.step.into(), kb.name().into()),
                          b_speedup: a_time.median_ms / b_time.median_ms, a_time, b_time, round_speedups,
                          rel_err: (errs[0], errs[1]), reference: reference.into() });

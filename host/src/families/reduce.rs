@@ -559,14 +559,7 @@ pub fn ab(gpu: &Gpu, o: &ReduceRun, a: &'static Step, b: &'static Step, rounds: 
         let per_round = crate::runtime::timing::time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |i, second| {
             if second { pb.enqueue(inp.uniform(i)) } else { pa.enqueue(inp.uniform(i)) }
         })?;
-        let median = |v: &[f64]| Stats::from_samples(&mut v.to_vec()).median_ms;
-        let round_speedups = per_round.iter().map(|(ra, rb)| median(ra) / median(rb)).collect();
-        let (mut all_a, mut all_b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
-        for (ra, rb) in per_round {
-            all_a.extend(ra);
-            all_b.extend(rb);
-        }
-        let (a_time, b_time) = (Stats::from_samples(&mut all_a), Stats::from_samples(&mut all_b));
+        let (a_time, b_time, round_speedups) = crate::runtime::timing::summarize_rounds(per_round);
         out.push(ReduceAbRow { n, a: (a.kernel.step.into(), a.kernel.name.into()), b: (b.kernel.step.into(), b.kernel.name.into()),
                                b_speedup: a_time.median_ms / b_time.median_ms, a_time, b_time, round_speedups });
     }

@@ -86,6 +86,19 @@ pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, work
     Ok((Stats::from_samples(&mut a), Stats::from_samples(&mut b)))
 }
 
+/// The rounds of [`time_pair_rounds`] summarized for an A/B table: A's and B's times over all rounds,
+/// and per round A's block median over B's (> 1: B was faster in that round).
+pub fn summarize_rounds(per_round: Vec<(Vec<f64>, Vec<f64>)>) -> (Stats, Stats, Vec<f64>) {
+    let median = |v: &[f64]| Stats::from_samples(&mut v.to_vec()).median_ms;
+    let round_speedups = per_round.iter().map(|(ra, rb)| median(ra) / median(rb)).collect();
+    let (mut all_a, mut all_b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
+    for (ra, rb) in per_round {
+        all_a.extend(ra);
+        all_b.extend(rb);
+    }
+    (Stats::from_samples(&mut all_a), Stats::from_samples(&mut all_b), round_speedups)
+}
+
 /// [`time_pair`]'s measurement with `rounds` rounds, each round's samples kept apart: `(A's block, B's
 /// block)` per round, so a caller can see how the A/B ratio moves from round to round.
 pub fn time_pair_rounds(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, rounds: usize,
@@ -130,6 +143,14 @@ pub fn rotation_copies(bytes: usize, l2_bytes: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_are_summarized_per_round_and_overall() {
+        let (a, b, per) = summarize_rounds(vec![(vec![2.0, 2.0, 2.0], vec![1.0, 1.0, 1.0]), (vec![3.0, 3.0, 3.0], vec![4.0, 4.0, 4.0])]);
+        assert_eq!(per, vec![2.0, 0.75]);
+        assert_eq!((a.reps, b.reps), (6, 6));
+        assert_eq!((a.min_ms, a.max_ms, b.min_ms, b.max_ms), (2.0, 3.0, 1.0, 4.0));
+    }
 
     #[test]
     fn median_of_odd_and_even_counts() {
