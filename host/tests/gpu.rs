@@ -341,7 +341,7 @@ fn split_k_steps_stay_correct_in_any_order() {
             let got: Vec<f64> = gpu.download(&c).unwrap().iter().map(|&v| half::f16::from_bits(v).to_f64()).collect();
             let err = verify::rel_l2(&got, &want);
             assert!(err <= hgemm::TOL, "{} on {s} (splits {:?}): rel L2 {err:.2e} (seed {seed})", step.kernel.name,
-                    hgemm::split_k(step.grid, step.args, s, gpu.info.sms));
+                    hgemm::split_k(step, s, gpu.info.sms));
         }
     }
 }

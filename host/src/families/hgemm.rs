@@ -68,30 +68,10 @@ thread_local! {
     static SPLIT_K_WS: std::cell::RefCell<[Option<(usize, CudaSlice<f32>, CudaSlice<u32>)>; 2]> = const { std::cell::RefCell::new([None, None]) };
 }
 
-/// The most splits of K a d2 launch may have (the kernel's `MAX_SPLITS`).
-pub const DECODE_V2_MAX_SPLITS: u32 = 16;
-
-/// Blocks per SM the split-K steps size their grid for: 1 (H100, d2, one run each: 1 block per SM read
-/// 4096² weights at 70% of a same-size copy, 2 at 66–68%, 3 at 67%, 4 at 55–65%, 8 at 38–62%; at the
-/// 70B projections 1–3 all reach 96–97%: fewer splits, a shorter last-block tail), or `KERNEL_LAB_DECODE_BLOCKS_PER_SM` (a
-/// tuning knob, read once; 1 to 32).
-pub fn decode_blocks_per_sm() -> u32 {
-    static B: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *B.get_or_init(|| std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().and_then(|v| v.parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(1))
-}
-
-/// `(splits, k_split)` of a split-K step with grid rule `grid` on `s` (`layout::hgemm::decode_split_with`
-/// with the step's tile rows and [`decode_blocks_per_sm`]); `(1, K)` for other grids.
-pub fn split_k(grid: crate::steps::gemm::Grid, args: Args, s: Shape, sms: u32) -> (u32, u32) {
-    match grid {
-        // d1 adds into one tile (any number of splits); d2's last block loads at most 16 partials
-        // (`kernels_gpu::hgemm::…::MAX_SPLITS`).
-        crate::steps::gemm::Grid::SplitK { rows, .. } => {
-            let max = if args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
-            layout::hgemm::decode_split_with(s.m as u32, s.n as u32, s.k as u32, sms, rows, decode_blocks_per_sm(), max)
-        }
-        _ => (1, s.k as u32),
-    }
+/// `(splits, k_split)` of a split-K step on `s` ([`GemmStep::split_k`](crate::steps::gemm::GemmStep::split_k)
+/// with [`decode_blocks_per_sm`](crate::runtime::tuning::decode_blocks_per_sm)); `(1, K)` for other grids.
+pub fn split_k(step: &Step, s: Shape, sms: u32) -> (u32, u32) {
+    step.split_k(s.m as u32, s.n as u32, s.k as u32, sms, crate::runtime::tuning::decode_blocks_per_sm())
 }
 
 /// Launches a split-K step (`hgemm_decode_v*`) on `grid` with the workspace of [`SPLIT_K_WS`].
@@ -100,7 +80,7 @@ fn launch_split_k(gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Sh
                   c: &mut CudaSlice<u16>) -> Result<()> {
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
     let (rows, cols) = step.grid.tile();
-    let (splits, k_split) = split_k(step.grid, step.args, s, gpu.info.sms);
+    let (splits, k_split) = split_k(step, s, gpu.info.sms);
     let m_pad = m.div_ceil(rows) as usize * rows as usize;
     let ws_len = if partials { splits as usize * m_pad * s.n } else { m_pad * s.n };
     let count_len = (m.div_ceil(rows) * n.div_ceil(cols)) as usize;

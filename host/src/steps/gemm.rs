@@ -2,6 +2,10 @@
 //! shapes it takes, and how it accumulates. Shared by the SGEMM and HGEMM ladders.
 use super::KernelInfo;
 
+/// The most splits of K a d2 launch may have (the kernel's `MAX_SPLITS`: its last block loads every
+/// split's partial at once).
+pub const DECODE_V2_MAX_SPLITS: u32 = 16;
+
 /// How the grid covers C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Grid {
@@ -130,6 +134,19 @@ impl<T> PartialEq for GemmStep<T> {
 }
 
 impl<T> GemmStep<T> {
+    /// `(splits, k_split)` of a split-K step on `m × n × k` with `sms` SMs and a target of
+    /// `blocks_per_sm` blocks per SM (`layout::hgemm::decode_split_with` with the step's tile rows; d2's
+    /// last block loads at most 16 partials, d1 adds into one tile: no cap); `(1, k)` for other grids.
+    pub fn split_k(&self, m: u32, n: u32, k: u32, sms: u32, blocks_per_sm: u32) -> (u32, u32) {
+        match self.grid {
+            Grid::SplitK { rows, .. } => {
+                let max = if self.args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
+                layout::hgemm::decode_split_with(m, n, k, sms, rows, blocks_per_sm, max)
+            }
+            _ => (1, k),
+        }
+    }
+
     /// `None` if the step takes `m × n × k`, else why not (the error text names the kernel and the rule).
     pub fn rejects(&self, m: usize, n: usize, k: usize) -> Option<String> {
         match self.needs {
