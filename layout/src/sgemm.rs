@@ -279,3 +279,41 @@ pub const fn a_load_conflict_free(tid: u32, i: u32) -> (u32, u32) {
     let e = tid + THREADS * i;
     (e % BM, e / BM)
 }
+
+/// `(splits, k_split)` for SGEMM v12 on `m × n × k` with `sms` SMs: enough splits of K that the
+/// 128×128 tiles times the splits give about two blocks per SM (v7+ run two per SM), each split a
+/// multiple of 16 and at least 256 deep; `(1, k)` when the tiles already fill the GPU.
+///
+/// ```text
+/// tiles = ⌈m/128⌉·⌈n/128⌉;  splits = clamp(⌊2·sms / tiles⌋, 1, ⌊k / 256⌋);  k_split = 16·⌈⌈k/splits⌉/16⌉
+/// ```
+pub const fn split_k(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
+    let tiles = m.div_ceil(BM) * n.div_ceil(BN);
+    let mut s = if tiles == 0 { 1 } else { (2 * sms) / tiles };
+    if s > k / 256 {
+        s = k / 256;
+    }
+    if s <= 1 {
+        return (1, k);
+    }
+    let k_split = 16 * k.div_ceil(s).div_ceil(16);
+    (k.div_ceil(k_split), k_split)
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    #[test]
+    fn split_k_fills_the_gpu_and_covers_k() {
+        assert_eq!(split_k(1000, 1000, 1000, 132), (3, 336));
+        assert_eq!(split_k(127, 8191, 1024, 132), (4, 256));
+        assert_eq!(split_k(4096, 4096, 4096, 132), (1, 4096));
+        assert_eq!(split_k(1000, 1000, 300, 132), (1, 300), "K < 512: no split");
+        for (m, n, k) in [(1, 1, 1), (128, 128, 100_000), (500, 300, 777), (2000, 64, 4097)] {
+            let (s, ks) = split_k(m, n, k, 132);
+            assert!(ks % 16 == 0 || s == 1, "{m}x{n}x{k}");
+            assert!((s - 1) * ks < k && s * ks >= k, "{m}x{n}x{k}: every split nonempty, K covered");
+        }
+    }
+}

@@ -65,6 +65,7 @@ impl Shape {
         let (tiles_n, tiles_m) = ((self.n as u32).div_ceil(cols), (self.m as u32).div_ceil(rows));
         let grid = match step.grid {
             Grid::Tiles { .. } => (tiles_n, tiles_m),
+            Grid::TilesSplitK { .. } => (tiles_n, tiles_m * step.split_k(self.m as u32, self.n as u32, self.k as u32, sms, 1).0),
             Grid::SplitK { .. } => (tiles_n, tiles_m * step.split_k(self.m as u32, self.n as u32, self.k as u32, sms, crate::runtime::tuning::decode_blocks_per_sm()).0),
             Grid::Persistent { .. } => ((tiles_n * tiles_m).min(sms.max(1)), 1),
             Grid::PersistentSplitK { .. } => {

@@ -21,6 +21,21 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<f
     s.check_step(step)?;
     let grid = s.grid(step, gpu.info.sms)?;
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
+    if step.args == crate::steps::gemm::Args::PointersSplitK {
+        let (splits, k_split) = step.split_k(m, n, k, gpu.info.sms, 1);
+        if splits > 1 {
+            // The splits add into C: zero it first (on the same stream, so before the kernel).
+            let (pc, _g) = c.device_ptr_mut(&gpu.stream);
+            // SAFETY: `pc` is the live allocation of M·N f32 owned by `c` (length checked above).
+            unsafe { cudarc::driver::result::memset_d8_async(pc, 0, s.m * s.n * 4, gpu.stream.cu_stream()) }
+                .map_err(|source| Error::Launch { kernel: format!("{} (zeroing C)", kernel.name()), source })?;
+        }
+        // SAFETY: `sgemm_v12(a, b, c, m, n, k, k_split)`: lengths checked, fresh 256-byte-aligned
+        // buffers; grid `(⌈N/128⌉, ⌈M/128⌉ · splits)` from the same `split_k` as `k_split` (a multiple
+        // of 16); with several splits C was zeroed just before on this stream and only the kernel's
+        // atomic adds touch it.
+        return unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k, &k_split) };
+    }
     // SAFETY: every sgemm kernel takes (a: M·K f32, b: K·N f32, c: M·N f32, m, n, k) — lengths checked
     // above; buffers are fresh allocations (256-byte aligned, as v5/v6's vector loads need); the shape
     // meets the step's `needs` (checked); the grid covers C with the step's block tile, and block size

@@ -24,6 +24,14 @@ pub enum Grid {
         /// Columns of C per block.
         cols: u32,
     },
+    /// One block per `rows × cols` tile and split of K, the splits adding into a zeroed C
+    /// (`layout::sgemm::split_k`): grid `(⌈N / cols⌉, ⌈M / rows⌉ · splits)`.
+    TilesSplitK {
+        /// Rows of C per block.
+        rows: u32,
+        /// Columns of C per block.
+        cols: u32,
+    },
     /// One block per SM (at most one per unit) walking (tile, split of K) units of `rows × cols` tiles
     /// (`layout::hopper::tma_hgemm::h7_splits`): a 1-D grid.
     PersistentSplitK {
@@ -45,7 +53,8 @@ impl Grid {
     /// The C tile one block (or one persistent iteration) computes.
     pub const fn tile(self) -> (u32, u32) {
         match self {
-            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::Persistent { rows, cols } | Grid::PersistentSplitK { rows, cols } => (rows, cols),
+            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::TilesSplitK { rows, cols } | Grid::Persistent { rows, cols }
+            | Grid::PersistentSplitK { rows, cols } => (rows, cols),
         }
     }
 }
@@ -59,6 +68,9 @@ pub enum Args {
     TmaAB,
     /// `(tmap_a, tmap_b, tmap_c, m, n, k)`: C written by TMA stores too.
     TmaABC,
+    /// `(a, b, c, m, n, k, k_split)`: pointers and the K range of a split; C is zeroed before a launch
+    /// with several splits (their sums are added into it).
+    PointersSplitK,
     /// `(tmap_a, tmap_b, c, ws, count, m, n, k, splits)`: A and B through TMA, C by pointer, and h7's
     /// partials workspace and tile counters (as [`Args::SplitK`] with `partials: true`).
     TmaSplitK,
@@ -143,6 +155,7 @@ impl<T> GemmStep<T> {
                 let max = if self.args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
                 layout::hgemm::decode_split_with(m, n, k, sms, rows, blocks_per_sm, max)
             }
+            Grid::TilesSplitK { .. } => layout::sgemm::split_k(m, n, k, sms),
             _ => (1, k),
         }
     }

@@ -108,5 +108,12 @@ pub const V10: Step = {
 pub const V11: Step = two_per_sm(step("sgemm_v11", "v11", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: true },
     VEC4, "v9 with interior blocks on a loop without bounds logic (chosen once per block)"));
 
+pub const V12: Step = GemmStep {
+    grid: Grid::TilesSplitK { rows: BM, cols: BN },
+    args: Args::PointersSplitK,
+    ..two_per_sm(step("sgemm_v12", "v12", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: true },
+        PtxCheck { has: &["red.relaxed.gpu.global.add.f32"], ..VEC4 }, "v11 with K split across blocks when the tiles are few (sums added into a zeroed C)"))
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];

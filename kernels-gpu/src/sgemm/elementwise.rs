@@ -70,3 +70,18 @@ pub(crate) unsafe fn store4_if(p: *mut f32, row: u32, col: u32, rows: u32, cols:
         }
     }
 }
+
+/// Adds 4 consecutive outputs of row `row` (columns `col ..`) to C with `red.global.add.f32`, each
+/// one inside `rows × cols` (split-K: several blocks add their K ranges' sums into a zeroed C).
+///
+/// # Safety
+/// `p` is a row-major `rows × cols` f32 matrix that only atomic adds touch meanwhile.
+#[inline(always)]
+pub(crate) unsafe fn add4_if(p: *mut f32, row: u32, col: u32, rows: u32, cols: u32, v: [f32; 4]) {
+    for c in 0..4u32 {
+        if row < rows && col + c < cols {
+            // SAFETY: in bounds (checked); the caller's contract on concurrent access.
+            unsafe { crate::prim::atomic::red_add_relaxed_gpu_f32(p.add(row as usize * cols as usize + (col + c) as usize), v[c as usize]) };
+        }
+    }
+}

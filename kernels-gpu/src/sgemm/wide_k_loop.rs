@@ -5,9 +5,9 @@
 //! output mapping ([`FragMap`], `frag_map`), the block order (v8) and when the interior test is made
 //! ([`Interior`], v11).
 use super::frag_map::FragMap;
-use super::elementwise::{fma, load4_or_zero, store4_if};
+use super::elementwise::{add4_if, fma, load4_or_zero, store4_if};
 use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::thread_idx_x};
-use crate::util::unroll::unroll8;
+use crate::util::unroll::{unroll2, unroll4, unroll8};
 
 /// `acc += a ⊗ b` for one k: 64 FMAs.
 #[inline(always)]
@@ -29,7 +29,7 @@ use layout::sgemm::{BK_WIDE, BM, BN, a_tile_t_wide, b_tile_wide, stage_words};
 #[inline(always)]
 pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
     // SAFETY: forwarded; `Interior::Runtime` decides per block, as every step up to v9 did.
-    unsafe { block_tile_as::<F, { Interior::RUNTIME }>(a, b, c, m, n, k, bm, bn) }
+    unsafe { block_tile_as::<F, { Interior::RUNTIME }, false>(a, b, c, m, n, k, bm, bn, 0, k) }
 }
 
 /// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
@@ -46,11 +46,16 @@ impl Interior {
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
 /// guarantees what the run-time test checks (`m0 + 128 ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`).
+/// Over the K range `k_begin .. k_end` (v7–v11: `0 .. K`), the results stored (`ADD = false`) or added
+/// to C with `red.global.add.f32` (`ADD = true`: v12's split-K, C zeroed before the launch).
 ///
 /// # Safety
-/// As [`block_tile`], plus that guarantee for `MODE == Interior::YES`.
+/// As [`block_tile`], plus that guarantee for `MODE == Interior::YES` (and `k_end % 16 == 0` then);
+/// `k_begin % 16 == 0`, `k_begin < k_end <= K`; with `ADD`, nothing but these adds touches C meanwhile.
 #[inline(always)]
-pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
+                                                                              bm: u32, bn: u32, k_begin: u32, k_end: u32) {
     let (la, lb) = (a_tile_t_wide(), b_tile_wide());
     let stage = stage_words(&la, &lb);
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());
@@ -72,7 +77,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8>(a: *const f32, b:
         let interior = match MODE {
             Interior::YES => true,
             Interior::NO => false,
-            _ => m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0 && n % 4 == 0,
+            _ => m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
         let fetch = |k0: u32| -> [[f32; 4]; 4] {
             if interior {
@@ -81,8 +86,8 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8>(a: *const f32, b:
                 [ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)),
                  ld_global_nc_v4_f32(gb), ld_global_nc_v4_f32(gb.add(8 * n as usize))]
             } else {
-                [load4_or_zero(a, m0 + am, k0 + ak, m, k, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k, k),
-                 load4_or_zero(b, k0 + bk, n0 + bn4, k, n, n), load4_or_zero(b, k0 + bk + 8, n0 + bn4, k, n, n)]
+                [load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k),
+                 load4_or_zero(b, k0 + bk, n0 + bn4, k_end, n, n), load4_or_zero(b, k0 + bk + 8, n0 + bn4, k_end, n, n)]
             }
         };
         let store = |s: u32, v: [[f32; 4]; 4]| {
@@ -106,13 +111,13 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8>(a: *const f32, b:
             ([a_lo[0], a_lo[1], a_lo[2], a_lo[3], a_hi[0], a_hi[1], a_hi[2], a_hi[3]],
              [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]])
         };
-        store(0, fetch(0));
+        store(0, fetch(k_begin));
         sync_threads();
         let mut cur = 0;
-        let mut k0 = 0;
-        while k0 < k {
+        let mut k0 = k_begin;
+        while k0 < k_end {
             let next = k0 + BK_WIDE;
-            let prefetch = if next < k { fetch(next) } else { [[0.0; 4]; 4] };
+            let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; 4] };
             // Ping-pong: set 0 holds even steps, set 1 odd steps; each is read one step ahead.
             let mut f0 = frag(cur, 0);
             unroll8!(p => {
@@ -123,20 +128,32 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8>(a: *const f32, b:
                 }
                 outer_product(&mut acc, &f1);
             });
-            if next < k {
+            if next < k_end {
                 store(1 - cur, prefetch);
             }
             sync_threads();
             cur = 1 - cur;
             k0 = next;
         }
-        for h in 0..2 {
-            for r in 0..4 {
-                let i = (4 * h + r) as usize;
-                for h2 in 0..2u32 {
-                    let j = 4 * h2 as usize;
-                    store4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, n,
-                              [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
+        if ADD {
+            unroll2!(h => {
+                unroll4!(r => {
+                    let i = (4 * h + r) as usize;
+                    unroll2!(h2 => {
+                        let j = 4 * h2 as usize;
+                        add4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
+                    });
+                });
+            });
+        } else {
+            for h in 0..2 {
+                for r in 0..4 {
+                    let i = (4 * h + r) as usize;
+                    for h2 in 0..2u32 {
+                        let j = 4 * h2 as usize;
+                        store4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, n,
+                                  [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
+                    }
                 }
             }
         }
