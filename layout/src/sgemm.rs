@@ -288,10 +288,16 @@ pub const fn a_load_conflict_free(tid: u32, i: u32) -> (u32, u32) {
 /// tiles = ⌈m/128⌉·⌈n/128⌉;  splits = clamp(⌊2·sms / tiles⌋, 1, ⌊k / 256⌋);  k_split = 16·⌈⌈k/splits⌉/16⌉
 /// ```
 pub const fn split_k(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
+    split_k_with(m, n, k, sms, 2, 256)
+}
+
+/// [`split_k`] with `blocks_per_sm` as the target and `min_depth` as the shallowest split.
+pub const fn split_k_with(m: u32, n: u32, k: u32, sms: u32, blocks_per_sm: u32, min_depth: u32) -> (u32, u32) {
     let tiles = m.div_ceil(BM) * n.div_ceil(BN);
-    let mut s = if tiles == 0 { 1 } else { (2 * sms) / tiles };
-    if s > k / 256 {
-        s = k / 256;
+    let mut s = if tiles == 0 { 1 } else { (blocks_per_sm * sms) / tiles };
+    let min_depth = if min_depth < 16 { 16 } else { min_depth };
+    if s > k / min_depth {
+        s = k / min_depth;
     }
     if s <= 1 {
         return (1, k);

@@ -15,6 +15,21 @@ fn parse_blocks_per_sm(v: Option<&str>) -> u32 {
     v.and_then(|v| v.trim().parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(1)
 }
 
+/// SGEMM v12's split rule `(blocks per SM, shallowest split)`: `(2, 256)`, or
+/// `KERNEL_LAB_SGEMM_SPLIT=B,D` (B in 1..=16, D in 16..=4096).
+pub fn sgemm_split() -> (u32, u32) {
+    static S: std::sync::OnceLock<(u32, u32)> = std::sync::OnceLock::new();
+    *S.get_or_init(|| parse_sgemm_split(std::env::var("KERNEL_LAB_SGEMM_SPLIT").ok().as_deref()))
+}
+
+fn parse_sgemm_split(v: Option<&str>) -> (u32, u32) {
+    let parsed = v.and_then(|v| {
+        let (b, d) = v.split_once(',')?;
+        Some((b.trim().parse::<u32>().ok()?, d.trim().parse::<u32>().ok()?))
+    });
+    parsed.filter(|&(b, d)| (1..=16).contains(&b) && (16..=4096).contains(&d)).unwrap_or((2, 256))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -26,5 +41,13 @@ mod tests {
         assert_eq!(parse_blocks_per_sm(Some("0")), 1);
         assert_eq!(parse_blocks_per_sm(Some("33")), 1);
         assert_eq!(parse_blocks_per_sm(Some("x")), 1);
+    }
+
+    #[test]
+    fn sgemm_split_takes_a_pair_in_range_else_the_default() {
+        assert_eq!(parse_sgemm_split(None), (2, 256));
+        assert_eq!(parse_sgemm_split(Some("4, 128")), (4, 128));
+        assert_eq!(parse_sgemm_split(Some("0,128")), (2, 256));
+        assert_eq!(parse_sgemm_split(Some("4")), (2, 256));
     }
 }

@@ -155,7 +155,10 @@ impl<T> GemmStep<T> {
                 let max = if self.args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
                 layout::hgemm::decode_split_with(m, n, k, sms, rows, blocks_per_sm, max)
             }
-            Grid::TilesSplitK { .. } => layout::sgemm::split_k(m, n, k, sms),
+            Grid::TilesSplitK { .. } => {
+                let (b, d) = crate::runtime::tuning::sgemm_split();
+                layout::sgemm::split_k_with(m, n, k, sms, b, d)
+            }
             _ => (1, k),
         }
     }
