@@ -17,6 +17,7 @@
 //! | v9 | `steps/v9_warp_tile.rs` | warp tiles with a bank-aware lane arrangement (model said 8 wavefronts per k; the GPU, 12) |
 //! | v10 | `steps/v10_cp_async_pipeline.rs` | 3-stage cp.async pipeline, A row-major in shared memory (K, N multiples of 4) |
 //! | v11 | `steps/v11_interior_split.rs` | v9 with the interior test made once per block: a loop without bounds logic for interior blocks |
+//! | v12 | `steps/v12_split_k.rs` | v11 with K split across blocks (atomic adds into a zeroed C) when the tiles are few |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!
@@ -24,8 +25,8 @@
 //! |--------|------|---------|
 //! | `elementwise.rs` | `fma`, loads and stores guarded by the matrix bounds | every step (directly or through the loops) |
 //! | `register_tile.rs` | the 128×128 register-tile main loop, parameterised by a thread `Mapping` | v2–v4 |
-//! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles | v7–v9, v11 |
-//! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11 |
+//! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles | v7–v9, v11, v12 |
+//! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11, v12 |
 //!
 //! The grouped block order (v8 on) is `crate::util::grouped`. Tile shapes and shared layouts come from
 //! `layout::sgemm`, which the host also uses.
