@@ -461,14 +461,9 @@ pub struct AbRow {
     pub a: (String, String),
     /// Step B's label and kernel.
     pub b: (String, String),
-    /// A's times over all rounds.
-    pub a_time: Stats,
-    /// B's times over all rounds.
-    pub b_time: Stats,
-    /// A's median over B's (B's speed relative to A; > 1: B is faster).
-    pub b_speedup: f64,
-    /// The same ratio per round (each round's two block medians).
-    pub round_speedups: Vec<f64>,
+    /// A's and B's times, the ratio, per round too.
+    #[serde(flatten)]
+    pub times: crate::runtime::timing::AbTimes,
     /// Relative L2 error of A's and B's output against the reference.
     pub rel_err: (f64, f64),
     /// What the errors were measured against.
@@ -510,9 +505,9 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, a: &GemmStep<F::Trace>, b: &Gem
         let per_round = time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |_, second| {
             if second { F::launch(gpu, &kb, b, s, &d_a, &d_b, &mut d_c) } else { F::launch(gpu, &ka, a, s, &d_a, &d_b, &mut d_c) }
         })?;
-        let (a_time, b_time, round_speedups) = crate::runtime::timing::summarize_rounds(per_round);
+        let times = crate::runtime::timing::AbTimes::from_rounds(per_round);
         out.push(AbRow { shape: s, a: (a.kernel.step.into(), ka.name().into()), b: (b.kernel.step.into(), kb.name().into()),
-                         b_speedup: a_time.median_ms / b_time.median_ms, a_time, b_time, round_speedups,
+                         times,
                          rel_err: (errs[0], errs[1]), reference: reference.into() });
     }
     Ok(out)
@@ -523,11 +518,9 @@ pub fn ab_table(rows: &[AbRow]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{:<16} {:>7} {:>10} {:>7} {:>10} {:>10} {:>17} {:>10} {:>17}", "M x N x K", "A", "A ms", "B", "B ms", "B speed/A", "per round min..max", "B faster", "rel err A / B");
     for r in rows {
-        let lo = r.round_speedups.iter().cloned().fold(f64::INFINITY, f64::min);
-        let hi = r.round_speedups.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let wins = r.round_speedups.iter().filter(|&&x| x > 1.0).count();
-        let _ = writeln!(s, "{:<16} {:>7} {:>10.4} {:>7} {:>10.4} {:>9.4}x {:>8.4}..{:<8.4} {:>4}/{:<5} {:>8.1e} / {:.1e}", r.shape.to_string(), r.a.0, r.a_time.median_ms,
-                         r.b.0, r.b_time.median_ms, r.b_speedup, lo, hi, wins, r.round_speedups.len(), r.rel_err.0, r.rel_err.1);
+        let (lo, hi, wins) = r.times.spread();
+        let _ = writeln!(s, "{:<16} {:>7} {:>10.4} {:>7} {:>10.4} {:>9.4}x {:>8.4}..{:<8.4} {:>4}/{:<5} {:>8.1e} / {:.1e}", r.shape.to_string(), r.a.0, r.times.a_time.median_ms,
+                         r.b.0, r.times.b_time.median_ms, r.times.b_speedup, lo, hi, wins, r.times.round_speedups.len(), r.rel_err.0, r.rel_err.1);
     }
     s.push_str("B speed/A: A's median time over B's, both timed interleaved in rounds of blocks (ABBA, 30 ms untimed at each switch); per round: the same ratio from each round's two blocks; B faster: rounds where B's block median was lower.
 ");
@@ -633,8 +626,8 @@ mod tests {
     #[test]
     fn ab_table_counts_rounds_where_b_wins() {
         let t = |ms: f64| Stats { median_ms: ms, min_ms: ms, max_ms: ms, reps: 4 };
-        let row = AbRow { shape: Shape::new(8, 8, 8).unwrap(), a: ("v3".into(), "ka".into()), b: ("v4".into(), "kb".into()), a_time: t(1.0), b_time: t(0.5),
-                          b_speedup: 2.0, round_speedups: vec![1.5, 0.9, 2.5], rel_err: (1e-4, 2e-4), reference: "f64 CPU".into() };
+        let row = AbRow { shape: Shape::new(8, 8, 8).unwrap(), a: ("v3".into(), "ka".into()), b: ("v4".into(), "kb".into()),
+                          times: crate::runtime::timing::AbTimes { a_time: t(1.0), b_time: t(0.5), b_speedup: 2.0, round_speedups: vec![1.5, 0.9, 2.5] }, rel_err: (1e-4, 2e-4), reference: "f64 CPU".into() };
         let s = ab_table(&[row]);
         assert!(s.contains("2.0000x") && s.contains("0.9000..2.5000") && s.contains("2/3"), "{s}");
     }

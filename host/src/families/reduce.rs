@@ -526,14 +526,9 @@ pub struct ReduceAbRow {
     pub a: (String, String),
     /// Step B's label and kernel.
     pub b: (String, String),
-    /// A's times over all rounds.
-    pub a_time: Stats,
-    /// B's times over all rounds.
-    pub b_time: Stats,
-    /// A's median over B's (> 1: B is faster).
-    pub b_speedup: f64,
-    /// The same ratio per round.
-    pub round_speedups: Vec<f64>,
+    /// A's and B's times, the ratio, per round too.
+    #[serde(flatten)]
+    pub times: crate::runtime::timing::AbTimes,
 }
 
 /// Runs steps `a` and `b` on each size of `o`: both verified (exact on small integers, within
@@ -559,9 +554,9 @@ pub fn ab(gpu: &Gpu, o: &ReduceRun, a: &'static Step, b: &'static Step, rounds: 
         let per_round = crate::runtime::timing::time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |i, second| {
             if second { pb.enqueue(inp.uniform(i)) } else { pa.enqueue(inp.uniform(i)) }
         })?;
-        let (a_time, b_time, round_speedups) = crate::runtime::timing::summarize_rounds(per_round);
+        let times = crate::runtime::timing::AbTimes::from_rounds(per_round);
         out.push(ReduceAbRow { n, a: (a.kernel.step.into(), a.kernel.name.into()), b: (b.kernel.step.into(), b.kernel.name.into()),
-                               b_speedup: a_time.median_ms / b_time.median_ms, a_time, b_time, round_speedups });
+                               times });
     }
     Ok(out)
 }
@@ -572,11 +567,9 @@ pub fn ab_table(rows: &[ReduceAbRow]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{:>12} {:>5} {:>10} {:>5} {:>10} {:>10} {:>17} {:>9}", "N", "A", "A us", "B", "B us", "B speed/A", "per round min..max", "B faster");
     for r in rows {
-        let lo = r.round_speedups.iter().cloned().fold(f64::INFINITY, f64::min);
-        let hi = r.round_speedups.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let wins = r.round_speedups.iter().filter(|&&x| x > 1.0).count();
-        let _ = writeln!(s, "{:>12} {:>5} {:>10.1} {:>5} {:>10.1} {:>9.4}x {:>8.4}..{:<8.4} {:>4}/{:<4}", r.n, r.a.0, r.a_time.median_ms * 1e3, r.b.0,
-                         r.b_time.median_ms * 1e3, r.b_speedup, lo, hi, wins, r.round_speedups.len());
+        let (lo, hi, wins) = r.times.spread();
+        let _ = writeln!(s, "{:>12} {:>5} {:>10.1} {:>5} {:>10.1} {:>9.4}x {:>8.4}..{:<8.4} {:>4}/{:<4}", r.n, r.a.0, r.times.a_time.median_ms * 1e3, r.b.0,
+                         r.times.b_time.median_ms * 1e3, r.times.b_speedup, lo, hi, wins, r.times.round_speedups.len());
     }
     s.push_str("B speed/A: A's median time over B's, both timed interleaved in rounds of blocks on inputs rotated beyond L2; both verified first.\n");
     s

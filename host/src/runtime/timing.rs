@@ -86,17 +86,40 @@ pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, work
     Ok((Stats::from_samples(&mut a), Stats::from_samples(&mut b)))
 }
 
-/// The rounds of [`time_pair_rounds`] summarized for an A/B table: A's and B's times over all rounds,
-/// and per round A's block median over B's (> 1: B was faster in that round).
-pub fn summarize_rounds(per_round: Vec<(Vec<f64>, Vec<f64>)>) -> (Stats, Stats, Vec<f64>) {
-    let median = |v: &[f64]| Stats::from_samples(&mut v.to_vec()).median_ms;
-    let round_speedups = per_round.iter().map(|(ra, rb)| median(ra) / median(rb)).collect();
-    let (mut all_a, mut all_b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
-    for (ra, rb) in per_round {
-        all_a.extend(ra);
-        all_b.extend(rb);
+/// Two kernels timed against each other in rounds ([`time_pair_rounds`]), as an A/B table shows them.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AbTimes {
+    /// A's times over all rounds.
+    pub a_time: Stats,
+    /// B's times over all rounds.
+    pub b_time: Stats,
+    /// A's median over B's (B's speed relative to A; > 1: B is faster).
+    pub b_speedup: f64,
+    /// The same ratio per round (each round's two block medians).
+    pub round_speedups: Vec<f64>,
+}
+
+impl AbTimes {
+    /// Summarizes the rounds of [`time_pair_rounds`]: all of A's and B's samples, and per round A's
+    /// block median over B's.
+    pub fn from_rounds(per_round: Vec<(Vec<f64>, Vec<f64>)>) -> AbTimes {
+        let median = |v: &[f64]| Stats::from_samples(&mut v.to_vec()).median_ms;
+        let round_speedups = per_round.iter().map(|(ra, rb)| median(ra) / median(rb)).collect();
+        let (mut all_a, mut all_b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
+        for (ra, rb) in per_round {
+            all_a.extend(ra);
+            all_b.extend(rb);
+        }
+        let (a_time, b_time) = (Stats::from_samples(&mut all_a), Stats::from_samples(&mut all_b));
+        AbTimes { b_speedup: a_time.median_ms / b_time.median_ms, a_time, b_time, round_speedups }
     }
-    (Stats::from_samples(&mut all_a), Stats::from_samples(&mut all_b), round_speedups)
+
+    /// The per-round ratios' minimum and maximum, and the number of rounds B won (ratio > 1).
+    pub fn spread(&self) -> (f64, f64, usize) {
+        let lo = self.round_speedups.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = self.round_speedups.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        (lo, hi, self.round_speedups.iter().filter(|&&x| x > 1.0).count())
+    }
 }
 
 /// [`time_pair`]'s measurement with `rounds` rounds, each round's samples kept apart: `(A's block, B's
@@ -146,10 +169,11 @@ mod tests {
 
     #[test]
     fn rounds_are_summarized_per_round_and_overall() {
-        let (a, b, per) = summarize_rounds(vec![(vec![2.0, 2.0, 2.0], vec![1.0, 1.0, 1.0]), (vec![3.0, 3.0, 3.0], vec![4.0, 4.0, 4.0])]);
-        assert_eq!(per, vec![2.0, 0.75]);
-        assert_eq!((a.reps, b.reps), (6, 6));
-        assert_eq!((a.min_ms, a.max_ms, b.min_ms, b.max_ms), (2.0, 3.0, 1.0, 4.0));
+        let t = AbTimes::from_rounds(vec![(vec![2.0, 2.0, 2.0], vec![1.0, 1.0, 1.0]), (vec![3.0, 3.0, 3.0], vec![4.0, 4.0, 4.0])]);
+        assert_eq!(t.round_speedups, vec![2.0, 0.75]);
+        assert_eq!((t.a_time.reps, t.b_time.reps), (6, 6));
+        assert_eq!((t.a_time.min_ms, t.a_time.max_ms, t.b_time.min_ms, t.b_time.max_ms), (2.0, 3.0, 1.0, 4.0));
+        assert_eq!(t.spread(), (0.75, 2.0, 1));
     }
 
     #[test]
