@@ -108,10 +108,17 @@ pub const V10: Step = {
 pub const V11: Step = two_per_sm(step("sgemm_v11", "v11", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: true },
     VEC4, "v9 with interior blocks on a loop without bounds logic (chosen once per block)"));
 
+/// Launch bounds `.maxntid 256` + `.minnctapersm 1` (v12: with two blocks per SM, ≤ 128 registers,
+/// ptxas spilled its add epilogue, 8–48 bytes on sm_80/sm_90).
+const fn one_per_sm(mut s: Step) -> Step {
+    s.kernel.launch_bounds = bounds_min(THREADS, 1);
+    s
+}
+
 pub const V12: Step = GemmStep {
     grid: Grid::TilesSplitK { rows: BM, cols: BN },
     args: Args::PointersSplitK,
-    ..two_per_sm(step("sgemm_v12", "v12", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: true },
+    ..one_per_sm(step("sgemm_v12", "v12", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: true },
         PtxCheck { has: &["red.relaxed.gpu.global.add.f32"], ..VEC4 }, "v11 with K split across blocks when the tiles are few (sums added into a zeroed C)"))
 };
 

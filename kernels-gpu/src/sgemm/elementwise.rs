@@ -78,10 +78,14 @@ pub(crate) unsafe fn store4_if(p: *mut f32, row: u32, col: u32, rows: u32, cols:
 /// `p` is a row-major `rows × cols` f32 matrix that only atomic adds touch meanwhile.
 #[inline(always)]
 pub(crate) unsafe fn add4_if(p: *mut f32, row: u32, col: u32, rows: u32, cols: u32, v: [f32; 4]) {
-    for c in 0..4u32 {
-        if row < rows && col + c < cols {
-            // SAFETY: in bounds (checked); the caller's contract on concurrent access.
-            unsafe { crate::prim::atomic::red_add_relaxed_gpu_f32(p.add(row as usize * cols as usize + (col + c) as usize), v[c as usize]) };
+    if row < rows {
+        // One row address, four guarded columns (fewer live 64-bit addresses than four full indexings).
+        let at = p.wrapping_add(row as usize * cols as usize + col as usize);
+        for c in 0..4u32 {
+            if col + c < cols {
+                // SAFETY: in bounds (row < rows, col + c < cols); the caller's contract on concurrent access.
+                unsafe { crate::prim::atomic::red_add_relaxed_gpu_f32(at.wrapping_add(c as usize), v[c as usize]) };
+            }
         }
     }
 }
