@@ -281,14 +281,14 @@ pub const fn a_load_conflict_free(tid: u32, i: u32) -> (u32, u32) {
 }
 
 /// `(splits, k_split)` for SGEMM v12 on `m × n × k` with `sms` SMs: enough splits of K that the
-/// 128×128 tiles times the splits give about two blocks per SM (v7+ run two per SM), each split a
+/// 128×128 tiles times the splits give about one block per SM (v12 runs one per SM), each split a
 /// multiple of 16 and at least 256 deep; `(1, k)` when the tiles already fill the GPU.
 ///
 /// ```text
-/// tiles = ⌈m/128⌉·⌈n/128⌉;  splits = clamp(⌊2·sms / tiles⌋, 1, ⌊k / 256⌋);  k_split = 16·⌈⌈k/splits⌉/16⌉
+/// tiles = ⌈m/128⌉·⌈n/128⌉;  splits = clamp(⌊sms / tiles⌋, 1, ⌊k / 256⌋);  k_split = 16·⌈⌈k/splits⌉/16⌉
 /// ```
 pub const fn split_k(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
-    split_k_with(m, n, k, sms, 2, 256)
+    split_k_with(m, n, k, sms, 1, 256)
 }
 
 /// [`split_k`] with `blocks_per_sm` as the target and `min_depth` as the shallowest split.
@@ -312,8 +312,9 @@ mod split_tests {
 
     #[test]
     fn split_k_fills_the_gpu_and_covers_k() {
-        assert_eq!(split_k(1000, 1000, 1000, 132), (3, 336));
-        assert_eq!(split_k(127, 8191, 1024, 132), (4, 256));
+        assert_eq!(split_k(1000, 1000, 1000, 132), (2, 512));
+        assert_eq!(split_k(127, 8191, 1024, 132), (2, 512));
+        assert_eq!(split_k_with(1000, 1000, 1000, 132, 2, 256), (3, 336));
         assert_eq!(split_k(4096, 4096, 4096, 132), (1, 4096));
         assert_eq!(split_k(1000, 1000, 300, 132), (1, 300), "K < 512: no split");
         for (m, n, k) in [(1, 1, 1), (128, 128, 100_000), (500, 300, 777), (2000, 64, 4097)] {

@@ -4,11 +4,14 @@
 //! computes tile `y % tiles_m` (grouped as v8) over the K range `split · k_split ..` with
 //! `split = y / tiles_m`, and adds its 128×128 sums into C with `red.global.add.f32` (the host zeroes C
 //! first); with one split it stores them as v11 does. `k_split` is a multiple of 16 chosen by the host
-//! (`layout::sgemm::split_k`: about two blocks per SM, each split at least 256 deep).
+//! (`layout::sgemm::split_k`: about one block per SM, each split at least 256 deep).
 //!
 //! Why: at 1000³ v11 has 64 tiles for 132 SMs × 2 block slots and ran at 53% of cuBLAS (H200); at
-//! 127×8191×1024, one row of 64 tiles: 49%. Predicted: those two split 4 ways → 256 blocks, ~1.6–1.8×
-//! v11 there (≈ 85–90% of cuBLAS); identical to v11 where the tiles fill the GPU (one split).
+//! 127×8191×1024, one row of 64 tiles: 49%. Predicted (first version, two blocks per SM): those two
+//! split 4 ways → 256 blocks, ~1.6–1.8× v11 there (≈ 85–90% of cuBLAS); identical to v11 where the
+//! tiles fill the GPU. Measured: 1.24× / 1.36×; then ptxas's spills at 128 registers forced one block
+//! per SM, which with one block per SM in the split rule gives 1000³ 84% and 127×8191×1024 79% of
+//! cuBLAS — and costs the large sizes (71–78%: v11 stays the large-size kernel).
 use super::frag_map::WarpTiled;
 use super::wide_k_loop::{Interior, block_tile_as};
 use crate::launch_bounds::launch_bounds;
