@@ -122,18 +122,6 @@ pub const DECODE_STAGE_BYTES: u32 = 2 * (DECODE_BM * DECODE_KT + DECODE_KT * DEC
 /// and a flag, reuses it).
 pub const DECODE_SMEM: u32 = DECODE_STAGES * DECODE_STAGE_BYTES;
 
-/// `(splits, k_split)` for `d1` on an `m × n × k` product on a GPU with `sms` SMs: enough splits of K
-/// that the grid holds about four blocks per SM (the weights stream from every SM at once), each split
-/// a whole number of `DECODE_KT` stages and none empty.
-///
-/// ```text
-/// tiles  = ⌈n / 64⌉ · ⌈m / 16⌉
-/// splits = clamp(⌈4·sms / tiles⌉, 1, ⌈k / 64⌉);  k_split = 64·⌈⌈k / splits⌉ / 64⌉;  splits = ⌈k / k_split⌉
-/// ```
-pub const fn decode_split(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
-    decode_split_with(m, n, k, sms, DECODE_BM, 4, u32::MAX)
-}
-
 #[cfg(test)]
 mod decode_tests {
     use super::*;
@@ -141,11 +129,13 @@ mod decode_tests {
 
     #[test]
     fn decode_splits_cover_k_without_empty_splits() {
-        assert_eq!(decode_split(1, 4096, 4096, 132), (8, 512));
-        assert_eq!(decode_split(128, 4096, 4096, 132), (2, 2048));
-        assert_eq!(decode_split(4096, 4096, 4096, 132), (1, 4096));
+        let four = |m, n, k| decode_split_with(m, n, k, 132, DECODE_BM, 4, u32::MAX);
+        assert_eq!(four(1, 4096, 4096), (8, 512));
+        assert_eq!(four(128, 4096, 4096), (2, 2048));
+        assert_eq!(four(4096, 4096, 4096), (1, 4096));
+        assert_eq!(decode_split_with(1, 4096, 4096, 132, DECODE_BM, 1, u32::MAX), (3, 1408));
         for (m, n, k) in [(1, 8, 8), (3, 4096, 14336), (16, 28672, 8192), (64, 8, 1_048_576), (1, 1 << 20, 64)] {
-            let (s, ks) = decode_split(m, n, k, 132);
+            let (s, ks) = four(m, n, k);
             assert!(ks % DECODE_KT == 0 && s >= 1, "{m}x{n}x{k}");
             assert!((s - 1) * ks < k && s * ks >= k, "{m}x{n}x{k}: every split nonempty, all of K covered");
         }
@@ -177,8 +167,16 @@ pub const fn decode_smem(bm: u32) -> u32 {
     DECODE_STAGES * decode_stage_bytes(bm) + 16
 }
 
-/// As [`decode_split`] with `blocks_per_sm` blocks per SM as the grid's target, `bm` rows per tile and
-/// at most `max_splits` splits.
+/// `(splits, k_split)` for a decode step (`bm`-row tiles) on an `m × n × k` product on a GPU with `sms`
+/// SMs: enough splits of K that the grid holds about `blocks_per_sm` blocks per SM (the weights stream
+/// from every SM at once), at most `max_splits`, each split a whole number of `DECODE_KT` stages and
+/// none empty. (The host's target comes from `runtime::tuning::decode_blocks_per_sm`, 1 by default.)
+///
+/// ```text
+/// tiles  = ⌈n / 64⌉ · ⌈m / bm⌉
+/// splits = clamp(⌈blocks_per_sm·sms / tiles⌉, 1, min(max_splits, ⌈k / 64⌉))
+/// k_split = 64·⌈⌈k / splits⌉ / 64⌉;  splits = ⌈k / k_split⌉
+/// ```
 pub const fn decode_split_with(m: u32, n: u32, k: u32, sms: u32, bm: u32, blocks_per_sm: u32, max_splits: u32) -> (u32, u32) {
     let tiles = n.div_ceil(DECODE_BN) * m.div_ceil(bm);
     let k_tiles = k.div_ceil(DECODE_KT);

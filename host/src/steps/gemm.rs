@@ -16,7 +16,7 @@ pub enum Grid {
         /// Columns of C per block.
         cols: u32,
     },
-    /// One block per `rows × cols` tile and split of K (`layout::hgemm::decode_split`): grid
+    /// One block per `rows × cols` tile and split of K (`layout::hgemm::decode_split_with`): grid
     /// `(⌈N / cols⌉, ⌈M / rows⌉ · splits)`.
     SplitK {
         /// Rows of C per block.

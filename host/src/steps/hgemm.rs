@@ -201,7 +201,7 @@ pub const H6: Step = tma("hgemm_tma_v6", "h6", 384, tma_hgemm::H6_DYN_SMEM, TMA_
 pub const D1: Step = GemmStep {
     kernel: KernelInfo { name: "hgemm_decode_v1", family: Family::Hgemm, step: "d1", target: Target::Sm80, block_threads: layout::hgemm::DECODE_THREADS,
                          launch_bounds: bounds(layout::hgemm::DECODE_THREADS), dyn_smem_bytes: layout::hgemm::DECODE_SMEM,
-                         about: "decode: 16x64 tiles, K split for ~4 blocks per SM, the last block of a tile finishes the sum",
+                         about: "decode: 16x64 tiles, K split to fill the SMs, the last block of a tile finishes the sum",
                          ptx: PtxCheck { has: &["cp.async.cg.shared.global", LDSM_T, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "red.relaxed.gpu.global.add.f32",
                                                 "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.f32", "st.global.v4.u32"],
                                          lacks: &["ld.global.nc"], count: mmas!(8), at_least: &[] } },

@@ -47,7 +47,7 @@
 //!
 //! | step | file | idea |
 //! |------|------|------|
-//! | d1 | `steps/decode_v1_split_k.rs` | 16×64 tiles, K split for ~4 blocks per SM, `red.add` of the splits, last block converts |
+//! | d1 | `steps/decode_v1_split_k.rs` | 16×64 tiles, K split to fill the SMs, `red.add` of the splits, last block converts |
 //! | d2 | `steps/decode_v2_warp_columns.rs` | warps own columns, splits' partials stored and summed by the last block (`d2m64`, `d2m128`: 64/128-row tiles; `-bf16` twins) |
 //!
 //! Shared machinery:
