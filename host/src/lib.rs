@@ -18,6 +18,7 @@
 //! subcommands) is the binary (`src/main.rs`, `src/cli/`), which this library never imports.
 pub mod error;
 pub mod families;
+pub mod fp8;
 pub mod gemm;
 pub mod model;
 pub mod runtime;

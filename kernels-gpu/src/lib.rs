@@ -11,6 +11,7 @@
 //! * `util`: helpers several ladders use (`unroll2!`/`unroll4!`/`unroll8!`, the grouped block order).
 //! * `launch_bounds!` (`src/launch_bounds.rs`): a kernel's `.maxntid` / `.minnctapersm`, stated in the
 //!   kernel's file next to it.
+//! * [`fp8`]: FP8 (e4m3) GEMM on Hopper with per-tensor and block scales, and the quantization kernels.
 //! * [`bankcheck`]: replay microkernels that issue one shared-memory instruction at given addresses,
 //!   for checking the host's bank-conflict model against Nsight Compute.
 //! * [`check`]: device-side random inputs and verification (fills, an f64 sum, error norms), so large
@@ -52,6 +53,7 @@
 
 pub mod bankcheck;
 pub mod check;
+pub mod fp8;
 pub mod hgemm;
 mod launch_bounds;
 /// The device primitives: the `nvptx-std` crate (any kernel crate can use it the same way).

@@ -20,4 +20,5 @@ pub mod hgemm;
 pub mod hgemm_warp;
 pub mod hopper;
 pub mod fragment;
+pub mod fp8;
 pub mod random;

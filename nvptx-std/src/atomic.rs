@@ -57,3 +57,14 @@ pub unsafe fn red_add_relaxed_gpu_f32(p: *mut f32, v: f32) {
     // SAFETY: forwarded to the caller.
     unsafe { asm!("red.relaxed.gpu.global.add.f32 [{0}], {1};", in(reg64) p, in(reg32) v, options(nostack)) };
 }
+
+/// `red.relaxed.gpu.global.max.u32 [p], v;` — atomic maximum without a return value. On the bits of
+/// non-negative f32 the unsigned order is the numeric order, so this is an f32 `amax` of `|x|` bits.
+///
+/// # Safety
+/// As [`red_add_relaxed_gpu_f64`], for a 4-byte-aligned `u32`.
+#[inline(always)]
+pub unsafe fn red_max_relaxed_gpu_u32(p: *mut u32, v: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("red.relaxed.gpu.global.max.u32 [{0}], {1};", in(reg64) p, in(reg32) v, options(nostack)) };
+}

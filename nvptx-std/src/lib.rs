@@ -16,7 +16,8 @@
 //! | [`ldmatrix`], [`stmatrix`] | `ldmatrix`/`stmatrix` `.x1/.x2/.x4` (`.trans`); `stmatrix` needs sm_90 |
 //! | [`mma`], [`wmma`] | `mma.sync.m16n8k16` (f16/bf16 → f32/f16), `wmma` 16×16×16 |
 //! | [`cp_async`] | `cp.async.cg` (16 bytes, zero-fill), commit/wait groups |
-//! | [`wgmma`], [`mbarrier`], [`tma`] | Hopper (sm_90a): `wgmma.mma_async`, `mbarrier`, TMA tensor loads/stores |
+//! | [`wgmma`], [`mbarrier`], [`tma`] | Hopper (sm_90a): `wgmma.mma_async` (f16, bf16, FP8 e4m3), `mbarrier`, TMA tensor loads/stores |
+//! | [`fp8`] | `cvt` between f32/f16 and FP8 e4m3 (sm_89+) |
 //!
 //! The fragment layouts these instructions imply (which lane holds which element) are data in
 //! [`layout::fragment`]; tile layouts, swizzles and the bank model are the rest of [`layout`],
@@ -58,6 +59,7 @@ pub use layout;
 
 pub mod atomic;
 pub mod cp_async;
+pub mod fp8;
 pub mod global;
 pub mod ldmatrix;
 pub mod mbarrier;

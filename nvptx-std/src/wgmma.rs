@@ -77,6 +77,95 @@ pub unsafe fn wgmma_m64n64k16_f32_f16<const TA: u32, const TB: u32>(acc: &mut [f
     }
 }
 
+/// The `asm!` of a `wgmma` whose accumulators are `BLOCKS` 64-column blocks of 32 f32 (`N = 64·BLOCKS`):
+/// the instruction text, its accumulator list, and the operands after it (`$tail`: the descriptors,
+/// the scale-d predicate `p` and the immediates, e.g. `"{da}, {db}, p, 1, 1, {ta}, {tb}; }}"`), written
+/// once for every input type and N.
+macro_rules! wgmma_asm_n256 {
+    ($acc0:ident, $acc1:ident, $acc2:ident, $acc3:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+            $instr,
+            "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15},",
+            " {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31},",
+            " {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47},",
+            " {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63},",
+            " {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79},",
+            " {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95},",
+            " {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111},",
+            " {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}},",
+            $tail,
+            inout(reg32) $acc0[0], inout(reg32) $acc0[1], inout(reg32) $acc0[2], inout(reg32) $acc0[3],
+            inout(reg32) $acc0[4], inout(reg32) $acc0[5], inout(reg32) $acc0[6], inout(reg32) $acc0[7],
+            inout(reg32) $acc0[8], inout(reg32) $acc0[9], inout(reg32) $acc0[10], inout(reg32) $acc0[11],
+            inout(reg32) $acc0[12], inout(reg32) $acc0[13], inout(reg32) $acc0[14], inout(reg32) $acc0[15],
+            inout(reg32) $acc0[16], inout(reg32) $acc0[17], inout(reg32) $acc0[18], inout(reg32) $acc0[19],
+            inout(reg32) $acc0[20], inout(reg32) $acc0[21], inout(reg32) $acc0[22], inout(reg32) $acc0[23],
+            inout(reg32) $acc0[24], inout(reg32) $acc0[25], inout(reg32) $acc0[26], inout(reg32) $acc0[27],
+            inout(reg32) $acc0[28], inout(reg32) $acc0[29], inout(reg32) $acc0[30], inout(reg32) $acc0[31],
+            inout(reg32) $acc1[0], inout(reg32) $acc1[1], inout(reg32) $acc1[2], inout(reg32) $acc1[3],
+            inout(reg32) $acc1[4], inout(reg32) $acc1[5], inout(reg32) $acc1[6], inout(reg32) $acc1[7],
+            inout(reg32) $acc1[8], inout(reg32) $acc1[9], inout(reg32) $acc1[10], inout(reg32) $acc1[11],
+            inout(reg32) $acc1[12], inout(reg32) $acc1[13], inout(reg32) $acc1[14], inout(reg32) $acc1[15],
+            inout(reg32) $acc1[16], inout(reg32) $acc1[17], inout(reg32) $acc1[18], inout(reg32) $acc1[19],
+            inout(reg32) $acc1[20], inout(reg32) $acc1[21], inout(reg32) $acc1[22], inout(reg32) $acc1[23],
+            inout(reg32) $acc1[24], inout(reg32) $acc1[25], inout(reg32) $acc1[26], inout(reg32) $acc1[27],
+            inout(reg32) $acc1[28], inout(reg32) $acc1[29], inout(reg32) $acc1[30], inout(reg32) $acc1[31],
+            inout(reg32) $acc2[0], inout(reg32) $acc2[1], inout(reg32) $acc2[2], inout(reg32) $acc2[3],
+            inout(reg32) $acc2[4], inout(reg32) $acc2[5], inout(reg32) $acc2[6], inout(reg32) $acc2[7],
+            inout(reg32) $acc2[8], inout(reg32) $acc2[9], inout(reg32) $acc2[10], inout(reg32) $acc2[11],
+            inout(reg32) $acc2[12], inout(reg32) $acc2[13], inout(reg32) $acc2[14], inout(reg32) $acc2[15],
+            inout(reg32) $acc2[16], inout(reg32) $acc2[17], inout(reg32) $acc2[18], inout(reg32) $acc2[19],
+            inout(reg32) $acc2[20], inout(reg32) $acc2[21], inout(reg32) $acc2[22], inout(reg32) $acc2[23],
+            inout(reg32) $acc2[24], inout(reg32) $acc2[25], inout(reg32) $acc2[26], inout(reg32) $acc2[27],
+            inout(reg32) $acc2[28], inout(reg32) $acc2[29], inout(reg32) $acc2[30], inout(reg32) $acc2[31],
+            inout(reg32) $acc3[0], inout(reg32) $acc3[1], inout(reg32) $acc3[2], inout(reg32) $acc3[3],
+            inout(reg32) $acc3[4], inout(reg32) $acc3[5], inout(reg32) $acc3[6], inout(reg32) $acc3[7],
+            inout(reg32) $acc3[8], inout(reg32) $acc3[9], inout(reg32) $acc3[10], inout(reg32) $acc3[11],
+            inout(reg32) $acc3[12], inout(reg32) $acc3[13], inout(reg32) $acc3[14], inout(reg32) $acc3[15],
+            inout(reg32) $acc3[16], inout(reg32) $acc3[17], inout(reg32) $acc3[18], inout(reg32) $acc3[19],
+            inout(reg32) $acc3[20], inout(reg32) $acc3[21], inout(reg32) $acc3[22], inout(reg32) $acc3[23],
+            inout(reg32) $acc3[24], inout(reg32) $acc3[25], inout(reg32) $acc3[26], inout(reg32) $acc3[27],
+            inout(reg32) $acc3[28], inout(reg32) $acc3[29], inout(reg32) $acc3[30], inout(reg32) $acc3[31],
+            $($operands)*
+            options(nostack)
+        )
+    };
+}
+
+/// As [`wgmma_asm_n256`] with two blocks (`N = 128`, 64 registers).
+macro_rules! wgmma_asm_n128 {
+    ($acc0:ident, $acc1:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+            $instr,
+            "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15},",
+            " {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31},",
+            " {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47},",
+            " {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}}},",
+            $tail,
+            inout(reg32) $acc0[0], inout(reg32) $acc0[1], inout(reg32) $acc0[2], inout(reg32) $acc0[3],
+            inout(reg32) $acc0[4], inout(reg32) $acc0[5], inout(reg32) $acc0[6], inout(reg32) $acc0[7],
+            inout(reg32) $acc0[8], inout(reg32) $acc0[9], inout(reg32) $acc0[10], inout(reg32) $acc0[11],
+            inout(reg32) $acc0[12], inout(reg32) $acc0[13], inout(reg32) $acc0[14], inout(reg32) $acc0[15],
+            inout(reg32) $acc0[16], inout(reg32) $acc0[17], inout(reg32) $acc0[18], inout(reg32) $acc0[19],
+            inout(reg32) $acc0[20], inout(reg32) $acc0[21], inout(reg32) $acc0[22], inout(reg32) $acc0[23],
+            inout(reg32) $acc0[24], inout(reg32) $acc0[25], inout(reg32) $acc0[26], inout(reg32) $acc0[27],
+            inout(reg32) $acc0[28], inout(reg32) $acc0[29], inout(reg32) $acc0[30], inout(reg32) $acc0[31],
+            inout(reg32) $acc1[0], inout(reg32) $acc1[1], inout(reg32) $acc1[2], inout(reg32) $acc1[3],
+            inout(reg32) $acc1[4], inout(reg32) $acc1[5], inout(reg32) $acc1[6], inout(reg32) $acc1[7],
+            inout(reg32) $acc1[8], inout(reg32) $acc1[9], inout(reg32) $acc1[10], inout(reg32) $acc1[11],
+            inout(reg32) $acc1[12], inout(reg32) $acc1[13], inout(reg32) $acc1[14], inout(reg32) $acc1[15],
+            inout(reg32) $acc1[16], inout(reg32) $acc1[17], inout(reg32) $acc1[18], inout(reg32) $acc1[19],
+            inout(reg32) $acc1[20], inout(reg32) $acc1[21], inout(reg32) $acc1[22], inout(reg32) $acc1[23],
+            inout(reg32) $acc1[24], inout(reg32) $acc1[25], inout(reg32) $acc1[26], inout(reg32) $acc1[27],
+            inout(reg32) $acc1[28], inout(reg32) $acc1[29], inout(reg32) $acc1[30], inout(reg32) $acc1[31],
+            $($operands)*
+            options(nostack)
+        )
+    };
+}
+
 /// Generates the `wgmma.m64n256k16` wrapper for one input type (f16 and bf16 share everything but the
 /// instruction's type suffix).
 macro_rules! wgmma_m64n256k16 {
@@ -87,53 +176,8 @@ macro_rules! wgmma_m64n256k16 {
             let [acc0, acc1, acc2, acc3] = acc;
             // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
             unsafe {
-                asm!(
-                    "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
-                    $instr,
-                    "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15},",
-                    " {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31},",
-                    " {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47},",
-                    " {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63},",
-                    " {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79},",
-                    " {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95},",
-                    " {96}, {97}, {98}, {99}, {100}, {101}, {102}, {103}, {104}, {105}, {106}, {107}, {108}, {109}, {110}, {111},",
-                    " {112}, {113}, {114}, {115}, {116}, {117}, {118}, {119}, {120}, {121}, {122}, {123}, {124}, {125}, {126}, {127}}},",
-                    "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
-                    inout(reg32) acc0[0], inout(reg32) acc0[1], inout(reg32) acc0[2], inout(reg32) acc0[3],
-                    inout(reg32) acc0[4], inout(reg32) acc0[5], inout(reg32) acc0[6], inout(reg32) acc0[7],
-                    inout(reg32) acc0[8], inout(reg32) acc0[9], inout(reg32) acc0[10], inout(reg32) acc0[11],
-                    inout(reg32) acc0[12], inout(reg32) acc0[13], inout(reg32) acc0[14], inout(reg32) acc0[15],
-                    inout(reg32) acc0[16], inout(reg32) acc0[17], inout(reg32) acc0[18], inout(reg32) acc0[19],
-                    inout(reg32) acc0[20], inout(reg32) acc0[21], inout(reg32) acc0[22], inout(reg32) acc0[23],
-                    inout(reg32) acc0[24], inout(reg32) acc0[25], inout(reg32) acc0[26], inout(reg32) acc0[27],
-                    inout(reg32) acc0[28], inout(reg32) acc0[29], inout(reg32) acc0[30], inout(reg32) acc0[31],
-                    inout(reg32) acc1[0], inout(reg32) acc1[1], inout(reg32) acc1[2], inout(reg32) acc1[3],
-                    inout(reg32) acc1[4], inout(reg32) acc1[5], inout(reg32) acc1[6], inout(reg32) acc1[7],
-                    inout(reg32) acc1[8], inout(reg32) acc1[9], inout(reg32) acc1[10], inout(reg32) acc1[11],
-                    inout(reg32) acc1[12], inout(reg32) acc1[13], inout(reg32) acc1[14], inout(reg32) acc1[15],
-                    inout(reg32) acc1[16], inout(reg32) acc1[17], inout(reg32) acc1[18], inout(reg32) acc1[19],
-                    inout(reg32) acc1[20], inout(reg32) acc1[21], inout(reg32) acc1[22], inout(reg32) acc1[23],
-                    inout(reg32) acc1[24], inout(reg32) acc1[25], inout(reg32) acc1[26], inout(reg32) acc1[27],
-                    inout(reg32) acc1[28], inout(reg32) acc1[29], inout(reg32) acc1[30], inout(reg32) acc1[31],
-                    inout(reg32) acc2[0], inout(reg32) acc2[1], inout(reg32) acc2[2], inout(reg32) acc2[3],
-                    inout(reg32) acc2[4], inout(reg32) acc2[5], inout(reg32) acc2[6], inout(reg32) acc2[7],
-                    inout(reg32) acc2[8], inout(reg32) acc2[9], inout(reg32) acc2[10], inout(reg32) acc2[11],
-                    inout(reg32) acc2[12], inout(reg32) acc2[13], inout(reg32) acc2[14], inout(reg32) acc2[15],
-                    inout(reg32) acc2[16], inout(reg32) acc2[17], inout(reg32) acc2[18], inout(reg32) acc2[19],
-                    inout(reg32) acc2[20], inout(reg32) acc2[21], inout(reg32) acc2[22], inout(reg32) acc2[23],
-                    inout(reg32) acc2[24], inout(reg32) acc2[25], inout(reg32) acc2[26], inout(reg32) acc2[27],
-                    inout(reg32) acc2[28], inout(reg32) acc2[29], inout(reg32) acc2[30], inout(reg32) acc2[31],
-                    inout(reg32) acc3[0], inout(reg32) acc3[1], inout(reg32) acc3[2], inout(reg32) acc3[3],
-                    inout(reg32) acc3[4], inout(reg32) acc3[5], inout(reg32) acc3[6], inout(reg32) acc3[7],
-                    inout(reg32) acc3[8], inout(reg32) acc3[9], inout(reg32) acc3[10], inout(reg32) acc3[11],
-                    inout(reg32) acc3[12], inout(reg32) acc3[13], inout(reg32) acc3[14], inout(reg32) acc3[15],
-                    inout(reg32) acc3[16], inout(reg32) acc3[17], inout(reg32) acc3[18], inout(reg32) acc3[19],
-                    inout(reg32) acc3[20], inout(reg32) acc3[21], inout(reg32) acc3[22], inout(reg32) acc3[23],
-                    inout(reg32) acc3[24], inout(reg32) acc3[25], inout(reg32) acc3[26], inout(reg32) acc3[27],
-                    inout(reg32) acc3[28], inout(reg32) acc3[29], inout(reg32) acc3[30], inout(reg32) acc3[31],
-                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,
-                    options(nostack)
-                )
+                wgmma_asm_n256!(acc0, acc1, acc2, acc3, $instr, "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,)
             }
         }
     };
@@ -160,6 +204,45 @@ wgmma_m64n256k16! {
     /// # Safety
     /// As [`wgmma_m64n256k16_f32_f16`].
     wgmma_m64n256k16_f32_bf16, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {d0..d127}, desc_a, desc_b, p, 1, 1;` —
+/// `D(64×256, f32) = A(64×32) · B(32×256) + (scale_d ? D : 0)` on FP8 e4m3 inputs (sm_90a), the
+/// accumulator fragment as [`wgmma_m64n256k16_f32_f16`]'s (`acc[b]`: columns `64b ..`).
+///
+/// One `wgmma` covers K = 32: 32 bytes of each K-major row, the same bytes as a K = 16 step of f16, so
+/// a 128-byte swizzled row (one `SWIZZLE_128B` span) holds 128 K and a stage takes 4 steps of 32 bytes.
+/// **Both operands must be K-major**: 8-bit `wgmma` has no transpose immediates, so B is stored N×K
+/// (row n holds column n of B; [`layout::hopper::WgmmaDesc::k_major`] with 256 rows), and the
+/// instruction takes no `TA`/`TB`.
+///
+/// # Safety
+/// As [`wgmma_m64n64k16_f32_f16`], with both descriptors K-major and B 256 rows (N) × 32 bytes.
+#[inline(always)]
+pub unsafe fn wgmma_m64n256k32_f32_e4m3(acc: &mut [[f32; 32]; 4], desc_a: u64, desc_b: u64, scale_d: bool) {
+    let [acc0, acc1, acc2, acc3] = acc;
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n256!(acc0, acc1, acc2, acc3, "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", "{da}, {db}, p, 1, 1; }}",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32,)
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {d0..d63}, desc_a, desc_b, p, 1, 1;` —
+/// [`wgmma_m64n256k32_f32_e4m3`] with N = 128: 64 accumulator registers as two 64-column blocks
+/// (`acc[b]`: columns `64b ..`). Half the accumulators leave room for a second set (the block-scaled
+/// kernel's promotion).
+///
+/// # Safety
+/// As [`wgmma_m64n256k32_f32_e4m3`], with B 128 rows (N) × 32 bytes.
+#[inline(always)]
+pub unsafe fn wgmma_m64n128k32_f32_e4m3(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+    let [acc0, acc1] = acc;
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n128!(acc0, acc1, "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "{da}, {db}, p, 1, 1; }}",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32,)
+    }
 }
 
 /// `setmaxnreg.inc.sync.aligned.u32 N;` — raises this warpgroup's register limit (consumers).

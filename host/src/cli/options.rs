@@ -155,6 +155,18 @@ impl Options {
         Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: None })
     }
 
+    /// The `fp8` family's shapes: `--gemm-sizes` if given, else its sweep (plus its check shapes under
+    /// `--check`).
+    pub fn fp8_run(&self) -> Result<GemmRun> {
+        use kernel_lab::families::fp8::{CHECK_SHAPES, SWEEP};
+        let mut dims = if self.gemm_sizes_given { self.gemm_sizes.clone() } else { SWEEP.to_vec() };
+        if self.check && !self.gemm_sizes_given {
+            dims.extend_from_slice(CHECK_SHAPES);
+        }
+        let shapes = dims.iter().map(|&(m, n, k)| Shape::new(m, n, k)).collect::<Result<_>>()?;
+        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only() })
+    }
+
     /// The reduce sizes of this run (`--check` adds odd sizes unless `--sizes` was given).
     pub fn reduce_run(&self) -> ReduceRun {
         let mut sizes = self.sizes.clone();

@@ -5,7 +5,7 @@ use kernel_lab::{
     families::{
         bankcheck,
         gemm::{self, GemmFamily, Row as GemmRow},
-        gemm_entry,
+        fp8, gemm_entry,
         hgemm::{Hgemm, HgemmBf16, HgemmF16Acc},
         hgemm_warp, reduce, selftest,
         sgemm::Sgemm,
@@ -196,6 +196,24 @@ pub fn run(o: Options) -> i32 {
             let units = o.gemm_entry_run().map(|r| r.shapes.len() * 3).unwrap_or(1);
             let key = if ty == "bf16" { "gemm_bf16" } else { "gemm" };
             failed |= gemm_table(key, &title, units, &|p| gemm_entry::run(&gpu, &o.gemm_entry_run()?, o.config, elem, p), &mut json);
+        }
+    }
+    if o.families.contains(&Family::Fp8) {
+        let n = kernel_lab::steps::fp8::STEPS.iter().filter(|s| o.wants(s.kernel.name)).count();
+        let units = o.fp8_run().map(|r| r.shapes.len() * (3 + 2 * n)).unwrap_or(1);
+        failed |= gemm_table("fp8", "fp8: C (bf16) = dequant(A)·dequant(B)^T, e4m3 in, A MxK, B NxK (sm_90a): f1 per-tensor, f2 block scales (1x128, 128x128) with promotion; cuBLASLt FP8 in the same run; reference: the dequantized inputs",
+            units, &|p| fp8::run(&gpu, &o.fp8_run()?, p), &mut json);
+        if !o.check && kernel_lab::steps::fp8::STEPS.iter().all(|s| gpu.cannot_run(&s.kernel).is_none()) {
+            match crate::cli::tables::promotion(&gpu, o.seed) {
+                Ok((text, rows)) => {
+                    println!("\n{text}");
+                    json["fp8_promotion"] = serde_json::to_value(&rows).unwrap_or_default();
+                }
+                Err(e) => {
+                    eprintln!("\nerror: fp8 promotion study: {e}");
+                    failed = true;
+                }
+            }
         }
     }
     match crate::cli::report::write(&json, std::path::Path::new(&o.out)) {

@@ -36,3 +36,20 @@ pub fn reduce_table(rows: &[ReduceRow]) -> String {
     s
 }
 
+
+/// The FP8 promotion study (`families::fp8::promotion_study`) at M = N = 128, K from 256 to 65536, on
+/// positive and on symmetric inputs: the relative L2 error of each kernel against the f64 reference of
+/// the dequantized inputs, as a table, and its rows.
+pub fn promotion(gpu: &kernel_lab::runtime::gpu::Gpu, seed: u64) -> kernel_lab::Result<(String, Vec<kernel_lab::families::fp8::PromotionRow>)> {
+    use kernel_lab::{families::fp8::promotion_study, runtime::device_check::Dist};
+    let ks = [256, 1024, 4096, 16384, 65536];
+    let mut rows = promotion_study(gpu, 128, &ks, Dist::Positive, seed)?;
+    rows.extend(promotion_study(gpu, 128, &ks, Dist::Symmetric, seed)?);
+    let mut t = String::from("== fp8 promotion: rel L2 error vs the f64 product of the dequantized inputs, M = N = 128 (f1 and cuBLASLt fast-accum: all of K in the tensor core; f2 and cuBLASLt default: promoted) ==\n");
+    let _ = writeln!(t, "| inputs | K | f1 (no promotion) | f2 (promotion / 128) | cuBLASLt fast-accum | cuBLASLt default |\n|---|---:|---:|---:|---:|---:|");
+    let opt = |v: Option<f64>| v.map(|e| format!("{e:.2e}")).unwrap_or_else(|| "-".into());
+    for r in &rows {
+        let _ = writeln!(t, "| {} | {} | {:.2e} | {:.2e} | {} | {} |", r.dist, r.k, r.f1, r.f2, opt(r.lt_fast), opt(r.lt_default));
+    }
+    Ok((t, rows))
+}

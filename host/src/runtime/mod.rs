@@ -1,8 +1,9 @@
 //! The GPU side of the host: driver context and kernels ([`gpu`]), the embedded PTX ([`ptx`]),
 //! timing ([`timing`]), verification helpers ([`verify`]), TMA tensor maps ([`tma`]) and the memory
 //! budget checked before a measurement allocates ([`budget`]), inputs and verification on the device
-//! ([`device_check`]) and the environment's tuning knobs ([`tuning`]).
+//! ([`device_check`]), the environment's tuning knobs ([`tuning`]) and the cuBLASLt FP8 baseline ([`cublaslt`]).
 pub mod budget;
+pub mod cublaslt;
 pub mod device_check;
 pub mod gpu;
 pub mod ptx;

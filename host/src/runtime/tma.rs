@@ -64,16 +64,34 @@ impl TensorMap2d {
     }
 
     fn encode_16bit(gpu: &Gpu, g_tensor: &CudaSlice<u16>, tile: TmaTile2d, bf16: bool) -> Result<TensorMap2d> {
-        if tile.elem_bytes != 2 {
-            return Err(Error::InvalidInput(format!("an f16 tensor map needs elem_bytes 2, got {}", tile.elem_bytes)));
-        }
-        let need = (tile.rows - 1) * tile.stride_bytes / 2 + tile.cols;
-        if (g_tensor.len() as u64) < need {
-            return Err(Error::InvalidInput(format!(
-                "tensor map over {}×{} f16 (row stride {} B) needs {need} elements, the buffer has {}",
-                tile.rows, tile.cols, tile.stride_bytes, g_tensor.len())));
-        }
+        let (dtype, name) = if bf16 {
+            (sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, "bf16")
+        } else {
+            (sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16, "f16")
+        };
         let (addr, _sync) = g_tensor.device_ptr(&gpu.stream);
+        Self::encode(gpu, addr, g_tensor.len() as u64, 2, tile, dtype, name)
+    }
+
+    /// As [`TensorMap2d::encode_f16`] for a tensor of bytes (FP8 e4m3 stored as `u8`: the TMA moves
+    /// bytes, so `UINT8` describes it; `elem_bytes` must be 1).
+    pub fn encode_u8(gpu: &Gpu, g_tensor: &CudaSlice<u8>, tile: TmaTile2d) -> Result<TensorMap2d> {
+        let (addr, _sync) = g_tensor.device_ptr(&gpu.stream);
+        Self::encode(gpu, addr, g_tensor.len() as u64, 1, tile, sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8, "u8")
+    }
+
+    /// Encodes the map of the `len`-element tensor at device address `addr` (elements of
+    /// `elem_bytes`, driver type `dtype`, called `name` in errors).
+    fn encode(gpu: &Gpu, addr: u64, len: u64, elem_bytes: u32, tile: TmaTile2d, dtype: sys::CUtensorMapDataType, name: &str) -> Result<TensorMap2d> {
+        if tile.elem_bytes != elem_bytes {
+            return Err(Error::InvalidInput(format!("a {name} tensor map needs elem_bytes {elem_bytes}, got {}", tile.elem_bytes)));
+        }
+        let need = (tile.rows - 1) * tile.stride_bytes / elem_bytes as u64 + tile.cols;
+        if len < need {
+            return Err(Error::InvalidInput(format!(
+                "tensor map over {}×{} {name} (row stride {} B) needs {need} elements, the buffer has {len}",
+                tile.rows, tile.cols, tile.stride_bytes)));
+        }
         tile.check(addr).map_err(|e| Error::InvalidInput(format!("TMA tensor map: {}", describe(&e))))?;
         let dims: [u64; 2] = [tile.cols, tile.rows];
         let strides: [u64; 1] = [tile.stride_bytes];
@@ -81,12 +99,12 @@ impl TensorMap2d {
         let elem_strides: [u32; 2] = [1, 1];
         let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
         // SAFETY: the driver writes 128 bytes into `map`; every array has the length rank 2 needs
-        // (strides: rank - 1); `addr` is a live allocation of at least `need` elements (checked above);
-        // the geometry passed `TmaTile2d::check`, the documented constraints of this call.
+        // (strides: rank - 1); `addr` is a live allocation of at least `need` elements (checked above,
+        // the caller's slice); the geometry passed `TmaTile2d::check`, the documented constraints of this call.
         unsafe {
             sys::cuTensorMapEncodeTiled(
                 map.as_mut_ptr(),
-                if bf16 { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 } else { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16 },
+                dtype,
                 2,
                 addr as *mut std::ffi::c_void,
                 dims.as_ptr(),
@@ -100,7 +118,7 @@ impl TensorMap2d {
             )
         }
         .result()
-        .during(|| format!("cuTensorMapEncodeTiled ({}×{} f16, box {}×{}, {:?})", tile.rows, tile.cols, tile.box_rows, tile.box_cols, tile.swizzle))?;
+        .during(|| format!("cuTensorMapEncodeTiled ({}×{} {name}, box {}×{}, {:?})", tile.rows, tile.cols, tile.box_rows, tile.box_cols, tile.swizzle))?;
         // SAFETY: initialized by the successful call above (and zeroed before it).
         let map = unsafe { map.assume_init() };
         let dev = gpu.upload(&map.opaque)?;

@@ -1,7 +1,7 @@
 //! Every kernel of `kernels-gpu`, declared once.
 //!
 //! A ladder step is one descriptor in its family's file here (`reduce.rs`, `sgemm.rs`, `hgemm.rs`,
-//! `hgemm_warp.rs`; the self-tests and replay kernels in `selftest.rs` and `bankcheck.rs`): its PTX
+//! `hgemm_warp.rs`, `fp8.rs`; the self-tests and replay kernels in `selftest.rs` and `bankcheck.rs`): its PTX
 //! entry, family, label, target, block size, launch bounds, dynamic shared memory (computed from the
 //! `layout` constants the kernel itself uses), grid rule, the bank-model trace that predicts it, and
 //! the instructions the PTX test must find. Everything else derives from these lists: the kernel
@@ -10,6 +10,7 @@
 //! descriptor, a descriptor has no kernel, or the launch bounds in the PTX disagree with it.
 pub mod bankcheck;
 pub mod check;
+pub mod fp8;
 pub mod gemm;
 pub mod hgemm;
 pub mod hgemm_warp;
@@ -63,6 +64,8 @@ pub enum Family {
     HgemmWarp,
     /// Block-level tensor-core HGEMM (seeds 000, 001) and the Hopper steps.
     Hgemm,
+    /// FP8 (e4m3) GEMM on Hopper: per-tensor and block scaling, against cuBLASLt (issue 16).
+    Fp8,
     /// The library's GEMM entry point (`kernel_lab::gemm`) on a shape sweep: no kernels of its own,
     /// it runs an HGEMM step chosen per shape.
     Gemm,
@@ -83,12 +86,13 @@ impl Family {
             Family::HgemmWarp => "hgemm-warp",
             Family::Hgemm => "hgemm",
             Family::Gemm => "gemm",
+            Family::Fp8 => "fp8",
             Family::Check => "check",
             Family::External => "external",
         }
     }
     /// Every family.
-    pub const ALL: [Family; 7] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp, Family::Hgemm, Family::Gemm];
+    pub const ALL: [Family; 8] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp, Family::Hgemm, Family::Gemm, Family::Fp8];
 
     /// The family called `name`.
     pub fn by_name(name: &str) -> Option<Family> {
@@ -177,6 +181,8 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
         .chain(sgemm::STEPS.iter().map(|s| &s.kernel))
         .chain(hgemm_warp::STEPS.iter().map(|s| &s.kernel))
         .chain(hgemm::STEPS.iter().map(|s| &s.kernel))
+        .chain(fp8::STEPS.iter().map(|s| &s.kernel))
+        .chain(fp8::KERNELS.iter())
         .chain(bankcheck::KERNELS.iter())
         .chain(check::KERNELS.iter())
 }

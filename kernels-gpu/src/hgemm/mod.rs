@@ -60,9 +60,10 @@
 //! | `block_smem_epilogue.rs` | the epilogue through a swizzled shared C tile | block v8–v10 |
 //! | `block_cross_stage_prefetch.rs` | the main loop with fragments double-buffered across stages, the interior copy, `FragAddrs` | block v9, v10 |
 //! | `tma.rs` | the Hopper CTA tile: TMA boxes, `wgmma` descriptors, one stage's loads and MMAs, the epilogue from fragments | h1–h6 |
-//! | `tma_warp_specialized.rs` | `warp_specialized!` (the producer/consumer skeleton, written once) and the mbarrier `Ring` | h3–h6 |
+//! | `tma_warp_specialized.rs` | `warp_specialized!` (the producer/consumer skeleton, written once) and the mbarrier `Ring` | h3–h7, FP8 f1–f2 |
 //! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads, `m64n256k16` MMAs, the consumers' K loop | h4–h6 |
-//! | `tma_persistent.rs` | the persistent producer and tile order | h5–h7 |
+//! | `tma_persistent.rs` | the persistent producer and tile order | h5–h7, FP8 f1–f2 |
+//! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
 //! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |
 //!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
@@ -72,13 +73,15 @@ mod block;
 mod block_cross_stage_prefetch;
 mod block_pipeline;
 mod block_smem_epilogue;
-mod elem;
+pub(crate) mod elem;
 #[cfg(lab_sm90)]
 mod tma;
 #[cfg(lab_sm90)]
-mod tma_persistent;
+pub(crate) mod tma_persistent;
 #[cfg(lab_sm90)]
-mod tma_warp_specialized;
+pub(crate) mod tma_store;
+#[cfg(lab_sm90)]
+pub(crate) mod tma_warp_specialized;
 #[cfg(lab_sm90)]
 mod tma_wide_tile;
 mod warp_tile_16x16;

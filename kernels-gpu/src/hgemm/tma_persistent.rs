@@ -10,7 +10,7 @@ use crate::util::grouped::{GROUP, grouped_block};
 /// The tile (row, column) the persistent steps give to position `tile` of a CTA's sequence
 /// `b, b + grid, …`: the grouped order of [`crate::util::grouped`] ([`GROUP`] tile rows per group).
 #[inline(always)]
-pub(super) fn persistent_tile(tile: u32, tiles_m: u32, tiles_n: u32) -> (u32, u32) {
+pub(crate) fn persistent_tile(tile: u32, tiles_m: u32, tiles_n: u32) -> (u32, u32) {
     grouped_block(tile, tiles_m, tiles_n, GROUP)
 }
 

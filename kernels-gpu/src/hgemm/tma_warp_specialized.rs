@@ -15,7 +15,7 @@
 use crate::prim::{thread::lane_id, tma::TensorMap};
 
 /// Consumer warps (two warpgroups): the empty barriers' arrival count.
-pub(super) const CONSUMER_WARPS: u32 = 8;
+pub(crate) const CONSUMER_WARPS: u32 = 8;
 
 /// The stage ring of the warp-specialized steps (h3–h6) and its full and empty mbarriers, laid out in the
 /// launch's dynamic shared memory by [`Ring::in_dynamic_smem`]:
@@ -57,7 +57,7 @@ impl Ring {
 
     /// Stage, full barrier and empty barrier of running K-tile index `it`, and its use `u = it / stages`.
     #[inline(always)]
-    pub(super) fn at(self, it: u32) -> (u32, u32, u32, u32) {
+    pub(crate) fn at(self, it: u32) -> (u32, u32, u32, u32) {
         let s = it % self.stages;
         (self.s_ring + s * self.stage_bytes, self.s_full + 8 * s, self.s_empty + 8 * s, it / self.stages)
     }
@@ -90,7 +90,7 @@ impl Ring {
     /// # Safety
     /// One producer thread; barriers initialized.
     #[inline(always)]
-    pub(super) unsafe fn wait_empty(self, it: u32) {
+    pub(crate) unsafe fn wait_empty(self, it: u32) {
         let (_, _, empty, u) = self.at(it);
         if u > 0 {
             // SAFETY: forwarded to the caller.
@@ -103,7 +103,7 @@ impl Ring {
     /// # Safety
     /// Barriers initialized; the producer issues this stage.
     #[inline(always)]
-    pub(super) unsafe fn wait_full(self, it: u32) {
+    pub(crate) unsafe fn wait_full(self, it: u32) {
         let (_, full, _, u) = self.at(it);
         // SAFETY: forwarded to the caller.
         unsafe { crate::prim::mbarrier::mbarrier_wait_parity(full, u & 1) };
@@ -114,7 +114,7 @@ impl Ring {
     /// # Safety
     /// Called once per warp per use, after the warp's `wgmma`s reading that stage have retired.
     #[inline(always)]
-    pub(super) unsafe fn release(self, it: u32) {
+    pub(crate) unsafe fn release(self, it: u32) {
         if lane_id() == 0 {
             // SAFETY: forwarded to the caller.
             unsafe { crate::prim::mbarrier::mbarrier_arrive(self.at(it).2) };

@@ -23,11 +23,10 @@ use super::tma_persistent::{persistent_tile, produce_persistent};
 use super::tma_warp_specialized::warp_specialized;
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_wide_tile::consume_wide_tile;
+use super::tma_store::{consumer_barrier, stage_c_box};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     mbarrier::fence_proxy_async_shared_cta,
-    shared::st_shared_u32,
-    sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0,
           cp_async_bulk_wait_group_read0},
@@ -36,8 +35,7 @@ use crate::prim::{
 /// Stages in the ring.
 pub const STAGES: u32 = layout::hopper::tma_hgemm::H6_STAGES;
 // One consumer's C staging tile: 64 rows × 256 f16, four 64×64 boxes of 8 KiB.
-use layout::hopper::tma_hgemm::{C_BOX, C_STAGE_BYTES, c_fragment_rc};
-/// One C box as the TMA reads it from shared memory (only the box shape and swizzle matter here).
+use layout::hopper::tma_hgemm::C_STAGE_BYTES;
 
 /// `C = A · B` as [`super::tma_v5_persistent::hgemm_tma_v5`], storing C through the TMA: `tmap_c`
 /// describes C (M×N f16, box 64 × 64, `SWIZZLE_128B`).
@@ -126,37 +124,6 @@ unsafe fn tma_store<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMa
                     cp_async_bulk_wait_group0();
                 }
             }
-        }
-    }
-}
-
-/// Named barrier `1 + mh` over consumer warpgroup `mh`'s 128 threads, with the id as an immediate (a
-/// run-time id makes ptxas reserve all 16 hardware barriers).
-///
-/// # Safety
-/// All 128 threads of consumer warpgroup `mh` (0 or 1), converged, the same number of times.
-#[inline(always)]
-unsafe fn consumer_barrier(mh: u32) {
-    // SAFETY: forwarded to the caller; `mh` is uniform across the warpgroup, so each group takes one arm.
-    unsafe {
-        if mh == 0 { sync_named(1, 128) } else { sync_named(2, 128) }
-    }
-}
-
-/// Writes one 64×64 accumulator block as f16 into a C staging box at `s_box` in the TMA's `SWIZZLE_128B`
-/// layout ([`C_BOX`]`.smem_byte`): lane (g, t) of warp `warp` writes rows `16·warp + g (+8)`, bytes
-/// `16j + 4t` — one conflict-free `st.shared.b32` per (j, half) for the warp.
-///
-/// # Safety
-/// `s_box` is a 1024-aligned `.shared` address of 8 KiB that no TMA store is reading.
-#[inline(always)]
-unsafe fn stage_c_box<E: Elem16>(acc: &[f32; 32], s_box: u32, warp: u32, lane: u32) {
-    for j in 0..8u32 {
-        for half in 0..2u32 {
-            let (r, c) = c_fragment_rc(warp, lane, j, half);
-            let i = (4 * j + 2 * half) as usize;
-            // SAFETY: r < 64 and c < 64 keep the byte inside the 8 KiB box (caller: nobody reads it now).
-            unsafe { st_shared_u32(s_box + C_BOX.smem_byte(r, c), E::pack(acc[i], acc[i + 1])) };
         }
     }
 }

@@ -1,0 +1,335 @@
+//! FP8 (e4m3) GEMM on Hopper, as a library (issue 16): quantize f32 matrices on the GPU the way users
+//! produce FP8 inputs ([`quantize`]: per-tensor or DeepGEMM's block scales), and multiply them with the
+//! FP8 ladder's kernels ([`gemm_fp8`]: `C (M×N, bf16) = dequant(A) · dequant(B)ᵀ`, A stored M×K, B
+//! stored N×K, both K-major as 8-bit `wgmma` requires).
+//!
+//! ```ignore
+//! let a = fp8::quantize(&gpu, &x, m, k, Scaling::Block, Operand::A)?;   // activations: 1×128 scales
+//! let b = fp8::quantize(&gpu, &w, n, k, Scaling::Block, Operand::B)?;   // weights (N×K): 128×128
+//! fp8::gemm_fp8(&gpu, &a, &b, &mut c)?;                                  // f2 (block) or f1 (per tensor)
+//! ```
+//!
+//! Errors come before any launch: shapes the kernels' TMA rules refuse (K % 16, N % 8), mismatched
+//! operands, scales that are not finite and positive (an input holding NaN or Inf makes its group's
+//! amax, and so its scale, non-finite: [`quantize`] reports which group).
+use cudarc::driver::{CudaSlice, DevicePtr};
+use layout::{
+    fp8::{SCALE_BLOCK, block_scale_lens},
+    hopper::{TmaSwizzle, TmaTile2d},
+};
+
+use crate::{
+    error::{DriverContext, Error, Result},
+    launch,
+    runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
+    steps::fp8::{F1, F2, QUANT_BLOCK, Scaling, Step},
+};
+
+/// Which operand a quantized matrix is: its block scales differ (A: 1×128, B: 128×128).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// Activations, `rows = M`, `cols = K`.
+    A,
+    /// Weights stored N×K: `rows = N`, `cols = K`.
+    B,
+}
+
+/// A quantized matrix on the device: `rows × cols` e4m3 bytes (row-major, K = `cols` contiguous) and
+/// its f32 scales in [`layout::fp8`]'s layout for its scaling and operand.
+pub struct Fp8Matrix {
+    /// The e4m3 bytes.
+    pub q: CudaSlice<u8>,
+    /// The scales (one for [`Scaling::PerTensor`]).
+    pub scales: CudaSlice<f32>,
+    /// Rows (M for A, N for B).
+    pub rows: usize,
+    /// Columns (K).
+    pub cols: usize,
+    /// How it is scaled.
+    pub scaling: Scaling,
+    /// Which operand it is.
+    pub operand: Operand,
+}
+
+impl Fp8Matrix {
+    /// The number of scales its scaling and operand need.
+    pub fn scale_len(scaling: Scaling, operand: Operand, rows: usize, cols: usize) -> usize {
+        match (scaling, operand) {
+            (Scaling::PerTensor, _) => 1,
+            (Scaling::Block, Operand::A) => block_scale_lens(rows as u32, 0, cols as u32).0 as usize,
+            (Scaling::Block, Operand::B) => block_scale_lens(0, rows as u32, cols as u32).1 as usize,
+        }
+    }
+
+    /// Wraps bytes and scales a caller produced; checks the lengths and that every scale is finite and
+    /// positive (downloads the scales: `rows · cols / 128` f32 at most).
+    pub fn from_parts(gpu: &Gpu, q: CudaSlice<u8>, scales: CudaSlice<f32>, rows: usize, cols: usize, scaling: Scaling, operand: Operand) -> Result<Fp8Matrix> {
+        if q.len() != rows * cols {
+            return Err(Error::InvalidInput(format!("FP8 {operand:?}: {} bytes for a {rows}×{cols} matrix", q.len())));
+        }
+        let want = Self::scale_len(scaling, operand, rows, cols);
+        if scales.len() != want {
+            return Err(Error::InvalidInput(format!("FP8 {operand:?} ({scaling:?}, {rows}×{cols}): {} scales, the layout needs {want}", scales.len())));
+        }
+        check_scales(&gpu.download(&scales)?, scaling, operand, rows, cols)?;
+        Ok(Fp8Matrix { q, scales, rows, cols, scaling, operand })
+    }
+}
+
+/// `Err` naming the first scale that is not finite and positive, and the group of elements it scales.
+pub fn check_scales(scales: &[f32], scaling: Scaling, operand: Operand, rows: usize, cols: usize) -> Result<()> {
+    let Some(i) = scales.iter().position(|s| !(s.is_finite() && *s > 0.0)) else { return Ok(()) };
+    let blk = SCALE_BLOCK as usize;
+    let group = match (scaling, operand) {
+        (Scaling::PerTensor, _) => "the whole tensor".to_string(),
+        (Scaling::Block, Operand::A) => format!("row {}, columns {}..{}", i % rows.max(1), i / rows.max(1) * blk, (i / rows.max(1) + 1) * blk),
+        (Scaling::Block, Operand::B) => {
+            let kbs = cols.div_ceil(blk).max(1);
+            format!("rows {}.., columns {}..", i / kbs * blk, i % kbs * blk)
+        }
+    };
+    Err(Error::InvalidInput(format!("FP8 {operand:?} scale {i} ({group}) is {}: scales must be finite and positive (a NaN or Inf in the input makes its group's amax, and so its scale, non-finite)", scales[i])))
+}
+
+/// Blocks for a grid-stride pass over `n` elements.
+fn grid_1d(gpu: &Gpu, n: usize) -> u32 {
+    (n.div_ceil(QUANT_BLOCK as usize) as u64).clamp(1, gpu.info.sms as u64 * 16) as u32
+}
+
+/// Quantizes the `rows × cols` f32 matrix `x` (row-major) to e4m3 with `scaling` (block scales as
+/// `operand` needs them), on the GPU; checks the scales (so NaN/Inf inputs are reported here, naming the
+/// group). `cols` must be a multiple of 4 (the kernels move 4 elements at a time; the GEMMs need 16).
+pub fn quantize(gpu: &Gpu, x: &CudaSlice<f32>, rows: usize, cols: usize, scaling: Scaling, operand: Operand) -> Result<Fp8Matrix> {
+    if rows == 0 || cols == 0 || x.len() != rows * cols {
+        return Err(Error::InvalidInput(format!("quantize: {} f32 for a {rows}×{cols} matrix (both at least 1)", x.len())));
+    }
+    if cols % 4 != 0 || rows > u32::MAX as usize || cols > u32::MAX as usize {
+        return Err(Error::InvalidInput(format!("quantize: {rows}×{cols}: columns must be a multiple of 4 and both below 2^32")));
+    }
+    let n = rows * cols;
+    let mut q = gpu.zeros::<u8>(n)?;
+    let mut scales = gpu.zeros::<f32>(Fp8Matrix::scale_len(scaling, operand, rows, cols))?;
+    let (r, c, n64) = (rows as u32, cols as u32, n as u64);
+    match (scaling, operand) {
+        (Scaling::PerTensor, _) => {
+            let mut amax = gpu.zeros::<u32>(1)?;
+            let k_amax = gpu.kernel("fp8_amax_f32")?;
+            let k_q = gpu.kernel("fp8_quantize_tensor_f32")?;
+            // SAFETY: `fp8_amax_f32(x, n, amax)`: x holds n f32 (checked), amax one zeroed u32.
+            unsafe { launch!(gpu, &k_amax, grid = grid_1d(gpu, n), x, &n64, &mut amax) }?;
+            // SAFETY: `fp8_quantize_tensor_f32(x, n, amax, q, scale)`: x n f32 (a fresh allocation: 16-byte
+            // aligned), q n bytes, amax the pass above over the same x, scale one f32.
+            unsafe { launch!(gpu, &k_q, grid = grid_1d(gpu, n.div_ceil(4)), x, &n64, &amax, &mut q, &mut scales) }?;
+        }
+        (Scaling::Block, Operand::A) => {
+            let k = gpu.kernel("fp8_quantize_1x128_f32")?;
+            let warps = rows * cols.div_ceil(SCALE_BLOCK as usize);
+            let blocks = warps.div_ceil((QUANT_BLOCK / 32) as usize);
+            if blocks > i32::MAX as usize {
+                return Err(Error::InvalidInput(format!("quantize: {rows}×{cols} needs {blocks} blocks, above the grid's x limit")));
+            }
+            // SAFETY: `fp8_quantize_1x128_f32(x, rows, cols, q, sa)`: x rows·cols f32 (16-byte aligned),
+            // cols % 4 == 0 (checked), q rows·cols bytes, sa ⌈cols/128⌉·rows f32; one warp per segment.
+            unsafe { launch!(gpu, &k, grid = blocks as u32, x, &r, &c, &mut q, &mut scales) }?;
+        }
+        (Scaling::Block, Operand::B) => {
+            let k = gpu.kernel("fp8_quantize_128x128_f32")?;
+            let grid = (c.div_ceil(SCALE_BLOCK), r.div_ceil(SCALE_BLOCK));
+            if grid.1 > 65_535 {
+                return Err(Error::InvalidInput(format!("quantize: {rows} rows need {} block rows, above the grid's y limit of 65535", grid.1)));
+            }
+            // SAFETY: `fp8_quantize_128x128_f32(x, rows, cols, q, sb)`: as above, sb ⌈rows/128⌉·⌈cols/128⌉
+            // f32; grid (⌈cols/128⌉, ⌈rows/128⌉).
+            unsafe { launch!(gpu, &k, grid = grid, x, &r, &c, &mut q, &mut scales) }?;
+        }
+    }
+    gpu.sync_after("fp8 quantize")?;
+    check_scales(&gpu.download(&scales)?, scaling, operand, rows, cols)?;
+    Ok(Fp8Matrix { q, scales, rows, cols, scaling, operand })
+}
+
+/// `out = q · s` in f32 (the dequantized matrix the reference multiplies).
+pub fn dequantize(gpu: &Gpu, m: &Fp8Matrix, out: &mut CudaSlice<f32>) -> Result<()> {
+    if out.len() != m.rows * m.cols {
+        return Err(Error::InvalidInput(format!("dequantize: {} f32 for a {}×{} matrix", out.len(), m.rows, m.cols)));
+    }
+    let mode: u32 = match (m.scaling, m.operand) {
+        (Scaling::PerTensor, _) => 0,
+        (Scaling::Block, Operand::A) => 1,
+        (Scaling::Block, Operand::B) => 2,
+    };
+    let k = gpu.kernel("fp8_dequantize_f32")?;
+    let (r, c) = (m.rows as u32, m.cols as u32);
+    // SAFETY: `fp8_dequantize_f32(q, rows, cols, scales, mode, out)`: q rows·cols bytes, scales of the
+    // mode's length (an `Fp8Matrix` holds them by construction), out rows·cols f32 (checked).
+    unsafe { launch!(gpu, &k, grid = grid_1d(gpu, m.rows * m.cols), &m.q, &r, &c, &m.scales, &mode, out) }
+}
+
+/// `out = bf16(x)`, `n` elements.
+pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Result<()> {
+    if out.len() != x.len() {
+        return Err(Error::InvalidInput(format!("to_bf16: {} f32 into {} bf16", x.len(), out.len())));
+    }
+    let k = gpu.kernel("fp8_f32_to_bf16")?;
+    let n = x.len() as u64;
+    // SAFETY: `fp8_f32_to_bf16(x, n, out)`: both hold n elements (checked).
+    unsafe { launch!(gpu, &k, grid = grid_1d(gpu, x.len()), x, &n, out) }
+}
+
+/// The step that multiplies operands scaled with `scaling`.
+pub fn step_for(scaling: Scaling) -> &'static Step {
+    match scaling {
+        Scaling::PerTensor => &F1,
+        Scaling::Block => &F2,
+    }
+}
+
+/// A prepared FP8 GEMM: the kernel, its tensor maps over A's and B's bytes and C, encoded once, so
+/// repeated runs (timing) launch without re-encoding. The buffers must outlive it unchanged (their
+/// addresses are in the maps); [`Fp8Gemm::run`] checks that it gets the same ones.
+pub struct Fp8Gemm {
+    step: &'static Step,
+    kernel: Kernel,
+    maps: [TensorMap2d; 3],
+    key: [u64; 3],
+    shape: (usize, usize, usize),
+    grid: u32,
+}
+
+impl Fp8Gemm {
+    /// Checks the operands against each other and `step`'s rules, and encodes the tensor maps.
+    pub fn new(gpu: &Gpu, step: &'static Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> Result<Fp8Gemm> {
+        if a.operand != Operand::A || b.operand != Operand::B {
+            return Err(Error::InvalidInput(format!("FP8 GEMM: operands are ({:?}, {:?}), want (A, B)", a.operand, b.operand)));
+        }
+        if a.cols != b.cols {
+            return Err(Error::InvalidInput(format!("FP8 GEMM: A is {}×{} and B (N×K) {}×{}: K differs", a.rows, a.cols, b.rows, b.cols)));
+        }
+        if a.scaling != step.scaling || b.scaling != step.scaling {
+            return Err(Error::InvalidInput(format!("{} takes {:?}-scaled operands, got A {:?} and B {:?}", step.kernel.name, step.scaling, a.scaling, b.scaling)));
+        }
+        let (m, n, k) = (a.rows, b.rows, a.cols);
+        if c.len() != m * n {
+            return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: C holds {} bf16, needs {}", c.len(), m * n)));
+        }
+        if m > 1 << 20 || n > 1 << 20 || k > 1 << 20 {
+            return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: every dimension must be at most 2^20")));
+        }
+        if let Some(why) = step.rejects(m, n, k) {
+            return Err(Error::InvalidInput(why));
+        }
+        if let Some(why) = gpu.cannot_run(&step.kernel) {
+            return Err(Error::Unsupported { kernel: step.kernel.name.into(), needs: "sm_90a (Hopper)".into(), have: why });
+        }
+        let kernel = gpu.kernel(step.kernel.name)?;
+        let box_cols = layout::fp8::tiles::BK;
+        let tile = |rows: usize, cols: usize, box_rows: u32, elem_bytes: u32, box_cols: u32| TmaTile2d {
+            elem_bytes, rows: rows as u64, cols: cols as u64, stride_bytes: elem_bytes as u64 * cols as u64, box_rows, box_cols, swizzle: TmaSwizzle::B128,
+        };
+        let maps = [
+            TensorMap2d::encode_u8(gpu, &a.q, tile(m, k, step.tile.0, 1, box_cols))?,
+            TensorMap2d::encode_u8(gpu, &b.q, tile(n, k, step.tile.1, 1, box_cols))?,
+            TensorMap2d::encode_bf16(gpu, c, tile(m, n, 64, 2, 64))?,
+        ];
+        let key = [a.q.device_ptr(&gpu.stream).0, b.q.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0];
+        Ok(Fp8Gemm { step, kernel, maps, key, shape: (m, n, k), grid: step.grid(m, n, gpu.info.sms) })
+    }
+
+    /// The step it runs.
+    pub fn step(&self) -> &'static Step {
+        self.step
+    }
+
+    /// Enqueues `C = dequant(A) · dequant(B)ᵀ` on the buffers it was prepared for.
+    pub fn run(&self, gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>) -> Result<()> {
+        let key = [a.q.device_ptr(&gpu.stream).0, b.q.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0];
+        if key != self.key || (a.rows, b.rows, a.cols) != self.shape {
+            return Err(Error::InvalidInput("Fp8Gemm::run: not the buffers it was prepared for (their addresses are in its tensor maps)".into()));
+        }
+        let (m, n, k) = (self.shape.0 as u32, self.shape.1 as u32, self.shape.2 as u32);
+        // SAFETY: `fp8_gemm_v1/v2(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k)`: the maps were encoded
+        // for these very buffers (same addresses and shape, checked above) with the boxes the step expects;
+        // the scales have the lengths its scaling needs (an `Fp8Matrix` holds them by construction); the
+        // shape passed the step's rules in `new`; grid, block and shared memory from the descriptor.
+        unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales, &m, &n, &k) }
+    }
+}
+
+/// `c = dequant(a) · dequant(b)ᵀ` (bf16, M×N) with the step for the operands' scaling (f1 per tensor, f2
+/// block); encodes the tensor maps each call (prepare an [`Fp8Gemm`] to run one shape repeatedly).
+pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>) -> Result<&'static Step> {
+    let g = Fp8Gemm::new(gpu, step_for(a.scaling), a, b, c)?;
+    g.run(gpu, a, b, c)?;
+    gpu.stream.synchronize().during(|| format!("{} {}x{}x{}", g.step.kernel.name, a.rows, b.rows, a.cols))?;
+    Ok(g.step)
+}
+
+/// `C = dequant(A) · dequant(B)ᵀ` in f64 on the CPU (all cores) from the quantized bytes and scales
+/// (downloaded): the reference of small shapes.
+pub fn reference_f64(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix) -> Result<Vec<f64>> {
+    let deq = |m: &Fp8Matrix| -> Result<Vec<f64>> {
+        let (q, s) = (gpu.download(&m.q)?, gpu.download(&m.scales)?);
+        let (rows, cols) = (m.rows as u32, m.cols as u32);
+        Ok(q.iter().enumerate().map(|(i, &v)| {
+            let (r, c) = ((i / m.cols) as u32, (i % m.cols) as u32);
+            let si = match (m.scaling, m.operand) {
+                (Scaling::PerTensor, _) => 0,
+                (Scaling::Block, Operand::A) => layout::fp8::scale_a_index(r, c, rows),
+                (Scaling::Block, Operand::B) => layout::fp8::scale_b_index(r, c, cols),
+            };
+            layout::fp8::e4m3_to_f32(v) as f64 * s[si as usize] as f64
+        }).collect())
+    };
+    let (da, db) = (deq(a)?, deq(b)?);
+    Ok(rows_dot_rows(&da, &db, a.rows, b.rows, a.cols))
+}
+
+/// `C[i][j] = Σ_k a[i][k] · b[j][k]` (both row-major with `k` columns), rows split across threads.
+pub fn rows_dot_rows(a: &[f64], b: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
+    let mut c = vec![0.0f64; m * n];
+    let threads = std::thread::available_parallelism().map(|t| t.get()).unwrap_or(1).min(m).max(1);
+    let rows_per = m.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (t, chunk) in c.chunks_mut(rows_per * n).enumerate() {
+            scope.spawn(move || {
+                for (r, out) in chunk.chunks_mut(n).enumerate() {
+                    let ar = &a[(t * rows_per + r) * k..][..k];
+                    for (j, o) in out.iter_mut().enumerate() {
+                        *o = ar.iter().zip(&b[j * k..(j + 1) * k]).map(|(x, y)| x * y).sum();
+                    }
+                }
+            });
+        }
+    });
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scale_checks_name_the_group() {
+        assert!(check_scales(&[1.0, 2.0], Scaling::Block, Operand::A, 2, 128).is_ok());
+        let e = check_scales(&[1.0, 1.0, 1.0, f32::NAN], Scaling::Block, Operand::A, 3, 256).unwrap_err().to_string();
+        assert!(e.contains("scale 3") && e.contains("row 0, columns 128..256") && e.contains("NaN"), "{e}");
+        let e = check_scales(&[1.0, f32::INFINITY], Scaling::Block, Operand::B, 256, 256).unwrap_err().to_string();
+        assert!(e.contains("rows 0.., columns 128..") && e.contains("inf"), "{e}");
+        assert!(check_scales(&[0.0], Scaling::PerTensor, Operand::A, 1, 16).unwrap_err().to_string().contains("whole tensor"));
+        assert!(check_scales(&[-1.0], Scaling::PerTensor, Operand::B, 1, 16).is_err());
+    }
+
+    #[test]
+    fn scale_lengths_follow_the_layouts() {
+        assert_eq!(Fp8Matrix::scale_len(Scaling::PerTensor, Operand::B, 4096, 4096), 1);
+        assert_eq!(Fp8Matrix::scale_len(Scaling::Block, Operand::A, 100, 300), 3 * 100);
+        assert_eq!(Fp8Matrix::scale_len(Scaling::Block, Operand::B, 300, 300), 3 * 3);
+    }
+
+    #[test]
+    fn rows_dot_rows_is_a_times_b_transposed() {
+        let (a, b) = (vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], vec![1.0, 0.0, -1.0, 2.0, 1.0, 0.0]);
+        // a: 2×3, b: 2×3 → c[i][j] = a_i · b_j
+        assert_eq!(rows_dot_rows(&a, &b, 2, 2, 3), vec![-2.0, 4.0, -2.0, 13.0]);
+    }
+}

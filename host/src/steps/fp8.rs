@@ -1,0 +1,115 @@
+//! The FP8 ladder (issue 16, `kernels-gpu/src/fp8/`, sm_90a only): `C (M×N, bf16) = dequant(A) ·
+//! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
+//! those inputs (not steps: `--list` shows them with `-`).
+use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM};
+
+use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
+
+/// How a step's inputs are scaled (which quantization produces them, which cuBLASLt mode matches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Scaling {
+    /// One f32 scale per matrix (`fp8_amax_f32` + `fp8_quantize_tensor_f32`).
+    PerTensor,
+    /// A: one per 1×128 row segment, B: one per 128×128 block (`fp8_quantize_1x128_f32`,
+    /// `fp8_quantize_128x128_f32`; layouts in `layout::fp8`).
+    Block,
+}
+
+/// One FP8 GEMM step.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// Name, label, block, shared memory, PTX checks.
+    pub kernel: KernelInfo,
+    /// Rows and columns of C per tile (a persistent 1-D grid: one CTA per SM at most, one per tile).
+    pub tile: (u32, u32),
+    /// The scaling its arguments carry.
+    pub scaling: Scaling,
+    /// Whether partial sums are promoted into f32 registers every 128 of K (the error does not grow
+    /// with K).
+    pub promotes: bool,
+}
+
+impl PartialEq for Step {
+    fn eq(&self, o: &Self) -> bool {
+        self.kernel.name == o.kernel.name
+    }
+}
+
+impl Step {
+    /// `None` if the step takes `m × n × k`, else why not: A's and B's rows are read by the TMA (row
+    /// strides multiples of 16 bytes: K % 16), C is written by TMA stores (N % 8 for 16-byte bf16 rows).
+    pub fn rejects(&self, m: usize, n: usize, k: usize) -> Option<String> {
+        if k % 16 != 0 {
+            return Some(format!("{} reads A (M×K) and B (N×K) e4m3 through TMA tensor maps, whose row strides must be multiples of 16 bytes: K must be a multiple of 16 (got {m}x{n}x{k})", self.kernel.name));
+        }
+        if n % 8 != 0 {
+            return Some(format!("{} writes C (bf16) with TMA stores, whose row stride must be a multiple of 16 bytes: N must be a multiple of 8 (got {m}x{n}x{k})", self.kernel.name));
+        }
+        None
+    }
+
+    /// The persistent grid on `m × n` with `sms` SMs: `min(tiles, sms)` CTAs.
+    pub fn grid(&self, m: usize, n: usize, sms: u32) -> u32 {
+        let tiles = (m as u64).div_ceil(self.tile.0 as u64) * (n as u64).div_ceil(self.tile.1 as u64);
+        tiles.min(sms.max(1) as u64) as u32
+    }
+}
+
+/// What no FP8 step holds: all tile data moves by TMA and `wgmma`, no `trap` (a run-time check in the
+/// K loop serializes the `wgmma`s), no per-thread global stores of C.
+const LACKS: &[&str] = &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global", "wgmma.mma_async.sync.aligned.m64n256k16"];
+
+const fn gemm(name: &'static str, label: &'static str, smem: u32, has: &'static [&'static str], tile: (u32, u32), scaling: Scaling, promotes: bool, about: &'static str) -> Step {
+    Step {
+        kernel: KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: bounds_min(384, 1),
+                             dyn_smem_bytes: smem, about, ptx: PtxCheck { has, lacks: LACKS, count: &[], at_least: &[] } },
+        tile, scaling, promotes,
+    }
+}
+
+/// f1: h6 on e4m3, per-tensor scales, all of K in the tensor core's accumulators.
+pub const F1: Step = gemm("fp8_gemm_v1", "f1", F1_DYN_SMEM,
+    &["wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "setmaxnreg.inc.sync.aligned.u32 232"],
+    (BM, F1_BN), Scaling::PerTensor, false, "h6 on e4m3 (B stored NxK), 128x256x128 stages, wgmma.m64n256k32, per-tensor scales in the epilogue");
+/// f2: block scales, promotion every 128 of K.
+pub const F2: Step = gemm("fp8_gemm_v2", "f2", F2_DYN_SMEM,
+    &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32"],
+    (BM, F2_BN), Scaling::Block, true, "block scales (A 1x128, B 128x128): 128x128 tiles, each K block's wgmma sums promoted into f32 with its scales");
+
+/// The ladder, in order.
+pub const STEPS: &[Step] = &[F1, F2];
+
+/// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
+pub const QUANT_BLOCK: u32 = 256;
+
+const fn quant(name: &'static str, ptx: PtxCheck, about: &'static str) -> KernelInfo {
+    KernelInfo { name, family: Family::Fp8, step: "-", target: Target::Sm90a, block_threads: QUANT_BLOCK, launch_bounds: None, dyn_smem_bytes: 0, about, ptx }
+}
+
+/// The quantization kernels and the reference's helpers.
+pub const KERNELS: &[KernelInfo] = &[
+    quant("fp8_amax_f32", PtxCheck::has(&["red.relaxed.gpu.global.max.u32", "shfl.sync.bfly.b32"]), "max |x| of n f32 (as u32 bits, atomic max)"),
+    quant("fp8_quantize_tensor_f32", PtxCheck::has(&["cvt.rn.satfinite.e4m3x2.f32"]), "per-tensor e4m3: s = amax/448, q = e4m3(x/s)"),
+    quant("fp8_quantize_1x128_f32", PtxCheck::has(&["cvt.rn.satfinite.e4m3x2.f32", "shfl.sync.bfly.b32"]), "A's block e4m3: one scale per 1x128 row segment (one warp each)"),
+    quant("fp8_quantize_128x128_f32", PtxCheck::has(&["cvt.rn.satfinite.e4m3x2.f32", "bar.sync"]), "B's block e4m3: one scale per 128x128 block (one CTA each)"),
+    quant("fp8_dequantize_f32", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2"]), "x' = q * s in f32 (the reference's inputs)"),
+    quant("fp8_f32_to_bf16", PtxCheck::has(&["cvt.rn.bf16x2.f32"]), "rounds the f32 reference to bf16"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_rules_name_the_constraint_and_grids_are_persistent() {
+        assert!(F1.rejects(1, 8, 16).is_none() && F2.rejects(1000, 4096, 4096).is_none());
+        let e = F1.rejects(64, 64, 40).unwrap();
+        assert!(e.contains("K must be a multiple of 16") && e.contains("64x64x40"), "{e}");
+        let e = F2.rejects(64, 100, 64).unwrap();
+        assert!(e.contains("N must be a multiple of 8"), "{e}");
+        assert_eq!(F1.grid(4096, 4096, 132), 132);
+        assert_eq!(F1.grid(128, 512, 132), 2);
+        assert_eq!(F2.grid(129, 129, 132), 4);
+        assert!(F2.promotes && !F1.promotes);
+    }
+}

@@ -1,0 +1,149 @@
+//! GPU tests of the FP8 path (issue 16): the quantization kernels against the host model of e4m3, the
+//! FP8 GEMM steps against the f64 product of their dequantized inputs, promotion's effect on the error
+//! as K grows, and bad input refused before any launch. Without a GPU, or on a GPU without sm_90a, each
+//! test says it was skipped and passes.
+use std::io::Write;
+
+use kernel_lab::{
+    Error,
+    families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
+    fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
+    runtime::{device_check::Dist, gpu::Gpu, verify},
+    steps::fp8::{F1, F2, Scaling},
+};
+use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
+
+fn hopper_or_skip(test: &str) -> Option<Gpu> {
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e @ Error::NoGpu(_)) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
+            return None;
+        }
+        Err(e) => panic!("{test}: a GPU driver is present but unusable: {e}"),
+    };
+    if let Some(why) = gpu.cannot_run(&F1.kernel) {
+        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+        return None;
+    }
+    Some(gpu)
+}
+
+fn random(gpu: &Gpu, n: usize, seed: u64) -> (Vec<f32>, cudarc::driver::CudaSlice<f32>) {
+    let mut rng = verify::rng(seed);
+    // Magnitudes spread over 2^-12 .. 2^4, so per-block scales differ from the tensor's.
+    let x: Vec<f32> = verify::uniform_f32(&mut rng, n).iter().enumerate().map(|(i, v)| v * (1u32 << (i * 7 % 17)) as f32 / 4096.0).collect();
+    let d = gpu.upload(&x).unwrap();
+    (x, d)
+}
+
+/// Every byte and scale of each quantization equals the host model's: `s = amax / 448` over the
+/// group, `q = e4m3(x / s)` rounded to nearest even with saturation.
+#[test]
+fn quantization_matches_the_host_model() {
+    let Some(gpu) = hopper_or_skip("quantization_matches_the_host_model") else { return };
+    let seed = verify::fresh_seed();
+    for (rows, cols) in [(1usize, 16usize), (3, 260), (130, 384), (257, 1000)] {
+        let (x, d_x) = random(&gpu, rows * cols, seed ^ (rows * cols) as u64);
+        for (scaling, op) in [(Scaling::PerTensor, Operand::A), (Scaling::Block, Operand::A), (Scaling::Block, Operand::B)] {
+            let m = fp8::quantize(&gpu, &d_x, rows, cols, scaling, op).unwrap();
+            let (q, s) = (gpu.download(&m.q).unwrap(), gpu.download(&m.scales).unwrap());
+            let group_of = |r: usize, c: usize| -> usize {
+                match (scaling, op) {
+                    (Scaling::PerTensor, _) => 0,
+                    (Scaling::Block, Operand::A) => scale_a_index(r as u32, c as u32, rows as u32) as usize,
+                    (Scaling::Block, Operand::B) => scale_b_index(r as u32, c as u32, cols as u32) as usize,
+                }
+            };
+            let mut amax = vec![0f32; s.len()];
+            for r in 0..rows {
+                for c in 0..cols {
+                    let g = group_of(r, c);
+                    amax[g] = amax[g].max(x[r * cols + c].abs());
+                }
+            }
+            for (g, (&got, &a)) in s.iter().zip(&amax).enumerate() {
+                assert_eq!(got, a / E4M3_MAX, "{scaling:?} {op:?} {rows}x{cols}: scale {g} (seed {seed})");
+            }
+            for r in 0..rows {
+                for c in 0..cols {
+                    let i = r * cols + c;
+                    let want = f32_to_e4m3(x[i] / s[group_of(r, c)]);
+                    assert_eq!(q[i], want, "{scaling:?} {op:?} {rows}x{cols}: element ({r}, {c}) = {} (seed {seed})", x[i]);
+                }
+            }
+        }
+    }
+}
+
+/// f1 and f2 on ragged shapes (M, N not multiples of the tiles, K not a multiple of 128), fully
+/// written and within tolerance of the f64 reference; run twice on the same prepared GEMM.
+#[test]
+fn fp8_steps_match_the_dequantized_reference() {
+    let Some(gpu) = hopper_or_skip("fp8_steps_match_the_dequantized_reference") else { return };
+    let seed = verify::fresh_seed();
+    for (m, n, k) in [(1usize, 8usize, 16usize), (130, 264, 400), (300, 136, 1024), (129, 520, 2048)] {
+        let (_, a32) = random(&gpu, m * k, seed ^ 1);
+        let (_, b32) = random(&gpu, n * k, seed ^ 2);
+        for step in [&F1, &F2] {
+            let a = fp8::quantize(&gpu, &a32, m, k, step.scaling, Operand::A).unwrap();
+            let b = fp8::quantize(&gpu, &b32, n, k, step.scaling, Operand::B).unwrap();
+            let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
+            let mut c = gpu.zeros::<u16>(m * n).unwrap();
+            let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
+            for rep in 0..2 {
+                gpu.poison(&mut c).unwrap();
+                g.run(&gpu, &a, &b, &mut c).unwrap();
+                gpu.sync_after(step.kernel.name).unwrap();
+                let got: Vec<f64> = gpu.download(&c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
+                assert!(got.iter().all(|v| !v.is_nan()), "{} {m}x{n}x{k} rep {rep}: output not fully written", step.kernel.name);
+                let err = verify::rel_l2(&got, &want);
+                assert!(err <= tolerance(step.promotes, k), "{} {m}x{n}x{k} rep {rep}: rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+            }
+        }
+    }
+}
+
+/// Why promotion exists: on positive inputs (sums that do not cancel) the error of f1, which keeps all
+/// of K in the tensor core's accumulators, grows with K; f2's, promoted every 128, stays at the bf16
+/// output's rounding.
+#[test]
+fn without_promotion_the_error_grows_with_k() {
+    let Some(gpu) = hopper_or_skip("without_promotion_the_error_grows_with_k") else { return };
+    let rows = promotion_study(&gpu, 128, &[256, 16384, 65536], Dist::Positive, verify::fresh_seed()).unwrap();
+    let (short, long) = (&rows[0], &rows[2]);
+    assert!(long.f1 > 4.0 * short.f1 && long.f1 > 2.0 * long.f2, "f1 error should grow with K: {rows:?}");
+    for r in &rows {
+        assert!(r.f2 <= TOL_PROMOTED, "f2 at K = {}: {:.2e} (promotion keeps it at the output rounding): {rows:?}", r.k, r.f2);
+    }
+}
+
+/// Bad input is refused before any launch, naming the rule.
+#[test]
+fn bad_fp8_input_gives_clear_errors() {
+    let Some(gpu) = hopper_or_skip("bad_fp8_input_gives_clear_errors") else { return };
+    let (_, a32) = random(&gpu, 64 * 40, 7);
+    let a = fp8::quantize(&gpu, &a32, 64, 40, Scaling::PerTensor, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &a32, 64, 40, Scaling::PerTensor, Operand::B).unwrap();
+    let c = gpu.zeros::<u16>(64 * 64).unwrap();
+    let e = Fp8Gemm::new(&gpu, &F1, &a, &b, &c).err().expect("K = 40 must be refused").to_string();
+    assert!(e.contains("K must be a multiple of 16"), "{e}");
+    let e = Fp8Gemm::new(&gpu, &F2, &a, &b, &c).err().expect("per-tensor operands on f2 must be refused").to_string();
+    assert!(e.contains("Block"), "{e}");
+    // A NaN in the input: its block's scale is NaN, reported by quantize with the block.
+    let mut x = vec![0.5f32; 4 * 256];
+    x[2 * 256 + 130] = f32::NAN;
+    let d_x = gpu.upload(&x).unwrap();
+    let e = fp8::quantize(&gpu, &d_x, 4, 256, Scaling::Block, Operand::A).err().expect("NaN input must be refused").to_string();
+    assert!(e.contains("row 2, columns 128..256"), "{e}");
+    x[2 * 256 + 130] = f32::INFINITY;
+    let d_x = gpu.upload(&x).unwrap();
+    let e = fp8::quantize(&gpu, &d_x, 4, 256, Scaling::PerTensor, Operand::A).err().expect("Inf input must be refused").to_string();
+    assert!(e.contains("whole tensor"), "{e}");
+    // Scales a caller passes in are checked too.
+    let q = gpu.zeros::<u8>(128 * 128).unwrap();
+    let s = gpu.upload(&[1.0f32, f32::NAN]).unwrap();
+    let e = Fp8Matrix::from_parts(&gpu, q, s, 128, 256 / 2, Scaling::Block, Operand::A).err().expect("wrong scale count").to_string();
+    assert!(e.contains("scales, the layout needs"), "{e}");
+    assert_eq!(SCALE_BLOCK, 128);
+}

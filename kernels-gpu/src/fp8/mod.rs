@@ -1,0 +1,20 @@
+//! FP8 GEMM on Hopper (issue 16, sm_90a only): `C (M×N, bf16) = dequant(A) · dequant(B)ᵀ` with A stored
+//! M×K and B stored **N×K** (both K-major: 8-bit `wgmma` reads only K-major operands), e4m3 inputs and
+//! f32 scales ([`layout::fp8`]: the format, the scale layouts, the tiles). One file per step in
+//! `steps/` (declared by `kernels-gpu/build.rs`); README beside this file.
+//!
+//! | step | file | idea |
+//! |------|------|------|
+//! | f1 | `steps/v1_per_tensor.rs` | h6's warp-specialized persistent CTA on e4m3: 128×256 tiles, 128-deep K stages, `wgmma.m64n256k32`, per-tensor scales in the epilogue; all of K accumulated in the tensor core |
+//! | f2 | `steps/v2_block_scaled.rs` | DeepGEMM's block scaling: 128×128 tiles, each 128-deep K block's MMAs into fresh registers, promoted into f32 accumulators with the block's scales |
+//!
+//! Shared machinery: `tile.rs` (stage loads, descriptors, the persistent producer), `quantize.rs`
+//! (not a step: the kernels that produce FP8 inputs and the dequantized reference inputs). The
+//! warp-specialized skeleton, the ring, the tile order and the C staging are the Hopper HGEMM ladder's
+//! (`hgemm::tma_warp_specialized`, `hgemm::tma_persistent`, `hgemm::tma_store`).
+#[cfg(lab_sm90)]
+pub mod quantize;
+#[cfg(lab_sm90)]
+mod tile;
+// The steps: one module per file of `src/fp8/steps/`, declared by kernels-gpu/build.rs.
+include!(concat!(env!("OUT_DIR"), "/fp8_steps.rs"));

@@ -1,0 +1,239 @@
+//! Producing FP8 inputs the way users do (issue 16), and the dequantized inputs of the reference:
+//!
+//! * per tensor: `fp8_amax_f32` (max |x| into one zeroed `u32`, as f32 bits), then
+//!   `fp8_quantize_tensor_f32` (`s = amax / 448`, `q = e4m3(x / s)`, `*scale = s`);
+//! * block: `fp8_quantize_1x128_f32` (one warp per 128-element row segment: A's scales) and
+//!   `fp8_quantize_128x128_f32` (one block per 128×128 tile: B's scales), in [`layout::fp8`]'s layouts;
+//! * `fp8_dequantize_f32`: `x' = q · s` in f32 (one rounding of the exact product), the inputs of the
+//!   f32 reference GEMM that the large shapes are checked against; `fp8_f32_to_bf16` rounds that
+//!   reference as the kernels round their output.
+//!
+//! A group whose amax is 0 gets `s = 2^-100 / 448` (any positive scale: its q are all 0).
+use crate::prim::{
+    atomic::red_max_relaxed_gpu_u32,
+    fp8::{cvt_e4m3x2_f32, cvt_f16x2_e4m3x2},
+    mma::{f16_to_f32, pack_bf16x2},
+    sync::sync_threads,
+    thread::{block_idx_x, block_idx_y, grid_size_1d, index_1d, lane_id, thread_idx_x},
+    warp::shuffle_xor_u32,
+};
+use layout::fp8::{E4M3_MAX, SCALE_BLOCK, scale_a_index, scale_b_index};
+
+/// Threads per block of every quantize kernel (the host's descriptors say the same).
+pub const BLOCK: u32 = 256;
+
+/// The scale of a group with largest magnitude `amax`.
+#[inline(always)]
+fn scale_of(amax: f32) -> f32 {
+    let floor = 7.888609e-31; // 2^-100
+    (if amax > floor { amax } else { floor }) / E4M3_MAX
+}
+
+/// Four f32 quantized with scale `s`, packed little-endian (element 0 in the low byte).
+#[inline(always)]
+fn quantize4(x: [f32; 4], s: f32) -> u32 {
+    let lo = cvt_e4m3x2_f32(x[0] / s, x[1] / s) as u32;
+    let hi = cvt_e4m3x2_f32(x[2] / s, x[3] / s) as u32;
+    lo | hi << 16
+}
+
+/// The largest of the 32 lanes' `v` (non-negative f32 bits), in every lane.
+///
+/// # Safety
+/// All 32 lanes of the warp, converged.
+#[inline(always)]
+unsafe fn warp_max_u32(mut v: u32) -> u32 {
+    for s in [16, 8, 4, 2, 1] {
+        // SAFETY: forwarded to the caller.
+        let o = unsafe { shuffle_xor_u32(v, s) };
+        v = if o > v { o } else { v };
+    }
+    v
+}
+
+/// `*g_amax = max(*g_amax, max_i |x[i]|)` as f32 bits (`*g_amax` zeroed by the host first).
+///
+/// # Safety
+/// `g_x` has `n` readable f32, `g_amax` one `u32` only accessed atomically meanwhile; [`BLOCK`] threads
+/// per block, any grid.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_amax_f32(g_x: *const f32, n: u64, g_amax: *mut u32) {
+    let stride = grid_size_1d() as u64;
+    let mut i = index_1d() as u64;
+    let mut m = 0u32;
+    while i < n {
+        // SAFETY: i < n.
+        let b = unsafe { *g_x.add(i as usize) }.to_bits() & 0x7FFF_FFFF;
+        m = if b > m { b } else { m };
+        i += stride;
+    }
+    // SAFETY: every lane reaches this point (the loop above has no early exit); g_amax per the caller.
+    unsafe {
+        let m = warp_max_u32(m);
+        if lane_id() == 0 {
+            red_max_relaxed_gpu_u32(g_amax, m);
+        }
+    }
+}
+
+/// `q[i] = e4m3(x[i] / s)` with `s = *g_amax / 448` (an f32's bits), and `*g_scale = s`.
+///
+/// # Safety
+/// `g_x` has `n` readable f32 (16-byte aligned), `g_q` `n` writable bytes (4-byte aligned), `g_amax` the
+/// result of [`fp8_amax_f32`] over the same `x`, `g_scale` one writable f32; [`BLOCK`] threads per block,
+/// any grid.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_quantize_tensor_f32(g_x: *const f32, n: u64, g_amax: *const u32, g_q: *mut u8, g_scale: *mut f32) {
+    // SAFETY: one f32 the caller provides.
+    let s = scale_of(f32::from_bits(unsafe { *g_amax }));
+    if index_1d() == 0 {
+        // SAFETY: one writable f32; only this thread writes it.
+        unsafe { *g_scale = s };
+    }
+    let stride = 4 * grid_size_1d() as u64;
+    let mut i = 4 * index_1d() as u64;
+    while i < n {
+        if i + 4 <= n {
+            // SAFETY: i + 4 ≤ n and i % 4 == 0: four readable f32, 16-byte aligned; four writable bytes, 4-aligned.
+            unsafe {
+                let x = *(g_x.add(i as usize) as *const [f32; 4]);
+                *(g_q.add(i as usize) as *mut u32) = quantize4(x, s);
+            }
+        } else {
+            for j in i..n {
+                // SAFETY: j < n.
+                unsafe { *g_q.add(j as usize) = cvt_e4m3x2_f32(*g_x.add(j as usize) / s, 0.0) as u8 };
+            }
+        }
+        i += stride;
+    }
+}
+
+/// A's block quantization: one warp per (row, 128-element K segment); lane `l` takes elements
+/// `4l .. 4l + 4` of the segment. `q[r][c] = e4m3(x[r][c] / s)`, `s = amax(segment) / 448` stored at
+/// `sa[scale_a_index(r, c)]`.
+///
+/// # Safety
+/// `g_x` (rows × cols f32, 16-byte aligned) readable, `g_q` (rows × cols bytes) and `g_sa` (⌈cols/128⌉ ·
+/// rows f32) writable; `cols % 4 == 0`; [`BLOCK`] threads per block, a 1-D grid of at least
+/// `rows · ⌈cols/128⌉ / 8` blocks.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_quantize_1x128_f32(g_x: *const f32, rows: u32, cols: u32, g_q: *mut u8, g_sa: *mut f32) {
+    let kbs = cols.div_ceil(SCALE_BLOCK);
+    let seg = index_1d() / 32;
+    if kbs == 0 || seg >= rows * kbs {
+        return; // whole warps leave together (seg is uniform across the warp)
+    }
+    let (r, kb) = (seg / kbs, seg % kbs);
+    let c = kb * SCALE_BLOCK + 4 * lane_id();
+    let at = r as usize * cols as usize + c as usize;
+    // SAFETY: c + 4 ≤ cols (cols % 4 == 0) inside row r < rows: readable, 16-byte aligned.
+    let x = if c < cols { unsafe { *(g_x.add(at) as *const [f32; 4]) } } else { [0.0; 4] };
+    let m = x.iter().fold(0u32, |m, v| { let b = v.to_bits() & 0x7FFF_FFFF; if b > m { b } else { m } });
+    // SAFETY: the warp is converged here (uniform `seg`).
+    let s = scale_of(f32::from_bits(unsafe { warp_max_u32(m) }));
+    if c < cols {
+        // SAFETY: as the load; 4-byte aligned bytes.
+        unsafe { *(g_q.add(at) as *mut u32) = quantize4(x, s) };
+    }
+    if lane_id() == 0 {
+        // SAFETY: r < rows, kb < ⌈cols/128⌉: inside `g_sa`.
+        unsafe { *g_sa.add(scale_a_index(r, kb * SCALE_BLOCK, rows) as usize) = s };
+    }
+}
+
+/// B's block quantization: one block of [`BLOCK`] threads per 128×128 tile (grid `(⌈cols/128⌉,
+/// ⌈rows/128⌉)`); thread t takes the groups of 4 `t + 256j` (row `(t + 256j) / 32`, columns `4·((t +
+/// 256j) % 32) ..`), the block's amax gives `s`, stored at `sb[scale_b_index(row0, col0)]`.
+///
+/// # Safety
+/// As [`fp8_quantize_1x128_f32`] with `g_sb` (⌈rows/128⌉ · ⌈cols/128⌉ f32) and that grid.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_quantize_128x128_f32(g_x: *const f32, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
+    let (c0, r0) = (block_idx_x() * SCALE_BLOCK, block_idx_y() * SCALE_BLOCK);
+    let t = thread_idx_x();
+    let at = |j: u32| {
+        let g = t + BLOCK * j;
+        let (r, c) = (r0 + g / 32, c0 + 4 * (g % 32));
+        if r < rows && c < cols { Some(r as usize * cols as usize + c as usize) } else { None }
+    };
+    let mut m = 0u32;
+    for j in 0..SCALE_BLOCK * SCALE_BLOCK / 4 / BLOCK {
+        if let Some(i) = at(j) {
+            // SAFETY: inside the matrix (row < rows, c + 4 ≤ cols), 16-byte aligned.
+            let x = unsafe { *(g_x.add(i) as *const [f32; 4]) };
+            m = x.iter().fold(m, |m, v| { let b = v.to_bits() & 0x7FFF_FFFF; if b > m { b } else { m } });
+        }
+    }
+    let s_max = crate::prim::shared::static_alloc::<{ 4 * (BLOCK as usize / 32) }>();
+    // SAFETY: every thread of the block reaches both barriers; each warp's lane 0 writes its own word.
+    let s = unsafe {
+        let m = warp_max_u32(m);
+        if lane_id() == 0 {
+            crate::prim::shared::st_shared_u32(s_max + 4 * (t / 32), m);
+        }
+        sync_threads();
+        let mut all = 0u32;
+        for w in 0..BLOCK / 32 {
+            let v = crate::prim::shared::ld_shared_u32(s_max + 4 * w);
+            all = if v > all { v } else { all };
+        }
+        scale_of(f32::from_bits(all))
+    };
+    for j in 0..SCALE_BLOCK * SCALE_BLOCK / 4 / BLOCK {
+        if let Some(i) = at(j) {
+            // SAFETY: as the first pass; 4-byte aligned bytes.
+            unsafe { *(g_q.add(i) as *mut u32) = quantize4(*(g_x.add(i) as *const [f32; 4]), s) };
+        }
+    }
+    if t == 0 {
+        // SAFETY: inside `g_sb` (this block's tile).
+        unsafe { *g_sb.add(scale_b_index(r0, c0, cols) as usize) = s };
+    }
+}
+
+/// The dequantized matrix: `x'[r][c] = e4m3_value(q[r][c]) · s`, where `s` is `scales[0]` (`mode` 0:
+/// per tensor), `sa[scale_a_index(r, c)]` (1: 1×128 segments) or `sb[scale_b_index(r, c)]` (2: 128×128).
+///
+/// # Safety
+/// `g_q` rows × cols readable bytes, `g_out` rows × cols writable f32, `g_scales` of the mode's length;
+/// [`BLOCK`] threads per block, any grid.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_dequantize_f32(g_q: *const u8, rows: u32, cols: u32, g_scales: *const f32, mode: u32, g_out: *mut f32) {
+    if cols == 0 {
+        return;
+    }
+    let n = rows as u64 * cols as u64;
+    let stride = grid_size_1d() as u64;
+    let mut i = index_1d() as u64;
+    while i < n {
+        let (r, c) = ((i / cols as u64) as u32, (i % cols as u64) as u32);
+        let si = match mode {
+            0 => 0,
+            1 => scale_a_index(r, c, rows),
+            _ => scale_b_index(r, c, cols),
+        };
+        // SAFETY: i < rows · cols; the scale index is inside the mode's array (caller).
+        unsafe {
+            let v = f16_to_f32(cvt_f16x2_e4m3x2(*g_q.add(i as usize) as u16) as u16);
+            *g_out.add(i as usize) = v * *g_scales.add(si as usize);
+        }
+        i += stride;
+    }
+}
+
+/// `out[i] = bf16(x[i])` (round to nearest even): the f32 reference rounded as the kernels' output is,
+/// for the device comparison.
+///
+/// # Safety
+/// `g_x` `n` readable f32, `g_out` `n` writable 16-bit elements; [`BLOCK`] threads per block, any grid.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_f32_to_bf16(g_x: *const f32, n: u64, g_out: *mut u16) {
+    let stride = grid_size_1d() as u64;
+    let mut i = index_1d() as u64;
+    while i < n {
+        // SAFETY: i < n.
+        unsafe { *g_out.add(i as usize) = pack_bf16x2(*g_x.add(i as usize), 0.0) as u16 };
+        i += stride;
+    }
+}

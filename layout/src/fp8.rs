@@ -1,0 +1,177 @@
+//! FP8 GEMM layout math (issue 16), shared by the kernels (`kernels-gpu/src/fp8/`) and the host: the
+//! e4m3 format as exact host functions, the two scaling schemes' scale-array layouts, and the Hopper FP8
+//! steps' tiles and shared-memory budgets.
+//!
+//! # e4m3
+//!
+//! ```text
+//! bit  7 | 6 5 4 3  | 2 1 0
+//!   sign | exponent | mantissa       bias 7; exponent 0: subnormal (m · 2^-9); 0x7F / 0xFF: NaN;
+//!                                    no infinities; largest finite ±448 (0x7E: 1.75 · 2^8)
+//! ```
+//!
+//! # Scaling
+//!
+//! A quantized matrix stores `q = e4m3(x / s)` and a scale `s` per group of elements; `x ≈ q · s`.
+//!
+//! * **Per tensor**: one `s = amax / 448` per matrix.
+//! * **Block** (DeepGEMM's): A (M×K, activations) one `s` per 1×128 row segment along K, B (stored N×K,
+//!   weights) one per 128×128 block. Layouts ([`scale_a_index`], [`scale_b_index`]):
+//!
+//! ```text
+//! sa: ⌈K/128⌉ rows of M scales        sa[kb · M + m]      (kb = k / 128: a K block's scales of all
+//!                                                          rows are contiguous, what a CTA reads per K tile)
+//! sb: ⌈N/128⌉ rows of ⌈K/128⌉ scales  sb[nb · ⌈K/128⌉ + kb]
+//! ```
+//!
+//! The GEMM computes `C[m][n] = Σ_kb sa[kb][m] · sb[nb][kb] · Σ_{k in kb} qa[m][k] · qb[n][k]`: inside a
+//! K block the scales are constant, so the tensor cores sum the raw e4m3 products and the block's scale
+//! product multiplies that partial sum once ("promotion" into f32 registers, `steps/f2_block_scaled.rs`).
+
+/// The largest finite e4m3 value.
+pub const E4M3_MAX: f32 = 448.0;
+
+/// Elements of K per scale (both operands' scale blocks along K), and rows of B per scale block.
+pub const SCALE_BLOCK: u32 = 128;
+
+/// The exact value of the e4m3 byte `q` (NaN for `0x7F`/`0xFF`).
+pub fn e4m3_to_f32(q: u8) -> f32 {
+    let sign = if q & 0x80 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = ((q >> 3) & 0xF, q & 7);
+    if e == 0xF && m == 7 {
+        return f32::NAN;
+    }
+    let mag = if e == 0 { m as f32 / 512.0 } else { (8 + m) as f32 * pow2(e as i32 - 10) };
+    sign * mag
+}
+
+/// `2^e` for a small `e`, exactly (no_std: no `powi`).
+const fn pow2(e: i32) -> f32 {
+    if e >= 0 { (1u32 << e) as f32 } else { 1.0 / (1u32 << -e) as f32 }
+}
+
+/// `x` rounded to the nearest e4m3 (ties to even), saturated to ±448 (NaN → `0x7F`): the model of
+/// `cvt.rn.satfinite.e4m3x2.f32`.
+pub fn f32_to_e4m3(x: f32) -> u8 {
+    if x.is_nan() {
+        return 0x7F;
+    }
+    let sign = if x.is_sign_negative() { 0x80u8 } else { 0 };
+    let a = if x < 0.0 { -x } else { x };
+    // Every non-negative e4m3 value in order: the codes 0..=0x7E are increasing in value.
+    let mut best = 0u8;
+    let mut code = 0u8;
+    while code <= 0x7E {
+        let v = e4m3_to_f32(code);
+        let b = e4m3_to_f32(best);
+        let (dv, db) = ((v - a).abs(), (b - a).abs());
+        if dv < db || (dv == db && code & 1 == 0 && best & 1 == 1) {
+            best = code;
+        }
+        code += 1;
+    }
+    sign | best
+}
+
+/// Where the scale of A's element `(m, k)` lives in the block-scaled `sa` (M rows of A).
+pub const fn scale_a_index(m: u32, k: u32, rows: u32) -> u32 {
+    (k / SCALE_BLOCK) * rows + m
+}
+
+/// Where the scale of B's element `(n, k)` (B stored N×K) lives in the block-scaled `sb` (K columns).
+pub const fn scale_b_index(n: u32, k: u32, k_cols: u32) -> u32 {
+    (n / SCALE_BLOCK) * k_cols.div_ceil(SCALE_BLOCK) + k / SCALE_BLOCK
+}
+
+/// Lengths of the block-scaled `sa` and `sb` for `m × n × k`.
+pub const fn block_scale_lens(m: u32, n: u32, k: u32) -> (u32, u32) {
+    (k.div_ceil(SCALE_BLOCK) * m, n.div_ceil(SCALE_BLOCK) * k.div_ceil(SCALE_BLOCK))
+}
+
+/// The Hopper FP8 steps' tiles (f1: 128×256, f2: 128×128; both 128 K = 128 bytes per stage row, one
+/// `SWIZZLE_128B` span) and shared-memory budgets.
+pub mod tiles {
+    use crate::hopper::tma_hgemm::{C_STAGE_BYTES, dyn_smem};
+
+    /// Rows of C per CTA (two consumer warpgroups of 64 rows).
+    pub const BM: u32 = 128;
+    /// K per stage: 128 e4m3 = 128 bytes, the 128B swizzle span; also the scale block.
+    pub const BK: u32 = 128;
+    /// f1's columns of C per CTA.
+    pub const F1_BN: u32 = 256;
+    /// f2's columns of C per CTA (one scale block of B: the promotion multiplies by one `sb`).
+    pub const F2_BN: u32 = 128;
+    /// Bytes of A in a stage (128 rows × 128 B: one TMA box).
+    pub const A_BYTES: u32 = BM * BK;
+    /// f1's stage: A and B's 256 rows × 128 B (one box: 256 rows is the TMA's largest box).
+    pub const F1_STAGE_BYTES: u32 = A_BYTES + F1_BN * BK;
+    /// f2's stage: A and B's 128 rows × 128 B.
+    pub const F2_STAGE_BYTES: u32 = A_BYTES + F2_BN * BK;
+    /// f1's stages (h6's ring: 3 × 48 KiB beside the two 32 KiB C staging tiles).
+    pub const F1_STAGES: u32 = 3;
+    /// f2's stages (6 × 32 KiB beside two 16 KiB C staging tiles).
+    pub const F2_STAGES: u32 = 6;
+    /// f1's C staging per consumer: 64 × 256 bf16 (as h6).
+    pub const F1_C_STAGE_BYTES: u32 = C_STAGE_BYTES;
+    /// f2's C staging per consumer: 64 × 128 bf16 (two 64×64 boxes).
+    pub const F2_C_STAGE_BYTES: u32 = 64 * F2_BN * 2;
+    /// f1's dynamic shared memory.
+    pub const F1_DYN_SMEM: u32 = dyn_smem(F1_STAGES, F1_STAGE_BYTES, 2 * F1_C_STAGE_BYTES, 2);
+    /// f2's dynamic shared memory.
+    pub const F2_DYN_SMEM: u32 = dyn_smem(F2_STAGES, F2_STAGE_BYTES, 2 * F2_C_STAGE_BYTES, 2);
+    const _: () = assert!(F1_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F2_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
+        && F1_STAGE_BYTES % 1024 == 0 && F2_STAGE_BYTES % 1024 == 0 && BK == super::SCALE_BLOCK && F2_BN == super::SCALE_BLOCK);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e4m3_decodes_the_documented_points() {
+        assert_eq!(e4m3_to_f32(0x00), 0.0);
+        assert_eq!(e4m3_to_f32(0x01), 1.0 / 512.0); // smallest subnormal 2^-9
+        assert_eq!(e4m3_to_f32(0x08), 1.0 / 64.0); // smallest normal 2^-6
+        assert_eq!(e4m3_to_f32(0x38), 1.0); // exponent 7 = bias
+        assert_eq!(e4m3_to_f32(0x7E), 448.0);
+        assert_eq!(e4m3_to_f32(0xFE), -448.0);
+        assert!(e4m3_to_f32(0x7F).is_nan() && e4m3_to_f32(0xFF).is_nan());
+        // Increasing over the non-negative codes (f32_to_e4m3's search relies on it).
+        for c in 0..0x7Eu8 {
+            assert!(e4m3_to_f32(c) < e4m3_to_f32(c + 1), "code {c:#x}");
+        }
+    }
+
+    #[test]
+    fn e4m3_rounds_to_nearest_even_and_saturates() {
+        for c in 0..=0x7Eu8 {
+            assert_eq!(f32_to_e4m3(e4m3_to_f32(c)), c);
+            assert_eq!(f32_to_e4m3(-e4m3_to_f32(c)), c | 0x80);
+        }
+        assert_eq!(f32_to_e4m3(1e6), 0x7E);
+        assert_eq!(f32_to_e4m3(-1e6), 0xFE);
+        assert_eq!(f32_to_e4m3(f32::NAN), 0x7F);
+        // 1.0625 is halfway between 1.0 (0x38, even) and 1.125 (0x39): ties to even.
+        assert_eq!(f32_to_e4m3(1.0625), 0x38);
+        assert_eq!(f32_to_e4m3(1.0626), 0x39);
+        assert_eq!(f32_to_e4m3(1.1875), 0x3A); // halfway 1.125 / 1.25: to 1.25 (0x3A, even)
+    }
+
+    #[test]
+    fn scale_indices_cover_their_arrays_once() {
+        let (m, n, k) = (5u32, 300u32, 384u32);
+        let (la, lb) = block_scale_lens(m, n, k);
+        assert_eq!((la, lb), (3 * 5, 3 * 3));
+        let mut seen = [0u32; 64];
+        for r in 0..m {
+            for kk in (0..k).step_by(SCALE_BLOCK as usize) {
+                seen[scale_a_index(r, kk, m) as usize] += 1;
+            }
+        }
+        assert!(seen[..la as usize].iter().all(|&c| c == 1));
+        assert_eq!(scale_a_index(4, 383, m), 2 * 5 + 4);
+        assert_eq!(scale_b_index(299, 0, k), 2 * 3);
+        assert_eq!(scale_b_index(128, 256, k), 3 + 2);
+        assert_eq!(scale_b_index(127, 127, k), 0);
+    }
+}
