@@ -9,7 +9,7 @@ use kernel_lab::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
-    steps::fp8::{F1, F2, Scaling},
+    steps::fp8::{F1, F2, STEPS, Scaling},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -76,16 +76,17 @@ fn quantization_matches_the_host_model() {
     }
 }
 
-/// f1 and f2 on ragged shapes (M, N not multiples of the tiles, K not a multiple of 128), fully
-/// written and within tolerance of the f64 reference; run twice on the same prepared GEMM.
+/// Every FP8 step on ragged shapes (M, N not multiples of the tiles, K not a multiple of 128; 1 to 16
+/// K tiles, odd and even: f4 pairs them), fully written and within tolerance of the f64 reference;
+/// run twice on the same prepared GEMM.
 #[test]
 fn fp8_steps_match_the_dequantized_reference() {
     let Some(gpu) = hopper_or_skip("fp8_steps_match_the_dequantized_reference") else { return };
     let seed = verify::fresh_seed();
-    for (m, n, k) in [(1usize, 8usize, 16usize), (130, 264, 400), (300, 136, 1024), (129, 520, 2048)] {
+    for (m, n, k) in [(1usize, 8usize, 16usize), (130, 264, 400), (300, 136, 1024), (129, 520, 2048), (64, 128, 384), (200, 256, 640)] {
         let (_, a32) = random(&gpu, m * k, seed ^ 1);
         let (_, b32) = random(&gpu, n * k, seed ^ 2);
-        for step in [&F1, &F2] {
+        for step in STEPS {
             let a = fp8::quantize(&gpu, &a32, m, k, step.scaling, Operand::A).unwrap();
             let b = fp8::quantize(&gpu, &b32, n, k, step.scaling, Operand::B).unwrap();
             let want = fp8::reference_f64(&gpu, &a, &b).unwrap();

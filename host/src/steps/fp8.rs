@@ -76,8 +76,17 @@ pub const F2: Step = gemm("fp8_gemm_v2", "f2", F2_DYN_SMEM,
     &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32"],
     (BM, F2_BN), Scaling::Block, true, "block scales (A 1x128, B 128x128): 128x128 tiles, each K block's wgmma sums promoted into f32 with its scales");
 
+/// f3: f2 with each K block's scales loaded one block ahead.
+pub const F3: Step = gemm("fp8_gemm_v3", "f3", F2_DYN_SMEM,
+    &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32"],
+    (BM, F2_BN), Scaling::Block, true, "f2 with the scales of K block kb+1 loaded while block kb computes");
+/// f4: f3 with two block-accumulator sets, each block promoted while the next one's MMAs run.
+pub const F4: Step = gemm("fp8_gemm_v4", "f4", F2_DYN_SMEM,
+    &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 1", "fma.rn.f32"],
+    (BM, F2_BN), Scaling::Block, true, "f3 with two block-accumulator sets: block kb promoted while block kb+1's wgmmas run");
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

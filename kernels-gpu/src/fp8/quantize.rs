@@ -22,11 +22,12 @@ use layout::fp8::{E4M3_MAX, SCALE_BLOCK, scale_a_index, scale_b_index};
 /// Threads per block of every quantize kernel (the host's descriptors say the same).
 pub const BLOCK: u32 = 256;
 
-/// The scale of a group with largest magnitude `amax`.
+/// The scale of a group with largest magnitude `amax`; NaN or Inf stays NaN or Inf (so the host's
+/// scale check reports the group whose input held one).
 #[inline(always)]
 fn scale_of(amax: f32) -> f32 {
     let floor = 7.888609e-31; // 2^-100
-    (if amax > floor { amax } else { floor }) / E4M3_MAX
+    (if amax <= floor { floor } else { amax }) / E4M3_MAX
 }
 
 /// Four f32 quantized with scale `s`, packed little-endian (element 0 in the low byte).

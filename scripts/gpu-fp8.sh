@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The FP8 family's GPU run (issue 16), over the carried .carry/ (scripts/prepare-gpu-run.sh): the FP8
+# GPU tests, `--check --family fp8`, the SASS of the FP8 steps (HGMMA forms, spills), compute-sanitizer
+# on a small check, the timed family (with the promotion study), and the torch._scaled_mm peer
+# (scripts/fp8-torch-peer.py) in the same call. Each stage has a time limit, so a hang ends that stage
+# only. STAGES (default "tests check sass sanitize timed torch") picks stages.
+set -uo pipefail
+OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
+C=.carry
+STAGES=${STAGES:-tests check sass sanitize timed torch}
+has() { [[ " $STAGES " == *" $1 "* ]]; }
+{ echo "commit $(cat $C/COMMIT | tr '\n' ' ')"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$OUT/fp8.txt"
+status=0
+if has tests; then
+  echo "== tests ==" | tee -a "$OUT/fp8.txt"
+  for t in fp8 ${EXTRA_TESTS:-}; do
+    timeout 300 $C/tests/$t --test-threads=1 >> "$OUT/fp8.txt" 2>&1 || { status=1; echo "FAILED: $t" | tee -a "$OUT/fp8.txt"; }
+  done
+  grep -E "test result|FAILED|SKIPPED|panicked" "$OUT/fp8.txt"
+fi
+if has check; then
+  echo "== check ==" | tee -a "$OUT/fp8.txt"
+  timeout 300 $C/kernel-lab --check --family fp8 ${CHECK_ARGS:-} >> "$OUT/fp8.txt" 2>&1; echo "kernel-lab --check --family fp8: exit $?" | tee -a "$OUT/fp8.txt"
+fi
+if has sass && command -v ptxas >/dev/null && command -v cuobjdump >/dev/null; then
+  ptxas -arch=sm_90a -v $C/kernels_sm_90a.ptx -o "$OUT/sm90a.cubin" 2> "$OUT/ptxas.txt" && cuobjdump -sass "$OUT/sm90a.cubin" > "$OUT/sm90a.sass"
+  for k in fp8_gemm_v1 fp8_gemm_v2 fp8_gemm_v3 fp8_gemm_v4; do
+    awk -v k="$k" '/Function :/ {on = ($3 == k)} on' "$OUT/sm90a.sass" > "$OUT/sass-$k.txt"
+    echo "SASS $k: $(grep -oE '[HQ]GMMA\.[0-9A-Za-z.]+' "$OUT/sass-$k.txt" | sort | uniq -c | tr '\n' ' '), UTMALDG $(grep -c UTMALDG "$OUT/sass-$k.txt"), UTMASTG $(grep -c UTMASTG "$OUT/sass-$k.txt"), FFMA $(grep -c FFMA "$OUT/sass-$k.txt"), local LDL/STL $(grep -cE 'LDL|STL' "$OUT/sass-$k.txt")" | tee -a "$OUT/fp8.txt"
+  done
+  grep -E "C75.*fp8|fp8_gemm" -A3 "$OUT/ptxas.txt" | grep -E "C75|Compiling|registers|spill" | tee -a "$OUT/fp8.txt"; rm -f "$OUT/ptxas.txt"
+  tar czf "$OUT/sass-fp8.tgz" -C "$OUT" $(cd "$OUT" && ls sass-*.txt); rm -f "$OUT"/sass-*.txt "$OUT/sm90a.sass" "$OUT/sm90a.cubin"
+fi
+if has sanitize && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck synccheck; do
+    timeout 240 compute-sanitizer --tool $tool $C/kernel-lab --check --family fp8 --gemm-sizes ${SAN_SIZES:-130x264x400,257x136x1024} > "$OUT/san-$tool.txt" 2>&1
+    echo "compute-sanitizer $tool: exit $?, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.txt" | tr '\n' ' ')" | tee -a "$OUT/fp8.txt"
+  done
+  tar czf "$OUT/sanitizer.tgz" -C "$OUT" san-memcheck.txt san-racecheck.txt san-synccheck.txt && rm -f "$OUT"/san-*.txt
+fi
+if has timed; then
+  echo "== timed ==" | tee -a "$OUT/fp8.txt"
+  timeout 420 $C/kernel-lab --family fp8 ${TIMED_ARGS:-} --json "$OUT/fp8.json" --out "$OUT/report" > "$OUT/fp8-timed.txt" 2>&1; echo "kernel-lab --family fp8: exit $?" | tee -a "$OUT/fp8.txt"
+  cat "$OUT/fp8-timed.txt"; rm -rf "$OUT/report"
+fi
+if has torch; then
+  timeout 240 python3 scripts/fp8-torch-peer.py ${TORCH_ARGS:-} > "$OUT/torch-fp8.txt" 2>&1; echo "torch peer: exit $?" | tee -a "$OUT/fp8.txt"
+  cat "$OUT/torch-fp8.txt"
+fi
+exit $status
