@@ -222,22 +222,37 @@ impl Fp8Gemm {
             return Err(Error::Unsupported { kernel: step.kernel.name.into(), needs: "sm_90a (Hopper)".into(), have: why });
         }
         let kernel = gpu.kernel(step.kernel.name)?;
+        let clusters = if step.cluster > 1 {
+            let c = kernel.max_active_clusters(gpu, step.cluster)?;
+            if c == 0 {
+                return Err(Error::Unsupported { kernel: step.kernel.name.into(), needs: format!("clusters of {} CTAs with {} B of shared memory each", step.cluster, step.kernel.dyn_smem_bytes),
+                                                have: "a GPU on which none fit (cuOccupancyMaxActiveClusters = 0)".into() });
+            }
+            crate::runtime::tuning::fp8_clusters(c)
+        } else {
+            gpu.info.sms
+        };
         let box_cols = layout::fp8::tiles::BK;
         let tile = |rows: usize, cols: usize, box_rows: u32, elem_bytes: u32, box_cols: u32| TmaTile2d {
             elem_bytes, rows: rows as u64, cols: cols as u64, stride_bytes: elem_bytes as u64 * cols as u64, box_rows, box_cols, swizzle: TmaSwizzle::B128,
         };
         let maps = [
             TensorMap2d::encode_u8(gpu, &a.q, tile(m, k, step.tile.0, 1, box_cols))?,
-            TensorMap2d::encode_u8(gpu, &b.q, tile(n, k, step.tile.1, 1, box_cols))?,
+            TensorMap2d::encode_u8(gpu, &b.q, tile(n, k, step.b_box_rows(), 1, box_cols))?,
             TensorMap2d::encode_bf16(gpu, c, tile(m, n, 64, 2, 64))?,
         ];
         let key = [a.q.device_ptr(&gpu.stream).0, b.q.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0];
-        Ok(Fp8Gemm { step, kernel, maps, key, shape: (m, n, k), grid: step.grid(m, n, gpu.info.sms) })
+        Ok(Fp8Gemm { step, kernel, maps, key, shape: (m, n, k), grid: step.grid(m, n, clusters) })
     }
 
     /// The step it runs.
     pub fn step(&self) -> &'static Step {
         self.step
+    }
+
+    /// Its grid (CTAs; a multiple of the step's cluster size).
+    pub fn grid(&self) -> u32 {
+        self.grid
     }
 
     /// Enqueues `C = dequant(A) · dequant(B)ᵀ` on the buffers it was prepared for.
@@ -250,7 +265,8 @@ impl Fp8Gemm {
         // SAFETY: `fp8_gemm_v1/v2(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k)`: the maps were encoded
         // for these very buffers (same addresses and shape, checked above) with the boxes the step expects;
         // the scales have the lengths its scaling needs (an `Fp8Matrix` holds them by construction); the
-        // shape passed the step's rules in `new`; grid, block and shared memory from the descriptor.
+        // shape passed the step's rules in `new`; grid (whole clusters, no more than fit at once), block and
+        // shared memory from the descriptor; a cluster step's `.reqnctapercluster` forms the clusters.
         unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales, &m, &n, &k) }
     }
 }

@@ -18,6 +18,7 @@
 //! | [`cp_async`] | `cp.async.cg` (16 bytes, zero-fill), commit/wait groups |
 //! | [`wgmma`], [`mbarrier`], [`tma`] | Hopper (sm_90a): `wgmma.mma_async` (f16, bf16, FP8 e4m3), `mbarrier`, TMA tensor loads/stores |
 //! | [`fp8`] | `cvt` between f32/f16 and FP8 e4m3 (sm_89+) |
+//! | [`cluster`] | thread-block clusters (sm_90): rank, cluster barrier, remote mbarrier arrivals; [`cluster_dims!`] |
 //!
 //! The fragment layouts these instructions imply (which lane holds which element) are data in
 //! [`layout::fragment`]; tile layouts, swizzles and the bank model are the rest of [`layout`],
@@ -58,6 +59,7 @@
 pub use layout;
 
 pub mod atomic;
+pub mod cluster;
 pub mod cp_async;
 pub mod fp8;
 pub mod global;
@@ -102,6 +104,17 @@ macro_rules! launch_bounds {
             concat!("//@entry-directive ", stringify!($kernel), " .maxntid ", stringify!($threads), ", 1, 1"),
             concat!("//@entry-directive ", stringify!($kernel), " .minnctapersm ", stringify!($min_blocks_per_sm)),
         );
+    };
+}
+
+/// `cluster_dims!(kernel, n)`: the kernel runs in clusters of `n` CTAs along x — `.reqnctapercluster n,
+/// 1, 1` in its entry (CUDA's `__cluster_dims__`), so an ordinary launch forms the clusters (its grid's x
+/// must be a multiple of `n`). Written next to the kernel like [`launch_bounds!`].
+#[macro_export]
+macro_rules! cluster_dims {
+    ($kernel:ident, $n:literal) => {
+        const _: () = { let _ = $kernel; };
+        core::arch::global_asm!(concat!("//@entry-directive ", stringify!($kernel), " .reqnctapercluster ", stringify!($n), ", 1, 1"));
     };
 }
 

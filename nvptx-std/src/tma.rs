@@ -39,6 +39,23 @@ pub unsafe fn cp_async_bulk_tensor_2d_g2s(dst: u32, tmap: *const TensorMap, c0: 
     }
 }
 
+/// `cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+/// [dst], [tmap, {c0, c1}], [bar], mask;` — as [`cp_async_bulk_tensor_2d_g2s`], but the box is written
+/// to shared offset `dst` of **every CTA of the cluster whose rank bit is set in `mask`**, and each
+/// one's mbarrier at offset `bar` receives the byte count (each expects it in its own `expect_tx`).
+///
+/// # Safety
+/// As [`cp_async_bulk_tensor_2d_g2s`] for every CTA in `mask` (a cluster launch; `dst` free and `bar`
+/// expecting the bytes in each of them), none of which has exited.
+#[inline(always)]
+pub unsafe fn cp_async_bulk_tensor_2d_g2s_multicast(dst: u32, tmap: *const TensorMap, c0: i32, c1: i32, bar: u32, mask: u16) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{0}], [{1}, {{{2}, {3}}}], [{4}], {5};",
+             in(reg32) dst, in(reg64) tmap, in(reg32) c0, in(reg32) c1, in(reg32) bar, in(reg16) mask, options(nostack))
+    }
+}
+
 /// `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [tmap, {c0, c1}], [src];` — stores the box at
 /// `src` to column `c0`, row `c1` (out-of-bounds parts are dropped). Complete it with
 /// [`cp_async_bulk_commit_group`] and [`cp_async_bulk_wait_group_read0`] before reusing `src`.

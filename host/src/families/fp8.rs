@@ -89,6 +89,8 @@ pub const PAIRS: &[(&str, &[Baseline])] = &[
     ("f2", &[Baseline::Block, Baseline::PerTensor]),
     ("f3", &[Baseline::Block, Baseline::PerTensor]),
     ("f4", &[Baseline::Block, Baseline::PerTensor]),
+    ("f5", &[Baseline::PerTensorFast, Baseline::PerTensor]),
+    ("f6", &[Baseline::Block, Baseline::PerTensor]),
 ];
 
 fn baselines_of(step: &Step) -> &'static [Baseline] {
@@ -265,7 +267,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
             }
             for &bl in baselines_of(st) {
                 let mut row = first.clone();
-                row.kernel = format!("{} vs {}", st.kernel.name, bl.name().trim_start_matches("cublasLt e4m3 "));
+                row.kernel = format!("{} (grid {}) vs {}", st.kernel.name, g.grid(), bl.name().trim_start_matches("cublasLt e4m3 "));
                 let r = (|| -> Result<()> {
                     let t = match (&lt, base_ok[Baseline::ALL.iter().position(|x| *x == bl).unwrap_or(0)]) {
                         (Ok(lt), true) => {

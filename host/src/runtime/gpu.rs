@@ -98,6 +98,26 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// How many clusters of `cluster` CTAs of this kernel can be resident on the GPU at once
+    /// (`cuOccupancyMaxActiveClusters`, at its registered block size and shared memory): the grid a
+    /// persistent cluster kernel should not exceed. SMs of a GPC that cannot pair up stay idle, so this
+    /// can be less than `SMs / cluster`.
+    pub fn max_active_clusters(&self, gpu: &Gpu, cluster: u32) -> Result<u32> {
+        let config = sys::CUlaunchConfig {
+            gridDimX: cluster, gridDimY: 1, gridDimZ: 1, blockDimX: self.info.block_threads, blockDimY: 1, blockDimZ: 1,
+            sharedMemBytes: self.info.dyn_smem_bytes, hStream: gpu.stream.cu_stream(), attrs: std::ptr::null_mut(), numAttrs: 0,
+        };
+        let mut n: std::ffi::c_int = 0;
+        // SAFETY: `n` is written by the call; `config` lives across it and names no attributes (the
+        // kernel's cluster shape is its compile-time `.reqnctapercluster`); the function is loaded in
+        // this context.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.func.cu_function(), &config) }.result()
+            .during(|| format!("cluster occupancy query of `{}` (clusters of {cluster})", self.name()))?;
+        Ok(n.max(0) as u32)
+    }
+}
+
 /// Whether a CUDA driver library can be loaded on this machine (no GPU needed to ask).
 pub fn driver_present() -> bool {
     // SAFETY: only tries to dlopen libcuda by its usual names; no CUDA call is made.

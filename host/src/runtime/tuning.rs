@@ -32,6 +32,14 @@ fn parse_sgemm_split(v: Option<&str>) -> (u32, u32) {
     parsed.filter(|&(b, d)| (1..=16).contains(&b) && (16..=4096).contains(&d)).unwrap_or((1, 256))
 }
 
+/// Clusters a cluster FP8 step's persistent grid may use at most: `cuOccupancyMaxActiveClusters` (the
+/// default), or fewer with `KERNEL_LAB_FP8_CLUSTERS` (1 to 1024) for sweeping.
+pub fn fp8_clusters(max_active: u32) -> u32 {
+    static C: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    let cap = *C.get_or_init(|| std::env::var("KERNEL_LAB_FP8_CLUSTERS").ok().and_then(|v| v.trim().parse().ok()).filter(|c| (1..=1024).contains(c)));
+    cap.map_or(max_active, |c| c.min(max_active))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,9 @@ pub struct Step {
     /// Whether partial sums are promoted into f32 registers every 128 of K (the error does not grow
     /// with K).
     pub promotes: bool,
+    /// CTAs per cluster (`.reqnctapercluster`; 2: pairs of vertically adjacent tiles share B by TMA
+    /// multicast, each loading `tile.1 / cluster` of its rows).
+    pub cluster: u32,
 }
 
 impl PartialEq for Step {
@@ -48,24 +51,38 @@ impl Step {
         None
     }
 
-    /// The persistent grid on `m × n` with `sms` SMs: `min(tiles, sms)` CTAs.
-    pub fn grid(&self, m: usize, n: usize, sms: u32) -> u32 {
-        let tiles = (m as u64).div_ceil(self.tile.0 as u64) * (n as u64).div_ceil(self.tile.1 as u64);
-        tiles.min(sms.max(1) as u64) as u32
+    /// The persistent grid on `m × n` when `clusters` clusters (of [`Step::cluster`] CTAs; for one-CTA
+    /// steps: SMs) fit on the GPU at once: one cluster per group of `cluster` vertically adjacent tiles
+    /// at most, a multiple of the cluster size.
+    pub fn grid(&self, m: usize, n: usize, clusters: u32) -> u32 {
+        let groups = (m as u64).div_ceil(self.tile.0 as u64).div_ceil(self.cluster as u64) * (n as u64).div_ceil(self.tile.1 as u64);
+        groups.min(clusters.max(1) as u64) as u32 * self.cluster
+    }
+
+    /// Rows of B one CTA loads per stage (the tensor map's box): its share of the tile's columns.
+    pub fn b_box_rows(&self) -> u32 {
+        self.tile.1 / self.cluster
     }
 }
 
 /// What no FP8 step holds: all tile data moves by TMA and `wgmma`, no `trap` (a run-time check in the
-/// K loop serializes the `wgmma`s), no per-thread global stores of C.
-const LACKS: &[&str] = &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global", "wgmma.mma_async.sync.aligned.m64n256k16"];
+/// K loop serializes the `wgmma`s), no per-thread global stores of C, no cluster-scope release on an
+/// mbarrier arrival (a `MEMBAR.ALL.GPU` each: f5/f6 ran at half speed with it).
+const LACKS: &[&str] = &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"];
 
+#[allow(clippy::too_many_arguments)]
 const fn gemm(name: &'static str, label: &'static str, smem: u32, has: &'static [&'static str], tile: (u32, u32), scaling: Scaling, promotes: bool, about: &'static str) -> Step {
     Step {
         kernel: KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: bounds_min(384, 1),
                              dyn_smem_bytes: smem, about, ptx: PtxCheck { has, lacks: LACKS, count: &[], at_least: &[] } },
-        tile, scaling, promotes,
+        tile, scaling, promotes, cluster: 1,
     }
 }
+
+/// What a cluster step's PTX holds beyond its one-CTA twin: the cluster shape, the multicast load, the
+/// remote arrivals, the cluster barriers.
+const CLUSTER_PTX: &[&str] = &[".reqnctapercluster 2, 1, 1", "multicast::cluster", "mapa.shared::cluster.u32", "mbarrier.arrive.shared::cluster.b64",
+                               "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "%cluster_ctarank"];
 
 /// f1: h6 on e4m3, per-tensor scales, all of K in the tensor core's accumulators.
 pub const F1: Step = gemm("fp8_gemm_v1", "f1", F1_DYN_SMEM,
@@ -85,8 +102,21 @@ pub const F4: Step = gemm("fp8_gemm_v4", "f4", F2_DYN_SMEM,
     &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 1", "fma.rn.f32"],
     (BM, F2_BN), Scaling::Block, true, "f3 with two block-accumulator sets: block kb promoted while block kb+1's wgmmas run");
 
+/// f5: f1 in clusters of two sharing B through TMA multicast.
+pub const F5: Step = Step {
+    cluster: 2,
+    ..gemm("fp8_gemm_v5", "f5", F1_DYN_SMEM, CLUSTER_PTX, (BM, F1_BN), Scaling::PerTensor, false,
+           "f1 in clusters of 2 CTAs (vertically adjacent tiles) sharing B through TMA multicast")
+};
+/// f6: f4 in clusters of two sharing B.
+pub const F6: Step = Step {
+    cluster: 2,
+    ..gemm("fp8_gemm_v6", "f6", F2_DYN_SMEM, CLUSTER_PTX, (BM, F2_BN), Scaling::Block, true,
+           "f4 in clusters of 2 CTAs sharing B through TMA multicast")
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
@@ -119,6 +149,12 @@ mod tests {
         assert_eq!(F1.grid(4096, 4096, 132), 132);
         assert_eq!(F1.grid(128, 512, 132), 2);
         assert_eq!(F2.grid(129, 129, 132), 4);
+        // Clusters of 2: one per pair of tile rows, never more than fit at once, always whole clusters.
+        assert_eq!(F5.grid(8192, 8192, 66), 132);
+        assert_eq!(F5.grid(8192, 8192, 64), 128);
+        assert_eq!(F5.grid(384, 256, 66), 4); // 3 tile rows: 2 pairs, the second half empty
+        assert_eq!(F6.grid(1, 8, 66), 2);
+        assert_eq!((F5.b_box_rows(), F6.b_box_rows(), F1.b_box_rows()), (128, 64, 256));
         assert!(F2.promotes && !F1.promotes);
     }
 }

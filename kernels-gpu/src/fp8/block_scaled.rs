@@ -1,17 +1,18 @@
-//! The block-scaled CTA of the FP8 steps f2 and f3 (introduced by f2, whose file explains it): the
-//! warp-specialized persistent kernel over 128×128 tiles with the bf16 TMA-store epilogue, written once;
-//! a step supplies its consumers' K loop ([`ConsumeTile`]), the part in which f2 and f3 differ.
-use super::tile::produce;
+//! The block-scaled CTA of the FP8 steps f2–f4 and f6 (introduced by f2, whose file explains it): the
+//! warp-specialized persistent kernel over 128×128 tiles with the bf16 TMA-store epilogue, written once
+//! for one CTA or a cluster sharing B (f6); a step supplies its consumers' K loop ([`ConsumeTile`]), the
+//! part in which f2–f4 differ. f4's loop ([`Overlapped`]) lives here because f6 runs it too.
+use super::tile::{TileWalk, a_desc, b_desc, produce};
 use crate::hgemm::{
     elem::Bf16,
-    tma_persistent::persistent_tile,
     tma_store::{consumer_barrier, stage_c_box},
-    tma_warp_specialized::{Ring, warp_specialized},
+    tma_warp_specialized::Ring,
 };
 use crate::prim::{
     mbarrier::fence_proxy_async_shared_cta,
-    thread::{block_idx_x, grid_dim_x, lane_id},
+    thread::lane_id,
     tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0, cp_async_bulk_wait_group_read0},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_wait_group},
 };
 use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, F2_BN as BN, F2_C_STAGE_BYTES as C_STAGE_BYTES, F2_STAGE_BYTES as STAGE_BYTES, F2_STAGES as STAGES}};
 
@@ -60,47 +61,135 @@ pub(super) fn promote(r_acc: &mut [[f32; 32]; 2], r_blk: &[[f32; 32]; 2], (s_lo,
 }
 
 /// A consumer warpgroup's K loop over one tile: returns rows `64·mh ..` × 128 columns of the tile,
-/// promoted and scaled, having released every stage use it consumed; advances `it` by `k_tiles`.
+/// promoted and scaled, having released every stage use it consumed (in every CTA of a cluster of
+/// `CLUSTER`: `Ring::release_cluster`); advances `it` by `k_tiles`.
 pub(super) trait ConsumeTile {
     /// # Safety
     /// All 128 threads of a consumer warpgroup; the ring initialized; the producer issues the same
-    /// tiles; `sc` as [`Scales::of_block`] requires.
-    unsafe fn consume(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2];
+    /// tiles; `sc` as [`Scales::of_block`] requires; `CLUSTER` as `Ring::release_cluster` requires.
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2];
 }
 
-/// The block-scaled kernel body with K loop `C`: tensor maps and scales as `fp8_gemm_v2` states.
+/// Waits for stage `it`, then issues its four `m64n128k32` into `r_blk` (the first with `scale-d = 0`)
+/// as one committed group, not waited for.
 ///
 /// # Safety
-/// As `fp8_gemm_v2`.
+/// All 128 threads of a consumer warpgroup; `r_blk` not read until a wait retires this group.
 #[inline(always)]
-pub(super) unsafe fn block_scaled<C: ConsumeTile>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+unsafe fn issue(ring: Ring, it: u32, mh: u32, r_blk: &mut [[f32; 32]; 2]) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        ring.wait_full(it);
+        let s_stage = ring.at(it).0;
+        let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
+        for blk in r_blk.iter_mut() {
+            wgmma_fence_operand(blk);
+        }
+        wgmma_fence();
+        for ks in 0..BK / 32 {
+            wgmma_m64n128k32_f32_e4m3(r_blk, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
+        }
+        wgmma_commit_group();
+    }
+}
+
+/// Retires the older of (at most) two pending groups — the one that wrote `r_blk` from stage `it` —
+/// releases that stage and promotes `r_blk` with its block's `scale`. With `LAST`, waits for all groups.
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; `r_blk`'s group is the older pending one (or the only one
+/// with `LAST`); `CLUSTER` as `Ring::release_cluster` requires.
+#[inline(always)]
+unsafe fn retire<const LAST: bool, const CLUSTER: u32>(ring: Ring, it: u32, r_acc: &mut [[f32; 32]; 2], r_blk: &mut [[f32; 32]; 2], scale: (f32, f32)) {
+    // SAFETY: forwarded to the caller; `r_blk` is pinned after the wait.
+    unsafe {
+        if LAST { wgmma_wait_group::<0>() } else { wgmma_wait_group::<1>() }
+        for blk in r_blk.iter_mut() {
+            wgmma_fence_operand(blk);
+        }
+        ring.release_cluster::<CLUSTER>(it);
+    }
+    promote(r_acc, r_blk, scale);
+}
+
+/// f4's K loop (its file explains it): two block-accumulator sets in turn, each block promoted while
+/// the next one's MMAs run.
+pub(super) struct Overlapped;
+
+impl ConsumeTile for Overlapped {
+    #[inline(always)]
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
+        let mut r_acc = [[0f32; 32]; 2];
+        let (mut r_blk0, mut r_blk1) = ([[0f32; 32]; 2], [[0f32; 32]; 2]);
+        // The scales of the block in each set (assigned when the block is issued).
+        let (mut s0, mut s1): ((f32, f32), (f32, f32));
+        let base = *it;
+        // SAFETY: forwarded to the caller; the scales of block kt < k_tiles only; at most two groups
+        // pending, each set rewritten only after its group retired and it was promoted. Block kt lives
+        // in set kt % 2; every branch below is uniform across the warpgroup (k_tiles is).
+        unsafe {
+            if k_tiles > 0 {
+                issue(ring, base, mh, &mut r_blk0);
+                s0 = sc.of_block(0);
+                let mut kt = 1;
+                while kt + 1 < k_tiles {
+                    issue(ring, base + kt, mh, &mut r_blk1);
+                    s1 = sc.of_block(kt);
+                    retire::<false, CLUSTER>(ring, base + kt - 1, &mut r_acc, &mut r_blk0, s0);
+                    issue(ring, base + kt + 1, mh, &mut r_blk0);
+                    s0 = sc.of_block(kt + 1);
+                    retire::<false, CLUSTER>(ring, base + kt, &mut r_acc, &mut r_blk1, s1);
+                    kt += 2;
+                }
+                if kt < k_tiles {
+                    issue(ring, base + kt, mh, &mut r_blk1);
+                    s1 = sc.of_block(kt);
+                    retire::<false, CLUSTER>(ring, base + kt - 1, &mut r_acc, &mut r_blk0, s0);
+                    retire::<true, CLUSTER>(ring, base + kt, &mut r_acc, &mut r_blk1, s1);
+                } else {
+                    retire::<true, CLUSTER>(ring, base + kt - 1, &mut r_acc, &mut r_blk0, s0);
+                }
+            }
+        }
+        *it = base + k_tiles;
+        r_acc
+    }
+}
+
+/// The block-scaled kernel body with K loop `C`, in clusters of `CLUSTER` CTAs: tensor maps and scales
+/// as `fp8_gemm_v2` states.
+///
+/// # Safety
+/// As `fp8_gemm_v2`; with `CLUSTER > 1`, a cluster launch of that size, a grid that is a multiple of
+/// it, and `tmap_b`'s box `128 / CLUSTER` rows.
+#[inline(always)]
+pub(super) unsafe fn block_scaled<C: ConsumeTile, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                   sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: the ring protocol and the epilogue as f1 (same proof: every stage use is issued once by
     // the producer and released once by each consumer warp after its `wgmma`s retired; a staging tile is
-    // rewritten only after its previous TMA store finished reading it); scale reads as `Scales` states.
+    // rewritten only after its previous TMA store finished reading it); scale reads as `Scales` states;
+    // the cluster barriers of `warp_specialized!` bracket every remote access.
     unsafe {
-        warp_specialized! {
+        crate::hgemm::tma_warp_specialized::warp_specialized! {
+            cluster: CLUSTER;
             ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
             thread: tid, warpgroup: wg;
             setup: {
                 let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
-                let tiles = tiles_m * tiles_n;
                 let k_tiles = k.div_ceil(BK);
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                produce::<BN>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
+                produce::<BN, CLUSTER>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
             }
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
                 let mut it = 0u32;
-                let mut tile = block_idx_x();
-                while tile < tiles {
-                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                for (tm, tn) in TileWalk::<CLUSTER>::new(tiles_m, tiles_n) {
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
                     // This thread's two accumulator rows (fragment rows g and g + 8 of its warp's 16).
                     let row = row0 + 16 * warp + lane / 4;
-                    let r_acc = C::consume(ring, &mut it, k_tiles, mh, Scales { sa, sb, m, k, row, n0 });
+                    let r_acc = C::consume::<CLUSTER>(ring, &mut it, k_tiles, mh, Scales { sa, sb, m, k, row, n0 });
                     let s_c = s_cstage + mh * C_STAGE_BYTES;
                     let leader = tid % 128 == 0;
                     if leader {
@@ -118,7 +207,6 @@ pub(super) unsafe fn block_scaled<C: ConsumeTile>(tmap_a: *const TensorMap, tmap
                         }
                         cp_async_bulk_commit_group();
                     }
-                    tile += grid_dim_x();
                 }
                 if tid % 128 == 0 {
                     cp_async_bulk_wait_group0();

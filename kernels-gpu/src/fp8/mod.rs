@@ -7,14 +7,21 @@
 //! |------|------|------|
 //! | f1 | `steps/v1_per_tensor.rs` | h6's warp-specialized persistent CTA on e4m3: 128×256 tiles, 128-deep K stages, `wgmma.m64n256k32`, per-tensor scales in the epilogue; all of K accumulated in the tensor core |
 //! | f2 | `steps/v2_block_scaled.rs` | DeepGEMM's block scaling: 128×128 tiles, each 128-deep K block's MMAs into fresh registers, promoted into f32 accumulators with the block's scales |
+//! | f3 | `steps/v3_scales_ahead.rs` | f2 with each block's scales loaded one block ahead |
+//! | f4 | `steps/v4_promotion_overlap.rs` | two block-accumulator sets: block kb promoted while block kb + 1's MMAs run |
+//! | f5 | `steps/v5_multicast.rs` | f1 in clusters of two CTAs that share B through TMA multicast |
+//! | f6 | `steps/v6_block_multicast.rs` | f4 in clusters of two sharing B |
 //!
-//! Shared machinery: `tile.rs` (stage loads, descriptors, the persistent producer), `block_scaled.rs`
-//! (f2–f3's kernel body with the step's K loop plugged in, the scales, the promotion), `quantize.rs`
+//! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
+//! walk and producer, the per-tensor K loop), `per_tensor.rs` (f1/f5's kernel body), `block_scaled.rs`
+//! (f2–f4/f6's kernel body with the step's K loop plugged in, the scales, the promotion, f4's loop), `quantize.rs`
 //! (not a step: the kernels that produce FP8 inputs and the dequantized reference inputs). The
 //! warp-specialized skeleton, the ring, the tile order and the C staging are the Hopper HGEMM ladder's
 //! (`hgemm::tma_warp_specialized`, `hgemm::tma_persistent`, `hgemm::tma_store`).
 #[cfg(lab_sm90)]
 mod block_scaled;
+#[cfg(lab_sm90)]
+mod per_tensor;
 #[cfg(lab_sm90)]
 pub mod quantize;
 #[cfg(lab_sm90)]

@@ -1,17 +1,24 @@
 //! Pieces shared by the FP8 steps: a stage's TMA loads (A: 128 rows × 128 K bytes, B: `BN` rows of N ×
-//! 128 K bytes, both `SWIZZLE_128B` boxes), the K-major `wgmma` descriptors, and the persistent
-//! producer over `128 × BN` tiles.
+//! 128 K bytes, both `SWIZZLE_128B` boxes), the K-major `wgmma` descriptors, the persistent walk over
+//! `128 × BN` tiles and its producer — for one CTA (`CLUSTER = 1`) or a cluster of CTAs on vertically
+//! adjacent tiles that share B through TMA multicast (`CLUSTER = 2`, f5–f6).
 //!
 //! ```text
 //! stage (1024-aligned):  | A: 128 rows × 128 B (16 KiB) | B: BN rows × 128 B (BN/8 KiB) |
 //!                          rows 0–63: consumer 0, 64–127: consumer 1   (both K-major, SBO = 1024)
 //! one wgmma K step = 32 e4m3 = 32 bytes along every row: 4 steps per stage (descriptor + 32·ks)
+//!
+//! CLUSTER = 2: CTA r of the cluster computes tile row 2p + r, both the same tile column; each loads
+//! its own A and B rows r·BN/2 .. (r+1)·BN/2, multicast to both CTAs (same offsets, both full barriers):
+//! every B byte crosses from L2 once per pair of tiles instead of once per tile.
 //! ```
 use crate::hgemm::{tma_persistent::persistent_tile, tma_warp_specialized::Ring};
 use crate::prim::{
+    cluster::cluster_ctarank,
     mbarrier::mbarrier_arrive_expect_tx,
     thread::{block_idx_x, grid_dim_x},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n256k32_f32_e4m3, wgmma_wait_group},
 };
 use layout::fp8::tiles::{A_BYTES, BK, BM};
 use layout::hopper::{TmaSwizzle, WgmmaDesc};
@@ -37,47 +44,147 @@ pub(super) fn b_desc(s_stage: u32) -> WgmmaDesc {
     K_MAJOR_0.advance(s_stage + A_BYTES)
 }
 
-/// Issues the TMA loads of K tile `kt` of the `128 × BN` C tile at `(m0, n0)` into `s_stage`: A's box
-/// (128 K bytes × 128 rows at `(k0, m0)`) and B's (128 K bytes × `BN` rows at `(k0, n0)`), announced on
-/// `bar` as one transaction of `A_BYTES + BN · BK` bytes (the TMA counts zero-filled bytes beyond the
-/// tensor's edge too).
+/// A CTA's walk over the C tiles of a persistent launch: positions `b, b + g, …` of the grouped order
+/// ([`persistent_tile`]) over tile *groups* of `CLUSTER` vertically adjacent tiles (`b` = this CTA's
+/// cluster, `g` = clusters in the grid); the CTA of rank r takes tile row `CLUSTER · p + r` of group
+/// row p. A rank whose row is past the last tile (odd tile rows) still walks it: its loads are zero
+/// filled, its stores clipped, and its peer needs its share of B and its releases.
+pub(super) struct TileWalk<const CLUSTER: u32> {
+    next: u32,
+    stride: u32,
+    groups: u32,
+    groups_m: u32,
+    tiles_n: u32,
+    rank: u32,
+}
+
+impl<const CLUSTER: u32> TileWalk<CLUSTER> {
+    /// The walk of this CTA over `tiles_m × tiles_n` tiles.
+    #[inline(always)]
+    pub(super) fn new(tiles_m: u32, tiles_n: u32) -> Self {
+        let groups_m = tiles_m.div_ceil(CLUSTER);
+        let rank = if CLUSTER == 1 { 0 } else { cluster_ctarank() };
+        TileWalk { next: block_idx_x() / CLUSTER, stride: grid_dim_x() / CLUSTER, groups: groups_m * tiles_n, groups_m, tiles_n, rank }
+    }
+
+    /// This CTA's rank in its cluster.
+    #[inline(always)]
+    pub(super) fn rank(&self) -> u32 {
+        self.rank
+    }
+}
+
+impl<const CLUSTER: u32> Iterator for TileWalk<CLUSTER> {
+    type Item = (u32, u32);
+    /// The next tile (row, column) of this CTA.
+    #[inline(always)]
+    fn next(&mut self) -> Option<(u32, u32)> {
+        if self.next >= self.groups {
+            return None;
+        }
+        let (gm, tn) = persistent_tile(self.next, self.groups_m, self.tiles_n);
+        self.next += self.stride;
+        Some((gm * CLUSTER + self.rank, tn))
+    }
+}
+
+/// Issues the TMA loads of K tile `kt` of the `128 × BN` C tile at `(m0, n0)` into `s_stage`, announced
+/// on `bar` as one transaction of the whole stage (`A_BYTES + BN · BK`: the TMA counts zero-filled
+/// bytes beyond the tensor's edge too): A's box (128 K bytes × 128 rows at `(k0, m0)`); B's box
+/// (`BN` rows at `(k0, n0)`), or with `CLUSTER > 1` rows `rank · BN/CLUSTER ..` of it multicast to every
+/// CTA of the cluster (whose peers load the other rows into this stage, signalling this `bar`).
 ///
 /// # Safety
 /// One thread; `s_stage` a 1024-aligned `.shared` address of `A_BYTES + BN · BK` bytes that nobody reads
-/// until `bar`'s phase completes; `bar` an initialized mbarrier expecting one arrival; `tmap_a` describes
-/// A (M×K e4m3, box 128 × 128) and `tmap_b` B (N×K e4m3, box `BN` × 128), both `SWIZZLE_128B`.
+/// until `bar`'s phase completes — in every CTA of the cluster; `bar` an initialized mbarrier expecting
+/// one arrival; `tmap_a` describes A (M×K e4m3, box 128 × 128) and `tmap_b` B (N×K e4m3, box
+/// `BN/CLUSTER` rows × 128), both `SWIZZLE_128B`.
 #[inline(always)]
-pub(super) unsafe fn issue_stage<const BN: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32) {
+pub(super) unsafe fn issue_stage<const BN: u32, const CLUSTER: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                                                   m0: u32, n0: u32, kt: u32, rank: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller.
     unsafe {
         mbarrier_arrive_expect_tx(bar, A_BYTES + BN * BK);
         cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
-        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, k0, n0 as i32, bar);
+        if CLUSTER == 1 {
+            cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, k0, n0 as i32, bar);
+        } else {
+            let rows = BN / CLUSTER;
+            cp_async_bulk_tensor_2d_g2s_multicast(s_stage + A_BYTES + rank * rows * BK, tmap_b, k0, (n0 + rank * rows) as i32, bar,
+                                                  ((1u32 << CLUSTER) - 1) as u16);
+        }
     }
 }
 
 /// The persistent producer (one thread) over `128 × BN` tiles, as `hgemm::tma_persistent`'s: for each of
-/// this CTA's tiles (grouped order) and K tile, wait until the stage is released, then issue it.
+/// this CTA's tiles ([`TileWalk`]) and K tile, wait until the stage is released (by every CTA of the
+/// cluster), then issue it.
 ///
 /// # Safety
-/// One thread; the ring of `A_BYTES + BN · BK`-byte stages initialized; the consumers walk the same
-/// tiles and K tiles and release every stage use; tensor maps as [`issue_stage`].
+/// One thread; the ring of `A_BYTES + BN · BK`-byte stages initialized (empty barriers counting every
+/// CTA's consumer warps); the consumers walk the same tiles and K tiles and release every stage use;
+/// tensor maps as [`issue_stage`].
 #[inline(always)]
-pub(super) unsafe fn produce<const BN: u32>(ring: Ring, tmap_a: *const TensorMap, tmap_b: *const TensorMap, tiles_m: u32, tiles_n: u32, k_tiles: u32) {
+pub(super) unsafe fn produce<const BN: u32, const CLUSTER: u32>(ring: Ring, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                                                tiles_m: u32, tiles_n: u32, k_tiles: u32) {
     let mut it = 0u32;
-    let mut tile = block_idx_x();
-    while tile < tiles_m * tiles_n {
-        let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+    let walk = TileWalk::<CLUSTER>::new(tiles_m, tiles_n);
+    let rank = walk.rank();
+    for (tm, tn) in walk {
         for kt in 0..k_tiles {
             let (s_stage, full, _, _) = ring.at(it);
             // SAFETY: forwarded to the caller; use u − 1 of this stage is released before it is refilled.
             unsafe {
                 ring.wait_empty(it);
-                issue_stage::<BN>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
+                issue_stage::<BN, CLUSTER>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt, rank);
             }
             it += 1;
         }
-        tile += grid_dim_x();
     }
+}
+
+/// The per-tensor steps' K loop over one tile (introduced by f1, as `hgemm::tma_wide_tile::
+/// consume_wide_tile` with four `m64n256k32` per stage): rows `64·mh ..` × 256 columns, one `wgmma`
+/// group in flight, each stage released (in every CTA of the cluster) after the next one's group is
+/// committed and the older retired. Advances `it` by `k_tiles`.
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; the ring initialized; the producer issues the same tiles;
+/// `CLUSTER` as [`Ring::release_cluster`] requires.
+#[inline(always)]
+pub(super) unsafe fn consume_wide<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
+    let mut r_acc = [[0f32; 32]; 4];
+    // SAFETY: forwarded to the caller; the accumulators are pinned around every fence and wait.
+    unsafe {
+        for kt in 0..k_tiles {
+            ring.wait_full(*it);
+            let s_stage = ring.at(*it).0;
+            let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
+            for acc in r_acc.iter_mut() {
+                wgmma_fence_operand(acc);
+            }
+            wgmma_fence();
+            for ks in 0..BK / 32 {
+                wgmma_m64n256k32_f32_e4m3(&mut r_acc, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, true);
+            }
+            wgmma_commit_group();
+            wgmma_wait_group::<1>();
+            for acc in r_acc.iter_mut() {
+                wgmma_fence_operand(acc);
+            }
+            if kt > 0 {
+                ring.release_cluster::<CLUSTER>(*it - 1);
+            }
+            *it += 1;
+        }
+        wgmma_wait_group::<0>();
+        for acc in r_acc.iter_mut() {
+            wgmma_fence_operand(acc);
+        }
+        if k_tiles > 0 {
+            ring.release_cluster::<CLUSTER>(*it - 1);
+        }
+    }
+    r_acc
 }

@@ -71,6 +71,18 @@ impl Ring {
     /// [`Ring::in_dynamic_smem`] names; the tensor maps are valid.
     #[inline(always)]
     pub(crate) unsafe fn init(self, tmap_a: *const TensorMap, tmap_b: *const TensorMap) {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.init_with(tmap_a, tmap_b, CONSUMER_WARPS) }
+    }
+
+    /// [`Ring::init`] with `empty_arrivals` arrivals per empty barrier (a cluster's steps: the consumer
+    /// warps of every CTA whose stages one producer's multicast fills).
+    ///
+    /// # Safety
+    /// As [`Ring::init`]; the caller follows with a barrier over everyone who uses the barriers (a
+    /// cluster barrier when peers arrive on them).
+    #[inline(always)]
+    pub(crate) unsafe fn init_with(self, tmap_a: *const TensorMap, tmap_b: *const TensorMap, empty_arrivals: u32) {
         use crate::prim::mbarrier::{fence_mbarrier_init, mbarrier_init};
         // SAFETY: forwarded to the caller; the barriers lie inside the dynamic shared memory.
         unsafe {
@@ -78,7 +90,7 @@ impl Ring {
             crate::prim::tma::prefetch_tensormap(tmap_b);
             for i in 0..self.stages {
                 mbarrier_init(self.s_full + 8 * i, 1);
-                mbarrier_init(self.s_empty + 8 * i, CONSUMER_WARPS);
+                mbarrier_init(self.s_empty + 8 * i, empty_arrivals);
             }
             fence_mbarrier_init();
         }
@@ -118,6 +130,28 @@ impl Ring {
         if lane_id() == 0 {
             // SAFETY: forwarded to the caller.
             unsafe { crate::prim::mbarrier::mbarrier_arrive(self.at(it).2) };
+        }
+    }
+}
+
+impl Ring {
+    /// [`Ring::release`] in a cluster of `CLUSTER` CTAs whose stages are filled by multicast: lane 0
+    /// arrives on the stage's empty barrier of every CTA of the cluster (each CTA's producer refills the
+    /// stage in all of them, so it waits for all their consumers). `CLUSTER = 1`: a local arrival.
+    ///
+    /// # Safety
+    /// As [`Ring::release`]; with `CLUSTER > 1`, a cluster launch of `CLUSTER` CTAs whose empty barriers
+    /// were initialized for `CLUSTER · CONSUMER_WARPS` arrivals, none of which has exited.
+    #[inline(always)]
+    pub(crate) unsafe fn release_cluster<const CLUSTER: u32>(self, it: u32) {
+        if CLUSTER == 1 {
+            // SAFETY: forwarded to the caller.
+            unsafe { self.release(it) };
+        } else if lane_id() == 0 {
+            for rank in 0..CLUSTER {
+                // SAFETY: forwarded to the caller; the same barrier offset in every CTA of the cluster.
+                unsafe { crate::prim::cluster::mbarrier_arrive_cluster(self.at(it).2, rank) };
+            }
         }
     }
 }
@@ -172,6 +206,36 @@ macro_rules! warp_specialized {
             let $mh = $wg - 1;
             $consumer
         }
+    };
+    // In a cluster of `$cluster` CTAs (a `const`): the empty barriers count every CTA's consumer warps,
+    // a cluster barrier publishes the initialization to the peers, and a last cluster barrier keeps
+    // each CTA alive until no peer can arrive on its barriers or multicast into it.
+    (
+        cluster: $cluster:expr;
+        ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
+        thread: $tid:ident, warpgroup: $wg:ident;
+        setup: { $(let $p:pat = $e:expr;)* }
+        tensor_maps: ($tmap_a:expr, $tmap_b:expr);
+        producer: $producer:block
+        consumer($mh:ident): $consumer:block
+    ) => {
+        let ($ring, $s_extra) = $crate::hgemm::tma_warp_specialized::Ring::in_dynamic_smem($stages, $stage_bytes, $extra_bytes);
+        let $tid = $crate::prim::thread::thread_idx_x();
+        let $wg = $tid / 128;
+        $(let $p = $e;)*
+        if $tid == 0 {
+            $ring.init_with($tmap_a, $tmap_b, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster);
+        }
+        if $cluster > 1 { $crate::prim::cluster::cluster_sync() } else { $crate::prim::sync::sync_threads() }
+        if $wg == 0 {
+            $crate::prim::wgmma::setmaxnreg_dec::<40>();
+            if $tid == 0 $producer
+        } else {
+            $crate::prim::wgmma::setmaxnreg_inc::<232>();
+            let $mh = $wg - 1;
+            $consumer
+        }
+        if $cluster > 1 { $crate::prim::cluster::cluster_sync() }
     };
 }
 pub(crate) use warp_specialized;

@@ -39,7 +39,7 @@ use layout::fp8::tiles::BK;
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v2(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (the skeleton's proof in `fp8::block_scaled`; this step's K loop below).
-    unsafe { block_scaled::<Serial>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
+    unsafe { block_scaled::<Serial, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
 }
 
 /// f2's K loop: per stage, four `m64n128k32` into a fresh `r_blk` (the first with `scale-d = 0`), the
@@ -48,7 +48,7 @@ struct Serial;
 
 impl ConsumeTile for Serial {
     #[inline(always)]
-    unsafe fn consume(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
         let mut r_acc = [[0f32; 32]; 2];
         let mut r_blk = [[0f32; 32]; 2];
         // SAFETY: forwarded to the caller; `r_blk` is pinned around the fence and the wait.
@@ -70,7 +70,7 @@ impl ConsumeTile for Serial {
                 for blk in r_blk.iter_mut() {
                     wgmma_fence_operand(blk);
                 }
-                ring.release(*it);
+                ring.release_cluster::<CLUSTER>(*it);
                 *it += 1;
                 promote(&mut r_acc, &r_blk, scale);
             }

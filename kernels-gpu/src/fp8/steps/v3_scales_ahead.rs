@@ -28,7 +28,7 @@ use layout::fp8::tiles::BK;
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v3(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (the skeleton's proof in `fp8::block_scaled`; this step's K loop below).
-    unsafe { block_scaled::<ScalesAhead>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
+    unsafe { block_scaled::<ScalesAhead, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
 }
 
 /// f3's K loop: f2's, with block `kt + 1`'s scales loaded while block `kt` computes.
@@ -36,7 +36,7 @@ struct ScalesAhead;
 
 impl ConsumeTile for ScalesAhead {
     #[inline(always)]
-    unsafe fn consume(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
         let mut r_acc = [[0f32; 32]; 2];
         let mut r_blk = [[0f32; 32]; 2];
         // SAFETY: forwarded to the caller (block kt + 1's scales only while kt + 1 < k_tiles); `r_blk`
@@ -60,7 +60,7 @@ impl ConsumeTile for ScalesAhead {
                 for blk in r_blk.iter_mut() {
                     wgmma_fence_operand(blk);
                 }
-                ring.release(*it);
+                ring.release_cluster::<CLUSTER>(*it);
                 *it += 1;
                 promote(&mut r_acc, &r_blk, scale);
                 scale = next;

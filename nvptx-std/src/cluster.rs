@@ -1,0 +1,50 @@
+//! Thread-block clusters (sm_90): a cluster's CTAs run at once on one GPC and can read, write and
+//! signal each other's shared memory (`shared::cluster` addresses). A kernel declares its cluster
+//! shape with [`crate::cluster_dims!`] (`.reqnctapercluster`), so an ordinary launch forms the clusters.
+//!
+//! What the kernel lab uses them for: **TMA multicast** — one CTA's TMA load writes the same box into
+//! several CTAs' shared memory and signals each one's mbarrier at the same offset
+//! ([`crate::tma::cp_async_bulk_tensor_2d_g2s_multicast`]) — and the mbarrier arrivals that tell a peer
+//! its data has been consumed ([`mbarrier_arrive_cluster`]).
+use core::arch::asm;
+
+/// `%cluster_ctarank`: this CTA's rank in its cluster (0 .. cluster size).
+#[inline(always)]
+pub fn cluster_ctarank() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {0}, %cluster_ctarank;", out(reg32) r, options(pure, nomem, nostack)) };
+    r
+}
+
+/// `barrier.cluster.arrive.release; barrier.cluster.wait.acquire;` — every thread of every CTA of the
+/// cluster meets here; shared-memory writes (and mbarrier initializations) before it are visible to
+/// the whole cluster after it.
+///
+/// # Safety
+/// sm_90, a cluster launch; every thread of the cluster executes it the same number of times (a CTA
+/// must not exit while a peer may still access its shared memory: the kernels end with one).
+#[inline(always)]
+pub unsafe fn cluster_sync() {
+    // SAFETY: forwarded to the caller. Not `pure`: orders memory, collective.
+    unsafe { asm!("barrier.cluster.arrive.release;", "barrier.cluster.wait.acquire;", options(nostack)) }
+}
+
+/// `mapa.shared::cluster.u32 d, addr, rank; mbarrier.arrive.shared::cluster.b64 _, [d];` — one arrival
+/// on the mbarrier at shared offset `bar` of CTA `rank` of this cluster (this CTA's own when `rank` is
+/// its rank), with the default `.release.cta` semantics. What it publishes is "this warp's `wgmma`s no
+/// longer read the stage" — reads that `wgmma.wait_group` already completed — so no memory fence is
+/// needed; `.release.cluster` made ptxas put a `MEMBAR.ALL.GPU` before every arrival (measured: the
+/// cluster FP8 steps ran at half speed).
+///
+/// # Safety
+/// sm_90, a cluster launch of at least `rank + 1` CTAs; `bar` is an initialized mbarrier in every CTA
+/// of the cluster (same offset) whose current phase expects this arrival; the target CTA has not exited.
+#[inline(always)]
+pub unsafe fn mbarrier_arrive_cluster(bar: u32, rank: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("{{ .reg .b32 ra; mapa.shared::cluster.u32 ra, {0}, {1}; mbarrier.arrive.shared::cluster.b64 _, [ra]; }}",
+             in(reg32) bar, in(reg32) rank, options(nostack))
+    }
+}
