@@ -6,7 +6,7 @@
 //! ```ignore
 //! let a = fp8::quantize(&gpu, &x, m, k, Scaling::Block, Operand::A)?;   // activations: 1×128 scales
 //! let b = fp8::quantize(&gpu, &w, n, k, Scaling::Block, Operand::B)?;   // weights (N×K): 128×128
-//! fp8::gemm_fp8(&gpu, &a, &b, &mut c)?;                                  // f2 (block) or f1 (per tensor)
+//! fp8::gemm_fp8(&gpu, &a, &b, &mut c)?;                                  // f3 (block) or f1 (per tensor)
 //! ```
 //!
 //! Errors come before any launch: shapes the kernels' TMA rules refuse (K % 16, N % 8), mismatched
@@ -22,7 +22,7 @@ use crate::{
     error::{DriverContext, Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::fp8::{F1, F2, QUANT_BLOCK, Scaling, Step},
+    steps::fp8::{F1, F3, QUANT_BLOCK, Scaling, Step},
 };
 
 /// Which operand a quantized matrix is: its block scales differ (A: 1×128, B: 128×128).
@@ -176,11 +176,14 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
     unsafe { launch!(gpu, &k, grid = grid_1d(gpu, x.len()), x, &n, out) }
 }
 
-/// The step that multiplies operands scaled with `scaling`.
+/// The step that multiplies operands scaled with `scaling` by default: f1 per tensor (f5, its cluster
+/// twin, measured within ±8% of it either way across the sweep: not worth requiring clusters), f3 for
+/// block scales (the fastest promoted step measured: 880–918 TFLOP/s on an H100, 76–89% of cuBLASLt's
+/// block mode; `results/2026-11-22-h100-session6`). Any step can be run with [`Fp8Gemm::new`].
 pub fn step_for(scaling: Scaling) -> &'static Step {
     match scaling {
         Scaling::PerTensor => &F1,
-        Scaling::Block => &F2,
+        Scaling::Block => &F3,
     }
 }
 
@@ -271,8 +274,8 @@ impl Fp8Gemm {
     }
 }
 
-/// `c = dequant(a) · dequant(b)ᵀ` (bf16, M×N) with the step for the operands' scaling (f1 per tensor, f2
-/// block); encodes the tensor maps each call (prepare an [`Fp8Gemm`] to run one shape repeatedly).
+/// `c = dequant(a) · dequant(b)ᵀ` (bf16, M×N) with the step for the operands' scaling ([`step_for`]);
+/// encodes the tensor maps each call (prepare an [`Fp8Gemm`] to run one shape repeatedly).
 pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>) -> Result<&'static Step> {
     let g = Fp8Gemm::new(gpu, step_for(a.scaling), a, b, c)?;
     g.run(gpu, a, b, c)?;

@@ -105,6 +105,27 @@ fn fp8_steps_match_the_dequantized_reference() {
     }
 }
 
+/// The library entry point picks the step for the operands' scaling and gets the same answer.
+#[test]
+fn gemm_fp8_runs_the_default_step_for_each_scaling() {
+    let Some(gpu) = hopper_or_skip("gemm_fp8_runs_the_default_step_for_each_scaling") else { return };
+    let seed = verify::fresh_seed();
+    let (m, n, k) = (257, 264, 1024);
+    let (_, a32) = random(&gpu, m * k, seed ^ 3);
+    let (_, b32) = random(&gpu, n * k, seed ^ 4);
+    for scaling in [Scaling::PerTensor, Scaling::Block] {
+        let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
+        let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
+        let mut c = gpu.zeros::<u16>(m * n).unwrap();
+        gpu.poison(&mut c).unwrap();
+        let step = fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap();
+        assert_eq!(step.kernel.name, fp8::step_for(scaling).kernel.name);
+        let got: Vec<f64> = gpu.download(&c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
+        let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
+        assert!(got.iter().all(|v| !v.is_nan()) && err <= tolerance(step.promotes, k), "{scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+    }
+}
+
 /// Why promotion exists: on positive inputs (sums that do not cancel) the error of f1, which keeps all
 /// of K in the tensor core's accumulators, grows with K; f2's, promoted every 128, stays at the bf16
 /// output's rounding.

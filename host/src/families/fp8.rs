@@ -91,6 +91,7 @@ pub const PAIRS: &[(&str, &[Baseline])] = &[
     ("f4", &[Baseline::Block, Baseline::PerTensor]),
     ("f5", &[Baseline::PerTensorFast, Baseline::PerTensor]),
     ("f6", &[Baseline::Block, Baseline::PerTensor]),
+    ("f7", &[Baseline::Block, Baseline::PerTensor]),
 ];
 
 fn baselines_of(step: &Step) -> &'static [Baseline] {

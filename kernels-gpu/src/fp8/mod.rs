@@ -11,9 +11,10 @@
 //! | f4 | `steps/v4_promotion_overlap.rs` | two block-accumulator sets: block kb promoted while block kb + 1's MMAs run |
 //! | f5 | `steps/v5_multicast.rs` | f1 in clusters of two CTAs that share B through TMA multicast |
 //! | f6 | `steps/v6_block_multicast.rs` | f4 in clusters of two sharing B |
+//! | f7 | `steps/v7_wide_block_scaled.rs` | block scales on f1's 128×256 tiles, each K block promoted in two halves of 128 columns |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
-//! walk and producer, the per-tensor K loop), `per_tensor.rs` (f1/f5's kernel body), `block_scaled.rs`
+//! walk and producer, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`
 //! (f2–f4/f6's kernel body with the step's K loop plugged in, the scales, the promotion, f4's loop), `quantize.rs`
 //! (not a step: the kernels that produce FP8 inputs and the dequantized reference inputs). The
 //! warp-specialized skeleton, the ring, the tile order and the C staging are the Hopper HGEMM ladder's
@@ -21,7 +22,7 @@
 #[cfg(lab_sm90)]
 mod block_scaled;
 #[cfg(lab_sm90)]
-mod per_tensor;
+mod wide;
 #[cfg(lab_sm90)]
 pub mod quantize;
 #[cfg(lab_sm90)]

@@ -11,7 +11,7 @@
 //! * epilogue: the accumulators are multiplied by `sa · sb` (two f32 read once per CTA) before h6's
 //!   bf16 staging and TMA stores.
 //!
-//! The body lives in `fp8/per_tensor.rs` (f5 runs it in clusters), its K loop in `fp8/tile.rs`.
+//! The body lives in `fp8/wide.rs` (f5 runs it in clusters, f7 with block scales), its K loop in `fp8/tile.rs`.
 //!
 //! The whole of K is summed in the tensor core's accumulators (what cuBLASLt calls fast accumulation).
 //! Hopper's FP8 `wgmma` adds its products into the accumulators at reduced precision (DeepSeek-V3
@@ -20,7 +20,7 @@
 //! Prediction: at 4096³–8192³ h6 ran at ~98% of cuBLAS f16 (~700 TFLOP/s on an H100); with the same
 //! bytes per stage and twice the MMA rate per byte, f1 should reach ~1.7–1.9× h6's rate, i.e. about
 //! 1150–1300 TFLOP/s: ~0.9–1.0× cuBLASLt's fast-accumulation FP8.
-use crate::fp8::per_tensor::per_tensor;
+use crate::fp8::wide::{PerTensor, wide};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
 
@@ -34,8 +34,8 @@ use crate::prim::tma::TensorMap;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v1(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              scale_a: *const f32, scale_b: *const f32, m: u32, n: u32, k: u32) {
-    // SAFETY: forwarded (the proof is the shared body's, `fp8::per_tensor`).
-    unsafe { per_tensor::<1>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
+    // SAFETY: forwarded (the proof is the shared body's, `fp8::wide`).
+    unsafe { wide::<PerTensor, 1>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

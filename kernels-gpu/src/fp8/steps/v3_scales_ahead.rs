@@ -39,10 +39,12 @@ impl ConsumeTile for ScalesAhead {
     unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
         let mut r_acc = [[0f32; 32]; 2];
         let mut r_blk = [[0f32; 32]; 2];
-        // SAFETY: forwarded to the caller (block kt + 1's scales only while kt + 1 < k_tiles); `r_blk`
-        // is pinned around the fence and the wait.
+        // SAFETY: forwarded to the caller (block 0's scales are read before the loop only because the
+        // consumer is called with k_tiles ≥ 1 — `k` ≥ 1 — and block kt + 1's only while kt + 1 < k_tiles);
+        // `r_blk` is pinned around the fence and the wait.
         unsafe {
-            let mut scale = if k_tiles > 0 { sc.of_block(0) } else { (0.0, 0.0) };
+            // Block kt's scales as loaded (multiplied only at its promotion: see `Scales::load`).
+            let mut scale = sc.load(0, 0);
             for kt in 0..k_tiles {
                 ring.wait_full(*it);
                 let s_stage = ring.at(*it).0;
@@ -55,14 +57,14 @@ impl ConsumeTile for ScalesAhead {
                     wgmma_m64n128k32_f32_e4m3(&mut r_blk, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
                 }
                 wgmma_commit_group();
-                let next = if kt + 1 < k_tiles { sc.of_block(kt + 1) } else { scale };
+                let next = if kt + 1 < k_tiles { sc.load(kt + 1, 0) } else { scale };
                 wgmma_wait_group::<0>();
                 for blk in r_blk.iter_mut() {
                     wgmma_fence_operand(blk);
                 }
                 ring.release_cluster::<CLUSTER>(*it);
                 *it += 1;
-                promote(&mut r_acc, &r_blk, scale);
+                promote(&mut r_acc, &r_blk, scale.rows());
                 scale = next;
             }
         }

@@ -16,7 +16,7 @@
 //! cuts it to `M·K·N/256 + N·K·M/256` (4.3 GB).
 //!
 //! Prediction: 1.15–1.3× f1 at 4096³–8192³, i.e. ≥ 1.0× cuBLASLt's fast-accumulation FP8.
-use crate::fp8::per_tensor::per_tensor;
+use crate::fp8::wide::{PerTensor, wide};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
 
@@ -28,8 +28,8 @@ use crate::prim::{cluster_dims, tma::TensorMap};
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v5(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              scale_a: *const f32, scale_b: *const f32, m: u32, n: u32, k: u32) {
-    // SAFETY: forwarded (the proof is the shared body's, `fp8::per_tensor`).
-    unsafe { per_tensor::<2>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
+    // SAFETY: forwarded (the proof is the shared body's, `fp8::wide`).
+    unsafe { wide::<PerTensor, 2>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

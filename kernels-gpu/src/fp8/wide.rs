@@ -1,0 +1,116 @@
+//! The wide CTA of the FP8 steps f1, f5 and f7 (introduced by f1, whose file explains it): h6's
+//! warp-specialized persistent kernel on e4m3 over 128×256 tiles with the bf16 TMA-store epilogue, for
+//! one CTA or a cluster of `CLUSTER` sharing B (f5), written once; a step supplies its consumers' K loop
+//! ([`WideLoop`]): f1's keeps all of K in the tensor core and applies the per-tensor scale at the end
+//! ([`PerTensor`]), f7's promotes each K block with its block scales.
+use super::block_scaled::Scales;
+use super::tile::{TileWalk, consume_wide, produce};
+use crate::hgemm::tma_warp_specialized::Ring;
+use crate::hgemm::{
+    elem::Bf16,
+    tma_store::{consumer_barrier, stage_c_box},
+};
+use crate::prim::{
+    mbarrier::fence_proxy_async_shared_cta,
+    thread::lane_id,
+    tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0, cp_async_bulk_wait_group_read0},
+};
+use layout::fp8::tiles::{BK, BM, F1_BN as BN, F1_C_STAGE_BYTES as C_STAGE_BYTES, F1_STAGE_BYTES as STAGE_BYTES, F1_STAGES as STAGES};
+
+/// `acc · s`, element by element.
+#[inline(always)]
+fn scaled(acc: &[f32; 32], s: f32) -> [f32; 32] {
+    core::array::from_fn(|i| acc[i] * s)
+}
+
+/// A consumer warpgroup's K loop over one 128×256 tile: returns rows `64·mh ..` × 256 columns, scaled,
+/// having released every stage use it consumed (in every CTA of a cluster of `CLUSTER`); advances `it`
+/// by `k_tiles`.
+pub(super) trait WideLoop {
+    /// # Safety
+    /// All 128 threads of a consumer warpgroup; the ring initialized; the producer issues the same
+    /// tiles; `sc` as the step's scales require; `CLUSTER` as `Ring::release_cluster` requires.
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 4];
+}
+
+/// f1's loop: all of K in the tensor core's accumulators ([`consume_wide`]), then `· sa[0] · sb[0]`.
+pub(super) struct PerTensor;
+
+impl WideLoop for PerTensor {
+    #[inline(always)]
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 4] {
+        // SAFETY: forwarded to the caller; the per-tensor scales are one f32 each.
+        unsafe {
+            let r_acc = consume_wide::<CLUSTER>(ring, it, k_tiles, mh);
+            let s = sc.per_tensor();
+            let [acc0, acc1, acc2, acc3] = &r_acc;
+            [scaled(acc0, s), scaled(acc1, s), scaled(acc2, s), scaled(acc3, s)]
+        }
+    }
+}
+
+/// The wide kernel body with K loop `L`: `C = qA · qBᵀ` scaled as `L` does, with `sa`, `sb` as the
+/// step's kernel states (one f32 each for [`PerTensor`]), in clusters of `CLUSTER` CTAs.
+///
+/// # Safety
+/// As `fp8_gemm_v1` (per tensor) or `fp8_gemm_v7` (block scales); with `CLUSTER > 1`, a cluster launch
+/// of that size (the kernel's `.reqnctapercluster`), a grid that is a multiple of it, and `tmap_b`'s box
+/// `256 / CLUSTER` rows.
+#[inline(always)]
+pub(super) unsafe fn wide<L: WideLoop, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+                                                           sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
+    // SAFETY: the ring protocol and the epilogue as h6 (same proof: every stage use is issued once by
+    // its producer and released once by each consumer warp — of every CTA of the cluster — after its
+    // `wgmma`s retired; a staging tile is rewritten only after its previous TMA store finished reading
+    // it); scale reads as the loop states; the cluster barriers of `warp_specialized!` bracket every remote
+    // access.
+    unsafe {
+        crate::hgemm::tma_warp_specialized::warp_specialized! {
+            cluster: CLUSTER;
+            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
+                let k_tiles = k.div_ceil(BK);
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                produce::<BN, CLUSTER>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
+            }
+            consumer(mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let mut it = 0u32;
+                for (tm, tn) in TileWalk::<CLUSTER>::new(tiles_m, tiles_n) {
+                    let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
+                    // This thread's two accumulator rows (fragment rows g and g + 8 of its warp's 16).
+                    let row = row0 + 16 * warp + lane / 4;
+                    let r_acc = L::consume::<CLUSTER>(ring, &mut it, k_tiles, mh, Scales::new(sa, sb, m, n, k, row, n0));
+                    let s_c = s_cstage + mh * C_STAGE_BYTES;
+                    let leader = tid % 128 == 0;
+                    if leader {
+                        cp_async_bulk_wait_group_read0();
+                    }
+                    consumer_barrier(mh);
+                    // One call per block with a constant accumulator reference (a loop over the blocks put
+                    // them in local memory: 512-byte stack frame).
+                    let [acc0, acc1, acc2, acc3] = &r_acc;
+                    stage_c_box::<Bf16>(acc0, s_c, warp, lane);
+                    stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
+                    stage_c_box::<Bf16>(acc2, s_c + 2 * 8192, warp, lane);
+                    stage_c_box::<Bf16>(acc3, s_c + 3 * 8192, warp, lane);
+                    fence_proxy_async_shared_cta();
+                    consumer_barrier(mh);
+                    if leader {
+                        for nb in 0..4 {
+                            cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
+                        }
+                        cp_async_bulk_commit_group();
+                    }
+                }
+                if tid % 128 == 0 {
+                    cp_async_bulk_wait_group0();
+                }
+            }
+        }
+    }
+}
