@@ -177,9 +177,9 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 }
 
 /// The step that multiplies operands scaled with `scaling` by default: f1 per tensor (f5, its cluster
-/// twin, measured within ±8% of it either way across the sweep: not worth requiring clusters), f3 for
-/// block scales (the fastest promoted step measured: 880–918 TFLOP/s on an H100, 76–89% of cuBLASLt's
-/// block mode; `results/2026-11-22-h100-session6`). Any step can be run with [`Fp8Gemm::new`].
+/// twin, measured −12% to +5% of it across the sweep: not worth requiring clusters), f3 for block
+/// scales (the fastest promoted step measured: 839–893 TFLOP/s on an H100, 78–90% of cuBLASLt's block
+/// mode; `kernels-gpu/src/fp8/README.md`). Any step can be run with [`Fp8Gemm::new`].
 pub fn step_for(scaling: Scaling) -> &'static Step {
     match scaling {
         Scaling::PerTensor => &F1,

@@ -56,7 +56,8 @@ USAGE: cargo run --release -- [OPTIONS]
 
 OPTIONS:
   --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp, hgemm,
-                   gemm (the library's entry point on a shape sweep) (default: all)
+                   gemm (the library's entry point on a shape sweep), fp8 (e4m3 GEMM, sm_90a, against
+                   cuBLASLt FP8; its own sweep unless --gemm-sizes) (default: all)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
   --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; the gemm family:
                    its sweep of decode, prefill, projection, unaligned and square shapes; --check adds
@@ -64,7 +65,7 @@ OPTIONS:
   --config STEP    the gemm family runs this hgemm step (h6, v10, d2, h6-bf16, …) instead of its
                    choice per shape; shapes it cannot run say why
   --dtype LIST     the gemm family's element types: f16, bf16 (default: both; with --config, its type)
-  --steps LABELS   only these reduce/SGEMM/HGEMM steps, as family:label (hgemm:v9,sgemm:v11) or a bare
+  --steps LABELS   only these reduce/SGEMM/HGEMM/FP8 steps, as family:label (hgemm:v9,sgemm:v11) or a bare
                    label that names one step of the --family list (h6); cuBLAS always runs
   --reps N         timed repetitions per measurement, median reported (default: 50)
   --warmup N       untimed warm-up runs per measurement (default: 5)

@@ -19,6 +19,8 @@
 //!
 //! Prediction: ~0.80–0.90× f1 at 4096³–8192³ (DeepGEMM reaches ~1.2× CUTLASS with many more tricks:
 //! TMA multicast, unaligned block N, FFMA interleaving in SASS).
+//!
+//! Measured (H100): 735–811 TFLOP/s, 67–80% of cuBLASLt's block mode, 0.6–0.68× f1. README.
 use crate::fp8::{block_scaled::{ConsumeTile, Scales, block_scaled, promote}, tile::{a_desc, b_desc}};
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;

@@ -11,6 +11,12 @@
 //! Measured f2 (H100): 800 TFLOP/s at 4096³, 42% of the FP8 peak where f1 reaches 68%: about 700 idle
 //! cycles per K block, the size of the scale loads' latency. Prediction: 1.3–1.4× f2 (~1050–1100
 //! TFLOP/s at 4096³).
+//!
+//! Measured: the first version multiplied the scales right after loading them and ran at 0.92–0.98× f2
+//! — a warp stalls at the first instruction that reads a loaded register, so the multiply waited out
+//! the load right there (ncu: 42% of f2's issue stalls on L1TEX). Carrying the raw values and
+//! multiplying at the promotion (`Scales::load`): 1.05–1.15× f2, 839–893 TFLOP/s, 78–90% of cuBLASLt's
+//! block mode — the best promoted step, the library's block-scaled default. README.
 use crate::fp8::{block_scaled::{ConsumeTile, Scales, block_scaled, promote}, tile::{a_desc, b_desc}};
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;

@@ -11,6 +11,8 @@
 //! (~230 of the 232 `setmaxnreg` gives).
 //!
 //! Prediction: 1.1–1.2× f3. The loop is `fp8::block_scaled::Overlapped` (f6 runs it too).
+//!
+//! Measured: 826–892 TFLOP/s, 75–87% of cuBLASLt's block mode, 0.96–1.01× f3 (prediction missed). README.
 use crate::fp8::block_scaled::{Overlapped, block_scaled};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;

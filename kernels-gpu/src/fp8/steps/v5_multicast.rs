@@ -16,6 +16,10 @@
 //! cuts it to `M·K·N/256 + N·K·M/256` (4.3 GB).
 //!
 //! Prediction: 1.15–1.3× f1 at 4096³–8192³, i.e. ≥ 1.0× cuBLASLt's fast-accumulation FP8.
+//!
+//! Measured: −12% to +5% of f1 (1075–1269 TFLOP/s; 93–114% of cuBLASLt fast-accumulation): f1 is
+//! tensor-bound, not L2-bound (ncu: tensor pipe 79.5%), so the premise was wrong. The first version ran
+//! at half speed: `.release.cluster` on the remote arrivals put a `MEMBAR.ALL.GPU` before each. README.
 use crate::fp8::wide::{PerTensor, wide};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
