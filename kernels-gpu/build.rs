@@ -1,6 +1,6 @@
 //! Declares each ladder's step files, so that adding a step is adding its file (no `mod` line).
 //!
-//! For every ladder (`reduce`, `sgemm`, `hgemm`, `fp8`) it lists `src/<ladder>/steps/*.rs` and writes
+//! For every ladder (`reduce`, `sgemm`, `hgemm`, `fp8`, `attention`) it lists `src/<ladder>/steps/*.rs` and writes
 //! `$OUT_DIR/<ladder>_steps.rs` with one `#[path = "<absolute path>"] pub(crate) mod <file stem>;` per
 //! file, in natural order (`v2` before `v10`); `src/<ladder>/mod.rs` `include!`s it. The file stem is the
 //! module name, so it must be a Rust identifier (the step naming rule: `v<N>_<lesson>.rs`, or
@@ -8,7 +8,7 @@
 //! Shared machinery stays outside `steps/`, declared by hand in the ladder's `mod.rs`.
 use std::{env, fmt::Write as _, fs, path::PathBuf};
 
-const LADDERS: [&str; 4] = ["reduce", "sgemm", "hgemm", "fp8"];
+const LADDERS: [&str; 5] = ["reduce", "sgemm", "hgemm", "fp8", "attention"];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));

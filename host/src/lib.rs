@@ -16,6 +16,7 @@
 //!
 //! The command-line suite (options, tables, JSON, report, `ncu`/sanitizer driving, `layout`
 //! subcommands) is the binary (`src/main.rs`, `src/cli/`), which this library never imports.
+pub mod attention;
 pub mod error;
 pub mod families;
 pub mod fp8;

@@ -11,6 +11,7 @@
 //! * `util`: helpers several ladders use (`unroll2!`/`unroll4!`/`unroll8!`, the grouped block order).
 //! * `launch_bounds!` (`src/launch_bounds.rs`): a kernel's `.maxntid` / `.minnctapersm`, stated in the
 //!   kernel's file next to it.
+//! * [`attention`]: attention forward — the unfused baseline's softmax and FlashAttention-2 with `mma.sync`.
 //! * [`fp8`]: FP8 (e4m3) GEMM on Hopper with per-tensor and block scales, and the quantization kernels.
 //! * [`bankcheck`]: replay microkernels that issue one shared-memory instruction at given addresses,
 //!   for checking the host's bank-conflict model against Nsight Compute.
@@ -51,6 +52,7 @@
 #![allow(internal_features)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod attention;
 pub mod bankcheck;
 pub mod check;
 pub mod fp8;

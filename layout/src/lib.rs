@@ -7,6 +7,7 @@
 #![no_std]
 
 pub mod reduce;
+pub mod attention;
 pub mod bank;
 pub mod copy;
 pub mod pad;

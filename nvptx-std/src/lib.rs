@@ -18,6 +18,7 @@
 //! | [`cp_async`] | `cp.async.cg` (16 bytes, zero-fill), commit/wait groups |
 //! | [`wgmma`], [`mbarrier`], [`tma`] | Hopper (sm_90a): `wgmma.mma_async` (f16, bf16, FP8 e4m3), `mbarrier`, TMA tensor loads/stores |
 //! | [`fp8`] | `cvt` between f32/f16 and FP8 e4m3 (sm_89+) |
+//! | [`math`] | `ex2.approx`, `lg2.approx` (softmax in base 2) |
 //! | [`cluster`] | thread-block clusters (sm_90): rank, cluster barrier, remote mbarrier arrivals; [`cluster_dims!`] |
 //!
 //! The fragment layouts these instructions imply (which lane holds which element) are data in
@@ -64,6 +65,7 @@ pub mod cp_async;
 pub mod fp8;
 pub mod global;
 pub mod ldmatrix;
+pub mod math;
 pub mod mbarrier;
 pub mod mma;
 pub mod shared;

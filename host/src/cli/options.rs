@@ -46,6 +46,10 @@ pub struct Options {
     pub config: Option<&'static kernel_lab::steps::hgemm::Step>,
     /// The `gemm` family's element types (`--dtype f16,bf16`; default both, or the `--config` step's).
     pub dtypes: Vec<kernel_lab::steps::gemm::Elem>,
+    /// Whether `--dtype` was given (the attention family times f16 alone by default).
+    pub dtypes_given: bool,
+    /// The attention family's shapes `(batch, heads, len, head_dim)` (`--attn-sizes`); `None`: its sweep.
+    pub attn_sizes: Option<Vec<(usize, usize, usize, usize)>>,
 }
 
 /// `--help` text.
@@ -57,7 +61,10 @@ USAGE: cargo run --release -- [OPTIONS]
 OPTIONS:
   --family NAMES   comma-separated families: reduce, selftest, bankcheck, sgemm, hgemm-warp, hgemm,
                    gemm (the library's entry point on a shape sweep), fp8 (e4m3 GEMM, sm_90a, against
-                   cuBLASLt FP8; its own sweep unless --gemm-sizes) (default: all)
+                   cuBLASLt FP8; its own sweep unless --gemm-sizes), attention (forward: FlashAttention-2
+                   against the unfused path) (default: all)
+  --attn-sizes L   attention shapes BxHxLxD, each run causal and not (default: 4x16x4096x64,
+                   4x16x4096x128, 1x16x16384x64, 1x16x16384x128; head dims 64 and 128)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
   --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; the gemm family:
                    its sweep of decode, prefill, projection, unaligned and square shapes; --check adds
@@ -109,6 +116,16 @@ pub fn parse_size(s: &str) -> Result<usize> {
         return Err(Error::InvalidInput(format!("size `{s}`: must be at least 1")));
     }
     Ok(v)
+}
+
+/// An attention shape `BxHxLxD` (batch, heads, sequence length, head dim).
+pub fn parse_attn_shape(s: &str) -> Result<(usize, usize, usize, usize)> {
+    let parts: Vec<&str> = s.trim().split('x').collect();
+    let num = |p: &str| p.trim().parse::<usize>().map_err(|_| Error::InvalidInput(format!("--attn-sizes: `{s}` is not BxHxLxD (batch, heads, length, head dim)")));
+    match parts.as_slice() {
+        [b, h, l, d] => Ok((num(b)?, num(h)?, num(l)?, num(d)?)),
+        _ => Err(Error::InvalidInput(format!("--attn-sizes: `{s}` is not BxHxLxD (batch, heads, length, head dim)"))),
+    }
 }
 
 /// A GEMM shape: `N` (square, any `--sizes` notation) or `MxNxK`.
@@ -168,6 +185,25 @@ impl Options {
         Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only() })
     }
 
+    /// The attention family's run: `--attn-sizes` (else its sweep, plus its check shapes under
+    /// `--check`), each causal and not; element types from `--dtype`, else f16 when timing and both
+    /// under `--check`.
+    pub fn attention_run(&self) -> Result<kernel_lab::families::attention::AttnRun> {
+        use kernel_lab::{attention::AttnShape, families::attention::{AttnRun, CHECK_SHAPES, SWEEP}, steps::gemm::Elem};
+        let mut dims = self.attn_sizes.clone().unwrap_or_else(|| SWEEP.to_vec());
+        if self.check && self.attn_sizes.is_none() {
+            dims.extend_from_slice(CHECK_SHAPES);
+        }
+        let mut shapes = vec![];
+        for (b, h, l, d) in dims {
+            for causal in [false, true] {
+                shapes.push(AttnShape::new(b, h, l, d, causal)?);
+            }
+        }
+        let elems = if self.dtypes_given || self.check { self.dtypes.clone() } else { vec![Elem::F16] };
+        Ok(AttnRun { shapes, elems, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed })
+    }
+
     /// The reduce sizes of this run (`--check` adds odd sizes unless `--sizes` was given).
     pub fn reduce_run(&self) -> ReduceRun {
         let mut sizes = self.sizes.clone();
@@ -183,7 +219,7 @@ impl Options {
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
-                              ncu: false, sanitize: false, steps: None, config: None, dtypes: vec![] };
+                              ncu: false, sanitize: false, steps: None, config: None, dtypes: vec![], dtypes_given: false, attn_sizes: None };
         let mut steps_spec: Option<String> = None;
         let mut seen: Vec<String> = vec![];
         let mut it = args.into_iter();
@@ -209,6 +245,9 @@ impl Options {
                     o.sizes = value("--sizes")?.split(',').map(parse_size).collect::<Result<_>>()?;
                     o.sizes_given = true;
                 }
+                "--attn-sizes" => {
+                    o.attn_sizes = Some(value("--attn-sizes")?.split(',').map(parse_attn_shape).collect::<Result<_>>()?);
+                }
                 "--gemm-sizes" => {
                     o.gemm_sizes = value("--gemm-sizes")?.split(',').map(parse_gemm_shape).collect::<Result<_>>()?;
                     o.gemm_sizes_given = true;
@@ -217,6 +256,7 @@ impl Options {
                 "--config" => o.config = Some(kernel_lab::gemm::step_by_label(&value("--config")?)?),
                 "--dtype" => {
                     use kernel_lab::steps::gemm::Elem;
+                    o.dtypes_given = true;
                     o.dtypes = value("--dtype")?.split(',').map(|d| match d.trim() {
                         "f16" => Ok(Elem::F16),
                         "bf16" => Ok(Elem::Bf16),

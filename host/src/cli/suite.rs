@@ -216,6 +216,31 @@ pub fn run(o: Options) -> i32 {
             }
         }
     }
+    if o.families.contains(&Family::Attention) {
+        match o.attention_run() {
+            Ok(run) => {
+                let pb = bar("attention", run.shapes.len() * run.elems.len());
+                let result = kernel_lab::families::attention::run(&gpu, &run, &mut progress_to(&pb));
+                pb.finish_and_clear();
+                match result {
+                    Ok(rows) => {
+                        println!("\n== attention: O = softmax(Q·K^T/sqrt(D) [causal])·V per head, [B·H][L][D]; a1 unfused (cuBLAS QK^T f32 → softmax kernel → cuBLAS PV), a2 FlashAttention-2 (mma.sync); TFLOP/s count 4·B·H·L²·D (halved causal); x unfused: interleaved ==");
+                        print!("{}", kernel_lab::families::attention::table(&rows));
+                        failed |= rows.iter().any(|r| r.failed());
+                        json["attention"] = serde_json::to_value(&rows).unwrap_or_default();
+                    }
+                    Err(e) => {
+                        eprintln!("\nerror: attention family: {e}");
+                        failed = true;
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("\nerror: attention family: {e}");
+                failed = true;
+            }
+        }
+    }
     match crate::cli::report::write(&json, std::path::Path::new(&o.out)) {
         Ok(files) => println!("\nreport: {} ({} files)", std::path::Path::new(&o.out).join("report.md").display(), files.len()),
         Err(e) => {

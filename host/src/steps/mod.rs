@@ -1,13 +1,14 @@
 //! Every kernel of `kernels-gpu`, declared once.
 //!
 //! A ladder step is one descriptor in its family's file here (`reduce.rs`, `sgemm.rs`, `hgemm.rs`,
-//! `hgemm_warp.rs`, `fp8.rs`; the self-tests and replay kernels in `selftest.rs` and `bankcheck.rs`): its PTX
+//! `hgemm_warp.rs`, `fp8.rs`, `attention.rs`; the self-tests and replay kernels in `selftest.rs` and `bankcheck.rs`): its PTX
 //! entry, family, label, target, block size, launch bounds, dynamic shared memory (computed from the
 //! `layout` constants the kernel itself uses), grid rule, the bank-model trace that predicts it, and
 //! the instructions the PTX test must find. Everything else derives from these lists: the kernel
 //! loader ([`crate::runtime::gpu::Gpu::kernel`]), each family's step list, the traces, `--list`, the
 //! suite, the benches and the PTX tests. `cargo test` fails when a kernel in the PTX has no
 //! descriptor, a descriptor has no kernel, or the launch bounds in the PTX disagree with it.
+pub mod attention;
 pub mod bankcheck;
 pub mod check;
 pub mod fp8;
@@ -64,6 +65,8 @@ pub enum Family {
     HgemmWarp,
     /// Block-level tensor-core HGEMM (seeds 000, 001) and the Hopper steps.
     Hgemm,
+    /// Attention forward: the unfused baseline and FlashAttention-2 (issue 17).
+    Attention,
     /// FP8 (e4m3) GEMM on Hopper: per-tensor and block scaling, against cuBLASLt (issue 16).
     Fp8,
     /// The library's GEMM entry point (`kernel_lab::gemm`) on a shape sweep: no kernels of its own,
@@ -87,12 +90,13 @@ impl Family {
             Family::Hgemm => "hgemm",
             Family::Gemm => "gemm",
             Family::Fp8 => "fp8",
+            Family::Attention => "attention",
             Family::Check => "check",
             Family::External => "external",
         }
     }
     /// Every family.
-    pub const ALL: [Family; 8] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp, Family::Hgemm, Family::Gemm, Family::Fp8];
+    pub const ALL: [Family; 9] = [Family::Reduce, Family::Selftest, Family::Bankcheck, Family::Sgemm, Family::HgemmWarp, Family::Hgemm, Family::Gemm, Family::Fp8, Family::Attention];
 
     /// The family called `name`.
     pub fn by_name(name: &str) -> Option<Family> {
@@ -183,6 +187,7 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
         .chain(hgemm::STEPS.iter().map(|s| &s.kernel))
         .chain(fp8::STEPS.iter().map(|s| &s.kernel))
         .chain(fp8::KERNELS.iter())
+        .chain(attention::STEPS.iter().map(|s| &s.kernel))
         .chain(bankcheck::KERNELS.iter())
         .chain(check::KERNELS.iter())
 }

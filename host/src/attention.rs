@@ -1,0 +1,281 @@
+//! Attention forward as a library (issue 17): `O = softmax(Q·Kᵀ · scale [+ causal mask]) · V` and the
+//! natural log-sum-exp of each row, for Q, K, V, O stored `[B·H][L][D]` row-major in f16 or bf16.
+//!
+//! * [`flash`]: the fused FlashAttention-2 kernel (a2), head dims 64 and 128;
+//! * [`Unfused`]: the baseline users write first — `S = Q·Kᵀ` (cuBLAS, f32), the a1 softmax kernel,
+//!   `O = P·V` (cuBLAS) — with its S and P buffers allocated once;
+//! * [`reference_f64`]: the f64 CPU reference of small shapes.
+//!
+//! Bad input is refused before any launch with the constraint it breaks: a head dim the kernel lacks,
+//! zero sizes, buffer lengths that do not match the shape, sizes beyond memory (the unfused path's
+//! `B·H·L²` scores).
+use cudarc::{
+    cublas::{CudaBlas, sys as blas_sys},
+    driver::{CudaSlice, DevicePtr, DevicePtrMut},
+};
+
+use crate::{
+    error::{Error, Result},
+    launch,
+    runtime::gpu::Gpu,
+    steps::{attention::{Kind, Step, find}, gemm::Elem},
+};
+
+/// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
+/// `head_dim`, optionally causal (query i sees keys 0..=i).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct AttnShape {
+    /// Batch size.
+    pub batch: usize,
+    /// Heads per batch entry.
+    pub heads: usize,
+    /// Sequence length (queries = keys).
+    pub len: usize,
+    /// Head dimension.
+    pub head_dim: usize,
+    /// Causal mask.
+    pub causal: bool,
+}
+
+impl AttnShape {
+    /// Validates the sizes: each at least 1, `batch · heads` at most 65535 (the grid's y), `len` at most
+    /// 2^20, `head_dim` 64 or 128 (the kernels' specializations; the error names them).
+    pub fn new(batch: usize, heads: usize, len: usize, head_dim: usize, causal: bool) -> Result<AttnShape> {
+        for (what, v) in [("batch", batch), ("heads", heads), ("sequence length", len), ("head dim", head_dim)] {
+            if v == 0 {
+                return Err(Error::InvalidInput(format!("attention {what} = 0: every size must be at least 1")));
+            }
+        }
+        if batch * heads > 65_535 {
+            return Err(Error::InvalidInput(format!("attention batch × heads = {} exceeds 65535 (one grid row per head)", batch * heads)));
+        }
+        if len > 1 << 20 {
+            return Err(Error::InvalidInput(format!("attention sequence length {len} exceeds 2^20")));
+        }
+        if head_dim != 64 && head_dim != 128 {
+            return Err(Error::InvalidInput(format!("attention head dim {head_dim} is not supported: the kernels take 64 or 128")));
+        }
+        Ok(AttnShape { batch, heads, len, head_dim, causal })
+    }
+
+    /// `batch · heads`.
+    pub fn heads_total(&self) -> usize {
+        self.batch * self.heads
+    }
+
+    /// Elements of Q (= K = V = O).
+    pub fn elems(&self) -> usize {
+        self.heads_total() * self.len * self.head_dim
+    }
+
+    /// The FLOPs FlashAttention's papers count: `4·B·H·L²·D`, halved with the causal mask.
+    pub fn flops(&self) -> f64 {
+        let f = 4.0 * self.heads_total() as f64 * (self.len as f64).powi(2) * self.head_dim as f64;
+        if self.causal { f / 2.0 } else { f }
+    }
+
+    /// `1 / √D`, the usual softmax scale.
+    pub fn default_scale(&self) -> f32 {
+        1.0 / (self.head_dim as f32).sqrt()
+    }
+
+    fn check_buffers(&self, q: usize, k: usize, v: usize, o: usize, lse: usize) -> Result<()> {
+        for (what, len, want) in [("Q", q, self.elems()), ("K", k, self.elems()), ("V", v, self.elems()), ("O", o, self.elems()), ("LSE", lse, self.heads_total() * self.len)] {
+            if len != want {
+                return Err(Error::InvalidInput(format!("attention {self}: {what} holds {len} elements, the shape needs {want} ([B·H][L][D], LSE [B·H][L])")));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for AttnShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}x{}x{}{}", self.batch, self.heads, self.len, self.head_dim, if self.causal { " causal" } else { "" })
+    }
+}
+
+/// Runs the fused kernel (a2) for `s` and `elem`: `o` and `lse` from `q`, `k`, `v`. Returns the step.
+#[allow(clippy::too_many_arguments)]
+pub fn flash(gpu: &Gpu, s: AttnShape, elem: Elem, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>, o: &mut CudaSlice<u16>,
+             lse: &mut CudaSlice<f32>) -> Result<&'static Step> {
+    s.check_buffers(q.len(), k.len(), v.len(), o.len(), lse.len())?;
+    if !scale.is_finite() {
+        return Err(Error::InvalidInput(format!("attention scale {scale} is not finite")));
+    }
+    let step = find(Kind::Flash, s.head_dim as u32, elem)
+        .ok_or_else(|| Error::InvalidInput(format!("no fused attention kernel for head dim {} and {elem:?}", s.head_dim)))?;
+    let kernel = gpu.kernel(step.kernel.name)?;
+    let (l, causal) = (s.len as u32, s.causal as u32);
+    let grid = ((l).div_ceil(layout::attention::BQ), s.heads_total() as u32);
+    // SAFETY: `attn_fa2_d{64,128}_{f16,bf16}(q, k, v, o, lse, l, scale, causal)`: Q, K, V, O hold
+    // `B·H·L·D` 16-bit elements in `[B·H][L][D]` (checked), LSE `B·H·L` f32 (checked), D the kernel's
+    // (the step was found for it); grid `(⌈L/64⌉, B·H)` with B·H ≤ 65535 (`AttnShape::new`), block and
+    // shared memory from the descriptor.
+    unsafe { launch!(gpu, &kernel, grid = grid, q, k, v, o, lse, &l, &scale, &causal) }?;
+    Ok(step)
+}
+
+/// The unfused baseline for one shape: a cuBLAS handle and the S (f32) and P (16-bit) buffers, each
+/// `B·H·L²` elements, allocated once.
+pub struct Unfused {
+    blas: CudaBlas,
+    s: AttnShape,
+    elem: Elem,
+    step: &'static Step,
+    scores: CudaSlice<f32>,
+    probs: CudaSlice<u16>,
+}
+
+impl Unfused {
+    /// Device bytes the baseline adds for `s`: S (f32) and P (16-bit).
+    pub fn extra_bytes(s: AttnShape) -> u64 {
+        6 * (s.heads_total() * s.len * s.len) as u64
+    }
+
+    /// Allocates S and P for `s` (refused up front when they do not fit in free memory).
+    pub fn new(gpu: &Gpu, s: AttnShape, elem: Elem) -> Result<Unfused> {
+        // SAFETY: only tries to dlopen libcublas.
+        if !unsafe { blas_sys::is_culib_present() } {
+            return Err(Error::NoGpu("libcublas was not found (the unfused attention baseline needs it)".into()));
+        }
+        crate::runtime::budget::check(gpu, &format!("unfused attention {s}"), Self::extra_bytes(s), 0)?;
+        let step = find(Kind::Unfused, s.head_dim as u32, elem).ok_or_else(|| Error::InvalidInput(format!("no softmax kernel for {elem:?}")))?;
+        let blas = CudaBlas::new(gpu.stream.clone()).map_err(|source| Error::Cublas { what: "cublasCreate".into(), source })?;
+        let n = s.heads_total() * s.len * s.len;
+        Ok(Unfused { blas, s, elem, step, scores: gpu.zeros(n)?, probs: gpu.zeros(n)? })
+    }
+
+    /// The softmax step it runs.
+    pub fn step(&self) -> &'static Step {
+        self.step
+    }
+
+    /// Enqueues `S = Q·Kᵀ`, the softmax (scale, mask, LSE), `O = P·V`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(&mut self, gpu: &Gpu, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>, o: &mut CudaSlice<u16>, lse: &mut CudaSlice<f32>) -> Result<()> {
+        let s = self.s;
+        s.check_buffers(q.len(), k.len(), v.len(), o.len(), lse.len())?;
+        let (l, d, batch) = (s.len as i32, s.head_dim as i32, s.heads_total() as i32);
+        let (ld_stride, ll_stride) = ((s.len * s.head_dim) as i64, (s.len * s.len) as i64);
+        let t16 = if self.elem == Elem::Bf16 { blas_sys::cudaDataType::CUDA_R_16BF } else { blas_sys::cudaDataType::CUDA_R_16F };
+        let (one, zero) = (1.0f32, 0.0f32);
+        let op_n = blas_sys::cublasOperation_t::CUBLAS_OP_N;
+        let op_t = blas_sys::cublasOperation_t::CUBLAS_OP_T;
+        let compute = blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F;
+        let algo = blas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT;
+        {
+            let (pq, _gq) = q.device_ptr(&gpu.stream);
+            let (pk, _gk) = k.device_ptr(&gpu.stream);
+            let (ps, _gs) = self.scores.device_ptr_mut(&gpu.stream);
+            // SAFETY: per head, column-major Sᵀ (L×L, ld L) = (K as D×L, ld D)ᵀ · (Q as D×L, ld D): the
+            // row-major S = Q·Kᵀ; Q and K hold B·H heads of L·D (checked), S B·H of L² f32 (allocated
+            // for this shape); host scalars read before the call returns.
+            unsafe {
+                cudarc::cublas::result::gemm_strided_batched_ex(*self.blas.handle(), op_t, op_n, l, l, d, &one as *const f32 as *const _,
+                    pk as *const _, t16, d, ld_stride, pq as *const _, t16, d, ld_stride, &zero as *const f32 as *const _,
+                    ps as *mut _, blas_sys::cudaDataType::CUDA_R_32F, l, ll_stride, batch, compute, algo)
+            }.map_err(|source| Error::Cublas { what: format!("cublasGemmStridedBatchedEx S = QK^T {s}"), source })?;
+        }
+        let kernel = gpu.kernel(self.step.kernel.name)?;
+        let rows = (s.heads_total() * s.len) as u32;
+        let (lu, causal) = (s.len as u32, s.causal as u32);
+        let blocks = rows.div_ceil(4);
+        // SAFETY: `attn_softmax_*(s, p, lse, rows, l, scale, causal)`: S and P hold rows·l elements
+        // (rows = B·H·L), LSE rows f32 (checked); 128 threads, ⌈rows/4⌉ blocks (one warp per row).
+        unsafe { launch!(gpu, &kernel, grid = blocks, &self.scores, &mut self.probs, lse, &rows, &lu, &scale, &causal) }?;
+        {
+            let (pv, _gv) = v.device_ptr(&gpu.stream);
+            let (pp, _gp) = self.probs.device_ptr(&gpu.stream);
+            let (po, _go) = o.device_ptr_mut(&gpu.stream);
+            // SAFETY: per head, column-major Oᵀ (D×L, ld D) = (V as D×L, ld D) · (P as L×L, ld L): the
+            // row-major O = P·V; lengths as above; host scalars.
+            unsafe {
+                cudarc::cublas::result::gemm_strided_batched_ex(*self.blas.handle(), op_n, op_n, d, l, l, &one as *const f32 as *const _,
+                    pv as *const _, t16, d, ld_stride, pp as *const _, t16, l, ll_stride, &zero as *const f32 as *const _,
+                    po as *mut _, t16, d, ld_stride, batch, compute, algo)
+            }.map_err(|source| Error::Cublas { what: format!("cublasGemmStridedBatchedEx O = PV {s}"), source })?;
+        }
+        Ok(())
+    }
+}
+
+/// `(O, LSE)` in f64 on the CPU from `q`, `k`, `v` (as f64, `[B·H][L][D]`), all cores.
+pub fn reference_f64(s: AttnShape, scale: f64, q: &[f64], k: &[f64], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let (l, d) = (s.len, s.head_dim);
+    let mut o = vec![0.0f64; s.elems()];
+    let mut lse = vec![0.0f64; s.heads_total() * l];
+    let threads = std::thread::available_parallelism().map(|t| t.get()).unwrap_or(1).min(s.heads_total()).max(1);
+    let per = s.heads_total().div_ceil(threads);
+    std::thread::scope(|scope| {
+        for ((t, o_chunk), lse_chunk) in o.chunks_mut(per * l * d).enumerate().zip(lse.chunks_mut(per * l)) {
+            scope.spawn(move || {
+                let mut row = vec![0.0f64; l];
+                for (hh, (oh, lh)) in o_chunk.chunks_mut(l * d).zip(lse_chunk.chunks_mut(l)).enumerate() {
+                    let base = (t * per + hh) * l * d;
+                    let (qh, kh, vh) = (&q[base..base + l * d], &k[base..base + l * d], &v[base..base + l * d]);
+                    for i in 0..l {
+                        let keys = if s.causal { i + 1 } else { l };
+                        let mut m = f64::NEG_INFINITY;
+                        for (j, r) in row.iter_mut().enumerate().take(keys) {
+                            *r = scale * qh[i * d..(i + 1) * d].iter().zip(&kh[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum::<f64>();
+                            m = m.max(*r);
+                        }
+                        let sum: f64 = row[..keys].iter().map(|x| (x - m).exp()).sum();
+                        lh[i] = m + sum.ln();
+                        let out = &mut oh[i * d..(i + 1) * d];
+                        out.iter_mut().for_each(|x| *x = 0.0);
+                        for (j, r) in row.iter().enumerate().take(keys) {
+                            let p = (r - m).exp() / sum;
+                            for (x, vv) in out.iter_mut().zip(&vh[j * d..(j + 1) * d]) {
+                                *x += p * vv;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (o, lse)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_refuse_what_the_kernels_cannot_take() {
+        assert!(AttnShape::new(1, 1, 1, 64, false).is_ok());
+        let e = AttnShape::new(1, 1, 128, 96, false).unwrap_err().to_string();
+        assert!(e.contains("head dim 96") && e.contains("64 or 128"), "{e}");
+        assert!(AttnShape::new(0, 1, 1, 64, false).unwrap_err().to_string().contains("batch = 0"));
+        assert!(AttnShape::new(1, 1, 0, 64, true).unwrap_err().to_string().contains("sequence length = 0"));
+        assert!(AttnShape::new(300, 300, 8, 64, false).unwrap_err().to_string().contains("65535"));
+        let s = AttnShape::new(2, 3, 5, 64, false).unwrap();
+        let e = s.check_buffers(s.elems(), s.elems() - 1, s.elems(), s.elems(), 30).unwrap_err().to_string();
+        assert!(e.contains("K holds") && e.contains(&s.elems().to_string()), "{e}");
+        assert_eq!(AttnShape::new(4, 16, 4096, 128, true).unwrap().flops(), 2.0 * 64.0 * 4096f64.powi(2) * 128.0);
+        assert_eq!(Unfused::extra_bytes(AttnShape::new(1, 16, 16384, 128, false).unwrap()), 6 * 16 * 16384 * 16384);
+    }
+
+    /// The reference on a case worked by hand: one head, L = 2, D = 64, q = k = e0, v rows 1 and 2.
+    #[test]
+    fn reference_softmax_is_the_definition() {
+        let s = AttnShape::new(1, 1, 2, 64, false).unwrap();
+        let mut q = vec![0.0; 128];
+        let mut v = vec![0.0; 128];
+        q[0] = 1.0; // query 0 = e0, query 1 = 0
+        let k = q.clone(); // key 0 = e0, key 1 = 0
+        v[0] = 1.0;
+        v[64] = 2.0;
+        let (o, lse) = reference_f64(s, 1.0, &q, &k, &v);
+        let e = std::f64::consts::E;
+        // Query 0: scores (1, 0) → p = (e, 1)/(e + 1); O[0][0] = (e·1 + 1·2)/(e + 1); lse = ln(e + 1).
+        assert!((o[0] - (e + 2.0) / (e + 1.0)).abs() < 1e-12 && (lse[0] - (e + 1.0).ln()).abs() < 1e-12);
+        // Query 1: scores (0, 0) → uniform; O[1][0] = 1.5; lse = ln 2.
+        assert!((o[64] - 1.5).abs() < 1e-12 && (lse[1] - 2f64.ln()).abs() < 1e-12);
+        // Causal: query 0 sees key 0 alone (O = v0, lse = its score 1); query 1 sees both, as before.
+        let (oc, lc) = reference_f64(AttnShape { causal: true, ..s }, 1.0, &q, &k, &v);
+        assert!((oc[0] - 1.0).abs() < 1e-12 && (lc[0] - 1.0).abs() < 1e-12 && (oc[64] - 1.5).abs() < 1e-12);
+    }
+}

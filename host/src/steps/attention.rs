@@ -1,0 +1,95 @@
+//! The attention ladder (issue 17, `kernels-gpu/src/attention/`): a1, the unfused baseline's softmax
+//! between two cuBLAS GEMMs; a2, FlashAttention-2 with `mma.sync`. One kernel per (head dim, element
+//! type) where the kernel is specialized for them.
+use layout::attention::{THREADS, fa2_smem};
+
+use super::{Family, KernelInfo, PtxCheck, Target, bounds, gemm::Elem};
+
+/// How a step computes attention.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Kind {
+    /// S = QKᵀ (cuBLAS, f32) → this softmax kernel → P (16-bit) → O = PV (cuBLAS).
+    Unfused,
+    /// One fused kernel; S and P stay on chip.
+    Flash,
+}
+
+/// One attention kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// Name, label, block, shared memory, PTX checks.
+    pub kernel: KernelInfo,
+    /// How it computes attention.
+    pub kind: Kind,
+    /// The head dimension it takes (`None`: any, the unfused path).
+    pub head_dim: Option<u32>,
+    /// The element type of Q, K, V, O.
+    pub elem: Elem,
+}
+
+impl PartialEq for Step {
+    fn eq(&self, o: &Self) -> bool {
+        self.kernel.name == o.kernel.name
+    }
+}
+
+const fn softmax(name: &'static str, label: &'static str, elem: Elem, has: &'static [&'static str]) -> Step {
+    Step {
+        kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 128, launch_bounds: bounds(128),
+                             dyn_smem_bytes: 0, about: "unfused: S = QK^T and O = PV by cuBLAS, this row softmax between them (S f32 and P in global memory)",
+                             ptx: PtxCheck { has, lacks: &["mma.sync", "ld.shared"], count: &[], at_least: &[] } },
+        kind: Kind::Unfused, head_dim: None, elem,
+    }
+}
+
+const FA2_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                               "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "cp.async.cg.shared.global", "ex2.approx.ftz.f32", "shfl.sync.bfly.b32"];
+const FA2_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                                "cp.async.cg.shared.global", "ex2.approx.ftz.f32", "cvt.rn.bf16x2.f32"];
+
+const fn fa2(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
+    Step {
+        kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: THREADS, launch_bounds: bounds(THREADS),
+                             dyn_smem_bytes: fa2_smem(d), about: "FlashAttention-2: 64 query rows per block, 16 per warp; K/V tiles of 64 through swizzled shared memory (cp.async, 2 stages); S, P in registers",
+                             ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
+        kind: Kind::Flash, head_dim: Some(d), elem,
+    }
+}
+
+/// a1 on f16.
+pub const A1: Step = softmax("attn_softmax_f16", "a1", Elem::F16, &["ex2.approx.ftz.f32", "shfl.sync.bfly.b32", "cvt.rn.f16x2.f32"]);
+/// a1 on bf16.
+pub const A1_BF16: Step = softmax("attn_softmax_bf16", "a1-bf16", Elem::Bf16, &["ex2.approx.ftz.f32", "shfl.sync.bfly.b32", "cvt.rn.bf16x2.f32"]);
+/// a2, head dim 64, f16.
+pub const A2_D64: Step = fa2("attn_fa2_d64_f16", "a2-d64", 64, Elem::F16, FA2_HAS_F16);
+/// a2, head dim 128, f16.
+pub const A2_D128: Step = fa2("attn_fa2_d128_f16", "a2-d128", 128, Elem::F16, FA2_HAS_F16);
+/// a2, head dim 64, bf16.
+pub const A2_D64_BF16: Step = fa2("attn_fa2_d64_bf16", "a2-d64-bf16", 64, Elem::Bf16, FA2_HAS_BF16);
+/// a2, head dim 128, bf16.
+pub const A2_D128_BF16: Step = fa2("attn_fa2_d128_bf16", "a2-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
+
+/// Every attention kernel, in ladder order.
+pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16];
+
+/// The step of `kind` for head dim `d` and element type `elem`, if there is one.
+pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
+    STEPS.iter().find(|s| s.kind == kind && s.elem == elem && s.head_dim.is_none_or(|h| h == d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_dtype_and_head_dim_has_one_step_of_each_kind() {
+        for elem in [Elem::F16, Elem::Bf16] {
+            for d in [64, 128] {
+                assert_eq!(find(Kind::Flash, d, elem).unwrap().head_dim, Some(d));
+                assert_eq!(find(Kind::Unfused, d, elem).unwrap().elem, elem);
+            }
+            assert!(find(Kind::Flash, 96, elem).is_none());
+        }
+        assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A2_D128.kernel.dyn_smem_bytes <= 99 * 1024);
+    }
+}

@@ -1,0 +1,85 @@
+//! GPU tests of the attention family (issue 17): the fused kernel and the unfused baseline against the
+//! f64 CPU reference on ragged shapes (lengths off every tile, one query), both element types, causal
+//! and not, at the usual scale and at a sharp one; bad input refused before any launch. Without a GPU
+//! each test says it was skipped and passes.
+use std::io::Write;
+
+use kernel_lab::{
+    Error,
+    attention::{AttnShape, Unfused, flash, reference_f64},
+    families::attention::{LSE_TOL, o_tol},
+    runtime::{device_check::{self, Dist, ElemKind}, gpu::Gpu, verify},
+    steps::gemm::Elem,
+};
+
+fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e @ Error::NoGpu(_)) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
+            None
+        }
+        Err(e) => panic!("{test}: a GPU driver is present but unusable: {e}"),
+    }
+}
+
+fn widen(elem: Elem, x: Vec<u16>) -> Vec<f64> {
+    x.into_iter().map(|v| if elem == Elem::Bf16 { half::bf16::from_bits(v).to_f64() } else { half::f16::from_bits(v).to_f64() }).collect()
+}
+
+#[test]
+fn fused_and_unfused_match_the_f64_reference() {
+    let Some(gpu) = gpu_or_skip("fused_and_unfused_match_the_f64_reference") else { return };
+    let seed = verify::fresh_seed();
+    for (b, h, l, d) in [(1, 2, 1, 64), (1, 3, 100, 64), (2, 2, 257, 128), (1, 1, 64, 128), (2, 1, 130, 64)] {
+        for causal in [false, true] {
+            for elem in [Elem::F16, Elem::Bf16] {
+                let s = AttnShape::new(b, h, l, d, causal).unwrap();
+                let kind = if elem == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 };
+                let rnd = |salt: u64| device_check::random::<u16>(&gpu, s.elems(), kind, Dist::Symmetric, seed ^ salt ^ (l * 7 + d) as u64).unwrap();
+                let (q, k, v) = (rnd(1), rnd(2), rnd(3));
+                let (fq, fk, fv) = (widen(elem, gpu.download(&q).unwrap()), widen(elem, gpu.download(&k).unwrap()), widen(elem, gpu.download(&v).unwrap()));
+                // The usual scale, and a sharp one (8×: scores with a standard deviation of ~2.7, peaked rows).
+                for scale in [s.default_scale(), 8.0 * s.default_scale()] {
+                    let (wo, wl) = reference_f64(s, scale as f64, &fq, &fk, &fv);
+                    let mut unfused = Unfused::new(&gpu, s, elem).unwrap();
+                    for fused in [true, false] {
+                        let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * l).unwrap());
+                        gpu.poison(&mut o).unwrap();
+                        gpu.poison(&mut lse).unwrap();
+                        if fused {
+                            flash(&gpu, s, elem, scale, &q, &k, &v, &mut o, &mut lse).unwrap();
+                        } else {
+                            unfused.run(&gpu, scale, &q, &k, &v, &mut o, &mut lse).unwrap();
+                        }
+                        gpu.sync_after("attention").unwrap();
+                        let go = widen(elem, gpu.download(&o).unwrap());
+                        let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
+                        let what = format!("{} {s} {elem:?} scale {scale} (seed {seed})", if fused { "fused" } else { "unfused" });
+                        assert!(go.iter().chain(&gl).all(|x| !x.is_nan()), "{what}: not fully written");
+                        let (eo, el) = (verify::rel_l2(&go, &wo), verify::rel_l2(&gl, &wl));
+                        assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_attention_input_gives_clear_errors() {
+    let Some(gpu) = gpu_or_skip("bad_attention_input_gives_clear_errors") else { return };
+    let s = AttnShape::new(1, 2, 64, 64, false).unwrap();
+    let (q, k, v) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<u16>(s.elems() - 8).unwrap(), gpu.zeros::<u16>(s.elems()).unwrap());
+    let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(128).unwrap());
+    let e = flash(&gpu, s, Elem::F16, 0.125, &q, &k, &v, &mut o, &mut lse).unwrap_err().to_string();
+    assert!(e.contains("K holds") && e.contains("8184"), "{e}");
+    let e = flash(&gpu, s, Elem::F16, f32::NAN, &q, &q, &v, &mut o, &mut lse).unwrap_err().to_string();
+    assert!(e.contains("scale NaN"), "{e}");
+    assert!(AttnShape::new(1, 1, 64, 80, false).unwrap_err().to_string().contains("head dim 80"));
+    // Beyond memory: the unfused path's scores for L = 2^20 and 64 heads are 384 TiB; refused up front.
+    let big = AttnShape::new(1, 64, 1 << 20, 128, false).unwrap();
+    let t = std::time::Instant::now();
+    let e = Unfused::new(&gpu, big, Elem::F16).err().expect("must be refused").to_string();
+    assert!(e.contains("unfused attention") && t.elapsed().as_secs() < 5, "{e}");
+}

@@ -1,0 +1,10 @@
+//! Attention forward (issue 17): `O = softmax(Q·Kᵀ · scale [+ causal mask]) · V` and the log-sum-exp
+//! of each row, per (batch, head); Q, K, V, O stored `[B·H][L][D]` row-major, f16 or bf16 ([`layout::attention`]).
+//! One file per step in `steps/` (declared by `kernels-gpu/build.rs`); README beside this file.
+//!
+//! | step | file | idea |
+//! |------|------|------|
+//! | a1 | `steps/v1_unfused_softmax.rs` | the unfused baseline users write first: S = QKᵀ and O = PV by cuBLAS (host), this row softmax between them (S and P in global memory) |
+//! | a2 | `steps/v2_flash_mma.rs` | FlashAttention-2: one block per 64 query rows, 4 warps × 16 rows, K/V tiles streamed through swizzled shared memory (`cp.async`, 2 stages), S and P in registers (`mma.sync`, `ldmatrix`, `.trans` for V), online softmax in base 2 |
+// The steps: one module per file of `src/attention/steps/`, declared by kernels-gpu/build.rs.
+include!(concat!(env!("OUT_DIR"), "/attention_steps.rs"));

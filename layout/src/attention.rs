@@ -1,0 +1,106 @@
+//! Fused attention (issue 17): the FlashAttention-2-style kernel's tiles, their shared-memory layouts
+//! and budgets, shared by the kernels (`kernels-gpu/src/attention/`) and the host.
+//!
+//! `O = softmax(Q·Kᵀ · scale [+ causal mask]) · V` per (batch, head), Q, K, V, O stored `[B·H][L][D]`
+//! row-major (a head's `L × D` contiguous). A block takes [`BQ`] query rows (4 warps × 16) and streams
+//! the head's keys and values through shared memory [`BKV`] rows at a time.
+//!
+//! # The K, V and Q tiles: `Swizzle<S, 3, 3>` on f16 element offsets
+//!
+//! ```text
+//! a tile row = D f16 = D/8 chunks of 16 bytes        (D = 64: 128 B, D = 128: 256 B)
+//! element offset bits:  … row | chunk (3 bits) | element in chunk (3 bits)
+//!                             ^ row's low 3 bits start at bit log2(D): S = log2(D) − 3
+//! swizzled chunk = chunk ^ (row % 8)                 Swizzle<3,3,3> for D = 64, <4,3,3> for D = 128
+//! (CuTe order: Swizzle<3, 3, S>; unit: f16 elements)
+//! ```
+//!
+//! Every `ldmatrix` phase reads one 16-byte chunk from each of 8 consecutive rows at the same logical
+//! chunk — for S = QKᵀ (K rows, non-transposed), for O = PV (V rows, `.trans`) and for Q's fragments
+//! alike. Unswizzled, rows 128 or 256 bytes apart start in the same bank: 8-way. Swizzled, the 8 rows
+//! read 8 different chunk positions: conflict-free. The `cp.async` fills write 16-byte chunks row by row:
+//! the swizzle permutes chunks within a row, so they stay conflict-free.
+use crate::{RowMajor, Swizzled, swizzle::SwizzleFn};
+
+/// Query rows per block (4 warps × 16).
+pub const BQ: u32 = 64;
+/// Key/value rows per streamed tile.
+pub const BKV: u32 = 64;
+/// Threads per block.
+pub const THREADS: u32 = 128;
+
+/// The swizzled `rows × d` tile (see the module doc).
+pub const fn tile(rows: u32, d: u32) -> Swizzled<RowMajor> {
+    let s = if d == 128 { 4 } else { 3 };
+    Swizzled { inner: RowMajor { rows, cols: d }, swizzle: SwizzleFn { s, b: 3, m: 3 } }
+}
+
+/// The FA2 kernel's dynamic shared memory for head dimension `d`: Q (`BQ × d`), then two stages of K
+/// and V (`BKV × d` each), f16.
+pub const fn fa2_smem(d: u32) -> u32 {
+    2 * (BQ * d + 2 * 2 * BKV * d)
+}
+
+/// Byte offsets of the FA2 kernel's tiles in its dynamic shared memory: Q, then stage `st`'s K and V.
+pub const fn fa2_tile_bytes(d: u32, what: TileOf, stage: u32) -> u32 {
+    let tile = 2 * BKV * d;
+    match what {
+        TileOf::Q => 0,
+        TileOf::K => 2 * BQ * d + 2 * stage * tile,
+        TileOf::V => 2 * BQ * d + 2 * stage * tile + tile,
+    }
+}
+
+/// Which tile of [`fa2_tile_bytes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileOf {
+    /// The block's query rows.
+    Q,
+    /// A stage's keys.
+    K,
+    /// A stage's values.
+    V,
+}
+
+/// Key/value tiles a query tile visits: all `⌈l / BKV⌉`, or with a causal mask those up to and including
+/// the diagonal one (`BQ == BKV`: tile `qt`).
+pub const fn kv_tiles(l: u32, qt: u32, causal: bool) -> u32 {
+    let all = l.div_ceil(BKV);
+    if causal && qt + 1 < all { qt + 1 } else { all }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Layout, bank};
+
+    /// The module doc's claim: every `ldmatrix` phase on a swizzled tile is one wavefront, and 8 on the
+    /// unswizzled tile (8 rows at the same chunk, 128 or 256 bytes apart).
+    #[test]
+    fn ldmatrix_phases_on_the_swizzled_tiles_are_conflict_free() {
+        for d in [64u32, 128] {
+            let sw = tile(BKV, d);
+            for chunk in 0..d / 8 {
+                for row0 in (0..BKV).step_by(8) {
+                    let addrs: [u32; 8] = core::array::from_fn(|r| 2 * sw.offset(row0 + r as u32, 8 * chunk));
+                    let plain: [u32; 8] = core::array::from_fn(|r| 2 * ((row0 + r as u32) * d + 8 * chunk));
+                    let w = |a: &[u32; 8]| bank::lsu(a, u32::MAX, 16, bank::Op::Load).unwrap().wavefronts;
+                    assert_eq!(w(&addrs), 1, "d {d} chunk {chunk} rows {row0}..");
+                    assert_eq!(w(&plain), 8, "d {d} chunk {chunk} rows {row0}.. unswizzled");
+                }
+            }
+            let mut seen = [0u64; 128];
+            sw.check(&mut seen).unwrap();
+        }
+    }
+
+    #[test]
+    fn budgets_and_tile_counts() {
+        assert_eq!(fa2_smem(128), 2 * (64 * 128 + 4 * 64 * 128));
+        assert_eq!(fa2_tile_bytes(64, TileOf::V, 1), 2 * 64 * 64 + 3 * 2 * 64 * 64);
+        assert_eq!(kv_tiles(4096, 0, true), 1);
+        assert_eq!(kv_tiles(4096, 63, true), 64);
+        assert_eq!(kv_tiles(100, 1, false), 2);
+        assert_eq!(kv_tiles(100, 5, true), 2);
+    }
+}

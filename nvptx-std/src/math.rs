@@ -1,0 +1,21 @@
+//! Fast approximate transcendental functions (the SFU's `MUFU` instructions), as attention's softmax
+//! uses them: it works in base 2 (`exp(x) = 2^(x · log2 e)`), so one `ex2` per score.
+use core::arch::asm;
+
+/// `ex2.approx.ftz.f32 d, x;` — `2^x` to ~2 ulp (subnormal results flushed to 0; `2^-inf = 0`).
+#[inline(always)]
+pub fn ex2_approx_f32(x: f32) -> f32 {
+    let r: f32;
+    // SAFETY: register-only arithmetic; per-thread, so `pure` is fine.
+    unsafe { asm!("ex2.approx.ftz.f32 {0}, {1};", out(reg32) r, in(reg32) x, options(pure, nomem, nostack)) };
+    r
+}
+
+/// `lg2.approx.ftz.f32 d, x;` — `log2(x)` to ~2 ulp (`log2(0) = -inf`).
+#[inline(always)]
+pub fn lg2_approx_f32(x: f32) -> f32 {
+    let r: f32;
+    // SAFETY: register-only arithmetic; per-thread, so `pure` is fine.
+    unsafe { asm!("lg2.approx.ftz.f32 {0}, {1};", out(reg32) r, in(reg32) x, options(pure, nomem, nostack)) };
+    r
+}
