@@ -1,7 +1,8 @@
 //! Attention forward as a library (issue 17): `O = softmax(Q·Kᵀ · scale [+ causal mask]) · V` and the
 //! natural log-sum-exp of each row, for Q, K, V, O stored `[B·H][L][D]` row-major in f16 or bf16.
 //!
-//! * [`flash`]: the fused FlashAttention-2 kernel (a2), head dims 64 and 128;
+//! * [`flash`]: the fused FlashAttention-2 kernel ([`default_flash`], or any fused step with
+//!   [`flash_with`]), head dims 64 and 128;
 //! * [`Unfused`]: the baseline users write first — `S = Q·Kᵀ` (cuBLAS, f32), the a1 softmax kernel,
 //!   `O = P·V` (cuBLAS) — with its S and P buffers allocated once;
 //! * [`reference_f64`]: the f64 CPU reference of small shapes.
@@ -18,7 +19,7 @@ use crate::{
     error::{Error, Result},
     launch,
     runtime::gpu::Gpu,
-    steps::{attention::{Kind, Step, find}, gemm::Elem},
+    steps::{attention::{A2_D64, A2_D64_BF16, A2_D128, A2_D128_BF16, Kind, Step, find}, gemm::Elem},
 };
 
 /// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
@@ -95,25 +96,48 @@ impl std::fmt::Display for AttnShape {
     }
 }
 
-/// Runs the fused kernel (a2) for `s` and `elem`: `o` and `lse` from `q`, `k`, `v`. Returns the step.
+/// The fused step [`flash`] runs for head dim `d` and `elem`: a2 (a3 measured slower on an H100, a4
+/// within ±8% of a2 at D = 64: `kernels-gpu/src/attention/README.md`).
+pub fn default_flash(d: u32, elem: Elem) -> Option<&'static Step> {
+    match (d, elem) {
+        (64, Elem::Bf16) => Some(&A2_D64_BF16),
+        (64, _) => Some(&A2_D64),
+        (128, Elem::Bf16) => Some(&A2_D128_BF16),
+        (128, _) => Some(&A2_D128),
+        _ => None,
+    }
+}
+
+/// Runs the default fused kernel ([`default_flash`]) for `s` and `elem`: `o` and `lse` from `q`, `k`,
+/// `v`. Returns the step.
 #[allow(clippy::too_many_arguments)]
 pub fn flash(gpu: &Gpu, s: AttnShape, elem: Elem, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>, o: &mut CudaSlice<u16>,
              lse: &mut CudaSlice<f32>) -> Result<&'static Step> {
+    let step = default_flash(s.head_dim as u32, elem)
+        .ok_or_else(|| Error::InvalidInput(format!("no fused attention kernel for head dim {} and {elem:?}", s.head_dim)))?;
+    flash_with(gpu, step, s, scale, q, k, v, o, lse)?;
+    Ok(step)
+}
+
+/// [`flash`] with a chosen fused step (a2 or a3); refused naming why if it does not take `s`.
+#[allow(clippy::too_many_arguments)]
+pub fn flash_with(gpu: &Gpu, step: &'static Step, s: AttnShape, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>,
+                  o: &mut CudaSlice<u16>, lse: &mut CudaSlice<f32>) -> Result<()> {
     s.check_buffers(q.len(), k.len(), v.len(), o.len(), lse.len())?;
     if !scale.is_finite() {
         return Err(Error::InvalidInput(format!("attention scale {scale} is not finite")));
     }
-    let step = find(Kind::Flash, s.head_dim as u32, elem)
-        .ok_or_else(|| Error::InvalidInput(format!("no fused attention kernel for head dim {} and {elem:?}", s.head_dim)))?;
+    if step.kind != Kind::Flash || step.head_dim != Some(s.head_dim as u32) {
+        return Err(Error::InvalidInput(format!("{} is not a fused kernel for head dim {}", step.kernel.name, s.head_dim)));
+    }
     let kernel = gpu.kernel(step.kernel.name)?;
     let (l, causal) = (s.len as u32, s.causal as u32);
-    let grid = ((l).div_ceil(layout::attention::BQ), s.heads_total() as u32);
+    let grid = ((l).div_ceil(step.query_rows), s.heads_total() as u32);
     // SAFETY: `attn_fa2_d{64,128}_{f16,bf16}(q, k, v, o, lse, l, scale, causal)`: Q, K, V, O hold
     // `B·H·L·D` 16-bit elements in `[B·H][L][D]` (checked), LSE `B·H·L` f32 (checked), D the kernel's
-    // (the step was found for it); grid `(⌈L/64⌉, B·H)` with B·H ≤ 65535 (`AttnShape::new`), block and
-    // shared memory from the descriptor.
-    unsafe { launch!(gpu, &kernel, grid = grid, q, k, v, o, lse, &l, &scale, &causal) }?;
-    Ok(step)
+    // (checked above); grid `(⌈L/rows⌉, B·H)` with the step's query rows and B·H ≤ 65535
+    // (`AttnShape::new`), block and shared memory from the descriptor.
+    unsafe { launch!(gpu, &kernel, grid = grid, q, k, v, o, lse, &l, &scale, &causal) }
 }
 
 /// The unfused baseline for one shape: a cuBLAS handle and the S (f32) and P (16-bit) buffers, each

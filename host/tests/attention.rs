@@ -6,10 +6,10 @@ use std::io::Write;
 
 use kernel_lab::{
     Error,
-    attention::{AttnShape, Unfused, flash, reference_f64},
+    attention::{AttnShape, Unfused, flash, flash_with, reference_f64},
     families::attention::{LSE_TOL, o_tol},
     runtime::{device_check::{self, Dist, ElemKind}, gpu::Gpu, verify},
-    steps::gemm::Elem,
+    steps::{attention::{Kind, all_of}, gemm::Elem},
 };
 
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
@@ -43,19 +43,19 @@ fn fused_and_unfused_match_the_f64_reference() {
                 for scale in [s.default_scale(), 8.0 * s.default_scale()] {
                     let (wo, wl) = reference_f64(s, scale as f64, &fq, &fk, &fv);
                     let mut unfused = Unfused::new(&gpu, s, elem).unwrap();
-                    for fused in [true, false] {
+                    let fused_steps: Vec<_> = all_of(Kind::Flash, d as u32, elem).map(Some).collect();
+                    for fused in fused_steps.into_iter().chain([None]) {
                         let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * l).unwrap());
                         gpu.poison(&mut o).unwrap();
                         gpu.poison(&mut lse).unwrap();
-                        if fused {
-                            flash(&gpu, s, elem, scale, &q, &k, &v, &mut o, &mut lse).unwrap();
-                        } else {
-                            unfused.run(&gpu, scale, &q, &k, &v, &mut o, &mut lse).unwrap();
+                        match fused {
+                            Some(step) => flash_with(&gpu, step, s, scale, &q, &k, &v, &mut o, &mut lse).unwrap(),
+                            None => unfused.run(&gpu, scale, &q, &k, &v, &mut o, &mut lse).unwrap(),
                         }
                         gpu.sync_after("attention").unwrap();
                         let go = widen(elem, gpu.download(&o).unwrap());
                         let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
-                        let what = format!("{} {s} {elem:?} scale {scale} (seed {seed})", if fused { "fused" } else { "unfused" });
+                        let what = format!("{} {s} {elem:?} scale {scale} (seed {seed})", fused.map_or("unfused", |st| st.kernel.name));
                         assert!(go.iter().chain(&gl).all(|x| !x.is_nan()), "{what}: not fully written");
                         let (eo, el) = (verify::rel_l2(&go, &wo), verify::rel_l2(&gl, &wl));
                         assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");

@@ -22,12 +22,19 @@
 //! the swizzle permutes chunks within a row, so they stay conflict-free.
 use crate::{RowMajor, Swizzled, swizzle::SwizzleFn};
 
-/// Query rows per block (4 warps × 16).
+/// Query rows per block of a2 (4 warps × 16); a3 takes [`BQ_WIDE`].
 pub const BQ: u32 = 64;
+/// Query rows per block of a3 (8 warps × 16).
+pub const BQ_WIDE: u32 = 128;
 /// Key/value rows per streamed tile.
 pub const BKV: u32 = 64;
-/// Threads per block.
-pub const THREADS: u32 = 128;
+/// Threads per block of a2 ([`threads`] of [`BQ`]).
+pub const THREADS: u32 = threads(BQ);
+
+/// Threads of a block of `bq` query rows: one warp per 16.
+pub const fn threads(bq: u32) -> u32 {
+    2 * bq
+}
 
 /// The swizzled `rows × d` tile (see the module doc).
 pub const fn tile(rows: u32, d: u32) -> Swizzled<RowMajor> {
@@ -35,19 +42,20 @@ pub const fn tile(rows: u32, d: u32) -> Swizzled<RowMajor> {
     Swizzled { inner: RowMajor { rows, cols: d }, swizzle: SwizzleFn { s, b: 3, m: 3 } }
 }
 
-/// The FA2 kernel's dynamic shared memory for head dimension `d`: Q (`BQ × d`), then two stages of K
-/// and V (`BKV × d` each), f16.
-pub const fn fa2_smem(d: u32) -> u32 {
-    2 * (BQ * d + 2 * 2 * BKV * d)
+/// The fused kernels' dynamic shared memory for `bq` query rows and head dimension `d`: Q (`bq × d`),
+/// then two stages of K and V (`BKV × d` each), 16-bit.
+pub const fn flash_smem(bq: u32, d: u32) -> u32 {
+    2 * (bq * d + 2 * 2 * BKV * d)
 }
 
-/// Byte offsets of the FA2 kernel's tiles in its dynamic shared memory: Q, then stage `st`'s K and V.
-pub const fn fa2_tile_bytes(d: u32, what: TileOf, stage: u32) -> u32 {
+/// Byte offsets of the fused kernels' tiles in their dynamic shared memory: Q, then stage `stage`'s K
+/// and V.
+pub const fn flash_tile_bytes(bq: u32, d: u32, what: TileOf, stage: u32) -> u32 {
     let tile = 2 * BKV * d;
     match what {
         TileOf::Q => 0,
-        TileOf::K => 2 * BQ * d + 2 * stage * tile,
-        TileOf::V => 2 * BQ * d + 2 * stage * tile + tile,
+        TileOf::K => 2 * bq * d + 2 * stage * tile,
+        TileOf::V => 2 * bq * d + 2 * stage * tile + tile,
     }
 }
 
@@ -62,11 +70,18 @@ pub enum TileOf {
     V,
 }
 
-/// Key/value tiles a query tile visits: all `⌈l / BKV⌉`, or with a causal mask those up to and including
-/// the diagonal one (`BQ == BKV`: tile `qt`).
-pub const fn kv_tiles(l: u32, qt: u32, causal: bool) -> u32 {
+/// Key/value tiles query tile `qt` (of `bq` rows) visits: all `⌈l / BKV⌉`, or with a causal mask those
+/// holding a key ≤ its last row, `⌈(qt + 1) · bq / BKV⌉`.
+pub const fn kv_tiles(l: u32, bq: u32, qt: u32, causal: bool) -> u32 {
     let all = l.div_ceil(BKV);
-    if causal && qt + 1 < all { qt + 1 } else { all }
+    let upto = ((qt + 1) * bq).div_ceil(BKV);
+    if causal && upto < all { upto } else { all }
+}
+
+/// Whether key tile `j` needs the causal mask for query tile `qt` (of `bq` rows): it holds a key past
+/// the tile's first query row.
+pub const fn needs_mask(bq: u32, qt: u32, j: u32) -> bool {
+    (j + 1) * BKV > qt * bq + 1
 }
 
 #[cfg(test)]
@@ -96,11 +111,17 @@ mod tests {
 
     #[test]
     fn budgets_and_tile_counts() {
-        assert_eq!(fa2_smem(128), 2 * (64 * 128 + 4 * 64 * 128));
-        assert_eq!(fa2_tile_bytes(64, TileOf::V, 1), 2 * 64 * 64 + 3 * 2 * 64 * 64);
-        assert_eq!(kv_tiles(4096, 0, true), 1);
-        assert_eq!(kv_tiles(4096, 63, true), 64);
-        assert_eq!(kv_tiles(100, 1, false), 2);
-        assert_eq!(kv_tiles(100, 5, true), 2);
+        assert_eq!(flash_smem(BQ, 128), 2 * (64 * 128 + 4 * 64 * 128));
+        assert_eq!(flash_tile_bytes(BQ, 64, TileOf::V, 1), 2 * 64 * 64 + 3 * 2 * 64 * 64);
+        assert_eq!(flash_tile_bytes(BQ_WIDE, 64, TileOf::K, 0), 2 * 128 * 64);
+        assert_eq!(kv_tiles(4096, BQ, 0, true), 1);
+        assert_eq!(kv_tiles(4096, BQ, 63, true), 64);
+        assert_eq!(kv_tiles(4096, BQ_WIDE, 0, true), 2);
+        assert_eq!(kv_tiles(100, BQ, 1, false), 2);
+        assert_eq!(kv_tiles(100, BQ, 5, true), 2);
+        // Masks: with 64-row query tiles only the diagonal key tile; with 128 rows the two under them.
+        assert!(needs_mask(BQ, 3, 3) && !needs_mask(BQ, 3, 2));
+        assert!(needs_mask(BQ_WIDE, 1, 2) && needs_mask(BQ_WIDE, 1, 3) && !needs_mask(BQ_WIDE, 1, 1));
+        assert_eq!(threads(BQ_WIDE), 256);
     }
 }

@@ -13,7 +13,7 @@
 use cudarc::driver::CudaSlice;
 
 use crate::{
-    attention::{AttnShape, Unfused, flash, reference_f64},
+    attention::{AttnShape, Unfused, flash_with, reference_f64},
     error::{Error, Result},
     runtime::{
         device_check::{self, Dist, ElemKind},
@@ -21,7 +21,7 @@ use crate::{
         timing::{Stats, time_gpu_budget, time_pair},
         verify,
     },
-    steps::gemm::Elem,
+    steps::{attention::{Kind, all_of}, gemm::Elem},
 };
 
 /// The default shapes `(batch, heads, len, head_dim)`, each causal and not: 16K tokens of 16 heads at
@@ -188,39 +188,40 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
                 base.error = Some(e.to_string());
             }
             rows.push(base);
-            // The fused kernel.
-            let mut row = AttnRow::new("a2", "-", s, elem, reference);
-            let r = (|| -> Result<()> {
-                let Some(w) = &want else {
-                    return Err(Error::InvalidInput(format!("{s} is too large for the CPU reference and the unfused path did not run")));
-                };
-                gpu.poison(&mut out)?;
-                gpu.poison(&mut lse)?;
-                let step = flash(gpu, s, elem, scale, &q, &k, &v, &mut out, &mut lse)?;
-                (row.step, row.kernel) = (step.kernel.step.into(), step.kernel.name.into());
-                gpu.sync_after(step.kernel.name)?;
-                let (eo, el) = compare(gpu, elem, &format!("{} {s}", step.kernel.name), &out, &lse, w)?;
-                (row.o_err, row.lse_err) = (Some(eo), Some(el));
-                if !o.check {
-                    let t = match unfused.as_mut() {
-                        Ok(u) => {
-                            let (t, tb) = time_pair(gpu, o.warmup, o.reps, 1000.0, |_, b| {
-                                if b { u.run(gpu, scale, &q, &k, &v, &mut out, &mut lse) } else { flash(gpu, s, elem, scale, &q, &k, &v, &mut out, &mut lse).map(|_| ()) }
-                            })?;
-                            row.vs_unfused = Some(tb.median_ms / t.median_ms);
-                            t
-                        }
-                        Err(_) => time_gpu_budget(gpu, o.warmup, o.reps, 500.0, |_| flash(gpu, s, elem, scale, &q, &k, &v, &mut out, &mut lse).map(|_| ()))?,
+            // The fused kernels (a2, a3), each checked and timed interleaved with the unfused path.
+            for step in all_of(Kind::Flash, s.head_dim as u32, elem) {
+                let mut row = AttnRow::new(step.kernel.step, step.kernel.name, s, elem, reference);
+                let r = (|| -> Result<()> {
+                    let Some(w) = &want else {
+                        return Err(Error::InvalidInput(format!("{s} is too large for the CPU reference and the unfused path did not run")));
                     };
-                    row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
-                    row.time = Some(t);
+                    gpu.poison(&mut out)?;
+                    gpu.poison(&mut lse)?;
+                    flash_with(gpu, step, s, scale, &q, &k, &v, &mut out, &mut lse)?;
+                    gpu.sync_after(step.kernel.name)?;
+                    let (eo, el) = compare(gpu, elem, &format!("{} {s}", step.kernel.name), &out, &lse, w)?;
+                    (row.o_err, row.lse_err) = (Some(eo), Some(el));
+                    if !o.check {
+                        let t = match unfused.as_mut() {
+                            Ok(u) => {
+                                let (t, tb) = time_pair(gpu, o.warmup, o.reps, 1000.0, |_, b| {
+                                    if b { u.run(gpu, scale, &q, &k, &v, &mut out, &mut lse) } else { flash_with(gpu, step, s, scale, &q, &k, &v, &mut out, &mut lse) }
+                                })?;
+                                row.vs_unfused = Some(tb.median_ms / t.median_ms);
+                                t
+                            }
+                            Err(_) => time_gpu_budget(gpu, o.warmup, o.reps, 500.0, |_| flash_with(gpu, step, s, scale, &q, &k, &v, &mut out, &mut lse))?,
+                        };
+                        row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
+                        row.time = Some(t);
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = r {
+                    row.error = Some(e.to_string());
                 }
-                Ok(())
-            })();
-            if let Err(e) = r {
-                row.error = Some(e.to_string());
+                rows.push(row);
             }
-            rows.push(row);
         }
     }
     Ok(rows)

@@ -1,7 +1,7 @@
 //! The attention ladder (issue 17, `kernels-gpu/src/attention/`): a1, the unfused baseline's softmax
 //! between two cuBLAS GEMMs; a2, FlashAttention-2 with `mma.sync`. One kernel per (head dim, element
 //! type) where the kernel is specialized for them.
-use layout::attention::{THREADS, fa2_smem};
+use layout::attention::{BQ, BQ_WIDE, flash_smem, threads};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds, gemm::Elem};
 
@@ -25,6 +25,8 @@ pub struct Step {
     pub head_dim: Option<u32>,
     /// The element type of Q, K, V, O.
     pub elem: Elem,
+    /// Query rows per block of a fused kernel (its grid: `(⌈L / rows⌉, B·H)`); 0 for the softmax.
+    pub query_rows: u32,
 }
 
 impl PartialEq for Step {
@@ -38,7 +40,7 @@ const fn softmax(name: &'static str, label: &'static str, elem: Elem, has: &'sta
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 128, launch_bounds: bounds(128),
                              dyn_smem_bytes: 0, about: "unfused: S = QK^T and O = PV by cuBLAS, this row softmax between them (S f32 and P in global memory)",
                              ptx: PtxCheck { has, lacks: &["mma.sync", "ld.shared"], count: &[], at_least: &[] } },
-        kind: Kind::Unfused, head_dim: None, elem,
+        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0,
     }
 }
 
@@ -47,13 +49,24 @@ const FA2_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f3
 const FA2_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
                                 "cp.async.cg.shared.global", "ex2.approx.ftz.f32", "cvt.rn.bf16x2.f32"];
 
-const fn fa2(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
+const fn fused(name: &'static str, label: &'static str, rows: u32, d: u32, elem: Elem, has: &'static [&'static str], about: &'static str) -> Step {
     Step {
-        kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: THREADS, launch_bounds: bounds(THREADS),
-                             dyn_smem_bytes: fa2_smem(d), about: "FlashAttention-2: 64 query rows per block, 16 per warp; K/V tiles of 64 through swizzled shared memory (cp.async, 2 stages); S, P in registers",
-                             ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
-        kind: Kind::Flash, head_dim: Some(d), elem,
+        kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(rows), launch_bounds: bounds(threads(rows)),
+                             dyn_smem_bytes: flash_smem(rows, d), about, ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows,
     }
+}
+
+const A2_ABOUT: &str = "FlashAttention-2: 64 query rows per block, 16 per warp; K/V tiles of 64 through swizzled shared memory (cp.async, 2 stages); S, P in registers";
+const A3_ABOUT: &str = "a2 with 128 query rows per block (8 warps): each K/V tile serves twice the rows";
+const A4_ABOUT: &str = "a2's 4 warps with 32 query rows each (two m-tiles; D = 64): each V fragment feeds two mma";
+
+const fn fa2(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
+    fused(name, label, BQ, d, elem, has, A2_ABOUT)
+}
+
+const fn fa2_wide(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
+    fused(name, label, BQ_WIDE, d, elem, has, A3_ABOUT)
 }
 
 /// a1 on f16.
@@ -69,12 +82,33 @@ pub const A2_D64_BF16: Step = fa2("attn_fa2_d64_bf16", "a2-d64-bf16", 64, Elem::
 /// a2, head dim 128, bf16.
 pub const A2_D128_BF16: Step = fa2("attn_fa2_d128_bf16", "a2-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
 
-/// Every attention kernel, in ladder order.
-pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16];
+/// a3, head dim 64, f16.
+pub const A3_D64: Step = fa2_wide("attn_fa2q128_d64_f16", "a3-d64", 64, Elem::F16, FA2_HAS_F16);
+/// a3, head dim 128, f16.
+pub const A3_D128: Step = fa2_wide("attn_fa2q128_d128_f16", "a3-d128", 128, Elem::F16, FA2_HAS_F16);
+/// a3, head dim 64, bf16.
+pub const A3_D64_BF16: Step = fa2_wide("attn_fa2q128_d64_bf16", "a3-d64-bf16", 64, Elem::Bf16, FA2_HAS_BF16);
+/// a3, head dim 128, bf16.
+pub const A3_D128_BF16: Step = fa2_wide("attn_fa2q128_d128_bf16", "a3-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
 
-/// The step of `kind` for head dim `d` and element type `elem`, if there is one.
+/// a4 (D = 64 only), f16: 128 query rows per block as 4 warps × 32.
+pub const A4_D64: Step = Step { kernel: KernelInfo { block_threads: 128, launch_bounds: bounds(128), ..fused("attn_fa2m2_d64_f16", "a4-d64", BQ_WIDE, 64, Elem::F16, FA2_HAS_F16, A4_ABOUT).kernel },
+                                ..fused("attn_fa2m2_d64_f16", "a4-d64", BQ_WIDE, 64, Elem::F16, FA2_HAS_F16, A4_ABOUT) };
+/// a4 (D = 64 only), bf16.
+pub const A4_D64_BF16: Step = Step { kernel: KernelInfo { block_threads: 128, launch_bounds: bounds(128), ..fused("attn_fa2m2_d64_bf16", "a4-d64-bf16", BQ_WIDE, 64, Elem::Bf16, FA2_HAS_BF16, A4_ABOUT).kernel },
+                                     ..fused("attn_fa2m2_d64_bf16", "a4-d64-bf16", BQ_WIDE, 64, Elem::Bf16, FA2_HAS_BF16, A4_ABOUT) };
+
+/// Every attention kernel, in ladder order.
+pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16];
+
+/// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
-    STEPS.iter().find(|s| s.kind == kind && s.elem == elem && s.head_dim.is_none_or(|h| h == d))
+    all_of(kind, d, elem).next()
+}
+
+/// Every step of `kind` for head dim `d` and element type `elem`, in ladder order.
+pub fn all_of(kind: Kind, d: u32, elem: Elem) -> impl Iterator<Item = &'static Step> {
+    STEPS.iter().filter(move |s| s.kind == kind && s.elem == elem && s.head_dim.is_none_or(|h| h == d))
 }
 
 #[cfg(test)]
@@ -90,6 +124,8 @@ mod tests {
             }
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
-        assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A2_D128.kernel.dyn_smem_bytes <= 99 * 1024);
+        assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128"]);
+        assert_eq!(A3_D64.kernel.block_threads, 256);
     }
 }
