@@ -96,8 +96,8 @@ impl std::fmt::Display for AttnShape {
     }
 }
 
-/// The fused step [`flash`] runs for head dim `d` and `elem`: a2 (a3 measured slower on an H100, a4
-/// within ±8% of a2 at D = 64: `kernels-gpu/src/attention/README.md`).
+/// The fused step [`flash`] runs for head dim `d` and `elem`: a2 (a3 measured 0.69–1.0× of it on an
+/// H100, a4 0.92–1.06× at D = 64: `kernels-gpu/src/attention/README.md`).
 pub fn default_flash(d: u32, elem: Elem) -> Option<&'static Step> {
     match (d, elem) {
         (64, Elem::Bf16) => Some(&A2_D64_BF16),

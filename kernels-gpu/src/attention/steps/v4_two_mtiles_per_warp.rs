@@ -12,6 +12,8 @@
 //! Prediction: a3 (128 rows as 8 warps of 16) measured 0.77–1.03× a2: more rows per block alone does not
 //! pay while registers limit an SM to 8 warps. a4 cuts V's `ldmatrix` traffic per MMA in half (K's
 //! stays): 1.1–1.25× a2 at D = 64.
+//!
+//! Measured: 0.93–1.04× a2 (prediction missed): shared-memory bandwidth is not what a2 waits on. README.
 use crate::attention::flash::flash;
 use crate::hgemm::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
