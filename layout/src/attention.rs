@@ -59,7 +59,7 @@ pub const fn flash_tile_bytes(bq: u32, d: u32, what: TileOf, stage: u32) -> u32 
     }
 }
 
-/// Which tile of [`fa2_tile_bytes`].
+/// Which tile of [`flash_tile_bytes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TileOf {
     /// The block's query rows.
