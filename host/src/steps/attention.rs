@@ -98,8 +98,19 @@ pub const A4_D64: Step = Step { kernel: KernelInfo { block_threads: 128, launch_
 pub const A4_D64_BF16: Step = Step { kernel: KernelInfo { block_threads: 128, launch_bounds: bounds(128), ..fused("attn_fa2m2_d64_bf16", "a4-d64-bf16", BQ_WIDE, 64, Elem::Bf16, FA2_HAS_BF16, A4_ABOUT).kernel },
                                      ..fused("attn_fa2m2_d64_bf16", "a4-d64-bf16", BQ_WIDE, 64, Elem::Bf16, FA2_HAS_BF16, A4_ABOUT) };
 
+const A5_ABOUT: &str = "a2 with the per-tile row max and sum as four independent chains joined by a tree (ILP)";
+/// a5, head dim 64, f16.
+pub const A5_D64: Step = fused("attn_fa2c4_d64_f16", "a5-d64", BQ, 64, Elem::F16, FA2_HAS_F16, A5_ABOUT);
+/// a5, head dim 128, f16.
+pub const A5_D128: Step = fused("attn_fa2c4_d128_f16", "a5-d128", BQ, 128, Elem::F16, FA2_HAS_F16, A5_ABOUT);
+/// a5, head dim 64, bf16.
+pub const A5_D64_BF16: Step = fused("attn_fa2c4_d64_bf16", "a5-d64-bf16", BQ, 64, Elem::Bf16, FA2_HAS_BF16, A5_ABOUT);
+/// a5, head dim 128, bf16.
+pub const A5_D128_BF16: Step = fused("attn_fa2c4_d128_bf16", "a5-d128-bf16", BQ, 128, Elem::Bf16, FA2_HAS_BF16, A5_ABOUT);
+
 /// Every attention kernel, in ladder order.
-pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16];
+pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
+                             A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -125,7 +136,7 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128"]);
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128"]);
         assert_eq!(A3_D64.kernel.block_threads, 256);
     }
 }

@@ -86,13 +86,15 @@ unsafe fn quad_sum(v: f32) -> f32 {
 /// m-tiles of 16 query rows per warp (`BQ = 16 · MT · WARPS` rows per block): a2 is (4, 1), a3 (8, 1),
 /// a4 (4, 2). With `MT = 2` each K and V fragment loaded by `ldmatrix` feeds two `mma`s, and Q's
 /// fragments are reloaded from shared memory per K step instead of held in registers (the two m-tiles'
-/// O accumulators need them).
+/// O accumulators need them). `CHAINS` (1, 2 or 4): independent partial maxima and sums per row while
+/// reducing a tile's 16 scores per thread — 1 is one dependent chain of 16 `max`/`add` (a2–a4), 4 is
+/// four chains of 4 joined by a tree (a5 at D = 64; 2 at D = 128, where 4 spilled).
 ///
 /// # Safety
 /// As `attn_fa2_d64_f16` for `D`, with grid `(⌈l/BQ⌉, heads)`, `32 · WARPS` threads and
 /// `flash_smem(BQ, D)` bytes of dynamic shared memory.
 #[inline(always)]
-pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16,
+pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: u32, const CHAINS: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16,
                                                                                    g_lse: *mut f32, l: u32, scale: f32, causal: u32) {
     let bq = 16 * MT * WARPS;
     let (qt, head) = (block_idx_x(), block_idx_y());
@@ -171,30 +173,45 @@ pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: 
                     });
                     let (m, lsum, p_frag) = (&mut r_m[mt as usize], &mut r_l[mt as usize], &mut r_p[mt as usize]);
                     // Scale to base 2, mask, row max.
-                    let mut mx = [-1e30f32; 2];
+                    let mut mxc = [[-1e30f32; 4]; 2]; // [half][chain]
                     unroll8!(nt => {
                         unroll4!(e => {
                             let col = kv0 + 8 * nt + 2 * t + e % 2;
                             let masked = col >= l || (diagonal && col > row_of(mt, e / 2));
                             let x = &mut s[nt as usize][e as usize];
                             *x = if masked { f32::NEG_INFINITY } else { *x * scale2 };
-                            mx[(e / 2) as usize] = mx[(e / 2) as usize].max(*x);
+                            let c = &mut mxc[(e / 2) as usize][(nt % CHAINS) as usize];
+                            *c = c.max(*x);
                         });
                     });
+                    let mx = if CHAINS == 1 {
+                        [mxc[0][0], mxc[1][0]]
+                    } else if CHAINS == 2 {
+                        [mxc[0][0].max(mxc[0][1]), mxc[1][0].max(mxc[1][1])]
+                    } else {
+                        [mxc[0][0].max(mxc[0][1]).max(mxc[0][2].max(mxc[0][3])), mxc[1][0].max(mxc[1][1]).max(mxc[1][2].max(mxc[1][3]))]
+                    };
                     let m_new = [m[0].max(quad_max(mx[0])), m[1].max(quad_max(mx[1]))];
                     let corr = [ex2_approx_f32(m[0] - m_new[0]), ex2_approx_f32(m[1] - m_new[1])];
                     *m = m_new;
                     // P = 2^(s - m), packed into the A fragments of P·V; running sums and O rescaled.
-                    let mut sum = [0f32; 2];
+                    let mut sumc = [[0f32; 4]; 2]; // [half][chain]
                     unroll8!(nt => {
                         let x = &s[nt as usize];
                         let p = [ex2_approx_f32(x[0] - m[0]), ex2_approx_f32(x[1] - m[0]), ex2_approx_f32(x[2] - m[1]), ex2_approx_f32(x[3] - m[1])];
-                        sum[0] += p[0] + p[1];
-                        sum[1] += p[2] + p[3];
+                        sumc[0][(nt % CHAINS) as usize] += p[0] + p[1];
+                        sumc[1][(nt % CHAINS) as usize] += p[2] + p[3];
                         // n-tile nt is half (nt % 2) of k-step nt / 2: registers {0, 1} or {2, 3}.
                         p_frag[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(p[0], p[1]);
                         p_frag[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(p[2], p[3]);
                     });
+                    let sum = if CHAINS == 1 {
+                        [sumc[0][0], sumc[1][0]]
+                    } else if CHAINS == 2 {
+                        [sumc[0][0] + sumc[0][1], sumc[1][0] + sumc[1][1]]
+                    } else {
+                        [(sumc[0][0] + sumc[0][1]) + (sumc[0][2] + sumc[0][3]), (sumc[1][0] + sumc[1][1]) + (sumc[1][2] + sumc[1][3])]
+                    };
                     lsum[0] = lsum[0] * corr[0] + sum[0];
                     lsum[1] = lsum[1] * corr[1] + sum[1];
                     let o = &mut r_o[mt as usize];

@@ -8,7 +8,8 @@
 //! | a2 | `steps/v2_flash_mma.rs` | FlashAttention-2: one block per 64 query rows, 4 warps × 16 rows, K/V tiles streamed through swizzled shared memory (`cp.async`, 2 stages), S and P in registers (`mma.sync`, `ldmatrix`, `.trans` for V), online softmax in base 2 |
 //! | a3 | `steps/v3_wide_query_tile.rs` | a2 with 128 query rows per block (8 warps): each K/V tile serves twice the rows, twice the warps per SM |
 //! | a4 | `steps/v4_two_mtiles_per_warp.rs` | a2's 4 warps with 32 query rows each (D = 64): each V fragment feeds two `mma`s |
-// The fused kernels' body (a2–a4).
+//! | a5 | `steps/v5_reduction_chains.rs` | a2 with the per-tile row max and sum as four independent chains (ILP against the `wait` stalls ncu shows) |
+// The fused kernels' body (a2–a5).
 mod flash;
 // The steps: one module per file of `src/attention/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/attention_steps.rs"));

@@ -23,7 +23,7 @@ use crate::launch_bounds::launch_bounds;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_fa2q128_d64_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
     // SAFETY: forwarded.
-    unsafe { flash::<F16, 64, 8, 1>(q, k, v, o, lse, l, scale, causal) }
+    unsafe { flash::<F16, 64, 8, 1, 1>(q, k, v, o, lse, l, scale, causal) }
 }
 
 /// [`attn_fa2q128_d64_f16`] with head dim 128.
@@ -33,7 +33,7 @@ pub unsafe extern "ptx-kernel" fn attn_fa2q128_d64_f16(q: *const u16, k: *const 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_fa2q128_d128_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
     // SAFETY: forwarded.
-    unsafe { flash::<F16, 128, 8, 1>(q, k, v, o, lse, l, scale, causal) }
+    unsafe { flash::<F16, 128, 8, 1, 1>(q, k, v, o, lse, l, scale, causal) }
 }
 
 /// [`attn_fa2q128_d64_f16`] on bf16.
@@ -43,7 +43,7 @@ pub unsafe extern "ptx-kernel" fn attn_fa2q128_d128_f16(q: *const u16, k: *const
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_fa2q128_d64_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
     // SAFETY: forwarded.
-    unsafe { flash::<Bf16, 64, 8, 1>(q, k, v, o, lse, l, scale, causal) }
+    unsafe { flash::<Bf16, 64, 8, 1, 1>(q, k, v, o, lse, l, scale, causal) }
 }
 
 /// [`attn_fa2q128_d128_f16`] on bf16.
@@ -53,7 +53,7 @@ pub unsafe extern "ptx-kernel" fn attn_fa2q128_d64_bf16(q: *const u16, k: *const
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_fa2q128_d128_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
     // SAFETY: forwarded.
-    unsafe { flash::<Bf16, 128, 8, 1>(q, k, v, o, lse, l, scale, causal) }
+    unsafe { flash::<Bf16, 128, 8, 1, 1>(q, k, v, o, lse, l, scale, causal) }
 }
 
 launch_bounds!(attn_fa2q128_d64_f16, 256);
