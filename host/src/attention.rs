@@ -18,7 +18,7 @@ use cudarc::{
 use crate::{
     error::{Error, Result},
     launch,
-    runtime::gpu::Gpu,
+    runtime::gpu::{Gpu, Kernel},
     steps::{attention::{A2_D64, A2_D64_BF16, A2_D128, A2_D128_BF16, Kind, Step, find}, gemm::Elem},
 };
 
@@ -119,25 +119,56 @@ pub fn flash(gpu: &Gpu, s: AttnShape, elem: Elem, scale: f32, q: &CudaSlice<u16>
     Ok(step)
 }
 
-/// [`flash`] with a chosen fused step (a2 or a3); refused naming why if it does not take `s`.
+/// [`flash`] with a chosen fused step (a2–a5); refused naming why if it does not take `s`. Loads the
+/// kernel each call: to launch one step repeatedly, prepare a [`Flash`].
 #[allow(clippy::too_many_arguments)]
 pub fn flash_with(gpu: &Gpu, step: &'static Step, s: AttnShape, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>,
                   o: &mut CudaSlice<u16>, lse: &mut CudaSlice<f32>) -> Result<()> {
-    s.check_buffers(q.len(), k.len(), v.len(), o.len(), lse.len())?;
-    if !scale.is_finite() {
-        return Err(Error::InvalidInput(format!("attention scale {scale} is not finite")));
+    Flash::new(gpu, step)?.run(gpu, s, scale, q, k, v, o, lse)
+}
+
+/// A fused step with its kernel loaded once. (Looking the kernel up per launch — module function,
+/// attributes, the PTX entry's parameter list — is host work between a timing event and the launch:
+/// measured as GPU time when the GPU waits for it.)
+pub struct Flash {
+    step: &'static Step,
+    kernel: Kernel,
+}
+
+impl Flash {
+    /// Loads `step`'s kernel (an error if it is not a fused step or this GPU cannot run it).
+    pub fn new(gpu: &Gpu, step: &'static Step) -> Result<Flash> {
+        if step.kind != Kind::Flash {
+            return Err(Error::InvalidInput(format!("{} is not a fused attention kernel", step.kernel.name)));
+        }
+        Ok(Flash { step, kernel: gpu.kernel(step.kernel.name)? })
     }
-    if step.kind != Kind::Flash || step.head_dim != Some(s.head_dim as u32) {
-        return Err(Error::InvalidInput(format!("{} is not a fused kernel for head dim {}", step.kernel.name, s.head_dim)));
+
+    /// The step it runs.
+    pub fn step(&self) -> &'static Step {
+        self.step
     }
-    let kernel = gpu.kernel(step.kernel.name)?;
-    let (l, causal) = (s.len as u32, s.causal as u32);
-    let grid = ((l).div_ceil(step.query_rows), s.heads_total() as u32);
-    // SAFETY: `attn_fa2_d{64,128}_{f16,bf16}(q, k, v, o, lse, l, scale, causal)`: Q, K, V, O hold
-    // `B·H·L·D` 16-bit elements in `[B·H][L][D]` (checked), LSE `B·H·L` f32 (checked), D the kernel's
-    // (checked above); grid `(⌈L/rows⌉, B·H)` with the step's query rows and B·H ≤ 65535
-    // (`AttnShape::new`), block and shared memory from the descriptor.
-    unsafe { launch!(gpu, &kernel, grid = grid, q, k, v, o, lse, &l, &scale, &causal) }
+
+    /// Enqueues the step on `s`: `o` and `lse` from `q`, `k`, `v`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(&self, gpu: &Gpu, s: AttnShape, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>, o: &mut CudaSlice<u16>,
+               lse: &mut CudaSlice<f32>) -> Result<()> {
+        s.check_buffers(q.len(), k.len(), v.len(), o.len(), lse.len())?;
+        if !scale.is_finite() {
+            return Err(Error::InvalidInput(format!("attention scale {scale} is not finite")));
+        }
+        let step = self.step;
+        if step.head_dim != Some(s.head_dim as u32) {
+            return Err(Error::InvalidInput(format!("{} is not a fused kernel for head dim {}", step.kernel.name, s.head_dim)));
+        }
+        let (l, causal) = (s.len as u32, s.causal as u32);
+        let grid = (l.div_ceil(step.query_rows), s.heads_total() as u32);
+        // SAFETY: `attn_fa2*_d{64,128}_{f16,bf16}(q, k, v, o, lse, l, scale, causal)`: Q, K, V, O hold
+        // `B·H·L·D` 16-bit elements in `[B·H][L][D]` (checked), LSE `B·H·L` f32 (checked), D the kernel's
+        // (checked above); grid `(⌈L/rows⌉, B·H)` with the step's query rows and B·H ≤ 65535
+        // (`AttnShape::new`), block and shared memory from the descriptor.
+        unsafe { launch!(gpu, &self.kernel, grid = grid, q, k, v, o, lse, &l, &scale, &causal) }
+    }
 }
 
 /// The unfused baseline for one shape: a cuBLAS handle and the S (f32) and P (16-bit) buffers, each
@@ -147,6 +178,7 @@ pub struct Unfused {
     s: AttnShape,
     elem: Elem,
     step: &'static Step,
+    kernel: Kernel,
     scores: CudaSlice<f32>,
     probs: CudaSlice<u16>,
 }
@@ -167,7 +199,7 @@ impl Unfused {
         let step = find(Kind::Unfused, s.head_dim as u32, elem).ok_or_else(|| Error::InvalidInput(format!("no softmax kernel for {elem:?}")))?;
         let blas = CudaBlas::new(gpu.stream.clone()).map_err(|source| Error::Cublas { what: "cublasCreate".into(), source })?;
         let n = s.heads_total() * s.len * s.len;
-        Ok(Unfused { blas, s, elem, step, scores: gpu.zeros(n)?, probs: gpu.zeros(n)? })
+        Ok(Unfused { blas, s, elem, step, kernel: gpu.kernel(step.kernel.name)?, scores: gpu.zeros(n)?, probs: gpu.zeros(n)? })
     }
 
     /// The softmax step it runs.
@@ -201,13 +233,12 @@ impl Unfused {
                     ps as *mut _, blas_sys::cudaDataType::CUDA_R_32F, l, ll_stride, batch, compute, algo)
             }.map_err(|source| Error::Cublas { what: format!("cublasGemmStridedBatchedEx S = QK^T {s}"), source })?;
         }
-        let kernel = gpu.kernel(self.step.kernel.name)?;
         let rows = (s.heads_total() * s.len) as u32;
         let (lu, causal) = (s.len as u32, s.causal as u32);
         let blocks = rows.div_ceil(4);
         // SAFETY: `attn_softmax_*(s, p, lse, rows, l, scale, causal)`: S and P hold rows·l elements
         // (rows = B·H·L), LSE rows f32 (checked); 128 threads, ⌈rows/4⌉ blocks (one warp per row).
-        unsafe { launch!(gpu, &kernel, grid = blocks, &self.scores, &mut self.probs, lse, &rows, &lu, &scale, &causal) }?;
+        unsafe { launch!(gpu, &self.kernel, grid = blocks, &self.scores, &mut self.probs, lse, &rows, &lu, &scale, &causal) }?;
         {
             let (pv, _gv) = v.device_ptr(&gpu.stream);
             let (pp, _gp) = self.probs.device_ptr(&gpu.stream);

@@ -13,7 +13,7 @@
 use cudarc::driver::CudaSlice;
 
 use crate::{
-    attention::{AttnShape, Unfused, flash_with, reference_f64},
+    attention::{AttnShape, Flash, Unfused, reference_f64},
     error::{Error, Result},
     runtime::{
         device_check::{self, Dist, ElemKind},
@@ -195,9 +195,10 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
                     let Some(w) = &want else {
                         return Err(Error::InvalidInput(format!("{s} is too large for the CPU reference and the unfused path did not run")));
                     };
+                    let f = Flash::new(gpu, step)?;
                     gpu.poison(&mut out)?;
                     gpu.poison(&mut lse)?;
-                    flash_with(gpu, step, s, scale, &q, &k, &v, &mut out, &mut lse)?;
+                    f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse)?;
                     gpu.sync_after(step.kernel.name)?;
                     let (eo, el) = compare(gpu, elem, &format!("{} {s}", step.kernel.name), &out, &lse, w)?;
                     (row.o_err, row.lse_err) = (Some(eo), Some(el));
@@ -205,12 +206,12 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
                         let t = match unfused.as_mut() {
                             Ok(u) => {
                                 let (t, tb) = time_pair(gpu, o.warmup, o.reps, 1000.0, |_, b| {
-                                    if b { u.run(gpu, scale, &q, &k, &v, &mut out, &mut lse) } else { flash_with(gpu, step, s, scale, &q, &k, &v, &mut out, &mut lse) }
+                                    if b { u.run(gpu, scale, &q, &k, &v, &mut out, &mut lse) } else { f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse) }
                                 })?;
                                 row.vs_unfused = Some(tb.median_ms / t.median_ms);
                                 t
                             }
-                            Err(_) => time_gpu_budget(gpu, o.warmup, o.reps, 500.0, |_| flash_with(gpu, step, s, scale, &q, &k, &v, &mut out, &mut lse))?,
+                            Err(_) => time_gpu_budget(gpu, o.warmup, o.reps, 500.0, |_| f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse))?,
                         };
                         row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
                         row.time = Some(t);
