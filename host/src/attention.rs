@@ -19,7 +19,7 @@ use crate::{
     error::{Error, Result},
     launch,
     runtime::gpu::{Gpu, Kernel},
-    steps::{attention::{A2_D64, A2_D64_BF16, A2_D128, A2_D128_BF16, Kind, Step, find}, gemm::Elem},
+    steps::{attention::{A2_D128, A2_D128_BF16, A4_D64, A4_D64_BF16, Kind, Step, find}, gemm::Elem},
 };
 
 /// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
@@ -96,12 +96,13 @@ impl std::fmt::Display for AttnShape {
     }
 }
 
-/// The fused step [`flash`] runs for head dim `d` and `elem`: a2 (a3 measured 0.69–1.0× of it on an
-/// H100, a4 0.92–1.06× at D = 64: `kernels-gpu/src/attention/README.md`).
+/// The fused step [`flash`] runs for head dim `d` and `elem`: the fastest measured on an H100
+/// (`kernels-gpu/src/attention/README.md`): a4 at D = 64 (1.02–1.08× a2), a2 at D = 128 (a3 within
+/// −3% to +5% of it).
 pub fn default_flash(d: u32, elem: Elem) -> Option<&'static Step> {
     match (d, elem) {
-        (64, Elem::Bf16) => Some(&A2_D64_BF16),
-        (64, _) => Some(&A2_D64),
+        (64, Elem::Bf16) => Some(&A4_D64_BF16),
+        (64, _) => Some(&A4_D64),
         (128, Elem::Bf16) => Some(&A2_D128_BF16),
         (128, _) => Some(&A2_D128),
         _ => None,
