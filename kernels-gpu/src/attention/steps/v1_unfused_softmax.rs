@@ -5,7 +5,7 @@
 //! pass with the running-max rescale, then the normalized write), so the whole baseline moves
 //! `L²` f32 twice and `L²` 16-bit values twice per head: what fusion removes.
 //!
-//! Measured (H100, f16, the whole unfused path): 42–84 TFLOP/s at L = 4096–16384. README.
+//! Measured (H100, f16, the whole unfused path): 43–84 TFLOP/s at L = 4096–16384. README.
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{

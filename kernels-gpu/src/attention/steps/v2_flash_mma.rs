@@ -24,7 +24,7 @@
 //! rows × 8 warps at D = 64), should reach 0.6–0.8× torch's flash backend, and 3–6× the unfused path at
 //! L ≥ 4096 (which moves L² f32 twice per head).
 //!
-//! Measured (H100, f16): 176–253 TFLOP/s, 3.0–6.8× a1, 0.64–0.78× torch's flash backend (prediction
+//! Measured (H100, f16): 196–257 TFLOP/s, 3.0–7.3× a1, 0.71–0.78× torch's flash backend (prediction
 //! met; the issue's ≥ 1.0× FA2 not). README.
 use crate::attention::flash::flash;
 use crate::hgemm::elem::{Bf16, F16};

@@ -9,7 +9,7 @@
 //!
 //! Prediction: a2 measured 192–256 TFLOP/s (0.62–0.75× torch's flash backend); a3 1.2–1.4× a2.
 //!
-//! Measured: 0.69–1.0× a2 (prediction missed): 254 registers per thread at D = 128 and 173 at D = 64
+//! Measured: 0.86–1.06× a2 (prediction missed): 254 registers per thread at D = 128 and 173 at D = 64
 //! leave one 8-warp block per SM, no more warps than a2's two blocks. README.
 use crate::attention::flash::flash;
 use crate::hgemm::elem::{Bf16, F16};

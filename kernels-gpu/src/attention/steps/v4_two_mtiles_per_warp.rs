@@ -13,7 +13,7 @@
 //! pay while registers limit an SM to 8 warps. a4 cuts V's `ldmatrix` traffic per MMA in half (K's
 //! stays): 1.1–1.25× a2 at D = 64.
 //!
-//! Measured: 0.93–1.04× a2 (prediction missed): shared-memory bandwidth is not what a2 waits on. README.
+//! Measured: 1.03–1.08× a2 (prediction 1.1–1.25×: short), the fastest D = 64 step. README.
 use crate::attention::flash::flash;
 use crate::hgemm::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;

@@ -10,8 +10,8 @@
 //!
 //! Prediction: 1.05–1.15× a2.
 //!
-//! Measured (H100, call 18): 0.83–0.98× a2 — prediction missed: the extra registers and instructions
-//! cost more than the shorter chains saved. README.
+//! Measured (H100): 0.96–1.0× a2 — prediction missed: the extra registers and instructions cost about
+//! what the shorter chains saved. README.
 use crate::attention::flash::flash;
 use crate::hgemm::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
