@@ -1,6 +1,6 @@
-//! FP8 (e4m3) GEMM on Hopper, as a library (issue 16): quantize f32 matrices on the GPU the way users
-//! produce FP8 inputs ([`quantize`]: per-tensor or DeepGEMM's block scales), and multiply them with the
-//! FP8 ladder's kernels ([`gemm_fp8`]: `C (M×N, bf16) = dequant(A) · dequant(B)ᵀ`, A stored M×K, B
+//! FP8 (e4m3) GEMM on Hopper, as a library (issue 16): quantize f32, f16 or bf16 matrices on the GPU
+//! the way users produce FP8 inputs ([`quantize`], [`quantize_16`]: per-tensor or DeepGEMM's block
+//! scales), and multiply them with the FP8 ladder's kernels ([`gemm_fp8`]: `C (M×N, bf16) = dequant(A) · dequant(B)ᵀ`, A stored M×K, B
 //! stored N×K, both K-major as 8-bit `wgmma` requires).
 //!
 //! ```ignore
@@ -100,8 +100,24 @@ fn grid_1d(gpu: &Gpu, n: usize) -> u32 {
 /// `operand` needs them), on the GPU; checks the scales (so NaN/Inf inputs are reported here, naming the
 /// group). `cols` must be a multiple of 4 (the kernels move 4 elements at a time; the GEMMs need 16).
 pub fn quantize(gpu: &Gpu, x: &CudaSlice<f32>, rows: usize, cols: usize, scaling: Scaling, operand: Operand) -> Result<Fp8Matrix> {
+    quantize_any(gpu, x, "f32", rows, cols, scaling, operand)
+}
+
+/// [`quantize`] from a 16-bit matrix (`elem` f16 or bf16, its bits in `u16`): the same bytes and scales
+/// as quantizing the same values held in f32 (every f16/bf16 value is an f32 value).
+pub fn quantize_16(gpu: &Gpu, x: &CudaSlice<u16>, elem: crate::steps::gemm::Elem, rows: usize, cols: usize, scaling: Scaling, operand: Operand) -> Result<Fp8Matrix> {
+    let suffix = match elem {
+        crate::steps::gemm::Elem::F16 => "f16",
+        crate::steps::gemm::Elem::Bf16 => "bf16",
+        crate::steps::gemm::Elem::F32 => return Err(Error::InvalidInput("quantize_16 takes f16 or bf16; use quantize for f32".into())),
+    };
+    quantize_any(gpu, x, suffix, rows, cols, scaling, operand)
+}
+
+/// The quantizers on input of element type `T` (kernel suffix `suffix`).
+fn quantize_any<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, x: &CudaSlice<T>, suffix: &str, rows: usize, cols: usize, scaling: Scaling, operand: Operand) -> Result<Fp8Matrix> {
     if rows == 0 || cols == 0 || x.len() != rows * cols {
-        return Err(Error::InvalidInput(format!("quantize: {} f32 for a {rows}×{cols} matrix (both at least 1)", x.len())));
+        return Err(Error::InvalidInput(format!("quantize: {} {suffix} for a {rows}×{cols} matrix (both at least 1)", x.len())));
     }
     if cols % 4 != 0 || rows > u32::MAX as usize || cols > u32::MAX as usize {
         return Err(Error::InvalidInput(format!("quantize: {rows}×{cols}: columns must be a multiple of 4 and both below 2^32")));
@@ -113,32 +129,33 @@ pub fn quantize(gpu: &Gpu, x: &CudaSlice<f32>, rows: usize, cols: usize, scaling
     match (scaling, operand) {
         (Scaling::PerTensor, _) => {
             let mut amax = gpu.zeros::<u32>(1)?;
-            let k_amax = gpu.kernel("fp8_amax_f32")?;
-            let k_q = gpu.kernel("fp8_quantize_tensor_f32")?;
-            // SAFETY: `fp8_amax_f32(x, n, amax)`: x holds n f32 (checked), amax one zeroed u32.
+            let k_amax = gpu.kernel(&format!("fp8_amax_{suffix}"))?;
+            let k_q = gpu.kernel(&format!("fp8_quantize_tensor_{suffix}"))?;
+            // SAFETY: `fp8_amax_{f32,f16,bf16}(x, n, amax)`: x holds n elements of the kernel's type (the
+            // suffix names `T`; length checked), amax one zeroed u32.
             unsafe { launch!(gpu, &k_amax, grid = grid_1d(gpu, n), x, &n64, &mut amax) }?;
-            // SAFETY: `fp8_quantize_tensor_f32(x, n, amax, q, scale)`: x n f32 (a fresh allocation: 16-byte
+            // SAFETY: `fp8_quantize_tensor_*(x, n, amax, q, scale)`: x n elements (an allocation: 256-byte
             // aligned), q n bytes, amax the pass above over the same x, scale one f32.
             unsafe { launch!(gpu, &k_q, grid = grid_1d(gpu, n.div_ceil(4)), x, &n64, &amax, &mut q, &mut scales) }?;
         }
         (Scaling::Block, Operand::A) => {
-            let k = gpu.kernel("fp8_quantize_1x128_f32")?;
+            let k = gpu.kernel(&format!("fp8_quantize_1x128_{suffix}"))?;
             let warps = rows * cols.div_ceil(SCALE_BLOCK as usize);
             let blocks = warps.div_ceil((QUANT_BLOCK / 32) as usize);
             if blocks > i32::MAX as usize {
                 return Err(Error::InvalidInput(format!("quantize: {rows}×{cols} needs {blocks} blocks, above the grid's x limit")));
             }
-            // SAFETY: `fp8_quantize_1x128_f32(x, rows, cols, q, sa)`: x rows·cols f32 (16-byte aligned),
+            // SAFETY: `fp8_quantize_1x128_*(x, rows, cols, q, sa)`: x rows·cols elements (256-byte aligned),
             // cols % 4 == 0 (checked), q rows·cols bytes, sa ⌈cols/128⌉·rows f32; one warp per segment.
             unsafe { launch!(gpu, &k, grid = blocks as u32, x, &r, &c, &mut q, &mut scales) }?;
         }
         (Scaling::Block, Operand::B) => {
-            let k = gpu.kernel("fp8_quantize_128x128_f32")?;
+            let k = gpu.kernel(&format!("fp8_quantize_128x128_{suffix}"))?;
             let grid = (c.div_ceil(SCALE_BLOCK), r.div_ceil(SCALE_BLOCK));
             if grid.1 > 65_535 {
                 return Err(Error::InvalidInput(format!("quantize: {rows} rows need {} block rows, above the grid's y limit of 65535", grid.1)));
             }
-            // SAFETY: `fp8_quantize_128x128_f32(x, rows, cols, q, sb)`: as above, sb ⌈rows/128⌉·⌈cols/128⌉
+            // SAFETY: `fp8_quantize_128x128_*(x, rows, cols, q, sb)`: as above, sb ⌈rows/128⌉·⌈cols/128⌉
             // f32; grid (⌈cols/128⌉, ⌈rows/128⌉).
             unsafe { launch!(gpu, &k, grid = grid, x, &r, &c, &mut q, &mut scales) }?;
         }

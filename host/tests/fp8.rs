@@ -76,6 +76,28 @@ fn quantization_matches_the_host_model() {
     }
 }
 
+/// f16 and bf16 inputs quantize to the same bytes and scales as the same values held in f32 (the
+/// 16-bit quantizers widen exactly), for every scaling.
+#[test]
+fn sixteen_bit_inputs_quantize_like_their_f32_values() {
+    let Some(gpu) = hopper_or_skip("sixteen_bit_inputs_quantize_like_their_f32_values") else { return };
+    let seed = verify::fresh_seed();
+    for elem in [kernel_lab::steps::gemm::Elem::F16, kernel_lab::steps::gemm::Elem::Bf16] {
+        for (rows, cols) in [(3usize, 260usize), (130, 384)] {
+            let (x, _) = random(&gpu, rows * cols, seed ^ (rows * cols) as u64);
+            let bits: Vec<u16> = x.iter().map(|&v| if elem == kernel_lab::steps::gemm::Elem::Bf16 { half::bf16::from_f32(v).to_bits() } else { half::f16::from_f32(v).to_bits() }).collect();
+            let wide: Vec<f32> = bits.iter().map(|&b| if elem == kernel_lab::steps::gemm::Elem::Bf16 { half::bf16::from_bits(b).to_f32() } else { half::f16::from_bits(b).to_f32() }).collect();
+            let (d16, d32) = (gpu.upload(&bits).unwrap(), gpu.upload(&wide).unwrap());
+            for (scaling, op) in [(Scaling::PerTensor, Operand::A), (Scaling::Block, Operand::A), (Scaling::Block, Operand::B)] {
+                let a = fp8::quantize_16(&gpu, &d16, elem, rows, cols, scaling, op).unwrap();
+                let b = fp8::quantize(&gpu, &d32, rows, cols, scaling, op).unwrap();
+                assert_eq!(gpu.download(&a.q).unwrap(), gpu.download(&b.q).unwrap(), "{elem:?} {scaling:?} {op:?} {rows}x{cols} bytes (seed {seed})");
+                assert_eq!(gpu.download(&a.scales).unwrap(), gpu.download(&b.scales).unwrap(), "{elem:?} {scaling:?} {op:?} {rows}x{cols} scales");
+            }
+        }
+    }
+}
+
 /// Every FP8 step on ragged shapes (M, N not multiples of the tiles, K not a multiple of 128; 1 to 16
 /// K tiles, odd and even: f4 pairs them), fully written and within tolerance of the f64 reference;
 /// run twice on the same prepared GEMM.

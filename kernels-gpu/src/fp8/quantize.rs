@@ -1,5 +1,7 @@
 //! Producing FP8 inputs the way users do (issue 16), and the dequantized inputs of the reference:
 //!
+//! Each quantizer takes f32, f16 or bf16 input (`_f32`, `_f16`, `_bf16`: one generic body, [`Input`]).
+//!
 //! * per tensor: `fp8_amax_f32` (max |x| into one zeroed `u32`, as f32 bits), then
 //!   `fp8_quantize_tensor_f32` (`s = amax / 448`, `q = e4m3(x / s)`, `*scale = s`);
 //! * block: `fp8_quantize_1x128_f32` (one warp per 128-element row segment: A's scales) and
@@ -52,6 +54,118 @@ unsafe fn warp_max_u32(mut v: u32) -> u32 {
     v
 }
 
+/// An input element type of the quantizers: f32, or f16/bf16 (their bits as `u16`, widened exactly).
+pub(crate) trait Input {
+    /// How it is stored.
+    type Raw: Copy;
+    /// Element `i` as f32.
+    ///
+    /// # Safety
+    /// `p.add(i)` is readable.
+    unsafe fn load(p: *const Self::Raw, i: usize) -> f32;
+    /// Elements `i .. i + 4` as f32 (`i % 4 == 0`; the buffer aligned to 4 elements).
+    ///
+    /// # Safety
+    /// The four are readable, `p.add(i)` aligned to 4 elements.
+    unsafe fn load4(p: *const Self::Raw, i: usize) -> [f32; 4];
+}
+
+/// f32 input.
+pub(crate) struct InF32;
+/// f16 input.
+pub(crate) struct InF16;
+/// bf16 input.
+pub(crate) struct InBf16;
+
+impl Input for InF32 {
+    type Raw = f32;
+    #[inline(always)]
+    unsafe fn load(p: *const f32, i: usize) -> f32 {
+        // SAFETY: forwarded.
+        unsafe { *p.add(i) }
+    }
+    #[inline(always)]
+    unsafe fn load4(p: *const f32, i: usize) -> [f32; 4] {
+        // SAFETY: forwarded (16-byte aligned: 4 f32 at a multiple of 4).
+        unsafe { *(p.add(i) as *const [f32; 4]) }
+    }
+}
+
+impl Input for InF16 {
+    type Raw = u16;
+    #[inline(always)]
+    unsafe fn load(p: *const u16, i: usize) -> f32 {
+        // SAFETY: forwarded.
+        f16_to_f32(unsafe { *p.add(i) })
+    }
+    #[inline(always)]
+    unsafe fn load4(p: *const u16, i: usize) -> [f32; 4] {
+        // SAFETY: forwarded (8-byte aligned: 4 halves at a multiple of 4).
+        let h = unsafe { *(p.add(i) as *const [u16; 4]) };
+        [f16_to_f32(h[0]), f16_to_f32(h[1]), f16_to_f32(h[2]), f16_to_f32(h[3])]
+    }
+}
+
+impl Input for InBf16 {
+    type Raw = u16;
+    #[inline(always)]
+    unsafe fn load(p: *const u16, i: usize) -> f32 {
+        // SAFETY: forwarded. A bf16 is the high half of the f32 with the same value.
+        f32::from_bits((unsafe { *p.add(i) } as u32) << 16)
+    }
+    #[inline(always)]
+    unsafe fn load4(p: *const u16, i: usize) -> [f32; 4] {
+        // SAFETY: forwarded.
+        let h = unsafe { *(p.add(i) as *const [u16; 4]) };
+        [0, 1, 2, 3].map(|j| f32::from_bits((h[j] as u32) << 16))
+    }
+}
+
+/// Declares the four quantizer entry points of one input type as wrappers of the generic bodies.
+macro_rules! quantizers {
+    ($input:ty, $raw:ty, $amax:ident, $tensor:ident, $a:ident, $b:ident, $what:literal) => {
+        #[doc = concat!("[`fp8_amax_f32`] on ", $what, " input.")]
+        ///
+        /// # Safety
+        /// As [`fp8_amax_f32`], `g_x` of this element type.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $amax(g_x: *const $raw, n: u64, g_amax: *mut u32) {
+            // SAFETY: forwarded.
+            unsafe { amax::<$input>(g_x, n, g_amax) }
+        }
+        #[doc = concat!("[`fp8_quantize_tensor_f32`] on ", $what, " input.")]
+        ///
+        /// # Safety
+        /// As [`fp8_quantize_tensor_f32`], `g_x` of this element type (aligned to 4 elements).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $tensor(g_x: *const $raw, n: u64, g_amax: *const u32, g_q: *mut u8, g_scale: *mut f32) {
+            // SAFETY: forwarded.
+            unsafe { quantize_tensor::<$input>(g_x, n, g_amax, g_q, g_scale) }
+        }
+        #[doc = concat!("[`fp8_quantize_1x128_f32`] on ", $what, " input.")]
+        ///
+        /// # Safety
+        /// As [`fp8_quantize_1x128_f32`], `g_x` of this element type (aligned to 4 elements).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $a(g_x: *const $raw, rows: u32, cols: u32, g_q: *mut u8, g_sa: *mut f32) {
+            // SAFETY: forwarded.
+            unsafe { quantize_1x128::<$input>(g_x, rows, cols, g_q, g_sa) }
+        }
+        #[doc = concat!("[`fp8_quantize_128x128_f32`] on ", $what, " input.")]
+        ///
+        /// # Safety
+        /// As [`fp8_quantize_128x128_f32`], `g_x` of this element type (aligned to 4 elements).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $b(g_x: *const $raw, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
+            // SAFETY: forwarded.
+            unsafe { quantize_128x128::<$input>(g_x, rows, cols, g_q, g_sb) }
+        }
+    };
+}
+
+quantizers!(InF16, u16, fp8_amax_f16, fp8_quantize_tensor_f16, fp8_quantize_1x128_f16, fp8_quantize_128x128_f16, "f16");
+quantizers!(InBf16, u16, fp8_amax_bf16, fp8_quantize_tensor_bf16, fp8_quantize_1x128_bf16, fp8_quantize_128x128_bf16, "bf16");
+
 /// `*g_amax = max(*g_amax, max_i |x[i]|)` as f32 bits (`*g_amax` zeroed by the host first).
 ///
 /// # Safety
@@ -59,12 +173,22 @@ unsafe fn warp_max_u32(mut v: u32) -> u32 {
 /// per block, any grid.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_amax_f32(g_x: *const f32, n: u64, g_amax: *mut u32) {
+    // SAFETY: forwarded.
+    unsafe { amax::<InF32>(g_x, n, g_amax) }
+}
+
+/// The body of the `fp8_amax_*` kernels.
+///
+/// # Safety
+/// As [`fp8_amax_f32`] for input `I`.
+#[inline(always)]
+unsafe fn amax<I: Input>(g_x: *const I::Raw, n: u64, g_amax: *mut u32) {
     let stride = grid_size_1d() as u64;
     let mut i = index_1d() as u64;
     let mut m = 0u32;
     while i < n {
         // SAFETY: i < n.
-        let b = unsafe { *g_x.add(i as usize) }.to_bits() & 0x7FFF_FFFF;
+        let b = unsafe { I::load(g_x, i as usize) }.to_bits() & 0x7FFF_FFFF;
         m = if b > m { b } else { m };
         i += stride;
     }
@@ -85,6 +209,16 @@ pub unsafe extern "ptx-kernel" fn fp8_amax_f32(g_x: *const f32, n: u64, g_amax: 
 /// any grid.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_quantize_tensor_f32(g_x: *const f32, n: u64, g_amax: *const u32, g_q: *mut u8, g_scale: *mut f32) {
+    // SAFETY: forwarded.
+    unsafe { quantize_tensor::<InF32>(g_x, n, g_amax, g_q, g_scale) }
+}
+
+/// The body of the `fp8_quantize_tensor_*` kernels.
+///
+/// # Safety
+/// As [`fp8_quantize_tensor_f32`] for input `I`.
+#[inline(always)]
+unsafe fn quantize_tensor<I: Input>(g_x: *const I::Raw, n: u64, g_amax: *const u32, g_q: *mut u8, g_scale: *mut f32) {
     // SAFETY: one f32 the caller provides.
     let s = scale_of(f32::from_bits(unsafe { *g_amax }));
     if index_1d() == 0 {
@@ -97,13 +231,13 @@ pub unsafe extern "ptx-kernel" fn fp8_quantize_tensor_f32(g_x: *const f32, n: u6
         if i + 4 <= n {
             // SAFETY: i + 4 ≤ n and i % 4 == 0: four readable f32, 16-byte aligned; four writable bytes, 4-aligned.
             unsafe {
-                let x = *(g_x.add(i as usize) as *const [f32; 4]);
+                let x = I::load4(g_x, i as usize);
                 *(g_q.add(i as usize) as *mut u32) = quantize4(x, s);
             }
         } else {
             for j in i..n {
                 // SAFETY: j < n.
-                unsafe { *g_q.add(j as usize) = cvt_e4m3x2_f32(*g_x.add(j as usize) / s, 0.0) as u8 };
+                unsafe { *g_q.add(j as usize) = cvt_e4m3x2_f32(I::load(g_x, j as usize) / s, 0.0) as u8 };
             }
         }
         i += stride;
@@ -120,6 +254,16 @@ pub unsafe extern "ptx-kernel" fn fp8_quantize_tensor_f32(g_x: *const f32, n: u6
 /// `rows · ⌈cols/128⌉ / 8` blocks.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_quantize_1x128_f32(g_x: *const f32, rows: u32, cols: u32, g_q: *mut u8, g_sa: *mut f32) {
+    // SAFETY: forwarded.
+    unsafe { quantize_1x128::<InF32>(g_x, rows, cols, g_q, g_sa) }
+}
+
+/// The body of the `fp8_quantize_1x128_*` kernels.
+///
+/// # Safety
+/// As [`fp8_quantize_1x128_f32`] for input `I`.
+#[inline(always)]
+unsafe fn quantize_1x128<I: Input>(g_x: *const I::Raw, rows: u32, cols: u32, g_q: *mut u8, g_sa: *mut f32) {
     let kbs = cols.div_ceil(SCALE_BLOCK);
     let seg = index_1d() / 32;
     if kbs == 0 || seg >= rows * kbs {
@@ -129,7 +273,7 @@ pub unsafe extern "ptx-kernel" fn fp8_quantize_1x128_f32(g_x: *const f32, rows: 
     let c = kb * SCALE_BLOCK + 4 * lane_id();
     let at = r as usize * cols as usize + c as usize;
     // SAFETY: c + 4 ≤ cols (cols % 4 == 0) inside row r < rows: readable, 16-byte aligned.
-    let x = if c < cols { unsafe { *(g_x.add(at) as *const [f32; 4]) } } else { [0.0; 4] };
+    let x = if c < cols { unsafe { I::load4(g_x, at) } } else { [0.0; 4] };
     let m = x.iter().fold(0u32, |m, v| { let b = v.to_bits() & 0x7FFF_FFFF; if b > m { b } else { m } });
     // SAFETY: the warp is converged here (uniform `seg`).
     let s = scale_of(f32::from_bits(unsafe { warp_max_u32(m) }));
@@ -151,6 +295,16 @@ pub unsafe extern "ptx-kernel" fn fp8_quantize_1x128_f32(g_x: *const f32, rows: 
 /// As [`fp8_quantize_1x128_f32`] with `g_sb` (⌈rows/128⌉ · ⌈cols/128⌉ f32) and that grid.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_quantize_128x128_f32(g_x: *const f32, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
+    // SAFETY: forwarded.
+    unsafe { quantize_128x128::<InF32>(g_x, rows, cols, g_q, g_sb) }
+}
+
+/// The body of the `fp8_quantize_128x128_*` kernels.
+///
+/// # Safety
+/// As [`fp8_quantize_128x128_f32`] for input `I`.
+#[inline(always)]
+unsafe fn quantize_128x128<I: Input>(g_x: *const I::Raw, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
     let (c0, r0) = (block_idx_x() * SCALE_BLOCK, block_idx_y() * SCALE_BLOCK);
     let t = thread_idx_x();
     let at = |j: u32| {
@@ -162,7 +316,7 @@ pub unsafe extern "ptx-kernel" fn fp8_quantize_128x128_f32(g_x: *const f32, rows
     for j in 0..SCALE_BLOCK * SCALE_BLOCK / 4 / BLOCK {
         if let Some(i) = at(j) {
             // SAFETY: inside the matrix (row < rows, c + 4 ≤ cols), 16-byte aligned.
-            let x = unsafe { *(g_x.add(i) as *const [f32; 4]) };
+            let x = unsafe { I::load4(g_x, i) };
             m = x.iter().fold(m, |m, v| { let b = v.to_bits() & 0x7FFF_FFFF; if b > m { b } else { m } });
         }
     }
@@ -184,7 +338,7 @@ pub unsafe extern "ptx-kernel" fn fp8_quantize_128x128_f32(g_x: *const f32, rows
     for j in 0..SCALE_BLOCK * SCALE_BLOCK / 4 / BLOCK {
         if let Some(i) = at(j) {
             // SAFETY: as the first pass; 4-byte aligned bytes.
-            unsafe { *(g_q.add(i) as *mut u32) = quantize4(*(g_x.add(i) as *const [f32; 4]), s) };
+            unsafe { *(g_q.add(i) as *mut u32) = quantize4(I::load4(g_x, i), s) };
         }
     }
     if t == 0 {
