@@ -5,13 +5,12 @@
 use super::tile::{TileWalk, a_desc, b_desc, produce};
 use crate::hgemm::{
     elem::Bf16,
-    tma_store::{consumer_barrier, stage_c_box},
+    tma_store::{stage_c_box, store_tile},
     tma_warp_specialized::Ring,
 };
 use crate::prim::{
-    mbarrier::fence_proxy_async_shared_cta,
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_wait_group},
 };
 use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, F2_BN as BN, F2_C_STAGE_BYTES as C_STAGE_BYTES, F2_STAGE_BYTES as STAGE_BYTES, F2_STAGES as STAGES}};
@@ -257,22 +256,11 @@ pub(super) unsafe fn block_scaled<C: ConsumeTile, const CLUSTER: u32>(tmap_a: *c
                     let row = row0 + 16 * warp + lane / 4;
                     let r_acc = C::consume::<CLUSTER>(ring, &mut it, k_tiles, mh, Scales::new(sa, sb, m, n, k, row, n0));
                     let s_c = s_cstage + mh * C_STAGE_BYTES;
-                    let leader = tid % 128 == 0;
-                    if leader {
-                        cp_async_bulk_wait_group_read0();
-                    }
-                    consumer_barrier(mh);
-                    let [acc0, acc1] = &r_acc;
-                    stage_c_box::<Bf16>(acc0, s_c, warp, lane);
-                    stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
-                    fence_proxy_async_shared_cta();
-                    consumer_barrier(mh);
-                    if leader {
-                        for nb in 0..2 {
-                            cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
-                        }
-                        cp_async_bulk_commit_group();
-                    }
+                    store_tile::<2>(tmap_c, s_c, row0, n0, mh, tid % 128 == 0, || {
+                        let [acc0, acc1] = &r_acc;
+                        stage_c_box::<Bf16>(acc0, s_c, warp, lane);
+                        stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
+                    });
                 }
                 if tid % 128 == 0 {
                     cp_async_bulk_wait_group0();

@@ -8,12 +8,11 @@ use super::tile::{TileWalk, consume_wide, produce};
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::hgemm::{
     elem::Bf16,
-    tma_store::{consumer_barrier, stage_c_box},
+    tma_store::{stage_c_box, store_tile},
 };
 use crate::prim::{
-    mbarrier::fence_proxy_async_shared_cta,
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
 };
 use layout::fp8::tiles::{BK, BM, F1_BN as BN, F1_C_STAGE_BYTES as C_STAGE_BYTES, F1_STAGE_BYTES as STAGE_BYTES, F1_STAGES as STAGES};
 
@@ -86,26 +85,15 @@ pub(super) unsafe fn wide<L: WideLoop, const CLUSTER: u32>(tmap_a: *const Tensor
                     let row = row0 + 16 * warp + lane / 4;
                     let r_acc = L::consume::<CLUSTER>(ring, &mut it, k_tiles, mh, Scales::new(sa, sb, m, n, k, row, n0));
                     let s_c = s_cstage + mh * C_STAGE_BYTES;
-                    let leader = tid % 128 == 0;
-                    if leader {
-                        cp_async_bulk_wait_group_read0();
-                    }
-                    consumer_barrier(mh);
-                    // One call per block with a constant accumulator reference (a loop over the blocks put
-                    // them in local memory: 512-byte stack frame).
-                    let [acc0, acc1, acc2, acc3] = &r_acc;
-                    stage_c_box::<Bf16>(acc0, s_c, warp, lane);
-                    stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
-                    stage_c_box::<Bf16>(acc2, s_c + 2 * 8192, warp, lane);
-                    stage_c_box::<Bf16>(acc3, s_c + 3 * 8192, warp, lane);
-                    fence_proxy_async_shared_cta();
-                    consumer_barrier(mh);
-                    if leader {
-                        for nb in 0..4 {
-                            cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
-                        }
-                        cp_async_bulk_commit_group();
-                    }
+                    store_tile::<4>(tmap_c, s_c, row0, n0, mh, tid % 128 == 0, || {
+                        // One call per block with a constant accumulator reference (a loop over the blocks put
+                        // them in local memory: 512-byte stack frame).
+                        let [acc0, acc1, acc2, acc3] = &r_acc;
+                        stage_c_box::<Bf16>(acc0, s_c, warp, lane);
+                        stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
+                        stage_c_box::<Bf16>(acc2, s_c + 2 * 8192, warp, lane);
+                        stage_c_box::<Bf16>(acc3, s_c + 3 * 8192, warp, lane);
+                    });
                 }
                 if tid % 128 == 0 {
                     cp_async_bulk_wait_group0();

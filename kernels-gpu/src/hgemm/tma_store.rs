@@ -1,8 +1,14 @@
 //! The TMA-store epilogue's pieces (introduced by h6, whose file explains the epilogue): one 64×64
 //! accumulator block converted and written into a `SWIZZLE_128B` C staging box, and the named barrier
-//! of one consumer warpgroup. Used by h6 and the FP8 steps (bf16 out).
+//! of one consumer warpgroup, and the store sequence around them ([`store_tile`]). Used by h6 and the
+//! FP8 steps (bf16 out).
 use super::elem::Elem16;
-use crate::prim::{shared::st_shared_u32, sync::sync_named};
+use crate::prim::{
+    mbarrier::fence_proxy_async_shared_cta,
+    shared::st_shared_u32,
+    sync::sync_named,
+    tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group_read0},
+};
 use layout::hopper::tma_hgemm::{C_BOX, c_fragment_rc};
 
 /// Named barrier `1 + mh` over consumer warpgroup `mh`'s 128 threads, with the id as an immediate (a
@@ -32,6 +38,40 @@ pub(crate) unsafe fn stage_c_box<E: Elem16>(acc: &[f32; 32], s_box: u32, warp: u
             let i = (4 * j + 2 * half) as usize;
             // SAFETY: r < 64 and c < 64 keep the byte inside the 8 KiB box (caller: nobody reads it now).
             unsafe { st_shared_u32(s_box + C_BOX.smem_byte(r, c), E::pack(acc[i], acc[i + 1])) };
+        }
+    }
+}
+
+/// Consumer warpgroup `mh`'s TMA-store epilogue for one tile: the leader waits until the previous
+/// tile's stores have read the staging area `s_c`, a warpgroup barrier, `stage()` writes the `BOXES`
+/// 64×64 boxes (8 KiB apart; the caller makes one [`stage_c_box`] call per box with a constant
+/// accumulator reference — a loop over the boxes put the accumulators in local memory), a
+/// `fence.proxy.async` (generic-proxy writes → the TMA's async proxy), the barrier again, then the
+/// leader stores the boxes at columns `n0 + 64·b`, row `row0`, and commits them. The kernel waits for
+/// the last commit (`cp_async_bulk_wait_group0`) before exiting.
+///
+/// # Safety
+/// All 128 threads of consumer warpgroup `mh`, converged; `leader` true in exactly one of them, the same
+/// one every tile; `s_c` the warpgroup's 1024-aligned staging area of `BOXES · 8 KiB`, written only by
+/// `stage`; `tmap_c` describes a writable C with 64×64 boxes of the staged element type.
+#[inline(always)]
+pub(crate) unsafe fn store_tile<const BOXES: u32>(tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, stage: impl FnOnce()) {
+    // SAFETY: forwarded to the caller; the staging area is rewritten only after the stores of the
+    // previous tile finished reading it (`wait_group.read 0` by the thread that issued them, then the
+    // barrier), and the stores are issued only after every writer's fence and a second barrier.
+    unsafe {
+        if leader {
+            cp_async_bulk_wait_group_read0();
+        }
+        consumer_barrier(mh);
+        stage();
+        fence_proxy_async_shared_cta();
+        consumer_barrier(mh);
+        if leader {
+            for nb in 0..BOXES {
+                cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
+            }
+            cp_async_bulk_commit_group();
         }
     }
 }

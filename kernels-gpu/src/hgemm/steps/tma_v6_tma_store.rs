@@ -23,10 +23,9 @@ use super::tma_persistent::{persistent_tile, produce_persistent};
 use super::tma_warp_specialized::warp_specialized;
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_wide_tile::consume_wide_tile;
-use super::tma_store::{consumer_barrier, stage_c_box};
+use super::tma_store::{stage_c_box, store_tile};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
-    mbarrier::fence_proxy_async_shared_cta,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0,
           cp_async_bulk_wait_group_read0},
@@ -98,26 +97,15 @@ unsafe fn tma_store<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMa
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
                     let r_acc = consume_wide_tile::<E>(ring, &mut it, k_tiles, mh);
                     let s_c = s_cstage + mh * C_STAGE_BYTES;
-                    let leader = tid % 128 == 0;
-                    if leader {
-                        cp_async_bulk_wait_group_read0();
-                    }
-                    consumer_barrier(mh);
-                    // One call per box with a constant accumulator reference: a loop over the boxes that LLVM
-                    // did not unroll put all four accumulator arrays in local memory (592-byte stack frame).
-                    let [acc0, acc1, acc2, acc3] = &r_acc;
-                    stage_c_box::<E>(acc0, s_c, warp, lane);
-                    stage_c_box::<E>(acc1, s_c + 8192, warp, lane);
-                    stage_c_box::<E>(acc2, s_c + 2 * 8192, warp, lane);
-                    stage_c_box::<E>(acc3, s_c + 3 * 8192, warp, lane);
-                    fence_proxy_async_shared_cta();
-                    consumer_barrier(mh);
-                    if leader {
-                        for nb in 0..4 {
-                            cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
-                        }
-                        cp_async_bulk_commit_group();
-                    }
+                    store_tile::<4>(tmap_c, s_c, row0, n0, mh, tid % 128 == 0, || {
+                        // One call per box with a constant accumulator reference: a loop over the boxes that LLVM
+                        // did not unroll put all four accumulator arrays in local memory (592-byte stack frame).
+                        let [acc0, acc1, acc2, acc3] = &r_acc;
+                        stage_c_box::<E>(acc0, s_c, warp, lane);
+                        stage_c_box::<E>(acc1, s_c + 8192, warp, lane);
+                        stage_c_box::<E>(acc2, s_c + 2 * 8192, warp, lane);
+                        stage_c_box::<E>(acc3, s_c + 3 * 8192, warp, lane);
+                    });
                     tile += grid_dim_x();
                 }
                 if tid % 128 == 0 {
