@@ -27,8 +27,7 @@ use super::tma_store::{stage_c_box, store_tile};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group0,
-          cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
 };
 
 /// Stages in the ring.
