@@ -23,17 +23,22 @@
 use crate::{RowMajor, Swizzled, swizzle::SwizzleFn};
 
 /// Query rows per block of a2 (4 warps × 16); a3 takes [`BQ_WIDE`].
-pub const BQ: u32 = 64;
-/// Query rows per block of a3 (8 warps × 16).
-pub const BQ_WIDE: u32 = 128;
+pub const BQ: u32 = query_rows(4, 1);
+/// Query rows per block of a3 (8 warps × 16) and a4 (4 warps × 32).
+pub const BQ_WIDE: u32 = query_rows(8, 1);
 /// Key/value rows per streamed tile.
 pub const BKV: u32 = 64;
-/// Threads per block of a2 ([`threads`] of [`BQ`]).
-pub const THREADS: u32 = threads(BQ);
+/// Threads per block of a2 ([`threads`] of its 4 warps).
+pub const THREADS: u32 = threads(4);
 
-/// Threads of a block of `bq` query rows: one warp per 16.
-pub const fn threads(bq: u32) -> u32 {
-    2 * bq
+/// Query rows of a block of `warps` warps, each taking `m_tiles` m-tiles of 16 rows.
+pub const fn query_rows(warps: u32, m_tiles: u32) -> u32 {
+    16 * m_tiles * warps
+}
+
+/// Threads of a block of `warps` warps.
+pub const fn threads(warps: u32) -> u32 {
+    32 * warps
 }
 
 /// The swizzled `rows × d` tile (see the module doc).
@@ -122,6 +127,6 @@ mod tests {
         // Masks: with 64-row query tiles only the diagonal key tile; with 128 rows the two under them.
         assert!(needs_mask(BQ, 3, 3) && !needs_mask(BQ, 3, 2));
         assert!(needs_mask(BQ_WIDE, 1, 2) && needs_mask(BQ_WIDE, 1, 3) && !needs_mask(BQ_WIDE, 1, 1));
-        assert_eq!(threads(BQ_WIDE), 256);
+        assert_eq!((threads(8), query_rows(8, 1), query_rows(4, 2)), (256, BQ_WIDE, BQ_WIDE));
     }
 }

@@ -1,7 +1,7 @@
 //! The attention ladder (issue 17, `kernels-gpu/src/attention/`): a1, the unfused baseline's softmax
 //! between two cuBLAS GEMMs; a2, FlashAttention-2 with `mma.sync`. One kernel per (head dim, element
 //! type) where the kernel is specialized for them.
-use layout::attention::{BQ, BQ_WIDE, flash_smem, threads};
+use layout::attention::{flash_smem, query_rows, threads};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds, gemm::Elem};
 
@@ -49,9 +49,12 @@ const FA2_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f3
 const FA2_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
                                 "cp.async.cg.shared.global", "ex2.approx.ftz.f32", "cvt.rn.bf16x2.f32"];
 
-const fn fused(name: &'static str, label: &'static str, rows: u32, d: u32, elem: Elem, has: &'static [&'static str], about: &'static str) -> Step {
+/// A fused step: `warps` warps of `m_tiles` m-tiles (16 query rows each) per warp, as the kernel's
+/// `flash::<E, D, WARPS, MT, CHAINS>` takes them; rows, threads and shared memory follow from those.
+const fn fused(name: &'static str, label: &'static str, d: u32, warps: u32, m_tiles: u32, elem: Elem, has: &'static [&'static str], about: &'static str) -> Step {
+    let rows = query_rows(warps, m_tiles);
     Step {
-        kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(rows), launch_bounds: bounds(threads(rows)),
+        kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(warps), launch_bounds: bounds(threads(warps)),
                              dyn_smem_bytes: flash_smem(rows, d), about, ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
         kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows,
     }
@@ -62,11 +65,11 @@ const A3_ABOUT: &str = "a2 with 128 query rows per block (8 warps): each K/V til
 const A4_ABOUT: &str = "a2's 4 warps with 32 query rows each (two m-tiles; D = 64): each V fragment feeds two mma";
 
 const fn fa2(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
-    fused(name, label, BQ, d, elem, has, A2_ABOUT)
+    fused(name, label, d, 4, 1, elem, has, A2_ABOUT)
 }
 
 const fn fa2_wide(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
-    fused(name, label, BQ_WIDE, d, elem, has, A3_ABOUT)
+    fused(name, label, d, 8, 1, elem, has, A3_ABOUT)
 }
 
 /// a1 on f16.
@@ -92,21 +95,19 @@ pub const A3_D64_BF16: Step = fa2_wide("attn_fa2q128_d64_bf16", "a3-d64-bf16", 6
 pub const A3_D128_BF16: Step = fa2_wide("attn_fa2q128_d128_bf16", "a3-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
 
 /// a4 (D = 64 only), f16: 128 query rows per block as 4 warps × 32.
-pub const A4_D64: Step = Step { kernel: KernelInfo { block_threads: 128, launch_bounds: bounds(128), ..fused("attn_fa2m2_d64_f16", "a4-d64", BQ_WIDE, 64, Elem::F16, FA2_HAS_F16, A4_ABOUT).kernel },
-                                ..fused("attn_fa2m2_d64_f16", "a4-d64", BQ_WIDE, 64, Elem::F16, FA2_HAS_F16, A4_ABOUT) };
+pub const A4_D64: Step = fused("attn_fa2m2_d64_f16", "a4-d64", 64, 4, 2, Elem::F16, FA2_HAS_F16, A4_ABOUT);
 /// a4 (D = 64 only), bf16.
-pub const A4_D64_BF16: Step = Step { kernel: KernelInfo { block_threads: 128, launch_bounds: bounds(128), ..fused("attn_fa2m2_d64_bf16", "a4-d64-bf16", BQ_WIDE, 64, Elem::Bf16, FA2_HAS_BF16, A4_ABOUT).kernel },
-                                     ..fused("attn_fa2m2_d64_bf16", "a4-d64-bf16", BQ_WIDE, 64, Elem::Bf16, FA2_HAS_BF16, A4_ABOUT) };
+pub const A4_D64_BF16: Step = fused("attn_fa2m2_d64_bf16", "a4-d64-bf16", 64, 4, 2, Elem::Bf16, FA2_HAS_BF16, A4_ABOUT);
 
 const A5_ABOUT: &str = "a2 with the per-tile row max and sum as four independent chains joined by a tree (ILP)";
 /// a5, head dim 64, f16.
-pub const A5_D64: Step = fused("attn_fa2c4_d64_f16", "a5-d64", BQ, 64, Elem::F16, FA2_HAS_F16, A5_ABOUT);
+pub const A5_D64: Step = fused("attn_fa2c4_d64_f16", "a5-d64", 64, 4, 1, Elem::F16, FA2_HAS_F16, A5_ABOUT);
 /// a5, head dim 128, f16.
-pub const A5_D128: Step = fused("attn_fa2c4_d128_f16", "a5-d128", BQ, 128, Elem::F16, FA2_HAS_F16, A5_ABOUT);
+pub const A5_D128: Step = fused("attn_fa2c4_d128_f16", "a5-d128", 128, 4, 1, Elem::F16, FA2_HAS_F16, A5_ABOUT);
 /// a5, head dim 64, bf16.
-pub const A5_D64_BF16: Step = fused("attn_fa2c4_d64_bf16", "a5-d64-bf16", BQ, 64, Elem::Bf16, FA2_HAS_BF16, A5_ABOUT);
+pub const A5_D64_BF16: Step = fused("attn_fa2c4_d64_bf16", "a5-d64-bf16", 64, 4, 1, Elem::Bf16, FA2_HAS_BF16, A5_ABOUT);
 /// a5, head dim 128, bf16.
-pub const A5_D128_BF16: Step = fused("attn_fa2c4_d128_bf16", "a5-d128-bf16", BQ, 128, Elem::Bf16, FA2_HAS_BF16, A5_ABOUT);
+pub const A5_D128_BF16: Step = fused("attn_fa2c4_d128_bf16", "a5-d128-bf16", 128, 4, 1, Elem::Bf16, FA2_HAS_BF16, A5_ABOUT);
 
 /// Every attention kernel, in ladder order.
 pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
@@ -138,5 +139,6 @@ mod tests {
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
         assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128"]);
         assert_eq!(A3_D64.kernel.block_threads, 256);
+        assert_eq!((A4_D64.kernel.block_threads, A4_D64.query_rows, A4_D64.kernel.dyn_smem_bytes), (128, 128, A3_D64.kernel.dyn_smem_bytes));
     }
 }

@@ -13,7 +13,7 @@ use crate::prim::{
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 use layout::{
     Layout,
-    attention::{BKV, TileOf, flash_tile_bytes, kv_tiles, needs_mask, tile},
+    attention::{BKV, TileOf, flash_tile_bytes, kv_tiles, needs_mask, query_rows, threads, tile},
 };
 
 /// Copies rows `row0 .. row0 + rows` of a head's `l × D` matrix at `g` into the swizzled tile at
@@ -96,7 +96,7 @@ unsafe fn quad_sum(v: f32) -> f32 {
 #[inline(always)]
 pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: u32, const CHAINS: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16,
                                                                                    g_lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    let bq = 16 * MT * WARPS;
+    let bq = query_rows(WARPS, MT);
     let (qt, head) = (block_idx_x(), block_idx_y());
     let (tid, lane) = (thread_idx_x(), lane_id());
     let warp = tid / 32;
@@ -104,7 +104,7 @@ pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: 
     let head_off = head as usize * l as usize * D as usize;
     let q0 = qt * bq;
     let s_base = addr_of(dynamic::<Align16>());
-    let nthreads = 32 * WARPS;
+    let nthreads = threads(WARPS);
     let s_q = s_base + flash_tile_bytes(bq, D, TileOf::Q, 0);
     let s_k = |st: u32| s_base + flash_tile_bytes(bq, D, TileOf::K, st);
     let s_v = |st: u32| s_base + flash_tile_bytes(bq, D, TileOf::V, st);
