@@ -54,9 +54,6 @@ impl std::fmt::Display for Config {
     }
 }
 
-/// The fewest 64-deep K tiles per split for which the entry point chooses h7 over h6.
-pub const H7_MIN_K_TILES: u32 = 32;
-
 /// The largest M the decode step `d1` is chosen for.
 pub const DECODE_MAX_M: usize = 64;
 
@@ -67,22 +64,19 @@ const fn up8(x: usize) -> usize {
 
 /// The default step for `s` and element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or not.
 /// bf16 without sm_90a has no large-tile step: `d2m64-bf16` takes every M there (correct, not fast).
-/// On Hopper, above the decode range: `h7` (split-K) where it splits *and* each split still has at
-/// least [`H7_MIN_K_TILES`] K tiles of 64, else `h6`. Measured (H100, `results/…/call7-h7`): h7 beat h6
-/// only at 256×4096×14336 (1.63×: 56 K tiles a split); with 8 K tiles a split (128×4096×4096) the
-/// partials' write-back and the last CTA's sum cost more than the idle SMs did (0.77×).
+/// On Hopper, above the decode range: `h8` (K split over a cluster of 2, 4 or 8 CTAs,
+/// `layout::hopper::tma_hgemm::h8_splits`) where the 128×256 tiles are at most half the SMs and K
+/// is long enough, else `h6`. `h7` (split-K through global memory) is no longer chosen: it applies
+/// only where h8 does, and its last-CTA sum made it 0.77× h6 at 128×4096×4096 (`results/…/call7-h7`).
 pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem) -> &'static Step {
-    let splits = layout::hopper::tma_hgemm::h7_splits(s.m as u32, s.n as u32, s.k as u32, sms);
-    let split = splits > 1 && (s.k as u32).div_ceil(64) / splits >= H7_MIN_K_TILES;
+    let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms), elem);
     match (elem, s.m) {
         (Elem::Bf16, m) if m <= 16 => &steps::D2_BF16,
         (Elem::Bf16, m) if m <= DECODE_MAX_M || !hopper => &steps::D2M64_BF16,
-        (Elem::Bf16, _) if split => &steps::H7_BF16,
-        (Elem::Bf16, _) => &steps::H6_BF16,
+        (Elem::Bf16, _) => h8.unwrap_or(&steps::H6_BF16),
         (_, m) if m <= 16 => &steps::D2,
         (_, m) if m <= DECODE_MAX_M => &steps::D2M64,
-        _ if hopper && split => &steps::H7,
-        _ if hopper => &steps::H6,
+        _ if hopper => h8.unwrap_or(&steps::H6),
         _ => &steps::V10,
     }
 }
@@ -236,9 +230,11 @@ mod tests {
             assert_eq!(choose(shape(m, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), want);
             assert_eq!(choose(shape(m, 4096, 4096), false, 132, None, Elem::F16).unwrap().label(), want);
         }
-        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h6", "8 K tiles a split: not worth it");
-        assert_eq!(choose(shape(256, 4096, 14336), true, 132, None, Elem::F16).unwrap().label(), "h7", "32 tiles, 56 K tiles a split");
-        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, None, Elem::F16).unwrap().label(), "h6");
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h8x8", "16 tiles: K split 8 ways");
+        assert_eq!(choose(shape(256, 4096, 14336), true, 132, None, Elem::F16).unwrap().label(), "h8x4", "32 tiles");
+        assert_eq!(choose(shape(512, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h8x2", "64 tiles");
+        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, None, Elem::F16).unwrap().label(), "h8x4", "32 tiles, 16 K tiles");
+        assert_eq!(choose(shape(2048, 2048, 2048), true, 132, None, Elem::F16).unwrap().label(), "h6", "128 tiles");
         assert_eq!(choose(shape(2048, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h6", "256 tiles: no split");
         assert_eq!(choose(shape(256, 4096, 4096), false, 132, None, Elem::F16).unwrap().label(), "v10");
         // M is free; K or N off a multiple of 8 pads.
@@ -246,10 +242,9 @@ mod tests {
         for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11)] {
             let c = choose(shape(m, n, k), true, 132, None, Elem::F16).unwrap();
             assert!(c.padded, "{m}x{n}x{k}");
-            // Few tiles (or too little K to split): h7 splits K when it can, h6 otherwise.
-            let sp = layout::hopper::tma_hgemm::h7_splits(m as u32, up8(n) as u32, up8(k) as u32, 132);
-            let split = sp > 1 && (up8(k) as u32).div_ceil(64) / sp >= H7_MIN_K_TILES;
-            assert_eq!(c.label(), if split { "h7+pad" } else { "h6+pad" }, "{m}x{n}x{k}");
+            // Few tiles and enough K: h8 splits K over a cluster; h6 otherwise (M = 65 with K = 11).
+            let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, n as u32, k as u32, 132);
+            assert_eq!(c.label(), if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() }, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, None, Elem::F16).unwrap().label(), "d2+pad");
         // v1 takes every shape as it is: never padded.
@@ -279,7 +274,7 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h6-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h8x8-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
         assert_eq!(choose(shape(4096, 4095, 4096), true, 132, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");

@@ -85,7 +85,7 @@ fn shared_and_global_accesses_name_their_state_space() {
             let op = l.split_whitespace().next().unwrap_or("");
             if op.starts_with("ld.") || op.starts_with("st.") {
                 let space = op.split('.').nth(1).unwrap_or("");
-                assert!(["shared", "global", "param", "relaxed"].contains(&space),
+                assert!(["shared", "shared::cluster", "global", "param", "relaxed"].contains(&space),
                         "{}: generic memory access `{l}` (shared data must use ld/st.shared)", k.name);
             }
         }

@@ -4,8 +4,10 @@
 //!
 //! What the kernel lab uses them for: **TMA multicast** — one CTA's TMA load writes the same box into
 //! several CTAs' shared memory and signals each one's mbarrier at the same offset
-//! ([`crate::tma::cp_async_bulk_tensor_2d_g2s_multicast`]) — and the mbarrier arrivals that tell a peer
-//! its data has been consumed ([`mbarrier_arrive_cluster`]).
+//! ([`crate::tma::cp_async_bulk_tensor_2d_g2s_multicast`]) — the mbarrier arrivals that tell a peer
+//! its data has been consumed ([`mbarrier_arrive_cluster`]), and **distributed shared memory**: a CTA
+//! reads a peer's shared memory at the address [`mapa_shared_cluster`] gives
+//! ([`ld_shared_cluster_v4_f32`]), as HGEMM h8 sums its split-K partial tiles.
 use core::arch::asm;
 
 /// `%cluster_ctarank`: this CTA's rank in its cluster (0 .. cluster size).
@@ -47,4 +49,37 @@ pub unsafe fn mbarrier_arrive_cluster(bar: u32, rank: u32) {
         asm!("{{ .reg .b32 ra; mapa.shared::cluster.u32 ra, {0}, {1}; mbarrier.arrive.shared::cluster.b64 _, [ra]; }}",
              in(reg32) bar, in(reg32) rank, options(nostack))
     }
+}
+
+/// `mapa.shared::cluster.u32 d, addr, rank;` — the `shared::cluster` address of shared offset `addr`
+/// in CTA `rank` of this cluster (the same variable's copy there: every CTA of a kernel has the same
+/// shared-memory layout). Only address arithmetic: nothing is accessed.
+///
+/// # Safety
+/// sm_90, a cluster launch of at least `rank + 1` CTAs.
+#[inline(always)]
+pub unsafe fn mapa_shared_cluster(addr: u32, rank: u32) -> u32 {
+    let d: u32;
+    // SAFETY: forwarded to the caller; computes an address, reads nothing.
+    unsafe { asm!("mapa.shared::cluster.u32 {0}, {1}, {2};", out(reg32) d, in(reg32) addr, in(reg32) rank, options(pure, nomem, nostack)) };
+    d
+}
+
+/// `ld.shared::cluster.v4.f32` — 16 bytes from a `shared::cluster` address (a peer's shared memory,
+/// or this CTA's own, by [`mapa_shared_cluster`]), over the SM-to-SM network when remote.
+///
+/// # Safety
+/// sm_90, a cluster launch; `addr` from [`mapa_shared_cluster`], 16-byte aligned, inside the target
+/// CTA's shared memory; the target has written those bytes before a cluster barrier this thread has
+/// passed ([`cluster_sync`]: its release/acquire orders them) and does not exit or rewrite them until
+/// a later one.
+#[inline(always)]
+pub unsafe fn ld_shared_cluster_v4_f32(addr: u32) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: forwarded to the caller. Not `pure`: the bytes are written by other CTAs.
+    unsafe {
+        asm!("ld.shared::cluster.v4.f32 {{{0}, {1}, {2}, {3}}}, [{4}];", out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d, in(reg32) addr,
+             options(nostack, readonly))
+    };
+    [a, b, c, d]
 }

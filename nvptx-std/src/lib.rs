@@ -19,7 +19,7 @@
 //! | [`wgmma`], [`mbarrier`], [`tma`] | Hopper (sm_90a): `wgmma.mma_async` (f16, bf16, FP8 e4m3), `mbarrier`, TMA tensor loads/stores |
 //! | [`fp8`] | `cvt` between f32/f16 and FP8 e4m3 (sm_89+) |
 //! | [`math`] | `ex2.approx`, `lg2.approx` (softmax in base 2) |
-//! | [`cluster`] | thread-block clusters (sm_90): rank, cluster barrier, remote mbarrier arrivals; [`cluster_dims!`] |
+//! | [`cluster`] | thread-block clusters (sm_90): rank, cluster barrier, remote mbarrier arrivals, distributed shared memory (`mapa`, `ld.shared::cluster`); [`cluster_dims!`] |
 //!
 //! The fragment layouts these instructions imply (which lane holds which element) are data in
 //! [`layout::fragment`]; tile layouts, swizzles and the bank model are the rest of [`layout`],

@@ -68,6 +68,13 @@ impl Shape {
             Grid::TilesSplitK { .. } => (tiles_n, tiles_m * step.split_k(self.m as u32, self.n as u32, self.k as u32, sms, 1).0),
             Grid::SplitK { .. } => (tiles_n, tiles_m * step.split_k(self.m as u32, self.n as u32, self.k as u32, sms, crate::runtime::tuning::decode_blocks_per_sm()).0),
             Grid::Persistent { .. } => ((tiles_n * tiles_m).min(sms.max(1)), 1),
+            Grid::ClusterSplitK { cluster, .. } => {
+                let ctas = tiles_n as u64 * tiles_m as u64 * cluster as u64;
+                if ctas > i32::MAX as u64 {
+                    return Err(Error::InvalidInput(format!("{}: {ctas} CTAs exceed the grid's x limit", step.kernel.name)));
+                }
+                (ctas as u32, 1)
+            }
             Grid::PersistentSplitK { .. } => {
                 let splits = layout::hopper::tma_hgemm::h7_splits(self.m as u32, self.n as u32, self.k as u32, sms);
                 ((tiles_n * tiles_m * splits).min(sms.max(1)), 1)

@@ -40,6 +40,16 @@ pub enum Grid {
         /// Columns of C per tile.
         cols: u32,
     },
+    /// One block per `rows × cols` tile and split of K, the `cluster` splits of a tile forming one
+    /// thread-block cluster (`layout::hopper::tma_hgemm::h8_splits`): a 1-D grid of `tiles · cluster`.
+    ClusterSplitK {
+        /// Rows of C per tile.
+        rows: u32,
+        /// Columns of C per tile.
+        cols: u32,
+        /// CTAs per cluster = splits of K (the kernel's `.reqnctapercluster`).
+        cluster: u32,
+    },
     /// One block per SM (at most one per tile) walking `rows × cols` tiles: a 1-D grid.
     Persistent {
         /// Rows of C per tile.
@@ -54,7 +64,7 @@ impl Grid {
     pub const fn tile(self) -> (u32, u32) {
         match self {
             Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::TilesSplitK { rows, cols } | Grid::Persistent { rows, cols }
-            | Grid::PersistentSplitK { rows, cols } => (rows, cols),
+            | Grid::PersistentSplitK { rows, cols } | Grid::ClusterSplitK { rows, cols, .. } => (rows, cols),
         }
     }
 }

@@ -207,11 +207,34 @@ macro_rules! warp_specialized {
             $consumer
         }
     };
-    // In a cluster of `$cluster` CTAs (a `const`): the empty barriers count every CTA's consumer warps,
-    // a cluster barrier publishes the initialization to the peers, and a last cluster barrier keeps
-    // each CTA alive until no peer can arrive on its barriers or multicast into it.
+    // In a cluster of `$cluster` CTAs (a `const`) whose producers fill every CTA's stages by multicast:
+    // the empty barriers count every CTA's consumer warps, a cluster barrier publishes the
+    // initialization to the peers, and a last cluster barrier keeps each CTA alive until no peer can
+    // arrive on its barriers or multicast into it.
     (
         cluster: $cluster:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0;
+            $($rest)*
+        }
+    };
+    // In a cluster of `$cluster` CTAs whose rings are their own (each producer fills only its CTA's
+    // stages: local empty barriers), and whose consumers meet the whole cluster `$meets` times inside
+    // their block (`cluster_sync`, e.g. before reading the peers' shared memory): the producer
+    // warpgroup meets them as often after its block, so every thread passes every cluster barrier.
+    (
+        cluster_local: $cluster:expr, consumer_meets: $meets:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets;
+            $($rest)*
+        }
+    };
+    (
+        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr;
         ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
         thread: $tid:ident, warpgroup: $wg:ident;
         setup: { $(let $p:pat = $e:expr;)* }
@@ -224,12 +247,15 @@ macro_rules! warp_specialized {
         let $wg = $tid / 128;
         $(let $p = $e;)*
         if $tid == 0 {
-            $ring.init_with($tmap_a, $tmap_b, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster);
+            $ring.init_with($tmap_a, $tmap_b, $empty_arrivals);
         }
         if $cluster > 1 { $crate::prim::cluster::cluster_sync() } else { $crate::prim::sync::sync_threads() }
         if $wg == 0 {
             $crate::prim::wgmma::setmaxnreg_dec::<40>();
             if $tid == 0 $producer
+            for _ in 0..$meets {
+                $crate::prim::cluster::cluster_sync();
+            }
         } else {
             $crate::prim::wgmma::setmaxnreg_inc::<232>();
             let $mh = $wg - 1;

@@ -148,3 +148,155 @@ mod h7_tests {
         assert!(H7_DYN_SMEM <= MAX_DYN_SMEM);
     }
 }
+
+/// Stages of h8 (h5's ring; after the K loop the ring holds the CTA's f32 partial tile).
+pub const H8_STAGES: u32 = 4;
+/// h8's dynamic shared memory: h5's ring and barriers (the partial tile reuses the ring).
+pub const H8_DYN_SMEM: u32 = dyn_smem(H8_STAGES, WIDE_STAGE_BYTES, 0, 2);
+/// One CTA's f32 partial of a 128×256 tile: 128 KiB, laid over the ring's first bytes.
+pub const H8_PARTIAL_BYTES: u32 = BM * BN_WIDE * 4;
+/// The cluster sizes (= splits of K) h8 is built for; 8 is the portable maximum.
+pub const H8_CLUSTERS: [u32; 3] = [2, 4, 8];
+/// The fewest 64-deep K tiles h8 gives a split: below it the fill of the ring and the cluster's
+/// reduction are most of a split's time.
+pub const H8_MIN_K_TILES: u32 = 4;
+const _: () = assert!(H8_PARTIAL_BYTES <= H8_STAGES * WIDE_STAGE_BYTES && H8_DYN_SMEM <= MAX_DYN_SMEM);
+
+/// Byte offset of f32 `(row, col)` in h8's partial tile (128 rows of 256 f32, 1 KiB each), with
+/// bits 1–2 of a row's 16-byte chunk index XORed with the row's low 2 bits — `Swizzle<5, 2, 5>` on
+/// bytes (CuTe `Swizzle<2, 5, 5>`; `Swizzle<5, 2, 3>` on f32 offsets):
+///
+/// ```text
+/// byte = row·1024 + col·4:   bit  16 … 12 | 11 10 |  9  8  7 |  6  5 |  4 | 3 2 1 0
+///                                  row hi  | row%4 | chunk hi |  cc   |  c | byte in chunk
+/// swizzled:                        row hi  | row%4 | chunk hi | cc ^ row%4 | c | …
+/// ```
+///
+/// Why: a consumer warp stores a pair of f32 (8 bytes) per lane from its `wgmma` fragment, rows
+/// `g = lane / 4` (8 rows 1 KiB apart), columns `8j + 2·(lane % 4)`: each row 32 bytes, two chunks. An
+/// 8-byte store is served by half-warps (4 rows each). Unswizzled, the 4 rows of a half hit the same 8
+/// banks: 8 wavefronts per warp where 2 carry its 256 bytes. Moving row `r`'s chunk pair by
+/// `2·(r % 4)` chunks puts the 4 rows of each half on 4 different pairs, all 32 banks: 2 wavefronts
+/// (test below; XORing with `r % 8` instead leaves rows `2i`, `2i + 1` on one pair: 4). The
+/// reduction reads whole rows 16 bytes per lane, which a permutation inside an aligned group of 8
+/// chunks leaves conflict-free.
+pub const fn h8_partial_byte(row: u32, col: u32) -> u32 {
+    crate::swizzle::Swizzle::<5, 2, 5>::apply(row * BN_WIDE * 4 + col * 4)
+}
+
+/// K tiles `[kt0, kt1)` of split `rank` of `splits` over `k_tiles`: `⌊k_tiles·rank / splits⌋ …` —
+/// the splits differ by at most one tile and each has one if `k_tiles >= splits`.
+pub const fn h8_k_range(k_tiles: u32, rank: u32, splits: u32) -> (u32, u32) {
+    (k_tiles * rank / splits, k_tiles * (rank + 1) / splits)
+}
+
+/// Splits of K (= cluster size) for h8 on `m × n × k` with `sms` SMs: the largest of
+/// [`H8_CLUSTERS`] whose `tiles · S` CTAs fit in one wave and whose splits keep at least
+/// [`H8_MIN_K_TILES`] K tiles each; 1 (h8 does not apply) when even 2 splits would overflow the SMs
+/// or K is too short.
+///
+/// ```text
+/// tiles = ⌈m/128⌉·⌈n/256⌉;   S = max { s ∈ {2, 4, 8} : tiles·s ≤ sms, ⌈k/64⌉ ≥ 4·s }, else 1
+/// ```
+pub const fn h8_splits(m: u32, n: u32, k: u32, sms: u32) -> u32 {
+    let tiles = m.div_ceil(BM) * n.div_ceil(BN_WIDE);
+    let k_tiles = k.div_ceil(BK);
+    let mut best = 1;
+    let mut i = 0;
+    while i < H8_CLUSTERS.len() {
+        let s = H8_CLUSTERS[i];
+        if tiles > 0 && tiles * s <= sms && k_tiles >= H8_MIN_K_TILES * s {
+            best = s;
+        }
+        i += 1;
+    }
+    best
+}
+
+#[cfg(test)]
+mod h8_tests {
+    use super::*;
+    use crate::bank;
+
+    #[test]
+    fn h8_splits_fill_one_wave_with_enough_k() {
+        assert_eq!(h8_splits(128, 4096, 4096, 132), 8); // 16 tiles → 128 CTAs
+        assert_eq!(h8_splits(64, 4096, 4096, 132), 8); // the same tiles, half empty
+        assert_eq!(h8_splits(256, 4096, 4096, 132), 4); // 32 tiles → 128 CTAs
+        assert_eq!(h8_splits(256, 4096, 14336, 132), 4);
+        assert_eq!(h8_splits(512, 4096, 4096, 132), 2); // 64 tiles → 128 CTAs
+        assert_eq!(h8_splits(1024, 4096, 4096, 132), 1); // 128 tiles fill the GPU alone
+        assert_eq!(h8_splits(128, 4096, 256, 132), 1); // 4 K tiles: 2 splits would keep 2 each
+        assert_eq!(h8_splits(128, 4096, 512, 132), 2); // 8 K tiles: 2 splits of 4
+        assert_eq!(h8_splits(0, 4096, 4096, 132), 1);
+    }
+
+    #[test]
+    fn h8_k_ranges_cover_k_once() {
+        for k_tiles in [1u32, 7, 8, 9, 64, 65, 224] {
+            for s in H8_CLUSTERS {
+                let mut next = 0;
+                for r in 0..s {
+                    let (a, b) = h8_k_range(k_tiles, r, s);
+                    assert_eq!(a, next);
+                    assert!(b >= a && b - a <= k_tiles.div_ceil(s));
+                    next = b;
+                }
+                assert_eq!(next, k_tiles);
+            }
+        }
+    }
+
+    /// The partial tile is a bijection onto its 128 KiB, and every 16-byte chunk stays whole.
+    #[test]
+    fn h8_partial_layout_is_a_permutation_of_whole_chunks() {
+        let mut seen = [false; (H8_PARTIAL_BYTES / 16) as usize];
+        for row in 0..BM {
+            for c4 in 0..BN_WIDE / 4 {
+                let b = h8_partial_byte(row, 4 * c4);
+                assert_eq!(b % 16, 0);
+                for i in 1..4 {
+                    assert_eq!(h8_partial_byte(row, 4 * c4 + i), b + 4 * i);
+                }
+                assert!(b / 1024 == row, "stays in its row");
+                assert!(!seen[(b / 16) as usize]);
+                seen[(b / 16) as usize] = true;
+            }
+        }
+    }
+
+    /// The kernel's two shared accesses through the bank model: each fragment store (8 bytes a lane,
+    /// 256 bytes a warp) is 2 wavefronts (unswizzled: 8), and the reduction's 16-byte row reads are
+    /// conflict-free (4 wavefronts for 512 bytes). XORing whole chunks with `row % 8` would leave 4.
+    #[test]
+    fn h8_partial_accesses_are_conflict_free() {
+        let plain = |row: u32, col: u32| row * 1024 + col * 4;
+        let by_row8 = |row: u32, col: u32| crate::swizzle::xor_swizzle(row * 1024 + col * 4, 6, 3, 4);
+        let cases = [("swizzled", h8_partial_byte as fn(u32, u32) -> u32, 2), ("plain", plain as fn(u32, u32) -> u32, 8), ("chunk ^ row % 8", by_row8, 4)];
+        for (name, f, want) in cases {
+            for mh in 0..2 {
+                for warp in 0..4 {
+                    for nb in 0..4 {
+                        for j in 0..8 {
+                            for half in 0..2 {
+                                let addrs: [u32; 32] = core::array::from_fn(|l| {
+                                    let (r, c) = c_fragment_rc(warp, l as u32, j, half);
+                                    f(64 * mh + r, 64 * nb + c)
+                                });
+                                let cost = bank::lsu(&addrs, u32::MAX, 8, bank::Op::Store).unwrap();
+                                assert_eq!(cost.wavefronts, want, "{name}: mh {mh} warp {warp} nb {nb} j {j} half {half}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for row in 0..BM {
+            for w in 0..2 {
+                let addrs: [u32; 32] = core::array::from_fn(|l| h8_partial_byte(row, 4 * (32 * w + l as u32)));
+                let cost = bank::lsu(&addrs, u32::MAX, 16, bank::Op::Load).unwrap();
+                assert_eq!((cost.wavefronts, cost.conflicts()), (4, 0), "row {row} half {w}");
+            }
+        }
+    }
+}
