@@ -64,12 +64,13 @@ const fn up8(x: usize) -> usize {
 
 /// The default step for `s` and element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or not.
 /// bf16 without sm_90a has no large-tile step: `d2m64-bf16` takes every M there (correct, not fast).
-/// On Hopper, above the decode range: `h8` (K split over a cluster of 2, 4 or 8 CTAs,
-/// `layout::hopper::tma_hgemm::h8_splits`) where the 128×256 tiles are at most half the SMs and K
-/// is long enough, else `h6`. `h7` (split-K through global memory) is no longer chosen: it applies
-/// only where h8 does, and its last-CTA sum made it 0.77× h6 at 128×4096×4096 (`results/…/call7-h7`).
-pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem) -> &'static Step {
-    let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms), elem);
+/// On Hopper, above the decode range: `h8` (K split over a cluster of 2 … 8 CTAs) where
+/// `layout::hopper::tma_hgemm::h8_splits` estimates it faster than h6 given how many clusters of
+/// each size the GPU holds at once (`h8_resident`, from [`h8_resident`]), else `h6`. `h7` (split-K
+/// through global memory) is no longer chosen: h8 applies wherever it did, and h7's last-CTA sum
+/// made it 0.77× h6 at 128×4096×4096 (`results/…/call7-h7`).
+pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [u32; 7]) -> &'static Step {
+    let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
     match (elem, s.m) {
         (Elem::Bf16, m) if m <= 16 => &steps::D2_BF16,
         (Elem::Bf16, m) if m <= DECODE_MAX_M || !hopper => &steps::D2M64_BF16,
@@ -81,11 +82,48 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem) -> &'static St
     }
 }
 
+thread_local! {
+    /// [`h8_resident`] per CUDA context (the query loads seven kernels: once per context).
+    static H8_RESIDENT: std::cell::Cell<Option<(usize, [u32; 7])>> = const { std::cell::Cell::new(None) };
+}
+
+/// How many clusters of each h8 size (`layout::hopper::tma_hgemm::H8_CLUSTERS`) this GPU holds at
+/// once (`cuOccupancyMaxActiveClusters` on the f16 kernels; the bf16 twins use the same resources);
+/// zeros where the GPU cannot run sm_90a code. Cached per context.
+pub fn h8_resident(gpu: &Gpu) -> Result<[u32; 7]> {
+    if gpu.cannot_run(&steps::H8[0].kernel).is_some() {
+        return Ok([0; 7]);
+    }
+    let ctx = gpu.ctx.cu_ctx() as usize;
+    if let Some((c, r)) = H8_RESIDENT.with(|c| c.get())
+        && c == ctx
+    {
+        return Ok(r);
+    }
+    let mut r = [0u32; 7];
+    for (slot, (step, size)) in r.iter_mut().zip(steps::H8.iter().zip(layout::hopper::tma_hgemm::H8_CLUSTERS)) {
+        *slot = gpu.kernel(step.kernel.name)?.max_active_clusters(gpu, size)?;
+    }
+    H8_RESIDENT.with(|c| c.set(Some((ctx, r))));
+    Ok(r)
+}
+
+/// For a cluster split-K grid (h8) on `s`: how many clusters it launches, how many of its size this
+/// GPU holds at once, and the residency of every size, for the tables; `None` for other grids.
+pub fn cluster_note(gpu: &Gpu, grid: crate::steps::gemm::Grid, s: Shape) -> Option<String> {
+    let crate::steps::gemm::Grid::ClusterSplitK { rows, cols, cluster } = grid else { return None };
+    let clusters = (s.m as u32).div_ceil(rows) * (s.n as u32).div_ceil(cols);
+    let resident = h8_resident(gpu).ok()?;
+    let fit = layout::hopper::tma_hgemm::H8_CLUSTERS.iter().position(|&c| c == cluster).map(|i| resident[i]).unwrap_or(0);
+    Some(format!("{clusters} clusters of {cluster} CTAs (K split {cluster} ways), {fit} resident at once ({} wave{}); clusters resident by size 2..8: {resident:?}",
+                 clusters.div_ceil(fit.max(1)), if clusters.div_ceil(fit.max(1)) == 1 { "" } else { "s" }))
+}
+
 /// The configuration for `s` with element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or
 /// not, with `step` forced (`None`: [`default_step`]). Pure: the CPU tests cover it. Errors name why a
 /// forced step cannot take the shape even padded, or takes another element type.
-pub fn choose(s: Shape, hopper: bool, sms: u32, step: Option<&'static Step>, elem: Elem) -> Result<Config> {
-    let step = step.unwrap_or(default_step(s, hopper, sms, elem));
+pub fn choose(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], step: Option<&'static Step>, elem: Elem) -> Result<Config> {
+    let step = step.unwrap_or(default_step(s, hopper, sms, elem, h8_resident));
     if step.elem != elem {
         return Err(Error::InvalidInput(format!("--config {}: {} takes {:?} matrices, this GEMM is {elem:?}", step.kernel.step, step.kernel.name, step.elem)));
     }
@@ -140,7 +178,8 @@ impl<'g> GemmPlan<'g> {
         {
             return Err(Error::InvalidInput(format!("--config {}: {why}", st.kernel.step)));
         }
-        let config = choose(s, hopper, gpu.info.sms, step, elem)?;
+        let resident = if hopper && step.is_none() { h8_resident(gpu)? } else { [0; 7] };
+        let config = choose(s, hopper, gpu.info.sms, resident, step, elem)?;
         let kernel = gpu.kernel(config.step.kernel.name)?;
         let pad = if config.padded {
             let p = Shape::new(s.m, up8(s.n), up8(s.k))?;
@@ -216,39 +255,42 @@ pub fn gemm_bf16(gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c:
 mod tests {
     use super::*;
 
+    /// The CPU tests' GPU: an H100's resident clusters.
+    const R: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;
+
     fn shape(m: usize, n: usize, k: usize) -> Shape {
         Shape::new(m, n, k).unwrap()
     }
 
     #[test]
     fn the_choice_follows_the_gpu_and_pads_only_unaligned_k_or_n() {
-        let c = choose(shape(4096, 4096, 4096), true, 132, None, Elem::F16).unwrap();
+        let c = choose(shape(4096, 4096, 4096), true, 132, R, None, Elem::F16).unwrap();
         assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
-        assert_eq!(choose(shape(4096, 4096, 4096), false, 132, None, Elem::F16).unwrap().label(), "v10");
+        assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
         // Small M: the decode step on either GPU.
         for (m, want) in [(1, "d2"), (16, "d2"), (17, "d2m64"), (DECODE_MAX_M, "d2m64")] {
-            assert_eq!(choose(shape(m, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), want);
-            assert_eq!(choose(shape(m, 4096, 4096), false, 132, None, Elem::F16).unwrap().label(), want);
+            assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), want);
+            assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
         }
-        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h8x8", "16 tiles: K split 8 ways");
-        assert_eq!(choose(shape(256, 4096, 14336), true, 132, None, Elem::F16).unwrap().label(), "h8x4", "32 tiles");
-        assert_eq!(choose(shape(512, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h8x2", "64 tiles");
-        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, None, Elem::F16).unwrap().label(), "h8x4", "32 tiles, 16 K tiles");
-        assert_eq!(choose(shape(2048, 2048, 2048), true, 132, None, Elem::F16).unwrap().label(), "h6", "128 tiles");
-        assert_eq!(choose(shape(2048, 4096, 4096), true, 132, None, Elem::F16).unwrap().label(), "h6", "256 tiles: no split");
-        assert_eq!(choose(shape(256, 4096, 4096), false, 132, None, Elem::F16).unwrap().label(), "v10");
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x7", "16 tiles: 16 clusters of 7 fit");
+        assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h8x7", "32 tiles, 224 K tiles: two waves of 7 (2·(32 + 8)) edge out one of 3 (75 + 8)");
+        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x2", "64 tiles");
+        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "h8x3", "32 tiles, 16 K tiles");
+        assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "128 tiles");
+        assert_eq!(choose(shape(2048, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "256 tiles: no split");
+        assert_eq!(choose(shape(256, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
         // M is free; K or N off a multiple of 8 pads.
-        assert!(!choose(shape(4097, 4096, 64), true, 132, None, Elem::F16).unwrap().padded);
+        assert!(!choose(shape(4097, 4096, 64), true, 132, R, None, Elem::F16).unwrap().padded);
         for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11)] {
-            let c = choose(shape(m, n, k), true, 132, None, Elem::F16).unwrap();
+            let c = choose(shape(m, n, k), true, 132, R, None, Elem::F16).unwrap();
             assert!(c.padded, "{m}x{n}x{k}");
             // Few tiles and enough K: h8 splits K over a cluster; h6 otherwise (M = 65 with K = 11).
-            let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, n as u32, k as u32, 132);
+            let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, n as u32, k as u32, 132, R);
             assert_eq!(c.label(), if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() }, "{m}x{n}x{k}");
         }
-        assert_eq!(choose(shape(1, 1, 1), true, 132, None, Elem::F16).unwrap().label(), "d2+pad");
+        assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
         // v1 takes every shape as it is: never padded.
-        assert!(!choose(shape(13, 17, 1), true, 132, Some(&steps::V1), Elem::F16).unwrap().padded);
+        assert!(!choose(shape(13, 17, 1), true, 132, R, Some(&steps::V1), Elem::F16).unwrap().padded);
         assert_eq!(up8(1), 8);
         assert_eq!(up8(8), 8);
         assert_eq!(up8(4095), 4096);
@@ -264,7 +306,7 @@ mod tests {
             let dims = [(x >> 10) as usize % 5000 + 1, (x >> 24) as usize % 5000 + 1, (x >> 40) as usize % 5000 + 1];
             let s = shape(dims[0], dims[1], dims[2]);
             for hopper in [true, false] {
-                let c = choose(s, hopper, 132, None, Elem::F16).unwrap();
+                let c = choose(s, hopper, 132, R, None, Elem::F16).unwrap();
                 assert_eq!(c.padded, s.k % 8 != 0 || s.n % 8 != 0, "{s}");
                 let (n, k) = if c.padded { (up8(s.n), up8(s.k)) } else { (s.n, s.k) };
                 assert!(c.step.rejects(s.m, n, k).is_none(), "{s} {}", c.label());
@@ -274,13 +316,13 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h8x8-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
-            assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
+        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h8x7-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
+            assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
-        assert_eq!(choose(shape(4096, 4095, 4096), true, 132, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");
-        let e = choose(shape(64, 64, 64), true, 132, Some(&steps::H6), Elem::Bf16).unwrap_err().to_string();
+        assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");
+        let e = choose(shape(64, 64, 64), true, 132, R, Some(&steps::H6), Elem::Bf16).unwrap_err().to_string();
         assert!(e.contains("takes F16 matrices, this GEMM is Bf16"), "{e}");
-        assert!(choose(shape(64, 64, 64), true, 132, Some(step_by_label("h6-bf16").unwrap()), Elem::F16).is_err());
+        assert!(choose(shape(64, 64, 64), true, 132, R, Some(step_by_label("h6-bf16").unwrap()), Elem::F16).is_err());
     }
 
     #[test]
@@ -290,7 +332,7 @@ mod tests {
         let e = step_by_label("v9h").unwrap_err().to_string();
         assert!(e.contains("not an f32-accumulating hgemm step") && e.contains("h6"), "{e}");
         assert!(step_by_label("nope").is_err());
-        let e = choose(shape(64, 64, 64), true, 132, Some(&steps::V9H), Elem::F16).unwrap_err().to_string();
+        let e = choose(shape(64, 64, 64), true, 132, R, Some(&steps::V9H), Elem::F16).unwrap_err().to_string();
         assert!(e.contains("accumulates in f16"), "{e}");
     }
 }

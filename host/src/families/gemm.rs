@@ -235,13 +235,15 @@ pub struct Row {
     pub pct_of_copy: Option<f64>,
     /// The bank model's prediction for the launch: shared loads and stores.
     pub predicted: Option<BlockCost>,
+    /// A remark printed under the table (h8: its clusters and how many fit at once).
+    pub note: Option<String>,
 }
 
 impl Row {
     pub(crate) fn new(step: &str, kernel: &str, shape: Shape, tolerance: f64, reference: &str) -> Row {
         Row { step: step.into(), kernel: kernel.into(), shape, time: None, tflops: None, pct_of_cublas: None, baseline_paired: None, speedup_vs_prev: None,
               rel_err: None, tolerance, reference: reference.into(), registers: None, local_bytes: None, smem_bytes: None, blocks_per_sm: None, error: None, rejected: None,
-              predicted: None, gbps: None, pct_of_copy: None }
+              predicted: None, gbps: None, pct_of_copy: None, note: None }
     }
 
     /// Whether verification failed (the baseline's row never fails the run).
@@ -392,6 +394,7 @@ pub fn run<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)
                 (row.registers, row.local_bytes) = (Some(res.registers), Some(res.local_bytes));
                 row.smem_bytes = Some(k.info.dyn_smem_bytes + res.static_smem_bytes.max(0) as u32);
                 row.blocks_per_sm = k.max_blocks_per_sm().ok();
+                row.note = crate::gemm::cluster_note(gpu, step.grid, s);
                 row.rel_err = Some(run_checked::<F>(gpu, &k, step, s, &d_a, &d_b, &mut d_c, want)?);
                 if !o.check {
                     let t = match &baseline {
@@ -451,6 +454,9 @@ pub fn table(rows: &[Row]) -> String {
             let _ = writeln!(s, "  {:<7} {:>16} {:>9} GB/s {:>7} of copy", r.step, r.shape.to_string(), f(r.gbps, &|v| format!("{v:.0}")),
                              f(r.pct_of_copy, &|v| format!("{:.1}%", 100.0 * v)));
         }
+    }
+    for r in rows.iter().filter(|r| r.note.is_some()) {
+        let _ = writeln!(s, "note: {} {}: {}", r.step, r.shape, r.note.as_deref().unwrap_or(""));
     }
     if rows.iter().any(|r| r.baseline_paired.is_some()) {
         let baseline = rows.iter().find(|r| r.step == "cuBLAS").map(|r| r.kernel.as_str()).unwrap_or("cuBLAS");

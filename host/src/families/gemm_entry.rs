@@ -101,6 +101,7 @@ fn run_as<F: GemmFamily<Elem = u16, Baseline = CublasHgemm>>(gpu: &Gpu, o: &Gemm
             let mut plan = GemmPlan::new(gpu, s, config, elem)?;
             let cfg = plan.config();
             (row.step, row.kernel) = (cfg.label(), cfg.step.kernel.name.to_string());
+            row.note = crate::gemm::cluster_note(gpu, cfg.step.grid, s);
             let Some(want) = &want else {
                 return Err(crate::Error::InvalidInput(format!("{s} is too large for the CPU reference and {} is unavailable to verify against", F::BASELINE)));
             };

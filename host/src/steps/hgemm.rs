@@ -253,23 +253,29 @@ const fn h8(name: &'static str, label: &'static str, cluster: u32, has: &'static
     }
 }
 
-/// Hopper h8: split-K over the CTAs of a cluster, partials summed through distributed shared memory.
-pub const H8X2: Step = h8("hgemm_tma_v8_x2", "h8x2", 2, h8_has!(".reqnctapercluster 2, 1, 1"), "h4 with K split over a cluster of 2 CTAs, the partial tiles summed through distributed shared memory");
-/// h8 in clusters of 4.
-pub const H8X4: Step = h8("hgemm_tma_v8_x4", "h8x4", 4, h8_has!(".reqnctapercluster 4, 1, 1"), "h8 in clusters of 4 (K split 4 ways)");
-/// h8 in clusters of 8.
-pub const H8X8: Step = h8("hgemm_tma_v8_x8", "h8x8", 8, h8_has!(".reqnctapercluster 8, 1, 1"), "h8 in clusters of 8 (K split 8 ways)");
+/// Hopper h8 in clusters of 2 … 8 CTAs: split-K over the CTAs of a cluster, the partials summed
+/// through distributed shared memory (`[i]`: clusters of `layout::hopper::tma_hgemm::H8_CLUSTERS[i]`).
+pub const H8: [Step; 7] = [
+    h8("hgemm_tma_v8_x2", "h8x2", 2, h8_has!(".reqnctapercluster 2, 1, 1"), "h4 with K split over a cluster of 2 CTAs, the partial tiles summed through distributed shared memory"),
+    h8("hgemm_tma_v8_x3", "h8x3", 3, h8_has!(".reqnctapercluster 3, 1, 1"), "h8 in clusters of 3 (K split 3 ways)"),
+    h8("hgemm_tma_v8_x4", "h8x4", 4, h8_has!(".reqnctapercluster 4, 1, 1"), "h8 in clusters of 4 (K split 4 ways)"),
+    h8("hgemm_tma_v8_x5", "h8x5", 5, h8_has!(".reqnctapercluster 5, 1, 1"), "h8 in clusters of 5 (K split 5 ways)"),
+    h8("hgemm_tma_v8_x6", "h8x6", 6, h8_has!(".reqnctapercluster 6, 1, 1"), "h8 in clusters of 6 (K split 6 ways)"),
+    h8("hgemm_tma_v8_x7", "h8x7", 7, h8_has!(".reqnctapercluster 7, 1, 1"), "h8 in clusters of 7 (K split 7 ways)"),
+    h8("hgemm_tma_v8_x8", "h8x8", 8, h8_has!(".reqnctapercluster 8, 1, 1"), "h8 in clusters of 8 (K split 8 ways)"),
+];
+
 /// The h8 step for `splits` (= cluster size, `layout::hopper::tma_hgemm::h8_splits`), f16 or bf16;
 /// `None` for a size h8 is not built for.
 pub const fn h8_for(splits: u32, elem: Elem) -> Option<&'static Step> {
-    match (splits, elem) {
-        (2, Elem::F16) => Some(&H8X2),
-        (4, Elem::F16) => Some(&H8X4),
-        (8, Elem::F16) => Some(&H8X8),
-        (2, Elem::Bf16) => Some(&H8X2_BF16),
-        (4, Elem::Bf16) => Some(&H8X4_BF16),
-        (8, Elem::Bf16) => Some(&H8X8_BF16),
-        _ => None,
+    if splits < 2 || splits > 8 {
+        return None;
+    }
+    let i = (splits - 2) as usize;
+    match elem {
+        Elem::F16 => Some(&H8[i]),
+        Elem::Bf16 => Some(&H8_BF16[i]),
+        Elem::F32 => None,
     }
 }
 
@@ -284,17 +290,27 @@ const fn bf16(step: Step, name: &'static str, label: &'static str, ptx: PtxCheck
 pub const H6_BF16: Step = bf16(H6, "hgemm_tma_v6_bf16", "h6-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// h7 on bf16.
 pub const H7_BF16: Step = bf16(H7, "hgemm_tma_v7_bf16", "h7-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
-/// h8 (clusters of 2, 4, 8) on bf16.
-pub const H8X2_BF16: Step = bf16(H8X2, "hgemm_tma_v8_x2_bf16", "h8x2-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
-/// See [`H8X2_BF16`].
-pub const H8X4_BF16: Step = bf16(H8X4, "hgemm_tma_v8_x4_bf16", "h8x4-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"]));
-/// See [`H8X2_BF16`].
-pub const H8X8_BF16: Step = bf16(H8X8, "hgemm_tma_v8_x8_bf16", "h8x8-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"]));
+macro_rules! h8_bf16 {
+    ($i:literal, $name:literal, $label:literal, $reqn:literal) => {
+        bf16(H8[$i], $name, $label, PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", $reqn]))
+    };
+}
+/// h8 (clusters of 2 … 8) on bf16.
+pub const H8_BF16: [Step; 7] = [
+    h8_bf16!(0, "hgemm_tma_v8_x2_bf16", "h8x2-bf16", ".reqnctapercluster 2, 1, 1"),
+    h8_bf16!(1, "hgemm_tma_v8_x3_bf16", "h8x3-bf16", ".reqnctapercluster 3, 1, 1"),
+    h8_bf16!(2, "hgemm_tma_v8_x4_bf16", "h8x4-bf16", ".reqnctapercluster 4, 1, 1"),
+    h8_bf16!(3, "hgemm_tma_v8_x5_bf16", "h8x5-bf16", ".reqnctapercluster 5, 1, 1"),
+    h8_bf16!(4, "hgemm_tma_v8_x6_bf16", "h8x6-bf16", ".reqnctapercluster 6, 1, 1"),
+    h8_bf16!(5, "hgemm_tma_v8_x7_bf16", "h8x7-bf16", ".reqnctapercluster 7, 1, 1"),
+    h8_bf16!(6, "hgemm_tma_v8_x8_bf16", "h8x8-bf16", ".reqnctapercluster 8, 1, 1"),
+];
 /// d2 on bf16.
 pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 /// d2m64 on bf16.
 pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8X2, H8X4, H8X8, D1, D2, D2M64, D2M128, H6_BF16, H7_BF16,
-                             H8X2_BF16, H8X4_BF16, H8X8_BF16, D2_BF16, D2M64_BF16];
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
+                             D2M64, D2M128, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16];

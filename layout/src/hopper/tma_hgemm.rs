@@ -155,11 +155,15 @@ pub const H8_STAGES: u32 = 4;
 pub const H8_DYN_SMEM: u32 = dyn_smem(H8_STAGES, WIDE_STAGE_BYTES, 0, 2);
 /// One CTA's f32 partial of a 128×256 tile: 128 KiB, laid over the ring's first bytes.
 pub const H8_PARTIAL_BYTES: u32 = BM * BN_WIDE * 4;
-/// The cluster sizes (= splits of K) h8 is built for; 8 is the portable maximum.
-pub const H8_CLUSTERS: [u32; 3] = [2, 4, 8];
+/// The cluster sizes (= splits of K) h8 is built for: 2 … 8 (8 is the portable maximum).
+pub const H8_CLUSTERS: [u32; 7] = [2, 3, 4, 5, 6, 7, 8];
 /// The fewest 64-deep K tiles h8 gives a split: below it the fill of the ring and the cluster's
 /// reduction are most of a split's time.
 pub const H8_MIN_K_TILES: u32 = 4;
+/// h8's fixed cost per CTA (launch, ring fill, partial store, cluster barriers, reduction) in units
+/// of one 64-deep K tile of the K loop, for [`h8_splits`]'s estimate. Fitted on an H100
+/// (`results/2026-11-23-h100-session7/`).
+pub const H8_OVERHEAD_K_TILES: u32 = 8;
 const _: () = assert!(H8_PARTIAL_BYTES <= H8_STAGES * WIDE_STAGE_BYTES && H8_DYN_SMEM <= MAX_DYN_SMEM);
 
 /// Byte offset of f32 `(row, col)` in h8's partial tile (128 rows of 256 f32, 1 KiB each), with
@@ -190,28 +194,49 @@ pub const fn h8_k_range(k_tiles: u32, rank: u32, splits: u32) -> (u32, u32) {
     (k_tiles * rank / splits, k_tiles * (rank + 1) / splits)
 }
 
-/// Splits of K (= cluster size) for h8 on `m × n × k` with `sms` SMs: the largest of
-/// [`H8_CLUSTERS`] whose `tiles · S` CTAs fit in one wave and whose splits keep at least
-/// [`H8_MIN_K_TILES`] K tiles each; 1 (h8 does not apply) when even 2 splits would overflow the SMs
-/// or K is too short.
+/// Rows `[r0, r1)` of the tile that CTA `rank` of a cluster of `splits` sums and writes:
+/// `⌊128·rank / splits⌋ …` (the ranks differ by at most one row).
+pub const fn h8_rows(rank: u32, splits: u32) -> (u32, u32) {
+    (BM * rank / splits, BM * (rank + 1) / splits)
+}
+
+/// Splits of K (= cluster size) for h8 on `m × n × k`, or 1 where h8 should not run (h6's
+/// persistent grid instead). `resident[i]` is how many clusters of `H8_CLUSTERS[i]` CTAs the GPU
+/// holds at once (`cuOccupancyMaxActiveClusters`: a GPC's SMs that cannot form a whole cluster stay
+/// idle, so it is often below `SMs / size`), `sms` the SM count. The choice minimises an estimate in
+/// units of one K tile of one CTA:
 ///
 /// ```text
-/// tiles = ⌈m/128⌉·⌈n/256⌉;   S = max { s ∈ {2, 4, 8} : tiles·s ≤ sms, ⌈k/64⌉ ≥ 4·s }, else 1
+/// tiles = ⌈m/128⌉·⌈n/256⌉,  kt = ⌈k/64⌉
+/// h6:      ⌈tiles / sms⌉ · kt
+/// h8 (S):  ⌈tiles / resident(S)⌉ · (⌈kt / S⌉ + H8_OVERHEAD_K_TILES)     for S with ⌊kt/S⌋ ≥ H8_MIN_K_TILES
 /// ```
-pub const fn h8_splits(m: u32, n: u32, k: u32, sms: u32) -> u32 {
+///
+/// (ties go to the smaller S; h8 only where it beats h6's estimate). A second wave of clusters costs
+/// a whole split again, which is why resident clusters, not SMs, decide.
+pub fn h8_splits(m: u32, n: u32, k: u32, sms: u32, resident: [u32; 7]) -> u32 {
     let tiles = m.div_ceil(BM) * n.div_ceil(BN_WIDE);
-    let k_tiles = k.div_ceil(BK);
-    let mut best = 1;
-    let mut i = 0;
-    while i < H8_CLUSTERS.len() {
-        let s = H8_CLUSTERS[i];
-        if tiles > 0 && tiles * s <= sms && k_tiles >= H8_MIN_K_TILES * s {
-            best = s;
-        }
-        i += 1;
+    let kt = k.div_ceil(BK);
+    if tiles == 0 || sms == 0 {
+        return 1;
     }
-    best
+    let mut best = (tiles.div_ceil(sms) * kt, 1);
+    for (s, r) in H8_CLUSTERS.into_iter().zip(resident) {
+        if r == 0 || kt / s < H8_MIN_K_TILES {
+            continue;
+        }
+        let est = tiles.div_ceil(r) * (kt.div_ceil(s) + H8_OVERHEAD_K_TILES);
+        if est < best.0 {
+            best = (est, s);
+        }
+    }
+    best.1
 }
+
+/// Clusters of each of [`H8_CLUSTERS`] resident at once on an H100 SXM (132 SMs), as
+/// `cuOccupancyMaxActiveClusters` reported for h8 (`results/2026-11-23-h100-session7/`): the CPU
+/// tests' GPU.
+pub const H100_H8_RESIDENT: [u32; 7] = [66, 42, 30, 24, 20, 16, 14];
 
 #[cfg(test)]
 mod h8_tests {
@@ -220,15 +245,37 @@ mod h8_tests {
 
     #[test]
     fn h8_splits_fill_one_wave_with_enough_k() {
-        assert_eq!(h8_splits(128, 4096, 4096, 132), 8); // 16 tiles → 128 CTAs
-        assert_eq!(h8_splits(64, 4096, 4096, 132), 8); // the same tiles, half empty
-        assert_eq!(h8_splits(256, 4096, 4096, 132), 4); // 32 tiles → 128 CTAs
-        assert_eq!(h8_splits(256, 4096, 14336, 132), 4);
-        assert_eq!(h8_splits(512, 4096, 4096, 132), 2); // 64 tiles → 128 CTAs
-        assert_eq!(h8_splits(1024, 4096, 4096, 132), 1); // 128 tiles fill the GPU alone
-        assert_eq!(h8_splits(128, 4096, 256, 132), 1); // 4 K tiles: 2 splits would keep 2 each
-        assert_eq!(h8_splits(128, 4096, 512, 132), 2); // 8 K tiles: 2 splits of 4
-        assert_eq!(h8_splits(0, 4096, 4096, 132), 1);
+        let r = H100_H8_RESIDENT;
+        assert_eq!(h8_splits(128, 4096, 4096, 132, r), 7); // 16 tiles: 16 clusters of 7 fit, of 8 only 14
+        assert_eq!(h8_splits(64, 4096, 4096, 132, r), 7); // the same tiles, half empty
+        assert_eq!(h8_splits(256, 4096, 4096, 132, r), 3); // 32 tiles: 42 clusters of 3 fit, of 4 only 30
+        assert_eq!(h8_splits(512, 4096, 4096, 132, r), 2); // 64 tiles → 128 CTAs
+        assert_eq!(h8_splits(1024, 4096, 4096, 132, r), 1); // 128 tiles fill the GPU alone
+        assert_eq!(h8_splits(128, 4096, 256, 132, r), 1); // 4 K tiles: too short to split
+        assert_eq!(h8_splits(0, 4096, 4096, 132, r), 1);
+        assert_eq!(h8_splits(128, 4096, 4096, 132, [0; 7]), 1); // no cluster fits: h6
+        // Where one wave of some size exists (tiles ≤ 66), the choice is one.
+        for m in (128..=512).step_by(128) {
+            let s = h8_splits(m, 4096, 4096, 132, r);
+            if s > 1 {
+                let i = H8_CLUSTERS.iter().position(|&c| c == s).unwrap();
+                assert!((m / 128) * 16 <= r[i], "M = {m}: S = {s} needs a second wave");
+            }
+        }
+    }
+
+    #[test]
+    fn h8_rows_cover_the_tile_once() {
+        for s in H8_CLUSTERS {
+            let mut next = 0;
+            for rank in 0..s {
+                let (a, b) = h8_rows(rank, s);
+                assert_eq!(a, next);
+                assert!(b - a >= BM / s && b - a <= BM.div_ceil(s));
+                next = b;
+            }
+            assert_eq!(next, BM);
+        }
     }
 
     #[test]

@@ -39,7 +39,7 @@ use crate::prim::{
     thread::{block_idx_x, lane_id},
     tma::TensorMap,
 };
-use layout::hopper::tma_hgemm::{H8_STAGES as STAGES, c_fragment_rc, h8_k_range, h8_partial_byte};
+use layout::hopper::tma_hgemm::{H8_STAGES as STAGES, c_fragment_rc, h8_k_range, h8_partial_byte, h8_rows};
 
 /// Declares the f16 and bf16 entries of h8 for clusters of `$s` CTAs.
 macro_rules! h8_entries {
@@ -77,7 +77,11 @@ macro_rules! h8_entries {
 
 h8_entries! {
     2: hgemm_tma_v8_x2, hgemm_tma_v8_x2_bf16;
+    3: hgemm_tma_v8_x3, hgemm_tma_v8_x3_bf16;
     4: hgemm_tma_v8_x4, hgemm_tma_v8_x4_bf16;
+    5: hgemm_tma_v8_x5, hgemm_tma_v8_x5_bf16;
+    6: hgemm_tma_v8_x6, hgemm_tma_v8_x6_bf16;
+    7: hgemm_tma_v8_x7, hgemm_tma_v8_x7_bf16;
     8: hgemm_tma_v8_x8, hgemm_tma_v8_x8_bf16;
 }
 
@@ -132,7 +136,8 @@ unsafe fn cluster_split_k<E: Elem16, const S: u32>(tmap_a: *const TensorMap, tma
                 store_partial(acc2, s_part, mh, 128, warp, lane);
                 store_partial(acc3, s_part, mh, 192, warp, lane);
                 cluster_sync();
-                sum_rows::<E, S>(s_part, g_c, m, n, tm * BM + rank * (BM / S), tn * BN, rank * (BM / S), tid - 128);
+                let (r0, r1) = h8_rows(rank, S);
+                sum_rows::<E, S>(s_part, g_c, m, n, tm * BM, tn * BN, r0, r1, tid - 128);
             }
         }
     }
@@ -156,23 +161,22 @@ unsafe fn store_partial(acc: &[f32; 32], s_part: u32, mh: u32, col0: u32, warp: 
     }
 }
 
-/// Rows `row0_tile .. + 128/S` of the tile summed over the cluster's `S` partials and written to C (at
-/// `row0_c`, columns `n0 ..`) as `E`: consumer thread `ct` (0..256) takes chunk `ct % 64` (4 columns) of
-/// row `ct / 64` in each pass of 4 rows; each warp reads 512 contiguous (swizzle-permuted) bytes of a
-/// row and writes 256 contiguous bytes of C.
+/// Rows `r0 .. r1` of the tile summed over the cluster's `S` partials and written to C (tile origin
+/// `(row0, n0)`) as `E`: consumer thread `ct` (0..256) takes chunk `ct % 64` (4 columns) of row
+/// `r0 + ct / 64` in each pass of 4 rows; each warp reads 512 contiguous (swizzle-permuted) bytes of
+/// a row and writes 256 contiguous bytes of C.
 ///
 /// # Safety
 /// Every CTA of the cluster has written its partial tile at `s_part` before a cluster barrier this
-/// thread has passed, and none rewrites or exits before the next; `g_c` has `m·n` elements, `n` a
-/// multiple of 4.
+/// thread has passed, and none rewrites or exits before the next; `r1 <= 128`; `g_c` has `m·n`
+/// elements, `n` a multiple of 4.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn sum_rows<E: Elem16, const S: u32>(s_part: u32, g_c: *mut u16, m: u32, n: u32, row0_c: u32, n0: u32, row0_tile: u32, ct: u32) {
+unsafe fn sum_rows<E: Elem16, const S: u32>(s_part: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, n0: u32, r0: u32, r1: u32, ct: u32) {
     let chunk = ct % 64;
-    let mut pass = 0;
-    while pass < BM / S / 4 {
-        let r = 4 * pass + ct / 64;
-        let at = s_part + h8_partial_byte(row0_tile + r, 4 * chunk);
+    let mut r = r0 + ct / 64;
+    while r < r1 {
+        let at = s_part + h8_partial_byte(r, 4 * chunk);
         // All S loads in flight before the first add; summed in rank order (the same bits every run).
         let mut v = [[0f32; 4]; 8];
         let mut q = 0;
@@ -190,13 +194,13 @@ unsafe fn sum_rows<E: Elem16, const S: u32>(s_part: u32, g_c: *mut u16, m: u32, 
             }
             q += 1;
         }
-        let (row, col) = (row0_c + r, n0 + 4 * chunk);
+        let (row, col) = (row0 + r, n0 + 4 * chunk);
         if row < m && col < n {
             let bits = E::pack(x[0], x[1]) as u64 | (E::pack(x[2], x[3]) as u64) << 32;
             // SAFETY: row < m, col + 3 < n (n and col multiples of 4): inside C; 8-byte aligned
             // (row·n + col is a multiple of 4 elements).
             unsafe { *(g_c.add(row as usize * n as usize + col as usize) as *mut u64) = bits };
         }
-        pass += 1;
+        r += 4;
     }
 }
