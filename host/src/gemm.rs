@@ -272,8 +272,8 @@ mod tests {
             assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), want);
             assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
         }
-        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x7", "16 tiles: 16 clusters of 7 fit");
-        assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h8x7", "32 tiles, 224 K tiles: two waves of 7 (2·(32 + 8)) edge out one of 3 (75 + 8)");
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x6", "16 tiles: 17 clusters of 6 fit, 15 of 7 or 8");
+        assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h8x3", "32 tiles: 39 clusters of 3 fit");
         assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x2", "64 tiles");
         assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "h8x3", "32 tiles, 16 K tiles");
         assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "128 tiles");
@@ -316,7 +316,7 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h8x7-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h8x6-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
         assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");
