@@ -42,6 +42,7 @@
 //! | h5 | `steps/tma_v5_persistent.rs` | persistent CTAs over grouped tiles, the ring running on across tiles |
 //! | h6 | `steps/tma_v6_tma_store.rs` | the epilogue through shared memory and TMA stores (`h6-bf16` on bf16) |
 //! | h7 | `steps/tma_v7_split_k.rs` | h5 with split-K over (tile, split) units when the tiles are fewer than the SMs (`h7-bf16`) |
+//! | h8 | `steps/tma_v8_cluster_split_k.rs` | K split over the CTAs of a cluster (2 … 8), partials summed through distributed shared memory (`h8x2` … `h8x8`, `-bf16`) |
 //!
 //! **Decode ladder** (issue 15): small M, bound by reading the weights; split-K `mma.sync`, one launch.
 //!

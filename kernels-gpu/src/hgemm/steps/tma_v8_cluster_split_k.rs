@@ -5,9 +5,9 @@
 //! h7 split K too, but its sum went through global memory: each split wrote a 128 KiB f32 partial and
 //! the tile's *last* CTA read all of them back alone — up to 1 MiB through one SM's loads — which cost
 //! more than the idle SMs had (0.77× h6 at 128×4096×4096). Here the `S` splits of a tile are the `S`
-//! CTAs of one cluster (`S` = 2, 4 or 8: `layout::hopper::tma_hgemm::h8_splits`), which the hardware
+//! CTAs of one cluster (`S` = 2 … 8: `layout::hopper::tma_hgemm::h8_splits`), which the hardware
 //! runs at once on one GPC. Each keeps its partial in its own shared memory, and after one cluster
-//! barrier CTA `r` sums rows `r·128/S ..` of the tile from all `S` CTAs (`ld.shared::cluster`, over
+//! barrier CTA `r` sums rows `⌊128·r/S⌋ ..` of the tile (`h8_rows`) from all `S` CTAs (`ld.shared::cluster`, over
 //! the SM-to-SM network) and writes them to C: the reduction is spread over the cluster, never leaves
 //! the GPC, and needs no workspace, no counter and no second launch.
 //!
@@ -26,6 +26,13 @@
 //! K tiles (~0.9 µs each at h6's per-SM rate) plus ~3 µs of fill and reduction: ~11–14 µs against h6's
 //! 49 µs and cuBLAS's 28 µs — **~2× cuBLAS**; at 256×4096×4096 (S = 4, 16 K tiles a split) ~1.6×;
 //! at 256×4096×14336 (S = 4, 56 K tiles) ~1.4× cuBLAS where h7 ran at 0.79×.
+//!
+//! Measured (H100, `results/2026-11-23-h100-session7/`): clusters of 8 ran as **two waves** — the GPU
+//! holds only 15 clusters of 7 or 8 CTAs at once (a cluster lives on one GPC) — at 76% of cuBLAS. The
+//! size is now chosen for one wave from the residency query: 128×4096×4096 in clusters of 4–6 at
+//! 107–114% of cuBLAS (21 µs: 2.2× h6, not the 2× cuBLAS predicted — the fixed cost and the weights'
+//! 32 MB from DRAM bound it, not the K loop), 256×4096×4096 in clusters of 3 at 98–104%, 256×4096×14336
+//! at 89–103%. The fragment stores: 2 wavefronts each, 0 conflicts (`ncu`), as the bank model says.
 use super::elem::{Bf16, Elem16, F16};
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
 use super::tma_warp_specialized::warp_specialized;
