@@ -3,7 +3,8 @@
 # HGEMM and entry-point GPU tests, `--check` of the hgemm steps named in CHECK_STEPS and of the `gemm`
 # family, compute-sanitizer on the new steps, SASS and ptxas of the Hopper HGEMM steps, the steps
 # head to head at prefill shapes (STEP_SIZES, interleaved with cuBLAS), `ncu` of one launch per step
-# in NCU_STEPS, and the `gemm` family's sweep in f16 and bf16. Each stage has a time limit, so a hang
+# in NCU_STEPS, and the `gemm` family's sweep in f16 and bf16. TEST_FILTER selects GPU tests (" ":
+# all); DECODE_CONFIG adds the `gemm` family forced to that step at DECODE_SIZES. Each stage has a time limit, so a hang
 # ends that stage only. STAGES (default "tests check sanitize sass steps ncu sweep") picks stages.
 set -uo pipefail
 OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
@@ -25,7 +26,9 @@ if has tests; then
 fi
 if has check; then
   echo "== check ==" | tee -a "$OUT/gemm.txt"
-  timeout 300 $C/kernel-lab --check --family hgemm --steps "$CHECK_STEPS" > "$OUT/check.txt" 2>&1; echo "kernel-lab --check --family hgemm --steps $CHECK_STEPS: exit $?" | tee -a "$OUT/gemm.txt"
+  # CHECK_STEPS=all: every hgemm step.
+  check_args=(); [ "$CHECK_STEPS" = all ] || check_args=(--steps "$CHECK_STEPS")
+  timeout 300 $C/kernel-lab --check --family hgemm "${check_args[@]}" > "$OUT/check.txt" 2>&1; echo "kernel-lab --check --family hgemm --steps $CHECK_STEPS: exit $?" | tee -a "$OUT/gemm.txt"
   timeout 300 $C/kernel-lab --check --family gemm >> "$OUT/check.txt" 2>&1; echo "kernel-lab --check --family gemm: exit $?" | tee -a "$OUT/gemm.txt"
   grep -iE "fail|error|mismatch|unwritten" "$OUT/check.txt" | head -20
 fi
