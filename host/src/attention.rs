@@ -15,10 +15,12 @@ use cudarc::{
     driver::{CudaSlice, DevicePtr, DevicePtrMut},
 };
 
+use layout::hopper::{TmaSwizzle, TmaTile2d};
+
 use crate::{
     error::{Error, Result},
     launch,
-    runtime::gpu::{Gpu, Kernel},
+    runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
     steps::{attention::{A2_D128, A2_D128_BF16, A4_D64, A4_D64_BF16, Kind, Step, find}, gemm::Elem},
 };
 
@@ -134,6 +136,17 @@ pub fn flash_with(gpu: &Gpu, step: &'static Step, s: AttnShape, scale: f32, q: &
 pub struct Flash {
     step: &'static Step,
     kernel: Kernel,
+    /// A TMA step's tensor maps of the last (Q, K, V, rows) it ran on: encoded once, not per launch.
+    maps: std::cell::RefCell<Option<QkvMaps>>,
+}
+
+/// The tensor maps of one (Q, K, V) for a TMA step (a6): each `B·H·L` rows × D, boxes of 128 rows ×
+/// 64 elements, `SWIZZLE_128B`.
+struct QkvMaps {
+    key: (u64, u64, u64, usize, usize),
+    q: TensorMap2d,
+    k: TensorMap2d,
+    v: TensorMap2d,
 }
 
 impl Flash {
@@ -142,7 +155,7 @@ impl Flash {
         if step.kind != Kind::Flash {
             return Err(Error::InvalidInput(format!("{} is not a fused attention kernel", step.kernel.name)));
         }
-        Ok(Flash { step, kernel: gpu.kernel(step.kernel.name)? })
+        Ok(Flash { step, kernel: gpu.kernel(step.kernel.name)?, maps: std::cell::RefCell::new(None) })
     }
 
     /// The step it runs.
@@ -164,11 +177,46 @@ impl Flash {
         }
         let (l, causal) = (s.len as u32, s.causal as u32);
         let grid = (l.div_ceil(step.query_rows), s.heads_total() as u32);
+        if step.tma {
+            return self.run_tma(gpu, s, grid, scale, q, k, v, o, lse);
+        }
         // SAFETY: `attn_fa2*_d{64,128}_{f16,bf16}(q, k, v, o, lse, l, scale, causal)`: Q, K, V, O hold
         // `B·H·L·D` 16-bit elements in `[B·H][L][D]` (checked), LSE `B·H·L` f32 (checked), D the kernel's
         // (checked above); grid `(⌈L/rows⌉, B·H)` with the step's query rows and B·H ≤ 65535
         // (`AttnShape::new`), block and shared memory from the descriptor.
         unsafe { launch!(gpu, &self.kernel, grid = grid, q, k, v, o, lse, &l, &scale, &causal) }
+    }
+}
+
+impl Flash {
+    /// [`Flash::run`] for a TMA step: encodes (or reuses) the tensor maps of Q, K, V and launches
+    /// `(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal)`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_tma(&self, gpu: &Gpu, s: AttnShape, grid: (u32, u32), scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>,
+               o: &mut CudaSlice<u16>, lse: &mut CudaSlice<f32>) -> Result<()> {
+        let rows = s.heads_total() * s.len;
+        // The kernel addresses rows with 32-bit signed TMA coordinates (head · L + tile row + 128).
+        if rows + 256 > i32::MAX as usize {
+            return Err(Error::InvalidInput(format!("{}: B·H·L = {rows} rows exceed the TMA coordinates' 2^31", self.step.kernel.name)));
+        }
+        let key = (q.device_ptr(&gpu.stream).0, k.device_ptr(&gpu.stream).0, v.device_ptr(&gpu.stream).0, rows, s.head_dim);
+        let mut maps = self.maps.borrow_mut();
+        if maps.as_ref().is_none_or(|m| m.key != key) {
+            let tile = TmaTile2d { elem_bytes: 2, rows: rows as u64, cols: s.head_dim as u64, stride_bytes: 2 * s.head_dim as u64, box_rows: 128, box_cols: 64,
+                                   swizzle: TmaSwizzle::B128 };
+            let encode = if self.step.elem == Elem::Bf16 { TensorMap2d::encode_bf16 } else { TensorMap2d::encode_f16 };
+            *maps = Some(QkvMaps { key, q: encode(gpu, q, tile)?, k: encode(gpu, k, tile)?, v: encode(gpu, v, tile)? });
+        }
+        let Some(m) = maps.as_ref() else {
+            return Err(Error::InvalidInput("attention tensor maps missing after encoding (internal error)".into()));
+        };
+        let (l, causal) = (s.len as u32, s.causal as u32);
+        // SAFETY: `attn_a6_d{64,128}_{f16,bf16}(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal)`: the maps
+        // were encoded for these very buffers (device pointers and rows are the cache key) as `B·H·L` rows
+        // × D with 128 × 64 boxes and the 128-byte swizzle the kernel's descriptors assume; Q, K, V, O
+        // lengths and LSE checked by `run`, D the kernel's (checked), rows below 2^31 (checked above);
+        // grid `(⌈L/128⌉, B·H)`, block and shared memory from the descriptor.
+        unsafe { launch!(gpu, &self.kernel, grid = grid, &m.q.dev, &m.k.dev, &m.v.dev, o, lse, &l, &scale, &causal) }
     }
 }
 

@@ -43,7 +43,16 @@ fn fused_and_unfused_match_the_f64_reference() {
                 for scale in [s.default_scale(), 8.0 * s.default_scale()] {
                     let (wo, wl) = reference_f64(s, scale as f64, &fq, &fk, &fv);
                     let mut unfused = Unfused::new(&gpu, s, elem).unwrap();
-                    let fused_steps: Vec<_> = all_of(Kind::Flash, d as u32, elem).map(Some).collect();
+                    // Steps this GPU cannot run (a6 without sm_90a) say so and are left out.
+                    let fused_steps: Vec<_> = all_of(Kind::Flash, d as u32, elem)
+                        .filter(|st| match gpu.cannot_run(&st.kernel) {
+                            Some(why) => {
+                                eprintln!("SKIPPED {} on this GPU: {why}", st.kernel.name);
+                                false
+                            }
+                            None => true,
+                        })
+                        .map(Some).collect();
                     for fused in fused_steps.into_iter().chain([None]) {
                         let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * l).unwrap());
                         gpu.poison(&mut o).unwrap();

@@ -78,16 +78,50 @@ pub enum TileOf {
 /// Key/value tiles query tile `qt` (of `bq` rows) visits: all `⌈l / BKV⌉`, or with a causal mask those
 /// holding a key ≤ its last row, `⌈(qt + 1) · bq / BKV⌉`.
 pub const fn kv_tiles(l: u32, bq: u32, qt: u32, causal: bool) -> u32 {
-    let all = l.div_ceil(BKV);
-    let upto = ((qt + 1) * bq).div_ceil(BKV);
+    kv_tiles_of(l, bq, BKV, qt, causal)
+}
+
+/// [`kv_tiles`] with key/value tiles of `bkv` rows.
+pub const fn kv_tiles_of(l: u32, bq: u32, bkv: u32, qt: u32, causal: bool) -> u32 {
+    let all = l.div_ceil(bkv);
+    let upto = ((qt + 1) * bq).div_ceil(bkv);
     if causal && upto < all { upto } else { all }
 }
 
 /// Whether key tile `j` needs the causal mask for query tile `qt` (of `bq` rows): it holds a key past
 /// the tile's first query row.
 pub const fn needs_mask(bq: u32, qt: u32, j: u32) -> bool {
-    (j + 1) * BKV > qt * bq + 1
+    needs_mask_of(bq, BKV, qt, j)
 }
+
+/// [`needs_mask`] with key/value tiles of `bkv` rows.
+pub const fn needs_mask_of(bq: u32, bkv: u32, qt: u32, j: u32) -> bool {
+    (j + 1) * bkv > qt * bq + 1
+}
+
+/// a6 (Hopper, TMA + `wgmma`): query rows per CTA — two consumer warpgroups of 64.
+pub const A6_BQ: u32 = 128;
+/// a6: keys per K/V tile (one `wgmma.m64n128k16` row of S per K step).
+pub const A6_BKV: u32 = 128;
+/// a6: stages of the K/V ring.
+pub const A6_STAGES: u32 = 2;
+/// a6: bytes of one TMA box, 128 rows × 64 elements (128-byte rows, `SWIZZLE_128B`): Q, K and V tiles
+/// are `D / 64` such boxes side by side along D.
+pub const A6_BOX_BYTES: u32 = 128 * 128;
+/// a6: bytes of the Q tile (`A6_BQ × D`).
+pub const fn a6_q_bytes(d: u32) -> u32 {
+    (d / 64) * A6_BOX_BYTES
+}
+/// a6: bytes of one ring stage, a K tile then a V tile (`A6_BKV × D` each).
+pub const fn a6_stage_bytes(d: u32) -> u32 {
+    2 * (d / 64) * A6_BOX_BYTES
+}
+/// a6: dynamic shared memory — the ring, then Q, then a full and an empty barrier per stage, from a
+/// 1024-aligned start (`hopper::tma_hgemm::dyn_smem`): 160 KiB at D = 128, 80 KiB at D = 64.
+pub const fn a6_smem(d: u32) -> u32 {
+    crate::hopper::tma_hgemm::dyn_smem(A6_STAGES, a6_stage_bytes(d), a6_q_bytes(d), 2)
+}
+const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
 
 #[cfg(test)]
 mod tests {

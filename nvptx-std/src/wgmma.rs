@@ -245,6 +245,85 @@ pub unsafe fn wgmma_m64n128k32_f32_e4m3(acc: &mut [[f32; 32]; 2], desc_a: u64, d
     }
 }
 
+/// As [`wgmma_asm_n256`] with one block (`N = 64`, 32 registers).
+macro_rules! wgmma_asm_n64 {
+    ($acc0:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+            $instr,
+            "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15},",
+            " {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}}},",
+            $tail,
+            inout(reg32) $acc0[0], inout(reg32) $acc0[1], inout(reg32) $acc0[2], inout(reg32) $acc0[3],
+            inout(reg32) $acc0[4], inout(reg32) $acc0[5], inout(reg32) $acc0[6], inout(reg32) $acc0[7],
+            inout(reg32) $acc0[8], inout(reg32) $acc0[9], inout(reg32) $acc0[10], inout(reg32) $acc0[11],
+            inout(reg32) $acc0[12], inout(reg32) $acc0[13], inout(reg32) $acc0[14], inout(reg32) $acc0[15],
+            inout(reg32) $acc0[16], inout(reg32) $acc0[17], inout(reg32) $acc0[18], inout(reg32) $acc0[19],
+            inout(reg32) $acc0[20], inout(reg32) $acc0[21], inout(reg32) $acc0[22], inout(reg32) $acc0[23],
+            inout(reg32) $acc0[24], inout(reg32) $acc0[25], inout(reg32) $acc0[26], inout(reg32) $acc0[27],
+            inout(reg32) $acc0[28], inout(reg32) $acc0[29], inout(reg32) $acc0[30], inout(reg32) $acc0[31],
+            $($operands)*
+            options(nostack)
+        )
+    };
+}
+
+/// Generates, for one 16-bit input type, the attention kernel's three `wgmma` shapes: `m64n128k16`
+/// with both operands in shared memory (S = Q·Kᵀ over 128 keys), and `m64n64k16` / `m64n128k16` with
+/// **A from registers** (O += P·V, P never leaving the registers).
+macro_rules! wgmma_attention_shapes {
+    ($ss128:ident, $rs64:ident, $rs128:ident, $i128:literal, $i64:literal, $ty:literal) => {
+        #[doc = concat!("`", $i128, " {d0..d63}, desc_a, desc_b, p, 1, 1, TA, TB;` — `D(64×128, f32) = A(64×16) · B(16×128) + (scale_d ? D : 0)` on ", $ty, ", both operands in shared memory; the fragment is the module docs' with `N = 128` as two 64-column blocks (`acc[b]`: columns `64b ..`).")]
+        ///
+        /// # Safety
+        /// As [`wgmma_m64n64k16_f32_f16`], with B 16×128.
+        #[inline(always)]
+        pub unsafe fn $ss128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+            let [acc0, acc1] = acc;
+            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+            unsafe {
+                wgmma_asm_n128!(acc0, acc1, $i128, "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,)
+            }
+        }
+
+        #[doc = concat!("`", $i64, " {d0..d31}, {a0, a1, a2, a3}, desc_b, p, 1, 1, TB;` — `D(64×64, f32) = A(64×16) · B(16×64) + (scale_d ? D : 0)` on ", $ty, " with **A in registers**: each warp of the warpgroup holds its 16 rows of A as `mma.sync.m16n8k16`'s A fragment (`a[0]`: row g, columns 2t, 2t+1; `a[1]`: row g + 8; `a[2]`, `a[3]`: columns + 8; g = lane / 4, t = lane % 4) — the accumulator fragment of two adjacent 8-column n-tiles, packed, is this fragment. No `TA`: a register A is K-major.")]
+        ///
+        /// # Safety
+        /// As [`wgmma_m64n64k16_f32_f16`] for `acc` and B; `a` are this thread's values (registers, read
+        /// when the instruction issues).
+        #[inline(always)]
+        pub unsafe fn $rs64<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: bool) {
+            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+            unsafe {
+                wgmma_asm_n64!(acc, $i64, "{{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}",
+                    a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3], db = in(reg64) desc_b,
+                    sd = in(reg32) scale_d as u32, tb = const TB,)
+            }
+        }
+
+        #[doc = concat!("`", $i128, " {d0..d63}, {a0, a1, a2, a3}, desc_b, p, 1, 1, TB;` — the register-A form with `N = 128` on ", $ty, " (`acc[b]`: columns `64b ..`).")]
+        ///
+        /// # Safety
+        /// As the `N = 64` register-A form, with B 16×128.
+        #[inline(always)]
+        pub unsafe fn $rs128<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: bool) {
+            let [acc0, acc1] = acc;
+            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+            unsafe {
+                wgmma_asm_n128!(acc0, acc1, $i128, "{{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}",
+                    a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3], db = in(reg64) desc_b,
+                    sd = in(reg32) scale_d as u32, tb = const TB,)
+            }
+        }
+    };
+}
+
+wgmma_attention_shapes!(wgmma_m64n128k16_f32_f16, wgmma_m64n64k16_f32_f16_rs, wgmma_m64n128k16_f32_f16_rs,
+                        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "f16");
+wgmma_attention_shapes!(wgmma_m64n128k16_f32_bf16, wgmma_m64n64k16_f32_bf16_rs, wgmma_m64n128k16_f32_bf16_rs,
+                        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "bf16");
+
 /// `setmaxnreg.inc.sync.aligned.u32 N;` — raises this warpgroup's register limit (consumers).
 ///
 /// # Safety

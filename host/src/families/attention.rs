@@ -85,12 +85,14 @@ pub struct AttnRow {
     pub reference: String,
     /// What failed.
     pub error: Option<String>,
+    /// Why the step did not run on this GPU (a6 needs `sm_90a` code): not a failure.
+    pub skipped: Option<String>,
 }
 
 impl AttnRow {
     fn new(step: &str, kernel: &str, shape: AttnShape, elem: Elem, reference: &str) -> AttnRow {
         AttnRow { step: step.into(), kernel: kernel.into(), shape, elem, time: None, tflops: None, vs_unfused: None, o_err: None, lse_err: None,
-                  reference: reference.into(), error: None }
+                  reference: reference.into(), error: None, skipped: None }
     }
 
     /// Whether verification failed.
@@ -191,6 +193,11 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
             // The fused kernels (a2, a3), each checked and timed interleaved with the unfused path.
             for step in all_of(Kind::Flash, s.head_dim as u32, elem) {
                 let mut row = AttnRow::new(step.kernel.step, step.kernel.name, s, elem, reference);
+                if let Some(why) = gpu.cannot_run(&step.kernel) {
+                    row.skipped = Some(why);
+                    rows.push(row);
+                    continue;
+                }
                 let r = (|| -> Result<()> {
                     let Some(w) = &want else {
                         return Err(Error::InvalidInput(format!("{s} is too large for the CPU reference and the unfused path did not run")));
@@ -239,6 +246,8 @@ pub fn table(rows: &[AttnRow]) -> String {
                        r.o_err.map(|e| format!("{e:.1e}")).unwrap_or_else(|| "-".into()), r.lse_err.map(|e| format!("{e:.1e}")).unwrap_or_else(|| "-".into()), r.reference, r.kernel);
         if let Some(e) = &r.error {
             let _ = write!(t, "  ERROR: {e}");
+        } else if let Some(why) = &r.skipped {
+            let _ = write!(t, "  skipped: {why}");
         } else if r.failed() {
             let _ = write!(t, "  FAILED (tolerance O {:.0e}, LSE {LSE_TOL:.0e})", o_tol(r.elem));
         }

@@ -27,6 +27,9 @@ pub struct Step {
     pub elem: Elem,
     /// Query rows per block of a fused kernel (its grid: `(⌈L / rows⌉, B·H)`); 0 for the softmax.
     pub query_rows: u32,
+    /// Q, K and V reach the kernel as TMA tensor maps (a6: `(tmap_q, tmap_k, tmap_v, o, lse, l, scale,
+    /// causal)`), not as pointers.
+    pub tma: bool,
 }
 
 impl PartialEq for Step {
@@ -40,7 +43,7 @@ const fn softmax(name: &'static str, label: &'static str, elem: Elem, has: &'sta
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 128, launch_bounds: bounds(128),
                              dyn_smem_bytes: 0, about: "unfused: S = QK^T and O = PV by cuBLAS, this row softmax between them (S f32 and P in global memory)",
                              ptx: PtxCheck { has, lacks: &["mma.sync", "ld.shared"], count: &[], at_least: &[] } },
-        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0,
+        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0, tma: false,
     }
 }
 
@@ -56,7 +59,7 @@ const fn fused(name: &'static str, label: &'static str, d: u32, warps: u32, m_ti
     Step {
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(warps), launch_bounds: bounds(threads(warps)),
                              dyn_smem_bytes: flash_smem(rows, d), about, ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
-        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows,
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows, tma: false,
     }
 }
 
@@ -109,9 +112,31 @@ pub const A5_D64_BF16: Step = fused("attn_fa2c4_d64_bf16", "a5-d64-bf16", 64, 4,
 /// a5, head dim 128, bf16.
 pub const A5_D128_BF16: Step = fused("attn_fa2c4_d128_bf16", "a5-d128-bf16", 128, 4, 1, Elem::Bf16, FA2_HAS_BF16, A5_ABOUT);
 
+const A6_ABOUT: &str = "Hopper: TMA K/V ring, wgmma for S = QK^T and for O += PV with P in registers, 1 producer + 2 consumer warpgroups (128 query rows)";
+const A6_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n128k16.f32.", "cp.async.bulk.tensor.2d.shared::cluster.global", "setmaxnreg.inc.sync.aligned.u32 232",
+                          "mbarrier.try_wait.parity", "ex2.approx.ftz.f32", "shfl.sync.bfly.b32"];
+
+/// a6: the Hopper step (TMA + `wgmma`), sm_90a.
+const fn a6(name: &'static str, label: &'static str, d: u32, elem: Elem) -> Step {
+    Step {
+        kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: super::bounds_min(384, 1),
+                             dyn_smem_bytes: layout::attention::a6_smem(d), about: A6_ABOUT,
+                             ptx: PtxCheck { has: A6_HAS, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "ld.shared", "st.shared", "trap"], count: &[], at_least: &[] } },
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: layout::attention::A6_BQ, tma: true,
+    }
+}
+/// a6, head dim 64, f16.
+pub const A6_D64: Step = a6("attn_a6_d64_f16", "a6-d64", 64, Elem::F16);
+/// a6, head dim 128, f16.
+pub const A6_D128: Step = a6("attn_a6_d128_f16", "a6-d128", 128, Elem::F16);
+/// a6, head dim 64, bf16.
+pub const A6_D64_BF16: Step = a6("attn_a6_d64_bf16", "a6-d64-bf16", 64, Elem::Bf16);
+/// a6, head dim 128, bf16.
+pub const A6_D128_BF16: Step = a6("attn_a6_d128_bf16", "a6-d128-bf16", 128, Elem::Bf16);
+
 /// Every attention kernel, in ladder order.
 pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
-                             A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16];
+                             A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16, A6_D64, A6_D128, A6_D64_BF16, A6_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -137,7 +162,8 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128"]);
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128"]);
+        assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A3_D64.kernel.block_threads, 256);
         assert_eq!((A4_D64.kernel.block_threads, A4_D64.query_rows, A4_D64.kernel.dyn_smem_bytes), (128, 128, A3_D64.kernel.dyn_smem_bytes));
     }

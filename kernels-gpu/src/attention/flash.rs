@@ -61,7 +61,7 @@ fn addr_cols_then_rows<const D: u32>(s_tile: u32, rows: u32, row0: u32, col0: u3
 /// # Safety
 /// All 32 lanes, converged.
 #[inline(always)]
-unsafe fn quad_max(v: f32) -> f32 {
+pub(super) unsafe fn quad_max(v: f32) -> f32 {
     // SAFETY: forwarded.
     unsafe {
         let v = v.max(shuffle_xor_f32(v, 1));
@@ -74,7 +74,7 @@ unsafe fn quad_max(v: f32) -> f32 {
 /// # Safety
 /// All 32 lanes, converged.
 #[inline(always)]
-unsafe fn quad_sum(v: f32) -> f32 {
+pub(super) unsafe fn quad_sum(v: f32) -> f32 {
     // SAFETY: forwarded.
     unsafe {
         let v = v + shuffle_xor_f32(v, 1);
