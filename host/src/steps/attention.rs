@@ -134,9 +134,20 @@ pub const A6_D64_BF16: Step = a6("attn_a6_d64_bf16", "a6-d64-bf16", 64, Elem::Bf
 /// a6, head dim 128, bf16.
 pub const A6_D128_BF16: Step = a6("attn_a6_d128_bf16", "a6-d128-bf16", 128, Elem::Bf16);
 
+const A7_ABOUT: &str = "a6 with the next tile's S = QK^T issued before this tile's softmax (FA3's intra-warpgroup overlap)";
+/// a7 (a6 with the next S issued before the softmax), head dim 64, f16.
+pub const A7_D64: Step = Step { kernel: KernelInfo { name: "attn_a7_d64_f16", step: "a7-d64", about: A7_ABOUT, ..A6_D64.kernel }, ..A6_D64 };
+/// a7, head dim 128, f16.
+pub const A7_D128: Step = Step { kernel: KernelInfo { name: "attn_a7_d128_f16", step: "a7-d128", about: A7_ABOUT, ..A6_D128.kernel }, ..A6_D128 };
+/// a7, head dim 64, bf16.
+pub const A7_D64_BF16: Step = Step { kernel: KernelInfo { name: "attn_a7_d64_bf16", step: "a7-d64-bf16", about: A7_ABOUT, ..A6_D64_BF16.kernel }, ..A6_D64_BF16 };
+/// a7, head dim 128, bf16.
+pub const A7_D128_BF16: Step = Step { kernel: KernelInfo { name: "attn_a7_d128_bf16", step: "a7-d128-bf16", about: A7_ABOUT, ..A6_D128_BF16.kernel }, ..A6_D128_BF16 };
+
 /// Every attention kernel, in ladder order.
 pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
-                             A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16, A6_D64, A6_D128, A6_D64_BF16, A6_D128_BF16];
+                             A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16, A6_D64, A6_D128, A6_D64_BF16, A6_D128_BF16,
+                             A7_D64, A7_D128, A7_D64_BF16, A7_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -162,7 +173,7 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128"]);
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128"]);
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A3_D64.kernel.block_threads, 256);
         assert_eq!((A4_D64.kernel.block_threads, A4_D64.query_rows, A4_D64.kernel.dyn_smem_bytes), (128, 128, A3_D64.kernel.dyn_smem_bytes));

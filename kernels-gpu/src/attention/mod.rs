@@ -9,7 +9,11 @@
 //! | a3 | `steps/v3_wide_query_tile.rs` | a2 with 128 query rows per block (8 warps): each K/V tile serves twice the rows, twice the warps per SM |
 //! | a4 | `steps/v4_two_mtiles_per_warp.rs` | a2's 4 warps with 32 query rows each (D = 64): each V fragment feeds two `mma`s |
 //! | a5 | `steps/v5_reduction_chains.rs` | a2 with the per-tile row max and sum as four independent chains (ILP against the `wait` stalls ncu shows) |
+//! | a6 | `steps/v6_hopper_wgmma.rs` | Hopper: TMA K/V ring, `wgmma` for S = QKᵀ and for O += PV with P in registers, 1 producer + 2 consumer warpgroups (sm_90a) |
+//! | a7 | `steps/v7_softmax_overlap.rs` | a6 with the next tile's S = QKᵀ issued before this tile's softmax: the tensor cores work while the warpgroup exponentiates |
 // The fused kernels' body (a2–a5).
 mod flash;
+// The Hopper body (a6–a7).
+mod hopper;
 // The steps: one module per file of `src/attention/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/attention_steps.rs"));

@@ -1,0 +1,253 @@
+#![cfg(lab_sm90)]
+//! The Hopper attention body of a6–a7 (introduced by a6, whose file explains it), generic over the
+//! element type, the head dimension and whether the next tile's S = Q·Kᵀ is issued before this tile's
+//! softmax (`PIPELINE`, a7).
+use crate::attention::flash::{quad_max, quad_sum};
+use crate::hgemm::elem::Elem16;
+use crate::hgemm::tma_warp_specialized::warp_specialized;
+use crate::prim::{
+    math::{ex2_approx_f32, lg2_approx_f32},
+    mbarrier::mbarrier_arrive_expect_tx,
+    thread::{block_idx_x, block_idx_y, lane_id},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
+};
+use crate::util::unroll::{unroll2, unroll4, unroll8};
+use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, A6_STAGES as STAGES, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
+use layout::hopper::{TmaSwizzle, WgmmaDesc};
+
+/// Q (A) and K (B) tiles: K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
+const K_MAJOR: WgmmaDesc = match WgmmaDesc::k_major(0, 64, 128, TmaSwizzle::B128) {
+    Ok(d) => d,
+    Err(_) => panic!("K-major descriptor"),
+};
+/// V (B of P·V): MN-major, boxes of 128 keys × 64 head dims (LBO: the next 64 head dims' box).
+const V_MN_MAJOR: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BKV) {
+    Ok(d) => d,
+    Err(_) => panic!("MN-major descriptor"),
+};
+
+/// S accumulators of one consumer warpgroup: 64 rows × 128 keys as two 64-column blocks.
+type Scores = [[f32; 32]; 2];
+
+/// [`wgmma_fence_operand`] on both blocks of a 128-column accumulator (constant indices: the blocks
+/// stay in registers; an iterator over them put the arrays in local memory).
+#[inline(always)]
+fn pin(acc: &mut [[f32; 32]; 2]) {
+    let [a, b] = acc;
+    wgmma_fence_operand(a);
+    wgmma_fence_operand(b);
+}
+
+/// Issues (and commits, without waiting) S = Q·Kᵀ for the K tile at `s_stage`: one
+/// `wgmma.m64n128k16` per 16 head dims, both operands K-major. The result is valid after the next
+/// `wgmma_wait_group` that retires this group.
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; Q (at `d_q`) and the K tile have landed; nobody writes them
+/// until the group retires; the returned accumulators are not read before then.
+#[inline(always)]
+unsafe fn issue_scores<E: Elem16, const D: u32>(d_q: WgmmaDesc, s_stage: u32) -> Scores {
+    let mut s = [[0f32; 32]; 2];
+    pin(&mut s);
+    // SAFETY: forwarded to the caller; descriptors stay inside the Q tile and the stage's K tile.
+    unsafe {
+        wgmma_fence();
+        unroll8!(ks => {
+            if ks < D / 16 {
+                let at = (ks / 4) * BOX; // the 64-wide box along D
+                let kb = 32 * (ks % 4); // bytes inside its 128-byte rows
+                E::wgmma_128::<0, 0>(&mut s, d_q.advance(at + kb).0, K_MAJOR.advance(s_stage + at + kb).0, ks > 0);
+            }
+        });
+        wgmma_commit_group();
+    }
+    s
+}
+
+/// The body of a6 (`PIPELINE = false`) and a7 (`true`) for element type `E` and head dim `D`.
+///
+/// # Safety
+/// As `attn_a6_d64_f16` for `D`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+                                                                             g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    let boxes = D / 64; // 64-wide boxes along D
+    let kv_half = boxes * BOX; // V after K in a stage
+    // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
+    // tiles; each stage use is announced by one expect_tx of its bytes — Q's too on the first — and
+    // released once per consumer warp after both GEMMs reading it retired: a stage is released only
+    // after a `wait_group 0` that follows its P·V). `wgmma` operands: Q, K, V tiles written by the TMA
+    // and observed through the full barrier before the `wgmma` that reads them is issued; descriptors
+    // from compile-time checked constants advanced inside the tiles (Q: rows 64·mh .. + 64 of 128,
+    // K-steps inside a box; V: 16-key steps inside 128 rows). Every `wgmma` is issued by all 128 threads
+    // of a consumer warpgroup with warpgroup-uniform operands; accumulators are pinned
+    // (`wgmma_fence_operand`) after each wait and before each fence, and S of the next tile (a7) is not
+    // touched before the wait that retires it. Global stores only for rows < l (columns < D).
+    unsafe {
+        warp_specialized! {
+            // STAGES × (K and V tiles), then Q, then the barriers (layout: `Ring`).
+            ring: let (ring, s_q) = (STAGES, a6_stage_bytes(D), a6_q_bytes(D));
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (qt, head) = (block_idx_x(), block_idx_y());
+                let q0 = qt * BQ;
+                let row0 = head * l; // the head's first row in the 2-D maps (B·H·l < 2^31: host)
+                let n_tiles = kv_tiles_of(l, BQ, BKV, qt, causal != 0);
+            }
+            tensor_maps: (tmap_k, tmap_v);
+            producer: {
+                for j in 0..n_tiles {
+                    let (s_stage, full, _, _) = ring.at(j);
+                    ring.wait_empty(j);
+                    mbarrier_arrive_expect_tx(full, a6_stage_bytes(D) + if j == 0 { a6_q_bytes(D) } else { 0 });
+                    for b in 0..boxes {
+                        if j == 0 {
+                            cp_async_bulk_tensor_2d_g2s(s_q + b * BOX, tmap_q, (64 * b) as i32, (row0 + q0) as i32, full);
+                        }
+                        cp_async_bulk_tensor_2d_g2s(s_stage + b * BOX, tmap_k, (64 * b) as i32, (row0 + j * BKV) as i32, full);
+                        cp_async_bulk_tensor_2d_g2s(s_stage + kv_half + b * BOX, tmap_v, (64 * b) as i32, (row0 + j * BKV) as i32, full);
+                    }
+                }
+            }
+            consumer(mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let (g, t) = (lane / 4, lane % 4);
+                // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
+                let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
+                let scale2 = scale * core::f32::consts::LOG2_E;
+                let d_q = K_MAJOR.advance(s_q + mh * 64 * 128);
+                let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
+                let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                let mut r_l = [0f32; 2]; // running per-thread sum per row half
+                // a7: S of tile 0 issued ahead; each iteration issues the next tile's before its softmax.
+                let mut s_next = [[0f32; 32]; 2];
+                if PIPELINE {
+                    ring.wait_full(0);
+                    s_next = issue_scores::<E, D>(d_q, ring.at(0).0);
+                }
+                for j in 0..n_tiles {
+                    let s_stage = ring.at(j).0;
+                    let mut s = if PIPELINE {
+                        s_next
+                    } else {
+                        ring.wait_full(j);
+                        issue_scores::<E, D>(d_q, s_stage)
+                    };
+                    // S of tile j (and a7: P·V of tile j − 1) retired.
+                    wgmma_wait_group::<0>();
+                    pin(&mut s);
+                    pin(&mut r_o);
+                    if PIPELINE {
+                        if j > 0 {
+                            ring.release(j - 1);
+                        }
+                        // The tensor cores compute the next tile's S while this warpgroup runs the softmax.
+                        if j + 1 < n_tiles {
+                            ring.wait_full(j + 1);
+                            s_next = issue_scores::<E, D>(d_q, ring.at(j + 1).0);
+                        }
+                    }
+                    // Scale to base 2, mask (keys past l; the causal diagonal), row max.
+                    let kv0 = j * BKV;
+                    let masked_tile = kv0 + BKV > l || (causal != 0 && needs_mask_of(BQ, BKV, qt, j));
+                    let mut mx = [-1e30f32; 2];
+                    unroll2!(b => {
+                        unroll8!(jj => {
+                            unroll4!(e => {
+                                let i = (4 * jj + e) as usize;
+                                let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
+                                let x = &mut s[b as usize][i];
+                                *x = if masked_tile && (col >= l || (causal != 0 && col > row_of(e / 2))) { f32::NEG_INFINITY } else { *x * scale2 };
+                                mx[(e / 2) as usize] = mx[(e / 2) as usize].max(*x);
+                            });
+                        });
+                    });
+                    let m_new = [r_m[0].max(quad_max(mx[0])), r_m[1].max(quad_max(mx[1]))];
+                    let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
+                    r_m = m_new;
+                    // P = 2^(s − m), packed as the A fragments of P·V (k-step kk: n-tiles 2kk, 2kk + 1).
+                    let mut p = [[0u32; 4]; 8];
+                    let mut sum = [0f32; 2];
+                    unroll2!(b => {
+                        unroll8!(jj => {
+                            let x = &s[b as usize];
+                            let i = (4 * jj) as usize;
+                            let e = [ex2_approx_f32(x[i] - r_m[0]), ex2_approx_f32(x[i + 1] - r_m[0]), ex2_approx_f32(x[i + 2] - r_m[1]),
+                                     ex2_approx_f32(x[i + 3] - r_m[1])];
+                            sum[0] += e[0] + e[1];
+                            sum[1] += e[2] + e[3];
+                            let nt = 8 * b + jj; // n-tile of 8 keys
+                            p[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(e[0], e[1]);
+                            p[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(e[2], e[3]);
+                        });
+                    });
+                    r_l = [r_l[0] * corr[0] + sum[0], r_l[1] * corr[1] + sum[1]];
+                    unroll2!(b => {
+                        if b < D / 64 {
+                            unroll8!(jj => {
+                                let o = &mut r_o[b as usize];
+                                let i = (4 * jj) as usize;
+                                o[i] *= corr[0];
+                                o[i + 1] *= corr[0];
+                                o[i + 2] *= corr[1];
+                                o[i + 3] *= corr[1];
+                            });
+                        }
+                    });
+                    // O += P · V: 8 k-steps of 16 keys, A = P from registers, B = V (MN-major).
+                    let d_v = V_MN_MAJOR.advance(s_stage + kv_half);
+                    pin(&mut r_o);
+                    wgmma_fence();
+                    unroll8!(kk => {
+                        if D == 64 {
+                            E::wgmma_64_rs::<1>(&mut r_o[0], p[kk as usize], d_v.advance(2048 * kk).0, true);
+                        } else {
+                            E::wgmma_128_rs::<1>(&mut r_o, p[kk as usize], d_v.advance(2048 * kk).0, true);
+                        }
+                    });
+                    wgmma_commit_group();
+                    if !PIPELINE {
+                        wgmma_wait_group::<0>();
+                        pin(&mut r_o);
+                        ring.release(j);
+                    }
+                }
+                if PIPELINE {
+                    wgmma_wait_group::<0>();
+                    pin(&mut r_o);
+                    ring.release(n_tiles - 1);
+                }
+                // Epilogue: the rows' full sums, O / sum, lse (natural log).
+                let sum = [quad_sum(r_l[0]), quad_sum(r_l[1])];
+                let inv = [1.0 / sum[0], 1.0 / sum[1]];
+                let head_off = head as usize * l as usize;
+                let go = g_o.add(head_off * D as usize);
+                unroll2!(b => {
+                    if b < D / 64 {
+                        unroll8!(jj => {
+                            let o = &r_o[b as usize];
+                            let i = (4 * jj) as usize;
+                            let col = 64 * b + 8 * jj + 2 * t;
+                            if row_of(0) < l {
+                                *(go.add((row_of(0) * D + col) as usize) as *mut u32) = E::pack(o[i] * inv[0], o[i + 1] * inv[0]);
+                            }
+                            if row_of(1) < l {
+                                *(go.add((row_of(1) * D + col) as usize) as *mut u32) = E::pack(o[i + 2] * inv[1], o[i + 3] * inv[1]);
+                            }
+                        });
+                    }
+                });
+                if t == 0 {
+                    let lse = g_lse.add(head_off);
+                    for h in 0..2 {
+                        if row_of(h) < l {
+                            *lse.add(row_of(h) as usize) = (r_m[h as usize] + lg2_approx_f32(sum[h as usize])) * core::f32::consts::LN_2;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+#![cfg(lab_sm90)]
+//! Attention step a7 (Hopper): a6 with **the next tile's S = Q·Kᵀ issued before this tile's softmax**
+//! (FlashAttention-3's intra-warpgroup pipelining).
+//!
+//! In a6 a consumer warpgroup alternates: issue S, wait, softmax, issue P·V, wait. While it
+//! exponentiates, its tensor-core work is zero; only the other consumer warpgroup can fill the gap.
+//! a7 keeps one `wgmma` group in flight across the softmax:
+//!
+//! ```text
+//! a6:  [S_j]·wait·softmax_j·[PV_j]·wait | [S_j+1]·wait·softmax_j+1 …
+//! a7:  [S_0]·wait | [S_1] softmax_0 [PV_0] · wait | [S_2] softmax_1 [PV_1] · wait | …
+//! ```
+//!
+//! Diff from a6 (one `PIPELINE` branch in `attention/hopper.rs`): S of tile j + 1 is issued right
+//! after S of tile j retired — into a second set of 64 accumulators — and waited for at the top of the
+//! next iteration together with P·V of tile j; a stage is released one iteration later (its P·V retires
+//! at that wait). Registers: a second S (64 f32) beside O, P and the first S.
+//!
+//! Prediction (before the run): a6 at D = 64 ran at a2's speed (219 TFLOP/s: the softmax, which costs
+//! the same per key at D = 64 and 128, is twice the share of the work) and 398–404 at D = 128. Hiding
+//! most of the softmax behind S: **~1.3–1.5× a6 at D = 64**, ~1.1–1.2× at D = 128 (where two
+//! warpgroups already overlap each other's softmax with MMAs).
+use super::v6_hopper_wgmma::hopper_entry;
+use crate::hgemm::elem::{Bf16, F16};
+
+hopper_entry!(attn_a7_d64_f16, F16, 64, true);
+hopper_entry!(attn_a7_d128_f16, F16, 128, true);
+hopper_entry!(attn_a7_d64_bf16, Bf16, 64, true);
+hopper_entry!(attn_a7_d128_bf16, Bf16, 128, true);
