@@ -105,6 +105,11 @@ pub const A6_BQ: u32 = 128;
 pub const A6_BKV: u32 = 128;
 /// a6: stages of the K/V ring.
 pub const A6_STAGES: u32 = 2;
+/// a7: stages of the K/V ring. a7 releases a stage one iteration later than a6 (its P·V retires at the
+/// next iteration's wait) and issues the next tile's S before its softmax, so with 2 stages the next
+/// tile's loads could start only as it was needed (measured: 0.71–0.83× a6); 3 stages give them one
+/// iteration of slack.
+pub const A7_STAGES: u32 = 3;
 /// a6: bytes of one TMA box, 128 rows × 64 elements (128-byte rows, `SWIZZLE_128B`): Q, K and V tiles
 /// are `D / 64` such boxes side by side along D.
 pub const A6_BOX_BYTES: u32 = 128 * 128;
@@ -116,12 +121,13 @@ pub const fn a6_q_bytes(d: u32) -> u32 {
 pub const fn a6_stage_bytes(d: u32) -> u32 {
     2 * (d / 64) * A6_BOX_BYTES
 }
-/// a6: dynamic shared memory — the ring, then Q, then a full and an empty barrier per stage, from a
-/// 1024-aligned start (`hopper::tma_hgemm::dyn_smem`): 160 KiB at D = 128, 80 KiB at D = 64.
-pub const fn a6_smem(d: u32) -> u32 {
-    crate::hopper::tma_hgemm::dyn_smem(A6_STAGES, a6_stage_bytes(d), a6_q_bytes(d), 2)
+/// a6/a7: dynamic shared memory with `stages` ring stages — the ring, then Q, then a full and an empty
+/// barrier per stage, from a 1024-aligned start (`hopper::tma_hgemm::dyn_smem`): a6 (2 stages) 160 KiB
+/// at D = 128, 80 KiB at D = 64; a7 (3 stages) 225 KiB and 113 KiB.
+pub const fn a6_smem(d: u32, stages: u32) -> u32 {
+    crate::hopper::tma_hgemm::dyn_smem(stages, a6_stage_bytes(d), a6_q_bytes(d), 2)
 }
-const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
 
 #[cfg(test)]
 mod tests {

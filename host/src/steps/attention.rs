@@ -118,9 +118,14 @@ const A6_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n128k16.f32.", "cp.as
 
 /// a6: the Hopper step (TMA + `wgmma`), sm_90a.
 const fn a6(name: &'static str, label: &'static str, d: u32, elem: Elem) -> Step {
+    hopper(name, label, d, elem, layout::attention::A6_STAGES, A6_ABOUT)
+}
+
+/// A Hopper step (a6, a7) with a ring of `stages` K/V stages.
+const fn hopper(name: &'static str, label: &'static str, d: u32, elem: Elem, stages: u32, about: &'static str) -> Step {
     Step {
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: super::bounds_min(384, 1),
-                             dyn_smem_bytes: layout::attention::a6_smem(d), about: A6_ABOUT,
+                             dyn_smem_bytes: layout::attention::a6_smem(d, stages), about,
                              ptx: PtxCheck { has: A6_HAS, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "ld.shared", "st.shared", "trap"], count: &[], at_least: &[] } },
         kind: Kind::Flash, head_dim: Some(d), elem, query_rows: layout::attention::A6_BQ, tma: true,
     }
@@ -136,13 +141,13 @@ pub const A6_D128_BF16: Step = a6("attn_a6_d128_bf16", "a6-d128-bf16", 128, Elem
 
 const A7_ABOUT: &str = "a6 with the next tile's S = QK^T issued before this tile's softmax (FA3's intra-warpgroup overlap)";
 /// a7 (a6 with the next S issued before the softmax), head dim 64, f16.
-pub const A7_D64: Step = Step { kernel: KernelInfo { name: "attn_a7_d64_f16", step: "a7-d64", about: A7_ABOUT, ..A6_D64.kernel }, ..A6_D64 };
+pub const A7_D64: Step = hopper("attn_a7_d64_f16", "a7-d64", 64, Elem::F16, layout::attention::A7_STAGES, A7_ABOUT);
 /// a7, head dim 128, f16.
-pub const A7_D128: Step = Step { kernel: KernelInfo { name: "attn_a7_d128_f16", step: "a7-d128", about: A7_ABOUT, ..A6_D128.kernel }, ..A6_D128 };
+pub const A7_D128: Step = hopper("attn_a7_d128_f16", "a7-d128", 128, Elem::F16, layout::attention::A7_STAGES, A7_ABOUT);
 /// a7, head dim 64, bf16.
-pub const A7_D64_BF16: Step = Step { kernel: KernelInfo { name: "attn_a7_d64_bf16", step: "a7-d64-bf16", about: A7_ABOUT, ..A6_D64_BF16.kernel }, ..A6_D64_BF16 };
+pub const A7_D64_BF16: Step = hopper("attn_a7_d64_bf16", "a7-d64-bf16", 64, Elem::Bf16, layout::attention::A7_STAGES, A7_ABOUT);
 /// a7, head dim 128, bf16.
-pub const A7_D128_BF16: Step = Step { kernel: KernelInfo { name: "attn_a7_d128_bf16", step: "a7-d128-bf16", about: A7_ABOUT, ..A6_D128_BF16.kernel }, ..A6_D128_BF16 };
+pub const A7_D128_BF16: Step = hopper("attn_a7_d128_bf16", "a7-d128-bf16", 128, Elem::Bf16, layout::attention::A7_STAGES, A7_ABOUT);
 
 /// Every attention kernel, in ladder order.
 pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
@@ -175,6 +180,7 @@ mod tests {
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
         assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128"]);
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
+        assert_eq!(A7_D128.kernel.dyn_smem_bytes, 1024 + 3 * 65536 + 32768 + 48);
         assert_eq!(A3_D64.kernel.block_threads, 256);
         assert_eq!((A4_D64.kernel.block_threads, A4_D64.query_rows, A4_D64.kernel.dyn_smem_bytes), (128, 128, A3_D64.kernel.dyn_smem_bytes));
     }

@@ -13,7 +13,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, A6_STAGES as STAGES, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
+use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
 use layout::hopper::{TmaSwizzle, WgmmaDesc};
 
 /// Q (A) and K (B) tiles: K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
@@ -65,13 +65,14 @@ unsafe fn issue_scores<E: Elem16, const D: u32>(d_q: WgmmaDesc, s_stage: u32) ->
     s
 }
 
-/// The body of a6 (`PIPELINE = false`) and a7 (`true`) for element type `E` and head dim `D`.
+/// The body of a6 (`PIPELINE = false`) and a7 (`true`) for element type `E`, head dim `D` and a ring
+/// of `STAGES` K/V stages.
 ///
 /// # Safety
-/// As `attn_a6_d64_f16` for `D`.
+/// As `attn_a6_d64_f16` for `D`, with `layout::attention::a6_smem(D, STAGES)` bytes of dynamic shared memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
                                                                              g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32, causal: u32) {
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage

@@ -33,7 +33,7 @@ use crate::hgemm::elem::{Bf16, F16};
 
 /// Declares a Hopper attention entry (a6, a7) for one head dim, element type and `PIPELINE`.
 macro_rules! hopper_entry {
-    ($name:ident, $e:ty, $d:literal, $pipeline:literal) => {
+    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr) => {
         /// Attention forward (a6 / a7, module docs): `o` (`[B·H][L][D]`) and the natural log-sum-exp
         /// `lse` (`[B·H][L]`) from Q, K, V given as TMA tensor maps.
         ///
@@ -41,12 +41,12 @@ macro_rules! hopper_entry {
         /// `tmap_q`, `tmap_k`, `tmap_v`: 2-D tensor maps (in global memory) of `B·H·l` rows × D
         /// 16-bit elements, boxes of 128 rows × 64 elements, `SWIZZLE_128B`; `o` and `lse` hold
         /// `B·H·l·D` and `B·H·l` writable elements; grid `(⌈l/128⌉, B·H)`, 384 threads,
-        /// `layout::attention::a6_smem(D)` bytes of dynamic shared memory; `l ≥ 1`.
+        /// `layout::attention::a6_smem(D, stages)` bytes of dynamic shared memory; `l ≥ 1`.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal) }
+            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal) }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
@@ -54,7 +54,7 @@ macro_rules! hopper_entry {
 }
 pub(crate) use hopper_entry;
 
-hopper_entry!(attn_a6_d64_f16, F16, 64, false);
-hopper_entry!(attn_a6_d128_f16, F16, 128, false);
-hopper_entry!(attn_a6_d64_bf16, Bf16, 64, false);
-hopper_entry!(attn_a6_d128_bf16, Bf16, 128, false);
+hopper_entry!(attn_a6_d64_f16, F16, 64, false, layout::attention::A6_STAGES);
+hopper_entry!(attn_a6_d128_f16, F16, 128, false, layout::attention::A6_STAGES);
+hopper_entry!(attn_a6_d64_bf16, Bf16, 64, false, layout::attention::A6_STAGES);
+hopper_entry!(attn_a6_d128_bf16, Bf16, 128, false, layout::attention::A6_STAGES);

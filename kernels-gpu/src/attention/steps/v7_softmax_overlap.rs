@@ -14,7 +14,10 @@
 //! Diff from a6 (one `PIPELINE` branch in `attention/hopper.rs`): S of tile j + 1 is issued right
 //! after S of tile j retired — into a second set of 64 accumulators — and waited for at the top of the
 //! next iteration together with P·V of tile j; a stage is released one iteration later (its P·V retires
-//! at that wait). Registers: a second S (64 f32) beside O, P and the first S.
+//! at that wait). Registers: a second S (64 f32) beside O, P and the first S. **Three ring stages**
+//! (`layout::attention::A7_STAGES`, 225 KiB at D = 128): the first version kept a6's two and ran at
+//! 0.71–0.83× a6 — releasing a stage one iteration later left the producer no slack, so the next
+//! tile's S waited for its TMA load every iteration.
 //!
 //! Prediction (before the run): a6 at D = 64 ran at a2's speed (219 TFLOP/s: the softmax, which costs
 //! the same per key at D = 64 and 128, is twice the share of the work) and 398–404 at D = 128. Hiding
@@ -23,7 +26,7 @@
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
-hopper_entry!(attn_a7_d64_f16, F16, 64, true);
-hopper_entry!(attn_a7_d128_f16, F16, 128, true);
-hopper_entry!(attn_a7_d64_bf16, Bf16, 64, true);
-hopper_entry!(attn_a7_d128_bf16, Bf16, 128, true);
+hopper_entry!(attn_a7_d64_f16, F16, 64, true, layout::attention::A7_STAGES);
+hopper_entry!(attn_a7_d128_f16, F16, 128, true, layout::attention::A7_STAGES);
+hopper_entry!(attn_a7_d64_bf16, Bf16, 64, true, layout::attention::A7_STAGES);
+hopper_entry!(attn_a7_d128_bf16, Bf16, 128, true, layout::attention::A7_STAGES);
