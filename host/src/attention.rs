@@ -1,8 +1,8 @@
 //! Attention forward as a library (issue 17): `O = softmax(Q·Kᵀ · scale [+ causal mask]) · V` and the
 //! natural log-sum-exp of each row, for Q, K, V, O stored `[B·H][L][D]` row-major in f16 or bf16.
 //!
-//! * [`flash`]: the fused FlashAttention-2 kernel ([`default_flash`], or any fused step with
-//!   [`flash_with`]), head dims 64 and 128;
+//! * [`flash`]: the fused kernel ([`default_flash`]: FlashAttention-2 on `mma.sync`, or at D = 128 on
+//!   Hopper a6, TMA + `wgmma`; or any fused step with [`flash_with`]), head dims 64 and 128;
 //! * [`Unfused`]: the baseline users write first — `S = Q·Kᵀ` (cuBLAS, f32), the a1 softmax kernel,
 //!   `O = P·V` (cuBLAS) — with its S and P buffers allocated once;
 //! * [`reference_f64`]: the f64 CPU reference of small shapes.
@@ -21,7 +21,7 @@ use crate::{
     error::{Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::{attention::{A2_D128, A2_D128_BF16, A4_D64, A4_D64_BF16, Kind, Step, find}, gemm::Elem},
+    steps::{attention::{A2_D128, A2_D128_BF16, A4_D64, A4_D64_BF16, A6_D128, A6_D128_BF16, Kind, Step, find}, gemm::Elem},
 };
 
 /// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
@@ -98,15 +98,18 @@ impl std::fmt::Display for AttnShape {
     }
 }
 
-/// The fused step [`flash`] runs for head dim `d` and `elem`: the fastest measured on an H100
-/// (`kernels-gpu/src/attention/README.md`): a4 at D = 64 (1.02–1.08× a2), a2 at D = 128 (a3 within
-/// −3% to +5% of it).
-pub fn default_flash(d: u32, elem: Elem) -> Option<&'static Step> {
-    match (d, elem) {
-        (64, Elem::Bf16) => Some(&A4_D64_BF16),
-        (64, _) => Some(&A4_D64),
-        (128, Elem::Bf16) => Some(&A2_D128_BF16),
-        (128, _) => Some(&A2_D128),
+/// The fused step [`flash`] runs for head dim `d` and `elem` on a GPU that runs `sm_90a` code
+/// (`hopper`) or not: the fastest measured on an H100 (`kernels-gpu/src/attention/README.md`). D = 128:
+/// a6 on Hopper (TMA + `wgmma`, 1.55–1.6× a2), else a2 (a3 within −3% to +5% of it). D = 64: a4
+/// (1.02–1.08× a2; a6 runs at a2's speed there).
+pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> {
+    match (d, elem, hopper) {
+        (64, Elem::Bf16, _) => Some(&A4_D64_BF16),
+        (64, _, _) => Some(&A4_D64),
+        (128, Elem::Bf16, true) => Some(&A6_D128_BF16),
+        (128, Elem::Bf16, false) => Some(&A2_D128_BF16),
+        (128, _, true) => Some(&A6_D128),
+        (128, _, false) => Some(&A2_D128),
         _ => None,
     }
 }
@@ -116,7 +119,7 @@ pub fn default_flash(d: u32, elem: Elem) -> Option<&'static Step> {
 #[allow(clippy::too_many_arguments)]
 pub fn flash(gpu: &Gpu, s: AttnShape, elem: Elem, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>, o: &mut CudaSlice<u16>,
              lse: &mut CudaSlice<f32>) -> Result<&'static Step> {
-    let step = default_flash(s.head_dim as u32, elem)
+    let step = default_flash(s.head_dim as u32, elem, gpu.cannot_run(&A6_D128.kernel).is_none())
         .ok_or_else(|| Error::InvalidInput(format!("no fused attention kernel for head dim {} and {elem:?}", s.head_dim)))?;
     flash_with(gpu, step, s, scale, q, k, v, o, lse)?;
     Ok(step)
@@ -346,6 +349,20 @@ pub fn reference_f64(s: AttnShape, scale: f64, q: &[f64], k: &[f64], v: &[f64]) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_fused_step_follows_the_head_dim_and_the_gpu() {
+        for elem in [Elem::F16, Elem::Bf16] {
+            for hopper in [false, true] {
+                let d64 = default_flash(64, elem, hopper).unwrap();
+                assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), ("a4-d64", elem));
+                let d128 = default_flash(128, elem, hopper).unwrap();
+                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a6-d128" } else { "a2-d128" });
+                assert_eq!((d128.elem, d128.head_dim), (elem, Some(128)));
+                assert!(default_flash(96, elem, hopper).is_none());
+            }
+        }
+    }
 
     #[test]
     fn shapes_refuse_what_the_kernels_cannot_take() {
