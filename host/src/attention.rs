@@ -100,7 +100,7 @@ impl std::fmt::Display for AttnShape {
 
 /// The fused step [`flash`] runs for head dim `d` and `elem` on a GPU that runs `sm_90a` code
 /// (`hopper`) or not: the fastest measured on an H100 (`kernels-gpu/src/attention/README.md`). D = 128:
-/// a6 on Hopper (TMA + `wgmma`, 1.55–1.6× a2), else a2 (a3 within −3% to +5% of it). D = 64: a4
+/// a6 on Hopper (TMA + `wgmma`, 1.42–1.63× a2), else a2 (a3 within −3% to +5% of it). D = 64: a4
 /// (1.02–1.08× a2; a6 runs at a2's speed there).
 pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> {
     match (d, elem, hopper) {

@@ -107,7 +107,7 @@ pub const A6_BKV: u32 = 128;
 pub const A6_STAGES: u32 = 2;
 /// a7: stages of the K/V ring. a7 releases a stage one iteration later than a6 (its P·V retires at the
 /// next iteration's wait) and issues the next tile's S before its softmax, so with 2 stages the next
-/// tile's loads could start only as it was needed (measured: 0.71–0.83× a6); 3 stages give them one
+/// tile's loads could start only as it was needed (measured: 0.70–0.86× a6); 3 stages give them one
 /// iteration of slack.
 pub const A7_STAGES: u32 = 3;
 /// a6: bytes of one TMA box, 128 rows × 64 elements (128-byte rows, `SWIZZLE_128B`): Q, K and V tiles

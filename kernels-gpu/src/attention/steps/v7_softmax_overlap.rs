@@ -16,7 +16,7 @@
 //! next iteration together with P·V of tile j; a stage is released one iteration later (its P·V retires
 //! at that wait). Registers: a second S (64 f32) beside O, P and the first S. **Three ring stages**
 //! (`layout::attention::A7_STAGES`, 225 KiB at D = 128): the first version kept a6's two and ran at
-//! 0.71–0.83× a6 — releasing a stage one iteration later left the producer no slack, so the next
+//! 0.70–0.86× a6 — releasing a stage one iteration later left the producer no slack, so the next
 //! tile's S waited for its TMA load every iteration.
 //!
 //! Prediction (before the run): a6 at D = 64 ran at a2's speed (219 TFLOP/s: the softmax, which costs
