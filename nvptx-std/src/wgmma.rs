@@ -278,12 +278,12 @@ macro_rules! wgmma_attention_shapes {
         /// # Safety
         /// As [`wgmma_m64n64k16_f32_f16`], with B 16×128.
         #[inline(always)]
-        pub unsafe fn $ss128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+        pub unsafe fn $ss128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: u32) {
             let [acc0, acc1] = acc;
             // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
             unsafe {
                 wgmma_asm_n128!(acc0, acc1, $i128, "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
-                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,)
+                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d, ta = const TA, tb = const TB,)
             }
         }
 
@@ -293,12 +293,12 @@ macro_rules! wgmma_attention_shapes {
         /// As [`wgmma_m64n64k16_f32_f16`] for `acc` and B; `a` are this thread's values (registers, read
         /// when the instruction issues).
         #[inline(always)]
-        pub unsafe fn $rs64<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: bool) {
+        pub unsafe fn $rs64<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: u32) {
             // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
             unsafe {
                 wgmma_asm_n64!(acc, $i64, "{{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}",
                     a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3], db = in(reg64) desc_b,
-                    sd = in(reg32) scale_d as u32, tb = const TB,)
+                    sd = in(reg32) scale_d, tb = const TB,)
             }
         }
 
@@ -307,13 +307,13 @@ macro_rules! wgmma_attention_shapes {
         /// # Safety
         /// As the `N = 64` register-A form, with B 16×128.
         #[inline(always)]
-        pub unsafe fn $rs128<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: bool) {
+        pub unsafe fn $rs128<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: u32) {
             let [acc0, acc1] = acc;
             // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
             unsafe {
                 wgmma_asm_n128!(acc0, acc1, $i128, "{{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}",
                     a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3], db = in(reg64) desc_b,
-                    sd = in(reg32) scale_d as u32, tb = const TB,)
+                    sd = in(reg32) scale_d, tb = const TB,)
             }
         }
     };

@@ -39,30 +39,179 @@ fn pin(acc: &mut [[f32; 32]; 2]) {
     wgmma_fence_operand(b);
 }
 
-/// Issues (and commits, without waiting) S = Q·Kᵀ for the K tile at `s_stage`: one
+/// Values fixed in registers at this point of the program (an empty `asm!` that reads and writes
+/// them): a `wgmma`'s descriptors and `scale-d` flags computed *before* its `wgmma.fence`. Computed
+/// between the `wgmma`s of a group while another group is in flight (a7), the address arithmetic made
+/// ptxas serialize every `wgmma` (C7513: "non wgmma instructions defining input registers").
+#[inline(always)]
+fn pin_inputs(d: &mut [u64; 8], flags: &mut [u32; 2]) {
+    // SAFETY: emits no instruction; only declares the registers read and written.
+    unsafe {
+        core::arch::asm!("// pin_inputs {0} {1} {2} {3} {4} {5} {6} {7} {8} {9}", inout(reg64) d[0], inout(reg64) d[1], inout(reg64) d[2], inout(reg64) d[3],
+                         inout(reg64) d[4], inout(reg64) d[5], inout(reg64) d[6], inout(reg64) d[7], inout(reg32) flags[0], inout(reg32) flags[1],
+                         options(nomem, nostack))
+    }
+}
+
+/// The descriptors of S = Q·Kᵀ for the K tile at `s_stage` (`[ks]`: Q's and K's, 16 head dims per
+/// step; steps past D/16 unused) and of O += P·V for the V tile at `s_v` (`[kk]`: 16 keys per step),
+/// pinned in registers with the `scale-d` flags `[0, 1]`.
+#[inline(always)]
+fn descriptors<const D: u32>(d_q: WgmmaDesc, s_stage: u32, s_v: u32) -> ([u64; 8], [u64; 8], [u64; 8], [u32; 2]) {
+    let at = |ks: u32| (ks / 4) * BOX + 32 * (ks % 4); // the 64-wide box along D, bytes inside its rows
+    let mut dq: [u64; 8] = core::array::from_fn(|ks| d_q.advance(at(ks as u32 % (D / 16))).0);
+    let mut dk: [u64; 8] = core::array::from_fn(|ks| K_MAJOR.advance(s_stage + at(ks as u32 % (D / 16))).0);
+    let mut dv: [u64; 8] = core::array::from_fn(|kk| V_MN_MAJOR.advance(s_v).advance(2048 * kk as u32).0);
+    let mut flags = [0u32, 1];
+    pin_inputs(&mut dq, &mut flags);
+    pin_inputs(&mut dk, &mut flags);
+    pin_inputs(&mut dv, &mut flags);
+    (dq, dk, dv, flags)
+}
+
+/// Issues (and commits, without waiting) S = Q·Kᵀ with the descriptors of [`descriptors`]: one
 /// `wgmma.m64n128k16` per 16 head dims, both operands K-major. The result is valid after the next
 /// `wgmma_wait_group` that retires this group.
 ///
 /// # Safety
-/// All 128 threads of a consumer warpgroup; Q (at `d_q`) and the K tile have landed; nobody writes them
-/// until the group retires; the returned accumulators are not read before then.
+/// All 128 threads of a consumer warpgroup; Q and the K tile the descriptors name have landed; nobody
+/// writes them until the group retires; the returned accumulators are not read before then.
 #[inline(always)]
-unsafe fn issue_scores<E: Elem16, const D: u32>(d_q: WgmmaDesc, s_stage: u32) -> Scores {
+unsafe fn issue_scores<E: Elem16, const D: u32>(dq: &[u64; 8], dk: &[u64; 8], flags: [u32; 2]) -> Scores {
     let mut s = [[0f32; 32]; 2];
     pin(&mut s);
-    // SAFETY: forwarded to the caller; descriptors stay inside the Q tile and the stage's K tile.
+    // SAFETY: forwarded to the caller.
     unsafe {
         wgmma_fence();
         unroll8!(ks => {
             if ks < D / 16 {
-                let at = (ks / 4) * BOX; // the 64-wide box along D
-                let kb = 32 * (ks % 4); // bytes inside its 128-byte rows
-                E::wgmma_128::<0, 0>(&mut s, d_q.advance(at + kb).0, K_MAJOR.advance(s_stage + at + kb).0, ks > 0);
+                E::wgmma_128::<0, 0>(&mut s, dq[ks as usize], dk[ks as usize], flags[(ks > 0) as usize]);
             }
         });
         wgmma_commit_group();
     }
     s
+}
+
+/// The online softmax of one consumer thread: its two query rows, the mask, the scale.
+#[derive(Clone, Copy)]
+struct Softmax {
+    /// Sequence length (keys past it are masked).
+    l: u32,
+    /// Causal mask.
+    causal: bool,
+    /// Query tile (for the causal mask's diagonal tiles).
+    qt: u32,
+    /// `scale · log2 e`: scores in base 2.
+    scale2: f32,
+    /// This thread's query rows (rows g and g + 8 of its warp's 16).
+    row: [u32; 2],
+    /// `lane % 4`.
+    t: u32,
+}
+
+impl Softmax {
+    /// Tile `j`'s scores `s` scaled to base 2 and masked, then replaced by P = 2^(s − m) (f32, in
+    /// place); the running max `r_m` and per-thread sum `r_l` updated. Returns the factor `corr` the
+    /// rows' O must be multiplied by. [`pack_p`] turns `s` into P·V's A fragments.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp, converged (quad shuffles).
+    #[inline(always)]
+    unsafe fn tile(self, s: &mut Scores, j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2]) -> [f32; 2] {
+        let t = self.t;
+        let kv0 = j * BKV;
+        let masked_tile = kv0 + BKV > self.l || (self.causal && needs_mask_of(BQ, BKV, self.qt, j));
+        let mut mx = [-1e30f32; 2];
+        unroll2!(b => {
+            unroll8!(jj => {
+                unroll4!(e => {
+                    let i = (4 * jj + e) as usize;
+                    let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
+                    let x = &mut s[b as usize][i];
+                    *x = if masked_tile && (col >= self.l || (self.causal && col > self.row[(e / 2) as usize])) { f32::NEG_INFINITY } else { *x * self.scale2 };
+                    mx[(e / 2) as usize] = mx[(e / 2) as usize].max(*x);
+                });
+            });
+        });
+        // SAFETY: forwarded (converged warp).
+        let m_new = unsafe { [r_m[0].max(quad_max(mx[0])), r_m[1].max(quad_max(mx[1]))] };
+        let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
+        *r_m = m_new;
+        let mut sum = [0f32; 2];
+        unroll2!(b => {
+            unroll8!(jj => {
+                unroll4!(e => {
+                    let x = &mut s[b as usize][(4 * jj + e) as usize];
+                    *x = ex2_approx_f32(*x - m_new[(e / 2) as usize]);
+                    sum[(e / 2) as usize] += *x;
+                });
+            });
+        });
+        *r_l = [r_l[0] * corr[0] + sum[0], r_l[1] * corr[1] + sum[1]];
+        corr
+    }
+}
+
+/// P (f32, from [`Softmax::tile`]) packed to `E` as the A fragments of P·V: k-step kk holds n-tiles
+/// 2kk and 2kk + 1 (8 keys each). Kept apart from the softmax so that a7 can write these registers only
+/// after the previous P·V — which reads the previous fragments — retired.
+#[inline(always)]
+fn pack_p<E: Elem16>(s: &Scores) -> [[u32; 4]; 8] {
+    let mut p = [[0u32; 4]; 8];
+    unroll2!(b => {
+        unroll8!(jj => {
+            let x = &s[b as usize];
+            let i = (4 * jj) as usize;
+            let nt = 8 * b + jj; // n-tile of 8 keys
+            p[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(x[i], x[i + 1]);
+            p[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(x[i + 2], x[i + 3]);
+        });
+    });
+    p
+}
+
+/// O's rows times `corr` (row half 0, 1).
+#[inline(always)]
+fn rescale<const D: u32>(r_o: &mut [[f32; 32]; 2], corr: [f32; 2]) {
+    unroll2!(b => {
+        if b < D / 64 {
+            unroll8!(jj => {
+                let o = &mut r_o[b as usize];
+                let i = (4 * jj) as usize;
+                o[i] *= corr[0];
+                o[i + 1] *= corr[0];
+                o[i + 2] *= corr[1];
+                o[i + 3] *= corr[1];
+            });
+        }
+    });
+}
+
+/// Issues (and commits, without waiting) O += P·V with V's descriptors from [`descriptors`]: 8 k-steps
+/// of 16 keys, A = P from registers, B = V MN-major. `fence`: a `wgmma.fence` first (not needed right
+/// after [`issue_scores`]'s, with no register written since).
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; the V tile has landed and nobody writes it, nor `r_o` or
+/// `p`, until the group retires.
+#[inline(always)]
+unsafe fn issue_pv<E: Elem16, const D: u32>(r_o: &mut [[f32; 32]; 2], p: &[[u32; 4]; 8], dv: &[u64; 8], flags: [u32; 2], fence: bool) {
+    pin(r_o);
+    // SAFETY: forwarded.
+    unsafe {
+        if fence {
+            wgmma_fence();
+        }
+        unroll8!(kk => {
+            if D == 64 {
+                E::wgmma_64_rs::<1>(&mut r_o[0], p[kk as usize], dv[kk as usize], flags[1]);
+            } else {
+                E::wgmma_128_rs::<1>(r_o, p[kk as usize], dv[kk as usize], flags[1]);
+            }
+        });
+        wgmma_commit_group();
+    }
 }
 
 /// The body of a6 (`PIPELINE = false`) and a7 (`true`) for element type `E`, head dim `D` and a ring
@@ -117,108 +266,67 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                 let (g, t) = (lane / 4, lane % 4);
                 // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
                 let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
-                let scale2 = scale * core::f32::consts::LOG2_E;
+                let softmax = Softmax { l, causal: causal != 0, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
                 let d_q = K_MAJOR.advance(s_q + mh * 64 * 128);
                 let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
                 let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
                 let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                // a7: S of tile 0 issued ahead; each iteration issues the next tile's before its softmax.
-                let mut s_next = [[0f32; 32]; 2];
-                if PIPELINE {
-                    ring.wait_full(0);
-                    s_next = issue_scores::<E, D>(d_q, ring.at(0).0);
-                }
-                for j in 0..n_tiles {
-                    let s_stage = ring.at(j).0;
-                    let mut s = if PIPELINE {
-                        s_next
-                    } else {
+                if !PIPELINE {
+                    // a6: S, wait, softmax, P·V, wait — per tile.
+                    for j in 0..n_tiles {
                         ring.wait_full(j);
-                        issue_scores::<E, D>(d_q, s_stage)
-                    };
-                    // S of tile j (and a7: P·V of tile j − 1) retired.
-                    wgmma_wait_group::<0>();
-                    pin(&mut s);
-                    pin(&mut r_o);
-                    if PIPELINE {
-                        if j > 0 {
-                            ring.release(j - 1);
-                        }
-                        // The tensor cores compute the next tile's S while this warpgroup runs the softmax.
-                        if j + 1 < n_tiles {
-                            ring.wait_full(j + 1);
-                            s_next = issue_scores::<E, D>(d_q, ring.at(j + 1).0);
-                        }
-                    }
-                    // Scale to base 2, mask (keys past l; the causal diagonal), row max.
-                    let kv0 = j * BKV;
-                    let masked_tile = kv0 + BKV > l || (causal != 0 && needs_mask_of(BQ, BKV, qt, j));
-                    let mut mx = [-1e30f32; 2];
-                    unroll2!(b => {
-                        unroll8!(jj => {
-                            unroll4!(e => {
-                                let i = (4 * jj + e) as usize;
-                                let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
-                                let x = &mut s[b as usize][i];
-                                *x = if masked_tile && (col >= l || (causal != 0 && col > row_of(e / 2))) { f32::NEG_INFINITY } else { *x * scale2 };
-                                mx[(e / 2) as usize] = mx[(e / 2) as usize].max(*x);
-                            });
-                        });
-                    });
-                    let m_new = [r_m[0].max(quad_max(mx[0])), r_m[1].max(quad_max(mx[1]))];
-                    let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
-                    r_m = m_new;
-                    // P = 2^(s − m), packed as the A fragments of P·V (k-step kk: n-tiles 2kk, 2kk + 1).
-                    let mut p = [[0u32; 4]; 8];
-                    let mut sum = [0f32; 2];
-                    unroll2!(b => {
-                        unroll8!(jj => {
-                            let x = &s[b as usize];
-                            let i = (4 * jj) as usize;
-                            let e = [ex2_approx_f32(x[i] - r_m[0]), ex2_approx_f32(x[i + 1] - r_m[0]), ex2_approx_f32(x[i + 2] - r_m[1]),
-                                     ex2_approx_f32(x[i + 3] - r_m[1])];
-                            sum[0] += e[0] + e[1];
-                            sum[1] += e[2] + e[3];
-                            let nt = 8 * b + jj; // n-tile of 8 keys
-                            p[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(e[0], e[1]);
-                            p[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(e[2], e[3]);
-                        });
-                    });
-                    r_l = [r_l[0] * corr[0] + sum[0], r_l[1] * corr[1] + sum[1]];
-                    unroll2!(b => {
-                        if b < D / 64 {
-                            unroll8!(jj => {
-                                let o = &mut r_o[b as usize];
-                                let i = (4 * jj) as usize;
-                                o[i] *= corr[0];
-                                o[i + 1] *= corr[0];
-                                o[i + 2] *= corr[1];
-                                o[i + 3] *= corr[1];
-                            });
-                        }
-                    });
-                    // O += P · V: 8 k-steps of 16 keys, A = P from registers, B = V (MN-major).
-                    let d_v = V_MN_MAJOR.advance(s_stage + kv_half);
-                    pin(&mut r_o);
-                    wgmma_fence();
-                    unroll8!(kk => {
-                        if D == 64 {
-                            E::wgmma_64_rs::<1>(&mut r_o[0], p[kk as usize], d_v.advance(2048 * kk).0, true);
-                        } else {
-                            E::wgmma_128_rs::<1>(&mut r_o, p[kk as usize], d_v.advance(2048 * kk).0, true);
-                        }
-                    });
-                    wgmma_commit_group();
-                    if !PIPELINE {
+                        let s_stage = ring.at(j).0;
+                        let (dq, dk, dv, flags) = descriptors::<D>(d_q, s_stage, s_stage + kv_half);
+                        let mut s = issue_scores::<E, D>(&dq, &dk, flags);
+                        wgmma_wait_group::<0>();
+                        pin(&mut s);
+                        let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
+                        let p = pack_p::<E>(&s);
+                        rescale::<D>(&mut r_o, corr);
+                        issue_pv::<E, D>(&mut r_o, &p, &dv, flags, true);
                         wgmma_wait_group::<0>();
                         pin(&mut r_o);
                         ring.release(j);
                     }
-                }
-                if PIPELINE {
+                } else {
+                    // a7: P·V of tile j and S of tile j + 1 in flight together; the softmax of tile
+                    // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
+                    // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
+                    // ptxas serialize every wgmma: C7515).
+                    ring.wait_full(0);
+                    let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(0).0, ring.at(0).0 + kv_half);
+                    let mut s = issue_scores::<E, D>(&dq, &dk, flags);
                     wgmma_wait_group::<0>();
-                    pin(&mut r_o);
-                    ring.release(n_tiles - 1);
+                    pin(&mut s);
+                    softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                    let mut p = pack_p::<E>(&s);
+                    for j in 0..n_tiles {
+                        let s_stage = ring.at(j).0;
+                        let more = j + 1 < n_tiles;
+                        let mut s_next = [[0f32; 32]; 2];
+                        // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
+                        // of tile j issued back to back behind one fence, as two groups.
+                        let next_stage = ring.at(j + 1).0;
+                        let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
+                        if more {
+                            ring.wait_full(j + 1);
+                            s_next = issue_scores::<E, D>(&dq, &dk, flags);
+                        }
+                        issue_pv::<E, D>(&mut r_o, &p, &dv, flags, true);
+                        let mut corr = [1f32; 2];
+                        if more {
+                            wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                            pin(&mut s_next);
+                            corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                            wgmma_wait_group::<0>();
+                            p = pack_p::<E>(&s_next);
+                        } else {
+                            wgmma_wait_group::<0>();
+                        }
+                        pin(&mut r_o);
+                        ring.release(j);
+                        rescale::<D>(&mut r_o, corr);
+                    }
                 }
                 // Epilogue: the rows' full sums, O / sum, lse (natural log).
                 let sum = [quad_sum(r_l[0]), quad_sum(r_l[1])];

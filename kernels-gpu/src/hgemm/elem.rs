@@ -24,19 +24,19 @@ pub(crate) trait Elem16 {
     /// # Safety
     /// As `wgmma_m64n128k16_f32_f16`.
     #[cfg(lab_sm90)]
-    unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: bool);
+    unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: u32);
     /// `wgmma.m64n64k16` with A in registers (attention a6: O += P·V at D = 64).
     ///
     /// # Safety
     /// As `wgmma_m64n64k16_f32_f16_rs`.
     #[cfg(lab_sm90)]
-    unsafe fn wgmma_64_rs<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: bool);
+    unsafe fn wgmma_64_rs<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: u32);
     /// `wgmma.m64n128k16` with A in registers (attention a6: O += P·V at D = 128).
     ///
     /// # Safety
     /// As `wgmma_m64n128k16_f32_f16_rs`.
     #[cfg(lab_sm90)]
-    unsafe fn wgmma_128_rs<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: bool);
+    unsafe fn wgmma_128_rs<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: u32);
 }
 
 /// IEEE half precision.
@@ -62,19 +62,19 @@ impl Elem16 for F16 {
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
-    unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+    unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_f16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
-    unsafe fn wgmma_64_rs<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: bool) {
+    unsafe fn wgmma_64_rs<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n64k16_f32_f16_rs::<TB>(acc, a, desc_b, scale_d) }
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
-    unsafe fn wgmma_128_rs<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: bool) {
+    unsafe fn wgmma_128_rs<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_f16_rs::<TB>(acc, a, desc_b, scale_d) }
     }
@@ -98,19 +98,19 @@ impl Elem16 for Bf16 {
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
-    unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: bool) {
+    unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_bf16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
-    unsafe fn wgmma_64_rs<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: bool) {
+    unsafe fn wgmma_64_rs<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n64k16_f32_bf16_rs::<TB>(acc, a, desc_b, scale_d) }
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
-    unsafe fn wgmma_128_rs<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: bool) {
+    unsafe fn wgmma_128_rs<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_bf16_rs::<TB>(acc, a, desc_b, scale_d) }
     }
