@@ -23,6 +23,12 @@
 //! the same per key at D = 64 and 128, is twice the share of the work) and 398–404 at D = 128. Hiding
 //! most of the softmax behind S: **~1.3–1.5× a6 at D = 64**, ~1.1–1.2× at D = 128 (where two
 //! warpgroups already overlap each other's softmax with MMAs).
+//!
+//! Measured (H100, `results/2026-11-23-h100-session7/attention-final`): **1.02–1.09× a6**, the fastest
+//! step at every shape (D = 128: 353–423 TFLOP/s, 1.13–1.22× torch's FA2; D = 64: 1.01–1.08× a4) —
+//! after two versions that were slower than a6 (0.70–0.86× with 2 stages, 0.88–0.96× with 3) because
+//! ptxas serialized every `wgmma` (C7515/C7513: registers of an in-flight `wgmma` written by other
+//! instructions). What the body does about it is in `attention/hopper.rs` and the README.
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
