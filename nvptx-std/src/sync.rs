@@ -53,3 +53,16 @@ pub unsafe fn sync_named(id: u32, count: u32) {
     // SAFETY: forwarded to the caller.
     unsafe { barrier_cta_sync_aligned_count(id, count) }
 }
+
+/// `bar.arrive id, count;` — arrives on named barrier `id` without waiting: the other half of a
+/// producer/consumer hand-off where `count` threads meet, some with [`sync_named`] (they wait) and the
+/// rest with this (they go on). Attention a8 uses it to take turns between two warpgroups.
+///
+/// # Safety
+/// As [`sync_named`]: `id` in 1..16, whole converged warps; per phase of the barrier, the arriving and
+/// the syncing threads together number exactly `count`.
+#[inline(always)]
+pub unsafe fn arrive_named(id: u32, count: u32) {
+    // SAFETY: forwarded to the caller. Not `pure`: orders memory, collective.
+    unsafe { core::arch::asm!("bar.arrive {0}, {1};", in(reg32) id, in(reg32) count, options(nostack)) }
+}

@@ -8,6 +8,7 @@ use crate::hgemm::tma_warp_specialized::warp_specialized;
 use crate::prim::{
     math::{ex2_approx_f32, lg2_approx_f32},
     mbarrier::mbarrier_arrive_expect_tx,
+    sync::{arrive_named, sync_named},
     thread::{block_idx_x, block_idx_y, lane_id},
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -214,14 +215,15 @@ unsafe fn issue_pv<E: Elem16, const D: u32>(r_o: &mut [[f32; 32]; 2], p: &[[u32;
     }
 }
 
-/// The body of a6 (`PIPELINE = false`) and a7 (`true`) for element type `E`, head dim `D` and a ring
-/// of `STAGES` K/V stages.
+/// The body of a6 (`PIPELINE = false`), a7 (`true`) and a8 (a7 with `PINGPONG`: the two consumer
+/// warpgroups take turns issuing their `wgmma`s) for element type `E`, head dim `D` and a ring of
+/// `STAGES` K/V stages.
 ///
 /// # Safety
 /// As `attn_a6_d64_f16` for `D`, with `layout::attention::a6_smem(D, STAGES)` bytes of dynamic shared memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
                                                                              g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32, causal: u32) {
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
@@ -300,6 +302,14 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                     pin(&mut s);
                     softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
                     let mut p = pack_p::<E>(&s);
+                    // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
+                    // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
+                    // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
+                    // arrival, so every phase of both barriers has 128 syncing + 128 arriving threads.
+                    let (my_turn, their_turn) = (1 + mh, 2 - mh);
+                    if PINGPONG && mh == 1 {
+                        arrive_named(their_turn, 256);
+                    }
                     for j in 0..n_tiles {
                         let s_stage = ring.at(j).0;
                         let more = j + 1 < n_tiles;
@@ -308,11 +318,17 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         // of tile j issued back to back behind one fence, as two groups.
                         let next_stage = ring.at(j + 1).0;
                         let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
+                        if PINGPONG {
+                            sync_named(my_turn, 256);
+                        }
                         if more {
                             ring.wait_full(j + 1);
                             s_next = issue_scores::<E, D>(&dq, &dk, flags);
                         }
                         issue_pv::<E, D>(&mut r_o, &p, &dv, flags, true);
+                        if PINGPONG && !(mh == 1 && !more) {
+                            arrive_named(their_turn, 256);
+                        }
                         let mut corr = [1f32; 2];
                         if more {
                             wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired

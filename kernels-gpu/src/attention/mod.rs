@@ -11,6 +11,7 @@
 //! | a5 | `steps/v5_reduction_chains.rs` | a2 with the per-tile row max and sum as four independent chains (ILP against the `wait` stalls ncu shows) |
 //! | a6 | `steps/v6_hopper_wgmma.rs` | Hopper: TMA K/V ring, `wgmma` for S = QKᵀ and for O += PV with P in registers, 1 producer + 2 consumer warpgroups (sm_90a) |
 //! | a7 | `steps/v7_softmax_overlap.rs` | a6 with the next tile's S = QKᵀ issued before this tile's softmax: the tensor cores work while the warpgroup exponentiates |
+//! | a8 | `steps/v8_pingpong.rs` | a7 with the two consumer warpgroups taking turns at the tensor cores (named barriers: FA3's ping-pong) |
 // The fused kernels' body (a2–a5).
 mod flash;
 // The Hopper body (a6–a7).
