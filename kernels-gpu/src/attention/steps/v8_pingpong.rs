@@ -20,6 +20,12 @@
 //! Prediction (before the run): a7's tensor pipe was active ~40% of cycles with 0.43 eligible warps per
 //! scheduler; FA3 reports ping-pong worth ~10% on top of the intra-warpgroup overlap at D = 128. Expect
 //! 1.05–1.15× a7 at D = 128, about 1.0–1.1× at D = 64.
+//!
+//! Measured (H100, `results/2026-11-23-h100-session7/attention-a8`): **0.98–1.00× a7** at every shape —
+//! prediction wrong. Verified (tests, `--check`, compute-sanitizer synccheck and racecheck clean). With
+//! a7's overlap inside each warpgroup there was no idle tensor time left that taking turns recovers;
+//! `wgmma` issue is asynchronous, so the barriers order the issuing, not when the tensor cores run.
+//! a7 stays the library's default.
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
