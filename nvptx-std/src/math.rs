@@ -19,3 +19,14 @@ pub fn lg2_approx_f32(x: f32) -> f32 {
     unsafe { asm!("lg2.approx.ftz.f32 {0}, {1};", out(reg32) r, in(reg32) x, options(pure, nomem, nostack)) };
     r
 }
+
+/// `fma.rn.f32 d, a, b, c;` — `a·b + c` rounded once. rustc emits `mul.rn` and `add.rn` separately
+/// (no contraction), and `f32::mul_add` is `std`-only; attention's softmax uses it to fold the scale into
+/// the exponent, `2^(x·scale − m)`, one instruction instead of two.
+#[inline(always)]
+pub fn fma_rn_f32(a: f32, b: f32, c: f32) -> f32 {
+    let r: f32;
+    // SAFETY: register-only arithmetic; per-thread, so `pure` is fine.
+    unsafe { asm!("fma.rn.f32 {0}, {1}, {2}, {3};", out(reg32) r, in(reg32) a, in(reg32) b, in(reg32) c, options(pure, nomem, nostack)) };
+    r
+}

@@ -6,7 +6,7 @@ use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
 use crate::hgemm::tma_warp_specialized::warp_specialized;
 use crate::prim::{
-    math::{ex2_approx_f32, lg2_approx_f32},
+    math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
     mbarrier::mbarrier_arrive_expect_tx,
     sync::{arrive_named, sync_named},
     thread::{block_idx_x, block_idx_y, lane_id},
@@ -112,8 +112,8 @@ struct Softmax {
 }
 
 impl Softmax {
-    /// Tile `j`'s scores `s` scaled to base 2 and masked, then replaced by P = 2^(s − m) (f32, in
-    /// place); the running max `r_m` and per-thread sum `r_l` updated. Returns the factor `corr` the
+    /// Tile `j`'s scores `s` masked, then replaced by P = 2^(s·scale2 − m) (f32, in place); the running
+    /// max `r_m` (base 2, scaled) and per-thread sum `r_l` updated. Returns the factor `corr` the
     /// rows' O must be multiplied by. [`pack_p`] turns `s` into P·V's A fragments.
     ///
     /// # Safety
@@ -123,20 +123,39 @@ impl Softmax {
         let t = self.t;
         let kv0 = j * BKV;
         let masked_tile = kv0 + BKV > self.l || (self.causal && needs_mask_of(BQ, BKV, self.qt, j));
+        // The row max is taken on the raw scores and scaled once (max(x)·c = max(x·c) for c > 0), and
+        // the scale folds into the exponent's FFMA: 2^(x·c − m). A scale ≤ 0 (never used in practice,
+        // but a valid input) pre-scales the scores and runs the same code with c = 1.
+        let c = if self.scale2 > 0.0 {
+            self.scale2
+        } else {
+            unroll2!(b => {
+                unroll8!(jj => {
+                    unroll4!(e => {
+                        s[b as usize][(4 * jj + e) as usize] *= self.scale2;
+                    });
+                });
+            });
+            1.0
+        };
         let mut mx = [-1e30f32; 2];
         unroll2!(b => {
             unroll8!(jj => {
                 unroll4!(e => {
                     let i = (4 * jj + e) as usize;
-                    let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
                     let x = &mut s[b as usize][i];
-                    *x = if masked_tile && (col >= self.l || (self.causal && col > self.row[(e / 2) as usize])) { f32::NEG_INFINITY } else { *x * self.scale2 };
+                    if masked_tile {
+                        let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
+                        if col >= self.l || (self.causal && col > self.row[(e / 2) as usize]) {
+                            *x = f32::NEG_INFINITY;
+                        }
+                    }
                     mx[(e / 2) as usize] = mx[(e / 2) as usize].max(*x);
                 });
             });
         });
         // SAFETY: forwarded (converged warp).
-        let m_new = unsafe { [r_m[0].max(quad_max(mx[0])), r_m[1].max(quad_max(mx[1]))] };
+        let m_new = unsafe { [r_m[0].max(quad_max(mx[0]) * c), r_m[1].max(quad_max(mx[1]) * c)] };
         let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
         *r_m = m_new;
         let mut sum = [0f32; 2];
@@ -144,7 +163,7 @@ impl Softmax {
             unroll8!(jj => {
                 unroll4!(e => {
                     let x = &mut s[b as usize][(4 * jj + e) as usize];
-                    *x = ex2_approx_f32(*x - m_new[(e / 2) as usize]);
+                    *x = ex2_approx_f32(fma_rn_f32(*x, c, -m_new[(e / 2) as usize]));
                     sum[(e / 2) as usize] += *x;
                 });
             });
