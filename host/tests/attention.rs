@@ -39,8 +39,9 @@ fn fused_and_unfused_match_the_f64_reference() {
                 let rnd = |salt: u64| device_check::random::<u16>(&gpu, s.elems(), kind, Dist::Symmetric, seed ^ salt ^ (l * 7 + d) as u64).unwrap();
                 let (q, k, v) = (rnd(1), rnd(2), rnd(3));
                 let (fq, fk, fv) = (widen(elem, gpu.download(&q).unwrap()), widen(elem, gpu.download(&k).unwrap()), widen(elem, gpu.download(&v).unwrap()));
-                // The usual scale, and a sharp one (8×: scores with a standard deviation of ~2.7, peaked rows).
-                for scale in [s.default_scale(), 8.0 * s.default_scale()] {
+                // The usual scale, a sharp one (8×: scores with a standard deviation of ~2.7, peaked rows), and a
+                // negative one (valid input; the Hopper body takes a separate path for it).
+                for scale in [s.default_scale(), 8.0 * s.default_scale(), -s.default_scale()] {
                     let (wo, wl) = reference_f64(s, scale as f64, &fq, &fk, &fv);
                     let mut unfused = Unfused::new(&gpu, s, elem).unwrap();
                     // Steps this GPU cannot run (a6 without sm_90a) say so and are left out.
