@@ -100,8 +100,9 @@ impl std::fmt::Display for AttnShape {
 
 /// The fused step [`flash`] runs for head dim `d` and `elem` on a GPU that runs `sm_90a` code
 /// (`hopper`) or not: the fastest measured on an H100 (`kernels-gpu/src/attention/README.md`). On
-/// Hopper a7 (TMA + `wgmma`, the next S issued before the softmax: 1.48–1.64× a2 at D = 128, 1.01–1.08×
-/// a4 at D = 64); elsewhere a4 at D = 64 (1.02–1.08× a2) and a2 at D = 128 (a3 within −3% to +5%).
+/// Hopper a7 (TMA + `wgmma`, the next S issued before the softmax: 1.84–2.09× a2 at D = 128, 1.50–1.60×
+/// a4 at D = 64; a8 is 5–6% faster only at 4×16×4096×128); elsewhere a4 at D = 64 (1.02–1.08× a2) and a2
+/// at D = 128 (a3 within −3% to +5%).
 pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> {
     match (d, elem, hopper) {
         (64, Elem::Bf16, true) => Some(&A7_D64_BF16),
