@@ -4,7 +4,7 @@ use crate::hgemm::elem::Elem16;
 use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
-    math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
+    math::{ex2_approx_f32, lg2_approx_f32},
     shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
@@ -157,7 +157,6 @@ pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: 
             let kv0 = j * BKV;
             // Key tiles past the query tile's first row need the causal mask (the diagonal ones).
             let diagonal = causal != 0 && needs_mask(bq, qt, j);
-            let mask_tile = diagonal || kv0 + BKV > l;
             let mut r_p = [[[0u32; 4]; 4]; 2]; // P's A fragments [m-tile][k-step of 16 keys]
             unroll2!(mt => {
                 if mt < MT {
@@ -173,31 +172,16 @@ pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: 
                         }
                     });
                     let (m, lsum, p_frag) = (&mut r_m[mt as usize], &mut r_l[mt as usize], &mut r_p[mt as usize]);
-                    // Mask (only on the tiles that need it: the ragged last one, the causal diagonal),
-                    // row max on the raw scores, scaled once: max(x)·c = max(x·c) for c > 0; the scale
-                    // then folds into the exponent's FFMA. A scale ≤ 0 pre-scales and uses c = 1.
-                    let c = if scale2 > 0.0 {
-                        scale2
-                    } else {
-                        unroll8!(nt => {
-                            unroll4!(e => {
-                                s[nt as usize][e as usize] *= scale2;
-                            });
-                        });
-                        1.0
-                    };
+                    // Scale to base 2, mask, row max.
                     let mut mxc = [[-1e30f32; 4]; 2]; // [half][chain]
                     unroll8!(nt => {
                         unroll4!(e => {
+                            let col = kv0 + 8 * nt + 2 * t + e % 2;
+                            let masked = col >= l || (diagonal && col > row_of(mt, e / 2));
                             let x = &mut s[nt as usize][e as usize];
-                            if mask_tile {
-                                let col = kv0 + 8 * nt + 2 * t + e % 2;
-                                if col >= l || (diagonal && col > row_of(mt, e / 2)) {
-                                    *x = f32::NEG_INFINITY;
-                                }
-                            }
-                            let mc = &mut mxc[(e / 2) as usize][(nt % CHAINS) as usize];
-                            *mc = mc.max(*x);
+                            *x = if masked { f32::NEG_INFINITY } else { *x * scale2 };
+                            let c = &mut mxc[(e / 2) as usize][(nt % CHAINS) as usize];
+                            *c = c.max(*x);
                         });
                     });
                     let mx = if CHAINS == 1 {
@@ -207,15 +191,14 @@ pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: 
                     } else {
                         [mxc[0][0].max(mxc[0][1]).max(mxc[0][2].max(mxc[0][3])), mxc[1][0].max(mxc[1][1]).max(mxc[1][2].max(mxc[1][3]))]
                     };
-                    let m_new = [m[0].max(quad_max(mx[0]) * c), m[1].max(quad_max(mx[1]) * c)];
+                    let m_new = [m[0].max(quad_max(mx[0])), m[1].max(quad_max(mx[1]))];
                     let corr = [ex2_approx_f32(m[0] - m_new[0]), ex2_approx_f32(m[1] - m_new[1])];
                     *m = m_new;
                     // P = 2^(s - m), packed into the A fragments of P·V; running sums and O rescaled.
                     let mut sumc = [[0f32; 4]; 2]; // [half][chain]
                     unroll8!(nt => {
                         let x = &s[nt as usize];
-                        let p = [ex2_approx_f32(fma_rn_f32(x[0], c, -m[0])), ex2_approx_f32(fma_rn_f32(x[1], c, -m[0])),
-                                 ex2_approx_f32(fma_rn_f32(x[2], c, -m[1])), ex2_approx_f32(fma_rn_f32(x[3], c, -m[1]))];
+                        let p = [ex2_approx_f32(x[0] - m[0]), ex2_approx_f32(x[1] - m[0]), ex2_approx_f32(x[2] - m[1]), ex2_approx_f32(x[3] - m[1])];
                         sumc[0][(nt % CHAINS) as usize] += p[0] + p[1];
                         sumc[1][(nt % CHAINS) as usize] += p[2] + p[3];
                         // n-tile nt is half (nt % 2) of k-step nt / 2: registers {0, 1} or {2, 3}.
