@@ -15,13 +15,10 @@ use crate::prim::{
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
-use layout::hopper::{TmaSwizzle, WgmmaDesc};
+use layout::hopper::WgmmaDesc;
 
 /// Q (A) and K (B) tiles: K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
-const K_MAJOR: WgmmaDesc = match WgmmaDesc::k_major(0, 64, 128, TmaSwizzle::B128) {
-    Ok(d) => d,
-    Err(_) => panic!("K-major descriptor"),
-};
+const K_MAJOR: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
 /// V (B of P·V): MN-major, boxes of 128 keys × 64 head dims (LBO: the next 64 head dims' box).
 const V_MN_MAJOR: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BKV) {
     Ok(d) => d,
@@ -209,20 +206,18 @@ fn rescale<const D: u32>(r_o: &mut [[f32; 32]; 2], corr: [f32; 2]) {
 }
 
 /// Issues (and commits, without waiting) O += P·V with V's descriptors from [`descriptors`]: 8 k-steps
-/// of 16 keys, A = P from registers, B = V MN-major. `fence`: a `wgmma.fence` first (not needed right
-/// after [`issue_scores`]'s, with no register written since).
+/// of 16 keys, A = P from registers, B = V MN-major, behind its own `wgmma.fence` (a7: right after
+/// [`issue_scores`]'s; a conditional fence there made ptxas inject one, C7519).
 ///
 /// # Safety
 /// All 128 threads of a consumer warpgroup; the V tile has landed and nobody writes it, nor `r_o` or
 /// `p`, until the group retires.
 #[inline(always)]
-unsafe fn issue_pv<E: Elem16, const D: u32>(r_o: &mut [[f32; 32]; 2], p: &[[u32; 4]; 8], dv: &[u64; 8], flags: [u32; 2], fence: bool) {
+unsafe fn issue_pv<E: Elem16, const D: u32>(r_o: &mut [[f32; 32]; 2], p: &[[u32; 4]; 8], dv: &[u64; 8], flags: [u32; 2]) {
     pin(r_o);
     // SAFETY: forwarded.
     unsafe {
-        if fence {
-            wgmma_fence();
-        }
+        wgmma_fence();
         unroll8!(kk => {
             if D == 64 {
                 E::wgmma_64_rs::<1>(&mut r_o[0], p[kk as usize], dv[kk as usize], flags[1]);
@@ -304,7 +299,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
                         let p = pack_p::<E>(&s);
                         rescale::<D>(&mut r_o, corr);
-                        issue_pv::<E, D>(&mut r_o, &p, &dv, flags, true);
+                        issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
                         wgmma_wait_group::<0>();
                         pin(&mut r_o);
                         ring.release(j);
@@ -344,7 +339,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             ring.wait_full(j + 1);
                             s_next = issue_scores::<E, D>(&dq, &dk, flags);
                         }
-                        issue_pv::<E, D>(&mut r_o, &p, &dv, flags, true);
+                        issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
                         if PINGPONG && !(mh == 1 && !more) {
                             arrive_named(their_turn, 256);
                         }

@@ -21,15 +21,13 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n256k32_f32_e4m3, wgmma_wait_group},
 };
 use layout::fp8::tiles::{A_BYTES, BK, BM};
-use layout::hopper::{TmaSwizzle, WgmmaDesc};
+use layout::hopper::WgmmaDesc;
 
 /// The descriptor of a K-major operand at shared address 0 with 128-byte swizzled rows (A's 64-row
 /// half and B's `BN` rows alike: with a swizzle the row count is not in the descriptor), checked when
 /// the crate is compiled.
-const K_MAJOR_0: WgmmaDesc = match WgmmaDesc::k_major(0, 64, BK, TmaSwizzle::B128) {
-    Ok(d) => d,
-    Err(_) => panic!("K-major descriptor"),
-};
+const K_MAJOR_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
+const _: () = assert!(BK == 128, "an FP8 stage's K rows are one 128-byte swizzle span");
 
 /// Descriptor of rows `64·mh ..` of the stage's A tile. `s_stage` is a 1024-aligned `.shared` address
 /// below 228 KiB (fits the descriptor's 14-bit field, as `hgemm::tma::a_desc`).

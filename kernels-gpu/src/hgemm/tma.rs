@@ -12,7 +12,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k16_f32_f16, wgmma_wait_group},
 };
 use layout::fragment::WgmmaAcc;
-use layout::hopper::{TmaSwizzle, WgmmaDesc};
+use layout::hopper::WgmmaDesc;
 
 // Tile shapes and stage sizes: `layout::hopper::tma_hgemm`, shared with the host's launch sizes.
 // `B_HALF_BYTES` is one 64×64 B box (two per stage in h1–h3, four in h4–h6: `tma_wide_tile`); one
@@ -27,10 +27,7 @@ pub(super) type Acc = [[f32; 32]; 4];
 /// to a stage with [`WgmmaDesc::advance`], plain integer adds — no run-time check, so no `trap` branch
 /// between the `wgmma`s (ptxas serializes every `wgmma` of a loop that holds one: C7518, measured
 /// 0.8× on h4 and h6 before this).
-const A_DESC_0: WgmmaDesc = match WgmmaDesc::k_major(0, 64, 128, TmaSwizzle::B128) {
-    Ok(d) => d,
-    Err(_) => panic!("A descriptor"),
-};
+const A_DESC_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
 const B_DESC_0: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BK) {
     Ok(d) => d,
     Err(_) => panic!("B descriptor"),

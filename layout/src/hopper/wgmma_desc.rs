@@ -78,6 +78,15 @@ impl WgmmaDesc {
         }
     }
 
+    /// The descriptor of a K-major operand at shared address 0 with 128-byte `SWIZZLE_128B` rows (64
+    /// f16 or 128 FP8 elements of K), as the TMA writes every such tile: `SBO = 1024` between 8-row
+    /// groups; the row count is not in a swizzled descriptor. Kernels [`advance`](Self::advance) it to
+    /// a tile's address and along K. One constant for the HGEMM, FP8 and attention kernels.
+    pub const K_MAJOR_SW128: WgmmaDesc = match WgmmaDesc::k_major(0, 8, 128, TmaSwizzle::B128) {
+        Ok(d) => d,
+        Err(_) => panic!("K-major SWIZZLE_128B descriptor"),
+    };
+
     /// Start address field, in bytes.
     pub const fn addr(self) -> u32 {
         ((self.0 & 0x3fff) << 4) as u32
@@ -151,6 +160,18 @@ impl WgmmaDesc {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_shared_k_major_constant_is_every_tma_tile_of_128_byte_rows() {
+        use super::*;
+        let d = WgmmaDesc::K_MAJOR_SW128;
+        assert_eq!((d.addr(), d.sbo(), d.base_offset(), d.mode()), (0, 1024, 0, TmaSwizzle::B128));
+        // The row count is not part of a swizzled descriptor: HGEMM's A (64 rows), FP8's B (256) and
+        // attention's K (128) tiles are all this one.
+        for rows in [8, 64, 128, 256] {
+            assert_eq!(WgmmaDesc::k_major(0, rows, 128, TmaSwizzle::B128), Ok(d));
+        }
+    }
+
     use super::*;
     use crate::hopper::TmaTile2d;
 
