@@ -24,7 +24,7 @@ if has check; then
 fi
 if has sass && command -v ptxas >/dev/null && command -v cuobjdump >/dev/null; then
   ptxas -arch=sm_90a -v $C/kernels_sm_90a.ptx -o "$OUT/sm90a.cubin" 2> "$OUT/ptxas.txt" && cuobjdump -sass "$OUT/sm90a.cubin" > "$OUT/sm90a.sass"
-  for k in fp8_gemm_v1 fp8_gemm_v2 fp8_gemm_v3 fp8_gemm_v4 fp8_gemm_v5 fp8_gemm_v6 fp8_gemm_v7; do
+  for k in $(grep -oE 'Function : fp8_gemm_v[0-9]+' "$OUT/sm90a.sass" | awk '{print $3}' | sort -V -u); do
     awk -v k="$k" '/Function :/ {on = ($3 == k)} on' "$OUT/sm90a.sass" > "$OUT/sass-$k.txt"
     echo "SASS $k: $(grep -oE '[HQ]GMMA\.[0-9A-Za-z.]+' "$OUT/sass-$k.txt" | sort | uniq -c | tr '\n' ' '), UTMALDG $(grep -c UTMALDG "$OUT/sass-$k.txt"), UTMASTG $(grep -c UTMASTG "$OUT/sass-$k.txt"), FFMA $(grep -c FFMA "$OUT/sass-$k.txt"), local LDL/STL $(grep -cE 'LDL|STL' "$OUT/sass-$k.txt")" | tee -a "$OUT/fp8.txt"
   done

@@ -120,8 +120,13 @@ pub const F7: Step = gemm("fp8_gemm_v7", "f7", F1_DYN_SMEM,
     &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"],
     (BM, F1_BN), Scaling::Block, true, "block scales on 128x256 tiles: each K block's wgmmas in two 128-column halves, each promoted with its own B scale");
 
+/// f8: f3 with the two consumer warpgroups taking turns to issue their K blocks.
+pub const F8: Step = gemm("fp8_gemm_v8", "f8", F2_DYN_SMEM,
+    &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "bar.arrive"],
+    (BM, F2_BN), Scaling::Block, true, "f3 with the consumer warpgroups taking turns (named barriers) to issue each K block's wgmmas");
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

@@ -1,7 +1,8 @@
-//! The block-scaled CTA of the FP8 steps f2–f4 and f6 (introduced by f2, whose file explains it): the
-//! warp-specialized persistent kernel over 128×128 tiles with the bf16 TMA-store epilogue, written once
-//! for one CTA or a cluster sharing B (f6); a step supplies its consumers' K loop ([`ConsumeTile`]), the
-//! part in which f2–f4 differ. f4's loop ([`Overlapped`]) lives here because f6 runs it too.
+//! The block-scaled CTA of the FP8 steps f2–f4, f6 and f8 (introduced by f2, whose file explains it):
+//! the warp-specialized persistent kernel over 128×128 tiles with the bf16 TMA-store epilogue, written
+//! once for one CTA or a cluster sharing B (f6); a step supplies its consumers' K loop
+//! ([`ConsumeTile`]), the part in which the steps differ. The loops that two steps run live here: f3's
+//! ([`ScalesAhead`], which f8 runs with turns) and f4's ([`Overlapped`], which f6 runs too).
 use super::tile::{TileWalk, a_desc, b_desc, produce};
 use crate::hgemm::{
     elem::Bf16,
@@ -9,6 +10,7 @@ use crate::hgemm::{
     tma_warp_specialized::Ring,
 };
 use crate::prim::{
+    sync::{arrive_named, sync_named},
     thread::lane_id,
     tma::{TensorMap, cp_async_bulk_wait_group0},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_wait_group},
@@ -129,8 +131,120 @@ fn promote_block(acc: &mut [f32; 32], blk: &[f32; 32], (s_lo, s_hi): (f32, f32))
 pub(super) trait ConsumeTile {
     /// # Safety
     /// All 128 threads of a consumer warpgroup; the ring initialized; the producer issues the same
-    /// tiles; `sc` as [`Scales::of_block`] requires; `CLUSTER` as `Ring::release_cluster` requires.
+    /// tiles; `sc` as [`Scales::of_block`] requires; `CLUSTER` as `Ring::release_cluster` requires;
+    /// between this warpgroup's [`ConsumeTile::begin`] and [`ConsumeTile::end`].
     unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2];
+
+    /// Called once by consumer warpgroup `mh` before its first tile (nothing unless the loop
+    /// synchronizes the two consumers: f8's turns).
+    ///
+    /// # Safety
+    /// All 128 threads of consumer warpgroup `mh`, once, before any `consume`.
+    #[inline(always)]
+    unsafe fn begin(_mh: u32) {}
+
+    /// Called once by consumer warpgroup `mh` after its last tile.
+    ///
+    /// # Safety
+    /// All 128 threads of consumer warpgroup `mh`, once, after every `consume`.
+    #[inline(always)]
+    unsafe fn end(_mh: u32) {}
+}
+
+/// f3's K loop (its file explains it), and with `PINGPONG` f8's (ditto): per stage, four `m64n128k32`
+/// into a fresh `r_blk`, block `kt + 1`'s scales loaded meanwhile, `wait_group 0`, the stage released,
+/// `r_acc += r_blk · scale`. With `PINGPONG` the two consumer warpgroups take turns to issue: warpgroup
+/// `mh` waits for its turn before its four `wgmma`s and passes the turn right after committing them.
+pub(super) struct ScalesAhead<const PINGPONG: bool>;
+
+/// Waits until it is consumer warpgroup `mh`'s turn to issue: named barrier 3 is warpgroup 0's turn,
+/// 4 warpgroup 1's (1 and 2 are the epilogue's, `tma_store::consumer_barrier`), 256 threads each: 128
+/// syncing (the warpgroup whose turn it is) and 128 arriving ([`pass_turn`], the other one). Ids as
+/// immediates, one arm per warpgroup.
+///
+/// # Safety
+/// All 128 threads of consumer warpgroup `mh` (0 or 1), converged; every phase completed by exactly one
+/// `pass_turn` of the other warpgroup (the protocol of [`ScalesAhead`]).
+#[inline(always)]
+unsafe fn wait_turn(mh: u32) {
+    // SAFETY: forwarded to the caller; `mh` is uniform across the warpgroup.
+    unsafe {
+        if mh == 0 { sync_named(3, 256) } else { sync_named(4, 256) }
+    }
+}
+
+/// Gives the turn to the other consumer warpgroup (arrives on its barrier without waiting).
+///
+/// # Safety
+/// As [`wait_turn`], for the other warpgroup's barrier.
+#[inline(always)]
+unsafe fn pass_turn(mh: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        if mh == 0 { arrive_named(4, 256) } else { arrive_named(3, 256) }
+    }
+}
+
+impl<const PINGPONG: bool> ConsumeTile for ScalesAhead<PINGPONG> {
+    #[inline(always)]
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
+        let mut r_acc = [[0f32; 32]; 2];
+        let mut r_blk = [[0f32; 32]; 2];
+        // SAFETY: forwarded to the caller (block 0's scales are read before the loop only because the
+        // consumer is called with k_tiles ≥ 1 — `k` ≥ 1 — and block kt + 1's only while kt + 1 < k_tiles);
+        // `r_blk` is pinned around the fence and the wait. Turns: both warpgroups issue the same
+        // number of K blocks (same tiles, same `k_tiles`), so the turns alternate 0, 1, 0, 1, … across
+        // tiles; warpgroup 1 opens the first turn in `begin`, warpgroup 0 takes the last pass in `end`.
+        unsafe {
+            // Block kt's scales as loaded (multiplied only at its promotion: see `Scales::load`).
+            let mut scale = sc.load(0, 0);
+            for kt in 0..k_tiles {
+                ring.wait_full(*it);
+                let s_stage = ring.at(*it).0;
+                let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
+                for blk in r_blk.iter_mut() {
+                    wgmma_fence_operand(blk);
+                }
+                if PINGPONG {
+                    wait_turn(mh);
+                }
+                wgmma_fence();
+                for ks in 0..BK / 32 {
+                    wgmma_m64n128k32_f32_e4m3(&mut r_blk, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
+                }
+                wgmma_commit_group();
+                if PINGPONG {
+                    pass_turn(mh);
+                }
+                let next = if kt + 1 < k_tiles { sc.load(kt + 1, 0) } else { scale };
+                wgmma_wait_group::<0>();
+                for blk in r_blk.iter_mut() {
+                    wgmma_fence_operand(blk);
+                }
+                ring.release_cluster::<CLUSTER>(*it);
+                *it += 1;
+                promote(&mut r_acc, &r_blk, scale.rows());
+                scale = next;
+            }
+        }
+        r_acc
+    }
+
+    #[inline(always)]
+    unsafe fn begin(mh: u32) {
+        if PINGPONG && mh == 1 {
+            // SAFETY: warpgroup 1 opens warpgroup 0's first turn (caller: all its threads, once).
+            unsafe { pass_turn(1) }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn end(mh: u32) {
+        if PINGPONG && mh == 0 {
+            // SAFETY: takes warpgroup 1's pass after its last issue (caller: all of warpgroup 0, once).
+            unsafe { wait_turn(0) }
+        }
+    }
 }
 
 /// Waits for stage `it`, then issues its four `m64n128k32` into `r_blk` (the first with `scale-d = 0`)
@@ -250,6 +364,7 @@ pub(super) unsafe fn block_scaled<C: ConsumeTile, const CLUSTER: u32>(tmap_a: *c
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
                 let mut it = 0u32;
+                C::begin(mh);
                 for (tm, tn) in TileWalk::<CLUSTER>::new(tiles_m, tiles_n) {
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
                     // This thread's two accumulator rows (fragment rows g and g + 8 of its warp's 16).
@@ -262,6 +377,7 @@ pub(super) unsafe fn block_scaled<C: ConsumeTile, const CLUSTER: u32>(tmap_a: *c
                         stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
                     });
                 }
+                C::end(mh);
                 if tid % 128 == 0 {
                     cp_async_bulk_wait_group0();
                 }
