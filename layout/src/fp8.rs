@@ -121,11 +121,72 @@ pub mod tiles {
     pub const F2_DYN_SMEM: u32 = dyn_smem(F2_STAGES, F2_STAGE_BYTES, 2 * F2_C_STAGE_BYTES, 2);
     const _: () = assert!(F1_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F2_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
         && F1_STAGE_BYTES % 1024 == 0 && F2_STAGE_BYTES % 1024 == 0 && BK == super::SCALE_BLOCK && F2_BN == super::SCALE_BLOCK);
+
+    /// f9's columns of C per CTA: 1.5 scale blocks of B, so a tile's columns straddle two B scale
+    /// blocks (see [`f9_mid_block_is_first`]).
+    pub const F9_BN: u32 = 192;
+    /// The block-scaled kernel body's stage for `bn` columns: A and B's `bn` rows × 128 B.
+    pub const fn block_stage_bytes(bn: u32) -> u32 {
+        A_BYTES + bn * BK
+    }
+    /// Its C staging per consumer: 64 × `bn` bf16.
+    pub const fn block_c_stage_bytes(bn: u32) -> u32 {
+        64 * bn * 2
+    }
+    /// Its stages: as many as fit beside the two C staging tiles, at most 6 (f2: 6 × 32 KiB; f9: 4 ×
+    /// 40 KiB beside two 24 KiB staging tiles — 5 would need 245 KiB).
+    pub const fn block_stages(bn: u32) -> u32 {
+        let mut s = 6;
+        while s > 1 && dyn_smem(s, block_stage_bytes(bn), 2 * block_c_stage_bytes(bn), 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM {
+            s -= 1;
+        }
+        s
+    }
+    /// Its dynamic shared memory.
+    pub const fn block_dyn_smem(bn: u32) -> u32 {
+        dyn_smem(block_stages(bn), block_stage_bytes(bn), 2 * block_c_stage_bytes(bn), 2)
+    }
+    /// f9's dynamic shared memory.
+    pub const F9_DYN_SMEM: u32 = block_dyn_smem(F9_BN);
+    const _: () = assert!(block_stages(F2_BN) == F2_STAGES && block_dyn_smem(F2_BN) == F2_DYN_SMEM && block_stages(F9_BN) == 4
+        && F9_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && block_stage_bytes(F9_BN) % 1024 == 0);
+
+    /// Whether columns 64…127 of the f9 tile at column `n0` (a multiple of 192) take the tile's first
+    /// B scale block (`true` where `n0` starts a block) or its second (`n0 ≡ 64 mod 128`). Columns 0…63
+    /// always take the first, 128…191 always the second:
+    ///
+    /// ```text
+    /// n0 % 128 == 0:   | 0 ─ 63 | 64 ─ 127 | 128 ─ 191 |    scale blocks  n0/128 | n0/128 | n0/128 + 1
+    /// n0 % 128 == 64:  | 0 ─ 63 | 64 ─ 127 | 128 ─ 191 |    scale blocks  n0/128 | n0/128 + 1 | n0/128 + 1
+    /// ```
+    pub const fn f9_mid_block_is_first(n0: u32) -> bool {
+        n0 % super::SCALE_BLOCK == 0
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn f9_tiles_take_the_scale_block_of_each_column() {
+        use tiles::{F9_BN, f9_mid_block_is_first};
+        for tn in 0..64u32 {
+            let n0 = tn * F9_BN;
+            let first = n0 / SCALE_BLOCK;
+            for c in 0..F9_BN {
+                let block = (n0 + c) / SCALE_BLOCK;
+                // The kernel's rule: 64-column block c/64 takes the first scale block, the second, or
+                // (the middle one) as f9_mid_block_is_first says.
+                let kernel = match c / 64 {
+                    0 => first,
+                    1 => if f9_mid_block_is_first(n0) { first } else { first + 1 },
+                    _ => first + 1,
+                };
+                assert_eq!(block, kernel, "tile {tn} column {c}");
+            }
+        }
+    }
 
     #[test]
     fn e4m3_decodes_the_documented_points() {

@@ -133,6 +133,49 @@ macro_rules! wgmma_asm_n256 {
     };
 }
 
+/// As [`wgmma_asm_n256`] with three blocks (`N = 192`, 96 registers).
+macro_rules! wgmma_asm_n192 {
+    ($acc0:ident, $acc1:ident, $acc2:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+            $instr,
+            "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15},",
+            " {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31},",
+            " {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47},",
+            " {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63},",
+            " {64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79},",
+            " {80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}}},",
+            $tail,
+            inout(reg32) $acc0[0], inout(reg32) $acc0[1], inout(reg32) $acc0[2], inout(reg32) $acc0[3],
+            inout(reg32) $acc0[4], inout(reg32) $acc0[5], inout(reg32) $acc0[6], inout(reg32) $acc0[7],
+            inout(reg32) $acc0[8], inout(reg32) $acc0[9], inout(reg32) $acc0[10], inout(reg32) $acc0[11],
+            inout(reg32) $acc0[12], inout(reg32) $acc0[13], inout(reg32) $acc0[14], inout(reg32) $acc0[15],
+            inout(reg32) $acc0[16], inout(reg32) $acc0[17], inout(reg32) $acc0[18], inout(reg32) $acc0[19],
+            inout(reg32) $acc0[20], inout(reg32) $acc0[21], inout(reg32) $acc0[22], inout(reg32) $acc0[23],
+            inout(reg32) $acc0[24], inout(reg32) $acc0[25], inout(reg32) $acc0[26], inout(reg32) $acc0[27],
+            inout(reg32) $acc0[28], inout(reg32) $acc0[29], inout(reg32) $acc0[30], inout(reg32) $acc0[31],
+            inout(reg32) $acc1[0], inout(reg32) $acc1[1], inout(reg32) $acc1[2], inout(reg32) $acc1[3],
+            inout(reg32) $acc1[4], inout(reg32) $acc1[5], inout(reg32) $acc1[6], inout(reg32) $acc1[7],
+            inout(reg32) $acc1[8], inout(reg32) $acc1[9], inout(reg32) $acc1[10], inout(reg32) $acc1[11],
+            inout(reg32) $acc1[12], inout(reg32) $acc1[13], inout(reg32) $acc1[14], inout(reg32) $acc1[15],
+            inout(reg32) $acc1[16], inout(reg32) $acc1[17], inout(reg32) $acc1[18], inout(reg32) $acc1[19],
+            inout(reg32) $acc1[20], inout(reg32) $acc1[21], inout(reg32) $acc1[22], inout(reg32) $acc1[23],
+            inout(reg32) $acc1[24], inout(reg32) $acc1[25], inout(reg32) $acc1[26], inout(reg32) $acc1[27],
+            inout(reg32) $acc1[28], inout(reg32) $acc1[29], inout(reg32) $acc1[30], inout(reg32) $acc1[31],
+            inout(reg32) $acc2[0], inout(reg32) $acc2[1], inout(reg32) $acc2[2], inout(reg32) $acc2[3],
+            inout(reg32) $acc2[4], inout(reg32) $acc2[5], inout(reg32) $acc2[6], inout(reg32) $acc2[7],
+            inout(reg32) $acc2[8], inout(reg32) $acc2[9], inout(reg32) $acc2[10], inout(reg32) $acc2[11],
+            inout(reg32) $acc2[12], inout(reg32) $acc2[13], inout(reg32) $acc2[14], inout(reg32) $acc2[15],
+            inout(reg32) $acc2[16], inout(reg32) $acc2[17], inout(reg32) $acc2[18], inout(reg32) $acc2[19],
+            inout(reg32) $acc2[20], inout(reg32) $acc2[21], inout(reg32) $acc2[22], inout(reg32) $acc2[23],
+            inout(reg32) $acc2[24], inout(reg32) $acc2[25], inout(reg32) $acc2[26], inout(reg32) $acc2[27],
+            inout(reg32) $acc2[28], inout(reg32) $acc2[29], inout(reg32) $acc2[30], inout(reg32) $acc2[31],
+            $($operands)*
+            options(nostack)
+        )
+    };
+}
+
 /// As [`wgmma_asm_n256`] with two blocks (`N = 128`, 64 registers).
 macro_rules! wgmma_asm_n128 {
     ($acc0:ident, $acc1:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
@@ -241,6 +284,23 @@ pub unsafe fn wgmma_m64n128k32_f32_e4m3(acc: &mut [[f32; 32]; 2], desc_a: u64, d
     // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
     unsafe {
         wgmma_asm_n128!(acc0, acc1, "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "{da}, {db}, p, 1, 1; }}",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32,)
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3 {d0..d95}, desc_a, desc_b, p, 1, 1;` —
+/// [`wgmma_m64n256k32_f32_e4m3`] with N = 192: 96 accumulator registers as three 64-column blocks
+/// (`acc[b]`: columns `64b ..`). With a second set for the promotion that is 192 registers, where two
+/// sets of N = 256 would not fit (FP8 step f9).
+///
+/// # Safety
+/// As [`wgmma_m64n256k32_f32_e4m3`], with B 192 rows (N) × 32 bytes.
+#[inline(always)]
+pub unsafe fn wgmma_m64n192k32_f32_e4m3(acc: &mut [[f32; 32]; 3], desc_a: u64, desc_b: u64, scale_d: bool) {
+    let [acc0, acc1, acc2] = acc;
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n192!(acc0, acc1, acc2, "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "{da}, {db}, p, 1, 1; }}",
             da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32,)
     }
 }

@@ -1,7 +1,7 @@
 //! The FP8 ladder (issue 16, `kernels-gpu/src/fp8/`, sm_90a only): `C (M×N, bf16) = dequant(A) ·
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
-use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM};
+use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -125,8 +125,13 @@ pub const F8: Step = gemm("fp8_gemm_v8", "f8", F2_DYN_SMEM,
     &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "bar.arrive"],
     (BM, F2_BN), Scaling::Block, true, "f3 with the consumer warpgroups taking turns (named barriers) to issue each K block's wgmmas");
 
+/// f9: f3 on 128×192 tiles (two B scale blocks per tile).
+pub const F9: Step = gemm("fp8_gemm_v9", "f9", F9_DYN_SMEM,
+    &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32"],
+    (BM, F9_BN), Scaling::Block, true, "f3 on 128x192 tiles: 96 fresh + 96 promoted registers, two B scale blocks per tile");
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

@@ -15,7 +15,7 @@ use crate::prim::{
     tma::{TensorMap, cp_async_bulk_wait_group0},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_wait_group},
 };
-use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, F2_BN as BN, F2_C_STAGE_BYTES as C_STAGE_BYTES, F2_STAGE_BYTES as STAGE_BYTES, F2_STAGES as STAGES}};
+use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, block_c_stage_bytes, block_stage_bytes, block_stages}};
 
 /// Where one thread's scales come from: the arrays, the shape, its first accumulator row, the tile's
 /// first column. (Per-tensor steps pass their two one-element arrays the same way.)
@@ -35,6 +35,12 @@ impl Scales {
     #[inline(always)]
     pub(super) fn new(sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32, row: u32, n0: u32) -> Scales {
         Scales { sa, sb, m, n, k, row, n0 }
+    }
+
+    /// The tile's first column.
+    #[inline(always)]
+    pub(super) fn n0(self) -> u32 {
+        self.n0
     }
 
     /// `sa[0] · sb[0]`: the per-tensor scale.
@@ -80,6 +86,21 @@ impl Scales {
         let b = unsafe { *self.sb.add(scale_b_index(self.n0 + dn, k0, self.k) as usize) };
         BlockScales { a_lo: ld(self.row), a_hi: ld(self.row + 8), b }
     }
+
+    /// The B scale of K block `kb` for the tile's **second** scale block of columns (the one after the
+    /// block holding column `n0`: f9's 192-wide tiles straddle two), loaded and not yet used, as
+    /// [`Scales::load`]; the first block's where the second starts past N (its columns are zero and
+    /// clipped).
+    ///
+    /// # Safety
+    /// As [`Scales::of_block`].
+    #[inline(always)]
+    pub(super) unsafe fn load_second_b(self, kb: u32) -> f32 {
+        let next = (self.n0 / BK + 1) * BK;
+        let col = if next < self.n { next } else { self.n0 };
+        // SAFETY: col < n and kb · 128 < k: inside `sb` (caller).
+        unsafe { *self.sb.add(scale_b_index(col, kb * BK, self.k) as usize) }
+    }
 }
 
 /// One thread's scales of one K block, as loaded: its two rows' A scales and the block's B scale.
@@ -96,6 +117,12 @@ impl BlockScales {
     #[inline(always)]
     pub(super) fn rows(self) -> (f32, f32) {
         (self.a_lo * self.b, self.a_hi * self.b)
+    }
+
+    /// `(sa[row] · b, sa[row + 8] · b)` for another B scale `b` (f9's second scale block).
+    #[inline(always)]
+    pub(super) fn rows_with(self, b: f32) -> (f32, f32) {
+        (self.a_lo * b, self.a_hi * b)
     }
 }
 
@@ -119,21 +146,69 @@ pub(super) fn promote_pair(acc0: &mut [f32; 32], acc1: &mut [f32; 32], r_blk: &[
 
 /// `acc += blk · scale` for one 64×64 block of the fragment.
 #[inline(always)]
-fn promote_block(acc: &mut [f32; 32], blk: &[f32; 32], (s_lo, s_hi): (f32, f32)) {
+pub(super) fn promote_block(acc: &mut [f32; 32], blk: &[f32; 32], (s_lo, s_hi): (f32, f32)) {
     for i in 0..32 {
         acc[i] = core::intrinsics::fmaf32(blk[i], if i % 4 < 2 { s_lo } else { s_hi }, acc[i]);
     }
 }
 
-/// A consumer warpgroup's K loop over one tile: returns rows `64·mh ..` × 128 columns of the tile,
+/// A consumer warpgroup's accumulators of one tile — 64 rows × 64·`BOXES` columns as 64-column
+/// blocks (`[[f32; 32]; 2]` for 128-wide tiles, `[[f32; 32]; 3]` for f9's 192) — and their bf16
+/// TMA-store epilogue.
+pub(super) trait Accumulators {
+    /// 64-column blocks.
+    const BOXES: u32;
+    /// Stages the blocks as bf16 in `s_c` and stores them at row `row0`, columns `n0 ..`
+    /// (`tma_store::store_tile`).
+    ///
+    /// # Safety
+    /// As `store_tile` with `BOXES` boxes; `warp`, `lane` this thread's in consumer warpgroup `mh`.
+    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32);
+}
+
+impl Accumulators for [[f32; 32]; 2] {
+    const BOXES: u32 = 2;
+    #[inline(always)]
+    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
+        // SAFETY: forwarded to the caller; one `stage_c_box` per 8 KiB box of the staging area.
+        unsafe {
+            store_tile::<2>(tmap_c, s_c, row0, n0, mh, leader, || {
+                let [acc0, acc1] = self;
+                stage_c_box::<Bf16>(acc0, s_c, warp, lane);
+                stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
+            });
+        }
+    }
+}
+
+impl Accumulators for [[f32; 32]; 3] {
+    const BOXES: u32 = 3;
+    #[inline(always)]
+    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
+        // SAFETY: as the two-block case.
+        unsafe {
+            store_tile::<3>(tmap_c, s_c, row0, n0, mh, leader, || {
+                let [acc0, acc1, acc2] = self;
+                stage_c_box::<Bf16>(acc0, s_c, warp, lane);
+                stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
+                stage_c_box::<Bf16>(acc2, s_c + 16384, warp, lane);
+            });
+        }
+    }
+}
+
+/// A consumer warpgroup's K loop over one tile: returns rows `64·mh ..` × `64·Acc::BOXES` columns of the tile,
 /// promoted and scaled, having released every stage use it consumed (in every CTA of a cluster of
 /// `CLUSTER`: `Ring::release_cluster`); advances `it` by `k_tiles`.
 pub(super) trait ConsumeTile {
+    /// The tile's accumulators (their width is the tile's).
+    type Acc: Accumulators;
+
     /// # Safety
     /// All 128 threads of a consumer warpgroup; the ring initialized; the producer issues the same
     /// tiles; `sc` as [`Scales::of_block`] requires; `CLUSTER` as `Ring::release_cluster` requires;
     /// between this warpgroup's [`ConsumeTile::begin`] and [`ConsumeTile::end`].
-    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2];
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> Self::Acc;
 
     /// Called once by consumer warpgroup `mh` before its first tile (nothing unless the loop
     /// synchronizes the two consumers: f8's turns).
@@ -186,6 +261,7 @@ unsafe fn pass_turn(mh: u32) {
 }
 
 impl<const PINGPONG: bool> ConsumeTile for ScalesAhead<PINGPONG> {
+    type Acc = [[f32; 32]; 2];
     #[inline(always)]
     unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
         let mut r_acc = [[0f32; 32]; 2];
@@ -294,6 +370,7 @@ unsafe fn retire<const LAST: bool, const CLUSTER: u32>(ring: Ring, it: u32, r_ac
 pub(super) struct Overlapped;
 
 impl ConsumeTile for Overlapped {
+    type Acc = [[f32; 32]; 2];
     #[inline(always)]
     unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
         let mut r_acc = [[0f32; 32]; 2];
@@ -335,15 +412,18 @@ impl ConsumeTile for Overlapped {
     }
 }
 
-/// The block-scaled kernel body with K loop `C`, in clusters of `CLUSTER` CTAs: tensor maps and scales
-/// as `fp8_gemm_v2` states.
+/// The block-scaled kernel body over `128 × BN` tiles with K loop `C` (whose accumulators are `BN`
+/// wide), in clusters of `CLUSTER` CTAs: tensor maps and scales as `fp8_gemm_v2` states, B's box `BN`
+/// rows; `layout::fp8::tiles::block_dyn_smem(BN)` bytes of dynamic shared memory.
 ///
 /// # Safety
 /// As `fp8_gemm_v2`; with `CLUSTER > 1`, a cluster launch of that size, a grid that is a multiple of
-/// it, and `tmap_b`'s box `128 / CLUSTER` rows.
+/// it, and `tmap_b`'s box `BN / CLUSTER` rows.
 #[inline(always)]
-pub(super) unsafe fn block_scaled<C: ConsumeTile, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+pub(super) unsafe fn block_scaled<C: ConsumeTile, const BN: u32, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                   sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
+    const { assert!(C::Acc::BOXES * 64 == BN, "the K loop's accumulators are the tile's width") };
+    let c_stage_bytes = block_c_stage_bytes(BN);
     // SAFETY: the ring protocol and the epilogue as f1 (same proof: every stage use is issued once by
     // the producer and released once by each consumer warp after its `wgmma`s retired; a staging tile is
     // rewritten only after its previous TMA store finished reading it); scale reads as `Scales` states;
@@ -351,7 +431,7 @@ pub(super) unsafe fn block_scaled<C: ConsumeTile, const CLUSTER: u32>(tmap_a: *c
     unsafe {
         crate::hgemm::tma_warp_specialized::warp_specialized! {
             cluster: CLUSTER;
-            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
+            ring: let (ring, s_cstage) = (block_stages(BN), block_stage_bytes(BN), 2 * c_stage_bytes);
             thread: tid, warpgroup: wg;
             setup: {
                 let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
@@ -370,12 +450,7 @@ pub(super) unsafe fn block_scaled<C: ConsumeTile, const CLUSTER: u32>(tmap_a: *c
                     // This thread's two accumulator rows (fragment rows g and g + 8 of its warp's 16).
                     let row = row0 + 16 * warp + lane / 4;
                     let r_acc = C::consume::<CLUSTER>(ring, &mut it, k_tiles, mh, Scales::new(sa, sb, m, n, k, row, n0));
-                    let s_c = s_cstage + mh * C_STAGE_BYTES;
-                    store_tile::<2>(tmap_c, s_c, row0, n0, mh, tid % 128 == 0, || {
-                        let [acc0, acc1] = &r_acc;
-                        stage_c_box::<Bf16>(acc0, s_c, warp, lane);
-                        stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
-                    });
+                    r_acc.store(tmap_c, s_cstage + mh * c_stage_bytes, row0, n0, mh, tid % 128 == 0, warp, lane);
                 }
                 C::end(mh);
                 if tid % 128 == 0 {

@@ -13,10 +13,11 @@
 //! | f6 | `steps/v6_block_multicast.rs` | f4 in clusters of two sharing B |
 //! | f7 | `steps/v7_wide_block_scaled.rs` | block scales on f1's 128×256 tiles, each K block promoted in two halves of 128 columns |
 //! | f8 | `steps/v8_pingpong.rs` | f3 with the two consumer warpgroups taking turns to issue each K block's `wgmma`s |
+//! | f9 | `steps/v9_wide_192.rs` | f3 on 128×192 tiles: the widest whose two accumulator sets fit; two B scale blocks per tile |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
 //! walk and producer, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`
-//! (f2–f4/f6/f8's kernel body with the step's K loop plugged in, the scales, the promotion, the loops of f3/f8 and f4/f6), `quantize.rs`
+//! (f2–f4/f6/f8/f9's kernel body, generic over the tile width, with the step's K loop plugged in, the scales, the promotion, the loops of f3/f8 and f4/f6), `quantize.rs`
 //! (not a step: the kernels that produce FP8 inputs and the dequantized reference inputs). The
 //! warp-specialized skeleton, the ring, the tile order and the C staging are the Hopper HGEMM ladder's
 //! (`hgemm::tma_warp_specialized`, `hgemm::tma_persistent`, `hgemm::tma_store`).

@@ -28,7 +28,7 @@ use crate::prim::{
     tma::TensorMap,
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_wait_group},
 };
-use layout::fp8::tiles::BK;
+use layout::fp8::tiles::{BK, F2_BN};
 
 /// `C[m][n] = Σ_kb sa[kb][m] · sb[n/128][kb] · Σ_{k in kb} qA[m][k] · qB[n][k]`: tensor maps as
 /// [`super::v1_per_tensor::fp8_gemm_v1`]'s with B's box 128 rows; `sa` (⌈K/128⌉ · M f32) and `sb`
@@ -41,7 +41,7 @@ use layout::fp8::tiles::BK;
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v2(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (the skeleton's proof in `fp8::block_scaled`; this step's K loop below).
-    unsafe { block_scaled::<Serial, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
+    unsafe { block_scaled::<Serial, F2_BN, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
 }
 
 /// f2's K loop: per stage, four `m64n128k32` into a fresh `r_blk` (the first with `scale-d = 0`), the
@@ -49,6 +49,7 @@ pub unsafe extern "ptx-kernel" fn fp8_gemm_v2(tmap_a: *const TensorMap, tmap_b: 
 struct Serial;
 
 impl ConsumeTile for Serial {
+    type Acc = [[f32; 32]; 2];
     #[inline(always)]
     unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 2] {
         let mut r_acc = [[0f32; 32]; 2];

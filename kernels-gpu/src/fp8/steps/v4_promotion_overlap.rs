@@ -16,6 +16,7 @@
 use crate::fp8::block_scaled::{Overlapped, block_scaled};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
+use layout::fp8::tiles::F2_BN;
 
 /// [`super::v2_block_scaled::fp8_gemm_v2`] with f4's K loop.
 ///
@@ -25,7 +26,7 @@ use crate::prim::tma::TensorMap;
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v4(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (the skeleton's proof and the K loop are `fp8::block_scaled`'s).
-    unsafe { block_scaled::<Overlapped, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
+    unsafe { block_scaled::<Overlapped, F2_BN, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

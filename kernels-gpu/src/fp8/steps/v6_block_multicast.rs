@@ -15,6 +15,7 @@
 use crate::fp8::block_scaled::{Overlapped, block_scaled};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
+use layout::fp8::tiles::F2_BN;
 
 /// [`super::v4_promotion_overlap::fp8_gemm_v4`] in clusters of two (`tmap_b`'s box 64 rows × 128 B).
 ///
@@ -24,7 +25,7 @@ use crate::prim::{cluster_dims, tma::TensorMap};
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v6(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (the skeleton's proof and the K loop are `fp8::block_scaled`'s).
-    unsafe { block_scaled::<Overlapped, 2>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
+    unsafe { block_scaled::<Overlapped, F2_BN, 2>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

@@ -1,0 +1,95 @@
+#![cfg(lab_sm90)]
+//! FP8 step f9: f3 on **128×192 tiles** — the widest block-scaled tile whose two accumulator sets fit.
+//!
+//! Diff from f3: each consumer's K block is four `wgmma.m64n192k32` into 96 fresh registers (three
+//! 64-column blocks), promoted into 96 f32 accumulators — 192 of the 232 registers `setmaxnreg` gives
+//! (two sets of 256 columns would need 256: f7 had to promote 128-column halves one after the other).
+//! A tile's 192 columns straddle two 128-column scale blocks of B, so each K block has two B scales:
+//! the first block's for columns 0–63, the second's for 128–191, and columns 64–127 take the first
+//! where the tile starts a scale block (`n0 % 128 == 0`) and the second otherwise
+//! (`layout::fp8::tiles::f9_mid_block_is_first`, CPU-tested column by column). Four 40 KiB stages.
+//!
+//! Why: f8 showed that f3's promotion is already hidden; what grows with the tile is the work per
+//! shared-memory byte. Per K block a 128×`BN` tile writes `128·(128 + BN)` bytes by TMA and its `wgmma`s
+//! read `2 · 4 · 32·(64 + BN)` more (A's half and all of B per consumer); at 128 B/cycle that is 640
+//! cycles against 512 of MMA at `BN` = 128 (shared memory the bound: 1.25×), 812 against 768 at 192
+//! (1.06×), 1000 against 1024 at 256 (f1: tensor-bound). ncu: f3 spends ~876 cycles per K block.
+//!
+//! Prediction: at f3's efficiency against its bound, 1.18× f3 per unit of work; less wave and ragged
+//! waste — 4096³ has 704 tiles (5.3 waves of 132, against f3's 7.8) and N = 4096 is 21⅓ tiles wide —
+//! so ~1.05× f3 at 4096³ and 1.1–1.2× at the larger shapes (~970–1050 TFLOP/s, ≈ cuBLASLt's block
+//! mode).
+use crate::fp8::{
+    block_scaled::{ConsumeTile, Scales, block_scaled, promote_block},
+    tile::{a_desc, b_desc},
+};
+use crate::hgemm::tma_warp_specialized::Ring;
+use crate::launch_bounds::launch_bounds;
+use crate::prim::{
+    tma::TensorMap,
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n192k32_f32_e4m3, wgmma_wait_group},
+};
+use layout::fp8::tiles::{BK, F9_BN, f9_mid_block_is_first};
+
+/// [`super::v2_block_scaled::fp8_gemm_v2`] on 128×192 tiles: `tmap_b`'s box 192 rows, C staged as three
+/// 64×64 boxes per consumer, `F9_DYN_SMEM` bytes of dynamic shared memory.
+///
+/// # Safety
+/// As `fp8_gemm_v2`, with those boxes and that shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_gemm_v9(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+                                             sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded (the skeleton's proof in `fp8::block_scaled`; this step's K loop below).
+    unsafe { block_scaled::<Wide192, F9_BN, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
+}
+
+/// f9's K loop: f3's, 192 columns wide, with the two B scales of each K block.
+struct Wide192;
+
+impl ConsumeTile for Wide192 {
+    type Acc = [[f32; 32]; 3];
+    #[inline(always)]
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 3] {
+        let mut r_acc = [[0f32; 32]; 3];
+        let mut r_blk = [[0f32; 32]; 3];
+        let mid_first = f9_mid_block_is_first(sc.n0());
+        // SAFETY: forwarded to the caller (scales of block kt + 1 read only while kt + 1 < k_tiles, and
+        // block 0's because k_tiles ≥ 1); `r_blk` is pinned around the fence and the wait.
+        unsafe {
+            // Block kt's scales as loaded (used only at its promotion, as f3): rows' A scales with the
+            // first B scale, and the second B scale.
+            let (mut scale, mut b_second) = (sc.load(0, 0), sc.load_second_b(0));
+            for kt in 0..k_tiles {
+                ring.wait_full(*it);
+                let s_stage = ring.at(*it).0;
+                let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
+                for blk in r_blk.iter_mut() {
+                    wgmma_fence_operand(blk);
+                }
+                wgmma_fence();
+                for ks in 0..BK / 32 {
+                    wgmma_m64n192k32_f32_e4m3(&mut r_blk, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
+                }
+                wgmma_commit_group();
+                let next = if kt + 1 < k_tiles { (sc.load(kt + 1, 0), sc.load_second_b(kt + 1)) } else { (scale, b_second) };
+                wgmma_wait_group::<0>();
+                for blk in r_blk.iter_mut() {
+                    wgmma_fence_operand(blk);
+                }
+                ring.release_cluster::<CLUSTER>(*it);
+                *it += 1;
+                let (first, second) = (scale.rows(), scale.rows_with(b_second));
+                let [acc0, acc1, acc2] = &mut r_acc;
+                let [blk0, blk1, blk2] = &r_blk;
+                promote_block(acc0, blk0, first);
+                promote_block(acc1, blk1, if mid_first { first } else { second });
+                promote_block(acc2, blk2, second);
+                (scale, b_second) = next;
+            }
+        }
+        r_acc
+    }
+}
+
+// 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(fp8_gemm_v9, 384, 1);
