@@ -22,7 +22,7 @@ use crate::{
     error::{DriverContext, Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::fp8::{F1, F3, QUANT_BLOCK, Scaling, Step},
+    steps::fp8::{F1, QUANT_BLOCK, Scaling, Step, block_step_for},
 };
 
 /// Which operand a quantized matrix is: its block scales differ (A: 1×128, B: 128×128).
@@ -193,14 +193,15 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
     unsafe { launch!(gpu, &k, grid = grid_1d(gpu, x.len()), x, &n, out) }
 }
 
-/// The step that multiplies operands scaled with `scaling` by default: f1 per tensor (f5, its cluster
-/// twin, measured −12% to +5% of it across the sweep: not worth requiring clusters), f3 for block
-/// scales (the fastest promoted step measured: 839–893 TFLOP/s on an H100, 78–90% of cuBLASLt's block
-/// mode; `kernels-gpu/src/fp8/README.md`). Any step can be run with [`Fp8Gemm::new`].
-pub fn step_for(scaling: Scaling) -> &'static Step {
+/// The step that multiplies `m × n` operands scaled with `scaling` by default on a GPU of `sms` SMs:
+/// f1 per tensor (f5, its cluster twin, measured −12% to +5% of it across the sweep: not worth
+/// requiring clusters); for block scales f3 (128×128 tiles) or f9 (128×192), as the wave model of
+/// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
+/// with [`Fp8Gemm::new`].
+pub fn step_for(scaling: Scaling, m: usize, n: usize, sms: u32) -> &'static Step {
     match scaling {
         Scaling::PerTensor => &F1,
-        Scaling::Block => &F3,
+        Scaling::Block => block_step_for(m, n, sms),
     }
 }
 
@@ -291,10 +292,11 @@ impl Fp8Gemm {
     }
 }
 
-/// `c = dequant(a) · dequant(b)ᵀ` (bf16, M×N) with the step for the operands' scaling ([`step_for`]);
+/// `c = dequant(a) · dequant(b)ᵀ` (bf16, M×N) with the step for the operands' scaling and shape
+/// on this GPU ([`step_for`]);
 /// encodes the tensor maps each call (prepare an [`Fp8Gemm`] to run one shape repeatedly).
 pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>) -> Result<&'static Step> {
-    let g = Fp8Gemm::new(gpu, step_for(a.scaling), a, b, c)?;
+    let g = Fp8Gemm::new(gpu, step_for(a.scaling, a.rows, b.rows, gpu.info.sms), a, b, c)?;
     g.run(gpu, a, b, c)?;
     gpu.stream.synchronize().during(|| format!("{} {}x{}x{}", g.step.kernel.name, a.rows, b.rows, a.cols))?;
     Ok(g.step)

@@ -158,9 +158,41 @@ pub const KERNELS: &[KernelInfo] = &[
     quant("fp8_f32_to_bf16", PtxCheck::has(&["cvt.rn.bf16x2.f32"]), "rounds the f32 reference to bf16"),
 ];
 
+/// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at
+/// 8192³ and 4096×28672×8192 (H100, `results/2026-11-23-h100-session8/call2-f9`, the two shapes whose
+/// tile counts are within 3% of whole waves for both).
+pub const F9_SPEED_PER_WORK: f64 = 1.07;
+
+/// The block-scaled step for `m × n` on `sms` SMs: f9 (128×192 tiles) or f3 (128×128), whichever the
+/// wave model says finishes first — rounds of persistent tiles (`⌈tiles / sms⌉`, the last round as long
+/// as a full one) × tile width / the step's speed per unit of work ([`F9_SPEED_PER_WORK`]). Wider tiles
+/// do more per shared-memory byte but come in fewer, coarser rounds: 4096³ is 1024 f3 tiles (7.8 rounds
+/// of 132) but 704 f9 tiles (5.3 rounds, the sixth mostly idle). Ties go to f3. On the six measured
+/// shapes it picks the faster step five times; the sixth (2048×4096×11008) was within 3%.
+pub fn block_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
+    let time = |st: &Step, speed: f64| {
+        let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);
+        tiles.div_ceil(sms.max(1) as u64) as f64 * st.tile.1 as f64 / speed
+    };
+    if time(&F9, F9_SPEED_PER_WORK) < time(&F3, 1.0) { &F9 } else { &F3 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_block_step_follows_the_wave_model() {
+        // The measured shapes (call 2): f3 was faster at 4096³, 2048×11008×4096, 2048×14336×4096; f9
+        // at 8192³ and 4096×28672×8192 (and by 2.7% at 2048×4096×11008, which the model calls for f3).
+        for (m, n, want) in [(4096, 4096, "f3"), (8192, 8192, "f9"), (2048, 11008, "f3"), (2048, 14336, "f3"), (4096, 28672, "f9"), (2048, 4096, "f3")] {
+            assert_eq!(block_step_for(m, n, 132).kernel.step, want, "{m}x{n}");
+        }
+        // One tile either way: f3 (the narrower tile wastes less).
+        assert_eq!(block_step_for(100, 100, 132).kernel.step, "f3");
+        // Exactly whole waves for both: f9's speed decides.
+        assert_eq!(block_step_for(128 * 132, 128 * 3, 132).kernel.step, "f9");
+    }
 
     #[test]
     fn shape_rules_name_the_constraint_and_grids_are_persistent() {
