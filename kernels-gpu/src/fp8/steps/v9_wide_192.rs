@@ -19,6 +19,12 @@
 //! waste — 4096³ has 704 tiles (5.3 waves of 132, against f3's 7.8) and N = 4096 is 21⅓ tiles wide —
 //! so ~1.05× f3 at 4096³ and 1.1–1.2× at the larger shapes (~970–1050 TFLOP/s, ≈ cuBLASLt's block
 //! mode).
+//!
+//! Measured (H100, session 8 calls 2–3): 1.09–1.11× f3 at 8192³ and 4096×28672×8192 (994–1050 TFLOP/s,
+//! 88–91% of cuBLASLt's block mode), 0.94–1.03× at the others — about 1.07× per unit of work where both
+//! fill their waves, not 1.18×, and less where the coarser tiles leave a mostly idle last wave. L2
+//! throughput fell from 74% to 57% (ncu, 4096³). The library picks f3 or f9 per shape
+//! (`host::steps::fp8::block_step_for`). README.
 use crate::fp8::{
     block_scaled::{ConsumeTile, Scales, block_scaled, promote_block},
     tile::{a_desc, b_desc},
