@@ -13,7 +13,7 @@ use crate::prim::{
     sync::{arrive_named, sync_named},
     thread::lane_id,
     tma::{TensorMap, cp_async_bulk_wait_group0},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_m64n192k32_f32_e4m3, wgmma_wait_group},
 };
 use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, block_c_stage_bytes, block_stage_bytes, block_stages}};
 
@@ -158,6 +158,13 @@ pub(super) fn promote_block(acc: &mut [f32; 32], blk: &[f32; 32], (s_lo, s_hi): 
 pub(super) trait Accumulators {
     /// 64-column blocks.
     const BOXES: u32;
+    /// One `wgmma.m64n{64·BOXES}k32` of e4m3 into these accumulators.
+    ///
+    /// # Safety
+    /// As the `wgmma` wrapper of that width.
+    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool);
+    /// `wgmma_fence_operand` on every block (pins them around fences and waits).
+    fn pin(&mut self);
     /// Stages the blocks as bf16 in `s_c` and stores them at row `row0`, columns `n0 ..`
     /// (`tma_store::store_tile`).
     ///
@@ -168,6 +175,17 @@ pub(super) trait Accumulators {
 
 impl Accumulators for [[f32; 32]; 2] {
     const BOXES: u32 = 2;
+    #[inline(always)]
+    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { wgmma_m64n128k32_f32_e4m3(self, desc_a, desc_b, scale_d) }
+    }
+    #[inline(always)]
+    fn pin(&mut self) {
+        for blk in self.iter_mut() {
+            wgmma_fence_operand(blk);
+        }
+    }
     #[inline(always)]
     unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
         // SAFETY: forwarded to the caller; one `stage_c_box` per 8 KiB box of the staging area.
@@ -183,6 +201,17 @@ impl Accumulators for [[f32; 32]; 2] {
 
 impl Accumulators for [[f32; 32]; 3] {
     const BOXES: u32 = 3;
+    #[inline(always)]
+    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { wgmma_m64n192k32_f32_e4m3(self, desc_a, desc_b, scale_d) }
+    }
+    #[inline(always)]
+    fn pin(&mut self) {
+        for blk in self.iter_mut() {
+            wgmma_fence_operand(blk);
+        }
+    }
     #[inline(always)]
     unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
         // SAFETY: as the two-block case.
@@ -275,29 +304,12 @@ impl<const PINGPONG: bool> ConsumeTile for ScalesAhead<PINGPONG> {
             // Block kt's scales as loaded (multiplied only at its promotion: see `Scales::load`).
             let mut scale = sc.load(0, 0);
             for kt in 0..k_tiles {
-                ring.wait_full(*it);
-                let s_stage = ring.at(*it).0;
-                let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
-                for blk in r_blk.iter_mut() {
-                    wgmma_fence_operand(blk);
-                }
-                if PINGPONG {
-                    wait_turn(mh);
-                }
-                wgmma_fence();
-                for ks in 0..BK / 32 {
-                    wgmma_m64n128k32_f32_e4m3(&mut r_blk, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
-                }
-                wgmma_commit_group();
+                issue(ring, *it, mh, &mut r_blk, || if PINGPONG { wait_turn(mh) });
                 if PINGPONG {
                     pass_turn(mh);
                 }
                 let next = if kt + 1 < k_tiles { sc.load(kt + 1, 0) } else { scale };
-                wgmma_wait_group::<0>();
-                for blk in r_blk.iter_mut() {
-                    wgmma_fence_operand(blk);
-                }
-                ring.release_cluster::<CLUSTER>(*it);
+                retire_all::<_, CLUSTER>(ring, *it, &mut r_blk);
                 *it += 1;
                 promote(&mut r_acc, &r_blk, scale.rows());
                 scale = next;
@@ -323,26 +335,43 @@ impl<const PINGPONG: bool> ConsumeTile for ScalesAhead<PINGPONG> {
     }
 }
 
-/// Waits for stage `it`, then issues its four `m64n128k32` into `r_blk` (the first with `scale-d = 0`)
-/// as one committed group, not waited for.
+/// Waits for stage `it`, then issues its four `wgmma`s (K = 32 each) into `r_blk` (the first with
+/// `scale-d = 0`) as one committed group, not waited for; `turn` runs after the operands are pinned,
+/// right before the `wgmma` fence (f8 waits for its turn there; every other loop passes `|| ()`).
+/// Every block-scaled K loop issues through here.
 ///
 /// # Safety
 /// All 128 threads of a consumer warpgroup; `r_blk` not read until a wait retires this group.
 #[inline(always)]
-unsafe fn issue(ring: Ring, it: u32, mh: u32, r_blk: &mut [[f32; 32]; 2]) {
+pub(super) unsafe fn issue<A: Accumulators>(ring: Ring, it: u32, mh: u32, r_blk: &mut A, turn: impl FnOnce()) {
     // SAFETY: forwarded to the caller.
     unsafe {
         ring.wait_full(it);
         let s_stage = ring.at(it).0;
         let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
-        for blk in r_blk.iter_mut() {
-            wgmma_fence_operand(blk);
-        }
+        r_blk.pin();
+        turn();
         wgmma_fence();
         for ks in 0..BK / 32 {
-            wgmma_m64n128k32_f32_e4m3(r_blk, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
+            r_blk.mma_k32(d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
         }
         wgmma_commit_group();
+    }
+}
+
+/// Waits for every pending group (the one that wrote `r_blk` from stage `it`), pins `r_blk` and
+/// releases the stage (in every CTA of the cluster): the serial loops' retirement, before their
+/// promotion.
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; `CLUSTER` as `Ring::release_cluster` requires.
+#[inline(always)]
+pub(super) unsafe fn retire_all<A: Accumulators, const CLUSTER: u32>(ring: Ring, it: u32, r_blk: &mut A) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        wgmma_wait_group::<0>();
+        r_blk.pin();
+        ring.release_cluster::<CLUSTER>(it);
     }
 }
 
@@ -385,20 +414,20 @@ impl ConsumeTile for Overlapped {
         // in set kt % 2; every branch below is uniform across the warpgroup (k_tiles is).
         unsafe {
             if k_tiles > 0 {
-                issue(ring, base, mh, &mut r_blk0);
+                issue(ring, base, mh, &mut r_blk0, || ());
                 s0 = sc.of_block(0);
                 let mut kt = 1;
                 while kt + 1 < k_tiles {
-                    issue(ring, base + kt, mh, &mut r_blk1);
+                    issue(ring, base + kt, mh, &mut r_blk1, || ());
                     s1 = sc.of_block(kt);
                     retire::<false, CLUSTER>(ring, base + kt - 1, &mut r_acc, &mut r_blk0, s0);
-                    issue(ring, base + kt + 1, mh, &mut r_blk0);
+                    issue(ring, base + kt + 1, mh, &mut r_blk0, || ());
                     s0 = sc.of_block(kt + 1);
                     retire::<false, CLUSTER>(ring, base + kt, &mut r_acc, &mut r_blk1, s1);
                     kt += 2;
                 }
                 if kt < k_tiles {
-                    issue(ring, base + kt, mh, &mut r_blk1);
+                    issue(ring, base + kt, mh, &mut r_blk1, || ());
                     s1 = sc.of_block(kt);
                     retire::<false, CLUSTER>(ring, base + kt - 1, &mut r_acc, &mut r_blk0, s0);
                     retire::<true, CLUSTER>(ring, base + kt, &mut r_acc, &mut r_blk1, s1);

@@ -21,14 +21,11 @@
 //! TMA multicast, unaligned block N, FFMA interleaving in SASS).
 //!
 //! Measured (H100): 735–811 TFLOP/s, 67–80% of cuBLASLt's block mode, 0.6–0.68× f1. README.
-use crate::fp8::{block_scaled::{ConsumeTile, Scales, block_scaled, promote}, tile::{a_desc, b_desc}};
+use crate::fp8::block_scaled::{ConsumeTile, Scales, block_scaled, issue, promote, retire_all};
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    tma::TensorMap,
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_wait_group},
-};
-use layout::fp8::tiles::{BK, F2_BN};
+use crate::prim::tma::TensorMap;
+use layout::fp8::tiles::F2_BN;
 
 /// `C[m][n] = Σ_kb sa[kb][m] · sb[n/128][kb] · Σ_{k in kb} qA[m][k] · qB[n][k]`: tensor maps as
 /// [`super::v1_per_tensor::fp8_gemm_v1`]'s with B's box 128 rows; `sa` (⌈K/128⌉ · M f32) and `sb`
@@ -57,23 +54,9 @@ impl ConsumeTile for Serial {
         // SAFETY: forwarded to the caller; `r_blk` is pinned around the fence and the wait.
         unsafe {
             for kt in 0..k_tiles {
-                ring.wait_full(*it);
-                let s_stage = ring.at(*it).0;
-                let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
-                for blk in r_blk.iter_mut() {
-                    wgmma_fence_operand(blk);
-                }
-                wgmma_fence();
-                for ks in 0..BK / 32 {
-                    wgmma_m64n128k32_f32_e4m3(&mut r_blk, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
-                }
-                wgmma_commit_group();
+                issue(ring, *it, mh, &mut r_blk, || ());
                 let scale = sc.of_block(kt);
-                wgmma_wait_group::<0>();
-                for blk in r_blk.iter_mut() {
-                    wgmma_fence_operand(blk);
-                }
-                ring.release_cluster::<CLUSTER>(*it);
+                retire_all::<_, CLUSTER>(ring, *it, &mut r_blk);
                 *it += 1;
                 promote(&mut r_acc, &r_blk, scale);
             }

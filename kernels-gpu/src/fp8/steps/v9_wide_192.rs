@@ -25,17 +25,11 @@
 //! fill their waves, not 1.18×, and less where the coarser tiles leave a mostly idle last wave. L2
 //! throughput fell from 74% to 57% (ncu, 4096³). The library picks f3 or f9 per shape
 //! (`host::steps::fp8::block_step_for`). README.
-use crate::fp8::{
-    block_scaled::{ConsumeTile, Scales, block_scaled, promote_block},
-    tile::{a_desc, b_desc},
-};
+use crate::fp8::block_scaled::{ConsumeTile, Scales, block_scaled, issue, promote_block, retire_all};
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    tma::TensorMap,
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n192k32_f32_e4m3, wgmma_wait_group},
-};
-use layout::fp8::tiles::{BK, F9_BN, f9_mid_block_is_first};
+use crate::prim::tma::TensorMap;
+use layout::fp8::tiles::{F9_BN, f9_mid_block_is_first};
 
 /// [`super::v2_block_scaled::fp8_gemm_v2`] on 128×192 tiles: `tmap_b`'s box 192 rows, C staged as three
 /// 64×64 boxes per consumer, `F9_DYN_SMEM` bytes of dynamic shared memory.
@@ -66,23 +60,10 @@ impl ConsumeTile for Wide192 {
             // first B scale, and the second B scale.
             let (mut scale, mut b_second) = (sc.load(0, 0), sc.load_second_b(0));
             for kt in 0..k_tiles {
-                ring.wait_full(*it);
-                let s_stage = ring.at(*it).0;
-                let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
-                for blk in r_blk.iter_mut() {
-                    wgmma_fence_operand(blk);
-                }
-                wgmma_fence();
-                for ks in 0..BK / 32 {
-                    wgmma_m64n192k32_f32_e4m3(&mut r_blk, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, ks > 0);
-                }
-                wgmma_commit_group();
+                // Four `m64n192k32` (the accumulators' width picks the instruction).
+                issue(ring, *it, mh, &mut r_blk, || ());
                 let next = if kt + 1 < k_tiles { (sc.load(kt + 1, 0), sc.load_second_b(kt + 1)) } else { (scale, b_second) };
-                wgmma_wait_group::<0>();
-                for blk in r_blk.iter_mut() {
-                    wgmma_fence_operand(blk);
-                }
-                ring.release_cluster::<CLUSTER>(*it);
+                retire_all::<_, CLUSTER>(ring, *it, &mut r_blk);
                 *it += 1;
                 let (first, second) = (scale.rows(), scale.rows_with(b_second));
                 let [acc0, acc1, acc2] = &mut r_acc;
