@@ -1,6 +1,6 @@
-//! The block-scaled CTA of the FP8 steps f2–f4, f6 and f8 (introduced by f2, whose file explains it):
-//! the warp-specialized persistent kernel over 128×128 tiles with the bf16 TMA-store epilogue, written
-//! once for one CTA or a cluster sharing B (f6); a step supplies its consumers' K loop
+//! The block-scaled CTA of the FP8 steps f2–f4, f6, f8 and f9 (introduced by f2, whose file explains
+//! it): the warp-specialized persistent kernel over 128×`BN` tiles (128; f9: 192) with the bf16
+//! TMA-store epilogue, written once for one CTA or a cluster sharing B (f6); a step supplies its consumers' K loop
 //! ([`ConsumeTile`]), the part in which the steps differ. The loops that two steps run live here: f3's
 //! ([`ScalesAhead`], which f8 runs with turns) and f4's ([`Overlapped`], which f6 runs too).
 use super::tile::{TileWalk, a_desc, b_desc, produce};
@@ -386,9 +386,7 @@ unsafe fn retire<const LAST: bool, const CLUSTER: u32>(ring: Ring, it: u32, r_ac
     // SAFETY: forwarded to the caller; `r_blk` is pinned after the wait.
     unsafe {
         if LAST { wgmma_wait_group::<0>() } else { wgmma_wait_group::<1>() }
-        for blk in r_blk.iter_mut() {
-            wgmma_fence_operand(blk);
-        }
+        r_blk.pin();
         ring.release_cluster::<CLUSTER>(it);
     }
     promote(r_acc, r_blk, scale);
