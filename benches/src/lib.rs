@@ -17,12 +17,15 @@ pub fn gpu_or_skip(bench: &str) -> Option<Gpu> {
     }
 }
 
-/// GPU time of `iters` back-to-back calls of `work`, between two CUDA events on the library's stream.
+/// GPU time of `iters` back-to-back calls of `work`, between two CUDA events on the library's stream,
+/// behind a hold (`kernel_lab::runtime::timing::hold`) long enough for the host to enqueue them all,
+/// so the first call does not wait for the host.
 pub fn gpu_time(gpu: &Gpu, iters: u64, mut work: impl FnMut() -> Result<()>) -> Result<Duration> {
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
     let err = |what: &'static str| move |source| Error::Driver { what: what.into(), source };
     let start = gpu.ctx.new_event(flags).map_err(err("creating a bench event"))?;
     let end = gpu.ctx.new_event(flags).map_err(err("creating a bench event"))?;
+    kernel_lab::runtime::timing::hold(gpu, kernel_lab::runtime::timing::HOLD_MIN_NS * iters.clamp(1, 100))?;
     start.record(&gpu.stream).map_err(err("recording the start event"))?;
     for _ in 0..iters {
         work()?;

@@ -345,3 +345,21 @@ fn split_k_steps_stay_correct_in_any_order() {
         }
     }
 }
+
+/// The timing loop's hold: a hold of `ns` keeps the GPU busy for `ns` (`%globaltimer` ticks in ns),
+/// so timed as work it measures that long; and a short kernel timed behind holds never waits for the
+/// host: the start event is still pending when the work is enqueued, or the sample is retaken.
+#[test]
+fn timing_holds_measure_gpu_time() {
+    use kernel_lab::runtime::timing::{hold, time_gpu};
+    let Some(gpu) = gpu_or_skip("timing_holds_measure_gpu_time") else { return };
+    for ns in [50_000u64, 200_000] {
+        let t = time_gpu(&gpu, 2, 20, |_| hold(&gpu, ns)).unwrap();
+        let want_ms = ns as f64 * 1e-6;
+        assert!(t.median_ms >= want_ms && t.median_ms < want_ms * 1.2 + 0.01,
+                "a hold of {ns} ns timed {:.4} ms (want {want_ms:.4} ms, within 20% + 10 µs)", t.median_ms);
+    }
+    // A zero-length hold is a launch with no work: what the GPU spends on an empty kernel.
+    let t = time_gpu(&gpu, 2, 50, |_| hold(&gpu, 0)).unwrap();
+    assert!(t.median_ms < 0.02, "an empty kernel timed {:.4} ms behind a hold: host latency leaks into the samples", t.median_ms);
+}

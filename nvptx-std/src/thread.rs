@@ -64,3 +64,12 @@ pub fn lane_id() -> u32 {
 pub fn warp_id() -> u32 {
     thread_idx_x() / 32
 }
+/// `%globaltimer`: the GPU's nanosecond wall clock (64-bit; the same on every SM, updated about
+/// every microsecond on current GPUs). Not `pure`: two reads must not be merged, the value changes.
+#[inline(always)]
+pub fn global_timer_ns() -> u64 {
+    let r: u64;
+    // SAFETY: reads a special register; no memory is touched.
+    unsafe { core::arch::asm!("mov.u64 {0}, %globaltimer;", out(reg64) r, options(nomem, nostack)) };
+    r
+}

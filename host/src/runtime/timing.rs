@@ -34,12 +34,45 @@ impl Stats {
 
 /// Times `work(i)` (which enqueues GPU work on `gpu.stream`; `i` counts repetitions, for rotating
 /// input buffers) between two CUDA events: `warmup` untimed calls, then `reps` timed ones, each
-/// synchronized on its end event so the samples are independent.
+/// synchronized on its end event so the samples are independent, each **held** (see [`time_samples`]).
 pub fn time_gpu(gpu: &Gpu, warmup: usize, reps: usize, work: impl FnMut(usize) -> Result<()>) -> Result<Stats> {
     Ok(Stats::from_samples(&mut time_samples(gpu, warmup, reps, work)?))
 }
 
+/// The shortest hold (ns) [`time_samples`] puts in front of a timed repetition.
+pub const HOLD_MIN_NS: u64 = 20_000;
+/// The longest: a `work` that still leaves the GPU idle behind a hold this long waits on the host
+/// itself (a synchronizing call), and is timed without a hold.
+pub const HOLD_MAX_NS: u64 = 5_000_000;
+
+/// The hold for the next repetition after the host took `enqueue_ns` to enqueue the last one
+/// (start event, work, end event): twice that plus [`HOLD_MIN_NS`], within the limits.
+pub fn next_hold_ns(enqueue_ns: u64) -> u64 {
+    (2 * enqueue_ns + HOLD_MIN_NS).min(HOLD_MAX_NS)
+}
+
+/// Enqueues a hold of `ns` nanoseconds on the library's stream: the GPU stays busy that long, so
+/// that work enqueued behind it meanwhile starts without waiting for the host. See [`time_samples`].
+pub fn hold(gpu: &Gpu, ns: u64) -> Result<()> {
+    hold_with(gpu, &gpu.kernel("check_hold_ns")?, ns)
+}
+
+fn hold_with(gpu: &Gpu, kernel: &crate::runtime::gpu::Kernel, ns: u64) -> Result<()> {
+    // SAFETY: `check_hold_ns(ns)` reads and writes no memory; any grid.
+    unsafe { crate::launch!(gpu, kernel, grid = 1u32, &ns) }
+}
+
 /// [`time_gpu`]'s samples (ms), one per timed repetition (at least one).
+///
+/// Every repetition is enqueued behind a **hold**: `check_hold_ns`, one GPU thread spinning on
+/// `%globaltimer`, launched just before the start event. The GPU is then still busy when the host
+/// enqueues the start event, the work and the end event, and reaches the start event only after all
+/// three are queued — so the sample is the GPU's time for the work, not the host's launch latency
+/// (without it, a sample began when the idle GPU passed the start event and waited there for the
+/// launch: a 15 µs cuBLAS GEMV measured 24 µs, `results/2026-11-22-h100-session5/call4-d2/ncu.txt`
+/// against `call5-d2`). After enqueuing, the start event is queried: if the GPU has already passed
+/// it, the hold was too short, the sample is thrown away and the hold doubled (up to
+/// [`HOLD_MAX_NS`]; past that the work waits on the host itself and is timed unheld).
 pub fn time_samples(gpu: &Gpu, warmup: usize, reps: usize, mut work: impl FnMut(usize) -> Result<()>) -> Result<Vec<f64>> {
     let reps = reps.max(1);
     for i in 0..warmup {
@@ -49,13 +82,33 @@ pub fn time_samples(gpu: &Gpu, warmup: usize, reps: usize, mut work: impl FnMut(
     let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
     let start = gpu.ctx.new_event(flags).during(|| "creating a timing event".into())?;
     let end = gpu.ctx.new_event(flags).during(|| "creating a timing event".into())?;
+    let hold_kernel = gpu.kernel("check_hold_ns")?;
+    let (mut hold_ns, mut held) = (HOLD_MIN_NS, true);
     let mut samples = Vec::with_capacity(reps);
-    for i in 0..reps {
+    let mut i = warmup;
+    while samples.len() < reps {
+        if held {
+            hold_with(gpu, &hold_kernel, hold_ns)?;
+        }
+        let t0 = std::time::Instant::now();
         start.record(&gpu.stream).during(|| "recording the start event".into())?;
-        work(warmup + i)?;
+        work(i)?;
         end.record(&gpu.stream).during(|| "recording the end event".into())?;
+        let enqueue_ns = t0.elapsed().as_nanos() as u64;
+        let late = held && start.try_is_complete().during(|| "querying the start event".into())?;
         end.synchronize().during(|| "waiting for the timed work".into())?;
-        samples.push(start.elapsed_ms(&end).during(|| "reading the event time".into())? as f64);
+        let ms = start.elapsed_ms(&end).during(|| "reading the event time".into())? as f64;
+        i += 1;
+        if late {
+            if hold_ns < HOLD_MAX_NS {
+                hold_ns = (2 * hold_ns).min(HOLD_MAX_NS);
+                continue;
+            }
+            held = false;
+        } else if held {
+            hold_ns = hold_ns.max(next_hold_ns(enqueue_ns));
+        }
+        samples.push(ms);
     }
     Ok(samples)
 }
@@ -188,6 +241,14 @@ mod tests {
     fn gbps_counts_bytes_over_median() {
         let s = Stats::from_samples(&mut [1.0]);
         assert!((s.gbps(1e9) - 1000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn hold_covers_twice_the_enqueue_time_within_limits() {
+        assert_eq!(next_hold_ns(0), HOLD_MIN_NS);
+        assert_eq!(next_hold_ns(10_000), 40_000);
+        assert_eq!(next_hold_ns(u64::MAX / 4), HOLD_MAX_NS);
+        assert!(HOLD_MIN_NS < HOLD_MAX_NS);
     }
 
     #[test]

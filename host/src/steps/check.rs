@@ -22,5 +22,6 @@ pub const KERNELS: &[KernelInfo] = &[
     check("check_sum_f64", REDUCES, "Σ x of n f32, in f64"),
     check("check_compare_f32", PtxCheck { has: &["red.relaxed.gpu.global.add.u64"], ..REDUCES }, "Σ(got−want)², Σwant², NaN count of n f32"),
     check("check_compare_f16", PtxCheck { has: &["red.relaxed.gpu.global.add.u64", "cvt.f32.f16"], ..REDUCES }, "the same on f16"),
+    check("check_hold_ns", PtxCheck { lacks: &["ld.global", "st.global"], ..PtxCheck::has(&["%globaltimer"]) }, "one thread spins n ns on %globaltimer: holds the stream while a timed launch is enqueued"),
     check("check_compare_bf16", PtxCheck { has: &["red.relaxed.gpu.global.add.u64", "shl.b32"], ..REDUCES }, "the same on bf16"),
 ];

@@ -9,14 +9,18 @@
 //!   NaN (the poison a kernel failed to overwrite) — the relative L2 error and the "every element
 //!   written" check of a GEMM output against the reference output, with only three scalars coming back.
 //!
-//! All are grid-stride loops over 64-bit indices: any grid covers any `n`. Each thread accumulates in
+//! * `check_hold_ns`: one thread spinning on `%globaltimer` — what the timing loop enqueues before its
+//!   start event, so that the GPU is still busy when the timed launch arrives and the host's launch
+//!   latency stays out of the measurement (`host/src/runtime/timing.rs`).
+//!
+//! The others are grid-stride loops over 64-bit indices: any grid covers any `n`. Each thread accumulates in
 //! registers, each warp adds its lanes with shuffles, and lane 0 adds the warp's total to the result
 //! with one `red.global.add` (a few hundred thousand adds to one address at most: well under a
 //! millisecond, against the tens of milliseconds of reading the buffers).
 use crate::prim::{
     atomic::{red_add_relaxed_gpu_f64, red_add_relaxed_gpu_u64},
     mma::{f16_to_f32, pack_bf16x2, pack_f16x2},
-    thread::{grid_size_1d, index_1d, lane_id},
+    thread::{global_timer_ns, grid_size_1d, index_1d, lane_id},
     warp::reduce_sum_f64,
 };
 use layout::random::{Dist, value};
@@ -166,4 +170,18 @@ pub unsafe extern "ptx-kernel" fn check_compare_f16(g_got: *const u16, g_want: *
 pub unsafe extern "ptx-kernel" fn check_compare_bf16(g_got: *const u16, g_want: *const u16, n: u64, g_acc: *mut f64, g_unwritten: *mut u64) {
     // SAFETY: as check_compare_f32.
     unsafe { compare(n, |i| (bf16_to_f32(*g_got.add(i as usize)), bf16_to_f32(*g_want.add(i as usize))), g_acc, g_unwritten) }
+}
+
+/// Spins until `%globaltimer` has advanced `ns` nanoseconds from the kernel's start (one thread does
+/// the waiting; any others return at once). Reads and writes no memory.
+///
+/// # Safety
+/// None beyond a launch: it touches no memory. (`unsafe extern` like every kernel entry.)
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn check_hold_ns(ns: u64) {
+    if index_1d() != 0 {
+        return;
+    }
+    let t0 = global_timer_ns();
+    while global_timer_ns().wrapping_sub(t0) < ns {}
 }
