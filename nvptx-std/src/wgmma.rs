@@ -328,6 +328,19 @@ macro_rules! wgmma_asm_n64 {
     };
 }
 
+/// [`wgmma_m64n64k16_f32_f16`] on bf16 operands (`.bf16.bf16`; `TA`/`TB` as there).
+///
+/// # Safety
+/// As [`wgmma_m64n64k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn wgmma_m64n64k16_f32_bf16<const TA: u32, const TB: u32>(acc: &mut [f32; 32], desc_a: u64, desc_b: u64, scale_d: bool) {
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n64!(acc, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,)
+    }
+}
+
 /// Generates, for one 16-bit input type, the attention kernel's three `wgmma` shapes: `m64n128k16`
 /// with both operands in shared memory (S = Q·Kᵀ over 128 keys), and `m64n64k16` / `m64n128k16` with
 /// **A from registers** (O += P·V, P never leaving the registers).

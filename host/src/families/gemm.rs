@@ -76,7 +76,7 @@ impl Shape {
                 (ctas as u32, 1)
             }
             Grid::PersistentSplitK { .. } => {
-                let splits = layout::hopper::tma_hgemm::h7_splits(self.m as u32, self.n as u32, self.k as u32, sms);
+                let splits = layout::hopper::tma_hgemm::persistent_splits(self.m as u32, self.n as u32, self.k as u32, sms, rows, cols);
                 ((tiles_n * tiles_m * splits).min(sms.max(1)), 1)
             }
         };

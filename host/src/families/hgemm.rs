@@ -95,10 +95,10 @@ fn launch_split_k(gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Sh
     })
 }
 
-/// The tensor maps of one (A, B, C, shape): A (box 64 K × 128 rows), B (box 64 N × 64 K rows), C (box
+/// The tensor maps of one (A, B, C, shape, A box height): A (box 64 K × 128 rows; d3: 64), B (box 64 N × 64 K rows), C (box
 /// 64 × 64, used by the TMA-store step), all `SWIZZLE_128B`.
 struct TmaMaps {
-    key: (u64, u64, u64, Shape, Elem),
+    key: (u64, u64, u64, Shape, Elem, u32),
     a: TensorMap2d,
     b: TensorMap2d,
     c: TensorMap2d,
@@ -113,9 +113,11 @@ thread_local! {
 /// Launches a TMA step (`hgemm_tma_v*`) on `grid` with the tensor maps of [`TmaMaps`].
 #[allow(clippy::too_many_arguments)]
 fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
-    let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s, step.elem);
+    // A's box is as high as the step's tile (128 rows; d3: 64).
+    let a_rows = step.grid.tile().0;
+    let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s, step.elem, a_rows);
     let encode = if step.elem == Elem::Bf16 { TensorMap2d::encode_bf16 } else { TensorMap2d::encode_f16 };
-    use layout::hopper::tma_hgemm::{BK, BM, C_BOX};
+    use layout::hopper::tma_hgemm::{BK, C_BOX};
     // Every box is 64 f16 wide (128 bytes: the 128B swizzle span), as the kernels lay out their stages.
     let tile = |rows: usize, cols: usize, box_rows: u32| TmaTile2d {
         elem_bytes: 2, rows: rows as u64, cols: cols as u64, stride_bytes: 2 * cols as u64, box_rows, box_cols: C_BOX.box_cols, swizzle: TmaSwizzle::B128,
@@ -123,7 +125,7 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
     if !TMA_MAPS.with(|m| m.borrow().as_ref().is_some_and(|maps| maps.key == key)) {
         let maps = TmaMaps {
             key,
-            a: encode(gpu, a, tile(s.m, s.k, BM))?,
+            a: encode(gpu, a, tile(s.m, s.k, a_rows))?,
             b: encode(gpu, b, tile(s.k, s.n, BK))?,
             c: encode(gpu, c, tile(s.m, s.n, C_BOX.box_rows))?,
         };
@@ -142,14 +144,15 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
         match step.args {
             Args::TmaABC => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &m, &n, &k) },
             Args::TmaSplitK => {
-                let splits = layout::hopper::tma_hgemm::h7_splits(m, n, k, gpu.info.sms);
                 let (rows, cols) = step.grid.tile();
+                let splits = layout::hopper::tma_hgemm::persistent_splits(m, n, k, gpu.info.sms, rows, cols);
                 let (tiles_m, tiles_n) = (m.div_ceil(rows) as usize, n.div_ceil(cols) as usize);
                 with_split_k_ws(gpu, true, splits as usize * tiles_m * rows as usize * tiles_n * cols as usize, tiles_m * tiles_n, |ws, count| {
-                    // SAFETY: `hgemm_tma_v7(tmap_a, tmap_b, c, ws, count, m, n, k, splits)`: maps as above,
-                    // C by pointer (length checked by `launch`), `ws` ≥ splits · (128·tiles_m) · (256·tiles_n)
-                    // f32, `count` one counter per tile, zero (reset by each tile's last CTA; d2 leaves its
-                    // counters zero too), `splits` from the same `h7_splits` as the grid (1..=16).
+                    // SAFETY: `hgemm_tma_v7` / `hgemm_decode_v3(tmap_a, tmap_b, c, ws, count, m, n, k, splits)`:
+                    // maps as above (A's box `rows` high: the step's tile), C by pointer (length checked by
+                    // `launch`), `ws` ≥ splits · (rows·tiles_m) · (cols·tiles_n) f32, `count` one counter per
+                    // tile, zero (reset by each tile's last CTA; d2 leaves its counters zero too), `splits`
+                    // from the same `persistent_splits` as the grid (1..=16).
                     unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &mut *c, ws, count, &m, &n, &k, &splits) }
                 })
             }

@@ -236,6 +236,18 @@ pub const H7: Step = GemmStep {
         "h5 with split-K over (tile, split) units when tiles < SMs; partials summed by the tile's last CTA")
 };
 
+/// Decode d3 (Hopper, M ≤ 64): h7's ring and persistent split-K with the product computed transposed —
+/// the weights are `wgmma`'s MN-major A operand (`m64n64k16`, TA = 1), the activation rows its B — over
+/// 64×128 tiles and a 9-stage ring (`hgemm/steps/decode_v3_tma_swapped.rs`).
+pub const D3: Step = GemmStep {
+    grid: Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D3_COLS },
+    ..tma("hgemm_decode_v3", "d3", 384, tma_hgemm::D3_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitK,
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64",
+                          "bar.sync \t3, 256", "st.global.b16"],
+                   lacks: &["ldmatrix", "ldmatrix.trans", "mma.sync", "cp.async.cg", "trap", "st.local"], count: &[], at_least: &[] },
+        "decode on Hopper: C^T = B^T A^T (weights as wgmma's MN-major A), 64x128 tiles, 9-stage TMA ring, persistent split-K")
+};
+
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
 /// 8-byte partial stores; no global workspace or counters, no `trap`.
@@ -309,8 +321,10 @@ pub const H8_BF16: [Step; 7] = [
 pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 /// d2m64 on bf16.
 pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
+/// d3 on bf16.
+pub const D3_BF16: Step = bf16(D3, "hgemm_decode_v3_bf16", "d3-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16];
+                             D2M64, D2M128, D3, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16];

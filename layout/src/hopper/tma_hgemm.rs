@@ -122,7 +122,12 @@ pub const H7_MAX_SPLITS: u32 = 16;
 /// tiles = ⌈m/128⌉·⌈n/256⌉;   splits = clamp(⌊sms / tiles⌋, 1, min(16, ⌊⌈k/64⌉ / 2⌋))
 /// ```
 pub const fn h7_splits(m: u32, n: u32, k: u32, sms: u32) -> u32 {
-    let tiles = m.div_ceil(BM) * n.div_ceil(BN_WIDE);
+    persistent_splits(m, n, k, sms, BM, BN_WIDE)
+}
+
+/// [`h7_splits`] for any `rows × cols` tile of C: the rule of every persistent split-K step (h7, d3).
+pub const fn persistent_splits(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32) -> u32 {
+    let tiles = m.div_ceil(rows) * n.div_ceil(cols);
     let mut s = if tiles == 0 { 1 } else { sms / tiles };
     let by_k = k.div_ceil(BK) / 2;
     if s > by_k {
@@ -148,6 +153,26 @@ mod h7_tests {
         assert!(H7_DYN_SMEM <= MAX_DYN_SMEM);
     }
 }
+
+/// Decode step d3 (M ≤ 64, `hgemm/steps/decode_v3_tma_swapped.rs`): C's tile is [`D3_ROWS`] rows (all
+/// of a decode M) × [`D3_COLS`] columns, computed transposed (`Cᵀ = Bᵀ·Aᵀ`: the weights are `wgmma`'s
+/// A operand, MN-major, one 64-column box per consumer warpgroup; the activations its B operand,
+/// K-major, N = 64). A stage: the activation box (64 rows × 64 K, 128B swizzle) then two weight boxes
+/// (64 K × 64 N each, as h's B boxes).
+///
+/// ```text
+/// stage (24 KiB) = | A: 64 rows × 128 B (8 KiB) | B box 0: 64 K × 128 B | B box 1: 64 K × 128 B |
+/// ```
+pub const D3_ROWS: u32 = 64;
+/// Columns of C (weight columns) per d3 tile: two consumer warpgroups × 64.
+pub const D3_COLS: u32 = 128;
+/// Bytes of one d3 stage.
+pub const D3_STAGE_BYTES: u32 = D3_ROWS * BK * 2 + 2 * B_BOX_BYTES;
+/// Stages of d3's ring: as many as fit (the weights stream once; bytes in flight are the speed).
+pub const D3_STAGES: u32 = (MAX_DYN_SMEM - 1024 - 16) / (D3_STAGE_BYTES + 16);
+/// d3's dynamic shared memory: the ring, a 16-byte last-CTA flag, the barriers.
+pub const D3_DYN_SMEM: u32 = dyn_smem(D3_STAGES, D3_STAGE_BYTES, 16, 2);
+const _: () = assert!(D3_DYN_SMEM <= MAX_DYN_SMEM && D3_STAGE_BYTES % 1024 == 0 && D3_STAGES == 9);
 
 /// Stages of h8 (h5's ring; after the K loop the ring holds the CTA's f32 partial tile).
 pub const H8_STAGES: u32 = 4;

@@ -1,0 +1,306 @@
+#![cfg(lab_sm90)]
+//! Decode step d3 — small M (≤ 64) on Hopper: h7's warp-specialized TMA ring and persistent split-K,
+//! with the GEMM **computed transposed** (`Cᵀ = Bᵀ · Aᵀ`) so that the weights, not the few activation
+//! rows, fill `wgmma`'s 64-row M side.
+//!
+//! Why: with held timing (GPU time, not host launch latency) d2 ran at 92–94% of cuBLAS at M = 1–16
+//! on 4096² weights and d2m64 at 61% at M = 64 (`results/2026-11-23-h100-session9/call1-held-timing`).
+//! `ncu` there: cuBLAS's `nvjet …128x16_64x11…splitK` streams the weights through an 11-stage TMA ring
+//! (176 KiB in flight per CTA); d2's `cp.async` ring keeps 24 KiB in flight per block, and d2m64
+//! re-reads the A tile from shared memory with `ldmatrix` in every warp.
+//!
+//! What changes from h7:
+//! * **Operands swapped.** A stage holds the activation box (64 rows × 64 K, K-major, rows ≥ M
+//!   zero-filled by the TMA at no DRAM cost) and two weight boxes (64 K × 64 columns each, as h's B
+//!   boxes). Consumer warpgroup `mh` issues `wgmma.m64n64k16` with A = weight box `mh` read
+//!   **MN-major** (`TA = 1`: the row-major K×N weights are already the transposed operand's layout)
+//!   and B = the activation box, K-major (`TB = 0`). Its accumulator is `Cᵀ`: fragment row = column
+//!   of C, fragment column = row of C.
+//! * **Tile 64 rows × 128 columns, 9 stages of 24 KiB** (`layout::hopper::tma_hgemm::D3_*`): 144 KiB
+//!   of weights in flight per CTA, and `persistent_splits` over these tiles gives 128 CTAs at N = 4096
+//!   (32 tiles × 4 splits).
+//! * **Epilogue transposed**: a thread's accumulator pair is two adjacent rows of C in one column, so
+//!   C is written with 16-bit stores; the partials of a split go to a workspace laid out `[split][col][row]`
+//!   (rows adjacent), only rows < M, and the tile's last CTA sums them as h7 does.
+//!
+//! Prediction (before running): 4096² weights at M = 1–64 in ~14 µs (cuBLAS 15.5–16.5 µs in `ncu`):
+//! **~1.1× cuBLAS** and ≥ 85% of the copy bandwidth at M ≤ 16; M = 64 from d2m64's 61% to ~1.1×;
+//! the 7B/70B decode shapes level with d2 (both near the copy bandwidth).
+use super::elem::{Bf16, Elem16, F16};
+use super::tma_persistent::persistent_tile;
+use super::tma_warp_specialized::{Ring, warp_specialized};
+use crate::launch_bounds::launch_bounds;
+use crate::util::unroll::{unroll2, unroll8};
+use crate::prim::{
+    atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
+    global::ld_global_cg_u64,
+    shared::{ld_shared_u32, st_shared_u32},
+    sync::{sync_named, thread_fence},
+    thread::{block_idx_x, grid_dim_x, lane_id},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
+};
+use layout::fragment::WgmmaAcc;
+use layout::hopper::WgmmaDesc;
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES,
+                                H7_MAX_SPLITS as MAX_SPLITS};
+
+/// Bytes of the activation box at the start of a stage.
+const A_BYTES: u32 = ROWS * BK * 2;
+/// The weights' descriptor (MN-major, one 64-column box, 64 K rows) and the activations' (K-major,
+/// 128-byte rows) at shared address 0; moved to a stage by plain adds (no run-time check in the loop).
+const W_DESC_0: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BK) {
+    Ok(d) => d,
+    Err(_) => panic!("weights descriptor"),
+};
+const X_DESC_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
+
+/// `C = A · B` (f16; M ≤ 64 rows per tile) with the weights B streamed by TMA, K split across CTAs.
+///
+/// # Safety
+/// Tensor maps of A (M×K f16, box 64 K × 64 rows) and B (K×N f16, box 64 N × 64 K), both
+/// `SWIZZLE_128B`; `g_c` of m·n f16, n even; 384 threads, `D3_DYN_SMEM` bytes; a 1-D grid of at most
+/// `tiles · splits` CTAs (tiles = ⌈m/64⌉·⌈n/128⌉), `1 <= splits <= 16`; when `splits > 1`, `ws` holds
+/// `splits · 128⌈n/128⌉ · 64⌈m/64⌉` f32 and `count` `tiles` u32 that are zero at launch (the kernel leaves
+/// them zero), neither used by a concurrent launch.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v3(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
+                                                  m: u32, n: u32, k: u32, splits: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<F16>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
+}
+
+/// [`hgemm_decode_v3`] on bf16.
+///
+/// # Safety
+/// As [`hgemm_decode_v3`], the tensor maps describing bf16 matrices.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v3_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
+                                                       m: u32, n: u32, k: u32, splits: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
+}
+
+/// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1` (h7's order).
+#[inline(always)]
+fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
+    let (tile, split) = (u % tiles, u / tiles);
+    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+    let kt0 = split * kts;
+    let kt1 = if kt0 + kts < k_tiles { kt0 + kts } else { k_tiles };
+    (tm, tn, split, kt0, kt1)
+}
+
+/// The activation box and both weight boxes of K tile `kt` into the stage at `s_stage`, announced on
+/// `bar` as one [`STAGE_BYTES`] transaction (the TMA counts a box's zero-filled rows too).
+///
+/// # Safety
+/// As `tma::issue_stage`, with a stage of [`STAGE_BYTES`].
+#[inline(always)]
+unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32) {
+    let k0 = (kt * BK) as i32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, STAGE_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + B_BOX_BYTES, tmap_b, (n0 + 64) as i32, k0, bar);
+    }
+}
+
+/// One consumer warpgroup's K loop over a unit: `r_acc` (fresh) += weight box `mh`ᵀ · activationsᵀ over
+/// `kts` stages from running index `*it`, each stage released once its `wgmma`s have retired.
+///
+/// # Safety
+/// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages.
+#[inline(always)]
+unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f32; 32] {
+    let mut r_acc = [0.0f32; 32];
+    let mut i = 0;
+    while i < kts {
+        let (s_stage, _, _, _) = ring.at(*it);
+        let d_w = W_DESC_0.advance(s_stage + A_BYTES + mh * B_BOX_BYTES);
+        let d_x = X_DESC_0.advance(s_stage);
+        wgmma_fence_operand(&mut r_acc);
+        // SAFETY: forwarded to the caller; the stage is read only after its phase completed and
+        // released only after `wait_group 0` retired the group reading it.
+        unsafe {
+            ring.wait_full(*it);
+            wgmma_fence();
+            for ks in 0..BK / 16 {
+                // K step ks: 16 rows (2048 B) down the weight box, 32 bytes along the activation rows.
+                E::wgmma_64::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, i > 0 || ks > 0);
+            }
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+            wgmma_fence_operand(&mut r_acc);
+            ring.release(*it);
+        }
+        *it += 1;
+        i += 1;
+    }
+    r_acc
+}
+
+/// Where accumulator pair `p` (elements `2p`, `2p + 1`) of this thread lies in the transposed tile:
+/// `(col, row)` of C relative to the warpgroup's 64 columns and the tile's rows; the pair is rows
+/// `row`, `row + 1` of column `col`.
+#[inline(always)]
+fn place(warp: u32, lane: u32, p: u32) -> (u32, u32) {
+    WgmmaAcc::<64>::warp_lane_rc(warp, lane, 2 * p)
+}
+
+/// Rows `row`, `row + 1` of column `col` of C (the part inside `m`; `col < n` checked here).
+///
+/// # Safety
+/// `g_c` has `m·n` writable 16-bit elements.
+#[inline(always)]
+unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row: u32, col: u32, x: f32, y: f32) {
+    if col < n {
+        let v = E::pack(x, y);
+        // SAFETY: row < m (resp. row + 1 < m) and col < n: inside C.
+        unsafe {
+            if row < m {
+                *g_c.add(row as usize * n as usize + col as usize) = v as u16;
+            }
+            if row + 1 < m {
+                *g_c.add((row + 1) as usize * n as usize + col as usize) = (v >> 16) as u16;
+            }
+        }
+    }
+}
+
+/// The sum over the splits' slices of the f32 pair at offset `at`: all ≤ 16 loads issued back to back
+/// (one L2 round trip), then added in split order.
+///
+/// # Safety
+/// `ws` holds `splits` slices of `slice_len` f32, each pair at `at` written before the ticket the
+/// caller acquired; `at` even.
+#[inline(always)]
+unsafe fn sum_splits(ws: *mut f32, splits: u32, slice_len: usize, at: usize) -> (f32, f32) {
+    let mut v = [0u64; MAX_SPLITS as usize];
+    let mut sp = 0;
+    while sp < MAX_SPLITS {
+        if sp < splits {
+            // SAFETY: inside split sp's slice (caller); 8-byte aligned.
+            v[sp as usize] = unsafe { ld_global_cg_u64(ws.add(sp as usize * slice_len + at) as *const u64) };
+        }
+        sp += 1;
+    }
+    let (mut x, mut y) = (0.0f32, 0.0f32);
+    let mut sp = 0;
+    while sp < MAX_SPLITS {
+        x += f32::from_bits(v[sp as usize] as u32);
+        y += f32::from_bits((v[sp as usize] >> 32) as u32);
+        sp += 1;
+    }
+    (x, y)
+}
+
+/// The body of d3 for inputs and output of type `E`.
+///
+/// # Safety
+/// As [`hgemm_decode_v3`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
+                            m: u32, n: u32, k: u32, splits: u32) {
+    // SAFETY: the main loop as h7 (both roles walk the same units and K tiles, so their ring indices
+    // agree; every stage use is released once per consumer warp). Epilogue: every C address is checked
+    // (row < m, col < n); every workspace address is inside the padded workspace (col < 128·tiles_n,
+    // row < 64·tiles_m, split < splits); the last-CTA protocol is h7's (fence, named barrier 3 over
+    // the 256 consumer threads, acq_rel ticket, flag read after a second barrier, L2 loads).
+    unsafe {
+        warp_specialized! {
+            ring: let (ring, s_flag) = (STAGES, STAGE_BYTES, 16);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
+                let tiles = (tiles_m * tiles_n).max(1); // >= 1: `u % tiles` cannot trap
+                let k_tiles = k.div_ceil(BK);
+                let splits = if splits < 1 { 1 } else { splits };
+                let kts = k_tiles.div_ceil(splits);
+                let units = tiles * splits;
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let mut it = 0u32;
+                let mut u = block_idx_x();
+                while u < units {
+                    let (tm, tn, _, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+                    let mut kt = kt0;
+                    while kt < kt1 {
+                        let (s_stage, full, _, _) = ring.at(it);
+                        ring.wait_empty(it);
+                        issue_stage(s_stage, full, tmap_a, tmap_b, tm * ROWS, tn * COLS, kt);
+                        it += 1;
+                        kt += 1;
+                    }
+                    u += grid_dim_x();
+                }
+            }
+            consumer(mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let m_pad = (tiles_m * ROWS) as usize;
+                let col_stride = m_pad; // workspace: [split][col][row], rows adjacent
+                let slice_len = (tiles_n * COLS) as usize * m_pad;
+                let mut it = 0u32;
+                let mut u = block_idx_x();
+                while u < units {
+                    let (tm, tn, split, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+                    let (row0, col0) = (tm * ROWS, tn * COLS + 64 * mh);
+                    let r_acc = consume::<E>(ring, &mut it, kt1 - kt0, mh);
+                    // Each of the 16 pairs with a constant index (unrolled), so r_acc stays in registers.
+                    if splits == 1 {
+                        unroll2!(h => { unroll8!(q => {
+                            let p = 8 * h + q;
+                            let (c, r) = place(warp, lane, p);
+                            store_pair::<E>(g_c, m, n, row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
+                        })});
+                    } else {
+                        let slice = ws.add(split as usize * slice_len);
+                        unroll2!(h => { unroll8!(q => {
+                            let p = 8 * h + q;
+                            let (c, r) = place(warp, lane, p);
+                            if row0 + r < m {
+                                let bits = (r_acc[2 * p as usize].to_bits() as u64) | (r_acc[2 * p as usize + 1].to_bits() as u64) << 32;
+                                // Inside the padded slice; r even and m_pad even: 8-byte aligned.
+                                *(slice.add((col0 + c) as usize * col_stride + (row0 + r) as usize) as *mut u64) = bits;
+                            }
+                        })});
+                        thread_fence();
+                        sync_named(3, 256);
+                        let counter = count.add((tm * tiles_n + tn) as usize);
+                        if tid == 128 {
+                            let ticket = atom_add_acq_rel_gpu_u32(counter, 1);
+                            st_shared_u32(s_flag, (ticket == splits - 1) as u32);
+                        }
+                        sync_named(3, 256);
+                        if ld_shared_u32(s_flag) != 0 {
+                            thread_fence();
+                            unroll2!(h => { unroll8!(q => {
+                                let (c, r) = place(warp, lane, 8 * h + q);
+                                let (row, col) = (row0 + r, col0 + c);
+                                if row < m && col < n {
+                                    let (x, y) = sum_splits(ws, splits, slice_len, col as usize * col_stride + row as usize);
+                                    store_pair::<E>(g_c, m, n, row, col, x, y);
+                                }
+                            })});
+                            if tid == 128 {
+                                st_relaxed_gpu_u32(counter, 0);
+                            }
+                        }
+                        // The flag is rewritten by the next unit's ticket only after every consumer
+                        // thread has read it.
+                        sync_named(3, 256);
+                    }
+                    u += grid_dim_x();
+                }
+            }
+        }
+    }
+}
+
+// 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_decode_v3, 384, 1);
+launch_bounds!(hgemm_decode_v3_bf16, 384, 1);
