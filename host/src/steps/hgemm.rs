@@ -248,6 +248,14 @@ pub const D3: Step = GemmStep {
         "decode on Hopper: C^T = B^T A^T (weights as wgmma's MN-major A), 64x128 tiles, 9-stage TMA ring, persistent split-K")
 };
 
+/// Decode d4: d3 without split-K — 64×64 tiles over the whole K (64 CTAs at N = 4096), the two
+/// consumer warpgroups on alternate stages, summed in shared memory (`decode_v4_whole_k.rs`).
+pub const D4: Step = tma("hgemm_decode_v4", "d4", 384, tma_hgemm::D4_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS },
+    Args::TmaAB,
+    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "bar.sync \t3, 256", "st.shared.u32", "ld.shared.u32", "st.global.b16"],
+               lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom."], count: &[], at_least: &[] },
+    "d3 without split-K: 64x64 tiles over the whole K, consumer warpgroups on alternate stages, summed in shared memory");
+
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
 /// 8-byte partial stores; no global workspace or counters, no `trap`.
@@ -321,10 +329,12 @@ pub const H8_BF16: [Step; 7] = [
 pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 /// d2m64 on bf16.
 pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
+/// d4 on bf16.
+pub const D4_BF16: Step = bf16(D4, "hgemm_decode_v4_bf16", "d4-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d3 on bf16.
 pub const D3_BF16: Step = bf16(D3, "hgemm_decode_v3_bf16", "d3-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16];
+                             D2M64, D2M128, D3, D4, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16];

@@ -207,6 +207,17 @@ macro_rules! warp_specialized {
             $consumer
         }
     };
+    // One CTA whose stages are each read by one consumer warpgroup only (d4: the warpgroups take
+    // alternate stages): the empty barriers wait for `$arrivals` warps instead of all eight.
+    (
+        empty_arrivals: $arrivals:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster 1, $arrivals, 0;
+            $($rest)*
+        }
+    };
     // In a cluster of `$cluster` CTAs (a `const`) whose producers fill every CTA's stages by multicast:
     // the empty barriers count every CTA's consumer warps, a cluster barrier publishes the
     // initialization to the peers, and a last cluster barrier keeps each CTA alive until no peer can

@@ -174,6 +174,25 @@ pub const D3_STAGES: u32 = (MAX_DYN_SMEM - 1024 - 16) / (D3_STAGE_BYTES + 16);
 pub const D3_DYN_SMEM: u32 = dyn_smem(D3_STAGES, D3_STAGE_BYTES, 16, 2);
 const _: () = assert!(D3_DYN_SMEM <= MAX_DYN_SMEM && D3_STAGE_BYTES % 1024 == 0 && D3_STAGES == 9);
 
+/// Decode step d4 (`decode_v4_whole_k.rs`): d3's transposed product without split-K — a 64 × [`D4_COLS`]
+/// tile over the whole K per CTA, the two consumer warpgroups taking alternate stages and adding their
+/// sums through shared memory.
+///
+/// ```text
+/// stage (16 KiB) = | A: 64 rows × 128 B (8 KiB) | B box: 64 K × 128 B (8 KiB) |
+/// after the ring: 16 KiB exchange (warpgroup 1's 64×64 f32, [element][thread]), then the barriers
+/// ```
+pub const D4_COLS: u32 = 64;
+/// Bytes of one d4 stage.
+pub const D4_STAGE_BYTES: u32 = D3_ROWS * BK * 2 + B_BOX_BYTES;
+/// The exchange region: one warpgroup's 64×64 f32 accumulators.
+pub const D4_EXCHANGE_BYTES: u32 = 64 * D4_COLS * 4;
+/// Stages of d4's ring: as many as fit beside the exchange region.
+pub const D4_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D4_EXCHANGE_BYTES) / (D4_STAGE_BYTES + 16);
+/// d4's dynamic shared memory.
+pub const D4_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, D4_EXCHANGE_BYTES, 2);
+const _: () = assert!(D4_DYN_SMEM <= MAX_DYN_SMEM && D4_STAGE_BYTES % 1024 == 0 && D4_STAGES == 13);
+
 /// Stages of h8 (h5's ring; after the K loop the ring holds the CTA's f32 partial tile).
 pub const H8_STAGES: u32 = 4;
 /// h8's dynamic shared memory: h5's ring and barriers (the partial tile reuses the ring).

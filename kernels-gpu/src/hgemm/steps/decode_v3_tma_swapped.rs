@@ -46,14 +46,14 @@ use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, D3_ROWS as ROW
                                 H7_MAX_SPLITS as MAX_SPLITS};
 
 /// Bytes of the activation box at the start of a stage.
-const A_BYTES: u32 = ROWS * BK * 2;
+pub(super) const A_BYTES: u32 = ROWS * BK * 2;
 /// The weights' descriptor (MN-major, one 64-column box, 64 K rows) and the activations' (K-major,
 /// 128-byte rows) at shared address 0; moved to a stage by plain adds (no run-time check in the loop).
-const W_DESC_0: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BK) {
+pub(super) const W_DESC_0: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BK) {
     Ok(d) => d,
     Err(_) => panic!("weights descriptor"),
 };
-const X_DESC_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
+pub(super) const X_DESC_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
 
 /// `C = A · B` (f16; M ≤ 64 rows per tile) with the weights B streamed by TMA, K split across CTAs.
 ///
@@ -83,7 +83,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v3_bf16(tmap_a: *const TensorMap,
 
 /// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1` (h7's order).
 #[inline(always)]
-fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
+pub(super) fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
     let (tile, split) = (u % tiles, u / tiles);
     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
     let kt0 = split * kts;
@@ -146,7 +146,7 @@ unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f3
 /// `(col, row)` of C relative to the warpgroup's 64 columns and the tile's rows; the pair is rows
 /// `row`, `row + 1` of column `col`.
 #[inline(always)]
-fn place(warp: u32, lane: u32, p: u32) -> (u32, u32) {
+pub(super) fn place(warp: u32, lane: u32, p: u32) -> (u32, u32) {
     WgmmaAcc::<64>::warp_lane_rc(warp, lane, 2 * p)
 }
 
@@ -155,7 +155,7 @@ fn place(warp: u32, lane: u32, p: u32) -> (u32, u32) {
 /// # Safety
 /// `g_c` has `m·n` writable 16-bit elements.
 #[inline(always)]
-unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row: u32, col: u32, x: f32, y: f32) {
+pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row: u32, col: u32, x: f32, y: f32) {
     if col < n {
         let v = E::pack(x, y);
         // SAFETY: row < m (resp. row + 1 < m) and col < n: inside C.
