@@ -187,11 +187,17 @@ pub const D4_COLS: u32 = 64;
 pub const D4_STAGE_BYTES: u32 = D3_ROWS * BK * 2 + B_BOX_BYTES;
 /// The exchange region: one warpgroup's 64×64 f32 accumulators.
 pub const D4_EXCHANGE_BYTES: u32 = 64 * D4_COLS * 4;
-/// Stages of d4's ring: as many as fit beside the exchange region.
-pub const D4_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D4_EXCHANGE_BYTES) / (D4_STAGE_BYTES + 16);
+/// Stages of d4's ring: as many as fit beside the exchange region, rounded down to an **even** count.
+/// The warpgroups take running indices of alternate parity; with an even ring a stage's every use has
+/// the same parity, so one warpgroup waits for each of its full-barrier phases in turn. With an odd
+/// ring (13 fit) a stage alternates between the warpgroups, one of them can wait for use u + 2 while
+/// use u + 1 is pending, and `mbarrier.try_wait.parity` cannot tell u from u + 2: the first d4 (13
+/// stages) read stages before their TMA landed and ended in `CUDA_ERROR_LAUNCH_FAILED` once K wrapped
+/// the ring (`results/2026-11-23-h100-session9/call5-d4`).
+pub const D4_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D4_EXCHANGE_BYTES) / (D4_STAGE_BYTES + 16) / 2 * 2;
 /// d4's dynamic shared memory.
 pub const D4_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, D4_EXCHANGE_BYTES, 2);
-const _: () = assert!(D4_DYN_SMEM <= MAX_DYN_SMEM && D4_STAGE_BYTES % 1024 == 0 && D4_STAGES == 13);
+const _: () = assert!(D4_DYN_SMEM <= MAX_DYN_SMEM && D4_STAGE_BYTES % 1024 == 0 && D4_STAGES == 12 && D4_STAGES % 2 == 0);
 
 /// Stages of h8 (h5's ring; after the K loop the ring holds the CTA's f32 partial tile).
 pub const H8_STAGES: u32 = 4;

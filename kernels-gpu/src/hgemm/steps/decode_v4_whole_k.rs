@@ -8,8 +8,9 @@
 //! (`nvjet …64x32_64x16_1x2`) splits nothing: 64-column tiles, 16 stages, whole K.
 //!
 //! Diff from d3:
-//! * **Tile 64 rows × 64 columns** (one weight box per stage: 16 KiB stages, 13 of them = 104 KiB of
-//!   weights in flight), **no split**: `Grid::Persistent` over ⌈m/64⌉·⌈n/64⌉ tiles (64 CTAs at N = 4096).
+//! * **Tile 64 rows × 64 columns** (one weight box per stage: 16 KiB stages, 12 of them = 96 KiB of
+//!   weights in flight; an even count, so that every use of a stage belongs to the same warpgroup —
+//!   `layout::hopper::tma_hgemm::D4_STAGES` says why), **no split**: `Grid::Persistent` over ⌈m/64⌉·⌈n/64⌉ tiles (64 CTAs at N = 4096).
 //! * **The consumer warpgroups take alternate stages** (warpgroup `mh` the running indices of parity
 //!   `mh`), each into its own accumulators, so each stage's empty barrier waits for 4 warps, not 8
 //!   (`warp_specialized! { empty_arrivals: 4; … }`).
