@@ -7,12 +7,14 @@
 //! let used = kernel_lab::gemm::gemm_f16(&gpu, s, &d_a, &d_b, &mut d_c)?;   // the config it chose
 //! ```
 //!
-//! **The choice** ([`choose`]) is a function of the shape and the GPU, tested on the CPU: for
-//! `M ≤` [`DECODE_MAX_M`] the decode ladder (`d2` at M ≤ 16, `d2m64` above: 16- or 64-row tiles, K
-//! split so that every SM streams the weights: the bound there is bandwidth); above, the Hopper ladder's best step (`h6`: TMA + `wgmma`,
-//! 128×256 tiles, persistent) where the GPU runs `sm_90a` code, otherwise the best `mma.sync` step
-//! (`v10`). [`GemmPlan::new`] takes an override (the suite's
-//! `--config`), refused with the reason when this GPU or this shape cannot run it.
+//! **The choice** ([`choose`], documented at [`default_step`]) is a function of the shape and the GPU,
+//! tested on the CPU: for `M ≤` [`DECODE_MAX_M`] the decode ladder (`d2` at M ≤ 16; on Hopper `d4`,
+//! whole-K 64×64 `wgmma` tiles, while they fit one wave, else `d2m64`: the bound there is the
+//! weights' bandwidth); above it on Hopper `d3` (64×128 `wgmma` tiles) where h6's 128×256 tiles
+//! would leave most SMs idle, `h8` (K split in a cluster) where that is estimated faster, else `h6`
+//! (TMA + `wgmma`, 128×256 tiles, persistent); without `sm_90a` the best `mma.sync` step (`v10`).
+//! [`GemmPlan::new`] takes an override (the suite's `--config`), refused with the reason when this
+//! GPU or this shape cannot run it.
 //!
 //! **Any K and N.** Both steps read rows of A and B 16 bytes at a time (TMA needs row strides that are
 //! multiples of 16 bytes), so K and N must be multiples of 8. For other shapes the plan *pads*: A is
@@ -64,22 +66,48 @@ const fn up8(x: usize) -> usize {
 
 /// The default step for `s` and element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or not.
 /// bf16 without sm_90a has no large-tile step: `d2m64-bf16` takes every M there (correct, not fast).
-/// On Hopper, above the decode range: `h8` (K split over a cluster of 2 … 8 CTAs) where
-/// `layout::hopper::tma_hgemm::h8_splits` estimates it faster than h6 given how many clusters of
-/// each size the GPU holds at once (`h8_resident`, from [`h8_resident`]), else `h6`. `h7` (split-K
-/// through global memory) is no longer chosen: h8 applies wherever it did, and h7's last-CTA sum
-/// made it 0.77× h6 at 128×4096×4096 (`results/…/call7-h7`).
+///
+/// On Hopper (every rule from one held-timing run per candidate, `results/2026-11-23-h100-session9/`
+/// `call4-configs`, `call6-d4`):
+/// * M ≤ 16: `d2` (92–95% of cuBLAS at 4096², 97–114% at the 7B/70B shapes; d3/d4 70–76% at 4096²).
+/// * 16 < M ≤ 64: `d4` (whole-K 64×64 tiles) when its tiles fit one wave ([`d4_fits`]: 79–85% at
+///   32–64 × 4096², 93% of the copy bandwidth at 64×4096×14336, where d2m64 had 64–72% and 75%);
+///   else `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
+/// * M > 64 with few 128×256 tiles ([`d3_fits`]: fewer than half the SMs, and d3's 64×128 tiles need
+///   no split of K): `d3` — 256×4096² 93% (h8x3 76%), 512×4096² 74% (h6 58%), 1024³ 86% (h8x3 57%),
+///   256×4096×14336 111% (h8x3 93%), 128×14336×4096 96% (h6 89%). Where d3 would split K (128×4096²:
+///   79%) `h8` stays (86%).
+/// * Otherwise `h8` (K split over a cluster of 2 … 8 CTAs) where `layout::hopper::tma_hgemm::h8_splits`
+///   estimates it faster than h6 given how many clusters of each size the GPU holds at once
+///   (`h8_resident`, from [`h8_resident`]), else `h6`. `h7` (split-K through global memory) is not
+///   chosen: h7's last-CTA sum made it 0.77× h6 at 128×4096×4096 (`results/…/call7-h7`).
 pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [u32; 7]) -> &'static Step {
     let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
-    match (elem, s.m) {
-        (Elem::Bf16, m) if m <= 16 => &steps::D2_BF16,
-        (Elem::Bf16, m) if m <= DECODE_MAX_M || !hopper => &steps::D2M64_BF16,
-        (Elem::Bf16, _) => h8.unwrap_or(&steps::H6_BF16),
-        (_, m) if m <= 16 => &steps::D2,
-        (_, m) if m <= DECODE_MAX_M => &steps::D2M64,
-        _ if hopper => h8.unwrap_or(&steps::H6),
-        _ => &steps::V10,
+    let bf = elem == Elem::Bf16;
+    match s.m {
+        m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
+        m if m <= DECODE_MAX_M && hopper && d4_fits(s, sms) => if bf { &steps::D4_BF16 } else { &steps::D4 },
+        m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
+        _ if !hopper => &steps::V10,
+        _ if d3_fits(s, sms) => if bf { &steps::D3_BF16 } else { &steps::D3 },
+        _ => h8.unwrap_or(if bf { &steps::H6_BF16 } else { &steps::H6 }),
     }
+}
+
+/// Whether d4's whole-K 64×64 tiles fit one wave: ⌈M/64⌉·⌈N/64⌉ ≤ SMs (more would leave the last
+/// wave's SMs streaming alone).
+pub fn d4_fits(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{D3_ROWS, D4_COLS};
+    (s.m as u64).div_ceil(D3_ROWS as u64) * (s.n as u64).div_ceil(D4_COLS as u64) <= sms as u64
+}
+
+/// Whether d3 is the step above the decode range: h6's 128×256 tiles would fill fewer than half the
+/// SMs, and d3's 64×128 tiles are enough on their own (`persistent_splits` = 1: no partial tiles
+/// through global memory).
+pub fn d3_fits(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{BM, BN_WIDE, D3_COLS, D3_ROWS, persistent_splits};
+    let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    2 * h6_tiles < sms as u64 && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D3_ROWS, D3_COLS) == 1
 }
 
 thread_local! {
@@ -267,15 +295,24 @@ mod tests {
         let c = choose(shape(4096, 4096, 4096), true, 132, R, None, Elem::F16).unwrap();
         assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
         assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
-        // Small M: the decode step on either GPU.
-        for (m, want) in [(1, "d2"), (16, "d2"), (17, "d2m64"), (DECODE_MAX_M, "d2m64")] {
-            assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), want);
+        // Small M: the decode steps; on Hopper d4 for 16 < M <= 64 while its 64x64 tiles fit one wave.
+        for (m, want, hopper_want) in [(1, "d2", "d2"), (16, "d2", "d2"), (17, "d2m64", "d4"), (DECODE_MAX_M, "d2m64", "d4")] {
+            assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), hopper_want);
             assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
         }
-        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x6", "16 tiles: 17 clusters of 6 fit, 15 of 7 or 8");
-        assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h8x3", "32 tiles: 39 clusters of 3 fit");
-        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x2", "64 tiles");
-        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "h8x3", "32 tiles, 16 K tiles");
+        assert_eq!(choose(shape(64, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "64 tiles");
+        assert_eq!(choose(shape(64, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2m64", "224 tiles: two waves");
+        assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d4-bf16");
+        // Above it: d3 where h6 fills under half the SMs and d3 needs no split; h8 where d3 would split.
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x6", "64 d3 tiles would split K; 17 clusters of 6 fit");
+        assert_eq!(choose(shape(128, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x6", "d3 would split K: 16 h8 clusters of 6");
+        assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "128 d3 tiles");
+        assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d3");
+        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "256 d3 tiles, 64 h6 tiles");
+        assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "56 h6 tiles");
+        assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "86 h6 tiles");
+        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "32 h6 tiles, 128 d3 tiles");
+        assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::Bf16).unwrap().label(), "d3-bf16");
         assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "128 tiles");
         assert_eq!(choose(shape(2048, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "256 tiles: no split");
         assert_eq!(choose(shape(256, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
@@ -284,9 +321,11 @@ mod tests {
         for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11)] {
             let c = choose(shape(m, n, k), true, 132, R, None, Elem::F16).unwrap();
             assert!(c.padded, "{m}x{n}x{k}");
-            // Few tiles and enough K: h8 splits K over a cluster; h6 otherwise (M = 65 with K = 11).
-            let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, n as u32, k as u32, 132, R);
-            assert_eq!(c.label(), if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() }, "{m}x{n}x{k}");
+            // d3 where it fits; else few tiles and enough K: h8 splits K over a cluster; h6 otherwise.
+            let padded = shape(m, up8(n), up8(k));
+            let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
+            let want = if d3_fits(padded, 132) { "d3+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() };
+            assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
         // v1 takes every shape as it is: never padded.
@@ -316,7 +355,7 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d2m64-bf16"), (65, true, "h8x6-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d4-bf16"), (64, false, "d2m64-bf16"), (65, true, "h8x6-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
         assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");
