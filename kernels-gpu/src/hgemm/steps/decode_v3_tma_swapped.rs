@@ -26,6 +26,12 @@
 //! Prediction (before running): 4096² weights at M = 1–64 in ~14 µs (cuBLAS 15.5–16.5 µs in `ncu`):
 //! **~1.1× cuBLAS** and ≥ 85% of the copy bandwidth at M ≤ 16; M = 64 from d2m64's 61% to ~1.1×;
 //! the 7B/70B decode shapes level with d2 (both near the copy bandwidth).
+//!
+//! Measured (H100, held timing, `results/2026-11-23-h100-session9/call2-d3`, `call4-configs`): wrong
+//! for decode — 19.0 µs at 16×4096² (`ncu`; cuBLAS 15.6, d2 17.2), 70–76% of cuBLAS at M = 1–16 and
+//! 58–66% at 32–64 on 4096². Right above the decode range, where its 64×128 tiles need no split: 256×4096²
+//! 93%, 512×4096² 74%, 1024³ 86%, 256×4096×14336 111%, 128×14336×4096 96% — ahead of h6/h8 there, so the
+//! entry point chooses it (`gemm::d3_fits`).
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
