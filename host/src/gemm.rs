@@ -8,9 +8,9 @@
 //! ```
 //!
 //! **The choice** ([`choose`], documented at [`default_step`]) is a function of the shape and the GPU,
-//! tested on the CPU: for `M ≤` [`DECODE_MAX_M`] the decode ladder (`d2` at M ≤ 16; on Hopper `d4`,
-//! whole-K 64×64 `wgmma` tiles, while they fit one wave, else `d2m64`: the bound there is the
-//! weights' bandwidth); above it on Hopper `d3` (64×128 `wgmma` tiles) where h6's 128×256 tiles
+//! tested on the CPU: `d2` at M ≤ 16; on Hopper `d4` (whole-K 64×64 `wgmma` tiles) above that
+//! while its tiles fit one wave, else up to `M =` [`DECODE_MAX_M`] `d2m64` (the bound there is the
+//! weights' bandwidth); then on Hopper `d3` (64×128 `wgmma` tiles) where h6's 128×256 tiles
 //! would leave most SMs idle, `h8` (K split in a cluster) where that is estimated faster, else `h6`
 //! (TMA + `wgmma`, 128×256 tiles, persistent); without `sm_90a` the best `mma.sync` step (`v10`).
 //! [`GemmPlan::new`] takes an override (the suite's `--config`), refused with the reason when this
@@ -70,9 +70,10 @@ const fn up8(x: usize) -> usize {
 /// On Hopper (every rule from one held-timing run per candidate, `results/2026-11-23-h100-session9/`
 /// `call4-configs`, `call6-d4`):
 /// * M ≤ 16: `d2` (92–95% of cuBLAS at 4096², 97–114% at the 7B/70B shapes; d3/d4 70–76% at 4096²).
-/// * 16 < M ≤ 64: `d4` (whole-K 64×64 tiles) when its tiles fit one wave ([`d4_fits`]: 79–85% at
-///   32–64 × 4096², 93% of the copy bandwidth at 64×4096×14336, where d2m64 had 64–72% and 75%);
-///   else `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
+/// * M > 16: `d4` (whole-K 64×64 tiles) when its tiles fit one wave ([`d4_fits`]): 79–85% at 32–64 ×
+///   4096², 93% of the copy bandwidth at 64×4096×14336 (d2m64 64–72%, 75%); 104% at 128×4096², 121% at
+///   128×4096×14336, 108% at 128×4096×11008 (h8x6 86%, 97%, 87%; `call8-m-range`). Else, up to
+///   M = 64, `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
 /// * M > 64 with few 128×256 tiles ([`d3_fits`]: fewer than half the SMs, and d3's 64×128 tiles need
 ///   no split of K): `d3` — 256×4096² 93% (h8x3 76%), 512×4096² 74% (h6 58%), 1024³ 86% (h8x3 57%),
 ///   256×4096×14336 111% (h8x3 93%), 128×14336×4096 96% (h6 89%). Where d3 would split K (128×4096²:
@@ -86,7 +87,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     let bf = elem == Elem::Bf16;
     match s.m {
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
-        m if m <= DECODE_MAX_M && hopper && d4_fits(s, sms) => if bf { &steps::D4_BF16 } else { &steps::D4 },
+        _ if hopper && d4_fits(s, sms) => if bf { &steps::D4_BF16 } else { &steps::D4 },
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
         _ if !hopper => &steps::V10,
         _ if d3_fits(s, sms) => if bf { &steps::D3_BF16 } else { &steps::D3 },
@@ -295,7 +296,7 @@ mod tests {
         let c = choose(shape(4096, 4096, 4096), true, 132, R, None, Elem::F16).unwrap();
         assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
         assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
-        // Small M: the decode steps; on Hopper d4 for 16 < M <= 64 while its 64x64 tiles fit one wave.
+        // Small M: the decode steps; on Hopper d4 above M = 16 while its 64x64 tiles fit one wave.
         for (m, want, hopper_want) in [(1, "d2", "d2"), (16, "d2", "d2"), (17, "d2m64", "d4"), (DECODE_MAX_M, "d2m64", "d4")] {
             assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), hopper_want);
             assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
@@ -304,8 +305,12 @@ mod tests {
         assert_eq!(choose(shape(64, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2m64", "224 tiles: two waves");
         assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d4-bf16");
         // Above it: d3 where h6 fills under half the SMs and d3 needs no split; h8 where d3 would split.
-        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x6", "64 d3 tiles would split K; 17 clusters of 6 fit");
-        assert_eq!(choose(shape(128, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h8x6", "d3 would split K: 16 h8 clusters of 6");
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
+        assert_eq!(choose(shape(128, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
+        assert_eq!(choose(shape(128, 8192, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "256 d4 tiles, 128 d3 tiles");
+        assert_eq!(choose(shape(192, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "192 d4 tiles");
+        assert_eq!(choose(shape(130, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "3 d3 tile rows: 96 tiles");
+        assert_eq!(choose(shape(128, 2048, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "64 d4 tiles");
         assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "128 d3 tiles");
         assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d3");
         assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "256 d3 tiles, 64 h6 tiles");
@@ -324,7 +329,7 @@ mod tests {
             // d3 where it fits; else few tiles and enough K: h8 splits K over a cluster; h6 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d3_fits(padded, 132) { "d3+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() };
+            let want = if d4_fits(padded, 132) { "d4+pad".into() } else if d3_fits(padded, 132) { "d3+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
@@ -355,7 +360,7 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d4-bf16"), (64, false, "d2m64-bf16"), (65, true, "h8x6-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d4-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
         assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");

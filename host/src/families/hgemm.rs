@@ -113,8 +113,12 @@ thread_local! {
 /// Launches a TMA step (`hgemm_tma_v*`) on `grid` with the tensor maps of [`TmaMaps`].
 #[allow(clippy::too_many_arguments)]
 fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
-    // A's box is as high as the step's tile (128 rows; d3: 64).
-    let a_rows = step.grid.tile().0;
+    // A's box is as high as the step's tile (128 rows), except the transposed decode steps' (d3, d4:
+    // 64-row tiles), whose box never reaches past M (`decode_a_box_rows`: M below 64).
+    let a_rows = match step.grid.tile().0 {
+        layout::hopper::tma_hgemm::D3_ROWS => layout::hopper::tma_hgemm::decode_a_box_rows(s.m as u32),
+        rows => rows,
+    };
     let key = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s, step.elem, a_rows);
     let encode = if step.elem == Elem::Bf16 { TensorMap2d::encode_bf16 } else { TensorMap2d::encode_f16 };
     use layout::hopper::tma_hgemm::{BK, C_BOX};

@@ -164,6 +164,22 @@ mod h7_tests {
 /// stage (24 KiB) = | A: 64 rows × 128 B (8 KiB) | B box 0: 64 K × 128 B | B box 1: 64 K × 128 B |
 /// ```
 pub const D3_ROWS: u32 = 64;
+/// Rows of the activation box d3 and d4 load for an M-row A: M itself below 64, else 64. A box that
+/// reaches past the matrix makes the TMA zero-fill the rest, and that was measured slow: d4 took 22 µs
+/// at 80×4096² and 16 µs at 128×4096² — the same tiles, the second tile row's box 75% out of bounds
+/// in the first (`results/2026-11-23-h100-session9/call8-m-range`). The stage keeps room for 64 rows;
+/// rows past the box hold stale data that only reaches accumulator columns of rows ≥ M, never stored.
+pub const fn decode_a_box_rows(m: u32) -> u32 {
+    if m == 0 { 1 } else if m < D3_ROWS { m } else { D3_ROWS }
+}
+
+/// First row of the activation box for the d3/d4 tile whose rows start at `m0`: `m0`, except the last
+/// tile of an M ≥ 64 that would reach past M, whose box is moved up to end at row M (in bounds; its
+/// first `m0 − row0` rows belong to the previous tile and are not stored).
+pub const fn decode_a_box_row0(m: u32, m0: u32) -> u32 {
+    if m >= D3_ROWS && m0 + D3_ROWS > m { m - D3_ROWS } else { m0 }
+}
+
 /// Columns of C (weight columns) per d3 tile: two consumer warpgroups × 64.
 pub const D3_COLS: u32 = 128;
 /// Bytes of one d3 stage.
@@ -198,6 +214,27 @@ pub const D4_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D4_EXCHANGE_BYTES) / (D4_STAGE
 /// d4's dynamic shared memory.
 pub const D4_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, D4_EXCHANGE_BYTES, 2);
 const _: () = assert!(D4_DYN_SMEM <= MAX_DYN_SMEM && D4_STAGE_BYTES % 1024 == 0 && D4_STAGES == 12 && D4_STAGES % 2 == 0);
+
+#[cfg(test)]
+mod decode_box_tests {
+    use super::*;
+
+    #[test]
+    fn activation_boxes_stay_in_bounds_and_cover_their_tile() {
+        for m in 1..400u32 {
+            let rows = decode_a_box_rows(m);
+            for tm in 0..m.div_ceil(D3_ROWS) {
+                let m0 = tm * D3_ROWS;
+                let row0 = decode_a_box_row0(m, m0);
+                assert!(row0 + rows <= m, "m {m} tile {tm}: box {row0}..{} past M", row0 + rows);
+                assert!(row0 <= m0 && m0.min(m) < row0 + rows && (m0 + D3_ROWS).min(m) <= row0 + rows, "m {m} tile {tm}: box misses rows");
+                assert!(rows <= D3_ROWS && m0 - row0 < D3_ROWS);
+            }
+        }
+        assert_eq!((decode_a_box_rows(1), decode_a_box_rows(16), decode_a_box_rows(64), decode_a_box_rows(80)), (1, 16, 64, 64));
+        assert_eq!((decode_a_box_row0(80, 0), decode_a_box_row0(80, 64), decode_a_box_row0(128, 64)), (0, 16, 64));
+    }
+}
 
 /// Stages of h8 (h5's ring; after the K loop the ring holds the CTA's f32 partial tile).
 pub const H8_STAGES: u32 = 4;

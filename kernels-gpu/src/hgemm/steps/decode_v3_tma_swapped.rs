@@ -10,8 +10,9 @@
 //! re-reads the A tile from shared memory with `ldmatrix` in every warp.
 //!
 //! What changes from h7:
-//! * **Operands swapped.** A stage holds the activation box (64 rows × 64 K, K-major, rows ≥ M
-//!   zero-filled by the TMA at no DRAM cost) and two weight boxes (64 K × 64 columns each, as h's B
+//! * **Operands swapped.** A stage holds the activation box (room for 64 rows × 64 K, K-major; the box
+//!   never reaches past M: `layout::hopper::tma_hgemm::decode_a_box_rows`/`_row0`, after zero-filled
+//!   out-of-bounds rows measured slow) and two weight boxes (64 K × 64 columns each, as h's B
 //!   boxes). Consumer warpgroup `mh` issues `wgmma.m64n64k16` with A = weight box `mh` read
 //!   **MN-major** (`TA = 1`: the row-major K×N weights are already the transposed operand's layout)
 //!   and B = the activation box, K-major (`TB = 0`). Its accumulator is `Cᵀ`: fragment row = column
@@ -48,7 +49,7 @@ use crate::prim::{
 };
 use layout::fragment::WgmmaAcc;
 use layout::hopper::WgmmaDesc;
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES,
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, decode_a_box_row0, decode_a_box_rows, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES,
                                 H7_MAX_SPLITS as MAX_SPLITS};
 
 /// Bytes of the activation box at the start of a stage.
@@ -97,18 +98,21 @@ pub(super) fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_t
     (tm, tn, split, kt0, kt1)
 }
 
-/// The activation box and both weight boxes of K tile `kt` into the stage at `s_stage`, announced on
-/// `bar` as one [`STAGE_BYTES`] transaction (the TMA counts a box's zero-filled rows too).
+/// The activation box (`a_rows` rows from row `a_row0`: `layout::hopper::tma_hgemm::decode_a_box_*`,
+/// never past M) and both weight boxes of K tile `kt` into the stage at `s_stage`, announced on `bar`
+/// as one transaction of their bytes.
 ///
 /// # Safety
-/// As `tma::issue_stage`, with a stage of [`STAGE_BYTES`].
+/// As `tma::issue_stage`, with a stage of [`STAGE_BYTES`]; `a_rows` the box height A's tensor map was
+/// encoded with.
 #[inline(always)]
-unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, a_row0: u32, a_rows: u32, n0: u32, kt: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller.
     unsafe {
-        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, STAGE_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, a_rows * BK * 2 + 2 * B_BOX_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, a_row0 as i32, bar);
         cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
         cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + B_BOX_BYTES, tmap_b, (n0 + 64) as i32, k0, bar);
     }
@@ -156,20 +160,22 @@ pub(super) fn place(warp: u32, lane: u32, p: u32) -> (u32, u32) {
     WgmmaAcc::<64>::warp_lane_rc(warp, lane, 2 * p)
 }
 
-/// Rows `row`, `row + 1` of column `col` of C (the part inside `m`; `col < n` checked here).
+/// Rows `row`, `row + 1` of column `col` of C, each stored if it lies in `row_lo .. m` (the tile's own
+/// rows: a shifted activation box also covers the previous tile's) and `col < n`.
 ///
 /// # Safety
 /// `g_c` has `m·n` writable 16-bit elements.
 #[inline(always)]
-pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row: u32, col: u32, x: f32, y: f32) {
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo: u32, row: u32, col: u32, x: f32, y: f32) {
     if col < n {
         let v = E::pack(x, y);
         // SAFETY: row < m (resp. row + 1 < m) and col < n: inside C.
         unsafe {
-            if row < m {
+            if row >= row_lo && row < m {
                 *g_c.add(row as usize * n as usize + col as usize) = v as u16;
             }
-            if row + 1 < m {
+            if row + 1 >= row_lo && row + 1 < m {
                 *g_c.add((row + 1) as usize * n as usize + col as usize) = (v >> 16) as u16;
             }
         }
@@ -238,7 +244,7 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                     while kt < kt1 {
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        issue_stage(s_stage, full, tmap_a, tmap_b, tm * ROWS, tn * COLS, kt);
+                        issue_stage(s_stage, full, tmap_a, tmap_b, decode_a_box_row0(m, tm * ROWS), decode_a_box_rows(m), tn * COLS, kt);
                         it += 1;
                         kt += 1;
                     }
@@ -254,23 +260,25 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                 let mut u = block_idx_x();
                 while u < units {
                     let (tm, tn, split, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
-                    let (row0, col0) = (tm * ROWS, tn * COLS + 64 * mh);
+                    // Accumulator column r is row a_row0 + r of C; the tile's own rows start at row0.
+                    let (row0, a_row0, col0) = (tm * ROWS, decode_a_box_row0(m, tm * ROWS), tn * COLS + 64 * mh);
                     let r_acc = consume::<E>(ring, &mut it, kt1 - kt0, mh);
                     // Each of the 16 pairs with a constant index (unrolled), so r_acc stays in registers.
                     if splits == 1 {
                         unroll2!(h => { unroll8!(q => {
                             let p = 8 * h + q;
                             let (c, r) = place(warp, lane, p);
-                            store_pair::<E>(g_c, m, n, row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
+                            store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
                         })});
                     } else {
                         let slice = ws.add(split as usize * slice_len);
                         unroll2!(h => { unroll8!(q => {
                             let p = 8 * h + q;
                             let (c, r) = place(warp, lane, p);
-                            if row0 + r < m {
+                            if a_row0 + r < m {
                                 let bits = (r_acc[2 * p as usize].to_bits() as u64) | (r_acc[2 * p as usize + 1].to_bits() as u64) << 32;
-                                // Inside the padded slice; r even and m_pad even: 8-byte aligned.
+                                // Slot row0 + r (the tile's own 64 slots, by accumulator column): inside the
+                                // padded slice; r even and m_pad even: 8-byte aligned.
                                 *(slice.add((col0 + c) as usize * col_stride + (row0 + r) as usize) as *mut u64) = bits;
                             }
                         })});
@@ -286,10 +294,10 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                             thread_fence();
                             unroll2!(h => { unroll8!(q => {
                                 let (c, r) = place(warp, lane, 8 * h + q);
-                                let (row, col) = (row0 + r, col0 + c);
-                                if row < m && col < n {
-                                    let (x, y) = sum_splits(ws, splits, slice_len, col as usize * col_stride + row as usize);
-                                    store_pair::<E>(g_c, m, n, row, col, x, y);
+                                let (row, col) = (a_row0 + r, col0 + c);
+                                if row < m && row + 1 >= row0 && col < n {
+                                    let (x, y) = sum_splits(ws, splits, slice_len, col as usize * col_stride + (row0 + r) as usize);
+                                    store_pair::<E>(g_c, m, n, row0, row, col, x, y);
                                 }
                             })});
                             if tid == 128 {

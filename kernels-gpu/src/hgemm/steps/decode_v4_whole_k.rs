@@ -38,7 +38,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::hopper::tma_hgemm::{BK, D3_ROWS as ROWS, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_ROWS as ROWS, decode_a_box_row0, decode_a_box_rows, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
                                 D4_STAGES as STAGES};
 
 /// `C = A · B` (f16) with 64×64 tiles, the weights B streamed whole-K by TMA.
@@ -129,8 +129,8 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
                         let k0 = (kt * BK) as i32;
-                        crate::prim::mbarrier::mbarrier_arrive_expect_tx(full, STAGE_BYTES);
-                        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, (tm * ROWS) as i32, full);
+                        crate::prim::mbarrier::mbarrier_arrive_expect_tx(full, decode_a_box_rows(m) * BK * 2 + B_BOX_BYTES);
+                        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_a_box_row0(m, tm * ROWS) as i32, full);
                         cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, (tn * COLS) as i32, k0, full);
                         it += 1;
                         kt += 1;
@@ -162,10 +162,11 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                             r_acc[i as usize] += f32::from_bits(ld_shared_u32(s_exchange + 4 * (128 * i + t)));
                         })});
                         let (row0, col0) = (tm * ROWS, tn * COLS);
+                        let a_row0 = decode_a_box_row0(m, row0); // accumulator column r is row a_row0 + r
                         unroll2!(h => { unroll8!(q => {
                             let p = 8 * h + q;
                             let (c, r) = place(warp, lane, p);
-                            store_pair::<E>(g_c, m, n, row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
+                            store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
                         })});
                     }
                     // Warpgroup 1 overwrites the exchange for the next tile only after warpgroup 0 read it.
