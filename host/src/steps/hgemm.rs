@@ -256,6 +256,17 @@ pub const D4: Step = tma("hgemm_decode_v4", "d4", 384, tma_hgemm::D4_DYN_SMEM, G
                lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom."], count: &[], at_least: &[] },
     "d3 without split-K: 64x64 tiles over the whole K, consumer warpgroups on alternate stages, summed in shared memory");
 
+/// Decode d5: d4 with each tile's K split over a cluster of 2 CTAs, the halves added through distributed
+/// shared memory (`decode_v5_cluster_k.rs`).
+pub const D5: Step = GemmStep {
+    grid: Grid::ClusterSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster: tma_hgemm::D5_CLUSTER },
+    ..tma("hgemm_decode_v5", "d5", 384, tma_hgemm::D4_DYN_SMEM, TMA_PERSISTENT, Args::TmaAB,
+        PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "mapa.shared::cluster.u32",
+                          "ld.shared::cluster.v4.f32", "st.shared.v4.u32", "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "bar.sync \t3, 256"],
+                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom", "ld.global"], count: &[], at_least: &[] },
+        "d4 with each tile's K split over a cluster of 2 CTAs, the halves added through distributed shared memory")
+};
+
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
 /// 8-byte partial stores; no global workspace or counters, no `trap`.
@@ -331,10 +342,12 @@ pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::
 pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 /// d4 on bf16.
 pub const D4_BF16: Step = bf16(D4, "hgemm_decode_v4_bf16", "d4-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d5 on bf16.
+pub const D5_BF16: Step = bf16(D5, "hgemm_decode_v5_bf16", "d5-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d3 on bf16.
 pub const D3_BF16: Step = bf16(D3, "hgemm_decode_v3_bf16", "d3-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16];
+                             D2M64, D2M128, D3, D4, D5, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16];

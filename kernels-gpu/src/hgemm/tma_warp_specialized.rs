@@ -218,6 +218,17 @@ macro_rules! warp_specialized {
             $($rest)*
         }
     };
+    // `cluster_local` with the empty barriers counting `$arrivals` warps (d5: d4's alternate stages in
+    // a cluster).
+    (
+        cluster_local: $cluster:expr, consumer_meets: $meets:expr, empty_arrivals: $arrivals:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster $cluster, $arrivals, $meets;
+            $($rest)*
+        }
+    };
     // In a cluster of `$cluster` CTAs (a `const`) whose producers fill every CTA's stages by multicast:
     // the empty barriers count every CTA's consumer warps, a cluster barrier publishes the
     // initialization to the peers, and a last cluster barrier keeps each CTA alive until no peer can

@@ -215,8 +215,46 @@ pub const D4_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D4_EXCHANGE_BYTES) / (D4_STAGE
 pub const D4_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, D4_EXCHANGE_BYTES, 2);
 const _: () = assert!(D4_DYN_SMEM <= MAX_DYN_SMEM && D4_STAGE_BYTES % 1024 == 0 && D4_STAGES == 12 && D4_STAGES % 2 == 0);
 
+/// Decode step d5 (`decode_v5_cluster_k.rs`): d4 with K split over a cluster of [`D5_CLUSTER`] CTAs.
+pub const D5_CLUSTER: u32 = 2;
+
+/// Byte offset, in the tile d5's rank 1 hands to rank 0, of 16-byte group `g` (accumulator elements
+/// `4g .. 4g + 4`) of consumer thread `t` (0..128): a row of 128 bytes per thread, the groups XOR-ed
+/// with `t mod 8`. Without the XOR the 8 lanes of a 16-byte phase would all hit the same 4 banks
+/// (rows 128 bytes apart: 8-way conflicts); with it each phase covers all 32 banks.
+///
+/// ```text
+/// byte: 128·t + 16·(g ⊕ (t mod 8))      t = 0..127, g = 0..7
+///        t=0: g0 g1 g2 g3 g4 g5 g6 g7
+///        t=1: g1 g0 g3 g2 g5 g4 g7 g6
+///        t=2: g2 g3 g0 g1 g6 g7 g4 g5   … (bank quad of g at 16-byte column g ⊕ t)
+/// ```
+pub const fn d5_peer_byte(t: u32, g: u32) -> u32 {
+    128 * t + 16 * (g ^ (t % 8))
+}
+
 #[cfg(test)]
 mod decode_box_tests {
+    #[test]
+    fn d5_peer_tile_is_conflict_free_and_one_to_one() {
+        use crate::bank;
+        let mut seen = [false; 128 * 8];
+        for warp in 0..4u32 {
+            for g in 0..8u32 {
+                let addrs: [u32; 32] = core::array::from_fn(|l| super::d5_peer_byte(32 * warp + l as u32, g));
+                for op in [bank::Op::Load, bank::Op::Store] {
+                    assert_eq!(bank::lsu(&addrs, u32::MAX, 16, op).unwrap().wavefronts, 4, "warp {warp} group {g}");
+                }
+                for a in addrs {
+                    assert!(!seen[(a / 16) as usize]);
+                    seen[(a / 16) as usize] = true;
+                }
+            }
+        }
+        let plain: [u32; 32] = core::array::from_fn(|t| 128 * t as u32);
+        assert_eq!(bank::lsu(&plain, u32::MAX, 16, bank::Op::Load).unwrap().wavefronts, 32, "unswizzled: 8-way");
+    }
+
     use super::*;
 
     #[test]

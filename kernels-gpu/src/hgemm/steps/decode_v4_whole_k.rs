@@ -69,7 +69,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v4_bf16(tmap_a: *const TensorMap,
 /// # Safety
 /// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages.
 #[inline(always)]
-unsafe fn consume<E: Elem16>(ring: Ring, it0: u32, k_tiles: u32, mh: u32) -> [f32; 32] {
+pub(super) unsafe fn consume<E: Elem16>(ring: Ring, it0: u32, k_tiles: u32, mh: u32) -> [f32; 32] {
     let mut r_acc = [0.0f32; 32];
     let mut it = it0 + ((it0 & 1) ^ mh); // the first index of parity mh
     let mut first = true;
