@@ -20,6 +20,11 @@
 //!
 //! Prediction (before running): 1–64 × 4096² at d4's 128-CTA speed, ~16 µs: **~1.0–1.05× cuBLAS**
 //! (d2 91–94% at M ≤ 16, d4 81% at 64).
+//!
+//! Measured (H100, held, `results/2026-11-23-h100-session9/call10-d5`): **slower than d4** — 22 µs at
+//! 1–64 × 4096² (70–79% of cuBLAS; d4 20 µs, 80–89%), 95–99% at 4096×14336 (d4 102–105%); better only
+//! where d4 has very few tiles (1×2048×8192: 78% against 62%). d4's 16 µs at M = 128 did not come
+//! from its CTA count. Kept as a measured step; not chosen.
 use super::decode_v3_tma_swapped::{A_BYTES, place, store_pair};
 use super::decode_v4_whole_k::consume;
 use super::elem::{Bf16, Elem16, F16};
