@@ -8,9 +8,9 @@
 //! ```
 //!
 //! **The choice** ([`choose`], documented at [`default_step`]) is a function of the shape and the GPU,
-//! tested on the CPU: `d2` at M ≤ 16; on Hopper `d4` (whole-K 64×64 `wgmma` tiles) above that
-//! while its tiles fit one wave, else up to `M =` [`DECODE_MAX_M`] `d2m64` (the bound there is the
-//! weights' bandwidth); then on Hopper `d3` (64×128 `wgmma` tiles) where h6's 128×256 tiles
+//! tested on the CPU: on Hopper `d4` (whole-K 64×64 `wgmma` tiles) wherever its tiles fill 40–100% of
+//! the SMs; otherwise the decode ladder, `d2` at M ≤ 16 and `d2m64` up to `M =` [`DECODE_MAX_M`] (the
+//! bound there is the weights' bandwidth); then on Hopper `d3` (64×128 `wgmma` tiles) where h6's 128×256 tiles
 //! would leave most SMs idle, `h8` (K split in a cluster) where that is estimated faster, else `h6`
 //! (TMA + `wgmma`, 128×256 tiles, persistent); without `sm_90a` the best `mma.sync` step (`v10`).
 //! [`GemmPlan::new`] takes an override (the suite's `--config`), refused with the reason when this
@@ -69,11 +69,13 @@ const fn up8(x: usize) -> usize {
 ///
 /// On Hopper (every rule from one held-timing run per candidate, `results/2026-11-23-h100-session9/`
 /// `call4-configs`, `call6-d4`):
-/// * M ≤ 16: `d2` (92–95% of cuBLAS at 4096², 97–114% at the 7B/70B shapes; d3/d4 70–76% at 4096²).
-/// * M > 16: `d4` (whole-K 64×64 tiles) when its tiles fit one wave ([`d4_fits`]): 79–85% at 32–64 ×
-///   4096², 93% of the copy bandwidth at 64×4096×14336 (d2m64 64–72%, 75%); 104% at 128×4096², 121% at
-///   128×4096×14336, 108% at 128×4096×11008 (h8x6 86%, 97%, 87%; `call8-m-range`). Else, up to
-///   M = 64, `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
+/// * `d4` (whole-K 64×64 tiles, any M) where its tiles fill between 40% and 100% of the SMs
+///   ([`d4_fits`]; `call12-maps`): 1 / 16 × 4096² 96% / 105% (d2 92% / 94%), 1–16 × 4096×14336 102–103%
+///   (d2 97%), 16×4096×11008 104% (d2 98%), 64×4096² 99–100% (d2m64 61–64%), 128×4096² 102–104%,
+///   128×4096×14336 121%, 128×4096×11008 108% (h8x6 86%, 97%, 87%; `call8-m-range`). With 32 tiles
+///   (16×2048×8192) it had 70% against d2's 92%; with more tiles than SMs it runs a second wave.
+/// * M ≤ 16 otherwise: `d2` (97–114% at the 7B/70B shapes, whose tiles exceed the SMs).
+/// * 16 < M ≤ 64 otherwise: `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
 /// * M > 64 with few 128×256 tiles ([`d3_fits`]: fewer than half the SMs, and d3's 64×128 tiles need
 ///   no split of K): `d3` — 256×4096² 93% (h8x3 76%), 512×4096² 74% (h6 58%), 1024³ 86% (h8x3 57%),
 ///   256×4096×14336 111% (h8x3 93%), 128×14336×4096 96% (h6 89%). Where d3 would split K (128×4096²:
@@ -86,8 +88,8 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
     let bf = elem == Elem::Bf16;
     match s.m {
-        m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
         _ if hopper && d4_fits(s, sms) => if bf { &steps::D4_BF16 } else { &steps::D4 },
+        m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
         _ if !hopper => &steps::V10,
         _ if d3_fits(s, sms) => if bf { &steps::D3_BF16 } else { &steps::D3 },
@@ -95,11 +97,13 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     }
 }
 
-/// Whether d4's whole-K 64×64 tiles fit one wave: ⌈M/64⌉·⌈N/64⌉ ≤ SMs (more would leave the last
-/// wave's SMs streaming alone).
+/// Whether d4 is the step: its whole-K 64×64 tiles fill one wave to between 40% and 100% of the SMs,
+/// `0.4·SMs ≤ ⌈M/64⌉·⌈N/64⌉ ≤ SMs` (more leaves a second wave's SMs streaming alone; far fewer leaves
+/// too few SMs reading the weights: 32 tiles ran at 70% of cuBLAS where d2 had 92%).
 pub fn d4_fits(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{D3_ROWS, D4_COLS};
-    (s.m as u64).div_ceil(D3_ROWS as u64) * (s.n as u64).div_ceil(D4_COLS as u64) <= sms as u64
+    let tiles = (s.m as u64).div_ceil(D3_ROWS as u64) * (s.n as u64).div_ceil(D4_COLS as u64);
+    5 * tiles >= 2 * sms as u64 && tiles <= sms as u64
 }
 
 /// Whether d3 is the step above the decode range: h6's 128×256 tiles would fill fewer than half the
@@ -296,14 +300,17 @@ mod tests {
         let c = choose(shape(4096, 4096, 4096), true, 132, R, None, Elem::F16).unwrap();
         assert_eq!((c.step.kernel.step, c.padded), ("h6", false));
         assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
-        // Small M: the decode steps; on Hopper d4 above M = 16 while its 64x64 tiles fit one wave.
-        for (m, want, hopper_want) in [(1, "d2", "d2"), (16, "d2", "d2"), (17, "d2m64", "d4"), (DECODE_MAX_M, "d2m64", "d4")] {
+        // Small M: the decode steps; on Hopper d4 where its 64x64 tiles fill 40-100% of the SMs.
+        for (m, want, hopper_want) in [(1, "d2", "d4"), (16, "d2", "d4"), (17, "d2m64", "d4"), (DECODE_MAX_M, "d2m64", "d4")] {
             assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), hopper_want);
             assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
         }
         assert_eq!(choose(shape(64, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "64 tiles");
         assert_eq!(choose(shape(64, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2m64", "224 tiles: two waves");
         assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d4-bf16");
+        assert_eq!(choose(shape(16, 2048, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "32 d4 tiles: too few");
+        assert_eq!(choose(shape(16, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "224 d4 tiles: two waves");
+        assert_eq!(choose(shape(1, 4096, 14336), true, 132, R, None, Elem::Bf16).unwrap().label(), "d4-bf16");
         // Above it: d3 where h6 fills under half the SMs and d3 needs no split; h8 where d3 would split.
         assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
         assert_eq!(choose(shape(128, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
@@ -329,7 +336,7 @@ mod tests {
             // d3 where it fits; else few tiles and enough K: h8 splits K over a cluster; h6 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d4_fits(padded, 132) { "d4+pad".into() } else if d3_fits(padded, 132) { "d3+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() };
+            let want = if d4_fits(padded, 132) { "d4+pad".into() } else if m <= 16 { "d2+pad".into() } else if d3_fits(padded, 132) { "d3+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
@@ -360,7 +367,7 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d4-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d4-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d4-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
         assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6-bf16+pad");
