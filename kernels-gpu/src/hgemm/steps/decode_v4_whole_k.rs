@@ -25,7 +25,9 @@
 //! of cuBLAS (d2m64 61–64%, d3 58%), 32×4096² 79%, 64×4096×14336 93% of the copy bandwidth (d2m64 75%);
 //! below the prediction, and at M ≤ 16 61–73% (d2 keeps those). With the activation box kept inside
 //! M (`call9-box`; out-of-bounds zero fill was slow): 80–89% at M = 1–16, 102–104% at 128×4096², 121%
-//! at 128×4096×14336 — chosen above M = 16 wherever its tiles fit one wave (`gemm::d4_fits`).
+//! at 128×4096×14336. With the tensor maps no longer re-uploaded inside each timed repetition
+//! (`call12-maps`, `call13-final`): 96–105% at M = 1–64 × 4096², 102–103% at 1–16 × 4096×14336 —
+//! chosen wherever its tiles fill 40–100% of the SMs (`gemm::d4_fits`).
 use super::decode_v3_tma_swapped::{A_BYTES, W_DESC_0, X_DESC_0, place, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
