@@ -34,13 +34,12 @@
 //! 93%, 512×4096² 74%, 1024³ 86%, 256×4096×14336 111%, 128×14336×4096 96% — ahead of h6/h8 there, so the
 //! entry point chooses it (`gemm::d3_fits`).
 use super::elem::{Bf16, Elem16, F16};
-use super::tma_persistent::persistent_tile;
+use super::tma_v7_split_k::{sum_splits, unit};
 use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::{unroll2, unroll8};
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
-    global::ld_global_cg_u64,
     shared::{ld_shared_u32, st_shared_u32},
     sync::{sync_named, thread_fence},
     thread::{block_idx_x, grid_dim_x, lane_id},
@@ -49,8 +48,7 @@ use crate::prim::{
 };
 use layout::fragment::WgmmaAcc;
 use layout::hopper::WgmmaDesc;
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, decode_a_box_row0, decode_a_box_rows, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES,
-                                H7_MAX_SPLITS as MAX_SPLITS};
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, decode_a_box_row0, decode_a_box_rows, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES};
 
 /// Bytes of the activation box at the start of a stage.
 pub(super) const A_BYTES: u32 = ROWS * BK * 2;
@@ -86,16 +84,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v3_bf16(tmap_a: *const TensorMap,
                                                        m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded.
     unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
-}
-
-/// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1` (h7's order).
-#[inline(always)]
-pub(super) fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
-    let (tile, split) = (u % tiles, u / tiles);
-    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-    let kt0 = split * kts;
-    let kt1 = if kt0 + kts < k_tiles { kt0 + kts } else { k_tiles };
-    (tm, tn, split, kt0, kt1)
 }
 
 /// The activation box (`a_rows` rows from row `a_row0`: `layout::hopper::tma_hgemm::decode_a_box_*`,
@@ -180,33 +168,6 @@ pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo
             }
         }
     }
-}
-
-/// The sum over the splits' slices of the f32 pair at offset `at`: all ≤ 16 loads issued back to back
-/// (one L2 round trip), then added in split order.
-///
-/// # Safety
-/// `ws` holds `splits` slices of `slice_len` f32, each pair at `at` written before the ticket the
-/// caller acquired; `at` even.
-#[inline(always)]
-unsafe fn sum_splits(ws: *mut f32, splits: u32, slice_len: usize, at: usize) -> (f32, f32) {
-    let mut v = [0u64; MAX_SPLITS as usize];
-    let mut sp = 0;
-    while sp < MAX_SPLITS {
-        if sp < splits {
-            // SAFETY: inside split sp's slice (caller); 8-byte aligned.
-            v[sp as usize] = unsafe { ld_global_cg_u64(ws.add(sp as usize * slice_len + at) as *const u64) };
-        }
-        sp += 1;
-    }
-    let (mut x, mut y) = (0.0f32, 0.0f32);
-    let mut sp = 0;
-    while sp < MAX_SPLITS {
-        x += f32::from_bits(v[sp as usize] as u32);
-        y += f32::from_bits((v[sp as usize] >> 32) as u32);
-        sp += 1;
-    }
-    (x, y)
 }
 
 /// The body of d3 for inputs and output of type `E`.

@@ -59,9 +59,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v7_bf16(tmap_a: *const TensorMap, tm
     unsafe { split_k::<Bf16>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
 }
 
-/// The unit `u`'s tile (row, column) and K tiles `kt0 .. kt1`.
+/// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1` (d3 walks the same order).
 #[inline(always)]
-fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
+pub(super) fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
     let (tile, split) = (u % tiles, u / tiles);
     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
     let kt0 = split * kts;
@@ -214,23 +214,8 @@ unsafe fn finish_block<E: Elem16>(ws: *mut f32, splits: u32, slice_len: usize, n
             let (r, c) = c_fragment_rc(warp, lane, j, half);
             let (row, col) = (row0 + r, col0 + c);
             if row < m && col < n {
-                let at = row as usize * n_pad + col as usize;
-                let mut v = [0u64; MAX_SPLITS as usize];
-                let mut sp = 0;
-                while sp < MAX_SPLITS {
-                    if sp < splits {
-                        // SAFETY: inside split sp's slice; written before the acquired ticket.
-                        v[sp as usize] = unsafe { ld_global_cg_u64(ws.add(sp as usize * slice_len + at) as *const u64) };
-                    }
-                    sp += 1;
-                }
-                let (mut x, mut y) = (0.0f32, 0.0f32);
-                let mut sp = 0;
-                while sp < MAX_SPLITS {
-                    x += f32::from_bits(v[sp as usize] as u32);
-                    y += f32::from_bits((v[sp as usize] >> 32) as u32);
-                    sp += 1;
-                }
+                // SAFETY: every split wrote this pair before the acquired ticket (caller).
+                let (x, y) = unsafe { sum_splits(ws, splits, slice_len, row as usize * n_pad + col as usize) };
                 // SAFETY: as store_pairs.
                 unsafe { *(g_c.add(row as usize * n as usize + col as usize) as *mut u32) = E::pack(x, y) };
             }
@@ -241,3 +226,30 @@ unsafe fn finish_block<E: Elem16>(ws: *mut f32, splits: u32, slice_len: usize, n
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
 launch_bounds!(hgemm_tma_v7, 384, 1);
 launch_bounds!(hgemm_tma_v7_bf16, 384, 1);
+
+/// The sum over the splits' slices of the f32 pair at offset `at`: all ≤ 16 loads issued back to back
+/// (one L2 round trip), then added in split order. h7's and d3's last CTA.
+///
+/// # Safety
+/// `ws` holds `splits` slices of `slice_len` f32, each pair at `at` written before the ticket the
+/// caller acquired; `at` even.
+#[inline(always)]
+pub(super) unsafe fn sum_splits(ws: *mut f32, splits: u32, slice_len: usize, at: usize) -> (f32, f32) {
+    let mut v = [0u64; MAX_SPLITS as usize];
+    let mut sp = 0;
+    while sp < MAX_SPLITS {
+        if sp < splits {
+            // SAFETY: inside split sp's slice (caller); 8-byte aligned.
+            v[sp as usize] = unsafe { ld_global_cg_u64(ws.add(sp as usize * slice_len + at) as *const u64) };
+        }
+        sp += 1;
+    }
+    let (mut x, mut y) = (0.0f32, 0.0f32);
+    let mut sp = 0;
+    while sp < MAX_SPLITS {
+        x += f32::from_bits(v[sp as usize] as u32);
+        y += f32::from_bits((v[sp as usize] >> 32) as u32);
+        sp += 1;
+    }
+    (x, y)
+}
