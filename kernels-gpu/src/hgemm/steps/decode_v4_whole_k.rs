@@ -100,6 +100,34 @@ pub(super) unsafe fn consume<E: Elem16>(ring: Ring, it0: u32, k_tiles: u32, mh: 
     r_acc
 }
 
+/// Warpgroup 1's accumulators added into warpgroup 0's through the exchange region: element i of
+/// thread t at `s_exchange + 4·(128·i + t)` (a warp's stores of one element are 32 consecutive words:
+/// one conflict-free wavefront), one meeting at named barrier 3 between the stores and the loads.
+/// Afterwards warpgroup 0's `r_acc` holds the CTA's sum; warpgroup 1's is unchanged.
+///
+/// # Safety
+/// Both consumer warpgroups (256 threads) call it together, `t` the thread's index in its warpgroup;
+/// nobody else touches the 16 KiB at `s_exchange` until the next meeting at named barrier 3.
+#[inline(always)]
+pub(super) unsafe fn add_warpgroups(r_acc: &mut [f32; 32], s_exchange: u32, mh: u32, t: u32) {
+    // SAFETY: forwarded to the caller; addresses inside the exchange region.
+    unsafe {
+        if mh == 1 {
+            unroll8!(q => { unroll4!(j => {
+                let i = 4 * q + j;
+                st_shared_u32(s_exchange + 4 * (128 * i + t), r_acc[i as usize].to_bits());
+            })});
+        }
+        sync_named(3, 256);
+        if mh == 0 {
+            unroll8!(q => { unroll4!(j => {
+                let i = 4 * q + j;
+                r_acc[i as usize] += f32::from_bits(ld_shared_u32(s_exchange + 4 * (128 * i + t)));
+            })});
+        }
+    }
+}
+
 /// The body of d4 for inputs and output of type `E`.
 ///
 /// # Safety
@@ -150,20 +178,8 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
                     let mut r_acc = consume::<E>(ring, it, k_tiles, mh);
                     it += k_tiles;
-                    // Element i of thread t at s_exchange + 4·(128·i + t): a warp's stores of one
-                    // element are 32 consecutive words.
-                    if mh == 1 {
-                        unroll8!(q => { unroll4!(j => {
-                            let i = 4 * q + j;
-                            st_shared_u32(s_exchange + 4 * (128 * i + t), r_acc[i as usize].to_bits());
-                        })});
-                    }
-                    sync_named(3, 256);
+                    add_warpgroups(&mut r_acc, s_exchange, mh, t);
                     if mh == 0 {
-                        unroll8!(q => { unroll4!(j => {
-                            let i = 4 * q + j;
-                            r_acc[i as usize] += f32::from_bits(ld_shared_u32(s_exchange + 4 * (128 * i + t)));
-                        })});
                         let (row0, col0) = (tm * ROWS, tn * COLS);
                         let a_row0 = decode_a_box_row0(m, row0); // accumulator column r is row a_row0 + r
                         unroll2!(h => { unroll8!(q => {

@@ -26,19 +26,18 @@
 //! where d4 has very few tiles (1×2048×8192: 78% against 62%). d4's 16 µs at M = 128 did not come
 //! from its CTA count. Kept as a measured step; not chosen.
 use super::decode_v3_tma_swapped::{A_BYTES, place, store_pair};
-use super::decode_v4_whole_k::consume;
+use super::decode_v4_whole_k::{add_warpgroups, consume};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::warp_specialized;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     cluster::{cluster_ctarank, cluster_sync, ld_shared_cluster_v4_f32, mapa_shared_cluster},
     cluster_dims,
-    shared::{ld_shared_u32, st_shared_u32, st_shared_v4_f32},
-    sync::sync_named,
+    shared::st_shared_v4_f32,
     thread::{block_idx_x, lane_id},
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
 };
-use crate::util::unroll::{unroll2, unroll4, unroll8};
+use crate::util::unroll::{unroll2, unroll8};
 use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_ROWS as ROWS, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
                                 D4_STAGES as STAGES, D5_CLUSTER as CLUSTER, d5_peer_byte, decode_a_box_row0, decode_a_box_rows, h8_k_range};
 
@@ -108,20 +107,9 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
                 let t = tid % 128;
                 let mut r_acc = consume::<E>(ring, 0, kt1 - kt0, mh);
-                // d4's exchange: element i of thread t at s_exchange + 4·(128·i + t).
-                if mh == 1 {
-                    unroll8!(q => { unroll4!(j => {
-                        let i = 4 * q + j;
-                        st_shared_u32(s_exchange + 4 * (128 * i + t), r_acc[i as usize].to_bits());
-                    })});
-                }
-                sync_named(3, 256);
+                add_warpgroups(&mut r_acc, s_exchange, mh, t);
                 let s_peer = ring.at(0).0;
                 if mh == 0 {
-                    unroll8!(q => { unroll4!(j => {
-                        let i = 4 * q + j;
-                        r_acc[i as usize] += f32::from_bits(ld_shared_u32(s_exchange + 4 * (128 * i + t)));
-                    })});
                     if rank == 1 {
                         unroll8!(g => {
                             let i = 4 * g as usize;
