@@ -107,7 +107,9 @@ unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: 
 }
 
 /// One consumer warpgroup's K loop over a unit: `r_acc` (fresh) += weight box `mh`ᵀ · activationsᵀ over
-/// `kts` stages from running index `*it`, each stage released once its `wgmma`s have retired.
+/// `kts` stages from running index `*it`, with one `wgmma` group in flight (h4's loop): stage `it − 1`
+/// is released after stage `it`'s group is committed and `wait_group 1` retired the older one, the
+/// unit's last stage after `wait_group 0`.
 ///
 /// # Safety
 /// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages.
@@ -115,27 +117,35 @@ unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: 
 unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f32; 32] {
     let mut r_acc = [0.0f32; 32];
     let mut i = 0;
-    while i < kts {
-        let (s_stage, _, _, _) = ring.at(*it);
-        let d_w = W_DESC_0.advance(s_stage + A_BYTES + mh * B_BOX_BYTES);
-        let d_x = X_DESC_0.advance(s_stage);
-        wgmma_fence_operand(&mut r_acc);
-        // SAFETY: forwarded to the caller; the stage is read only after its phase completed and
-        // released only after `wait_group 0` retired the group reading it.
-        unsafe {
+    // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
+    // only after the `wait_group` that retired the group reading it; the accumulators are pinned
+    // after every wait.
+    unsafe {
+        while i < kts {
+            let (s_stage, _, _, _) = ring.at(*it);
+            let d_w = W_DESC_0.advance(s_stage + A_BYTES + mh * B_BOX_BYTES);
+            let d_x = X_DESC_0.advance(s_stage);
             ring.wait_full(*it);
+            wgmma_fence_operand(&mut r_acc);
             wgmma_fence();
             for ks in 0..BK / 16 {
                 // K step ks: 16 rows (2048 B) down the weight box, 32 bytes along the activation rows.
                 E::wgmma_64::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, i > 0 || ks > 0);
             }
             wgmma_commit_group();
-            wgmma_wait_group::<0>();
+            wgmma_wait_group::<1>();
             wgmma_fence_operand(&mut r_acc);
-            ring.release(*it);
+            if i > 0 {
+                ring.release(*it - 1);
+            }
+            *it += 1;
+            i += 1;
         }
-        *it += 1;
-        i += 1;
+        wgmma_wait_group::<0>();
+        wgmma_fence_operand(&mut r_acc);
+        if kts > 0 {
+            ring.release(*it - 1);
+        }
     }
     r_acc
 }
