@@ -33,6 +33,10 @@
 //! 58–66% at 32–64 on 4096². Right above the decode range, where its 64×128 tiles need no split: 256×4096²
 //! 93%, 512×4096² 74%, 1024³ 86%, 256×4096×14336 111%, 128×14336×4096 96% — ahead of h6/h8 there, so the
 //! entry point chooses it (`gemm::d3_fits`).
+//!
+//! Then one `wgmma` group kept in flight (`wait_group 1`, as h4): predicted +10–15% at 1024³ (the MMAs
+//! of a stage overlapping the next stage's wait); measured no change (`call16-d3-wait1`: 1024³ 81.2%
+//! against 81.3%) — at 1024³ the K loop is not what separates d3 (9.7 µs) from cuBLAS (8 µs).
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_v7_split_k::{sum_splits, unit};
 use super::tma_warp_specialized::{Ring, warp_specialized};
