@@ -65,6 +65,7 @@
 //! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads, `m64n256k16` MMAs, the consumers' K loop | h4–h6 |
 //! | `tma_persistent.rs` | the persistent producer and tile order | h5–h7, FP8 f1–f2 |
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
+//! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices | d2, h7, d3 |
 //! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |
 //!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
@@ -75,6 +76,7 @@ mod block_cross_stage_prefetch;
 mod block_pipeline;
 mod block_smem_epilogue;
 pub(crate) mod elem;
+mod split_k;
 #[cfg(lab_sm90)]
 mod tma;
 #[cfg(lab_sm90)]

@@ -14,12 +14,12 @@
 //!   **`hgemm_decode_v2_m128`** (`d2m128`, prefill): 128-row tiles, eight m16 fragments — the same
 //!   streaming kernel for 64 < M ≤ 256, where h6's 16–32 CTAs left most SMs idle (54–63% of cuBLAS).
 use super::elem::{Bf16, Elem16, F16};
+use super::split_k::sum_splits;
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::unroll8;
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group_n},
-    global::ld_global_cg_u64,
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
     shared::{self, ld_shared_u32, st_shared_u32},
     sync::{sync_threads, thread_fence},
@@ -30,10 +30,6 @@ use layout::{
     fragment::{Ldmatrix, MmaM16N8K16},
     hgemm::{DECODE_B as LB, DECODE_BN as BN, DECODE_KT as KT, DECODE_STAGES as STAGES, DECODE_THREADS as THREADS, decode_a, decode_stage_bytes},
 };
-
-/// The most splits of K a d2 launch may use (the host's `split_k` caps them): the last block loads
-/// every split's partial at once.
-pub const MAX_SPLITS: u32 = 16;
 
 launch_bounds!(hgemm_decode_v2, 128);
 launch_bounds!(hgemm_decode_v2_m64, 128);
@@ -200,23 +196,9 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
                 while p < 2 {
                     let (row, col) = place(mi, h, p);
                     if row < m && col < n {
-                        // Up to MAX_SPLITS partials loaded back to back (an unrolled, predicated loop),
-                        // then added: the tail is one L2 round trip, not one per split.
-                        let mut v = [0u64; MAX_SPLITS as usize];
-                        let mut sp = 0;
-                        while sp < MAX_SPLITS {
-                            if sp < splits {
-                                v[sp as usize] = ld_global_cg_u64(slice(sp, row, col) as *const u64);
-                            }
-                            sp += 1;
-                        }
-                        let (mut x, mut y) = (0.0f32, 0.0f32);
-                        let mut sp = 0;
-                        while sp < MAX_SPLITS {
-                            x += f32::from_bits(v[sp as usize] as u32);
-                            y += f32::from_bits((v[sp as usize] >> 32) as u32);
-                            sp += 1;
-                        }
+                        // All splits' partials loaded back to back, then added: the tail is one L2
+                        // round trip, not one per split.
+                        let (x, y) = sum_splits(ws, splits, m_pad as usize * n as usize, row as usize * n as usize + col as usize);
                         *(c.add(row as usize * n as usize + col as usize) as *mut u32) = E::pack(x, y);
                     }
                     p += 1;
@@ -234,7 +216,7 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
 ///
 /// # Safety
 /// 128 threads per block, `decode_smem(16)` bytes of dynamic shared memory (16-byte aligned), grid
-/// `(⌈n / 64⌉, ⌈m / 16⌉ · splits)`, `splits = ⌈k / k_split⌉ <= MAX_SPLITS`, `k_split` a positive multiple of 64;
+/// `(⌈n / 64⌉, ⌈m / 16⌉ · splits)`, `splits = ⌈k / k_split⌉ <= split_k::MAX_SPLITS` (16), `k_split` a positive multiple of 64;
 /// `a`, `b`, `c` hold m·k, k·n, m·n f16, 16-byte aligned, `k % 8 == 0`, `n % 8 == 0`; when splits > 1,
 /// `ws` holds `splits · 16⌈m/16⌉ · n` f32 and `count` `⌈n/64⌉ · ⌈m/16⌉` u32, the counters zero at launch
 /// (the kernel leaves them zero), neither used by a concurrent launch.

@@ -38,14 +38,13 @@
 //! of a stage overlapping the next stage's wait); measured no change (`call16-d3-wait1`: 1024³ 81.2%
 //! against 81.3%) — at 1024³ the K loop is not what separates d3 (9.7 µs) from cuBLAS (8 µs).
 use super::elem::{Bf16, Elem16, F16};
-use super::tma_v7_split_k::{sum_splits, unit};
+use super::split_k::{last_split, reset_counter, sum_splits};
+use super::tma_v7_split_k::unit;
 use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::{unroll2, unroll8};
 use crate::prim::{
-    atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
-    shared::{ld_shared_u32, st_shared_u32},
-    sync::{sync_named, thread_fence},
+    sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -257,16 +256,8 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                                 *(slice.add((col0 + c) as usize * col_stride + (row0 + r) as usize) as *mut u64) = bits;
                             }
                         })});
-                        thread_fence();
-                        sync_named(3, 256);
                         let counter = count.add((tm * tiles_n + tn) as usize);
-                        if tid == 128 {
-                            let ticket = atom_add_acq_rel_gpu_u32(counter, 1);
-                            st_shared_u32(s_flag, (ticket == splits - 1) as u32);
-                        }
-                        sync_named(3, 256);
-                        if ld_shared_u32(s_flag) != 0 {
-                            thread_fence();
+                        if last_split(counter, splits, s_flag, tid, 128) {
                             unroll2!(h => { unroll8!(q => {
                                 let (c, r) = place(warp, lane, 8 * h + q);
                                 let (row, col) = (a_row0 + r, col0 + c);
@@ -276,7 +267,7 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                                 }
                             })});
                             if tid == 128 {
-                                st_relaxed_gpu_u32(counter, 0);
+                                reset_counter(counter);
                             }
                         }
                         // The flag is rewritten by the next unit's ticket only after every consumer

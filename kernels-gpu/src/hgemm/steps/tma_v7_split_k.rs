@@ -24,15 +24,13 @@ use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::warp_specialized;
 use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage};
 use crate::launch_bounds::launch_bounds;
+use super::split_k::{last_split, reset_counter, sum_splits};
 use crate::prim::{
-    atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
-    global::ld_global_cg_u64,
-    shared::{ld_shared_u32, st_shared_u32},
-    sync::{sync_named, thread_fence},
+    sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::TensorMap,
 };
-use layout::hopper::tma_hgemm::{H7_MAX_SPLITS as MAX_SPLITS, H7_STAGES as STAGES, c_fragment_rc};
+use layout::hopper::tma_hgemm::{H7_STAGES as STAGES, c_fragment_rc};
 
 /// `C = A · B` (f16) as h5, K split into `splits` ranges when the tiles are few.
 ///
@@ -134,22 +132,14 @@ unsafe fn split_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap,
                         store_partial(acc1, slice, n_pad, row0, n0 + 64, warp, lane);
                         store_partial(acc2, slice, n_pad, row0, n0 + 128, warp, lane);
                         store_partial(acc3, slice, n_pad, row0, n0 + 192, warp, lane);
-                        thread_fence();
-                        sync_named(3, 256);
                         let counter = count.add((tm * tiles_n + tn) as usize);
-                        if tid == 128 {
-                            let ticket = atom_add_acq_rel_gpu_u32(counter, 1);
-                            st_shared_u32(s_flag, (ticket == splits - 1) as u32);
-                        }
-                        sync_named(3, 256);
-                        if ld_shared_u32(s_flag) != 0 {
-                            thread_fence();
+                        if last_split(counter, splits, s_flag, tid, 128) {
                             finish_block::<E>(ws, splits, m_pad * n_pad, n_pad, g_c, m, n, row0, n0, warp, lane);
                             finish_block::<E>(ws, splits, m_pad * n_pad, n_pad, g_c, m, n, row0, n0 + 64, warp, lane);
                             finish_block::<E>(ws, splits, m_pad * n_pad, n_pad, g_c, m, n, row0, n0 + 128, warp, lane);
                             finish_block::<E>(ws, splits, m_pad * n_pad, n_pad, g_c, m, n, row0, n0 + 192, warp, lane);
                             if tid == 128 {
-                                st_relaxed_gpu_u32(counter, 0);
+                                reset_counter(counter);
                             }
                         }
                         // The flag is rewritten by the next unit's ticket only after every consumer
@@ -227,29 +217,3 @@ unsafe fn finish_block<E: Elem16>(ws: *mut f32, splits: u32, slice_len: usize, n
 launch_bounds!(hgemm_tma_v7, 384, 1);
 launch_bounds!(hgemm_tma_v7_bf16, 384, 1);
 
-/// The sum over the splits' slices of the f32 pair at offset `at`: all ≤ 16 loads issued back to back
-/// (one L2 round trip), then added in split order. h7's and d3's last CTA.
-///
-/// # Safety
-/// `ws` holds `splits` slices of `slice_len` f32, each pair at `at` written before the ticket the
-/// caller acquired; `at` even.
-#[inline(always)]
-pub(super) unsafe fn sum_splits(ws: *mut f32, splits: u32, slice_len: usize, at: usize) -> (f32, f32) {
-    let mut v = [0u64; MAX_SPLITS as usize];
-    let mut sp = 0;
-    while sp < MAX_SPLITS {
-        if sp < splits {
-            // SAFETY: inside split sp's slice (caller); 8-byte aligned.
-            v[sp as usize] = unsafe { ld_global_cg_u64(ws.add(sp as usize * slice_len + at) as *const u64) };
-        }
-        sp += 1;
-    }
-    let (mut x, mut y) = (0.0f32, 0.0f32);
-    let mut sp = 0;
-    while sp < MAX_SPLITS {
-        x += f32::from_bits(v[sp as usize] as u32);
-        y += f32::from_bits((v[sp as usize] >> 32) as u32);
-        sp += 1;
-    }
-    (x, y)
-}

@@ -1,0 +1,80 @@
+//! The sum across splits of K that the split-K steps share (d2, h7, d3): every split stores its f32
+//! partial tile to its own slice of a workspace, the last CTA of the tile to take a ticket adds the
+//! slices — written once here.
+use crate::prim::global::ld_global_cg_u64;
+#[cfg(lab_sm90)]
+use crate::prim::{
+    atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
+    shared::{ld_shared_u32, st_shared_u32},
+    sync::{sync_named, thread_fence},
+};
+
+/// The most splits of K a partials workspace holds: the last CTA loads every split's pair at once.
+pub(crate) const MAX_SPLITS: u32 = 16;
+
+/// The sum over the splits' slices of the f32 pair at offset `at`: all ≤ [`MAX_SPLITS`] loads issued
+/// back to back (an unrolled, predicated loop: one L2 round trip, not one per split), then added in
+/// split order (deterministic).
+///
+/// # Safety
+/// `ws` holds `splits ≤ MAX_SPLITS` slices of `slice_len` f32, each pair at `at` written before the
+/// ticket the caller acquired; `at` even and `slice_len` even (8-byte alignment).
+#[inline(always)]
+pub(crate) unsafe fn sum_splits(ws: *mut f32, splits: u32, slice_len: usize, at: usize) -> (f32, f32) {
+    let mut v = [0u64; MAX_SPLITS as usize];
+    let mut sp = 0;
+    while sp < MAX_SPLITS {
+        if sp < splits {
+            // SAFETY: inside split sp's slice (caller); 8-byte aligned.
+            v[sp as usize] = unsafe { ld_global_cg_u64(ws.add(sp as usize * slice_len + at) as *const u64) };
+        }
+        sp += 1;
+    }
+    let (mut x, mut y) = (0.0f32, 0.0f32);
+    let mut sp = 0;
+    while sp < MAX_SPLITS {
+        x += f32::from_bits(v[sp as usize] as u32);
+        y += f32::from_bits((v[sp as usize] >> 32) as u32);
+        sp += 1;
+    }
+    (x, y)
+}
+
+/// The consumer warpgroups' ticket on a tile's counter after their partial stores (h7, d3): fence,
+/// named barrier 3 over the 256 consumer threads, thread `leader` takes an acq_rel ticket and writes
+/// "last" to `s_flag`, barrier, every thread reads it; the last split's threads fence again before
+/// reading the other splits' partials. Returns whether this CTA is the tile's last.
+///
+/// # Safety
+/// All 256 consumer threads call it together; `counter` is the tile's counter (zero before its first
+/// split's ticket), `s_flag` a shared word nobody else uses until the next meeting at barrier 3.
+#[cfg(lab_sm90)]
+#[inline(always)]
+pub(crate) unsafe fn last_split(counter: *mut u32, splits: u32, s_flag: u32, tid: u32, leader: u32) -> bool {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        thread_fence();
+        sync_named(3, 256);
+        if tid == leader {
+            let ticket = atom_add_acq_rel_gpu_u32(counter, 1);
+            st_shared_u32(s_flag, (ticket == splits - 1) as u32);
+        }
+        sync_named(3, 256);
+        let last = ld_shared_u32(s_flag) != 0;
+        if last {
+            thread_fence();
+        }
+        last
+    }
+}
+
+/// The last split's reset of the tile's counter (by one thread), for the next launch.
+///
+/// # Safety
+/// `counter` as [`last_split`]; called after the last split's sums.
+#[cfg(lab_sm90)]
+#[inline(always)]
+pub(crate) unsafe fn reset_counter(counter: *mut u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { st_relaxed_gpu_u32(counter, 0) }
+}
