@@ -89,23 +89,26 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v3_bf16(tmap_a: *const TensorMap,
     unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
 }
 
-/// The activation box (`a_rows` rows from row `a_row0`: `layout::hopper::tma_hgemm::decode_a_box_*`,
-/// never past M) and both weight boxes of K tile `kt` into the stage at `s_stage`, announced on `bar`
-/// as one transaction of their bytes.
+/// The activation box of the tile whose rows start at `m0` (`layout::hopper::tma_hgemm::decode_a_box_*`:
+/// never past M) and `BOXES` weight boxes (columns `n0 ..`, 64 each) of K tile `kt` into the stage at
+/// `s_stage`, announced on `bar` as one transaction of their bytes. d3 loads two weight boxes, d4 and
+/// d5 one.
 ///
 /// # Safety
-/// As `tma::issue_stage`, with a stage of [`STAGE_BYTES`]; `a_rows` the box height A's tensor map was
-/// encoded with.
+/// As `tma::issue_stage`, with a stage of at least `A_BYTES + BOXES · B_BOX_BYTES`; A's tensor map
+/// encoded with `decode_a_box_rows(m)` rows.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, a_row0: u32, a_rows: u32, n0: u32, kt: u32) {
+pub(super) unsafe fn issue_stage<const BOXES: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32,
+                                                   kt: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller.
     unsafe {
-        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, a_rows * BK * 2 + 2 * B_BOX_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, a_row0 as i32, bar);
-        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
-        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + B_BOX_BYTES, tmap_b, (n0 + 64) as i32, k0, bar);
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_a_box_rows(m) * BK * 2 + BOXES * B_BOX_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_a_box_row0(m, m0) as i32, bar);
+        for nb in 0..BOXES {
+            cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + nb * B_BOX_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar);
+        }
     }
 }
 
@@ -218,7 +221,7 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                     while kt < kt1 {
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        issue_stage(s_stage, full, tmap_a, tmap_b, decode_a_box_row0(m, tm * ROWS), decode_a_box_rows(m), tn * COLS, kt);
+                        issue_stage::<2>(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
                         it += 1;
                         kt += 1;
                     }

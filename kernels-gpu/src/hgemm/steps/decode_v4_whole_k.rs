@@ -28,7 +28,7 @@
 //! at 128×4096×14336. With the tensor maps no longer re-uploaded inside each timed repetition
 //! (`call12-maps`, `call13-final`): 96–105% at M = 1–64 × 4096², 102–103% at 1–16 × 4096×14336 —
 //! chosen wherever its tiles fill 40–100% of the SMs (`gemm::d4_fits`).
-use super::decode_v3_tma_swapped::{A_BYTES, W_DESC_0, X_DESC_0, place, store_pair};
+use super::decode_v3_tma_swapped::{A_BYTES, W_DESC_0, X_DESC_0, place, store_pair, issue_stage};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
@@ -37,11 +37,11 @@ use crate::prim::{
     shared::{ld_shared_u32, st_shared_u32},
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::TensorMap,
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_ROWS as ROWS, decode_a_box_row0, decode_a_box_rows, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
+use layout::hopper::tma_hgemm::{BK, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
                                 D4_STAGES as STAGES};
 
 /// `C = A · B` (f16) with 64×64 tiles, the weights B streamed whole-K by TMA.
@@ -159,10 +159,7 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                     while kt < k_tiles {
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        let k0 = (kt * BK) as i32;
-                        crate::prim::mbarrier::mbarrier_arrive_expect_tx(full, decode_a_box_rows(m) * BK * 2 + B_BOX_BYTES);
-                        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_a_box_row0(m, tm * ROWS) as i32, full);
-                        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, (tn * COLS) as i32, k0, full);
+                        issue_stage::<1>(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
                         it += 1;
                         kt += 1;
                     }

@@ -25,7 +25,7 @@
 //! 1–64 × 4096² (70–79% of cuBLAS; d4 20 µs, 80–89%), 95–99% at 4096×14336 (d4 102–105%); better only
 //! where d4 has very few tiles (1×2048×8192: 78% against 62%). d4's 16 µs at M = 128 did not come
 //! from its CTA count. Kept as a measured step; not chosen.
-use super::decode_v3_tma_swapped::{A_BYTES, place, store_pair};
+use super::decode_v3_tma_swapped::{issue_stage, place, store_pair};
 use super::decode_v4_whole_k::{add_warpgroups, consume};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::warp_specialized;
@@ -35,11 +35,11 @@ use crate::prim::{
     cluster_dims,
     shared::st_shared_v4_f32,
     thread::{block_idx_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::TensorMap,
 };
 use crate::util::unroll::{unroll2, unroll8};
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_ROWS as ROWS, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
-                                D4_STAGES as STAGES, D5_CLUSTER as CLUSTER, d5_peer_byte, decode_a_box_row0, decode_a_box_rows, h8_k_range};
+use layout::hopper::tma_hgemm::{BK, D3_ROWS as ROWS, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
+                                D4_STAGES as STAGES, D5_CLUSTER as CLUSTER, d5_peer_byte, decode_a_box_row0, h8_k_range};
 
 /// `C = A · B` (f16) with 64×64 tiles, each tile's K split over the two CTAs of a cluster.
 ///
@@ -96,10 +96,7 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                     let it = kt - kt0;
                     let (s_stage, full, _, _) = ring.at(it);
                     ring.wait_empty(it);
-                    let k0 = (kt * BK) as i32;
-                    crate::prim::mbarrier::mbarrier_arrive_expect_tx(full, decode_a_box_rows(m) * BK * 2 + B_BOX_BYTES);
-                    cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_a_box_row0(m, tm * ROWS) as i32, full);
-                    cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, (tn * COLS) as i32, k0, full);
+                    issue_stage::<1>(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
                     kt += 1;
                 }
             }
