@@ -293,17 +293,91 @@ pub const fn split_k(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
 
 /// [`split_k`] with `blocks_per_sm` as the target and `min_depth` as the shallowest split.
 pub const fn split_k_with(m: u32, n: u32, k: u32, sms: u32, blocks_per_sm: u32, min_depth: u32) -> (u32, u32) {
-    let tiles = m.div_ceil(BM) * n.div_ceil(BN);
+    split_k_tiles(m, n, k, sms, BM, BN, blocks_per_sm, min_depth, BK_WIDE)
+}
+
+/// The split rule of the split-K SGEMM steps (v12 with 128×128 tiles, v13 with `rows × cols` strips):
+/// `⌊blocks_per_sm · sms / tiles⌋` splits at most, none shallower than `min_depth` (at least
+/// `multiple`), each a multiple of `multiple` deep; `(1, k)` when that leaves one split.
+///
+/// ```text
+/// tiles = ⌈m/rows⌉·⌈n/cols⌉;  splits = clamp(⌊blocks_per_sm·sms / tiles⌋, 1, ⌊k / min_depth⌋)
+/// k_split = multiple·⌈⌈k/splits⌉/multiple⌉;  splits = ⌈k / k_split⌉ (every split nonempty)
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub const fn split_k_tiles(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, blocks_per_sm: u32, min_depth: u32, multiple: u32) -> (u32, u32) {
+    let tiles = m.div_ceil(rows) * n.div_ceil(cols);
     let mut s = if tiles == 0 { 1 } else { (blocks_per_sm * sms) / tiles };
-    let min_depth = if min_depth < 16 { 16 } else { min_depth };
+    let min_depth = if min_depth < multiple { multiple } else { min_depth };
     if s > k / min_depth {
         s = k / min_depth;
     }
     if s <= 1 {
         return (1, k);
     }
-    let k_split = 16 * k.div_ceil(s).div_ceil(16);
+    let k_split = multiple * k.div_ceil(s).div_ceil(multiple);
     (k.div_ceil(k_split), k_split)
+}
+
+/// v13 ("skinny", small M): the most rows of C one block computes; a thread keeps `≤ 16 × 4` sums.
+pub const SKINNY_ROWS: u32 = 16;
+/// v13: columns of C per block, 4 per thread: 8 lanes side by side read one 128-byte row segment of B.
+pub const SKINNY_COLS: u32 = 32;
+/// v13: threads side by side along N (`SKINNY_COLS / 4`).
+pub const SKINNY_LANES: u32 = SKINNY_COLS / 4;
+/// v13: groups of threads that split the block's K range (`THREADS / SKINNY_LANES` = 32), each
+/// taking 4 consecutive k of every [`SKINNY_KSTEP`].
+pub const SKINNY_GROUPS: u32 = THREADS / SKINNY_LANES;
+/// v13: the k one pass of the block covers (4 per group), and the multiple its K splits are cut in.
+pub const SKINNY_KSTEP: u32 = 4 * SKINNY_GROUPS;
+/// v13's split rule `(blocks per SM, shallowest split)`: K is split across blocks only when the
+/// strips are fewer than the SMs, and no split is shallower than 4 passes.
+pub const SKINNY_SPLIT: (u32, u32) = (1, 4 * SKINNY_KSTEP);
+/// v13's dynamic shared memory: every group's `SKINNY_ROWS × SKINNY_COLS` partial sums (64 KiB).
+pub const SKINNY_SMEM_BYTES: u32 = 4 * SKINNY_GROUPS * SKINNY_ROWS * SKINNY_COLS;
+
+/// v13: thread `tid`'s `(group, lane)`: its k are `4·group + 128·pass + (0..4)`, its columns
+/// `4·lane .. 4·lane + 4` of the strip.
+///
+/// ```text
+/// tid:   0..7   8..15  16..23  24..31 | 32..39 …
+/// group: 0      1      2       3      | 4      …   a warp reads 4 consecutive k-quads × 128 B of B
+/// lane:  0..7   0..7   0..7    0..7   | 0..7
+/// ```
+#[inline(always)]
+pub const fn skinny_thread(tid: u32) -> (u32, u32) {
+    (tid / SKINNY_LANES, tid % SKINNY_LANES)
+}
+
+/// v13: word offset of group `g`'s partial sum for row `r`, column `4·lane` of the strip in the
+/// reduction buffer (`[g][r][col]`, row-major): a quarter-warp's `st.shared.v4` (8 lanes of one group)
+/// covers 32 consecutive words, all 32 banks; lane `g` of the summing warp reads group g's float4.
+///
+/// ```text
+/// word = (g·SKINNY_ROWS + r)·SKINNY_COLS + 4·lane
+/// ```
+#[inline(always)]
+pub const fn skinny_sum_word(g: u32, r: u32, lane: u32) -> u32 {
+    (g * SKINNY_ROWS + r) * SKINNY_COLS + 4 * lane
+}
+
+/// v13: how many rows the block's loop is compiled for when `left` rows of C remain from its first
+/// row (1, 4, 8 or 16: four monomorphized copies, so M = 1 does not pay 16 rows of FMAs).
+#[inline(always)]
+pub const fn skinny_rows(left: u32) -> u32 {
+    match left {
+        0..=1 => 1,
+        2..=4 => 4,
+        5..=8 => 8,
+        _ => SKINNY_ROWS,
+    }
+}
+
+/// v13: block `lin` (linear, within one split) → `(row group, strip)`, row groups fastest, so the
+/// blocks that read the same strip of B run side by side and share it through L2.
+#[inline(always)]
+pub const fn skinny_block(lin: u32, row_groups: u32) -> (u32, u32) {
+    (lin % row_groups, lin / row_groups)
 }
 
 #[cfg(test)]
@@ -317,10 +391,75 @@ mod split_tests {
         assert_eq!(split_k_with(1000, 1000, 1000, 132, 2, 256), (3, 336));
         assert_eq!(split_k(4096, 4096, 4096, 132), (1, 4096));
         assert_eq!(split_k(1000, 1000, 300, 132), (1, 300), "K < 512: no split");
+        // v13's strips: 1×4096² has 128 strips (no split); 1×1024×4096 32 (4 splits of 1024).
+        let skinny = |m, n, k| split_k_tiles(m, n, k, 132, SKINNY_ROWS, SKINNY_COLS, SKINNY_SPLIT.0, SKINNY_SPLIT.1, SKINNY_KSTEP);
+        assert_eq!(skinny(1, 4096, 4096), (1, 4096));
+        assert_eq!(skinny(1, 1024, 4096), (4, 1024));
+        assert_eq!(skinny(1, 1024, 1000), (1, 1000), "K below two splits of 512: none");
+        assert_eq!(skinny(16, 256, 3000), (5, 640));
+        for (m, n, k) in [(1, 1, 1), (128, 128, 100_000), (500, 300, 777), (2000, 64, 4097)] {
+            let (s, ks) = skinny(m, n, k);
+            assert!(ks % SKINNY_KSTEP == 0 || s == 1, "{m}x{n}x{k}");
+            assert!((s - 1) * ks < k && s * ks >= k, "{m}x{n}x{k}: v13's splits nonempty, K covered");
+        }
         for (m, n, k) in [(1, 1, 1), (128, 128, 100_000), (500, 300, 777), (2000, 64, 4097)] {
             let (s, ks) = split_k(m, n, k, 132);
             assert!(ks % 16 == 0 || s == 1, "{m}x{n}x{k}");
             assert!((s - 1) * ks < k && s * ks >= k, "{m}x{n}x{k}: every split nonempty, K covered");
         }
+    }
+}
+
+#[cfg(test)]
+mod skinny_tests {
+    use super::*;
+
+    #[test]
+    fn skinny_threads_cover_the_strip_and_every_k_once() {
+        let mut seen = [[false; SKINNY_COLS as usize]; SKINNY_KSTEP as usize];
+        for tid in 0..THREADS {
+            let (g, lane) = skinny_thread(tid);
+            for kk in 0..4 {
+                for c in 0..4 {
+                    let cell = &mut seen[(4 * g + kk) as usize][(4 * lane + c) as usize];
+                    assert!(!*cell, "tid {tid}");
+                    *cell = true;
+                }
+            }
+        }
+        assert!(seen.iter().flatten().all(|&s| s));
+    }
+
+    #[test]
+    fn skinny_sums_are_disjoint_and_conflict_free() {
+        // Every (group, row, lane) its own float4, inside the buffer.
+        let mut used = [false; (SKINNY_SMEM_BYTES / 16) as usize];
+        for g in 0..SKINNY_GROUPS {
+            for r in 0..SKINNY_ROWS {
+                for lane in 0..SKINNY_LANES {
+                    let w = skinny_sum_word(g, r, lane);
+                    assert!(w % 4 == 0 && 4 * (w + 4) <= SKINNY_SMEM_BYTES);
+                    assert!(!used[(w / 4) as usize]);
+                    used[(w / 4) as usize] = true;
+                }
+            }
+        }
+        // A quarter-warp's st.shared.v4 (8 lanes of one group, one row): 32 distinct banks.
+        let mut banks = 0u32;
+        for l in 0..SKINNY_LANES {
+            for i in 0..4 {
+                banks |= 1 << ((skinny_sum_word(3, 5, l) + i) % 32);
+            }
+        }
+        assert_eq!(banks, u32::MAX);
+    }
+
+    #[test]
+    fn skinny_rows_and_blocks() {
+        assert_eq!([1, 2, 4, 5, 8, 9, 16, 100].map(skinny_rows), [1, 4, 4, 8, 8, 16, 16, 16]);
+        assert!((1..=100).all(|left| skinny_rows(left) >= left.min(SKINNY_ROWS)));
+        assert_eq!(skinny_block(0, 4), (0, 0));
+        assert_eq!(skinny_block(5, 4), (1, 1));
+        assert_eq!(skinny_block(7, 1), (0, 7));
     }
 }

@@ -182,6 +182,13 @@ mod tests {
         assert_eq!(sgemm::launch(&V2, s).unwrap().st.conflicts, 1_835_008);
         assert_eq!(sgemm::launch(&V3, s).unwrap().st.conflicts, 0);
         assert!(sgemm::launch(&V0, s).is_none());
+        // v13's once-per-block sums: conflict-free stores and loads (one wavefront per 8 lanes' float4s).
+        for rows in [1, 4, 8, 16] {
+            let (ld, st) = sgemm::skinny_block(rows);
+            assert_eq!((ld.wavefronts, st.wavefronts), (ld.ideal, st.ideal), "{rows} rows");
+            assert_eq!(st.instructions, 8 * rows as u64);
+            assert_eq!(ld.instructions, 8 * rows as u64, "8 loads per lane per row, one warp per row");
+        }
     }
 
     #[test]
@@ -283,6 +290,7 @@ pub mod sgemm {
                     }
                 }
             }
+            Trace::Skinny => return None,
             Trace::CpAsyncRows => {
                 // cp.async fills do not appear in the LSU store counters (measured: 0 wavefronts).
                 let (la, lb) = (a_tile_rows(), b_tile_wide());
@@ -301,8 +309,37 @@ pub mod sgemm {
         Some((ld, st))
     }
 
-    /// Predicted loads and stores of a whole launch of `step` on `shape`.
+    /// v13's shared accesses of one block computing `rows` rows (`skinny_rows`): every thread stores
+    /// its `rows` float4 sums; warp w then loads, for each of its rows `w, w + 8, …`, 8 float4s per
+    /// lane (groups `quarter + 4i`).
+    pub fn skinny_block(rows: u32) -> (Cost, Cost) {
+        let mut st = Cost::default();
+        let mut ld = Cost::default();
+        for r in 0..rows {
+            st = st.add(per_warp(THREADS, 16, Op::Store, |tid| { let (g, lane) = skinny_thread(tid); 4 * skinny_sum_word(g, r, lane) }));
+            let quarters = 32 / SKINNY_LANES;
+            for i in 0..SKINNY_GROUPS / quarters {
+                let a: [u32; 32] = core::array::from_fn(|l| 4 * skinny_sum_word(l as u32 / SKINNY_LANES + quarters * i, r, l as u32 % SKINNY_LANES));
+                ld = ld.add(bank::lsu(&a, u32::MAX, 16, Op::Load).expect("aligned, 32 lanes"));
+            }
+        }
+        (ld, st)
+    }
+
+    /// Predicted loads and stores of a whole launch of `step` on `shape` (v13: of one split of K;
+    /// a launch with `splits` splits makes `splits` times as many).
     pub fn launch(step: &Step, s: Shape) -> Option<BlockCost> {
+        if step.trace == Trace::Skinny {
+            let strips = s.n.div_ceil(SKINNY_COLS as usize) as u64;
+            let (full, last) = (s.m / SKINNY_ROWS as usize, s.m % SKINNY_ROWS as usize);
+            let (ld, st) = skinny_block(SKINNY_ROWS);
+            let (mut ld, mut st) = (ld.times(full as u64 * strips), st.times(full as u64 * strips));
+            if last > 0 {
+                let (l, t) = skinny_block(skinny_rows(last as u32));
+                (ld, st) = (ld.add(l.times(strips)), st.add(t.times(strips)));
+            }
+            return Some(BlockCost { ld: CostSer::from(ld), st: CostSer::from(st) });
+        }
         let (ld, st) = per_tile(step)?;
         let (bm, bn) = step.grid.tile();
         let kstep = match step.trace {

@@ -1,5 +1,5 @@
 //! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
-use layout::sgemm::{BM, BN, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+use layout::sgemm::{BM, BN, SKINNY_COLS, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
@@ -30,6 +30,9 @@ pub enum Trace {
     },
     /// v10: A row-major in shared memory, filled by `cp.async` (which the LSU counters do not see).
     CpAsyncRows,
+    /// v13: no tiles in shared memory; once per block, the 32 groups' partial sums stored and summed
+    /// (`layout::sgemm::skinny_sum_word`).
+    Skinny,
 }
 
 /// The `AStore` orders of [`Trace::RegisterTile`].
@@ -122,5 +125,14 @@ pub const V12: Step = GemmStep {
         PtxCheck { has: &["red.relaxed.gpu.global.add.f32"], ..VEC4 }, "v11 with K split across blocks when the tiles are few (sums added into a zeroed C)"))
 };
 
+pub const V13: Step = GemmStep {
+    grid: Grid::TilesSplitK { rows: SKINNY_ROWS, cols: SKINNY_COLS },
+    args: Args::PointersSplitK,
+    ..one_per_sm(step("sgemm_v13", "v13", THREADS, SKINNY_SMEM_BYTES, Grid::TilesSplitK { rows: SKINNY_ROWS, cols: SKINNY_COLS }, Trace::Skinny,
+        PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "shfl.sync.bfly.b32"], lacks: &[], count: &[],
+                   at_least: &[("ld.global.nc.v4.f32", 5), ("st.shared.v4", 1), ("ld.shared.v4", 1)] },
+        "small M: 16x32 strips of C, B streamed once with 256 threads splitting K, sums met in shared memory"))
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13];

@@ -3,7 +3,7 @@
 //! `unroll8!(i => { … })` repeats the body for `i` = 0..8 (as `u32` constants), so per-thread
 //! accumulator and fragment arrays are indexed with constants only and stay in registers (a loop the
 //! optimizer declines to unroll would index them dynamically and move them to local memory).
-//! `unroll4!` and `unroll2!` do the same for 0..4 and 0..2.
+//! `unroll16!`, `unroll4!` and `unroll2!` do the same for 0..16, 0..4 and 0..2.
 
 /// Repeats `$body` for `$i` = 0..8 (as `u32` constants); see the module doc.
 macro_rules! unroll8 {
@@ -29,3 +29,12 @@ macro_rules! unroll2 {
     }};
 }
 pub(crate) use unroll2;
+
+/// Repeats `$body` for `$i` = 0..16 (as `u32` constants); a body guarded by `if i < N` with a const
+/// `N` unrolls a loop over a const-generic count.
+macro_rules! unroll16 {
+    ($i:ident => $body:block) => {{
+        crate::util::unroll::unroll8!(hi => { crate::util::unroll::unroll2!(lo => { let $i = 2 * hi + lo; $body }) })
+    }};
+}
+pub(crate) use unroll16;
