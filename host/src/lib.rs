@@ -23,6 +23,7 @@ pub mod fp8;
 pub mod gemm;
 pub mod model;
 pub mod runtime;
+pub mod sgemm;
 pub mod steps;
 
 pub use error::{Error, Result};

@@ -311,6 +311,46 @@ fn the_gemm_entry_point_takes_any_shape() {
 }
 
 #[test]
+fn the_f32_entry_point_takes_any_shape() {
+    // Every SGEMM step the chooser can pick (v11, v12 with and without splits, v13 with 1-16 rows and
+    // split K), at edge shapes and a random sweep, against the f64 reference; C poisoned before.
+    use kernel_lab::{
+        families::gemm::Shape,
+        runtime::device_check::{self, Dist, ElemKind},
+        sgemm::{SgemmPlan, gemm_f32, step_by_label},
+    };
+    let Some(gpu) = gpu_or_skip("the_f32_entry_point_takes_any_shape") else { return };
+    let seed = verify::fresh_seed();
+    let mut rng = verify::rng(seed);
+    use rand::Rng;
+    let mut shapes = vec![(1, 1, 1), (1, 4096, 4096), (3, 1000, 777), (16, 1024, 4096), (17, 33, 4099), (32, 4097, 130), (70, 130, 1030),
+                          (512, 512, 512), (127, 1031, 1024), (1000, 1000, 1000), (300, 2050, 300)];
+    for _ in 0..10 {
+        shapes.push((rng.random_range(1..600), rng.random_range(1..2000), rng.random_range(1..3000)));
+    }
+    let mut used = std::collections::BTreeSet::new();
+    for &(m, n, k) in &shapes {
+        let s = Shape::new(m, n, k).unwrap();
+        let a = device_check::random::<f32>(&gpu, m * k, ElemKind::F32, Dist::Symmetric, seed ^ 1).unwrap();
+        let b = device_check::random::<f32>(&gpu, k * n, ElemKind::F32, Dist::Symmetric, seed ^ 2).unwrap();
+        let want = kernel_lab::families::gemm::reference_f64(&gpu.download(&a).unwrap(), &gpu.download(&b).unwrap(), s);
+        let mut c = gpu.zeros::<f32>(m * n).unwrap();
+        gpu.poison(&mut c).unwrap();
+        let step = gemm_f32(&gpu, s, &a, &b, &mut c).unwrap();
+        gpu.sync_after("gemm_f32").unwrap();
+        let got: Vec<f64> = gpu.download(&c).unwrap().iter().map(|&v| v as f64).collect();
+        assert!(got.iter().all(|v| !v.is_nan()), "{s} via {}: output not fully written (seed {seed})", step.kernel.step);
+        let err = verify::rel_l2(&got, &want);
+        assert!(err <= 1e-5, "{s} via {}: rel L2 {err:.2e} (seed {seed})", step.kernel.step);
+        used.insert(step.kernel.step);
+    }
+    assert!(["v11", "v12", "v13"].iter().all(|l| used.contains(l)), "the shapes reach every chosen step: {used:?}");
+    // A forced step that cannot take the shape is refused naming the rule, before any launch.
+    let e = SgemmPlan::new(&gpu, Shape::new(8, 8, 7).unwrap(), Some(step_by_label("v10").unwrap())).err().unwrap().to_string();
+    assert!(e.contains("--config v10") && e.contains("multiples of 4"), "{e}");
+}
+
+#[test]
 fn split_k_steps_stay_correct_in_any_order() {
     // d1 needs a zeroed workspace, d2 leaves its partials in its own: run them interleaved on shapes
     // with several splits (a shared workspace once made d1 fail after d2).

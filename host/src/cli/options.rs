@@ -42,9 +42,12 @@ pub struct Options {
     pub sanitize: bool,
     /// Only these steps (`--steps hgemm:v9,h6`; the baselines always run). `None`: all.
     pub steps: Option<Vec<&'static KernelInfo>>,
-    /// The `gemm` family's forced configuration (`--config h6`); `None`: chosen per shape.
+    /// The `gemm` family's forced configuration for f16/bf16 (`--config h6`); `None`: chosen per shape.
     pub config: Option<&'static kernel_lab::steps::hgemm::Step>,
-    /// The `gemm` family's element types (`--dtype f16,bf16`; default both, or the `--config` step's).
+    /// The `gemm` family's forced SGEMM step for f32 (`--dtype f32 --config v12`); `None`: chosen.
+    pub config_f32: Option<&'static kernel_lab::steps::sgemm::Step>,
+    /// The `gemm` family's element types (`--dtype f16,bf16,f32`; default all three, or the `--config`
+    /// step's).
     pub dtypes: Vec<kernel_lab::steps::gemm::Elem>,
     /// Whether `--dtype` was given (the attention family times f16 alone by default).
     pub dtypes_given: bool,
@@ -69,9 +72,11 @@ OPTIONS:
   --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; the gemm family:
                    its sweep of decode, prefill, projection, unaligned and square shapes; --check adds
                    ragged shapes unless given)
-  --config STEP    the gemm family runs this hgemm step (h6, v10, d2, h6-bf16, …) instead of its
-                   choice per shape; shapes it cannot run say why
-  --dtype LIST     the gemm family's element types: f16, bf16 (default: both; with --config, its type)
+  --config STEP    the gemm family runs this step instead of its choice per shape: an hgemm step for
+                   f16/bf16 (h6, v10, d2, h6-bf16, …), an sgemm step for f32 (v11, v12, v13, …);
+                   shapes it cannot run say why
+  --dtype LIST     the gemm family's element types: f16, bf16, f32 (default: all three; with --config,
+                   its type)
   --steps LABELS   only these reduce/SGEMM/HGEMM/FP8 steps, as family:label (hgemm:v9,sgemm:v11) or a bare
                    label that names one step of the --family list (h6); cuBLAS always runs
   --reps N         timed repetitions per measurement, median reported (default: 50)
@@ -163,9 +168,10 @@ impl Options {
 
     /// The `gemm` family's shapes: `--gemm-sizes` if given, else its sweep (plus its check shapes under
     /// `--check`).
-    pub fn gemm_entry_run(&self) -> Result<GemmRun> {
-        use kernel_lab::families::gemm_entry::{CHECK_SHAPES, SWEEP};
-        let mut dims = if self.gemm_sizes_given { self.gemm_sizes.clone() } else { SWEEP.to_vec() };
+    pub fn gemm_entry_run(&self, elem: kernel_lab::steps::gemm::Elem) -> Result<GemmRun> {
+        use kernel_lab::families::gemm_entry::{CHECK_SHAPES, SWEEP, SWEEP_F32};
+        let sweep = if elem == kernel_lab::steps::gemm::Elem::F32 { SWEEP_F32 } else { SWEEP };
+        let mut dims = if self.gemm_sizes_given { self.gemm_sizes.clone() } else { sweep.to_vec() };
         if self.check && !self.gemm_sizes_given {
             dims.extend_from_slice(CHECK_SHAPES);
         }
@@ -219,8 +225,9 @@ impl Options {
                               warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
-                              ncu: false, sanitize: false, steps: None, config: None, dtypes: vec![], dtypes_given: false, attn_sizes: None };
+                              ncu: false, sanitize: false, steps: None, config: None, config_f32: None, dtypes: vec![], dtypes_given: false, attn_sizes: None };
         let mut steps_spec: Option<String> = None;
+        let mut config_label: Option<String> = None;
         let mut seen: Vec<String> = vec![];
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
@@ -253,14 +260,15 @@ impl Options {
                     o.gemm_sizes_given = true;
                 }
                 "--steps" => steps_spec = Some(value("--steps")?),
-                "--config" => o.config = Some(kernel_lab::gemm::step_by_label(&value("--config")?)?),
+                "--config" => config_label = Some(value("--config")?),
                 "--dtype" => {
                     use kernel_lab::steps::gemm::Elem;
                     o.dtypes_given = true;
                     o.dtypes = value("--dtype")?.split(',').map(|d| match d.trim() {
                         "f16" => Ok(Elem::F16),
                         "bf16" => Ok(Elem::Bf16),
-                        other => Err(Error::InvalidInput(format!("--dtype `{other}`: expected f16 or bf16"))),
+                        "f32" => Ok(Elem::F32),
+                        other => Err(Error::InvalidInput(format!("--dtype `{other}`: expected f16, bf16 or f32"))),
                     }).collect::<Result<_>>()?;
                 }
                 "--reps" => o.reps = number("--reps", value("--reps")?)?.max(1),
@@ -287,11 +295,29 @@ impl Options {
         for &(m, n, k) in &o.gemm_sizes {
             Shape::new(m, n, k)?;
         }
-        if o.dtypes.is_empty() {
-            o.dtypes = match o.config {
-                Some(step) => vec![step.elem],
-                None => vec![kernel_lab::steps::gemm::Elem::F16, kernel_lab::steps::gemm::Elem::Bf16],
-            };
+        {
+            // `--config` names an hgemm step for f16/bf16 and an sgemm step for f32; without `--dtype`,
+            // the hgemm ladder first (its type), then the sgemm ladder (f32).
+            use kernel_lab::steps::gemm::Elem;
+            match (&config_label, o.dtypes.is_empty()) {
+                (None, true) => o.dtypes = vec![Elem::F16, Elem::Bf16, Elem::F32],
+                (None, false) => {}
+                (Some(l), true) => match kernel_lab::gemm::step_by_label(l) {
+                    Ok(st) => (o.config, o.dtypes) = (Some(st), vec![st.elem]),
+                    Err(e16) => match kernel_lab::sgemm::step_by_label(l) {
+                        Ok(st) => (o.config_f32, o.dtypes) = (Some(st), vec![Elem::F32]),
+                        Err(e32) => return Err(Error::InvalidInput(format!("{e16}; {e32}"))),
+                    },
+                },
+                (Some(l), false) => {
+                    if o.dtypes.iter().any(|&d| d != Elem::F32) {
+                        o.config = Some(kernel_lab::gemm::step_by_label(l)?);
+                    }
+                    if o.dtypes.contains(&Elem::F32) {
+                        o.config_f32 = Some(kernel_lab::sgemm::step_by_label(l)?);
+                    }
+                }
+            }
         }
         if let Some(spec) = steps_spec {
             // Labels are resolved after every option is read: a bare label may only name one step of
@@ -357,6 +383,20 @@ mod tests {
     #[test]
     fn check_adds_ragged_shapes_unless_sizes_are_given() {
         use kernel_lab::families::hgemm::Hgemm;
+        // --config: an hgemm label sets its type; an sgemm-only label means f32; --dtype f32 takes
+        // the sgemm ladder's step of that label.
+        use kernel_lab::steps::gemm::Elem;
+        let o = parse(&["--config", "v13"]).unwrap().unwrap();
+        assert_eq!((o.dtypes.clone(), o.config_f32.map(|s| s.kernel.name), o.config.is_none()), (vec![Elem::F32], Some("sgemm_v13"), true));
+        let o = parse(&["--config", "h6-bf16"]).unwrap().unwrap();
+        assert_eq!((o.dtypes.clone(), o.config.map(|s| s.kernel.name)), (vec![Elem::Bf16], Some("hgemm_tma_v6_bf16")));
+        let o = parse(&["--dtype", "f32", "--config", "v10"]).unwrap().unwrap();
+        assert_eq!(o.config_f32.map(|s| s.kernel.name), Some("sgemm_v10"));
+        assert_eq!(parse(&[]).unwrap().unwrap().dtypes, [Elem::F16, Elem::Bf16, Elem::F32]);
+        let e = parse(&["--config", "zz"]).unwrap_err().to_string();
+        assert!(e.contains("not an f32-accumulating hgemm step") && e.contains("not an sgemm step"), "{e}");
+        assert!(parse(&["--dtype", "f32", "--config", "h6"]).unwrap_err().to_string().contains("not an sgemm step"));
+        assert!(parse(&["--dtype", "f64"]).unwrap_err().to_string().contains("f16, bf16 or f32"));
         let o = parse(&["--check"]).unwrap().unwrap();
         assert_eq!(o.gemm_run::<Hgemm>().unwrap().shapes.len(), 4 + Hgemm::CHECK_SHAPES.len());
         assert_eq!(o.reduce_run().sizes.len(), 3 + reduce::CHECK_SIZES.len());

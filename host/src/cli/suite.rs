@@ -190,12 +190,20 @@ pub fn run(o: Options) -> i32 {
     }
     if o.families.contains(&Family::Gemm) {
         for &elem in &o.dtypes {
-            let ty = if elem == kernel_lab::steps::gemm::Elem::Bf16 { "bf16" } else { "f16" };
-            let title = format!("gemm: the library's entry point (kernel_lab::gemm), {ty} in/out, f32 accumulate, configuration {} per shape; cuBLAS GemmEx {ty}/32F in the same run",
-                                o.config.map(|s| format!("forced to {}", s.kernel.step)).unwrap_or_else(|| "chosen".into()));
-            let units = o.gemm_entry_run().map(|r| r.shapes.len() * 3).unwrap_or(1);
-            let key = if ty == "bf16" { "gemm_bf16" } else { "gemm" };
-            failed |= gemm_table(key, &title, units, &|p| gemm_entry::run(&gpu, &o.gemm_entry_run()?, o.config, elem, p), &mut json);
+            use kernel_lab::steps::gemm::Elem;
+            let (ty, key) = match elem { Elem::Bf16 => ("bf16", "gemm_bf16"), Elem::F32 => ("f32", "gemm_f32"), Elem::F16 => ("f16", "gemm") };
+            let forced = if elem == Elem::F32 { o.config_f32.map(|s| s.kernel.step) } else { o.config.map(|s| s.kernel.step) };
+            let forced = forced.map(|s| format!("forced to {s}")).unwrap_or_else(|| "chosen".into());
+            let title = if elem == Elem::F32 {
+                format!("gemm: the library's f32 entry point (kernel_lab::sgemm), FFMA on CUDA cores, SGEMM step {forced} per shape; cuBLAS SGEMM without TF32 in the same run")
+            } else {
+                format!("gemm: the library's entry point (kernel_lab::gemm), {ty} in/out, f32 accumulate, configuration {forced} per shape; cuBLAS GemmEx {ty}/32F in the same run")
+            };
+            let units = o.gemm_entry_run(elem).map(|r| r.shapes.len() * 3).unwrap_or(1);
+            failed |= gemm_table(key, &title, units, &|p| match elem {
+                Elem::F32 => gemm_entry::run_f32(&gpu, &o.gemm_entry_run(elem)?, o.config_f32, p),
+                _ => gemm_entry::run(&gpu, &o.gemm_entry_run(elem)?, o.config, elem, p),
+            }, &mut json);
         }
     }
     if o.families.contains(&Family::Fp8) {
