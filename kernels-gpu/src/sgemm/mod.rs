@@ -18,6 +18,7 @@
 //! | v10 | `steps/v10_cp_async_pipeline.rs` | 3-stage cp.async pipeline, A row-major in shared memory (K, N multiples of 4) |
 //! | v11 | `steps/v11_interior_split.rs` | v9 with the interior test made once per block: a loop without bounds logic for interior blocks |
 //! | v12 | `steps/v12_split_k.rs` | v11 with K split across blocks (atomic adds into a zeroed C) when the tiles are few |
+//! | v13 | `steps/v13_skinny.rs` | small M: 16×32 strips, B streamed once, K split across the block's threads, sums met in shared memory |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!
