@@ -126,8 +126,21 @@ pub const BK_WIDE: u32 = 16;
 
 /// v7+'s transposed A tile: `BK_WIDE × BM`, stride 132 (as [`a_tile_t_padded`]).
 pub const fn a_tile_t_wide() -> Padded {
-    Padded { rows: BK_WIDE, cols: BM, stride: BM + 4 }
+    a_tile_t_wide_rows(BM)
 }
+
+/// The transposed A tile of a block with `rows` rows of C (v14: 64): `BK_WIDE × rows`, stride
+/// `rows + 4` — `≡ 4 (mod 32)` words for 64 and 128 alike, so the loader's transposed stores and the
+/// fragment reads hit the same banks as v7's (`word(k, m) = k·(rows+4) + m`, bank `4k + m mod 32`).
+pub const fn a_tile_t_wide_rows(rows: u32) -> Padded {
+    Padded { rows: BK_WIDE, cols: rows, stride: rows + 4 }
+}
+
+/// v14: rows of C per block (and threads = `2 · V14_ROWS`: 4 warps of the v9 warp tiling).
+pub const V14_ROWS: u32 = 64;
+
+/// v14's split rule `(blocks per SM, shallowest split)`: 128-thread blocks, three per SM.
+pub const V14_SPLIT: (u32, u32) = (3, 256);
 
 /// v7+'s B tile: `BK_WIDE × BN`.
 pub const fn b_tile_wide() -> Padded {

@@ -182,6 +182,12 @@ mod tests {
         assert_eq!(sgemm::launch(&V2, s).unwrap().st.conflicts, 1_835_008);
         assert_eq!(sgemm::launch(&V3, s).unwrap().st.conflicts, 0);
         assert!(sgemm::launch(&V0, s).is_none());
+        // v14 (64-row tiles, 4 warps): per tile half of v11's fragment loads and A stores, the same B
+        // stores, and the same wavefronts per instruction (stride 68 ≡ 132 mod 32).
+        let (l11, s11) = sgemm::per_tile(&crate::steps::sgemm::V11).unwrap();
+        let (l14, s14) = sgemm::per_tile(&crate::steps::sgemm::V14).unwrap();
+        assert_eq!((2 * l14.instructions, 2 * l14.wavefronts), (l11.instructions, l11.wavefronts));
+        assert_eq!(s14.wavefronts - s14.ideal, s11.wavefronts - s11.ideal, "v14's stores conflict exactly as v11's");
         // v13's once-per-block sums: conflict-free stores and loads (one wavefront per 8 lanes' float4s).
         for rows in [1, 4, 8, 16] {
             let (ld, st) = sgemm::skinny_block(rows);
@@ -270,13 +276,19 @@ pub mod sgemm {
                 }
             }
             Trace::Vec4 { wide, warp_tile } => {
-                let (la, lb) = if wide { (a_tile_t_wide(), b_tile_wide()) } else { (a_tile_t_padded(), b_tile()) };
+                // The block's rows (128; v14: 64) and its threads (two per row: 8 or 4 warps).
+                let rows = if wide { step.grid.tile().0 } else { BM };
+                let threads = 2 * rows;
+                let (la, lb) = if wide { (a_tile_t_wide_rows(rows), b_tile_wide()) } else { (a_tile_t_padded(), b_tile()) };
                 let kstep = if wide { BK_WIDE } else { BK };
                 for i in 0..kstep / 8 {
                     for c in 0..4 {
-                        st = st.add(per_warp(THREADS, 4, Op::Store, |tid| w(&la, (tid % 2) * 4 + 8 * i + c, tid / 2)));
+                        st = st.add(per_warp(threads, 4, Op::Store, |tid| w(&la, (tid % 2) * 4 + 8 * i + c, tid / 2)));
                     }
-                    st = st.add(per_warp(THREADS, 16, Op::Store, |tid| w(&lb, tid / 32 + 8 * i, (tid % 32) * 4)));
+                }
+                // B: `kstep · BN / 4` float4s, `threads` at a time, k rows `threads / 32` apart.
+                for i in 0..kstep * BN / 4 / threads {
+                    st = st.add(per_warp(threads, 16, Op::Store, |tid| w(&lb, tid / 32 + threads / 32 * i, (tid % 32) * 4)));
                 }
                 let (row, col): (fn(u32, u32) -> u32, fn(u32, u32) -> u32) = if warp_tile {
                     (warp_tile_row, warp_tile_col)
@@ -285,8 +297,8 @@ pub mod sgemm {
                 };
                 for kk in 0..kstep {
                     for h in 0..2 {
-                        ld = ld.add(per_warp(THREADS, 16, Op::Load, |tid| w(&la, kk, row(tid, h))));
-                        ld = ld.add(per_warp(THREADS, 16, Op::Load, |tid| w(&lb, kk, col(tid, h))));
+                        ld = ld.add(per_warp(threads, 16, Op::Load, |tid| w(&la, kk, row(tid, h))));
+                        ld = ld.add(per_warp(threads, 16, Op::Load, |tid| w(&lb, kk, col(tid, h))));
                     }
                 }
             }

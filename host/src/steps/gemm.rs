@@ -165,10 +165,14 @@ impl<T> GemmStep<T> {
                 let max = if self.args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
                 layout::hgemm::decode_split_with(m, n, k, sms, rows, blocks_per_sm, max)
             }
-            // SGEMM v12 (128×128 tiles, 16-deep stages) or v13 (16×32 strips, 128-k passes).
+            // SGEMM v12 (128×128 tiles, 16-deep stages), v14 (64×128) or v13 (16×32 strips, 128-k passes).
             Grid::TilesSplitK { rows, cols } if (rows, cols) == (layout::sgemm::BM, layout::sgemm::BN) => {
                 let (b, d) = crate::runtime::tuning::sgemm_split();
                 layout::sgemm::split_k_with(m, n, k, sms, b, d)
+            }
+            Grid::TilesSplitK { rows, cols } if (rows, cols) == (layout::sgemm::V14_ROWS, layout::sgemm::BN) => {
+                let (b, d) = layout::sgemm::V14_SPLIT;
+                layout::sgemm::split_k_tiles(m, n, k, sms, rows, cols, b, d, layout::sgemm::BK_WIDE)
             }
             Grid::TilesSplitK { rows, cols } => {
                 let (b, d) = layout::sgemm::SKINNY_SPLIT;

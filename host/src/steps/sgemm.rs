@@ -1,5 +1,5 @@
 //! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
-use layout::sgemm::{BM, BN, SKINNY_COLS, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+use layout::sgemm::{BM, BN, V14_ROWS, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
@@ -134,5 +134,16 @@ pub const V13: Step = GemmStep {
         "small M: 16x32 strips of C, B streamed once with 256 threads splitting K, sums met in shared memory"))
 };
 
+/// v14's stage: A transposed with 64 rows (stride 68), the 16×128 B tile.
+const STAGE_V14: u32 = 4 * stage_words(&a_tile_t_wide_rows(V14_ROWS), &b_tile_wide());
+
+pub const V14: Step = {
+    let mut s = step("sgemm_v14", "v14", 2 * V14_ROWS, 2 * STAGE_V14, Grid::TilesSplitK { rows: V14_ROWS, cols: BN }, Trace::Vec4 { wide: true, warp_tile: true },
+        PtxCheck { has: &["red.relaxed.gpu.global.add.f32"], ..VEC4 }, "v12 with 64x128 tiles and 128 threads: three blocks per SM, no rows past M at M = 64");
+    s.args = Args::PointersSplitK;
+    s.kernel.launch_bounds = bounds_min(2 * V14_ROWS, 3);
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14];

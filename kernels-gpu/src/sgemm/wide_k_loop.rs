@@ -19,7 +19,7 @@ fn outer_product(acc: &mut [[f32; 8]; 8], (a, b): &([f32; 8], [f32; 8])) {
     }
 }
 use layout::Layout;
-use layout::sgemm::{BK_WIDE, BM, BN, a_tile_t_wide, b_tile_wide, stage_words};
+use layout::sgemm::{BK_WIDE, BM, BN, a_tile_t_wide_rows, b_tile_wide, stage_words};
 
 /// One block's tile `(bm, bn)` of `C = A · B`.
 ///
@@ -29,7 +29,7 @@ use layout::sgemm::{BK_WIDE, BM, BN, a_tile_t_wide, b_tile_wide, stage_words};
 #[inline(always)]
 pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
     // SAFETY: forwarded; `Interior::Runtime` decides per block, as every step up to v9 did.
-    unsafe { block_tile_as::<F, { Interior::RUNTIME }, false>(a, b, c, m, n, k, bm, bn, 0, k) }
+    unsafe { block_tile_as::<F, { Interior::RUNTIME }, false, BM>(a, b, c, m, n, k, bm, bn, 0, k) }
 }
 
 /// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
@@ -45,26 +45,32 @@ impl Interior {
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
-/// guarantees what the run-time test checks (`m0 + 128 ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`).
+/// guarantees what the run-time test checks (`m0 + ROWS ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`).
 /// Over the K range `k_begin .. k_end` (v7–v11: `0 .. K`), the results stored (`ADD = false`) or added
-/// to C with `red.global.add.f32` (`ADD = true`: v12's split-K, C zeroed before the launch).
+/// to C with `red.global.add.f32` (`ADD = true`: v12's split-K, C zeroed before the launch). The block
+/// computes `ROWS × 128` of C with `2·ROWS` threads: `ROWS = 128` (v7–v12: 8 warps) or 64 (v14: the
+/// first 4 warps of the same warp tiling; B's 16×128 stage then takes 4 float4 loads per thread, not 2).
 ///
 /// # Safety
-/// As [`block_tile`], plus that guarantee for `MODE == Interior::YES` (and `k_end % 16 == 0` then);
-/// `k_begin % 16 == 0`, `k_begin < k_end <= K`; with `ADD`, nothing but these adds touches C meanwhile.
+/// As [`block_tile`] with `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of shared memory,
+/// plus that guarantee for `MODE == Interior::YES` (and `k_end % 16 == 0` then); `k_begin % 16 == 0`,
+/// `k_begin < k_end <= K`; with `ADD`, nothing but these adds touches C meanwhile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
-                                                                              bm: u32, bn: u32, k_begin: u32, k_end: u32) {
-    let (la, lb) = (a_tile_t_wide(), b_tile_wide());
+pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, const ROWS: u32>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
+                                                                                               bm: u32, bn: u32, k_begin: u32, k_end: u32) {
+    let (la, lb) = (a_tile_t_wide_rows(ROWS), b_tile_wide());
     let stage = stage_words(&la, &lb);
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());
     let tid = thread_idx_x();
-    let (m0, n0) = (bm * BM, bn * BN);
+    let (m0, n0) = (bm * ROWS, bn * BN);
     // Loader mapping: float4 `i` (0, 1) of A is rows `tid / 2`, k `(tid % 2)·4 + 8·i` (as v5, whose
-    // transposed stores hit 32 distinct banks); of B, k `tid / 32 + 8·i`, columns `(tid % 32)·4`.
+    // transposed stores hit 32 distinct banks); of B, k `tid / 32 + (threads/32)·i` (i < 512/threads),
+    // columns `(tid % 32)·4`.
     let (am, ak) = (tid / 2, (tid % 2) * 4);
     let (bk, bn4) = (tid / 32, (tid % 32) * 4);
+    // B float4s per thread and the k between them: 2 and 8 (256 threads), 4 and 4 (128).
+    let (b_loads, b_step) = ((BK_WIDE * BN / 4) / (2 * ROWS), 2 * ROWS / 32);
     let sa = |s: u32| base + 4 * s * stage;
     let sb = |s: u32| base + 4 * (s * stage + la.rows * la.stride);
     let mut acc = [[0.0f32; 8]; 8];
@@ -77,25 +83,34 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool>(
         let interior = match MODE {
             Interior::YES => true,
             Interior::NO => false,
-            _ => m0 + BM <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
+            _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
-        let fetch = |k0: u32| -> [[f32; 4]; 4] {
+        // A's two float4s, then B's `b_loads` (entries past it stay zero and unused: 256 threads use 2).
+        let fetch = |k0: u32| -> [[f32; 4]; 6] {
+            let mut v = [[0.0f32; 4]; 6];
             if interior {
                 let ga = a.add((m0 + am) as usize * k as usize + (k0 + ak) as usize);
                 let gb = b.add((k0 + bk) as usize * n as usize + (n0 + bn4) as usize);
-                [ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)),
-                 ld_global_nc_v4_f32(gb), ld_global_nc_v4_f32(gb.add(8 * n as usize))]
+                (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
+                for i in 0..b_loads {
+                    v[2 + i as usize] = ld_global_nc_v4_f32(gb.add((b_step * i) as usize * n as usize));
+                }
             } else {
-                [load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k),
-                 load4_or_zero(b, k0 + bk, n0 + bn4, k_end, n, n), load4_or_zero(b, k0 + bk + 8, n0 + bn4, k_end, n, n)]
+                (v[0], v[1]) = (load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k));
+                for i in 0..b_loads {
+                    v[2 + i as usize] = load4_or_zero(b, k0 + bk + b_step * i, n0 + bn4, k_end, n, n);
+                }
             }
+            v
         };
-        let store = |s: u32, v: [[f32; 4]; 4]| {
+        let store = |s: u32, v: [[f32; 4]; 6]| {
             for i in 0..2u32 {
                 for c in 0..4u32 {
                     shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
                 }
-                shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + 8 * i, bn4), v[2 + i as usize]);
+            }
+            for i in 0..b_loads {
+                shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + b_step * i, bn4), v[2 + i as usize]);
             }
         };
         // Byte offsets of this thread's fragments at k = 0; step kk adds whole rows (`offset(kk, x) =
@@ -117,7 +132,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool>(
         let mut k0 = k_begin;
         while k0 < k_end {
             let next = k0 + BK_WIDE;
-            let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; 4] };
+            let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; 6] };
             // Ping-pong: set 0 holds even steps, set 1 odd steps; each is read one step ahead.
             let mut f0 = frag(cur, 0);
             unroll8!(p => {
