@@ -33,12 +33,12 @@ use crate::{
 /// cuBLAS; at 32 v13 had 73%, v12 40%).
 pub const SKINNY_MAX_M: usize = 32;
 
-/// Whether v14's grid (64×128 tiles × splits) would fill under a quarter of the `sms` SMs.
+/// Whether v14's grid (64×128 tiles × splits) would fill under half of the `sms` SMs.
 pub fn v14_starves(s: Shape, sms: u32) -> bool {
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
     let tiles = m.div_ceil(layout::sgemm::V14_ROWS) as u64 * n.div_ceil(layout::sgemm::BN) as u64;
     let (splits, _) = steps::V14.split_k(m, n, k, sms, 1);
-    4 * tiles * (splits as u64) < sms as u64
+    2 * tiles * (splits as u64) < sms as u64
 }
 
 /// The default SGEMM step for `s` on a GPU with `sms` SMs (the module doc gives the measurements).
@@ -123,13 +123,14 @@ mod tests {
     fn the_choice_follows_the_measured_ranges() {
         for (m, n, k, want) in [
             (1, 4096, 4096, "v13"), (16, 4096, 4096, "v13"), (32, 4096, 4096, "v13"), (16, 14336, 4096, "v13"), (1, 4096, 14336, "v13"),
-            (512, 512, 512, "v14"), (64, 4096, 4096, "v14"), (128, 4096, 4096, "v14"), (256, 4096, 4096, "v14"),
+            (512, 512, 512, "v13"), (768, 768, 768, "v14"), (48, 4096, 4096, "v14"), (64, 4096, 4096, "v14"), (128, 4096, 4096, "v14"), (256, 4096, 4096, "v14"),
             (127, 8191, 1024, "v14"), (1000, 1000, 1000, "v14"), (1024, 1024, 1024, "v14"), (300, 300, 200, "v13"),
             (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"),
         ] {
             assert_eq!(label(m, n, k), want, "{m}x{n}x{k}");
         }
-        assert!(!v14_starves(Shape::new(512, 512, 512).unwrap(), 132), "32 tiles x 2 splits = 64 blocks");
+        assert!(v14_starves(Shape::new(512, 512, 512).unwrap(), 132), "32 tiles x 2 splits = 64 blocks");
+        assert!(!v14_starves(Shape::new(768, 768, 768).unwrap(), 132), "72 tiles");
         assert!(v14_starves(Shape::new(300, 300, 200).unwrap(), 132), "15 tiles, K too short to split");
     }
 

@@ -42,10 +42,15 @@ impl Interior {
     pub(crate) const YES: u8 = 1;
     /// Known edge: every load predicated (v11's ragged blocks).
     pub(crate) const NO: u8 = 2;
+    /// The tile is inside and K, N are multiples of 4, but the K range ends off a 16-k stage (v14 at
+    /// K = 1000): every full stage unpredicated, the last partial one predicated (one uniform test
+    /// per stage, `k0 + 16 ≤ k_end`).
+    pub(crate) const K_TAIL: u8 = 3;
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
-/// guarantees what the run-time test checks (`m0 + ROWS ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`).
+/// guarantees what the run-time test checks (`m0 + ROWS ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`);
+/// with `K_TAIL`, the same with `K % 4 == 0` in place of `K % 16 == 0` (and any `k_end`).
 /// Over the K range `k_begin .. k_end` (v7–v11: `0 .. K`), the results stored (`ADD = false`) or added
 /// to C with `red.global.add.f32` (`ADD = true`: v12's split-K, C zeroed before the launch). The block
 /// computes `ROWS × 128` of C with `2·ROWS` threads: `ROWS = 128` (v7–v12: 8 warps) or 64 (v14: the
@@ -53,7 +58,7 @@ impl Interior {
 ///
 /// # Safety
 /// As [`block_tile`] with `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of shared memory,
-/// plus that guarantee for `MODE == Interior::YES` (and `k_end % 16 == 0` then); `k_begin % 16 == 0`,
+/// plus that guarantee for `MODE == Interior::YES` (and `k_end % 16 == 0` then) or `K_TAIL`; `k_begin % 16 == 0`,
 /// `k_begin < k_end <= K`; with `ADD`, nothing but these adds touches C meanwhile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -81,14 +86,15 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
     unsafe {
         // Uniform per block: the tile and the whole K range are inside and 16-byte aligned.
         let interior = match MODE {
-            Interior::YES => true,
+            Interior::YES | Interior::K_TAIL => true,
             Interior::NO => false,
             _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
         // A's two float4s, then B's `b_loads` (entries past it stay zero and unused: 256 threads use 2).
         let fetch = |k0: u32| -> [[f32; 4]; 6] {
             let mut v = [[0.0f32; 4]; 6];
-            if interior {
+            // K_TAIL: a stage is unpredicated when it ends inside the K range (uniform per block).
+            if interior && (MODE != Interior::K_TAIL || k0 + BK_WIDE <= k_end) {
                 let ga = a.add((m0 + am) as usize * k as usize + (k0 + ak) as usize);
                 let gb = b.add((k0 + bk) as usize * n as usize + (n0 + bn4) as usize);
                 (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));

@@ -12,6 +12,13 @@
 //! three 128-thread blocks (12 warps).
 //! Predicted (H100): 64×4096² ~1.6× v12 (≈ 80–85% of cuBLAS); 128–256 × 4096², 127×8191×1024, 1000³
 //! 1.05–1.15× v12 (more warps per SM); 2048³ and above: below v11 (v11 stays).
+//! Measured (`results/2026-11-23-h100-session10/call3-v14`): 64×4096² **1.67× v12 (51 → 85%)**, 128 /
+//! 256 / 512 × 4096² 75 → 86%, 78 → 90%, 82 → 93%, 48×4096² 83% (v13 66%); but 127×8191×1024 72%
+//! (v12 72%), 1000³ 71% (v12 73%), 1024³ 87% (89%): there every block ran the predicated loop.
+//!
+//! Second change (`Interior::K_TAIL`): a tile inside M and N with K a multiple of 4 but not of 16 (K =
+//! 1000) ran every load predicated, because the K range ends off a 16-k stage; now only that last
+//! stage is predicated. Predicted: 1000³ 71% → ≈ 85% (1024³, all unpredicated, has 87%).
 use super::frag_map::WarpTiled;
 use super::wide_k_loop::{Interior, block_tile_as};
 use crate::launch_bounds::launch_bounds;
@@ -33,16 +40,23 @@ pub unsafe extern "ptx-kernel" fn sgemm_v14(a: *const f32, b: *const f32, c: *mu
     let (bm, bn) = grouped_block(ty * grid_n + block_idx_x(), tiles_m, grid_n, GROUP);
     let k_begin = split * k_split;
     let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
-    let interior = bm * ROWS + ROWS <= m && bn * BN + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0;
+    let inside = bm * ROWS + ROWS <= m && bn * BN + BN <= n && n % 4 == 0;
+    let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
+        (true, true, _) => Interior::YES,
+        (true, false, true) => Interior::K_TAIL,
+        _ => Interior::NO,
+    };
     // SAFETY: as v12 with 64-row tiles (block_tile_as's contract for ROWS = 64: 128 threads, the shared
-    // memory above); `Interior::YES` only when the test above holds; with several splits every block
-    // only adds to C.
+    // memory above); `YES` and `K_TAIL` only when the tests above give what they need; with several
+    // splits every block only adds to C.
     unsafe {
-        match (interior, splits > 1) {
-            (true, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (false, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (true, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (false, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+        match (mode, splits > 1) {
+            (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, false, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
 }
