@@ -7,16 +7,17 @@
 //! ```
 //!
 //! **The choice** ([`default_step`], CPU-tested) is a function of the shape and the SM count, from
-//! one held-timing run of v11, v12 and v13 at 17 shapes on an H100 (`results/2026-11-23-h100-session10/
-//! call1-v13`):
+//! held-timing runs of v11–v14 on an H100 (`results/2026-11-23-h100-session10/`, calls 1, 3, 4):
 //! * `v13` (16×32 strips, B streamed once, K split inside the block) for `M ≤` [`SKINNY_MAX_M`]: 1 / 4 /
-//!   16 × 4096² at 100% / 246% / 212% of cuBLAS, 1–16 × 4096×14336 100–111%, 1–16 × 14336×4096 91–92%,
-//!   32 × 4096² 73% (v12 40%); and where v12's grid would leave more than three quarters of the SMs
-//!   idle ([`v12_starves`]: 512³, 32 blocks, v13 70% against v12's 44%).
-//! * `v12` (128×128 tiles, K split across blocks into a zeroed C) where the tiles are fewer than the
-//!   SMs (`layout::sgemm::split_k` gives more than one split): 1024³ 87% (v11 57%), 1000³ 73% (48%),
-//!   127×8191×1024 73% (47%), 128 / 256 × 4096² 75% / 78% (v13 45%).
-//! * `v11` otherwise (the tiles fill the GPU: 2048³ and 4096³ 91%; v12 at one block per SM 70–72%).
+//!   16 × 4096² at 101% / 244% / 213% of cuBLAS, 1–16 × 4096×14336 100–112%, 1–16 × 14336×4096 91–92%,
+//!   32 × 4096² 72–73% (v14 68%, v12 40%); and where v14's grid would fill under half the SMs
+//!   ([`v14_starves`]: 512³, 64 blocks: v13 69% against v14's 66%).
+//! * `v14` (64×128 tiles, 128 threads, three blocks per SM, K split into a zeroed C) for `M ≤`
+//!   [`HALF_TILE_MAX_M`] where the 128×128 tiles are fewer than the SMs: 48 / 64 / 128 / 256 / 512 ×
+//!   4096² at 83 / 84–85 / 84–86 / 89–90 / 93% (v12 51 / 51 / 75 / 78 / 82%).
+//! * `v12` (128×128 tiles, K split) where those tiles are few enough to split and M is larger: 1000³
+//!   73%, 1024³ 88–89% (v14 71–74%, 85–87%).
+//! * `v11` otherwise (the tiles fill the GPU: 2048³ and 4096³ 91%).
 //!
 //! Every step takes every shape (edges predicated), so nothing is padded; a forced step that cannot take
 //! the shape (v10: K and N multiples of 4) is refused naming the rule.
@@ -29,9 +30,14 @@ use crate::{
     steps::sgemm::{self as steps, Step},
 };
 
-/// The largest M [`default_step`] gives to `v13` by M alone (at 64, v13 and v12 both ran at 51% of
-/// cuBLAS; at 32 v13 had 73%, v12 40%).
+/// The largest M [`default_step`] gives to `v13` by M alone (at 32 v13 had 72–73% of cuBLAS, v14 68%,
+/// v12 40%; at 48 v14 83%, v13 66%).
 pub const SKINNY_MAX_M: usize = 32;
+
+/// The largest M [`default_step`] gives to `v14` (64×128 tiles) rather than `v12` (128×128) when the
+/// 128×128 tiles are fewer than the SMs: v14 won at M = 48–512 on 4096² (83–93% against v12's 51–82%),
+/// v12 at 1000³ / 1024³ (73–89% against 71–87%; `call3-v14`, `call4-k-tail`).
+pub const HALF_TILE_MAX_M: usize = 512;
 
 /// Whether v14's grid (64×128 tiles × splits) would fill under half of the `sms` SMs.
 pub fn v14_starves(s: Shape, sms: u32) -> bool {
@@ -44,10 +50,13 @@ pub fn v14_starves(s: Shape, sms: u32) -> bool {
 /// The default SGEMM step for `s` on a GPU with `sms` SMs (the module doc gives the measurements).
 pub fn default_step(s: Shape, sms: u32) -> &'static Step {
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
+    let tiles_128 = m.div_ceil(layout::sgemm::BM) as u64 * n.div_ceil(layout::sgemm::BN) as u64;
     if s.m <= SKINNY_MAX_M || v14_starves(s, sms) {
         &steps::V13
-    } else if steps::V12.split_k(m, n, k, sms, 1).0 > 1 {
+    } else if s.m <= HALF_TILE_MAX_M && tiles_128 < sms as u64 {
         &steps::V14
+    } else if steps::V12.split_k(m, n, k, sms, 1).0 > 1 {
+        &steps::V12
     } else {
         &steps::V11
     }
@@ -123,8 +132,8 @@ mod tests {
     fn the_choice_follows_the_measured_ranges() {
         for (m, n, k, want) in [
             (1, 4096, 4096, "v13"), (16, 4096, 4096, "v13"), (32, 4096, 4096, "v13"), (16, 14336, 4096, "v13"), (1, 4096, 14336, "v13"),
-            (512, 512, 512, "v13"), (768, 768, 768, "v14"), (48, 4096, 4096, "v14"), (64, 4096, 4096, "v14"), (128, 4096, 4096, "v14"), (256, 4096, 4096, "v14"),
-            (127, 8191, 1024, "v14"), (1000, 1000, 1000, "v14"), (1024, 1024, 1024, "v14"), (300, 300, 200, "v13"),
+            (512, 512, 512, "v13"), (768, 768, 768, "v12"), (48, 4096, 4096, "v14"), (64, 4096, 4096, "v14"), (128, 4096, 4096, "v14"), (256, 4096, 4096, "v14"),
+            (127, 8191, 1024, "v14"), (1000, 1000, 1000, "v12"), (1024, 1024, 1024, "v12"), (512, 4096, 4096, "v14"), (300, 300, 200, "v13"),
             (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"),
         ] {
             assert_eq!(label(m, n, k), want, "{m}x{n}x{k}");

@@ -312,7 +312,7 @@ fn the_gemm_entry_point_takes_any_shape() {
 
 #[test]
 fn the_f32_entry_point_takes_any_shape() {
-    // Every SGEMM step the chooser can pick (v11, v14 with and without splits, v13 with 1-16 rows and
+    // Every SGEMM step the chooser can pick (v11; v12 and v14 with split K; v13 with 1-16 rows and
     // split K), at edge shapes and a random sweep, against the f64 reference; C poisoned before.
     use kernel_lab::{
         families::gemm::Shape,
@@ -344,7 +344,7 @@ fn the_f32_entry_point_takes_any_shape() {
         assert!(err <= 1e-5, "{s} via {}: rel L2 {err:.2e} (seed {seed})", step.kernel.step);
         used.insert(step.kernel.step);
     }
-    assert!(["v11", "v13", "v14"].iter().all(|l| used.contains(l)), "the shapes reach every chosen step: {used:?}");
+    assert!(["v11", "v12", "v13", "v14"].iter().all(|l| used.contains(l)), "the shapes reach every chosen step: {used:?}");
     // A forced step that cannot take the shape is refused naming the rule, before any launch.
     let e = SgemmPlan::new(&gpu, Shape::new(8, 8, 7).unwrap(), Some(step_by_label("v10").unwrap())).err().unwrap().to_string();
     assert!(e.contains("--config v10") && e.contains("multiples of 4"), "{e}");

@@ -40,11 +40,11 @@ pub const SWEEP: &[(usize, usize, usize)] = &[
 pub const CHECK_SHAPES: &[(usize, usize, usize)] = &[(1, 1, 1), (7, 13, 1), (1, 4095, 4095), (127, 1, 129), (257, 263, 269), (33, 4096, 40), (1031, 1033, 1039)];
 
 /// The f32 sweep (`--dtype f32` without `--gemm-sizes`): decode and small prefill on 4096² weights
-/// (M = 1 … 256), the 7B projections at M = 1 and 16, a skinny and the odd and small squares where
+/// (M = 1 … 512), the 7B projections at M = 1 and 16, a skinny and the odd and small squares where
 /// SGEMM's 128×128 tiles are few (127×8191×1024, 512³, 1000³, 1024³), and 2048³, 4096³.
 pub const SWEEP_F32: &[(usize, usize, usize)] = &[
     (1, 4096, 4096), (4, 4096, 4096), (16, 4096, 4096), (32, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (256, 4096, 4096),
-    (1, 14336, 4096), (16, 14336, 4096), (1, 4096, 14336), (16, 4096, 14336),
+    (512, 4096, 4096), (1, 14336, 4096), (16, 14336, 4096), (1, 4096, 14336), (16, 4096, 14336),
     (127, 8191, 1024), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
 ];
 
