@@ -22,7 +22,7 @@
 //! Measured (H100, `results/2026-11-23-h100-session10/`, interleaved with cuBLAS, held timing): M = 1,
 //! 4, 16 × 4096² at 101%, 244%, 213% of cuBLAS (91%, 88%, 65% of the copy bandwidth: right at M ≤ 4,
 //! short at 16); 1–16 × 4096×14336 100–113%, 1–16 × 14336×4096 91–92%; but M = 32 72% and M = 64 51%
-//! (v12 also 51%), 128–256 × 4096² 45% — the prediction held for decode and failed from M = 32 on,
+//! (v12 also 51%; v14 then took 48 ≤ M), 128–256 × 4096² 45% — the prediction held for decode and failed from M = 32 on,
 //! where the row groups re-read B and one block per SM (ptxas wants 240 registers for 16 rows: capped
 //! at 128 it spilled 300–800 bytes) leaves 8 warps to hide it.
 use super::elementwise::{add4_if, fma, load4_or_zero, store4_if};
