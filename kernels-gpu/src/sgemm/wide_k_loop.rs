@@ -29,7 +29,7 @@ use layout::sgemm::{BK_WIDE, BM, BN, a_tile_t_wide_rows, b_tile_wide, stage_word
 #[inline(always)]
 pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
     // SAFETY: forwarded; `Interior::Runtime` decides per block, as every step up to v9 did.
-    unsafe { block_tile_as::<F, { Interior::RUNTIME }, false, BM>(a, b, c, m, n, k, bm, bn, 0, k) }
+    unsafe { block_tile_as::<F, { Interior::RUNTIME }, false, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k) }
 }
 
 /// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
@@ -62,7 +62,7 @@ impl Interior {
 /// `k_begin < k_end <= K`; with `ADD`, nothing but these adds touches C meanwhile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, const ROWS: u32>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
+pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
                                                                                                bm: u32, bn: u32, k_begin: u32, k_end: u32) {
     let (la, lb) = (a_tile_t_wide_rows(ROWS), b_tile_wide());
     let stage = stage_words(&la, &lb);
@@ -74,8 +74,10 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
     // columns `(tid % 32)·4`.
     let (am, ak) = (tid / 2, (tid % 2) * 4);
     let (bk, bn4) = (tid / 32, (tid % 32) * 4);
-    // B float4s per thread and the k between them: 2 and 8 (256 threads), 4 and 4 (128).
+    // B float4s per thread and the k between them: 2 and 8 (256 threads), 4 and 4 (128). `LOADS` (the
+    // fetched float4s: A's 2 and B's) is a parameter so each size's arrays are exactly that long.
     let (b_loads, b_step) = ((BK_WIDE * BN / 4) / (2 * ROWS), 2 * ROWS / 32);
+    const { assert!(LOADS == 2 + ((BK_WIDE * BN / 4) / (2 * ROWS)) as usize, "LOADS = 2 + B's float4s per thread") };
     let sa = |s: u32| base + 4 * s * stage;
     let sb = |s: u32| base + 4 * (s * stage + la.rows * la.stride);
     let mut acc = [[0.0f32; 8]; 8];
@@ -90,32 +92,45 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
             Interior::NO => false,
             _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
-        // A's two float4s, then B's `b_loads` (entries past it stay zero and unused: 256 threads use 2).
-        let fetch = |k0: u32| -> [[f32; 4]; 6] {
-            let mut v = [[0.0f32; 4]; 6];
+        // A's two float4s, then B's `b_loads`. The 256-thread case is written out as v7 wrote it: the
+        // loop form changed LLVM's address hoisting enough that ptxas spilled v7/v9 at 128 registers.
+        let fetch = |k0: u32| -> [[f32; 4]; LOADS] {
+            let mut v = [[0.0f32; 4]; LOADS];
             // K_TAIL: a stage is unpredicated when it ends inside the K range (uniform per block).
-            if interior && (MODE != Interior::K_TAIL || k0 + BK_WIDE <= k_end) {
+            let unpredicated = if MODE == Interior::K_TAIL { k0 + BK_WIDE <= k_end } else { interior };
+            if unpredicated {
                 let ga = a.add((m0 + am) as usize * k as usize + (k0 + ak) as usize);
                 let gb = b.add((k0 + bk) as usize * n as usize + (n0 + bn4) as usize);
-                (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
-                for i in 0..b_loads {
-                    v[2 + i as usize] = ld_global_nc_v4_f32(gb.add((b_step * i) as usize * n as usize));
+                if LOADS == 4 {
+                    (v[0], v[1], v[2], v[3]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)),
+                                                ld_global_nc_v4_f32(gb), ld_global_nc_v4_f32(gb.add(8 * n as usize)));
+                } else {
+                    (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
+                    for i in 0..b_loads {
+                        v[2 + i as usize] = ld_global_nc_v4_f32(gb.add((b_step * i) as usize * n as usize));
+                    }
                 }
             } else {
-                (v[0], v[1]) = (load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k));
-                for i in 0..b_loads {
-                    v[2 + i as usize] = load4_or_zero(b, k0 + bk + b_step * i, n0 + bn4, k_end, n, n);
+                if LOADS == 4 {
+                    (v[0], v[1], v[2], v[3]) = (load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k),
+                                                load4_or_zero(b, k0 + bk, n0 + bn4, k_end, n, n), load4_or_zero(b, k0 + bk + 8, n0 + bn4, k_end, n, n));
+                } else {
+                    (v[0], v[1]) = (load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k));
+                    for i in 0..b_loads {
+                        v[2 + i as usize] = load4_or_zero(b, k0 + bk + b_step * i, n0 + bn4, k_end, n, n);
+                    }
                 }
             }
             v
         };
-        let store = |s: u32, v: [[f32; 4]; 6]| {
+        let store = |s: u32, v: [[f32; 4]; LOADS]| {
             for i in 0..2u32 {
                 for c in 0..4u32 {
                     shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
                 }
+                shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + b_step * i, bn4), v[2 + i as usize]);
             }
-            for i in 0..b_loads {
+            for i in 2..b_loads {
                 shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + b_step * i, bn4), v[2 + i as usize]);
             }
         };
@@ -138,7 +153,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
         let mut k0 = k_begin;
         while k0 < k_end {
             let next = k0 + BK_WIDE;
-            let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; 6] };
+            let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; LOADS] };
             // Ping-pong: set 0 holds even steps, set 1 odd steps; each is read one step ahead.
             let mut f0 = frag(cur, 0);
             unroll8!(p => {

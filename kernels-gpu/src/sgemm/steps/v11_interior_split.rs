@@ -32,9 +32,9 @@ pub unsafe extern "ptx-kernel" fn sgemm_v11(a: *const f32, b: *const f32, c: *mu
     // holds for this block.
     unsafe {
         if interior {
-            block_tile_as::<WarpTiled, { Interior::YES }, false, BM>(a, b, c, m, n, k, bm, bn, 0, k)
+            block_tile_as::<WarpTiled, { Interior::YES }, false, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
         } else {
-            block_tile_as::<WarpTiled, { Interior::NO }, false, BM>(a, b, c, m, n, k, bm, bn, 0, k)
+            block_tile_as::<WarpTiled, { Interior::NO }, false, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
         }
     }
 }

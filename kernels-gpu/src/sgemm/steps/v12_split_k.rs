@@ -38,10 +38,10 @@ pub unsafe extern "ptx-kernel" fn sgemm_v12(a: *const f32, b: *const f32, c: *mu
     // `Interior::YES` only when the test above holds; with several splits every block only adds to C.
     unsafe {
         match (interior, splits > 1) {
-            (true, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, BM>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (false, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, BM>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (true, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, BM>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (false, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, BM>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (true, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (false, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (true, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (false, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
 }

@@ -51,12 +51,12 @@ pub unsafe extern "ptx-kernel" fn sgemm_v14(a: *const f32, b: *const f32, c: *mu
     // splits every block only adds to C.
     unsafe {
         match (mode, splits > 1) {
-            (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, false, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, false, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
 }
