@@ -26,10 +26,12 @@
 //! where the row groups re-read B and one block per SM (ptxas wants 240 registers for 16 rows: capped
 //! at 128 it spilled 300–800 bytes) leaves 8 warps to hide it.
 //!
-//! Second change: at 16 rows a pass loaded its B and then computed, one pass in flight (16 KiB of loads
-//! per SM): M = 16 read B at 65% of the copy bandwidth where M = 4 (two passes in flight) read at 88%.
-//! Now the next pass's B is loaded before this pass's FMAs (226–254 registers, no spill). Predicted:
-//! M = 16 → ≈ 80–85% of copy (16×4096² ≈ 1.25× faster), M = 32 (two row groups) 73% → ≈ 85% of cuBLAS.
+//! Tried and reverted: at 16 rows a pass loads its B and then computes, one pass in flight (16 KiB of
+//! loads per SM), and M = 16 reads B at 65% of the copy bandwidth where M = 4 (two passes in flight)
+//! reads at 88%. Loading the next pass's B before this pass's FMAs (226–254 registers, no spill) was
+//! predicted to bring M = 16 to ≈ 80–85% of copy and M = 32 from 73% to ≈ 85% of cuBLAS; it made them
+//! slower (`call7-v13-pipelined`: 16×4096² 37 → 39 µs, 32×4096² 62 → 70 µs, 16×14336×4096 134 → 146 µs).
+//! Two whole passes per iteration at 16 rows put the sums in local memory (464-byte stack frame).
 use super::elementwise::{add4_if, fma, load4_or_zero, store4_if};
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::{unroll4, unroll16};
@@ -130,23 +132,13 @@ unsafe fn strip_sums<const ROWS: usize, const INTERIOR: bool>(a: *const f32, b: 
             pass(&mut r_acc, kq + SKINNY_KSTEP, &b1);
             kq += 2 * SKINNY_KSTEP;
         }
-        if kq < k_end {
-            let b0 = b_rows(kq);
-            pass(&mut r_acc, kq, &b0);
-        }
-    } else {
-        // 16 rows: the next pass's B loaded before this pass's FMAs (two passes per iteration put
-        // the sums in local memory: 464-byte stack frame). The first load is inside the K range on
-        // interior blocks: there `k_end − k_begin ≥ 128 > 4g`.
-        let mut g_b_next = b_rows(kq);
-        while kq < k_end {
-            let g_b = g_b_next;
-            if kq + SKINNY_KSTEP < k_end {
-                g_b_next = b_rows(kq + SKINNY_KSTEP);
-            }
-            pass(&mut r_acc, kq, &g_b);
-            kq += SKINNY_KSTEP;
-        }
+    }
+    // 16 rows (and the last pass of fewer): one pass per iteration (see the module doc: loading the
+    // next pass's B first was slower).
+    while kq < k_end {
+        let b0 = b_rows(kq);
+        pass(&mut r_acc, kq, &b0);
+        kq += SKINNY_KSTEP;
     }
     // The 32 groups' sums through shared memory; warp w adds rows w, w + 8 (every lane the sums of
     // groups `quarter + 4i`), the quarters meet by shuffles, quarter 0 stores.
