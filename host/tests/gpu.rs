@@ -324,7 +324,8 @@ fn the_f32_entry_point_takes_any_shape() {
     let mut rng = verify::rng(seed);
     use rand::Rng;
     let mut shapes = vec![(1, 1, 1), (1, 4096, 4096), (3, 1000, 777), (16, 1024, 4096), (17, 33, 4099), (32, 4097, 130), (70, 130, 1030),
-                          (512, 512, 512), (127, 1031, 1024), (1000, 1000, 1000), (300, 2050, 300), (1100, 2100, 100)];
+                          (512, 512, 512), (127, 1031, 1024), (1000, 1000, 1000), (300, 2050, 300), (1100, 2100, 100),
+                          (128, 1024, 300)]; // the last: v14 with K off 16 (Interior::K_TAIL) and no split
     for _ in 0..10 {
         shapes.push((rng.random_range(1..600), rng.random_range(1..2000), rng.random_range(1..3000)));
     }

@@ -309,9 +309,10 @@ pub const fn split_k_with(m: u32, n: u32, k: u32, sms: u32, blocks_per_sm: u32, 
     split_k_tiles(m, n, k, sms, BM, BN, blocks_per_sm, min_depth, BK_WIDE)
 }
 
-/// The split rule of the split-K SGEMM steps (v12 with 128×128 tiles, v13 with `rows × cols` strips):
-/// `⌊blocks_per_sm · sms / tiles⌋` splits at most, none shallower than `min_depth` (at least
-/// `multiple`), each a multiple of `multiple` deep; `(1, k)` when that leaves one split.
+/// The split rule of the split-K SGEMM steps (v12 with 128×128 tiles, v14 with 64×128, v13 with
+/// `rows × cols` strips): `⌊blocks_per_sm · sms / tiles⌋` splits at most and no more than
+/// `⌊k / min_depth⌋` (`min_depth` at least `multiple`), each a multiple of `multiple` deep except the
+/// last, which takes what remains (it may be shallower); `(1, k)` when that leaves one split.
 ///
 /// ```text
 /// tiles = ⌈m/rows⌉·⌈n/cols⌉;  splits = clamp(⌊blocks_per_sm·sms / tiles⌋, 1, ⌊k / min_depth⌋)
@@ -344,7 +345,7 @@ pub const SKINNY_GROUPS: u32 = THREADS / SKINNY_LANES;
 /// v13: the k one pass of the block covers (4 per group), and the multiple its K splits are cut in.
 pub const SKINNY_KSTEP: u32 = 4 * SKINNY_GROUPS;
 /// v13's split rule `(blocks per SM, shallowest split)`: K is split across blocks only when the
-/// strips are fewer than the SMs, and no split is shallower than 4 passes.
+/// blocks (row groups × strips) are at most half the SMs, into at most `⌊K / 512⌋` splits.
 pub const SKINNY_SPLIT: (u32, u32) = (1, 4 * SKINNY_KSTEP);
 /// v13's dynamic shared memory: every group's `SKINNY_ROWS × SKINNY_COLS` partial sums (64 KiB).
 pub const SKINNY_SMEM_BYTES: u32 = 4 * SKINNY_GROUPS * SKINNY_ROWS * SKINNY_COLS;

@@ -74,6 +74,7 @@ OPTIONS:
                    ragged shapes unless given)
   --config STEP    the gemm family runs this step instead of its choice per shape: an hgemm step for
                    f16/bf16 (h6, v10, d2, h6-bf16, …), an sgemm step for f32 (v11, v12, v13, …);
+                   without --dtype a label both ladders have (v2-v10) means the hgemm step;
                    shapes it cannot run say why
   --dtype LIST     the gemm family's element types: f16, bf16, f32 (default: all three; with --config,
                    its type)
@@ -206,7 +207,11 @@ impl Options {
                 shapes.push(AttnShape::new(b, h, l, d, causal)?);
             }
         }
-        let elems = if self.dtypes_given || self.check { self.dtypes.clone() } else { vec![Elem::F16] };
+        // Attention runs f16 and bf16; f32 (the gemm family's SGEMM entry point) is not one of its types.
+        let elems: Vec<Elem> = if self.dtypes_given || self.check { self.dtypes.iter().copied().filter(|&e| e != Elem::F32).collect() } else { vec![Elem::F16] };
+        if elems.is_empty() {
+            return Err(Error::InvalidInput("--dtype f32: the attention family runs f16 and bf16".into()));
+        }
         Ok(AttnRun { shapes, elems, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed })
     }
 
@@ -397,6 +402,13 @@ mod tests {
         assert!(e.contains("not an f32-accumulating hgemm step") && e.contains("not an sgemm step"), "{e}");
         assert!(parse(&["--dtype", "f32", "--config", "h6"]).unwrap_err().to_string().contains("not an sgemm step"));
         assert!(parse(&["--dtype", "f64"]).unwrap_err().to_string().contains("f16, bf16 or f32"));
+        // Attention under --check keeps its own types (f32 is the gemm family's); f32 alone is refused.
+        assert_eq!(parse(&["--check"]).unwrap().unwrap().attention_run().unwrap().elems, [Elem::F16, Elem::Bf16]);
+        assert!(parse(&["--dtype", "f32", "--family", "attention"]).unwrap().unwrap().attention_run().unwrap_err().to_string().contains("f16 and bf16"));
+        // Both ladders asked for: the label must name a step in each (v10 does; v13 is sgemm-only).
+        let o = parse(&["--dtype", "f16,f32", "--config", "v10"]).unwrap().unwrap();
+        assert_eq!((o.config.map(|s| s.kernel.name), o.config_f32.map(|s| s.kernel.name)), (Some("hgemm_block_v10"), Some("sgemm_v10")));
+        assert!(parse(&["--dtype", "f16,f32", "--config", "v13"]).unwrap_err().to_string().contains("not an f32-accumulating hgemm step"));
         let o = parse(&["--check"]).unwrap().unwrap();
         assert_eq!(o.gemm_run::<Hgemm>().unwrap().shapes.len(), 4 + Hgemm::CHECK_SHAPES.len());
         assert_eq!(o.reduce_run().sizes.len(), 3 + reduce::CHECK_SIZES.len());

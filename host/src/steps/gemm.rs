@@ -156,16 +156,20 @@ impl<T> PartialEq for GemmStep<T> {
 }
 
 impl<T> GemmStep<T> {
-    /// `(splits, k_split)` of a split-K step on `m × n × k` with `sms` SMs and a target of
-    /// `blocks_per_sm` blocks per SM (`layout::hgemm::decode_split_with` with the step's tile rows; d2's
-    /// last block loads at most 16 partials, d1 adds into one tile: no cap); `(1, k)` for other grids.
+    /// `(splits, k_split)` of a split-K step on `m × n × k` with `sms` SMs. HGEMM decode steps
+    /// (`Grid::SplitK`): a target of `blocks_per_sm` blocks per SM (`layout::hgemm::decode_split_with`
+    /// with the step's tile rows; d2's last block loads at most 16 partials, d1 adds into one tile: no
+    /// cap). SGEMM split-K steps (`Grid::TilesSplitK`): their own rule by tile (`layout::sgemm::
+    /// split_k_tiles` with v12's, v14's or v13's constants). `(1, k)` for other grids.
     pub fn split_k(&self, m: u32, n: u32, k: u32, sms: u32, blocks_per_sm: u32) -> (u32, u32) {
         match self.grid {
             Grid::SplitK { rows, .. } => {
                 let max = if self.args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
                 layout::hgemm::decode_split_with(m, n, k, sms, rows, blocks_per_sm, max)
             }
-            // SGEMM v12 (128×128 tiles, 16-deep stages), v14 (64×128) or v13 (16×32 strips, 128-k passes).
+            // SGEMM v12 (128×128 tiles, 16-deep stages), v14 (64×128) or v13 (16×32 strips, 128-k passes);
+            // `blocks_per_sm` is the hgemm decode knob and does not apply here. The rule follows the
+            // tile: a new split-K SGEMM tile needs its arm (the CPU test below checks all three).
             Grid::TilesSplitK { rows, cols } if (rows, cols) == (layout::sgemm::BM, layout::sgemm::BN) => {
                 let (b, d) = crate::runtime::tuning::sgemm_split();
                 layout::sgemm::split_k_with(m, n, k, sms, b, d)

@@ -147,3 +147,23 @@ pub const V14: Step = {
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_split_k_step_uses_its_own_rule() {
+        use layout::sgemm::{BK_WIDE, SKINNY_KSTEP, SKINNY_SPLIT, V14_SPLIT, split_k_tiles};
+        for (m, n, k) in [(1, 4096, 4096), (16, 1024, 4096), (64, 4096, 4096), (1000, 1000, 1000), (127, 8191, 1024), (300, 300, 5000)] {
+            assert_eq!(V13.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, SKINNY_ROWS, SKINNY_COLS, SKINNY_SPLIT.0, SKINNY_SPLIT.1, SKINNY_KSTEP), "v13 {m}x{n}x{k}");
+            assert_eq!(V14.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.0, V14_SPLIT.1, BK_WIDE), "v14 {m}x{n}x{k}");
+            let (b, d) = crate::runtime::tuning::sgemm_split();
+            assert_eq!(V12.split_k(m, n, k, 132, 1), layout::sgemm::split_k_with(m, n, k, 132, b, d), "v12 {m}x{n}x{k}");
+            assert_eq!(V11.split_k(m, n, k, 132, 1), (1, k));
+        }
+        // The measured cases: 64×4096² splits v14 12 ways, 1×1024×4096 splits v13 4 ways.
+        assert_eq!(V14.split_k(64, 4096, 4096, 132, 1), (12, 352));
+        assert_eq!(V13.split_k(1, 1024, 4096, 132, 1), (4, 1024));
+    }
+}

@@ -1,5 +1,5 @@
 //! The wide-K main loop of the SGEMM ladder (introduced by v7, whose file explains it; used by v7, v8,
-//! v9 and v11): 16-deep K stages double-buffered in shared memory, the next stage fetched into registers
+//! v9, v11, v12 and, with 64-row tiles, v14): 16-deep K stages double-buffered in shared memory, the next stage fetched into registers
 //! during compute, fragments of the next k read before the current k's FMAs (ping-pong), and plain
 //! 128-bit loads for blocks whose tile lies inside the matrices. What the steps vary: the thread →
 //! output mapping ([`FragMap`], `frag_map`), the block order (v8) and when the interior test is made
@@ -81,12 +81,15 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
     let sa = |s: u32| base + 4 * s * stage;
     let sb = |s: u32| base + 4 * (s * stage + la.rows * la.stride);
     let mut acc = [[0.0f32; 8]; 8];
-    // SAFETY: as v6: shared offsets from the layouts (k < 16, m, n < 128; rows 16-byte aligned), global
-    // loads predicated or, on interior blocks, provably inside and aligned (m0 + 128 <= M, n0 + 128 <= N,
-    // K % 16 == 0 and N % 4 == 0, so every float4 is in bounds and 16-byte aligned), uniform loop bounds (every thread reaches every barrier), and a stage is
-    // rewritten only after the barrier that ends the reads of it.
+    // SAFETY: as v6: shared offsets from the layouts (k < 16, m < ROWS, n < 128; rows 16-byte aligned),
+    // global loads predicated or, on interior blocks, provably inside and aligned (m0 + ROWS <= M,
+    // n0 + 128 <= N, N % 4 == 0, and K % 16 == 0 — or, under K_TAIL, K % 4 == 0 with only the stages
+    // that end at or before k_end unpredicated — so every float4 is in bounds and 16-byte aligned),
+    // uniform loop bounds (every thread reaches every barrier), and a stage is rewritten only after the
+    // barrier that ends the reads of it.
     unsafe {
-        // Uniform per block: the tile and the whole K range are inside and 16-byte aligned.
+        // Uniform per block: the tile (and, but for K_TAIL's last stage, the K range) is inside and
+        // 16-byte aligned.
         let interior = match MODE {
             Interior::YES | Interior::K_TAIL => true,
             Interior::NO => false,

@@ -11,8 +11,8 @@
 //! (`skinny_sum_word`, conflict-free) and each warp adds them for two rows (8 conflict-free
 //! `ld.shared.v4` and two shuffles per lane). Rows past M read a valid row of A (clamped) and are
 //! dropped at the store; the loop is compiled for 1, 4, 8 or 16 rows (`skinny_rows`), so M = 1 makes
-//! one row's FMAs. K is split across blocks only when the strips are fewer than the SMs
-//! (`layout::sgemm::SKINNY_SPLIT`); the splits then add into a zeroed C as v12's do.
+//! one row's FMAs. K is split across blocks only when the blocks (row groups × strips)
+//! are at most half the SMs (`layout::sgemm::SKINNY_SPLIT`); the splits then add into a zeroed C as v12's do.
 //!
 //! Why: at M ≤ 64 a 128-row tile computes mostly rows that do not exist (v12 at 64×4096²: 61% of
 //! cuBLAS, H100) and at M ≤ 16 the product is a read of B: what counts is bytes of B in flight, not
@@ -178,5 +178,6 @@ unsafe fn strip_sums<const ROWS: usize, const INTERIOR: bool>(a: *const f32, b: 
     }
 }
 
-// At most 128 registers: two blocks (16 warps) per SM, 128 KiB of partial-sum buffers.
+// One block per SM: ptxas wants 240 registers for the 16-row loop (capped at 128 for two blocks it
+// spilled 300-800 bytes).
 launch_bounds!(sgemm_v13, 256, 1);
