@@ -25,12 +25,14 @@ pub enum Grid {
         cols: u32,
     },
     /// One block per `rows × cols` tile and split of K, the splits adding into a zeroed C
-    /// (`layout::sgemm::split_k`): grid `(⌈N / cols⌉, ⌈M / rows⌉ · splits)`.
+    /// (`layout::sgemm::split_k_tiles` with `rule`): grid `(⌈N / cols⌉, ⌈M / rows⌉ · splits)`.
     TilesSplitK {
         /// Rows of C per block.
         rows: u32,
         /// Columns of C per block.
         cols: u32,
+        /// How many splits of K, and how deep.
+        rule: SplitRule,
     },
     /// One block per SM (at most one per unit) walking (tile, split of K) units of `rows × cols` tiles
     /// (`layout::hopper::tma_hgemm::h7_splits`): a 1-D grid.
@@ -63,10 +65,31 @@ impl Grid {
     /// The C tile one block (or one persistent iteration) computes.
     pub const fn tile(self) -> (u32, u32) {
         match self {
-            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::TilesSplitK { rows, cols } | Grid::Persistent { rows, cols }
+            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::TilesSplitK { rows, cols, .. } | Grid::Persistent { rows, cols }
             | Grid::PersistentSplitK { rows, cols } | Grid::ClusterSplitK { rows, cols, .. } => (rows, cols),
         }
     }
+}
+
+/// The split rule of a [`Grid::TilesSplitK`] step: `(blocks per SM, shallowest split)` and the
+/// multiple every split's depth is cut in (`layout::sgemm::split_k_tiles`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitRule {
+    /// The pair from `KERNEL_LAB_SGEMM_SPLIT` (default `1,256`: `runtime::tuning::sgemm_split`), depth a
+    /// multiple of `multiple` (v12).
+    Tuned {
+        /// The depth multiple (the loop's stage).
+        multiple: u32,
+    },
+    /// A fixed rule (v13, v14).
+    Fixed {
+        /// Target blocks per SM.
+        blocks_per_sm: u32,
+        /// The shallowest split.
+        min_depth: u32,
+        /// The depth multiple.
+        multiple: u32,
+    },
 }
 
 /// The kernel's parameters.
@@ -159,28 +182,25 @@ impl<T> GemmStep<T> {
     /// `(splits, k_split)` of a split-K step on `m × n × k` with `sms` SMs. HGEMM decode steps
     /// (`Grid::SplitK`): a target of `blocks_per_sm` blocks per SM (`layout::hgemm::decode_split_with`
     /// with the step's tile rows; d2's last block loads at most 16 partials, d1 adds into one tile: no
-    /// cap). SGEMM split-K steps (`Grid::TilesSplitK`): their own rule by tile (`layout::sgemm::
-    /// split_k_tiles` with v12's, v14's or v13's constants). `(1, k)` for other grids.
+    /// cap). SGEMM split-K steps (`Grid::TilesSplitK`): the rule in their grid ([`SplitRule`]).
+    /// `(1, k)` for other grids.
     pub fn split_k(&self, m: u32, n: u32, k: u32, sms: u32, blocks_per_sm: u32) -> (u32, u32) {
         match self.grid {
             Grid::SplitK { rows, .. } => {
                 let max = if self.args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
                 layout::hgemm::decode_split_with(m, n, k, sms, rows, blocks_per_sm, max)
             }
-            // SGEMM v12 (128×128 tiles, 16-deep stages), v14 (64×128) or v13 (16×32 strips, 128-k passes);
-            // `blocks_per_sm` is the hgemm decode knob and does not apply here. The rule follows the
-            // tile: a new split-K SGEMM tile needs its arm (the CPU test below checks all three).
-            Grid::TilesSplitK { rows, cols } if (rows, cols) == (layout::sgemm::BM, layout::sgemm::BN) => {
-                let (b, d) = crate::runtime::tuning::sgemm_split();
-                layout::sgemm::split_k_with(m, n, k, sms, b, d)
-            }
-            Grid::TilesSplitK { rows, cols } if (rows, cols) == (layout::sgemm::V14_ROWS, layout::sgemm::BN) => {
-                let (b, d) = layout::sgemm::V14_SPLIT;
-                layout::sgemm::split_k_tiles(m, n, k, sms, rows, cols, b, d, layout::sgemm::BK_WIDE)
-            }
-            Grid::TilesSplitK { rows, cols } => {
-                let (b, d) = layout::sgemm::SKINNY_SPLIT;
-                layout::sgemm::split_k_tiles(m, n, k, sms, rows, cols, b, d, layout::sgemm::SKINNY_KSTEP)
+            // SGEMM v12, v13, v14: the descriptor's rule (`blocks_per_sm`, the hgemm decode knob, does
+            // not apply).
+            Grid::TilesSplitK { rows, cols, rule } => {
+                let (b, d, multiple) = match rule {
+                    SplitRule::Tuned { multiple } => {
+                        let (b, d) = crate::runtime::tuning::sgemm_split();
+                        (b, d, multiple)
+                    }
+                    SplitRule::Fixed { blocks_per_sm, min_depth, multiple } => (blocks_per_sm, min_depth, multiple),
+                };
+                layout::sgemm::split_k_tiles(m, n, k, sms, rows, cols, b, d, multiple)
             }
             _ => (1, k),
         }

@@ -1,9 +1,9 @@
 //! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
-use layout::sgemm::{BM, BN, V14_ROWS, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+use layout::sgemm::{BK_WIDE, BM, BN, V14_ROWS, V14_SPLIT, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
-    gemm::{Accumulate, Args, Elem, GemmStep, Grid, Needs},
+    gemm::{Accumulate, Args, Elem, GemmStep, Grid, Needs, SplitRule},
 };
 
 /// The shared-memory accesses the bank model traces per block and K tile (`model::traces::sgemm`).
@@ -119,16 +119,18 @@ const fn one_per_sm(mut s: Step) -> Step {
 }
 
 pub const V12: Step = GemmStep {
-    grid: Grid::TilesSplitK { rows: BM, cols: BN },
+    grid: Grid::TilesSplitK { rows: BM, cols: BN, rule: SplitRule::Tuned { multiple: BK_WIDE } },
     args: Args::PointersSplitK,
     ..one_per_sm(step("sgemm_v12", "v12", THREADS, 2 * STAGE_WIDE, BLOCK, Trace::Vec4 { wide: true, warp_tile: true },
         PtxCheck { has: &["red.relaxed.gpu.global.add.f32"], ..VEC4 }, "v11 with K split across blocks when the tiles are few (sums added into a zeroed C)"))
 };
 
 pub const V13: Step = GemmStep {
-    grid: Grid::TilesSplitK { rows: SKINNY_ROWS, cols: SKINNY_COLS },
     args: Args::PointersSplitK,
-    ..one_per_sm(step("sgemm_v13", "v13", THREADS, SKINNY_SMEM_BYTES, Grid::TilesSplitK { rows: SKINNY_ROWS, cols: SKINNY_COLS }, Trace::Skinny,
+    ..one_per_sm(step("sgemm_v13", "v13", THREADS, SKINNY_SMEM_BYTES,
+        Grid::TilesSplitK { rows: SKINNY_ROWS, cols: SKINNY_COLS,
+                            rule: SplitRule::Fixed { blocks_per_sm: SKINNY_SPLIT.0, min_depth: SKINNY_SPLIT.1, multiple: SKINNY_KSTEP } },
+        Trace::Skinny,
         PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "shfl.sync.bfly.b32"], lacks: &[], count: &[],
                    at_least: &[("ld.global.nc.v4.f32", 5), ("st.shared.v4", 1), ("ld.shared.v4", 1)] },
         "small M: 16x32 strips of C, B streamed once with 256 threads splitting K, sums met in shared memory"))
@@ -138,7 +140,9 @@ pub const V13: Step = GemmStep {
 const STAGE_V14: u32 = 4 * stage_words(&a_tile_t_wide_rows(V14_ROWS), &b_tile_wide());
 
 pub const V14: Step = {
-    let mut s = step("sgemm_v14", "v14", 2 * V14_ROWS, 2 * STAGE_V14, Grid::TilesSplitK { rows: V14_ROWS, cols: BN }, Trace::Vec4 { wide: true, warp_tile: true },
+    let mut s = step("sgemm_v14", "v14", 2 * V14_ROWS, 2 * STAGE_V14,
+        Grid::TilesSplitK { rows: V14_ROWS, cols: BN, rule: SplitRule::Fixed { blocks_per_sm: V14_SPLIT.0, min_depth: V14_SPLIT.1, multiple: BK_WIDE } },
+        Trace::Vec4 { wide: true, warp_tile: true },
         PtxCheck { has: &["red.relaxed.gpu.global.add.f32"], ..VEC4 }, "v12 with 64x128 tiles and 128 threads: three blocks per SM, no rows past M at M = 64");
     s.args = Args::PointersSplitK;
     s.kernel.launch_bounds = bounds_min(2 * V14_ROWS, 3);
@@ -154,7 +158,7 @@ mod tests {
 
     #[test]
     fn each_split_k_step_uses_its_own_rule() {
-        use layout::sgemm::{BK_WIDE, SKINNY_KSTEP, SKINNY_SPLIT, V14_SPLIT, split_k_tiles};
+        use layout::sgemm::split_k_tiles;
         for (m, n, k) in [(1, 4096, 4096), (16, 1024, 4096), (64, 4096, 4096), (1000, 1000, 1000), (127, 8191, 1024), (300, 300, 5000)] {
             assert_eq!(V13.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, SKINNY_ROWS, SKINNY_COLS, SKINNY_SPLIT.0, SKINNY_SPLIT.1, SKINNY_KSTEP), "v13 {m}x{n}x{k}");
             assert_eq!(V14.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.0, V14_SPLIT.1, BK_WIDE), "v14 {m}x{n}x{k}");
