@@ -293,21 +293,14 @@ pub const fn a_load_conflict_free(tid: u32, i: u32) -> (u32, u32) {
     (e % BM, e / BM)
 }
 
-/// `(splits, k_split)` for SGEMM v12 on `m × n × k` with `sms` SMs: enough splits of K that the
-/// 128×128 tiles times the splits give about one block per SM (v12 runs one per SM), each split a
-/// multiple of 16 and at least 256 deep; `(1, k)` when the tiles already fill the GPU.
+/// SGEMM v12's default split rule `(blocks per SM, shallowest split)` for [`split_k_tiles`] with its
+/// 128×128 tiles and 16-deep stages: about one block per SM (v12 runs one per SM), no split
+/// shallower than 256 (`KERNEL_LAB_SGEMM_SPLIT` overrides it on the host).
 ///
 /// ```text
 /// tiles = ⌈m/128⌉·⌈n/128⌉;  splits = clamp(⌊sms / tiles⌋, 1, ⌊k / 256⌋);  k_split = 16·⌈⌈k/splits⌉/16⌉
 /// ```
-pub const fn split_k(m: u32, n: u32, k: u32, sms: u32) -> (u32, u32) {
-    split_k_with(m, n, k, sms, 1, 256)
-}
-
-/// [`split_k`] with `blocks_per_sm` as the target and `min_depth` as the shallowest split.
-pub const fn split_k_with(m: u32, n: u32, k: u32, sms: u32, blocks_per_sm: u32, min_depth: u32) -> (u32, u32) {
-    split_k_tiles(m, n, k, sms, BM, BN, blocks_per_sm, min_depth, BK_WIDE)
-}
+pub const V12_SPLIT: (u32, u32) = (1, 256);
 
 /// The split rule of the split-K SGEMM steps (v12 with 128×128 tiles, v14 with 64×128, v13 with
 /// `rows × cols` strips): `⌊blocks_per_sm · sms / tiles⌋` splits at most and no more than
@@ -400,6 +393,8 @@ mod split_tests {
 
     #[test]
     fn split_k_fills_the_gpu_and_covers_k() {
+        let split_k_with = |m, n, k, sms, b, d| split_k_tiles(m, n, k, sms, BM, BN, b, d, BK_WIDE);
+        let split_k = |m, n, k, sms| split_k_with(m, n, k, sms, V12_SPLIT.0, V12_SPLIT.1);
         assert_eq!(split_k(1000, 1000, 1000, 132), (2, 512));
         assert_eq!(split_k(127, 8191, 1024, 132), (2, 512));
         assert_eq!(split_k_with(1000, 1000, 1000, 132, 2, 256), (3, 336));

@@ -29,7 +29,7 @@ fn parse_sgemm_split(v: Option<&str>) -> (u32, u32) {
         let (b, d) = v.split_once(',')?;
         Some((b.trim().parse::<u32>().ok()?, d.trim().parse::<u32>().ok()?))
     });
-    parsed.filter(|&(b, d)| (1..=16).contains(&b) && (16..=4096).contains(&d)).unwrap_or((1, 256))
+    parsed.filter(|&(b, d)| (1..=16).contains(&b) && (16..=4096).contains(&d)).unwrap_or(layout::sgemm::V12_SPLIT)
 }
 
 /// Clusters a cluster FP8 step's persistent grid may use at most: `cuOccupancyMaxActiveClusters` (the

@@ -163,7 +163,7 @@ mod tests {
             assert_eq!(V13.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, SKINNY_ROWS, SKINNY_COLS, SKINNY_SPLIT.0, SKINNY_SPLIT.1, SKINNY_KSTEP), "v13 {m}x{n}x{k}");
             assert_eq!(V14.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.0, V14_SPLIT.1, BK_WIDE), "v14 {m}x{n}x{k}");
             let (b, d) = crate::runtime::tuning::sgemm_split();
-            assert_eq!(V12.split_k(m, n, k, 132, 1), layout::sgemm::split_k_with(m, n, k, 132, b, d), "v12 {m}x{n}x{k}");
+            assert_eq!(V12.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, BM, BN, b, d, BK_WIDE), "v12 {m}x{n}x{k}");
             assert_eq!(V11.split_k(m, n, k, 132, 1), (1, k));
         }
         // The measured cases: 64×4096² splits v14 12 ways, 1×1024×4096 splits v13 4 ways.

@@ -4,7 +4,8 @@
 //! computes tile `y % tiles_m` (grouped as v8) over the K range `split · k_split ..` with
 //! `split = y / tiles_m`, and adds its 128×128 sums into C with `red.global.add.f32` (the host zeroes C
 //! first); with one split it stores them as v11 does. `k_split` is a multiple of 16 chosen by the host
-//! (`layout::sgemm::split_k`: about one block per SM, each split at least 256 deep).
+//! (`layout::sgemm::split_k_tiles` with `V12_SPLIT`: about one block per SM, each split at least
+//! 256 deep).
 //!
 //! Why: at 1000³ v11 has 64 tiles for 132 SMs × 2 block slots and ran at 53% of cuBLAS (H200); at
 //! 127×8191×1024, one row of 64 tiles: 49%. Predicted (first version, two blocks per SM): those two
