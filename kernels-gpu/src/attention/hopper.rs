@@ -135,37 +135,49 @@ impl Softmax {
             });
             1.0
         };
-        let mut mx = [-1e30f32; 2];
+        // The mask in a pass of its own, only on the tiles that need it: inside the max loop below it
+        // cost a branch per score pair on every tile (`ncu`: 64 branches per tile and warp, their
+        // `no_inst`/`branch_resolving` stalls beside each FMNMX).
+        if masked_tile {
+            unroll2!(b => {
+                unroll8!(jj => {
+                    unroll4!(e => {
+                        let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
+                        if col >= self.l || (self.causal && col > self.row[(e / 2) as usize]) {
+                            s[b as usize][(4 * jj + e) as usize] = f32::NEG_INFINITY;
+                        }
+                    });
+                });
+            });
+        }
+        // Row max as 4 independent chains per row half (8 deep, then 2 combining steps) instead of one
+        // chain 32 deep: chain `2·(jj % 2) + e % 2`.
+        let mut mx = [[-1e30f32; 4]; 2];
         unroll2!(b => {
             unroll8!(jj => {
                 unroll4!(e => {
-                    let i = (4 * jj + e) as usize;
-                    let x = &mut s[b as usize][i];
-                    if masked_tile {
-                        let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
-                        if col >= self.l || (self.causal && col > self.row[(e / 2) as usize]) {
-                            *x = f32::NEG_INFINITY;
-                        }
-                    }
-                    mx[(e / 2) as usize] = mx[(e / 2) as usize].max(*x);
+                    let (h, c) = ((e / 2) as usize, (2 * (jj % 2) + e % 2) as usize);
+                    mx[h][c] = mx[h][c].max(s[b as usize][(4 * jj + e) as usize]);
                 });
             });
         });
+        let mx = [mx[0][0].max(mx[0][1]).max(mx[0][2].max(mx[0][3])), mx[1][0].max(mx[1][1]).max(mx[1][2].max(mx[1][3]))];
         // SAFETY: forwarded (converged warp).
         let m_new = unsafe { [r_m[0].max(quad_max(mx[0]) * c), r_m[1].max(quad_max(mx[1]) * c)] };
         let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
         *r_m = m_new;
-        let mut sum = [0f32; 2];
+        // Row sums as 2 chains per row half (`e % 2`).
+        let mut sum = [[0f32; 2]; 2];
         unroll2!(b => {
             unroll8!(jj => {
                 unroll4!(e => {
                     let x = &mut s[b as usize][(4 * jj + e) as usize];
                     *x = ex2_approx_f32(fma_rn_f32(*x, c, -m_new[(e / 2) as usize]));
-                    sum[(e / 2) as usize] += *x;
+                    sum[(e / 2) as usize][(e % 2) as usize] += *x;
                 });
             });
         });
-        *r_l = [r_l[0] * corr[0] + sum[0], r_l[1] * corr[1] + sum[1]];
+        *r_l = [r_l[0] * corr[0] + (sum[0][0] + sum[0][1]), r_l[1] * corr[1] + (sum[1][0] + sum[1][1])];
         corr
     }
 }
