@@ -326,7 +326,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                     let mut s = issue_scores::<E, D>(&dq, &dk, flags);
                     wgmma_wait_group::<0>();
                     pin(&mut s);
-                    softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                    let mut corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
                     let mut p = pack_p::<E>(&s);
                     // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
                     // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
@@ -351,11 +351,13 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             ring.wait_full(j + 1);
                             s_next = issue_scores::<E, D>(&dq, &dk, flags);
                         }
+                        // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
+                        // reads or writes O here: P·V of tile j − 1 retired at the last wait).
+                        rescale::<D>(&mut r_o, corr);
                         issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
                         if PINGPONG && !(mh == 1 && !more) {
                             arrive_named(their_turn, 256);
                         }
-                        let mut corr = [1f32; 2];
                         if more {
                             wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
                             pin(&mut s_next);
@@ -367,7 +369,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         }
                         pin(&mut r_o);
                         ring.release(j);
-                        rescale::<D>(&mut r_o, corr);
                     }
                 }
                 // Epilogue: the rows' full sums, O / sum, lse (natural log).

@@ -68,16 +68,7 @@ impl<LA: Layout, LB: Layout> Tiles<LA, LB> {
     }
 }
 
-/// [`opaque_ptr`] for a `u32` (v10's `ldmatrix` bases).
-#[inline(always)]
-pub(crate) fn opaque(mut x: u32) -> u32 {
-    // SAFETY: emits no instruction (a PTX comment); `x` comes back unchanged. Not `pure`: LLVM must
-    // keep it in the loop.
-    unsafe { core::arch::asm!("// opaque {0}", inout(reg32) x, options(nomem, nostack)) };
-    x
-}
-
-/// `x`, hidden from the optimizers: an empty `asm!` that takes and returns it, so values derived from
+/// `p`, hidden from the optimizers: an empty `asm!` that takes and returns it, so values derived from
 /// it are recomputed where used instead of hoisted out of the K loop and kept in registers.
 #[inline(always)]
 fn opaque_ptr(mut p: *const u16) -> *const u16 {

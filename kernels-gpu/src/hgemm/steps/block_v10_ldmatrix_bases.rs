@@ -16,7 +16,8 @@
 //! Predicted: ~24 registers freed; v9h (f16 accumulators, 44 fewer registers) ran 1.01–1.10× v9 with
 //! the same instructions, so ~1.03–1.06×.
 use super::block::{Acc, BlockConfig, Epilogue, Frags, WM, WN};
-use super::block_cross_stage_prefetch::{FragAddrs, SWIZZLED, block, opaque, step};
+use super::block_cross_stage_prefetch::{FragAddrs, SWIZZLED, block, step};
+use crate::util::opaque;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
