@@ -66,3 +66,11 @@ pub unsafe fn arrive_named(id: u32, count: u32) {
     // SAFETY: forwarded to the caller. Not `pure`: orders memory, collective.
     unsafe { core::arch::asm!("bar.arrive {0}, {1};", in(reg32) id, in(reg32) count, options(nostack)) }
 }
+
+/// `nanosleep.u32 ns;` — suspends the thread for about `ns` nanoseconds (at most 1 ms; the hardware
+/// may wake it earlier). Safe: it only delays the calling thread.
+#[inline(always)]
+pub fn nanosleep(ns: u32) {
+    // SAFETY: no memory is touched; the thread resumes on its own.
+    unsafe { core::arch::asm!("nanosleep.u32 {0};", in(reg32) ns, options(nomem, nostack)) }
+}

@@ -4,11 +4,12 @@
 //! softmax (`PIPELINE`, a7).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
+use crate::util::opaque;
 use crate::hgemm::tma_warp_specialized::warp_specialized;
 use crate::prim::{
     math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
     mbarrier::mbarrier_arrive_expect_tx,
-    sync::{arrive_named, sync_named},
+    sync::{arrive_named, nanosleep, sync_named},
     thread::{block_idx_x, block_idx_y, lane_id},
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -179,6 +180,19 @@ impl Softmax {
         });
         *r_l = [r_l[0] * corr[0] + (sum[0][0] + sum[0][1]), r_l[1] * corr[1] + (sum[1][0] + sum[1][1])];
         corr
+    }
+}
+
+/// A basic-block boundary that neither LLVM nor ptxas removes: a branch, on a value neither can see
+/// (`opaque(l) == 0`: never true, `l ≥ 1`), around a `nanosleep`. ptxas schedules a
+/// `wgmma.wait_group` at the top of the basic block it is in (SASS of a7: `WARPGROUP.DEPBAR.LE gsb0,
+/// 0x0` ahead of the whole exponential pass, wherever the PTX had it); placed right before the wait
+/// for P·V, this keeps that wait after the softmax, so P·V of one tile runs under the softmax of the
+/// next.
+#[inline(always)]
+fn block_boundary(l: u32) {
+    if opaque(l) == 0 {
+        nanosleep(0);
     }
 }
 
@@ -362,6 +376,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
                             pin(&mut s_next);
                             corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                            block_boundary(l);
                             wgmma_wait_group::<0>();
                             p = pack_p::<E>(&s_next);
                         } else {
