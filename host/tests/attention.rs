@@ -1,6 +1,7 @@
 //! GPU tests of the attention family (issue 17): the fused kernel and the unfused baseline against the
 //! f64 CPU reference on ragged shapes (lengths off every tile, one query), both element types, causal
-//! and not, at the usual scale and at a sharp one; bad input refused before any launch. Without a GPU
+//! and not, at the usual scale and at a sharp one, and with a row max that jumps late; bad input refused
+//! before any launch. Without a GPU
 //! each test says it was skipped and passes.
 use std::io::Write;
 
@@ -71,6 +72,55 @@ fn fused_and_unfused_match_the_f64_reference() {
                         assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Scores whose row max jumps late in the sequence: every query row is the same positive vector, and two
+/// keys in the fourth 128-key tile have every element 4 (scaled score, base 2, ~23 at D = 64 and ~33 at
+/// D = 128 above the rest: a9 moves its max and exponentiates that tile again) and 30 (~173 and ~245:
+/// the first pass against the old max overflows f32 to infinity, so only exponentiating again from the
+/// raw scores gives the right P).
+/// Random elsewhere; every fused step and the unfused path against the f64 reference.
+#[test]
+fn a_row_max_that_jumps_late_is_handled() {
+    let Some(gpu) = gpu_or_skip("a_row_max_that_jumps_late_is_handled") else { return };
+    let seed = verify::fresh_seed();
+    for (elem, d) in [(Elem::F16, 64), (Elem::Bf16, 128), (Elem::F16, 128)] {
+        for (planted, value) in [(3 * 128 + 5, 4.0), (3 * 128 + 77, 30.0)] {
+            let s = AttnShape::new(1, 2, 600, d, false).unwrap();
+            let kind = if elem == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 };
+            let rnd = |salt: u64| device_check::random::<u16>(&gpu, s.elems(), kind, Dist::Symmetric, seed ^ salt).unwrap();
+            let to16 = |x: f64| if elem == Elem::Bf16 { half::bf16::from_f64(x).to_bits() } else { half::f16::from_f64(x).to_bits() };
+            let mut hq = gpu.download(&rnd(1)).unwrap();
+            let mut hk = gpu.download(&rnd(2)).unwrap();
+            hq.iter_mut().for_each(|x| *x = to16(0.5));
+            for head in 0..2 {
+                let row = head * s.len + planted;
+                hk[row * d..(row + 1) * d].iter_mut().for_each(|x| *x = to16(value));
+            }
+            let (q, k, v) = (gpu.upload(&hq).unwrap(), gpu.upload(&hk).unwrap(), rnd(3));
+            let (fq, fk, fv) = (widen(elem, hq), widen(elem, hk), widen(elem, gpu.download(&v).unwrap()));
+            let scale = s.default_scale();
+            let (wo, wl) = reference_f64(s, scale as f64, &fq, &fk, &fv);
+            let mut unfused = Unfused::new(&gpu, s, elem).unwrap();
+            let runnable: Vec<_> = all_of(Kind::Flash, d as u32, elem).filter(|st| gpu.cannot_run(&st.kernel).is_none()).map(Some).collect();
+            for fused in runnable.into_iter().chain([None]) {
+                let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * s.len).unwrap());
+                gpu.poison(&mut o).unwrap();
+                gpu.poison(&mut lse).unwrap();
+                match fused {
+                    Some(step) => flash_with(&gpu, step, s, scale, &q, &k, &v, &mut o, &mut lse).unwrap(),
+                    None => unfused.run(&gpu, scale, &q, &k, &v, &mut o, &mut lse).unwrap(),
+                }
+                gpu.sync_after("attention").unwrap();
+                let go = widen(elem, gpu.download(&o).unwrap());
+                let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
+                let what = format!("{} {s} {elem:?} key {planted} = {value} (seed {seed})", fused.map_or("unfused", |st| st.kernel.name));
+                assert!(go.iter().chain(&gl).all(|x| x.is_finite()), "{what}: not finite or not fully written");
+                let (eo, el) = (verify::rel_l2(&go, &wo), verify::rel_l2(&gl, &wl));
+                assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
             }
         }
     }

@@ -1,4 +1,4 @@
-//! Warp shuffles (`shfl.sync`), full-warp mask.
+//! Warp shuffles (`shfl.sync`) and votes (`vote.sync`), full-warp mask.
 //!
 //! Not `pure`: a shuffle is collective, and a `pure` asm whose result is only used under a branch gets
 //! sunk into it (observed: TOOLCHAIN.md pitfall 1), where not all 32 lanes execute it.
@@ -86,4 +86,20 @@ pub unsafe fn reduce_sum_f64(mut v: f64) -> f64 {
         mask >>= 1;
     }
     v
+}
+
+/// `vote.sync.any.pred p, q, 0xffffffff;` — true on every lane if `pred` is true on any lane: a
+/// warp-uniform branch condition.
+///
+/// # Safety
+/// All 32 lanes of the warp must execute this call together (full mask).
+#[inline(always)]
+pub unsafe fn vote_any(pred: bool) -> bool {
+    let r: u32;
+    // SAFETY: forwarded to the caller; touches no memory. Not `pure` (collective: see the module doc).
+    unsafe {
+        asm!("{{ .reg .pred p, q; setp.ne.u32 p, {1}, 0; vote.sync.any.pred q, p, 0xffffffff; selp.u32 {0}, 1, 0, q; }}",
+             out(reg32) r, in(reg32) pred as u32, options(nomem, nostack))
+    };
+    r != 0
 }

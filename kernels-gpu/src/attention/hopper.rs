@@ -1,7 +1,8 @@
 #![cfg(lab_sm90)]
-//! The Hopper attention body of a6–a7 (introduced by a6, whose file explains it), generic over the
-//! element type, the head dimension and whether the next tile's S = Q·Kᵀ is issued before this tile's
-//! softmax (`PIPELINE`, a7).
+//! The Hopper attention body of a6–a9 (introduced by a6, whose file explains it), generic over the
+//! element type, the head dimension, whether the next tile's S = Q·Kᵀ is issued before this tile's
+//! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8) and whether
+//! the softmax rescales lazily (`LAZY`, a9).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
 use crate::util::opaque;
@@ -11,6 +12,7 @@ use crate::prim::{
     mbarrier::mbarrier_arrive_expect_tx,
     sync::{arrive_named, nanosleep, sync_named},
     thread::{block_idx_x, block_idx_y, lane_id},
+    warp::vote_any,
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
@@ -118,51 +120,8 @@ impl Softmax {
     /// All 32 lanes of the warp, converged (quad shuffles).
     #[inline(always)]
     unsafe fn tile(self, s: &mut Scores, j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2]) -> [f32; 2] {
-        let t = self.t;
-        let kv0 = j * BKV;
-        let masked_tile = kv0 + BKV > self.l || (self.causal && needs_mask_of(BQ, BKV, self.qt, j));
-        // The row max is taken on the raw scores and scaled once (max(x)·c = max(x·c) for c > 0), and
-        // the scale folds into the exponent's FFMA: 2^(x·c − m). A scale ≤ 0 (never used in practice,
-        // but a valid input) pre-scales the scores and runs the same code with c = 1.
-        let c = if self.scale2 > 0.0 {
-            self.scale2
-        } else {
-            unroll2!(b => {
-                unroll8!(jj => {
-                    unroll4!(e => {
-                        s[b as usize][(4 * jj + e) as usize] *= self.scale2;
-                    });
-                });
-            });
-            1.0
-        };
-        // The mask in a pass of its own, only on the tiles that need it: inside the max loop below it
-        // cost a branch per score pair on every tile (`ncu`: 64 branches per tile and warp, their
-        // `no_inst`/`branch_resolving` stalls beside each FMNMX).
-        if masked_tile {
-            unroll2!(b => {
-                unroll8!(jj => {
-                    unroll4!(e => {
-                        let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
-                        if col >= self.l || (self.causal && col > self.row[(e / 2) as usize]) {
-                            s[b as usize][(4 * jj + e) as usize] = f32::NEG_INFINITY;
-                        }
-                    });
-                });
-            });
-        }
-        // Row max as 4 independent chains per row half (8 deep, then 2 combining steps) instead of one
-        // chain 32 deep: chain `2·(jj % 2) + e % 2`.
-        let mut mx = [[-1e30f32; 4]; 2];
-        unroll2!(b => {
-            unroll8!(jj => {
-                unroll4!(e => {
-                    let (h, c) = ((e / 2) as usize, (2 * (jj % 2) + e % 2) as usize);
-                    mx[h][c] = mx[h][c].max(s[b as usize][(4 * jj + e) as usize]);
-                });
-            });
-        });
-        let mx = [mx[0][0].max(mx[0][1]).max(mx[0][2].max(mx[0][3])), mx[1][0].max(mx[1][1]).max(mx[1][2].max(mx[1][3]))];
+        let c = self.prepare(s, j);
+        let mx = thread_max(s);
         // SAFETY: forwarded (converged warp).
         let m_new = unsafe { [r_m[0].max(quad_max(mx[0]) * c), r_m[1].max(quad_max(mx[1]) * c)] };
         let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
@@ -180,6 +139,148 @@ impl Softmax {
         });
         *r_l = [r_l[0] * corr[0] + (sum[0][0] + sum[0][1]), r_l[1] * corr[1] + (sum[1][0] + sum[1][1])];
         corr
+    }
+
+    /// Tile `j`'s scores masked (keys past `l`, the causal mask: on the tiles that need it) in place,
+    /// and the factor `c` of the exponent 2^(x·c − m). The row max is taken on the raw scores and scaled
+    /// once (max(x)·c = max(x·c) for c > 0), and the scale folds into the exponent's FFMA. A scale ≤ 0
+    /// (never used in practice, but a valid input) pre-scales the scores and returns c = 1.
+    #[inline(always)]
+    fn prepare(self, s: &mut Scores, j: u32) -> f32 {
+        let t = self.t;
+        let kv0 = j * BKV;
+        let masked_tile = kv0 + BKV > self.l || (self.causal && needs_mask_of(BQ, BKV, self.qt, j));
+        let c = if self.scale2 > 0.0 {
+            self.scale2
+        } else {
+            unroll2!(b => {
+                unroll8!(jj => {
+                    unroll4!(e => {
+                        s[b as usize][(4 * jj + e) as usize] *= self.scale2;
+                    });
+                });
+            });
+            1.0
+        };
+        // The mask in a pass of its own, only on the tiles that need it: inside the max loop it cost a
+        // branch per score pair on every tile (`ncu`: 64 branches per tile and warp, their
+        // `no_inst`/`branch_resolving` stalls beside each FMNMX).
+        if masked_tile {
+            unroll2!(b => {
+                unroll8!(jj => {
+                    unroll4!(e => {
+                        let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
+                        if col >= self.l || (self.causal && col > self.row[(e / 2) as usize]) {
+                            s[b as usize][(4 * jj + e) as usize] = f32::NEG_INFINITY;
+                        }
+                    });
+                });
+            });
+        }
+        c
+    }
+
+    /// a9: tile `j`'s softmax against the running max `r_m` as it stands (FlashAttention-4's lazy
+    /// rescaling). P = 2^(x·c − r_m) is exponentiated and packed into `p` while the row max is taken
+    /// — neither waits for the other. Only where a row's max exceeds `r_m` by more than
+    /// [`LAZY_RESCALE_LOG2`] (P up to 2^8: inside f16's range) does the warp take a new max for those
+    /// rows and exponentiate again from the raw scores, which `s` still holds; that happens on the
+    /// first tiles and rarely after. Returns the rows' correction of O when the max moved, `None` when
+    /// O needs none (the common case: no rescaling of O either).
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp, converged (quad shuffles, the vote).
+    #[inline(always)]
+    unsafe fn tile_lazy<E: Elem16>(self, s: &mut Scores, j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2], p: &mut [[u32; 4]; 8]) -> Option<[f32; 2]> {
+        let c = self.prepare(s, j);
+        let mx = thread_max(s);
+        let mut sum = exp_pack::<E>(s, c, *r_m, p);
+        // Keeps the exponentials ahead of the branch below: without it LLVM sinks them into the
+        // branch that uses them, after the max.
+        pin_p(p, &mut sum);
+        // SAFETY: forwarded (converged warp).
+        let row_max = unsafe { [quad_max(mx[0]) * c, quad_max(mx[1]) * c] };
+        let jump = [row_max[0] > r_m[0] + LAZY_RESCALE_LOG2, row_max[1] > r_m[1] + LAZY_RESCALE_LOG2];
+        // SAFETY: forwarded (converged warp).
+        if unsafe { vote_any(jump[0] || jump[1]) } {
+            let m_new = [if jump[0] { row_max[0] } else { r_m[0] }, if jump[1] { row_max[1] } else { r_m[1] }];
+            let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
+            let sum = exp_pack::<E>(s, c, m_new, p);
+            *r_m = m_new;
+            *r_l = [r_l[0] * corr[0] + sum[0], r_l[1] * corr[1] + sum[1]];
+            Some(corr)
+        } else {
+            *r_l = [r_l[0] + sum[0], r_l[1] + sum[1]];
+            None
+        }
+    }
+}
+
+/// How far (base 2) a row's max may exceed a9's running max before the max is moved: P ≤ 2^8 = 256,
+/// well inside f16's range (and bf16's).
+const LAZY_RESCALE_LOG2: f32 = 8.0;
+
+/// This thread's maxima of its two rows of `s` (raw scores), not yet across the quad: 4 independent
+/// chains per row half (8 deep, then 2 combining steps) instead of one chain 32 deep.
+#[inline(always)]
+fn thread_max(s: &Scores) -> [f32; 2] {
+    let mut mx = [[-1e30f32; 4]; 2];
+    unroll2!(b => {
+        unroll8!(jj => {
+            unroll4!(e => {
+                let (h, c) = ((e / 2) as usize, (2 * (jj % 2) + e % 2) as usize);
+                mx[h][c] = mx[h][c].max(s[b as usize][(4 * jj + e) as usize]);
+            });
+        });
+    });
+    [mx[0][0].max(mx[0][1]).max(mx[0][2].max(mx[0][3])), mx[1][0].max(mx[1][1]).max(mx[1][2].max(mx[1][3]))]
+}
+
+/// P = 2^(x·c − m[row]) of the scores `s` (left as they are), packed into `p` as [`pack_p`] does;
+/// returns the rows' sums of P (f32, before rounding).
+#[inline(always)]
+fn exp_pack<E: Elem16>(s: &Scores, c: f32, m: [f32; 2], p: &mut [[u32; 4]; 8]) -> [f32; 2] {
+    let mut sum = [[0f32; 2]; 2];
+    unroll2!(b => {
+        unroll8!(jj => {
+            let x = &s[b as usize];
+            let i = (4 * jj) as usize;
+            let e = [ex2_approx_f32(fma_rn_f32(x[i], c, -m[0])), ex2_approx_f32(fma_rn_f32(x[i + 1], c, -m[0])),
+                     ex2_approx_f32(fma_rn_f32(x[i + 2], c, -m[1])), ex2_approx_f32(fma_rn_f32(x[i + 3], c, -m[1]))];
+            sum[0][0] += e[0];
+            sum[0][1] += e[1];
+            sum[1][0] += e[2];
+            sum[1][1] += e[3];
+            put_p::<E>(p, b, jj, e);
+        });
+    });
+    [sum[0][0] + sum[0][1], sum[1][0] + sum[1][1]]
+}
+
+/// Stores P of fragment column `jj` of 64-key block `b` (`e`: rows g, g, g + 8, g + 8 at keys
+/// 8jj + 2t, + 1) into the A fragments of P·V: k-step kk holds n-tiles 2kk and 2kk + 1 (8 keys each).
+#[inline(always)]
+fn put_p<E: Elem16>(p: &mut [[u32; 4]; 8], b: u32, jj: u32, e: [f32; 4]) {
+    let nt = 8 * b + jj; // n-tile of 8 keys
+    p[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(e[0], e[1]);
+    p[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(e[2], e[3]);
+}
+
+/// P's registers and the sums fixed at this point of the program (an empty `asm!` that reads and
+/// writes them, not `pure`).
+#[inline(always)]
+fn pin_p(p: &mut [[u32; 4]; 8], sum: &mut [f32; 2]) {
+    // SAFETY: emits no instruction; only declares the registers read and written.
+    unsafe {
+        core::arch::asm!("// pin_p {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15}",
+                         inout(reg32) p[0][0], inout(reg32) p[0][1], inout(reg32) p[0][2], inout(reg32) p[0][3], inout(reg32) p[1][0], inout(reg32) p[1][1],
+                         inout(reg32) p[1][2], inout(reg32) p[1][3], inout(reg32) p[2][0], inout(reg32) p[2][1], inout(reg32) p[2][2], inout(reg32) p[2][3],
+                         inout(reg32) p[3][0], inout(reg32) p[3][1], inout(reg32) p[3][2], inout(reg32) p[3][3], options(nomem, nostack));
+        core::arch::asm!("// pin_p {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17}",
+                         inout(reg32) p[4][0], inout(reg32) p[4][1], inout(reg32) p[4][2], inout(reg32) p[4][3], inout(reg32) p[5][0], inout(reg32) p[5][1],
+                         inout(reg32) p[5][2], inout(reg32) p[5][3], inout(reg32) p[6][0], inout(reg32) p[6][1], inout(reg32) p[6][2], inout(reg32) p[6][3],
+                         inout(reg32) p[7][0], inout(reg32) p[7][1], inout(reg32) p[7][2], inout(reg32) p[7][3], inout(reg32) sum[0], inout(reg32) sum[1],
+                         options(nomem, nostack));
     }
 }
 
@@ -206,9 +307,7 @@ fn pack_p<E: Elem16>(s: &Scores) -> [[u32; 4]; 8] {
         unroll8!(jj => {
             let x = &s[b as usize];
             let i = (4 * jj) as usize;
-            let nt = 8 * b + jj; // n-tile of 8 keys
-            p[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(x[i], x[i + 1]);
-            p[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(x[i + 2], x[i + 3]);
+            put_p::<E>(&mut p, b, jj, [x[i], x[i + 1], x[i + 2], x[i + 3]]);
         });
     });
     p
@@ -255,15 +354,15 @@ unsafe fn issue_pv<E: Elem16, const D: u32>(r_o: &mut [[f32; 32]; 2], p: &[[u32;
     }
 }
 
-/// The body of a6 (`PIPELINE = false`), a7 (`true`) and a8 (a7 with `PINGPONG`: the two consumer
-/// warpgroups take turns issuing their `wgmma`s) for element type `E`, head dim `D` and a ring of
-/// `STAGES` K/V stages.
+/// The body of a6 (`PIPELINE = false`), a7 (`true`), a8 (a7 with `PINGPONG`: the two consumer
+/// warpgroups take turns issuing their `wgmma`s) and a9 (a7 with `LAZY`: [`Softmax::tile_lazy`]) for
+/// element type `E`, head dim `D` and a ring of `STAGES` K/V stages.
 ///
 /// # Safety
 /// As `attn_a6_d64_f16` for `D`, with `layout::attention::a6_smem(D, STAGES)` bytes of dynamic shared memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
                                                                              g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32, causal: u32) {
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
@@ -350,7 +449,49 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                     if PINGPONG && mh == 1 {
                         arrive_named(their_turn, 256);
                     }
-                    for j in 0..n_tiles {
+                    if LAZY {
+                        // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
+                        // j does not read (two sets, the loop runs two tiles per turn), and O is
+                        // rescaled only when a row's max moved.
+                        let mut p_b = [[0u32; 4]; 8];
+                        macro_rules! lazy_step {
+                            ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
+                                let j: u32 = $j;
+                                let more = j + 1 < n_tiles;
+                                let mut s_next = [[0f32; 32]; 2];
+                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(j + 1).0, ring.at(j).0 + kv_half);
+                                if more {
+                                    ring.wait_full(j + 1);
+                                    s_next = issue_scores::<E, D>(&dq, &dk, flags);
+                                }
+                                issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
+                                let mut moved = None;
+                                if more {
+                                    wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                                    pin(&mut s_next);
+                                    moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
+                                    block_boundary(l);
+                                    wgmma_wait_group::<0>();
+                                } else {
+                                    wgmma_wait_group::<0>();
+                                }
+                                pin(&mut r_o);
+                                ring.release(j);
+                                if let Some(corr) = moved {
+                                    rescale::<D>(&mut r_o, corr);
+                                }
+                            }};
+                        }
+                        let mut j = 0;
+                        while j < n_tiles {
+                            lazy_step!(j, p, p_b);
+                            if j + 1 < n_tiles {
+                                lazy_step!(j + 1, p_b, p);
+                            }
+                            j += 2;
+                        }
+                    }
+                    for j in (if LAZY { n_tiles } else { 0 })..n_tiles {
                         let s_stage = ring.at(j).0;
                         let more = j + 1 < n_tiles;
                         let mut s_next = [[0f32; 32]; 2];

@@ -12,9 +12,10 @@
 //! | a6 | `steps/v6_hopper_wgmma.rs` | Hopper: TMA K/V ring, `wgmma` for S = QKᵀ and for O += PV with P in registers, 1 producer + 2 consumer warpgroups (sm_90a) |
 //! | a7 | `steps/v7_softmax_overlap.rs` | a6 with the next tile's S = QKᵀ issued before this tile's softmax: the tensor cores work while the warpgroup exponentiates |
 //! | a8 | `steps/v8_pingpong.rs` | a7 with the two consumer warpgroups taking turns at the tensor cores (named barriers: FA3's ping-pong) |
+//! | a9 | `steps/v9_lazy_rescale.rs` | a7 with the exponentials not waiting for the row max, and O rescaled only when a row's max moves by more than 2^8 (FA4's lazy rescaling) |
 // The fused kernels' body (a2–a5).
 mod flash;
-// The Hopper body (a6–a7).
+// The Hopper body (a6–a9).
 mod hopper;
 // The steps: one module per file of `src/attention/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/attention_steps.rs"));

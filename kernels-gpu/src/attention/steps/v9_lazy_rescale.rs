@@ -1,0 +1,32 @@
+#![cfg(lab_sm90)]
+//! Attention step a9 (Hopper): a7 with **the exponentials no longer waiting for the row max, and O
+//! rescaled only when the max moves** (FlashAttention-4's lazy rescaling, on Hopper).
+//!
+//! In a7 every tile's softmax is a chain: row max (64 FMNMX, two quad shuffles) → correction →
+//! 64 exponentials → P packed after P·V of the previous tile retired → O × correction (64 FMUL at
+//! D = 128). A diagnostic build (results `call4-diag-no-softmax`) measured what the chain costs: a7
+//! with the max removed (exponentials against a constant) ran in 0.93× the time at D = 128 and
+//! 0.84× at D = 64; with no softmax at all the tensor pipe was 88% busy instead of 68%.
+//!
+//! a9 breaks the chain. Each tile is exponentiated against the running max as it stands; the new
+//! tile's max is computed beside the exponentials, not before them. Only if a row's max exceeds the
+//! running one by more than 8 (base 2: P ≤ 256, inside f16's range) does the warp move the max for
+//! those rows and exponentiate that tile again from the raw scores (the first tiles, rarely after).
+//! Otherwise the correction is exactly 1 and O is not touched. The result is the same softmax: the
+//! running max is only the reference point of the exponentials, and O and the sums share it.
+//!
+//! Diff from a7 (a `LAZY` branch in `attention/hopper.rs`): `Softmax::tile_lazy` (exponentials and
+//! packing in one pass that leaves S intact, a warp vote on the rare jump), P packed during the
+//! softmax into a second register set — P·V of the previous tile still reads the first, so the loop
+//! runs two tiles per turn and swaps them — and O rescaled behind a branch. New primitive:
+//! `nvptx_std::warp::vote_any`.
+//!
+//! Prediction (before the run, from the diagnostic): **1.05–1.10× a7 at D = 128, 1.10–1.18× at
+//! D = 64** — less than removing the max entirely, since the FMNMX still issue.
+use super::v6_hopper_wgmma::hopper_entry;
+use crate::hgemm::elem::{Bf16, F16};
+
+hopper_entry!(attn_a9_d64_f16, F16, 64, true, layout::attention::A7_STAGES, false, true);
+hopper_entry!(attn_a9_d128_f16, F16, 128, true, layout::attention::A7_STAGES, false, true);
+hopper_entry!(attn_a9_d64_bf16, Bf16, 64, true, layout::attention::A7_STAGES, false, true);
+hopper_entry!(attn_a9_d128_bf16, Bf16, 128, true, layout::attention::A7_STAGES, false, true);
