@@ -1,8 +1,7 @@
 //! GPU tests of the attention family (issue 17): the fused kernel and the unfused baseline against the
 //! f64 CPU reference on ragged shapes (lengths off every tile, one query), both element types, causal
 //! and not, at the usual scale and at a sharp one, and with a row max that jumps late; bad input refused
-//! before any launch. Without a GPU
-//! each test says it was skipped and passes.
+//! before any launch. Without a GPU each test says it was skipped and passes.
 use std::io::Write;
 
 use kernel_lab::{
