@@ -176,9 +176,13 @@ macro_rules! wgmma_asm_n192 {
     };
 }
 
-/// As [`wgmma_asm_n256`] with two blocks (`N = 128`, 64 registers).
+/// As [`wgmma_asm_n256`] with two blocks (`N = 128`, 64 registers); `out; …` declares the accumulators
+/// written only (for `scale-d` = 0: nothing has to be in them before).
 macro_rules! wgmma_asm_n128 {
     ($acc0:ident, $acc1:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
+        wgmma_asm_n128!(inout; $acc0, $acc1, $instr, $tail, $($operands)*)
+    };
+    ($dir:ident; $acc0:ident, $acc1:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
         asm!(
             "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
             $instr,
@@ -187,22 +191,22 @@ macro_rules! wgmma_asm_n128 {
             " {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47},",
             " {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}}},",
             $tail,
-            inout(reg32) $acc0[0], inout(reg32) $acc0[1], inout(reg32) $acc0[2], inout(reg32) $acc0[3],
-            inout(reg32) $acc0[4], inout(reg32) $acc0[5], inout(reg32) $acc0[6], inout(reg32) $acc0[7],
-            inout(reg32) $acc0[8], inout(reg32) $acc0[9], inout(reg32) $acc0[10], inout(reg32) $acc0[11],
-            inout(reg32) $acc0[12], inout(reg32) $acc0[13], inout(reg32) $acc0[14], inout(reg32) $acc0[15],
-            inout(reg32) $acc0[16], inout(reg32) $acc0[17], inout(reg32) $acc0[18], inout(reg32) $acc0[19],
-            inout(reg32) $acc0[20], inout(reg32) $acc0[21], inout(reg32) $acc0[22], inout(reg32) $acc0[23],
-            inout(reg32) $acc0[24], inout(reg32) $acc0[25], inout(reg32) $acc0[26], inout(reg32) $acc0[27],
-            inout(reg32) $acc0[28], inout(reg32) $acc0[29], inout(reg32) $acc0[30], inout(reg32) $acc0[31],
-            inout(reg32) $acc1[0], inout(reg32) $acc1[1], inout(reg32) $acc1[2], inout(reg32) $acc1[3],
-            inout(reg32) $acc1[4], inout(reg32) $acc1[5], inout(reg32) $acc1[6], inout(reg32) $acc1[7],
-            inout(reg32) $acc1[8], inout(reg32) $acc1[9], inout(reg32) $acc1[10], inout(reg32) $acc1[11],
-            inout(reg32) $acc1[12], inout(reg32) $acc1[13], inout(reg32) $acc1[14], inout(reg32) $acc1[15],
-            inout(reg32) $acc1[16], inout(reg32) $acc1[17], inout(reg32) $acc1[18], inout(reg32) $acc1[19],
-            inout(reg32) $acc1[20], inout(reg32) $acc1[21], inout(reg32) $acc1[22], inout(reg32) $acc1[23],
-            inout(reg32) $acc1[24], inout(reg32) $acc1[25], inout(reg32) $acc1[26], inout(reg32) $acc1[27],
-            inout(reg32) $acc1[28], inout(reg32) $acc1[29], inout(reg32) $acc1[30], inout(reg32) $acc1[31],
+            $dir(reg32) $acc0[0], $dir(reg32) $acc0[1], $dir(reg32) $acc0[2], $dir(reg32) $acc0[3],
+            $dir(reg32) $acc0[4], $dir(reg32) $acc0[5], $dir(reg32) $acc0[6], $dir(reg32) $acc0[7],
+            $dir(reg32) $acc0[8], $dir(reg32) $acc0[9], $dir(reg32) $acc0[10], $dir(reg32) $acc0[11],
+            $dir(reg32) $acc0[12], $dir(reg32) $acc0[13], $dir(reg32) $acc0[14], $dir(reg32) $acc0[15],
+            $dir(reg32) $acc0[16], $dir(reg32) $acc0[17], $dir(reg32) $acc0[18], $dir(reg32) $acc0[19],
+            $dir(reg32) $acc0[20], $dir(reg32) $acc0[21], $dir(reg32) $acc0[22], $dir(reg32) $acc0[23],
+            $dir(reg32) $acc0[24], $dir(reg32) $acc0[25], $dir(reg32) $acc0[26], $dir(reg32) $acc0[27],
+            $dir(reg32) $acc0[28], $dir(reg32) $acc0[29], $dir(reg32) $acc0[30], $dir(reg32) $acc0[31],
+            $dir(reg32) $acc1[0], $dir(reg32) $acc1[1], $dir(reg32) $acc1[2], $dir(reg32) $acc1[3],
+            $dir(reg32) $acc1[4], $dir(reg32) $acc1[5], $dir(reg32) $acc1[6], $dir(reg32) $acc1[7],
+            $dir(reg32) $acc1[8], $dir(reg32) $acc1[9], $dir(reg32) $acc1[10], $dir(reg32) $acc1[11],
+            $dir(reg32) $acc1[12], $dir(reg32) $acc1[13], $dir(reg32) $acc1[14], $dir(reg32) $acc1[15],
+            $dir(reg32) $acc1[16], $dir(reg32) $acc1[17], $dir(reg32) $acc1[18], $dir(reg32) $acc1[19],
+            $dir(reg32) $acc1[20], $dir(reg32) $acc1[21], $dir(reg32) $acc1[22], $dir(reg32) $acc1[23],
+            $dir(reg32) $acc1[24], $dir(reg32) $acc1[25], $dir(reg32) $acc1[26], $dir(reg32) $acc1[27],
+            $dir(reg32) $acc1[28], $dir(reg32) $acc1[29], $dir(reg32) $acc1[30], $dir(reg32) $acc1[31],
             $($operands)*
             options(nostack)
         )
@@ -345,7 +349,7 @@ pub unsafe fn wgmma_m64n64k16_f32_bf16<const TA: u32, const TB: u32>(acc: &mut [
 /// with both operands in shared memory (S = Q·Kᵀ over 128 keys), and `m64n64k16` / `m64n128k16` with
 /// **A from registers** (O += P·V, P never leaving the registers).
 macro_rules! wgmma_attention_shapes {
-    ($ss128:ident, $rs64:ident, $rs128:ident, $i128:literal, $i64:literal, $ty:literal) => {
+    ($ss128:ident, $ss128_zero:ident, $rs64:ident, $rs128:ident, $i128:literal, $i64:literal, $ty:literal) => {
         #[doc = concat!("`", $i128, " {d0..d63}, desc_a, desc_b, p, 1, 1, TA, TB;` — `D(64×128, f32) = A(64×16) · B(16×128) + (scale_d ? D : 0)` on ", $ty, ", both operands in shared memory; the fragment is the module docs' with `N = 128` as two 64-column blocks (`acc[b]`: columns `64b ..`).")]
         ///
         /// # Safety
@@ -358,6 +362,22 @@ macro_rules! wgmma_attention_shapes {
                 wgmma_asm_n128!(acc0, acc1, $i128, "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
                     da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d, ta = const TA, tb = const TB,)
             }
+        }
+
+        #[doc = concat!("`", $i128, " {d0..d63}, desc_a, desc_b, 0, 1, 1, TA, TB;` — the shared-memory form with `scale-d` = 0 on ", $ty, ": `D = A · B`, the accumulators **written only**. Returns them: nothing has to be in the registers before (with the `scale_d` operand the accumulators are operands the compiler must fill first — 64 register zeroings per call in attention a7).")]
+        ///
+        /// # Safety
+        /// As the form with `scale_d`.
+        #[inline(always)]
+        pub unsafe fn $ss128_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [[f32; 32]; 2] {
+            // Overwritten by the instruction's outputs (`out`): the optimizer drops these zeros.
+            let [mut acc0, mut acc1] = [[0f32; 32]; 2];
+            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+            unsafe {
+                wgmma_asm_n128!(out; acc0, acc1, $i128, "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) 0u32, ta = const TA, tb = const TB,)
+            }
+            [acc0, acc1]
         }
 
         #[doc = concat!("`", $i64, " {d0..d31}, {a0, a1, a2, a3}, desc_b, p, 1, 1, TB;` — `D(64×64, f32) = A(64×16) · B(16×64) + (scale_d ? D : 0)` on ", $ty, " with **A in registers**: each warp of the warpgroup holds its 16 rows of A as `mma.sync.m16n8k16`'s A fragment (`a[0]`: row g, columns 2t, 2t+1; `a[1]`: row g + 8; `a[2]`, `a[3]`: columns + 8; g = lane / 4, t = lane % 4) — the accumulator fragment of two adjacent 8-column n-tiles, packed, is this fragment. No `TA`: a register A is K-major.")]
@@ -392,9 +412,9 @@ macro_rules! wgmma_attention_shapes {
     };
 }
 
-wgmma_attention_shapes!(wgmma_m64n128k16_f32_f16, wgmma_m64n64k16_f32_f16_rs, wgmma_m64n128k16_f32_f16_rs,
+wgmma_attention_shapes!(wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_zero, wgmma_m64n64k16_f32_f16_rs, wgmma_m64n128k16_f32_f16_rs,
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "f16");
-wgmma_attention_shapes!(wgmma_m64n128k16_f32_bf16, wgmma_m64n64k16_f32_bf16_rs, wgmma_m64n128k16_f32_bf16_rs,
+wgmma_attention_shapes!(wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32_bf16_zero, wgmma_m64n64k16_f32_bf16_rs, wgmma_m64n128k16_f32_bf16_rs,
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "bf16");
 
 /// `setmaxnreg.inc.sync.aligned.u32 N;` — raises this warpgroup's register limit (consumers).

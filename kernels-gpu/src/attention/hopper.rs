@@ -79,19 +79,44 @@ fn descriptors<const D: u32>(d_q: WgmmaDesc, s_stage: u32, s_v: u32) -> ([u64; 8
 /// writes them until the group retires; the returned accumulators are not read before then.
 #[inline(always)]
 unsafe fn issue_scores<E: Elem16, const D: u32>(dq: &[u64; 8], dk: &[u64; 8], flags: [u32; 2]) -> Scores {
-    let mut s = [[0f32; 32]; 2];
-    pin(&mut s);
     // SAFETY: forwarded to the caller.
     unsafe {
         wgmma_fence();
+        // The first K-step writes S without reading it: no zeroed accumulators beforehand (they were
+        // 32 register-pair zeroings, `CS2R`, per tile and thread: 6% of a7's instructions).
+        let mut s = E::wgmma_128_zero::<0, 0>(dq[0], dk[0]);
         unroll8!(ks => {
-            if ks < D / 16 {
-                E::wgmma_128::<0, 0>(&mut s, dq[ks as usize], dk[ks as usize], flags[(ks > 0) as usize]);
+            if ks > 0 && ks < D / 16 {
+                E::wgmma_128::<0, 0>(&mut s, dq[ks as usize], dk[ks as usize], flags[1]);
             }
         });
         wgmma_commit_group();
+        s
     }
-    s
+}
+
+/// S accumulators with no defined value (an empty `asm!` that only declares them written): the value
+/// of S past the last tile, never read. Zeros there cost 32 register-pair zeroings per tile: the
+/// compiler set them up ahead of the branch that skips the last S.
+#[inline(always)]
+fn unset_scores() -> Scores {
+    let [mut a, mut b] = [[0f32; 32]; 2];
+    // SAFETY: emits no instruction (a PTX comment); declares the registers written.
+    unsafe {
+        core::arch::asm!("// unset {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31}",
+                         out(reg32) a[0], out(reg32) a[1], out(reg32) a[2], out(reg32) a[3], out(reg32) a[4], out(reg32) a[5], out(reg32) a[6], out(reg32) a[7],
+                         out(reg32) a[8], out(reg32) a[9], out(reg32) a[10], out(reg32) a[11], out(reg32) a[12], out(reg32) a[13], out(reg32) a[14], out(reg32) a[15],
+                         out(reg32) a[16], out(reg32) a[17], out(reg32) a[18], out(reg32) a[19], out(reg32) a[20], out(reg32) a[21], out(reg32) a[22], out(reg32) a[23],
+                         out(reg32) a[24], out(reg32) a[25], out(reg32) a[26], out(reg32) a[27], out(reg32) a[28], out(reg32) a[29], out(reg32) a[30], out(reg32) a[31],
+                         options(pure, nomem, nostack));
+        core::arch::asm!("// unset {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31}",
+                         out(reg32) b[0], out(reg32) b[1], out(reg32) b[2], out(reg32) b[3], out(reg32) b[4], out(reg32) b[5], out(reg32) b[6], out(reg32) b[7],
+                         out(reg32) b[8], out(reg32) b[9], out(reg32) b[10], out(reg32) b[11], out(reg32) b[12], out(reg32) b[13], out(reg32) b[14], out(reg32) b[15],
+                         out(reg32) b[16], out(reg32) b[17], out(reg32) b[18], out(reg32) b[19], out(reg32) b[20], out(reg32) b[21], out(reg32) b[22], out(reg32) b[23],
+                         out(reg32) b[24], out(reg32) b[25], out(reg32) b[26], out(reg32) b[27], out(reg32) b[28], out(reg32) b[29], out(reg32) b[30], out(reg32) b[31],
+                         options(pure, nomem, nostack));
+    }
+    [a, b]
 }
 
 /// The online softmax of one consumer thread: its two query rows, the mask, the scale.
@@ -458,7 +483,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
                                 let j: u32 = $j;
                                 let more = j + 1 < n_tiles;
-                                let mut s_next = [[0f32; 32]; 2];
+                                let mut s_next = unset_scores();
                                 let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(j + 1).0, ring.at(j).0 + kv_half);
                                 if more {
                                     ring.wait_full(j + 1);
@@ -494,7 +519,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                     for j in (if LAZY { n_tiles } else { 0 })..n_tiles {
                         let s_stage = ring.at(j).0;
                         let more = j + 1 < n_tiles;
-                        let mut s_next = [[0f32; 32]; 2];
+                        let mut s_next = unset_scores();
                         // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
                         // of tile j issued back to back behind one fence, as two groups.
                         let next_stage = ring.at(j + 1).0;

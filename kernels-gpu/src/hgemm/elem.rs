@@ -31,6 +31,13 @@ pub(crate) trait Elem16 {
     /// As `wgmma_m64n128k16_f32_f16`.
     #[cfg(lab_sm90)]
     unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: u32);
+    /// `wgmma.m64n128k16` with `scale-d` = 0, the accumulators written only (attention: the first
+    /// K-step of S = Q·Kᵀ).
+    ///
+    /// # Safety
+    /// As `wgmma_m64n128k16_f32_f16_zero`.
+    #[cfg(lab_sm90)]
+    unsafe fn wgmma_128_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [[f32; 32]; 2];
     /// `wgmma.m64n64k16` with A in registers (attention a6: O += P·V at D = 64).
     ///
     /// # Safety
@@ -74,6 +81,12 @@ impl Elem16 for F16 {
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
+    unsafe fn wgmma_128_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [[f32; 32]; 2] {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_f16_zero::<TA, TB>(desc_a, desc_b) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
     unsafe fn wgmma_64<const TA: u32, const TB: u32>(acc: &mut [f32; 32], desc_a: u64, desc_b: u64, scale_d: bool) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n64k16_f32_f16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
@@ -113,6 +126,12 @@ impl Elem16 for Bf16 {
     unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_bf16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_128_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [[f32; 32]; 2] {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_bf16_zero::<TA, TB>(desc_a, desc_b) }
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
