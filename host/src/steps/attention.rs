@@ -169,11 +169,21 @@ pub const A9_D64_BF16: Step = hopper("attn_a9_d64_bf16", "a9-d64-bf16", 64, Elem
 /// a9, head dim 128, bf16.
 pub const A9_D128_BF16: Step = hopper("attn_a9_d128_bf16", "a9-d128-bf16", 128, Elem::Bf16, layout::attention::A7_STAGES, A9_ABOUT);
 
+const A10_ABOUT: &str = "a9 with each head's query tiles launched longest first (causal: the last wave holds short blocks)";
+/// a10 (a9, longest query tiles first), head dim 64, f16.
+pub const A10_D64: Step = hopper("attn_a10_d64_f16", "a10-d64", 64, Elem::F16, layout::attention::A7_STAGES, A10_ABOUT);
+/// a10, head dim 128, f16.
+pub const A10_D128: Step = hopper("attn_a10_d128_f16", "a10-d128", 128, Elem::F16, layout::attention::A7_STAGES, A10_ABOUT);
+/// a10, head dim 64, bf16.
+pub const A10_D64_BF16: Step = hopper("attn_a10_d64_bf16", "a10-d64-bf16", 64, Elem::Bf16, layout::attention::A7_STAGES, A10_ABOUT);
+/// a10, head dim 128, bf16.
+pub const A10_D128_BF16: Step = hopper("attn_a10_d128_bf16", "a10-d128-bf16", 128, Elem::Bf16, layout::attention::A7_STAGES, A10_ABOUT);
+
 /// Every attention kernel, in ladder order.
 pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
                              A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16, A6_D64, A6_D128, A6_D64_BF16, A6_D128_BF16,
                              A7_D64, A7_D128, A7_D64_BF16, A7_D128_BF16, A8_D64, A8_D128, A8_D64_BF16, A8_D128_BF16,
-                             A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16];
+                             A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16, A10_D64, A10_D128, A10_D64_BF16, A10_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -199,7 +209,7 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128"]);
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128"]);
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A7_D128.kernel.dyn_smem_bytes, 1024 + 3 * 65536 + 32768 + 48);
         assert_eq!(A3_D64.kernel.block_threads, 256);

@@ -1,8 +1,9 @@
 #![cfg(lab_sm90)]
 //! The Hopper attention body of a6–a9 (introduced by a6, whose file explains it), generic over the
 //! element type, the head dimension, whether the next tile's S = Q·Kᵀ is issued before this tile's
-//! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8) and whether
-//! the softmax rescales lazily (`LAZY`, a9).
+//! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8), whether
+//! the softmax rescales lazily (`LAZY`, a9) and whether the query tiles run in reverse order
+//! (`HEAVY_FIRST`, a10).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
 use crate::util::opaque;
@@ -11,7 +12,7 @@ use crate::prim::{
     math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
     mbarrier::mbarrier_arrive_expect_tx,
     sync::{arrive_named, nanosleep, sync_named},
-    thread::{block_idx_x, block_idx_y, lane_id},
+    thread::{block_idx_x, block_idx_y, grid_dim_x, lane_id},
     warp::vote_any,
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -380,14 +381,15 @@ unsafe fn issue_pv<E: Elem16, const D: u32>(r_o: &mut [[f32; 32]; 2], p: &[[u32;
 }
 
 /// The body of a6 (`PIPELINE = false`), a7 (`true`), a8 (a7 with `PINGPONG`: the two consumer
-/// warpgroups take turns issuing their `wgmma`s) and a9 (a7 with `LAZY`: [`Softmax::tile_lazy`]) for
-/// element type `E`, head dim `D` and a ring of `STAGES` K/V stages.
+/// warpgroups take turns issuing their `wgmma`s), a9 (a7 with `LAZY`: [`Softmax::tile_lazy`]) and a10
+/// (a9 with `HEAVY_FIRST`: query tiles in reverse order) for element type `E`, head dim `D` and a ring
+/// of `STAGES` K/V stages.
 ///
 /// # Safety
 /// As `attn_a6_d64_f16` for `D`, with `layout::attention::a6_smem(D, STAGES)` bytes of dynamic shared memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
                                                                              g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32, causal: u32) {
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
@@ -407,7 +409,11 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
             ring: let (ring, s_q) = (STAGES, a6_stage_bytes(D), a6_q_bytes(D));
             thread: tid, warpgroup: wg;
             setup: {
-                let (qt, head) = (block_idx_x(), block_idx_y());
+                // a10: the query tiles of a head in reverse order, so with the causal mask (tile qt
+                // walks qt + 1 key tiles) the longest blocks start first and the last wave holds
+                // short ones.
+                let qt = if HEAVY_FIRST { grid_dim_x() - 1 - block_idx_x() } else { block_idx_x() };
+                let head = block_idx_y();
                 let q0 = qt * BQ;
                 let row0 = head * l; // the head's first row in the 2-D maps (B·H·l < 2^31: host)
                 let n_tiles = kv_tiles_of(l, BQ, BKV, qt, causal != 0);

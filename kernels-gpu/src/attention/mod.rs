@@ -13,9 +13,10 @@
 //! | a7 | `steps/v7_softmax_overlap.rs` | a6 with the next tile's S = QKᵀ issued before this tile's softmax: the tensor cores work while the warpgroup exponentiates |
 //! | a8 | `steps/v8_pingpong.rs` | a7 with the two consumer warpgroups taking turns at the tensor cores (named barriers: FA3's ping-pong) |
 //! | a9 | `steps/v9_lazy_rescale.rs` | a7 with the exponentials not waiting for the row max, and O rescaled only when a row's max moves by more than 2^8 (FA4's lazy rescaling) |
+//! | a10 | `steps/v10_heavy_first.rs` | a9 with each head's query tiles launched longest first (the causal mask's last wave holds short blocks) |
 // The fused kernels' body (a2–a5).
 mod flash;
-// The Hopper body (a6–a9).
+// The Hopper body (a6–a10).
 mod hopper;
 // The steps: one module per file of `src/attention/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/attention_steps.rs"));

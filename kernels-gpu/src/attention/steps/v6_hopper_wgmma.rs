@@ -36,7 +36,7 @@
 use crate::hgemm::elem::{Bf16, F16};
 
 /// Declares a Hopper attention entry (a6–a9) for one head dim, element type, `PIPELINE`, ring stages,
-/// and (a8) `PINGPONG`, (a9) `LAZY`.
+/// and (a8) `PINGPONG`, (a9) `LAZY`, (a10) `HEAVY_FIRST`.
 macro_rules! hopper_entry {
     ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr) => {
         $crate::attention::v6_hopper_wgmma::hopper_entry!($name, $e, $d, $pipeline, $stages, false, false);
@@ -45,6 +45,9 @@ macro_rules! hopper_entry {
         $crate::attention::v6_hopper_wgmma::hopper_entry!($name, $e, $d, $pipeline, $stages, $pingpong, false);
     };
     ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal, $lazy:literal) => {
+        $crate::attention::v6_hopper_wgmma::hopper_entry!($name, $e, $d, $pipeline, $stages, $pingpong, $lazy, false);
+    };
+    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal, $lazy:literal, $heavy_first:literal) => {
         /// Attention forward (a6 / a7, module docs): `o` (`[B·H][L][D]`) and the natural log-sum-exp
         /// `lse` (`[B·H][L]`) from Q, K, V given as TMA tensor maps.
         ///
@@ -57,7 +60,7 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal) }
+            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal) }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
         $crate::launch_bounds::launch_bounds!($name, 384, 1);

@@ -1,0 +1,22 @@
+#![cfg(lab_sm90)]
+//! Attention step a10 (Hopper): a9 with **each head's query tiles launched longest first**.
+//!
+//! With the causal mask, query tile qt walks qt + 1 key tiles: the blocks of one head range from 1 to
+//! L/128 tiles of work. The grid is `(⌈L/128⌉, B·H)` and blocks start in index order, x fastest — so
+//! each head's blocks start shortest first, and the last wave of the launch is the longest blocks of
+//! the last heads, running while the other SMs have nothing left. a10 maps block x to query tile
+//! `⌈L/128⌉ − 1 − x`: the longest blocks of every head start first, and the last wave holds short
+//! ones (the longest-processing-time-first rule; FA3's scheduler orders causal tiles the same way).
+//! Without the causal mask every block does the same work and the order does not matter.
+//!
+//! Diff from a9: one line in `attention/hopper.rs` (`HEAVY_FIRST`).
+//!
+//! Prediction (before the run): causal shapes 1.03–1.08× a9 (the tail of 2048 blocks over 132 SMs
+//! is a few percent of the run); non-causal 1.00×.
+use super::v6_hopper_wgmma::hopper_entry;
+use crate::hgemm::elem::{Bf16, F16};
+
+hopper_entry!(attn_a10_d64_f16, F16, 64, true, layout::attention::A7_STAGES, false, true, true);
+hopper_entry!(attn_a10_d128_f16, F16, 128, true, layout::attention::A7_STAGES, false, true, true);
+hopper_entry!(attn_a10_d64_bf16, Bf16, 64, true, layout::attention::A7_STAGES, false, true, true);
+hopper_entry!(attn_a10_d128_bf16, Bf16, 128, true, layout::attention::A7_STAGES, false, true, true);
