@@ -1,7 +1,7 @@
 //! Attention forward as a library (issue 17): `O = softmax(Q·Kᵀ · scale [+ causal mask]) · V` and the
 //! natural log-sum-exp of each row, for Q, K, V, O stored `[B·H][L][D]` row-major in f16 or bf16.
 //!
-//! * [`flash`]: the fused kernel ([`default_flash`]: on Hopper a9 or a7, TMA + `wgmma`; elsewhere
+//! * [`flash`]: the fused kernel ([`default_flash`]: on Hopper a10, TMA + `wgmma`; elsewhere
 //!   FlashAttention-2 on `mma.sync`; or any fused step with [`flash_with`]), head dims 64 and 128;
 //! * [`Unfused`]: the baseline users write first — `S = Q·Kᵀ` (cuBLAS, f32), the a1 softmax kernel,
 //!   `O = P·V` (cuBLAS) — with its S and P buffers allocated once;
@@ -21,7 +21,7 @@ use crate::{
     error::{Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::{attention::{A2_D128, A2_D128_BF16, A4_D64, A4_D64_BF16, A7_D64, A7_D64_BF16, A9_D128, A9_D128_BF16, Kind, Step, find}, gemm::Elem},
+    steps::{attention::{A2_D128, A2_D128_BF16, A4_D64, A4_D64_BF16, A10_D64, A10_D64_BF16, A10_D128, A10_D128_BF16, Kind, Step, find}, gemm::Elem},
 };
 
 /// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
@@ -100,15 +100,15 @@ impl std::fmt::Display for AttnShape {
 
 /// The fused step [`flash`] runs for head dim `d` and `elem` on a GPU that runs `sm_90a` code
 /// (`hopper`) or not: the fastest measured on an H100 (`kernels-gpu/src/attention/README.md`). On
-/// Hopper a9 at D = 128 (a7 with lazy rescaling: 1.02–1.04× a7, session 11) and a7 at D = 64 (TMA +
-/// `wgmma`, the next S issued before the softmax; a9 is 0.97–0.98× there); elsewhere a4 at D = 64
-/// (1.02–1.08× a2) and a2 at D = 128 (a3 within −3% to +5%).
+/// Hopper a10 (a7 with lazy rescaling and the longest query tiles first: 0.98–1.12× a7 in session
+/// 11's call 8, faster at 15 of its 16 shapes and types); elsewhere a4 at D = 64 (1.02–1.08× a2) and a2
+/// at D = 128 (a3 within −3% to +5%).
 pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> {
     match (d, elem, hopper) {
-        (64, Elem::Bf16, true) => Some(&A7_D64_BF16),
-        (64, _, true) => Some(&A7_D64),
-        (128, Elem::Bf16, true) => Some(&A9_D128_BF16),
-        (128, _, true) => Some(&A9_D128),
+        (64, Elem::Bf16, true) => Some(&A10_D64_BF16),
+        (64, _, true) => Some(&A10_D64),
+        (128, Elem::Bf16, true) => Some(&A10_D128_BF16),
+        (128, _, true) => Some(&A10_D128),
         (64, Elem::Bf16, false) => Some(&A4_D64_BF16),
         (64, _, false) => Some(&A4_D64),
         (128, Elem::Bf16, false) => Some(&A2_D128_BF16),
@@ -122,7 +122,7 @@ pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> 
 #[allow(clippy::too_many_arguments)]
 pub fn flash(gpu: &Gpu, s: AttnShape, elem: Elem, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>, o: &mut CudaSlice<u16>,
              lse: &mut CudaSlice<f32>) -> Result<&'static Step> {
-    let step = default_flash(s.head_dim as u32, elem, gpu.cannot_run(&A9_D128.kernel).is_none())
+    let step = default_flash(s.head_dim as u32, elem, gpu.cannot_run(&A10_D128.kernel).is_none())
         .ok_or_else(|| Error::InvalidInput(format!("no fused attention kernel for head dim {} and {elem:?}", s.head_dim)))?;
     flash_with(gpu, step, s, scale, q, k, v, o, lse)?;
     Ok(step)
@@ -358,9 +358,9 @@ mod tests {
         for elem in [Elem::F16, Elem::Bf16] {
             for hopper in [false, true] {
                 let d64 = default_flash(64, elem, hopper).unwrap();
-                assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a7-d64" } else { "a4-d64" }, elem));
+                assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a10-d64" } else { "a4-d64" }, elem));
                 let d128 = default_flash(128, elem, hopper).unwrap();
-                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a9-d128" } else { "a2-d128" });
+                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a10-d128" } else { "a2-d128" });
                 assert_eq!((d128.elem, d128.head_dim), (elem, Some(128)));
                 assert!(default_flash(96, elem, hopper).is_none());
             }
