@@ -31,6 +31,12 @@
 //! instructions). What the body does about it is in `attention/hopper.rs` and the README. After the
 //! body's softmax moved to FFMA form with the mask only on the tiles that need it (`attention-ffma`):
 //! 302–508 TFLOP/s, **1.15–1.20× torch's FA2 at D = 64 and 1.38–1.49× at D = 128**, 0.72–0.80× cuDNN.
+//!
+//! Session 11 found, in the SASS, that the overlap this step is named for did not happen: ptxas placed
+//! the wait for P·V (`WARPGROUP.DEPBAR.LE gsb0, 0x0`) at the top of its basic block, ahead of all the
+//! exponentials. A block boundary the compilers cannot remove now keeps it after them, and O is
+//! rescaled while S of the next tile runs — measured no faster: the other warpgroup's GEMMs already
+//! covered the gap (README, session 11).
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 

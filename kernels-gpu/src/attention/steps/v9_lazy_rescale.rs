@@ -23,6 +23,14 @@
 //!
 //! Prediction (before the run, from the diagnostic): **1.05–1.10× a7 at D = 128, 1.10–1.18× at
 //! D = 64** — less than removing the max entirely, since the FMNMX still issue.
+//!
+//! Measured (H100, `results/2026-11-23-h100-session11/call5-a9`): **1.02–1.04× a7 at D = 128** (610
+//! TFLOP/s at 1×16×16384×128, 0.97× cuDNN) and **0.98–1.00× at D = 64** — short at D = 128, wrong at
+//! D = 64, where the 64 exponentials per tile and warp (MUFU, 8 cycles each per warp) last as long as
+//! the GEMMs that hide them, whatever waits for the max. The loop lost the rescale's FMULs (68 → 4 per
+//! tile and warp). Verified: tests (with a planted late jump of the max, past f32's exponential range),
+//! `--check`, compute-sanitizer 0/0/0, no spills, no C75xx. After the S accumulators stopped being
+//! zeroed each tile (`call7`) a9 measured 1.01–1.06× a7 at D = 64 as well; a10 builds on it.
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
