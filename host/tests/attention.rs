@@ -9,8 +9,9 @@ use kernel_lab::{
     attention::{AttnShape, Unfused, flash, flash_with, reference_f64},
     families::attention::{LSE_TOL, o_tol},
     runtime::{device_check::{self, Dist, ElemKind}, gpu::Gpu, verify},
-    steps::{attention::{Kind, all_of}, gemm::Elem},
+    steps::{attention::{Kind, Step, all_of}, gemm::Elem},
 };
+use cudarc::driver::CudaSlice;
 
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
     match Gpu::new(0) {
@@ -25,6 +26,29 @@ fn gpu_or_skip(test: &str) -> Option<Gpu> {
 
 fn widen(elem: Elem, x: Vec<u16>) -> Vec<f64> {
     x.into_iter().map(|v| if elem == Elem::Bf16 { half::bf16::from_bits(v).to_f64() } else { half::f16::from_bits(v).to_f64() }).collect()
+}
+
+/// Runs `fused` (or, with `None`, the unfused path) on Q, K, V (`qkv`) into a poisoned O and LSE and
+/// checks both against the f64 reference `(wo, wl)`: fully written and finite, within the family's
+/// tolerances. `case` completes the failure message.
+#[allow(clippy::too_many_arguments)]
+fn run_and_check(gpu: &Gpu, fused: Option<&'static Step>, unfused: &mut Unfused, s: AttnShape, elem: Elem, scale: f32, qkv: [&CudaSlice<u16>; 3],
+                 (wo, wl): (&[f64], &[f64]), case: &str) {
+    let [q, k, v] = qkv;
+    let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * s.len).unwrap());
+    gpu.poison(&mut o).unwrap();
+    gpu.poison(&mut lse).unwrap();
+    match fused {
+        Some(step) => flash_with(gpu, step, s, scale, q, k, v, &mut o, &mut lse).unwrap(),
+        None => unfused.run(gpu, scale, q, k, v, &mut o, &mut lse).unwrap(),
+    }
+    gpu.sync_after("attention").unwrap();
+    let go = widen(elem, gpu.download(&o).unwrap());
+    let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
+    let what = format!("{} {s} {elem:?} {case}", fused.map_or("unfused", |st| st.kernel.name));
+    assert!(go.iter().chain(&gl).all(|x| x.is_finite()), "{what}: not finite or not fully written");
+    let (eo, el) = (verify::rel_l2(&go, wo), verify::rel_l2(&gl, wl));
+    assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
 }
 
 #[test]
@@ -55,20 +79,7 @@ fn fused_and_unfused_match_the_f64_reference() {
                         })
                         .map(Some).collect();
                     for fused in fused_steps.into_iter().chain([None]) {
-                        let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * l).unwrap());
-                        gpu.poison(&mut o).unwrap();
-                        gpu.poison(&mut lse).unwrap();
-                        match fused {
-                            Some(step) => flash_with(&gpu, step, s, scale, &q, &k, &v, &mut o, &mut lse).unwrap(),
-                            None => unfused.run(&gpu, scale, &q, &k, &v, &mut o, &mut lse).unwrap(),
-                        }
-                        gpu.sync_after("attention").unwrap();
-                        let go = widen(elem, gpu.download(&o).unwrap());
-                        let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
-                        let what = format!("{} {s} {elem:?} scale {scale} (seed {seed})", fused.map_or("unfused", |st| st.kernel.name));
-                        assert!(go.iter().chain(&gl).all(|x| !x.is_nan()), "{what}: not fully written");
-                        let (eo, el) = (verify::rel_l2(&go, &wo), verify::rel_l2(&gl, &wl));
-                        assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
+                        run_and_check(&gpu, fused, &mut unfused, s, elem, scale, [&q, &k, &v], (&wo, &wl), &format!("scale {scale} (seed {seed})"));
                     }
                 }
             }
@@ -106,20 +117,7 @@ fn a_row_max_that_jumps_late_is_handled() {
             let mut unfused = Unfused::new(&gpu, s, elem).unwrap();
             let runnable: Vec<_> = all_of(Kind::Flash, d as u32, elem).filter(|st| gpu.cannot_run(&st.kernel).is_none()).map(Some).collect();
             for fused in runnable.into_iter().chain([None]) {
-                let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * s.len).unwrap());
-                gpu.poison(&mut o).unwrap();
-                gpu.poison(&mut lse).unwrap();
-                match fused {
-                    Some(step) => flash_with(&gpu, step, s, scale, &q, &k, &v, &mut o, &mut lse).unwrap(),
-                    None => unfused.run(&gpu, scale, &q, &k, &v, &mut o, &mut lse).unwrap(),
-                }
-                gpu.sync_after("attention").unwrap();
-                let go = widen(elem, gpu.download(&o).unwrap());
-                let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
-                let what = format!("{} {s} {elem:?} key {planted} = {value} (seed {seed})", fused.map_or("unfused", |st| st.kernel.name));
-                assert!(go.iter().chain(&gl).all(|x| x.is_finite()), "{what}: not finite or not fully written");
-                let (eo, el) = (verify::rel_l2(&go, &wo), verify::rel_l2(&gl, &wl));
-                assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
+                run_and_check(&gpu, fused, &mut unfused, s, elem, scale, [&q, &k, &v], (&wo, &wl), &format!("key {planted} = {value} (seed {seed})"));
             }
         }
     }

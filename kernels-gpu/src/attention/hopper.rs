@@ -101,7 +101,13 @@ unsafe fn issue_scores<E: Elem16, const D: u32>(dq: &[u64; 8], dk: &[u64; 8], fl
 /// compiler set them up ahead of the branch that skips the last S.
 #[inline(always)]
 fn unset_scores() -> Scores {
-    let [mut a, mut b] = [[0f32; 32]; 2];
+    [unset_block(), unset_block()]
+}
+
+/// One 64-column block of [`unset_scores`].
+#[inline(always)]
+fn unset_block() -> [f32; 32] {
+    let mut a = [0f32; 32];
     // SAFETY: emits no instruction (a PTX comment); declares the registers written.
     unsafe {
         core::arch::asm!("// unset {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31}",
@@ -110,14 +116,8 @@ fn unset_scores() -> Scores {
                          out(reg32) a[16], out(reg32) a[17], out(reg32) a[18], out(reg32) a[19], out(reg32) a[20], out(reg32) a[21], out(reg32) a[22], out(reg32) a[23],
                          out(reg32) a[24], out(reg32) a[25], out(reg32) a[26], out(reg32) a[27], out(reg32) a[28], out(reg32) a[29], out(reg32) a[30], out(reg32) a[31],
                          options(pure, nomem, nostack));
-        core::arch::asm!("// unset {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31}",
-                         out(reg32) b[0], out(reg32) b[1], out(reg32) b[2], out(reg32) b[3], out(reg32) b[4], out(reg32) b[5], out(reg32) b[6], out(reg32) b[7],
-                         out(reg32) b[8], out(reg32) b[9], out(reg32) b[10], out(reg32) b[11], out(reg32) b[12], out(reg32) b[13], out(reg32) b[14], out(reg32) b[15],
-                         out(reg32) b[16], out(reg32) b[17], out(reg32) b[18], out(reg32) b[19], out(reg32) b[20], out(reg32) b[21], out(reg32) b[22], out(reg32) b[23],
-                         out(reg32) b[24], out(reg32) b[25], out(reg32) b[26], out(reg32) b[27], out(reg32) b[28], out(reg32) b[29], out(reg32) b[30], out(reg32) b[31],
-                         options(pure, nomem, nostack));
     }
-    [a, b]
+    a
 }
 
 /// The online softmax of one consumer thread: its two query rows, the mask, the scale.
