@@ -108,7 +108,9 @@ fn unset_scores() -> Scores {
 #[inline(always)]
 fn unset_block() -> [f32; 32] {
     let mut a = [0f32; 32];
-    // SAFETY: emits no instruction (a PTX comment); declares the registers written.
+    // SAFETY: emits no instruction (a PTX comment); declares the registers written. `pure` although
+    // this file holds collective asm: this one is no instruction at all, so moving it is harmless
+    // (without `pure` the a7–a9 PTX changes order, and that build was not run on a GPU).
     unsafe {
         core::arch::asm!("// unset {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15} {16} {17} {18} {19} {20} {21} {22} {23} {24} {25} {26} {27} {28} {29} {30} {31}",
                          out(reg32) a[0], out(reg32) a[1], out(reg32) a[2], out(reg32) a[3], out(reg32) a[4], out(reg32) a[5], out(reg32) a[6], out(reg32) a[7],
