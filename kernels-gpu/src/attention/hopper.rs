@@ -482,6 +482,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                     if PINGPONG && mh == 1 {
                         arrive_named(their_turn, 256);
                     }
+                    // a9 builds on a7: no a9 with ping-pong turns is instantiated.
+                    const { assert!(!(LAZY && PINGPONG)) };
                     if LAZY {
                         // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
                         // j does not read (two sets, the loop runs two tiles per turn), and O is
@@ -523,41 +525,42 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             }
                             j += 2;
                         }
-                    }
-                    for j in (if LAZY { n_tiles } else { 0 })..n_tiles {
-                        let s_stage = ring.at(j).0;
-                        let more = j + 1 < n_tiles;
-                        let mut s_next = unset_scores();
-                        // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
-                        // of tile j issued back to back behind one fence, as two groups.
-                        let next_stage = ring.at(j + 1).0;
-                        let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
-                        if PINGPONG {
-                            sync_named(my_turn, 256);
+                    } else {
+                        for j in 0..n_tiles {
+                            let s_stage = ring.at(j).0;
+                            let more = j + 1 < n_tiles;
+                            let mut s_next = unset_scores();
+                            // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
+                            // of tile j issued back to back behind one fence, as two groups.
+                            let next_stage = ring.at(j + 1).0;
+                            let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
+                            if PINGPONG {
+                                sync_named(my_turn, 256);
+                            }
+                            if more {
+                                ring.wait_full(j + 1);
+                                s_next = issue_scores::<E, D>(&dq, &dk, flags);
+                            }
+                            // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
+                            // reads or writes O here: P·V of tile j − 1 retired at the last wait).
+                            rescale::<D>(&mut r_o, corr);
+                            issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
+                            if PINGPONG && !(mh == 1 && !more) {
+                                arrive_named(their_turn, 256);
+                            }
+                            if more {
+                                wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                                pin(&mut s_next);
+                                corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                                block_boundary(l);
+                                wgmma_wait_group::<0>();
+                                p = pack_p::<E>(&s_next);
+                            } else {
+                                wgmma_wait_group::<0>();
+                            }
+                            pin(&mut r_o);
+                            ring.release(j);
                         }
-                        if more {
-                            ring.wait_full(j + 1);
-                            s_next = issue_scores::<E, D>(&dq, &dk, flags);
-                        }
-                        // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
-                        // reads or writes O here: P·V of tile j − 1 retired at the last wait).
-                        rescale::<D>(&mut r_o, corr);
-                        issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
-                        if PINGPONG && !(mh == 1 && !more) {
-                            arrive_named(their_turn, 256);
-                        }
-                        if more {
-                            wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                            pin(&mut s_next);
-                            corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
-                            block_boundary(l);
-                            wgmma_wait_group::<0>();
-                            p = pack_p::<E>(&s_next);
-                        } else {
-                            wgmma_wait_group::<0>();
-                        }
-                        pin(&mut r_o);
-                        ring.release(j);
                     }
                 }
                 // Epilogue: the rows' full sums, O / sum, lse (natural log).
