@@ -217,6 +217,17 @@ impl Flash {
             return Err(Error::InvalidInput("attention tensor maps missing after encoding (internal error)".into()));
         };
         let (l, causal) = (s.len as u32, s.causal as u32);
+        if self.step.persistent {
+            // a12: one CTA per SM at most, and no more than the work units (pairs of query tiles).
+            let heads = s.heads_total() as u32;
+            let units = heads as u64 * layout::attention::a12_pairs(l) as u64;
+            let ctas = units.min(gpu.info.sms.max(1) as u64) as u32;
+            // SAFETY: as below, with the persistent signature `(…, causal, heads)`: `heads` is the maps'
+            // B·H (their rows are B·H·L), grid `(ctas, 1)` with 1 ≤ ctas (L, B·H ≥ 1: `AttnShape::new`), and
+            // the units B·H · ⌈⌈L/128⌉/2⌉ ≤ B·H·L/128 + B·H below 2^31 (rows checked above), so the
+            // kernel's 32-bit unit arithmetic does not wrap.
+            return unsafe { launch!(gpu, &self.kernel, grid = (ctas, 1), &m.q.dev, &m.k.dev, &m.v.dev, o, lse, &l, &scale, &causal, &heads) };
+        }
         // SAFETY: `attn_a6_d{64,128}_{f16,bf16}(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal)`: the maps
         // were encoded for these very buffers (device pointers and rows are the cache key) as `B·H·L` rows
         // × D with 128 × 64 boxes and the 128-byte swizzle the kernel's descriptors assume; Q, K, V, O

@@ -1,7 +1,7 @@
 //! GPU tests of the attention family (issue 17): the fused kernel and the unfused baseline against the
 //! f64 CPU reference on ragged shapes (lengths off every tile, one query), both element types, causal
-//! and not, at the usual scale and at a sharp one, and with a row max that jumps late; bad input refused
-//! before any launch. Without a GPU each test says it was skipped and passes.
+//! and not, at the usual scale and at a sharp one, and with a row max that jumps late; the persistent
+//! step bit for bit against its one-CTA-per-tile twin; bad input refused before any launch. Without a GPU each test says it was skipped and passes.
 use std::io::Write;
 
 use kernel_lab::{
@@ -118,6 +118,45 @@ fn a_row_max_that_jumps_late_is_handled() {
             let runnable: Vec<_> = all_of(Kind::Flash, d as u32, elem).filter(|st| gpu.cannot_run(&st.kernel).is_none()).map(Some).collect();
             for fused in runnable.into_iter().chain([None]) {
                 run_and_check(&gpu, fused, &mut unfused, s, elem, scale, [&q, &k, &v], (&wo, &wl), &format!("key {planted} = {value} (seed {seed})"));
+            }
+        }
+    }
+}
+
+/// a12 (persistent: one CTA per SM walks pairs of query tiles, its ring running on across them) against
+/// a9, the same body with one CTA per query tile: the same arithmetic on every tile, so O and LSE must be
+/// **bit for bit** equal. The shapes give each CTA several units (B·H · pairs ≫ SMs), odd tile counts
+/// (a middle tile alone), ragged lengths, causal and not, and one shape with fewer units than SMs.
+#[test]
+fn the_persistent_walk_matches_one_cta_per_tile() {
+    let Some(gpu) = gpu_or_skip("the_persistent_walk_matches_one_cta_per_tile") else { return };
+    let seed = verify::fresh_seed();
+    for (b, h, l, d) in [(4, 16, 1300, 128), (2, 40, 640, 64), (1, 3, 1000, 64), (8, 33, 257, 128)] {
+        for causal in [false, true] {
+            for elem in [Elem::F16, Elem::Bf16] {
+                let s = AttnShape::new(b, h, l, d, causal).unwrap();
+                let steps: Vec<_> = all_of(Kind::Flash, d as u32, elem).filter(|st| st.kernel.step.starts_with("a9-") || st.persistent).collect();
+                if let Some(why) = steps.iter().find_map(|st| gpu.cannot_run(&st.kernel)) {
+                    let _ = writeln!(std::io::stderr(), "SKIPPED the_persistent_walk_matches_one_cta_per_tile: {why}");
+                    return;
+                }
+                assert_eq!(steps.len(), 2, "a9 and a12 for {s} {elem:?}");
+                let kind = if elem == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 };
+                let rnd = |salt: u64| device_check::random::<u16>(&gpu, s.elems(), kind, Dist::Symmetric, seed ^ salt ^ (l * 7 + d) as u64).unwrap();
+                let (q, k, v) = (rnd(1), rnd(2), rnd(3));
+                let out: Vec<(Vec<u16>, Vec<f32>)> = steps.iter().map(|st| {
+                    let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * s.len).unwrap());
+                    gpu.poison(&mut o).unwrap();
+                    gpu.poison(&mut lse).unwrap();
+                    flash_with(&gpu, st, s, s.default_scale(), &q, &k, &v, &mut o, &mut lse).unwrap();
+                    gpu.sync_after(st.kernel.name).unwrap();
+                    (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap())
+                }).collect();
+                let what = format!("{} vs {} {s} {elem:?} (seed {seed})", steps[1].kernel.name, steps[0].kernel.name);
+                assert!(out[0].1.iter().all(|x| x.is_finite()), "{what}: a9's LSE not finite or not fully written");
+                let o_diff = out[0].0.iter().zip(&out[1].0).filter(|(a, b)| a != b).count();
+                let lse_diff = out[0].1.iter().zip(&out[1].1).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
+                assert!(o_diff == 0 && lse_diff == 0, "{what}: {o_diff} of {} O elements and {lse_diff} of {} LSE values differ", s.elems(), out[0].1.len());
             }
         }
     }

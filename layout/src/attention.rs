@@ -127,7 +127,19 @@ pub const fn a6_stage_bytes(d: u32) -> u32 {
 pub const fn a6_smem(d: u32, stages: u32) -> u32 {
     crate::hopper::tma_hgemm::dyn_smem(stages, a6_stage_bytes(d), a6_q_bytes(d), 2)
 }
-const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+/// a12 (persistent): a7's ring with 8 more bytes after Q, its empty barrier (every consumer warp is
+/// done with this query tile's Q; the producer then loads the next).
+pub const fn a12_smem(d: u32) -> u32 {
+    crate::hopper::tma_hgemm::dyn_smem(A7_STAGES, a6_stage_bytes(d), a6_q_bytes(d) + 8, 2)
+}
+/// a12 (persistent): the work units per head of length `l` — its query tiles in pairs (tile
+/// `qtiles − 1 − p` with tile `p`; the middle one of an odd count alone). A launch has `heads` times
+/// as many units; the host launches at most that many CTAs (and at most one per SM).
+pub const fn a12_pairs(l: u32) -> u32 {
+    l.div_ceil(A6_BQ).div_ceil(2)
+}
+const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
+                      && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
 
 #[cfg(test)]
 mod tests {

@@ -30,6 +30,9 @@ pub struct Step {
     /// Q, K and V reach the kernel as TMA tensor maps (a6: `(tmap_q, tmap_k, tmap_v, o, lse, l, scale,
     /// causal)`), not as pointers.
     pub tma: bool,
+    /// One CTA per SM walks the query tiles (a12; TMA only): grid `(min(SMs, B·H · pairs), 1)` and one
+    /// more parameter, the heads (`…, causal, heads)`); `layout::attention::a12_pairs` is the pairs per head.
+    pub persistent: bool,
 }
 
 impl PartialEq for Step {
@@ -43,7 +46,7 @@ const fn softmax(name: &'static str, label: &'static str, elem: Elem, has: &'sta
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 128, launch_bounds: bounds(128),
                              dyn_smem_bytes: 0, about: "unfused: S = QK^T and O = PV by cuBLAS, this row softmax between them (S f32 and P in global memory)",
                              ptx: PtxCheck { has, lacks: &["mma.sync", "ld.shared"], count: &[], at_least: &[] } },
-        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0, tma: false,
+        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0, tma: false, persistent: false,
     }
 }
 
@@ -59,7 +62,7 @@ const fn fused(name: &'static str, label: &'static str, d: u32, warps: u32, m_ti
     Step {
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(warps), launch_bounds: bounds(threads(warps)),
                              dyn_smem_bytes: flash_smem(rows, d), about, ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
-        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows, tma: false,
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows, tma: false, persistent: false,
     }
 }
 
@@ -121,14 +124,22 @@ const fn a6(name: &'static str, label: &'static str, d: u32, elem: Elem) -> Step
     hopper(name, label, d, elem, layout::attention::A6_STAGES, A6_ABOUT)
 }
 
-/// A Hopper step (a6, a7) with a ring of `stages` K/V stages.
+/// A Hopper step (a6–a10) with a ring of `stages` K/V stages.
 const fn hopper(name: &'static str, label: &'static str, d: u32, elem: Elem, stages: u32, about: &'static str) -> Step {
     Step {
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: super::bounds_min(384, 1),
                              dyn_smem_bytes: layout::attention::a6_smem(d, stages), about,
                              ptx: PtxCheck { has: A6_HAS, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "ld.shared", "st.shared", "trap"], count: &[], at_least: &[] } },
-        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: layout::attention::A6_BQ, tma: true,
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: layout::attention::A6_BQ, tma: true, persistent: false,
     }
+}
+
+const A12_ABOUT: &str = "a9 as a persistent kernel: one CTA per SM walks pairs of query tiles (longest with shortest), its K/V ring running on into the next tile";
+
+/// a12: a9's body, persistent (`a12_smem`: Q's empty barrier after Q).
+const fn a12(name: &'static str, label: &'static str, d: u32, elem: Elem) -> Step {
+    let base = hopper(name, label, d, elem, layout::attention::A7_STAGES, A12_ABOUT);
+    Step { kernel: KernelInfo { dyn_smem_bytes: layout::attention::a12_smem(d), ..base.kernel }, persistent: true, ..base }
 }
 /// a6, head dim 64, f16.
 pub const A6_D64: Step = a6("attn_a6_d64_f16", "a6-d64", 64, Elem::F16);
@@ -179,11 +190,21 @@ pub const A10_D64_BF16: Step = hopper("attn_a10_d64_bf16", "a10-d64-bf16", 64, E
 /// a10, head dim 128, bf16.
 pub const A10_D128_BF16: Step = hopper("attn_a10_d128_bf16", "a10-d128-bf16", 128, Elem::Bf16, layout::attention::A7_STAGES, A10_ABOUT);
 
+/// a12 (a9, persistent), head dim 64, f16.
+pub const A12_D64: Step = a12("attn_a12_d64_f16", "a12-d64", 64, Elem::F16);
+/// a12, head dim 128, f16.
+pub const A12_D128: Step = a12("attn_a12_d128_f16", "a12-d128", 128, Elem::F16);
+/// a12, head dim 64, bf16.
+pub const A12_D64_BF16: Step = a12("attn_a12_d64_bf16", "a12-d64-bf16", 64, Elem::Bf16);
+/// a12, head dim 128, bf16.
+pub const A12_D128_BF16: Step = a12("attn_a12_d128_bf16", "a12-d128-bf16", 128, Elem::Bf16);
+
 /// Every attention kernel, in ladder order.
 pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
                              A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16, A6_D64, A6_D128, A6_D64_BF16, A6_D128_BF16,
                              A7_D64, A7_D128, A7_D64_BF16, A7_D128_BF16, A8_D64, A8_D128, A8_D64_BF16, A8_D128_BF16,
-                             A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16, A10_D64, A10_D128, A10_D64_BF16, A10_D128_BF16];
+                             A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16, A10_D64, A10_D128, A10_D64_BF16, A10_D128_BF16,
+                             A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -209,9 +230,11 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128"]);
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a12-d128"]);
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A7_D128.kernel.dyn_smem_bytes, 1024 + 3 * 65536 + 32768 + 48);
+        assert_eq!(A12_D128.kernel.dyn_smem_bytes, A7_D128.kernel.dyn_smem_bytes + 8);
+        assert!(STEPS.iter().all(|s| !s.persistent || s.tma));
         assert_eq!(A3_D64.kernel.block_threads, 256);
         assert_eq!((A4_D64.kernel.block_threads, A4_D64.query_rows, A4_D64.kernel.dyn_smem_bytes), (128, 128, A3_D64.kernel.dyn_smem_bytes));
     }

@@ -1,16 +1,16 @@
 #![cfg(lab_sm90)]
-//! The Hopper attention body of a6–a9 (introduced by a6, whose file explains it), generic over the
+//! The Hopper attention body of a6–a12 (introduced by a6, whose file explains it), generic over the
 //! element type, the head dimension, whether the next tile's S = Q·Kᵀ is issued before this tile's
 //! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8), whether
-//! the softmax rescales lazily (`LAZY`, a9) and whether the query tiles run in reverse order
-//! (`HEAVY_FIRST`, a10).
+//! the softmax rescales lazily (`LAZY`, a9), whether the query tiles run in reverse order
+//! (`HEAVY_FIRST`, a10) and whether one CTA per SM walks many query tiles (`PERSISTENT`, a12).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
 use crate::util::opaque;
-use crate::hgemm::tma_warp_specialized::warp_specialized;
+use crate::hgemm::tma_warp_specialized::{CONSUMER_WARPS, warp_specialized};
 use crate::prim::{
     math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
-    mbarrier::mbarrier_arrive_expect_tx,
+    mbarrier::{mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
     sync::{arrive_named, nanosleep, sync_named},
     thread::{block_idx_x, block_idx_y, grid_dim_x, lane_id},
     warp::vote_any,
@@ -18,7 +18,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
+use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a12_pairs, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
 use layout::hopper::WgmmaDesc;
 
 /// Q (A) and K (B) tiles: K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
@@ -382,214 +382,340 @@ unsafe fn issue_pv<E: Elem16, const D: u32>(r_o: &mut [[f32; 32]; 2], p: &[[u32;
     }
 }
 
+/// One query tile of one head: what a CTA computes between two epilogues.
+#[derive(Clone, Copy)]
+struct Work {
+    /// The head (`batch · H + h`).
+    head: u32,
+    /// The query tile (rows `128·qt ..`).
+    qt: u32,
+    /// Key/value tiles it walks (`kv_tiles_of`: all of them, or up to the diagonal with the causal mask).
+    n_tiles: u32,
+}
+
+/// The query tiles one CTA computes, in order — the same walk for its producer and its consumers.
+///
+/// * One CTA per query tile (a6–a10, `persistent = false`): the block's own tile, once — tile
+///   `block x` of head `block y`, or (a10, `heavy_first`) tile `⌈l/128⌉ − 1 − x`.
+/// * Persistent (a12): `grid x` CTAs (at most one per SM) share `units = heads · ⌈qtiles/2⌉` units of
+///   work; CTA `b` takes units `b, b + grid x, b + 2·grid x, …`. Unit `u` is head `u / ⌈qtiles/2⌉`'s
+///   pair of query tiles `p = u % ⌈qtiles/2⌉`: first tile `qtiles − 1 − p`, then tile `p` (the middle
+///   tile of an odd count alone). With the causal mask tile `qt` walks `qt + 1` key tiles, so every
+///   pair walks `qtiles + 1`: a static round-robin over pairs is balanced, where one over single tiles
+///   would hand some CTAs mostly long tiles (132 CTAs over 32 tiles per head: CTA `b` would see only
+///   the tiles `≡ b mod 4`). Consecutive units are one head's, so the CTAs running at one time read
+///   the K/V of a few heads (L2 reuse, as the one-CTA-per-tile grid's x-fastest order gives).
+///
+/// ```text
+/// qtiles = 5, heads = 2 → pairs 3 per head, units 6
+/// unit:      0        1        2      3        4        5
+/// tiles:   h0:4,0   h0:3,1   h0:2   h1:4,0   h1:3,1   h1:2
+/// grid x = 4:  CTA 0 → units 0, 4;  CTA 1 → 1, 5;  CTA 2 → 2;  CTA 3 → 3
+/// ```
+#[derive(Clone, Copy)]
+struct Walk {
+    /// Next position: the block's tile (0) or, persistent, 2 · (unit round) + (second tile of the pair).
+    slot: u32,
+    /// Query tiles per head, `⌈l/128⌉`.
+    qtiles: u32,
+    /// Units (pairs) per head, `⌈qtiles/2⌉`.
+    pairs: u32,
+    /// Units in all: `heads · pairs` (persistent only).
+    units: u32,
+    /// Sequence length.
+    l: u32,
+    /// Causal mask.
+    causal: bool,
+    /// Persistent walk (above) or the block's own tile.
+    persistent: bool,
+    /// a10: the block's tile counted from the last (one CTA per tile only).
+    heavy_first: bool,
+}
+
+impl Walk {
+    /// The walk of this CTA for `heads` heads of length `l` (`heads` is read only when persistent).
+    #[inline(always)]
+    fn new(l: u32, causal: bool, heads: u32, persistent: bool, heavy_first: bool) -> Walk {
+        // `max(1)`: l ≥ 1 is the caller's, and a divisor the compiler cannot see nonzero would
+        // bring in core's division panic (no `trap` in these kernels).
+        let (qtiles, pairs) = (l.div_ceil(BQ), a12_pairs(l).max(1));
+        Walk { slot: 0, qtiles, pairs, units: heads * pairs, l, causal, persistent, heavy_first }
+    }
+
+    /// The next query tile, `None` when the CTA is done.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Work> {
+        let work = |head: u32, qt: u32| Work { head, qt, n_tiles: kv_tiles_of(self.l, BQ, BKV, qt, self.causal) };
+        if !self.persistent {
+            if self.slot > 0 {
+                return None;
+            }
+            self.slot = 1;
+            let qt = if self.heavy_first { grid_dim_x() - 1 - block_idx_x() } else { block_idx_x() };
+            return Some(work(block_idx_y(), qt));
+        }
+        loop {
+            let unit = block_idx_x() + (self.slot / 2) * grid_dim_x();
+            if unit >= self.units {
+                return None;
+            }
+            let second = self.slot % 2 == 1;
+            self.slot += 1;
+            let (head, p) = (unit / self.pairs, unit % self.pairs);
+            let heavy = self.qtiles - 1 - p;
+            if !second {
+                return Some(work(head, heavy));
+            }
+            if p != heavy {
+                return Some(work(head, p));
+            }
+        }
+    }
+}
+
 /// The body of a6 (`PIPELINE = false`), a7 (`true`), a8 (a7 with `PINGPONG`: the two consumer
-/// warpgroups take turns issuing their `wgmma`s), a9 (a7 with `LAZY`: [`Softmax::tile_lazy`]) and a10
-/// (a9 with `HEAVY_FIRST`: query tiles in reverse order) for element type `E`, head dim `D` and a ring
-/// of `STAGES` K/V stages.
+/// warpgroups take turns issuing their `wgmma`s), a9 (a7 with `LAZY`: [`Softmax::tile_lazy`]), a10
+/// (a9 with `HEAVY_FIRST`: query tiles in reverse order) and a12 (a9 with `PERSISTENT`: one CTA per
+/// SM walking query tiles, [`Walk`]; `heads` is read only there) for element type `E`, head dim `D`
+/// and a ring of `STAGES` K/V stages.
 ///
 /// # Safety
-/// As `attn_a6_d64_f16` for `D`, with `layout::attention::a6_smem(D, STAGES)` bytes of dynamic shared memory.
+/// As `attn_a6_d64_f16` for `D`, with `layout::attention::a6_smem(D, STAGES)` bytes of dynamic shared
+/// memory (`a12_smem` when persistent); persistent: grid `(n, 1)` with `1 ≤ n`, `heads` the tensor
+/// maps' heads (`B·H·l` rows).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
-                                                                             g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32, causal: u32) {
+pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool,
+                               const PERSISTENT: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
+                                                       g_lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
+    // a12 builds on a9; a CTA per tile releases Q by exiting.
+    const { assert!(!PERSISTENT || (LAZY && !HEAVY_FIRST)) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
-    // tiles; each stage use is announced by one expect_tx of its bytes — Q's too on the first — and
-    // released once per consumer warp after both GEMMs reading it retired: a stage is released only
-    // after a `wait_group 0` that follows its P·V). `wgmma` operands: Q, K, V tiles written by the TMA
-    // and observed through the full barrier before the `wgmma` that reads them is issued; descriptors
+    // tiles — the same `Walk`, the ring index running on across query tiles; each stage use is
+    // announced by one expect_tx of its bytes — Q's too on a query tile's first — and released once
+    // per consumer warp after both GEMMs reading it retired: a stage is released only after a
+    // `wait_group 0` that follows its P·V). Persistent: Q is rewritten only after every consumer warp
+    // released it on `q_empty` (after the query tile's last S retired; the producer waits for that
+    // phase before loading the next Q). `wgmma` operands: Q, K, V tiles written by the TMA and
+    // observed through the full barrier before the `wgmma` that reads them is issued; descriptors
     // from compile-time checked constants advanced inside the tiles (Q: rows 64·mh .. + 64 of 128,
-    // K-steps inside a box; V: 16-key steps inside 128 rows). Every `wgmma` is issued by all 128 threads
-    // of a consumer warpgroup with warpgroup-uniform operands; accumulators are pinned
-    // (`wgmma_fence_operand`) after each wait and before each fence, and S of the next tile (a7) is not
-    // touched before the wait that retires it. Global stores only for rows < l (columns < D).
+    // K-steps inside a box; V: 16-key steps inside 128 rows). Every `wgmma` is issued by all 128
+    // threads of a consumer warpgroup with warpgroup-uniform operands; accumulators are pinned
+    // (`wgmma_fence_operand`) after each wait and before each fence, and S of the next tile (a7) is
+    // not touched before the wait that retires it. Global stores only for rows < l (columns < D).
     unsafe {
         warp_specialized! {
-            // STAGES × (K and V tiles), then Q, then the barriers (layout: `Ring`).
-            ring: let (ring, s_q) = (STAGES, a6_stage_bytes(D), a6_q_bytes(D));
+            // STAGES × (K and V tiles), then Q (a12: and its empty barrier), then the barriers
+            // (layout: `Ring`).
+            ring: let (ring, s_q) = (STAGES, a6_stage_bytes(D), a6_q_bytes(D) + if PERSISTENT { 8 } else { 0 });
             thread: tid, warpgroup: wg;
             setup: {
-                // a10: the query tiles of a head in reverse order, so with the causal mask (tile qt
-                // walks qt + 1 key tiles) the longest blocks start first and the last wave holds
-                // short ones.
-                let qt = if HEAVY_FIRST { grid_dim_x() - 1 - block_idx_x() } else { block_idx_x() };
-                let head = block_idx_y();
-                let q0 = qt * BQ;
-                let row0 = head * l; // the head's first row in the 2-D maps (B·H·l < 2^31: host)
-                let n_tiles = kv_tiles_of(l, BQ, BKV, qt, causal != 0);
+                // a12: Q's empty barrier, one arrival per consumer warp (initialized before the
+                // ring's `fence.mbarrier_init` by the same thread, published by the same barrier).
+                let q_empty = s_q + a6_q_bytes(D);
+                let _ = if PERSISTENT && tid == 0 { mbarrier_init(q_empty, CONSUMER_WARPS) };
+                let walk = Walk::new(l, causal != 0, heads, PERSISTENT, HEAVY_FIRST);
             }
             tensor_maps: (tmap_k, tmap_v);
             producer: {
-                for j in 0..n_tiles {
-                    let (s_stage, full, _, _) = ring.at(j);
-                    ring.wait_empty(j);
-                    mbarrier_arrive_expect_tx(full, a6_stage_bytes(D) + if j == 0 { a6_q_bytes(D) } else { 0 });
-                    for b in 0..boxes {
-                        if j == 0 {
-                            cp_async_bulk_tensor_2d_g2s(s_q + b * BOX, tmap_q, (64 * b) as i32, (row0 + q0) as i32, full);
+                let (mut walk, mut it0, mut k) = (walk, 0, 0);
+                while let Some(w) = walk.next() {
+                    let (q0, row0) = (w.qt * BQ, w.head * l); // row0: the head's first row in the 2-D maps (B·H·l < 2^31: host)
+                    for j in 0..w.n_tiles {
+                        let (s_stage, full, _, _) = ring.at(it0 + j);
+                        ring.wait_empty(it0 + j);
+                        if PERSISTENT && j == 0 && k > 0 {
+                            mbarrier_wait_parity(q_empty, (k - 1) & 1); // the last query tile's consumers are done with Q
                         }
-                        cp_async_bulk_tensor_2d_g2s(s_stage + b * BOX, tmap_k, (64 * b) as i32, (row0 + j * BKV) as i32, full);
-                        cp_async_bulk_tensor_2d_g2s(s_stage + kv_half + b * BOX, tmap_v, (64 * b) as i32, (row0 + j * BKV) as i32, full);
+                        mbarrier_arrive_expect_tx(full, a6_stage_bytes(D) + if j == 0 { a6_q_bytes(D) } else { 0 });
+                        for b in 0..boxes {
+                            if j == 0 {
+                                cp_async_bulk_tensor_2d_g2s(s_q + b * BOX, tmap_q, (64 * b) as i32, (row0 + q0) as i32, full);
+                            }
+                            cp_async_bulk_tensor_2d_g2s(s_stage + b * BOX, tmap_k, (64 * b) as i32, (row0 + j * BKV) as i32, full);
+                            cp_async_bulk_tensor_2d_g2s(s_stage + kv_half + b * BOX, tmap_v, (64 * b) as i32, (row0 + j * BKV) as i32, full);
+                        }
                     }
+                    it0 += w.n_tiles;
+                    k += 1;
                 }
             }
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
                 let (g, t) = (lane / 4, lane % 4);
-                // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
-                let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
-                let softmax = Softmax { l, causal: causal != 0, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
                 let d_q = K_MAJOR.advance(s_q + mh * 64 * 128);
-                let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
-                let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
-                let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                if !PIPELINE {
-                    // a6: S, wait, softmax, P·V, wait — per tile.
-                    for j in 0..n_tiles {
-                        ring.wait_full(j);
-                        let s_stage = ring.at(j).0;
-                        let (dq, dk, dv, flags) = descriptors::<D>(d_q, s_stage, s_stage + kv_half);
+                // a12: this warp is done with Q once the query tile's last S retired.
+                let release_q = || {
+                    if PERSISTENT && lane == 0 {
+                        mbarrier_arrive(q_empty);
+                    }
+                };
+                let (mut walk, mut it0) = (walk, 0);
+                while let Some(Work { head, qt, n_tiles }) = walk.next() {
+                    // Ring index of the query tile's key tile j.
+                    let at = |j: u32| it0 + j;
+                    // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
+                    let q0 = qt * BQ;
+                    let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
+                    let softmax = Softmax { l, causal: causal != 0, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
+                    let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
+                    let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                    let mut r_l = [0f32; 2]; // running per-thread sum per row half
+                    if !PIPELINE {
+                        // a6: S, wait, softmax, P·V, wait — per tile.
+                        for j in 0..n_tiles {
+                            ring.wait_full(at(j));
+                            let s_stage = ring.at(at(j)).0;
+                            let (dq, dk, dv, flags) = descriptors::<D>(d_q, s_stage, s_stage + kv_half);
+                            let mut s = issue_scores::<E, D>(&dq, &dk, flags);
+                            wgmma_wait_group::<0>();
+                            pin(&mut s);
+                            let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
+                            let p = pack_p::<E>(&s);
+                            rescale::<D>(&mut r_o, corr);
+                            issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
+                            wgmma_wait_group::<0>();
+                            pin(&mut r_o);
+                            ring.release(at(j));
+                        }
+                    } else {
+                        // a7: P·V of tile j and S of tile j + 1 in flight together; the softmax of tile
+                        // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
+                        // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
+                        // ptxas serialize every wgmma: C7515).
+                        ring.wait_full(at(0));
+                        let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
                         let mut s = issue_scores::<E, D>(&dq, &dk, flags);
                         wgmma_wait_group::<0>();
                         pin(&mut s);
-                        let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
-                        let p = pack_p::<E>(&s);
-                        rescale::<D>(&mut r_o, corr);
-                        issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
-                        wgmma_wait_group::<0>();
-                        pin(&mut r_o);
-                        ring.release(j);
-                    }
-                } else {
-                    // a7: P·V of tile j and S of tile j + 1 in flight together; the softmax of tile
-                    // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
-                    // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
-                    // ptxas serialize every wgmma: C7515).
-                    ring.wait_full(0);
-                    let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(0).0, ring.at(0).0 + kv_half);
-                    let mut s = issue_scores::<E, D>(&dq, &dk, flags);
-                    wgmma_wait_group::<0>();
-                    pin(&mut s);
-                    let mut corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
-                    let mut p = pack_p::<E>(&s);
-                    // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
-                    // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
-                    // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
-                    // arrival, so every phase of both barriers has 128 syncing + 128 arriving threads.
-                    let (my_turn, their_turn) = (1 + mh, 2 - mh);
-                    if PINGPONG && mh == 1 {
-                        arrive_named(their_turn, 256);
-                    }
-                    // a9 builds on a7: no a9 with ping-pong turns is instantiated.
-                    const { assert!(!(LAZY && PINGPONG)) };
-                    if LAZY {
-                        // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
-                        // j does not read (two sets, the loop runs two tiles per turn), and O is
-                        // rescaled only when a row's max moved.
-                        let mut p_b = [[0u32; 4]; 8];
-                        macro_rules! lazy_step {
-                            ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
-                                let j: u32 = $j;
+                        if n_tiles == 1 {
+                            release_q();
+                        }
+                        let mut corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                        let mut p = pack_p::<E>(&s);
+                        // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
+                        // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
+                        // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
+                        // arrival, so every phase of both barriers has 128 syncing + 128 arriving threads.
+                        let (my_turn, their_turn) = (1 + mh, 2 - mh);
+                        if PINGPONG && mh == 1 {
+                            arrive_named(their_turn, 256);
+                        }
+                        // a9 builds on a7: no a9 with ping-pong turns is instantiated.
+                        const { assert!(!(LAZY && PINGPONG)) };
+                        if LAZY {
+                            // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
+                            // j does not read (two sets, the loop runs two tiles per turn), and O is
+                            // rescaled only when a row's max moved.
+                            let mut p_b = [[0u32; 4]; 8];
+                            macro_rules! lazy_step {
+                                ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
+                                    let j: u32 = $j;
+                                    let more = j + 1 < n_tiles;
+                                    let mut s_next = unset_scores();
+                                    let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
+                                    if more {
+                                        ring.wait_full(at(j + 1));
+                                        s_next = issue_scores::<E, D>(&dq, &dk, flags);
+                                    }
+                                    issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
+                                    let mut moved = None;
+                                    if more {
+                                        wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                                        pin(&mut s_next);
+                                        if j + 2 == n_tiles {
+                                            release_q();
+                                        }
+                                        moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
+                                        block_boundary(l);
+                                        wgmma_wait_group::<0>();
+                                    } else {
+                                        wgmma_wait_group::<0>();
+                                    }
+                                    pin(&mut r_o);
+                                    ring.release(at(j));
+                                    if let Some(corr) = moved {
+                                        rescale::<D>(&mut r_o, corr);
+                                    }
+                                }};
+                            }
+                            let mut j = 0;
+                            while j < n_tiles {
+                                lazy_step!(j, p, p_b);
+                                if j + 1 < n_tiles {
+                                    lazy_step!(j + 1, p_b, p);
+                                }
+                                j += 2;
+                            }
+                        } else {
+                            for j in 0..n_tiles {
+                                let s_stage = ring.at(at(j)).0;
                                 let more = j + 1 < n_tiles;
                                 let mut s_next = unset_scores();
-                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(j + 1).0, ring.at(j).0 + kv_half);
+                                // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
+                                // of tile j issued back to back behind one fence, as two groups.
+                                let next_stage = ring.at(at(j + 1)).0;
+                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
+                                if PINGPONG {
+                                    sync_named(my_turn, 256);
+                                }
                                 if more {
-                                    ring.wait_full(j + 1);
+                                    ring.wait_full(at(j + 1));
                                     s_next = issue_scores::<E, D>(&dq, &dk, flags);
                                 }
-                                issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
-                                let mut moved = None;
+                                // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
+                                // reads or writes O here: P·V of tile j − 1 retired at the last wait).
+                                rescale::<D>(&mut r_o, corr);
+                                issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
+                                if PINGPONG && !(mh == 1 && !more) {
+                                    arrive_named(their_turn, 256);
+                                }
                                 if more {
                                     wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
                                     pin(&mut s_next);
-                                    moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
+                                    corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
                                     block_boundary(l);
                                     wgmma_wait_group::<0>();
+                                    p = pack_p::<E>(&s_next);
                                 } else {
                                     wgmma_wait_group::<0>();
                                 }
                                 pin(&mut r_o);
-                                ring.release(j);
-                                if let Some(corr) = moved {
-                                    rescale::<D>(&mut r_o, corr);
+                                ring.release(at(j));
+                            }
+                        }
+                    }
+                    // Epilogue: the rows' full sums, O / sum, lse (natural log).
+                    let sum = [quad_sum(r_l[0]), quad_sum(r_l[1])];
+                    let inv = [1.0 / sum[0], 1.0 / sum[1]];
+                    let head_off = head as usize * l as usize;
+                    let go = g_o.add(head_off * D as usize);
+                    unroll2!(b => {
+                        if b < D / 64 {
+                            unroll8!(jj => {
+                                let o = &r_o[b as usize];
+                                let i = (4 * jj) as usize;
+                                let col = 64 * b + 8 * jj + 2 * t;
+                                if row_of(0) < l {
+                                    *(go.add((row_of(0) * D + col) as usize) as *mut u32) = E::pack(o[i] * inv[0], o[i + 1] * inv[0]);
                                 }
-                            }};
+                                if row_of(1) < l {
+                                    *(go.add((row_of(1) * D + col) as usize) as *mut u32) = E::pack(o[i + 2] * inv[1], o[i + 3] * inv[1]);
+                                }
+                            });
                         }
-                        let mut j = 0;
-                        while j < n_tiles {
-                            lazy_step!(j, p, p_b);
-                            if j + 1 < n_tiles {
-                                lazy_step!(j + 1, p_b, p);
+                    });
+                    if t == 0 {
+                        let lse = g_lse.add(head_off);
+                        for h in 0..2 {
+                            if row_of(h) < l {
+                                *lse.add(row_of(h) as usize) = (r_m[h as usize] + lg2_approx_f32(sum[h as usize])) * core::f32::consts::LN_2;
                             }
-                            j += 2;
-                        }
-                    } else {
-                        for j in 0..n_tiles {
-                            let s_stage = ring.at(j).0;
-                            let more = j + 1 < n_tiles;
-                            let mut s_next = unset_scores();
-                            // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
-                            // of tile j issued back to back behind one fence, as two groups.
-                            let next_stage = ring.at(j + 1).0;
-                            let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
-                            if PINGPONG {
-                                sync_named(my_turn, 256);
-                            }
-                            if more {
-                                ring.wait_full(j + 1);
-                                s_next = issue_scores::<E, D>(&dq, &dk, flags);
-                            }
-                            // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
-                            // reads or writes O here: P·V of tile j − 1 retired at the last wait).
-                            rescale::<D>(&mut r_o, corr);
-                            issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
-                            if PINGPONG && !(mh == 1 && !more) {
-                                arrive_named(their_turn, 256);
-                            }
-                            if more {
-                                wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                                pin(&mut s_next);
-                                corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
-                                block_boundary(l);
-                                wgmma_wait_group::<0>();
-                                p = pack_p::<E>(&s_next);
-                            } else {
-                                wgmma_wait_group::<0>();
-                            }
-                            pin(&mut r_o);
-                            ring.release(j);
                         }
                     }
-                }
-                // Epilogue: the rows' full sums, O / sum, lse (natural log).
-                let sum = [quad_sum(r_l[0]), quad_sum(r_l[1])];
-                let inv = [1.0 / sum[0], 1.0 / sum[1]];
-                let head_off = head as usize * l as usize;
-                let go = g_o.add(head_off * D as usize);
-                unroll2!(b => {
-                    if b < D / 64 {
-                        unroll8!(jj => {
-                            let o = &r_o[b as usize];
-                            let i = (4 * jj) as usize;
-                            let col = 64 * b + 8 * jj + 2 * t;
-                            if row_of(0) < l {
-                                *(go.add((row_of(0) * D + col) as usize) as *mut u32) = E::pack(o[i] * inv[0], o[i + 1] * inv[0]);
-                            }
-                            if row_of(1) < l {
-                                *(go.add((row_of(1) * D + col) as usize) as *mut u32) = E::pack(o[i + 2] * inv[1], o[i + 3] * inv[1]);
-                            }
-                        });
-                    }
-                });
-                if t == 0 {
-                    let lse = g_lse.add(head_off);
-                    for h in 0..2 {
-                        if row_of(h) < l {
-                            *lse.add(row_of(h) as usize) = (r_m[h as usize] + lg2_approx_f32(sum[h as usize])) * core::f32::consts::LN_2;
-                        }
-                    }
+                    it0 += n_tiles;
                 }
             }
         }

@@ -35,8 +35,8 @@
 //! same call; at D = 64 0.97–1.02× a2 (below a4). `ncu`: tensor pipe active 41.9% of cycles.
 use crate::hgemm::elem::{Bf16, F16};
 
-/// Declares a Hopper attention entry (a6–a9) for one head dim, element type, `PIPELINE`, ring stages,
-/// and (a8) `PINGPONG`, (a9) `LAZY`, (a10) `HEAVY_FIRST`.
+/// Declares a Hopper attention entry (a6–a10) for one head dim, element type, `PIPELINE`, ring stages,
+/// and (a8) `PINGPONG`, (a9) `LAZY`, (a10) `HEAVY_FIRST`; or (a12) a persistent one.
 macro_rules! hopper_entry {
     ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr) => {
         $crate::attention::v6_hopper_wgmma::hopper_entry!($name, $e, $d, $pipeline, $stages, false, false);
@@ -48,7 +48,7 @@ macro_rules! hopper_entry {
         $crate::attention::v6_hopper_wgmma::hopper_entry!($name, $e, $d, $pipeline, $stages, $pingpong, $lazy, false);
     };
     ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal, $lazy:literal, $heavy_first:literal) => {
-        /// Attention forward (a6 / a7, module docs): `o` (`[B·H][L][D]`) and the natural log-sum-exp
+        /// Attention forward (a6–a10, module docs): `o` (`[B·H][L][D]`) and the natural log-sum-exp
         /// `lse` (`[B·H][L]`) from Q, K, V given as TMA tensor maps.
         ///
         /// # Safety
@@ -59,10 +59,26 @@ macro_rules! hopper_entry {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-            // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal) }
+            // SAFETY: forwarded (`heads` is read only by the persistent body).
+            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first, false>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+        $crate::launch_bounds::launch_bounds!($name, 384, 1);
+    };
+    // a12: a9's body, persistent (one more parameter: the heads).
+    ($name:ident, $e:ty, $d:literal, persistent) => {
+        /// Attention forward, persistent (a12, module docs): as the a6–a10 entries, over `heads` heads
+        /// (the tensor maps' `B·H`), with any number of CTAs (one per SM).
+        ///
+        /// # Safety
+        /// As the a6–a10 entries, with grid `(n, 1)`, `n ≥ 1`, `heads ≥ 1` and
+        /// `layout::attention::a12_smem(D)` bytes of dynamic shared memory.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
+                                                tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
+            // SAFETY: forwarded.
+            unsafe { $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
+        }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
     };
 }

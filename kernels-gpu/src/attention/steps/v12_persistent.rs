@@ -1,0 +1,36 @@
+#![cfg(lab_sm90)]
+//! Attention step a12 (Hopper): a9's body as a **persistent kernel**, one CTA per SM walking many
+//! query tiles, its K/V ring running on from one query tile into the next.
+//!
+//! a6–a10 launch one CTA per 128-row query tile, and at 224 KiB of shared memory (D = 128) an SM
+//! holds one: every tile pays a CTA's whole start and end with the tensor cores idle — launch,
+//! barrier set-up, the first Q and K/V loads from memory, the first S and softmax with nothing to
+//! overlap, the epilogue's stores. Session 11 measured what that costs: the same a9 ran at 0.92× its
+//! L = 16384 speed at L = 4096 (32 key tiles per query tile instead of 128), about 3.8 key tiles'
+//! time per query tile.
+//!
+//! a12 launches `min(SMs, units)` CTAs. A CTA walks units `b, b + grid, …`; a unit is a pair of query
+//! tiles of one head, the longest with the shortest (`qtiles − 1 − p`, then `p`), so with the causal
+//! mask every unit is the same work and a static round-robin is balanced (`hopper.rs`, `Walk`). The
+//! producer loads the next query tile's K/V into the ring as soon as stages free up — during the
+//! current tile's last key tiles — and its Q as soon as every consumer warp released Q on a new
+//! empty barrier, right after the tile's last S = QKᵀ retired; the consumers go from one tile's
+//! epilogue straight to the next tile's S. One more kernel parameter, the heads (the walk needs it).
+//!
+//! Diff from a9 (in `attention/hopper.rs`): the `PERSISTENT` branch (`Walk`, the ring index
+//! `it0 + j`, Q's empty barrier); the host launches the persistent grid (`Step::persistent`).
+//!
+//! Prediction (before the run): the per-tile overhead drops from ~3.8 to ~1.5–2 key tiles (the first
+//! S and softmax of each tile and the epilogue stay exposed); at L = 4096 that is **1.04–1.07× a10
+//! non-causal and 1.05–1.10× causal** (16.5 key tiles per query tile on average), at L = 16384
+//! 1.00–1.02×. The static walk may lose at the tail where a10's hardware scheduler did not: the
+//! 1024 units of the four shapes over 132 CTAs are 7.76 per CTA, so the last round is 76% full.
+//!
+//! Measured: not yet.
+use super::v6_hopper_wgmma::hopper_entry;
+use crate::hgemm::elem::{Bf16, F16};
+
+hopper_entry!(attn_a12_d64_f16, F16, 64, persistent);
+hopper_entry!(attn_a12_d128_f16, F16, 128, persistent);
+hopper_entry!(attn_a12_d64_bf16, Bf16, 64, persistent);
+hopper_entry!(attn_a12_d128_bf16, Bf16, 128, persistent);
