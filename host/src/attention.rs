@@ -218,13 +218,13 @@ impl Flash {
         };
         let (l, causal) = (s.len as u32, s.causal as u32);
         if self.step.persistent {
-            // a12: one CTA per SM at most, and no more than the work units (pairs of query tiles).
+            // a12: one CTA per SM at most, and no more than the work units (`a12_grid`: single query
+            // tiles when they are no more than the SMs, pairs otherwise).
             let heads = s.heads_total() as u32;
-            let units = heads as u64 * layout::attention::a12_pairs(l) as u64;
-            let ctas = units.min(gpu.info.sms.max(1) as u64) as u32;
+            let ctas = layout::attention::a12_grid(l, heads, gpu.info.sms);
             // SAFETY: as below, with the persistent signature `(…, causal, heads)`: `heads` is the maps'
             // B·H (their rows are B·H·L), grid `(ctas, 1)` with 1 ≤ ctas (L, B·H ≥ 1: `AttnShape::new`), and
-            // the units B·H · ⌈⌈L/128⌉/2⌉ ≤ B·H·L/128 + B·H below 2^31 (rows checked above), so the
+            // the units (at most the tiles, B·H · ⌈L/128⌉ ≤ B·H·L/128 + B·H) below 2^31 (rows checked above), so the
             // kernel's 32-bit unit arithmetic does not wrap.
             return unsafe { launch!(gpu, &self.kernel, grid = (ctas, 1), &m.q.dev, &m.k.dev, &m.v.dev, o, lse, &l, &scale, &causal, &heads) };
         }

@@ -132,18 +132,54 @@ pub const fn a6_smem(d: u32, stages: u32) -> u32 {
 pub const fn a12_smem(d: u32) -> u32 {
     crate::hopper::tma_hgemm::dyn_smem(A7_STAGES, a6_stage_bytes(d), a6_q_bytes(d) + 8, 2)
 }
-/// a12 (persistent): the work units per head of length `l` — its query tiles in pairs (tile
-/// `qtiles − 1 − p` with tile `p`; the middle one of an odd count alone). A launch has `heads` times
-/// as many units; the host launches at most that many CTAs (and at most one per SM).
+/// a12 (persistent): the work units per head of length `l` when the walk pairs query tiles (tile
+/// `qtiles − 1 − p` with tile `p`; the middle one of an odd count alone).
 pub const fn a12_pairs(l: u32) -> u32 {
     l.div_ceil(A6_BQ).div_ceil(2)
 }
+
+/// a12: the CTAs of a launch over `heads` heads of length `l` on `sms` SMs. With no more query tiles
+/// than SMs, one CTA per tile (pairing them would halve the CTAs); otherwise one per SM, and no more
+/// than the pairs ([`a12_paired`] tells the kernel which).
+///
+/// ```text
+/// tiles = heads · ⌈l/128⌉ ≤ sms → grid = tiles            (single tiles)
+/// otherwise                     → grid = min(sms, heads · ⌈tiles per head / 2⌉)  (pairs)
+/// ```
+pub const fn a12_grid(l: u32, heads: u32, sms: u32) -> u32 {
+    let tiles = heads as u64 * l.div_ceil(A6_BQ) as u64;
+    let sms = if sms == 0 { 1 } else { sms as u64 };
+    let units = heads as u64 * a12_pairs(l) as u64;
+    (if tiles <= sms { tiles } else if units < sms { units } else { sms }) as u32
+}
+
+/// a12: whether a launch of `grid` CTAs (from [`a12_grid`]) walks pairs of query tiles: exactly when
+/// there are more tiles than CTAs.
+pub const fn a12_paired(l: u32, heads: u32, grid: u32) -> bool {
+    (grid as u64) < heads as u64 * l.div_ceil(A6_BQ) as u64
+}
+
 const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
                       && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_persistent_grid_pairs_tiles_only_when_they_outnumber_the_ctas() {
+        // 4×16 heads × 32 tiles on 132 SMs: pairs, one CTA per SM.
+        assert_eq!(a12_grid(4096, 64, 132), 132);
+        assert!(a12_paired(4096, 64, 132));
+        // 16 heads × 8 tiles = 128 ≤ 132: one CTA per tile, unpaired.
+        assert_eq!(a12_grid(1024, 16, 132), 128);
+        assert!(!a12_paired(1024, 16, 128));
+        // 3 heads × 11 tiles = 33 tiles on 16 SMs: 3 × 6 = 18 pairs > 16 → 16 CTAs, paired.
+        assert_eq!((a12_grid(1300, 3, 16), a12_paired(1300, 3, 16)), (16, true));
+        // 2 heads × 5 tiles = 10 on 8 SMs: 6 pairs < 8 → 6 CTAs, paired.
+        assert_eq!((a12_grid(640, 2, 8), a12_paired(640, 2, 6)), (6, true));
+        assert_eq!(a12_grid(1, 1, 0), 1);
+    }
     use crate::{Layout, bank};
 
     /// The module doc's claim: every `ldmatrix` phase on a swizzled tile is one wavefront, and 8 on the

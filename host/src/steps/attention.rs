@@ -30,8 +30,8 @@ pub struct Step {
     /// Q, K and V reach the kernel as TMA tensor maps (a6: `(tmap_q, tmap_k, tmap_v, o, lse, l, scale,
     /// causal)`), not as pointers.
     pub tma: bool,
-    /// One CTA per SM walks the query tiles (a12; TMA only): grid `(min(SMs, B·H · pairs), 1)` and one
-    /// more parameter, the heads (`…, causal, heads)`); `layout::attention::a12_pairs` is the pairs per head.
+    /// One CTA per SM walks the query tiles (a12; TMA only): grid `(layout::attention::a12_grid(L, B·H,
+    /// SMs), 1)` and one more parameter, the heads (`…, causal, heads)`).
     pub persistent: bool,
 }
 

@@ -18,7 +18,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a12_pairs, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
+use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a12_paired, a12_pairs, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
 use layout::hopper::WgmmaDesc;
 
 /// Q (A) and K (B) tiles: K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
@@ -397,31 +397,34 @@ struct Work {
 ///
 /// * One CTA per query tile (a6–a10, `persistent = false`): the block's own tile, once — tile
 ///   `block x` of head `block y`, or (a10, `heavy_first`) tile `⌈l/128⌉ − 1 − x`.
-/// * Persistent (a12): `grid x` CTAs (at most one per SM) share `units = heads · ⌈qtiles/2⌉` units of
-///   work; CTA `b` takes units `b, b + grid x, b + 2·grid x, …`. Unit `u` is head `u / ⌈qtiles/2⌉`'s
-///   pair of query tiles `p = u % ⌈qtiles/2⌉`: first tile `qtiles − 1 − p`, then tile `p` (the middle
-///   tile of an odd count alone). With the causal mask tile `qt` walks `qt + 1` key tiles, so every
-///   pair walks `qtiles + 1`: a static round-robin over pairs is balanced, where one over single tiles
-///   would hand some CTAs mostly long tiles (132 CTAs over 32 tiles per head: CTA `b` would see only
-///   the tiles `≡ b mod 4`). Consecutive units are one head's, so the CTAs running at one time read
-///   the K/V of a few heads (L2 reuse, as the one-CTA-per-tile grid's x-fastest order gives).
+/// * Persistent (a12): `grid x` CTAs share the query tiles of `heads` heads. With more tiles than
+///   CTAs ([`a12_paired`]) the units of work are pairs: head `u / ⌈qtiles/2⌉`'s tiles
+///   `qtiles − 1 − p`, then `p` (`p = u % ⌈qtiles/2⌉`; the middle tile of an odd count alone). With
+///   the causal mask tile `qt` walks `qt + 1` key tiles, so every pair walks `qtiles + 1`: a static
+///   round-robin over pairs is balanced, where one over single tiles would hand some CTAs mostly long
+///   tiles (132 CTAs over 32 tiles per head: CTA `b` would see only the tiles `≡ b mod 4`).
+///   Otherwise (the host launched one CTA per tile, [`a12_grid`]) a unit is one tile. CTA `b` takes
+///   units `b, b + grid x, b + 2·grid x, …`; consecutive units are one head's, so the CTAs running at
+///   one time read the K/V of a few heads (L2 reuse, as the one-CTA-per-tile grid's order gives).
 ///
 /// ```text
-/// qtiles = 5, heads = 2 → pairs 3 per head, units 6
+/// qtiles = 5, heads = 2, grid x = 4 (< 10 tiles: paired) → 3 units per head, 6 in all
 /// unit:      0        1        2      3        4        5
 /// tiles:   h0:4,0   h0:3,1   h0:2   h1:4,0   h1:3,1   h1:2
-/// grid x = 4:  CTA 0 → units 0, 4;  CTA 1 → 1, 5;  CTA 2 → 2;  CTA 3 → 3
+/// CTA 0 → units 0, 4;  CTA 1 → 1, 5;  CTA 2 → 2;  CTA 3 → 3
 /// ```
 #[derive(Clone, Copy)]
 struct Walk {
-    /// Next position: the block's tile (0) or, persistent, 2 · (unit round) + (second tile of the pair).
+    /// Next position: the block's tile (0) or, persistent, 2 · (unit round) + (second tile of a pair).
     slot: u32,
     /// Query tiles per head, `⌈l/128⌉`.
     qtiles: u32,
-    /// Units (pairs) per head, `⌈qtiles/2⌉`.
-    pairs: u32,
-    /// Units in all: `heads · pairs` (persistent only).
+    /// Units per head: pairs (`⌈qtiles/2⌉`) or tiles (`qtiles`).
+    per_head: u32,
+    /// Units in all: `heads · per_head` (persistent only).
     units: u32,
+    /// Whether a unit is a pair of tiles (persistent only).
+    paired: bool,
     /// Sequence length.
     l: u32,
     /// Causal mask.
@@ -436,10 +439,12 @@ impl Walk {
     /// The walk of this CTA for `heads` heads of length `l` (`heads` is read only when persistent).
     #[inline(always)]
     fn new(l: u32, causal: bool, heads: u32, persistent: bool, heavy_first: bool) -> Walk {
+        let qtiles = l.div_ceil(BQ);
+        let paired = a12_paired(l, heads, grid_dim_x());
         // `max(1)`: l ≥ 1 is the caller's, and a divisor the compiler cannot see nonzero would
         // bring in core's division panic (no `trap` in these kernels).
-        let (qtiles, pairs) = (l.div_ceil(BQ), a12_pairs(l).max(1));
-        Walk { slot: 0, qtiles, pairs, units: heads * pairs, l, causal, persistent, heavy_first }
+        let per_head = if paired { a12_pairs(l) } else { qtiles }.max(1);
+        Walk { slot: 0, qtiles, per_head, units: heads * per_head, paired, l, causal, persistent, heavy_first }
     }
 
     /// The next query tile, `None` when the CTA is done.
@@ -461,12 +466,12 @@ impl Walk {
             }
             let second = self.slot % 2 == 1;
             self.slot += 1;
-            let (head, p) = (unit / self.pairs, unit % self.pairs);
+            let (head, p) = (unit / self.per_head, unit % self.per_head);
             let heavy = self.qtiles - 1 - p;
             if !second {
                 return Some(work(head, heavy));
             }
-            if p != heavy {
+            if self.paired && p != heavy {
                 return Some(work(head, p));
             }
         }

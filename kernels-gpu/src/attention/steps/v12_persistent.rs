@@ -9,9 +9,10 @@
 //! L = 16384 speed at L = 4096 (32 key tiles per query tile instead of 128), about 3.8 key tiles'
 //! time per query tile.
 //!
-//! a12 launches `min(SMs, units)` CTAs. A CTA walks units `b, b + grid, …`; a unit is a pair of query
-//! tiles of one head, the longest with the shortest (`qtiles − 1 − p`, then `p`), so with the causal
-//! mask every unit is the same work and a static round-robin is balanced (`hopper.rs`, `Walk`). The
+//! a12 launches one CTA per SM (`layout::attention::a12_grid`). A CTA walks units `b, b + grid, …`; a
+//! unit is a pair of query tiles of one head, the longest with the shortest (`qtiles − 1 − p`, then
+//! `p`), so with the causal mask every unit is the same work and a static round-robin is balanced
+//! (`hopper.rs`, `Walk`); with no more tiles than SMs, one CTA per tile as before. The
 //! producer loads the next query tile's K/V into the ring as soon as stages free up — during the
 //! current tile's last key tiles — and its Q as soon as every consumer warp released Q on a new
 //! empty barrier, right after the tile's last S = QKᵀ retired; the consumers go from one tile's
