@@ -15,9 +15,10 @@
 //! | a9 | `steps/v9_lazy_rescale.rs` | a7 with the exponentials not waiting for the row max, and O rescaled only when a row's max moves by more than 2^8 (FA4's lazy rescaling) |
 //! | a10 | `steps/v10_heavy_first.rs` | a9 with each head's query tiles launched longest first (the causal mask's last wave holds short blocks) |
 //! | a12 | `steps/v12_persistent.rs` | a9 as a persistent kernel: one CTA per SM walks pairs of query tiles (longest with shortest), its K/V ring and Q load running ahead across tiles |
+//! | a13 | `steps/v13_across_tiles.rs` | a12 with one pipeline across the query tiles: the next query tile's first S and softmax run under this one's last P·V |
 // The fused kernels' body (a2–a5).
 mod flash;
-// The Hopper body (a6–a10, a12).
+// The Hopper body (a6–a10, a12, a13).
 mod hopper;
 // The steps: one module per file of `src/attention/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/attention_steps.rs"));

@@ -31,7 +31,7 @@
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
-hopper_entry!(attn_a12_d64_f16, F16, 64, persistent);
-hopper_entry!(attn_a12_d128_f16, F16, 128, persistent);
-hopper_entry!(attn_a12_d64_bf16, Bf16, 64, persistent);
-hopper_entry!(attn_a12_d128_bf16, Bf16, 128, persistent);
+hopper_entry!(attn_a12_d64_f16, F16, 64, persistent, false);
+hopper_entry!(attn_a12_d128_f16, F16, 128, persistent, false);
+hopper_entry!(attn_a12_d64_bf16, Bf16, 64, persistent, false);
+hopper_entry!(attn_a12_d128_bf16, Bf16, 128, persistent, false);
