@@ -50,19 +50,59 @@ pub const fn tile(rows: u32, d: u32) -> Swizzled<RowMajor> {
 /// The fused kernels' dynamic shared memory for `bq` query rows and head dimension `d`: Q (`bq × d`),
 /// then two stages of K and V (`BKV × d` each), 16-bit.
 pub const fn flash_smem(bq: u32, d: u32) -> u32 {
-    2 * (bq * d + 2 * 2 * BKV * d)
+    flash_smem_of(bq, BKV, d)
+}
+
+/// [`flash_smem`] with key/value tiles of `bkv` rows.
+pub const fn flash_smem_of(bq: u32, bkv: u32, d: u32) -> u32 {
+    2 * (bq * d + 2 * 2 * bkv * d)
 }
 
 /// Byte offsets of the fused kernels' tiles in their dynamic shared memory: Q, then stage `stage`'s K
 /// and V.
 pub const fn flash_tile_bytes(bq: u32, d: u32, what: TileOf, stage: u32) -> u32 {
-    let tile = 2 * BKV * d;
+    flash_tile_bytes_of(bq, BKV, d, what, stage)
+}
+
+/// [`flash_tile_bytes`] with key/value tiles of `bkv` rows.
+pub const fn flash_tile_bytes_of(bq: u32, bkv: u32, d: u32, what: TileOf, stage: u32) -> u32 {
+    let tile = 2 * bkv * d;
     match what {
         TileOf::Q => 0,
         TileOf::K => 2 * bq * d + 2 * stage * tile,
         TileOf::V => 2 * bq * d + 2 * stage * tile + tile,
     }
 }
+
+/// a11 (FlashAttention-2's own forward tiles on `mma.sync`): warps per block.
+pub const A11_WARPS: u32 = 4;
+/// a11: m-tiles of 16 query rows per warp — 32 rows per warp, whose S is computed in one k-loop (every
+/// K fragment feeds two `mma`s).
+pub const A11_MT: u32 = 2;
+/// a11: query rows per block (4 warps × 32 = 128, FA2's `kBlockM`).
+pub const A11_BQ: u32 = query_rows(A11_WARPS, A11_MT);
+
+/// a11: keys per K/V tile at head dim `d` — FA2's `kBlockN` for the sm80/sm90 forward: 128 at D = 64,
+/// 64 at D = 128 (either way S and O take 192 f32 registers per thread).
+pub const fn a11_bkv(d: u32) -> u32 {
+    if d == 64 { 128 } else { 64 }
+}
+
+/// a11: bytes holding each thread's four running row sums (f32) between key tiles, 16 per thread.
+pub const A11_SUMS_BYTES: u32 = 16 * threads(A11_WARPS);
+
+/// a11: byte offset of the running sums, after Q and the two stages of K and V (`a11_bkv(d) × d` each).
+pub const fn a11_sums_offset(d: u32) -> u32 {
+    flash_smem_of(A11_BQ, a11_bkv(d), d)
+}
+
+/// a11's dynamic shared memory at head dim `d`: Q (128 × d), two stages of K and V (`a11_bkv(d) × d`),
+/// the running sums: 82 KiB at D = 64, 98 KiB at D = 128 (two blocks per H100 SM).
+pub const fn a11_smem(d: u32) -> u32 {
+    a11_sums_offset(d) + A11_SUMS_BYTES
+}
+const _: () = assert!(a11_smem(64) == 82 * 1024 && a11_smem(128) == 98 * 1024
+                      && flash_tile_bytes_of(A11_BQ, a11_bkv(128), 128, TileOf::V, 1) + 2 * a11_bkv(128) * 128 == a11_sums_offset(128));
 
 /// Which tile of [`flash_tile_bytes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,13 +223,14 @@ mod tests {
     use crate::{Layout, bank};
 
     /// The module doc's claim: every `ldmatrix` phase on a swizzled tile is one wavefront, and 8 on the
-    /// unswizzled tile (8 rows at the same chunk, 128 or 256 bytes apart).
+    /// unswizzled tile (8 rows at the same chunk, 128 or 256 bytes apart) — on a2–a5's tiles (`BKV`
+    /// keys, and Q of 64 or 128 rows) and a11's (`a11_bkv(d)` keys: 128 at D = 64).
     #[test]
     fn ldmatrix_phases_on_the_swizzled_tiles_are_conflict_free() {
-        for d in [64u32, 128] {
-            let sw = tile(BKV, d);
+        for (rows, d) in [(BKV, 64u32), (BKV, 128), (BQ_WIDE, 64), (BQ_WIDE, 128), (a11_bkv(64), 64), (a11_bkv(128), 128), (A11_BQ, 64), (A11_BQ, 128)] {
+            let sw = tile(rows, d);
             for chunk in 0..d / 8 {
-                for row0 in (0..BKV).step_by(8) {
+                for row0 in (0..rows).step_by(8) {
                     let addrs: [u32; 8] = core::array::from_fn(|r| 2 * sw.offset(row0 + r as u32, 8 * chunk));
                     let plain: [u32; 8] = core::array::from_fn(|r| 2 * ((row0 + r as u32) * d + 8 * chunk));
                     let w = |a: &[u32; 8]| bank::lsu(a, u32::MAX, 16, bank::Op::Load).unwrap().wavefronts;
@@ -197,7 +238,7 @@ mod tests {
                     assert_eq!(w(&plain), 8, "d {d} chunk {chunk} rows {row0}.. unswizzled");
                 }
             }
-            let mut seen = [0u64; 128];
+            let mut seen = [0u64; 256];
             sw.check(&mut seen).unwrap();
         }
     }
@@ -216,5 +257,16 @@ mod tests {
         assert!(needs_mask(BQ, 3, 3) && !needs_mask(BQ, 3, 2));
         assert!(needs_mask(BQ_WIDE, 1, 2) && needs_mask(BQ_WIDE, 1, 3) && !needs_mask(BQ_WIDE, 1, 1));
         assert_eq!((threads(8), query_rows(8, 1), query_rows(4, 2)), (256, BQ_WIDE, BQ_WIDE));
+        // a11: 128 query rows, key tiles of 128 (D = 64) or 64 (D = 128); the `_of` forms with BKV are
+        // the plain ones.
+        assert_eq!((A11_BQ, a11_bkv(64), a11_bkv(128)), (128, 128, 64));
+        assert_eq!(flash_smem_of(BQ_WIDE, BKV, 128), flash_smem(BQ_WIDE, 128));
+        assert_eq!(flash_tile_bytes_of(A11_BQ, 128, 64, TileOf::K, 1), 2 * 128 * 64 + 2 * 2 * 128 * 64);
+        assert_eq!(flash_tile_bytes_of(A11_BQ, 128, 64, TileOf::V, 1) + 2 * 128 * 64 + A11_SUMS_BYTES, a11_smem(64));
+        assert_eq!((kv_tiles_of(4096, A11_BQ, 128, 0, true), kv_tiles_of(4096, A11_BQ, 64, 0, true)), (1, 2));
+        assert_eq!((kv_tiles_of(100, A11_BQ, 128, 0, false), kv_tiles_of(200, A11_BQ, 64, 1, true)), (1, 4));
+        // D = 64: only the diagonal 128-key tile is masked; D = 128: the two 64-key tiles under the query tile.
+        assert!(needs_mask_of(A11_BQ, 128, 2, 2) && !needs_mask_of(A11_BQ, 128, 2, 1));
+        assert!(needs_mask_of(A11_BQ, 64, 2, 4) && needs_mask_of(A11_BQ, 64, 2, 5) && !needs_mask_of(A11_BQ, 64, 2, 3));
     }
 }

@@ -148,6 +148,41 @@ impl Swizzled<RowMajor> {
         let d = rows * self.inner.cols;
         if d % self.swizzle.period() == 0 { Some(d) } else { None }
     }
+
+    /// `d` such that `offset(r, c + cols) == offset(r, c) + d` for every `(r, c)` with `c + cols` inside
+    /// the row, if there is one: `cols` when it is a multiple of `2^(M+B)` and a row is a power of two
+    /// of at most `2^(M+S)` elements, else `None`.
+    ///
+    /// ```text
+    /// Swizzle<S,B,M> writes bits [M, M+B) from bits [M+S, M+S+B). With a row of 2^k ≤ 2^(M+S) elements
+    /// the switch bits are row bits, which a step inside the row leaves alone; a step of j·2^(M+B) leaves
+    /// the target bits alone too, so the XOR is the same and swizzle(x + d) = swizzle(x) + d.
+    /// The attention tiles at D = 128 (Swizzle<4,3,3>): a step of 64 columns (8 chunks) is one.
+    /// ```
+    pub const fn col_step(&self, cols: u32) -> Option<u32> {
+        let c = self.inner.cols;
+        let target_block = 1 << (self.swizzle.m + self.swizzle.b);
+        if c.is_power_of_two() && c <= 1 << (self.swizzle.m + self.swizzle.s) && cols % target_block == 0 { Some(cols) } else { None }
+    }
+
+    /// `x` such that `offset(r, c ^ x) == offset(r, c) ^ x` for every `(r, c)`, if `x` is one: any `x`
+    /// below `2^(M+B)` and below the row when a row is a power of two of at most `2^(M+S)` elements,
+    /// else `None`.
+    ///
+    /// ```text
+    /// The XOR is linear: swizzle(a ^ x) = swizzle(a) ^ x when x's bits are not switch bits, and flipping
+    /// column bits below the row's width touches neither the row nor (with 2^k ≤ 2^(M+S)) a switch bit.
+    /// Kernels keep one offset per lane and reach the other 16-byte chunks of its row by XOR with an
+    /// immediate (attention a11: column blocks 16·i, i < 4, of its `ldmatrix` fragments).
+    /// ```
+    pub const fn col_xor(&self, x: u32) -> Option<u32> {
+        let c = self.inner.cols;
+        if c.is_power_of_two() && c <= 1 << (self.swizzle.m + self.swizzle.s) && x < 1 << (self.swizzle.m + self.swizzle.b) && x < c {
+            Some(x)
+        } else {
+            None
+        }
+    }
 }
 
 #[cfg(test)]
@@ -173,7 +208,7 @@ mod tests {
         // Every swizzle of the HGEMM tiles, and every step of rows: where `row_step` promises a
         // constant, every offset moves by it; where it refuses, some offset does not.
         let tiles = [crate::hgemm::A_SWIZZLED, crate::hgemm::B_SWIZZLED, crate::hgemm::A_SWIZZLED_WIDE,
-                     crate::hgemm::B_SWIZZLED_WIDE, crate::hgemm::C_SWIZZLED];
+                     crate::hgemm::B_SWIZZLED_WIDE, crate::hgemm::C_SWIZZLED, crate::attention::tile(128, 64), crate::attention::tile(64, 128)];
         let mut promised = 0;
         for l in tiles {
             for step in 1..l.rows() {
@@ -191,6 +226,44 @@ mod tests {
         assert_eq!(crate::hgemm::A_SWIZZLED_WIDE.row_step(32), Some(2048));
         assert_eq!(crate::hgemm::A_SWIZZLED_WIDE.row_step(4), None);
         assert_eq!(RowMajor { rows: 4, cols: 5 }.row_step(3), Some(15));
+    }
+
+    #[test]
+    fn col_step_is_a_constant_shift_where_promised() {
+        // The HGEMM and attention tiles, every column step: where `col_step` promises a constant, every
+        // offset moves by it.
+        let tiles = [crate::hgemm::A_SWIZZLED, crate::hgemm::B_SWIZZLED, crate::hgemm::A_SWIZZLED_WIDE, crate::hgemm::B_SWIZZLED_WIDE,
+                     crate::hgemm::C_SWIZZLED, crate::attention::tile(64, 64), crate::attention::tile(128, 128)];
+        let mut promised = 0;
+        for l in tiles {
+            for step in 1..l.cols() {
+                if let Some(d) = l.col_step(step) {
+                    assert!((0..l.rows()).all(|r| (0..l.cols() - step).all(|c| l.offset(r, c + step) == l.offset(r, c) + d)), "{l:?}: step {step}");
+                    promised += 1;
+                }
+            }
+        }
+        assert!(promised > 0);
+        assert_eq!(crate::attention::tile(64, 128).col_step(64), Some(64));
+        assert_eq!(crate::attention::tile(64, 128).col_step(16), None);
+    }
+
+    #[test]
+    fn col_xor_is_an_xor_of_the_offset_where_promised() {
+        let tiles = [crate::hgemm::A_SWIZZLED, crate::hgemm::B_SWIZZLED, crate::hgemm::A_SWIZZLED_WIDE, crate::hgemm::B_SWIZZLED_WIDE,
+                     crate::hgemm::C_SWIZZLED, crate::attention::tile(128, 64), crate::attention::tile(64, 128)];
+        let mut promised = 0;
+        for l in tiles {
+            for x in 1..l.cols() {
+                if let Some(x) = l.col_xor(x) {
+                    assert!((0..l.rows()).all(|r| (0..l.cols()).all(|c| l.offset(r, c ^ x) == l.offset(r, c) ^ x)), "{l:?}: xor {x}");
+                    promised += 1;
+                }
+            }
+        }
+        // a11's column blocks 16·i (i < 4) at both head dims.
+        assert!((0..4).all(|i| crate::attention::tile(128, 64).col_xor(16 * i) == Some(16 * i) && crate::attention::tile(64, 128).col_xor(16 * i) == Some(16 * i)));
+        assert!(promised > 0 && crate::attention::tile(64, 128).col_xor(64).is_none());
     }
 
     #[test]

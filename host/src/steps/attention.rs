@@ -1,7 +1,7 @@
 //! The attention ladder (issue 17, `kernels-gpu/src/attention/`): a1, the unfused baseline's softmax
 //! between two cuBLAS GEMMs; a2, FlashAttention-2 with `mma.sync`. One kernel per (head dim, element
 //! type) where the kernel is specialized for them.
-use layout::attention::{flash_smem, query_rows, threads};
+use layout::attention::{A11_BQ, A11_MT, A11_WARPS, BKV, a11_bkv, flash_smem_of, query_rows, threads};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds, gemm::Elem};
 
@@ -56,12 +56,20 @@ const FA2_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16
                                 "cp.async.cg.shared.global", "ex2.approx.ftz.f32", "cvt.rn.bf16x2.f32"];
 
 /// A fused step: `warps` warps of `m_tiles` m-tiles (16 query rows each) per warp, as the kernel's
-/// `flash::<E, D, WARPS, MT, CHAINS>` takes them; rows, threads and shared memory follow from those.
+/// `flash::<E, D, WARPS, MT, CHAINS>` takes them, with key/value tiles of `BKV` rows; rows, threads and
+/// shared memory follow from those.
 const fn fused(name: &'static str, label: &'static str, d: u32, warps: u32, m_tiles: u32, elem: Elem, has: &'static [&'static str], about: &'static str) -> Step {
+    fused_bkv(name, label, d, warps, m_tiles, BKV, elem, has, about)
+}
+
+/// [`fused`] with key/value tiles of `bkv` rows (a11: `a11_bkv(d)`).
+#[allow(clippy::too_many_arguments)]
+const fn fused_bkv(name: &'static str, label: &'static str, d: u32, warps: u32, m_tiles: u32, bkv: u32, elem: Elem, has: &'static [&'static str],
+                   about: &'static str) -> Step {
     let rows = query_rows(warps, m_tiles);
     Step {
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(warps), launch_bounds: bounds(threads(warps)),
-                             dyn_smem_bytes: flash_smem(rows, d), about, ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
+                             dyn_smem_bytes: flash_smem_of(rows, bkv, d), about, ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
         kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows, tma: false, persistent: false,
     }
 }
@@ -190,6 +198,26 @@ pub const A10_D64_BF16: Step = hopper("attn_a10_d64_bf16", "a10-d64-bf16", 64, E
 /// a10, head dim 128, bf16.
 pub const A10_D128_BF16: Step = hopper("attn_a10_d128_bf16", "a10-d128-bf16", 128, Elem::Bf16, layout::attention::A7_STAGES, A10_ABOUT);
 
+const A11_ABOUT: &str = "FlashAttention-2's own tiles on mma.sync: 4 warps x 32 query rows, K/V tiles of 128 keys (D 64) or 64 (D 128), S of both m-tiles in one k-loop (each K and V fragment feeds four mma)";
+
+/// a11: FA2's forward tiles (`A11_WARPS` warps × `A11_MT` m-tiles, `a11_bkv(d)` keys per tile).
+const fn a11(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
+    let mut step = fused_bkv(name, label, d, A11_WARPS, A11_MT, a11_bkv(d), elem, has, A11_ABOUT);
+    // Q, K and V as for `fused_bkv`, then the running row sums (16 B per thread, `st.shared`).
+    step.kernel.dyn_smem_bytes = layout::attention::a11_smem(d);
+    step.kernel.ptx.lacks = &["ld.global.f32"];
+    assert!(step.query_rows == A11_BQ && step.kernel.dyn_smem_bytes == flash_smem_of(A11_BQ, a11_bkv(d), d) + layout::attention::A11_SUMS_BYTES);
+    step
+}
+/// a11, head dim 64 (128-key tiles), f16.
+pub const A11_D64: Step = a11("attn_a11_d64_f16", "a11-d64", 64, Elem::F16, FA2_HAS_F16);
+/// a11, head dim 128 (64-key tiles), f16.
+pub const A11_D128: Step = a11("attn_a11_d128_f16", "a11-d128", 128, Elem::F16, FA2_HAS_F16);
+/// a11, head dim 64, bf16.
+pub const A11_D64_BF16: Step = a11("attn_a11_d64_bf16", "a11-d64-bf16", 64, Elem::Bf16, FA2_HAS_BF16);
+/// a11, head dim 128, bf16.
+pub const A11_D128_BF16: Step = a11("attn_a11_d128_bf16", "a11-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
+
 /// a12 (a9, persistent), head dim 64, f16.
 pub const A12_D64: Step = a12("attn_a12_d64_f16", "a12-d64", 64, Elem::F16);
 /// a12, head dim 128, f16.
@@ -220,6 +248,7 @@ pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_
                              A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16, A6_D64, A6_D128, A6_D64_BF16, A6_D128_BF16,
                              A7_D64, A7_D128, A7_D64_BF16, A7_D128_BF16, A8_D64, A8_D128, A8_D64_BF16, A8_D128_BF16,
                              A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16, A10_D64, A10_D128, A10_D64_BF16, A10_D128_BF16,
+                             A11_D64, A11_D128, A11_D64_BF16, A11_D128_BF16,
                              A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16, A13_D64, A13_D128, A13_D64_BF16, A13_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
@@ -246,12 +275,17 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a12-d128", "a13-d128"]);
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a11-d128", "a12-d128", "a13-d128"]);
+        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a13-d64-bf16"));
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A7_D128.kernel.dyn_smem_bytes, 1024 + 3 * 65536 + 32768 + 48);
         assert_eq!(A12_D128.kernel.dyn_smem_bytes, A7_D128.kernel.dyn_smem_bytes + 8);
         assert!(STEPS.iter().all(|s| !s.persistent || s.tma));
         assert_eq!(A3_D64.kernel.block_threads, 256);
         assert_eq!((A4_D64.kernel.block_threads, A4_D64.query_rows, A4_D64.kernel.dyn_smem_bytes), (128, 128, A3_D64.kernel.dyn_smem_bytes));
+        // a11: a4's block (4 warps × 32 rows) with FA2's key tiles: Q 128 × D plus 2 stages of K and V of
+        // 128 (D = 64) or 64 keys (D = 128).
+        assert_eq!((A11_D64.kernel.block_threads, A11_D64.query_rows, A11_D64.kernel.dyn_smem_bytes), (128, 128, 2 * (128 * 64 + 4 * 128 * 64) + 2048));
+        assert_eq!((A11_D128_BF16.kernel.target, A11_D128_BF16.query_rows, A11_D128_BF16.kernel.dyn_smem_bytes), (Target::Sm80, 128, 2 * (128 * 128 + 4 * 64 * 128) + 2048));
     }
 }

@@ -24,7 +24,7 @@ use layout::{
 /// `g` holds `l · D` readable 16-bit elements (`l ≥ 1`), 16-byte aligned rows (D = 64 or 128);
 /// `s_tile` is a `.shared` tile of `rows × D` elements nobody reads until the copy group completes.
 #[inline(always)]
-unsafe fn load_tile<const D: u32>(s_tile: u32, g: *const u16, row0: u32, rows: u32, l: u32, tid: u32, nthreads: u32) {
+pub(super) unsafe fn load_tile<const D: u32>(s_tile: u32, g: *const u16, row0: u32, rows: u32, l: u32, tid: u32, nthreads: u32) {
     let t = tile(rows, D);
     let mut c = tid;
     while c < rows * D / 8 {

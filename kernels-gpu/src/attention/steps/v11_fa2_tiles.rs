@@ -1,0 +1,382 @@
+//! Attention step a11: **FlashAttention-2's own forward tiles** on `mma.sync` — 4 warps × 32 query
+//! rows, key/value tiles of 128 keys at D = 64 and 64 at D = 128, S of both m-tiles in one k-loop.
+//!
+//! Diff from a4 (4 warps × two m-tiles of 16 rows, 64-key tiles, D = 64 only): a4 computes S one m-tile
+//! at a time, loading every K fragment twice (once per m-tile: only V's fragments fed both); a11
+//! computes S for both m-tiles in the same k-loop, so each K fragment (`ldmatrix.x4`) feeds four
+//! `mma`s — two n-tiles × two m-tiles — and each V fragment feeds four as in a4. Q's fragments are
+//! re-read from shared memory per k-step (one `ldmatrix.x4` per m-tile and k-step): the registers hold S
+//! and O. With both m-tiles' S live, the key tile takes FA2's `kBlockN` for the sm80/sm90 forward
+//! ([`layout::attention::a11_bkv`]): at D = 64 128 keys (S 128 + O 64 f32 per thread), at D = 128 64
+//! keys (S 64 + O 128) — so D = 128 is in (a4 spilled there). What it took to fit 255 registers with no
+//! spill (ptxas spilled 16–136 bytes on the way):
+//! * `ldmatrix` addresses from one lane offset per operand (Q, K, V): another 16-column block is that
+//!   offset XOR an immediate (`col_xor`), 16 rows or 64 columns further an immediate (`row_step`,
+//!   `col_step`; HGEMM v10's lesson), the offsets passed through [`opaque`] once per key tile so the
+//!   40–80 addresses are formed where used, not hoisted into registers;
+//! * the softmax is a4's (scale, row max, `2^(s − m)`, one chain) on 16 or 8 n-tiles per m-tile, but the
+//!   mask runs as a pass of its own only on the key tiles that need it (the ragged last one, the causal
+//!   diagonal ones; a uniform branch), one compare per score against a per-row limit;
+//! * the four running row sums per thread live in shared memory between key tiles (read and written
+//!   once per tile, conflict-free): they were what ptxas spilled last.
+//! Masking otherwise as a4 (keys ≥ L; the causal mask on key tiles past the query tile's first row;
+//! rows ≥ L not stored). Shared memory: Q 128 × D, 2 stages of K and V, the sums
+//! ([`layout::attention::a11_smem`]: 82 KiB at D = 64, 98 KiB at D = 128, so two blocks — 8 warps, 255
+//! registers each — per H100 SM, as FA2).
+//!
+//! Prediction (written before any measurement): shared-memory bytes per `mma` (`ldmatrix.x4` = 512 B)
+//! per warp and key tile — a2: 256 B (D 64: K 16 + V 16 `ldmatrix` for 64 `mma`; D 128 the same ratio);
+//! a4: 224 B (Q 8 + K 32 + V 16 for 128); a11 D = 64: **144 B** (Q 8 + K 32 + V 32 for 256), D = 128:
+//! **160 B** (Q 16 + K 32 + V 32 for 256) — 0.64× a4, 0.63× a2. a4 measured 1.07× a2 for 0.875× the
+//! bytes, an elasticity of ~0.5: if that holds, a11 is ~1.25× a4 at D = 64 and ~1.27× a2 at D = 128;
+//! the per-tile fixed work (two barriers, the O rescale, `cp.async` issue) is also halved per key at
+//! D = 64, and the mask is skipped on all but the last one or two key tiles. Predicted **1.15–1.30× a4
+//! at D = 64** (about 270–300 TFLOP/s at 4×16×4096, **0.88–0.99× torch FA2**) and **1.15–1.30× a2 at
+//! D = 128** (about 295–335, **0.82–0.93× FA2**): the tiles are FA2's, so the remaining gap would be
+//! scheduling (FA2 double-buffers its fragment loads explicitly; a11 runs at the 255-register ceiling,
+//! with little room for ptxas to prefetch) and the softmax's separate scale multiply (FA2 folds it into
+//! an FFMA). Risk: the mask-pass branch is half of the change that cost a4 4–7% (README). The ≥ 1.0× FA2
+//! target is more likely missed by 5–15% than met.
+//!
+//! Measured: not yet measured on a GPU.
+use crate::attention::flash::{load_tile, quad_max, quad_sum};
+use crate::hgemm::elem::{Bf16, Elem16, F16};
+use crate::launch_bounds::launch_bounds;
+use crate::prim::{
+    cp_async::{cp_async_commit_group, cp_async_wait_group},
+    ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
+    math::{ex2_approx_f32, lg2_approx_f32},
+    shared::{Align16, addr_of, dynamic},
+    sync::sync_threads,
+    thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
+};
+use crate::util::{
+    opaque,
+    unroll::{unroll2, unroll4, unroll8, unroll16},
+};
+use layout::{
+    Layout,
+    attention::{A11_BQ, A11_MT, A11_WARPS, TileOf, a11_bkv, a11_sums_offset, flash_tile_bytes_of, kv_tiles_of, needs_mask_of, threads, tile},
+};
+
+/// A constant offset the layout promises (`row_step` / `col_step`); a compile error where it has none.
+const fn step(d: Option<u32>) -> u32 {
+    match d {
+        Some(d) => d,
+        None => panic!("the layout's offsets do not move by a constant over that step"),
+    }
+}
+
+/// This lane's `ldmatrix` byte offsets in a11's tiles, at column block 0: Q's A fragments (`q`, rows of
+/// this warp's first m-tile), K's B fragments (`k`, key rows 0..16) and V's `.trans` B fragments (`v`,
+/// key rows 0..16). Every other fragment's offset is one of these XOR a column block `2 · 16·(i % 4)`
+/// (`col_xor`), plus `2 · row_step(16)` per 16 rows and `2 · col_step(64)` per 64 columns (D = 128) —
+/// all promised by the layout for these tiles (`layout` tests). The XOR is one `LOP3` per column block
+/// and the constants become the `LDSM`'s immediates: three registers per lane instead of one per
+/// fragment address.
+#[derive(Clone, Copy)]
+struct Bases {
+    q: u32,
+    k: u32,
+    v: u32,
+}
+
+impl Bases {
+    #[inline(always)]
+    fn new<const D: u32>(warp: u32, lane: u32) -> Bases {
+        let (tq, tkv) = (tile(A11_BQ, D), tile(a11_bkv(D), D));
+        // `.x4` lane addresses: Q and V (`rows_then_cols` in flash.rs) take matrices (rows 0–7, cols 0–7),
+        // (8–15, 0–7), (0–7, 8–15), (8–15, 8–15); K (`cols_then_rows`) takes (0–7, 0–7), (0–7, 8–15),
+        // (8–15, 0–7), (8–15, 8–15) — two k-halves of one n-tile, then the next n-tile.
+        let (r_qv, c_qv) = (lane % 16, 8 * (lane / 16));
+        let (r_k, c_k) = (8 * (lane / 16) + lane % 8, 8 * (lane / 8 % 2));
+        Bases { q: 2 * tq.offset(16 * A11_MT * warp + r_qv, c_qv), k: 2 * tkv.offset(r_k, c_k), v: 2 * tkv.offset(r_qv, c_qv) }
+    }
+
+    /// The same offsets, hidden from the optimizers (no instruction): the XORs and sums with them are
+    /// formed where they are used, inside the key loop, instead of being hoisted out of it into registers.
+    #[inline(always)]
+    fn fresh(&self) -> Bases {
+        Bases { q: opaque(self.q), k: opaque(self.k), v: opaque(self.v) }
+    }
+}
+
+/// Byte XOR from a lane's column-block-0 offset to column block `16·(i % 4)` in a11's tiles at head dim
+/// `D` (the blocks `i ≥ 4` of D = 128 add `col_step(64)` on top).
+#[inline(always)]
+const fn frag_xor<const D: u32>(i: u32) -> u32 {
+    2 * step(tile(A11_BQ, D).col_xor(16 * (i % 4)))
+}
+
+/// The a11 body for input type `E` and head dim `D` (64 or 128): grid `(⌈l/128⌉, heads)`, 128 threads.
+///
+/// # Safety
+/// As `attn_a11_d64_f16` for `D`.
+#[inline(always)]
+unsafe fn flash_fa2_tiles<E: Elem16, const D: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, l: u32,
+                                                  scale: f32, causal: u32) {
+    let (bq, bkv) = (A11_BQ, a11_bkv(D));
+    // Byte offsets of 16 rows and of 64 columns in every a11 tile (the same for Q's and K/V's rows).
+    let row16 = const { 2 * step(tile(A11_BQ, D).row_step(16)) };
+    let col64 = const { 2 * step(tile(A11_BQ, D).col_step(64)) };
+    const {
+        assert!(step(tile(a11_bkv(D), D).row_step(16)) == step(tile(A11_BQ, D).row_step(16)));
+        assert!(step(tile(a11_bkv(D), D).col_step(64)) == step(tile(A11_BQ, D).col_step(64)));
+        assert!(2 * step(tile(a11_bkv(D), D).col_xor(48)) == frag_xor::<D>(3) && D / 16 <= 8 && a11_bkv(D) / 16 <= 8);
+    };
+    let (qt, head) = (block_idx_x(), block_idx_y());
+    let (tid, lane) = (thread_idx_x(), lane_id());
+    let warp = tid / 32;
+    let (g, t) = (lane / 4, lane % 4);
+    let head_off = head as usize * l as usize * D as usize;
+    let q0 = qt * bq;
+    let s_base = addr_of(dynamic::<Align16>());
+    let nthreads = threads(A11_WARPS);
+    let s_q = s_base + flash_tile_bytes_of(bq, bkv, D, TileOf::Q, 0);
+    let s_k = |st: u32| s_base + flash_tile_bytes_of(bq, bkv, D, TileOf::K, st);
+    let s_v = |st: u32| s_base + flash_tile_bytes_of(bq, bkv, D, TileOf::V, st);
+    let n_tiles = kv_tiles_of(l, bq, bkv, qt, causal != 0);
+    let scale2 = scale * core::f32::consts::LOG2_E;
+    // This thread's query rows: m-tile mt, half h (rows g and g + 8) → row_of(mt, h).
+    let warp_row0 = q0 + 16 * A11_MT * warp;
+    let row_of = |mt: u32, h: u32| warp_row0 + 16 * mt + g + 8 * h;
+    let bases = Bases::new::<D>(warp, lane);
+
+    // SAFETY (the whole body): global reads and writes stay inside the head's matrices (`load_tile`'s
+    // clamping, stores only for rows < l); each thread's four running sums are words of its own after
+    // the K/V stages (`a11_sums_offset`, inside `a11_smem`), touched by no other thread; shared tiles
+    // are written by `cp.async` groups and read only after `cp_async_wait_group` and a block barrier,
+    // and a stage is refilled only after the barrier that ends the iteration which read it; every `ldmatrix` address is `s_tile + 2 · tile.offset(row, col)`
+    // of a (row, col) inside its tile (the bases plus the layout's promised steps); all `ldmatrix`/`mma`/
+    // shuffles are executed by full warps (every branch below is uniform per block).
+    unsafe {
+        let (gq, gk, gv) = (g_q.add(head_off), g_k.add(head_off), g_v.add(head_off));
+        load_tile::<D>(s_q, gq, q0, bq, l, tid, nthreads);
+        load_tile::<D>(s_k(0), gk, 0, bkv, l, tid, nthreads);
+        load_tile::<D>(s_v(0), gv, 0, bkv, l, tid, nthreads);
+        cp_async_commit_group();
+
+        // Fragment loops are `unroll!`ed with `D`/`bkv` bounds folded per instantiation, so every array
+        // index is a constant and the arrays stay in registers.
+        let mut r_o = [[[0f32; 4]; 16]; 2]; // [m-tile][n-tile of 8 columns of D]
+        let mut r_m = [[-1e30f32; 2]; 2]; // running max [m-tile][half]
+        // The running (per-thread) sums, [m-tile][half], live in shared memory between key tiles: read and
+        // written once per tile, they are the four values ptxas spilled (to local memory) when they were
+        // kept in registers next to S and O (192 registers). Sum i of thread tid at word 128·i + tid: a
+        // warp's accesses hit 32 consecutive words (no bank conflict).
+        let sums = (dynamic::<Align16>() as *mut u8).add(a11_sums_offset(D) as usize).cast::<f32>().add(tid as usize);
+        const { assert!(threads(A11_WARPS) == 128 && layout::attention::A11_SUMS_BYTES == 4 * 4 * 128) };
+        let r_l = |mt: u32, h: u32| sums.add((128 * (2 * mt + h)) as usize);
+        unroll4!(i => {
+            *r_l(i / 2, i % 2) = 0.0;
+        });
+
+        for j in 0..n_tiles {
+            let st = j % 2;
+            if j + 1 < n_tiles {
+                // The head's K and V pointers formed here from the parameters (`opaque` head): not two
+                // 64-bit registers held across the loop.
+                let ho = opaque(head) as usize * l as usize * D as usize;
+                load_tile::<D>(s_k(1 - st), g_k.add(ho), (j + 1) * bkv, bkv, l, tid, nthreads);
+                load_tile::<D>(s_v(1 - st), g_v.add(ho), (j + 1) * bkv, bkv, l, tid, nthreads);
+            }
+            cp_async_commit_group();
+            cp_async_wait_group::<1>();
+            sync_threads();
+            let b = bases.fresh();
+            let (sk, sv) = (s_k(st), s_v(st));
+            // S = Q · Kᵀ for both m-tiles: per k-step of 16 of D, Q's two A fragments, then per 16 keys one
+            // K fragment (two n-tiles) into four `mma`s.
+            let mut s = [[[0f32; 4]; 16]; 2]; // [m-tile][n-tile of 8 keys]
+            unroll8!(ks => {
+                if ks < D / 16 {
+                    let q_at = s_q + (b.q ^ frag_xor::<D>(ks)) + (ks / 4) * col64;
+                    let k_at = sk + (b.k ^ frag_xor::<D>(ks)) + (ks / 4) * col64;
+                    let a = [ldmatrix_x4(q_at), ldmatrix_x4(q_at + row16)];
+                    unroll8!(np => {
+                        if np < bkv / 16 {
+                            let kb = ldmatrix_x4(k_at + np * row16);
+                            unroll2!(mt => {
+                                E::mma(&mut s[mt as usize][2 * np as usize], a[mt as usize], [kb[0], kb[1]]);
+                                E::mma(&mut s[mt as usize][2 * np as usize + 1], a[mt as usize], [kb[2], kb[3]]);
+                            });
+                        }
+                    });
+                }
+            });
+            // The online softmax per m-tile (a4's), P packed into the A fragments of P·V.
+            let kv0 = j * bkv;
+            // Key tiles past the query tile's first row need the causal mask (the diagonal ones).
+            let diagonal = causal != 0 && needs_mask_of(bq, bkv, qt, j);
+            // Scale to base 2; then, only on the key tiles that need it (the ragged last one, the causal
+            // diagonal ones: a uniform branch), the mask as a pass of its own. Row h of m-tile mt sees the
+            // keys below `end` (L, or on a diagonal tile its own row + 1): the key of n-tile nt, element e
+            // is kv0 + 2t + 8nt + e % 2, masked when 8nt + e % 2 ≥ lim — one compare with an immediate.
+            unroll2!(mt => {
+                unroll16!(nt => {
+                    if nt < bkv / 8 {
+                        unroll4!(e => {
+                            s[mt as usize][nt as usize][e as usize] *= scale2;
+                        });
+                    }
+                });
+            });
+            if diagonal || kv0 + bkv > l {
+                // This thread's first row, through `opaque`: the four rows are formed here, not kept in
+                // registers across the loop for a branch most tiles skip.
+                let row0 = opaque(row_of(0, 0));
+                unroll2!(mt => {
+                    let lim: [i32; 2] = core::array::from_fn(|h| {
+                        let end = if diagonal { l.min(row0 + 16 * mt + 8 * h as u32 + 1) } else { l };
+                        end as i32 - (kv0 + 2 * t) as i32
+                    });
+                    unroll16!(nt => {
+                        if nt < bkv / 8 {
+                            unroll4!(e => {
+                                if (8 * nt + e % 2) as i32 >= lim[(e / 2) as usize] {
+                                    s[mt as usize][nt as usize][e as usize] = f32::NEG_INFINITY;
+                                }
+                            });
+                        }
+                    });
+                });
+            }
+            let mut r_p = [[[0u32; 4]; 8]; 2]; // [m-tile][k-step of 16 keys]
+            unroll2!(mt => {
+                let s = &mut s[mt as usize];
+                let (m, p_frag) = (&mut r_m[mt as usize], &mut r_p[mt as usize]);
+                // Row max.
+                let mut mx = [-1e30f32; 2]; // [half]
+                unroll16!(nt => {
+                    if nt < bkv / 8 {
+                        unroll4!(e => {
+                            let c = &mut mx[(e / 2) as usize];
+                            *c = c.max(s[nt as usize][e as usize]);
+                        });
+                    }
+                });
+                let m_new = [m[0].max(quad_max(mx[0])), m[1].max(quad_max(mx[1]))];
+                let corr = [ex2_approx_f32(m[0] - m_new[0]), ex2_approx_f32(m[1] - m_new[1])];
+                *m = m_new;
+                // P = 2^(s - m), packed; running sums and O rescaled.
+                let mut sum = [0f32; 2];
+                unroll16!(nt => {
+                    if nt < bkv / 8 {
+                        let x = &s[nt as usize];
+                        let p = [ex2_approx_f32(x[0] - m[0]), ex2_approx_f32(x[1] - m[0]), ex2_approx_f32(x[2] - m[1]), ex2_approx_f32(x[3] - m[1])];
+                        sum[0] += p[0] + p[1];
+                        sum[1] += p[2] + p[3];
+                        // n-tile nt is half (nt % 2) of k-step nt / 2: registers {0, 1} or {2, 3}.
+                        p_frag[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(p[0], p[1]);
+                        p_frag[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(p[2], p[3]);
+                    }
+                });
+                *r_l(mt, 0) = *r_l(mt, 0) * corr[0] + sum[0];
+                *r_l(mt, 1) = *r_l(mt, 1) * corr[1] + sum[1];
+                let o = &mut r_o[mt as usize];
+                unroll16!(nt => {
+                    if nt < D / 8 {
+                        let o = &mut o[nt as usize];
+                        o[0] *= corr[0];
+                        o[1] *= corr[0];
+                        o[2] *= corr[1];
+                        o[3] *= corr[1];
+                    }
+                });
+            });
+            // O += P · V: per k-step of 16 keys and 16 columns of D, one V fragment into four `mma`s.
+            unroll8!(ks => {
+                if ks < bkv / 16 {
+                    unroll8!(np => {
+                        if np < D / 16 {
+                            let vb = ldmatrix_x4_trans(sv + (b.v ^ frag_xor::<D>(np)) + (np / 4) * col64 + ks * row16);
+                            unroll2!(mt => {
+                                E::mma(&mut r_o[mt as usize][2 * np as usize], r_p[mt as usize][ks as usize], [vb[0], vb[1]]);
+                                E::mma(&mut r_o[mt as usize][2 * np as usize + 1], r_p[mt as usize][ks as usize], [vb[2], vb[3]]);
+                            });
+                        }
+                    });
+                }
+            });
+            // Everyone is done reading stage `st` before the next iteration's copy refills it.
+            sync_threads();
+        }
+
+        // Epilogue: the rows' full sums, O / sum, lse.
+        let go = g_o.add(head_off);
+        let lse = g_lse.add(head as usize * l as usize);
+        unroll2!(mt => {
+            let sum = [quad_sum(*r_l(mt, 0)), quad_sum(*r_l(mt, 1))];
+            let inv = [1.0 / sum[0], 1.0 / sum[1]];
+            let (row_lo, row_hi) = (row_of(mt, 0), row_of(mt, 1));
+            unroll16!(nt => {
+                if nt < D / 8 {
+                    let o = &r_o[mt as usize][nt as usize];
+                    let col = 8 * nt + 2 * t;
+                    if row_lo < l {
+                        *(go.add((row_lo * D + col) as usize) as *mut u32) = E::pack(o[0] * inv[0], o[1] * inv[0]);
+                    }
+                    if row_hi < l {
+                        *(go.add((row_hi * D + col) as usize) as *mut u32) = E::pack(o[2] * inv[1], o[3] * inv[1]);
+                    }
+                }
+            });
+            if t == 0 {
+                if row_lo < l {
+                    *lse.add(row_lo as usize) = (r_m[mt as usize][0] + lg2_approx_f32(sum[0])) * core::f32::consts::LN_2;
+                }
+                if row_hi < l {
+                    *lse.add(row_hi as usize) = (r_m[mt as usize][1] + lg2_approx_f32(sum[1])) * core::f32::consts::LN_2;
+                }
+            }
+        });
+    }
+}
+
+/// Flash attention forward with FA2's tiles, head dim 64 (128-key tiles), f16: `o = softmax(q·kᵀ ·
+/// scale) · v` per head (causal if `causal != 0`), `lse` the natural log-sum-exp of each row.
+///
+/// # Safety
+/// `q`, `k`, `v` readable and `o` writable with `heads · l · 64` elements (`[heads][l][64]`), `lse` with
+/// `heads · l` f32, `l ≥ 1`; launched with grid `(⌈l/128⌉, heads)`, 128 threads and `a11_smem(64)` bytes
+/// of dynamic shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn attn_a11_d64_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    // SAFETY: forwarded.
+    unsafe { flash_fa2_tiles::<F16, 64>(q, k, v, o, lse, l, scale, causal) }
+}
+
+/// [`attn_a11_d64_f16`] with head dim 128 (64-key tiles, `a11_smem(128)` bytes of shared memory).
+///
+/// # Safety
+/// As [`attn_a11_d64_f16`] with 128 for 64.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn attn_a11_d128_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    // SAFETY: forwarded.
+    unsafe { flash_fa2_tiles::<F16, 128>(q, k, v, o, lse, l, scale, causal) }
+}
+
+/// [`attn_a11_d64_f16`] on bf16.
+///
+/// # Safety
+/// As [`attn_a11_d64_f16`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn attn_a11_d64_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    // SAFETY: forwarded.
+    unsafe { flash_fa2_tiles::<Bf16, 64>(q, k, v, o, lse, l, scale, causal) }
+}
+
+/// [`attn_a11_d128_f16`] on bf16.
+///
+/// # Safety
+/// As [`attn_a11_d128_f16`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn attn_a11_d128_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    // SAFETY: forwarded.
+    unsafe { flash_fa2_tiles::<Bf16, 128>(q, k, v, o, lse, l, scale, causal) }
+}
+
+launch_bounds!(attn_a11_d64_f16, 128);
+launch_bounds!(attn_a11_d128_f16, 128);
+launch_bounds!(attn_a11_d64_bf16, 128);
+launch_bounds!(attn_a11_d128_bf16, 128);
