@@ -1,9 +1,10 @@
 #![cfg(lab_sm90)]
-//! The Hopper attention body of a6–a12 (introduced by a6, whose file explains it), generic over the
+//! The Hopper attention body of a6–a10, a12 and a13 (introduced by a6, whose file explains it), generic over the
 //! element type, the head dimension, whether the next tile's S = Q·Kᵀ is issued before this tile's
 //! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8), whether
 //! the softmax rescales lazily (`LAZY`, a9), whether the query tiles run in reverse order
-//! (`HEAVY_FIRST`, a10) and whether one CTA per SM walks many query tiles (`PERSISTENT`, a12).
+//! (`HEAVY_FIRST`, a10), whether one CTA per SM walks many query tiles (`PERSISTENT`, a12) and
+//! whether one query tile's last step starts the next (`ACROSS`, a13).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
 use crate::util::opaque;
@@ -598,148 +599,54 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         mbarrier_arrive(q_empty);
                     }
                 };
-                if ACROSS {
-                    // a13: one pipeline over all of the CTA's key tiles, across its query tiles: the
-                    // step that issues P·V of a query tile's last key tile also issues S of the next
-                    // query tile's first (its Q and K landed meanwhile), whose softmax — from a fresh
-                    // running max and sum — runs under that P·V; the epilogue follows. `it`: the ring
-                    // index of key tile j of query tile `cur`.
-                    let (mut walk, mut it) = (walk, 0u32);
-                    let scale2 = scale * core::f32::consts::LOG2_E;
-                    let rows_of = |w: Work| {
-                        let r = w.qt * BQ + 64 * mh + 16 * warp + g;
-                        [r, r + 8]
-                    };
-                    let softmax_of = |w: Work| Softmax { l, causal: causal != 0, qt: w.qt, scale2, row: rows_of(w), t };
-                    if let Some(first) = walk.next() {
-                        let mut cur = first;
-                        let mut r_o = [[0f32; 32]; 2];
-                        let mut r_m = [-1e30f32; 2];
-                        let mut r_l = [0f32; 2];
-                        ring.wait_full(0);
-                        let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(0).0, ring.at(0).0 + kv_half);
-                        let mut s = issue_scores::<E, D>(&dq, &dk, flags);
-                        wgmma_wait_group::<0>();
-                        pin(&mut s);
-                        if cur.n_tiles == 1 {
-                            release_q();
-                        }
-                        let _ = softmax_of(cur).tile(&mut s, 0, &mut r_m, &mut r_l);
-                        let mut p = pack_p::<E>(&s);
-                        let mut p_b = [[0u32; 4]; 8];
-                        let (mut j, mut done) = (0u32, false);
-                        macro_rules! across_step {
-                            ($p_cur:ident, $p_nxt:ident) => {{
-                                let last = j + 1 == cur.n_tiles;
-                                // The next query tile, looked up only at the last key tile (nothing
-                                // about it stays in registers through the loop).
-                                let nxt = if last { walk.next() } else { None };
-                                let more = !last || nxt.is_some();
-                                let mut s_next = unset_scores();
-                                // Q's descriptors rebuilt each step from an address LLVM cannot
-                                // see is fixed: hoisted out of the loop, they stayed live through it
-                                // and spilled (104 bytes at D = 128).
-                                let d_q = K_MAJOR.advance(opaque(s_q) + mh * 64 * 128);
-                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(it + 1).0, ring.at(it).0 + kv_half);
-                                if more {
-                                    ring.wait_full(it + 1);
-                                    s_next = issue_scores::<E, D>(&dq, &dk, flags);
-                                }
-                                issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
-                                let (fin_m, fin_l) = (r_m, r_l); // `cur`'s, for its epilogue
-                                let mut moved = None;
-                                if more {
-                                    wgmma_wait_group::<1>(); // S of the next key tile (committed first) retired
-                                    pin(&mut s_next);
-                                    // The next key tile: (cur, j + 1), or the next query tile's first,
-                                    // whose running max and sum start afresh: the max at −1e30 makes
-                                    // `tile_lazy` take its jump path (the same arithmetic as `tile`
-                                    // on a first tile) — one code path for both, no second register
-                                    // set-up (a separate `tile` there spilled 240 bytes at D = 128).
-                                    let (w, jn) = match nxt {
-                                        Some(w) if last => {
-                                            r_m = [-1e30f32; 2];
-                                            r_l = [0f32; 2];
-                                            (w, 0)
-                                        }
-                                        _ => (cur, j + 1),
-                                    };
-                                    if jn + 1 == w.n_tiles {
-                                        release_q(); // the last S of query tile w retired
-                                    }
-                                    moved = softmax_of(w).tile_lazy::<E>(&mut s_next, jn, &mut r_m, &mut r_l, &mut $p_nxt);
-                                    block_boundary(l);
-                                    wgmma_wait_group::<0>();
-                                } else {
-                                    wgmma_wait_group::<0>();
-                                }
-                                pin(&mut r_o);
-                                ring.release(it);
-                                if last {
-                                    store_o::<E, D>(g_o, g_lse, cur.head, l, rows_of(cur), t, &r_o, fin_m, fin_l);
-                                    r_o = [[0f32; 32]; 2];
-                                } else if let Some(corr) = moved {
-                                    rescale::<D>(&mut r_o, corr);
-                                }
-                                it += 1;
-                                if last {
-                                    match nxt {
-                                        Some(w) => {
-                                            cur = w;
-                                            j = 0;
-                                        }
-                                        None => done = true,
-                                    }
-                                } else {
-                                    j += 1;
-                                }
-                            }};
-                        }
-                        loop {
-                            across_step!(p, p_b);
-                            if done {
-                                break;
-                            }
-                            across_step!(p_b, p);
-                            if done {
-                                break;
-                            }
-                        }
+                let (mut walk, mut it0) = (walk, 0);
+                let scale2 = scale * core::f32::consts::LOG2_E;
+                // Query tile w's softmax: this thread's rows (g and g + 8 of its warp's 16), its mask.
+                let softmax_of = |w: Work| {
+                    let r = w.qt * BQ + 64 * mh + 16 * warp + g;
+                    Softmax { l, causal: causal != 0, qt: w.qt, scale2, row: [r, r + 8], t }
+                };
+                // a13 carries the running max and sum and P from one query tile's last step into the
+                // next; the others start each tile afresh below.
+                let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                let mut r_l = [0f32; 2]; // running per-thread sum per row half
+                let (mut p, mut p_b) = ([[0u32; 4]; 8], [[0u32; 4]; 8]); // P of two key tiles (a9: alternating)
+                let (mut cur, mut first) = (walk.next(), true);
+                while let Some(w_cur) = cur {
+                    let Work { head, n_tiles, .. } = w_cur;
+                    let fresh = !ACROSS || first; // this query tile's first S and softmax still to do
+                    // Ring index of the query tile's key tile j.
+                    let at = |j: u32| it0 + j;
+                    let softmax = softmax_of(w_cur);
+                    let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
+                    if fresh {
+                        r_m = [-1e30f32; 2];
+                        r_l = [0f32; 2];
                     }
-                } else {
-                    let (mut walk, mut it0) = (walk, 0);
-                    while let Some(Work { head, qt, n_tiles }) = walk.next() {
-                        // Ring index of the query tile's key tile j.
-                        let at = |j: u32| it0 + j;
-                        // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
-                        let q0 = qt * BQ;
-                        let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
-                        let softmax = Softmax { l, causal: causal != 0, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
-                        let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
-                        let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
-                        let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                        if !PIPELINE {
-                            // a6: S, wait, softmax, P·V, wait — per tile.
-                            for j in 0..n_tiles {
-                                ring.wait_full(at(j));
-                                let s_stage = ring.at(at(j)).0;
-                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, s_stage, s_stage + kv_half);
-                                let mut s = issue_scores::<E, D>(&dq, &dk, flags);
-                                wgmma_wait_group::<0>();
-                                pin(&mut s);
-                                let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
-                                let p = pack_p::<E>(&s);
-                                rescale::<D>(&mut r_o, corr);
-                                issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
-                                wgmma_wait_group::<0>();
-                                pin(&mut r_o);
-                                ring.release(at(j));
-                            }
-                        } else {
-                            // a7: P·V of tile j and S of tile j + 1 in flight together; the softmax of tile
-                            // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
-                            // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
-                            // ptxas serialize every wgmma: C7515).
+                    if !PIPELINE {
+                        // a6: S, wait, softmax, P·V, wait — per tile.
+                        for j in 0..n_tiles {
+                            ring.wait_full(at(j));
+                            let s_stage = ring.at(at(j)).0;
+                            let (dq, dk, dv, flags) = descriptors::<D>(d_q, s_stage, s_stage + kv_half);
+                            let mut s = issue_scores::<E, D>(&dq, &dk, flags);
+                            wgmma_wait_group::<0>();
+                            pin(&mut s);
+                            let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
+                            let p = pack_p::<E>(&s);
+                            rescale::<D>(&mut r_o, corr);
+                            issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
+                            wgmma_wait_group::<0>();
+                            pin(&mut r_o);
+                            ring.release(at(j));
+                        }
+                    } else {
+                        // a7: P·V of tile j and S of tile j + 1 in flight together; the softmax of tile
+                        // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
+                        // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
+                        // ptxas serialize every wgmma: C7515).
+                        let mut corr = [1f32; 2];
+                        if fresh {
                             ring.wait_full(at(0));
                             let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
                             let mut s = issue_scores::<E, D>(&dq, &dk, flags);
@@ -748,103 +655,147 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             if n_tiles == 1 {
                                 release_q();
                             }
-                            let mut corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
-                            let mut p = pack_p::<E>(&s);
-                            // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
-                            // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
-                            // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
-                            // arrival, so every phase of both barriers has 128 syncing + 128 arriving threads.
-                            let (my_turn, their_turn) = (1 + mh, 2 - mh);
-                            if PINGPONG && mh == 1 {
-                                arrive_named(their_turn, 256);
-                            }
-                            // a9 builds on a7: no a9 with ping-pong turns is instantiated.
-                            const { assert!(!(LAZY && PINGPONG)) };
-                            if LAZY {
-                                // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
-                                // j does not read (two sets, the loop runs two tiles per turn), and O is
-                                // rescaled only when a row's max moved.
-                                let mut p_b = [[0u32; 4]; 8];
-                                macro_rules! lazy_step {
-                                    ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
-                                        let j: u32 = $j;
-                                        let more = j + 1 < n_tiles;
-                                        let mut s_next = unset_scores();
-                                        let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
-                                        if more {
-                                            ring.wait_full(at(j + 1));
-                                            s_next = issue_scores::<E, D>(&dq, &dk, flags);
-                                        }
-                                        issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
-                                        let mut moved = None;
-                                        if more {
-                                            wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                                            pin(&mut s_next);
-                                            if j + 2 == n_tiles {
-                                                release_q();
-                                            }
-                                            moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
-                                            block_boundary(l);
-                                            wgmma_wait_group::<0>();
-                                        } else {
-                                            wgmma_wait_group::<0>();
-                                        }
-                                        pin(&mut r_o);
-                                        ring.release(at(j));
-                                        if let Some(corr) = moved {
-                                            rescale::<D>(&mut r_o, corr);
-                                        }
-                                    }};
-                                }
-                                let mut j = 0;
-                                while j < n_tiles {
-                                    lazy_step!(j, p, p_b);
-                                    if j + 1 < n_tiles {
-                                        lazy_step!(j + 1, p_b, p);
-                                    }
-                                    j += 2;
-                                }
-                            } else {
-                                for j in 0..n_tiles {
-                                    let s_stage = ring.at(at(j)).0;
+                            corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                            p = pack_p::<E>(&s);
+                        }
+                        // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
+                        // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
+                        // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
+                        // arrival, so every phase of both barriers has 128 syncing + 128 arriving threads.
+                        let (my_turn, their_turn) = (1 + mh, 2 - mh);
+                        if PINGPONG && mh == 1 {
+                            arrive_named(their_turn, 256);
+                        }
+                        // a9 builds on a7: no a9 with ping-pong turns is instantiated.
+                        const { assert!(!(LAZY && PINGPONG)) };
+                        if LAZY {
+                            // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
+                            // j does not read (two sets, the loop runs two tiles per turn), and O is
+                            // rescaled only when a row's max moved.
+                            macro_rules! lazy_step {
+                                ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
+                                    let j: u32 = $j;
                                     let more = j + 1 < n_tiles;
+                                    // a13: the last key tile's step issues the next query tile's first S
+                                    // (ring index at(n_tiles): the ring runs on), whose softmax starts
+                                    // from a fresh max and sum under this tile's last P·V.
+                                    // The next query tile is looked up there (a copy of the walk): nothing
+                                    // about it stays in registers through the loop.
+                                    let ahead = if ACROSS && !more {
+                                        let mut a = walk;
+                                        a.next()
+                                    } else {
+                                        None
+                                    };
+                                    let cross = ahead.is_some();
                                     let mut s_next = unset_scores();
-                                    // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
-                                    // of tile j issued back to back behind one fence, as two groups.
-                                    let next_stage = ring.at(at(j + 1)).0;
-                                    let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
-                                    if PINGPONG {
-                                        sync_named(my_turn, 256);
-                                    }
-                                    if more {
+                                    // a13: Q's descriptors rebuilt each step from an address LLVM cannot
+                                    // see is fixed: hoisted out of the loop they stayed live through it
+                                    // beside the next query tile's state and spilled 4 bytes.
+                                    let d_q = if ACROSS { K_MAJOR.advance(opaque(s_q) + mh * 64 * 128) } else { d_q };
+                                    let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
+                                    if more || cross {
                                         ring.wait_full(at(j + 1));
                                         s_next = issue_scores::<E, D>(&dq, &dk, flags);
                                     }
-                                    // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
-                                    // reads or writes O here: P·V of tile j − 1 retired at the last wait).
-                                    rescale::<D>(&mut r_o, corr);
-                                    issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
-                                    if PINGPONG && !(mh == 1 && !more) {
-                                        arrive_named(their_turn, 256);
-                                    }
+                                    issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
+                                    let mut moved = None;
+                                    let fin = (r_m, r_l); // this query tile's, for its epilogue (a13)
                                     if more {
                                         wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
                                         pin(&mut s_next);
-                                        corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                                        if j + 2 == n_tiles {
+                                            release_q();
+                                        }
+                                        moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
                                         block_boundary(l);
                                         wgmma_wait_group::<0>();
-                                        p = pack_p::<E>(&s_next);
+                                    } else if cross {
+                                        wgmma_wait_group::<1>(); // the next query tile's first S retired
+                                        pin(&mut s_next);
+                                        r_m = [-1e30f32; 2]; // −1e30: `tile_lazy` takes its jump path, `tile`'s arithmetic
+                                        r_l = [0f32; 2];
+                                        if let Some(w) = ahead {
+                                            if w.n_tiles == 1 {
+                                                release_q();
+                                            }
+                                            let _ = softmax_of(w).tile_lazy::<E>(&mut s_next, 0, &mut r_m, &mut r_l, &mut $p_nxt);
+                                        }
+                                        block_boundary(l);
+                                        wgmma_wait_group::<0>();
                                     } else {
                                         wgmma_wait_group::<0>();
                                     }
                                     pin(&mut r_o);
                                     ring.release(at(j));
+                                    if let Some(corr) = moved {
+                                        rescale::<D>(&mut r_o, corr);
+                                    }
+                                    if cross {
+                                        store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, fin.0, fin.1);
+                                    }
+                                }};
+                            }
+                            let mut j = 0;
+                            while j < n_tiles {
+                                lazy_step!(j, p, p_b);
+                                if j + 1 < n_tiles {
+                                    lazy_step!(j + 1, p_b, p);
                                 }
+                                j += 2;
+                            }
+
+                        } else {
+                            for j in 0..n_tiles {
+                                let s_stage = ring.at(at(j)).0;
+                                let more = j + 1 < n_tiles;
+                                let mut s_next = unset_scores();
+                                // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
+                                // of tile j issued back to back behind one fence, as two groups.
+                                let next_stage = ring.at(at(j + 1)).0;
+                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
+                                if PINGPONG {
+                                    sync_named(my_turn, 256);
+                                }
+                                if more {
+                                    ring.wait_full(at(j + 1));
+                                    s_next = issue_scores::<E, D>(&dq, &dk, flags);
+                                }
+                                // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
+                                // reads or writes O here: P·V of tile j − 1 retired at the last wait).
+                                rescale::<D>(&mut r_o, corr);
+                                issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
+                                if PINGPONG && !(mh == 1 && !more) {
+                                    arrive_named(their_turn, 256);
+                                }
+                                if more {
+                                    wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                                    pin(&mut s_next);
+                                    corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                                    block_boundary(l);
+                                    wgmma_wait_group::<0>();
+                                    p = pack_p::<E>(&s_next);
+                                } else {
+                                    wgmma_wait_group::<0>();
+                                }
+                                pin(&mut r_o);
+                                ring.release(at(j));
                             }
                         }
-                        store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
-                        it0 += n_tiles;
                     }
+                    let nxt = walk.next();
+                    if ACROSS && nxt.is_some() {
+                        // a13: this tile's epilogue is done, and the next tile's first P went to the
+                        // register set after its last key tile's: p_b when that index, n_tiles − 1, is even.
+                        if (n_tiles - 1) % 2 == 0 {
+                            p = p_b;
+                        }
+                    } else {
+                        store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
+                    }
+                    it0 += n_tiles;
+                    cur = nxt;
+                    first = false;
                 }
             }
         }
