@@ -1,8 +1,9 @@
 //! Attention forward as a library (issue 17): `O = softmax(Q·Kᵀ · scale [+ causal mask]) · V` and the
 //! natural log-sum-exp of each row, for Q, K, V, O stored `[B·H][L][D]` row-major in f16 or bf16.
 //!
-//! * [`flash`]: the fused kernel ([`default_flash`]: on Hopper a10, TMA + `wgmma`; elsewhere
-//!   FlashAttention-2 on `mma.sync`; or any fused step with [`flash_with`]), head dims 64 and 128;
+//! * [`flash`]: the fused kernel ([`default_flash`]: on Hopper a12, TMA + `wgmma`, persistent; elsewhere
+//!   a11, FlashAttention-2's tiles on `mma.sync`; or any fused step with [`flash_with`]), head dims 64
+//!   and 128;
 //! * [`Unfused`]: the baseline users write first — `S = Q·Kᵀ` (cuBLAS, f32), the a1 softmax kernel,
 //!   `O = P·V` (cuBLAS) — with its S and P buffers allocated once;
 //! * [`reference_f64`]: the f64 CPU reference of small shapes.
@@ -21,7 +22,7 @@ use crate::{
     error::{Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::{attention::{A2_D128, A2_D128_BF16, A4_D64, A4_D64_BF16, A10_D64, A10_D64_BF16, A10_D128, A10_D128_BF16, Kind, Step, find}, gemm::Elem},
+    steps::{attention::{A11_D64, A11_D64_BF16, A11_D128, A11_D128_BF16, A12_D64, A12_D64_BF16, A12_D128, A12_D128_BF16, Kind, Step, find}, gemm::Elem},
 };
 
 /// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
@@ -99,20 +100,21 @@ impl std::fmt::Display for AttnShape {
 }
 
 /// The fused step [`flash`] runs for head dim `d` and `elem` on a GPU that runs `sm_90a` code
-/// (`hopper`) or not: the fastest measured on an H100 (`kernels-gpu/src/attention/README.md`). On
-/// Hopper a10 (a7 with lazy rescaling and the longest query tiles first: 0.98–1.12× a7 in session
-/// 11's call 8, faster at 15 of its 16 shapes and types); elsewhere a4 at D = 64 (1.02–1.08× a2) and a2
-/// at D = 128 (a3 within −3% to +5%).
+/// (`hopper`) or not: the fastest measured on an H100 (`kernels-gpu/src/attention/README.md`, session
+/// 12's calls 1–3, each step against the others in the same call):
+/// * Hopper: a12 (persistent). At D = 64 1.01–1.16× a10 at every measured shape and type; at
+///   D = 128 and L = 4096 1.06–1.12× causal and 0.98–1.04× without the mask; at L = 16384, D = 128
+///   a10 and a12 were within ±6% of each other from call to call (a10 1.01× on average), so one
+///   rule stands;
+/// * elsewhere a11 (FlashAttention-2's tiles on `mma.sync`: 1.27–1.32× a4 at D = 64, 1.24–1.36× a2 at
+///   D = 128 — measured on the H100's `mma.sync` path, not on an A100).
 pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> {
-    match (d, elem, hopper) {
-        (64, Elem::Bf16, true) => Some(&A10_D64_BF16),
-        (64, _, true) => Some(&A10_D64),
-        (128, Elem::Bf16, true) => Some(&A10_D128_BF16),
-        (128, _, true) => Some(&A10_D128),
-        (64, Elem::Bf16, false) => Some(&A4_D64_BF16),
-        (64, _, false) => Some(&A4_D64),
-        (128, Elem::Bf16, false) => Some(&A2_D128_BF16),
-        (128, _, false) => Some(&A2_D128),
+    let pick = |f16: &'static Step, bf16: &'static Step| Some(if elem == Elem::Bf16 { bf16 } else { f16 });
+    match (d, hopper) {
+        (64, true) => pick(&A12_D64, &A12_D64_BF16),
+        (128, true) => pick(&A12_D128, &A12_D128_BF16),
+        (64, false) => pick(&A11_D64, &A11_D64_BF16),
+        (128, false) => pick(&A11_D128, &A11_D128_BF16),
         _ => None,
     }
 }
@@ -122,7 +124,7 @@ pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> 
 #[allow(clippy::too_many_arguments)]
 pub fn flash(gpu: &Gpu, s: AttnShape, elem: Elem, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>, o: &mut CudaSlice<u16>,
              lse: &mut CudaSlice<f32>) -> Result<&'static Step> {
-    let step = default_flash(s.head_dim as u32, elem, gpu.cannot_run(&A10_D128.kernel).is_none())
+    let step = default_flash(s.head_dim as u32, elem, gpu.cannot_run(&A12_D128.kernel).is_none())
         .ok_or_else(|| Error::InvalidInput(format!("no fused attention kernel for head dim {} and {elem:?}", s.head_dim)))?;
     flash_with(gpu, step, s, scale, q, k, v, o, lse)?;
     Ok(step)
@@ -369,9 +371,9 @@ mod tests {
         for elem in [Elem::F16, Elem::Bf16] {
             for hopper in [false, true] {
                 let d64 = default_flash(64, elem, hopper).unwrap();
-                assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a10-d64" } else { "a4-d64" }, elem));
+                assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a12-d64" } else { "a11-d64" }, elem));
                 let d128 = default_flash(128, elem, hopper).unwrap();
-                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a10-d128" } else { "a2-d128" });
+                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a12-d128" } else { "a11-d128" });
                 assert_eq!((d128.elem, d128.head_dim), (elem, Some(128)));
                 assert!(default_flash(96, elem, hopper).is_none());
             }

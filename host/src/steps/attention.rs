@@ -227,26 +227,13 @@ pub const A12_D64_BF16: Step = a12("attn_a12_d64_bf16", "a12-d64-bf16", 64, Elem
 /// a12, head dim 128, bf16.
 pub const A12_D128_BF16: Step = a12("attn_a12_d128_bf16", "a12-d128-bf16", 128, Elem::Bf16);
 
-const A13_ABOUT: &str = "a12 with one pipeline across the query tiles: the next query tile's first S and softmax run under this one's last P.V";
-
-/// a13 (D = 64 only: at D = 128 the extra state spilled): a12 with the next query tile's first S issued
-/// beside this one's last P·V (same launch as a12).
-const fn a13(name: &'static str, label: &'static str, d: u32, elem: Elem) -> Step {
-    let base = a12(name, label, d, elem);
-    Step { kernel: KernelInfo { about: A13_ABOUT, ..base.kernel }, ..base }
-}
-/// a13, head dim 64, f16.
-pub const A13_D64: Step = a13("attn_a13_d64_f16", "a13-d64", 64, Elem::F16);
-/// a13, head dim 64, bf16.
-pub const A13_D64_BF16: Step = a13("attn_a13_d64_bf16", "a13-d64-bf16", 64, Elem::Bf16);
-
 /// Every attention kernel, in ladder order.
 pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
                              A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16, A6_D64, A6_D128, A6_D64_BF16, A6_D128_BF16,
                              A7_D64, A7_D128, A7_D64_BF16, A7_D128_BF16, A8_D64, A8_D128, A8_D64_BF16, A8_D128_BF16,
                              A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16, A10_D64, A10_D128, A10_D64_BF16, A10_D128_BF16,
                              A11_D64, A11_D128, A11_D64_BF16, A11_D128_BF16,
-                             A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16, A13_D64, A13_D64_BF16];
+                             A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -273,7 +260,7 @@ mod tests {
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
         assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a11-d128", "a12-d128"]);
-        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a13-d64-bf16"));
+        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a12-d64-bf16"));
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A7_D128.kernel.dyn_smem_bytes, 1024 + 3 * 65536 + 32768 + 48);
         assert_eq!(A12_D128.kernel.dyn_smem_bytes, A7_D128.kernel.dyn_smem_bytes + 8);

@@ -1,10 +1,9 @@
 #![cfg(lab_sm90)]
-//! The Hopper attention body of a6–a10, a12 and a13 (introduced by a6, whose file explains it), generic over the
+//! The Hopper attention body of a6–a10 and a12 (introduced by a6, whose file explains it), generic over the
 //! element type, the head dimension, whether the next tile's S = Q·Kᵀ is issued before this tile's
 //! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8), whether
 //! the softmax rescales lazily (`LAZY`, a9), whether the query tiles run in reverse order
-//! (`HEAVY_FIRST`, a10), whether one CTA per SM walks many query tiles (`PERSISTENT`, a12) and
-//! whether one query tile's last step starts the next (`ACROSS`, a13).
+//! (`HEAVY_FIRST`, a10) and whether one CTA per SM walks many query tiles (`PERSISTENT`, a12).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
 use crate::util::opaque;
@@ -533,10 +532,10 @@ impl Walk {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool,
-                               const PERSISTENT: bool, const ACROSS: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
+                               const PERSISTENT: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
                                                        g_lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
-    // a12 builds on a9 (a CTA per tile releases Q by exiting), a13 on a12.
-    const { assert!((!PERSISTENT || (LAZY && !HEAVY_FIRST)) && (!ACROSS || PERSISTENT)) };
+    // a12 builds on a9; a CTA per tile releases Q by exiting.
+    const { assert!(!PERSISTENT || (LAZY && !HEAVY_FIRST)) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
@@ -600,29 +599,16 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                     }
                 };
                 let (mut walk, mut it0) = (walk, 0);
-                let scale2 = scale * core::f32::consts::LOG2_E;
-                // Query tile w's softmax: this thread's rows (g and g + 8 of its warp's 16), its mask.
-                let softmax_of = |w: Work| {
-                    let r = w.qt * BQ + 64 * mh + 16 * warp + g;
-                    Softmax { l, causal: causal != 0, qt: w.qt, scale2, row: [r, r + 8], t }
-                };
-                // a13 carries the running max and sum and P from one query tile's last step into the
-                // next; the others start each tile afresh below.
-                let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
-                let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                let (mut p, mut p_b) = ([[0u32; 4]; 8], [[0u32; 4]; 8]); // P of two key tiles (a9: alternating)
-                let (mut cur, mut first) = (walk.next(), true);
-                while let Some(w_cur) = cur {
-                    let Work { head, n_tiles, .. } = w_cur;
-                    let fresh = !ACROSS || first; // this query tile's first S and softmax still to do
+                while let Some(Work { head, qt, n_tiles }) = walk.next() {
                     // Ring index of the query tile's key tile j.
                     let at = |j: u32| it0 + j;
-                    let softmax = softmax_of(w_cur);
+                    // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
+                    let q0 = qt * BQ;
+                    let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
+                    let softmax = Softmax { l, causal: causal != 0, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
                     let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
-                    if fresh {
-                        r_m = [-1e30f32; 2];
-                        r_l = [0f32; 2];
-                    }
+                    let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                    let mut r_l = [0f32; 2]; // running per-thread sum per row half
                     if !PIPELINE {
                         // a6: S, wait, softmax, P·V, wait — per tile.
                         for j in 0..n_tiles {
@@ -645,19 +631,16 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
                         // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
                         // ptxas serialize every wgmma: C7515).
-                        let mut corr = [1f32; 2];
-                        if fresh {
-                            ring.wait_full(at(0));
-                            let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
-                            let mut s = issue_scores::<E, D>(&dq, &dk, flags);
-                            wgmma_wait_group::<0>();
-                            pin(&mut s);
-                            if n_tiles == 1 {
-                                release_q();
-                            }
-                            corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
-                            p = pack_p::<E>(&s);
+                        ring.wait_full(at(0));
+                        let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
+                        let mut s = issue_scores::<E, D>(&dq, &dk, flags);
+                        wgmma_wait_group::<0>();
+                        pin(&mut s);
+                        if n_tiles == 1 {
+                            release_q();
                         }
+                        let mut corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                        let mut p = pack_p::<E>(&s);
                         // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
                         // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
                         // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
@@ -672,35 +655,19 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
                             // j does not read (two sets, the loop runs two tiles per turn), and O is
                             // rescaled only when a row's max moved.
+                            let mut p_b = [[0u32; 4]; 8];
                             macro_rules! lazy_step {
                                 ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
                                     let j: u32 = $j;
                                     let more = j + 1 < n_tiles;
-                                    // a13: the last key tile's step issues the next query tile's first S
-                                    // (ring index at(n_tiles): the ring runs on), whose softmax starts
-                                    // from a fresh max and sum under this tile's last P·V.
-                                    // The next query tile is looked up there (a copy of the walk): nothing
-                                    // about it stays in registers through the loop.
-                                    let ahead = if ACROSS && !more {
-                                        let mut a = walk;
-                                        a.next()
-                                    } else {
-                                        None
-                                    };
-                                    let cross = ahead.is_some();
                                     let mut s_next = unset_scores();
-                                    // a13: Q's descriptors rebuilt each step from an address LLVM cannot
-                                    // see is fixed: hoisted out of the loop they stayed live through it
-                                    // beside the next query tile's state and spilled 4 bytes.
-                                    let d_q = if ACROSS { K_MAJOR.advance(opaque(s_q) + mh * 64 * 128) } else { d_q };
                                     let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
-                                    if more || cross {
+                                    if more {
                                         ring.wait_full(at(j + 1));
                                         s_next = issue_scores::<E, D>(&dq, &dk, flags);
                                     }
                                     issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
                                     let mut moved = None;
-                                    let fin = (r_m, r_l); // this query tile's, for its epilogue (a13)
                                     if more {
                                         wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
                                         pin(&mut s_next);
@@ -710,19 +677,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                         moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
                                         block_boundary(l);
                                         wgmma_wait_group::<0>();
-                                    } else if cross {
-                                        wgmma_wait_group::<1>(); // the next query tile's first S retired
-                                        pin(&mut s_next);
-                                        r_m = [-1e30f32; 2]; // −1e30: `tile_lazy` takes its jump path, `tile`'s arithmetic
-                                        r_l = [0f32; 2];
-                                        if let Some(w) = ahead {
-                                            if w.n_tiles == 1 {
-                                                release_q();
-                                            }
-                                            let _ = softmax_of(w).tile_lazy::<E>(&mut s_next, 0, &mut r_m, &mut r_l, &mut $p_nxt);
-                                        }
-                                        block_boundary(l);
-                                        wgmma_wait_group::<0>();
                                     } else {
                                         wgmma_wait_group::<0>();
                                     }
@@ -730,9 +684,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                     ring.release(at(j));
                                     if let Some(corr) = moved {
                                         rescale::<D>(&mut r_o, corr);
-                                    }
-                                    if cross {
-                                        store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, fin.0, fin.1);
                                     }
                                 }};
                             }
@@ -744,7 +695,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                 }
                                 j += 2;
                             }
-
                         } else {
                             for j in 0..n_tiles {
                                 let s_stage = ring.at(at(j)).0;
@@ -783,19 +733,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             }
                         }
                     }
-                    let nxt = walk.next();
-                    if ACROSS && nxt.is_some() {
-                        // a13: this tile's epilogue is done, and the next tile's first P went to the
-                        // register set after its last key tile's: p_b when that index, n_tiles − 1, is even.
-                        if (n_tiles - 1) % 2 == 0 {
-                            p = p_b;
-                        }
-                    } else {
-                        store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
-                    }
+                    store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
                     it0 += n_tiles;
-                    cur = nxt;
-                    first = false;
                 }
             }
         }

@@ -17,7 +17,7 @@
 //! Measured (H100, `results/2026-11-23-h100-session11/call8-a10`): causal **1.00–1.11× a9** (1.07× and
 //! 1.11× at L = 16384 in f16, 1.00–1.04× at L = 4096), non-causal 0.97–1.02× (the same kernel there).
 //! At 1×16×16384×128 causal, f16: 626 TFLOP/s, 1.01× cuDNN in the same call. The library's default on
-//! Hopper.
+//! Hopper until a12 (session 12).
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 

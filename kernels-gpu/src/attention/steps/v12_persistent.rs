@@ -27,11 +27,19 @@
 //! 1.00–1.02×. The static walk may lose at the tail where a10's hardware scheduler did not: the
 //! 1024 units of the four shapes over 132 CTAs are 7.76 per CTA, so the last round is 76% full.
 //!
-//! Measured: not yet.
+//! Measured (H100, `results/2026-11-23-h100-session12/`, calls 1–3, each against a10 in the same call):
+//! **L = 4096: D = 64 1.05–1.07× a10, causal 1.12–1.16×; D = 128 0.98–1.04×, causal 1.06–1.12×**;
+//! L = 16384: D = 64 1.01–1.10×, D = 128 0.94–1.03× (a toss-up from call to call). The prediction held
+//! for the causal shapes and D = 64 (better than predicted there), not for D = 128 without the mask,
+//! where a9/a10 had already run at 0.96× their L = 16384 speed in these calls: little overhead to take.
+//! Correct (tests: a12 equals a9 bit for bit on four shapes with 1–4 units per CTA, odd tile counts and
+//! ragged lengths; `--check`; compute-sanitizer 0/0/0 on shapes with several units per CTA); ptxas: no
+//! spill, no C75xx. Best Hopper step at 12 of the 16 shapes and types of call 3 (not at 16384×128); the default
+//! on Hopper. What the next tile's first S could still gain was tried as a13 (README: slower).
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
-hopper_entry!(attn_a12_d64_f16, F16, 64, persistent, false);
-hopper_entry!(attn_a12_d128_f16, F16, 128, persistent, false);
-hopper_entry!(attn_a12_d64_bf16, Bf16, 64, persistent, false);
-hopper_entry!(attn_a12_d128_bf16, Bf16, 128, persistent, false);
+hopper_entry!(attn_a12_d64_f16, F16, 64, persistent);
+hopper_entry!(attn_a12_d128_f16, F16, 128, persistent);
+hopper_entry!(attn_a12_d64_bf16, Bf16, 64, persistent);
+hopper_entry!(attn_a12_d128_bf16, Bf16, 128, persistent);

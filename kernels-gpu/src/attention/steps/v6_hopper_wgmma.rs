@@ -36,7 +36,7 @@
 use crate::hgemm::elem::{Bf16, F16};
 
 /// Declares a Hopper attention entry (a6–a10) for one head dim, element type, `PIPELINE`, ring stages,
-/// and (a8) `PINGPONG`, (a9) `LAZY`, (a10) `HEAVY_FIRST`; or (a12, a13) a persistent one.
+/// and (a8) `PINGPONG`, (a9) `LAZY`, (a10) `HEAVY_FIRST`; or (a12) a persistent one.
 macro_rules! hopper_entry {
     ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr) => {
         $crate::attention::v6_hopper_wgmma::hopper_entry!($name, $e, $d, $pipeline, $stages, false, false);
@@ -60,15 +60,14 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
             // SAFETY: forwarded (`heads` is read only by the persistent body).
-            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first, false, false>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
+            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first, false>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
     };
-    // a12: a9's body, persistent (one more parameter: the heads); a13 (`$across`): one pipeline across
-    // the query tiles.
-    ($name:ident, $e:ty, $d:literal, persistent, $across:literal) => {
-        /// Attention forward, persistent (a12, a13: module docs): as the a6–a10 entries, over `heads` heads
+    // a12: a9's body, persistent (one more parameter: the heads).
+    ($name:ident, $e:ty, $d:literal, persistent) => {
+        /// Attention forward, persistent (a12, module docs): as the a6–a10 entries, over `heads` heads
         /// (the tensor maps' `B·H`), with any number of CTAs (one per SM).
         ///
         /// # Safety
@@ -78,7 +77,7 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true, $across>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
+            unsafe { $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
     };
