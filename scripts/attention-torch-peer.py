@@ -2,7 +2,8 @@
 """Times torch.nn.functional.scaled_dot_product_attention (forward): the PyTorch peer of the lab's attention kernels.
 
 usage: python3 scripts/attention-torch-peer.py [--shapes 4x16x4096x64,1x16x16384x128] [--causal both|0|1]
-                                               [--dtype f16|bf16|both] [--warmup 5] [--reps 20] [--out peer.md]
+                                               [--dtype f16|bf16|both] [--warmup 5] [--reps 20] [--sustain-ms 0]
+                                               [--out peer.md]
 
 Shapes are BxHxLxD (batch, heads, sequence length, head dim). q, k, v are torch.randn(B, H, L, D) on the GPU,
 contiguous, the layout of the Rust side's [B*H][L][D]; self-attention, so L is both the query and the key length.
@@ -11,7 +12,11 @@ torch.nn.attention.sdpa_kernel: FLASH_ATTENTION, then CUDNN_ATTENTION, then EFFI
 raises (not built in, not supported for the shape/dtype/GPU, out of memory, ...) gets the first line of the
 exception in its row's note, and the script goes on.
 Timing: CUDA events around each call, --warmup untimed calls, then --reps timed ones; the median is reported,
-with TFLOP/s = 4 B H L^2 D / time, halved when causal (the FlashAttention convention). Needs only torch and a
+with TFLOP/s = 4 B H L^2 D / time, halved when causal (the FlashAttention convention). With --sustain-ms S > 0
+the warm-up lasts at least S/2 ms of calls and the timed calls at least S ms (at least --reps of them), as the
+Rust suite's timing does (a settle block, then about a second per measurement): a short burst runs at the
+clock an idle card boosts to, a sustained one at the clock the power limit allows. The SM clock read after
+the timed calls (pynvml, when installed) goes in the row's note. Needs only torch and a
 CUDA GPU; exits 2 if either is missing, 0 otherwise.
 """
 import argparse
@@ -52,8 +57,18 @@ def first_line(e):
     return f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
 
 
-def time_ms(torch, fn, warmup, reps):
-    """Median milliseconds of fn() over reps calls, each between two CUDA events, after warmup calls."""
+def time_ms(torch, fn, warmup, reps, sustain_ms=0.0):
+    """Median milliseconds of fn() over reps calls, each between two CUDA events, after warmup calls; with
+    sustain_ms > 0, warm-up and timed calls stretched to at least sustain_ms / 2 and sustain_ms."""
+    if sustain_ms > 0:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        probe = max(start.elapsed_time(end), 1e-3)
+        warmup = max(warmup, int(sustain_ms / 2 / probe) + 1)
+        reps = max(reps, int(sustain_ms / probe) + 1)
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -67,6 +82,14 @@ def time_ms(torch, fn, warmup, reps):
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
+def sm_clock(torch):
+    """'SM <MHz> MHz' read now through pynvml (torch.cuda.clock_rate), or '' where that is unavailable."""
+    try:
+        return f"SM {torch.cuda.clock_rate()} MHz"
+    except Exception:  # noqa: BLE001 -- pynvml missing or unsupported: no note
+        return ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help=f"comma-separated BxHxLxD (default {DEFAULT_SHAPES})")
@@ -74,11 +97,12 @@ def main():
     ap.add_argument("--dtype", choices=("f16", "bf16", "both"), default="f16")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--sustain-ms", type=float, default=0.0, help="stretch warm-up and timing to this many ms (0: off)")
     ap.add_argument("--out", help="also write the Markdown to this file")
     args = ap.parse_args()
     shapes = parse_shapes(args.shapes)
-    if args.warmup < 0 or args.reps < 1:
-        raise SystemExit("--warmup must be >= 0 and --reps >= 1")
+    if args.warmup < 0 or args.reps < 1 or not args.sustain_ms >= 0:
+        raise SystemExit("--warmup and --sustain-ms must be >= 0 and --reps >= 1")
     causals = {"both": (False, True), "0": (False,), "1": (True,)}[args.causal]
 
     try:
@@ -131,8 +155,9 @@ def main():
         f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
         f"- GPU: {gpu}",
         f"- torch {torch.__version__}, CUDA {torch.version.cuda}, cuDNN {cudnn}",
-        f"- timing: {args.warmup} warm-up calls, median of {args.reps} timed calls (CUDA events around each); "
-        "TFLOP/s = 4·B·H·L²·D / time, halved when causal",
+        f"- timing: {args.warmup} warm-up calls, median of {args.reps} timed calls (CUDA events around each)"
+        + (f", both stretched to at least {args.sustain_ms / 2:.0f} / {args.sustain_ms:.0f} ms (sustained)" if args.sustain_ms > 0 else "")
+        + "; TFLOP/s = 4·B·H·L²·D / time, halved when causal",
         "- q, k, v: torch.randn(B, H, L, D) contiguous ([B·H][L][D]); "
         "F.scaled_dot_product_attention(q, k, v, is_causal=causal) under sdpa_kernel(<one backend>)",
         "",
@@ -194,8 +219,8 @@ def main():
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always")
                         try:
-                            ms = time_ms(torch, call, args.warmup, args.reps)
-                            row(shape, causal, dname, name, ms)
+                            ms = time_ms(torch, call, args.warmup, args.reps, args.sustain_ms)
+                            row(shape, causal, dname, name, ms, note=sm_clock(torch))
                         except Exception as e:  # noqa: BLE001 -- the reason goes in the note
                             note = first_line(e)
                             # "No available kernel" comes with UserWarnings that say why; keep the first one.

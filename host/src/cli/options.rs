@@ -22,6 +22,8 @@ pub struct Options {
     pub warmup: usize,
     /// Verify only, no timing.
     pub check: bool,
+    /// The attention family times each fused step alone (`--attn-solo`), not interleaved with the unfused path.
+    pub attn_solo: bool,
     /// Print every kernel's descriptor and exit.
     pub list: bool,
     /// Write the results as JSON here.
@@ -68,6 +70,9 @@ OPTIONS:
                    against the unfused path) (default: all)
   --attn-sizes L   attention shapes BxHxLxD, each run causal and not (default: 4x16x4096x64,
                    4x16x4096x128, 1x16x16384x64, 1x16x16384x128; head dims 64 and 128)
+  --attn-solo      time each fused attention step alone (--warmup runs, then --reps or 1 s, as
+                   torch's peer script times SDPA), not interleaved with the unfused path: no
+                   power-hungry neighbour before each block (the column × unfused stays empty)
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
   --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; the gemm family:
                    its sweep of decode, prefill, projection, unaligned and square shapes; --check adds
@@ -212,7 +217,7 @@ impl Options {
         if elems.is_empty() {
             return Err(Error::InvalidInput("--dtype f32: the attention family runs f16 and bf16".into()));
         }
-        Ok(AttnRun { shapes, elems, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed })
+        Ok(AttnRun { shapes, elems, reps: self.reps, warmup: self.warmup, check: self.check, solo: self.attn_solo, seed: self.seed })
     }
 
     /// The reduce sizes of this run (`--check` adds odd sizes unless `--sizes` was given).
@@ -227,7 +232,7 @@ impl Options {
     /// Parses arguments (without the program name). `Ok(None)` means `--help` was printed.
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
         let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
-                              warmup: 5, check: false, list: false, json: None, seed: verify::fresh_seed(),
+                              warmup: 5, check: false, attn_solo: false, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
                               ncu: false, sanitize: false, steps: None, config: None, config_f32: None, dtypes: vec![], dtypes_given: false, attn_sizes: None };
@@ -285,6 +290,7 @@ impl Options {
                     o.warmup = 2;
                 }
                 "--check" => o.check = true,
+                "--attn-solo" => o.attn_solo = true,
                 "--list" => o.list = true,
                 "--json" => o.json = Some(value("--json")?),
                 "--out" => o.out = value("--out")?,
@@ -404,6 +410,7 @@ mod tests {
         assert!(parse(&["--dtype", "f64"]).unwrap_err().to_string().contains("f16, bf16 or f32"));
         // Attention under --check keeps its own types (f32 is the gemm family's); f32 alone is refused.
         assert_eq!(parse(&["--check"]).unwrap().unwrap().attention_run().unwrap().elems, [Elem::F16, Elem::Bf16]);
+        assert!(parse(&["--attn-solo"]).unwrap().unwrap().attention_run().unwrap().solo && !parse(&[]).unwrap().unwrap().attention_run().unwrap().solo);
         assert!(parse(&["--dtype", "f32", "--family", "attention"]).unwrap().unwrap().attention_run().unwrap_err().to_string().contains("f16 and bf16"));
         // Both ladders asked for: the label must name a step in each (v10 does; v13 is sgemm-only).
         let o = parse(&["--dtype", "f16,f32", "--config", "v10"]).unwrap().unwrap();

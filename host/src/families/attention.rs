@@ -56,6 +56,12 @@ pub struct AttnRun {
     pub warmup: usize,
     /// Verify only.
     pub check: bool,
+    /// Time each fused step alone (`time_gpu_budget`: warm-up, then `reps` or 1 s), not interleaved with
+    /// the unfused path. Interleaved, each block of the fused step follows a block of cuBLAS GEMMs and
+    /// the softmax; on an H100 that neighbour holds the card at its power limit, and the SM clock
+    /// measured during the suite's attention timing fell to 1.6–1.77 GHz (session 12, call 6) where
+    /// torch's peer script, timing short bursts from idle, ran at 1.98 GHz.
+    pub solo: bool,
     /// Random seed.
     pub seed: u64,
 }
@@ -211,14 +217,14 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
                     (row.o_err, row.lse_err) = (Some(eo), Some(el));
                     if !o.check {
                         let t = match unfused.as_mut() {
-                            Ok(u) => {
+                            Ok(u) if !o.solo => {
                                 let (t, tb) = time_pair(gpu, o.warmup, o.reps, 1000.0, |_, b| {
                                     if b { u.run(gpu, scale, &q, &k, &v, &mut out, &mut lse) } else { f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse) }
                                 })?;
                                 row.vs_unfused = Some(tb.median_ms / t.median_ms);
                                 t
                             }
-                            Err(_) => time_gpu_budget(gpu, o.warmup, o.reps, 500.0, |_| f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse))?,
+                            _ => time_gpu_budget(gpu, o.warmup, o.reps, if o.solo { 1000.0 } else { 500.0 }, |_| f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse))?,
                         };
                         row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
                         row.time = Some(t);
