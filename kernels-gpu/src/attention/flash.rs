@@ -246,38 +246,54 @@ pub(super) unsafe fn flash<E: Elem16, const D: u32, const WARPS: u32, const MT: 
             sync_threads();
         }
 
-        // Epilogue: the rows' full sums, O / sum, lse.
+        // Epilogue: each m-tile's rows (`store_mtile`).
         let go = g_o.add(head_off);
         let lse = g_lse.add(head as usize * l as usize);
         unroll2!(mt => {
             if mt < MT {
-                let sum = [quad_sum(r_l[mt as usize][0]), quad_sum(r_l[mt as usize][1])];
-                let inv = [1.0 / sum[0], 1.0 / sum[1]];
-                let (row_lo, row_hi) = (row_of(mt, 0), row_of(mt, 1));
-                unroll2!(h => {
-                    unroll8!(i => {
-                        let nt = 8 * h + i;
-                        if nt < D / 8 {
-                            let o = &r_o[mt as usize][nt as usize];
-                            let col = 8 * nt + 2 * t;
-                            if row_lo < l {
-                                *(go.add((row_lo * D + col) as usize) as *mut u32) = E::pack(o[0] * inv[0], o[1] * inv[0]);
-                            }
-                            if row_hi < l {
-                                *(go.add((row_hi * D + col) as usize) as *mut u32) = E::pack(o[2] * inv[1], o[3] * inv[1]);
-                            }
-                        }
-                    });
-                });
-                if t == 0 {
-                    if row_lo < l {
-                        *lse.add(row_lo as usize) = (r_m[mt as usize][0] + lg2_approx_f32(sum[0])) * core::f32::consts::LN_2;
-                    }
-                    if row_hi < l {
-                        *lse.add(row_hi as usize) = (r_m[mt as usize][1] + lg2_approx_f32(sum[1])) * core::f32::consts::LN_2;
-                    }
-                }
+                store_mtile::<E, D>(go, lse, l, [row_of(mt, 0), row_of(mt, 1)], t, &r_o[mt as usize], r_m[mt as usize], r_l[mt as usize]);
             }
         });
+    }
+}
+
+/// The epilogue of one m-tile of 16 query rows, written once for a2–a5 and a11: this thread's rows
+/// `row` (g and g + 8; stored only below `l`) get O / Σ — `o` is their `mma` C fragments, one per
+/// 8 columns of D (columns 8nt + 2t, + 1), `sum` the per-thread running sums (summed across the quad
+/// here) — and lane `t = 0` writes their natural log-sum-exp `(m + log2 Σ) · ln 2` (`m` in base 2).
+///
+/// # Safety
+/// All 32 lanes of the warp, converged (quad shuffles); `go` and `lse` hold the head's `l · D` and `l`
+/// elements.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn store_mtile<E: Elem16, const D: u32>(go: *mut u16, lse: *mut f32, l: u32, row: [u32; 2], t: u32, o: &[[f32; 4]; 16], m: [f32; 2], sum: [f32; 2]) {
+    // SAFETY: forwarded (converged warp; stores only for rows < l and columns < D of the head).
+    unsafe {
+        let sum = [quad_sum(sum[0]), quad_sum(sum[1])];
+        let inv = [1.0 / sum[0], 1.0 / sum[1]];
+        unroll2!(h => {
+            unroll8!(i => {
+                let nt = 8 * h + i;
+                if nt < D / 8 {
+                    let o = &o[nt as usize];
+                    let col = 8 * nt + 2 * t;
+                    if row[0] < l {
+                        *(go.add((row[0] * D + col) as usize) as *mut u32) = E::pack(o[0] * inv[0], o[1] * inv[0]);
+                    }
+                    if row[1] < l {
+                        *(go.add((row[1] * D + col) as usize) as *mut u32) = E::pack(o[2] * inv[1], o[3] * inv[1]);
+                    }
+                }
+            });
+        });
+        if t == 0 {
+            if row[0] < l {
+                *lse.add(row[0] as usize) = (m[0] + lg2_approx_f32(sum[0])) * core::f32::consts::LN_2;
+            }
+            if row[1] < l {
+                *lse.add(row[1] as usize) = (m[1] + lg2_approx_f32(sum[1])) * core::f32::consts::LN_2;
+            }
+        }
     }
 }

@@ -45,13 +45,13 @@
 //! (1.00–1.02× without the mask) and **0.93–1.05× at D = 128** (prediction 0.88–0.99× / 0.82–0.93×).
 //! The "≥ 1.0× FA2" is met at D = 64 without the mask and at 16384×128 causal, within 7%
 //! elsewhere. The library's default off Hopper.
-use crate::attention::flash::{load_tile, quad_max, quad_sum};
+use crate::attention::flash::{load_tile, quad_max, store_mtile};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     cp_async::{cp_async_commit_group, cp_async_wait_group},
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
-    math::{ex2_approx_f32, lg2_approx_f32},
+    math::ex2_approx_f32,
     shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
@@ -308,33 +308,11 @@ unsafe fn flash_fa2_tiles<E: Elem16, const D: u32>(g_q: *const u16, g_k: *const 
             sync_threads();
         }
 
-        // Epilogue: the rows' full sums, O / sum, lse.
+        // Epilogue: each m-tile's rows (`flash::store_mtile`, a2's).
         let go = g_o.add(head_off);
         let lse = g_lse.add(head as usize * l as usize);
         unroll2!(mt => {
-            let sum = [quad_sum(*r_l(mt, 0)), quad_sum(*r_l(mt, 1))];
-            let inv = [1.0 / sum[0], 1.0 / sum[1]];
-            let (row_lo, row_hi) = (row_of(mt, 0), row_of(mt, 1));
-            unroll16!(nt => {
-                if nt < D / 8 {
-                    let o = &r_o[mt as usize][nt as usize];
-                    let col = 8 * nt + 2 * t;
-                    if row_lo < l {
-                        *(go.add((row_lo * D + col) as usize) as *mut u32) = E::pack(o[0] * inv[0], o[1] * inv[0]);
-                    }
-                    if row_hi < l {
-                        *(go.add((row_hi * D + col) as usize) as *mut u32) = E::pack(o[2] * inv[1], o[3] * inv[1]);
-                    }
-                }
-            });
-            if t == 0 {
-                if row_lo < l {
-                    *lse.add(row_lo as usize) = (r_m[mt as usize][0] + lg2_approx_f32(sum[0])) * core::f32::consts::LN_2;
-                }
-                if row_hi < l {
-                    *lse.add(row_hi as usize) = (r_m[mt as usize][1] + lg2_approx_f32(sum[1])) * core::f32::consts::LN_2;
-                }
-            }
+            store_mtile::<E, D>(go, lse, l, [row_of(mt, 0), row_of(mt, 1)], t, &r_o[mt as usize], r_m[mt as usize], [*r_l(mt, 0), *r_l(mt, 1)]);
         });
     }
 }
