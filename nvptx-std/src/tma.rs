@@ -1,19 +1,68 @@
 //! The tensor memory accelerator (sm_90): `cp.async.bulk.tensor` copies of 2-D boxes between global and
 //! shared memory, described by a 128-byte `CUtensorMap` the host encodes with `cuTensorMapEncodeTiled`.
 //!
-//! The tensor map is read from **global memory** (the host copies it there before the launch): passing it
-//! by value as a kernel parameter needs `.param .align 64`, which rustc's nvptx ABI cannot express
-//! (TOOLCHAIN.md §4.3). Coordinates are in elements, innermost (contiguous) dimension first.
+//! The tensor map is read either from **global memory** (the host copies it there before the launch;
+//! [`TensorMap`]) or from the kernel's **parameters** ([`TensorMapParam`], CUDA's `__grid_constant__`),
+//! which needs `.param .align 64`: rustc's nvptx ABI cannot declare it (TOOLCHAIN.md §4.3), so
+//! [`grid_constant_tensor_maps!`] has `nvptx-link` rewrite the declaration. Either way the wrappers take
+//! a generic `*const TensorMap`. Coordinates are in elements, innermost (contiguous) dimension first.
 use core::arch::asm;
 
 /// A `CUtensorMap` in global memory (128 bytes, 64-byte aligned), only ever handled through a pointer.
 #[repr(C, align(64))]
 pub struct TensorMap(pub [u64; 16]);
 
+/// A `CUtensorMap` passed **by value** as a kernel parameter: CUDA's `const __grid_constant__
+/// CUtensorMap`. The launch copies its 128 bytes into the kernel's parameter space, so nothing has to
+/// be copied to global memory before the launch and the TMA reads the map from the constant bank.
+///
+/// rustc declares such a parameter `.param .align 16 .b8 <kernel>_param_<i>[128]` (its nvptx ABI
+/// stops at 16; a type aligned to 64 crashes it) and copies it to local memory as soon as Rust takes
+/// its address. So a kernel never touches the parameter from Rust: [`grid_constant_tensor_maps!`]
+/// raises its declared alignment to 64 (`nvptx-link` rewrites the declaration), and
+/// [`param_tensor_map!`] reads its address in PTX (`mov` of the parameter's symbol, `cvta.param`), a
+/// generic pointer every TMA wrapper of this module takes.
+#[repr(C, align(16))]
+pub struct TensorMapParam(pub [u64; 16]);
+
+/// `grid_constant_tensor_maps!(kernel, i, j, …)`: parameters `i`, `j`, … of `kernel` are
+/// [`TensorMapParam`]s, declared `.param .align 64` (written next to the kernel like
+/// [`crate::launch_bounds!`]; `nvptx-link` fails the build if `kernel` has no such parameter).
+#[macro_export]
+macro_rules! grid_constant_tensor_maps {
+    ($kernel:ident, $($index:literal),+ $(,)?) => {
+        const _: () = { let _ = $kernel; };
+        core::arch::global_asm!($(concat!("//@param-align ", stringify!($kernel), " ", stringify!($index), " 64")),+);
+    };
+}
+
+/// `param_tensor_map!(kernel, i)`: the generic address (`*const TensorMap`) of parameter `i` of
+/// `kernel`, a [`TensorMapParam`] listed in [`grid_constant_tensor_maps!`] — `mov.b64` of the
+/// parameter's PTX symbol and `cvta.param.u64` (PTX 7.7). Expand it in `kernel`'s own body: elsewhere
+/// the symbol does not exist and ptxas rejects the module (a build error, not a wrong address).
+///
+/// The map lives in the launch's parameter space for the whole kernel, is read-only, and is 64-byte
+/// aligned by the directive, which is what the TMA requires of a map it is given by address.
+#[macro_export]
+macro_rules! param_tensor_map {
+    ($kernel:ident, $index:literal) => {{
+        const _: () = { let _ = $kernel; };
+        let addr: u64;
+        // SAFETY: reads a symbol's address into a register: no memory access, no other effect.
+        unsafe {
+            core::arch::asm!(
+                concat!("{{ .reg .b64 %pm; mov.b64 %pm, ", stringify!($kernel), "_param_", stringify!($index),
+                        "; cvta.param.u64 {0}, %pm; }}"),
+                out(reg64) addr, options(pure, nomem, nostack))
+        };
+        addr as *const $crate::tma::TensorMap
+    }};
+}
+
 /// `prefetch.tensormap [tmap];` — warms the descriptor cache.
 ///
 /// # Safety
-/// `tmap` points to a valid tensor map in global memory.
+/// `tmap` points to a valid tensor map in global memory or in the kernel's parameters ([`param_tensor_map!`]).
 #[inline(always)]
 pub unsafe fn prefetch_tensormap(tmap: *const TensorMap) {
     // SAFETY: forwarded to the caller.
@@ -26,7 +75,7 @@ pub unsafe fn prefetch_tensormap(tmap: *const TensorMap) {
 /// Out-of-bounds parts of the box are zero-filled and still counted.
 ///
 /// # Safety
-/// sm_90; `tmap` is a valid tensor map in global memory describing live device memory; `dst` is a
+/// sm_90; `tmap` is a valid tensor map (global memory or parameter) describing live device memory; `dst` is a
 /// `.shared` address of this CTA with room for a whole box, aligned to 128 bytes (to the swizzle period
 /// when swizzled); `bar` is an initialized mbarrier whose current phase expects these bytes
 /// ([`crate::mbarrier::mbarrier_arrive_expect_tx`]); nobody touches `dst` until that phase completes.

@@ -119,6 +119,24 @@ pub fn run(o: Options) -> i32 {
             println!("  {:<24} {status}", r.kernel);
         }
         json["selftest"] = serde_json::to_value(&res).unwrap_or_default();
+        if gpu.kernel("launch_cost_empty").is_ok() {
+            match selftest::launch_costs(&gpu, o.seed, 8, 40) {
+                Ok(rows) => {
+                    println!("\n== launch cost: one 64×64 TMA load + store per CTA, held timing, medians (µs) ==");
+                    println!("  {:<30} {:>10} {:>10}   {:>10} {:>10}", "kernel", "1 CTA", "min", format!("{} CTAs", gpu.info.sms), "min");
+                    // `launch_costs` returns every kernel on 1 CTA, then every kernel on one CTA per SM.
+                    let (one_cta, per_sm) = rows.split_at(rows.len() / 2);
+                    for (one, all) in one_cta.iter().zip(per_sm) {
+                        println!("  {:<30} {:>10.2} {:>10.2}   {:>10.2} {:>10.2}", one.kernel, one.median_us, one.min_us, all.median_us, all.min_us);
+                    }
+                    json["launch_cost"] = serde_json::to_value(&rows).unwrap_or_default();
+                }
+                Err(e) => {
+                    failed = true;
+                    println!("  launch cost: FAILED: {e}");
+                }
+            }
+        }
     }
     if o.families.contains(&Family::Bankcheck) {
         let ps = bankcheck::patterns();

@@ -23,7 +23,7 @@ pub struct SelftestResult {
 
 /// Runs every self-test; each result says passed, failed (why) or skipped (why).
 pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
-    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 8] = [
+    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 9] = [
         ("selftest_mma_f32_f16", mma_f32),
         ("selftest_mma_swizzled", mma_swizzled),
         ("selftest_mma_f16_f16", mma_f16),
@@ -32,6 +32,7 @@ pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
         ("selftest_shared_widths", shared_widths),
         ("selftest_stmatrix", stmatrix),
         ("selftest_wgmma_tma", wgmma_tma),
+        ("launch_cost_tma_*", launch_cost_copies),
     ];
     tests.iter().map(|&(kernel, f)| match f(gpu, seed) {
         Ok(()) => SelftestResult { kernel, failure: None, skipped: false },
@@ -224,4 +225,116 @@ fn wgmma_tma(gpu: &Gpu, seed: u64) -> Result<()> {
     // f16 products exact in f32, 64 f32 additions: relative error ~1e-7.
     check_tolerance(&format!("{} (A·Bᵀ, both K-major)", k.name()), verify::rel_l2(&got[..4096], &want_bt), 1e-5)?;
     check_tolerance(&format!("{} (A·C, C MN-major)", k.name()), verify::rel_l2(&got[4096..], &want_c), 1e-5)
+}
+
+/// The TMA copy kernels of the launch-cost table (`kernels-gpu/src/selftest/launch_cost.rs`), and
+/// whether each takes its tensor maps by value.
+pub const LAUNCH_COST_TMA: [(&str, bool); 5] = [
+    ("launch_cost_tma_gmem", false),
+    ("launch_cost_tma_gmem_read", false),
+    ("launch_cost_tma_gmem_smem200", false),
+    ("launch_cost_tma_param", true),
+    ("launch_cost_tma_param_read", true),
+];
+
+/// A: `64·ctas` rows × 64 random f16; C poisoned; the two tensor maps (box 64×64, no swizzle).
+struct CopyCase {
+    g_a: cudarc::driver::CudaSlice<u16>,
+    g_c: cudarc::driver::CudaSlice<u16>,
+    a: Vec<u16>,
+    t_a: crate::runtime::tma::TensorMap2d,
+    t_c: crate::runtime::tma::TensorMap2d,
+    ctas: u32,
+}
+
+impl CopyCase {
+    fn new(gpu: &Gpu, seed: u64, ctas: u32) -> Result<CopyCase> {
+        use crate::runtime::tma::TensorMap2d;
+        use layout::hopper::{TmaSwizzle, TmaTile2d};
+        let mut rng = verify::rng(seed ^ 0x1c);
+        let rows = 64 * ctas as u64;
+        let a: Vec<u16> = (0..rows * 64).map(|_| f16::from_f32(rng.random_range(-1.0f32..1.0)).to_bits()).collect();
+        let g_a = gpu.upload(&a)?;
+        let g_c = gpu.zeros::<u16>(a.len())?;
+        let tile = TmaTile2d { elem_bytes: 2, rows, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::None };
+        let (t_a, t_c) = (TensorMap2d::encode_f16(gpu, &g_a, tile)?, TensorMap2d::encode_f16(gpu, &g_c, tile)?);
+        Ok(CopyCase { g_a, g_c, a, t_a, t_c, ctas })
+    }
+
+    /// Launches `kernel` over the case (maps by value if `by_value`).
+    fn launch(&mut self, gpu: &Gpu, kernel: &crate::runtime::gpu::Kernel, by_value: bool) -> Result<()> {
+        let _ = &self.g_a;
+        // SAFETY: the maps describe g_a and g_c (64·ctas rows × 64 f16, box 64×64, no swizzle), which
+        // live in `self` as long as the maps; one CTA of 32 threads (registered) per 64 rows; nothing
+        // reads g_c during the launch. Maps by value go to the kernels declared with
+        // `TensorMapParam` parameters, by pointer to the others (`LAUNCH_COST_TMA` says which; `launch!`
+        // checks the parameter sizes against the PTX: 128 bytes against 8).
+        unsafe {
+            if by_value {
+                launch!(gpu, kernel, grid = self.ctas, &self.t_a.host, &self.t_c.host)
+            } else {
+                launch!(gpu, kernel, grid = self.ctas, &self.t_a.dev, &self.t_c.dev)
+            }
+        }
+    }
+}
+
+/// Every launch-cost TMA variant copies A to C exactly (C poisoned first), on 1 and 3 CTAs.
+fn launch_cost_copies(gpu: &Gpu, seed: u64) -> Result<()> {
+    for ctas in [1, 3] {
+        for (i, (name, by_value)) in LAUNCH_COST_TMA.into_iter().enumerate() {
+            let k = gpu.kernel(name)?;
+            let mut case = CopyCase::new(gpu, seed ^ (i as u64) << 8 ^ ctas as u64, ctas)?;
+            gpu.poison(&mut case.g_c)?;
+            case.launch(gpu, &k, by_value)?;
+            gpu.sync_after(k.name())?;
+            let c = gpu.download(&case.g_c)?;
+            if let Some(at) = (0..c.len()).find(|&i| c[i] != case.a[i]) {
+                return Err(Error::Verification(format!("{name} on {ctas} CTAs: C[{at}] = {:#06x}, A has {:#06x}", c[at], case.a[at])));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One row of the launch-cost table: a kernel, its grid, its median GPU time.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LaunchCost {
+    /// Kernel name.
+    pub kernel: &'static str,
+    /// CTAs launched.
+    pub ctas: u32,
+    /// Median GPU time of one launch (µs), held timing.
+    pub median_us: f64,
+    /// Fastest launch (µs).
+    pub min_us: f64,
+}
+
+/// The fixed cost of a launch: the empty kernel and each TMA copy variant on 1 CTA and on one per SM,
+/// timed held (`runtime::timing`), the variants interleaved round by round (`rounds` rounds of `reps`
+/// launches each), medians over all samples. sm_90 only.
+pub fn launch_costs(gpu: &Gpu, seed: u64, rounds: usize, reps: usize) -> Result<Vec<LaunchCost>> {
+    use crate::runtime::timing::time_samples;
+    let empty = gpu.kernel("launch_cost_empty")?;
+    let kernels = LAUNCH_COST_TMA.into_iter().map(|(n, v)| Ok((gpu.kernel(n)?, v))).collect::<Result<Vec<_>>>()?;
+    let mut out = Vec::new();
+    for ctas in [1, gpu.info.sms] {
+        let mut case = CopyCase::new(gpu, seed, ctas)?;
+        let mut samples = vec![Vec::new(); 1 + kernels.len()];
+        for _ in 0..rounds {
+            samples[0].extend(time_samples(gpu, 2, reps, |_| {
+                // SAFETY: no parameters; any grid.
+                unsafe { launch!(gpu, &empty, grid = ctas,) }
+            })?);
+            for (j, (k, by_value)) in kernels.iter().enumerate() {
+                samples[1 + j].extend(time_samples(gpu, 2, reps, |_| case.launch(gpu, k, *by_value))?);
+            }
+        }
+        let names = std::iter::once(empty.name()).chain(kernels.iter().map(|(k, _)| k.name()));
+        for (kernel, mut s) in names.zip(samples) {
+            let st = crate::runtime::timing::Stats::from_samples(&mut s);
+            out.push(LaunchCost { kernel, ctas, median_us: st.median_ms * 1e3, min_us: st.min_ms * 1e3 });
+        }
+    }
+    Ok(out)
 }

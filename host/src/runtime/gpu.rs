@@ -340,7 +340,9 @@ macro_rules! launch {
         };
         let mut b = $gpu.stream.launch_builder(&k.func);
         // A stack array sized by the argument count: no allocation on the (timed) launch path.
+        #[allow(unused_mut)]
         let mut sizes = [0u32; 0 $( + { let _ = stringify!($arg); 1 } )*];
+        #[allow(unused_mut, unused_variables)]
         let mut i = 0;
         $( {
             let a = $arg;

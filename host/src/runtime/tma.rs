@@ -21,8 +21,27 @@ pub struct TensorMap2d {
     /// The 16 `u64` of the `CUtensorMap`, in global memory (allocations are 256-byte aligned, the
     /// tensor map needs 64).
     pub dev: CudaSlice<u64>,
+    /// The same 128 bytes on the host, for kernels that take the map by value ([`TensorMap2d::param`]).
+    pub host: TensorMapParam,
     /// What was encoded.
     pub tile: TmaTile2d,
+}
+
+/// A `CUtensorMap` passed **by value** as a kernel parameter (`kernels_gpu::prim::tma::TensorMapParam`,
+/// CUDA's `const __grid_constant__ CUtensorMap`): the launch copies its 128 bytes into the kernel's
+/// parameter space, declared 64-byte aligned in the PTX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct TensorMapParam(pub [u64; 16]);
+
+// SAFETY: plain bytes with no pointers into host memory; the kernel parameter it is passed as is a
+// 128-byte `.b8` array, which `launch!` checks against the PTX (`ParamBytes` below).
+unsafe impl cudarc::driver::DeviceRepr for TensorMapParam {}
+
+impl crate::runtime::gpu::ParamBytes for &TensorMapParam {
+    fn param_bytes(&self) -> u32 {
+        128
+    }
 }
 
 /// The constraint a [`TmaError`] names, in words.
@@ -122,7 +141,7 @@ impl TensorMap2d {
         // SAFETY: initialized by the successful call above (and zeroed before it).
         let map = unsafe { map.assume_init() };
         let dev = gpu.upload(&map.opaque)?;
-        Ok(TensorMap2d { dev, tile })
+        Ok(TensorMap2d { dev, host: TensorMapParam(map.opaque), tile })
     }
 }
 

@@ -31,4 +31,21 @@ pub const KERNELS: &[KernelInfo] = &[
                         "mbarrier.arrive.expect_tx.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64", "fence.mbarrier_init",
                         "wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned 0", ".shared .align 1024"]),
         "TMA 2-D loads (SWIZZLE_128B) + mbarrier + wgmma.m64n64k16, K-major and MN-major B, through layout::hopper descriptors (sm_90a)"),
+    selftest("launch_cost_empty", Target::Sm90a, 32, 0, PtxCheck::has(&["ret;"]), "an empty kernel: the launch alone (the launch-cost table's floor)"),
+    selftest("launch_cost_tma_gmem", Target::Sm90a, 32, 0, PtxCheck::has(LAUNCH_COST_TMA),
+        "one 64×64 box per CTA, TMA load + store, tensor maps in global memory, last wait `wait_group 0`"),
+    selftest("launch_cost_tma_gmem_read", Target::Sm90a, 32, 0, PtxCheck::has(&["cp.async.bulk.wait_group.read 0"]),
+        "as launch_cost_tma_gmem, last wait `wait_group.read 0`"),
+    selftest("launch_cost_tma_gmem_smem200", Target::Sm90a, 32, 200 * 1024, PtxCheck::has(LAUNCH_COST_TMA),
+        "as launch_cost_tma_gmem, launched with 200 KiB of dynamic shared memory (unused)"),
+    selftest("launch_cost_tma_param", Target::Sm90a, 32, 0,
+        PtxCheck::has(&[".param .align 64 .b8 launch_cost_tma_param_param_0[128]", "cvta.param.u64", "cp.async.bulk.wait_group 0"]),
+        "as launch_cost_tma_gmem, tensor maps passed by value (__grid_constant__)"),
+    selftest("launch_cost_tma_param_read", Target::Sm90a, 32, 0,
+        PtxCheck::has(&[".param .align 64 .b8 launch_cost_tma_param_read_param_1[128]", "cvta.param.u64", "cp.async.bulk.wait_group.read 0"]),
+        "as launch_cost_tma_param, last wait `wait_group.read 0`"),
 ];
+
+/// What every global-memory-map variant of the launch-cost kernel must contain.
+const LAUNCH_COST_TMA: &[&str] = &["prefetch.tensormap", "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+    "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.wait_group 0"];

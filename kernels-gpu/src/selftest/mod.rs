@@ -1,6 +1,8 @@
 //! Self-test kernels: each exercises a group of primitives once, so the host tests can check the
 //! wrappers (fragment layouts, shuffle semantics, shared-memory widths) against a CPU model on random
 //! data. They are small and single-block; the host's `selftest` module launches and verifies them.
+#[cfg(lab_sm90)]
+mod launch_cost;
 mod mma;
 mod shared_widths;
 mod shuffle;
