@@ -130,8 +130,22 @@ pub const F9: Step = gemm("fp8_gemm_v9", "f9", F9_DYN_SMEM,
     &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32"],
     (BM, F9_BN), Scaling::Block, true, "f3 on 128x192 tiles: 96 fresh + 96 promoted registers, two B scale blocks per tile");
 
+/// f10: f9 in clusters of two sharing B.
+pub const F10: Step = Step {
+    cluster: 2,
+    ..gemm("fp8_gemm_v10", "f10", F9_DYN_SMEM, CLUSTER_PTX, (BM, F9_BN), Scaling::Block, true,
+           "f9 in clusters of 2 CTAs sharing B through TMA multicast (each loads 96 of the 192 B rows)")
+};
+
+/// f11: f3 in clusters of two sharing B.
+pub const F11: Step = Step {
+    cluster: 2,
+    ..gemm("fp8_gemm_v11", "f11", F2_DYN_SMEM, CLUSTER_PTX, (BM, F2_BN), Scaling::Block, true,
+           "f3 in clusters of 2 CTAs sharing B through TMA multicast")
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

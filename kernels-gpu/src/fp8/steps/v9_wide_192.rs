@@ -44,7 +44,7 @@ pub unsafe extern "ptx-kernel" fn fp8_gemm_v9(tmap_a: *const TensorMap, tmap_b: 
 }
 
 /// f9's K loop: f3's, 192 columns wide, with the two B scales of each K block.
-struct Wide192;
+pub(super) struct Wide192;
 
 impl ConsumeTile for Wide192 {
     type Acc = [[f32; 32]; 3];
