@@ -3,7 +3,7 @@
 # GPU tests, `--check --family fp8`, the SASS of the FP8 steps (HGMMA forms, spills), compute-sanitizer
 # on a small check, the timed family (with the promotion study), and the torch._scaled_mm peer
 # (scripts/fp8-torch-peer.py) in the same call. Each stage has a time limit, so a hang ends that stage
-# only. STAGES (default "tests check sass sanitize timed torch") picks stages.
+# only. STAGES (default "tests check sass sanitize timed torch"; also `ncu`: NCU_KERNELS at NCU_SIZES) picks stages.
 set -uo pipefail
 OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
 C=.carry
@@ -37,6 +37,20 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
     echo "compute-sanitizer $tool: exit $?, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.txt" | tr '\n' ' ')" | tee -a "$OUT/fp8.txt"
   done
   tar czf "$OUT/sanitizer.tgz" -C "$OUT" san-memcheck.txt san-racecheck.txt san-synccheck.txt && rm -f "$OUT"/san-*.txt
+fi
+if has ncu && command -v ncu >/dev/null; then
+  # Full ncu sections and the per-SASS-instruction stall table (CSV) of each kernel in NCU_KERNELS, one
+  # launch each, at NCU_SIZES (a --check run: verified, untimed).
+  for k in ${NCU_KERNELS:-fp8_gemm_v3 fp8_gemm_v9}; do
+    timeout 300 ncu --clock-control none -k "$k" -c 1 --set full --import-source no -f -o "$OUT/$k" \
+      $C/kernel-lab --check --family fp8 --gemm-sizes "${NCU_SIZES:-8192x8192x4096}" > "$OUT/ncu-$k.log" 2>&1
+    echo "ncu $k: exit $?" | tee -a "$OUT/fp8.txt"
+    ncu -i "$OUT/$k.ncu-rep" --page details > "$OUT/ncu-$k.txt" 2>&1
+    ncu -i "$OUT/$k.ncu-rep" --page source --csv --print-source sass > "$OUT/sass-$k.csv" 2>&1
+    grep -E "Duration|Tensor|Issue Slots|Eligible Warps|L2 Cache Throughput|Shared Memory|SM Frequency" "$OUT/ncu-$k.txt" | head -14 | tee -a "$OUT/fp8.txt"
+    rm -f "$OUT/$k.ncu-rep" "$OUT/ncu-$k.log"
+  done
+  tar czf "$OUT/ncu-fp8.tgz" -C "$OUT" $(cd "$OUT" && ls ncu-*.txt sass-*.csv 2>/dev/null) && rm -f "$OUT"/ncu-*.txt "$OUT"/sass-*.csv
 fi
 if has timed; then
   echo "== timed ==" | tee -a "$OUT/fp8.txt"
