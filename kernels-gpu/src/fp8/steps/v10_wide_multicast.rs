@@ -14,6 +14,11 @@
 //!
 //! Prediction: 1.03–1.08× f9 where f9 fills its waves (8192³, 4096×28672×8192); the same wave losses
 //! as f9 elsewhere (the pairs walk the same tiles).
+//!
+//! Measured (H100, session 13 call 3): **0.965–0.99× f9** at all six shapes (1004 against 1024 TFLOP/s
+//! at 8192³, 1016 against 1053 at 4096×28672×8192). Prediction missed: halving B's L2 traffic buys
+//! nothing, so f9 is not bound by the L2 (ncu, call 4: its full-barrier wait is 3.6% of the consumer
+//! warps' stall samples; the tensor pipe is 67% busy). Kept as the measured negative; README.
 use super::v9_wide_192::Wide192;
 use crate::fp8::block_scaled::block_scaled;
 use crate::launch_bounds::launch_bounds;
