@@ -25,7 +25,9 @@
 //!    script `nvptx-link` (written next to the target directory): `llvm-link` → `opt` (internalize all but
 //!    the kernels, O3) → `llc --nvptx-short-ptr`, from the toolchain's `llvm-tools`; the script also moves
 //!    `//@entry-directive <kernel> <directive>` lines (from `global_asm!`) into that kernel's entry, which
-//!    is how launch bounds (`.maxntid`, `.minnctapersm`) reach the PTX;
+//!    is how launch bounds (`.maxntid`, `.minnctapersm`) reach the PTX, and applies
+//!    `//@param-align <kernel> <index> <align>` lines to that parameter's declaration (rustc stops at 16
+//!    bytes; a `CUtensorMap` passed by value needs `.align 64`: `nvptx_std::grid_constant_tensor_maps!`);
 //! 3. copies the PTX to `$OUT_DIR/<lib name>_<sm>.ptx` and prints `cargo::rerun-if-changed` for the
 //!    kernel crate's sources, manifest, build script and toolchain pin, plus any [`PtxBuilder::watch`]ed
 //!    path (a path dependency, say).
@@ -421,6 +423,6 @@ mod tests {
         let e = Error::NoRustup { channel: "nightly-x".into() }.to_string();
         assert!(e.contains("rustup toolchain install nightly-x --profile minimal -c rust-src -c llvm-tools"), "{e}");
         assert_eq!(default_target_dir(Path::new("/w/target/release/build/host-abc/out")), Path::new("/w/target/ptx-builder"));
-        assert!(NVPTX_LINK.starts_with("#!/usr/bin/env bash") && NVPTX_LINK.contains("//@entry-directive"));
+        assert!(NVPTX_LINK.starts_with("#!/usr/bin/env bash") && NVPTX_LINK.contains("//@entry-directive") && NVPTX_LINK.contains("//@param-align"));
     }
 }
