@@ -239,7 +239,8 @@ pub const LAUNCH_COST_TMA: [(&str, bool); 5] = [
 
 /// A: `64·ctas` rows × 64 random f16; C poisoned; the two tensor maps (box 64×64, no swizzle).
 struct CopyCase {
-    g_a: cudarc::driver::CudaSlice<u16>,
+    /// A on the device: owned here so that `t_a` stays valid (only the map is passed).
+    _g_a: cudarc::driver::CudaSlice<u16>,
     g_c: cudarc::driver::CudaSlice<u16>,
     a: Vec<u16>,
     t_a: crate::runtime::tma::TensorMap2d,
@@ -258,13 +259,12 @@ impl CopyCase {
         let g_c = gpu.zeros::<u16>(a.len())?;
         let tile = TmaTile2d { elem_bytes: 2, rows, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: TmaSwizzle::None };
         let (t_a, t_c) = (TensorMap2d::encode_f16(gpu, &g_a, tile)?, TensorMap2d::encode_f16(gpu, &g_c, tile)?);
-        Ok(CopyCase { g_a, g_c, a, t_a, t_c, ctas })
+        Ok(CopyCase { _g_a: g_a, g_c, a, t_a, t_c, ctas })
     }
 
     /// Launches `kernel` over the case (maps by value if `by_value`).
     fn launch(&mut self, gpu: &Gpu, kernel: &crate::runtime::gpu::Kernel, by_value: bool) -> Result<()> {
-        let _ = &self.g_a;
-        // SAFETY: the maps describe g_a and g_c (64·ctas rows × 64 f16, box 64×64, no swizzle), which
+        // SAFETY: the maps describe A and g_c (64·ctas rows × 64 f16, box 64×64, no swizzle), which
         // live in `self` as long as the maps; one CTA of 32 threads (registered) per 64 rows; nothing
         // reads g_c during the launch. Maps by value go to the kernels declared with
         // `TensorMapParam` parameters, by pointer to the others (`LAUNCH_COST_TMA` says which; `launch!`
