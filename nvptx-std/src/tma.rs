@@ -4,7 +4,7 @@
 //! The tensor map is read either from **global memory** (the host copies it there before the launch;
 //! [`TensorMap`]) or from the kernel's **parameters** ([`TensorMapParam`], CUDA's `__grid_constant__`),
 //! which needs `.param .align 64`: rustc's nvptx ABI cannot declare it (TOOLCHAIN.md §4.3), so
-//! [`grid_constant_tensor_maps!`] has `nvptx-link` rewrite the declaration. Either way the wrappers take
+//! [`grid_constant_tensor_maps!`](crate::grid_constant_tensor_maps) has `nvptx-link` rewrite the declaration. Either way the wrappers take
 //! a generic `*const TensorMap`. Coordinates are in elements, innermost (contiguous) dimension first.
 use core::arch::asm;
 
@@ -18,9 +18,9 @@ pub struct TensorMap(pub [u64; 16]);
 ///
 /// rustc declares such a parameter `.param .align 16 .b8 <kernel>_param_<i>[128]` (its nvptx ABI
 /// stops at 16; a type aligned to 64 crashes it) and copies it to local memory as soon as Rust takes
-/// its address. So a kernel never touches the parameter from Rust: [`grid_constant_tensor_maps!`]
+/// its address. So a kernel never touches the parameter from Rust: [`grid_constant_tensor_maps!`](crate::grid_constant_tensor_maps)
 /// raises its declared alignment to 64 (`nvptx-link` rewrites the declaration), and
-/// [`param_tensor_map!`] reads its address in PTX (`mov` of the parameter's symbol, `cvta.param`), a
+/// [`param_tensor_map!`](crate::param_tensor_map) reads its address in PTX (`mov` of the parameter's symbol, `cvta.param`), a
 /// generic pointer every TMA wrapper of this module takes.
 #[repr(C, align(16))]
 pub struct TensorMapParam(pub [u64; 16]);
@@ -37,7 +37,7 @@ macro_rules! grid_constant_tensor_maps {
 }
 
 /// `param_tensor_map!(kernel, i)`: the generic address (`*const TensorMap`) of parameter `i` of
-/// `kernel`, a [`TensorMapParam`] listed in [`grid_constant_tensor_maps!`] — `mov.b64` of the
+/// `kernel`, a [`TensorMapParam`] listed in [`grid_constant_tensor_maps!`](crate::grid_constant_tensor_maps) — `mov.b64` of the
 /// parameter's PTX symbol and `cvta.param.u64` (PTX 7.7). Expand it in `kernel`'s own body: elsewhere
 /// the symbol does not exist and ptxas rejects the module (a build error, not a wrong address).
 ///
@@ -62,7 +62,7 @@ macro_rules! param_tensor_map {
 /// `prefetch.tensormap [tmap];` — warms the descriptor cache.
 ///
 /// # Safety
-/// `tmap` points to a valid tensor map in global memory or in the kernel's parameters ([`param_tensor_map!`]).
+/// `tmap` points to a valid tensor map in global memory or in the kernel's parameters ([`param_tensor_map!`](crate::param_tensor_map)).
 #[inline(always)]
 pub unsafe fn prefetch_tensormap(tmap: *const TensorMap) {
     // SAFETY: forwarded to the caller.
