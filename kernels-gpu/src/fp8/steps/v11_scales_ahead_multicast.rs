@@ -8,8 +8,8 @@
 //! Why: f3 is the library's block-scaled step where f9's coarser tiles leave a last wave idle (4096³,
 //! 2048×11008×4096, …), and it reads more from L2 per unit of work than f9: 32 KiB per 128×128×128
 //! block (ncu: 74% of the L2's throughput at 4096³). Sharing B: 24 KiB. f6 made this change on f4 and
-//! measured −13% to +3% of f4 (session 6), then +2–3% in session 13's re-timing — on a K loop that was
-//! itself 3–4% slower than f3's.
+//! measured −13% to +3% of f4 (session 6), then −1% to +3% in session 13's re-timing (call 2) — on a K
+//! loop that was itself 0.95–1.01× f3's in that call.
 //!
 //! Prediction: 1.02–1.06× f3.
 //!
