@@ -5,7 +5,8 @@
 # head to head at prefill shapes (STEP_SIZES, interleaved with cuBLAS), `ncu` of one launch per step
 # in NCU_STEPS, and the `gemm` family's sweep in f16 and bf16. TEST_FILTER selects GPU tests (" ":
 # all); DECODE_CONFIG adds the `gemm` family forced to that step at DECODE_SIZES. Each stage has a time limit, so a hang
-# ends that stage only. STAGES (default "tests check sanitize sass steps ncu sweep") picks stages.
+# ends that stage only. STAGES (default "tests check sanitize sass steps ncu sweep") picks stages;
+# SASS_KERNELS / PTXAS_KERNELS (a regex) / NCU_REGEX name the kernels those stages look at.
 set -uo pipefail
 OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
 C=.carry
@@ -41,11 +42,11 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
 fi
 if has sass && command -v ptxas >/dev/null && command -v cuobjdump >/dev/null; then
   ptxas -arch=sm_90a -v $C/kernels_sm_90a.ptx -o "$OUT/sm90a.cubin" 2> "$OUT/ptxas.txt" && cuobjdump -sass "$OUT/sm90a.cubin" > "$OUT/sm90a.sass"
-  for k in hgemm_tma_v6 hgemm_tma_v7 hgemm_tma_v8_x2 hgemm_tma_v8_x4 hgemm_tma_v8_x8; do
+  for k in ${SASS_KERNELS:-hgemm_tma_v6 hgemm_tma_v7 hgemm_tma_v8_x2 hgemm_tma_v8_x4 hgemm_tma_v8_x8}; do
     awk -v k="$k" '/Function :/ {on = ($3 == k)} on' "$OUT/sm90a.sass" > "$OUT/sass-$k.txt"
     echo "SASS $k: $(grep -oE 'HGMMA\.[0-9A-Za-z.]+' "$OUT/sass-$k.txt" | sort | uniq -c | tr '\n' ' '), UTMALDG $(grep -c UTMALDG "$OUT/sass-$k.txt"), LD cluster $(grep -cE 'LD\.E.*|LDS' "$OUT/sass-$k.txt"), local LDL/STL $(grep -cE 'LDL|STL' "$OUT/sass-$k.txt")" | tee -a "$OUT/gemm.txt"
   done
-  grep -E "C75|hgemm_tma_v[678]" -A3 "$OUT/ptxas.txt" | grep -E "C75|Compiling|registers|spill" | tee -a "$OUT/gemm.txt"; rm -f "$OUT/ptxas.txt"
+  grep -E "C75|${PTXAS_KERNELS:-hgemm_tma_v[678]}" -A3 "$OUT/ptxas.txt" | grep -E "C75|Compiling|registers|spill" | tee -a "$OUT/gemm.txt"; rm -f "$OUT/ptxas.txt"
   tar czf "$OUT/sass-gemm.tgz" -C "$OUT" $(cd "$OUT" && ls sass-*.txt); rm -f "$OUT"/sass-*.txt "$OUT/sm90a.sass" "$OUT/sm90a.cubin"
 fi
 if has steps; then
@@ -59,10 +60,10 @@ if has steps; then
 fi
 if has ncu && command -v ncu >/dev/null; then
   echo "== ncu ($NCU_SIZE) ==" | tee -a "$OUT/gemm.txt"
-  timeout 240 ncu --clock-control none --kernel-name regex:hgemm_tma --launch-count ${NCU_LAUNCHES:-4} \
-    --metrics gpu__time_duration.sum,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,lts__t_bytes.sum,dram__bytes_read.sum,launch__cluster_dim_x,launch__grid_size \
+  timeout 240 ncu --clock-control none --kernel-name regex:"${NCU_REGEX:-hgemm_tma}" --launch-count ${NCU_LAUNCHES:-4} \
+    --metrics gpu__time_duration.sum,sm__cycles_active.avg,lts__t_sectors.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,lts__t_bytes.sum,dram__bytes_read.sum,launch__cluster_dim_x,launch__grid_size \
     $C/kernel-lab --check --family hgemm --steps "$NCU_STEPS" --gemm-sizes "$NCU_SIZE" > "$OUT/ncu.txt" 2>&1
-  echo "ncu: exit $?" | tee -a "$OUT/gemm.txt"; grep -vE "^==PROF==|^==WARNING==" "$OUT/ncu.txt" | grep -E "hgemm_tma|duration|pct|shared|bytes|cluster|grid_size" | head -60
+  echo "ncu: exit $?" | tee -a "$OUT/gemm.txt"; grep -vE "^==PROF==|^==WARNING==" "$OUT/ncu.txt" | grep -E "hgemm_|nvjet|duration|cycles_active|pct|shared|bytes|cluster|grid_size" | head -${NCU_LINES:-60}
 fi
 if has sweep; then
   echo "== gemm sweep ==" | tee -a "$OUT/gemm.txt"

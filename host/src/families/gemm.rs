@@ -75,9 +75,10 @@ impl Shape {
                 }
                 (ctas as u32, 1)
             }
-            Grid::PersistentSplitK { .. } => {
+            Grid::PersistentSplitK { cluster, .. } => {
                 let splits = layout::hopper::tma_hgemm::persistent_splits(self.m as u32, self.n as u32, self.k as u32, sms, rows, cols);
-                ((tiles_n * tiles_m * splits).min(sms.max(1)), 1)
+                let cluster = cluster.max(1);
+                (cluster * (tiles_n * tiles_m.div_ceil(cluster) * splits).min((sms / cluster).max(1)), 1)
             }
         };
         if grid.1 > 65_535 {

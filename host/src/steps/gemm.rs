@@ -35,12 +35,16 @@ pub enum Grid {
         rule: SplitRule,
     },
     /// One block per SM (at most one per unit) walking (tile, split of K) units of `rows × cols` tiles
-    /// (`layout::hopper::tma_hgemm::h7_splits`): a 1-D grid.
+    /// (`layout::hopper::tma_hgemm::persistent_splits`): a 1-D grid. With `cluster > 1` (d6) the blocks
+    /// form clusters of that many along x, and a unit is a *cluster tile* of `cluster` vertically
+    /// adjacent tiles: grid `cluster · min(⌈tiles_m / cluster⌉ · tiles_n · splits, ⌊SMs / cluster⌋)`.
     PersistentSplitK {
         /// Rows of C per tile.
         rows: u32,
         /// Columns of C per tile.
         cols: u32,
+        /// CTAs per cluster (the kernel's `.reqnctapercluster`; 1: no clusters).
+        cluster: u32,
     },
     /// One block per `rows × cols` tile and split of K, the `cluster` splits of a tile forming one
     /// thread-block cluster (`layout::hopper::tma_hgemm::h8_splits`): a 1-D grid of `tiles · cluster`.
@@ -66,7 +70,7 @@ impl Grid {
     pub const fn tile(self) -> (u32, u32) {
         match self {
             Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::TilesSplitK { rows, cols, .. } | Grid::Persistent { rows, cols }
-            | Grid::PersistentSplitK { rows, cols } | Grid::ClusterSplitK { rows, cols, .. } => (rows, cols),
+            | Grid::PersistentSplitK { rows, cols, .. } | Grid::ClusterSplitK { rows, cols, .. } => (rows, cols),
         }
     }
 }

@@ -229,7 +229,7 @@ pub const D2M64: Step = decode_v2("hgemm_decode_v2_m64", "d2m64", 64, mmas!(32),
 
 /// Hopper h7: h5 with split-K when the 128×256 tiles are fewer than the SMs (prefill).
 pub const H7: Step = GemmStep {
-    grid: Grid::PersistentSplitK { rows: 128, cols: 256 },
+    grid: Grid::PersistentSplitK { rows: 128, cols: 256, cluster: 1 },
     ..tma("hgemm_tma_v7", "h7", 384, tma_hgemm::H7_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitK,
         PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "bar.sync \t3, 256"],
                    lacks: &["cp.async.bulk.tensor.2d.global.shared"], count: &[], at_least: &[] },
@@ -240,7 +240,7 @@ pub const H7: Step = GemmStep {
 /// the weights are `wgmma`'s MN-major A operand (`m64n64k16`, TA = 1), the activation rows its B — over
 /// 64×128 tiles and a 9-stage ring (`hgemm/steps/decode_v3_tma_swapped.rs`).
 pub const D3: Step = GemmStep {
-    grid: Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D3_COLS },
+    grid: Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D3_COLS, cluster: 1 },
     ..tma("hgemm_decode_v3", "d3", 384, tma_hgemm::D3_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitK,
         PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64",
                           "bar.sync \t3, 256", "st.global.b16"],
@@ -265,6 +265,18 @@ pub const D5: Step = GemmStep {
                           "ld.shared::cluster.v4.f32", "st.shared.v4.u32", "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "bar.sync \t3, 256"],
                    lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom", "ld.global"], count: &[], at_least: &[] },
         "d4 with each tile's K split over a cluster of 2 CTAs, the halves added through distributed shared memory")
+};
+
+/// Decode-ladder d6: d3 in clusters of 2 CTAs computing vertically adjacent tiles, each loading one of
+/// the stage's two weight boxes and multicasting it into both (`hgemm/steps/decode_v6_multicast.rs`).
+pub const D6: Step = GemmStep {
+    grid: Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D3_COLS, cluster: 2 },
+    ..tma("hgemm_decode_v6", "d6", 384, tma_hgemm::D3_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitK,
+        PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "multicast::cluster",
+                          "mbarrier.arrive.shared::cluster.b64", "%cluster_ctarank", "barrier.cluster.wait.acquire", "atom.acq_rel.gpu.global.add.u32",
+                          "st.global.b16"],
+                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "arrive.release.cluster"], count: &[], at_least: &[] },
+        "d3 in clusters of 2 (vertically adjacent tiles) sharing the weight boxes by TMA multicast")
 };
 
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
@@ -346,8 +358,11 @@ pub const D4_BF16: Step = bf16(D4, "hgemm_decode_v4_bf16", "d4-bf16", PtxCheck::
 pub const D5_BF16: Step = bf16(D5, "hgemm_decode_v5_bf16", "d5-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d3 on bf16.
 pub const D3_BF16: Step = bf16(D3, "hgemm_decode_v3_bf16", "d3-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d6 on bf16.
+pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
+                               PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16];

@@ -44,9 +44,10 @@ use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::{unroll2, unroll8};
 use crate::prim::{
+    cluster::cluster_ctarank,
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use layout::fragment::WgmmaAcc;
@@ -75,7 +76,7 @@ pub(super) const X_DESC_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v3(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
                                                   m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
+    unsafe { decode::<F16, 1>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
 }
 
 /// [`hgemm_decode_v3`] on bf16.
@@ -86,7 +87,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v3(tmap_a: *const TensorMap, tmap
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v3_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
                                                        m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
+    unsafe { decode::<Bf16, 1>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
 }
 
 /// The activation box of the tile whose rows start at `m0` (`layout::hopper::tma_hgemm::decode_a_box_*`:
@@ -112,15 +113,43 @@ pub(super) unsafe fn issue_stage<const BOXES: u32>(s_stage: u32, bar: u32, tmap_
     }
 }
 
+/// d3's stage loads in a cluster of `CLUSTER` CTAs (1 or 2) whose tiles share their columns: as
+/// [`issue_stage`]`::<2>` for `CLUSTER = 1`; for 2, this CTA loads its own activation box and weight box
+/// `rank` only, multicast into both CTAs' stage (the peer loads the other box into this stage and
+/// signals this `bar`). Either way `bar` expects the whole stage's bytes.
+///
+/// # Safety
+/// As [`issue_stage`]; with `CLUSTER = 2` a cluster launch of 2 CTAs whose stage at `s_stage` is free and
+/// whose `bar` expects the stage in both (the consumers of both released it).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn issue_stage_cluster<const CLUSTER: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32,
+                                                             m0: u32, n0: u32, kt: u32, rank: u32) {
+    const { assert!(CLUSTER == 1 || CLUSTER == 2, "d3's two weight boxes are shared by at most 2 CTAs") };
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        if CLUSTER == 1 {
+            issue_stage::<2>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt);
+        } else {
+            let k0 = (kt * BK) as i32;
+            crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_a_box_rows(m) * BK * 2 + 2 * B_BOX_BYTES);
+            cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_a_box_row0(m, m0) as i32, bar);
+            cp_async_bulk_tensor_2d_g2s_multicast(s_stage + A_BYTES + rank * B_BOX_BYTES, tmap_b, (n0 + 64 * rank) as i32, k0, bar, 0b11);
+        }
+    }
+}
+
 /// One consumer warpgroup's K loop over a unit: `r_acc` (fresh) += weight box `mh`ᵀ · activationsᵀ over
 /// `kts` stages from running index `*it`, with one `wgmma` group in flight (h4's loop): stage `it − 1`
 /// is released after stage `it`'s group is committed and `wait_group 1` retired the older one, the
 /// unit's last stage after `wait_group 0`.
 ///
 /// # Safety
-/// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages.
+/// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages; `CLUSTER` as the
+/// ring's empty barriers count (each warp arrives on the stage's empty barrier of every CTA of the
+/// cluster, [`Ring::release_cluster`]).
 #[inline(always)]
-unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f32; 32] {
+unsafe fn consume<E: Elem16, const CLUSTER: u32>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f32; 32] {
     let mut r_acc = [0.0f32; 32];
     let mut i = 0;
     // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
@@ -142,7 +171,7 @@ unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f3
             wgmma_wait_group::<1>();
             wgmma_fence_operand(&mut r_acc);
             if i > 0 {
-                ring.release(*it - 1);
+                ring.release_cluster::<CLUSTER>(*it - 1);
             }
             *it += 1;
             i += 1;
@@ -150,7 +179,7 @@ unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f3
         wgmma_wait_group::<0>();
         wgmma_fence_operand(&mut r_acc);
         if kts > 0 {
-            ring.release(*it - 1);
+            ring.release_cluster::<CLUSTER>(*it - 1);
         }
     }
     r_acc
@@ -186,46 +215,62 @@ pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo
     }
 }
 
-/// The body of d3 for inputs and output of type `E`.
+/// The body of d3 for inputs and output of type `E`, and of d6 (`CLUSTER = 2`): the CTAs of a cluster
+/// walk the same units of *cluster tiles* (`CLUSTER` vertically adjacent tiles, the same columns and K
+/// range), CTA `rank` taking tile row `CLUSTER · tm2 + rank`; a CTA whose tile row lies past M
+/// (`⌈M/64⌉` odd) still loads and multicasts its share of the weights and stores nothing.
 ///
 /// # Safety
-/// As [`hgemm_decode_v3`].
+/// As [`hgemm_decode_v3`]; with `CLUSTER = 2` (d6) a cluster launch of 2 CTAs along x.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
-                            m: u32, n: u32, k: u32, splits: u32) {
+pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32,
+                                                           count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: the main loop as h7 (both roles walk the same units and K tiles, so their ring indices
     // agree; every stage use is released once per consumer warp). Epilogue: every C address is checked
     // (row < m, col < n); every workspace address is inside the padded workspace (col < 128·tiles_n,
     // row < 64·tiles_m, split < splits); the last-CTA protocol is h7's (fence, named barrier 3 over
     // the 256 consumer threads, acq_rel ticket, flag read after a second barrier, L2 loads).
+    // Cluster (d6): both CTAs walk the same units (`u0`, `u_step` from the cluster's index) and K tiles,
+    // so their rings agree stage for stage: each stage is filled by both producers (one weight box each,
+    // multicast, plus each CTA's own activation box) and released by all 16 consumer warps of the pair
+    // (empty barriers initialized for 16 by the skeleton's `cluster:` arm) before either refills it; the
+    // skeleton's cluster barriers publish the barrier initialization before any remote access and keep
+    // both CTAs alive until no peer can arrive or multicast. A tile row past M stores nothing and takes
+    // no counter (its index would lie outside `count`).
     unsafe {
         warp_specialized! {
+            cluster: CLUSTER;
             ring: let (ring, s_flag) = (STAGES, STAGE_BYTES, 16);
             thread: tid, warpgroup: wg;
             setup: {
                 let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
-                let tiles = (tiles_m * tiles_n).max(1); // >= 1: `u % tiles` cannot trap
+                // Cluster tiles: CLUSTER tile rows each (d3: the tiles themselves).
+                let tiles_m2 = tiles_m.div_ceil(CLUSTER);
+                let tiles = (tiles_m2 * tiles_n).max(1); // >= 1: `u % tiles` cannot trap
                 let k_tiles = k.div_ceil(BK);
                 let splits = if splits < 1 { 1 } else { splits };
                 let kts = k_tiles.div_ceil(splits);
                 let units = tiles * splits;
+                let rank = if CLUSTER > 1 { cluster_ctarank() } else { 0 };
+                let (u0, u_step) = (block_idx_x() / CLUSTER, grid_dim_x() / CLUSTER);
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
                 let mut it = 0u32;
-                let mut u = block_idx_x();
+                let mut u = u0;
                 while u < units {
-                    let (tm, tn, _, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+                    let (tm2, tn, _, kt0, kt1) = unit(u, tiles, tiles_m2, tiles_n, kts, k_tiles);
+                    let tm = CLUSTER * tm2 + rank;
                     let mut kt = kt0;
                     while kt < kt1 {
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        issue_stage::<2>(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
+                        issue_stage_cluster::<CLUSTER>(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt, rank);
                         it += 1;
                         kt += 1;
                     }
-                    u += grid_dim_x();
+                    u += u_step;
                 }
             }
             consumer(mh): {
@@ -234,14 +279,18 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                 let col_stride = m_pad; // workspace: [split][col][row], rows adjacent
                 let slice_len = (tiles_n * COLS) as usize * m_pad;
                 let mut it = 0u32;
-                let mut u = block_idx_x();
+                let mut u = u0;
                 while u < units {
-                    let (tm, tn, split, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+                    let (tm2, tn, split, kt0, kt1) = unit(u, tiles, tiles_m2, tiles_n, kts, k_tiles);
+                    let tm = CLUSTER * tm2 + rank;
                     // Accumulator column r is row a_row0 + r of C; the tile's own rows start at row0.
                     let (row0, a_row0, col0) = (tm * ROWS, decode_a_box_row0(m, tm * ROWS), tn * COLS + 64 * mh);
-                    let r_acc = consume::<E>(ring, &mut it, kt1 - kt0, mh);
+                    let r_acc = consume::<E, CLUSTER>(ring, &mut it, kt1 - kt0, mh);
                     // Each of the 16 pairs with a constant index (unrolled), so r_acc stays in registers.
-                    if splits == 1 {
+                    if CLUSTER > 1 && tm >= tiles_m {
+                        // A tile row past M (the cluster's second CTA, ⌈M/64⌉ odd): nothing to store,
+                        // and no counter of its own (the whole consumer warpgroup pair skips together).
+                    } else if splits == 1 {
                         unroll2!(h => { unroll8!(q => {
                             let p = 8 * h + q;
                             let (c, r) = place(warp, lane, p);
@@ -277,7 +326,7 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                         // thread has read it.
                         sync_named(3, 256);
                     }
-                    u += grid_dim_x();
+                    u += u_step;
                 }
             }
         }
