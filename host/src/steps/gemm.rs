@@ -111,6 +111,9 @@ pub enum Args {
     /// `(tmap_a, tmap_b, c, ws, count, m, n, k, splits)`: A and B through TMA, C by pointer, and h7's
     /// partials workspace and tile counters (as [`Args::SplitK`] with `partials: true`).
     TmaSplitK,
+    /// `(tmap_a, tmap_b, tmap_c, c, ws, count, m, n, k, splits)`: as [`Args::TmaSplitK`], with C also
+    /// through a tensor map (TMA stores where a tile allows, `c` elsewhere).
+    TmaSplitKC,
     /// `(a, b, c, ws, count, m, n, k, k_split)`: pointers, plus an f32 workspace and tile counters
     /// (zero between launches) for the sums across splits of K: one tile of sums (`partials: false`,
     /// added atomically) or one tile per split (`partials: true`, stored and summed by the last block).

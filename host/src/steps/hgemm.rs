@@ -279,6 +279,18 @@ pub const D6: Step = GemmStep {
         "d3 in clusters of 2 (vertically adjacent tiles) sharing the weight boxes by TMA multicast")
 };
 
+/// Decode-ladder d7: d3 with C written through two 64×64 staging boxes (`stmatrix.trans` turns the
+/// transposed accumulators back into rows of C) and TMA stores (`hgemm/steps/decode_v7_tma_store.rs`).
+pub const D7: Step = GemmStep {
+    grid: Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D3_COLS, cluster: 1 },
+    ..tma("hgemm_decode_v7", "d7", 384, tma_hgemm::D7_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitKC,
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.wait_group.read 0", "fence.proxy.async.shared::cta",
+                          "atom.acq_rel.gpu.global.add.u32", "st.global.b16"],
+                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "multicast"], count: &[], at_least: &[] },
+        "d3 with C staged by stmatrix.trans into swizzled 64x64 boxes and written by TMA stores")
+};
+
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
 /// 8-byte partial stores; no global workspace or counters, no `trap`.
@@ -358,11 +370,13 @@ pub const D4_BF16: Step = bf16(D4, "hgemm_decode_v4_bf16", "d4-bf16", PtxCheck::
 pub const D5_BF16: Step = bf16(D5, "hgemm_decode_v5_bf16", "d5-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d3 on bf16.
 pub const D3_BF16: Step = bf16(D3, "hgemm_decode_v3_bf16", "d3-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d7 on bf16.
+pub const D7_BF16: Step = bf16(D7, "hgemm_decode_v7_bf16", "d7-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d6 on bf16.
 pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16];

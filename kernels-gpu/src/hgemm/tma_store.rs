@@ -42,6 +42,27 @@ pub(crate) unsafe fn stage_c_box<E: Elem16>(acc: &[f32; 32], s_box: u32, warp: u
     }
 }
 
+/// As [`stage_c_box`] for an accumulator block of the **transposed** product (d7: accumulator row =
+/// column of C, column = row of C): four `stmatrix.m8n8.x4.trans` per warp write it into the box as C
+/// (`layout::hopper::tma_hgemm::d7_stmatrix_row`: call `jp` stores elements `8·jp .. 8·jp + 8`, each
+/// 8×8 matrix's columns becoming 16-byte rows of C; conflict-free in the `SWIZZLE_128B` box).
+///
+/// # Safety
+/// sm_90; the warp's 32 lanes converged; `s_box` as [`stage_c_box`].
+#[cfg(lab_sm90)]
+#[inline(always)]
+pub(crate) unsafe fn stage_c_box_trans<E: Elem16>(acc: &[f32; 32], s_box: u32, warp: u32, lane: u32) {
+    use layout::hopper::tma_hgemm::d7_stmatrix_row;
+    for jp in 0..4u32 {
+        let (r, c) = d7_stmatrix_row(warp, lane, jp);
+        let e = (8 * jp) as usize;
+        let v = [E::pack(acc[e], acc[e + 1]), E::pack(acc[e + 2], acc[e + 3]), E::pack(acc[e + 4], acc[e + 5]), E::pack(acc[e + 6], acc[e + 7])];
+        // SAFETY: r < 64 and c ≤ 56 (a multiple of 8): a 16-byte aligned row of the 8 KiB box (caller:
+        // nobody reads it now); all 32 lanes take part (caller).
+        unsafe { crate::prim::stmatrix::stmatrix_x4_trans(s_box + C_BOX.smem_byte(r, c), v) };
+    }
+}
+
 /// Consumer warpgroup `mh`'s TMA-store epilogue for one tile: the leader waits until the previous
 /// tile's stores have read the staging area `s_c`, a warpgroup barrier, `stage()` writes the `BOXES`
 /// 64×64 boxes (8 KiB apart; the caller makes one [`stage_c_box`] call per box with a constant

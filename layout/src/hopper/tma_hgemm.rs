@@ -215,6 +215,87 @@ pub const D4_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D4_EXCHANGE_BYTES) / (D4_STAGE
 pub const D4_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, D4_EXCHANGE_BYTES, 2);
 const _: () = assert!(D4_DYN_SMEM <= MAX_DYN_SMEM && D4_STAGE_BYTES % 1024 == 0 && D4_STAGES == 12 && D4_STAGES % 2 == 0);
 
+/// Decode-ladder step d7 (`decode_v7_tma_store.rs`): d3 with its C written through two 64×64 staging
+/// boxes ([`C_BOX`], one per consumer warpgroup) and TMA stores.
+///
+/// ```text
+/// ring: 8 stages × 24 KiB | staging: 2 × 8 KiB (C_BOX, SWIZZLE_128B) | 16-byte last-CTA flag | barriers
+/// ```
+pub const D7_STAGING_BYTES: u32 = 2 * 64 * 64 * 2;
+/// Stages of d7's ring: as many as fit beside the staging boxes (one fewer than d3).
+pub const D7_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D7_STAGING_BYTES - 16) / (D3_STAGE_BYTES + 16);
+/// d7's dynamic shared memory: the ring, the staging boxes, the flag, the barriers.
+pub const D7_DYN_SMEM: u32 = dyn_smem(D7_STAGES, D3_STAGE_BYTES, D7_STAGING_BYTES + 16, 2);
+const _: () = assert!(D7_DYN_SMEM <= MAX_DYN_SMEM && D7_STAGES == 8);
+
+/// Row and column of C (in the warpgroup's 64×64 block: C rows = accumulator columns, C columns =
+/// accumulator rows of the transposed product) of the 16-byte row that `lane` addresses in d7's
+/// `stmatrix.m8n8.x4.trans` number `jp` (0..4) of warp `warp`. Call `jp` stores accumulator elements
+/// `8·jp .. 8·jp + 8` as four 8×8 matrices `q = 0..4` (register `q` = elements `8·jp + 2q`, `+ 1`):
+/// matrix `q` is the accumulator's rows `16·warp + 8·(q mod 2) ..` × columns `8·(2·jp + q/2) ..`, and
+/// `.trans` writes its column `i` as one 16-byte row of C — C row `8·(2·jp + q/2) + i`, C columns
+/// `16·warp + 8·(q mod 2) .. + 8`. Lanes `8q .. 8q + 7` give the addresses of matrix `q`'s rows `i`.
+///
+/// ```text
+/// lane l:  q = l / 8,  i = l mod 8
+///          C row = 16·jp + 8·(q / 2) + i      C col = 16·warp + 8·(q mod 2)   (8 f16 from there)
+/// ```
+///
+/// In the `SWIZZLE_128B` box the eight rows of one matrix fall in eight different 16-byte chunks
+/// (chunk `c ⊕ (row mod 8)`): one wavefront per matrix, conflict-free (test below).
+pub const fn d7_stmatrix_row(warp: u32, lane: u32, jp: u32) -> (u32, u32) {
+    let (q, i) = (lane / 8, lane % 8);
+    (16 * jp + 8 * (q / 2) + i, 16 * warp + 8 * (q % 2))
+}
+
+#[cfg(test)]
+mod d7_tests {
+    use super::*;
+    use crate::bank;
+    use crate::hopper::{TmaSwizzle, TmaTile2d};
+
+    /// Every element of the 64×64 block is written exactly once, at the transposed place of the
+    /// accumulator element it holds (the `wgmma` fragment map, `c_fragment_rc`), and each `stmatrix`
+    /// is conflict-free in the swizzled box (4 wavefronts: one per 8×8 matrix) and 8-way in an
+    /// unswizzled one (rows 128 bytes apart).
+    #[test]
+    fn transposed_staging_covers_the_block_once_without_conflicts() {
+        let mut seen = [[false; 64]; 64];
+        for warp in 0..4 {
+            for jp in 0..4 {
+                // Register q of call jp holds accumulator elements 8·jp + 2q, + 1: in thread t the pair
+                // (row t/4, cols 2(t%4), + 1) of matrix q, which .trans stores in the matrix's rows
+                // 2(t%4), + 1 (addressed by lanes 8q + 2(t%4), + 1) at position t/4.
+                for q in 0..4 {
+                    let elem = 8 * jp + 2 * q;
+                    let (j, half) = (elem / 4, (elem / 2) % 2);
+                    for t in 0..32u32 {
+                        let (r, c) = c_fragment_rc(warp, t, j, half);
+                        let (row_lo, col0) = d7_stmatrix_row(warp, 8 * q + 2 * (t % 4), jp);
+                        let (row_hi, col1) = d7_stmatrix_row(warp, 8 * q + 2 * (t % 4) + 1, jp);
+                        assert_eq!((row_lo, col0 + t / 4), (c, r), "warp {warp} jp {jp} q {q} t {t}");
+                        assert_eq!((row_hi, col1 + t / 4), (c + 1, r), "warp {warp} jp {jp} q {q} t {t}");
+                        for (rr, cc) in [(c, r), (c + 1, r)] {
+                            assert!(!seen[rr as usize][cc as usize], "({rr}, {cc}) written twice");
+                            seen[rr as usize][cc as usize] = true;
+                        }
+                    }
+                }
+                for (mode, want) in [(TmaSwizzle::B128, 4), (TmaSwizzle::None, 32)] {
+                    let tma = TmaTile2d { elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: mode };
+                    let addrs: [u32; 32] = core::array::from_fn(|l| {
+                        let (r, c) = d7_stmatrix_row(warp, l as u32, jp);
+                        tma.smem_byte(r, c)
+                    });
+                    assert_eq!(bank::lsu(&addrs, u32::MAX, 16, bank::Op::Store).unwrap().wavefronts, want, "{mode:?} warp {warp} jp {jp}");
+                }
+            }
+        }
+        assert!(seen.iter().all(|row| row.iter().all(|&s| s)), "block not covered");
+        assert_eq!(C_BOX.swizzle, TmaSwizzle::B128);
+    }
+}
+
 /// Decode step d5 (`decode_v5_cluster_k.rs`): d4 with K split over a cluster of [`D5_CLUSTER`] CTAs.
 pub const D5_CLUSTER: u32 = 2;
 

@@ -40,6 +40,7 @@
 use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter, sum_splits};
 use super::tma_v7_split_k::unit;
+use super::tma_store::{stage_c_box_trans, store_tile};
 use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::{unroll2, unroll8};
@@ -47,12 +48,13 @@ use crate::prim::{
     cluster::cluster_ctarank,
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast, cp_async_bulk_wait_group0},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use layout::fragment::WgmmaAcc;
 use layout::hopper::WgmmaDesc;
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, decode_a_box_row0, decode_a_box_rows, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES};
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, decode_a_box_row0, decode_a_box_rows, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES,
+                                D7_STAGES, D7_STAGING_BYTES};
 
 /// Bytes of the activation box at the start of a stage.
 pub(super) const A_BYTES: u32 = ROWS * BK * 2;
@@ -76,7 +78,7 @@ pub(super) const X_DESC_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v3(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
                                                   m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16, 1>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
+    unsafe { decode::<F16, 1, false>(tmap_a, tmap_b, core::ptr::null(), g_c, ws, count, m, n, k, splits) }
 }
 
 /// [`hgemm_decode_v3`] on bf16.
@@ -87,7 +89,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v3(tmap_a: *const TensorMap, tmap
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v3_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
                                                        m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, 1>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
+    unsafe { decode::<Bf16, 1, false>(tmap_a, tmap_b, core::ptr::null(), g_c, ws, count, m, n, k, splits) }
 }
 
 /// The activation box of the tile whose rows start at `m0` (`layout::hopper::tma_hgemm::decode_a_box_*`:
@@ -220,12 +222,21 @@ pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo
 /// range), CTA `rank` taking tile row `CLUSTER · tm2 + rank`; a CTA whose tile row lies past M
 /// (`⌈M/64⌉` odd) still loads and multicasts its share of the weights and stores nothing.
 ///
+/// With `TMA_C` (d7) the ring has `D7_STAGES` stages and two 8 KiB staging boxes after it, and a tile
+/// that needs no split and whose activation box starts at its own first row is written through them:
+/// `stmatrix.trans` into the box (`tma_store::stage_c_box_trans`), then one TMA store per consumer
+/// warpgroup (`tma_store::store_tile`; the TMA clips rows ≥ M and columns ≥ N). Other tiles store as
+/// d3 does (a shifted box's first rows belong to the previous tile: a box store would write them too).
+///
 /// # Safety
-/// As [`hgemm_decode_v3`]; with `CLUSTER = 2` (d6) a cluster launch of 2 CTAs along x.
+/// As [`hgemm_decode_v3`]; with `CLUSTER = 2` (d6) a cluster launch of 2 CTAs along x; with `TMA_C`,
+/// `tmap_c` describes C (M×N of the element type, box 64 × 64, `SWIZZLE_128B`) and the launch provides
+/// `D7_DYN_SMEM` bytes (`tmap_c` is not read otherwise).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32,
-                                                           count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
+pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32, const TMA_C: bool>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+                                                                              g_c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32,
+                                                                              splits: u32) {
     // SAFETY: the main loop as h7 (both roles walk the same units and K tiles, so their ring indices
     // agree; every stage use is released once per consumer warp). Epilogue: every C address is checked
     // (row < m, col < n); every workspace address is inside the padded workspace (col < 128·tiles_n,
@@ -241,9 +252,11 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32>(tmap_a: *const Tensor
     unsafe {
         warp_specialized! {
             cluster: CLUSTER;
-            ring: let (ring, s_flag) = (STAGES, STAGE_BYTES, 16);
+            ring: let (ring, s_extra) = (if TMA_C { D7_STAGES } else { STAGES }, STAGE_BYTES, if TMA_C { D7_STAGING_BYTES + 16 } else { 16 });
             thread: tid, warpgroup: wg;
             setup: {
+                // d7: the two staging boxes (1024-aligned: the ring's stages are), then the flag.
+                let s_flag = if TMA_C { s_extra + D7_STAGING_BYTES } else { s_extra };
                 let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
                 // Cluster tiles: CLUSTER tile rows each (d3: the tiles themselves).
                 let tiles_m2 = tiles_m.div_ceil(CLUSTER);
@@ -290,6 +303,9 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32>(tmap_a: *const Tensor
                     if CLUSTER > 1 && tm >= tiles_m {
                         // A tile row past M (the cluster's second CTA, ⌈M/64⌉ odd): nothing to store,
                         // and no counter of its own (the whole consumer warpgroup pair skips together).
+                    } else if TMA_C && splits == 1 && a_row0 == row0 {
+                        let s_c = s_extra + mh * (D7_STAGING_BYTES / 2);
+                        store_tile::<1>(tmap_c, s_c, row0, col0, mh, tid % 128 == 0, || stage_c_box_trans::<E>(&r_acc, s_c, warp, lane));
                     } else if splits == 1 {
                         unroll2!(h => { unroll8!(q => {
                             let p = 8 * h + q;
@@ -327,6 +343,10 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32>(tmap_a: *const Tensor
                         sync_named(3, 256);
                     }
                     u += u_step;
+                }
+                if TMA_C && tid % 128 == 0 {
+                    // The TMA stores have finished before the CTA (and its staging boxes) goes away.
+                    cp_async_bulk_wait_group0();
                 }
             }
         }

@@ -12,7 +12,7 @@
 //! into both CTAs' stage** — `(64 + 64) · K · 2` bytes per CTA, 32 MiB at 1024³, what cuBLAS's
 //! 128×64 pairs read.
 //!
-//! Diff from d3 (its body, `decode::<E, 2>`; d3 is `decode::<E, 1>`):
+//! Diff from d3 (its body, `decode::<E, 2, false>`; d3 is `decode::<E, 1, false>`):
 //! * `.reqnctapercluster 2`; the CTAs of a cluster walk the same units of two-tile-high *cluster
 //!   tiles*, CTA `rank` taking tile row `2·tm2 + rank`; the grid is `2 · min(units, SMs / 2)`;
 //! * the producer's stage: `expect_tx` of the whole stage as before, its activation box as before,
@@ -42,7 +42,7 @@ use crate::prim::{cluster_dims, tma::TensorMap};
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v6(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
                                                   m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded (the proof is the shared body's, `decode_v3_tma_swapped::decode`).
-    unsafe { decode::<F16, 2>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
+    unsafe { decode::<F16, 2, false>(tmap_a, tmap_b, core::ptr::null(), g_c, ws, count, m, n, k, splits) }
 }
 
 /// [`hgemm_decode_v6`] on bf16.
@@ -53,7 +53,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v6(tmap_a: *const TensorMap, tmap
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v6_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
                                                        m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, 2>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
+    unsafe { decode::<Bf16, 2, false>(tmap_a, tmap_b, core::ptr::null(), g_c, ws, count, m, n, k, splits) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
