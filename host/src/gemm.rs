@@ -10,7 +10,7 @@
 //! **The choice** ([`choose`], documented at [`default_step`]) is a function of the shape and the GPU,
 //! tested on the CPU: on Hopper `d4` (whole-K 64×64 `wgmma` tiles) wherever its tiles fill 40–100% of
 //! the SMs; otherwise the decode ladder, `d2` at M ≤ 16 and `d2m64` up to `M =` [`DECODE_MAX_M`] (the
-//! bound there is the weights' bandwidth); then on Hopper `d3` (64×128 `wgmma` tiles) where h6's 128×256 tiles
+//! bound there is the weights' bandwidth); then on Hopper `d7` (d3's 64×128 `wgmma` tiles, C by TMA stores) where h6's 128×256 tiles
 //! would leave most SMs idle, `h8` (K split in a cluster) where that is estimated faster, else `h6`
 //! (TMA + `wgmma`, 128×256 tiles, persistent); without `sm_90a` the best `mma.sync` step (`v10`).
 //! [`GemmPlan::new`] takes an override (the suite's `--config`), refused with the reason when this
@@ -76,10 +76,13 @@ const fn up8(x: usize) -> usize {
 ///   (16×2048×8192) it had 70% against d2's 92%; with more tiles than SMs it runs a second wave.
 /// * M ≤ 16 otherwise: `d2` (97–114% at the 7B/70B shapes, whose tiles exceed the SMs).
 /// * 16 < M ≤ 64 otherwise: `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
-/// * M > 64 with few 128×256 tiles ([`d3_fits`]: fewer than half the SMs, and d3's 64×128 tiles need
-///   no split of K): `d3` — 256×4096² 93% (h8x3 76%), 512×4096² 74% (h6 58%), 1024³ 86% (h8x3 57%),
-///   256×4096×14336 111% (h8x3 93%), 128×14336×4096 96% (h6 89%). Where d3 would split K (128×4096²:
-///   79%) `h8` stays (86%).
+/// * M > 64 with few 128×256 tiles ([`d7_fits`]: fewer than half the SMs, and the 64×128 tiles need
+///   no split of K): `d7` (d3 with its C staged by `stmatrix.trans` and written by TMA stores;
+///   `results/2026-11-23-h100-session14/call2-d7`, d3 / d7 % cuBLAS in one run): 1024³ 79 / 97%,
+///   256×4096² 77 / 116%, 512×4096² 63 / 82%, 256×4096×14336 87 / 111%, 128×14336×4096 94 / 99%,
+///   128×8192² 95 / 100%, 192×4096² 78 / 99% (d3 was chosen here from session 9 to 13: 256×4096² 93%,
+///   512×4096² 74% against h6's 58%, 1024³ 86% against h8x3's 57%). Where the tiles would split K
+///   (128×4096²: 79%) `h8` stays (86%).
 /// * Otherwise `h8` (K split over a cluster of 2 … 8 CTAs) where `layout::hopper::tma_hgemm::h8_splits`
 ///   estimates it faster than h6 given how many clusters of each size the GPU holds at once
 ///   (`h8_resident`, from [`h8_resident`]), else `h6`. `h7` (split-K through global memory) is not
@@ -92,7 +95,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
         _ if !hopper => &steps::V10,
-        _ if d3_fits(s, sms) => if bf { &steps::D3_BF16 } else { &steps::D3 },
+        _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
         _ => h8.unwrap_or(if bf { &steps::H6_BF16 } else { &steps::H6 }),
     }
 }
@@ -106,10 +109,10 @@ pub fn d4_fits(s: Shape, sms: u32) -> bool {
     5 * tiles >= 2 * sms as u64 && tiles <= sms as u64
 }
 
-/// Whether d3 is the step above the decode range: h6's 128×256 tiles would fill fewer than half the
-/// SMs, and d3's 64×128 tiles are enough on their own (`persistent_splits` = 1: no partial tiles
+/// Whether d7 is the step above the decode range: h6's 128×256 tiles would fill fewer than half the
+/// SMs, and d7's (d3's) 64×128 tiles are enough on their own (`persistent_splits` = 1: no partial tiles
 /// through global memory).
-pub fn d3_fits(s: Shape, sms: u32) -> bool {
+pub fn d7_fits(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{BM, BN_WIDE, D3_COLS, D3_ROWS, persistent_splits};
     let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
     2 * h6_tiles < sms as u64 && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D3_ROWS, D3_COLS) == 1
@@ -311,20 +314,20 @@ mod tests {
         assert_eq!(choose(shape(16, 2048, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "32 d4 tiles: too few");
         assert_eq!(choose(shape(16, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "224 d4 tiles: two waves");
         assert_eq!(choose(shape(1, 4096, 14336), true, 132, R, None, Elem::Bf16).unwrap().label(), "d4-bf16");
-        // Above it: d3 where h6 fills under half the SMs and d3 needs no split; h8 where d3 would split.
+        // Above it: d7 where h6 fills under half the SMs and d7 needs no split; h8 where d7 would split.
         assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
         assert_eq!(choose(shape(128, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
-        assert_eq!(choose(shape(128, 8192, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "256 d4 tiles, 128 d3 tiles");
-        assert_eq!(choose(shape(192, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "192 d4 tiles");
-        assert_eq!(choose(shape(130, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "3 d3 tile rows: 96 tiles");
+        assert_eq!(choose(shape(128, 8192, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d4 tiles, 128 d7 tiles");
+        assert_eq!(choose(shape(192, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "192 d4 tiles");
+        assert_eq!(choose(shape(130, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "3 d7 tile rows: 96 tiles");
         assert_eq!(choose(shape(128, 2048, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "64 d4 tiles");
-        assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "128 d3 tiles");
-        assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d3");
-        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "256 d3 tiles, 64 h6 tiles");
-        assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "56 h6 tiles");
+        assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "128 d7 tiles");
+        assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
+        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d7 tiles, 64 h6 tiles");
+        assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "56 h6 tiles");
         assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "86 h6 tiles");
-        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d3", "32 h6 tiles, 128 d3 tiles");
-        assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::Bf16).unwrap().label(), "d3-bf16");
+        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "32 h6 tiles, 128 d7 tiles");
+        assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::Bf16).unwrap().label(), "d7-bf16");
         assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "128 tiles");
         assert_eq!(choose(shape(2048, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6", "256 tiles: no split");
         assert_eq!(choose(shape(256, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
@@ -333,10 +336,10 @@ mod tests {
         for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11)] {
             let c = choose(shape(m, n, k), true, 132, R, None, Elem::F16).unwrap();
             assert!(c.padded, "{m}x{n}x{k}");
-            // d3 where it fits; else few tiles and enough K: h8 splits K over a cluster; h6 otherwise.
+            // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h6 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d4_fits(padded, 132) { "d4+pad".into() } else if m <= 16 { "d2+pad".into() } else if d3_fits(padded, 132) { "d3+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() };
+            let want = if d4_fits(padded, 132) { "d4+pad".into() } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { "d7+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");

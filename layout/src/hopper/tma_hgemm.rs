@@ -248,6 +248,21 @@ pub const fn d7_stmatrix_row(warp: u32, lane: u32, jp: u32) -> (u32, u32) {
     (16 * jp + 8 * (q / 2) + i, 16 * warp + 8 * (q % 2))
 }
 
+/// The staging-box row of C row `r` (relative to the activation box's first row, `a_row0`) in d7's
+/// tile whose own rows start `shift = row0 − a_row0` rows lower (`decode_a_box_row0`: only the last
+/// tile of a ragged M ≥ 64 has `shift > 0`). The box is stored by the TMA at row `row0`, so box row `x`
+/// lands on C row `row0 + x`: rows are rotated up by `shift`, and the `shift` rows of the previous tile
+/// (`r < shift`) wrap to box rows `64 − shift ..`, whose C rows `a_row0 + 64 + …` lie past M and are
+/// clipped by the TMA store — nothing of the previous tile is written twice.
+///
+/// ```text
+/// C row (box of A):  a_row0 … row0−1 | row0 … a_row0+63 (= M−1)
+/// staging row:       64−shift … 63   | 0 … 63−shift          → TMA store at row0: rows ≥ M clipped
+/// ```
+pub const fn d7_staging_row(r: u32, shift: u32) -> u32 {
+    (r + 64 - shift) % 64
+}
+
 #[cfg(test)]
 mod d7_tests {
     use super::*;
@@ -293,6 +308,41 @@ mod d7_tests {
         }
         assert!(seen.iter().all(|row| row.iter().all(|&s| s)), "block not covered");
         assert_eq!(C_BOX.swizzle, TmaSwizzle::B128);
+    }
+
+    /// For every M up to 400 and every tile: the rotated staging rows are a permutation of 0..64; the
+    /// tile's own rows land where the store at `row0` puts them on their C row, and the previous
+    /// tile's rows land on C rows ≥ M (clipped). Rotating keeps each 8-row matrix in 8 distinct rows
+    /// mod 8, so the swizzled `stmatrix` stays conflict-free.
+    #[test]
+    fn shifted_tiles_rotate_into_the_clipped_rows() {
+        for m in 1..400u32 {
+            for tm in 0..m.div_ceil(D3_ROWS) {
+                let row0 = tm * D3_ROWS;
+                let a_row0 = decode_a_box_row0(m, row0);
+                let shift = row0 - a_row0;
+                let mut used = [false; 64];
+                for r in 0..64 {
+                    let x = d7_staging_row(r, shift);
+                    assert!(!used[x as usize]);
+                    used[x as usize] = true;
+                    let (c_row, lands) = (a_row0 + r, row0 + x);
+                    if c_row >= row0 {
+                        assert_eq!(lands, c_row, "m {m} tile {tm} r {r}");
+                    } else {
+                        assert!(lands >= m, "m {m} tile {tm} r {r}: previous tile's row {c_row} would be stored at {lands}");
+                    }
+                }
+                for jp in 0..4 {
+                    let tma = C_BOX;
+                    let addrs: [u32; 32] = core::array::from_fn(|l| {
+                        let (r, c) = d7_stmatrix_row(0, l as u32, jp);
+                        tma.smem_byte(d7_staging_row(r, shift), c)
+                    });
+                    assert_eq!(bank::lsu(&addrs, u32::MAX, 16, bank::Op::Store).unwrap().wavefronts, 4, "m {m} tile {tm} jp {jp}");
+                }
+            }
+        }
     }
 }
 

@@ -32,7 +32,7 @@
 //! for decode — 19.0 µs at 16×4096² (`ncu`; cuBLAS 15.6, d2 17.2), 70–76% of cuBLAS at M = 1–16 and
 //! 58–66% at 32–64 on 4096². Right above the decode range, where its 64×128 tiles need no split: 256×4096²
 //! 93%, 512×4096² 74%, 1024³ 86%, 256×4096×14336 111%, 128×14336×4096 96% — ahead of h6/h8 there, so the
-//! entry point chooses it (`gemm::d3_fits`).
+//! entry point chose it (`gemm::d7_fits`) until d7 (its C by TMA stores) replaced it.
 //!
 //! Then one `wgmma` group kept in flight (`wait_group 1`, as h4): predicted +10–15% at 1024³ (the MMAs
 //! of a stage overlapping the next stage's wait); measured no change (`call16-d3-wait1`: 1024³ 81.2%
@@ -223,10 +223,11 @@ pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo
 /// (`⌈M/64⌉` odd) still loads and multicasts its share of the weights and stores nothing.
 ///
 /// With `TMA_C` (d7) the ring has `D7_STAGES` stages and two 8 KiB staging boxes after it, and a tile
-/// that needs no split and whose activation box starts at its own first row is written through them:
-/// `stmatrix.trans` into the box (`tma_store::stage_c_box_trans`), then one TMA store per consumer
-/// warpgroup (`tma_store::store_tile`; the TMA clips rows ≥ M and columns ≥ N). Other tiles store as
-/// d3 does (a shifted box's first rows belong to the previous tile: a box store would write them too).
+/// that needs no split of K is written through them: `stmatrix.trans` into the box
+/// (`tma_store::stage_c_box_trans`; a shifted activation box's rows rotated so that the previous
+/// tile's rows fall past M, `layout::hopper::tma_hgemm::d7_staging_row`), then one TMA store per
+/// consumer warpgroup at the tile's first row (`tma_store::store_tile`; the TMA clips rows ≥ M and
+/// columns ≥ N). Split-K tiles store as d3 does.
 ///
 /// # Safety
 /// As [`hgemm_decode_v3`]; with `CLUSTER = 2` (d6) a cluster launch of 2 CTAs along x; with `TMA_C`,
@@ -303,9 +304,11 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32, const TMA_C: bool>(tm
                     if CLUSTER > 1 && tm >= tiles_m {
                         // A tile row past M (the cluster's second CTA, ⌈M/64⌉ odd): nothing to store,
                         // and no counter of its own (the whole consumer warpgroup pair skips together).
-                    } else if TMA_C && splits == 1 && a_row0 == row0 {
+                    } else if TMA_C && splits == 1 {
+                        // Rows rotated by the box's shift so the store at row0 writes only this tile's
+                        // rows (`d7_staging_row`).
                         let s_c = s_extra + mh * (D7_STAGING_BYTES / 2);
-                        store_tile::<1>(tmap_c, s_c, row0, col0, mh, tid % 128 == 0, || stage_c_box_trans::<E>(&r_acc, s_c, warp, lane));
+                        store_tile::<1>(tmap_c, s_c, row0, col0, mh, tid % 128 == 0, || stage_c_box_trans::<E>(&r_acc, s_c, warp, lane, row0 - a_row0));
                     } else if splits == 1 {
                         unroll2!(h => { unroll8!(q => {
                             let p = 8 * h + q;

@@ -19,12 +19,23 @@
 //!   (`d7_stmatrix_row`, conflict-free; CPU test in the layout crate) — then one thread per warpgroup
 //!   stores the box with `cp.async.bulk.tensor` (h6's `store_tile`: the TMA clips rows ≥ M, columns ≥
 //!   N); the staging box is rewritten only after the previous store has read it;
-//! * tiles whose activation box is shifted up (the last tile of a ragged M ≥ 64) and split-K tiles
-//!   store as d3 does.
+//! * the last tile of a ragged M ≥ 64, whose activation box starts `shift` rows above the tile, stages
+//!   its rows rotated up by `shift` (`d7_staging_row`): the previous tile's rows wrap to box rows whose
+//!   C rows lie past M, which the TMA clips, so nothing is written twice;
+//! * split-K tiles (the entry point never gives d7 a shape that splits) store as d3 does.
 //!
 //! Prediction (before running): the epilogue from ~2 000 to ~200 LSU cycles per CTA, ~1 µs less at
 //! 1024³: **1.08–1.12× d3 at 1000³ / 1024³** (≈ 88–90% of cuBLAS), 1.01–1.04× at the K = 4096 shapes
 //! (the epilogue is a smaller share there; one stage fewer in flight costs little at M ≥ 128).
+//!
+//! Measured (H100, `results/2026-11-23-h100-session14/call2-d7`, interleaved with d3 in 8 rounds):
+//! **1.20× at 1024³ (96.9% of cuBLAS; `ncu` 7.9 µs against cuBLAS 7.5), 1.29–1.32× at 256 / 512 ×
+//! 4096² and 256×4096×14336 (116%, 82%, 111% of cuBLAS), 1.06–1.07× at 128×14336×4096 and
+//! 128×8192² (99–100%)** — far more than predicted at K = 4096, where the epilogue is a smaller share
+//! of the time: the 16-bit stores cost more than the LSU cycles I counted, and why is not established
+//! (not profiled at those shapes).
+//! 1000³ only 1.04×: that first version still stored the shifted last tile row with d3's 16-bit stores,
+//! and the CTAs holding it finished last. The rotation above was added for it (measured below).
 use super::decode_v3_tma_swapped::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
