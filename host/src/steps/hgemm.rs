@@ -291,6 +291,18 @@ pub const D7: Step = GemmStep {
         "d3 with C staged by stmatrix.trans into swizzled 64x64 boxes and written by TMA stores")
 };
 
+/// Decode-ladder d8: d7 in clusters of 2 sharing the weight boxes by TMA multicast (d6's change on d7,
+/// `hgemm/steps/decode_v8_multicast_tma_store.rs`).
+pub const D8: Step = GemmStep {
+    grid: Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D3_COLS, cluster: 2 },
+    ..tma("hgemm_decode_v8", "d8", 384, tma_hgemm::D7_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitKC,
+        PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "multicast::cluster",
+                          "mbarrier.arrive.shared::cluster.b64", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "barrier.cluster.wait.acquire"],
+                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "arrive.release.cluster"], count: &[], at_least: &[] },
+        "d7 in clusters of 2 (vertically adjacent tiles) sharing the weight boxes by TMA multicast")
+};
+
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
 /// 8-byte partial stores; no global workspace or counters, no `trap`.
@@ -372,11 +384,14 @@ pub const D5_BF16: Step = bf16(D5, "hgemm_decode_v5_bf16", "d5-bf16", PtxCheck::
 pub const D3_BF16: Step = bf16(D3, "hgemm_decode_v3_bf16", "d3-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d7 on bf16.
 pub const D7_BF16: Step = bf16(D7, "hgemm_decode_v7_bf16", "d7-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d8 on bf16.
+pub const D8_BF16: Step = bf16(D8, "hgemm_decode_v8_bf16", "d8-bf16",
+                               PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 /// d6 on bf16.
 pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16];
