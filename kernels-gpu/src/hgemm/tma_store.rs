@@ -47,18 +47,20 @@ pub(crate) unsafe fn stage_c_box<E: Elem16>(acc: &[f32; 32], s_box: u32, warp: u
 /// (`layout::hopper::tma_hgemm::d7_stmatrix_row`: call `jp` stores elements `8·jp .. 8·jp + 8`, each
 /// 8×8 matrix's columns becoming 16-byte rows of C; conflict-free in the `SWIZZLE_128B` box).
 ///
-/// C rows are rotated up by `shift` (`d7_staging_row`: the last tile of a ragged M, whose activation
-/// box starts `shift` rows above the tile; 0 otherwise).
+/// C rows are rotated up by `row_shift` and columns left by `col_shift` (`d7_staging_row`: the last
+/// tile of a ragged M, whose activation box starts `row_shift` rows above the tile, and a weight box
+/// moved left to end at N, `col_shift` columns before the warpgroup's own; 0 otherwise).
 ///
 /// # Safety
-/// sm_90; the warp's 32 lanes converged; `s_box` as [`stage_c_box`]; `shift < 64`.
+/// sm_90; the warp's 32 lanes converged; `s_box` as [`stage_c_box`]; both shifts `< 64`, `col_shift`
+/// a multiple of 8 (the 16-byte rows stay whole).
 #[cfg(lab_sm90)]
 #[inline(always)]
-pub(crate) unsafe fn stage_c_box_trans<E: Elem16>(acc: &[f32; 32], s_box: u32, warp: u32, lane: u32, shift: u32) {
+pub(crate) unsafe fn stage_c_box_trans<E: Elem16>(acc: &[f32; 32], s_box: u32, warp: u32, lane: u32, row_shift: u32, col_shift: u32) {
     use layout::hopper::tma_hgemm::{d7_staging_row, d7_stmatrix_row};
     for jp in 0..4u32 {
         let (r, c) = d7_stmatrix_row(warp, lane, jp);
-        let r = d7_staging_row(r, shift);
+        let (r, c) = (d7_staging_row(r, row_shift), d7_staging_row(c, col_shift));
         let e = (8 * jp) as usize;
         let v = [E::pack(acc[e], acc[e + 1]), E::pack(acc[e + 2], acc[e + 3]), E::pack(acc[e + 4], acc[e + 5]), E::pack(acc[e + 6], acc[e + 7])];
         // SAFETY: r < 64 and c ≤ 56 (a multiple of 8): a 16-byte aligned row of the 8 KiB box (caller:

@@ -263,6 +263,24 @@ pub const fn d7_staging_row(r: u32, shift: u32) -> u32 {
     (r + 64 - shift) % 64
 }
 
+/// The first column of the weight box d7 loads for the 64 C columns starting at `col0` (a warpgroup's
+/// half of a tile): `col0` itself, except where that box would reach past N (N ≥ 64), where it is
+/// moved left to end at column N — as [`decode_a_box_row0`] does for the activation rows, because
+/// the TMA's zero fill of a box reaching past the matrix was measured slow (N = 1000: 84% of cuBLAS,
+/// M = 1000 or K = 1000 alone: 103% / 109%; `results/2026-11-23-h100-session14/call4-d8-ragged`). The
+/// accumulator then holds C columns `start ..`; the epilogue rotates them by `col0 − start`
+/// ([`d7_staging_row`] applied to columns: a multiple of 8, N and `col0` being multiples of 8), so the
+/// store at `col0` writes this box's own columns and the overlap wraps past N, clipped.
+///
+/// ```text
+/// N = 1000, tile columns 896..1023:   box 0 at 896 (in bounds)   box 1 at 936 = N − 64 (not 960)
+/// accumulator of box 1: C cols 936 … 999;  staged rotated by 24: 960 … 999 at 0 … 39, 936 … 959 at 40 … 63
+/// TMA store at 960: staged 0 … 39 → cols 960 … 999; staged 40 … 63 → cols 1000 … 1023 ≥ N, clipped
+/// ```
+pub const fn d7_weight_box_col(n: u32, col0: u32) -> u32 {
+    if n >= 64 && col0 + 64 > n { n - 64 } else { col0 }
+}
+
 #[cfg(test)]
 mod d7_tests {
     use super::*;
@@ -308,6 +326,31 @@ mod d7_tests {
         }
         assert!(seen.iter().all(|row| row.iter().all(|&s| s)), "block not covered");
         assert_eq!(C_BOX.swizzle, TmaSwizzle::B128);
+    }
+
+    /// For every N (a multiple of 8) up to 1200 and every 64-column half: the weight box is inside the
+    /// matrix (N ≥ 64), starts at or before its columns, and after the rotation every accumulator
+    /// column lands on its own C column or past N.
+    #[test]
+    fn weight_boxes_stay_in_bounds_and_rotate_into_the_clipped_columns() {
+        for n in (8..1200u32).step_by(8) {
+            for col0 in (0..n.div_ceil(D3_COLS) * D3_COLS).step_by(64) {
+                let start = d7_weight_box_col(n, col0);
+                assert!(start <= col0 && (n < 64 || start + 64 <= n), "n {n} col0 {col0}: box at {start}");
+                let shift = (col0 - start) & 63;
+                assert_eq!(shift % 8, 0);
+                for fr in 0..64 {
+                    let lands = col0 + d7_staging_row(fr, shift);
+                    let own = start + fr;
+                    if own >= col0 && col0 < n && shift == col0 - start {
+                        assert_eq!(lands, own, "n {n} col0 {col0} fr {fr}");
+                    } else {
+                        assert!(lands >= n, "n {n} col0 {col0} fr {fr}: column {own} would be stored at {lands}");
+                    }
+                }
+            }
+        }
+        assert_eq!((d7_weight_box_col(1000, 896), d7_weight_box_col(1000, 960), d7_weight_box_col(4096, 4032), d7_weight_box_col(40, 0)), (896, 936, 4032, 0));
     }
 
     /// For every M up to 400 and every tile: the rotated staging rows are a permutation of 0..64; the

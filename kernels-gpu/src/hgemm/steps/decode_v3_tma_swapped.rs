@@ -54,7 +54,7 @@ use crate::prim::{
 use layout::fragment::WgmmaAcc;
 use layout::hopper::WgmmaDesc;
 use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, decode_a_box_row0, decode_a_box_rows, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES,
-                                D7_STAGES, D7_STAGING_BYTES};
+                                D7_STAGES, D7_STAGING_BYTES, d7_weight_box_col};
 
 /// Bytes of the activation box at the start of a stage.
 pub(super) const A_BYTES: u32 = ROWS * BK * 2;
@@ -118,25 +118,34 @@ pub(super) unsafe fn issue_stage<const BOXES: u32>(s_stage: u32, bar: u32, tmap_
 /// d3's stage loads in a cluster of `CLUSTER` CTAs (1 or 2) whose tiles share their columns: as
 /// [`issue_stage`]`::<2>` for `CLUSTER = 1`; for 2, this CTA loads its own activation box and weight box
 /// `rank` only, multicast into both CTAs' stage (the peer loads the other box into this stage and
-/// signals this `bar`). Either way `bar` expects the whole stage's bytes.
+/// signals this `bar`). Either way `bar` expects the whole stage's bytes. With `CLAMP_N` (d7, d8) a
+/// weight box that would reach past N starts at N − 64 instead
+/// (`layout::hopper::tma_hgemm::d7_weight_box_col`).
 ///
 /// # Safety
 /// As [`issue_stage`]; with `CLUSTER = 2` a cluster launch of 2 CTAs whose stage at `s_stage` is free and
 /// whose `bar` expects the stage in both (the consumers of both released it).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn issue_stage_cluster<const CLUSTER: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32,
-                                                             m0: u32, n0: u32, kt: u32, rank: u32) {
+pub(super) unsafe fn issue_stage_cluster<const CLUSTER: u32, const CLAMP_N: bool>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                                                                  m: u32, n: u32, m0: u32, n0: u32, kt: u32, rank: u32) {
     const { assert!(CLUSTER == 1 || CLUSTER == 2, "d3's two weight boxes are shared by at most 2 CTAs") };
     // SAFETY: forwarded to the caller.
     unsafe {
-        if CLUSTER == 1 {
+        if CLUSTER == 1 && !CLAMP_N {
             issue_stage::<2>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt);
         } else {
             let k0 = (kt * BK) as i32;
             crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_a_box_rows(m) * BK * 2 + 2 * B_BOX_BYTES);
             cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_a_box_row0(m, m0) as i32, bar);
-            cp_async_bulk_tensor_2d_g2s_multicast(s_stage + A_BYTES + rank * B_BOX_BYTES, tmap_b, (n0 + 64 * rank) as i32, k0, bar, 0b11);
+            for nb in 0..2 {
+                let col = if CLAMP_N { d7_weight_box_col(n, n0 + 64 * nb) } else { n0 + 64 * nb };
+                if CLUSTER == 1 {
+                    cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + nb * B_BOX_BYTES, tmap_b, col as i32, k0, bar);
+                } else if nb == rank {
+                    cp_async_bulk_tensor_2d_g2s_multicast(s_stage + A_BYTES + nb * B_BOX_BYTES, tmap_b, col as i32, k0, bar, 0b11);
+                }
+            }
         }
     }
 }
@@ -280,7 +289,7 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32, const TMA_C: bool>(tm
                     while kt < kt1 {
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        issue_stage_cluster::<CLUSTER>(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt, rank);
+                        issue_stage_cluster::<CLUSTER, TMA_C>(s_stage, full, tmap_a, tmap_b, m, n, tm * ROWS, tn * COLS, kt, rank);
                         it += 1;
                         kt += 1;
                     }
@@ -298,17 +307,22 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32, const TMA_C: bool>(tm
                     let (tm2, tn, split, kt0, kt1) = unit(u, tiles, tiles_m2, tiles_n, kts, k_tiles);
                     let tm = CLUSTER * tm2 + rank;
                     // Accumulator column r is row a_row0 + r of C; the tile's own rows start at row0.
+                    // Accumulator row c is column colb + c; the warpgroup's own columns start at col0
+                    // (d7, d8: a weight box moved left to end at N overlaps the columns before col0).
                     let (row0, a_row0, col0) = (tm * ROWS, decode_a_box_row0(m, tm * ROWS), tn * COLS + 64 * mh);
+                    let colb = if TMA_C { d7_weight_box_col(n, col0) } else { col0 };
                     let r_acc = consume::<E, CLUSTER>(ring, &mut it, kt1 - kt0, mh);
                     // Each of the 16 pairs with a constant index (unrolled), so r_acc stays in registers.
                     if CLUSTER > 1 && tm >= tiles_m {
                         // A tile row past M (the cluster's second CTA, ⌈M/64⌉ odd): nothing to store,
                         // and no counter of its own (the whole consumer warpgroup pair skips together).
                     } else if TMA_C && splits == 1 {
-                        // Rows rotated by the box's shift so the store at row0 writes only this tile's
-                        // rows (`d7_staging_row`).
+                        // Rows and columns rotated by the boxes' shifts so the store at (col0, row0)
+                        // writes only this tile's own elements (`d7_staging_row`).
                         let s_c = s_extra + mh * (D7_STAGING_BYTES / 2);
-                        store_tile::<1>(tmap_c, s_c, row0, col0, mh, tid % 128 == 0, || stage_c_box_trans::<E>(&r_acc, s_c, warp, lane, row0 - a_row0));
+                        store_tile::<1>(tmap_c, s_c, row0, col0, mh, tid % 128 == 0, || {
+                            stage_c_box_trans::<E>(&r_acc, s_c, warp, lane, row0 - a_row0, (col0 - colb) & 63)
+                        });
                     } else if splits == 1 {
                         unroll2!(h => { unroll8!(q => {
                             let p = 8 * h + q;
@@ -320,19 +334,20 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32, const TMA_C: bool>(tm
                         unroll2!(h => { unroll8!(q => {
                             let p = 8 * h + q;
                             let (c, r) = place(warp, lane, p);
-                            if a_row0 + r < m {
+                            if a_row0 + r < m && colb + c >= col0 {
                                 let bits = (r_acc[2 * p as usize].to_bits() as u64) | (r_acc[2 * p as usize + 1].to_bits() as u64) << 32;
-                                // Slot row0 + r (the tile's own 64 slots, by accumulator column): inside the
-                                // padded slice; r even and m_pad even: 8-byte aligned.
-                                *(slice.add((col0 + c) as usize * col_stride + (row0 + r) as usize) as *mut u64) = bits;
+                                // Slot row0 + r (the tile's own 64 slots, by accumulator column) of column
+                                // colb + c (≥ col0: the warpgroup's own): inside the padded slice; r even and
+                                // m_pad even: 8-byte aligned.
+                                *(slice.add((colb + c) as usize * col_stride + (row0 + r) as usize) as *mut u64) = bits;
                             }
                         })});
                         let counter = count.add((tm * tiles_n + tn) as usize);
                         if last_split(counter, splits, s_flag, tid, 128) {
                             unroll2!(h => { unroll8!(q => {
                                 let (c, r) = place(warp, lane, 8 * h + q);
-                                let (row, col) = (a_row0 + r, col0 + c);
-                                if row < m && row + 1 >= row0 && col < n {
+                                let (row, col) = (a_row0 + r, colb + c);
+                                if row < m && row + 1 >= row0 && col < n && col >= col0 {
                                     let (x, y) = sum_splits(ws, splits, slice_len, col as usize * col_stride + (row0 + r) as usize);
                                     store_pair::<E>(g_c, m, n, row0, row, col, x, y);
                                 }

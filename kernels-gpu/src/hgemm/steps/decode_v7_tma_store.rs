@@ -22,7 +22,11 @@
 //! * the last tile of a ragged M ≥ 64, whose activation box starts `shift` rows above the tile, stages
 //!   its rows rotated up by `shift` (`d7_staging_row`): the previous tile's rows wrap to box rows whose
 //!   C rows lie past M, which the TMA clips, so nothing is written twice;
-//! * split-K tiles (the entry point never gives d7 a shape that splits) store as d3 does.
+//! * a weight box that would reach past N starts at N − 64 instead (`d7_weight_box_col`, the same move
+//!   as the activation box's), and the epilogue rotates the columns as it rotates the rows: the
+//!   overlap with the columns before the warpgroup's own wraps past N, clipped;
+//! * split-K tiles (the entry point never gives d7 a shape that splits) store as d3 does, skipping
+//!   the overlapped columns.
 //!
 //! Prediction (before running): the epilogue from ~2 000 to ~200 LSU cycles per CTA, ~1 µs less at
 //! 1024³: **1.08–1.12× d3 at 1000³ / 1024³** (≈ 88–90% of cuBLAS), 1.01–1.04× at the K = 4096 shapes
@@ -34,8 +38,13 @@
 //! 128×8192² (99–100%)** — far more than predicted at K = 4096, where the epilogue is a smaller share
 //! of the time: the 16-bit stores cost more than the LSU cycles I counted, and why is not established
 //! (not profiled at those shapes).
-//! 1000³ only 1.04×: that first version still stored the shifted last tile row with d3's 16-bit stores,
-//! and the CTAs holding it finished last. The rotation above was added for it (measured below).
+//! 1000³ only 1.04×: that first version still stored the shifted last tile row with d3's 16-bit stores.
+//! With the rows rotated instead (`call3-d7-sweep`) 1000³ stayed at 81% (1.055× d3): not the cause.
+//! `call4-d8-ragged` isolated it — d7 at 1000×1024², 1024×1024×1000, 1024×1000×1024: 103%, 109%,
+//! **84%** of cuBLAS. Only a ragged N costs: the last column tile's second weight box reached 24
+//! columns past N in every stage, zero-filled by the TMA, the same slow path as the activation box's
+//! (session 9). Hence the moved weight box. Predicted: 1000³ and 1024×1000×1024 from 81–84% to
+//! **95–100%** of cuBLAS (1024³'s 97–98%).
 use super::decode_v3_tma_swapped::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
