@@ -44,12 +44,19 @@
 //! | h7 | `steps/tma_v7_split_k.rs` | h5 with split-K over (tile, split) units when the tiles are fewer than the SMs (`h7-bf16`) |
 //! | h8 | `steps/tma_v8_cluster_split_k.rs` | K split over the CTAs of a cluster (2 … 8), partials summed through distributed shared memory (`h8x2` … `h8x8`, `-bf16`) |
 //!
-//! **Decode ladder** (issue 15): small M, bound by reading the weights; split-K `mma.sync`, one launch.
+//! **Decode ladder** (issue 15): small M, bound by reading the weights (d1–d2 `mma.sync`, d3–d8 sm_90a
+//! TMA + `wgmma`); d7 also takes the prefill shapes just above it.
 //!
 //! | step | file | idea |
 //! |------|------|------|
 //! | d1 | `steps/decode_v1_split_k.rs` | 16×64 tiles, K split to fill the SMs, `red.add` of the splits, last block converts |
 //! | d2 | `steps/decode_v2_warp_columns.rs` | warps own columns, splits' partials stored and summed by the last block (`d2m64`, `d2m128`: 64/128-row tiles; `-bf16` twins) |
+//! | d3 | `steps/decode_v3_tma_swapped.rs` | Hopper: `Cᵀ = Bᵀ·Aᵀ` (weights as `wgmma`'s MN-major A), 64×128 tiles, TMA ring, persistent split-K |
+//! | d4 | `steps/decode_v4_whole_k.rs` | d3 without split-K: whole-K 64×64 tiles, consumer warpgroups on alternate stages |
+//! | d5 | `steps/decode_v5_cluster_k.rs` | d4 with K split over a cluster of 2, summed through distributed shared memory |
+//! | d6 | `steps/decode_v6_multicast.rs` | d3 in clusters of 2 sharing the weight boxes by TMA multicast |
+//! | d7 | `steps/decode_v7_tma_store.rs` | d3 with C staged by `stmatrix.trans` and written by TMA stores |
+//! | d8 | `steps/decode_v8_multicast_tma_store.rs` | d7 in clusters of 2 sharing the weight boxes |
 //!
 //! Shared machinery:
 //!

@@ -28,6 +28,12 @@
 //! below the rate the L2 already delivers elsewhere, so it is at most partly L2-bound. Predicted:
 //! **1.05–1.15× d3 at 1000³ / 1024³** (the first stages' latency is shared, the rest as d3), **≈ 1.0×
 //! at 256×4096²** and the other K = 4096 shapes (tensor-bound there: d3 at 93–98% of cuBLAS).
+//!
+//! Measured (H100, `results/2026-11-23-h100-session14/call1-d6`, interleaved with d3 in 8 rounds):
+//! **0.87× at 1024³**, 1.04× at 1000³, 1.04–1.05× at 256 / 512 × 4096², 1.10–1.13× at
+//! 256×4096×14336, 0.97–0.99× at 128×14336×4096 and 128×8192². `ncu` at 1024³: the L2 at 30% of its
+//! peak in d3, d6 and cuBLAS alike — d3 was not L2-bound, and d6 moved *more* L2 bytes (45 against 36
+//! MB). What separated d3 from cuBLAS was its epilogue (d7). Not chosen.
 use super::decode_v3_tma_swapped::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;

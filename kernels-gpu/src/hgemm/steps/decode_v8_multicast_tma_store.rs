@@ -15,6 +15,12 @@
 //!
 //! Prediction (before running): where d6 gained over d3 it gains over d7 by as much or more
 //! (**1.04–1.12×** at 256×4096², 256×4096×14336, 512×4096²); where d6 lost (1024³, M = 128) **0.9–1.0×**.
+//!
+//! Measured (H100, `results/2026-11-23-h100-session14/call4-d8-ragged`, interleaved with d7 in 8
+//! rounds): **slower everywhere but 1000³** — 0.82× at 1024³, 0.84× at 512×4096², 0.87–0.88× at
+//! 256×4096² and 192×4096², 0.90× at 256×4096×14336, 0.98× at 128×14336×4096, 1.05× at 1000³. The
+//! pair's consumers release each stage in both CTAs, so the slower CTA paces both; with nothing left
+//! to save in L2 bandwidth that coupling is all that remains. Kept as a measured negative; not chosen.
 use super::decode_v3_tma_swapped::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
