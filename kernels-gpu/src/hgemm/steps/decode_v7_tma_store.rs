@@ -44,7 +44,11 @@
 //! **84%** of cuBLAS. Only a ragged N costs: the last column tile's second weight box reached 24
 //! columns past N in every stage, zero-filled by the TMA, the same slow path as the activation box's
 //! (session 9). Hence the moved weight box. Predicted: 1000³ and 1024×1000×1024 from 81–84% to
-//! **95–100%** of cuBLAS (1024³'s 97–98%).
+//! **95–100%** of cuBLAS (1024³'s 97–98%). Measured (`call5-n-clamp-sweep`): 84 → 88% and 81 → 84–87%,
+//! part of it. The rest is the weights' row pitch (`call7-row-pitch`, M = K = 1024): with a pitch that
+//! is a multiple of 128 bytes a ragged last tile costs nothing (N = 960: 8.1 µs, as N = 1024), with
+//! 64-, 32- or 16-byte alignment (N = 992, 1008, 1000) the TMA reads 1.5–2.1× the L2 sectors and d7
+//! takes 9.1–10.5 µs; cuBLAS loses the same way.
 use super::decode_v3_tma_swapped::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
