@@ -35,7 +35,7 @@ pub enum Grid {
         rule: SplitRule,
     },
     /// One block per SM (at most one per unit) walking (tile, split of K) units of `rows × cols` tiles
-    /// (`layout::hopper::tma_hgemm::persistent_splits`): a 1-D grid. With `cluster > 1` (d6) the blocks
+    /// (`layout::hopper::tma_hgemm::persistent_splits`): a 1-D grid. With `cluster > 1` (d6, d8) the blocks
     /// form clusters of that many along x, and a unit is a *cluster tile* of `cluster` vertically
     /// adjacent tiles: grid `cluster · min(⌈tiles_m / cluster⌉ · tiles_n · splits, ⌊SMs / cluster⌋)`.
     PersistentSplitK {
