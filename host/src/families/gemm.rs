@@ -67,7 +67,10 @@ impl Shape {
             Grid::Tiles { .. } => (tiles_n, tiles_m),
             Grid::TilesSplitK { .. } => (tiles_n, tiles_m * step.split_k(self.m as u32, self.n as u32, self.k as u32, sms, 1).0),
             Grid::SplitK { .. } => (tiles_n, tiles_m * step.split_k(self.m as u32, self.n as u32, self.k as u32, sms, crate::runtime::tuning::decode_blocks_per_sm()).0),
-            Grid::Persistent { .. } => ((tiles_n * tiles_m).min(sms.max(1)), 1),
+            Grid::Persistent { cluster, .. } => {
+                let cluster = cluster.max(1);
+                (cluster * (tiles_n * tiles_m.div_ceil(cluster)).min((sms / cluster).max(1)), 1)
+            }
             Grid::ClusterSplitK { cluster, .. } => {
                 let ctas = tiles_n as u64 * tiles_m as u64 * cluster as u64;
                 if ctas > i32::MAX as u64 {
@@ -613,6 +616,11 @@ mod tests {
         assert_eq!(s.grid(&hgemm::H4, 132).unwrap(), (4, 8));
         assert_eq!(s.grid(&hgemm::H6, 132).unwrap(), (32, 1), "persistent: one block per tile when tiles < SMs");
         assert_eq!(Shape::new(8192, 8192, 64).unwrap().grid(&hgemm::H6, 132).unwrap(), (132, 1));
+        // h9: clusters of 2 on tile groups of 2 rows; 1000³ has 8 × 4 tiles = 16 groups; 1100 rows are
+        // 9 tile rows = 5 groups (the last CTA's row past M); a GPU of 133 SMs still gets whole clusters.
+        assert_eq!(s.grid(&hgemm::H9, 132).unwrap(), (32, 1));
+        assert_eq!(Shape::new(1100, 1000, 64).unwrap().grid(&hgemm::H9S4, 132).unwrap(), (40, 1));
+        assert_eq!(Shape::new(8192, 8192, 64).unwrap().grid(&hgemm::H9, 133).unwrap(), (132, 1));
         assert!(Shape::new(1 << 20, 8, 8).unwrap().grid(&sgemm::V0, 132).unwrap_err().to_string().contains("65535"));
         assert!(Shape::new(8, 12, 8).unwrap().check_step(&hgemm::V2).unwrap_err().to_string()
             .contains("hgemm_block_v2 loads 16-byte rows of f16: K and N must be multiples of 8 (got 8x12x8)"));

@@ -56,12 +56,16 @@ pub enum Grid {
         /// CTAs per cluster = splits of K (the kernel's `.reqnctapercluster`).
         cluster: u32,
     },
-    /// One block per SM (at most one per tile) walking `rows × cols` tiles: a 1-D grid.
+    /// One block per SM (at most one per tile) walking `rows × cols` tiles: a 1-D grid. With
+    /// `cluster > 1` (h9) the blocks form clusters of that many along x, each walking groups of
+    /// `cluster` vertically adjacent tiles: grid `cluster · min(⌈tiles_m / cluster⌉ · tiles_n, ⌊SMs / cluster⌋)`.
     Persistent {
         /// Rows of C per tile.
         rows: u32,
         /// Columns of C per tile.
         cols: u32,
+        /// CTAs per cluster (the kernel's `.reqnctapercluster`; 1: no clusters).
+        cluster: u32,
     },
 }
 
@@ -69,7 +73,7 @@ impl Grid {
     /// The C tile one block (or one persistent iteration) computes.
     pub const fn tile(self) -> (u32, u32) {
         match self {
-            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::TilesSplitK { rows, cols, .. } | Grid::Persistent { rows, cols }
+            Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::TilesSplitK { rows, cols, .. } | Grid::Persistent { rows, cols, .. }
             | Grid::PersistentSplitK { rows, cols, .. } | Grid::ClusterSplitK { rows, cols, .. } => (rows, cols),
         }
     }

@@ -172,7 +172,7 @@ pub const V9H: Step = {
 const TMA_LACKS: &[&str] = &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap"];
 const TMA_TILE: Grid = Grid::Tiles { rows: tma_hgemm::BM, cols: tma_hgemm::BN };
 const TMA_WIDE: Grid = Grid::Tiles { rows: tma_hgemm::BM, cols: tma_hgemm::BN_WIDE };
-const TMA_PERSISTENT: Grid = Grid::Persistent { rows: tma_hgemm::BM, cols: tma_hgemm::BN_WIDE };
+const TMA_PERSISTENT: Grid = Grid::Persistent { rows: tma_hgemm::BM, cols: tma_hgemm::BN_WIDE, cluster: 1 };
 
 pub const H1: Step = tma("hgemm_tma_v1", "h1", 128, 0, TMA_TILE, Args::TmaAB,
     PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"], lacks: TMA_LACKS, count: &[], at_least: &[] },
@@ -190,11 +190,36 @@ pub const H4: Step = tma("hgemm_tma_v4", "h4", 384, tma_hgemm::H4_DYN_SMEM, TMA_
 pub const H5: Step = tma("hgemm_tma_v5", "h5", 384, tma_hgemm::H5_DYN_SMEM, TMA_PERSISTENT, Args::TmaAB,
     PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"], lacks: TMA_LACKS, count: &[], at_least: &[] },
     "h4 persistent: one CTA per SM over grouped tiles, the ring running on across tiles");
+/// What the TMA-store epilogue of h6 (and h6s4, h9, h9s4) puts in the PTX, and what it removes.
+macro_rules! h6_has {
+    ($($more:literal),*) => {
+        &["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read 0",
+          "cp.async.bulk.wait_group 0", "fence.proxy.async.shared::cta", ", 128;", "bar.sync", "st.shared" $(, $more)*]
+    };
+}
+const H6_LACKS: &[&str] = &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global", "arrive.release.cluster"];
 pub const H6: Step = tma("hgemm_tma_v6", "h6", 384, tma_hgemm::H6_DYN_SMEM, TMA_PERSISTENT, Args::TmaABC,
-    PtxCheck { has: &["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read 0",
-                      "cp.async.bulk.wait_group 0", "fence.proxy.async.shared::cta", ", 128;", "bar.sync", "st.shared"],
-               lacks: &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global"], count: &[], at_least: &[] },
+    PtxCheck { has: h6_has!(), lacks: H6_LACKS, count: &[], at_least: &[] },
     "h5 with a TMA-store epilogue (swizzled shared C tiles, 3 stages)");
+/// h6 with 4 stages, its C staged and stored half a consumer tile at a time: the control for h9s4's
+/// fourth stage (`hgemm/steps/tma_v6_tma_store.rs`).
+pub const H6S4: Step = tma("hgemm_tma_v6_s4", "h6s4", 384, tma_hgemm::H9S4_DYN_SMEM, TMA_PERSISTENT, Args::TmaABC,
+    PtxCheck { has: h6_has!(), lacks: H6_LACKS, count: &[], at_least: &[] },
+    "h6 with 4 stages, C staged and stored half a consumer tile at a time");
+/// h6's persistent grid in clusters of 2 CTAs on vertically adjacent tiles (h9).
+const TMA_PERSISTENT_X2: Grid = Grid::Persistent { rows: tma_hgemm::BM, cols: tma_hgemm::BN_WIDE, cluster: 2 };
+/// Hopper h9: h6 in clusters of 2 CTAs on vertically adjacent tiles sharing B by TMA multicast
+/// (`hgemm/steps/tma_v9_multicast.rs`).
+pub const H9: Step = tma("hgemm_tma_v9", "h9", 384, tma_hgemm::H6_DYN_SMEM, TMA_PERSISTENT_X2, Args::TmaABC,
+    PtxCheck { has: h6_has!(".reqnctapercluster 2, 1, 1", "multicast::cluster", "mbarrier.arrive.shared::cluster.b64", "%cluster_ctarank",
+                             "barrier.cluster.wait.acquire"),
+               lacks: H6_LACKS, count: &[], at_least: &[] },
+    "h6 in clusters of 2 (vertically adjacent tiles) sharing B by TMA multicast");
+/// h9 with h6s4's four stages (cuBLAS's configuration at 4096³).
+pub const H9S4: Step = tma("hgemm_tma_v9_s4", "h9s4", 384, tma_hgemm::H9S4_DYN_SMEM, TMA_PERSISTENT_X2, Args::TmaABC,
+    PtxCheck { has: h6_has!(".reqnctapercluster 2, 1, 1", "multicast::cluster", "mbarrier.arrive.shared::cluster.b64"),
+               lacks: H6_LACKS, count: &[], at_least: &[] },
+    "h9 with 4 stages, C staged and stored half a consumer tile at a time");
 
 /// The ladder, in order (`v9h` accumulates in f16 and is timed against cuBLAS 16F in its own table).
 /// Decode ladder d1: split-K for small M (`hgemm/steps/decode_v1_split_k.rs`).
@@ -250,7 +275,7 @@ pub const D3: Step = GemmStep {
 
 /// Decode d4: d3 without split-K — 64×64 tiles over the whole K (64 CTAs at N = 4096), the two
 /// consumer warpgroups on alternate stages, summed in shared memory (`decode_v4_whole_k.rs`).
-pub const D4: Step = tma("hgemm_decode_v4", "d4", 384, tma_hgemm::D4_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS },
+pub const D4: Step = tma("hgemm_decode_v4", "d4", 384, tma_hgemm::D4_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
     Args::TmaAB,
     PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "bar.sync \t3, 256", "st.shared.u32", "ld.shared.u32", "st.global.b16"],
                lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom."], count: &[], at_least: &[] },
@@ -355,6 +380,14 @@ const fn bf16(step: Step, name: &'static str, label: &'static str, ptx: PtxCheck
 }
 /// h6 on bf16.
 pub const H6_BF16: Step = bf16(H6, "hgemm_tma_v6_bf16", "h6-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// h6s4 on bf16.
+pub const H6S4_BF16: Step = bf16(H6S4, "hgemm_tma_v6_s4_bf16", "h6s4-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// h9 on bf16.
+pub const H9_BF16: Step = bf16(H9, "hgemm_tma_v9_bf16", "h9-bf16",
+                               PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
+/// h9s4 on bf16.
+pub const H9S4_BF16: Step = bf16(H9S4, "hgemm_tma_v9_s4_bf16", "h9s4-bf16",
+                                 PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 /// h7 on bf16.
 pub const H7_BF16: Step = bf16(H7, "hgemm_tma_v7_bf16", "h7-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 macro_rules! h8_bf16 {
@@ -392,6 +425,6 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, H6_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16];

@@ -12,11 +12,10 @@
 //! its own A and B rows r·BN/2 .. (r+1)·BN/2, multicast to both CTAs (same offsets, both full barriers):
 //! every B byte crosses from L2 once per pair of tiles instead of once per tile.
 //! ```
-use crate::hgemm::{tma_persistent::persistent_tile, tma_warp_specialized::Ring};
+pub(super) use crate::hgemm::tma_persistent::TileWalk;
+use crate::hgemm::tma_warp_specialized::Ring;
 use crate::prim::{
-    cluster::cluster_ctarank,
     mbarrier::mbarrier_arrive_expect_tx,
-    thread::{block_idx_x, grid_dim_x},
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n256k32_f32_e4m3, wgmma_wait_group},
 };
@@ -40,50 +39,6 @@ pub(super) fn a_desc(s_stage: u32, mh: u32) -> WgmmaDesc {
 #[inline(always)]
 pub(super) fn b_desc(s_stage: u32) -> WgmmaDesc {
     K_MAJOR_0.advance(s_stage + A_BYTES)
-}
-
-/// A CTA's walk over the C tiles of a persistent launch: positions `b, b + g, …` of the grouped order
-/// ([`persistent_tile`]) over tile *groups* of `CLUSTER` vertically adjacent tiles (`b` = this CTA's
-/// cluster, `g` = clusters in the grid); the CTA of rank r takes tile row `CLUSTER · p + r` of group
-/// row p. A rank whose row is past the last tile (odd tile rows) still walks it: its loads are zero
-/// filled, its stores clipped, and its peer needs its share of B and its releases.
-pub(super) struct TileWalk<const CLUSTER: u32> {
-    next: u32,
-    stride: u32,
-    groups: u32,
-    groups_m: u32,
-    tiles_n: u32,
-    rank: u32,
-}
-
-impl<const CLUSTER: u32> TileWalk<CLUSTER> {
-    /// The walk of this CTA over `tiles_m × tiles_n` tiles.
-    #[inline(always)]
-    pub(super) fn new(tiles_m: u32, tiles_n: u32) -> Self {
-        let groups_m = tiles_m.div_ceil(CLUSTER);
-        let rank = if CLUSTER == 1 { 0 } else { cluster_ctarank() };
-        TileWalk { next: block_idx_x() / CLUSTER, stride: grid_dim_x() / CLUSTER, groups: groups_m * tiles_n, groups_m, tiles_n, rank }
-    }
-
-    /// This CTA's rank in its cluster.
-    #[inline(always)]
-    pub(super) fn rank(&self) -> u32 {
-        self.rank
-    }
-}
-
-impl<const CLUSTER: u32> Iterator for TileWalk<CLUSTER> {
-    type Item = (u32, u32);
-    /// The next tile (row, column) of this CTA.
-    #[inline(always)]
-    fn next(&mut self) -> Option<(u32, u32)> {
-        if self.next >= self.groups {
-            return None;
-        }
-        let (gm, tn) = persistent_tile(self.next, self.groups_m, self.tiles_n);
-        self.next += self.stride;
-        Some((gm * CLUSTER + self.rank, tn))
-    }
 }
 
 /// Issues the TMA loads of K tile `kt` of the `128 × BN` C tile at `(m0, n0)` into `s_stage`, announced

@@ -7,7 +7,7 @@ use super::elem::Elem16;
 use super::tma::{A_BYTES, B_HALF_BYTES, BK, WIDE_STAGE_BYTES, a_desc, b_desc, store_block};
 use super::tma_warp_specialized::Ring;
 use crate::prim::{
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 
@@ -26,6 +26,42 @@ pub(super) unsafe fn issue_wide_stage(s_stage: u32, bar: u32, tmap_a: *const Ten
         cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
         for nb in 0..4 {
             cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + nb * B_HALF_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar);
+        }
+    }
+}
+
+/// [`issue_wide_stage`] in a cluster of `CLUSTER` CTAs (1 or 2) on vertically adjacent tiles of the
+/// same columns (h9): each CTA loads its own A box and B boxes `rank · 4/CLUSTER ..` only, **multicast**
+/// into the stage of every CTA of the cluster (the peer loads the other boxes into this stage and
+/// signals this `bar`, which expects the whole stage either way). `CLUSTER = 1` is `issue_wide_stage`.
+///
+/// ```text
+/// stage of CTA r:  | A (own rows, 16 KiB) | B box 0 | B box 1 | B box 2 | B box 3 |
+///                                           └ rank 0 loads ┘   └ rank 1 loads ┘   (each into both CTAs)
+/// ```
+///
+/// # Safety
+/// As [`issue_wide_stage`]; with `CLUSTER = 2` a cluster launch of 2 CTAs whose stage at `s_stage` is
+/// free in both (the consumers of both released it) and whose barrier at `bar`'s offset expects the
+/// stage in both; `rank` this CTA's rank.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn issue_wide_stage_cluster<const CLUSTER: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                                                   m0: u32, n0: u32, kt: u32, rank: u32) {
+    const { assert!(CLUSTER == 1 || CLUSTER == 2, "the wide stage's four B boxes are shared by 1 or 2 CTAs") };
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        if CLUSTER == 1 {
+            issue_wide_stage(s_stage, bar, tmap_a, tmap_b, m0, n0, kt);
+        } else {
+            let k0 = (kt * BK) as i32;
+            crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, WIDE_STAGE_BYTES);
+            cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
+            for i in 0..4 / CLUSTER {
+                let nb = rank * (4 / CLUSTER) + i;
+                cp_async_bulk_tensor_2d_g2s_multicast(s_stage + A_BYTES + nb * B_HALF_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar,
+                                                      ((1u32 << CLUSTER) - 1) as u16);
+            }
         }
     }
 }
@@ -60,13 +96,16 @@ pub(super) unsafe fn mma_wide_stage<E: Elem16>(r_acc: &mut [[f32; 32]; 4], s_sta
 /// × 256 columns into a fresh `r_acc` and returns it final (after `wait_group 0`), having released every
 /// stage use it consumed — stage `it − 1` after stage `it`'s group was committed and `wait_group 1`
 /// retired the older one, and the tile's last stage after `wait_group 0`. Advances `it` by `k_tiles`.
+/// With `CLUSTER = 2` (h9) each release arrives on the stage's empty barrier in both CTAs
+/// ([`Ring::release_cluster`]): either producer refills the stage in both.
 ///
 /// # Safety
 /// All 128 threads of a consumer warpgroup; the ring initialized by [`Ring::init`]; the producer walks
 /// the same tiles and K tiles, issuing each stage use once (as h4's loop or
-/// `tma_persistent::produce_persistent` does).
+/// `tma_persistent::produce_persistent` does); `CLUSTER` as [`Ring::release_cluster`] requires (1
+/// wherever the ring is the CTA's own, as in h4–h8).
 #[inline(always)]
-pub(super) unsafe fn consume_wide_tile<E: Elem16>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
+pub(super) unsafe fn consume_wide_tile<E: Elem16, const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
     let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
     // SAFETY: forwarded to the caller; the accumulators are pinned after every wait.
     unsafe {
@@ -78,7 +117,7 @@ pub(super) unsafe fn consume_wide_tile<E: Elem16>(ring: Ring, it: &mut u32, k_ti
                 wgmma_fence_operand(acc);
             }
             if kt > 0 {
-                ring.release(*it - 1);
+                ring.release_cluster::<CLUSTER>(*it - 1);
             }
             *it += 1;
         }
@@ -87,7 +126,7 @@ pub(super) unsafe fn consume_wide_tile<E: Elem16>(ring: Ring, it: &mut u32, k_ti
             wgmma_fence_operand(acc);
         }
         if k_tiles > 0 {
-            ring.release(*it - 1);
+            ring.release_cluster::<CLUSTER>(*it - 1);
         }
     }
     r_acc

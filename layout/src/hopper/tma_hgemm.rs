@@ -49,7 +49,32 @@ pub const H4_DYN_SMEM: u32 = dyn_smem(H4_STAGES, WIDE_STAGE_BYTES, 0, 2);
 /// h5: as h4.
 pub const H5_DYN_SMEM: u32 = dyn_smem(H5_STAGES, WIDE_STAGE_BYTES, 0, 2);
 /// h6: wide stages plus two C staging tiles.
-pub const H6_DYN_SMEM: u32 = dyn_smem(H6_STAGES, WIDE_STAGE_BYTES, 2 * C_STAGE_BYTES, 2);
+pub const H6_DYN_SMEM: u32 = wide_dyn_smem(H6_STAGES);
+/// The fourth stage of h6s4 and h9s4 (one more 48 KiB stage in flight, as cuBLAS's
+/// `…256x128_64x4_1x2…` kernel keeps at 4096³).
+pub const H9S4_STAGES: u32 = 4;
+/// 64×64 C boxes a consumer warpgroup of a wide persistent step (h6, h9) stages at once with `stages`
+/// stages: all four of its 64 × 256 result with up to [`H6_STAGES`] (h6, h9), two with more — the room
+/// a fourth 48 KiB stage takes — so the result goes out as two halves, the second staged once the
+/// TMA has read the first.
+///
+/// ```text
+/// stages  ring      C staging (2 consumers)          total (+ 1 KiB slack, barriers)
+///   3     144 KiB   2 × 4 boxes × 8 KiB = 64 KiB     209 KiB
+///   4     192 KiB   2 × 2 boxes × 8 KiB = 32 KiB     225 KiB   (≤ 227 KiB)
+/// ```
+pub const fn wide_staged_boxes(stages: u32) -> u32 {
+    if stages <= H6_STAGES { 4 } else { 2 }
+}
+/// Dynamic shared memory of a wide persistent step with a TMA-store epilogue and `stages` stages
+/// (h6: 3, h6s4 and h9s4: 4): the ring, both consumers' [`wide_staged_boxes`] and the barriers.
+pub const fn wide_dyn_smem(stages: u32) -> u32 {
+    dyn_smem(stages, WIDE_STAGE_BYTES, 2 * wide_staged_boxes(stages) * C_BOX_BYTES, 2)
+}
+/// h6s4, h9s4: four stages, half the C staging.
+pub const H9S4_DYN_SMEM: u32 = wide_dyn_smem(H9S4_STAGES);
+/// Bytes of one 64×64 f16 C staging box ([`C_BOX`]).
+pub const C_BOX_BYTES: u32 = 64 * 64 * 2;
 /// h6's C staging box: 64×64 f16 as the TMA store reads it, `SWIZZLE_128B` (four per consumer).
 pub const C_BOX: super::TmaTile2d = super::TmaTile2d {
     elem_bytes: 2, rows: 64, cols: 64, stride_bytes: 128, box_rows: 64, box_cols: 64, swizzle: super::TmaSwizzle::B128,
@@ -68,7 +93,7 @@ pub const fn c_fragment_rc(warp: u32, lane: u32, j: u32, half: u32) -> (u32, u32
 
 /// The most dynamic shared memory a Hopper block may have (227 KiB).
 pub const MAX_DYN_SMEM: u32 = 227 * 1024;
-const _: () = assert!(H6_DYN_SMEM <= MAX_DYN_SMEM && H4_DYN_SMEM <= MAX_DYN_SMEM && STAGE_BYTES % 1024 == 0 && WIDE_STAGE_BYTES % 1024 == 0);
+const _: () = assert!(H6_DYN_SMEM <= MAX_DYN_SMEM && H9S4_DYN_SMEM <= MAX_DYN_SMEM && H4_DYN_SMEM <= MAX_DYN_SMEM && STAGE_BYTES % 1024 == 0 && WIDE_STAGE_BYTES % 1024 == 0);
 
 #[cfg(test)]
 mod tests {
@@ -82,6 +107,12 @@ mod tests {
         assert_eq!(H2_DYN_SMEM, 2 * 32768 + 1024 + 8 * 2);
         assert_eq!(H4_DYN_SMEM, 4 * 49152 + 1024 + 16 * 4);
         assert_eq!(H6_DYN_SMEM, 3 * 49152 + 65536 + 1024 + 16 * 3);
+        assert_eq!(H9S4_DYN_SMEM, 4 * 49152 + 32768 + 1024 + 16 * 4);
+        // Staging all four boxes beside four stages would not fit, so the fourth stage costs half the
+        // staging; a fifth stage does not fit even with it.
+        assert!(dyn_smem(4, WIDE_STAGE_BYTES, 2 * C_STAGE_BYTES, 2) > MAX_DYN_SMEM);
+        assert!(wide_dyn_smem(5) > MAX_DYN_SMEM);
+        assert_eq!(2 * wide_staged_boxes(H6_STAGES) * C_BOX_BYTES, 2 * C_STAGE_BYTES);
     }
 
     /// The TMA-store epilogue (HGEMM h6): lane (g, t) writes the f16 pair at row g (+8), column 8j + 2t

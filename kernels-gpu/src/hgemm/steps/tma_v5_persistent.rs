@@ -54,7 +54,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v5(tmap_a: *const TensorMap, tmap_b:
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                produce_persistent(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
+                produce_persistent::<1>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
             }
             consumer(mh): {
                 let warp = (tid / 32) % 4;
@@ -63,7 +63,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v5(tmap_a: *const TensorMap, tmap_b:
                 while tile < tiles {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let r_acc = consume_wide_tile::<F16>(ring, &mut it, k_tiles, mh);
+                    let r_acc = consume_wide_tile::<F16, 1>(ring, &mut it, k_tiles, mh);
                     store_wide(&r_acc, g_c, m, n, row0, n0, warp);
                     tile += grid_dim_x();
                 }

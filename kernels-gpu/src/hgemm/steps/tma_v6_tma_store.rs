@@ -19,21 +19,20 @@
 //! Measured (H200): 97–101% of cuBLAS at 4096³, 98–99% at 8192³ over six runs — the best step; the
 //! epilogue's `st.shared` are conflict-free under `ncu` as the model predicts.
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
-use super::tma_persistent::{persistent_tile, produce_persistent};
+use super::tma_persistent::{TileWalk, produce_persistent};
 use super::tma_warp_specialized::warp_specialized;
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_wide_tile::consume_wide_tile;
 use super::tma_store::{stage_c_box, store_tile};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
-    thread::{block_idx_x, grid_dim_x, lane_id},
+    thread::lane_id,
     tma::{TensorMap, cp_async_bulk_wait_group0},
 };
 
 /// Stages in the ring.
 pub const STAGES: u32 = layout::hopper::tma_hgemm::H6_STAGES;
-// One consumer's C staging tile: 64 rows × 256 f16, four 64×64 boxes of 8 KiB.
-use layout::hopper::tma_hgemm::C_STAGE_BYTES;
+use layout::hopper::tma_hgemm::{C_BOX_BYTES, wide_staged_boxes};
 
 /// `C = A · B` as [`super::tma_v5_persistent::hgemm_tma_v5`], storing C through the TMA: `tmap_c`
 /// describes C (M×N f16, box 64 × 64, `SWIZZLE_128B`).
@@ -45,7 +44,7 @@ use layout::hopper::tma_hgemm::C_STAGE_BYTES;
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { tma_store::<F16>(tmap_a, tmap_b, tmap_c, m, n, k) }
+    unsafe { tma_store::<F16, 1, STAGES>(tmap_a, tmap_b, tmap_c, m, n, k) }
 }
 
 /// [`hgemm_tma_v6`] on bf16 A, B and C (`wgmma … .bf16.bf16`, bf16 epilogue); the tensor maps describe
@@ -57,57 +56,106 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v6(tmap_a: *const TensorMap, tmap_b:
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v6_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                     m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { tma_store::<Bf16>(tmap_a, tmap_b, tmap_c, m, n, k) }
+    unsafe { tma_store::<Bf16, 1, STAGES>(tmap_a, tmap_b, tmap_c, m, n, k) }
 }
 
-/// The body of h6 for inputs and output of type `E`.
+/// h6 with 4 stages (`layout::hopper::tma_hgemm::H9S4_STAGES`), its C staged and stored half a
+/// consumer tile at a time (`wide_staged_boxes`): the control that separates h9s4's fourth stage
+/// from its multicast (`tma_v9_multicast.rs` has the prediction and the measurement).
 ///
 /// # Safety
-/// As [`hgemm_tma_v6`].
+/// As [`hgemm_tma_v6`], with `H9S4_DYN_SMEM` bytes of dynamic shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_tma_v6_s4(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+                                                  m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { tma_store::<F16, 1, { layout::hopper::tma_hgemm::H9S4_STAGES }>(tmap_a, tmap_b, tmap_c, m, n, k) }
+}
+
+/// [`hgemm_tma_v6_s4`] on bf16.
+///
+/// # Safety
+/// As [`hgemm_tma_v6_s4`], the tensor maps describing bf16 matrices.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_tma_v6_s4_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+                                                       m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { tma_store::<Bf16, 1, { layout::hopper::tma_hgemm::H9S4_STAGES }>(tmap_a, tmap_b, tmap_c, m, n, k) }
+}
+
+/// The body of h6 for inputs and output of type `E`, with `STAGES` stages, in clusters of `CLUSTER`
+/// CTAs (h9: 2) on vertically adjacent tiles that share B by TMA multicast
+/// (`tma_wide_tile::issue_wide_stage_cluster`; the walk is `tma_persistent::TileWalk`). With more
+/// than 3 stages a consumer stages two of its four C boxes at a time
+/// (`layout::hopper::tma_hgemm::wide_staged_boxes`) and stores its result in two halves.
+///
+/// # Safety
+/// As [`hgemm_tma_v6`], with `wide_dyn_smem(STAGES)` bytes of dynamic shared memory; with `CLUSTER = 2`
+/// a cluster launch of 2 CTAs along x and an even grid.
 #[inline(always)]
-unsafe fn tma_store<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, m: u32, n: u32, k: u32) {
-    // SAFETY: the main loop as h5 (same proof). Epilogue: a consumer's staging tile is rewritten only
-    // after the thread that issued the previous tile's stores saw them finish reading it
+pub(super) unsafe fn tma_store<E: Elem16, const CLUSTER: u32, const STAGES: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                                                                 tmap_c: *const TensorMap, m: u32, n: u32, k: u32) {
+    // Boxes a consumer stages at once, and its staging area (1024-aligned: the stages are multiples of 1024).
+    let staged = wide_staged_boxes(STAGES);
+    let staging = staged * C_BOX_BYTES;
+    // SAFETY: the main loop as h5 (same proof); with CLUSTER = 2, both CTAs walk the same tile groups
+    // and K tiles (`TileWalk`), so their rings agree stage for stage: each stage is filled by both
+    // producers (own A, two B boxes each multicast into both) and released by all 16 consumer warps of
+    // the pair (empty barriers counting 16: the skeleton's `cluster:` arm) before either refills it; the
+    // skeleton's cluster barriers publish the barrier initialization before any remote access and keep
+    // both CTAs alive until no peer can arrive or multicast. Epilogue: a consumer's staging area is
+    // rewritten only after the thread that issued the previous stores saw them finish reading it
     // (`wait_group.read 0`) and the warpgroup passed named barrier 1 + mh (128 threads, the whole
-    // warpgroup, once per tile); the stores are issued only after every writer's
-    // `fence.proxy.async` and a second pass of that barrier; all staging writes lie inside the
-    // consumer's 32 KiB (row < 64, byte < 128 per box). The issuing thread waits for its stores before exit.
+    // warpgroup); the stores are issued only after every writer's `fence.proxy.async` and a second pass
+    // of that barrier (`store_tile`, twice per tile when two boxes are staged at once); all staging
+    // writes lie inside the consumer's `staging` bytes (row < 64, byte < 128 per box). The issuing
+    // thread waits for its stores before exit. A tile row past M (odd tile rows in a cluster) loads
+    // zero-filled A and stores nothing (the TMA clips rows ≥ M).
     unsafe {
         warp_specialized! {
-            // STAGES × 48 KiB stages, the two consumers' 32 KiB C staging tiles (1024-aligned: the stages are
-            // multiples of 1024), then the full and empty barrier rings (layout: `Ring`).
-            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
+            cluster: CLUSTER;
+            // STAGES × 48 KiB stages, the two consumers' C staging, then the full and empty barrier
+            // rings (layout: `Ring`).
+            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * staging);
             thread: tid, warpgroup: wg;
             setup: {
                 let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
-                let tiles = tiles_m * tiles_n;
                 let k_tiles = k.div_ceil(BK);
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                produce_persistent(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
+                produce_persistent::<CLUSTER>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
             }
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let leader = tid % 128 == 0;
                 let mut it = 0u32;
-                let mut tile = block_idx_x();
-                while tile < tiles {
-                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                for (tm, tn) in TileWalk::<CLUSTER>::new(tiles_m, tiles_n) {
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let r_acc = consume_wide_tile::<E>(ring, &mut it, k_tiles, mh);
-                    let s_c = s_cstage + mh * C_STAGE_BYTES;
-                    store_tile::<4>(tmap_c, s_c, row0, n0, mh, tid % 128 == 0, || {
-                        // One call per box with a constant accumulator reference: a loop over the boxes that LLVM
-                        // did not unroll put all four accumulator arrays in local memory (592-byte stack frame).
-                        let [acc0, acc1, acc2, acc3] = &r_acc;
-                        stage_c_box::<E>(acc0, s_c, warp, lane);
-                        stage_c_box::<E>(acc1, s_c + 8192, warp, lane);
-                        stage_c_box::<E>(acc2, s_c + 2 * 8192, warp, lane);
-                        stage_c_box::<E>(acc3, s_c + 3 * 8192, warp, lane);
-                    });
-                    tile += grid_dim_x();
+                    let r_acc = consume_wide_tile::<E, CLUSTER>(ring, &mut it, k_tiles, mh);
+                    let s_c = s_cstage + mh * staging;
+                    // One call per box with a constant accumulator reference: a loop over the boxes that LLVM
+                    // did not unroll put all four accumulator arrays in local memory (592-byte stack frame).
+                    let [acc0, acc1, acc2, acc3] = &r_acc;
+                    if staged == 4 {
+                        store_tile::<4>(tmap_c, s_c, row0, n0, mh, leader, || {
+                            stage_c_box::<E>(acc0, s_c, warp, lane);
+                            stage_c_box::<E>(acc1, s_c + C_BOX_BYTES, warp, lane);
+                            stage_c_box::<E>(acc2, s_c + 2 * C_BOX_BYTES, warp, lane);
+                            stage_c_box::<E>(acc3, s_c + 3 * C_BOX_BYTES, warp, lane);
+                        });
+                    } else {
+                        store_tile::<2>(tmap_c, s_c, row0, n0, mh, leader, || {
+                            stage_c_box::<E>(acc0, s_c, warp, lane);
+                            stage_c_box::<E>(acc1, s_c + C_BOX_BYTES, warp, lane);
+                        });
+                        store_tile::<2>(tmap_c, s_c, row0, n0 + 128, mh, leader, || {
+                            stage_c_box::<E>(acc2, s_c, warp, lane);
+                            stage_c_box::<E>(acc3, s_c + C_BOX_BYTES, warp, lane);
+                        });
+                    }
                 }
-                if tid % 128 == 0 {
+                if leader {
                     cp_async_bulk_wait_group0();
                 }
             }
@@ -118,3 +166,5 @@ unsafe fn tma_store<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMa
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
 launch_bounds!(hgemm_tma_v6, 384, 1);
 launch_bounds!(hgemm_tma_v6_bf16, 384, 1);
+launch_bounds!(hgemm_tma_v6_s4, 384, 1);
+launch_bounds!(hgemm_tma_v6_s4_bf16, 384, 1);
