@@ -43,6 +43,7 @@
 //! | h6 | `steps/tma_v6_tma_store.rs` | the epilogue through shared memory and TMA stores (`h6-bf16` on bf16) |
 //! | h7 | `steps/tma_v7_split_k.rs` | h5 with split-K over (tile, split) units when the tiles are fewer than the SMs (`h7-bf16`) |
 //! | h8 | `steps/tma_v8_cluster_split_k.rs` | K split over the CTAs of a cluster (2 … 8), partials summed through distributed shared memory (`h8x2` … `h8x8`, `-bf16`) |
+//! | h9 | `steps/tma_v9_multicast.rs` | h6 in clusters of 2 sharing B by TMA multicast; `h9s4` with 4 stages and C stored in two halves; `h6s4` (h6's file): the 4 stages alone, the entry point's choice (`-bf16` twins) |
 //!
 //! **Decode ladder** (issue 15): small M, bound by reading the weights (d1–d2 `mma.sync`, d3–d8 sm_90a
 //! TMA + `wgmma`); d7 also takes the prefill shapes just above it.
@@ -69,8 +70,8 @@
 //! | `block_cross_stage_prefetch.rs` | the main loop with fragments double-buffered across stages, the interior copy, `FragAddrs` | block v9, v10 |
 //! | `tma.rs` | the Hopper CTA tile: TMA boxes, `wgmma` descriptors, one stage's loads and MMAs, the epilogue from fragments | h1–h6 |
 //! | `tma_warp_specialized.rs` | `warp_specialized!` (the producer/consumer skeleton, written once) and the mbarrier `Ring` | h3–h7, FP8 f1–f2 |
-//! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads, `m64n256k16` MMAs, the consumers' K loop | h4–h6 |
-//! | `tma_persistent.rs` | the persistent producer and tile order | h5–h7, FP8 f1–f2 |
+//! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads (multicast in a cluster), `m64n256k16` MMAs, the consumers' K loop | h4–h9 |
+//! | `tma_persistent.rs` | the persistent producer and tile order (`TileWalk`, clusters of tile rows) | h5–h7, h9, FP8 f1–f11 |
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
 //! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices | d2, h7, d3 |
 //! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |

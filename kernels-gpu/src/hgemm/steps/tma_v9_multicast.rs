@@ -34,6 +34,20 @@
 //! **h9 1.00–1.03× h6**; **h6s4 1.00–1.02×** (a deeper ring against the L2 latency, minus ~1% for the
 //! half-staged epilogue's wait); **h9s4 1.02–1.05×**, cuBLAS's configuration, ≥ 1.00× cuBLAS at 4096³
 //! and 8192³.
+//!
+//! Measured (H100, `results/2026-11-23-h100-session15/`; `kernel-lab ab`, 8 rounds, and `ncu` at 4096³):
+//! **the fourth stage is the whole gain, the multicast none of it.**
+//! * h6s4 / h6: **1.04× at 4096³, 1.05× at 8192³, 1.05× at 2048×11008×4096, 1.06× at 4000³, 1.03× at
+//!   4096²×11008** (8/8 rounds at three shapes); `ncu` at 4096³: 185.3 µs against h6's 192.5 and
+//!   cuBLAS's 184.2, tensor pipe active 95.0% (h6 90.1%, cuBLAS 95.0%). Predicted 1.00–1.02×: the ring
+//!   was shorter than the L2's latency needed, and the half-staged epilogue's wait cost less than the
+//!   stage bought.
+//! * h9s4 / h6s4: 0.99×, 1.02×, 1.01×, 1.03×, 1.00× at the same shapes; h9 / h6 (call 1, both against
+//!   cuBLAS) 0.98–1.01×. The multicast halved nothing `ncu` counts as L2 traffic (h9 1.17 GB of L2
+//!   bytes, h6 1.14 GB; DRAM reads 149 against 187 MB) and h6 was not L2-bound (45% of the L2's
+//!   peak) — FP8 f5's lesson again.
+//! * So the entry point takes **h6s4** where it took h6 (`gemm::default_step`); h9 and h9s4 stay as
+//!   measured negatives.
 use super::elem::{Bf16, F16};
 use super::tma_v6_tma_store::tma_store;
 use crate::launch_bounds::launch_bounds;
