@@ -55,6 +55,22 @@ pub unsafe fn ld_global_cg_u64(p: *const u64) -> u64 {
     r
 }
 
+/// `ld.global.cg.v4.f32 {a, b, c, d}, [p];` — as [`ld_global_cg_f32`], 128 bits (four f32 of a partial
+/// tile another CTA wrote before the release this thread acquired).
+///
+/// # Safety
+/// `p` points to 4 readable `f32` in global memory, 16-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_global_cg_v4_f32(p: *const f32) -> [f32; 4] {
+    let (a, b, c, d): (f32, f32, f32, f32);
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.global.cg.v4.f32 {{{0}, {1}, {2}, {3}}}, [{4}];", out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d, in(reg64) p,
+             options(nostack, readonly))
+    };
+    [a, b, c, d]
+}
+
 /// `st.global.v4.f32 [p], {a, b, c, d};` — one 128-bit store.
 ///
 /// # Safety

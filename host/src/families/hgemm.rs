@@ -188,6 +188,20 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
                     }
                 })
             }
+            Args::TmaStreamK => {
+                use layout::hopper::tma_hgemm::{BK, BM, BN_WIDE, STREAM_K_SLOT_BYTES, stream_k_tail};
+                let tiles = m.div_ceil(BM) * n.div_ceil(BN_WIDE);
+                let tail = stream_k_tail(tiles, grid.0, k.div_ceil(BK));
+                let slots = if tail > 0 { (grid.0 + tail) as usize } else { 0 };
+                with_split_k_ws(gpu, true, slots * (STREAM_K_SLOT_BYTES / 4) as usize, tail as usize, |ws, count| {
+                    // SAFETY: `hgemm_tma_v10(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, tail)`: maps as for
+                    // `Args::TmaABC`; `tail` from `stream_k_tail` of this very grid (so < grid, ≤ tiles, and
+                    // tail · k_tiles ≥ grid when not 0); `ws` ≥ (grid + tail) slots of 128·256 f32 (a fresh
+                    // allocation: 16-byte aligned), `count` ≥ tail counters, zero (each tail tile's last
+                    // contributor resets its counter; the split-K steps sharing the buffer leave theirs zero).
+                    unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, ws, count, &m, &n, &k, &tail) }
+                })
+            }
             _ => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, c, &m, &n, &k) },
         }
     })
@@ -376,7 +390,7 @@ mod tests {
     #[test]
     fn the_two_tables_split_the_ladder_by_accumulator() {
         assert_eq!(Hgemm::steps().len() + HgemmF16Acc::steps().len() + HgemmBf16::steps().len(), STEPS.len());
-        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "h6s4-bf16", "h9-bf16", "h9s4-bf16", "h7-bf16", "h8x2-bf16", "h8x3-bf16", "h8x4-bf16", "h8x5-bf16", "h8x6-bf16", "h8x7-bf16", "h8x8-bf16", "d2-bf16", "d2m64-bf16", "d3-bf16", "d4-bf16", "d5-bf16", "d6-bf16", "d7-bf16", "d8-bf16"]);
+        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "h6s4-bf16", "h9-bf16", "h9s4-bf16", "h10-bf16", "h7-bf16", "h8x2-bf16", "h8x3-bf16", "h8x4-bf16", "h8x5-bf16", "h8x6-bf16", "h8x7-bf16", "h8x8-bf16", "d2-bf16", "d2m64-bf16", "d3-bf16", "d4-bf16", "d5-bf16", "d6-bf16", "d7-bf16", "d8-bf16"]);
         assert_eq!(HgemmF16Acc::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["v9h"]);
         // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
         for st in STEPS {

@@ -118,6 +118,10 @@ pub enum Args {
     /// `(tmap_a, tmap_b, tmap_c, c, ws, count, m, n, k, splits)`: as [`Args::TmaSplitK`], with C also
     /// through a tensor map (TMA stores where a tile allows, `c` elsewhere).
     TmaSplitKC,
+    /// `(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, tail)`: as [`Args::TmaABC`], plus the stream-K
+    /// tail's partials workspace (`grid + tail` slots of one 128×256 f32 tile) and one counter per tail
+    /// tile (zero between launches); `tail` from `layout::hopper::tma_hgemm::stream_k_tail` (h10).
+    TmaStreamK,
     /// `(a, b, c, ws, count, m, n, k, k_split)`: pointers, plus an f32 workspace and tile counters
     /// (zero between launches) for the sums across splits of K: one tile of sums (`partials: false`,
     /// added atomically) or one tile per split (`partials: true`, stored and summed by the last block).

@@ -215,6 +215,12 @@ pub const H9: Step = tma("hgemm_tma_v9", "h9", 384, tma_hgemm::H6_DYN_SMEM, TMA_
                              "barrier.cluster.wait.acquire"),
                lacks: H6_LACKS, count: &[], at_least: &[] },
     "h6 in clusters of 2 (vertically adjacent tiles) sharing B by TMA multicast");
+/// Hopper h10: h6s4 with a stream-K tail — the partial last wave's K iterations spread over every CTA,
+/// partials summed by the tile's last contributor (`hgemm/steps/tma_v10_stream_k.rs`).
+pub const H10: Step = tma("hgemm_tma_v10", "h10", 384, tma_hgemm::H10_DYN_SMEM, TMA_PERSISTENT, Args::TmaStreamK,
+    PtxCheck { has: h6_has!("atom.acq_rel.gpu.global.add.u32", "ld.global.cg.v4.f32", "st.global.v4.f32", "bar.sync \t3, 256"),
+               lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global.b16", "st.local"], count: &[], at_least: &[] },
+    "h6s4 with a stream-K tail: the last partial wave's K iterations spread over every CTA");
 /// h9 with h6s4's four stages (cuBLAS's configuration at 4096³).
 pub const H9S4: Step = tma("hgemm_tma_v9_s4", "h9s4", 384, tma_hgemm::H9S4_DYN_SMEM, TMA_PERSISTENT_X2, Args::TmaABC,
     PtxCheck { has: h6_has!(".reqnctapercluster 2, 1, 1", "multicast::cluster", "mbarrier.arrive.shared::cluster.b64"),
@@ -388,6 +394,8 @@ pub const H9_BF16: Step = bf16(H9, "hgemm_tma_v9_bf16", "h9-bf16",
 /// h9s4 on bf16.
 pub const H9S4_BF16: Step = bf16(H9S4, "hgemm_tma_v9_s4_bf16", "h9s4-bf16",
                                  PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
+/// h10 on bf16.
+pub const H10_BF16: Step = bf16(H10, "hgemm_tma_v10_bf16", "h10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// h7 on bf16.
 pub const H7_BF16: Step = bf16(H7, "hgemm_tma_v7_bf16", "h7-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 macro_rules! h8_bf16 {
@@ -425,6 +433,6 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16];

@@ -682,3 +682,140 @@ mod h8_tests {
         }
     }
 }
+
+/// The stream-K tail of h10: how many of the last 128×256 tiles (in the persistent order) are not given
+/// whole to one CTA but have their K iterations spread evenly over all `ctas` CTAs. It is the partial
+/// last wave, `tiles mod ctas`, when there is at least one full wave before it and every CTA gets at
+/// least one K tile of it; 0 (plain persistent tiles, h6s4's schedule) otherwise.
+///
+/// ```text
+/// tiles = 688, ctas = 132, k_tiles = 64 (2048×11008×4096):  5 full waves (660 tiles) + tail 28
+///   tail iterations I = 28 · 64 = 1792, CTA g takes [⌊g·I/132⌋, ⌊(g+1)·I/132⌋): 13 or 14 K tiles each
+///   instead of 28 CTAs running whole 64-deep tiles while 104 wait
+/// ```
+pub const fn stream_k_tail(tiles: u32, ctas: u32, k_tiles: u32) -> u32 {
+    if ctas == 0 || tiles <= ctas {
+        return 0;
+    }
+    let tail = tiles % ctas;
+    if (tail as u64) * (k_tiles as u64) < ctas as u64 { 0 } else { tail }
+}
+
+/// CTA `g`'s range `[lo, hi)` of the tail's `tail · k_tiles` K iterations (iteration `i` = K tile
+/// `i mod k_tiles` of tail tile `i / k_tiles`). With at least one iteration per CTA
+/// ([`stream_k_tail`]) every range is non-empty, and with `tail < ctas` none is longer than `k_tiles`,
+/// so a range touches at most two tiles.
+pub const fn stream_k_range(g: u32, ctas: u32, tail: u32, k_tiles: u32) -> (u32, u32) {
+    let iters = tail as u64 * k_tiles as u64;
+    let ctas = if ctas == 0 { 1 } else { ctas as u64 };
+    ((g as u64 * iters / ctas) as u32, ((g as u64 + 1) * iters / ctas) as u32)
+}
+
+/// The next segment of a CTA's stream-K range from iteration `i` (below `hi`): tail tile, first and
+/// end K tile — the rest of that tile or of the range, whichever ends first.
+pub const fn stream_k_segment(i: u32, hi: u32, k_tiles: u32) -> (u32, u32, u32) {
+    // (No range exists without K tiles; the guard only keeps a division by zero out of the kernels.)
+    let k_tiles = if k_tiles == 0 { 1 } else { k_tiles };
+    let (t, kt0) = (i / k_tiles, i % k_tiles);
+    let end = if kt0 + (hi - i) < k_tiles { kt0 + (hi - i) } else { k_tiles };
+    (t, kt0, end)
+}
+
+/// The workspace slot of CTA `g`'s segment of tail tile `t` starting at K tile `kt0`: a segment that
+/// starts a tile (`kt0 = 0`; each tile has exactly one) takes slot `ctas + t`, one that starts inside a
+/// tile (only the first segment of a range can) slot `g`. Slots are unique, `< ctas + tail`.
+pub const fn stream_k_slot(g: u32, ctas: u32, t: u32, kt0: u32) -> u32 {
+    if kt0 == 0 { ctas + t } else { g }
+}
+
+/// The CTAs whose ranges start strictly inside tail tile `t`, `[first, end)`: with the CTA that starts
+/// the tile (slot `ctas + t`), the contributors of tile `t`; so `end − first + 1` of them. The last to
+/// take the tile's ticket sums their slots.
+///
+/// ```text
+/// lo(g) = ⌊g·I/ctas⌋ > t·k  ⇔  g ≥ ⌈(t·k + 1)·ctas / I⌉ = first;   end = first g with lo(g) ≥ (t+1)·k
+/// ```
+pub const fn stream_k_inner_ctas(t: u32, ctas: u32, tail: u32, k_tiles: u32) -> (u32, u32) {
+    let iters = tail as u64 * k_tiles as u64;
+    if iters == 0 {
+        return (0, 0);
+    }
+    // The smallest g with lo(g) ≥ x is ⌈x·ctas / I⌉.
+    let start = t as u64 * k_tiles as u64;
+    let first = ((start + 1) * ctas as u64).div_ceil(iters) as u32;
+    let end = ((start + k_tiles as u64) * ctas as u64).div_ceil(iters) as u32;
+    let end = if end > ctas { ctas } else { end };
+    (if first > end { end } else { first }, end)
+}
+
+/// Bytes of one stream-K workspace slot: a 128×256 f32 partial tile (h10).
+pub const STREAM_K_SLOT_BYTES: u32 = BM * BN_WIDE * 4;
+/// h10: h6s4's layout with a 16-byte ticket flag after the C staging.
+pub const H10_DYN_SMEM: u32 = dyn_smem(H9S4_STAGES, WIDE_STAGE_BYTES, 2 * wide_staged_boxes(H9S4_STAGES) * C_BOX_BYTES + 16, 2);
+const _: () = assert!(H10_DYN_SMEM <= MAX_DYN_SMEM);
+
+#[cfg(test)]
+mod stream_k_tests {
+    use super::*;
+    extern crate std;
+    use std::{vec, vec::Vec};
+
+    /// Every tail K iteration is computed by exactly one segment; the segments' slots are unique and in
+    /// range; each tile's contributors are the segments the summing CTA enumerates; no range is empty
+    /// or touches more than two tiles.
+    #[test]
+    fn the_stream_k_tail_is_covered_once_and_summed_from_the_right_slots() {
+        let mut checked = 0;
+        for ctas in [1u32, 2, 7, 66, 114, 132] {
+            for k_tiles in [1u32, 2, 3, 13, 64, 128, 1000] {
+                for tiles in (ctas + 1..=3 * ctas + 5).step_by(if ctas > 60 { 5 } else { 1 }) {
+                    let tail = stream_k_tail(tiles, ctas, k_tiles);
+                    if tail == 0 {
+                        assert!(tiles % ctas == 0 || (tiles % ctas) * k_tiles < ctas);
+                        continue;
+                    }
+                    assert_eq!(tail, tiles % ctas);
+                    let mut covered = vec![0u32; (tail * k_tiles) as usize];
+                    let mut slots = vec![false; (ctas + tail) as usize];
+                    let mut per_tile: Vec<Vec<u32>> = vec![Vec::new(); tail as usize];
+                    for g in 0..ctas {
+                        let (lo, hi) = stream_k_range(g, ctas, tail, k_tiles);
+                        assert!(lo < hi && hi - lo <= k_tiles, "ctas {ctas} k {k_tiles} tiles {tiles} g {g}");
+                        let (mut i, mut segs) = (lo, 0);
+                        while i < hi {
+                            let (t, kt0, kt1) = stream_k_segment(i, hi, k_tiles);
+                            assert!(kt0 < kt1 && kt1 <= k_tiles && t < tail);
+                            for kt in kt0..kt1 {
+                                covered[(t * k_tiles + kt) as usize] += 1;
+                            }
+                            let s = stream_k_slot(g, ctas, t, kt0);
+                            assert!(!slots[s as usize], "slot {s} twice");
+                            slots[s as usize] = true;
+                            per_tile[t as usize].push(s);
+                            i += kt1 - kt0;
+                            segs += 1;
+                        }
+                        assert!(segs <= 2);
+                    }
+                    assert!(covered.iter().all(|&c| c == 1));
+                    for t in 0..tail {
+                        let (first, end) = stream_k_inner_ctas(t, ctas, tail, k_tiles);
+                        let mut want: Vec<u32> = (first..end).chain([ctas + t]).collect();
+                        want.sort();
+                        let mut got = per_tile[t as usize].clone();
+                        got.sort();
+                        assert_eq!(got, want, "tile {t} of ctas {ctas} k {k_tiles} tiles {tiles}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
+        // The shapes the step is for: 2048×11008×4096 on 132 SMs streams its 28-tile tail; 4096³'s 116.
+        assert_eq!(stream_k_tail(688, 132, 64), 28);
+        assert_eq!(stream_k_tail(512, 132, 64), 116);
+        assert_eq!(stream_k_tail(528, 132, 64), 0, "whole waves");
+        assert_eq!(stream_k_tail(100, 132, 64), 0, "under one wave: h8/d7's shapes");
+        assert_eq!(stream_k_tail(133, 132, 64), 0, "1 tile × 64 K tiles < 132 CTAs");
+    }
+}

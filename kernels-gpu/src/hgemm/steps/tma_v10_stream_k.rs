@@ -1,0 +1,237 @@
+#![cfg(lab_sm90)]
+//! Hopper step h10 — h6s4 with a **stream-K tail**: the partial last wave's tiles are not run whole by
+//! a few CTAs while the rest wait; their K iterations are spread evenly over every CTA.
+//!
+//! Why: 2048×11008×4096 has 688 tiles of 128×256 for 132 CTAs — five full waves and a sixth of 28
+//! tiles, during which 104 SMs idle: at best 5.2 / 6 = 87% of the machine, and h6s4 measured 90–94%
+//! of cuBLAS there (session 15, `call3-sweep`). 8192³ (2048 tiles: 15 waves + 68) and 4096³ (512: 3 +
+//! 116) lose less, 3% at most.
+//!
+//! Diff from h6s4 (`layout::hopper::tma_hgemm::stream_k_*`, the rules CPU-tested there):
+//! * the host passes `tail` = [`stream_k_tail`](layout::hopper::tma_hgemm::stream_k_tail) (tiles mod
+//!   CTAs when there is a full wave before it and every CTA gets a K tile of it; else 0);
+//! * every CTA first walks its whole tiles `g, g + G, … < tiles − tail` as h6s4, then its range
+//!   `[⌊g·I/G⌋, ⌊(g+1)·I/G⌋)` of the tail's `I = tail · k_tiles` K iterations: one or two *segments*,
+//!   each a run of K tiles of one tail tile;
+//! * a segment's f32 partial goes to its slot of a workspace (`stream_k_slot`: the segment that
+//!   starts a tile takes slot `G + t`, one starting inside it slot `g`), each thread's 32 `float4` at
+//!   `[slot][warpgroup][float4 q][thread]` (a warp writes 512 contiguous bytes per store); the two
+//!   consumer warpgroups fence and take a ticket on the tile's counter (h7's `last_split`), and the
+//!   CTA that arrives last adds the other contributors' slots (`stream_k_inner_ctas`) to its
+//!   registers and writes C through h6s4's TMA-store epilogue, then resets the counter. One launch;
+//!   nobody waits for anybody (a ticket, not a spin), so the order the CTAs run in cannot hang it.
+//!
+//! Prediction (before running): at 2048×11008×4096 the sixth wave shrinks from a whole tile (64 K
+//! tiles) to 13–14 K tiles plus a 128 KiB partial written and up to ~5 read back: ~1.10× h6s4 there
+//! (≈ 100% of cuBLAS); 8192³ 1.01–1.02× (the tail is half a wave); 4096³ and 4000³ ≈ 1.00× (the tail
+//! is 88% of a wave: 0.12 of a tile to win against the partials' traffic).
+use super::elem::{Bf16, Elem16, F16};
+use super::split_k::{last_split, reset_counter};
+use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
+use super::tma_persistent::persistent_tile;
+use super::tma_v6_tma_store::store_wide_tile;
+use super::tma_warp_specialized::warp_specialized;
+use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage};
+use crate::launch_bounds::launch_bounds;
+use crate::util::unroll::{unroll4, unroll8};
+use crate::prim::{
+    global::{ld_global_cg_v4_f32, st_global_v4_f32},
+    sync::sync_named,
+    thread::{block_idx_x, grid_dim_x, lane_id},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
+};
+use layout::hopper::tma_hgemm::{C_BOX_BYTES, H9S4_STAGES as STAGES, STREAM_K_SLOT_BYTES, stream_k_inner_ctas, stream_k_range, stream_k_segment,
+                                stream_k_slot, wide_staged_boxes};
+
+/// f32 per workspace slot.
+const SLOT_F32: usize = (STREAM_K_SLOT_BYTES / 4) as usize;
+
+/// `C = A · B` (f16) as h6s4, the last `tail` tiles' K iterations spread over every CTA.
+///
+/// # Safety
+/// As `hgemm_tma_v6_s4` (tensor maps of A, B and C, 384 threads, `H9S4_DYN_SMEM` + 16 bytes of dynamic
+/// shared memory, a 1-D grid); `tail` ≤ the tiles and < the grid, and `tail · ⌈k/64⌉ ≥` the grid when
+/// not 0; when `tail > 0`, `ws` holds `(grid + tail) · 128 · 256` f32 (16-byte aligned) and `count`
+/// `tail` u32 that are zero at launch (the kernel leaves them zero), neither used by a concurrent launch.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_tma_v10(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, ws: *mut f32,
+                                                count: *mut u32, m: u32, n: u32, k: u32, tail: u32) {
+    // SAFETY: forwarded.
+    unsafe { stream_k::<F16>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, tail) }
+}
+
+/// [`hgemm_tma_v10`] on bf16.
+///
+/// # Safety
+/// As [`hgemm_tma_v10`], the tensor maps describing bf16 matrices.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_tma_v10_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, ws: *mut f32,
+                                                     count: *mut u32, m: u32, n: u32, k: u32, tail: u32) {
+    // SAFETY: forwarded.
+    unsafe { stream_k::<Bf16>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, tail) }
+}
+
+/// Where thread `i` (of 128) of consumer warpgroup `mh` keeps `float4` number `q` (0..32: box `q / 8`,
+/// accumulators `4·(q % 8) ..`) of its partial inside a workspace slot, in f32: consecutive threads
+/// 16 bytes apart.
+#[inline(always)]
+fn partial_at(mh: u32, q: u32, i: u32) -> usize {
+    (((mh * 32 + q) * 128 + i) * 4) as usize
+}
+
+/// Writes this thread's 128 accumulators to its places in `slot` ([`partial_at`]).
+///
+/// # Safety
+/// `slot` is a 16-byte aligned workspace slot of [`SLOT_F32`] f32 that no other CTA reads before this
+/// CTA's ticket.
+#[inline(always)]
+unsafe fn store_partial(r_acc: &[[f32; 32]; 4], slot: *mut f32, mh: u32, i: u32) {
+    // Unrolled with constant indices (`unroll4!`/`unroll8!`), so the accumulators stay in registers.
+    unroll4!(nb => { unroll8!(j => {
+        let (acc, e) = (&r_acc[nb as usize], 4 * j as usize);
+        // SAFETY: partial_at < SLOT_F32 (mh < 2, q < 32, i < 128), a multiple of 4: aligned (caller).
+        unsafe { st_global_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i)), [acc[e], acc[e + 1], acc[e + 2], acc[e + 3]]) };
+    })});
+}
+
+/// Adds another contributor's partial from `slot` (the same places) to this thread's accumulators, one
+/// box at a time: its 8 loads first, then the adds.
+///
+/// # Safety
+/// `slot` as [`store_partial`], written by its contributor before the ticket this CTA acquired.
+#[inline(always)]
+unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, mh: u32, i: u32) {
+    unroll4!(nb => {
+        let mut v = [[0f32; 4]; 8];
+        unroll8!(j => {
+            // SAFETY: as store_partial.
+            v[j as usize] = unsafe { ld_global_cg_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i))) };
+        });
+        unroll8!(j => {
+            let (acc, x, e) = (&mut r_acc[nb as usize], v[j as usize], 4 * j as usize);
+            acc[e] += x[0];
+            acc[e + 1] += x[1];
+            acc[e + 2] += x[2];
+            acc[e + 3] += x[3];
+        });
+    });
+}
+
+/// The body of h10 for inputs and output of type `E`.
+///
+/// # Safety
+/// As [`hgemm_tma_v10`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn stream_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, ws: *mut f32, count: *mut u32,
+                              m: u32, n: u32, k: u32, tail: u32) {
+    let staged = wide_staged_boxes(STAGES);
+    let staging = staged * C_BOX_BYTES;
+    // SAFETY: the main loop as h6s4: producer and consumers walk the same whole tiles and then the same
+    // segments (`stream_k_range` / `_segment` of the same `g`, `G`, `tail`), so their ring indices agree
+    // and every stage use is released once per consumer warp. A `tail` the launch contract does not
+    // allow is treated as 0 (every tile whole), so no range is empty or longer than a tile. Workspace:
+    // slot < G + tail (`stream_k_slot`), every place inside its slot (`partial_at`), 16-byte aligned
+    // (the base is, slots are multiples of 16 bytes); counters `count[t]`, t < tail. The last-arriving
+    // protocol is h7's (`last_split`: fence, named barrier 3 over the 256 consumer threads, acq_rel
+    // ticket, flag in shared memory after a second barrier, fence, L2 loads): a CTA reads a slot only
+    // after the ticket of every contributor of the tile, each taken after its stores; the number of
+    // contributors is computed alike by all (`stream_k_inner_ctas` + 1). Epilogue as h6s4. Named
+    // barrier 3 is passed the same number of times by all 256 consumer threads (segments are
+    // CTA-uniform).
+    unsafe {
+        warp_specialized! {
+            // STAGES × 48 KiB stages, the two consumers' C staging, a 16-byte flag, the barrier rings.
+            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * staging + 16);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let s_flag = s_cstage + 2 * staging;
+                let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
+                let tiles = tiles_m * tiles_n;
+                let k_tiles = k.div_ceil(BK);
+                let (g, ctas) = (block_idx_x(), grid_dim_x());
+                let tail = if tail < ctas && tail <= tiles && tail as u64 * k_tiles as u64 >= ctas as u64 { tail } else { 0 };
+                let whole = tiles - tail;
+                let (lo, hi) = stream_k_range(g, ctas, tail, k_tiles);
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let mut it = 0u32;
+                let mut t = g;
+                while t < whole {
+                    let (tm, tn) = persistent_tile(t, tiles_m, tiles_n);
+                    for kt in 0..k_tiles {
+                        let (s_stage, full, _, _) = ring.at(it);
+                        ring.wait_empty(it);
+                        issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
+                        it += 1;
+                    }
+                    t += ctas;
+                }
+                let mut i = lo;
+                while i < hi {
+                    let (t, kt0, kt1) = stream_k_segment(i, hi, k_tiles);
+                    let (tm, tn) = persistent_tile(whole + t, tiles_m, tiles_n);
+                    for kt in kt0..kt1 {
+                        let (s_stage, full, _, _) = ring.at(it);
+                        ring.wait_empty(it);
+                        issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
+                        it += 1;
+                    }
+                    i += kt1 - kt0;
+                }
+            }
+            consumer(mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let leader = tid % 128 == 0;
+                let s_c = s_cstage + mh * staging;
+                let mut it = 0u32;
+                let mut t = g;
+                while t < whole {
+                    let (tm, tn) = persistent_tile(t, tiles_m, tiles_n);
+                    let r_acc = consume_wide_tile::<E, 1>(ring, &mut it, k_tiles, mh);
+                    store_wide_tile::<E>(&r_acc, tmap_c, s_c, staged, tm * BM + 64 * mh, tn * BN, mh, leader, warp, lane);
+                    t += ctas;
+                }
+                let mut i = lo;
+                while i < hi {
+                    let (t, kt0, kt1) = stream_k_segment(i, hi, k_tiles);
+                    let (tm, tn) = persistent_tile(whole + t, tiles_m, tiles_n);
+                    let mut r_acc = consume_wide_tile::<E, 1>(ring, &mut it, kt1 - kt0, mh);
+                    let own = stream_k_slot(g, ctas, t, kt0);
+                    store_partial(&r_acc, ws.add(own as usize * SLOT_F32), mh, tid % 128);
+                    let (first, end) = stream_k_inner_ctas(t, ctas, tail, k_tiles);
+                    let counter = count.add(t as usize);
+                    if last_split(counter, end - first + 1, s_flag, tid, 128) {
+                        let start = ctas + t;
+                        if start != own {
+                            add_partial(&mut r_acc, ws.add(start as usize * SLOT_F32), mh, tid % 128);
+                        }
+                        let mut c = first;
+                        while c < end {
+                            if c != own {
+                                add_partial(&mut r_acc, ws.add(c as usize * SLOT_F32), mh, tid % 128);
+                            }
+                            c += 1;
+                        }
+                        store_wide_tile::<E>(&r_acc, tmap_c, s_c, staged, tm * BM + 64 * mh, tn * BN, mh, leader, warp, lane);
+                        if tid == 128 {
+                            reset_counter(counter);
+                        }
+                    }
+                    // The flag is rewritten by the next segment's ticket only after every consumer
+                    // thread has read it.
+                    sync_named(3, 256);
+                    i += kt1 - kt0;
+                }
+                if leader {
+                    cp_async_bulk_wait_group0();
+                }
+            }
+        }
+    }
+}
+
+// 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_tma_v10, 384, 1);
+launch_bounds!(hgemm_tma_v10_bf16, 384, 1);
