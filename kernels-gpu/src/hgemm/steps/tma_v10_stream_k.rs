@@ -25,6 +25,17 @@
 //! tiles) to 13–14 K tiles plus a 128 KiB partial written and up to ~5 read back: ~1.10× h6s4 there
 //! (≈ 100% of cuBLAS); 8192³ 1.01–1.02× (the tail is half a wave); 4096³ and 4000³ ≈ 1.00× (the tail
 //! is 88% of a wave: 0.12 of a tile to win against the partials' traffic).
+//!
+//! Measured (H100, `results/2026-11-23-h100-session15/call4-h10`, `ab` against h6s4, 8 rounds, every
+//! tail streamed): **2048×11008×4096 1.05×** (tail 21% of a wave; 99.9% of cuBLAS against h6s4's 95%
+//! in the same call), **8192³ 1.01×** (52%), but 2048×14336×4096 0.95× (79%), 4000³ 0.90× and 4096³
+//! 0.89× (88%) — and 0.83× at the test shape 1100×4000×1000, whose 1–2 K tiles a CTA are mostly
+//! overhead. Half of the prediction held: the tail's idle SMs are won back, but streaming a nearly
+//! full wave costs far more than its partials' bytes — every CTA starts its range at another K
+//! offset, so the lockstep in K that lets concurrent tiles share A's and B's panels in L2 is lost
+//! (not profiled). So `stream_k_tail` streams only tails of at most 55% of a wave
+//! (`STREAM_K_MAX_FILL`); with a larger or no tail h10 runs h6s4's schedule, and the `gemm` entry
+//! point takes h10 where it took h6s4.
 use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter};
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
