@@ -1,5 +1,5 @@
 //! `C = A · B`, the library's GEMM entry point: row-major f16 or bf16 in and out, f32 accumulation, any
-//! `M × N × K` (each dimension 1 … 2^20). bf16 runs the same kernels on bf16 (`h10-bf16`, `d2-bf16`,
+//! `M × N × K` (each dimension 1 … 2^20). bf16 runs the same kernels on bf16 (`h6s4-bf16`, `d2-bf16`,
 //! `d2m64-bf16`: one source, `hgemm::elem::Elem16`).
 //!
 //! ```ignore
@@ -11,8 +11,9 @@
 //! tested on the CPU: on Hopper `d4` (whole-K 64×64 `wgmma` tiles) wherever its tiles fill 40–100% of
 //! the SMs; otherwise the decode ladder, `d2` at M ≤ 16 and `d2m64` up to `M =` [`DECODE_MAX_M`] (the
 //! bound there is the weights' bandwidth); then on Hopper `d7` (d3's 64×128 `wgmma` tiles, C by TMA stores) where h6's 128×256 tiles
-//! would leave most SMs idle, `h8` (K split in a cluster) where that is estimated faster, else `h10`
-//! (TMA + `wgmma`, 128×256 tiles, persistent, 4 stages, a stream-K last wave); without `sm_90a` the best `mma.sync` step (`v10`).
+//! would leave most SMs idle, `h8` (K split in a cluster) where that is estimated faster, `h10` where
+//! the last wave of tiles is mostly empty (stream-K), else `h6s4` (TMA + `wgmma`, 128×256 tiles,
+//! persistent, 4 stages); without `sm_90a` the best `mma.sync` step (`v10`).
 //! [`GemmPlan::new`] takes an override (the suite's `--config`), refused with the reason when this
 //! GPU or this shape cannot run it.
 //!
@@ -44,7 +45,7 @@ pub struct Config {
 }
 
 impl Config {
-    /// `h10`, or `h10+pad` when padded.
+    /// `h6s4`, or `h6s4+pad` when padded.
     pub fn label(&self) -> String {
         format!("{}{}", self.step.kernel.step, if self.padded { "+pad" } else { "" })
     }
@@ -85,11 +86,11 @@ const fn up8(x: usize) -> usize {
 ///   (128×4096²: 79%) `h8` stays (86%).
 /// * Otherwise `h8` (K split over a cluster of 2 … 8 CTAs) where `layout::hopper::tma_hgemm::h8_splits`
 ///   estimates it faster than h6 given how many clusters of each size the GPU holds at once
-///   (`h8_resident`, from [`h8_resident`]), else `h10`: h6s4 (h6 with a fourth stage: 101–102% of
-///   cuBLAS at 4096³, 8192³, 2048×8192², 4096²×11008 where h6 had 90–96%, `results/2026-11-23-h100-session15/`
-///   `call1-h9`; h9s4, which adds B's multicast, 95–101%) whose partial last wave, where it fills at most
-///   55% of the SMs (`layout::hopper::tma_hgemm::stream_k_tail`), is spread over every CTA by K
-///   (`call4-h10`: 1.05× h6s4 at 2048×11008×4096, 1.01× at 8192³); elsewhere h10 runs h6s4's schedule. `h7` (split-K through global memory) is not
+///   (`h8_resident`, from [`h8_resident`]); `h10` where the partial last wave of 128×256 tiles fills at
+///   most a third of the SMs ([`h10_streams`]): h6s4 with that wave spread over every CTA by K
+///   (`results/2026-11-23-h100-session15/call4-h10`, `call5`: 1.05–1.06× h6s4 at 2048×11008×4096);
+///   else `h6s4` (h6 with a fourth stage: 101–102% of cuBLAS at 4096³, 8192³, 2048×8192², 4096²×11008
+///   where h6 had 90–96%, `call1-h9`; h9s4, which adds B's multicast, 95–101%). `h7` (split-K through global memory) is not
 ///   chosen: h7's last-CTA sum made it 0.77× h6 at 128×4096×4096 (`results/…/call7-h7`).
 pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [u32; 7]) -> &'static Step {
     let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
@@ -100,8 +101,19 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
         _ if !hopper => &steps::V10,
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
-        _ => h8.unwrap_or(if bf { &steps::H10_BF16 } else { &steps::H10 }),
+        _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
+        _ => h8.unwrap_or(if bf { &steps::H6S4_BF16 } else { &steps::H6S4 }),
     }
+}
+
+/// Whether h10 is the step: its 128×256 tiles leave a partial last wave that h10 streams over every
+/// CTA by K (`layout::hopper::tma_hgemm::stream_k_tail` > 0 on the persistent grid of `min(tiles, SMs)`
+/// CTAs: at least one full wave, the tail at most a third of one).
+pub fn h10_streams(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{BK, BM, BN_WIDE, stream_k_tail};
+    let tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    let tiles = tiles.min(u32::MAX as u64) as u32;
+    stream_k_tail(tiles, tiles.min(sms), (s.k as u32).div_ceil(BK)) > 0
 }
 
 /// Whether d4 is the step: its whole-K 64×64 tiles fill one wave to between 40% and 100% of the SMs,
@@ -305,7 +317,7 @@ mod tests {
     #[test]
     fn the_choice_follows_the_gpu_and_pads_only_unaligned_k_or_n() {
         let c = choose(shape(4096, 4096, 4096), true, 132, R, None, Elem::F16).unwrap();
-        assert_eq!((c.step.kernel.step, c.padded), ("h10", false));
+        assert_eq!((c.step.kernel.step, c.padded), ("h6s4", false));
         assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
         // Small M: the decode steps; on Hopper d4 where its 64x64 tiles fill 40-100% of the SMs.
         for (m, want, hopper_want) in [(1, "d2", "d4"), (16, "d2", "d4"), (17, "d2m64", "d4"), (DECODE_MAX_M, "d2m64", "d4")] {
@@ -329,11 +341,16 @@ mod tests {
         assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
         assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d7 tiles, 64 h6 tiles");
         assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "56 h6 tiles");
-        assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "86 h6 tiles");
+        assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "86 h6 tiles");
         assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "32 h6 tiles, 128 d7 tiles");
         assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::Bf16).unwrap().label(), "d7-bf16");
-        assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "128 tiles");
-        assert_eq!(choose(shape(2048, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "256 tiles: no split");
+        assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "128 tiles");
+        assert_eq!(choose(shape(2048, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "256 tiles: no split");
+        // h10 where the last wave is at most a third full: 688 tiles = 5 waves + 28; not 8192³ (+68) or 4096³ (+116).
+        assert_eq!(choose(shape(2048, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "5 waves + 28 tiles");
+        assert_eq!(choose(shape(2048, 11008, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h10-bf16");
+        assert_eq!(choose(shape(8192, 8192, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "15 waves + 68 tiles");
+        assert_eq!(choose(shape(4096, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "3 waves + 116 tiles");
         assert_eq!(choose(shape(256, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
         // M is free; K or N off a multiple of 8 pads.
         assert!(!choose(shape(4097, 4096, 64), true, 132, R, None, Elem::F16).unwrap().padded);
@@ -343,7 +360,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d4_fits(padded, 132) { "d4+pad".into() } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { "d7+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h10+pad".into() };
+            let want = if d4_fits(padded, 132) { "d4+pad".into() } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { "d7+pad".into() } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
@@ -374,10 +391,10 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d4-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d4-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h10-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d4-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d4-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6s4-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
-        assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h10-bf16+pad");
+        assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6s4-bf16+pad");
         let e = choose(shape(64, 64, 64), true, 132, R, Some(&steps::H6), Elem::Bf16).unwrap_err().to_string();
         assert!(e.contains("takes F16 matrices, this GEMM is Bf16"), "{e}");
         assert!(choose(shape(64, 64, 64), true, 132, R, Some(step_by_label("h6-bf16").unwrap()), Elem::F16).is_err());

@@ -690,7 +690,8 @@ mod h8_tests {
 /// tiles, h6s4's schedule) otherwise.
 ///
 /// The fill limit is measured (H100, `results/2026-11-23-h100-session15/call4-h10`, h10 against h6s4
-/// streaming every tail): a tail of 21% of a wave gained 1.05×, 52% 1.01×, 79% 0.95×, 88% 0.89–0.90×.
+/// streaming every tail): a tail of 21% of a wave gained 1.05× (1.06× again in `call5`), 52% 1.01×
+/// (0.98× in `call5`: no gain), 79% 0.95×, 88% 0.89–0.90×.
 /// Streaming costs the partial tiles' traffic and the K lockstep of the CTAs (each starts its range at
 /// another K offset, so A's and B's panels are re-read from DRAM); it pays only while the idle part of
 /// the wave it saves is the larger.
@@ -709,9 +710,9 @@ pub const fn stream_k_tail(tiles: u32, ctas: u32, k_tiles: u32) -> u32 {
     if (tail as u64) * (k_tiles as u64) < ctas as u64 || tail as u64 * fill_den > ctas as u64 * fill_num { 0 } else { tail }
 }
 
-/// The largest tail [`stream_k_tail`] streams, as a fraction of the CTAs: 11/20 (55%), between the
-/// last measured gain (52%: 1.01×) and the first loss (79%: 0.95×).
-pub const STREAM_K_MAX_FILL: (u64, u64) = (11, 20);
+/// The largest tail [`stream_k_tail`] streams, as a fraction of the CTAs: 1/3, between the measured
+/// gain (21%: 1.05–1.06×) and the tail that gained nothing (52%: 1.01× and 0.98× in two calls).
+pub const STREAM_K_MAX_FILL: (u64, u64) = (1, 3);
 
 /// CTA `g`'s range `[lo, hi)` of the tail's `tail · k_tiles` K iterations (iteration `i` = K tile
 /// `i mod k_tiles` of tail tile `i / k_tiles`). With at least one iteration per CTA
@@ -783,10 +784,10 @@ mod stream_k_tests {
                 for tiles in (ctas + 1..=3 * ctas + 5).step_by(if ctas > 60 { 5 } else { 1 }) {
                     let tail = stream_k_tail(tiles, ctas, k_tiles);
                     if tail == 0 {
-                        assert!(tiles % ctas == 0 || (tiles % ctas) * k_tiles < ctas || 20 * (tiles % ctas) > 11 * ctas);
+                        assert!(tiles % ctas == 0 || (tiles % ctas) * k_tiles < ctas || 3 * (tiles % ctas) > ctas);
                         continue;
                     }
-                    assert!(20 * tail <= 11 * ctas);
+                    assert!(3 * tail <= ctas);
                     assert_eq!(tail, tiles % ctas);
                     let mut covered = vec![0u32; (tail * k_tiles) as usize];
                     let mut slots = vec![false; (ctas + tail) as usize];
@@ -823,10 +824,12 @@ mod stream_k_tests {
                 }
             }
         }
-        assert!(checked > 300, "{checked}");
+        assert!(checked > 150, "{checked}");
         // The shapes the step is for: 2048×11008×4096 on 132 SMs streams its 28-tile tail; 4096³'s 116.
         assert_eq!(stream_k_tail(688, 132, 64), 28);
-        assert_eq!(stream_k_tail(2048, 132, 128), 68, "8192³: 52% of a wave");
+        assert_eq!(stream_k_tail(2048, 132, 128), 0, "8192³: 52% of a wave");
+        assert_eq!(stream_k_tail(1100, 132, 64), 44, "a third of a wave");
+        assert_eq!(stream_k_tail(1101, 132, 64), 0);
         assert_eq!(stream_k_tail(512, 132, 64), 0, "4096³: a tail of 88% runs whole");
         assert_eq!(stream_k_tail(896, 132, 64), 0, "2048×14336×4096: 79%");
         assert_eq!(stream_k_tail(528, 132, 64), 0, "whole waves");

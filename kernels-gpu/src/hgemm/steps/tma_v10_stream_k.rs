@@ -33,9 +33,10 @@
 //! overhead. Half of the prediction held: the tail's idle SMs are won back, but streaming a nearly
 //! full wave costs far more than its partials' bytes — every CTA starts its range at another K
 //! offset, so the lockstep in K that lets concurrent tiles share A's and B's panels in L2 is lost
-//! (not profiled). So `stream_k_tail` streams only tails of at most 55% of a wave
-//! (`STREAM_K_MAX_FILL`); with a larger or no tail h10 runs h6s4's schedule, and the `gemm` entry
-//! point takes h10 where it took h6s4.
+//! (not profiled). A second call (`call5`) gave 1.06× at 2048×11008×4096 and 0.98× at 8192³: a half
+//! wave gains nothing. So `stream_k_tail` streams only tails of at most a third of a wave
+//! (`STREAM_K_MAX_FILL`; with a larger or no tail h10 runs h6s4's schedule), and the `gemm` entry
+//! point takes h10 exactly where it streams (`gemm::h10_streams`), h6s4 elsewhere.
 use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter};
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
