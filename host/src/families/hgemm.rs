@@ -196,9 +196,10 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
                 with_split_k_ws(gpu, true, slots * (STREAM_K_SLOT_BYTES / 4) as usize, tail as usize, |ws, count| {
                     // SAFETY: `hgemm_tma_v10(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, tail)`: maps as for
                     // `Args::TmaABC`; `tail` from `stream_k_tail` of this very grid (so < grid, ≤ tiles, and
-                    // tail · k_tiles ≥ grid when not 0); `ws` ≥ (grid + tail) slots of 128·256 f32 (a fresh
-                    // allocation: 16-byte aligned), `count` ≥ tail counters, zero (each tail tile's last
-                    // contributor resets its counter; the split-K steps sharing the buffer leave theirs zero).
+                    // tail · k_tiles ≥ grid when not 0); `ws` ≥ (grid + tail) slots of 128·256 f32 (the
+                    // cached split-K workspace, a whole allocation: 16-byte aligned), `count` ≥ tail counters,
+                    // zero (each tail tile's last contributor resets its counter; h7, d2, d3, which share
+                    // the buffer, leave theirs zero after every launch that completes).
                     unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, ws, count, &m, &n, &k, &tail) }
                 })
             }

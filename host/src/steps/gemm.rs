@@ -59,6 +59,9 @@ pub enum Grid {
     /// One block per SM (at most one per tile) walking `rows × cols` tiles: a 1-D grid. With
     /// `cluster > 1` (h9) the blocks form clusters of that many along x, each walking groups of
     /// `cluster` vertically adjacent tiles: grid `cluster · min(⌈tiles_m / cluster⌉ · tiles_n, ⌊SMs / cluster⌋)`.
+    /// (Not sized by `cuOccupancyMaxActiveClusters`: where the GPCs hold fewer clusters, the rest run as
+    /// a later wave — slower, never stuck, since clusters do not wait on each other; h9 is a measured
+    /// negative the entry point does not choose.)
     Persistent {
         /// Rows of C per tile.
         rows: u32,

@@ -1,7 +1,7 @@
 //! The TMA-store epilogue's pieces (introduced by h6, whose file explains the epilogue): one 64×64
 //! accumulator block converted and written into a `SWIZZLE_128B` C staging box, and the named barrier
-//! of one consumer warpgroup, and the store sequence around them ([`store_tile`]). Used by h6 and the
-//! FP8 steps (bf16 out).
+//! of one consumer warpgroup, the store sequence around them ([`store_tile`]), and a consumer's whole
+//! 64×256 result through it ([`store_wide_tile`]). Used by h6–h10 and the FP8 steps (bf16 out).
 use super::elem::Elem16;
 use crate::prim::{
     mbarrier::fence_proxy_async_shared_cta,
@@ -9,7 +9,7 @@ use crate::prim::{
     sync::sync_named,
     tma::{TensorMap, cp_async_bulk_commit_group, cp_async_bulk_tensor_2d_s2g, cp_async_bulk_wait_group_read0},
 };
-use layout::hopper::tma_hgemm::{C_BOX, c_fragment_rc};
+use layout::hopper::tma_hgemm::{C_BOX, C_BOX_BYTES, c_fragment_rc};
 
 /// Named barrier `1 + mh` over consumer warpgroup `mh`'s 128 threads, with the id as an immediate (a
 /// run-time id makes ptxas reserve all 16 hardware barriers).
@@ -99,6 +99,42 @@ pub(crate) unsafe fn store_tile<const BOXES: u32>(tmap_c: *const TensorMap, s_c:
                 cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
             }
             cp_async_bulk_commit_group();
+        }
+    }
+}
+
+/// Consumer warpgroup `mh`'s TMA-store epilogue of one 64×256 result (`r_acc[nb]`: columns
+/// `n0 + 64·nb ..`) at row `row0`, through its staging area `s_c` of `staged` boxes: all four boxes at
+/// once (`staged = 4`: h6, h9) or two halves, the second staged once the TMA has read the first
+/// (`staged = 2`: h6s4, h9s4, h10; FP8 f12).
+///
+/// # Safety
+/// As `tma_store::store_tile`, with `s_c` the warpgroup's 1024-aligned `staged · 8 KiB` (staged 2 or 4).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn store_wide_tile<E: Elem16>(r_acc: &[[f32; 32]; 4], tmap_c: *const TensorMap, s_c: u32, staged: u32, row0: u32, n0: u32, mh: u32,
+                                                leader: bool, warp: u32, lane: u32) {
+    // One call per box with a constant accumulator reference: a loop over the boxes that LLVM did not
+    // unroll put all four accumulator arrays in local memory (592-byte stack frame).
+    let [acc0, acc1, acc2, acc3] = r_acc;
+    // SAFETY: forwarded to the caller; each box lies inside the staging area (box < staged).
+    unsafe {
+        if staged == 4 {
+            store_tile::<4>(tmap_c, s_c, row0, n0, mh, leader, || {
+                stage_c_box::<E>(acc0, s_c, warp, lane);
+                stage_c_box::<E>(acc1, s_c + C_BOX_BYTES, warp, lane);
+                stage_c_box::<E>(acc2, s_c + 2 * C_BOX_BYTES, warp, lane);
+                stage_c_box::<E>(acc3, s_c + 3 * C_BOX_BYTES, warp, lane);
+            });
+        } else {
+            store_tile::<2>(tmap_c, s_c, row0, n0, mh, leader, || {
+                stage_c_box::<E>(acc0, s_c, warp, lane);
+                stage_c_box::<E>(acc1, s_c + C_BOX_BYTES, warp, lane);
+            });
+            store_tile::<2>(tmap_c, s_c, row0, n0 + 128, mh, leader, || {
+                stage_c_box::<E>(acc2, s_c, warp, lane);
+                stage_c_box::<E>(acc3, s_c + C_BOX_BYTES, warp, lane);
+            });
         }
     }
 }

@@ -41,7 +41,7 @@ use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter};
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
 use super::tma_persistent::persistent_tile;
-use super::tma_v6_tma_store::store_wide_tile;
+use super::tma_store::store_wide_tile;
 use super::tma_warp_specialized::warp_specialized;
 use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage};
 use crate::launch_bounds::launch_bounds;
@@ -142,7 +142,8 @@ unsafe fn stream_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap
     // SAFETY: the main loop as h6s4: producer and consumers walk the same whole tiles and then the same
     // segments (`stream_k_range` / `_segment` of the same `g`, `G`, `tail`), so their ring indices agree
     // and every stage use is released once per consumer warp. A `tail` the launch contract does not
-    // allow is treated as 0 (every tile whole), so no range is empty or longer than a tile. Workspace:
+    // allow is treated as 0 (every tile whole), so no range is empty or longer than a tile and the
+    // iteration indices fit u32 (`stream_k_tests` checks every tail the guard admits). Workspace:
     // slot < G + tail (`stream_k_slot`), every place inside its slot (`partial_at`), 16-byte aligned
     // (the base is, slots are multiples of 16 bytes); counters `count[t]`, t < tail. The last-arriving
     // protocol is h7's (`last_split`: fence, named barrier 3 over the 256 consumer threads, acq_rel
@@ -162,7 +163,8 @@ unsafe fn stream_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap
                 let tiles = tiles_m * tiles_n;
                 let k_tiles = k.div_ceil(BK);
                 let (g, ctas) = (block_idx_x(), grid_dim_x());
-                let tail = if tail < ctas && tail <= tiles && tail as u64 * k_tiles as u64 >= ctas as u64 { tail } else { 0 };
+                let iters = tail as u64 * k_tiles as u64;
+                let tail = if tail < ctas && tail <= tiles && iters >= ctas as u64 && iters <= u32::MAX as u64 { tail } else { 0 };
                 let whole = tiles - tail;
                 let (lo, hi) = stream_k_range(g, ctas, tail, k_tiles);
             }
@@ -231,8 +233,8 @@ unsafe fn stream_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap
                             reset_counter(counter);
                         }
                     }
-                    // The flag is rewritten by the next segment's ticket only after every consumer
-                    // thread has read it.
+                    // Not needed for the flag (the next ticket writes it only after its first barrier 3,
+                    // which every thread reaches after reading it); kept as measured, h7's shape.
                     sync_named(3, 256);
                     i += kt1 - kt0;
                 }

@@ -23,7 +23,7 @@ use super::tma_persistent::{TileWalk, produce_persistent};
 use super::tma_warp_specialized::warp_specialized;
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_wide_tile::consume_wide_tile;
-use super::tma_store::{stage_c_box, store_tile};
+use super::tma_store::store_wide_tile;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     thread::lane_id,
@@ -141,42 +141,6 @@ pub(super) unsafe fn tma_store<E: Elem16, const CLUSTER: u32, const STAGES: u32>
                     cp_async_bulk_wait_group0();
                 }
             }
-        }
-    }
-}
-
-/// Consumer warpgroup `mh`'s TMA-store epilogue of one 64×256 result (`r_acc[nb]`: columns
-/// `n0 + 64·nb ..`) at row `row0`, through its staging area `s_c` of `staged` boxes: all four boxes at
-/// once (`staged = 4`: h6, h9) or two halves, the second staged once the TMA has read the first
-/// (`staged = 2`: h6s4, h9s4, h10).
-///
-/// # Safety
-/// As `tma_store::store_tile`, with `s_c` the warpgroup's 1024-aligned `staged · 8 KiB` (staged 2 or 4).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn store_wide_tile<E: Elem16>(r_acc: &[[f32; 32]; 4], tmap_c: *const TensorMap, s_c: u32, staged: u32, row0: u32, n0: u32, mh: u32,
-                                                leader: bool, warp: u32, lane: u32) {
-    // One call per box with a constant accumulator reference: a loop over the boxes that LLVM did not
-    // unroll put all four accumulator arrays in local memory (592-byte stack frame).
-    let [acc0, acc1, acc2, acc3] = r_acc;
-    // SAFETY: forwarded to the caller; each box lies inside the staging area (box < staged).
-    unsafe {
-        if staged == 4 {
-            store_tile::<4>(tmap_c, s_c, row0, n0, mh, leader, || {
-                stage_c_box::<E>(acc0, s_c, warp, lane);
-                stage_c_box::<E>(acc1, s_c + C_BOX_BYTES, warp, lane);
-                stage_c_box::<E>(acc2, s_c + 2 * C_BOX_BYTES, warp, lane);
-                stage_c_box::<E>(acc3, s_c + 3 * C_BOX_BYTES, warp, lane);
-            });
-        } else {
-            store_tile::<2>(tmap_c, s_c, row0, n0, mh, leader, || {
-                stage_c_box::<E>(acc0, s_c, warp, lane);
-                stage_c_box::<E>(acc1, s_c + C_BOX_BYTES, warp, lane);
-            });
-            store_tile::<2>(tmap_c, s_c, row0, n0 + 128, mh, leader, || {
-                stage_c_box::<E>(acc2, s_c, warp, lane);
-                stage_c_box::<E>(acc3, s_c + C_BOX_BYTES, warp, lane);
-            });
         }
     }
 }
