@@ -117,6 +117,14 @@ pub mod tiles {
     pub const F2_C_STAGE_BYTES: u32 = 64 * F2_BN * 2;
     /// f1's dynamic shared memory.
     pub const F1_DYN_SMEM: u32 = dyn_smem(F1_STAGES, F1_STAGE_BYTES, 2 * F1_C_STAGE_BYTES, 2);
+    /// f12's and f13's stages: f1's and f5's with a fourth (HGEMM h6s4's change: 1.03–1.06× h6 on an
+    /// H100), each consumer's C staged in two halves to make room
+    /// (`crate::hopper::tma_hgemm::wide_staged_boxes`).
+    pub const F12_STAGES: u32 = 4;
+    /// f12's dynamic shared memory: an f1 stage is an h6 stage's bytes, so this is h6s4's.
+    pub const F12_DYN_SMEM: u32 = crate::hopper::tma_hgemm::wide_dyn_smem(F12_STAGES);
+    const _: () = assert!(F1_STAGE_BYTES == crate::hopper::tma_hgemm::WIDE_STAGE_BYTES && F12_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
+        && F1_DYN_SMEM == crate::hopper::tma_hgemm::wide_dyn_smem(F1_STAGES));
     /// f2's dynamic shared memory.
     pub const F2_DYN_SMEM: u32 = dyn_smem(F2_STAGES, F2_STAGE_BYTES, 2 * F2_C_STAGE_BYTES, 2);
     const _: () = assert!(F1_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F2_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM

@@ -1,7 +1,7 @@
 //! The FP8 ladder (issue 16, `kernels-gpu/src/fp8/`, sm_90a only): `C (M×N, bf16) = dequant(A) ·
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
-use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM};
+use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -144,8 +144,19 @@ pub const F11: Step = Step {
            "f3 in clusters of 2 CTAs sharing B through TMA multicast")
 };
 
+/// f12: f1 with a fourth stage, C stored in two halves (HGEMM h6s4's change).
+pub const F12: Step = gemm("fp8_gemm_v12", "f12", F12_DYN_SMEM,
+    &["wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "setmaxnreg.inc.sync.aligned.u32 232"],
+    (BM, F1_BN), Scaling::PerTensor, false, "f1 with 4 stages, C staged and stored in two halves (h6s4's change)");
+/// f13: f5 with a fourth stage.
+pub const F13: Step = Step {
+    cluster: 2,
+    ..gemm("fp8_gemm_v13", "f13", F12_DYN_SMEM, CLUSTER_PTX, (BM, F1_BN), Scaling::PerTensor, false,
+           "f5 with 4 stages, C staged and stored in two halves")
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

@@ -6,15 +6,13 @@
 use super::block_scaled::Scales;
 use super::tile::{TileWalk, consume_wide, produce};
 use crate::hgemm::tma_warp_specialized::Ring;
-use crate::hgemm::{
-    elem::Bf16,
-    tma_store::{stage_c_box, store_tile},
-};
+use crate::hgemm::{elem::Bf16, tma_store::store_wide_tile};
 use crate::prim::{
     thread::lane_id,
     tma::{TensorMap, cp_async_bulk_wait_group0},
 };
-use layout::fp8::tiles::{BK, BM, F1_BN as BN, F1_C_STAGE_BYTES as C_STAGE_BYTES, F1_STAGE_BYTES as STAGE_BYTES, F1_STAGES as STAGES};
+use layout::fp8::tiles::{BK, BM, F1_BN as BN, F1_STAGE_BYTES as STAGE_BYTES};
+use layout::hopper::tma_hgemm::{C_BOX_BYTES, wide_staged_boxes};
 
 /// `acc · s`, element by element.
 #[inline(always)]
@@ -49,15 +47,20 @@ impl WideLoop for PerTensor {
 }
 
 /// The wide kernel body with K loop `L`: `C = qA · qBᵀ` scaled as `L` does, with `sa`, `sb` as the
-/// step's kernel states (one f32 each for [`PerTensor`]), in clusters of `CLUSTER` CTAs.
+/// step's kernel states (one f32 each for [`PerTensor`]), in clusters of `CLUSTER` CTAs, with `STAGES`
+/// stages (f1, f5, f7: 3 and the whole result staged at once; f12, f13: 4 and two halves, as h6s4).
 ///
 /// # Safety
 /// As `fp8_gemm_v1` (per tensor) or `fp8_gemm_v7` (block scales); with `CLUSTER > 1`, a cluster launch
 /// of that size (the kernel's `.reqnctapercluster`), a grid that is a multiple of it, and `tmap_b`'s box
 /// `256 / CLUSTER` rows.
 #[inline(always)]
-pub(super) unsafe fn wide<L: WideLoop, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
-                                                           sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
+pub(super) unsafe fn wide<L: WideLoop, const CLUSTER: u32, const STAGES: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                                                              tmap_c: *const TensorMap, sa: *const f32, sb: *const f32, m: u32, n: u32,
+                                                                              k: u32) {
+    // C boxes a consumer stages at once (4 with 3 stages, 2 with 4: `wide_staged_boxes`), and its area.
+    let staged = wide_staged_boxes(STAGES);
+    let staging = staged * C_BOX_BYTES;
     // SAFETY: the ring protocol and the epilogue as h6 (same proof: every stage use is issued once by
     // its producer and released once by each consumer warp — of every CTA of the cluster — after its
     // `wgmma`s retired; a staging tile is rewritten only after its previous TMA store finished reading
@@ -66,7 +69,7 @@ pub(super) unsafe fn wide<L: WideLoop, const CLUSTER: u32>(tmap_a: *const Tensor
     unsafe {
         crate::hgemm::tma_warp_specialized::warp_specialized! {
             cluster: CLUSTER;
-            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * C_STAGE_BYTES);
+            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * staging);
             thread: tid, warpgroup: wg;
             setup: {
                 let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
@@ -84,16 +87,7 @@ pub(super) unsafe fn wide<L: WideLoop, const CLUSTER: u32>(tmap_a: *const Tensor
                     // This thread's two accumulator rows (fragment rows g and g + 8 of its warp's 16).
                     let row = row0 + 16 * warp + lane / 4;
                     let r_acc = L::consume::<CLUSTER>(ring, &mut it, k_tiles, mh, Scales::new(sa, sb, m, n, k, row, n0));
-                    let s_c = s_cstage + mh * C_STAGE_BYTES;
-                    store_tile::<4>(tmap_c, s_c, row0, n0, mh, tid % 128 == 0, || {
-                        // One call per block with a constant accumulator reference (a loop over the blocks put
-                        // them in local memory: 512-byte stack frame).
-                        let [acc0, acc1, acc2, acc3] = &r_acc;
-                        stage_c_box::<Bf16>(acc0, s_c, warp, lane);
-                        stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
-                        stage_c_box::<Bf16>(acc2, s_c + 2 * 8192, warp, lane);
-                        stage_c_box::<Bf16>(acc3, s_c + 3 * 8192, warp, lane);
-                    });
+                    store_wide_tile::<Bf16>(&r_acc, tmap_c, s_cstage + mh * staging, staged, row0, n0, mh, tid % 128 == 0, warp, lane);
                 }
                 if tid % 128 == 0 {
                     cp_async_bulk_wait_group0();

@@ -25,6 +25,7 @@
 //! FP8 and 99–114% of its default (promoted) mode over the sweep; ncu: tensor pipe 79.5% busy. README.
 use crate::fp8::wide::{PerTensor, wide};
 use crate::launch_bounds::launch_bounds;
+use layout::fp8::tiles::F1_STAGES;
 use crate::prim::tma::TensorMap;
 
 /// `C = (*scale_a · *scale_b) · qA · qBᵀ`: qA M×K e4m3 (`tmap_a`, box 128 rows × 128 B), qB N×K e4m3
@@ -38,7 +39,7 @@ use crate::prim::tma::TensorMap;
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v1(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              scale_a: *const f32, scale_b: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (the proof is the shared body's, `fp8::wide`).
-    unsafe { wide::<PerTensor, 1>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
+    unsafe { wide::<PerTensor, 1, F1_STAGES>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

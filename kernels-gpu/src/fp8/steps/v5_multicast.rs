@@ -22,6 +22,7 @@
 //! at half speed: `.release.cluster` on the remote arrivals put a `MEMBAR.ALL.GPU` before each. README.
 use crate::fp8::wide::{PerTensor, wide};
 use crate::launch_bounds::launch_bounds;
+use layout::fp8::tiles::F1_STAGES;
 use crate::prim::{cluster_dims, tma::TensorMap};
 
 /// [`super::v1_per_tensor::fp8_gemm_v1`] in clusters of two (`tmap_b`'s box 128 rows × 128 B: one CTA's
@@ -33,7 +34,7 @@ use crate::prim::{cluster_dims, tma::TensorMap};
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v5(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              scale_a: *const f32, scale_b: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (the proof is the shared body's, `fp8::wide`).
-    unsafe { wide::<PerTensor, 2>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
+    unsafe { wide::<PerTensor, 2, F1_STAGES>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

@@ -26,6 +26,7 @@ use crate::fp8::{
 };
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;
+use layout::fp8::tiles::F1_STAGES;
 use crate::prim::{
     tma::TensorMap,
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_wait_group},
@@ -41,7 +42,7 @@ use layout::fp8::tiles::BK;
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v7(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (the skeleton's proof is `fp8::wide`'s; this step's K loop below).
-    unsafe { wide::<Halves, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
+    unsafe { wide::<Halves, 1, F1_STAGES>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
 }
 
 /// f7's K loop: per K block, two halves of 128 columns, each computed into `r_blk` and promoted.
