@@ -129,8 +129,8 @@ pub const fn a_tile_t_wide() -> Padded {
     a_tile_t_wide_rows(BM)
 }
 
-/// The transposed A tile of a block with `rows` rows of C (v14: 64): `BK_WIDE × rows`, stride
-/// `rows + 4` — `≡ 4 (mod 32)` words for 64 and 128 alike, so the loader's transposed stores and the
+/// The transposed A tile of a block with `rows` rows of C (v14: 64, v15: 32): `BK_WIDE × rows`, stride
+/// `rows + 4` — `≡ 4 (mod 32)` words for 32, 64 and 128 alike, so the loader's transposed stores and the
 /// fragment reads hit the same banks as v7's (`word(k, m) = k·(rows+4) + m`, bank `4k + m mod 32`).
 pub const fn a_tile_t_wide_rows(rows: u32) -> Padded {
     Padded { rows: BK_WIDE, cols: rows, stride: rows + 4 }
@@ -141,6 +141,13 @@ pub const V14_ROWS: u32 = 64;
 
 /// v14's split rule `(blocks per SM, shallowest split)`: 128-thread blocks, three per SM.
 pub const V14_SPLIT: (u32, u32) = (3, 256);
+
+/// v15: rows of C per block (and threads = `2 · V15_ROWS`: the first 2 warps of the v9 warp tiling).
+pub const V15_ROWS: u32 = 32;
+
+/// v15's split rule `(blocks per SM, shallowest split)`: 64-thread blocks, six per SM (the same 12 warps
+/// as v14's three), no split shallower than 128 (8 stages).
+pub const V15_SPLIT: (u32, u32) = (6, 128);
 
 /// v7+'s B tile: `BK_WIDE × BN`.
 pub const fn b_tile_wide() -> Padded {

@@ -188,6 +188,11 @@ mod tests {
         let (l14, s14) = sgemm::per_tile(&crate::steps::sgemm::V14).unwrap();
         assert_eq!((2 * l14.instructions, 2 * l14.wavefronts), (l11.instructions, l11.wavefronts));
         assert_eq!(s14.wavefronts - s14.ideal, s11.wavefronts - s11.ideal, "v14's stores conflict exactly as v11's");
+        // v15 (32-row tiles, 2 warps): a quarter of v11's fragment loads and A stores per tile, the same
+        // wavefronts per instruction (stride 36 ≡ 132 mod 32), and B's stores as v11's.
+        let (l15, s15) = sgemm::per_tile(&crate::steps::sgemm::V15).unwrap();
+        assert_eq!((4 * l15.instructions, 4 * l15.wavefronts), (l11.instructions, l11.wavefronts));
+        assert_eq!(s15.wavefronts - s15.ideal, s11.wavefronts - s11.ideal, "v15's stores conflict exactly as v11's");
         // v13's once-per-block sums: conflict-free stores and loads (one wavefront per 8 lanes' float4s).
         for rows in [1, 4, 8, 16] {
             let (ld, st) = sgemm::skinny_block(rows);

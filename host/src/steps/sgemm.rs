@@ -1,5 +1,5 @@
 //! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
-use layout::sgemm::{BK_WIDE, BM, BN, V14_ROWS, V14_SPLIT, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+use layout::sgemm::{BK_WIDE, BM, BN, V14_ROWS, V14_SPLIT, V15_ROWS, V15_SPLIT, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
@@ -149,8 +149,21 @@ pub const V14: Step = {
     s
 };
 
+/// v15's stage: A transposed with 32 rows (stride 36), the 16×128 B tile.
+const STAGE_V15: u32 = 4 * stage_words(&a_tile_t_wide_rows(V15_ROWS), &b_tile_wide());
+
+pub const V15: Step = {
+    let mut s = step("sgemm_v15", "v15", 2 * V15_ROWS, 2 * STAGE_V15,
+        Grid::TilesSplitK { rows: V15_ROWS, cols: BN, rule: SplitRule::Fixed { blocks_per_sm: V15_SPLIT.0, min_depth: V15_SPLIT.1, multiple: BK_WIDE } },
+        Trace::Vec4 { wide: true, warp_tile: true },
+        PtxCheck { has: &["red.relaxed.gpu.global.add.f32"], ..VEC4 }, "v14 with 32x128 tiles and 64 threads: six blocks per SM, twice the tiles, half the splits");
+    s.args = Args::PointersSplitK;
+    s.kernel.launch_bounds = bounds_min(2 * V15_ROWS, 6);
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15];
 
 #[cfg(test)]
 mod tests {
@@ -162,6 +175,7 @@ mod tests {
         for (m, n, k) in [(1, 4096, 4096), (16, 1024, 4096), (64, 4096, 4096), (1000, 1000, 1000), (127, 8191, 1024), (300, 300, 5000)] {
             assert_eq!(V13.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, SKINNY_ROWS, SKINNY_COLS, SKINNY_SPLIT.0, SKINNY_SPLIT.1, SKINNY_KSTEP), "v13 {m}x{n}x{k}");
             assert_eq!(V14.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.0, V14_SPLIT.1, BK_WIDE), "v14 {m}x{n}x{k}");
+            assert_eq!(V15.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, V15_ROWS, BN, V15_SPLIT.0, V15_SPLIT.1, BK_WIDE), "v15 {m}x{n}x{k}");
             let (b, d) = crate::runtime::tuning::sgemm_split();
             assert_eq!(V12.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, BM, BN, b, d, BK_WIDE), "v12 {m}x{n}x{k}");
             assert_eq!(V11.split_k(m, n, k, 132, 1), (1, k));
@@ -169,5 +183,9 @@ mod tests {
         // The measured cases: 64×4096² splits v14 12 ways, 1×1024×4096 splits v13 4 ways.
         assert_eq!(V14.split_k(64, 4096, 4096, 132, 1), (12, 352));
         assert_eq!(V13.split_k(1, 1024, 4096, 132, 1), (4, 1024));
+        // v15: 32×4096² 24 splits of 176 (32 tiles); 1000³ 3 of 336 (256 tiles); 512³ 4 of 128 (64 tiles).
+        assert_eq!(V15.split_k(32, 4096, 4096, 132, 1), (24, 176));
+        assert_eq!(V15.split_k(1000, 1000, 1000, 132, 1), (3, 336));
+        assert_eq!(V15.split_k(512, 512, 512, 132, 1), (4, 128));
     }
 }

@@ -1,12 +1,14 @@
 //! The wide-K main loop of the SGEMM ladder (introduced by v7, whose file explains it; used by v7, v8,
-//! v9, v11, v12 and, with 64-row tiles, v14): 16-deep K stages double-buffered in shared memory, the next stage fetched into registers
+//! v9, v11, v12 and, with 64- and 32-row tiles, v14 and v15): 16-deep K stages double-buffered in shared memory, the next stage fetched into registers
 //! during compute, fragments of the next k read before the current k's FMAs (ping-pong), and plain
 //! 128-bit loads for blocks whose tile lies inside the matrices. What the steps vary: the thread →
 //! output mapping ([`FragMap`], `frag_map`), the block order (v8) and when the interior test is made
 //! ([`Interior`], v11).
 use super::frag_map::FragMap;
 use super::elementwise::{add4_if, fma, load4_or_zero, store4_if};
-use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::thread_idx_x};
+use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
+use crate::util::grouped::{GROUP, grouped_block};
+use super::frag_map::WarpTiled;
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 
 /// `acc += a ⊗ b` for one k: 64 FMAs.
@@ -53,8 +55,9 @@ impl Interior {
 /// with `K_TAIL`, the same with `K % 4 == 0` in place of `K % 16 == 0` (and any `k_end`).
 /// Over the K range `k_begin .. k_end` (v7–v11: `0 .. K`), the results stored (`ADD = false`) or added
 /// to C with `red.global.add.f32` (`ADD = true`: v12's split-K, C zeroed before the launch). The block
-/// computes `ROWS × 128` of C with `2·ROWS` threads: `ROWS = 128` (v7–v12: 8 warps) or 64 (v14: the
-/// first 4 warps of the same warp tiling; B's 16×128 stage then takes 4 float4 loads per thread, not 2).
+/// computes `ROWS × 128` of C with `2·ROWS` threads: `ROWS = 128` (v7–v12: 8 warps), 64 (v14: the
+/// first 4 warps of the same warp tiling; B's 16×128 stage then takes 4 float4 loads per thread, not 2)
+/// or 32 (v15: the first 2 warps, 8 float4 loads of B per thread).
 ///
 /// # Safety
 /// As [`block_tile`] with `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of shared memory,
@@ -74,7 +77,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
     // columns `(tid % 32)·4`.
     let (am, ak) = (tid / 2, (tid % 2) * 4);
     let (bk, bn4) = (tid / 32, (tid % 32) * 4);
-    // B float4s per thread and the k between them: 2 and 8 (256 threads), 4 and 4 (128). `LOADS` (the
+    // B float4s per thread and the k between them: 2 and 8 (256 threads), 4 and 4 (128), 8 and 2 (64). `LOADS` (the
     // fetched float4s: A's 2 and B's) is a parameter so each size's arrays are exactly that long.
     let (b_loads, b_step) = ((BK_WIDE * BN / 4) / (2 * ROWS), 2 * ROWS / 32);
     const { assert!(LOADS == 2 + ((BK_WIDE * BN / 4) / (2 * ROWS)) as usize, "LOADS = 2 + B's float4s per thread") };
@@ -109,8 +112,16 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
                                                 ld_global_nc_v4_f32(gb), ld_global_nc_v4_f32(gb.add(8 * n as usize)));
                 } else {
                     (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
-                    for i in 0..b_loads {
-                        v[2 + i as usize] = ld_global_nc_v4_f32(gb.add((b_step * i) as usize * n as usize));
+                    if LOADS <= 6 {
+                        for i in 0..b_loads {
+                            v[2 + i as usize] = ld_global_nc_v4_f32(gb.add((b_step * i) as usize * n as usize));
+                        }
+                    } else {
+                        // v15's 8 loads: as the loop above LLVM left the fetched array in local memory
+                        // (320 bytes); unrolled with a constant guard it stays in registers.
+                        unroll8!(i => { if i < b_loads {
+                            v[2 + i as usize] = ld_global_nc_v4_f32(gb.add((b_step * i) as usize * n as usize));
+                        }});
                     }
                 }
             } else {
@@ -119,8 +130,14 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
                                                 load4_or_zero(b, k0 + bk, n0 + bn4, k_end, n, n), load4_or_zero(b, k0 + bk + 8, n0 + bn4, k_end, n, n));
                 } else {
                     (v[0], v[1]) = (load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k));
-                    for i in 0..b_loads {
-                        v[2 + i as usize] = load4_or_zero(b, k0 + bk + b_step * i, n0 + bn4, k_end, n, n);
+                    if LOADS <= 6 {
+                        for i in 0..b_loads {
+                            v[2 + i as usize] = load4_or_zero(b, k0 + bk + b_step * i, n0 + bn4, k_end, n, n);
+                        }
+                    } else {
+                        unroll8!(i => { if i < b_loads {
+                            v[2 + i as usize] = load4_or_zero(b, k0 + bk + b_step * i, n0 + bn4, k_end, n, n);
+                        }});
                     }
                 }
             }
@@ -133,8 +150,14 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
                 }
                 shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + b_step * i, bn4), v[2 + i as usize]);
             }
-            for i in 2..b_loads {
-                shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + b_step * i, bn4), v[2 + i as usize]);
+            if LOADS <= 6 {
+                for i in 2..b_loads {
+                    shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + b_step * i, bn4), v[2 + i as usize]);
+                }
+            } else {
+                unroll8!(i => { if i >= 2 && i < b_loads {
+                    shared::st_shared_v4_f32(sb(s) + 4 * lb.offset(bk + b_step * i, bn4), v[2 + i as usize]);
+                }});
             }
         };
         // Byte offsets of this thread's fragments at k = 0; step kk adds whole rows (`offset(kk, x) =
@@ -195,6 +218,48 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
                     }
                 }
             }
+        }
+    }
+}
+
+/// The kernel body of the split-K steps with `ROWS × 128` tiles (v14: 64 rows and 128 threads, v15: 32
+/// rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
+/// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
+/// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], or predicated), storing its sums (one split) or
+/// adding them to a zeroed C (several).
+///
+/// # Safety
+/// Grid `(⌈N/128⌉, ⌈M/ROWS⌉ · splits)` with `splits = ⌈K / k_split⌉` and `k_split` a positive multiple
+/// of 16; `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of dynamic shared memory; `a`, `b`,
+/// `c` hold `M·K`, `K·N`, `M·N` f32, 16-byte aligned; when `splits > 1`, C is zero at launch and touched by
+/// nothing else.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
+    let grid_n = grid_dim_x();
+    let tiles_m = m.div_ceil(ROWS).max(1); // >= 1: the divisions below cannot trap
+    let (ty, split) = (block_idx_y() % tiles_m, block_idx_y() / tiles_m);
+    let splits = grid_dim_y() / tiles_m;
+    let (bm, bn) = grouped_block(ty * grid_n + block_idx_x(), tiles_m, grid_n, GROUP);
+    let k_begin = split * k_split;
+    let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
+    let inside = bm * ROWS + ROWS <= m && bn * BN + BN <= n && n % 4 == 0;
+    let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
+        (true, true, _) => Interior::YES,
+        (true, false, true) => Interior::K_TAIL,
+        _ => Interior::NO,
+    };
+    // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
+    // shared memory); `YES` and `K_TAIL` only when the tests above give what they need; with several
+    // splits every block only adds to C.
+    unsafe {
+        match (mode, splits > 1) {
+            (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
 }

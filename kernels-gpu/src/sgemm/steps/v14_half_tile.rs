@@ -21,46 +21,22 @@
 //! stage is predicated. Predicted: 1000³ 71% → ≈ 85% (1024³, all unpredicated, has 87%). Measured
 //! (`call4-k-tail`): no change, 71 → 73% — 1000³ takes as long as 1024³ (16×8 tiles either way): the
 //! cost is tile quantisation, not the predicates. Kept: correct, and it leaves only one stage predicated.
-use super::frag_map::WarpTiled;
-use super::wide_k_loop::{Interior, block_tile_as};
+use super::wide_k_loop::split_k_tile;
 use crate::launch_bounds::launch_bounds;
-use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y};
-use crate::util::grouped::{GROUP, grouped_block};
-use layout::sgemm::{BK_WIDE, BN, V14_ROWS as ROWS};
+use layout::sgemm::V14_ROWS as ROWS;
 
 /// `C = A · B` (row-major), 64×128 tiles, K split into `grid_dim_y / ⌈M/64⌉` ranges of `k_split`.
+/// The body (`wide_k_loop::split_k_tile`, shared with v15) picks the loop per block: `Interior::YES`,
+/// `K_TAIL` (inside M and N, K off 16) or predicated, storing (one split) or adding into C.
 ///
 /// # Safety
 /// As `sgemm_v12`, with 128 threads, `2 · (16·68 + 16·128) · 4` bytes of dynamic shared memory and grid
 /// `(⌈N/128⌉, ⌈M/64⌉ · splits)`.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v14(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
-    let grid_n = grid_dim_x();
-    let tiles_m = m.div_ceil(ROWS).max(1); // >= 1: the divisions below cannot trap
-    let (ty, split) = (block_idx_y() % tiles_m, block_idx_y() / tiles_m);
-    let splits = grid_dim_y() / tiles_m;
-    let (bm, bn) = grouped_block(ty * grid_n + block_idx_x(), tiles_m, grid_n, GROUP);
-    let k_begin = split * k_split;
-    let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
-    let inside = bm * ROWS + ROWS <= m && bn * BN + BN <= n && n % 4 == 0;
-    let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
-        (true, true, _) => Interior::YES,
-        (true, false, true) => Interior::K_TAIL,
-        _ => Interior::NO,
-    };
-    // SAFETY: as v12 with 64-row tiles (block_tile_as's contract for ROWS = 64: 128 threads, the shared
-    // memory above); `YES` and `K_TAIL` only when the tests above give what they need; with several
-    // splits every block only adds to C.
-    unsafe {
-        match (mode, splits > 1) {
-            (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, false, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, 6>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-        }
-    }
+    // SAFETY: forwarded (split_k_tile's contract for ROWS = 64: 128 threads, the shared memory above;
+    // its sixth parameter is the float4s each thread fetches per stage, 2 of A + 4 of B).
+    unsafe { split_k_tile::<ROWS, 6>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM: at most 168 registers (v12 uncapped used 155–167).
