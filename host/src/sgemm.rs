@@ -7,11 +7,14 @@
 //! ```
 //!
 //! **The choice** ([`default_step`], CPU-tested) is a function of the shape and the SM count, from
-//! held-timing runs of v11–v14 on an H100 (`results/2026-11-23-h100-session10/`, calls 1, 3, 4):
+//! held-timing runs of v11–v15 on an H100 (`results/2026-11-23-h100-session10/`, calls 1, 3, 4;
+//! `results/2026-11-25-h100-session16/call2-sgemm-v15`):
 //! * `v13` (16×32 strips, B streamed once, K split inside the block) for `M ≤` [`SKINNY_MAX_M`]: 1 / 4 /
-//!   16 × 4096² at 101% / 244% / 213% of cuBLAS, 1–16 × 4096×14336 100–112%, 1–16 × 14336×4096 91–92%,
-//!   32 × 4096² 72–73% (v14 68%, v12 40%); and where v14's grid would fill under half the SMs
-//!   ([`v14_starves`]: 512³, 64 blocks: v13 69% against v14's 66%).
+//!   16 × 4096² at 101% / 244% / 213% of cuBLAS (v15 at 16: 167%), 1–16 × 4096×14336 100–112%, 1–16 ×
+//!   14336×4096 91–92% (v15 at 16: 111%, but at M = 1 it would compute 31 rows for nothing).
+//! * `v15` (32×128 tiles, 64 threads, six blocks per SM, K split into a zeroed C) for `M ≤`
+//!   [`QUARTER_TILE_MAX_M`] above that — 32×4096² 84.6% (v13 72%, v14 64%) — and where v14's grid would
+//!   fill under half the SMs ([`v14_starves`]: 512³, 64 blocks: v15 75%, v13 70%, v14 66%).
 //! * `v14` (64×128 tiles, 128 threads, three blocks per SM, K split into a zeroed C) for `M ≤`
 //!   [`HALF_TILE_MAX_M`] where the 128×128 tiles are fewer than the SMs: 48 / 64 / 128 / 256 / 512 ×
 //!   4096² at 83 / 84–85 / 84–86 / 89–90 / 93% (v12 51 / 51 / 75 / 78 / 82%).
@@ -30,9 +33,13 @@ use crate::{
     steps::sgemm::{self as steps, Step},
 };
 
-/// The largest M [`default_step`] gives to `v13` by M alone (at 32 v13 had 72–73% of cuBLAS, v14 68%,
-/// v12 40%; at 48 v14 83%, v13 66%).
-pub const SKINNY_MAX_M: usize = 32;
+/// The largest M [`default_step`] gives to `v13` by M alone (at 16 × 4096² v13 214% of cuBLAS, v15
+/// 167%; at 32 v15 84.6%, v13 72%).
+pub const SKINNY_MAX_M: usize = 16;
+
+/// The largest M [`default_step`] gives to `v15` (32×128 tiles) by M alone (at 32 × 4096² v15 84.6%,
+/// v13 72%, v14 64%; at 48 v14 80%, v15 72.5%).
+pub const QUARTER_TILE_MAX_M: usize = 32;
 
 /// The largest M [`default_step`] gives to `v14` (64×128 tiles) rather than `v12` (128×128) when the
 /// 128×128 tiles are fewer than the SMs: v14 won at M = 48–512 on 4096² (83–93% against v12's 51–82%),
@@ -51,8 +58,10 @@ pub fn v14_starves(s: Shape, sms: u32) -> bool {
 pub fn default_step(s: Shape, sms: u32) -> &'static Step {
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
     let tiles_128 = m.div_ceil(layout::sgemm::BM) as u64 * n.div_ceil(layout::sgemm::BN) as u64;
-    if s.m <= SKINNY_MAX_M || v14_starves(s, sms) {
+    if s.m <= SKINNY_MAX_M {
         &steps::V13
+    } else if s.m <= QUARTER_TILE_MAX_M || v14_starves(s, sms) {
+        &steps::V15
     } else if s.m <= HALF_TILE_MAX_M && tiles_128 < sms as u64 {
         &steps::V14
     } else if steps::V12.split_k(m, n, k, sms, 1).0 > 1 {
@@ -131,9 +140,9 @@ mod tests {
     #[test]
     fn the_choice_follows_the_measured_ranges() {
         for (m, n, k, want) in [
-            (1, 4096, 4096, "v13"), (16, 4096, 4096, "v13"), (32, 4096, 4096, "v13"), (16, 14336, 4096, "v13"), (1, 4096, 14336, "v13"),
-            (512, 512, 512, "v13"), (768, 768, 768, "v12"), (48, 4096, 4096, "v14"), (64, 4096, 4096, "v14"), (128, 4096, 4096, "v14"), (256, 4096, 4096, "v14"),
-            (127, 8191, 1024, "v14"), (1000, 1000, 1000, "v12"), (1024, 1024, 1024, "v12"), (512, 4096, 4096, "v14"), (300, 300, 200, "v13"),
+            (1, 4096, 4096, "v13"), (16, 4096, 4096, "v13"), (17, 4096, 4096, "v15"), (32, 4096, 4096, "v15"), (16, 14336, 4096, "v13"), (1, 4096, 14336, "v13"),
+            (512, 512, 512, "v15"), (16, 512, 512, "v13"), (768, 768, 768, "v12"), (48, 4096, 4096, "v14"), (64, 4096, 4096, "v14"), (128, 4096, 4096, "v14"), (256, 4096, 4096, "v14"),
+            (127, 8191, 1024, "v14"), (1000, 1000, 1000, "v12"), (1024, 1024, 1024, "v12"), (512, 4096, 4096, "v14"), (300, 300, 200, "v15"),
             (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"), (1100, 2100, 100, "v11"),
         ] {
             assert_eq!(label(m, n, k), want, "{m}x{n}x{k}");

@@ -30,9 +30,9 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<f
             unsafe { cudarc::driver::result::memset_d8_async(pc, 0, s.m * s.n * 4, gpu.stream.cu_stream()) }
                 .map_err(|source| Error::Launch { kernel: format!("{} (zeroing C)", kernel.name()), source })?;
         }
-        // SAFETY: `sgemm_v12/v13/v14(a, b, c, m, n, k, k_split)`: lengths checked, fresh
+        // SAFETY: `sgemm_v12/v13/v14/v15(a, b, c, m, n, k, k_split)`: lengths checked, fresh
         // 256-byte-aligned buffers; grid `(⌈N/cols⌉, ⌈M/rows⌉ · splits)` of the step's tile (v12 128×128,
-        // v14 64×128, v13 16×32) from the same `split_k` as `k_split` (a multiple of 16, of 128 for
+        // v14 64×128, v15 32×128, v13 16×32) from the same `split_k` as `k_split` (a multiple of 16, of 128 for
         // v13, or K itself with one split); with several splits C was zeroed just before on this
         // stream and only the kernel's atomic adds touch it.
         return unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k, &k_split) };

@@ -18,6 +18,11 @@
 //! Predicted (H100, before running): 32×4096² ~1.3× v13 (≈ 95%; 24 splits of 176); 512³ ~1.2× v13
 //! (≈ 85%); 64–128 × 4096² 1.0–1.1× v14; 1000³ 1.0–1.1× v12; 127×8191×1024 ≈ v14 (N is not a multiple
 //! of 4 there, so every block runs the predicated element-wise loads of B, in v14 and v15 alike).
+//! Measured (H100, held, interleaved with cuBLAS; `results/2026-11-25-h100-session16/call2-sgemm-v15`):
+//! **32×4096² 84.6% of cuBLAS** (v13 72.2%: 1.17×), **16×14336×4096 111%** (v13 92%), **512³ 75%** (v13
+//! 70%: 1.08×); slower than v14 wherever v14 fills the SMs (48–512 × 4096² 72–79% against 80–97%;
+//! 1000³ 67% against v12's 73%; 127×8191×1024 66% against 71%): there the doubled L2 reads per FMA
+//! cost more than the deeper K ranges save. Chosen for 16 < M ≤ 32 and where v14 starves (512³).
 use super::wide_k_loop::split_k_tile;
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V15_ROWS as ROWS;
