@@ -215,6 +215,9 @@ pub struct Fp8Gemm {
     key: [u64; 3],
     shape: (usize, usize, usize),
     grid: u32,
+    /// A stream-K step's workspace: `(grid + tail)` slots of 128×256 f32, `tail` counters (zero between
+    /// launches: each tail tile's last contributor resets its own), and the tail.
+    stream: Option<(CudaSlice<f32>, CudaSlice<u32>, u32)>,
 }
 
 impl Fp8Gemm {
@@ -263,7 +266,19 @@ impl Fp8Gemm {
             TensorMap2d::encode_bf16(gpu, c, tile(m, n, 64, 2, 64))?,
         ];
         let key = [a.q.device_ptr(&gpu.stream).0, b.q.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0];
-        Ok(Fp8Gemm { step, kernel, maps, key, shape: (m, n, k), grid: step.grid(m, n, clusters) })
+        let grid = step.grid(m, n, clusters);
+        let stream = if step.stream_k {
+            use layout::hopper::tma_hgemm::{STREAM_K_SLOT_BYTES, stream_k_tail};
+            let tiles = (m.div_ceil(step.tile.0 as usize) * n.div_ceil(step.tile.1 as usize)).min(u32::MAX as usize) as u32;
+            let tail = stream_k_tail(tiles, grid, (k as u32).div_ceil(layout::fp8::tiles::BK));
+            let slots = if tail > 0 { (grid + tail) as usize } else { 0 };
+            let ws_bytes = (slots * STREAM_K_SLOT_BYTES as usize) as u64;
+            crate::runtime::budget::check(gpu, &format!("{} stream-K workspace ({slots} slots)", step.kernel.name), ws_bytes, 0)?;
+            Some((gpu.zeros::<f32>((slots * (STREAM_K_SLOT_BYTES / 4) as usize).max(1))?, gpu.zeros::<u32>((tail as usize).max(1))?, tail))
+        } else {
+            None
+        };
+        Ok(Fp8Gemm { step, kernel, maps, key, shape: (m, n, k), grid, stream })
     }
 
     /// The step it runs.
@@ -288,6 +303,17 @@ impl Fp8Gemm {
         // the scales have the lengths its scaling needs (an `Fp8Matrix` holds them by construction); the
         // shape passed the step's rules in `new`; grid (whole clusters, no more than fit at once), block and
         // shared memory from the descriptor; a cluster step's `.reqnctapercluster` forms the clusters.
+        if let Some((ws, count, tail)) = &self.stream {
+            // SAFETY: `fp8_gemm_v14(tmap_a, tmap_b, tmap_c, scale_a, scale_b, ws, count, m, n, k, tail)`: maps,
+            // scales and shape as below; `tail` from `stream_k_tail` of this very grid and shape (so < grid,
+            // ≤ tiles, and tail · ⌈k/128⌉ ≥ grid when not 0); `ws` holds (grid + tail) slots of 128·256 f32
+            // (a whole allocation: 16-byte aligned) and `count` tail counters, zeroed at allocation and left
+            // zero by every launch that completes (each tail tile's last contributor resets its own). Both
+            // belong to this `Fp8Gemm` alone, and its launches go to one stream, so no two launches use
+            // them at once; the kernel writes them through the pointers (the driver takes no borrow).
+            return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales,
+                                    ws, count, &m, &n, &k, tail) };
+        }
         unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales, &m, &n, &k) }
     }
 }

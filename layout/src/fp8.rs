@@ -125,6 +125,9 @@ pub mod tiles {
     pub const F12_DYN_SMEM: u32 = crate::hopper::tma_hgemm::wide_dyn_smem(F12_STAGES);
     const _: () = assert!(F1_STAGE_BYTES == crate::hopper::tma_hgemm::WIDE_STAGE_BYTES && F12_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
         && F1_DYN_SMEM == crate::hopper::tma_hgemm::wide_dyn_smem(F1_STAGES));
+    /// f14's dynamic shared memory: f12's and a 16-byte flag for the stream-K ticket (HGEMM h10's layout).
+    pub const F14_DYN_SMEM: u32 = F12_DYN_SMEM + 16;
+    const _: () = assert!(F14_DYN_SMEM == crate::hopper::tma_hgemm::H10_DYN_SMEM);
     /// f2's dynamic shared memory.
     pub const F2_DYN_SMEM: u32 = dyn_smem(F2_STAGES, F2_STAGE_BYTES, 2 * F2_C_STAGE_BYTES, 2);
     const _: () = assert!(F1_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F2_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM

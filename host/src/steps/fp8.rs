@@ -1,7 +1,7 @@
 //! The FP8 ladder (issue 16, `kernels-gpu/src/fp8/`, sm_90a only): `C (M×N, bf16) = dequant(A) ·
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
-use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM};
+use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -30,6 +30,9 @@ pub struct Step {
     /// CTAs per cluster (`.reqnctapercluster`; 2: pairs of vertically adjacent tiles share B by TMA
     /// multicast, each loading `tile.1 / cluster` of its rows).
     pub cluster: u32,
+    /// The partial last wave's K iterations spread over every CTA (HGEMM h10's stream-K tail): the kernel
+    /// also takes a workspace, counters and the tail (`layout::hopper::tma_hgemm::stream_k_tail`).
+    pub stream_k: bool,
 }
 
 impl PartialEq for Step {
@@ -75,7 +78,7 @@ const fn gemm(name: &'static str, label: &'static str, smem: u32, has: &'static 
     Step {
         kernel: KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: bounds_min(384, 1),
                              dyn_smem_bytes: smem, about, ptx: PtxCheck { has, lacks: LACKS, count: &[], at_least: &[] } },
-        tile, scaling, promotes, cluster: 1,
+        tile, scaling, promotes, cluster: 1, stream_k: false,
     }
 }
 
@@ -155,8 +158,24 @@ pub const F13: Step = Step {
            "f5 with 4 stages, C staged and stored in two halves")
 };
 
+/// f14: f12 with HGEMM h10's stream-K tail.
+pub const F14: Step = {
+    let mut s = gemm("fp8_gemm_v14", "f14", F14_DYN_SMEM, &[], (BM, F1_BN), Scaling::PerTensor, false,
+                     "f12 with h10's stream-K tail: a last wave at most a third full spread over every CTA by K, partials summed by each tile's last contributor");
+    s.stream_k = true;
+    // The tail's partials go to global memory as f32 (`st.global.v4.f32`, read back with `.cg`); C still
+    // leaves only by TMA stores (no 16-bit global stores).
+    s.kernel.ptx = PtxCheck {
+        has: &["wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "setmaxnreg.inc.sync.aligned.u32 232",
+               "atom.acq_rel.gpu.global.add.u32", "st.global.v4.f32", "ld.global.cg.v4.f32"],
+        lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global.b16", "st.local", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"],
+        count: &[], at_least: &[],
+    };
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

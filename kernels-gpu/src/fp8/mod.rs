@@ -14,6 +14,10 @@
 //! | f7 | `steps/v7_wide_block_scaled.rs` | block scales on f1's 128×256 tiles, each K block promoted in two halves of 128 columns |
 //! | f8 | `steps/v8_pingpong.rs` | f3 with the two consumer warpgroups taking turns to issue each K block's `wgmma`s |
 //! | f9 | `steps/v9_wide_192.rs` | f3 on 128×192 tiles: the widest whose two accumulator sets fit; two B scale blocks per tile |
+//! | f10 | `steps/v10_wide_multicast.rs` | f9 in clusters of two sharing B (measured slower) |
+//! | f11 | `steps/v11_scales_ahead_multicast.rs` | f3 in clusters of two sharing B (measured slower) |
+//! | f12, f13 | `steps/v12_four_stages.rs` | f1 / f5 with a fourth stage, C stored in two halves (HGEMM h6s4's change) |
+//! | f14 | `steps/v14_stream_k.rs` | f12 with HGEMM h10's stream-K tail: a last wave at most a third full spread over every CTA by K |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
 //! walk and producer, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`

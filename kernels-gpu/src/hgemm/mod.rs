@@ -74,7 +74,8 @@
 //! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads (multicast in a cluster), `m64n256k16` MMAs, the consumers' K loop | h4–h9 |
 //! | `tma_persistent.rs` | the persistent producer and tile order (`TileWalk`, clusters of tile rows) | h5–h7, h9, FP8 f1–f11 |
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
-//! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices | d2, h7, d3 |
+//! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices | d2, h7, d3, h10, FP8 f14 |
+//! | `stream_k.rs` | the stream-K workspace: a consumer's partial 128×256 tile stored to its slot and added back | h10, FP8 f14 |
 //! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |
 //!
 //! All shared tiles are described by a `layout::Layout`; the same layout gives the 16-byte store
@@ -85,7 +86,9 @@ mod block_cross_stage_prefetch;
 mod block_pipeline;
 mod block_smem_epilogue;
 pub(crate) mod elem;
-mod split_k;
+pub(crate) mod split_k;
+#[cfg(lab_sm90)]
+pub(crate) mod stream_k;
 #[cfg(lab_sm90)]
 mod tma;
 #[cfg(lab_sm90)]

@@ -39,24 +39,20 @@
 //! point takes h10 exactly where it streams (`gemm::h10_streams`), h6s4 elsewhere.
 use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter};
+use super::stream_k::{SLOT_F32, add_partial, store_partial};
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
 use super::tma_persistent::persistent_tile;
 use super::tma_store::store_wide_tile;
 use super::tma_warp_specialized::warp_specialized;
 use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage};
 use crate::launch_bounds::launch_bounds;
-use crate::util::unroll::{unroll4, unroll8};
 use crate::prim::{
-    global::{ld_global_cg_v4_f32, st_global_v4_f32},
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_wait_group0},
 };
-use layout::hopper::tma_hgemm::{C_BOX_BYTES, H9S4_STAGES as STAGES, STREAM_K_SLOT_BYTES, stream_k_inner_ctas, stream_k_range, stream_k_segment,
+use layout::hopper::tma_hgemm::{C_BOX_BYTES, H9S4_STAGES as STAGES, stream_k_inner_ctas, stream_k_range, stream_k_segment,
                                 stream_k_slot, wide_staged_boxes};
-
-/// f32 per workspace slot.
-const SLOT_F32: usize = (STREAM_K_SLOT_BYTES / 4) as usize;
 
 /// `C = A · B` (f16) as h6s4, the last `tail` tiles' K iterations spread over every CTA.
 ///
@@ -81,52 +77,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v10_bf16(tmap_a: *const TensorMap, t
                                                      count: *mut u32, m: u32, n: u32, k: u32, tail: u32) {
     // SAFETY: forwarded.
     unsafe { stream_k::<Bf16>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, tail) }
-}
-
-/// Where thread `i` (of 128) of consumer warpgroup `mh` keeps `float4` number `q` (0..32: box `q / 8`,
-/// accumulators `4·(q % 8) ..`) of its partial inside a workspace slot, in f32: consecutive threads
-/// 16 bytes apart.
-#[inline(always)]
-fn partial_at(mh: u32, q: u32, i: u32) -> usize {
-    (((mh * 32 + q) * 128 + i) * 4) as usize
-}
-
-/// Writes this thread's 128 accumulators to its places in `slot` ([`partial_at`]).
-///
-/// # Safety
-/// `slot` is a 16-byte aligned workspace slot of [`SLOT_F32`] f32 that no other CTA reads before this
-/// CTA's ticket.
-#[inline(always)]
-unsafe fn store_partial(r_acc: &[[f32; 32]; 4], slot: *mut f32, mh: u32, i: u32) {
-    // Unrolled with constant indices (`unroll4!`/`unroll8!`), so the accumulators stay in registers.
-    unroll4!(nb => { unroll8!(j => {
-        let (acc, e) = (&r_acc[nb as usize], 4 * j as usize);
-        // SAFETY: partial_at < SLOT_F32 (mh < 2, q < 32, i < 128), a multiple of 4: aligned (caller).
-        unsafe { st_global_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i)), [acc[e], acc[e + 1], acc[e + 2], acc[e + 3]]) };
-    })});
-}
-
-/// Adds another contributor's partial from `slot` (the same places) to this thread's accumulators, one
-/// box at a time: its 8 loads first, then the adds.
-///
-/// # Safety
-/// `slot` as [`store_partial`], written by its contributor before the ticket this CTA acquired.
-#[inline(always)]
-unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, mh: u32, i: u32) {
-    unroll4!(nb => {
-        let mut v = [[0f32; 4]; 8];
-        unroll8!(j => {
-            // SAFETY: as store_partial.
-            v[j as usize] = unsafe { ld_global_cg_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i))) };
-        });
-        unroll8!(j => {
-            let (acc, x, e) = (&mut r_acc[nb as usize], v[j as usize], 4 * j as usize);
-            acc[e] += x[0];
-            acc[e + 1] += x[1];
-            acc[e + 2] += x[2];
-            acc[e + 3] += x[3];
-        });
-    });
 }
 
 /// The body of h10 for inputs and output of type `E`.
