@@ -162,8 +162,16 @@ pub const V15: Step = {
     s
 };
 
+pub const V16: Step = {
+    let mut s = V14;
+    s.kernel.name = "sgemm_v16";
+    s.kernel.step = "v16";
+    s.kernel.about = "v14 with clamped edge tiles: past M or N (or N off 4) the full K stages load unpredicated from clamped rows and columns";
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16];
 
 #[cfg(test)]
 mod tests {

@@ -48,6 +48,11 @@ impl Interior {
     /// K = 1000): every full stage unpredicated, the last partial one predicated (one uniform test
     /// per stage, `k0 + 16 ≤ k_end`).
     pub(crate) const K_TAIL: u8 = 3;
+    /// An edge tile (past M or N) or N off 4, with K a multiple of 4 (v16): every full stage loads
+    /// without predicates — A's rows past M read row M − 1 and B's columns past N read columns inside
+    /// N (their products reach only rows and columns of C that are never stored), B element by element
+    /// when N is off 4 — and the last partial stage predicated as under `K_TAIL`.
+    pub(crate) const CLAMP: u8 = 4;
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
@@ -61,7 +66,8 @@ impl Interior {
 ///
 /// # Safety
 /// As [`block_tile`] with `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of shared memory,
-/// plus that guarantee for `MODE == Interior::YES` (and `k_end % 16 == 0` then) or `K_TAIL`; `k_begin % 16 == 0`,
+/// plus that guarantee for `MODE == Interior::YES` (and `k_end % 16 == 0` then) or `K_TAIL`, and `K % 4 == 0`
+/// for `CLAMP`; `k_begin % 16 == 0`,
 /// `k_begin < k_end <= K`; with `ADD`, nothing but these adds touches C meanwhile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -87,7 +93,9 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
     // SAFETY: as v6: shared offsets from the layouts (k < 16, m < ROWS, n < 128; rows 16-byte aligned),
     // global loads predicated or, on interior blocks, provably inside and aligned (m0 + ROWS <= M,
     // n0 + 128 <= N, N % 4 == 0, and K % 16 == 0 — or, under K_TAIL, K % 4 == 0 with only the stages
-    // that end at or before k_end unpredicated — so every float4 is in bounds and 16-byte aligned),
+    // that end at or before k_end unpredicated — so every float4 is in bounds and 16-byte aligned;
+    // under CLAMP the full stages' rows min(row, M − 1) and columns min(col, N − 4) (N % 4 == 0) or
+    // min(col + c, N − 1) are inside, k < k_end ≤ K, and K % 4 == 0 aligns A's float4s),
     // uniform loop bounds (every thread reaches every barrier), and a stage is rewritten only after the
     // barrier that ends the reads of it.
     unsafe {
@@ -95,7 +103,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
         // 16-byte aligned.
         let interior = match MODE {
             Interior::YES | Interior::K_TAIL => true,
-            Interior::NO => false,
+            Interior::NO | Interior::CLAMP => false,
             _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
         // A's two float4s, then B's `b_loads`. The 256-thread case is written out as v7 wrote it: the
@@ -103,8 +111,23 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
         let fetch = |k0: u32| -> [[f32; 4]; LOADS] {
             let mut v = [[0.0f32; 4]; LOADS];
             // K_TAIL: a stage is unpredicated when it ends inside the K range (uniform per block).
-            let unpredicated = if MODE == Interior::K_TAIL { k0 + BK_WIDE <= k_end } else { interior };
-            if unpredicated {
+            let unpredicated = if MODE == Interior::K_TAIL || MODE == Interior::CLAMP { k0 + BK_WIDE <= k_end } else { interior };
+            if unpredicated && MODE == Interior::CLAMP {
+                // A full stage of an edge tile: A's row and B's columns clamped into the matrices (K % 4
+                // == 0, so A's float4 is aligned; B's is when N % 4 == 0, else 4 scalar loads).
+                let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
+                (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
+                let col = n0 + bn4;
+                unroll8!(i => { if i < b_loads {
+                    let row = b.add((k0 + bk + b_step * i) as usize * n as usize);
+                    v[2 + i as usize] = if n % 4 == 0 {
+                        ld_global_nc_v4_f32(row.add(col.min(n - 4) as usize))
+                    } else {
+                        [*row.add((col).min(n - 1) as usize), *row.add((col + 1).min(n - 1) as usize),
+                         *row.add((col + 2).min(n - 1) as usize), *row.add((col + 3).min(n - 1) as usize)]
+                    };
+                }});
+            } else if unpredicated {
                 let ga = a.add((m0 + am) as usize * k as usize + (k0 + ak) as usize);
                 let gb = b.add((k0 + bk) as usize * n as usize + (n0 + bn4) as usize);
                 if LOADS == 4 {
@@ -225,8 +248,9 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
 /// The kernel body of the split-K steps with `ROWS × 128` tiles (v14: 64 rows and 128 threads, v15: 32
 /// rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
 /// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
-/// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], or predicated), storing its sums (one split) or
-/// adding them to a zeroed C (several).
+/// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], with `CLAMP` v16's [`Interior::CLAMP`] for
+/// edge tiles and N off 4, or predicated), storing its sums (one split) or adding them to a zeroed C
+/// (several).
 ///
 /// # Safety
 /// Grid `(⌈N/128⌉, ⌈M/ROWS⌉ · splits)` with `splits = ⌈K / k_split⌉` and `k_split` a positive multiple
@@ -235,7 +259,8 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
 /// nothing else.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
+pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
+                                                                                        k_split: u32) {
     let grid_n = grid_dim_x();
     let tiles_m = m.div_ceil(ROWS).max(1); // >= 1: the divisions below cannot trap
     let (ty, split) = (block_idx_y() % tiles_m, block_idx_y() / tiles_m);
@@ -247,18 +272,22 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize>(a: *const
     let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES,
         (true, false, true) => Interior::K_TAIL,
+        (false, _, true) if CLAMP => Interior::CLAMP,
         _ => Interior::NO,
     };
     // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
-    // shared memory); `YES` and `K_TAIL` only when the tests above give what they need; with several
+    // shared memory); `YES`, `K_TAIL` and `CLAMP` only when the tests above give what they need (CLAMP:
+    // K % 4 == 0); with several
     // splits every block only adds to C.
     unsafe {
         match (mode, splits > 1) {
             (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, false) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, true) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
