@@ -15,9 +15,10 @@
 //! * `v15` (32×128 tiles, 64 threads, six blocks per SM, K split into a zeroed C) for `M ≤`
 //!   [`QUARTER_TILE_MAX_M`] above that — 32×4096² 84.6% (v13 72%, v14 64%) — and where v14's grid would
 //!   fill under half the SMs ([`v14_starves`]: 512³, 64 blocks: v15 75%, v13 70%, v14 66%).
-//! * `v14` (64×128 tiles, 128 threads, three blocks per SM, K split into a zeroed C) for `M ≤`
-//!   [`HALF_TILE_MAX_M`] where the 128×128 tiles are fewer than the SMs: 48 / 64 / 128 / 256 / 512 ×
-//!   4096² at 83 / 84–85 / 84–86 / 89–90 / 93% (v12 51 / 51 / 75 / 78 / 82%).
+//! * `v16` (v14's 64×128 tiles, 128 threads, three blocks per SM, K split into a zeroed C, edge tiles
+//!   clamped) for `M ≤` [`HALF_TILE_MAX_M`] where the 128×128 tiles are fewer than the SMs: v14 had 48
+//!   / 64 / 128 / 256 / 512 × 4096² at 83 / 84–85 / 84–86 / 89–90 / 93% (v12 51 / 51 / 75 / 78 / 82%);
+//!   v16 is v14 on interior tiles and 1.00–1.02× it elsewhere (`call4-sgemm-v16`: 127×8191×1024 1.02×).
 //! * `v12` (128×128 tiles, K split) where those tiles are few enough to split and M is larger: 1000³
 //!   73%, 1024³ 88–89% (v14 71–74%, 85–87%).
 //! * `v11` otherwise (the tiles fill the GPU: 2048³ and 4096³ 91%).
@@ -41,7 +42,7 @@ pub const SKINNY_MAX_M: usize = 16;
 /// v13 72%, v14 64%; at 48 v14 80%, v15 72.5%).
 pub const QUARTER_TILE_MAX_M: usize = 32;
 
-/// The largest M [`default_step`] gives to `v14` (64×128 tiles) rather than `v12` (128×128) when the
+/// The largest M [`default_step`] gives to `v16` (v14's 64×128 tiles) rather than `v12` (128×128) when the
 /// 128×128 tiles are fewer than the SMs: v14 won at M = 48–512 on 4096² (83–93% against v12's 51–82%),
 /// v12 at 1000³ / 1024³ (73–89% against 71–87%; `call3-v14`, `call4-k-tail`).
 pub const HALF_TILE_MAX_M: usize = 512;
@@ -63,7 +64,7 @@ pub fn default_step(s: Shape, sms: u32) -> &'static Step {
     } else if s.m <= QUARTER_TILE_MAX_M || v14_starves(s, sms) {
         &steps::V15
     } else if s.m <= HALF_TILE_MAX_M && tiles_128 < sms as u64 {
-        &steps::V14
+        &steps::V16
     } else if steps::V12.split_k(m, n, k, sms, 1).0 > 1 {
         &steps::V12
     } else {
@@ -141,8 +142,8 @@ mod tests {
     fn the_choice_follows_the_measured_ranges() {
         for (m, n, k, want) in [
             (1, 4096, 4096, "v13"), (16, 4096, 4096, "v13"), (17, 4096, 4096, "v15"), (32, 4096, 4096, "v15"), (16, 14336, 4096, "v13"), (1, 4096, 14336, "v13"),
-            (512, 512, 512, "v15"), (16, 512, 512, "v13"), (768, 768, 768, "v12"), (48, 4096, 4096, "v14"), (64, 4096, 4096, "v14"), (128, 4096, 4096, "v14"), (256, 4096, 4096, "v14"),
-            (127, 8191, 1024, "v14"), (1000, 1000, 1000, "v12"), (1024, 1024, 1024, "v12"), (512, 4096, 4096, "v14"), (300, 300, 200, "v15"),
+            (512, 512, 512, "v15"), (16, 512, 512, "v13"), (768, 768, 768, "v12"), (48, 4096, 4096, "v16"), (64, 4096, 4096, "v16"), (128, 4096, 4096, "v16"), (256, 4096, 4096, "v16"),
+            (127, 8191, 1024, "v16"), (1000, 1000, 1000, "v12"), (1024, 1024, 1024, "v12"), (512, 4096, 4096, "v16"), (300, 300, 200, "v15"),
             (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"), (1100, 2100, 100, "v11"),
         ] {
             assert_eq!(label(m, n, k), want, "{m}x{n}x{k}");

@@ -24,6 +24,20 @@
 //! time as half an f16 one, so the partials' fixed cost weighs about twice as much): ≈ 100–102% of Lt's
 //! default mode; every other sweep shape streams nothing (tails over a third of a wave, or none) and runs
 //! f12's schedule: 1.00×.
+//!
+//! Measured (H100, `results/2026-11-25-h100-session16/call3-fp8-f14`, f12 / f14 in one run, % of
+//! cuBLASLt fast-accumulation · default mode): **2048×11008×4096 93.5 · 97.0% → 95.4 · 97.6%**
+//! (≈ 1.01–1.02×: the prediction's 1.04–1.06× missed), **4096×28672×8192 (a 15% tail, 3584 tiles)
+//! 98.8 · 102.3% → 101.6 · 105.7%** (≈ 1.03×; not predicted: I had missed that this shape streams);
+//! the shapes that stream nothing within ±2–4 points of f12 (the single samples' spread: 4096³ 101.4 →
+//! 99.7% fast-accum, 2048×14336×4096 103.7 → 109.8% default). Correct on its first run: the GPU test
+//! `f14_streams_the_tail_and_matches_f12` (500×10744×528: 168 tiles, a tail of 36 spread over 132
+//! CTAs, 2–4 contributors a tile; three runs on one plan) and `--check` at 500×11000×520 under
+//! compute-sanitizer memcheck / racecheck / synccheck: 0 errors (call 4 for the test, call 3 for the
+//! sanitizers). SASS: 8 `QGMMA.64x256x32` (whole tiles and segments), no `LDL`/`STL`.
+//! Why less than h10's 1.05–1.06×: not profiled. One candidate: with FP8 at the power limit the
+//! partial last wave of f12 runs its 28 tiles at a higher clock than the full waves, so it costs less
+//! than 28/132 of a wave's time, and streaming wins back less.
 use crate::fp8::tile::issue_stage;
 use crate::fp8::wide::{PerTensor, WideLoop};
 use crate::fp8::block_scaled::Scales;

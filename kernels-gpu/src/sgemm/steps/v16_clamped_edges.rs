@@ -15,6 +15,12 @@
 //! Predicted (H100, before running): 1000³ ≈ v14's 1024³ speed per FMA, 1.10–1.15× v14 (≈ 82–85%);
 //! 127×8191×1024 1.10–1.20× v14 (B's scalar loads remain: 16 per stage against 4 float4s); shapes with
 //! no edge tiles and N % 4 == 0 unchanged (the same interior loop).
+//! Measured (H100, `kernel-lab ab`, 8 rounds; `results/2026-11-25-h100-session16/call4-sgemm-v16`):
+//! **1000³ 1.004×, 127×8191×1024 1.020× (8/8 rounds), 1024³ 1.003×** v14 — the prediction was wrong: the
+//! edge tiles' predicated loads were not what held those shapes (v14 runs 1000³ in 71 µs, 1024³ in
+//! 68 µs: per FMA it is as slow at the aligned size; cuBLAS is the one that gets faster at 1000³, 53
+//! against 58 µs). Kept: never slower than v14 in that call (head to head with cuBLAS: 48–256 × 4096²
+//! 84–89%, as v14), and the entry point takes it where it took v14.
 use super::wide_k_loop::split_k_tile;
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
