@@ -149,6 +149,15 @@ pub const V15_ROWS: u32 = 32;
 /// as v14's three), no split shallower than 128 (8 stages).
 pub const V15_SPLIT: (u32, u32) = (6, 128);
 
+/// v17: B's `cp.async` ring depth (stages of `16 × 128` f32 in flight or being read); A keeps v14's two
+/// register-fed stages.
+pub const V17_RING: u32 = 4;
+
+/// v17's dynamic shared memory (bytes): two transposed A stages of `16 × (64 + 4)` f32 and
+/// [`V17_RING`] B stages of `16 × 128` f32 — 40.5 KiB, three blocks in an SM's 228 KiB.
+pub const V17_SMEM_BYTES: u32 = 4 * (2 * BK_WIDE * (V14_ROWS + 4) + V17_RING * BK_WIDE * BN);
+const _: () = assert!(3 * (V17_SMEM_BYTES + 1024) <= 228 * 1024 && (2 * BK_WIDE * (V14_ROWS + 4) * 4) % 16 == 0);
+
 /// v7+'s B tile: `BK_WIDE × BN`.
 pub const fn b_tile_wide() -> Padded {
     Padded { rows: BK_WIDE, cols: BN, stride: BN }

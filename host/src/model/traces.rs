@@ -193,6 +193,11 @@ mod tests {
         let (l15, s15) = sgemm::per_tile(&crate::steps::sgemm::V15).unwrap();
         assert_eq!((4 * l15.instructions, 4 * l15.wavefronts), (l11.instructions, l11.wavefronts));
         assert_eq!(s15.wavefronts - s15.ideal, s11.wavefronts - s11.ideal, "v15's stores conflict exactly as v11's");
+        // v17: v14's loads and A stores; B's stores are cp.async copies the LSU counters do not count.
+        let (l17, s17) = sgemm::per_tile(&crate::steps::sgemm::V17).unwrap();
+        assert_eq!((l17.instructions, l17.wavefronts), (l14.instructions, l14.wavefronts));
+        // B's 16×128 stage is 16 float4 stores per tile (4 per warp), 4 wavefronts each (512 contiguous bytes).
+        assert_eq!((s14.instructions - s17.instructions, s14.wavefronts - s17.wavefronts), (16, 64), "v17 stores A only");
         // v13's once-per-block sums: conflict-free stores and loads (one wavefront per 8 lanes' float4s).
         for rows in [1, 4, 8, 16] {
             let (ld, st) = sgemm::skinny_block(rows);
@@ -245,8 +250,14 @@ pub mod sgemm {
         let mut st = Cost::default();
         let (la, lb) = (a_tile_t(), b_tile());
         let w = |l: &Padded, r: u32, c: u32| 4 * l.offset(r, c);
-        match step.trace {
-            Trace::None => return None,
+        // v17 is v14's trace without B's stores (its B stages arrive by cp.async, which the LSU store
+        // counters do not see).
+        let (trace, b_by_cp_async) = match step.trace {
+            Trace::Vec4CpAsyncB => (Trace::Vec4 { wide: true, warp_tile: true }, true),
+            t => (t, false),
+        };
+        match trace {
+            Trace::None | Trace::Vec4CpAsyncB => return None,
             Trace::SmemTile => {
                 let t = SMEM_TILE;
                 let rc = |tid: u32| (tid / t, tid % t);
@@ -292,7 +303,7 @@ pub mod sgemm {
                     }
                 }
                 // B: `kstep · BN / 4` float4s, `threads` at a time, k rows `threads / 32` apart.
-                for i in 0..kstep * BN / 4 / threads {
+                for i in 0..if b_by_cp_async { 0 } else { kstep * BN / 4 / threads } {
                     st = st.add(per_warp(threads, 16, Op::Store, |tid| w(&lb, tid / 32 + threads / 32 * i, (tid % 32) * 4)));
                 }
                 let (row, col): (fn(u32, u32) -> u32, fn(u32, u32) -> u32) = if warp_tile {
@@ -361,7 +372,7 @@ pub mod sgemm {
         let (bm, bn) = step.grid.tile();
         let kstep = match step.trace {
             Trace::SmemTile => SMEM_TILE,
-            Trace::Vec4 { wide: true, .. } | Trace::CpAsyncRows => BK_WIDE,
+            Trace::Vec4 { wide: true, .. } | Trace::CpAsyncRows | Trace::Vec4CpAsyncB => BK_WIDE,
             _ => BK,
         } as usize;
         let blocks = (s.m.div_ceil(bm as usize) * s.n.div_ceil(bn as usize)) as u64;

@@ -1,5 +1,5 @@
 //! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
-use layout::sgemm::{BK_WIDE, BM, BN, V14_ROWS, V14_SPLIT, V15_ROWS, V15_SPLIT, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+use layout::sgemm::{BK_WIDE, BM, BN, V14_ROWS, V14_SPLIT, V15_ROWS, V15_SPLIT, V17_SMEM_BYTES, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
@@ -30,6 +30,9 @@ pub enum Trace {
     },
     /// v10: A row-major in shared memory, filled by `cp.async` (which the LSU counters do not see).
     CpAsyncRows,
+    /// v17: as `Vec4 { wide: true, warp_tile: true }` with v14's 64-row tiles, B's stages filled by
+    /// `cp.async` (not counted as stores).
+    Vec4CpAsyncB,
     /// v13: no tiles in shared memory; once per block, the 32 groups' partial sums stored and summed
     /// (`layout::sgemm::skinny_sum_word`).
     Skinny,
@@ -170,8 +173,21 @@ pub const V16: Step = {
     s
 };
 
+pub const V17: Step = {
+    let mut s = step("sgemm_v17", "v17", 2 * V14_ROWS, V17_SMEM_BYTES,
+        Grid::TilesSplitK { rows: V14_ROWS, cols: BN, rule: SplitRule::Fixed { blocks_per_sm: V14_SPLIT.0, min_depth: V14_SPLIT.1, multiple: BK_WIDE } },
+        Trace::Vec4CpAsyncB,
+        PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "cp.async.cg.shared.global", "cp.async.wait_group 2"], lacks: &[], count: &[],
+                   at_least: &[("ld.global.nc.v4.f32", 2), ("ld.shared.v4", 4), ("st.global.v4.f32", 4), ("cp.async.cg.shared.global", 4)] },
+        "v16 with B streamed global -> shared by a 4-stage cp.async ring (A still through registers)");
+    s.args = Args::PointersSplitK;
+    s.needs = Needs::KnMultipleOf { of: 4, why: "copies B's rows with 16-byte cp.async and loads A as float4s", instead: "v16 handles any shape" };
+    s.kernel.launch_bounds = bounds_min(2 * V14_ROWS, 3);
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17];
 
 #[cfg(test)]
 mod tests {

@@ -22,6 +22,7 @@
 //! | v14 | `steps/v14_half_tile.rs` | v12 with 64×128 tiles and 128 threads: three blocks per SM, no rows past M at M = 64 |
 //! | v15 | `steps/v15_quarter_tile.rs` | v14 with 32×128 tiles and 64 threads: six blocks per SM, twice the tiles, half the splits |
 //! | v16 | `steps/v16_clamped_edges.rs` | v14 with clamped edge tiles: past M or N (or N off 4) full K stages load unpredicated |
+//! | v17 | `steps/v17_b_ring.rs` | v16 with B streamed global → shared by a 4-stage `cp.async` ring (K, N multiples of 4) |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!
@@ -29,8 +30,8 @@
 //! |--------|------|---------|
 //! | `elementwise.rs` | `fma`, loads and stores guarded by the matrix bounds | every step (directly or through the loops) |
 //! | `register_tile.rs` | the 128×128 register-tile main loop, parameterised by a thread `Mapping` | v2–v4 |
-//! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles; 128, 64 or 32 block rows; the split-K kernel body of v14–v16 | v7–v9, v11, v12, v14–v16 |
-//! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11, v12, v14–v16 |
+//! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles; 128, 64 or 32 block rows; the split-K kernel body of v14–v16; `stage_products` and `epilogue` | v7–v9, v11, v12, v14–v17 |
+//! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11, v12, v14–v17 |
 //!
 //! The grouped block order (v8 on) is `crate::util::grouped`. Tile shapes and shared layouts come from
 //! `layout::sgemm`, which the host also uses.

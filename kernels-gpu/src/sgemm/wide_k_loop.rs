@@ -13,7 +13,7 @@ use crate::util::unroll::{unroll2, unroll4, unroll8};
 
 /// `acc += a ⊗ b` for one k: 64 FMAs.
 #[inline(always)]
-fn outer_product(acc: &mut [[f32; 8]; 8], (a, b): &([f32; 8], [f32; 8])) {
+pub(crate) fn outer_product(acc: &mut [[f32; 8]; 8], (a, b): &([f32; 8], [f32; 8])) {
     for i in 0..8 {
         for j in 0..8 {
             acc[i][j] = fma(a[i], b[j], acc[i][j]);
@@ -203,16 +203,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
         while k0 < k_end {
             let next = k0 + BK_WIDE;
             let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; LOADS] };
-            // Ping-pong: set 0 holds even steps, set 1 odd steps; each is read one step ahead.
-            let mut f0 = frag(cur, 0);
-            unroll8!(p => {
-                let f1 = frag(cur, 2 * p + 1);
-                outer_product(&mut acc, &f0);
-                if p < 7 {
-                    f0 = frag(cur, 2 * p + 2);
-                }
-                outer_product(&mut acc, &f1);
-            });
+            stage_products(&mut acc, |kk| frag(cur, kk));
             if next < k_end {
                 store(1 - cur, prefetch);
             }
@@ -220,28 +211,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
             cur = 1 - cur;
             k0 = next;
         }
-        if ADD {
-            unroll2!(h => {
-                unroll4!(r => {
-                    let i = (4 * h + r) as usize;
-                    unroll2!(h2 => {
-                        let j = 4 * h2 as usize;
-                        add4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
-                    });
-                });
-            });
-        } else {
-            for h in 0..2 {
-                for r in 0..4 {
-                    let i = (4 * h + r) as usize;
-                    for h2 in 0..2u32 {
-                        let j = 4 * h2 as usize;
-                        store4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, n,
-                                  [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
-                    }
-                }
-            }
-        }
+        epilogue::<F, ADD>(&acc, c, m0, n0, m, n, tid);
     }
 }
 
@@ -289,6 +259,57 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
             (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::CLAMP, true) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+        }
+    }
+}
+
+/// The 16 k-steps of one stage: fragments of step `kk` from `frag(kk)`, ping-ponged — set 0 holds even
+/// steps, set 1 odd steps, each read one step ahead of its FMAs.
+#[inline(always)]
+#[allow(unused_assignments)] // the last step's `f0 = …` sits behind a constant-false `if p < 7`
+pub(crate) fn stage_products(acc: &mut [[f32; 8]; 8], frag: impl Fn(u32) -> ([f32; 8], [f32; 8])) {
+    let mut f0 = frag(0);
+    unroll8!(p => {
+        let f1 = frag(2 * p + 1);
+        outer_product(acc, &f0);
+        if p < 7 {
+            f0 = frag(2 * p + 2);
+        }
+        outer_product(acc, &f1);
+    });
+}
+
+/// Thread `tid`'s 8×8 sums (rows `F::row(tid, h) + r`, columns `F::col(tid, h2) + c` of the tile at
+/// `(m0, n0)`) stored into C, or with `ADD` added to it (`red.global.add.f32`), each guarded by M and N.
+///
+/// # Safety
+/// `c` holds `M·N` f32, 16-byte aligned; with `ADD`, nothing but these adds touches C meanwhile.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn epilogue<F: FragMap, const ADD: bool>(acc: &[[f32; 8]; 8], c: *mut f32, m0: u32, n0: u32, m: u32, n: u32, tid: u32) {
+    // SAFETY: every store and add is guarded by M and N (store4_if, add4_if); the caller's contract.
+    unsafe {
+        if ADD {
+            unroll2!(h => {
+                unroll4!(r => {
+                    let i = (4 * h + r) as usize;
+                    unroll2!(h2 => {
+                        let j = 4 * h2 as usize;
+                        add4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
+                    });
+                });
+            });
+        } else {
+            for h in 0..2 {
+                for r in 0..4 {
+                    let i = (4 * h + r) as usize;
+                    for h2 in 0..2u32 {
+                        let j = 4 * h2 as usize;
+                        store4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, n,
+                                  [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
+                    }
+                }
+            }
         }
     }
 }
