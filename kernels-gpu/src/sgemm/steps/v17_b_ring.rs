@@ -22,6 +22,11 @@
 //! Predicted (H100, before running): the long-scoreboard stalls at the stage boundary mostly gone:
 //! 64–256 × 4096² 1.08–1.15× v16 (≈ 92–97% of cuBLAS); 1000³ 1.03–1.08× (v12's profile there has long
 //! scoreboard at 10%); fewer registers (no B prefetch registers: ~145).
+//! Measured (H100, `kernel-lab ab` 8 rounds, `results/2026-11-25-h100-session16/call6-sgemm-v17`):
+//! **64×4096² 0.987×, 128×4096² 1.000×, 1000³ 1.016×** v16 (147 registers, as predicted; correct, the
+//! sanitizers clean) — the prediction was wrong: taking the stage boundary's wait off the stores did
+//! not make the stage shorter, so that wait was not what bound the loop (not profiled further). Kept as
+//! a measured step; the entry point does not take it.
 use super::elementwise::load4_or_zero;
 use super::frag_map::{FragMap, WarpTiled};
 use super::wide_k_loop::{epilogue, stage_products};
