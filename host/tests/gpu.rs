@@ -317,7 +317,7 @@ fn the_gemm_entry_point_takes_any_shape() {
 
 #[test]
 fn the_f32_entry_point_takes_any_shape() {
-    // Every SGEMM step the chooser can pick (v11; v12 and v14 with split K; v13 with 1-16 rows and
+    // Every SGEMM step the chooser can pick (v11; v12, v15 and v16 with split K; v13 with 1-16 rows and
     // split K), at edge shapes and a random sweep, against the f64 reference; C poisoned before.
     use kernel_lab::{
         families::gemm::Shape,
@@ -330,7 +330,7 @@ fn the_f32_entry_point_takes_any_shape() {
     use rand::Rng;
     let mut shapes = vec![(1, 1, 1), (1, 4096, 4096), (3, 1000, 777), (16, 1024, 4096), (17, 33, 4099), (32, 4097, 130), (70, 130, 1030),
                           (512, 512, 512), (127, 1031, 1024), (1000, 1000, 1000), (300, 2050, 300), (1100, 2100, 100),
-                          (128, 1024, 300)]; // the last: v14 with K off 16 (Interior::K_TAIL) and no split
+                          (128, 1024, 300), (24, 2048, 1024)]; // (128, 1024, 300): v16 with K off 16 (Interior::K_TAIL), no split; (24, …): v15
     for _ in 0..10 {
         shapes.push((rng.random_range(1..600), rng.random_range(1..2000), rng.random_range(1..3000)));
     }
@@ -350,7 +350,7 @@ fn the_f32_entry_point_takes_any_shape() {
         assert!(err <= 1e-5, "{s} via {}: rel L2 {err:.2e} (seed {seed})", step.kernel.step);
         used.insert(step.kernel.step);
     }
-    assert!(["v11", "v12", "v13", "v14"].iter().all(|l| used.contains(l)), "the shapes reach every chosen step: {used:?}");
+    assert!(["v11", "v12", "v13", "v15", "v16"].iter().all(|l| used.contains(l)), "the shapes reach every chosen step: {used:?}");
     // A forced step that cannot take the shape is refused naming the rule, before any launch.
     let e = SgemmPlan::new(&gpu, Shape::new(8, 8, 7).unwrap(), Some(step_by_label("v10").unwrap())).err().unwrap().to_string();
     assert!(e.contains("--config v10") && e.contains("multiples of 4"), "{e}");

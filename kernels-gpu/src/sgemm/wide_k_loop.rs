@@ -203,7 +203,16 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
         while k0 < k_end {
             let next = k0 + BK_WIDE;
             let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; LOADS] };
-            stage_products(&mut acc, |kk| frag(cur, kk));
+            // Ping-pong: set 0 holds even steps, set 1 odd steps; each is read one step ahead.
+            let mut f0 = frag(cur, 0);
+            unroll8!(p => {
+                let f1 = frag(cur, 2 * p + 1);
+                outer_product(&mut acc, &f0);
+                if p < 7 {
+                    f0 = frag(cur, 2 * p + 2);
+                }
+                outer_product(&mut acc, &f1);
+            });
             if next < k_end {
                 store(1 - cur, prefetch);
             }
@@ -211,7 +220,28 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
             cur = 1 - cur;
             k0 = next;
         }
-        epilogue::<F, ADD>(&acc, c, m0, n0, m, n, tid);
+        if ADD {
+            unroll2!(h => {
+                unroll4!(r => {
+                    let i = (4 * h + r) as usize;
+                    unroll2!(h2 => {
+                        let j = 4 * h2 as usize;
+                        add4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
+                    });
+                });
+            });
+        } else {
+            for h in 0..2 {
+                for r in 0..4 {
+                    let i = (4 * h + r) as usize;
+                    for h2 in 0..2u32 {
+                        let j = 4 * h2 as usize;
+                        store4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, n,
+                                  [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]]);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -264,7 +294,9 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
 }
 
 /// The 16 k-steps of one stage: fragments of step `kk` from `frag(kk)`, ping-ponged — set 0 holds even
-/// steps, set 1 odd steps, each read one step ahead of its FMAs.
+/// steps, set 1 odd steps, each read one step ahead of its FMAs. (v17's loop. [`block_tile_as`] keeps
+/// its own written-out copy of this and of [`epilogue`]: routed through these two, its PTX moved enough
+/// that ptxas spilled v9 and v11 on sm_80 at 128 registers — 24 and 16 bytes, CI's ptxas test.)
 #[inline(always)]
 #[allow(unused_assignments)] // the last step's `f0 = …` sits behind a constant-false `if p < 7`
 pub(crate) fn stage_products(acc: &mut [[f32; 8]; 8], frag: impl Fn(u32) -> ([f32; 8], [f32; 8])) {
