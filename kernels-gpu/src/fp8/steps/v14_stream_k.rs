@@ -29,7 +29,7 @@
 //! cuBLASLt fast-accumulation · default mode): **2048×11008×4096 93.5 · 97.0% → 95.4 · 97.6%**
 //! (≈ 1.01–1.02×: the prediction's 1.04–1.06× missed), **4096×28672×8192 (a 15% tail, 3584 tiles)
 //! 98.8 · 102.3% → 101.6 · 105.7%** (≈ 1.03×; not predicted: I had missed that this shape streams);
-//! the shapes that stream nothing within ±2–4 points of f12 (the single samples' spread: 4096³ 101.4 →
+//! the shapes that stream nothing within ±2–6 points of f12 (the single samples' spread: 4096³ 101.4 →
 //! 99.7% fast-accum, 2048×14336×4096 103.7 → 109.8% default). Correct on its first run: the GPU test
 //! `f14_streams_the_tail_and_matches_f12` (500×10744×528: 168 tiles, a tail of 36 spread over 132
 //! CTAs, 2–4 contributors a tile; three runs on one plan) and `--check` at 500×11000×520 under
