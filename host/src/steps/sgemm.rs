@@ -186,8 +186,16 @@ pub const V17: Step = {
     s
 };
 
+pub const V18: Step = {
+    let mut s = V17;
+    s.kernel.name = "sgemm_v18";
+    s.kernel.step = "v18";
+    s.kernel.about = "v17 with each stage's 16 k-steps as a loop of two 8-step halves (half the unrolled body)";
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18];
 
 #[cfg(test)]
 mod tests {

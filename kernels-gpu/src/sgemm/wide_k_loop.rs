@@ -311,6 +311,32 @@ pub(crate) fn stage_products(acc: &mut [[f32; 8]; 8], frag: impl Fn(u32) -> ([f3
     });
 }
 
+/// [`stage_products`] as a loop of two 8-step halves (v18): half the unrolled body in the instruction
+/// stream. `halves` is 2 passed through `util::opaque` (no instruction), so LLVM cannot unroll the loop
+/// back into [`stage_products`]; the fragments of step 8 are read at the end of the first half, one
+/// step ahead as everywhere else.
+#[inline(always)]
+#[allow(unused_assignments)] // as stage_products
+pub(crate) fn stage_products_halves(acc: &mut [[f32; 8]; 8], frag: impl Fn(u32) -> ([f32; 8], [f32; 8])) {
+    let halves = crate::util::opaque(2);
+    let mut f0 = frag(0);
+    let mut h = 0;
+    while h < halves {
+        let k0 = 8 * h;
+        unroll4!(p => {
+            let f1 = frag(k0 + 2 * p + 1);
+            outer_product(acc, &f0);
+            if p < 3 {
+                f0 = frag(k0 + 2 * p + 2);
+            } else if h + 1 < halves {
+                f0 = frag(k0 + 8);
+            }
+            outer_product(acc, &f1);
+        });
+        h += 1;
+    }
+}
+
 /// Thread `tid`'s 8×8 sums (rows `F::row(tid, h) + r`, columns `F::col(tid, h2) + c` of the tile at
 /// `(m0, n0)`) stored into C, or with `ADD` added to it (`red.global.add.f32`), each guarded by M and N.
 ///
