@@ -13,6 +13,10 @@
 //! (its long-scoreboard wait) can leave the time unchanged, so this is a test of the fetch hypothesis.
 //! Predicted (before running): if the misses bind, 64–256 × 4096² 1.04–1.10× v17; if not, 0.97–1.00×
 //! (the run-time fragment offsets and the loop branch cost ~2%).
+//! Measured (H100, `kernel-lab ab` 8 rounds, `results/2026-11-25-h100-session16/call9-sgemm-v18`):
+//! **0.974× / 0.965× / 0.978× / 0.965× v17** at 64 / 128 / 256 × 4096² and 1000³, 0/8 rounds faster —
+//! the second branch of the prediction, a little below it: the instruction fetch was not what bound
+//! the loop either. Kept as a measured step (correct, sanitizers 0/0/0); not chosen.
 use super::b_ring_loop::b_ring_tile;
 use crate::launch_bounds::launch_bounds;
 
