@@ -3,15 +3,14 @@
 //! registers; v18 runs each stage's 16 k-steps as two 8-step halves (`HALVES`).
 use super::elementwise::load4_or_zero;
 use super::frag_map::{FragMap, WarpTiled};
-use super::wide_k_loop::{epilogue, stage_products, stage_products_halves};
+use super::wide_k_loop::{epilogue, split_k_block, stage_products, stage_products_halves};
 use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
     global::ld_global_nc_v4_f32,
     shared,
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x},
+    thread::thread_idx_x,
 };
-use crate::util::grouped::{GROUP, grouped_block};
 use layout::Layout;
 use layout::sgemm::{BK_WIDE, BN, V14_ROWS as ROWS, V17_RING as RING, a_tile_t_wide_rows, b_tile_wide};
 
@@ -22,13 +21,7 @@ use layout::sgemm::{BK_WIDE, BN, V14_ROWS as ROWS, V17_RING as RING, a_tile_t_wi
 /// As `sgemm_v14`, with `V17_SMEM_BYTES` of dynamic shared memory, and `K % 4 == 0`, `N % 4 == 0`.
 #[inline(always)]
 pub(crate) unsafe fn b_ring_tile<const HALVES: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
-    let grid_n = grid_dim_x();
-    let tiles_m = m.div_ceil(ROWS).max(1); // >= 1: the divisions below cannot trap
-    let (ty, split) = (block_idx_y() % tiles_m, block_idx_y() / tiles_m);
-    let splits = grid_dim_y() / tiles_m;
-    let (bm, bn) = grouped_block(ty * grid_n + block_idx_x(), tiles_m, grid_n, GROUP);
-    let k_begin = split * k_split;
-    let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
+    let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     let (la, lb) = (a_tile_t_wide_rows(ROWS), b_tile_wide());
     let a_words = la.rows * la.stride;
     let base = shared::addr_of(shared::dynamic::<shared::Align16>());

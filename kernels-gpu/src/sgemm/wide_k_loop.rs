@@ -245,6 +245,22 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
     }
 }
 
+/// Which tile and K range block `(x, y)` of a split-K grid `(⌈N/128⌉, ⌈M/rows⌉ · splits)` computes:
+/// tile `y % ⌈M/rows⌉` in the grouped order (v8), K range `split · k_split ..` with `split = y /
+/// ⌈M/rows⌉` (the last range ends at K). Returns `(bm, bn, k_begin, k_end, splits)`. One source for
+/// v14–v18's blocks (v12 spells out the same arithmetic for its 128-row tiles).
+#[inline(always)]
+pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u32, u32, u32, u32) {
+    let grid_n = grid_dim_x();
+    let tiles_m = m.div_ceil(rows).max(1); // >= 1: the divisions below cannot trap
+    let (ty, split) = (block_idx_y() % tiles_m, block_idx_y() / tiles_m);
+    let splits = grid_dim_y() / tiles_m;
+    let (bm, bn) = grouped_block(ty * grid_n + block_idx_x(), tiles_m, grid_n, GROUP);
+    let k_begin = split * k_split;
+    let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
+    (bm, bn, k_begin, k_end, splits)
+}
+
 /// The kernel body of the split-K steps with `ROWS × 128` tiles (v14: 64 rows and 128 threads, v15: 32
 /// rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
 /// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
@@ -261,13 +277,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
                                                                                         k_split: u32) {
-    let grid_n = grid_dim_x();
-    let tiles_m = m.div_ceil(ROWS).max(1); // >= 1: the divisions below cannot trap
-    let (ty, split) = (block_idx_y() % tiles_m, block_idx_y() / tiles_m);
-    let splits = grid_dim_y() / tiles_m;
-    let (bm, bn) = grouped_block(ty * grid_n + block_idx_x(), tiles_m, grid_n, GROUP);
-    let k_begin = split * k_split;
-    let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
+    let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     let inside = bm * ROWS + ROWS <= m && bn * BN + BN <= n && n % 4 == 0;
     let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES,
