@@ -194,7 +194,7 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 }
 
 /// The step that multiplies `m × n` operands scaled with `scaling` by default on a GPU of `sms` SMs:
-/// f14 per tensor (f12 — f1 with a fourth stage, 1.5–6% faster than f1 at each of the six sweep shapes
+/// f14 per tensor (f12 — f1 with a fourth stage, 1–7% faster than f1 at each of the six sweep shapes
 /// in `results/2026-11-25-h100-session16/call1-fp8-f12-f13` — plus h10's stream-K tail where the last
 /// wave is at most a third full, elsewhere f12's schedule; its cluster twin f13 was within ±4% of f12
 /// and needs clusters); for block scales f3 (128×128 tiles) or f9 (128×192), as the wave model of
