@@ -1,6 +1,6 @@
-//! The stream-K workspace of the 128×256 wide steps (introduced by h10, whose file explains the
-//! schedule; used by h10 and FP8's f14): where a consumer thread keeps its partial tile in a workspace
-//! slot, and the stores and adds of those partials.
+//! The stream-K tail of the 128×256 wide steps (introduced by h10, whose file explains the schedule;
+//! used by h10 and FP8's f14): the kernel body [`stream_k_wide!`], where a consumer thread keeps its
+//! partial tile in a workspace slot, and the stores and adds of those partials.
 //!
 //! ```text
 //! slot (STREAM_K_SLOT_BYTES = 128·256·4):  [warpgroup mh: 2][float4 q: 32][thread i: 128] × 16 B
@@ -59,3 +59,130 @@ pub(crate) unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, m
         });
     });
 }
+
+/// The kernel body of a 128×256 wide step with a stream-K tail (h10 on f16/bf16, FP8's f14 on e4m3),
+/// written once: every CTA walks its whole tiles `g, g + G, … < tiles − tail` as the persistent wide
+/// steps do, then its range of the tail's `tail · k_tiles` K iterations in one or two segments
+/// (`layout::hopper::tma_hgemm::stream_k_*`); a segment's partial goes to its workspace slot
+/// ([`store_partial`]), the two consumer warpgroups take a ticket on the tile's counter
+/// (`split_k::last_split`), and the last contributor adds the other slots ([`add_partial`]), writes C
+/// through the two-half TMA-store epilogue (`tma_store::store_wide_tile::<$elem>`) and resets the
+/// counter. One launch; nobody waits for anybody. h10's file explains the schedule and its measurements.
+///
+/// What a step supplies: its stage count, stage bytes and tile (`BM`, `BN`, `BK` in its K units); how
+/// the producer issues stage `$kt` of tile `($tm, $tn)` into `$s_stage` on barrier `$full`; how a
+/// consumer warpgroup `$mh` (thread `$warp`, `$lane`) runs `$kts` K tiles of tile `($tm, $tn)` from the
+/// ring, advancing `$it` — an expression giving its `[[f32; 32]; 4]` (scaled as the step's output
+/// needs: the partials are summed as they are); the element type of C.
+///
+/// # Safety
+/// Inside an `unsafe` block of a kernel whose contract is `hgemm_tma_v10`'s (tensor maps of A, B and
+/// C; 384 threads; the step's dynamic shared memory with a 16-byte flag after the C staging; a 1-D
+/// grid; `tail` ≤ the tiles and < the grid, `tail · k_tiles ≥` the grid when not 0; `ws` of `(grid +
+/// tail)` slots and `count` of `tail` zeroed counters when `tail > 0`, used by no concurrent launch),
+/// the issue and consume expressions as `warp_specialized!`'s producer and consumers require.
+macro_rules! stream_k_wide {
+    (
+        stages: $stages:expr, stage_bytes: $stage_bytes:expr, tile: ($bm:expr, $bn:expr, $bk:expr);
+        maps: ($tmap_a:expr, $tmap_b:expr, $tmap_c:expr); ws: $ws:expr, count: $count:expr; shape: ($m:expr, $n:expr, $k:expr), tail: $tail:expr;
+        issue: |$s_stage:ident, $full:ident, $tm:ident, $tn:ident, $kt:ident| $issue:expr;
+        consume: |$ring:ident, $it:ident, $kts:ident, $ctm:ident, $ctn:ident, $mh:ident, $warp:ident, $lane:ident| $consume:expr;
+        elem: $elem:ty;
+    ) => {{
+        let staged = layout::hopper::tma_hgemm::wide_staged_boxes($stages);
+        let staging = staged * layout::hopper::tma_hgemm::C_BOX_BYTES;
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            // The stages, the two consumers' C staging, a 16-byte flag, the barrier rings.
+            ring: let ($ring, s_cstage) = ($stages, $stage_bytes, 2 * staging + 16);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let s_flag = s_cstage + 2 * staging;
+                let (tiles_m, tiles_n) = ($m.div_ceil($bm), $n.div_ceil($bn));
+                let tiles = tiles_m * tiles_n;
+                let k_tiles = $k.div_ceil($bk);
+                let (g, ctas) = ($crate::prim::thread::block_idx_x(), $crate::prim::thread::grid_dim_x());
+                let iters = $tail as u64 * k_tiles as u64;
+                let tail = if $tail < ctas && $tail <= tiles && iters >= ctas as u64 && iters <= u32::MAX as u64 { $tail } else { 0 };
+                let whole = tiles - tail;
+                let (lo, hi) = layout::hopper::tma_hgemm::stream_k_range(g, ctas, tail, k_tiles);
+            }
+            tensor_maps: ($tmap_a, $tmap_b);
+            producer: {
+                let mut it = 0u32;
+                let mut t = g;
+                while t < whole {
+                    let ($tm, $tn) = $crate::hgemm::tma_persistent::persistent_tile(t, tiles_m, tiles_n);
+                    for $kt in 0..k_tiles {
+                        let ($s_stage, $full, _, _) = $ring.at(it);
+                        $ring.wait_empty(it);
+                        $issue;
+                        it += 1;
+                    }
+                    t += ctas;
+                }
+                let mut i = lo;
+                while i < hi {
+                    let (t, kt0, kt1) = layout::hopper::tma_hgemm::stream_k_segment(i, hi, k_tiles);
+                    let ($tm, $tn) = $crate::hgemm::tma_persistent::persistent_tile(whole + t, tiles_m, tiles_n);
+                    for $kt in kt0..kt1 {
+                        let ($s_stage, $full, _, _) = $ring.at(it);
+                        $ring.wait_empty(it);
+                        $issue;
+                        it += 1;
+                    }
+                    i += kt1 - kt0;
+                }
+            }
+            consumer($mh): {
+                let ($warp, $lane) = ((tid / 32) % 4, $crate::prim::thread::lane_id());
+                let leader = tid % 128 == 0;
+                let s_c = s_cstage + $mh * staging;
+                let mut $it = 0u32;
+                let mut t = g;
+                while t < whole {
+                    let ($ctm, $ctn) = $crate::hgemm::tma_persistent::persistent_tile(t, tiles_m, tiles_n);
+                    let $kts = k_tiles;
+                    let r_acc: [[f32; 32]; 4] = $consume;
+                    $crate::hgemm::tma_store::store_wide_tile::<$elem>(&r_acc, $tmap_c, s_c, staged, $ctm * $bm + 64 * $mh, $ctn * $bn, $mh, leader, $warp, $lane);
+                    t += ctas;
+                }
+                let mut i = lo;
+                while i < hi {
+                    let (t, kt0, kt1) = layout::hopper::tma_hgemm::stream_k_segment(i, hi, k_tiles);
+                    let ($ctm, $ctn) = $crate::hgemm::tma_persistent::persistent_tile(whole + t, tiles_m, tiles_n);
+                    let $kts = kt1 - kt0;
+                    let mut r_acc: [[f32; 32]; 4] = $consume;
+                    let own = layout::hopper::tma_hgemm::stream_k_slot(g, ctas, t, kt0);
+                    $crate::hgemm::stream_k::store_partial(&r_acc, $ws.add(own as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
+                    let (first, end) = layout::hopper::tma_hgemm::stream_k_inner_ctas(t, ctas, tail, k_tiles);
+                    let counter = $count.add(t as usize);
+                    if $crate::hgemm::split_k::last_split(counter, end - first + 1, s_flag, tid, 128) {
+                        let start = ctas + t;
+                        if start != own {
+                            $crate::hgemm::stream_k::add_partial(&mut r_acc, $ws.add(start as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
+                        }
+                        let mut c = first;
+                        while c < end {
+                            if c != own {
+                                $crate::hgemm::stream_k::add_partial(&mut r_acc, $ws.add(c as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
+                            }
+                            c += 1;
+                        }
+                        $crate::hgemm::tma_store::store_wide_tile::<$elem>(&r_acc, $tmap_c, s_c, staged, $ctm * $bm + 64 * $mh, $ctn * $bn, $mh, leader, $warp, $lane);
+                        if tid == 128 {
+                            $crate::hgemm::split_k::reset_counter(counter);
+                        }
+                    }
+                    // Not needed for the flag (the next ticket writes it only after its first barrier 3,
+                    // which every thread reaches after reading it); kept as measured, h7's shape.
+                    $crate::prim::sync::sync_named(3, 256);
+                    i += kt1 - kt0;
+                }
+                if leader {
+                    $crate::prim::tma::cp_async_bulk_wait_group0();
+                }
+            }
+        }
+    }};
+}
+pub(crate) use stream_k_wide;

@@ -11,10 +11,11 @@
 //! are (`layout::hopper::tma_hgemm::stream_k_*`, CPU-tested there; the slot stores and adds in
 //! `hgemm::stream_k`, moved out of h10's file, h10's PTX unchanged).
 //!
-//! Diff from f12 (a body of its own: `fp8::wide`'s walk is h6's, not h10's):
+//! Diff from f12 (h10's body, not `fp8::wide`'s, whose walk is h6's):
 //! * the host passes `tail` = `stream_k_tail(tiles, grid, ⌈K/128⌉)` (0 unless the last wave is at most a
 //!   third full), a workspace of `grid + tail` slots and `tail` zeroed counters;
-//! * every CTA walks its whole tiles `g, g + G, … < tiles − tail` as f12, then its range of the tail's
+//! * (the body is `hgemm::stream_k::stream_k_wide!`, h10's, with f12's stage loads and K loop plugged
+//!   in) every CTA walks its whole tiles `g, g + G, … < tiles − tail` as f12, then its range of the tail's
 //!   `tail · ⌈K/128⌉` K iterations in one or two segments; a segment's scaled partial (the per-tensor
 //!   scale is linear, so scaling the parts and summing equals scaling the sum) goes to its slot, the
 //!   consumers take a ticket (`hgemm::split_k::last_split`), and the last contributor adds the others'
@@ -42,18 +43,10 @@ use crate::fp8::tile::issue_stage;
 use crate::fp8::wide::{PerTensor, WideLoop};
 use crate::fp8::block_scaled::Scales;
 use crate::hgemm::elem::Bf16;
-use crate::hgemm::split_k::{last_split, reset_counter};
-use crate::hgemm::stream_k::{SLOT_F32, add_partial, store_partial};
-use crate::hgemm::tma_persistent::persistent_tile;
-use crate::hgemm::tma_store::store_wide_tile;
+use crate::hgemm::stream_k::stream_k_wide;
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    sync::sync_named,
-    thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_wait_group0},
-};
+use crate::prim::tma::TensorMap;
 use layout::fp8::tiles::{BK, BM, F1_BN as BN, F1_STAGE_BYTES as STAGE_BYTES, F12_STAGES as STAGES};
-use layout::hopper::tma_hgemm::{C_BOX_BYTES, stream_k_inner_ctas, stream_k_range, stream_k_segment, stream_k_slot, wide_staged_boxes};
 
 /// `C = qA · qBᵀ · sa · sb` (bf16) as f12, the last `tail` tiles' K iterations spread over every CTA.
 ///
@@ -66,111 +59,23 @@ use layout::hopper::tma_hgemm::{C_BOX_BYTES, stream_k_inner_ctas, stream_k_range
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v14(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, scale_a: *const f32,
                                               scale_b: *const f32, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, tail: u32) {
-    let staged = wide_staged_boxes(STAGES);
-    let staging = staged * C_BOX_BYTES;
-    // SAFETY: the ring and epilogue as f12, the tail as h10 (`hgemm_tma_v10`'s proof): producer and
-    // consumers walk the same whole tiles and then the same segments (`stream_k_range` / `_segment` of
-    // the same `g`, `G`, `tail`), so ring indices agree and every stage use is released once per consumer
-    // warp. A `tail` the launch contract does not allow is treated as 0 (every tile whole), so no range is
-    // empty or longer than a tile and the iteration indices fit u32. Workspace: slot < G + tail
-    // (`stream_k_slot`), every place inside its slot (`hgemm::stream_k`), 16-byte aligned; counters
-    // `count[t]`, t < tail; a CTA reads a slot only after the ticket of every contributor of the tile
-    // (`last_split`: fence, named barrier 3 over the 256 consumer threads, acq_rel ticket, flag in shared
-    // memory, fence, L2 loads). Named barrier 3 is passed the same number of times by all 256 consumer
-    // threads (segments are CTA-uniform). Scales: one f32 each (the per-tensor contract).
+    // SAFETY: the ring and epilogue as f12, the tail as h10 (`hgemm_tma_v10`'s proof, the body
+    // `hgemm::stream_k::stream_k_wide!` shared with it): producer and consumers walk the same whole tiles
+    // and then the same segments, so ring indices agree and every stage use is released once per
+    // consumer warp; a `tail` the launch contract does not allow is treated as 0; workspace slots and
+    // counters in bounds; a CTA reads a slot only after the ticket of every contributor of the tile.
+    // Scales: one f32 each (the per-tensor contract); a segment's partial is scaled before it is
+    // summed (the scale is linear).
     unsafe {
-        crate::hgemm::tma_warp_specialized::warp_specialized! {
-            // STAGES × 48 KiB stages, the two consumers' C staging (two halves each), a 16-byte flag, the rings.
-            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * staging + 16);
-            thread: tid, warpgroup: wg;
-            setup: {
-                let s_flag = s_cstage + 2 * staging;
-                let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
-                let tiles = tiles_m * tiles_n;
-                let k_tiles = k.div_ceil(BK);
-                let (g, ctas) = (block_idx_x(), grid_dim_x());
-                let iters = tail as u64 * k_tiles as u64;
-                let tail = if tail < ctas && tail <= tiles && iters >= ctas as u64 && iters <= u32::MAX as u64 { tail } else { 0 };
-                let whole = tiles - tail;
-                let (lo, hi) = stream_k_range(g, ctas, tail, k_tiles);
-            }
-            tensor_maps: (tmap_a, tmap_b);
-            producer: {
-                let mut it = 0u32;
-                let mut t = g;
-                while t < whole {
-                    let (tm, tn) = persistent_tile(t, tiles_m, tiles_n);
-                    for kt in 0..k_tiles {
-                        let (s_stage, full, _, _) = ring.at(it);
-                        ring.wait_empty(it);
-                        issue_stage::<BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt, 0);
-                        it += 1;
-                    }
-                    t += ctas;
-                }
-                let mut i = lo;
-                while i < hi {
-                    let (t, kt0, kt1) = stream_k_segment(i, hi, k_tiles);
-                    let (tm, tn) = persistent_tile(whole + t, tiles_m, tiles_n);
-                    for kt in kt0..kt1 {
-                        let (s_stage, full, _, _) = ring.at(it);
-                        ring.wait_empty(it);
-                        issue_stage::<BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt, 0);
-                        it += 1;
-                    }
-                    i += kt1 - kt0;
-                }
-            }
-            consumer(mh): {
-                let (warp, lane) = ((tid / 32) % 4, lane_id());
-                let leader = tid % 128 == 0;
-                let s_c = s_cstage + mh * staging;
-                let mut it = 0u32;
-                let mut t = g;
-                while t < whole {
-                    let (tm, tn) = persistent_tile(t, tiles_m, tiles_n);
-                    let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let sc = Scales::new(scale_a, scale_b, m, n, k, row0 + 16 * warp + lane / 4, n0);
-                    let r_acc = PerTensor::consume::<1>(ring, &mut it, k_tiles, mh, sc);
-                    store_wide_tile::<Bf16>(&r_acc, tmap_c, s_c, staged, row0, n0, mh, leader, warp, lane);
-                    t += ctas;
-                }
-                let mut i = lo;
-                while i < hi {
-                    let (t, kt0, kt1) = stream_k_segment(i, hi, k_tiles);
-                    let (tm, tn) = persistent_tile(whole + t, tiles_m, tiles_n);
-                    let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let sc = Scales::new(scale_a, scale_b, m, n, k, row0 + 16 * warp + lane / 4, n0);
-                    let mut r_acc = PerTensor::consume::<1>(ring, &mut it, kt1 - kt0, mh, sc);
-                    let own = stream_k_slot(g, ctas, t, kt0);
-                    store_partial(&r_acc, ws.add(own as usize * SLOT_F32), mh, tid % 128);
-                    let (first, end) = stream_k_inner_ctas(t, ctas, tail, k_tiles);
-                    let counter = count.add(t as usize);
-                    if last_split(counter, end - first + 1, s_flag, tid, 128) {
-                        let start = ctas + t;
-                        if start != own {
-                            add_partial(&mut r_acc, ws.add(start as usize * SLOT_F32), mh, tid % 128);
-                        }
-                        let mut c = first;
-                        while c < end {
-                            if c != own {
-                                add_partial(&mut r_acc, ws.add(c as usize * SLOT_F32), mh, tid % 128);
-                            }
-                            c += 1;
-                        }
-                        store_wide_tile::<Bf16>(&r_acc, tmap_c, s_c, staged, row0, n0, mh, leader, warp, lane);
-                        if tid == 128 {
-                            reset_counter(counter);
-                        }
-                    }
-                    // As h10: every consumer thread meets here once per segment.
-                    sync_named(3, 256);
-                    i += kt1 - kt0;
-                }
-                if leader {
-                    cp_async_bulk_wait_group0();
-                }
-            }
+        stream_k_wide! {
+            stages: STAGES, stage_bytes: STAGE_BYTES, tile: (BM, BN, BK);
+            maps: (tmap_a, tmap_b, tmap_c); ws: ws, count: count; shape: (m, n, k), tail: tail;
+            issue: |s_stage, full, tm, tn, kt| issue_stage::<BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt, 0);
+            consume: |ring, it, kts, tm, tn, mh, warp, lane| {
+                let sc = Scales::new(scale_a, scale_b, m, n, k, tm * BM + 64 * mh + 16 * warp + lane / 4, tn * BN);
+                PerTensor::consume::<1>(ring, &mut it, kts, mh, sc)
+            };
+            elem: Bf16;
         }
     }
 }

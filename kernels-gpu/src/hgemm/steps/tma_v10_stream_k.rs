@@ -38,21 +38,12 @@
 //! (`STREAM_K_MAX_FILL`; with a larger or no tail h10 runs h6s4's schedule), and the `gemm` entry
 //! point takes h10 exactly where it streams (`gemm::h10_streams`), h6s4 elsewhere.
 use super::elem::{Bf16, Elem16, F16};
-use super::split_k::{last_split, reset_counter};
-use super::stream_k::{SLOT_F32, add_partial, store_partial};
+use super::stream_k::stream_k_wide;
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
-use super::tma_persistent::persistent_tile;
-use super::tma_store::store_wide_tile;
-use super::tma_warp_specialized::warp_specialized;
 use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage};
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    sync::sync_named,
-    thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_wait_group0},
-};
-use layout::hopper::tma_hgemm::{C_BOX_BYTES, H9S4_STAGES as STAGES, stream_k_inner_ctas, stream_k_range, stream_k_segment,
-                                stream_k_slot, wide_staged_boxes};
+use crate::prim::tma::TensorMap;
+use layout::hopper::tma_hgemm::H9S4_STAGES as STAGES;
 
 /// `C = A · B` (f16) as h6s4, the last `tail` tiles' K iterations spread over every CTA.
 ///
@@ -87,8 +78,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v10_bf16(tmap_a: *const TensorMap, t
 #[allow(clippy::too_many_arguments)]
 unsafe fn stream_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, ws: *mut f32, count: *mut u32,
                               m: u32, n: u32, k: u32, tail: u32) {
-    let staged = wide_staged_boxes(STAGES);
-    let staging = staged * C_BOX_BYTES;
     // SAFETY: the main loop as h6s4: producer and consumers walk the same whole tiles and then the same
     // segments (`stream_k_range` / `_segment` of the same `g`, `G`, `tail`), so their ring indices agree
     // and every stage use is released once per consumer warp. A `tail` the launch contract does not
@@ -101,97 +90,14 @@ unsafe fn stream_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap
     // after the ticket of every contributor of the tile, each taken after its stores; the number of
     // contributors is computed alike by all (`stream_k_inner_ctas` + 1). Epilogue as h6s4. Named
     // barrier 3 is passed the same number of times by all 256 consumer threads (segments are
-    // CTA-uniform).
+    // CTA-uniform). The body is `hgemm::stream_k::stream_k_wide!` (shared with FP8's f14).
     unsafe {
-        warp_specialized! {
-            // STAGES × 48 KiB stages, the two consumers' C staging, a 16-byte flag, the barrier rings.
-            ring: let (ring, s_cstage) = (STAGES, STAGE_BYTES, 2 * staging + 16);
-            thread: tid, warpgroup: wg;
-            setup: {
-                let s_flag = s_cstage + 2 * staging;
-                let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
-                let tiles = tiles_m * tiles_n;
-                let k_tiles = k.div_ceil(BK);
-                let (g, ctas) = (block_idx_x(), grid_dim_x());
-                let iters = tail as u64 * k_tiles as u64;
-                let tail = if tail < ctas && tail <= tiles && iters >= ctas as u64 && iters <= u32::MAX as u64 { tail } else { 0 };
-                let whole = tiles - tail;
-                let (lo, hi) = stream_k_range(g, ctas, tail, k_tiles);
-            }
-            tensor_maps: (tmap_a, tmap_b);
-            producer: {
-                let mut it = 0u32;
-                let mut t = g;
-                while t < whole {
-                    let (tm, tn) = persistent_tile(t, tiles_m, tiles_n);
-                    for kt in 0..k_tiles {
-                        let (s_stage, full, _, _) = ring.at(it);
-                        ring.wait_empty(it);
-                        issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
-                        it += 1;
-                    }
-                    t += ctas;
-                }
-                let mut i = lo;
-                while i < hi {
-                    let (t, kt0, kt1) = stream_k_segment(i, hi, k_tiles);
-                    let (tm, tn) = persistent_tile(whole + t, tiles_m, tiles_n);
-                    for kt in kt0..kt1 {
-                        let (s_stage, full, _, _) = ring.at(it);
-                        ring.wait_empty(it);
-                        issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
-                        it += 1;
-                    }
-                    i += kt1 - kt0;
-                }
-            }
-            consumer(mh): {
-                let (warp, lane) = ((tid / 32) % 4, lane_id());
-                let leader = tid % 128 == 0;
-                let s_c = s_cstage + mh * staging;
-                let mut it = 0u32;
-                let mut t = g;
-                while t < whole {
-                    let (tm, tn) = persistent_tile(t, tiles_m, tiles_n);
-                    let r_acc = consume_wide_tile::<E, 1>(ring, &mut it, k_tiles, mh);
-                    store_wide_tile::<E>(&r_acc, tmap_c, s_c, staged, tm * BM + 64 * mh, tn * BN, mh, leader, warp, lane);
-                    t += ctas;
-                }
-                let mut i = lo;
-                while i < hi {
-                    let (t, kt0, kt1) = stream_k_segment(i, hi, k_tiles);
-                    let (tm, tn) = persistent_tile(whole + t, tiles_m, tiles_n);
-                    let mut r_acc = consume_wide_tile::<E, 1>(ring, &mut it, kt1 - kt0, mh);
-                    let own = stream_k_slot(g, ctas, t, kt0);
-                    store_partial(&r_acc, ws.add(own as usize * SLOT_F32), mh, tid % 128);
-                    let (first, end) = stream_k_inner_ctas(t, ctas, tail, k_tiles);
-                    let counter = count.add(t as usize);
-                    if last_split(counter, end - first + 1, s_flag, tid, 128) {
-                        let start = ctas + t;
-                        if start != own {
-                            add_partial(&mut r_acc, ws.add(start as usize * SLOT_F32), mh, tid % 128);
-                        }
-                        let mut c = first;
-                        while c < end {
-                            if c != own {
-                                add_partial(&mut r_acc, ws.add(c as usize * SLOT_F32), mh, tid % 128);
-                            }
-                            c += 1;
-                        }
-                        store_wide_tile::<E>(&r_acc, tmap_c, s_c, staged, tm * BM + 64 * mh, tn * BN, mh, leader, warp, lane);
-                        if tid == 128 {
-                            reset_counter(counter);
-                        }
-                    }
-                    // Not needed for the flag (the next ticket writes it only after its first barrier 3,
-                    // which every thread reaches after reading it); kept as measured, h7's shape.
-                    sync_named(3, 256);
-                    i += kt1 - kt0;
-                }
-                if leader {
-                    cp_async_bulk_wait_group0();
-                }
-            }
+        stream_k_wide! {
+            stages: STAGES, stage_bytes: STAGE_BYTES, tile: (BM, BN, BK);
+            maps: (tmap_a, tmap_b, tmap_c); ws: ws, count: count; shape: (m, n, k), tail: tail;
+            issue: |s_stage, full, tm, tn, kt| issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
+            consume: |ring, it, kts, tm, tn, mh, warp, lane| consume_wide_tile::<E, 1>(ring, &mut it, kts, mh);
+            elem: E;
         }
     }
 }
