@@ -173,16 +173,17 @@ pub const V16: Step = {
     s
 };
 
+/// v17: v14's grid, split rule and launch bounds (the same 64×128 tiles), B by a `cp.async` ring.
 pub const V17: Step = {
-    let mut s = step("sgemm_v17", "v17", 2 * V14_ROWS, V17_SMEM_BYTES,
-        Grid::TilesSplitK { rows: V14_ROWS, cols: BN, rule: SplitRule::Fixed { blocks_per_sm: V14_SPLIT.0, min_depth: V14_SPLIT.1, multiple: BK_WIDE } },
-        Trace::Vec4CpAsyncB,
-        PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "cp.async.cg.shared.global", "cp.async.wait_group 2"], lacks: &[], count: &[],
-                   at_least: &[("ld.global.nc.v4.f32", 2), ("ld.shared.v4", 4), ("st.global.v4.f32", 4), ("cp.async.cg.shared.global", 4)] },
-        "v16 with B streamed global -> shared by a 4-stage cp.async ring (A still through registers)");
-    s.args = Args::PointersSplitK;
+    let mut s = V14;
+    s.kernel.name = "sgemm_v17";
+    s.kernel.step = "v17";
+    s.kernel.dyn_smem_bytes = V17_SMEM_BYTES;
+    s.kernel.about = "v16 with B streamed global -> shared by a 4-stage cp.async ring (A still through registers)";
+    s.kernel.ptx = PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "cp.async.cg.shared.global", "cp.async.wait_group 2"], lacks: &[], count: &[],
+                              at_least: &[("ld.global.nc.v4.f32", 2), ("ld.shared.v4", 4), ("st.global.v4.f32", 4), ("cp.async.cg.shared.global", 4)] };
+    s.trace = Trace::Vec4CpAsyncB;
     s.needs = Needs::KnMultipleOf { of: 4, why: "copies B's rows with 16-byte cp.async and loads A as float4s", instead: "v16 handles any shape" };
-    s.kernel.launch_bounds = bounds_min(2 * V14_ROWS, 3);
     s
 };
 
