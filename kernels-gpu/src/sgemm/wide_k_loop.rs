@@ -1,14 +1,14 @@
 //! The wide-K main loop of the SGEMM ladder (introduced by v7, whose file explains it; used by v7, v8,
-//! v9, v11, v12 and, with 64- and 32-row tiles, v14 and v15): 16-deep K stages double-buffered in shared memory, the next stage fetched into registers
+//! v9, v11, v12 and, with 64- and 32-row tiles, v14–v16; v17/v18's loop, `b_ring_loop`, takes its
+//! stage products, epilogue and split-K block indexing from here): 16-deep K stages double-buffered in shared memory, the next stage fetched into registers
 //! during compute, fragments of the next k read before the current k's FMAs (ping-pong), and plain
 //! 128-bit loads for blocks whose tile lies inside the matrices. What the steps vary: the thread →
 //! output mapping ([`FragMap`], `frag_map`), the block order (v8) and when the interior test is made
 //! ([`Interior`], v11).
-use super::frag_map::FragMap;
+use super::frag_map::{FragMap, WarpTiled};
 use super::elementwise::{add4_if, fma, load4_or_zero, store4_if};
 use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
 use crate::util::grouped::{GROUP, grouped_block};
-use super::frag_map::WarpTiled;
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 
 /// `acc += a ⊗ b` for one k: 64 FMAs.
@@ -123,7 +123,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
                     v[2 + i as usize] = if n % 4 == 0 {
                         ld_global_nc_v4_f32(row.add(col.min(n - 4) as usize))
                     } else {
-                        [*row.add((col).min(n - 1) as usize), *row.add((col + 1).min(n - 1) as usize),
+                        [*row.add(col.min(n - 1) as usize), *row.add((col + 1).min(n - 1) as usize),
                          *row.add((col + 2).min(n - 1) as usize), *row.add((col + 3).min(n - 1) as usize)]
                     };
                 }});
@@ -261,8 +261,8 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
     (bm, bn, k_begin, k_end, splits)
 }
 
-/// The kernel body of the split-K steps with `ROWS × 128` tiles (v14: 64 rows and 128 threads, v15: 32
-/// rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
+/// The kernel body of the split-K steps with `ROWS × 128` tiles (v14 and v16: 64 rows and 128 threads,
+/// v15: 32 rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
 /// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
 /// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], with `CLAMP` v16's [`Interior::CLAMP`] for
 /// edge tiles and N off 4, or predicated), storing its sums (one split) or adding them to a zeroed C
@@ -287,8 +287,7 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
     };
     // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
     // shared memory); `YES`, `K_TAIL` and `CLAMP` only when the tests above give what they need (CLAMP:
-    // K % 4 == 0); with several
-    // splits every block only adds to C.
+    // K % 4 == 0); with several splits every block only adds to C.
     unsafe {
         match (mode, splits > 1) {
             (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
