@@ -214,7 +214,10 @@ pub struct Fp8Gemm {
     step: &'static Step,
     kernel: Kernel,
     maps: [TensorMap2d; 3],
-    key: [u64; 3],
+    /// A staged-scale step's map over A's scales (`Step::scale_map`).
+    scale_map: Option<TensorMap2d>,
+    /// Addresses of A's and B's bytes, C, and (for a staged-scale step, else 0) A's scales: what the maps hold.
+    key: [u64; 4],
     shape: (usize, usize, usize),
     grid: u32,
     /// A stream-K step's workspace: `(grid + tail)` slots of 128×256 f32, `tail` counters (zero between
@@ -267,7 +270,17 @@ impl Fp8Gemm {
             TensorMap2d::encode_u8(gpu, &b.q, tile(n, k, step.b_box_rows(), 1, box_cols))?,
             TensorMap2d::encode_bf16(gpu, c, tile(m, n, 64, 2, 64))?,
         ];
-        let key = [a.q.device_ptr(&gpu.stream).0, b.q.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0];
+        let scale_map = if step.scale_map {
+            // One row of ⌈K/128⌉·M f32 (the row stride only has to be a multiple of 16 and cover it),
+            // 128-value boxes, no swizzle: box (kb·M + m0) is row m0.. of K block kb.
+            let len = a.scales.len() as u64;
+            let sa = TmaTile2d { elem_bytes: 4, rows: 1, cols: len, stride_bytes: (4 * len).next_multiple_of(16), box_rows: 1, box_cols: layout::fp8::tiles::BM,
+                                 swizzle: TmaSwizzle::None };
+            Some(TensorMap2d::encode_f32(gpu, &a.scales, sa)?)
+        } else {
+            None
+        };
+        let key = Self::key(gpu, step, a, b, c);
         let grid = step.grid(m, n, clusters);
         let stream = if step.stream_k {
             use layout::hopper::tma_hgemm::{STREAM_K_SLOT_BYTES, stream_k_tail};
@@ -280,7 +293,12 @@ impl Fp8Gemm {
         } else {
             None
         };
-        Ok(Fp8Gemm { step, kernel, maps, key, shape: (m, n, k), grid, stream })
+        Ok(Fp8Gemm { step, kernel, maps, scale_map, key, shape: (m, n, k), grid, stream })
+    }
+
+    fn key(gpu: &Gpu, step: &Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> [u64; 4] {
+        let sa = if step.scale_map { a.scales.device_ptr(&gpu.stream).0 } else { 0 };
+        [a.q.device_ptr(&gpu.stream).0, b.q.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, sa]
     }
 
     /// The step it runs.
@@ -295,7 +313,7 @@ impl Fp8Gemm {
 
     /// Enqueues `C = dequant(A) · dequant(B)ᵀ` on the buffers it was prepared for.
     pub fn run(&self, gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>) -> Result<()> {
-        let key = [a.q.device_ptr(&gpu.stream).0, b.q.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0];
+        let key = Self::key(gpu, self.step, a, b, c);
         if key != self.key || (a.rows, b.rows, a.cols) != self.shape {
             return Err(Error::InvalidInput("Fp8Gemm::run: not the buffers it was prepared for (their addresses are in its tensor maps)".into()));
         }
@@ -315,6 +333,13 @@ impl Fp8Gemm {
             // them at once; the kernel writes them through the pointers (the driver takes no borrow).
             return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales,
                                     ws, count, &m, &n, &k, tail) };
+        }
+        if let Some(sa) = &self.scale_map {
+            // SAFETY: `fp8_gemm_v15(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, m, n, k)`: as below, and
+            // `tmap_sa` encoded over this very `a.scales` (A's address is checked above and an `Fp8Matrix`
+            // owns its scales with its bytes) as one row of ⌈K/128⌉·M f32 with 128-value boxes; the step's
+            // rules checked ⌈K/128⌉·M < 2^31 in `new`.
+            return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &sa.dev, &a.scales, &b.scales, &m, &n, &k) };
         }
         unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales, &m, &n, &k) }
     }

@@ -147,20 +147,53 @@ pub mod tiles {
     /// Its stages: as many as fit beside the two C staging tiles, at most 6 (f2: 6 × 32 KiB; f9: 4 ×
     /// 40 KiB beside two 24 KiB staging tiles — 5 would need 245 KiB).
     pub const fn block_stages(bn: u32) -> u32 {
-        let mut s = 6;
-        while s > 1 && dyn_smem(s, block_stage_bytes(bn), 2 * block_c_stage_bytes(bn), 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM {
-            s -= 1;
-        }
-        s
+        fit_stages(block_stage_bytes(bn), 2 * block_c_stage_bytes(bn))
     }
     /// Its dynamic shared memory.
     pub const fn block_dyn_smem(bn: u32) -> u32 {
         dyn_smem(block_stages(bn), block_stage_bytes(bn), 2 * block_c_stage_bytes(bn), 2)
     }
+    /// Stages of `stage_bytes` that fit beside `extra_bytes` (and a full and an empty barrier each), at most 6.
+    const fn fit_stages(stage_bytes: u32, extra_bytes: u32) -> u32 {
+        let mut s = 6;
+        while s > 1 && dyn_smem(s, stage_bytes, extra_bytes, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM {
+            s -= 1;
+        }
+        s
+    }
+
+    /// f15's scale slot at the end of each stage: the K block's A scales of the tile's 128 rows (one
+    /// TMA box of 128 f32 from `sa`'s row `kb`, 512 bytes), then its two B scales (the scale blocks of
+    /// the tile's first and second 128 columns, written by the producer thread), padded so that the next
+    /// stage stays 1024-aligned:
+    ///
+    /// ```text
+    /// stage: | A 128 × 128 B | B bn × 128 B | sa[kb][m0 .. m0+128] (512 B) | sb first, second (8 B) | pad |
+    ///                                        ^ block_stage_bytes(bn)        ^ + SCALE_SLOT_B
+    /// ```
+    pub const SCALE_SLOT_BYTES: u32 = 1024;
+    /// Offset of the two B scales in the slot.
+    pub const SCALE_SLOT_B: u32 = BM * 4;
+    /// A stage that carries its scales: [`block_stage_bytes`] and the slot.
+    pub const fn staged_stage_bytes(bn: u32) -> u32 {
+        block_stage_bytes(bn) + SCALE_SLOT_BYTES
+    }
+    /// Stages of that size beside the two C staging tiles.
+    pub const fn staged_stages(bn: u32) -> u32 {
+        fit_stages(staged_stage_bytes(bn), 2 * block_c_stage_bytes(bn))
+    }
+    /// Dynamic shared memory of the block-scaled body whose stages carry their scales.
+    pub const fn staged_dyn_smem(bn: u32) -> u32 {
+        dyn_smem(staged_stages(bn), staged_stage_bytes(bn), 2 * block_c_stage_bytes(bn), 2)
+    }
     /// f9's dynamic shared memory.
     pub const F9_DYN_SMEM: u32 = block_dyn_smem(F9_BN);
     const _: () = assert!(block_stages(F2_BN) == F2_STAGES && block_dyn_smem(F2_BN) == F2_DYN_SMEM && block_stages(F9_BN) == 4
         && F9_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && block_stage_bytes(F9_BN) % 1024 == 0);
+    /// f15's dynamic shared memory: f9's four stages, each with its scale slot.
+    pub const F15_DYN_SMEM: u32 = staged_dyn_smem(F9_BN);
+    const _: () = assert!(staged_stages(F9_BN) == 4 && F15_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
+        && staged_stage_bytes(F9_BN) % 1024 == 0 && SCALE_SLOT_B + 8 <= SCALE_SLOT_BYTES);
 
     /// Whether columns 64…127 of the f9 tile at column `n0` (a multiple of 192) take the tile's first
     /// B scale block (`true` where `n0` starts a block) or its second (`n0 ≡ 64 mod 128`). Columns 0…63

@@ -46,6 +46,20 @@ pub unsafe fn mbarrier_arrive_expect_tx(bar: u32, bytes: u32) {
     unsafe { asm!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{0}], {1};", in(reg32) bar, in(reg32) bytes, options(nostack)) }
 }
 
+/// `mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], bytes;` — adds `bytes` to the transaction
+/// count of the current phase **without arriving** (for loads issued before the arrival that
+/// [`mbarrier_arrive_expect_tx`] makes for the rest of the phase's bytes: the count never drops below
+/// zero when the expectation comes first).
+///
+/// # Safety
+/// sm_90; `bar` is an initialized mbarrier of this CTA whose current phase has not completed (an arrival
+/// is still due).
+#[inline(always)]
+pub unsafe fn mbarrier_expect_tx(bar: u32, bytes: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{0}], {1};", in(reg32) bar, in(reg32) bytes, options(nostack)) }
+}
+
 /// `mbarrier.arrive.shared::cta.b64 _, [bar];` — one arrival (e.g. a consumer freeing a stage).
 ///
 /// # Safety

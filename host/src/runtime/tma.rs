@@ -99,6 +99,12 @@ impl TensorMap2d {
         Self::encode(gpu, addr, g_tensor.len() as u64, 1, tile, sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8, "u8")
     }
 
+    /// As [`TensorMap2d::encode_f16`] for an f32 tensor (`elem_bytes` must be 4).
+    pub fn encode_f32(gpu: &Gpu, g_tensor: &CudaSlice<f32>, tile: TmaTile2d) -> Result<TensorMap2d> {
+        let (addr, _sync) = g_tensor.device_ptr(&gpu.stream);
+        Self::encode(gpu, addr, g_tensor.len() as u64, 4, tile, sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32, "f32")
+    }
+
     /// Encodes the map of the `len`-element tensor at device address `addr` (elements of
     /// `elem_bytes`, driver type `dtype`, called `name` in errors).
     fn encode(gpu: &Gpu, addr: u64, len: u64, elem_bytes: u32, tile: TmaTile2d, dtype: sys::CUtensorMapDataType, name: &str) -> Result<TensorMap2d> {

@@ -1,7 +1,7 @@
 //! The FP8 ladder (issue 16, `kernels-gpu/src/fp8/`, sm_90a only): `C (M×N, bf16) = dequant(A) ·
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
-use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM};
+use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -33,6 +33,9 @@ pub struct Step {
     /// The partial last wave's K iterations spread over every CTA (HGEMM h10's stream-K tail): the kernel
     /// also takes a workspace, counters and the tail (`layout::hopper::tma_hgemm::stream_k_tail`).
     pub stream_k: bool,
+    /// Each K block's A scales reach the stage by TMA (f15): the kernel also takes a tensor map over
+    /// `sa` as one row of `⌈K/128⌉ · M` f32, after C's.
+    pub scale_map: bool,
 }
 
 impl PartialEq for Step {
@@ -50,6 +53,9 @@ impl Step {
         }
         if n % 8 != 0 {
             return Some(format!("{} writes C (bf16) with TMA stores, whose row stride must be a multiple of 16 bytes: N must be a multiple of 8 (got {m}x{n}x{k})", self.kernel.name));
+        }
+        if self.scale_map && k.div_ceil(layout::fp8::SCALE_BLOCK as usize) as u64 * m as u64 >= 1 << 31 {
+            return Some(format!("{} loads A's scales through a one-row tensor map whose box coordinates are 32-bit signed: ⌈K/128⌉·M must be below 2^31 (got {m}x{n}x{k})", self.kernel.name));
         }
         None
     }
@@ -78,7 +84,7 @@ const fn gemm(name: &'static str, label: &'static str, smem: u32, has: &'static 
     Step {
         kernel: KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: bounds_min(384, 1),
                              dyn_smem_bytes: smem, about, ptx: PtxCheck { has, lacks: LACKS, count: &[], at_least: &[] } },
-        tile, scaling, promotes, cluster: 1, stream_k: false,
+        tile, scaling, promotes, cluster: 1, stream_k: false, scale_map: false,
     }
 }
 
@@ -174,8 +180,25 @@ pub const F14: Step = {
     s
 };
 
+/// f15: f9 with each K block's scales put into its stage by the producer (A's by TMA, B's two by the
+/// producer thread), read by the consumers from shared memory.
+pub const F15: Step = {
+    let mut s = gemm("fp8_gemm_v15", "f15", F15_DYN_SMEM, &[], (BM, F9_BN), Scaling::Block, true,
+                     "f9 with each K block's scales staged by the producer (A's 128 by TMA, B's two by st.shared), read by the consumers from the stage");
+    s.scale_map = true;
+    // The consumers read the scales with `ld.shared`, the producer writes B's pair with `st.shared`; the
+    // rest of what no FP8 step holds still holds.
+    s.kernel.ptx = PtxCheck {
+        has: &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
+               "ld.shared.f32", "ld.shared.v2.u32", "st.shared.v2.u32"],
+        lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"],
+        count: &[], at_least: &[],
+    };
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

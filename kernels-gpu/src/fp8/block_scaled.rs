@@ -1,4 +1,4 @@
-//! The block-scaled CTA of the FP8 steps f2–f4, f6, f8 and f9 (introduced by f2, whose file explains
+//! The block-scaled CTA of the FP8 steps f2–f4, f6, f8, f9 and f15 (introduced by f2, whose file explains
 //! it): the warp-specialized persistent kernel over 128×`BN` tiles (128; f9: 192) with the bf16
 //! TMA-store epilogue, written once for one CTA or a cluster sharing B (f6); a step supplies its consumers' K loop
 //! ([`ConsumeTile`]), the part in which the steps differ. The loops that two steps run live here: f3's
@@ -15,7 +15,7 @@ use crate::prim::{
     tma::{TensorMap, cp_async_bulk_wait_group0},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_m64n192k32_f32_e4m3, wgmma_wait_group},
 };
-use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, block_c_stage_bytes, block_stage_bytes, block_stages}};
+use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, block_c_stage_bytes, block_stage_bytes, block_stages, staged_stage_bytes, staged_stages}};
 
 /// Where one thread's scales come from: the arrays, the shape, its first accumulator row, the tile's
 /// first column. (Per-tensor steps pass their two one-element arrays the same way.)
@@ -41,6 +41,24 @@ impl Scales {
     #[inline(always)]
     pub(super) fn n0(self) -> u32 {
         self.n0
+    }
+
+    /// The same scales for the tile at column `n0` (the producer's, whose `row` is unused).
+    #[inline(always)]
+    pub(super) fn at_column(self, n0: u32) -> Scales {
+        Scales { n0, ..self }
+    }
+
+    /// The thread's first accumulator row inside its 128-row tile (`row` minus the tile's first row).
+    #[inline(always)]
+    pub(super) fn tile_row(self) -> u32 {
+        self.row % BM
+    }
+
+    /// Rows of A (the stride between K blocks of `sa`).
+    #[inline(always)]
+    pub(super) fn m(self) -> u32 {
+        self.m
     }
 
     /// `sa[0] · sb[0]`: the per-tensor scale.
@@ -100,6 +118,19 @@ impl Scales {
         let col = if next < self.n { next } else { self.n0 };
         // SAFETY: col < n and kb · 128 < k: inside `sb` (caller).
         unsafe { *self.sb.add(scale_b_index(col, kb * BK, self.k) as usize) }
+    }
+}
+
+impl Scales {
+    /// The B scales of K block `kb` for the tile's first and second scale block of columns
+    /// ([`Scales::load`]'s `b` at `dn = 0` and [`Scales::load_second_b`]), loaded and not yet used.
+    ///
+    /// # Safety
+    /// As [`Scales::of_block`].
+    #[inline(always)]
+    pub(super) unsafe fn load_b_pair(self, kb: u32) -> (f32, f32) {
+        // SAFETY: n0 < n and kb · 128 < k: inside `sb` (caller); the second as `load_second_b`.
+        unsafe { (*self.sb.add(scale_b_index(self.n0, kb * BK, self.k) as usize), self.load_second_b(kb)) }
     }
 }
 
@@ -238,6 +269,24 @@ pub(super) trait ConsumeTile {
     /// tiles; `sc` as [`Scales::of_block`] requires; `CLUSTER` as `Ring::release_cluster` requires;
     /// between this warpgroup's [`ConsumeTile::begin`] and [`ConsumeTile::end`].
     unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> Self::Acc;
+
+    /// Whether each stage carries its K block's scales after A and B
+    /// ([`layout::fp8::tiles::SCALE_SLOT_BYTES`], filled by [`ConsumeTile::produce`]: f15); the body
+    /// sizes its ring by it.
+    const STAGED_SCALES: bool = false;
+
+    /// The producer thread's loop: [`produce`] (A and B by TMA, nothing else), unless the K loop wants
+    /// more in each stage (f15 overrides it with its scales).
+    ///
+    /// # Safety
+    /// As [`produce`] (one CTA or a cluster of `CLUSTER`); `sc` as [`Scales::of_block`] requires;
+    /// `tmap_sa` as the kernel that passes it states (not read here).
+    #[inline(always)]
+    unsafe fn produce<const BN: u32, const CLUSTER: u32>(ring: Ring, tmap_a: *const TensorMap, tmap_b: *const TensorMap, _tmap_sa: *const TensorMap,
+                                                         _sc: Scales, tiles_m: u32, tiles_n: u32, k_tiles: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { produce::<BN, CLUSTER>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles) }
+    }
 
     /// Called once by consumer warpgroup `mh` before its first tile (nothing unless the loop
     /// synchronizes the two consumers: f8's turns).
@@ -449,8 +498,22 @@ impl ConsumeTile for Overlapped {
 #[inline(always)]
 pub(super) unsafe fn block_scaled<C: ConsumeTile, const BN: u32, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                   sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded; a loop without staged scales never reads the scale map.
+    unsafe { block_scaled_staged::<C, BN, CLUSTER>(tmap_a, tmap_b, tmap_c, core::ptr::null(), sa, sb, m, n, k) }
+}
+
+/// [`block_scaled`] with a tensor map over `sa` for the loops whose stages carry their scales
+/// ([`ConsumeTile::STAGED_SCALES`]: f15, whose file states the map); their ring's stages are
+/// `layout::fp8::tiles::staged_stage_bytes(BN)` and the dynamic shared memory `staged_dyn_smem(BN)`.
+///
+/// # Safety
+/// As [`block_scaled`], with those sizes and `tmap_sa` for a loop with staged scales.
+#[inline(always)]
+pub(super) unsafe fn block_scaled_staged<C: ConsumeTile, const BN: u32, const CLUSTER: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
+                                                  tmap_sa: *const TensorMap, sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     const { assert!(C::Acc::BOXES * 64 == BN, "the K loop's accumulators are the tile's width") };
     let c_stage_bytes = block_c_stage_bytes(BN);
+    let (stages, stage_bytes) = if C::STAGED_SCALES { (staged_stages(BN), staged_stage_bytes(BN)) } else { (block_stages(BN), block_stage_bytes(BN)) };
     // SAFETY: the ring protocol and the epilogue as f1 (same proof: every stage use is issued once by
     // the producer and released once by each consumer warp after its `wgmma`s retired; a staging tile is
     // rewritten only after its previous TMA store finished reading it); scale reads as `Scales` states;
@@ -458,7 +521,7 @@ pub(super) unsafe fn block_scaled<C: ConsumeTile, const BN: u32, const CLUSTER: 
     unsafe {
         crate::hgemm::tma_warp_specialized::warp_specialized! {
             cluster: CLUSTER;
-            ring: let (ring, s_cstage) = (block_stages(BN), block_stage_bytes(BN), 2 * c_stage_bytes);
+            ring: let (ring, s_cstage) = (stages, stage_bytes, 2 * c_stage_bytes);
             thread: tid, warpgroup: wg;
             setup: {
                 let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
@@ -466,7 +529,7 @@ pub(super) unsafe fn block_scaled<C: ConsumeTile, const BN: u32, const CLUSTER: 
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                produce::<BN, CLUSTER>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
+                C::produce::<BN, CLUSTER>(ring, tmap_a, tmap_b, tmap_sa, Scales::new(sa, sb, m, n, k, 0, 0), tiles_m, tiles_n, k_tiles);
             }
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
