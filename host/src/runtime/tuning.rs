@@ -25,11 +25,24 @@ pub fn sgemm_split() -> (u32, u32) {
 }
 
 fn parse_sgemm_split(v: Option<&str>) -> (u32, u32) {
+    parse_split_pair(v).unwrap_or(layout::sgemm::V12_SPLIT)
+}
+
+/// A `B,D` pair with B in 1..=16 and D in 16..=4096, else `None`.
+fn parse_split_pair(v: Option<&str>) -> Option<(u32, u32)> {
     let parsed = v.and_then(|v| {
         let (b, d) = v.split_once(',')?;
         Some((b.trim().parse::<u32>().ok()?, d.trim().parse::<u32>().ok()?))
     });
-    parsed.filter(|&(b, d)| (1..=16).contains(&b) && (16..=4096).contains(&d)).unwrap_or(layout::sgemm::V12_SPLIT)
+    parsed.filter(|&(b, d)| (1..=16).contains(&b) && (16..=4096).contains(&d))
+}
+
+/// For sweeping only: `KERNEL_LAB_SGEMM_FIXED_SPLIT=B,D` (ranges as `KERNEL_LAB_SGEMM_SPLIT`) replaces
+/// the `(blocks per SM, shallowest split)` of **every** SGEMM step with a fixed split rule (v13–v18;
+/// run one step at a time); unset, each step keeps its own measured rule.
+pub fn sgemm_fixed_split() -> Option<(u32, u32)> {
+    static S: std::sync::OnceLock<Option<(u32, u32)>> = std::sync::OnceLock::new();
+    *S.get_or_init(|| parse_split_pair(std::env::var("KERNEL_LAB_SGEMM_FIXED_SPLIT").ok().as_deref()))
 }
 
 /// Clusters a cluster FP8 step's persistent grid may use at most: `cuOccupancyMaxActiveClusters` (the
@@ -59,5 +72,8 @@ mod tests {
         assert_eq!(parse_sgemm_split(Some("4, 128")), (4, 128));
         assert_eq!(parse_sgemm_split(Some("0,128")), (1, 256));
         assert_eq!(parse_sgemm_split(Some("4")), (1, 256));
+        assert_eq!(parse_split_pair(Some("2,512")), Some((2, 512)));
+        assert_eq!(parse_split_pair(Some("2,8")), None);
+        assert_eq!(parse_split_pair(None), None);
     }
 }

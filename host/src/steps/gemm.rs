@@ -216,7 +216,10 @@ impl<T> GemmStep<T> {
                         let (b, d) = crate::runtime::tuning::sgemm_split();
                         (b, d, multiple)
                     }
-                    SplitRule::Fixed { blocks_per_sm, min_depth, multiple } => (blocks_per_sm, min_depth, multiple),
+                    SplitRule::Fixed { blocks_per_sm, min_depth, multiple } => {
+                        let (b, d) = crate::runtime::tuning::sgemm_fixed_split().unwrap_or((blocks_per_sm, min_depth));
+                        (b, d, multiple)
+                    }
                 };
                 layout::sgemm::split_k_tiles(m, n, k, sms, rows, cols, b, d, multiple)
             }
