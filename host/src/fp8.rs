@@ -197,8 +197,8 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 /// f14 per tensor (f12 — f1 with a fourth stage, 1–7% faster than f1 at each of the six sweep shapes
 /// in `results/2026-11-25-h100-session16/call1-fp8-f12-f13` — plus h10's stream-K tail where the last
 /// wave is at most a third full, elsewhere f12's schedule; its cluster twin f13 was within ±4% of f12
-/// and needs clusters); for block scales f3 (128×128 tiles) or f9 (128×192), as the wave model of
-/// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
+/// and needs clusters); for block scales f3 (128×128 tiles) or the 128×192 step — f15, or f9 where M % 4
+/// ≠ 0 — as the wave model of [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
 /// with [`Fp8Gemm::new`].
 pub fn step_for(scaling: Scaling, m: usize, n: usize, sms: u32) -> &'static Step {
     match scaling {
@@ -271,11 +271,10 @@ impl Fp8Gemm {
             TensorMap2d::encode_bf16(gpu, c, tile(m, n, 64, 2, 64))?,
         ];
         let scale_map = if step.scale_map {
-            // One row of ⌈K/128⌉·M f32 (the row stride only has to be a multiple of 16 and cover it),
-            // 128-value boxes, no swizzle: box (kb·M + m0) is row m0.. of K block kb.
-            let len = a.scales.len() as u64;
-            let sa = TmaTile2d { elem_bytes: 4, rows: 1, cols: len, stride_bytes: (4 * len).next_multiple_of(16), box_rows: 1, box_cols: layout::fp8::tiles::BM,
-                                 swizzle: TmaSwizzle::None };
+            // ⌈K/128⌉ rows (K blocks) of M f32 (stride 4M bytes: the step's rule M % 4 == 0, checked above),
+            // boxes of one K block's 128 values from row m0 of A, no swizzle; past M zero-filled.
+            let sa = TmaTile2d { elem_bytes: 4, rows: k.div_ceil(layout::fp8::SCALE_BLOCK as usize) as u64, cols: m as u64, stride_bytes: 4 * m as u64,
+                                 box_rows: 1, box_cols: layout::fp8::tiles::BM, swizzle: TmaSwizzle::None };
             Some(TensorMap2d::encode_f32(gpu, &a.scales, sa)?)
         } else {
             None
@@ -336,9 +335,8 @@ impl Fp8Gemm {
         }
         if let Some(sa) = &self.scale_map {
             // SAFETY: `fp8_gemm_v15(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, m, n, k)`: as below, and
-            // `tmap_sa` encoded over this very `a.scales` (A's address is checked above and an `Fp8Matrix`
-            // owns its scales with its bytes) as one row of ⌈K/128⌉·M f32 with 128-value boxes; the step's
-            // rules checked ⌈K/128⌉·M < 2^31 in `new`.
+            // `tmap_sa` encoded over this very `a.scales` (its address is part of the key checked above) as
+            // ⌈K/128⌉ rows of M f32 with 128-value boxes.
             return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &sa.dev, &a.scales, &b.scales, &m, &n, &k) };
         }
         unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales, &m, &n, &k) }

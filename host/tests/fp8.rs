@@ -9,7 +9,7 @@ use kernel_lab::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
-    steps::fp8::{F1, F12, F14, F2, STEPS, Scaling},
+    steps::fp8::{F1, F12, F14, F15, F2, STEPS, Scaling},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -105,10 +105,15 @@ fn sixteen_bit_inputs_quantize_like_their_f32_values() {
 fn fp8_steps_match_the_dequantized_reference() {
     let Some(gpu) = hopper_or_skip("fp8_steps_match_the_dequantized_reference") else { return };
     let seed = verify::fresh_seed();
-    for (m, n, k) in [(1usize, 8usize, 16usize), (130, 264, 400), (300, 136, 1024), (129, 520, 2048), (64, 128, 384), (200, 256, 640)] {
+    for (m, n, k) in [(1usize, 8usize, 16usize), (130, 264, 400), (300, 136, 1024), (129, 520, 2048), (64, 128, 384), (200, 256, 640), (4, 392, 400), (260, 200, 2064)] {
         let (_, a32) = random(&gpu, m * k, seed ^ 1);
         let (_, b32) = random(&gpu, n * k, seed ^ 2);
         for step in STEPS {
+            if let Some(why) = step.rejects(m, n, k) {
+                // The only rule these shapes may break: f15's M % 4 (its scale map's row stride).
+                assert!(step.scale_map && m % 4 != 0, "{m}x{n}x{k}: {why}");
+                continue;
+            }
             let a = fp8::quantize(&gpu, &a32, m, k, step.scaling, Operand::A).unwrap();
             let b = fp8::quantize(&gpu, &b32, n, k, step.scaling, Operand::B).unwrap();
             let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
@@ -217,6 +222,13 @@ fn bad_fp8_input_gives_clear_errors() {
     assert!(e.contains("K must be a multiple of 16"), "{e}");
     let e = Fp8Gemm::new(&gpu, &F2, &a, &b, &c).err().expect("per-tensor operands on f2 must be refused").to_string();
     assert!(e.contains("Block"), "{e}");
+    // f15 reads A's scales through a tensor map of ⌈K/128⌉ rows of M f32: M % 4.
+    let (_, x32) = random(&gpu, 130 * 128, 8);
+    let a = fp8::quantize(&gpu, &x32, 130, 128, Scaling::Block, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &x32, 130, 128, Scaling::Block, Operand::B).unwrap();
+    let c = gpu.zeros::<u16>(130 * 130).unwrap();
+    let e = Fp8Gemm::new(&gpu, &F15, &a, &b, &c).err().expect("M = 130 must be refused by f15").to_string();
+    assert!(e.contains("M must be a multiple of 4") && e.contains("130x130x128"), "{e}");
     // A NaN in the input: its block's scale is NaN, reported by quantize with the block.
     let mut x = vec![0.5f32; 4 * 256];
     x[2 * 256 + 130] = f32::NAN;

@@ -34,7 +34,7 @@ pub struct Step {
     /// also takes a workspace, counters and the tail (`layout::hopper::tma_hgemm::stream_k_tail`).
     pub stream_k: bool,
     /// Each K block's A scales reach the stage by TMA (f15): the kernel also takes a tensor map over
-    /// `sa` as one row of `⌈K/128⌉ · M` f32, after C's.
+    /// `sa` as `⌈K/128⌉` rows of `M` f32 (so M % 4 == 0), after C's.
     pub scale_map: bool,
 }
 
@@ -54,8 +54,8 @@ impl Step {
         if n % 8 != 0 {
             return Some(format!("{} writes C (bf16) with TMA stores, whose row stride must be a multiple of 16 bytes: N must be a multiple of 8 (got {m}x{n}x{k})", self.kernel.name));
         }
-        if self.scale_map && k.div_ceil(layout::fp8::SCALE_BLOCK as usize) as u64 * m as u64 >= 1 << 31 {
-            return Some(format!("{} loads A's scales through a one-row tensor map whose box coordinates are 32-bit signed: ⌈K/128⌉·M must be below 2^31 (got {m}x{n}x{k})", self.kernel.name));
+        if self.scale_map && !scale_map_takes(m) {
+            return Some(format!("{} loads A's scales (⌈K/128⌉ rows of M f32) through a TMA tensor map, whose row stride must be a multiple of 16 bytes: M must be a multiple of 4 (got {m}x{n}x{k})", self.kernel.name));
         }
         None
     }
@@ -230,18 +230,32 @@ pub const KERNELS: &[KernelInfo] = &[
 /// tile counts are within 3% of whole waves for both).
 pub const F9_SPEED_PER_WORK: f64 = 1.07;
 
-/// The block-scaled step for `m × n` on `sms` SMs: f9 (128×192 tiles) or f3 (128×128), whichever the
-/// wave model says finishes first — rounds of persistent tiles (`⌈tiles / sms⌉`, the last round as long
-/// as a full one) × tile width / the step's speed per unit of work ([`F9_SPEED_PER_WORK`]). Wider tiles
-/// do more per shared-memory byte but come in fewer, coarser rounds: 4096³ is 1024 f3 tiles (7.8 rounds
-/// of 132) but 704 f9 tiles (5.3 rounds, the sixth mostly idle). Ties go to f3. On the six measured
-/// shapes it picks the faster step five times; the sixth (2048×4096×11008) was within 3%.
+/// f15's speed per unit of work against f3's where both fill their last wave: 1.20× at 8192³ and 1.13×
+/// at 4096×28672×8192, geometric mean 1.16 (H100, `results/2026-11-25-h100-session17/call1-fp8-f15`;
+/// f15 against f9 there: 1.11× / 1.06×).
+pub const F15_SPEED_PER_WORK: f64 = 1.16;
+
+/// Whether f15 (A's scales through a tensor map of ⌈K/128⌉ rows of M f32, row stride 4M bytes: a
+/// multiple of 16) takes `m` rows.
+pub fn scale_map_takes(m: usize) -> bool {
+    m % 4 == 0
+}
+
+/// The block-scaled step for `m × n` on `sms` SMs: the 128×192 step — f15 where it takes `m`
+/// ([`scale_map_takes`]), else f9 — or f3 (128×128), whichever the wave model says finishes first:
+/// rounds of persistent tiles (`⌈tiles / sms⌉`, the last round as long as a full one) × tile width /
+/// the step's speed per unit of work ([`F15_SPEED_PER_WORK`], [`F9_SPEED_PER_WORK`]). Wider tiles do
+/// more per shared-memory byte but come in fewer, coarser rounds: 4096³ is 1024 f3 tiles (7.8 rounds
+/// of 132) but 704 f9 tiles (5.3 rounds, the sixth mostly idle). Ties go to f3. With f9 it picks the
+/// faster of f3/f9 at five of the six measured shapes (the sixth within 3%); with f15 it picks f15 at
+/// all six, which measured faster than f3 at each (1.06–1.20×, call 1 of session 17).
 pub fn block_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
     let time = |st: &Step, speed: f64| {
         let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);
         tiles.div_ceil(sms.max(1) as u64) as f64 * st.tile.1 as f64 / speed
     };
-    if time(&F9, F9_SPEED_PER_WORK) < time(&F3, 1.0) { &F9 } else { &F3 }
+    let (wide, speed) = if scale_map_takes(m) { (&F15, F15_SPEED_PER_WORK) } else { (&F9, F9_SPEED_PER_WORK) };
+    if time(wide, speed) < time(&F3, 1.0) { wide } else { &F3 }
 }
 
 #[cfg(test)]
@@ -250,20 +264,29 @@ mod tests {
 
     #[test]
     fn the_block_step_follows_the_wave_model() {
-        // The measured shapes (call 2): f3 was faster at 4096³, 2048×11008×4096, 2048×14336×4096; f9
-        // at 8192³ and 4096×28672×8192 (and by 2.7% at 2048×4096×11008, which the model calls for f3).
-        for (m, n, want) in [(4096, 4096, "f3"), (8192, 8192, "f9"), (2048, 11008, "f3"), (2048, 14336, "f3"), (4096, 28672, "f9"), (2048, 4096, "f3")] {
+        // The measured shapes (session 17 call 1): f15 faster than f3 at all six, and the model picks it.
+        for (m, n) in [(4096, 4096), (8192, 8192), (2048, 11008), (2048, 14336), (4096, 28672), (2048, 4096)] {
+            assert_eq!(block_step_for(m, n, 132).kernel.step, "f15", "{m}x{n}");
+        }
+        // Where f15 does not take M, f3 against f9 as measured in session 8 (call 2): f3 at 4096³,
+        // 2048×11008, 2048×14336 (here with M one row short of those), f9 at 8192³ and 4096×28672.
+        for (m, n, want) in [(4095, 4096, "f3"), (8191, 8192, "f9"), (2047, 11008, "f3"), (2047, 14336, "f3"), (4095, 28672, "f9")] {
             assert_eq!(block_step_for(m, n, 132).kernel.step, want, "{m}x{n}");
         }
         // One tile either way: f3 (the narrower tile wastes less).
         assert_eq!(block_step_for(100, 100, 132).kernel.step, "f3");
-        // Exactly whole waves for both: f9's speed decides.
-        assert_eq!(block_step_for(128 * 132, 128 * 3, 132).kernel.step, "f9");
+        assert_eq!(block_step_for(101, 100, 132).kernel.step, "f3");
+        // Exactly whole waves for both: the wide step's speed decides.
+        assert_eq!(block_step_for(128 * 132, 128 * 3, 132).kernel.step, "f15");
+        assert_eq!(block_step_for(128 * 132 - 1, 128 * 3, 132).kernel.step, "f9");
     }
 
     #[test]
     fn shape_rules_name_the_constraint_and_grids_are_persistent() {
         assert!(F1.rejects(1, 8, 16).is_none() && F2.rejects(1000, 4096, 4096).is_none());
+        let e = F15.rejects(130, 264, 400).unwrap();
+        assert!(e.contains("M must be a multiple of 4") && e.contains("130x264x400"), "{e}");
+        assert!(F15.rejects(132, 264, 400).is_none() && F9.rejects(130, 264, 400).is_none());
         let e = F1.rejects(64, 64, 40).unwrap();
         assert!(e.contains("K must be a multiple of 16") && e.contains("64x64x40"), "{e}");
         let e = F2.rejects(64, 100, 64).unwrap();

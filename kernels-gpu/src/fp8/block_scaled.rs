@@ -55,12 +55,6 @@ impl Scales {
         self.row % BM
     }
 
-    /// Rows of A (the stride between K blocks of `sa`).
-    #[inline(always)]
-    pub(super) fn m(self) -> u32 {
-        self.m
-    }
-
     /// `sa[0] · sb[0]`: the per-tensor scale.
     ///
     /// # Safety

@@ -5,8 +5,9 @@
 //! `LDG`s of `sa` (its two rows), two of `sb` (the tile's two B scale blocks) and their address
 //! arithmetic, issued under the block's `QGMMA`s. f15 gives each stage a 1 KiB slot after A and B
 //! (`layout::fp8::tiles::SCALE_SLOT_BYTES`): the producer loads the tile's 128 A scales of the block
-//! with one more TMA box (a 1-D view of `sa`: row `kb`'s 128 values from the tile's first row, 512
-//! bytes, announced with `mbarrier.expect_tx` before the stage's own `arrive.expect_tx`) and writes the
+//! with one more TMA box (`sa` seen as ⌈K/128⌉ rows of M f32: row `kb`'s 128 values from the tile's
+//! first row, 512 bytes, announced with `mbarrier.expect_tx` before the stage's own `arrive.expect_tx`;
+//! the map's row stride, 4M bytes, must be a multiple of 16, so f15 takes M % 4 == 0) and writes the
 //! two B scales with `st.shared` before that arrival (whose release publishes them). A consumer reads
 //! its four values with `ld.shared` right after the full barrier and multiplies them at the promotion,
 //! as f9: no global loads are left in the consumers' K loop. (DeepGEMM stages its A scales by TMA the
@@ -33,8 +34,8 @@ use crate::prim::{
 use layout::fp8::tiles::{BM, F9_BN, SCALE_SLOT_B, block_stage_bytes, f9_mid_block_is_first};
 
 /// [`super::v9_wide_192::fp8_gemm_v9`] with the scales staged: `tmap_sa` is a tensor map over `sa` as
-/// one row of `⌈K/128⌉ · M` f32 (a 2-D map of one row, box 1 × 128, no swizzle; `⌈K/128⌉ · M < 2^31`
-/// so that every box coordinate is an `i32`), `F15_DYN_SMEM` bytes of dynamic shared memory.
+/// `⌈K/128⌉` rows of `M` f32 (row stride `4M` bytes, so M % 4 == 0; box 1 row × 128, no swizzle, zero
+/// fill), `F15_DYN_SMEM` bytes of dynamic shared memory.
 ///
 /// # Safety
 /// As `fp8_gemm_v9`, with that map over the same `sa` and that shared memory.
@@ -123,15 +124,15 @@ impl ConsumeTile for Staged192 {
                 let s_slot = s_stage + block_stage_bytes(BN);
                 // SAFETY: forwarded to the caller (kt < ⌈k/128⌉, tn · BN < n); the slot is written only
                 // after the stage's previous use was released; the expectation precedes the box and the
-                // arrival, so the phase cannot complete without the box; the box's coordinate
-                // kt · m + tm · 128 < ⌈k/128⌉ · m < 2^31 (the kernel's contract); its 512 bytes fit the
-                // 128-aligned slot.
+                // arrival, so the phase cannot complete without the box; the box (row kt, columns
+                // tm · 128 ..) is inside the map but for columns past M, which it zero-fills; its 512
+                // bytes fit the 128-aligned slot.
                 unsafe {
                     let (b_first, b_second) = sc.load_b_pair(kt);
                     ring.wait_empty(it);
                     st_shared_v2_u32(s_slot + SCALE_SLOT_B, [b_first.to_bits(), b_second.to_bits()]);
                     mbarrier_expect_tx(full, BM * 4);
-                    cp_async_bulk_tensor_2d_g2s(s_slot, tmap_sa, (kt * sc.m() + tm * BM) as i32, 0, full);
+                    cp_async_bulk_tensor_2d_g2s(s_slot, tmap_sa, (tm * BM) as i32, kt as i32, full);
                     issue_stage::<BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt, 0);
                 }
                 it += 1;
