@@ -322,6 +322,13 @@ impl Fp8Gemm {
         // the scales have the lengths its scaling needs (an `Fp8Matrix` holds them by construction); the
         // shape passed the step's rules in `new`; grid (whole clusters, no more than fit at once), block and
         // shared memory from the descriptor; a cluster step's `.reqnctapercluster` forms the clusters.
+        if let (Some((ws, count, tail)), Some(sa)) = (&self.stream, &self.scale_map) {
+            // SAFETY: `fp8_gemm_v16(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, ws, count, m, n, k, tail)`:
+            // maps, scales and shape as the staged-scale launch below, workspace, counters and tail as the
+            // per-tensor stream-K launch below (the slots are 128·256 f32: a 128×192 partial fits).
+            return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &sa.dev, &a.scales, &b.scales,
+                                    ws, count, &m, &n, &k, tail) };
+        }
         if let Some((ws, count, tail)) = &self.stream {
             // SAFETY: `fp8_gemm_v14(tmap_a, tmap_b, tmap_c, scale_a, scale_b, ws, count, m, n, k, tail)`: maps,
             // scales and shape as below; `tail` from `stream_k_tail` of this very grid and shape (so < grid,

@@ -9,7 +9,7 @@ use kernel_lab::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
-    steps::fp8::{F1, F12, F14, F15, F2, STEPS, Scaling},
+    steps::fp8::{F1, F12, F14, F15, F16, F2, STEPS, Scaling, Step},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -132,47 +132,60 @@ fn fp8_steps_match_the_dequantized_reference() {
     }
 }
 
-/// f14's stream-K tail on a shape where it streams (a full wave of 128×256 tiles and a tail of a
-/// quarter wave, K ragged and only a few K tiles, so tail tiles are summed from 2–4 contributors'
-/// slots): fully written, within f12's tolerance of the f64 reference and close to f12's own output
+/// A stream-K step's tail on a shape where it streams (4 tile rows and about 1.25 waves of tiles, K
+/// ragged and only a few K tiles, so tail tiles are summed from several contributors' slots): fully
+/// written, within the step's tolerance of the f64 reference and close to its whole-tile twin's output
 /// (the same products summed in another order), run three times on one prepared GEMM (each tail tile's
 /// last contributor must have reset its counter, or the next run's tickets would be off).
-#[test]
-fn f14_streams_the_tail_and_matches_f12() {
+fn streams_the_tail_and_matches(test: &str, step: &'static Step, twin: &'static Step) {
     use layout::hopper::tma_hgemm::stream_k_tail;
-    let Some(gpu) = hopper_or_skip("f14_streams_the_tail_and_matches_f12") else { return };
+    let Some(gpu) = hopper_or_skip(test) else { return };
     let seed = verify::fresh_seed();
     let sms = gpu.info.sms;
+    let (bm, bn) = (step.tile.0, step.tile.1);
     // 4 tile rows × tn tile columns ≈ 1.25 waves; K tiles enough that every CTA gets one of the tail.
     let tn = (sms + sms / 4).div_ceil(4);
     let tail = stream_k_tail(4 * tn, sms, 1 << 20);
     assert!(tail > 0, "{sms} SMs: 4 x {tn} tiles should leave a tail");
     let k_tiles = sms.div_ceil(tail) + 1;
-    let (m, n, k) = (4 * 128 - 12, (tn * 256 - 8) as usize, (k_tiles * 128 - 112) as usize);
+    let (m, n, k) = ((4 * bm - 12) as usize, (tn * bn - 8) as usize, (k_tiles * 128 - 112) as usize);
     assert_eq!(stream_k_tail(4 * tn, sms, k_tiles), tail, "{m}x{n}x{k} streams its tail");
     let (_, a32) = random(&gpu, m * k, seed ^ 1);
     let (_, b32) = random(&gpu, n * k, seed ^ 2);
-    let a = fp8::quantize(&gpu, &a32, m, k, Scaling::PerTensor, Operand::A).unwrap();
-    let b = fp8::quantize(&gpu, &b32, n, k, Scaling::PerTensor, Operand::B).unwrap();
+    let a = fp8::quantize(&gpu, &a32, m, k, step.scaling, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &b32, n, k, step.scaling, Operand::B).unwrap();
     let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
-    let mut c12 = gpu.zeros::<u16>(m * n).unwrap();
-    Fp8Gemm::new(&gpu, &F12, &a, &b, &c12).unwrap().run(&gpu, &a, &b, &mut c12).unwrap();
-    gpu.sync_after("fp8_gemm_v12").unwrap();
-    let f12: Vec<f64> = gpu.download(&c12).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
+    let mut c_twin = gpu.zeros::<u16>(m * n).unwrap();
+    Fp8Gemm::new(&gpu, twin, &a, &b, &c_twin).unwrap().run(&gpu, &a, &b, &mut c_twin).unwrap();
+    gpu.sync_after(twin.kernel.name).unwrap();
+    let of_twin: Vec<f64> = gpu.download(&c_twin).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
+    let (name, twin_name, tol) = (step.kernel.step, twin.kernel.step, tolerance(step.promotes, k));
     let mut c = gpu.zeros::<u16>(m * n).unwrap();
-    let g = Fp8Gemm::new(&gpu, &F14, &a, &b, &c).unwrap();
+    let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
     for rep in 0..3 {
         gpu.poison(&mut c).unwrap();
         g.run(&gpu, &a, &b, &mut c).unwrap();
-        gpu.sync_after("fp8_gemm_v14").unwrap();
+        gpu.sync_after(step.kernel.name).unwrap();
         let got: Vec<f64> = gpu.download(&c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
-        assert!(got.iter().all(|v| !v.is_nan()), "f14 {m}x{n}x{k} rep {rep}: output not fully written");
+        assert!(got.iter().all(|v| !v.is_nan()), "{name} {m}x{n}x{k} rep {rep}: output not fully written");
         let err = verify::rel_l2(&got, &want);
-        assert!(err <= tolerance(false, k), "f14 {m}x{n}x{k} rep {rep}: rel L2 {err:.2e} against f64 (seed {seed})");
-        let vs12 = verify::rel_l2(&got, &f12);
-        assert!(vs12 <= tolerance(false, k), "f14 {m}x{n}x{k} rep {rep}: rel L2 {vs12:.2e} against f12 (seed {seed})");
-        let _ = writeln!(std::io::stderr(), "f14 {m}x{n}x{k} (tail {tail} of {} tiles) rep {rep}: rel L2 {err:.2e} vs f64, {vs12:.2e} vs f12", 4 * tn);
+        assert!(err <= tol, "{name} {m}x{n}x{k} rep {rep}: rel L2 {err:.2e} against f64 (seed {seed})");
+        let vs_twin = verify::rel_l2(&got, &of_twin);
+        assert!(vs_twin <= tol, "{name} {m}x{n}x{k} rep {rep}: rel L2 {vs_twin:.2e} against {twin_name} (seed {seed})");
+        let _ = writeln!(std::io::stderr(), "{name} {m}x{n}x{k} (tail {tail} of {} tiles) rep {rep}: rel L2 {err:.2e} vs f64, {vs_twin:.2e} vs {twin_name}", 4 * tn);
     }
+}
+
+/// f14 (per tensor, 128×256 tiles) against f12.
+#[test]
+fn f14_streams_the_tail_and_matches_f12() {
+    streams_the_tail_and_matches("f14_streams_the_tail_and_matches_f12", &F14, &F12);
+}
+
+/// f16 (block scales, staged, 128×192 tiles) against f15.
+#[test]
+fn f16_streams_the_tail_and_matches_f15() {
+    streams_the_tail_and_matches("f16_streams_the_tail_and_matches_f15", &F16, &F15);
 }
 
 /// The library entry point picks the step for the operands' scaling and gets the same answer.

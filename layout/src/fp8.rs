@@ -192,6 +192,9 @@ pub mod tiles {
         && F9_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && block_stage_bytes(F9_BN) % 1024 == 0);
     /// f15's dynamic shared memory: f9's four stages, each with its scale slot.
     pub const F15_DYN_SMEM: u32 = staged_dyn_smem(F9_BN);
+    /// f16's dynamic shared memory: f15's and a 16-byte flag for the stream-K ticket (h10's layout).
+    pub const F16_DYN_SMEM: u32 = dyn_smem(staged_stages(F9_BN), staged_stage_bytes(F9_BN), 2 * block_c_stage_bytes(F9_BN) + 16, 2);
+    const _: () = assert!(F16_DYN_SMEM == F15_DYN_SMEM + 16 && F16_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     const _: () = assert!(staged_stages(F9_BN) == 4 && F15_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
         && staged_stage_bytes(F9_BN) % 1024 == 0 && SCALE_SLOT_B + 8 <= SCALE_SLOT_BYTES);
 

@@ -1,7 +1,7 @@
 //! The FP8 ladder (issue 16, `kernels-gpu/src/fp8/`, sm_90a only): `C (M×N, bf16) = dequant(A) ·
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
-use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM};
+use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -197,8 +197,24 @@ pub const F15: Step = {
     s
 };
 
+/// f16: f15 with h10's stream-K tail.
+pub const F16: Step = {
+    let mut s = gemm("fp8_gemm_v16", "f16", F16_DYN_SMEM, &[], (BM, F9_BN), Scaling::Block, true,
+                     "f15 with h10's stream-K tail: a last wave at most a third full spread over every CTA by K, promoted partials summed by each tile's last contributor");
+    s.scale_map = true;
+    s.stream_k = true;
+    // f15's and f14's: scales from the stage, partials through global memory as f32.
+    s.kernel.ptx = PtxCheck {
+        has: &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
+               "ld.shared.f32", "atom.acq_rel.gpu.global.add.u32", "st.global.v4.f32", "ld.global.cg.v4.f32"],
+        lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global.b16", "st.local", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"],
+        count: &[], at_least: &[],
+    };
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

@@ -33,6 +33,8 @@ mod wide;
 #[cfg(lab_sm90)]
 pub mod quantize;
 #[cfg(lab_sm90)]
+mod staged;
+#[cfg(lab_sm90)]
 mod tile;
 // The steps: one module per file of `src/fp8/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/fp8_steps.rs"));

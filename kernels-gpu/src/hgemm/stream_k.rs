@@ -22,6 +22,91 @@ fn partial_at(mh: u32, q: u32, i: u32) -> usize {
     (((mh * 32 + q) * 128 + i) * 4) as usize
 }
 
+/// A consumer thread's accumulators as a stream-K partial: `[[f32; 32]; 4]` (128×256 tiles: h10, f14)
+/// or `[[f32; 32]; 3]` (128×192: FP8's f16), the 64-column boxes in the slot layout above (box `nb`
+/// is float4s `8·nb ..`).
+pub(crate) trait Partial {
+    /// Writes the accumulators to this thread's places in `slot` ([`partial_at`]).
+    ///
+    /// # Safety
+    /// As [`store_partial`].
+    unsafe fn store(&self, slot: *mut f32, mh: u32, i: u32);
+    /// Adds a contributor's partial from `slot` (the same places).
+    ///
+    /// # Safety
+    /// As [`add_partial`].
+    unsafe fn add(&mut self, slot: *const f32, mh: u32, i: u32);
+}
+
+impl Partial for [[f32; 32]; 4] {
+    #[inline(always)]
+    unsafe fn store(&self, slot: *mut f32, mh: u32, i: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { store_partial(self, slot, mh, i) }
+    }
+    #[inline(always)]
+    unsafe fn add(&mut self, slot: *const f32, mh: u32, i: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { add_partial(self, slot, mh, i) }
+    }
+}
+
+impl Partial for [[f32; 32]; 3] {
+    #[inline(always)]
+    unsafe fn store(&self, slot: *mut f32, mh: u32, i: u32) {
+        // SAFETY: forwarded to the caller (q = 8·nb + j < 24 < 32: inside the slot).
+        unsafe {
+            let [acc0, acc1, acc2] = self;
+            store_box(acc0, slot, mh, 0, i);
+            store_box(acc1, slot, mh, 1, i);
+            store_box(acc2, slot, mh, 2, i);
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(&mut self, slot: *const f32, mh: u32, i: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            let [acc0, acc1, acc2] = self;
+            add_box(acc0, slot, mh, 0, i);
+            add_box(acc1, slot, mh, 1, i);
+            add_box(acc2, slot, mh, 2, i);
+        }
+    }
+}
+
+/// [`store_partial`] of one 64-column box `nb` (float4s `8·nb ..` of the thread).
+///
+/// # Safety
+/// As [`store_partial`], `nb < 4`.
+#[inline(always)]
+unsafe fn store_box(acc: &[f32; 32], slot: *mut f32, mh: u32, nb: u32, i: u32) {
+    unroll8!(j => {
+        let e = 4 * j as usize;
+        // SAFETY: partial_at < SLOT_F32 (mh < 2, q < 32, i < 128), a multiple of 4: aligned (caller).
+        unsafe { st_global_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i)), [acc[e], acc[e + 1], acc[e + 2], acc[e + 3]]) };
+    });
+}
+
+/// [`add_partial`] of one 64-column box `nb`: its 8 loads first, then the adds.
+///
+/// # Safety
+/// As [`add_partial`], `nb < 4`.
+#[inline(always)]
+unsafe fn add_box(acc: &mut [f32; 32], slot: *const f32, mh: u32, nb: u32, i: u32) {
+    let mut v = [[0f32; 4]; 8];
+    unroll8!(j => {
+        // SAFETY: as store_box.
+        v[j as usize] = unsafe { ld_global_cg_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i))) };
+    });
+    unroll8!(j => {
+        let (x, e) = (v[j as usize], 4 * j as usize);
+        acc[e] += x[0];
+        acc[e + 1] += x[1];
+        acc[e + 2] += x[2];
+        acc[e + 3] += x[3];
+    });
+}
+
 /// Writes this thread's 128 accumulators to its places in `slot` ([`partial_at`]).
 ///
 /// # Safety
@@ -30,11 +115,8 @@ fn partial_at(mh: u32, q: u32, i: u32) -> usize {
 #[inline(always)]
 pub(crate) unsafe fn store_partial(r_acc: &[[f32; 32]; 4], slot: *mut f32, mh: u32, i: u32) {
     // Unrolled with constant indices (`unroll4!`/`unroll8!`), so the accumulators stay in registers.
-    unroll4!(nb => { unroll8!(j => {
-        let (acc, e) = (&r_acc[nb as usize], 4 * j as usize);
-        // SAFETY: partial_at < SLOT_F32 (mh < 2, q < 32, i < 128), a multiple of 4: aligned (caller).
-        unsafe { st_global_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i)), [acc[e], acc[e + 1], acc[e + 2], acc[e + 3]]) };
-    })});
+    // SAFETY: forwarded to the caller (nb < 4).
+    unroll4!(nb => { unsafe { store_box(&r_acc[nb as usize], slot, mh, nb, i) } });
 }
 
 /// Adds another contributor's partial from `slot` (the same places) to this thread's accumulators, one
@@ -44,20 +126,8 @@ pub(crate) unsafe fn store_partial(r_acc: &[[f32; 32]; 4], slot: *mut f32, mh: u
 /// `slot` as [`store_partial`], written by its contributor before the ticket this CTA acquired.
 #[inline(always)]
 pub(crate) unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, mh: u32, i: u32) {
-    unroll4!(nb => {
-        let mut v = [[0f32; 4]; 8];
-        unroll8!(j => {
-            // SAFETY: as store_partial.
-            v[j as usize] = unsafe { ld_global_cg_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i))) };
-        });
-        unroll8!(j => {
-            let (acc, x, e) = (&mut r_acc[nb as usize], v[j as usize], 4 * j as usize);
-            acc[e] += x[0];
-            acc[e + 1] += x[1];
-            acc[e + 2] += x[2];
-            acc[e + 3] += x[3];
-        });
-    });
+    // SAFETY: forwarded to the caller (nb < 4).
+    unroll4!(nb => { unsafe { add_box(&mut r_acc[nb as usize], slot, mh, nb, i) } });
 }
 
 /// The kernel body of a 128×256 wide step with a stream-K tail (h10 on f16/bf16, FP8's f14 on e4m3),
@@ -90,7 +160,29 @@ macro_rules! stream_k_wide {
         elem: $elem:ty;
     ) => {{
         let staged = layout::hopper::tma_hgemm::wide_staged_boxes($stages);
-        let staging = staged * layout::hopper::tma_hgemm::C_BOX_BYTES;
+        $crate::hgemm::stream_k::stream_k_wide! {
+            @body stages: $stages, stage_bytes: $stage_bytes, tile: ($bm, $bn, $bk), staging: staged * layout::hopper::tma_hgemm::C_BOX_BYTES;
+            maps: ($tmap_a, $tmap_b); ws: $ws, count: $count; shape: ($m, $n, $k), tail: $tail;
+            prefetch: |_tm, _tn, _kt| ();
+            issue: |$s_stage, $full, $tm, $tn, $kt, _pre| $issue;
+            acc: [[f32; 32]; 4];
+            consume: |$ring, $it, $kts, $ctm, $ctn, $mh, $warp, $lane| $consume;
+            store: |r_acc, s_c, row0, n0, mh, leader, warp, lane| $crate::hgemm::tma_store::store_wide_tile::<$elem>(&r_acc, $tmap_c, s_c, staged, row0, n0, mh, leader, warp, lane);
+        }
+    }};
+    // The general body: `staging` bytes of C staging per consumer; `prefetch` runs before the producer
+    // waits for a stage (its value is `issue`'s last argument: loads whose latency the wait hides);
+    // the consumers' accumulators are `$acc` (a `stream_k::Partial`), stored by `store`.
+    (
+        @body stages: $stages:expr, stage_bytes: $stage_bytes:expr, tile: ($bm:expr, $bn:expr, $bk:expr), staging: $staging:expr;
+        maps: ($tmap_a:expr, $tmap_b:expr); ws: $ws:expr, count: $count:expr; shape: ($m:expr, $n:expr, $k:expr), tail: $tail:expr;
+        prefetch: |$ptm:ident, $ptn:ident, $pkt:ident| $prefetch:expr;
+        issue: |$s_stage:ident, $full:ident, $tm:ident, $tn:ident, $kt:ident, $pre:ident| $issue:expr;
+        acc: $acc:ty;
+        consume: |$ring:ident, $it:ident, $kts:ident, $ctm:ident, $ctn:ident, $mh:ident, $warp:ident, $lane:ident| $consume:expr;
+        store: |$sr:ident, $s_c:ident, $row0:ident, $n0:ident, $smh:ident, $sleader:ident, $swarp:ident, $slane:ident| $store:expr;
+    ) => {{
+        let staging = $staging;
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
             // The stages, the two consumers' C staging, a 16-byte flag, the barrier rings.
             ring: let ($ring, s_cstage) = ($stages, $stage_bytes, 2 * staging + 16);
@@ -114,6 +206,7 @@ macro_rules! stream_k_wide {
                     let ($tm, $tn) = $crate::hgemm::tma_persistent::persistent_tile(t, tiles_m, tiles_n);
                     for $kt in 0..k_tiles {
                         let ($s_stage, $full, _, _) = $ring.at(it);
+                        let $pre = { let ($ptm, $ptn, $pkt) = ($tm, $tn, $kt); $prefetch };
                         $ring.wait_empty(it);
                         $issue;
                         it += 1;
@@ -126,6 +219,7 @@ macro_rules! stream_k_wide {
                     let ($tm, $tn) = $crate::hgemm::tma_persistent::persistent_tile(whole + t, tiles_m, tiles_n);
                     for $kt in kt0..kt1 {
                         let ($s_stage, $full, _, _) = $ring.at(it);
+                        let $pre = { let ($ptm, $ptn, $pkt) = ($tm, $tn, $kt); $prefetch };
                         $ring.wait_empty(it);
                         $issue;
                         it += 1;
@@ -142,8 +236,9 @@ macro_rules! stream_k_wide {
                 while t < whole {
                     let ($ctm, $ctn) = $crate::hgemm::tma_persistent::persistent_tile(t, tiles_m, tiles_n);
                     let $kts = k_tiles;
-                    let r_acc: [[f32; 32]; 4] = $consume;
-                    $crate::hgemm::tma_store::store_wide_tile::<$elem>(&r_acc, $tmap_c, s_c, staged, $ctm * $bm + 64 * $mh, $ctn * $bn, $mh, leader, $warp, $lane);
+                    let $sr: $acc = $consume;
+                    let ($s_c, $row0, $n0, $smh, $sleader, $swarp, $slane) = (s_c, $ctm * $bm + 64 * $mh, $ctn * $bn, $mh, leader, $warp, $lane);
+                    $store;
                     t += ctas;
                 }
                 let mut i = lo;
@@ -151,24 +246,26 @@ macro_rules! stream_k_wide {
                     let (t, kt0, kt1) = layout::hopper::tma_hgemm::stream_k_segment(i, hi, k_tiles);
                     let ($ctm, $ctn) = $crate::hgemm::tma_persistent::persistent_tile(whole + t, tiles_m, tiles_n);
                     let $kts = kt1 - kt0;
-                    let mut r_acc: [[f32; 32]; 4] = $consume;
+                    let mut r_acc: $acc = $consume;
                     let own = layout::hopper::tma_hgemm::stream_k_slot(g, ctas, t, kt0);
-                    $crate::hgemm::stream_k::store_partial(&r_acc, $ws.add(own as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
+                    $crate::hgemm::stream_k::Partial::store(&r_acc, $ws.add(own as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
                     let (first, end) = layout::hopper::tma_hgemm::stream_k_inner_ctas(t, ctas, tail, k_tiles);
                     let counter = $count.add(t as usize);
                     if $crate::hgemm::split_k::last_split(counter, end - first + 1, s_flag, tid, 128) {
                         let start = ctas + t;
                         if start != own {
-                            $crate::hgemm::stream_k::add_partial(&mut r_acc, $ws.add(start as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
+                            $crate::hgemm::stream_k::Partial::add(&mut r_acc, $ws.add(start as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
                         }
                         let mut c = first;
                         while c < end {
                             if c != own {
-                                $crate::hgemm::stream_k::add_partial(&mut r_acc, $ws.add(c as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
+                                $crate::hgemm::stream_k::Partial::add(&mut r_acc, $ws.add(c as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
                             }
                             c += 1;
                         }
-                        $crate::hgemm::tma_store::store_wide_tile::<$elem>(&r_acc, $tmap_c, s_c, staged, $ctm * $bm + 64 * $mh, $ctn * $bn, $mh, leader, $warp, $lane);
+                        let $sr = r_acc;
+                        let ($s_c, $row0, $n0, $smh, $sleader, $swarp, $slane) = (s_c, $ctm * $bm + 64 * $mh, $ctn * $bn, $mh, leader, $warp, $lane);
+                        $store;
                         if tid == 128 {
                             $crate::hgemm::split_k::reset_counter(counter);
                         }
