@@ -236,9 +236,9 @@ fn bad_fp8_input_gives_clear_errors() {
     let e = Fp8Gemm::new(&gpu, &F2, &a, &b, &c).err().expect("per-tensor operands on f2 must be refused").to_string();
     assert!(e.contains("Block"), "{e}");
     // f15 reads A's scales through a tensor map of ⌈K/128⌉ rows of M f32: M % 4.
-    let (_, x32) = random(&gpu, 136 * 128, 8);
-    let a = fp8::quantize(&gpu, &x32, 130, 128, Scaling::Block, Operand::A).unwrap();
-    let b = fp8::quantize(&gpu, &x32, 136, 128, Scaling::Block, Operand::B).unwrap();
+    let ((_, xa), (_, xb)) = (random(&gpu, 130 * 128, 8), random(&gpu, 136 * 128, 9));
+    let a = fp8::quantize(&gpu, &xa, 130, 128, Scaling::Block, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &xb, 136, 128, Scaling::Block, Operand::B).unwrap();
     let c = gpu.zeros::<u16>(130 * 136).unwrap();
     let e = Fp8Gemm::new(&gpu, &F15, &a, &b, &c).err().expect("M = 130 must be refused by f15").to_string();
     assert!(e.contains("M must be a multiple of 4") && e.contains("130x136x128"), "{e}");

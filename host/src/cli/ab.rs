@@ -1,15 +1,16 @@
-//! `kernel-lab ab --family sgemm|hgemm A B`: two steps head to head, both verified, then timed
-//! interleaved in rounds of blocks (`families::gemm::ab`).
+//! `kernel-lab ab --family sgemm|hgemm|fp8|reduce A B`: two steps head to head, both verified, then
+//! timed interleaved in rounds of blocks (`families::gemm::ab`, `families::fp8::ab`, `families::reduce::ab`).
 use kernel_lab::{
     Error, Result,
     families::{
+        fp8,
         gemm::{self, AbRow},
         hgemm::{Hgemm, HgemmBf16},
         reduce,
         sgemm::Sgemm,
     },
     runtime::gpu::Gpu,
-    steps::{self, Family, KernelInfo, hgemm, sgemm},
+    steps::{self, Family, KernelInfo, fp8 as fp8_steps, hgemm, sgemm},
 };
 
 use crate::cli::{options::Options, stamp::{commit, utc_now}};
@@ -28,7 +29,7 @@ pub struct AbArgs {
 }
 
 /// `ab`'s usage line.
-pub const AB_USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm|reduce A B [--rounds R] [--gemm-sizes L | --sizes L (reduce; default 2^28,2^31)] [--reps N] [--warmup N] [--seed S] [--json PATH]";
+pub const AB_USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm|fp8|reduce A B [--rounds R] [--gemm-sizes L | --sizes L (reduce; default 2^28,2^31)] [--reps N] [--warmup N] [--seed S] [--json PATH]";
 
 /// Parses `ab`'s arguments (after `ab`).
 pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
@@ -55,8 +56,8 @@ pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
     let sizes_given = rest.iter().any(|a| a == "--gemm-sizes");
     let mut o = Options::parse(rest.iter().cloned())?.ok_or_else(|| Error::InvalidInput(USAGE.into()))?;
     let family = match o.families.as_slice() {
-        [f @ (Family::Sgemm | Family::Hgemm | Family::Reduce)] => *f,
-        _ => return Err(Error::InvalidInput(format!("ab needs --family sgemm, hgemm or reduce; {USAGE}"))),
+        [f @ (Family::Sgemm | Family::Hgemm | Family::Fp8 | Family::Reduce)] => *f,
+        _ => return Err(Error::InvalidInput(format!("ab needs --family sgemm, hgemm, fp8 or reduce; {USAGE}"))),
     };
     let resolve = |l: &str| steps::resolve_label(l, &[family]).map_err(|e| Error::InvalidInput(format!("ab: {e}")));
     let (a, b) = (resolve(x)?, resolve(y)?);
@@ -124,6 +125,10 @@ pub fn main(args: &[String]) -> i32 {
     }
     let rows = (|| -> Result<Vec<AbRow>> {
         match ab.family {
+            Family::Fp8 => {
+                let find = |n: &str| fp8_steps::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not an fp8 step")));
+                fp8::ab(&gpu, &o.gemm_run::<Hgemm>()?, find(na)?, find(nb)?, ab.rounds)
+            }
             Family::Hgemm => {
                 let find = |n: &str| hgemm::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not an hgemm step")));
                 let (sa, sb) = (find(na)?, find(nb)?);
@@ -171,7 +176,9 @@ mod tests {
         assert_eq!((x.steps.0.name, x.steps.1.name, x.rounds, x.options.reps, x.options.gemm_sizes.len()),
                    ("hgemm_block_v3", "hgemm_block_v4", 6, 400, 2));
         assert!(ab(&["--family", "hgemm", "v3"]).unwrap_err().to_string().contains("exactly two step labels"));
-        assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm, hgemm or reduce"));
+        assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm, hgemm, fp8 or reduce"));
+        let f = ab(&["--family", "fp8", "f15", "f16", "--gemm-sizes", "4096"]).unwrap();
+        assert_eq!((f.steps.0.name, f.steps.1.name, f.options.gemm_sizes.clone()), ("fp8_gemm_v15", "fp8_gemm_v16", vec![(4096, 4096, 4096)]));
         let r = ab(&["--family", "reduce", "v6", "v7"]).unwrap();
         assert_eq!((r.steps.0.name, r.steps.1.name, r.options.sizes.clone()), ("reduce_v6", "reduce_v7", vec![1 << 28, 1 << 31]));
         assert_eq!(ab(&["--family", "reduce", "v6", "v7", "--sizes", "2^20"]).unwrap().options.sizes, vec![1 << 20]);

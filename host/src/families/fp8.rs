@@ -297,6 +297,52 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
     Ok(rows)
 }
 
+/// Steps `a` and `b` (one scaling) head to head on each shape of `o`: both verified against the
+/// reference of the dequantized inputs (as [`run`]), then timed interleaved in `rounds` rounds of blocks
+/// (`timing::time_pair_rounds`, as the GEMM families' `ab`).
+pub fn ab(gpu: &Gpu, o: &GemmRun, a: &'static Step, b: &'static Step, rounds: usize) -> Result<Vec<gemm::AbRow>> {
+    if a.scaling != b.scaling {
+        return Err(Error::InvalidInput(format!("ab: {} takes {:?}-scaled operands and {} {:?}: compare steps of one scaling", a.kernel.step, a.scaling, b.kernel.step, b.scaling)));
+    }
+    // SAFETY: only tries to dlopen libcublas.
+    let blas = if unsafe { blas_sys::is_culib_present() } { CudaBlas::new(gpu.stream.clone()).ok() } else { None };
+    if let Some(bl) = &blas {
+        // SAFETY: a valid handle; DEFAULT math: no TF32 in the reference.
+        unsafe { blas_sys::cublasSetMathMode(*bl.handle(), blas_sys::cublasMath_t::CUBLAS_DEFAULT_MATH) }.result()
+            .map_err(|source| Error::Cublas { what: "cublasSetMathMode(DEFAULT)".into(), source })?;
+    }
+    let mut out = vec![];
+    for &s in &o.shapes {
+        for st in [a, b] {
+            if let Some(why) = st.rejects(s.m, s.n, s.k).or_else(|| gpu.cannot_run(&st.kernel)) {
+                return Err(Error::InvalidInput(format!("ab: {} on {s}: {why}", st.kernel.step)));
+            }
+        }
+        crate::runtime::budget::check(gpu, &format!("fp8 {s}"), memory_bytes(s), if gemm::cpu_reference(s) { 8 * (s.m * s.n + 2 * (s.m + s.n) * s.k) as u64 } else { 1 << 20 })?;
+        let (ops, mut a32, mut b32) = operands(gpu, s, o.seed, Dist::Symmetric)?;
+        let want = reference(gpu, blas.as_ref(), s, &ops, a.scaling, &mut a32, &mut b32)?;
+        drop((a32, b32));
+        let reference_name = if gemm::cpu_reference(s) { "f64 CPU" } else { "f32 cuBLAS" };
+        let (qa, qb) = (&ops.a[idx(a.scaling)], &ops.b[idx(a.scaling)]);
+        let mut c = gpu.zeros::<u16>(s.m * s.n)?;
+        let (ga, gb) = (Fp8Gemm::new(gpu, a, qa, qb, &c)?, Fp8Gemm::new(gpu, b, qa, qb, &c)?);
+        let mut errs = [0.0; 2];
+        for (i, (st, g)) in [(a, &ga), (b, &gb)].into_iter().enumerate() {
+            errs[i] = gemm::checked(gpu, st.kernel.name, s, ElemKind::Bf16, bf16_to_f64, &mut c, &want, &mut |c| g.run(gpu, qa, qb, c))?;
+            let tol = tolerance(st.promotes, s.k);
+            if !(errs[i] <= tol) {
+                return Err(Error::Verification(format!("{} on {s}: relative L2 error {:.2e} against {reference_name} (tolerance {tol:.1e})", st.kernel.name, errs[i])));
+            }
+        }
+        let per_round = crate::runtime::timing::time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |_, second| {
+            if second { gb.run(gpu, qa, qb, &mut c) } else { ga.run(gpu, qa, qb, &mut c) }
+        })?;
+        out.push(gemm::AbRow { shape: s, a: (a.kernel.step.into(), a.kernel.name.into()), b: (b.kernel.step.into(), b.kernel.name.into()),
+                               times: crate::runtime::timing::AbTimes::from_rounds(per_round), rel_err: (errs[0], errs[1]), reference: reference_name.into() });
+    }
+    Ok(out)
+}
+
 /// One row of the promotion study: relative L2 errors at one K.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct PromotionRow {

@@ -13,6 +13,7 @@ use crate::hgemm::tma_warp_specialized::Ring;
 use crate::prim::{
     mbarrier::mbarrier_expect_tx,
     shared::{ld_shared_f32, ld_shared_v2_u32, st_shared_v2_u32},
+    sync::sync_warp,
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
 };
 use layout::fp8::tiles::{BM, F9_BN, SCALE_SLOT_B, block_stage_bytes, f9_mid_block_is_first};
@@ -65,6 +66,11 @@ impl ConsumeTile for Staged192 {
                 let cur = *it;
                 let mut s = SlotScales::default();
                 issue(ring, cur, mh, &mut r_blk, || s = SlotScales::read(ring.at(cur).0 + block_stage_bytes(F9_BN), r));
+                // Only lane 0 arrives on the empty barrier (`Ring::release`): the warp barrier orders
+                // every lane's slot reads before that release, so the producer's next write of the
+                // slot cannot race them (compute-sanitizer's racecheck reported 192 hazards per launch
+                // between those reads and writes without it, session 17 call 4).
+                sync_warp();
                 retire_all::<_, CLUSTER>(ring, cur, &mut r_blk);
                 *it += 1;
                 let first = (s.a_lo * s.b_first, s.a_hi * s.b_first);
