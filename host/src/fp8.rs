@@ -197,13 +197,14 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 /// f14 per tensor (f12 — f1 with a fourth stage, 1–7% faster than f1 at each of the six sweep shapes
 /// in `results/2026-11-25-h100-session16/call1-fp8-f12-f13` — plus h10's stream-K tail where the last
 /// wave is at most a third full, elsewhere f12's schedule; its cluster twin f13 was within ±4% of f12
-/// and needs clusters); for block scales f3 (128×128 tiles) or the 128×192 step — f15, or f9 where M % 4
-/// ≠ 0 — as the wave model of [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
+/// and needs clusters); for block scales f3 (128×128 tiles) or the 128×192 step — f15 (f16 where its
+/// stream-K tail streams), or f9 where M % 4 ≠ 0 — as the wave model of
+/// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
 /// with [`Fp8Gemm::new`].
-pub fn step_for(scaling: Scaling, m: usize, n: usize, sms: u32) -> &'static Step {
+pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     match scaling {
         Scaling::PerTensor => &F14,
-        Scaling::Block => block_step_for(m, n, sms),
+        Scaling::Block => block_step_for(m, n, k, sms),
     }
 }
 
@@ -354,7 +355,7 @@ impl Fp8Gemm {
 /// on this GPU ([`step_for`]);
 /// encodes the tensor maps each call (prepare an [`Fp8Gemm`] to run one shape repeatedly).
 pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>) -> Result<&'static Step> {
-    let g = Fp8Gemm::new(gpu, step_for(a.scaling, a.rows, b.rows, gpu.info.sms), a, b, c)?;
+    let g = Fp8Gemm::new(gpu, step_for(a.scaling, a.rows, b.rows, a.cols, gpu.info.sms), a, b, c)?;
     g.run(gpu, a, b, c)?;
     gpu.stream.synchronize().during(|| format!("{} {}x{}x{}", g.step.kernel.name, a.rows, b.rows, a.cols))?;
     Ok(g.step)

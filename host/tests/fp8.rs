@@ -202,7 +202,7 @@ fn gemm_fp8_runs_the_default_step_for_each_scaling() {
         let mut c = gpu.zeros::<u16>(m * n).unwrap();
         gpu.poison(&mut c).unwrap();
         let step = fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap();
-        assert_eq!(step.kernel.name, fp8::step_for(scaling, m, n, gpu.info.sms).kernel.name);
+        assert_eq!(step.kernel.name, fp8::step_for(scaling, m, n, k, gpu.info.sms).kernel.name);
         let got: Vec<f64> = gpu.download(&c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
         let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
         assert!(got.iter().all(|v| !v.is_nan()) && err <= tolerance(step.promotes, k), "{scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);

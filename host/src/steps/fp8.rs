@@ -257,21 +257,35 @@ pub fn scale_map_takes(m: usize) -> bool {
     m % 4 == 0
 }
 
-/// The block-scaled step for `m × n` on `sms` SMs: the 128×192 step — f15 where it takes `m`
-/// ([`scale_map_takes`]), else f9 — or f3 (128×128), whichever the wave model says finishes first:
+/// The block-scaled step for `m × n × k` on `sms` SMs: the 128×192 step — f15 where it takes `m`
+/// ([`scale_map_takes`]; f16, f15 with the stream-K tail, where that tail streams), else f9 — or f3
+/// (128×128), whichever the wave model says finishes first:
 /// rounds of persistent tiles (`⌈tiles / sms⌉`, the last round as long as a full one) × tile width /
 /// the step's speed per unit of work ([`F15_SPEED_PER_WORK`], [`F9_SPEED_PER_WORK`]). Wider tiles do
 /// more per shared-memory byte but come in fewer, coarser rounds: 4096³ is 1024 f3 tiles (7.8 rounds
 /// of 132) but 704 f9 tiles (5.3 rounds, the sixth mostly idle). Ties go to f3. With f9 it picks the
 /// faster of f3/f9 at five of the six measured shapes (the sixth within 3%); with f15 it picks f15 at
-/// all six, which measured faster than f3 at each (1.06–1.20×, call 1 of session 17).
-pub fn block_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
+/// all six, which measured faster than f3 at each (1.06–1.20×, call 1 of session 17). f16 measured
+/// 1.05–1.07× f15 at 4096³ and 1.03–1.05× at 2048×14336×4096 (`kernel-lab ab`, session 17 calls 5–6),
+/// where they stream, and 0.98–1.01× where nothing streams.
+pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     let time = |st: &Step, speed: f64| {
         let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);
         tiles.div_ceil(sms.max(1) as u64) as f64 * st.tile.1 as f64 / speed
     };
     let (wide, speed) = if scale_map_takes(m) { (&F15, F15_SPEED_PER_WORK) } else { (&F9, F9_SPEED_PER_WORK) };
-    if time(wide, speed) < time(&F3, 1.0) { wide } else { &F3 }
+    if time(wide, speed) >= time(&F3, 1.0) {
+        return &F3;
+    }
+    if wide == &F15 && stream_k_tail_of(&F16, m, n, k, sms) > 0 { &F16 } else { wide }
+}
+
+/// The stream-K tail a stream-K step runs on `m × n × k` with `sms` SMs (its persistent grid as
+/// `Step::grid` gives it; `layout::hopper::tma_hgemm::stream_k_tail`): what `fp8::Fp8Gemm` computes.
+pub fn stream_k_tail_of(step: &Step, m: usize, n: usize, k: usize, sms: u32) -> u32 {
+    let tiles = ((m as u64).div_ceil(step.tile.0 as u64) * (n as u64).div_ceil(step.tile.1 as u64)).min(u32::MAX as u64) as u32;
+    let k_tiles = (k as u64).div_ceil(layout::fp8::tiles::BK as u64).min(u32::MAX as u64) as u32;
+    layout::hopper::tma_hgemm::stream_k_tail(tiles, step.grid(m, n, sms), k_tiles)
 }
 
 #[cfg(test)]
@@ -281,20 +295,24 @@ mod tests {
     #[test]
     fn the_block_step_follows_the_wave_model() {
         // The measured shapes (session 17 call 1): f15 faster than f3 at all six, and the model picks it.
-        for (m, n) in [(4096, 4096), (8192, 8192), (2048, 11008), (2048, 14336), (4096, 28672), (2048, 4096)] {
-            assert_eq!(block_step_for(m, n, 132).kernel.step, "f15", "{m}x{n}");
+        // With K = 4096, f16 where its tail streams (4096³: 44 of 704 tiles; 2048×14336: 12 of 1200),
+        // f15 elsewhere (8192: a tail of 112, over a third; 2048×11008: 4 tiles × 32 K tiles < 132).
+        for (m, n, want) in [(4096, 4096, "f16"), (8192, 8192, "f15"), (2048, 11008, "f15"), (2048, 14336, "f16"), (4096, 28672, "f15"), (2048, 4096, "f15")] {
+            assert_eq!(block_step_for(m, n, 4096, 132).kernel.step, want, "{m}x{n}");
         }
         // Where f15 does not take M, f3 against f9 as measured in session 8 (call 2): f3 at 4096³,
         // 2048×11008, 2048×14336 (here with M one row short of those), f9 at 8192³ and 4096×28672.
         for (m, n, want) in [(4095, 4096, "f3"), (8191, 8192, "f9"), (2047, 11008, "f3"), (2047, 14336, "f3"), (4095, 28672, "f9")] {
-            assert_eq!(block_step_for(m, n, 132).kernel.step, want, "{m}x{n}");
+            assert_eq!(block_step_for(m, n, 4096, 132).kernel.step, want, "{m}x{n}");
         }
         // One tile either way: f3 (the narrower tile wastes less).
-        assert_eq!(block_step_for(100, 100, 132).kernel.step, "f3");
-        assert_eq!(block_step_for(101, 100, 132).kernel.step, "f3");
+        assert_eq!(block_step_for(100, 100, 4096, 132).kernel.step, "f3");
+        assert_eq!(block_step_for(101, 100, 4096, 132).kernel.step, "f3");
         // Exactly whole waves for both: the wide step's speed decides.
-        assert_eq!(block_step_for(128 * 132, 128 * 3, 132).kernel.step, "f15");
-        assert_eq!(block_step_for(128 * 132 - 1, 128 * 3, 132).kernel.step, "f9");
+        assert_eq!(block_step_for(128 * 132, 128 * 3, 4096, 132).kernel.step, "f15");
+        assert_eq!(block_step_for(128 * 132 - 1, 128 * 3, 4096, 132).kernel.step, "f9");
+        // The stream-K tail as Fp8Gemm computes it: 4096³ streams 44 tiles on 132 SMs, none on 176.
+        assert_eq!((stream_k_tail_of(&F16, 4096, 4096, 4096, 132), stream_k_tail_of(&F16, 4096, 4096, 4096, 176)), (44, 0));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::block_scaled::{ConsumeTile, Scales, issue, promote_block, retire_all}
 use super::tile::{TileWalk, issue_stage};
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::prim::{
-    cp_async::{cp_async_ca_4, cp_async_mbarrier_arrive},
+    cp_async::{cp_async_ca_4, cp_async_commit_group, cp_async_mbarrier_arrive, cp_async_wait_group},
     mbarrier::mbarrier_expect_tx,
     shared::{ld_shared_f32, ld_shared_v2_u32},
     sync::sync_warp,
@@ -104,6 +104,7 @@ impl ConsumeTile for Staged192 {
                 it += 1;
             }
         }
+        staged_copies_done();
     }
 }
 
@@ -134,4 +135,14 @@ pub(super) unsafe fn issue_staged_stage(s_stage: u32, full: u32, (b_first, b_sec
         cp_async_bulk_tensor_2d_g2s(s_slot, tmap_sa, (tm * BM) as i32, kt as i32, full);
         issue_stage::<F9_BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * F9_BN, kt, 0);
     }
+}
+
+/// The producer's end: waits for its own `cp.async` copies (commit, then `wait_group 0`). Every one has
+/// landed already — each stage's consumers waited for it on the full barrier — but compute-sanitizer's
+/// synccheck reports a thread that exits with `cp.async` never waited for ("Missing wait", session 17
+/// call 6), and the wait costs nothing once per kernel.
+#[inline(always)]
+pub(super) fn staged_copies_done() {
+    cp_async_commit_group();
+    cp_async_wait_group::<0>();
 }

@@ -164,17 +164,20 @@ macro_rules! stream_k_wide {
             @body stages: $stages, stage_bytes: $stage_bytes, tile: ($bm, $bn, $bk), staging: staged * layout::hopper::tma_hgemm::C_BOX_BYTES;
             maps: ($tmap_a, $tmap_b); ws: $ws, count: $count; shape: ($m, $n, $k), tail: $tail;
             issue: |$s_stage, $full, $tm, $tn, $kt| $issue;
+            producer_done: ();
             acc: [[f32; 32]; 4];
             consume: |$ring, $it, $kts, $ctm, $ctn, $mh, $warp, $lane| $consume;
             store: |r_acc, s_c, row0, n0, mh, leader, warp, lane| $crate::hgemm::tma_store::store_wide_tile::<$elem>(&r_acc, $tmap_c, s_c, staged, row0, n0, mh, leader, warp, lane);
         }
     }};
-    // The general body: `staging` bytes of C staging per consumer; the consumers' accumulators are
-    // `$acc` (a `stream_k::Partial`), stored by `store`.
+    // The general body: `staging` bytes of C staging per consumer; `producer_done` runs after the
+    // producer's last stage; the consumers' accumulators are `$acc` (a `stream_k::Partial`), stored by
+    // `store`.
     (
         @body stages: $stages:expr, stage_bytes: $stage_bytes:expr, tile: ($bm:expr, $bn:expr, $bk:expr), staging: $staging:expr;
         maps: ($tmap_a:expr, $tmap_b:expr); ws: $ws:expr, count: $count:expr; shape: ($m:expr, $n:expr, $k:expr), tail: $tail:expr;
         issue: |$s_stage:ident, $full:ident, $tm:ident, $tn:ident, $kt:ident| $issue:expr;
+        producer_done: $producer_done:expr;
         acc: $acc:ty;
         consume: |$ring:ident, $it:ident, $kts:ident, $ctm:ident, $ctn:ident, $mh:ident, $warp:ident, $lane:ident| $consume:expr;
         store: |$sr:ident, $s_c:ident, $row0:ident, $n0:ident, $smh:ident, $sleader:ident, $swarp:ident, $slane:ident| $store:expr;
@@ -221,6 +224,7 @@ macro_rules! stream_k_wide {
                     }
                     i += kt1 - kt0;
                 }
+                $producer_done;
             }
             consumer($mh): {
                 let ($warp, $lane) = ((tid / 32) % 4, $crate::prim::thread::lane_id());

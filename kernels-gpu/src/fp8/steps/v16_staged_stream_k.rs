@@ -19,7 +19,7 @@
 //!
 //! Measured: README (session 17).
 use crate::fp8::block_scaled::{Accumulators, ConsumeTile, Scales};
-use crate::fp8::staged::{Staged192, issue_staged_stage};
+use crate::fp8::staged::{Staged192, issue_staged_stage, staged_copies_done};
 use crate::hgemm::stream_k::stream_k_wide;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
@@ -53,6 +53,7 @@ pub unsafe extern "ptx-kernel" fn fp8_gemm_v16(tmap_a: *const TensorMap, tmap_b:
                 let b_pair = Scales::new(sa, sb, m, n, k, 0, tn * BN).b_pair_at(kt);
                 issue_staged_stage(s_stage, full, b_pair, tmap_a, tmap_b, tmap_sa, tm, tn, kt)
             };
+            producer_done: staged_copies_done();
             acc: [[f32; 32]; 3];
             consume: |ring, it, kts, tm, tn, mh, warp, lane| {
                 let sc = Scales::new(sa, sb, m, n, k, tm * BM + 64 * mh + 16 * warp + lane / 4, tn * BN);
