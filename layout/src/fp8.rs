@@ -164,8 +164,8 @@ pub mod tiles {
 
     /// f15's scale slot at the end of each stage: the K block's A scales of the tile's 128 rows (one
     /// TMA box of 128 f32 from `sa`'s row `kb`, 512 bytes), then its two B scales (the scale blocks of
-    /// the tile's first and second 128 columns, copied by the producer thread with `cp.async`), padded
-    /// so that the next stage stays 1024-aligned:
+    /// the tile's first and second 128 columns, written by the producer thread), padded so that the next
+    /// stage stays 1024-aligned:
     ///
     /// ```text
     /// stage: | A 128 × 128 B | B bn × 128 B | sa[kb][m0 .. m0+128] (512 B) | sb first, second (8 B) | pad |

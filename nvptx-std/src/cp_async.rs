@@ -1,5 +1,5 @@
-//! `cp.async` (sm_80+): asynchronous copies global → shared that bypass the registers, grouped with
-//! `commit_group` and awaited with `wait_group`, or tracked by an mbarrier (`cp.async.mbarrier.arrive`).
+//! `cp.async` (sm_80+): asynchronous 16-byte copies global → shared that bypass the registers, grouped
+//! with `commit_group` and awaited with `wait_group`.
 use core::arch::asm;
 
 /// `cp.async.cg.shared.global [s_addr], [g_ptr], 16;` — copies 16 bytes, cached in L2 only (`.cg`).
@@ -26,32 +26,6 @@ pub unsafe fn cp_async_cg_16_zfill(s_addr: u32, g_ptr: *const u8, src_bytes: u32
     // SAFETY: forwarded to the caller.
     unsafe { asm!("cp.async.cg.shared.global [{0}], [{1}], 16, {2};", in(reg32) s_addr, in(reg64) g_ptr,
                   in(reg32) src_bytes, options(nostack)) };
-}
-
-/// `cp.async.ca.shared.global [s_addr], [g_ptr], 4;` — copies one 32-bit word (cached in L1 and L2:
-/// `.cg` takes only 16-byte copies), e.g. a scale that a TMA stage needs beside its boxes.
-///
-/// # Safety
-/// `s_addr` a 4-byte-aligned `.shared` address of 4 writable bytes of this block's shared memory that
-/// nobody reads until the copy is known complete ([`cp_async_wait_group`], or the mbarrier phase of a
-/// [`cp_async_mbarrier_arrive`] issued after it); `g_ptr` 4 readable, 4-byte-aligned bytes.
-#[inline(always)]
-pub unsafe fn cp_async_ca_4(s_addr: u32, g_ptr: *const u8) {
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("cp.async.ca.shared.global [{0}], [{1}], 4;", in(reg32) s_addr, in(reg64) g_ptr, options(nostack)) };
-}
-
-/// `cp.async.mbarrier.arrive.shared::cta.b64 [bar];` — makes the mbarrier track this thread's prior
-/// `cp.async` copies: it raises the phase's pending arrivals by one now and arrives once they have all
-/// landed (without `.noinc`, so the barrier's arrival count needs no change), after which the copied
-/// bytes are visible to every thread that observes the phase complete.
-///
-/// # Safety
-/// `bar` an initialized mbarrier of this CTA whose current phase has not completed.
-#[inline(always)]
-pub unsafe fn cp_async_mbarrier_arrive(bar: u32) {
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("cp.async.mbarrier.arrive.shared::cta.b64 [{0}];", in(reg32) bar, options(nostack)) };
 }
 
 /// `cp.async.commit_group;` — closes the group of this thread's `cp.async` issued since the last commit.

@@ -184,13 +184,13 @@ pub const F14: Step = {
 /// producer thread), read by the consumers from shared memory.
 pub const F15: Step = {
     let mut s = gemm("fp8_gemm_v15", "f15", F15_DYN_SMEM, &[], (BM, F9_BN), Scaling::Block, true,
-                     "f9 with each K block's scales staged by the producer (A's 128 by TMA, B's two by cp.async tracked by the stage's barrier), read by the consumers from the stage");
+                     "f9 with each K block's scales staged by the producer (A's 128 by TMA, B's two by st.shared), read by the consumers from the stage");
     s.scale_map = true;
-    // The consumers read the scales with `ld.shared`, the producer copies B's pair with `cp.async` (4
-    // bytes, `.ca`) tracked by the full barrier; the rest of what no FP8 step holds still holds.
+    // The consumers read the scales with `ld.shared`, the producer writes B's pair with `st.shared`; the
+    // rest of what no FP8 step holds still holds.
     s.kernel.ptx = PtxCheck {
         has: &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
-               "ld.shared.f32", "ld.shared.v2.u32", "cp.async.ca.shared.global", "cp.async.mbarrier.arrive.shared::cta.b64"],
+               "ld.shared.f32", "ld.shared.v2.u32", "st.shared.v2.u32", "bar.warp.sync"],
         lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"],
         count: &[], at_least: &[],
     };
@@ -206,7 +206,7 @@ pub const F16: Step = {
     // f15's and f14's: scales from the stage, partials through global memory as f32.
     s.kernel.ptx = PtxCheck {
         has: &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
-               "ld.shared.f32", "cp.async.mbarrier.arrive.shared::cta.b64", "atom.acq_rel.gpu.global.add.u32", "st.global.v4.f32", "ld.global.cg.v4.f32"],
+               "ld.shared.f32", "st.shared.v2.u32", "bar.warp.sync", "atom.acq_rel.gpu.global.add.u32", "st.global.v4.f32", "ld.global.cg.v4.f32"],
         lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global.b16", "st.local", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"],
         count: &[], at_least: &[],
     };
@@ -267,7 +267,7 @@ pub fn scale_map_takes(m: usize) -> bool {
 /// faster of f3/f9 at five of the six measured shapes (the sixth within 3%); with f15 it picks f15 at
 /// all six, which measured faster than f3 at each (1.06–1.20×, call 1 of session 17). f16 measured
 /// 1.05–1.07× f15 at 4096³ and 1.03–1.05× at 2048×14336×4096 (`kernel-lab ab`, session 17 calls 5–6),
-/// where they stream, and 0.98–1.01× where nothing streams.
+/// where it streams, and 0.98–1.01× where nothing streams.
 pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     let time = |st: &Step, speed: f64| {
         let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);

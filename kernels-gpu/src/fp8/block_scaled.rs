@@ -108,28 +108,23 @@ impl Scales {
     /// As [`Scales::of_block`].
     #[inline(always)]
     pub(super) unsafe fn load_second_b(self, kb: u32) -> f32 {
-        let col = self.second_b_col();
+        let next = (self.n0 / BK + 1) * BK;
+        let col = if next < self.n { next } else { self.n0 };
         // SAFETY: col < n and kb · 128 < k: inside `sb` (caller).
         unsafe { *self.sb.add(scale_b_index(col, kb * BK, self.k) as usize) }
-    }
-
-    /// The first column of the tile's second scale block of B (the block after the one holding `n0`),
-    /// or `n0` where that starts past N.
-    #[inline(always)]
-    fn second_b_col(self) -> u32 {
-        let next = (self.n0 / BK + 1) * BK;
-        if next < self.n { next } else { self.n0 }
     }
 }
 
 impl Scales {
-    /// Where the B scales of K block `kb` for the tile's first and second scale block of columns are
-    /// (the places [`Scales::load`]'s `b` at `dn = 0` and [`Scales::load_second_b`] read).
+    /// The B scales of K block `kb` for the tile's first and second scale block of columns
+    /// ([`Scales::load`]'s `b` at `dn = 0` and [`Scales::load_second_b`]), loaded and not yet used.
+    ///
+    /// # Safety
+    /// As [`Scales::of_block`].
     #[inline(always)]
-    pub(super) fn b_pair_at(self, kb: u32) -> (*const f32, *const f32) {
-        // Pointer arithmetic only (wrapping: nothing is dereferenced here).
-        let at = |col: u32| self.sb.wrapping_add(scale_b_index(col, kb * BK, self.k) as usize);
-        (at(self.n0), at(self.second_b_col()))
+    pub(super) unsafe fn load_b_pair(self, kb: u32) -> (f32, f32) {
+        // SAFETY: n0 < n and kb · 128 < k: inside `sb` (caller); the second as `load_second_b`.
+        unsafe { (*self.sb.add(scale_b_index(self.n0, kb * BK, self.k) as usize), self.load_second_b(kb)) }
     }
 }
 

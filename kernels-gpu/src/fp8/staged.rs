@@ -1,19 +1,18 @@
 //! f15's producer and K loop (its file, `steps/v15_staged_scales.rs`, explains them; f16 runs them
 //! under the stream-K body): each stage carries its K block's scales — A's 128 by a TMA box, B's two
-//! by `cp.async` — and the consumers read them from shared memory.
+//! written by the producer thread — and the consumers read them from shared memory.
 //!
 //! ```text
-//! producer, per stage:  wait empty → cp.async sb first, second → cp.async.mbarrier.arrive → expect_tx 512
-//!                       → TMA sa box → issue_stage (arrive.expect_tx A + B, TMA A, TMA B)
+//! producer, per stage:  load sb pair (LDG) → wait empty → st.shared pair → expect_tx 512 → TMA sa box
+//!                       → issue_stage (arrive.expect_tx A + B, TMA A, TMA B)
 //! consumer, per stage:  wait full → ld.shared a_lo, a_hi, b pair → 4 × wgmma → wait 0 → release → promote
 //! ```
 use super::block_scaled::{ConsumeTile, Scales, issue, promote_block, retire_all};
 use super::tile::{TileWalk, issue_stage};
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::prim::{
-    cp_async::{cp_async_ca_4, cp_async_commit_group, cp_async_mbarrier_arrive, cp_async_wait_group},
     mbarrier::mbarrier_expect_tx,
-    shared::{ld_shared_f32, ld_shared_v2_u32},
+    shared::{ld_shared_f32, ld_shared_v2_u32, st_shared_v2_u32},
     sync::sync_warp,
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
 };
@@ -70,6 +69,8 @@ impl ConsumeTile for Staged192 {
                 // Only lane 0 arrives on the empty barrier (`Ring::release`): the warp barrier orders
                 // every lane's slot reads before that release, hence before the producer's next write
                 // of the slot (the memory model's chain; in practice the warp's loads are long done).
+                // compute-sanitizer's racecheck reports these reads and that write as hazards with or
+                // without it: it does not follow the mbarrier ordering (fp8 README, session 17).
                 sync_warp();
                 retire_all::<_, CLUSTER>(ring, cur, &mut r_blk);
                 *it += 1;
@@ -85,7 +86,10 @@ impl ConsumeTile for Staged192 {
         r_acc
     }
 
-    /// Per stage: the stage waited for, then [`issue_staged_stage`].
+    /// Per stage: the block's two B scales loaded (before the empty-barrier wait, which hides their
+    /// latency), the stage waited for, the pair stored in the slot, the A scales' 512 bytes expected and
+    /// their box issued, then `tile::issue_stage` (its `arrive.expect_tx` is the phase's one arrival, a
+    /// release that publishes the stored pair).
     #[inline(always)]
     unsafe fn produce<const BN: u32, const CLUSTER: u32>(ring: Ring, tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_sa: *const TensorMap,
                                                          sc: Scales, tiles_m: u32, tiles_n: u32, k_tiles: u32) {
@@ -98,51 +102,36 @@ impl ConsumeTile for Staged192 {
                 // SAFETY: forwarded to the caller (kt < ⌈k/128⌉, tn · BN < n); the stage is issued only
                 // after its previous use was released.
                 unsafe {
+                    let b_pair = sc.load_b_pair(kt);
                     ring.wait_empty(it);
-                    issue_staged_stage(s_stage, full, sc.b_pair_at(kt), tmap_a, tmap_b, tmap_sa, tm, tn, kt);
+                    issue_staged_stage(s_stage, full, b_pair, tmap_a, tmap_b, tmap_sa, tm, tn, kt);
                 }
                 it += 1;
             }
         }
-        staged_copies_done();
     }
 }
 
-/// Issues stage `kt` of the 128×192 tile `(tm, tn)` with its scales: the B pair copied from `sb` by two
-/// `cp.async` (addresses from `Scales::b_pair_at`) that `full` tracks (`cp.async.mbarrier.arrive`: the
-/// phase waits for them as for a TMA load, and the producer never waits for their latency), the A
-/// scales' 512 bytes expected and their box issued, then `tile::issue_stage` (whose `arrive.expect_tx`
-/// is the phase's producer arrival).
+/// Issues stage `kt` of the 128×192 tile `(tm, tn)` with its scales: the B pair (as loaded by
+/// `Scales::load_b_pair`, before the empty-barrier wait that hides their latency) stored in the slot,
+/// the A scales' 512 bytes expected and their box issued, then `tile::issue_stage` (whose
+/// `arrive.expect_tx` is the phase's one arrival: a release that publishes the stored pair).
 ///
 /// # Safety
 /// One thread (the producer); the stage's previous use released; `full` its full barrier, expecting one
-/// arrival; tensor maps as `fp8_gemm_v15` states; `b_pair` the two B scales of K block `kt` for the
-/// tile at column `tn · 192` (inside `sb`); `kt < ⌈k/128⌉`, `(tm, tn)` a tile of the shape.
+/// arrival; tensor maps as `fp8_gemm_v15` states; `kt < ⌈k/128⌉`, `(tm, tn)` a tile of the shape.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn issue_staged_stage(s_stage: u32, full: u32, (b_first, b_second): (*const f32, *const f32), tmap_a: *const TensorMap,
-                                        tmap_b: *const TensorMap, tmap_sa: *const TensorMap, tm: u32, tn: u32, kt: u32) {
+pub(super) unsafe fn issue_staged_stage(s_stage: u32, full: u32, (b_first, b_second): (f32, f32), tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                        tmap_sa: *const TensorMap, tm: u32, tn: u32, kt: u32) {
     let s_slot = s_stage + block_stage_bytes(F9_BN);
-    // SAFETY: forwarded to the caller; the copies' arrival and the expectation precede the box and the
-    // producer's arrival, so the phase cannot complete without any of them; the pair's words are
-    // 4-aligned inside the slot; the box (row kt, columns tm · 128 ..) is inside the map but for columns
-    // past M, which it zero-fills; its 512 bytes fit the 128-aligned slot.
+    // SAFETY: forwarded to the caller; the expectation precedes the box and the arrival, so the phase
+    // cannot complete without the box; the box (row kt, columns tm · 128 ..) is inside the map but for
+    // columns past M, which it zero-fills; its 512 bytes fit the 128-aligned slot.
     unsafe {
-        cp_async_ca_4(s_slot + SCALE_SLOT_B, b_first.cast());
-        cp_async_ca_4(s_slot + SCALE_SLOT_B + 4, b_second.cast());
-        cp_async_mbarrier_arrive(full);
+        st_shared_v2_u32(s_slot + SCALE_SLOT_B, [b_first.to_bits(), b_second.to_bits()]);
         mbarrier_expect_tx(full, BM * 4);
         cp_async_bulk_tensor_2d_g2s(s_slot, tmap_sa, (tm * BM) as i32, kt as i32, full);
         issue_stage::<F9_BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * F9_BN, kt, 0);
     }
-}
-
-/// The producer's end: waits for its own `cp.async` copies (commit, then `wait_group 0`). Every one has
-/// landed already — each stage's consumers waited for it on the full barrier — but compute-sanitizer's
-/// synccheck reports a thread that exits with `cp.async` never waited for ("Missing wait", session 17
-/// call 6), and the wait costs nothing once per kernel.
-#[inline(always)]
-pub(super) fn staged_copies_done() {
-    cp_async_commit_group();
-    cp_async_wait_group::<0>();
 }

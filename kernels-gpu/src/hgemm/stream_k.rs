@@ -163,21 +163,21 @@ macro_rules! stream_k_wide {
         $crate::hgemm::stream_k::stream_k_wide! {
             @body stages: $stages, stage_bytes: $stage_bytes, tile: ($bm, $bn, $bk), staging: staged * layout::hopper::tma_hgemm::C_BOX_BYTES;
             maps: ($tmap_a, $tmap_b); ws: $ws, count: $count; shape: ($m, $n, $k), tail: $tail;
-            issue: |$s_stage, $full, $tm, $tn, $kt| $issue;
-            producer_done: ();
+            prefetch: |_tm, _tn, _kt| ();
+            issue: |$s_stage, $full, $tm, $tn, $kt, _pre| $issue;
             acc: [[f32; 32]; 4];
             consume: |$ring, $it, $kts, $ctm, $ctn, $mh, $warp, $lane| $consume;
             store: |r_acc, s_c, row0, n0, mh, leader, warp, lane| $crate::hgemm::tma_store::store_wide_tile::<$elem>(&r_acc, $tmap_c, s_c, staged, row0, n0, mh, leader, warp, lane);
         }
     }};
-    // The general body: `staging` bytes of C staging per consumer; `producer_done` runs after the
-    // producer's last stage; the consumers' accumulators are `$acc` (a `stream_k::Partial`), stored by
-    // `store`.
+    // The general body: `staging` bytes of C staging per consumer; `prefetch` runs before the producer
+    // waits for a stage (its value is `issue`'s last argument: loads whose latency the wait hides);
+    // the consumers' accumulators are `$acc` (a `stream_k::Partial`), stored by `store`.
     (
         @body stages: $stages:expr, stage_bytes: $stage_bytes:expr, tile: ($bm:expr, $bn:expr, $bk:expr), staging: $staging:expr;
         maps: ($tmap_a:expr, $tmap_b:expr); ws: $ws:expr, count: $count:expr; shape: ($m:expr, $n:expr, $k:expr), tail: $tail:expr;
-        issue: |$s_stage:ident, $full:ident, $tm:ident, $tn:ident, $kt:ident| $issue:expr;
-        producer_done: $producer_done:expr;
+        prefetch: |$ptm:ident, $ptn:ident, $pkt:ident| $prefetch:expr;
+        issue: |$s_stage:ident, $full:ident, $tm:ident, $tn:ident, $kt:ident, $pre:ident| $issue:expr;
         acc: $acc:ty;
         consume: |$ring:ident, $it:ident, $kts:ident, $ctm:ident, $ctn:ident, $mh:ident, $warp:ident, $lane:ident| $consume:expr;
         store: |$sr:ident, $s_c:ident, $row0:ident, $n0:ident, $smh:ident, $sleader:ident, $swarp:ident, $slane:ident| $store:expr;
@@ -206,6 +206,7 @@ macro_rules! stream_k_wide {
                     let ($tm, $tn) = $crate::hgemm::tma_persistent::persistent_tile(t, tiles_m, tiles_n);
                     for $kt in 0..k_tiles {
                         let ($s_stage, $full, _, _) = $ring.at(it);
+                        let $pre = { let ($ptm, $ptn, $pkt) = ($tm, $tn, $kt); $prefetch };
                         $ring.wait_empty(it);
                         $issue;
                         it += 1;
@@ -218,13 +219,13 @@ macro_rules! stream_k_wide {
                     let ($tm, $tn) = $crate::hgemm::tma_persistent::persistent_tile(whole + t, tiles_m, tiles_n);
                     for $kt in kt0..kt1 {
                         let ($s_stage, $full, _, _) = $ring.at(it);
+                        let $pre = { let ($ptm, $ptn, $pkt) = ($tm, $tn, $kt); $prefetch };
                         $ring.wait_empty(it);
                         $issue;
                         it += 1;
                     }
                     i += kt1 - kt0;
                 }
-                $producer_done;
             }
             consumer($mh): {
                 let ($warp, $lane) = ((tid / 32) % 4, $crate::prim::thread::lane_id());

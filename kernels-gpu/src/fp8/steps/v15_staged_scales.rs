@@ -7,9 +7,8 @@
 //! (`layout::fp8::tiles::SCALE_SLOT_BYTES`): the producer loads the tile's 128 A scales of the block
 //! with one more TMA box (`sa` seen as ⌈K/128⌉ rows of M f32: row `kb`'s 128 values from the tile's
 //! first row, 512 bytes, announced with `mbarrier.expect_tx` before the stage's own `arrive.expect_tx`;
-//! the map's row stride, 4M bytes, must be a multiple of 16, so f15 takes M % 4 == 0) and copies the
-//! two B scales with two 4-byte `cp.async` that the stage's full barrier tracks
-//! (`cp.async.mbarrier.arrive`: the phase waits for them as for the boxes). A consumer reads
+//! the map's row stride, 4M bytes, must be a multiple of 16, so f15 takes M % 4 == 0) and writes the
+//! two B scales with `st.shared` before that arrival (whose release publishes them). A consumer reads
 //! its four values with `ld.shared` right after the full barrier and multiplies them at the promotion,
 //! as f9: no global loads are left in the consumers' K loop. (DeepGEMM stages its A scales by TMA the
 //! same way.)

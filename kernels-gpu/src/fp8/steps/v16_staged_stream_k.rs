@@ -4,10 +4,11 @@
 //! Diff from f15: the body is `hgemm::stream_k::stream_k_wide!` — whole 128×192 tiles for every full
 //! wave, then the partial last wave's K iterations spread evenly over all CTAs, each segment's promoted
 //! f32 partial written to a workspace slot and summed by the tile's last contributor — with f15's
-//! producer stage (scales staged), K loop and three-box bf16 epilogue plugged in. A segment's partial
-//! is a sum of promoted K blocks, so adding the partials is the same f32 sum in another order. Which
-//! tail is streamed is h10's rule (`layout::hopper::tma_hgemm::stream_k_tail`: a last wave at most a
-//! third full, every CTA getting at least one K tile of it).
+//! producer stage (scales staged; the B pair loaded before the empty-barrier wait through the macro's
+//! `prefetch`), f15's K loop and f15's three-box bf16 epilogue plugged in. A segment's partial is a sum
+//! of promoted K blocks, so adding the partials is the same f32 sum in another order. Which tail is
+//! streamed is h10's rule (`layout::hopper::tma_hgemm::stream_k_tail`: a last wave at most a third full,
+//! every CTA getting at least one K tile of it).
 //!
 //! Why: f15 reaches 99.6% of cuBLASLt's block mode at 8192³, whose 2752 tiles are 20.8 waves of 132,
 //! but 88–90% where its last wave is nearly empty: 2048×11008×4096 is 928 tiles = 7 waves + 4 tiles,
@@ -19,7 +20,7 @@
 //!
 //! Measured: README (session 17).
 use crate::fp8::block_scaled::{Accumulators, ConsumeTile, Scales};
-use crate::fp8::staged::{Staged192, issue_staged_stage, staged_copies_done};
+use crate::fp8::staged::{Staged192, issue_staged_stage};
 use crate::hgemm::stream_k::stream_k_wide;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
@@ -41,19 +42,16 @@ pub unsafe extern "ptx-kernel" fn fp8_gemm_v16(tmap_a: *const TensorMap, tmap_b:
     // SAFETY: the ring, the staged scales and the epilogue as f15 (`fp8::staged`, `fp8::block_scaled`),
     // the tail as h10 (`hgemm_tma_v10`'s proof, the body `hgemm::stream_k::stream_k_wide!`): producer
     // and consumers walk the same whole tiles and then the same segments, so ring indices agree and
-    // every stage use is released once per consumer warp; the producer's B pair is copied for the
-    // stage it issues; a `tail` the launch contract does not allow is treated as 0; workspace
+    // every stage use is released once per consumer warp; the producer's B pair is loaded for the
+    // stage it then issues; a `tail` the launch contract does not allow is treated as 0; workspace
     // slots and counters in bounds (a 128×192 partial fills 24 of a slot's 32 float4 per thread); a CTA
     // reads a slot only after the ticket of every contributor of the tile.
     unsafe {
         stream_k_wide! {
             @body stages: staged_stages(BN), stage_bytes: staged_stage_bytes(BN), tile: (BM, BN, BK), staging: block_c_stage_bytes(BN);
             maps: (tmap_a, tmap_b); ws: ws, count: count; shape: (m, n, k), tail: tail;
-            issue: |s_stage, full, tm, tn, kt| {
-                let b_pair = Scales::new(sa, sb, m, n, k, 0, tn * BN).b_pair_at(kt);
-                issue_staged_stage(s_stage, full, b_pair, tmap_a, tmap_b, tmap_sa, tm, tn, kt)
-            };
-            producer_done: staged_copies_done();
+            prefetch: |_tm, tn, kt| Scales::new(sa, sb, m, n, k, 0, tn * BN).load_b_pair(kt);
+            issue: |s_stage, full, tm, tn, kt, b_pair| issue_staged_stage(s_stage, full, b_pair, tmap_a, tmap_b, tmap_sa, tm, tn, kt);
             acc: [[f32; 32]; 3];
             consume: |ring, it, kts, tm, tn, mh, warp, lane| {
                 let sc = Scales::new(sa, sb, m, n, k, tm * BM + 64 * mh + 16 * warp + lane / 4, tn * BN);
