@@ -23,7 +23,7 @@ pub struct SelftestResult {
 
 /// Runs every self-test; each result says passed, failed (why) or skipped (why).
 pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
-    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 9] = [
+    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 10] = [
         ("selftest_mma_f32_f16", mma_f32),
         ("selftest_mma_swizzled", mma_swizzled),
         ("selftest_mma_f16_f16", mma_f16),
@@ -32,6 +32,7 @@ pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
         ("selftest_shared_widths", shared_widths),
         ("selftest_stmatrix", stmatrix),
         ("selftest_wgmma_tma", wgmma_tma),
+        ("selftest_mbarrier_handoff", mbarrier_handoff),
         ("launch_cost_tma_*", launch_cost_copies),
     ];
     tests.iter().map(|&(kernel, f)| match f(gpu, seed) {
@@ -137,6 +138,27 @@ fn warp_sync(gpu: &Gpu, seed: u64) -> Result<()> {
         let want = x[t / 32] + (t % 32) as u32;
         if got != want {
             return Err(Error::Verification(format!("{}: thread {t} (warp {}, lane {}) got {got:#x}, want {want:#x}", k.name(), t / 32, t % 32)));
+        }
+    }
+    Ok(())
+}
+
+/// `selftest_mbarrier_handoff`: warp 1 reads, in each of the 4 rounds, the word thread 0 wrote in that
+/// round (`g_in + r`), every lane.
+fn mbarrier_handoff(gpu: &Gpu, seed: u64) -> Result<()> {
+    const ROUNDS: usize = 4;
+    let k = gpu.kernel("selftest_mbarrier_handoff")?;
+    let x = verify::rng(seed ^ 0xB0).random_range(1..1u32 << 30);
+    let g_in = gpu.upload(&[x])?;
+    let mut g_out = gpu.upload(&vec![u32::MAX; 32 * ROUNDS])?;
+    // SAFETY: g_in 1 u32, g_out 32 · ROUNDS u32 (the kernel's ROUNDS), one block of 64 threads, no
+    // dynamic shared memory (the descriptor's).
+    unsafe { launch!(gpu, &k, grid = 1, &g_in, &mut g_out)? };
+    gpu.sync_after(k.name())?;
+    for (i, &got) in gpu.download(&g_out)?.iter().enumerate() {
+        let want = x + (i / 32) as u32;
+        if got != want {
+            return Err(Error::Verification(format!("{}: round {}, lane {} read {got:#x}, want {want:#x}", k.name(), i / 32, i % 32)));
         }
     }
     Ok(())

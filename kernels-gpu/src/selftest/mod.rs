@@ -3,6 +3,8 @@
 //! data. They are small and single-block; the host's `selftest` module launches and verifies them.
 #[cfg(lab_sm90)]
 mod launch_cost;
+#[cfg(lab_sm90)]
+pub mod mbarrier_handoff;
 mod mma;
 mod shared_widths;
 mod shuffle;
