@@ -101,7 +101,7 @@ OPTIONS:
 SUBCOMMANDS:
   layout ...       bank maps, swizzle solver, bank-model checks (no GPU needed; `layout --help`)
   report --json FILE [--out DIR]   rebuild the report (tables + SVG plots) from a saved run's JSON
-  ab --family sgemm|hgemm A B [--rounds R] [options]
+  ab --family sgemm|hgemm|fp8|reduce A B [--rounds R] [options]
                    two steps head to head: both verified, then timed interleaved in R rounds of
                    blocks (default 8; sizes default 4096,8192; --reps caps the total, default 400)
 

@@ -18,7 +18,11 @@
 //! wave is 12%/10% of f15's time; h10 kept ~half of its 21%-tail's saving, f14 less), ~1.03× at 4096³
 //! (a third-full tail), 1.00× where nothing is streamed (8192³, 2048×4096×11008: tails of 85% and 67%).
 //!
-//! Measured: README (session 17).
+//! Measured (H100, session 17, `kernel-lab ab`): **1.064–1.067× f15 at 4096³**, 1.01–1.05× at
+//! 2048×14336×4096 (less than predicted: each of its 12 tail tiles is summed from ~11 contributors'
+//! 96 KiB partials by its last one); 2048×11008×4096 is **not streamed** (4 tail tiles × 32 K tiles <
+//! 132 CTAs: the rule's second condition, which the prediction overlooked), 1.01×; 1.00–1.02× where
+//! nothing streams. The library takes f16 only where its tail streams. README.
 use crate::fp8::block_scaled::{Accumulators, ConsumeTile, Scales};
 use crate::fp8::staged::{Staged192, issue_staged_stage};
 use crate::hgemm::stream_k::stream_k_wide;
