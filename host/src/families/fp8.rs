@@ -170,10 +170,10 @@ pub fn memory_bytes(s: Shape) -> u64 {
     4 * (a + b) + 2 * (a + b) + 3 * (a + b) / 128 * 4 + 2 * c + 4 * c + 2 * c + (1 << 20)
 }
 
-/// Runs the family on every shape of `o`: baselines, then each wanted step verified and timed against
-/// its baselines. A step this GPU cannot run, or a shape it declines, gets a row saying why.
-pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
-    let lt = CublasLtFp8::new(gpu).map_err(|e| e.to_string());
+/// cuBLAS for the reference of large shapes (`cublasSgemm` on the dequantized inputs), in its DEFAULT
+/// math mode (no TF32); `None` where the library is absent (the reference then stays on the CPU, or the
+/// shape is refused).
+fn reference_blas(gpu: &Gpu) -> Result<Option<CudaBlas>> {
     // SAFETY: only tries to dlopen libcublas.
     let blas = if unsafe { blas_sys::is_culib_present() } { CudaBlas::new(gpu.stream.clone()).ok() } else { None };
     if let Some(b) = &blas {
@@ -181,6 +181,21 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
         unsafe { blas_sys::cublasSetMathMode(*b.handle(), blas_sys::cublasMath_t::CUBLAS_DEFAULT_MATH) }.result()
             .map_err(|source| Error::Cublas { what: "cublasSetMathMode(DEFAULT)".into(), source })?;
     }
+    Ok(blas)
+}
+
+/// Refuses shape `s` before any allocation if its device bytes ([`memory_bytes`]) or the CPU
+/// reference's host bytes do not fit.
+fn check_budget(gpu: &Gpu, s: Shape) -> Result<()> {
+    let host = if gemm::cpu_reference(s) { 8 * (s.m * s.n + 2 * (s.m + s.n) * s.k) as u64 } else { 1 << 20 };
+    crate::runtime::budget::check(gpu, &format!("fp8 {s}"), memory_bytes(s), host)
+}
+
+/// Runs the family on every shape of `o`: baselines, then each wanted step verified and timed against
+/// its baselines. A step this GPU cannot run, or a shape it declines, gets a row saying why.
+pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
+    let lt = CublasLtFp8::new(gpu).map_err(|e| e.to_string());
+    let blas = reference_blas(gpu)?;
     let mut rows = vec![];
     for &s in &o.shapes {
         let steps: Vec<&Step> = STEPS.iter().filter(|st| o.only.as_ref().is_none_or(|v| v.contains(&st.kernel.name))).collect();
@@ -199,7 +214,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
             rows.push(r);
             continue;
         }
-        crate::runtime::budget::check(gpu, &format!("fp8 {s}"), memory_bytes(s), if gemm::cpu_reference(s) { 8 * (s.m * s.n + 2 * (s.m + s.n) * s.k) as u64 } else { 1 << 20 })?;
+        check_budget(gpu, s)?;
         progress(&format!("fp8 {s}: inputs"));
         let (ops, mut a32, mut b32) = operands(gpu, s, o.seed, Dist::Symmetric)?;
         let mut refs: [Option<Reference<u16>>; 2] = [None, None];
@@ -304,13 +319,7 @@ pub fn ab(gpu: &Gpu, o: &GemmRun, a: &'static Step, b: &'static Step, rounds: us
     if a.scaling != b.scaling {
         return Err(Error::InvalidInput(format!("ab: {} takes {:?}-scaled operands and {} {:?}: compare steps of one scaling", a.kernel.step, a.scaling, b.kernel.step, b.scaling)));
     }
-    // SAFETY: only tries to dlopen libcublas.
-    let blas = if unsafe { blas_sys::is_culib_present() } { CudaBlas::new(gpu.stream.clone()).ok() } else { None };
-    if let Some(bl) = &blas {
-        // SAFETY: a valid handle; DEFAULT math: no TF32 in the reference.
-        unsafe { blas_sys::cublasSetMathMode(*bl.handle(), blas_sys::cublasMath_t::CUBLAS_DEFAULT_MATH) }.result()
-            .map_err(|source| Error::Cublas { what: "cublasSetMathMode(DEFAULT)".into(), source })?;
-    }
+    let blas = reference_blas(gpu)?;
     let mut out = vec![];
     for &s in &o.shapes {
         for st in [a, b] {
@@ -318,7 +327,7 @@ pub fn ab(gpu: &Gpu, o: &GemmRun, a: &'static Step, b: &'static Step, rounds: us
                 return Err(Error::InvalidInput(format!("ab: {} on {s}: {why}", st.kernel.step)));
             }
         }
-        crate::runtime::budget::check(gpu, &format!("fp8 {s}"), memory_bytes(s), if gemm::cpu_reference(s) { 8 * (s.m * s.n + 2 * (s.m + s.n) * s.k) as u64 } else { 1 << 20 })?;
+        check_budget(gpu, s)?;
         let (ops, mut a32, mut b32) = operands(gpu, s, o.seed, Dist::Symmetric)?;
         let want = reference(gpu, blas.as_ref(), s, &ops, a.scaling, &mut a32, &mut b32)?;
         drop((a32, b32));
