@@ -98,6 +98,22 @@ fn sixteen_bit_inputs_quantize_like_their_f32_values() {
     }
 }
 
+/// C (bf16) downloaded as f64.
+fn bf16_values(gpu: &Gpu, c: &cudarc::driver::CudaSlice<u16>) -> Vec<f64> {
+    gpu.download(c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect()
+}
+
+/// Poisons C, runs the prepared GEMM on `(a, b)`, and returns C as f64 after checking that every element
+/// was written (`what` names the run in the failure).
+fn run_fully_written(gpu: &Gpu, g: &Fp8Gemm, (a, b): (&Fp8Matrix, &Fp8Matrix), c: &mut cudarc::driver::CudaSlice<u16>, what: &str) -> Vec<f64> {
+    gpu.poison(c).unwrap();
+    g.run(gpu, a, b, c).unwrap();
+    gpu.sync_after(g.step().kernel.name).unwrap();
+    let got = bf16_values(gpu, c);
+    assert!(got.iter().all(|v| !v.is_nan()), "{what}: output not fully written");
+    got
+}
+
 /// Every FP8 step on ragged shapes (M, N not multiples of the tiles, K not a multiple of 128; 1 to 16
 /// K tiles, odd and even: f4 pairs them), fully written and within tolerance of the f64 reference;
 /// run twice on the same prepared GEMM.
@@ -120,11 +136,7 @@ fn fp8_steps_match_the_dequantized_reference() {
             let mut c = gpu.zeros::<u16>(m * n).unwrap();
             let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
             for rep in 0..2 {
-                gpu.poison(&mut c).unwrap();
-                g.run(&gpu, &a, &b, &mut c).unwrap();
-                gpu.sync_after(step.kernel.name).unwrap();
-                let got: Vec<f64> = gpu.download(&c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
-                assert!(got.iter().all(|v| !v.is_nan()), "{} {m}x{n}x{k} rep {rep}: output not fully written", step.kernel.name);
+                let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &format!("{} {m}x{n}x{k} rep {rep}", step.kernel.name));
                 let err = verify::rel_l2(&got, &want);
                 assert!(err <= tolerance(step.promotes, k), "{} {m}x{n}x{k} rep {rep}: rel L2 {err:.2e} (seed {seed})", step.kernel.name);
             }
@@ -158,16 +170,12 @@ fn streams_the_tail_and_matches(test: &str, step: &'static Step, twin: &'static 
     let mut c_twin = gpu.zeros::<u16>(m * n).unwrap();
     Fp8Gemm::new(&gpu, twin, &a, &b, &c_twin).unwrap().run(&gpu, &a, &b, &mut c_twin).unwrap();
     gpu.sync_after(twin.kernel.name).unwrap();
-    let of_twin: Vec<f64> = gpu.download(&c_twin).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
+    let of_twin = bf16_values(&gpu, &c_twin);
     let (name, twin_name, tol) = (step.kernel.step, twin.kernel.step, tolerance(step.promotes, k));
     let mut c = gpu.zeros::<u16>(m * n).unwrap();
     let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
     for rep in 0..3 {
-        gpu.poison(&mut c).unwrap();
-        g.run(&gpu, &a, &b, &mut c).unwrap();
-        gpu.sync_after(step.kernel.name).unwrap();
-        let got: Vec<f64> = gpu.download(&c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
-        assert!(got.iter().all(|v| !v.is_nan()), "{name} {m}x{n}x{k} rep {rep}: output not fully written");
+        let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &format!("{name} {m}x{n}x{k} rep {rep}"));
         let err = verify::rel_l2(&got, &want);
         assert!(err <= tol, "{name} {m}x{n}x{k} rep {rep}: rel L2 {err:.2e} against f64 (seed {seed})");
         let vs_twin = verify::rel_l2(&got, &of_twin);
@@ -203,7 +211,7 @@ fn gemm_fp8_runs_the_default_step_for_each_scaling() {
         gpu.poison(&mut c).unwrap();
         let step = fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap();
         assert_eq!(step.kernel.name, fp8::step_for(scaling, m, n, k, gpu.info.sms).kernel.name);
-        let got: Vec<f64> = gpu.download(&c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect();
+        let got = bf16_values(&gpu, &c);
         let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
         assert!(got.iter().all(|v| !v.is_nan()) && err <= tolerance(step.promotes, k), "{scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
     }
