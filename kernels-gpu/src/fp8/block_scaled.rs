@@ -113,9 +113,7 @@ impl Scales {
         // SAFETY: col < n and kb · 128 < k: inside `sb` (caller).
         unsafe { *self.sb.add(scale_b_index(col, kb * BK, self.k) as usize) }
     }
-}
 
-impl Scales {
     /// The B scales of K block `kb` for the tile's first and second scale block of columns
     /// ([`Scales::load`]'s `b` at `dn = 0` and [`Scales::load_second_b`]), loaded and not yet used.
     ///
