@@ -143,7 +143,10 @@ pub(crate) unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, m
 /// the producer issues stage `$kt` of tile `($tm, $tn)` into `$s_stage` on barrier `$full`; how a
 /// consumer warpgroup `$mh` (thread `$warp`, `$lane`) runs `$kts` K tiles of tile `($tm, $tn)` from the
 /// ring, advancing `$it` — an expression giving its `[[f32; 32]; 4]` (scaled as the step's output
-/// needs: the partials are summed as they are); the element type of C.
+/// needs: the partials are summed as they are); the element type of C. The `@body` form (FP8 f16)
+/// takes instead the C staging bytes per consumer, a `prefetch` whose value the producer computes
+/// before waiting for each stage and hands to `issue`, the accumulator type (any [`Partial`]) and the
+/// epilogue (`store`).
 ///
 /// # Safety
 /// Inside an `unsafe` block of a kernel whose contract is `hgemm_tma_v10`'s (tensor maps of A, B and
