@@ -1,6 +1,7 @@
-//! The stream-K tail of the 128×256 wide steps (introduced by h10, whose file explains the schedule;
-//! used by h10 and FP8's f14): the kernel body [`stream_k_wide!`], where a consumer thread keeps its
-//! partial tile in a workspace slot, and the stores and adds of those partials.
+//! The stream-K tail of the persistent wide steps (introduced by h10, whose file explains the schedule;
+//! used by h10 and FP8's f14 on 128×256 tiles, FP8's f16 on 128×192): the kernel body
+//! [`stream_k_wide!`], where a consumer thread keeps its partial tile in a workspace slot, and the
+//! stores and adds of those partials ([`Partial`]; a 128×192 partial fills 24 of a thread's 32 float4).
 //!
 //! ```text
 //! slot (STREAM_K_SLOT_BYTES = 128·256·4):  [warpgroup mh: 2][float4 q: 32][thread i: 128] × 16 B
