@@ -318,11 +318,6 @@ impl Fp8Gemm {
             return Err(Error::InvalidInput("Fp8Gemm::run: not the buffers it was prepared for (their addresses are in its tensor maps)".into()));
         }
         let (m, n, k) = (self.shape.0 as u32, self.shape.1 as u32, self.shape.2 as u32);
-        // SAFETY: `fp8_gemm_v1/v2(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k)`: the maps were encoded
-        // for these very buffers (same addresses and shape, checked above) with the boxes the step expects;
-        // the scales have the lengths its scaling needs (an `Fp8Matrix` holds them by construction); the
-        // shape passed the step's rules in `new`; grid (whole clusters, no more than fit at once), block and
-        // shared memory from the descriptor; a cluster step's `.reqnctapercluster` forms the clusters.
         if let (Some((ws, count, tail)), Some(sa)) = (&self.stream, &self.scale_map) {
             // SAFETY: `fp8_gemm_v16(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, ws, count, m, n, k, tail)`:
             // maps, scales and shape as the staged-scale launch below, workspace, counters and tail as the
@@ -347,6 +342,11 @@ impl Fp8Gemm {
             // ⌈K/128⌉ rows of M f32 with 128-value boxes.
             return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &sa.dev, &a.scales, &b.scales, &m, &n, &k) };
         }
+        // SAFETY: `fp8_gemm_v1/v2(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k)`: the maps were encoded
+        // for these very buffers (same addresses and shape, checked above) with the boxes the step expects;
+        // the scales have the lengths its scaling needs (an `Fp8Matrix` holds them by construction); the
+        // shape passed the step's rules in `new`; grid (whole clusters, no more than fit at once), block and
+        // shared memory from the descriptor; a cluster step's `.reqnctapercluster` forms the clusters.
         unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales, &m, &n, &k) }
     }
 }
