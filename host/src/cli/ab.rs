@@ -1,9 +1,10 @@
-//! `kernel-lab ab --family sgemm|hgemm|fp8|reduce A B`: two steps head to head, both verified, then
-//! timed interleaved in rounds of blocks (`families::gemm::ab`, `families::fp8::ab`, `families::reduce::ab`).
+//! `kernel-lab ab --family sgemm|hgemm|fp8|reduce|attention A B`: two steps head to head, both verified,
+//! then timed interleaved in rounds of blocks (`families::gemm::ab`, `families::fp8::ab`,
+//! `families::reduce::ab`, `families::attention::ab`).
 use kernel_lab::{
     Error, Result,
     families::{
-        fp8,
+        attention, fp8,
         gemm::{self, AbRow},
         hgemm::{Hgemm, HgemmBf16},
         reduce,
@@ -29,7 +30,7 @@ pub struct AbArgs {
 }
 
 /// `ab`'s usage line.
-pub const AB_USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm|fp8|reduce A B [--rounds R] [--gemm-sizes L | --sizes L (reduce; default 2^28,2^31)] [--reps N] [--warmup N] [--seed S] [--json PATH]";
+pub const AB_USAGE: &str = "usage: kernel-lab ab --family sgemm|hgemm|fp8|reduce|attention A B [--rounds R] [--gemm-sizes L | --sizes L (reduce; default 2^28,2^31) | --attn-sizes L (attention; default its sweep's shapes of the steps' head dim, causal and not)] [--reps N] [--warmup N] [--seed S] [--json PATH]";
 
 /// Parses `ab`'s arguments (after `ab`).
 pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
@@ -56,8 +57,8 @@ pub fn parse_ab(args: &[String]) -> Result<AbArgs> {
     let sizes_given = rest.iter().any(|a| a == "--gemm-sizes");
     let mut o = Options::parse(rest.iter().cloned())?.ok_or_else(|| Error::InvalidInput(USAGE.into()))?;
     let family = match o.families.as_slice() {
-        [f @ (Family::Sgemm | Family::Hgemm | Family::Fp8 | Family::Reduce)] => *f,
-        _ => return Err(Error::InvalidInput(format!("ab needs --family sgemm, hgemm, fp8 or reduce; {USAGE}"))),
+        [f @ (Family::Sgemm | Family::Hgemm | Family::Fp8 | Family::Reduce | Family::Attention)] => *f,
+        _ => return Err(Error::InvalidInput(format!("ab needs --family sgemm, hgemm, fp8, reduce or attention; {USAGE}"))),
     };
     let resolve = |l: &str| steps::resolve_label(l, &[family]).map_err(|e| Error::InvalidInput(format!("ab: {e}")));
     let (a, b) = (resolve(x)?, resolve(y)?);
@@ -102,6 +103,27 @@ pub fn main(args: &[String]) -> i32 {
     println!("GPU: {} (sm_{}{}, {} SMs), commit {}, {}, seed {}", i.name, i.compute_capability.0, i.compute_capability.1, i.sms, commit(), utc_now(), o.seed);
     println!("A/B ({}): A = {}, B = {}, {} rounds", ab.family.name(), ab.steps.0.step, ab.steps.1.step, ab.rounds);
     let (na, nb) = (ab.steps.0.name, ab.steps.1.name);
+    if ab.family == Family::Attention {
+        let find = |n: &str| steps::attention::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not an attention step")));
+        let rows = o.attention_run().and_then(|run| find(na).and_then(|a| find(nb).and_then(|b| attention::ab(&gpu, &run, a, b, ab.rounds))));
+        return match rows {
+            Ok(rows) => {
+                print!("{}", attention::ab_table(&rows));
+                if let Some(path) = &o.json {
+                    let v = serde_json::json!({"gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "family": "attention", "rounds": ab.rounds, "ab": rows});
+                    if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
+                        eprintln!("error: cannot write {path}: {e}");
+                        return 2;
+                    }
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
+    }
     if ab.family == Family::Reduce {
         let find = |n: &str| steps::reduce::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not a reduce step")));
         let rows = find(na).and_then(|a| find(nb).and_then(|b| reduce::ab(&gpu, &o.reduce_run(), a, b, ab.rounds)));
@@ -176,7 +198,9 @@ mod tests {
         assert_eq!((x.steps.0.name, x.steps.1.name, x.rounds, x.options.reps, x.options.gemm_sizes.len()),
                    ("hgemm_block_v3", "hgemm_block_v4", 6, 400, 2));
         assert!(ab(&["--family", "hgemm", "v3"]).unwrap_err().to_string().contains("exactly two step labels"));
-        assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm, hgemm, fp8 or reduce"));
+        assert!(ab(&["v3", "v4"]).unwrap_err().to_string().contains("--family sgemm, hgemm, fp8, reduce or attention"));
+        let a = ab(&["--family", "attention", "a9-d128", "a12-d128", "--attn-sizes", "4x16x4096x128"]).unwrap();
+        assert_eq!((a.steps.0.name, a.steps.1.name, a.options.attention_run().unwrap().shapes.len()), ("attn_a9_d128_f16", "attn_a12_d128_f16", 2));
         let f = ab(&["--family", "fp8", "f15", "f16", "--gemm-sizes", "4096"]).unwrap();
         assert_eq!((f.steps.0.name, f.steps.1.name, f.options.gemm_sizes.clone()), ("fp8_gemm_v15", "fp8_gemm_v16", vec![(4096, 4096, 4096)]));
         let r = ab(&["--family", "reduce", "v6", "v7"]).unwrap();

@@ -21,7 +21,7 @@ use crate::{
         timing::{Stats, time_gpu_budget, time_pair},
         verify,
     },
-    steps::{attention::{Kind, all_of}, gemm::Elem},
+    steps::{attention::{Kind, Step, all_of}, gemm::Elem},
 };
 
 /// The default shapes `(batch, heads, len, head_dim)`, each causal and not: 16K tokens of 16 heads at
@@ -239,6 +239,113 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
         }
     }
     Ok(rows)
+}
+
+/// One row of `kernel-lab ab --family attention`: two fused steps on one shape, both verified, then
+/// timed interleaved in rounds of blocks.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AttnAbRow {
+    /// The shape.
+    pub shape: AttnShape,
+    /// f16 or bf16 (both steps').
+    pub elem: Elem,
+    /// Step A's label and kernel.
+    pub a: (String, String),
+    /// Step B's label and kernel.
+    pub b: (String, String),
+    /// A's and B's times, the ratio, per round too.
+    #[serde(flatten)]
+    pub times: crate::runtime::timing::AbTimes,
+    /// Relative L2 error of A's and B's O against the reference.
+    pub o_err: (f64, f64),
+    /// Relative L2 error of A's and B's log-sum-exp against the reference.
+    pub lse_err: (f64, f64),
+    /// What the errors were measured against (`f64 CPU` or the unfused path).
+    pub reference: String,
+}
+
+/// Fused steps `a` and `b` (one head dim, one element type) on each shape of `o` with their head dim:
+/// Q, K, V from the device RNG, both steps checked against the f64 CPU reference or (beyond
+/// [`CPU_REF_MAX`]) the unfused path's output — O and LSE poisoned first, fully written, within
+/// [`o_tol`] and [`LSE_TOL`] — then timed interleaved in `rounds` rounds of blocks
+/// (`timing::time_pair_rounds`).
+pub fn ab(gpu: &Gpu, o: &AttnRun, a: &'static Step, b: &'static Step, rounds: usize) -> Result<Vec<AttnAbRow>> {
+    use crate::runtime::timing::{AbTimes, time_pair_rounds};
+    for st in [a, b] {
+        if st.kind != Kind::Flash {
+            return Err(Error::InvalidInput(format!("ab: {} is not a fused attention step (the unfused path is every table's baseline)", st.kernel.step)));
+        }
+        if let Some(why) = gpu.cannot_run(&st.kernel) {
+            return Err(Error::InvalidInput(format!("ab: {}: {why}", st.kernel.step)));
+        }
+    }
+    if (a.head_dim, a.elem) != (b.head_dim, b.elem) {
+        return Err(Error::InvalidInput(format!("ab: {} and {} take different head dims or element types: compare steps of one kind", a.kernel.step, b.kernel.step)));
+    }
+    let (d, elem) = (a.head_dim.unwrap_or(0) as usize, a.elem);
+    let shapes: Vec<AttnShape> = o.shapes.iter().copied().filter(|s| s.head_dim == d).collect();
+    if shapes.is_empty() {
+        return Err(Error::InvalidInput(format!("ab: {} runs head dim {d}; no --attn-sizes shape has it", a.kernel.step)));
+    }
+    let mut rows = vec![];
+    for s in shapes {
+        let n = s.elems();
+        let device = 4 * 2 * n as u64 + 2 * 4 * (s.heads_total() * s.len) as u64 + Unfused::extra_bytes(s) + 2 * n as u64;
+        let cpu_ref = s.heads_total() as f64 * (s.len as f64).powi(2) * s.head_dim as f64 <= CPU_REF_MAX;
+        crate::runtime::budget::check(gpu, &format!("attention {s}"), device, if cpu_ref { 8 * 5 * n as u64 } else { 1 << 20 })?;
+        let seed = o.seed ^ (s.len * 131 + s.head_dim * 7 + s.heads_total()) as u64;
+        let rnd = |salt: u64| -> Result<CudaSlice<u16>> { device_check::random(gpu, n, kind(elem), Dist::Symmetric, seed ^ salt) };
+        let (q, k, v) = (rnd(0x51)?, rnd(0x4B)?, rnd(0x56)?);
+        let scale = s.default_scale();
+        let (mut out, mut lse) = (gpu.zeros::<u16>(n)?, gpu.zeros::<f32>(s.heads_total() * s.len)?);
+        let want = if cpu_ref {
+            let f = |x: &CudaSlice<u16>| -> Result<Vec<f64>> { Ok(gpu.download(x)?.into_iter().map(|e| to_f64(elem, e)).collect()) };
+            let (wo, wl) = reference_f64(s, scale as f64, &f(&q)?, &f(&k)?, &f(&v)?);
+            Want::Host(wo, wl)
+        } else {
+            let mut u = Unfused::new(gpu, s, elem)?;
+            let (mut uo, mut ul) = (gpu.zeros::<u16>(n)?, gpu.zeros::<f32>(s.heads_total() * s.len)?);
+            gpu.poison(&mut uo)?;
+            gpu.poison(&mut ul)?;
+            u.run(gpu, scale, &q, &k, &v, &mut uo, &mut ul)?;
+            gpu.sync_after(u.step().kernel.name)?;
+            Want::Device(uo, ul)
+        };
+        let (fa, fb) = (Flash::new(gpu, a)?, Flash::new(gpu, b)?);
+        let mut errs = [(0.0, 0.0); 2];
+        for (i, (st, f)) in [(a, &fa), (b, &fb)].into_iter().enumerate() {
+            gpu.poison(&mut out)?;
+            gpu.poison(&mut lse)?;
+            f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse)?;
+            gpu.sync_after(st.kernel.name)?;
+            errs[i] = compare(gpu, elem, &format!("{} {s}", st.kernel.name), &out, &lse, &want)?;
+            if !(errs[i].0 <= o_tol(elem) && errs[i].1 <= LSE_TOL) {
+                return Err(Error::Verification(format!("{} on {s}: relative L2 error O {:.2e}, LSE {:.2e} (tolerances {:.0e}, {LSE_TOL:.0e})", st.kernel.name, errs[i].0, errs[i].1, o_tol(elem))));
+            }
+        }
+        let per_round = time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |_, second| {
+            if second { fb.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse) } else { fa.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse) }
+        })?;
+        rows.push(AttnAbRow { shape: s, elem, a: (a.kernel.step.into(), a.kernel.name.into()), b: (b.kernel.step.into(), b.kernel.name.into()),
+                              times: AbTimes::from_rounds(per_round), o_err: (errs[0].0, errs[1].0), lse_err: (errs[0].1, errs[1].1),
+                              reference: if cpu_ref { "f64 CPU" } else { "unfused" }.into() });
+    }
+    Ok(rows)
+}
+
+/// [`ab`]'s table: per shape, both medians, B's speed over A's, the per-round spread and the errors.
+pub fn ab_table(rows: &[AttnAbRow]) -> String {
+    use std::fmt::Write as _;
+    let mut t = format!("{:<24} {:<5} {:>13} {:>10} {:>13} {:>10} {:>10} {:>17} {:>8} {:>17}\n", "B x H x L x D", "type", "A", "A ms", "B", "B ms", "B speed/A",
+                        "per round min..max", "B faster", "O err A / B");
+    for r in rows {
+        let (lo, hi, wins) = r.times.spread();
+        let _ = writeln!(t, "{:<24} {:<5} {:>13} {:>10.4} {:>13} {:>10.4} {:>9.4}x {:>8.4}..{:<8.4} {:>4}/{:<3} {:>8.1e} / {:.1e}", r.shape.to_string(),
+                         if r.elem == Elem::Bf16 { "bf16" } else { "f16" }, r.a.0, r.times.a_time.median_ms, r.b.0, r.times.b_time.median_ms, r.times.b_speedup,
+                         lo, hi, wins, r.times.round_speedups.len(), r.o_err.0, r.o_err.1);
+    }
+    t.push_str("B speed/A: A's median time over B's, both timed interleaved in rounds of blocks (ABBA, 30 ms untimed at each switch); per round: the same ratio from each round's two blocks; B faster: rounds where B's block median was lower.\n");
+    t
 }
 
 /// The family's table.
