@@ -32,7 +32,7 @@ fn malformed_options_exit_2_with_a_named_reason() {
         (&["--bogus"], "unknown option `--bogus`"),
         (&["--gemm-sizes", "64x64x1048577"], "GEMM K = 1048577 exceeds 2^20"),
         (&["ab", "--family", "hgemm", "v9"], "exactly two step labels"),
-        (&["ab", "--family", "gemm", "v1", "v2"], "ab needs --family sgemm, hgemm, fp8 or reduce"),
+        (&["ab", "--family", "gemm", "v1", "v2"], "ab needs --family sgemm, hgemm, fp8, reduce or attention"),
         (&["--family", "gemm", "--config", "v9h"], "not an f32-accumulating hgemm step"),
         (&["--config"], "--config needs a value"),
         (&["--family", "gemm", "--dtype", "f8"], "--dtype `f8`: expected f16, bf16 or f32"),

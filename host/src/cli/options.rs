@@ -101,9 +101,10 @@ OPTIONS:
 SUBCOMMANDS:
   layout ...       bank maps, swizzle solver, bank-model checks (no GPU needed; `layout --help`)
   report --json FILE [--out DIR]   rebuild the report (tables + SVG plots) from a saved run's JSON
-  ab --family sgemm|hgemm|fp8|reduce A B [--rounds R] [options]
+  ab --family sgemm|hgemm|fp8|reduce|attention A B [--rounds R] [options]
                    two steps head to head: both verified, then timed interleaved in R rounds of
-                   blocks (default 8; sizes default 4096,8192; --reps caps the total, default 400)
+                   blocks (default 8; sizes default 4096,8192, attention its sweep's shapes of the
+                   steps' head dim; --reps caps the total, default 400)
 
 Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
 model, host logic, PTX checks).
