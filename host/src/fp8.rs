@@ -283,12 +283,9 @@ impl Fp8Gemm {
         let key = Self::key(gpu, step, a, b, c);
         let grid = step.grid(m, n, clusters);
         let stream = if step.stream_k {
-            use layout::hopper::tma_hgemm::{STREAM_K_SLOT_BYTES, stream_k_tail_waves};
+            use layout::hopper::tma_hgemm::{STREAM_K_SLOT_BYTES, stream_k_tail};
             let tiles = (m.div_ceil(step.tile.0 as usize) * n.div_ceil(step.tile.1 as usize)).min(u32::MAX as usize) as u32;
-            // An experiment (session 18): `KERNEL_LAB_FP8_STREAM_K_WAVE=1` streams one full wave with
-            // the tail, so each streamed tile has one or two contributors.
-            let extra_wave = std::env::var("KERNEL_LAB_FP8_STREAM_K_WAVE").is_ok_and(|v| v == "1");
-            let tail = stream_k_tail_waves(tiles, grid, (k as u32).div_ceil(layout::fp8::tiles::BK), extra_wave);
+            let tail = stream_k_tail(tiles, grid, (k as u32).div_ceil(layout::fp8::tiles::BK));
             let slots = if tail > 0 { (grid + tail) as usize } else { 0 };
             let ws_bytes = (slots * STREAM_K_SLOT_BYTES as usize) as u64;
             crate::runtime::budget::check(gpu, &format!("{} stream-K workspace ({slots} slots)", step.kernel.name), ws_bytes, 0)?;
@@ -330,7 +327,7 @@ impl Fp8Gemm {
         }
         if let Some((ws, count, tail)) = &self.stream {
             // SAFETY: `fp8_gemm_v14(tmap_a, tmap_b, tmap_c, scale_a, scale_b, ws, count, m, n, k, tail)`: maps,
-            // scales and shape as below; `tail` from `stream_k_tail_waves` of this very grid and shape (so < 2 · grid,
+            // scales and shape as below; `tail` from `stream_k_tail` of this very grid and shape (so < grid,
             // ≤ tiles, and tail · ⌈k/128⌉ ≥ grid when not 0); `ws` holds (grid + tail) slots of 128·256 f32
             // (a whole allocation: 16-byte aligned) and `count` tail counters, zeroed at allocation and left
             // zero by every launch that completes (each tail tile's last contributor resets its own). Both

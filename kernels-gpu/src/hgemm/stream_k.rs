@@ -133,7 +133,7 @@ pub(crate) unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, m
 
 /// The kernel body of a 128×256 wide step with a stream-K tail (h10 on f16/bf16, FP8's f14 on e4m3),
 /// written once: every CTA walks its whole tiles `g, g + G, … < tiles − tail` as the persistent wide
-/// steps do, then its range of the tail's `tail · k_tiles` K iterations in one to three segments
+/// steps do, then its range of the tail's `tail · k_tiles` K iterations in one or two segments
 /// (`layout::hopper::tma_hgemm::stream_k_*`); a segment's partial goes to its workspace slot
 /// ([`store_partial`]), the two consumer warpgroups take a ticket on the tile's counter
 /// (`split_k::last_split`), and the last contributor adds the other slots ([`add_partial`]), writes C
@@ -152,7 +152,7 @@ pub(crate) unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, m
 /// # Safety
 /// Inside an `unsafe` block of a kernel whose contract is `hgemm_tma_v10`'s (tensor maps of A, B and
 /// C; 384 threads; the step's dynamic shared memory with a 16-byte flag after the C staging; a 1-D
-/// grid; `tail` ≤ the tiles and < twice the grid, `tail · k_tiles ≥` the grid when not 0; `ws` of `(grid +
+/// grid; `tail` ≤ the tiles and < the grid, `tail · k_tiles ≥` the grid when not 0; `ws` of `(grid +
 /// tail)` slots and `count` of `tail` zeroed counters when `tail > 0`, used by no concurrent launch),
 /// the issue and consume expressions as `warp_specialized!`'s producer and consumers require.
 macro_rules! stream_k_wide {
@@ -198,7 +198,7 @@ macro_rules! stream_k_wide {
                 let k_tiles = $k.div_ceil($bk);
                 let (g, ctas) = ($crate::prim::thread::block_idx_x(), $crate::prim::thread::grid_dim_x());
                 let iters = $tail as u64 * k_tiles as u64;
-                let tail = if $tail < 2 * ctas && $tail <= tiles && iters >= ctas as u64 && iters <= u32::MAX as u64 { $tail } else { 0 };
+                let tail = if $tail < ctas && $tail <= tiles && iters >= ctas as u64 && iters <= u32::MAX as u64 { $tail } else { 0 };
                 let whole = tiles - tail;
                 let (lo, hi) = layout::hopper::tma_hgemm::stream_k_range(g, ctas, tail, k_tiles);
             }

@@ -710,15 +710,6 @@ pub const fn stream_k_tail(tiles: u32, ctas: u32, k_tiles: u32) -> u32 {
     if (tail as u64) * (k_tiles as u64) < ctas as u64 || tail as u64 * fill_den > ctas as u64 * fill_num { 0 } else { tail }
 }
 
-/// [`stream_k_tail`] with one full wave before the partial one streamed too when `extra_wave` (a tail
-/// exists only after a full wave, so there is always one to take): each streamed tile then has one or two contributors instead of `ctas / tail`,
-/// so its last contributor reads one or two partials, not many. The tail is then below `2 · ctas` and
-/// a CTA's range crosses at most three tiles. An experiment (`KERNEL_LAB_FP8_STREAM_K_WAVE=1`, FP8 only).
-pub const fn stream_k_tail_waves(tiles: u32, ctas: u32, k_tiles: u32, extra_wave: bool) -> u32 {
-    let tail = stream_k_tail(tiles, ctas, k_tiles);
-    if tail == 0 || !extra_wave || tiles < tail + ctas { tail } else { tail + ctas }
-}
-
 /// The largest tail [`stream_k_tail`] streams, as a fraction of the CTAs: 1/3, between the measured
 /// gain (21%: 1.05–1.06×) and the tail that gained nothing (52%: 1.01× and 0.98× in two calls).
 pub const STREAM_K_MAX_FILL: (u64, u64) = (1, 3);
@@ -726,7 +717,7 @@ pub const STREAM_K_MAX_FILL: (u64, u64) = (1, 3);
 /// CTA `g`'s range `[lo, hi)` of the tail's `tail · k_tiles` K iterations (iteration `i` = K tile
 /// `i mod k_tiles` of tail tile `i / k_tiles`). With at least one iteration per CTA
 /// ([`stream_k_tail`]) every range is non-empty, and with `tail < ctas` none is longer than `k_tiles`,
-/// so a range touches at most two tiles ([`stream_k_tail_waves`]: `tail < 2 · ctas`, at most three).
+/// so a range touches at most two tiles.
 pub const fn stream_k_range(g: u32, ctas: u32, tail: u32, k_tiles: u32) -> (u32, u32) {
     let iters = tail as u64 * k_tiles as u64;
     let ctas = if ctas == 0 { 1 } else { ctas as u64 };
@@ -784,7 +775,7 @@ mod stream_k_tests {
 
     /// Every tail K iteration is computed by exactly one segment; the segments' slots are unique and in
     /// range; each tile's contributors are the segments the summing CTA enumerates; no range is empty
-    /// or touches more than two tiles (three with [`stream_k_tail_waves`]' extra wave).
+    /// or touches more than two tiles.
     #[test]
     fn the_stream_k_tail_is_covered_once_and_summed_from_the_right_slots() {
         let mut checked = 0;
@@ -800,18 +791,16 @@ mod stream_k_tests {
                     }
                     // Every tail the kernel's guard admits (any `tail < ctas` with a K tile per CTA), not
                     // only the ones the rule chooses: the kernel's safety argument rests on these.
-                    // And every tail with one full wave more (`stream_k_tail_waves`), where there is one.
-                    for tail in [tiles % ctas, tiles % ctas + ctas] {
-                    if tail == 0 || tail * k_tiles < ctas || tail > tiles || tail == ctas {
+                    let tail = tiles % ctas;
+                    if tail == 0 || tail * k_tiles < ctas {
                         continue;
                     }
-                    let (max_len, max_segs) = if tail < ctas { (k_tiles, 2) } else { (2 * k_tiles, 3) };
                     let mut covered = vec![0u32; (tail * k_tiles) as usize];
                     let mut slots = vec![false; (ctas + tail) as usize];
                     let mut per_tile: Vec<Vec<u32>> = vec![Vec::new(); tail as usize];
                     for g in 0..ctas {
                         let (lo, hi) = stream_k_range(g, ctas, tail, k_tiles);
-                        assert!(lo < hi && hi - lo <= max_len, "ctas {ctas} k {k_tiles} tiles {tiles} g {g}");
+                        assert!(lo < hi && hi - lo <= k_tiles, "ctas {ctas} k {k_tiles} tiles {tiles} g {g}");
                         let (mut i, mut segs) = (lo, 0);
                         while i < hi {
                             let (t, kt0, kt1) = stream_k_segment(i, hi, k_tiles);
@@ -826,7 +815,7 @@ mod stream_k_tests {
                             i += kt1 - kt0;
                             segs += 1;
                         }
-                        assert!(segs <= max_segs);
+                        assert!(segs <= 2);
                     }
                     assert!(covered.iter().all(|&c| c == 1));
                     for t in 0..tail {
@@ -838,7 +827,6 @@ mod stream_k_tests {
                         assert_eq!(got, want, "tile {t} of ctas {ctas} k {k_tiles} tiles {tiles}");
                     }
                     checked += 1;
-                    }
                 }
             }
         }
@@ -853,9 +841,5 @@ mod stream_k_tests {
         assert_eq!(stream_k_tail(528, 132, 64), 0, "whole waves");
         assert_eq!(stream_k_tail(100, 132, 64), 0, "under one wave: h8/d7's shapes");
         assert_eq!(stream_k_tail(133, 132, 64), 0, "1 tile × 64 K tiles < 132 CTAs");
-        // One full wave more where asked and where there is one (FP8's 2048×11008×4096: 160 tiles).
-        assert_eq!((stream_k_tail_waves(688, 132, 32, true), stream_k_tail_waves(688, 132, 32, false)), (160, 28));
-        assert_eq!(stream_k_tail_waves(512, 132, 32, true), 0, "no tail, no extra wave");
-        assert_eq!(stream_k_tail_waves(160, 132, 32, true), 160, "the one full wave and the tail: every tile");
     }
 }
