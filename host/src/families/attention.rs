@@ -148,6 +148,19 @@ fn compare(gpu: &Gpu, elem: Elem, what: &str, o: &CudaSlice<u16>, lse: &CudaSlic
     }
 }
 
+/// Q, K and V of shape `s` from the device RNG (uniform in [-1, 1), seeded per shape from `seed`), after
+/// checking that the device holds them, the outputs and the unfused path (and the host the CPU
+/// reference where it applies); also whether the CPU reference applies (`B·H·L²·D ≤` [`CPU_REF_MAX`]).
+fn inputs(gpu: &Gpu, s: AttnShape, elem: Elem, seed: u64) -> Result<(CudaSlice<u16>, CudaSlice<u16>, CudaSlice<u16>, bool)> {
+    let n = s.elems();
+    let device = 4 * 2 * n as u64 + 2 * 4 * (s.heads_total() * s.len) as u64 + Unfused::extra_bytes(s) + 2 * n as u64;
+    let cpu_ref = s.heads_total() as f64 * (s.len as f64).powi(2) * s.head_dim as f64 <= CPU_REF_MAX;
+    crate::runtime::budget::check(gpu, &format!("attention {s}"), device, if cpu_ref { 8 * 5 * n as u64 } else { 1 << 20 })?;
+    let seed = seed ^ (s.len * 131 + s.head_dim * 7 + s.heads_total()) as u64;
+    let rnd = |salt: u64| -> Result<CudaSlice<u16>> { device_check::random(gpu, n, kind(elem), Dist::Symmetric, seed ^ salt) };
+    Ok((rnd(0x51)?, rnd(0x4B)?, rnd(0x56)?, cpu_ref))
+}
+
 /// Runs the family: every shape × element type of `o`.
 pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec<AttnRow>> {
     let mut rows = vec![];
@@ -155,12 +168,7 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
         for &elem in &o.elems {
             progress(&format!("attention {s} {elem:?}"));
             let n = s.elems();
-            let device = 4 * 2 * n as u64 + 2 * 4 * (s.heads_total() * s.len) as u64 + Unfused::extra_bytes(s) + 2 * n as u64;
-            let cpu_ref = s.heads_total() as f64 * (s.len as f64).powi(2) * s.head_dim as f64 <= CPU_REF_MAX;
-            crate::runtime::budget::check(gpu, &format!("attention {s}"), device, if cpu_ref { 8 * 5 * n as u64 } else { 1 << 20 })?;
-            let seed = o.seed ^ (s.len * 131 + s.head_dim * 7 + s.heads_total()) as u64;
-            let rnd = |salt: u64| -> Result<CudaSlice<u16>> { device_check::random(gpu, n, kind(elem), Dist::Symmetric, seed ^ salt) };
-            let (q, k, v) = (rnd(0x51)?, rnd(0x4B)?, rnd(0x56)?);
+            let (q, k, v, cpu_ref) = inputs(gpu, s, elem, o.seed)?;
             let scale = s.default_scale();
             let (mut out, mut lse) = (gpu.zeros::<u16>(n)?, gpu.zeros::<f32>(s.heads_total() * s.len)?);
             let reference = if cpu_ref { "f64 CPU" } else { "unfused" };
@@ -290,12 +298,7 @@ pub fn ab(gpu: &Gpu, o: &AttnRun, a: &'static Step, b: &'static Step, rounds: us
     let mut rows = vec![];
     for s in shapes {
         let n = s.elems();
-        let device = 4 * 2 * n as u64 + 2 * 4 * (s.heads_total() * s.len) as u64 + Unfused::extra_bytes(s) + 2 * n as u64;
-        let cpu_ref = s.heads_total() as f64 * (s.len as f64).powi(2) * s.head_dim as f64 <= CPU_REF_MAX;
-        crate::runtime::budget::check(gpu, &format!("attention {s}"), device, if cpu_ref { 8 * 5 * n as u64 } else { 1 << 20 })?;
-        let seed = o.seed ^ (s.len * 131 + s.head_dim * 7 + s.heads_total()) as u64;
-        let rnd = |salt: u64| -> Result<CudaSlice<u16>> { device_check::random(gpu, n, kind(elem), Dist::Symmetric, seed ^ salt) };
-        let (q, k, v) = (rnd(0x51)?, rnd(0x4B)?, rnd(0x56)?);
+        let (q, k, v, cpu_ref) = inputs(gpu, s, elem, o.seed)?;
         let scale = s.default_scale();
         let (mut out, mut lse) = (gpu.zeros::<u16>(n)?, gpu.zeros::<f32>(s.heads_total() * s.len)?);
         let want = if cpu_ref {
