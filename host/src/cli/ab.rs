@@ -10,7 +10,7 @@ use kernel_lab::{
         reduce,
         sgemm::Sgemm,
     },
-    runtime::gpu::Gpu,
+    runtime::gpu::{DeviceInfo, Gpu},
     steps::{self, Family, KernelInfo, fp8 as fp8_steps, hgemm, sgemm},
 };
 
@@ -106,44 +106,12 @@ pub fn main(args: &[String]) -> i32 {
     if ab.family == Family::Attention {
         let find = |n: &str| steps::attention::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not an attention step")));
         let rows = o.attention_run().and_then(|run| find(na).and_then(|a| find(nb).and_then(|b| attention::ab(&gpu, &run, a, b, ab.rounds))));
-        return match rows {
-            Ok(rows) => {
-                print!("{}", attention::ab_table(&rows));
-                if let Some(path) = &o.json {
-                    let v = serde_json::json!({"gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "family": "attention", "rounds": ab.rounds, "ab": rows});
-                    if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
-                        eprintln!("error: cannot write {path}: {e}");
-                        return 2;
-                    }
-                }
-                0
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                1
-            }
-        };
+        return report(&ab, i, rows, attention::ab_table);
     }
     if ab.family == Family::Reduce {
         let find = |n: &str| steps::reduce::STEPS.iter().find(|s| s.kernel.name == n).ok_or_else(|| Error::InvalidInput(format!("{n} is not a reduce step")));
         let rows = find(na).and_then(|a| find(nb).and_then(|b| reduce::ab(&gpu, &o.reduce_run(), a, b, ab.rounds)));
-        return match rows {
-            Ok(rows) => {
-                print!("{}", reduce::ab_table(&rows));
-                if let Some(path) = &o.json {
-                    let v = serde_json::json!({"gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "family": "reduce", "rounds": ab.rounds, "ab": rows});
-                    if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
-                        eprintln!("error: cannot write {path}: {e}");
-                        return 2;
-                    }
-                }
-                0
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                1
-            }
-        };
+        return report(&ab, i, rows, reduce::ab_table);
     }
     let rows = (|| -> Result<Vec<AbRow>> {
         match ab.family {
@@ -166,11 +134,18 @@ pub fn main(args: &[String]) -> i32 {
             }
         }
     })();
+    report(&ab, i, rows, gemm::ab_table)
+}
+
+/// Prints `rows` as `table` lays them out and, with `--json`, writes them with the GPU, commit, date,
+/// seed, family and rounds; returns the exit code (0; 1 if the A/B failed; 2 if the JSON cannot be written).
+fn report<R: serde::Serialize>(ab: &AbArgs, gpu: &DeviceInfo, rows: Result<Vec<R>>, table: fn(&[R]) -> String) -> i32 {
+    let o = &ab.options;
     match rows {
         Ok(rows) => {
-            print!("{}", gemm::ab_table(&rows));
+            print!("{}", table(&rows));
             if let Some(path) = &o.json {
-                let v = serde_json::json!({"gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "family": ab.family.name(),
+                let v = serde_json::json!({"gpu": gpu, "commit": commit(), "date": utc_now(), "seed": o.seed, "family": ab.family.name(),
                                            "rounds": ab.rounds, "ab": rows});
                 if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
                     eprintln!("error: cannot write {path}: {e}");
