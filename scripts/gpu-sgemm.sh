@@ -38,7 +38,7 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
 fi
 if has ptxas && command -v ptxas >/dev/null; then
   ptxas -arch=sm_90a -v $C/kernels_sm_90a.ptx -o /tmp/sm90a.cubin 2> /tmp/ptxas.txt
-  grep -E "sgemm_v1[1-7]" -A3 /tmp/ptxas.txt | grep -E "Compiling|registers|spill" | tee -a "$OUT/sgemm.txt"
+  grep -E "sgemm_v1[1-9]" -A3 /tmp/ptxas.txt | grep -E "Compiling|registers|spill" | tee -a "$OUT/sgemm.txt"
 fi
 if has steps; then
   echo "== steps head to head ==" | tee -a "$OUT/sgemm.txt"

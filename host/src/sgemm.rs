@@ -15,13 +15,17 @@
 //! * `v15` (32×128 tiles, 64 threads, six blocks per SM, K split into a zeroed C) for `M ≤`
 //!   [`QUARTER_TILE_MAX_M`] above that — 32×4096² 84.6% (v13 72%, v14 64%) — and where v14's grid would
 //!   fill under half the SMs ([`v14_starves`]: 512³, 64 blocks: v15 75%, v13 70%, v14 66%).
-//! * `v16` (v14's 64×128 tiles, 128 threads, three blocks per SM, K split into a zeroed C, edge tiles
-//!   clamped) for `M ≤` [`HALF_TILE_MAX_M`] where the 128×128 tiles are fewer than the SMs: v14 had 48
-//!   / 64 / 128 / 256 / 512 × 4096² at 83 / 84–85 / 84–86 / 89–90 / 93% (v12 51 / 51 / 75 / 78 / 82%);
-//!   v16 is v14 on interior tiles and 1.00–1.02× it elsewhere (`call4-sgemm-v16`: 127×8191×1024 1.02×).
-//! * `v12` (128×128 tiles, K split) where those tiles are few enough to split and M is larger: 1000³
-//!   73%, 1024³ 88–89% (v14 71–74%, 85–87%).
+//! * `v19` (v14's 64×128 tiles, 128 threads, three blocks per SM, K split into a zeroed C while the
+//!   tiles are few or K is deep, every tile on the interior loop from a clamped base) wherever the
+//!   128×128 tiles are fewer than [`V19_MAX_TILES_PER_SM`] × the SMs, otherwise left to `v11`
+//!   (`results/2026-11-25-h100-session19/`, calls 4 and 6): 1000³ 84% (v12 74%, v16 74–75%), 1024³
+//!   94% (v12 88%), 1536³ 89% (v11 68%, v12 60%), 127×8191×1024 84% (v16 72%), 768³ 88% (v12 88%),
+//!   48–512 × 4096² as v16 (1.00×, which was v14 there: 83–93%); but 2000³ 84.5% and 2048³ 81% against
+//!   v11's 88% and 91% (256 tiles of 128×128: v11's two blocks per SM fill the GPU).
 //! * `v11` otherwise (the tiles fill the GPU: 2048³ and 4096³ 91%).
+//!
+//! `v12` (128×128 tiles, K split) and `v16` are no longer chosen: v19 is as fast or faster wherever they
+//! were (`--config v12` still runs them).
 //!
 //! Every step takes every shape (edges predicated), so nothing is padded; a forced step that cannot take
 //! the shape (v10: K and N multiples of 4) is refused naming the rule.
@@ -42,10 +46,11 @@ pub const SKINNY_MAX_M: usize = 16;
 /// v13 72%, v14 64%; at 48 v14 80%, v15 72.5%).
 pub const QUARTER_TILE_MAX_M: usize = 32;
 
-/// The largest M [`default_step`] gives to `v16` (v14's 64×128 tiles) rather than `v12` (128×128) when the
-/// 128×128 tiles are fewer than the SMs: v14 won at M = 48–512 on 4096² (83–93% against v12's 51–82%),
-/// v12 at 1000³ / 1024³ (73–89% against 71–87%; `call3-v14`, `call4-k-tail`).
-pub const HALF_TILE_MAX_M: usize = 512;
+/// [`default_step`] gives a shape past v13 and v15 to `v19` while its 128×128 tiles are fewer than
+/// `V19_MAX_TILES_PER_SM · SMs` (v11's two blocks per SM fill the GPU from about one tile per block:
+/// 256 tiles at 2000³ and 2048³, where v11 ran 88 / 91% and v19 84.5 / 81%; 144 at 1536³, where v19 ran
+/// 89% and v11 68%). The boundary between 144 and 256 tiles is not measured; 1.5 per SM splits it.
+pub const V19_MAX_TILES_PER_SM: (u64, u64) = (3, 2);
 
 /// Whether v14's grid (64×128 tiles × splits) would fill under half of the `sms` SMs.
 pub fn v14_starves(s: Shape, sms: u32) -> bool {
@@ -57,16 +62,14 @@ pub fn v14_starves(s: Shape, sms: u32) -> bool {
 
 /// The default SGEMM step for `s` on a GPU with `sms` SMs (the module doc gives the measurements).
 pub fn default_step(s: Shape, sms: u32) -> &'static Step {
-    let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
+    let (m, n) = (s.m as u32, s.n as u32);
     let tiles_128 = m.div_ceil(layout::sgemm::BM) as u64 * n.div_ceil(layout::sgemm::BN) as u64;
     if s.m <= SKINNY_MAX_M {
         &steps::V13
     } else if s.m <= QUARTER_TILE_MAX_M || v14_starves(s, sms) {
         &steps::V15
-    } else if s.m <= HALF_TILE_MAX_M && tiles_128 < sms as u64 {
-        &steps::V16
-    } else if steps::V12.split_k(m, n, k, sms, 1).0 > 1 {
-        &steps::V12
+    } else if V19_MAX_TILES_PER_SM.1 * tiles_128 < V19_MAX_TILES_PER_SM.0 * sms as u64 {
+        &steps::V19
     } else {
         &steps::V11
     }
@@ -142,9 +145,12 @@ mod tests {
     fn the_choice_follows_the_measured_ranges() {
         for (m, n, k, want) in [
             (1, 4096, 4096, "v13"), (16, 4096, 4096, "v13"), (17, 4096, 4096, "v15"), (32, 4096, 4096, "v15"), (16, 14336, 4096, "v13"), (1, 4096, 14336, "v13"),
-            (512, 512, 512, "v15"), (16, 512, 512, "v13"), (768, 768, 768, "v12"), (48, 4096, 4096, "v16"), (64, 4096, 4096, "v16"), (128, 4096, 4096, "v16"), (256, 4096, 4096, "v16"),
-            (127, 8191, 1024, "v16"), (1000, 1000, 1000, "v12"), (1024, 1024, 1024, "v12"), (512, 4096, 4096, "v16"), (300, 300, 200, "v15"),
-            (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"), (1100, 2100, 100, "v11"),
+            (512, 512, 512, "v15"), (16, 512, 512, "v13"), (768, 768, 768, "v19"), (48, 4096, 4096, "v19"), (64, 4096, 4096, "v19"), (128, 4096, 4096, "v19"), (256, 4096, 4096, "v19"),
+            (127, 8191, 1024, "v19"), (1000, 1000, 1000, "v19"), (1024, 1024, 1024, "v19"), (512, 4096, 4096, "v19"), (300, 300, 200, "v15"),
+            (1536, 1536, 1536, "v19"), (2000, 2000, 2000, "v11"), (1100, 2100, 100, "v19"),
+            (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"),
+            // The boundary: 197 tiles of 128×128 (< 198 = 1.5 · 132) go to v19, 198 to v11.
+            (128 * 197, 128, 512, "v19"), (128 * 198, 128, 512, "v11"),
         ] {
             assert_eq!(label(m, n, k), want, "{m}x{n}x{k}");
         }

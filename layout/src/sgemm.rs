@@ -99,6 +99,24 @@ pub fn at(l: &Padded, row: u32, col: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn v19_stops_splitting_shallowly_once_the_tiles_fill_three_quarters_of_the_sms() {
+        let r = |m, n, k| split_k_tiles_when_full(m, n, k, 132, 64, 128, V19_SPLIT.0, V19_SPLIT.1, V19_FULL_DEPTH, 16);
+        // 128 tiles (≥ 99 = ¾ of 132): K = 1000 cannot take a split of 640, K = 2000 takes three of 672.
+        assert_eq!(r(1000, 1000, 1000), (1, 1000));
+        assert_eq!(r(1024, 1024, 1024), (1, 1024));
+        assert_eq!(r(127, 8191, 1024), (1, 1024));
+        assert_eq!(r(1000, 1000, 2000), (3, 672));
+        // Under ¾ of the SMs: v14's rule, unchanged (32 tiles: 12 splits of 352; 80 tiles: 4 of 512).
+        assert_eq!(r(64, 4096, 4096), split_k_tiles(64, 4096, 4096, 132, 64, 128, 3, 256, 16));
+        assert_eq!(r(64, 4096, 4096), (12, 352));
+        assert_eq!(r(640, 1024, 2048), (4, 512));
+        // The threshold itself: 99 tiles split as when full, 98 as v14.
+        assert_eq!(r(64 * 99, 128, 1024), (1, 1024));
+        assert_eq!(r(64 * 98, 128, 1024), split_k_tiles(64 * 98, 128, 1024, 132, 64, 128, 3, 256, 16));
+        assert!(r(64 * 98, 128, 1024).0 > 1);
+    }
+
     use super::*;
     use crate::bank::{self, Op};
 
@@ -340,6 +358,32 @@ pub const fn split_k_tiles(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u3
     }
     let k_split = multiple * k.div_ceil(s).div_ceil(multiple);
     (k.div_ceil(k_split), k_split)
+}
+
+/// v19's split rule: v14's `(3, 256)` while the 64×128 tiles are fewer than ¾ of the SMs; from ¾ on,
+/// no split shallower than [`V19_FULL_DEPTH`] (`split_k_tiles_when_full`).
+pub const V19_SPLIT: (u32, u32) = V14_SPLIT;
+
+/// v19: the shallowest split once the tiles reach ¾ of the SMs. Measured (H100, session 19, v19 at three
+/// blocks per SM): with 112–128 tiles three splits of ~340 lose to none at K ≈ 1000 (1000³ 72 → 63 µs,
+/// 896×1024×1024 64 → 62, 127×8191×1024 80 → 69) and two of 512 lose too (896×1024×1024 68 µs), while
+/// three splits of ~680 win at K = 2000–2048 (1000×1000×2000 112 against 116 µs, 640 / 768 × 1280 × 2048
+/// 107 / 112 against 118); below ¾ splitting wins at any depth (640×1024×2048, 80 tiles: 85 against 119 µs).
+pub const V19_FULL_DEPTH: u32 = 640;
+
+/// [`split_k_tiles`] with the shallowest split raised to `full_depth` once the tiles reach ¾ of the SMs
+/// (v19): where the tiles nearly fill the GPU a split only adds warps per SM, and a shallow one costs more
+/// (its prologue, the zeroed C and the atomic adds) than they save.
+///
+/// ```text
+/// tiles = ⌈m/rows⌉·⌈n/cols⌉;  depth = full_depth if 4·tiles ≥ 3·sms else min_depth;  then split_k_tiles
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub const fn split_k_tiles_when_full(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, blocks_per_sm: u32, min_depth: u32, full_depth: u32,
+                                     multiple: u32) -> (u32, u32) {
+    let tiles = m.div_ceil(rows) as u64 * n.div_ceil(cols) as u64;
+    let depth = if 4 * tiles >= 3 * sms as u64 { full_depth } else { min_depth };
+    split_k_tiles(m, n, k, sms, rows, cols, blocks_per_sm, depth, multiple)
 }
 
 /// v13 ("skinny", small M): the most rows of C one block computes; a thread keeps `≤ 16 × 4` sums.

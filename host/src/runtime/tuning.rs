@@ -38,7 +38,7 @@ fn parse_split_pair(v: Option<&str>) -> Option<(u32, u32)> {
 }
 
 /// For sweeping only: `KERNEL_LAB_SGEMM_FIXED_SPLIT=B,D` (ranges as `KERNEL_LAB_SGEMM_SPLIT`) replaces
-/// the `(blocks per SM, shallowest split)` of **every** SGEMM step with a fixed split rule (v13–v18;
+/// the `(blocks per SM, shallowest split)` of **every** SGEMM step with a fixed split rule (v13–v19;
 /// run one step at a time); unset, each step keeps its own measured rule.
 pub fn sgemm_fixed_split() -> Option<(u32, u32)> {
     static S: std::sync::OnceLock<Option<(u32, u32)>> = std::sync::OnceLock::new();

@@ -101,6 +101,18 @@ pub enum SplitRule {
         /// The depth multiple.
         multiple: u32,
     },
+    /// `Fixed` with the shallowest split raised to `full_depth` once the tiles reach ¾ of the SMs
+    /// (v19: `layout::sgemm::split_k_tiles_when_full`).
+    FixedWhenFull {
+        /// Target blocks per SM.
+        blocks_per_sm: u32,
+        /// The shallowest split while the tiles are under ¾ of the SMs.
+        min_depth: u32,
+        /// The shallowest split from ¾ on.
+        full_depth: u32,
+        /// The depth multiple.
+        multiple: u32,
+    },
 }
 
 /// The kernel's parameters.
@@ -219,6 +231,14 @@ impl<T> GemmStep<T> {
                     SplitRule::Fixed { blocks_per_sm, min_depth, multiple } => {
                         let (b, d) = crate::runtime::tuning::sgemm_fixed_split().unwrap_or((blocks_per_sm, min_depth));
                         (b, d, multiple)
+                    }
+                    SplitRule::FixedWhenFull { blocks_per_sm, min_depth, full_depth, multiple } => {
+                        // The sweep's override replaces the whole rule, as for `Fixed`.
+                        if let Some((b, d)) = crate::runtime::tuning::sgemm_fixed_split() {
+                            (b, d, multiple)
+                        } else {
+                            return layout::sgemm::split_k_tiles_when_full(m, n, k, sms, rows, cols, blocks_per_sm, min_depth, full_depth, multiple);
+                        }
                     }
                 };
                 layout::sgemm::split_k_tiles(m, n, k, sms, rows, cols, b, d, multiple)

@@ -1,5 +1,5 @@
 //! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
-use layout::sgemm::{BK_WIDE, BM, BN, V14_ROWS, V14_SPLIT, V15_ROWS, V15_SPLIT, V17_SMEM_BYTES, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+use layout::sgemm::{BK_WIDE, BM, BN, V14_ROWS, V14_SPLIT, V19_FULL_DEPTH, V19_SPLIT, V15_ROWS, V15_SPLIT, V17_SMEM_BYTES, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
@@ -195,8 +195,20 @@ pub const V18: Step = {
     s
 };
 
+/// v19: v16's grid and launch bounds, every tile on the launch's one loop; its split rule stops
+/// splitting shallowly once the tiles reach ¾ of the SMs (`layout::sgemm::V19_FULL_DEPTH`).
+pub const V19: Step = {
+    let mut s = V16;
+    s.grid = Grid::TilesSplitK { rows: V14_ROWS, cols: BN,
+                                 rule: SplitRule::FixedWhenFull { blocks_per_sm: V19_SPLIT.0, min_depth: V19_SPLIT.1, full_depth: V19_FULL_DEPTH, multiple: BK_WIDE } };
+    s.kernel.name = "sgemm_v19";
+    s.kernel.step = "v19";
+    s.kernel.about = "v16 with one loop per launch: any edge tile in the shape and every tile runs the clamped loop";
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19];
 
 #[cfg(test)]
 mod tests {

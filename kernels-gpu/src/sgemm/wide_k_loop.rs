@@ -53,11 +53,18 @@ impl Interior {
     /// N (their products reach only rows and columns of C that are never stored), B element by element
     /// when N is off 4 — and the last partial stage predicated as under `K_TAIL`.
     pub(crate) const CLAMP: u8 = 4;
+    /// `YES`'s loop (K % 16 == 0, N % 4 == 0) on any tile, its base row and column clamped into the
+    /// matrices once (`min(row, M − 1)`, `min(col, N − 4)`): an edge tile runs the interior tiles'
+    /// instructions (v19), its rows and columns past M and N computing products that are never stored.
+    pub(crate) const YES_CLAMPED: u8 = 5;
+    /// `K_TAIL`'s loop (K % 4 == 0, N % 4 == 0) with `YES_CLAMPED`'s clamped base on any tile (v19).
+    pub(crate) const K_TAIL_CLAMPED: u8 = 6;
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
 /// guarantees what the run-time test checks (`m0 + ROWS ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`);
-/// with `K_TAIL`, the same with `K % 4 == 0` in place of `K % 16 == 0` (and any `k_end`).
+/// with `K_TAIL`, the same with `K % 4 == 0` in place of `K % 16 == 0` (and any `k_end`); with
+/// `YES_CLAMPED` / `K_TAIL_CLAMPED` those guarantees but for the tile's place (any tile).
 /// Over the K range `k_begin .. k_end` (v7–v11: `0 .. K`), the results stored (`ADD = false`) or added
 /// to C with `red.global.add.f32` (`ADD = true`: v12's split-K, C zeroed before the launch). The block
 /// computes `ROWS × 128` of C with `2·ROWS` threads: `ROWS = 128` (v7–v12: 8 warps), 64 (v14: the
@@ -66,8 +73,8 @@ impl Interior {
 ///
 /// # Safety
 /// As [`block_tile`] with `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of shared memory,
-/// plus that guarantee for `MODE == Interior::YES` (and `k_end % 16 == 0` then) or `K_TAIL`, and `K % 4 == 0`
-/// for `CLAMP`; `k_begin % 16 == 0`,
+/// plus that guarantee for `MODE == Interior::YES` or `YES_CLAMPED` (and `k_end % 16 == 0` then) or
+/// `K_TAIL` / `K_TAIL_CLAMPED`, and `K % 4 == 0` for `CLAMP`; `k_begin % 16 == 0`,
 /// `k_begin < k_end <= K`; with `ADD`, nothing but these adds touches C meanwhile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -95,14 +102,16 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
     // n0 + 128 <= N, N % 4 == 0, and K % 16 == 0 — or, under K_TAIL, K % 4 == 0 with only the stages
     // that end at or before k_end unpredicated — so every float4 is in bounds and 16-byte aligned;
     // under CLAMP the full stages' rows min(row, M − 1) and columns min(col, N − 4) (N % 4 == 0) or
-    // min(col + c, N − 1) are inside, k < k_end ≤ K, and K % 4 == 0 aligns A's float4s),
+    // min(col + c, N − 1) are inside, k < k_end ≤ K, and K % 4 == 0 aligns A's float4s; under
+    // YES_CLAMPED / K_TAIL_CLAMPED the interior loop's loads from row min(row, M − 1) and column
+    // min(col, N − 4), inside and aligned by the same argument with N % 4 == 0),
     // uniform loop bounds (every thread reaches every barrier), and a stage is rewritten only after the
     // barrier that ends the reads of it.
     unsafe {
         // Uniform per block: the tile (and, but for K_TAIL's last stage, the K range) is inside and
         // 16-byte aligned.
         let interior = match MODE {
-            Interior::YES | Interior::K_TAIL => true,
+            Interior::YES | Interior::K_TAIL | Interior::YES_CLAMPED | Interior::K_TAIL_CLAMPED => true,
             Interior::NO | Interior::CLAMP => false,
             _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
@@ -111,7 +120,8 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
         let fetch = |k0: u32| -> [[f32; 4]; LOADS] {
             let mut v = [[0.0f32; 4]; LOADS];
             // K_TAIL: a stage is unpredicated when it ends inside the K range (uniform per block).
-            let unpredicated = if MODE == Interior::K_TAIL || MODE == Interior::CLAMP { k0 + BK_WIDE <= k_end } else { interior };
+            let tail_test = MODE == Interior::K_TAIL || MODE == Interior::CLAMP || MODE == Interior::K_TAIL_CLAMPED;
+            let unpredicated = if tail_test { k0 + BK_WIDE <= k_end } else { interior };
             if unpredicated && MODE == Interior::CLAMP {
                 // A full stage of an edge tile: A's row and B's columns clamped into the matrices (K % 4
                 // == 0, so A's float4 is aligned; B's is when N % 4 == 0, else 4 scalar loads).
@@ -128,8 +138,14 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
                     };
                 }});
             } else if unpredicated {
-                let ga = a.add((m0 + am) as usize * k as usize + (k0 + ak) as usize);
-                let gb = b.add((k0 + bk) as usize * n as usize + (n0 + bn4) as usize);
+                // The tile's row and column of this thread's loads (v19: clamped into M and N).
+                let (row, col) = if MODE == Interior::YES_CLAMPED || MODE == Interior::K_TAIL_CLAMPED {
+                    ((m0 + am).min(m - 1), (n0 + bn4).min(n - 4))
+                } else {
+                    (m0 + am, n0 + bn4)
+                };
+                let ga = a.add(row as usize * k as usize + (k0 + ak) as usize);
+                let gb = b.add((k0 + bk) as usize * n as usize + col as usize);
                 if LOADS == 4 {
                     (v[0], v[1], v[2], v[3]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)),
                                                 ld_global_nc_v4_f32(gb), ld_global_nc_v4_f32(gb.add(8 * n as usize)));
@@ -266,7 +282,8 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
 /// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
 /// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], with `CLAMP` v16's [`Interior::CLAMP`] for
 /// edge tiles and N off 4, or predicated), storing its sums (one split) or adding them to a zeroed C
-/// (several).
+/// (several). With `UNIFORM` (v19) the case is the launch's, not the tile's: every block runs the same
+/// loop.
 ///
 /// # Safety
 /// Grid `(⌈N/128⌉, ⌈M/ROWS⌉ · splits)` with `splits = ⌈K / k_split⌉` and `k_split` a positive multiple
@@ -275,9 +292,13 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
 /// nothing else.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
-                                                                                        k_split: u32) {
+pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool, const UNIFORM: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
+                                                                                                             n: u32, k: u32, k_split: u32) {
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
+    if UNIFORM {
+        // SAFETY: forwarded (the caller's contract is split_k_tile's).
+        return unsafe { uniform_tile::<ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) };
+    }
     let inside = bm * ROWS + ROWS <= m && bn * BN + BN <= n && n % 4 == 0;
     let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES,
@@ -297,6 +318,41 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
             (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::CLAMP, true) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+        }
+    }
+}
+
+/// v19's half of [`split_k_tile`]: one loop for the whole launch. With N % 4 == 0 every tile, inside or
+/// not, runs the interior loop from a clamped base (`YES_CLAMPED` when K and the range end are multiples
+/// of 16, else `K_TAIL_CLAMPED` with K % 4 == 0; the clamp is a no-op inside M and N); N off 4 runs
+/// `CLAMP` on every tile (each one is an edge tile then), K off 4 the predicated loop.
+///
+/// # Safety
+/// As [`split_k_tile`], for the block `(bm, bn, k_begin .. k_end)` of [`split_k_block`] in a grid of
+/// `splits` K ranges.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32,
+                                                            k_begin: u32, k_end: u32, splits: u32) {
+    let mode = match (n % 4 == 0, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
+        (true, true, _) => Interior::YES_CLAMPED,
+        (true, false, true) => Interior::K_TAIL_CLAMPED,
+        (false, _, true) => Interior::CLAMP,
+        _ => Interior::NO,
+    };
+    // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
+    // shared memory); the clamped loops only with N % 4 == 0 and K as YES (K, k_end % 16 == 0) or K_TAIL
+    // (K % 4 == 0) need it, CLAMP only with K % 4 == 0; with several splits every block only adds to C.
+    unsafe {
+        match (mode, splits > 1) {
+            (Interior::YES_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, false) => block_tile_as::<WarpTiled, { Interior::CLAMP }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, true) => block_tile_as::<WarpTiled, { Interior::CLAMP }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }

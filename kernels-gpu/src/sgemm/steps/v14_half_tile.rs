@@ -36,7 +36,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 pub unsafe extern "ptx-kernel" fn sgemm_v14(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64: 128 threads, the shared memory above;
     // its sixth parameter is the float4s each thread fetches per stage, 2 of A + 4 of B).
-    unsafe { split_k_tile::<ROWS, 6, false>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, false, false>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM: at most 168 registers (v12 uncapped used 155–167).

@@ -36,7 +36,7 @@ use layout::sgemm::V15_ROWS as ROWS;
 pub unsafe extern "ptx-kernel" fn sgemm_v15(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 32: 64 threads, the shared memory above;
     // 10 float4s fetched per thread and stage, 2 of A + 8 of B).
-    unsafe { split_k_tile::<ROWS, 10, false>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 10, false, false>(a, b, c, m, n, k, k_split) }
 }
 
 // Six blocks of 64 threads per SM: at most 168 registers, as v14.

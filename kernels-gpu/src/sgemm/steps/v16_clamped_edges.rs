@@ -34,7 +34,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 pub unsafe extern "ptx-kernel" fn sgemm_v16(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64, as v14; CLAMP only with K % 4 == 0,
     // which split_k_tile checks).
-    unsafe { split_k_tile::<ROWS, 6, true>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, true, false>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v14.
