@@ -22,7 +22,10 @@
 //!   94% (v12 88%), 1536³ 89% (v11 68%, v12 60%), 127×8191×1024 84% (v16 72%), 768³ 88% (v12 88%),
 //!   48–512 × 4096² as v16 (1.00×, which was v14 there: 83–93%); but 2000³ 84.5% and 2048³ 81% against
 //!   v11's 88% and 91% (256 tiles of 128×128: v11's two blocks per SM fill the GPU).
-//! * `v11` otherwise (the tiles fill the GPU: 2048³ and 4096³ 91%).
+//! * Otherwise (the tiles fill the GPU) `v11` where every 128×128 tile is inside M and N (2048³ and
+//!   4096³ 91%), `v20` where some is not (v11 with v19's one loop per launch; `call10`: 1.079× v11 at
+//!   2000³, 1.050× at 1500×3000×2048, 1.03× at 2050²×2048, 0.999× at 4000³, and 0.993× at the aligned
+//!   2048³, where the clamp only adds instructions).
 //!
 //! `v12` (128×128 tiles, K split) and `v16` are no longer chosen: v19 is as fast or faster wherever they
 //! were (`--config v12` still runs them).
@@ -70,6 +73,8 @@ pub fn default_step(s: Shape, sms: u32) -> &'static Step {
         &steps::V15
     } else if V19_MAX_TILES_PER_SM.1 * tiles_128 < V19_MAX_TILES_PER_SM.0 * sms as u64 {
         &steps::V19
+    } else if m % layout::sgemm::BM != 0 || n % layout::sgemm::BN != 0 {
+        &steps::V20
     } else {
         &steps::V11
     }
@@ -147,10 +152,10 @@ mod tests {
             (1, 4096, 4096, "v13"), (16, 4096, 4096, "v13"), (17, 4096, 4096, "v15"), (32, 4096, 4096, "v15"), (16, 14336, 4096, "v13"), (1, 4096, 14336, "v13"),
             (512, 512, 512, "v15"), (16, 512, 512, "v13"), (768, 768, 768, "v19"), (48, 4096, 4096, "v19"), (64, 4096, 4096, "v19"), (128, 4096, 4096, "v19"), (256, 4096, 4096, "v19"),
             (127, 8191, 1024, "v19"), (1000, 1000, 1000, "v19"), (1024, 1024, 1024, "v19"), (512, 4096, 4096, "v19"), (300, 300, 200, "v15"),
-            (1536, 1536, 1536, "v19"), (2000, 2000, 2000, "v11"), (1100, 2100, 100, "v19"),
+            (1536, 1536, 1536, "v19"), (2000, 2000, 2000, "v20"), (4000, 4000, 4000, "v20"), (2048, 2050, 2048, "v20"), (1100, 2100, 100, "v19"),
             (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"),
             // The boundary: 197 tiles of 128×128 (< 198 = 1.5 · 132) go to v19, 198 to v11.
-            (128 * 197, 128, 512, "v19"), (128 * 198, 128, 512, "v11"),
+            (128 * 197, 128, 512, "v19"), (128 * 198, 128, 512, "v11"), (128 * 198 - 1, 128, 512, "v20"),
         ] {
             assert_eq!(label(m, n, k), want, "{m}x{n}x{k}");
         }

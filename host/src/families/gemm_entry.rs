@@ -41,11 +41,12 @@ pub const CHECK_SHAPES: &[(usize, usize, usize)] = &[(1, 1, 1), (7, 13, 1), (1, 
 
 /// The f32 sweep (`--dtype f32` without `--gemm-sizes`): decode and small prefill on 4096² weights
 /// (M = 1 … 512), the 7B projections at M = 1 and 16, a skinny and the odd and small squares where
-/// SGEMM's 128×128 tiles are few (127×8191×1024, 512³, 1000³, 1024³), and 2048³, 4096³.
+/// SGEMM's 128×128 tiles are few (127×8191×1024, 512³, 1000³, 1024³), 2048³, 4096³, and (session 19)
+/// the large ragged square 4000³.
 pub const SWEEP_F32: &[(usize, usize, usize)] = &[
     (1, 4096, 4096), (4, 4096, 4096), (16, 4096, 4096), (32, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (256, 4096, 4096),
     (512, 4096, 4096), (1, 14336, 4096), (16, 14336, 4096), (1, 4096, 14336), (16, 4096, 14336),
-    (127, 8191, 1024), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
+    (127, 8191, 1024), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024), (2048, 2048, 2048), (4000, 4000, 4000), (4096, 4096, 4096),
 ];
 
 /// A configuration ready to run on one shape: its label, kernel name, a note for the table, and the

@@ -207,8 +207,17 @@ pub const V19: Step = {
     s
 };
 
+/// v20: v11's 128×128 tiles, grid and two blocks per SM, every block on the launch's one loop.
+pub const V20: Step = {
+    let mut s = V11;
+    s.kernel.name = "sgemm_v20";
+    s.kernel.step = "v20";
+    s.kernel.about = "v11 with one loop per launch: with K % 16 == 0 and N % 4 == 0 every tile runs the interior loop from a clamped base";
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20];
 
 #[cfg(test)]
 mod tests {

@@ -25,6 +25,7 @@
 //! | v17 | `steps/v17_b_ring.rs` | v16 with B streamed global → shared by a 4-stage `cp.async` ring (K, N multiples of 4) |
 //! | v18 | `steps/v18_half_unroll.rs` | v17 with each stage's 16 k-steps as a loop of two 8-step halves: half the unrolled body |
 //! | v19 | `steps/v19_one_loop_per_launch.rs` | v16 with one loop per launch: a shape with any edge tile runs every tile clamped |
+//! | v20 | `steps/v20_one_loop_128.rs` | v11 with v19's one loop per launch (128×128 tiles, two blocks per SM) |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!
@@ -32,8 +33,8 @@
 //! |--------|------|---------|
 //! | `elementwise.rs` | `fma`, loads and stores guarded by the matrix bounds | every step (directly or through the loops) |
 //! | `register_tile.rs` | the 128×128 register-tile main loop, parameterised by a thread `Mapping` | v2–v4 |
-//! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles; 128, 64 or 32 block rows; the split-K kernel body of v14–v16 and v19; `stage_products(_halves)` and `epilogue` | v7–v9, v11, v12, v14–v18 |
-//! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11, v12, v14–v18 |
+//! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles; 128, 64 or 32 block rows; the split-K kernel body of v14–v16 and v19; v20's clamped 128-row loop; `stage_products(_halves)` and `epilogue` | v7–v9, v11, v12, v14–v20 |
+//! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11, v12, v14–v20 |
 //! | `b_ring_loop.rs` | v17's loop: B by a `cp.async` ring, A through registers; whole or halved stages | v17, v18 |
 //!
 //! The grouped block order (v8 on) is `crate::util::grouped`. Tile shapes and shared layouts come from
