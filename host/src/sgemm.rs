@@ -22,7 +22,9 @@
 //!   94% (v12 88%), 1536³ 89% (v11 68%, v12 60%), 127×8191×1024 84% (v16 72%), 768³ 88% (v12 88%),
 //!   48–512 × 4096² as v16 (1.00×, which was v14 there: 83–93%); but 2000³ 84.5% and 2048³ 81% against
 //!   v11's 88% and 91% (256 tiles of 128×128: v11's two blocks per SM fill the GPU).
-//! * Otherwise (the tiles fill the GPU) `v11` where every 128×128 tile is inside M and N (2048³ and
+//! * Where the 128×128 tiles fill the GPU: `v19` if its waves are fuller ([`v19_fills_waves_better`]:
+//!   3000³ 96% against v11's 73%, `call11`) and N % 4 == 0 (off 4 its clamped loop loads B element by
+//!   element: 4095³ 0.80× v20); otherwise `v11` where every 128×128 tile is inside M and N (2048³ and
 //!   4096³ 91%), `v20` where some is not (v11 with v19's one loop per launch; `call10`: 1.079× v11 at
 //!   2000³, 1.050× at 1500×3000×2048, 1.03× at 2050²×2048, 0.999× at 4000³, and 0.993× at the aligned
 //!   2048³, where the clamp only adds instructions).
@@ -55,6 +57,25 @@ pub const QUARTER_TILE_MAX_M: usize = 32;
 /// 89% and v11 68%). The boundary between 144 and 256 tiles is not measured; 1.5 per SM splits it.
 pub const V19_MAX_TILES_PER_SM: (u64, u64) = (3, 2);
 
+/// Where the 128×128 tiles fill the GPU: whether v19's 64×128 tiles at three blocks per SM leave less of
+/// their last wave empty than v11's (and v20's) 128×128 tiles at two. A launch takes as long as its
+/// waves, so the fuller one wins where the loops are alike (`call11`: 3000³ — 576 tiles of 128², 2.2
+/// waves of v11 against 2.85 of v19 — v19 1.32× v11; 1536³ 1.31×; 2000³ — 0.97 of a wave against 1.29 —
+/// v20 1.12× v19; 4000³ — 3.9 waves against 5.1 — alike).
+///
+/// ```text
+/// fill(tiles, slots) = tiles / (⌈tiles / slots⌉ · slots)
+/// v19 when fill(⌈M/64⌉·⌈N/128⌉, 3·SMs) > fill(⌈M/128⌉·⌈N/128⌉, 2·SMs)
+/// ```
+pub fn v19_fills_waves_better(s: Shape, sms: u32) -> bool {
+    let (m, n, sms) = (s.m as u64, s.n as u64, sms.max(1) as u64);
+    let (t19, t11) = (m.div_ceil(layout::sgemm::V14_ROWS as u64) * n.div_ceil(layout::sgemm::BN as u64),
+                      m.div_ceil(layout::sgemm::BM as u64) * n.div_ceil(layout::sgemm::BN as u64));
+    let (s19, s11) = (layout::sgemm::V19_SPLIT.0 as u64 * sms, 2 * sms);
+    // t19 / (w19·s19) > t11 / (w11·s11), cross-multiplied (u128: no overflow for dimensions ≤ 2^20).
+    (t19 as u128) * (t11.div_ceil(s11) * s11) as u128 > (t11 as u128) * (t19.div_ceil(s19) * s19) as u128
+}
+
 /// Whether v14's grid (64×128 tiles × splits) would fill under half of the `sms` SMs.
 pub fn v14_starves(s: Shape, sms: u32) -> bool {
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
@@ -72,6 +93,8 @@ pub fn default_step(s: Shape, sms: u32) -> &'static Step {
     } else if s.m <= QUARTER_TILE_MAX_M || v14_starves(s, sms) {
         &steps::V15
     } else if V19_MAX_TILES_PER_SM.1 * tiles_128 < V19_MAX_TILES_PER_SM.0 * sms as u64 {
+        &steps::V19
+    } else if n % 4 == 0 && v19_fills_waves_better(s, sms) {
         &steps::V19
     } else if m % layout::sgemm::BM != 0 || n % layout::sgemm::BN != 0 {
         &steps::V20
@@ -153,9 +176,12 @@ mod tests {
             (512, 512, 512, "v15"), (16, 512, 512, "v13"), (768, 768, 768, "v19"), (48, 4096, 4096, "v19"), (64, 4096, 4096, "v19"), (128, 4096, 4096, "v19"), (256, 4096, 4096, "v19"),
             (127, 8191, 1024, "v19"), (1000, 1000, 1000, "v19"), (1024, 1024, 1024, "v19"), (512, 4096, 4096, "v19"), (300, 300, 200, "v15"),
             (1536, 1536, 1536, "v19"), (2000, 2000, 2000, "v20"), (4000, 4000, 4000, "v20"), (2048, 2050, 2048, "v20"), (1100, 2100, 100, "v19"),
+            (3000, 3000, 3000, "v19"), (4095, 4095, 4095, "v20"), (3000, 3001, 3000, "v20"),
             (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"),
-            // The boundary: 197 tiles of 128×128 (< 198 = 1.5 · 132) go to v19, 198 to v11.
-            (128 * 197, 128, 512, "v19"), (128 * 198, 128, 512, "v11"), (128 * 198 - 1, 128, 512, "v20"),
+            // 197 tiles of 128×128 (< 198 = 1.5 · 132) go to v19 by count; 198 by waves (v19's 396 tiles
+            // fill three blocks on every SM, v11's 198 three quarters of two); 264 fill v11's two waves
+            // exactly (v19: 528 of 792) and stay on v11, or v20 one row short.
+            (128 * 197, 128, 512, "v19"), (128 * 198, 128, 512, "v19"), (128 * 264, 128, 512, "v11"), (128 * 264 - 1, 128, 512, "v20"),
         ] {
             assert_eq!(label(m, n, k), want, "{m}x{n}x{k}");
         }
