@@ -75,6 +75,9 @@ const fn up8(x: usize) -> usize {
 ///   (d2 97%), 16×4096×11008 104% (d2 98%), 64×4096² 99–100% (d2m64 61–64%), 128×4096² 102–104%,
 ///   128×4096×14336 121%, 128×4096×11008 108% (h8x6 86%, 97%, 87%; `call8-m-range`). With 32 tiles
 ///   (16×2048×8192) it had 70% against d2's 92%; with more tiles than SMs it runs a second wave.
+/// * `d9` in d4's place where its tiles leave an eighth of the SMs free ([`pdl_overlaps`]): d4 with
+///   programmatic dependent launch, the same time alone and 1.03–1.06× d4 in a chain of launches
+///   (session 19).
 /// * M ≤ 16 otherwise: `d2` (97–114% at the 7B/70B shapes, whose tiles exceed the SMs).
 /// * 16 < M ≤ 64 otherwise: `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
 /// * M > 64 with few 128×256 tiles ([`d7_fits`]: fewer than half the SMs, and the 64×128 tiles need
@@ -96,6 +99,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
     let bf = elem == Elem::Bf16;
     match s.m {
+        _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) => if bf { &steps::D9_BF16 } else { &steps::D9 },
         _ if hopper && d4_fits(s, sms) => if bf { &steps::D4_BF16 } else { &steps::D4 },
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
@@ -123,6 +127,17 @@ pub fn d4_fits(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{D3_ROWS, D4_COLS};
     let tiles = (s.m as u64).div_ceil(D3_ROWS as u64) * (s.n as u64).div_ceil(D4_COLS as u64);
     5 * tiles >= 2 * sms as u64 && tiles <= sms as u64
+}
+
+/// Whether d9 (d4 with programmatic dependent launch) takes d4's place: its 64×64 tiles leave at least
+/// an eighth of the SMs free, where the next PDL grid's CTAs start while this one streams
+/// (`results/2026-11-25-h100-session19/call14-pdl-chain`, chains of 8 launches: 64 tiles 1.03–1.06× d4,
+/// 128 tiles 0.994×; a single launch 0.99–1.00× everywhere, as `call13`). The eighth is between those
+/// two measurements, not measured itself.
+pub fn pdl_overlaps(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{D3_ROWS, D4_COLS};
+    let tiles = (s.m as u64).div_ceil(D3_ROWS as u64) * (s.n as u64).div_ceil(D4_COLS as u64);
+    8 * tiles <= 7 * sms as u64
 }
 
 /// Whether d7 is the step above the decode range: h6's 128×256 tiles would fill fewer than half the
@@ -320,23 +335,27 @@ mod tests {
         assert_eq!((c.step.kernel.step, c.padded), ("h6s4", false));
         assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
         // Small M: the decode steps; on Hopper d4 where its 64x64 tiles fill 40-100% of the SMs.
-        for (m, want, hopper_want) in [(1, "d2", "d4"), (16, "d2", "d4"), (17, "d2m64", "d4"), (DECODE_MAX_M, "d2m64", "d4")] {
+        // (d9, d4 with PDL, where the 64 tiles leave an eighth of the SMs free.)
+        for (m, want, hopper_want) in [(1, "d2", "d9"), (16, "d2", "d9"), (17, "d2m64", "d9"), (DECODE_MAX_M, "d2m64", "d9")] {
             assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), hopper_want);
             assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
         }
-        assert_eq!(choose(shape(64, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "64 tiles");
+        assert_eq!(choose(shape(64, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d9", "64 tiles");
         assert_eq!(choose(shape(64, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2m64", "224 tiles: two waves");
-        assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d4-bf16");
+        assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d9-bf16");
         assert_eq!(choose(shape(16, 2048, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "32 d4 tiles: too few");
         assert_eq!(choose(shape(16, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "224 d4 tiles: two waves");
-        assert_eq!(choose(shape(1, 4096, 14336), true, 132, R, None, Elem::Bf16).unwrap().label(), "d4-bf16");
+        assert_eq!(choose(shape(1, 4096, 14336), true, 132, R, None, Elem::Bf16).unwrap().label(), "d9-bf16");
         // Above it: d7 where h6 fills under half the SMs and d7 needs no split; h8 where d7 would split.
         assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
         assert_eq!(choose(shape(128, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
         assert_eq!(choose(shape(128, 8192, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d4 tiles, 128 d7 tiles");
         assert_eq!(choose(shape(192, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "192 d4 tiles");
         assert_eq!(choose(shape(130, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "3 d7 tile rows: 96 tiles");
-        assert_eq!(choose(shape(128, 2048, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "64 d4 tiles");
+        assert_eq!(choose(shape(128, 2048, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d9", "64 d4 tiles");
+        // The PDL boundary: 115 tiles (8 · 115 ≤ 7 · 132) take d9, 116 d4.
+        assert_eq!(choose(shape(64, 64 * 115, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d9");
+        assert_eq!(choose(shape(64, 64 * 116, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4");
         assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "128 d7 tiles");
         assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
         assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d7 tiles, 64 h6 tiles");
@@ -360,7 +379,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d4_fits(padded, 132) { "d4+pad".into() } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { "d7+pad".into() } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { "d9+pad".into() } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { "d7+pad".into() } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
@@ -391,7 +410,7 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d4-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d4-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6s4-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d9-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d9-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6s4-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
         assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6s4-bf16+pad");

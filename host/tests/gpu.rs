@@ -270,6 +270,52 @@ fn device_fills_sums_and_comparisons_match_the_host() {
     }
 }
 
+/// d9 (d4 with programmatic dependent launch) in a chain where each launch reads the previous one's
+/// output: C₁ = A·W, C₂ = C₁·W, C₃ = C₂·W queued back to back, each launch able to start before the
+/// previous finished. Every link must equal d4's (the same kernel body, launched plainly) bit for bit:
+/// a launch that read its input before `griddepcontrol.wait` would see a poisoned or stale C.
+#[test]
+fn pdl_launches_wait_for_the_previous_grid() {
+    use kernel_lab::{families::{gemm::Shape, hgemm}, runtime::device_check::{self, Dist, ElemKind}, steps::hgemm::{D4, D9}};
+    let Some(gpu) = gpu_or_skip("pdl_launches_wait_for_the_previous_grid") else { return };
+    let (d4, d9) = match (gpu.kernel(D4.kernel.name), gpu.kernel(D9.kernel.name)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e @ Error::Unsupported { .. }), _) | (_, Err(e @ Error::Unsupported { .. })) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED pdl_launches_wait_for_the_previous_grid: {e}");
+            return;
+        }
+        (Err(e), _) | (_, Err(e)) => panic!("{e}"),
+    };
+    assert!(d9.pdl && !d4.pdl, "d9's PTX asks for PDL launches, d4's does not");
+    let seed = verify::fresh_seed();
+    // M = 16 rows of activations through a 2048×2048 weight: 1 × 32 tiles of 64×64, K = 2048 (32 stages).
+    let (m, k) = (16usize, 2048usize);
+    let s = Shape::new(m, k, k).unwrap();
+    // Weights scaled so that the chain stays in f16's range: entries in [-1/32, 1/32).
+    let w = device_check::random::<u16>(&gpu, k * k, ElemKind::F16, Dist::Symmetric, seed ^ 3).unwrap();
+    let w_host: Vec<u16> = gpu.download(&w).unwrap().iter().map(|&v| half::f16::from_f32(half::f16::from_bits(v).to_f32() / 32.0).to_bits()).collect();
+    let w = gpu.upload(&w_host).unwrap();
+    let a = device_check::random::<u16>(&gpu, m * k, ElemKind::F16, Dist::Symmetric, seed ^ 4).unwrap();
+    let chain = |kern: &kernel_lab::runtime::gpu::Kernel, step| -> Vec<Vec<u16>> {
+        let mut links = vec![gpu.zeros::<u16>(m * k).unwrap(), gpu.zeros::<u16>(m * k).unwrap(), gpu.zeros::<u16>(m * k).unwrap()];
+        for c in links.iter_mut() {
+            gpu.poison(c).unwrap();
+        }
+        hgemm::launch(&gpu, kern, step, s, &a, &w, &mut links[0]).unwrap();
+        for i in 1..3 {
+            let (done, rest) = links.split_at_mut(i);
+            hgemm::launch(&gpu, kern, step, s, &done[i - 1], &w, &mut rest[0]).unwrap();
+        }
+        gpu.sync_after(kern.name()).unwrap();
+        links.iter().map(|c| gpu.download(c).unwrap()).collect()
+    };
+    let (plain, pdl) = (chain(&d4, &D4), chain(&d9, &D9));
+    for (i, (p, q)) in plain.iter().zip(&pdl).enumerate() {
+        assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "link {i}: d9's output not fully written (seed {seed})");
+        assert!(p == q, "link {i}: d9 differs from d4 (seed {seed})");
+    }
+}
+
 #[test]
 fn the_gemm_entry_point_takes_any_shape() {
     use kernel_lab::{

@@ -8,7 +8,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`thread`] | `%tid`, `%ctaid`, `%ntid`, `%nctaid`, `%laneid`, `%globaltimer`, 1-D indices |
-//! | [`sync`] | `bar.sync` (block, named), `bar.warp.sync`, `fence.acq_rel.gpu` |
+//! | [`sync`] | `bar.sync` (block, named), `bar.warp.sync`, `fence.acq_rel.gpu`, `nanosleep`, `griddepcontrol` (programmatic dependent launch, sm_90) |
 //! | [`shared`] | dynamic shared memory (plain Rust loads through it are `ld.shared`), `ld/st.shared` 32/64/128-bit, shared-window addresses |
 //! | [`global`] | `ld.global.nc` (128-bit, `L1::no_allocate`), `ld.global.cg`, `st.global.v4` |
 //! | [`warp`] | `shfl.sync` (bfly, down, idx), a warp sum |

@@ -74,3 +74,26 @@ pub fn nanosleep(ns: u32) {
     // SAFETY: no memory is touched; the thread resumes on its own.
     unsafe { core::arch::asm!("nanosleep.u32 {0};", in(reg32) ns, options(nomem, nostack)) }
 }
+
+/// `griddepcontrol.launch_dependents;` (sm_90) — lets the grid launched after this one on the stream
+/// with *programmatic stream serialization* (programmatic dependent launch, PDL) be scheduled once
+/// every CTA of this grid has executed it or exited: its CTAs may then start on free SMs and run up
+/// to their [`griddepcontrol_wait`] while this grid finishes. Without such a dependent it does
+/// nothing. Safe: it orders no memory and only tells the scheduler it may start the next grid early;
+/// what the next grid may touch before its `griddepcontrol.wait` is that grid's contract.
+#[inline(always)]
+pub fn griddepcontrol_launch_dependents() {
+    // SAFETY: a scheduling hint; reads and writes no memory the program sees.
+    unsafe { core::arch::asm!("griddepcontrol.launch_dependents;", options(nostack)) }
+}
+
+/// `griddepcontrol.wait;` (sm_90) — blocks the thread until every grid this one depends on
+/// programmatically has completed and its memory operations are visible; returns at once when the
+/// grid was launched without such a dependency. A PDL-aware kernel calls it before its first access
+/// to global memory that a previous grid may write or read (its inputs, and its outputs: the same C
+/// written by the previous launch). Safe: it only waits.
+#[inline(always)]
+pub fn griddepcontrol_wait() {
+    // SAFETY: waits; afterwards the previous grids' writes are visible (acts as an acquire of them).
+    unsafe { core::arch::asm!("griddepcontrol.wait;", options(nostack)) }
+}

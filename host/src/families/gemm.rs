@@ -519,8 +519,13 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, a: &GemmStep<F::Trace>, b: &Gem
                 return Err(Error::Verification(format!("{} on {s}: relative L2 error {:.2e} against {reference} (tolerance {tol:.1e})", kern.name(), errs[i])));
             }
         }
+        // One launch per repetition, or a chain of them (`KERNEL_LAB_AB_CHAIN`, for probing launch overlap).
+        let chain = crate::runtime::tuning::ab_chain();
         let per_round = time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |_, second| {
-            if second { F::launch(gpu, &kb, b, s, &d_a, &d_b, &mut d_c) } else { F::launch(gpu, &ka, a, s, &d_a, &d_b, &mut d_c) }
+            for _ in 0..chain {
+                if second { F::launch(gpu, &kb, b, s, &d_a, &d_b, &mut d_c)? } else { F::launch(gpu, &ka, a, s, &d_a, &d_b, &mut d_c)? }
+            }
+            Ok(())
         })?;
         let times = crate::runtime::timing::AbTimes::from_rounds(per_round);
         out.push(AbRow { shape: s, a: (a.kernel.step.into(), ka.name().into()), b: (b.kernel.step.into(), kb.name().into()),
@@ -541,6 +546,10 @@ pub fn ab_table(rows: &[AbRow]) -> String {
     }
     s.push_str("B speed/A: A's median time over B's, both timed interleaved in rounds of blocks (ABBA, 30 ms untimed at each switch); per round: the same ratio from each round's two blocks; B faster: rounds where B's block median was lower.
 ");
+    let chain = crate::runtime::tuning::ab_chain();
+    if chain > 1 {
+        let _ = writeln!(s, "Each timed repetition is a chain of {chain} launches back to back (KERNEL_LAB_AB_CHAIN): the ms columns are per chain.");
+    }
     s
 }
 

@@ -50,6 +50,10 @@ pub struct Kernel {
     pub func: CudaFunction,
     /// Its parameters' sizes in bytes, from its PTX entry (`None` if they could not be read).
     pub params: Option<Vec<u32>>,
+    /// Whether its PTX entry executes `griddepcontrol.launch_dependents` (a PDL-aware kernel, sm_90):
+    /// [`launch!`](crate::launch) then launches it with programmatic stream serialization, so the next
+    /// such grid on the stream may be dispatched while this one runs.
+    pub pdl: bool,
 }
 
 /// Registers and local (spill/stack) memory per thread, and static shared memory, as the driver reports.
@@ -220,7 +224,8 @@ impl Gpu {
             name: Box::leak(name.to_string().into_boxed_str()), family: Family::External, step: "-", target: Target::Sm80,
             block_threads, launch_bounds: None, dyn_smem_bytes, about: module, ptx: crate::steps::PtxCheck::NONE,
         }));
-        Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(ptx, info.name) })
+        let pdl = crate::runtime::ptx::entry_body(ptx, info.name).is_some_and(|b| b.contains("griddepcontrol.launch_dependents"));
+        Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(ptx, info.name), pdl })
     }
 
     /// The registered kernel `name`, loaded from its module. Errors name the kernel: not registered,
@@ -254,7 +259,8 @@ impl Gpu {
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)
                 .during(|| format!("setting the shared-memory carveout of `{name}`"))?;
         }
-        Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(info.target.ptx(), name) })
+        let pdl = crate::runtime::ptx::entry_body(info.target.ptx(), name).is_some_and(|b| b.contains("griddepcontrol.launch_dependents"));
+        Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(info.target.ptx(), name), pdl })
     }
 
     /// Copies a host slice to a new device buffer.
@@ -342,20 +348,62 @@ macro_rules! launch {
         // A stack array sized by the argument count: no allocation on the (timed) launch path.
         #[allow(unused_mut)]
         let mut sizes = [0u32; 0 $( + { let _ = stringify!($arg); 1 } )*];
+        // Each parameter's bytes too, for a PDL-aware kernel's launch (`launch_pdl`).
+        #[allow(unused_mut)]
+        let mut slots = [0u64; 0 $( + { let _ = stringify!($arg); 1 } )*];
         #[allow(unused_mut, unused_variables)]
         let mut i = 0;
         $( {
             let a = $arg;
             sizes[i] = $crate::runtime::gpu::ParamBytes::param_bytes(&a);
+            if k.pdl {
+                slots[i] = $crate::runtime::gpu::ParamBytes::param_slot(&a, &$gpu.stream);
+            }
             i += 1;
             $crate::cudarc::driver::PushKernelArg::arg(&mut b, a);
         } )*
         let _ = i;
         match k.check_args(&sizes) {
             Err(e) => Err(e),
+            // A PDL-aware kernel: the same arguments, as 8-byte slots, through cuLaunchKernelEx.
+            Ok(()) if k.pdl => $crate::runtime::gpu::launch_pdl(&$gpu.stream, k, cfg, &mut slots),
             Ok(()) => b.launch(cfg).map(|_| ()).map_err(|source| $crate::error::Error::Launch { kernel: k.info.name.to_string(), source }),
         }
     }};
+}
+
+/// Launches `k` on `stream` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` (programmatic
+/// dependent launch): the grid may be dispatched while the previous grid on the stream is still
+/// running, once all of that grid's CTAs executed `griddepcontrol.launch_dependents`; the kernel waits
+/// for it in `griddepcontrol.wait` before touching memory. `slots` holds each parameter's bytes in the
+/// low bytes of an 8-byte slot (every parameter of a PDL kernel is at most 8 bytes: checked here).
+///
+/// # Safety
+/// As a launch through [`launch!`](crate::launch): the arguments match the kernel's signature and its
+/// `# Safety` contract, and the kernel executes `griddepcontrol.wait` before any memory access that a
+/// previous grid on the stream may make.
+pub unsafe fn launch_pdl(stream: &std::sync::Arc<cudarc::driver::CudaStream>, k: &Kernel, cfg: cudarc::driver::LaunchConfig, slots: &mut [u64]) -> Result<()> {
+    if k.params.as_ref().is_none_or(|p| p.iter().any(|&b| b > 8)) {
+        return Err(Error::InvalidInput(format!("`{}`: a PDL launch passes parameters of at most 8 bytes (its PTX: {:?})", k.name(), k.params)));
+    }
+    let mut ptrs: Vec<*mut std::ffi::c_void> = slots.iter_mut().map(|s| s as *mut u64 as *mut std::ffi::c_void).collect();
+    // SAFETY: a zeroed attribute is a valid bit pattern (an id and a union of plain integers); the id
+    // and the one field read for it are set next.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    let config = sys::CUlaunchConfig {
+        gridDimX: cfg.grid_dim.0, gridDimY: cfg.grid_dim.1, gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0, blockDimY: cfg.block_dim.1, blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes, hStream: stream.cu_stream(), attrs: &mut attr, numAttrs: 1,
+    };
+    stream.context().bind_to_thread().map_err(|source| Error::Launch { kernel: k.info.name.to_string(), source })?;
+    // SAFETY: `config`, `attr`, `slots` and `ptrs` outlive the call (the driver copies the parameters
+    // before it returns); one pointer per parameter, each to 8 bytes whose low bytes are the parameter
+    // (little-endian), every parameter at most 8 bytes (checked above); the function is loaded in this
+    // context; the caller's contract covers what the kernel does with them.
+    unsafe { sys::cuLaunchKernelEx(&config, k.func.cu_function(), ptrs.as_mut_ptr(), std::ptr::null_mut()) }.result()
+        .map_err(|source| Error::Launch { kernel: k.info.name.to_string(), source })
 }
 
 /// The bytes a [`launch!`](crate::launch) argument takes as a kernel parameter: a device buffer passes
@@ -363,11 +411,17 @@ macro_rules! launch {
 pub trait ParamBytes {
     /// Size in bytes of the parameter this argument becomes.
     fn param_bytes(&self) -> u32;
+    /// The parameter's bytes in the low bytes of a `u64` (little-endian): a device buffer's address, a
+    /// scalar's bits; what [`launch_pdl`] passes.
+    fn param_slot(&self, stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64;
 }
 
 impl<T> ParamBytes for &CudaSlice<T> {
     fn param_bytes(&self) -> u32 {
         8
+    }
+    fn param_slot(&self, stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        cudarc::driver::DevicePtr::device_ptr(*self, stream).0
     }
 }
 
@@ -375,11 +429,17 @@ impl<T> ParamBytes for &mut CudaSlice<T> {
     fn param_bytes(&self) -> u32 {
         8
     }
+    fn param_slot(&self, stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        cudarc::driver::DevicePtr::device_ptr(&**self, stream).0
+    }
 }
 
 impl<T> ParamBytes for &cudarc::driver::CudaView<'_, T> {
     fn param_bytes(&self) -> u32 {
         8
+    }
+    fn param_slot(&self, stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        cudarc::driver::DevicePtr::device_ptr(*self, stream).0
     }
 }
 
@@ -387,12 +447,20 @@ impl<T> ParamBytes for &mut cudarc::driver::CudaViewMut<'_, T> {
     fn param_bytes(&self) -> u32 {
         8
     }
+    fn param_slot(&self, stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        cudarc::driver::DevicePtr::device_ptr(&**self, stream).0
+    }
 }
 
 macro_rules! scalar_param_bytes {
-    ($($t:ty),*) => { $( impl ParamBytes for &$t { fn param_bytes(&self) -> u32 { std::mem::size_of::<$t>() as u32 } } )* };
+    ($($t:ty => $bits:expr),*) => { $( impl ParamBytes for &$t {
+        fn param_bytes(&self) -> u32 { std::mem::size_of::<$t>() as u32 }
+        fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 { let f: fn($t) -> u64 = $bits; f(**self) }
+    } )* };
 }
-scalar_param_bytes!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, half::f16, half::bf16);
+scalar_param_bytes!(u8 => |v| v as u64, i8 => |v| v as u8 as u64, u16 => |v| v as u64, i16 => |v| v as u16 as u64, u32 => |v| v as u64,
+                    i32 => |v| v as u32 as u64, u64 => |v| v, i64 => |v| v as u64, f32 => |v| v.to_bits() as u64, f64 => |v| v.to_bits(),
+                    half::f16 => |v| v.to_bits() as u64, half::bf16 => |v| v.to_bits() as u64);
 
 #[cfg(test)]
 mod tests {

@@ -42,6 +42,11 @@ impl crate::runtime::gpu::ParamBytes for &TensorMapParam {
     fn param_bytes(&self) -> u32 {
         128
     }
+    /// Not a slot: 128 bytes do not fit one. `launch_pdl` refuses kernels with such parameters (from
+    /// their PTX) before it reads any slot, so this value is never passed.
+    fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        0
+    }
 }
 
 /// The constraint a [`TmaError`] names, in words.

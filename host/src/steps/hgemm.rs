@@ -287,6 +287,19 @@ pub const D4: Step = tma("hgemm_decode_v4", "d4", 384, tma_hgemm::D4_DYN_SMEM, G
                lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom."], count: &[], at_least: &[] },
     "d3 without split-K: 64x64 tiles over the whole K, consumer warpgroups on alternate stages, summed in shared memory");
 
+/// Decode d9: d4 with programmatic dependent launch (`griddepcontrol`; the runtime launches a kernel
+/// whose PTX holds `griddepcontrol.launch_dependents` with programmatic stream serialization;
+/// `hgemm/steps/decode_v9_pdl.rs`).
+pub const D9: Step = {
+    let mut s = D4;
+    s.kernel.name = "hgemm_decode_v9";
+    s.kernel.step = "d9";
+    s.kernel.about = "d4 with programmatic dependent launch: the next grid is dispatched while this one streams, waits in griddepcontrol.wait";
+    s.kernel.ptx = PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "griddepcontrol.launch_dependents;", "griddepcontrol.wait;", "st.global.b16"],
+                              lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom."], count: &[], at_least: &[] };
+    s
+};
+
 /// Decode d5: d4 with each tile's K split over a cluster of 2 CTAs, the halves added through distributed
 /// shared memory (`decode_v5_cluster_k.rs`).
 pub const D5: Step = GemmStep {
@@ -428,11 +441,14 @@ pub const D7_BF16: Step = bf16(D7, "hgemm_decode_v7_bf16", "d7-bf16", PtxCheck::
 /// d8 on bf16.
 pub const D8_BF16: Step = bf16(D8, "hgemm_decode_v8_bf16", "d8-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
+/// d9 on bf16.
+pub const D9_BF16: Step = bf16(D9, "hgemm_decode_v9_bf16", "d9-bf16",
+                               PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", "griddepcontrol.wait;"]));
 /// d6 on bf16.
 pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16];

@@ -53,7 +53,7 @@ use layout::hopper::tma_hgemm::{BK, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v4(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, false>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v4`] on bf16.
@@ -63,7 +63,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v4(tmap_a: *const TensorMap, tmap
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v4_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, false>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// Consumer warpgroup `mh`'s share of a tile: the stages of running indices `it0 .. it0 + k_tiles` whose
@@ -128,12 +128,18 @@ pub(super) unsafe fn add_warpgroups(r_acc: &mut [f32; 32], s_exchange: u32, mh: 
     }
 }
 
-/// The body of d4 for inputs and output of type `E`.
+/// The body of d4 for inputs and output of type `E`; with `PDL` (d9) it first lets the next grid on the
+/// stream be scheduled (`griddepcontrol.launch_dependents`) and then waits for the previous one
+/// (`griddepcontrol.wait`) before anything else: no global memory is touched before that wait.
 ///
 /// # Safety
 /// As [`hgemm_decode_v4`].
 #[inline(always)]
-unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+pub(super) unsafe fn decode<E: Elem16, const PDL: bool>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    if PDL {
+        crate::prim::sync::griddepcontrol_launch_dependents();
+        crate::prim::sync::griddepcontrol_wait();
+    }
     // SAFETY: the producer and both consumers walk the same tiles and K tiles, so ring indices agree;
     // each stage use is consumed and released by exactly one warpgroup (4 warps: the empty barriers'
     // count). The exchange region lies between the ring and the barriers; warpgroup 1 writes it only
