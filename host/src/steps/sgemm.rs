@@ -165,13 +165,17 @@ pub const V15: Step = {
     s
 };
 
-pub const V16: Step = {
-    let mut s = V14;
-    s.kernel.name = "sgemm_v16";
-    s.kernel.step = "v16";
-    s.kernel.about = "v14 with clamped edge tiles: past M or N (or N off 4) the full K stages load unpredicated from clamped rows and columns";
+/// `base` under a new kernel name, label and description: a step whose change is in its kernel only.
+const fn derived(base: Step, name: &'static str, label: &'static str, about: &'static str) -> Step {
+    let mut s = base;
+    s.kernel.name = name;
+    s.kernel.step = label;
+    s.kernel.about = about;
     s
-};
+}
+
+pub const V16: Step = derived(V14, "sgemm_v16", "v16",
+    "v14 with clamped edge tiles: past M or N (or N off 4) the full K stages load unpredicated from clamped rows and columns");
 
 /// v17: v14's grid, split rule and launch bounds (the same 64×128 tiles), B by a `cp.async` ring.
 pub const V17: Step = {
@@ -187,34 +191,20 @@ pub const V17: Step = {
     s
 };
 
-pub const V18: Step = {
-    let mut s = V17;
-    s.kernel.name = "sgemm_v18";
-    s.kernel.step = "v18";
-    s.kernel.about = "v17 with each stage's 16 k-steps as a loop of two 8-step halves (half the unrolled body)";
-    s
-};
+pub const V18: Step = derived(V17, "sgemm_v18", "v18", "v17 with each stage's 16 k-steps as a loop of two 8-step halves (half the unrolled body)");
 
 /// v19: v16's grid and launch bounds, every tile on the launch's one loop; its split rule stops
 /// splitting shallowly once the tiles reach ¾ of the SMs (`layout::sgemm::V19_FULL_DEPTH`).
 pub const V19: Step = {
-    let mut s = V16;
+    let mut s = derived(V16, "sgemm_v19", "v19", "v16 with one loop per launch: with N % 4 == 0 every tile runs the interior loop from a clamped base");
     s.grid = Grid::TilesSplitK { rows: V14_ROWS, cols: BN,
                                  rule: SplitRule::FixedWhenFull { blocks_per_sm: V19_SPLIT.0, min_depth: V19_SPLIT.1, full_depth: V19_FULL_DEPTH, multiple: BK_WIDE } };
-    s.kernel.name = "sgemm_v19";
-    s.kernel.step = "v19";
-    s.kernel.about = "v16 with one loop per launch: any edge tile in the shape and every tile runs the clamped loop";
     s
 };
 
 /// v20: v11's 128×128 tiles, grid and two blocks per SM, every block on the launch's one loop.
-pub const V20: Step = {
-    let mut s = V11;
-    s.kernel.name = "sgemm_v20";
-    s.kernel.step = "v20";
-    s.kernel.about = "v11 with one loop per launch: with K % 16 == 0 and N % 4 == 0 every tile runs the interior loop from a clamped base";
-    s
-};
+pub const V20: Step = derived(V11, "sgemm_v20", "v20",
+    "v11 with one loop per launch: with K % 16 == 0 and N % 4 == 0 every tile runs the interior loop from a clamped base");
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20];
