@@ -271,12 +271,15 @@ fn device_fills_sums_and_comparisons_match_the_host() {
 }
 
 /// d9 (d4 with programmatic dependent launch) in a chain where each launch reads the previous one's
-/// output: C₁ = A·W, C₂ = C₁·W, C₃ = C₂·W queued back to back, each launch able to start before the
-/// previous finished. Every link must equal d4's (the same kernel body, launched plainly) bit for bit:
-/// a launch that read its input before `griddepcontrol.wait` would see a poisoned or stale C.
+/// output: C₁ = A·W, C₂ = C₁·W, C₃ = C₂·W queued back to back behind a hold (a GPU-side spin, so the
+/// three launches are all queued before the first runs and each may be dispatched while the previous
+/// one still runs). Every link must equal d4's (the same kernel body, launched plainly) bit for bit: a
+/// launch that read its input before `griddepcontrol.wait` would see a poisoned or stale C. A first
+/// pass on the same buffers fills the tensor-map cache, so the timed pass has no copy between launches
+/// (a copy on the stream would serialize them and hide a missing wait).
 #[test]
 fn pdl_launches_wait_for_the_previous_grid() {
-    use kernel_lab::{families::{gemm::Shape, hgemm}, runtime::device_check::{self, Dist, ElemKind}, steps::hgemm::{D4, D9}};
+    use kernel_lab::{families::{gemm::Shape, hgemm}, runtime::{device_check::{self, Dist, ElemKind}, timing}, steps::hgemm::{D4, D9}};
     let Some(gpu) = gpu_or_skip("pdl_launches_wait_for_the_previous_grid") else { return };
     let (d4, d9) = match (gpu.kernel(D4.kernel.name), gpu.kernel(D9.kernel.name)) {
         (Ok(a), Ok(b)) => (a, b),
@@ -286,7 +289,7 @@ fn pdl_launches_wait_for_the_previous_grid() {
         }
         (Err(e), _) | (_, Err(e)) => panic!("{e}"),
     };
-    assert!(d9.pdl && !d4.pdl, "d9's PTX asks for PDL launches, d4's does not");
+    assert!(d9.pdl && !d4.pdl, "d9's PTX waits on the previous grid (a PDL launch), d4's does not");
     let seed = verify::fresh_seed();
     // M = 16 rows of activations through a 2048×2048 weight: 1 × 32 tiles of 64×64, K = 2048 (32 stages).
     let (m, k) = (16usize, 2048usize);
@@ -296,20 +299,26 @@ fn pdl_launches_wait_for_the_previous_grid() {
     let w_host: Vec<u16> = gpu.download(&w).unwrap().iter().map(|&v| half::f16::from_f32(half::f16::from_bits(v).to_f32() / 32.0).to_bits()).collect();
     let w = gpu.upload(&w_host).unwrap();
     let a = device_check::random::<u16>(&gpu, m * k, ElemKind::F16, Dist::Symmetric, seed ^ 4).unwrap();
-    let chain = |kern: &kernel_lab::runtime::gpu::Kernel, step| -> Vec<Vec<u16>> {
-        let mut links = vec![gpu.zeros::<u16>(m * k).unwrap(), gpu.zeros::<u16>(m * k).unwrap(), gpu.zeros::<u16>(m * k).unwrap()];
-        for c in links.iter_mut() {
-            gpu.poison(c).unwrap();
+    let mut links = vec![gpu.zeros::<u16>(m * k).unwrap(), gpu.zeros::<u16>(m * k).unwrap(), gpu.zeros::<u16>(m * k).unwrap()];
+    let mut chain = |kern: &kernel_lab::runtime::gpu::Kernel, step| -> Vec<Vec<u16>> {
+        for pass in 0..2 {
+            for c in links.iter_mut() {
+                gpu.poison(c).unwrap();
+            }
+            if pass == 1 {
+                timing::hold(&gpu, 200_000).unwrap(); // 200 µs: the three launches queue up behind it
+            }
+            hgemm::launch(&gpu, kern, step, s, &a, &w, &mut links[0]).unwrap();
+            for i in 1..3 {
+                let (done, rest) = links.split_at_mut(i);
+                hgemm::launch(&gpu, kern, step, s, &done[i - 1], &w, &mut rest[0]).unwrap();
+            }
+            gpu.sync_after(kern.name()).unwrap();
         }
-        hgemm::launch(&gpu, kern, step, s, &a, &w, &mut links[0]).unwrap();
-        for i in 1..3 {
-            let (done, rest) = links.split_at_mut(i);
-            hgemm::launch(&gpu, kern, step, s, &done[i - 1], &w, &mut rest[0]).unwrap();
-        }
-        gpu.sync_after(kern.name()).unwrap();
         links.iter().map(|c| gpu.download(c).unwrap()).collect()
     };
-    let (plain, pdl) = (chain(&d4, &D4), chain(&d9, &D9));
+    let plain = chain(&d4, &D4);
+    let pdl = chain(&d9, &D9);
     for (i, (p, q)) in plain.iter().zip(&pdl).enumerate() {
         assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "link {i}: d9's output not fully written (seed {seed})");
         assert!(p == q, "link {i}: d9 differs from d4 (seed {seed})");

@@ -50,9 +50,12 @@ pub struct Kernel {
     pub func: CudaFunction,
     /// Its parameters' sizes in bytes, from its PTX entry (`None` if they could not be read).
     pub params: Option<Vec<u32>>,
-    /// Whether its PTX entry executes `griddepcontrol.launch_dependents` (a PDL-aware kernel, sm_90):
-    /// [`launch!`](crate::launch) then launches it with programmatic stream serialization, so the next
-    /// such grid on the stream may be dispatched while this one runs.
+    /// Whether its PTX entry executes `griddepcontrol.wait` (a PDL-aware kernel, sm_90): it waits for the
+    /// previous grid before touching memory, so [`launch!`](crate::launch) launches it with programmatic
+    /// stream serialization and it may be dispatched while that grid still runs. (What lets the *next*
+    /// grid start early is `griddepcontrol.launch_dependents`; a kernel needs the wait to be launched
+    /// early itself.) A kernel loaded from outside the lab's PTX is judged the same way: its `wait`
+    /// must come before any access a previous grid may make — the contract of [`launch_pdl`].
     pub pdl: bool,
 }
 
@@ -224,7 +227,7 @@ impl Gpu {
             name: Box::leak(name.to_string().into_boxed_str()), family: Family::External, step: "-", target: Target::Sm80,
             block_threads, launch_bounds: None, dyn_smem_bytes, about: module, ptx: crate::steps::PtxCheck::NONE,
         }));
-        let pdl = crate::runtime::ptx::entry_body(ptx, info.name).is_some_and(|b| b.contains("griddepcontrol.launch_dependents"));
+        let pdl = crate::runtime::ptx::entry_body(ptx, info.name).is_some_and(|b| b.contains("griddepcontrol.wait"));
         Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(ptx, info.name), pdl })
     }
 
@@ -259,7 +262,7 @@ impl Gpu {
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)
                 .during(|| format!("setting the shared-memory carveout of `{name}`"))?;
         }
-        let pdl = crate::runtime::ptx::entry_body(info.target.ptx(), name).is_some_and(|b| b.contains("griddepcontrol.launch_dependents"));
+        let pdl = crate::runtime::ptx::entry_body(info.target.ptx(), name).is_some_and(|b| b.contains("griddepcontrol.wait"));
         Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(info.target.ptx(), name), pdl })
     }
 
@@ -334,7 +337,10 @@ fn allow_dyn_smem(func: &CudaFunction, name: &str, bytes: u32) -> Result<()> {
 /// size (device buffers: an 8-byte pointer; scalars: their size) are checked against the kernel's
 /// parameters in its PTX, so a wrong count or a `u64` where the kernel takes a `u32` is an error, not
 /// a launch. Expands to an `unsafe` launch: the caller's `unsafe` block asserts what the sizes cannot
-/// — that the arguments match the kernel's signature and its `# Safety` contract.
+/// — that the arguments match the kernel's signature and its `# Safety` contract. A kernel whose PTX
+/// executes `griddepcontrol.wait` ([`Kernel::pdl`]) is launched by [`launch_pdl`] (programmatic
+/// dependent launch): its contract then includes that the wait comes before any memory access a
+/// previous grid on the stream may make.
 #[macro_export]
 macro_rules! launch {
     ($gpu:expr, $kernel:expr, grid = $grid:expr, $($arg:expr),* $(,)?) => {{
@@ -372,21 +378,30 @@ macro_rules! launch {
     }};
 }
 
+/// The most parameters [`launch_pdl`] passes (pointers on the stack: no allocation on the timed path).
+pub const PDL_MAX_PARAMS: usize = 16;
+
 /// Launches `k` on `stream` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` (programmatic
 /// dependent launch): the grid may be dispatched while the previous grid on the stream is still
 /// running, once all of that grid's CTAs executed `griddepcontrol.launch_dependents`; the kernel waits
 /// for it in `griddepcontrol.wait` before touching memory. `slots` holds each parameter's bytes in the
-/// low bytes of an 8-byte slot (every parameter of a PDL kernel is at most 8 bytes: checked here).
+/// low bytes of an 8-byte slot; their number must be the kernel's (from its PTX), each at most 8 bytes
+/// and at most [`PDL_MAX_PARAMS`] of them: checked here, an error otherwise.
 ///
 /// # Safety
 /// As a launch through [`launch!`](crate::launch): the arguments match the kernel's signature and its
 /// `# Safety` contract, and the kernel executes `griddepcontrol.wait` before any memory access that a
-/// previous grid on the stream may make.
+/// previous grid on the stream may make (its inputs and its outputs alike).
 pub unsafe fn launch_pdl(stream: &std::sync::Arc<cudarc::driver::CudaStream>, k: &Kernel, cfg: cudarc::driver::LaunchConfig, slots: &mut [u64]) -> Result<()> {
-    if k.params.as_ref().is_none_or(|p| p.iter().any(|&b| b > 8)) {
-        return Err(Error::InvalidInput(format!("`{}`: a PDL launch passes parameters of at most 8 bytes (its PTX: {:?})", k.name(), k.params)));
+    let fits = k.params.as_ref().is_some_and(|p| p.len() == slots.len() && p.len() <= PDL_MAX_PARAMS && p.iter().all(|&b| b <= 8));
+    if !fits {
+        return Err(Error::InvalidInput(format!("`{}`: a PDL launch passes one slot per parameter, at most {PDL_MAX_PARAMS} of at most 8 bytes \
+                                                 (its PTX: {:?}, slots: {})", k.name(), k.params, slots.len())));
     }
-    let mut ptrs: Vec<*mut std::ffi::c_void> = slots.iter_mut().map(|s| s as *mut u64 as *mut std::ffi::c_void).collect();
+    let mut ptrs = [std::ptr::null_mut::<std::ffi::c_void>(); PDL_MAX_PARAMS];
+    for (p, s) in ptrs.iter_mut().zip(slots.iter_mut()) {
+        *p = s as *mut u64 as *mut std::ffi::c_void;
+    }
     // SAFETY: a zeroed attribute is a valid bit pattern (an id and a union of plain integers); the id
     // and the one field read for it are set next.
     let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
@@ -399,9 +414,10 @@ pub unsafe fn launch_pdl(stream: &std::sync::Arc<cudarc::driver::CudaStream>, k:
     };
     stream.context().bind_to_thread().map_err(|source| Error::Launch { kernel: k.info.name.to_string(), source })?;
     // SAFETY: `config`, `attr`, `slots` and `ptrs` outlive the call (the driver copies the parameters
-    // before it returns); one pointer per parameter, each to 8 bytes whose low bytes are the parameter
-    // (little-endian), every parameter at most 8 bytes (checked above); the function is loaded in this
-    // context; the caller's contract covers what the kernel does with them.
+    // before it returns); the first `slots.len()` pointers are one per parameter (the count checked
+    // against the PTX above), each to 8 bytes whose low bytes are the parameter (little-endian), every
+    // parameter at most 8 bytes (checked); the function is loaded in this context; the caller's
+    // contract covers what the kernel does with them.
     unsafe { sys::cuLaunchKernelEx(&config, k.func.cu_function(), ptrs.as_mut_ptr(), std::ptr::null_mut()) }.result()
         .map_err(|source| Error::Launch { kernel: k.info.name.to_string(), source })
 }
@@ -412,7 +428,10 @@ pub trait ParamBytes {
     /// Size in bytes of the parameter this argument becomes.
     fn param_bytes(&self) -> u32;
     /// The parameter's bytes in the low bytes of a `u64` (little-endian): a device buffer's address, a
-    /// scalar's bits; what [`launch_pdl`] passes.
+    /// scalar's bits; what [`launch_pdl`] passes. For a buffer this takes cudarc's `device_ptr` and
+    /// drops its guard at once: harmless because this library's context has cudarc's event tracking
+    /// off (`Gpu::new`), so the guard records nothing; with tracking on, a PDL launch would have to
+    /// record the buffer's read and write events itself.
     fn param_slot(&self, stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64;
 }
 

@@ -220,7 +220,7 @@ impl<T> GemmStep<T> {
                 let max = if self.args == (Args::SplitK { partials: true }) { DECODE_V2_MAX_SPLITS } else { u32::MAX };
                 layout::hgemm::decode_split_with(m, n, k, sms, rows, blocks_per_sm, max)
             }
-            // SGEMM v12, v13, v14: the descriptor's rule (`blocks_per_sm`, the hgemm decode knob, does
+            // SGEMM v12–v19: the descriptor's rule (`blocks_per_sm`, the hgemm decode knob, does
             // not apply).
             Grid::TilesSplitK { rows, cols, rule } => {
                 let (b, d, multiple) = match rule {

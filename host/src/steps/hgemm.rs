@@ -288,7 +288,7 @@ pub const D4: Step = tma("hgemm_decode_v4", "d4", 384, tma_hgemm::D4_DYN_SMEM, G
     "d3 without split-K: 64x64 tiles over the whole K, consumer warpgroups on alternate stages, summed in shared memory");
 
 /// Decode d9: d4 with programmatic dependent launch (`griddepcontrol`; the runtime launches a kernel
-/// whose PTX holds `griddepcontrol.launch_dependents` with programmatic stream serialization;
+/// whose PTX executes `griddepcontrol.wait` with programmatic stream serialization;
 /// `hgemm/steps/decode_v9_pdl.rs`).
 pub const D9: Step = {
     let mut s = D4;

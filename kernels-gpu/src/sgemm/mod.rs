@@ -24,7 +24,7 @@
 //! | v16 | `steps/v16_clamped_edges.rs` | v14 with clamped edge tiles: past M or N (or N off 4) full K stages load unpredicated |
 //! | v17 | `steps/v17_b_ring.rs` | v16 with B streamed global → shared by a 4-stage `cp.async` ring (K, N multiples of 4) |
 //! | v18 | `steps/v18_half_unroll.rs` | v17 with each stage's 16 k-steps as a loop of two 8-step halves: half the unrolled body |
-//! | v19 | `steps/v19_one_loop_per_launch.rs` | v16 with one loop per launch: a shape with any edge tile runs every tile clamped |
+//! | v19 | `steps/v19_one_loop_per_launch.rs` | v16 with one loop per launch: with N % 4 == 0 every tile runs the interior loop from a clamped base row and column |
 //! | v20 | `steps/v20_one_loop_128.rs` | v11 with v19's one loop per launch (128×128 tiles, two blocks per SM) |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):

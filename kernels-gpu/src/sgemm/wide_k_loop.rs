@@ -1,10 +1,10 @@
 //! The wide-K main loop of the SGEMM ladder (introduced by v7, whose file explains it; used by v7, v8,
-//! v9, v11, v12 and, with 64- and 32-row tiles, v14–v16; v17/v18's loop, `b_ring_loop`, takes its
+//! v9, v11, v12, v20 and, with 64- and 32-row tiles, v14–v16 and v19; v17/v18's loop, `b_ring_loop`, takes its
 //! stage products, epilogue and split-K block indexing from here): 16-deep K stages double-buffered in shared memory, the next stage fetched into registers
 //! during compute, fragments of the next k read before the current k's FMAs (ping-pong), and plain
 //! 128-bit loads for blocks whose tile lies inside the matrices. What the steps vary: the thread →
 //! output mapping ([`FragMap`], `frag_map`), the block order (v8) and when the interior test is made
-//! ([`Interior`], v11).
+//! ([`Interior`], v11), and whether one loop serves the whole launch (v19, v20: the clamped interior loops).
 use super::frag_map::{FragMap, WarpTiled};
 use super::elementwise::{add4_if, fma, load4_or_zero, store4_if};
 use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
@@ -264,7 +264,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
 /// Which tile and K range block `(x, y)` of a split-K grid `(⌈N/128⌉, ⌈M/rows⌉ · splits)` computes:
 /// tile `y % ⌈M/rows⌉` in the grouped order (v8), K range `split · k_split ..` with `split = y /
 /// ⌈M/rows⌉` (the last range ends at K). Returns `(bm, bn, k_begin, k_end, splits)`. One source for
-/// v14–v18's blocks (v12 spells out the same arithmetic for its 128-row tiles).
+/// v14–v19's blocks (v12 spells out the same arithmetic for its 128-row tiles).
 #[inline(always)]
 pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u32, u32, u32, u32) {
     let grid_n = grid_dim_x();
