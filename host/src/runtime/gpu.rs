@@ -71,6 +71,13 @@ pub struct KernelResources {
 }
 
 impl Kernel {
+    /// The kernel `info.name` loaded as `func`, with what its entry in `ptx` says: its parameters' sizes
+    /// and whether it waits on the previous grid (`griddepcontrol.wait`: a PDL launch).
+    fn from_ptx(info: &'static KernelInfo, func: CudaFunction, ptx: &str) -> Kernel {
+        let pdl = crate::runtime::ptx::entry_body(ptx, info.name).is_some_and(|b| b.contains("griddepcontrol.wait"));
+        Kernel { info, func, params: crate::runtime::ptx::entry_params(ptx, info.name), pdl }
+    }
+
     /// Checks a launch's argument sizes against the kernel's parameters (from its PTX); the error names
     /// the kernel and both lists. Kernels whose parameters could not be read are not checked.
     pub fn check_args(&self, sizes: &[u32]) -> Result<()> {
@@ -227,8 +234,7 @@ impl Gpu {
             name: Box::leak(name.to_string().into_boxed_str()), family: Family::External, step: "-", target: Target::Sm80,
             block_threads, launch_bounds: None, dyn_smem_bytes, about: module, ptx: crate::steps::PtxCheck::NONE,
         }));
-        let pdl = crate::runtime::ptx::entry_body(ptx, info.name).is_some_and(|b| b.contains("griddepcontrol.wait"));
-        Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(ptx, info.name), pdl })
+        Ok(Kernel::from_ptx(info, func, ptx))
     }
 
     /// The registered kernel `name`, loaded from its module. Errors name the kernel: not registered,
@@ -262,8 +268,7 @@ impl Gpu {
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)
                 .during(|| format!("setting the shared-memory carveout of `{name}`"))?;
         }
-        let pdl = crate::runtime::ptx::entry_body(info.target.ptx(), name).is_some_and(|b| b.contains("griddepcontrol.wait"));
-        Ok(Kernel { info, func, params: crate::runtime::ptx::entry_params(info.target.ptx(), name), pdl })
+        Ok(Kernel::from_ptx(info, func, info.target.ptx()))
     }
 
     /// Copies a host slice to a new device buffer.
