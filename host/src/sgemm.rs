@@ -84,8 +84,24 @@ pub fn v14_starves(s: Shape, sms: u32) -> bool {
     2 * tiles * (splits as u64) < sms as u64
 }
 
-/// The default SGEMM step for `s` on a GPU with `sms` SMs (the module doc gives the measurements).
-pub fn default_step(s: Shape, sms: u32) -> &'static Step {
+/// On a GPU that runs `sm_90a` code (`hopper`), `st`'s form with C zeroed by a grid it overlaps
+/// (programmatic dependent launch): v19 → v21, v15 → v22; any other step as it is.
+pub fn with_overlapped_zeroing(st: &'static Step, hopper: bool) -> &'static Step {
+    match st.kernel.name {
+        n if hopper && n == steps::V19.kernel.name => &steps::V21,
+        n if hopper && n == steps::V15.kernel.name => &steps::V22,
+        _ => st,
+    }
+}
+
+/// The default SGEMM step for `s` on a GPU with `sms` SMs that runs `sm_90a` code (`hopper`) or not
+/// (the module doc gives the measurements): [`base_step`], in its [`with_overlapped_zeroing`] form.
+pub fn default_step(s: Shape, sms: u32, hopper: bool) -> &'static Step {
+    with_overlapped_zeroing(base_step(s, sms), hopper)
+}
+
+/// The default step's tiles and loop for `s` (the choice among v11–v20 by shape).
+pub fn base_step(s: Shape, sms: u32) -> &'static Step {
     let (m, n) = (s.m as u32, s.n as u32);
     let tiles_128 = m.div_ceil(layout::sgemm::BM) as u64 * n.div_ceil(layout::sgemm::BN) as u64;
     if s.m <= SKINNY_MAX_M {
@@ -105,8 +121,8 @@ pub fn default_step(s: Shape, sms: u32) -> &'static Step {
 
 /// The step for `s`: `step` if given (refused naming the rule when it cannot take `s`), else
 /// [`default_step`]. Pure: the CPU tests cover it.
-pub fn choose(s: Shape, sms: u32, step: Option<&'static Step>) -> Result<&'static Step> {
-    let st = step.unwrap_or(default_step(s, sms));
+pub fn choose(s: Shape, sms: u32, hopper: bool, step: Option<&'static Step>) -> Result<&'static Step> {
+    let st = step.unwrap_or(default_step(s, sms, hopper));
     match st.rejects(s.m, s.n, s.k) {
         None => Ok(st),
         Some(why) => Err(Error::InvalidInput(format!("--config {} cannot run {s}: {why}", st.kernel.step))),
@@ -136,7 +152,8 @@ impl<'g> SgemmPlan<'g> {
         {
             return Err(Error::InvalidInput(format!("--config {}: {why}", st.kernel.step)));
         }
-        let step = choose(s, gpu.info.sms, step)?;
+        let hopper = gpu.cannot_run(&steps::V21.kernel).is_none();
+        let step = choose(s, gpu.info.sms, hopper, step)?;
         s.grid(step, gpu.info.sms)?;
         let kernel = gpu.kernel(step.kernel.name)?;
         Ok(SgemmPlan { gpu, shape: s, step, kernel })
@@ -166,7 +183,7 @@ mod tests {
     use super::*;
 
     fn label(m: usize, n: usize, k: usize) -> &'static str {
-        default_step(Shape::new(m, n, k).unwrap(), 132).kernel.step
+        default_step(Shape::new(m, n, k).unwrap(), 132, false).kernel.step
     }
 
     #[test]
@@ -177,7 +194,7 @@ mod tests {
             (127, 8191, 1024, "v19"), (1000, 1000, 1000, "v19"), (1024, 1024, 1024, "v19"), (512, 4096, 4096, "v19"), (300, 300, 200, "v15"),
             (1536, 1536, 1536, "v19"), (2000, 2000, 2000, "v20"), (4000, 4000, 4000, "v20"), (2048, 2050, 2048, "v20"), (1100, 2100, 100, "v19"),
             (3000, 3000, 3000, "v19"), (4095, 4095, 4095, "v20"), (3000, 3001, 3000, "v20"),
-            (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"),
+            (2048, 2048, 2048, "v11"), (4096, 4096, 4096, "v11"), (4096, 4096, 300, "v11"), (2048, 2048, 64, "v11"), (2000, 2000, 64, "v20"), (24, 2048, 1024, "v15"), (127, 1031, 1024, "v19"),
             // 197 tiles of 128×128 (< 198 = 1.5 · 132) go to v19 by count; 198 by waves (v19's 396 tiles
             // fill three blocks on every SM, v11's 198 three quarters of two); 264 fill v11's two waves
             // exactly (v19: 528 of 792) and stay on v11, or v20 one row short.
@@ -191,16 +208,34 @@ mod tests {
     }
 
     #[test]
+    fn on_hopper_v19_and_v15_overlap_their_zeroing() {
+        for (m, n, k, plain, hopper) in [(512, 512, 512, "v15", "v22"), (32, 4096, 4096, "v15", "v22"), (64, 4096, 4096, "v19", "v21"),
+                                         (1000, 1000, 1000, "v19", "v21"), (1, 4096, 4096, "v13", "v13"), (4096, 4096, 4096, "v11", "v11"), (2000, 2000, 2000, "v20", "v20")] {
+            let s = Shape::new(m, n, k).unwrap();
+            assert_eq!(default_step(s, 132, false).kernel.step, plain, "{s}");
+            assert_eq!(default_step(s, 132, true).kernel.step, hopper, "{s}");
+        }
+        // The PDL forms keep their base's tiles, grid and split rule: only the kernel and its target differ.
+        for (pdl, base) in [(&steps::V21, &steps::V19), (&steps::V22, &steps::V15)] {
+            assert_eq!((pdl.grid, pdl.args, pdl.kernel.block_threads, pdl.kernel.dyn_smem_bytes), (base.grid, base.args, base.kernel.block_threads, base.kernel.dyn_smem_bytes));
+            assert_eq!(pdl.split_k(512, 512, 512, 132, 1), base.split_k(512, 512, 512, 132, 1));
+        }
+    }
+
+    #[test]
     fn every_shape_gets_a_step_that_takes_it_and_forced_ones_are_checked() {
         let mut x = 99u64;
         for _ in 0..3000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let s = Shape::new((x >> 10) as usize % 5000 + 1, (x >> 24) as usize % 5000 + 1, (x >> 40) as usize % 5000 + 1).unwrap();
-            let st = choose(s, 132, None).unwrap();
-            assert!(st.rejects(s.m, s.n, s.k).is_none(), "{s}");
-            assert!(s.grid(st, 132).is_ok(), "{s}");
+            for hopper in [false, true] {
+                let st = choose(s, 132, hopper, None).unwrap();
+                assert!(st.rejects(s.m, s.n, s.k).is_none(), "{s}");
+                assert!(s.grid(st, 132).is_ok(), "{s}");
+                assert_eq!(st.kernel.target == crate::steps::Target::Sm90a, hopper && ["v21", "v22"].contains(&st.kernel.step), "{s}");
+            }
         }
-        let e = choose(Shape::new(8, 8, 7).unwrap(), 132, Some(&steps::V10)).unwrap_err().to_string();
+        let e = choose(Shape::new(8, 8, 7).unwrap(), 132, true, Some(&steps::V10)).unwrap_err().to_string();
         assert!(e.contains("--config v10") && e.contains("multiples of 4"), "{e}");
         assert_eq!(step_by_label("v13").unwrap().kernel.name, "sgemm_v13");
         let e = step_by_label("h6").unwrap_err().to_string();

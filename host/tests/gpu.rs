@@ -130,6 +130,9 @@ fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
         let (d_a, d_b) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
         let mut d_c = gpu.zeros::<f32>(m * n).unwrap();
         for step in STEPS {
+            if gpu.cannot_run(&step.kernel).is_some() {
+                continue; // v21, v22 off Hopper (sm_90a): said once below
+            }
             let kern = gpu.kernel(step.kernel.name).unwrap();
             gpu.poison(&mut d_c).unwrap();
             if step.rejects(m, n, k).is_some() {
@@ -152,6 +155,9 @@ fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
     let mut c = gpu.zeros::<f32>(16).unwrap();
     let e = sgemm::launch(&gpu, &kern, &kernel_lab::steps::sgemm::V6, s, &short, &b, &mut c).unwrap_err().to_string();
     assert!(e.contains("length mismatch") && e.contains("A holds 15"), "{e}");
+    for step in STEPS.iter().filter(|st| gpu.cannot_run(&st.kernel).is_some()) {
+        let _ = writeln!(std::io::stderr(), "SKIPPED {} in every_sgemm_step…: {}", step.kernel.step, gpu.cannot_run(&step.kernel).unwrap());
+    }
 }
 
 #[test]
@@ -372,8 +378,9 @@ fn the_gemm_entry_point_takes_any_shape() {
 
 #[test]
 fn the_f32_entry_point_takes_any_shape() {
-    // Every SGEMM step the chooser can pick (v11; v12, v15 and v16 with split K; v13 with 1-16 rows and
-    // split K), at edge shapes and a random sweep, against the f64 reference; C poisoned before.
+    // Every SGEMM step the chooser can pick (v11, v20; v15 / v22 and v19 / v21 with split K, the second
+    // of each on Hopper; v13 with 1-16 rows and split K), at edge shapes and a random sweep, against the
+    // f64 reference; C poisoned before.
     use kernel_lab::{
         families::gemm::Shape,
         runtime::device_check::{self, Dist, ElemKind},
@@ -385,7 +392,8 @@ fn the_f32_entry_point_takes_any_shape() {
     use rand::Rng;
     let mut shapes = vec![(1, 1, 1), (1, 4096, 4096), (3, 1000, 777), (16, 1024, 4096), (17, 33, 4099), (32, 4097, 130), (70, 130, 1030),
                           (512, 512, 512), (127, 1031, 1024), (1000, 1000, 1000), (300, 2050, 300), (1100, 2100, 100),
-                          (128, 1024, 300), (24, 2048, 1024)]; // (128, 1024, 300): v16 with K off 16 (Interior::K_TAIL), no split; (24, …): v15
+                          (128, 1024, 300), (24, 2048, 1024), (2048, 2048, 64), (2000, 2000, 64)];
+    // (128, 1024, 300): K off 16, no split; (24, …): v15 / v22; (2048, 2048, 64): v11; (2000, 2000, 64): v20
     for _ in 0..10 {
         shapes.push((rng.random_range(1..600), rng.random_range(1..2000), rng.random_range(1..3000)));
     }
@@ -405,7 +413,9 @@ fn the_f32_entry_point_takes_any_shape() {
         assert!(err <= 1e-5, "{s} via {}: rel L2 {err:.2e} (seed {seed})", step.kernel.step);
         used.insert(step.kernel.step);
     }
-    assert!(["v11", "v12", "v13", "v15", "v16"].iter().all(|l| used.contains(l)), "the shapes reach every chosen step: {used:?}");
+    let hopper = gpu.cannot_run(&kernel_lab::steps::sgemm::V21.kernel).is_none();
+    let want: &[&str] = if hopper { &["v11", "v13", "v20", "v21", "v22"] } else { &["v11", "v13", "v15", "v19", "v20"] };
+    assert!(want.iter().all(|l| used.contains(l)), "the shapes reach every step the chooser picks here: {used:?}");
     // A forced step that cannot take the shape is refused naming the rule, before any launch.
     let e = SgemmPlan::new(&gpu, Shape::new(8, 8, 7).unwrap(), Some(step_by_label("v10").unwrap())).err().unwrap().to_string();
     assert!(e.contains("--config v10") && e.contains("multiples of 4"), "{e}");

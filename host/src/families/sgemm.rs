@@ -23,7 +23,10 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<f
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
     if step.args == crate::steps::gemm::Args::PointersSplitK {
         let (splits, k_split) = step.split_k(m, n, k, gpu.info.sms, 1);
-        if splits > 1 {
+        if splits > 1 && kernel.pdl {
+            // v21/v22: C zeroed by a grid this kernel overlaps; its adds wait for that grid.
+            zero_before_dependent(gpu, c, s.m * s.n)?;
+        } else if splits > 1 {
             // The splits add into C: zero it first (on the same stream, so before the kernel).
             let (pc, _g) = c.device_ptr_mut(&gpu.stream);
             // SAFETY: `pc` is the live allocation of M·N f32 owned by `c` (length checked above).
@@ -34,7 +37,9 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<f
         // 256-byte-aligned buffers; grid `(⌈N/cols⌉, ⌈M/rows⌉ · splits)` of the step's tile (v12 128×128,
         // v14 64×128, v15 32×128, v13 16×32) from the same `split_k` as `k_split` (a multiple of 16, of 128 for
         // v13, or K itself with one split); with several splits C was zeroed just before on this
-        // stream and only the kernel's atomic adds touch it.
+        // stream and only the kernel's atomic adds touch it — or, for a PDL-aware step (v21, v22: its
+        // adds behind `griddepcontrol.wait`), the grid just enqueued zeroes it and writes nothing else,
+        // and with one split the kernel waits for the previous grid before any access.
         return unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k, &k_split) };
     }
     // SAFETY: every sgemm kernel takes (a: M·K f32, b: K·N f32, c: M·N f32, m, n, k) — lengths checked
@@ -42,6 +47,19 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<f
     // meets the step's `needs` (checked); the grid covers C with the step's block tile, and block size
     // and shared memory come from its descriptor.
     unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k) }
+}
+
+/// Enqueues `sgemm_zero_before_dependent` on C's `len` f32: the grid before a PDL-aware split-K step,
+/// which lets that step start at once and is waited for only before the adds. At most two blocks per
+/// SM, so every block is resident (and has let the GEMM start) from the first wave.
+fn zero_before_dependent(gpu: &Gpu, c: &mut CudaSlice<f32>, len: usize) -> Result<()> {
+    let k = gpu.kernel(steps::ZERO_BEFORE_DEPENDENT.name)?;
+    let blocks = len.div_ceil(4).div_ceil(steps::ZERO_THREADS as usize).clamp(1, 2 * gpu.info.sms.max(1) as usize) as u32;
+    let len = len as u64;
+    // SAFETY: `sgemm_zero_before_dependent(c, len)`: `c` holds `len` = M·N f32 (checked by the caller),
+    // a fresh 256-byte-aligned allocation; any grid and block size; the only grid after it that
+    // touches C is the dependent GEMM, which waits for it first.
+    unsafe { launch!(gpu, &k, grid = blocks, c, &len) }
 }
 
 /// cuBLAS baseline computing the same row-major product: `cublasSgemm` on the column-major view

@@ -40,9 +40,13 @@ pub struct Gpu {
     /// GPU without `sm_90a` code, to show what an A100 or L4 runs and skips).
     pub withheld: Vec<Target>,
     modules: Mutex<HashMap<Target, Arc<CudaModule>>>,
+    /// Registered kernels already loaded by [`Gpu::kernel`] (reading a kernel's parameters from its PTX
+    /// entry scans the module's text: once per kernel, not per launch of a helper grid).
+    kernels: Mutex<HashMap<&'static str, Kernel>>,
 }
 
 /// A kernel loaded from its module, with its descriptor.
+#[derive(Clone)]
 pub struct Kernel {
     /// Registry entry (name, family, launch shape).
     pub info: &'static KernelInfo,
@@ -168,7 +172,7 @@ impl Gpu {
             driver_version,
         };
         let withheld = withheld_targets(std::env::var("KERNEL_LAB_WITHHOLD").ok().as_deref())?;
-        Ok(Gpu { ctx, stream, info, withheld, modules: Mutex::new(HashMap::new()) })
+        Ok(Gpu { ctx, stream, info, withheld, modules: Mutex::new(HashMap::new()), kernels: Mutex::new(HashMap::new()) })
     }
 
     /// Why this GPU cannot run `kernel` (its module's target is not runnable on this compute
@@ -237,13 +241,24 @@ impl Gpu {
         Ok(Kernel::from_ptx(info, func, ptx))
     }
 
-    /// The registered kernel `name`, loaded from its module. Errors name the kernel: not registered,
-    /// not runnable on this GPU, or not found in the PTX.
+    /// The registered kernel `name`, loaded from its module (once; later calls return the loaded
+    /// kernel). Errors name the kernel: not registered, not runnable on this GPU, or not found in the PTX.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let info = steps::find(name).ok_or_else(|| Error::KernelNotFound {
             kernel: name.to_string(),
             detail: "no descriptor in kernel_lab::steps (and so not loadable)".into(),
         })?;
+        if let Some(k) = self.kernels.lock().expect("kernel cache lock poisoned").get(info.name) {
+            return Ok(k.clone());
+        }
+        let k = self.load_registered(info)?;
+        self.kernels.lock().expect("kernel cache lock poisoned").insert(info.name, k.clone());
+        Ok(k)
+    }
+
+    /// Loads the registered kernel `info` from its module (for [`Gpu::kernel`]).
+    fn load_registered(&self, info: &'static KernelInfo) -> Result<Kernel> {
+        let name = info.name;
         let cc = self.info.compute_capability;
         if self.cannot_run(info).is_some() {
             return Err(Error::Unsupported {

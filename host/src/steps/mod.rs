@@ -183,6 +183,7 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
     reduce::STEPS.iter().map(|s| &s.kernel)
         .chain(selftest::KERNELS.iter())
         .chain(sgemm::STEPS.iter().map(|s| &s.kernel))
+        .chain(sgemm::KERNELS.iter())
         .chain(hgemm_warp::STEPS.iter().map(|s| &s.kernel))
         .chain(hgemm::STEPS.iter().map(|s| &s.kernel))
         .chain(fp8::STEPS.iter().map(|s| &s.kernel))

@@ -206,8 +206,36 @@ pub const V19: Step = {
 pub const V20: Step = derived(V11, "sgemm_v20", "v20",
     "v11 with one loop per launch: with K % 16 == 0 and N % 4 == 0 every tile runs the interior loop from a clamped base");
 
+/// `base` (a split-K step) with its adds behind `griddepcontrol.wait` and C zeroed by
+/// [`ZERO_BEFORE_DEPENDENT`], which the GEMM overlaps: sm_90a, launched with programmatic stream
+/// serialization (`runtime::gpu::Kernel::pdl`).
+const fn overlapped_zeroing(base: Step, name: &'static str, label: &'static str, about: &'static str) -> Step {
+    let mut s = derived(base, name, label, about);
+    s.kernel.target = Target::Sm90a;
+    s.kernel.ptx = PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "griddepcontrol.wait"], ..VEC4 };
+    s
+}
+
+pub const V21: Step = overlapped_zeroing(V19, "sgemm_v21", "v21",
+    "v19 with C zeroed by a grid the GEMM overlaps: the split-K adds wait (griddepcontrol.wait) for it, not a memset before the launch");
+pub const V22: Step = overlapped_zeroing(V15, "sgemm_v22", "v22", "v15 (32x128 tiles) with v21's overlapped zeroing");
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22];
+
+/// The grid that zeroes C before v21/v22 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
+/// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.
+pub const ZERO_BEFORE_DEPENDENT: KernelInfo = KernelInfo {
+    name: "sgemm_zero_before_dependent", family: Family::Sgemm, step: "-", target: Target::Sm90a, block_threads: ZERO_THREADS,
+    launch_bounds: None, dyn_smem_bytes: 0, about: "zeroes C after letting the dependent GEMM start (v21, v22)",
+    ptx: PtxCheck { has: &["griddepcontrol.launch_dependents", "st.global.v4.f32"], lacks: &["griddepcontrol.wait", "ld.global"], count: &[], at_least: &[] },
+};
+
+/// Threads per block of [`ZERO_BEFORE_DEPENDENT`].
+pub const ZERO_THREADS: u32 = 256;
+
+/// The SGEMM family's kernels that are not ladder steps.
+pub const KERNELS: &[KernelInfo] = &[ZERO_BEFORE_DEPENDENT];
 
 #[cfg(test)]
 mod tests {

@@ -26,6 +26,8 @@
 //! | v18 | `steps/v18_half_unroll.rs` | v17 with each stage's 16 k-steps as a loop of two 8-step halves: half the unrolled body |
 //! | v19 | `steps/v19_one_loop_per_launch.rs` | v16 with one loop per launch: with N % 4 == 0 every tile runs the interior loop from a clamped base row and column |
 //! | v20 | `steps/v20_one_loop_128.rs` | v11 with v19's one loop per launch (128×128 tiles, two blocks per SM) |
+//! | v21 | `steps/v21_overlapped_zeroing.rs` | v19 with C zeroed by a grid the GEMM overlaps (programmatic dependent launch; sm_90a) |
+//! | v22 | `steps/v22_quarter_overlapped.rs` | v15 with v21's overlapped zeroing (sm_90a) |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!
@@ -36,6 +38,7 @@
 //! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles; 128, 64 or 32 block rows; the split-K kernel body of v14–v16 and v19; v20's clamped 128-row loop; `stage_products(_halves)` and `epilogue` | v7–v9, v11, v12, v14–v20 |
 //! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11, v12, v14–v20 |
 //! | `b_ring_loop.rs` | v17's loop: B by a `cp.async` ring, A through registers; whole or halved stages | v17, v18 |
+//! | `zero_before_dependent.rs` | the grid that zeroes C and lets the GEMM after it start at once (sm_90a) | v21, v22 (the host launches it) |
 //!
 //! The grouped block order (v8 on) is `crate::util::grouped`. Tile shapes and shared layouts come from
 //! `layout::sgemm`, which the host also uses.
@@ -46,5 +49,6 @@ mod elementwise;
 mod frag_map;
 mod register_tile;
 mod wide_k_loop;
+mod zero_before_dependent;
 // The steps: one module per file of `src/sgemm/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/sgemm_steps.rs"));

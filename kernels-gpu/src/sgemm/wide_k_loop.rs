@@ -31,7 +31,21 @@ use layout::sgemm::{BK_WIDE, BM, BN, a_tile_t_wide_rows, b_tile_wide, stage_word
 #[inline(always)]
 pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32) {
     // SAFETY: forwarded; `Interior::Runtime` decides per block, as every step up to v9 did.
-    unsafe { block_tile_as::<F, { Interior::RUNTIME }, false, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k) }
+    unsafe { block_tile_as::<F, { Interior::RUNTIME }, { Epi::STORE }, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k) }
+}
+
+/// How [`block_tile_as`]'s sums reach C (its `EPI`).
+pub(crate) struct Epi;
+
+impl Epi {
+    /// Stored, each guarded by M and N (one K range per tile: v7–v11, and split-K steps with one split).
+    pub(crate) const STORE: u8 = 0;
+    /// Added with `red.global.add.f32` into a C zeroed before the launch (v12's split-K).
+    pub(crate) const ADD: u8 = 1;
+    /// `griddepcontrol.wait`, then added as `ADD`: C was zeroed by the grid launched just before this
+    /// one, which this grid may overlap under programmatic dependent launch (v21, v22; sm_90). The
+    /// wait returns once that grid has completed and its stores are visible.
+    pub(crate) const WAIT_ADD: u8 = 2;
 }
 
 /// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
@@ -65,8 +79,9 @@ impl Interior {
 /// guarantees what the run-time test checks (`m0 + ROWS ≤ M`, `n0 + 128 ≤ N`, `K % 16 == 0`, `N % 4 == 0`);
 /// with `K_TAIL`, the same with `K % 4 == 0` in place of `K % 16 == 0` (and any `k_end`); with
 /// `YES_CLAMPED` / `K_TAIL_CLAMPED` those guarantees but for the tile's place (any tile).
-/// Over the K range `k_begin .. k_end` (v7–v11: `0 .. K`), the results stored (`ADD = false`) or added
-/// to C with `red.global.add.f32` (`ADD = true`: v12's split-K, C zeroed before the launch). The block
+/// Over the K range `k_begin .. k_end` (v7–v11: `0 .. K`), the results stored (`EPI = Epi::STORE`) or
+/// added to C with `red.global.add.f32` (`Epi::ADD`: v12's split-K, C zeroed before the launch;
+/// `Epi::WAIT_ADD`: the same after `griddepcontrol.wait`, C zeroed by the previous grid). The block
 /// computes `ROWS × 128` of C with `2·ROWS` threads: `ROWS = 128` (v7–v12: 8 warps), 64 (v14: the
 /// first 4 warps of the same warp tiling; B's 16×128 stage then takes 4 float4 loads per thread, not 2)
 /// or 32 (v15: the first 2 warps, 8 float4 loads of B per thread).
@@ -75,10 +90,13 @@ impl Interior {
 /// As [`block_tile`] with `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of shared memory,
 /// plus that guarantee for `MODE == Interior::YES` or `YES_CLAMPED` (and `k_end % 16 == 0` then) or
 /// `K_TAIL` / `K_TAIL_CLAMPED`, and `K % 4 == 0` for `CLAMP`; `k_begin % 16 == 0`,
-/// `k_begin < k_end <= K`; with `ADD`, nothing but these adds touches C meanwhile.
+/// `k_begin < k_end <= K`; with `Epi::ADD`, C is zero at launch and nothing but these adds touches it
+/// meanwhile; with `Epi::WAIT_ADD`, the same once the grid this one depends on (by programmatic
+/// dependent launch, or none) has completed: nothing before the wait touches C, and A and B are not
+/// written by that grid (sm_90).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
+pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
                                                                                                bm: u32, bn: u32, k_begin: u32, k_end: u32) {
     let (la, lb) = (a_tile_t_wide_rows(ROWS), b_tile_wide());
     let stage = stage_words(&la, &lb);
@@ -236,7 +254,11 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const ADD: bool, 
             cur = 1 - cur;
             k0 = next;
         }
-        if ADD {
+        if EPI != Epi::STORE {
+            if EPI == Epi::WAIT_ADD {
+                // C is the previous grid's output (its zeros): wait for it, and only here, after the K loop.
+                crate::prim::sync::griddepcontrol_wait();
+            }
             unroll2!(h => {
                 unroll4!(r => {
                     let i = (4 * h + r) as usize;
@@ -288,16 +310,23 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
 /// # Safety
 /// Grid `(⌈N/128⌉, ⌈M/ROWS⌉ · splits)` with `splits = ⌈K / k_split⌉` and `k_split` a positive multiple
 /// of 16; `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of dynamic shared memory; `a`, `b`,
-/// `c` hold `M·K`, `K·N`, `M·N` f32, 16-byte aligned; when `splits > 1`, C is zero at launch and touched by
-/// nothing else.
+/// `c` hold `M·K`, `K·N`, `M·N` f32, 16-byte aligned; `SPLIT_EPI` is `Epi::ADD` or `Epi::WAIT_ADD`.
+/// When `splits > 1`, C is zero at launch (`ADD`) or once the grid this one depends on has completed
+/// (`WAIT_ADD`: that grid zeroes C and writes nothing else this one reads), and touched by nothing else.
+/// With `WAIT_ADD` and one split the kernel waits for the previous grid before any access.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool, const UNIFORM: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
+pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool, const UNIFORM: bool, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
                                                                                                              n: u32, k: u32, k_split: u32) {
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
+    if SPLIT_EPI == Epi::WAIT_ADD && splits == 1 {
+        // One split: no zeroing grid ran before this one, so whatever grid did may have written A, B or
+        // C — wait for it before the first access (a PDL-aware kernel's rule).
+        crate::prim::sync::griddepcontrol_wait();
+    }
     if UNIFORM {
         // SAFETY: forwarded (the caller's contract is split_k_tile's).
-        return unsafe { uniform_tile::<ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) };
+        return unsafe { uniform_tile::<ROWS, LOADS, SPLIT_EPI>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) };
     }
     let inside = bm * ROWS + ROWS <= m && bn * BN + BN <= n && n % 4 == 0;
     let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
@@ -311,14 +340,14 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
     // K % 4 == 0); with several splits every block only adds to C.
     unsafe {
         match (mode, splits > 1) {
-            (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, false) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, true) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, false) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, true) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
 }
@@ -333,7 +362,7 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
 /// `splits` K ranges.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32,
+unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32,
                                                             k_begin: u32, k_end: u32, splits: u32) {
     let mode = match (n % 4 == 0, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES_CLAMPED,
@@ -346,14 +375,14 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize>(a: *const f32, b: *c
     // (K % 4 == 0) need it, CLAMP only with K % 4 == 0; with several splits every block only adds to C.
     unsafe {
         match (mode, splits > 1) {
-            (Interior::YES_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::K_TAIL_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, false) => block_tile_as::<WarpTiled, { Interior::CLAMP }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::K_TAIL_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, true) => block_tile_as::<WarpTiled, { Interior::CLAMP }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, false) => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::K_TAIL_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, true) => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
 }

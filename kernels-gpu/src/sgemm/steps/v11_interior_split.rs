@@ -13,7 +13,7 @@
 //! Measured (H200, interleaved with cuBLAS, four runs): 1.03–1.04× v9 — 91.4–91.8% of cuBLAS at 4096³,
 //! 92.7–93.0% at 8192³. The interior loop: 1134 SASS instructions per stage instead of 1248.
 use super::frag_map::WarpTiled;
-use super::wide_k_loop::{Interior, block_tile_as};
+use super::wide_k_loop::{Epi, Interior, block_tile_as};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
 use crate::util::grouped::{GROUP, grouped_block};
@@ -32,9 +32,9 @@ pub unsafe extern "ptx-kernel" fn sgemm_v11(a: *const f32, b: *const f32, c: *mu
     // holds for this block.
     unsafe {
         if interior {
-            block_tile_as::<WarpTiled, { Interior::YES }, false, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
+            block_tile_as::<WarpTiled, { Interior::YES }, { Epi::STORE }, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
         } else {
-            block_tile_as::<WarpTiled, { Interior::NO }, false, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
+            block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
         }
     }
 }

@@ -14,7 +14,7 @@
 //! per SM, which with one block per SM in the split rule gives 1000³ 84% and 127×8191×1024 79% of
 //! cuBLAS — and costs the large sizes (71–78%: v11 stays the large-size kernel).
 use super::frag_map::WarpTiled;
-use super::wide_k_loop::{Interior, block_tile_as};
+use super::wide_k_loop::{Epi, Interior, block_tile_as};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y};
 use crate::util::grouped::{GROUP, grouped_block};
@@ -39,10 +39,10 @@ pub unsafe extern "ptx-kernel" fn sgemm_v12(a: *const f32, b: *const f32, c: *mu
     // `Interior::YES` only when the test above holds; with several splits every block only adds to C.
     unsafe {
         match (interior, splits > 1) {
-            (true, false) => block_tile_as::<WarpTiled, { Interior::YES }, false, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (false, false) => block_tile_as::<WarpTiled, { Interior::NO }, false, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (true, true) => block_tile_as::<WarpTiled, { Interior::YES }, true, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (false, true) => block_tile_as::<WarpTiled, { Interior::NO }, true, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (true, false) => block_tile_as::<WarpTiled, { Interior::YES }, { Epi::STORE }, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (false, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (true, true) => block_tile_as::<WarpTiled, { Interior::YES }, { Epi::ADD }, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (false, true) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::ADD }, BM, 4>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
 }

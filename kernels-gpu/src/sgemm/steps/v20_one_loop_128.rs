@@ -17,7 +17,7 @@
 //! Prediction (before running): 2000³ 1.02–1.05× v11 (≈ 90–92% of cuBLAS), 4000³ 1.00–1.02×, aligned
 //! shapes 1.00× (every block on the same interior loop, the clamp a no-op).
 use super::frag_map::WarpTiled;
-use super::wide_k_loop::{Interior, block_tile_as};
+use super::wide_k_loop::{Epi, Interior, block_tile_as};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::thread::{block_idx_x, block_idx_y, grid_dim_x};
 use crate::util::grouped::{GROUP, grouped_block};
@@ -35,9 +35,9 @@ pub unsafe extern "ptx-kernel" fn sgemm_v20(a: *const f32, b: *const f32, c: *mu
     // `block_tile_as` asks of `YES_CLAMPED` on any tile.
     unsafe {
         if n % 4 == 0 && k % BK_WIDE == 0 {
-            block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, false, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
+            block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, { Epi::STORE }, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
         } else {
-            block_tile_as::<WarpTiled, { Interior::NO }, false, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
+            block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k)
         }
     }
 }
