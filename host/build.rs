@@ -27,6 +27,8 @@ fn main() {
     let built = PtxBuilder::new("../kernels-gpu")
         .target(Sm::Sm80)
         .cfg(Sm::Sm90a, "lab_sm90")
+        // PTX 8.1 for the Hopper module: SGEMM v23/v24's `red.global.add.v4.f32` (a CUDA 12.1+ driver).
+        .ptx_isa_for(Sm::Sm90a, "ptx81")
         .watch("../layout/src")
         .watch("../layout/Cargo.toml")
         .watch("../nvptx-std/src")

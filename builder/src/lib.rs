@@ -135,6 +135,7 @@ pub struct PtxBuilder {
     out_dir: Option<PathBuf>,
     toolchain: Option<String>,
     ptx_isa: String,
+    isa_for: Vec<(Sm, String)>,
     install: bool,
     watch: Vec<PathBuf>,
 }
@@ -145,7 +146,7 @@ impl PtxBuilder {
     pub fn new(path: impl AsRef<Path>) -> Self {
         let base = env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
         PtxBuilder { krate: base.join(path), targets: vec![], target_dir: None, out_dir: None, toolchain: None,
-                     ptx_isa: "ptx80".into(), install: true, watch: vec![] }
+                     ptx_isa: "ptx80".into(), isa_for: vec![], install: true, watch: vec![] }
     }
 
     /// Also build for `sm` (one PTX module per target).
@@ -188,6 +189,16 @@ impl PtxBuilder {
     /// The PTX ISA feature (default `ptx80`: PTX 8.0, what TMA and `wgmma` need; a CUDA 12.0+ driver).
     pub fn ptx_isa(mut self, feature: &str) -> Self {
         self.ptx_isa = feature.to_string();
+        self
+    }
+
+    /// The PTX ISA feature for `sm` alone (adds the target if needed), in place of [`PtxBuilder::ptx_isa`]'s:
+    /// e.g. `ptx81` for an `sm_90a` module that uses `red.global.add.v4.f32` (a CUDA 12.1+ driver) while
+    /// the `sm_80` module keeps PTX 8.0.
+    pub fn ptx_isa_for(mut self, sm: Sm, feature: &str) -> Self {
+        self = self.target(sm);
+        self.isa_for.retain(|(s, _)| *s != sm);
+        self.isa_for.push((sm, feature.to_string()));
         self
     }
 
@@ -246,7 +257,7 @@ impl PtxBuilder {
             let jobs: Vec<_> = self.targets.iter().map(|(sm, cfgs)| {
                 let (rustup, channel, krate, linker, lib, out_dir) = (&rustup, &channel, &krate, &linker, &lib, &out_dir);
                 let dir = target_dir.join(sm.name());
-                let isa = &self.ptx_isa;
+                let isa = self.isa_for.iter().find(|(s, _)| s == sm).map_or(&self.ptx_isa, |(_, isa)| isa);
                 scope.spawn(move || {
                     let ptx = build_one(rustup, channel, krate, &dir, linker, *sm, cfgs, isa, lib)?;
                     let dest = out_dir.join(format!("{lib}_{}.ptx", sm.name()));

@@ -21,9 +21,9 @@ fn instructions(body: &str) -> impl Iterator<Item = &str> {
 fn ptx_targets_are_as_built() {
     assert!(Target::Sm80.ptx().contains(".target sm_80"));
     assert!(Target::Sm90a.ptx().contains(".target sm_90a"));
-    for t in Target::ALL {
-        assert!(t.ptx().contains(".version 8.0"), "{} PTX is not ISA 8.0", t.name());
-    }
+    // PTX 8.0 (a CUDA 12.0 driver) for sm_80; 8.1 for the Hopper module (host/build.rs: `red.global.add.v4.f32`).
+    assert!(Target::Sm80.ptx().contains(".version 8.0"), "sm_80 PTX is not ISA 8.0");
+    assert!(Target::Sm90a.ptx().contains(".version 8.1"), "sm_90a PTX is not ISA 8.1");
 }
 
 #[test]

@@ -68,3 +68,18 @@ pub unsafe fn red_max_relaxed_gpu_u32(p: *mut u32, v: u32) {
     // SAFETY: forwarded to the caller.
     unsafe { asm!("red.relaxed.gpu.global.max.u32 [{0}], {1};", in(reg64) p, in(reg32) v, options(nostack)) };
 }
+
+/// `red.relaxed.gpu.global.add.v4.f32 [p], {a, b, c, d};` (sm_90, PTX ISA 8.1) — adds four consecutive
+/// f32 in one reduction: one L2 atomic operation where [`red_add_relaxed_gpu_f32`] takes four.
+///
+/// # Safety
+/// `p` points to 4 f32 in global memory, 16-byte aligned, that only atomic operations access
+/// concurrently; sm_90 or later.
+#[inline(always)]
+pub unsafe fn red_add_relaxed_gpu_v4_f32(p: *mut f32, v: [f32; 4]) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("red.relaxed.gpu.global.add.v4.f32 [{0}], {{{1}, {2}, {3}, {4}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1],
+             in(reg32) v[2], in(reg32) v[3], options(nostack))
+    };
+}

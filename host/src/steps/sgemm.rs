@@ -220,8 +220,18 @@ pub const V21: Step = overlapped_zeroing(V19, "sgemm_v21", "v21",
     "v19 with C zeroed by a grid the GEMM overlaps: the split-K adds wait (griddepcontrol.wait) for it, not a memset before the launch");
 pub const V22: Step = overlapped_zeroing(V15, "sgemm_v22", "v22", "v15 (32x128 tiles) with v21's overlapped zeroing");
 
+/// `base` (v21 or v22) with its split-K adds as `red.global.add.v4.f32` (sm_90).
+const fn vector_reductions(base: Step, name: &'static str, label: &'static str, about: &'static str) -> Step {
+    let mut s = derived(base, name, label, about);
+    s.kernel.ptx = PtxCheck { has: &["red.relaxed.gpu.global.add.v4.f32", "griddepcontrol.wait"], ..VEC4 };
+    s
+}
+
+pub const V23: Step = vector_reductions(V22, "sgemm_v23", "v23", "v22 with the split-K adds as vector reductions (red.global.add.v4.f32): a quarter of the L2 atomics");
+pub const V24: Step = vector_reductions(V21, "sgemm_v24", "v24", "v21 with v23's vector reductions");
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24];
 
 /// The grid that zeroes C before v21/v22 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.

@@ -71,6 +71,23 @@ pub(crate) unsafe fn store4_if(p: *mut f32, row: u32, col: u32, rows: u32, cols:
     }
 }
 
+/// [`add4_if`] with one vector reduction (`red.global.add.v4.f32`, sm_90) where the four columns are
+/// inside and 16-byte aligned (`cols % 4 == 0`, `col % 4 == 0`), else four scalar ones as `add4_if`.
+///
+/// # Safety
+/// As [`add4_if`], with `col % 4 == 0` and `p` 16-byte aligned; sm_90 or later.
+#[inline(always)]
+pub(crate) unsafe fn add4v_if(p: *mut f32, row: u32, col: u32, rows: u32, cols: u32, v: [f32; 4]) {
+    if row < rows && cols % 4 == 0 && col + 4 <= cols {
+        // SAFETY: in bounds (row < rows, col + 3 < cols), 16-byte aligned (p is; row·cols + col ≡ 0 mod 4);
+        // the caller's contract on concurrent access.
+        unsafe { crate::prim::atomic::red_add_relaxed_gpu_v4_f32(p.wrapping_add(row as usize * cols as usize + col as usize), v) };
+    } else {
+        // SAFETY: forwarded.
+        unsafe { add4_if(p, row, col, rows, cols, v) };
+    }
+}
+
 /// Adds 4 consecutive outputs of row `row` (columns `col ..`) to C with `red.global.add.f32`, each
 /// one inside `rows × cols` (split-K: several blocks add their K ranges' sums into a zeroed C).
 ///

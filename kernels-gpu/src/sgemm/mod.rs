@@ -28,6 +28,8 @@
 //! | v20 | `steps/v20_one_loop_128.rs` | v11 with v19's one loop per launch (128×128 tiles, two blocks per SM) |
 //! | v21 | `steps/v21_overlapped_zeroing.rs` | v19 with C zeroed by a grid the GEMM overlaps (programmatic dependent launch; sm_90a) |
 //! | v22 | `steps/v22_quarter_overlapped.rs` | v15 with v21's overlapped zeroing (sm_90a) |
+//! | v23 | `steps/v23_vector_reductions.rs` | v22 with the split-K adds as `red.global.add.v4.f32` (sm_90a) |
+//! | v24 | `steps/v24_vector_reductions_64.rs` | v21 with v23's vector reductions (sm_90a) |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!
