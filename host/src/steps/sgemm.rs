@@ -228,7 +228,13 @@ const fn vector_reductions(base: Step, name: &'static str, label: &'static str, 
 }
 
 pub const V23: Step = vector_reductions(V22, "sgemm_v23", "v23", "v22 with the split-K adds as vector reductions (red.global.add.v4.f32): a quarter of the L2 atomics");
-pub const V24: Step = vector_reductions(V21, "sgemm_v24", "v24", "v21 with v23's vector reductions");
+/// v24: v21 with vector reductions and, the adds now cheap, v14's split rule again (`(3, 256)` at any
+/// tile count: v19's deeper splits once the tiles fill ¾ of the SMs were measured with scalar adds).
+pub const V24: Step = {
+    let mut s = vector_reductions(V21, "sgemm_v24", "v24", "v21 with v23's vector reductions, split as v14 (three blocks per SM, no split under 256)");
+    s.grid = Grid::TilesSplitK { rows: V14_ROWS, cols: BN, rule: SplitRule::Fixed { blocks_per_sm: V14_SPLIT.0, min_depth: V14_SPLIT.1, multiple: BK_WIDE } };
+    s
+};
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24];
