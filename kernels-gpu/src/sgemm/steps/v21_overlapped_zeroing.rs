@@ -20,6 +20,12 @@
 //! Prediction (before running; held time, one launch after the hold as the suite times it): 1.5–3 µs
 //! less per split launch — 64×4096² (12 splits) 1.02–1.04× v19, 128×4096² 1.01–1.03×; unsplit shapes
 //! (1000³, 1024³, 127×8191×1024) 0.99–1.01× (v19 behind a wait that returns at once).
+//!
+//! Measured (H100, `kernel-lab ab`, 8 rounds; `results/2026-11-25-h100-session20/call1-v21-v22-overlapped-zeroing`):
+//! **64×4096² 1.020×, 128×4096² 1.019×, 48×4096² 1.017×, 768³ 1.064×** (8/8 rounds each); 256×4096²
+//! 0.995×; unsplit 1000³ 1.003×, 1024³ 0.997×, 127×8191×1024 0.999×. The prediction held at its low
+//! end; v21 moved 64 and 128 × 4096² from 83.9 / 84.4% to 85.4 / 85.5% of cuBLAS in the f32 sweep.
+//! What it left: v24.
 use super::wide_k_loop::{Epi, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;

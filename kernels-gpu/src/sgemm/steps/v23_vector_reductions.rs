@@ -13,6 +13,13 @@
 //!
 //! Prediction (before running): 512³ (4 splits: 1 M scalar → 262 k vector reductions) 1.00–1.05× v22,
 //! 32×4096² (24 splits) 1.00–1.04×; unsplit shapes 1.00×.
+//!
+//! Measured (H100, `ab`, 8 rounds; `results/2026-11-25-h100-session20/call2-v23-v24-vector-reductions`, `call3-f32-entry-point`):
+//! **512³ 1.316×, 32×4096² 1.264×, 17×4096² 1.201×, 384³ 1.111×, 24×2048×1024 1.101×, 32×14336×4096
+//! 1.062×** (8/8 rounds each); 300×300×200 (unsplit) 1.000×. The prediction was wrong in size: the
+//! scalar reductions, not the memset, were most of what split launches lost (`ncu`'s equal 8- and
+//! 12-split times in session 19 had hidden it). In the f32 sweep 512³ is now 104.7% of cuBLAS (79.4%
+//! with v22) and 32×4096² 112.1% (87.7%).
 use super::wide_k_loop::{Epi, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V15_ROWS as ROWS;
