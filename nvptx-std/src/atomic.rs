@@ -83,3 +83,15 @@ pub unsafe fn red_add_relaxed_gpu_v4_f32(p: *mut f32, v: [f32; 4]) {
              in(reg32) v[2], in(reg32) v[3], options(nostack))
     };
 }
+
+/// `red.relaxed.gpu.global.add.v2.f32 [p], {a, b};` (sm_90, PTX ISA 8.1) — adds two consecutive f32 in
+/// one reduction.
+///
+/// # Safety
+/// `p` points to 2 f32 in global memory, 8-byte aligned, that only atomic operations access
+/// concurrently; sm_90 or later.
+#[inline(always)]
+pub unsafe fn red_add_relaxed_gpu_v2_f32(p: *mut f32, v: [f32; 2]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("red.relaxed.gpu.global.add.v2.f32 [{0}], {{{1}, {2}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1], options(nostack)) };
+}

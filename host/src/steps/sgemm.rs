@@ -236,8 +236,15 @@ pub const V24: Step = {
     s
 };
 
+/// v25: v24 (its grid and split rule) with the adds as wide as each element's alignment allows (any N).
+pub const V25: Step = {
+    let mut s = derived(V24, "sgemm_v25", "v25", "v24 for any N: split-K adds as one .v4, two .v2, or scalar + .v2 + scalar reductions, by the element's alignment");
+    s.kernel.ptx = PtxCheck { has: &["red.relaxed.gpu.global.add.v4.f32", "red.relaxed.gpu.global.add.v2.f32", "griddepcontrol.wait"], ..VEC4 };
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25];
 
 /// The grid that zeroes C before v21/v22 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.

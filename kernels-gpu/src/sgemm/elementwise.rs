@@ -88,6 +88,41 @@ pub(crate) unsafe fn add4v_if(p: *mut f32, row: u32, col: u32, rows: u32, cols: 
     }
 }
 
+/// [`add4v_if`] for any N: the four sums go to C in the widest reductions their address allows — one
+/// `red.global.add.v4.f32` at a 16-byte-aligned element, two `.v2` at an 8-byte-aligned one, else a
+/// scalar, a `.v2` and a scalar (sm_90). With N off 4 a row of C starts at any alignment, so the class
+/// follows the row: 1 operation where v23/v24's `add4v_if` falls back to 4, otherwise 2 or 3. Columns
+/// past N: four guarded scalar adds, as [`add4_if`].
+///
+/// # Safety
+/// As [`add4v_if`].
+#[inline(always)]
+pub(crate) unsafe fn add4w_if(p: *mut f32, row: u32, col: u32, rows: u32, cols: u32, v: [f32; 4]) {
+    if row < rows && col + 4 <= cols {
+        let at = row as usize * cols as usize + col as usize;
+        let q = p.wrapping_add(at);
+        // SAFETY: elements at .. at + 3 are inside C (row < rows, col + 3 < cols); `p` is 16-byte aligned,
+        // so element `at` is 16-byte aligned when at % 4 == 0 and 8-byte aligned when at is even, and
+        // at + 1 is 8-byte aligned when at is odd; the caller's contract on concurrent access.
+        unsafe {
+            use crate::prim::atomic::{red_add_relaxed_gpu_f32, red_add_relaxed_gpu_v2_f32, red_add_relaxed_gpu_v4_f32};
+            if at % 4 == 0 {
+                red_add_relaxed_gpu_v4_f32(q, v);
+            } else if at % 2 == 0 {
+                red_add_relaxed_gpu_v2_f32(q, [v[0], v[1]]);
+                red_add_relaxed_gpu_v2_f32(q.wrapping_add(2), [v[2], v[3]]);
+            } else {
+                red_add_relaxed_gpu_f32(q, v[0]);
+                red_add_relaxed_gpu_v2_f32(q.wrapping_add(1), [v[1], v[2]]);
+                red_add_relaxed_gpu_f32(q.wrapping_add(3), v[3]);
+            }
+        }
+    } else {
+        // SAFETY: forwarded.
+        unsafe { add4_if(p, row, col, rows, cols, v) };
+    }
+}
+
 /// Adds 4 consecutive outputs of row `row` (columns `col ..`) to C with `red.global.add.f32`, each
 /// one inside `rows × cols` (split-K: several blocks add their K ranges' sums into a zeroed C).
 ///

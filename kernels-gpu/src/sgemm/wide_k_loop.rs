@@ -6,7 +6,7 @@
 //! output mapping ([`FragMap`], `frag_map`), the block order (v8) and when the interior test is made
 //! ([`Interior`], v11), and whether one loop serves the whole launch (v19, v20: the clamped interior loops).
 use super::frag_map::{FragMap, WarpTiled};
-use super::elementwise::{add4_if, add4v_if, fma, load4_or_zero, store4_if};
+use super::elementwise::{add4_if, add4v_if, add4w_if, fma, load4_or_zero, store4_if};
 use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
 use crate::util::grouped::{GROUP, grouped_block};
 use crate::util::unroll::{unroll2, unroll4, unroll8};
@@ -49,6 +49,9 @@ impl Epi {
     /// `WAIT_ADD` with each thread's four consecutive sums added by one `red.global.add.v4.f32` (sm_90:
     /// a quarter of the L2 reductions; v23, v24), four scalar adds where N is off 4 or past the edge.
     pub(crate) const WAIT_ADD_V4: u8 = 3;
+    /// `WAIT_ADD_V4` for any N: the four sums in the widest reductions each address allows (v25: a
+    /// `.v4`, two `.v2`, or a scalar, a `.v2` and a scalar, by the element's alignment).
+    pub(crate) const WAIT_ADD_WIDE: u8 = 4;
 }
 
 /// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
@@ -258,7 +261,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             k0 = next;
         }
         if EPI != Epi::STORE {
-            if EPI == Epi::WAIT_ADD || EPI == Epi::WAIT_ADD_V4 {
+            if EPI == Epi::WAIT_ADD || EPI == Epi::WAIT_ADD_V4 || EPI == Epi::WAIT_ADD_WIDE {
                 // C is the previous grid's output (its zeros): wait for it, and only here, after the K loop.
                 crate::prim::sync::griddepcontrol_wait();
             }
@@ -270,6 +273,8 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                         let v = [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]];
                         if EPI == Epi::WAIT_ADD_V4 {
                             add4v_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, v);
+                        } else if EPI == Epi::WAIT_ADD_WIDE {
+                            add4w_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, v);
                         } else {
                             add4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, v);
                         }
@@ -318,17 +323,17 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
 /// # Safety
 /// Grid `(⌈N/128⌉, ⌈M/ROWS⌉ · splits)` with `splits = ⌈K / k_split⌉` and `k_split` a positive multiple
 /// of 16; `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of dynamic shared memory; `a`, `b`,
-/// `c` hold `M·K`, `K·N`, `M·N` f32, 16-byte aligned; `SPLIT_EPI` is `Epi::ADD`, `Epi::WAIT_ADD` or
-/// `Epi::WAIT_ADD_V4` (the last two: sm_90, C zeroed by the previous grid).
+/// `c` hold `M·K`, `K·N`, `M·N` f32, 16-byte aligned; `SPLIT_EPI` is `Epi::ADD`, or one of the `WAIT_`
+/// forms (sm_90, C zeroed by the previous grid).
 /// When `splits > 1`, C is zero at launch (`ADD`) or once the grid this one depends on has completed
-/// (`WAIT_ADD`: that grid zeroes C and writes nothing else this one reads), and touched by nothing else.
-/// With `WAIT_ADD` and one split the kernel waits for the previous grid before any access.
+/// (the `WAIT_` forms: that grid zeroes C and writes nothing else this one reads), and touched by nothing
+/// else. With a `WAIT_` form and one split the kernel waits for the previous grid before any access.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool, const UNIFORM: bool, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
                                                                                                              n: u32, k: u32, k_split: u32) {
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
-    if (SPLIT_EPI == Epi::WAIT_ADD || SPLIT_EPI == Epi::WAIT_ADD_V4) && splits == 1 {
+    if SPLIT_EPI >= Epi::WAIT_ADD && splits == 1 {
         // One split: no zeroing grid ran before this one, so whatever grid did may have written A, B or
         // C — wait for it before the first access (a PDL-aware kernel's rule).
         crate::prim::sync::griddepcontrol_wait();
