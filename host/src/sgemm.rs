@@ -32,7 +32,8 @@
 //! * **On Hopper** (a GPU that runs `sm_90a` code) v19 and v15 run in their [`hopper_form`]: C zeroed
 //!   by a grid the GEMM overlaps (programmatic dependent launch) instead of a memset, and with N % 4 == 0
 //!   the split-K adds as `red.global.add.v4.f32` — `v24` (v14's split rule again) and `v23`; with N off 4
-//!   `v21` and `v22` (scalar adds). `results/2026-11-25-h100-session20/`: 512³ 76.8 → 104.7% of cuBLAS,
+//!   `v25` (v24 with each add as wide as its element's alignment allows: 1.02–1.27× v21 at five shapes,
+//!   0.98× at 127×8191×1024) and `v22`. `results/2026-11-25-h100-session20/`: 512³ 76.8 → 104.7% of cuBLAS,
 //!   32×4096² 84.8 → 112.1%, 64×4096² 83.9 → 99.8%, 1000³ 84.0 → 94.7%, 1024³ 93.7 → 104.3%.
 //!
 //! `v12` (128×128 tiles, K split) and `v16` are no longer chosen: v19 is as fast or faster wherever they

@@ -15,6 +15,13 @@
 //! Prediction (before running): 127×8191×1024 with v24's three splits at 1.05–1.12× v21 unsplit
 //! (≈ 87–93% of cuBLAS: 127×8192's split speed less the clamped loads and 2.25 reductions in place of
 //! one); with N % 4 == 0 1.00× v24.
+//!
+//! Measured (H100, `ab`, 8 rounds; `results/2026-11-25-h100-session20/call4-v25-widest-reductions`): against v21 where N is off 4,
+//! **130×4097×1024 1.271×, 64×4095×4096 1.131×, 127×1031×1024 1.094×, 1000×1001×1000 1.027×, 1000×999×1000
+//! 1.024×** — but **127×8191×1024 0.980×** (8/8 rounds slower), the shape it was for: wrong there. With
+//! N % 4 == 0 it runs 0.995–0.997× v24 (the alignment test per column group). The entry point takes it
+//! where N is off 4 (v21 before): it wins at five of the six shapes measured, and loses 2% at the one
+//! whose reading it was built on — why splitting an odd-N 127-row problem still loses is open.
 use super::wide_k_loop::{Epi, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
