@@ -131,7 +131,7 @@ fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
         let mut d_c = gpu.zeros::<f32>(m * n).unwrap();
         for step in STEPS {
             if gpu.cannot_run(&step.kernel).is_some() {
-                continue; // v21, v22 off Hopper (sm_90a): said once below
+                continue; // v21–v25 off Hopper (sm_90a) or a pre-12.1 driver: said once below
             }
             let kern = gpu.kernel(step.kernel.name).unwrap();
             gpu.poison(&mut d_c).unwrap();
@@ -414,8 +414,14 @@ fn the_f32_entry_point_takes_any_shape() {
         assert!(err <= 1e-5, "{s} via {}: rel L2 {err:.2e} (seed {seed})", step.kernel.step);
         used.insert(step.kernel.step);
     }
+    // gemm_f32 ran the chooser's step for every shape on this GPU (which of v11 / v19 / v20 depends on
+    // the SM count), and the SM-count-independent picks are reached: the small-M steps and, on Hopper
+    // with a 12.1+ driver, all four PDL forms.
     let hopper = gpu.cannot_run(&kernel_lab::steps::sgemm::V21.kernel).is_none();
-    let want: &[&str] = if hopper { &["v11", "v13", "v20", "v22", "v23", "v24", "v25"] } else { &["v11", "v13", "v15", "v19", "v20"] };
+    let chosen: std::collections::BTreeSet<&str> = shapes.iter()
+        .map(|&(m, n, k)| kernel_lab::sgemm::default_step(Shape::new(m, n, k).unwrap(), gpu.info.sms, hopper).kernel.step).collect();
+    assert_eq!(used, chosen, "gemm_f32 runs the chooser's step");
+    let want: &[&str] = if hopper { &["v13", "v22", "v23", "v24", "v25"] } else { &["v13", "v15", "v19"] };
     assert!(want.iter().all(|l| used.contains(l)), "the shapes reach every step the chooser picks here: {used:?}");
     // A forced step that cannot take the shape is refused naming the rule, before any launch.
     let e = SgemmPlan::new(&gpu, Shape::new(8, 8, 7).unwrap(), Some(step_by_label("v10").unwrap())).err().unwrap().to_string();

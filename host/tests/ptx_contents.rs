@@ -22,8 +22,11 @@ fn ptx_targets_are_as_built() {
     assert!(Target::Sm80.ptx().contains(".target sm_80"));
     assert!(Target::Sm90a.ptx().contains(".target sm_90a"));
     // PTX 8.0 (a CUDA 12.0 driver) for sm_80; 8.1 for the Hopper module (host/build.rs: `red.global.add.v4.f32`).
-    assert!(Target::Sm80.ptx().contains(".version 8.0"), "sm_80 PTX is not ISA 8.0");
-    assert!(Target::Sm90a.ptx().contains(".version 8.1"), "sm_90a PTX is not ISA 8.1");
+    // `Target::min_driver` states the same, and `Gpu::cannot_run` refuses a module the driver cannot JIT.
+    for (t, version, driver) in [(Target::Sm80, ".version 8.0", 12000), (Target::Sm90a, ".version 8.1", 12010)] {
+        assert!(t.ptx().contains(version), "{} PTX is not {version}", t.name());
+        assert_eq!(t.min_driver(), driver, "{}", t.name());
+    }
 }
 
 #[test]

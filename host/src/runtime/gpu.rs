@@ -183,6 +183,9 @@ impl Gpu {
             Some(format!("{} needs the {} module, withheld by KERNEL_LAB_WITHHOLD", kernel.name, t.name()))
         } else if !t.runs_on(cc) {
             Some(format!("{} needs a GPU that runs {} code; {} is compute capability {}.{}", kernel.name, t.name(), self.info.name, cc.0, cc.1))
+        } else if self.info.driver_version < t.min_driver() {
+            Some(format!("{} is in the {} module, which needs a CUDA {}.{}+ driver (its PTX ISA version); this driver is CUDA {}.{}", kernel.name,
+                         t.name(), t.min_driver() / 1000, t.min_driver() % 1000 / 10, self.info.driver_version / 1000, self.info.driver_version % 1000 / 10))
         } else {
             None
         }
@@ -261,10 +264,17 @@ impl Gpu {
         let name = info.name;
         let cc = self.info.compute_capability;
         if self.cannot_run(info).is_some() {
+            let old_driver = self.info.driver_version < info.target.min_driver() && info.target.runs_on(cc) && !self.withheld.contains(&info.target);
             return Err(Error::Unsupported {
                 kernel: name.to_string(),
-                needs: format!("a GPU that runs {} code", info.target.name()),
-                have: if self.withheld.contains(&info.target) {
+                needs: if old_driver {
+                    format!("a CUDA {}.{}+ driver (the {} module's PTX ISA version)", info.target.min_driver() / 1000, info.target.min_driver() % 1000 / 10, info.target.name())
+                } else {
+                    format!("a GPU that runs {} code", info.target.name())
+                },
+                have: if old_driver {
+                    format!("a CUDA {}.{} driver", self.info.driver_version / 1000, self.info.driver_version % 1000 / 10)
+                } else if self.withheld.contains(&info.target) {
                     format!("{} with the {} module withheld (KERNEL_LAB_WITHHOLD)", self.info.name, info.target.name())
                 } else {
                     format!("{} (compute capability {}.{})", self.info.name, cc.0, cc.1)

@@ -40,6 +40,15 @@ impl Target {
         }
     }
 
+    /// The oldest driver (`cuDriverGetVersion`: 12010 for CUDA 12.1) that JIT-compiles this module: its
+    /// PTX ISA version (`sm_80` 8.0, `sm_90a` 8.1: host/build.rs; the PTX test checks both lines).
+    pub fn min_driver(self) -> i32 {
+        match self {
+            Target::Sm80 => 12000,
+            Target::Sm90a => 12010,
+        }
+    }
+
     /// Whether a GPU of compute capability `(major, minor)` runs this module. `sm_90a` code runs only
     /// on compute capability 9.0 exactly (the `a` features are not forward compatible).
     pub fn runs_on(self, cc: (i32, i32)) -> bool {

@@ -43,7 +43,7 @@ impl Epi {
     /// Added with `red.global.add.f32` into a C zeroed before the launch (v12's split-K).
     pub(crate) const ADD: u8 = 1;
     /// `griddepcontrol.wait`, then added as `ADD`: C was zeroed by the grid launched just before this
-    /// one, which this grid may overlap under programmatic dependent launch (v21, v22; sm_90). The
+    /// one, which this grid may overlap under programmatic dependent launch (v21, v22, and the forms below; sm_90). The
     /// wait returns once that grid has completed and its stores are visible.
     pub(crate) const WAIT_ADD: u8 = 2;
     /// `WAIT_ADD` with each thread's four consecutive sums added by one `red.global.add.v4.f32` (sm_90:

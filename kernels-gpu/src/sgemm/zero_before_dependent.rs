@@ -1,5 +1,5 @@
 #![cfg(lab_sm90)]
-//! The grid that zeroes C before v21's and v22's split-K adds (sm_90). Its first instruction,
+//! The grid that zeroes C before the split-K adds of v21–v25 (sm_90). Its first instruction,
 //! `griddepcontrol.launch_dependents`, lets the GEMM launched after it on the stream (with programmatic
 //! stream serialization, as the runtime launches any kernel that executes `griddepcontrol.wait`) be
 //! dispatched at once; the GEMM runs its whole K loop meanwhile and waits for this grid only before
@@ -18,8 +18,8 @@ use crate::prim::{global::st_global_v4_f32, sync::griddepcontrol_launch_dependen
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_zero_before_dependent(c: *mut f32, len: u64) {
     griddepcontrol_launch_dependents();
-    let index = (block_idx_x() * block_dim_x() + thread_idx_x()) as u64;
-    let threads = (grid_dim_x() * block_dim_x()) as u64;
+    let index = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;
+    let threads = grid_dim_x() as u64 * block_dim_x() as u64;
     let quads = len / 4;
     let mut q = index;
     while q < quads {
