@@ -453,6 +453,10 @@ pub fn table(rows: &[Row]) -> String {
             });
     }
     if rows.iter().any(|r| r.gbps.is_some()) {
+        let chain = crate::runtime::tuning::launch_chain();
+        if chain > 1 {
+            let _ = writeln!(s, "each timed repetition a chain of {chain} launches (KERNEL_LAB_CHAIN; the copy's too), times per launch");
+        }
         let _ = writeln!(s, "bandwidth (A, B, C once; weights rotated beyond L2):");
         for r in rows.iter().filter(|r| r.gbps.is_some()) {
             let _ = writeln!(s, "  {:<7} {:>16} {:>9} GB/s {:>7} of copy", r.step, r.shape.to_string(), f(r.gbps, &|v| format!("{v:.0}")),
@@ -519,8 +523,8 @@ pub fn ab<F: GemmFamily>(gpu: &Gpu, o: &GemmRun, a: &GemmStep<F::Trace>, b: &Gem
                 return Err(Error::Verification(format!("{} on {s}: relative L2 error {:.2e} against {reference} (tolerance {tol:.1e})", kern.name(), errs[i])));
             }
         }
-        // One launch per repetition, or a chain of them (`KERNEL_LAB_AB_CHAIN`, for probing launch overlap).
-        let chain = crate::runtime::tuning::ab_chain();
+        // One launch per repetition, or a chain of them (`KERNEL_LAB_CHAIN`, for probing launch overlap).
+        let chain = crate::runtime::tuning::launch_chain();
         let per_round = time_pair_rounds(gpu, o.warmup, o.reps, 4000.0, rounds, |_, second| {
             for _ in 0..chain {
                 if second { F::launch(gpu, &kb, b, s, &d_a, &d_b, &mut d_c)? } else { F::launch(gpu, &ka, a, s, &d_a, &d_b, &mut d_c)? }
@@ -546,9 +550,9 @@ pub fn ab_table(rows: &[AbRow]) -> String {
     }
     s.push_str("B speed/A: A's median time over B's, both timed interleaved in rounds of blocks (ABBA, 30 ms untimed at each switch); per round: the same ratio from each round's two blocks; B faster: rounds where B's block median was lower.
 ");
-    let chain = crate::runtime::tuning::ab_chain();
+    let chain = crate::runtime::tuning::launch_chain();
     if chain > 1 {
-        let _ = writeln!(s, "Each timed repetition is a chain of {chain} launches back to back (KERNEL_LAB_AB_CHAIN): the ms columns are per chain.");
+        let _ = writeln!(s, "Each timed repetition is a chain of {chain} launches back to back (KERNEL_LAB_CHAIN): the ms columns are per chain.");
     }
     s
 }

@@ -118,7 +118,10 @@ where
             0 => &d_b,
             j => &b_copies[j - 1],
         };
-        let copy_gbps = if bandwidth_bound { Some(copy_bandwidth(gpu, o, s.k * s.n, &b_at)?) } else { None };
+        // `KERNEL_LAB_CHAIN`: each repetition chains that many launches (ours, cuBLAS's, the copy's),
+        // each on the next rotated B; times are reported per launch.
+        let chain = crate::runtime::tuning::launch_chain();
+        let copy_gbps = if bandwidth_bound { Some(copy_bandwidth(gpu, o, s.k * s.n, chain, &b_at)?) } else { None };
         let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
         let budget = if o.check { 0.0 } else { 300.0 };
         let cpu_ref = cpu_reference(s);
@@ -136,7 +139,9 @@ where
                 }
             }
             if !o.check {
-                let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |i| F::run_baseline(bl, gpu, s, &d_a, b_at(i), &mut d_c))?;
+                let t = time_gpu_budget(gpu, o.warmup, o.reps, budget, |i| {
+                    (0..chain).try_for_each(|j| F::run_baseline(bl, gpu, s, &d_a, b_at(i * chain + j), &mut d_c))
+                })?.per_launch(chain);
                 base.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
                 base.time = Some(t);
             }
@@ -157,13 +162,19 @@ where
                 let t = match &baseline {
                     Some(bl) => {
                         let (t, tb) = time_pair(gpu, o.warmup, o.reps, 2.0 * budget, |i, base| {
-                            if base { F::run_baseline(bl, gpu, s, &d_a, b_at(i), &mut d_c) } else { (planned.run)(&d_a, b_at(i), &mut d_c) }
+                            (0..chain).try_for_each(|j| {
+                                let b = b_at(i * chain + j);
+                                if base { F::run_baseline(bl, gpu, s, &d_a, b, &mut d_c) } else { (planned.run)(&d_a, b, &mut d_c) }
+                            })
                         })?;
+                        let (t, tb) = (t.per_launch(chain), tb.per_launch(chain));
                         row.pct_of_cublas = Some(tb.median_ms / t.median_ms);
                         row.baseline_paired = Some(tb);
                         t
                     }
-                    None => time_gpu_budget(gpu, o.warmup, o.reps, budget, |i| (planned.run)(&d_a, b_at(i), &mut d_c))?,
+                    None => time_gpu_budget(gpu, o.warmup, o.reps, budget, |i| {
+                        (0..chain).try_for_each(|j| (planned.run)(&d_a, b_at(i * chain + j), &mut d_c))
+                    })?.per_launch(chain),
                 };
                 row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
                 if bandwidth_bound {
@@ -191,9 +202,12 @@ where
 
 /// The bandwidth (bytes read + written per second, GB/s) of a device-to-device copy of the weights —
 /// `len` elements from the same rotated copies the GEMMs read (`b_at(i)`) — what a kernel that streams
-/// the weights once can hope for at this size, launch overhead included.
-fn copy_bandwidth<'b, T: DeviceRepr + ValidAsZeroBits>(gpu: &Gpu, o: &GemmRun, len: usize, b_at: &dyn Fn(usize) -> &'b CudaSlice<T>) -> Result<f64> {
+/// the weights once can hope for at this size, launch overhead included; with `chain` > 1, of chains
+/// of that many copies back to back (as the GEMMs are then timed).
+fn copy_bandwidth<'b, T: DeviceRepr + ValidAsZeroBits>(gpu: &Gpu, o: &GemmRun, len: usize, chain: usize, b_at: &dyn Fn(usize) -> &'b CudaSlice<T>) -> Result<f64> {
     let mut dst = gpu.zeros::<T>(len)?;
-    let t = time_gpu(gpu, o.warmup, o.reps, |i| gpu.stream.memcpy_dtod(b_at(i), &mut dst).during(|| "timing a device copy".into()))?;
+    let t = time_gpu(gpu, o.warmup, o.reps, |i| {
+        (0..chain).try_for_each(|j| gpu.stream.memcpy_dtod(b_at(i * chain + j), &mut dst).during(|| "timing a device copy".into()))
+    })?.per_launch(chain);
     Ok(2.0 * (std::mem::size_of::<T>() * len) as f64 / (t.median_ms * 1e-3) / 1e9)
 }

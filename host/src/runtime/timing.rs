@@ -17,6 +17,12 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// The same repetitions, each of `launches` launches, as times per launch (`launches` ≥ 1).
+    pub fn per_launch(&self, launches: usize) -> Stats {
+        let l = launches.max(1) as f64;
+        Stats { median_ms: self.median_ms / l, min_ms: self.min_ms / l, max_ms: self.max_ms / l, reps: self.reps }
+    }
+
     /// Summarises samples (ms). Panics on an empty slice: callers time at least one repetition.
     pub fn from_samples(samples: &mut [f64]) -> Stats {
         assert!(!samples.is_empty(), "Stats::from_samples needs at least one sample");

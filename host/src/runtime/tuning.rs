@@ -45,13 +45,18 @@ pub fn sgemm_fixed_split() -> Option<(u32, u32)> {
     *S.get_or_init(|| parse_split_pair(std::env::var("KERNEL_LAB_SGEMM_FIXED_SPLIT").ok().as_deref()))
 }
 
-/// For probing launch overlap only: `KERNEL_LAB_AB_CHAIN=N` (1 to 64) makes each timed repetition of
-/// `kernel-lab ab`'s GEMM families N launches back to back between the events (a chain, as a model's
-/// decode step queues kernels), instead of one; the times it prints are then those of N launches.
-/// Unset: 1, the suite's single held launch.
-pub fn ab_chain() -> usize {
+/// For probing launch overlap: `KERNEL_LAB_CHAIN=N` (1 to 64) makes each timed repetition N launches
+/// back to back between the events (a chain, as a model's decode step queues kernels) instead of one —
+/// in `kernel-lab ab`'s GEMM families (its times are then per chain) and in the `gemm` family, where
+/// ours, cuBLAS and the device copy are each chained, on successive rotated weights, and the table
+/// gives per-launch times. Unset: 1, the suite's single held launch. (`KERNEL_LAB_AB_CHAIN`, its name
+/// in session 19, is read when `KERNEL_LAB_CHAIN` is unset.)
+pub fn launch_chain() -> usize {
     static C: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *C.get_or_init(|| std::env::var("KERNEL_LAB_AB_CHAIN").ok().and_then(|v| v.trim().parse().ok()).filter(|c| (1..=64).contains(c)).unwrap_or(1))
+    *C.get_or_init(|| {
+        let v = std::env::var("KERNEL_LAB_CHAIN").or_else(|_| std::env::var("KERNEL_LAB_AB_CHAIN")).ok();
+        v.and_then(|v| v.trim().parse().ok()).filter(|c| (1..=64).contains(c)).unwrap_or(1)
+    })
 }
 
 /// Clusters a cluster FP8 step's persistent grid may use at most: `cuOccupancyMaxActiveClusters` (the
