@@ -243,8 +243,15 @@ pub const V25: Step = {
     s
 };
 
+/// v26: v22 (v15's tiles and rule) with v25's widest reductions (any N).
+pub const V26: Step = {
+    let mut s = derived(V22, "sgemm_v26", "v26", "v22 with v25's widest reductions (any N)");
+    s.kernel.ptx = V25.kernel.ptx;
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26];
 
 /// The grid that zeroes C before v21–v25 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.

@@ -31,6 +31,7 @@
 //! | v23 | `steps/v23_vector_reductions.rs` | v22 with the split-K adds as `red.global.add.v4.f32` (sm_90a) |
 //! | v24 | `steps/v24_vector_reductions_64.rs` | v21 with v23's vector reductions (sm_90a) |
 //! | v25 | `steps/v25_widest_reductions.rs` | v24 for any N: each split-K add as wide as its address's alignment allows (sm_90a) |
+//! | v26 | `steps/v26_quarter_widest.rs` | v22 with v25's widest reductions (sm_90a) |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!
