@@ -131,7 +131,7 @@ fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
         let mut d_c = gpu.zeros::<f32>(m * n).unwrap();
         for step in STEPS {
             if gpu.cannot_run(&step.kernel).is_some() {
-                continue; // v21–v25 off Hopper (sm_90a) or a pre-12.1 driver: said once below
+                continue; // v21–v26 off Hopper (sm_90a) or a pre-12.1 driver: said once below
             }
             let kern = gpu.kernel(step.kernel.name).unwrap();
             gpu.poison(&mut d_c).unwrap();

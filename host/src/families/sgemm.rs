@@ -24,7 +24,7 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<f
     if step.args == crate::steps::gemm::Args::PointersSplitK {
         let (splits, k_split) = step.split_k(m, n, k, gpu.info.sms, 1);
         if splits > 1 && kernel.pdl {
-            // v21–v25: C zeroed by a grid this kernel overlaps; its adds wait for that grid.
+            // v21–v26: C zeroed by a grid this kernel overlaps; its adds wait for that grid.
             zero_before_dependent(gpu, c, s.m * s.n)?;
         } else if splits > 1 {
             // The splits add into C: zero it first (on the same stream, so before the kernel).
@@ -37,7 +37,7 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<f
         // 256-byte-aligned buffers; grid `(⌈N/cols⌉, ⌈M/rows⌉ · splits)` of the step's tile (v12 128×128,
         // v14 64×128, v15 32×128, v13 16×32) from the same `split_k` as `k_split` (a multiple of 16, of 128 for
         // v13, or K itself with one split); with several splits C was zeroed just before on this
-        // stream and only the kernel's atomic adds touch it — or, for a PDL-aware step (v21–v25: its
+        // stream and only the kernel's atomic adds touch it — or, for a PDL-aware step (v21–v26: its
         // adds behind `griddepcontrol.wait`), the grid just enqueued zeroes it and writes nothing else,
         // and with one split the kernel waits for the previous grid before any access.
         return unsafe { launch!(gpu, kernel, grid = grid, a, b, c, &m, &n, &k, &k_split) };

@@ -253,11 +253,11 @@ pub const V26: Step = {
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26];
 
-/// The grid that zeroes C before v21–v25 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
+/// The grid that zeroes C before v21–v26 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.
 pub const ZERO_BEFORE_DEPENDENT: KernelInfo = KernelInfo {
     name: "sgemm_zero_before_dependent", family: Family::Sgemm, step: "-", target: Target::Sm90a, block_threads: ZERO_THREADS,
-    launch_bounds: None, dyn_smem_bytes: 0, about: "zeroes C after letting the dependent GEMM start (v21–v25)",
+    launch_bounds: None, dyn_smem_bytes: 0, about: "zeroes C after letting the dependent GEMM start (v21–v26)",
     ptx: PtxCheck { has: &["griddepcontrol.launch_dependents", "st.global.v4.f32"], lacks: &["griddepcontrol.wait", "ld.global"], count: &[], at_least: &[] },
 };
 

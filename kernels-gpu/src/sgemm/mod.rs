@@ -42,7 +42,7 @@
 //! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles; 128, 64 or 32 block rows; the split-K kernel body of v14–v16 and v19; v20's clamped 128-row loop; `stage_products(_halves)` and `epilogue` | v7–v9, v11, v12, v14–v20 |
 //! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11, v12, v14–v20 |
 //! | `b_ring_loop.rs` | v17's loop: B by a `cp.async` ring, A through registers; whole or halved stages | v17, v18 |
-//! | `zero_before_dependent.rs` | the grid that zeroes C and lets the GEMM after it start at once (sm_90a) | v21–v25 (the host launches it) |
+//! | `zero_before_dependent.rs` | the grid that zeroes C and lets the GEMM after it start at once (sm_90a) | v21–v26 (the host launches it) |
 //!
 //! The grouped block order (v8 on) is `crate::util::grouped`. Tile shapes and shared layouts come from
 //! `layout::sgemm`, which the host also uses.

@@ -1,5 +1,5 @@
 #![cfg(lab_sm90)]
-//! The grid that zeroes C before the split-K adds of v21–v25 (sm_90). Its first instruction,
+//! The grid that zeroes C before the split-K adds of v21–v26 (sm_90). Its first instruction,
 //! `griddepcontrol.launch_dependents`, lets the GEMM launched after it on the stream (with programmatic
 //! stream serialization, as the runtime launches any kernel that executes `griddepcontrol.wait`) be
 //! dispatched at once; the GEMM runs its whole K loop meanwhile and waits for this grid only before

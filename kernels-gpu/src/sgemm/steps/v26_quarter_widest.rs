@@ -10,6 +10,11 @@
 //!
 //! Prediction (before running): 1.05–1.20× v22 at 17 / 32 × 4095×4096 and 24×2047×1024 (as v23 over
 //! v22 at N % 4 == 0, 1.10–1.26×, less the 2.25 operations per group that odd rows need).
+//!
+//! Measured (H100, `ab`, 8 rounds, 8/8 each; `results/2026-11-25-h100-session20/call9-v26`): **32×4097×4096 1.221×, 32×4095×4096
+//! 1.200×, 512×511×512 1.156×, 17×4095×4096 1.110×, 24×2047×1024 1.087×** v22 — the prediction held
+//! (slightly above at M = 32). Against v23 where N % 4 == 0: 1.017× at 32×4096², 0.985× at 512³.
+//! The entry point's step on Hopper for v15's shapes with N off 4 (v22 before).
 use super::wide_k_loop::{Epi, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V15_ROWS as ROWS;
