@@ -27,6 +27,8 @@ fn ptx_targets_are_as_built() {
         assert!(t.ptx().contains(version), "{} PTX is not {version}", t.name());
         assert_eq!(t.min_driver(), driver, "{}", t.name());
     }
+    assert_eq!(kernel_lab::runtime::gpu::cuda_version(Target::Sm90a.min_driver()), "12.1");
+    assert_eq!(kernel_lab::runtime::gpu::cuda_version(13000), "13.0");
 }
 
 #[test]

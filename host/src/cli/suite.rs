@@ -57,9 +57,9 @@ pub fn run(o: Options) -> i32 {
         return code;
     }
     let i = &gpu.info;
-    println!("GPU: {} (sm_{}{}, {} SMs, L2 {} MiB, driver {}.{}), commit {}, {}, seed {}",
+    println!("GPU: {} (sm_{}{}, {} SMs, L2 {} MiB, driver {}), commit {}, {}, seed {}",
              i.name, i.compute_capability.0, i.compute_capability.1, i.sms, i.l2_bytes >> 20,
-             i.driver_version / 1000, i.driver_version % 1000 / 10, commit(), utc_now(), o.seed);
+             kernel_lab::runtime::gpu::cuda_version(i.driver_version), commit(), utc_now(), o.seed);
     let mut failed = false;
     let mut json = serde_json::json!({
         "gpu": i, "commit": commit(), "date": utc_now(), "seed": o.seed, "reps": o.reps, "warmup": o.warmup,

@@ -136,6 +136,11 @@ impl Kernel {
     }
 }
 
+/// A `cuDriverGetVersion` number as CUDA's `major.minor` (12010 → "12.1").
+pub fn cuda_version(driver: i32) -> String {
+    format!("{}.{}", driver / 1000, driver % 1000 / 10)
+}
+
 /// Whether a CUDA driver library can be loaded on this machine (no GPU needed to ask).
 pub fn driver_present() -> bool {
     // SAFETY: only tries to dlopen libcuda by its usual names; no CUDA call is made.
@@ -184,8 +189,8 @@ impl Gpu {
         } else if !t.runs_on(cc) {
             Some(format!("{} needs a GPU that runs {} code; {} is compute capability {}.{}", kernel.name, t.name(), self.info.name, cc.0, cc.1))
         } else if self.info.driver_version < t.min_driver() {
-            Some(format!("{} is in the {} module, which needs a CUDA {}.{}+ driver (its PTX ISA version); this driver is CUDA {}.{}", kernel.name,
-                         t.name(), t.min_driver() / 1000, t.min_driver() % 1000 / 10, self.info.driver_version / 1000, self.info.driver_version % 1000 / 10))
+            Some(format!("{} is in the {} module, which needs a CUDA {}+ driver (its PTX ISA version); this driver is CUDA {}", kernel.name,
+                         t.name(), cuda_version(t.min_driver()), cuda_version(self.info.driver_version)))
         } else {
             None
         }
@@ -268,12 +273,12 @@ impl Gpu {
             return Err(Error::Unsupported {
                 kernel: name.to_string(),
                 needs: if old_driver {
-                    format!("a CUDA {}.{}+ driver (the {} module's PTX ISA version)", info.target.min_driver() / 1000, info.target.min_driver() % 1000 / 10, info.target.name())
+                    format!("a CUDA {}+ driver (the {} module's PTX ISA version)", cuda_version(info.target.min_driver()), info.target.name())
                 } else {
                     format!("a GPU that runs {} code", info.target.name())
                 },
                 have: if old_driver {
-                    format!("a CUDA {}.{} driver", self.info.driver_version / 1000, self.info.driver_version % 1000 / 10)
+                    format!("a CUDA {} driver", cuda_version(self.info.driver_version))
                 } else if self.withheld.contains(&info.target) {
                     format!("{} with the {} module withheld (KERNEL_LAB_WITHHOLD)", self.info.name, info.target.name())
                 } else {
