@@ -55,11 +55,11 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: &CudaSlice<f
 fn zero_before_dependent(gpu: &Gpu, c: &mut CudaSlice<f32>, len: usize) -> Result<()> {
     let k = gpu.kernel(steps::ZERO_BEFORE_DEPENDENT.name)?;
     let blocks = len.div_ceil(4).div_ceil(steps::ZERO_THREADS as usize).clamp(1, 2 * gpu.info.sms.max(1) as usize) as u32;
-    let (len, at_end) = (len as u64, crate::runtime::tuning::zero_trigger_at_end() as u32);
-    // SAFETY: `sgemm_zero_before_dependent(c, len, trigger_at_end)`: `c` holds `len` = M·N f32 (checked
-    // by the caller), a fresh 256-byte-aligned allocation; any grid and block size; the only grid after
-    // it that touches C is the dependent GEMM, which waits for it first.
-    unsafe { launch!(gpu, &k, grid = blocks, c, &len, &at_end) }
+    let len = len as u64;
+    // SAFETY: `sgemm_zero_before_dependent(c, len)`: `c` holds `len` = M·N f32 (checked by the caller),
+    // a fresh 256-byte-aligned allocation; any grid and block size; the only grid after it that
+    // touches C is the dependent GEMM, which waits for it first.
+    unsafe { launch!(gpu, &k, grid = blocks, c, &len) }
 }
 
 /// cuBLAS baseline computing the same row-major product: `cublasSgemm` on the column-major view

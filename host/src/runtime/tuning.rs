@@ -59,14 +59,6 @@ pub fn launch_chain() -> usize {
     })
 }
 
-/// For probing only: `KERNEL_LAB_ZERO_TRIGGER=end` makes SGEMM v21–v26's zeroing grid let the GEMM
-/// start only after its stores (`griddepcontrol.launch_dependents` last) instead of first. Unset (or
-/// anything else): first, the default.
-pub fn zero_trigger_at_end() -> bool {
-    static C: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *C.get_or_init(|| std::env::var("KERNEL_LAB_ZERO_TRIGGER").is_ok_and(|v| v.trim() == "end"))
-}
-
 /// Clusters a cluster FP8 step's persistent grid may use at most: `cuOccupancyMaxActiveClusters` (the
 /// default), or fewer with `KERNEL_LAB_FP8_CLUSTERS` (1 to 1024) for sweeping.
 pub fn fp8_clusters(max_active: u32) -> u32 {

@@ -8,19 +8,16 @@
 
 use crate::prim::{global::st_global_v4_f32, sync::griddepcontrol_launch_dependents, thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x}};
 
-/// `c[0 .. len] = 0.0`, after letting the next grid on the stream start (or, with `trigger_at_end`
-/// non-zero, after its stores: a probe of what the early start costs or gains): each thread zeroes
-/// float4s `index, index + threads, …` of the grid, then thread `index` the `len % 4` trailing floats.
+/// `c[0 .. len] = 0.0`, after letting the next grid on the stream start: each thread zeroes float4s
+/// `index, index + threads, …` of the grid, then thread `index` the `len % 4` trailing floats.
 ///
 /// # Safety
 /// `c` holds `len` writable f32, 16-byte aligned, that nothing else touches until this grid completes
 /// (the dependent GEMM waits for it with `griddepcontrol.wait` before its first access to C). Any grid
 /// and block size.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn sgemm_zero_before_dependent(c: *mut f32, len: u64, trigger_at_end: u32) {
-    if trigger_at_end == 0 {
-        griddepcontrol_launch_dependents();
-    }
+pub unsafe extern "ptx-kernel" fn sgemm_zero_before_dependent(c: *mut f32, len: u64) {
+    griddepcontrol_launch_dependents();
     let index = block_idx_x() as u64 * block_dim_x() as u64 + thread_idx_x() as u64;
     let threads = grid_dim_x() as u64 * block_dim_x() as u64;
     let quads = len / 4;
@@ -34,8 +31,5 @@ pub unsafe extern "ptx-kernel" fn sgemm_zero_before_dependent(c: *mut f32, len: 
     if tail < len {
         // SAFETY: tail < len.
         unsafe { *c.add(tail as usize) = 0.0 };
-    }
-    if trigger_at_end != 0 {
-        griddepcontrol_launch_dependents();
     }
 }
