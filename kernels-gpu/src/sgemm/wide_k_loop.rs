@@ -52,6 +52,12 @@ impl Epi {
     /// `WAIT_ADD_V4` for any N: the four sums in the widest reductions each address allows (v25: a
     /// `.v4`, two `.v2`, or a scalar, a `.v2` and a scalar, by the element's alignment).
     pub(crate) const WAIT_ADD_WIDE: u8 = 4;
+
+    /// Whether `epi` is one of the `WAIT_` forms: its grid may start before the previous one completes,
+    /// so it waits (`griddepcontrol.wait`) before touching C — or, with one split, before anything.
+    pub(crate) const fn waits(epi: u8) -> bool {
+        epi >= Self::WAIT_ADD
+    }
 }
 
 /// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
@@ -261,7 +267,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             k0 = next;
         }
         if EPI != Epi::STORE {
-            if EPI == Epi::WAIT_ADD || EPI == Epi::WAIT_ADD_V4 || EPI == Epi::WAIT_ADD_WIDE {
+            if Epi::waits(EPI) {
                 // C is the previous grid's output (its zeros): wait for it, and only here, after the K loop.
                 crate::prim::sync::griddepcontrol_wait();
             }
@@ -333,7 +339,7 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
 pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool, const UNIFORM: bool, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
                                                                                                              n: u32, k: u32, k_split: u32) {
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
-    if SPLIT_EPI >= Epi::WAIT_ADD && splits == 1 {
+    if Epi::waits(SPLIT_EPI) && splits == 1 {
         // One split: no zeroing grid ran before this one, so whatever grid did may have written A, B or
         // C — wait for it before the first access (a PDL-aware kernel's rule).
         crate::prim::sync::griddepcontrol_wait();
