@@ -168,7 +168,7 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
         // shape rule checked by `launch`; grid from the descriptor, block and shared memory as declared.
         match step.args {
             Args::TmaABC => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &m, &n, &k) },
-            Args::TmaSplitK | Args::TmaSplitKC => {
+            Args::TmaSplitK | Args::TmaSplitKC | Args::TmaSplitKCPointers => {
                 let (rows, cols) = step.grid.tile();
                 let splits = layout::hopper::tma_hgemm::persistent_splits(m, n, k, gpu.info.sms, rows, cols);
                 let (tiles_m, tiles_n) = (m.div_ceil(rows) as usize, n.div_ceil(cols) as usize);
@@ -182,6 +182,12 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
                         // SAFETY: as stated above the branch; `hgemm_decode_v7` also takes C's map (after B's), encoded for
                         // this very `c` with 64×64 boxes (the cache key holds its pointer and shape).
                         unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &mut *c, ws, count, &m, &n, &k, &splits) }
+                    } else if step.args == Args::TmaSplitKCPointers {
+                        // SAFETY: as the `TmaSplitKC` arm; `hgemm_decode_v10` also takes A and B by pointer (the
+                        // very buffers the maps were encoded for, lengths checked by `launch`: M·K and K·N, fresh
+                        // 256-byte-aligned allocations) and copies 16-byte pieces of them, inside their rows
+                        // (K and N multiples of 8: the step's rule, checked).
+                        unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &mut *c, ws, count, &m, &n, &k, &splits, a, b) }
                     } else {
                         // SAFETY: as stated above the branch.
                         unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &mut *c, ws, count, &m, &n, &k, &splits) }
@@ -391,7 +397,7 @@ mod tests {
     #[test]
     fn the_two_tables_split_the_ladder_by_accumulator() {
         assert_eq!(Hgemm::steps().len() + HgemmF16Acc::steps().len() + HgemmBf16::steps().len(), STEPS.len());
-        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "h6s4-bf16", "h9-bf16", "h9s4-bf16", "h10-bf16", "h7-bf16", "h8x2-bf16", "h8x3-bf16", "h8x4-bf16", "h8x5-bf16", "h8x6-bf16", "h8x7-bf16", "h8x8-bf16", "d2-bf16", "d2m64-bf16", "d3-bf16", "d4-bf16", "d5-bf16", "d6-bf16", "d7-bf16", "d8-bf16", "d9-bf16"]);
+        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "h6s4-bf16", "h9-bf16", "h9s4-bf16", "h10-bf16", "h7-bf16", "h8x2-bf16", "h8x3-bf16", "h8x4-bf16", "h8x5-bf16", "h8x6-bf16", "h8x7-bf16", "h8x8-bf16", "d2-bf16", "d2m64-bf16", "d3-bf16", "d4-bf16", "d5-bf16", "d6-bf16", "d7-bf16", "d8-bf16", "d9-bf16", "d10-bf16"]);
         assert_eq!(HgemmF16Acc::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["v9h"]);
         // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
         for st in STEPS {

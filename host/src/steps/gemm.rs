@@ -133,6 +133,9 @@ pub enum Args {
     /// `(tmap_a, tmap_b, tmap_c, c, ws, count, m, n, k, splits)`: as [`Args::TmaSplitK`], with C also
     /// through a tensor map (TMA stores where a tile allows, `c` elsewhere).
     TmaSplitKC,
+    /// `(tmap_a, tmap_b, tmap_c, c, ws, count, m, n, k, splits, a, b)`: as [`Args::TmaSplitKC`], plus A
+    /// and B by pointer (d10 copies them into its ring with `cp.async`; their maps are only prefetched).
+    TmaSplitKCPointers,
     /// `(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, tail)`: as [`Args::TmaABC`], plus the stream-K
     /// tail's partials workspace (`grid + tail` slots of one 128×256 f32 tile) and one counter per tail
     /// tile (zero between launches); `tail` from `layout::hopper::tma_hgemm::stream_k_tail` (h10).

@@ -335,6 +335,21 @@ pub const D7: Step = GemmStep {
         "d3 with C staged by stmatrix.trans into swizzled 64x64 boxes and written by TMA stores")
 };
 
+/// Decode-ladder d10: d7 with its stages copied by `cp.async` from the whole producer warpgroup
+/// (16-byte pieces, no extra L2 line where a row pitch is not a multiple of 128 bytes) and announced a
+/// few stages late (`hgemm/steps/decode_v10_cp_async.rs`).
+pub const D10: Step = GemmStep {
+    grid: Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D3_COLS, cluster: 1 },
+    ..tma("hgemm_decode_v10", "d10", 384, tma_hgemm::D7_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitKCPointers,
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.wait_group 4", "cp.async.wait_group 0",
+                          "fence.proxy.async.shared::cta", "atom.acq_rel.gpu.global.add.u32"],
+                   lacks: &["ldmatrix", "mma.sync", "cp.async.bulk.tensor.2d.shared::cluster.global", "cp.async.mbarrier.arrive", "trap", "st.local",
+                            "multicast", "expect_tx"],
+                   count: &[("cp.async.cg.shared.global", 12)], at_least: &[] },
+        "d7 with its stages copied by cp.async from the producer warpgroup (16-byte pieces: no extra L2 line at pitches off 128 B)")
+};
+
 /// Decode-ladder d8: d7 in clusters of 2 sharing the weight boxes by TMA multicast (d6's change on d7,
 /// `hgemm/steps/decode_v8_multicast_tma_store.rs`).
 pub const D8: Step = GemmStep {
@@ -444,11 +459,13 @@ pub const D8_BF16: Step = bf16(D8, "hgemm_decode_v8_bf16", "d8-bf16",
 /// d9 on bf16.
 pub const D9_BF16: Step = bf16(D9, "hgemm_decode_v9_bf16", "d9-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", "griddepcontrol.wait;"]));
+/// d10 on bf16.
+pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d6 on bf16.
 pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16];

@@ -83,13 +83,25 @@ impl Ring {
     /// cluster barrier when peers arrive on them).
     #[inline(always)]
     pub(crate) unsafe fn init_with(self, tmap_a: *const TensorMap, tmap_b: *const TensorMap, empty_arrivals: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.init_counts(tmap_a, tmap_b, 1, empty_arrivals) }
+    }
+
+    /// [`Ring::init_with`] with `full_arrivals` arrivals per full barrier: 1 where one producer thread
+    /// announces a stage's TMA bytes, the producer warpgroup's thread count where every producer thread
+    /// announces its own `cp.async` copies (d10, [`Ring::announce`]).
+    ///
+    /// # Safety
+    /// As [`Ring::init_with`].
+    #[inline(always)]
+    pub(crate) unsafe fn init_counts(self, tmap_a: *const TensorMap, tmap_b: *const TensorMap, full_arrivals: u32, empty_arrivals: u32) {
         use crate::prim::mbarrier::{fence_mbarrier_init, mbarrier_init};
         // SAFETY: forwarded to the caller; the barriers lie inside the dynamic shared memory.
         unsafe {
             crate::prim::tma::prefetch_tensormap(tmap_a);
             crate::prim::tma::prefetch_tensormap(tmap_b);
             for i in 0..self.stages {
-                mbarrier_init(self.s_full + 8 * i, 1);
+                mbarrier_init(self.s_full + 8 * i, full_arrivals);
                 mbarrier_init(self.s_empty + 8 * i, empty_arrivals);
             }
             fence_mbarrier_init();
@@ -119,6 +131,19 @@ impl Ring {
         let (_, full, _, u) = self.at(it);
         // SAFETY: forwarded to the caller.
         unsafe { crate::prim::mbarrier::mbarrier_wait_parity(full, u & 1) };
+    }
+
+    /// One producer thread's announcement that its share of the stage of running index `it` has
+    /// landed and is visible to `wgmma` (a plain arrival on the full barrier, which counts every
+    /// producer thread: [`Ring::init_counts`]).
+    ///
+    /// # Safety
+    /// Once per producer thread per use of the stage, after that thread's copies into it completed
+    /// (`cp.async.wait_group`) and a `fence.proxy.async.shared::cta` made them visible to the async proxy.
+    #[inline(always)]
+    pub(crate) unsafe fn announce(self, it: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { crate::prim::mbarrier::mbarrier_arrive(self.at(it).1) };
     }
 
     /// One consumer warp's release of the stage of running index `it` (lane 0 arrives for the warp).
@@ -214,7 +239,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, $arrivals, 0;
+            @cluster 1, $arrivals, 0, 1;
             $($rest)*
         }
     };
@@ -225,7 +250,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $arrivals, $meets;
+            @cluster $cluster, $arrivals, $meets, 1;
             $($rest)*
         }
     };
@@ -238,7 +263,19 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1;
+            $($rest)*
+        }
+    };
+    // `cluster:` with the producer block run by the first `$threads` threads of warpgroup 0 (1 or
+    // 32 · w, at most 128) and the full barriers counting their arrivals: d10's producer warpgroup
+    // issues `cp.async` copies and each of its threads announces its own ([`Ring::announce`]).
+    (
+        cluster: $cluster:expr, producer_threads: $threads:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads;
             $($rest)*
         }
     };
@@ -251,12 +288,12 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1;
             $($rest)*
         }
     };
     (
-        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr;
+        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr;
         ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
         thread: $tid:ident, warpgroup: $wg:ident;
         setup: { $(let $p:pat = $e:expr;)* }
@@ -269,12 +306,13 @@ macro_rules! warp_specialized {
         let $wg = $tid / 128;
         $(let $p = $e;)*
         if $tid == 0 {
-            $ring.init_with($tmap_a, $tmap_b, $empty_arrivals);
+            $ring.init_counts($tmap_a, $tmap_b, $producers, $empty_arrivals);
         }
         if $cluster > 1 { $crate::prim::cluster::cluster_sync() } else { $crate::prim::sync::sync_threads() }
         if $wg == 0 {
             $crate::prim::wgmma::setmaxnreg_dec::<40>();
-            if $tid == 0 $producer
+            // `$producers` is a constant: one thread (`tid == 0`, as the TMA steps have it) or a prefix.
+            if ($producers == 1 && $tid == 0) || ($producers > 1 && $tid < $producers) $producer
             for _ in 0..$meets {
                 $crate::prim::cluster::cluster_sync();
             }

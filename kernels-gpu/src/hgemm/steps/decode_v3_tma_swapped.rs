@@ -150,6 +150,48 @@ pub(super) unsafe fn issue_stage_cluster<const CLUSTER: u32, const CLAMP_N: bool
     }
 }
 
+/// How the producer of d3's body fills a stage: by TMA from one thread ([`TmaLoads`]: d3, d6, d7, d8)
+/// or by `cp.async` from the producer warpgroup (d10's `CpAsyncLoads`). The producer loop is the
+/// body's: it walks the units and K tiles, waits for each stage to be empty, and hands it here.
+pub(super) trait StageLoads: Copy {
+    /// Producer threads (the first of warpgroup 0) that run the loop: the full barriers' arrival count.
+    const THREADS: u32;
+    /// Fills the stage of running index `it` (empty: the loop waited) with K tile `kt` of the unit
+    /// whose tile starts at row `m0`, column `n0`, and announces it now or later.
+    ///
+    /// # Safety
+    /// Called by every producer thread for every stage in running order; the stage is free.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn stage(self, ring: Ring, it: u32, m: u32, n: u32, k: u32, m0: u32, n0: u32, kt: u32, rank: u32);
+    /// After the last stage (`end` stages issued): announces whatever [`StageLoads::stage`] left pending.
+    ///
+    /// # Safety
+    /// Once per producer thread, after its last `stage`.
+    unsafe fn finish(self, ring: Ring, end: u32);
+}
+
+/// d3's loads: one thread issues the activation box and two weight boxes by TMA
+/// ([`issue_stage_cluster`]), announced by their transaction bytes.
+#[derive(Clone, Copy)]
+pub(super) struct TmaLoads<const CLUSTER: u32, const CLAMP_N: bool> {
+    /// The activations' tensor map.
+    pub tmap_a: *const TensorMap,
+    /// The weights' tensor map.
+    pub tmap_b: *const TensorMap,
+}
+
+impl<const CLUSTER: u32, const CLAMP_N: bool> StageLoads for TmaLoads<CLUSTER, CLAMP_N> {
+    const THREADS: u32 = 1;
+    #[inline(always)]
+    unsafe fn stage(self, ring: Ring, it: u32, m: u32, n: u32, _k: u32, m0: u32, n0: u32, kt: u32, rank: u32) {
+        let (s_stage, full, _, _) = ring.at(it);
+        // SAFETY: forwarded to the caller (the stage is free, the maps are the kernel's).
+        unsafe { issue_stage_cluster::<CLUSTER, CLAMP_N>(s_stage, full, self.tmap_a, self.tmap_b, m, n, m0, n0, kt, rank) }
+    }
+    #[inline(always)]
+    unsafe fn finish(self, _ring: Ring, _end: u32) {}
+}
+
 /// One consumer warpgroup's K loop over a unit: `r_acc` (fresh) += weight box `mh`ᵀ · activationsᵀ over
 /// `kts` stages from running index `*it`, with one `wgmma` group in flight (h4's loop): stage `it − 1`
 /// is released after stage `it`'s group is committed and `wait_group 1` retired the older one, the
@@ -247,6 +289,21 @@ pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo
 pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32, const TMA_C: bool>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                                               g_c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32,
                                                                               splits: u32) {
+    let loads = TmaLoads::<CLUSTER, TMA_C> { tmap_a, tmap_b };
+    // SAFETY: forwarded; the TMA loads are d3's.
+    unsafe { decode_with::<E, CLUSTER, TMA_C, _>(loads, tmap_a, tmap_b, tmap_c, g_c, ws, count, m, n, k, splits) }
+}
+
+/// [`decode`] with the stages filled by `loads` (d10: `cp.async`); `tmap_a`, `tmap_b` are still
+/// prefetched by the ring's initialization.
+///
+/// # Safety
+/// As [`decode`]; `loads` reads A and B as the tensor maps describe them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn decode_with<E: Elem16, const CLUSTER: u32, const TMA_C: bool, L: StageLoads>(loads: L, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                                                                                  tmap_c: *const TensorMap, g_c: *mut u16, ws: *mut f32,
+                                                                                                  count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: the main loop as h7 (both roles walk the same units and K tiles, so their ring indices
     // agree; every stage use is released once per consumer warp). Epilogue: every C address is checked
     // (row < m, col < n); every workspace address is inside the padded workspace (col < 128·tiles_n,
@@ -261,7 +318,7 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32, const TMA_C: bool>(tm
     // no counter (its index would lie outside `count`).
     unsafe {
         warp_specialized! {
-            cluster: CLUSTER;
+            cluster: CLUSTER, producer_threads: L::THREADS;
             ring: let (ring, s_extra) = (if TMA_C { D7_STAGES } else { STAGES }, STAGE_BYTES, if TMA_C { D7_STAGING_BYTES + 16 } else { 16 });
             thread: tid, warpgroup: wg;
             setup: {
@@ -287,14 +344,14 @@ pub(super) unsafe fn decode<E: Elem16, const CLUSTER: u32, const TMA_C: bool>(tm
                     let tm = CLUSTER * tm2 + rank;
                     let mut kt = kt0;
                     while kt < kt1 {
-                        let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        issue_stage_cluster::<CLUSTER, TMA_C>(s_stage, full, tmap_a, tmap_b, m, n, tm * ROWS, tn * COLS, kt, rank);
+                        loads.stage(ring, it, m, n, k, tm * ROWS, tn * COLS, kt, rank);
                         it += 1;
                         kt += 1;
                     }
                     u += u_step;
                 }
+                loads.finish(ring, it);
             }
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
