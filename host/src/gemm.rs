@@ -87,9 +87,9 @@ const fn up8(x: usize) -> usize {
 ///   128×8192² 95 / 100%, 192×4096² 78 / 99% (d3 was chosen here from session 9 to 13: 256×4096² 93%,
 ///   512×4096² 74% against h6's 58%, 1024³ 86% against h8x3's 57%). Where the tiles would split K
 ///   (128×4096²: 79%) `h8` stays (86%).
-/// * `d10` in d7's place where a row of A or B is not a multiple of 128 bytes ([`pitch_off_128`]): d7
-///   with its stages copied by `cp.async` instead of TMA boxes, which read an extra L2 line per row
-///   there (session 14 `call7-row-pitch`: d7 8.1 µs at N = 960, 9.1–10.5 µs at N = 992, 1008, 1000).
+/// * Not `d10` (d7 with its stages copied by `cp.async`) where a row pitch is off 128 bytes, although
+///   d7's TMA boxes read an extra L2 line per row there: d10 measured
+///   0.85× d7 at 1000³ and 0.78× at 1024³ (`results/2026-11-25-h100-session21/call1-d10`).
 /// * Otherwise `h8` (K split over a cluster of 2 … 8 CTAs) where `layout::hopper::tma_hgemm::h8_splits`
 ///   estimates it faster than h6 given how many clusters of each size the GPU holds at once
 ///   (`h8_resident`, from [`h8_resident`]); `h10` where the partial last wave of 128×256 tiles fills at
@@ -107,7 +107,6 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
         _ if !hopper => &steps::V10,
-        _ if d7_fits(s, sms) && pitch_off_128(s) => if bf { &steps::D10_BF16 } else { &steps::D10 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
         _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
         _ => h8.unwrap_or(if bf { &steps::H6S4_BF16 } else { &steps::H6S4 }),
@@ -151,12 +150,6 @@ pub fn d7_fits(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{BM, BN_WIDE, D3_COLS, D3_ROWS, persistent_splits};
     let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
     2 * h6_tiles < sms as u64 && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D3_ROWS, D3_COLS) == 1
-}
-
-/// Whether a row of A (`2K` bytes) or of B (`2N` bytes) is not a multiple of 128 bytes: a 128-byte TMA
-/// box row then straddles two L2 lines, and d7's loads read 1.5–2.1× the sectors they need.
-pub fn pitch_off_128(s: Shape) -> bool {
-    (2 * s.k) % 128 != 0 || (2 * s.n) % 128 != 0
 }
 
 thread_local! {
@@ -371,15 +364,7 @@ mod tests {
         assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d7 tiles, 64 h6 tiles");
         assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "56 h6 tiles");
         assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "86 h6 tiles");
-        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d10", "d7's tiles, 2000-byte rows");
-        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::Bf16).unwrap().label(), "d10-bf16");
-        // d10 takes d7's place where either pitch is off 128 bytes (K or N off 64), not where M is.
-        assert_eq!(choose(shape(1000, 1024, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "M ragged, pitches aligned");
-        assert_eq!(choose(shape(1024, 1000, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d10", "N = 1000: 2000-byte rows of B");
-        assert_eq!(choose(shape(1024, 1024, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d10", "K = 1000: 2000-byte rows of A");
-        assert_eq!(choose(shape(256, 4096, 4032), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "K = 63 · 64: 8064-byte rows, 63 lines each");
-        assert_eq!(choose(shape(256, 4096, 4040), true, 132, R, None, Elem::F16).unwrap().label(), "d10");
-        assert!(pitch_off_128(shape(8, 992, 1024)) && pitch_off_128(shape(8, 1024, 1016)) && !pitch_off_128(shape(8, 960, 1024)));
+        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "32 h6 tiles, 128 d7 tiles (d10 measured slower)");
         assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::Bf16).unwrap().label(), "d7-bf16");
         assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "128 tiles");
         assert_eq!(choose(shape(2048, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "256 tiles: no split");
@@ -397,7 +382,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { "d9+pad".into() } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { if pitch_off_128(padded) { "d10+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { "d9+pad".into() } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { "d7+pad".into() } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");

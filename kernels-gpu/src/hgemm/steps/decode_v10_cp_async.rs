@@ -38,6 +38,21 @@
 //! and d10 at 1000³ from d7's 12.6 µs towards its 1024³ speed (8.1 µs there): **1.10–1.30× d7 at
 //! 1000³** (≈ 94–110% of cuBLAS), 1.05–1.2× at 1024×1000×1024; at 1024³ (aligned: TMA reads no extra
 //! line) 0.95–1.0× d7, the producer's 12 copies and waits per stage being a cost TMA does not have.
+//!
+//! Measured (H100, `results/2026-11-25-h100-session21/call1-d10`, `kernel-lab ab` with d7, 8 rounds
+//! each, d7 faster in all 8): **wrong**. d10 is correct (the GPU tests, `--check` on eleven shapes,
+//! memcheck, synccheck and racecheck all clean) and slower everywhere: **0.852× d7 at 1000³**, 0.839×
+//! at 1024×1000×1024, 0.798× at 1024×1024×1000, 0.904× at 992³, and 0.784× at 1024³ where d7's pitch is
+//! aligned. At K = 4096 it falls to 0.63–0.66× (256 / 512 × 4096²). Two probes (call 2, not kept)
+//! ruled out the lag and the producer's fence:
+//! * with the fence in the consumers after the full barrier instead, 0.846× / 0.786× at 1000³ / 1024³;
+//! * announced by `cp.async.mbarrier.arrive.noinc`, with no producer wait at all, 0.874× / 0.824×, and
+//!   0.73× at 256×4096² (synccheck clean in this form).
+//!
+//! So the copies themselves cost more than the TMA's extra L2 lines: moving 24 KiB per stage through
+//! 1 536 `cp.async` of the producer warpgroup is slower than two TMA instructions, even where each TMA
+//! box row reads two lines. The entry point keeps d7 at 1000³ (85% of cuBLAS). Kept as a measured
+//! negative, not chosen.
 use super::decode_v3_tma_swapped::{A_BYTES, StageLoads, decode_with};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::Ring;
@@ -68,7 +83,35 @@ impl StageLoads for CpAsyncLoads {
     const THREADS: u32 = 128;
 
     #[inline(always)]
-    unsafe fn stage(self, ring: Ring, it: u32, m: u32, n: u32, k: u32, m0: u32, n0: u32, kt: u32, _rank: u32) {
+    unsafe fn stage(self, ring: Ring, it: u32, m: u32, n: u32, k: u32, m0: u32, n0: u32, kt: u32, rank: u32) {
+        // SAFETY: see `copy_stage`; announcing: see `announce_landed`.
+        unsafe {
+            copy_stage(self.g_a, self.g_b, ring, it, m, n, k, m0, n0, kt, rank);
+            cp_async_commit_group();
+            if it >= LAG {
+                cp_async_wait_group::<LAG>();
+                announce_landed(ring, it - LAG, it - LAG + 1);
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn finish(self, ring: Ring, end: u32) {
+        cp_async_wait_group::<0>();
+        // SAFETY: every copy of this thread has landed.
+        unsafe { announce_landed(ring, end.saturating_sub(LAG), end) };
+    }
+}
+
+/// This producer thread's 12 copies of 16 bytes into the stage of running index `it`.
+///
+/// # Safety
+/// A producer thread (`thread_idx_x() < 128`); the stage is free; `g_a`, `g_b` the M×K and K×N
+/// matrices, K and N multiples of 8.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_stage(g_a: *const u16, g_b: *const u16, ring: Ring, it: u32, m: u32, n: u32, k: u32, m0: u32, n0: u32, kt: u32, _rank: u32) {
+    {
         let t = thread_idx_x(); // 0..128: the producer warpgroup
         let (row, chunk) = (t / 8, t % 8);
         // Where the TMA's SWIZZLE_128B puts byte (row, 16·chunk) of a box with 128-byte rows:
@@ -87,7 +130,7 @@ impl StageLoads for CpAsyncLoads {
             for j in 0..4u32 {
                 let r = row + 16 * j;
                 let ok = r < a_rows && kc < k;
-                let src = if ok { self.g_a.add((a_row0 + r) as usize * k as usize + kc as usize) } else { self.g_a };
+                let src = if ok { g_a.add((a_row0 + r) as usize * k as usize + kc as usize) } else { g_a };
                 cp_async_cg_16_zfill(s_stage + s_slot + 2048 * j, src as *const u8, if ok { 16 } else { 0 });
             }
             for nb in 0..2u32 {
@@ -95,23 +138,11 @@ impl StageLoads for CpAsyncLoads {
                 for j in 0..4u32 {
                     let kr = k0 + row + 16 * j;
                     let ok = kr < k && col < n;
-                    let src = if ok { self.g_b.add(kr as usize * n as usize + col as usize) } else { self.g_b };
+                    let src = if ok { g_b.add(kr as usize * n as usize + col as usize) } else { g_b };
                     cp_async_cg_16_zfill(s_stage + A_BYTES + nb * B_BOX_BYTES + s_slot + 2048 * j, src as *const u8, if ok { 16 } else { 0 });
                 }
             }
-            cp_async_commit_group();
-            if it >= LAG {
-                cp_async_wait_group::<LAG>();
-                announce_landed(ring, it - LAG, it - LAG + 1);
-            }
         }
-    }
-
-    #[inline(always)]
-    unsafe fn finish(self, ring: Ring, end: u32) {
-        cp_async_wait_group::<0>();
-        // SAFETY: every copy of this thread has landed.
-        unsafe { announce_landed(ring, end.saturating_sub(LAG), end) };
     }
 }
 
