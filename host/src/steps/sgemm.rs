@@ -1,5 +1,5 @@
 //! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
-use layout::sgemm::{BK_WIDE, BM, BN, V14_ROWS, V14_SPLIT, V19_FULL_DEPTH, V19_SPLIT, V15_ROWS, V15_SPLIT, V17_SMEM_BYTES, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+use layout::sgemm::{BK_WIDE, BM, BN, V12_SPLIT, V14_ROWS, V14_SPLIT, V19_FULL_DEPTH, V19_SPLIT, V15_ROWS, V15_SPLIT, V17_SMEM_BYTES, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
@@ -250,8 +250,19 @@ pub const V26: Step = {
     s
 };
 
+/// v27: v25 on v12's 128×128 tiles, 256 threads, one block per SM and v12's split rule.
+pub const V27: Step = {
+    let mut s = derived(V25, "sgemm_v27", "v27", "v25 on v12's 128x128 tiles (256 threads, one block per SM, v12's split rule)");
+    s.kernel.block_threads = THREADS;
+    s.kernel.launch_bounds = bounds_min(THREADS, 1);
+    s.kernel.dyn_smem_bytes = V12.kernel.dyn_smem_bytes;
+    s.grid = Grid::TilesSplitK { rows: BM, cols: BN, rule: SplitRule::Fixed { blocks_per_sm: V12_SPLIT.0, min_depth: V12_SPLIT.1, multiple: BK_WIDE } };
+    s.trace = V12.trace;
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27];
 
 /// The grid that zeroes C before v21–v26 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.
