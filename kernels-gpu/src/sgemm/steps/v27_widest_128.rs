@@ -20,6 +20,16 @@
 //! Prediction (before running): 127×8191×1024 as 64 tiles × 2 splits of 512 (128 blocks, 8 warps per
 //! SM, 2/3 of v21's loads per FMA): **1.06–1.12× v21** (≈ 88–93% of cuBLAS); at 1000³ (64 tiles, 2
 //! splits) 0.95–1.05× v24; where v24 has many tiles (≥ 2 waves of 128-row tiles) about v20.
+//!
+//! Measured (H100, `results/2026-11-25-h100-session21/call3-v27`, `ab`, 8 rounds): **wrong at the
+//! shape it was for** — 127×8191×1024 **0.973× v21** and 0.995× v25 (0/8 rounds), 81.1–81.5% of cuBLAS
+//! under v12's rule (two splits) and 73% with splits of 128. It wins 1.173× v21 at 127×4095×1024,
+//! 1.018× at 255×8191×1024 and 1.030× at 1000×999×1000, but loses 0.82× v25 at 130×4097×1024 and
+//! 0.50–0.94× v24 wherever N % 4 == 0 (1000³ 0.939×, 1024³ 0.984×, 2000³ 0.904×, 512³ 0.68×,
+//! 64×4096² 0.50×). Halving the loads per FMA did not help at 127×8191×1024: what costs there is B's
+//! odd pitch, element-wise loads on every tile (127×8192×1024 runs in 57 µs with v24, 127×8191×1024 in
+//! 69–71 µs with v21, v25 or v27; cuBLAS's `align1` kernel in 58). Correct (the SGEMM GPU tests, the
+//! f32 entry-point test, `--check` on nine ragged shapes, memcheck 0); not chosen.
 use super::wide_k_loop::{Epi, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::BM as ROWS;
