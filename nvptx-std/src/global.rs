@@ -16,30 +16,6 @@ pub unsafe fn ld_global_nc_v4_f32(p: *const f32) -> [f32; 4] {
     [a, b, c, d]
 }
 
-/// `ld.global.nc.v2.f32 {a, b}, [p];` — a 64-bit load through the read-only path.
-///
-/// # Safety
-/// As [`ld_global_nc_v4_f32`], for 2 `f32` 8-byte aligned.
-#[inline(always)]
-pub unsafe fn ld_global_nc_v2_f32(p: *const f32) -> [f32; 2] {
-    let (a, b): (f32, f32);
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("ld.global.nc.v2.f32 {{{0}, {1}}}, [{2}];", out(reg32) a, out(reg32) b, in(reg64) p, options(nostack, readonly)) };
-    [a, b]
-}
-
-/// `ld.global.nc.f32 a, [p];` — a 32-bit load through the read-only path.
-///
-/// # Safety
-/// As [`ld_global_nc_v4_f32`], for one `f32` 4-byte aligned.
-#[inline(always)]
-pub unsafe fn ld_global_nc_f32(p: *const f32) -> f32 {
-    let a: f32;
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("ld.global.nc.f32 {0}, [{1}];", out(reg32) a, in(reg64) p, options(nostack, readonly)) };
-    a
-}
-
 /// `ld.global.nc.L1::no_allocate.v4.f32 {a, b, c, d}, [p];` — as [`ld_global_nc_v4_f32`], but the line
 /// is not kept in L1: streaming data read once does not evict what is reused.
 ///

@@ -261,16 +261,8 @@ pub const V27: Step = {
     s
 };
 
-/// v28: v25 with B's rows read in the widest pieces their alignment allows where N is off 4.
-pub const V28: Step = {
-    let mut s = derived(V25, "sgemm_v28", "v28", "v25 with B's rows, where N is off 4, read as one .v4, two .v2, or scalar + .v2 + scalar by alignment");
-    s.kernel.ptx = PtxCheck { has: &["red.relaxed.gpu.global.add.v4.f32", "red.relaxed.gpu.global.add.v2.f32", "griddepcontrol.wait", "ld.global.nc.v2.f32",
-                                     "ld.global.nc.f32"], ..VEC4 };
-    s
-};
-
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V28];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27];
 
 /// The grid that zeroes C before v21–v26 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.

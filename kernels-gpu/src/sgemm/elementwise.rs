@@ -123,37 +123,6 @@ pub(crate) unsafe fn add4w_if(p: *mut f32, row: u32, col: u32, rows: u32, cols: 
     }
 }
 
-/// Four consecutive floats at element `at` of `p` in the widest loads their alignment allows (the
-/// loads of [`add4w_if`]'s reductions): one `.v4` where `at % 4 == 0`, two `.v2` where `at` is even,
-/// else a scalar, a `.v2` and a scalar. For B's rows when N is off 4 (v28): a row then starts at any
-/// alignment, and the alignment class is the row's (`(k·N) % 4` for 4-aligned columns), the same for
-/// every lane of a warp reading one row.
-///
-/// ```text
-/// at % 4:   0: [v4          ]   2: [v2   ][v2   ]   1, 3: [s][v2   ][s]
-/// ```
-///
-/// # Safety
-/// `p` is 16-byte aligned; elements `at .. at + 4` are readable and not written during the kernel.
-#[inline(always)]
-pub(crate) unsafe fn load4w(p: *const f32, at: usize) -> [f32; 4] {
-    use crate::prim::global::{ld_global_nc_f32, ld_global_nc_v2_f32, ld_global_nc_v4_f32};
-    let q = p.wrapping_add(at);
-    // SAFETY: inside (caller); `p` 16-byte aligned, so `q` is 16-byte aligned when at % 4 == 0, 8-byte
-    // aligned when at is even, and q + 1 is 8-byte aligned when at is odd.
-    unsafe {
-        if at % 4 == 0 {
-            ld_global_nc_v4_f32(q)
-        } else if at % 2 == 0 {
-            let (x, y) = (ld_global_nc_v2_f32(q), ld_global_nc_v2_f32(q.wrapping_add(2)));
-            [x[0], x[1], y[0], y[1]]
-        } else {
-            let mid = ld_global_nc_v2_f32(q.wrapping_add(1));
-            [ld_global_nc_f32(q), mid[0], mid[1], ld_global_nc_f32(q.wrapping_add(3))]
-        }
-    }
-}
-
 /// Adds 4 consecutive outputs of row `row` (columns `col ..`) to C with `red.global.add.f32`, each
 /// one inside `rows × cols` (split-K: several blocks add their K ranges' sums into a zeroed C).
 ///

@@ -6,7 +6,7 @@
 //! output mapping ([`FragMap`], `frag_map`), the block order (v8) and when the interior test is made
 //! ([`Interior`], v11), and whether one loop serves the whole launch (v19, v20: the clamped interior loops).
 use super::frag_map::{FragMap, WarpTiled};
-use super::elementwise::{add4_if, add4v_if, add4w_if, fma, load4_or_zero, load4w, store4_if};
+use super::elementwise::{add4_if, add4v_if, add4w_if, fma, load4_or_zero, store4_if};
 use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
 use crate::util::grouped::{GROUP, grouped_block};
 use crate::util::unroll::{unroll2, unroll4, unroll8};
@@ -85,15 +85,6 @@ impl Interior {
     pub(crate) const YES_CLAMPED: u8 = 5;
     /// `K_TAIL`'s loop (K % 4 == 0, N % 4 == 0) with `YES_CLAMPED`'s clamped base on any tile (v19).
     pub(crate) const K_TAIL_CLAMPED: u8 = 6;
-    /// `CLAMP` with B's rows, where N is off 4, read in the widest pieces each row's alignment allows
-    /// (`elementwise::load4w`: 1–3 loads per float4 instead of 4 scalars; v28), the last column group
-    /// of N still element by element.
-    pub(crate) const CLAMP_WIDE: u8 = 7;
-
-    /// Whether `mode` is one of the clamped-edge loops (`CLAMP`, `CLAMP_WIDE`).
-    pub(crate) const fn clamps(mode: u8) -> bool {
-        mode == Interior::CLAMP || mode == Interior::CLAMP_WIDE
-    }
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
@@ -110,7 +101,7 @@ impl Interior {
 /// # Safety
 /// As [`block_tile`] with `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of shared memory,
 /// plus that guarantee for `MODE == Interior::YES` or `YES_CLAMPED` (and `k_end % 16 == 0` then) or
-/// `K_TAIL` / `K_TAIL_CLAMPED`, and `K % 4 == 0` for `CLAMP` / `CLAMP_WIDE`; `k_begin % 16 == 0`,
+/// `K_TAIL` / `K_TAIL_CLAMPED`, and `K % 4 == 0` for `CLAMP`; `k_begin % 16 == 0`,
 /// `k_begin < k_end <= K`; with `Epi::ADD`, C is zero at launch and nothing but these adds touches it
 /// meanwhile; with `Epi::WAIT_ADD`, the same once the grid this one depends on (by programmatic
 /// dependent launch, or none) has completed: nothing before the wait touches C, and A and B are not
@@ -151,7 +142,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         // 16-byte aligned.
         let interior = match MODE {
             Interior::YES | Interior::K_TAIL | Interior::YES_CLAMPED | Interior::K_TAIL_CLAMPED => true,
-            Interior::NO | Interior::CLAMP | Interior::CLAMP_WIDE => false,
+            Interior::NO | Interior::CLAMP => false,
             _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
         // A's two float4s, then B's `b_loads`. The 256-thread case is written out as v7 wrote it: the
@@ -159,9 +150,9 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         let fetch = |k0: u32| -> [[f32; 4]; LOADS] {
             let mut v = [[0.0f32; 4]; LOADS];
             // K_TAIL: a stage is unpredicated when it ends inside the K range (uniform per block).
-            let tail_test = MODE == Interior::K_TAIL || Interior::clamps(MODE) || MODE == Interior::K_TAIL_CLAMPED;
+            let tail_test = MODE == Interior::K_TAIL || MODE == Interior::CLAMP || MODE == Interior::K_TAIL_CLAMPED;
             let unpredicated = if tail_test { k0 + BK_WIDE <= k_end } else { interior };
-            if unpredicated && Interior::clamps(MODE) {
+            if unpredicated && MODE == Interior::CLAMP {
                 // A full stage of an edge tile: A's row and B's columns clamped into the matrices (K % 4
                 // == 0, so A's float4 is aligned; B's is when N % 4 == 0, else 4 scalar loads).
                 let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
@@ -171,9 +162,6 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                     let row = b.add((k0 + bk + b_step * i) as usize * n as usize);
                     v[2 + i as usize] = if n % 4 == 0 {
                         ld_global_nc_v4_f32(row.add(col.min(n - 4) as usize))
-                    } else if MODE == Interior::CLAMP_WIDE && col + 4 <= n {
-                        // Inside N: the row's 4 floats in the widest aligned pieces.
-                        load4w(b, (k0 + bk + b_step * i) as usize * n as usize + col as usize)
                     } else {
                         [*row.add(col.min(n - 1) as usize), *row.add((col + 1).min(n - 1) as usize),
                          *row.add((col + 2).min(n - 1) as usize), *row.add((col + 3).min(n - 1) as usize)]
@@ -333,9 +321,8 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
 /// The kernel body of the split-K steps with `ROWS × 128` tiles (v14 and v16: 64 rows and 128 threads,
 /// v15: 32 rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
 /// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
-/// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], for edge tiles and N off 4 the loop `EDGE`
-/// names: v16's [`Interior::CLAMP`], v28's [`Interior::CLAMP_WIDE`], or [`Interior::NO`], predicated),
-/// storing its sums (one split) or adding them to a zeroed C
+/// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], with `CLAMP` v16's [`Interior::CLAMP`] for
+/// edge tiles and N off 4, or predicated), storing its sums (one split) or adding them to a zeroed C
 /// (several). With `UNIFORM` (v19) the case is the launch's, not the tile's: every block runs the same
 /// loop.
 ///
@@ -343,13 +330,13 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
 /// Grid `(⌈N/128⌉, ⌈M/ROWS⌉ · splits)` with `splits = ⌈K / k_split⌉` and `k_split` a positive multiple
 /// of 16; `2·ROWS` threads and `2 · (16·(ROWS+4) + 16·128) · 4` bytes of dynamic shared memory; `a`, `b`,
 /// `c` hold `M·K`, `K·N`, `M·N` f32, 16-byte aligned; `SPLIT_EPI` is `Epi::ADD`, or one of the `WAIT_`
-/// forms (sm_90, C zeroed by the previous grid); `EDGE` is `Interior::NO`, `CLAMP` or `CLAMP_WIDE`.
+/// forms (sm_90, C zeroed by the previous grid).
 /// When `splits > 1`, C is zero at launch (`ADD`) or once the grid this one depends on has completed
 /// (the `WAIT_` forms: that grid zeroes C and writes nothing else this one reads), and touched by nothing
 /// else. With a `WAIT_` form and one split the kernel waits for the previous grid before any access.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const EDGE: u8, const UNIFORM: bool, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
+pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool, const UNIFORM: bool, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
                                                                                                              n: u32, k: u32, k_split: u32) {
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     if Epi::waits(SPLIT_EPI) && splits == 1 {
@@ -359,13 +346,13 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const EDG
     }
     if UNIFORM {
         // SAFETY: forwarded (the caller's contract is split_k_tile's).
-        return unsafe { uniform_tile::<ROWS, LOADS, EDGE, SPLIT_EPI>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) };
+        return unsafe { uniform_tile::<ROWS, LOADS, SPLIT_EPI>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) };
     }
     let inside = bm * ROWS + ROWS <= m && bn * BN + BN <= n && n % 4 == 0;
     let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES,
         (true, false, true) => Interior::K_TAIL,
-        (false, _, true) if Interior::clamps(EDGE) => Interior::CLAMP,
+        (false, _, true) if CLAMP => Interior::CLAMP,
         _ => Interior::NO,
     };
     // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
@@ -375,11 +362,11 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const EDG
         match (mode, splits > 1) {
             (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, false) if Interior::clamps(EDGE) => block_tile_as::<WarpTiled, EDGE, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, false) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, true) if Interior::clamps(EDGE) => block_tile_as::<WarpTiled, EDGE, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, true) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
@@ -395,7 +382,7 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const EDG
 /// `splits` K ranges.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const EDGE: u8, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32,
+unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, bm: u32, bn: u32,
                                                             k_begin: u32, k_end: u32, splits: u32) {
     let mode = match (n % 4 == 0, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES_CLAMPED,
@@ -410,11 +397,11 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const EDGE: u8, cons
         match (mode, splits > 1) {
             (Interior::YES_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, false) => block_tile_as::<WarpTiled, EDGE, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, false) => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, true) => block_tile_as::<WarpTiled, EDGE, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, true) => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }

@@ -21,7 +21,7 @@
 //! 68 µs: per FMA it is as slow at the aligned size; cuBLAS is the one that gets faster at 1000³, 53
 //! against 58 µs). Kept: never slower than v14 in that call (head to head with cuBLAS: 48–256 × 4096²
 //! 84–89%, as v14), and the entry point takes it where it took v14.
-use super::wide_k_loop::{Epi, Interior, split_k_tile};
+use super::wide_k_loop::{Epi, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
 
@@ -34,7 +34,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 pub unsafe extern "ptx-kernel" fn sgemm_v16(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64, as v14; CLAMP only with K % 4 == 0,
     // which split_k_tile checks).
-    unsafe { split_k_tile::<ROWS, 6, { Interior::CLAMP }, false, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, true, false, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v14.
