@@ -362,6 +362,21 @@ pub const D8: Step = GemmStep {
         "d7 in clusters of 2 (vertically adjacent tiles) sharing the weight boxes by TMA multicast")
 };
 
+/// Decode-ladder d11: d8 ending in the producer's tail (`Ring::drain`) instead of a last cluster barrier
+/// (`hgemm/steps/decode_v11_producer_tail.rs`).
+pub const D11: Step = {
+    let mut s = D8;
+    s.kernel.name = "hgemm_decode_v11";
+    s.kernel.step = "d11";
+    s.kernel.about = "d8 without the last cluster barrier: the producer waits for every stage's last release (CUTLASS's load tail)";
+    s.kernel.ptx = PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "multicast::cluster",
+                                     "mbarrier.arrive.shared::cluster.b64", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                                     "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"],
+                              lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "arrive.release.cluster"],
+                              count: &[("barrier.cluster.wait.acquire", 1)], at_least: &[] };
+    s
+};
+
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
 /// 8-byte partial stores; no global workspace or counters, no `trap`.
@@ -461,11 +476,14 @@ pub const D9_BF16: Step = bf16(D9, "hgemm_decode_v9_bf16", "d9-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", "griddepcontrol.wait;"]));
 /// d10 on bf16.
 pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d11 on bf16.
+pub const D11_BF16: Step = bf16(D11, "hgemm_decode_v11_bf16", "d11-bf16",
+                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 /// d6 on bf16.
 pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16];

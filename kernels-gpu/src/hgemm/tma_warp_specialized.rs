@@ -146,6 +146,26 @@ impl Ring {
         unsafe { crate::prim::mbarrier::mbarrier_arrive(self.at(it).1) };
     }
 
+    /// The producer's tail in a cluster without a last cluster barrier (CUTLASS's `load_tail`): after
+    /// issuing running indices `0 .. end`, waits until the last use of every stage has been released by
+    /// every consumer warp its empty barrier counts — in a multicast cluster, the peers' too. After it
+    /// no peer arrives on this CTA's barriers, and every multicast into this CTA has landed (its
+    /// consumers waited for each full barrier before releasing), so the CTA may exit.
+    ///
+    /// # Safety
+    /// The producer thread, after its last stage; barriers initialized.
+    #[inline(always)]
+    pub(crate) unsafe fn drain(self, end: u32) {
+        let mut j = 0;
+        while j < self.stages {
+            // Index `end + j` would reuse the stage of index `end + j − stages`: wait for that release
+            // (nothing to wait for where `end + j < stages`: that stage was never used).
+            // SAFETY: forwarded to the caller.
+            unsafe { self.wait_empty(end + j) };
+            j += 1;
+        }
+    }
+
     /// One consumer warp's release of the stage of running index `it` (lane 0 arrives for the warp).
     ///
     /// # Safety
@@ -239,7 +259,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, $arrivals, 0, 1;
+            @cluster 1, $arrivals, 0, 1, true;
             $($rest)*
         }
     };
@@ -250,7 +270,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $arrivals, $meets, 1;
+            @cluster $cluster, $arrivals, $meets, 1, true;
             $($rest)*
         }
     };
@@ -263,19 +283,22 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true;
             $($rest)*
         }
     };
     // `cluster:` with the producer block run by the first `$threads` threads of warpgroup 0 (1 or
     // 32 · w, at most 128) and the full barriers counting their arrivals: d10's producer warpgroup
     // issues `cp.async` copies and each of its threads announces its own ([`Ring::announce`]).
+    // `final_sync: false` drops the last cluster barrier: the producer block must then end with
+    // [`Ring::drain`] (d11), which keeps the CTA alive until no peer can arrive on its barriers or
+    // multicast into it, and the other threads leave as soon as they are done.
     (
-        cluster: $cluster:expr, producer_threads: $threads:expr;
+        cluster: $cluster:expr, producer_threads: $threads:expr, final_sync: $final:expr;
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final;
             $($rest)*
         }
     };
@@ -288,12 +311,12 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true;
             $($rest)*
         }
     };
     (
-        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr;
+        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr;
         ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
         thread: $tid:ident, warpgroup: $wg:ident;
         setup: { $(let $p:pat = $e:expr;)* }
@@ -321,7 +344,7 @@ macro_rules! warp_specialized {
             let $mh = $wg - 1;
             $consumer
         }
-        if $cluster > 1 { $crate::prim::cluster::cluster_sync() }
+        if $cluster > 1 && $final { $crate::prim::cluster::cluster_sync() }
     };
 }
 pub(crate) use warp_specialized;

@@ -156,6 +156,9 @@ pub(super) unsafe fn issue_stage_cluster<const CLUSTER: u32, const CLAMP_N: bool
 pub(super) trait StageLoads: Copy {
     /// Producer threads (the first of warpgroup 0) that run the loop: the full barriers' arrival count.
     const THREADS: u32;
+    /// In a cluster: end with the producer's tail ([`Ring::drain`]) instead of a last cluster barrier
+    /// that every thread waits in (d11).
+    const PRODUCER_TAIL: bool = false;
     /// Fills the stage of running index `it` (empty: the loop waited) with K tile `kt` of the unit
     /// whose tile starts at row `m0`, column `n0`, and announces it now or later.
     ///
@@ -318,7 +321,7 @@ pub(super) unsafe fn decode_with<E: Elem16, const CLUSTER: u32, const TMA_C: boo
     // no counter (its index would lie outside `count`).
     unsafe {
         warp_specialized! {
-            cluster: CLUSTER, producer_threads: L::THREADS;
+            cluster: CLUSTER, producer_threads: L::THREADS, final_sync: !(L::PRODUCER_TAIL && CLUSTER > 1);
             ring: let (ring, s_extra) = (if TMA_C { D7_STAGES } else { STAGES }, STAGE_BYTES, if TMA_C { D7_STAGING_BYTES + 16 } else { 16 });
             thread: tid, warpgroup: wg;
             setup: {
@@ -352,6 +355,9 @@ pub(super) unsafe fn decode_with<E: Elem16, const CLUSTER: u32, const TMA_C: boo
                     u += u_step;
                 }
                 loads.finish(ring, it);
+                if L::PRODUCER_TAIL && CLUSTER > 1 {
+                    ring.drain(it);
+                }
             }
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
