@@ -24,6 +24,17 @@
 //! Prediction (written after the probe `call9`, which measured this change as `d8tail`: 1.109× d7 at
 //! 1000³, 1.160× at 1000×1000×2000, 0.850× at 1024³, 0.870× at 512×4096²): the same, ±2%; with d7 at
 //! 85% of cuBLAS at 1000³, **~93–95%**.
+//!
+//! Measured (H100, `results/2026-11-25-h100-session21/call10-d11`, `call11-rule-and-sweeps`): the GPU
+//! tests (every HGEMM step, the entry point), `--check` on nine shapes and memcheck / synccheck /
+//! racecheck (0 / 0 / 0 hazards) pass. `ab d7 d11` (8 rounds, 13 shapes): **1000³ 1.109×** (bf16
+//! 1.135×), 1000×1000×2000 1.203×, 384×3000×1000 1.120×, 256×4096×4040 1.071×, 1000×2000×1000 1.050×,
+//! 1024×1000×1024 1.045×, 768×1000×1000 1.024×, 500×1000×1000 1.012×; slower where a row is a multiple
+//! of 64 bytes: 1024³ 0.844×, 1000×1024×1024 0.838×, 1024×1024×1000 0.805×, 992³ 0.924×,
+//! 256×4000×4096 0.954×. Through the entry point (d11 where both rows are off 64 bytes) **1000³ runs
+//! at 91.7–95.0% of cuBLAS in f16 and 92.1–94.8% in bf16** over four runs (d7: 83–87%). The rest of
+//! d8's cost at aligned rows (d11 0.84× d7 at 1024³, d8 0.78×) is still unexplained: neither the
+//! multicast, the coupled releases, the cluster launch (3%) nor the last barrier (5%) covers it.
 use super::decode_v3_tma_swapped::{StageLoads, TmaLoads, decode_with};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::Ring;
