@@ -372,8 +372,8 @@ pub const D11: Step = {
     s.kernel.ptx = PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "multicast::cluster",
                                      "mbarrier.arrive.shared::cluster.b64", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
                                      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"],
-                              lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "arrive.release.cluster"],
-                              count: &[("barrier.cluster.wait.acquire", 1)], at_least: &[] };
+                              lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "arrive.release.cluster", "barrier.cluster.arrive.release"],
+                              count: &[("barrier.cluster.wait", 1), ("barrier.cluster.arrive.relaxed", 1)], at_least: &[] };
     s
 };
 
