@@ -87,15 +87,15 @@ const fn up8(x: usize) -> usize {
 ///   128×8192² 95 / 100%, 192×4096² 78 / 99% (d3 was chosen here from session 9 to 13: 256×4096² 93%,
 ///   512×4096² 74% against h6's 58%, 1024³ 86% against h8x3's 57%). Where the tiles would split K
 ///   (128×4096²: 79%) `h8` stays (86%).
-/// * `d11` in d7's place where the rows of both A and B are off a multiple of 64 bytes
-///   ([`rows_off_64`]: 1000³): d8's clusters of 2 sharing the weight boxes by multicast, ending in the
-///   producer's tail instead of a cluster barrier. There d7's TMA boxes cost ~4× the L2 read requests
-///   of aligned rows and multicast halves the weight boxes. `ab d7 d11` at 13 shapes
-///   (`results/2026-11-25-h100-session21/call10-d11`): 1.02–1.20× wherever both rows are off 64
-///   bytes (1000³ 1.109×, 1000×1000×2000 1.203×, 384×3000×1000 1.120×, 1000×2000×1000 1.050×,
-///   768×1000×1000 1.024×, 500×1000×1000 1.012×); 0.80–0.95× where either row is a multiple of 64
-///   bytes (1024³ 0.844×, 1024×1024×1000 0.805×, 992³ 0.924×, 256×4000×4096 0.954×). Two shapes with
-///   one row off 64 bytes won (1024×1000×1024 1.045×, 256×4096×4040 1.071×) and stay d7's.
+/// * `d11` in d7's place where the weights' rows (B: `2N` bytes) are off a multiple of 128 bytes
+///   ([`weight_rows_off_128`]: 1000³): d8's clusters of 2 sharing the weight boxes by multicast, ending
+///   in the producer's tail instead of a last cluster barrier, their first cluster barrier relaxed.
+///   There each 128-byte row of d7's weight boxes straddles two L2 lines (~4× the read requests of
+///   aligned rows), and multicast halves the weight boxes a CTA issues. `ab d7 d11` at 13 shapes
+///   (`results/2026-11-25-h100-session21/call15-final`): 1.01–1.23× at all ten with B's rows off 128
+///   bytes (1000³ 1.146×, 1024×1000×1024 1.139×, 1000×1000×2000 1.228×, 992³ 1.030×, 256×4000×4096
+///   1.012×), 0.91× at the three with them aligned (1024³, 1024×1024×1000, 1000×1024×1024); one shape
+///   with B aligned and A's rows off won (256×4096×4040 1.056×) and stays d7's.
 /// * Not `d10` (d7 with its stages copied by `cp.async`) where a row pitch is off 128 bytes, although
 ///   d7's TMA boxes read an extra L2 line per row there: d10 measured
 ///   0.85× d7 at 1000³ and 0.78× at 1024³ (`results/2026-11-25-h100-session21/call1-d10`).
@@ -116,7 +116,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
         _ if !hopper => &steps::V10,
-        _ if d7_fits(s, sms) && rows_off_64(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
+        _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
         _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
         _ => h8.unwrap_or(if bf { &steps::H6S4_BF16 } else { &steps::H6S4 }),
@@ -162,11 +162,10 @@ pub fn d7_fits(s: Shape, sms: u32) -> bool {
     2 * h6_tiles < sms as u64 && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D3_ROWS, D3_COLS) == 1
 }
 
-/// Whether the rows of A (`2K` bytes) and of B (`2N` bytes) are both off a multiple of 64 bytes, so
-/// the 128-byte TMA box rows of both straddle L2 lines at 16- or 32-byte offsets (d11's region inside
-/// d7's; rows on a 64-byte multiple, e.g. N = 992, lose less to the TMA and d11 lost there).
-pub fn rows_off_64(s: Shape) -> bool {
-    (2 * s.k) % 64 != 0 && (2 * s.n) % 64 != 0
+/// Whether the rows of B, the weights (`2N` bytes), are off a multiple of 128 bytes, so each 128-byte
+/// row of a TMA weight box straddles two L2 lines (d11's region inside d7's).
+pub fn weight_rows_off_128(s: Shape) -> bool {
+    (2 * s.n) % 128 != 0
 }
 
 thread_local! {
@@ -381,14 +380,15 @@ mod tests {
         assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d7 tiles, 64 h6 tiles");
         assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "56 h6 tiles");
         assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "86 h6 tiles");
-        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "d7's tiles; rows of A and B off 64 bytes");
-        assert_eq!(choose(shape(992, 992, 992), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "1984-byte rows: a multiple of 64 bytes");
+        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "d7's tiles; B's rows off 128 bytes");
+        assert_eq!(choose(shape(992, 992, 992), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "1984-byte rows: off 128");
         assert_eq!(choose(shape(384, 3000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d11");
         assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::Bf16).unwrap().label(), "d11-bf16");
-        assert_eq!(choose(shape(1024, 1000, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "only B's rows off");
+        assert_eq!(choose(shape(1024, 1000, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off, A's aligned");
         assert_eq!(choose(shape(1024, 1024, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "only A's rows off");
         assert_eq!(choose(shape(1000, 1024, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "M ragged, rows aligned");
-        assert!(rows_off_64(shape(8, 1000, 1000)) && rows_off_64(shape(8, 2000, 1000)) && !rows_off_64(shape(8, 992, 1000)) && !rows_off_64(shape(8, 1000, 1024)));
+        assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
+        assert!(weight_rows_off_128(shape(8, 1000, 1024)) && weight_rows_off_128(shape(8, 992, 64)) && !weight_rows_off_128(shape(8, 960, 1000)) && !weight_rows_off_128(shape(8, 1024, 1000)));
         assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::Bf16).unwrap().label(), "d7-bf16");
         assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "128 tiles");
         assert_eq!(choose(shape(2048, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "256 tiles: no split");
@@ -406,7 +406,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { "d9+pad".into() } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { if rows_off_64(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { "d9+pad".into() } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");

@@ -33,8 +33,21 @@
 //! of 64 bytes: 1024³ 0.844×, 1000×1024×1024 0.838×, 1024×1024×1000 0.805×, 992³ 0.924×,
 //! 256×4000×4096 0.954×. Through the entry point (d11 where both rows are off 64 bytes) **1000³ runs
 //! at 91.7–95.0% of cuBLAS in f16 and 92.1–94.8% in bf16** over four runs (d7: 83–87%). The rest of
-//! d8's cost at aligned rows (d11 0.84× d7 at 1024³, d8 0.78×) is still unexplained: neither the
-//! multicast, the coupled releases, the cluster launch (3%) nor the last barrier (5%) covers it.
+//! d8's cost at aligned rows (d11 0.84× d7 at 1024³, d8 0.78×) was not yet explained: neither the
+//! multicast, the coupled releases, the cluster launch (3%) nor the last barrier (5%) covered it.
+//!
+//! Then the first cluster barrier (`call13`, `call14`): `warp_specialized!` opened every cluster kernel
+//! with `barrier.cluster.arrive.release` + `wait.acquire`, which only has to publish the mbarrier
+//! initialization — and `fence.mbarrier_init.release.cluster` already does. d7's body in a cluster
+//! launch with no barrier ran 0.939× d7 at 1024³, with that barrier 0.873×, with a relaxed arrival
+//! 0.942×. The skeleton now opens clusters with `prim::cluster::cluster_sync_relaxed` (every cluster
+//! step's PTX changed: d5, d6, d8, d11, h8, h9, FP8 f5, f6, f10, f11, f13; their GPU tests pass).
+//! d11 with it (`call15-final`, `ab` against d7): **1000³ 1.146×**, 1024×1000×1024 1.139×,
+//! 1000×1000×2000 1.228×, 768×1000×1000 1.122×, 384×3000×1000 1.129×, 1000×2000×1000 1.107×,
+//! 256×4096×4040 1.056×, 992³ 1.030×, 500×1000×1000 1.026×, 256×4000×4096 1.012×; 0.91× where B's rows
+//! are aligned (1024³ 0.912×, 1024×1024×1000 0.906×, 1000×1024×1024 0.915×). So the entry point takes
+//! d11 wherever B's rows are off 128 bytes (`gemm::weight_rows_off_128`). 1000³ through it: **97.1%
+//! of cuBLAS (f16), 97.2% (bf16)** in the sweep, 95.9 / 96.2% alone.
 use super::decode_v3_tma_swapped::{StageLoads, TmaLoads, decode_with};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::Ring;
