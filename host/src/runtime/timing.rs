@@ -14,13 +14,17 @@ pub struct Stats {
     pub max_ms: f64,
     /// Number of timed repetitions.
     pub reps: usize,
+    /// When the repetitions were summarised (UTC, milliseconds since the Unix epoch): the moment to
+    /// look up in a clock log such as `scripts/gpu-gemm.sh`'s `gemm-sweep-clocks.csv`, to tell which
+    /// measurements ran while the GPU was power-capped.
+    pub ended_unix_ms: u64,
 }
 
 impl Stats {
     /// The same repetitions, each of `launches` launches, as times per launch (`launches` ≥ 1).
     pub fn per_launch(&self, launches: usize) -> Stats {
         let l = launches.max(1) as f64;
-        Stats { median_ms: self.median_ms / l, min_ms: self.min_ms / l, max_ms: self.max_ms / l, reps: self.reps }
+        Stats { median_ms: self.median_ms / l, min_ms: self.min_ms / l, max_ms: self.max_ms / l, reps: self.reps, ended_unix_ms: self.ended_unix_ms }
     }
 
     /// Summarises samples (ms). Panics on an empty slice: callers time at least one repetition.
@@ -29,13 +33,18 @@ impl Stats {
         samples.sort_by(|a, b| a.total_cmp(b));
         let n = samples.len();
         let median = if n % 2 == 1 { samples[n / 2] } else { 0.5 * (samples[n / 2 - 1] + samples[n / 2]) };
-        Stats { median_ms: median, min_ms: samples[0], max_ms: samples[n - 1], reps: n }
+        Stats { median_ms: median, min_ms: samples[0], max_ms: samples[n - 1], reps: n, ended_unix_ms: unix_ms_now() }
     }
 
     /// Bandwidth in GB/s (1e9 bytes per second) for `bytes` moved in the median time.
     pub fn gbps(&self, bytes: f64) -> f64 {
         bytes / (self.median_ms * 1e-3) / 1e9
     }
+}
+
+/// The wall clock in UTC milliseconds since the Unix epoch (0 if the clock is before it).
+pub fn unix_ms_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Times `work(i)` (which enqueues GPU work on `gpu.stream`; `i` counts repetitions, for rotating
@@ -225,6 +234,16 @@ pub fn rotation_copies(bytes: usize, l2_bytes: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stats_carry_when_they_were_taken() {
+        let before = unix_ms_now();
+        let s = Stats::from_samples(&mut [3.0, 1.0, 2.0]);
+        let after = unix_ms_now();
+        // 2020-01-01 and later, between the two clock reads, and kept by per_launch.
+        assert!(before > 1_577_836_800_000 && (before..=after).contains(&s.ended_unix_ms), "{before} {} {after}", s.ended_unix_ms);
+        assert_eq!((s.median_ms, s.per_launch(2).ended_unix_ms), (2.0, s.ended_unix_ms));
+    }
 
     #[test]
     fn rounds_are_summarized_per_round_and_overall() {
