@@ -3,9 +3,11 @@
 
 Usage: scripts/sweep-clocks.py RUN.json CLOCKS.csv [WINDOW_MS]
 
-RUN.json is the suite's JSON (`--json`); each timed row's `time.ended_unix_ms` (and
-`baseline_paired.ended_unix_ms` for the interleaved baseline) says when its repetitions were
-summarised. CLOCKS.csv is `nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,
+RUN.json is the suite's JSON (`--json`). A row timed interleaved with its baseline carries each
+side's timed blocks (`time.blocks_unix_ms`, `baseline_paired.blocks_unix_ms`: start and end, UTC ms);
+for those the script reports the clock and the capped share inside each side's own blocks, so a
+ratio measured while one side ran capped and the other did not shows as such. Other rows fall back to
+the WINDOW_MS before `time.ended_unix_ms`. CLOCKS.csv is `nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,
 temperature.gpu,clocks_throttle_reasons.active --format=csv -lms 100` (scripts/gpu-gemm.sh writes it
 beside the sweep). For every row it prints the SM clock (min / median) and the share of samples with a
 throttle reason in the WINDOW_MS (default 2000) before that moment. nvidia-smi's timestamp is local
@@ -39,25 +41,28 @@ def main():
     run = json.load(open(sys.argv[1]))
     clocks = samples(sys.argv[2])
     window = float(sys.argv[3]) if len(sys.argv) > 3 else 2000.0
-    print(f"{'table':<12} {'step':<14} {'shape':<18} {'%base':>7} {'clock min/med':>14} {'capped':>7}")
+    def summary(spans):
+        inside = [c for c in clocks if any(a <= c[0] <= b for a, b in spans)]
+        if not inside:
+            return "-"
+        sm = sorted(c[1] for c in inside)
+        capped = sum(1 for c in inside if c[3] != 0) / len(inside)
+        return f"{sm[0]}/{sm[len(sm) // 2]} MHz {100 * capped:3.0f}% capped"
+
+    print(f"{'table':<12} {'step':<14} {'shape':<18} {'%base':>7}  this side's blocks (or window) | baseline's paired blocks")
     for table, rows in run.items():
         if not isinstance(rows, list):
             continue
         for r in rows:
             if not isinstance(r, dict) or not r.get("time") or "ended_unix_ms" not in r["time"]:
                 continue
-            end = r["time"]["ended_unix_ms"]
-            start = min(end, (r.get("baseline_paired") or {}).get("ended_unix_ms", end)) - window
-            inside = [c for c in clocks if start <= c[0] <= end]
-            if not inside:
-                continue
-            sm = sorted(c[1] for c in inside)
-            capped = sum(1 for c in inside if c[3] != 0) / len(inside)
+            own = r["time"].get("blocks_unix_ms") or [[r["time"]["ended_unix_ms"] - window, r["time"]["ended_unix_ms"]]]
+            base = (r.get("baseline_paired") or {}).get("blocks_unix_ms") or []
             s = r.get("shape", {})
             shape = f"{s.get('m')}x{s.get('n')}x{s.get('k')}" if s else ""
             pct = r.get("pct_of_cublas")
-            print(f"{table:<12} {r.get('step', ''):<14} {shape:<18} {'' if pct is None else f'{100 * pct:6.1f}%':>7} "
-                  f"{sm[0]:>6}/{sm[len(sm) // 2]:<6} {100 * capped:6.0f}%")
+            print(f"{table:<12} {r.get('step', ''):<14} {shape:<18} {'' if pct is None else f'{100 * pct:6.1f}%':>7}  "
+                  f"{summary(own)} | {summary(base) if base else '-'}")
 
 
 if __name__ == "__main__":

@@ -660,7 +660,7 @@ mod tests {
 
     #[test]
     fn ab_table_counts_rounds_where_b_wins() {
-        let t = |ms: f64| Stats { median_ms: ms, min_ms: ms, max_ms: ms, reps: 4, ended_unix_ms: 0 };
+        let t = |ms: f64| Stats { median_ms: ms, min_ms: ms, max_ms: ms, reps: 4, ended_unix_ms: 0, blocks_unix_ms: vec![] };
         let row = AbRow { shape: Shape::new(8, 8, 8).unwrap(), a: ("v3".into(), "ka".into()), b: ("v4".into(), "kb".into()),
                           times: crate::runtime::timing::AbTimes { a_time: t(1.0), b_time: t(0.5), b_speedup: 2.0, round_speedups: vec![1.5, 0.9, 2.5] }, rel_err: (1e-4, 2e-4), reference: "f64 CPU".into() };
         let s = ab_table(&[row]);

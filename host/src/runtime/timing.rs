@@ -18,13 +18,18 @@ pub struct Stats {
     /// look up in a clock log such as `scripts/gpu-gemm.sh`'s `gemm-sweep-clocks.csv`, to tell which
     /// measurements ran while the GPU was power-capped.
     pub ended_unix_ms: u64,
+    /// For one side of an interleaved pair ([`time_pair`]): each timed block's start and end (UTC
+    /// milliseconds, as `ended_unix_ms`), so a clock log can say which side's blocks ran capped;
+    /// empty for other measurements.
+    pub blocks_unix_ms: Vec<[u64; 2]>,
 }
 
 impl Stats {
     /// The same repetitions, each of `launches` launches, as times per launch (`launches` ≥ 1).
     pub fn per_launch(&self, launches: usize) -> Stats {
         let l = launches.max(1) as f64;
-        Stats { median_ms: self.median_ms / l, min_ms: self.min_ms / l, max_ms: self.max_ms / l, reps: self.reps, ended_unix_ms: self.ended_unix_ms }
+        Stats { median_ms: self.median_ms / l, min_ms: self.min_ms / l, max_ms: self.max_ms / l, reps: self.reps, ended_unix_ms: self.ended_unix_ms,
+                blocks_unix_ms: self.blocks_unix_ms.clone() }
     }
 
     /// Summarises samples (ms). Panics on an empty slice: callers time at least one repetition.
@@ -33,7 +38,7 @@ impl Stats {
         samples.sort_by(|a, b| a.total_cmp(b));
         let n = samples.len();
         let median = if n % 2 == 1 { samples[n / 2] } else { 0.5 * (samples[n / 2 - 1] + samples[n / 2]) };
-        Stats { median_ms: median, min_ms: samples[0], max_ms: samples[n - 1], reps: n, ended_unix_ms: unix_ms_now() }
+        Stats { median_ms: median, min_ms: samples[0], max_ms: samples[n - 1], reps: n, ended_unix_ms: unix_ms_now(), blocks_unix_ms: vec![] }
     }
 
     /// Bandwidth in GB/s (1e9 bytes per second) for `bytes` moved in the median time.
@@ -144,14 +149,20 @@ pub fn time_gpu_budget(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64
 /// lines, clocks): launch-by-launch alternation made each 8192³ GEMM pay for the other's leftovers
 /// (mma.sync HGEMM −8%, cuBLAS after a wgmma step −10%; results/2026-11-22-h200-session2-interleaved).
 /// Repetitions are cut to about `budget_ms` for the pair, as [`time_gpu_budget`].
+/// Each side's [`Stats`] carries its blocks' wall-clock spans (`blocks_unix_ms`).
 pub fn time_pair(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, work: impl FnMut(usize, bool) -> Result<()>) -> Result<(Stats, Stats)> {
-    let rounds = time_pair_rounds(gpu, warmup, max_reps, budget_ms, PAIR_ROUNDS, work)?;
+    let rounds = time_pair_blocks(gpu, warmup, max_reps, budget_ms, PAIR_ROUNDS, work)?;
     let (mut a, mut b): (Vec<f64>, Vec<f64>) = (vec![], vec![]);
-    for (ra, rb) in rounds {
+    let (mut a_at, mut b_at) = (vec![], vec![]);
+    for ((ra, rb), [at_a, at_b]) in rounds {
         a.extend(ra);
         b.extend(rb);
+        a_at.push(at_a);
+        b_at.push(at_b);
     }
-    Ok((Stats::from_samples(&mut a), Stats::from_samples(&mut b)))
+    let (mut sa, mut sb) = (Stats::from_samples(&mut a), Stats::from_samples(&mut b));
+    (sa.blocks_unix_ms, sb.blocks_unix_ms) = (a_at, b_at);
+    Ok((sa, sb))
 }
 
 /// Two kernels timed against each other in rounds ([`time_pair_rounds`]), as an A/B table shows them.
@@ -193,7 +204,14 @@ impl AbTimes {
 /// [`time_pair`]'s measurement with `rounds` rounds, each round's samples kept apart: `(A's block, B's
 /// block)` per round, so a caller can see how the A/B ratio moves from round to round.
 pub fn time_pair_rounds(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, rounds: usize,
-                        mut work: impl FnMut(usize, bool) -> Result<()>) -> Result<Vec<(Vec<f64>, Vec<f64>)>> {
+                        work: impl FnMut(usize, bool) -> Result<()>) -> Result<Vec<(Vec<f64>, Vec<f64>)>> {
+    Ok(time_pair_blocks(gpu, warmup, max_reps, budget_ms, rounds, work)?.into_iter().map(|(samples, _)| samples).collect())
+}
+
+/// [`time_pair_rounds`] with each round's two timed blocks' wall-clock spans (UTC milliseconds: A's,
+/// then B's), settling calls excluded.
+fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, rounds: usize,
+                    mut work: impl FnMut(usize, bool) -> Result<()>) -> Result<Vec<((Vec<f64>, Vec<f64>), [[u64; 2]; 2])>> {
     let rounds = rounds.max(1);
     let probe_a = time_gpu(gpu, 0, 1, |i| work(i, false))?.median_ms.max(1e-3);
     let probe_b = time_gpu(gpu, 0, 1, |i| work(i, true))?.median_ms.max(1e-3);
@@ -206,14 +224,23 @@ pub fn time_pair_rounds(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f6
     let mut out = Vec::with_capacity(rounds);
     for round in 0..rounds {
         let (mut a, mut b) = (vec![], vec![]);
+        let mut at = [[0u64; 2]; 2];
         // ABBA: rounds 0, 3, 4, 7, … time A first.
         for which in if round % 4 == 0 || round % 4 == 3 { [false, true] } else { [true, false] } {
             let probe = if which { probe_b } else { probe_a };
             let settle = ((PAIR_SETTLE_MS / probe).ceil() as usize).clamp(1, 64);
-            let samples = time_samples(gpu, settle, per_block, |i| work(i, which))?;
+            let mut started = 0;
+            // The block's first timed call starts after the settling calls: stamp it there.
+            let samples = time_samples(gpu, settle, per_block, |i| {
+                if i == settle {
+                    started = unix_ms_now();
+                }
+                work(i, which)
+            })?;
+            at[which as usize] = [started, unix_ms_now()];
             if which { b = samples } else { a = samples }
         }
-        out.push((a, b));
+        out.push(((a, b), at));
     }
     Ok(out)
 }
