@@ -7,7 +7,7 @@
 # all); DECODE_CONFIG adds the `gemm` family forced to that step at DECODE_SIZES. Each stage has a time limit, so a hang
 # ends that stage only. STAGES (default "tests check sanitize sass steps ncu sweep") picks stages;
 # SASS_KERNELS / PTXAS_KERNELS (a regex) / NCU_REGEX name the kernels those stages look at. The sweep
-# stage also logs the SM clock and power every 100 ms (gemm-sweep-clocks.csv).
+# stage also logs the SM clock and power every 20 ms (gemm-sweep-clocks.csv; scripts/sweep-clocks.py reads it).
 set -uo pipefail
 OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
 C=.carry
@@ -68,11 +68,11 @@ if has ncu && command -v ncu >/dev/null; then
 fi
 if has sweep; then
   echo "== gemm sweep ==" | tee -a "$OUT/gemm.txt"
-  # The SM clock, power and throttle reasons every 100 ms beside the sweep (read only): session 21
+  # The SM clock, power and throttle reasons every 20 ms beside the sweep (read only): session 21
   # saw the same shape at 83% and 117% of cuBLAS in different sweeps; this says which regime ran.
   clocks=""
   if command -v nvidia-smi >/dev/null; then
-    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv -lms 100 > "$OUT/gemm-sweep-clocks.csv" 2>&1 &
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv -lms 20 > "$OUT/gemm-sweep-clocks.csv" 2>&1 &
     clocks=$!
   fi
   timeout 420 $C/kernel-lab --family gemm ${SWEEP_ARGS:-} --json "$OUT/gemm-sweep.json" --out "$OUT/report" > "$OUT/gemm-sweep.txt" 2>&1; echo "kernel-lab --family gemm: exit $?" | tee -a "$OUT/gemm.txt"

@@ -41,8 +41,11 @@ def main():
     run = json.load(open(sys.argv[1]))
     clocks = samples(sys.argv[2])
     window = float(sys.argv[3]) if len(sys.argv) > 3 else 2000.0
+    period = max(1.0, min((b[0] - a[0] for a, b in zip(clocks, clocks[1:])), default=100.0))
+
     def summary(spans):
-        inside = [c for c in clocks if any(a <= c[0] <= b for a, b in spans)]
+        # A block may be shorter than the sampling period: take the samples within one period of it.
+        inside = [c for c in clocks if any(a - period <= c[0] <= b + period for a, b in spans)]
         if not inside:
             return "-"
         sm = sorted(c[1] for c in inside)
