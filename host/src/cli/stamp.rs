@@ -7,7 +7,7 @@ pub fn commit() -> &'static str {
 
 /// UTC now as `YYYY-MM-DDTHH:MM:SSZ` (no date crate needed).
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = kernel_lab::runtime::timing::unix_ms_now() / 1000;
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
     // Howard Hinnant's civil-from-days.
     let z = days + 719_468;
