@@ -144,6 +144,9 @@ pub fn flash_with(gpu: &Gpu, step: &'static Step, s: AttnShape, scale: f32, q: &
 pub struct Flash {
     step: &'static Step,
     kernel: Kernel,
+    /// A cluster step's clusters that fit on the GPU at once (`cuOccupancyMaxActiveClusters`, queried
+    /// once); 0 for other steps.
+    cluster_slots: u32,
     /// A TMA step's tensor maps of the last (Q, K, V, rows) it ran on: encoded once, not per launch.
     maps: std::cell::RefCell<Option<QkvMaps>>,
 }
@@ -163,7 +166,18 @@ impl Flash {
         if step.kind != Kind::Flash {
             return Err(Error::InvalidInput(format!("{} is not a fused attention kernel", step.kernel.name)));
         }
-        Ok(Flash { step, kernel: gpu.kernel(step.kernel.name)?, maps: std::cell::RefCell::new(None) })
+        let kernel = gpu.kernel(step.kernel.name)?;
+        let cluster_slots = if step.cluster > 1 {
+            let c = kernel.max_active_clusters(gpu, step.cluster)?;
+            if c == 0 {
+                return Err(Error::Unsupported { kernel: step.kernel.name.into(), needs: format!("clusters of {} CTAs with {} B of shared memory each", step.cluster, step.kernel.dyn_smem_bytes),
+                                                have: "a GPU on which none fit (cuOccupancyMaxActiveClusters = 0)".into() });
+            }
+            c
+        } else {
+            0
+        };
+        Ok(Flash { step, kernel, cluster_slots, maps: std::cell::RefCell::new(None) })
     }
 
     /// The step it runs.
@@ -221,11 +235,19 @@ impl Flash {
         let (l, causal) = (s.len as u32, s.causal as u32);
         if self.step.persistent {
             // a12: one CTA per SM at most, and no more than the work units (`a12_grid`: single query
-            // tiles when they are no more than the SMs, pairs otherwise).
+            // tiles when they are no more than the SMs, pairs otherwise). a15: the same over the
+            // clusters that fit at once and tiles of 128 · cluster rows, `cluster` CTAs per walk.
             let heads = s.heads_total() as u32;
-            let ctas = layout::attention::a12_grid(l, heads, gpu.info.sms);
+            let cluster = self.step.cluster.max(1);
+            let ctas = if cluster > 1 {
+                cluster * layout::attention::a12_grid_of(l, heads, self.cluster_slots, layout::attention::A6_BQ * cluster)
+            } else {
+                layout::attention::a12_grid(l, heads, gpu.info.sms)
+            };
             // SAFETY: as below, with the persistent signature `(…, causal, heads)`: `heads` is the maps'
-            // B·H (their rows are B·H·L), grid `(ctas, 1)` with 1 ≤ ctas (L, B·H ≥ 1: `AttnShape::new`), and
+            // B·H (their rows are B·H·L), grid `(ctas, 1)` with 1 ≤ ctas (L, B·H ≥ 1: `AttnShape::new`) and
+            // a multiple of the step's cluster (a15: `.reqnctapercluster 2`; its rank-1 CTA of an odd
+            // count loads a Q box up to 256 rows past a head's, inside the checked 2^31), and
             // the units (at most the tiles, B·H · ⌈L/128⌉ ≤ B·H·L/128 + B·H) below 2^31 (rows checked above), so the
             // kernel's 32-bit unit arithmetic does not wrap.
             return unsafe { launch!(gpu, &self.kernel, grid = (ctas, 1), &m.q.dev, &m.k.dev, &m.v.dev, o, lse, &l, &scale, &causal, &heads) };

@@ -1,7 +1,7 @@
 //! GPU tests of the attention family (issue 17): the fused kernel and the unfused baseline against the
 //! f64 CPU reference on ragged shapes (lengths off every tile, one query), both element types, causal
 //! and not, at the usual scale and at a sharp one, and with a row max that jumps late; the persistent
-//! step bit for bit against its one-CTA-per-tile twin; bad input refused before any launch. Without a GPU each test says it was skipped and passes.
+//! steps (a12, a15) bit for bit against their one-CTA-per-tile twin; bad input refused before any launch. Without a GPU each test says it was skipped and passes.
 use std::io::Write;
 
 use kernel_lab::{
@@ -127,6 +127,9 @@ fn a_row_max_that_jumps_late_is_handled() {
 /// a9, the same body with one CTA per query tile: the same arithmetic on every tile, so O and LSE must be
 /// **bit for bit** equal. The shapes give each CTA several units (B·H · pairs ≫ SMs), odd tile counts
 /// (a middle tile alone), ragged lengths, causal and not, and one shape with fewer units than SMs.
+/// a15 (a12 in clusters of 2 sharing K/V by multicast) likewise: the odd tile counts leave the second
+/// CTA of a cluster without rows, and with the causal mask the first CTA of each pair skips the last
+/// stage its cluster walks.
 #[test]
 fn the_persistent_walk_matches_one_cta_per_tile() {
     let Some(gpu) = gpu_or_skip("the_persistent_walk_matches_one_cta_per_tile") else { return };
@@ -135,13 +138,13 @@ fn the_persistent_walk_matches_one_cta_per_tile() {
         for causal in [false, true] {
             for elem in [Elem::F16, Elem::Bf16] {
                 let s = AttnShape::new(b, h, l, d, causal).unwrap();
-                // a9 first, then the persistent step a12.
+                // a9 first, then the persistent steps a12 and a15.
                 let steps: Vec<_> = all_of(Kind::Flash, d as u32, elem).filter(|st| st.kernel.step.starts_with("a9-") || st.persistent).collect();
                 if let Some(why) = steps.iter().find_map(|st| gpu.cannot_run(&st.kernel)) {
                     let _ = writeln!(std::io::stderr(), "SKIPPED the_persistent_walk_matches_one_cta_per_tile: {why}");
                     return;
                 }
-                assert!(steps.len() == 2 && steps[0].kernel.step.starts_with("a9-"), "a9 and a12 for {s} {elem:?}");
+                assert!(steps.len() == 3 && steps[0].kernel.step.starts_with("a9-"), "a9, a12 and a15 for {s} {elem:?}");
                 let kind = if elem == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 };
                 let rnd = |salt: u64| device_check::random::<u16>(&gpu, s.elems(), kind, Dist::Symmetric, seed ^ salt ^ (l * 7 + d) as u64).unwrap();
                 let (q, k, v) = (rnd(1), rnd(2), rnd(3));

@@ -175,7 +175,13 @@ pub const fn a12_smem(d: u32) -> u32 {
 /// a12 (persistent): the work units per head of length `l` when the walk pairs query tiles (tile
 /// `qtiles − 1 − p` with tile `p`; the middle one of an odd count alone).
 pub const fn a12_pairs(l: u32) -> u32 {
-    l.div_ceil(A6_BQ).div_ceil(2)
+    a12_pairs_of(l, A6_BQ)
+}
+
+/// [`a12_pairs`] for a walk whose tiles are `rows` query rows (a15: a cluster of 2 CTAs walks
+/// 256-row tiles, 128 per CTA).
+pub const fn a12_pairs_of(l: u32, rows: u32) -> u32 {
+    l.div_ceil(rows).div_ceil(2)
 }
 
 /// a12: the CTAs of a launch over `heads` heads of length `l` on `sms` SMs. With no more query tiles
@@ -187,17 +193,34 @@ pub const fn a12_pairs(l: u32) -> u32 {
 /// otherwise                     → grid = min(sms, heads · ⌈tiles per head / 2⌉)  (pairs)
 /// ```
 pub const fn a12_grid(l: u32, heads: u32, sms: u32) -> u32 {
-    let tiles = heads as u64 * l.div_ceil(A6_BQ) as u64;
-    let sms = if sms == 0 { 1 } else { sms as u64 };
-    let units = heads as u64 * a12_pairs(l) as u64;
-    (if tiles <= sms { tiles } else if units < sms { units } else { sms }) as u32
+    a12_grid_of(l, heads, sms, A6_BQ)
+}
+
+/// [`a12_grid`] for a walk whose tiles are `rows` query rows, over `slots` places that each run one
+/// walk at a time: a15's clusters of 2 (`rows` 256, `slots` the clusters that fit at once). Returns
+/// the walks launched (a15: clusters; the grid is twice that).
+pub const fn a12_grid_of(l: u32, heads: u32, slots: u32, rows: u32) -> u32 {
+    let tiles = heads as u64 * l.div_ceil(rows) as u64;
+    let slots = if slots == 0 { 1 } else { slots as u64 };
+    let units = heads as u64 * a12_pairs_of(l, rows) as u64;
+    (if tiles <= slots { tiles } else if units < slots { units } else { slots }) as u32
 }
 
 /// a12: whether a launch of `grid` CTAs (from [`a12_grid`]) walks pairs of query tiles: exactly when
 /// there are more tiles than CTAs.
 pub const fn a12_paired(l: u32, heads: u32, grid: u32) -> bool {
-    (grid as u64) < heads as u64 * l.div_ceil(A6_BQ) as u64
+    a12_paired_of(l, heads, grid, A6_BQ)
 }
+
+/// [`a12_paired`] for `walks` walks (from [`a12_grid_of`]) over tiles of `rows` query rows.
+pub const fn a12_paired_of(l: u32, heads: u32, walks: u32, rows: u32) -> bool {
+    (walks as u64) < heads as u64 * l.div_ceil(rows) as u64
+}
+
+/// a15: CTAs per cluster. The two CTAs of a cluster compute query tiles `2·t` and `2·t + 1` of one
+/// head and walk the same key tiles; each loads half of every K/V stage (the K and V boxes of even
+/// index: rank 0; odd: rank 1) and multicasts it into both.
+pub const A15_CLUSTER: u32 = 2;
 
 const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
                       && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
@@ -219,6 +242,45 @@ mod tests {
         // 2 heads × 5 tiles = 10 on 8 SMs: 6 pairs < 8 → 6 CTAs, paired.
         assert_eq!((a12_grid(640, 2, 8), a12_paired(640, 2, 6)), (6, true));
         assert_eq!(a12_grid(1, 1, 0), 1);
+    }
+
+    #[test]
+    fn a15s_cluster_walk_covers_every_query_tile_once_and_balances_the_causal_pairs() {
+        // 4×16 heads at L = 4096 on 66 clusters: 16 cluster tiles (256 rows) per head, paired.
+        let rows = A6_BQ * A15_CLUSTER;
+        assert_eq!(a12_grid_of(4096, 64, 66, rows), 66);
+        assert!(a12_paired_of(4096, 64, 66, rows));
+        // 1 head of 1000 rows: 4 cluster tiles ≤ 66 → one cluster per tile, unpaired.
+        assert_eq!(a12_grid_of(1000, 1, 66, rows), 4);
+        assert!(!a12_paired_of(1000, 1, 4, rows));
+        for (l, causal) in [(4096u32, true), (4096, false), (1000, true), (1300, true), (129, false)] {
+            let ct = l.div_ceil(rows);
+            let mut seen = [0u32; 64];
+            for p in 0..a12_pairs_of(l, rows) {
+                let (heavy, light) = (ct - 1 - p, p);
+                let mut walked = 0;
+                for t in if heavy == light { [heavy, u32::MAX] } else { [heavy, light] } {
+                    if t == u32::MAX {
+                        continue;
+                    }
+                    let walk = kv_tiles_of(l, rows, A6_BKV, t, causal);
+                    walked += walk;
+                    for rank in 0..A15_CLUSTER {
+                        let qt = A15_CLUSTER * t + rank;
+                        if qt * A6_BQ < l {
+                            seen[qt as usize] += 1;
+                            // A rank never needs more key tiles than its cluster walks.
+                            assert!(kv_tiles_of(l, A6_BQ, A6_BKV, qt, causal) <= walk);
+                        }
+                    }
+                }
+                // Causal: every pair (but an odd count's middle tile) walks the same key tiles.
+                if causal && heavy != light && l % rows == 0 {
+                    assert_eq!(walked, 2 * ct + 2, "l {l} pair {p}");
+                }
+            }
+            assert!(seen[..l.div_ceil(A6_BQ) as usize].iter().all(|&n| n == 1), "l {l}: {seen:?}");
+        }
     }
     use crate::{Layout, bank};
 

@@ -33,6 +33,9 @@ pub struct Step {
     /// One CTA per SM walks the query tiles (a12; TMA only): grid `(layout::attention::a12_grid(L, B·H,
     /// SMs), 1)` and one more parameter, the heads (`…, causal, heads)`).
     pub persistent: bool,
+    /// CTAs per cluster (a15: 2, persistent; 1 otherwise): the grid is that many CTAs per walk
+    /// (`layout::attention::a12_grid_of` over the clusters that fit at once).
+    pub cluster: u32,
 }
 
 impl PartialEq for Step {
@@ -46,7 +49,7 @@ const fn softmax(name: &'static str, label: &'static str, elem: Elem, has: &'sta
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 128, launch_bounds: bounds(128),
                              dyn_smem_bytes: 0, about: "unfused: S = QK^T and O = PV by cuBLAS, this row softmax between them (S f32 and P in global memory)",
                              ptx: PtxCheck { has, lacks: &["mma.sync", "ld.shared"], count: &[], at_least: &[] } },
-        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0, tma: false, persistent: false,
+        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0, tma: false, persistent: false, cluster: 1,
     }
 }
 
@@ -70,7 +73,7 @@ const fn fused_bkv(name: &'static str, label: &'static str, d: u32, warps: u32, 
     Step {
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(warps), launch_bounds: bounds(threads(warps)),
                              dyn_smem_bytes: flash_smem_of(rows, bkv, d), about, ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
-        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows, tma: false, persistent: false,
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows, tma: false, persistent: false, cluster: 1,
     }
 }
 
@@ -138,7 +141,7 @@ const fn hopper(name: &'static str, label: &'static str, d: u32, elem: Elem, sta
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: super::bounds_min(384, 1),
                              dyn_smem_bytes: layout::attention::a6_smem(d, stages), about,
                              ptx: PtxCheck { has: A6_HAS, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "ld.shared", "st.shared", "trap"], count: &[], at_least: &[] } },
-        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: layout::attention::A6_BQ, tma: true, persistent: false,
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: layout::attention::A6_BQ, tma: true, persistent: false, cluster: 1,
     }
 }
 
@@ -148,6 +151,17 @@ const A12_ABOUT: &str = "a9 as a persistent kernel: one CTA per SM walks pairs o
 const fn a12(name: &'static str, label: &'static str, d: u32, elem: Elem) -> Step {
     let base = hopper(name, label, d, elem, layout::attention::A7_STAGES, A12_ABOUT);
     Step { kernel: KernelInfo { dyn_smem_bytes: layout::attention::a12_smem(d), ..base.kernel }, persistent: true, ..base }
+}
+const A15_ABOUT: &str = "a12 in clusters of 2 CTAs (adjacent query tiles of one head) sharing every K/V stage by TMA multicast: half the K/V bytes from L2";
+const A15_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n128k16.f32.", ".reqnctapercluster 2, 1, 1", "multicast::cluster", "mbarrier.arrive.shared::cluster.b64",
+                           "%cluster_ctarank", "barrier.cluster.arrive.relaxed", "setmaxnreg.inc.sync.aligned.u32 232", "mbarrier.try_wait.parity"];
+
+/// a15: a12 in clusters of 2 sharing K/V by multicast (the same shared memory; no last cluster
+/// barrier: the producer's tail).
+const fn a15(name: &'static str, label: &'static str, d: u32, elem: Elem) -> Step {
+    let base = a12(name, label, d, elem);
+    let ptx = PtxCheck { has: A15_HAS, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "ld.shared", "st.shared", "trap", "barrier.cluster.arrive.release"], ..base.kernel.ptx };
+    Step { kernel: KernelInfo { about: A15_ABOUT, ptx, ..base.kernel }, cluster: layout::attention::A15_CLUSTER, ..base }
 }
 /// a6, head dim 64, f16.
 pub const A6_D64: Step = a6("attn_a6_d64_f16", "a6-d64", 64, Elem::F16);
@@ -227,13 +241,22 @@ pub const A12_D64_BF16: Step = a12("attn_a12_d64_bf16", "a12-d64-bf16", 64, Elem
 /// a12, head dim 128, bf16.
 pub const A12_D128_BF16: Step = a12("attn_a12_d128_bf16", "a12-d128-bf16", 128, Elem::Bf16);
 
+/// a15 (a12 in clusters of 2 sharing K/V by multicast), head dim 64, f16.
+pub const A15_D64: Step = a15("attn_a15_d64_f16", "a15-d64", 64, Elem::F16);
+/// a15, head dim 128, f16.
+pub const A15_D128: Step = a15("attn_a15_d128_f16", "a15-d128", 128, Elem::F16);
+/// a15, head dim 64, bf16.
+pub const A15_D64_BF16: Step = a15("attn_a15_d64_bf16", "a15-d64-bf16", 64, Elem::Bf16);
+/// a15, head dim 128, bf16.
+pub const A15_D128_BF16: Step = a15("attn_a15_d128_bf16", "a15-d128-bf16", 128, Elem::Bf16);
+
 /// Every attention kernel, in ladder order.
 pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_BF16, A3_D64, A3_D128, A3_D64_BF16, A3_D128_BF16, A4_D64, A4_D64_BF16,
                              A5_D64, A5_D128, A5_D64_BF16, A5_D128_BF16, A6_D64, A6_D128, A6_D64_BF16, A6_D128_BF16,
                              A7_D64, A7_D128, A7_D64_BF16, A7_D128_BF16, A8_D64, A8_D128, A8_D64_BF16, A8_D128_BF16,
                              A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16, A10_D64, A10_D128, A10_D64_BF16, A10_D128_BF16,
                              A11_D64, A11_D128, A11_D64_BF16, A11_D128_BF16,
-                             A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16];
+                             A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16, A15_D64, A15_D128, A15_D64_BF16, A15_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -259,12 +282,15 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a11-d128", "a12-d128"]);
-        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a12-d64-bf16"));
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a11-d128", "a12-d128", "a15-d128"]);
+        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a15-d64-bf16"));
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A7_D128.kernel.dyn_smem_bytes, 1024 + 3 * 65536 + 32768 + 48);
         assert_eq!(A12_D128.kernel.dyn_smem_bytes, A7_D128.kernel.dyn_smem_bytes + 8);
         assert!(STEPS.iter().all(|s| !s.persistent || s.tma));
+        // Clusters only on persistent steps (the walk is per cluster); a15 is a12 with the same shared memory.
+        assert!(STEPS.iter().all(|s| s.cluster == 1 || (s.persistent && s.cluster == layout::attention::A15_CLUSTER)));
+        assert_eq!((A15_D128.kernel.dyn_smem_bytes, A15_D128.cluster, A15_D64_BF16.cluster), (A12_D128.kernel.dyn_smem_bytes, 2, 2));
         assert_eq!(A3_D64.kernel.block_threads, 256);
         assert_eq!((A4_D64.kernel.block_threads, A4_D64.query_rows, A4_D64.kernel.dyn_smem_bytes), (128, 128, A3_D64.kernel.dyn_smem_bytes));
         // a11: a4's block (4 warps × 32 rows) with FA2's key tiles: Q 128 × D plus 2 stages of K and V of

@@ -12,13 +12,14 @@ use crate::prim::{
     math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
     mbarrier::{mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
     sync::{arrive_named, nanosleep, sync_named},
+    cluster::cluster_ctarank,
     thread::{block_idx_x, block_idx_y, grid_dim_x, lane_id},
     warp::vote_any,
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a12_paired, a12_pairs, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
+use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a12_paired_of, a12_pairs_of, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
 use layout::hopper::WgmmaDesc;
 
 /// Q (A) and K (B) tiles: K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
@@ -423,14 +424,17 @@ unsafe fn store_o<E: Elem16, const D: u32>(g_o: *mut u16, g_lse: *mut f32, head:
     }
 }
 
-/// One query tile of one head: what a CTA computes between two epilogues.
+/// One query tile of one head: what a CTA computes between two epilogues (a15: what a cluster
+/// computes, one 128-row tile per CTA).
 #[derive(Clone, Copy)]
 struct Work {
     /// The head (`batch · H + h`).
     head: u32,
-    /// The query tile (rows `128·qt ..`).
+    /// The walk's query tile (rows `128·cluster·qt ..`; CTA rank r of a15's cluster computes the
+    /// 128-row tile `2·qt + r`).
     qt: u32,
-    /// Key/value tiles it walks (`kv_tiles_of`: all of them, or up to the diagonal with the causal mask).
+    /// Key/value tiles it walks (`kv_tiles_of`: all of them, or up to the diagonal with the causal mask
+    /// — a15: of the cluster's last rows, so the longer of its two tiles).
     n_tiles: u32,
 }
 
@@ -447,6 +451,9 @@ struct Work {
 ///   Otherwise (the host launched one CTA per tile, [`a12_grid`]) a unit is one tile. CTA `b` takes
 ///   units `b, b + grid x, b + 2·grid x, …`; consecutive units are one head's, so the CTAs running at
 ///   one time read the K/V of a few heads (L2 reuse, as the one-CTA-per-tile grid's order gives).
+/// * Clusters (a15, `cluster` = 2): the same walk with a cluster in place of a CTA (cluster `b =
+///   block x / 2` of `grid x / 2`) and tiles of `128 · cluster` query rows: both CTAs of a cluster
+///   walk the same key tiles, each computing its own 128 rows (`layout::attention::a12_grid_of`).
 ///
 /// ```text
 /// qtiles = 5, heads = 2, grid x = 4 (< 10 tiles: paired) → 3 units per head, 6 in all
@@ -455,7 +462,7 @@ struct Work {
 /// CTA 0 → units 0, 4;  CTA 1 → 1, 5;  CTA 2 → 2;  CTA 3 → 3
 /// ```
 #[derive(Clone, Copy)]
-struct Walk {
+struct Walk<const CLUSTER: u32> {
     /// Next position: the block's tile (0) or, persistent, 2 · (unit round) + (second tile of a pair).
     slot: u32,
     /// Query tiles per head, `⌈l/128⌉`.
@@ -476,22 +483,28 @@ struct Walk {
     heavy_first: bool,
 }
 
-impl Walk {
-    /// The walk of this CTA for `heads` heads of length `l` (`heads` is read only when persistent).
+/// `CLUSTER`: CTAs per cluster (a15: 2; 1 otherwise), one walk per cluster over tiles of `128 ·
+/// CLUSTER` query rows.
+impl<const CLUSTER: u32> Walk<CLUSTER> {
+    /// Query rows per tile of the walk.
+    const ROWS: u32 = BQ * CLUSTER;
+
+    /// The walk of this CTA (a15: of its cluster of `cluster` CTAs) for `heads` heads of length `l`
+    /// (`heads` is read only when persistent).
     #[inline(always)]
-    fn new(l: u32, causal: bool, heads: u32, persistent: bool, heavy_first: bool) -> Walk {
-        let qtiles = l.div_ceil(BQ);
-        let paired = a12_paired(l, heads, grid_dim_x());
+    fn new(l: u32, causal: bool, heads: u32, persistent: bool, heavy_first: bool) -> Walk<CLUSTER> {
+        let qtiles = l.div_ceil(Self::ROWS);
+        let paired = a12_paired_of(l, heads, grid_dim_x() / CLUSTER, Self::ROWS);
         // `max(1)`: l ≥ 1 is the caller's, and a divisor the compiler cannot see nonzero would
         // bring in core's division panic (no `trap` in these kernels).
-        let per_head = if paired { a12_pairs(l) } else { qtiles }.max(1);
+        let per_head = if paired { a12_pairs_of(l, Self::ROWS) } else { qtiles }.max(1);
         Walk { slot: 0, qtiles, per_head, units: heads * per_head, paired, l, causal, persistent, heavy_first }
     }
 
     /// The next query tile, `None` when the CTA is done.
     #[inline(always)]
     fn next(&mut self) -> Option<Work> {
-        let work = |head: u32, qt: u32| Work { head, qt, n_tiles: kv_tiles_of(self.l, BQ, BKV, qt, self.causal) };
+        let work = |head: u32, qt: u32| Work { head, qt, n_tiles: kv_tiles_of(self.l, Self::ROWS, BKV, qt, self.causal) };
         if !self.persistent {
             if self.slot > 0 {
                 return None;
@@ -501,7 +514,7 @@ impl Walk {
             return Some(work(block_idx_y(), qt));
         }
         loop {
-            let unit = block_idx_x() + (self.slot / 2) * grid_dim_x();
+            let unit = block_idx_x() / CLUSTER + (self.slot / 2) * (grid_dim_x() / CLUSTER);
             if unit >= self.units {
                 return None;
             }
@@ -522,20 +535,24 @@ impl Walk {
 /// The body of a6 (`PIPELINE = false`), a7 (`true`), a8 (a7 with `PINGPONG`: the two consumer
 /// warpgroups take turns issuing their `wgmma`s), a9 (a7 with `LAZY`: [`Softmax::tile_lazy`]), a10
 /// (a9 with `HEAVY_FIRST`: query tiles in reverse order) and a12 (a9 with `PERSISTENT`: one CTA per
-/// SM walking query tiles, [`Walk`]; `heads` is read only there) for element type `E`, head dim `D`
-/// and a ring of `STAGES` K/V stages.
+/// SM walking query tiles, [`Walk`]; `heads` is read only there) and a15 (a12 in clusters of `CLUSTER`
+/// = 2 CTAs sharing every K/V stage by TMA multicast) for element type `E`, head dim `D` and a ring of
+/// `STAGES` K/V stages.
 ///
 /// # Safety
 /// As `attn_a6_d64_f16` for `D`, with `layout::attention::a6_smem(D, STAGES)` bytes of dynamic shared
 /// memory (`a12_smem` when persistent); persistent: grid `(n, 1)` with `1 ≤ n`, `heads` the tensor
-/// maps' heads (`B·H·l` rows).
+/// maps' heads (`B·H·l` rows); `CLUSTER > 1`: a launch in clusters of `CLUSTER` CTAs (the entry's
+/// `.reqnctapercluster`), `n` a multiple of it.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool,
-                               const PERSISTENT: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
+                               const PERSISTENT: bool, const CLUSTER: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
                                                        g_lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
-    // a12 builds on a9; a CTA per tile releases Q by exiting.
+    // a12 builds on a9; a CTA per tile releases Q by exiting. a15 is a12 in clusters of 2 (one K and one
+    // V box per CTA and stage at D = 64, two of each at D = 128: the halves split evenly).
     const { assert!(!PERSISTENT || (LAZY && !HEAVY_FIRST)) };
+    const { assert!(CLUSTER == 1 || (PERSISTENT && CLUSTER == 2)) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
@@ -551,8 +568,16 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
     // threads of a consumer warpgroup with warpgroup-uniform operands; accumulators are pinned
     // (`wgmma_fence_operand`) after each wait and before each fence, and S of the next tile (a7) is
     // not touched before the wait that retires it. Global stores only for rows < l (columns < D).
+    // a15 (`CLUSTER` = 2): both CTAs walk the same key tiles (one `Walk` per cluster); each stage's
+    // empty barrier counts both CTAs' consumer warps (each release arrives in both CTAs), so neither
+    // producer multicasts into a stage a consumer of either CTA still reads; each CTA's full barrier
+    // expects the whole stage (its own boxes and the peer's land on it); a consumer with no rows of
+    // its own in a tile, or past its own last key tile, still waits for each stage and releases it;
+    // the producer ends with `Ring::drain`, so no CTA exits while a peer may still arrive on its
+    // barriers or multicast into it (`warp_specialized!`'s `final_sync: false`).
     unsafe {
         warp_specialized! {
+            cluster: CLUSTER, producer_threads: 1, final_sync: false;
             // STAGES × (K and V tiles), then Q (a12: and its empty barrier), then the barriers
             // (layout: `Ring`).
             ring: let (ring, s_q) = (STAGES, a6_stage_bytes(D), a6_q_bytes(D) + if PERSISTENT { 8 } else { 0 });
@@ -562,13 +587,16 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                 // ring's `fence.mbarrier_init` by the same thread, published by the same barrier).
                 let q_empty = s_q + a6_q_bytes(D);
                 let _ = if PERSISTENT && tid == 0 { mbarrier_init(q_empty, CONSUMER_WARPS) };
-                let walk = Walk::new(l, causal != 0, heads, PERSISTENT, HEAVY_FIRST);
+                let walk = Walk::<CLUSTER>::new(l, causal != 0, heads, PERSISTENT, HEAVY_FIRST);
+                let rank = if CLUSTER == 1 { 0 } else { cluster_ctarank() };
             }
             tensor_maps: (tmap_k, tmap_v);
             producer: {
                 let (mut walk, mut it0, mut k) = (walk, 0, 0);
                 while let Some(w) = walk.next() {
-                    let (q0, row0) = (w.qt * BQ, w.head * l); // row0: the head's first row in the 2-D maps (B·H·l < 2^31: host)
+                    // row0: the head's first row in the 2-D maps (B·H·l + 256 < 2^31: host); a15: this
+                    // CTA's tile of the cluster's (past l for the second of an odd count: loaded, unused).
+                    let (q0, row0) = ((w.qt * CLUSTER + rank) * BQ, w.head * l);
                     for j in 0..w.n_tiles {
                         let (s_stage, full, _, _) = ring.at(it0 + j);
                         ring.wait_empty(it0 + j);
@@ -580,12 +608,27 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             if j == 0 {
                                 cp_async_bulk_tensor_2d_g2s(s_q + b * BOX, tmap_q, (64 * b) as i32, (row0 + q0) as i32, full);
                             }
-                            cp_async_bulk_tensor_2d_g2s(s_stage + b * BOX, tmap_k, (64 * b) as i32, (row0 + j * BKV) as i32, full);
-                            cp_async_bulk_tensor_2d_g2s(s_stage + kv_half + b * BOX, tmap_v, (64 * b) as i32, (row0 + j * BKV) as i32, full);
+                            if CLUSTER == 1 {
+                                cp_async_bulk_tensor_2d_g2s(s_stage + b * BOX, tmap_k, (64 * b) as i32, (row0 + j * BKV) as i32, full);
+                                cp_async_bulk_tensor_2d_g2s(s_stage + kv_half + b * BOX, tmap_v, (64 * b) as i32, (row0 + j * BKV) as i32, full);
+                            }
+                        }
+                        if CLUSTER > 1 {
+                            // a15: the stage's boxes (K's, then V's) of this rank's parity, into both CTAs.
+                            for i in 0..2 * boxes {
+                                if i % CLUSTER == rank {
+                                    let tmap = if i < boxes { tmap_k } else { tmap_v };
+                                    cp_async_bulk_tensor_2d_g2s_multicast(s_stage + i * BOX, tmap, (64 * (i % boxes)) as i32, (row0 + j * BKV) as i32, full,
+                                                                          (1u16 << CLUSTER) - 1);
+                                }
+                            }
                         }
                     }
                     it0 += w.n_tiles;
                     k += 1;
+                }
+                if CLUSTER > 1 {
+                    ring.drain(it0);
                 }
             }
             consumer(mh): {
@@ -598,143 +641,173 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         mbarrier_arrive(q_empty);
                     }
                 };
+                // A consumer warp's release of a stage: in this CTA, or (a15) in both CTAs of the cluster.
+                // (`release_cluster::<1>` is the same arrival, but its inlined rank loop left a12 with a
+                // 4-byte spill at D = 128: ptxas saw different code.)
+                macro_rules! release_stage {
+                    ($it:expr) => {
+                        if CLUSTER == 1 { ring.release($it) } else { ring.release_cluster::<CLUSTER>($it) }
+                    };
+                }
                 let (mut walk, mut it0) = (walk, 0);
-                while let Some(Work { head, qt, n_tiles }) = walk.next() {
-                    // Ring index of the query tile's key tile j.
-                    let at = |j: u32| it0 + j;
-                    // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
-                    let q0 = qt * BQ;
-                    let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
-                    let softmax = Softmax { l, causal: causal != 0, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
-                    let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
-                    let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
-                    let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                    if !PIPELINE {
-                        // a6: S, wait, softmax, P·V, wait — per tile.
-                        for j in 0..n_tiles {
-                            ring.wait_full(at(j));
-                            let s_stage = ring.at(at(j)).0;
-                            let (dq, dk, dv, flags) = descriptors::<D>(d_q, s_stage, s_stage + kv_half);
+                while let Some(Work { head, qt: walk_qt, n_tiles: walk_tiles }) = walk.next() {
+                    // a15: this CTA's 128-row tile of the cluster's and the key tiles it needs (none
+                    // when its rows start past l); the cluster walks `walk_tiles`.
+                    let qt = walk_qt * CLUSTER + rank;
+                    let n_tiles = if CLUSTER == 1 {
+                        walk_tiles
+                    } else if qt * BQ < l {
+                        kv_tiles_of(l, BQ, BKV, qt, causal != 0)
+                    } else {
+                        0
+                    };
+                    if CLUSTER > 1 && n_tiles == 0 {
+                        release_q();
+                    }
+                    if CLUSTER == 1 || n_tiles > 0 {
+                        // Ring index of the query tile's key tile j.
+                        let at = |j: u32| it0 + j;
+                        // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
+                        let q0 = qt * BQ;
+                        let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
+                        let softmax = Softmax { l, causal: causal != 0, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
+                        let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
+                        let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                        let mut r_l = [0f32; 2]; // running per-thread sum per row half
+                        if !PIPELINE {
+                            // a6: S, wait, softmax, P·V, wait — per tile.
+                            for j in 0..n_tiles {
+                                ring.wait_full(at(j));
+                                let s_stage = ring.at(at(j)).0;
+                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, s_stage, s_stage + kv_half);
+                                let mut s = issue_scores::<E, D>(&dq, &dk, flags);
+                                wgmma_wait_group::<0>();
+                                pin(&mut s);
+                                let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
+                                let p = pack_p::<E>(&s);
+                                rescale::<D>(&mut r_o, corr);
+                                issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
+                                wgmma_wait_group::<0>();
+                                pin(&mut r_o);
+                                release_stage!(at(j));
+                            }
+                        } else {
+                            // a7: P·V of tile j and S of tile j + 1 in flight together; the softmax of tile
+                            // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
+                            // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
+                            // ptxas serialize every wgmma: C7515).
+                            ring.wait_full(at(0));
+                            let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
                             let mut s = issue_scores::<E, D>(&dq, &dk, flags);
                             wgmma_wait_group::<0>();
                             pin(&mut s);
-                            let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
-                            let p = pack_p::<E>(&s);
-                            rescale::<D>(&mut r_o, corr);
-                            issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
-                            wgmma_wait_group::<0>();
-                            pin(&mut r_o);
-                            ring.release(at(j));
-                        }
-                    } else {
-                        // a7: P·V of tile j and S of tile j + 1 in flight together; the softmax of tile
-                        // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
-                        // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
-                        // ptxas serialize every wgmma: C7515).
-                        ring.wait_full(at(0));
-                        let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
-                        let mut s = issue_scores::<E, D>(&dq, &dk, flags);
-                        wgmma_wait_group::<0>();
-                        pin(&mut s);
-                        if n_tiles == 1 {
-                            release_q();
-                        }
-                        let mut corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
-                        let mut p = pack_p::<E>(&s);
-                        // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
-                        // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
-                        // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
-                        // arrival, so every phase of both barriers has 128 syncing + 128 arriving threads.
-                        let (my_turn, their_turn) = (1 + mh, 2 - mh);
-                        if PINGPONG && mh == 1 {
-                            arrive_named(their_turn, 256);
-                        }
-                        // a9 builds on a7: no a9 with ping-pong turns is instantiated.
-                        const { assert!(!(LAZY && PINGPONG)) };
-                        if LAZY {
-                            // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
-                            // j does not read (two sets, the loop runs two tiles per turn), and O is
-                            // rescaled only when a row's max moved.
-                            let mut p_b = [[0u32; 4]; 8];
-                            macro_rules! lazy_step {
-                                ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
-                                    let j: u32 = $j;
+                            if n_tiles == 1 {
+                                release_q();
+                            }
+                            let mut corr = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                            let mut p = pack_p::<E>(&s);
+                            // a8: named barriers 1 (warpgroup 0's turn) and 2 (warpgroup 1's), 256 threads
+                            // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
+                            // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
+                            // arrival, so every phase of both barriers has 128 syncing + 128 arriving threads.
+                            let (my_turn, their_turn) = (1 + mh, 2 - mh);
+                            if PINGPONG && mh == 1 {
+                                arrive_named(their_turn, 256);
+                            }
+                            // a9 builds on a7: no a9 with ping-pong turns is instantiated.
+                            const { assert!(!(LAZY && PINGPONG)) };
+                            if LAZY {
+                                // a9: the softmax of tile j + 1 packs its P into the register set P·V of tile
+                                // j does not read (two sets, the loop runs two tiles per turn), and O is
+                                // rescaled only when a row's max moved.
+                                let mut p_b = [[0u32; 4]; 8];
+                                macro_rules! lazy_step {
+                                    ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
+                                        let j: u32 = $j;
+                                        let more = j + 1 < n_tiles;
+                                        let mut s_next = unset_scores();
+                                        let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
+                                        if more {
+                                            ring.wait_full(at(j + 1));
+                                            s_next = issue_scores::<E, D>(&dq, &dk, flags);
+                                        }
+                                        issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
+                                        let mut moved = None;
+                                        if more {
+                                            wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                                            pin(&mut s_next);
+                                            if j + 2 == n_tiles {
+                                                release_q();
+                                            }
+                                            moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
+                                            block_boundary(l);
+                                            wgmma_wait_group::<0>();
+                                        } else {
+                                            wgmma_wait_group::<0>();
+                                        }
+                                        pin(&mut r_o);
+                                        release_stage!(at(j));
+                                        if let Some(corr) = moved {
+                                            rescale::<D>(&mut r_o, corr);
+                                        }
+                                    }};
+                                }
+                                let mut j = 0;
+                                while j < n_tiles {
+                                    lazy_step!(j, p, p_b);
+                                    if j + 1 < n_tiles {
+                                        lazy_step!(j + 1, p_b, p);
+                                    }
+                                    j += 2;
+                                }
+                            } else {
+                                for j in 0..n_tiles {
+                                    let s_stage = ring.at(at(j)).0;
                                     let more = j + 1 < n_tiles;
                                     let mut s_next = unset_scores();
-                                    let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
+                                    // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
+                                    // of tile j issued back to back behind one fence, as two groups.
+                                    let next_stage = ring.at(at(j + 1)).0;
+                                    let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
+                                    if PINGPONG {
+                                        sync_named(my_turn, 256);
+                                    }
                                     if more {
                                         ring.wait_full(at(j + 1));
                                         s_next = issue_scores::<E, D>(&dq, &dk, flags);
                                     }
-                                    issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
-                                    let mut moved = None;
+                                    // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
+                                    // reads or writes O here: P·V of tile j − 1 retired at the last wait).
+                                    rescale::<D>(&mut r_o, corr);
+                                    issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
+                                    if PINGPONG && !(mh == 1 && !more) {
+                                        arrive_named(their_turn, 256);
+                                    }
                                     if more {
                                         wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
                                         pin(&mut s_next);
-                                        if j + 2 == n_tiles {
-                                            release_q();
-                                        }
-                                        moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
+                                        corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
                                         block_boundary(l);
                                         wgmma_wait_group::<0>();
+                                        p = pack_p::<E>(&s_next);
                                     } else {
                                         wgmma_wait_group::<0>();
                                     }
                                     pin(&mut r_o);
-                                    ring.release(at(j));
-                                    if let Some(corr) = moved {
-                                        rescale::<D>(&mut r_o, corr);
-                                    }
-                                }};
-                            }
-                            let mut j = 0;
-                            while j < n_tiles {
-                                lazy_step!(j, p, p_b);
-                                if j + 1 < n_tiles {
-                                    lazy_step!(j + 1, p_b, p);
+                                    release_stage!(at(j));
                                 }
-                                j += 2;
-                            }
-                        } else {
-                            for j in 0..n_tiles {
-                                let s_stage = ring.at(at(j)).0;
-                                let more = j + 1 < n_tiles;
-                                let mut s_next = unset_scores();
-                                // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
-                                // of tile j issued back to back behind one fence, as two groups.
-                                let next_stage = ring.at(at(j + 1)).0;
-                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
-                                if PINGPONG {
-                                    sync_named(my_turn, 256);
-                                }
-                                if more {
-                                    ring.wait_full(at(j + 1));
-                                    s_next = issue_scores::<E, D>(&dq, &dk, flags);
-                                }
-                                // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
-                                // reads or writes O here: P·V of tile j − 1 retired at the last wait).
-                                rescale::<D>(&mut r_o, corr);
-                                issue_pv::<E, D>(&mut r_o, &p, &dv, flags);
-                                if PINGPONG && !(mh == 1 && !more) {
-                                    arrive_named(their_turn, 256);
-                                }
-                                if more {
-                                    wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                                    pin(&mut s_next);
-                                    corr = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
-                                    block_boundary(l);
-                                    wgmma_wait_group::<0>();
-                                    p = pack_p::<E>(&s_next);
-                                } else {
-                                    wgmma_wait_group::<0>();
-                                }
-                                pin(&mut r_o);
-                                ring.release(at(j));
                             }
                         }
+                        store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
                     }
-                    store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
-                    it0 += n_tiles;
+                    // a15: the stages past this CTA's own last key tile, waited for and released.
+                    if CLUSTER > 1 {
+                        for j in n_tiles..walk_tiles {
+                            ring.wait_full(it0 + j);
+                            release_stage!(it0 + j);
+                        }
+                    }
+                    it0 += walk_tiles;
                 }
             }
         }

@@ -60,7 +60,7 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
             // SAFETY: forwarded (`heads` is read only by the persistent body).
-            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first, false>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
+            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first, false, 1>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
@@ -77,9 +77,28 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
+            unsafe { $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true, 1>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
+    };
+    // a15: a12 in clusters of 2 sharing every K/V stage by TMA multicast (same parameters).
+    ($name:ident, $e:ty, $d:literal, persistent_cluster) => {
+        /// Attention forward, persistent, in clusters of 2 (a15, module docs): as a12's entry, the
+        /// two CTAs of a cluster computing adjacent query tiles of one head.
+        ///
+        /// # Safety
+        /// As a12's entry, with the grid's `n` even (clusters of 2: `.reqnctapercluster`).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
+                                                tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
+            // SAFETY: forwarded.
+            unsafe {
+                $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true, { layout::attention::A15_CLUSTER }>(
+                    tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads)
+            }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 384, 1);
+        $crate::prim::cluster_dims!($name, 2);
     };
 }
 pub(crate) use hopper_entry;
