@@ -3,10 +3,12 @@
 
 usage: python3 scripts/attention-torch-peer.py [--shapes 4x16x4096x64,1x16x16384x128] [--causal both|0|1]
                                                [--dtype f16|bf16|both] [--warmup 5] [--reps 20] [--sustain-ms 0]
-                                               [--out peer.md]
+                                               [--backends flash,cudnn,efficient] [--dist normal|uniform] [--out peer.md]
 
 Shapes are BxHxLxD (batch, heads, sequence length, head dim). q, k, v are torch.randn(B, H, L, D) on the GPU,
 contiguous, the layout of the Rust side's [B*H][L][D]; self-attention, so L is both the query and the key length.
+With --dist uniform they are uniform in [-1, 1) instead, as the Rust side's device RNG draws them (a kernel's power
+draw, and so its clock under the power limit, can depend on the operands' bits). --backends picks backends.
 For every shape x causal x dtype, SDPA is timed under each backend on its own, forced with
 torch.nn.attention.sdpa_kernel: FLASH_ATTENTION, then CUDNN_ATTENTION, then EFFICIENT_ATTENTION. A backend that
 raises (not built in, not supported for the shape/dtype/GPU, out of memory, ...) gets the first line of the
@@ -98,12 +100,18 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--sustain-ms", type=float, default=0.0, help="stretch warm-up and timing to this many ms (0: off)")
+    ap.add_argument("--backends", default="flash,cudnn,efficient", help="comma-separated: flash, cudnn, efficient")
+    ap.add_argument("--dist", choices=("normal", "uniform"), default="normal", help="q, k, v: torch.randn or uniform in [-1, 1)")
     ap.add_argument("--out", help="also write the Markdown to this file")
     args = ap.parse_args()
     shapes = parse_shapes(args.shapes)
     if args.warmup < 0 or args.reps < 1 or not args.sustain_ms >= 0:
         raise SystemExit("--warmup and --sustain-ms must be >= 0 and --reps >= 1")
     causals = {"both": (False, True), "0": (False,), "1": (True,)}[args.causal]
+    short = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION", "efficient": "EFFICIENT_ATTENTION"}
+    wanted = [short.get(b.strip().lower()) for b in args.backends.split(",") if b.strip()]
+    if not wanted or None in wanted:
+        raise SystemExit(f"--backends {args.backends!r}: expected a comma-separated list of flash, cudnn, efficient")
 
     try:
         import torch
@@ -132,7 +140,7 @@ def main():
         import_err = f"torch.nn.attention.sdpa_kernel unavailable: {first_line(e)}"
         SDPBackend = None
     backends = []
-    for name in BACKEND_NAMES:
+    for name in [n for n in BACKEND_NAMES if n in wanted]:
         member = getattr(SDPBackend, name, None) if SDPBackend is not None else None
         why = import_err if SDPBackend is None else (None if member is not None else f"SDPBackend.{name} not in this torch")
         backends.append((name, member, why))
@@ -158,7 +166,7 @@ def main():
         f"- timing: {args.warmup} warm-up calls, median of {args.reps} timed calls (CUDA events around each)"
         + (f", both stretched to at least {args.sustain_ms / 2:.0f} / {args.sustain_ms:.0f} ms (sustained)" if args.sustain_ms > 0 else "")
         + "; TFLOP/s = 4·B·H·L²·D / time, halved when causal",
-        "- q, k, v: torch.randn(B, H, L, D) contiguous ([B·H][L][D]); "
+        f"- q, k, v: {'torch.randn' if args.dist == 'normal' else 'uniform in [-1, 1)'} (B, H, L, D) contiguous ([B·H][L][D]); "
         "F.scaled_dot_product_attention(q, k, v, is_causal=causal) under sdpa_kernel(<one backend>)",
         "",
         "| B×H×L×D | causal | dtype | backend | median ms | TFLOP/s | note |",
@@ -197,9 +205,9 @@ def main():
                 q = k = v = None
                 try:
                     torch.manual_seed(0)
-                    q = torch.randn(b, h, l, d, device=dev, dtype=dtype)
-                    k = torch.randn(b, h, l, d, device=dev, dtype=dtype)
-                    v = torch.randn(b, h, l, d, device=dev, dtype=dtype)
+                    draw = (lambda: torch.randn(b, h, l, d, device=dev, dtype=dtype)) if args.dist == "normal" else \
+                        (lambda: torch.rand(b, h, l, d, device=dev, dtype=torch.float32).mul_(2).sub_(1).to(dtype))
+                    q, k, v = draw(), draw(), draw()
                 except Exception as e:  # noqa: BLE001 -- one failed shape does not stop the others
                     q = k = v = None
                     settle()
