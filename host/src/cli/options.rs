@@ -83,8 +83,9 @@ OPTIONS:
                    shapes it cannot run say why
   --dtype LIST     the gemm family's element types: f16, bf16, f32 (default: all three; with --config,
                    its type)
-  --steps LABELS   only these reduce/SGEMM/HGEMM/FP8 steps, as family:label (hgemm:v9,sgemm:v11) or a bare
-                   label that names one step of the --family list (h6); cuBLAS always runs
+  --steps LABELS   only these reduce/SGEMM/HGEMM/FP8/attention steps, as family:label (hgemm:v9,sgemm:v11,
+                   attention:a15-d128) or a bare label that names one step of the --family list (h6);
+                   cuBLAS (attention: the unfused path) always runs
   --reps N         timed repetitions per measurement, median reported (default: 50)
   --warmup N       untimed warm-up runs per measurement (default: 5)
   --quick          small sizes and few repetitions (a smoke run of a few seconds)
@@ -218,7 +219,7 @@ impl Options {
         if elems.is_empty() {
             return Err(Error::InvalidInput("--dtype f32: the attention family runs f16 and bf16".into()));
         }
-        Ok(AttnRun { shapes, elems, reps: self.reps, warmup: self.warmup, check: self.check, solo: self.attn_solo, seed: self.seed })
+        Ok(AttnRun { shapes, elems, reps: self.reps, warmup: self.warmup, check: self.check, solo: self.attn_solo, only: self.only(), seed: self.seed })
     }
 
     /// The reduce sizes of this run (`--check` adds odd sizes unless `--sizes` was given).
@@ -412,6 +413,9 @@ mod tests {
         // Attention under --check keeps its own types (f32 is the gemm family's); f32 alone is refused.
         assert_eq!(parse(&["--check"]).unwrap().unwrap().attention_run().unwrap().elems, [Elem::F16, Elem::Bf16]);
         assert!(parse(&["--attn-solo"]).unwrap().unwrap().attention_run().unwrap().solo && !parse(&[]).unwrap().unwrap().attention_run().unwrap().solo);
+        let only = parse(&["--family", "attention", "--steps", "a15-d128,attention:a12-d128-bf16"]).unwrap().unwrap().attention_run().unwrap().only;
+        assert_eq!(only, Some(vec!["attn_a15_d128_f16", "attn_a12_d128_bf16"]));
+        assert!(parse(&["--family", "attention", "--steps", "a15-d96"]).unwrap_err().to_string().contains("unknown step `a15-d96`"));
         assert!(parse(&["--dtype", "f32", "--family", "attention"]).unwrap().unwrap().attention_run().unwrap_err().to_string().contains("f16 and bf16"));
         // Both ladders asked for: the label must name a step in each (v10 does; v13 is sgemm-only).
         let o = parse(&["--dtype", "f16,f32", "--config", "v10"]).unwrap().unwrap();

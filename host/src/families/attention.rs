@@ -62,6 +62,9 @@ pub struct AttnRun {
     /// measured during the suite's attention timing fell to 1.6–1.77 GHz (session 12, call 6) where
     /// torch's peer script, timing short bursts from idle, ran at 1.98 GHz.
     pub solo: bool,
+    /// Only these fused steps (kernel names; `--steps`), `None`: all. The unfused path always runs (the
+    /// reference beyond the CPU's sizes).
+    pub only: Option<Vec<&'static str>>,
     /// Random seed.
     pub seed: u64,
 }
@@ -206,6 +209,9 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
             rows.push(base);
             // The fused kernels (a2, a3), each checked and timed interleaved with the unfused path.
             for step in all_of(Kind::Flash, s.head_dim as u32, elem) {
+                if o.only.as_ref().is_some_and(|l| !l.contains(&step.kernel.name)) {
+                    continue;
+                }
                 let mut row = AttnRow::new(step.kernel.step, step.kernel.name, s, elem, reference);
                 if let Some(why) = gpu.cannot_run(&step.kernel) {
                     row.skipped = Some(why);
