@@ -3,12 +3,15 @@
 
 usage: python3 scripts/attention-torch-peer.py [--shapes 4x16x4096x64,1x16x16384x128] [--causal both|0|1]
                                                [--dtype f16|bf16|both] [--warmup 5] [--reps 20] [--sustain-ms 0]
-                                               [--backends flash,cudnn,efficient] [--dist normal|uniform] [--out peer.md]
+                                               [--backends flash,cudnn,efficient] [--dist normal|uniform] [--idle-ms 0]
+                                               [--out peer.md]
 
 Shapes are BxHxLxD (batch, heads, sequence length, head dim). q, k, v are torch.randn(B, H, L, D) on the GPU,
 contiguous, the layout of the Rust side's [B*H][L][D]; self-attention, so L is both the query and the key length.
 With --dist uniform they are uniform in [-1, 1) instead, as the Rust side's device RNG draws them (a kernel's power
 draw, and so its clock under the power limit, can depend on the operands' bits). --backends picks backends.
+--idle-ms N sleeps N ms before each backend's timing: with the default short timing, a burst from an idle card
+(the Rust suite's --attn-solo --attn-idle-ms N does the same for its steps).
 For every shape x causal x dtype, SDPA is timed under each backend on its own, forced with
 torch.nn.attention.sdpa_kernel: FLASH_ATTENTION, then CUDNN_ATTENTION, then EFFICIENT_ATTENTION. A backend that
 raises (not built in, not supported for the shape/dtype/GPU, out of memory, ...) gets the first line of the
@@ -25,6 +28,7 @@ import argparse
 import datetime
 import statistics
 import sys
+import time
 import traceback
 import warnings
 
@@ -107,6 +111,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--sustain-ms", type=float, default=0.0, help="stretch warm-up and timing to this many ms (0: off)")
+    ap.add_argument("--idle-ms", type=float, default=0.0, help="leave the GPU idle this long before each backend's timing (0: off)")
     ap.add_argument("--backends", default="flash,cudnn,efficient", help="comma-separated: flash, cudnn, efficient")
     ap.add_argument("--dist", choices=("normal", "uniform"), default="normal", help="q, k, v: torch.randn or uniform in [-1, 1)")
     ap.add_argument("--out", help="also write the Markdown to this file")
@@ -234,6 +239,9 @@ def main():
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always")
                         try:
+                            if args.idle_ms > 0:
+                                torch.cuda.synchronize()
+                                time.sleep(args.idle_ms / 1000)
                             ms = time_ms(torch, call, args.warmup, args.reps, args.sustain_ms)
                             row(shape, causal, dname, name, ms, note=sm_clock(torch))
                         except Exception as e:  # noqa: BLE001 -- the reason goes in the note

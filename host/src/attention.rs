@@ -1,7 +1,7 @@
 //! Attention forward as a library (issue 17): `O = softmax(Q·Kᵀ · scale [+ causal mask]) · V` and the
 //! natural log-sum-exp of each row, for Q, K, V, O stored `[B·H][L][D]` row-major in f16 or bf16.
 //!
-//! * [`flash`]: the fused kernel ([`default_flash`]: on Hopper a12, TMA + `wgmma`, persistent; elsewhere
+//! * [`flash`]: the fused kernel ([`default_flash`]: on Hopper a15 at D = 128, a12 at D = 64, TMA + `wgmma`, persistent; elsewhere
 //!   a11, FlashAttention-2's tiles on `mma.sync`; or any fused step with [`flash_with`]), head dims 64
 //!   and 128;
 //! * [`Unfused`]: the baseline users write first — `S = Q·Kᵀ` (cuBLAS, f32), the a1 softmax kernel,
@@ -22,7 +22,7 @@ use crate::{
     error::{Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::{attention::{A11_D64, A11_D64_BF16, A11_D128, A11_D128_BF16, A12_D64, A12_D64_BF16, A12_D128, A12_D128_BF16, Kind, Step, find}, gemm::Elem},
+    steps::{attention::{A11_D64, A11_D64_BF16, A11_D128, A11_D128_BF16, A12_D64, A12_D64_BF16, A12_D128, A12_D128_BF16, A15_D128, A15_D128_BF16, Kind, Step, find}, gemm::Elem},
 };
 
 /// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
@@ -102,17 +102,19 @@ impl std::fmt::Display for AttnShape {
 /// The fused step [`flash`] runs for head dim `d` and `elem` on a GPU that runs `sm_90a` code
 /// (`hopper`) or not: the fastest measured on an H100 (`kernels-gpu/src/attention/README.md`, session
 /// 12's calls 1–3, each step against the others in the same call):
-/// * Hopper: a12 (persistent). At D = 64 1.01–1.16× a10 at every measured shape and type; at
-///   D = 128 and L = 4096 1.06–1.12× causal and 0.98–1.04× without the mask; at L = 16384, D = 128
-///   a10 and a12 were within ±6% of each other from call to call (a10 1.01× on average), so one
-///   rule stands;
+/// * Hopper, D = 128: a15 (a12 in clusters of 2 sharing K/V by multicast): 1.02–1.04× a12 at all
+///   eight D = 128 shapes and types timed sustained (session 22, `results/2026-11-26-h100-session22/`),
+///   1.01–1.04× interleaved with it (`ab`), 836 against 858 µs in one `ncu` launch; where no cluster
+///   of 2 fits (`cuOccupancyMaxActiveClusters` = 0) [`flash`] falls back to a12;
+/// * Hopper, D = 64: a12 (persistent). 1.01–1.16× a10 at every measured shape and type (session 12);
+///   a15 ran at 0.98–1.01× a12 there (session 22: a12 is issue-bound at D = 64, not fed by L2);
 /// * elsewhere a11 (FlashAttention-2's tiles on `mma.sync`: 1.27–1.32× a4 at D = 64, 1.24–1.36× a2 at
 ///   D = 128 — measured on the H100's `mma.sync` path, not on an A100).
 pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> {
     let pick = |f16: &'static Step, bf16: &'static Step| Some(if elem == Elem::Bf16 { bf16 } else { f16 });
     match (d, hopper) {
         (64, true) => pick(&A12_D64, &A12_D64_BF16),
-        (128, true) => pick(&A12_D128, &A12_D128_BF16),
+        (128, true) => pick(&A15_D128, &A15_D128_BF16),
         (64, false) => pick(&A11_D64, &A11_D64_BF16),
         (128, false) => pick(&A11_D128, &A11_D128_BF16),
         _ => None,
@@ -126,8 +128,13 @@ pub fn flash(gpu: &Gpu, s: AttnShape, elem: Elem, scale: f32, q: &CudaSlice<u16>
              lse: &mut CudaSlice<f32>) -> Result<&'static Step> {
     let step = default_flash(s.head_dim as u32, elem, gpu.cannot_run(&A12_D128.kernel).is_none())
         .ok_or_else(|| Error::InvalidInput(format!("no fused attention kernel for head dim {} and {elem:?}", s.head_dim)))?;
-    flash_with(gpu, step, s, scale, q, k, v, o, lse)?;
-    Ok(step)
+    // a15 needs clusters of 2 CTAs with its shared memory; where none fit (a partitioned GPU), a12.
+    let f = match Flash::new(gpu, step) {
+        Err(Error::Unsupported { .. }) if step.cluster > 1 => Flash::new(gpu, if elem == Elem::Bf16 { &A12_D128_BF16 } else { &A12_D128 })?,
+        r => r?,
+    };
+    f.run(gpu, s, scale, q, k, v, o, lse)?;
+    Ok(f.step)
 }
 
 /// [`flash`] with a chosen fused step (a2–a5); refused naming why if it does not take `s`. Loads the
@@ -395,7 +402,7 @@ mod tests {
                 let d64 = default_flash(64, elem, hopper).unwrap();
                 assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a12-d64" } else { "a11-d64" }, elem));
                 let d128 = default_flash(128, elem, hopper).unwrap();
-                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a12-d128" } else { "a11-d128" });
+                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a15-d128" } else { "a11-d128" });
                 assert_eq!((d128.elem, d128.head_dim), (elem, Some(128)));
                 assert!(default_flash(96, elem, hopper).is_none());
             }

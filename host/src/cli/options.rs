@@ -24,6 +24,8 @@ pub struct Options {
     pub check: bool,
     /// The attention family times each fused step alone (`--attn-solo`), not interleaved with the unfused path.
     pub attn_solo: bool,
+    /// With `--attn-solo`: milliseconds the GPU is left idle before each fused step's timing (`--attn-idle-ms`).
+    pub attn_idle_ms: u64,
     /// Print every kernel's descriptor and exit.
     pub list: bool,
     /// Write the results as JSON here.
@@ -73,6 +75,9 @@ OPTIONS:
   --attn-solo      time each fused attention step alone (--warmup runs, then --reps or 1 s, as
                    torch's peer script times SDPA), not interleaved with the unfused path: no
                    power-hungry neighbour before each block (the column × unfused stays empty)
+  --attn-idle-ms N with --attn-solo: leave the GPU idle N ms (at most 60000) before each fused step's
+                   timing, so that a short one (--reps 20) is a burst from idle, as torch's peer script
+                   times SDPA with --idle-ms
   --sizes LIST     reduce sizes: numbers, 2^K or K/M suffixes (default: 2^20,2^24,2^28)
   --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; the gemm family:
                    its sweep of decode, prefill, projection, unaligned and square shapes; --check adds
@@ -219,7 +224,7 @@ impl Options {
         if elems.is_empty() {
             return Err(Error::InvalidInput("--dtype f32: the attention family runs f16 and bf16".into()));
         }
-        Ok(AttnRun { shapes, elems, reps: self.reps, warmup: self.warmup, check: self.check, solo: self.attn_solo, only: self.only(), seed: self.seed })
+        Ok(AttnRun { shapes, elems, reps: self.reps, warmup: self.warmup, check: self.check, solo: self.attn_solo, idle_ms: if self.attn_solo { self.attn_idle_ms } else { 0 }, only: self.only(), seed: self.seed })
     }
 
     /// The reduce sizes of this run (`--check` adds odd sizes unless `--sizes` was given).
@@ -234,7 +239,7 @@ impl Options {
     /// Parses arguments (without the program name). `Ok(None)` means `--help` was printed.
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Option<Options>> {
         let mut o = Options { families: Family::ALL.to_vec(), sizes: vec![1 << 20, 1 << 24, 1 << 28], reps: 50,
-                              warmup: 5, check: false, attn_solo: false, list: false, json: None, seed: verify::fresh_seed(),
+                              warmup: 5, check: false, attn_solo: false, attn_idle_ms: 0, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
                               ncu: false, sanitize: false, steps: None, config: None, config_f32: None, dtypes: vec![], dtypes_given: false, attn_sizes: None };
@@ -293,6 +298,7 @@ impl Options {
                 }
                 "--check" => o.check = true,
                 "--attn-solo" => o.attn_solo = true,
+                "--attn-idle-ms" => o.attn_idle_ms = number("--attn-idle-ms", value("--attn-idle-ms")?)?.min(60_000) as u64,
                 "--list" => o.list = true,
                 "--json" => o.json = Some(value("--json")?),
                 "--out" => o.out = value("--out")?,
@@ -413,6 +419,8 @@ mod tests {
         // Attention under --check keeps its own types (f32 is the gemm family's); f32 alone is refused.
         assert_eq!(parse(&["--check"]).unwrap().unwrap().attention_run().unwrap().elems, [Elem::F16, Elem::Bf16]);
         assert!(parse(&["--attn-solo"]).unwrap().unwrap().attention_run().unwrap().solo && !parse(&[]).unwrap().unwrap().attention_run().unwrap().solo);
+        let idle = |a: &[&str]| parse(a).unwrap().unwrap().attention_run().unwrap().idle_ms;
+        assert_eq!((idle(&["--attn-solo", "--attn-idle-ms", "1500"]), idle(&["--attn-idle-ms", "1500"]), idle(&["--attn-solo"])), (1500, 0, 0));
         let only = parse(&["--family", "attention", "--steps", "a15-d128,attention:a12-d128-bf16"]).unwrap().unwrap().attention_run().unwrap().only;
         assert_eq!(only, Some(vec!["attn_a15_d128_f16", "attn_a12_d128_bf16"]));
         assert!(parse(&["--family", "attention", "--steps", "a15-d96"]).unwrap_err().to_string().contains("unknown step `a15-d96`"));

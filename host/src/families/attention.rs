@@ -62,6 +62,11 @@ pub struct AttnRun {
     /// measured during the suite's attention timing fell to 1.6–1.77 GHz (session 12, call 6) where
     /// torch's peer script, timing short bursts from idle, ran at 1.98 GHz.
     pub solo: bool,
+    /// Solo only: milliseconds the GPU is left idle before each fused step's timing (0: none). With few
+    /// repetitions the step is then timed as a burst from an idle card, as torch's peer script's
+    /// `--idle-ms` times SDPA: each side at the clock an idle card boosts to. Without it a step's timing
+    /// follows the unfused path's and the previous steps' (the card warm, near its power limit).
+    pub idle_ms: u64,
     /// Only these fused steps (kernel names; `--steps`), `None`: all. The unfused path always runs (the
     /// reference beyond the CPU's sizes).
     pub only: Option<Vec<&'static str>>,
@@ -238,7 +243,12 @@ pub fn run(gpu: &Gpu, o: &AttnRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
                                 row.vs_unfused = Some(tb.median_ms / t.median_ms);
                                 t
                             }
-                            _ => time_gpu_budget(gpu, o.warmup, o.reps, if o.solo { 1000.0 } else { 500.0 }, |_| f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse))?,
+                            _ => {
+                                if o.idle_ms > 0 {
+                                    std::thread::sleep(std::time::Duration::from_millis(o.idle_ms));
+                                }
+                                time_gpu_budget(gpu, o.warmup, o.reps, if o.solo { 1000.0 } else { 500.0 }, |_| f.run(gpu, s, scale, &q, &k, &v, &mut out, &mut lse))?
+                            }
                         };
                         row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
                         row.time = Some(t);
