@@ -102,9 +102,10 @@ impl std::fmt::Display for AttnShape {
 /// The fused step [`flash`] runs for head dim `d` and `elem` on a GPU that runs `sm_90a` code
 /// (`hopper`) or not: the fastest measured on an H100 (`kernels-gpu/src/attention/README.md`, session
 /// 12's calls 1–3, each step against the others in the same call):
-/// * Hopper, D = 128: a15 (a12 in clusters of 2 sharing K/V by multicast): 1.02–1.04× a12 at all
-///   eight D = 128 shapes and types timed sustained (session 22, `results/2026-11-26-h100-session22/`),
-///   1.01–1.04× interleaved with it (`ab`), 836 against 858 µs in one `ncu` launch; where no cluster
+/// * Hopper, D = 128: a15 (a12 in clusters of 2 sharing K/V by multicast): 1.01–1.04× a12 at 15 of
+///   the 16 D = 128 rows timed sustained (session 22, `results/2026-11-26-h100-session22/`, calls 4–5;
+///   0.986× at one), 0.99–1.04× interleaved with it (`ab`), 836 against 858 µs in one `ncu` launch; in
+///   bursts from idle 1.00–1.05× but for 0.95× at 1×16×16384×128 non-causal; where no cluster
 ///   of 2 fits (`cuOccupancyMaxActiveClusters` = 0) [`flash`] falls back to a12;
 /// * Hopper, D = 64: a12 (persistent). 1.01–1.16× a10 at every measured shape and type (session 12);
 ///   a15 ran at 0.98–1.01× a12 there (session 22: a12 is issue-bound at D = 64, not fed by L2);

@@ -34,6 +34,29 @@
 //! CTA of the pair); at L = 16384 the same as L = 4096. Risk: the coupled ring (d8's lesson in the
 //! GEMM ladder: a cluster body cost 5–20% at 1024³ — there for a 10 µs launch, here amortized over
 //! ~850 µs).
+//!
+//! Measured (H100, `results/2026-11-26-h100-session22/`):
+//! - **Correct on its first run.** The GPU tests pass: a15 is bit for bit equal to a9 and a12 on shapes
+//!   with several units per cluster, odd tile counts (a CTA with no rows) and ragged lengths, and
+//!   matches the f64 reference. compute-sanitizer memcheck and synccheck report 0 errors. ptxas: no
+//!   spill, no C75xx.
+//! - **`ncu`, one launch at 4×16×4096×128:**
+//!   - L2 bytes 3.39 → 2.63 GB, not 2.0: Q, O and the L2's own traffic stay.
+//!   - 858 → 836 µs, cuDNN's time (834 µs, session 18).
+//! - **`ab` against a12** (interleaved, sustained):
+//!   - D = 128: 1.018–1.025× at L = 4096, 0.993–1.009× causal; 1.035× at L = 16384, 1.036× causal.
+//!   - D = 64: 1.00×, 0.997× causal.
+//! - **Solo, sustained** (calls 4 and 5, 8 D = 128 rows each):
+//!   - D = 128: 1.012–1.043× a12 in call 4; 0.986–1.039× in call 5 (0.986 at 4×16×4096×128 causal bf16).
+//!   - D = 64: 0.978–1.015×.
+//! - **Bursts from an idle card** (call 5): D = 128 1.00–1.05× except 1×16×16384×128 non-causal, where
+//!   a15 ran 0.946–0.955× a12; D = 64 0.976–1.003×.
+//! - **Against the prediction:**
+//!   - Non-causal D = 128 landed in the predicted 1.02–1.06×, at its low end.
+//!   - Causal landed at 0.99–1.04×, around the predicted 0.98–1.02×: the stage the shorter tile
+//!     skips costs little.
+//!   - At D = 64, a15 gains nothing, as predicted.
+//! - **The library's default at D = 128 on Hopper** (`kernel_lab::attention::default_flash`); a12 stays at D = 64.
 use super::v6_hopper_wgmma::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
