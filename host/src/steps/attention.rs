@@ -214,6 +214,14 @@ pub const A10_D128_BF16: Step = hopper("attn_a10_d128_bf16", "a10-d128-bf16", 12
 
 const A11_ABOUT: &str = "FlashAttention-2's own tiles on mma.sync: 4 warps x 32 query rows, K/V tiles of 128 keys (D 64) or 64 (D 128), S of both m-tiles in one k-loop (each K and V fragment feeds four mma)";
 
+const A16_ABOUT: &str = "a11 with each head's query tiles launched longest first (causal: the last wave holds short blocks; a10's change on FA2's tiles)";
+
+/// a16: a11 with the query tiles of each head in reverse order.
+const fn a16(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
+    let base = a11(name, label, d, elem, has);
+    Step { kernel: KernelInfo { about: A16_ABOUT, ..base.kernel }, ..base }
+}
+
 /// a11: FA2's forward tiles (`A11_WARPS` warps × `A11_MT` m-tiles, `a11_bkv(d)` keys per tile).
 const fn a11(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
     let mut step = fused_bkv(name, label, d, A11_WARPS, A11_MT, a11_bkv(d), elem, has, A11_ABOUT);
@@ -231,6 +239,15 @@ pub const A11_D128: Step = a11("attn_a11_d128_f16", "a11-d128", 128, Elem::F16, 
 pub const A11_D64_BF16: Step = a11("attn_a11_d64_bf16", "a11-d64-bf16", 64, Elem::Bf16, FA2_HAS_BF16);
 /// a11, head dim 128, bf16.
 pub const A11_D128_BF16: Step = a11("attn_a11_d128_bf16", "a11-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
+
+/// a16 (a11, longest query tiles first), head dim 64, f16.
+pub const A16_D64: Step = a16("attn_a16_d64_f16", "a16-d64", 64, Elem::F16, FA2_HAS_F16);
+/// a16, head dim 128, f16.
+pub const A16_D128: Step = a16("attn_a16_d128_f16", "a16-d128", 128, Elem::F16, FA2_HAS_F16);
+/// a16, head dim 64, bf16.
+pub const A16_D64_BF16: Step = a16("attn_a16_d64_bf16", "a16-d64-bf16", 64, Elem::Bf16, FA2_HAS_BF16);
+/// a16, head dim 128, bf16.
+pub const A16_D128_BF16: Step = a16("attn_a16_d128_bf16", "a16-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
 
 /// a12 (a9, persistent), head dim 64, f16.
 pub const A12_D64: Step = a12("attn_a12_d64_f16", "a12-d64", 64, Elem::F16);
@@ -256,7 +273,8 @@ pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_
                              A7_D64, A7_D128, A7_D64_BF16, A7_D128_BF16, A8_D64, A8_D128, A8_D64_BF16, A8_D128_BF16,
                              A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16, A10_D64, A10_D128, A10_D64_BF16, A10_D128_BF16,
                              A11_D64, A11_D128, A11_D64_BF16, A11_D128_BF16,
-                             A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16, A15_D64, A15_D128, A15_D64_BF16, A15_D128_BF16];
+                             A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16, A15_D64, A15_D128, A15_D64_BF16, A15_D128_BF16,
+                             A16_D64, A16_D128, A16_D64_BF16, A16_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -282,8 +300,8 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a11-d128", "a12-d128", "a15-d128"]);
-        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a15-d64-bf16"));
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a11-d128", "a12-d128", "a15-d128", "a16-d128"]);
+        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a16-d64-bf16"));
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A7_D128.kernel.dyn_smem_bytes, 1024 + 3 * 65536 + 32768 + 48);
         assert_eq!(A12_D128.kernel.dyn_smem_bytes, A7_D128.kernel.dyn_smem_bytes + 8);

@@ -17,6 +17,7 @@
 //! | a11 | `steps/v11_fa2_tiles.rs` | FlashAttention-2's own forward tiles on `mma.sync` (sm_80): 4 warps × 32 query rows, K/V tiles of 128 keys at D = 64 and 64 at D = 128, S of both m-tiles in one k-loop (each K and V fragment feeds four `mma`s), `ldmatrix` addresses as bases plus immediates |
 //! | a12 | `steps/v12_persistent.rs` | a9 as a persistent kernel: one CTA per SM walks pairs of query tiles (longest with shortest), its K/V ring and Q load running ahead across tiles |
 //! | a15 | `steps/v15_cluster_multicast.rs` | a12 in clusters of 2 CTAs (adjacent query tiles of one head) sharing every K/V stage by TMA multicast: each CTA loads half, half the K/V bytes from L2 |
+//! | a16 | `steps/v16_fa2_heavy_first.rs` | a11 with each head's query tiles launched longest first (a10's change on FA2's tiles, sm_80) |
 // The fused kernels' body (a2–a5; a11 takes its tile loader and quad reductions).
 mod flash;
 // The Hopper body (a6–a10, a12, a15).

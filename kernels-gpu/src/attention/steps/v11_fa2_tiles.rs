@@ -54,7 +54,7 @@ use crate::prim::{
     math::ex2_approx_f32,
     shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, lane_id, thread_idx_x},
+    thread::{block_idx_x, block_idx_y, grid_dim_x, lane_id, thread_idx_x},
 };
 use crate::util::{
     opaque,
@@ -116,10 +116,13 @@ const fn frag_xor<const D: u32>(i: u32) -> u32 {
 
 /// The a11 body for input type `E` and head dim `D` (64 or 128): grid `(⌈l/128⌉, heads)`, 128 threads.
 ///
+/// `HEAVY_FIRST` (a16): block x takes query tile `⌈l/128⌉ − 1 − x`, so each head's longest tiles
+/// (with the causal mask) start first.
+///
 /// # Safety
 /// As `attn_a11_d64_f16` for `D`.
 #[inline(always)]
-unsafe fn flash_fa2_tiles<E: Elem16, const D: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, l: u32,
+pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const HEAVY_FIRST: bool>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, l: u32,
                                                   scale: f32, causal: u32) {
     let (bq, bkv) = (A11_BQ, a11_bkv(D));
     // Byte offsets of 16 rows and of 64 columns in every a11 tile (the same for Q's and K/V's rows).
@@ -130,7 +133,8 @@ unsafe fn flash_fa2_tiles<E: Elem16, const D: u32>(g_q: *const u16, g_k: *const 
         assert!(step(tile(a11_bkv(D), D).col_step(64)) == step(tile(A11_BQ, D).col_step(64)));
         assert!(2 * step(tile(a11_bkv(D), D).col_xor(48)) == frag_xor::<D>(3) && D / 16 <= 8 && a11_bkv(D) / 16 <= 8);
     };
-    let (qt, head) = (block_idx_x(), block_idx_y());
+    let qt = if HEAVY_FIRST { grid_dim_x() - 1 - block_idx_x() } else { block_idx_x() };
+    let head = block_idx_y();
     let (tid, lane) = (thread_idx_x(), lane_id());
     let warp = tid / 32;
     let (g, t) = (lane / 4, lane % 4);
@@ -327,7 +331,7 @@ unsafe fn flash_fa2_tiles<E: Elem16, const D: u32>(g_q: *const u16, g_k: *const 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_a11_d64_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
     // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<F16, 64>(q, k, v, o, lse, l, scale, causal) }
+    unsafe { flash_fa2_tiles::<F16, 64, false>(q, k, v, o, lse, l, scale, causal) }
 }
 
 /// [`attn_a11_d64_f16`] with head dim 128 (64-key tiles, `a11_smem(128)` bytes of shared memory).
@@ -337,7 +341,7 @@ pub unsafe extern "ptx-kernel" fn attn_a11_d64_f16(q: *const u16, k: *const u16,
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_a11_d128_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
     // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<F16, 128>(q, k, v, o, lse, l, scale, causal) }
+    unsafe { flash_fa2_tiles::<F16, 128, false>(q, k, v, o, lse, l, scale, causal) }
 }
 
 /// [`attn_a11_d64_f16`] on bf16.
@@ -347,7 +351,7 @@ pub unsafe extern "ptx-kernel" fn attn_a11_d128_f16(q: *const u16, k: *const u16
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_a11_d64_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
     // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<Bf16, 64>(q, k, v, o, lse, l, scale, causal) }
+    unsafe { flash_fa2_tiles::<Bf16, 64, false>(q, k, v, o, lse, l, scale, causal) }
 }
 
 /// [`attn_a11_d128_f16`] on bf16.
@@ -357,7 +361,7 @@ pub unsafe extern "ptx-kernel" fn attn_a11_d64_bf16(q: *const u16, k: *const u16
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_a11_d128_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
     // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<Bf16, 128>(q, k, v, o, lse, l, scale, causal) }
+    unsafe { flash_fa2_tiles::<Bf16, 128, false>(q, k, v, o, lse, l, scale, causal) }
 }
 
 launch_bounds!(attn_a11_d64_f16, 128);

@@ -1,0 +1,65 @@
+//! Attention step a16 (`mma.sync`, sm_80): a11 with **each head's query tiles launched longest first** —
+//! a10's change, on FlashAttention-2's tiles.
+//!
+//! With the causal mask, query tile qt of a11 walks its key tiles up to the diagonal, so one head's
+//! blocks range from 1 to L/64 (D = 128) or L/128 (D = 64) key tiles of work. Blocks start in index
+//! order, x fastest: each head's shortest first, and the launch's last wave holds the longest blocks
+//! of the last heads while other SMs run dry. a16 maps block x to query tile `⌈L/128⌉ − 1 − x`.
+//! Without the mask every block does the same work and the order does not matter.
+//!
+//! Why now: session 22 timed a11 against torch's FA2 like with like
+//! (`results/2026-11-26-h100-session22/`): at or above it sustained at D = 128, but 0.96–0.99× in the
+//! causal D = 64 rows (bursts from idle, and call 4 sustained) — the rows a tail would cost.
+//!
+//! Diff from a11: `flash_fa2_tiles::<…, true>` (one line in v11's body, `HEAVY_FIRST`).
+//!
+//! Prediction (before the run): causal 1.02–1.05× a11 at L = 4096 (2048 blocks, 2 per SM: 7.8 waves)
+//! and at L = 16384; non-causal 1.00×.
+use super::v11_fa2_tiles::flash_fa2_tiles;
+use crate::hgemm::elem::{Bf16, F16};
+use crate::launch_bounds::launch_bounds;
+
+/// a11 (`attn_a11_d64_f16`) with the query tiles of each head in reverse order.
+///
+/// # Safety
+/// As `attn_a11_d64_f16`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn attn_a16_d64_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    // SAFETY: forwarded.
+    unsafe { flash_fa2_tiles::<F16, 64, true>(q, k, v, o, lse, l, scale, causal) }
+}
+
+/// [`attn_a16_d64_f16`] with head dim 128.
+///
+/// # Safety
+/// As `attn_a11_d128_f16`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn attn_a16_d128_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    // SAFETY: forwarded.
+    unsafe { flash_fa2_tiles::<F16, 128, true>(q, k, v, o, lse, l, scale, causal) }
+}
+
+/// [`attn_a16_d64_f16`] on bf16.
+///
+/// # Safety
+/// As `attn_a11_d64_bf16`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn attn_a16_d64_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    // SAFETY: forwarded.
+    unsafe { flash_fa2_tiles::<Bf16, 64, true>(q, k, v, o, lse, l, scale, causal) }
+}
+
+/// [`attn_a16_d128_f16`] on bf16.
+///
+/// # Safety
+/// As `attn_a11_d128_bf16`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn attn_a16_d128_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+    // SAFETY: forwarded.
+    unsafe { flash_fa2_tiles::<Bf16, 128, true>(q, k, v, o, lse, l, scale, causal) }
+}
+
+launch_bounds!(attn_a16_d64_f16, 128);
+launch_bounds!(attn_a16_d128_f16, 128);
+launch_bounds!(attn_a16_d64_bf16, 128);
+launch_bounds!(attn_a16_d128_bf16, 128);
