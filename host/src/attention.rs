@@ -2,7 +2,7 @@
 //! natural log-sum-exp of each row, for Q, K, V, O stored `[B·H][L][D]` row-major in f16 or bf16.
 //!
 //! * [`flash`]: the fused kernel ([`default_flash`]: on Hopper a15 at D = 128, a12 at D = 64, TMA + `wgmma`, persistent; elsewhere
-//!   a11, FlashAttention-2's tiles on `mma.sync`; or any fused step with [`flash_with`]), head dims 64
+//!   a16, FlashAttention-2's tiles on `mma.sync`, longest query tiles first; or any fused step with [`flash_with`]), head dims 64
 //!   and 128;
 //! * [`Unfused`]: the baseline users write first — `S = Q·Kᵀ` (cuBLAS, f32), the a1 softmax kernel,
 //!   `O = P·V` (cuBLAS) — with its S and P buffers allocated once;
@@ -22,7 +22,7 @@ use crate::{
     error::{Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::{attention::{A11_D64, A11_D64_BF16, A11_D128, A11_D128_BF16, A12_D64, A12_D64_BF16, A12_D128, A12_D128_BF16, A15_D128, A15_D128_BF16, Kind, Step, find}, gemm::Elem},
+    steps::{attention::{A12_D64, A12_D64_BF16, A12_D128, A12_D128_BF16, A15_D128, A15_D128_BF16, A16_D64, A16_D64_BF16, A16_D128, A16_D128_BF16, Kind, Step, find}, gemm::Elem},
 };
 
 /// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
@@ -109,15 +109,17 @@ impl std::fmt::Display for AttnShape {
 ///   of 2 fits (`cuOccupancyMaxActiveClusters` = 0) [`flash`] falls back to a12;
 /// * Hopper, D = 64: a12 (persistent). 1.01–1.16× a10 at every measured shape and type (session 12);
 ///   a15 ran at 0.98–1.01× a12 there (session 22: a12 is issue-bound at D = 64, not fed by L2);
-/// * elsewhere a11 (FlashAttention-2's tiles on `mma.sync`: 1.27–1.32× a4 at D = 64, 1.24–1.36× a2 at
-///   D = 128 — measured on the H100's `mma.sync` path, not on an A100).
+/// * elsewhere a16: a11 (FlashAttention-2's tiles on `mma.sync`: 1.27–1.32× a4 at D = 64, 1.24–1.36×
+///   a2 at D = 128) with each head's longest query tiles first. With the causal mask that is
+///   1.004–1.020× a11 (session 22, `ab`); without it, the same work in another order (0.988–1.004×).
+///   Measured on the H100's `mma.sync` path, not on an A100.
 pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> {
     let pick = |f16: &'static Step, bf16: &'static Step| Some(if elem == Elem::Bf16 { bf16 } else { f16 });
     match (d, hopper) {
         (64, true) => pick(&A12_D64, &A12_D64_BF16),
         (128, true) => pick(&A15_D128, &A15_D128_BF16),
-        (64, false) => pick(&A11_D64, &A11_D64_BF16),
-        (128, false) => pick(&A11_D128, &A11_D128_BF16),
+        (64, false) => pick(&A16_D64, &A16_D64_BF16),
+        (128, false) => pick(&A16_D128, &A16_D128_BF16),
         _ => None,
     }
 }
@@ -401,9 +403,9 @@ mod tests {
         for elem in [Elem::F16, Elem::Bf16] {
             for hopper in [false, true] {
                 let d64 = default_flash(64, elem, hopper).unwrap();
-                assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a12-d64" } else { "a11-d64" }, elem));
+                assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a12-d64" } else { "a16-d64" }, elem));
                 let d128 = default_flash(128, elem, hopper).unwrap();
-                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a15-d128" } else { "a11-d128" });
+                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a15-d128" } else { "a16-d128" });
                 assert_eq!((d128.elem, d128.head_dim), (elem, Some(128)));
                 assert!(default_flash(96, elem, hopper).is_none());
             }

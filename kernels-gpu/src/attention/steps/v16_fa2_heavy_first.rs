@@ -15,6 +15,20 @@
 //!
 //! Prediction (before the run): causal 1.02–1.05× a11 at L = 4096 (2048 blocks, 2 per SM: 7.8 waves)
 //! and at L = 16384; non-causal 1.00×.
+//!
+//! Measured (H100, `results/2026-11-26-h100-session22/call7-a16`):
+//! - Correct: the GPU tests pass (every fused step against the f64 reference). ptxas: 255 registers,
+//!   no spill, as a11 (whose PTX is unchanged).
+//! - `ab a11 a16` (interleaved, sustained), causal:
+//!   - D = 64: 1.004× at L = 4096, 1.020× at 16384;
+//!   - D = 128: 1.004× and 1.020×.
+//! - Non-causal 0.988–1.004×: the same work in another order.
+//! - The prediction held at L = 16384, at its low end. At L = 4096 the tail was smaller than
+//!   estimated: 2 blocks per SM share each SM.
+//! - Against torch's FA2 in the same call (best of a11 and a16):
+//!   - sustained: 0.981–1.043 (under 1.0 only at 4×16×4096×64 causal: 0.981 bf16, 0.992 f16);
+//!   - bursts from idle: 0.964–1.014.
+//! - The library's default off Hopper.
 use super::v11_fa2_tiles::flash_fa2_tiles;
 use crate::hgemm::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
