@@ -177,16 +177,7 @@ impl Flash {
             return Err(Error::InvalidInput(format!("{} is not a fused attention kernel", step.kernel.name)));
         }
         let kernel = gpu.kernel(step.kernel.name)?;
-        let cluster_slots = if step.cluster > 1 {
-            let c = kernel.max_active_clusters(gpu, step.cluster)?;
-            if c == 0 {
-                return Err(Error::Unsupported { kernel: step.kernel.name.into(), needs: format!("clusters of {} CTAs with {} B of shared memory each", step.cluster, step.kernel.dyn_smem_bytes),
-                                                have: "a GPU on which none fit (cuOccupancyMaxActiveClusters = 0)".into() });
-            }
-            c
-        } else {
-            0
-        };
+        let cluster_slots = if step.cluster > 1 { kernel.require_clusters(gpu, step.cluster)? } else { 0 };
         Ok(Flash { step, kernel, cluster_slots, maps: std::cell::RefCell::new(None) })
     }
 

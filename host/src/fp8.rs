@@ -253,12 +253,7 @@ impl Fp8Gemm {
         }
         let kernel = gpu.kernel(step.kernel.name)?;
         let clusters = if step.cluster > 1 {
-            let c = kernel.max_active_clusters(gpu, step.cluster)?;
-            if c == 0 {
-                return Err(Error::Unsupported { kernel: step.kernel.name.into(), needs: format!("clusters of {} CTAs with {} B of shared memory each", step.cluster, step.kernel.dyn_smem_bytes),
-                                                have: "a GPU on which none fit (cuOccupancyMaxActiveClusters = 0)".into() });
-            }
-            crate::runtime::tuning::fp8_clusters(c)
+            crate::runtime::tuning::fp8_clusters(kernel.require_clusters(gpu, step.cluster)?)
         } else {
             gpu.info.sms
         };

@@ -134,6 +134,18 @@ impl Kernel {
             .during(|| format!("cluster occupancy query of `{}` (clusters of {cluster})", self.name()))?;
         Ok(n.max(0) as u32)
     }
+
+    /// [`Kernel::max_active_clusters`], refused as `Unsupported` (naming the cluster size and shared
+    /// memory) where not one cluster fits: a persistent cluster kernel cannot run there.
+    pub fn require_clusters(&self, gpu: &Gpu, cluster: u32) -> Result<u32> {
+        let c = self.max_active_clusters(gpu, cluster)?;
+        if c == 0 {
+            return Err(crate::error::Error::Unsupported { kernel: self.name().into(),
+                                                          needs: format!("clusters of {cluster} CTAs with {} B of shared memory each", self.info.dyn_smem_bytes),
+                                                          have: "a GPU on which none fit (cuOccupancyMaxActiveClusters = 0)".into() });
+        }
+        Ok(c)
+    }
 }
 
 /// A `cuDriverGetVersion` number as CUDA's `major.minor` (12010 → "12.1").

@@ -47,7 +47,6 @@
 //! elsewhere. The library's default off Hopper.
 use crate::attention::flash::{load_tile, quad_max, store_mtile};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
-use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     cp_async::{cp_async_commit_group, cp_async_wait_group},
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
@@ -321,50 +320,28 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const HEAVY_FIRST:
     }
 }
 
-/// Flash attention forward with FA2's tiles, head dim 64 (128-key tiles), f16: `o = softmax(q·kᵀ ·
-/// scale) · v` per head (causal if `causal != 0`), `lse` the natural log-sum-exp of each row.
-///
-/// # Safety
-/// `q`, `k`, `v` readable and `o` writable with `heads · l · 64` elements (`[heads][l][64]`), `lse` with
-/// `heads · l` f32, `l ≥ 1`; launched with grid `(⌈l/128⌉, heads)`, 128 threads and `a11_smem(64)` bytes
-/// of dynamic shared memory.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn attn_a11_d64_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<F16, 64, false>(q, k, v, o, lse, l, scale, causal) }
+/// The entry of a11 (a16 with `HEAVY_FIRST`) for element type `$e` and head dim `$d`.
+macro_rules! fa2_tiles_entry {
+    ($name:ident, $e:ty, $d:literal, $heavy_first:literal) => {
+        /// Flash attention forward with FA2's tiles (128-key tiles at D = 64, 64-key at D = 128): `o =
+        /// softmax(q·kᵀ · scale) · v` per head (causal if `causal != 0`), `lse` the natural log-sum-exp
+        /// of each row.
+        ///
+        /// # Safety
+        /// `q`, `k`, `v` readable and `o` writable with `heads · l · D` elements (`[heads][l][D]`), `lse`
+        /// with `heads · l` f32, `l ≥ 1`; launched with grid `(⌈l/128⌉, heads)`, 128 threads and
+        /// `a11_smem(D)` bytes of dynamic shared memory.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+            // SAFETY: forwarded.
+            unsafe { $crate::attention::v11_fa2_tiles::flash_fa2_tiles::<$e, $d, $heavy_first>(q, k, v, o, lse, l, scale, causal) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 128);
+    };
 }
+pub(crate) use fa2_tiles_entry;
 
-/// [`attn_a11_d64_f16`] with head dim 128 (64-key tiles, `a11_smem(128)` bytes of shared memory).
-///
-/// # Safety
-/// As [`attn_a11_d64_f16`] with 128 for 64.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn attn_a11_d128_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<F16, 128, false>(q, k, v, o, lse, l, scale, causal) }
-}
-
-/// [`attn_a11_d64_f16`] on bf16.
-///
-/// # Safety
-/// As [`attn_a11_d64_f16`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn attn_a11_d64_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<Bf16, 64, false>(q, k, v, o, lse, l, scale, causal) }
-}
-
-/// [`attn_a11_d128_f16`] on bf16.
-///
-/// # Safety
-/// As [`attn_a11_d128_f16`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn attn_a11_d128_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<Bf16, 128, false>(q, k, v, o, lse, l, scale, causal) }
-}
-
-launch_bounds!(attn_a11_d64_f16, 128);
-launch_bounds!(attn_a11_d128_f16, 128);
-launch_bounds!(attn_a11_d64_bf16, 128);
-launch_bounds!(attn_a11_d128_bf16, 128);
+fa2_tiles_entry!(attn_a11_d64_f16, F16, 64, false);
+fa2_tiles_entry!(attn_a11_d128_f16, F16, 128, false);
+fa2_tiles_entry!(attn_a11_d64_bf16, Bf16, 64, false);
+fa2_tiles_entry!(attn_a11_d128_bf16, Bf16, 128, false);

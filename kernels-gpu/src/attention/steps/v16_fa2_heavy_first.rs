@@ -29,51 +29,10 @@
 //!   - sustained: 0.981–1.043 (under 1.0 only at 4×16×4096×64 causal: 0.981 bf16, 0.992 f16);
 //!   - bursts from idle: 0.964–1.014.
 //! - The library's default off Hopper.
-use super::v11_fa2_tiles::flash_fa2_tiles;
+use super::v11_fa2_tiles::fa2_tiles_entry;
 use crate::hgemm::elem::{Bf16, F16};
-use crate::launch_bounds::launch_bounds;
 
-/// a11 (`attn_a11_d64_f16`) with the query tiles of each head in reverse order.
-///
-/// # Safety
-/// As `attn_a11_d64_f16`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn attn_a16_d64_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<F16, 64, true>(q, k, v, o, lse, l, scale, causal) }
-}
-
-/// [`attn_a16_d64_f16`] with head dim 128.
-///
-/// # Safety
-/// As `attn_a11_d128_f16`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn attn_a16_d128_f16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<F16, 128, true>(q, k, v, o, lse, l, scale, causal) }
-}
-
-/// [`attn_a16_d64_f16`] on bf16.
-///
-/// # Safety
-/// As `attn_a11_d64_bf16`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn attn_a16_d64_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<Bf16, 64, true>(q, k, v, o, lse, l, scale, causal) }
-}
-
-/// [`attn_a16_d128_f16`] on bf16.
-///
-/// # Safety
-/// As `attn_a11_d128_bf16`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn attn_a16_d128_bf16(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
-    // SAFETY: forwarded.
-    unsafe { flash_fa2_tiles::<Bf16, 128, true>(q, k, v, o, lse, l, scale, causal) }
-}
-
-launch_bounds!(attn_a16_d64_f16, 128);
-launch_bounds!(attn_a16_d128_f16, 128);
-launch_bounds!(attn_a16_d64_bf16, 128);
-launch_bounds!(attn_a16_d128_bf16, 128);
+fa2_tiles_entry!(attn_a16_d64_f16, F16, 64, true);
+fa2_tiles_entry!(attn_a16_d128_f16, F16, 128, true);
+fa2_tiles_entry!(attn_a16_d64_bf16, Bf16, 64, true);
+fa2_tiles_entry!(attn_a16_d128_bf16, Bf16, 128, true);
