@@ -465,7 +465,7 @@ struct Work {
 struct Walk<const CLUSTER: u32> {
     /// Next position: the block's tile (0) or, persistent, 2 · (unit round) + (second tile of a pair).
     slot: u32,
-    /// Query tiles per head, `⌈l/128⌉`.
+    /// Query tiles per head, `⌈l/(128·CLUSTER)⌉`.
     qtiles: u32,
     /// Units per head: pairs (`⌈qtiles/2⌉`) or tiles (`qtiles`).
     per_head: u32,
@@ -489,7 +489,7 @@ impl<const CLUSTER: u32> Walk<CLUSTER> {
     /// Query rows per tile of the walk.
     const ROWS: u32 = BQ * CLUSTER;
 
-    /// The walk of this CTA (a15: of its cluster of `cluster` CTAs) for `heads` heads of length `l`
+    /// The walk of this CTA (a15: of its cluster of `CLUSTER` CTAs) for `heads` heads of length `l`
     /// (`heads` is read only when persistent).
     #[inline(always)]
     fn new(l: u32, causal: bool, heads: u32, persistent: bool, heavy_first: bool) -> Walk<CLUSTER> {
