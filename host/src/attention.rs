@@ -154,9 +154,9 @@ pub fn flash_with(gpu: &Gpu, step: &'static Step, s: AttnShape, scale: f32, q: &
 pub struct Flash {
     step: &'static Step,
     kernel: Kernel,
-    /// A cluster step's clusters that fit on the GPU at once (`cuOccupancyMaxActiveClusters`, queried
-    /// once); 0 for other steps.
-    cluster_slots: u32,
+    /// A persistent step's places that each run one walk at a time: the SMs, or (a15) the clusters
+    /// that fit on the GPU at once (`cuOccupancyMaxActiveClusters`, queried once).
+    slots: u32,
     /// A TMA step's tensor maps of the last (Q, K, V, rows) it ran on: encoded once, not per launch.
     maps: std::cell::RefCell<Option<QkvMaps>>,
 }
@@ -177,8 +177,8 @@ impl Flash {
             return Err(Error::InvalidInput(format!("{} is not a fused attention kernel", step.kernel.name)));
         }
         let kernel = gpu.kernel(step.kernel.name)?;
-        let cluster_slots = if step.cluster > 1 { kernel.require_clusters(gpu, step.cluster)? } else { 0 };
-        Ok(Flash { step, kernel, cluster_slots, maps: std::cell::RefCell::new(None) })
+        let slots = if step.cluster > 1 { kernel.require_clusters(gpu, step.cluster)? } else { gpu.info.sms };
+        Ok(Flash { step, kernel, slots, maps: std::cell::RefCell::new(None) })
     }
 
     /// The step it runs.
@@ -240,11 +240,7 @@ impl Flash {
             // clusters that fit at once and tiles of 128 · cluster rows, `cluster` CTAs per walk.
             let heads = s.heads_total() as u32;
             let cluster = self.step.cluster.max(1);
-            let ctas = if cluster > 1 {
-                cluster * layout::attention::a12_grid_of(l, heads, self.cluster_slots, layout::attention::A6_BQ * cluster)
-            } else {
-                layout::attention::a12_grid(l, heads, gpu.info.sms)
-            };
+            let ctas = cluster * layout::attention::a12_grid_of(l, heads, self.slots, layout::attention::A6_BQ * cluster);
             // SAFETY: as below, with the persistent signature `(…, causal, heads)`: `heads` is the maps'
             // B·H (their rows are B·H·L), grid `(ctas, 1)` with 1 ≤ ctas (L, B·H ≥ 1: `AttnShape::new`) and
             // a multiple of the step's cluster (a15: `.reqnctapercluster 2`; its rank-1 CTA of an odd

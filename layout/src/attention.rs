@@ -259,10 +259,8 @@ mod tests {
             for p in 0..a12_pairs_of(l, rows) {
                 let (heavy, light) = (ct - 1 - p, p);
                 let mut walked = 0;
-                for t in if heavy == light { [heavy, u32::MAX] } else { [heavy, light] } {
-                    if t == u32::MAX {
-                        continue;
-                    }
+                let tiles: &[u32] = if heavy == light { &[heavy] } else { &[heavy, light] };
+                for &t in tiles {
                     let walk = kv_tiles_of(l, rows, A6_BKV, t, causal);
                     walked += walk;
                     for rank in 0..A15_CLUSTER {
