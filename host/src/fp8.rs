@@ -22,7 +22,7 @@ use crate::{
     error::{DriverContext, Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::fp8::{F14, QUANT_BLOCK, Scaling, Step, block_step_for},
+    steps::fp8::{QUANT_BLOCK, Scaling, Step, block_step_for, per_tensor_step_for},
 };
 
 /// Which operand a quantized matrix is: its block scales differ (A: 1×128, B: 128×128).
@@ -194,16 +194,17 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 }
 
 /// The step that multiplies `m × n` operands scaled with `scaling` by default on a GPU of `sms` SMs:
-/// f14 per tensor (f12 — f1 with a fourth stage, 1–7% faster than f1 at each of the six sweep shapes
+/// per tensor f14 (f12 — f1 with a fourth stage, 1–7% faster than f1 at each of the six sweep shapes
 /// in `results/2026-11-25-h100-session16/call1-fp8-f12-f13` — plus h10's stream-K tail where the last
 /// wave is at most a third full, elsewhere f12's schedule; its cluster twin f13 was within ±4% of f12
-/// and needs clusters); for block scales f3 (128×128 tiles) or the 128×192 step — f15 (f16 where its
+/// and needs clusters) or f17 (192×192 tiles) where the wave model of
+/// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first; for block scales f3 (128×128 tiles) or the 128×192 step — f15 (f16 where its
 /// stream-K tail streams), or f9 where M % 4 ≠ 0 — as the wave model of
 /// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
 /// with [`Fp8Gemm::new`].
 pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     match scaling {
-        Scaling::PerTensor => &F14,
+        Scaling::PerTensor => per_tensor_step_for(m, n, sms),
         Scaling::Block => block_step_for(m, n, k, sms),
     }
 }

@@ -198,6 +198,32 @@ pub mod tiles {
     const _: () = assert!(staged_stages(F9_BN) == 4 && F15_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
         && staged_stage_bytes(F9_BN) % 1024 == 0 && SCALE_SLOT_B + 8 <= SCALE_SLOT_BYTES);
 
+    /// f17's tile: 192 × 192 (three consumer warpgroups of 64 rows, each `m64n192k32`), cuBLASLt's own
+    /// per-tensor FP8 tile at 2048×11008×4096 on an H100 (`nvjet_sm90_qqtst_192x192_128x4_2x1`,
+    /// `results/2026-11-25-h100-session18`).
+    pub const F17_BM: u32 = 192;
+    /// f17's columns of C per CTA.
+    pub const F17_BN: u32 = 192;
+    /// f17's consumer warpgroups (64 rows each) and the registers each of their threads gets with
+    /// `setmaxnreg` at 512 threads per CTA: the launch gives 128 a thread (65536 / 512); the producer
+    /// warpgroup drops to 40, which frees 88 · 128 = 11264, of which the 384 consumer threads take 24
+    /// each (32 would need 12288).
+    pub const F17_CONSUMERS: u32 = 3;
+    /// See [`F17_CONSUMERS`].
+    pub const F17_CONSUMER_REGS: u32 = 152;
+    const _: () = assert!(128 * (128 - 40) >= 3 * 128 * (F17_CONSUMER_REGS - 128) && F17_CONSUMER_REGS % 8 == 0
+        && F17_BM == 64 * F17_CONSUMERS && 65536 / (128 * (F17_CONSUMERS + 1)) == 128);
+    /// f17's stage: A's 192 rows and B's 192 rows × 128 B (48 KiB, as f1's).
+    pub const F17_STAGE_BYTES: u32 = (F17_BM + F17_BN) * BK;
+    /// f17's C staging per consumer: 64 × 192 bf16 (three 64×64 boxes, staged at once).
+    pub const F17_C_STAGE_BYTES: u32 = 64 * F17_BN * 2;
+    /// f17's stages: three fit beside the three consumers' C staging (4 × 48 KiB + 72 KiB is 264 KiB).
+    pub const F17_STAGES: u32 = 3;
+    /// f17's dynamic shared memory.
+    pub const F17_DYN_SMEM: u32 = dyn_smem(F17_STAGES, F17_STAGE_BYTES, F17_CONSUMERS * F17_C_STAGE_BYTES, 2);
+    const _: () = assert!(F17_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F17_STAGE_BYTES % 1024 == 0 && (F17_BM * BK) % 1024 == 0
+        && dyn_smem(F17_STAGES + 1, F17_STAGE_BYTES, F17_CONSUMERS * F17_C_STAGE_BYTES, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+
     /// Whether columns 64…127 of the f9 tile at column `n0` (a multiple of 192) take the tile's first
     /// B scale block (`true` where `n0` starts a block) or its second (`n0 ≡ 64 mod 128`). Columns 0…63
     /// always take the first, 128…191 always the second:

@@ -1,7 +1,8 @@
 //! The FP8 ladder (issue 16, `kernels-gpu/src/fp8/`, sm_90a only): `C (M×N, bf16) = dequant(A) ·
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
-use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM};
+use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
+                         F17_CONSUMERS, F17_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -213,8 +214,21 @@ pub const F16: Step = {
     s
 };
 
+/// f17: per-tensor scales on 192×192 tiles, three consumer warpgroups (cuBLASLt's tile at
+/// 2048×11008×4096).
+pub const F17: Step = {
+    let mut s = gemm("fp8_gemm_v17", "f17", F17_DYN_SMEM,
+                     &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+                       "setmaxnreg.inc.sync.aligned.u32 152", "setmaxnreg.dec.sync.aligned.u32 40", "bar.sync 	3, 128"],
+                     (F17_BM, F17_BN), Scaling::PerTensor, false,
+                     "per-tensor scales on 192x192 tiles: three consumer warpgroups of 64 rows (512 threads, setmaxnreg 40/152), 3 stages of 48 KiB");
+    s.kernel.block_threads = 128 * (F17_CONSUMERS + 1);
+    s.kernel.launch_bounds = bounds_min(128 * (F17_CONSUMERS + 1), 1);
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
@@ -280,6 +294,24 @@ pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     if wide == &F15 && stream_k_tail_of(&F16, m, n, k, sms) > 0 { &F16 } else { wide }
 }
 
+/// f17's speed per unit of work against f14's where both fill their last wave (1.0 until measured:
+/// the shared-memory model gives both 1.0 cycles of traffic per MMA cycle, `v17_three_consumers.rs`).
+pub const F17_SPEED_PER_WORK: f64 = 1.0;
+
+/// The per-tensor step for `m × n` on `sms` SMs: f14 (128×256 tiles) or f17 (192×192), whichever the
+/// wave model of [`block_step_for`] says finishes first — rounds of persistent tiles × tile area /
+/// speed per unit of work ([`F17_SPEED_PER_WORK`]); ties go to f14. Of the six sweep shapes it gives
+/// f17 only 2048×11008 (638 tiles = 4.83 rounds of 132 against f14's 688 = 5.21: 5 × 36864 < 6 ×
+/// 32768); at 4096×28672 the two are within 0.5% (25 rounds of 192×192 against 28 of 128×256) and
+/// f14 keeps it. f14's stream-K tail is not in the model: it measured 1.00–1.03× f12 (sessions 16, 18).
+pub fn per_tensor_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
+    let time = |st: &Step, speed: f64| {
+        let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);
+        tiles.div_ceil(sms.max(1) as u64) as f64 * (st.tile.0 * st.tile.1) as f64 / speed
+    };
+    if time(&F17, F17_SPEED_PER_WORK) < time(&F14, 1.0) { &F17 } else { &F14 }
+}
+
 /// The stream-K tail a stream-K step runs on `m × n × k` with `sms` SMs (its persistent grid as
 /// `Step::grid` gives it; `layout::hopper::tma_hgemm::stream_k_tail`): what `fp8::Fp8Gemm` computes.
 pub fn stream_k_tail_of(step: &Step, m: usize, n: usize, k: usize, sms: u32) -> u32 {
@@ -313,6 +345,21 @@ mod tests {
         assert_eq!(block_step_for(128 * 132 - 1, 128 * 3, 4096, 132).kernel.step, "f9");
         // The stream-K tail as Fp8Gemm computes it: 4096³ streams 44 tiles on 132 SMs, none on 176.
         assert_eq!((stream_k_tail_of(&F16, 4096, 4096, 4096, 132), stream_k_tail_of(&F16, 4096, 4096, 4096, 176)), (44, 0));
+    }
+
+    #[test]
+    fn the_per_tensor_step_follows_the_wave_model() {
+        // The six sweep shapes: f17's 192×192 tiles only where f14's 128×256 leave a last wave mostly
+        // empty (2048×11008: 688 tiles = 5 rounds + 28 against 638 = 4 rounds + 110).
+        for (m, n, want) in [(4096, 4096, "f14"), (8192, 8192, "f14"), (2048, 11008, "f17"), (2048, 4096, "f14"), (2048, 14336, "f14"), (4096, 28672, "f14")] {
+            assert_eq!(per_tensor_step_for(m, n, 132).kernel.step, want, "{m}x{n}");
+        }
+        // One tile each: the smaller tile.
+        assert_eq!(per_tensor_step_for(100, 100, 132).kernel.step, "f14");
+        // 192-multiple shapes in whole rounds of both: f17's 132 tiles (192·12 × 192·11) in one round
+        // against f14's 18 × 9 = 162 in two.
+        assert_eq!(per_tensor_step_for(192 * 12, 192 * 11, 132).kernel.step, "f17");
+        assert_eq!((F17.kernel.block_threads, F17.grid(2048, 11008, 132), F17.b_box_rows()), (512, 132, 192));
     }
 
     #[test]

@@ -3,17 +3,14 @@
 //! TMA-store epilogue, written once for one CTA or a cluster sharing B (f6); a step supplies its consumers' K loop
 //! ([`ConsumeTile`]), the part in which the steps differ. The loops that two steps run live here: f3's
 //! ([`ScalesAhead`], which f8 runs with turns) and f4's ([`Overlapped`], which f6 runs too).
+pub(super) use super::tile::Accumulators;
 use super::tile::{TileWalk, a_desc, b_desc, produce};
-use crate::hgemm::{
-    elem::Bf16,
-    tma_store::{stage_c_box, store_tile},
-    tma_warp_specialized::Ring,
-};
+use crate::hgemm::tma_warp_specialized::Ring;
 use crate::prim::{
     sync::{arrive_named, sync_named},
     thread::lane_id,
     tma::{TensorMap, cp_async_bulk_wait_group0},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_m64n192k32_f32_e4m3, wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_wait_group},
 };
 use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, block_c_stage_bytes, block_stage_bytes, block_stages, staged_stage_bytes, staged_stages}};
 
@@ -175,80 +172,6 @@ pub(super) fn promote_block(acc: &mut [f32; 32], blk: &[f32; 32], (s_lo, s_hi): 
     }
 }
 
-/// A consumer warpgroup's accumulators of one tile — 64 rows × 64·`BOXES` columns as 64-column
-/// blocks (`[[f32; 32]; 2]` for 128-wide tiles, `[[f32; 32]; 3]` for f9's 192) — and their bf16
-/// TMA-store epilogue.
-pub(super) trait Accumulators {
-    /// 64-column blocks.
-    const BOXES: u32;
-    /// One `wgmma.m64n{64·BOXES}k32` of e4m3 into these accumulators.
-    ///
-    /// # Safety
-    /// As the `wgmma` wrapper of that width.
-    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool);
-    /// `wgmma_fence_operand` on every block (pins them around fences and waits).
-    fn pin(&mut self);
-    /// Stages the blocks as bf16 in `s_c` and stores them at row `row0`, columns `n0 ..`
-    /// (`tma_store::store_tile`).
-    ///
-    /// # Safety
-    /// As `store_tile` with `BOXES` boxes; `warp`, `lane` this thread's in consumer warpgroup `mh`.
-    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32);
-}
-
-impl Accumulators for [[f32; 32]; 2] {
-    const BOXES: u32 = 2;
-    #[inline(always)]
-    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
-        // SAFETY: forwarded to the caller.
-        unsafe { wgmma_m64n128k32_f32_e4m3(self, desc_a, desc_b, scale_d) }
-    }
-    #[inline(always)]
-    fn pin(&mut self) {
-        for blk in self.iter_mut() {
-            wgmma_fence_operand(blk);
-        }
-    }
-    #[inline(always)]
-    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
-        // SAFETY: forwarded to the caller; one `stage_c_box` per 8 KiB box of the staging area.
-        unsafe {
-            store_tile::<2>(tmap_c, s_c, row0, n0, mh, leader, || {
-                let [acc0, acc1] = self;
-                stage_c_box::<Bf16>(acc0, s_c, warp, lane);
-                stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
-            });
-        }
-    }
-}
-
-impl Accumulators for [[f32; 32]; 3] {
-    const BOXES: u32 = 3;
-    #[inline(always)]
-    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
-        // SAFETY: forwarded to the caller.
-        unsafe { wgmma_m64n192k32_f32_e4m3(self, desc_a, desc_b, scale_d) }
-    }
-    #[inline(always)]
-    fn pin(&mut self) {
-        for blk in self.iter_mut() {
-            wgmma_fence_operand(blk);
-        }
-    }
-    #[inline(always)]
-    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
-        // SAFETY: as the two-block case.
-        unsafe {
-            store_tile::<3>(tmap_c, s_c, row0, n0, mh, leader, || {
-                let [acc0, acc1, acc2] = self;
-                stage_c_box::<Bf16>(acc0, s_c, warp, lane);
-                stage_c_box::<Bf16>(acc1, s_c + 8192, warp, lane);
-                stage_c_box::<Bf16>(acc2, s_c + 16384, warp, lane);
-            });
-        }
-    }
-}
-
 /// A consumer warpgroup's K loop over one tile: returns rows `64·mh ..` × `64·Acc::BOXES` columns of the tile,
 /// promoted and scaled, having released every stage use it consumed (in every CTA of a cluster of
 /// `CLUSTER`: `Ring::release_cluster`); advances `it` by `k_tiles`.
@@ -303,7 +226,7 @@ pub(super) trait ConsumeTile {
 pub(super) struct ScalesAhead<const PINGPONG: bool>;
 
 /// Waits until it is consumer warpgroup `mh`'s turn to issue: named barrier 3 is warpgroup 0's turn,
-/// 4 warpgroup 1's (1 and 2 are the epilogue's, `tma_store::consumer_barrier`), 256 threads each: 128
+/// 4 warpgroup 1's (1 and 2 are the epilogue's, `tma_store::consumer_barrier_of`), 256 threads each: 128
 /// syncing (the warpgroup whose turn it is) and 128 arriving ([`pass_turn`], the other one). Ids as
 /// immediates, one arm per warpgroup.
 ///

@@ -20,9 +20,10 @@
 //! | f14 | `steps/v14_stream_k.rs` | f12 with HGEMM h10's stream-K tail: a last wave at most a third full spread over every CTA by K |
 //! | f15 | `steps/v15_staged_scales.rs` | f9 with each K block's scales put into its stage by the producer (A's by TMA), read from shared memory |
 //! | f16 | `steps/v16_staged_stream_k.rs` | f15 with HGEMM h10's stream-K tail (the block-scaled default where that tail streams) |
+//! | f17 | `steps/v17_three_consumers.rs` | per-tensor scales on 192×192 tiles with three consumer warpgroups (cuBLASLt's tile at 2048×11008×4096): fewer, fuller waves where 128×256 tiles leave the last one mostly empty |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
-//! walk and producer, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`
+//! walk and producer, the accumulators by tile width, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`
 //! (f2–f4/f6/f8/f9/f15's kernel body, generic over the tile width, with the step's K loop plugged in, the scales, the promotion, the loops of f3/f8 and f4/f6), `staged.rs` (f15/f16's producer and K loop: the scales staged in each stage), `quantize.rs`
 //! (not a step: the kernels that produce FP8 inputs and the dequantized reference inputs). The
 //! warp-specialized skeleton, the ring, the tile order and the C staging are the Hopper HGEMM ladder's

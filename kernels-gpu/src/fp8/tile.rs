@@ -11,13 +11,24 @@
 //! CLUSTER = 2: CTA r of the cluster computes tile row 2p + r, both the same tile column; each loads
 //! its own A and B rows r·BN/2 .. (r+1)·BN/2, multicast to both CTAs (same offsets, both full barriers):
 //! every B byte crosses from L2 once per pair of tiles instead of once per tile.
+//!
+//! f17 (192 × 192, three consumers): | A: 192 rows × 128 B (24 KiB) | B: 192 rows × 128 B (24 KiB) |
+//!                          rows 0–63, 64–127, 128–191: consumers 0, 1, 2  (`*_rows` functions)
 //! ```
+//!
+//! Also the consumers' accumulators as a type ([`Accumulators`]: the `wgmma` of the tile's width and the
+//! C staging) and the per-tensor K loop over them ([`consume_whole_k`]).
 pub(super) use crate::hgemm::tma_persistent::TileWalk;
-use crate::hgemm::tma_warp_specialized::Ring;
+use crate::hgemm::{
+    elem::Bf16,
+    tma_store::{stage_c_box, store_tile},
+    tma_warp_specialized::Ring,
+};
 use crate::prim::{
     mbarrier::mbarrier_arrive_expect_tx,
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n256k32_f32_e4m3, wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_m64n192k32_f32_e4m3, wgmma_m64n256k32_f32_e4m3,
+            wgmma_wait_group},
 };
 use layout::fp8::tiles::{A_BYTES, BK, BM};
 use layout::hopper::WgmmaDesc;
@@ -38,7 +49,13 @@ pub(super) fn a_desc(s_stage: u32, mh: u32) -> WgmmaDesc {
 /// Descriptor of the stage's B tile (all `BN` rows of N, K-major).
 #[inline(always)]
 pub(super) fn b_desc(s_stage: u32) -> WgmmaDesc {
-    K_MAJOR_0.advance(s_stage + A_BYTES)
+    b_desc_after::<BM>(s_stage)
+}
+
+/// Descriptor of the B tile of a stage whose A tile has `ROWS` rows (f17: 192), right after it.
+#[inline(always)]
+pub(super) fn b_desc_after<const ROWS: u32>(s_stage: u32) -> WgmmaDesc {
+    K_MAJOR_0.advance(s_stage + ROWS * BK)
 }
 
 /// Issues the TMA loads of K tile `kt` of the `128 × BN` C tile at `(m0, n0)` into `s_stage`, announced
@@ -55,16 +72,30 @@ pub(super) fn b_desc(s_stage: u32) -> WgmmaDesc {
 #[inline(always)]
 pub(super) unsafe fn issue_stage<const BN: u32, const CLUSTER: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
                                                                    m0: u32, n0: u32, kt: u32, rank: u32) {
+    // SAFETY: forwarded to the caller (A's box is BM rows).
+    unsafe { issue_stage_rows::<BM, BN, CLUSTER>(s_stage, bar, tmap_a, tmap_b, m0, n0, kt, rank) }
+}
+
+/// [`issue_stage`] for a tile of `ROWS` rows of A (f17: 192; `tmap_a`'s box `ROWS` rows, the stage
+/// `ROWS · 128 + BN · 128` bytes, B right after A).
+///
+/// # Safety
+/// As [`issue_stage`], with those boxes and that stage size.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn issue_stage_rows<const ROWS: u32, const BN: u32, const CLUSTER: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap,
+                                                                                          tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32, rank: u32) {
     let k0 = (kt * BK) as i32;
+    let a_bytes = ROWS * BK;
     // SAFETY: forwarded to the caller.
     unsafe {
-        mbarrier_arrive_expect_tx(bar, A_BYTES + BN * BK);
+        mbarrier_arrive_expect_tx(bar, a_bytes + BN * BK);
         cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
         if CLUSTER == 1 {
-            cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, k0, n0 as i32, bar);
+            cp_async_bulk_tensor_2d_g2s(s_stage + a_bytes, tmap_b, k0, n0 as i32, bar);
         } else {
             let rows = BN / CLUSTER;
-            cp_async_bulk_tensor_2d_g2s_multicast(s_stage + A_BYTES + rank * rows * BK, tmap_b, k0, (n0 + rank * rows) as i32, bar,
+            cp_async_bulk_tensor_2d_g2s_multicast(s_stage + a_bytes + rank * rows * BK, tmap_b, k0, (n0 + rank * rows) as i32, bar,
                                                   ((1u32 << CLUSTER) - 1) as u16);
         }
     }
@@ -81,6 +112,18 @@ pub(super) unsafe fn issue_stage<const BN: u32, const CLUSTER: u32>(s_stage: u32
 #[inline(always)]
 pub(super) unsafe fn produce<const BN: u32, const CLUSTER: u32>(ring: Ring, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
                                                                 tiles_m: u32, tiles_n: u32, k_tiles: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { produce_rows::<BM, BN, CLUSTER>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles) }
+}
+
+/// [`produce`] over `ROWS × BN` tiles ([`issue_stage_rows`]).
+///
+/// # Safety
+/// As [`produce`], with the ring's stages `ROWS · 128 + BN · 128` bytes and the boxes of
+/// [`issue_stage_rows`].
+#[inline(always)]
+pub(super) unsafe fn produce_rows<const ROWS: u32, const BN: u32, const CLUSTER: u32>(ring: Ring, tmap_a: *const TensorMap, tmap_b: *const TensorMap,
+                                                                                      tiles_m: u32, tiles_n: u32, k_tiles: u32) {
     let mut it = 0u32;
     let walk = TileWalk::<CLUSTER>::new(tiles_m, tiles_n);
     let rank = walk.rank();
@@ -90,7 +133,7 @@ pub(super) unsafe fn produce<const BN: u32, const CLUSTER: u32>(ring: Ring, tmap
             // SAFETY: forwarded to the caller; use u − 1 of this stage is released before it is refilled.
             unsafe {
                 ring.wait_empty(it);
-                issue_stage::<BN, CLUSTER>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt, rank);
+                issue_stage_rows::<ROWS, BN, CLUSTER>(s_stage, full, tmap_a, tmap_b, tm * ROWS, tn * BN, kt, rank);
             }
             it += 1;
         }
@@ -107,37 +150,104 @@ pub(super) unsafe fn produce<const BN: u32, const CLUSTER: u32>(ring: Ring, tmap
 /// `CLUSTER` as [`Ring::release_cluster`] requires.
 #[inline(always)]
 pub(super) unsafe fn consume_wide<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
-    let mut r_acc = [[0f32; 32]; 4];
+    // SAFETY: forwarded to the caller (A's tile is BM rows).
+    unsafe { consume_whole_k::<[[f32; 32]; 4], BM, CLUSTER>(ring, it, k_tiles, mh) }
+}
+
+/// [`consume_wide`] for accumulators `A` (`64 · A::BOXES` columns) behind an A tile of `ROWS` rows
+/// (f17: `[[f32; 32]; 3]` behind 192).
+///
+/// # Safety
+/// As [`consume_wide`]; the ring's stages hold `ROWS` rows of A, then B ([`issue_stage_rows`]).
+#[inline(always)]
+pub(super) unsafe fn consume_whole_k<A: Accumulators, const ROWS: u32, const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> A {
+    let mut r_acc = A::default();
     // SAFETY: forwarded to the caller; the accumulators are pinned around every fence and wait.
     unsafe {
         for kt in 0..k_tiles {
             ring.wait_full(*it);
             let s_stage = ring.at(*it).0;
-            let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
-            for acc in r_acc.iter_mut() {
-                wgmma_fence_operand(acc);
-            }
+            let (d_a, d_b) = (a_desc(s_stage, mh), b_desc_after::<ROWS>(s_stage));
+            r_acc.pin();
             wgmma_fence();
             for ks in 0..BK / 32 {
-                wgmma_m64n256k32_f32_e4m3(&mut r_acc, d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, true);
+                r_acc.mma_k32(d_a.advance(32 * ks).0, d_b.advance(32 * ks).0, true);
             }
             wgmma_commit_group();
             wgmma_wait_group::<1>();
-            for acc in r_acc.iter_mut() {
-                wgmma_fence_operand(acc);
-            }
+            r_acc.pin();
             if kt > 0 {
                 ring.release_cluster::<CLUSTER>(*it - 1);
             }
             *it += 1;
         }
         wgmma_wait_group::<0>();
-        for acc in r_acc.iter_mut() {
-            wgmma_fence_operand(acc);
-        }
+        r_acc.pin();
         if k_tiles > 0 {
             ring.release_cluster::<CLUSTER>(*it - 1);
         }
     }
     r_acc
 }
+
+/// A consumer warpgroup's accumulators of one tile — 64 rows × 64·`BOXES` columns as 64-column
+/// blocks (`[[f32; 32]; 2]` for 128-wide tiles, `[[f32; 32]; 3]` for 192, `[[f32; 32]; 4]` for 256) —
+/// and their bf16 TMA-store epilogue.
+pub(super) trait Accumulators: Default {
+    /// 64-column blocks.
+    const BOXES: u32;
+    /// One `wgmma.m64n{64·BOXES}k32` of e4m3 into these accumulators.
+    ///
+    /// # Safety
+    /// As the `wgmma` wrapper of that width.
+    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool);
+    /// `wgmma_fence_operand` on every block (pins them around fences and waits).
+    fn pin(&mut self);
+    /// Writes the blocks as bf16 into the staging boxes at `s_c` (8 KiB apart: `tma_store::stage_c_box`),
+    /// one call per box with a constant accumulator reference (a loop over the boxes put the
+    /// accumulators in local memory).
+    ///
+    /// # Safety
+    /// As `stage_c_box` for each box; `warp`, `lane` this thread's in its consumer warpgroup.
+    unsafe fn stage(&self, s_c: u32, warp: u32, lane: u32);
+    /// Stages the blocks in `s_c` and stores them at row `row0`, columns `n0 ..` (`tma_store::store_tile`:
+    /// a CTA of two consumer warpgroups).
+    ///
+    /// # Safety
+    /// As `store_tile` with `BOXES` boxes; `warp`, `lane` this thread's in consumer warpgroup `mh`.
+    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32);
+}
+
+/// The `Accumulators` impl of `[[f32; 32]; $boxes]`: its `wgmma` wrapper and one `stage_c_box` per box.
+macro_rules! accumulators {
+    ($boxes:literal, $mma:ident, [$($acc:ident @ $off:literal),*]) => {
+        impl Accumulators for [[f32; 32]; $boxes] {
+            const BOXES: u32 = $boxes;
+            #[inline(always)]
+            unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
+                // SAFETY: forwarded to the caller.
+                unsafe { $mma(self, desc_a, desc_b, scale_d) }
+            }
+            #[inline(always)]
+            fn pin(&mut self) {
+                for blk in self.iter_mut() {
+                    wgmma_fence_operand(blk);
+                }
+            }
+            #[inline(always)]
+            unsafe fn stage(&self, s_c: u32, warp: u32, lane: u32) {
+                let [$($acc),*] = self;
+                // SAFETY: forwarded to the caller; one `stage_c_box` per 8 KiB box.
+                unsafe { $(stage_c_box::<Bf16>($acc, s_c + $off, warp, lane);)* }
+            }
+            #[inline(always)]
+            unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
+                // SAFETY: forwarded to the caller.
+                unsafe { store_tile::<$boxes>(tmap_c, s_c, row0, n0, mh, leader, || self.stage(s_c, warp, lane)) }
+            }
+        }
+    };
+}
+accumulators!(2, wgmma_m64n128k32_f32_e4m3, [acc0 @ 0, acc1 @ 8192]);
+accumulators!(3, wgmma_m64n192k32_f32_e4m3, [acc0 @ 0, acc1 @ 8192, acc2 @ 16384]);
+accumulators!(4, wgmma_m64n256k32_f32_e4m3, [acc0 @ 0, acc1 @ 8192, acc2 @ 16384, acc3 @ 24576]);

@@ -259,7 +259,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, $arrivals, 0, 1, true;
+            @cluster 1, $arrivals, 0, 1, true, 232;
             $($rest)*
         }
     };
@@ -270,7 +270,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $arrivals, $meets, 1, true;
+            @cluster $cluster, $arrivals, $meets, 1, true, 232;
             $($rest)*
         }
     };
@@ -283,7 +283,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true, 232;
             $($rest)*
         }
     };
@@ -298,7 +298,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final, 232;
             $($rest)*
         }
     };
@@ -311,12 +311,24 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true, 232;
+            $($rest)*
+        }
+    };
+    // One CTA of `$consumers` consumer warpgroups (FP8 f17: three, 512 threads, 192-row tiles): the
+    // empty barriers count their `4 · $consumers` warps, and `setmaxnreg` gives each consumer thread
+    // `$regs` registers (the producer warpgroup's 40 and the consumers' must fit the 64 Ki register file).
+    (
+        consumers: $consumers:expr, registers: $regs:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster 1, 4 * $consumers, 0, 1, true, $regs;
             $($rest)*
         }
     };
     (
-        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr;
+        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr, $regs:expr;
         ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
         thread: $tid:ident, warpgroup: $wg:ident;
         setup: { $(let $p:pat = $e:expr;)* }
@@ -343,7 +355,7 @@ macro_rules! warp_specialized {
                 $crate::prim::cluster::cluster_sync();
             }
         } else {
-            $crate::prim::wgmma::setmaxnreg_inc::<232>();
+            $crate::prim::wgmma::setmaxnreg_inc::<{ $regs }>();
             let $mh = $wg - 1;
             $consumer
         }
