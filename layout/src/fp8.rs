@@ -221,6 +221,14 @@ pub mod tiles {
     pub const F17_STAGES: u32 = 3;
     /// f17's dynamic shared memory.
     pub const F17_DYN_SMEM: u32 = dyn_smem(F17_STAGES, F17_STAGE_BYTES, F17_CONSUMERS * F17_C_STAGE_BYTES, 2);
+    /// f18's stages: f17's with a fourth, each consumer's C staged one 64×64 box at a time to make room.
+    pub const F18_STAGES: u32 = 4;
+    /// f18's C staging per consumer: one 64×64 bf16 box.
+    pub const F18_C_STAGE_BYTES: u32 = crate::hopper::tma_hgemm::C_BOX_BYTES;
+    /// f18's dynamic shared memory.
+    pub const F18_DYN_SMEM: u32 = dyn_smem(F18_STAGES, F17_STAGE_BYTES, F17_CONSUMERS * F18_C_STAGE_BYTES, 2);
+    const _: () = assert!(F18_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
+        && dyn_smem(F18_STAGES, F17_STAGE_BYTES, 2 * F17_CONSUMERS * F18_C_STAGE_BYTES, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     const _: () = assert!(F17_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F17_STAGE_BYTES % 1024 == 0 && (F17_BM * BK) % 1024 == 0
         && dyn_smem(F17_STAGES + 1, F17_STAGE_BYTES, F17_CONSUMERS * F17_C_STAGE_BYTES, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM);
 

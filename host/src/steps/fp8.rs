@@ -2,7 +2,7 @@
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
-                         F17_CONSUMERS, F17_DYN_SMEM};
+                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -227,8 +227,18 @@ pub const F17: Step = {
     s
 };
 
+/// f18: f17 with a fourth stage, C staged one box at a time.
+pub const F18: Step = {
+    let mut s = F17;
+    s.kernel.name = "fp8_gemm_v18";
+    s.kernel.step = "f18";
+    s.kernel.dyn_smem_bytes = F18_DYN_SMEM;
+    s.kernel.about = "f17 with 4 stages, each consumer's C staged and stored one 64x64 box at a time";
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

@@ -8,7 +8,7 @@
 //! f12's); each consumer issues four `wgmma.m64n192k32` per stage into 96 accumulator registers
 //! (`tile::consume_whole_k`, f1's loop) and stages its 64×192 result as three boxes at once
 //! (`store_tile_of::<3, 3>`: named barriers 1–3). Three stages fit beside the 72 KiB of C staging, not
-//! four.
+//! four. The body is `fp8::tall` (f18 runs it with four stages).
 //!
 //! Why: f14 trails cuBLASLt only at 2048×11008×4096 (97.6% of its default mode, session 16), and `ncu`
 //! (session 18) put the loss in the last wave, not in the SMs' average time: 688 tiles of 128×256 are
@@ -24,23 +24,19 @@
 //! default mode there; slower than f14 where 128×256 tiles fill their waves better (4096³: 0.862 against
 //! 0.970 of the tile-waves useful, so ~0.89×), which is why the library picks between them by the same
 //! wave arithmetic (`host::steps::fp8::per_tensor_step_for`).
-use crate::fp8::tile::{Accumulators, TileWalk, consume_whole_k, produce_rows};
-use crate::hgemm::tma_store::store_tile_of;
+//!
+//! Measured (H100, session 23 call 1, `kernel-lab ab f14 f17`, 8 rounds): **0.991× f14 at
+//! 2048×11008×4096** (2/8 rounds won), 0.83–0.93× at the five other sweep shapes. Correct on its first
+//! run (FP8 tests 8/8 with f17 on every ragged shape, `--check`, memcheck / racecheck / synccheck 0),
+//! 128 registers, no spill, 4 `QGMMA.64x192x32`. The waves came out as computed — 2048×11008 is where
+//! f17 loses least — but per unit of work f17 runs at ~0.93–0.94× f14 (4096×28672×8192, whose waves
+//! are within 0.5% for both: 0.928×; 8192³: 0.888× where the waves alone give 0.947×), so the prediction
+//! missed: the 6.7% of waves is eaten by a slower tile. One suspect is the third stage (f12's fourth was
+//! worth 1.01–1.07× f1): f18 tests it.
+use crate::fp8::tall::tall;
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_wait_group0},
-};
-use layout::fp8::tiles::{BK, F17_BM as BM, F17_BN as BN, F17_C_STAGE_BYTES as C_STAGE, F17_CONSUMER_REGS, F17_CONSUMERS as CONSUMERS, F17_STAGE_BYTES,
-                         F17_STAGES};
-
-/// `acc *= s`, element by element.
-#[inline(always)]
-fn scale(acc: &mut [f32; 32], s: f32) {
-    for v in acc.iter_mut() {
-        *v *= s;
-    }
-}
+use crate::prim::tma::TensorMap;
+use layout::fp8::tiles::F17_STAGES;
 
 /// `C (M×N, bf16) = scale_a · scale_b · qA · qBᵀ` over 192×192 tiles: `tmap_a` over A (M×K e4m3, box
 /// 192 rows × 128), `tmap_b` over B (N×K e4m3, box 192 rows × 128), both `SWIZZLE_128B`; `tmap_c` over C
@@ -53,45 +49,8 @@ fn scale(acc: &mut [f32; 32], s: f32) {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v17(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                               scale_a: *const f32, scale_b: *const f32, m: u32, n: u32, k: u32) {
-    // SAFETY: the ring protocol and the epilogue as f1 (every stage use is issued once by the producer
-    // and released once by each of the 12 consumer warps after its `wgmma`s retired — the empty
-    // barriers count 12; a staging area is rewritten only after its previous TMA store read it); the
-    // stage is 192 + 192 rows of 128 bytes, as `produce_rows::<192, 192, 1>` fills it and
-    // `consume_whole_k::<_, 192, 1>` reads it (consumer `mh` reads A rows 64·mh ..); each consumer's
-    // staging area is its own 24 KiB (`C_STAGE`, 1024-aligned after the 48 KiB stages) and its named
-    // barrier its own (1 + mh).
-    unsafe {
-        crate::hgemm::tma_warp_specialized::warp_specialized! {
-            consumers: CONSUMERS, registers: F17_CONSUMER_REGS;
-            ring: let (ring, s_cstage) = (F17_STAGES, F17_STAGE_BYTES, CONSUMERS * C_STAGE);
-            thread: tid, warpgroup: wg;
-            setup: {
-                let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(BN));
-                let k_tiles = k.div_ceil(BK);
-            }
-            tensor_maps: (tmap_a, tmap_b);
-            producer: {
-                produce_rows::<BM, BN, 1>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
-            }
-            consumer(mh): {
-                let (warp, lane) = ((tid / 32) % 4, lane_id());
-                let s = *scale_a * *scale_b;
-                let s_c = s_cstage + mh * C_STAGE;
-                let mut it = 0u32;
-                for (tm, tn) in TileWalk::<1>::new(tiles_m, tiles_n) {
-                    let mut r_acc = consume_whole_k::<[[f32; 32]; 3], BM, 1>(ring, &mut it, k_tiles, mh);
-                    let [acc0, acc1, acc2] = &mut r_acc;
-                    scale(acc0, s);
-                    scale(acc1, s);
-                    scale(acc2, s);
-                    store_tile_of::<3, CONSUMERS>(tmap_c, s_c, tm * BM + 64 * mh, tn * BN, mh, tid % 128 == 0, || r_acc.stage(s_c, warp, lane));
-                }
-                if tid % 128 == 0 {
-                    cp_async_bulk_wait_group0();
-                }
-            }
-        }
-    }
+    // SAFETY: forwarded (the proof is the shared body's, `fp8::tall`).
+    unsafe { tall::<F17_STAGES>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
 }
 
 // 512 threads, one CTA per SM: ptxas holds every thread to 128 registers at launch, and `setmaxnreg`
