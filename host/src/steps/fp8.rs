@@ -304,22 +304,24 @@ pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     if wide == &F15 && stream_k_tail_of(&F16, m, n, k, sms) > 0 { &F16 } else { wide }
 }
 
-/// f17's speed per unit of work against f14's where both fill their last wave (1.0 until measured:
-/// the shared-memory model gives both 1.0 cycles of traffic per MMA cycle, `v17_three_consumers.rs`).
-pub const F17_SPEED_PER_WORK: f64 = 1.0;
+/// f18's speed per unit of work against f14's where the waves are accounted for: `kernel-lab ab f14
+/// f18` over the six sweep shapes divided by the ratio of their useful tile-wave fractions gives
+/// 1.007–1.044, geometric mean 1.02 (H100, `results/2026-11-26-h100-session23/call2-f18`).
+pub const F18_SPEED_PER_WORK: f64 = 1.02;
 
-/// The per-tensor step for `m × n` on `sms` SMs: f14 (128×256 tiles) or f17 (192×192), whichever the
-/// wave model of [`block_step_for`] says finishes first — rounds of persistent tiles × tile area /
-/// speed per unit of work ([`F17_SPEED_PER_WORK`]); ties go to f14. Of the six sweep shapes it gives
-/// f17 only 2048×11008 (638 tiles = 4.83 rounds of 132 against f14's 688 = 5.21: 5 × 36864 < 6 ×
-/// 32768); at 4096×28672 the two are within 0.5% (25 rounds of 192×192 against 28 of 128×256) and
-/// f14 keeps it. f14's stream-K tail is not in the model: it measured 1.00–1.03× f12 (sessions 16, 18).
+/// The per-tensor step for `m × n` on `sms` SMs: f14 (128×256 tiles) or f18 (192×192, three
+/// consumers), whichever the wave model of [`block_step_for`] says finishes first — rounds of
+/// persistent tiles × tile area / speed per unit of work ([`F18_SPEED_PER_WORK`]); ties go to f14. Of
+/// the six sweep shapes it gives f18 2048×11008 (638 tiles = 4.83 rounds of 132 against f14's 688 =
+/// 5.21; measured 1.09× f14) and 4096×28672 (25 rounds against 28; measured 1.01×), f14 the other
+/// four (measured f18 0.90–0.99× there). f14's stream-K tail is not in the model: it measured
+/// 1.00–1.03× f12 (sessions 16, 18).
 pub fn per_tensor_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
     let time = |st: &Step, speed: f64| {
         let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);
         tiles.div_ceil(sms.max(1) as u64) as f64 * (st.tile.0 * st.tile.1) as f64 / speed
     };
-    if time(&F17, F17_SPEED_PER_WORK) < time(&F14, 1.0) { &F17 } else { &F14 }
+    if time(&F18, F18_SPEED_PER_WORK) < time(&F14, 1.0) { &F18 } else { &F14 }
 }
 
 /// The stream-K tail a stream-K step runs on `m × n × k` with `sms` SMs (its persistent grid as
@@ -359,17 +361,17 @@ mod tests {
 
     #[test]
     fn the_per_tensor_step_follows_the_wave_model() {
-        // The six sweep shapes: f17's 192×192 tiles only where f14's 128×256 leave a last wave mostly
-        // empty (2048×11008: 688 tiles = 5 rounds + 28 against 638 = 4 rounds + 110).
-        for (m, n, want) in [(4096, 4096, "f14"), (8192, 8192, "f14"), (2048, 11008, "f17"), (2048, 4096, "f14"), (2048, 14336, "f14"), (4096, 28672, "f14")] {
+        // The six sweep shapes (session 23 call 2, `ab f14 f18`): f18 where f14's 128×256 tiles leave a
+        // last wave mostly empty (2048×11008: 1.09×) or the rounds favour f18 (4096×28672: 1.01×).
+        for (m, n, want) in [(4096, 4096, "f14"), (8192, 8192, "f14"), (2048, 11008, "f18"), (2048, 4096, "f14"), (2048, 14336, "f14"), (4096, 28672, "f18")] {
             assert_eq!(per_tensor_step_for(m, n, 132).kernel.step, want, "{m}x{n}");
         }
         // One tile each: the smaller tile.
         assert_eq!(per_tensor_step_for(100, 100, 132).kernel.step, "f14");
-        // 192-multiple shapes in whole rounds of both: f17's 132 tiles (192·12 × 192·11) in one round
+        // 192-multiple shapes in whole rounds of both: f18's 132 tiles (192·12 × 192·11) in one round
         // against f14's 18 × 9 = 162 in two.
-        assert_eq!(per_tensor_step_for(192 * 12, 192 * 11, 132).kernel.step, "f17");
-        assert_eq!((F17.kernel.block_threads, F17.grid(2048, 11008, 132), F17.b_box_rows()), (512, 132, 192));
+        assert_eq!(per_tensor_step_for(192 * 12, 192 * 11, 132).kernel.step, "f18");
+        assert_eq!((F18.kernel.block_threads, F18.grid(2048, 11008, 132), F18.b_box_rows(), F17.kernel.block_threads), (512, 132, 192, 512));
     }
 
     #[test]

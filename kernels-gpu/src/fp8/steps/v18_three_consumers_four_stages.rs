@@ -13,6 +13,16 @@
 //! three store rounds per tile where f17 has one), so **1.00–1.04× f14 at 2048×11008×4096** and
 //! still 0.92–0.97× at the shapes whose waves favour 128×256; if f18 is no faster than f17, the stage
 //! count is not what costs f17 and the three-consumer tile itself is slower per unit of work.
+//!
+//! Measured (H100, session 23 call 2, `kernel-lab ab`, 8 rounds each, every round won where not said):
+//! **1.063–1.088× f17** at the six sweep shapes (prediction 1.03–1.06×: slightly above), and against f14
+//! **1.092× at 2048×11008×4096**, 1.009× at 4096×28672×8192 (4/8), 0.989× at 8192³ (3/8), 0.90–0.91×
+//! at 4096³, 2048×4096×11008 and 2048×14336×4096, where 192×192 tiles waste more of their rounds.
+//! Dividing out the waves, f18 does 1.01–1.04× f14's work per unit of time. `ncu` at 2048×11008×4096
+//! (one launch): 133.3 µs against f14's 142.0 and f17's 143.9; tensor pipe 90.8% of active cycles
+//! (f14 84.7%, f17 81.3%); busiest SM 204.7 k cycles against f14's 227.8 k (cuBLASLt's 192×192 kernel:
+//! 210–216 k in session 18). FP8 tests 8/8 with f18 on every ragged shape; memcheck / racecheck /
+//! synccheck 0. The library runs f18 where the wave model picks it (`per_tensor_step_for`).
 use crate::fp8::tall::tall;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
