@@ -269,9 +269,10 @@ impl Fp8Gemm {
         ];
         let scale_map = if step.scale_map {
             // ⌈K/128⌉ rows (K blocks) of M f32 (stride 4M bytes: the step's rule M % 4 == 0, checked above),
-            // boxes of one K block's 128 values from row m0 of A, no swizzle; past M zero-filled.
+            // boxes of one K block's values for the tile's rows from row m0 of A (128; f19: 192), no
+            // swizzle; past M zero-filled.
             let sa = TmaTile2d { elem_bytes: 4, rows: k.div_ceil(layout::fp8::SCALE_BLOCK as usize) as u64, cols: m as u64, stride_bytes: 4 * m as u64,
-                                 box_rows: 1, box_cols: layout::fp8::tiles::BM, swizzle: TmaSwizzle::None };
+                                 box_rows: 1, box_cols: step.tile.0, swizzle: TmaSwizzle::None };
             Some(TensorMap2d::encode_f32(gpu, &a.scales, sa)?)
         } else {
             None
@@ -333,9 +334,9 @@ impl Fp8Gemm {
                                     ws, count, &m, &n, &k, tail) };
         }
         if let Some(sa) = &self.scale_map {
-            // SAFETY: `fp8_gemm_v15(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, m, n, k)`: as below, and
+            // SAFETY: `fp8_gemm_v15/v19(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, m, n, k)`: as below, and
             // `tmap_sa` encoded over this very `a.scales` (its address is part of the key checked above) as
-            // ⌈K/128⌉ rows of M f32 with 128-value boxes.
+            // ⌈K/128⌉ rows of M f32 with boxes of the step's tile rows (128 values; f19: 192).
             return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &sa.dev, &a.scales, &b.scales, &m, &n, &k) };
         }
         // SAFETY: `fp8_gemm_v1/v2(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k)`: the maps were encoded

@@ -207,11 +207,20 @@ pub mod tiles {
     /// f17's consumer warpgroups (64 rows each) and the registers each of their threads gets with
     /// `setmaxnreg` at 512 threads per CTA: the launch gives 128 a thread (65536 / 512); the producer
     /// warpgroup drops to 40, which frees 88 · 128 = 11264, of which the 384 consumer threads take 24
-    /// each (32 would need 12288).
+    /// each (32 would need 12288; f19 takes them with a producer of 24).
     pub const F17_CONSUMERS: u32 = 3;
     /// See [`F17_CONSUMERS`].
     pub const F17_CONSUMER_REGS: u32 = 152;
-    const _: () = assert!(128 * (128 - 40) >= 3 * 128 * (F17_CONSUMER_REGS - 128) && F17_CONSUMER_REGS % 8 == 0
+    /// The producer warpgroup's registers under f17 and f18.
+    pub const F17_PRODUCER_REGS: u32 = 40;
+    /// f19's (block scales: 64 fresh + 64 promoted accumulators a consumer thread, which spilled 24
+    /// bytes at 152): the producer drops to 24, which frees 104 · 128 = 13312, of which the consumers
+    /// take 32 each (12288).
+    pub const F19_PRODUCER_REGS: u32 = 24;
+    /// f19's consumer registers.
+    pub const F19_CONSUMER_REGS: u32 = 160;
+    const _: () = assert!(128 * (128 - F19_PRODUCER_REGS) >= 3 * 128 * (F19_CONSUMER_REGS - 128) && F19_CONSUMER_REGS % 8 == 0);
+    const _: () = assert!(128 * (128 - F17_PRODUCER_REGS) >= 3 * 128 * (F17_CONSUMER_REGS - 128) && F17_CONSUMER_REGS % 8 == 0
         && F17_BM == 64 * F17_CONSUMERS && 65536 / (128 * (F17_CONSUMERS + 1)) == 128);
     /// f17's stage: A's 192 rows and B's 192 rows × 128 B (48 KiB, as f1's).
     pub const F17_STAGE_BYTES: u32 = (F17_BM + F17_BN) * BK;
@@ -231,6 +240,27 @@ pub mod tiles {
         && dyn_smem(F18_STAGES, F17_STAGE_BYTES, 2 * F17_CONSUMERS * F18_C_STAGE_BYTES, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     const _: () = assert!(F17_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F17_STAGE_BYTES % 1024 == 0 && (F17_BM * BK) % 1024 == 0
         && dyn_smem(F17_STAGES + 1, F17_STAGE_BYTES, F17_CONSUMERS * F17_C_STAGE_BYTES, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+
+    /// f19's tile: 192 × 128 with block scales (three consumer warpgroups of 64 rows, each
+    /// `m64n128k32` into 64 fresh and 64 promoted registers: one B scale block per tile).
+    pub const F19_BN: u32 = 128;
+    /// Offset of f19's B scale in its stage's scale slot, after the 192 A scales:
+    ///
+    /// ```text
+    /// stage: | A 192 × 128 B | B 128 × 128 B | sa[kb][m0 .. m0+192] (768 B) | sb (4 B) | pad to 1 KiB |
+    /// ```
+    pub const F19_SCALE_SLOT_B: u32 = F17_BM * 4;
+    /// f19's stage: A, B and the scale slot (41 KiB).
+    pub const F19_STAGE_BYTES: u32 = (F17_BM + F19_BN) * BK + SCALE_SLOT_BYTES;
+    /// f19's C staging per consumer: 64 × 128 bf16 (two boxes, staged at once).
+    pub const F19_C_STAGE_BYTES: u32 = 64 * F19_BN * 2;
+    /// f19's stages: four fit beside the three consumers' C staging (five would need 254 KiB).
+    pub const F19_STAGES: u32 = 4;
+    /// f19's dynamic shared memory.
+    pub const F19_DYN_SMEM: u32 = dyn_smem(F19_STAGES, F19_STAGE_BYTES, F17_CONSUMERS * F19_C_STAGE_BYTES, 2);
+    const _: () = assert!(F19_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F19_STAGE_BYTES % 1024 == 0 && F19_SCALE_SLOT_B + 4 <= SCALE_SLOT_BYTES
+        && F19_BN == super::SCALE_BLOCK
+        && dyn_smem(F19_STAGES + 1, F19_STAGE_BYTES, F17_CONSUMERS * F19_C_STAGE_BYTES, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM);
 
     /// Whether columns 64…127 of the f9 tile at column `n0` (a multiple of 192) take the tile's first
     /// B scale block (`true` where `n0` starts a block) or its second (`n0 ≡ 64 mod 128`). Columns 0…63

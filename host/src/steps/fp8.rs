@@ -2,7 +2,7 @@
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
-                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM};
+                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -237,8 +237,27 @@ pub const F18: Step = {
     s
 };
 
+/// f19: block scales on 192×128 tiles, three consumer warpgroups, the scales staged as f15's.
+pub const F19: Step = {
+    let mut s = F15;
+    s.kernel.name = "fp8_gemm_v19";
+    s.kernel.step = "f19";
+    s.kernel.dyn_smem_bytes = F19_DYN_SMEM;
+    s.kernel.about = "block scales on 192x128 tiles: f18's three consumers (setmaxnreg 24/160) with f15's staged scales, each consumer promoting its 64x128";
+    s.kernel.block_threads = 128 * (F17_CONSUMERS + 1);
+    s.kernel.launch_bounds = bounds_min(128 * (F17_CONSUMERS + 1), 1);
+    s.kernel.ptx = PtxCheck {
+        has: &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
+               "ld.shared.f32", "st.shared.f32", "bar.warp.sync", "setmaxnreg.inc.sync.aligned.u32 160", "setmaxnreg.dec.sync.aligned.u32 24", "bar.sync 	3, 128"],
+        lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"],
+        count: &[], at_least: &[],
+    };
+    s.tile = (F17_BM, F19_BN);
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

@@ -4,7 +4,7 @@
 //! ([`ConsumeTile`]), the part in which the steps differ. The loops that two steps run live here: f3's
 //! ([`ScalesAhead`], which f8 runs with turns) and f4's ([`Overlapped`], which f6 runs too).
 pub(super) use super::tile::Accumulators;
-use super::tile::{TileWalk, a_desc, b_desc, produce};
+use super::tile::{TileWalk, a_desc, b_desc_after, produce};
 use crate::hgemm::tma_warp_specialized::Ring;
 use crate::prim::{
     sync::{arrive_named, sync_named},
@@ -308,11 +308,21 @@ impl<const PINGPONG: bool> ConsumeTile for ScalesAhead<PINGPONG> {
 /// All 128 threads of a consumer warpgroup; `r_blk` not read until a wait retires this group.
 #[inline(always)]
 pub(super) unsafe fn issue<A: Accumulators>(ring: Ring, it: u32, mh: u32, r_blk: &mut A, turn: impl FnOnce()) {
+    // SAFETY: forwarded to the caller (A's tile is BM rows).
+    unsafe { issue_rows::<A, BM>(ring, it, mh, r_blk, turn) }
+}
+
+/// [`issue`] from stages whose A tile has `ROWS` rows (f19: 192), B right after it.
+///
+/// # Safety
+/// As [`issue`].
+#[inline(always)]
+pub(super) unsafe fn issue_rows<A: Accumulators, const ROWS: u32>(ring: Ring, it: u32, mh: u32, r_blk: &mut A, turn: impl FnOnce()) {
     // SAFETY: forwarded to the caller.
     unsafe {
         ring.wait_full(it);
         let s_stage = ring.at(it).0;
-        let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage));
+        let (d_a, d_b) = (a_desc(s_stage, mh), b_desc_after::<ROWS>(s_stage));
         r_blk.pin();
         turn();
         wgmma_fence();

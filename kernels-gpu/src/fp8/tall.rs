@@ -2,17 +2,24 @@
 //! explains it): 192×192 tiles, the producer warpgroup and three consumer warpgroups of 64 rows (512
 //! threads), each consumer's 64×192 result through its own C staging, with `STAGES` stages — three
 //! beside all three boxes of every consumer (f17), or four beside one box each, the boxes staged and
-//! stored in turn (f18).
-use super::tile::{Accumulators, TileWalk, consume_whole_k, produce_rows};
+//! stored in turn (f18). And the block-scaled twin of it, f19: 192×128 tiles whose stages carry their
+//! K block's scales (f15's way), each consumer promoting its own 64×128 every K block.
+use super::block_scaled::{issue_rows, promote, retire_all};
+use super::tile::{Accumulators, TileWalk, consume_whole_k, issue_stage_rows, produce_rows};
 use crate::hgemm::{
     elem::Bf16,
     tma_store::{stage_c_box, store_tile_of},
 };
 use crate::prim::{
+    mbarrier::mbarrier_expect_tx,
+    shared::{ld_shared_f32, st_shared_f32},
+    sync::sync_warp,
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_wait_group0},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
 };
-use layout::fp8::tiles::{BK, F17_BM as BM, F17_BN as BN, F17_CONSUMER_REGS, F17_CONSUMERS as CONSUMERS, F17_STAGE_BYTES, F17_STAGES};
+use layout::fp8::scale_b_index;
+use layout::fp8::tiles::{BK, F17_BM as BM, F17_BN as BN, F17_CONSUMER_REGS, F17_CONSUMERS as CONSUMERS, F17_PRODUCER_REGS, F17_STAGE_BYTES, F17_STAGES, F19_BN,
+                         F19_C_STAGE_BYTES, F19_CONSUMER_REGS, F19_PRODUCER_REGS, F19_SCALE_SLOT_B, F19_STAGE_BYTES, F19_STAGES};
 use layout::hopper::tma_hgemm::C_BOX_BYTES;
 
 /// `acc *= s`, element by element.
@@ -46,7 +53,7 @@ pub(super) unsafe fn tall<const STAGES: u32>(tmap_a: *const TensorMap, tmap_b: *
     // the 48 KiB stages) and its named barrier its own (1 + mh).
     unsafe {
         crate::hgemm::tma_warp_specialized::warp_specialized! {
-            consumers: CONSUMERS, registers: F17_CONSUMER_REGS;
+            consumers: CONSUMERS, registers: (F17_PRODUCER_REGS, F17_CONSUMER_REGS);
             ring: let (ring, s_cstage) = (STAGES, F17_STAGE_BYTES, CONSUMERS * c_stage);
             thread: tid, warpgroup: wg;
             setup: {
@@ -79,6 +86,84 @@ pub(super) unsafe fn tall<const STAGES: u32>(tmap_a: *const TensorMap, tmap_b: *
                         store_tile_of::<1, CONSUMERS>(tmap_c, s_c, row0, n0 + 64, mh, leader, || stage_c_box::<Bf16>(acc1, s_c, warp, lane));
                         store_tile_of::<1, CONSUMERS>(tmap_c, s_c, row0, n0 + 128, mh, leader, || stage_c_box::<Bf16>(acc2, s_c, warp, lane));
                     }
+                }
+                if leader {
+                    cp_async_bulk_wait_group0();
+                }
+            }
+        }
+    }
+}
+
+/// f19's body: `C (M×N, bf16) = dequant(A) · dequant(B)ᵀ` with block scales over 192×128 tiles, three
+/// consumers, four stages that each carry their K block's scales — the 192 A scales of the tile's rows
+/// by a TMA box of `tmap_sa` (`sa` as ⌈K/128⌉ rows of M f32, box 1 × 192) and the tile's one B scale
+/// written by the producer thread — after A (192 rows) and B (128 rows).
+///
+/// # Safety
+/// As `fp8_gemm_v15` with the boxes of this tile (A 192 rows, B 128 rows, `sa` 192 values), 512
+/// threads, `F19_DYN_SMEM` bytes of dynamic shared memory.
+#[inline(always)]
+pub(super) unsafe fn tall_block_scaled(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, tmap_sa: *const TensorMap,
+                                       sb: *const f32, m: u32, n: u32, k: u32) {
+    // The scale slot after a stage's A and B.
+    let slot = |s_stage: u32| s_stage + (BM + F19_BN) * BK;
+    // SAFETY: the ring protocol and the epilogue as `tall` (12 consumer warps release each stage use);
+    // the slot as f15's (`fp8::staged`): the producer writes the B scale and expects the A box before
+    // the stage's one arrival (a release), a consumer reads them after the full barrier and before its
+    // warp's release (`sync_warp`, then `retire_all`), so the next write of the slot follows every read;
+    // consumer `mh` reads A scales 64·mh + r (r < 64 with its + 8) of the 192; `sb` is read at
+    // column tn · 128 < n and K block kt < ⌈k/128⌉, inside it (the kernel's contract).
+    unsafe {
+        crate::hgemm::tma_warp_specialized::warp_specialized! {
+            consumers: CONSUMERS, registers: (F19_PRODUCER_REGS, F19_CONSUMER_REGS);
+            ring: let (ring, s_cstage) = (F19_STAGES, F19_STAGE_BYTES, CONSUMERS * F19_C_STAGE_BYTES);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (tiles_m, tiles_n) = (m.div_ceil(BM), n.div_ceil(F19_BN));
+                let k_tiles = k.div_ceil(BK);
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let mut it = 0u32;
+                for (tm, tn) in TileWalk::<1>::new(tiles_m, tiles_n) {
+                    for kt in 0..k_tiles {
+                        let (s_stage, full, _, _) = ring.at(it);
+                        // Loaded before the empty-barrier wait, which hides its latency (f15).
+                        let b = *sb.add(scale_b_index(tn * F19_BN, kt * BK, k) as usize);
+                        ring.wait_empty(it);
+                        st_shared_f32(slot(s_stage) + F19_SCALE_SLOT_B, b);
+                        mbarrier_expect_tx(full, BM * 4);
+                        cp_async_bulk_tensor_2d_g2s(slot(s_stage), tmap_sa, (tm * BM) as i32, kt as i32, full);
+                        issue_stage_rows::<BM, F19_BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * F19_BN, kt, 0);
+                        it += 1;
+                    }
+                }
+            }
+            consumer(mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let s_c = s_cstage + mh * F19_C_STAGE_BYTES;
+                let leader = tid % 128 == 0;
+                // This thread's two accumulator rows in the tile (fragment rows g and g + 8 of its warp's 16).
+                let r = 64 * mh + 16 * warp + lane / 4;
+                let mut it = 0u32;
+                for (tm, tn) in TileWalk::<1>::new(tiles_m, tiles_n) {
+                    let mut r_acc = [[0f32; 32]; 2];
+                    let mut r_blk = [[0f32; 32]; 2];
+                    for _ in 0..k_tiles {
+                        let cur = it;
+                        let mut sc = (0f32, 0f32, 0f32);
+                        issue_rows::<_, BM>(ring, cur, mh, &mut r_blk, || {
+                            let s = slot(ring.at(cur).0);
+                            sc = (ld_shared_f32(s + 4 * r), ld_shared_f32(s + 4 * (r + 8)), ld_shared_f32(s + F19_SCALE_SLOT_B));
+                        });
+                        sync_warp();
+                        retire_all::<_, 1>(ring, cur, &mut r_blk);
+                        it += 1;
+                        let (a_lo, a_hi, b) = sc;
+                        promote(&mut r_acc, &r_blk, (a_lo * b, a_hi * b));
+                    }
+                    store_tile_of::<2, CONSUMERS>(tmap_c, s_c, tm * BM + 64 * mh, tn * F19_BN, mh, leader, || r_acc.stage(s_c, warp, lane));
                 }
                 if leader {
                     cp_async_bulk_wait_group0();

@@ -259,7 +259,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, $arrivals, 0, 1, true, 232;
+            @cluster 1, $arrivals, 0, 1, true, 40, 232;
             $($rest)*
         }
     };
@@ -270,7 +270,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $arrivals, $meets, 1, true, 232;
+            @cluster $cluster, $arrivals, $meets, 1, true, 40, 232;
             $($rest)*
         }
     };
@@ -283,7 +283,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true, 232;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true, 40, 232;
             $($rest)*
         }
     };
@@ -298,7 +298,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final, 232;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final, 40, 232;
             $($rest)*
         }
     };
@@ -311,24 +311,25 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true, 232;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true, 40, 232;
             $($rest)*
         }
     };
-    // One CTA of `$consumers` consumer warpgroups (FP8 f17: three, 512 threads, 192-row tiles): the
-    // empty barriers count their `4 · $consumers` warps, and `setmaxnreg` gives each consumer thread
-    // `$regs` registers (the producer warpgroup's 40 and the consumers' must fit the 64 Ki register file).
+    // One CTA of `$consumers` consumer warpgroups (FP8 f17–f19: three, 512 threads, 192-row tiles): the
+    // empty barriers count their `4 · $consumers` warps, and `setmaxnreg` gives the producer warpgroup's
+    // threads `$producer_regs` registers and each consumer thread `$regs` (all of them must fit the 64 Ki
+    // register file).
     (
-        consumers: $consumers:expr, registers: $regs:expr;
+        consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr);
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, 4 * $consumers, 0, 1, true, $regs;
+            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs;
             $($rest)*
         }
     };
     (
-        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr, $regs:expr;
+        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr, $producer_regs:expr, $regs:expr;
         ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
         thread: $tid:ident, warpgroup: $wg:ident;
         setup: { $(let $p:pat = $e:expr;)* }
@@ -348,7 +349,7 @@ macro_rules! warp_specialized {
         // body in clusters of 2 with the `.release` one, session 21).
         if $cluster > 1 { $crate::prim::cluster::cluster_sync_relaxed() } else { $crate::prim::sync::sync_threads() }
         if $wg == 0 {
-            $crate::prim::wgmma::setmaxnreg_dec::<40>();
+            $crate::prim::wgmma::setmaxnreg_dec::<{ $producer_regs }>();
             // `$producers` is a constant: one thread (`tid == 0`, as the TMA steps have it) or a prefix.
             if ($producers == 1 && $tid == 0) || ($producers > 1 && $tid < $producers) $producer
             for _ in 0..$meets {
