@@ -300,27 +300,37 @@ pub fn scale_map_takes(m: usize) -> bool {
     m % 4 == 0
 }
 
-/// The block-scaled step for `m × n × k` on `sms` SMs: the 128×192 step — f15 where it takes `m`
-/// ([`scale_map_takes`]; f16, f15 with the stream-K tail, where that tail streams), else f9 — or f3
-/// (128×128), whichever the wave model says finishes first:
-/// rounds of persistent tiles (`⌈tiles / sms⌉`, the last round as long as a full one) × tile width /
-/// the step's speed per unit of work ([`F15_SPEED_PER_WORK`], [`F9_SPEED_PER_WORK`]). Wider tiles do
-/// more per shared-memory byte but come in fewer, coarser rounds: 4096³ is 1024 f3 tiles (7.8 rounds
-/// of 132) but 704 f9 tiles (5.3 rounds, the sixth mostly idle). Ties go to f3. With f9 it picks the
-/// faster of f3/f9 at five of the six measured shapes (the sixth within 3%); with f15 it picks f15 at
-/// all six, which measured faster than f3 at each (1.06–1.20×, call 1 of session 17). f16 measured
-/// 1.05–1.07× f15 at 4096³ and 1.03–1.05× at 2048×14336×4096 (`kernel-lab ab`, session 17 calls 5–6),
-/// where it streams, and 0.98–1.01× where nothing streams.
+/// f19's speed per unit of work against f3's: f15's ([`F15_SPEED_PER_WORK`]) × 1.05, the geometric mean
+/// of `ab f15 f19` over the six sweep shapes with f19's extra round at 4096×28672 divided out (1.035–
+/// 1.080× at five shapes, 0.990× at 4096×28672×8192 where f19 runs 38 rounds to f15's 37: H100,
+/// `results/2026-11-26-h100-session23/call3-f19`).
+pub const F19_SPEED_PER_WORK: f64 = F15_SPEED_PER_WORK * 1.05;
+
+/// The block-scaled step for `m × n × k` on `sms` SMs, whichever of f3 (128×128 tiles), the 128×192
+/// step and f19 (192×128, three consumers) the wave model says finishes first: rounds of persistent
+/// tiles (`⌈tiles / sms⌉`, the last round as long as a full one) × tile area / the step's speed per
+/// unit of work ([`F15_SPEED_PER_WORK`], [`F9_SPEED_PER_WORK`], [`F19_SPEED_PER_WORK`]). Wider tiles
+/// do more per shared-memory byte but come in fewer, coarser rounds: 4096³ is 1024 f3 tiles (7.8 rounds
+/// of 132) but 704 f9 tiles (5.3 rounds, the sixth mostly idle). The 128×192 step is f15 where it takes
+/// `m` ([`scale_map_takes`]; f16, f15 with the stream-K tail, where that tail streams), else f9; f19
+/// needs the same M % 4 as f15. Ties go to the earlier step. With f9 it picks the faster of f3/f9 at five
+/// of the six measured shapes (the sixth within 3%); f15 measured faster than f3 at all six (1.06–1.20×,
+/// call 1 of session 17), f16 1.05–1.07× f15 at 4096³ and 1.03–1.05× at 2048×14336×4096 where it
+/// streams, and f19 1.035–1.080× f15 at five of the six (session 23): the model picks f19 at all six,
+/// including 4096×28672×8192, where `ab` measured it 0.990× f15 (1/8 rounds), within the model's error.
 pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     let time = |st: &Step, speed: f64| {
         let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);
-        tiles.div_ceil(sms.max(1) as u64) as f64 * st.tile.1 as f64 / speed
+        tiles.div_ceil(sms.max(1) as u64) as f64 * (st.tile.0 * st.tile.1) as f64 / speed
     };
     let (wide, speed) = if scale_map_takes(m) { (&F15, F15_SPEED_PER_WORK) } else { (&F9, F9_SPEED_PER_WORK) };
-    if time(wide, speed) >= time(&F3, 1.0) {
-        return &F3;
+    let mut best = (&F3, time(&F3, 1.0));
+    for (st, speed) in [(wide, speed), (&F19, F19_SPEED_PER_WORK)] {
+        if st.rejects(m, n, k).is_none() && time(st, speed) < best.1 {
+            best = (st, time(st, speed));
+        }
     }
-    if wide == &F15 && stream_k_tail_of(&F16, m, n, k, sms) > 0 { &F16 } else { wide }
+    if best.0 == &F15 && stream_k_tail_of(&F16, m, n, k, sms) > 0 { &F16 } else { best.0 }
 }
 
 /// f18's speed per unit of work against f14's where the waves are accounted for: `kernel-lab ab f14
@@ -357,23 +367,24 @@ mod tests {
 
     #[test]
     fn the_block_step_follows_the_wave_model() {
-        // The measured shapes (session 17 call 1): f15 faster than f3 at all six, and the model picks it.
-        // With K = 4096, f16 where its tail streams (4096³: 44 of 704 tiles; 2048×14336: 12 of 1200),
-        // f15 elsewhere (8192: a tail of 112, over a third; 2048×11008: 4 tiles × 32 K tiles < 132).
-        for (m, n, want) in [(4096, 4096, "f16"), (8192, 8192, "f15"), (2048, 11008, "f15"), (2048, 14336, "f16"), (4096, 28672, "f15"), (2048, 4096, "f15")] {
-            assert_eq!(block_step_for(m, n, 4096, 132).kernel.step, want, "{m}x{n}");
+        // The measured shapes: f19 at all six (session 23 call 3: 1.035–1.080× f15 at five, 0.990× at
+        // 4096×28672, where it runs one round more).
+        for (m, n) in [(4096, 4096), (8192, 8192), (2048, 11008), (2048, 14336), (4096, 28672), (2048, 4096)] {
+            assert_eq!(block_step_for(m, n, 4096, 132).kernel.step, "f19", "{m}x{n}");
         }
-        // Where f15 does not take M, f3 against f9 as measured in session 8 (call 2): f3 at 4096³,
+        // Where neither f15 nor f19 takes M, f3 against f9 as measured in session 8 (call 2): f3 at 4096³,
         // 2048×11008, 2048×14336 (here with M one row short of those), f9 at 8192³ and 4096×28672.
         for (m, n, want) in [(4095, 4096, "f3"), (8191, 8192, "f9"), (2047, 11008, "f3"), (2047, 14336, "f3"), (4095, 28672, "f9")] {
             assert_eq!(block_step_for(m, n, 4096, 132).kernel.step, want, "{m}x{n}");
         }
-        // One tile either way: f3 (the narrower tile wastes less).
+        // One tile either way: f3 (the smallest tile wastes least).
         assert_eq!(block_step_for(100, 100, 4096, 132).kernel.step, "f3");
         assert_eq!(block_step_for(101, 100, 4096, 132).kernel.step, "f3");
-        // Exactly whole waves for both: the wide step's speed decides.
-        assert_eq!(block_step_for(128 * 132, 128 * 3, 4096, 132).kernel.step, "f15");
-        assert_eq!(block_step_for(128 * 132 - 1, 128 * 3, 4096, 132).kernel.step, "f9");
+        // Equal rounds for f15 and f19 (264 tiles of each, 2 rounds): f19, faster per unit of work.
+        assert_eq!(block_step_for(128 * 132, 128 * 3, 4096, 132).kernel.step, "f19");
+        // f19 one round more than f15 out of two: 256×8640 is 2 × 45 = 90 f15 tiles (1 round) against
+        // 2 × 68 = 136 f19 tiles (2 rounds): f15, and nothing to stream.
+        assert_eq!(block_step_for(256, 8640, 4096, 132).kernel.step, "f15");
         // The stream-K tail as Fp8Gemm computes it: 4096³ streams 44 tiles on 132 SMs, none on 176.
         assert_eq!((stream_k_tail_of(&F16, 4096, 4096, 4096, 132), stream_k_tail_of(&F16, 4096, 4096, 4096, 176)), (44, 0));
     }

@@ -23,6 +23,19 @@
 //! Prediction (before any run): **1.00–1.08× f15** at the six sweep shapes (the promotion overlap, up to
 //! the ~10% the tensor pipe sits idle beyond f14's, less the extra shared-memory traffic); below 1.0
 //! if the consumers' shared-memory reads, not their lockstep, bound f15.
+//!
+//! Measured (H100, session 23 call 3, `kernel-lab ab f15 f19`, 8 rounds): **1.035–1.080× f15 at five
+//! of the six sweep shapes** (8/8 rounds each) and 0.990× at 4096×28672×8192 (1/8; there f19 runs 38
+//! rounds of 132 to f15's 37) — inside the prediction. `ncu` at 8192×8192×4096 (one launch): 405 µs
+//! against f15's 434, tensor pipe 82.2% of active cycles against 77.3%, issue slots 43% against 35%,
+//! shared-memory wavefronts +13%. Same call, % of cuBLASLt's block mode: 103.2% at 8192³, 97.3% at
+//! 2048×14336×4096, 95.3% at 2048×11008×4096, 93.7% at 4096³, 93.1% at 2048×4096×11008, 90.6% at
+//! 4096×28672×8192 (f15 there 96.1%, in a call whose `ab` had them within 1%). Correct on its first run
+//! (FP8 tests 8/8 with f19 on every ragged shape M % 4 == 0 allows; `--check` exit 0); 0 spills with
+//! `setmaxnreg` 24 / 160 (at f18's 40 / 152 ptxas spilled 24 bytes); memcheck / synccheck 0; racecheck
+//! reports the B scale's `st.shared` (producer) against its `ld.shared` (consumers), the same
+//! mbarrier-ordered pair it reports in f15 (README, session 17). The library takes f19 where the wave
+//! model picks it (`block_step_for`), at all six sweep shapes.
 use crate::fp8::tall::tall_block_scaled;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
