@@ -316,9 +316,9 @@ impl Fp8Gemm {
         }
         let (m, n, k) = (self.shape.0 as u32, self.shape.1 as u32, self.shape.2 as u32);
         if let (Some((ws, count, tail)), Some(sa)) = (&self.stream, &self.scale_map) {
-            // SAFETY: `fp8_gemm_v16(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, ws, count, m, n, k, tail)`:
+            // SAFETY: `fp8_gemm_v16/v20(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, ws, count, m, n, k, tail)`:
             // maps, scales and shape as the staged-scale launch below, workspace, counters and tail as the
-            // per-tensor stream-K launch below (the slots are 128·256 f32: a 128×192 partial fits).
+            // per-tensor stream-K launch below (the slots are 128·256 f32: a 128×192 partial fits, and f20's 192×128).
             return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &sa.dev, &a.scales, &b.scales,
                                     ws, count, &m, &n, &k, tail) };
         }

@@ -9,7 +9,7 @@ use kernel_lab::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
-    steps::fp8::{F1, F12, F14, F15, F16, F2, STEPS, Scaling, Step},
+    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, STEPS, Scaling, Step},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -194,6 +194,13 @@ fn f14_streams_the_tail_and_matches_f12() {
 #[test]
 fn f16_streams_the_tail_and_matches_f15() {
     streams_the_tail_and_matches("f16_streams_the_tail_and_matches_f15", &F16, &F15);
+}
+
+/// f20 (block scales, staged, 192×128 tiles, three consumers: partials of three warpgroups in a slot,
+/// the ticket on named barrier 4) against f19.
+#[test]
+fn f20_streams_the_tail_and_matches_f19() {
+    streams_the_tail_and_matches("f20_streams_the_tail_and_matches_f19", &F20, &F19);
 }
 
 /// The library entry point picks the step for the operands' scaling and gets the same answer.

@@ -262,6 +262,11 @@ pub mod tiles {
         && F19_BN == super::SCALE_BLOCK
         && dyn_smem(F19_STAGES + 1, F19_STAGE_BYTES, F17_CONSUMERS * F19_C_STAGE_BYTES, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM);
 
+    /// f20's dynamic shared memory: f19's and a 16-byte flag for the stream-K ticket (h10's layout).
+    pub const F20_DYN_SMEM: u32 = dyn_smem(F19_STAGES, F19_STAGE_BYTES, F17_CONSUMERS * F19_C_STAGE_BYTES + 16, 2);
+    const _: () = assert!(F20_DYN_SMEM == F19_DYN_SMEM + 16 && F20_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
+        && F17_CONSUMERS * 64 * F19_BN * 4 <= crate::hopper::tma_hgemm::STREAM_K_SLOT_BYTES);
+
     /// Whether columns 64…127 of the f9 tile at column `n0` (a multiple of 192) take the tile's first
     /// B scale block (`true` where `n0` starts a block) or its second (`n0 ≡ 64 mod 128`). Columns 0…63
     /// always take the first, 128…191 always the second:

@@ -2,7 +2,7 @@
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
-                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM};
+                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -256,8 +256,27 @@ pub const F19: Step = {
     s
 };
 
+/// f20: f19 with h10's stream-K tail.
+pub const F20: Step = {
+    let mut s = F19;
+    s.kernel.name = "fp8_gemm_v20";
+    s.kernel.step = "f20";
+    s.kernel.dyn_smem_bytes = F20_DYN_SMEM;
+    s.kernel.about = "f19 with h10's stream-K tail: a last wave at most a third full spread over every CTA by K, promoted partials summed by each tile's last contributor";
+    s.stream_k = true;
+    // f19's and f16's: three consumers, scales from the stage, partials through global memory as f32,
+    // the ticket on named barrier 4 over the 384 consumer threads.
+    s.kernel.ptx = PtxCheck {
+        has: &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "fma.rn.f32", "ld.shared.f32", "st.shared.f32", "setmaxnreg.inc.sync.aligned.u32 160",
+               "bar.sync 	4, 384", "atom.acq_rel.gpu.global.add.u32", "st.global.v4.f32", "ld.global.cg.v4.f32"],
+        lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global.b16", "st.local", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"],
+        count: &[], at_least: &[],
+    };
+    s
+};
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
@@ -330,7 +349,11 @@ pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
             best = (st, time(st, speed));
         }
     }
-    if best.0 == &F15 && stream_k_tail_of(&F16, m, n, k, sms) > 0 { &F16 } else { best.0 }
+    match best.0 {
+        b if b == &F15 && stream_k_tail_of(&F16, m, n, k, sms) > 0 => &F16,
+        b if b == &F19 && stream_k_tail_of(&F20, m, n, k, sms) > 0 => &F20,
+        b => b,
+    }
 }
 
 /// f18's speed per unit of work against f14's where the waves are accounted for: `kernel-lab ab f14
@@ -367,11 +390,13 @@ mod tests {
 
     #[test]
     fn the_block_step_follows_the_wave_model() {
-        // The measured shapes: f19 at all six (session 23 call 3: 1.035–1.080× f15 at five, 0.990× at
-        // 4096×28672, where it runs one round more).
-        for (m, n) in [(4096, 4096), (8192, 8192), (2048, 11008), (2048, 14336), (4096, 28672), (2048, 4096)] {
-            assert_eq!(block_step_for(m, n, 4096, 132).kernel.step, "f19", "{m}x{n}");
+        // The measured shapes: f19's tiles at all six (session 23 call 3: 1.035–1.080× f15 at five, 0.990×
+        // at 4096×28672, where it runs one round more), f20 where their stream-K tail streams (a last
+        // round at most a third full: 44, 22, 44, 44 tiles).
+        for (m, n, want) in [(4096, 4096, "f20"), (8192, 8192, "f19"), (2048, 11008, "f20"), (2048, 14336, "f20"), (4096, 28672, "f20"), (2048, 4096, "f19")] {
+            assert_eq!(block_step_for(m, n, 4096, 132).kernel.step, want, "{m}x{n}");
         }
+        assert_eq!([(4096, 4096), (2048, 11008), (2048, 14336), (4096, 28672)].map(|(m, n)| stream_k_tail_of(&F20, m, n, 4096, 132)), [44, 22, 44, 44]);
         // Where neither f15 nor f19 takes M, f3 against f9 as measured in session 8 (call 2): f3 at 4096³,
         // 2048×11008, 2048×14336 (here with M one row short of those), f9 at 8192³ and 4096×28672.
         for (m, n, want) in [(4095, 4096, "f3"), (8191, 8192, "f9"), (2047, 11008, "f3"), (2047, 14336, "f3"), (4095, 28672, "f9")] {
@@ -380,7 +405,8 @@ mod tests {
         // One tile either way: f3 (the smallest tile wastes least).
         assert_eq!(block_step_for(100, 100, 4096, 132).kernel.step, "f3");
         assert_eq!(block_step_for(101, 100, 4096, 132).kernel.step, "f3");
-        // Equal rounds for f15 and f19 (264 tiles of each, 2 rounds): f19, faster per unit of work.
+        // Equal rounds for f15 and f19 (264 tiles of each, 2 rounds, nothing to stream): f19, faster per
+        // unit of work.
         assert_eq!(block_step_for(128 * 132, 128 * 3, 4096, 132).kernel.step, "f19");
         // f19 one round more than f15 out of two: 256×8640 is 2 × 45 = 90 f15 tiles (1 round) against
         // 2 × 68 = 136 f19 tiles (2 rounds): f15, and nothing to stream.

@@ -9,6 +9,7 @@ use super::tile::{Accumulators, TileWalk, consume_whole_k, issue_stage_rows, pro
 use crate::hgemm::{
     elem::Bf16,
     tma_store::{stage_c_box, store_tile_of},
+    tma_warp_specialized::Ring,
 };
 use crate::prim::{
     mbarrier::mbarrier_expect_tx,
@@ -95,6 +96,80 @@ pub(super) unsafe fn tall<const STAGES: u32>(tmap_a: *const TensorMap, tmap_b: *
     }
 }
 
+/// The scale slot of a f19/f20 stage at `s_stage`: after A's 192 and B's 128 rows.
+#[inline(always)]
+fn scale_slot(s_stage: u32) -> u32 {
+    s_stage + (BM + F19_BN) * BK
+}
+
+/// The B scale of K block `kt` for f19's tile column `tn` (loaded by the producer before it waits for
+/// the stage, which hides the latency: f15's order).
+///
+/// # Safety
+/// `sb` holds B's block scales for N×K (`layout::fp8::scale_b_index`); `tn · 128 < n`, `kt · 128 < k`.
+#[inline(always)]
+pub(super) unsafe fn block_scale_b(sb: *const f32, tn: u32, kt: u32, k: u32) -> f32 {
+    // SAFETY: inside `sb` (caller).
+    unsafe { *sb.add(scale_b_index(tn * F19_BN, kt * BK, k) as usize) }
+}
+
+/// Issues stage `kt` of f19's 192×128 tile `(tm, tn)` into `s_stage` with its scales: the B scale `b`
+/// stored in the slot, the A scales' 768 bytes expected and their box issued, then A's and B's boxes
+/// (`issue_stage_rows`, whose `arrive.expect_tx` is the phase's one arrival: a release that publishes
+/// the stored scale).
+///
+/// # Safety
+/// One thread (the producer); the stage's previous use released; `full` its full barrier, expecting one
+/// arrival; tensor maps as `fp8_gemm_v19` states; `kt < ⌈k/128⌉`, `(tm, tn)` a tile of the shape.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn issue_block_stage(s_stage: u32, full: u32, b: f32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_sa: *const TensorMap,
+                                       tm: u32, tn: u32, kt: u32) {
+    // SAFETY: forwarded to the caller; the expectation precedes the box and the arrival, so the phase
+    // cannot complete without it; the box (row kt, columns tm · 192 ..) is inside the map but for columns
+    // past M, which it zero-fills; its 768 bytes and the scale after them fit the 1 KiB slot.
+    unsafe {
+        st_shared_f32(scale_slot(s_stage) + F19_SCALE_SLOT_B, b);
+        mbarrier_expect_tx(full, BM * 4);
+        cp_async_bulk_tensor_2d_g2s(scale_slot(s_stage), tmap_sa, (tm * BM) as i32, kt as i32, full);
+        issue_stage_rows::<BM, F19_BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * F19_BN, kt, 0);
+    }
+}
+
+/// Consumer warpgroup `mh`'s K loop over `k_tiles` stages of one f19 tile: per stage its two rows' A
+/// scales and the tile's B scale read from the slot, four `m64n128k32` into fresh registers, `wait 0`,
+/// the stage released, the block promoted. Returns its 64×128, advances `it` by `k_tiles`.
+///
+/// # Safety
+/// All 128 threads of consumer warpgroup `mh < 3`; the ring of f19's stages initialized; the producer
+/// issues the same stages with [`issue_block_stage`]; `warp`, `lane` this thread's.
+#[inline(always)]
+pub(super) unsafe fn consume_block(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, warp: u32, lane: u32) -> [[f32; 32]; 2] {
+    // This thread's two accumulator rows in the tile (fragment rows g and g + 8 of its warp's 16).
+    let r = 64 * mh + 16 * warp + lane / 4;
+    let mut r_acc = [[0f32; 32]; 2];
+    let mut r_blk = [[0f32; 32]; 2];
+    // SAFETY: forwarded to the caller; the slot is read after `issue_rows`' full-barrier wait and before
+    // this warp's release (`sync_warp`, then `retire_all`: lane 0 arrives after every lane's reads), so
+    // the producer's next write of it follows them; r + 8 < 192.
+    unsafe {
+        for _ in 0..k_tiles {
+            let cur = *it;
+            let mut sc = (0f32, 0f32, 0f32);
+            issue_rows::<_, BM>(ring, cur, mh, &mut r_blk, || {
+                let s = scale_slot(ring.at(cur).0);
+                sc = (ld_shared_f32(s + 4 * r), ld_shared_f32(s + 4 * (r + 8)), ld_shared_f32(s + F19_SCALE_SLOT_B));
+            });
+            sync_warp();
+            retire_all::<_, 1>(ring, cur, &mut r_blk);
+            *it += 1;
+            let (a_lo, a_hi, b) = sc;
+            promote(&mut r_acc, &r_blk, (a_lo * b, a_hi * b));
+        }
+    }
+    r_acc
+}
+
 /// f19's body: `C (M×N, bf16) = dequant(A) · dequant(B)ᵀ` with block scales over 192×128 tiles, three
 /// consumers, four stages that each carry their K block's scales — the 192 A scales of the tile's rows
 /// by a TMA box of `tmap_sa` (`sa` as ⌈K/128⌉ rows of M f32, box 1 × 192) and the tile's one B scale
@@ -106,14 +181,9 @@ pub(super) unsafe fn tall<const STAGES: u32>(tmap_a: *const TensorMap, tmap_b: *
 #[inline(always)]
 pub(super) unsafe fn tall_block_scaled(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, tmap_sa: *const TensorMap,
                                        sb: *const f32, m: u32, n: u32, k: u32) {
-    // The scale slot after a stage's A and B.
-    let slot = |s_stage: u32| s_stage + (BM + F19_BN) * BK;
     // SAFETY: the ring protocol and the epilogue as `tall` (12 consumer warps release each stage use);
-    // the slot as f15's (`fp8::staged`): the producer writes the B scale and expects the A box before
-    // the stage's one arrival (a release), a consumer reads them after the full barrier and before its
-    // warp's release (`sync_warp`, then `retire_all`), so the next write of the slot follows every read;
-    // consumer `mh` reads A scales 64·mh + r (r < 64 with its + 8) of the 192; `sb` is read at
-    // column tn · 128 < n and K block kt < ⌈k/128⌉, inside it (the kernel's contract).
+    // the stages and their scale slots as `issue_block_stage` and `consume_block` state, producer and
+    // consumers walking the same tiles and K tiles.
     unsafe {
         crate::hgemm::tma_warp_specialized::warp_specialized! {
             consumers: CONSUMERS, registers: (F19_PRODUCER_REGS, F19_CONSUMER_REGS);
@@ -129,13 +199,9 @@ pub(super) unsafe fn tall_block_scaled(tmap_a: *const TensorMap, tmap_b: *const 
                 for (tm, tn) in TileWalk::<1>::new(tiles_m, tiles_n) {
                     for kt in 0..k_tiles {
                         let (s_stage, full, _, _) = ring.at(it);
-                        // Loaded before the empty-barrier wait, which hides its latency (f15).
-                        let b = *sb.add(scale_b_index(tn * F19_BN, kt * BK, k) as usize);
+                        let b = block_scale_b(sb, tn, kt, k);
                         ring.wait_empty(it);
-                        st_shared_f32(slot(s_stage) + F19_SCALE_SLOT_B, b);
-                        mbarrier_expect_tx(full, BM * 4);
-                        cp_async_bulk_tensor_2d_g2s(slot(s_stage), tmap_sa, (tm * BM) as i32, kt as i32, full);
-                        issue_stage_rows::<BM, F19_BN, 1>(s_stage, full, tmap_a, tmap_b, tm * BM, tn * F19_BN, kt, 0);
+                        issue_block_stage(s_stage, full, b, tmap_a, tmap_b, tmap_sa, tm, tn, kt);
                         it += 1;
                     }
                 }
@@ -144,25 +210,9 @@ pub(super) unsafe fn tall_block_scaled(tmap_a: *const TensorMap, tmap_b: *const 
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
                 let s_c = s_cstage + mh * F19_C_STAGE_BYTES;
                 let leader = tid % 128 == 0;
-                // This thread's two accumulator rows in the tile (fragment rows g and g + 8 of its warp's 16).
-                let r = 64 * mh + 16 * warp + lane / 4;
                 let mut it = 0u32;
                 for (tm, tn) in TileWalk::<1>::new(tiles_m, tiles_n) {
-                    let mut r_acc = [[0f32; 32]; 2];
-                    let mut r_blk = [[0f32; 32]; 2];
-                    for _ in 0..k_tiles {
-                        let cur = it;
-                        let mut sc = (0f32, 0f32, 0f32);
-                        issue_rows::<_, BM>(ring, cur, mh, &mut r_blk, || {
-                            let s = slot(ring.at(cur).0);
-                            sc = (ld_shared_f32(s + 4 * r), ld_shared_f32(s + 4 * (r + 8)), ld_shared_f32(s + F19_SCALE_SLOT_B));
-                        });
-                        sync_warp();
-                        retire_all::<_, 1>(ring, cur, &mut r_blk);
-                        it += 1;
-                        let (a_lo, a_hi, b) = sc;
-                        promote(&mut r_acc, &r_blk, (a_lo * b, a_hi * b));
-                    }
+                    let r_acc = consume_block(ring, &mut it, k_tiles, mh, warp, lane);
                     store_tile_of::<2, CONSUMERS>(tmap_c, s_c, tm * BM + 64 * mh, tn * F19_BN, mh, leader, || r_acc.stage(s_c, warp, lane));
                 }
                 if leader {

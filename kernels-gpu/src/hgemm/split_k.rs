@@ -52,14 +52,26 @@ pub(crate) unsafe fn sum_splits(ws: *mut f32, splits: u32, slice_len: usize, at:
 #[inline(always)]
 pub(crate) unsafe fn last_split(counter: *mut u32, splits: u32, s_flag: u32, tid: u32, leader: u32) -> bool {
     // SAFETY: forwarded to the caller.
+    unsafe { last_split_of::<3, 256>(counter, splits, s_flag, tid, leader) }
+}
+
+/// [`last_split`] over named barrier `BAR` of `THREADS` consumer threads (FP8 f20: barrier 4 over its
+/// three consumer warpgroups' 384, barriers 1–3 being their epilogues').
+///
+/// # Safety
+/// As [`last_split`], with all `THREADS` consumer threads and barrier `BAR` (an immediate) theirs alone.
+#[cfg(lab_sm90)]
+#[inline(always)]
+pub(crate) unsafe fn last_split_of<const BAR: u32, const THREADS: u32>(counter: *mut u32, splits: u32, s_flag: u32, tid: u32, leader: u32) -> bool {
+    // SAFETY: forwarded to the caller.
     unsafe {
         thread_fence();
-        sync_named(3, 256);
+        sync_named(BAR, THREADS);
         if tid == leader {
             let ticket = atom_add_acq_rel_gpu_u32(counter, 1);
             st_shared_u32(s_flag, (ticket == splits - 1) as u32);
         }
-        sync_named(3, 256);
+        sync_named(BAR, THREADS);
         let last = ld_shared_u32(s_flag) != 0;
         if last {
             thread_fence();

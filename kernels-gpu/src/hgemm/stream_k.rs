@@ -15,19 +15,21 @@ use layout::hopper::tma_hgemm::STREAM_K_SLOT_BYTES;
 /// f32 per workspace slot.
 pub(crate) const SLOT_F32: usize = (STREAM_K_SLOT_BYTES / 4) as usize;
 
-/// Where thread `i` (of 128) of consumer warpgroup `mh` keeps `float4` number `q` (0..32: box `q / 8`,
+/// Where thread `i` (of 128) of consumer warpgroup `mh` keeps `float4` number `q` (0..QS: box `q / 8`,
 /// accumulators `4·(q % 8) ..`) of its partial inside a workspace slot, in f32: consecutive threads
-/// 16 bytes apart.
+/// 16 bytes apart, a warpgroup's region `QS · 128` float4 — `QS` = 32 for up to four boxes (two
+/// consumers), 16 for FP8 f20's two-box partials of three consumers, which with 32 would run past the
+/// slot (`3 · 32 · 128` float4 > 8192).
 #[inline(always)]
-fn partial_at(mh: u32, q: u32, i: u32) -> usize {
-    (((mh * 32 + q) * 128 + i) * 4) as usize
+fn partial_at_of<const QS: u32>(mh: u32, q: u32, i: u32) -> usize {
+    (((mh * QS + q) * 128 + i) * 4) as usize
 }
 
 /// A consumer thread's accumulators as a stream-K partial: `[[f32; 32]; 4]` (128×256 tiles: h10, f14)
 /// or `[[f32; 32]; 3]` (128×192: FP8's f16), the 64-column boxes in the slot layout above (box `nb`
 /// is float4s `8·nb ..`).
 pub(crate) trait Partial {
-    /// Writes the accumulators to this thread's places in `slot` ([`partial_at`]).
+    /// Writes the accumulators to this thread's places in `slot` ([`partial_at_of`]).
     ///
     /// # Safety
     /// As [`store_partial`].
@@ -75,16 +77,51 @@ impl Partial for [[f32; 32]; 3] {
     }
 }
 
+/// Two 64-column boxes of a three-consumer CTA (FP8 f20: 192×128 tiles), in the layout of
+/// [`partial_at_of`]`::<16>`: warpgroup `mh`'s region is float4s `16·128·mh ..` (3 · 16 · 128 = 6144 of
+/// the slot's 8192).
+impl Partial for [[f32; 32]; 2] {
+    #[inline(always)]
+    unsafe fn store(&self, slot: *mut f32, mh: u32, i: u32) {
+        // SAFETY: forwarded to the caller (mh < 3 here: (mh + 1) · 16 ≤ 48 ≤ 64).
+        unsafe {
+            let [acc0, acc1] = self;
+            store_box_of::<16>(acc0, slot, mh, 0, i);
+            store_box_of::<16>(acc1, slot, mh, 1, i);
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(&mut self, slot: *const f32, mh: u32, i: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            let [acc0, acc1] = self;
+            add_box_of::<16>(acc0, slot, mh, 0, i);
+            add_box_of::<16>(acc1, slot, mh, 1, i);
+        }
+    }
+}
+
 /// [`store_partial`] of one 64-column box `nb` (float4s `8·nb ..` of the thread).
 ///
 /// # Safety
 /// As [`store_partial`], `nb < 4`.
 #[inline(always)]
 unsafe fn store_box(acc: &[f32; 32], slot: *mut f32, mh: u32, nb: u32, i: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { store_box_of::<32>(acc, slot, mh, nb, i) }
+}
+
+/// [`store_box`] in the layout of [`partial_at_of`]`::<QS>`.
+///
+/// # Safety
+/// As [`store_box`], with `(mh + 1) · QS ≤ 64` (8192 float4 a slot, 128 a row of `q`) and `8 · (nb + 1) ≤ QS`.
+#[inline(always)]
+unsafe fn store_box_of<const QS: u32>(acc: &[f32; 32], slot: *mut f32, mh: u32, nb: u32, i: u32) {
     unroll8!(j => {
         let e = 4 * j as usize;
-        // SAFETY: partial_at < SLOT_F32 (mh < 2, q < 32, i < 128), a multiple of 4: aligned (caller).
-        unsafe { st_global_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i)), [acc[e], acc[e + 1], acc[e + 2], acc[e + 3]]) };
+        // SAFETY: partial_at_of < SLOT_F32 ((mh · QS + q) < 64 with q < QS, i < 128), a multiple of 4:
+        // aligned (caller).
+        unsafe { st_global_v4_f32(slot.add(partial_at_of::<QS>(mh, 8 * nb + j, i)), [acc[e], acc[e + 1], acc[e + 2], acc[e + 3]]) };
     });
 }
 
@@ -94,10 +131,20 @@ unsafe fn store_box(acc: &[f32; 32], slot: *mut f32, mh: u32, nb: u32, i: u32) {
 /// As [`add_partial`], `nb < 4`.
 #[inline(always)]
 unsafe fn add_box(acc: &mut [f32; 32], slot: *const f32, mh: u32, nb: u32, i: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { add_box_of::<32>(acc, slot, mh, nb, i) }
+}
+
+/// [`add_box`] in the layout of [`partial_at_of`]`::<QS>`.
+///
+/// # Safety
+/// As [`add_box`], with [`store_box_of`]'s bounds.
+#[inline(always)]
+unsafe fn add_box_of<const QS: u32>(acc: &mut [f32; 32], slot: *const f32, mh: u32, nb: u32, i: u32) {
     let mut v = [[0f32; 4]; 8];
     unroll8!(j => {
-        // SAFETY: as store_box.
-        v[j as usize] = unsafe { ld_global_cg_v4_f32(slot.add(partial_at(mh, 8 * nb + j, i))) };
+        // SAFETY: as store_box_of.
+        v[j as usize] = unsafe { ld_global_cg_v4_f32(slot.add(partial_at_of::<QS>(mh, 8 * nb + j, i))) };
     });
     unroll8!(j => {
         let (x, e) = (v[j as usize], 4 * j as usize);
@@ -108,7 +155,7 @@ unsafe fn add_box(acc: &mut [f32; 32], slot: *const f32, mh: u32, nb: u32, i: u3
     });
 }
 
-/// Writes this thread's 128 accumulators to its places in `slot` ([`partial_at`]).
+/// Writes this thread's 128 accumulators to its places in `slot` ([`partial_at_of`]`::<32>`).
 ///
 /// # Safety
 /// `slot` is a 16-byte aligned workspace slot of [`SLOT_F32`] f32 that no other CTA reads before this
@@ -147,7 +194,8 @@ pub(crate) unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, m
 /// needs: the partials are summed as they are); the element type of C. The `@body` form (FP8 f16)
 /// takes instead the C staging bytes per consumer, a `prefetch` whose value the producer computes
 /// before waiting for each stage and hands to `issue`, the accumulator type (any [`Partial`]) and the
-/// epilogue (`store`).
+/// epilogue (`store`); `@body3 registers: (producer, consumer);` before `stages:` runs it in a CTA of
+/// three consumer warpgroups (FP8 f20; 512 threads, the ticket on named barrier 4).
 ///
 /// # Safety
 /// Inside an `unsafe` block of a kernel whose contract is `hgemm_tma_v10`'s (tensor maps of A, B and
@@ -178,7 +226,27 @@ macro_rules! stream_k_wide {
     // waits for a stage (its value is `issue`'s last argument: loads whose latency the wait hides);
     // the consumers' accumulators are `$acc` (a `stream_k::Partial`), stored by `store`.
     (
-        @body stages: $stages:expr, stage_bytes: $stage_bytes:expr, tile: ($bm:expr, $bn:expr, $bk:expr), staging: $staging:expr;
+        @body stages: $($rest:tt)*
+    ) => {
+        $crate::hgemm::stream_k::stream_k_wide! {
+            @skeleton [] consumers: 2, ticket: (3, 256);
+            stages: $($rest)*
+        }
+    };
+    // `@body` in a CTA of three consumer warpgroups (FP8 f20: 192-row tiles): `warp_specialized!`'s
+    // `consumers:` arm with the producer's and consumers' registers, the ticket on named barrier 4 over
+    // the 384 consumer threads (1–3 are their epilogues').
+    (
+        @body3 registers: ($pr:expr, $cr:expr); stages: $($rest:tt)*
+    ) => {
+        $crate::hgemm::stream_k::stream_k_wide! {
+            @skeleton [consumers: 3, registers: ($pr, $cr);] consumers: 3, ticket: (4, 384);
+            stages: $($rest)*
+        }
+    };
+    (
+        @skeleton [$($head:tt)*] consumers: $nc:expr, ticket: ($bar:expr, $threads:expr);
+        stages: $stages:expr, stage_bytes: $stage_bytes:expr, tile: ($bm:expr, $bn:expr, $bk:expr), staging: $staging:expr;
         maps: ($tmap_a:expr, $tmap_b:expr); ws: $ws:expr, count: $count:expr; shape: ($m:expr, $n:expr, $k:expr), tail: $tail:expr;
         prefetch: |$ptm:ident, $ptn:ident, $pkt:ident| $prefetch:expr;
         issue: |$s_stage:ident, $full:ident, $tm:ident, $tn:ident, $kt:ident, $pre:ident| $issue:expr;
@@ -188,11 +256,12 @@ macro_rules! stream_k_wide {
     ) => {{
         let staging = $staging;
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            // The stages, the two consumers' C staging, a 16-byte flag, the barrier rings.
-            ring: let ($ring, s_cstage) = ($stages, $stage_bytes, 2 * staging + 16);
+            $($head)*
+            // The stages, the consumers' C staging, a 16-byte flag, the barrier rings.
+            ring: let ($ring, s_cstage) = ($stages, $stage_bytes, $nc * staging + 16);
             thread: tid, warpgroup: wg;
             setup: {
-                let s_flag = s_cstage + 2 * staging;
+                let s_flag = s_cstage + $nc * staging;
                 let (tiles_m, tiles_n) = ($m.div_ceil($bm), $n.div_ceil($bn));
                 let tiles = tiles_m * tiles_n;
                 let k_tiles = $k.div_ceil($bk);
@@ -255,7 +324,7 @@ macro_rules! stream_k_wide {
                     $crate::hgemm::stream_k::Partial::store(&r_acc, $ws.add(own as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
                     let (first, end) = layout::hopper::tma_hgemm::stream_k_inner_ctas(t, ctas, tail, k_tiles);
                     let counter = $count.add(t as usize);
-                    if $crate::hgemm::split_k::last_split(counter, end - first + 1, s_flag, tid, 128) {
+                    if $crate::hgemm::split_k::last_split_of::<{ $bar }, { $threads }>(counter, end - first + 1, s_flag, tid, 128) {
                         let start = ctas + t;
                         if start != own {
                             $crate::hgemm::stream_k::Partial::add(&mut r_acc, $ws.add(start as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
@@ -276,7 +345,7 @@ macro_rules! stream_k_wide {
                     }
                     // Not needed for the flag (the next ticket writes it only after its first barrier 3,
                     // which every thread reaches after reading it); kept as measured, h7's shape.
-                    $crate::prim::sync::sync_named(3, 256);
+                    $crate::prim::sync::sync_named($bar, $threads);
                     i += kt1 - kt0;
                 }
                 if leader {

@@ -83,7 +83,7 @@ unsafe fn stream_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap
     // and every stage use is released once per consumer warp. A `tail` the launch contract does not
     // allow is treated as 0 (every tile whole), so no range is empty or longer than a tile and the
     // iteration indices fit u32 (`stream_k_tests` checks every tail the guard admits). Workspace:
-    // slot < G + tail (`stream_k_slot`), every place inside its slot (`partial_at`), 16-byte aligned
+    // slot < G + tail (`stream_k_slot`), every place inside its slot (`partial_at_of`), 16-byte aligned
     // (the base is, slots are multiples of 16 bytes); counters `count[t]`, t < tail. The last-arriving
     // protocol is h7's (`last_split`: fence, named barrier 3 over the 256 consumer threads, acq_rel
     // ticket, flag in shared memory after a second barrier, fence, L2 loads): a CTA reads a slot only
