@@ -351,9 +351,29 @@ pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     }
     match best.0 {
         b if b == &F15 && stream_k_tail_of(&F16, m, n, k, sms) > 0 => &F16,
-        b if b == &F19 && stream_k_tail_of(&F20, m, n, k, sms) > 0 => &F20,
+        b if b == &F19 && f20_tail_pays(m, n, k, sms) => &F20,
         b => b,
     }
+}
+
+/// What streaming f20's tail costs, in rounds of whole tiles: the partials' stores, the tickets and the
+/// last contributor's adds. Fitted to `ab f19 f20` (H100, `results/2026-11-26-h100-session23/call4-f20`):
+/// 4096³ gained 4.3% with a third-full sixth round ((1 − 1/3 − c) / 6 → c = 0.41), 2048×11008×4096 4.6%
+/// with a sixth-full eighth ((1 − 1/6 − c) / 8 → c = 0.46).
+pub const F20_FIXUP_ROUNDS: f64 = 0.45;
+
+/// Whether f20's stream-K tail is worth streaming on `m × n × k`: it streams at all (h10's rule,
+/// [`stream_k_tail_of`]), and the idle share of the last round it saves, less [`F20_FIXUP_ROUNDS`],
+/// is at least 1% of the run's rounds. At the sweep shapes: 4096³ (+4.5% predicted, +4.3% measured),
+/// 2048×11008×4096 (+4.8%, +4.6%), 2048×14336×4096 (+2.2%; measured −0.6% in `ab`, 5/8 rounds won, and
+/// +2.4 points of cuBLASLt in the same call's table) stream; 4096×28672×8192 (+0.6%; measured −0.7%)
+/// does not.
+pub fn f20_tail_pays(m: usize, n: usize, k: usize, sms: u32) -> bool {
+    let tail = stream_k_tail_of(&F20, m, n, k, sms);
+    let grid = F20.grid(m, n, sms);
+    let tiles = (m as u64).div_ceil(F20.tile.0 as u64) * (n as u64).div_ceil(F20.tile.1 as u64);
+    let rounds = tiles.div_ceil(grid.max(1) as u64) as f64;
+    tail > 0 && (1.0 - tail as f64 / grid as f64 - F20_FIXUP_ROUNDS) / rounds >= 0.01
 }
 
 /// f18's speed per unit of work against f14's where the waves are accounted for: `kernel-lab ab f14
@@ -392,8 +412,8 @@ mod tests {
     fn the_block_step_follows_the_wave_model() {
         // The measured shapes: f19's tiles at all six (session 23 call 3: 1.035–1.080× f15 at five, 0.990×
         // at 4096×28672, where it runs one round more), f20 where their stream-K tail streams (a last
-        // round at most a third full: 44, 22, 44, 44 tiles).
-        for (m, n, want) in [(4096, 4096, "f20"), (8192, 8192, "f19"), (2048, 11008, "f20"), (2048, 14336, "f20"), (4096, 28672, "f20"), (2048, 4096, "f19")] {
+        // round at most a third full: 44, 22, 44, 44 tiles) and pays (not over 38 rounds at 4096×28672).
+        for (m, n, want) in [(4096, 4096, "f20"), (8192, 8192, "f19"), (2048, 11008, "f20"), (2048, 14336, "f20"), (4096, 28672, "f19"), (2048, 4096, "f19")] {
             assert_eq!(block_step_for(m, n, 4096, 132).kernel.step, want, "{m}x{n}");
         }
         assert_eq!([(4096, 4096), (2048, 11008), (2048, 14336), (4096, 28672)].map(|(m, n)| stream_k_tail_of(&F20, m, n, 4096, 132)), [44, 22, 44, 44]);

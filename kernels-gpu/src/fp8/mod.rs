@@ -23,6 +23,7 @@
 //! | f17 | `steps/v17_three_consumers.rs` | per-tensor scales on 192×192 tiles with three consumer warpgroups (cuBLASLt's tile at 2048×11008×4096): fewer, fuller waves where 128×256 tiles leave the last one mostly empty |
 //! | f18 | `steps/v18_three_consumers_four_stages.rs` | f17 with a fourth stage, each consumer's C staged one box at a time |
 //! | f19 | `steps/v19_three_consumers_block_scaled.rs` | block scales on 192×128 tiles: f18's three consumers with f15's staged scales, a third warpgroup's `wgmma`s running while two promote |
+//! | f20 | `steps/v20_three_consumers_stream_k.rs` | f19 with HGEMM h10's stream-K tail (three consumers' partials, the ticket on barrier 4) |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
 //! walk and producer, the accumulators by tile width, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`

@@ -20,6 +20,17 @@
 //! tail), 1.02–1.06× at 2048×11008×4096 and 2048×14336×4096 (22 and 44 tail tiles over 132 CTAs: 6 and
 //! 3 contributors per tile, each adding 96 KiB partials), ~1.01× at 4096×28672×8192 (one round in 38),
 //! 1.00× where nothing streams (8192³, 2048×4096×11008).
+//!
+//! Measured (H100, session 23 call 4, `kernel-lab ab f19 f20`, 8 rounds): **1.043× at 4096³** (8/8),
+//! **1.046× at 2048×11008×4096** (7/8), 0.994× at 2048×14336×4096 (5/8), 0.993× at 4096×28672×8192 (2/8),
+//! 0.994–0.998× where nothing streams. Half the prediction held: the two shapes whose last round is
+//! idlest gained as predicted; at 10 and 38 rounds the saving is a small share and the fix-up eats it.
+//! A fix-up cost of ~0.45 rounds fits both gains (`host::steps::fp8::F20_FIXUP_ROUNDS`), and the library
+//! streams only where the predicted saving is ≥ 1% (`f20_tail_pays`). Correct on its first run: FP8
+//! tests 9/9 (`f20_streams_the_tail_and_matches_f19`: 756×5368×528, 36 tail tiles over 132 CTAs, three
+//! runs on one plan, 1.8e-3 against f64 and ≤ 1.7e-7 against f19); `--check` exit 0; memcheck /
+//! synccheck 0; racecheck the B scale slot's `STS` / `LDS` pair as in f15 and f19. Same call, % of
+//! cuBLASLt's block mode: 101.2% at 2048×11008×4096, 100.0% at 4096³, 100.7% at 2048×14336×4096.
 use crate::fp8::tall::{block_scale_b, consume_block, issue_block_stage};
 use crate::hgemm::stream_k::stream_k_wide;
 use crate::hgemm::tma_store::store_tile_of;
