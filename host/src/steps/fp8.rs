@@ -217,35 +217,38 @@ pub const F16: Step = {
 /// f17: per-tensor scales on 192×192 tiles, three consumer warpgroups (cuBLASLt's tile at
 /// 2048×11008×4096).
 pub const F17: Step = {
-    let mut s = gemm("fp8_gemm_v17", "f17", F17_DYN_SMEM,
+    let s = gemm("fp8_gemm_v17", "f17", F17_DYN_SMEM,
                      &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
                        "setmaxnreg.inc.sync.aligned.u32 152", "setmaxnreg.dec.sync.aligned.u32 40", "bar.sync 	3, 128"],
                      (F17_BM, F17_BN), Scaling::PerTensor, false,
                      "per-tensor scales on 192x192 tiles: three consumer warpgroups of 64 rows (512 threads, setmaxnreg 40/152), 3 stages of 48 KiB");
+    three_consumers(s)
+};
+
+/// `base` as another kernel: its name, label, shared memory and description (the rest as `base`'s).
+const fn variant(base: Step, name: &'static str, label: &'static str, smem: u32, about: &'static str) -> Step {
+    let mut s = base;
+    s.kernel.name = name;
+    s.kernel.step = label;
+    s.kernel.dyn_smem_bytes = smem;
+    s.kernel.about = about;
+    s
+}
+
+/// `s` in a CTA of the producer warpgroup and three consumers (f17–f20): 512 threads, one CTA per SM.
+const fn three_consumers(mut s: Step) -> Step {
     s.kernel.block_threads = 128 * (F17_CONSUMERS + 1);
     s.kernel.launch_bounds = bounds_min(128 * (F17_CONSUMERS + 1), 1);
     s
-};
+}
 
 /// f18: f17 with a fourth stage, C staged one box at a time.
-pub const F18: Step = {
-    let mut s = F17;
-    s.kernel.name = "fp8_gemm_v18";
-    s.kernel.step = "f18";
-    s.kernel.dyn_smem_bytes = F18_DYN_SMEM;
-    s.kernel.about = "f17 with 4 stages, each consumer's C staged and stored one 64x64 box at a time";
-    s
-};
+pub const F18: Step = variant(F17, "fp8_gemm_v18", "f18", F18_DYN_SMEM, "f17 with 4 stages, each consumer's C staged and stored one 64x64 box at a time");
 
 /// f19: block scales on 192×128 tiles, three consumer warpgroups, the scales staged as f15's.
 pub const F19: Step = {
-    let mut s = F15;
-    s.kernel.name = "fp8_gemm_v19";
-    s.kernel.step = "f19";
-    s.kernel.dyn_smem_bytes = F19_DYN_SMEM;
-    s.kernel.about = "block scales on 192x128 tiles: f18's three consumers (setmaxnreg 24/160) with f15's staged scales, each consumer promoting its 64x128";
-    s.kernel.block_threads = 128 * (F17_CONSUMERS + 1);
-    s.kernel.launch_bounds = bounds_min(128 * (F17_CONSUMERS + 1), 1);
+    let mut s = three_consumers(variant(F15, "fp8_gemm_v19", "f19", F19_DYN_SMEM,
+                                        "block scales on 192x128 tiles: f18's three consumers (setmaxnreg 24/160) with f15's staged scales, each consumer promoting its 64x128"));
     s.kernel.ptx = PtxCheck {
         has: &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 0", "fma.rn.f32", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
                "ld.shared.f32", "st.shared.f32", "bar.warp.sync", "setmaxnreg.inc.sync.aligned.u32 160", "setmaxnreg.dec.sync.aligned.u32 24", "bar.sync 	3, 128"],
@@ -258,11 +261,8 @@ pub const F19: Step = {
 
 /// f20: f19 with h10's stream-K tail.
 pub const F20: Step = {
-    let mut s = F19;
-    s.kernel.name = "fp8_gemm_v20";
-    s.kernel.step = "f20";
-    s.kernel.dyn_smem_bytes = F20_DYN_SMEM;
-    s.kernel.about = "f19 with h10's stream-K tail: a last wave at most a third full spread over every CTA by K, promoted partials summed by each tile's last contributor";
+    let mut s = variant(F19, "fp8_gemm_v20", "f20", F20_DYN_SMEM,
+                        "f19 with h10's stream-K tail: a last wave at most a third full spread over every CTA by K, promoted partials summed by each tile's last contributor");
     s.stream_k = true;
     // f19's and f16's: three consumers, scales from the stage, partials through global memory as f32,
     // the ticket on named barrier 4 over the 384 consumer threads.
