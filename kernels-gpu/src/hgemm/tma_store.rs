@@ -11,9 +11,21 @@ use crate::prim::{
 };
 use layout::hopper::tma_hgemm::{C_BOX, C_BOX_BYTES, c_fragment_rc};
 
+/// Named barrier `1 + mh` over consumer warpgroup `mh`'s 128 threads, with the id as an immediate (a
+/// run-time id makes ptxas reserve all 16 hardware barriers).
+///
+/// # Safety
+/// All 128 threads of consumer warpgroup `mh` (0 or 1), converged, the same number of times.
+#[inline(always)]
+pub(crate) unsafe fn consumer_barrier(mh: u32) {
+    // SAFETY: forwarded to the caller; `mh` is uniform across the warpgroup, so each group takes one arm.
+    unsafe {
+        if mh == 0 { sync_named(1, 128) } else { sync_named(2, 128) }
+    }
+}
+
 /// Named barrier `1 + mh` over consumer warpgroup `mh`'s 128 threads in a CTA of `CONSUMERS` consumer
-/// warpgroups (2, or 3: FP8 f17), one arm per warpgroup so that every id stays an immediate (a run-time
-/// id makes ptxas reserve all 16 hardware barriers).
+/// warpgroups (2, or 3: FP8 f17–f20), one arm per warpgroup so that every id stays an immediate.
 ///
 /// # Safety
 /// All 128 threads of consumer warpgroup `mh < CONSUMERS`, converged, the same number of times.
@@ -22,13 +34,7 @@ pub(crate) unsafe fn consumer_barrier_of<const CONSUMERS: u32>(mh: u32) {
     const { assert!(CONSUMERS == 2 || CONSUMERS == 3, "named barriers 1..=3 are the consumers' own") };
     // SAFETY: forwarded to the caller; `mh` is uniform across the warpgroup, so each group takes one arm.
     unsafe {
-        if mh == 0 {
-            sync_named(1, 128)
-        } else if CONSUMERS == 2 || mh == 1 {
-            sync_named(2, 128)
-        } else {
-            sync_named(3, 128)
-        }
+        if CONSUMERS == 3 && mh == 2 { sync_named(3, 128) } else { consumer_barrier(mh) }
     }
 }
 
@@ -77,6 +83,30 @@ pub(crate) unsafe fn stage_c_box_trans<E: Elem16>(acc: &[f32; 32], s_box: u32, w
     }
 }
 
+/// The store sequence of [`store_tile`] and [`store_tile_of`] around their barrier `$bar` (written once;
+/// a macro, not a function both call: a second level of inlining moved LLVM's block layout in every
+/// TMA-store kernel, and FP8 f9 then spilled 8 bytes in ptxas). The staging area is rewritten only after
+/// the stores of the previous tile finished reading it (`wait_group.read 0` by the thread that issued
+/// them, then the barrier), and the stores are issued only after every writer's fence and a second
+/// barrier. Expands to unsafe calls: use inside `unsafe`.
+macro_rules! store_sequence {
+    ($boxes:expr, $bar:expr, $tmap_c:expr, $s_c:expr, $row0:expr, $n0:expr, $leader:expr, $stage:expr) => {{
+        if $leader {
+            cp_async_bulk_wait_group_read0();
+        }
+        $bar;
+        $stage();
+        fence_proxy_async_shared_cta();
+        $bar;
+        if $leader {
+            for nb in 0..$boxes {
+                cp_async_bulk_tensor_2d_s2g($tmap_c, ($n0 + 64 * nb) as i32, $row0 as i32, $s_c + nb * 8192);
+            }
+            cp_async_bulk_commit_group();
+        }
+    }};
+}
+
 /// Consumer warpgroup `mh`'s TMA-store epilogue for one tile: the leader waits until the previous
 /// tile's stores have read the staging area `s_c`, a warpgroup barrier, `stage()` writes the `BOXES`
 /// 64×64 boxes (8 KiB apart; the caller makes one [`stage_c_box`] call per box with a constant
@@ -91,8 +121,8 @@ pub(crate) unsafe fn stage_c_box_trans<E: Elem16>(acc: &[f32; 32], s_box: u32, w
 /// `stage`; `tmap_c` describes a writable C with 64×64 boxes of the staged element type.
 #[inline(always)]
 pub(crate) unsafe fn store_tile<const BOXES: u32>(tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, stage: impl FnOnce()) {
-    // SAFETY: forwarded to the caller.
-    unsafe { store_tile_of::<BOXES, 2>(tmap_c, s_c, row0, n0, mh, leader, stage) }
+    // SAFETY: forwarded to the caller (`store_sequence!`'s proof).
+    unsafe { store_sequence!(BOXES, consumer_barrier(mh), tmap_c, s_c, row0, n0, leader, stage) }
 }
 
 /// [`store_tile`] in a CTA of `CONSUMERS` consumer warpgroups (the barrier: [`consumer_barrier_of`]).
@@ -102,24 +132,8 @@ pub(crate) unsafe fn store_tile<const BOXES: u32>(tmap_c: *const TensorMap, s_c:
 #[inline(always)]
 pub(crate) unsafe fn store_tile_of<const BOXES: u32, const CONSUMERS: u32>(tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool,
                                                                            stage: impl FnOnce()) {
-    // SAFETY: forwarded to the caller; the staging area is rewritten only after the stores of the
-    // previous tile finished reading it (`wait_group.read 0` by the thread that issued them, then the
-    // barrier), and the stores are issued only after every writer's fence and a second barrier.
-    unsafe {
-        if leader {
-            cp_async_bulk_wait_group_read0();
-        }
-        consumer_barrier_of::<CONSUMERS>(mh);
-        stage();
-        fence_proxy_async_shared_cta();
-        consumer_barrier_of::<CONSUMERS>(mh);
-        if leader {
-            for nb in 0..BOXES {
-                cp_async_bulk_tensor_2d_s2g(tmap_c, (n0 + 64 * nb) as i32, row0 as i32, s_c + nb * 8192);
-            }
-            cp_async_bulk_commit_group();
-        }
-    }
+    // SAFETY: forwarded to the caller (`store_sequence!`'s proof).
+    unsafe { store_sequence!(BOXES, consumer_barrier_of::<CONSUMERS>(mh), tmap_c, s_c, row0, n0, leader, stage) }
 }
 
 /// Consumer warpgroup `mh`'s TMA-store epilogue of one 64×256 result (`r_acc[nb]`: columns
