@@ -1,7 +1,9 @@
 //! The stream-K tail of the persistent wide steps (introduced by h10, whose file explains the schedule;
-//! used by h10 and FP8's f14 on 128×256 tiles, FP8's f16 on 128×192): the kernel body
+//! used by h10 and FP8's f14 on 128×256 tiles, FP8's f16 on 128×192, FP8's f20 on 192×128 with three
+//! consumers): the kernel body
 //! [`stream_k_wide!`], where a consumer thread keeps its partial tile in a workspace slot, and the
-//! stores and adds of those partials ([`Partial`]; a 128×192 partial fills 24 of a thread's 32 float4).
+//! stores and adds of those partials ([`Partial`]; a 128×192 partial fills 24 of a thread's 32 float4;
+//! FP8 f20's three consumers use 16 float4 each, `partial_at_of::<16>`).
 //!
 //! ```text
 //! slot (STREAM_K_SLOT_BYTES = 128·256·4):  [warpgroup mh: 2][float4 q: 32][thread i: 128] × 16 B
@@ -25,9 +27,9 @@ fn partial_at_of<const QS: u32>(mh: u32, q: u32, i: u32) -> usize {
     (((mh * QS + q) * 128 + i) * 4) as usize
 }
 
-/// A consumer thread's accumulators as a stream-K partial: `[[f32; 32]; 4]` (128×256 tiles: h10, f14)
-/// or `[[f32; 32]; 3]` (128×192: FP8's f16), the 64-column boxes in the slot layout above (box `nb`
-/// is float4s `8·nb ..`).
+/// A consumer thread's accumulators as a stream-K partial: `[[f32; 32]; 4]` (128×256 tiles: h10, f14),
+/// `[[f32; 32]; 3]` (128×192: FP8's f16) or `[[f32; 32]; 2]` (192×128 with three consumers: FP8's f20),
+/// the 64-column boxes in the slot layout above (box `nb` is float4s `8·nb ..`).
 pub(crate) trait Partial {
     /// Writes the accumulators to this thread's places in `slot` ([`partial_at_of`]).
     ///
