@@ -223,9 +223,14 @@ impl Ring {
 /// }
 /// ```
 ///
+/// Prefixes pick other shapes of the same CTA: `cluster: C;` (clusters of C CTAs whose producers fill
+/// every CTA's stages), `cluster_local: …`, `empty_arrivals: …` (see the arms), and
+/// `consumers: 3, registers: (p, c);` — three consumer warpgroups (`mh` 0..3; 512 threads, empty
+/// barriers of 12 warps, `setmaxnreg.dec p` / `.inc c`: FP8 f17–f20, 192-row tiles).
+///
 /// Must be used inside an `unsafe` block whose safety argument covers the producer's and consumers'
-/// use of the ring (the barrier protocol); the launch provides 384 threads and the dynamic shared
-/// memory [`Ring::in_dynamic_smem`] names, and the tensor maps are valid.
+/// use of the ring (the barrier protocol); the launch provides 384 threads (512 with three consumers)
+/// and the dynamic shared memory [`Ring::in_dynamic_smem`] names, and the tensor maps are valid.
 macro_rules! warp_specialized {
     (
         ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
