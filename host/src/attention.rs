@@ -203,6 +203,17 @@ impl Flash {
         if step.tma {
             return self.run_tma(gpu, s, grid, scale, q, k, v, o, lse);
         }
+        if step.grouped {
+            let (gx, gy, gz) = layout::attention::a17_grid(l, s.head_dim as u32, s.heads_total() as u32, step.query_rows);
+            if gy > 65535 {
+                return Err(Error::InvalidInput(format!("{} launches ⌈L/{}⌉ query tiles along the grid's y, at most 65535: L = {l} is too long for it",
+                                                       step.kernel.name, step.query_rows)));
+            }
+            // SAFETY: as the launch below, with the grid `a17_grid` gives for these B·H heads and L (gx · gz
+            // = B·H ≤ 65535 by `AttnShape::new`, gy ≤ 65535 checked above): every block maps to one
+            // (head, query tile) inside the buffers (`a17_item`, a bijection: layout tests).
+            return unsafe { launch!(gpu, &self.kernel, grid = (gx, gy, gz), q, k, v, o, lse, &l, &scale, &causal) };
+        }
         // SAFETY: `attn_fa2*_d{64,128}_{f16,bf16}(q, k, v, o, lse, l, scale, causal)`: Q, K, V, O hold
         // `B·H·L·D` 16-bit elements in `[B·H][L][D]` (checked), LSE `B·H·L` f32 (checked), D the kernel's
         // (checked above); grid `(⌈L/rows⌉, B·H)` with the step's query rows and B·H ≤ 65535

@@ -1,7 +1,7 @@
 //! GPU tests of the attention family (issue 17): the fused kernel and the unfused baseline against the
 //! f64 CPU reference on ragged shapes (lengths off every tile, one query), both element types, causal
 //! and not, at the usual scale and at a sharp one, and with a row max that jumps late; the persistent
-//! steps (a12, a15) bit for bit against their one-CTA-per-tile twin; bad input refused before any launch. Without a GPU each test says it was skipped and passes.
+//! steps (a12, a15) bit for bit against their one-CTA-per-tile twin, a17 against a11; bad input refused before any launch. Without a GPU each test says it was skipped and passes.
 use std::io::Write;
 
 use kernel_lab::{
@@ -164,6 +164,41 @@ fn the_persistent_walk_matches_one_cta_per_tile() {
                     assert!(o_diff == 0 && lse_diff == 0, "{what}: {o_diff} of {} O elements and {lse_diff} of {} LSE values differ", s.elems(), out[0].1.len());
                 }
             }
+        }
+    }
+}
+
+/// a17 (a11's body on the grouped grid, `layout::attention::a17_grid`) gives a11's output **bit for bit**:
+/// the same blocks with another launch order. The shapes make several head groups (K and V of a head
+/// above a third of the 24 MiB budget: groups of 1, 2 and 3 heads), ragged lengths, causal and not.
+#[test]
+fn the_grouped_walk_matches_a11() {
+    let Some(gpu) = gpu_or_skip("the_grouped_walk_matches_a11") else { return };
+    let seed = verify::fresh_seed();
+    for (b, h, l, d) in [(1, 4, 32768, 128), (1, 6, 16384 + 50, 128), (2, 3, 32768 - 1, 64), (3, 1, 300, 64)] {
+        let (gx, _, gz) = layout::attention::a17_grid(l as u32, d as u32, (b * h) as u32, layout::attention::A11_BQ);
+        assert!((b, h) == (3, 1) || gz > 1, "{b}x{h}x{l}x{d}: groups {gx} x {gz}");
+        for causal in [false, true] {
+            let elem = if d == 64 { Elem::Bf16 } else { Elem::F16 };
+            let s = AttnShape::new(b, h, l, d, causal).unwrap();
+            let steps: Vec<_> = all_of(Kind::Flash, d as u32, elem).filter(|st| st.kernel.step.starts_with("a11-") || st.grouped).collect();
+            assert!(steps.len() == 2 && steps[1].grouped, "a11 and a17 for {s} {elem:?}");
+            let kind = if elem == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 };
+            let rnd = |salt: u64| device_check::random::<u16>(&gpu, s.elems(), kind, Dist::Symmetric, seed ^ salt ^ (l * 7 + d) as u64).unwrap();
+            let (q, k, v) = (rnd(1), rnd(2), rnd(3));
+            let out: Vec<(Vec<u16>, Vec<f32>)> = steps.iter().map(|st| {
+                let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * s.len).unwrap());
+                gpu.poison(&mut o).unwrap();
+                gpu.poison(&mut lse).unwrap();
+                flash_with(&gpu, st, s, s.default_scale(), &q, &k, &v, &mut o, &mut lse).unwrap();
+                gpu.sync_after(st.kernel.name).unwrap();
+                (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap())
+            }).collect();
+            assert!(out[0].1.iter().all(|x| x.is_finite()), "a11 {s} {elem:?}: LSE not finite or not fully written");
+            let o_diff = out[0].0.iter().zip(&out[1].0).filter(|(a, b)| a != b).count();
+            let lse_diff = out[0].1.iter().zip(&out[1].1).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
+            assert!(o_diff == 0 && lse_diff == 0, "a17 vs a11 {s} {elem:?} (seed {seed}): {o_diff} of {} O elements and {lse_diff} of {} LSE values differ",
+                    s.elems(), out[0].1.len());
         }
     }
 }

@@ -225,6 +225,47 @@ pub const A15_CLUSTER: u32 = 2;
 const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
                       && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
 
+/// a17: bytes of K and V one head's key tiles hold in L2 while its query tiles run, at most, for the
+/// head groups of [`a17_item`]: half the H100's 50 MiB L2.
+pub const A17_L2_BUDGET: u64 = 24 << 20;
+
+/// a17: heads per group — the largest divisor of `heads` whose groups keep their K and V (`2 · l · d`
+/// 16-bit values a head) within [`A17_L2_BUDGET`]; 1 where no larger one does (then a17 walks as a16).
+/// A divisor, so that every block of [`a17_grid`] has a head.
+pub const fn a17_group(l: u32, d: u32, heads: u32) -> u32 {
+    let per_head = 4 * l as u64 * d as u64;
+    let cap = if per_head == 0 { 1 } else { A17_L2_BUDGET / per_head };
+    let mut g = if cap < heads as u64 { cap as u32 } else { heads };
+    while g > 1 && heads % g != 0 {
+        g -= 1;
+    }
+    if g < 1 { 1 } else { g }
+}
+
+/// a17: the grid `(group, tiles, heads / group)` for `heads` heads of `l` rows in query tiles of `bq`
+/// ([`a17_group`] heads a group).
+pub const fn a17_grid(l: u32, d: u32, heads: u32, bq: u32) -> (u32, u32, u32) {
+    let g = a17_group(l, d, heads);
+    (g, l.div_ceil(bq), heads / g)
+}
+
+/// a17: the (head, query tile) of block `(x, y, z)` of the grid `(gx, gy, ·)` of [`a17_grid`]. Blocks
+/// start x fastest, then y, then z: within a group of `gx` heads every head's last (longest, with the
+/// causal mask) query tile first, then every head's next-to-last, …, and the groups one after the other
+/// — so a group's longest tiles start first and its shortest fill the last wave, while only the group's
+/// K and V need to stay in L2. No division: the kernel re-forms both from its special registers
+/// wherever it needs them, as a11 does.
+///
+/// ```text
+/// heads = 4, group gx = 2, tiles gy = 3   launch order:  0  1  2  3  4  5 |  6  7  8  9 10 11
+///                                          (x, y, z):   00 10 01 11 02 12 | 00 10 01 11 02 12  (z = 0 | 1)
+///                                               head:    0  1  0  1  0  1 |  2  3  2  3  2  3
+///                                                 qt:    2  2  1  1  0  0 |  2  2  1  1  0  0
+/// ```
+pub const fn a17_item(x: u32, y: u32, z: u32, gx: u32, gy: u32) -> (u32, u32) {
+    (z * gx + x, gy.saturating_sub(1 + y))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,5 +369,42 @@ mod tests {
         // D = 64: only the diagonal 128-key tile is masked; D = 128: the two 64-key tiles under the query tile.
         assert!(needs_mask_of(A11_BQ, 128, 2, 2) && !needs_mask_of(A11_BQ, 128, 2, 1));
         assert!(needs_mask_of(A11_BQ, 64, 2, 4) && needs_mask_of(A11_BQ, 64, 2, 5) && !needs_mask_of(A11_BQ, 64, 2, 3));
+    }
+
+    #[test]
+    fn a17_walks_every_tile_once_longest_first_per_group() {
+        // The doc's picture: blocks in launch order (x fastest, then y, then z).
+        let want = [(0, 2), (1, 2), (0, 1), (1, 1), (0, 0), (1, 0), (2, 2), (3, 2), (2, 1), (3, 1), (2, 0), (3, 0)];
+        let mut b = 0;
+        for z in 0..2 {
+            for y in 0..3 {
+                for x in 0..2 {
+                    assert_eq!(a17_item(x, y, z, 2, 3), want[b], "block ({x}, {y}, {z})");
+                    b += 1;
+                }
+            }
+        }
+        // Every (head, tile) once, and within a group the tiles never get longer, for the grids a17 launches.
+        for (l, d, heads) in [(4096, 64, 64), (16384, 128, 16), (4096, 128, 13), (300, 64, 7), (128, 64, 1), (65536, 128, 4)] {
+            let (gx, gy, gz) = a17_grid(l, d, heads, A11_BQ);
+            assert_eq!((gx * gz, gy), (heads, l.div_ceil(A11_BQ)), "{l}x{d}, {heads} heads");
+            assert!(gx == 1 || gx as u64 * 4 * l as u64 * d as u64 <= A17_L2_BUDGET, "{l}x{d}, {heads} heads: a group's K and V fit");
+            let mut seen = [false; 2048];
+            for z in 0..gz {
+                let mut prev = u32::MAX;
+                for y in 0..gy {
+                    for x in 0..gx {
+                        let (h, qt) = a17_item(x, y, z, gx, gy);
+                        assert!(h < heads && qt < gy && qt <= prev, "{l}x{d}, {heads} heads: block ({x}, {y}, {z})");
+                        assert!(!seen[(h * gy + qt) as usize], "{l}x{d}: ({h}, {qt}) twice");
+                        seen[(h * gy + qt) as usize] = true;
+                        prev = qt;
+                    }
+                }
+            }
+        }
+        // 4096×64: 1 MiB of K and V a head, 24 fit: 16 (the largest divisor of 64); 16384×128: 8 MiB, 3 fit: 2;
+        // 13 heads (prime) at 4096×128: 1 — a16's walk.
+        assert_eq!((a17_group(4096, 64, 64), a17_group(16384, 128, 16), a17_group(4096, 128, 13), a17_group(1 << 22, 128, 8)), (16, 2, 1, 1));
     }
 }

@@ -355,6 +355,9 @@ impl Grid for u32 {
 impl Grid for (u32, u32) {
     fn dims(self) -> (u32, u32, u32) { (self.0, self.1, 1) }
 }
+impl Grid for (u32, u32, u32) {
+    fn dims(self) -> (u32, u32, u32) { self }
+}
 
 /// The targets named in `KERNEL_LAB_WITHHOLD` (comma-separated, e.g. `sm_90a`); an unknown name is an
 /// error naming the known ones. `sm_80` cannot be withheld (every family needs it).

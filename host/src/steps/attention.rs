@@ -36,6 +36,9 @@ pub struct Step {
     /// CTAs per cluster (a15: 2, persistent; 1 otherwise): the grid is that many CTAs per walk
     /// (`layout::attention::a12_grid_of` over the clusters that fit at once).
     pub cluster: u32,
+    /// The blocks walk groups of heads, longest query tiles first (a17): grid
+    /// `layout::attention::a17_grid(L, D, B·H, rows)`, three-dimensional, the same parameters.
+    pub grouped: bool,
 }
 
 impl PartialEq for Step {
@@ -49,7 +52,7 @@ const fn softmax(name: &'static str, label: &'static str, elem: Elem, has: &'sta
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 128, launch_bounds: bounds(128),
                              dyn_smem_bytes: 0, about: "unfused: S = QK^T and O = PV by cuBLAS, this row softmax between them (S f32 and P in global memory)",
                              ptx: PtxCheck { has, lacks: &["mma.sync", "ld.shared"], count: &[], at_least: &[] } },
-        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0, tma: false, persistent: false, cluster: 1,
+        kind: Kind::Unfused, head_dim: None, elem, query_rows: 0, tma: false, persistent: false, cluster: 1, grouped: false,
     }
 }
 
@@ -73,7 +76,7 @@ const fn fused_bkv(name: &'static str, label: &'static str, d: u32, warps: u32, 
     Step {
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(warps), launch_bounds: bounds(threads(warps)),
                              dyn_smem_bytes: flash_smem_of(rows, bkv, d), about, ptx: PtxCheck { has, lacks: &["st.shared", "ld.global.f32"], count: &[], at_least: &[] } },
-        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows, tma: false, persistent: false, cluster: 1,
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: rows, tma: false, persistent: false, cluster: 1, grouped: false,
     }
 }
 
@@ -141,7 +144,7 @@ const fn hopper(name: &'static str, label: &'static str, d: u32, elem: Elem, sta
         kernel: KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: super::bounds_min(384, 1),
                              dyn_smem_bytes: layout::attention::a6_smem(d, stages), about,
                              ptx: PtxCheck { has: A6_HAS, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "ld.shared", "st.shared", "trap"], count: &[], at_least: &[] } },
-        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: layout::attention::A6_BQ, tma: true, persistent: false, cluster: 1,
+        kind: Kind::Flash, head_dim: Some(d), elem, query_rows: layout::attention::A6_BQ, tma: true, persistent: false, cluster: 1, grouped: false,
     }
 }
 
@@ -249,6 +252,22 @@ pub const A16_D64_BF16: Step = a16("attn_a16_d64_bf16", "a16-d64-bf16", 64, Elem
 /// a16, head dim 128, bf16.
 pub const A16_D128_BF16: Step = a16("attn_a16_d128_bf16", "a16-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
 
+const A17_ABOUT: &str = "a11 with the longest query tiles of a whole group of heads first (heads grouped so their K and V fit half the L2; a16 orders each head alone)";
+
+/// a17: a11 launched on the grouped grid.
+const fn a17(name: &'static str, label: &'static str, d: u32, elem: Elem, has: &'static [&'static str]) -> Step {
+    let base = a11(name, label, d, elem, has);
+    Step { kernel: KernelInfo { about: A17_ABOUT, ..base.kernel }, grouped: true, ..base }
+}
+/// a17 (a11, longest tiles of a group of heads first), head dim 64, f16.
+pub const A17_D64: Step = a17("attn_a17_d64_f16", "a17-d64", 64, Elem::F16, FA2_HAS_F16);
+/// a17, head dim 128, f16.
+pub const A17_D128: Step = a17("attn_a17_d128_f16", "a17-d128", 128, Elem::F16, FA2_HAS_F16);
+/// a17, head dim 64, bf16.
+pub const A17_D64_BF16: Step = a17("attn_a17_d64_bf16", "a17-d64-bf16", 64, Elem::Bf16, FA2_HAS_BF16);
+/// a17, head dim 128, bf16.
+pub const A17_D128_BF16: Step = a17("attn_a17_d128_bf16", "a17-d128-bf16", 128, Elem::Bf16, FA2_HAS_BF16);
+
 /// a12 (a9, persistent), head dim 64, f16.
 pub const A12_D64: Step = a12("attn_a12_d64_f16", "a12-d64", 64, Elem::F16);
 /// a12, head dim 128, f16.
@@ -274,7 +293,7 @@ pub const STEPS: &[Step] = &[A1, A1_BF16, A2_D64, A2_D128, A2_D64_BF16, A2_D128_
                              A9_D64, A9_D128, A9_D64_BF16, A9_D128_BF16, A10_D64, A10_D128, A10_D64_BF16, A10_D128_BF16,
                              A11_D64, A11_D128, A11_D64_BF16, A11_D128_BF16,
                              A12_D64, A12_D128, A12_D64_BF16, A12_D128_BF16, A15_D64, A15_D128, A15_D64_BF16, A15_D128_BF16,
-                             A16_D64, A16_D128, A16_D64_BF16, A16_D128_BF16];
+                             A16_D64, A16_D128, A16_D64_BF16, A16_D128_BF16, A17_D64, A17_D128, A17_D64_BF16, A17_D128_BF16];
 
 /// The first step (in ladder order) of `kind` for head dim `d` and element type `elem`, if any.
 pub fn find(kind: Kind, d: u32, elem: Elem) -> Option<&'static Step> {
@@ -300,8 +319,11 @@ mod tests {
             assert!(find(Kind::Flash, 96, elem).is_none());
         }
         assert!(A2_D128.kernel.dyn_smem_bytes > 48 * 1024 && A3_D128.kernel.dyn_smem_bytes <= 113 * 1024);
-        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a11-d128", "a12-d128", "a15-d128", "a16-d128"]);
-        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a16-d64-bf16"));
+        assert_eq!(all_of(Kind::Flash, 128, Elem::F16).map(|s| s.kernel.step).collect::<Vec<_>>(), ["a2-d128", "a3-d128", "a5-d128", "a6-d128", "a7-d128", "a8-d128", "a9-d128", "a10-d128", "a11-d128", "a12-d128", "a15-d128", "a16-d128", "a17-d128"]);
+        assert_eq!(all_of(Kind::Flash, 64, Elem::Bf16).map(|s| s.kernel.step).last(), Some("a17-d64-bf16"));
+        // Only a17 walks the grouped grid, and it is a11's kernel in every other respect.
+        assert!(STEPS.iter().all(|s| s.grouped == s.kernel.step.starts_with("a17-")));
+        assert_eq!((A17_D64.kernel.dyn_smem_bytes, A17_D128.query_rows), (A11_D64.kernel.dyn_smem_bytes, A11_D128.query_rows));
         assert_eq!((A6_D128.kernel.dyn_smem_bytes, A6_D64.kernel.dyn_smem_bytes), (1024 + 2 * 65536 + 32768 + 32, 1024 + 2 * 32768 + 16384 + 32));
         assert_eq!(A7_D128.kernel.dyn_smem_bytes, 1024 + 3 * 65536 + 32768 + 48);
         assert_eq!(A12_D128.kernel.dyn_smem_bytes, A7_D128.kernel.dyn_smem_bytes + 8);

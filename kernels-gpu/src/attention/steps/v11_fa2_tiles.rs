@@ -61,7 +61,7 @@ use crate::util::{
 };
 use layout::{
     Layout,
-    attention::{A11_BQ, A11_MT, A11_WARPS, TileOf, a11_bkv, a11_sums_offset, flash_tile_bytes_of, kv_tiles_of, needs_mask_of, threads, tile},
+    attention::{A11_BQ, A11_MT, A11_WARPS, TileOf, a11_bkv, a11_sums_offset, a17_item, flash_tile_bytes_of, kv_tiles_of, needs_mask_of, threads, tile},
 };
 
 /// A constant offset the layout promises (`row_step` / `col_step`); a compile error where it has none.
@@ -113,15 +113,40 @@ const fn frag_xor<const D: u32>(i: u32) -> u32 {
     2 * step(tile(A11_BQ, D).col_xor(16 * (i % 4)))
 }
 
-/// The a11 body for input type `E` and head dim `D` (64 or 128): grid `(⌈l/128⌉, heads)`, 128 threads.
+/// a17's (head, query tile) of this block from special registers read here: `mov` from `%ctaid` and
+/// `%nctaid` in asm that is not `pure`, which LLVM neither merges nor hoists, so the two are formed at
+/// each use instead of held in registers across the key loop (at 255 registers, holding them spilled
+/// 16 bytes at D = 64).
+#[inline(always)]
+fn a17_item_here() -> (u32, u32) {
+    let (x, y, z, gx, gy): (u32, u32, u32, u32, u32);
+    // SAFETY: reads special registers only; no memory, no side effect beyond the outputs.
+    unsafe {
+        core::arch::asm!("mov.u32 {0}, %ctaid.x; mov.u32 {1}, %ctaid.y; mov.u32 {2}, %ctaid.z; mov.u32 {3}, %nctaid.x; mov.u32 {4}, %nctaid.y;",
+                         out(reg32) x, out(reg32) y, out(reg32) z, out(reg32) gx, out(reg32) gy, options(nomem, nostack));
+    }
+    a17_item(x, y, z, gx, gy)
+}
+
+/// a11's block order: block (x, y) is query tile x of head y.
+pub(super) const ORDER_A11: u32 = 0;
+/// a16's: each head's query tiles in reverse (longest first with the causal mask).
+pub(super) const ORDER_A16: u32 = 1;
+/// a17's: the longest tiles of a group of heads first (`layout::attention::a17_item`).
+pub(super) const ORDER_A17: u32 = 2;
+
+/// The a11 body for input type `E` and head dim `D` (64 or 128): grid `(⌈l/128⌉, heads)` (a17:
+/// `layout::attention::a17_grid`), 128 threads.
 ///
-/// `HEAVY_FIRST` (a16): block x takes query tile `⌈l/128⌉ − 1 − x`, so each head's longest tiles
-/// (with the causal mask) start first.
+/// `ORDER` says which (head, query tile) a block takes: [`ORDER_A11`] block (x, y) tile x of head y;
+/// [`ORDER_A16`] tile `⌈l/128⌉ − 1 − x` of head y, so each head's longest tiles (with the causal mask)
+/// start first; [`ORDER_A17`] the grid `(group, ⌈l/128⌉, heads / group)` of
+/// `layout::attention::a17_grid`, read by `a17_item`: the longest tiles of a whole group of heads first.
 ///
 /// # Safety
 /// As `attn_a11_d64_f16` for `D`.
 #[inline(always)]
-pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const HEAVY_FIRST: bool>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, l: u32,
+pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, l: u32,
                                                   scale: f32, causal: u32) {
     let (bq, bkv) = (A11_BQ, a11_bkv(D));
     // Byte offsets of 16 rows and of 64 columns in every a11 tile (the same for Q's and K/V's rows).
@@ -132,8 +157,14 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const HEAVY_FIRST:
         assert!(step(tile(a11_bkv(D), D).col_step(64)) == step(tile(A11_BQ, D).col_step(64)));
         assert!(2 * step(tile(a11_bkv(D), D).col_xor(48)) == frag_xor::<D>(3) && D / 16 <= 8 && a11_bkv(D) / 16 <= 8);
     };
-    let qt = if HEAVY_FIRST { grid_dim_x() - 1 - block_idx_x() } else { block_idx_x() };
-    let head = block_idx_y();
+    // (head, query tile): a11's and a16's straight from the special registers, which ptxas re-reads
+    // where they are used; a17's formed anew at each use (`a17_item_here`), not held across the loop.
+    let item = || match ORDER {
+        ORDER_A11 => (block_idx_y(), block_idx_x()),
+        ORDER_A16 => (block_idx_y(), grid_dim_x() - 1 - block_idx_x()),
+        _ => a17_item_here(),
+    };
+    let (head, qt) = item();
     let (tid, lane) = (thread_idx_x(), lane_id());
     let warp = tid / 32;
     let (g, t) = (lane / 4, lane % 4);
@@ -185,7 +216,7 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const HEAVY_FIRST:
             if j + 1 < n_tiles {
                 // The head's K and V pointers formed here from the parameters (`opaque` head): not two
                 // 64-bit registers held across the loop.
-                let ho = opaque(head) as usize * l as usize * D as usize;
+                let ho = opaque(if ORDER == ORDER_A17 { item().0 } else { head }) as usize * l as usize * D as usize;
                 load_tile::<D>(s_k(1 - st), g_k.add(ho), (j + 1) * bkv, bkv, l, tid, nthreads);
                 load_tile::<D>(s_v(1 - st), g_v.add(ho), (j + 1) * bkv, bkv, l, tid, nthreads);
             }
@@ -216,7 +247,7 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const HEAVY_FIRST:
             // The online softmax per m-tile (a4's), P packed into the A fragments of P·V.
             let kv0 = j * bkv;
             // Key tiles past the query tile's first row need the causal mask (the diagonal ones).
-            let diagonal = causal != 0 && needs_mask_of(bq, bkv, qt, j);
+            let diagonal = causal != 0 && needs_mask_of(bq, bkv, if ORDER == ORDER_A17 { item().1 } else { qt }, j);
             // Scale to base 2; then, only on the key tiles that need it (the ragged last one, the causal
             // diagonal ones: a uniform branch), the mask as a pass of its own. Row h of m-tile mt sees the
             // keys below `end` (L, or on a diagonal tile its own row + 1): the key of n-tile nt, element e
@@ -233,7 +264,7 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const HEAVY_FIRST:
             if diagonal || kv0 + bkv > l {
                 // This thread's first row, through `opaque`: the four rows are formed here, not kept in
                 // registers across the loop for a branch most tiles skip.
-                let row0 = opaque(row_of(0, 0));
+                let row0 = opaque(if ORDER == ORDER_A17 { item().1 * bq + 16 * A11_MT * warp + g } else { row_of(0, 0) });
                 unroll2!(mt => {
                     let lim: [i32; 2] = core::array::from_fn(|h| {
                         let end = if diagonal { l.min(row0 + 16 * mt + 8 * h as u32 + 1) } else { l };
@@ -312,36 +343,39 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const HEAVY_FIRST:
         }
 
         // Epilogue: each m-tile's rows (`flash::store_mtile`, a2's).
-        let go = g_o.add(head_off);
+        let (head, qt) = if ORDER == ORDER_A17 { item() } else { (head, qt) };
+        let go = g_o.add(head as usize * l as usize * D as usize);
         let lse = g_lse.add(head as usize * l as usize);
+        let row_of = |mt: u32, h: u32| if ORDER == ORDER_A17 { qt * bq + 16 * A11_MT * warp + 16 * mt + g + 8 * h } else { row_of(mt, h) };
         unroll2!(mt => {
             store_mtile::<E, D>(go, lse, l, [row_of(mt, 0), row_of(mt, 1)], t, &r_o[mt as usize], r_m[mt as usize], [*r_l(mt, 0), *r_l(mt, 1)]);
         });
     }
 }
 
-/// The entry of a11 (a16 with `HEAVY_FIRST`) for element type `$e` and head dim `$d`.
+/// The entry of a11 (a16, a17: another `ORDER`) for element type `$e` and head dim `$d`.
 macro_rules! fa2_tiles_entry {
-    ($name:ident, $e:ty, $d:literal, $heavy_first:literal) => {
+    ($name:ident, $e:ty, $d:literal, $order:ident) => {
         /// Flash attention forward with FA2's tiles (128-key tiles at D = 64, 64-key at D = 128): `o =
         /// softmax(q·kᵀ · scale) · v` per head (causal if `causal != 0`), `lse` the natural log-sum-exp
         /// of each row.
         ///
         /// # Safety
         /// `q`, `k`, `v` readable and `o` writable with `heads · l · D` elements (`[heads][l][D]`), `lse`
-        /// with `heads · l` f32, `l ≥ 1`; launched with grid `(⌈l/128⌉, heads)`, 128 threads and
-        /// `a11_smem(D)` bytes of dynamic shared memory.
+        /// with `heads · l` f32, `l ≥ 1`; launched with grid `(⌈l/128⌉, heads)` (a17:
+        /// `layout::attention::a17_grid(l, D, heads, 128)`), 128 threads and `a11_smem(D)` bytes of
+        /// dynamic shared memory.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::v11_fa2_tiles::flash_fa2_tiles::<$e, $d, $heavy_first>(q, k, v, o, lse, l, scale, causal) }
+            unsafe { $crate::attention::v11_fa2_tiles::flash_fa2_tiles::<$e, $d, { $crate::attention::v11_fa2_tiles::$order }>(q, k, v, o, lse, l, scale, causal) }
         }
         $crate::launch_bounds::launch_bounds!($name, 128);
     };
 }
 pub(crate) use fa2_tiles_entry;
 
-fa2_tiles_entry!(attn_a11_d64_f16, F16, 64, false);
-fa2_tiles_entry!(attn_a11_d128_f16, F16, 128, false);
-fa2_tiles_entry!(attn_a11_d64_bf16, Bf16, 64, false);
-fa2_tiles_entry!(attn_a11_d128_bf16, Bf16, 128, false);
+fa2_tiles_entry!(attn_a11_d64_f16, F16, 64, ORDER_A11);
+fa2_tiles_entry!(attn_a11_d128_f16, F16, 128, ORDER_A11);
+fa2_tiles_entry!(attn_a11_d64_bf16, Bf16, 64, ORDER_A11);
+fa2_tiles_entry!(attn_a11_d128_bf16, Bf16, 128, ORDER_A11);

@@ -11,7 +11,7 @@
 //! (`results/2026-11-26-h100-session22/`): at or above it sustained at D = 128, but 0.96–0.99× in the
 //! causal D = 64 rows (bursts from idle, and call 4 sustained) — the rows a tail would cost.
 //!
-//! Diff from a11: `flash_fa2_tiles::<…, true>` (one line in v11's body, `HEAVY_FIRST`).
+//! Diff from a11: `flash_fa2_tiles::<…, ORDER_A16>` (one line in v11's body).
 //!
 //! Prediction (before the run): causal 1.02–1.05× a11 at L = 4096 (2048 blocks, 2 per SM: 7.8 waves)
 //! and at L = 16384; non-causal 1.00×.
@@ -32,7 +32,7 @@
 use super::v11_fa2_tiles::fa2_tiles_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
-fa2_tiles_entry!(attn_a16_d64_f16, F16, 64, true);
-fa2_tiles_entry!(attn_a16_d128_f16, F16, 128, true);
-fa2_tiles_entry!(attn_a16_d64_bf16, Bf16, 64, true);
-fa2_tiles_entry!(attn_a16_d128_bf16, Bf16, 128, true);
+fa2_tiles_entry!(attn_a16_d64_f16, F16, 64, ORDER_A16);
+fa2_tiles_entry!(attn_a16_d128_f16, F16, 128, ORDER_A16);
+fa2_tiles_entry!(attn_a16_d64_bf16, Bf16, 64, ORDER_A16);
+fa2_tiles_entry!(attn_a16_d128_bf16, Bf16, 128, ORDER_A16);
