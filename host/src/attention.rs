@@ -2,7 +2,8 @@
 //! natural log-sum-exp of each row, for Q, K, V, O stored `[B·H][L][D]` row-major in f16 or bf16.
 //!
 //! * [`flash`]: the fused kernel ([`default_flash`]: on Hopper a15 at D = 128, a12 at D = 64, TMA + `wgmma`, persistent; elsewhere
-//!   a16, FlashAttention-2's tiles on `mma.sync`, longest query tiles first; or any fused step with [`flash_with`]), head dims 64
+//!   FlashAttention-2's tiles on `mma.sync`, longest query tiles first — a17 over groups of heads with the causal mask, a16
+//!   per head without; or any fused step with [`flash_with`]), head dims 64
 //!   and 128;
 //! * [`Unfused`]: the baseline users write first — `S = Q·Kᵀ` (cuBLAS, f32), the a1 softmax kernel,
 //!   `O = P·V` (cuBLAS) — with its S and P buffers allocated once;
@@ -22,7 +23,7 @@ use crate::{
     error::{Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::{attention::{A12_D64, A12_D64_BF16, A12_D128, A12_D128_BF16, A15_D128, A15_D128_BF16, A16_D64, A16_D64_BF16, A16_D128, A16_D128_BF16, Kind, Step, find}, gemm::Elem},
+    steps::{attention::{A12_D64, A12_D64_BF16, A12_D128, A12_D128_BF16, A15_D128, A15_D128_BF16, A16_D64, A16_D64_BF16, A16_D128, A16_D128_BF16, A17_D64, A17_D64_BF16, A17_D128, A17_D128_BF16, Kind, Step, find}, gemm::Elem},
 };
 
 /// One attention problem: `batch × heads` independent heads of `len` queries and keys of dimension
@@ -109,17 +110,24 @@ impl std::fmt::Display for AttnShape {
 ///   of 2 fits (`cuOccupancyMaxActiveClusters` = 0) [`flash`] falls back to a12;
 /// * Hopper, D = 64: a12 (persistent). 1.01–1.16× a10 at every measured shape and type (session 12);
 ///   a15 ran at 0.98–1.01× a12 there (session 22: a12 is issue-bound at D = 64, not fed by L2);
-/// * elsewhere a16: a11 (FlashAttention-2's tiles on `mma.sync`: 1.27–1.32× a4 at D = 64, 1.24–1.36×
-///   a2 at D = 128) with each head's longest query tiles first. With the causal mask that is
-///   1.004–1.020× a11 (session 22, `ab`); without it, the same work in another order (0.988–1.004×).
+/// * elsewhere, with the causal mask, a17: a11 (FlashAttention-2's tiles on `mma.sync`: 1.27–1.32× a4
+///   at D = 64, 1.24–1.36× a2 at D = 128) launched with the longest query tiles of a whole group of
+///   heads first: 1.096–1.098× a16 at D = 64 and 1.024–1.038× at D = 128 (session 23, `ab`,
+///   `results/2026-11-26-h100-session23/call8-a17`);
+/// * elsewhere without the mask a16 (a11 with each head's longest query tiles first; without the mask
+///   the same work in another order as a11, 0.988–1.004×), where a17 measured 0.98–1.00× (its groups
+///   spread a head's query tiles over more time, and its K and V over more of the L2).
+///
 ///   Measured on the H100's `mma.sync` path, not on an A100.
-pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> {
+pub fn default_flash(d: u32, elem: Elem, hopper: bool, causal: bool) -> Option<&'static Step> {
     let pick = |f16: &'static Step, bf16: &'static Step| Some(if elem == Elem::Bf16 { bf16 } else { f16 });
-    match (d, hopper) {
-        (64, true) => pick(&A12_D64, &A12_D64_BF16),
-        (128, true) => pick(&A15_D128, &A15_D128_BF16),
-        (64, false) => pick(&A16_D64, &A16_D64_BF16),
-        (128, false) => pick(&A16_D128, &A16_D128_BF16),
+    match (d, hopper, causal) {
+        (64, true, _) => pick(&A12_D64, &A12_D64_BF16),
+        (128, true, _) => pick(&A15_D128, &A15_D128_BF16),
+        (64, false, true) => pick(&A17_D64, &A17_D64_BF16),
+        (128, false, true) => pick(&A17_D128, &A17_D128_BF16),
+        (64, false, false) => pick(&A16_D64, &A16_D64_BF16),
+        (128, false, false) => pick(&A16_D128, &A16_D128_BF16),
         _ => None,
     }
 }
@@ -129,7 +137,7 @@ pub fn default_flash(d: u32, elem: Elem, hopper: bool) -> Option<&'static Step> 
 #[allow(clippy::too_many_arguments)]
 pub fn flash(gpu: &Gpu, s: AttnShape, elem: Elem, scale: f32, q: &CudaSlice<u16>, k: &CudaSlice<u16>, v: &CudaSlice<u16>, o: &mut CudaSlice<u16>,
              lse: &mut CudaSlice<f32>) -> Result<&'static Step> {
-    let step = default_flash(s.head_dim as u32, elem, gpu.cannot_run(&A12_D128.kernel).is_none())
+    let step = default_flash(s.head_dim as u32, elem, gpu.cannot_run(&A12_D128.kernel).is_none(), s.causal)
         .ok_or_else(|| Error::InvalidInput(format!("no fused attention kernel for head dim {} and {elem:?}", s.head_dim)))?;
     // a15 needs clusters of 2 CTAs with its shared memory; where none fit (a partitioned GPU), a12.
     let f = match Flash::new(gpu, step) {
@@ -205,13 +213,10 @@ impl Flash {
         }
         if step.grouped {
             let (gx, gy, gz) = layout::attention::a17_grid(l, s.head_dim as u32, s.heads_total() as u32, step.query_rows);
-            if gy > 65535 {
-                return Err(Error::InvalidInput(format!("{} launches ⌈L/{}⌉ query tiles along the grid's y, at most 65535: L = {l} is too long for it",
-                                                       step.kernel.name, step.query_rows)));
-            }
-            // SAFETY: as the launch below, with the grid `a17_grid` gives for these B·H heads and L (gx · gz
-            // = B·H ≤ 65535 by `AttnShape::new`, gy ≤ 65535 checked above): every block maps to one
-            // (head, query tile) inside the buffers (`a17_item`, a bijection: layout tests).
+            // SAFETY: as the launch below, with the grid `a17_grid` gives for these B·H heads and L: gx · gz =
+            // B·H ≤ 65535 and gy = ⌈L/128⌉ ≤ 8192 (L ≤ 2^20), both by `AttnShape::new`, within the grid's
+            // limits; every block maps to one (head, query tile) inside the buffers (`a17_item`, a
+            // bijection: layout tests).
             return unsafe { launch!(gpu, &self.kernel, grid = (gx, gy, gz), q, k, v, o, lse, &l, &scale, &causal) };
         }
         // SAFETY: `attn_fa2*_d{64,128}_{f16,bf16}(q, k, v, o, lse, l, scale, causal)`: Q, K, V, O hold
@@ -400,12 +405,15 @@ mod tests {
     fn the_default_fused_step_follows_the_head_dim_and_the_gpu() {
         for elem in [Elem::F16, Elem::Bf16] {
             for hopper in [false, true] {
-                let d64 = default_flash(64, elem, hopper).unwrap();
-                assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a12-d64" } else { "a16-d64" }, elem));
-                let d128 = default_flash(128, elem, hopper).unwrap();
-                assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a15-d128" } else { "a16-d128" });
-                assert_eq!((d128.elem, d128.head_dim), (elem, Some(128)));
-                assert!(default_flash(96, elem, hopper).is_none());
+                for causal in [false, true] {
+                    let off_hopper = if causal { "a17" } else { "a16" };
+                    let d64 = default_flash(64, elem, hopper, causal).unwrap();
+                    assert_eq!((d64.kernel.step.trim_end_matches("-bf16"), d64.elem), (if hopper { "a12-d64".to_string() } else { format!("{off_hopper}-d64") }.as_str(), elem));
+                    let d128 = default_flash(128, elem, hopper, causal).unwrap();
+                    assert_eq!(d128.kernel.step.trim_end_matches("-bf16"), if hopper { "a15-d128".to_string() } else { format!("{off_hopper}-d128") });
+                    assert_eq!((d128.elem, d128.head_dim), (elem, Some(128)));
+                    assert!(default_flash(96, elem, hopper, causal).is_none());
+                }
             }
         }
     }
