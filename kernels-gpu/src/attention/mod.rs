@@ -18,6 +18,7 @@
 //! | a12 | `steps/v12_persistent.rs` | a9 as a persistent kernel: one CTA per SM walks pairs of query tiles (longest with shortest), its K/V ring and Q load running ahead across tiles |
 //! | a15 | `steps/v15_cluster_multicast.rs` | a12 in clusters of 2 CTAs (adjacent query tiles of one head) sharing every K/V stage by TMA multicast: each CTA loads half, half the K/V bytes from L2 |
 //! | a16 | `steps/v16_fa2_heavy_first.rs` | a11 with each head's query tiles launched longest first (a10's change on FA2's tiles, sm_80) |
+//! | a17 | `steps/v17_fa2_longest_first_all_heads.rs` | a11 on a grouped grid: the longest query tiles of a whole group of heads first (heads grouped so their K and V fit half the L2) — the causal default off Hopper |
 // The fused kernels' body (a2–a5; a11 takes its tile loader and quad reductions).
 mod flash;
 // The Hopper body (a6–a10, a12, a15).

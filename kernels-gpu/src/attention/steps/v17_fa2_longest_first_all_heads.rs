@@ -19,6 +19,21 @@
 //! the 11% tail, less a little L2 reuse: a head's K and V are now read by query tiles spread over the
 //! group's waves), ~1.02× at L = 16384 (a16's tail is smaller there: 1.020× a11); without the mask
 //! 0.99–1.00× (the same work; only the order and the L2 reuse change).
+//!
+//! Measured (H100, session 23, `results/2026-11-26-h100-session23/call8-a17`, `call9-a17-vs-fa2`):
+//! - `ab a16 a17` (8 rounds, f16): causal **1.096× at 4×16×4096×64, 1.098× at 1×16×16384×64, 1.038×
+//!   at 4×16×4096×128, 1.024× at 1×16×16384×128** (8/8, 8/8, 8/8, 7/8 rounds) — above the prediction
+//!   at D = 64, where the tail was the larger share; without the mask 0.999× and 0.995× at D = 64, but
+//!   **0.979× and 0.983× at D = 128** (0/8, 2/8), under the prediction: there each head's K and V are 2
+//!   or 8 MiB and the groups spread a head's query tiles over more time.
+//! - Against torch's FA2, both sustained at the power cap, f16 and bf16: a17 1.057–1.107× at the eight
+//!   causal rows; in bursts from an idle card 1.034–1.109×.
+//! - Correct: the attention GPU tests 5/5, with `the_grouped_walk_matches_a11` — a17 bit for bit equal
+//!   to a11 on shapes of 1–4 head groups — and every fused step against the f64 reference. ptxas: 255
+//!   registers, no spill (head and tile re-read from the special registers at each use,
+//!   `a17_item_here`).
+//! - The library's step off Hopper with the causal mask (`kernel_lab::attention::default_flash`); a16
+//!   stays the step without it.
 use super::v11_fa2_tiles::fa2_tiles_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
