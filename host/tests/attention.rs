@@ -148,14 +148,7 @@ fn the_persistent_walk_matches_one_cta_per_tile() {
                 let kind = if elem == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 };
                 let rnd = |salt: u64| device_check::random::<u16>(&gpu, s.elems(), kind, Dist::Symmetric, seed ^ salt ^ (l * 7 + d) as u64).unwrap();
                 let (q, k, v) = (rnd(1), rnd(2), rnd(3));
-                let out: Vec<(Vec<u16>, Vec<f32>)> = steps.iter().map(|st| {
-                    let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * s.len).unwrap());
-                    gpu.poison(&mut o).unwrap();
-                    gpu.poison(&mut lse).unwrap();
-                    flash_with(&gpu, st, s, s.default_scale(), &q, &k, &v, &mut o, &mut lse).unwrap();
-                    gpu.sync_after(st.kernel.name).unwrap();
-                    (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap())
-                }).collect();
+                let out: Vec<(Vec<u16>, Vec<f32>)> = steps.iter().map(|st| run_poisoned(&gpu, st, s, [&q, &k, &v])).collect();
                 assert!(out[0].1.iter().all(|x| x.is_finite()), "a9 {s} {elem:?}: LSE not finite or not fully written");
                 for (st, (o, lse)) in steps.iter().zip(&out).skip(1) {
                     let what = format!("{} vs {} {s} {elem:?} (seed {seed})", st.kernel.name, steps[0].kernel.name);
@@ -166,6 +159,17 @@ fn the_persistent_walk_matches_one_cta_per_tile() {
             }
         }
     }
+}
+
+/// `st` on `s` at the default scale into poisoned O and LSE buffers: their contents, for bit-for-bit
+/// comparisons between steps.
+fn run_poisoned(gpu: &Gpu, st: &'static Step, s: AttnShape, [q, k, v]: [&CudaSlice<u16>; 3]) -> (Vec<u16>, Vec<f32>) {
+    let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * s.len).unwrap());
+    gpu.poison(&mut o).unwrap();
+    gpu.poison(&mut lse).unwrap();
+    flash_with(gpu, st, s, s.default_scale(), q, k, v, &mut o, &mut lse).unwrap();
+    gpu.sync_after(st.kernel.name).unwrap();
+    (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap())
 }
 
 /// a17 (a11's body on the grouped grid, `layout::attention::a17_grid`) gives a11's output **bit for bit**:
@@ -186,14 +190,7 @@ fn the_grouped_walk_matches_a11() {
             let kind = if elem == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 };
             let rnd = |salt: u64| device_check::random::<u16>(&gpu, s.elems(), kind, Dist::Symmetric, seed ^ salt ^ (l * 7 + d) as u64).unwrap();
             let (q, k, v) = (rnd(1), rnd(2), rnd(3));
-            let out: Vec<(Vec<u16>, Vec<f32>)> = steps.iter().map(|st| {
-                let (mut o, mut lse) = (gpu.zeros::<u16>(s.elems()).unwrap(), gpu.zeros::<f32>(s.heads_total() * s.len).unwrap());
-                gpu.poison(&mut o).unwrap();
-                gpu.poison(&mut lse).unwrap();
-                flash_with(&gpu, st, s, s.default_scale(), &q, &k, &v, &mut o, &mut lse).unwrap();
-                gpu.sync_after(st.kernel.name).unwrap();
-                (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap())
-            }).collect();
+            let out: Vec<(Vec<u16>, Vec<f32>)> = steps.iter().map(|st| run_poisoned(&gpu, st, s, [&q, &k, &v])).collect();
             assert!(out[0].1.iter().all(|x| x.is_finite()), "a11 {s} {elem:?}: LSE not finite or not fully written");
             let o_diff = out[0].0.iter().zip(&out[1].0).filter(|(a, b)| a != b).count();
             let lse_diff = out[0].1.iter().zip(&out[1].1).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
