@@ -177,9 +177,9 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(
     let s_v = |st: u32| s_base + flash_tile_bytes_of(bq, bkv, D, TileOf::V, st);
     let n_tiles = kv_tiles_of(l, bq, bkv, qt, causal != 0);
     let scale2 = scale * core::f32::consts::LOG2_E;
-    // This thread's query rows: m-tile mt, half h (rows g and g + 8) → row_of(mt, h).
-    let warp_row0 = q0 + 16 * A11_MT * warp;
-    let row_of = |mt: u32, h: u32| warp_row0 + 16 * mt + g + 8 * h;
+    // This thread's query rows in query tile `qt`: m-tile mt, half h (rows g and g + 8) → row_at(qt, mt, h).
+    let row_at = |qt: u32, mt: u32, h: u32| qt * bq + 16 * A11_MT * warp + 16 * mt + g + 8 * h;
+    let row_of = |mt: u32, h: u32| row_at(qt, mt, h);
     let bases = Bases::new::<D>(warp, lane);
 
     // SAFETY (the whole body): global reads and writes stay inside the head's matrices (`load_tile`'s
@@ -264,7 +264,7 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(
             if diagonal || kv0 + bkv > l {
                 // This thread's first row, through `opaque`: the four rows are formed here, not kept in
                 // registers across the loop for a branch most tiles skip.
-                let row0 = opaque(if ORDER == ORDER_A17 { item().1 * bq + 16 * A11_MT * warp + g } else { row_of(0, 0) });
+                let row0 = opaque(if ORDER == ORDER_A17 { row_at(item().1, 0, 0) } else { row_of(0, 0) });
                 unroll2!(mt => {
                     let lim: [i32; 2] = core::array::from_fn(|h| {
                         let end = if diagonal { l.min(row0 + 16 * mt + 8 * h as u32 + 1) } else { l };
@@ -346,7 +346,7 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(
         let (head, qt) = if ORDER == ORDER_A17 { item() } else { (head, qt) };
         let go = g_o.add(head as usize * l as usize * D as usize);
         let lse = g_lse.add(head as usize * l as usize);
-        let row_of = |mt: u32, h: u32| if ORDER == ORDER_A17 { qt * bq + 16 * A11_MT * warp + 16 * mt + g + 8 * h } else { row_of(mt, h) };
+        let row_of = |mt: u32, h: u32| row_at(qt, mt, h);
         unroll2!(mt => {
             store_mtile::<E, D>(go, lse, l, [row_of(mt, 0), row_of(mt, 1)], t, &r_o[mt as usize], r_m[mt as usize], [*r_l(mt, 0), *r_l(mt, 1)]);
         });
