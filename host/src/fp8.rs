@@ -281,7 +281,7 @@ impl Fp8Gemm {
         let grid = step.grid(m, n, clusters);
         let stream = if step.stream_k {
             use layout::hopper::tma_hgemm::{STREAM_K_SLOT_BYTES, stream_k_tail};
-            let tiles = (m.div_ceil(step.tile.0 as usize) * n.div_ceil(step.tile.1 as usize)).min(u32::MAX as usize) as u32;
+            let tiles = step.tiles(m, n).min(u32::MAX as u64) as u32;
             let tail = stream_k_tail(tiles, grid, (k as u32).div_ceil(layout::fp8::tiles::BK));
             let slots = if tail > 0 { (grid + tail) as usize } else { 0 };
             let ws_bytes = (slots * STREAM_K_SLOT_BYTES as usize) as u64;

@@ -69,6 +69,18 @@ impl Step {
         groups.min(clusters.max(1) as u64) as u32 * self.cluster
     }
 
+    /// Tiles of C on `m × n`.
+    pub fn tiles(&self, m: usize, n: usize) -> u64 {
+        (m as u64).div_ceil(self.tile.0 as u64) * (n as u64).div_ceil(self.tile.1 as u64)
+    }
+
+    /// The wave model's time of `m × n` on `sms` SMs, in output elements: rounds of persistent tiles
+    /// (`⌈tiles / sms⌉`, the last round as long as a full one) × tile area / `speed` (its speed per unit
+    /// of work against a reference step's). What [`per_tensor_step_for`] and [`block_step_for`] compare.
+    pub fn wave_time(&self, m: usize, n: usize, sms: u32, speed: f64) -> f64 {
+        self.tiles(m, n).div_ceil(sms.max(1) as u64) as f64 * (self.tile.0 * self.tile.1) as f64 / speed
+    }
+
     /// Rows of B one CTA loads per stage (the tensor map's box): its share of the tile's columns.
     pub fn b_box_rows(&self) -> u32 {
         self.tile.1 / self.cluster
@@ -340,10 +352,7 @@ pub const F19_SPEED_PER_WORK: f64 = F15_SPEED_PER_WORK * 1.05;
 /// at 4096×28672×8192 (f19's 38 rounds against f15's 37 leave it 2.2% ahead in the model, under the
 /// margin; `ab` measured f19 0.990× f15 and 0.952× f16 there).
 pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
-    let time = |st: &Step, speed: f64| {
-        let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);
-        tiles.div_ceil(sms.max(1) as u64) as f64 * (st.tile.0 * st.tile.1) as f64 / speed
-    };
+    let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
     let (wide, speed) = if scale_map_takes(m) { (&F15, F15_SPEED_PER_WORK) } else { (&F9, F9_SPEED_PER_WORK) };
     let mut best = (&F3, time(&F3, 1.0));
     if wide.rejects(m, n, k).is_none() && time(wide, speed) < best.1 {
@@ -374,8 +383,7 @@ pub const F20_FIXUP_ROUNDS: f64 = 0.45;
 pub fn f20_tail_pays(m: usize, n: usize, k: usize, sms: u32) -> bool {
     let tail = stream_k_tail_of(&F20, m, n, k, sms);
     let grid = F20.grid(m, n, sms);
-    let tiles = (m as u64).div_ceil(F20.tile.0 as u64) * (n as u64).div_ceil(F20.tile.1 as u64);
-    let rounds = tiles.div_ceil(grid.max(1) as u64) as f64;
+    let rounds = F20.tiles(m, n).div_ceil(grid.max(1) as u64) as f64;
     tail > 0 && (1.0 - tail as f64 / grid as f64 - F20_FIXUP_ROUNDS) / rounds >= 0.01
 }
 
@@ -398,17 +406,14 @@ pub const F18_SPEED_PER_WORK: f64 = 1.02;
 /// rounds against 28, 1.0% apart in the model; measured 1.009× and 0.988×; elsewhere f18 0.90–0.99×). f14's stream-K tail is not in the model: it measured
 /// 1.00–1.03× f12 (sessions 16, 18).
 pub fn per_tensor_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
-    let time = |st: &Step, speed: f64| {
-        let tiles = (m as u64).div_ceil(st.tile.0 as u64) * (n as u64).div_ceil(st.tile.1 as u64);
-        tiles.div_ceil(sms.max(1) as u64) as f64 * (st.tile.0 * st.tile.1) as f64 / speed
-    };
+    let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
     if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) { &F18 } else { &F14 }
 }
 
 /// The stream-K tail a stream-K step runs on `m × n × k` with `sms` SMs (its persistent grid as
 /// `Step::grid` gives it; `layout::hopper::tma_hgemm::stream_k_tail`): what `fp8::Fp8Gemm` computes.
 pub fn stream_k_tail_of(step: &Step, m: usize, n: usize, k: usize, sms: u32) -> u32 {
-    let tiles = ((m as u64).div_ceil(step.tile.0 as u64) * (n as u64).div_ceil(step.tile.1 as u64)).min(u32::MAX as u64) as u32;
+    let tiles = step.tiles(m, n).min(u32::MAX as u64) as u32;
     let k_tiles = (k as u64).div_ceil(layout::fp8::tiles::BK as u64).min(u32::MAX as u64) as u32;
     layout::hopper::tma_hgemm::stream_k_tail(tiles, step.grid(m, n, sms), k_tiles)
 }
