@@ -285,17 +285,17 @@ fn device_fills_sums_and_comparisons_match_the_host() {
 /// (a copy on the stream would serialize them and hide a missing wait).
 #[test]
 fn pdl_launches_wait_for_the_previous_grid() {
-    use kernel_lab::{families::{gemm::Shape, hgemm}, runtime::{device_check::{self, Dist, ElemKind}, timing}, steps::hgemm::{D4, D9}};
+    use kernel_lab::{families::{gemm::Shape, hgemm}, runtime::{device_check::{self, Dist, ElemKind}, timing}, steps::hgemm::{D4, D9, D12}};
     let Some(gpu) = gpu_or_skip("pdl_launches_wait_for_the_previous_grid") else { return };
-    let (d4, d9) = match (gpu.kernel(D4.kernel.name), gpu.kernel(D9.kernel.name)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e @ Error::Unsupported { .. }), _) | (_, Err(e @ Error::Unsupported { .. })) => {
+    let (d4, d9, d12) = match (gpu.kernel(D4.kernel.name), gpu.kernel(D9.kernel.name), gpu.kernel(D12.kernel.name)) {
+        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
+        (Err(e @ Error::Unsupported { .. }), _, _) | (_, Err(e @ Error::Unsupported { .. }), _) | (_, _, Err(e @ Error::Unsupported { .. })) => {
             let _ = writeln!(std::io::stderr(), "SKIPPED pdl_launches_wait_for_the_previous_grid: {e}");
             return;
         }
-        (Err(e), _) | (_, Err(e)) => panic!("{e}"),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => panic!("{e}"),
     };
-    assert!(d9.pdl && !d4.pdl, "d9's PTX waits on the previous grid (a PDL launch), d4's does not");
+    assert!(d9.pdl && d12.pdl && !d4.pdl, "d9's and d12's PTX wait on the previous grid (a PDL launch), d4's does not");
     let seed = verify::fresh_seed();
     // M = 16 rows of activations through a 2048×2048 weight: 1 × 32 tiles of 64×64, K = 2048 (32 stages).
     let (m, k) = (16usize, 2048usize);
@@ -324,10 +324,13 @@ fn pdl_launches_wait_for_the_previous_grid() {
         links.iter().map(|c| gpu.download(c).unwrap()).collect()
     };
     let plain = chain(&d4, &D4);
-    let pdl = chain(&d9, &D9);
-    for (i, (p, q)) in plain.iter().zip(&pdl).enumerate() {
-        assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "link {i}: d9's output not fully written (seed {seed})");
-        assert!(p == q, "link {i}: d9 differs from d4 (seed {seed})");
+    // d12 also passes its tensor maps by value: 128-byte parameters by reference through cuLaunchKernelEx.
+    for (label, kern, step) in [("d9", &d9, &D9), ("d12", &d12, &D12)] {
+        let pdl = chain(kern, step);
+        for (i, (p, q)) in plain.iter().zip(&pdl).enumerate() {
+            assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "link {i}: {label}'s output not fully written (seed {seed})");
+            assert!(p == q, "link {i}: {label} differs from d4 (seed {seed})");
+        }
     }
 }
 

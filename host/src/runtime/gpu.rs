@@ -404,9 +404,12 @@ macro_rules! launch {
         // A stack array sized by the argument count: no allocation on the (timed) launch path.
         #[allow(unused_mut)]
         let mut sizes = [0u32; 0 $( + { let _ = stringify!($arg); 1 } )*];
-        // Each parameter's bytes too, for a PDL-aware kernel's launch (`launch_pdl`).
+        // Each parameter's bytes too, for a PDL-aware kernel's launch (`launch_pdl`): in a slot, or
+        // where they lie for a parameter larger than a slot (a tensor map by value).
         #[allow(unused_mut)]
         let mut slots = [0u64; 0 $( + { let _ = stringify!($arg); 1 } )*];
+        #[allow(unused_mut)]
+        let mut by_ref = [std::ptr::null::<std::ffi::c_void>(); 0 $( + { let _ = stringify!($arg); 1 } )*];
         #[allow(unused_mut, unused_variables)]
         let mut i = 0;
         $( {
@@ -414,6 +417,7 @@ macro_rules! launch {
             sizes[i] = $crate::runtime::gpu::ParamBytes::param_bytes(&a);
             if k.pdl {
                 slots[i] = $crate::runtime::gpu::ParamBytes::param_slot(&a, &$gpu.stream);
+                by_ref[i] = $crate::runtime::gpu::ParamBytes::param_ref(&a);
             }
             i += 1;
             $crate::cudarc::driver::PushKernelArg::arg(&mut b, a);
@@ -422,7 +426,7 @@ macro_rules! launch {
         match k.check_args(&sizes) {
             Err(e) => Err(e),
             // A PDL-aware kernel: the same arguments, as 8-byte slots, through cuLaunchKernelEx.
-            Ok(()) if k.pdl => $crate::runtime::gpu::launch_pdl(&$gpu.stream, k, cfg, &mut slots),
+            Ok(()) if k.pdl => $crate::runtime::gpu::launch_pdl(&$gpu.stream, k, cfg, &mut slots, &by_ref),
             Ok(()) => b.launch(cfg).map(|_| ()).map_err(|source| $crate::error::Error::Launch { kernel: k.info.name.to_string(), source }),
         }
     }};
@@ -435,22 +439,29 @@ pub const PDL_MAX_PARAMS: usize = 16;
 /// dependent launch): the grid may be dispatched while the previous grid on the stream is still
 /// running, once all of that grid's CTAs executed `griddepcontrol.launch_dependents`; the kernel waits
 /// for it in `griddepcontrol.wait` before touching memory. `slots` holds each parameter's bytes in the
-/// low bytes of an 8-byte slot; their number must be the kernel's (from its PTX), each at most 8 bytes
-/// and at most [`PDL_MAX_PARAMS`] of them: checked here, an error otherwise.
+/// low bytes of an 8-byte slot, unless `by_ref` has a non-null pointer at its index: then the
+/// parameter's bytes are there (a parameter larger than 8 bytes: a tensor map by value). Their number
+/// must be the kernel's (from its PTX), at most [`PDL_MAX_PARAMS`], and each parameter of more than 8
+/// bytes must come by reference: checked here, an error otherwise.
 ///
 /// # Safety
 /// As a launch through [`launch!`](crate::launch): the arguments match the kernel's signature and its
 /// `# Safety` contract, and the kernel executes `griddepcontrol.wait` before any memory access that a
-/// previous grid on the stream may make (its inputs and its outputs alike).
-pub unsafe fn launch_pdl(stream: &std::sync::Arc<cudarc::driver::CudaStream>, k: &Kernel, cfg: cudarc::driver::LaunchConfig, slots: &mut [u64]) -> Result<()> {
-    let fits = k.params.as_ref().is_some_and(|p| p.len() == slots.len() && p.len() <= PDL_MAX_PARAMS && p.iter().all(|&b| b <= 8));
+/// previous grid on the stream may make (its inputs and its outputs alike). Each non-null `by_ref[i]`
+/// points to as many readable bytes as the kernel's parameter `i` has (its PTX; `launch!` checks the
+/// argument's size against it).
+pub unsafe fn launch_pdl(stream: &std::sync::Arc<cudarc::driver::CudaStream>, k: &Kernel, cfg: cudarc::driver::LaunchConfig, slots: &mut [u64],
+                         by_ref: &[*const std::ffi::c_void]) -> Result<()> {
+    let fits = k.params.as_ref().is_some_and(|p| {
+        p.len() == slots.len() && p.len() == by_ref.len() && p.len() <= PDL_MAX_PARAMS && p.iter().zip(by_ref).all(|(&b, r)| b <= 8 || !r.is_null())
+    });
     if !fits {
-        return Err(Error::InvalidInput(format!("`{}`: a PDL launch passes one slot per parameter, at most {PDL_MAX_PARAMS} of at most 8 bytes \
-                                                 (its PTX: {:?}, slots: {})", k.name(), k.params, slots.len())));
+        return Err(Error::InvalidInput(format!("`{}`: a PDL launch passes one slot per parameter of at most 8 bytes, larger ones by reference, at most \
+                                                 {PDL_MAX_PARAMS} (its PTX: {:?}, slots: {})", k.name(), k.params, slots.len())));
     }
     let mut ptrs = [std::ptr::null_mut::<std::ffi::c_void>(); PDL_MAX_PARAMS];
-    for (p, s) in ptrs.iter_mut().zip(slots.iter_mut()) {
-        *p = s as *mut u64 as *mut std::ffi::c_void;
+    for ((p, s), r) in ptrs.iter_mut().zip(slots.iter_mut()).zip(by_ref) {
+        *p = if r.is_null() { s as *mut u64 as *mut std::ffi::c_void } else { r.cast_mut() };
     }
     // SAFETY: a zeroed attribute is a valid bit pattern (an id and a union of plain integers); the id
     // and the one field read for it are set next.
@@ -463,11 +474,12 @@ pub unsafe fn launch_pdl(stream: &std::sync::Arc<cudarc::driver::CudaStream>, k:
         sharedMemBytes: cfg.shared_mem_bytes, hStream: stream.cu_stream(), attrs: &mut attr, numAttrs: 1,
     };
     stream.context().bind_to_thread().map_err(|source| Error::Launch { kernel: k.info.name.to_string(), source })?;
-    // SAFETY: `config`, `attr`, `slots` and `ptrs` outlive the call (the driver copies the parameters
-    // before it returns); the first `slots.len()` pointers are one per parameter (the count checked
-    // against the PTX above), each to 8 bytes whose low bytes are the parameter (little-endian), every
-    // parameter at most 8 bytes (checked); the function is loaded in this context; the caller's
-    // contract covers what the kernel does with them.
+    // SAFETY: `config`, `attr`, `slots`, `ptrs` and what `by_ref` points to outlive the call (the driver
+    // copies the parameters before it returns); the first `slots.len()` pointers are one per parameter
+    // (the count checked against the PTX above), each to 8 bytes whose low bytes are the parameter
+    // (little-endian, a parameter of at most 8 bytes) or to a larger parameter's own bytes (the
+    // caller's contract: as many as the PTX declares); the function is loaded in this context; the
+    // caller's contract covers what the kernel does with them.
     unsafe { sys::cuLaunchKernelEx(&config, k.func.cu_function(), ptrs.as_mut_ptr(), std::ptr::null_mut()) }.result()
         .map_err(|source| Error::Launch { kernel: k.info.name.to_string(), source })
 }
@@ -483,6 +495,11 @@ pub trait ParamBytes {
     /// off (`Gpu::new`), so the guard records nothing; with tracking on, a PDL launch would have to
     /// record the buffer's read and write events itself.
     fn param_slot(&self, stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64;
+    /// Where the parameter's bytes lie, for one larger than a slot (a tensor map by value), which
+    /// [`launch_pdl`] passes by reference; null (the default) for a parameter passed in its slot.
+    fn param_ref(&self) -> *const std::ffi::c_void {
+        std::ptr::null()
+    }
 }
 
 impl<T> ParamBytes for &CudaSlice<T> {

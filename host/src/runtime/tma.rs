@@ -42,10 +42,14 @@ impl crate::runtime::gpu::ParamBytes for &TensorMapParam {
     fn param_bytes(&self) -> u32 {
         128
     }
-    /// Not a slot: 128 bytes do not fit one. `launch_pdl` refuses kernels with such parameters (from
-    /// their PTX) before it reads any slot, so this value is never passed.
+    /// Not a slot: 128 bytes do not fit one, so `launch_pdl` passes [`Self::param_ref`] instead and
+    /// never this value.
     fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
         0
+    }
+    /// The map's 128 bytes, where they lie on the host (borrowed for the launch).
+    fn param_ref(&self) -> *const std::ffi::c_void {
+        std::ptr::from_ref::<TensorMapParam>(*self).cast()
     }
 }
 

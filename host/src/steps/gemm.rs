@@ -122,6 +122,9 @@ pub enum Args {
     Pointers,
     /// `(tmap_a, tmap_b, c, m, n, k)`: A and B through TMA tensor maps in global memory.
     TmaAB,
+    /// `(tmap_a, tmap_b, c, m, n, k)` with the two maps **by value** (128-byte `__grid_constant__`
+    /// parameters, `TensorMapParam`), not by pointer (d12).
+    TmaABParams,
     /// `(tmap_a, tmap_b, tmap_c, m, n, k)`: C written by TMA stores too.
     TmaABC,
     /// `(a, b, c, m, n, k, k_split)`: pointers and the K range of a split; C is zeroed before a launch
