@@ -345,6 +345,50 @@ pub unsafe fn wgmma_m64n64k16_f32_bf16<const TA: u32, const TB: u32>(acc: &mut [
     }
 }
 
+/// The `asm!` of a `wgmma.m64n16k16` (8 f32 accumulators per thread), as [`wgmma_asm_n64!`] for N = 16.
+macro_rules! wgmma_asm_n16 {
+    ($acc:ident, $instr:expr, $($operands:tt)*) => {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+            $instr,
+            "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}},",
+            "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+            inout(reg32) $acc[0], inout(reg32) $acc[1], inout(reg32) $acc[2], inout(reg32) $acc[3],
+            inout(reg32) $acc[4], inout(reg32) $acc[5], inout(reg32) $acc[6], inout(reg32) $acc[7],
+            $($operands)*
+            options(nostack)
+        )
+    };
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {d0..d7}, desc_a, desc_b, p, 1, 1, TA, TB;` —
+/// `D(64×16, f32) = A(64×16) · B(16×16) + (scale_d ? D : 0)`: [`wgmma_m64n64k16_f32_f16`] with N = 16
+/// (the fragment of the module docs, 8 registers per thread). Decode d13: 16 activation rows as B.
+///
+/// # Safety
+/// As [`wgmma_m64n64k16_f32_f16`], with B 16×16.
+#[inline(always)]
+pub unsafe fn wgmma_m64n16k16_f32_f16<const TA: u32, const TB: u32>(acc: &mut [f32; 8], desc_a: u64, desc_b: u64, scale_d: bool) {
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n16!(acc, "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,)
+    }
+}
+
+/// [`wgmma_m64n16k16_f32_f16`] on bf16 operands.
+///
+/// # Safety
+/// As [`wgmma_m64n16k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn wgmma_m64n16k16_f32_bf16<const TA: u32, const TB: u32>(acc: &mut [f32; 8], desc_a: u64, desc_b: u64, scale_d: bool) {
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n16!(acc, "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,)
+    }
+}
+
 /// Generates, for one 16-bit input type, the attention kernel's three `wgmma` shapes: `m64n128k16`
 /// with both operands in shared memory (S = Q·Kᵀ over 128 keys), and `m64n64k16` / `m64n128k16` with
 /// **A from registers** (O += P·V, P never leaving the registers).
@@ -436,6 +480,21 @@ pub unsafe fn setmaxnreg_inc<const N: u32>() {
 pub unsafe fn setmaxnreg_dec<const N: u32>() {
     // SAFETY: forwarded to the caller.
     unsafe { asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack)) }
+}
+
+/// [`wgmma_fence_operand`] for the 8 accumulators of a `m64n16k16` ([`wgmma_m64n16k16_f32_f16`]).
+#[inline(always)]
+pub fn wgmma_fence_operand8(acc: &mut [f32; 8]) {
+    // SAFETY: emits no instruction; only declares the registers read and written (as
+    // `wgmma_fence_operand`).
+    unsafe {
+        asm!(
+            "// wgmma_fence_operand8 {0} {1} {2} {3} {4} {5} {6} {7}",
+            inout(reg32) acc[0], inout(reg32) acc[1], inout(reg32) acc[2], inout(reg32) acc[3],
+            inout(reg32) acc[4], inout(reg32) acc[5], inout(reg32) acc[6], inout(reg32) acc[7],
+            options(nomem, nostack)
+        )
+    }
 }
 
 /// An empty `asm!` that takes and returns every accumulator register: pins `acc` in place so that the

@@ -25,6 +25,12 @@ pub(crate) trait Elem16 {
     /// As `wgmma_m64n64k16_f32_f16`.
     #[cfg(lab_sm90)]
     unsafe fn wgmma_64<const TA: u32, const TB: u32>(acc: &mut [f32; 32], desc_a: u64, desc_b: u64, scale_d: bool);
+    /// `wgmma.m64n16k16`, both operands in shared memory (decode d13: 16 activation rows).
+    ///
+    /// # Safety
+    /// As `wgmma_m64n16k16_f32_f16`.
+    #[cfg(lab_sm90)]
+    unsafe fn wgmma_16<const TA: u32, const TB: u32>(acc: &mut [f32; 8], desc_a: u64, desc_b: u64, scale_d: bool);
     /// `wgmma.m64n128k16`, both operands in shared memory (attention a6: S = Q·Kᵀ).
     ///
     /// # Safety
@@ -93,6 +99,12 @@ impl Elem16 for F16 {
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
+    unsafe fn wgmma_16<const TA: u32, const TB: u32>(acc: &mut [f32; 8], desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n16k16_f32_f16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
     unsafe fn wgmma_64_rs<const TB: u32>(acc: &mut [f32; 32], a: [u32; 4], desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n64k16_f32_f16_rs::<TB>(acc, a, desc_b, scale_d) }
@@ -138,6 +150,12 @@ impl Elem16 for Bf16 {
     unsafe fn wgmma_64<const TA: u32, const TB: u32>(acc: &mut [f32; 32], desc_a: u64, desc_b: u64, scale_d: bool) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n64k16_f32_bf16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_16<const TA: u32, const TB: u32>(acc: &mut [f32; 8], desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n16k16_f32_bf16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
     }
     #[cfg(lab_sm90)]
     #[inline(always)]

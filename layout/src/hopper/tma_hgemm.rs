@@ -201,14 +201,26 @@ pub const D3_ROWS: u32 = 64;
 /// in the first (`results/2026-11-23-h100-session9/call8-m-range`). The stage keeps room for 64 rows;
 /// rows past the box hold stale data that only reaches accumulator columns of rows ≥ M, never stored.
 pub const fn decode_a_box_rows(m: u32) -> u32 {
-    if m == 0 { 1 } else if m < D3_ROWS { m } else { D3_ROWS }
+    decode_box_rows(m, D3_ROWS)
+}
+
+/// [`decode_a_box_rows`] for a transposed decode tile of `rows` activation rows (d3–d11: 64, d13: 16):
+/// M itself below `rows`, else `rows` (at least 1).
+pub const fn decode_box_rows(m: u32, rows: u32) -> u32 {
+    if m == 0 { 1 } else if m < rows { m } else { rows }
+}
+
+/// [`decode_a_box_row0`] for a tile of `rows` activation rows: `m0`, except the last tile of an
+/// M ≥ `rows` that would reach past M, whose box ends at row M instead.
+pub const fn decode_box_row0(m: u32, m0: u32, rows: u32) -> u32 {
+    if m >= rows && m0 + rows > m { m - rows } else { m0 }
 }
 
 /// First row of the activation box for the d3/d4 tile whose rows start at `m0`: `m0`, except the last
 /// tile of an M ≥ 64 that would reach past M, whose box is moved up to end at row M (in bounds; its
 /// first `m0 − row0` rows belong to the previous tile and are not stored).
 pub const fn decode_a_box_row0(m: u32, m0: u32) -> u32 {
-    if m >= D3_ROWS && m0 + D3_ROWS > m { m - D3_ROWS } else { m0 }
+    decode_box_row0(m, m0, D3_ROWS)
 }
 
 /// Columns of C (weight columns) per d3 tile: two consumer warpgroups × 64.
@@ -245,6 +257,29 @@ pub const D4_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D4_EXCHANGE_BYTES) / (D4_STAGE
 /// d4's dynamic shared memory.
 pub const D4_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, D4_EXCHANGE_BYTES, 2);
 const _: () = assert!(D4_DYN_SMEM <= MAX_DYN_SMEM && D4_STAGE_BYTES % 1024 == 0 && D4_STAGES == 12 && D4_STAGES % 2 == 0);
+
+/// Decode step d13 (`decode_v13_sized_activations.rs`): d9 with the activation tile **16 rows** high
+/// instead of 64 — `wgmma.m64n16k16`, 8 accumulators per thread instead of 32 — for M ≤ 16 (larger M
+/// runs in 16-row tiles, each re-reading the weights).
+///
+/// ```text
+/// stage (10 KiB) = | A: 16 rows × 128 B (2 KiB) | B box: 64 K × 128 B (8 KiB, 1024-aligned) |
+/// after the ring: 4 KiB exchange (warpgroup 1's 64×16 f32, [element][thread]), then the barriers
+/// ```
+pub const D13_ROWS: u32 = 16;
+/// Bytes of the activation part of a d13 stage (16 rows of 128 B; a multiple of 1024, so the weight
+/// box after it keeps the 128B swizzle's alignment).
+pub const D13_A_BYTES: u32 = D13_ROWS * BK * 2;
+/// Bytes of one d13 stage.
+pub const D13_STAGE_BYTES: u32 = D13_A_BYTES + B_BOX_BYTES;
+/// The exchange region: one warpgroup's 64×16 f32 accumulators.
+pub const D13_EXCHANGE_BYTES: u32 = 64 * D13_ROWS * 4;
+/// Stages of d13's ring: as many as fit, even (as [`D4_STAGES`], for the same reason): 22, so 176 KiB
+/// of weights in flight per CTA where d4 has 96 KiB.
+pub const D13_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D13_EXCHANGE_BYTES) / (D13_STAGE_BYTES + 16) / 2 * 2;
+/// d13's dynamic shared memory.
+pub const D13_DYN_SMEM: u32 = dyn_smem(D13_STAGES, D13_STAGE_BYTES, D13_EXCHANGE_BYTES, 2);
+const _: () = assert!(D13_DYN_SMEM <= MAX_DYN_SMEM && D13_A_BYTES % 1024 == 0 && D13_STAGE_BYTES % 1024 == 0 && D13_STAGES == 22 && D13_STAGES % 2 == 0);
 
 /// Decode-ladder step d7 (`decode_v7_tma_store.rs`): d3 with its C written through two 64×64 staging
 /// boxes ([`C_BOX`], one per consumer warpgroup) and TMA stores.

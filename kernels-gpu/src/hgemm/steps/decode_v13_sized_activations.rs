@@ -1,0 +1,207 @@
+#![cfg(lab_sm90)]
+//! Decode step d13 — d9 with the activation tile **16 rows** high instead of 64: `wgmma.m64n16k16`,
+//! 8 accumulators per thread instead of 32, and a ring of 10 KiB stages instead of 16 KiB.
+//!
+//! Why (`results/2026-11-26-h100-session24/call2`, `call3`): at one K tile (1×4096×64) d9 keeps an SM
+//! busy ~5.7 k cycles where cuBLAS's M = 1 kernel (`nvjet_sm90_hsh_64x8_64x16_4x1`: 64×8 tiles, the same
+//! 64 CTAs of 384 threads) takes ~3.4 k, and that gap is paid once per launch at every K (d9 16.5 µs
+//! against cuBLAS's 15.8–16.4 at 1×4096²). `ncu`'s per-instruction samples put the extra time on
+//! warpgroup 0's path after the last stage: ~300 dependent instructions for 32 accumulators — the
+//! exchange (32 `ld.shared` + adds) and 16 bounds-checked pairs of 16-bit stores — at every M, although
+//! at M ≤ 16 three quarters of the 64 activation rows are never stored. cuBLAS sizes the activation
+//! tile to M (`64x8`).
+//!
+//! Diff from d9: the tile is 64 weight columns × 16 activation rows (`layout::hopper::tma_hgemm::D13_*`);
+//! the activation box is at most 16 rows (`decode_box_rows(m, 16)`; larger M runs in 16-row tiles, the
+//! last one's box moved up to end at M, `decode_box_row0`); one `m64n16k16` per k16 step; the exchange
+//! and the stores cover 8 accumulators (4 pairs per thread, at M = 1 two of them stored by a quarter
+//! of the lanes). The smaller stage also lets the ring hold **22 stages** (176 KiB of weights in flight
+//! per CTA, where d4/d9 hold 96 KiB in 12).
+//!
+//! Prediction (before running): the epilogue from ~300 instructions on the critical path to ~70:
+//! ~0.5 µs less per launch; the deeper ring ~2–3% more streaming rate. At 1 / 16 × 4096² ~16.5 →
+//! ~15.7 µs (≈ 1.05× d9, 78.7% → ~82–83% of the copy); at 1 / 16 × 4096×14336 1.02–1.04×.
+use super::decode_v3_tma_swapped::{W_DESC_0, X_DESC_0, store_pair};
+use super::elem::{Bf16, Elem16, F16};
+use super::tma_persistent::persistent_tile;
+use super::tma_warp_specialized::{Ring, warp_specialized};
+use crate::launch_bounds::launch_bounds;
+use crate::prim::{
+    shared::{ld_shared_u32, st_shared_u32},
+    sync::sync_named,
+    thread::{block_idx_x, grid_dim_x, lane_id},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand8, wgmma_wait_group},
+};
+use crate::util::unroll::{unroll4, unroll8};
+use layout::fragment::WgmmaAcc;
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_EXCHANGE_BYTES as EXCHANGE_BYTES, D13_ROWS as ROWS,
+                                D13_STAGE_BYTES as STAGE_BYTES, D13_STAGES as STAGES, decode_box_row0, decode_box_rows};
+
+/// `C = A · B` (f16) with 64-column × 16-row tiles of `Cᵀ`, the weights B streamed whole-K by TMA,
+/// with programmatic dependent launch (as d9).
+///
+/// # Safety
+/// Tensor maps of A (M×K f16, box 64 K × `decode_box_rows(m, 16)` rows) and B (K×N f16, box 64 N × 64 K),
+/// both `SWIZZLE_128B`; `g_c` of m·n f16; 384 threads, `D13_DYN_SMEM` bytes; a 1-D grid of at most
+/// ⌈m/16⌉·⌈n/64⌉ CTAs; launched with or without programmatic stream serialization.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v13(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<F16>(tmap_a, tmap_b, g_c, m, n, k) }
+}
+
+/// [`hgemm_decode_v13`] on bf16.
+///
+/// # Safety
+/// As [`hgemm_decode_v13`], the tensor maps describing bf16 matrices.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v13_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, m, n, k) }
+}
+
+/// The activation box of the tile whose rows start at `m0` and the weight box of columns `n0 ..` of K
+/// tile `kt` into the stage at `s_stage`, announced on `bar` as one transaction of their bytes.
+///
+/// # Safety
+/// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v13`] says.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+    let k0 = (kt * BK) as i32;
+    // SAFETY: forwarded to the caller; the activation box (≤ 16 rows of 128 B) fits the stage's first
+    // `A_BYTES`, the weight box its 1024-aligned rest.
+    unsafe {
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + B_BOX_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
+    }
+}
+
+/// Consumer warpgroup `mh`'s share of a tile (d4's alternate stages): the stages of running indices
+/// `it0 .. it0 + k_tiles` whose parity is `mh`, into fresh accumulators; each released after its
+/// `wgmma`s retired.
+///
+/// # Safety
+/// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages.
+#[inline(always)]
+unsafe fn consume<E: Elem16>(ring: Ring, it0: u32, k_tiles: u32, mh: u32) -> [f32; 8] {
+    let mut r_acc = [0.0f32; 8];
+    let mut it = it0 + ((it0 & 1) ^ mh);
+    let mut first = true;
+    while it < it0 + k_tiles {
+        let (s_stage, _, _, _) = ring.at(it);
+        let d_w = W_DESC_0.advance(s_stage + A_BYTES);
+        let d_x = X_DESC_0.advance(s_stage);
+        wgmma_fence_operand8(&mut r_acc);
+        // SAFETY: forwarded to the caller; the stage is read only after its phase completed and
+        // released only after `wait_group 0` retired the group reading it.
+        unsafe {
+            ring.wait_full(it);
+            wgmma_fence();
+            for ks in 0..BK / 16 {
+                E::wgmma_16::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, !first || ks > 0);
+            }
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+            wgmma_fence_operand8(&mut r_acc);
+            ring.release(it);
+        }
+        first = false;
+        it += 2;
+    }
+    r_acc
+}
+
+/// Warpgroup 1's 8 accumulators added into warpgroup 0's through the exchange region (element i of
+/// thread t at `s_exchange + 4·(128·i + t)`: conflict-free), one meeting at named barrier 3.
+///
+/// # Safety
+/// Both consumer warpgroups call it together, `t` the thread's index in its warpgroup; nobody else
+/// touches the 4 KiB at `s_exchange` until the next meeting at named barrier 3.
+#[inline(always)]
+unsafe fn add_warpgroups(r_acc: &mut [f32; 8], s_exchange: u32, mh: u32, t: u32) {
+    // SAFETY: forwarded to the caller; addresses inside the exchange region.
+    unsafe {
+        if mh == 1 {
+            unroll8!(i => { st_shared_u32(s_exchange + 4 * (128 * i + t), r_acc[i as usize].to_bits()); });
+        }
+        sync_named(3, 256);
+        if mh == 0 {
+            unroll8!(i => { r_acc[i as usize] += f32::from_bits(ld_shared_u32(s_exchange + 4 * (128 * i + t))); });
+        }
+    }
+}
+
+/// The body of d13 for inputs and output of type `E`: d9's (the PDL wait first, then d4's
+/// warp-specialized CTA) on 64×16 tiles of `Cᵀ`.
+///
+/// # Safety
+/// As [`hgemm_decode_v13`].
+#[inline(always)]
+unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    crate::prim::sync::griddepcontrol_launch_dependents();
+    crate::prim::sync::griddepcontrol_wait();
+    // SAFETY: as d4's body: the producer and both consumers walk the same tiles and K tiles, each stage
+    // use is consumed and released by one warpgroup (4 warps: the empty barriers' count); the exchange
+    // region lies between the ring and the barriers and is written by warpgroup 1 only after the
+    // meeting that ends warpgroup 0's reads of the previous tile. C addresses are checked in
+    // `store_pair`.
+    unsafe {
+        warp_specialized! {
+            empty_arrivals: 4;
+            ring: let (ring, s_exchange) = (STAGES, STAGE_BYTES, EXCHANGE_BYTES);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
+                let k_tiles = k.div_ceil(BK);
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let mut it = 0u32;
+                let mut tile = block_idx_x();
+                while tile < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                    let mut kt = 0;
+                    while kt < k_tiles {
+                        let (s_stage, full, _, _) = ring.at(it);
+                        ring.wait_empty(it);
+                        issue_stage(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
+                        it += 1;
+                        kt += 1;
+                    }
+                    tile += grid_dim_x();
+                }
+            }
+            consumer(mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let t = tid % 128;
+                let mut it = 0u32;
+                let mut tile = block_idx_x();
+                while tile < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                    let mut r_acc = consume::<E>(ring, it, k_tiles, mh);
+                    it += k_tiles;
+                    add_warpgroups(&mut r_acc, s_exchange, mh, t);
+                    if mh == 0 {
+                        let (row0, col0) = (tm * ROWS, tn * COLS);
+                        let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
+                        unroll4!(p => {
+                            // Pair p: rows r, r + 1 of C (accumulator columns) at column c of the tile.
+                            let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
+                            store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
+                        });
+                    }
+                    // Warpgroup 1 overwrites the exchange for the next tile only after warpgroup 0 read it.
+                    sync_named(3, 256);
+                    tile += grid_dim_x();
+                }
+            }
+        }
+    }
+}
+
+// 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_decode_v13, 384, 1);
+launch_bounds!(hgemm_decode_v13_bf16, 384, 1);
