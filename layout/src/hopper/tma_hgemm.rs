@@ -278,7 +278,11 @@ pub const D13_EXCHANGE_BYTES: u32 = 64 * D13_ROWS * 4;
 /// of weights in flight per CTA where d4 has 96 KiB.
 pub const D13_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D13_EXCHANGE_BYTES) / (D13_STAGE_BYTES + 16) / 2 * 2;
 /// d13's dynamic shared memory.
-pub const D13_DYN_SMEM: u32 = dyn_smem(D13_STAGES, D13_STAGE_BYTES, D13_EXCHANGE_BYTES, 2);
+pub const D13_DYN_SMEM: u32 = d13_dyn_smem(D13_STAGES);
+/// The dynamic shared memory of d13's body with a ring of `stages` stages (its variants `d13s8` …).
+pub const fn d13_dyn_smem(stages: u32) -> u32 {
+    dyn_smem(stages, D13_STAGE_BYTES, D13_EXCHANGE_BYTES, 2)
+}
 const _: () = assert!(D13_DYN_SMEM <= MAX_DYN_SMEM && D13_A_BYTES % 1024 == 0 && D13_STAGE_BYTES % 1024 == 0 && D13_STAGES == 22 && D13_STAGES % 2 == 0);
 
 /// Decode-ladder step d7 (`decode_v7_tma_store.rs`): d3 with its C written through two 64×64 staging

@@ -48,7 +48,7 @@ use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_A_BYTES as
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v13(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, STAGES>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v13`] on bf16.
@@ -58,8 +58,28 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v13(tmap_a: *const TensorMap, tma
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v13_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, STAGES>(tmap_a, tmap_b, g_c, m, n, k) }
 }
+
+/// Generates a variant of [`hgemm_decode_v13`] (f16) whose ring has `$stages` stages (even) instead of
+/// 22: how the depth of the ring moves the streaming rate (`d13s8`, `d13s12`, `d13s16`).
+macro_rules! d13_stages {
+    ($name:ident, $stages:literal) => {
+        #[doc = concat!("[`hgemm_decode_v13`] with ", stringify!($stages), " stages (`d13_dyn_smem(", stringify!($stages), ")` bytes).")]
+        ///
+        /// # Safety
+        /// As [`hgemm_decode_v13`], with that dynamic shared memory.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+            // SAFETY: forwarded.
+            unsafe { decode::<F16, $stages>(tmap_a, tmap_b, g_c, m, n, k) }
+        }
+        launch_bounds!($name, 384, 1);
+    };
+}
+d13_stages!(hgemm_decode_v13_s8, 8);
+d13_stages!(hgemm_decode_v13_s12, 12);
+d13_stages!(hgemm_decode_v13_s16, 16);
 
 /// The activation box of the tile whose rows start at `m0` and the weight box of columns `n0 ..` of K
 /// tile `kt` into the stage at `s_stage`, announced on `bar` as one transaction of their bytes.
@@ -134,13 +154,14 @@ unsafe fn add_warpgroups(r_acc: &mut [f32; 8], s_exchange: u32, mh: u32, t: u32)
     }
 }
 
-/// The body of d13 for inputs and output of type `E`: d9's (the PDL wait first, then d4's
-/// warp-specialized CTA) on 64×16 tiles of `Cᵀ`.
+/// The body of d13 for inputs and output of type `E` with a ring of `RING` stages (even): d9's (the PDL
+/// wait first, then d4's warp-specialized CTA) on 64×16 tiles of `Cᵀ`.
 ///
 /// # Safety
 /// As [`hgemm_decode_v13`].
 #[inline(always)]
-unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+unsafe fn decode<E: Elem16, const RING: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    const { assert!(RING % 2 == 0, "the warpgroups take alternate stages: an even ring (D4_STAGES says why)") };
     crate::prim::sync::griddepcontrol_launch_dependents();
     crate::prim::sync::griddepcontrol_wait();
     // SAFETY: as d4's body: the producer and both consumers walk the same tiles and K tiles, each stage
@@ -151,7 +172,7 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
     unsafe {
         warp_specialized! {
             empty_arrivals: 4;
-            ring: let (ring, s_exchange) = (STAGES, STAGE_BYTES, EXCHANGE_BYTES);
+            ring: let (ring, s_exchange) = (RING, STAGE_BYTES, EXCHANGE_BYTES);
             thread: tid, warpgroup: wg;
             setup: {
                 let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
