@@ -285,6 +285,13 @@ pub const fn d13_dyn_smem(stages: u32) -> u32 {
 }
 const _: () = assert!(D13_DYN_SMEM <= MAX_DYN_SMEM && D13_A_BYTES % 1024 == 0 && D13_STAGE_BYTES % 1024 == 0 && D13_STAGES == 22 && D13_STAGES % 2 == 0);
 
+/// Decode step d14 (`decode_v14_one_consumer.rs`): d13's tile and stage (16 activation rows, 10 KiB
+/// stages) with **one** consumer warpgroup taking every stage (256 threads), so no exchange region.
+pub const D14_STAGES: u32 = 12;
+/// d14's dynamic shared memory: the ring and its barriers.
+pub const D14_DYN_SMEM: u32 = dyn_smem(D14_STAGES, D13_STAGE_BYTES, 0, 2);
+const _: () = assert!(D14_DYN_SMEM <= MAX_DYN_SMEM);
+
 /// Decode-ladder step d7 (`decode_v7_tma_store.rs`): d3 with its C written through two 64×64 staging
 /// boxes ([`C_BOX`], one per consumer warpgroup) and TMA stores.
 ///

@@ -78,7 +78,9 @@ macro_rules! d13_stages {
     };
 }
 d13_stages!(hgemm_decode_v13_s8, 8);
+d13_stages!(hgemm_decode_v13_s10, 10);
 d13_stages!(hgemm_decode_v13_s12, 12);
+d13_stages!(hgemm_decode_v13_s14, 14);
 d13_stages!(hgemm_decode_v13_s16, 16);
 
 /// The activation box of the tile whose rows start at `m0` and the weight box of columns `n0 ..` of K

@@ -1,0 +1,178 @@
+#![cfg(lab_sm90)]
+//! Decode step d14 — d13 (12 stages) with **one consumer warpgroup** that takes every stage, so the two
+//! halves of the sum never meet in shared memory: 256 threads, no exchange, no named barrier.
+//!
+//! Why: d13 cut the fixed cost of a launch by ~1.1 µs (the 8-accumulator epilogue) and reads the
+//! weights at 84% of a copy at 1 / 16 × 4096², short of 85% by ~0.15 µs. What is left after the last
+//! stage on warpgroup 0's path: warpgroup 1's partial sums through shared memory (8 `st.shared`, a
+//! named barrier, 8 `ld.shared` + adds), then the stores and a second named barrier. d4 split the
+//! stages between two warpgroups because an `m64n64k16` stage kept one busy; an `m64n16k16` stage is a
+//! quarter of that, and one group in flight (`wait_group 1`, h4's loop) hides its latency behind the
+//! next stage's wait.
+//!
+//! Diff from d13: `warp_specialized! { consumers: 1, … }` (the empty barriers count the consumer's 4
+//! warps); the K loop is d3's (`wait_group 1`, the previous stage released after the next is
+//! committed); the epilogue stores the 4 pairs straight from the accumulators. The ring no longer has
+//! to be even (no alternation); it keeps d13's 12 stages.
+//!
+//! Prediction (before running): ~150–250 fewer cycles after the last stage: 1.005–1.015× d13 at
+//! 1 / 16 × 4096² (84% → ~85% of the copy), the same rate at 4096×14336 unless one warpgroup cannot
+//! keep up with a stage every ~165 ns (then slower there).
+use super::decode_v3_tma_swapped::{W_DESC_0, X_DESC_0, store_pair};
+use super::elem::{Bf16, Elem16, F16};
+use super::tma_persistent::persistent_tile;
+use super::tma_warp_specialized::{Ring, warp_specialized};
+use crate::launch_bounds::launch_bounds;
+use crate::prim::{
+    thread::{block_idx_x, grid_dim_x, lane_id},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand8, wgmma_wait_group},
+};
+use crate::util::unroll::unroll4;
+use layout::fragment::WgmmaAcc;
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES,
+                                D14_STAGES as STAGES, decode_box_row0, decode_box_rows};
+
+/// `C = A · B` (f16) as d13, one consumer warpgroup.
+///
+/// # Safety
+/// Tensor maps of A (M×K f16, box 64 K × `decode_box_rows(m, 16)` rows) and B (K×N f16, box 64 N × 64 K),
+/// both `SWIZZLE_128B`; `g_c` of m·n f16; 256 threads, `D14_DYN_SMEM` bytes; a 1-D grid of at most
+/// ⌈m/16⌉·⌈n/64⌉ CTAs; launched with or without programmatic stream serialization.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v14(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<F16>(tmap_a, tmap_b, g_c, m, n, k) }
+}
+
+/// [`hgemm_decode_v14`] on bf16.
+///
+/// # Safety
+/// As [`hgemm_decode_v14`], the tensor maps describing bf16 matrices.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v14_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, m, n, k) }
+}
+
+/// The activation box (≤ 16 rows) and the weight box of K tile `kt` into the stage at `s_stage`,
+/// announced on `bar` as one transaction of their bytes (d13's stage).
+///
+/// # Safety
+/// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v14`] says.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+    let k0 = (kt * BK) as i32;
+    // SAFETY: forwarded to the caller; the boxes fit the stage (layout::hopper::tma_hgemm::D13_*).
+    unsafe {
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + B_BOX_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
+    }
+}
+
+/// The consumer's K loop over one tile: stages `*it .. *it + kts` into fresh accumulators with one
+/// `wgmma` group in flight; stage `it − 1` released once `wait_group 1` retired its group, the last
+/// after `wait_group 0`.
+///
+/// # Safety
+/// All 128 threads of the consumer warpgroup; the producer issues the same stages.
+#[inline(always)]
+unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
+    let mut r_acc = [0.0f32; 8];
+    let mut i = 0;
+    // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
+    // only after the `wait_group` that retired the group reading it; the accumulators are pinned
+    // after every wait.
+    unsafe {
+        while i < kts {
+            let (s_stage, _, _, _) = ring.at(*it);
+            let d_w = W_DESC_0.advance(s_stage + A_BYTES);
+            let d_x = X_DESC_0.advance(s_stage);
+            ring.wait_full(*it);
+            wgmma_fence_operand8(&mut r_acc);
+            wgmma_fence();
+            for ks in 0..BK / 16 {
+                E::wgmma_16::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, i > 0 || ks > 0);
+            }
+            wgmma_commit_group();
+            wgmma_wait_group::<1>();
+            wgmma_fence_operand8(&mut r_acc);
+            if i > 0 {
+                ring.release(*it - 1);
+            }
+            *it += 1;
+            i += 1;
+        }
+        wgmma_wait_group::<0>();
+        wgmma_fence_operand8(&mut r_acc);
+        if kts > 0 {
+            ring.release(*it - 1);
+        }
+    }
+    r_acc
+}
+
+/// The body of d14 for inputs and output of type `E`: the PDL wait, then a producer warpgroup and one
+/// consumer warpgroup over 64×16 tiles of `Cᵀ`.
+///
+/// # Safety
+/// As [`hgemm_decode_v14`].
+#[inline(always)]
+unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    crate::prim::sync::griddepcontrol_launch_dependents();
+    crate::prim::sync::griddepcontrol_wait();
+    // SAFETY: the producer and the consumer walk the same tiles and K tiles, so ring indices agree; each
+    // stage use is consumed and released by the consumer's 4 warps (the empty barriers' count). C
+    // addresses are checked in `store_pair`.
+    unsafe {
+        warp_specialized! {
+            consumers: 1, registers: (40, 232);
+            ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
+                let k_tiles = k.div_ceil(BK);
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let mut it = 0u32;
+                let mut tile = block_idx_x();
+                while tile < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                    let mut kt = 0;
+                    while kt < k_tiles {
+                        let (s_stage, full, _, _) = ring.at(it);
+                        ring.wait_empty(it);
+                        issue_stage(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
+                        it += 1;
+                        kt += 1;
+                    }
+                    tile += grid_dim_x();
+                }
+            }
+            consumer(_mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let mut it = 0u32;
+                let mut tile = block_idx_x();
+                while tile < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                    let r_acc = consume::<E>(ring, &mut it, k_tiles);
+                    let (row0, col0) = (tm * ROWS, tn * COLS);
+                    let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
+                    unroll4!(p => {
+                        // Pair p: rows r, r + 1 of C (accumulator columns) at column c of the tile.
+                        let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
+                        store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
+                    });
+                    tile += grid_dim_x();
+                }
+            }
+        }
+    }
+}
+
+// 256 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_decode_v14, 256, 1);
+launch_bounds!(hgemm_decode_v14_bf16, 256, 1);
