@@ -315,13 +315,13 @@ pub const D12: Step = {
     s
 };
 
-/// Decode d13: d9 with 16-row activation tiles (`wgmma.m64n16k16`, 8 accumulators a thread, a 22-stage
+/// Decode d13: d9 with 16-row activation tiles (`wgmma.m64n16k16`, 8 accumulators a thread, a 12-stage
 /// ring of 10 KiB stages) for M ≤ 16 (`decode_v13_sized_activations.rs`).
 pub const D13: Step = tma("hgemm_decode_v13", "d13", 384, tma_hgemm::D13_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D13_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
     Args::TmaAB,
     PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "bar.sync \t3, 256", "st.global.b16"],
                lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "m64n64k16"], count: &[], at_least: &[] },
-    "d9 with 16-row activation tiles (m64n16k16, 8 accumulators a thread, 22 stages) for M <= 16");
+    "d9 with 16-row activation tiles (m64n16k16, 8 accumulators a thread, 12 stages of 10 KiB) for M <= 16");
 
 /// Decode d14: d13 (12 stages) with one consumer warpgroup taking every stage (256 threads, no
 /// exchange through shared memory; `decode_v14_one_consumer.rs`).
@@ -341,13 +341,12 @@ const fn d13_stages(name: &'static str, label: &'static str, stages: u32) -> Ste
     s.kernel.name = name;
     s.kernel.step = label;
     s.kernel.dyn_smem_bytes = tma_hgemm::d13_dyn_smem(stages);
-    s.kernel.about = "d13 with a shallower ring (the depth against the streaming rate)";
+    s.kernel.about = "d13 with another ring depth (the depth against the streaming rate)";
     s
 }
-/// d13 with 8, 12 and 16 stages.
-pub const D13S: [Step; 5] = [d13_stages("hgemm_decode_v13_s8", "d13s8", 8), d13_stages("hgemm_decode_v13_s10", "d13s10", 10),
-                             d13_stages("hgemm_decode_v13_s12", "d13s12", 12), d13_stages("hgemm_decode_v13_s14", "d13s14", 14),
-                             d13_stages("hgemm_decode_v13_s16", "d13s16", 16)];
+/// d13 with 8, 16 and 22 stages (d13 itself has 12).
+pub const D13S: [Step; 3] = [d13_stages("hgemm_decode_v13_s8", "d13s8", 8), d13_stages("hgemm_decode_v13_s16", "d13s16", 16),
+                             d13_stages("hgemm_decode_v13_s22", "d13s22", 22)];
 
 /// Decode d5: d4 with each tile's K split over a cluster of 2 CTAs, the halves added through distributed
 /// shared memory (`decode_v5_cluster_k.rs`).
@@ -541,5 +540,5 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D13S[3], D13S[4], D14, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16];

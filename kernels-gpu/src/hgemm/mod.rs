@@ -59,6 +59,12 @@
 //! | d6 | `steps/decode_v6_multicast.rs` | d3 in clusters of 2 sharing the weight boxes by TMA multicast |
 //! | d7 | `steps/decode_v7_tma_store.rs` | d3 with C staged by `stmatrix.trans` and written by TMA stores |
 //! | d8 | `steps/decode_v8_multicast_tma_store.rs` | d7 in clusters of 2 sharing the weight boxes |
+//! | d9 | `steps/decode_v9_pdl.rs` | d4 with programmatic dependent launch |
+//! | d10 | `steps/decode_v10_cp_async.rs` | d7 with its stages copied by `cp.async` |
+//! | d11 | `steps/decode_v11_producer_tail.rs` | d8 ending in the producer's tail, no last cluster barrier |
+//! | d12 | `steps/decode_v12_param_maps.rs` | d9 with the tensor maps passed by value |
+//! | d13 | `steps/decode_v13_sized_activations.rs` | d9 with 16-row activation tiles (`m64n16k16`), 12 stages of 10 KiB (`d13s8`, `d13s16`, `d13s22`: other depths) |
+//! | d14 | `steps/decode_v14_one_consumer.rs` | d13 with one consumer warpgroup, no exchange |
 //!
 //! Shared machinery:
 //!

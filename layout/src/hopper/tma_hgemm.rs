@@ -260,7 +260,7 @@ const _: () = assert!(D4_DYN_SMEM <= MAX_DYN_SMEM && D4_STAGE_BYTES % 1024 == 0 
 
 /// Decode step d13 (`decode_v13_sized_activations.rs`): d9 with the activation tile **16 rows** high
 /// instead of 64 — `wgmma.m64n16k16`, 8 accumulators per thread instead of 32 — for M ≤ 16 (larger M
-/// runs in 16-row tiles, each re-reading the weights).
+/// runs in 16-row tiles, each re-reading the weights); a 12-stage ring of 10 KiB stages.
 ///
 /// ```text
 /// stage (10 KiB) = | A: 16 rows × 128 B (2 KiB) | B box: 64 K × 128 B (8 KiB, 1024-aligned) |
@@ -274,16 +274,23 @@ pub const D13_A_BYTES: u32 = D13_ROWS * BK * 2;
 pub const D13_STAGE_BYTES: u32 = D13_A_BYTES + B_BOX_BYTES;
 /// The exchange region: one warpgroup's 64×16 f32 accumulators.
 pub const D13_EXCHANGE_BYTES: u32 = 64 * D13_ROWS * 4;
-/// Stages of d13's ring: as many as fit, even (as [`D4_STAGES`], for the same reason): 22, so 176 KiB
-/// of weights in flight per CTA where d4 has 96 KiB.
-pub const D13_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D13_EXCHANGE_BYTES) / (D13_STAGE_BYTES + 16) / 2 * 2;
+/// Stages of d13's ring: 12 (96 KiB of weights in flight per CTA, as d4's 12 stages of 16 KiB), even
+/// (as [`D4_STAGES`], for the same reason). Not as many as fit: with 22 (176 KiB in flight) the weights
+/// streamed at 2.6 TB/s instead of 3.15 (`ncu`: DRAM throughput 68–71% of peak against 81–84%), and at
+/// 1×4096² 8 / 10 / 12 / 14 / 16 / 22 stages read at 81.6 / 83.5 / 84.4 / 84.2 / 83.5 / 75.7% of a copy
+/// (`results/2026-11-26-h100-session24/call5`, `call6`); [`D13_MAX_STAGES`] is the 22.
+pub const D13_STAGES: u32 = 12;
+/// The most stages of d13's stage size that fit beside its exchange region (even): 22.
+pub const D13_MAX_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D13_EXCHANGE_BYTES) / (D13_STAGE_BYTES + 16) / 2 * 2;
 /// d13's dynamic shared memory.
 pub const D13_DYN_SMEM: u32 = d13_dyn_smem(D13_STAGES);
-/// The dynamic shared memory of d13's body with a ring of `stages` stages (its variants `d13s8` …).
+/// The dynamic shared memory of d13's body with a ring of `stages` stages (its variants `d13s8`,
+/// `d13s16`, `d13s22`).
 pub const fn d13_dyn_smem(stages: u32) -> u32 {
     dyn_smem(stages, D13_STAGE_BYTES, D13_EXCHANGE_BYTES, 2)
 }
-const _: () = assert!(D13_DYN_SMEM <= MAX_DYN_SMEM && D13_A_BYTES % 1024 == 0 && D13_STAGE_BYTES % 1024 == 0 && D13_STAGES == 22 && D13_STAGES % 2 == 0);
+const _: () = assert!(d13_dyn_smem(D13_MAX_STAGES) <= MAX_DYN_SMEM && D13_A_BYTES % 1024 == 0 && D13_STAGE_BYTES % 1024 == 0 && D13_MAX_STAGES == 22
+                      && D13_STAGES % 2 == 0);
 
 /// Decode step d14 (`decode_v14_one_consumer.rs`): d13's tile and stage (16 activation rows, 10 KiB
 /// stages) with **one** consumer warpgroup taking every stage (256 threads), so no exchange region.

@@ -15,12 +15,27 @@
 //! the activation box is at most 16 rows (`decode_box_rows(m, 16)`; larger M runs in 16-row tiles, the
 //! last one's box moved up to end at M, `decode_box_row0`); one `m64n16k16` per k16 step; the exchange
 //! and the stores cover 8 accumulators (4 pairs per thread, at M = 1 two of them stored by a quarter
-//! of the lanes). The smaller stage also lets the ring hold **22 stages** (176 KiB of weights in flight
-//! per CTA, where d4/d9 hold 96 KiB in 12).
+//! of the lanes). The ring keeps d9's 12 stages (now of 10 KiB).
 //!
-//! Prediction (before running): the epilogue from ~300 instructions on the critical path to ~70:
-//! ~0.5 µs less per launch; the deeper ring ~2–3% more streaming rate. At 1 / 16 × 4096² ~16.5 →
-//! ~15.7 µs (≈ 1.05× d9, 78.7% → ~82–83% of the copy); at 1 / 16 × 4096×14336 1.02–1.04×.
+//! Prediction (written before the first run, which had a 22-stage ring: as many 10 KiB stages as fit):
+//! the epilogue from ~300 instructions on the critical path to ~70: ~0.5 µs less per launch; the deeper
+//! ring ~2–3% more streaming rate. At 1 / 16 × 4096² ~16.5 → ~15.7 µs (≈ 1.05× d9, 78.7% → ~82–83% of
+//! the copy); at 1 / 16 × 4096×14336 1.02–1.04×.
+//!
+//! Measured (H100, held time against the same run's copy of the weights, weights rotated beyond L2;
+//! `results/2026-11-26-h100-session24/call4`–`call7`):
+//! * **The fixed cost fell as predicted, more than predicted**: 1×4096×64 (one K tile) 5.7 → 4.8 µs,
+//!   1×4096×1024 8.7 → 7.6 µs; the SASS from 1072 to 640 instructions.
+//! * **The deeper ring was wrong**: with 22 stages the weights streamed at 2.6 TB/s instead of 3.15
+//!   (1×4096×16384: 56.9 µs against d9's 48.5; `ncu`: DRAM throughput 68–71% of peak against 81–84%).
+//!   By depth at 1×4096² (% of the copy): 8 stages 81.6, 10 83.5, **12 84.4**, 14 84.2, 16 83.5,
+//!   22 75.7 (`d13s8`, `d13s16`, `d13s22` stay as configurations). Not explained: more bytes in flight
+//!   per SM should not lower the rate; more concurrent DRAM rows per channel is the suspect.
+//! * **With 12 stages** (this step): 1×4096² 15.4 µs, **84.1–84.6%** of the copy (d9 78.3–78.7%,
+//!   cuBLAS 82–83%), 16×4096² 83.2–83.9% (d9 77.7–78.4%, cuBLAS 74–75%), 8×4096² 83.3–84.1%;
+//!   1 / 16 × 4096×14336 95.6–96.8% (d9 93–94%); 1×14336×4096 94.3–94.7% (d2, the entry point's
+//!   step there, 96.7% in session 20). The streaming rate is d9's (3.15 TB/s from K = 1024 to 16384);
+//!   the whole gain is the fixed cost, ~1.1 µs.
 use super::decode_v3_tma_swapped::{W_DESC_0, X_DESC_0, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
@@ -62,7 +77,8 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v13_bf16(tmap_a: *const TensorMap
 }
 
 /// Generates a variant of [`hgemm_decode_v13`] (f16) whose ring has `$stages` stages (even) instead of
-/// 22: how the depth of the ring moves the streaming rate (`d13s8`, `d13s12`, `d13s16`).
+/// 12: how the depth of the ring moves the streaming rate (`d13s8`, `d13s16`, `d13s22`: 22 is as many
+/// as fit).
 macro_rules! d13_stages {
     ($name:ident, $stages:literal) => {
         #[doc = concat!("[`hgemm_decode_v13`] with ", stringify!($stages), " stages (`d13_dyn_smem(", stringify!($stages), ")` bytes).")]
@@ -78,10 +94,8 @@ macro_rules! d13_stages {
     };
 }
 d13_stages!(hgemm_decode_v13_s8, 8);
-d13_stages!(hgemm_decode_v13_s10, 10);
-d13_stages!(hgemm_decode_v13_s12, 12);
-d13_stages!(hgemm_decode_v13_s14, 14);
 d13_stages!(hgemm_decode_v13_s16, 16);
+d13_stages!(hgemm_decode_v13_s22, 22);
 
 /// The activation box of the tile whose rows start at `m0` and the weight box of columns `n0 ..` of K
 /// tile `kt` into the stage at `s_stage`, announced on `bar` as one transaction of their bytes.

@@ -18,6 +18,15 @@
 //! Prediction (before running): ~150–250 fewer cycles after the last stage: 1.005–1.015× d13 at
 //! 1 / 16 × 4096² (84% → ~85% of the copy), the same rate at 4096×14336 unless one warpgroup cannot
 //! keep up with a stage every ~165 ns (then slower there).
+//!
+//! Measured (H100, `results/2026-11-26-h100-session24/call7`, each against d13 in the same call, two
+//! rounds): **the fixed cost fell, the 4096² time barely**: 1×4096×64 4.78 → 4.48 µs (cuBLAS 4.7;
+//! `ncu`: SM active cycles 1650 per SM, cuBLAS's `nvjet …64x8…` 1670), 1×4096×1024 7.59 → 7.53 µs, but
+//! 1×4096² 15.44 → 15.40 µs (84.1–84.4% of the copy), 16×4096² 83.8–84.1%, 8×4096² 83.8–84.2%,
+//! 1 / 16 × 4096×14336 95.5–96.3%, 1×4096×16384 96.8–97.0% (d13: the same within 0.3%). One warpgroup
+//! keeps up with the stream. So at 4096² what is left after the stream is no longer the epilogue: the
+//! first load's latency and the slowest SM's last stage (`ncu`: the busiest SM 22.5 k cycles against
+//! 21.9 k on average). The entry point's step for M ≤ 16 where d4's tiles fit one wave (`gemm::d14_fits`).
 use super::decode_v3_tma_swapped::{W_DESC_0, X_DESC_0, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
