@@ -335,6 +335,16 @@ pub const D14: Step = {
     s
 };
 
+/// Decode d15: d14 with its first stages issued by thread 0 right after the ring's initialization,
+/// before the block barrier (`decode_v15_early_first_stages.rs`).
+pub const D15: Step = {
+    let mut s = D14;
+    s.kernel.name = "hgemm_decode_v15";
+    s.kernel.step = "d15";
+    s.kernel.about = "d14 with the first stages issued by thread 0 before the block barrier";
+    s
+};
+
 /// d13 with a ring of `stages` stages (`hgemm_decode_v13_s<stages>`): how the ring's depth moves the rate.
 const fn d13_stages(name: &'static str, label: &'static str, stages: u32) -> Step {
     let mut s = D13;
@@ -529,6 +539,8 @@ pub const D12_BF16: Step = bf16(D12, "hgemm_decode_v12_bf16", "d12-bf16",
 pub const D13_BF16: Step = bf16(D13, "hgemm_decode_v13_bf16", "d13-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d14 on bf16.
 pub const D14_BF16: Step = bf16(D14, "hgemm_decode_v14_bf16", "d14-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d15 on bf16.
+pub const D15_BF16: Step = bf16(D15, "hgemm_decode_v15_bf16", "d15-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d10 on bf16.
 pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d11 on bf16.
@@ -540,5 +552,5 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16];

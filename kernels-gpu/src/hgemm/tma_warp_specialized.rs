@@ -226,7 +226,9 @@ impl Ring {
 /// Prefixes pick other shapes of the same CTA: `cluster: C;` (clusters of C CTAs whose producers fill
 /// every CTA's stages), `cluster_local: …`, `empty_arrivals: …` (see the arms), and
 /// `consumers: 3, registers: (p, c);` — three consumer warpgroups (`mh` 0..3; 512 threads, empty
-/// barriers of 12 warps, `setmaxnreg.dec p` / `.inc c`: FP8 f17–f20, 192-row tiles).
+/// barriers of 12 warps, `setmaxnreg.dec p` / `.inc c`: FP8 f17–f20, 192-row tiles; `consumers: 1`:
+/// decode d14), optionally `…, first: { … };` — a block thread 0 runs right after it initialized the
+/// ring, before the block barrier (d15 issues its first stages there).
 ///
 /// Must be used inside an `unsafe` block whose safety argument covers the producer's and consumers'
 /// use of the ring (the barrier protocol); the launch provides 384 threads (512 with three consumers)
@@ -264,7 +266,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, $arrivals, 0, 1, true, 40, 232;
+            @cluster 1, $arrivals, 0, 1, true, 40, 232, {};
             $($rest)*
         }
     };
@@ -275,7 +277,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $arrivals, $meets, 1, true, 40, 232;
+            @cluster $cluster, $arrivals, $meets, 1, true, 40, 232, {};
             $($rest)*
         }
     };
@@ -288,7 +290,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true, 40, 232;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true, 40, 232, {};
             $($rest)*
         }
     };
@@ -303,7 +305,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final, 40, 232;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final, 40, 232, {};
             $($rest)*
         }
     };
@@ -316,7 +318,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true, 40, 232;
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true, 40, 232, {};
             $($rest)*
         }
     };
@@ -324,17 +326,28 @@ macro_rules! warp_specialized {
     // empty barriers count their `4 · $consumers` warps, and `setmaxnreg` gives the producer warpgroup's
     // threads `$producer_regs` registers and each consumer thread `$regs` (all of them must fit the 64 Ki
     // register file).
+    // `consumers:` whose thread 0 also runs `$first` right after initializing the ring, before the
+    // block barrier (d15: the first stages' TMA loads issued without waiting for the other threads).
+    (
+        consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr), first: $first:block;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs, $first;
+            $($rest)*
+        }
+    };
     (
         consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr);
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs;
+            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs, {};
             $($rest)*
         }
     };
     (
-        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr, $producer_regs:expr, $regs:expr;
+        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr, $producer_regs:expr, $regs:expr, $first:block;
         ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
         thread: $tid:ident, warpgroup: $wg:ident;
         setup: { $(let $p:pat = $e:expr;)* }
@@ -348,6 +361,7 @@ macro_rules! warp_specialized {
         $(let $p = $e;)*
         if $tid == 0 {
             $ring.init_counts($tmap_a, $tmap_b, $producers, $empty_arrivals);
+            $first
         }
         // In a cluster the first meeting only publishes the barrier initialization, which thread 0's
         // `fence.mbarrier_init.release.cluster` already orders: a relaxed arrival (7% at 1024³ for d7's

@@ -71,7 +71,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v14_bf16(tmap_a: *const TensorMap
 /// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v14`] says.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller; the boxes fit the stage (layout::hopper::tma_hgemm::D13_*).
     unsafe {
@@ -88,7 +88,7 @@ unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: 
 /// # Safety
 /// All 128 threads of the consumer warpgroup; the producer issues the same stages.
 #[inline(always)]
-unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
+pub(super) unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
     let mut r_acc = [0.0f32; 8];
     let mut i = 0;
     // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
