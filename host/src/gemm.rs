@@ -78,10 +78,11 @@ const fn up8(x: usize) -> usize {
 /// * `d9` in d4's place where its tiles leave an eighth of the SMs free ([`pdl_overlaps`]): d4 with
 ///   programmatic dependent launch, the same time alone and 1.03–1.06× d4 in a chain of launches
 ///   (session 19).
-/// * `d14` in d4's and d9's place for M ≤ 16 ([`d14_fits`]): d9 with 16-row activation tiles
-///   (`m64n16k16`, 8 accumulators) and one consumer warpgroup, whose fixed cost per launch is ~1.1 µs
-///   lower (`results/2026-11-26-h100-session24/call7`): 1 / 8 / 16 × 4096² at 84% of a copy of the
-///   weights where d9 read at 78% (cuBLAS 74–83%), 1 / 16 × 4096×14336 96% (d9 94%).
+/// * `d15` in d4's and d9's place for M ≤ 16 ([`d15_fits`]): d9 with 16-row activation tiles
+///   (`m64n16k16`, 8 accumulators), one consumer warpgroup, and its first stages issued before the
+///   block barrier, whose fixed cost per launch is ~1.3 µs lower (`results/2026-11-26-h100-session24/`
+///   `call7`, `call8`): 1 / 8 / 16 × 4096² at 85.0 / 84.2 / 84.1–84.6% of a copy of the weights where
+///   d9 read at 78% (cuBLAS 74–83%), 1 / 16 × 4096×14336 96–97% (d9 94%).
 /// * M ≤ 16 otherwise: `d2` (97–114% at the 7B/70B shapes, whose tiles exceed the SMs).
 /// * 16 < M ≤ 64 otherwise: `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
 /// * M > 64 with few 128×256 tiles ([`d7_fits`]: fewer than half the SMs, and the 64×128 tiles need
@@ -115,7 +116,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
     let bf = elem == Elem::Bf16;
     match s.m {
-        _ if hopper && d14_fits(s, sms) => if bf { &steps::D14_BF16 } else { &steps::D14 },
+        _ if hopper && d15_fits(s, sms) => if bf { &steps::D15_BF16 } else { &steps::D15 },
         _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) => if bf { &steps::D9_BF16 } else { &steps::D9 },
         _ if hopper && d4_fits(s, sms) => if bf { &steps::D4_BF16 } else { &steps::D4 },
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
@@ -147,9 +148,9 @@ pub fn d4_fits(s: Shape, sms: u32) -> bool {
     5 * tiles >= 2 * sms as u64 && tiles <= sms as u64
 }
 
-/// Whether d14 is the step: M ≤ 16 (its 16-row activation tile holds every row, so the weights are read
+/// Whether d15 is the step: M ≤ 16 (its 16-row activation tile holds every row, so the weights are read
 /// once) where d4's tiles fit one wave ([`d4_fits`]: the same ⌈N/64⌉ column tiles).
-pub fn d14_fits(s: Shape, sms: u32) -> bool {
+pub fn d15_fits(s: Shape, sms: u32) -> bool {
     s.m <= layout::hopper::tma_hgemm::D13_ROWS as usize && d4_fits(s, sms)
 }
 
@@ -365,8 +366,8 @@ mod tests {
         assert_eq!((c.step.kernel.step, c.padded), ("h6s4", false));
         assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
         // Small M: the decode steps; on Hopper d4 where its 64x64 tiles fill 40-100% of the SMs.
-        // (d9, d4 with PDL, where the 64 tiles leave an eighth of the SMs free; d14 there for M <= 16.)
-        for (m, want, hopper_want) in [(1, "d2", "d14"), (16, "d2", "d14"), (17, "d2m64", "d9"), (DECODE_MAX_M, "d2m64", "d9")] {
+        // (d9, d4 with PDL, where the 64 tiles leave an eighth of the SMs free; d15 there for M <= 16.)
+        for (m, want, hopper_want) in [(1, "d2", "d15"), (16, "d2", "d15"), (17, "d2m64", "d9"), (DECODE_MAX_M, "d2m64", "d9")] {
             assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), hopper_want);
             assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
         }
@@ -375,9 +376,9 @@ mod tests {
         assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d9-bf16");
         assert_eq!(choose(shape(16, 2048, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "32 d4 tiles: too few");
         assert_eq!(choose(shape(16, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "224 d4 tiles: two waves");
-        assert_eq!(choose(shape(1, 4096, 14336), true, 132, R, None, Elem::Bf16).unwrap().label(), "d14-bf16");
-        // d14 wherever d4's tiles fit at M <= 16, with or without room for PDL's overlap (120 tiles).
-        assert_eq!(choose(shape(16, 64 * 120, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d14", "120 tiles");
+        assert_eq!(choose(shape(1, 4096, 14336), true, 132, R, None, Elem::Bf16).unwrap().label(), "d15-bf16");
+        // d15 wherever d4's tiles fit at M <= 16, with or without room for PDL's overlap (120 tiles).
+        assert_eq!(choose(shape(16, 64 * 120, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d15", "120 tiles");
         assert_eq!(choose(shape(17, 64 * 120, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "120 tiles, M > 16");
         // Above it: d7 where h6 fills under half the SMs and d7 needs no split; h8 where d7 would split.
         assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
@@ -420,7 +421,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d14_fits(padded, 132) { "d14+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { "d9+pad".into() } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { "d9+pad".into() } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
@@ -451,7 +452,7 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d14-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d9-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6s4-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d15-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d9-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6s4-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
         assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6s4-bf16+pad");

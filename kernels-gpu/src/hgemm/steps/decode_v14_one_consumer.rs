@@ -26,7 +26,8 @@
 //! 1 / 16 × 4096×14336 95.5–96.3%, 1×4096×16384 96.8–97.0% (d13: the same within 0.3%). One warpgroup
 //! keeps up with the stream. So at 4096² what is left after the stream is no longer the epilogue: the
 //! first load's latency and the slowest SM's last stage (`ncu`: the busiest SM 22.5 k cycles against
-//! 21.9 k on average). The entry point's step for M ≤ 16 where d4's tiles fit one wave (`gemm::d14_fits`).
+//! 21.9 k on average). d15 moves the first stages' loads ahead of the block barrier and takes d14's
+//! place in the entry point.
 use super::decode_v3_tma_swapped::{W_DESC_0, X_DESC_0, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;

@@ -15,6 +15,13 @@
 //!
 //! Prediction (before running): 0.1–0.15 µs less per launch at every K: 1 / 16 × 4096² ~1.007–1.01× d14
 //! (84.3% → ~85% of the copy); nothing else changes.
+//!
+//! Measured (H100, `results/2026-11-26-h100-session24/call8`, against d14 in the same call, two rounds
+//! each): 1×4096² 15.52–15.57 → **15.33–15.36 µs: 84.9–85.0% of the copy** (d14 83.9–84.0%), 16×4096²
+//! 84.1–84.6% (83.5–83.6%), 8×4096² 84.2% (84.2%), 1 / 16 × 4096×14336 96.2–97.0% (95.6–96.2%), 1×4096×64
+//! 4.48–4.59 µs (4.59–4.67); bf16 84.9 / 84.0 / 96.7%. As predicted at M = 1 (1.012×), less at M = 8–16.
+//! memcheck / synccheck / racecheck 0 / 0 / 0 (racecheck's one report in that run is inside cuBLAS's
+//! `nvjet` kernel). The entry point's step for M ≤ 16 where d4's tiles fit one wave (`gemm::d15_fits`).
 use super::decode_v14_one_consumer::{consume, issue_stage};
 use super::decode_v3_tma_swapped::store_pair;
 use super::elem::{Bf16, Elem16, F16};
