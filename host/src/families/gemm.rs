@@ -469,6 +469,8 @@ pub fn table(rows: &[Row]) -> String {
     if rows.iter().any(|r| r.baseline_paired.is_some()) {
         let baseline = rows.iter().find(|r| r.step == "cuBLAS").map(|r| r.kernel.as_str()).unwrap_or("cuBLAS");
         let _ = writeln!(s, "% cuBLAS: each step timed interleaved with its baseline ({baseline}; 4 rounds of blocks, ABBA, 30 ms untimed at each switch), ratio of the two medians.");
+        let _ = writeln!(s, "The cuBLAS rows' times are cuBLAS timed alone before the interleaved blocks: a step's median next to them can differ from its % \
+                             when the clocks moved in between (the % compares times from the same blocks).");
     }
     s
 }
