@@ -345,6 +345,18 @@ pub const D15: Step = {
     s
 };
 
+/// Decode d16: d15's CTA (one consumer warpgroup, first stages before the block barrier) on d4's
+/// 64-row activation tiles and 16 KiB stages, for 16 < M ≤ 64 (`decode_v16_one_consumer_64.rs`).
+pub const D16: Step = {
+    let mut s = tma("hgemm_decode_v16", "d16", 256, tma_hgemm::D16_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
+        Args::TmaAB,
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "st.global.b16"],
+                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "bar.sync \t3"], count: &[], at_least: &[] },
+        "d15's CTA (one consumer, early first loads) on 64-row activation tiles, for 16 < M <= 64");
+    s.kernel.launch_bounds = bounds_min(256, 1);
+    s
+};
+
 /// d13 with a ring of `stages` stages (`hgemm_decode_v13_s<stages>`): how the ring's depth moves the rate.
 const fn d13_stages(name: &'static str, label: &'static str, stages: u32) -> Step {
     let mut s = D13;
@@ -541,6 +553,8 @@ pub const D13_BF16: Step = bf16(D13, "hgemm_decode_v13_bf16", "d13-bf16", PtxChe
 pub const D14_BF16: Step = bf16(D14, "hgemm_decode_v14_bf16", "d14-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d15 on bf16.
 pub const D15_BF16: Step = bf16(D15, "hgemm_decode_v15_bf16", "d15-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d16 on bf16.
+pub const D16_BF16: Step = bf16(D16, "hgemm_decode_v16_bf16", "d16-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d10 on bf16.
 pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d11 on bf16.
@@ -552,5 +566,5 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16];

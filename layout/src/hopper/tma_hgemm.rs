@@ -299,6 +299,11 @@ pub const D14_STAGES: u32 = 12;
 pub const D14_DYN_SMEM: u32 = dyn_smem(D14_STAGES, D13_STAGE_BYTES, 0, 2);
 const _: () = assert!(D14_DYN_SMEM <= MAX_DYN_SMEM);
 
+/// Decode step d16 (`decode_v16_one_consumer_64.rs`): d4's stage and ring (64-row activation boxes,
+/// 16 KiB stages, 12 of them) with one consumer warpgroup (256 threads, no exchange region).
+pub const D16_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 0, 2);
+const _: () = assert!(D16_DYN_SMEM <= MAX_DYN_SMEM);
+
 /// Decode-ladder step d7 (`decode_v7_tma_store.rs`): d3 with its C written through two 64×64 staging
 /// boxes ([`C_BOX`], one per consumer warpgroup) and TMA stores.
 ///

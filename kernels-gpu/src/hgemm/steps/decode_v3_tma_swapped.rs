@@ -205,7 +205,7 @@ impl<const CLUSTER: u32, const CLAMP_N: bool> StageLoads for TmaLoads<CLUSTER, C
 /// ring's empty barriers count (each warp arrives on the stage's empty barrier of every CTA of the
 /// cluster, [`Ring::release_cluster`]).
 #[inline(always)]
-unsafe fn consume<E: Elem16, const CLUSTER: u32>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f32; 32] {
+pub(super) unsafe fn consume<E: Elem16, const CLUSTER: u32>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f32; 32] {
     let mut r_acc = [0.0f32; 32];
     let mut i = 0;
     // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
