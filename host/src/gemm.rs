@@ -83,6 +83,9 @@ const fn up8(x: usize) -> usize {
 ///   block barrier, whose fixed cost per launch is ~1.3 µs lower (`results/2026-11-26-h100-session24/`
 ///   `call7`, `call8`): 1 / 8 / 16 × 4096² at 85.0 / 84.2 / 84.1–84.6% of a copy of the weights where
 ///   d9 read at 78% (cuBLAS 74–83%), 1 / 16 × 4096×14336 96–97% (d9 94%).
+/// * `d16` in d9's place for 16 < M ≤ 64: d15's CTA (one consumer warpgroup, the first loads before the
+///   block barrier) on d9's 64-row activation tiles, 1.00–1.02× d9 at eight shapes
+///   (`results/2026-11-26-h100-session24/call11`).
 /// * M ≤ 16 otherwise: `d2` (97–114% at the 7B/70B shapes, whose tiles exceed the SMs).
 /// * 16 < M ≤ 64 otherwise: `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
 /// * M > 64 with few 128×256 tiles ([`d7_fits`]: fewer than half the SMs, and the 64×128 tiles need
@@ -117,6 +120,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     let bf = elem == Elem::Bf16;
     match s.m {
         _ if hopper && d15_fits(s, sms) => if bf { &steps::D15_BF16 } else { &steps::D15 },
+        _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) && s.m <= DECODE_MAX_M => if bf { &steps::D16_BF16 } else { &steps::D16 },
         _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) => if bf { &steps::D9_BF16 } else { &steps::D9 },
         _ if hopper && d4_fits(s, sms) => if bf { &steps::D4_BF16 } else { &steps::D4 },
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
@@ -367,13 +371,13 @@ mod tests {
         assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
         // Small M: the decode steps; on Hopper d4 where its 64x64 tiles fill 40-100% of the SMs.
         // (d9, d4 with PDL, where the 64 tiles leave an eighth of the SMs free; d15 there for M <= 16.)
-        for (m, want, hopper_want) in [(1, "d2", "d15"), (16, "d2", "d15"), (17, "d2m64", "d9"), (DECODE_MAX_M, "d2m64", "d9")] {
+        for (m, want, hopper_want) in [(1, "d2", "d15"), (16, "d2", "d15"), (17, "d2m64", "d16"), (DECODE_MAX_M, "d2m64", "d16")] {
             assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), hopper_want);
             assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
         }
-        assert_eq!(choose(shape(64, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d9", "64 tiles");
+        assert_eq!(choose(shape(64, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d16", "64 tiles");
         assert_eq!(choose(shape(64, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2m64", "224 tiles: two waves");
-        assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d9-bf16");
+        assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d16-bf16");
         assert_eq!(choose(shape(16, 2048, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "32 d4 tiles: too few");
         assert_eq!(choose(shape(16, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "224 d4 tiles: two waves");
         assert_eq!(choose(shape(1, 4096, 14336), true, 132, R, None, Elem::Bf16).unwrap().label(), "d15-bf16");
@@ -387,8 +391,8 @@ mod tests {
         assert_eq!(choose(shape(192, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "192 d4 tiles");
         assert_eq!(choose(shape(130, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "3 d7 tile rows: 96 tiles");
         assert_eq!(choose(shape(128, 2048, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d9", "64 d4 tiles");
-        // The PDL boundary: 115 tiles (8 · 115 ≤ 7 · 132) take d9, 116 d4.
-        assert_eq!(choose(shape(64, 64 * 115, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d9");
+        // The PDL boundary: 115 tiles (8 · 115 ≤ 7 · 132) take d16 (d9 above M = 64), 116 d4.
+        assert_eq!(choose(shape(64, 64 * 115, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d16");
         assert_eq!(choose(shape(64, 64 * 116, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4");
         assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "128 d7 tiles");
         assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
@@ -421,7 +425,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { "d9+pad".into() } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
@@ -452,7 +456,7 @@ mod tests {
 
     #[test]
     fn bf16_gets_its_twins_and_mixing_types_is_refused() {
-        for (m, hopper, want) in [(1, true, "d15-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d9-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6s4-bf16"), (4096, false, "d2m64-bf16")] {
+        for (m, hopper, want) in [(1, true, "d15-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d16-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6s4-bf16"), (4096, false, "d2m64-bf16")] {
             assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
         }
         assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6s4-bf16+pad");

@@ -66,6 +66,7 @@
 //! | d13 | `steps/decode_v13_sized_activations.rs` | d9 with 16-row activation tiles (`m64n16k16`), 12 stages of 10 KiB (`d13s8`, `d13s16`, `d13s22`: other depths) |
 //! | d14 | `steps/decode_v14_one_consumer.rs` | d13 with one consumer warpgroup, no exchange |
 //! | d15 | `steps/decode_v15_early_first_stages.rs` | d14 with the first stages issued before the block barrier |
+//! | d16 | `steps/decode_v16_one_consumer_64.rs` | d15's CTA on 64-row activation tiles (16 < M ≤ 64) |
 //!
 //! Shared machinery:
 //!

@@ -15,6 +15,14 @@
 //! two named barriers, the late first loads): 64×4096² 16.7 → ~15.8 µs (≈ 1.05× d9, 78% → ~83% of the
 //! copy), 32×4096² likewise, 64×4096×14336 1.01–1.02×; slower if one warpgroup cannot keep up with
 //! four `m64n64k16` per 8 KiB stage.
+//!
+//! Measured (H100, `results/2026-11-26-h100-session24/call11`, d9 and d16 alternately, two rounds):
+//! **1.00–1.02× d9, far below the prediction**: 64×4096×64 5.88 → 5.55 µs, 64×4096² 17.10 → 17.03 µs
+//! (78.0–78.3% → 78.4–78.5% of the copy), 32×4096² 79.0% (d9 77.7–78.3%), 17 / 48 × 4096² 78.7–79.4%
+//! (78.1–79.2%), 32 / 64 × 4096×14336 94.4–94.7% (92.8–93.6%). With 64 activation rows the exchange is
+//! not what d9 pays: at one K tile d16 still takes 5.5 µs where d15 takes 4.5 at M = 16, so the cost
+//! follows the tile's 64 rows (the 8 KiB activation box in every stage, 32 stores a thread). Chosen in
+//! d9's place for 16 < M ≤ 64 (`gemm::default_step`): never slower at the eight shapes measured.
 use super::decode_v3_tma_swapped::{consume, issue_stage, place, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
