@@ -120,7 +120,9 @@ fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
     let shapes = [(1, 1, 1), (1, 300, 200), (300, 1, 200), (300, 200, 1), (129, 129, 129), (255, 257, 3), (130, 514, 66),
                   (4097, 129, 33), (256, 256, 256), (131, 260, 68), (1000, 1000, 1000),
                   // N off 4 with K % 4 == 0 (v16's clamped edges load B element by element; split K)
-                  (70, 1031, 516), (33, 4097, 1024)];
+                  (70, 1031, 516), (33, 4097, 1024),
+                  // N off 4 with K % 16 == 0 (v29's unclamped loop; its last stage clamped), N down to 9
+                  (127, 127, 48), (5, 9, 32)];
     for (m, n, k) in shapes {
         let s = Shape::new(m, n, k).unwrap();
         let mut rng = verify::rng(seed ^ (m * 131 + n * 7 + k) as u64);
