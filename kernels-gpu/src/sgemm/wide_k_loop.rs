@@ -179,7 +179,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                 }});
             } else if unpredicated {
                 // The tile's row and column of this thread's loads (v19: clamped into M and N).
-                let (row, col) = if MODE == Interior::YES_CLAMPED || MODE == Interior::K_TAIL_CLAMPED {
+                let (row, col) = if MODE == Interior::YES_CLAMPED || MODE == Interior::K_TAIL_CLAMPED || MODE == Interior::YES_ODD_N {
                     ((m0 + am).min(m - 1), (n0 + bn4).min(n - 4))
                 } else {
                     (m0 + am, n0 + bn4)
