@@ -19,6 +19,19 @@
 //! Prediction (before running): the stage loop from ~1300–1390 to ~1160 instructions: 1.12–1.18× v25 at
 //! 127×8191×1024 (~82% → ~93–97% of cuBLAS), 1.05–1.15× at the other N-off-4 shapes (130×4097×1024,
 //! 1000×999×1000); 1.00× where N % 4 == 0 (the same loop as v25's).
+//!
+//! Measured (H100, `results/2026-11-26-h100-session24/call14`, `call15`, `kernel-lab ab`, 8 rounds, v29
+//! faster in 8/8 at every N-off-4 shape): **1.020× at 127×8191×1024** (70.5 → 69.1 µs; 81.3 → 83.2% of
+//! cuBLAS), 1.017–1.019× at 130×4097×1024, 1.005× at 1000×999×1000, 1.011–1.023× at 64×4095×4096,
+//! 1.032–1.055× at 255×8191×1024, 1.036–1.049× at 127×1031×1024; 0.996–0.997× at 127×8192×1024 (the
+//! same loop). **The prediction was wrong in size**: the instructions were not the cost. `ncu` (call 15)
+//! has v29 at 127×8191×1024 executing 38.9 M warp instructions against v24's 38.2 M at 127×8192×1024
+//! (72.3 against 60.7 µs): the same work. What differs is where the FFMAs wait: short-scoreboard stall
+//! samples 1566 against 351, on the FFMAs that take the fragments `ld.shared` brought. The scalar
+//! loads of B (4× the requests of a float4, each warp's 128 bytes across two lines; L1 hit rate 60%
+//! against 1%) share the L1 / shared-memory pipeline with those fragment loads and delay them. The
+//! first run read A's rows past M unclamped (memcheck: 43 errors at 33×13×32, fixed; memcheck and
+//! initcheck then 0). Chosen in v25's place for N off 4 on Hopper (`sgemm::hopper_form`).
 use super::wide_k_loop::{Epi, split_k_tile_odd_n};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
