@@ -52,7 +52,7 @@ use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_A_BYTES as
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v14(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, Rows16, false>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v14`] on bf16.
@@ -62,7 +62,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v14(tmap_a: *const TensorMap, tma
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v14_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, Rows16, false>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// The activation box (≤ 16 rows) and the weight box of K tile `kt` into the stage at `s_stage`,
@@ -72,7 +72,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v14_bf16(tmap_a: *const TensorMap
 /// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v14`] says.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller; the boxes fit the stage (layout::hopper::tma_hgemm::D13_*).
     unsafe {
@@ -89,7 +89,7 @@ pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMa
 /// # Safety
 /// All 128 threads of the consumer warpgroup; the producer issues the same stages.
 #[inline(always)]
-pub(super) unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
+unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
     let mut r_acc = [0.0f32; 8];
     let mut i = 0;
     // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
@@ -124,41 +124,122 @@ pub(super) unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [
     r_acc
 }
 
-/// The body of d14 for inputs and output of type `E`: the PDL wait, then a producer warpgroup and one
-/// consumer warpgroup over 64×16 tiles of `Cᵀ`.
+/// The tile of a one-consumer decode CTA (d15: 16 activation rows; d16: 64): its stage, how a stage is
+/// filled, the consumer's K loop and the epilogue from its accumulators.
+pub(super) trait OneConsumerTile<E: Elem16> {
+    /// Activation rows of a tile (the rows of `Cᵀ`'s tile are 64 weight columns).
+    const ROWS: u32;
+    /// Stages of the ring.
+    const STAGES: u32;
+    /// Bytes of one stage.
+    const STAGE_BYTES: u32;
+    /// The consumer's accumulators.
+    type Acc;
+    /// Loads K tile `kt` of the tile at rows `m0 ..`, columns `n0 ..` into the stage at `s_stage`,
+    /// announced on its full barrier `bar`.
+    ///
+    /// # Safety
+    /// One thread; the stage is free; the maps as the kernel's contract says.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32);
+    /// The consumer's K loop over one tile: stages `*it .. *it + kts`, each released when read.
+    ///
+    /// # Safety
+    /// All 128 threads of the consumer warpgroup; the producer issues the same stages.
+    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> Self::Acc;
+    /// Stores the tile at rows `row0 ..`, columns `col0 ..` of C from this thread's accumulators.
+    ///
+    /// # Safety
+    /// `g_c` has `m·n` writable 16-bit elements; `warp` (0..4) and `lane` are the thread's in the
+    /// consumer warpgroup.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn store(r_acc: &Self::Acc, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32);
+}
+
+/// d13's tile as d14 and d15 run it: 16 activation rows, 12 stages of 10 KiB, `m64n16k16` into 8 accumulators.
+pub(super) struct Rows16;
+
+impl<E: Elem16> OneConsumerTile<E> for Rows16 {
+    const ROWS: u32 = ROWS;
+    const STAGES: u32 = STAGES;
+    const STAGE_BYTES: u32 = STAGE_BYTES;
+    type Acc = [f32; 8];
+    #[inline(always)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { issue_stage(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
+    }
+    #[inline(always)]
+    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
+        // SAFETY: forwarded to the caller.
+        unsafe { consume::<E>(ring, it, kts) }
+    }
+    #[inline(always)]
+    unsafe fn store(r_acc: &[f32; 8], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+        let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
+        unroll4!(p => {
+            let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
+            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
+            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]) };
+        });
+    }
+}
+
+/// The body of d14 for inputs and output of type `E` on tile `T` (d16 runs it on 64-row tiles): the PDL
+/// wait, then a producer warpgroup and one consumer warpgroup. With `EARLY` (d15, d16) thread 0 issues
+/// the first tile's first `min(T::STAGES, K tiles)` stages right after initializing the ring, before the
+/// block barrier, and the producer loop starts after them; without it (d14) the producer issues every
+/// stage after the barrier.
 ///
 /// # Safety
-/// As [`hgemm_decode_v14`].
+/// As [`hgemm_decode_v14`], with `T`'s stage: 256 threads and `dyn_smem(T::STAGES, T::STAGE_BYTES, 0, 2)`
+/// bytes.
 #[inline(always)]
-unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     crate::prim::sync::griddepcontrol_launch_dependents();
     crate::prim::sync::griddepcontrol_wait();
     // SAFETY: the producer and the consumer walk the same tiles and K tiles, so ring indices agree; each
-    // stage use is consumed and released by the consumer's 4 warps (the empty barriers' count). C
-    // addresses are checked in `store_pair`.
+    // stage use is consumed and released by the consumer's 4 warps (the empty barriers' count); C
+    // addresses are checked by `T::store`. The first `early` stages (none without `EARLY`) of this
+    // CTA's first tile are issued by thread 0
+    // (the producer thread) after it initialized and fenced the barriers and before anyone else uses
+    // them; they are the stages the producer loop would have issued first (running indices 0 ..
+    // early, all on their first use: nothing to wait for), and the loop starts after them.
     unsafe {
         warp_specialized! {
-            consumers: 1, registers: (40, 232);
-            ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
+            consumers: 1, registers: (40, 232), first: {
+                if block_idx_x() < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(block_idx_x(), tiles_m, tiles_n);
+                    let mut kt = 0;
+                    while kt < early {
+                        let (s_stage, full, _, _) = ring.at(kt);
+                        T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);
+                        kt += 1;
+                    }
+                }
+            };
+            ring: let (ring, _) = (T::STAGES, T::STAGE_BYTES, 0);
             thread: tid, warpgroup: wg;
             setup: {
-                let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
+                let (tiles_m, tiles_n) = (m.div_ceil(T::ROWS), n.div_ceil(COLS));
                 let k_tiles = k.div_ceil(BK);
+                let early = if !EARLY { 0 } else if k_tiles < T::STAGES { k_tiles } else { T::STAGES };
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                let mut it = 0u32;
+                let (mut it, mut skip) = (early, early); // the first tile's first stages are in flight
                 let mut tile = block_idx_x();
                 while tile < tiles_m * tiles_n {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-                    let mut kt = 0;
+                    let mut kt = skip;
                     while kt < k_tiles {
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        issue_stage(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
+                        T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);
                         it += 1;
                         kt += 1;
                     }
+                    skip = 0;
                     tile += grid_dim_x();
                 }
             }
@@ -168,14 +249,8 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
                 let mut tile = block_idx_x();
                 while tile < tiles_m * tiles_n {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-                    let r_acc = consume::<E>(ring, &mut it, k_tiles);
-                    let (row0, col0) = (tm * ROWS, tn * COLS);
-                    let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
-                    unroll4!(p => {
-                        // Pair p: rows r, r + 1 of C (accumulator columns) at column c of the tile.
-                        let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
-                        store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
-                    });
+                    let r_acc = T::consume(ring, &mut it, k_tiles);
+                    T::store(&r_acc, g_c, m, n, tm * T::ROWS, tn * COLS, warp, lane);
                     tile += grid_dim_x();
                 }
             }

@@ -7,7 +7,7 @@
 //! tile has to be 64 rows (a 16-row tile would read the weights once per 16 rows), but the other two
 //! changes apply: d9 runs 64×4096² at 78% of a copy of the weights (cuBLAS 82%).
 //!
-//! Diff from d15: d15's body (`decode_v15_early_first_stages::decode`) on another `OneConsumerTile`:
+//! Diff from d15: the same body (`decode_v14_one_consumer::decode` with `EARLY`) on another `OneConsumerTile`:
 //! d4's stage (a 64-row activation box, 8 KiB, and the weight box: 16 KiB, 12 stages), `m64n64k16`
 //! into 32 accumulators, the K loop of d3 (one `wgmma` group in flight, `consume` with one consumer's
 //! weight box), the 16 pairs of d4's epilogue stored straight from the accumulators.
@@ -24,7 +24,7 @@
 //! not what d9 pays: at one K tile d16 still takes 5.5 µs where d15 takes 4.5 at M = 16, so the cost
 //! follows the tile's 64 rows (the 8 KiB activation box in every stage, 32 stores a thread). Chosen in
 //! d9's place for 16 < M ≤ 64 (`gemm::default_step`): never slower at the eight shapes measured.
-use super::decode_v15_early_first_stages::{OneConsumerTile, decode};
+use super::decode_v14_one_consumer::{OneConsumerTile, decode};
 use super::decode_v3_tma_swapped::{consume, issue_stage, place, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::Ring;
@@ -42,7 +42,7 @@ use layout::hopper::tma_hgemm::{D3_ROWS, D4_STAGE_BYTES, D4_STAGES, decode_a_box
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (d15's body on `Rows64`, whose stage and ring are `D16_DYN_SMEM`'s).
-    unsafe { decode::<F16, Rows64>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, Rows64, true>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v16`] on bf16.
@@ -52,7 +52,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v16(tmap_a: *const TensorMap, tma
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v16_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, Rows64>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, Rows64, true>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// d4's tile for one consumer: 64 activation rows, 12 stages of 16 KiB (the activation box and one
