@@ -104,7 +104,7 @@ d13_stages!(hgemm_decode_v13_s22, 22);
 /// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v13`] says.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller; the activation box (≤ 16 rows of 128 B) fits the stage's first
     // `A_BYTES`, the weight box its 1024-aligned rest.

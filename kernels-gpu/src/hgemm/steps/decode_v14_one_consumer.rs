@@ -28,6 +28,7 @@
 //! first load's latency and the slowest SM's last stage (`ncu`: the busiest SM 22.5 k cycles against
 //! 21.9 k on average). d15 moves the first stages' loads ahead of the block barrier and takes d14's
 //! place in the entry point.
+use super::decode_v13_sized_activations::issue_stage;
 use super::decode_v3_tma_swapped::{W_DESC_0, X_DESC_0, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
@@ -35,13 +36,13 @@ use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::TensorMap,
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand8, wgmma_wait_group},
 };
 use crate::util::unroll::unroll4;
 use layout::fragment::WgmmaAcc;
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES,
-                                D14_STAGES as STAGES, decode_box_row0, decode_box_rows};
+use layout::hopper::tma_hgemm::{BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES, D14_STAGES as STAGES,
+                                decode_box_row0};
 
 /// `C = A · B` (f16) as d13, one consumer warpgroup.
 ///
@@ -63,23 +64,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v14(tmap_a: *const TensorMap, tma
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v14_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { decode::<Bf16, Rows16, false>(tmap_a, tmap_b, g_c, m, n, k) }
-}
-
-/// The activation box (≤ 16 rows) and the weight box of K tile `kt` into the stage at `s_stage`,
-/// announced on `bar` as one transaction of their bytes (d13's stage).
-///
-/// # Safety
-/// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v14`] says.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
-    let k0 = (kt * BK) as i32;
-    // SAFETY: forwarded to the caller; the boxes fit the stage (layout::hopper::tma_hgemm::D13_*).
-    unsafe {
-        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + B_BOX_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
-        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
-    }
 }
 
 /// The consumer's K loop over one tile: stages `*it .. *it + kts` into fresh accumulators with one
