@@ -90,6 +90,12 @@ impl Interior {
     /// row's first elements (inside B, products never stored) — except in the stage that holds B's last
     /// row, which runs `CLAMP`'s element-wise clamped loads (the only one whose reads past N would leave B).
     pub(crate) const YES_ODD_N: u8 = 7;
+    /// `YES_ODD_N` with B's four elements per thread taken **across the warp** (v30): columns `lane`,
+    /// `lane + 32`, `lane + 64`, `lane + 96` of the tile, so each warp load reads one run of 128 bytes
+    /// (two L1 lines) instead of four 4-byte pieces of each 16 bytes over 512 (five lines), and each
+    /// element is stored to shared memory on its own (a warp's 32 consecutive words: conflict-free).
+    /// The stage holding B's last row clamps each column into N, in the same mapping.
+    pub(crate) const YES_ODD_N_LANES: u8 = 8;
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
@@ -142,14 +148,16 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
     // min(col, N − 4), inside and aligned by the same argument with N % 4 == 0; under YES_ODD_N A as
     // YES_CLAMPED, and B's four scalars at row r ≤ K − 17 (every stage but the one holding row K − 1,
     // which loads as CLAMP: K % 16 == 0), column col + j ≤ N + 126: element r·N + col + j <
-    // (K − 16)·N + 127 ≤ K·N for N ≥ 8, inside B),
+    // (K − 16)·N + 127 ≤ K·N for N ≥ 8, inside B); under YES_ODD_N_LANES the same rows and columns
+    // n0 + lane + 32·j ≤ N + 126 by the same bound, the last row's stage clamped element by element),
     // uniform loop bounds (every thread reaches every barrier), and a stage is rewritten only after the
     // barrier that ends the reads of it.
     unsafe {
         // Uniform per block: the tile (and, but for K_TAIL's last stage, the K range) is inside and
         // 16-byte aligned.
         let interior = match MODE {
-            Interior::YES | Interior::K_TAIL | Interior::YES_CLAMPED | Interior::K_TAIL_CLAMPED | Interior::YES_ODD_N => true,
+            Interior::YES | Interior::K_TAIL | Interior::YES_CLAMPED | Interior::K_TAIL_CLAMPED | Interior::YES_ODD_N
+            | Interior::YES_ODD_N_LANES => true,
             Interior::NO | Interior::CLAMP => false,
             _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
@@ -161,8 +169,18 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             let tail_test = MODE == Interior::K_TAIL || MODE == Interior::CLAMP || MODE == Interior::K_TAIL_CLAMPED;
             let unpredicated = if tail_test { k0 + BK_WIDE <= k_end } else { interior };
             // YES_ODD_N: the stage holding B's last row (K % 16 == 0: k0 + 16 == K) loads as CLAMP.
-            let last_rows = MODE == Interior::YES_ODD_N && k0 + BK_WIDE >= k;
-            if unpredicated && (MODE == Interior::CLAMP || last_rows) {
+            let last_rows = (MODE == Interior::YES_ODD_N || MODE == Interior::YES_ODD_N_LANES) && k0 + BK_WIDE >= k;
+            if unpredicated && MODE == Interior::YES_ODD_N_LANES && last_rows {
+                // v30's last stage: A as CLAMP's, B's columns lane + 32·j each clamped into N.
+                let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
+                (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
+                let col = n0 + tid % 32;
+                unroll8!(i => { if i < b_loads {
+                    let row = b.add((k0 + bk + b_step * i) as usize * n as usize);
+                    v[2 + i as usize] = [*row.add(col.min(n - 1) as usize), *row.add((col + 32).min(n - 1) as usize),
+                                         *row.add((col + 64).min(n - 1) as usize), *row.add((col + 96).min(n - 1) as usize)];
+                }});
+            } else if unpredicated && (MODE == Interior::CLAMP || last_rows) {
                 // A full stage of an edge tile: A's row and B's columns clamped into the matrices (K % 4
                 // == 0, so A's float4 is aligned; B's is when N % 4 == 0, else 4 scalar loads).
                 let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
@@ -179,7 +197,8 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                 }});
             } else if unpredicated {
                 // The tile's row and column of this thread's loads (v19: clamped into M and N).
-                let (row, col) = if MODE == Interior::YES_CLAMPED || MODE == Interior::K_TAIL_CLAMPED || MODE == Interior::YES_ODD_N {
+                let (row, col) = if MODE == Interior::YES_CLAMPED || MODE == Interior::K_TAIL_CLAMPED || MODE == Interior::YES_ODD_N
+                                      || MODE == Interior::YES_ODD_N_LANES {
                     ((m0 + am).min(m - 1), (n0 + bn4).min(n - 4))
                 } else {
                     (m0 + am, n0 + bn4)
@@ -193,6 +212,16 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                     unroll8!(i => { if i < b_loads {
                         let p = gb.add((b_step * i) as usize * n as usize);
                         v[2 + i as usize] = [*p, *p.add(1), *p.add(2), *p.add(3)];
+                    }});
+                    return v;
+                }
+                if MODE == Interior::YES_ODD_N_LANES {
+                    // v30: the warp's 32 lanes read 32 consecutive columns per load, unclamped as v29's.
+                    let gb = b.add((k0 + bk) as usize * n as usize + (n0 + tid % 32) as usize);
+                    (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
+                    unroll8!(i => { if i < b_loads {
+                        let p = gb.add((b_step * i) as usize * n as usize);
+                        v[2 + i as usize] = [*p, *p.add(32), *p.add(64), *p.add(96)];
                     }});
                     return v;
                 }
@@ -234,6 +263,20 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             v
         };
         let store = |s: u32, v: [[f32; 4]; LOADS]| {
+            if MODE == Interior::YES_ODD_N_LANES {
+                // v30: B's elements at columns lane + 32·j, one word each.
+                for i in 0..2u32 {
+                    for c in 0..4u32 {
+                        shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
+                    }
+                }
+                unroll8!(i => { if i < b_loads {
+                    for j in 0..4u32 {
+                        shared::st_shared_f32(sb(s) + 4 * lb.offset(bk + b_step * i, tid % 32 + 32 * j), v[2 + i as usize][j as usize]);
+                    }
+                }});
+                return;
+            }
             for i in 0..2u32 {
                 for c in 0..4u32 {
                     shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
@@ -367,7 +410,7 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
     }
     if UNIFORM {
         // SAFETY: forwarded (the caller's contract is split_k_tile's).
-        return unsafe { uniform_tile::<ROWS, LOADS, SPLIT_EPI, false>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) };
+        return unsafe { uniform_tile::<ROWS, LOADS, SPLIT_EPI, { Interior::CLAMP }>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) };
     }
     let inside = bm * ROWS + ROWS <= m && bn * BN + BN <= n && n % 4 == 0;
     let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
@@ -394,59 +437,64 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
 }
 
 /// [`split_k_tile`] with `UNIFORM` (every block on one loop) whose launches with N off 4 (and N ≥ 8, K
-/// and the split's end multiples of 16) run [`Interior::YES_ODD_N`] instead of `CLAMP` (v29).
+/// and the split's end multiples of 16) run `ODD` — [`Interior::YES_ODD_N`] (v29) or
+/// [`Interior::YES_ODD_N_LANES`] (v30) — instead of `CLAMP`.
 ///
 /// # Safety
 /// As [`split_k_tile`].
 #[cfg(lab_sm90)]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn split_k_tile_odd_n<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
-                                                                                           k_split: u32) {
+pub(crate) unsafe fn split_k_tile_odd_n<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8, const ODD: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
+                                                                                                          n: u32, k: u32, k_split: u32) {
+    const { assert!(ODD == Interior::YES_ODD_N || ODD == Interior::YES_ODD_N_LANES, "an unclamped odd-N loop") };
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     if Epi::waits(SPLIT_EPI) && splits == 1 {
         // As split_k_tile: one split, nothing zeroed C before this grid; wait before any access.
         crate::prim::sync::griddepcontrol_wait();
     }
     // SAFETY: forwarded (the caller's contract is split_k_tile's).
-    unsafe { uniform_tile::<ROWS, LOADS, SPLIT_EPI, true>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) }
+    unsafe { uniform_tile::<ROWS, LOADS, SPLIT_EPI, ODD>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) }
 }
 
 /// v19's half of [`split_k_tile`]: one loop for the whole launch. With N % 4 == 0 every tile, inside or
 /// not, runs the interior loop from a clamped base (`YES_CLAMPED` when K and the range end are multiples
 /// of 16, else `K_TAIL_CLAMPED` with K % 4 == 0; the clamp is a no-op inside M and N); N off 4 runs
-/// `CLAMP` on every tile (each one is an edge tile then) — with `ODD_N` (v29) `YES_ODD_N` where K and
-/// the range end are multiples of 16 and N ≥ 8 —, K off 4 the predicated loop.
+/// `CLAMP` on every tile (each one is an edge tile then) — or `ODD` (v29: `YES_ODD_N`, v30:
+/// `YES_ODD_N_LANES`) where K and the range end are multiples of 16 and N ≥ 8 —, K off 4 the predicated
+/// loop. `ODD == CLAMP` keeps `CLAMP` for every N off 4.
 ///
 /// # Safety
 /// As [`split_k_tile`], for the block `(bm, bn, k_begin .. k_end)` of [`split_k_block`] in a grid of
 /// `splits` K ranges.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8, const ODD_N: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
+unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8, const ODD: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
                                                                                              bm: u32, bn: u32, k_begin: u32, k_end: u32, splits: u32) {
     let mode = match (n % 4 == 0, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES_CLAMPED,
         (true, false, true) => Interior::K_TAIL_CLAMPED,
-        (false, true, _) if ODD_N && n >= 8 => Interior::YES_ODD_N,
+        (false, true, _) if ODD != Interior::CLAMP && n >= 8 => ODD,
         (false, _, true) => Interior::CLAMP,
         _ => Interior::NO,
     };
     // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
     // shared memory); the clamped loops only with N % 4 == 0 and K as YES (K, k_end % 16 == 0) or K_TAIL
-    // (K % 4 == 0) need it, CLAMP only with K % 4 == 0, YES_ODD_N with K, k_end % 16 == 0 and N ≥ 8; with
+    // (K % 4 == 0) need it, CLAMP only with K % 4 == 0, the odd-N loops with K, k_end % 16 == 0 and N ≥ 8; with
     // several splits every block only adds to C.
     unsafe {
         match (mode, splits > 1) {
             (Interior::YES_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::CLAMP, false) => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N, false) if ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N, false) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_LANES, false) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::CLAMP, true) => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N, true) if ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N, true) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_LANES, true) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }

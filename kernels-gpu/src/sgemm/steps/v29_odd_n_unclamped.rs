@@ -32,7 +32,7 @@
 //! against 1%) share the L1 / shared-memory pipeline with those fragment loads and delay them. The
 //! first run read A's rows past M unclamped (memcheck: 43 errors at 33×13×32, fixed; memcheck and
 //! initcheck then 0). Chosen in v25's place for N off 4 on Hopper (`sgemm::hopper_form`).
-use super::wide_k_loop::{Epi, split_k_tile_odd_n};
+use super::wide_k_loop::{Epi, Interior, split_k_tile_odd_n};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
 
@@ -43,7 +43,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v29(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile_odd_n's contract: split_k_tile's for ROWS = 64 with WAIT_ADD_WIDE, sm_90).
-    unsafe { split_k_tile_odd_n::<ROWS, 6, { Epi::WAIT_ADD_WIDE }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile_odd_n::<ROWS, 6, { Epi::WAIT_ADD_WIDE }, { Interior::YES_ODD_N }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v25.
