@@ -32,6 +32,9 @@
 //! | v24 | `steps/v24_vector_reductions_64.rs` | v21 with v23's vector reductions (sm_90a) |
 //! | v25 | `steps/v25_widest_reductions.rs` | v24 for any N: each split-K add as wide as its address's alignment allows (sm_90a) |
 //! | v26 | `steps/v26_quarter_widest.rs` | v22 with v25's widest reductions (sm_90a) |
+//! | v27 | `steps/v27_widest_128.rs` | v25 on v12's 128×128 tiles (256 threads, one block per SM; sm_90a) |
+//! | v29 | `steps/v29_odd_n_unclamped.rs` | v25 with N off 4 on the aligned loop: B as four unclamped scalar loads (sm_90a) |
+//! | v30 | `steps/v30_odd_n_lanes.rs` | v29 with B's scalar loads across the warp: each warp load one 128-byte run (sm_90a) |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!

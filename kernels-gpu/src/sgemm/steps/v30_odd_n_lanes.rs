@@ -18,6 +18,14 @@
 //! Prediction (before running): short-scoreboard stalls toward v24's; **1.05–1.10× v29 at
 //! 127×8191×1024** (83 → 87–91% of cuBLAS), 1.02–1.06× at the other N-off-4 shapes; the aligned
 //! launches run v25's loop, unchanged (1.00×).
+//!
+//! Measured (H100, `results/2026-11-26-h100-session25/call1`, `kernel-lab ab`, 8 rounds): **1.021× at
+//! 127×8191×1024** (8/8 rounds; 84.7% and 86.1% of cuBLAS in two runs of the `gemm` family), 1.019× at
+//! 130×4097×1024, 1.012× at 64×4095×4096, **1.081× at 255×8191×1024**, 1.024× at 127×1031×1024 (8/8
+//! each), 0.998× at 1000×999×1000 (0/8). Smaller than predicted at 127 rows: `ncu` still counts 23% of
+//! the sectors as excess (a 128-byte run off 16 bytes spans five sectors, not four). 0.975× at
+//! 127×8192×1024, where both run v25's aligned loop — the same source, scheduled differently by ptxas
+//! (163 / 164 registers); the library takes v24 there. memcheck (five shapes) and initcheck report 0.
 use super::wide_k_loop::{Epi, Interior, split_k_tile_odd_n};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
