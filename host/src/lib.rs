@@ -25,6 +25,7 @@ pub mod model;
 pub mod runtime;
 pub mod sgemm;
 pub mod steps;
+pub mod tune;
 
 pub use error::{Error, Result};
 /// The driver bindings under the library (buffers are `cudarc::driver::CudaSlice`); [`launch!`] uses them.

@@ -487,3 +487,68 @@ fn timing_holds_measure_gpu_time() {
     let t = time_gpu(&gpu, 2, 50, |_| hold(&gpu, 0)).unwrap();
     assert!(t.median_ms < 0.02, "an empty kernel timed {:.4} ms behind a hold: host latency leaks into the samples", t.median_ms);
 }
+
+#[test]
+fn autotune_verifies_times_and_caches_the_fastest_candidate() {
+    use kernel_lab::{
+        families::{gemm::Shape, hgemm},
+        runtime::device_check::{self, Dist, ElemKind},
+        steps::gemm::Elem,
+        tune::{self, Key, TuneCache},
+    };
+    let Some(gpu) = gpu_or_skip("autotune_verifies_times_and_caches_the_fastest_candidate") else { return };
+    let dir = std::env::temp_dir().join(format!("kernel-lab-autotune-gpu-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("tune.json");
+    let seed = verify::fresh_seed();
+    let widen = |elem: Elem, v: u16| if elem == Elem::Bf16 { half::bf16::from_bits(v).to_f32() } else { half::f16::from_bits(v).to_f32() };
+    // A decode shape (the most candidates), a padded one, then the f32 entry point with N off 4.
+    for (elem, kind, tol, (m, n, k)) in [(Elem::F16, ElemKind::F16, hgemm::TOL, (16, 4096, 4096)), (Elem::Bf16, ElemKind::Bf16, hgemm::TOL_BF16, (33, 4095, 40))] {
+        let s = Shape::new(m, n, k).unwrap();
+        let mut cache = TuneCache::open(&path).unwrap();
+        let (mut plan, tuned) = tune::plan16(&gpu, s, elem, &mut cache).unwrap();
+        let e = &tuned.entry;
+        assert!(!tuned.cached, "{s}: not in a fresh cache");
+        assert!(e.timed.windows(2).all(|w| w[0].median_us <= w[1].median_us) && e.timed.iter().all(|t| t.median_us > 0.0 && t.samples >= 3 * tune::ROUNDS),
+                "{s}: timed fastest first, every candidate sampled in every round: {}", e.summary());
+        assert!(e.timed.iter().all(|t| t.rel_err <= tol), "{s}: {}", e.summary());
+        assert_eq!((e.timed[0].label.as_str(), e.step.as_str()), (plan.config().label().as_str(), plan.config().step.kernel.step), "{s}: the plan runs the winner");
+        assert!(e.timed.iter().any(|t| t.label == e.rule), "{s}: the rule's choice is always timed: {}", e.summary());
+        assert!(e.timed.len() >= 2 || gpu.cannot_run(&steps::hgemm::H6.kernel).is_some(), "{s}: {}", e.summary());
+        // The winner verified again on inputs the tuning never saw, C poisoned first.
+        let a = device_check::random::<u16>(&gpu, m * k, kind, Dist::Symmetric, seed ^ 3).unwrap();
+        let b = device_check::random::<u16>(&gpu, k * n, kind, Dist::Symmetric, seed ^ 4).unwrap();
+        let want = kernel_lab::families::gemm::reference_f64(&gpu.download(&a).unwrap().iter().map(|&v| widen(elem, v)).collect::<Vec<_>>(),
+                                                             &gpu.download(&b).unwrap().iter().map(|&v| widen(elem, v)).collect::<Vec<_>>(), s);
+        let mut c = gpu.zeros::<u16>(m * n).unwrap();
+        gpu.poison(&mut c).unwrap();
+        plan.run(&a, &b, &mut c).unwrap();
+        gpu.sync_after("autotuned gemm").unwrap();
+        let got: Vec<f64> = gpu.download(&c).unwrap().iter().map(|&v| widen(elem, v) as f64).collect();
+        assert!(got.iter().all(|v| !v.is_nan()), "{s}: output not fully written");
+        let err = verify::rel_l2(&got, &want);
+        assert!(err <= tol, "{s} via {}: rel L2 {err:.2e} (seed {seed})", e.step);
+        // The file has it; a second plan takes it without timing, from a cache reopened from disk.
+        let mut again = TuneCache::open(&path).unwrap();
+        assert_eq!(again.get(&Key::new(&gpu, elem, s)), Some(e));
+        let (plan2, t2) = tune::plan16(&gpu, s, elem, &mut again).unwrap();
+        assert!(t2.cached && t2.entry == *e && plan2.config() == plan.config(), "{s}: cached");
+    }
+    let s = Shape::new(127, 131, 48).unwrap();
+    let mut cache = TuneCache::open(&path).unwrap();
+    assert_eq!(cache.len(), 2);
+    let (mut plan, tuned) = tune::plan32(&gpu, s, &mut cache).unwrap();
+    assert!(!tuned.cached && tuned.entry.step == plan.step().kernel.step && tuned.entry.timed.len() >= 2, "{}", tuned.entry.summary());
+    let a = device_check::random::<f32>(&gpu, s.m * s.k, ElemKind::F32, Dist::Symmetric, seed ^ 5).unwrap();
+    let b = device_check::random::<f32>(&gpu, s.k * s.n, ElemKind::F32, Dist::Symmetric, seed ^ 6).unwrap();
+    let want = kernel_lab::families::gemm::reference_f64(&gpu.download(&a).unwrap(), &gpu.download(&b).unwrap(), s);
+    let mut c = gpu.zeros::<f32>(s.m * s.n).unwrap();
+    gpu.poison(&mut c).unwrap();
+    plan.run(&a, &b, &mut c).unwrap();
+    gpu.sync_after("autotuned sgemm").unwrap();
+    let got: Vec<f64> = gpu.download(&c).unwrap().iter().map(|&v| v as f64).collect();
+    let err = verify::rel_l2(&got, &want);
+    assert!(got.iter().all(|v| !v.is_nan()) && err <= tune::TOL_F32, "{s} via {}: rel L2 {err:.2e}", plan.step().kernel.step);
+    assert_eq!(TuneCache::open(&path).unwrap().len(), 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

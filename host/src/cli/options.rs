@@ -57,6 +57,9 @@ pub struct Options {
     pub dtypes_given: bool,
     /// The attention family's shapes `(batch, heads, len, head_dim)` (`--attn-sizes`); `None`: its sweep.
     pub attn_sizes: Option<Vec<(usize, usize, usize, usize)>>,
+    /// The `gemm` family takes each shape's configuration from this autotune cache, tuning the shapes
+    /// it lacks (`--autotune`: `kernel_lab::tune::default_path`; `--tune-cache PATH`); `None`: the rules.
+    pub tune_cache: Option<std::path::PathBuf>,
 }
 
 /// `--help` text.
@@ -86,6 +89,11 @@ OPTIONS:
                    f16/bf16 (h6, v10, d2, h6-bf16, …), an sgemm step for f32 (v11, v12, v13, …);
                    without --dtype a label both ladders have (v2-v10) means the hgemm step;
                    shapes it cannot run say why
+  --autotune       the gemm family takes each shape's configuration from the autotune cache
+                   ($KERNEL_LAB_TUNE_CACHE, else ~/.cache/kernel-lab/gemm-tune.json), first timing
+                   every candidate on this GPU (verified, interleaved rounds) for shapes it lacks;
+                   the row's note lists what was measured. Not with --config
+  --tune-cache P   --autotune with the cache file P
   --dtype LIST     the gemm family's element types: f16, bf16, f32 (default: all three; with --config,
                    its type)
   --steps LABELS   only these reduce/SGEMM/HGEMM/FP8/attention steps, as family:label (hgemm:v9,sgemm:v11,
@@ -242,7 +250,9 @@ impl Options {
                               warmup: 5, check: false, attn_solo: false, attn_idle_ms: 0, list: false, json: None, seed: verify::fresh_seed(),
                               sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
-                              ncu: false, sanitize: false, steps: None, config: None, config_f32: None, dtypes: vec![], dtypes_given: false, attn_sizes: None };
+                              ncu: false, sanitize: false, steps: None, config: None, config_f32: None, dtypes: vec![], dtypes_given: false, attn_sizes: None,
+                              tune_cache: None };
+        let (mut autotune, mut tune_path): (bool, Option<String>) = (false, None);
         let mut steps_spec: Option<String> = None;
         let mut config_label: Option<String> = None;
         let mut seen: Vec<String> = vec![];
@@ -305,11 +315,25 @@ impl Options {
                 "--ncu" => o.ncu = true,
                 "--sanitize" => o.sanitize = true,
                 "--seed" => o.seed = number("--seed", value("--seed")?)? as u64,
+                "--autotune" => autotune = true,
+                "--tune-cache" => tune_path = Some(value("--tune-cache")?),
                 other => return Err(Error::InvalidInput(format!("unknown option `{other}` (see --help)"))),
             }
         }
         for &n in &o.sizes {
             reduce::validate_size(n)?;
+        }
+        if autotune || tune_path.is_some() {
+            if config_label.is_some() {
+                return Err(Error::InvalidInput("--autotune chooses each shape's configuration by timing; --config forces one: give one or the other".into()));
+            }
+            if o.check || o.ncu || o.sanitize {
+                return Err(Error::InvalidInput("--autotune times candidates; it does not combine with --check, --ncu or --sanitize".into()));
+            }
+            o.tune_cache = Some(match tune_path {
+                Some(p) => p.into(),
+                None => kernel_lab::tune::default_path()?,
+            });
         }
         for &(m, n, k) in &o.gemm_sizes {
             Shape::new(m, n, k)?;

@@ -207,11 +207,26 @@ pub fn run(o: Options) -> i32 {
             gemm_units(n, Sgemm::CHECK_SHAPES.len()), &|p| gemm::run::<Sgemm>(&gpu, &o.gemm_run::<Sgemm>()?, p), &mut json);
     }
     if o.families.contains(&Family::Gemm) {
+        // --autotune: one cache for the run's element types (each shape's tuning is written as it ends).
+        let tune = match &o.tune_cache {
+            Some(path) => {
+                let cache = match kernel_lab::tune::TuneCache::open(path) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                };
+                println!("autotune: {} ({} tuning{} cached)", path.display(), cache.len(), if cache.len() == 1 { "" } else { "s" });
+                Some(std::cell::RefCell::new(cache))
+            }
+            None => None,
+        };
         for &elem in &o.dtypes {
             use kernel_lab::steps::gemm::Elem;
             let (ty, key) = match elem { Elem::Bf16 => ("bf16", "gemm_bf16"), Elem::F32 => ("f32", "gemm_f32"), Elem::F16 => ("f16", "gemm") };
             let forced = if elem == Elem::F32 { o.config_f32.map(|s| s.kernel.step) } else { o.config.map(|s| s.kernel.step) };
-            let forced = forced.map(|s| format!("forced to {s}")).unwrap_or_else(|| "chosen".into());
+            let forced = forced.map(|s| format!("forced to {s}")).unwrap_or_else(|| if tune.is_some() { "autotuned".into() } else { "chosen".into() });
             let title = if elem == Elem::F32 {
                 format!("gemm: the library's f32 entry point (kernel_lab::sgemm), FFMA on CUDA cores, SGEMM step {forced} per shape; cuBLAS SGEMM without TF32 in the same run")
             } else {
@@ -219,8 +234,8 @@ pub fn run(o: Options) -> i32 {
             };
             let units = o.gemm_entry_run(elem).map(|r| r.shapes.len() * 3).unwrap_or(1);
             failed |= gemm_table(key, &title, units, &|p| match elem {
-                Elem::F32 => gemm_entry::run_f32(&gpu, &o.gemm_entry_run(elem)?, o.config_f32, p),
-                _ => gemm_entry::run(&gpu, &o.gemm_entry_run(elem)?, o.config, elem, p),
+                Elem::F32 => gemm_entry::run_f32(&gpu, &o.gemm_entry_run(elem)?, o.config_f32, tune.as_ref(), p),
+                _ => gemm_entry::run(&gpu, &o.gemm_entry_run(elem)?, o.config, elem, tune.as_ref(), p),
             }, &mut json);
         }
     }

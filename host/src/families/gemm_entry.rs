@@ -6,6 +6,8 @@
 //! `--check`) both are timed on copies of B rotated beyond L2, and a device copy of the same weights
 //! (from the same copies) is timed in the same run: the table gives each one's GB/s (A, B, C once) over
 //! that copy's (read + written).
+use std::cell::RefCell;
+
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 
 use crate::{
@@ -22,6 +24,7 @@ use crate::{
         timing::{rotation_copies, time_gpu, time_gpu_budget, time_pair},
     },
     sgemm::SgemmPlan,
+    tune::{TuneCache, Tuned},
     steps::{gemm::Elem, hgemm::Step, sgemm::Step as SgemmStep},
 };
 
@@ -49,6 +52,11 @@ pub const SWEEP_F32: &[(usize, usize, usize)] = &[
     (127, 8191, 1024), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024), (2048, 2048, 2048), (4000, 4000, 4000), (4096, 4096, 4096),
 ];
 
+/// The table note of an autotuned configuration: where it came from and what the tuning measured.
+fn tuned_note(t: &Tuned) -> String {
+    format!("autotuned ({}): {}", if t.cached { "cached" } else { "tuned now" }, t.entry.summary())
+}
+
 /// A configuration ready to run on one shape: its label, kernel name, a note for the table, and the
 /// launch.
 struct Planned<'g, T> {
@@ -58,14 +66,22 @@ struct Planned<'g, T> {
     run: Box<dyn FnMut(&CudaSlice<T>, &CudaSlice<T>, &mut CudaSlice<T>) -> Result<()> + 'g>,
 }
 
-/// Runs the entry point on every shape of `o` (configuration chosen per shape, or `config`), verified
-/// and timed against cuBLAS. A shape the forced configuration cannot run gets a row naming why.
-pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, elem: Elem, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
+/// Runs the entry point on every shape of `o` (configuration chosen per shape, or `config`, or — with
+/// `tune` — taken from that autotune cache, tuning the shapes it lacks), verified and timed against
+/// cuBLAS. A shape the forced configuration cannot run gets a row naming why.
+pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, elem: Elem, tune: Option<&RefCell<TuneCache>>, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
     let forced = config.is_some();
     let plan16 = |elem: Elem| move |s: Shape| -> Result<Planned<'_, u16>> {
-        let mut plan = GemmPlan::new(gpu, s, config, elem)?;
+        let (mut plan, tuned) = match tune {
+            Some(cache) => {
+                let (p, t) = crate::tune::plan16(gpu, s, elem, &mut cache.borrow_mut())?;
+                (p, Some(t))
+            }
+            None => (GemmPlan::new(gpu, s, config, elem)?, None),
+        };
         let cfg = plan.config();
-        Ok(Planned { label: cfg.label(), kernel: cfg.step.kernel.name.to_string(), note: crate::gemm::cluster_note(gpu, cfg.step.grid, s),
+        let note = [tuned.map(|t| tuned_note(&t)), crate::gemm::cluster_note(gpu, cfg.step.grid, s)].into_iter().flatten().collect::<Vec<_>>();
+        Ok(Planned { label: cfg.label(), kernel: cfg.step.kernel.name.to_string(), note: (!note.is_empty()).then(|| note.join("; ")),
                      run: Box::new(move |a, b, c| plan.run(a, b, c)) })
     };
     match elem {
@@ -76,14 +92,22 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, elem: Elem, pr
 }
 
 /// [`run`] for f32: the SGEMM entry point ([`crate::sgemm`]) against `cublasSgemm`, `config` forcing a
-/// step of the SGEMM ladder.
-pub fn run_f32(gpu: &Gpu, o: &GemmRun, config: Option<&'static SgemmStep>, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
+/// step of the SGEMM ladder, or `tune` an autotune cache.
+pub fn run_f32(gpu: &Gpu, o: &GemmRun, config: Option<&'static SgemmStep>, tune: Option<&RefCell<TuneCache>>, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
     let plan = |s: Shape| -> Result<Planned<'_, f32>> {
-        let mut plan = SgemmPlan::new(gpu, s, config)?;
+        let (mut plan, tuned) = match tune {
+            Some(cache) => {
+                let (p, t) = crate::tune::plan32(gpu, s, &mut cache.borrow_mut())?;
+                (p, Some(t))
+            }
+            None => (SgemmPlan::new(gpu, s, config)?, None),
+        };
         let st = plan.step();
         let (splits, k_split) = st.split_k(s.m as u32, s.n as u32, s.k as u32, gpu.info.sms, 1);
-        let note = (splits > 1).then(|| format!("K split {splits} ways ({k_split} deep), sums added into a zeroed C"));
-        Ok(Planned { label: st.kernel.step.to_string(), kernel: st.kernel.name.to_string(), note, run: Box::new(move |a, b, c| plan.run(a, b, c)) })
+        let note = [tuned.map(|t| tuned_note(&t)), (splits > 1).then(|| format!("K split {splits} ways ({k_split} deep), sums added into a zeroed C"))]
+            .into_iter().flatten().collect::<Vec<_>>();
+        Ok(Planned { label: st.kernel.step.to_string(), kernel: st.kernel.name.to_string(), note: (!note.is_empty()).then(|| note.join("; ")),
+                     run: Box::new(move |a, b, c| plan.run(a, b, c)) })
     };
     run_as::<Sgemm>(gpu, o, config.is_some(), 1e-5, &plan, progress)
 }

@@ -1,0 +1,606 @@
+//! Autotuning for the GEMM entry points ([`crate::gemm`] for f16 / bf16, [`crate::sgemm`] for f32):
+//! every candidate configuration for one shape is verified, timed on *this* GPU in interleaved rounds,
+//! and the fastest is kept in a cache file, so the next plan for that shape, GPU and kernel build takes
+//! it without timing anything.
+//!
+//! ```ignore
+//! let mut cache = TuneCache::open(tune::default_path()?)?;
+//! let (mut plan, tuned) = tune::plan16(&gpu, s, Elem::F16, &mut cache)?; // times once, then cached
+//! println!("{}", tuned.entry.summary());                                  // what it measured
+//! plan.run(&d_a, &d_b, &mut d_c)?;
+//! ```
+//!
+//! The rule-based choice ([`crate::gemm::choose`], [`crate::sgemm::choose`]) stays the default: a
+//! documented function of the shape, tested on the CPU. Tuning is for the shapes a user runs often,
+//! where a choice measured on their card beats a rule fitted on ours (the rules' boundaries come from
+//! one H100's runs; a kernel's edge over its neighbour there is often a few percent).
+//!
+//! * **Candidates** ([`candidates16`], [`candidates32`]): the rule's choice first, then every step the
+//!   rules choose among (f16 / bf16 on Hopper: d15, d16, d9, d4, d2, d2m64, d7, d11, h10, h6s4 and the
+//!   h8 the split model picks; without sm_90a: d2, d2m64, v10; f32: v11, v12, v13, v20, v27 and v15's,
+//!   v19's Hopper forms) that takes the shape, padded where the entry point would pad.
+//! * **Verification**: each candidate's C is poisoned, computed and compared with cuBLAS's (or the f64
+//!   CPU reference where cuBLAS is missing); a candidate over the entry point's tolerance is an error,
+//!   not a loser — it is a bug.
+//! * **Timing**: one probe run each; a candidate slower than [`PRUNE_FACTOR`]× the rule's probe is
+//!   dropped (listed as pruned). The rest are timed in [`ROUNDS`] rounds, the order rotated each round,
+//!   each block after [`SETTLE_MS`] of untimed runs, about [`BLOCK_MS`] of timed ones (held launches,
+//!   as the suite times); the median over all of a candidate's samples ranks it. At `M ≤`
+//!   [`DECODE_MAX_M`] B is rotated over copies beyond L2, as the `gemm` family times decode shapes.
+//! * **The key** ([`Key`]): GPU name, SM count, compute capability, driver version, a fingerprint of
+//!   the embedded PTX (any kernel change invalidates every entry), element type and shape. The file is
+//!   JSON ([`TuneCache`]), rewritten atomically (temporary file, then rename); a file that does not
+//!   parse is an error naming it, never silently replaced. An entry whose step this build no longer
+//!   has, or that this GPU or shape refuses, is tuned again.
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    sync::OnceLock,
+};
+
+use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    error::{DriverContext, Error, Result},
+    families::{
+        gemm::{self as family, GemmFamily, Reference, Shape, cpu_reference, memory_bytes},
+        hgemm::{Hgemm, HgemmBf16, TOL, TOL_BF16},
+        sgemm::Sgemm,
+    },
+    gemm::{self, Config, DECODE_MAX_M, GemmPlan},
+    runtime::{
+        gpu::Gpu,
+        timing::{rotation_copies, time_samples, unix_ms_now},
+        verify,
+    },
+    sgemm::{self, SgemmPlan},
+    steps::{gemm::Elem, hgemm as h, sgemm as sg},
+};
+
+/// A candidate whose probe run takes more than this many times the rule's choice's is not timed.
+pub const PRUNE_FACTOR: f64 = 3.0;
+/// Rounds of timing blocks (the candidates' order rotated each round).
+pub const ROUNDS: usize = 3;
+/// Untimed runs before each timed block, in ms of GPU time (what one kernel leaves to the next).
+pub const SETTLE_MS: f64 = 10.0;
+/// Timed runs per block, in ms of GPU time (between 3 and [`MAX_BLOCK_REPS`] runs).
+pub const BLOCK_MS: f64 = 20.0;
+/// The most timed runs in one block.
+pub const MAX_BLOCK_REPS: usize = 50;
+/// The relative L2 tolerance of the f32 entry point (as the `gemm` family's f32 rows).
+pub const TOL_F32: f64 = 1e-5;
+
+/// Where a tuning is kept: `$KERNEL_LAB_TUNE_CACHE`, else `$XDG_CACHE_HOME/kernel-lab/gemm-tune.json`,
+/// else `$HOME/.cache/kernel-lab/gemm-tune.json`.
+pub fn default_path() -> Result<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(p) = var("KERNEL_LAB_TUNE_CACHE") {
+        return Ok(p);
+    }
+    let base = var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))
+        .ok_or_else(|| Error::InvalidInput("autotune: no cache file (set KERNEL_LAB_TUNE_CACHE, XDG_CACHE_HOME or HOME, or pass --tune-cache)".into()))?;
+    Ok(base.join("kernel-lab").join("gemm-tune.json"))
+}
+
+/// FNV-1a (64-bit) over the embedded PTX of every target: stable across builds of the same kernels,
+/// different after any change to one. Computed once per process.
+pub fn kernels_fingerprint() -> u64 {
+    static FP: OnceLock<u64> = OnceLock::new();
+    *FP.get_or_init(|| {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for ptx in [crate::runtime::ptx::SM80, crate::runtime::ptx::SM90A] {
+            for &b in ptx.as_bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+            h = (h ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    })
+}
+
+/// What a tuning is valid for. Its string form ([`Key::as_string`]) indexes the cache file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// The GPU's name (`NVIDIA H100 80GB HBM3`).
+    pub gpu: String,
+    /// Its SM count.
+    pub sms: u32,
+    /// Its compute capability.
+    pub cc: (i32, i32),
+    /// The CUDA driver API version.
+    pub driver: i32,
+    /// [`kernels_fingerprint`] of the build.
+    pub kernels: u64,
+    /// `f16`, `bf16` or `f32`.
+    pub elem: Elem,
+    /// The GEMM's shape.
+    pub shape: Shape,
+}
+
+impl Key {
+    /// The key of `s` in `elem` on `gpu` with this build's kernels.
+    pub fn new(gpu: &Gpu, elem: Elem, s: Shape) -> Key {
+        let i = &gpu.info;
+        Key { gpu: i.name.clone(), sms: i.sms, cc: i.compute_capability, driver: i.driver_version, kernels: kernels_fingerprint(), elem, shape: s }
+    }
+
+    /// `NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=…|f16|256x4096x14336`.
+    pub fn as_string(&self) -> String {
+        format!("{}|sms={}|sm_{}{}|driver={}|ptx={:016x}|{}|{}", self.gpu, self.sms, self.cc.0, self.cc.1, self.driver, self.kernels,
+                elem_name(self.elem), self.shape)
+    }
+}
+
+fn elem_name(e: Elem) -> &'static str {
+    match e {
+        Elem::F16 => "f16",
+        Elem::Bf16 => "bf16",
+        Elem::F32 => "f32",
+    }
+}
+
+/// One timed candidate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timed {
+    /// Its configuration's label (`d7`, `h6s4+pad`, `v30`).
+    pub label: String,
+    /// Median time over its samples, µs.
+    pub median_us: f64,
+    /// Its relative L2 error against the reference.
+    pub rel_err: f64,
+    /// How many samples the median is over.
+    pub samples: usize,
+}
+
+/// What a tuning found for one key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The winner's step label (`d7`, `v30`; padding follows from the shape as in the entry point).
+    pub step: String,
+    /// The rule-based choice's configuration label, for comparison.
+    pub rule: String,
+    /// Every timed candidate, fastest first.
+    pub timed: Vec<Timed>,
+    /// Candidates not timed, each with why (`d2 (probe 3.4× the rule's)`, a refusal).
+    pub pruned: Vec<String>,
+    /// When it was tuned (UTC ms since the Unix epoch).
+    pub unix_ms: u64,
+}
+
+impl Entry {
+    /// `d7 52.1 µs (rule d7); d11 58.0; h6s4 70.2; pruned: d2 (…)`.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        for (i, t) in self.timed.iter().enumerate() {
+            if i == 0 {
+                s += &format!("{} {:.1} µs (rule {})", t.label, t.median_us, self.rule);
+            } else {
+                s += &format!("; {} {:.1}", t.label, t.median_us);
+            }
+        }
+        if !self.pruned.is_empty() {
+            s += &format!("; not timed: {}", self.pruned.join(", "));
+        }
+        s
+    }
+
+    /// The rule's time over the winner's (1.0 when the rule won; `None` if the rule was not timed).
+    pub fn gain_over_rule(&self) -> Option<f64> {
+        let rule = self.timed.iter().find(|t| t.label == self.rule)?;
+        Some(rule.median_us / self.timed.first()?.median_us)
+    }
+}
+
+/// The cache file's contents.
+#[derive(Default, Serialize, Deserialize)]
+struct File {
+    version: u32,
+    entries: BTreeMap<String, Entry>,
+}
+
+const FILE_VERSION: u32 = 1;
+
+/// The tunings on disk: a JSON file of [`Entry`]s by [`Key`].
+pub struct TuneCache {
+    path: PathBuf,
+    entries: BTreeMap<String, Entry>,
+}
+
+impl TuneCache {
+    /// Reads `path` (an absent file is an empty cache). A file that cannot be read or parsed, or that
+    /// another version of the format wrote, is an error naming it.
+    pub fn open(path: impl Into<PathBuf>) -> Result<TuneCache> {
+        let path = path.into();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(TuneCache { path, entries: BTreeMap::new() }),
+            Err(e) => return Err(Error::InvalidInput(format!("autotune cache {}: cannot read it: {e}", path.display()))),
+        };
+        let file: File = serde_json::from_str(&text).map_err(|e| Error::InvalidInput(format!(
+            "autotune cache {}: not a tuning file ({e}); delete it or pass another --tune-cache", path.display())))?;
+        if file.version != FILE_VERSION {
+            return Err(Error::InvalidInput(format!("autotune cache {}: format version {} (this build reads {FILE_VERSION}); delete it or pass another --tune-cache",
+                                                   path.display(), file.version)));
+        }
+        Ok(TuneCache { path, entries: file.entries })
+    }
+
+    /// The file this cache reads and writes.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The tuning for `key`, if any.
+    pub fn get(&self, key: &Key) -> Option<&Entry> {
+        self.entries.get(&key.as_string())
+    }
+
+    /// How many tunings the cache holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Records `entry` for `key` and rewrites the file (atomically: a temporary file beside it, then a
+    /// rename), creating its directory if needed.
+    pub fn insert(&mut self, key: &Key, entry: Entry) -> Result<()> {
+        self.entries.insert(key.as_string(), entry);
+        let file = File { version: FILE_VERSION, entries: std::mem::take(&mut self.entries) };
+        let text = serde_json::to_string_pretty(&file);
+        self.entries = file.entries;
+        let text = text.map_err(|e| Error::InvalidInput(format!("autotune cache: cannot serialize: {e}")))?;
+        let io = |what: &str, e: std::io::Error| Error::InvalidInput(format!("autotune cache {}: cannot {what}: {e}", self.path.display()));
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| io("create its directory", e))?;
+        }
+        let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, text).map_err(|e| io("write", e))?;
+        std::fs::rename(&tmp, &self.path).map_err(|e| io("replace", e))
+    }
+}
+
+/// Whether a plan came from the cache or was tuned now, and what the tuning measured.
+#[derive(Clone, Debug)]
+pub struct Tuned {
+    /// The tuning.
+    pub entry: Entry,
+    /// Taken from the cache (no timing in this call).
+    pub cached: bool,
+}
+
+/// The f16 / bf16 candidates for `s` (pure; the CPU tests cover it): the rule's configuration first,
+/// then the steps the rules choose among that take `s` (padded where needed), each once — the decode
+/// steps only where M is within 4× of their range.
+pub fn candidates16(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Result<Vec<Config>> {
+    let rule = gemm::choose(s, hopper, sms, h8_resident, None, elem)?;
+    let bf = elem == Elem::Bf16;
+    let pick = |f16: &'static h::Step, bf16: &'static h::Step| if bf { bf16 } else { f16 };
+    // The decode steps only up to 4× the M their rules take them for (16-row tiles: 64; 64-row
+    // tiles: 256): past that they re-read the weights per tile row and a single probe run of each would
+    // cost more than the tuning of the rest.
+    let (m16, m64) = (s.m <= 4 * 16, s.m <= 4 * DECODE_MAX_M);
+    let mut pool: Vec<&'static h::Step> = vec![];
+    if hopper {
+        let decode = [(m16, &h::D15, &h::D15_BF16), (m64, &h::D16, &h::D16_BF16), (m64, &h::D9, &h::D9_BF16), (m64, &h::D4, &h::D4_BF16),
+                      (m16, &h::D2, &h::D2_BF16), (m64, &h::D2M64, &h::D2M64_BF16)];
+        pool.extend(decode.into_iter().filter(|d| d.0).map(|d| pick(d.1, d.2)));
+        pool.extend([pick(&h::D7, &h::D7_BF16), pick(&h::D11, &h::D11_BF16), pick(&h::H10, &h::H10_BF16), pick(&h::H6S4, &h::H6S4_BF16)]);
+    } else {
+        // Without sm_90a: d2m64 is bf16's only step past M = 16 (the rule's), v10 f16's large-tile one.
+        pool.extend(if m16 { vec![pick(&h::D2, &h::D2_BF16)] } else { vec![] });
+        pool.push(pick(&h::D2M64, &h::D2M64_BF16));
+        if !bf {
+            pool.push(&h::V10);
+        }
+    }
+    if hopper && let Some(h8) = h::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem) {
+        pool.push(h8);
+    }
+    let mut out = vec![rule];
+    for st in pool {
+        if let Ok(c) = gemm::choose(s, hopper, sms, h8_resident, Some(st), elem)
+            && !out.iter().any(|o| o.step.kernel.name == c.step.kernel.name)
+        {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// The f32 candidates for `s` (pure): the rule's step first, then v11, v12, v13, v20, v15's and v19's
+/// forms for this GPU (their Hopper forms with `hopper`) and, on Hopper, v27 — each once, each one
+/// [`sgemm::choose`] accepts for `s`.
+pub fn candidates32(s: Shape, sms: u32, hopper: bool) -> Result<Vec<&'static sg::Step>> {
+    let rule = sgemm::choose(s, sms, hopper, None)?;
+    let mut pool: Vec<&'static sg::Step> = vec![&sg::V11, &sg::V12, &sg::V13, &sg::V20, sgemm::hopper_form(&sg::V15, s, hopper), sgemm::hopper_form(&sg::V19, s, hopper)];
+    if hopper {
+        pool.push(&sg::V27);
+    }
+    let mut out = vec![rule];
+    for st in pool {
+        if let Ok(st) = sgemm::choose(s, sms, hopper, Some(st))
+            && !out.iter().any(|o| o.kernel.name == st.kernel.name)
+        {
+            out.push(st);
+        }
+    }
+    Ok(out)
+}
+
+/// A candidate ready to run: its label and its launch `(a, b, c)`.
+struct Candidate<'g, E> {
+    label: String,
+    run: Box<dyn FnMut(&CudaSlice<E>, &CudaSlice<E>, &mut CudaSlice<E>) -> Result<()> + 'g>,
+}
+
+/// The f16 / bf16 entry point's plan for `s`, its configuration from `cache` or, on a miss, from tuning
+/// now (the result written to `cache`).
+pub fn plan16<'g>(gpu: &'g Gpu, s: Shape, elem: Elem, cache: &mut TuneCache) -> Result<(GemmPlan<'g>, Tuned)> {
+    if elem == Elem::F32 {
+        return Err(Error::InvalidInput("autotune: plan16 takes f16 or bf16 (f32: plan32)".into()));
+    }
+    let key = Key::new(gpu, elem, s);
+    if let Some(e) = cache.get(&key)
+        && let Ok(step) = gemm::step_by_label(&e.step)
+        && let Ok(plan) = GemmPlan::new(gpu, s, Some(step), elem)
+    {
+        return Ok((plan, Tuned { entry: e.clone(), cached: true }));
+    }
+    let hopper = gpu.cannot_run(&h::H6.kernel).is_none();
+    let resident = if hopper { gemm::h8_resident(gpu)? } else { [0; 7] };
+    let configs = candidates16(s, hopper, gpu.info.sms, resident, elem)?;
+    let rule = configs[0].label();
+    let (mut cands, mut pruned) = (vec![], vec![]);
+    for (i, c) in configs.into_iter().enumerate() {
+        match GemmPlan::new(gpu, s, Some(c.step), elem) {
+            Ok(mut p) => cands.push(Candidate { label: c.label(), run: Box::new(move |a, b, c| p.run(a, b, c)) }),
+            // The rule's configuration is what the entry point runs: if it cannot, neither can the tuning.
+            Err(e) if i == 0 => return Err(e),
+            Err(e) => pruned.push(format!("{} ({e})", c.label())),
+        }
+    }
+    let mut entry = match elem {
+        Elem::Bf16 => measure::<HgemmBf16>(gpu, s, TOL_BF16, &rule, cands, pruned)?,
+        _ => measure::<Hgemm>(gpu, s, TOL, &rule, cands, pruned)?,
+    };
+    let best = step_of_label16(&entry.timed[0].label)?;
+    entry.step = best.kernel.step.to_string();
+    cache.insert(&key, entry.clone())?;
+    Ok((GemmPlan::new(gpu, s, Some(best), elem)?, Tuned { entry, cached: false }))
+}
+
+/// The step of a configuration label (`h6s4+pad` → h6s4).
+fn step_of_label16(label: &str) -> Result<&'static h::Step> {
+    gemm::step_by_label(label.strip_suffix("+pad").unwrap_or(label))
+}
+
+/// The f32 entry point's plan for `s`, its step from `cache` or, on a miss, from tuning now.
+pub fn plan32<'g>(gpu: &'g Gpu, s: Shape, cache: &mut TuneCache) -> Result<(SgemmPlan<'g>, Tuned)> {
+    let key = Key::new(gpu, Elem::F32, s);
+    if let Some(e) = cache.get(&key)
+        && let Ok(step) = sgemm::step_by_label(&e.step)
+        && let Ok(plan) = SgemmPlan::new(gpu, s, Some(step))
+    {
+        return Ok((plan, Tuned { entry: e.clone(), cached: true }));
+    }
+    let hopper = gpu.cannot_run(&sg::V21.kernel).is_none();
+    let steps = candidates32(s, gpu.info.sms, hopper)?;
+    let rule = steps[0].kernel.step.to_string();
+    let (mut cands, mut pruned) = (vec![], vec![]);
+    for (i, st) in steps.into_iter().enumerate() {
+        match SgemmPlan::new(gpu, s, Some(st)) {
+            Ok(mut p) => cands.push(Candidate { label: st.kernel.step.to_string(), run: Box::new(move |a, b, c| p.run(a, b, c)) }),
+            Err(e) if i == 0 => return Err(e),
+            Err(e) => pruned.push(format!("{} ({e})", st.kernel.step)),
+        }
+    }
+    let mut entry = measure::<Sgemm>(gpu, s, TOL_F32, &rule, cands, pruned)?;
+    let best = sgemm::step_by_label(&entry.timed[0].label)?;
+    entry.step = best.kernel.step.to_string();
+    cache.insert(&key, entry.clone())?;
+    Ok((SgemmPlan::new(gpu, s, Some(best))?, Tuned { entry, cached: false }))
+}
+
+/// Verifies every candidate on fresh random inputs, prunes the slow ones by a probe run, times the rest
+/// in rounds, and returns the entry (its `step` left for the caller to fill from the winner's label).
+/// `cands[0]` is the rule's configuration: its probe sets the pruning bar, and it is always timed.
+fn measure<'g, F: GemmFamily>(gpu: &'g Gpu, s: Shape, tol: f64, rule: &str, mut cands: Vec<Candidate<'g, F::Elem>>, mut pruned: Vec<String>) -> Result<Entry>
+where
+    F::Elem: DeviceRepr + ValidAsZeroBits,
+{
+    if cands.is_empty() {
+        return Err(Error::InvalidInput(format!("autotune {s}: no candidate can run it here ({})", pruned.join("; "))));
+    }
+    let elem_bytes = std::mem::size_of::<F::Elem>();
+    let rotate = if s.m <= DECODE_MAX_M { rotation_copies(elem_bytes * s.k * s.n, gpu.info.l2_bytes) } else { 1 };
+    let (device, host) = memory_bytes(elem_bytes as u64, s);
+    crate::runtime::budget::check(gpu, &format!("autotune {s}"), device + (elem_bytes * s.k * s.n * rotate) as u64, host)?;
+    let (d_a, d_b) = family::inputs::<F>(gpu, s, verify::fresh_seed())?;
+    let mut b_copies = vec![];
+    for _ in 1..rotate {
+        let mut c = gpu.zeros::<F::Elem>(s.k * s.n)?;
+        gpu.stream.memcpy_dtod(&d_b, &mut c).during(|| "copying B for rotation".into())?;
+        b_copies.push(c);
+    }
+    let b_at = |i: usize| if i % rotate == 0 { &d_b } else { &b_copies[i % rotate - 1] };
+    let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
+    // The reference: cuBLAS's C on the device, or the f64 CPU product where cuBLAS is missing.
+    let want = match F::baseline(gpu) {
+        Ok(bl) => {
+            F::run_baseline(&bl, gpu, s, &d_a, &d_b, &mut d_c)?;
+            gpu.sync_after(F::BASELINE)?;
+            Reference::Device(d_c.clone())
+        }
+        Err(_) if cpu_reference(s) => Reference::Host(family::host_reference::<F>(gpu, s, &d_a, &d_b)?),
+        Err(e) => return Err(Error::InvalidInput(format!("autotune {s}: nothing to verify the candidates against ({} unavailable: {e})", F::BASELINE))),
+    };
+    let mut errs = vec![];
+    for c in &mut cands {
+        let rel = family::checked(gpu, &c.label, s, F::KIND, F::to_f64, &mut d_c, &want, &mut |out| (c.run)(&d_a, &d_b, out))?;
+        if !(rel <= tol) {
+            return Err(Error::Verification(format!("autotune {s}: {} has relative error {rel:.2e}, over the tolerance {tol:.0e}", c.label)));
+        }
+        errs.push(rel);
+    }
+    // One probe run each (after one untimed run); the rule's (the first) sets the pruning bar.
+    let mut probe = vec![];
+    for c in &mut cands {
+        let t = time_samples(gpu, 1, 1, |i| (c.run)(&d_a, b_at(i), &mut d_c))?;
+        probe.push(t[0]);
+    }
+    let bar = PRUNE_FACTOR * probe[0];
+    let mut kept = vec![];
+    for (i, c) in cands.iter().enumerate() {
+        if i > 0 && probe[i] > bar {
+            pruned.push(format!("{} (probe {:.1}× the rule's)", c.label, probe[i] / probe[0]));
+        } else {
+            kept.push(i);
+        }
+    }
+    let mut samples: Vec<Vec<f64>> = vec![vec![]; cands.len()];
+    for round in 0..ROUNDS {
+        for j in 0..kept.len() {
+            let i = kept[(j + round) % kept.len()];
+            let c = &mut cands[i];
+            let p = probe[i].max(1e-3);
+            for r in 0..((SETTLE_MS / p).ceil() as usize).max(1) {
+                (c.run)(&d_a, b_at(r), &mut d_c)?;
+            }
+            let reps = ((BLOCK_MS / p) as usize).clamp(3, MAX_BLOCK_REPS);
+            samples[i].extend(time_samples(gpu, 0, reps, |r| (c.run)(&d_a, b_at(r), &mut d_c))?);
+        }
+    }
+    let mut timed: Vec<Timed> = kept.iter().map(|&i| {
+        let n = samples[i].len();
+        let st = crate::runtime::timing::Stats::from_samples(&mut samples[i]);
+        Timed { label: cands[i].label.clone(), median_us: st.median_ms * 1e3, rel_err: errs[i], samples: n }
+    }).collect();
+    timed.sort_by(|a, b| a.median_us.total_cmp(&b.median_us));
+    Ok(Entry { step: String::new(), rule: rule.to_string(), timed, pruned, unix_ms: unix_ms_now() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const R: [u32; 7] = [66, 33, 22, 16, 13, 11, 9];
+
+    fn shape(m: usize, n: usize, k: usize) -> Shape {
+        Shape::new(m, n, k).unwrap()
+    }
+
+    #[test]
+    fn candidates_start_with_the_rule_and_each_takes_the_shape_once() {
+        for (m, n, k) in [(1, 4096, 4096), (16, 4096, 14336), (64, 4096, 4096), (256, 4096, 14336), (1000, 1000, 1000), (4095, 4095, 4095), (8192, 8192, 8192), (7, 13, 1)] {
+            let s = shape(m, n, k);
+            for (hopper, elem) in [(true, Elem::F16), (true, Elem::Bf16), (false, Elem::F16), (false, Elem::Bf16)] {
+                let c = candidates16(s, hopper, 132, R, elem).unwrap();
+                assert_eq!(c[0], gemm::choose(s, hopper, 132, R, None, elem).unwrap(), "{s} {hopper} {elem:?}: the rule first");
+                for (i, x) in c.iter().enumerate() {
+                    assert_eq!(x.step.elem, elem, "{s}: {}", x.label());
+                    assert_eq!(gemm::choose(s, hopper, 132, R, Some(x.step), elem).unwrap(), *x, "{s}: {} as the entry point would run it", x.label());
+                    assert!(c[..i].iter().all(|y| y.step.kernel.name != x.step.kernel.name), "{s}: {} twice", x.label());
+                    assert!(hopper || x.step.kernel.target != crate::steps::Target::Sm90a, "{s}: {} needs sm_90a", x.label());
+                }
+                // Hopper has several to choose among at every shape; without sm_90a f16 has d2m64 and v10
+                // (and d2 at small M), bf16 only d2m64 past M = 64.
+                let least = match (hopper, elem) { (true, _) => 4, (false, Elem::F16) => 2, _ => 1 };
+                assert!(c.len() >= least, "{s} {hopper} {elem:?}: {:?}", c.iter().map(|x| x.label()).collect::<Vec<_>>());
+            }
+        }
+        // No decode step far past its range: 8192³ times d7, d11, h10, h6s4 and the h8 the model picks.
+        let c: Vec<String> = candidates16(shape(8192, 8192, 8192), true, 132, R, Elem::F16).unwrap().iter().map(|x| x.label()).collect();
+        assert_eq!(c[..4], ["h6s4", "d7", "d11", "h10"], "{c:?}");
+        let c: Vec<String> = candidates16(shape(16, 4096, 4096), true, 132, R, Elem::Bf16).unwrap().iter().map(|x| x.label()).collect();
+        assert!(c[0] == "d15-bf16" && ["d2-bf16", "d9-bf16", "d16-bf16", "d7-bf16", "h6s4-bf16"].iter().all(|l| c.contains(&l.to_string())), "{c:?}");
+        // The regime-sensitive shape of the sweep: d7 (the rule) and d11 (multicast) both timed.
+        let c: Vec<String> = candidates16(shape(256, 4096, 14336), true, 132, R, Elem::F16).unwrap().iter().map(|x| x.label()).collect();
+        assert!(c[0] == "d7" && c.contains(&"d11".to_string()) && c.contains(&"h6s4".to_string()), "{c:?}");
+        // 4095³ pads, as the entry point does.
+        assert!(candidates16(shape(4095, 4095, 4095), true, 132, R, Elem::F16).unwrap().iter().all(|x| x.padded));
+    }
+
+    #[test]
+    fn f32_candidates_start_with_the_rule() {
+        for (m, n, k) in [(1, 4096, 4096), (127, 8191, 1024), (1000, 1000, 1000), (4096, 4096, 4096), (5, 9, 32)] {
+            let s = shape(m, n, k);
+            for hopper in [true, false] {
+                let c = candidates32(s, 132, hopper).unwrap();
+                assert_eq!(c[0].kernel.name, sgemm::choose(s, 132, hopper, None).unwrap().kernel.name);
+                assert!(c.len() >= 4, "{s}");
+                assert!(hopper || c.iter().all(|x| x.kernel.target != crate::steps::Target::Sm90a), "{s}");
+                for (i, x) in c.iter().enumerate() {
+                    assert!(c[..i].iter().all(|y| y.kernel.name != x.kernel.name), "{s}: {} twice", x.kernel.step);
+                }
+            }
+        }
+        let c: Vec<&str> = candidates32(shape(127, 8191, 1024), 132, true).unwrap().iter().map(|x| x.kernel.step).collect();
+        assert_eq!(c[0], "v30", "{c:?}");
+    }
+
+    fn entry(step: &str) -> Entry {
+        Entry { step: step.into(), rule: "d7".into(),
+                timed: vec![Timed { label: step.into(), median_us: 52.0, rel_err: 1e-4, samples: 60 },
+                            Timed { label: "d7".into(), median_us: 57.2, rel_err: 1e-4, samples: 60 }],
+                pruned: vec!["d2 (probe 9.0× the rule's)".into()], unix_ms: 1 }
+    }
+
+    fn key(m: usize) -> Key {
+        Key { gpu: "NVIDIA H100 80GB HBM3".into(), sms: 132, cc: (9, 0), driver: 13000, kernels: 0xabc, elem: Elem::F16, shape: shape(m, 4096, 14336) }
+    }
+
+    #[test]
+    fn the_cache_round_trips_through_its_file_and_refuses_a_foreign_one() {
+        let dir = std::env::temp_dir().join(format!("kernel-lab-tune-test-{}", std::process::id()));
+        let path = dir.join("sub").join("gemm-tune.json");
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut c = TuneCache::open(&path).unwrap();
+        assert!(c.is_empty(), "an absent file is an empty cache");
+        c.insert(&key(256), entry("d11")).unwrap();
+        c.insert(&key(128), entry("d7")).unwrap();
+        let back = TuneCache::open(&path).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back.get(&key(256)), Some(&entry("d11")));
+        assert_eq!(back.get(&key(128)).map(|e| e.step.as_str()), Some("d7"));
+        // Any part of the key tells entries apart.
+        let mut other = key(256);
+        other.kernels = 0xabd;
+        assert!(back.get(&other).is_none(), "another kernel build");
+        other = key(256);
+        other.elem = Elem::Bf16;
+        assert!(back.get(&other).is_none(), "another element type");
+        other = key(256);
+        other.sms = 114;
+        assert!(back.get(&other).is_none(), "another GPU");
+        // No temporary file is left beside it.
+        assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+        // A file that is not a tuning file, or another version's, is refused naming it.
+        std::fs::write(&path, "{ not json").unwrap();
+        let e = TuneCache::open(&path).err().unwrap().to_string();
+        assert!(e.contains("gemm-tune.json") && e.contains("not a tuning file"), "{e}");
+        std::fs::write(&path, r#"{"version": 99, "entries": {}}"#).unwrap();
+        let e = TuneCache::open(&path).err().unwrap().to_string();
+        assert!(e.contains("version 99"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn summaries_and_gains_read_from_the_entry() {
+        let e = entry("d11");
+        assert_eq!(e.summary(), "d11 52.0 µs (rule d7); d7 57.2; not timed: d2 (probe 9.0× the rule's)");
+        assert!((e.gain_over_rule().unwrap() - 57.2 / 52.0).abs() < 1e-12);
+        let k = key(256).as_string();
+        assert!(k.starts_with("NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=0000000000000abc|f16|256x4096x14336"), "{k}");
+    }
+
+    #[test]
+    fn the_fingerprint_is_stable_and_covers_the_kernels() {
+        assert_eq!(kernels_fingerprint(), kernels_fingerprint());
+        assert_ne!(kernels_fingerprint(), 0xcbf2_9ce4_8422_2325, "the PTX was hashed");
+    }
+}
