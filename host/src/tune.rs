@@ -545,8 +545,10 @@ mod tests {
 
     fn entry(step: &str) -> Entry {
         Entry { step: step.into(), rule: "d7".into(),
-                timed: vec![Timed { label: step.into(), median_us: 52.0, rel_err: 1e-4, samples: 60 },
-                            Timed { label: "d7".into(), median_us: 57.2, rel_err: 1e-4, samples: 60 }],
+                // Values a plain JSON float parse reads back one ULP off (a GPU run found them).
+                timed: vec![Timed { label: step.into(), median_us: 52.0, rel_err: 4.5809747284758163e-5, samples: 60 },
+                            Timed { label: "d7".into(), median_us: 57.2, rel_err: 4.580974728475816e-5, samples: 60 },
+                            Timed { label: "d2m64".into(), median_us: 20.655999891459945, rel_err: 1e-4, samples: 60 }],
                 pruned: vec!["d2 (probe 9.0× the rule's)".into()], unix_ms: 1 }
     }
 
@@ -592,7 +594,7 @@ mod tests {
     #[test]
     fn summaries_and_gains_read_from_the_entry() {
         let e = entry("d11");
-        assert_eq!(e.summary(), "d11 52.0 µs (rule d7); d7 57.2; not timed: d2 (probe 9.0× the rule's)");
+        assert_eq!(e.summary(), "d11 52.0 µs (rule d7); d7 57.2; d2m64 20.7; not timed: d2 (probe 9.0× the rule's)");
         assert!((e.gain_over_rule().unwrap() - 57.2 / 52.0).abs() < 1e-12);
         let k = key(256).as_string();
         assert!(k.starts_with("NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=0000000000000abc|f16|256x4096x14336"), "{k}");
