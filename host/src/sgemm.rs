@@ -11,7 +11,9 @@
 //! `results/2026-11-25-h100-session16/call2-sgemm-v15`):
 //! * `v13` (16×32 strips, B streamed once, K split inside the block) for `M ≤` [`SKINNY_MAX_M`]: 1 / 4 /
 //!   16 × 4096² at 101% / 244% / 213% of cuBLAS (v15 at 16: 167%), 1–16 × 4096×14336 100–112%, 1–16 ×
-//!   14336×4096 91–92% (v15 at 16: 111%, but at M = 1 it would compute 31 rows for nothing).
+//!   14336×4096 91–92% (v15 at 16: 111%, but at M = 1 it would compute 31 rows for nothing). On Hopper
+//!   since session 25, 8 < M ≤ 16 with more than twice 4096² weights takes v23 instead
+//!   ([`v23_beats_v13`]: 1.03–1.28× v13 at six such shapes, `results/2026-11-26-h100-session25/call3`).
 //! * `v15` (32×128 tiles, 64 threads, six blocks per SM, K split into a zeroed C) for `M ≤`
 //!   [`QUARTER_TILE_MAX_M`] above that — 32×4096² 84.6% (v13 72%, v14 64%) — and where v14's grid would
 //!   fill under half the SMs ([`v14_starves`]: 512³, 64 blocks: v15 75%, v13 70%, v14 66%).
@@ -112,9 +114,24 @@ pub fn hopper_form(st: &'static Step, s: Shape, hopper: bool) -> &'static Step {
 }
 
 /// The default SGEMM step for `s` on a GPU with `sms` SMs that runs `sm_90a` code (`hopper`) or not
-/// (the module doc gives the measurements): [`base_step`], in its [`hopper_form`].
+/// (the module doc gives the measurements): [`base_step`], in its [`hopper_form`] — except that on
+/// Hopper [`v23_beats_v13`] shapes take v15's form (v23 / v26) in v13's place.
 pub fn default_step(s: Shape, sms: u32, hopper: bool) -> &'static Step {
-    hopper_form(base_step(s, sms), s, hopper)
+    let base = base_step(s, sms);
+    if hopper && std::ptr::eq(base, &steps::V13) && v23_beats_v13(s) {
+        return hopper_form(&steps::V15, s, hopper);
+    }
+    hopper_form(base, s, hopper)
+}
+
+/// Whether v15's Hopper form beats v13 on a skinny `s` (M ≤ [`SKINNY_MAX_M`]): more than 8 rows and more
+/// than twice 4096² weights (`N·K`). `kernel-lab ab v13 v23` (H100, 8 rounds each,
+/// `results/2026-11-26-h100-session25/call3`): at M = 12 / 16 v23 is 1.25 / 1.28× at 14336×4096,
+/// 1.03 / 1.04× at 4096×14336, 1.21× / 1.06× at 16 × 11008×4096 / 4096×11008, but 0.97 / 0.99× at
+/// 4096²; at M = 8 it loses everywhere (0.77–0.94×: v13's cost steps up past 8 rows, 0.100 → 0.133 ms
+/// at 14336×4096). The autotuner (session 25, `call2`) had found the M = 16 cases.
+pub fn v23_beats_v13(s: Shape) -> bool {
+    s.m > 8 && s.m <= SKINNY_MAX_M && s.n as u64 * s.k as u64 > 2 * 4096 * 4096
 }
 
 /// The default step's tiles and loop for `s` (the choice among v11–v20 by shape).
@@ -222,6 +239,16 @@ mod tests {
         assert!(v14_starves(Shape::new(512, 512, 512).unwrap(), 132), "32 tiles x 2 splits = 64 blocks");
         assert!(!v14_starves(Shape::new(768, 768, 768).unwrap(), 132), "72 tiles");
         assert!(v14_starves(Shape::new(300, 300, 200).unwrap(), 132), "15 tiles, K too short to split");
+    }
+
+    #[test]
+    fn on_hopper_skinny_shapes_with_large_weights_take_v23_past_8_rows() {
+        for (m, n, k, want) in [(16, 14336, 4096, "v23"), (12, 4096, 14336, "v23"), (16, 11008, 4096, "v23"), (16, 4096, 11008, "v23"),
+                                (16, 4096, 4096, "v13"), (8, 14336, 4096, "v13"), (1, 4096, 14336, "v13"), (16, 14335, 4096, "v26")] {
+            let s = Shape::new(m, n, k).unwrap();
+            assert_eq!(default_step(s, 132, true).kernel.step, want, "{s}");
+            assert_eq!(default_step(s, 132, false).kernel.step, "v13", "{s}: without sm_90a v13 stays (v15 there not measured)");
+        }
     }
 
     #[test]
