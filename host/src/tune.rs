@@ -33,6 +33,7 @@
 //!   parse is an error naming it, never silently replaced. An entry whose step this build no longer
 //!   has, or that this GPU or shape refuses, is tuned again.
 use std::{
+    cell::RefCell,
     collections::BTreeMap,
     path::{Path, PathBuf},
     sync::OnceLock,
@@ -55,7 +56,7 @@ use crate::{
         verify,
     },
     sgemm::{self, SgemmPlan},
-    steps::{gemm::Elem, hgemm as h, sgemm as sg},
+    steps::{fp8::{self as f8, Scaling}, gemm::Elem, hgemm as h, sgemm as sg},
 };
 
 /// A candidate whose probe run takes more than this many times the rule's choice's is not timed.
@@ -112,8 +113,9 @@ pub struct Key {
     pub driver: i32,
     /// [`kernels_fingerprint`] of the build.
     pub kernels: u64,
-    /// `f16`, `bf16` or `f32`.
-    pub elem: Elem,
+    /// What is multiplied: `f16`, `bf16`, `f32`, `e4m3-tensor` (FP8, per-tensor scales) or
+    /// `e4m3-block` (FP8, 1×128 / 128×128 block scales).
+    pub kind: String,
     /// The GEMM's shape.
     pub shape: Shape,
 }
@@ -121,14 +123,30 @@ pub struct Key {
 impl Key {
     /// The key of `s` in `elem` on `gpu` with this build's kernels.
     pub fn new(gpu: &Gpu, elem: Elem, s: Shape) -> Key {
+        Key::of_kind(gpu, elem_name(elem), s)
+    }
+
+    /// The key of an FP8 GEMM of `s` with `scaling` on `gpu`.
+    pub fn fp8(gpu: &Gpu, scaling: Scaling, s: Shape) -> Key {
+        Key::of_kind(gpu, scaling_name(scaling), s)
+    }
+
+    fn of_kind(gpu: &Gpu, kind: &str, s: Shape) -> Key {
         let i = &gpu.info;
-        Key { gpu: i.name.clone(), sms: i.sms, cc: i.compute_capability, driver: i.driver_version, kernels: kernels_fingerprint(), elem, shape: s }
+        Key { gpu: i.name.clone(), sms: i.sms, cc: i.compute_capability, driver: i.driver_version, kernels: kernels_fingerprint(), kind: kind.into(), shape: s }
     }
 
     /// `NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=…|f16|256x4096x14336`.
     pub fn as_string(&self) -> String {
         format!("{}|sms={}|sm_{}{}|driver={}|ptx={:016x}|{}|{}", self.gpu, self.sms, self.cc.0, self.cc.1, self.driver, self.kernels,
-                elem_name(self.elem), self.shape)
+                self.kind, self.shape)
+    }
+}
+
+fn scaling_name(s: Scaling) -> &'static str {
+    match s {
+        Scaling::PerTensor => "e4m3-tensor",
+        Scaling::Block => "e4m3-block",
     }
 }
 
@@ -409,7 +427,7 @@ pub fn plan32<'g>(gpu: &'g Gpu, s: Shape, cache: &mut TuneCache) -> Result<(Sgem
 /// Verifies every candidate on fresh random inputs, prunes the slow ones by a probe run, times the rest
 /// in rounds, and returns the entry (its `step` left for the caller to fill from the winner's label).
 /// `cands[0]` is the rule's configuration: its probe sets the pruning bar, and it is always timed.
-fn measure<'g, F: GemmFamily>(gpu: &'g Gpu, s: Shape, tol: f64, rule: &str, mut cands: Vec<Candidate<'g, F::Elem>>, mut pruned: Vec<String>) -> Result<Entry>
+fn measure<'g, F: GemmFamily>(gpu: &'g Gpu, s: Shape, tol: f64, rule: &str, mut cands: Vec<Candidate<'g, F::Elem>>, pruned: Vec<String>) -> Result<Entry>
 where
     F::Elem: DeviceRepr + ValidAsZeroBits,
 {
@@ -447,41 +465,132 @@ where
         }
         errs.push(rel);
     }
-    // One probe run each (after one untimed run); the rule's (the first) sets the pruning bar.
+    drop(want);
+    let d_c = RefCell::new(d_c);
+    let runners = cands.into_iter().zip(errs).map(|(mut c, rel_err)| {
+        let (d_a, b_at, d_c) = (&d_a, &b_at, &d_c);
+        Runner { label: c.label, rel_err, run: Box::new(move |i| (c.run)(d_a, b_at(i), &mut d_c.borrow_mut())) }
+    }).collect();
+    rank(gpu, rule, runners, pruned)
+}
+
+/// A verified candidate, ready to time: `run(i)` enqueues its `i`-th repetition.
+struct Runner<'a> {
+    label: String,
+    rel_err: f64,
+    run: Box<dyn FnMut(usize) -> Result<()> + 'a>,
+}
+
+/// Times verified candidates (`runners[0]` the rule's) as the module doc says — one probe each, the ones
+/// over [`PRUNE_FACTOR`]× the rule's dropped, [`ROUNDS`] rotated rounds of settled blocks — and ranks
+/// them, fastest first (the entry's `step` left for the caller to fill from the winner's label).
+fn rank(gpu: &Gpu, rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>) -> Result<Entry> {
     let mut probe = vec![];
-    for c in &mut cands {
-        let t = time_samples(gpu, 1, 1, |i| (c.run)(&d_a, b_at(i), &mut d_c))?;
-        probe.push(t[0]);
+    for r in &mut runners {
+        probe.push(time_samples(gpu, 1, 1, &mut r.run)?[0]);
     }
     let bar = PRUNE_FACTOR * probe[0];
     let mut kept = vec![];
-    for (i, c) in cands.iter().enumerate() {
+    for (i, r) in runners.iter().enumerate() {
         if i > 0 && probe[i] > bar {
-            pruned.push(format!("{} (probe {:.1}× the rule's)", c.label, probe[i] / probe[0]));
+            pruned.push(format!("{} (probe {:.1}× the rule's)", r.label, probe[i] / probe[0]));
         } else {
             kept.push(i);
         }
     }
-    let mut samples: Vec<Vec<f64>> = vec![vec![]; cands.len()];
+    let mut samples: Vec<Vec<f64>> = vec![vec![]; runners.len()];
     for round in 0..ROUNDS {
         for j in 0..kept.len() {
             let i = kept[(j + round) % kept.len()];
-            let c = &mut cands[i];
             let p = probe[i].max(1e-3);
-            for r in 0..((SETTLE_MS / p).ceil() as usize).max(1) {
-                (c.run)(&d_a, b_at(r), &mut d_c)?;
+            for rep in 0..((SETTLE_MS / p).ceil() as usize).max(1) {
+                (runners[i].run)(rep)?;
             }
             let reps = ((BLOCK_MS / p) as usize).clamp(3, MAX_BLOCK_REPS);
-            samples[i].extend(time_samples(gpu, 0, reps, |r| (c.run)(&d_a, b_at(r), &mut d_c))?);
+            samples[i].extend(time_samples(gpu, 0, reps, &mut runners[i].run)?);
         }
     }
     let mut timed: Vec<Timed> = kept.iter().map(|&i| {
         let n = samples[i].len();
         let st = crate::runtime::timing::Stats::from_samples(&mut samples[i]);
-        Timed { label: cands[i].label.clone(), median_us: st.median_ms * 1e3, rel_err: errs[i], samples: n }
+        Timed { label: runners[i].label.clone(), median_us: st.median_ms * 1e3, rel_err: runners[i].rel_err, samples: n }
     }).collect();
     timed.sort_by(|a, b| a.median_us.total_cmp(&b.median_us));
     Ok(Entry { step: String::new(), rule: rule.to_string(), timed, pruned, unix_ms: unix_ms_now() })
+}
+
+/// The FP8 candidates for `m × n × k` with `scaling` (pure): the rule's step
+/// ([`crate::fp8::step_for`]) first, then the other steps the rules choose among — per tensor f14, f18,
+/// f12, f17, f1; block scales f20, f19, f16, f15, f9, f3 — that take the shape, each once.
+pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> Vec<&'static f8::Step> {
+    let rule = crate::fp8::step_for(scaling, m, n, k, sms);
+    let pool: &[&'static f8::Step] = match scaling {
+        Scaling::PerTensor => &[&f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
+        Scaling::Block => &[&f8::F20, &f8::F19, &f8::F16, &f8::F15, &f8::F9, &f8::F3],
+    };
+    let mut out = vec![rule];
+    for &st in pool {
+        if st.rejects(m, n, k).is_none() && !out.iter().any(|o| o.kernel.name == st.kernel.name) {
+            out.push(st);
+        }
+    }
+    out
+}
+
+/// The FP8 step for `m × n × k` with `scaling`, from `cache` or, on a miss, from tuning now: every
+/// candidate verified against the product of the dequantized inputs (f64 on the CPU for small shapes,
+/// else `cublasSgemm` on the device) within the family's tolerance, then timed as the module doc says.
+/// Build an [`crate::fp8::Fp8Gemm`] with it over your operands.
+pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache: &mut TuneCache) -> Result<(&'static f8::Step, Tuned)> {
+    use crate::families::fp8 as fam;
+    let s = Shape::new(m, n, k)?;
+    let key = Key::fp8(gpu, scaling, s);
+    let by_label = |l: &str| f8::STEPS.iter().find(|st| st.kernel.step == l && st.scaling == scaling && st.rejects(m, n, k).is_none());
+    if let Some(e) = cache.get(&key)
+        && let Some(st) = by_label(&e.step)
+        && gpu.cannot_run(&st.kernel).is_none()
+    {
+        return Ok((st, Tuned { entry: e.clone(), cached: true }));
+    }
+    let steps = candidates_fp8(scaling, m, n, k, gpu.info.sms);
+    if let Some(why) = gpu.cannot_run(&steps[0].kernel) {
+        return Err(Error::Unsupported { kernel: steps[0].kernel.name.into(), needs: "sm_90a (Hopper)".into(), have: why });
+    }
+    fam::check_budget(gpu, s)?;
+    let (a, b, mut a32, mut b32) = fam::operands_of(gpu, s, scaling, verify::fresh_seed())?;
+    let blas = fam::reference_blas(gpu)?;
+    let want = fam::reference(gpu, blas.as_ref(), s, &a, &b, &mut a32, &mut b32)?;
+    drop((a32, b32));
+    let mut c = gpu.zeros::<u16>(m * n)?;
+    let (mut runners, mut pruned) = (vec![], vec![]);
+    for (i, st) in steps.into_iter().enumerate() {
+        let g = match crate::fp8::Fp8Gemm::new(gpu, st, &a, &b, &c) {
+            Ok(g) => g,
+            Err(e) if i == 0 => return Err(e),
+            Err(e) => {
+                pruned.push(format!("{} ({e})", st.kernel.step));
+                continue;
+            }
+        };
+        let tol = fam::tolerance(st.promotes, k);
+        let rel = family::checked(gpu, st.kernel.name, s, crate::runtime::device_check::ElemKind::Bf16, fam::bf16_to_f64, &mut c, &want, &mut |c| g.run(gpu, &a, &b, c))?;
+        if !(rel <= tol) {
+            return Err(Error::Verification(format!("autotune fp8 {s}: {} has relative error {rel:.2e}, over the tolerance {tol:.1e}", st.kernel.step)));
+        }
+        runners.push((st.kernel.step.to_string(), rel, g));
+    }
+    drop(want);
+    let c = RefCell::new(c);
+    let rule = runners[0].0.clone();
+    let runners = runners.into_iter().map(|(label, rel_err, g)| {
+        let (a, b, c) = (&a, &b, &c);
+        Runner { label, rel_err, run: Box::new(move |_| g.run(gpu, a, b, &mut c.borrow_mut())) }
+    }).collect();
+    let mut entry = rank(gpu, &rule, runners, pruned)?;
+    let best = by_label(&entry.timed[0].label).ok_or_else(|| Error::InvalidInput(format!("autotune fp8: no step `{}` (internal error)", entry.timed[0].label)))?;
+    entry.step = best.kernel.step.to_string();
+    cache.insert(&key, entry.clone())?;
+    Ok((best, Tuned { entry, cached: false }))
 }
 
 #[cfg(test)]
@@ -543,6 +652,25 @@ mod tests {
         assert_eq!(c[0], "v30", "{c:?}");
     }
 
+    #[test]
+    fn fp8_candidates_start_with_the_rule_and_keep_their_scaling() {
+        for (m, n, k) in [(4096, 4096, 4096), (2048, 4096, 11008), (4096, 28672, 8192), (130, 264, 400), (1, 8, 16)] {
+            for scaling in [Scaling::PerTensor, Scaling::Block] {
+                let c = candidates_fp8(scaling, m, n, k, 132);
+                assert_eq!(c[0].kernel.name, crate::fp8::step_for(scaling, m, n, k, 132).kernel.name, "{m}x{n}x{k}");
+                for (i, st) in c.iter().enumerate() {
+                    assert!(st.scaling == scaling && st.rejects(m, n, k).is_none(), "{m}x{n}x{k}: {}", st.kernel.step);
+                    assert!(c[..i].iter().all(|o| o.kernel.name != st.kernel.name), "{m}x{n}x{k}: {} twice", st.kernel.step);
+                }
+            }
+        }
+        // At the block-scaled shape under cuBLASLt's block mode, the wave model's f19 and its stream-K twin f20.
+        let c: Vec<&str> = candidates_fp8(Scaling::Block, 2048, 4096, 11008, 132).iter().map(|s| s.kernel.step).collect();
+        assert!(c[0] == "f19" && c.contains(&"f20") && c.contains(&"f16"), "{c:?}");
+        let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 2048, 11008, 4096, 132).iter().map(|s| s.kernel.step).collect();
+        assert!(c.contains(&"f14") && c.contains(&"f18"), "{c:?}");
+    }
+
     fn entry(step: &str) -> Entry {
         Entry { step: step.into(), rule: "d7".into(),
                 // Values a plain JSON float parse reads back one ULP off (a GPU run found them).
@@ -553,7 +681,7 @@ mod tests {
     }
 
     fn key(m: usize) -> Key {
-        Key { gpu: "NVIDIA H100 80GB HBM3".into(), sms: 132, cc: (9, 0), driver: 13000, kernels: 0xabc, elem: Elem::F16, shape: shape(m, 4096, 14336) }
+        Key { gpu: "NVIDIA H100 80GB HBM3".into(), sms: 132, cc: (9, 0), driver: 13000, kernels: 0xabc, kind: "f16".into(), shape: shape(m, 4096, 14336) }
     }
 
     #[test]
@@ -574,7 +702,7 @@ mod tests {
         other.kernels = 0xabd;
         assert!(back.get(&other).is_none(), "another kernel build");
         other = key(256);
-        other.elem = Elem::Bf16;
+        other.kind = "bf16".into();
         assert!(back.get(&other).is_none(), "another element type");
         other = key(256);
         other.sms = 114;

@@ -274,3 +274,39 @@ fn bad_fp8_input_gives_clear_errors() {
     assert!(e.contains("scales, the layout needs"), "{e}");
     assert_eq!(SCALE_BLOCK, 128);
 }
+
+/// The autotuner (`kernel_lab::tune::step_fp8`): per scaling, every candidate verified and timed, the
+/// fastest cached; the step it returns runs correctly on operands the tuning never saw, and a second call
+/// takes it from the file without timing.
+#[test]
+fn autotune_picks_a_verified_fp8_step_and_caches_it() {
+    use kernel_lab::tune::{self, TuneCache};
+    let Some(gpu) = hopper_or_skip("autotune_picks_a_verified_fp8_step_and_caches_it") else { return };
+    let dir = std::env::temp_dir().join(format!("kernel-lab-autotune-fp8-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("tune.json");
+    let seed = verify::fresh_seed();
+    let (m, n, k) = (520, 1032, 1024);
+    let (_, a32) = random(&gpu, m * k, seed ^ 5);
+    let (_, b32) = random(&gpu, n * k, seed ^ 6);
+    for scaling in [Scaling::PerTensor, Scaling::Block] {
+        let mut cache = TuneCache::open(&path).unwrap();
+        let (step, t) = tune::step_fp8(&gpu, scaling, m, n, k, &mut cache).unwrap();
+        let e = &t.entry;
+        assert!(!t.cached && step.scaling == scaling && e.step == step.kernel.step && e.timed[0].label == e.step, "{scaling:?}: {}", e.summary());
+        assert!(e.timed.len() >= 2 && e.timed.windows(2).all(|w| w[0].median_us <= w[1].median_us), "{scaling:?}: {}", e.summary());
+        assert!(e.timed.iter().any(|x| x.label == e.rule) && e.rule == fp8::step_for(scaling, m, n, k, gpu.info.sms).kernel.step, "{scaling:?}: {}", e.summary());
+        let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
+        let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
+        let mut c = gpu.zeros::<u16>(m * n).unwrap();
+        let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
+        let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &format!("autotuned {}", step.kernel.name));
+        let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
+        assert!(err <= tolerance(step.promotes, k), "{scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+        let mut again = TuneCache::open(&path).unwrap();
+        let (step2, t2) = tune::step_fp8(&gpu, scaling, m, n, k, &mut again).unwrap();
+        assert!(t2.cached && std::ptr::eq(step, step2) && t2.entry == *e, "{scaling:?}: cached");
+    }
+    assert_eq!(TuneCache::open(&path).unwrap().len(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -92,7 +92,8 @@ OPTIONS:
   --autotune       the gemm family takes each shape's configuration from the autotune cache
                    ($KERNEL_LAB_TUNE_CACHE, else ~/.cache/kernel-lab/gemm-tune.json), first timing
                    every candidate on this GPU (verified, interleaved rounds) for shapes it lacks;
-                   the row's note lists what was measured. Not with --config
+                   the row's note lists what was measured; the fp8 family adds each shape's tuned
+                   step per scaling after its table. Not with --config
   --tune-cache P   --autotune with the cache file P
   --dtype LIST     the gemm family's element types: f16, bf16, f32 (default: all three; with --config,
                    its type)

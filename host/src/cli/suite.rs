@@ -206,22 +206,22 @@ pub fn run(o: Options) -> i32 {
         failed |= gemm_table("sgemm", "sgemm: C = A·B, row-major f32 on CUDA cores (seed 004); cuBLAS SGEMM without TF32 in the same run",
             gemm_units(n, Sgemm::CHECK_SHAPES.len()), &|p| gemm::run::<Sgemm>(&gpu, &o.gemm_run::<Sgemm>()?, p), &mut json);
     }
+    // --autotune: one cache for the gemm and fp8 families (each shape's tuning is written as it ends).
+    let tune = match &o.tune_cache {
+        Some(path) if o.families.contains(&Family::Gemm) || o.families.contains(&Family::Fp8) => {
+            let cache = match kernel_lab::tune::TuneCache::open(path) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
+            };
+            println!("autotune: {} ({} tuning{} cached)", path.display(), cache.len(), if cache.len() == 1 { "" } else { "s" });
+            Some(std::cell::RefCell::new(cache))
+        }
+        _ => None,
+    };
     if o.families.contains(&Family::Gemm) {
-        // --autotune: one cache for the run's element types (each shape's tuning is written as it ends).
-        let tune = match &o.tune_cache {
-            Some(path) => {
-                let cache = match kernel_lab::tune::TuneCache::open(path) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return 2;
-                    }
-                };
-                println!("autotune: {} ({} tuning{} cached)", path.display(), cache.len(), if cache.len() == 1 { "" } else { "s" });
-                Some(std::cell::RefCell::new(cache))
-            }
-            None => None,
-        };
         for &elem in &o.dtypes {
             use kernel_lab::steps::gemm::Elem;
             let (ty, key) = match elem { Elem::Bf16 => ("bf16", "gemm_bf16"), Elem::F32 => ("f32", "gemm_f32"), Elem::F16 => ("f16", "gemm") };
@@ -244,6 +244,28 @@ pub fn run(o: Options) -> i32 {
         let units = o.fp8_run().map(|r| r.shapes.len() * (3 + 2 * n)).unwrap_or(1);
         failed |= gemm_table("fp8", "fp8: C (bf16) = dequant(A)·dequant(B)^T, e4m3 in, A MxK, B NxK (sm_90a): f1 per-tensor, f2 block scales (1x128, 128x128) with promotion; cuBLASLt FP8 in the same run; reference: the dequantized inputs",
             units, &|p| fp8::run(&gpu, &o.fp8_run()?, p), &mut json);
+        if let (Some(cache), Ok(run)) = (&tune, o.fp8_run()) {
+            // --autotune: the FP8 step per shape and scaling, from the cache or timed now.
+            use kernel_lab::steps::fp8::Scaling;
+            let mut tuned = vec![];
+            println!("\nfp8 autotune ({}):", cache.borrow().path().display());
+            for s in &run.shapes {
+                for scaling in [Scaling::PerTensor, Scaling::Block] {
+                    match kernel_lab::tune::step_fp8(&gpu, scaling, s.m, s.n, s.k, &mut cache.borrow_mut()) {
+                        Ok((st, t)) => {
+                            println!("  {scaling:?} {s}: {} ({}{}): {}", st.kernel.step, if t.cached { "cached" } else { "tuned now" },
+                                     t.entry.gain_over_rule().map(|g| format!(", {g:.3}× the rule's {}", t.entry.rule)).unwrap_or_default(), t.entry.summary());
+                            tuned.push(serde_json::json!({ "scaling": format!("{scaling:?}"), "shape": s.to_string(), "cached": t.cached, "entry": t.entry }));
+                        }
+                        Err(e) => {
+                            eprintln!("  error: fp8 autotune {scaling:?} {s}: {e}");
+                            failed = true;
+                        }
+                    }
+                }
+            }
+            json["fp8_autotune"] = serde_json::Value::Array(tuned);
+        }
         if !o.check && kernel_lab::steps::fp8::STEPS.iter().all(|s| gpu.cannot_run(&s.kernel).is_none()) {
             match crate::cli::tables::promotion(&gpu, o.seed) {
                 Ok((text, rows)) => {

@@ -120,10 +120,19 @@ fn operands(gpu: &Gpu, s: Shape, seed: u64, dist: Dist) -> Result<(Operands, Cud
     Ok((Operands { a, b, lt_block_scales }, a32, b32))
 }
 
-/// The reference of `scaling`'s operands: f64 on the CPU (small shapes) or, on the device, the inputs
+/// One scaling's operands of `s` for the autotuner (`crate::tune`): f32 A (M×K) and B (N×K) from the
+/// device RNG, quantized with `scaling`, and the f32 buffers (the device reference dequantizes into them).
+pub(crate) fn operands_of(gpu: &Gpu, s: Shape, scaling: Scaling, seed: u64) -> Result<(Fp8Matrix, Fp8Matrix, CudaSlice<f32>, CudaSlice<f32>)> {
+    let a32: CudaSlice<f32> = device_check::random(gpu, s.m * s.k, ElemKind::F32, Dist::Symmetric, seed)?;
+    let b32: CudaSlice<f32> = device_check::random(gpu, s.n * s.k, ElemKind::F32, Dist::Symmetric, seed ^ 0x5EED_B)?;
+    let a = fp8::quantize(gpu, &a32, s.m, s.k, scaling, Operand::A)?;
+    let b = fp8::quantize(gpu, &b32, s.n, s.k, scaling, Operand::B)?;
+    Ok((a, b, a32, b32))
+}
+
+/// The reference of the operands `a`, `b`: f64 on the CPU (small shapes) or, on the device, the inputs
 /// dequantized into `a32`/`b32` and multiplied by `cublasSgemm` (no TF32), rounded to bf16.
-fn reference(gpu: &Gpu, blas: Option<&CudaBlas>, s: Shape, ops: &Operands, scaling: Scaling, a32: &mut CudaSlice<f32>, b32: &mut CudaSlice<f32>) -> Result<Reference<u16>> {
-    let (a, b) = (&ops.a[idx(scaling)], &ops.b[idx(scaling)]);
+pub(crate) fn reference(gpu: &Gpu, blas: Option<&CudaBlas>, s: Shape, a: &Fp8Matrix, b: &Fp8Matrix, a32: &mut CudaSlice<f32>, b32: &mut CudaSlice<f32>) -> Result<Reference<u16>> {
     if gemm::cpu_reference(s) {
         return Ok(Reference::Host(fp8::reference_f64(gpu, a, b)?));
     }
@@ -150,7 +159,7 @@ fn reference(gpu: &Gpu, blas: Option<&CudaBlas>, s: Shape, ops: &Operands, scali
     Ok(Reference::Device(c16))
 }
 
-fn bf16_to_f64(x: u16) -> f64 {
+pub(crate) fn bf16_to_f64(x: u16) -> f64 {
     half::bf16::from_bits(x).to_f64()
 }
 
@@ -173,7 +182,7 @@ pub fn memory_bytes(s: Shape) -> u64 {
 /// cuBLAS for the reference of large shapes (`cublasSgemm` on the dequantized inputs), in its DEFAULT
 /// math mode (no TF32); `None` where the library is absent (the reference then stays on the CPU, or the
 /// shape is refused).
-fn reference_blas(gpu: &Gpu) -> Result<Option<CudaBlas>> {
+pub(crate) fn reference_blas(gpu: &Gpu) -> Result<Option<CudaBlas>> {
     // SAFETY: only tries to dlopen libcublas.
     let blas = if unsafe { blas_sys::is_culib_present() } { CudaBlas::new(gpu.stream.clone()).ok() } else { None };
     if let Some(b) = &blas {
@@ -186,7 +195,7 @@ fn reference_blas(gpu: &Gpu) -> Result<Option<CudaBlas>> {
 
 /// Refuses shape `s` before any allocation if its device bytes ([`memory_bytes`]) or the CPU
 /// reference's host bytes do not fit.
-fn check_budget(gpu: &Gpu, s: Shape) -> Result<()> {
+pub(crate) fn check_budget(gpu: &Gpu, s: Shape) -> Result<()> {
     let host = if gemm::cpu_reference(s) { 8 * (s.m * s.n + 2 * (s.m + s.n) * s.k) as u64 } else { 1 << 20 };
     crate::runtime::budget::check(gpu, &format!("fp8 {s}"), memory_bytes(s), host)
 }
@@ -219,7 +228,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
         let (ops, mut a32, mut b32) = operands(gpu, s, o.seed, Dist::Symmetric)?;
         let mut refs: [Option<Reference<u16>>; 2] = [None, None];
         for sc in [Scaling::PerTensor, Scaling::Block] {
-            refs[idx(sc)] = Some(reference(gpu, blas.as_ref(), s, &ops, sc, &mut a32, &mut b32)?);
+            refs[idx(sc)] = Some(reference(gpu, blas.as_ref(), s, &ops.a[idx(sc)], &ops.b[idx(sc)], &mut a32, &mut b32)?);
         }
         drop((a32, b32));
         let ref_name = if gemm::cpu_reference(s) { "f64 CPU" } else { "f32 cuBLAS" };
@@ -329,7 +338,7 @@ pub fn ab(gpu: &Gpu, o: &GemmRun, a: &'static Step, b: &'static Step, rounds: us
         }
         check_budget(gpu, s)?;
         let (ops, mut a32, mut b32) = operands(gpu, s, o.seed, Dist::Symmetric)?;
-        let want = reference(gpu, blas.as_ref(), s, &ops, a.scaling, &mut a32, &mut b32)?;
+        let want = reference(gpu, blas.as_ref(), s, &ops.a[idx(a.scaling)], &ops.b[idx(a.scaling)], &mut a32, &mut b32)?;
         drop((a32, b32));
         let reference_name = if gemm::cpu_reference(s) { "f64 CPU" } else { "f32 cuBLAS" };
         let (qa, qb) = (&ops.a[idx(a.scaling)], &ops.b[idx(a.scaling)]);
