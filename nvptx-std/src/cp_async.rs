@@ -28,6 +28,21 @@ pub unsafe fn cp_async_cg_16_zfill(s_addr: u32, g_ptr: *const u8, src_bytes: u32
                   in(reg32) src_bytes, options(nostack)) };
 }
 
+/// `cp.async.ca.shared.global [s_addr], [g_ptr], 4;` — copies one 4-byte word, cached in L1 and L2
+/// (`.ca`: `.cg` takes only 16-byte copies): the element-wise copy of rows whose pitch is not a
+/// multiple of 16 bytes.
+///
+/// # Safety
+/// `s_addr` is a 4-byte-aligned `.shared` address of 4 writable bytes of this block's shared memory;
+/// `g_ptr` points to 4 readable, 4-byte-aligned bytes of global memory. As [`cp_async_cg_16`], the word
+/// arrives only after a [`cp_async_wait_group`] covering its group.
+#[inline(always)]
+pub unsafe fn cp_async_ca_4(s_addr: u32, g_ptr: *const u8) {
+    // SAFETY: forwarded to the caller. Writes shared memory asynchronously: default memory clobber.
+    unsafe { asm!("cp.async.ca.shared.global [{0}], [{1}], 4;", in(reg32) s_addr, in(reg64) g_ptr,
+                  options(nostack)) };
+}
+
 /// `cp.async.commit_group;` — closes the group of this thread's `cp.async` issued since the last commit.
 #[inline(always)]
 pub fn cp_async_commit_group() {

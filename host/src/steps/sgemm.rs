@@ -269,8 +269,12 @@ pub const V29: Step = derived(V25, "sgemm_v29", "v29", "v25 with N off 4 on the 
 /// 128-byte run; `Interior::YES_ODD_N_LANES`; `sgemm/steps/v30_odd_n_lanes.rs`).
 pub const V30: Step = derived(V29, "sgemm_v30", "v30", "v29 with B's scalar loads across the warp: columns lane + 32j, each warp load one 128-byte run");
 
+/// v31: v30 with B copied global → shared by `cp.async` word by word (`Interior::YES_ODD_N_ASYNC`;
+/// `sgemm/steps/v31_odd_n_cp_async.rs`).
+pub const V31: Step = derived(V30, "sgemm_v31", "v31", "v30 with B copied global -> shared by cp.async word by word: no registers, no st.shared for B");
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V29, V30];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V29, V30, V31];
 
 /// The grid that zeroes C before v21–v26 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.

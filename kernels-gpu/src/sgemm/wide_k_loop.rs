@@ -7,7 +7,8 @@
 //! ([`Interior`], v11), and whether one loop serves the whole launch (v19, v20: the clamped interior loops).
 use super::frag_map::{FragMap, WarpTiled};
 use super::elementwise::{add4_if, add4v_if, add4w_if, fma, load4_or_zero, store4_if};
-use crate::prim::{global::ld_global_nc_v4_f32, shared, sync::sync_threads, thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
+use crate::prim::{cp_async::{cp_async_ca_4, cp_async_commit_group, cp_async_wait_group}, global::ld_global_nc_v4_f32, shared, sync::sync_threads,
+                  thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
 use crate::util::grouped::{GROUP, grouped_block};
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 
@@ -96,6 +97,11 @@ impl Interior {
     /// element is stored to shared memory on its own (a warp's 32 consecutive words: conflict-free).
     /// The stage holding B's last row clamps each column into N, in the same mapping.
     pub(crate) const YES_ODD_N_LANES: u8 = 8;
+    /// `YES_ODD_N_LANES` with B copied **global → shared by `cp.async`** word by word (v31), in the same
+    /// lane mapping, straight into the stage the next K step reads: no registers in between and no
+    /// `st.shared` for B. The copies of the next stage are issued before this stage's FMAs and awaited
+    /// (`cp.async.wait_group 0`) before the barrier that ends the step, as the registers' store was.
+    pub(crate) const YES_ODD_N_ASYNC: u8 = 9;
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
@@ -149,7 +155,9 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
     // YES_CLAMPED, and B's four scalars at row r ≤ K − 17 (every stage but the one holding row K − 1,
     // which loads as CLAMP: K % 16 == 0), column col + j ≤ N + 126: element r·N + col + j <
     // (K − 16)·N + 127 ≤ K·N for N ≥ 8, inside B); under YES_ODD_N_LANES the same rows and columns
-    // n0 + lane + 32·j ≤ N + 126 by the same bound, the last row's stage clamped element by element),
+    // n0 + lane + 32·j ≤ N + 126 by the same bound, the last row's stage clamped element by element;
+    // YES_ODD_N_ASYNC the same words through cp.async into 4-byte-aligned words of the stage the next
+    // step reads, which no thread reads until the wait and the barrier that end this step),
     // uniform loop bounds (every thread reaches every barrier), and a stage is rewritten only after the
     // barrier that ends the reads of it.
     unsafe {
@@ -157,7 +165,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         // 16-byte aligned.
         let interior = match MODE {
             Interior::YES | Interior::K_TAIL | Interior::YES_CLAMPED | Interior::K_TAIL_CLAMPED | Interior::YES_ODD_N
-            | Interior::YES_ODD_N_LANES => true,
+            | Interior::YES_ODD_N_LANES | Interior::YES_ODD_N_ASYNC => true,
             Interior::NO | Interior::CLAMP => false,
             _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
@@ -165,6 +173,12 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         // loop form changed LLVM's address hoisting enough that ptxas spilled v7/v9 at 128 registers.
         let fetch = |k0: u32| -> [[f32; 4]; LOADS] {
             let mut v = [[0.0f32; 4]; LOADS];
+            if MODE == Interior::YES_ODD_N_ASYNC {
+                // v31: only A comes through the registers (its row clamped, as YES_CLAMPED's); B is `issue_b`'s.
+                let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
+                (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
+                return v;
+            }
             // K_TAIL: a stage is unpredicated when it ends inside the K range (uniform per block).
             let tail_test = MODE == Interior::K_TAIL || MODE == Interior::CLAMP || MODE == Interior::K_TAIL_CLAMPED;
             let unpredicated = if tail_test { k0 + BK_WIDE <= k_end } else { interior };
@@ -262,7 +276,23 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             }
             v
         };
+        // v31: stage `s`'s B rows for the K step at `k0`, copied by `cp.async` ([`issue_b_words`]).
+        let issue_b = |s: u32, k0: u32| {
+            if MODE == Interior::YES_ODD_N_ASYNC {
+                issue_b_words(b, n, k, n0, tid, k0, sb(s), &lb, bk, b_step, b_loads);
+            }
+        };
         let store = |s: u32, v: [[f32; 4]; LOADS]| {
+            if MODE == Interior::YES_ODD_N_ASYNC {
+                // v31: A through the registers as always; B has been copied by `issue_b`: wait for it.
+                for i in 0..2u32 {
+                    for c in 0..4u32 {
+                        shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
+                    }
+                }
+                cp_async_wait_group::<0>();
+                return;
+            }
             if MODE == Interior::YES_ODD_N_LANES {
                 // v30: B's elements at columns lane + 32·j, one word each.
                 for i in 0..2u32 {
@@ -306,12 +336,17 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             ([a_lo[0], a_lo[1], a_lo[2], a_lo[3], a_hi[0], a_hi[1], a_hi[2], a_hi[3]],
              [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]])
         };
+        issue_b(0, k_begin);
         store(0, fetch(k_begin));
         sync_threads();
         let mut cur = 0;
         let mut k0 = k_begin;
         while k0 < k_end {
             let next = k0 + BK_WIDE;
+            if next < k_end {
+                // v31 only: the next stage's B straight into the other buffer (free since the last barrier).
+                issue_b(1 - cur, next);
+            }
             let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; LOADS] };
             // Ping-pong: set 0 holds even steps, set 1 odd steps; each is read one step ahead.
             let mut f0 = frag(cur, 0);
@@ -382,6 +417,35 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
     (bm, bn, k_begin, k_end, splits)
 }
 
+/// v31's copy of one stage of B, global → shared by `cp.async.ca` word by word: rows `k0 + bk + b_step·i`
+/// (`i < b_loads`), columns `n0 + lane + 32·j` (`j < 4`) — each clamped into N only in the stage holding
+/// B's last row (`k0 + 16 ≥ K`) — into the `lb` layout at `s_b`; one commit group. A function rather
+/// than a closure so that it is always inlined: as a closure called twice LLVM kept it out of line and
+/// its captures, and with them the accumulators, went to local memory (a 440-byte stack frame).
+///
+/// # Safety
+/// `block_tile_as`'s `YES_ODD_N_ASYNC` conditions: `b` holds `K·N` f32, N ≥ 8, K % 16 == 0, every row
+/// read lies below K (`k0 + 16 ≤ K`), and unless the stage holds row K − 1 the columns up to N + 126
+/// stay inside B (row ≤ K − 17); `s_b` is a 16-byte-aligned stage of `lb` in this block's shared memory
+/// that no thread reads until this thread's wait and the next barrier.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn issue_b_words(b: *const f32, n: u32, k: u32, n0: u32, tid: u32, k0: u32, s_b: u32, lb: &layout::Padded, bk: u32, b_step: u32, b_loads: u32) {
+    let last = k0 + BK_WIDE >= k;
+    let lane = tid % 32;
+    unroll8!(i => { if i < b_loads {
+        // SAFETY: the caller's bounds (see above).
+        let row = unsafe { b.add((k0 + bk + b_step * i) as usize * n as usize) };
+        unroll4!(j => {
+            let col = n0 + lane + 32 * j;
+            let col = if last { col.min(n - 1) } else { col };
+            // SAFETY: a 4-byte word inside B and a 4-byte-aligned word of the stage (the caller's).
+            unsafe { cp_async_ca_4(s_b + 4 * lb.offset(bk + b_step * i, lane + 32 * j), row.add(col as usize) as *const u8) };
+        });
+    }});
+    cp_async_commit_group();
+}
+
 /// The kernel body of the split-K steps with `ROWS × 128` tiles (v14 and v16: 64 rows and 128 threads,
 /// v15: 32 rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
 /// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
@@ -437,8 +501,8 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
 }
 
 /// [`split_k_tile`] with `UNIFORM` (every block on one loop) whose launches with N off 4 (and N ≥ 8, K
-/// and the split's end multiples of 16) run `ODD` — [`Interior::YES_ODD_N`] (v29) or
-/// [`Interior::YES_ODD_N_LANES`] (v30) — instead of `CLAMP`.
+/// and the split's end multiples of 16) run `ODD` — [`Interior::YES_ODD_N`] (v29),
+/// [`Interior::YES_ODD_N_LANES`] (v30) or [`Interior::YES_ODD_N_ASYNC`] (v31) — instead of `CLAMP`.
 ///
 /// # Safety
 /// As [`split_k_tile`].
@@ -447,7 +511,7 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn split_k_tile_odd_n<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8, const ODD: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
                                                                                                           n: u32, k: u32, k_split: u32) {
-    const { assert!(ODD == Interior::YES_ODD_N || ODD == Interior::YES_ODD_N_LANES, "an unclamped odd-N loop") };
+    const { assert!(ODD == Interior::YES_ODD_N || ODD == Interior::YES_ODD_N_LANES || ODD == Interior::YES_ODD_N_ASYNC, "an unclamped odd-N loop") };
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     if Epi::waits(SPLIT_EPI) && splits == 1 {
         // As split_k_tile: one split, nothing zeroed C before this grid; wait before any access.
@@ -489,12 +553,14 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
             (Interior::CLAMP, false) => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N, false) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_LANES, false) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC, false) if ODD == Interior::YES_ODD_N_ASYNC => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::CLAMP, true) => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N, true) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_LANES, true) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC, true) if ODD == Interior::YES_ODD_N_ASYNC => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
