@@ -17,6 +17,16 @@
 //! Prediction (before running): **1.03–1.06× v30 at 127×8191×1024** (84.6–86.3% → ~88–91% of cuBLAS),
 //! 1.02–1.05× at the other N-off-4 shapes; a slowdown would mean the asynchronous copies' completion
 //! (waited on at every step) costs more than the registers' round trip.
+//!
+//! Measured (H100, `results/2026-11-26-h100-session25/call5`, `kernel-lab ab v30 v31`, 8 rounds):
+//! **1.047× at 127×8191×1024** (8/8; **88.7%** of cuBLAS in the f32 entry point forced to v31, against
+//! v30's 84.6–86.3% in four runs), **1.055× at 130×4097×1024**, 1.014× at 255×8191×1024, 1.006× at
+//! 64×4095×4096 (8/8 each); 0.993× at 127×1031×1024 and 0.999× at 1000×999×1000 (K = 1000: both on
+//! `CLAMP`) and 4095³ (0/8). Inside the prediction at the two shapes it was made for. `ncu` at
+//! 127×8191×1024: warp cycles per issued instruction 4.88 → 4.29. The first build kept its copy loop
+//! as an out-of-line closure and put the accumulators in local memory (a 440-byte stack frame in
+//! `ptxas -v`); as an `#[inline(always)]` function, 163 registers and no stack, as v30. memcheck (six
+//! shapes), racecheck, initcheck: 0. Chosen in v30's place for N off 4 (`sgemm::hopper_form`).
 use super::wide_k_loop::{Epi, Interior, split_k_tile_odd_n};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
