@@ -1,7 +1,7 @@
-//! Autotuning for the GEMM entry points ([`crate::gemm`] for f16 / bf16, [`crate::sgemm`] for f32):
-//! every candidate configuration for one shape is verified, timed on *this* GPU in interleaved rounds,
-//! and the fastest is kept in a cache file, so the next plan for that shape, GPU and kernel build takes
-//! it without timing anything.
+//! Autotuning for the GEMM entry points ([`crate::gemm`] for f16 / bf16, [`crate::sgemm`] for f32,
+//! [`crate::fp8`] for e4m3 with either scaling): every candidate configuration for one shape is
+//! verified, timed on *this* GPU in interleaved rounds, and the fastest is kept in a cache file, so the
+//! next plan for that shape, GPU and build takes it without timing anything.
 //!
 //! ```ignore
 //! let mut cache = TuneCache::open(tune::default_path()?)?;
@@ -25,13 +25,17 @@
 //! * **Timing**: one probe run each; a candidate slower than [`PRUNE_FACTOR`]× the rule's probe is
 //!   dropped (listed as pruned). The rest are timed in [`ROUNDS`] rounds, the order rotated each round,
 //!   each block after [`SETTLE_MS`] of untimed runs, about [`BLOCK_MS`] of timed ones (held launches,
-//!   as the suite times); the median over all of a candidate's samples ranks it. At `M ≤`
-//!   [`DECODE_MAX_M`] B is rotated over copies beyond L2, as the `gemm` family times decode shapes.
+//!   as the suite times; at most [`MAX_BLOCK_REPS`] runs a block); the median over all of a candidate's
+//!   samples ranks it. For f16 / bf16 / f32 at `M ≤` [`DECODE_MAX_M`] B is rotated over copies beyond
+//!   L2, as the `gemm` family times decode shapes (FP8 shapes are not rotated).
 //! * **The key** ([`Key`]): GPU name, SM count, compute capability, driver version, a fingerprint of
-//!   the embedded PTX (any kernel change invalidates every entry), element type and shape. The file is
-//!   JSON ([`TuneCache`]), rewritten atomically (temporary file, then rename); a file that does not
-//!   parse is an error naming it, never silently replaced. An entry whose step this build no longer
-//!   has, or that this GPU or shape refuses, is tuned again.
+//!   the embedded PTX (any kernel change invalidates every entry), the host's version and
+//!   [`TUNE_EPOCH`] (bumped when a rule or a launch parameter changes), the values of the environment
+//!   knobs that change launches ([`KNOBS`]), the type and the shape. The file is JSON ([`TuneCache`]),
+//!   rewritten atomically (a synced temporary file, then a rename); a file that does not parse is an
+//!   error naming it, never silently replaced. Concurrent runs on one file: the last writer's entries
+//!   win. An entry whose step this build no longer has, or that this GPU or shape refuses, is tuned
+//!   again; a tuning whose file cannot be written still returns its plan (`Tuned::save_error`).
 use std::{
     cell::RefCell,
     collections::BTreeMap,
@@ -71,6 +75,22 @@ pub const BLOCK_MS: f64 = 20.0;
 pub const MAX_BLOCK_REPS: usize = 50;
 /// The relative L2 tolerance of the f32 entry point (as the `gemm` family's f32 rows).
 pub const TOL_F32: f64 = 1e-5;
+
+/// Bump when a rule, a grid, a split or another host-side launch parameter changes what a step does on
+/// a shape without changing its PTX: every older entry is then tuned again. 2: session 25's f32 rule
+/// (v23 for 8 < M ≤ 16) and v31.
+pub const TUNE_EPOCH: u32 = 2;
+
+/// The environment variables that change how a step launches (grids, splits, clusters, the PTX loaded,
+/// the modules withheld): their values are part of the key, so a tuning made under one is not reused
+/// without it.
+pub const KNOBS: [&str; 6] = ["KERNEL_LAB_DECODE_BLOCKS_PER_SM", "KERNEL_LAB_FP8_CLUSTERS", "KERNEL_LAB_SGEMM_SPLIT", "KERNEL_LAB_SGEMM_FIXED_SPLIT",
+                              "KERNEL_LAB_PTX_DIR", "KERNEL_LAB_WITHHOLD"];
+
+/// `NAME=value` of each set [`KNOBS`] variable, `;`-separated (empty when none is set).
+fn knobs() -> String {
+    KNOBS.iter().filter_map(|k| std::env::var(k).ok().map(|v| format!("{k}={v}"))).collect::<Vec<_>>().join(";")
+}
 
 /// Where a tuning is kept: `$KERNEL_LAB_TUNE_CACHE`, else `$XDG_CACHE_HOME/kernel-lab/gemm-tune.json`,
 /// else `$HOME/.cache/kernel-lab/gemm-tune.json`.
@@ -113,6 +133,10 @@ pub struct Key {
     pub driver: i32,
     /// [`kernels_fingerprint`] of the build.
     pub kernels: u64,
+    /// The host's version and [`TUNE_EPOCH`] (`0.1.0+e2`).
+    pub host: String,
+    /// The set [`KNOBS`] (`NAME=value;…`, empty when none).
+    pub knobs: String,
     /// What is multiplied: `f16`, `bf16`, `f32`, `e4m3-tensor` (FP8, per-tensor scales) or
     /// `e4m3-block` (FP8, 1×128 / 128×128 block scales).
     pub kind: String,
@@ -133,13 +157,14 @@ impl Key {
 
     fn of_kind(gpu: &Gpu, kind: &str, s: Shape) -> Key {
         let i = &gpu.info;
-        Key { gpu: i.name.clone(), sms: i.sms, cc: i.compute_capability, driver: i.driver_version, kernels: kernels_fingerprint(), kind: kind.into(), shape: s }
+        Key { gpu: i.name.clone(), sms: i.sms, cc: i.compute_capability, driver: i.driver_version, kernels: kernels_fingerprint(),
+              host: format!("{}+e{TUNE_EPOCH}", env!("CARGO_PKG_VERSION")), knobs: knobs(), kind: kind.into(), shape: s }
     }
 
-    /// `NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=…|f16|256x4096x14336`.
+    /// `NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=…|host=0.1.0+e2|knobs=|f16|256x4096x14336`.
     pub fn as_string(&self) -> String {
-        format!("{}|sms={}|sm_{}{}|driver={}|ptx={:016x}|{}|{}", self.gpu, self.sms, self.cc.0, self.cc.1, self.driver, self.kernels,
-                self.kind, self.shape)
+        format!("{}|sms={}|sm_{}{}|driver={}|ptx={:016x}|host={}|knobs={}|{}|{}", self.gpu, self.sms, self.cc.0, self.cc.1, self.driver, self.kernels,
+                self.host, self.knobs, self.kind, self.shape)
     }
 }
 
@@ -187,7 +212,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// `d7 52.1 µs (rule d7); d11 58.0; h6s4 70.2; pruned: d2 (…)`.
+    /// `d7 52.1 µs (rule d7); d11 58.0; h6s4 70.2; not timed: d2 (…)`.
     pub fn summary(&self) -> String {
         let mut s = String::new();
         for (i, t) in self.timed.iter().enumerate() {
@@ -211,7 +236,7 @@ impl Entry {
 }
 
 /// The cache file's contents.
-#[derive(Default, Serialize, Deserialize)]
+#[derive(Default, Deserialize)]
 struct File {
     version: u32,
     entries: BTreeMap<String, Entry>,
@@ -264,21 +289,46 @@ impl TuneCache {
         self.entries.is_empty()
     }
 
-    /// Records `entry` for `key` and rewrites the file (atomically: a temporary file beside it, then a
-    /// rename), creating its directory if needed.
+    /// Records `entry` for `key` and rewrites the file (atomically: a temporary file beside it, synced,
+    /// then renamed over it), creating its directory if needed. On an error the file and this cache are
+    /// as they were (the temporary file removed).
     pub fn insert(&mut self, key: &Key, entry: Entry) -> Result<()> {
-        self.entries.insert(key.as_string(), entry);
-        let file = File { version: FILE_VERSION, entries: std::mem::take(&mut self.entries) };
-        let text = serde_json::to_string_pretty(&file);
-        self.entries = file.entries;
-        let text = text.map_err(|e| Error::InvalidInput(format!("autotune cache: cannot serialize: {e}")))?;
+        let k = key.as_string();
+        let old = self.entries.insert(k.clone(), entry);
+        let written = self.write();
+        if written.is_err() {
+            match old {
+                Some(o) => self.entries.insert(k, o),
+                None => self.entries.remove(&k),
+            };
+        }
+        written
+    }
+
+    fn write(&self) -> Result<()> {
+        use std::io::Write;
+        #[derive(Serialize)]
+        struct FileRef<'a> {
+            version: u32,
+            entries: &'a BTreeMap<String, Entry>,
+        }
+        let text = serde_json::to_string_pretty(&FileRef { version: FILE_VERSION, entries: &self.entries })
+            .map_err(|e| Error::InvalidInput(format!("autotune cache: cannot serialize: {e}")))?;
         let io = |what: &str, e: std::io::Error| Error::InvalidInput(format!("autotune cache {}: cannot {what}: {e}", self.path.display()));
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| io("create its directory", e))?;
         }
         let tmp = self.path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, text).map_err(|e| io("write", e))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| io("replace", e))
+        let r = (|| {
+            let mut f = std::fs::File::create(&tmp).map_err(|e| io("create a temporary file", e))?;
+            f.write_all(text.as_bytes()).map_err(|e| io("write", e))?;
+            f.sync_all().map_err(|e| io("sync", e))?;
+            std::fs::rename(&tmp, &self.path).map_err(|e| io("replace", e))
+        })();
+        if r.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        r
     }
 }
 
@@ -289,6 +339,22 @@ pub struct Tuned {
     pub entry: Entry,
     /// Taken from the cache (no timing in this call).
     pub cached: bool,
+    /// A fresh tuning that could not be written to the cache file: why (the plan is still returned).
+    pub save_error: Option<String>,
+}
+
+/// Records a fresh tuning in `cache`; a write error is kept in the result, not raised: the tuning is
+/// verified and its plan usable either way.
+fn record(cache: &mut TuneCache, key: &Key, entry: Entry) -> Tuned {
+    let save_error = cache.insert(key, entry.clone()).err().map(|e| e.to_string());
+    Tuned { entry, cached: false, save_error }
+}
+
+/// Whether a cached entry's plan failed because the entry itself no longer applies (its step unknown
+/// to this build, refused by this shape or GPU): then it is tuned again. Other errors (memory, driver)
+/// are the caller's.
+fn stale(e: &Error) -> bool {
+    matches!(e, Error::InvalidInput(_) | Error::Unsupported { .. })
 }
 
 /// The f16 / bf16 candidates for `s` (pure; the CPU tests cover it): the rule's configuration first,
@@ -365,9 +431,12 @@ pub fn plan16<'g>(gpu: &'g Gpu, s: Shape, elem: Elem, cache: &mut TuneCache) -> 
     let key = Key::new(gpu, elem, s);
     if let Some(e) = cache.get(&key)
         && let Ok(step) = gemm::step_by_label(&e.step)
-        && let Ok(plan) = GemmPlan::new(gpu, s, Some(step), elem)
     {
-        return Ok((plan, Tuned { entry: e.clone(), cached: true }));
+        match GemmPlan::new(gpu, s, Some(step), elem) {
+            Ok(plan) => return Ok((plan, Tuned { entry: e.clone(), cached: true, save_error: None })),
+            Err(err) if stale(&err) => {}
+            Err(err) => return Err(err),
+        }
     }
     let hopper = gpu.cannot_run(&h::H6.kernel).is_none();
     let resident = if hopper { gemm::h8_resident(gpu)? } else { [0; 7] };
@@ -388,8 +457,8 @@ pub fn plan16<'g>(gpu: &'g Gpu, s: Shape, elem: Elem, cache: &mut TuneCache) -> 
     };
     let best = step_of_label16(&entry.timed[0].label)?;
     entry.step = best.kernel.step.to_string();
-    cache.insert(&key, entry.clone())?;
-    Ok((GemmPlan::new(gpu, s, Some(best), elem)?, Tuned { entry, cached: false }))
+    let plan = GemmPlan::new(gpu, s, Some(best), elem)?;
+    Ok((plan, record(cache, &key, entry)))
 }
 
 /// The step of a configuration label (`h6s4+pad` → h6s4).
@@ -402,9 +471,12 @@ pub fn plan32<'g>(gpu: &'g Gpu, s: Shape, cache: &mut TuneCache) -> Result<(Sgem
     let key = Key::new(gpu, Elem::F32, s);
     if let Some(e) = cache.get(&key)
         && let Ok(step) = sgemm::step_by_label(&e.step)
-        && let Ok(plan) = SgemmPlan::new(gpu, s, Some(step))
     {
-        return Ok((plan, Tuned { entry: e.clone(), cached: true }));
+        match SgemmPlan::new(gpu, s, Some(step)) {
+            Ok(plan) => return Ok((plan, Tuned { entry: e.clone(), cached: true, save_error: None })),
+            Err(err) if stale(&err) => {}
+            Err(err) => return Err(err),
+        }
     }
     let hopper = gpu.cannot_run(&sg::V21.kernel).is_none();
     let steps = candidates32(s, gpu.info.sms, hopper)?;
@@ -420,8 +492,8 @@ pub fn plan32<'g>(gpu: &'g Gpu, s: Shape, cache: &mut TuneCache) -> Result<(Sgem
     let mut entry = measure::<Sgemm>(gpu, s, TOL_F32, &rule, cands, pruned)?;
     let best = sgemm::step_by_label(&entry.timed[0].label)?;
     entry.step = best.kernel.step.to_string();
-    cache.insert(&key, entry.clone())?;
-    Ok((SgemmPlan::new(gpu, s, Some(best))?, Tuned { entry, cached: false }))
+    let plan = SgemmPlan::new(gpu, s, Some(best))?;
+    Ok((plan, record(cache, &key, entry)))
 }
 
 /// Verifies every candidate on fresh random inputs, prunes the slow ones by a probe run, times the rest
@@ -499,15 +571,21 @@ fn rank(gpu: &Gpu, rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<Str
         }
     }
     let mut samples: Vec<Vec<f64>> = vec![vec![]; runners.len()];
+    // One running repetition index across settle and timed runs: consecutive runs take consecutive
+    // rotated copies of B, so a timed run never finds its copy left in L2 by the run before.
+    let mut at = 0usize;
     for round in 0..ROUNDS {
         for j in 0..kept.len() {
             let i = kept[(j + round) % kept.len()];
             let p = probe[i].max(1e-3);
-            for rep in 0..((SETTLE_MS / p).ceil() as usize).max(1) {
-                (runners[i].run)(rep)?;
+            for _ in 0..((SETTLE_MS / p).ceil() as usize).max(1) {
+                (runners[i].run)(at)?;
+                at += 1;
             }
             let reps = ((BLOCK_MS / p) as usize).clamp(3, MAX_BLOCK_REPS);
-            samples[i].extend(time_samples(gpu, 0, reps, &mut runners[i].run)?);
+            let base = at;
+            samples[i].extend(time_samples(gpu, 0, reps, |r| (runners[i].run)(base + r))?);
+            at += reps;
         }
     }
     let mut timed: Vec<Timed> = kept.iter().map(|&i| {
@@ -539,7 +617,8 @@ pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) 
 
 /// The FP8 step for `m × n × k` with `scaling`, from `cache` or, on a miss, from tuning now: every
 /// candidate verified against the product of the dequantized inputs (f64 on the CPU for small shapes,
-/// else `cublasSgemm` on the device) within the family's tolerance, then timed as the module doc says.
+/// else `cublasSgemm` on the device) within the family's tolerance, then timed as the module doc says
+/// (B not rotated: FP8 shapes are not decode-sized).
 /// Build an [`crate::fp8::Fp8Gemm`] with it over your operands.
 pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache: &mut TuneCache) -> Result<(&'static f8::Step, Tuned)> {
     use crate::families::fp8 as fam;
@@ -550,7 +629,7 @@ pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache
         && let Some(st) = by_label(&e.step)
         && gpu.cannot_run(&st.kernel).is_none()
     {
-        return Ok((st, Tuned { entry: e.clone(), cached: true }));
+        return Ok((st, Tuned { entry: e.clone(), cached: true, save_error: None }));
     }
     let steps = candidates_fp8(scaling, m, n, k, gpu.info.sms);
     if let Some(why) = gpu.cannot_run(&steps[0].kernel) {
@@ -589,8 +668,7 @@ pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache
     let mut entry = rank(gpu, &rule, runners, pruned)?;
     let best = by_label(&entry.timed[0].label).ok_or_else(|| Error::InvalidInput(format!("autotune fp8: no step `{}` (internal error)", entry.timed[0].label)))?;
     entry.step = best.kernel.step.to_string();
-    cache.insert(&key, entry.clone())?;
-    Ok((best, Tuned { entry, cached: false }))
+    Ok((best, record(cache, &key, entry)))
 }
 
 #[cfg(test)]
@@ -681,7 +759,8 @@ mod tests {
     }
 
     fn key(m: usize) -> Key {
-        Key { gpu: "NVIDIA H100 80GB HBM3".into(), sms: 132, cc: (9, 0), driver: 13000, kernels: 0xabc, kind: "f16".into(), shape: shape(m, 4096, 14336) }
+        Key { gpu: "NVIDIA H100 80GB HBM3".into(), sms: 132, cc: (9, 0), driver: 13000, kernels: 0xabc, host: "0.1.0+e2".into(), knobs: String::new(),
+              kind: "f16".into(), shape: shape(m, 4096, 14336) }
     }
 
     #[test]
@@ -707,6 +786,18 @@ mod tests {
         other = key(256);
         other.sms = 114;
         assert!(back.get(&other).is_none(), "another GPU");
+        other = key(256);
+        other.host = "0.1.0+e3".into();
+        assert!(back.get(&other).is_none(), "another tuning epoch");
+        other = key(256);
+        other.knobs = "KERNEL_LAB_SGEMM_SPLIT=2".into();
+        assert!(back.get(&other).is_none(), "a launch knob set");
+        // A write that fails leaves the cache as it was: a directory where the file should be.
+        let mut blocked = TuneCache::open(dir.join("blocked")).unwrap();
+        std::fs::create_dir_all(dir.join("blocked")).unwrap();
+        assert!(blocked.insert(&key(256), entry("d11")).is_err());
+        assert!(blocked.get(&key(256)).is_none() && blocked.is_empty(), "not recorded when not written");
+        std::fs::remove_dir_all(dir.join("blocked")).unwrap();
         // No temporary file is left beside it.
         assert_eq!(std::fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
         // A file that is not a tuning file, or another version's, is refused naming it.
@@ -725,7 +816,7 @@ mod tests {
         assert_eq!(e.summary(), "d11 52.0 µs (rule d7); d7 57.2; d2m64 20.7; not timed: d2 (probe 9.0× the rule's)");
         assert!((e.gain_over_rule().unwrap() - 57.2 / 52.0).abs() < 1e-12);
         let k = key(256).as_string();
-        assert!(k.starts_with("NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=0000000000000abc|f16|256x4096x14336"), "{k}");
+        assert_eq!(k, "NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=0000000000000abc|host=0.1.0+e2|knobs=|f16|256x4096x14336");
     }
 
     #[test]

@@ -58,7 +58,8 @@ pub struct Options {
     /// The attention family's shapes `(batch, heads, len, head_dim)` (`--attn-sizes`); `None`: its sweep.
     pub attn_sizes: Option<Vec<(usize, usize, usize, usize)>>,
     /// The `gemm` family takes each shape's configuration from this autotune cache, tuning the shapes
-    /// it lacks (`--autotune`: `kernel_lab::tune::default_path`; `--tune-cache PATH`); `None`: the rules.
+    /// it lacks, and the `fp8` family reports each shape's tuned step (`--autotune`:
+    /// `kernel_lab::tune::default_path`; `--tune-cache PATH`); `None`: the rules.
     pub tune_cache: Option<std::path::PathBuf>,
 }
 
@@ -90,7 +91,7 @@ OPTIONS:
                    without --dtype a label both ladders have (v2-v10) means the hgemm step;
                    shapes it cannot run say why
   --autotune       the gemm family takes each shape's configuration from the autotune cache
-                   ($KERNEL_LAB_TUNE_CACHE, else ~/.cache/kernel-lab/gemm-tune.json), first timing
+                   ($KERNEL_LAB_TUNE_CACHE, else $XDG_CACHE_HOME or ~/.cache, kernel-lab/gemm-tune.json), first timing
                    every candidate on this GPU (verified, interleaved rounds) for shapes it lacks;
                    the row's note lists what was measured; the fp8 family adds each shape's tuned
                    step per scaling after its table. Not with --config
@@ -330,6 +331,9 @@ impl Options {
             }
             if o.check || o.ncu || o.sanitize {
                 return Err(Error::InvalidInput("--autotune times candidates; it does not combine with --check, --ncu or --sanitize".into()));
+            }
+            if !o.families.iter().any(|f| matches!(f, Family::Gemm | Family::Fp8)) {
+                return Err(Error::InvalidInput("--autotune applies to the gemm and fp8 families; --family names neither".into()));
             }
             o.tune_cache = Some(match tune_path {
                 Some(p) => p.into(),

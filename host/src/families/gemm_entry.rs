@@ -54,7 +54,8 @@ pub const SWEEP_F32: &[(usize, usize, usize)] = &[
 
 /// The table note of an autotuned configuration: where it came from and what the tuning measured.
 fn tuned_note(t: &Tuned) -> String {
-    format!("autotuned ({}): {}", if t.cached { "cached" } else { "tuned now" }, t.entry.summary())
+    format!("autotuned ({}): {}{}", if t.cached { "cached" } else { "tuned now" }, t.entry.summary(),
+            t.save_error.as_ref().map(|e| format!(" (not saved: {e})")).unwrap_or_default())
 }
 
 /// A configuration ready to run on one shape: its label, kernel name, a note for the table, and the
