@@ -122,7 +122,9 @@ fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
                   // N off 4 with K % 4 == 0 (v16's clamped edges load B element by element; split K)
                   (70, 1031, 516), (33, 4097, 1024),
                   // N off 4 with K % 16 == 0 (v29's unclamped loop; its last stage clamped), N down to 9
-                  (127, 127, 48), (5, 9, 32)];
+                  (127, 127, 48), (5, 9, 32),
+                  // N off 4 with K off 16 (v32's predicated last stage; split K: only the last split's is partial)
+                  (65, 1031, 1000), (3, 33, 20), (5, 37, 8)];
     for (m, n, k) in shapes {
         let s = Shape::new(m, n, k).unwrap();
         let mut rng = verify::rng(seed ^ (m * 131 + n * 7 + k) as u64);

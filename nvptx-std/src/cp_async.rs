@@ -43,6 +43,20 @@ pub unsafe fn cp_async_ca_4(s_addr: u32, g_ptr: *const u8) {
                   options(nostack)) };
 }
 
+/// `cp.async.ca.shared.global [s_addr], [g_ptr], 4, src_bytes;` — copies `src_bytes` (0 or 4) bytes and
+/// zero-fills the rest of the word: the predicated element copy (with `src_bytes = 0`, `g_ptr` is not
+/// read).
+///
+/// # Safety
+/// As [`cp_async_ca_4`], except that `g_ptr` needs to be readable only when `src_bytes` is 4, and
+/// `src_bytes <= 4`.
+#[inline(always)]
+pub unsafe fn cp_async_ca_4_zfill(s_addr: u32, g_ptr: *const u8, src_bytes: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("cp.async.ca.shared.global [{0}], [{1}], 4, {2};", in(reg32) s_addr, in(reg64) g_ptr,
+                  in(reg32) src_bytes, options(nostack)) };
+}
+
 /// `cp.async.commit_group;` — closes the group of this thread's `cp.async` issued since the last commit.
 #[inline(always)]
 pub fn cp_async_commit_group() {

@@ -273,8 +273,12 @@ pub const V30: Step = derived(V29, "sgemm_v30", "v30", "v29 with B's scalar load
 /// `sgemm/steps/v31_odd_n_cp_async.rs`).
 pub const V31: Step = derived(V30, "sgemm_v31", "v31", "v30 with B copied global -> shared by cp.async word by word: no registers, no st.shared for B");
 
+/// v32: v31 for K off 16 too (K % 4 == 0, N ≥ 32): the range's last partial stage predicated
+/// (`Interior::YES_ODD_N_ASYNC_TAIL`; `sgemm/steps/v32_odd_n_k_tail.rs`).
+pub const V32: Step = derived(V31, "sgemm_v32", "v32", "v31 for K off 16 too: the last partial stage predicated (A zeros, B rows zero-filled by cp.async)");
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V29, V30, V31];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V29, V30, V31, V32];
 
 /// The grid that zeroes C before v21–v26 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.

@@ -7,7 +7,7 @@
 //! ([`Interior`], v11), and whether one loop serves the whole launch (v19, v20: the clamped interior loops).
 use super::frag_map::{FragMap, WarpTiled};
 use super::elementwise::{add4_if, add4v_if, add4w_if, fma, load4_or_zero, store4_if};
-use crate::prim::{cp_async::{cp_async_ca_4, cp_async_commit_group, cp_async_wait_group}, global::ld_global_nc_v4_f32, shared, sync::sync_threads,
+use crate::prim::{cp_async::{cp_async_ca_4, cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group}, global::ld_global_nc_v4_f32, shared, sync::sync_threads,
                   thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
 use crate::util::grouped::{GROUP, grouped_block};
 use crate::util::unroll::{unroll2, unroll4, unroll8};
@@ -102,6 +102,11 @@ impl Interior {
     /// `st.shared` for B. The copies of the next stage are issued before this stage's FMAs and awaited
     /// (`cp.async.wait_group 0`) before the barrier that ends the step, as the registers' store was.
     pub(crate) const YES_ODD_N_ASYNC: u8 = 9;
+    /// `YES_ODD_N_ASYNC` for K off 16 with K % 4 == 0 and N ≥ 32 (v32): every full stage as there, the
+    /// last partial stage of the range predicated — A's float4s past `k_end` zero (`load4_or_zero`), B's
+    /// rows past `k_end` zero-filled by `cp.async` (nothing read), its columns clamped into N. (With K
+    /// and `k_end` multiples of 16 v32's launches run `YES_ODD_N_ASYNC` itself.)
+    pub(crate) const YES_ODD_N_ASYNC_TAIL: u8 = 10;
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
@@ -157,7 +162,11 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
     // (K − 16)·N + 127 ≤ K·N for N ≥ 8, inside B); under YES_ODD_N_LANES the same rows and columns
     // n0 + lane + 32·j ≤ N + 126 by the same bound, the last row's stage clamped element by element;
     // YES_ODD_N_ASYNC the same words through cp.async into 4-byte-aligned words of the stage the next
-    // step reads, which no thread reads until the wait and the barrier that end this step),
+    // step reads, which no thread reads until the wait and the barrier that end this step;
+    // YES_ODD_N_ASYNC_TAIL (K % 4 == 0, N ≥ 32): full stages end at or below k_end and, when K is off
+    // 16, at or below K − 4, so their rows are ≤ K − 5 and columns ≤ N + 126 < 4N: inside B; the last
+    // partial stage reads rows < k_end at columns clamped into N and zero-fills the rest without
+    // reading, and A's loads there are predicated),
     // uniform loop bounds (every thread reaches every barrier), and a stage is rewritten only after the
     // barrier that ends the reads of it.
     unsafe {
@@ -165,7 +174,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         // 16-byte aligned.
         let interior = match MODE {
             Interior::YES | Interior::K_TAIL | Interior::YES_CLAMPED | Interior::K_TAIL_CLAMPED | Interior::YES_ODD_N
-            | Interior::YES_ODD_N_LANES | Interior::YES_ODD_N_ASYNC => true,
+            | Interior::YES_ODD_N_LANES | Interior::YES_ODD_N_ASYNC | Interior::YES_ODD_N_ASYNC_TAIL => true,
             Interior::NO | Interior::CLAMP => false,
             _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
         };
@@ -173,7 +182,12 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         // loop form changed LLVM's address hoisting enough that ptxas spilled v7/v9 at 128 registers.
         let fetch = |k0: u32| -> [[f32; 4]; LOADS] {
             let mut v = [[0.0f32; 4]; LOADS];
-            if MODE == Interior::YES_ODD_N_ASYNC {
+            if MODE == Interior::YES_ODD_N_ASYNC_TAIL && k0 + BK_WIDE > k_end {
+                // v32: the last partial stage's A, predicated (zeros past k_end and past M).
+                (v[0], v[1]) = (load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k));
+                return v;
+            }
+            if MODE == Interior::YES_ODD_N_ASYNC || MODE == Interior::YES_ODD_N_ASYNC_TAIL {
                 // v31: only A comes through the registers (its row clamped, as YES_CLAMPED's); B is `issue_b`'s.
                 let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
                 (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
@@ -282,8 +296,22 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                 issue_b_words(b, n, k, n0, tid, k0, sb(s), &lb, bk, b_step, b_loads);
             }
         };
+        // v32's copies: full stages as v31's, the range's last partial stage predicated. (A macro, not
+        // a closure: as a closure this stayed out of line and took the accumulators to local memory.)
+        macro_rules! issue_b_tail {
+            ($s:expr, $k0:expr) => {{
+                let (s, k0): (u32, u32) = ($s, $k0);
+                if MODE == Interior::YES_ODD_N_ASYNC_TAIL {
+                    if k0 + BK_WIDE <= k_end {
+                        issue_b_words(b, n, k, n0, tid, k0, sb(s), &lb, bk, b_step, b_loads);
+                    } else {
+                        issue_b_tail_words(b, n, n0, tid, k0, k_end, sb(s), &lb, bk, b_step, b_loads);
+                    }
+                }
+            }};
+        }
         let store = |s: u32, v: [[f32; 4]; LOADS]| {
-            if MODE == Interior::YES_ODD_N_ASYNC {
+            if MODE == Interior::YES_ODD_N_ASYNC || MODE == Interior::YES_ODD_N_ASYNC_TAIL {
                 // v31: A through the registers as always; B has been copied by `issue_b`: wait for it.
                 for i in 0..2u32 {
                     for c in 0..4u32 {
@@ -337,6 +365,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
              [b_lo[0], b_lo[1], b_lo[2], b_lo[3], b_hi[0], b_hi[1], b_hi[2], b_hi[3]])
         };
         issue_b(0, k_begin);
+        issue_b_tail!(0, k_begin);
         store(0, fetch(k_begin));
         sync_threads();
         let mut cur = 0;
@@ -346,6 +375,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             if next < k_end {
                 // v31 only: the next stage's B straight into the other buffer (free since the last barrier).
                 issue_b(1 - cur, next);
+                issue_b_tail!(1 - cur, next);
             }
             let prefetch = if next < k_end { fetch(next) } else { [[0.0; 4]; LOADS] };
             // Ping-pong: set 0 holds even steps, set 1 odd steps; each is read one step ahead.
@@ -446,6 +476,30 @@ unsafe fn issue_b_words(b: *const f32, n: u32, k: u32, n0: u32, tid: u32, k0: u3
     cp_async_commit_group();
 }
 
+/// v32's copy of the range's last, partial stage of B (`k0 + 16 > k_end`): rows `k0 + bk + b_step·i`
+/// below `k_end` at columns `n0 + lane + 32·j` clamped into N, rows at or past `k_end` zero-filled
+/// (`cp.async` with no source bytes: nothing read); one commit group.
+///
+/// # Safety
+/// `b` holds `K·N` f32 with `k_end ≤ K`; `s_b` as [`issue_b_words`]'s.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn issue_b_tail_words(b: *const f32, n: u32, n0: u32, tid: u32, k0: u32, k_end: u32, s_b: u32, lb: &layout::Padded, bk: u32, b_step: u32, b_loads: u32) {
+    let lane = tid % 32;
+    unroll8!(i => { if i < b_loads {
+        let r = k0 + bk + b_step * i;
+        let inside = r < k_end;
+        // SAFETY: row r < k_end ≤ K is inside B; past k_end the copy reads nothing (B's first row stands in).
+        let row = unsafe { b.add(if inside { r as usize * n as usize } else { 0 }) };
+        unroll4!(j => {
+            let col = (n0 + lane + 32 * j).min(n - 1);
+            // SAFETY: a word inside B (or none read), a 4-byte-aligned word of the stage (the caller's).
+            unsafe { cp_async_ca_4_zfill(s_b + 4 * lb.offset(bk + b_step * i, lane + 32 * j), row.add(col as usize) as *const u8, if inside { 4 } else { 0 }) };
+        });
+    }});
+    cp_async_commit_group();
+}
+
 /// The kernel body of the split-K steps with `ROWS × 128` tiles (v14 and v16: 64 rows and 128 threads,
 /// v15: 32 rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
 /// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
@@ -502,7 +556,8 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
 
 /// [`split_k_tile`] with `UNIFORM` (every block on one loop) whose launches with N off 4 (and N ≥ 8, K
 /// and the split's end multiples of 16) run `ODD` — [`Interior::YES_ODD_N`] (v29),
-/// [`Interior::YES_ODD_N_LANES`] (v30) or [`Interior::YES_ODD_N_ASYNC`] (v31) — instead of `CLAMP`.
+/// [`Interior::YES_ODD_N_LANES`] (v30) or [`Interior::YES_ODD_N_ASYNC`] (v31) — instead of `CLAMP`; with
+/// [`Interior::YES_ODD_N_ASYNC_TAIL`] (v32) also where K % 4 == 0 is off 16 and N ≥ 32.
 ///
 /// # Safety
 /// As [`split_k_tile`].
@@ -511,7 +566,8 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn split_k_tile_odd_n<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8, const ODD: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
                                                                                                           n: u32, k: u32, k_split: u32) {
-    const { assert!(ODD == Interior::YES_ODD_N || ODD == Interior::YES_ODD_N_LANES || ODD == Interior::YES_ODD_N_ASYNC, "an unclamped odd-N loop") };
+    const { assert!(ODD == Interior::YES_ODD_N || ODD == Interior::YES_ODD_N_LANES || ODD == Interior::YES_ODD_N_ASYNC || ODD == Interior::YES_ODD_N_ASYNC_TAIL,
+                    "an unclamped odd-N loop") };
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     if Epi::waits(SPLIT_EPI) && splits == 1 {
         // As split_k_tile: one split, nothing zeroed C before this grid; wait before any access.
@@ -542,9 +598,13 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
         (false, _, true) => Interior::CLAMP,
         _ => Interior::NO,
     };
+    // v32: K off 16 (K % 4 == 0) with N ≥ 32 on its tail loop too, not CLAMP. (A statement of its own:
+    // as an arm of the match above it changed how LLVM laid out the other steps' selection.)
+    let mode = if ODD == Interior::YES_ODD_N_ASYNC_TAIL && mode == Interior::CLAMP && n >= 32 { ODD } else { mode };
     // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
     // shared memory); the clamped loops only with N % 4 == 0 and K as YES (K, k_end % 16 == 0) or K_TAIL
-    // (K % 4 == 0) need it, CLAMP only with K % 4 == 0, the odd-N loops with K, k_end % 16 == 0 and N ≥ 8; with
+    // (K % 4 == 0) need it, CLAMP only with K % 4 == 0, the odd-N loops with K, k_end % 16 == 0 and N ≥ 8,
+    // v32's tail loop otherwise only with K % 4 == 0 and N ≥ 32 (the `mode` reassignment above); with
     // several splits every block only adds to C.
     unsafe {
         match (mode, splits > 1) {
@@ -554,6 +614,7 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
             (Interior::YES_ODD_N, false) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_LANES, false) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_ASYNC, false) if ODD == Interior::YES_ODD_N_ASYNC => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC_TAIL, false) if ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC_TAIL }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
@@ -561,6 +622,7 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
             (Interior::YES_ODD_N, true) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_LANES, true) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_ASYNC, true) if ODD == Interior::YES_ODD_N_ASYNC => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC_TAIL, true) if ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC_TAIL }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
