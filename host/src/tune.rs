@@ -78,7 +78,7 @@ pub const TOL_F32: f64 = 1e-5;
 
 /// Bump when a rule, a grid, a split or another host-side launch parameter changes what a step does on
 /// a shape without changing its PTX: every older entry is then tuned again. 2: session 25's f32 rule
-/// (v23 for 8 < M ≤ 16) and v31.
+/// (v23 for 8 < M ≤ 16) and v31 / v32.
 pub const TUNE_EPOCH: u32 = 2;
 
 /// The environment variables that change how a step launches (grids, splits, clusters, the PTX loaded,
@@ -727,7 +727,7 @@ mod tests {
             }
         }
         let c: Vec<&str> = candidates32(shape(127, 8191, 1024), 132, true).unwrap().iter().map(|x| x.kernel.step).collect();
-        assert_eq!(c[0], "v31", "{c:?}");
+        assert_eq!(c[0], "v32", "{c:?}");
     }
 
     #[test]

@@ -598,9 +598,15 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
         (false, _, true) => Interior::CLAMP,
         _ => Interior::NO,
     };
-    // v32: K off 16 (K % 4 == 0) with N ≥ 32 on its tail loop too, not CLAMP. (A statement of its own:
-    // as an arm of the match above it changed how LLVM laid out the other steps' selection.)
-    let mode = if ODD == Interior::YES_ODD_N_ASYNC_TAIL && mode == Interior::CLAMP && n >= 32 { ODD } else { mode };
+    // v32: K off 16 (K % 4 == 0) with N ≥ 32 on its tail loop too, not CLAMP; with K and the range end
+    // multiples of 16, v31's loop itself (the tail loop's per-stage tests cost 2–3% there, call 8).
+    // (A statement of its own: as arms of the match above it changed how LLVM laid out the other
+    // steps' selection.)
+    let mode = match ODD {
+        Interior::YES_ODD_N_ASYNC_TAIL if mode == Interior::YES_ODD_N_ASYNC_TAIL => Interior::YES_ODD_N_ASYNC,
+        Interior::YES_ODD_N_ASYNC_TAIL if mode == Interior::CLAMP && n >= 32 => ODD,
+        _ => mode,
+    };
     // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
     // shared memory); the clamped loops only with N % 4 == 0 and K as YES (K, k_end % 16 == 0) or K_TAIL
     // (K % 4 == 0) need it, CLAMP only with K % 4 == 0, the odd-N loops with K, k_end % 16 == 0 and N ≥ 8,
@@ -613,7 +619,7 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
             (Interior::CLAMP, false) => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N, false) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_LANES, false) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N_ASYNC, false) if ODD == Interior::YES_ODD_N_ASYNC => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC, false) if ODD == Interior::YES_ODD_N_ASYNC || ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_ASYNC_TAIL, false) if ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC_TAIL }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
@@ -621,7 +627,7 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
             (Interior::CLAMP, true) => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N, true) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_LANES, true) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N_ASYNC, true) if ODD == Interior::YES_ODD_N_ASYNC => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC, true) if ODD == Interior::YES_ODD_N_ASYNC || ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_ODD_N_ASYNC_TAIL, true) if ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC_TAIL }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
