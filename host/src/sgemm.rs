@@ -42,8 +42,9 @@
 //!   session 25 `v30` takes v29's (B's scalar loads across the warp, each a 128-byte run: 1.012–1.081×
 //!   v29 at five shapes with N off 4, 0.998× at 1000×999×1000; `results/2026-11-26-h100-session25/call1`),
 //!   then `v31` (B copied by `cp.async` word by word: 1.047× v30 at 127×8191×1024, 1.055× at
-//!   130×4097×1024, 0.993–1.014× elsewhere; `call5`), then `v32` (v31's loop also for K off 16, its last
-//!   partial stage predicated; v31's own loop where K is a multiple of 16; `call8`, `call9`).
+//!   130×4097×1024, 0.993–1.014× elsewhere; `call5`) where K % 16 == 0, and `v32` (v31's loop also for
+//!   K off 16, its last partial stage predicated: 1.034–1.085× v31 at three such shapes, 0.994× at
+//!   64×4095×4100; `call8`, `call9`) where K is off 16.
 //!
 //! `v12` (128×128 tiles, K split) and `v16` are no longer chosen: v19 is as fast or faster wherever they
 //! were (`--config v12` still runs them).
@@ -102,15 +103,22 @@ pub fn v14_starves(s: Shape, sms: u32) -> bool {
 
 /// On a GPU that runs `sm_90a` code (`hopper`), the Hopper form of `st` for `s`: C zeroed by a grid
 /// the GEMM overlaps (programmatic dependent launch) and, with N % 4 == 0, the split-K adds as vector
-/// reductions — v19 → v24 (N % 4 == 0) or v32 (any N: v25's adds, each as wide as its address's
-/// alignment allows, and v31's loop for N off 4, with a predicated last stage for K off 16), v15 → v23 or v26 (v22 with v25's reductions); any
+/// reductions — v19 → v24 (N % 4 == 0), v31 (N off 4, K % 16 == 0: v25's adds, each as wide as its
+/// address's alignment allows, and v31's loop) or v32 (N off 4, K off 16: v31's loop with a predicated
+/// last stage), v15 → v23 or v26 (v22 with v25's reductions); any
 /// other step as it is. With N off 4 a row of C is not 16-byte aligned:
 /// v24 would add element by element, and its splits (three blocks per SM at any tile count) were then
 /// slower than v21 unsplit (127×8191×1024: 71% of cuBLAS against 83%, session 20 `call2`).
 pub fn hopper_form(st: &'static Step, s: Shape, hopper: bool) -> &'static Step {
     let vec4 = s.n % 4 == 0;
     match st.kernel.name {
-        n if hopper && n == steps::V19.kernel.name => if vec4 { &steps::V24 } else { &steps::V32 },
+        n if hopper && n == steps::V19.kernel.name => if vec4 {
+            &steps::V24
+        } else if s.k % 16 == 0 {
+            &steps::V31
+        } else {
+            &steps::V32
+        },
         n if hopper && n == steps::V15.kernel.name => if vec4 { &steps::V23 } else { &steps::V26 },
         _ => st,
     }
@@ -257,7 +265,7 @@ mod tests {
     #[test]
     fn on_hopper_v19_and_v15_take_their_hopper_forms() {
         for (m, n, k, plain, hopper) in [(512, 512, 512, "v15", "v23"), (32, 4096, 4096, "v15", "v23"), (64, 4096, 4096, "v19", "v24"),
-                                         (1000, 1000, 1000, "v19", "v24"), (127, 8191, 1024, "v19", "v32"), (24, 4097, 1024, "v15", "v26"),
+                                         (1000, 1000, 1000, "v19", "v24"), (127, 8191, 1024, "v19", "v31"), (1000, 999, 1000, "v19", "v32"), (24, 4097, 1024, "v15", "v26"),
                                          (1, 4096, 4096, "v13", "v13"), (4096, 4096, 4096, "v11", "v11"), (2000, 2000, 2000, "v20", "v20")] {
             let s = Shape::new(m, n, k).unwrap();
             assert_eq!(default_step(s, 132, false).kernel.step, plain, "{s}");
@@ -283,7 +291,7 @@ mod tests {
                 let st = choose(s, 132, hopper, None).unwrap();
                 assert!(st.rejects(s.m, s.n, s.k).is_none(), "{s}");
                 assert!(s.grid(st, 132).is_ok(), "{s}");
-                assert_eq!(st.kernel.target == crate::steps::Target::Sm90a, hopper && ["v23", "v24", "v26", "v32"].contains(&st.kernel.step), "{s}");
+                assert_eq!(st.kernel.target == crate::steps::Target::Sm90a, hopper && ["v23", "v24", "v26", "v31", "v32"].contains(&st.kernel.step), "{s}");
             }
         }
         let e = choose(Shape::new(8, 8, 7).unwrap(), 132, true, Some(&steps::V10)).unwrap_err().to_string();

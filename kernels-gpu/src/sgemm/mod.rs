@@ -36,6 +36,7 @@
 //! | v29 | `steps/v29_odd_n_unclamped.rs` | v25 with N off 4 on the aligned loop: B as four unclamped scalar loads (sm_90a) |
 //! | v30 | `steps/v30_odd_n_lanes.rs` | v29 with B's scalar loads across the warp: each warp load one 128-byte run (sm_90a) |
 //! | v31 | `steps/v31_odd_n_cp_async.rs` | v30 with B copied global → shared by `cp.async` word by word (sm_90a) |
+//! | v32 | `steps/v32_odd_n_k_tail.rs` | v31 for K off 16 too: the last partial stage predicated (sm_90a) |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!

@@ -16,6 +16,17 @@
 //!
 //! Prediction (before running): **1.12–1.18× v31 at 1000×999×1000** (78% → ~88–92% of cuBLAS),
 //! similar at 130×4097×1000; 1.00× where K % 16 == 0 (the same loop).
+//!
+//! Measured (H100, `kernel-lab ab v31 v32`, 8 rounds): the first form ran its tail loop on every launch
+//! (`results/2026-11-26-h100-session25/call8`): 1.063× at 1000×999×1000 but **0.967–0.979× where K % 16
+//! == 0** (2000×1999×2000, 127×8191×1024: the per-stage tail tests). With those launches on v31's loop
+//! (`call9`): **1.068× at 1000×999×1000** (78.4 → 83.7% of cuBLAS), **1.034× at 130×4097×1000**,
+//! **1.085× at 255×8191×1000** (8/8 each), 0.994× at 64×4095×4100 (0/8); where K % 16 == 0 still
+//! 0.991× at 127×8191×1024 (v32's copy of v31's loop is register-allocated differently: 164 against
+//! 163) and 1.018× at 2000×1999×2000. Below the prediction: the predicated last stage is one of 63 at
+//! K = 1000, and the full stages were already v31's; the gain is the loop itself replacing `CLAMP`'s.
+//! memcheck (eight shapes, K = 8 … 4100), racecheck, initcheck: 0. The library takes v32 for N off 4
+//! with K off 16 and keeps v31 where K % 16 == 0 (`sgemm::hopper_form`).
 use super::wide_k_loop::{Epi, Interior, split_k_tile_odd_n};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
