@@ -373,7 +373,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         while k0 < k_end {
             let next = k0 + BK_WIDE;
             if next < k_end {
-                // v31 only: the next stage's B straight into the other buffer (free since the last barrier).
+                // v31 / v32 only: the next stage's B straight into the other buffer (free since the last barrier).
                 issue_b(1 - cur, next);
                 issue_b_tail!(1 - cur, next);
             }
@@ -454,10 +454,12 @@ pub(crate) fn split_k_block(rows: u32, m: u32, k: u32, k_split: u32) -> (u32, u3
 /// its captures, and with them the accumulators, went to local memory (a 440-byte stack frame).
 ///
 /// # Safety
-/// `block_tile_as`'s `YES_ODD_N_ASYNC` conditions: `b` holds `K·N` f32, N ≥ 8, K % 16 == 0, every row
-/// read lies below K (`k0 + 16 ≤ K`), and unless the stage holds row K − 1 the columns up to N + 126
-/// stay inside B (row ≤ K − 17); `s_b` is a 16-byte-aligned stage of `lb` in this block's shared memory
-/// that no thread reads until this thread's wait and the next barrier.
+/// `block_tile_as`'s conditions for the stage: `b` holds `K·N` f32, every row read lies below K
+/// (`k0 + 16 ≤ K`), and unless the stage holds row K − 1 its unclamped columns (up to N + 126) stay
+/// inside B — under `YES_ODD_N_ASYNC` (N ≥ 8, K % 16 == 0) because such a stage's rows are ≤ K − 17,
+/// under `YES_ODD_N_ASYNC_TAIL`'s full stages (N ≥ 32, K % 4 == 0 off 16) because they are ≤ K − 5;
+/// `s_b` is a 16-byte-aligned stage of `lb` in this block's shared memory that no thread reads until
+/// this thread's wait and the next barrier.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn issue_b_words(b: *const f32, n: u32, k: u32, n0: u32, tid: u32, k0: u32, s_b: u32, lb: &layout::Padded, bk: u32, b_step: u32, b_loads: u32) {
