@@ -415,6 +415,22 @@ mod tests {
     }
 
     #[test]
+    fn autotune_takes_a_cache_and_refuses_what_it_cannot_combine_with() {
+        let o = parse(&["--family", "gemm", "--tune-cache", "/tmp/x.json"]).unwrap().unwrap();
+        assert_eq!(o.tune_cache.as_deref(), Some(std::path::Path::new("/tmp/x.json")));
+        assert!(parse(&["--family", "gemm"]).unwrap().unwrap().tune_cache.is_none(), "the rules unless asked");
+        let e = parse(&["--autotune", "--config", "h6s4"]).unwrap_err().to_string();
+        assert!(e.contains("--config"), "{e}");
+        for other in ["--check", "--ncu", "--sanitize"] {
+            let e = parse(&["--tune-cache", "/tmp/x.json", other]).unwrap_err().to_string();
+            assert!(e.contains(other), "{other}: {e}");
+        }
+        let e = parse(&["--family", "sgemm", "--tune-cache", "/tmp/x.json"]).unwrap_err().to_string();
+        assert!(e.contains("gemm and fp8"), "{e}");
+        assert!(parse(&["--family", "fp8", "--tune-cache", "/tmp/x.json"]).unwrap().unwrap().tune_cache.is_some());
+    }
+
+    #[test]
     fn steps_are_named_per_family_and_ambiguity_is_refused() {
         let names = |o: Options| o.steps.unwrap().iter().map(|k| k.name).collect::<Vec<_>>();
         assert_eq!(names(parse(&["--steps", "hgemm:v9,sgemm:v9,h1"]).unwrap().unwrap()), ["hgemm_block_v9", "sgemm_v9", "hgemm_tma_v1"]);
