@@ -133,6 +133,59 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     }
 }
 
+/// A step [`default_step`] can return, with its bf16 twin and the largest M the autotuner times it at.
+#[derive(Clone, Copy, Debug)]
+pub struct RuleStep {
+    /// The f16 step.
+    pub f16: &'static Step,
+    /// Its bf16 twin (`None`: the rule has no bf16 form of it).
+    pub bf16: Option<&'static Step>,
+    /// Decode steps: 4× the largest M their rule takes them for (past that they re-read the weights per
+    /// tile row, and one probe run would cost more than timing the rest); `None`: any M.
+    pub tune_max_m: Option<usize>,
+    /// The rule takes it only on a GPU without sm_90a (v10): not a candidate where the Hopper steps run.
+    pub only_without_sm90a: bool,
+}
+
+impl RuleStep {
+    /// Its step for `elem` (`None` for f32, or a bf16 the rule has no form of).
+    pub fn for_elem(&self, elem: Elem) -> Option<&'static Step> {
+        match elem {
+            Elem::F16 => Some(self.f16),
+            Elem::Bf16 => self.bf16,
+            Elem::F32 => None,
+        }
+    }
+}
+
+const fn rule_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<usize>) -> RuleStep {
+    RuleStep { f16, bf16: Some(bf16), tune_max_m, only_without_sm90a: false }
+}
+
+/// Every step [`default_step`] can return (the CPU test `the_rule_returns_only_rule_steps` holds it to
+/// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
+/// here, beside the rule.
+pub const RULE_STEPS: [RuleStep; 18] = [
+    rule_step(&steps::D15, &steps::D15_BF16, Some(4 * 16)),
+    rule_step(&steps::D16, &steps::D16_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D4, &steps::D4_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D2, &steps::D2_BF16, Some(4 * 16)),
+    rule_step(&steps::D2M64, &steps::D2M64_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D7, &steps::D7_BF16, None),
+    rule_step(&steps::D11, &steps::D11_BF16, None),
+    rule_step(&steps::H10, &steps::H10_BF16, None),
+    rule_step(&steps::H6S4, &steps::H6S4_BF16, None),
+    rule_step(&steps::H8[0], &steps::H8_BF16[0], None),
+    rule_step(&steps::H8[1], &steps::H8_BF16[1], None),
+    rule_step(&steps::H8[2], &steps::H8_BF16[2], None),
+    rule_step(&steps::H8[3], &steps::H8_BF16[3], None),
+    rule_step(&steps::H8[4], &steps::H8_BF16[4], None),
+    rule_step(&steps::H8[5], &steps::H8_BF16[5], None),
+    rule_step(&steps::H8[6], &steps::H8_BF16[6], None),
+    RuleStep { f16: &steps::V10, bf16: None, tune_max_m: None, only_without_sm90a: true },
+];
+
 /// Whether h10 is the step: its 128×256 tiles leave a partial last wave that h10 streams over every
 /// CTA by K (`layout::hopper::tma_hgemm::stream_k_tail` > 0 on the persistent grid of `min(tiles, SMs)`
 /// CTAs: at least one full wave, the tail at most a third of one).
@@ -356,6 +409,36 @@ pub fn gemm_bf16(gpu: &Gpu, s: Shape, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rule_returns_only_rule_steps() {
+        let dims = [1usize, 7, 16, 17, 64, 65, 128, 256, 512, 1000, 1024, 2048, 4095, 4096, 8192, 14336, 28672];
+        let mut seen = std::collections::BTreeSet::new();
+        for &m in &dims {
+            for &n in &dims {
+                for &k in &[64usize, 1000, 4096, 14336] {
+                    let s = Shape::new(m, n, k).unwrap();
+                    for hopper in [true, false] {
+                        for sms in [114, 132] {
+                            for elem in [Elem::F16, Elem::Bf16] {
+                                for resident in [[0; 7], [66, 33, 22, 16, 13, 11, 9]] {
+                                    let st = default_step(s, hopper, sms, elem, resident);
+                                    assert!(RULE_STEPS.iter().any(|r| r.for_elem(elem).is_some_and(|x| x.kernel.name == st.kernel.name)),
+                                            "{s} hopper {hopper} {elem:?}: {} is not in RULE_STEPS", st.kernel.step);
+                                    seen.insert(st.kernel.name);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // And the list holds nothing the rule never returns (h8's cluster sizes 2..8 all count as one).
+        for r in RULE_STEPS {
+            let h8 = matches!(r.f16.grid, crate::steps::gemm::Grid::ClusterSplitK { .. });
+            assert!(h8 || seen.contains(r.f16.kernel.name), "{} is in RULE_STEPS but the rule never returns it", r.f16.kernel.step);
+        }
+    }
 
     /// The CPU tests' GPU: an H100's resident clusters.
     const R: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;

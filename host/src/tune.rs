@@ -15,10 +15,12 @@
 //! where a choice measured on their card beats a rule fitted on ours (the rules' boundaries come from
 //! one H100's runs; a kernel's edge over its neighbour there is often a few percent).
 //!
-//! * **Candidates** ([`candidates16`], [`candidates32`]): the rule's choice first, then every step the
-//!   rules choose among (f16 / bf16 on Hopper: d15, d16, d9, d4, d2, d2m64, d7, d11, h10, h6s4 and the
-//!   h8 the split model picks; without sm_90a: d2, d2m64, v10; f32: v11, v12, v13, v20, v27 and v15's,
-//!   v19's Hopper forms) that takes the shape, padded where the entry point would pad.
+//! * **Candidates** ([`candidates16`], [`candidates32`], [`candidates_fp8`]): the rule's choice first,
+//!   then the steps the rules choose among that take the shape, padded where the entry point would pad:
+//!   f16 / bf16 every step of [`crate::gemm::RULE_STEPS`] (the list `default_step` is held to; on Hopper
+//!   d15, d16, d9, d4, d2, d2m64, d7, d11, h10, h6s4 and the h8 the split model picks; without sm_90a
+//!   d2, d2m64, v10), f32 v11, v12, v13, v20, v27 and v15's, v19's forms for the GPU, FP8 the steps
+//!   [`candidates_fp8`] lists.
 //! * **Verification**: each candidate's C is poisoned, computed and compared with cuBLAS's (or the f64
 //!   CPU reference where cuBLAS is missing); a candidate over the entry point's tolerance is an error,
 //!   not a loser — it is a bug.
@@ -358,30 +360,19 @@ fn stale(e: &Error) -> bool {
 }
 
 /// The f16 / bf16 candidates for `s` (pure; the CPU tests cover it): the rule's configuration first,
-/// then the steps the rules choose among that take `s` (padded where needed), each once — the decode
-/// steps only where M is within 4× of their range.
+/// then every step of [`gemm::RULE_STEPS`] that takes `s` (padded where needed) on this GPU, each once —
+/// the decode steps only up to their `tune_max_m`, of h8's cluster sizes only the one its split model
+/// picks.
 pub fn candidates16(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Result<Vec<Config>> {
     let rule = gemm::choose(s, hopper, sms, h8_resident, None, elem)?;
-    let bf = elem == Elem::Bf16;
-    let pick = |f16: &'static h::Step, bf16: &'static h::Step| if bf { bf16 } else { f16 };
-    // The decode steps only up to 4× the M their rules take them for (16-row tiles: 64; 64-row
-    // tiles: 256): past that they re-read the weights per tile row and a single probe run of each would
-    // cost more than the tuning of the rest.
-    let (m16, m64) = (s.m <= 4 * 16, s.m <= 4 * DECODE_MAX_M);
-    let mut pool: Vec<&'static h::Step> = vec![];
-    if hopper {
-        let decode = [(m16, &h::D15, &h::D15_BF16), (m64, &h::D16, &h::D16_BF16), (m64, &h::D9, &h::D9_BF16), (m64, &h::D4, &h::D4_BF16),
-                      (m16, &h::D2, &h::D2_BF16), (m64, &h::D2M64, &h::D2M64_BF16)];
-        pool.extend(decode.into_iter().filter(|d| d.0).map(|d| pick(d.1, d.2)));
-        pool.extend([pick(&h::D7, &h::D7_BF16), pick(&h::D11, &h::D11_BF16), pick(&h::H10, &h::H10_BF16), pick(&h::H6S4, &h::H6S4_BF16)]);
-    } else {
-        // Without sm_90a: d2m64 is bf16's only step past M = 16 (the rule's), v10 f16's large-tile one.
-        pool.extend(if m16 { vec![pick(&h::D2, &h::D2_BF16)] } else { vec![] });
-        pool.push(pick(&h::D2M64, &h::D2M64_BF16));
-        if !bf {
-            pool.push(&h::V10);
-        }
-    }
+    // Every step the rule can return (`gemm::RULE_STEPS`) that this GPU runs, the decode ones only up to
+    // their `tune_max_m`.
+    let mut pool: Vec<&'static h::Step> = gemm::RULE_STEPS.iter()
+        .filter(|r| r.tune_max_m.is_none_or(|mx| s.m <= mx) && !(hopper && r.only_without_sm90a))
+        .filter_map(|r| r.for_elem(elem))
+        .filter(|st| hopper || st.kernel.target != crate::steps::Target::Sm90a)
+        .filter(|st| !matches!(st.grid, crate::steps::gemm::Grid::ClusterSplitK { .. }))
+        .collect();
     if hopper && let Some(h8) = h::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem) {
         pool.push(h8);
     }
@@ -694,9 +685,9 @@ mod tests {
                     assert!(c[..i].iter().all(|y| y.step.kernel.name != x.step.kernel.name), "{s}: {} twice", x.label());
                     assert!(hopper || x.step.kernel.target != crate::steps::Target::Sm90a, "{s}: {} needs sm_90a", x.label());
                 }
-                // Hopper has several to choose among at every shape; without sm_90a f16 has d2m64 and v10
-                // (and d2 at small M), bf16 only d2m64 past M = 64.
-                let least = match (hopper, elem) { (true, _) => 4, (false, Elem::F16) => 2, _ => 1 };
+                // Hopper has several to choose among at every shape; without sm_90a up to M = 64 at least
+                // d2 and d2m64, past that perhaps one (f16 v10, bf16 d2m64).
+                let least = match (hopper, m <= 64) { (true, _) => 4, (false, true) => 2, (false, false) => 1 };
                 assert!(c.len() >= least, "{s} {hopper} {elem:?}: {:?}", c.iter().map(|x| x.label()).collect::<Vec<_>>());
             }
         }
