@@ -547,10 +547,24 @@ struct Runner<'a> {
 /// Times verified candidates (`runners[0]` the rule's) as the module doc says — one probe each, the ones
 /// over [`PRUNE_FACTOR`]× the rule's dropped, [`ROUNDS`] rotated rounds of settled blocks — and ranks
 /// them, fastest first (the entry's `step` left for the caller to fill from the winner's label).
-fn rank(gpu: &Gpu, rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>) -> Result<Entry> {
+fn rank(gpu: &Gpu, rule: &str, runners: Vec<Runner<'_>>, pruned: Vec<String>) -> Result<Entry> {
+    rank_with(rule, runners, pruned, &mut |work, reps| time_samples(gpu, 0, reps, work))
+}
+
+/// [`rank`] with the clock given: `time(work, reps)` times `work(0) … work(reps − 1)` and returns one
+/// sample (ms) per call (the GPU's: [`time_samples`], held, no warm-up). Every call any runner gets —
+/// probe, settle or timed — takes the next repetition index, so consecutive runs read consecutive
+/// rotated copies of B and a timed run never finds its copy left in L2 by the run before.
+fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
+             time: &mut dyn FnMut(&mut dyn FnMut(usize) -> Result<()>, usize) -> Result<Vec<f64>>) -> Result<Entry> {
+    let mut at = 0usize;
     let mut probe = vec![];
     for r in &mut runners {
-        probe.push(time_samples(gpu, 1, 1, &mut r.run)?[0]);
+        // One untimed run (first-launch costs), then one timed.
+        (r.run)(at)?;
+        let base = at + 1;
+        probe.push(time(&mut |i| (r.run)(base + i), 1)?[0]);
+        at += 2;
     }
     let bar = PRUNE_FACTOR * probe[0];
     let mut kept = vec![];
@@ -562,9 +576,6 @@ fn rank(gpu: &Gpu, rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<Str
         }
     }
     let mut samples: Vec<Vec<f64>> = vec![vec![]; runners.len()];
-    // One running repetition index across settle and timed runs: consecutive runs take consecutive
-    // rotated copies of B, so a timed run never finds its copy left in L2 by the run before.
-    let mut at = 0usize;
     for round in 0..ROUNDS {
         for j in 0..kept.len() {
             let i = kept[(j + round) % kept.len()];
@@ -575,7 +586,8 @@ fn rank(gpu: &Gpu, rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<Str
             }
             let reps = ((BLOCK_MS / p) as usize).clamp(3, MAX_BLOCK_REPS);
             let base = at;
-            samples[i].extend(time_samples(gpu, 0, reps, |r| (runners[i].run)(base + r))?);
+            let run = &mut runners[i].run;
+            samples[i].extend(time(&mut |r| run(base + r), reps)?);
             at += reps;
         }
     }
@@ -738,6 +750,47 @@ mod tests {
         assert!(c[0] == "f19" && c.contains(&"f20") && c.contains(&"f16"), "{c:?}");
         let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 2048, 11008, 4096, 132).iter().map(|s| s.kernel.step).collect();
         assert!(c.contains(&"f14") && c.contains(&"f18"), "{c:?}");
+    }
+
+    #[test]
+    fn ranking_prunes_by_the_rules_probe_rotates_and_sorts() {
+        use std::{cell::RefCell, rc::Rc};
+        // Four candidates with fixed run times (ms): the rule, a faster one, a slower one within the bar,
+        // one over PRUNE_FACTOR × the rule's. Each run records the repetition index it was given.
+        let ms = [0.050, 0.040, 0.120, 0.200];
+        let calls: Rc<RefCell<Vec<(usize, usize)>>> = Rc::default();
+        let runners: Vec<Runner<'static>> = ms.iter().enumerate().map(|(c, _)| {
+            let calls = calls.clone();
+            Runner { label: format!("c{c}"), rel_err: 1e-4 * c as f64, run: Box::new(move |i| {
+                calls.borrow_mut().push((c, i));
+                Ok(())
+            }) }
+        }).collect();
+        // The clock runs the work and reports the running candidate's time (read from the last call).
+        let calls2 = calls.clone();
+        let mut clock = move |work: &mut dyn FnMut(usize) -> Result<()>, reps: usize| -> Result<Vec<f64>> {
+            let mut v = vec![];
+            for r in 0..reps {
+                work(r)?;
+                v.push(ms[calls2.borrow().last().unwrap().0]);
+            }
+            Ok(v)
+        };
+        let e = rank_with("c0", runners, vec!["cX (refused)".into()], &mut clock).unwrap();
+        let order: Vec<&str> = e.timed.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(order, ["c1", "c0", "c2"], "fastest first; c3 pruned");
+        assert_eq!(e.pruned, ["cX (refused)", "c3 (probe 4.0× the rule's)"]);
+        assert!((e.timed[0].median_us - 40.0).abs() < 1e-9 && e.timed[0].rel_err == 1e-4);
+        // Every kept candidate sampled in every round (at least 3 a block); the pruned one only probed.
+        assert!(e.timed.iter().all(|t| t.samples >= 3 * ROUNDS), "{e:?}");
+        let calls = calls.borrow();
+        assert_eq!(calls.iter().filter(|c| c.0 == 3).count(), 2, "probe: one untimed run and one timed");
+        // One running index over every call: consecutive runs take consecutive copies of B.
+        assert!(calls.windows(2).all(|w| w[1].1 == w[0].1 + 1), "indices run on without repeats");
+        // The rounds rotate the order of the kept (c0, c1, c2): each block is its settle and timed runs.
+        let mut blocks: Vec<usize> = calls.iter().skip(2 * ms.len()).map(|c| c.0).collect();
+        blocks.dedup();
+        assert_eq!(blocks, [0, 1, 2, 1, 2, 0, 2, 0, 1], "three rounds, each starting one candidate later");
     }
 
     fn entry(step: &str) -> Entry {
