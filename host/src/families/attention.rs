@@ -290,7 +290,7 @@ pub struct AttnAbRow {
 
 /// Fused steps `a` and `b` (one head dim, one element type) on each shape of `o` with their head dim:
 /// Q, K, V from the device RNG, both steps checked against the f64 CPU reference or (beyond
-/// [`CPU_REF_MAX`]) the unfused path's output — O and LSE poisoned first, fully written, within
+/// `CPU_REF_MAX`) the unfused path's output — O and LSE poisoned first, fully written, within
 /// [`o_tol`] and [`LSE_TOL`] — then timed interleaved in `rounds` rounds of blocks
 /// (`timing::time_pair_rounds`).
 pub fn ab(gpu: &Gpu, o: &AttnRun, a: &'static Step, b: &'static Step, rounds: usize) -> Result<Vec<AttnAbRow>> {

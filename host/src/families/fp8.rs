@@ -6,7 +6,7 @@
 //!
 //! Rows per shape: the cuBLASLt baselines (per tensor with fast accumulation, per tensor with its
 //! default accumulation, block scaling where the installed cuBLASLt offers it on this GPU), then each
-//! step against each baseline it is compared with ([`baselines_of`]): per-tensor steps against both
+//! step against each baseline it is compared with (`baselines_of`): per-tensor steps against both
 //! per-tensor modes, block-scaled ones against the block mode and the default per-tensor one.
 //!
 //! **Tolerances** (relative L2 against the reference of the dequantized inputs). The output is rounded

@@ -21,7 +21,7 @@ pub struct TensorMap2d {
     /// The 16 `u64` of the `CUtensorMap`, in global memory (allocations are 256-byte aligned, the
     /// tensor map needs 64).
     pub dev: CudaSlice<u64>,
-    /// The same 128 bytes on the host, for kernels that take the map by value ([`TensorMap2d::param`]).
+    /// The same 128 bytes on the host, for kernels that take the map by value ([`TensorMapParam`]).
     pub host: TensorMapParam,
     /// What was encoded.
     pub tile: TmaTile2d,
@@ -42,7 +42,7 @@ impl crate::runtime::gpu::ParamBytes for &TensorMapParam {
     fn param_bytes(&self) -> u32 {
         128
     }
-    /// Not a slot: 128 bytes do not fit one, so `launch_pdl` passes [`Self::param_ref`] instead and
+    /// Not a slot: 128 bytes do not fit one, so `launch_pdl` passes `param_ref` instead and
     /// never this value.
     fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
         0
