@@ -281,6 +281,11 @@ impl TuneCache {
         self.entries.get(&key.as_string())
     }
 
+    /// Every tuning, by its key's string form ([`Key::as_string`]), in key order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &Entry)> {
+        self.entries.iter().map(|(k, e)| (k.as_str(), e))
+    }
+
     /// How many tunings the cache holds.
     pub fn len(&self) -> usize {
         self.entries.len()

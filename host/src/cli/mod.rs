@@ -2,7 +2,8 @@
 //! [`options`] (flags, `--help`), [`suite`] (what `cargo run --release` runs), [`list`] (`--list`),
 //! [`ab`] (two steps head to head), [`layout`] (bank maps, solver, traces: no GPU needed),
 //! [`report`] (tables and SVG plots from a run's JSON), [`profile`] (`--ncu`, `--sanitize`: the suite
-//! re-run under Nsight Compute or compute-sanitizer), [`tables`] (text tables), [`stamp`] (commit, date).
+//! re-run under Nsight Compute or compute-sanitizer), [`tables`] (text tables), [`stamp`] (commit, date),
+//! [`tuned`] (what the autotune cache holds).
 pub mod ab;
 pub mod layout;
 pub mod list;
@@ -12,8 +13,9 @@ pub mod report;
 pub mod stamp;
 pub mod suite;
 pub mod tables;
+pub mod tuned;
 
-/// Dispatches on the first argument (`layout`, `report`, `ab`, or the suite's options); returns the
+/// Dispatches on the first argument (`layout`, `report`, `ab`, `tuned`, or the suite's options); returns the
 /// process exit code (0 all good, 1 a check failed, 2 no GPU or bad usage).
 pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
     let args: Vec<String> = args.into_iter().collect();
@@ -21,6 +23,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         Some("layout") => return layout::main(args[1..].to_vec()),
         Some("report") => return report::main(&args[1..]),
         Some("ab") => return ab::main(&args[1..]),
+        Some("tuned") => return tuned::main(&args[1..]),
         _ => {}
     }
     match options::Options::parse(args) {

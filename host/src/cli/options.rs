@@ -121,6 +121,8 @@ SUBCOMMANDS:
                    two steps head to head: both verified, then timed interleaved in R rounds of
                    blocks (default 8; sizes default 4096,8192, attention its sweep's shapes of the
                    steps' head dim; --reps caps the total, default 400)
+  tuned [--tune-cache PATH]   the autotune cache's entries: per GPU, type and shape the tuned step,
+                   the rule's and how much faster the tuned one ran (no GPU needed)
 
 Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
 model, host logic, PTX checks).

@@ -7,7 +7,12 @@ pub fn commit() -> &'static str {
 
 /// UTC now as `YYYY-MM-DDTHH:MM:SSZ` (no date crate needed).
 pub fn utc_now() -> String {
-    let secs = kernel_lab::runtime::timing::unix_ms_now() / 1000;
+    utc(kernel_lab::runtime::timing::unix_ms_now())
+}
+
+/// `unix_ms` (UTC milliseconds since the Unix epoch) as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc(unix_ms: u64) -> String {
+    let secs = unix_ms / 1000;
     let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
     // Howard Hinnant's civil-from-days.
     let z = days + 719_468;
@@ -30,5 +35,8 @@ mod tests {
         let s = super::utc_now();
         assert_eq!(s.len(), 20);
         assert!(s.starts_with("20") && s.ends_with('Z') && &s[10..11] == "T");
+        assert_eq!(super::utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::utc(1_795_674_516_551), "2026-11-26T06:28:36Z", "a tuning of session 25");
+        assert_eq!(super::utc(951_782_400_000), "2000-02-29T00:00:00Z", "a leap day");
     }
 }
