@@ -350,6 +350,17 @@ pub struct Tuned {
     pub save_error: Option<String>,
 }
 
+impl Tuned {
+    /// `autotuned (tuned now, 1.013× the rule's h6s4): h10 368.2 µs (rule h6s4); h6s4 372.9 …` — where the
+    /// choice came from, its gain over the rule's where that was timed, what the tuning measured, and a
+    /// write error if the cache file could not take it.
+    pub fn note(&self) -> String {
+        format!("autotuned ({}{}): {}{}", if self.cached { "cached" } else { "tuned now" },
+                self.entry.gain_over_rule().map(|g| format!(", {g:.3}× the rule's {}", self.entry.rule)).unwrap_or_default(), self.entry.summary(),
+                self.save_error.as_ref().map(|e| format!(" (not saved: {e})")).unwrap_or_default())
+    }
+}
+
 /// Records a fresh tuning in `cache`; a write error is kept in the result, not raised: the tuning is
 /// verified and its plan usable either way.
 fn record(cache: &mut TuneCache, key: &Key, entry: Entry) -> Tuned {
@@ -864,6 +875,9 @@ mod tests {
         let e = entry("d11");
         assert_eq!(e.summary(), "d11 52.0 µs (rule d7); d7 57.2; d2m64 20.7; not timed: d2 (probe 9.0× the rule's)");
         assert!((e.gain_over_rule().unwrap() - 57.2 / 52.0).abs() < 1e-12);
+        let t = Tuned { entry: e.clone(), cached: false, save_error: Some("disk full".into()) };
+        assert_eq!(t.note(), format!("autotuned (tuned now, 1.100× the rule's d7): {} (not saved: disk full)", e.summary()));
+        assert_eq!(Tuned { save_error: None, cached: true, ..t }.note(), format!("autotuned (cached, 1.100× the rule's d7): {}", e.summary()));
         let k = key(256).as_string();
         assert_eq!(k, "NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=0000000000000abc|host=0.1.0+e2|knobs=|f16|256x4096x14336");
     }

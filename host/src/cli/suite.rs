@@ -253,9 +253,7 @@ pub fn run(o: Options) -> i32 {
                 for scaling in [Scaling::PerTensor, Scaling::Block] {
                     match kernel_lab::tune::step_fp8(&gpu, scaling, s.m, s.n, s.k, &mut cache.borrow_mut()) {
                         Ok((st, t)) => {
-                            println!("  {scaling:?} {s}: {} ({}{}): {}{}", st.kernel.step, if t.cached { "cached" } else { "tuned now" },
-                                     t.entry.gain_over_rule().map(|g| format!(", {g:.3}× the rule's {}", t.entry.rule)).unwrap_or_default(), t.entry.summary(),
-                                     t.save_error.as_ref().map(|e| format!(" (not saved: {e})")).unwrap_or_default());
+                            println!("  {scaling:?} {s}: {}, {}", st.kernel.step, t.note());
                             tuned.push(serde_json::json!({ "scaling": format!("{scaling:?}"), "shape": s.to_string(), "cached": t.cached, "entry": t.entry }));
                         }
                         // A GPU without sm_90a, or a shape the steps decline: as the table's rejected rows.

@@ -24,7 +24,7 @@ use crate::{
         timing::{rotation_copies, time_gpu, time_gpu_budget, time_pair},
     },
     sgemm::SgemmPlan,
-    tune::{TuneCache, Tuned},
+    tune::TuneCache,
     steps::{gemm::Elem, hgemm::Step, sgemm::Step as SgemmStep},
 };
 
@@ -52,12 +52,6 @@ pub const SWEEP_F32: &[(usize, usize, usize)] = &[
     (127, 8191, 1024), (512, 512, 512), (1000, 1000, 1000), (1024, 1024, 1024), (2048, 2048, 2048), (4000, 4000, 4000), (4096, 4096, 4096),
 ];
 
-/// The table note of an autotuned configuration: where it came from and what the tuning measured.
-fn tuned_note(t: &Tuned) -> String {
-    format!("autotuned ({}): {}{}", if t.cached { "cached" } else { "tuned now" }, t.entry.summary(),
-            t.save_error.as_ref().map(|e| format!(" (not saved: {e})")).unwrap_or_default())
-}
-
 /// A configuration ready to run on one shape: its label, kernel name, a note for the table, and the
 /// launch.
 struct Planned<'g, T> {
@@ -81,7 +75,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, config: Option<&'static Step>, elem: Elem, tu
             None => (GemmPlan::new(gpu, s, config, elem)?, None),
         };
         let cfg = plan.config();
-        let note = [tuned.map(|t| tuned_note(&t)), crate::gemm::cluster_note(gpu, cfg.step.grid, s)].into_iter().flatten().collect::<Vec<_>>();
+        let note = [tuned.map(|t| t.note()), crate::gemm::cluster_note(gpu, cfg.step.grid, s)].into_iter().flatten().collect::<Vec<_>>();
         Ok(Planned { label: cfg.label(), kernel: cfg.step.kernel.name.to_string(), note: (!note.is_empty()).then(|| note.join("; ")),
                      run: Box::new(move |a, b, c| plan.run(a, b, c)) })
     };
@@ -105,7 +99,7 @@ pub fn run_f32(gpu: &Gpu, o: &GemmRun, config: Option<&'static SgemmStep>, tune:
         };
         let st = plan.step();
         let (splits, k_split) = st.split_k(s.m as u32, s.n as u32, s.k as u32, gpu.info.sms, 1);
-        let note = [tuned.map(|t| tuned_note(&t)), (splits > 1).then(|| format!("K split {splits} ways ({k_split} deep), sums added into a zeroed C"))]
+        let note = [tuned.map(|t| t.note()), (splits > 1).then(|| format!("K split {splits} ways ({k_split} deep), sums added into a zeroed C"))]
             .into_iter().flatten().collect::<Vec<_>>();
         Ok(Planned { label: st.kernel.step.to_string(), kernel: st.kernel.name.to_string(), note: (!note.is_empty()).then(|| note.join("; ")),
                      run: Box::new(move |a, b, c| plan.run(a, b, c)) })

@@ -310,24 +310,25 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                 }
             }};
         }
+        // A's two float4s, transposed into stage `s` (v30–v32's stores; the older loop interleaves them
+        // with B's float4 stores below).
+        let store_a = |s: u32, v: &[[f32; 4]; LOADS]| {
+            for i in 0..2u32 {
+                for c in 0..4u32 {
+                    shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
+                }
+            }
+        };
         let store = |s: u32, v: [[f32; 4]; LOADS]| {
             if MODE == Interior::YES_ODD_N_ASYNC || MODE == Interior::YES_ODD_N_ASYNC_TAIL {
                 // v31: A through the registers as always; B has been copied by `issue_b`: wait for it.
-                for i in 0..2u32 {
-                    for c in 0..4u32 {
-                        shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
-                    }
-                }
+                store_a(s, &v);
                 cp_async_wait_group::<0>();
                 return;
             }
             if MODE == Interior::YES_ODD_N_LANES {
                 // v30: B's elements at columns lane + 32·j, one word each.
-                for i in 0..2u32 {
-                    for c in 0..4u32 {
-                        shared::st_shared_f32(sa(s) + 4 * la.offset(ak + 8 * i + c, am), v[i as usize][c as usize]);
-                    }
-                }
+                store_a(s, &v);
                 unroll8!(i => { if i < b_loads {
                     for j in 0..4u32 {
                         shared::st_shared_f32(sb(s) + 4 * lb.offset(bk + b_step * i, tid % 32 + 32 * j), v[2 + i as usize][j as usize]);
