@@ -375,6 +375,34 @@ fn stale(e: &Error) -> bool {
     matches!(e, Error::InvalidInput(_) | Error::Unsupported { .. })
 }
 
+/// The cached tuning of `key` with what `build` makes of its step label, if it still applies: `None` on
+/// a miss, when `build` does not know the label (`None` from it) or refuses it as [`stale`] — then the
+/// shape is tuned again; any other error of `build` is the caller's. The outline every `plan*` and
+/// [`step_fp8`] start with.
+fn from_cache<P>(cache: &TuneCache, key: &Key, build: impl FnOnce(&str) -> Option<Result<P>>) -> Result<Option<(P, Tuned)>> {
+    let Some(e) = cache.get(key) else { return Ok(None) };
+    match build(&e.step) {
+        Some(Ok(p)) => Ok(Some((p, Tuned { entry: e.clone(), cached: true, save_error: None }))),
+        Some(Err(err)) if !stale(&err) => Err(err),
+        _ => Ok(None),
+    }
+}
+
+/// Every candidate of `configs` that `build` can make, in order, and `label (why)` for each it cannot
+/// (pruned) — except the first, the rule's: what the entry point runs, so when it cannot run, neither
+/// can the tuning, and its error is returned.
+fn build_candidates<C, T>(configs: Vec<C>, label: impl Fn(&C) -> String, mut build: impl FnMut(&C) -> Result<T>) -> Result<(Vec<T>, Vec<String>)> {
+    let (mut built, mut pruned) = (vec![], vec![]);
+    for (i, c) in configs.into_iter().enumerate() {
+        match build(&c) {
+            Ok(t) => built.push(t),
+            Err(e) if i == 0 => return Err(e),
+            Err(e) => pruned.push(format!("{} ({e})", label(&c))),
+        }
+    }
+    Ok((built, pruned))
+}
+
 /// The f16 / bf16 candidates for `s` (pure; the CPU tests cover it): the rule's configuration first,
 /// then every step of [`gemm::RULE_STEPS`] that takes `s` (padded where needed) on this GPU, each once —
 /// the decode steps only up to their `tune_max_m`, of h8's cluster sizes only the one its split model
@@ -436,28 +464,17 @@ pub fn plan16<'g>(gpu: &'g Gpu, s: Shape, elem: Elem, cache: &mut TuneCache) -> 
         return Err(Error::InvalidInput("autotune: plan16 takes f16 or bf16 (f32: plan32)".into()));
     }
     let key = Key::new(gpu, elem, s);
-    if let Some(e) = cache.get(&key)
-        && let Ok(step) = gemm::step_by_label(&e.step)
-    {
-        match GemmPlan::new(gpu, s, Some(step), elem) {
-            Ok(plan) => return Ok((plan, Tuned { entry: e.clone(), cached: true, save_error: None })),
-            Err(err) if stale(&err) => {}
-            Err(err) => return Err(err),
-        }
+    if let Some(hit) = from_cache(cache, &key, |l| gemm::step_by_label(l).ok().map(|st| GemmPlan::new(gpu, s, Some(st), elem)))? {
+        return Ok(hit);
     }
     let hopper = gpu.cannot_run(&h::H6.kernel).is_none();
     let resident = if hopper { gemm::h8_resident(gpu)? } else { [0; 7] };
     let configs = candidates16(s, hopper, gpu.info.sms, resident, elem)?;
     let rule = configs[0].label();
-    let (mut cands, mut pruned) = (vec![], vec![]);
-    for (i, c) in configs.into_iter().enumerate() {
-        match GemmPlan::new(gpu, s, Some(c.step), elem) {
-            Ok(mut p) => cands.push(Candidate { label: c.label(), run: Box::new(move |a, b, c| p.run(a, b, c)) }),
-            // The rule's configuration is what the entry point runs: if it cannot, neither can the tuning.
-            Err(e) if i == 0 => return Err(e),
-            Err(e) => pruned.push(format!("{} ({e})", c.label())),
-        }
-    }
+    let (cands, pruned) = build_candidates(configs, Config::label, |c| {
+        let mut p = GemmPlan::new(gpu, s, Some(c.step), elem)?;
+        Ok(Candidate { label: c.label(), run: Box::new(move |a, b, c| p.run(a, b, c)) })
+    })?;
     let mut entry = match elem {
         Elem::Bf16 => measure::<HgemmBf16>(gpu, s, TOL_BF16, &rule, cands, pruned)?,
         _ => measure::<Hgemm>(gpu, s, TOL, &rule, cands, pruned)?,
@@ -476,26 +493,16 @@ fn step_of_label16(label: &str) -> Result<&'static h::Step> {
 /// The f32 entry point's plan for `s`, its step from `cache` or, on a miss, from tuning now.
 pub fn plan32<'g>(gpu: &'g Gpu, s: Shape, cache: &mut TuneCache) -> Result<(SgemmPlan<'g>, Tuned)> {
     let key = Key::new(gpu, Elem::F32, s);
-    if let Some(e) = cache.get(&key)
-        && let Ok(step) = sgemm::step_by_label(&e.step)
-    {
-        match SgemmPlan::new(gpu, s, Some(step)) {
-            Ok(plan) => return Ok((plan, Tuned { entry: e.clone(), cached: true, save_error: None })),
-            Err(err) if stale(&err) => {}
-            Err(err) => return Err(err),
-        }
+    if let Some(hit) = from_cache(cache, &key, |l| sgemm::step_by_label(l).ok().map(|st| SgemmPlan::new(gpu, s, Some(st))))? {
+        return Ok(hit);
     }
     let hopper = gpu.cannot_run(&sg::V21.kernel).is_none();
     let steps = candidates32(s, gpu.info.sms, hopper)?;
     let rule = steps[0].kernel.step.to_string();
-    let (mut cands, mut pruned) = (vec![], vec![]);
-    for (i, st) in steps.into_iter().enumerate() {
-        match SgemmPlan::new(gpu, s, Some(st)) {
-            Ok(mut p) => cands.push(Candidate { label: st.kernel.step.to_string(), run: Box::new(move |a, b, c| p.run(a, b, c)) }),
-            Err(e) if i == 0 => return Err(e),
-            Err(e) => pruned.push(format!("{} ({e})", st.kernel.step)),
-        }
-    }
+    let (cands, pruned) = build_candidates(steps, |st| st.kernel.step.to_string(), |st| {
+        let mut p = SgemmPlan::new(gpu, s, Some(st))?;
+        Ok(Candidate { label: st.kernel.step.to_string(), run: Box::new(move |a, b, c| p.run(a, b, c)) })
+    })?;
     let mut entry = measure::<Sgemm>(gpu, s, TOL_F32, &rule, cands, pruned)?;
     let best = sgemm::step_by_label(&entry.timed[0].label)?;
     entry.step = best.kernel.step.to_string();
@@ -644,11 +651,8 @@ pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache
     let s = Shape::new(m, n, k)?;
     let key = Key::fp8(gpu, scaling, s);
     let by_label = |l: &str| f8::STEPS.iter().find(|st| st.kernel.step == l && st.scaling == scaling && st.rejects(m, n, k).is_none());
-    if let Some(e) = cache.get(&key)
-        && let Some(st) = by_label(&e.step)
-        && gpu.cannot_run(&st.kernel).is_none()
-    {
-        return Ok((st, Tuned { entry: e.clone(), cached: true, save_error: None }));
+    if let Some(hit) = from_cache(cache, &key, |l| by_label(l).filter(|st| gpu.cannot_run(&st.kernel).is_none()).map(Ok))? {
+        return Ok(hit);
     }
     let steps = candidates_fp8(scaling, m, n, k, gpu.info.sms);
     if let Some(why) = gpu.cannot_run(&steps[0].kernel) {
@@ -660,16 +664,9 @@ pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache
     let want = fam::reference(gpu, blas.as_ref(), s, &a, &b, &mut a32, &mut b32)?;
     drop((a32, b32));
     let mut c = gpu.zeros::<u16>(m * n)?;
-    let (mut runners, mut pruned) = (vec![], vec![]);
-    for (i, st) in steps.into_iter().enumerate() {
-        let g = match crate::fp8::Fp8Gemm::new(gpu, st, &a, &b, &c) {
-            Ok(g) => g,
-            Err(e) if i == 0 => return Err(e),
-            Err(e) => {
-                pruned.push(format!("{} ({e})", st.kernel.step));
-                continue;
-            }
-        };
+    let (built, pruned) = build_candidates(steps, |st| st.kernel.step.to_string(), |&st| Ok((st, crate::fp8::Fp8Gemm::new(gpu, st, &a, &b, &c)?)))?;
+    let mut runners = vec![];
+    for (st, g) in built {
         let tol = fam::tolerance(st.promotes, k);
         let rel = family::checked(gpu, st.kernel.name, s, crate::runtime::device_check::ElemKind::Bf16, fam::bf16_to_f64, &mut c, &want, &mut |c| g.run(gpu, &a, &b, c))?;
         if !(rel <= tol) {
@@ -868,6 +865,34 @@ mod tests {
         let e = TuneCache::open(&path).err().unwrap().to_string();
         assert!(e.contains("version 99"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_cached_entry_is_used_only_while_its_step_still_applies() {
+        let dir = std::env::temp_dir().join(format!("kernel-lab-tune-cache-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut c = TuneCache::open(dir.join("t.json")).unwrap();
+        let build = |l: &str| Some(Ok(l.to_string()));
+        assert!(from_cache(&c, &key(256), build).unwrap().is_none(), "a miss");
+        c.insert(&key(256), entry("d11")).unwrap();
+        let (p, t) = from_cache(&c, &key(256), build).unwrap().unwrap();
+        assert_eq!((p.as_str(), t.cached, t.entry.step.as_str()), ("d11", true, "d11"));
+        assert!(from_cache(&c, &key(256), |_| None::<Result<String>>).unwrap().is_none(), "a label this build does not know: tuned again");
+        let refused = |_: &str| Some(Err::<String, _>(Error::InvalidInput("d11 needs M ≤ 64".into())));
+        assert!(from_cache(&c, &key(256), refused).unwrap().is_none(), "a step the shape refuses: tuned again");
+        let failed = |_: &str| Some(Err::<String, _>(Error::Verification("out of memory".into())));
+        assert!(from_cache(&c, &key(256), failed).err().unwrap().to_string().contains("out of memory"), "other errors are the caller's");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn candidates_that_cannot_run_are_pruned_but_the_rules_is_an_error() {
+        let build = |x: &u32| if x % 2 == 0 { Ok(*x) } else { Err(Error::InvalidInput(format!("{x} is odd"))) };
+        let (built, pruned) = build_candidates(vec![2u32, 3, 4, 5], |x| format!("c{x}"), build).unwrap();
+        assert_eq!(built, vec![2, 4]);
+        assert_eq!(pruned, vec!["c3 (invalid input: 3 is odd)".to_string(), "c5 (invalid input: 5 is odd)".to_string()]);
+        let e = build_candidates(vec![1u32, 2], |x| format!("c{x}"), build).err().unwrap().to_string();
+        assert!(e.contains("1 is odd"), "{e}");
     }
 
     #[test]

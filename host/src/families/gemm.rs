@@ -235,7 +235,8 @@ pub struct Row {
     /// Bytes moved (A, B and C once) per second at the median time, where the family reports it (the
     /// `gemm` family at small M: the weights' bandwidth is the bound there).
     pub gbps: Option<f64>,
-    /// [`Row::gbps`] over the device copy's bandwidth measured in the same run.
+    /// The row's bandwidth over a device copy's of the same weights (read + written), the two timed
+    /// interleaved in the same blocks (the `gemm` family's `against_copy`).
     pub pct_of_copy: Option<f64>,
     /// The bank model's prediction for the launch: shared loads and stores.
     pub predicted: Option<BlockCost>,
@@ -457,7 +458,8 @@ pub fn table(rows: &[Row]) -> String {
         if chain > 1 {
             let _ = writeln!(s, "each timed repetition a chain of {chain} launches (KERNEL_LAB_CHAIN; the copy's too), times per launch");
         }
-        let _ = writeln!(s, "bandwidth (A, B, C once; weights rotated beyond L2):");
+        let _ = writeln!(s, "bandwidth (A, B, C once; weights rotated beyond L2; GB/s from the blocks against cuBLAS, % of copy: each timed interleaved with a \
+                             device copy of the same weights, read + written, ratio from the same blocks):");
         for r in rows.iter().filter(|r| r.gbps.is_some()) {
             let _ = writeln!(s, "  {:<7} {:>16} {:>9} GB/s {:>7} of copy", r.step, r.shape.to_string(), f(r.gbps, &|v| format!("{v:.0}")),
                              f(r.pct_of_copy, &|v| format!("{:.1}%", 100.0 * v)));

@@ -3,9 +3,10 @@
 //! compared on the device) and timed interleaved with cuBLAS (`cublasGemmEx` f16/bf16 in and out with
 //! 32F compute; `cublasSgemm` without TF32 for f32). The row's label is the configuration the entry point
 //! chose (`h6`, `h6+pad`, `v13`, …) or the one forced with `--config`. At `M ≤ DECODE_MAX_M` (not under
-//! `--check`) both are timed on copies of B rotated beyond L2, and a device copy of the same weights
-//! (from the same copies) is timed in the same run: the table gives each one's GB/s (A, B, C once) over
-//! that copy's (read + written).
+//! `--check`) both are timed on copies of B rotated beyond L2, and each of them is timed once more
+//! interleaved with a device copy of the same weights (from the same copies, ABBA rounds as against
+//! cuBLAS): the table gives each one's GB/s (A, B, C once) over the copy's (read + written) in the
+//! same blocks.
 use std::cell::RefCell;
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
@@ -21,7 +22,7 @@ use crate::{
     error::DriverContext,
     runtime::{
         gpu::Gpu,
-        timing::{rotation_copies, time_gpu, time_gpu_budget, time_pair},
+        timing::{rotation_copies, time_gpu_budget, time_pair},
     },
     sgemm::SgemmPlan,
     tune::TuneCache,
@@ -140,7 +141,8 @@ where
         // `KERNEL_LAB_CHAIN`: each repetition chains that many launches (ours, cuBLAS's, the copy's),
         // each on the next rotated B; times are reported per launch.
         let chain = crate::runtime::tuning::launch_chain();
-        let copy_gbps = if bandwidth_bound { Some(copy_bandwidth(gpu, o, s.k * s.n, chain, &b_at)?) } else { None };
+        let mut copy_dst = if bandwidth_bound { Some(gpu.zeros::<F::Elem>(s.k * s.n)?) } else { None };
+        let bytes = (elem_bytes * (s.m * s.k + s.k * s.n + s.m * s.n)) as f64;
         let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
         let budget = if o.check { 0.0 } else { 300.0 };
         let cpu_ref = cpu_reference(s);
@@ -162,6 +164,11 @@ where
                     (0..chain).try_for_each(|j| F::run_baseline(bl, gpu, s, &d_a, b_at(i * chain + j), &mut d_c))
                 })?.per_launch(chain);
                 base.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
+                if let Some(dst) = copy_dst.as_mut() {
+                    base.gbps = Some(bytes / (t.median_ms * 1e-3) / 1e9);
+                    base.pct_of_copy = Some(against_copy(gpu, o, budget, chain, bytes, dst, &b_at,
+                                                         &mut |b, c| F::run_baseline(bl, gpu, s, &d_a, b, c), &mut d_c)?);
+                }
                 base.time = Some(t);
             }
         } else {
@@ -196,12 +203,11 @@ where
                     })?.per_launch(chain),
                 };
                 row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
-                if bandwidth_bound {
-                    let g = (elem_bytes * (s.m * s.k + s.k * s.n + s.m * s.n)) as f64 / (t.median_ms * 1e-3) / 1e9;
-                    (row.gbps, row.pct_of_copy) = (Some(g), copy_gbps.map(|c| g / c));
+                if let Some(dst) = copy_dst.as_mut() {
+                    row.gbps = Some(bytes / (t.median_ms * 1e-3) / 1e9);
+                    row.pct_of_copy = Some(against_copy(gpu, o, budget, chain, bytes, dst, &b_at, &mut |b, c| (planned.run)(&d_a, b, c), &mut d_c)?);
                     if let (Some(tb), Some(bt)) = (&row.baseline_paired, rows.last_mut()) {
-                        let gb = (elem_bytes * (s.m * s.k + s.k * s.n + s.m * s.n)) as f64 / (tb.median_ms * 1e-3) / 1e9;
-                        (bt.gbps, bt.pct_of_copy) = (Some(gb), copy_gbps.map(|c| gb / c));
+                        bt.gbps = Some(bytes / (tb.median_ms * 1e-3) / 1e9);
                     }
                 }
                 row.time = Some(t);
@@ -219,14 +225,44 @@ where
     Ok(rows)
 }
 
-/// The bandwidth (bytes read + written per second, GB/s) of a device-to-device copy of the weights —
-/// `len` elements from the same rotated copies the GEMMs read (`b_at(i)`) — what a kernel that streams
-/// the weights once can hope for at this size, launch overhead included; with `chain` > 1, of chains
-/// of that many copies back to back (as the GEMMs are then timed).
-fn copy_bandwidth<'b, T: DeviceRepr + ValidAsZeroBits>(gpu: &Gpu, o: &GemmRun, len: usize, chain: usize, b_at: &dyn Fn(usize) -> &'b CudaSlice<T>) -> Result<f64> {
-    let mut dst = gpu.zeros::<T>(len)?;
-    let t = time_gpu(gpu, o.warmup, o.reps, |i| {
-        (0..chain).try_for_each(|j| gpu.stream.memcpy_dtod(b_at(i * chain + j), &mut dst).during(|| "timing a device copy".into()))
-    })?.per_launch(chain);
-    Ok(2.0 * (std::mem::size_of::<T>() * len) as f64 / (t.median_ms * 1e-3) / 1e9)
+/// `run` (reading `bytes` of A, B and C once per launch) timed interleaved with a device-to-device copy
+/// of the weights into `dst` — both on the same rotated copies (`b_at(i)`), ABBA rounds as
+/// [`time_pair`] times a step against cuBLAS, launch overhead included in both — and its bandwidth
+/// over the copy's (bytes read + written) from the same blocks: what a kernel that streams the weights
+/// once can hope for at this size. With `chain` > 1, chains of that many launches and copies.
+#[allow(clippy::too_many_arguments)]
+fn against_copy<'b, T: DeviceRepr + ValidAsZeroBits>(gpu: &Gpu, o: &GemmRun, budget: f64, chain: usize, bytes: f64, dst: &mut CudaSlice<T>,
+                                                      b_at: &dyn Fn(usize) -> &'b CudaSlice<T>,
+                                                      run: &mut dyn FnMut(&CudaSlice<T>, &mut CudaSlice<T>) -> Result<()>,
+                                                      d_c: &mut CudaSlice<T>) -> Result<f64> {
+    let copied = 2.0 * (std::mem::size_of::<T>() * dst.len()) as f64;
+    let (t, t_copy) = time_pair(gpu, o.warmup, o.reps, 2.0 * budget, |i, copy| {
+        (0..chain).try_for_each(|j| {
+            let b = b_at(i * chain + j);
+            if copy { gpu.stream.memcpy_dtod(b, dst).during(|| "timing a device copy".into()) } else { run(b, d_c) }
+        })
+    })?;
+    Ok(copy_ratio(bytes, t.per_launch(chain).median_ms, copied, t_copy.per_launch(chain).median_ms))
+}
+
+/// A kernel's bandwidth over a copy's: `bytes` in `ms` against `copied` bytes (read + written) in
+/// `copy_ms` — the `% of copy` column.
+fn copy_ratio(bytes: f64, ms: f64, copied: f64, copy_ms: f64) -> f64 {
+    (bytes / ms) / (copied / copy_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_ratio;
+
+    #[test]
+    fn copy_ratio_compares_bytes_per_time() {
+        // A kernel reading 32 MB in 15 µs against a copy moving 64 MB (32 read, 32 written) in 26 µs.
+        let r = copy_ratio(32e6, 0.015, 64e6, 0.026);
+        assert!((r - (32e6 / 0.015) / (64e6 / 0.026)).abs() < 1e-12);
+        assert!((r - 0.8667).abs() < 1e-3, "{r}");
+        // Same bytes in the same time: 100%; twice as fast: 200%.
+        assert_eq!(copy_ratio(1.0, 1.0, 1.0, 1.0), 1.0);
+        assert_eq!(copy_ratio(1.0, 0.5, 1.0, 1.0), 2.0);
+    }
 }
