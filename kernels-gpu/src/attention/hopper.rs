@@ -3,7 +3,8 @@
 //! element type, the head dimension, whether the next tile's S = Q·Kᵀ is issued before this tile's
 //! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8), whether
 //! the softmax rescales lazily (`LAZY`, a9), whether the query tiles run in reverse order
-//! (`HEAVY_FIRST`, a10) and whether one CTA per SM walks many query tiles (`PERSISTENT`, a12).
+//! (`HEAVY_FIRST`, a10) and whether one CTA per SM walks many query tiles (`PERSISTENT`, a12). Also the
+//! entries' macro, [`hopper_entry!`] (introduced by a6; used by a6–a10, a12, a15).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
 use crate::util::opaque;
@@ -813,3 +814,71 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
         }
     }
 }
+
+/// Declares a Hopper attention entry (a6–a10) for one head dim, element type, `PIPELINE`, ring stages,
+/// and (a8) `PINGPONG`, (a9) `LAZY`, (a10) `HEAVY_FIRST`; or (a12) a persistent one.
+macro_rules! hopper_entry {
+    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr) => {
+        $crate::attention::hopper::hopper_entry!($name, $e, $d, $pipeline, $stages, false, false);
+    };
+    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal) => {
+        $crate::attention::hopper::hopper_entry!($name, $e, $d, $pipeline, $stages, $pingpong, false);
+    };
+    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal, $lazy:literal) => {
+        $crate::attention::hopper::hopper_entry!($name, $e, $d, $pipeline, $stages, $pingpong, $lazy, false);
+    };
+    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal, $lazy:literal, $heavy_first:literal) => {
+        /// Attention forward (a6–a10, module docs): `o` (`[B·H][L][D]`) and the natural log-sum-exp
+        /// `lse` (`[B·H][L]`) from Q, K, V given as TMA tensor maps.
+        ///
+        /// # Safety
+        /// `tmap_q`, `tmap_k`, `tmap_v`: 2-D tensor maps (in global memory) of `B·H·l` rows × D
+        /// 16-bit elements, boxes of 128 rows × 64 elements, `SWIZZLE_128B`; `o` and `lse` hold
+        /// `B·H·l·D` and `B·H·l` writable elements; grid `(⌈l/128⌉, B·H)`, 384 threads,
+        /// `layout::attention::a6_smem(D, stages)` bytes of dynamic shared memory; `l ≥ 1`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
+                                                tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
+            // SAFETY: forwarded (`heads` is read only by the persistent body).
+            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first, false, 1>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
+        }
+        // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+        $crate::launch_bounds::launch_bounds!($name, 384, 1);
+    };
+    // a12: a9's body, persistent (one more parameter: the heads).
+    ($name:ident, $e:ty, $d:literal, persistent) => {
+        /// Attention forward, persistent (a12, module docs): as the a6–a10 entries, over `heads` heads
+        /// (the tensor maps' `B·H`), with any number of CTAs (one per SM).
+        ///
+        /// # Safety
+        /// As the a6–a10 entries, with grid `(n, 1)`, `n ≥ 1`, `heads ≥ 1` and
+        /// `layout::attention::a12_smem(D)` bytes of dynamic shared memory.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
+                                                tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
+            // SAFETY: forwarded.
+            unsafe { $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true, 1>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 384, 1);
+    };
+    // a15: a12 in clusters of 2 sharing every K/V stage by TMA multicast (same parameters).
+    ($name:ident, $e:ty, $d:literal, persistent_cluster) => {
+        /// Attention forward, persistent, in clusters of 2 (a15, module docs): as a12's entry, the
+        /// two CTAs of a cluster computing adjacent query tiles of one head.
+        ///
+        /// # Safety
+        /// As a12's entry, with the grid's `n` even (clusters of 2: `.reqnctapercluster`).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
+                                                tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
+            // SAFETY: forwarded.
+            unsafe {
+                $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true, { layout::attention::A15_CLUSTER }>(
+                    tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads)
+            }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 384, 1);
+        $crate::prim::cluster_dims!($name, 2);
+    };
+}
+pub(crate) use hopper_entry;

@@ -2,7 +2,8 @@
 //! it): the warp-specialized persistent kernel over 128×`BN` tiles (128; f9: 192) with the bf16
 //! TMA-store epilogue, written once for one CTA or a cluster sharing B (f6); a step supplies its consumers' K loop
 //! ([`ConsumeTile`]), the part in which the steps differ. The loops that two steps run live here: f3's
-//! ([`ScalesAhead`], which f8 runs with turns) and f4's ([`Overlapped`], which f6 runs too).
+//! ([`ScalesAhead`], which f8 runs with turns), f4's ([`Overlapped`], which f6 runs too) and f9's
+//! ([`Wide192`], which f10 runs in clusters).
 pub(super) use super::tile::Accumulators;
 use super::tile::{TileWalk, a_desc, b_desc_after, produce};
 use crate::hgemm::tma_warp_specialized::Ring;
@@ -12,7 +13,7 @@ use crate::prim::{
     tma::{TensorMap, cp_async_bulk_wait_group0},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_wait_group},
 };
-use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, block_c_stage_bytes, block_stage_bytes, block_stages, staged_stage_bytes, staged_stages}};
+use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, block_c_stage_bytes, block_stage_bytes, block_stages, f9_mid_block_is_first, staged_stage_bytes, staged_stages}};
 
 /// Where one thread's scales come from: the arrays, the shape, its first accumulator row, the tile's
 /// first column. (Per-tensor steps pass their two one-element arrays the same way.)
@@ -409,6 +410,41 @@ impl ConsumeTile for Overlapped {
             }
         }
         *it = base + k_tiles;
+        r_acc
+    }
+}
+
+/// f9's K loop: f3's, 192 columns wide, with the two B scales of each K block.
+pub(super) struct Wide192;
+
+impl ConsumeTile for Wide192 {
+    type Acc = [[f32; 32]; 3];
+    #[inline(always)]
+    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 3] {
+        let mut r_acc = [[0f32; 32]; 3];
+        let mut r_blk = [[0f32; 32]; 3];
+        let mid_first = f9_mid_block_is_first(sc.n0());
+        // SAFETY: forwarded to the caller (scales of block kt + 1 read only while kt + 1 < k_tiles, and
+        // block 0's because k_tiles ≥ 1); `r_blk` is pinned around the fence and the wait.
+        unsafe {
+            // Block kt's scales as loaded (used only at its promotion, as f3): rows' A scales with the
+            // first B scale, and the second B scale.
+            let (mut scale, mut b_second) = (sc.load(0, 0), sc.load_second_b(0));
+            for kt in 0..k_tiles {
+                // Four `m64n192k32` (the accumulators' width picks the instruction).
+                issue(ring, *it, mh, &mut r_blk, || ());
+                let next = if kt + 1 < k_tiles { (sc.load(kt + 1, 0), sc.load_second_b(kt + 1)) } else { (scale, b_second) };
+                retire_all::<_, CLUSTER>(ring, *it, &mut r_blk);
+                *it += 1;
+                let (first, second) = (scale.rows(), scale.rows_with(b_second));
+                let [acc0, acc1, acc2] = &mut r_acc;
+                let [blk0, blk1, blk2] = &r_blk;
+                promote_block(acc0, blk0, first);
+                promote_block(acc1, blk1, if mid_first { first } else { second });
+                promote_block(acc2, blk2, second);
+                (scale, b_second) = next;
+            }
+        }
         r_acc
     }
 }

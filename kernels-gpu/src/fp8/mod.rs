@@ -27,7 +27,7 @@
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
 //! walk and producer, the accumulators by tile width, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`
-//! (f2–f4/f6/f8/f9/f15's kernel body, generic over the tile width, with the step's K loop plugged in, the scales, the promotion, the loops of f3/f8 and f4/f6), `staged.rs` (f15/f16's producer and K loop: the scales staged in each stage), `tall.rs` (f17/f18's three-consumer 192×192 body and f19's block-scaled 192×128 one), `quantize.rs`
+//! (f2–f4/f6/f8/f9/f15's kernel body, generic over the tile width, with the step's K loop plugged in, the scales, the promotion, the loops of f3/f8, f4/f6 and f9/f10), `staged.rs` (f15/f16's producer and K loop: the scales staged in each stage), `tall.rs` (f17/f18's three-consumer 192×192 body and f19's block-scaled 192×128 one), `quantize.rs`
 //! (not a step: the kernels that produce FP8 inputs and the dequantized reference inputs). The
 //! warp-specialized skeleton, the ring, the tile order and the C staging are the Hopper HGEMM ladder's
 //! (`hgemm::tma_warp_specialized`, `hgemm::tma_persistent`, `hgemm::tma_store`).

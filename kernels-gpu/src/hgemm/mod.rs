@@ -82,7 +82,11 @@
 //! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads (multicast in a cluster), `m64n256k16` MMAs, the consumers' K loop | h4–h9 |
 //! | `tma_persistent.rs` | the persistent producer and tile order (`TileWalk`, clusters of tile rows) | h5–h7, h9, FP8 f1–f11 |
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
-//! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices | d2, h7, d3, h10, FP8 f14 |
+//! | `tma_store_body.rs` | h6's body: the persistent 128×256 tile with the TMA-store epilogue, in clusters of 2 sharing B for h9 | h6, h9 |
+//! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices; the (tile, split) unit walk (`unit`) | d2, h7, d3, h10, FP8 f14 |
+//! | `decode_swapped.rs` | the transposed product `Cᵀ = Bᵀ·Aᵀ`: stage loads, descriptors, d3's K loop, the transposed epilogue's pair stores, d3's split-K body (`decode`, `decode_with` with the stage loads plugged in) | d3–d8, d10, d11, d13, d14, d16 |
+//! | `decode_whole_k.rs` | d4's whole-K CTA: the two consumers' alternate stages, their sum through shared memory, the body | d4, d5, d9, d12 |
+//! | `decode_one_consumer.rs` | d13's 16-row stage load; d14's one-consumer CTA: its K loop, `OneConsumerTile` (`Rows16`), the body | d13–d16 |
 //! | `stream_k.rs` | the stream-K tail: `stream_k_wide!` (the wide kernel body with the tail, a step plugging in its stage loads and K loop) and the workspace slots' stores and adds | h10, FP8 f14, f16 (its `@body` form: any accumulator width, C staging and epilogue) |
 //! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |
 //!
@@ -93,6 +97,12 @@ mod block;
 mod block_cross_stage_prefetch;
 mod block_pipeline;
 mod block_smem_epilogue;
+#[cfg(lab_sm90)]
+mod decode_one_consumer;
+#[cfg(lab_sm90)]
+mod decode_swapped;
+#[cfg(lab_sm90)]
+mod decode_whole_k;
 pub(crate) mod elem;
 pub(crate) mod split_k;
 #[cfg(lab_sm90)]
@@ -103,6 +113,8 @@ mod tma;
 pub(crate) mod tma_persistent;
 #[cfg(lab_sm90)]
 pub(crate) mod tma_store;
+#[cfg(lab_sm90)]
+mod tma_store_body;
 #[cfg(lab_sm90)]
 pub(crate) mod tma_warp_specialized;
 #[cfg(lab_sm90)]

@@ -1,7 +1,10 @@
 //! The sum across splits of K that the split-K steps share (d2, h7, d3): every split stores its f32
 //! partial tile to its own slice of a workspace, the last CTA of the tile to take a ticket adds the
-//! slices — written once here.
+//! slices — written once here. Also the persistent split-K steps' walk over (tile, split) units
+//! (`unit`, Hopper only; introduced by h7, whose file explains it; d3 walks the same order).
 use crate::prim::global::ld_global_cg_u64;
+#[cfg(lab_sm90)]
+use super::tma_persistent::persistent_tile;
 #[cfg(lab_sm90)]
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
@@ -89,4 +92,15 @@ pub(crate) unsafe fn last_split_of<const BAR: u32, const THREADS: u32>(counter: 
 pub(crate) unsafe fn reset_counter(counter: *mut u32) {
     // SAFETY: forwarded to the caller.
     unsafe { st_relaxed_gpu_u32(counter, 0) }
+}
+
+/// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1` (d3 walks the same order).
+#[cfg(lab_sm90)]
+#[inline(always)]
+pub(super) fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
+    let (tile, split) = (u % tiles, u / tiles);
+    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+    let kt0 = split * kts;
+    let kt1 = if kt0 + kts < k_tiles { kt0 + kts } else { k_tiles };
+    (tm, tn, split, kt0, kt1)
 }

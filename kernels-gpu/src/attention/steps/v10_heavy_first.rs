@@ -18,7 +18,7 @@
 //! 1.11× at L = 16384 in f16, 1.00–1.04× at L = 4096), non-causal 0.97–1.02× (the same kernel there).
 //! At 1×16×16384×128 causal, f16: 626 TFLOP/s, 1.01× cuDNN in the same call. The library's default on
 //! Hopper until a12 (session 12).
-use super::v6_hopper_wgmma::hopper_entry;
+use super::hopper::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
 hopper_entry!(attn_a10_d64_f16, F16, 64, true, layout::attention::A7_STAGES, false, true, true);

@@ -36,7 +36,7 @@
 //! ragged lengths; `--check`; compute-sanitizer 0/0/0 on shapes with several units per CTA); ptxas: no
 //! spill, no C75xx. Best Hopper step at 12 of the 16 shapes and types of call 3 (not at 16384×128); the default
 //! on Hopper. What the next tile's first S could still gain was tried as a13 (README: slower).
-use super::v6_hopper_wgmma::hopper_entry;
+use super::hopper::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
 hopper_entry!(attn_a12_d64_f16, F16, 64, persistent);

@@ -57,7 +57,7 @@
 //!     skips costs little.
 //!   - At D = 64, a15 gains nothing, as predicted.
 //! - **The library's default at D = 128 on Hopper** (`kernel_lab::attention::default_flash`); a12 stays at D = 64.
-use super::v6_hopper_wgmma::hopper_entry;
+use super::hopper::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
 hopper_entry!(attn_a15_d64_f16, F16, 64, persistent_cluster);

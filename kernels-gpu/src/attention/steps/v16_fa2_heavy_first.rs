@@ -11,7 +11,7 @@
 //! (`results/2026-11-26-h100-session22/`): at or above it sustained at D = 128, but 0.96–0.99× in the
 //! causal D = 64 rows (bursts from idle, and call 4 sustained) — the rows a tail would cost.
 //!
-//! Diff from a11: `flash_fa2_tiles::<…, ORDER_A16>` (one line in v11's body).
+//! Diff from a11: `flash_fa2_tiles::<…, ORDER_A16>` (one line in a11's body, `fa2_mma_tiles.rs`).
 //!
 //! Prediction (before the run): causal 1.02–1.05× a11 at L = 4096 (2048 blocks, 2 per SM: 7.8 waves)
 //! and at L = 16384; non-causal 1.00×.
@@ -29,7 +29,7 @@
 //!   - sustained: 0.981–1.043 (under 1.0 only at 4×16×4096×64 causal: 0.981 bf16, 0.992 f16);
 //!   - bursts from idle: 0.964–1.014.
 //! - The library's default off Hopper.
-use super::v11_fa2_tiles::fa2_tiles_entry;
+use super::fa2_mma_tiles::fa2_tiles_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
 fa2_tiles_entry!(attn_a16_d64_f16, F16, 64, ORDER_A16);

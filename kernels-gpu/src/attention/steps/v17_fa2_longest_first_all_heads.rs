@@ -3,7 +3,7 @@
 //!
 //! Diff from a16: the grid is `(group, ⌈L/128⌉, heads / group)` (`layout::attention::a17_grid`) and
 //! block (x, y, z) takes query tile `⌈L/128⌉ − 1 − y` of head `z · group + x` (`a17_item`; one `match`
-//! arm in v11's body, `ORDER_A17`): blocks start x fastest, so within a group of heads whose K and V fit
+//! arm in a11's body, `fa2_mma_tiles.rs`: `ORDER_A17`): blocks start x fastest, so within a group of heads whose K and V fit
 //! in half the L2 (`a17_group`: 16 heads at L = 4096, D = 64; 2 at L = 16384, D = 128) every head's last
 //! query tile starts first, then every head's next-to-last, and so on. Head and tile stay functions of
 //! the special registers, as in a11, which ptxas re-reads instead of keeping them (a first form that
@@ -34,7 +34,7 @@
 //!   `a17_item_here`).
 //! - The library's step off Hopper with the causal mask (`kernel_lab::attention::default_flash`); a16
 //!   stays the step without it.
-use super::v11_fa2_tiles::fa2_tiles_entry;
+use super::fa2_mma_tiles::fa2_tiles_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
 fa2_tiles_entry!(attn_a17_d64_f16, F16, 64, ORDER_A17);

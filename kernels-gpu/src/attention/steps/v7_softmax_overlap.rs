@@ -37,7 +37,7 @@
 //! exponentials. A block boundary the compilers cannot remove now keeps it after them, and O is
 //! rescaled while S of the next tile runs — measured no faster: the other warpgroup's GEMMs already
 //! covered the gap (README, session 11).
-use super::v6_hopper_wgmma::hopper_entry;
+use super::hopper::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
 hopper_entry!(attn_a7_d64_f16, F16, 64, true, layout::attention::A7_STAGES);

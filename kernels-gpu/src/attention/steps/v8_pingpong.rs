@@ -27,7 +27,7 @@
 //! `wgmma` issue is asynchronous, so the barriers order the issuing, not when the tensor cores run.
 //! a7 stays the library's default. After the body's FFMA softmax (`attention-ffma`), with less ALU work
 //! per tile, a8 is 1.05–1.06× a7 at 4×16×4096×128 (527 TFLOP/s, 0.80× cuDNN) and 0.94–1.0× elsewhere.
-use super::v6_hopper_wgmma::hopper_entry;
+use super::hopper::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
 hopper_entry!(attn_a8_d64_f16, F16, 64, true, layout::attention::A7_STAGES, true);

@@ -31,7 +31,7 @@
 //! tile and warp). Verified: tests (with a planted late jump of the max, past f32's exponential range),
 //! `--check`, compute-sanitizer 0/0/0, no spills, no C75xx. After the S accumulators stopped being
 //! zeroed each tile (`call7`) a9 measured 1.01–1.06× a7 at D = 64 as well; a10 builds on it.
-use super::v6_hopper_wgmma::hopper_entry;
+use super::hopper::hopper_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
 hopper_entry!(attn_a9_d64_f16, F16, 64, true, layout::attention::A7_STAGES, false, true);

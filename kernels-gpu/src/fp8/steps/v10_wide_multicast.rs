@@ -19,8 +19,7 @@
 //! at 8192³, 1016 against 1053 at 4096×28672×8192). Prediction missed: halving B's L2 traffic buys
 //! nothing, so f9 is not bound by the L2 (ncu, call 4: its full-barrier wait is 3.6% of the consumer
 //! warps' stall samples; the tensor pipe is 67% busy). Kept as the measured negative; README.
-use super::v9_wide_192::Wide192;
-use crate::fp8::block_scaled::block_scaled;
+use crate::fp8::block_scaled::{Wide192, block_scaled};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
 use layout::fp8::tiles::F9_BN;

@@ -25,11 +25,10 @@
 //! fill their waves, not 1.18×, and less where the coarser tiles leave a mostly idle last wave. L2
 //! throughput fell from 74% to 57% (ncu, 4096³). The library picks f3 or f9 per shape
 //! (`host::steps::fp8::block_step_for`). README.
-use crate::fp8::block_scaled::{ConsumeTile, Scales, block_scaled, issue, promote_block, retire_all};
-use crate::hgemm::tma_warp_specialized::Ring;
+use crate::fp8::block_scaled::{Wide192, block_scaled};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
-use layout::fp8::tiles::{F9_BN, f9_mid_block_is_first};
+use layout::fp8::tiles::F9_BN;
 
 /// [`super::v2_block_scaled::fp8_gemm_v2`] on 128×192 tiles: `tmap_b`'s box 192 rows, C staged as three
 /// 64×64 boxes per consumer, `F9_DYN_SMEM` bytes of dynamic shared memory.
@@ -39,43 +38,8 @@ use layout::fp8::tiles::{F9_BN, f9_mid_block_is_first};
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v9(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                              sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
-    // SAFETY: forwarded (the skeleton's proof in `fp8::block_scaled`; this step's K loop below).
+    // SAFETY: forwarded (the skeleton's proof and this step's K loop, `Wide192`, in `fp8::block_scaled`).
     unsafe { block_scaled::<Wide192, F9_BN, 1>(tmap_a, tmap_b, tmap_c, sa, sb, m, n, k) }
-}
-
-/// f9's K loop: f3's, 192 columns wide, with the two B scales of each K block.
-pub(super) struct Wide192;
-
-impl ConsumeTile for Wide192 {
-    type Acc = [[f32; 32]; 3];
-    #[inline(always)]
-    unsafe fn consume<const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32, sc: Scales) -> [[f32; 32]; 3] {
-        let mut r_acc = [[0f32; 32]; 3];
-        let mut r_blk = [[0f32; 32]; 3];
-        let mid_first = f9_mid_block_is_first(sc.n0());
-        // SAFETY: forwarded to the caller (scales of block kt + 1 read only while kt + 1 < k_tiles, and
-        // block 0's because k_tiles ≥ 1); `r_blk` is pinned around the fence and the wait.
-        unsafe {
-            // Block kt's scales as loaded (used only at its promotion, as f3): rows' A scales with the
-            // first B scale, and the second B scale.
-            let (mut scale, mut b_second) = (sc.load(0, 0), sc.load_second_b(0));
-            for kt in 0..k_tiles {
-                // Four `m64n192k32` (the accumulators' width picks the instruction).
-                issue(ring, *it, mh, &mut r_blk, || ());
-                let next = if kt + 1 < k_tiles { (sc.load(kt + 1, 0), sc.load_second_b(kt + 1)) } else { (scale, b_second) };
-                retire_all::<_, CLUSTER>(ring, *it, &mut r_blk);
-                *it += 1;
-                let (first, second) = (scale.rows(), scale.rows_with(b_second));
-                let [acc0, acc1, acc2] = &mut r_acc;
-                let [blk0, blk1, blk2] = &r_blk;
-                promote_block(acc0, blk0, first);
-                promote_block(acc1, blk1, if mid_first { first } else { second });
-                promote_block(acc2, blk2, second);
-                (scale, b_second) = next;
-            }
-        }
-        r_acc
-    }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

@@ -53,7 +53,7 @@
 //! 1 536 `cp.async` of the producer warpgroup is slower than two TMA instructions, even where each TMA
 //! box row reads two lines. The entry point keeps d7 at 1000³ (85% of cuBLAS). Kept as a measured
 //! negative, not chosen.
-use super::decode_v3_tma_swapped::{A_BYTES, StageLoads, decode_with};
+use super::decode_swapped::{A_BYTES, StageLoads, decode_with};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;

@@ -48,7 +48,7 @@
 //! are aligned (1024³ 0.912×, 1024×1024×1000 0.906×, 1000×1024×1024 0.915×). So the entry point takes
 //! d11 wherever B's rows are off 128 bytes (`gemm::weight_rows_off_128`). 1000³ through it: **97.1%
 //! of cuBLAS (f16), 97.2% (bf16)** in the sweep, 95.9 / 96.2% alone.
-use super::decode_v3_tma_swapped::{StageLoads, TmaLoads, decode_with};
+use super::decode_swapped::{StageLoads, TmaLoads, decode_with};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;
@@ -84,7 +84,7 @@ impl StageLoads for Tail {
 unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
                             m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded; d8's body, the last cluster barrier replaced by the producer's tail (the body's
-    // proof, `decode_v3_tma_swapped::decode`, and `Ring::drain`).
+    // proof, `decode_swapped::decode`, and `Ring::drain`).
     unsafe { decode_with::<E, 2, true, _>(Tail(TmaLoads { tmap_a, tmap_b }), tmap_a, tmap_b, tmap_c, g_c, ws, count, m, n, k, splits) }
 }
 

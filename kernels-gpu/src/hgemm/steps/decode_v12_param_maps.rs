@@ -19,7 +19,7 @@
 //! Prediction (before running): one DRAM latency less at the start of a launch on rotated weights,
 //! ~0.4–0.8 µs of d9's 16.5 µs at 1 / 16 / 64 × 4096² (1.025–1.05× d9: 78.8% → 81–83% of the same run's
 //! copy), 1.01–1.02× at 4096×14336; nothing where the weights stay in L2.
-use super::decode_v4_whole_k::decode;
+use super::decode_whole_k::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMapParam;

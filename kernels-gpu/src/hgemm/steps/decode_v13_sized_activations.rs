@@ -36,7 +36,8 @@
 //!   1 / 16 × 4096×14336 95.6–96.8% (d9 93–94%); 1×14336×4096 94.3–94.7% (d2, the entry point's
 //!   step there, 96.7% in session 20). The streaming rate is d9's (3.15 TB/s from K = 1024 to 16384);
 //!   the whole gain is the fixed cost, ~1.1 µs.
-use super::decode_v3_tma_swapped::{W_DESC_0, X_DESC_0, store_pair};
+use super::decode_one_consumer::issue_stage;
+use super::decode_swapped::{W_DESC_0, X_DESC_0, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
@@ -45,13 +46,13 @@ use crate::prim::{
     shared::{ld_shared_u32, st_shared_u32},
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::TensorMap,
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand8, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll4, unroll8};
 use layout::fragment::WgmmaAcc;
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_EXCHANGE_BYTES as EXCHANGE_BYTES, D13_ROWS as ROWS,
-                                D13_STAGE_BYTES as STAGE_BYTES, D13_STAGES as STAGES, decode_box_row0, decode_box_rows};
+use layout::hopper::tma_hgemm::{BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_EXCHANGE_BYTES as EXCHANGE_BYTES, D13_ROWS as ROWS,
+                                D13_STAGE_BYTES as STAGE_BYTES, D13_STAGES as STAGES, decode_box_row0};
 
 /// `C = A · B` (f16) with 64-column × 16-row tiles of `Cᵀ`, the weights B streamed whole-K by TMA,
 /// with programmatic dependent launch (as d9).
@@ -96,24 +97,6 @@ macro_rules! d13_stages {
 d13_stages!(hgemm_decode_v13_s8, 8);
 d13_stages!(hgemm_decode_v13_s16, 16);
 d13_stages!(hgemm_decode_v13_s22, 22);
-
-/// The activation box of the tile whose rows start at `m0` and the weight box of columns `n0 ..` of K
-/// tile `kt` into the stage at `s_stage`, announced on `bar` as one transaction of their bytes.
-///
-/// # Safety
-/// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v13`] says.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
-    let k0 = (kt * BK) as i32;
-    // SAFETY: forwarded to the caller; the activation box (≤ 16 rows of 128 B) fits the stage's first
-    // `A_BYTES`, the weight box its 1024-aligned rest.
-    unsafe {
-        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + B_BOX_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
-        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
-    }
-}
 
 /// Consumer warpgroup `mh`'s share of a tile (d4's alternate stages): the stages of running indices
 /// `it0 .. it0 + k_tiles` whose parity is `mh`, into fresh accumulators; each released after its

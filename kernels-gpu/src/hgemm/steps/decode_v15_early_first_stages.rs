@@ -7,7 +7,7 @@
 //! (a division): ~200–300 cycles in which no weight byte is in flight. d14 reads 1×4096² at 84.1–84.4%
 //! of a copy of the weights; 85% needs ~0.15 µs less.
 //!
-//! Diff from d14: d14's body (`decode_v14_one_consumer::decode`) with `EARLY`, which passes
+//! Diff from d14: d14's body (`decode_one_consumer::decode`) with `EARLY`, which passes
 //! `warp_specialized! { consumers: 1, registers: (40, 232), first: { … }; … }` a non-empty block. In that
 //! block thread 0 (the producer thread) computes its first tile and issues its first `min(STAGES,
 //! K tiles)` stages; the producer loop then starts after them. Sound because the same thread
@@ -23,7 +23,7 @@
 //! 4.48–4.59 µs (4.59–4.67); bf16 84.9 / 84.0 / 96.7%. As predicted at M = 1 (1.012×), less at M = 8–16.
 //! memcheck / synccheck / racecheck 0 / 0 / 0 (racecheck's one report in that run is inside cuBLAS's
 //! `nvjet` kernel). The entry point's step for M ≤ 16 where d4's tiles fit one wave (`gemm::d15_fits`).
-use super::decode_v14_one_consumer::{Rows16, decode};
+use super::decode_one_consumer::{Rows16, decode};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;

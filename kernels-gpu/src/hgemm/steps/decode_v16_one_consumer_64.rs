@@ -7,7 +7,7 @@
 //! tile has to be 64 rows (a 16-row tile would read the weights once per 16 rows), but the other two
 //! changes apply: d9 runs 64×4096² at 78% of a copy of the weights (cuBLAS 82%).
 //!
-//! Diff from d15: the same body (`decode_v14_one_consumer::decode` with `EARLY`) on another `OneConsumerTile`:
+//! Diff from d15: the same body (`decode_one_consumer::decode` with `EARLY`) on another `OneConsumerTile`:
 //! d4's stage (a 64-row activation box, 8 KiB, and the weight box: 16 KiB, 12 stages), `m64n64k16`
 //! into 32 accumulators, the K loop of d3 (one `wgmma` group in flight, `consume` with one consumer's
 //! weight box), the 16 pairs of d4's epilogue stored straight from the accumulators.
@@ -24,8 +24,8 @@
 //! not what d9 pays: at one K tile d16 still takes 5.5 µs where d15 takes 4.5 at M = 16, so the cost
 //! follows the tile's 64 rows (the 8 KiB activation box in every stage, 32 stores a thread). Chosen in
 //! d9's place for 16 < M ≤ 64 (`gemm::default_step`): never slower at the eight shapes measured.
-use super::decode_v14_one_consumer::{OneConsumerTile, decode};
-use super::decode_v3_tma_swapped::{consume, issue_stage, place, store_pair};
+use super::decode_one_consumer::{OneConsumerTile, decode};
+use super::decode_swapped::{consume, issue_stage, place, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;

@@ -25,8 +25,8 @@
 //! 1–64 × 4096² (70–79% of cuBLAS; d4 20 µs, 80–89%), 95–99% at 4096×14336 (d4 102–105%); better only
 //! where d4 has very few tiles (1×2048×8192: 78% against 62%). d4's 16 µs at M = 128 did not come
 //! from its CTA count. Kept as a measured step; not chosen.
-use super::decode_v3_tma_swapped::{issue_stage, place, store_pair};
-use super::decode_v4_whole_k::{add_warpgroups, consume};
+use super::decode_swapped::{issue_stage, place, store_pair};
+use super::decode_whole_k::{add_warpgroups, consume};
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::warp_specialized;
 use crate::launch_bounds::launch_bounds;

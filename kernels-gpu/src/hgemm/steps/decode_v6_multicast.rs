@@ -34,7 +34,7 @@
 //! 256×4096×14336, 0.97–0.99× at 128×14336×4096 and 128×8192². `ncu` at 1024³: the L2 at 30% of its
 //! peak in d3, d6 and cuBLAS alike — d3 was not L2-bound, and d6 moved *more* L2 bytes (45 against 36
 //! MB). What separated d3 from cuBLAS was its epilogue (d7). Not chosen.
-use super::decode_v3_tma_swapped::decode;
+use super::decode_swapped::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
@@ -47,7 +47,7 @@ use crate::prim::{cluster_dims, tma::TensorMap};
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v6(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32,
                                                   m: u32, n: u32, k: u32, splits: u32) {
-    // SAFETY: forwarded (the proof is the shared body's, `decode_v3_tma_swapped::decode`).
+    // SAFETY: forwarded (the proof is the shared body's, `decode_swapped::decode`).
     unsafe { decode::<F16, 2, false>(tmap_a, tmap_b, core::ptr::null(), g_c, ws, count, m, n, k, splits) }
 }
 

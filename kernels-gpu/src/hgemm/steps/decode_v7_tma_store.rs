@@ -49,7 +49,7 @@
 //! is a multiple of 128 bytes a ragged last tile costs nothing (N = 960: 8.1 µs, as N = 1024), with
 //! 64-, 32- or 16-byte alignment (N = 992, 1008, 1000) the TMA reads 1.5–2.1× the L2 sectors and d7
 //! takes 9.1–10.5 µs; cuBLAS loses the same way.
-use super::decode_v3_tma_swapped::decode;
+use super::decode_swapped::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
@@ -63,7 +63,7 @@ use crate::prim::tma::TensorMap;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v7(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, g_c: *mut u16,
                                                   ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
-    // SAFETY: forwarded (the proof is the shared body's, `decode_v3_tma_swapped::decode`).
+    // SAFETY: forwarded (the proof is the shared body's, `decode_swapped::decode`).
     unsafe { decode::<F16, 1, true>(tmap_a, tmap_b, tmap_c, g_c, ws, count, m, n, k, splits) }
 }
 

@@ -8,7 +8,7 @@
 //! those (1.16–1.32× d3). With the epilogue no longer in the way, the K loop's share of the time is
 //! larger, and so is what sharing the weights could save there.
 //!
-//! Diff from d7 (the shared body, `decode_v3_tma_swapped::decode::<E, 2, true>`; d7 is `<E, 1, true>`):
+//! Diff from d7 (the shared body, `decode_swapped::decode::<E, 2, true>`; d7 is `<E, 1, true>`):
 //! d6's changes — `.reqnctapercluster 2`, vertically adjacent tiles per cluster, weight box `rank`
 //! multicast into both CTAs, every consumer warp releasing a stage in both CTAs — on d7's ring and
 //! TMA-store epilogue.
@@ -21,7 +21,7 @@
 //! 256×4096² and 192×4096², 0.90× at 256×4096×14336, 0.98× at 128×14336×4096, 1.05× at 1000³. The
 //! pair's consumers release each stage in both CTAs, so the slower CTA paces both; with nothing left
 //! to save in L2 bandwidth that coupling is all that remains. Kept as a measured negative; not chosen.
-use super::decode_v3_tma_swapped::decode;
+use super::decode_swapped::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
@@ -33,7 +33,7 @@ use crate::prim::{cluster_dims, tma::TensorMap};
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v8(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, g_c: *mut u16,
                                                   ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
-    // SAFETY: forwarded (the proof is the shared body's, `decode_v3_tma_swapped::decode`).
+    // SAFETY: forwarded (the proof is the shared body's, `decode_swapped::decode`).
     unsafe { decode::<F16, 2, true>(tmap_a, tmap_b, tmap_c, g_c, ws, count, m, n, k, splits) }
 }
 

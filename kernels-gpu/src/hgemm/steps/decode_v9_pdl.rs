@@ -18,7 +18,7 @@
 //!
 //! Prediction (before running): back to back at 1 / 16 × 4096² ~1.5–2 µs less per launch than d4
 //! (≈ 1.10–1.14×: 78–79% → ~87–90% of the copy bandwidth), 1.03–1.06× at 4096×14336 and larger.
-use super::decode_v4_whole_k::decode;
+use super::decode_whole_k::decode;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;

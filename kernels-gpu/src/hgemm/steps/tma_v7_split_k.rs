@@ -20,11 +20,10 @@
 //! 1/8–1/4 of a tile's K: ~1.6–1.8× h6 there (≈ 90% of cuBLAS); equal to h5 when tiles ≥ SMs.
 use super::elem::{Bf16, Elem16, F16};
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
-use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::warp_specialized;
 use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage};
 use crate::launch_bounds::launch_bounds;
-use super::split_k::{last_split, reset_counter, sum_splits};
+use super::split_k::{last_split, reset_counter, sum_splits, unit};
 use crate::prim::{
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
@@ -55,16 +54,6 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v7_bf16(tmap_a: *const TensorMap, tm
                                                     m: u32, n: u32, k: u32, splits: u32) {
     // SAFETY: forwarded.
     unsafe { split_k::<Bf16>(tmap_a, tmap_b, g_c, ws, count, m, n, k, splits) }
-}
-
-/// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1` (d3 walks the same order).
-#[inline(always)]
-pub(super) fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
-    let (tile, split) = (u % tiles, u / tiles);
-    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-    let kt0 = split * kts;
-    let kt1 = if kt0 + kts < k_tiles { kt0 + kts } else { k_tiles };
-    (tm, tn, split, kt0, kt1)
 }
 
 /// The body of h7 for inputs and output of type `E`.
@@ -216,4 +205,3 @@ unsafe fn finish_block<E: Elem16>(ws: *mut f32, splits: u32, slice_len: usize, n
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
 launch_bounds!(hgemm_tma_v7, 384, 1);
 launch_bounds!(hgemm_tma_v7_bf16, 384, 1);
-

@@ -49,7 +49,7 @@
 //! * So the entry point takes **h6s4** where it took h6 (`gemm::default_step`); h9 and h9s4 stay as
 //!   measured negatives.
 use super::elem::{Bf16, F16};
-use super::tma_v6_tma_store::tma_store;
+use super::tma_store_body::tma_store;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
 use layout::hopper::tma_hgemm::{H6_STAGES, H9S4_STAGES};
@@ -61,7 +61,7 @@ use layout::hopper::tma_hgemm::{H6_STAGES, H9S4_STAGES};
 /// As `hgemm_tma_v6`, with a grid that is a multiple of 2 (the clusters, compiled in).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_tma_v9(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, m: u32, n: u32, k: u32) {
-    // SAFETY: forwarded (the proof is the shared body's, `tma_v6_tma_store::tma_store`).
+    // SAFETY: forwarded (the proof is the shared body's, `tma_store_body::tma_store`).
     unsafe { tma_store::<F16, 2, H6_STAGES>(tmap_a, tmap_b, tmap_c, m, n, k) }
 }
 

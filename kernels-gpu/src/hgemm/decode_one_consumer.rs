@@ -1,0 +1,213 @@
+//! The decode steps' 16-row activation tiles and their one-consumer CTA: d13's stage load (a 16-row
+//! activation box and one weight box; introduced by d13, whose file explains it), and d14's CTA with
+//! one consumer warpgroup taking every stage (introduced by d14, whose file explains it): its K loop,
+//! the tile it runs on ([`OneConsumerTile`]: [`Rows16`] here, d16's 64-row tile in its file) and its
+//! persistent body ([`decode`]; with `EARLY`, d15's first stages issued before the block barrier).
+//! Used by d13 (the stage load), d14, d15 and d16.
+use super::decode_swapped::{W_DESC_0, X_DESC_0, store_pair};
+use super::elem::Elem16;
+use super::tma_persistent::persistent_tile;
+use super::tma_warp_specialized::{Ring, warp_specialized};
+use crate::prim::{
+    thread::{block_idx_x, grid_dim_x, lane_id},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand8, wgmma_wait_group},
+};
+use crate::util::unroll::unroll4;
+use layout::fragment::WgmmaAcc;
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES, D14_STAGES as STAGES,
+                                decode_box_row0, decode_box_rows};
+
+/// The activation box of the tile whose rows start at `m0` and the weight box of columns `n0 ..` of K
+/// tile `kt` into the stage at `s_stage`, announced on `bar` as one transaction of their bytes.
+///
+/// # Safety
+/// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v13`](super::decode_v13_sized_activations::hgemm_decode_v13) says.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+    let k0 = (kt * BK) as i32;
+    // SAFETY: forwarded to the caller; the activation box (≤ 16 rows of 128 B) fits the stage's first
+    // `A_BYTES`, the weight box its 1024-aligned rest.
+    unsafe {
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + B_BOX_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
+    }
+}
+
+/// The consumer's K loop over one tile: stages `*it .. *it + kts` into fresh accumulators with one
+/// `wgmma` group in flight; stage `it − 1` released once `wait_group 1` retired its group, the last
+/// after `wait_group 0`.
+///
+/// # Safety
+/// All 128 threads of the consumer warpgroup; the producer issues the same stages.
+#[inline(always)]
+unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
+    let mut r_acc = [0.0f32; 8];
+    let mut i = 0;
+    // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
+    // only after the `wait_group` that retired the group reading it; the accumulators are pinned
+    // after every wait.
+    unsafe {
+        while i < kts {
+            let (s_stage, _, _, _) = ring.at(*it);
+            let d_w = W_DESC_0.advance(s_stage + A_BYTES);
+            let d_x = X_DESC_0.advance(s_stage);
+            ring.wait_full(*it);
+            wgmma_fence_operand8(&mut r_acc);
+            wgmma_fence();
+            for ks in 0..BK / 16 {
+                E::wgmma_16::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, i > 0 || ks > 0);
+            }
+            wgmma_commit_group();
+            wgmma_wait_group::<1>();
+            wgmma_fence_operand8(&mut r_acc);
+            if i > 0 {
+                ring.release(*it - 1);
+            }
+            *it += 1;
+            i += 1;
+        }
+        wgmma_wait_group::<0>();
+        wgmma_fence_operand8(&mut r_acc);
+        if kts > 0 {
+            ring.release(*it - 1);
+        }
+    }
+    r_acc
+}
+
+/// The tile of a one-consumer decode CTA (d15: 16 activation rows; d16: 64): its stage, how a stage is
+/// filled, the consumer's K loop and the epilogue from its accumulators.
+pub(super) trait OneConsumerTile<E: Elem16> {
+    /// Activation rows of a tile (the rows of `Cᵀ`'s tile are 64 weight columns).
+    const ROWS: u32;
+    /// Stages of the ring.
+    const STAGES: u32;
+    /// Bytes of one stage.
+    const STAGE_BYTES: u32;
+    /// The consumer's accumulators.
+    type Acc;
+    /// Loads K tile `kt` of the tile at rows `m0 ..`, columns `n0 ..` into the stage at `s_stage`,
+    /// announced on its full barrier `bar`.
+    ///
+    /// # Safety
+    /// One thread; the stage is free; the maps as the kernel's contract says.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32);
+    /// The consumer's K loop over one tile: stages `*it .. *it + kts`, each released when read.
+    ///
+    /// # Safety
+    /// All 128 threads of the consumer warpgroup; the producer issues the same stages.
+    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> Self::Acc;
+    /// Stores the tile at rows `row0 ..`, columns `col0 ..` of C from this thread's accumulators.
+    ///
+    /// # Safety
+    /// `g_c` has `m·n` writable 16-bit elements; `warp` (0..4) and `lane` are the thread's in the
+    /// consumer warpgroup.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn store(r_acc: &Self::Acc, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32);
+}
+
+/// d13's tile as d14 and d15 run it: 16 activation rows, 12 stages of 10 KiB, `m64n16k16` into 8 accumulators.
+pub(super) struct Rows16;
+
+impl<E: Elem16> OneConsumerTile<E> for Rows16 {
+    const ROWS: u32 = ROWS;
+    const STAGES: u32 = STAGES;
+    const STAGE_BYTES: u32 = STAGE_BYTES;
+    type Acc = [f32; 8];
+    #[inline(always)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { issue_stage(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
+    }
+    #[inline(always)]
+    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
+        // SAFETY: forwarded to the caller.
+        unsafe { consume::<E>(ring, it, kts) }
+    }
+    #[inline(always)]
+    unsafe fn store(r_acc: &[f32; 8], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+        let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
+        unroll4!(p => {
+            let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
+            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
+            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]) };
+        });
+    }
+}
+
+/// The body of d14 for inputs and output of type `E` on tile `T` (d16 runs it on 64-row tiles): the PDL
+/// wait, then a producer warpgroup and one consumer warpgroup. With `EARLY` (d15, d16) thread 0 issues
+/// the first tile's first `min(T::STAGES, K tiles)` stages right after initializing the ring, before the
+/// block barrier, and the producer loop starts after them; without it (d14) the producer issues every
+/// stage after the barrier.
+///
+/// # Safety
+/// As [`hgemm_decode_v14`](super::decode_v14_one_consumer::hgemm_decode_v14), with `T`'s stage: 256 threads and `dyn_smem(T::STAGES, T::STAGE_BYTES, 0, 2)`
+/// bytes.
+#[inline(always)]
+pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    crate::prim::sync::griddepcontrol_launch_dependents();
+    crate::prim::sync::griddepcontrol_wait();
+    // SAFETY: the producer and the consumer walk the same tiles and K tiles, so ring indices agree; each
+    // stage use is consumed and released by the consumer's 4 warps (the empty barriers' count); C
+    // addresses are checked by `T::store`. The first `early` stages (none without `EARLY`) of this
+    // CTA's first tile are issued by thread 0
+    // (the producer thread) after it initialized and fenced the barriers and before anyone else uses
+    // them; they are the stages the producer loop would have issued first (running indices 0 ..
+    // early, all on their first use: nothing to wait for), and the loop starts after them.
+    unsafe {
+        warp_specialized! {
+            consumers: 1, registers: (40, 232), first: {
+                if block_idx_x() < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(block_idx_x(), tiles_m, tiles_n);
+                    let mut kt = 0;
+                    while kt < early {
+                        let (s_stage, full, _, _) = ring.at(kt);
+                        T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);
+                        kt += 1;
+                    }
+                }
+            };
+            ring: let (ring, _) = (T::STAGES, T::STAGE_BYTES, 0);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let (tiles_m, tiles_n) = (m.div_ceil(T::ROWS), n.div_ceil(COLS));
+                let k_tiles = k.div_ceil(BK);
+                let early = if !EARLY { 0 } else if k_tiles < T::STAGES { k_tiles } else { T::STAGES };
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let (mut it, mut skip) = (early, early); // the first tile's first stages are in flight
+                let mut tile = block_idx_x();
+                while tile < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                    let mut kt = skip;
+                    while kt < k_tiles {
+                        let (s_stage, full, _, _) = ring.at(it);
+                        ring.wait_empty(it);
+                        T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);
+                        it += 1;
+                        kt += 1;
+                    }
+                    skip = 0;
+                    tile += grid_dim_x();
+                }
+            }
+            consumer(_mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let mut it = 0u32;
+                let mut tile = block_idx_x();
+                while tile < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
+                    let r_acc = T::consume(ring, &mut it, k_tiles);
+                    T::store(&r_acc, g_c, m, n, tm * T::ROWS, tn * COLS, warp, lane);
+                    tile += grid_dim_x();
+                }
+            }
+        }
+    }
+}
