@@ -1,5 +1,5 @@
 //! The whole-K decode CTA (introduced by d4, whose file explains it): two consumer warpgroups taking
-//! alternate stages of a 64×64 tile of `Cᵀ` ([`consume`]), their accumulators added through shared
+//! alternate stages of a 64×64 tile of `Cᵀ` ([`consume`], also d13's 16-row tiles: [`SwappedAcc`]), their accumulators added through shared
 //! memory ([`add_warpgroups`]), and d4's persistent body ([`decode`]; with `PDL`, d9's). The body runs
 //! d4, d9 and d12; d5 takes the K loop and the exchange.
 use super::decode_swapped::{A_BYTES, W_DESC_0, X_DESC_0, place, store_pair, issue_stage};
@@ -11,38 +11,90 @@ use crate::prim::{
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::TensorMap,
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_fence_operand8, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::hopper::tma_hgemm::{BK, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
+use layout::hopper::tma_hgemm::{BK, D13_A_BYTES, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
                                 D4_STAGES as STAGES};
 
+/// A decode tile's accumulators as the alternate-stage K loop ([`consume`]) fills them: d4's 64
+/// activation rows (`[f32; 32]`, `wgmma.m64n64k16`) or d13's 16 (`[f32; 8]`, `m64n16k16`), with the
+/// bytes of the activation box at the start of each stage (the weight box follows it).
+pub(super) trait SwappedAcc<E: Elem16>: Sized {
+    /// Bytes of a stage's activation box (`rows · BK · 2`).
+    const A_BYTES: u32;
+    /// Fresh accumulators.
+    fn zero() -> Self;
+    /// `wgmma.fence`'s operand fence on every accumulator register.
+    fn fence(&mut self);
+    /// One `k16` step: `self (+)= W(d_w)ᵀ · X(d_x)ᵀ`, the weights MN-major (`TA = 1`).
+    ///
+    /// # Safety
+    /// As the `Elem16` wrapper it calls: all 128 threads of a warpgroup, descriptors of staged boxes.
+    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool);
+}
+
+impl<E: Elem16> SwappedAcc<E> for [f32; 32] {
+    const A_BYTES: u32 = A_BYTES;
+    #[inline(always)]
+    fn zero() -> Self {
+        [0.0f32; 32]
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        wgmma_fence_operand(self);
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_64::<1, 0>(self, d_w, d_x, scale_d) }
+    }
+}
+
+impl<E: Elem16> SwappedAcc<E> for [f32; 8] {
+    const A_BYTES: u32 = D13_A_BYTES;
+    #[inline(always)]
+    fn zero() -> Self {
+        [0.0f32; 8]
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        wgmma_fence_operand8(self);
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_16::<1, 0>(self, d_w, d_x, scale_d) }
+    }
+}
+
 /// Consumer warpgroup `mh`'s share of a tile: the stages of running indices `it0 .. it0 + k_tiles` whose
-/// parity is `mh`, into fresh accumulators; each stage released after its `wgmma`s retired.
+/// parity is `mh`, into fresh accumulators `A` (d4's 64 rows, d13's 16); each stage released after its
+/// `wgmma`s retired.
 ///
 /// # Safety
 /// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages.
 #[inline(always)]
-pub(super) unsafe fn consume<E: Elem16>(ring: Ring, it0: u32, k_tiles: u32, mh: u32) -> [f32; 32] {
-    let mut r_acc = [0.0f32; 32];
+pub(super) unsafe fn consume<E: Elem16, A: SwappedAcc<E>>(ring: Ring, it0: u32, k_tiles: u32, mh: u32) -> A {
+    let mut r_acc = A::zero();
     let mut it = it0 + ((it0 & 1) ^ mh); // the first index of parity mh
     let mut first = true;
     while it < it0 + k_tiles {
         let (s_stage, _, _, _) = ring.at(it);
-        let d_w = W_DESC_0.advance(s_stage + A_BYTES);
+        let d_w = W_DESC_0.advance(s_stage + A::A_BYTES);
         let d_x = X_DESC_0.advance(s_stage);
-        wgmma_fence_operand(&mut r_acc);
+        r_acc.fence();
         // SAFETY: forwarded to the caller; the stage is read only after its phase completed and
         // released only after `wait_group 0` retired the group reading it.
         unsafe {
             ring.wait_full(it);
             wgmma_fence();
             for ks in 0..BK / 16 {
-                E::wgmma_64::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, !first || ks > 0);
+                r_acc.mma(d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, !first || ks > 0);
             }
             wgmma_commit_group();
             wgmma_wait_group::<0>();
-            wgmma_fence_operand(&mut r_acc);
+            r_acc.fence();
             ring.release(it);
         }
         first = false;
@@ -130,7 +182,7 @@ pub(super) unsafe fn decode<E: Elem16, const PDL: bool>(tmap_a: *const TensorMap
                 let mut tile = block_idx_x();
                 while tile < tiles_m * tiles_n {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-                    let mut r_acc = consume::<E>(ring, it, k_tiles, mh);
+                    let mut r_acc: [f32; 32] = consume::<E, _>(ring, it, k_tiles, mh);
                     it += k_tiles;
                     add_warpgroups(&mut r_acc, s_exchange, mh, t);
                     if mh == 0 {

@@ -13,7 +13,8 @@
 //!
 //! Diff from d9: the tile is 64 weight columns × 16 activation rows (`layout::hopper::tma_hgemm::D13_*`);
 //! the activation box is at most 16 rows (`decode_box_rows(m, 16)`; larger M runs in 16-row tiles, the
-//! last one's box moved up to end at M, `decode_box_row0`); one `m64n16k16` per k16 step; the exchange
+//! last one's box moved up to end at M, `decode_box_row0`); one `m64n16k16` per k16 step (d4's K loop
+//! on 8 accumulators: `decode_whole_k::consume` with `[f32; 8]`, `SwappedAcc`); the exchange
 //! and the stores cover 8 accumulators (4 pairs per thread, at M = 1 two of them stored by a quarter
 //! of the lanes). The ring keeps d9's 12 stages (now of 10 KiB).
 //!
@@ -37,21 +38,21 @@
 //!   step there, 96.7% in session 20). The streaming rate is d9's (3.15 TB/s from K = 1024 to 16384);
 //!   the whole gain is the fixed cost, ~1.1 µs.
 use super::decode_one_consumer::issue_stage;
-use super::decode_swapped::{W_DESC_0, X_DESC_0, store_pair};
+use super::decode_whole_k::consume;
+use super::decode_swapped::store_pair;
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_persistent::persistent_tile;
-use super::tma_warp_specialized::{Ring, warp_specialized};
+use super::tma_warp_specialized::warp_specialized;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     shared::{ld_shared_u32, st_shared_u32},
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::TensorMap,
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand8, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll4, unroll8};
 use layout::fragment::WgmmaAcc;
-use layout::hopper::tma_hgemm::{BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_EXCHANGE_BYTES as EXCHANGE_BYTES, D13_ROWS as ROWS,
+use layout::hopper::tma_hgemm::{BK, D4_COLS as COLS, D13_EXCHANGE_BYTES as EXCHANGE_BYTES, D13_ROWS as ROWS,
                                 D13_STAGE_BYTES as STAGE_BYTES, D13_STAGES as STAGES, decode_box_row0};
 
 /// `C = A · B` (f16) with 64-column × 16-row tiles of `Cᵀ`, the weights B streamed whole-K by TMA,
@@ -97,41 +98,6 @@ macro_rules! d13_stages {
 d13_stages!(hgemm_decode_v13_s8, 8);
 d13_stages!(hgemm_decode_v13_s16, 16);
 d13_stages!(hgemm_decode_v13_s22, 22);
-
-/// Consumer warpgroup `mh`'s share of a tile (d4's alternate stages): the stages of running indices
-/// `it0 .. it0 + k_tiles` whose parity is `mh`, into fresh accumulators; each released after its
-/// `wgmma`s retired.
-///
-/// # Safety
-/// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages.
-#[inline(always)]
-unsafe fn consume<E: Elem16>(ring: Ring, it0: u32, k_tiles: u32, mh: u32) -> [f32; 8] {
-    let mut r_acc = [0.0f32; 8];
-    let mut it = it0 + ((it0 & 1) ^ mh);
-    let mut first = true;
-    while it < it0 + k_tiles {
-        let (s_stage, _, _, _) = ring.at(it);
-        let d_w = W_DESC_0.advance(s_stage + A_BYTES);
-        let d_x = X_DESC_0.advance(s_stage);
-        wgmma_fence_operand8(&mut r_acc);
-        // SAFETY: forwarded to the caller; the stage is read only after its phase completed and
-        // released only after `wait_group 0` retired the group reading it.
-        unsafe {
-            ring.wait_full(it);
-            wgmma_fence();
-            for ks in 0..BK / 16 {
-                E::wgmma_16::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, !first || ks > 0);
-            }
-            wgmma_commit_group();
-            wgmma_wait_group::<0>();
-            wgmma_fence_operand8(&mut r_acc);
-            ring.release(it);
-        }
-        first = false;
-        it += 2;
-    }
-    r_acc
-}
 
 /// Warpgroup 1's 8 accumulators added into warpgroup 0's through the exchange region (element i of
 /// thread t at `s_exchange + 4·(128·i + t)`: conflict-free), one meeting at named barrier 3.
@@ -201,7 +167,7 @@ unsafe fn decode<E: Elem16, const RING: u32>(tmap_a: *const TensorMap, tmap_b: *
                 let mut tile = block_idx_x();
                 while tile < tiles_m * tiles_n {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-                    let mut r_acc = consume::<E>(ring, it, k_tiles, mh);
+                    let mut r_acc: [f32; 8] = consume::<E, _>(ring, it, k_tiles, mh);
                     it += k_tiles;
                     add_warpgroups(&mut r_acc, s_exchange, mh, t);
                     if mh == 0 {

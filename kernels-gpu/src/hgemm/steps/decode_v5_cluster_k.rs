@@ -103,7 +103,7 @@ unsafe fn decode<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, 
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
                 let t = tid % 128;
-                let mut r_acc = consume::<E>(ring, 0, kt1 - kt0, mh);
+                let mut r_acc: [f32; 32] = consume::<E, _>(ring, 0, kt1 - kt0, mh);
                 add_warpgroups(&mut r_acc, s_exchange, mh, t);
                 let s_peer = ring.at(0).0;
                 if mh == 0 {
