@@ -105,6 +105,22 @@ pub unsafe fn cp_async_bulk_tensor_2d_g2s_multicast(dst: u32, tmap: *const Tenso
     }
 }
 
+/// `cp.async.bulk.prefetch.tensor.2d.L2.global.tile [tmap, {c0, c1}];` — asks the L2 to fetch the box at
+/// column `c0`, row `c1` from global memory, so that a later load of it hits the L2. A hint: nothing is
+/// written to shared memory, no barrier is signalled, the L2 may drop it or evict the lines before
+/// they are read; out-of-bounds parts of the box are ignored.
+///
+/// # Safety
+/// sm_90; `tmap` is a valid tensor map (global memory or parameter) describing live device memory.
+#[inline(always)]
+pub unsafe fn cp_async_bulk_prefetch_tensor_2d_l2(tmap: *const TensorMap, c0: i32, c1: i32) {
+    // SAFETY: forwarded to the caller; the instruction writes no memory.
+    unsafe {
+        asm!("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [{0}, {{{1}, {2}}}];", in(reg64) tmap, in(reg32) c0, in(reg32) c1,
+             options(nostack))
+    }
+}
+
 /// `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [tmap, {c0, c1}], [src];` — stores the box at
 /// `src` to column `c0`, row `c1` (out-of-bounds parts are dropped). Complete it with
 /// [`cp_async_bulk_commit_group`] and [`cp_async_bulk_wait_group_read0`] before reusing `src`.

@@ -10,7 +10,7 @@ use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::prim::{
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::{TensorMap, cp_async_bulk_prefetch_tensor_2d_l2, cp_async_bulk_tensor_2d_g2s},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand8, wgmma_wait_group},
 };
 use crate::util::unroll::unroll4;
@@ -143,13 +143,16 @@ impl<E: Elem16> OneConsumerTile<E> for Rows16 {
 /// wait, then a producer warpgroup and one consumer warpgroup. With `EARLY` (d15, d16) thread 0 issues
 /// the first tile's first `min(T::STAGES, K tiles)` stages right after initializing the ring, before the
 /// block barrier, and the producer loop starts after them; without it (d14) the producer issues every
-/// stage after the barrier.
+/// stage after the barrier. With `AHEAD` > 0 (d17, with `EARLY`) the weight boxes of the next `AHEAD` K
+/// tiles beyond the ring are prefetched into the L2 (`cp.async.bulk.prefetch.tensor`): thread 0 asks
+/// for K tiles `early .. early + AHEAD` after the first stages, and the producer for K tile
+/// `kt + AHEAD` as it issues stage `kt`.
 ///
 /// # Safety
 /// As [`hgemm_decode_v14`](super::decode_v14_one_consumer::hgemm_decode_v14), with `T`'s stage: 256 threads and `dyn_smem(T::STAGES, T::STAGE_BYTES, 0, 2)`
 /// bytes.
 #[inline(always)]
-pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool, const AHEAD: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     crate::prim::sync::griddepcontrol_launch_dependents();
     crate::prim::sync::griddepcontrol_wait();
     // SAFETY: the producer and the consumer walk the same tiles and K tiles, so ring indices agree; each
@@ -158,7 +161,8 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool>
     // CTA's first tile are issued by thread 0
     // (the producer thread) after it initialized and fenced the barriers and before anyone else uses
     // them; they are the stages the producer loop would have issued first (running indices 0 ..
-    // early, all on their first use: nothing to wait for), and the loop starts after them.
+    // early, all on their first use: nothing to wait for), and the loop starts after them. The L2
+    // prefetches (`AHEAD` > 0) write nothing: their boxes are B's, inside the map.
     unsafe {
         warp_specialized! {
             consumers: 1, registers: (40, 232), first: {
@@ -169,6 +173,12 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool>
                         let (s_stage, full, _, _) = ring.at(kt);
                         T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);
                         kt += 1;
+                    }
+                    if AHEAD > 0 {
+                        while kt < k_tiles && kt < early + AHEAD {
+                            cp_async_bulk_prefetch_tensor_2d_l2(tmap_b, (tn * COLS) as i32, (kt * BK) as i32);
+                            kt += 1;
+                        }
                     }
                 }
             };
@@ -190,6 +200,9 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool>
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
                         T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);
+                        if AHEAD > 0 && kt + AHEAD < k_tiles {
+                            cp_async_bulk_prefetch_tensor_2d_l2(tmap_b, (tn * COLS) as i32, ((kt + AHEAD) * BK) as i32);
+                        }
                         it += 1;
                         kt += 1;
                     }

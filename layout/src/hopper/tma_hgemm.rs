@@ -299,6 +299,14 @@ pub const D14_STAGES: u32 = 12;
 pub const D14_DYN_SMEM: u32 = dyn_smem(D14_STAGES, D13_STAGE_BYTES, 0, 2);
 const _: () = assert!(D14_DYN_SMEM <= MAX_DYN_SMEM);
 
+/// d17: K tiles of weight boxes prefetched into the L2 ahead of d15's ring — 52, so that with the ring's
+/// [`D14_STAGES`] a whole 4096-deep tile is asked for at once (at 4096² that is every weight byte:
+/// 64 CTAs × 64 K tiles × 8 KiB = 32 MiB, inside the H100's 50 MiB L2); deeper tiles keep a sliding
+/// window of 52 (26 MiB at 64 CTAs).
+pub const D17_AHEAD: u32 = 52;
+/// d17n16: the same with a window of 16 K tiles (8 MiB at 64 CTAs).
+pub const D17N16_AHEAD: u32 = 16;
+
 /// Decode step d16 (`decode_v16_one_consumer_64.rs`): d4's stage and ring (64-row activation boxes,
 /// 16 KiB stages, 12 of them) with one consumer warpgroup (256 threads, no exchange region).
 pub const D16_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 0, 2);
