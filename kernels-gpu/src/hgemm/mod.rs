@@ -67,6 +67,7 @@
 //! | d14 | `steps/decode_v14_one_consumer.rs` | d13 with one consumer warpgroup, no exchange |
 //! | d15 | `steps/decode_v15_early_first_stages.rs` | d14 with the first stages issued before the block barrier |
 //! | d16 | `steps/decode_v16_one_consumer_64.rs` | d15's CTA on 64-row activation tiles (16 < M ≤ 64) |
+//! | d17 | `steps/decode_v17_l2_prefetch.rs` | d15 with the next K tiles' weights prefetched into the L2 (`d17n16`: a window of 16; slower: a measured negative) |
 //!
 //! Shared machinery:
 //!
@@ -86,7 +87,7 @@
 //! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices; the (tile, split) unit walk (`unit`) | d2, h7, d3, h10, FP8 f14 |
 //! | `decode_swapped.rs` | the transposed product `Cᵀ = Bᵀ·Aᵀ`: stage loads, descriptors, d3's K loop, the transposed epilogue's pair stores, d3's split-K body (`decode`, `decode_with` with the stage loads plugged in) | d3–d8, d10, d11, d13, d14, d16 |
 //! | `decode_whole_k.rs` | d4's whole-K CTA: the two consumers' alternate stages, their sum through shared memory, the body | d4, d5, d9, d12 |
-//! | `decode_one_consumer.rs` | d13's 16-row stage load; d14's one-consumer CTA: its K loop, `OneConsumerTile` (`Rows16`), the body | d13–d16 |
+//! | `decode_one_consumer.rs` | d13's 16-row stage load; d14's one-consumer CTA: its K loop, `OneConsumerTile` (`Rows16`), the body (d17's L2 prefetch window as `AHEAD`) | d13–d17 |
 //! | `stream_k.rs` | the stream-K tail: `stream_k_wide!` (the wide kernel body with the tail, a step plugging in its stage loads and K loop) and the workspace slots' stores and adds | h10, FP8 f14, f16 (its `@body` form: any accumulator width, C staging and epilogue) |
 //! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |
 //!

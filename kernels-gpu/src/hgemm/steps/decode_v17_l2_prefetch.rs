@@ -1,5 +1,5 @@
 #![cfg(lab_sm90)]
-//! Decode step d17 — d15 with the **weights of the next K tiles prefetched into the L2** ahead of the
+//! Decode step d17 (a measured negative) — d15 with the **weights of the next K tiles prefetched into the L2** ahead of the
 //! ring (`cp.async.bulk.prefetch.tensor.2d.L2`): thread 0 asks for K tiles 12 .. 64 right after the
 //! first 12 stages, and the producer for K tile `kt + 52` as it issues stage `kt`.
 //!
@@ -18,6 +18,16 @@
 //! 1.013–1.026× d15 (84.5% → 85.5–86.5% of the copy); at 4096×14336 (112 MiB of weights, beyond the
 //! L2) a sliding window of 26 MiB, ±1%. Risk: d13's 22-stage ring streamed slower than its 12-stage
 //! one (2.6 against 3.15 TB/s), so more bytes in flight per CTA may cost DRAM efficiency instead.
+//!
+//! Measured (H100, `results/2026-11-26-h100-session26/call2-d17`, three processes of each, alternating,
+//! each step interleaved with cuBLAS and with a copy of the same weights): **much slower** — d17 at
+//! 64.3–64.9% of the copy at 1 / 8 / 16 × 4096² (d15 83.7–84.8%), 61.3–62.9% at 1 / 16 × 4096×14336 and
+//! 1×8192×28672 (d15 96.3–99.6%); d17n16 68.4–69.3%, 81.5–81.9%, 90.8–91.0%; bf16 as f16. `ncu` at
+//! 1×4096²: both read 33.6 MB from DRAM, but d17's DRAM ran at 52% of its peak (d15 67%), 19.9 µs
+//! against 15.6, with only 19% of the L2 sectors hits (d15 3%): the ring's loads mostly reach a box
+//! before its prefetch has landed and wait behind it, and the flood of requests lowers DRAM's
+//! efficiency — d13's deeper ring again. Correct (`--check`, memcheck 0 errors). A measured negative,
+//! not chosen: 12 stages in flight per CTA is where this stream is fastest.
 use super::decode_one_consumer::{Rows16, decode};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
