@@ -362,16 +362,6 @@ const fn d17(name: &'static str, step: &'static str, about: &'static str) -> Ste
     s
 }
 
-/// Decode d18: d15 with stage 0's loads issued right after its own full barrier's initialization, the
-/// rest of the ring initialized after them (`decode_v18_first_load_first.rs`).
-pub const D18: Step = {
-    let mut s = D15;
-    s.kernel.name = "hgemm_decode_v18";
-    s.kernel.step = "d18";
-    s.kernel.about = "d15 with stage 0's loads issued before the other 23 barriers are initialized";
-    s
-};
-
 /// Decode d16: d15's CTA (one consumer warpgroup, first stages before the block barrier) on d4's
 /// 64-row activation tiles and 16 KiB stages, for 16 < M ≤ 64 (`decode_v16_one_consumer_64.rs`).
 pub const D16: Step = {
@@ -580,8 +570,6 @@ pub const D13_BF16: Step = bf16(D13, "hgemm_decode_v13_bf16", "d13-bf16", PtxChe
 pub const D14_BF16: Step = bf16(D14, "hgemm_decode_v14_bf16", "d14-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d15 on bf16.
 pub const D15_BF16: Step = bf16(D15, "hgemm_decode_v15_bf16", "d15-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
-/// d18 on bf16.
-pub const D18_BF16: Step = bf16(D18, "hgemm_decode_v18_bf16", "d18-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d17 on bf16.
 pub const D17_BF16: Step = bf16(D17, "hgemm_decode_v17_bf16", "d17-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cp.async.bulk.prefetch.tensor.2d.L2"]));
 /// d16 on bf16.
@@ -597,5 +585,5 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D18, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D18_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16];

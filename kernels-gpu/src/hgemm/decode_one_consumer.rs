@@ -146,14 +146,13 @@ impl<E: Elem16> OneConsumerTile<E> for Rows16 {
 /// stage after the barrier. With `AHEAD` > 0 (d17, with `EARLY`) the weight boxes of the next `AHEAD` K
 /// tiles beyond the ring are prefetched into the L2 (`cp.async.bulk.prefetch.tensor`): thread 0 asks
 /// for K tiles `early .. early + AHEAD` after the first stages, and the producer for K tile
-/// `kt + AHEAD` as it issues stage `kt`. With `LEAN` (d18, with `EARLY`) thread 0 initializes only
-/// stage 0's full barrier before issuing stage 0, then the other barriers, then the other early stages.
+/// `kt + AHEAD` as it issues stage `kt`.
 ///
 /// # Safety
 /// As [`hgemm_decode_v14`](super::decode_v14_one_consumer::hgemm_decode_v14), with `T`'s stage: 256 threads and `dyn_smem(T::STAGES, T::STAGE_BYTES, 0, 2)`
 /// bytes.
 #[inline(always)]
-pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool, const AHEAD: u32, const LEAN: bool>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool, const AHEAD: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     crate::prim::sync::griddepcontrol_launch_dependents();
     crate::prim::sync::griddepcontrol_wait();
     // SAFETY: the producer and the consumer walk the same tiles and K tiles, so ring indices agree; each
@@ -163,26 +162,13 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool,
     // (the producer thread) after it initialized and fenced the barriers and before anyone else uses
     // them; they are the stages the producer loop would have issued first (running indices 0 ..
     // early, all on their first use: nothing to wait for), and the loop starts after them. The L2
-    // prefetches (`AHEAD` > 0) write nothing: their boxes are B's, inside the map. With `LEAN` the
-    // macro leaves the initialization to thread 0's block: stage 0's full barrier is initialized and
-    // fenced before stage 0's loads signal it, every other barrier before the block barrier and before
-    // any other stage is issued; the consumer's empty-barrier count is its 4 warps, as the macro's.
+    // prefetches (`AHEAD` > 0) write nothing: their boxes are B's, inside the map.
     unsafe {
         warp_specialized! {
-            consumers: 1, registers: (40, 232), init: !LEAN, first: {
-                if LEAN {
-                    // d18: stage 0's full barrier, stage 0's loads, then the other barriers.
-                    ring.init_first_full();
-                    if block_idx_x() < tiles_m * tiles_n && early > 0 {
-                        let (tm, tn) = persistent_tile(block_idx_x(), tiles_m, tiles_n);
-                        let (s_stage, full, _, _) = ring.at(0);
-                        T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, 0);
-                    }
-                    ring.init_rest(4);
-                }
+            consumers: 1, registers: (40, 232), first: {
                 if block_idx_x() < tiles_m * tiles_n {
                     let (tm, tn) = persistent_tile(block_idx_x(), tiles_m, tiles_n);
-                    let mut kt = if LEAN && early > 0 { 1 } else { 0 };
+                    let mut kt = 0;
                     while kt < early {
                         let (s_stage, full, _, _) = ring.at(kt);
                         T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);

@@ -108,44 +108,6 @@ impl Ring {
         }
     }
 
-    /// d18's first half of [`Ring::init_counts`]: stage 0's full barrier alone (one arrival), fenced for
-    /// the async proxy, so that thread 0 can issue stage 0's loads before the other barriers exist.
-    ///
-    /// # Safety
-    /// One thread, before any other use of the barriers; the launch provides the bytes
-    /// [`Ring::in_dynamic_smem`] names; followed by [`Ring::init_rest`] and then a block barrier before
-    /// anyone else uses the ring.
-    #[inline(always)]
-    pub(crate) unsafe fn init_first_full(self) {
-        use crate::prim::mbarrier::{fence_mbarrier_init, mbarrier_init};
-        // SAFETY: forwarded to the caller; the barrier lies inside the dynamic shared memory.
-        unsafe {
-            mbarrier_init(self.s_full, 1);
-            fence_mbarrier_init();
-        }
-    }
-
-    /// d18's second half of [`Ring::init_counts`]: the other full barriers (one arrival each), every
-    /// empty barrier (`empty_arrivals`), fenced; no tensor-map prefetch (the first stage's loads have
-    /// fetched both maps by then).
-    ///
-    /// # Safety
-    /// As [`Ring::init_first_full`], after it; no stage but 0 issued yet.
-    #[inline(always)]
-    pub(crate) unsafe fn init_rest(self, empty_arrivals: u32) {
-        use crate::prim::mbarrier::{fence_mbarrier_init, mbarrier_init};
-        // SAFETY: forwarded to the caller; the barriers lie inside the dynamic shared memory.
-        unsafe {
-            for i in 1..self.stages {
-                mbarrier_init(self.s_full + 8 * i, 1);
-            }
-            for i in 0..self.stages {
-                mbarrier_init(self.s_empty + 8 * i, empty_arrivals);
-            }
-            fence_mbarrier_init();
-        }
-    }
-
     /// The producer's wait before refilling the stage of running index `it`: use `u − 1` of that stage
     /// must have been released by every consumer warp (nothing to wait for on the first use).
     ///
@@ -304,7 +266,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, $arrivals, 0, 1, true, 40, 232, true, {};
+            @cluster 1, $arrivals, 0, 1, true, 40, 232, {};
             $($rest)*
         }
     };
@@ -315,7 +277,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $arrivals, $meets, 1, true, 40, 232, true, {};
+            @cluster $cluster, $arrivals, $meets, 1, true, 40, 232, {};
             $($rest)*
         }
     };
@@ -328,7 +290,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true, 40, 232, true, {};
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, 1, true, 40, 232, {};
             $($rest)*
         }
     };
@@ -343,7 +305,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final, 40, 232, true, {};
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS * $cluster, 0, $threads, $final, 40, 232, {};
             $($rest)*
         }
     };
@@ -356,7 +318,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true, 40, 232, true, {};
+            @cluster $cluster, $crate::hgemm::tma_warp_specialized::CONSUMER_WARPS, $meets, 1, true, 40, 232, {};
             $($rest)*
         }
     };
@@ -371,19 +333,7 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs, true, $first;
-            $($rest)*
-        }
-    };
-    // `consumers:` whose thread 0 runs `$first` *instead of* the ring's initialization when `$init` is
-    // false (d18: `$first` initializes the first stage's full barrier, issues that stage, then
-    // initializes and fences the rest with [`Ring::init_first_full`] / [`Ring::init_rest`]).
-    (
-        consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr), init: $init:expr, first: $first:block;
-        $($rest:tt)*
-    ) => {
-        $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs, $init, $first;
+            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs, $first;
             $($rest)*
         }
     };
@@ -392,12 +342,12 @@ macro_rules! warp_specialized {
         $($rest:tt)*
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs, true, {};
+            @cluster 1, 4 * $consumers, 0, 1, true, $producer_regs, $regs, {};
             $($rest)*
         }
     };
     (
-        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr, $producer_regs:expr, $regs:expr, $init:expr, $first:block;
+        @cluster $cluster:expr, $empty_arrivals:expr, $meets:expr, $producers:expr, $final:expr, $producer_regs:expr, $regs:expr, $first:block;
         ring: let ($ring:ident, $s_extra:pat) = ($stages:expr, $stage_bytes:expr, $extra_bytes:expr);
         thread: $tid:ident, warpgroup: $wg:ident;
         setup: { $(let $p:pat = $e:expr;)* }
@@ -410,9 +360,7 @@ macro_rules! warp_specialized {
         let $wg = $tid / 128;
         $(let $p = $e;)*
         if $tid == 0 {
-            if $init {
-                $ring.init_counts($tmap_a, $tmap_b, $producers, $empty_arrivals);
-            }
+            $ring.init_counts($tmap_a, $tmap_b, $producers, $empty_arrivals);
             $first
         }
         // In a cluster the first meeting only publishes the barrier initialization, which thread 0's

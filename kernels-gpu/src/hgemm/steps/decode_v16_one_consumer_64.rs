@@ -42,7 +42,7 @@ use layout::hopper::tma_hgemm::{D3_ROWS, D4_STAGE_BYTES, D4_STAGES, decode_a_box
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (d15's body on `Rows64`, whose stage and ring are `D16_DYN_SMEM`'s).
-    unsafe { decode::<F16, Rows64, true, 0, false>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, Rows64, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v16`] on bf16.
@@ -52,7 +52,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v16(tmap_a: *const TensorMap, tma
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v16_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, Rows64, true, 0, false>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, Rows64, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// d4's tile for one consumer: 64 activation rows, 12 stages of 16 KiB (the activation box and one

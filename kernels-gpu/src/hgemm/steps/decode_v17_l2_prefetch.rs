@@ -41,7 +41,7 @@ use layout::hopper::tma_hgemm::{D17_AHEAD, D17N16_AHEAD};
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v17(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16, Rows16, true, D17_AHEAD, false>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, Rows16, true, D17_AHEAD>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v17`] on bf16.
@@ -51,7 +51,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v17(tmap_a: *const TensorMap, tma
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v17_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, Rows16, true, D17_AHEAD, false>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, Rows16, true, D17_AHEAD>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v17`] with a window of [`D17N16_AHEAD`] K tiles.
@@ -61,7 +61,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v17_bf16(tmap_a: *const TensorMap
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v17_n16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16, Rows16, true, D17N16_AHEAD, false>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, Rows16, true, D17N16_AHEAD>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 // 256 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
