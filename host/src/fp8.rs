@@ -198,8 +198,8 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 /// in `results/2026-11-25-h100-session16/call1-fp8-f12-f13` — plus h10's stream-K tail where the last
 /// wave is at most a third full, elsewhere f12's schedule; its cluster twin f13 was within ±4% of f12
 /// and needs clusters) or f18 (192×192 tiles, three consumers) where the wave model of
-/// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first; for block scales f3 (128×128 tiles), the 128×192 step — f15 (f16 where its
-/// stream-K tail streams), or f9 where M % 4 ≠ 0 — or f19 (192×128, three consumers) as the wave model of
+/// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first; for block scales f3 (128×128 tiles), the 128×192 step — f16 (f15's
+/// tiles with a stream-K tail, streamed or not: its body measured 1.015–1.022× f15's), or f9 where M % 4 ≠ 0 — or f19 (192×128, three consumers) as the wave model of
 /// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
 /// with [`Fp8Gemm::new`].
 pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
