@@ -1,10 +1,11 @@
-//! The decode steps' 16-row activation tiles and their one-consumer CTA: d13's stage load (a 16-row
-//! activation box and one weight box; introduced by d13, whose file explains it), and d14's CTA with
-//! one consumer warpgroup taking every stage (introduced by d14, whose file explains it): its K loop,
-//! the tile it runs on ([`OneConsumerTile`]: [`Rows16`] here, d16's 64-row tile in its file) and its
-//! persistent body ([`decode`]; with `EARLY`, d15's first stages issued before the block barrier).
-//! Used by d13 (the stage load), d14, d15 and d16.
-use super::decode_swapped::{W_DESC_0, X_DESC_0, store_pair};
+//! The decode steps' 16-row activation tiles and their one-consumer CTA: d13's tile [`Rows16`] (a
+//! 16-row activation box and one weight box a stage, 8 accumulators; introduced by d13, whose file
+//! explains it, and run there by d4's two-consumer body), and d14's CTA with one consumer warpgroup
+//! taking every stage (introduced by d14, whose file explains it): its K loop, the tiles it runs
+//! ([`OneConsumerTile`]: [`Rows16`]; d16 runs d4's `Rows64`) and its persistent body ([`decode`]; with
+//! `EARLY`, d15's first stages issued before the block barrier; with `AHEAD`, d17's L2 prefetches).
+//! Used by d13–d17.
+use super::decode_swapped::{SwappedTile, W_DESC_0, X_DESC_0, store_pair};
 use super::elem::Elem16;
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
@@ -78,55 +79,31 @@ unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
     r_acc
 }
 
-/// The tile of a one-consumer decode CTA (d15: 16 activation rows; d16: 64): its stage, how a stage is
-/// filled, the consumer's K loop and the epilogue from its accumulators.
-pub(super) trait OneConsumerTile<E: Elem16> {
-    /// Activation rows of a tile (the rows of `Cᵀ`'s tile are 64 weight columns).
-    const ROWS: u32;
+/// A tile a one-consumer decode CTA runs (d14, d15, d17: [`Rows16`]; d16: d4's `Rows64`): its ring's
+/// depth and the consumer's K loop.
+pub(super) trait OneConsumerTile<E: Elem16>: SwappedTile<E> {
     /// Stages of the ring.
     const STAGES: u32;
-    /// Bytes of one stage.
-    const STAGE_BYTES: u32;
-    /// The consumer's accumulators.
-    type Acc;
-    /// Loads K tile `kt` of the tile at rows `m0 ..`, columns `n0 ..` into the stage at `s_stage`,
-    /// announced on its full barrier `bar`.
-    ///
-    /// # Safety
-    /// One thread; the stage is free; the maps as the kernel's contract says.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32);
     /// The consumer's K loop over one tile: stages `*it .. *it + kts`, each released when read.
     ///
     /// # Safety
     /// All 128 threads of the consumer warpgroup; the producer issues the same stages.
     unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> Self::Acc;
-    /// Stores the tile at rows `row0 ..`, columns `col0 ..` of C from this thread's accumulators.
-    ///
-    /// # Safety
-    /// `g_c` has `m·n` writable 16-bit elements; `warp` (0..4) and `lane` are the thread's in the
-    /// consumer warpgroup.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn store(r_acc: &Self::Acc, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32);
 }
 
-/// d13's tile as d14 and d15 run it: 16 activation rows, 12 stages of 10 KiB, `m64n16k16` into 8 accumulators.
+/// d13's tile: 16 activation rows, 10 KiB stages (a 16-row activation box and one weight box:
+/// [`issue_stage`]), `m64n16k16` into 8 accumulators a thread, 4 pairs stored per thread. d14–d17 run
+/// it with one consumer and a 12-stage ring, d13 with two.
 pub(super) struct Rows16;
 
-impl<E: Elem16> OneConsumerTile<E> for Rows16 {
+impl<E: Elem16> SwappedTile<E> for Rows16 {
     const ROWS: u32 = ROWS;
-    const STAGES: u32 = STAGES;
     const STAGE_BYTES: u32 = STAGE_BYTES;
     type Acc = [f32; 8];
     #[inline(always)]
     unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
         // SAFETY: forwarded to the caller.
         unsafe { issue_stage(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
-    }
-    #[inline(always)]
-    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
-        // SAFETY: forwarded to the caller.
-        unsafe { consume::<E>(ring, it, kts) }
     }
     #[inline(always)]
     unsafe fn store(r_acc: &[f32; 8], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
@@ -136,6 +113,15 @@ impl<E: Elem16> OneConsumerTile<E> for Rows16 {
             // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
             unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]) };
         });
+    }
+}
+
+impl<E: Elem16> OneConsumerTile<E> for Rows16 {
+    const STAGES: u32 = STAGES;
+    #[inline(always)]
+    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
+        // SAFETY: forwarded to the caller.
+        unsafe { consume::<E>(ring, it, kts) }
     }
 }
 

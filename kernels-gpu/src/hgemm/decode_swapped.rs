@@ -211,6 +211,34 @@ pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo
     }
 }
 
+/// A whole-K tile of the transposed product `Cᵀ = Bᵀ·Aᵀ` — 64 weight columns × `ROWS` activation rows
+/// (d4's 64: `decode_whole_k::Rows64`; d13's 16: `decode_one_consumer::Rows16`): its stage, how a
+/// stage is filled and how C is stored from a warpgroup's accumulators. The CTAs that run such tiles
+/// add their own parts: two consumers exchanging sums (`decode_whole_k::WholeKTile`: d4, d9, d12, d13)
+/// or one consumer with its K loop (`decode_one_consumer::OneConsumerTile`: d14–d17).
+pub(super) trait SwappedTile<E: Elem16> {
+    /// Activation rows of a tile (the rows of `Cᵀ`'s tile are 64 weight columns).
+    const ROWS: u32;
+    /// Bytes of one stage.
+    const STAGE_BYTES: u32;
+    /// A consumer warpgroup's accumulators.
+    type Acc;
+    /// Loads K tile `kt` of the tile at rows `m0 ..`, columns `n0 ..` into the stage at `s_stage`,
+    /// announced on its full barrier `bar`.
+    ///
+    /// # Safety
+    /// One thread; the stage is free; the maps as the kernel's contract says.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32);
+    /// Stores the tile at rows `row0 ..`, columns `col0 ..` of C from this thread's accumulators.
+    ///
+    /// # Safety
+    /// `g_c` has `m·n` writable 16-bit elements; `warp` (0..4) and `lane` are the thread's in its
+    /// warpgroup, which holds the whole tile's sums.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn store(r_acc: &Self::Acc, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32);
+}
+
 /// The body of d3 for inputs and output of type `E`, and of d6 (`CLUSTER = 2`): the CTAs of a cluster
 /// walk the same units of *cluster tiles* (`CLUSTER` vertically adjacent tiles, the same columns and K
 /// range), CTA `rank` taking tile row `CLUSTER · tm2 + rank`; a CTA whose tile row lies past M

@@ -1,8 +1,9 @@
 //! The whole-K decode CTA (introduced by d4, whose file explains it): two consumer warpgroups taking
 //! alternate stages of a 64×64 tile of `Cᵀ` ([`consume`], also d13's 16-row tiles: [`SwappedAcc`]), their accumulators added through shared
-//! memory ([`add_warpgroups`]), and d4's persistent body ([`decode`]; with `PDL`, d9's). The body runs
-//! d4, d9 and d12; d5 takes the K loop and the exchange.
-use super::decode_swapped::{A_BYTES, W_DESC_0, X_DESC_0, place, store_pair, issue_stage};
+//! memory ([`add_warpgroups`]), and d4's persistent body ([`decode`] on a [`WholeKTile`]: [`Rows64`], or
+//! d13's 16-row tile; with `PDL`, d9's). The body runs d4, d9, d12 and d13; d5 takes the K loop and the
+//! exchange.
+use super::decode_swapped::{A_BYTES, SwappedTile, W_DESC_0, X_DESC_0, place, store_pair, issue_stage};
 use super::elem::Elem16;
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
@@ -14,8 +15,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_fence_operand8, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::hopper::tma_hgemm::{BK, D13_A_BYTES, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES,
-                                D4_STAGES as STAGES};
+use layout::hopper::tma_hgemm::{BK, D13_A_BYTES, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES};
 
 /// A decode tile's accumulators as the alternate-stage K loop ([`consume`]) fills them: d4's 64
 /// activation rows (`[f32; 32]`, `wgmma.m64n64k16`) or d13's 16 (`[f32; 8]`, `m64n16k16`), with the
@@ -131,14 +131,67 @@ pub(super) unsafe fn add_warpgroups(r_acc: &mut [f32; 32], s_exchange: u32, mh: 
     }
 }
 
-/// The body of d4 for inputs and output of type `E`; with `PDL` (d9) it first lets the next grid on the
-/// stream be scheduled (`griddepcontrol.launch_dependents`) and then waits for the previous one
-/// (`griddepcontrol.wait`) before anything else: no global memory is touched before that wait.
+/// A tile a two-consumer whole-K decode CTA runs (d4's [`Rows64`]; d13's 16-row `Rows16`, in its file):
+/// how warpgroup 1's accumulators reach warpgroup 0's.
+pub(super) trait WholeKTile<E: Elem16>: SwappedTile<E, Acc: SwappedAcc<E>> {
+    /// Bytes of the exchange region between the two consumer warpgroups.
+    const EXCHANGE_BYTES: u32;
+    /// Warpgroup 1's accumulators added into warpgroup 0's through the exchange region.
+    ///
+    /// # Safety
+    /// As [`add_warpgroups`], over `EXCHANGE_BYTES`.
+    unsafe fn add_warpgroups(r_acc: &mut Self::Acc, s_exchange: u32, mh: u32, t: u32);
+}
+
+/// d4's tile: 64 activation rows, 16 KiB stages (the activation box and one weight box), `m64n64k16`
+/// into 32 accumulators a thread, 16 pairs stored per thread; with two consumers a 16 KiB exchange.
+/// d16 runs it with one consumer.
+pub(super) struct Rows64;
+
+impl<E: Elem16> SwappedTile<E> for Rows64 {
+    const ROWS: u32 = ROWS;
+    const STAGE_BYTES: u32 = STAGE_BYTES;
+    type Acc = [f32; 32];
+    #[inline(always)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+        // SAFETY: forwarded to the caller (the stage holds an activation box and one weight box).
+        unsafe { issue_stage::<1>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
+    }
+    #[inline(always)]
+    unsafe fn store(r_acc: &[f32; 32], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+        let a_row0 = decode_a_box_row0(m, row0); // accumulator column r is row a_row0 + r
+        unroll2!(h => { unroll8!(q => {
+            let p = 8 * h + q;
+            let (c, r) = place(warp, lane, p);
+            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
+            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]) };
+        })});
+    }
+}
+
+impl<E: Elem16> WholeKTile<E> for Rows64 {
+    const EXCHANGE_BYTES: u32 = EXCHANGE_BYTES;
+    #[inline(always)]
+    unsafe fn add_warpgroups(r_acc: &mut [f32; 32], s_exchange: u32, mh: u32, t: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { add_warpgroups(r_acc, s_exchange, mh, t) }
+    }
+}
+
+/// The body of d4 for inputs and output of type `E` on tile `T` with a ring of `RING` stages (even: the
+/// warpgroups take alternate stages; d4, d9 and d12 `D4_STAGES`, d13 its own); with `PDL` (d9, d13) it first
+/// lets the next grid on the stream be scheduled (`griddepcontrol.launch_dependents`) and then waits
+/// for the previous one (`griddepcontrol.wait`) before anything else: no global memory is touched
+/// before that wait.
 ///
 /// # Safety
-/// As [`hgemm_decode_v4`](super::decode_v4_whole_k::hgemm_decode_v4).
+/// As [`hgemm_decode_v4`](super::decode_v4_whole_k::hgemm_decode_v4), with `T`'s tile, stage and
+/// exchange: 384 threads and the dynamic shared memory of `RING` stages of `T::STAGE_BYTES` and
+/// `T::EXCHANGE_BYTES`.
 #[inline(always)]
-pub(super) unsafe fn decode<E: Elem16, const PDL: bool>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+pub(super) unsafe fn decode<E: Elem16, T: WholeKTile<E>, const PDL: bool, const RING: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
+                                                                                        m: u32, n: u32, k: u32) {
+    const { assert!(RING % 2 == 0, "the warpgroups take alternate stages: an even ring (D4_STAGES says why)") };
     if PDL {
         crate::prim::sync::griddepcontrol_launch_dependents();
         crate::prim::sync::griddepcontrol_wait();
@@ -148,14 +201,14 @@ pub(super) unsafe fn decode<E: Elem16, const PDL: bool>(tmap_a: *const TensorMap
     // count). The exchange region lies between the ring and the barriers; warpgroup 1 writes it only
     // after the barrier that ends warpgroup 0's reads of the previous tile, and warpgroup 0 reads it
     // only after the barrier that follows the writes (named barrier 3, the 256 consumer threads, met
-    // twice per tile by both). C addresses are checked in `store_pair`.
+    // twice per tile by both). C addresses are checked by `T::store`.
     unsafe {
         warp_specialized! {
             empty_arrivals: 4;
-            ring: let (ring, s_exchange) = (STAGES, STAGE_BYTES, EXCHANGE_BYTES);
+            ring: let (ring, s_exchange) = (RING, T::STAGE_BYTES, T::EXCHANGE_BYTES);
             thread: tid, warpgroup: wg;
             setup: {
-                let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
+                let (tiles_m, tiles_n) = (m.div_ceil(T::ROWS), n.div_ceil(COLS));
                 let k_tiles = k.div_ceil(BK);
             }
             tensor_maps: (tmap_a, tmap_b);
@@ -168,7 +221,7 @@ pub(super) unsafe fn decode<E: Elem16, const PDL: bool>(tmap_a: *const TensorMap
                     while kt < k_tiles {
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        issue_stage::<1>(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
+                        T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);
                         it += 1;
                         kt += 1;
                     }
@@ -182,17 +235,11 @@ pub(super) unsafe fn decode<E: Elem16, const PDL: bool>(tmap_a: *const TensorMap
                 let mut tile = block_idx_x();
                 while tile < tiles_m * tiles_n {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-                    let mut r_acc: [f32; 32] = consume::<E, _>(ring, it, k_tiles, mh);
+                    let mut r_acc: T::Acc = consume::<E, _>(ring, it, k_tiles, mh);
                     it += k_tiles;
-                    add_warpgroups(&mut r_acc, s_exchange, mh, t);
+                    T::add_warpgroups(&mut r_acc, s_exchange, mh, t);
                     if mh == 0 {
-                        let (row0, col0) = (tm * ROWS, tn * COLS);
-                        let a_row0 = decode_a_box_row0(m, row0); // accumulator column r is row a_row0 + r
-                        unroll2!(h => { unroll8!(q => {
-                            let p = 8 * h + q;
-                            let (c, r) = place(warp, lane, p);
-                            store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
-                        })});
+                        T::store(&r_acc, g_c, m, n, tm * T::ROWS, tn * COLS, warp, lane);
                     }
                     // Warpgroup 1 overwrites the exchange for the next tile only after warpgroup 0 read it.
                     sync_named(3, 256);

@@ -85,9 +85,9 @@
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
 //! | `tma_store_body.rs` | h6's body: the persistent 128×256 tile with the TMA-store epilogue, in clusters of 2 sharing B for h9 | h6, h9 |
 //! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices; the (tile, split) unit walk (`unit`) | d2, h7, d3, h10, FP8 f14 |
-//! | `decode_swapped.rs` | the transposed product `Cᵀ = Bᵀ·Aᵀ`: stage loads, descriptors, d3's K loop, the transposed epilogue's pair stores, d3's split-K body (`decode`, `decode_with` with the stage loads plugged in) | d3–d8, d10, d11, d13, d14, d16 |
-//! | `decode_whole_k.rs` | d4's whole-K CTA: the two consumers' alternate stages, their sum through shared memory, the body | d4, d5, d9, d12 |
-//! | `decode_one_consumer.rs` | d13's 16-row stage load; d14's one-consumer CTA: its K loop, `OneConsumerTile` (`Rows16`), the body (d17's L2 prefetch window as `AHEAD`) | d13–d17 |
+//! | `decode_swapped.rs` | the transposed product `Cᵀ = Bᵀ·Aᵀ`: stage loads, descriptors, d3's K loop, the transposed epilogue's pair stores, d3's split-K body (`decode`, `decode_with` with the stage loads plugged in), `SwappedTile` (a whole-K tile: its stage, load and store) | d3–d17 |
+//! | `decode_whole_k.rs` | d4's whole-K CTA: the two consumers' alternate stages (`consume` on `SwappedAcc`: 32 or 8 accumulators), their sum through shared memory, d4's tile `Rows64`, the body on any `WholeKTile` | d4, d5, d9, d12, d13, d16 (`Rows64`) |
+//! | `decode_one_consumer.rs` | d13's 16-row tile `Rows16` (its stage load and store); d14's one-consumer CTA: its K loop, `OneConsumerTile`, the body (d17's L2 prefetch window as `AHEAD`) | d13–d17 |
 //! | `stream_k.rs` | the stream-K tail: `stream_k_wide!` (the wide kernel body with the tail, a step plugging in its stage loads and K loop) and the workspace slots' stores and adds | h10, FP8 f14, f16 (its `@body` form: any accumulator width, C staging and epilogue) |
 //! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |
 //!

@@ -19,11 +19,12 @@
 //! Prediction (before running): one DRAM latency less at the start of a launch on rotated weights,
 //! ~0.4–0.8 µs of d9's 16.5 µs at 1 / 16 / 64 × 4096² (1.025–1.05× d9: 78.8% → 81–83% of the same run's
 //! copy), 1.01–1.02× at 4096×14336; nothing where the weights stay in L2.
-use super::decode_whole_k::decode;
+use super::decode_whole_k::{Rows64, decode};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMapParam;
 use nvptx_std::{grid_constant_tensor_maps, param_tensor_map};
+use layout::hopper::tma_hgemm::D4_STAGES as STAGES;
 
 /// [`super::decode_v9_pdl::hgemm_decode_v9`] with the maps of A and B by value.
 ///
@@ -35,7 +36,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v12(_tmap_a: TensorMapParam, _tma
     let (tmap_a, tmap_b) = (param_tensor_map!(hgemm_decode_v12, 0), param_tensor_map!(hgemm_decode_v12, 1));
     // SAFETY: forwarded (d4's body behind the PDL wait); the maps' addresses are the parameters', valid
     // and unchanged for the whole launch.
-    unsafe { decode::<F16, true>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, Rows64, true, STAGES>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v12`] on bf16.
@@ -46,7 +47,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v12(_tmap_a: TensorMapParam, _tma
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v12_bf16(_tmap_a: TensorMapParam, _tmap_b: TensorMapParam, g_c: *mut u16, m: u32, n: u32, k: u32) {
     let (tmap_a, tmap_b) = (param_tensor_map!(hgemm_decode_v12_bf16, 0), param_tensor_map!(hgemm_decode_v12_bf16, 1));
     // SAFETY: as `hgemm_decode_v12`.
-    unsafe { decode::<Bf16, true>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, Rows64, true, STAGES>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 grid_constant_tensor_maps!(hgemm_decode_v12, 0, 1);

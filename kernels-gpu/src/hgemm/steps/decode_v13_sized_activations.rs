@@ -37,23 +37,17 @@
 //!   1 / 16 × 4096×14336 95.6–96.8% (d9 93–94%); 1×14336×4096 94.3–94.7% (d2, the entry point's
 //!   step there, 96.7% in session 20). The streaming rate is d9's (3.15 TB/s from K = 1024 to 16384);
 //!   the whole gain is the fixed cost, ~1.1 µs.
-use super::decode_one_consumer::issue_stage;
-use super::decode_whole_k::consume;
-use super::decode_swapped::store_pair;
+use super::decode_one_consumer::Rows16;
+use super::decode_whole_k::{WholeKTile, decode as whole_k};
 use super::elem::{Bf16, Elem16, F16};
-use super::tma_persistent::persistent_tile;
-use super::tma_warp_specialized::warp_specialized;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     shared::{ld_shared_u32, st_shared_u32},
     sync::sync_named,
-    thread::{block_idx_x, grid_dim_x, lane_id},
     tma::TensorMap,
 };
-use crate::util::unroll::{unroll4, unroll8};
-use layout::fragment::WgmmaAcc;
-use layout::hopper::tma_hgemm::{BK, D4_COLS as COLS, D13_EXCHANGE_BYTES as EXCHANGE_BYTES, D13_ROWS as ROWS,
-                                D13_STAGE_BYTES as STAGE_BYTES, D13_STAGES as STAGES, decode_box_row0};
+use crate::util::unroll::unroll8;
+use layout::hopper::tma_hgemm::{D13_EXCHANGE_BYTES as EXCHANGE_BYTES, D13_STAGES as STAGES};
 
 /// `C = A · B` (f16) with 64-column × 16-row tiles of `Cᵀ`, the weights B streamed whole-K by TMA,
 /// with programmatic dependent launch (as d9).
@@ -119,73 +113,25 @@ unsafe fn add_warpgroups(r_acc: &mut [f32; 8], s_exchange: u32, mh: u32, t: u32)
     }
 }
 
+/// d13's tile with d4's two consumers: a 4 KiB exchange of 8 accumulators a thread.
+impl<E: Elem16> WholeKTile<E> for Rows16 {
+    const EXCHANGE_BYTES: u32 = EXCHANGE_BYTES;
+    #[inline(always)]
+    unsafe fn add_warpgroups(r_acc: &mut [f32; 8], s_exchange: u32, mh: u32, t: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { add_warpgroups(r_acc, s_exchange, mh, t) }
+    }
+}
+
 /// The body of d13 for inputs and output of type `E` with a ring of `RING` stages (even): d9's (the PDL
-/// wait first, then d4's warp-specialized CTA) on 64×16 tiles of `Cᵀ`.
+/// wait first, then d4's warp-specialized CTA: `decode_whole_k::decode`) on 64×16 tiles of `Cᵀ`.
 ///
 /// # Safety
 /// As [`hgemm_decode_v13`].
 #[inline(always)]
 unsafe fn decode<E: Elem16, const RING: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
-    const { assert!(RING % 2 == 0, "the warpgroups take alternate stages: an even ring (D4_STAGES says why)") };
-    crate::prim::sync::griddepcontrol_launch_dependents();
-    crate::prim::sync::griddepcontrol_wait();
-    // SAFETY: as d4's body: the producer and both consumers walk the same tiles and K tiles, each stage
-    // use is consumed and released by one warpgroup (4 warps: the empty barriers' count); the exchange
-    // region lies between the ring and the barriers and is written by warpgroup 1 only after the
-    // meeting that ends warpgroup 0's reads of the previous tile. C addresses are checked in
-    // `store_pair`.
-    unsafe {
-        warp_specialized! {
-            empty_arrivals: 4;
-            ring: let (ring, s_exchange) = (RING, STAGE_BYTES, EXCHANGE_BYTES);
-            thread: tid, warpgroup: wg;
-            setup: {
-                let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
-                let k_tiles = k.div_ceil(BK);
-            }
-            tensor_maps: (tmap_a, tmap_b);
-            producer: {
-                let mut it = 0u32;
-                let mut tile = block_idx_x();
-                while tile < tiles_m * tiles_n {
-                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-                    let mut kt = 0;
-                    while kt < k_tiles {
-                        let (s_stage, full, _, _) = ring.at(it);
-                        ring.wait_empty(it);
-                        issue_stage(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
-                        it += 1;
-                        kt += 1;
-                    }
-                    tile += grid_dim_x();
-                }
-            }
-            consumer(mh): {
-                let (warp, lane) = ((tid / 32) % 4, lane_id());
-                let t = tid % 128;
-                let mut it = 0u32;
-                let mut tile = block_idx_x();
-                while tile < tiles_m * tiles_n {
-                    let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-                    let mut r_acc: [f32; 8] = consume::<E, _>(ring, it, k_tiles, mh);
-                    it += k_tiles;
-                    add_warpgroups(&mut r_acc, s_exchange, mh, t);
-                    if mh == 0 {
-                        let (row0, col0) = (tm * ROWS, tn * COLS);
-                        let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
-                        unroll4!(p => {
-                            // Pair p: rows r, r + 1 of C (accumulator columns) at column c of the tile.
-                            let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
-                            store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]);
-                        });
-                    }
-                    // Warpgroup 1 overwrites the exchange for the next tile only after warpgroup 0 read it.
-                    sync_named(3, 256);
-                    tile += grid_dim_x();
-                }
-            }
-        }
-    }
+    // SAFETY: forwarded to the caller (the tile's dynamic shared memory: `d13_dyn_smem(RING)`).
+    unsafe { whole_k::<E, Rows16, true, RING>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

@@ -25,13 +25,13 @@
 //! follows the tile's 64 rows (the 8 KiB activation box in every stage, 32 stores a thread). Chosen in
 //! d9's place for 16 < M ≤ 64 (`gemm::default_step`): never slower at the eight shapes measured.
 use super::decode_one_consumer::{OneConsumerTile, decode};
-use super::decode_swapped::{consume, issue_stage, place, store_pair};
+use super::decode_swapped::consume;
+use super::decode_whole_k::Rows64;
 use super::elem::{Bf16, Elem16, F16};
 use super::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
-use crate::util::unroll::{unroll2, unroll8};
-use layout::hopper::tma_hgemm::{D3_ROWS, D4_STAGE_BYTES, D4_STAGES, decode_a_box_row0};
+use layout::hopper::tma_hgemm::D4_STAGES;
 
 /// `C = A · B` (f16) as d15 on 64-row activation tiles.
 ///
@@ -55,35 +55,14 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v16_bf16(tmap_a: *const TensorMap
     unsafe { decode::<Bf16, Rows64, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
-/// d4's tile for one consumer: 64 activation rows, 12 stages of 16 KiB (the activation box and one
-/// weight box: `issue_stage::<1>`), d3's K loop on weight box 0, d4's 16 pairs per thread.
-struct Rows64;
-
+/// d4's tile with one consumer: a 12-stage ring ([`D4_STAGES`]), d3's K loop on weight box 0.
 impl<E: Elem16> OneConsumerTile<E> for Rows64 {
-    const ROWS: u32 = D3_ROWS;
     const STAGES: u32 = D4_STAGES;
-    const STAGE_BYTES: u32 = D4_STAGE_BYTES;
-    type Acc = [f32; 32];
-    #[inline(always)]
-    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
-        // SAFETY: forwarded to the caller (the stage holds an activation box and one weight box).
-        unsafe { issue_stage::<1>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
-    }
     #[inline(always)]
     unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> [f32; 32] {
         // SAFETY: forwarded to the caller; one CTA (no cluster), weight box 0, the consumer's 4 warps
         // release each stage (the empty barriers' count).
         unsafe { consume::<E, 1>(ring, it, kts, 0) }
-    }
-    #[inline(always)]
-    unsafe fn store(r_acc: &[f32; 32], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
-        let a_row0 = decode_a_box_row0(m, row0); // accumulator column r is row a_row0 + r
-        unroll2!(h => { unroll8!(q => {
-            let p = 8 * h + q;
-            let (c, r) = place(warp, lane, p);
-            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
-            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]) };
-        })});
     }
 }
 

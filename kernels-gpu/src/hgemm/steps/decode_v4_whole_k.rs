@@ -28,10 +28,11 @@
 //! at 128×4096×14336. With the tensor maps no longer re-uploaded inside each timed repetition
 //! (`call12-maps`, `call13-final`): 96–105% at M = 1–64 × 4096², 102–103% at 1–16 × 4096×14336 —
 //! chosen wherever its tiles fill 40–100% of the SMs (`gemm::d4_fits`).
-use super::decode_whole_k::decode;
+use super::decode_whole_k::{Rows64, decode};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
+use layout::hopper::tma_hgemm::D4_STAGES as STAGES;
 
 /// `C = A · B` (f16) with 64×64 tiles, the weights B streamed whole-K by TMA.
 ///
@@ -42,7 +43,7 @@ use crate::prim::tma::TensorMap;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v4(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16, false>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, Rows64, false, STAGES>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v4`] on bf16.
@@ -52,7 +53,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v4(tmap_a: *const TensorMap, tmap
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v4_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, false>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, Rows64, false, STAGES>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

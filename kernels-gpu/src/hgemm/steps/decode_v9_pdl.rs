@@ -18,10 +18,11 @@
 //!
 //! Prediction (before running): back to back at 1 / 16 × 4096² ~1.5–2 µs less per launch than d4
 //! (≈ 1.10–1.14×: 78–79% → ~87–90% of the copy bandwidth), 1.03–1.06× at 4096×14336 and larger.
-use super::decode_whole_k::decode;
+use super::decode_whole_k::{Rows64, decode};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
+use layout::hopper::tma_hgemm::D4_STAGES as STAGES;
 
 /// [`super::decode_v4_whole_k::hgemm_decode_v4`] with programmatic dependent launch.
 ///
@@ -30,7 +31,7 @@ use crate::prim::tma::TensorMap;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v9(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (d4's body behind the PDL wait).
-    unsafe { decode::<F16, true>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<F16, Rows64, true, STAGES>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v9`] on bf16.
@@ -40,7 +41,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v9(tmap_a: *const TensorMap, tmap
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v9_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, true>(tmap_a, tmap_b, g_c, m, n, k) }
+    unsafe { decode::<Bf16, Rows64, true, STAGES>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
