@@ -95,6 +95,13 @@ const fn up8(x: usize) -> usize {
 ///   128×8192² 95 / 100%, 192×4096² 78 / 99% (d3 was chosen here from session 9 to 13: 256×4096² 93%,
 ///   512×4096² 74% against h6's 58%, 1024³ 86% against h8x3's 57%). Where the tiles would split K
 ///   (128×4096²: 79%) `h8` stays (86%).
+/// * `d19` in d7's place where its 128×128 tiles fill one wave to more than half the SMs ([`d19_fits`]:
+///   67–132 tiles on 132 SMs, e.g. M = 384–512 at N = 4096) and the weights' rows are a multiple of
+///   128 bytes: d7's tiles on 128 activation rows (`wgmma.m64n128k16`), so d7's one-and-a-half or two
+///   rounds of 64-row tiles become one. `ab d7 d19` (`results/2026-11-26-h100-session27/call4`, f16 /
+///   bf16): 384×4096² 1.17–1.18×, 512×4096² 1.15–1.16×, 512×4096×14336 1.20×, 384×4096×11008
+///   1.26–1.36×; where d19's tiles would split K it loses (256×4096² 0.77–0.79×, 1024³ 0.61–0.62×,
+///   256×4096×14336 0.95–0.97×), so d7 keeps those.
 /// * `d11` in d7's place where the weights' rows (B: `2N` bytes) are off a multiple of 128 bytes
 ///   ([`weight_rows_off_128`]: 1000³): d8's clusters of 2 sharing the weight boxes by multicast, ending
 ///   in the producer's tail instead of a last cluster barrier, their first cluster barrier relaxed.
@@ -126,6 +133,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
         _ if !hopper => &steps::V10,
+        _ if d19_fits(s, sms) && !weight_rows_off_128(s) => if bf { &steps::D19_BF16 } else { &steps::D19 },
         _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
         _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
@@ -165,7 +173,7 @@ const fn rule_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<u
 /// Every step [`default_step`] can return (the CPU test `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 18] = [
+pub const RULE_STEPS: [RuleStep; 19] = [
     rule_step(&steps::D15, &steps::D15_BF16, Some(4 * 16)),
     rule_step(&steps::D16, &steps::D16_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
@@ -176,6 +184,7 @@ pub const RULE_STEPS: [RuleStep; 18] = [
     rule_step(&steps::D11, &steps::D11_BF16, None),
     rule_step(&steps::H10, &steps::H10_BF16, None),
     rule_step(&steps::H6S4, &steps::H6S4_BF16, None),
+    rule_step(&steps::D19, &steps::D19_BF16, None),
     rule_step(&steps::H8[0], &steps::H8_BF16[0], None),
     rule_step(&steps::H8[1], &steps::H8_BF16[1], None),
     rule_step(&steps::H8[2], &steps::H8_BF16[2], None),
@@ -229,6 +238,17 @@ pub fn d7_fits(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{BM, BN_WIDE, D3_COLS, D3_ROWS, persistent_splits};
     let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
     2 * h6_tiles < sms as u64 && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D3_ROWS, D3_COLS) == 1
+}
+
+/// Whether d19 is the step: M above the decode range, and its 128×128 tiles fill one wave to more than
+/// half the SMs with no split of K, `SMs < 2·⌈M/128⌉·⌈N/128⌉ ≤ 2·SMs` (`persistent_splits` = 1: a
+/// split tile's partial sums cost d19 ~5 µs at 256×4096², 0.77× d7; `results/2026-11-26-h100-session27/`
+/// `call4`).
+pub fn d19_fits(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{D19_ROWS, D3_COLS, persistent_splits};
+    let tiles = (s.m as u64).div_ceil(D19_ROWS as u64) * (s.n as u64).div_ceil(D3_COLS as u64);
+    s.m > DECODE_MAX_M && 2 * tiles > sms as u64 && tiles <= sms as u64
+        && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D19_ROWS, D3_COLS) == 1
 }
 
 /// Whether the rows of B, the weights (`2N` bytes), are off a multiple of 128 bytes, so each 128-byte
@@ -479,8 +499,13 @@ mod tests {
         assert_eq!(choose(shape(64, 64 * 116, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4");
         assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "128 d7 tiles");
         assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
-        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d7 tiles, 64 h6 tiles");
-        assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "56 h6 tiles");
+        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "256 d7 tiles, 128 d19 tiles");
+        assert_eq!(choose(shape(384, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16", "96 d19 tiles");
+        assert_eq!(choose(shape(384, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d19");
+        assert_eq!(choose(shape(257, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "3 d19 tile rows, the last ragged");
+        assert_eq!(choose(shape(512, 4000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off 128 bytes");
+        assert!(!d19_fits(shape(256, 4096, 4096), 132) && !d19_fits(shape(64, 8192, 4096), 132) && !d19_fits(shape(128, 4096, 128), 132));
+        assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "56 h6 tiles, 112 d19 tiles (1.01–1.02× d7, session 27 call 3)");
         assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "86 h6 tiles");
         assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "d7's tiles; B's rows off 128 bytes");
         assert_eq!(choose(shape(992, 992, 992), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "1984-byte rows: off 128");
@@ -508,7 +533,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { "d19+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");

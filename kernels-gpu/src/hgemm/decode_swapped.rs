@@ -15,11 +15,11 @@ use crate::prim::{
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast, cp_async_bulk_wait_group0},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_fence_operand8, wgmma_wait_group},
 };
 use layout::fragment::WgmmaAcc;
 use layout::hopper::WgmmaDesc;
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, decode_a_box_row0, decode_a_box_rows, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES,
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D13_A_BYTES, D19_A_BYTES, D3_COLS as COLS, decode_a_box_row0, decode_a_box_rows, D3_ROWS as ROWS, D3_STAGE_BYTES as STAGE_BYTES, D3_STAGES as STAGES,
                                 D7_STAGES, D7_STAGING_BYTES, d7_weight_box_col};
 
 /// Bytes of the activation box at the start of a stage.
@@ -31,6 +31,77 @@ pub(super) const W_DESC_0: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BK) {
     Err(_) => panic!("weights descriptor"),
 };
 pub(super) const X_DESC_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
+
+/// A transposed tile's accumulators as the K loops fill them ([`consume`]; d4's alternate stages,
+/// `decode_whole_k::consume`): d3–d11's 64 activation rows (`[f32; 32]`, `wgmma.m64n64k16`), d13's 16
+/// (`[f32; 8]`, `m64n16k16`) or d19's 128 (`[[f32; 32]; 2]`, `m64n128k16`), with the bytes of the
+/// activation box at the start of each stage (the weight boxes follow it).
+pub(super) trait SwappedAcc<E: Elem16>: Sized {
+    /// Bytes of a stage's activation box (`rows · BK · 2`).
+    const A_BYTES: u32;
+    /// Fresh accumulators.
+    fn zero() -> Self;
+    /// `wgmma.fence`'s operand fence on every accumulator register.
+    fn fence(&mut self);
+    /// One `k16` step: `self (+)= W(d_w)ᵀ · X(d_x)ᵀ`, the weights MN-major (`TA = 1`).
+    ///
+    /// # Safety
+    /// As the `Elem16` wrapper it calls: all 128 threads of a warpgroup, descriptors of staged boxes.
+    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool);
+}
+
+impl<E: Elem16> SwappedAcc<E> for [f32; 32] {
+    const A_BYTES: u32 = A_BYTES;
+    #[inline(always)]
+    fn zero() -> Self {
+        [0.0f32; 32]
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        wgmma_fence_operand(self);
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_64::<1, 0>(self, d_w, d_x, scale_d) }
+    }
+}
+
+impl<E: Elem16> SwappedAcc<E> for [f32; 8] {
+    const A_BYTES: u32 = D13_A_BYTES;
+    #[inline(always)]
+    fn zero() -> Self {
+        [0.0f32; 8]
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        wgmma_fence_operand8(self);
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_16::<1, 0>(self, d_w, d_x, scale_d) }
+    }
+}
+
+impl<E: Elem16> SwappedAcc<E> for [[f32; 32]; 2] {
+    const A_BYTES: u32 = D19_A_BYTES;
+    #[inline(always)]
+    fn zero() -> Self {
+        [[0.0f32; 32]; 2]
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        let [lo, hi] = self;
+        wgmma_fence_operand(lo);
+        wgmma_fence_operand(hi);
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_128::<1, 0>(self, d_w, d_x, scale_d as u32) }
+    }
+}
 
 /// The activation box of the tile whose rows start at `m0` (`layout::hopper::tma_hgemm::decode_a_box_*`:
 /// never past M) and `BOXES` weight boxes (columns `n0 ..`, 64 each) of K tile `kt` into the stage at
@@ -145,8 +216,8 @@ impl<const CLUSTER: u32, const CLAMP_N: bool> StageLoads for TmaLoads<CLUSTER, C
 /// ring's empty barriers count (each warp arrives on the stage's empty barrier of every CTA of the
 /// cluster, [`Ring::release_cluster`]).
 #[inline(always)]
-pub(super) unsafe fn consume<E: Elem16, const CLUSTER: u32>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> [f32; 32] {
-    let mut r_acc = [0.0f32; 32];
+pub(super) unsafe fn consume<E: Elem16, A: SwappedAcc<E>, const CLUSTER: u32>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> A {
+    let mut r_acc = A::zero();
     let mut i = 0;
     // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
     // only after the `wait_group` that retired the group reading it; the accumulators are pinned
@@ -154,18 +225,18 @@ pub(super) unsafe fn consume<E: Elem16, const CLUSTER: u32>(ring: Ring, it: &mut
     unsafe {
         while i < kts {
             let (s_stage, _, _, _) = ring.at(*it);
-            let d_w = W_DESC_0.advance(s_stage + A_BYTES + mh * B_BOX_BYTES);
+            let d_w = W_DESC_0.advance(s_stage + A::A_BYTES + mh * B_BOX_BYTES);
             let d_x = X_DESC_0.advance(s_stage);
             ring.wait_full(*it);
-            wgmma_fence_operand(&mut r_acc);
+            r_acc.fence();
             wgmma_fence();
             for ks in 0..BK / 16 {
                 // K step ks: 16 rows (2048 B) down the weight box, 32 bytes along the activation rows.
-                E::wgmma_64::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, i > 0 || ks > 0);
+                r_acc.mma(d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, i > 0 || ks > 0);
             }
             wgmma_commit_group();
             wgmma_wait_group::<1>();
-            wgmma_fence_operand(&mut r_acc);
+            r_acc.fence();
             if i > 0 {
                 ring.release_cluster::<CLUSTER>(*it - 1);
             }
@@ -173,7 +244,7 @@ pub(super) unsafe fn consume<E: Elem16, const CLUSTER: u32>(ring: Ring, it: &mut
             i += 1;
         }
         wgmma_wait_group::<0>();
-        wgmma_fence_operand(&mut r_acc);
+        r_acc.fence();
         if kts > 0 {
             ring.release_cluster::<CLUSTER>(*it - 1);
         }
@@ -342,7 +413,7 @@ pub(super) unsafe fn decode_with<E: Elem16, const CLUSTER: u32, const TMA_C: boo
                     // (d7, d8: a weight box moved left to end at N overlaps the columns before col0).
                     let (row0, a_row0, col0) = (tm * ROWS, decode_a_box_row0(m, tm * ROWS), tn * COLS + 64 * mh);
                     let colb = if TMA_C { d7_weight_box_col(n, col0) } else { col0 };
-                    let r_acc = consume::<E, CLUSTER>(ring, &mut it, kt1 - kt0, mh);
+                    let r_acc: [f32; 32] = consume::<E, _, CLUSTER>(ring, &mut it, kt1 - kt0, mh);
                     // Each of the 16 pairs with a constant index (unrolled), so r_acc stays in registers.
                     if CLUSTER > 1 && tm >= tiles_m {
                         // A tile row past M (the cluster's second CTA, ⌈M/64⌉ odd): nothing to store,

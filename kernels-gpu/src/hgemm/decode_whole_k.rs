@@ -3,7 +3,7 @@
 //! memory ([`add_warpgroups`]), and d4's persistent body ([`decode`] on a [`WholeKTile`]: [`Rows64`], or
 //! d13's 16-row tile; with `PDL`, d9's). The body runs d4, d9, d12 and d13; d5 takes the K loop and the
 //! exchange.
-use super::decode_swapped::{A_BYTES, SwappedTile, W_DESC_0, X_DESC_0, place, store_pair, issue_stage};
+use super::decode_swapped::{SwappedAcc, SwappedTile, W_DESC_0, X_DESC_0, place, store_pair, issue_stage};
 use super::elem::Elem16;
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
@@ -12,61 +12,10 @@ use crate::prim::{
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::TensorMap,
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_fence_operand8, wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::hopper::tma_hgemm::{BK, D13_A_BYTES, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES};
-
-/// A decode tile's accumulators as the alternate-stage K loop ([`consume`]) fills them: d4's 64
-/// activation rows (`[f32; 32]`, `wgmma.m64n64k16`) or d13's 16 (`[f32; 8]`, `m64n16k16`), with the
-/// bytes of the activation box at the start of each stage (the weight box follows it).
-pub(super) trait SwappedAcc<E: Elem16>: Sized {
-    /// Bytes of a stage's activation box (`rows · BK · 2`).
-    const A_BYTES: u32;
-    /// Fresh accumulators.
-    fn zero() -> Self;
-    /// `wgmma.fence`'s operand fence on every accumulator register.
-    fn fence(&mut self);
-    /// One `k16` step: `self (+)= W(d_w)ᵀ · X(d_x)ᵀ`, the weights MN-major (`TA = 1`).
-    ///
-    /// # Safety
-    /// As the `Elem16` wrapper it calls: all 128 threads of a warpgroup, descriptors of staged boxes.
-    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool);
-}
-
-impl<E: Elem16> SwappedAcc<E> for [f32; 32] {
-    const A_BYTES: u32 = A_BYTES;
-    #[inline(always)]
-    fn zero() -> Self {
-        [0.0f32; 32]
-    }
-    #[inline(always)]
-    fn fence(&mut self) {
-        wgmma_fence_operand(self);
-    }
-    #[inline(always)]
-    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
-        // SAFETY: forwarded to the caller.
-        unsafe { E::wgmma_64::<1, 0>(self, d_w, d_x, scale_d) }
-    }
-}
-
-impl<E: Elem16> SwappedAcc<E> for [f32; 8] {
-    const A_BYTES: u32 = D13_A_BYTES;
-    #[inline(always)]
-    fn zero() -> Self {
-        [0.0f32; 8]
-    }
-    #[inline(always)]
-    fn fence(&mut self) {
-        wgmma_fence_operand8(self);
-    }
-    #[inline(always)]
-    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
-        // SAFETY: forwarded to the caller.
-        unsafe { E::wgmma_16::<1, 0>(self, d_w, d_x, scale_d) }
-    }
-}
+use layout::hopper::tma_hgemm::{BK, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES};
 
 /// Consumer warpgroup `mh`'s share of a tile: the stages of running indices `it0 .. it0 + k_tiles` whose
 /// parity is `mh`, into fresh accumulators `A` (d4's 64 rows, d13's 16); each stage released after its

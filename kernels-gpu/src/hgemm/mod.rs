@@ -68,6 +68,7 @@
 //! | d15 | `steps/decode_v15_early_first_stages.rs` | d14 with the first stages issued before the block barrier |
 //! | d16 | `steps/decode_v16_one_consumer_64.rs` | d15's CTA on 64-row activation tiles (16 < M ≤ 64) |
 //! | d17 | `steps/decode_v17_l2_prefetch.rs` | d15 with the next K tiles' weights prefetched into the L2 (`d17n16`: a window of 16; slower: a measured negative) |
+//! | d19 | `steps/decode_v19_rows128.rs` | d7 on 128-row tiles (`m64n128k16`), split tiles summed in fragment order and written by TMA stores |
 //!
 //! Shared machinery:
 //!

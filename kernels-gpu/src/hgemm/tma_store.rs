@@ -90,7 +90,15 @@ pub(crate) unsafe fn stage_c_box_trans<E: Elem16>(acc: &[f32; 32], s_box: u32, w
 /// them, then the barrier), and the stores are issued only after every writer's fence and a second
 /// barrier. Expands to unsafe calls: use inside `unsafe`.
 macro_rules! store_sequence {
-    ($boxes:expr, $bar:expr, $tmap_c:expr, $s_c:expr, $row0:expr, $n0:expr, $leader:expr, $stage:expr) => {{
+    ($boxes:expr, $bar:expr, $tmap_c:expr, $s_c:expr, $row0:expr, $n0:expr, $leader:expr, $stage:expr) => {
+        store_sequence!(@stores $bar, $leader, $stage, {
+            for nb in 0..$boxes {
+                cp_async_bulk_tensor_2d_s2g($tmap_c, ($n0 + 64 * nb) as i32, $row0 as i32, $s_c + nb * 8192);
+            }
+        })
+    };
+    // The sequence with the leader's stores written out (`$stores`; d19 stacks its boxes down the rows).
+    (@stores $bar:expr, $leader:expr, $stage:expr, $stores:block) => {{
         if $leader {
             cp_async_bulk_wait_group_read0();
         }
@@ -99,9 +107,7 @@ macro_rules! store_sequence {
         fence_proxy_async_shared_cta();
         $bar;
         if $leader {
-            for nb in 0..$boxes {
-                cp_async_bulk_tensor_2d_s2g($tmap_c, ($n0 + 64 * nb) as i32, $row0 as i32, $s_c + nb * 8192);
-            }
+            $stores
             cp_async_bulk_commit_group();
         }
     }};
@@ -134,6 +140,28 @@ pub(crate) unsafe fn store_tile_of<const BOXES: u32, const CONSUMERS: u32>(tmap_
                                                                            stage: impl FnOnce()) {
     // SAFETY: forwarded to the caller (`store_sequence!`'s proof).
     unsafe { store_sequence!(BOXES, consumer_barrier_of::<CONSUMERS>(mh), tmap_c, s_c, row0, n0, leader, stage) }
+}
+
+/// [`store_tile`] with the `BOXES` boxes stacked **down** C: box b (at `s_c + 8 KiB·b`) is C's rows
+/// `row0 + 64·b ..`, columns `n0 ..` (d19: a warpgroup's 64 columns over a 128-row tile). A box whose
+/// first row is at or past `m` is not stored (the TMA would clip all of it).
+///
+/// # Safety
+/// As [`store_tile`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn store_tile_rows<const BOXES: u32>(tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, m: u32, mh: u32, leader: bool,
+                                                       stage: impl FnOnce()) {
+    // SAFETY: forwarded to the caller (`store_sequence!`'s proof).
+    unsafe {
+        store_sequence!(@stores consumer_barrier(mh), leader, stage, {
+            for nb in 0..BOXES {
+                if row0 + 64 * nb < m {
+                    cp_async_bulk_tensor_2d_s2g(tmap_c, n0 as i32, (row0 + 64 * nb) as i32, s_c + nb * 8192);
+                }
+            }
+        })
+    }
 }
 
 /// Consumer warpgroup `mh`'s TMA-store epilogue of one 64×256 result (`r_acc[nb]`: columns

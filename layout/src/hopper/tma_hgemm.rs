@@ -325,6 +325,29 @@ pub const D7_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D7_STAGING_BYTES - 16) / (D3_S
 pub const D7_DYN_SMEM: u32 = dyn_smem(D7_STAGES, D3_STAGE_BYTES, D7_STAGING_BYTES + 16, 2);
 const _: () = assert!(D7_DYN_SMEM <= MAX_DYN_SMEM && D7_STAGES == 8);
 
+/// Decode-ladder step d19 (`decode_v19_rows128.rs`): d7's transposed product on tiles of **128**
+/// activation rows × [`D3_COLS`] weight columns — each consumer warpgroup one 64-column weight box
+/// against all 128 rows (`wgmma.m64n128k16`, 64 accumulators a thread) — so each byte of a stage feeds
+/// twice the MMAs of d7's (64-row) stage.
+///
+/// ```text
+/// stage (32 KiB) = | A: 128 rows × 128 B (16 KiB) | B box 0: 64 K × 128 B | B box 1: 64 K × 128 B |
+/// ring: 6 stages | staging: 2 warpgroups × 2 C boxes (rows 0–63, 64–127) × 8 KiB | flag | barriers
+/// ```
+pub const D19_ROWS: u32 = 128;
+/// Bytes of the activation part of a d19 stage (128 rows of 128 B).
+pub const D19_A_BYTES: u32 = D19_ROWS * BK * 2;
+/// Bytes of one d19 stage.
+pub const D19_STAGE_BYTES: u32 = D19_A_BYTES + 2 * B_BOX_BYTES;
+/// d19's staging: per consumer warpgroup two 64×64 C boxes, one above the other (its 64 columns of C
+/// for the tile's rows 0–63 and 64–127).
+pub const D19_STAGING_BYTES: u32 = 2 * 2 * C_BOX_BYTES;
+/// Stages of d19's ring: as many as fit beside the staging boxes and the flag.
+pub const D19_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D19_STAGING_BYTES - 16) / (D19_STAGE_BYTES + 16);
+/// d19's dynamic shared memory: the ring, the staging boxes, the 16-byte last-CTA flag, the barriers.
+pub const D19_DYN_SMEM: u32 = dyn_smem(D19_STAGES, D19_STAGE_BYTES, D19_STAGING_BYTES + 16, 2);
+const _: () = assert!(D19_DYN_SMEM <= MAX_DYN_SMEM && D19_STAGES == 6 && D19_STAGE_BYTES % 1024 == 0 && D19_A_BYTES % 1024 == 0);
+
 /// Row and column of C (in the warpgroup's 64×64 block: C rows = accumulator columns, C columns =
 /// accumulator rows of the transposed product) of the 16-byte row that `lane` addresses in d7's
 /// `stmatrix.m8n8.x4.trans` number `jp` (0..4) of warp `warp`. Call `jp` stores accumulator elements

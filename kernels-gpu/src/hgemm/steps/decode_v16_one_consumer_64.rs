@@ -62,7 +62,7 @@ impl<E: Elem16> OneConsumerTile<E> for Rows64 {
     unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> [f32; 32] {
         // SAFETY: forwarded to the caller; one CTA (no cluster), weight box 0, the consumer's 4 warps
         // release each stage (the empty barriers' count).
-        unsafe { consume::<E, 1>(ring, it, kts, 0) }
+        unsafe { consume::<E, [f32; 32], 1>(ring, it, kts, 0) }
     }
 }
 
