@@ -5,14 +5,13 @@
 //! ([`OneConsumerTile`]: [`Rows16`]; d16 runs d4's `Rows64`) and its persistent body ([`decode`]; with
 //! `EARLY`, d15's first stages issued before the block barrier; with `AHEAD`, d17's L2 prefetches).
 //! Used by d13–d17.
-use super::decode_swapped::{SwappedTile, W_DESC_0, X_DESC_0, store_pair};
+use super::decode_swapped::{SwappedTile, consume, store_pair};
 use super::elem::Elem16;
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::prim::{
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_prefetch_tensor_2d_l2, cp_async_bulk_tensor_2d_g2s},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand8, wgmma_wait_group},
 };
 use crate::util::unroll::unroll4;
 use layout::fragment::WgmmaAcc;
@@ -35,48 +34,6 @@ pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMa
         cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
         cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
     }
-}
-
-/// The consumer's K loop over one tile: stages `*it .. *it + kts` into fresh accumulators with one
-/// `wgmma` group in flight; stage `it − 1` released once `wait_group 1` retired its group, the last
-/// after `wait_group 0`.
-///
-/// # Safety
-/// All 128 threads of the consumer warpgroup; the producer issues the same stages.
-#[inline(always)]
-unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
-    let mut r_acc = [0.0f32; 8];
-    let mut i = 0;
-    // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
-    // only after the `wait_group` that retired the group reading it; the accumulators are pinned
-    // after every wait.
-    unsafe {
-        while i < kts {
-            let (s_stage, _, _, _) = ring.at(*it);
-            let d_w = W_DESC_0.advance(s_stage + A_BYTES);
-            let d_x = X_DESC_0.advance(s_stage);
-            ring.wait_full(*it);
-            wgmma_fence_operand8(&mut r_acc);
-            wgmma_fence();
-            for ks in 0..BK / 16 {
-                E::wgmma_16::<1, 0>(&mut r_acc, d_w.advance(2048 * ks).0, d_x.advance(32 * ks).0, i > 0 || ks > 0);
-            }
-            wgmma_commit_group();
-            wgmma_wait_group::<1>();
-            wgmma_fence_operand8(&mut r_acc);
-            if i > 0 {
-                ring.release(*it - 1);
-            }
-            *it += 1;
-            i += 1;
-        }
-        wgmma_wait_group::<0>();
-        wgmma_fence_operand8(&mut r_acc);
-        if kts > 0 {
-            ring.release(*it - 1);
-        }
-    }
-    r_acc
 }
 
 /// A tile a one-consumer decode CTA runs (d14, d15, d17: [`Rows16`]; d16: d4's `Rows64`): its ring's
@@ -121,7 +78,8 @@ impl<E: Elem16> OneConsumerTile<E> for Rows16 {
     #[inline(always)]
     unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> [f32; 8] {
         // SAFETY: forwarded to the caller.
-        unsafe { consume::<E>(ring, it, kts) }
+        // d3's K loop (one group in flight) on 8 accumulators, the only consumer: warpgroup 0's weight box.
+        unsafe { consume::<E, [f32; 8], 1>(ring, it, kts, 0) }
     }
 }
 
