@@ -83,6 +83,31 @@ pub(crate) unsafe fn stage_c_box_trans<E: Elem16>(acc: &[f32; 32], s_box: u32, w
     }
 }
 
+/// As [`stage_c_box_trans`] for one 64-row half (`row_base` 0 or 64) of d19's 128-row tile, staged
+/// into two boxes one above the other at `s_c` (rows 0–63, then 64–127, 8 KiB apart): C row `r` of the
+/// tile goes to staging row `d19_staging_row(r, row_shift)` (`layout::hopper::tma_hgemm`; the last tile
+/// of a ragged M ≥ 128), columns rotated left by `col_shift` as d7's. Conflict-free (the layout crate's
+/// test: 8 consecutive rows stay 8 distinct rows mod 8 across the boxes' boundary).
+///
+/// # Safety
+/// As [`stage_c_box_trans`], with `s_c` 1024-aligned and 16 KiB that no TMA store is reading,
+/// `row_shift < 128`.
+#[cfg(lab_sm90)]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn stage_c_rows128_trans<E: Elem16>(acc: &[f32; 32], row_base: u32, s_c: u32, warp: u32, lane: u32, row_shift: u32, col_shift: u32) {
+    use layout::hopper::tma_hgemm::{d7_staging_row, d7_stmatrix_row, d19_staging_row};
+    for jp in 0..4u32 {
+        let (r, c) = d7_stmatrix_row(warp, lane, jp);
+        let (x, c) = (d19_staging_row(row_base + r, row_shift), d7_staging_row(c, col_shift));
+        let e = (8 * jp) as usize;
+        let v = [E::pack(acc[e], acc[e + 1]), E::pack(acc[e + 2], acc[e + 3]), E::pack(acc[e + 4], acc[e + 5]), E::pack(acc[e + 6], acc[e + 7])];
+        // SAFETY: x < 128 and c ≤ 56 (a multiple of 8): a 16-byte aligned row of box x / 64 of the
+        // 16 KiB (caller: nobody reads it now); all 32 lanes take part (caller).
+        unsafe { crate::prim::stmatrix::stmatrix_x4_trans(s_c + (x / 64) * C_BOX_BYTES + C_BOX.smem_byte(x % 64, c), v) };
+    }
+}
+
 /// The store sequence of [`store_tile`] and [`store_tile_of`] around their barrier `$bar` (written once;
 /// a macro, not a function both call: a second level of inlining moved LLVM's block layout in every
 /// TMA-store kernel, and FP8 f9 then spilled 8 bytes in ptxas). The staging area is rewritten only after

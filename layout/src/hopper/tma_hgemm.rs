@@ -383,6 +383,20 @@ pub const fn d7_staging_row(r: u32, shift: u32) -> u32 {
     (r + 64 - shift) % 64
 }
 
+/// [`d7_staging_row`] for d19's 128-row tile, staged as two 64-row boxes one above the other: the
+/// staging row (0..128; box `x / 64`, row `x mod 64` in it) of C row `r` (relative to the activation
+/// box's first row `a_row0`) in the tile whose own rows start `shift = row0 − a_row0` lower
+/// (`decode_box_row0(m, m0, 128)`: the last tile of a ragged M ≥ 128). The previous tile's `shift`
+/// rows wrap to staging rows `128 − shift ..`, whose C rows lie past M and are clipped by the TMA store.
+///
+/// ```text
+/// C row (box of A):  a_row0 … row0−1   | row0 … a_row0+127 (= M−1)
+/// staging row:       128−shift … 127   | 0 … 127−shift        → boxes stored at row0, row0+64
+/// ```
+pub const fn d19_staging_row(r: u32, shift: u32) -> u32 {
+    (r + 128 - shift) % 128
+}
+
 /// The first column of the weight box d7 loads for the 64 C columns starting at `col0` (a warpgroup's
 /// half of a tile): `col0` itself, except where that box would reach past N (N ≥ 64), where it is
 /// moved left to end at column N — as [`decode_a_box_row0`] does for the activation rows, because
@@ -503,6 +517,44 @@ mod d7_tests {
                         tma.smem_byte(d7_staging_row(r, shift), c)
                     });
                     assert_eq!(bank::lsu(&addrs, u32::MAX, 16, bank::Op::Store).unwrap().wavefronts, 4, "m {m} tile {tm} jp {jp}");
+                }
+            }
+        }
+    }
+
+    /// d19's 128-row tiles: the same for every M up to 700 — a permutation of 0..128 whose tile rows
+    /// land on their own C rows through the two boxes stored at `row0` and `row0 + 64`, the previous
+    /// tile's rows on C rows ≥ M; each 8-row matrix stays in 8 distinct rows mod 8 across the boxes'
+    /// boundary, so every `stmatrix` of either half is conflict-free.
+    #[test]
+    fn d19_shifted_tiles_rotate_into_the_clipped_rows() {
+        for m in 1..700u32 {
+            for tm in 0..m.div_ceil(D19_ROWS) {
+                let row0 = tm * D19_ROWS;
+                let a_row0 = decode_box_row0(m, row0, D19_ROWS);
+                let shift = row0 - a_row0;
+                assert!(shift < D19_ROWS && (m < D19_ROWS || a_row0 + D19_ROWS <= m), "m {m} tile {tm}: the box stays inside A");
+                let mut used = [false; 128];
+                for r in 0..128 {
+                    let x = d19_staging_row(r, shift);
+                    assert!(!used[x as usize]);
+                    used[x as usize] = true;
+                    let (c_row, lands) = (a_row0 + r, row0 + 64 * (x / 64) + x % 64);
+                    if c_row >= row0 {
+                        assert_eq!(lands, c_row, "m {m} tile {tm} r {r}");
+                    } else {
+                        assert!(lands >= m, "m {m} tile {tm} r {r}: previous tile's row {c_row} would be stored at {lands}");
+                    }
+                }
+                for h in 0..2 {
+                    for jp in 0..4 {
+                        let addrs: [u32; 32] = core::array::from_fn(|l| {
+                            let (r, c) = d7_stmatrix_row(0, l as u32, jp);
+                            let x = d19_staging_row(64 * h + r, shift);
+                            (x / 64) * C_BOX_BYTES + C_BOX.smem_byte(x % 64, c)
+                        });
+                        assert_eq!(bank::lsu(&addrs, u32::MAX, 16, bank::Op::Store).unwrap().wavefronts, 4, "m {m} tile {tm} half {h} jp {jp}");
+                    }
                 }
             }
         }

@@ -24,10 +24,11 @@
 //!   not depend on which CTA finishes last), converts, stages two 64×64 boxes per warpgroup with
 //!   `stmatrix.trans` and stores them by TMA (`tma_store::store_tile_rows`); d7 and d3 wrote split
 //!   tiles with 16-bit stores;
-//! * the activation box is never moved: a last tile that reaches past M has its rows ≥ M zero-filled by
-//!   the TMA and clipped by the TMA store (d7 moves the box up and rotates the staged rows; with two
-//!   boxes a warpgroup that rotation would cross boxes). Ragged N likewise: the weight box's columns
-//!   ≥ N are zero-filled, the store clips them.
+//! * ragged M and N as d7: the last tile's activation box moved up to end at M, a weight box that would
+//!   reach past N moved left to end at N, and the staged rows and columns rotated so the previous
+//!   tile's fall past M or N, where the TMA store clips them — across d19's two row boxes
+//!   (`layout::hopper::tma_hgemm::d19_staging_row`, `tma_store::stage_c_rows128_trans`). The first form
+//!   left the box in place with its rows ≥ M zero-filled: 257×4096² ran at 68% of cuBLAS (`call5`).
 //!
 //! Prediction (before running): per CTA a stage's MMAs take ~512 tensor cycles against ~640 cycles of
 //! shared-memory traffic (32 KiB written by the TMA, 48 KiB read by the two warpgroups' `wgmma`s),
@@ -49,7 +50,7 @@
 use super::decode_swapped::consume;
 use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter, unit};
-use super::tma_store::{stage_c_box_trans, store_tile_rows};
+use super::tma_store::{stage_c_rows128_trans, store_tile_rows};
 use super::tma_warp_specialized::warp_specialized;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
@@ -60,14 +61,15 @@ use crate::prim::{
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, C_BOX_BYTES, D19_A_BYTES, D19_ROWS as ROWS, D19_STAGE_BYTES, D19_STAGES, D19_STAGING_BYTES,
-                                D3_COLS as COLS, decode_box_rows};
+                                D3_COLS as COLS, d7_weight_box_col, decode_box_row0, decode_box_rows};
 
 /// f32 of one (tile, split) partial in the workspace: 256 consumer threads × 64 sums.
 const PARTIAL_F32: usize = 256 * 64;
 
-/// The activation box (rows `m0 ..`, never moved: rows ≥ M zero-filled) and the two weight boxes
-/// (columns `n0 ..`, 64 each) of K tile `kt` into the stage at `s_stage`, announced on `bar` as one
-/// transaction of their bytes.
+/// The activation box of the tile at rows `m0 ..` (`decode_box_row0(m, m0, 128)`: moved up to end at
+/// row M where it would reach past it) and the two weight boxes of columns `n0 ..`, 64 each (a box that
+/// would reach past N moved left to end at N: `d7_weight_box_col`) of K tile `kt` into the stage at
+/// `s_stage`, announced on `bar` as one transaction of their bytes.
 ///
 /// # Safety
 /// One thread; the stage (`D19_STAGE_BYTES`, 1024-aligned) is free; A's tensor map has boxes of
@@ -75,14 +77,14 @@ const PARTIAL_F32: usize = 256 * 64;
 /// full barrier.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32, m0: u32, n0: u32, kt: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller; the three boxes fill disjoint parts of the stage.
     unsafe {
         mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + 2 * B_BOX_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
         for nb in 0..2 {
-            cp_async_bulk_tensor_2d_g2s(s_stage + D19_A_BYTES + nb * B_BOX_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar);
+            cp_async_bulk_tensor_2d_g2s(s_stage + D19_A_BYTES + nb * B_BOX_BYTES, tmap_b, d7_weight_box_col(n, n0 + 64 * nb) as i32, k0, bar);
         }
     }
 }
@@ -144,7 +146,7 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
                     while kt < kt1 {
                         ring.wait_empty(it);
                         let (s_stage, full, _, _) = ring.at(it);
-                        issue(s_stage, full, tmap_a, tmap_b, m, tm * ROWS, tn * COLS, kt);
+                        issue(s_stage, full, tmap_a, tmap_b, m, n, tm * ROWS, tn * COLS, kt);
                         it += 1;
                         kt += 1;
                     }
@@ -159,9 +161,11 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
                 let mut u = u0;
                 while u < units {
                     let (tm, tn, split, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+                    // Accumulator column r is row a_row0 + r of C (r_acc[h]: 64h ..), accumulator row j
+                    // column colb + j; the tile's own rows start at row0, the warpgroup's own columns at
+                    // col0 (a box moved up or left also covers the previous tile's rows or columns).
                     let (row0, col0) = (tm * ROWS, tn * COLS + 64 * mh);
-                    // Accumulator column r is row row0 + r of C (r_acc[h]: rows 64h ..); accumulator
-                    // row j is column col0 + j.
+                    let (a_row0, colb) = (decode_box_row0(m, row0, ROWS), d7_weight_box_col(n, col0));
                     let mut r_acc: [[f32; 32]; 2] = consume::<E, _, 1>(ring, &mut it, kt1 - kt0, mh);
                     let mut store = splits == 1;
                     if splits > 1 {
@@ -204,9 +208,12 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
                     }
                     if store {
                         let [lo, hi] = &r_acc;
+                        // Rows and columns rotated by the boxes' shifts, so the stores at (col0, row0),
+                        // (col0, row0 + 64) write only this tile's own elements (`d19_staging_row`).
+                        let (row_shift, col_shift) = (row0 - a_row0, (col0 - colb) & 63);
                         store_tile_rows::<2>(tmap_c, s_c, row0, col0, m, mh, t == 0, || {
-                            stage_c_box_trans::<E>(lo, s_c, warp, lane, 0, 0);
-                            stage_c_box_trans::<E>(hi, s_c + C_BOX_BYTES, warp, lane, 0, 0);
+                            stage_c_rows128_trans::<E>(lo, 0, s_c, warp, lane, row_shift, col_shift);
+                            stage_c_rows128_trans::<E>(hi, 64, s_c, warp, lane, row_shift, col_shift);
                         });
                     }
                     u += u_step;
