@@ -476,6 +476,19 @@ pub const D19: Step = GemmStep {
         "d7 on 128-row tiles (m64n128k16): half the weight reads, split tiles summed in fragment order and stored by TMA")
 };
 
+/// Decode-ladder d20: d19 with each tile's K split over a cluster of 2 CTAs, the halves added through
+/// distributed shared memory (`hgemm/steps/decode_v20_cluster_k.rs`); d7's argument list (the
+/// workspace, counters and splits unused).
+pub const D20: Step = GemmStep {
+    grid: Grid::ClusterSplitK { rows: tma_hgemm::D19_ROWS, cols: tma_hgemm::D3_COLS, cluster: 2 },
+    ..tma("hgemm_decode_v20", "d20", 384, tma_hgemm::D19_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitKC,
+        PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "st.shared::cluster.v4.f32", "mapa.shared::cluster.u32",
+                          "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"],
+                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "multicast", "atom", "st.global", "ld.global"], count: &[], at_least: &[] },
+        "d19 with each tile's K split over a cluster of 2, the halves added through distributed shared memory")
+};
+
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
 /// 8-byte partial stores; no global workspace or counters, no `trap`.
@@ -586,6 +599,8 @@ pub const D15_BF16: Step = bf16(D15, "hgemm_decode_v15_bf16", "d15-bf16", PtxChe
 pub const D17_BF16: Step = bf16(D17, "hgemm_decode_v17_bf16", "d17-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cp.async.bulk.prefetch.tensor.2d.L2"]));
 /// d19 on bf16.
 pub const D19_BF16: Step = bf16(D19, "hgemm_decode_v19_bf16", "d19-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d20 on bf16.
+pub const D20_BF16: Step = bf16(D20, "hgemm_decode_v20_bf16", "d20-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d16 on bf16.
 pub const D16_BF16: Step = bf16(D16, "hgemm_decode_v16_bf16", "d16-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d10 on bf16.
@@ -599,5 +614,5 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D19_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D19_BF16, D20_BF16];

@@ -47,63 +47,21 @@
 //! 512×4096×14336 1.20×, 384×4096×11008 1.26–1.36×, 256×14336×4096 1.17–1.19×. So the gain is d7's
 //! partial second round, not bytes per MMA; the entry point takes d19 only where its tiles fill one
 //! wave with no split (`gemm::d19_fits`).
+//! Ragged M (`call6`): with the box moved up and the rows rotated, 257×4096² went from 68% to 90.8% of
+//! cuBLAS, 1.16–1.17× d7 at 257, 300, 448 and 500 rows.
+use super::decode_rows128::{PARTIAL_F32, add_into, issue, partial_at, store_rows128};
 use super::decode_swapped::consume;
 use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter, unit};
-use super::tma_store::{stage_c_rows128_trans, store_tile_rows};
 use super::tma_warp_specialized::warp_specialized;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     global::{ld_global_cg_v4_f32, st_global_v4_f32},
-    mbarrier::mbarrier_arrive_expect_tx,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
 };
-use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, C_BOX_BYTES, D19_A_BYTES, D19_ROWS as ROWS, D19_STAGE_BYTES, D19_STAGES, D19_STAGING_BYTES,
-                                D3_COLS as COLS, d7_weight_box_col, decode_box_row0, decode_box_rows};
-
-/// f32 of one (tile, split) partial in the workspace: 256 consumer threads × 64 sums.
-const PARTIAL_F32: usize = 256 * 64;
-
-/// The activation box of the tile at rows `m0 ..` (`decode_box_row0(m, m0, 128)`: moved up to end at
-/// row M where it would reach past it) and the two weight boxes of columns `n0 ..`, 64 each (a box that
-/// would reach past N moved left to end at N: `d7_weight_box_col`) of K tile `kt` into the stage at
-/// `s_stage`, announced on `bar` as one transaction of their bytes.
-///
-/// # Safety
-/// One thread; the stage (`D19_STAGE_BYTES`, 1024-aligned) is free; A's tensor map has boxes of
-/// `decode_box_rows(m, 128)` rows × 64 columns, B's 64 × 64, both `SWIZZLE_128B`; `bar` is the stage's
-/// full barrier.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32, m0: u32, n0: u32, kt: u32) {
-    let k0 = (kt * BK) as i32;
-    // SAFETY: forwarded to the caller; the three boxes fill disjoint parts of the stage.
-    unsafe {
-        mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + 2 * B_BOX_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
-        for nb in 0..2 {
-            cp_async_bulk_tensor_2d_g2s(s_stage + D19_A_BYTES + nb * B_BOX_BYTES, tmap_b, d7_weight_box_col(n, n0 + 64 * nb) as i32, k0, bar);
-        }
-    }
-}
-
-/// The offset (in f32) of float4 `j` (0..16: sums `4j .. 4j + 4` of `[[f32; 32]; 2]` read flat) of
-/// consumer thread `c` (0..256) in a partial: a warp's 32 threads cover 512 contiguous bytes.
-#[inline(always)]
-fn partial_at(j: u32, c: u32) -> usize {
-    4 * (j as usize * 256 + c as usize)
-}
-
-/// `r_sum += r_add`, element by element (unrolled: constant indices keep both in registers).
-#[inline(always)]
-fn add_into(r_sum: &mut [[f32; 32]; 2], r_add: &[[f32; 32]; 2]) {
-    unroll2!(h => { unroll8!(q => { unroll4!(i => {
-        let e = (4 * q + i) as usize;
-        r_sum[h as usize][e] += r_add[h as usize][e];
-    })})});
-}
+use crate::util::unroll::{unroll2, unroll8};
+use layout::hopper::tma_hgemm::{BK, C_BOX_BYTES, D19_ROWS as ROWS, D19_STAGE_BYTES, D19_STAGES, D19_STAGING_BYTES, D3_COLS as COLS};
 
 /// The body of d19 for element type `E` (the file's doc).
 ///
@@ -161,11 +119,7 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
                 let mut u = u0;
                 while u < units {
                     let (tm, tn, split, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
-                    // Accumulator column r is row a_row0 + r of C (r_acc[h]: 64h ..), accumulator row j
-                    // column colb + j; the tile's own rows start at row0, the warpgroup's own columns at
-                    // col0 (a box moved up or left also covers the previous tile's rows or columns).
                     let (row0, col0) = (tm * ROWS, tn * COLS + 64 * mh);
-                    let (a_row0, colb) = (decode_box_row0(m, row0, ROWS), d7_weight_box_col(n, col0));
                     let mut r_acc: [[f32; 32]; 2] = consume::<E, _, 1>(ring, &mut it, kt1 - kt0, mh);
                     let mut store = splits == 1;
                     if splits > 1 {
@@ -207,14 +161,7 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
                         // threads met at barrier 3 again, so each has read it.
                     }
                     if store {
-                        let [lo, hi] = &r_acc;
-                        // Rows and columns rotated by the boxes' shifts, so the stores at (col0, row0),
-                        // (col0, row0 + 64) write only this tile's own elements (`d19_staging_row`).
-                        let (row_shift, col_shift) = (row0 - a_row0, (col0 - colb) & 63);
-                        store_tile_rows::<2>(tmap_c, s_c, row0, col0, m, mh, t == 0, || {
-                            stage_c_rows128_trans::<E>(lo, 0, s_c, warp, lane, row_shift, col_shift);
-                            stage_c_rows128_trans::<E>(hi, 64, s_c, warp, lane, row_shift, col_shift);
-                        });
+                        store_rows128::<E>(&r_acc, tmap_c, s_c, m, n, row0, col0, mh, warp, lane, t == 0);
                     }
                     u += u_step;
                 }

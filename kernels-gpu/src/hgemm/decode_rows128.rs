@@ -1,0 +1,80 @@
+//! d19's 128-row transposed tile (introduced by d19, whose file explains it): the stage load (a
+//! 128-row activation box and two weight boxes, moved up or left where they would reach past M or N),
+//! the layout of a thread's 64 sums when they leave its registers (`partial_at`: d19's split-K
+//! workspace, d20's transfer to the peer CTA), and the TMA-store epilogue of a warpgroup's 128×64
+//! result through two row boxes. Used by d19 and d20.
+use super::elem::Elem16;
+use super::tma_store::{stage_c_rows128_trans, store_tile_rows};
+use crate::prim::{
+    mbarrier::mbarrier_arrive_expect_tx,
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+};
+use crate::util::unroll::{unroll2, unroll4, unroll8};
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D19_A_BYTES, D19_ROWS as ROWS, d7_weight_box_col, decode_box_row0, decode_box_rows};
+
+/// f32 of one (tile, split) partial in the workspace: 256 consumer threads × 64 sums.
+pub(super) const PARTIAL_F32: usize = 256 * 64;
+
+/// The activation box of the tile at rows `m0 ..` (`decode_box_row0(m, m0, 128)`: moved up to end at
+/// row M where it would reach past it) and the two weight boxes of columns `n0 ..`, 64 each (a box that
+/// would reach past N moved left to end at N: `d7_weight_box_col`) of K tile `kt` into the stage at
+/// `s_stage`, announced on `bar` as one transaction of their bytes.
+///
+/// # Safety
+/// One thread; the stage (`D19_STAGE_BYTES`, 1024-aligned) is free; A's tensor map has boxes of
+/// `decode_box_rows(m, 128)` rows × 64 columns, B's 64 × 64, both `SWIZZLE_128B`; `bar` is the stage's
+/// full barrier.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32, m0: u32, n0: u32, kt: u32) {
+    let k0 = (kt * BK) as i32;
+    // SAFETY: forwarded to the caller; the three boxes fill disjoint parts of the stage.
+    unsafe {
+        mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + 2 * B_BOX_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
+        for nb in 0..2 {
+            cp_async_bulk_tensor_2d_g2s(s_stage + D19_A_BYTES + nb * B_BOX_BYTES, tmap_b, d7_weight_box_col(n, n0 + 64 * nb) as i32, k0, bar);
+        }
+    }
+}
+
+/// The offset (in f32) of float4 `j` (0..16: sums `4j .. 4j + 4` of `[[f32; 32]; 2]` read flat) of
+/// consumer thread `c` (0..256) in a partial: a warp's 32 threads cover 512 contiguous bytes.
+#[inline(always)]
+pub(super) fn partial_at(j: u32, c: u32) -> usize {
+    4 * (j as usize * 256 + c as usize)
+}
+
+/// `r_sum += r_add`, element by element (unrolled: constant indices keep both in registers).
+#[inline(always)]
+pub(super) fn add_into(r_sum: &mut [[f32; 32]; 2], r_add: &[[f32; 32]; 2]) {
+    unroll2!(h => { unroll8!(q => { unroll4!(i => {
+        let e = (4 * q + i) as usize;
+        r_sum[h as usize][e] += r_add[h as usize][e];
+    })})});
+}
+
+/// Consumer warpgroup `mh`'s TMA-store epilogue of its 128×64 result `r_acc` (accumulator column `r` =
+/// C row `a_row0 + r`, `r_acc[h]` rows `64h ..`; accumulator row `j` = C column `colb + j`, the boxes
+/// as [`issue`] placed them) of the tile at `row0`, its columns at `col0`: both halves staged into the
+/// warpgroup's 16 KiB at `s_c` with rows and columns rotated by the boxes' shifts
+/// (`layout::hopper::tma_hgemm::d19_staging_row`), so the two stores at `(col0, row0)` and
+/// `(col0, row0 + 64)` write only the tile's own elements (rows ≥ M, columns ≥ N clipped).
+///
+/// # Safety
+/// As `tma_store::store_tile_rows` (all 128 threads of warpgroup `mh`, `leader` one of them and the
+/// same one every time, `s_c` 1024-aligned 16 KiB of its own); `tmap_c` describes C with 64×64 boxes.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn store_rows128<E: Elem16>(r_acc: &[[f32; 32]; 2], tmap_c: *const TensorMap, s_c: u32, m: u32, n: u32, row0: u32, col0: u32, mh: u32,
+                                              warp: u32, lane: u32, leader: bool) {
+    let [lo, hi] = r_acc;
+    let (row_shift, col_shift) = (row0 - decode_box_row0(m, row0, ROWS), (col0 - d7_weight_box_col(n, col0)) & 63);
+    // SAFETY: forwarded to the caller; both shifts < 128 / < 64 (the boxes move by less than a tile).
+    unsafe {
+        store_tile_rows::<2>(tmap_c, s_c, row0, col0, m, mh, leader, || {
+            stage_c_rows128_trans::<E>(lo, 0, s_c, warp, lane, row_shift, col_shift);
+            stage_c_rows128_trans::<E>(hi, 64, s_c, warp, lane, row_shift, col_shift);
+        });
+    }
+}
