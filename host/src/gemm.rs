@@ -102,6 +102,8 @@ const fn up8(x: usize) -> usize {
 ///   bf16): 384×4096² 1.17–1.18×, 512×4096² 1.15–1.16×, 512×4096×14336 1.20×, 384×4096×11008
 ///   1.26–1.36×; where d19's tiles would split K it loses (256×4096² 0.77–0.79×, 1024³ 0.61–0.62×,
 ///   256×4096×14336 0.95–0.97×), so d7 keeps those.
+/// * `d19` also in `h10`'s and `h8`'s place for M ≤ 512 ([`d19_prefill`]: 384×14336×4096 1.09× h10,
+///   512×11008×4096 1.13×, 512×28672×8192 1.06× h8x2; `h6s4` stays where the rule takes it).
 /// * `d11` in d7's place where the weights' rows (B: `2N` bytes) are off a multiple of 128 bytes
 ///   ([`weight_rows_off_128`]: 1000³): d8's clusters of 2 sharing the weight boxes by multicast, ending
 ///   in the producer's tail instead of a last cluster barrier, their first cluster barrier relaxed.
@@ -136,6 +138,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         _ if d19_fits(s, sms) && !weight_rows_off_128(s) => if bf { &steps::D19_BF16 } else { &steps::D19 },
         _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
+        _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => if bf { &steps::D19_BF16 } else { &steps::D19 },
         _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
         _ => h8.unwrap_or(if bf { &steps::H6S4_BF16 } else { &steps::H6S4 }),
     }
@@ -248,6 +251,18 @@ pub fn d19_fits(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{D19_ROWS, D3_COLS, persistent_splits};
     let tiles = (s.m as u64).div_ceil(D19_ROWS as u64) * (s.n as u64).div_ceil(D3_COLS as u64);
     s.m > DECODE_MAX_M && 2 * tiles > sms as u64 && tiles <= sms as u64
+        && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D19_ROWS, D3_COLS) == 1
+}
+
+/// Whether d19 takes h10's or h8's place: M ≤ 512 (at most four 128-row tiles), the weights' rows a
+/// multiple of 128 bytes, and its tiles need no split of K. `ab` of the rule's step against d19 at 24
+/// prefill shapes (`results/2026-11-26-h100-session27/call9`, f16): d19 1.09× h10 at 384×14336×4096,
+/// 1.13× h10 at 512×11008×4096 (1.12–1.15× in `call4`), 1.06× h8x2 at 512×28672×8192; h6s4 stays
+/// ahead of it at every shape it is chosen for (0.87–0.95×, one noisy 1.06×), and h10 at 768×28672×8192
+/// (0.89×).
+pub fn d19_prefill(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{D19_ROWS, D3_COLS, persistent_splits};
+    s.m > DECODE_MAX_M && s.m <= 4 * D19_ROWS as usize && !weight_rows_off_128(s)
         && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D19_ROWS, D3_COLS) == 1
 }
 
@@ -505,6 +520,12 @@ mod tests {
         assert_eq!(choose(shape(257, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "3 d19 tile rows, the last ragged");
         assert_eq!(choose(shape(512, 4000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off 128 bytes");
         assert!(!d19_fits(shape(256, 4096, 4096), 132) && !d19_fits(shape(64, 8192, 4096), 132) && !d19_fits(shape(128, 4096, 128), 132));
+        // d19 in h10's and h8's place up to M = 512; h6s4 keeps its shapes, h10 its shapes above 512 rows.
+        assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape, 344 d19 tiles");
+        assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16");
+        assert_eq!(choose(shape(512, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4");
+        assert_eq!(choose(shape(768, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "768 rows");
+        assert_eq!(choose(shape(512, 11000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "B's rows off 128 bytes");
         assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "56 h6 tiles, 112 d19 tiles (1.01–1.02× d7, session 27 call 3)");
         assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "86 h6 tiles");
         assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "d7's tiles; B's rows off 128 bytes");
@@ -533,7 +554,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { "d19+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { "d19+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { "d19+pad".into() } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
