@@ -253,6 +253,43 @@ wgmma_m64n256k16! {
     wgmma_m64n256k16_f32_bf16, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"
 }
 
+/// Generates the `wgmma.m64n192k16` wrapper for one input type (f16 and bf16 share everything but the
+/// instruction's type suffix).
+macro_rules! wgmma_m64n192k16 {
+    ($(#[$doc:meta])* $name:ident, $instr:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub unsafe fn $name<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 3], desc_a: u64, desc_b: u64, scale_d: bool) {
+            let [acc0, acc1, acc2] = acc;
+            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+            unsafe {
+                wgmma_asm_n192!(acc0, acc1, acc2, $instr, "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,)
+            }
+        }
+    };
+}
+
+wgmma_m64n192k16! {
+    /// `wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {d0..d95}, desc_a, desc_b, p, 1, 1, TA, TB;`
+    /// — [`wgmma_m64n256k16_f32_f16`] with N = 192: 96 accumulator registers as three 64-column blocks
+    /// (`acc[b][i]` is `d[32b + i]`: columns `64b ..`), for tiles 192 columns wide (HGEMM h11: where
+    /// 128×256 tiles leave a wave partly empty, 128×192 ones may fill it).
+    ///
+    /// # Safety
+    /// As [`wgmma_m64n64k16_f32_f16`], with B 16×192.
+    wgmma_m64n192k16_f32_f16, "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16"
+}
+
+wgmma_m64n192k16! {
+    /// `wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 …` — [`wgmma_m64n192k16_f32_f16`] with bf16
+    /// A and B.
+    ///
+    /// # Safety
+    /// As [`wgmma_m64n192k16_f32_f16`].
+    wgmma_m64n192k16_f32_bf16, "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16"
+}
+
 /// `wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {d0..d127}, desc_a, desc_b, p, 1, 1;` —
 /// `D(64×256, f32) = A(64×32) · B(32×256) + (scale_d ? D : 0)` on FP8 e4m3 inputs (sm_90a), the
 /// accumulator fragment as [`wgmma_m64n256k16_f32_f16`]'s (`acc[b]`: columns `64b ..`).

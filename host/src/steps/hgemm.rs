@@ -221,6 +221,12 @@ pub const H10: Step = tma("hgemm_tma_v10", "h10", 384, tma_hgemm::H10_DYN_SMEM, 
     PtxCheck { has: h6_has!("atom.acq_rel.gpu.global.add.u32", "ld.global.cg.v4.f32", "st.global.v4.f32", "bar.sync \t3, 256"),
                lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global.b16", "st.local"], count: &[], at_least: &[] },
     "h6s4 with a stream-K tail: the last partial wave's K iterations spread over every CTA");
+/// Hopper h11: h6s4 on 128×192 tiles (`wgmma.m64n192k16`, three B boxes a stage) for shapes whose
+/// 128×256 tiles leave the last wave partly empty (`hgemm/steps/tma_v11_wide192.rs`).
+pub const H11: Step = tma("hgemm_tma_v11", "h11", 384, tma_hgemm::H11_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::BM, cols: tma_hgemm::H11_BN, cluster: 1 },
+    Args::TmaABC,
+    PtxCheck { has: h6_has!("wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16"), lacks: H6_LACKS, count: &[], at_least: &[] },
+    "h6s4 on 128x192 tiles (m64n192k16): a wave the 128x256 tiles leave partly empty filled");
 /// h9 with h6s4's four stages (cuBLAS's configuration at 4096³).
 pub const H9S4: Step = tma("hgemm_tma_v9_s4", "h9s4", 384, tma_hgemm::H9S4_DYN_SMEM, TMA_PERSISTENT_X2, Args::TmaABC,
     PtxCheck { has: h6_has!(".reqnctapercluster 2, 1, 1", "multicast::cluster", "mbarrier.arrive.shared::cluster.b64"),
@@ -551,6 +557,8 @@ pub const H9S4_BF16: Step = bf16(H9S4, "hgemm_tma_v9_s4_bf16", "h9s4-bf16",
                                  PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 /// h10 on bf16.
 pub const H10_BF16: Step = bf16(H10, "hgemm_tma_v10_bf16", "h10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// h11 on bf16.
+pub const H11_BF16: Step = bf16(H11, "hgemm_tma_v11_bf16", "h11-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// h7 on bf16.
 pub const H7_BF16: Step = bf16(H7, "hgemm_tma_v7_bf16", "h7-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 macro_rules! h8_bf16 {
@@ -613,6 +621,6 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
                                PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D19_BF16, D20_BF16];

@@ -19,6 +19,12 @@ pub(crate) trait Elem16 {
     /// As `wgmma_m64n256k16_f32_f16`.
     #[cfg(lab_sm90)]
     unsafe fn wgmma_256<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 4], desc_a: u64, desc_b: u64, scale_d: bool);
+    /// `wgmma.m64n192k16` with f32 accumulation on this type (h11's 192-column tiles).
+    ///
+    /// # Safety
+    /// As `wgmma_m64n192k16_f32_f16`.
+    #[cfg(lab_sm90)]
+    unsafe fn wgmma_192<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 3], desc_a: u64, desc_b: u64, scale_d: bool);
     /// `wgmma.m64n64k16`, both operands in shared memory (decode d3: weights as the transposed A).
     ///
     /// # Safety
@@ -81,6 +87,12 @@ impl Elem16 for F16 {
     }
     #[cfg(lab_sm90)]
     #[inline(always)]
+    unsafe fn wgmma_192<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 3], desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n192k16_f32_f16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
     unsafe fn wgmma_128<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 2], desc_a: u64, desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_f16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
@@ -132,6 +144,12 @@ impl Elem16 for Bf16 {
     unsafe fn wgmma_256<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 4], desc_a: u64, desc_b: u64, scale_d: bool) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n256k16_f32_bf16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_192<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 3], desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n192k16_f32_bf16::<TA, TB>(acc, desc_a, desc_b, scale_d) }
     }
     #[cfg(lab_sm90)]
     #[inline(always)]

@@ -45,6 +45,7 @@
 //! | h8 | `steps/tma_v8_cluster_split_k.rs` | K split over the CTAs of a cluster (2 … 8), partials summed through distributed shared memory (`h8x2` … `h8x8`, `-bf16`) |
 //! | h9 | `steps/tma_v9_multicast.rs` | h6 in clusters of 2 sharing B by TMA multicast; `h9s4` with 4 stages and C stored in two halves; `h6s4` (h6's file): the 4 stages alone, the entry point's choice (`-bf16` twins) |
 //! | h10 | `steps/tma_v10_stream_k.rs` | h6s4 with a stream-K tail: the partial last wave's K iterations spread over every CTA, partials summed by each tile's last contributor (`h10-bf16`) |
+//! | h11 | `steps/tma_v11_wide192.rs` | h6s4 on 128×192 tiles (`wgmma.m64n192k16`, three B boxes a stage) where 128×256 tiles leave the last wave partly empty (`h11-bf16`) |
 //!
 //! **Decode ladder** (issue 15): small M, bound by reading the weights (d1–d2 `mma.sync`, d3–d8 sm_90a
 //! TMA + `wgmma`); d7 also takes the prefill shapes just above it.

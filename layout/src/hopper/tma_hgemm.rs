@@ -73,6 +73,23 @@ pub const fn wide_dyn_smem(stages: u32) -> u32 {
 }
 /// h6s4, h9s4: four stages, half the C staging.
 pub const H9S4_DYN_SMEM: u32 = wide_dyn_smem(H9S4_STAGES);
+/// HGEMM h11 (`steps/tma_v11_wide192.rs`): h6s4's CTA on tiles of [`BM`] × [`H11_BN`] — three 64-column
+/// B boxes a stage, `wgmma.m64n192k16` — for shapes whose 128×256 tiles leave the last wave partly
+/// empty where 128×192 ones fill it (768×4096: 96 tiles of 128×256 on 132 SMs, 132 of 128×192).
+///
+/// ```text
+/// stage (40 KiB) = | A: 128 rows × 128 B (16 KiB) | B box 0 | B box 1 | B box 2 (8 KiB each) |
+/// ring: 4 stages | staging: 2 consumers × 3 C boxes (24 KiB each) | barriers
+/// ```
+pub const H11_BN: u32 = 192;
+/// Bytes of one h11 stage.
+pub const H11_STAGE_BYTES: u32 = A_BYTES + 3 * B_BOX_BYTES;
+/// Stages of h11's ring.
+pub const H11_STAGES: u32 = 4;
+/// h11's dynamic shared memory: the ring, each consumer's three C boxes, the barriers.
+pub const H11_DYN_SMEM: u32 = dyn_smem(H11_STAGES, H11_STAGE_BYTES, 2 * 3 * (64 * 64 * 2), 2);
+const _: () = assert!(H11_DYN_SMEM <= MAX_DYN_SMEM && H11_STAGE_BYTES % 1024 == 0);
+
 /// Bytes of one 64×64 f16 C staging box ([`C_BOX`]).
 pub const C_BOX_BYTES: u32 = 64 * 64 * 2;
 /// h6's C staging box: 64×64 f16 as the TMA store reads it, `SWIZZLE_128B` (four per consumer).
