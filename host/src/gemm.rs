@@ -113,9 +113,9 @@ const fn up8(x: usize) -> usize {
 ///   bytes (1000³ 1.146×, 1024×1000×1024 1.139×, 1000×1000×2000 1.228×, 992³ 1.030×, 256×4000×4096
 ///   1.012×), 0.91× at the three with them aligned (1024³, 1024×1024×1000, 1000×1024×1024); one shape
 ///   with B aligned and A's rows off won (256×4096×4040 1.056×) and stays d7's.
-/// * `h11` (h6s4 on 128×192 tiles) in h6s4's place where its tiles' rounds of the SMs take at most
-///   5/6 of the time ([`h11_fills`]): 1.20–1.33× h6s4 at 640–1536 × 4096 × K, where 128×256 tiles leave a
-///   wave partly empty.
+/// * `h11` (h6s4 on 128×192 tiles) in h6s4's, h10's and h8's place where its tiles' rounds of the SMs
+///   take at most 5/6 of the time ([`h11_fills`]): 1.20–1.33× h6s4 at 640–1536 × 4096 × K, where
+///   128×256 tiles leave a wave partly empty; 1.10–1.11× h10, 1.09–1.26× h8x2 at 1280 / 1536 rows.
 /// * Not `d10` (d7 with its stages copied by `cp.async`) where a row pitch is off 128 bytes, although
 ///   d7's TMA boxes read an extra L2 line per row there: d10 measured
 ///   0.85× d7 at 1000³ and 0.78× at 1024³ (`results/2026-11-25-h100-session21/call1-d10`).
@@ -142,8 +142,8 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
         _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => if bf { &steps::D19_BF16 } else { &steps::D19 },
+        _ if h11_fills(s, sms) => if bf { &steps::H11_BF16 } else { &steps::H11 },
         _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
-        _ if h8.is_none() && h11_fills(s, sms) => if bf { &steps::H11_BF16 } else { &steps::H11 },
         _ => h8.unwrap_or(if bf { &steps::H6S4_BF16 } else { &steps::H6S4 }),
     }
 }
@@ -278,7 +278,9 @@ pub fn d19_prefill(s: Shape, sms: u32) -> bool {
 /// 1.25×, 640×4096² 1.26×, 1280×4096² 1.32×, 1536×4096² 1.33× (bf16 1.22–1.32×) — the model's 4 : 3 —
 /// and, where the model says no, 0.67× at 896×4096² (2 rounds against 1), 0.87–0.89× at 4096³,
 /// 2048×4096×11008, 768×11008×4096, 1024×8192×4096, 0.95× at 3072×4096² (the model's tie). The
-/// margin keeps 8192³ (63 : 64) on h6s4.
+/// margin keeps 8192³ (63 : 64) on h6s4. It also takes h10's and h8's place where it fills
+/// (`call12`): 1.10–1.11× h10 at 1280×4096 × 4096 / 14336, 1.09–1.26× h8x2 at 1536×4096 × 14336 /
+/// 4096; 256×11008×4096, 256×8192×4096, 512×6144×4096 1.12–1.21× h6s4.
 pub fn h11_fills(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{BM, BN_WIDE, H11_BN};
     let rounds = |cols: u32| ((s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(cols as u64)).div_ceil(sms.max(1) as u64);
@@ -547,11 +549,13 @@ mod tests {
         // h11 where 128×192 tiles fill the waves 128×256 ones leave partly empty.
         assert_eq!(choose(shape(768, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "96 tiles of 128x256, 132 of 128x192");
         assert_eq!(choose(shape(640, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h11-bf16", "80 tiles of 128x256, 110 of 128x192");
-        assert_eq!(choose(shape(1536, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h8x2", "h8 where its model picks it: h11 is not timed against it");
+        assert_eq!(choose(shape(1536, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "before h8");
+        assert_eq!(choose(shape(1280, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h11-bf16", "before h10");
+        assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "d19 before h11 up to 512 rows where h10 or h8 was the rule");
         assert_eq!(choose(shape(896, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "154 tiles of 128x192: two rounds");
         assert_eq!(choose(shape(3072, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "the model's tie");
         assert!(h11_fills(shape(640, 4096, 4096), 132) && !h11_fills(shape(8192, 8192, 8192), 132) && !h11_fills(shape(4096, 4096, 4096), 132));
-        assert_eq!(choose(shape(512, 11000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "B's rows off 128 bytes");
+        assert_eq!(choose(shape(512, 11000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "B's rows off 128 bytes: not d19; h11 fills");
         assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "56 h6 tiles, 112 d19 tiles (1.01–1.02× d7, session 27 call 3)");
         assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "86 h6 tiles, 116 h11 tiles: one round each");
         assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "d7's tiles; B's rows off 128 bytes");
@@ -580,7 +584,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { "d19+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { "d19+pad".into() } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else if h11_fills(padded, 132) { "h11+pad".into() } else { "h6s4+pad".into() };
+            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { "d19+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { "d19+pad".into() } else if h11_fills(padded, 132) { "h11+pad".into() } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
