@@ -278,13 +278,17 @@ pub fn d19_prefill(s: Shape, sms: u32) -> bool {
 /// 1.25×, 640×4096² 1.26×, 1280×4096² 1.32×, 1536×4096² 1.33× (bf16 1.22–1.32×) — the model's 4 : 3 —
 /// and, where the model says no, 0.67× at 896×4096² (2 rounds against 1), 0.87–0.89× at 4096³,
 /// 2048×4096×11008, 768×11008×4096, 1024×8192×4096, 0.95× at 3072×4096² (the model's tie). The
-/// margin keeps 8192³ (63 : 64) on h6s4. It also takes h10's and h8's place where it fills
+/// margin keeps 8192³ (63 : 64) on h6s4. Its tiles must also fill more than half the SMs: with a
+/// few tiles and a deep K, h8 splits K over a cluster, and h11 (like h6s4) would leave the SMs idle —
+/// without this, 128×1024×16384 took h11 at 0.114 ms where h8x8 takes 0.028 (the review's device run,
+/// H200). It also takes h10's and h8's place where it fills
 /// (`call12`): 1.10–1.11× h10 at 1280×4096 × 4096 / 14336, 1.09–1.26× h8x2 at 1536×4096 × 14336 /
 /// 4096; 256×11008×4096, 256×8192×4096, 512×6144×4096 1.12–1.21× h6s4.
 pub fn h11_fills(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{BM, BN_WIDE, H11_BN};
-    let rounds = |cols: u32| ((s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(cols as u64)).div_ceil(sms.max(1) as u64);
-    6 * 3 * rounds(H11_BN) <= 5 * 4 * rounds(BN_WIDE)
+    let tiles = |cols: u32| (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(cols as u64);
+    let rounds = |cols: u32| tiles(cols).div_ceil(sms.max(1) as u64);
+    2 * tiles(H11_BN) > sms as u64 && 6 * 3 * rounds(H11_BN) <= 5 * 4 * rounds(BN_WIDE)
 }
 
 /// Whether the rows of B, the weights (`2N` bytes), are off a multiple of 128 bytes, so each 128-byte
@@ -555,6 +559,9 @@ mod tests {
         assert_eq!(choose(shape(896, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "154 tiles of 128x192: two rounds");
         assert_eq!(choose(shape(3072, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "the model's tie");
         assert!(h11_fills(shape(640, 4096, 4096), 132) && !h11_fills(shape(8192, 8192, 8192), 132) && !h11_fills(shape(4096, 4096, 4096), 132));
+        // Few tiles, deep K: h8, not h11 (6 tiles of 128x192 would leave 126 SMs idle).
+        assert!(!h11_fills(shape(128, 1024, 16384), 132) && !h11_fills(shape(128, 512, 8192), 132));
+        assert_eq!(choose(shape(128, 1024, 16384), true, 132, R, None, Elem::F16).unwrap().label(), "h8x8");
         assert_eq!(choose(shape(512, 11000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "B's rows off 128 bytes: not d19; h11 fills");
         assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "56 h6 tiles, 112 d19 tiles (1.01–1.02× d7, session 27 call 3)");
         assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "86 h6 tiles, 116 h11 tiles: one round each");

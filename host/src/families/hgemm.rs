@@ -121,12 +121,13 @@ thread_local! {
 /// Launches a TMA step (`hgemm_tma_v*`) on `grid` with the tensor maps of [`TmaMaps`].
 #[allow(clippy::too_many_arguments)]
 fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
-    // A's box is as high as the step's tile (128 rows), except the transposed decode steps' (d3–d12:
-    // 64-row tiles, d13: 16; d19, d20: 128, the 128-row tiles among the `TmaSplitKC` steps, all
-    // transposed), whose box never reaches past M (`decode_box_rows`: M below the tile).
-    let a_rows = match step.grid.tile().0 {
-        rows if rows <= layout::hopper::tma_hgemm::D3_ROWS || step.args == Args::TmaSplitKC => layout::hopper::tma_hgemm::decode_box_rows(s.m as u32, rows),
-        rows => rows,
+    // A's box is as high as the step's tile (128 rows), except the transposed decode steps' (the TMA
+    // steps named `hgemm_decode_*`, d3–d20: tiles of 16, 64 or 128 activation rows), whose box never
+    // reaches past M (`decode_box_rows`: M below the tile) — their kernels expect that many rows' bytes.
+    let a_rows = if step.kernel.name.starts_with("hgemm_decode_") {
+        layout::hopper::tma_hgemm::decode_box_rows(s.m as u32, step.grid.tile().0)
+    } else {
+        step.grid.tile().0
     };
     let key = (gpu.ctx.cu_ctx() as usize, a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s, step.elem, a_rows);
     let encode = if step.elem == Elem::Bf16 { TensorMap2d::encode_bf16 } else { TensorMap2d::encode_f16 };

@@ -94,13 +94,16 @@ pub(crate) unsafe fn reset_counter(counter: *mut u32) {
     unsafe { st_relaxed_gpu_u32(counter, 0) }
 }
 
-/// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1` (d3 walks the same order).
+/// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1`, `kt0 ≤ kt1 ≤ k_tiles` (d3 walks the
+/// same order).
 #[cfg(lab_sm90)]
 #[inline(always)]
 pub(super) fn unit(u: u32, tiles: u32, tiles_m: u32, tiles_n: u32, kts: u32, k_tiles: u32) -> (u32, u32, u32, u32, u32) {
     let (tile, split) = (u % tiles, u / tiles);
     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
-    let kt0 = split * kts;
+    // Clamped: a split past K (more splits than `persistent_splits` gives) walks an empty range
+    // instead of `kt1 − kt0` wrapping to ~4·10⁹ stages that never fill.
+    let kt0 = if split * kts < k_tiles { split * kts } else { k_tiles };
     let kt1 = if kt0 + kts < k_tiles { kt0 + kts } else { k_tiles };
     (tm, tn, split, kt0, kt1)
 }

@@ -184,12 +184,32 @@ pub const fn persistent_splits(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols
     if s > H7_MAX_SPLITS {
         s = H7_MAX_SPLITS;
     }
-    if s < 1 { 1 } else { s }
+    if s < 1 {
+        return 1;
+    }
+    // Every split gets K tiles: the kernels give split i the tiles from i·⌈kt/s⌉, so with s = 12 at
+    // kt = 32 (3 each) split 11 would start at 33, past K; ⌈kt / ⌈kt/s⌉⌉ splits cover K with none empty.
+    let kt = k.div_ceil(BK);
+    if kt == 0 { 1 } else { kt.div_ceil(kt.div_ceil(s)) }
 }
 
 #[cfg(test)]
 mod h7_tests {
     use super::*;
+
+    /// No split is empty: split `splits − 1` starts below K at every tile count and depth (an empty
+    /// split's `kt0 > kt1` once hung d7 and d19 at 128×1408×2048: 12 splits of 3 K tiles for 32).
+    #[test]
+    fn persistent_splits_leave_no_split_empty() {
+        for kt in 1..300u32 {
+            for tiles in 1..140u32 {
+                let s = persistent_splits(tiles * 64, 64, kt * BK, 132, 64, 64);
+                assert!((1..=H7_MAX_SPLITS).contains(&s), "kt {kt} tiles {tiles}: {s}");
+                assert!((s - 1) * kt.div_ceil(s) < kt, "kt {kt} tiles {tiles}: split {} starts past K", s - 1);
+            }
+        }
+        assert_eq!(persistent_splits(128, 1408, 2048, 132, D19_ROWS, D3_COLS), 11, "11 tiles, 32 K tiles: 11 splits of 3, not 12");
+    }
 
     #[test]
     fn h7_splits_fill_the_gpu_only_when_tiles_are_few() {
