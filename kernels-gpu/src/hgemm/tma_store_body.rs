@@ -63,7 +63,7 @@ pub(super) unsafe fn tma_store<E: Elem16, const CLUSTER: u32, const STAGES: u32>
                 let mut it = 0u32;
                 for (tm, tn) in TileWalk::<CLUSTER>::new(tiles_m, tiles_n) {
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let r_acc = consume_wide_tile::<E, CLUSTER>(ring, &mut it, k_tiles, mh);
+                    let r_acc = consume_wide_tile::<E, [[f32; 32]; 4], CLUSTER>(ring, &mut it, k_tiles, mh);
                     store_wide_tile::<E>(&r_acc, tmap_c, s_cstage + mh * staging, staged, row0, n0, mh, leader, warp, lane);
                 }
                 if leader {

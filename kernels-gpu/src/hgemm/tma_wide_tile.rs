@@ -75,25 +75,73 @@ pub(super) unsafe fn issue_wide_stage_cluster<const CLUSTER: u32>(s_stage: u32, 
 /// All 128 threads of the warpgroup; the stage's TMA phase has completed; nobody writes the stage or
 /// reads `r_acc` until a `wgmma_wait_group` has retired this group (the caller pins `r_acc` after it).
 #[inline(always)]
-pub(super) unsafe fn mma_wide_stage<E: Elem16>(r_acc: &mut [[f32; 32]; 4], s_stage: u32, mh: u32) {
+pub(super) unsafe fn mma_wide_stage<E: Elem16, A: WideAcc<E>>(r_acc: &mut A, s_stage: u32, mh: u32) {
     let d_a = a_desc(s_stage, mh);
     let d_b = b_desc(s_stage, 0); // LBO = B_HALF_BYTES: the next 64 columns are the next box
-    for acc in r_acc.iter_mut() {
-        wgmma_fence_operand(acc);
-    }
+    r_acc.fence();
     // SAFETY: forwarded to the caller.
     unsafe {
         wgmma_fence();
         for ks in 0..BK / 16 {
             // K step ks: 32 bytes along A's K-major rows, 16 rows (2048 B) down every B box.
-            E::wgmma_256::<0, 1>(r_acc, d_a.advance(32 * ks).0, d_b.advance(2048 * ks).0, true);
+            r_acc.mma(d_a.advance(32 * ks).0, d_b.advance(2048 * ks).0);
         }
         wgmma_commit_group();
     }
 }
 
+/// A consumer warpgroup's accumulators for a wide tile, 64 rows × 64·B columns as `[[f32; 32]; B]`
+/// (block `b`: columns `64·b ..`): B = 4 (h4–h10, `wgmma.m64n256k16`) or 3 (h11, `m64n192k16`).
+pub(super) trait WideAcc<E: Elem16>: Sized {
+    /// Fresh accumulators.
+    fn zero() -> Self;
+    /// `wgmma.fence`'s operand fence on every accumulator register.
+    fn fence(&mut self);
+    /// One K step of 16, accumulating: `self += A(d_a) · B(d_b)`, A K-major, B MN-major.
+    ///
+    /// # Safety
+    /// As the `Elem16` wrapper it calls: all 128 threads of a warpgroup, descriptors of staged boxes.
+    unsafe fn mma(&mut self, d_a: u64, d_b: u64);
+}
+
+impl<E: Elem16> WideAcc<E> for [[f32; 32]; 4] {
+    #[inline(always)]
+    fn zero() -> Self {
+        [[0f32; 32]; 4]
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        for acc in self.iter_mut() {
+            wgmma_fence_operand(acc);
+        }
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_a: u64, d_b: u64) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_256::<0, 1>(self, d_a, d_b, true) }
+    }
+}
+
+impl<E: Elem16> WideAcc<E> for [[f32; 32]; 3] {
+    #[inline(always)]
+    fn zero() -> Self {
+        [[0f32; 32]; 3]
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        for acc in self.iter_mut() {
+            wgmma_fence_operand(acc);
+        }
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_a: u64, d_b: u64) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_192::<0, 1>(self, d_a, d_b, true) }
+    }
+}
+
 /// One consumer warpgroup's K loop over a tile of the persistent wide steps: accumulates rows `64·mh ..`
-/// × 256 columns into a fresh `r_acc` and returns it final (after `wait_group 0`), having released every
+/// × 256 (h11: 192) columns into a fresh `r_acc` and returns it final (after `wait_group 0`), having released every
 /// stage use it consumed — stage `it − 1` after stage `it`'s group was committed and `wait_group 1`
 /// retired the older one, and the tile's last stage after `wait_group 0`. Advances `it` by `k_tiles`.
 /// With `CLUSTER = 2` (h9) each release arrives on the stage's empty barrier in both CTAs
@@ -105,26 +153,22 @@ pub(super) unsafe fn mma_wide_stage<E: Elem16>(r_acc: &mut [[f32; 32]; 4], s_sta
 /// `tma_persistent::produce_persistent` does); `CLUSTER` as [`Ring::release_cluster`] requires (1
 /// wherever the ring is the CTA's own, as in h4–h8).
 #[inline(always)]
-pub(super) unsafe fn consume_wide_tile<E: Elem16, const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 4] {
-    let mut r_acc = [[0f32; 32]; 4]; // [nb]: columns 64·nb .. of the tile
+pub(super) unsafe fn consume_wide_tile<E: Elem16, A: WideAcc<E>, const CLUSTER: u32>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> A {
+    let mut r_acc = A::zero(); // [nb]: columns 64·nb .. of the tile
     // SAFETY: forwarded to the caller; the accumulators are pinned after every wait.
     unsafe {
         for kt in 0..k_tiles {
             ring.wait_full(*it);
-            mma_wide_stage::<E>(&mut r_acc, ring.at(*it).0, mh);
+            mma_wide_stage::<E, A>(&mut r_acc, ring.at(*it).0, mh);
             wgmma_wait_group::<1>();
-            for acc in r_acc.iter_mut() {
-                wgmma_fence_operand(acc);
-            }
+            r_acc.fence();
             if kt > 0 {
                 ring.release_cluster::<CLUSTER>(*it - 1);
             }
             *it += 1;
         }
         wgmma_wait_group::<0>();
-        for acc in r_acc.iter_mut() {
-            wgmma_fence_operand(acc);
-        }
+        r_acc.fence();
         if k_tiles > 0 {
             ring.release_cluster::<CLUSTER>(*it - 1);
         }

@@ -96,7 +96,7 @@ unsafe fn stream_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap
             stages: STAGES, stage_bytes: STAGE_BYTES, tile: (BM, BN, BK);
             maps: (tmap_a, tmap_b, tmap_c); ws: ws, count: count; shape: (m, n, k), tail: tail;
             issue: |s_stage, full, tm, tn, kt| issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
-            consume: |ring, it, kts, tm, tn, mh, warp, lane| consume_wide_tile::<E, 1>(ring, &mut it, kts, mh);
+            consume: |ring, it, kts, tm, tn, mh, warp, lane| consume_wide_tile::<E, [[f32; 32]; 4], 1>(ring, &mut it, kts, mh);
             elem: E;
         }
     }

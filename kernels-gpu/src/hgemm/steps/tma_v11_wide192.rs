@@ -9,8 +9,9 @@
 //! rounds) measured 0.90–0.91× h6s4 there (`call9`).
 //!
 //! Diff from h6s4 (`tma_store_body::tma_store::<E, 1, 4>`): a stage is A's 128 rows and **three** B
-//! boxes (40 KiB, [`H11_STAGE_BYTES`]); each consumer warpgroup runs `wgmma.m64n192k16` into 96
-//! accumulators (`[[f32; 32]; 3]`) and stages its three C boxes at once (24 KiB each) before one TMA
+//! boxes (40 KiB, [`H11_STAGE_BYTES`]); each consumer warpgroup runs h6's K loop
+//! (`tma_wide_tile::consume_wide_tile`) with `wgmma.m64n192k16` into 96 accumulators
+//! (`[[f32; 32]; 3]`: its `WideAcc`) and stages its three C boxes at once (24 KiB each) before one TMA
 //! store sequence. The producer and the walk over tiles are h6's, with 192-column tiles.
 //!
 //! Prediction (before running): per tile 0.75× h6s4's work and one wave instead of one partial wave:
@@ -18,16 +19,16 @@
 //! boxes as the 256-wide does, A's 16 KiB once per 192 columns instead of 256); below h6s4 where
 //! 128×256 tiles already fill their waves (4096³: 6 rounds of 128×192 against 4 of 128×256).
 use super::elem::{Bf16, Elem16, F16};
-use super::tma::{A_BYTES, B_HALF_BYTES, BK, BM, a_desc, b_desc};
+use super::tma::{A_BYTES, B_HALF_BYTES, BK, BM};
 use super::tma_persistent::TileWalk;
 use super::tma_store::{stage_c_box, store_tile};
-use super::tma_warp_specialized::{Ring, warp_specialized};
+use super::tma_warp_specialized::warp_specialized;
+use super::tma_wide_tile::consume_wide_tile;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     mbarrier::mbarrier_arrive_expect_tx,
     thread::lane_id,
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use layout::hopper::tma_hgemm::{C_BOX_BYTES, H11_BN as BN, H11_STAGE_BYTES, H11_STAGES};
 
@@ -48,53 +49,6 @@ unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: 
             cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + nb * B_HALF_BYTES, tmap_b, (n0 + 64 * nb) as i32, k0, bar);
         }
     }
-}
-
-/// `wgmma.fence`'s operand fence on all 96 accumulators.
-#[inline(always)]
-fn fence(r_acc: &mut [[f32; 32]; 3]) {
-    let [a0, a1, a2] = r_acc;
-    wgmma_fence_operand(a0);
-    wgmma_fence_operand(a1);
-    wgmma_fence_operand(a2);
-}
-
-/// Consumer warpgroup `mh`'s K loop over one tile (h4's loop, one group in flight): its 64 rows of A
-/// against the stage's 192 columns of B into fresh accumulators (`[nb]`: columns `64·nb ..`).
-///
-/// # Safety
-/// All 128 threads of consumer warpgroup `mh`; the producer issues the same stages.
-#[inline(always)]
-unsafe fn consume<E: Elem16>(ring: Ring, it: &mut u32, k_tiles: u32, mh: u32) -> [[f32; 32]; 3] {
-    let mut r_acc = [[0f32; 32]; 3];
-    // SAFETY: forwarded to the caller; a stage is read after its phase completed and released after the
-    // `wait_group` that retired its group; the accumulators are pinned after every wait.
-    unsafe {
-        for kt in 0..k_tiles {
-            ring.wait_full(*it);
-            let s_stage = ring.at(*it).0;
-            let (d_a, d_b) = (a_desc(s_stage, mh), b_desc(s_stage, 0)); // B's LBO: the next 64 columns' box
-            fence(&mut r_acc);
-            wgmma_fence();
-            for ks in 0..BK / 16 {
-                // Fresh zeros: accumulating from the first step on is h6's form.
-                E::wgmma_192::<0, 1>(&mut r_acc, d_a.advance(32 * ks).0, d_b.advance(2048 * ks).0, true);
-            }
-            wgmma_commit_group();
-            wgmma_wait_group::<1>();
-            fence(&mut r_acc);
-            if kt > 0 {
-                ring.release(*it - 1);
-            }
-            *it += 1;
-        }
-        wgmma_wait_group::<0>();
-        fence(&mut r_acc);
-        if k_tiles > 0 {
-            ring.release(*it - 1);
-        }
-    }
-    r_acc
 }
 
 /// The body of h11 for element type `E` (the file's doc).
@@ -135,7 +89,7 @@ unsafe fn wide192<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap,
                 let s_c = s_cstage + mh * staging;
                 let mut it = 0u32;
                 for (tm, tn) in TileWalk::<1>::new(tiles_m, tiles_n) {
-                    let r_acc = consume::<E>(ring, &mut it, k_tiles, mh);
+                    let r_acc: [[f32; 32]; 3] = consume_wide_tile::<E, _, 1>(ring, &mut it, k_tiles, mh);
                     let [acc0, acc1, acc2] = &r_acc;
                     store_tile::<3>(tmap_c, s_c, tm * BM + 64 * mh, tn * BN, mh, leader, || {
                         stage_c_box::<E>(acc0, s_c, warp, lane);

@@ -63,7 +63,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v4(tmap_a: *const TensorMap, tmap_b:
             consumer(mh): { // this consumer's 64 rows of the tile
                 // The K loop (`tma_wide_tile`, shared with h5/h6): commit stage t's wgmmas, `wait_group 1` (stage
                 // t − 1's group is done), release stage t − 1, go on; `wait_group 0` after the last.
-                let r_acc = consume_wide_tile::<F16, 1>(ring, &mut 0, k_tiles, mh);
+                let r_acc = consume_wide_tile::<F16, [[f32; 32]; 4], 1>(ring, &mut 0, k_tiles, mh);
                 store_wide(&r_acc, g_c, m, n, m0 + 64 * mh, n0, (tid / 32) % 4);
             }
         }

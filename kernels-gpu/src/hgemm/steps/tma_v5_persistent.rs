@@ -63,7 +63,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_tma_v5(tmap_a: *const TensorMap, tmap_b:
                 while tile < tiles {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let r_acc = consume_wide_tile::<F16, 1>(ring, &mut it, k_tiles, mh);
+                    let r_acc = consume_wide_tile::<F16, [[f32; 32]; 4], 1>(ring, &mut it, k_tiles, mh);
                     store_wide(&r_acc, g_c, m, n, row0, n0, warp);
                     tile += grid_dim_x();
                 }

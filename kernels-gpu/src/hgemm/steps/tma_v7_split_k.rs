@@ -108,7 +108,7 @@ unsafe fn split_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap,
                 while u < units {
                     let (tm, tn, split, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
                     let (row0, n0) = (tm * BM + 64 * mh, tn * BN);
-                    let r_acc = consume_wide_tile::<E, 1>(ring, &mut it, kt1 - kt0, mh);
+                    let r_acc = consume_wide_tile::<E, [[f32; 32]; 4], 1>(ring, &mut it, kt1 - kt0, mh);
                     let [acc0, acc1, acc2, acc3] = &r_acc;
                     if splits == 1 {
                         store_pairs::<E>(acc0, g_c, m, n, row0, n0, warp, lane);

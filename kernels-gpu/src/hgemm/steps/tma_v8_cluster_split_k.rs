@@ -132,7 +132,7 @@ unsafe fn cluster_split_k<E: Elem16, const S: u32>(tmap_a: *const TensorMap, tma
             }
             consumer(mh): {
                 let mut it = 0u32;
-                let r_acc = consume_wide_tile::<E, 1>(ring, &mut it, kt1 - kt0, mh);
+                let r_acc = consume_wide_tile::<E, [[f32; 32]; 4], 1>(ring, &mut it, kt1 - kt0, mh);
                 let s_part = ring.at(0).0;
                 sync_named(1, 256);
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
