@@ -253,10 +253,10 @@ pub fn d7_fits(s: Shape, sms: u32) -> bool {
 /// split tile's partial sums cost d19 ~5 µs at 256×4096², 0.77× d7; `results/2026-11-26-h100-session27/`
 /// `call4`).
 pub fn d19_fits(s: Shape, sms: u32) -> bool {
-    use layout::hopper::tma_hgemm::{D19_ROWS, D3_COLS, persistent_splits};
+    use layout::hopper::tma_hgemm::{D19_ROWS, D3_COLS};
+    // More than half the SMs' tiles is exactly where `persistent_splits` gives 1 (⌊SMs / tiles⌋ = 1).
     let tiles = (s.m as u64).div_ceil(D19_ROWS as u64) * (s.n as u64).div_ceil(D3_COLS as u64);
     s.m > DECODE_MAX_M && 2 * tiles > sms as u64 && tiles <= sms as u64
-        && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D19_ROWS, D3_COLS) == 1
 }
 
 /// Whether d19 takes h10's or h8's place: M ≤ 512 (at most four 128-row tiles), the weights' rows a
@@ -545,6 +545,10 @@ mod tests {
         assert_eq!(choose(shape(257, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "3 d19 tile rows, the last ragged");
         assert_eq!(choose(shape(512, 4000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off 128 bytes");
         assert!(!d19_fits(shape(256, 4096, 4096), 132) && !d19_fits(shape(64, 8192, 4096), 132) && !d19_fits(shape(128, 4096, 128), 132));
+        for (m, n, k) in [(384, 4096, 4096), (512, 4096, 64), (257, 4096, 11008), (128, 14336, 4096)] {
+            assert!(d19_fits(shape(m, n, k), 132));
+            assert_eq!(layout::hopper::tma_hgemm::persistent_splits(m as u32, n as u32, k as u32, 132, 128, 128), 1, "{m}x{n}x{k}: d19 never splits where it fits");
+        }
         // d19 in h10's and h8's place up to M = 512; h6s4 keeps its shapes, h10 its shapes above 512 rows.
         assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape, 344 d19 tiles");
         assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16");
