@@ -113,6 +113,14 @@ const fn up8(x: usize) -> usize {
 ///   bytes (1000³ 1.146×, 1024×1000×1024 1.139×, 1000×1000×2000 1.228×, 992³ 1.030×, 256×4000×4096
 ///   1.012×), 0.91× at the three with them aligned (1024³, 1024×1024×1000, 1000×1024×1024); one shape
 ///   with B aligned and A's rows off won (256×4096×4040 1.056×) and stays d7's.
+/// * `d21` (d19 with the tile height a parameter: 80, 96, 144 or 160 rows) wherever the rule takes d19,
+///   at the height of [`transposed_rows`] — rounds of the SMs times (rows + 64), fitted to one round of
+///   each height — and in h11's place where that cost is below h11's rounds ([`d21_over_h11`]). cuBLAS
+///   does the same (`nvjet_sm90_hsh_128x96` at 384×4096², `128x160` at 640, `64x144` at 288:
+///   `results/2026-11-26-h100-session28/call1`). `ab` (`call2`, `call3`, 6 rounds): 1.14–1.27× d19 at
+///   257–384 rows of 4096-column weights, 1.02–1.23× at 144–176 × 8192², 600–1400 rows of N = 1024 and
+///   2048; 1.04–1.49× h11 at all 20 shapes tried (576, 600, 640, 1152, 1280 × 4096², 288 / 320 × 8192²,
+///   144–464 × 11008 × 4096, …). Where M fits one tile of either height (80×11008×4096: 0.98×) d19 stays.
 /// * `h11` (h6s4 on 128×192 tiles) in h6s4's, h10's and h8's place where its tiles' rounds of the SMs
 ///   take at most 5/6 of the time ([`h11_fills`]): 1.20–1.33× h6s4 at 640–1536 × 4096 × K, where
 ///   128×256 tiles leave a wave partly empty; 1.10–1.11× h10, 1.09–1.26× h8x2 at 1280 / 1536 rows.
@@ -138,11 +146,11 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
         m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
         _ if !hopper => &steps::V10,
-        _ if d19_fits(s, sms) && !weight_rows_off_128(s) => if bf { &steps::D19_BF16 } else { &steps::D19 },
+        _ if d19_fits(s, sms) && !weight_rows_off_128(s) => transposed_step(s, sms, elem),
         _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
-        _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => if bf { &steps::D19_BF16 } else { &steps::D19 },
-        _ if h11_fills(s, sms) => if bf { &steps::H11_BF16 } else { &steps::H11 },
+        _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => transposed_step(s, sms, elem),
+        _ if h11_fills(s, sms) => d21_over_h11(s, sms, elem).unwrap_or(if bf { &steps::H11_BF16 } else { &steps::H11 }),
         _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
         _ => h8.unwrap_or(if bf { &steps::H6S4_BF16 } else { &steps::H6S4 }),
     }
@@ -180,7 +188,7 @@ const fn rule_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<u
 /// Every step [`default_step`] can return (the CPU test `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 20] = [
+pub const RULE_STEPS: [RuleStep; 24] = [
     rule_step(&steps::D15, &steps::D15_BF16, Some(4 * 16)),
     rule_step(&steps::D16, &steps::D16_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
@@ -193,6 +201,10 @@ pub const RULE_STEPS: [RuleStep; 20] = [
     rule_step(&steps::H6S4, &steps::H6S4_BF16, None),
     rule_step(&steps::D19, &steps::D19_BF16, None),
     rule_step(&steps::H11, &steps::H11_BF16, None),
+    rule_step(&steps::D21[0], &steps::D21_BF16[0], None),
+    rule_step(&steps::D21[1], &steps::D21_BF16[1], None),
+    rule_step(&steps::D21[2], &steps::D21_BF16[2], None),
+    rule_step(&steps::D21[3], &steps::D21_BF16[3], None),
     rule_step(&steps::H8[0], &steps::H8_BF16[0], None),
     rule_step(&steps::H8[1], &steps::H8_BF16[1], None),
     rule_step(&steps::H8[2], &steps::H8_BF16[2], None),
@@ -269,6 +281,72 @@ pub fn d19_prefill(s: Shape, sms: u32) -> bool {
     use layout::hopper::tma_hgemm::{D19_ROWS, D3_COLS, persistent_splits};
     s.m > DECODE_MAX_M && s.m <= 4 * D19_ROWS as usize && !weight_rows_off_128(s)
         && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D19_ROWS, D3_COLS) == 1
+}
+
+/// The tile heights of the transposed prefill steps the rule weighs against each other: d21's
+/// (`layout::hopper::tma_hgemm::D21_ROWS`) and d19's 128.
+pub const TRANSPOSED_ROWS: [u32; 5] = [80, 96, 128, 144, 160];
+/// A transposed tile's cost beyond its rows, in rows: its 128 weight columns' bytes and the fixed
+/// cost of a tile. Fitted to one round of each height at N = K = 4096 (`ab`,
+/// `results/2026-11-26-h100-session28/call2`: 80 rows 21.2 µs, 96 23.3, 128 26.6, 144 31.7, 160 33.5 —
+/// ~0.154 µs a row over ~64 rows more).
+pub const TRANSPOSED_TILE_ROWS: u64 = 64;
+/// One round of h11's 128×192 tiles in the same unit: 35.6 µs at 576 and 640 × 4096² (`call2`), the
+/// time of a transposed round of 168 rows (+ [`TRANSPOSED_TILE_ROWS`]).
+pub const H11_ROUND_ROWS: u64 = 232;
+
+/// The cost of transposed tiles of `rows` activation rows on `s`: rounds of the SMs times the rows a
+/// tile loads (`min(rows, M)`: below its height a tile's box holds the M rows) plus
+/// [`TRANSPOSED_TILE_ROWS`], `⌈⌈M/rows⌉·⌈N/128⌉ / SMs⌉ · (min(rows, M) + 64)`; `None` where the tiles would
+/// split K (`2·tiles ≤ SMs`: `persistent_splits` > 1, whose partial sums cost d19 ~5 µs).
+pub fn transposed_cost(s: Shape, sms: u32, rows: u32) -> Option<u64> {
+    let tiles = (s.m as u64).div_ceil(rows as u64) * (s.n as u64).div_ceil(layout::hopper::tma_hgemm::D3_COLS as u64);
+    (2 * tiles > sms as u64).then(|| tiles.div_ceil(sms.max(1) as u64) * ((rows as u64).min(s.m as u64) + TRANSPOSED_TILE_ROWS))
+}
+
+/// The transposed tile height for `s` ([`TRANSPOSED_ROWS`]): the lowest [`transposed_cost`]; on a tie d19's
+/// 128, else the shortest (M below the heights: the same tiles with fewer wasted MMA rows — 80×11008×4096
+/// measured 0.98× d19 with 80 rows, 96×14336×4096 1.01× with 96: no gain where M fits either);
+/// `None` where every height would split K.
+pub fn transposed_rows(s: Shape, sms: u32) -> Option<u32> {
+    TRANSPOSED_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| ((c, r != 128, r), r))).min_by_key(|&(k, _)| k).map(|(_, r)| r)
+}
+
+/// d21's step of tile height `rows` for `elem` (`None`: a height d21 is not built for, or f32).
+pub fn d21_for(rows: u32, elem: Elem) -> Option<&'static Step> {
+    let i = layout::hopper::tma_hgemm::D21_ROWS.iter().position(|&r| r == rows)?;
+    match elem {
+        Elem::F16 => Some(&steps::D21[i]),
+        Elem::Bf16 => Some(&steps::D21_BF16[i]),
+        Elem::F32 => None,
+    }
+}
+
+/// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`): d21 at the height
+/// of [`transposed_rows`] where that is not 128, else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
+/// `call2`, 6 rounds): 80 rows 1.24–1.26× d19 at 257, 288, 320 × 4096², 96 rows 1.14–1.16× at 300, 352,
+/// 384 × 4096² (bf16 1.16×); 144 rows 0.89× at 512 and 0.97× at 288, where the model keeps d19 and 80.
+pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
+    match transposed_rows(s, sms).and_then(|r| d21_for(r, elem)) {
+        Some(step) => step,
+        None => if elem == Elem::Bf16 { &steps::D19_BF16 } else { &steps::D19 },
+    }
+}
+
+/// d21 in h11's place: where the cheapest of d21's heights costs less than h11's rounds
+/// (`⌈⌈M/128⌉·⌈N/192⌉ / SMs⌉ ·` [`H11_ROUND_ROWS`]), M above the decode range and the weights' rows a
+/// multiple of 128 bytes (d19's conditions). `ab h11 d21` (`call2`): 144 rows 1.12× at 576×4096², 1.30×
+/// at 1152×4096²; 160 rows 1.06–1.08× at 600 and 640 × 4096² (bf16 1.08×), 1.12–1.14× at 1280×4096²
+/// (bf16 1.14×); a 192-row form was level with h11 at 768 and 1536 × 4096² (0.99×) and is not built.
+pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
+    use layout::hopper::tma_hgemm::{BM, D21_ROWS, H11_BN};
+    if s.m <= DECODE_MAX_M || weight_rows_off_128(s) {
+        return None;
+    }
+    let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
+    let h11 = h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
+    let (cost, rows) = D21_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| (c, r))).min_by_key(|&(c, r)| (c, r))?;
+    if cost < h11 { d21_for(rows, elem) } else { None }
 }
 
 /// Whether h11 takes h6s4's place: by the waves of a persistent grid — rounds of tiles times a tile's
@@ -540,9 +618,10 @@ mod tests {
         assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "128 d7 tiles");
         assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
         assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "256 d7 tiles, 128 d19 tiles");
-        assert_eq!(choose(shape(384, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16", "96 d19 tiles");
-        assert_eq!(choose(shape(384, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d19");
-        assert_eq!(choose(shape(257, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "3 d19 tile rows, the last ragged");
+        assert_eq!(choose(shape(384, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d21r96-bf16", "96 d19 tiles, 128 of 96 rows");
+        assert_eq!(choose(shape(384, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d21r96");
+        assert_eq!(choose(shape(257, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "3 d19 tile rows, 4 of 80 rows, the last ragged");
+        assert_eq!(choose(shape(448, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "128 d19 tiles: one round");
         assert_eq!(choose(shape(512, 4000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off 128 bytes");
         assert!(!d19_fits(shape(256, 4096, 4096), 132) && !d19_fits(shape(64, 8192, 4096), 132) && !d19_fits(shape(128, 4096, 128), 132));
         for (m, n, k) in [(384, 4096, 4096), (512, 4096, 64), (257, 4096, 11008), (128, 14336, 4096)] {
@@ -551,14 +630,16 @@ mod tests {
         }
         // d19 in h10's and h8's place up to M = 512; h6s4 keeps its shapes, h10 its shapes above 512 rows.
         assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape, 344 d19 tiles");
-        assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16");
+        assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16", "3 rounds of 128 rows = 2 of 160, 3 of 144");
         assert_eq!(choose(shape(512, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4");
         assert_eq!(choose(shape(768, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "768 rows");
         // h11 where 128×192 tiles fill the waves 128×256 ones leave partly empty.
         assert_eq!(choose(shape(768, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "96 tiles of 128x256, 132 of 128x192");
-        assert_eq!(choose(shape(640, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h11-bf16", "80 tiles of 128x256, 110 of 128x192");
+        assert_eq!(choose(shape(640, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d21r160-bf16", "110 tiles of 128x192, 128 of 160 rows");
         assert_eq!(choose(shape(1536, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "before h8");
-        assert_eq!(choose(shape(1280, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h11-bf16", "before h10");
+        assert_eq!(choose(shape(1280, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d21r160-bf16", "before h11 and h10: two rounds of 160 rows");
+        assert_eq!(choose(shape(1152, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r144", "two rounds of 144 rows against h11's two of 192");
+        assert_eq!(choose(shape(1536, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "two rounds of 128x192; 160 rows take three");
         assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "d19 before h11 up to 512 rows where h10 or h8 was the rule");
         assert_eq!(choose(shape(896, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "154 tiles of 128x192: two rounds");
         assert_eq!(choose(shape(3072, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "the model's tie");
@@ -595,7 +676,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { "d19+pad".into() } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { "d19+pad".into() } else if h11_fills(padded, 132) { "h11+pad".into() } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { format!("{}+pad", transposed_step(padded, 132, Elem::F16).kernel.step) } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { format!("{}+pad", transposed_step(padded, 132, Elem::F16).kernel.step) } else if h11_fills(padded, 132) { format!("{}+pad", d21_over_h11(padded, 132, Elem::F16).map_or("h11", |st| st.kernel.step)) } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
@@ -604,6 +685,41 @@ mod tests {
         assert_eq!(up8(1), 8);
         assert_eq!(up8(8), 8);
         assert_eq!(up8(4095), 4096);
+    }
+
+    /// The transposed heights' model: the cost is rounds × (rows loaded + 64), no height that would
+    /// split K, ties to d19's 128 and then the shortest; d21's heights are the layout crate's and each
+    /// has its step; d21 displaces h11 only where its cost is lower.
+    #[test]
+    fn transposed_heights_follow_the_rounds() {
+        assert_eq!(layout::hopper::tma_hgemm::D21_ROWS.len(), steps::D21.len());
+        for (i, &rows) in layout::hopper::tma_hgemm::D21_ROWS.iter().enumerate() {
+            assert!(TRANSPOSED_ROWS.contains(&rows));
+            assert_eq!((steps::D21[i].grid.tile().0, steps::D21_BF16[i].grid.tile().0), (rows, rows));
+            assert_eq!(d21_for(rows, Elem::F16).unwrap().kernel.name, steps::D21[i].kernel.name);
+            assert_eq!(d21_for(rows, Elem::Bf16).unwrap().kernel.step, format!("d21r{rows}-bf16"));
+            assert_eq!(steps::D21[i].kernel.dyn_smem_bytes, layout::hopper::tma_hgemm::d21_dyn_smem(rows));
+        }
+        assert!(d21_for(128, Elem::F16).is_none() && d21_for(96, Elem::F32).is_none());
+        // 384×4096²: 4 tiles of 96 rows × 32 = 128 tiles, one round: 160 against d19's 192.
+        assert_eq!(transposed_cost(shape(384, 4096, 4096), 132, 96), Some(160));
+        assert_eq!(transposed_cost(shape(384, 4096, 4096), 132, 128), Some(192));
+        assert_eq!(transposed_cost(shape(384, 4096, 4096), 132, 80), Some(2 * 144), "160 tiles: two rounds");
+        assert_eq!(transposed_cost(shape(256, 4096, 4096), 132, 128), None, "64 tiles would split K");
+        assert_eq!(transposed_rows(shape(288, 4096, 4096), 132), Some(80));
+        assert_eq!(transposed_rows(shape(512, 4096, 4096), 132), Some(128), "d21r144 measured 0.89x d19 here");
+        assert_eq!(transposed_rows(shape(80, 11008, 4096), 132), Some(128), "M below every height: a tie, d19 (r80 measured 0.98x)");
+        assert_eq!(transposed_rows(shape(96, 14336, 4096), 132), Some(128), "M = 96: a tie with 96 rows, d19");
+        assert_eq!(transposed_rows(shape(176, 8192, 8192), 132), Some(96));
+        assert_eq!(transposed_rows(shape(64, 1024, 1024), 132), None);
+        assert_eq!(transposed_step(shape(512, 4096, 4096), 132, Elem::Bf16).kernel.step, "d19-bf16");
+        // h11: one round of 110 tiles (232) against 128 tiles of 160 rows (224), or 96 of 144 (208 at 576 rows).
+        assert_eq!(d21_over_h11(shape(640, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d21r160"));
+        assert_eq!(d21_over_h11(shape(576, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d21r144"));
+        assert_eq!(d21_over_h11(shape(768, 4096, 4096), 132, Elem::F16), None, "132 tiles of 128x192: one round");
+        assert_eq!(d21_over_h11(shape(256, 11008, 4096), 132, Elem::F16), None, "116 tiles of 128x192: one round");
+        assert_eq!(d21_over_h11(shape(640, 4000, 4096), 132, Elem::F16), None, "B's rows off 128 bytes");
+        assert_eq!(d21_over_h11(shape(64, 4096, 4096), 132, Elem::F16), None, "the decode range");
     }
 
     #[test]

@@ -95,10 +95,10 @@ fn launch_split_k(gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Sh
     })
 }
 
-/// The tensor maps of one (A, B, C, shape, A box height): A (box 64 K × 128 rows; d3: 64), B (box 64 N × 64 K rows), C (box
-/// 64 × 64, used by the TMA-store step), all `SWIZZLE_128B`.
+/// The tensor maps of one (A, B, C, shape, A and C box heights): A (box 64 K × 128 rows; d3: 64), B (box 64 N × 64 K rows), C (box
+/// 64 × 64, used by the TMA-store steps; d21: its tile's height × 64), all `SWIZZLE_128B`.
 struct TmaMaps {
-    key: (usize, u64, u64, u64, Shape, Elem, u32),
+    key: (usize, u64, u64, u64, Shape, Elem, (u32, u32)),
     a: TensorMap2d,
     b: TensorMap2d,
     c: TensorMap2d,
@@ -129,7 +129,9 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
     } else {
         step.grid.tile().0
     };
-    let key = (gpu.ctx.cu_ctx() as usize, a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s, step.elem, a_rows);
+    // C's box: 64 × 64, except d21's (`Args::TmaSplitKCRows`), as high as its tile.
+    let c_rows = if step.args == Args::TmaSplitKCRows { step.grid.tile().0 } else { layout::hopper::tma_hgemm::C_BOX.box_rows };
+    let key = (gpu.ctx.cu_ctx() as usize, a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0, s, step.elem, (a_rows, c_rows));
     let encode = if step.elem == Elem::Bf16 { TensorMap2d::encode_bf16 } else { TensorMap2d::encode_f16 };
     use layout::hopper::tma_hgemm::{BK, C_BOX};
     // Every box is 64 f16 wide (128 bytes: the 128B swizzle span), as the kernels lay out their stages.
@@ -148,7 +150,7 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
             key,
             a: encode(gpu, a, tile(s.m, s.k, a_rows))?,
             b: encode(gpu, b, tile(s.k, s.n, BK))?,
-            c: encode(gpu, c, tile(s.m, s.n, C_BOX.box_rows))?,
+            c: encode(gpu, c, tile(s.m, s.n, c_rows))?,
         };
         TMA_MAPS.with(|m| {
             let mut m = m.borrow_mut();
@@ -170,7 +172,7 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
         // shape rule checked by `launch`; grid from the descriptor, block and shared memory as declared.
         match step.args {
             Args::TmaABC => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &m, &n, &k) },
-            Args::TmaSplitK | Args::TmaSplitKC | Args::TmaSplitKCPointers => {
+            Args::TmaSplitK | Args::TmaSplitKC | Args::TmaSplitKCRows | Args::TmaSplitKCPointers => {
                 let (rows, cols) = step.grid.tile();
                 let splits = layout::hopper::tma_hgemm::persistent_splits(m, n, k, gpu.info.sms, rows, cols);
                 let (tiles_m, tiles_n) = (m.div_ceil(rows) as usize, n.div_ceil(cols) as usize);
@@ -180,9 +182,10 @@ fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32
                     // `launch`), `ws` ≥ splits · (rows·tiles_m) · (cols·tiles_n) f32, `count` one counter per
                     // tile, zero (reset by each tile's last CTA; d2 leaves its counters zero too), `splits`
                     // from the same `persistent_splits` as the grid (1..=16).
-                    if step.args == Args::TmaSplitKC {
+                    if matches!(step.args, Args::TmaSplitKC | Args::TmaSplitKCRows) {
                         // SAFETY: as stated above the branch; `hgemm_decode_v7` also takes C's map (after B's), encoded for
-                        // this very `c` with 64×64 boxes (the cache key holds its pointer and shape).
+                        // this very `c` with 64×64 boxes (d21: `rows` × 64, `c_rows`; the cache key holds its pointer, shape
+                        // and box height).
                         unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &mut *c, ws, count, &m, &n, &k, &splits) }
                     } else if step.args == Args::TmaSplitKCPointers {
                         // SAFETY: as the `TmaSplitKC` arm; `hgemm_decode_v10` also takes A and B by pointer (the
@@ -402,7 +405,7 @@ mod tests {
     #[test]
     fn the_two_tables_split_the_ladder_by_accumulator() {
         assert_eq!(Hgemm::steps().len() + HgemmF16Acc::steps().len() + HgemmBf16::steps().len(), STEPS.len());
-        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "h6s4-bf16", "h9-bf16", "h9s4-bf16", "h10-bf16", "h11-bf16", "h7-bf16", "h8x2-bf16", "h8x3-bf16", "h8x4-bf16", "h8x5-bf16", "h8x6-bf16", "h8x7-bf16", "h8x8-bf16", "d2-bf16", "d2m64-bf16", "d3-bf16", "d4-bf16", "d5-bf16", "d6-bf16", "d7-bf16", "d8-bf16", "d9-bf16", "d10-bf16", "d11-bf16", "d12-bf16", "d13-bf16", "d14-bf16", "d15-bf16", "d16-bf16", "d17-bf16", "d19-bf16", "d20-bf16"]);
+        assert_eq!(HgemmBf16::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["h6-bf16", "h6s4-bf16", "h9-bf16", "h9s4-bf16", "h10-bf16", "h11-bf16", "h7-bf16", "h8x2-bf16", "h8x3-bf16", "h8x4-bf16", "h8x5-bf16", "h8x6-bf16", "h8x7-bf16", "h8x8-bf16", "d2-bf16", "d2m64-bf16", "d3-bf16", "d4-bf16", "d5-bf16", "d6-bf16", "d7-bf16", "d8-bf16", "d9-bf16", "d10-bf16", "d11-bf16", "d12-bf16", "d13-bf16", "d14-bf16", "d15-bf16", "d16-bf16", "d17-bf16", "d19-bf16", "d20-bf16", "d21r80-bf16", "d21r96-bf16", "d21r144-bf16", "d21r160-bf16"]);
         assert_eq!(HgemmF16Acc::steps().iter().map(|s| s.kernel.step).collect::<Vec<_>>(), ["v9h"]);
         // The TMA steps, and only they, live in the sm_90a module (skipped with a reason elsewhere).
         for st in STEPS {

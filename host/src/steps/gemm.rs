@@ -136,6 +136,9 @@ pub enum Args {
     /// `(tmap_a, tmap_b, tmap_c, c, ws, count, m, n, k, splits)`: as [`Args::TmaSplitK`], with C also
     /// through a tensor map (TMA stores where a tile allows, `c` elsewhere).
     TmaSplitKC,
+    /// As [`Args::TmaSplitKC`], with C's map in boxes as high as the step's tile (`rows` × 64, not
+    /// 64 × 64): d21 stores each warpgroup's part of a tile as one box.
+    TmaSplitKCRows,
     /// `(tmap_a, tmap_b, tmap_c, c, ws, count, m, n, k, splits, a, b)`: as [`Args::TmaSplitKC`], plus A
     /// and B by pointer (d10 copies them into its ring with `cp.async`; their maps are only prefetched).
     TmaSplitKCPointers,

@@ -496,6 +496,33 @@ pub const D20: Step = GemmStep {
         "d19 with each tile's K split over a cluster of 2, the halves added through distributed shared memory")
 };
 
+/// Decode-ladder d21 at one tile height: d19 on tiles of `$rows` activation rows (`wgmma.m64n$rows k16`),
+/// C stored as one `$rows`-high box per warpgroup (`hgemm/steps/decode_v21_rows.rs`).
+macro_rules! d21 {
+    ($rows:literal, $name:literal, $label:literal) => {
+        GemmStep {
+            grid: Grid::PersistentSplitK { rows: $rows, cols: tma_hgemm::D3_COLS, cluster: 1 },
+            ..tma($name, $label, 384, tma_hgemm::d21_dyn_smem($rows), TMA_PERSISTENT, Args::TmaSplitKCRows,
+                PtxCheck { has: &[concat!("wgmma.mma_async.sync.aligned.m64n", $rows, "k16.f32.f16.f16"), ", 1, 0;", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.wait_group.read 0", "fence.proxy.async.shared::cta",
+                                  "atom.acq_rel.gpu.global.add.u32", "st.global.v4.f32", "ld.global.cg.v4.f32"],
+                           lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "ld.local", "multicast", "st.global.b16", "m64n64k16", "m64n128k16"],
+                           // One `stmatrix` per 16 rows, and each of a partial's float4s stored and loaded once: unrolled.
+                           count: &[("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", $rows / 16), ("st.global.v4.f32", $rows / 8), ("ld.global.cg.v4.f32", $rows / 8)],
+                           at_least: &[] },
+                concat!("d19 on ", $rows, "-row tiles (m64n", $rows, "k16, C as one ", $rows, "-row box a warpgroup): the height chosen to fill the SMs in whole rounds"))
+        }
+    };
+}
+
+/// Decode-ladder d21 at each height it is built for (`[i]`: `layout::hopper::tma_hgemm::D21_ROWS[i]` rows).
+pub const D21: [Step; 4] = [
+    d21!(80, "hgemm_decode_v21_r80", "d21r80"),
+    d21!(96, "hgemm_decode_v21_r96", "d21r96"),
+    d21!(144, "hgemm_decode_v21_r144", "d21r144"),
+    d21!(160, "hgemm_decode_v21_r160", "d21r160"),
+];
+
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
 /// 8-byte partial stores; no global workspace or counters, no `trap`.
@@ -610,6 +637,19 @@ pub const D17_BF16: Step = bf16(D17, "hgemm_decode_v17_bf16", "d17-bf16", PtxChe
 pub const D19_BF16: Step = bf16(D19, "hgemm_decode_v19_bf16", "d19-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d20 on bf16.
 pub const D20_BF16: Step = bf16(D20, "hgemm_decode_v20_bf16", "d20-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d21 on bf16, at each height.
+macro_rules! d21_bf16 {
+    ($i:literal, $name:literal, $label:literal, $rows:literal) => {
+        bf16(D21[$i], $name, $label, PtxCheck::has(&[concat!("wgmma.mma_async.sync.aligned.m64n", $rows, "k16.f32.bf16.bf16"), "cvt.rn.bf16x2.f32"]))
+    };
+}
+/// d21 on bf16 (`[i]`: as [`D21`]).
+pub const D21_BF16: [Step; 4] = [
+    d21_bf16!(0, "hgemm_decode_v21_r80_bf16", "d21r80-bf16", 80),
+    d21_bf16!(1, "hgemm_decode_v21_r96_bf16", "d21r96-bf16", 96),
+    d21_bf16!(2, "hgemm_decode_v21_r144_bf16", "d21r144-bf16", 144),
+    d21_bf16!(3, "hgemm_decode_v21_r160_bf16", "d21r160-bf16", 160),
+];
 /// d16 on bf16.
 pub const D16_BF16: Step = bf16(D16, "hgemm_decode_v16_bf16", "d16-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d10 on bf16.
@@ -623,5 +663,6 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D19_BF16, D20_BF16];
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, D21[0], D21[1], D21[2], D21[3], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D19_BF16, D20_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
+                             D21_BF16[3]];

@@ -1,8 +1,8 @@
 //! d19's 128-row transposed tile (introduced by d19, whose file explains it): the stage load (a
-//! 128-row activation box and two weight boxes, moved up or left where they would reach past M or N),
-//! the layout of a thread's 64 sums when they leave its registers (`partial_at`: d19's split-K
-//! workspace, d20's transfer to the peer CTA), and the TMA-store epilogue of a warpgroup's 128×64
-//! result through two row boxes. Used by d19 and d20.
+//! 128-row activation box, d21's own height for d21, and two weight boxes, moved up or left where
+//! they would reach past M or N), the layout of a thread's sums when they leave its registers
+//! (`partial_at`: d19's and d21's split-K workspace, d20's transfer to the peer CTA), and the TMA-store
+//! epilogue of a warpgroup's 128×64 result through two row boxes. Used by d19, d20 and d21.
 use super::elem::Elem16;
 use super::tma_store::{stage_c_rows128_trans, store_tile_rows};
 use crate::prim::{
@@ -10,36 +10,38 @@ use crate::prim::{
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D19_A_BYTES, D19_ROWS as ROWS, d7_weight_box_col, decode_box_row0, decode_box_rows};
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D19_ROWS, d7_weight_box_col, d21_a_bytes, decode_box_row0, decode_box_rows};
 
 /// f32 of one (tile, split) partial in the workspace: 256 consumer threads × 64 sums.
 pub(super) const PARTIAL_F32: usize = 256 * 64;
 
-/// The activation box of the tile at rows `m0 ..` (`decode_box_row0(m, m0, 128)`: moved up to end at
-/// row M where it would reach past it) and the two weight boxes of columns `n0 ..`, 64 each (a box that
-/// would reach past N moved left to end at N: `d7_weight_box_col`) of K tile `kt` into the stage at
-/// `s_stage`, announced on `bar` as one transaction of their bytes.
+/// The activation box of the tile at rows `m0 ..` (`decode_box_row0(m, m0, rows)`: moved up to end at
+/// row M where it would reach past it; `rows` 128 for d19 and d20, d21's height for d21) and the two
+/// weight boxes of columns `n0 ..`, 64 each (a box that would reach past N moved left to end at N:
+/// `d7_weight_box_col`) of K tile `kt` into the stage at `s_stage`, announced on `bar` as one
+/// transaction of their bytes.
 ///
 /// # Safety
-/// One thread; the stage (`D19_STAGE_BYTES`, 1024-aligned) is free; A's tensor map has boxes of
-/// `decode_box_rows(m, 128)` rows × 64 columns, B's 64 × 64, both `SWIZZLE_128B`; `bar` is the stage's
-/// full barrier.
+/// One thread; the stage (`d21_stage_bytes(rows)`, 1024-aligned) is free; A's tensor map has boxes of
+/// `decode_box_rows(m, rows)` rows × 64 columns, B's 64 × 64, both `SWIZZLE_128B`; `bar` is the
+/// stage's full barrier.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32, m0: u32, n0: u32, kt: u32) {
+pub(super) unsafe fn issue(rows: u32, s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32, m0: u32, n0: u32, kt: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller; the three boxes fill disjoint parts of the stage.
     unsafe {
-        mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + 2 * B_BOX_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
+        mbarrier_arrive_expect_tx(bar, decode_box_rows(m, rows) * BK * 2 + 2 * B_BOX_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, rows) as i32, bar);
         for nb in 0..2 {
-            cp_async_bulk_tensor_2d_g2s(s_stage + D19_A_BYTES + nb * B_BOX_BYTES, tmap_b, d7_weight_box_col(n, n0 + 64 * nb) as i32, k0, bar);
+            cp_async_bulk_tensor_2d_g2s(s_stage + d21_a_bytes(rows) + nb * B_BOX_BYTES, tmap_b, d7_weight_box_col(n, n0 + 64 * nb) as i32, k0, bar);
         }
     }
 }
 
-/// The offset (in f32) of float4 `j` (0..16: sums `4j .. 4j + 4` of `[[f32; 32]; 2]` read flat) of
-/// consumer thread `c` (0..256) in a partial: a warp's 32 threads cover 512 contiguous bytes.
+/// The offset (in f32) of float4 `j` (0..16: sums `4j .. 4j + 4` of `[[f32; 32]; 2]` read flat; d21:
+/// 0..NH/4 of its `[f32; NH]`) of consumer thread `c` (0..256) in a partial: a warp's 32 threads cover
+/// 512 contiguous bytes.
 #[inline(always)]
 pub(super) fn partial_at(j: u32, c: u32) -> usize {
     4 * (j as usize * 256 + c as usize)
@@ -69,7 +71,7 @@ pub(super) fn add_into(r_sum: &mut [[f32; 32]; 2], r_add: &[[f32; 32]; 2]) {
 pub(super) unsafe fn store_rows128<E: Elem16>(r_acc: &[[f32; 32]; 2], tmap_c: *const TensorMap, s_c: u32, m: u32, n: u32, row0: u32, col0: u32, mh: u32,
                                               warp: u32, lane: u32, leader: bool) {
     let [lo, hi] = r_acc;
-    let (row_shift, col_shift) = (row0 - decode_box_row0(m, row0, ROWS), (col0 - d7_weight_box_col(n, col0)) & 63);
+    let (row_shift, col_shift) = (row0 - decode_box_row0(m, row0, D19_ROWS), (col0 - d7_weight_box_col(n, col0)) & 63);
     // SAFETY: forwarded to the caller; both shifts < 128 / < 64 (the boxes move by less than a tile).
     unsafe {
         store_tile_rows::<2>(tmap_c, s_c, row0, col0, m, mh, leader, || {

@@ -15,7 +15,7 @@ use crate::prim::{
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast, cp_async_bulk_wait_group0},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_fence_operand8, wgmma_wait_group},
+    wgmma::{FlatWgmma, wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_fence_operand8, wgmma_wait_group},
 };
 use layout::fragment::WgmmaAcc;
 use layout::hopper::WgmmaDesc;
@@ -34,7 +34,7 @@ pub(super) const X_DESC_0: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
 
 /// A transposed tile's accumulators as the K loops fill them ([`consume`]; d4's alternate stages,
 /// `decode_whole_k::consume`): d3–d11's 64 activation rows (`[f32; 32]`, `wgmma.m64n64k16`), d13's 16
-/// (`[f32; 8]`, `m64n16k16`) or d19's 128 (`[[f32; 32]; 2]`, `m64n128k16`), with the bytes of the
+/// (`[f32; 8]`, `m64n16k16`), d19's 128 (`[[f32; 32]; 2]`, `m64n128k16`) or d21's `2·NH` (`RowsAcc<NH>`), with the bytes of the
 /// activation box at the start of each stage (the weight boxes follow it).
 pub(super) trait SwappedAcc<E: Elem16>: Sized {
     /// Bytes of a stage's activation box (`rows · BK · 2`).
@@ -100,6 +100,30 @@ impl<E: Elem16> SwappedAcc<E> for [[f32; 32]; 2] {
     unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
         // SAFETY: forwarded to the caller.
         unsafe { E::wgmma_128::<1, 0>(self, d_w, d_x, scale_d as u32) }
+    }
+}
+
+/// d21's accumulator: `wgmma.m64nNk16` on one flat array of `NH` registers, N = 2·NH activation rows
+/// (the heights `FlatWgmma` has; a stage's activation box is N rows of 128 B).
+pub(super) struct RowsAcc<const NH: usize>(pub(super) [f32; NH]);
+
+impl<E: Elem16, const NH: usize> SwappedAcc<E> for RowsAcc<NH>
+where
+    [f32; NH]: FlatWgmma,
+{
+    const A_BYTES: u32 = layout::hopper::tma_hgemm::d21_a_bytes(2 * NH as u32);
+    #[inline(always)]
+    fn zero() -> Self {
+        RowsAcc([0.0f32; NH])
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        self.0.fence_operand();
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_w: u64, d_x: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_flat::<1, 0, _>(&mut self.0, d_w, d_x, scale_d) }
     }
 }
 

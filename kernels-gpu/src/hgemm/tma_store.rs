@@ -108,6 +108,34 @@ pub(crate) unsafe fn stage_c_rows128_trans<E: Elem16>(acc: &[f32; 32], row_base:
     }
 }
 
+/// As [`stage_c_rows128_trans`] for d21's tile of `rows = 2·NH` rows, staged as **one** `rows`-high
+/// box at `s_c` (`rows` × 128 B, the `SWIZZLE_128B` layout continued down the rows): `NH / 8`
+/// `stmatrix.x4.trans` per warp, C row `r` of the tile at staging row `d21_staging_row(r, row_shift,
+/// rows)`, columns rotated left by `col_shift` as d7's. Conflict-free (the layout crate's test).
+///
+/// # Safety
+/// As [`stage_c_box_trans`], with `s_c` 1024-aligned and `rows · 128` bytes that no TMA store is
+/// reading, `row_shift < rows`.
+#[cfg(lab_sm90)]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn stage_c_rows_trans<E: Elem16, const NH: usize>(acc: &[f32; NH], s_c: u32, warp: u32, lane: u32, row_shift: u32, col_shift: u32) {
+    use layout::hopper::tma_hgemm::{d7_staging_row, d7_stmatrix_row, d21_staging_row};
+    let rows = 2 * NH as u32;
+    // Unrolled with constant accumulator indices (a loop LLVM kept rolled put them in local memory).
+    crate::util::unroll::unroll16!(jp => {
+        if jp < NH as u32 / 8 {
+            let (r, c) = d7_stmatrix_row(warp, lane, jp);
+            let (x, c) = (d21_staging_row(r, row_shift, rows), d7_staging_row(c, col_shift));
+            let e = (8 * jp) as usize;
+            let v = [E::pack(acc[e], acc[e + 1]), E::pack(acc[e + 2], acc[e + 3]), E::pack(acc[e + 4], acc[e + 5]), E::pack(acc[e + 6], acc[e + 7])];
+            // SAFETY: x < rows and c ≤ 56 (a multiple of 8): a 16-byte aligned row of the box (caller:
+            // nobody reads it now); all 32 lanes take part (caller).
+            unsafe { crate::prim::stmatrix::stmatrix_x4_trans(s_c + C_BOX.smem_byte(x, c), v) };
+        }
+    });
+}
+
 /// The store sequence of [`store_tile`] and [`store_tile_of`] around their barrier `$bar` (written once;
 /// a macro, not a function both call: a second level of inlining moved LLVM's block layout in every
 /// TMA-store kernel, and FP8 f9 then spilled 8 bytes in ptxas). The staging area is rewritten only after
@@ -185,6 +213,22 @@ pub(crate) unsafe fn store_tile_rows<const BOXES: u32>(tmap_c: *const TensorMap,
                     cp_async_bulk_tensor_2d_s2g(tmap_c, n0 as i32, (row0 + 64 * nb) as i32, s_c + nb * 8192);
                 }
             }
+        })
+    }
+}
+
+/// [`store_tile`] with **one** box of the C map's own height (d21: the tile's `rows` × the warpgroup's
+/// 64 columns) staged at `s_c` and stored at row `row0`, columns `n0 ..` (rows ≥ M clipped by the TMA).
+///
+/// # Safety
+/// As [`store_tile`], with `s_c` the warpgroup's 1024-aligned staging box and `tmap_c` a C map whose
+/// boxes are 64 columns × the staged rows.
+#[inline(always)]
+pub(crate) unsafe fn store_tile_box(tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, stage: impl FnOnce()) {
+    // SAFETY: forwarded to the caller (`store_sequence!`'s proof).
+    unsafe {
+        store_sequence!(@stores consumer_barrier(mh), leader, stage, {
+            cp_async_bulk_tensor_2d_s2g(tmap_c, n0 as i32, row0 as i32, s_c);
         })
     }
 }

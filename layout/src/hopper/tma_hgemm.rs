@@ -385,6 +385,62 @@ pub const D19_STAGES: u32 = (MAX_DYN_SMEM - 1024 - D19_STAGING_BYTES - 16) / (D1
 pub const D19_DYN_SMEM: u32 = dyn_smem(D19_STAGES, D19_STAGE_BYTES, D19_STAGING_BYTES + 16, 2);
 const _: () = assert!(D19_DYN_SMEM <= MAX_DYN_SMEM && D19_STAGES == 6 && D19_STAGE_BYTES % 1024 == 0 && D19_A_BYTES % 1024 == 0);
 
+/// Decode-ladder step d21 (`decode_v21_rows.rs`): d19's tile with its height a parameter — `rows`
+/// activation rows × [`D3_COLS`] weight columns, each consumer warpgroup one 64-column weight box
+/// against all `rows` (`wgmma.m64n{rows}k16`, `rows / 2` accumulators a thread), C stored as one
+/// `rows`-high box per warpgroup. The heights built ([`D21_ROWS`]) are those that fill the SMs in
+/// whole rounds where 128-row tiles leave them part empty (384 rows: 4 tiles of 96 rows × 32 columns
+/// tiles = 128 tiles on 132 SMs, against 96 tiles of 128 rows).
+///
+/// ```text
+/// stage = | A: rows × 128 B | B box 0: 64 K × 128 B | B box 1: 64 K × 128 B |      (1024-aligned)
+/// ring: d21_stages(rows) stages | staging: 2 warpgroups × rows × 128 B (SWIZZLE_128B) | flag | barriers
+/// ```
+pub const D21_ROWS: [u32; 4] = [80, 96, 144, 160];
+/// Bytes of the activation part of a d21 stage of tile height `rows`.
+pub const fn d21_a_bytes(rows: u32) -> u32 {
+    rows * BK * 2
+}
+/// Bytes of one d21 stage.
+pub const fn d21_stage_bytes(rows: u32) -> u32 {
+    d21_a_bytes(rows) + 2 * B_BOX_BYTES
+}
+/// d21's staging: per consumer warpgroup one box of `rows` C rows × its 64 columns (128 B a row).
+pub const fn d21_staging_bytes(rows: u32) -> u32 {
+    2 * rows * 128
+}
+/// Stages of d21's ring: as many as fit beside the staging boxes and the flag.
+pub const fn d21_stages(rows: u32) -> u32 {
+    (MAX_DYN_SMEM - 1024 - d21_staging_bytes(rows) - 16) / (d21_stage_bytes(rows) + 16)
+}
+/// d21's dynamic shared memory: the ring, the staging boxes, the 16-byte last-CTA flag, the barriers.
+pub const fn d21_dyn_smem(rows: u32) -> u32 {
+    dyn_smem(d21_stages(rows), d21_stage_bytes(rows), d21_staging_bytes(rows) + 16, 2)
+}
+const _: () = {
+    let mut i = 0;
+    while i < D21_ROWS.len() {
+        let r = D21_ROWS[i];
+        // 16-row `stmatrix` groups, 1024-aligned swizzle atoms, a `wgmma` N and a TMA box height.
+        assert!(r % 16 == 0 && r <= 256 && d21_dyn_smem(r) <= MAX_DYN_SMEM && d21_stages(r) >= 4);
+        i += 1;
+    }
+};
+
+/// [`d19_staging_row`] for d21's tile of `rows` rows, staged as one `rows`-high box: the staging row
+/// of C row `r` (relative to the activation box's first row `a_row0`) in the tile whose own rows start
+/// `shift = row0 − a_row0` lower (`decode_box_row0(m, m0, rows)`: the last tile of a ragged M ≥
+/// `rows`). The previous tile's `shift` rows wrap to staging rows `rows − shift ..`, whose C rows lie
+/// past M and are clipped by the TMA store.
+///
+/// ```text
+/// C row (box of A):  a_row0 … row0−1        | row0 … a_row0+rows−1 (= M−1)
+/// staging row:       rows−shift … rows−1    | 0 … rows−1−shift        → one box stored at row0
+/// ```
+pub const fn d21_staging_row(r: u32, shift: u32, rows: u32) -> u32 {
+    (r + rows - shift) % rows
+}
+
 /// Row and column of C (in the warpgroup's 64×64 block: C rows = accumulator columns, C columns =
 /// accumulator rows of the transposed product) of the 16-byte row that `lane` addresses in d7's
 /// `stmatrix.m8n8.x4.trans` number `jp` (0..4) of warp `warp`. Call `jp` stores accumulator elements
@@ -554,6 +610,45 @@ mod d7_tests {
                         tma.smem_byte(d7_staging_row(r, shift), c)
                     });
                     assert_eq!(bank::lsu(&addrs, u32::MAX, 16, bank::Op::Store).unwrap().wavefronts, 4, "m {m} tile {tm} jp {jp}");
+                }
+            }
+        }
+    }
+
+    /// d21's tiles of every built height: the same for every M up to 800 — a permutation of 0..rows whose
+    /// tile rows land on their own C rows through the one box stored at `row0`, the previous tile's rows
+    /// on C rows ≥ M; every `stmatrix` (16 rows: `rows / 16` per warp) conflict-free.
+    #[test]
+    fn d21_shifted_tiles_rotate_into_the_clipped_rows() {
+        for rows in D21_ROWS {
+            assert_eq!(d21_a_bytes(rows) % 1024, 0);
+            for m in 1..800u32 {
+                for tm in 0..m.div_ceil(rows) {
+                    let row0 = tm * rows;
+                    let a_row0 = decode_box_row0(m, row0, rows);
+                    let shift = row0 - a_row0;
+                    assert!(shift < rows && (m < rows || a_row0 + rows <= m), "rows {rows} m {m} tile {tm}: the box stays inside A");
+                    let mut used = [false; 256];
+                    for r in 0..rows {
+                        let x = d21_staging_row(r, shift, rows);
+                        assert!(x < rows && !used[x as usize]);
+                        used[x as usize] = true;
+                        let (c_row, lands) = (a_row0 + r, row0 + x);
+                        if c_row >= row0 {
+                            assert_eq!(lands, c_row, "rows {rows} m {m} tile {tm} r {r}");
+                        } else {
+                            assert!(lands >= m, "rows {rows} m {m} tile {tm} r {r}: previous tile's row {c_row} would be stored at {lands}");
+                        }
+                    }
+                    for jp in 0..rows / 16 {
+                        for warp in 0..4 {
+                            let addrs: [u32; 32] = core::array::from_fn(|l| {
+                                let (r, c) = d7_stmatrix_row(warp, l as u32, jp);
+                                C_BOX.smem_byte(d21_staging_row(r, shift, rows), c)
+                            });
+                            assert_eq!(bank::lsu(&addrs, u32::MAX, 16, bank::Op::Store).unwrap().wavefronts, 4, "rows {rows} m {m} tile {tm} jp {jp}");
+                        }
+                    }
                 }
             }
         }

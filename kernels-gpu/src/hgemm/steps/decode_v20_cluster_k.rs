@@ -90,7 +90,7 @@ unsafe fn decode_cluster_k<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const T
                 while kt < kt1 {
                     ring.wait_empty(it);
                     let (s_stage, full, _, _) = ring.at(it);
-                    issue(s_stage, full, tmap_a, tmap_b, m, n, tm * ROWS, tn * COLS, kt);
+                    issue(ROWS, s_stage, full, tmap_a, tmap_b, m, n, tm * ROWS, tn * COLS, kt);
                     it += 1;
                     kt += 1;
                 }

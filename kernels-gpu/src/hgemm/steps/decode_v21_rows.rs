@@ -1,0 +1,216 @@
+#![cfg(lab_sm90)]
+//! Decode-ladder step d21 — d19 with the **tile height a parameter**: tiles of `rows` activation rows
+//! (80, 96, 144 or 160: `layout::hopper::tma_hgemm::D21_ROWS`) × 128 weight columns, chosen per
+//! shape so that the tiles fill the SMs in whole rounds.
+//!
+//! Why: d19's 128-row tiles leave SMs idle wherever ⌈M/128⌉·⌈N/128⌉ falls short of a round —
+//! 384×4096² makes 96 tiles on 132 SMs and ran at 80% of cuBLAS (session 27), 288×4096² likewise 96
+//! tiles (84%). `ncu` of cuBLAS at these shapes (`results/2026-11-26-h100-session28/call1`) shows it
+//! choosing the tile height per shape in the same transposed form: `nvjet_sm90_hsh_128x96` at 384 rows
+//! (4 × 32 = 128 CTAs), `64x144` at 288, `128x160` at 640, `320x128` at 1280 — 128–130 CTAs each.
+//!
+//! Diff from d19 (`decode_v19_rows128.rs`):
+//! * the tile is `rows = 2·NH` rows: a stage is the `rows`-row activation box and the two weight
+//!   boxes (`d21_stage_bytes`), the ring as deep as fits beside the staging (`d21_stages`: 7 stages at
+//!   80 and 96 rows, 5 at 144 and 160);
+//! * each consumer warpgroup runs `wgmma.m64n{rows}k16` on its weight box and all the rows (`NH`
+//!   accumulators a thread, one flat array: nvptx-std's `FlatWgmma`, `decode_swapped::RowsAcc`);
+//! * C leaves through **one** staged box per warpgroup as high as the tile (the C map's boxes are
+//!   `rows` × 64: `Args::TmaSplitKCRows` on the host), the staged rows rotated across it for a ragged M
+//!   (`layout::hopper::tma_hgemm::d21_staging_row`, `tma_store::stage_c_rows_trans`);
+//! * a split tile's last CTA reads every split's sums back from the workspace, its own included (d19
+//!   added its own from registers: at 96 sums a thread that would hold three copies).
+//!
+//! Prediction (before running), from the rounds: at 384×4096² 128 tiles of 96 rows in one round
+//! against d19's 96 of 128 — each CTA 0.75 of d19's MMAs and bytes: **~1.25× d19** (80% → ~100% of
+//! cuBLAS); at 288×4096² 80-row tiles (4 × 32 = 128) 1.35–1.45× on paper, less as the L2 bytes per
+//! MMA grow (128 + 80 rows of operands per 128×80 outputs); at 640×4096² 160-row tiles (128) against
+//! h11's 110 tiles of 128×192: 192/160 → ~1.15×; at 1280×4096² two rounds of 160-row tiles (256)
+//! against h11's two rounds of 128×192: ~1.15×.
+//!
+//! Measured (H100, `results/2026-11-26-h100-session28/call2`, `call3`; `ab`, 6 rounds): 80 rows
+//! **1.24–1.27× d19** at 257–320 × 4096², 96 rows **1.14–1.17×** at 300–384 × 4096² — less than
+//! predicted: a round's time is ~0.154 µs a row over rows + 64, not proportional to the rows — 144 rows
+//! 1.12× h11 at 576×4096² and 1.30× at 1152, 160 rows 1.06–1.08× h11 at 600–640 and 1.12–1.14× at
+//! 1280 × 4096²; 144 rows 0.89× d19 at 512×4096², and a 192-row form level with h11 at 768 and 1536
+//! (0.99×, no longer built). The entry point weighs the heights by that fit (`gemm::transposed_rows`,
+//! `gemm::d21_over_h11`): 384×4096² went from 80% to 94% of cuBLAS, 1280×4096² from 83% to 95%.
+use super::decode_rows128::{issue, partial_at};
+use super::decode_swapped::{RowsAcc, consume};
+use super::elem::{Bf16, Elem16, F16};
+use super::split_k::{last_split, reset_counter, unit};
+use super::tma_store::{stage_c_rows_trans, store_tile_box};
+use super::tma_warp_specialized::warp_specialized;
+use crate::launch_bounds::launch_bounds;
+use crate::util::unroll::{unroll4, unroll32};
+use crate::prim::{
+    global::{ld_global_cg_v4_f32, st_global_v4_f32},
+    thread::{block_idx_x, grid_dim_x, lane_id},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
+    wgmma::FlatWgmma,
+};
+use layout::hopper::tma_hgemm::{BK, D3_COLS as COLS, d7_weight_box_col, d21_stage_bytes, d21_staging_bytes, d21_stages, decode_box_row0};
+
+/// The body of d21 for element type `E` and tiles of `2·NH` rows (the file's doc).
+///
+/// # Safety
+/// As [`hgemm_decode_v21_r96`], with `2·NH` for 96.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn decode_rows<E: Elem16, const NH: usize>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, ws: *mut f32, count: *mut u32,
+                                                 m: u32, n: u32, k: u32, splits: u32)
+where
+    [f32; NH]: FlatWgmma,
+{
+    let rows = 2 * NH as u32;
+    // SAFETY: the ring protocol is d3's (both roles walk the same units and K tiles, so their ring
+    // indices agree; each stage is released once per consumer warp after the `wgmma`s reading it
+    // retired). Workspace: slice (split, tile) is `256·NH` f32 at `(split·tiles + tile)·256·NH`, inside
+    // the `splits · tiles · rows · 128` f32 the launch provides; every thread writes its own NH/4
+    // float4s of its unit's slice before the ticket (`last_split`: fence, barrier 3 over the 256
+    // consumer threads, acq_rel ticket), and the last CTA reads the slices only after acquiring it;
+    // each slice is written once per launch. C: only by TMA stores of the tile's own box per warpgroup
+    // (the TMA clips rows ≥ M and columns ≥ N), issued after the staging writes were fenced to the
+    // async proxy, the staging box rewritten only after the previous store read it (`store_tile_box`).
+    unsafe {
+        warp_specialized! {
+            ring: let (ring, s_extra) = (d21_stages(rows), d21_stage_bytes(rows), d21_staging_bytes(rows) + 16);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let s_flag = s_extra + d21_staging_bytes(rows);
+                let (tiles_m, tiles_n) = (m.div_ceil(rows), n.div_ceil(COLS));
+                let tiles = (tiles_m * tiles_n).max(1); // >= 1: `u % tiles` cannot trap
+                let k_tiles = k.div_ceil(BK);
+                let splits = if splits < 1 { 1 } else { splits };
+                let kts = k_tiles.div_ceil(splits);
+                let units = tiles * splits;
+                let (u0, u_step) = (block_idx_x(), grid_dim_x());
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let mut it = 0u32;
+                let mut u = u0;
+                while u < units {
+                    let (tm, tn, _, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+                    let mut kt = kt0;
+                    while kt < kt1 {
+                        ring.wait_empty(it);
+                        let (s_stage, full, _, _) = ring.at(it);
+                        issue(rows, s_stage, full, tmap_a, tmap_b, m, n, tm * rows, tn * COLS, kt);
+                        it += 1;
+                        kt += 1;
+                    }
+                    u += u_step;
+                }
+            }
+            consumer(mh): {
+                let (warp, lane, t) = ((tid / 32) % 4, lane_id(), tid % 128);
+                let c = tid - 128; // this thread among the 256 consumer threads
+                let s_c = s_extra + mh * (rows * 128);
+                let mut it = 0u32;
+                let mut u = u0;
+                while u < units {
+                    let (tm, tn, split, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+                    let (row0, col0) = (tm * rows, tn * COLS + 64 * mh);
+                    let RowsAcc(mut r_acc) = consume::<E, RowsAcc<NH>, 1>(ring, &mut it, kt1 - kt0, mh);
+                    let mut store = splits == 1;
+                    if splits > 1 {
+                        let tile = tm * tiles_n + tn;
+                        let slice_of = |sp: u32| ws.add((sp * tiles + tile) as usize * (256 * NH));
+                        let own = slice_of(split);
+                        unroll32!(q => {
+                            if (q as usize) < NH / 4 {
+                                let e = 4 * q as usize;
+                                st_global_v4_f32(own.add(partial_at(q, c)), [r_acc[e], r_acc[e + 1], r_acc[e + 2], r_acc[e + 3]]);
+                            }
+                        });
+                        let counter = count.add(tile as usize);
+                        if last_split(counter, splits, s_flag, tid, 128) {
+                            // Every split's sums in split order, this CTA's own read back too.
+                            r_acc = [0.0f32; NH];
+                            let mut sp = 0;
+                            while sp < splits {
+                                let slice = slice_of(sp);
+                                // One float4 of loads after another, all issued before the adds
+                                // (one L2 round trip a split).
+                                let mut r_part = [0.0f32; NH];
+                                unroll32!(q => {
+                                    if (q as usize) < NH / 4 {
+                                        let v = ld_global_cg_v4_f32(slice.add(partial_at(q, c)));
+                                        let e = 4 * q as usize;
+                                        (r_part[e], r_part[e + 1], r_part[e + 2], r_part[e + 3]) = (v[0], v[1], v[2], v[3]);
+                                    }
+                                });
+                                unroll32!(q => {
+                                    if (q as usize) < NH / 4 {
+                                        unroll4!(i => {
+                                            let e = (4 * q + i) as usize;
+                                            r_acc[e] += r_part[e];
+                                        });
+                                    }
+                                });
+                                sp += 1;
+                            }
+                            if tid == 128 {
+                                reset_counter(counter);
+                            }
+                            store = true;
+                        }
+                        // The flag is rewritten by the next unit's ticket only after all 256 consumer
+                        // threads met at barrier 3 again, so each has read it.
+                    }
+                    if store {
+                        let (row_shift, col_shift) = (row0 - decode_box_row0(m, row0, rows), (col0 - d7_weight_box_col(n, col0)) & 63);
+                        store_tile_box(tmap_c, s_c, row0, col0, mh, t == 0, || {
+                            stage_c_rows_trans::<E, NH>(&r_acc, s_c, warp, lane, row_shift, col_shift);
+                        });
+                    }
+                    u += u_step;
+                }
+                if t == 0 {
+                    // The TMA stores have finished before the CTA (and its staging boxes) goes away.
+                    cp_async_bulk_wait_group0();
+                }
+            }
+        }
+    }
+}
+
+/// Generates one d21 entry point pair (f16, bf16) for tiles of `2·$nh` rows.
+macro_rules! d21_entries {
+    ($rows:literal, $nh:literal, $f16:ident, $bf16:ident) => {
+        #[doc = concat!("d19 on tiles of ", $rows, " activation rows (the file's doc): `C (M×N) = A (M×K) · B (K×N)`, f16, f32 accumulation.")]
+        ///
+        /// # Safety
+        #[doc = concat!("sm_90a; 384 threads, `d21_dyn_smem(", $rows, ")` bytes of dynamic shared memory, a 1-D grid of at most `splits · ⌈M/", $rows, "⌉ · ⌈N/128⌉` CTAs;")]
+        #[doc = concat!("`tmap_a` describes A (M×K, box `decode_box_rows(M, ", $rows, ")` rows × 64, `SWIZZLE_128B`), `tmap_b` B (K×N, box 64 × 64,")]
+        #[doc = concat!("`SWIZZLE_128B`), `tmap_c` C (M×N, box ", $rows, " rows × 64, `SWIZZLE_128B`), all in device memory and valid for the launch;")]
+        #[doc = concat!("`ws` holds `splits · ⌈M/", $rows, "⌉·", $rows, " · ⌈N/128⌉·128` f32 (16-byte aligned) and `count` one counter per tile, zero (each tile's")]
+        /// last CTA resets it); `1 ≤ splits ≤ 16`. `g_c` (C by pointer, d7's argument list) is not used.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $f16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
+                                               count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
+            // SAFETY: forwarded (the body's proof).
+            unsafe { decode_rows::<F16, $nh>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, splits) }
+        }
+
+        #[doc = concat!("[`", stringify!($f16), "`] on bf16.")]
+        ///
+        /// # Safety
+        #[doc = concat!("As [`", stringify!($f16), "`], the tensor maps describing bf16 matrices.")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
+                                                count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
+            // SAFETY: forwarded.
+            unsafe { decode_rows::<Bf16, $nh>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, splits) }
+        }
+
+        launch_bounds!($f16, 384, 1);
+        launch_bounds!($bf16, 384, 1);
+    };
+}
+
+d21_entries!(80, 40, hgemm_decode_v21_r80, hgemm_decode_v21_r80_bf16);
+d21_entries!(96, 48, hgemm_decode_v21_r96, hgemm_decode_v21_r96_bf16);
+d21_entries!(144, 72, hgemm_decode_v21_r144, hgemm_decode_v21_r144_bf16);
+d21_entries!(160, 80, hgemm_decode_v21_r160, hgemm_decode_v21_r160_bf16);
