@@ -287,9 +287,10 @@ pub fn d19_prefill(s: Shape, sms: u32) -> bool {
 /// (`layout::hopper::tma_hgemm::D21_ROWS`) and d19's 128.
 pub const TRANSPOSED_ROWS: [u32; 5] = [80, 96, 128, 144, 160];
 /// A transposed tile's cost beyond its rows, in rows: its 128 weight columns' bytes and the fixed
-/// cost of a tile. Fitted to one round of each height at N = K = 4096 (`ab`,
-/// `results/2026-11-26-h100-session28/call2`: 80 rows 21.2 µs, 96 23.3, 128 26.6, 144 31.7, 160 33.5 —
-/// ~0.154 µs a row over ~64 rows more).
+/// cost of a tile. Fitted to one round of each of d21's heights at N = K = 4096 (`ab`,
+/// `results/2026-11-26-h100-session28/call2`: 80 rows 21.2 µs, 96 23.3, 144 31.7, 160 33.5 — ~0.154 µs a
+/// row over ~64 rows more, within 1 µs; d19's 128 rows, 26.6 µs, lie 11% below that line:
+/// [`transposed_rows`] weighs it so).
 pub const TRANSPOSED_TILE_ROWS: u64 = 64;
 /// One round of h11's 128×192 tiles in the same unit: 35.6 µs at 576 and 640 × 4096² (`call2`), the
 /// time of a transposed round of 168 rows (+ [`TRANSPOSED_TILE_ROWS`]).
@@ -304,12 +305,14 @@ pub fn transposed_cost(s: Shape, sms: u32, rows: u32) -> Option<u64> {
     (2 * tiles > sms as u64).then(|| tiles.div_ceil(sms.max(1) as u64) * ((rows as u64).min(s.m as u64) + TRANSPOSED_TILE_ROWS))
 }
 
-/// The transposed tile height for `s` ([`TRANSPOSED_ROWS`]): the lowest [`transposed_cost`]; on a tie d19's
-/// 128, else the shortest (M below the heights: the same tiles with fewer wasted MMA rows — 80×11008×4096
-/// measured 0.98× d19 with 80 rows, 96×14336×4096 1.01× with 96: no gain where M fits either);
-/// `None` where every height would split K.
+/// The transposed tile height for `s` ([`TRANSPOSED_ROWS`]): the lowest [`transposed_cost`], d19's counted
+/// at 9/10 of it (its round, 26.6 µs, lies that far below the line through d21's heights: 28.6); on a
+/// tie d19's 128, else the shortest (M below the heights: the same tiles with fewer wasted MMA rows —
+/// 80×11008×4096 measured 0.98× d19 with 80 rows, 96×14336×4096 1.01× with 96: no gain where M fits
+/// either); `None` where every height would split K.
 pub fn transposed_rows(s: Shape, sms: u32) -> Option<u32> {
-    TRANSPOSED_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| ((c, r != 128, r), r))).min_by_key(|&(k, _)| k).map(|(_, r)| r)
+    let weighed = |r: u32, c: u64| if r == 128 { 9 * c } else { 10 * c };
+    TRANSPOSED_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| ((weighed(r, c), r != 128, r), r))).min_by_key(|&(k, _)| k).map(|(_, r)| r)
 }
 
 /// d21's step of tile height `rows` for `elem` (`None`: a height d21 is not built for, or f32).
@@ -335,12 +338,13 @@ pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
 
 /// d21 in h11's place: where the cheapest of d21's heights costs less than h11's rounds
 /// (`⌈⌈M/128⌉·⌈N/192⌉ / SMs⌉ ·` [`H11_ROUND_ROWS`]), M above the decode range and the weights' rows a
-/// multiple of 128 bytes (d19's conditions). `ab h11 d21` (`call2`): 144 rows 1.12× at 576×4096², 1.30×
+/// multiple of 128 bytes (d19's conditions), and N, K ≥ 1024 — the regime measured (N 2048–28672, K
+/// 2048–28672), where a tile's time is its K loop; the model knows nothing of K. `ab h11 d21` (`call2`): 144 rows 1.12× at 576×4096², 1.30×
 /// at 1152×4096²; 160 rows 1.06–1.08× at 600 and 640 × 4096² (bf16 1.08×), 1.12–1.14× at 1280×4096²
 /// (bf16 1.14×); a 192-row form was level with h11 at 768 and 1536 × 4096² (0.99×) and is not built.
 pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
     use layout::hopper::tma_hgemm::{BM, D21_ROWS, H11_BN};
-    if s.m <= DECODE_MAX_M || weight_rows_off_128(s) {
+    if s.m <= DECODE_MAX_M || weight_rows_off_128(s) || s.n < 1024 || s.k < 1024 {
         return None;
     }
     let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
@@ -630,7 +634,7 @@ mod tests {
         }
         // d19 in h10's and h8's place up to M = 512; h6s4 keeps its shapes, h10 its shapes above 512 rows.
         assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape, 344 d19 tiles");
-        assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16", "3 rounds of 128 rows = 2 of 160, 3 of 144");
+        assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16", "336 tiles of 128 rows (3 rounds, 576) against 3 rounds of 160 (672) or 144");
         assert_eq!(choose(shape(512, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4");
         assert_eq!(choose(shape(768, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "768 rows");
         // h11 where 128×192 tiles fill the waves 128×256 ones leave partly empty.
@@ -713,13 +717,23 @@ mod tests {
         assert_eq!(transposed_rows(shape(176, 8192, 8192), 132), Some(96));
         assert_eq!(transposed_rows(shape(64, 1024, 1024), 132), None);
         assert_eq!(transposed_step(shape(512, 4096, 4096), 132, Elem::Bf16).kernel.step, "d19-bf16");
-        // h11: one round of 110 tiles (232) against 128 tiles of 160 rows (224), or 96 of 144 (208 at 576 rows).
+        // h11: one round of 110 tiles (232) against 128 tiles of 160 rows (224); at 576 rows 128 tiles of 144 (208).
         assert_eq!(d21_over_h11(shape(640, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d21r160"));
         assert_eq!(d21_over_h11(shape(576, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d21r144"));
         assert_eq!(d21_over_h11(shape(768, 4096, 4096), 132, Elem::F16), None, "132 tiles of 128x192: one round");
         assert_eq!(d21_over_h11(shape(256, 11008, 4096), 132, Elem::F16), None, "116 tiles of 128x192: one round");
         assert_eq!(d21_over_h11(shape(640, 4000, 4096), 132, Elem::F16), None, "B's rows off 128 bytes");
         assert_eq!(d21_over_h11(shape(64, 4096, 4096), 132, Elem::F16), None, "the decode range");
+        assert_eq!(d21_over_h11(shape(65536, 1024, 512), 132, Elem::F16), None, "K below the measured regime");
+        assert!(h11_fills(shape(1000, 2048, 64), 132) && d21_over_h11(shape(1000, 2048, 64), 132, Elem::F16).is_none(), "one K tile: h11 stays");
+        // d19 weighed at 9/10: 385 × 24576 takes d19 (6 rounds of 192 at 9/10: 1036.8, against 5 of 144: 1040).
+        assert_eq!(transposed_cost(shape(385, 24576, 4096), 132, 144), Some(5 * 208));
+        assert_eq!(transposed_cost(shape(385, 24576, 4096), 132, 128), Some(6 * 192));
+        assert_eq!(transposed_rows(shape(385, 24576, 4096), 132), Some(128));
+        // Every height the model weighs has a step: d19's 128 or one of d21's.
+        for rows in TRANSPOSED_ROWS {
+            assert!(rows == 128 || d21_for(rows, Elem::F16).is_some(), "{rows}");
+        }
     }
 
     #[test]

@@ -95,7 +95,8 @@ fn launch_split_k(gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Sh
     })
 }
 
-/// The tensor maps of one (A, B, C, shape, A and C box heights): A (box 64 K × 128 rows; d3: 64), B (box 64 N × 64 K rows), C (box
+/// The tensor maps of one (A, B, C, shape, A and C box heights): A (box 64 K × the step's tile rows, at most M for the
+/// transposed steps), B (box 64 N × 64 K rows), C (box
 /// 64 × 64, used by the TMA-store steps; d21: its tile's height × 64), all `SWIZZLE_128B`.
 struct TmaMaps {
     key: (usize, u64, u64, u64, Shape, Elem, (u32, u32)),
@@ -122,7 +123,7 @@ thread_local! {
 #[allow(clippy::too_many_arguments)]
 fn launch_tma(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32), a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
     // A's box is as high as the step's tile (128 rows), except the transposed decode steps' (the TMA
-    // steps named `hgemm_decode_*`, d3–d20: tiles of 16, 64 or 128 activation rows), whose box never
+    // steps named `hgemm_decode_*`, d3–d21: tiles of 16, 64, 80–160 activation rows), whose box never
     // reaches past M (`decode_box_rows`: M below the tile) — their kernels expect that many rows' bytes.
     let a_rows = if step.kernel.name.starts_with("hgemm_decode_") {
         layout::hopper::tma_hgemm::decode_box_rows(s.m as u32, step.grid.tile().0)

@@ -640,7 +640,8 @@ pub const D20_BF16: Step = bf16(D20, "hgemm_decode_v20_bf16", "d20-bf16", PtxChe
 /// d21 on bf16, at each height.
 macro_rules! d21_bf16 {
     ($i:literal, $name:literal, $label:literal, $rows:literal) => {
-        bf16(D21[$i], $name, $label, PtxCheck::has(&[concat!("wgmma.mma_async.sync.aligned.m64n", $rows, "k16.f32.bf16.bf16"), "cvt.rn.bf16x2.f32"]))
+        bf16(D21[$i], $name, $label, PtxCheck { has: &[concat!("wgmma.mma_async.sync.aligned.m64n", $rows, "k16.f32.bf16.bf16"), "cvt.rn.bf16x2.f32"],
+                                                lacks: &["st.local", "ld.local", "f32.f16.f16"], count: &[], at_least: &[] })
     };
 }
 /// d21 on bf16 (`[i]`: as [`D21`]).

@@ -48,14 +48,14 @@ pub(crate) trait Elem16 {
     ///
     /// # Safety
     /// As `wgmma_m64n128k16_f32_f16_zero`.
+    #[cfg(lab_sm90)]
+    unsafe fn wgmma_128_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [[f32; 32]; 2];
     /// `wgmma.m64nNk16` on a flat accumulator of any N that `FlatWgmma` has (d21's tile heights).
     ///
     /// # Safety
     /// As `FlatWgmma::mma_f16`.
     #[cfg(lab_sm90)]
     unsafe fn wgmma_flat<const TA: u32, const TB: u32, A: crate::prim::wgmma::FlatWgmma>(acc: &mut A, desc_a: u64, desc_b: u64, scale_d: bool);
-    #[cfg(lab_sm90)]
-    unsafe fn wgmma_128_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [[f32; 32]; 2];
     /// `wgmma.m64n64k16` with A in registers (attention a6: O += P·V at D = 64).
     ///
     /// # Safety

@@ -40,7 +40,7 @@ macro_rules! unroll16 {
 pub(crate) use unroll16;
 
 /// Repeats `$body` for `$i` = 0..32 (as `u32` constants); guard the body with `if i < N` for a
-/// const-generic count up to 32 (d21's 20–24 float4s of sums a thread). Only the Hopper steps use it.
+/// const-generic count up to 32 (d21's 10–20 float4s of sums a thread). Only the Hopper steps use it.
 #[cfg_attr(not(lab_sm90), allow(unused_macros))]
 macro_rules! unroll32 {
     ($i:ident => $body:block) => {{

@@ -19,7 +19,7 @@
 //!   `rows` × 64: `Args::TmaSplitKCRows` on the host), the staged rows rotated across it for a ragged M
 //!   (`layout::hopper::tma_hgemm::d21_staging_row`, `tma_store::stage_c_rows_trans`);
 //! * a split tile's last CTA reads every split's sums back from the workspace, its own included (d19
-//!   added its own from registers: at 96 sums a thread that would hold three copies).
+//!   added its own from registers: at 80 sums a thread three copies would not fit beside the rest).
 //!
 //! Prediction (before running), from the rounds: at 384×4096² 128 tiles of 96 rows in one round
 //! against d19's 96 of 128 — each CTA 0.75 of d19's MMAs and bytes: **~1.25× d19** (80% → ~100% of
