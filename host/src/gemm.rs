@@ -103,7 +103,9 @@ const fn up8(x: usize) -> usize {
 ///   1.26–1.36×; where d19's tiles would split K it loses (256×4096² 0.77–0.79×, 1024³ 0.61–0.62×,
 ///   256×4096×14336 0.95–0.97×), so d7 keeps those.
 /// * `d19` also in `h10`'s and `h8`'s place for M ≤ 512 ([`d19_prefill`]: 384×14336×4096 1.09× h10,
-///   512×11008×4096 1.13×, 512×28672×8192 1.06× h8x2; `h6s4` stays where the rule takes it).
+///   512×11008×4096 1.13×, 512×28672×8192 1.06× h8x2; `h6s4` stays where the rule takes it) — at its
+///   transposed height, or `h11` where h11's rounds cost under 95% of that ([`prefill_step`]: 1.06–1.08×
+///   d19 at 384×14336×4096 and 448 / 512 × 11008 × 4096).
 /// * `d11` in d7's place where the weights' rows (B: `2N` bytes) are off a multiple of 128 bytes
 ///   ([`weight_rows_off_128`]: 1000³): d8's clusters of 2 sharing the weight boxes by multicast, ending
 ///   in the producer's tail instead of a last cluster barrier, their first cluster barrier relaxed.
@@ -149,7 +151,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         _ if d19_fits(s, sms) && !weight_rows_off_128(s) => transposed_step(s, sms, elem),
         _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
-        _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => transposed_step(s, sms, elem),
+        _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => prefill_step(s, sms, elem),
         _ if h11_fills(s, sms) => d21_over_h11(s, sms, elem).unwrap_or(if bf { &steps::H11_BF16 } else { &steps::H11 }),
         _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
         _ => h8.unwrap_or(if bf { &steps::H6S4_BF16 } else { &steps::H6S4 }),
@@ -311,8 +313,30 @@ pub fn transposed_cost(s: Shape, sms: u32, rows: u32) -> Option<u64> {
 /// 80×11008×4096 measured 0.98× d19 with 80 rows, 96×14336×4096 1.01× with 96: no gain where M fits
 /// either); `None` where every height would split K.
 pub fn transposed_rows(s: Shape, sms: u32) -> Option<u32> {
+    transposed_best(s, sms).map(|(_, r)| r)
+}
+
+/// [`transposed_rows`] with its weighed cost, in tenths of a row (d19's `9·cost`, d21's `10·cost`).
+fn transposed_best(s: Shape, sms: u32) -> Option<(u64, u32)> {
     let weighed = |r: u32, c: u64| if r == 128 { 9 * c } else { 10 * c };
-    TRANSPOSED_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| ((weighed(r, c), r != 128, r), r))).min_by_key(|&(k, _)| k).map(|(_, r)| r)
+    TRANSPOSED_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| ((weighed(r, c), r != 128, r), r))).min_by_key(|&(k, _)| k).map(|((c, _, _), r)| (c, r))
+}
+
+/// The rule where h10 or h8 would take a shape of at most 512 rows ([`d19_prefill`]): h11 where it fills
+/// the SMs ([`h11_fills`]) and its rounds ([`H11_ROUND_ROWS`]) cost at most 95% of the best transposed
+/// height's, else that height's step ([`transposed_step`]). `ab d19 h11` (`results/2026-11-26-h100-session28/`
+/// `call4`): h11 1.08× at 448 / 512 × 11008 × 4096 and 1.06× at 384×14336×4096 (two rounds of 128×192
+/// against three of d19's 128 rows: 89.5% of the cost), 0.76–0.80× at 512×4096 × 4096 / 11008 (one
+/// round of d19 against one of h11: 134%). The margin keeps 512×28672×8192 (96%; d19 1.06× h8x2 there,
+/// session 27) on d19.
+pub fn prefill_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
+    use layout::hopper::tma_hgemm::{BM, H11_BN};
+    let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
+    let h11 = 10 * h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
+    match transposed_best(s, sms) {
+        Some((best, _)) if h11_fills(s, sms) && 20 * h11 <= 19 * best => if elem == Elem::Bf16 { &steps::H11_BF16 } else { &steps::H11 },
+        _ => transposed_step(s, sms, elem),
+    }
 }
 
 /// d21's step of tile height `rows` for `elem` (`None`: a height d21 is not built for, or f32).
@@ -633,8 +657,11 @@ mod tests {
             assert_eq!(layout::hopper::tma_hgemm::persistent_splits(m as u32, n as u32, k as u32, 132, 128, 128), 1, "{m}x{n}x{k}: d19 never splits where it fits");
         }
         // d19 in h10's and h8's place up to M = 512; h6s4 keeps its shapes, h10 its shapes above 512 rows.
-        assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape, 344 d19 tiles");
-        assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d19-bf16", "336 tiles of 128 rows (3 rounds, 576) against 3 rounds of 160 (672) or 144");
+        assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "h10's shape: 3 rounds of d19 tiles, 2 of h11's");
+        assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h11-bf16", "336 tiles of 128 rows (3 rounds) against 225 of 128x192 (2)");
+        assert_eq!(transposed_rows(shape(384, 14336, 4096), 132), Some(128), "3 rounds of 128 rows (576 at 9/10) against 3 of 160 (672) or 144 (624)");
+        assert_eq!(choose(shape(512, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h11 at 96% of d19's cost: inside the margin");
+        assert_eq!(choose(shape(512, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "one round of d19 tiles");
         assert_eq!(choose(shape(512, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4");
         assert_eq!(choose(shape(768, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "768 rows");
         // h11 where 128×192 tiles fill the waves 128×256 ones leave partly empty.
@@ -644,7 +671,7 @@ mod tests {
         assert_eq!(choose(shape(1280, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d21r160-bf16", "before h11 and h10: two rounds of 160 rows");
         assert_eq!(choose(shape(1152, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r144", "two rounds of 144 rows against h11's two of 192");
         assert_eq!(choose(shape(1536, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "two rounds of 128x192; 160 rows take three");
-        assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "d19 before h11 up to 512 rows where h10 or h8 was the rule");
+        assert_eq!(choose(shape(448, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r160", "two rounds of 160 rows (448) against h11's two (464) and d19's three");
         assert_eq!(choose(shape(896, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "154 tiles of 128x192: two rounds");
         assert_eq!(choose(shape(3072, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "the model's tie");
         assert!(h11_fills(shape(640, 4096, 4096), 132) && !h11_fills(shape(8192, 8192, 8192), 132) && !h11_fills(shape(4096, 4096, 4096), 132));
@@ -680,7 +707,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { format!("{}+pad", transposed_step(padded, 132, Elem::F16).kernel.step) } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { format!("{}+pad", transposed_step(padded, 132, Elem::F16).kernel.step) } else if h11_fills(padded, 132) { format!("{}+pad", d21_over_h11(padded, 132, Elem::F16).map_or("h11", |st| st.kernel.step)) } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { format!("{}+pad", transposed_step(padded, 132, Elem::F16).kernel.step) } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { format!("{}+pad", prefill_step(padded, 132, Elem::F16).kernel.step) } else if h11_fills(padded, 132) { format!("{}+pad", d21_over_h11(padded, 132, Elem::F16).map_or("h11", |st| st.kernel.step)) } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
