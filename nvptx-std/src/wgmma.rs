@@ -583,42 +583,32 @@ pub unsafe trait FlatWgmma {
 }
 
 /// Implements [`FlatWgmma`] for `[f32; NH]` (N = 2·NH): the accumulator list written out from the index
-/// tokens (`[0 1 2 …]`, NH of them), the template assembled by `concat!`.
+/// tokens (`[0 1 2 …]`, NH of them), the template assembled by `concat!`; `@mma` is one method, for the
+/// instruction's type suffix (`f16`, `bf16`).
 macro_rules! flat_wgmma {
+    (@mma $method:ident, $ty:literal, $n:literal, [$first:literal $($i:literal)*]) => {
+        #[inline(always)]
+        unsafe fn $method<const TA: u32, const TB: u32>(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
+            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+            unsafe {
+                asm!(
+                    "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+                    concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.", $ty, ".", $ty),
+                    concat!("{{{", $first, "}" $(, ", {", $i, "}")*, "}},"),
+                    "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+                    inout(reg32) self[$first], $(inout(reg32) self[$i],)*
+                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,
+                    options(nostack)
+                )
+            }
+        }
+    };
     ($nh:literal, $n:literal, [$first:literal $($i:literal)*]) => {
         // SAFETY: each method issues the instruction its name says, on all of `self` in order.
         unsafe impl FlatWgmma for [f32; $nh] {
             const N: u32 = $n;
-            #[inline(always)]
-            unsafe fn mma_f16<const TA: u32, const TB: u32>(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
-                // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
-                unsafe {
-                    asm!(
-                        "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
-                        concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.f16.f16"),
-                        concat!("{{{", $first, "}" $(, ", {", $i, "}")*, "}},"),
-                        "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
-                        inout(reg32) self[$first], $(inout(reg32) self[$i],)*
-                        da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,
-                        options(nostack)
-                    )
-                }
-            }
-            #[inline(always)]
-            unsafe fn mma_bf16<const TA: u32, const TB: u32>(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
-                // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
-                unsafe {
-                    asm!(
-                        "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
-                        concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16"),
-                        concat!("{{{", $first, "}" $(, ", {", $i, "}")*, "}},"),
-                        "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
-                        inout(reg32) self[$first], $(inout(reg32) self[$i],)*
-                        da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32, ta = const TA, tb = const TB,
-                        options(nostack)
-                    )
-                }
-            }
+            flat_wgmma!(@mma mma_f16, "f16", $n, [$first $($i)*]);
+            flat_wgmma!(@mma mma_bf16, "bf16", $n, [$first $($i)*]);
             #[inline(always)]
             fn fence_operand(&mut self) {
                 // SAFETY: emits no instruction; only declares the registers read and written (as

@@ -4,13 +4,15 @@
 //! (`partial_at`: d19's and d21's split-K workspace, d20's transfer to the peer CTA), and the TMA-store
 //! epilogue of a warpgroup's 128×64 result through two row boxes. Used by d19, d20 and d21.
 use super::elem::Elem16;
+use super::split_k::unit;
+use super::tma_warp_specialized::Ring;
 use super::tma_store::{stage_c_rows128_trans, store_tile_rows};
 use crate::prim::{
     mbarrier::mbarrier_arrive_expect_tx,
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D19_ROWS, d7_weight_box_col, d21_a_bytes, decode_box_row0, decode_box_rows};
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, D19_ROWS, d7_weight_box_col, d21_a_bytes, decode_box_row0, decode_box_rows};
 
 /// f32 of one (tile, split) partial in the workspace: 256 consumer threads × 64 sums.
 pub(super) const PARTIAL_F32: usize = 256 * 64;
@@ -36,6 +38,36 @@ pub(super) unsafe fn issue(rows: u32, s_stage: u32, bar: u32, tmap_a: *const Ten
         for nb in 0..2 {
             cp_async_bulk_tensor_2d_g2s(s_stage + d21_a_bytes(rows) + nb * B_BOX_BYTES, tmap_b, d7_weight_box_col(n, n0 + 64 * nb) as i32, k0, bar);
         }
+    }
+}
+
+/// The producer thread of d19's and d21's persistent grid: each unit `u0, u0 + u_step, …` below `units`
+/// (`split_k::unit` of `tiles` tiles, `kts` K tiles a split of `k_tiles`), each of its K tiles issued
+/// ([`issue`], tiles of `rows` rows) into the next ring stage once that is empty.
+///
+/// # Safety
+/// The producer thread of `ring`'s CTA, the consumers walking the same units and K tiles; as [`issue`]
+/// for the maps and the stage.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn produce_units(ring: Ring, rows: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32, (u0, u_step, units): (u32, u32, u32),
+                                   (tiles, tiles_m, tiles_n, kts, k_tiles): (u32, u32, u32, u32, u32)) {
+    let mut it = 0u32;
+    let mut u = u0;
+    while u < units {
+        let (tm, tn, _, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+        let mut kt = kt0;
+        while kt < kt1 {
+            // SAFETY: forwarded to the caller; the stage is free once `wait_empty` returns.
+            unsafe {
+                ring.wait_empty(it);
+                let (s_stage, full, _, _) = ring.at(it);
+                issue(rows, s_stage, full, tmap_a, tmap_b, m, n, tm * rows, tn * COLS, kt);
+            }
+            it += 1;
+            kt += 1;
+        }
+        u += u_step;
     }
 }
 

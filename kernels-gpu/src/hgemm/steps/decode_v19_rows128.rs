@@ -49,7 +49,7 @@
 //! wave with no split (`gemm::d19_fits`).
 //! Ragged M (`call6`): with the box moved up and the rows rotated, 257×4096² went from 68% to 90.8% of
 //! cuBLAS, 1.16–1.17× d7 at 257, 300, 448 and 500 rows.
-use super::decode_rows128::{PARTIAL_F32, add_into, issue, partial_at, store_rows128};
+use super::decode_rows128::{PARTIAL_F32, add_into, partial_at, produce_units, store_rows128};
 use super::decode_swapped::consume;
 use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter, unit};
@@ -96,20 +96,7 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                let mut it = 0u32;
-                let mut u = u0;
-                while u < units {
-                    let (tm, tn, _, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
-                    let mut kt = kt0;
-                    while kt < kt1 {
-                        ring.wait_empty(it);
-                        let (s_stage, full, _, _) = ring.at(it);
-                        issue(ROWS, s_stage, full, tmap_a, tmap_b, m, n, tm * ROWS, tn * COLS, kt);
-                        it += 1;
-                        kt += 1;
-                    }
-                    u += u_step;
-                }
+                produce_units(ring, ROWS, tmap_a, tmap_b, m, n, (u0, u_step, units), (tiles, tiles_m, tiles_n, kts, k_tiles));
             }
             consumer(mh): {
                 let (warp, lane, t) = ((tid / 32) % 4, lane_id(), tid % 128);

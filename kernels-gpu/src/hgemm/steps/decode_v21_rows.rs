@@ -35,7 +35,7 @@
 //! 1280 × 4096²; 144 rows 0.89× d19 at 512×4096², and a 192-row form level with h11 at 768 and 1536
 //! (0.99×, no longer built). The entry point weighs the heights by that fit (`gemm::transposed_rows`,
 //! `gemm::d21_over_h11`): 384×4096² went from 80% to 94% of cuBLAS, 1280×4096² from 83% to 95%.
-use super::decode_rows128::{issue, partial_at};
+use super::decode_rows128::{partial_at, produce_units};
 use super::decode_swapped::{RowsAcc, consume};
 use super::elem::{Bf16, Elem16, F16};
 use super::split_k::{last_split, reset_counter, unit};
@@ -88,20 +88,7 @@ where
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                let mut it = 0u32;
-                let mut u = u0;
-                while u < units {
-                    let (tm, tn, _, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
-                    let mut kt = kt0;
-                    while kt < kt1 {
-                        ring.wait_empty(it);
-                        let (s_stage, full, _, _) = ring.at(it);
-                        issue(rows, s_stage, full, tmap_a, tmap_b, m, n, tm * rows, tn * COLS, kt);
-                        it += 1;
-                        kt += 1;
-                    }
-                    u += u_step;
-                }
+                produce_units(ring, rows, tmap_a, tmap_b, m, n, (u0, u_step, units), (tiles, tiles_m, tiles_n, kts, k_tiles));
             }
             consumer(mh): {
                 let (warp, lane, t) = ((tid / 32) % 4, lane_id(), tid % 128);
