@@ -123,6 +123,8 @@ const fn up8(x: usize) -> usize {
 ///   257–384 rows of 4096-column weights, 1.02–1.23× at 144–176 × 8192², 600–1400 rows of N = 1024 and
 ///   2048; 1.04–1.49× h11 at all 20 shapes tried (576, 600, 640, 1152, 1280 × 4096², 288 / 320 × 8192²,
 ///   144–464 × 11008 × 4096, …). Where M fits one tile of either height (80×11008×4096: 0.98×) d19 stays.
+///   At 96–160 rows with an even number of tile rows, `d22` (d21 in clusters of 2 sharing the weights by
+///   multicast: 1.03–1.05× d21, [`d21_or_d22`]).
 /// * `h11` (h6s4 on 128×192 tiles) in h6s4's, h10's and h8's place where its tiles' rounds of the SMs
 ///   take at most 5/6 of the time ([`h11_fills`]): 1.20–1.33× h6s4 at 640–1536 × 4096 × K, where
 ///   128×256 tiles leave a wave partly empty; 1.10–1.11× h10, 1.09–1.26× h8x2 at 1280 / 1536 rows.
@@ -190,7 +192,7 @@ const fn rule_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<u
 /// Every step [`default_step`] can return (the CPU test `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 24] = [
+pub const RULE_STEPS: [RuleStep; 27] = [
     rule_step(&steps::D15, &steps::D15_BF16, Some(4 * 16)),
     rule_step(&steps::D16, &steps::D16_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
@@ -207,6 +209,9 @@ pub const RULE_STEPS: [RuleStep; 24] = [
     rule_step(&steps::D21[1], &steps::D21_BF16[1], None),
     rule_step(&steps::D21[2], &steps::D21_BF16[2], None),
     rule_step(&steps::D21[3], &steps::D21_BF16[3], None),
+    rule_step(&steps::D22[1], &steps::D22_BF16[1], None),
+    rule_step(&steps::D22[2], &steps::D22_BF16[2], None),
+    rule_step(&steps::D22[3], &steps::D22_BF16[3], None),
     rule_step(&steps::H8[0], &steps::H8_BF16[0], None),
     rule_step(&steps::H8[1], &steps::H8_BF16[1], None),
     rule_step(&steps::H8[2], &steps::H8_BF16[2], None),
@@ -349,12 +354,30 @@ pub fn d21_for(rows: u32, elem: Elem) -> Option<&'static Step> {
     }
 }
 
-/// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`): d21 at the height
-/// of [`transposed_rows`] where that is not 128, else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
+/// d21 or d22 at tile height `rows` on `s`: d22 (d21 in clusters of 2 sharing the weight boxes by
+/// multicast) where `rows` ≥ 96 and the tile rows pair up (`⌈M/rows⌉` even: an odd count leaves a
+/// cluster's second CTA a tile row past M, a round more at 448×11008×4096, 0.67×); d21 otherwise. `ab d21
+/// d22` (`results/2026-11-26-h100-session28/call7`, 6 rounds): 96 rows 1.03–1.04× at 352 / 384 × 4096² and
+/// 384×4096×14336 (bf16 1.04×), 144 rows 1.05× at 576 / 1152 × 4096² and 288×8192², 160 rows 1.03–1.04×
+/// at 640 / 1280 × 4096²; 80 rows 0.96–1.02× (600×2048²: 0.96×), so d21 keeps them.
+pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
+    let i = layout::hopper::tma_hgemm::D21_ROWS.iter().position(|&r| r == rows)?;
+    let paired = rows >= 96 && (s.m as u64).div_ceil(rows as u64) % 2 == 0;
+    match (elem, paired) {
+        (Elem::F16, false) => Some(&steps::D21[i]),
+        (Elem::Bf16, false) => Some(&steps::D21_BF16[i]),
+        (Elem::F16, true) => Some(&steps::D22[i]),
+        (Elem::Bf16, true) => Some(&steps::D22_BF16[i]),
+        (Elem::F32, _) => None,
+    }
+}
+
+/// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`): d21 (or d22:
+/// [`d21_or_d22`]) at the height of [`transposed_rows`] where that is not 128, else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
 /// `call2`, 6 rounds): 80 rows 1.24–1.26× d19 at 257, 288, 320 × 4096², 96 rows 1.14–1.16× at 300, 352,
 /// 384 × 4096² (bf16 1.16×); 144 rows 0.89× at 512 and 0.97× at 288, where the model keeps d19 and 80.
 pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
-    match transposed_rows(s, sms).and_then(|r| d21_for(r, elem)) {
+    match transposed_rows(s, sms).and_then(|r| d21_or_d22(r, s, elem)) {
         Some(step) => step,
         None => if elem == Elem::Bf16 { &steps::D19_BF16 } else { &steps::D19 },
     }
@@ -374,7 +397,7 @@ pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
     let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
     let h11 = h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
     let (cost, rows) = D21_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| (c, r))).min_by_key(|&(c, r)| (c, r))?;
-    if cost < h11 { d21_for(rows, elem) } else { None }
+    if cost < h11 { d21_or_d22(rows, s, elem) } else { None }
 }
 
 /// Whether h11 takes h6s4's place: by the waves of a persistent grid — rounds of tiles times a tile's
@@ -578,7 +601,7 @@ mod tests {
 
     #[test]
     fn the_rule_returns_only_rule_steps() {
-        let dims = [1usize, 7, 16, 17, 64, 65, 128, 256, 512, 1000, 1024, 2048, 4095, 4096, 8192, 14336, 28672];
+        let dims = [1usize, 7, 16, 17, 64, 65, 128, 256, 384, 512, 576, 1000, 1024, 2048, 4095, 4096, 8192, 14336, 28672];
         let mut seen = std::collections::BTreeSet::new();
         for &m in &dims {
             for &n in &dims {
@@ -646,8 +669,9 @@ mod tests {
         assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "128 d7 tiles");
         assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
         assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "256 d7 tiles, 128 d19 tiles");
-        assert_eq!(choose(shape(384, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d21r96-bf16", "96 d19 tiles, 128 of 96 rows");
-        assert_eq!(choose(shape(384, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d21r96");
+        assert_eq!(choose(shape(384, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r96-bf16", "96 d19 tiles, 128 of 96 rows: 4 tile rows, paired in clusters");
+        assert_eq!(choose(shape(384, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d22r96");
+        assert_eq!(choose(shape(288, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "80 rows: no clusters");
         assert_eq!(choose(shape(257, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "3 d19 tile rows, 4 of 80 rows, the last ragged");
         assert_eq!(choose(shape(448, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "128 d19 tiles: one round");
         assert_eq!(choose(shape(512, 4000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off 128 bytes");
@@ -666,12 +690,12 @@ mod tests {
         assert_eq!(choose(shape(768, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "768 rows");
         // h11 where 128×192 tiles fill the waves 128×256 ones leave partly empty.
         assert_eq!(choose(shape(768, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "96 tiles of 128x256, 132 of 128x192");
-        assert_eq!(choose(shape(640, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d21r160-bf16", "110 tiles of 128x192, 128 of 160 rows");
+        assert_eq!(choose(shape(640, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r160-bf16", "110 tiles of 128x192, 128 of 160 rows");
         assert_eq!(choose(shape(1536, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "before h8");
-        assert_eq!(choose(shape(1280, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d21r160-bf16", "before h11 and h10: two rounds of 160 rows");
-        assert_eq!(choose(shape(1152, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r144", "two rounds of 144 rows against h11's two of 192");
+        assert_eq!(choose(shape(1280, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r160-bf16", "before h11 and h10: two rounds of 160 rows");
+        assert_eq!(choose(shape(1152, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r144", "two rounds of 144 rows against h11's two of 192");
         assert_eq!(choose(shape(1536, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "two rounds of 128x192; 160 rows take three");
-        assert_eq!(choose(shape(448, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r160", "two rounds of 160 rows (448) against h11's two (464) and d19's three");
+        assert_eq!(choose(shape(448, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r160", "two rounds of 160 rows (448) against h11's two (464) and d19's three; 3 tile rows: no clusters");
         assert_eq!(choose(shape(896, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "154 tiles of 128x192: two rounds");
         assert_eq!(choose(shape(3072, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "the model's tie");
         assert!(h11_fills(shape(640, 4096, 4096), 132) && !h11_fills(shape(8192, 8192, 8192), 132) && !h11_fills(shape(4096, 4096, 4096), 132));
@@ -745,8 +769,15 @@ mod tests {
         assert_eq!(transposed_rows(shape(64, 1024, 1024), 132), None);
         assert_eq!(transposed_step(shape(512, 4096, 4096), 132, Elem::Bf16).kernel.step, "d19-bf16");
         // h11: one round of 110 tiles (232) against 128 tiles of 160 rows (224); at 576 rows 128 tiles of 144 (208).
-        assert_eq!(d21_over_h11(shape(640, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d21r160"));
-        assert_eq!(d21_over_h11(shape(576, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d21r144"));
+        assert_eq!(d21_over_h11(shape(640, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d22r160"));
+        assert_eq!(d21_over_h11(shape(576, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d22r144"));
+        assert_eq!(d21_or_d22(160, shape(480, 11008, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r160"), "3 tile rows");
+        assert_eq!(d21_or_d22(96, shape(289, 4096, 4096), Elem::Bf16).map(|s| s.kernel.step), Some("d22r96-bf16"), "4 tile rows");
+        assert_eq!(d21_or_d22(80, shape(320, 4096, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r80"));
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 4096), Elem::F16), None);
+        for (i, &rows) in layout::hopper::tma_hgemm::D21_ROWS.iter().enumerate() {
+            assert_eq!((steps::D22[i].grid.tile().0, steps::D22_BF16[i].grid.tile().0), (rows, rows));
+        }
         assert_eq!(d21_over_h11(shape(768, 4096, 4096), 132, Elem::F16), None, "132 tiles of 128x192: one round");
         assert_eq!(d21_over_h11(shape(256, 11008, 4096), 132, Elem::F16), None, "116 tiles of 128x192: one round");
         assert_eq!(d21_over_h11(shape(640, 4000, 4096), 132, Elem::F16), None, "B's rows off 128 bytes");

@@ -9,7 +9,7 @@ use super::tma_warp_specialized::Ring;
 use super::tma_store::{stage_c_rows128_trans, store_tile_rows};
 use crate::prim::{
     mbarrier::mbarrier_arrive_expect_tx,
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
 use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D3_COLS as COLS, D19_ROWS, d7_weight_box_col, d21_a_bytes, decode_box_row0, decode_box_rows};
@@ -41,34 +41,65 @@ pub(super) unsafe fn issue(rows: u32, s_stage: u32, bar: u32, tmap_a: *const Ten
     }
 }
 
-/// The producer thread of d19's and d21's persistent grid: each unit `u0, u0 + u_step, …` below `units`
-/// (`split_k::unit` of `tiles` tiles, `kts` K tiles a split of `k_tiles`), each of its K tiles issued
-/// ([`issue`], tiles of `rows` rows) into the next ring stage once that is empty.
+/// [`issue`] in a cluster of `CLUSTER` CTAs (1 or 2) on vertically adjacent tiles with the same weight
+/// columns: for 2, this CTA loads its own activation box and weight box `rank` only, multicast into
+/// both CTAs' stage (the peer loads the other box into this stage and signals this `bar`); `bar`
+/// expects the whole stage's bytes either way (d22).
 ///
 /// # Safety
-/// The producer thread of `ring`'s CTA, the consumers walking the same units and K tiles; as [`issue`]
-/// for the maps and the stage.
+/// As [`issue`]; with `CLUSTER = 2` a cluster launch of 2 CTAs whose stage at `s_stage` is free in both
+/// (the consumers of both released it) and whose `bar` is at the same offset in both.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn produce_units(ring: Ring, rows: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32, (u0, u_step, units): (u32, u32, u32),
-                                   (tiles, tiles_m, tiles_n, kts, k_tiles): (u32, u32, u32, u32, u32)) {
+pub(super) unsafe fn issue_cluster<const CLUSTER: u32>(rows: u32, s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32,
+                                                       m0: u32, n0: u32, kt: u32, rank: u32) {
+    const { assert!(CLUSTER == 1 || CLUSTER == 2, "a tile's two weight boxes are shared by at most 2 CTAs") };
+    // SAFETY: forwarded to the caller; the three boxes fill disjoint parts of the stage.
+    unsafe {
+        if CLUSTER == 1 {
+            issue(rows, s_stage, bar, tmap_a, tmap_b, m, n, m0, n0, kt);
+        } else {
+            let k0 = (kt * BK) as i32;
+            mbarrier_arrive_expect_tx(bar, decode_box_rows(m, rows) * BK * 2 + 2 * B_BOX_BYTES);
+            cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, rows) as i32, bar);
+            cp_async_bulk_tensor_2d_g2s_multicast(s_stage + d21_a_bytes(rows) + rank * B_BOX_BYTES, tmap_b, d7_weight_box_col(n, n0 + 64 * rank) as i32, k0, bar,
+                                                  0b11);
+        }
+    }
+}
+
+/// The producer thread of d19's, d21's and d22's persistent grid: each unit `u0, u0 + u_step, …` below
+/// `units` (`split_k::unit` of `tiles` tiles of `tiles_m` rows, `kts` K tiles a split of `k_tiles`),
+/// each of its K tiles issued ([`issue_cluster`], tiles of `rows` rows: in a cluster of 2, CTA `rank`
+/// takes tile row `2·tm + rank` of cluster tile row `tm`) into the next ring stage once that is empty.
+///
+/// # Safety
+/// The producer thread of `ring`'s CTA, the consumers walking the same units and K tiles; as
+/// [`issue_cluster`] for the maps, the stage and the cluster.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn produce_units<const CLUSTER: u32>(ring: Ring, rows: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32,
+                                                       (u0, u_step, units): (u32, u32, u32), (tiles, tiles_m, tiles_n, kts, k_tiles): (u32, u32, u32, u32, u32),
+                                                       rank: u32) -> u32 {
     let mut it = 0u32;
     let mut u = u0;
     while u < units {
         let (tm, tn, _, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+        let tm = CLUSTER * tm + rank;
         let mut kt = kt0;
         while kt < kt1 {
             // SAFETY: forwarded to the caller; the stage is free once `wait_empty` returns.
             unsafe {
                 ring.wait_empty(it);
                 let (s_stage, full, _, _) = ring.at(it);
-                issue(rows, s_stage, full, tmap_a, tmap_b, m, n, tm * rows, tn * COLS, kt);
+                issue_cluster::<CLUSTER>(rows, s_stage, full, tmap_a, tmap_b, m, n, tm * rows, tn * COLS, kt, rank);
             }
             it += 1;
             kt += 1;
         }
         u += u_step;
     }
+    it
 }
 
 /// The offset (in f32) of float4 `j` (0..16: sums `4j .. 4j + 4` of `[[f32; 32]; 2]` read flat; d21:

@@ -96,7 +96,7 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                produce_units(ring, ROWS, tmap_a, tmap_b, m, n, (u0, u_step, units), (tiles, tiles_m, tiles_n, kts, k_tiles));
+                produce_units::<1>(ring, ROWS, tmap_a, tmap_b, m, n, (u0, u_step, units), (tiles, tiles_m, tiles_n, kts, k_tiles), 0);
             }
             consumer(mh): {
                 let (warp, lane, t) = ((tid / 32) % 4, lane_id(), tid % 128);
