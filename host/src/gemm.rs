@@ -104,8 +104,9 @@ const fn up8(x: usize) -> usize {
 ///   256×4096×14336 0.95–0.97×), so d7 keeps those.
 /// * `d19` also in `h10`'s and `h8`'s place for M ≤ 512 ([`d19_prefill`]: 384×14336×4096 1.09× h10,
 ///   512×11008×4096 1.13×, 512×28672×8192 1.06× h8x2; `h6s4` stays where the rule takes it) — at its
-///   transposed height, or `h11` where h11's rounds cost under 95% of that ([`prefill_step`]: 1.06–1.08×
-///   d19 at 384×14336×4096 and 448 / 512 × 11008 × 4096).
+///   transposed height, or `h11` where h11's rounds cost at most 95% of that ([`prefill_step`]: h11
+///   1.06–1.09× d19 at 384×14336×4096 and 480–512 × 11008 × 4096; at 448 rows two rounds of 160-row
+///   tiles cost less still).
 /// * `d11` in d7's place where the weights' rows (B: `2N` bytes) are off a multiple of 128 bytes
 ///   ([`weight_rows_off_128`]: 1000³): d8's clusters of 2 sharing the weight boxes by multicast, ending
 ///   in the producer's tail instead of a last cluster barrier, their first cluster barrier relaxed.
@@ -330,10 +331,11 @@ fn transposed_best(s: Shape, sms: u32) -> Option<(u64, u32)> {
 /// The rule where h10 or h8 would take a shape of at most 512 rows ([`d19_prefill`]): h11 where it fills
 /// the SMs ([`h11_fills`]) and its rounds ([`H11_ROUND_ROWS`]) cost at most 95% of the best transposed
 /// height's, else that height's step ([`transposed_step`]). `ab d19 h11` (`results/2026-11-26-h100-session28/`
-/// `call4`): h11 1.08× at 448 / 512 × 11008 × 4096 and 1.06× at 384×14336×4096 (two rounds of 128×192
-/// against three of d19's 128 rows: 89.5% of the cost), 0.76–0.80× at 512×4096 × 4096 / 11008 (one
-/// round of d19 against one of h11: 134%). The margin keeps 512×28672×8192 (96%; d19 1.06× h8x2 there,
-/// session 27) on d19.
+/// `call4`, `call6`): h11 1.08–1.09× d19 at 480–512 × 11008 × 4096 and 1.06× at 384×14336×4096 (two rounds
+/// of 128×192 against three of d19's 128 rows: 89.5% of the cost) — at 448 rows too (1.08×), where two
+/// rounds of 160-row tiles cost less still (the rule's d21r160; 1.13× h11 at 464 and 480 rows); and, where
+/// one round of d19 beats one of h11 (`d19_fits`, before this branch), 0.76–0.80× at 512×4096 × 4096 /
+/// 11008. The margin keeps 512×28672×8192 (96%; d19 1.06× h8x2 there, session 27) on d19.
 pub fn prefill_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
     use layout::hopper::tma_hgemm::{BM, H11_BN};
     let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
@@ -360,9 +362,12 @@ pub fn d21_for(rows: u32, elem: Elem) -> Option<&'static Step> {
 /// d22` (`results/2026-11-26-h100-session28/call7`, 6 rounds): 96 rows 1.03–1.04× at 352 / 384 × 4096² and
 /// 384×4096×14336 (bf16 1.04×), 144 rows 1.05× at 576 / 1152 × 4096² and 288×8192², 160 rows 1.03–1.04×
 /// at 640 / 1280 × 4096²; 80 rows 0.96–1.02× (600×2048²: 0.96×), so d21 keeps them.
+///
+/// d22 also needs K ≥ 2048 (measured at K = 4096–14336; a cluster launch alone cost d7's body 6% at
+/// 1024³, session 21).
 pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
     let i = layout::hopper::tma_hgemm::D21_ROWS.iter().position(|&r| r == rows)?;
-    let paired = rows >= 96 && (s.m as u64).div_ceil(rows as u64) % 2 == 0;
+    let paired = rows >= 96 && (s.m as u64).div_ceil(rows as u64) % 2 == 0 && s.k >= 2048;
     match (elem, paired) {
         (Elem::F16, false) => Some(&steps::D21[i]),
         (Elem::Bf16, false) => Some(&steps::D21_BF16[i]),
@@ -373,17 +378,19 @@ pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
 }
 
 /// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`): d21 (or d22:
-/// [`d21_or_d22`]) at the height of [`transposed_rows`] where that is not 128, else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
+/// [`d21_or_d22`]) at the height of [`transposed_rows`] where that is not 128 and N, K ≥ 1024 (the
+/// regime measured: N 1024–28672, K 1024–28672; the model knows nothing of K), else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
 /// `call2`, 6 rounds): 80 rows 1.24–1.26× d19 at 257, 288, 320 × 4096², 96 rows 1.14–1.16× at 300, 352,
 /// 384 × 4096² (bf16 1.16×); 144 rows 0.89× at 512 and 0.97× at 288, where the model keeps d19 and 80.
 pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
-    match transposed_rows(s, sms).and_then(|r| d21_or_d22(r, s, elem)) {
+    let measured = s.n >= 1024 && s.k >= 1024;
+    match transposed_rows(s, sms).filter(|_| measured).and_then(|r| d21_or_d22(r, s, elem)) {
         Some(step) => step,
         None => if elem == Elem::Bf16 { &steps::D19_BF16 } else { &steps::D19 },
     }
 }
 
-/// d21 in h11's place: where the cheapest of d21's heights costs less than h11's rounds
+/// d21 (or d22: [`d21_or_d22`]) in h11's place: where the cheapest of d21's heights costs less than h11's rounds
 /// (`⌈⌈M/128⌉·⌈N/192⌉ / SMs⌉ ·` [`H11_ROUND_ROWS`]), M above the decode range and the weights' rows a
 /// multiple of 128 bytes (d19's conditions), and N, K ≥ 1024 — the regime measured (N 2048–28672, K
 /// 2048–28672), where a tile's time is its K loop; the model knows nothing of K. `ab h11 d21` (`call2`): 144 rows 1.12× at 576×4096², 1.30×
@@ -775,6 +782,11 @@ mod tests {
         assert_eq!(d21_or_d22(96, shape(289, 4096, 4096), Elem::Bf16).map(|s| s.kernel.step), Some("d22r96-bf16"), "4 tile rows");
         assert_eq!(d21_or_d22(80, shape(320, 4096, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r80"));
         assert_eq!(d21_or_d22(128, shape(512, 4096, 4096), Elem::F16), None);
+        assert_eq!(d21_or_d22(96, shape(384, 4096, 1024), Elem::F16).map(|s| s.kernel.step), Some("d21r96"), "K below 2048: no clusters");
+        // Outside the measured regime (N or K below 1024) d19 keeps its shapes.
+        assert_eq!(choose(shape(384, 4096, 64), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "one K tile");
+        assert_eq!(choose(shape(4096, 384, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "3 weight column tiles: N below 1024");
+        assert_eq!(choose(shape(1152, 1024, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "the edge of the regime");
         for (i, &rows) in layout::hopper::tma_hgemm::D21_ROWS.iter().enumerate() {
             assert_eq!((steps::D22[i].grid.tile().0, steps::D22_BF16[i].grid.tile().0), (rows, rows));
         }

@@ -2,7 +2,7 @@
 //! 128-row activation box, d21's own height for d21, and two weight boxes, moved up or left where
 //! they would reach past M or N), the layout of a thread's sums when they leave its registers
 //! (`partial_at`: d19's and d21's split-K workspace, d20's transfer to the peer CTA), and the TMA-store
-//! epilogue of a warpgroup's 128×64 result through two row boxes. Used by d19, d20 and d21.
+//! epilogue of a warpgroup's 128×64 result through two row boxes. Used by d19, d20, d21 and d22.
 use super::elem::Elem16;
 use super::split_k::unit;
 use super::tma_warp_specialized::Ring;

@@ -91,7 +91,8 @@
 //! | `tma_store_body.rs` | h6's body: the persistent 128×256 tile with the TMA-store epilogue, in clusters of 2 sharing B for h9 | h6, h9 |
 //! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices; the (tile, split) unit walk (`unit`) | d2, h7, d3, h10, FP8 f14 |
 //! | `decode_swapped.rs` | the transposed product `Cᵀ = Bᵀ·Aᵀ`: stage loads, descriptors, d3's K loop, the transposed epilogue's pair stores, d3's split-K body (`decode`, `decode_with` with the stage loads plugged in), `SwappedTile` (a whole-K tile: its stage, load and store) | d3–d17 |
-//! | `decode_rows128.rs` | d19's 128-row tile: its stage load (boxes moved up / left at ragged edges), the layout of a thread's sums outside its registers, the epilogue through two row boxes | d19, d20, d21 (stage load, sums' layout) |
+//! | `decode_rows128.rs` | d19's 128-row tile: its stage load (boxes moved up / left at ragged edges), the layout of a thread's sums outside its registers, the epilogue through two row boxes | d19, d20, d21 and d22 (stage loads, producer, sums' layout) |
+//! | `decode_rows.rs` | d21's body on tiles of any height (`RowsAcc<NH>`, one C box per warpgroup), generic over the cluster | d21, d22 |
 //! | `decode_whole_k.rs` | d4's whole-K CTA: the two consumers' alternate stages (`consume` on `SwappedAcc`: 32 or 8 accumulators), their sum through shared memory, d4's tile `Rows64`, the body on any `WholeKTile` | d4, d5, d9, d12, d13, d16 (`Rows64`) |
 //! | `decode_one_consumer.rs` | d13's 16-row tile `Rows16` (its stage load and store); d14's one-consumer CTA: its K loop, `OneConsumerTile`, the body (d17's L2 prefetch window as `AHEAD`) | d13–d17 |
 //! | `stream_k.rs` | the stream-K tail: `stream_k_wide!` (the wide kernel body with the tail, a step plugging in its stage loads and K loop) and the workspace slots' stores and adds | h10, FP8 f14, f16 (its `@body` form: any accumulator width, C staging and epilogue) |
@@ -106,6 +107,8 @@ mod block_pipeline;
 mod block_smem_epilogue;
 #[cfg(lab_sm90)]
 mod decode_one_consumer;
+#[cfg(lab_sm90)]
+mod decode_rows;
 #[cfg(lab_sm90)]
 mod decode_rows128;
 #[cfg(lab_sm90)]

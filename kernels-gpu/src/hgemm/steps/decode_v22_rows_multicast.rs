@@ -10,7 +10,7 @@
 //! pair shares the 16 KiB of weights a K tile: 20 KiB a CTA. At 288 and 640 rows it does the same
 //! (`64x144_2x1`, `128x160_2x1`).
 //!
-//! Diff from d21: the body is d21's (`decode_v21_rows::decode_rows`) with `CLUSTER = 2` — cluster tiles
+//! Diff from d21: the body is d21's (`decode_rows::decode_rows`) with `CLUSTER = 2` — cluster tiles
 //! of two tile rows (`tiles_m2`), CTA `rank` on tile row `2·tm2 + rank`, the stage's loads by
 //! `decode_rows128::issue_cluster::<2>` (its activation box and weight box `rank`, multicast), the
 //! consumers' releases in both CTAs (`consume::<_, _, 2>`), the producer's tail (`Ring::drain`, d11)
@@ -28,7 +28,7 @@
 //! 80 rows 0.96–1.02×; 0.67× at 448×11008×4096, whose odd 3 tile rows cost a round. So the ingest model
 //! was not the whole story (as with d8); the entry point takes d22 for 96–160 rows where the tile rows
 //! pair up (`gemm::d21_or_d22`).
-use super::decode_v21_rows::decode_rows;
+use super::decode_rows::decode_rows;
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
@@ -39,7 +39,8 @@ macro_rules! d22_entries {
         #[doc = concat!("d21 on ", $rows, "-row tiles in clusters of 2 sharing the weight boxes by multicast (the file's doc), f16.")]
         ///
         /// # Safety
-        #[doc = concat!("As `hgemm_decode_v21_r", $rows, "`, launched in clusters of 2 CTAs along x (`.reqnctapercluster 2, 1, 1`; the grid's x even).")]
+        #[doc = concat!("As `hgemm_decode_v21_r", $rows, "`, launched in clusters of 2 CTAs along x (`.reqnctapercluster 2, 1, 1`; the grid's x even,")]
+        /// at most `2 · splits · ⌈⌈M/rows⌉/2⌉ · ⌈N/128⌉` CTAs: clusters beyond the units get none).
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $f16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
                                                count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
