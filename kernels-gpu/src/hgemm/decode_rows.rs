@@ -154,3 +154,57 @@ where
         }
     }
 }
+
+/// The entry points of one tile height, f16 and bf16: `decode_rows_entries!(CLUSTER, rows, NH, f16_name,
+/// bf16_name)` — d21's (`CLUSTER = 1`) or d22's (`2`: `.reqnctapercluster 2, 1, 1` added), written once.
+/// Expands in a step file that imports `decode_rows`, `Bf16`, `F16`, `TensorMap` and `launch_bounds`
+/// (d22 also `cluster_dims`).
+macro_rules! decode_rows_entries {
+    (1, $rows:literal, $nh:literal, $f16:ident, $bf16:ident) => {
+        $crate::hgemm::decode_rows::decode_rows_entries!(@fns 1, $nh, $f16, $bf16,
+            #[doc = concat!("d19 on tiles of ", $rows, " activation rows (the file's doc): `C (M×N) = A (M×K) · B (K×N)`, f16, f32 accumulation.")]
+            ///
+            /// # Safety
+            #[doc = concat!("sm_90a; 384 threads, `d21_dyn_smem(", $rows, ")` bytes of dynamic shared memory, a 1-D grid of at most `splits · ⌈M/", $rows, "⌉ · ⌈N/128⌉` CTAs;")]
+            #[doc = concat!("`tmap_a` describes A (M×K, box `decode_box_rows(M, ", $rows, ")` rows × 64, `SWIZZLE_128B`), `tmap_b` B (K×N, box 64 × 64,")]
+            #[doc = concat!("`SWIZZLE_128B`), `tmap_c` C (M×N, box ", $rows, " rows × 64, `SWIZZLE_128B`), all in device memory and valid for the launch;")]
+            #[doc = concat!("`ws` holds `splits · ⌈M/", $rows, "⌉·", $rows, " · ⌈N/128⌉·128` f32 (16-byte aligned) and `count` one counter per tile, zero (each tile's")]
+            /// last CTA resets it); `1 ≤ splits ≤ 16`. `g_c` (C by pointer, d7's argument list) is not used.
+        );
+    };
+    (2, $rows:literal, $nh:literal, $f16:ident, $bf16:ident) => {
+        cluster_dims!($f16, 2);
+        cluster_dims!($bf16, 2);
+        $crate::hgemm::decode_rows::decode_rows_entries!(@fns 2, $nh, $f16, $bf16,
+            #[doc = concat!("d21 on ", $rows, "-row tiles in clusters of 2 sharing the weight boxes by multicast (the file's doc), f16.")]
+            ///
+            /// # Safety
+            #[doc = concat!("As `hgemm_decode_v21_r", $rows, "`, launched in clusters of 2 CTAs along x (`.reqnctapercluster 2, 1, 1`; the grid's x even,")]
+            /// at most `2 · splits · ⌈⌈M/rows⌉/2⌉ · ⌈N/128⌉` CTAs: clusters beyond the units get none).
+        );
+    };
+    (@fns $cluster:literal, $nh:literal, $f16:ident, $bf16:ident, $(#[$doc:meta])*) => {
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $f16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
+                                               count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
+            // SAFETY: forwarded (the body's proof).
+            unsafe { decode_rows::<F16, $nh, $cluster>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, splits) }
+        }
+
+        #[doc = concat!("[`", stringify!($f16), "`] on bf16.")]
+        ///
+        /// # Safety
+        #[doc = concat!("As [`", stringify!($f16), "`], the tensor maps describing bf16 matrices.")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
+                                                count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
+            // SAFETY: forwarded.
+            unsafe { decode_rows::<Bf16, $nh, $cluster>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, splits) }
+        }
+
+        launch_bounds!($f16, 384, 1);
+        launch_bounds!($bf16, 384, 1);
+    };
+}
+pub(crate) use decode_rows_entries;

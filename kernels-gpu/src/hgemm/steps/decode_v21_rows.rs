@@ -35,46 +35,12 @@
 //! 1280 × 4096²; 144 rows 0.89× d19 at 512×4096², and a 192-row form level with h11 at 768 and 1536
 //! (0.99×, no longer built). The entry point weighs the heights by that fit (`gemm::transposed_rows`,
 //! `gemm::d21_over_h11`): 384×4096² went from 80% to 94% of cuBLAS, 1280×4096² from 83% to 95%.
-use super::decode_rows::decode_rows;
+use super::decode_rows::{decode_rows, decode_rows_entries};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
 
-/// Generates one d21 entry point pair (f16, bf16) for tiles of `2·$nh` rows.
-macro_rules! d21_entries {
-    ($rows:literal, $nh:literal, $f16:ident, $bf16:ident) => {
-        #[doc = concat!("d19 on tiles of ", $rows, " activation rows (the file's doc): `C (M×N) = A (M×K) · B (K×N)`, f16, f32 accumulation.")]
-        ///
-        /// # Safety
-        #[doc = concat!("sm_90a; 384 threads, `d21_dyn_smem(", $rows, ")` bytes of dynamic shared memory, a 1-D grid of at most `splits · ⌈M/", $rows, "⌉ · ⌈N/128⌉` CTAs;")]
-        #[doc = concat!("`tmap_a` describes A (M×K, box `decode_box_rows(M, ", $rows, ")` rows × 64, `SWIZZLE_128B`), `tmap_b` B (K×N, box 64 × 64,")]
-        #[doc = concat!("`SWIZZLE_128B`), `tmap_c` C (M×N, box ", $rows, " rows × 64, `SWIZZLE_128B`), all in device memory and valid for the launch;")]
-        #[doc = concat!("`ws` holds `splits · ⌈M/", $rows, "⌉·", $rows, " · ⌈N/128⌉·128` f32 (16-byte aligned) and `count` one counter per tile, zero (each tile's")]
-        /// last CTA resets it); `1 ≤ splits ≤ 16`. `g_c` (C by pointer, d7's argument list) is not used.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $f16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
-                                               count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
-            // SAFETY: forwarded (the body's proof).
-            unsafe { decode_rows::<F16, $nh, 1>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, splits) }
-        }
-
-        #[doc = concat!("[`", stringify!($f16), "`] on bf16.")]
-        ///
-        /// # Safety
-        #[doc = concat!("As [`", stringify!($f16), "`], the tensor maps describing bf16 matrices.")]
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
-                                                count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
-            // SAFETY: forwarded.
-            unsafe { decode_rows::<Bf16, $nh, 1>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, splits) }
-        }
-
-        launch_bounds!($f16, 384, 1);
-        launch_bounds!($bf16, 384, 1);
-    };
-}
-
-d21_entries!(80, 40, hgemm_decode_v21_r80, hgemm_decode_v21_r80_bf16);
-d21_entries!(96, 48, hgemm_decode_v21_r96, hgemm_decode_v21_r96_bf16);
-d21_entries!(144, 72, hgemm_decode_v21_r144, hgemm_decode_v21_r144_bf16);
-d21_entries!(160, 80, hgemm_decode_v21_r160, hgemm_decode_v21_r160_bf16);
+decode_rows_entries!(1, 80, 40, hgemm_decode_v21_r80, hgemm_decode_v21_r80_bf16);
+decode_rows_entries!(1, 96, 48, hgemm_decode_v21_r96, hgemm_decode_v21_r96_bf16);
+decode_rows_entries!(1, 144, 72, hgemm_decode_v21_r144, hgemm_decode_v21_r144_bf16);
+decode_rows_entries!(1, 160, 80, hgemm_decode_v21_r160, hgemm_decode_v21_r160_bf16);

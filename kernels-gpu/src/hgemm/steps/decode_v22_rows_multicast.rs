@@ -28,45 +28,12 @@
 //! 80 rows 0.96–1.02×; 0.67× at 448×11008×4096, whose odd 3 tile rows cost a round. So the ingest model
 //! was not the whole story (as with d8); the entry point takes d22 for 96–160 rows where the tile rows
 //! pair up (`gemm::d21_or_d22`).
-use super::decode_rows::decode_rows;
+use super::decode_rows::{decode_rows, decode_rows_entries};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
 
-/// Generates one d22 entry point pair (f16, bf16) for tiles of `2·$nh` rows.
-macro_rules! d22_entries {
-    ($rows:literal, $nh:literal, $f16:ident, $bf16:ident) => {
-        #[doc = concat!("d21 on ", $rows, "-row tiles in clusters of 2 sharing the weight boxes by multicast (the file's doc), f16.")]
-        ///
-        /// # Safety
-        #[doc = concat!("As `hgemm_decode_v21_r", $rows, "`, launched in clusters of 2 CTAs along x (`.reqnctapercluster 2, 1, 1`; the grid's x even,")]
-        /// at most `2 · splits · ⌈⌈M/rows⌉/2⌉ · ⌈N/128⌉` CTAs: clusters beyond the units get none).
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $f16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
-                                               count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
-            // SAFETY: forwarded (the body's proof, with CLUSTER = 2).
-            unsafe { decode_rows::<F16, $nh, 2>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, splits) }
-        }
-
-        #[doc = concat!("[`", stringify!($f16), "`] on bf16.")]
-        ///
-        /// # Safety
-        #[doc = concat!("As [`", stringify!($f16), "`], the tensor maps describing bf16 matrices.")]
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, _g_c: *mut u16, ws: *mut f32,
-                                                count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
-            // SAFETY: forwarded.
-            unsafe { decode_rows::<Bf16, $nh, 2>(tmap_a, tmap_b, tmap_c, ws, count, m, n, k, splits) }
-        }
-
-        launch_bounds!($f16, 384, 1);
-        launch_bounds!($bf16, 384, 1);
-        cluster_dims!($f16, 2);
-        cluster_dims!($bf16, 2);
-    };
-}
-
-d22_entries!(80, 40, hgemm_decode_v22_r80, hgemm_decode_v22_r80_bf16);
-d22_entries!(96, 48, hgemm_decode_v22_r96, hgemm_decode_v22_r96_bf16);
-d22_entries!(144, 72, hgemm_decode_v22_r144, hgemm_decode_v22_r144_bf16);
-d22_entries!(160, 80, hgemm_decode_v22_r160, hgemm_decode_v22_r160_bf16);
+decode_rows_entries!(2, 80, 40, hgemm_decode_v22_r80, hgemm_decode_v22_r80_bf16);
+decode_rows_entries!(2, 96, 48, hgemm_decode_v22_r96, hgemm_decode_v22_r96_bf16);
+decode_rows_entries!(2, 144, 72, hgemm_decode_v22_r144, hgemm_decode_v22_r144_bf16);
+decode_rows_entries!(2, 160, 80, hgemm_decode_v22_r160, hgemm_decode_v22_r160_bf16);
