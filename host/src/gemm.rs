@@ -125,7 +125,7 @@ const fn up8(x: usize) -> usize {
 ///   2048; 1.04–1.49× h11 at all 20 shapes tried (576, 600, 640, 1152, 1280 × 4096², 288 / 320 × 8192²,
 ///   144–464 × 11008 × 4096, …). Where M fits one tile of either height (80×11008×4096: 0.98×) d19 stays.
 ///   At 96–160 rows with an even number of tile rows, `d22` (d21 in clusters of 2 sharing the weights by
-///   multicast: 1.03–1.05× d21, [`d21_or_d22`]).
+///   multicast: 1.03–1.05× d21, [`d21_or_d22`]); at 128 rows `d22r128` in d19's place (1.00–1.05× d19).
 /// * `h11` (h6s4 on 128×192 tiles) in h6s4's, h10's and h8's place where its tiles' rounds of the SMs
 ///   take at most 5/6 of the time ([`h11_fills`]): 1.20–1.33× h6s4 at 640–1536 × 4096 × K, where
 ///   128×256 tiles leave a wave partly empty; 1.10–1.11× h10, 1.09–1.26× h8x2 at 1280 / 1536 rows.
@@ -193,7 +193,7 @@ const fn rule_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<u
 /// Every step [`default_step`] can return (the CPU test `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 27] = [
+pub const RULE_STEPS: [RuleStep; 28] = [
     rule_step(&steps::D15, &steps::D15_BF16, Some(4 * 16)),
     rule_step(&steps::D16, &steps::D16_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
@@ -210,6 +210,7 @@ pub const RULE_STEPS: [RuleStep; 27] = [
     rule_step(&steps::D21[1], &steps::D21_BF16[1], None),
     rule_step(&steps::D21[2], &steps::D21_BF16[2], None),
     rule_step(&steps::D21[3], &steps::D21_BF16[3], None),
+    rule_step(&steps::D22_R128, &steps::D22_R128_BF16, None),
     rule_step(&steps::D22[1], &steps::D22_BF16[1], None),
     rule_step(&steps::D22[2], &steps::D22_BF16[2], None),
     rule_step(&steps::D22[3], &steps::D22_BF16[3], None),
@@ -365,9 +366,19 @@ pub fn d21_for(rows: u32, elem: Elem) -> Option<&'static Step> {
 ///
 /// d22 also needs K ≥ 2048 (measured at K = 4096–14336; a cluster launch alone cost d7's body 6% at
 /// 1024³, session 21).
+///
+/// At d19's own 128 rows: d22r128 where they pair up (1.00–1.05× d19 at 416–512 × 4096 × K,
+/// 256×8192², 512×28672×8192; bf16 1.03–1.05×, `call9`), else `None` (d19).
 pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
-    let i = layout::hopper::tma_hgemm::D21_ROWS.iter().position(|&r| r == rows)?;
     let paired = rows >= 96 && (s.m as u64).div_ceil(rows as u64) % 2 == 0 && s.k >= 2048;
+    if rows == 128 {
+        return match (elem, paired) {
+            (Elem::F16, true) => Some(&steps::D22_R128),
+            (Elem::Bf16, true) => Some(&steps::D22_R128_BF16),
+            _ => None,
+        };
+    }
+    let i = layout::hopper::tma_hgemm::D21_ROWS.iter().position(|&r| r == rows)?;
     match (elem, paired) {
         (Elem::F16, false) => Some(&steps::D21[i]),
         (Elem::Bf16, false) => Some(&steps::D21_BF16[i]),
@@ -377,9 +388,10 @@ pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
     }
 }
 
-/// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`): d21 (or d22:
-/// [`d21_or_d22`]) at the height of [`transposed_rows`] where that is not 128 and N, K ≥ 1024 (the
-/// regime measured: N 1024–28672, K 1024–28672; the model knows nothing of K), else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
+/// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`): d21 or d22
+/// ([`d21_or_d22`]: d22r128 at d19's own height where its tile rows pair up) at the height of
+/// [`transposed_rows`] where N, K ≥ 1024 (the regime measured: N 1024–28672, K 1024–28672; the model
+/// knows nothing of K), else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
 /// `call2`, 6 rounds): 80 rows 1.24–1.26× d19 at 257, 288, 320 × 4096², 96 rows 1.14–1.16× at 300, 352,
 /// 384 × 4096² (bf16 1.16×); 144 rows 0.89× at 512 and 0.97× at 288, where the model keeps d19 and 80.
 pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
@@ -675,12 +687,12 @@ mod tests {
         assert_eq!(choose(shape(64, 64 * 116, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4");
         assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "128 d7 tiles");
         assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
-        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "256 d7 tiles, 128 d19 tiles");
+        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "256 d7 tiles, 128 d19 tiles: 4 tile rows, paired in clusters");
         assert_eq!(choose(shape(384, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r96-bf16", "96 d19 tiles, 128 of 96 rows: 4 tile rows, paired in clusters");
         assert_eq!(choose(shape(384, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d22r96");
         assert_eq!(choose(shape(288, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "80 rows: no clusters");
         assert_eq!(choose(shape(257, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "3 d19 tile rows, 4 of 80 rows, the last ragged");
-        assert_eq!(choose(shape(448, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "128 d19 tiles: one round");
+        assert_eq!(choose(shape(448, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "128 d19 tiles: one round, 4 tile rows paired");
         assert_eq!(choose(shape(512, 4000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off 128 bytes");
         assert!(!d19_fits(shape(256, 4096, 4096), 132) && !d19_fits(shape(64, 8192, 4096), 132) && !d19_fits(shape(128, 4096, 128), 132));
         for (m, n, k) in [(384, 4096, 4096), (512, 4096, 64), (257, 4096, 11008), (128, 14336, 4096)] {
@@ -691,8 +703,8 @@ mod tests {
         assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "h10's shape: 3 rounds of d19 tiles, 2 of h11's");
         assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h11-bf16", "336 tiles of 128 rows (3 rounds) against 225 of 128x192 (2)");
         assert_eq!(transposed_rows(shape(384, 14336, 4096), 132), Some(128), "3 rounds of 128 rows (576 at 9/10) against 3 of 160 (672) or 144 (624)");
-        assert_eq!(choose(shape(512, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h11 at 96% of d19's cost: inside the margin");
-        assert_eq!(choose(shape(512, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "one round of d19 tiles");
+        assert_eq!(choose(shape(512, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "h11 at 96% of d19's cost: inside the margin; 4 tile rows of 128, paired");
+        assert_eq!(choose(shape(512, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "one round of d19's tiles (paired)");
         assert_eq!(choose(shape(512, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4");
         assert_eq!(choose(shape(768, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "768 rows");
         // h11 where 128×192 tiles fill the waves 128×256 ones leave partly empty.
@@ -774,14 +786,17 @@ mod tests {
         assert_eq!(transposed_rows(shape(96, 14336, 4096), 132), Some(128), "M = 96: a tie with 96 rows, d19");
         assert_eq!(transposed_rows(shape(176, 8192, 8192), 132), Some(96));
         assert_eq!(transposed_rows(shape(64, 1024, 1024), 132), None);
-        assert_eq!(transposed_step(shape(512, 4096, 4096), 132, Elem::Bf16).kernel.step, "d19-bf16");
+        assert_eq!(transposed_step(shape(512, 4096, 4096), 132, Elem::Bf16).kernel.step, "d22r128-bf16", "4 tile rows of 128");
+        assert_eq!(transposed_step(shape(384, 4096, 4096), 132, Elem::F16).kernel.step, "d22r96");
+        assert_eq!(d21_or_d22(128, shape(300, 14336, 4096), Elem::F16), None, "3 tile rows of 128: no pairs, d19");
         // h11: one round of 110 tiles (232) against 128 tiles of 160 rows (224); at 576 rows 128 tiles of 144 (208).
         assert_eq!(d21_over_h11(shape(640, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d22r160"));
         assert_eq!(d21_over_h11(shape(576, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d22r144"));
         assert_eq!(d21_or_d22(160, shape(480, 11008, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r160"), "3 tile rows");
         assert_eq!(d21_or_d22(96, shape(289, 4096, 4096), Elem::Bf16).map(|s| s.kernel.step), Some("d22r96-bf16"), "4 tile rows");
         assert_eq!(d21_or_d22(80, shape(320, 4096, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r80"));
-        assert_eq!(d21_or_d22(128, shape(512, 4096, 4096), Elem::F16), None);
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 4096), Elem::F16).map(|s| s.kernel.step), Some("d22r128"));
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 1024), Elem::F16), None, "K below 2048: d19");
         assert_eq!(d21_or_d22(96, shape(384, 4096, 1024), Elem::F16).map(|s| s.kernel.step), Some("d21r96"), "K below 2048: no clusters");
         // Outside the measured regime (N or K below 1024) d19 keeps its shapes.
         assert_eq!(choose(shape(384, 4096, 64), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "one K tile");

@@ -533,7 +533,7 @@ macro_rules! d22 {
                 PtxCheck { has: &[concat!("wgmma.mma_async.sync.aligned.m64n", $rows, "k16.f32.f16.f16"), ".reqnctapercluster 2, 1, 1", "multicast::cluster",
                                   "mbarrier.arrive.shared::cluster.b64", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
                                   "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"],
-                           lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "ld.local", "st.global.b16", "m64n64k16", "m64n128k16",
+                           lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "ld.local", "st.global.b16", "m64n64k16",
                                     "barrier.cluster.arrive.release"],
                            count: &[("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", $rows / 16)], at_least: &[] },
                 concat!("d21 on ", $rows, "-row tiles in clusters of 2 sharing the weight boxes by TMA multicast"))
@@ -548,6 +548,9 @@ pub const D22: [Step; 4] = [
     d22!(144, "hgemm_decode_v22_r144", "d22r144"),
     d22!(160, "hgemm_decode_v22_r160", "d22r160"),
 ];
+
+/// d22 on d19's 128-row tiles (d19's own height, with d21's one-box epilogue, in clusters of 2).
+pub const D22_R128: Step = d22!(128, "hgemm_decode_v22_r128", "d22r128");
 
 /// What h8's PTX holds: the wide `wgmma`, its cluster shape, the distributed-shared-memory reads, the
 /// cluster barriers, the consumers' named barrier before the partial overwrites the ring, and the
@@ -684,6 +687,9 @@ pub const D22_BF16: [Step; 4] = [
     bf16(D22[2], "hgemm_decode_v22_r144_bf16", "d22r144-bf16", PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16", ".reqnctapercluster 2, 1, 1"], lacks: &["st.local", "f32.f16.f16"], count: &[], at_least: &[] }),
     bf16(D22[3], "hgemm_decode_v22_r160_bf16", "d22r160-bf16", PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16", ".reqnctapercluster 2, 1, 1"], lacks: &["st.local", "f32.f16.f16"], count: &[], at_least: &[] }),
 ];
+/// d22r128 on bf16.
+pub const D22_R128_BF16: Step = bf16(D22_R128, "hgemm_decode_v22_r128_bf16", "d22r128-bf16",
+                                     PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", ".reqnctapercluster 2, 1, 1"], lacks: &["st.local", "f32.f16.f16"], count: &[], at_least: &[] });
 /// d16 on bf16.
 pub const D16_BF16: Step = bf16(D16, "hgemm_decode_v16_bf16", "d16-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d10 on bf16.
@@ -697,6 +703,6 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D19_BF16, D20_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
-                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3]];
+                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16];

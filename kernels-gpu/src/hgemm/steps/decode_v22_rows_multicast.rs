@@ -27,7 +27,8 @@
 //! **1.03–1.04×**, 144 rows **1.05×**, 160 rows **1.03–1.04×** at 352–1280 rows of 4096² and 288×8192²;
 //! 80 rows 0.96–1.02×; 0.67× at 448×11008×4096, whose odd 3 tile rows cost a round. So the ingest model
 //! was not the whole story (as with d8); the entry point takes d22 for 96–160 rows where the tile rows
-//! pair up (`gemm::d21_or_d22`).
+//! pair up (`gemm::d21_or_d22`). At d19's own 128 rows (`hgemm_decode_v22_r128`, `call9`): 1.00–1.05×
+//! d19 at seven shapes of 256–512 rows, so the entry point takes it where d19's tile rows pair up.
 use super::decode_rows::{decode_rows, decode_rows_entries};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
@@ -35,5 +36,6 @@ use crate::prim::{cluster_dims, tma::TensorMap};
 
 decode_rows_entries!(2, 80, 40, hgemm_decode_v22_r80, hgemm_decode_v22_r80_bf16);
 decode_rows_entries!(2, 96, 48, hgemm_decode_v22_r96, hgemm_decode_v22_r96_bf16);
+decode_rows_entries!(2, 128, 64, hgemm_decode_v22_r128, hgemm_decode_v22_r128_bf16);
 decode_rows_entries!(2, 144, 72, hgemm_decode_v22_r144, hgemm_decode_v22_r144_bf16);
 decode_rows_entries!(2, 160, 80, hgemm_decode_v22_r160, hgemm_decode_v22_r160_bf16);
