@@ -129,6 +129,10 @@ const fn up8(x: usize) -> usize {
 /// * `h11` (h6s4 on 128×192 tiles) in h6s4's, h10's and h8's place where its tiles' rounds of the SMs
 ///   take at most 5/6 of the time ([`h11_fills`]): 1.20–1.33× h6s4 at 640–1536 × 4096 × K, where
 ///   128×256 tiles leave a wave partly empty; 1.10–1.11× h10, 1.09–1.26× h8x2 at 1280 / 1536 rows.
+/// * Above M = 512, the transposed step ([`transposed_step`]: d19, d21 or d22 at the best height) in
+///   h6s4's, h10's and h8's place where its rounds cost at most 92% of h6s4's ([`transposed_over_h6`]):
+///   `ab` (`results/2026-11-26-h100-session29/call6`): d22r128 1.13× h6s4 at 1024×14336×4096 (bf16
+///   1.12×), d22r128 1.09× h8x2 at 1280×8192×8192, d19 1.02× h10 at 896×11008×4096.
 /// * Not `d10` (d7 with its stages copied by `cp.async`) where a row pitch is off 128 bytes, although
 ///   d7's TMA boxes read an extra L2 line per row there: d10 measured
 ///   0.85× d7 at 1000³ and 0.78× at 1024³ (`results/2026-11-25-h100-session21/call1-d10`).
@@ -156,8 +160,11 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
         _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => prefill_step(s, sms, elem),
         _ if h11_fills(s, sms) => d21_over_h11(s, sms, elem).unwrap_or(if bf { &steps::H11_BF16 } else { &steps::H11 }),
-        _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
-        _ => h8.unwrap_or(if bf { &steps::H6S4_BF16 } else { &steps::H6S4 }),
+        _ => transposed_over_h6(s, sms, elem).unwrap_or_else(|| match h8 {
+            _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
+            Some(h8) => h8,
+            None => if bf { &steps::H6S4_BF16 } else { &steps::H6S4 },
+        }),
     }
 }
 
@@ -345,6 +352,38 @@ pub fn prefill_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
         Some((best, _)) if h11_fills(s, sms) && 20 * h11 <= 19 * best => if elem == Elem::Bf16 { &steps::H11_BF16 } else { &steps::H11 },
         _ => transposed_step(s, sms, elem),
     }
+}
+
+/// One round of h6s4's 128×256 tiles in [`transposed_cost`]'s unit: 51.9 µs a round at K = 4096, the
+/// median over 63 shapes (M = 640–2048, N and K 4096–28672) of the autotuner's times divided by the
+/// rounds, where d19's 128-row round took 27.3 µs (its weighed cost, 172.8 rows: 0.158 µs a row;
+/// d21's 144 / 160 rows 0.157 / 0.156) — `results/2026-11-26-h100-session29/call5` (`grid*.txt`). The
+/// same fit gives h11's round 39.4 µs: 251 rows (the one-round [`H11_ROUND_ROWS`] is 232).
+pub const H6_ROUND_ROWS: u64 = 330;
+
+/// The transposed step ([`transposed_step`]) where the rule would take h6s4, h10 or h8 above M = 512
+/// (four 128-row tiles: [`d19_prefill`] covers the rows below): where its weighed cost
+/// ([`transposed_best`]) is at most 92% of h6s4's rounds, `⌈⌈M/128⌉·⌈N/256⌉ / SMs⌉ ·`
+/// [`H6_ROUND_ROWS`], with the weights' rows a multiple of 128 bytes and N, K ≥ 1024 (d19's and d21's
+/// conditions). By waves: 1024×14336×4096 has 448 h6s4 tiles, 3.4 rounds taken as 4, and 896 d19
+/// tiles, 6.8 rounds taken as 7 of half the work — 0.875 of the time.
+///
+/// The margin is what the measurements need: over the 63 shapes of `call5` each step was timed once,
+/// and h10 (h6s4's schedule wherever its tail exceeds a third: the same kernel) came out 0.97–1.07×
+/// h6s4. `ab` (`call6`, 6 rounds): 1.127× h6s4 at 1024×14336×4096 (d22r128; bf16 1.119×), 1.092×
+/// h8x2 at 1280×8192×8192 (d22r128; d19 1.108×); level at the other shapes it moves (896×11008×4096:
+/// d19 1.017× h10, where d22r160 measured 1.083× but the model prices 160-row tiles above d19's;
+/// 1280×11008×4096 d22r128 1.000× h10; 1280×8192×28672 1.005× h8x2); and 0.906× at 1024×8192×28672,
+/// which the model prices at 1.05× h6s4's rounds and so leaves alone.
+pub fn transposed_over_h6(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
+    use layout::hopper::tma_hgemm::{BM, BN_WIDE, D19_ROWS};
+    if s.m <= 4 * D19_ROWS as usize || weight_rows_off_128(s) || s.n < 1024 || s.k < 1024 {
+        return None;
+    }
+    let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    let h6 = 10 * h6_tiles.div_ceil(sms.max(1) as u64) * H6_ROUND_ROWS;
+    let (best, _) = transposed_best(s, sms)?;
+    (25 * best <= 23 * h6).then(|| transposed_step(s, sms, elem))
 }
 
 /// d21's step of tile height `rows` for `elem` (`None`: a height d21 is not built for, or f32).
@@ -707,6 +746,17 @@ mod tests {
         assert_eq!(choose(shape(512, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "one round of d19's tiles (paired)");
         assert_eq!(choose(shape(512, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4");
         assert_eq!(choose(shape(768, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "768 rows");
+        // Above 512 rows the transposed tiles in h6s4's, h10's and h8's place where their rounds cost ≤ 92%.
+        assert_eq!(choose(shape(1024, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "7 rounds of 128 rows (1210) against h6s4's 4 (1320)");
+        assert_eq!(choose(shape(1024, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r128-bf16");
+        assert_eq!(choose(shape(896, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape: 5 rounds of 128 rows (864) against 4 of 160 (896) and h6s4's 3 (990)");
+        assert_eq!(transposed_over_h6(shape(1280, 8192, 8192), 132, Elem::F16).map(|st| st.kernel.step), Some("d22r128"), "h8x2's shape");
+        assert_eq!(transposed_over_h6(shape(1024, 8192, 28672), 132, Elem::F16), None, "4 rounds of 128 rows (691) against 2 of h6s4 (660): 0.91× measured");
+        assert_eq!(transposed_over_h6(shape(512, 14336, 4096), 132, Elem::F16), None, "512 rows: d19_prefill's region");
+        assert_eq!(transposed_over_h6(shape(1024, 14000, 4096), 132, Elem::F16), None, "B's rows off 128 bytes");
+        for s in [shape(4096, 4096, 4096), shape(8192, 8192, 8192), shape(2048, 14336, 4096), shape(2048, 8192, 8192), shape(4096, 4096, 11008)] {
+            assert_eq!(transposed_over_h6(s, 132, Elem::F16), None, "{s}: h6s4's full waves");
+        }
         // h11 where 128×192 tiles fill the waves 128×256 ones leave partly empty.
         assert_eq!(choose(shape(768, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "96 tiles of 128x256, 132 of 128x192");
         assert_eq!(choose(shape(640, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r160-bf16", "110 tiles of 128x192, 128 of 160 rows");
@@ -750,7 +800,7 @@ mod tests {
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
             let padded = shape(m, up8(n), up8(k));
             let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { format!("{}+pad", transposed_step(padded, 132, Elem::F16).kernel.step) } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { format!("{}+pad", prefill_step(padded, 132, Elem::F16).kernel.step) } else if h11_fills(padded, 132) { format!("{}+pad", d21_over_h11(padded, 132, Elem::F16).map_or("h11", |st| st.kernel.step)) } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { format!("{}+pad", transposed_step(padded, 132, Elem::F16).kernel.step) } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { format!("{}+pad", prefill_step(padded, 132, Elem::F16).kernel.step) } else if h11_fills(padded, 132) { format!("{}+pad", d21_over_h11(padded, 132, Elem::F16).map_or("h11", |st| st.kernel.step)) } else if let Some(st) = transposed_over_h6(padded, 132, Elem::F16) { format!("{}+pad", st.kernel.step) } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
