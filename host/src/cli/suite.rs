@@ -96,6 +96,11 @@ pub fn run(o: Options) -> i32 {
                 println!("\n== {title} ==");
                 print!("{}", gemm::table(&rows));
                 json[key] = serde_json::to_value(&rows).unwrap_or_default();
+                // The entry point's tables (`gemm`, `gemm_bf16`, `gemm_f32`): one row per shape, summed up.
+                if let Some(sum) = key.starts_with("gemm").then(|| gemm_entry::summary(&rows)).flatten() {
+                    print!("{}", gemm_entry::summary_text(&sum));
+                    json[format!("{key}_summary")] = serde_json::to_value(&sum).unwrap_or_default();
+                }
                 rows.iter().any(|r| r.failed())
             }
             Err(e) => {

@@ -245,6 +245,62 @@ fn against_copy<'b, T: DeviceRepr + ValidAsZeroBits>(gpu: &Gpu, o: &GemmRun, bud
     Ok(copy_ratio(bytes, t.per_launch(chain).median_ms, copied, t_copy.per_launch(chain).median_ms))
 }
 
+/// What one `gemm` table says about the targets: over the rows of the entry point timed against
+/// cuBLAS (verified, not rejected), the geometric mean of `% cuBLAS`, the lowest row, the rows under
+/// 90%, and over the rows with a `% of copy` (M ≤ 64) the lowest of those.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Summary {
+    /// Rows timed against cuBLAS (the geometric mean's count).
+    pub timed: usize,
+    /// Rows that failed verification or ended in an error (not in the mean).
+    pub failed: usize,
+    /// The geometric mean of `% cuBLAS` (1.0: cuBLAS's speed).
+    pub geomean_of_cublas: f64,
+    /// The lowest `% cuBLAS`: step, shape, ratio.
+    pub lowest: (String, String, f64),
+    /// Every row under 0.90 of cuBLAS, lowest first.
+    pub under_90: Vec<(String, String, f64)>,
+    /// The lowest `% of copy` among the rows that have one.
+    pub lowest_of_copy: Option<(String, String, f64)>,
+}
+
+/// The [`Summary`] of a `gemm` table's rows (`None`: no row of the entry point was timed against cuBLAS —
+/// `--check`, or no baseline).
+pub fn summary(rows: &[Row]) -> Option<Summary> {
+    let ours = || rows.iter().filter(|r| r.baseline_paired.is_some());
+    let timed: Vec<(String, String, f64)> = ours().filter(|r| !r.failed())
+        .filter_map(|r| r.pct_of_cublas.filter(|p| p.is_finite() && *p > 0.0).map(|p| (r.step.clone(), r.shape.to_string(), p))).collect();
+    let by_ratio = |a: &(String, String, f64), b: &(String, String, f64)| a.2.total_cmp(&b.2);
+    let lowest = timed.iter().min_by(|a, b| by_ratio(a, b))?.clone();
+    let mut under_90: Vec<_> = timed.iter().filter(|t| t.2 < 0.9).cloned().collect();
+    under_90.sort_by(by_ratio);
+    let lowest_of_copy = ours().filter(|r| !r.failed()).filter_map(|r| r.pct_of_copy.map(|p| (r.step.clone(), r.shape.to_string(), p))).min_by(by_ratio);
+    Some(Summary {
+        timed: timed.len(),
+        failed: rows.iter().filter(|r| r.failed()).count(),
+        geomean_of_cublas: (timed.iter().map(|t| t.2.ln()).sum::<f64>() / timed.len() as f64).exp(),
+        lowest,
+        under_90,
+        lowest_of_copy,
+    })
+}
+
+/// [`Summary`] as the lines printed under a `gemm` table.
+pub fn summary_text(s: &Summary) -> String {
+    let pct = |v: f64| format!("{:.1}%", 100.0 * v);
+    let row = |t: &(String, String, f64)| format!("{} {} {}", t.0, t.1, pct(t.2));
+    let mut out = format!("summary: geometric mean {} of cuBLAS over {} shapes timed ({:.3}×); lowest {}", pct(s.geomean_of_cublas), s.timed,
+                          s.geomean_of_cublas, row(&s.lowest));
+    if s.failed > 0 {
+        out += &format!("; {} row(s) failed (not in the mean)", s.failed);
+    }
+    out += &format!("\n  under 90% of cuBLAS: {}", if s.under_90.is_empty() { "none".into() } else { s.under_90.iter().map(row).collect::<Vec<_>>().join(", ") });
+    if let Some(c) = &s.lowest_of_copy {
+        out += &format!("\n  lowest % of copy (M ≤ {DECODE_MAX_M}): {}", row(c));
+    }
+    out + "\n"
+}
+
 /// A kernel's bandwidth over a copy's: `bytes` in `ms` against `copied` bytes (read + written) in
 /// `copy_ms` — the `% of copy` column.
 fn copy_ratio(bytes: f64, ms: f64, copied: f64, copy_ms: f64) -> f64 {
@@ -253,7 +309,36 @@ fn copy_ratio(bytes: f64, ms: f64, copied: f64, copy_ms: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::copy_ratio;
+    use super::{Row, Shape, copy_ratio, summary, summary_text};
+    use crate::runtime::timing::Stats;
+
+    #[test]
+    fn the_summary_is_the_geometric_mean_of_our_rows_and_names_the_low_ones() {
+        let paired = Stats { median_ms: 1.0, min_ms: 1.0, max_ms: 1.0, reps: 4, ended_unix_ms: 0, blocks_unix_ms: vec![] };
+        let row = |step: &str, m: usize, pct: f64| {
+            let mut r = Row::new(step, "k", Shape::new(m, 4096, 4096).unwrap(), 1e-3, "cuBLAS");
+            (r.pct_of_cublas, r.baseline_paired, r.rel_err) = (Some(pct), Some(paired.clone()), Some(1e-5));
+            r
+        };
+        let mut cublas = Row::new("cuBLAS", "cublasGemmEx", Shape::new(1, 4096, 4096).unwrap(), 1e-3, "(reference)");
+        cublas.pct_of_cublas = Some(1.0);
+        let mut d15 = row("d15", 1, 1.2);
+        d15.pct_of_copy = Some(0.84);
+        let mut bad = row("h6s4", 4096, 2.0);
+        bad.rel_err = Some(1.0); // failed verification: out of the mean
+        let rows = [cublas, d15, row("d7", 256, 0.85), row("h6s4", 8192, 1.0), bad];
+        let s = summary(&rows).unwrap();
+        assert_eq!((s.timed, s.failed), (3, 1));
+        assert!((s.geomean_of_cublas - (1.2f64 * 0.85 * 1.0).powf(1.0 / 3.0)).abs() < 1e-12, "{}", s.geomean_of_cublas);
+        assert_eq!(s.lowest, ("d7".into(), "256x4096x4096".into(), 0.85));
+        assert_eq!(s.under_90, vec![("d7".into(), "256x4096x4096".into(), 0.85)]);
+        assert_eq!(s.lowest_of_copy, Some(("d15".into(), "1x4096x4096".into(), 0.84)));
+        let t = summary_text(&s);
+        assert!(t.contains("geometric mean 100.7%") && t.contains("lowest d7 256x4096x4096 85.0%") && t.contains("1 row(s) failed")
+                && t.contains("lowest % of copy (M ≤ 64): d15 1x4096x4096 84.0%"), "{t}");
+        // Nothing timed (a --check run): no summary.
+        assert_eq!(summary(&rows[..1]), None);
+    }
 
     #[test]
     fn copy_ratio_compares_bytes_per_time() {
