@@ -228,7 +228,7 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
         // ABBA: rounds 0, 3, 4, 7, … time A first.
         for which in if round % 4 == 0 || round % 4 == 3 { [false, true] } else { [true, false] } {
             let probe = if which { probe_b } else { probe_a };
-            let settle = ((PAIR_SETTLE_MS / probe).ceil() as usize).clamp(1, 64);
+            let settle = settle_calls(probe);
             let mut started = 0;
             // The block's first timed call starts after the settling calls: stamp it there.
             let samples = time_samples(gpu, settle, per_block, |i| {
@@ -248,6 +248,20 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
 /// Untimed GPU time at the start of every [`time_pair`] block (ms): long enough for what the other
 /// kernel left behind (L2 contents, clocks after a power-capped neighbour) to wash out.
 pub const PAIR_SETTLE_MS: f64 = 30.0;
+
+/// The most untimed calls before a block: [`PAIR_SETTLE_MS`] holds for any work of at least
+/// 30 ms / 4096 = 7.3 µs a call. Until session 29 the cap was 64 calls, so a 60 µs GEMM settled for
+/// only 3.8 ms: on a card at its power cap (`nvidia-smi`: software power cap from the sweep's 2048-row
+/// shapes on, `results/2026-11-26-h100-session29/call2`) a block then began in the clock state the
+/// other kernel had left.
+pub const PAIR_SETTLE_MAX_CALLS: usize = 4096;
+
+/// Untimed calls before a [`time_pair`] block of work whose call took `probe_ms`: [`PAIR_SETTLE_MS`]'
+/// worth, at least 1 and at most [`PAIR_SETTLE_MAX_CALLS`].
+pub fn settle_calls(probe_ms: f64) -> usize {
+    let calls = (PAIR_SETTLE_MS / probe_ms.max(1e-6)).ceil();
+    if calls.is_finite() { (calls as usize).clamp(1, PAIR_SETTLE_MAX_CALLS) } else { PAIR_SETTLE_MAX_CALLS }
+}
 
 /// Rounds of [`time_pair`].
 pub const PAIR_ROUNDS: usize = 4;
@@ -279,6 +293,17 @@ mod tests {
         assert_eq!((t.a_time.reps, t.b_time.reps), (6, 6));
         assert_eq!((t.a_time.min_ms, t.a_time.max_ms, t.b_time.min_ms, t.b_time.max_ms), (2.0, 3.0, 1.0, 4.0));
         assert_eq!(t.spread(), (0.75, 2.0, 1));
+    }
+
+    #[test]
+    fn blocks_settle_for_30_ms_of_calls_within_limits() {
+        assert_eq!(settle_calls(0.06), 500, "a 60 µs GEMM: 30 ms");
+        assert_eq!(settle_calls(1.7), 18, "an 8192³ GEMM");
+        assert_eq!(settle_calls(40.0), 1, "slower than the settle time: one call");
+        assert_eq!(settle_calls(0.004), PAIR_SETTLE_MAX_CALLS, "a 4 µs launch: capped (16 ms)");
+        assert_eq!(settle_calls(0.0), PAIR_SETTLE_MAX_CALLS);
+        assert_eq!(settle_calls(f64::NAN), PAIR_SETTLE_MAX_CALLS);
+        assert_eq!(settle_calls(0.008), 3750, "8 µs: 30 ms, under the cap");
     }
 
     #[test]
