@@ -228,7 +228,7 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
         // ABBA: rounds 0, 3, 4, 7, … time A first.
         for which in if round % 4 == 0 || round % 4 == 3 { [false, true] } else { [true, false] } {
             let probe = if which { probe_b } else { probe_a };
-            let settle = settle_calls(probe);
+            let settle = settle_calls(probe).min(crate::runtime::tuning::settle_max_calls());
             let mut started = 0;
             // The block's first timed call starts after the settling calls: stamp it there.
             let samples = time_samples(gpu, settle, per_block, |i| {
@@ -249,7 +249,8 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
 /// kernel left behind (L2 contents, clocks after a power-capped neighbour) to wash out.
 pub const PAIR_SETTLE_MS: f64 = 30.0;
 
-/// The most untimed calls before a block: [`PAIR_SETTLE_MS`] holds for any work of at least
+/// The most untimed calls before a block (`KERNEL_LAB_SETTLE_MAX_CALLS` lowers or raises it:
+/// `runtime::tuning::settle_max_calls`): [`PAIR_SETTLE_MS`] holds for any work of at least
 /// 30 ms / 4096 = 7.3 µs a call. Until session 29 the cap was 64 calls, so a 60 µs GEMM settled for
 /// only 3.8 ms: on a card at its power cap (`nvidia-smi`: software power cap from the sweep's 2048-row
 /// shapes on, `results/2026-11-26-h100-session29/call2`) a block then began in the clock state the

@@ -45,6 +45,17 @@ pub fn sgemm_fixed_split() -> Option<(u32, u32)> {
     *S.get_or_init(|| parse_split_pair(std::env::var("KERNEL_LAB_SGEMM_FIXED_SPLIT").ok().as_deref()))
 }
 
+/// The cap on [`time_pair`](crate::runtime::timing::time_pair)'s untimed calls before a block:
+/// `timing::PAIR_SETTLE_MAX_CALLS` (4096), or `KERNEL_LAB_SETTLE_MAX_CALLS` (1 to 65536) for comparing
+/// measurements with another settle (64 was the cap until session 29).
+pub fn settle_max_calls() -> usize {
+    static C: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *C.get_or_init(|| {
+        let v = std::env::var("KERNEL_LAB_SETTLE_MAX_CALLS").ok();
+        v.and_then(|v| v.trim().parse().ok()).filter(|c| (1..=65536).contains(c)).unwrap_or(crate::runtime::timing::PAIR_SETTLE_MAX_CALLS)
+    })
+}
+
 /// For probing launch overlap: `KERNEL_LAB_CHAIN=N` (1 to 64) makes each timed repetition N launches
 /// back to back between the events (a chain, as a model's decode step queues kernels) instead of one —
 /// in `kernel-lab ab`'s GEMM families (its times are then per chain) and in the `gemm` family, where
