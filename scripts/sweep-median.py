@@ -29,6 +29,10 @@ def main(paths):
             for r in d.get(table, []):
                 if r.get("baseline_paired") is None or r.get("pct_of_cublas") is None:
                     continue
+                # As `Row::failed` and the table's summary: an error or an error above tolerance is out.
+                err = r.get("rel_err")
+                if r.get("error") is not None or (err is not None and not err <= r.get("tolerance", 0)):
+                    continue
                 s = r["shape"]
                 key = (table, f'{s["m"]}x{s["n"]}x{s["k"]}')
                 e = rows.setdefault(key, {"steps": set(), "pct": [], "copy": []})

@@ -364,8 +364,8 @@ pub const H6_ROUND_ROWS: u64 = 330;
 /// The transposed step ([`transposed_step`]) where the rule would take h6s4, h10 or h8 above M = 512
 /// (four 128-row tiles: [`d19_prefill`] covers the rows below): where its weighed cost
 /// ([`transposed_best`]) is at most 92% of h6s4's rounds, `⌈⌈M/128⌉·⌈N/256⌉ / SMs⌉ ·`
-/// [`H6_ROUND_ROWS`], with the weights' rows a multiple of 128 bytes and N, K ≥ 1024 (d19's and d21's
-/// conditions). By waves: 1024×14336×4096 has 448 h6s4 tiles, 3.4 rounds taken as 4, and 896 d19
+/// [`H6_ROUND_ROWS`], with the weights' rows a multiple of 128 bytes (as [`d19_fits`] asks) and N, K ≥
+/// 1024 (the range [`transposed_step`] takes d21 and d22 in, the one measured). By waves: 1024×14336×4096 has 448 h6s4 tiles, 3.4 rounds taken as 4, and 896 d19
 /// tiles, 6.8 rounds taken as 7 of half the work — 0.875 of the time.
 ///
 /// The margin is what the measurements need: over the 63 shapes of `call5` each step was timed once,
@@ -427,7 +427,8 @@ pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
     }
 }
 
-/// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`): d21 or d22
+/// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`, and above 512 rows
+/// [`transposed_over_h6`]): d21 or d22
 /// ([`d21_or_d22`]: d22r128 at d19's own height where its tile rows pair up) at the height of
 /// [`transposed_rows`] where N, K ≥ 1024 (the regime measured: N 1024–28672, K 1024–28672; the model
 /// knows nothing of K), else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
@@ -794,13 +795,14 @@ mod tests {
         assert_eq!(choose(shape(256, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
         // M is free; K or N off a multiple of 8 pads.
         assert!(!choose(shape(4097, 4096, 64), true, 132, R, None, Elem::F16).unwrap().padded);
-        for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11)] {
+        for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11), (1024, 14336, 1020), (1024, 14336, 2044), (896, 11008, 4095)] {
             let c = choose(shape(m, n, k), true, 132, R, None, Elem::F16).unwrap();
             assert!(c.padded, "{m}x{n}x{k}");
             // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
-            let padded = shape(m, up8(n), up8(k));
-            let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, up8(n) as u32, up8(k) as u32, 132, R);
-            let want = if d15_fits(padded, 132) { "d15+pad".into() } else if d4_fits(padded, 132) { if pdl_overlaps(padded, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(padded, 132) && !weight_rows_off_128(padded) { format!("{}+pad", transposed_step(padded, 132, Elem::F16).kernel.step) } else if d7_fits(padded, 132) { if weight_rows_off_128(padded) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(padded, 132) || sp > 1) && d19_prefill(padded, 132) { format!("{}+pad", prefill_step(padded, 132, Elem::F16).kernel.step) } else if h11_fills(padded, 132) { format!("{}+pad", d21_over_h11(padded, 132, Elem::F16).map_or("h11", |st| st.kernel.step)) } else if let Some(st) = transposed_over_h6(padded, 132, Elem::F16) { format!("{}+pad", st.kernel.step) } else if h10_streams(padded, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            // The rule sees the shape as given (`choose` pads only what it runs).
+            let orig = shape(m, n, k);
+            let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, n as u32, k as u32, 132, R);
+            let want = if d15_fits(orig, 132) { "d15+pad".into() } else if d4_fits(orig, 132) { if pdl_overlaps(orig, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(orig, 132) && !weight_rows_off_128(orig) { format!("{}+pad", transposed_step(orig, 132, Elem::F16).kernel.step) } else if d7_fits(orig, 132) { if weight_rows_off_128(orig) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(orig, 132) || sp > 1) && d19_prefill(orig, 132) { format!("{}+pad", prefill_step(orig, 132, Elem::F16).kernel.step) } else if h11_fills(orig, 132) { format!("{}+pad", d21_over_h11(orig, 132, Elem::F16).map_or("h11", |st| st.kernel.step)) } else if let Some(st) = transposed_over_h6(orig, 132, Elem::F16) { format!("{}+pad", st.kernel.step) } else if h10_streams(orig, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
             assert_eq!(c.label(), want, "{m}x{n}x{k}");
         }
         assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");

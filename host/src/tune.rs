@@ -80,8 +80,9 @@ pub const TOL_F32: f64 = 1e-5;
 
 /// Bump when a rule, a grid, a split or another host-side launch parameter changes what a step does on
 /// a shape without changing its PTX: every older entry is then tuned again. 2: session 25's f32 rule
-/// (v23 for 8 < M ≤ 16) and v31 / v32.
-pub const TUNE_EPOCH: u32 = 2;
+/// (v23 for 8 < M ≤ 16) and v31 / v32. 3: session 29's transposed tiles above 512 rows
+/// (`gemm::transposed_over_h6`).
+pub const TUNE_EPOCH: u32 = 3;
 
 /// The environment variables that change how a step launches (grids, splits, clusters, the PTX loaded,
 /// the modules withheld): their values are part of the key, so a tuning made under one is not reused
@@ -135,7 +136,7 @@ pub struct Key {
     pub driver: i32,
     /// [`kernels_fingerprint`] of the build.
     pub kernels: u64,
-    /// The host's version and [`TUNE_EPOCH`] (`0.1.0+e2`).
+    /// The host's version and [`TUNE_EPOCH`] (`0.1.0+e3`).
     pub host: String,
     /// The set [`KNOBS`] (`NAME=value;…`, empty when none).
     pub knobs: String,
@@ -163,7 +164,7 @@ impl Key {
               host: format!("{}+e{TUNE_EPOCH}", env!("CARGO_PKG_VERSION")), knobs: knobs(), kind: kind.into(), shape: s }
     }
 
-    /// `NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=…|host=0.1.0+e2|knobs=|f16|256x4096x14336`.
+    /// `NVIDIA H100 80GB HBM3|sms=132|sm_90|driver=13000|ptx=…|host=0.1.0+e3|knobs=|f16|256x4096x14336`.
     pub fn as_string(&self) -> String {
         format!("{}|sms={}|sm_{}{}|driver={}|ptx={:016x}|host={}|knobs={}|{}|{}", self.gpu, self.sms, self.cc.0, self.cc.1, self.driver, self.kernels,
                 self.host, self.knobs, self.kind, self.shape)

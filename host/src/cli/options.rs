@@ -309,6 +309,8 @@ impl Options {
                     o.gemm_sizes = vec![(512, 512, 512), (1024, 1024, 1024)];
                     o.reps = 10;
                     o.warmup = 2;
+                    // A smoke run: blocks settle for at most 64 calls, not 30 ms (unless the knob says).
+                    kernel_lab::runtime::tuning::quick_settle();
                 }
                 "--check" => o.check = true,
                 "--attn-solo" => o.attn_solo = true,

@@ -228,7 +228,7 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
         // ABBA: rounds 0, 3, 4, 7, … time A first.
         for which in if round % 4 == 0 || round % 4 == 3 { [false, true] } else { [true, false] } {
             let probe = if which { probe_b } else { probe_a };
-            let settle = settle_calls(probe).min(crate::runtime::tuning::settle_max_calls());
+            let settle = settle_calls(probe, crate::runtime::tuning::settle_max_calls());
             let mut started = 0;
             // The block's first timed call starts after the settling calls: stamp it there.
             let samples = time_samples(gpu, settle, per_block, |i| {
@@ -249,19 +249,24 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
 /// kernel left behind (L2 contents, clocks after a power-capped neighbour) to wash out.
 pub const PAIR_SETTLE_MS: f64 = 30.0;
 
-/// The most untimed calls before a block (`KERNEL_LAB_SETTLE_MAX_CALLS` lowers or raises it:
-/// `runtime::tuning::settle_max_calls`): [`PAIR_SETTLE_MS`] holds for any work of at least
+/// The most untimed calls before a block by default (`KERNEL_LAB_SETTLE_MAX_CALLS` replaces it, and
+/// `--quick` takes [`QUICK_SETTLE_MAX_CALLS`]: `runtime::tuning::settle_max_calls`): [`PAIR_SETTLE_MS`]
+/// holds for any work of at least
 /// 30 ms / 4096 = 7.3 µs a call. Until session 29 the cap was 64 calls, so a 60 µs GEMM settled for
 /// only 3.8 ms: on a card at its power cap (`nvidia-smi`: software power cap from the sweep's 2048-row
 /// shapes on, `results/2026-11-26-h100-session29/call2`) a block then began in the clock state the
 /// other kernel had left.
 pub const PAIR_SETTLE_MAX_CALLS: usize = 4096;
 
+/// The cap under `--quick` (a smoke run): the cap before session 29, so a few seconds stay a few.
+pub const QUICK_SETTLE_MAX_CALLS: usize = 64;
+
 /// Untimed calls before a [`time_pair`] block of work whose call took `probe_ms`: [`PAIR_SETTLE_MS`]'
-/// worth, at least 1 and at most [`PAIR_SETTLE_MAX_CALLS`].
-pub fn settle_calls(probe_ms: f64) -> usize {
-    let calls = (PAIR_SETTLE_MS / probe_ms.max(1e-6)).ceil();
-    if calls.is_finite() { (calls as usize).clamp(1, PAIR_SETTLE_MAX_CALLS) } else { PAIR_SETTLE_MAX_CALLS }
+/// worth, at least 1 and at most `cap` (a probe of 0 or NaN: `cap`).
+pub fn settle_calls(probe_ms: f64, cap: usize) -> usize {
+    let cap = cap.max(1);
+    let calls = PAIR_SETTLE_MS / probe_ms.max(1e-6);
+    if calls < cap as f64 { (calls.ceil() as usize).max(1) } else { cap }
 }
 
 /// Rounds of [`time_pair`].
@@ -298,13 +303,20 @@ mod tests {
 
     #[test]
     fn blocks_settle_for_30_ms_of_calls_within_limits() {
-        assert_eq!(settle_calls(0.06), 500, "a 60 µs GEMM: 30 ms");
-        assert_eq!(settle_calls(1.7), 18, "an 8192³ GEMM");
-        assert_eq!(settle_calls(40.0), 1, "slower than the settle time: one call");
-        assert_eq!(settle_calls(0.004), PAIR_SETTLE_MAX_CALLS, "a 4 µs launch: capped (16 ms)");
-        assert_eq!(settle_calls(0.0), PAIR_SETTLE_MAX_CALLS);
-        assert_eq!(settle_calls(f64::NAN), PAIR_SETTLE_MAX_CALLS);
-        assert_eq!(settle_calls(0.008), 3750, "8 µs: 30 ms, under the cap");
+        let cap = PAIR_SETTLE_MAX_CALLS;
+        assert_eq!(settle_calls(0.06, cap), 500, "a 60 µs GEMM: 30 ms");
+        assert_eq!(settle_calls(1.7, cap), 18, "an 8192³ GEMM");
+        assert_eq!(settle_calls(40.0, cap), 1, "slower than the settle time: one call");
+        assert_eq!(settle_calls(f64::INFINITY, cap), 1);
+        assert_eq!(settle_calls(0.004, cap), cap, "a 4 µs launch: capped (16 ms)");
+        assert_eq!(settle_calls(0.0, cap), cap);
+        assert_eq!(settle_calls(-1.0, cap), cap);
+        assert_eq!(settle_calls(f64::NAN, cap), cap);
+        assert_eq!(settle_calls(0.008, cap), 3750, "8 µs: 30 ms, under the cap");
+        // Another cap (the knob, --quick) bounds it either way.
+        assert_eq!(settle_calls(0.06, QUICK_SETTLE_MAX_CALLS), 64, "the old cap: 3.8 ms for a 60 µs GEMM");
+        assert_eq!(settle_calls(0.004, 65536), 7500, "a raised cap: 30 ms of 4 µs calls");
+        assert_eq!(settle_calls(0.06, 0), 1);
     }
 
     #[test]

@@ -46,14 +46,29 @@ pub fn sgemm_fixed_split() -> Option<(u32, u32)> {
 }
 
 /// The cap on [`time_pair`](crate::runtime::timing::time_pair)'s untimed calls before a block:
-/// `timing::PAIR_SETTLE_MAX_CALLS` (4096), or `KERNEL_LAB_SETTLE_MAX_CALLS` (1 to 65536) for comparing
-/// measurements with another settle (64 was the cap until session 29).
+/// `KERNEL_LAB_SETTLE_MAX_CALLS` (1 to 65536) where set — for comparing measurements under another
+/// settle (64 was the cap until session 29) — else [`quick_settle`]'s cap in a `--quick` run, else
+/// `timing::PAIR_SETTLE_MAX_CALLS` (4096).
 pub fn settle_max_calls() -> usize {
-    static C: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *C.get_or_init(|| {
-        let v = std::env::var("KERNEL_LAB_SETTLE_MAX_CALLS").ok();
-        v.and_then(|v| v.trim().parse().ok()).filter(|c| (1..=65536).contains(c)).unwrap_or(crate::runtime::timing::PAIR_SETTLE_MAX_CALLS)
-    })
+    *SETTLE_MAX_CALLS.get_or_init(|| settle_knob().unwrap_or(crate::runtime::timing::PAIR_SETTLE_MAX_CALLS))
+}
+
+static SETTLE_MAX_CALLS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+fn settle_knob() -> Option<usize> {
+    parse_settle_max_calls(std::env::var("KERNEL_LAB_SETTLE_MAX_CALLS").ok().as_deref())
+}
+
+/// The knob's value from the variable's text: a number in 1..=65536, else `None`.
+fn parse_settle_max_calls(v: Option<&str>) -> Option<usize> {
+    v.and_then(|v| v.trim().parse().ok()).filter(|c| (1..=65536).contains(c))
+}
+
+/// `--quick`: the settle cap becomes `timing::QUICK_SETTLE_MAX_CALLS` unless the variable sets one.
+/// Takes effect only before the first timed pair (the CLI calls it while parsing); later calls change
+/// nothing.
+pub fn quick_settle() {
+    let _ = SETTLE_MAX_CALLS.set(settle_knob().unwrap_or(crate::runtime::timing::QUICK_SETTLE_MAX_CALLS));
 }
 
 /// For probing launch overlap: `KERNEL_LAB_CHAIN=N` (1 to 64) makes each timed repetition N launches
@@ -80,6 +95,16 @@ pub fn fp8_clusters(max_active: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_settle_knob_takes_1_to_65536() {
+        assert_eq!(super::parse_settle_max_calls(Some("64")), Some(64));
+        assert_eq!(super::parse_settle_max_calls(Some(" 65536 ")), Some(65536));
+        assert_eq!(super::parse_settle_max_calls(Some("0")), None);
+        assert_eq!(super::parse_settle_max_calls(Some("70000")), None);
+        assert_eq!(super::parse_settle_max_calls(Some("x")), None);
+        assert_eq!(super::parse_settle_max_calls(None), None);
+    }
+
     use super::*;
 
     #[test]
