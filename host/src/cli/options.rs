@@ -103,7 +103,7 @@ OPTIONS:
                    cuBLAS (attention: the unfused path) always runs
   --reps N         timed repetitions per measurement, median reported (default: 50)
   --warmup N       untimed warm-up runs per measurement (default: 5)
-  --quick          small sizes and few repetitions (a smoke run of a few seconds)
+  --quick          small sizes and few repetitions (a smoke run: 2.4 min with every family on an H100, session 29)
   --check          verify only, no timing (adds odd sizes unless --sizes is given)
   --list           list every registered kernel (family, step, target, registers, shared memory)
   --json PATH      also write all results as JSON to PATH

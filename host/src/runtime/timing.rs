@@ -258,7 +258,7 @@ pub const PAIR_SETTLE_MS: f64 = 30.0;
 /// other kernel had left.
 pub const PAIR_SETTLE_MAX_CALLS: usize = 4096;
 
-/// The cap under `--quick` (a smoke run): the cap before session 29, so a few seconds stay a few.
+/// The cap under `--quick` (a smoke run): the cap before session 29, so the smoke run does not grow by the settles.
 pub const QUICK_SETTLE_MAX_CALLS: usize = 64;
 
 /// Untimed calls before a [`time_pair`] block of work whose call took `probe_ms`: [`PAIR_SETTLE_MS`]'
