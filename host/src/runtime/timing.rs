@@ -249,20 +249,10 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
 /// kernel left behind (L2 contents, clocks after a power-capped neighbour) to wash out.
 pub const PAIR_SETTLE_MS: f64 = 30.0;
 
-/// The most untimed calls before a block by default (`KERNEL_LAB_SETTLE_MAX_CALLS` replaces it, and
-/// `--quick` takes [`QUICK_SETTLE_MAX_CALLS`]: `runtime::tuning::settle_max_calls`): [`PAIR_SETTLE_MS`]
-/// holds for any work of at least
-/// 30 ms / 4096 = 7.3 µs a call. Until session 29 the cap was 64 calls, so a 60 µs GEMM settled for
-/// only 3.8 ms: on a card at its power cap (`nvidia-smi`: software power cap from the sweep's 2048-row
-/// shapes on, `results/2026-11-26-h100-session29/call2`) a block then began in the clock state the
-/// other kernel had left.
-pub const PAIR_SETTLE_MAX_CALLS: usize = 4096;
-
-/// The cap under `--quick` (a smoke run): the cap before session 29, so the smoke run does not grow by the settles.
-pub const QUICK_SETTLE_MAX_CALLS: usize = 64;
-
 /// Untimed calls before a [`time_pair`] block of work whose call took `probe_ms`: [`PAIR_SETTLE_MS`]'
-/// worth, at least 1 and at most `cap` (a probe of 0 or NaN: `cap`).
+/// worth, at least 1 and at most `cap` (a probe of 0 or NaN: `cap`). The cap is
+/// `runtime::tuning::settle_max_calls` (4096 calls by default, 64 under `--quick`, or the
+/// `KERNEL_LAB_SETTLE_MAX_CALLS` knob); before session 29 it was always 64.
 pub fn settle_calls(probe_ms: f64, cap: usize) -> usize {
     let cap = cap.max(1);
     let calls = PAIR_SETTLE_MS / probe_ms.max(1e-6);
@@ -303,7 +293,7 @@ mod tests {
 
     #[test]
     fn blocks_settle_for_30_ms_of_calls_within_limits() {
-        let cap = PAIR_SETTLE_MAX_CALLS;
+        let cap = crate::runtime::tuning::SETTLE_MAX_CALLS;
         assert_eq!(settle_calls(0.06, cap), 500, "a 60 µs GEMM: 30 ms");
         assert_eq!(settle_calls(1.7, cap), 18, "an 8192³ GEMM");
         assert_eq!(settle_calls(40.0, cap), 1, "slower than the settle time: one call");
@@ -314,7 +304,7 @@ mod tests {
         assert_eq!(settle_calls(f64::NAN, cap), cap);
         assert_eq!(settle_calls(0.008, cap), 3750, "8 µs: 30 ms, under the cap");
         // Another cap (the knob, --quick) bounds it either way.
-        assert_eq!(settle_calls(0.06, QUICK_SETTLE_MAX_CALLS), 64, "the old cap: 3.8 ms for a 60 µs GEMM");
+        assert_eq!(settle_calls(0.06, crate::runtime::tuning::QUICK_SETTLE_MAX_CALLS), 64, "the old cap: 3.8 ms for a 60 µs GEMM");
         assert_eq!(settle_calls(0.004, 65536), 7500, "a raised cap: 30 ms of 4 µs calls");
         assert_eq!(settle_calls(0.06, 0), 1);
     }

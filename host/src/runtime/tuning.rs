@@ -45,15 +45,27 @@ pub fn sgemm_fixed_split() -> Option<(u32, u32)> {
     *S.get_or_init(|| parse_split_pair(std::env::var("KERNEL_LAB_SGEMM_FIXED_SPLIT").ok().as_deref()))
 }
 
-/// The cap on [`time_pair`](crate::runtime::timing::time_pair)'s untimed calls before a block:
-/// `KERNEL_LAB_SETTLE_MAX_CALLS` (1 to 65536) where set — for comparing measurements under another
-/// settle (64 was the cap until session 29) — else [`quick_settle`]'s cap in a `--quick` run, else
-/// `timing::PAIR_SETTLE_MAX_CALLS` (4096).
+/// The most untimed calls before an interleaved block (`timing::time_pair`) by default: its 30 ms
+/// (`timing::PAIR_SETTLE_MS`) hold for any work of at least 30 ms / 4096 = 7.3 µs a call. Until
+/// session 29 the cap was 64 calls, so a 60 µs GEMM settled for only 3.8 ms: on a card at its power
+/// cap (`nvidia-smi`: software power cap from the sweep's 2048-row shapes on,
+/// `results/2026-11-26-h100-session29/call2`) a block then began in the clock state the other kernel
+/// had left.
+pub const SETTLE_MAX_CALLS: usize = 4096;
+
+/// The cap under `--quick` (a smoke run): the cap before session 29, so the smoke run does not grow
+/// by the settles.
+pub const QUICK_SETTLE_MAX_CALLS: usize = 64;
+
+/// The cap on the untimed calls before an interleaved block: `KERNEL_LAB_SETTLE_MAX_CALLS` (1 to
+/// 65536) where set — for comparing measurements under another settle (64 reproduces the sessions
+/// before 29) — else [`QUICK_SETTLE_MAX_CALLS`] in a `--quick` run ([`quick_settle`]), else
+/// [`SETTLE_MAX_CALLS`].
 pub fn settle_max_calls() -> usize {
-    *SETTLE_MAX_CALLS.get_or_init(|| settle_knob().unwrap_or(crate::runtime::timing::PAIR_SETTLE_MAX_CALLS))
+    *SETTLE_CAP.get_or_init(|| settle_knob().unwrap_or(SETTLE_MAX_CALLS))
 }
 
-static SETTLE_MAX_CALLS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+static SETTLE_CAP: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
 
 fn settle_knob() -> Option<usize> {
     parse_settle_max_calls(std::env::var("KERNEL_LAB_SETTLE_MAX_CALLS").ok().as_deref())
@@ -64,11 +76,11 @@ fn parse_settle_max_calls(v: Option<&str>) -> Option<usize> {
     v.and_then(|v| v.trim().parse().ok()).filter(|c| (1..=65536).contains(c))
 }
 
-/// `--quick`: the settle cap becomes `timing::QUICK_SETTLE_MAX_CALLS` unless the variable sets one.
-/// Takes effect only before the first timed pair (the CLI calls it while parsing); later calls change
+/// `--quick`: the settle cap becomes [`QUICK_SETTLE_MAX_CALLS`] unless the variable sets one. Takes
+/// effect only before the first timed pair (the CLI calls it while parsing); later calls change
 /// nothing.
 pub fn quick_settle() {
-    let _ = SETTLE_MAX_CALLS.set(settle_knob().unwrap_or(crate::runtime::timing::QUICK_SETTLE_MAX_CALLS));
+    let _ = SETTLE_CAP.set(settle_knob().unwrap_or(QUICK_SETTLE_MAX_CALLS));
 }
 
 /// For probing launch overlap: `KERNEL_LAB_CHAIN=N` (1 to 64) makes each timed repetition N launches
