@@ -58,7 +58,7 @@ use crate::{
     gemm::{self, Config, DECODE_MAX_M, GemmPlan},
     runtime::{
         gpu::Gpu,
-        timing::{rotation_copies, time_samples, unix_ms_now},
+        timing::{rotation_copies, settle_calls, time_samples, unix_ms_now},
         verify,
     },
     sgemm::{self, SgemmPlan},
@@ -604,7 +604,7 @@ fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
         for j in 0..kept.len() {
             let i = kept[(j + round) % kept.len()];
             let p = probe[i].max(1e-3);
-            for _ in 0..((SETTLE_MS / p).ceil() as usize).max(1) {
+            for _ in 0..settle_calls(SETTLE_MS, p, usize::MAX) {
                 (runners[i].run)(at)?;
                 at += 1;
             }

@@ -228,7 +228,7 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
         // ABBA: rounds 0, 3, 4, 7, … time A first.
         for which in if round % 4 == 0 || round % 4 == 3 { [false, true] } else { [true, false] } {
             let probe = if which { probe_b } else { probe_a };
-            let settle = settle_calls(probe, crate::runtime::tuning::settle_max_calls());
+            let settle = settle_calls(PAIR_SETTLE_MS, probe, crate::runtime::tuning::settle_max_calls());
             let mut started = 0;
             // The block's first timed call starts after the settling calls: stamp it there.
             let samples = time_samples(gpu, settle, per_block, |i| {
@@ -249,13 +249,14 @@ fn time_pair_blocks(gpu: &Gpu, warmup: usize, max_reps: usize, budget_ms: f64, r
 /// kernel left behind (L2 contents, clocks after a power-capped neighbour) to wash out.
 pub const PAIR_SETTLE_MS: f64 = 30.0;
 
-/// Untimed calls before a [`time_pair`] block of work whose call took `probe_ms`: [`PAIR_SETTLE_MS`]'
-/// worth, at least 1 and at most `cap` (a probe of 0 or NaN: `cap`). The cap is
+/// Untimed calls before a timed block of work whose call took `probe_ms`: `settle_ms`' worth
+/// ([`PAIR_SETTLE_MS`] before a [`time_pair`] block, the autotuner's `tune::SETTLE_MS` before its), at
+/// least 1 and at most `cap` (a probe of 0 or NaN: `cap`). [`time_pair`]'s cap is
 /// `runtime::tuning::settle_max_calls` (4096 calls by default, 64 under `--quick`, or the
 /// `KERNEL_LAB_SETTLE_MAX_CALLS` knob); before session 29 it was always 64.
-pub fn settle_calls(probe_ms: f64, cap: usize) -> usize {
+pub fn settle_calls(settle_ms: f64, probe_ms: f64, cap: usize) -> usize {
     let cap = cap.max(1);
-    let calls = PAIR_SETTLE_MS / probe_ms.max(1e-6);
+    let calls = settle_ms / probe_ms.max(1e-6);
     if calls < cap as f64 { (calls.ceil() as usize).max(1) } else { cap }
 }
 
@@ -294,19 +295,22 @@ mod tests {
     #[test]
     fn blocks_settle_for_30_ms_of_calls_within_limits() {
         let cap = crate::runtime::tuning::SETTLE_MAX_CALLS;
-        assert_eq!(settle_calls(0.06, cap), 500, "a 60 µs GEMM: 30 ms");
-        assert_eq!(settle_calls(1.7, cap), 18, "an 8192³ GEMM");
-        assert_eq!(settle_calls(40.0, cap), 1, "slower than the settle time: one call");
-        assert_eq!(settle_calls(f64::INFINITY, cap), 1);
-        assert_eq!(settle_calls(0.004, cap), cap, "a 4 µs launch: capped (16 ms)");
-        assert_eq!(settle_calls(0.0, cap), cap);
-        assert_eq!(settle_calls(-1.0, cap), cap);
-        assert_eq!(settle_calls(f64::NAN, cap), cap);
-        assert_eq!(settle_calls(0.008, cap), 3750, "8 µs: 30 ms, under the cap");
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 0.06, cap), 500, "a 60 µs GEMM: 30 ms");
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 1.7, cap), 18, "an 8192³ GEMM");
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 40.0, cap), 1, "slower than the settle time: one call");
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, f64::INFINITY, cap), 1);
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 0.004, cap), cap, "a 4 µs launch: capped (16 ms)");
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 0.0, cap), cap);
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, -1.0, cap), cap);
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, f64::NAN, cap), cap);
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 0.008, cap), 3750, "8 µs: 30 ms, under the cap");
         // Another cap (the knob, --quick) bounds it either way.
-        assert_eq!(settle_calls(0.06, crate::runtime::tuning::QUICK_SETTLE_MAX_CALLS), 64, "the old cap: 3.8 ms for a 60 µs GEMM");
-        assert_eq!(settle_calls(0.004, 65536), 7500, "a raised cap: 30 ms of 4 µs calls");
-        assert_eq!(settle_calls(0.06, 0), 1);
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 0.06, crate::runtime::tuning::QUICK_SETTLE_MAX_CALLS), 64, "the old cap: 3.8 ms for a 60 µs GEMM");
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 0.004, 65536), 7500, "a raised cap: 30 ms of 4 µs calls");
+        assert_eq!(settle_calls(PAIR_SETTLE_MS, 0.06, 0), 1);
+        // The autotuner's blocks: 10 ms, no cap (its probes are at least 1 µs).
+        assert_eq!(settle_calls(10.0, 1e-3, usize::MAX), 10_000);
+        assert_eq!(settle_calls(10.0, 0.3, usize::MAX), 34);
     }
 
     #[test]
