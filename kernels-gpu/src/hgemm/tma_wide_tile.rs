@@ -104,41 +104,31 @@ pub(super) trait WideAcc<E: Elem16>: Sized {
     unsafe fn mma(&mut self, d_a: u64, d_b: u64);
 }
 
-impl<E: Elem16> WideAcc<E> for [[f32; 32]; 4] {
-    #[inline(always)]
-    fn zero() -> Self {
-        [[0f32; 32]; 4]
-    }
-    #[inline(always)]
-    fn fence(&mut self) {
-        for acc in self.iter_mut() {
-            wgmma_fence_operand(acc);
+/// [`WideAcc`] for `[[f32; 32]; $groups]` (64 × `32·$groups` accumulators a warpgroup), its K step the
+/// `Elem16` wrapper `$mma`: the impls differ only in that wrapper.
+macro_rules! wide_acc {
+    ($groups:literal, $mma:ident) => {
+        impl<E: Elem16> WideAcc<E> for [[f32; 32]; $groups] {
+            #[inline(always)]
+            fn zero() -> Self {
+                [[0f32; 32]; $groups]
+            }
+            #[inline(always)]
+            fn fence(&mut self) {
+                for acc in self.iter_mut() {
+                    wgmma_fence_operand(acc);
+                }
+            }
+            #[inline(always)]
+            unsafe fn mma(&mut self, d_a: u64, d_b: u64) {
+                // SAFETY: forwarded to the caller.
+                unsafe { E::$mma::<0, 1>(self, d_a, d_b, true) }
+            }
         }
-    }
-    #[inline(always)]
-    unsafe fn mma(&mut self, d_a: u64, d_b: u64) {
-        // SAFETY: forwarded to the caller.
-        unsafe { E::wgmma_256::<0, 1>(self, d_a, d_b, true) }
-    }
+    };
 }
-
-impl<E: Elem16> WideAcc<E> for [[f32; 32]; 3] {
-    #[inline(always)]
-    fn zero() -> Self {
-        [[0f32; 32]; 3]
-    }
-    #[inline(always)]
-    fn fence(&mut self) {
-        for acc in self.iter_mut() {
-            wgmma_fence_operand(acc);
-        }
-    }
-    #[inline(always)]
-    unsafe fn mma(&mut self, d_a: u64, d_b: u64) {
-        // SAFETY: forwarded to the caller.
-        unsafe { E::wgmma_192::<0, 1>(self, d_a, d_b, true) }
-    }
-}
+wide_acc!(4, wgmma_256);
+wide_acc!(3, wgmma_192);
 
 /// One consumer warpgroup's K loop over a tile of the persistent wide steps: accumulates rows `64·mh ..`
 /// × 256 (h11: 192) columns into a fresh `r_acc` and returns it final (after `wait_group 0`), having released every
