@@ -122,9 +122,18 @@ where
         // layers would arrive, against a device copy of the same weights in the same run.
         let bandwidth_bound = !o.check && s.m <= DECODE_MAX_M;
         let rotate = if bandwidth_bound { rotation_copies(elem_bytes * s.k * s.n, gpu.info.l2_bytes) } else { 1 };
-        // Budget: the family's buffers, the padded plan's staging (at most A, B and C again), B's copies.
+        // The device copy's destinations: as many as B's copies, so that the copy, like the GEMMs, finds
+        // neither its source nor its destination in the L2 (one with `KERNEL_LAB_COPY_FIXED_DST=1`, as
+        // before session 30).
+        let copy_dsts = match (bandwidth_bound, crate::runtime::tuning::copy_fixed_dst()) {
+            (false, _) => 0,
+            (true, true) => 1,
+            (true, false) => rotate,
+        };
+        // Budget: the family's buffers, the padded plan's staging (at most A, B and C again), B's copies,
+        // the copy's destinations.
         let (device, host) = memory_bytes(elem_bytes as u64, s);
-        let extra = (elem_bytes * (s.m * s.k + s.k * s.n * rotate + s.m * s.n)) as u64 + (1 << 20);
+        let extra = (elem_bytes * (s.m * s.k + s.k * s.n * (rotate + copy_dsts) + s.m * s.n)) as u64 + (1 << 20);
         crate::runtime::budget::check(gpu, &format!("gemm {s}"), device + extra, host)?;
         progress(&format!("gemm {s}: inputs"));
         let (d_a, d_b) = gemm::inputs::<F>(gpu, s, o.seed)?;
@@ -141,7 +150,7 @@ where
         // `KERNEL_LAB_CHAIN`: each repetition chains that many launches (ours, cuBLAS's, the copy's),
         // each on the next rotated B; times are reported per launch.
         let chain = crate::runtime::tuning::launch_chain();
-        let mut copy_dst = if bandwidth_bound { Some(gpu.zeros::<F::Elem>(s.k * s.n)?) } else { None };
+        let mut copy_dst = (0..copy_dsts).map(|_| gpu.zeros::<F::Elem>(s.k * s.n)).collect::<Result<Vec<_>>>()?;
         let bytes = (elem_bytes * (s.m * s.k + s.k * s.n + s.m * s.n)) as f64;
         let mut d_c = gpu.zeros::<F::Elem>(s.m * s.n)?;
         let budget = if o.check { 0.0 } else { 300.0 };
@@ -164,9 +173,9 @@ where
                     (0..chain).try_for_each(|j| F::run_baseline(bl, gpu, s, &d_a, b_at(i * chain + j), &mut d_c))
                 })?.per_launch(chain);
                 base.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
-                if let Some(dst) = copy_dst.as_mut() {
+                if !copy_dst.is_empty() {
                     base.gbps = Some(bytes / (t.median_ms * 1e-3) / 1e9);
-                    base.pct_of_copy = Some(against_copy(gpu, o, budget, chain, bytes, dst, &b_at,
+                    base.pct_of_copy = Some(against_copy(gpu, o, budget, chain, bytes, &mut copy_dst, &b_at,
                                                          &mut |b, c| F::run_baseline(bl, gpu, s, &d_a, b, c), &mut d_c)?);
                 }
                 base.time = Some(t);
@@ -203,9 +212,9 @@ where
                     })?.per_launch(chain),
                 };
                 row.tflops = Some(s.flops() / (t.median_ms * 1e-3) / 1e12);
-                if let Some(dst) = copy_dst.as_mut() {
+                if !copy_dst.is_empty() {
                     row.gbps = Some(bytes / (t.median_ms * 1e-3) / 1e9);
-                    row.pct_of_copy = Some(against_copy(gpu, o, budget, chain, bytes, dst, &b_at, &mut |b, c| (planned.run)(&d_a, b, c), &mut d_c)?);
+                    row.pct_of_copy = Some(against_copy(gpu, o, budget, chain, bytes, &mut copy_dst, &b_at, &mut |b, c| (planned.run)(&d_a, b, c), &mut d_c)?);
                     if let (Some(tb), Some(bt)) = (&row.baseline_paired, rows.last_mut()) {
                         bt.gbps = Some(bytes / (tb.median_ms * 1e-3) / 1e9);
                     }
@@ -226,20 +235,25 @@ where
 }
 
 /// `run` (reading `bytes` of A, B and C once per launch) timed interleaved with a device-to-device copy
-/// of the weights into `dst` — both on the same rotated copies (`b_at(i)`), ABBA rounds as
-/// [`time_pair`] times a step against cuBLAS, launch overhead included in both — and its bandwidth
-/// over the copy's (bytes read + written) from the same blocks: what a kernel that streams the weights
-/// once can hope for at this size. With `chain` > 1, chains of that many launches and copies.
+/// of the weights — both on the same rotated copies (`b_at(i)`), the copy into destination `i` of
+/// `dsts` (taken in turn, like the weights), ABBA rounds as [`time_pair`] times a step against cuBLAS,
+/// launch overhead included in both — and its bandwidth over the copy's (bytes read + written) from the
+/// same blocks: what a kernel that streams the weights once can hope for at this size. With `chain` > 1,
+/// chains of that many launches and copies.
 #[allow(clippy::too_many_arguments)]
-fn against_copy<'b, T: DeviceRepr + ValidAsZeroBits>(gpu: &Gpu, o: &GemmRun, budget: f64, chain: usize, bytes: f64, dst: &mut CudaSlice<T>,
+fn against_copy<'b, T: DeviceRepr + ValidAsZeroBits>(gpu: &Gpu, o: &GemmRun, budget: f64, chain: usize, bytes: f64, dsts: &mut [CudaSlice<T>],
                                                       b_at: &dyn Fn(usize) -> &'b CudaSlice<T>,
                                                       run: &mut dyn FnMut(&CudaSlice<T>, &mut CudaSlice<T>) -> Result<()>,
                                                       d_c: &mut CudaSlice<T>) -> Result<f64> {
-    let copied = 2.0 * (std::mem::size_of::<T>() * dst.len()) as f64;
+    let Some(first) = dsts.first() else {
+        return Err(crate::Error::InvalidInput("timing against a device copy needs a destination".into()));
+    };
+    let copied = 2.0 * (std::mem::size_of::<T>() * first.len()) as f64;
+    let n_dst = dsts.len();
     let (t, t_copy) = time_pair(gpu, o.warmup, o.reps, 2.0 * budget, |i, copy| {
         (0..chain).try_for_each(|j| {
             let b = b_at(i * chain + j);
-            if copy { gpu.stream.memcpy_dtod(b, dst).during(|| "timing a device copy".into()) } else { run(b, d_c) }
+            if copy { gpu.stream.memcpy_dtod(b, &mut dsts[(i * chain + j) % n_dst]).during(|| "timing a device copy".into()) } else { run(b, d_c) }
         })
     })?;
     Ok(copy_ratio(bytes, t.per_launch(chain).median_ms, copied, t_copy.per_launch(chain).median_ms))

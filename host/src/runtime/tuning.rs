@@ -83,6 +83,15 @@ pub fn quick_settle() {
     let _ = SETTLE_CAP.set(settle_knob().unwrap_or(QUICK_SETTLE_MAX_CALLS));
 }
 
+/// For comparing with the sessions before 30: `KERNEL_LAB_COPY_FIXED_DST=1` makes the `gemm` family's
+/// device copy (the `% of copy` yardstick) write every repetition into one destination buffer, as it
+/// did then. Unset (or anything but `1`): the destination rotates with the weights it copies, so that
+/// neither side of the copy is left in the L2 by the repetition before.
+pub fn copy_fixed_dst() -> bool {
+    static F: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *F.get_or_init(|| std::env::var("KERNEL_LAB_COPY_FIXED_DST").is_ok_and(|v| v.trim() == "1"))
+}
+
 /// For probing launch overlap: `KERNEL_LAB_CHAIN=N` (1 to 64) makes each timed repetition N launches
 /// back to back between the events (a chain, as a model's decode step queues kernels) instead of one —
 /// in `kernel-lab ab`'s GEMM families (its times are then per chain) and in the `gemm` family, where
