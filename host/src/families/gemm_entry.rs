@@ -4,9 +4,9 @@
 //! 32F compute; `cublasSgemm` without TF32 for f32). The row's label is the configuration the entry point
 //! chose (`h6`, `h6+pad`, `v13`, …) or the one forced with `--config`. At `M ≤ DECODE_MAX_M` (not under
 //! `--check`) both are timed on copies of B rotated beyond L2, and each of them is timed once more
-//! interleaved with a device copy of the same weights (from the same copies, ABBA rounds as against
-//! cuBLAS): the table gives each one's GB/s (A, B, C once) over the copy's (read + written) in the
-//! same blocks.
+//! interleaved with a device copy of the same weights (from the same copies, into as many rotated
+//! destinations, ABBA rounds as against cuBLAS): the table gives each one's GB/s (A, B, C once) over
+//! the copy's (read + written) in the same blocks.
 use std::cell::RefCell;
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
