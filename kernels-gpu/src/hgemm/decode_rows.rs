@@ -5,7 +5,7 @@
 use super::decode_rows128::{partial_at, produce_units};
 use super::decode_swapped::{RowsAcc, consume};
 use super::elem::Elem16;
-use super::split_k::{last_split, reset_counter, unit};
+use super::split_k::{Units, last_split, reset_counter};
 use super::tma_store::{stage_c_rows_trans, store_tile_box};
 use super::tma_warp_specialized::warp_specialized;
 use crate::util::unroll::{unroll4, unroll32};
@@ -62,19 +62,15 @@ where
                 let (tiles_m, tiles_n) = (m.div_ceil(rows), n.div_ceil(COLS));
                 // Cluster tiles: CLUSTER tile rows each (d21: the tiles themselves); the workspace and
                 // the counters are the tiles'.
-                let tiles_m2 = tiles_m.div_ceil(CLUSTER);
-                let tiles = (tiles_m2 * tiles_n).max(1); // >= 1: `u % tiles` cannot trap
-                let own_tiles = if CLUSTER == 1 { tiles } else { tiles_m * tiles_n };
-                let k_tiles = k.div_ceil(BK);
-                let splits = if splits < 1 { 1 } else { splits };
-                let kts = k_tiles.div_ceil(splits);
-                let units = tiles * splits;
+                let g = Units::new(tiles_m.div_ceil(CLUSTER), tiles_n, k, BK, splits);
+                let own_tiles = if CLUSTER == 1 { g.tiles } else { tiles_m * tiles_n };
+                let (splits, units) = (g.splits, g.units);
                 let rank = if CLUSTER > 1 { cluster_ctarank() } else { 0 };
                 let (u0, u_step) = (block_idx_x() / CLUSTER, grid_dim_x() / CLUSTER);
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                let end = produce_units::<CLUSTER>(ring, rows, tmap_a, tmap_b, m, n, (u0, u_step, units), (tiles, tiles_m2, tiles_n, kts, k_tiles), rank);
+                let end = produce_units::<CLUSTER>(ring, rows, tmap_a, tmap_b, m, n, (u0, u_step), g, rank);
                 if CLUSTER > 1 {
                     ring.drain(end);
                 }
@@ -86,7 +82,7 @@ where
                 let mut it = 0u32;
                 let mut u = u0;
                 while u < units {
-                    let (tm2, tn, split, kt0, kt1) = unit(u, tiles, tiles_m2, tiles_n, kts, k_tiles);
+                    let (tm2, tn, split, kt0, kt1) = g.unit(u);
                     let tm = CLUSTER * tm2 + rank;
                     let (row0, col0) = (tm * rows, tn * COLS + 64 * mh);
                     let RowsAcc(mut r_acc) = consume::<E, RowsAcc<NH>, CLUSTER>(ring, &mut it, kt1 - kt0, mh);

@@ -4,7 +4,7 @@
 //! (`partial_at`: d19's and d21's split-K workspace, d20's transfer to the peer CTA), and the TMA-store
 //! epilogue of a warpgroup's 128×64 result through two row boxes. Used by d19, d20, d21 and d22.
 use super::elem::Elem16;
-use super::split_k::unit;
+use super::split_k::Units;
 use super::tma_warp_specialized::Ring;
 use super::tma_store::{stage_c_rows128_trans, store_tile_rows};
 use crate::prim::{
@@ -68,8 +68,8 @@ pub(super) unsafe fn issue_cluster<const CLUSTER: u32>(rows: u32, s_stage: u32, 
     }
 }
 
-/// The producer thread of d19's, d21's and d22's persistent grid: each unit `u0, u0 + u_step, …` below
-/// `units` (`split_k::unit` of `tiles` tiles of `tiles_m` rows, `kts` K tiles a split of `k_tiles`),
+/// The producer thread of d19's, d21's and d22's persistent grid: each unit `u0, u0 + u_step, …` of
+/// `g` ([`Units::unit`]; in a cluster grid its tile rows are cluster tile rows),
 /// each of its K tiles issued ([`issue_cluster`], tiles of `rows` rows: in a cluster of 2, CTA `rank`
 /// takes tile row `2·tm + rank` of cluster tile row `tm`) into the next ring stage once that is empty.
 ///
@@ -79,12 +79,11 @@ pub(super) unsafe fn issue_cluster<const CLUSTER: u32>(rows: u32, s_stage: u32, 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn produce_units<const CLUSTER: u32>(ring: Ring, rows: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, n: u32,
-                                                       (u0, u_step, units): (u32, u32, u32), (tiles, tiles_m, tiles_n, kts, k_tiles): (u32, u32, u32, u32, u32),
-                                                       rank: u32) -> u32 {
+                                                       (u0, u_step): (u32, u32), g: Units, rank: u32) -> u32 {
     let mut it = 0u32;
     let mut u = u0;
-    while u < units {
-        let (tm, tn, _, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+    while u < g.units {
+        let (tm, tn, _, kt0, kt1) = g.unit(u);
         let tm = CLUSTER * tm + rank;
         let mut kt = kt0;
         while kt < kt1 {

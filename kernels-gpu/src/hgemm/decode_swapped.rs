@@ -6,7 +6,7 @@
 //! stage loads plugged in, [`decode_with`]). The body runs d3, d6, d7, d8 (`decode`) and d10, d11
 //! (`decode_with`); its pieces serve d4, d5 (`decode_whole_k`), d13, d14 (`decode_one_consumer`) and d16.
 use super::elem::Elem16;
-use super::split_k::{last_split, reset_counter, sum_splits, unit};
+use super::split_k::{Units, last_split, reset_counter, sum_splits};
 use super::tma_store::{stage_c_box_trans, store_tile};
 use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::util::unroll::{unroll2, unroll8};
@@ -392,12 +392,8 @@ pub(super) unsafe fn decode_with<E: Elem16, const CLUSTER: u32, const TMA_C: boo
                 let s_flag = if TMA_C { s_extra + D7_STAGING_BYTES } else { s_extra };
                 let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
                 // Cluster tiles: CLUSTER tile rows each (d3: the tiles themselves).
-                let tiles_m2 = tiles_m.div_ceil(CLUSTER);
-                let tiles = (tiles_m2 * tiles_n).max(1); // >= 1: `u % tiles` cannot trap
-                let k_tiles = k.div_ceil(BK);
-                let splits = if splits < 1 { 1 } else { splits };
-                let kts = k_tiles.div_ceil(splits);
-                let units = tiles * splits;
+                let g = Units::new(tiles_m.div_ceil(CLUSTER), tiles_n, k, BK, splits);
+                let (splits, units) = (g.splits, g.units);
                 let rank = if CLUSTER > 1 { cluster_ctarank() } else { 0 };
                 let (u0, u_step) = (block_idx_x() / CLUSTER, grid_dim_x() / CLUSTER);
             }
@@ -406,7 +402,7 @@ pub(super) unsafe fn decode_with<E: Elem16, const CLUSTER: u32, const TMA_C: boo
                 let mut it = 0u32;
                 let mut u = u0;
                 while u < units {
-                    let (tm2, tn, _, kt0, kt1) = unit(u, tiles, tiles_m2, tiles_n, kts, k_tiles);
+                    let (tm2, tn, _, kt0, kt1) = g.unit(u);
                     let tm = CLUSTER * tm2 + rank;
                     let mut kt = kt0;
                     while kt < kt1 {
@@ -430,7 +426,7 @@ pub(super) unsafe fn decode_with<E: Elem16, const CLUSTER: u32, const TMA_C: boo
                 let mut it = 0u32;
                 let mut u = u0;
                 while u < units {
-                    let (tm2, tn, split, kt0, kt1) = unit(u, tiles, tiles_m2, tiles_n, kts, k_tiles);
+                    let (tm2, tn, split, kt0, kt1) = g.unit(u);
                     let tm = CLUSTER * tm2 + rank;
                     // Accumulator column r is row a_row0 + r of C; the tile's own rows start at row0.
                     // Accumulator row c is column colb + c; the warpgroup's own columns start at col0

@@ -1,7 +1,8 @@
 //! The sum across splits of K that the split-K steps share (d2, h7, d3): every split stores its f32
 //! partial tile to its own slice of a workspace, the last CTA of the tile to take a ticket adds the
 //! slices — written once here. Also the persistent split-K steps' walk over (tile, split) units
-//! (`unit`, Hopper only; introduced by h7, whose file explains it; d3 walks the same order).
+//! (`unit`, Hopper only; introduced by h7, whose file explains it; d3 walks the same order), and the
+//! grid of units ([`Units`]) that d3–d11, d19, d21 and d22 set up alike.
 use crate::prim::global::ld_global_cg_u64;
 #[cfg(lab_sm90)]
 use super::tma_persistent::persistent_tile;
@@ -92,6 +93,46 @@ pub(crate) unsafe fn last_split_of<const BAR: u32, const THREADS: u32>(counter: 
 pub(crate) unsafe fn reset_counter(counter: *mut u32) {
     // SAFETY: forwarded to the caller.
     unsafe { st_relaxed_gpu_u32(counter, 0) }
+}
+
+/// A persistent split-K grid's work: `tiles_m × tiles_n` tiles of the output, each cut into `splits`
+/// runs of `kts` of its `k_tiles` K tiles; unit `u` is split `u / tiles` of tile `u % tiles`
+/// ([`Units::unit`]). Computed once in each CTA's setup (d3–d11, d19, d21, d22), every thread alike.
+#[cfg(lab_sm90)]
+#[derive(Clone, Copy)]
+pub(super) struct Units {
+    /// Tile rows (in a cluster grid: cluster tile rows) and columns.
+    pub(super) tiles_m: u32,
+    pub(super) tiles_n: u32,
+    /// `tiles_m · tiles_n`, at least 1 so that `u % tiles` cannot trap (the host never sends an empty
+    /// grid, but a kernel must not divide by zero if it did).
+    pub(super) tiles: u32,
+    /// K tiles of `bk`, and the splits (at least 1) and K tiles per split they are cut into.
+    pub(super) k_tiles: u32,
+    pub(super) splits: u32,
+    pub(super) kts: u32,
+    /// `tiles · splits`: the units a persistent grid walks.
+    pub(super) units: u32,
+}
+
+#[cfg(lab_sm90)]
+impl Units {
+    /// The units of `tiles_m × tiles_n` tiles over `k` cut into K tiles of `bk` and `splits` splits (0
+    /// counts as 1).
+    #[inline(always)]
+    pub(super) fn new(tiles_m: u32, tiles_n: u32, k: u32, bk: u32, splits: u32) -> Units {
+        let tiles = (tiles_m * tiles_n).max(1);
+        let k_tiles = k.div_ceil(bk);
+        let splits = if splits < 1 { 1 } else { splits };
+        let kts = k_tiles.div_ceil(splits);
+        Units { tiles_m, tiles_n, tiles, k_tiles, splits, kts, units: tiles * splits }
+    }
+
+    /// Unit `u`'s tile (row, column), split and K tiles ([`unit`]).
+    #[inline(always)]
+    pub(super) fn unit(&self, u: u32) -> (u32, u32, u32, u32, u32) {
+        unit(u, self.tiles, self.tiles_m, self.tiles_n, self.kts, self.k_tiles)
+    }
 }
 
 /// The unit `u`'s tile (row, column), split, and K tiles `kt0 .. kt1`, `kt0 ≤ kt1 ≤ k_tiles` (d3 walks the

@@ -52,7 +52,7 @@
 use super::decode_rows128::{PARTIAL_F32, add_into, partial_at, produce_units, store_rows128};
 use super::decode_swapped::consume;
 use super::elem::{Bf16, Elem16, F16};
-use super::split_k::{last_split, reset_counter, unit};
+use super::split_k::{Units, last_split, reset_counter};
 use super::tma_warp_specialized::warp_specialized;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
@@ -87,16 +87,13 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
             setup: {
                 let s_flag = s_extra + D19_STAGING_BYTES;
                 let (tiles_m, tiles_n) = (m.div_ceil(ROWS), n.div_ceil(COLS));
-                let tiles = (tiles_m * tiles_n).max(1); // >= 1: `u % tiles` cannot trap
-                let k_tiles = k.div_ceil(BK);
-                let splits = if splits < 1 { 1 } else { splits };
-                let kts = k_tiles.div_ceil(splits);
-                let units = tiles * splits;
+                let g = Units::new(tiles_m, tiles_n, k, BK, splits);
+                let (tiles, splits, units) = (g.tiles, g.splits, g.units);
                 let (u0, u_step) = (block_idx_x(), grid_dim_x());
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                produce_units::<1>(ring, ROWS, tmap_a, tmap_b, m, n, (u0, u_step, units), (tiles, tiles_m, tiles_n, kts, k_tiles), 0);
+                produce_units::<1>(ring, ROWS, tmap_a, tmap_b, m, n, (u0, u_step), g, 0);
             }
             consumer(mh): {
                 let (warp, lane, t) = ((tid / 32) % 4, lane_id(), tid % 128);
@@ -105,7 +102,7 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
                 let mut it = 0u32;
                 let mut u = u0;
                 while u < units {
-                    let (tm, tn, split, kt0, kt1) = unit(u, tiles, tiles_m, tiles_n, kts, k_tiles);
+                    let (tm, tn, split, kt0, kt1) = g.unit(u);
                     let (row0, col0) = (tm * ROWS, tn * COLS + 64 * mh);
                     let mut r_acc: [[f32; 32]; 2] = consume::<E, _, 1>(ring, &mut it, kt1 - kt0, mh);
                     let mut store = splits == 1;
