@@ -3,7 +3,7 @@
 # which also counts the ~49 MB of tracked files): the suite binary, the named test binaries
 # (`scripts/slim-carry.sh gpu fp8`) and the sm_90a PTX, each stripped and xz-compressed into .carry/
 # (a 44 MB binary: 2.7 MB, against 7.7 MB gzipped). On the device, unpack first:
-#   cd .carry && xz -d -f *.xz tests/*.xz && chmod +x kernel-lab tests/* && cd ..
+#   cd .carry && xz -d -f *.xz && { ls tests/*.xz >/dev/null 2>&1 && xz -d -f tests/*.xz; chmod +x kernel-lab tests/* 2>/dev/null; cd ..; }
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/tests

@@ -458,6 +458,9 @@ pub fn table(rows: &[Row]) -> String {
         if chain > 1 {
             let _ = writeln!(s, "each timed repetition a chain of {chain} launches (KERNEL_LAB_CHAIN; the copy's too), times per launch");
         }
+        if crate::runtime::tuning::copy_fixed_dst() {
+            let _ = writeln!(s, "the device copy writes every repetition into one destination (KERNEL_LAB_COPY_FIXED_DST, as before session 30)");
+        }
         let _ = writeln!(s, "bandwidth (A, B, C once; weights rotated beyond L2; GB/s from the blocks against cuBLAS, % of copy: each timed interleaved with a \
                              device copy of the same weights, read + written, ratio from the same blocks):");
         for r in rows.iter().filter(|r| r.gbps.is_some()) {

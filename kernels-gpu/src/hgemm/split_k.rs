@@ -2,7 +2,7 @@
 //! partial tile to its own slice of a workspace, the last CTA of the tile to take a ticket adds the
 //! slices — written once here. Also the persistent split-K steps' walk over (tile, split) units
 //! (`unit`, Hopper only; introduced by h7, whose file explains it; d3 walks the same order), and the
-//! grid of units ([`Units`]) that d3–d11, d19, d21 and d22 set up alike.
+//! grid of units ([`Units`]) that d3, d6–d8, d10, d11 (`decode_swapped`), d19, d21 and d22 set up alike.
 use crate::prim::global::ld_global_cg_u64;
 #[cfg(lab_sm90)]
 use super::tma_persistent::persistent_tile;
@@ -97,19 +97,24 @@ pub(crate) unsafe fn reset_counter(counter: *mut u32) {
 
 /// A persistent split-K grid's work: `tiles_m × tiles_n` tiles of the output, each cut into `splits`
 /// runs of `kts` of its `k_tiles` K tiles; unit `u` is split `u / tiles` of tile `u % tiles`
-/// ([`Units::unit`]). Computed once in each CTA's setup (d3–d11, d19, d21, d22), every thread alike.
+/// ([`Units::unit`]). Computed once in each CTA's setup (d3, d6–d8, d10, d11, d19, d21, d22), every
+/// thread alike. h7 keeps its own copy of these lines: through `Units` its PTX changed (a branch fewer,
+/// a compare more), where these steps' kept the same instructions.
 #[cfg(lab_sm90)]
 #[derive(Clone, Copy)]
 pub(super) struct Units {
-    /// Tile rows (in a cluster grid: cluster tile rows) and columns.
+    /// Tile rows (in a cluster grid: cluster tile rows).
     pub(super) tiles_m: u32,
+    /// Tile columns.
     pub(super) tiles_n: u32,
     /// `tiles_m · tiles_n`, at least 1 so that `u % tiles` cannot trap (the host never sends an empty
     /// grid, but a kernel must not divide by zero if it did).
     pub(super) tiles: u32,
-    /// K tiles of `bk`, and the splits (at least 1) and K tiles per split they are cut into.
+    /// K tiles of `bk`.
     pub(super) k_tiles: u32,
+    /// Splits of K (at least 1).
     pub(super) splits: u32,
+    /// K tiles per split (the last split may have fewer, or none).
     pub(super) kts: u32,
     /// `tiles · splits`: the units a persistent grid walks.
     pub(super) units: u32,
