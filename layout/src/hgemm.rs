@@ -122,6 +122,43 @@ pub const DECODE_STAGE_BYTES: u32 = 2 * (DECODE_BM * DECODE_KT + DECODE_KT * DEC
 /// and a flag, reuses it).
 pub const DECODE_SMEM: u32 = DECODE_STAGES * DECODE_STAGE_BYTES;
 
+/// Threads of a d23 block (`hgemm_decode_v23`, the register-streamed decode step): 16 warps, each
+/// streaming its own 16-row chunks of K (warp `w` takes chunks `w, w + 16, …`) of the block's 64
+/// weight columns.
+pub const D23_THREADS: u32 = 512;
+/// K rows per d23 chunk: one `k16` step of `mma.m16n8k16`.
+pub const D23_CHUNK_K: u32 = 16;
+/// d23's warp tile: one 16 × 64 chunk of the weights, written by the warp's lanes from the registers
+/// its `ld.global` filled and read back by the same warp's `ldmatrix.trans`; `Swizzle<3,3,3>` as
+/// [`DECODE_B`] (chunk `c` of row `r` stored at chunk `c ^ (r % 8)`), so both are conflict-free.
+pub const D23_W: Swizzled<RowMajor> = Swizzled { inner: RowMajor { rows: D23_CHUNK_K, cols: DECODE_BN }, swizzle: SwizzleFn { s: 3, b: 3, m: 3 } };
+/// Row pitch (f32) of d23's cross-warp sum (`[warp][row of C][column]`): 64 + 4, so that the 32 lanes'
+/// stores of one accumulator (columns `g`, rows `2t`: offset `2t·68 + g`, bank `8t + g`) hit 32 banks.
+pub const D23_SUM_PITCH: u32 = DECODE_BN + 4;
+/// d23's dynamic shared memory: the larger of the 16 warp tiles (32 KiB) and the cross-warp sum that
+/// reuses them after the K loop (16 warps × 16 rows × [`D23_SUM_PITCH`] f32: 68 KiB).
+pub const D23_DYN_SMEM: u32 = {
+    let tiles = (D23_THREADS / 32) * 2 * D23_CHUNK_K * DECODE_BN;
+    let sums = (D23_THREADS / 32) * 16 * D23_SUM_PITCH * 4;
+    if tiles > sums { tiles } else { sums }
+};
+
+/// The row of d23's warp tile that holds row `r` (`< 16`) of a chunk of the weights: K permuted inside
+/// the chunk so that the `mma.m16n8k16` B fragment of the activations — lane `t = lane % 4` holds K
+/// `2t, 2t+1` (register 0) and `2t+8, 2t+9` (register 1) — is the 4 consecutive activations
+/// `4t .. 4t+3` of a row, one 8-byte load. The sum over K does not depend on the order, so the weights'
+/// rows are stored in the order the fragment names them:
+///
+/// ```text
+/// chunk row r = 4t + 2h + e   (t < 4, h, e < 2)   →   tile row 8h + 2t + e
+///  r:    0  1  2  3 |  4  5  6  7 |  8  9 10 11 | 12 13 14 15
+///  row:  0  1  8  9 |  2  3 10 11 |  4  5 12 13 |  6  7 14 15
+/// ```
+pub const fn d23_tile_row(r: u32) -> u32 {
+    let (t, h, e) = (r / 4, (r / 2) % 2, r % 2);
+    8 * h + 2 * t + e
+}
+
 #[cfg(test)]
 mod decode_tests {
     use super::*;
@@ -148,6 +185,33 @@ mod decode_tests {
         assert_eq!(DECODE_SMEM, 4 * (2048 + 8192));
         // The reduction across warps (4 × 16 × 64 f32) and its flag fit in the ring.
         assert!(4 * 16 * 64 * 4 + 16 <= DECODE_SMEM);
+    }
+
+    #[test]
+    fn d23_rows_put_four_consecutive_activations_in_one_b_fragment() {
+        // A permutation of the 16 rows.
+        let mut hit = [false; 16];
+        for r in 0..16 {
+            hit[d23_tile_row(r) as usize] = true;
+        }
+        assert!(hit.iter().all(|&h| h));
+        // Lane t's B fragment holds K slots 2t, 2t+1 (register 0) and 2t+8, 2t+9 (register 1) of the
+        // tile; chunk rows 4t .. 4t+3 must sit exactly there, in that order.
+        for t in 0..4 {
+            let slots = [2 * t, 2 * t + 1, 2 * t + 8, 2 * t + 9];
+            for (i, slot) in slots.iter().enumerate() {
+                assert_eq!(d23_tile_row(4 * t + i as u32), *slot, "t {t}, activation {i}");
+            }
+        }
+        let mut seen = [0u64; 64];
+        assert!(D23_W.check(&mut seen).is_ok());
+        assert_eq!(D23_DYN_SMEM, 16 * 16 * 68 * 4);
+        // The sum's stores of one accumulator register: lane (g, t) at column g, row 2t → 32 banks.
+        let mut banks = 0u32;
+        for l in 0..32 {
+            banks |= 1 << ((2 * (l % 4) * D23_SUM_PITCH + l / 4) % 32);
+        }
+        assert_eq!(banks, u32::MAX);
     }
 }
 

@@ -95,6 +95,19 @@ pub unsafe fn ld_global_nc_v4_u32(p: *const u32) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// `ld.global.nc.v2.u32 {a, b}, [p];` — 8 raw bytes (e.g. 4 f16) in one 64-bit load.
+///
+/// # Safety
+/// `p` points to 8 readable bytes of global memory, 8-byte aligned, that no thread writes during the
+/// kernel (as [`ld_global_nc_v4_f32`]).
+#[inline(always)]
+pub unsafe fn ld_global_nc_v2_u32(p: *const u32) -> [u32; 2] {
+    let (a, b): (u32, u32);
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.nc.v2.u32 {{{0}, {1}}}, [{2}];", out(reg32) a, out(reg32) b, in(reg64) p, options(nostack, readonly)) };
+    [a, b]
+}
+
 /// `st.global.v4.u32 [p], {a, b, c, d};` — 16 raw bytes in one 128-bit store.
 ///
 /// # Safety

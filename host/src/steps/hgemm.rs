@@ -471,6 +471,19 @@ pub const D11: Step = {
     s
 };
 
+/// Decode-ladder d23: the weights streamed through registers (`ld.global.nc.v4`, 3 chunks in flight a
+/// warp), each warp's 16-row chunks passed through its own swizzled tile into `ldmatrix.trans` and
+/// `mma.sync`, the 16 warps' sums added once after the loop (`hgemm/steps/decode_v23_registers.rs`).
+pub const D23: Step = GemmStep {
+    kernel: KernelInfo { name: "hgemm_decode_v23", family: Family::Hgemm, step: "d23", target: Target::Sm80, block_threads: layout::hgemm::D23_THREADS,
+                         launch_bounds: bounds_min(layout::hgemm::D23_THREADS, 1), dyn_smem_bytes: layout::hgemm::D23_DYN_SMEM,
+                         about: "the weights streamed through registers: no ring, no barrier in the K loop, the warps' sums added once",
+                         ptx: PtxCheck { has: &["ld.global.nc.v4.u32", "ld.global.nc.v2.u32", LDSM_T, "bar.warp.sync", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"],
+                                         lacks: &["cp.async", "mbarrier", "atom", "st.local", "ld.local", "trap"], count: &[], at_least: &[] } },
+    grid: Grid::Tiles { rows: 16, cols: layout::hgemm::DECODE_BN }, args: Args::Pointers, needs: ROWS_OF_8, acc: Accumulate::F32, elem: Elem::F16,
+    trace: Trace::None,
+};
+
 /// Decode-ladder d19: d7 on 128-row tiles (`wgmma.m64n128k16`), the split tiles summed in the
 /// accumulators' order and written by TMA stores too (`hgemm/steps/decode_v19_rows128.rs`).
 pub const D19: Step = GemmStep {
@@ -690,6 +703,9 @@ pub const D22_BF16: [Step; 4] = [
 /// d22r128 on bf16.
 pub const D22_R128_BF16: Step = bf16(D22_R128, "hgemm_decode_v22_r128_bf16", "d22r128-bf16",
                                      PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", ".reqnctapercluster 2, 1, 1"], lacks: &["st.local", "f32.f16.f16"], count: &[], at_least: &[] });
+/// d23 on bf16.
+pub const D23_BF16: Step = bf16(D23, "hgemm_decode_v23_bf16", "d23-bf16",
+                                PtxCheck { has: &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"], lacks: &["st.local", "f32.f16.f16"], count: &[], at_least: &[] });
 /// d16 on bf16.
 pub const D16_BF16: Step = bf16(D16, "hgemm_decode_v16_bf16", "d16-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d10 on bf16.
@@ -703,6 +719,6 @@ pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D19_BF16, D20_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
-                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16];
+                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16];

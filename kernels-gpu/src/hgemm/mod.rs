@@ -73,6 +73,7 @@
 //! | d20 | `steps/decode_v20_cluster_k.rs` | d19 with each tile's K split over a cluster of 2, the halves added through distributed shared memory |
 //! | d21 | `steps/decode_v21_rows.rs` | d19 with the tile height a parameter (80, 96, 144, 160 rows), C as one box per warpgroup; the entry point picks the height by rounds |
 //! | d22 | `steps/decode_v22_rows_multicast.rs` | d21 in clusters of 2 sharing the weight boxes by TMA multicast (d21's body with `CLUSTER = 2`) |
+//! | d23 | `steps/decode_v23_registers.rs` | the weights streamed through registers (`ld.global.nc`), no ring or barrier in the K loop, the warps' sums added once (slower: a measured negative) |
 //!
 //! Shared machinery:
 //!
