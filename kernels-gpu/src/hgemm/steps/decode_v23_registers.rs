@@ -48,7 +48,7 @@ use crate::prim::{
 use crate::util::unroll::{unroll2, unroll4};
 use layout::{
     Layout,
-    fragment::Ldmatrix,
+    fragment::{Ldmatrix, MmaM16N8K16},
     hgemm::{D23_CHUNK_K as CK, D23_SUM_PITCH as PITCH, D23_THREADS as THREADS, D23_W as LW, DECODE_BN as BN, d23_tile_row},
 };
 
@@ -172,14 +172,15 @@ unsafe fn decode<E: Elem16>(g_a: *const u16, g_b: *const u16, g_c: *mut u16, m: 
     // The 16 warps' sums: each writes its 16 × 64 (rows of C × columns) to its slice of the sum area,
     // which reuses the tiles; then thread `tid` adds column pair `tid % 32` of row `tid / 32` over the
     // warps and stores it.
-    let (g, t) = (lane / 4, lane % 4);
     // SAFETY: the first barrier ends every warp's tile use (the area is reused); each (warp, row,
     // column) slot is written by one thread; the second barrier orders the writes before the reads;
     // offsets stay inside D23_DYN_SMEM (16 × 16 × PITCH f32).
     unsafe {
         sync_threads();
         unroll4!(nb => { unroll2!(h => { unroll4!(e => {
-            let (row, col) = (8 * h + 2 * t + e % 2, 16 * nb + g + 8 * (e / 2));
+            // The accumulator holds `Cᵀ`: its fragment row is a column of C, its column a row of C.
+            let (r, c) = MmaM16N8K16::c_rc(lane, e);
+            let (row, col) = (8 * h + c, 16 * nb + r);
             st_shared_f32(s_base + 4 * ((warp * 16 + row) * PITCH + col), acc[nb as usize][h as usize][e as usize]);
         }); }); });
         sync_threads();
