@@ -14,6 +14,12 @@ fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo::rerun-if-changed=build.rs");
+    // `lab_all`: no family feature asked (the whole crate in one module).
+    println!("cargo::rustc-check-cfg=cfg(lab_all)");
+    let families = ["REDUCE", "SGEMM", "HGEMM", "FP8", "ATTENTION", "CHECK", "SELFTEST"];
+    if !families.iter().any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some()) {
+        println!("cargo::rustc-cfg=lab_all");
+    }
     for ladder in LADDERS {
         let dir = manifest.join("src").join(ladder).join("steps");
         // A directory: cargo reruns this script when any file in it is added, removed or changed.
@@ -34,7 +40,9 @@ fn main() {
                 && stem.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
             assert!(ident, "{}: a step file's name must be a Rust identifier (v<N>_<lesson>.rs)", path.display());
             let path = path.to_str().expect("UTF-8 path");
-            writeln!(text, "#[path = {path:?}]\npub(crate) mod {stem};").expect("write to a String");
+            // A ladder's steps are compiled into its own family's module only (fp8's and attention's
+            // builds take hgemm's shared modules, not its steps); the module path stays the same.
+            writeln!(text, "#[cfg(any(lab_all, feature = {ladder:?}))]\n#[path = {path:?}]\npub(crate) mod {stem};").expect("write to a String");
         }
         let target = out_dir.join(format!("{ladder}_steps.rs"));
         if fs::read_to_string(&target).ok().as_deref() != Some(text.as_str()) {

@@ -21,7 +21,7 @@ done
 grep -E "test result|FAILED|SKIPPED|panicked" "$OUT/tests.txt"
 echo "== check ==" ; { echo "#### kernel-lab --check"; $C/kernel-lab --check 2>/dev/null; } >> "$OUT/tests.txt" || status=1
 # Bank model vs ncu (every replay pattern, and each ladder's kernels against their traces) and
-# compute-sanitizer (memcheck, racecheck, synccheck), both driven by the binary itself (host/src/profile.rs).
+# compute-sanitizer (memcheck, racecheck, synccheck), both driven by the binary itself (bench/src/cli/profile.rs).
 $C/kernel-lab --ncu --sanitize --out "$OUT/profile" > "$OUT/profile.md" 2>&1; echo "kernel-lab --ncu --sanitize: exit $?" | tee -a "$OUT/tests.txt"
 grep -E "disagreement|differ from ncu|^\| (memcheck|racecheck|synccheck)|FAILED|error" "$OUT/profile.md"
 # At most 8 files come back from the device: the profile's CSVs and sanitizer logs travel as one archive.

@@ -78,6 +78,8 @@ impl Sm {
 pub struct BuiltPtx {
     /// Its target.
     pub sm: Sm,
+    /// Its module ([`PtxBuilder::module`]), or `None` for the whole crate.
+    pub module: Option<String>,
     /// `$OUT_DIR/<lib name>_<sm>.ptx` (or in [`PtxBuilder::out_dir`]).
     pub path: PathBuf,
 }
@@ -138,6 +140,8 @@ pub struct PtxBuilder {
     isa_for: Vec<(Sm, String)>,
     install: bool,
     watch: Vec<PathBuf>,
+    modules: Vec<(String, Vec<String>)>,
+    only: Option<Vec<String>>,
 }
 
 impl PtxBuilder {
@@ -146,7 +150,7 @@ impl PtxBuilder {
     pub fn new(path: impl AsRef<Path>) -> Self {
         let base = env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
         PtxBuilder { krate: base.join(path), targets: vec![], target_dir: None, out_dir: None, toolchain: None,
-                     ptx_isa: "ptx80".into(), isa_for: vec![], install: true, watch: vec![] }
+                     ptx_isa: "ptx80".into(), isa_for: vec![], install: true, watch: vec![], modules: vec![], only: None }
     }
 
     /// Also build for `sm` (one PTX module per target).
@@ -208,6 +212,25 @@ impl PtxBuilder {
         self
     }
 
+    /// Build the crate once more per target as module `name`, with its cargo `features` (and no default
+    /// features): `<lib>_<sm>_<name>.ptx`. With modules, the crate is built only as its modules (one PTX
+    /// file each per target, so a program JIT-compiles only what it loads); without, as one
+    /// `<lib>_<sm>.ptx`. The modules of one target build one after another in its target directory, so
+    /// the dependencies (`core` from `-Zbuild-std`, path crates) are compiled once; the linker keeps
+    /// each module's PTX under its own name, so a module cargo finds fresh keeps its own output.
+    pub fn module(mut self, name: &str, features: &[&str]) -> Self {
+        self.modules.retain(|(n, _)| n != name);
+        self.modules.push((name.to_string(), features.iter().map(|f| f.to_string()).collect()));
+        self
+    }
+
+    /// Keep only the modules named in `names` (an edit loop that rebuilds one family's PTX); an unknown
+    /// name is an error at [`PtxBuilder::build`].
+    pub fn only_modules(mut self, names: &[&str]) -> Self {
+        self.only = Some(names.iter().map(|n| n.to_string()).collect());
+        self
+    }
+
     /// Rerun the calling build script when `path` (relative to the calling crate) changes too — a path
     /// dependency of the kernel crate, say.
     pub fn watch(mut self, path: impl AsRef<Path>) -> Self {
@@ -251,23 +274,41 @@ impl PtxBuilder {
             fs::write(&linker, NVPTX_LINK).map_err(|e| Error::Io(format!("cannot write {}: {e}", linker.display())))?;
             make_executable(&linker)?;
         }
+        // Modules to build: the named ones (all, or `only_modules`), else the whole crate as one.
+        let mut modules: Vec<(Option<String>, Vec<String>)> = self.modules.iter().map(|(n, f)| (Some(n.clone()), f.clone())).collect();
+        if let Some(only) = &self.only {
+            if let Some(bad) = only.iter().find(|n| !self.modules.iter().any(|(m, _)| m == *n)) {
+                return Err(Error::Io(format!("no module `{bad}` (modules: {})", self.modules.iter().map(|(m, _)| m.as_str()).collect::<Vec<_>>().join(", "))));
+            }
+            modules.retain(|(n, _)| n.as_ref().is_some_and(|n| only.contains(n)));
+        }
+        if modules.is_empty() {
+            modules.push((None, vec![]));
+        }
         // The targets build side by side (each nested build is one codegen unit: one core), each in its
-        // own target directory; results and errors come back in the order the targets were given.
-        let results: Vec<Result<BuiltPtx, Error>> = std::thread::scope(|scope| {
+        // own target directory, its modules one after another; results and errors come back in the order
+        // the targets (then modules) were given.
+        let results: Vec<Result<Vec<BuiltPtx>, Error>> = std::thread::scope(|scope| {
             let jobs: Vec<_> = self.targets.iter().map(|(sm, cfgs)| {
-                let (rustup, channel, krate, linker, lib, out_dir) = (&rustup, &channel, &krate, &linker, &lib, &out_dir);
+                let (rustup, channel, krate, linker, lib, out_dir, modules) = (&rustup, &channel, &krate, &linker, &lib, &out_dir, &modules);
                 let dir = target_dir.join(sm.name());
                 let isa = self.isa_for.iter().find(|(s, _)| s == sm).map_or(&self.ptx_isa, |(_, isa)| isa);
                 scope.spawn(move || {
-                    let ptx = build_one(rustup, channel, krate, &dir, linker, *sm, cfgs, isa, lib)?;
-                    let dest = out_dir.join(format!("{lib}_{}.ptx", sm.name()));
-                    fs::copy(&ptx, &dest).map_err(|e| Error::Io(format!("cannot copy {} to {}: {e}", ptx.display(), dest.display())))?;
-                    Ok(BuiltPtx { sm: *sm, path: dest })
+                    modules.iter().map(|(module, features)| {
+                        let job = Job { rustup, channel, krate, target_dir: &dir, linker, sm: *sm, cfgs, isa, lib, module: module.as_deref(), features };
+                        let ptx = build_one(&job)?;
+                        let dest = match module {
+                            Some(m) => out_dir.join(format!("{lib}_{}_{m}.ptx", sm.name())),
+                            None => out_dir.join(format!("{lib}_{}.ptx", sm.name())),
+                        };
+                        fs::copy(&ptx, &dest).map_err(|e| Error::Io(format!("cannot copy {} to {}: {e}", ptx.display(), dest.display())))?;
+                        Ok(BuiltPtx { sm: *sm, module: module.clone(), path: dest })
+                    }).collect::<Result<Vec<_>, Error>>()
                 })
             }).collect();
             jobs.into_iter().map(|j| j.join().unwrap_or_else(|_| Err(Error::Io("a PTX build thread panicked".into())))).collect()
         });
-        results.into_iter().collect()
+        Ok(results.into_iter().collect::<Result<Vec<_>, Error>>()?.into_iter().flatten().collect())
     }
 }
 
@@ -352,9 +393,23 @@ fn make_executable(_: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn build_one(rustup: &Path, channel: &str, krate: &Path, target_dir: &Path, linker: &Path, sm: Sm, cfgs: &[String], isa: &str, lib: &str)
-    -> Result<PathBuf, Error> {
+/// One nested build: a target, and a module (its features) or the whole crate.
+struct Job<'a> {
+    rustup: &'a Path,
+    channel: &'a str,
+    krate: &'a Path,
+    target_dir: &'a Path,
+    linker: &'a Path,
+    sm: Sm,
+    cfgs: &'a [String],
+    isa: &'a str,
+    lib: &'a str,
+    module: Option<&'a str>,
+    features: &'a [String],
+}
+
+fn build_one(job: &Job) -> Result<PathBuf, Error> {
+    let Job { rustup, channel, krate, target_dir, linker, sm, cfgs, isa, lib, module, features } = *job;
     let mut flags = vec![format!("-Ctarget-cpu={}", sm.name()), format!("-Ctarget-feature=+{isa}"), format!("-Clinker={}", linker.display())];
     for c in cfgs {
         flags.extend(["--cfg".to_string(), c.clone()]);
@@ -364,6 +419,13 @@ fn build_one(rustup: &Path, channel: &str, krate: &Path, target_dir: &Path, link
         .args(["run", channel, "cargo", "build", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--color", "always"])
         .arg("--target-dir").arg(target_dir)
         .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
+    // A module: its features, and the linker told to keep its PTX under the module's name too (cargo
+    // names a cdylib without a hash, so the modules of one target directory share one output file).
+    if let Some(m) = module {
+        cmd.arg("--no-default-features").arg("--features").arg(features.join(",")).env("NVPTX_LINK_MODULE", m);
+    } else {
+        cmd.env_remove("NVPTX_LINK_MODULE");
+    }
     let outer_only = ["RUSTFLAGS", "RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "RUSTUP_TOOLCHAIN", "CARGO",
                       "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET", "CARGO_BUILD_TARGET_DIR", "CARGO_BUILD_RUSTFLAGS",
                       "TARGET", "HOST", "OUT_DIR", "PROFILE", "OPT_LEVEL", "DEBUG", "NUM_JOBS"];
@@ -373,7 +435,8 @@ fn build_one(rustup: &Path, channel: &str, krate: &Path, target_dir: &Path, link
             cmd.env_remove(&k);
         }
     }
-    let out = cmd.output().map_err(|e| Error::Io(format!("cannot run cargo for {} ({}): {e}", krate.display(), sm.name())))?;
+    let what = module.map_or_else(|| sm.name().to_string(), |m| format!("{}, module {m}", sm.name()));
+    let out = cmd.output().map_err(|e| Error::Io(format!("cannot run cargo for {} ({what}): {e}", krate.display())))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         // rustc's diagnostics as they are (from the first error or warning on).
@@ -384,11 +447,34 @@ fn build_one(rustup: &Path, channel: &str, krate: &Path, target_dir: &Path, link
     for line in stderr.lines() {
         let plain = strip_ansi(line);
         if plain.starts_with("warning:") && !plain.contains("unstable feature specified for `-Ctarget-feature`") && !plain.contains("generated") {
-            println!("cargo::warning={lib} ({}): {}", sm.name(), plain.trim_start_matches("warning: "));
+            println!("cargo::warning={lib} ({what}): {}", plain.trim_start_matches("warning: "));
         }
     }
-    let ptx = target_dir.join(format!("nvptx64-nvidia-cuda/release/{lib}.ptx"));
-    if ptx.exists() { Ok(ptx) } else { Err(Error::Io(format!("{lib} built for {} but {} is missing (did nvptx-link run?)", sm.name(), ptx.display()))) }
+    let ptx = match module {
+        None => target_dir.join(format!("nvptx64-nvidia-cuda/release/{lib}.ptx")),
+        Some(m) => target_dir.join(format!("nvptx64-nvidia-cuda/release/deps/{lib}.ptx.{m}")),
+    };
+    if ptx.exists() {
+        return Ok(ptx);
+    }
+    if module.is_some() && !job_retried(target_dir) {
+        // Fresh to cargo but linked before modules existed (an older linker script): link it again.
+        let _ = fs::remove_dir_all(target_dir.join("nvptx64-nvidia-cuda/release/.fingerprint"));
+        return build_one(job);
+    }
+    Err(Error::Io(format!("{lib} built for {} but {} is missing (did nvptx-link run?)", sm.name(), ptx.display())))
+}
+
+/// Whether [`build_one`] already cleared `target_dir`'s fingerprints once in this process (it does so
+/// at most once per directory: a second miss is an error, not a loop).
+fn job_retried(target_dir: &Path) -> bool {
+    static DONE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    if done.iter().any(|d| d == target_dir) {
+        return true;
+    }
+    done.push(target_dir.to_path_buf());
+    false
 }
 
 fn strip_ansi(s: &str) -> String {

@@ -44,24 +44,37 @@
 //! function in its old order relative to its callers and callees, which kept the PTX byte-identical
 //! (`tools/ptx-diff.py` against the PTX before the move). Check the same way after moving code.
 //!
-//! Build: `host/build.rs` compiles this crate twice, for `sm_80` (everything that runs on Ampere and
+//! Build: `kernel-lab/build.rs` compiles this crate twice, for `sm_80` (everything that runs on Ampere and
 //! Hopper) and for `sm_90a` with `--cfg lab_sm90` (adds the Hopper-only kernels).
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch, core_intrinsics)]
 #![cfg_attr(lab_sm90, feature(stdarch_nvptx))]
 #![allow(internal_features)]
 #![deny(unsafe_op_in_unsafe_fn)]
+// A one-family build compiles the shared machinery other families use too (fp8 and attention take
+// hgemm's TMA and `wgmma` pieces), not all of which that family calls.
+#![cfg_attr(not(lab_all), allow(dead_code, unused_imports, unused_macros, unused_features))]
 
+// One PTX module per family (the crate's features; `lab_all`: every family, one module). A family's
+// module holds its own kernels only: fp8 and attention compile hgemm's shared modules, not its steps.
+#[cfg(any(lab_all, feature = "attention"))]
 pub mod attention;
+#[cfg(any(lab_all, feature = "selftest"))]
 pub mod bankcheck;
+#[cfg(any(lab_all, feature = "check"))]
 pub mod check;
+#[cfg(any(lab_all, feature = "fp8"))]
 pub mod fp8;
+#[cfg(any(lab_all, feature = "hgemm", feature = "fp8", feature = "attention"))]
 pub mod hgemm;
 mod launch_bounds;
 /// The device primitives: the `nvptx-std` crate (any kernel crate can use it the same way).
 pub use nvptx_std as prim;
+#[cfg(any(lab_all, feature = "reduce"))]
 pub mod reduce;
+#[cfg(any(lab_all, feature = "selftest"))]
 pub mod selftest;
+#[cfg(any(lab_all, feature = "sgemm"))]
 pub mod sgemm;
 pub(crate) mod util;
 

@@ -6,8 +6,11 @@
 //! KERNEL_LAB_PTX_DIR=target/dev-ptx target/release/kernel-lab --family reduce --check
 //! ```
 //! Options: `--target sm_80|sm_86|sm_89|sm_90|sm_90a` (repeatable), `--cfg SM=NAME` (repeatable),
+//! `--module NAME` (repeatable: build only that module, the crate with the feature `NAME`, into
+//! `<lib>_<sm>_NAME.ptx`; kernels-gpu's modules are its families: `reduce`, `sgemm`, `hgemm`, `fp8`,
+//! `attention`, `check`, `selftest`),
 //! `--out-dir DIR` (default `target/dev-ptx`), `--target-dir DIR` (default
-//! `target/ptx-builder/<lib>`: the one `host/build.rs` uses, so both builds share incremental state).
+//! `target/ptx-builder/<lib>`: the one `kernel-lab/build.rs` uses, so both builds share incremental state).
 use std::{path::PathBuf, process::exit};
 
 use ptx_builder::{PtxBuilder, Sm};
@@ -29,7 +32,7 @@ fn sm(name: &str) -> Sm {
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(krate) = args.next().filter(|a| !a.starts_with('-')) else {
-        eprintln!("usage: ptx-build CRATE_DIR [--target SM]... [--cfg SM=NAME]... [--out-dir DIR] [--target-dir DIR]");
+        eprintln!("usage: ptx-build CRATE_DIR [--target SM]... [--cfg SM=NAME]... [--module NAME]... [--out-dir DIR] [--target-dir DIR]");
         exit(2)
     };
     let krate = PathBuf::from(krate);
@@ -43,6 +46,10 @@ fn main() {
                 let v = value();
                 let Some((s, c)) = v.split_once('=') else { eprintln!("error: --cfg expects SM=NAME, got `{v}`"); exit(2) };
                 b = b.cfg(sm(s), c);
+            }
+            "--module" => {
+                let m = value();
+                b = b.module(&m, &[m.as_str()]);
             }
             "--out-dir" => out = PathBuf::from(value()),
             "--target-dir" => tdir = PathBuf::from(value()),

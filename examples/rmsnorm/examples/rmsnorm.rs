@@ -3,7 +3,7 @@
 //! the same bytes, interleaved.
 use kernel_lab::{
     Result, launch,
-    families::reduce::copy,
+    error::DriverContext,
     runtime::{gpu::Gpu, timing::time_pair, verify},
 };
 use rmsnorm_example::{PTX, rmsnorm_f64};
@@ -48,7 +48,11 @@ fn run(gpu: &Gpu) -> Result<()> {
     let err = verify::rel_l2(&y.iter().map(|&v| v as f64).collect::<Vec<_>>(), &rmsnorm_f64(&x, &w, COLS, EPS));
     verify::check_tolerance(k.name(), err, 1e-5)?;
     let mut d_copy = gpu.zeros::<f32>(ROWS * COLS)?;
-    let (t, t_copy) = time_pair(gpu, 5, 200, 2000.0, |_, base| if base { copy(gpu, &d_x, &mut d_copy) } else { rmsnorm(&mut d_y) })?;
+    let (t, t_copy) = time_pair(gpu, 5, 200, 2000.0, |_, base| if base {
+        gpu.stream.memcpy_dtod(&d_x, &mut d_copy).during(|| "device copy".into())
+    } else {
+        rmsnorm(&mut d_y)
+    })?;
     let bytes = 2.0 * (ROWS * COLS * 4) as f64;
     println!("GPU: {}\nrmsnorm {ROWS}x{COLS} f32: rel L2 error {err:.1e} vs f64; {:.1} us, {:.0} GB/s = {:.1}% of a device copy of the same bytes ({:.0} GB/s), timed interleaved",
              gpu.info.name, t.median_ms * 1e3, t.gbps(bytes), 100.0 * t_copy.median_ms / t.median_ms, t_copy.gbps(bytes));

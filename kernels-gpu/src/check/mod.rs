@@ -11,7 +11,7 @@
 //!
 //! * `check_hold_ns`: one thread spinning on `%globaltimer` — what the timing loop enqueues before its
 //!   start event, so that the GPU is still busy when the timed launch arrives and the host's launch
-//!   latency stays out of the measurement (`host/src/runtime/timing.rs`).
+//!   latency stays out of the measurement (`kernel-lab/src/runtime/timing.rs`).
 //!
 //! The others are grid-stride loops over 64-bit indices: any grid covers any `n`. Each thread accumulates in
 //! registers, each warp adds its lanes with shuffles, and lane 0 adds the warp's total to the result

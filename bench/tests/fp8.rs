@@ -1,0 +1,312 @@
+//! GPU tests of the FP8 path (issue 16): the quantization kernels against the host model of e4m3, the
+//! FP8 GEMM steps against the f64 product of their dequantized inputs, promotion's effect on the error
+//! as K grows, and bad input refused before any launch. Without a GPU, or on a GPU without sm_90a, each
+//! test says it was skipped and passes.
+use std::io::Write;
+
+use kernel_lab_bench::{
+    Error,
+    families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
+    fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
+    runtime::{device_check::Dist, gpu::Gpu, verify},
+    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, STEPS, Scaling, Step},
+};
+use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
+
+fn hopper_or_skip(test: &str) -> Option<Gpu> {
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e @ Error::NoGpu(_)) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
+            return None;
+        }
+        Err(e) => panic!("{test}: a GPU driver is present but unusable: {e}"),
+    };
+    if let Some(why) = gpu.cannot_run(&F1.kernel) {
+        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+        return None;
+    }
+    Some(gpu)
+}
+
+fn random(gpu: &Gpu, n: usize, seed: u64) -> (Vec<f32>, cudarc::driver::CudaSlice<f32>) {
+    let mut rng = verify::rng(seed);
+    // Magnitudes spread over 2^-12 .. 2^4, so per-block scales differ from the tensor's.
+    let x: Vec<f32> = verify::uniform_f32(&mut rng, n).iter().enumerate().map(|(i, v)| v * (1u32 << (i * 7 % 17)) as f32 / 4096.0).collect();
+    let d = gpu.upload(&x).unwrap();
+    (x, d)
+}
+
+/// Every byte and scale of each quantization equals the host model's: `s = amax / 448` over the
+/// group, `q = e4m3(x / s)` rounded to nearest even with saturation.
+#[test]
+fn quantization_matches_the_host_model() {
+    let Some(gpu) = hopper_or_skip("quantization_matches_the_host_model") else { return };
+    let seed = verify::fresh_seed();
+    for (rows, cols) in [(1usize, 16usize), (3, 260), (130, 384), (257, 1000)] {
+        let (x, d_x) = random(&gpu, rows * cols, seed ^ (rows * cols) as u64);
+        for (scaling, op) in [(Scaling::PerTensor, Operand::A), (Scaling::Block, Operand::A), (Scaling::Block, Operand::B)] {
+            let m = fp8::quantize(&gpu, &d_x, rows, cols, scaling, op).unwrap();
+            let (q, s) = (gpu.download(&m.q).unwrap(), gpu.download(&m.scales).unwrap());
+            let group_of = |r: usize, c: usize| -> usize {
+                match (scaling, op) {
+                    (Scaling::PerTensor, _) => 0,
+                    (Scaling::Block, Operand::A) => scale_a_index(r as u32, c as u32, rows as u32) as usize,
+                    (Scaling::Block, Operand::B) => scale_b_index(r as u32, c as u32, cols as u32) as usize,
+                }
+            };
+            let mut amax = vec![0f32; s.len()];
+            for r in 0..rows {
+                for c in 0..cols {
+                    let g = group_of(r, c);
+                    amax[g] = amax[g].max(x[r * cols + c].abs());
+                }
+            }
+            for (g, (&got, &a)) in s.iter().zip(&amax).enumerate() {
+                assert_eq!(got, a / E4M3_MAX, "{scaling:?} {op:?} {rows}x{cols}: scale {g} (seed {seed})");
+            }
+            for r in 0..rows {
+                for c in 0..cols {
+                    let i = r * cols + c;
+                    let want = f32_to_e4m3(x[i] / s[group_of(r, c)]);
+                    assert_eq!(q[i], want, "{scaling:?} {op:?} {rows}x{cols}: element ({r}, {c}) = {} (seed {seed})", x[i]);
+                }
+            }
+        }
+    }
+}
+
+/// f16 and bf16 inputs quantize to the same bytes and scales as the same values held in f32 (the
+/// 16-bit quantizers widen exactly), for every scaling.
+#[test]
+fn sixteen_bit_inputs_quantize_like_their_f32_values() {
+    let Some(gpu) = hopper_or_skip("sixteen_bit_inputs_quantize_like_their_f32_values") else { return };
+    let seed = verify::fresh_seed();
+    for elem in [kernel_lab_bench::steps::gemm::Elem::F16, kernel_lab_bench::steps::gemm::Elem::Bf16] {
+        for (rows, cols) in [(3usize, 260usize), (130, 384)] {
+            let (x, _) = random(&gpu, rows * cols, seed ^ (rows * cols) as u64);
+            let bits: Vec<u16> = x.iter().map(|&v| if elem == kernel_lab_bench::steps::gemm::Elem::Bf16 { half::bf16::from_f32(v).to_bits() } else { half::f16::from_f32(v).to_bits() }).collect();
+            let wide: Vec<f32> = bits.iter().map(|&b| if elem == kernel_lab_bench::steps::gemm::Elem::Bf16 { half::bf16::from_bits(b).to_f32() } else { half::f16::from_bits(b).to_f32() }).collect();
+            let (d16, d32) = (gpu.upload(&bits).unwrap(), gpu.upload(&wide).unwrap());
+            for (scaling, op) in [(Scaling::PerTensor, Operand::A), (Scaling::Block, Operand::A), (Scaling::Block, Operand::B)] {
+                let a = fp8::quantize_16(&gpu, &d16, elem, rows, cols, scaling, op).unwrap();
+                let b = fp8::quantize(&gpu, &d32, rows, cols, scaling, op).unwrap();
+                assert_eq!(gpu.download(&a.q).unwrap(), gpu.download(&b.q).unwrap(), "{elem:?} {scaling:?} {op:?} {rows}x{cols} bytes (seed {seed})");
+                assert_eq!(gpu.download(&a.scales).unwrap(), gpu.download(&b.scales).unwrap(), "{elem:?} {scaling:?} {op:?} {rows}x{cols} scales");
+            }
+        }
+    }
+}
+
+/// C (bf16) downloaded as f64.
+fn bf16_values(gpu: &Gpu, c: &cudarc::driver::CudaSlice<u16>) -> Vec<f64> {
+    gpu.download(c).unwrap().into_iter().map(|v| half::bf16::from_bits(v).to_f64()).collect()
+}
+
+/// Poisons C, runs the prepared GEMM on `(a, b)`, and returns C as f64 after checking that every element
+/// was written (`what` names the run in the failure).
+fn run_fully_written(gpu: &Gpu, g: &Fp8Gemm, (a, b): (&Fp8Matrix, &Fp8Matrix), c: &mut cudarc::driver::CudaSlice<u16>, what: &str) -> Vec<f64> {
+    gpu.poison(c).unwrap();
+    g.run(gpu, a, b, c).unwrap();
+    gpu.sync_after(g.step().kernel.name).unwrap();
+    let got = bf16_values(gpu, c);
+    assert!(got.iter().all(|v| !v.is_nan()), "{what}: output not fully written");
+    got
+}
+
+/// Every FP8 step on ragged shapes (M, N not multiples of the tiles, K not a multiple of 128; 1 to 16
+/// K tiles, odd and even: f4 pairs them), fully written and within tolerance of the f64 reference;
+/// run twice on the same prepared GEMM.
+#[test]
+fn fp8_steps_match_the_dequantized_reference() {
+    let Some(gpu) = hopper_or_skip("fp8_steps_match_the_dequantized_reference") else { return };
+    let seed = verify::fresh_seed();
+    for (m, n, k) in [(1usize, 8usize, 16usize), (130, 264, 400), (300, 136, 1024), (129, 520, 2048), (64, 128, 384), (200, 256, 640), (4, 392, 400), (260, 200, 2064)] {
+        let (_, a32) = random(&gpu, m * k, seed ^ 1);
+        let (_, b32) = random(&gpu, n * k, seed ^ 2);
+        for step in STEPS {
+            if let Some(why) = step.rejects(m, n, k) {
+                // The only rule these shapes may break: f15's and f19's M % 4 (their scale map's row stride).
+                assert!(step.scale_map && m % 4 != 0, "{m}x{n}x{k}: {why}");
+                continue;
+            }
+            let a = fp8::quantize(&gpu, &a32, m, k, step.scaling, Operand::A).unwrap();
+            let b = fp8::quantize(&gpu, &b32, n, k, step.scaling, Operand::B).unwrap();
+            let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
+            let mut c = gpu.zeros::<u16>(m * n).unwrap();
+            let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
+            for rep in 0..2 {
+                let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &format!("{} {m}x{n}x{k} rep {rep}", step.kernel.name));
+                let err = verify::rel_l2(&got, &want);
+                assert!(err <= tolerance(step.promotes, k), "{} {m}x{n}x{k} rep {rep}: rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+            }
+        }
+    }
+}
+
+/// A stream-K step's tail on a shape where it streams (4 tile rows and about 1.25 waves of tiles, K
+/// ragged and only a few K tiles, so tail tiles are summed from several contributors' slots): fully
+/// written, within the step's tolerance of the f64 reference and close to its whole-tile twin's output
+/// (the same products summed in another order), run three times on one prepared GEMM (each tail tile's
+/// last contributor must have reset its counter, or the next run's tickets would be off).
+fn streams_the_tail_and_matches(test: &str, step: &'static Step, twin: &'static Step) {
+    use layout::hopper::tma_hgemm::stream_k_tail;
+    let Some(gpu) = hopper_or_skip(test) else { return };
+    let seed = verify::fresh_seed();
+    let sms = gpu.info.sms;
+    let (bm, bn) = (step.tile.0, step.tile.1);
+    // 4 tile rows × tn tile columns ≈ 1.25 waves; K tiles enough that every CTA gets one of the tail.
+    let tn = (sms + sms / 4).div_ceil(4);
+    let tail = stream_k_tail(4 * tn, sms, 1 << 20);
+    assert!(tail > 0, "{sms} SMs: 4 x {tn} tiles should leave a tail");
+    let k_tiles = sms.div_ceil(tail) + 1;
+    let (m, n, k) = ((4 * bm - 12) as usize, (tn * bn - 8) as usize, (k_tiles * 128 - 112) as usize);
+    assert_eq!(stream_k_tail(4 * tn, sms, k_tiles), tail, "{m}x{n}x{k} streams its tail");
+    let (_, a32) = random(&gpu, m * k, seed ^ 1);
+    let (_, b32) = random(&gpu, n * k, seed ^ 2);
+    let a = fp8::quantize(&gpu, &a32, m, k, step.scaling, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &b32, n, k, step.scaling, Operand::B).unwrap();
+    let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
+    let mut c_twin = gpu.zeros::<u16>(m * n).unwrap();
+    Fp8Gemm::new(&gpu, twin, &a, &b, &c_twin).unwrap().run(&gpu, &a, &b, &mut c_twin).unwrap();
+    gpu.sync_after(twin.kernel.name).unwrap();
+    let of_twin = bf16_values(&gpu, &c_twin);
+    let (name, twin_name, tol) = (step.kernel.step, twin.kernel.step, tolerance(step.promotes, k));
+    let mut c = gpu.zeros::<u16>(m * n).unwrap();
+    let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
+    for rep in 0..3 {
+        let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &format!("{name} {m}x{n}x{k} rep {rep}"));
+        let err = verify::rel_l2(&got, &want);
+        assert!(err <= tol, "{name} {m}x{n}x{k} rep {rep}: rel L2 {err:.2e} against f64 (seed {seed})");
+        let vs_twin = verify::rel_l2(&got, &of_twin);
+        assert!(vs_twin <= tol, "{name} {m}x{n}x{k} rep {rep}: rel L2 {vs_twin:.2e} against {twin_name} (seed {seed})");
+        let _ = writeln!(std::io::stderr(), "{name} {m}x{n}x{k} (tail {tail} of {} tiles) rep {rep}: rel L2 {err:.2e} vs f64, {vs_twin:.2e} vs {twin_name}", 4 * tn);
+    }
+}
+
+/// f14 (per tensor, 128×256 tiles) against f12.
+#[test]
+fn f14_streams_the_tail_and_matches_f12() {
+    streams_the_tail_and_matches("f14_streams_the_tail_and_matches_f12", &F14, &F12);
+}
+
+/// f16 (block scales, staged, 128×192 tiles) against f15.
+#[test]
+fn f16_streams_the_tail_and_matches_f15() {
+    streams_the_tail_and_matches("f16_streams_the_tail_and_matches_f15", &F16, &F15);
+}
+
+/// f20 (block scales, staged, 192×128 tiles, three consumers: partials of three warpgroups in a slot,
+/// the ticket on named barrier 4) against f19.
+#[test]
+fn f20_streams_the_tail_and_matches_f19() {
+    streams_the_tail_and_matches("f20_streams_the_tail_and_matches_f19", &F20, &F19);
+}
+
+/// The library entry point picks the step for the operands' scaling and gets the same answer.
+#[test]
+fn gemm_fp8_runs_the_default_step_for_each_scaling() {
+    let Some(gpu) = hopper_or_skip("gemm_fp8_runs_the_default_step_for_each_scaling") else { return };
+    let seed = verify::fresh_seed();
+    let (m, n, k) = (257, 264, 1024);
+    let (_, a32) = random(&gpu, m * k, seed ^ 3);
+    let (_, b32) = random(&gpu, n * k, seed ^ 4);
+    for scaling in [Scaling::PerTensor, Scaling::Block] {
+        let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
+        let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
+        let mut c = gpu.zeros::<u16>(m * n).unwrap();
+        gpu.poison(&mut c).unwrap();
+        let step = fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap();
+        assert_eq!(step.kernel.name, fp8::step_for(scaling, m, n, k, gpu.info.sms).kernel.name);
+        let got = bf16_values(&gpu, &c);
+        let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
+        assert!(got.iter().all(|v| !v.is_nan()) && err <= tolerance(step.promotes, k), "{scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+    }
+}
+
+/// Why promotion exists: on positive inputs (sums that do not cancel) the error of f1, which keeps all
+/// of K in the tensor core's accumulators, grows with K; f2's, promoted every 128, stays at the bf16
+/// output's rounding.
+#[test]
+fn without_promotion_the_error_grows_with_k() {
+    let Some(gpu) = hopper_or_skip("without_promotion_the_error_grows_with_k") else { return };
+    let rows = promotion_study(&gpu, 128, &[256, 16384, 65536], Dist::Positive, verify::fresh_seed()).unwrap();
+    let (short, long) = (&rows[0], &rows[2]);
+    assert!(long.f1 > 4.0 * short.f1 && long.f1 > 2.0 * long.f2, "f1 error should grow with K: {rows:?}");
+    for r in &rows {
+        assert!(r.f2 <= TOL_PROMOTED, "f2 at K = {}: {:.2e} (promotion keeps it at the output rounding): {rows:?}", r.k, r.f2);
+    }
+}
+
+/// Bad input is refused before any launch, naming the rule.
+#[test]
+fn bad_fp8_input_gives_clear_errors() {
+    let Some(gpu) = hopper_or_skip("bad_fp8_input_gives_clear_errors") else { return };
+    let (_, a32) = random(&gpu, 64 * 40, 7);
+    let a = fp8::quantize(&gpu, &a32, 64, 40, Scaling::PerTensor, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &a32, 64, 40, Scaling::PerTensor, Operand::B).unwrap();
+    let c = gpu.zeros::<u16>(64 * 64).unwrap();
+    let e = Fp8Gemm::new(&gpu, &F1, &a, &b, &c).err().expect("K = 40 must be refused").to_string();
+    assert!(e.contains("K must be a multiple of 16"), "{e}");
+    let e = Fp8Gemm::new(&gpu, &F2, &a, &b, &c).err().expect("per-tensor operands on f2 must be refused").to_string();
+    assert!(e.contains("Block"), "{e}");
+    // f15 reads A's scales through a tensor map of ⌈K/128⌉ rows of M f32: M % 4.
+    let ((_, xa), (_, xb)) = (random(&gpu, 130 * 128, 8), random(&gpu, 136 * 128, 9));
+    let a = fp8::quantize(&gpu, &xa, 130, 128, Scaling::Block, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &xb, 136, 128, Scaling::Block, Operand::B).unwrap();
+    let c = gpu.zeros::<u16>(130 * 136).unwrap();
+    let e = Fp8Gemm::new(&gpu, &F15, &a, &b, &c).err().expect("M = 130 must be refused by f15").to_string();
+    assert!(e.contains("M must be a multiple of 4") && e.contains("130x136x128"), "{e}");
+    // A NaN in the input: its block's scale is NaN, reported by quantize with the block.
+    let mut x = vec![0.5f32; 4 * 256];
+    x[2 * 256 + 130] = f32::NAN;
+    let d_x = gpu.upload(&x).unwrap();
+    let e = fp8::quantize(&gpu, &d_x, 4, 256, Scaling::Block, Operand::A).err().expect("NaN input must be refused").to_string();
+    assert!(e.contains("row 2, columns 128..256"), "{e}");
+    x[2 * 256 + 130] = f32::INFINITY;
+    let d_x = gpu.upload(&x).unwrap();
+    let e = fp8::quantize(&gpu, &d_x, 4, 256, Scaling::PerTensor, Operand::A).err().expect("Inf input must be refused").to_string();
+    assert!(e.contains("whole tensor"), "{e}");
+    // Scales a caller passes in are checked too.
+    let q = gpu.zeros::<u8>(128 * 128).unwrap();
+    let s = gpu.upload(&[1.0f32, f32::NAN]).unwrap();
+    let e = Fp8Matrix::from_parts(&gpu, q, s, 128, 256 / 2, Scaling::Block, Operand::A).err().expect("wrong scale count").to_string();
+    assert!(e.contains("scales, the layout needs"), "{e}");
+    assert_eq!(SCALE_BLOCK, 128);
+}
+
+/// The autotuner (`kernel_lab_bench::tune::step_fp8`): per scaling, every candidate verified and timed, the
+/// fastest cached; the step it returns runs correctly on operands the tuning never saw, and a second call
+/// takes it from the file without timing.
+#[test]
+fn autotune_picks_a_verified_fp8_step_and_caches_it() {
+    use kernel_lab_bench::tune::{self, TuneCache};
+    let Some(gpu) = hopper_or_skip("autotune_picks_a_verified_fp8_step_and_caches_it") else { return };
+    let dir = std::env::temp_dir().join(format!("kernel-lab-autotune-fp8-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("tune.json");
+    let seed = verify::fresh_seed();
+    let (m, n, k) = (520, 1032, 1024);
+    let (_, a32) = random(&gpu, m * k, seed ^ 5);
+    let (_, b32) = random(&gpu, n * k, seed ^ 6);
+    for scaling in [Scaling::PerTensor, Scaling::Block] {
+        let mut cache = TuneCache::open(&path).unwrap();
+        let (step, t) = tune::step_fp8(&gpu, scaling, m, n, k, &mut cache).unwrap();
+        let e = &t.entry;
+        assert!(!t.cached && step.scaling == scaling && e.step == step.kernel.step && e.timed[0].label == e.step, "{scaling:?}: {}", e.summary());
+        assert!(e.timed.len() >= 2 && e.timed.windows(2).all(|w| w[0].median_us <= w[1].median_us), "{scaling:?}: {}", e.summary());
+        assert!(e.timed.iter().any(|x| x.label == e.rule) && e.rule == fp8::step_for(scaling, m, n, k, gpu.info.sms).kernel.step, "{scaling:?}: {}", e.summary());
+        let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
+        let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
+        let mut c = gpu.zeros::<u16>(m * n).unwrap();
+        let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
+        let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &format!("autotuned {}", step.kernel.name));
+        let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
+        assert!(err <= tolerance(step.promotes, k), "{scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+        let mut again = TuneCache::open(&path).unwrap();
+        let (step2, t2) = tune::step_fp8(&gpu, scaling, m, n, k, &mut again).unwrap();
+        assert!(t2.cached && std::ptr::eq(step, step2) && t2.entry == *e, "{scaling:?}: cached");
+    }
+    assert_eq!(TuneCache::open(&path).unwrap().len(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

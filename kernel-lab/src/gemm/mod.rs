@@ -1,0 +1,913 @@
+//! `C = A · B`, the library's GEMM entry point: row-major f16 or bf16 in and out, f32 accumulation, any
+//! `M × N × K` (each dimension 1 … 2^20). bf16 runs the same kernels on bf16 (`h6s4-bf16`, `d2-bf16`,
+//! `d2m64-bf16`: one source, `hgemm::elem::Elem16`).
+//!
+//! ```ignore
+//! let s = Shape::new(4000, 4095, 1)?;
+//! let used = kernel_lab::gemm::gemm_f16(&gpu, s, &d_a, &d_b, &mut d_c)?;   // the config it chose
+//! ```
+//!
+//! **The choice** ([`choose`], documented at [`default_step`]) is a function of the shape and the GPU,
+//! tested on the CPU: on Hopper `d4` (whole-K 64×64 `wgmma` tiles) wherever its tiles fill 40–100% of
+//! the SMs; otherwise the decode ladder, `d2` at M ≤ 16 and `d2m64` up to `M =` [`DECODE_MAX_M`] (the
+//! bound there is the weights' bandwidth); then on Hopper `d7` (d3's 64×128 `wgmma` tiles, C by TMA stores) where h6's 128×256 tiles
+//! would leave most SMs idle, `h8` (K split in a cluster) where that is estimated faster, `h10` where
+//! the last wave of tiles is mostly empty (stream-K), else `h6s4` (TMA + `wgmma`, 128×256 tiles,
+//! persistent, 4 stages); without `sm_90a` the best `mma.sync` step (`v10`).
+//! [`GemmPlan::new`] takes an override (the suite's `--config`), refused with the reason when this
+//! GPU or this shape cannot run it.
+//!
+//! **Any K and N.** Both steps read rows of A and B 16 bytes at a time (TMA needs row strides that are
+//! multiples of 16 bytes), so K and N must be multiples of 8. For other shapes the plan *pads*: A is
+//! copied into an `M × K₈` buffer and B into `K₈ × N₈` (K₈, N₈: rounded up to 8; the extra columns and
+//! rows are zeros, written once when the plan is made, so they add nothing to the products), the
+//! kernel computes the `M × N₈` product, and its first N columns are copied into C — three strided
+//! device copies (`cuMemcpy2DAsync`). M needs nothing: the kernels mask ragged rows. Cost: the copies
+//! move `2·(MK + KN + MN)` bytes more than the GEMM reads; for a decode-sized or skinny shape that is
+//! comparable to the GEMM itself, for a large one it is noise.
+use cudarc::driver::CudaSlice;
+
+use crate::{
+    error::{DriverContext, Error, Result},
+    runtime::gpu::{Gpu, Kernel},
+    steps::hgemm::{self as steps, Step},
+    steps::gemm::{Accumulate, Elem},
+};
+
+mod api;
+pub mod launch;
+mod shape;
+
+pub use api::{Element, GemmConfig, GemmDesc, GemmPlan, gemm};
+pub use shape::Shape;
+
+use launch::{Operand, Workspace};
+
+/// What [`GemmPlan`] runs: a step's kernel, directly or through padded copies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    /// The ladder step whose kernel computes the product.
+    pub step: &'static Step,
+    /// K and N are padded to multiples of 8 through staging buffers (see the module doc).
+    pub padded: bool,
+}
+
+impl Config {
+    /// `h6s4`, or `h6s4+pad` when padded.
+    pub fn label(&self) -> String {
+        format!("{}{}", self.step.kernel.step, if self.padded { "+pad" } else { "" })
+    }
+}
+
+impl std::fmt::Display for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.label(), self.step.kernel.name)
+    }
+}
+
+/// The largest M the decode step `d1` is chosen for.
+pub const DECODE_MAX_M: usize = 64;
+
+/// Rounds `x` up to a multiple of 8.
+const fn up8(x: usize) -> usize {
+    x.div_ceil(8) * 8
+}
+
+/// The default step for `s` and element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or not.
+/// bf16 without sm_90a has no large-tile step: `d2m64-bf16` takes every M there (correct, not fast).
+///
+/// On Hopper (every rule from one held-timing run per candidate, `results/2026-11-23-h100-session9/`
+/// `call4-configs`, `call6-d4`):
+/// * `d4` (whole-K 64×64 tiles, any M) where its tiles fill between 40% and 100% of the SMs
+///   ([`d4_fits`]; `call12-maps`): 1 / 16 × 4096² 96% / 105% (d2 92% / 94%), 1–16 × 4096×14336 102–103%
+///   (d2 97%), 16×4096×11008 104% (d2 98%), 64×4096² 99–100% (d2m64 61–64%), 128×4096² 102–104%,
+///   128×4096×14336 121%, 128×4096×11008 108% (h8x6 86%, 97%, 87%; `call8-m-range`). With 32 tiles
+///   (16×2048×8192) it had 70% against d2's 92%; with more tiles than SMs it runs a second wave.
+/// * `d9` in d4's place where its tiles leave an eighth of the SMs free ([`pdl_overlaps`]): d4 with
+///   programmatic dependent launch, the same time alone and 1.03–1.06× d4 in a chain of launches
+///   (session 19).
+/// * `d15` in d4's and d9's place for M ≤ 16 ([`d15_fits`]): d9 with 16-row activation tiles
+///   (`m64n16k16`, 8 accumulators), one consumer warpgroup, and its first stages issued before the
+///   block barrier, whose fixed cost per launch is ~1.3 µs lower (`results/2026-11-26-h100-session24/`
+///   `call7`, `call8`): 1 / 8 / 16 × 4096² at 85.0 / 84.2 / 84.1–84.6% of a copy of the weights where
+///   d9 read at 78% (cuBLAS 74–83%), 1 / 16 × 4096×14336 96–97% (d9 94%).
+/// * `d16` in d9's place for 16 < M ≤ 64: d15's CTA (one consumer warpgroup, the first loads before the
+///   block barrier) on d9's 64-row activation tiles, 1.00–1.02× d9 at eight shapes
+///   (`results/2026-11-26-h100-session24/call11`).
+/// * M ≤ 16 otherwise: `d2` (97–114% at the 7B/70B shapes, whose tiles exceed the SMs).
+/// * 16 < M ≤ 64 otherwise: `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
+/// * M > 64 with few 128×256 tiles ([`d7_fits`]: fewer than half the SMs, and the 64×128 tiles need
+///   no split of K): `d7` (d3 with its C staged by `stmatrix.trans` and written by TMA stores;
+///   `results/2026-11-23-h100-session14/call2-d7`, d3 / d7 % cuBLAS in one run): 1024³ 79 / 97%,
+///   256×4096² 77 / 116%, 512×4096² 63 / 82%, 256×4096×14336 87 / 111%, 128×14336×4096 94 / 99%,
+///   128×8192² 95 / 100%, 192×4096² 78 / 99% (d3 was chosen here from session 9 to 13: 256×4096² 93%,
+///   512×4096² 74% against h6's 58%, 1024³ 86% against h8x3's 57%). Where the tiles would split K
+///   (128×4096²: 79%) `h8` stays (86%).
+/// * `d19` in d7's place where its 128×128 tiles fill one wave to more than half the SMs ([`d19_fits`]:
+///   67–132 tiles on 132 SMs, e.g. M = 384–512 at N = 4096) and the weights' rows are a multiple of
+///   128 bytes: d7's tiles on 128 activation rows (`wgmma.m64n128k16`), so d7's one-and-a-half or two
+///   rounds of 64-row tiles become one. `ab d7 d19` (`results/2026-11-26-h100-session27/call4`, f16 /
+///   bf16): 384×4096² 1.17–1.18×, 512×4096² 1.15–1.16×, 512×4096×14336 1.20×, 384×4096×11008
+///   1.26–1.36×; where d19's tiles would split K it loses (256×4096² 0.77–0.79×, 1024³ 0.61–0.62×,
+///   256×4096×14336 0.95–0.97×), so d7 keeps those.
+/// * `d19` also in `h10`'s and `h8`'s place for M ≤ 512 ([`d19_prefill`]: 384×14336×4096 1.09× h10,
+///   512×11008×4096 1.13×, 512×28672×8192 1.06× h8x2; `h6s4` stays where the rule takes it) — at its
+///   transposed height, or `h11` where h11's rounds cost at most 95% of that ([`prefill_step`]: h11
+///   1.06–1.09× d19 at 384×14336×4096 and 480–512 × 11008 × 4096; at 448 rows two rounds of 160-row
+///   tiles cost less still).
+/// * `d11` in d7's place where the weights' rows (B: `2N` bytes) are off a multiple of 128 bytes
+///   ([`weight_rows_off_128`]: 1000³): d8's clusters of 2 sharing the weight boxes by multicast, ending
+///   in the producer's tail instead of a last cluster barrier, their first cluster barrier relaxed.
+///   There each 128-byte row of d7's weight boxes straddles two L2 lines (~4× the read requests of
+///   aligned rows), and multicast halves the weight boxes a CTA issues. `ab d7 d11` at 13 shapes
+///   (`results/2026-11-25-h100-session21/call15-final`): 1.01–1.23× at all ten with B's rows off 128
+///   bytes (1000³ 1.146×, 1024×1000×1024 1.139×, 1000×1000×2000 1.228×, 992³ 1.030×, 256×4000×4096
+///   1.012×), 0.91× at the three with them aligned (1024³, 1024×1024×1000, 1000×1024×1024); one shape
+///   with B aligned and A's rows off won (256×4096×4040 1.056×) and stays d7's.
+/// * `d21` (d19 with the tile height a parameter: 80, 96, 144 or 160 rows) wherever the rule takes d19,
+///   at the height of [`transposed_rows`] — rounds of the SMs times (rows + 64), fitted to one round of
+///   each height — and in h11's place where that cost is below h11's rounds ([`d21_over_h11`]). cuBLAS
+///   does the same (`nvjet_sm90_hsh_128x96` at 384×4096², `128x160` at 640, `64x144` at 288:
+///   `results/2026-11-26-h100-session28/call1`). `ab` (`call2`, `call3`, 6 rounds): 1.14–1.27× d19 at
+///   257–384 rows of 4096-column weights, 1.02–1.23× at 144–176 × 8192², 600–1400 rows of N = 1024 and
+///   2048; 1.04–1.49× h11 at all 20 shapes tried (576, 600, 640, 1152, 1280 × 4096², 288 / 320 × 8192²,
+///   144–464 × 11008 × 4096, …). Where M fits one tile of either height (80×11008×4096: 0.98×) d19 stays.
+///   At 96–160 rows with an even number of tile rows, `d22` (d21 in clusters of 2 sharing the weights by
+///   multicast: 1.03–1.05× d21, [`d21_or_d22`]); at 128 rows `d22r128` in d19's place (1.00–1.05× d19).
+/// * `h11` (h6s4 on 128×192 tiles) in h6s4's, h10's and h8's place where its tiles' rounds of the SMs
+///   take at most 5/6 of the time ([`h11_fills`]): 1.20–1.33× h6s4 at 640–1536 × 4096 × K, where
+///   128×256 tiles leave a wave partly empty; 1.10–1.11× h10, 1.09–1.26× h8x2 at 1280 / 1536 rows.
+/// * Above M = 512, the transposed step ([`transposed_step`]: d19, d21 or d22 at the best height) in
+///   h6s4's, h10's and h8's place where its rounds cost at most 92% of h6s4's ([`transposed_over_h6`]):
+///   `ab` (`results/2026-11-26-h100-session29/call6`): d22r128 1.13× h6s4 at 1024×14336×4096 (bf16
+///   1.12×), d22r128 1.09× h8x2 at 1280×8192×8192, d19 1.02× h10 at 896×11008×4096.
+/// * Not `d10` (d7 with its stages copied by `cp.async`) where a row pitch is off 128 bytes, although
+///   d7's TMA boxes read an extra L2 line per row there: d10 measured
+///   0.85× d7 at 1000³ and 0.78× at 1024³ (`results/2026-11-25-h100-session21/call1-d10`).
+/// * Otherwise `h8` (K split over a cluster of 2 … 8 CTAs) where `layout::hopper::tma_hgemm::h8_splits`
+///   estimates it faster than h6 given how many clusters of each size the GPU holds at once
+///   (`h8_resident`, from [`h8_resident`]); `h10` where the partial last wave of 128×256 tiles fills at
+///   most a third of the SMs ([`h10_streams`]): h6s4 with that wave spread over every CTA by K
+///   (`results/2026-11-23-h100-session15/call4-h10`, `call5`: 1.05–1.06× h6s4 at 2048×11008×4096);
+///   else `h6s4` (h6 with a fourth stage: 101–102% of cuBLAS at 4096³, 8192³, 2048×8192², 4096²×11008
+///   where h6 had 90–96%, `call1-h9`; h9s4, which adds B's multicast, 95–101%). `h7` (split-K through global memory) is not
+///   chosen: h7's last-CTA sum made it 0.77× h6 at 128×4096×4096 (`results/…/call7-h7`).
+pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [u32; 7]) -> &'static Step {
+    let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
+    let bf = elem == Elem::Bf16;
+    match s.m {
+        _ if hopper && d15_fits(s, sms) => if bf { &steps::D15_BF16 } else { &steps::D15 },
+        _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) && s.m <= DECODE_MAX_M => if bf { &steps::D16_BF16 } else { &steps::D16 },
+        _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) => if bf { &steps::D9_BF16 } else { &steps::D9 },
+        _ if hopper && d4_fits(s, sms) => if bf { &steps::D4_BF16 } else { &steps::D4 },
+        m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
+        m if m <= DECODE_MAX_M || (bf && !hopper) => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
+        _ if !hopper => &steps::V10,
+        _ if d19_fits(s, sms) && !weight_rows_off_128(s) => transposed_step(s, sms, elem),
+        _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
+        _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
+        _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => prefill_step(s, sms, elem),
+        _ if h11_fills(s, sms) => d21_over_h11(s, sms, elem).unwrap_or(if bf { &steps::H11_BF16 } else { &steps::H11 }),
+        _ => transposed_over_h6(s, sms, elem).unwrap_or_else(|| match h8 {
+            _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
+            Some(h8) => h8,
+            None => if bf { &steps::H6S4_BF16 } else { &steps::H6S4 },
+        }),
+    }
+}
+
+/// A step [`default_step`] can return, with its bf16 twin and the largest M the autotuner times it at.
+#[derive(Clone, Copy, Debug)]
+pub struct RuleStep {
+    /// The f16 step.
+    pub f16: &'static Step,
+    /// Its bf16 twin (`None`: the rule has no bf16 form of it).
+    pub bf16: Option<&'static Step>,
+    /// Decode steps: 4× the largest M their rule takes them for (past that they re-read the weights per
+    /// tile row, and one probe run would cost more than timing the rest); `None`: any M.
+    pub tune_max_m: Option<usize>,
+    /// The rule takes it only on a GPU without sm_90a (v10): not a candidate where the Hopper steps run.
+    pub only_without_sm90a: bool,
+}
+
+impl RuleStep {
+    /// Its step for `elem` (`None` for f32, or a bf16 the rule has no form of).
+    pub fn for_elem(&self, elem: Elem) -> Option<&'static Step> {
+        match elem {
+            Elem::F16 => Some(self.f16),
+            Elem::Bf16 => self.bf16,
+            Elem::F32 => None,
+        }
+    }
+}
+
+const fn rule_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<usize>) -> RuleStep {
+    RuleStep { f16, bf16: Some(bf16), tune_max_m, only_without_sm90a: false }
+}
+
+/// Every step [`default_step`] can return (the CPU test `the_rule_returns_only_rule_steps` holds it to
+/// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
+/// here, beside the rule.
+pub const RULE_STEPS: [RuleStep; 28] = [
+    rule_step(&steps::D15, &steps::D15_BF16, Some(4 * 16)),
+    rule_step(&steps::D16, &steps::D16_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D4, &steps::D4_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D2, &steps::D2_BF16, Some(4 * 16)),
+    rule_step(&steps::D2M64, &steps::D2M64_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D7, &steps::D7_BF16, None),
+    rule_step(&steps::D11, &steps::D11_BF16, None),
+    rule_step(&steps::H10, &steps::H10_BF16, None),
+    rule_step(&steps::H6S4, &steps::H6S4_BF16, None),
+    rule_step(&steps::D19, &steps::D19_BF16, None),
+    rule_step(&steps::H11, &steps::H11_BF16, None),
+    rule_step(&steps::D21[0], &steps::D21_BF16[0], None),
+    rule_step(&steps::D21[1], &steps::D21_BF16[1], None),
+    rule_step(&steps::D21[2], &steps::D21_BF16[2], None),
+    rule_step(&steps::D21[3], &steps::D21_BF16[3], None),
+    rule_step(&steps::D22_R128, &steps::D22_R128_BF16, None),
+    rule_step(&steps::D22[1], &steps::D22_BF16[1], None),
+    rule_step(&steps::D22[2], &steps::D22_BF16[2], None),
+    rule_step(&steps::D22[3], &steps::D22_BF16[3], None),
+    rule_step(&steps::H8[0], &steps::H8_BF16[0], None),
+    rule_step(&steps::H8[1], &steps::H8_BF16[1], None),
+    rule_step(&steps::H8[2], &steps::H8_BF16[2], None),
+    rule_step(&steps::H8[3], &steps::H8_BF16[3], None),
+    rule_step(&steps::H8[4], &steps::H8_BF16[4], None),
+    rule_step(&steps::H8[5], &steps::H8_BF16[5], None),
+    rule_step(&steps::H8[6], &steps::H8_BF16[6], None),
+    RuleStep { f16: &steps::V10, bf16: None, tune_max_m: None, only_without_sm90a: true },
+];
+
+/// Whether h10 is the step: its 128×256 tiles leave a partial last wave that h10 streams over every
+/// CTA by K (`layout::hopper::tma_hgemm::stream_k_tail` > 0 on the persistent grid of `min(tiles, SMs)`
+/// CTAs: at least one full wave, the tail at most a third of one).
+pub fn h10_streams(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{BK, BM, BN_WIDE, stream_k_tail};
+    let tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    let tiles = tiles.min(u32::MAX as u64) as u32;
+    stream_k_tail(tiles, tiles.min(sms), (s.k as u32).div_ceil(BK)) > 0
+}
+
+/// Whether d4 is the step: its whole-K 64×64 tiles fill one wave to between 40% and 100% of the SMs,
+/// `0.4·SMs ≤ ⌈M/64⌉·⌈N/64⌉ ≤ SMs` (more leaves a second wave's SMs streaming alone; far fewer leaves
+/// too few SMs reading the weights: 32 tiles ran at 70% of cuBLAS where d2 had 92%).
+pub fn d4_fits(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{D3_ROWS, D4_COLS};
+    let tiles = (s.m as u64).div_ceil(D3_ROWS as u64) * (s.n as u64).div_ceil(D4_COLS as u64);
+    5 * tiles >= 2 * sms as u64 && tiles <= sms as u64
+}
+
+/// Whether d15 is the step: M ≤ 16 (its 16-row activation tile holds every row, so the weights are read
+/// once) where d4's tiles fit one wave ([`d4_fits`]: the same ⌈N/64⌉ column tiles).
+pub fn d15_fits(s: Shape, sms: u32) -> bool {
+    s.m <= layout::hopper::tma_hgemm::D13_ROWS as usize && d4_fits(s, sms)
+}
+
+/// Whether d9 (d4 with programmatic dependent launch) takes d4's place: its 64×64 tiles leave at least
+/// an eighth of the SMs free, where the next PDL grid's CTAs start while this one streams
+/// (`results/2026-11-25-h100-session19/call14-pdl-chain`, chains of 8 launches: 64 tiles 1.03–1.06× d4,
+/// 128 tiles 0.994×; a single launch 0.99–1.00× everywhere, as `call13`). The eighth is between those
+/// two measurements, not measured itself.
+pub fn pdl_overlaps(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{D3_ROWS, D4_COLS};
+    let tiles = (s.m as u64).div_ceil(D3_ROWS as u64) * (s.n as u64).div_ceil(D4_COLS as u64);
+    8 * tiles <= 7 * sms as u64
+}
+
+/// Whether d7 is the step above the decode range: h6's 128×256 tiles would fill fewer than half the
+/// SMs, and d7's (d3's) 64×128 tiles are enough on their own (`persistent_splits` = 1: no partial tiles
+/// through global memory).
+pub fn d7_fits(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{BM, BN_WIDE, D3_COLS, D3_ROWS, persistent_splits};
+    let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    2 * h6_tiles < sms as u64 && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D3_ROWS, D3_COLS) == 1
+}
+
+/// Whether d19 is the step: M above the decode range, and its 128×128 tiles fill one wave to more than
+/// half the SMs with no split of K, `SMs < 2·⌈M/128⌉·⌈N/128⌉ ≤ 2·SMs` (`persistent_splits` = 1: a
+/// split tile's partial sums cost d19 ~5 µs at 256×4096², 0.77× d7; `results/2026-11-26-h100-session27/`
+/// `call4`).
+pub fn d19_fits(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{D19_ROWS, D3_COLS};
+    // More than half the SMs' tiles is exactly where `persistent_splits` gives 1 (⌊SMs / tiles⌋ = 1).
+    let tiles = (s.m as u64).div_ceil(D19_ROWS as u64) * (s.n as u64).div_ceil(D3_COLS as u64);
+    s.m > DECODE_MAX_M && 2 * tiles > sms as u64 && tiles <= sms as u64
+}
+
+/// Whether d19 takes h10's or h8's place: M ≤ 512 (at most four 128-row tiles), the weights' rows a
+/// multiple of 128 bytes, and its tiles need no split of K. `ab` of the rule's step against d19 at 24
+/// prefill shapes (`results/2026-11-26-h100-session27/call9`, f16): d19 1.09× h10 at 384×14336×4096,
+/// 1.13× h10 at 512×11008×4096 (1.12–1.15× in `call4`), 1.06× h8x2 at 512×28672×8192; h6s4 stays
+/// ahead of it at every shape it is chosen for (0.87–0.95×, one noisy 1.06×), and h10 at 768×28672×8192
+/// (0.89×).
+pub fn d19_prefill(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{D19_ROWS, D3_COLS, persistent_splits};
+    s.m > DECODE_MAX_M && s.m <= 4 * D19_ROWS as usize && !weight_rows_off_128(s)
+        && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D19_ROWS, D3_COLS) == 1
+}
+
+/// The tile heights of the transposed prefill steps the rule weighs against each other: d21's
+/// (`layout::hopper::tma_hgemm::D21_ROWS`) and d19's 128.
+pub const TRANSPOSED_ROWS: [u32; 5] = [80, 96, 128, 144, 160];
+/// A transposed tile's cost beyond its rows, in rows: its 128 weight columns' bytes and the fixed
+/// cost of a tile. Fitted to one round of each of d21's heights at N = K = 4096 (`ab`,
+/// `results/2026-11-26-h100-session28/call2`: 80 rows 21.2 µs, 96 23.3, 144 31.7, 160 33.5 — ~0.154 µs a
+/// row over ~64 rows more, within 1 µs; d19's 128 rows, 26.6 µs, lie 11% below that line:
+/// [`transposed_rows`] weighs it so).
+pub const TRANSPOSED_TILE_ROWS: u64 = 64;
+/// One round of h11's 128×192 tiles in the same unit: 35.6 µs at 576 and 640 × 4096² (`call2`), the
+/// time of a transposed round of 168 rows (+ [`TRANSPOSED_TILE_ROWS`]).
+pub const H11_ROUND_ROWS: u64 = 232;
+
+/// The cost of transposed tiles of `rows` activation rows on `s`: rounds of the SMs times the rows a
+/// tile loads (`min(rows, M)`: below its height a tile's box holds the M rows) plus
+/// [`TRANSPOSED_TILE_ROWS`], `⌈⌈M/rows⌉·⌈N/128⌉ / SMs⌉ · (min(rows, M) + 64)`; `None` where the tiles would
+/// split K (`2·tiles ≤ SMs`: `persistent_splits` > 1, whose partial sums cost d19 ~5 µs).
+pub fn transposed_cost(s: Shape, sms: u32, rows: u32) -> Option<u64> {
+    let tiles = (s.m as u64).div_ceil(rows as u64) * (s.n as u64).div_ceil(layout::hopper::tma_hgemm::D3_COLS as u64);
+    (2 * tiles > sms as u64).then(|| tiles.div_ceil(sms.max(1) as u64) * ((rows as u64).min(s.m as u64) + TRANSPOSED_TILE_ROWS))
+}
+
+/// The transposed tile height for `s` ([`TRANSPOSED_ROWS`]): the lowest [`transposed_cost`], d19's counted
+/// at 9/10 of it (its round, 26.6 µs, lies that far below the line through d21's heights: 28.6); on a
+/// tie d19's 128, else the shortest (M below the heights: the same tiles with fewer wasted MMA rows —
+/// 80×11008×4096 measured 0.98× d19 with 80 rows, 96×14336×4096 1.01× with 96: no gain where M fits
+/// either); `None` where every height would split K.
+pub fn transposed_rows(s: Shape, sms: u32) -> Option<u32> {
+    transposed_best(s, sms).map(|(_, r)| r)
+}
+
+/// [`transposed_rows`] with its weighed cost, in tenths of a row (d19's `9·cost`, d21's `10·cost`).
+fn transposed_best(s: Shape, sms: u32) -> Option<(u64, u32)> {
+    let weighed = |r: u32, c: u64| if r == 128 { 9 * c } else { 10 * c };
+    TRANSPOSED_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| ((weighed(r, c), r != 128, r), r))).min_by_key(|&(k, _)| k).map(|((c, _, _), r)| (c, r))
+}
+
+/// The rule where h10 or h8 would take a shape of at most 512 rows ([`d19_prefill`]): h11 where it fills
+/// the SMs ([`h11_fills`]) and its rounds ([`H11_ROUND_ROWS`]) cost at most 95% of the best transposed
+/// height's, else that height's step ([`transposed_step`]). `ab d19 h11` (`results/2026-11-26-h100-session28/`
+/// `call4`, `call6`): h11 1.08–1.09× d19 at 480–512 × 11008 × 4096 and 1.06× at 384×14336×4096 (two rounds
+/// of 128×192 against three of d19's 128 rows: 89.5% of the cost) — at 448 rows too (1.08×), where two
+/// rounds of 160-row tiles cost less still (the rule's d21r160; 1.13× h11 at 464 and 480 rows); and, where
+/// one round of d19 beats one of h11 (`d19_fits`, before this branch), 0.76–0.80× at 512×4096 × 4096 /
+/// 11008. The margin keeps 512×28672×8192 (96%; d19 1.06× h8x2 there, session 27) on d19.
+pub fn prefill_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
+    use layout::hopper::tma_hgemm::{BM, H11_BN};
+    let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
+    let h11 = 10 * h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
+    match transposed_best(s, sms) {
+        Some((best, _)) if h11_fills(s, sms) && 20 * h11 <= 19 * best => if elem == Elem::Bf16 { &steps::H11_BF16 } else { &steps::H11 },
+        _ => transposed_step(s, sms, elem),
+    }
+}
+
+/// One round of h6s4's 128×256 tiles in [`transposed_cost`]'s unit: 51.9 µs a round at K = 4096, the
+/// median over 63 shapes (M = 640–2048, N and K 4096–28672) of the autotuner's times divided by the
+/// rounds, where d19's 128-row round took 27.3 µs (its weighed cost, 172.8 rows: 0.158 µs a row;
+/// d21's 144 / 160 rows 0.157 / 0.156) — `results/2026-11-26-h100-session29/call5` (`grid*.txt`). The
+/// same fit gives h11's round 39.4 µs: 251 rows (the one-round [`H11_ROUND_ROWS`] is 232).
+pub const H6_ROUND_ROWS: u64 = 330;
+
+/// The transposed step ([`transposed_step`]) where the rule would take h6s4, h10 or h8 above M = 512
+/// (four 128-row tiles: [`d19_prefill`] covers the rows below): where its weighed cost
+/// ([`transposed_best`]) is at most 92% of h6s4's rounds, `⌈⌈M/128⌉·⌈N/256⌉ / SMs⌉ ·`
+/// [`H6_ROUND_ROWS`], with the weights' rows a multiple of 128 bytes (as [`d19_fits`] asks) and N, K ≥
+/// 1024 (the range [`transposed_step`] takes d21 and d22 in, the one measured). By waves: 1024×14336×4096 has 448 h6s4 tiles, 3.4 rounds taken as 4, and 896 d19
+/// tiles, 6.8 rounds taken as 7 of half the work — 0.875 of the time.
+///
+/// The margin is what the measurements need: over the 63 shapes of `call5` each step was timed once,
+/// and h10 (h6s4's schedule wherever its tail exceeds a third: the same kernel) came out 0.97–1.07×
+/// h6s4. `ab` (`call6`, 6 rounds): 1.127× h6s4 at 1024×14336×4096 (d22r128; bf16 1.119×), 1.092×
+/// h8x2 at 1280×8192×8192 (d22r128; d19 1.108×); level at the other shapes it moves (896×11008×4096:
+/// d19 1.017× h10, where d22r160 measured 1.083× but the model prices 160-row tiles above d19's;
+/// 1280×11008×4096 d22r128 1.000× h10; 1280×8192×28672 1.005× h8x2); and 0.906× at 1024×8192×28672,
+/// which the model prices at 1.05× h6s4's rounds and so leaves alone.
+pub fn transposed_over_h6(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
+    use layout::hopper::tma_hgemm::{BM, BN_WIDE, D19_ROWS};
+    if s.m <= 4 * D19_ROWS as usize || weight_rows_off_128(s) || s.n < 1024 || s.k < 1024 {
+        return None;
+    }
+    let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    let h6 = 10 * h6_tiles.div_ceil(sms.max(1) as u64) * H6_ROUND_ROWS;
+    let (best, _) = transposed_best(s, sms)?;
+    (25 * best <= 23 * h6).then(|| transposed_step(s, sms, elem))
+}
+
+/// d21's step of tile height `rows` for `elem` (`None`: a height d21 is not built for, or f32).
+pub fn d21_for(rows: u32, elem: Elem) -> Option<&'static Step> {
+    let i = layout::hopper::tma_hgemm::D21_ROWS.iter().position(|&r| r == rows)?;
+    match elem {
+        Elem::F16 => Some(&steps::D21[i]),
+        Elem::Bf16 => Some(&steps::D21_BF16[i]),
+        Elem::F32 => None,
+    }
+}
+
+/// d21 or d22 at tile height `rows` on `s`: d22 (d21 in clusters of 2 sharing the weight boxes by
+/// multicast) where `rows` ≥ 96 and the tile rows pair up (`⌈M/rows⌉` even: an odd count leaves a
+/// cluster's second CTA a tile row past M, a round more at 448×11008×4096, 0.67×); d21 otherwise. `ab d21
+/// d22` (`results/2026-11-26-h100-session28/call7`, 6 rounds): 96 rows 1.03–1.04× at 352 / 384 × 4096² and
+/// 384×4096×14336 (bf16 1.04×), 144 rows 1.05× at 576 / 1152 × 4096² and 288×8192², 160 rows 1.03–1.04×
+/// at 640 / 1280 × 4096²; 80 rows 0.96–1.02× (600×2048²: 0.96×), so d21 keeps them.
+///
+/// d22 also needs K ≥ 2048 (measured at K = 4096–14336; a cluster launch alone cost d7's body 6% at
+/// 1024³, session 21).
+///
+/// At d19's own 128 rows: d22r128 where they pair up (1.00–1.05× d19 at 416–512 × 4096 × K,
+/// 256×8192², 512×28672×8192; bf16 1.03–1.05×, `call9`), else `None` (d19).
+pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
+    let paired = rows >= 96 && (s.m as u64).div_ceil(rows as u64) % 2 == 0 && s.k >= 2048;
+    if rows == 128 {
+        return match (elem, paired) {
+            (Elem::F16, true) => Some(&steps::D22_R128),
+            (Elem::Bf16, true) => Some(&steps::D22_R128_BF16),
+            _ => None,
+        };
+    }
+    let i = layout::hopper::tma_hgemm::D21_ROWS.iter().position(|&r| r == rows)?;
+    match (elem, paired) {
+        (Elem::F16, false) => Some(&steps::D21[i]),
+        (Elem::Bf16, false) => Some(&steps::D21_BF16[i]),
+        (Elem::F16, true) => Some(&steps::D22[i]),
+        (Elem::Bf16, true) => Some(&steps::D22_BF16[i]),
+        (Elem::F32, _) => None,
+    }
+}
+
+/// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`, and above 512 rows
+/// [`transposed_over_h6`]): d21 or d22
+/// ([`d21_or_d22`]: d22r128 at d19's own height where its tile rows pair up) at the height of
+/// [`transposed_rows`] where N, K ≥ 1024 (the regime measured: N 1024–28672, K 1024–28672; the model
+/// knows nothing of K), else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
+/// `call2`, 6 rounds): 80 rows 1.24–1.26× d19 at 257, 288, 320 × 4096², 96 rows 1.14–1.16× at 300, 352,
+/// 384 × 4096² (bf16 1.16×); 144 rows 0.89× at 512 and 0.97× at 288, where the model keeps d19 and 80.
+pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
+    let measured = s.n >= 1024 && s.k >= 1024;
+    match transposed_rows(s, sms).filter(|_| measured).and_then(|r| d21_or_d22(r, s, elem)) {
+        Some(step) => step,
+        None => if elem == Elem::Bf16 { &steps::D19_BF16 } else { &steps::D19 },
+    }
+}
+
+/// d21 (or d22: [`d21_or_d22`]) in h11's place: where the cheapest of d21's heights costs less than h11's rounds
+/// (`⌈⌈M/128⌉·⌈N/192⌉ / SMs⌉ ·` [`H11_ROUND_ROWS`]), M above the decode range and the weights' rows a
+/// multiple of 128 bytes (d19's conditions), and N, K ≥ 1024 — the regime measured (N 2048–28672, K
+/// 2048–28672), where a tile's time is its K loop; the model knows nothing of K. `ab h11 d21` (`call2`): 144 rows 1.12× at 576×4096², 1.30×
+/// at 1152×4096²; 160 rows 1.06–1.08× at 600 and 640 × 4096² (bf16 1.08×), 1.12–1.14× at 1280×4096²
+/// (bf16 1.14×); a 192-row form was level with h11 at 768 and 1536 × 4096² (0.99×) and is not built.
+pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
+    use layout::hopper::tma_hgemm::{BM, D21_ROWS, H11_BN};
+    if s.m <= DECODE_MAX_M || weight_rows_off_128(s) || s.n < 1024 || s.k < 1024 {
+        return None;
+    }
+    let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
+    let h11 = h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
+    let (cost, rows) = D21_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| (c, r))).min_by_key(|&(c, r)| (c, r))?;
+    if cost < h11 { d21_or_d22(rows, s, elem) } else { None }
+}
+
+/// Whether h11 takes h6s4's place: by the waves of a persistent grid — rounds of tiles times a tile's
+/// work — its 128×192 tiles finish at most 5/6 of the time of the 128×256 ones,
+/// `6 · 3 · ⌈tiles₁₉₂ / SMs⌉ ≤ 5 · 4 · ⌈tiles₂₅₆ / SMs⌉`. `ab h6s4 h11`
+/// (`results/2026-11-26-h100-session27/call11`, 6 rounds): 768×4096 × 4096 / 11008 / 14336 1.20 / 1.21 /
+/// 1.25×, 640×4096² 1.26×, 1280×4096² 1.32×, 1536×4096² 1.33× (bf16 1.22–1.32×) — the model's 4 : 3 —
+/// and, where the model says no, 0.67× at 896×4096² (2 rounds against 1), 0.87–0.89× at 4096³,
+/// 2048×4096×11008, 768×11008×4096, 1024×8192×4096, 0.95× at 3072×4096² (the model's tie). The
+/// margin keeps 8192³ (63 : 64) on h6s4. Its tiles must also fill more than half the SMs: with a
+/// few tiles and a deep K, h8 splits K over a cluster, and h11 (like h6s4) would leave the SMs idle —
+/// without this, 128×1024×16384 took h11 at 0.114 ms where h8x8 takes 0.028 (the review's device run,
+/// H200). It also takes h10's and h8's place where it fills
+/// (`call12`): 1.10–1.11× h10 at 1280×4096 × 4096 / 14336, 1.09–1.26× h8x2 at 1536×4096 × 14336 /
+/// 4096; 256×11008×4096, 256×8192×4096, 512×6144×4096 1.12–1.21× h6s4.
+pub fn h11_fills(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{BM, BN_WIDE, H11_BN};
+    let tiles = |cols: u32| (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(cols as u64);
+    let rounds = |cols: u32| tiles(cols).div_ceil(sms.max(1) as u64);
+    2 * tiles(H11_BN) > sms as u64 && 6 * 3 * rounds(H11_BN) <= 5 * 4 * rounds(BN_WIDE)
+}
+
+/// Whether the rows of B, the weights (`2N` bytes), are off a multiple of 128 bytes, so each 128-byte
+/// row of a TMA weight box straddles two L2 lines (d11's region inside d7's).
+pub fn weight_rows_off_128(s: Shape) -> bool {
+    (2 * s.n) % 128 != 0
+}
+
+/// How many clusters of each h8 size (2 … 8 CTAs) this GPU holds at once (`cuOccupancyMaxActiveClusters`
+/// on the f16 kernels; the bf16 twins use the same resources); zeros where it cannot run sm_90a code.
+pub fn h8_resident(gpu: &Gpu) -> Result<[u32; 7]> {
+    if gpu.cannot_run(&steps::H8[0].kernel).is_some() {
+        return Ok([0; 7]);
+    }
+    let mut r = [0u32; 7];
+    for (slot, (step, size)) in r.iter_mut().zip(steps::H8.iter().zip(layout::hopper::tma_hgemm::H8_CLUSTERS)) {
+        *slot = gpu.kernel(step.kernel.name)?.max_active_clusters(gpu, size)?;
+    }
+    Ok(r)
+}
+
+/// For a cluster split-K grid (h8) on `s`: how many clusters it launches, how many of its size this
+/// GPU holds at once, and the residency of every size, for the tables; `None` for other grids.
+pub fn cluster_note(gpu: &Gpu, grid: crate::steps::gemm::Grid, s: Shape) -> Option<String> {
+    let crate::steps::gemm::Grid::ClusterSplitK { rows, cols, cluster } = grid else { return None };
+    let clusters = (s.m as u32).div_ceil(rows) * (s.n as u32).div_ceil(cols);
+    let resident = h8_resident(gpu).ok()?;
+    let fit = layout::hopper::tma_hgemm::H8_CLUSTERS.iter().position(|&c| c == cluster).map(|i| resident[i]).unwrap_or(0);
+    Some(format!("{clusters} clusters of {cluster} CTAs (K split {cluster} ways), {fit} resident at once ({} wave{}); clusters resident by size 2..8: {resident:?}",
+                 clusters.div_ceil(fit.max(1)), if clusters.div_ceil(fit.max(1)) == 1 { "" } else { "s" }))
+}
+
+/// The configuration for `s` with element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or
+/// not, with `step` forced (`None`: [`default_step`]). Pure: the CPU tests cover it. Errors name why a
+/// forced step cannot take the shape even padded, or takes another element type.
+pub fn choose(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], step: Option<&'static Step>, elem: Elem) -> Result<Config> {
+    let step = step.unwrap_or(default_step(s, hopper, sms, elem, h8_resident));
+    if step.elem != elem {
+        return Err(Error::InvalidInput(format!("step {}: {} takes {:?} matrices, this GEMM is {elem:?}", step.kernel.step, step.kernel.name, step.elem)));
+    }
+    if step.acc != Accumulate::F32 {
+        return Err(Error::InvalidInput(format!("step {}: the gemm entry point accumulates in f32; {} accumulates in f16", step.kernel.step, step.kernel.name)));
+    }
+    if step.rejects(s.m, s.n, s.k).is_none() {
+        return Ok(Config { step, padded: false });
+    }
+    match step.rejects(s.m, up8(s.n), up8(s.k)) {
+        None => Ok(Config { step, padded: true }),
+        Some(why) => Err(Error::InvalidInput(format!("step {} cannot run {s}, even with K and N padded to multiples of 8: {why}", step.kernel.step))),
+    }
+}
+
+/// A step by its label (`h6`, `v10`, `v1`, `d2-bf16`, …: the f32-accumulating HGEMM steps).
+pub fn step_by_label(label: &str) -> Result<&'static Step> {
+    let f32_steps = || steps::STEPS.iter().filter(|s| s.acc == Accumulate::F32);
+    f32_steps().find(|s| s.kernel.step == label).ok_or_else(|| Error::InvalidInput(format!(
+        "step `{label}`: not an f32-accumulating hgemm step (choose one of {})", f32_steps().map(|s| s.kernel.step).collect::<Vec<_>>().join(", "))))
+}
+
+/// The staging buffers of a padded plan: A (`M × K₈`), B (`K₈ × N₈`), C (`M × N₈`).
+struct Pad {
+    shape: Shape,
+    a: CudaSlice<u16>,
+    b: CudaSlice<u16>,
+    c: CudaSlice<u16>,
+}
+
+/// One shape's f16 or bf16 GEMM on buffers of 16-bit elements (`u16` bits), ready to run many times:
+/// the configuration, its kernel, its [`Workspace`], and (padded) its staging buffers, allocated once.
+/// [`GemmPlan`] is the typed form users hold; this one serves harnesses that keep 16-bit data as bits.
+pub struct HalfPlan {
+    gpu: Gpu,
+    shape: Shape,
+    config: Config,
+    kernel: Kernel,
+    pad: Option<Pad>,
+    ws: Workspace,
+}
+
+impl HalfPlan {
+    /// Chooses (or takes `step`, refused with the reason if this GPU or shape cannot run it) the
+    /// configuration for `s`, loads its kernel, and allocates the staging buffers a padded plan needs
+    /// (checked against free memory first).
+    pub fn new(gpu: &Gpu, s: Shape, step: Option<&'static Step>, elem: Elem) -> Result<Self> {
+        let hopper = gpu.cannot_run(&steps::H6.kernel).is_none();
+        if elem == Elem::F32 {
+            return Err(Error::InvalidInput("this plan takes f16 or bf16 matrices (f32: `sgemm::SgemmPlan`, or `GemmPlan::<f32>`)".into()));
+        }
+        if let Some(st) = step
+            && let Some(why) = gpu.cannot_run(&st.kernel)
+        {
+            return Err(Error::Unsupported { kernel: st.kernel.name.into(), needs: format!("step {}", st.kernel.step), have: why });
+        }
+        let resident = if hopper && step.is_none() { h8_resident(gpu)? } else { [0; 7] };
+        let config = choose(s, hopper, gpu.info.sms, resident, step, elem)?;
+        let kernel = gpu.kernel(config.step.kernel.name)?;
+        let pad = if config.padded {
+            let p = Shape::new(s.m, up8(s.n), up8(s.k))?;
+            crate::runtime::budget::check(gpu, &format!("gemm {s} padded to {p}"), 2 * (p.m * p.k + p.k * p.n + p.m * p.n) as u64, 0)?;
+            // Zeroed once: the pad columns of A and rows of B stay zero, as the copies never touch them.
+            Some(Pad { shape: p, a: gpu.zeros(p.m * p.k)?, b: gpu.zeros(p.k * p.n)?, c: gpu.zeros(p.m * p.n)? })
+        } else {
+            None
+        };
+        Ok(HalfPlan { gpu: gpu.clone(), shape: s, config, kernel, pad, ws: Workspace::new() })
+    }
+
+    /// The configuration this plan runs.
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// The shape this plan computes.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Enqueues `c = a · b` (row-major, dense; lengths checked against the plan's shape).
+    pub fn run(&mut self, a: &CudaSlice<u16>, b: &CudaSlice<u16>, c: &mut CudaSlice<u16>) -> Result<()> {
+        let (a, b, c) = (Operand::of(&self.gpu, a), Operand::of(&self.gpu, b), Operand::of(&self.gpu, c));
+        self.run_at(a, b, c)
+    }
+
+    /// [`HalfPlan::run`] on operands given by address (dense row-major, 16-byte aligned: checked).
+    pub fn run_at(&mut self, a: Operand, b: Operand, c: Operand) -> Result<()> {
+        let s = self.shape;
+        s.check_buffers("16-bit elements", a.len, b.len, c.len)?;
+        let gpu = &self.gpu;
+        match &mut self.pad {
+            None => self.ws.launch(gpu, &self.kernel, self.config.step, s, a, b, c),
+            Some(p) => {
+                let (pa, pb, pc) = (Operand::of(gpu, &p.a), Operand::of(gpu, &p.b), Operand::of(gpu, &p.c));
+                copy_rows(gpu, a, s.k, pa, p.shape.k, s.m, s.k, 2)?;
+                copy_rows(gpu, b, s.n, pb, p.shape.n, s.k, s.n, 2)?;
+                self.ws.launch(gpu, &self.kernel, self.config.step, p.shape, pa, pb, pc)?;
+                copy_rows(gpu, pc, p.shape.n, c, s.n, s.m, s.n, 2)
+            }
+        }
+    }
+}
+
+/// Copies the top-left `rows × cols` block of `src` (rows of `src_pitch` elements of `elem_bytes`)
+/// into `dst` (rows of `dst_pitch`) with one `cuMemcpy2DAsync` on `gpu`'s stream. Bounds are checked.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn copy_rows(gpu: &Gpu, src: Operand, src_pitch: usize, dst: Operand, dst_pitch: usize, rows: usize, cols: usize, elem_bytes: usize) -> Result<()> {
+    if rows == 0 || cols == 0 {
+        return Ok(());
+    }
+    if cols > src_pitch || cols > dst_pitch || (rows - 1) * src_pitch + cols > src.len || (rows - 1) * dst_pitch + cols > dst.len {
+        return Err(Error::InvalidInput(format!("strided copy of {rows}x{cols} out of bounds ({} / {} elements, rows of {src_pitch} / {dst_pitch})", src.len, dst.len)));
+    }
+    let e = elem_bytes;
+    let copy = cudarc::driver::sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0, srcY: 0, srcMemoryType: cudarc::driver::sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, srcHost: std::ptr::null(), srcDevice: src.ptr,
+        srcArray: std::ptr::null_mut(), srcPitch: src_pitch * e,
+        dstXInBytes: 0, dstY: 0, dstMemoryType: cudarc::driver::sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, dstHost: std::ptr::null_mut(), dstDevice: dst.ptr,
+        dstArray: std::ptr::null_mut(), dstPitch: dst_pitch * e,
+        WidthInBytes: cols * e, Height: rows,
+    };
+    // SAFETY: both operands address live device memory of at least `len` elements (their owners'
+    // contract, kept alive by the caller across the call); the copy reads (rows-1)·src_pitch + cols
+    // and writes (rows-1)·dst_pitch + cols elements at most, within their lengths (checked above);
+    // pitches are at least the width; enqueued on the plan's stream like every other operation.
+    unsafe { cudarc::driver::sys::cuMemcpy2DAsync_v2(&copy, gpu.stream.cu_stream()) }.result()
+        .during(|| format!("strided device copy of {rows}x{cols} elements of {e} bytes (rows of {src_pitch} -> {dst_pitch})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_returns_only_rule_steps() {
+        let dims = [1usize, 7, 16, 17, 64, 65, 128, 256, 384, 512, 576, 1000, 1024, 2048, 4095, 4096, 8192, 14336, 28672];
+        let mut seen = std::collections::BTreeSet::new();
+        for &m in &dims {
+            for &n in &dims {
+                for &k in &[64usize, 1000, 4096, 14336] {
+                    let s = Shape::new(m, n, k).unwrap();
+                    for hopper in [true, false] {
+                        for sms in [114, 132] {
+                            for elem in [Elem::F16, Elem::Bf16] {
+                                for resident in [[0; 7], [66, 33, 22, 16, 13, 11, 9]] {
+                                    let st = default_step(s, hopper, sms, elem, resident);
+                                    assert!(RULE_STEPS.iter().any(|r| r.for_elem(elem).is_some_and(|x| x.kernel.name == st.kernel.name)),
+                                            "{s} hopper {hopper} {elem:?}: {} is not in RULE_STEPS", st.kernel.step);
+                                    seen.insert(st.kernel.name);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // And the list holds nothing the rule never returns (h8's cluster sizes 2..8 all count as one).
+        for r in RULE_STEPS {
+            let h8 = matches!(r.f16.grid, crate::steps::gemm::Grid::ClusterSplitK { .. });
+            assert!(h8 || seen.contains(r.f16.kernel.name), "{} is in RULE_STEPS but the rule never returns it", r.f16.kernel.step);
+        }
+    }
+
+    /// The CPU tests' GPU: an H100's resident clusters.
+    const R: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;
+
+    fn shape(m: usize, n: usize, k: usize) -> Shape {
+        Shape::new(m, n, k).unwrap()
+    }
+
+    #[test]
+    fn the_choice_follows_the_gpu_and_pads_only_unaligned_k_or_n() {
+        let c = choose(shape(4096, 4096, 4096), true, 132, R, None, Elem::F16).unwrap();
+        assert_eq!((c.step.kernel.step, c.padded), ("h6s4", false));
+        assert_eq!(choose(shape(4096, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
+        // Small M: the decode steps; on Hopper d4 where its 64x64 tiles fill 40-100% of the SMs.
+        // (d9, d4 with PDL, where the 64 tiles leave an eighth of the SMs free; d15 there for M <= 16.)
+        for (m, want, hopper_want) in [(1, "d2", "d15"), (16, "d2", "d15"), (17, "d2m64", "d16"), (DECODE_MAX_M, "d2m64", "d16")] {
+            assert_eq!(choose(shape(m, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), hopper_want);
+            assert_eq!(choose(shape(m, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), want);
+        }
+        assert_eq!(choose(shape(64, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d16", "64 tiles");
+        assert_eq!(choose(shape(64, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2m64", "224 tiles: two waves");
+        assert_eq!(choose(shape(64, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d16-bf16");
+        assert_eq!(choose(shape(16, 2048, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "32 d4 tiles: too few");
+        assert_eq!(choose(shape(16, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d2", "224 d4 tiles: two waves");
+        assert_eq!(choose(shape(1, 4096, 14336), true, 132, R, None, Elem::Bf16).unwrap().label(), "d15-bf16");
+        // d15 wherever d4's tiles fit at M <= 16, with or without room for PDL's overlap (120 tiles).
+        assert_eq!(choose(shape(16, 64 * 120, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d15", "120 tiles");
+        assert_eq!(choose(shape(17, 64 * 120, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "120 tiles, M > 16");
+        // Above it: d7 where h6 fills under half the SMs and d7 needs no split; h8 where d7 would split.
+        assert_eq!(choose(shape(DECODE_MAX_M + 1, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
+        assert_eq!(choose(shape(128, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4", "128 d4 tiles");
+        assert_eq!(choose(shape(128, 8192, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "256 d4 tiles, 128 d7 tiles");
+        assert_eq!(choose(shape(192, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "192 d4 tiles");
+        assert_eq!(choose(shape(130, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "3 d7 tile rows: 96 tiles");
+        assert_eq!(choose(shape(128, 2048, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d9", "64 d4 tiles");
+        // The PDL boundary: 115 tiles (8 · 115 ≤ 7 · 132) take d16 (d9 above M = 64), 116 d4.
+        assert_eq!(choose(shape(64, 64 * 115, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d16");
+        assert_eq!(choose(shape(64, 64 * 116, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d4");
+        assert_eq!(choose(shape(256, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "128 d7 tiles");
+        assert_eq!(choose(shape(256, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
+        assert_eq!(choose(shape(512, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "256 d7 tiles, 128 d19 tiles: 4 tile rows, paired in clusters");
+        assert_eq!(choose(shape(384, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r96-bf16", "96 d19 tiles, 128 of 96 rows: 4 tile rows, paired in clusters");
+        assert_eq!(choose(shape(384, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d22r96");
+        assert_eq!(choose(shape(288, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "80 rows: no clusters");
+        assert_eq!(choose(shape(257, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "3 d19 tile rows, 4 of 80 rows, the last ragged");
+        assert_eq!(choose(shape(448, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "128 d19 tiles: one round, 4 tile rows paired");
+        assert_eq!(choose(shape(512, 4000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off 128 bytes");
+        assert!(!d19_fits(shape(256, 4096, 4096), 132) && !d19_fits(shape(64, 8192, 4096), 132) && !d19_fits(shape(128, 4096, 128), 132));
+        for (m, n, k) in [(384, 4096, 4096), (512, 4096, 64), (257, 4096, 11008), (128, 14336, 4096)] {
+            assert!(d19_fits(shape(m, n, k), 132));
+            assert_eq!(layout::hopper::tma_hgemm::persistent_splits(m as u32, n as u32, k as u32, 132, 128, 128), 1, "{m}x{n}x{k}: d19 never splits where it fits");
+        }
+        // d19 in h10's and h8's place up to M = 512; h6s4 keeps its shapes, h10 its shapes above 512 rows.
+        assert_eq!(choose(shape(512, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "h10's shape: 3 rounds of d19 tiles, 2 of h11's");
+        assert_eq!(choose(shape(384, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h11-bf16", "336 tiles of 128 rows (3 rounds) against 225 of 128x192 (2)");
+        assert_eq!(transposed_rows(shape(384, 14336, 4096), 132), Some(128), "3 rounds of 128 rows (576 at 9/10) against 3 of 160 (672) or 144 (624)");
+        assert_eq!(choose(shape(512, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "h11 at 96% of d19's cost: inside the margin; 4 tile rows of 128, paired");
+        assert_eq!(choose(shape(512, 4096, 11008), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "one round of d19's tiles (paired)");
+        assert_eq!(choose(shape(512, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4");
+        assert_eq!(choose(shape(768, 28672, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "768 rows");
+        // Above 512 rows the transposed tiles in h6s4's, h10's and h8's place where their rounds cost ≤ 92%.
+        assert_eq!(choose(shape(1024, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "7 rounds of 128 rows (1210) against h6s4's 4 (1320)");
+        assert_eq!(choose(shape(1024, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r128-bf16");
+        assert_eq!(choose(shape(896, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape: 5 rounds of 128 rows (864) against 4 of 160 (896) and h6s4's 3 (990)");
+        assert_eq!(transposed_over_h6(shape(1280, 8192, 8192), 132, Elem::F16).map(|st| st.kernel.step), Some("d22r128"), "h8x2's shape");
+        assert_eq!(transposed_over_h6(shape(1024, 8192, 28672), 132, Elem::F16), None, "4 rounds of 128 rows (691) against 2 of h6s4 (660): 0.91× measured");
+        assert_eq!(transposed_over_h6(shape(512, 14336, 4096), 132, Elem::F16), None, "512 rows: d19_prefill's region");
+        assert_eq!(transposed_over_h6(shape(1024, 14000, 4096), 132, Elem::F16), None, "B's rows off 128 bytes");
+        for s in [shape(4096, 4096, 4096), shape(8192, 8192, 8192), shape(2048, 14336, 4096), shape(2048, 8192, 8192), shape(4096, 4096, 11008)] {
+            assert_eq!(transposed_over_h6(s, 132, Elem::F16), None, "{s}: h6s4's full waves");
+        }
+        // h11 where 128×192 tiles fill the waves 128×256 ones leave partly empty.
+        assert_eq!(choose(shape(768, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "96 tiles of 128x256, 132 of 128x192");
+        assert_eq!(choose(shape(640, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r160-bf16", "110 tiles of 128x192, 128 of 160 rows");
+        assert_eq!(choose(shape(1536, 4096, 14336), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "before h8");
+        assert_eq!(choose(shape(1280, 4096, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r160-bf16", "before h11 and h10: two rounds of 160 rows");
+        assert_eq!(choose(shape(1152, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r144", "two rounds of 144 rows against h11's two of 192");
+        assert_eq!(choose(shape(1536, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "two rounds of 128x192; 160 rows take three");
+        assert_eq!(choose(shape(448, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d21r160", "two rounds of 160 rows (448) against h11's two (464) and d19's three; 3 tile rows: no clusters");
+        assert_eq!(choose(shape(896, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "154 tiles of 128x192: two rounds");
+        assert_eq!(choose(shape(3072, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "the model's tie");
+        assert!(h11_fills(shape(640, 4096, 4096), 132) && !h11_fills(shape(8192, 8192, 8192), 132) && !h11_fills(shape(4096, 4096, 4096), 132));
+        // Few tiles, deep K: h8, not h11 (6 tiles of 128x192 would leave 126 SMs idle).
+        assert!(!h11_fills(shape(128, 1024, 16384), 132) && !h11_fills(shape(128, 512, 8192), 132));
+        assert_eq!(choose(shape(128, 1024, 16384), true, 132, R, None, Elem::F16).unwrap().label(), "h8x8");
+        assert_eq!(choose(shape(512, 11000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "B's rows off 128 bytes: not d19; h11 fills");
+        assert_eq!(choose(shape(128, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "56 h6 tiles, 112 d19 tiles (1.01–1.02× d7, session 27 call 3)");
+        assert_eq!(choose(shape(256, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h11", "86 h6 tiles, 116 h11 tiles: one round each");
+        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "d7's tiles; B's rows off 128 bytes");
+        assert_eq!(choose(shape(992, 992, 992), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "1984-byte rows: off 128");
+        assert_eq!(choose(shape(384, 3000, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d11");
+        assert_eq!(choose(shape(1000, 1000, 1000), true, 132, R, None, Elem::Bf16).unwrap().label(), "d11-bf16");
+        assert_eq!(choose(shape(1024, 1000, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d11", "B's rows off, A's aligned");
+        assert_eq!(choose(shape(1024, 1024, 1000), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "only A's rows off");
+        assert_eq!(choose(shape(1000, 1024, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d7", "M ragged, rows aligned");
+        assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d7");
+        assert!(weight_rows_off_128(shape(8, 1000, 1024)) && weight_rows_off_128(shape(8, 992, 64)) && !weight_rows_off_128(shape(8, 960, 1000)) && !weight_rows_off_128(shape(8, 1024, 1000)));
+        assert_eq!(choose(shape(1024, 1024, 1024), true, 132, R, None, Elem::Bf16).unwrap().label(), "d7-bf16");
+        assert_eq!(choose(shape(2048, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "128 tiles");
+        assert_eq!(choose(shape(2048, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "256 tiles: no split");
+        // h10 where the last wave is at most a third full: 688 tiles = 5 waves + 28; not 8192³ (+68) or 4096³ (+116).
+        assert_eq!(choose(shape(2048, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h10", "5 waves + 28 tiles");
+        assert_eq!(choose(shape(2048, 11008, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h10-bf16");
+        assert_eq!(choose(shape(8192, 8192, 8192), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "15 waves + 68 tiles");
+        assert_eq!(choose(shape(4096, 4096, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h6s4", "3 waves + 116 tiles");
+        assert_eq!(choose(shape(256, 4096, 4096), false, 132, R, None, Elem::F16).unwrap().label(), "v10");
+        // M is free; K or N off a multiple of 8 pads.
+        assert!(!choose(shape(4097, 4096, 64), true, 132, R, None, Elem::F16).unwrap().padded);
+        for (m, n, k) in [(100, 1, 1), (4000, 4095, 4096), (80, 8, 4095), (130, 17, 1), (65, 4096, 11), (1024, 14336, 1020), (1024, 14336, 2044), (896, 11008, 4095)] {
+            let c = choose(shape(m, n, k), true, 132, R, None, Elem::F16).unwrap();
+            assert!(c.padded, "{m}x{n}x{k}");
+            // d7 where it fits; else few tiles and enough K: h8 splits K over a cluster; h10 otherwise.
+            // The rule sees the shape as given (`choose` pads only what it runs).
+            let orig = shape(m, n, k);
+            let sp = layout::hopper::tma_hgemm::h8_splits(m as u32, n as u32, k as u32, 132, R);
+            let want = if d15_fits(orig, 132) { "d15+pad".into() } else if d4_fits(orig, 132) { if pdl_overlaps(orig, 132) { if m <= DECODE_MAX_M { "d16+pad".into() } else { "d9+pad".into() } } else { "d4+pad".into() } } else if m <= 16 { "d2+pad".into() } else if d19_fits(orig, 132) && !weight_rows_off_128(orig) { format!("{}+pad", transposed_step(orig, 132, Elem::F16).kernel.step) } else if d7_fits(orig, 132) { if weight_rows_off_128(orig) { "d11+pad".into() } else { "d7+pad".into() } } else if (h10_streams(orig, 132) || sp > 1) && d19_prefill(orig, 132) { format!("{}+pad", prefill_step(orig, 132, Elem::F16).kernel.step) } else if h11_fills(orig, 132) { format!("{}+pad", d21_over_h11(orig, 132, Elem::F16).map_or("h11", |st| st.kernel.step)) } else if let Some(st) = transposed_over_h6(orig, 132, Elem::F16) { format!("{}+pad", st.kernel.step) } else if h10_streams(orig, 132) { "h10+pad".into() } else if sp > 1 { format!("h8x{sp}+pad") } else { "h6s4+pad".into() };
+            assert_eq!(c.label(), want, "{m}x{n}x{k}");
+        }
+        assert_eq!(choose(shape(1, 1, 1), true, 132, R, None, Elem::F16).unwrap().label(), "d2+pad");
+        // v1 takes every shape as it is: never padded.
+        assert!(!choose(shape(13, 17, 1), true, 132, R, Some(&steps::V1), Elem::F16).unwrap().padded);
+        assert_eq!(up8(1), 8);
+        assert_eq!(up8(8), 8);
+        assert_eq!(up8(4095), 4096);
+    }
+
+    /// The transposed heights' model: the cost is rounds × (rows loaded + 64), no height that would
+    /// split K, ties to d19's 128 and then the shortest; d21's heights are the layout crate's and each
+    /// has its step; d21 displaces h11 only where its cost is lower.
+    #[test]
+    fn transposed_heights_follow_the_rounds() {
+        assert_eq!(layout::hopper::tma_hgemm::D21_ROWS.len(), steps::D21.len());
+        for (i, &rows) in layout::hopper::tma_hgemm::D21_ROWS.iter().enumerate() {
+            assert!(TRANSPOSED_ROWS.contains(&rows));
+            assert_eq!((steps::D21[i].grid.tile().0, steps::D21_BF16[i].grid.tile().0), (rows, rows));
+            assert_eq!(d21_for(rows, Elem::F16).unwrap().kernel.name, steps::D21[i].kernel.name);
+            assert_eq!(d21_for(rows, Elem::Bf16).unwrap().kernel.step, format!("d21r{rows}-bf16"));
+            assert_eq!(steps::D21[i].kernel.dyn_smem_bytes, layout::hopper::tma_hgemm::d21_dyn_smem(rows));
+        }
+        assert!(d21_for(128, Elem::F16).is_none() && d21_for(96, Elem::F32).is_none());
+        // 384×4096²: 4 tiles of 96 rows × 32 = 128 tiles, one round: 160 against d19's 192.
+        assert_eq!(transposed_cost(shape(384, 4096, 4096), 132, 96), Some(160));
+        assert_eq!(transposed_cost(shape(384, 4096, 4096), 132, 128), Some(192));
+        assert_eq!(transposed_cost(shape(384, 4096, 4096), 132, 80), Some(2 * 144), "160 tiles: two rounds");
+        assert_eq!(transposed_cost(shape(256, 4096, 4096), 132, 128), None, "64 tiles would split K");
+        assert_eq!(transposed_rows(shape(288, 4096, 4096), 132), Some(80));
+        assert_eq!(transposed_rows(shape(512, 4096, 4096), 132), Some(128), "d21r144 measured 0.89x d19 here");
+        assert_eq!(transposed_rows(shape(80, 11008, 4096), 132), Some(128), "M below every height: a tie, d19 (r80 measured 0.98x)");
+        assert_eq!(transposed_rows(shape(96, 14336, 4096), 132), Some(128), "M = 96: a tie with 96 rows, d19");
+        assert_eq!(transposed_rows(shape(176, 8192, 8192), 132), Some(96));
+        assert_eq!(transposed_rows(shape(64, 1024, 1024), 132), None);
+        assert_eq!(transposed_step(shape(512, 4096, 4096), 132, Elem::Bf16).kernel.step, "d22r128-bf16", "4 tile rows of 128");
+        assert_eq!(transposed_step(shape(384, 4096, 4096), 132, Elem::F16).kernel.step, "d22r96");
+        assert_eq!(d21_or_d22(128, shape(300, 14336, 4096), Elem::F16), None, "3 tile rows of 128: no pairs, d19");
+        // h11: one round of 110 tiles (232) against 128 tiles of 160 rows (224); at 576 rows 128 tiles of 144 (208).
+        assert_eq!(d21_over_h11(shape(640, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d22r160"));
+        assert_eq!(d21_over_h11(shape(576, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d22r144"));
+        assert_eq!(d21_or_d22(160, shape(480, 11008, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r160"), "3 tile rows");
+        assert_eq!(d21_or_d22(96, shape(289, 4096, 4096), Elem::Bf16).map(|s| s.kernel.step), Some("d22r96-bf16"), "4 tile rows");
+        assert_eq!(d21_or_d22(80, shape(320, 4096, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r80"));
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 4096), Elem::F16).map(|s| s.kernel.step), Some("d22r128"));
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 1024), Elem::F16), None, "K below 2048: d19");
+        assert_eq!(d21_or_d22(96, shape(384, 4096, 1024), Elem::F16).map(|s| s.kernel.step), Some("d21r96"), "K below 2048: no clusters");
+        // Outside the measured regime (N or K below 1024) d19 keeps its shapes.
+        assert_eq!(choose(shape(384, 4096, 64), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "one K tile");
+        assert_eq!(choose(shape(4096, 384, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "3 weight column tiles: N below 1024");
+        assert_eq!(choose(shape(1152, 1024, 1024), true, 132, R, None, Elem::F16).unwrap().label(), "d21r80", "the edge of the regime");
+        for (i, &rows) in layout::hopper::tma_hgemm::D21_ROWS.iter().enumerate() {
+            assert_eq!((steps::D22[i].grid.tile().0, steps::D22_BF16[i].grid.tile().0), (rows, rows));
+        }
+        assert_eq!(d21_over_h11(shape(768, 4096, 4096), 132, Elem::F16), None, "132 tiles of 128x192: one round");
+        assert_eq!(d21_over_h11(shape(256, 11008, 4096), 132, Elem::F16), None, "116 tiles of 128x192: one round");
+        assert_eq!(d21_over_h11(shape(640, 4000, 4096), 132, Elem::F16), None, "B's rows off 128 bytes");
+        assert_eq!(d21_over_h11(shape(64, 4096, 4096), 132, Elem::F16), None, "the decode range");
+        assert_eq!(d21_over_h11(shape(65536, 1024, 512), 132, Elem::F16), None, "K below the measured regime");
+        assert!(h11_fills(shape(1000, 2048, 64), 132) && d21_over_h11(shape(1000, 2048, 64), 132, Elem::F16).is_none(), "one K tile: h11 stays");
+        // d19 weighed at 9/10: 385 × 24576 takes d19 (6 rounds of 192 at 9/10: 1036.8, against 5 of 144: 1040).
+        assert_eq!(transposed_cost(shape(385, 24576, 4096), 132, 144), Some(5 * 208));
+        assert_eq!(transposed_cost(shape(385, 24576, 4096), 132, 128), Some(6 * 192));
+        assert_eq!(transposed_rows(shape(385, 24576, 4096), 132), Some(128));
+        // Every height the model weighs has a step: d19's 128 or one of d21's.
+        for rows in TRANSPOSED_ROWS {
+            assert!(rows == 128 || d21_for(rows, Elem::F16).is_some(), "{rows}");
+        }
+    }
+
+    #[test]
+    fn every_shape_gets_a_config_that_takes_it() {
+        // Property: for any shape and either GPU, the default choice runs the shape as given or padded,
+        // pads exactly when K or N is off 8, and the padded shape passes the step's own rule.
+        let mut x = 12345u64;
+        for _ in 0..5000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let dims = [(x >> 10) as usize % 5000 + 1, (x >> 24) as usize % 5000 + 1, (x >> 40) as usize % 5000 + 1];
+            let s = shape(dims[0], dims[1], dims[2]);
+            for hopper in [true, false] {
+                let c = choose(s, hopper, 132, R, None, Elem::F16).unwrap();
+                assert_eq!(c.padded, s.k % 8 != 0 || s.n % 8 != 0, "{s}");
+                let (n, k) = if c.padded { (up8(s.n), up8(s.k)) } else { (s.n, s.k) };
+                assert!(c.step.rejects(s.m, n, k).is_none(), "{s} {}", c.label());
+            }
+        }
+    }
+
+    #[test]
+    fn bf16_gets_its_twins_and_mixing_types_is_refused() {
+        for (m, hopper, want) in [(1, true, "d15-bf16"), (1, false, "d2-bf16"), (16, false, "d2-bf16"), (64, true, "d16-bf16"), (64, false, "d2m64-bf16"), (65, true, "d4-bf16"), (4096, true, "h6s4-bf16"), (4096, false, "d2m64-bf16")] {
+            assert_eq!(choose(shape(m, 4096, 4096), hopper, 132, R, None, Elem::Bf16).unwrap().label(), want, "M = {m}, hopper {hopper}");
+        }
+        assert_eq!(choose(shape(4096, 4095, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "h6s4-bf16+pad");
+        let e = choose(shape(64, 64, 64), true, 132, R, Some(&steps::H6), Elem::Bf16).unwrap_err().to_string();
+        assert!(e.contains("takes F16 matrices, this GEMM is Bf16"), "{e}");
+        assert!(choose(shape(64, 64, 64), true, 132, R, Some(step_by_label("h6-bf16").unwrap()), Elem::F16).is_err());
+    }
+
+    #[test]
+    fn configs_are_named_and_wrong_ones_refused() {
+        assert_eq!(step_by_label("h6").unwrap().kernel.name, "hgemm_tma_v6");
+        assert_eq!(step_by_label("v1").unwrap().kernel.name, "hgemm_block_v1");
+        let e = step_by_label("v9h").unwrap_err().to_string();
+        assert!(e.contains("not an f32-accumulating hgemm step") && e.contains("h6"), "{e}");
+        assert!(step_by_label("nope").is_err());
+        let e = choose(shape(64, 64, 64), true, 132, R, Some(&steps::V9H), Elem::F16).unwrap_err().to_string();
+        assert!(e.contains("accumulates in f16"), "{e}");
+    }
+}

@@ -1,0 +1,177 @@
+//! The PTX modules `build.rs` compiled from `kernels-gpu` — one per family and target — embedded in
+//! the binary, and the lookups the tests and the loader make in them (entry names, bodies, parameters).
+
+use std::sync::OnceLock;
+
+pub use crate::steps::Target;
+use crate::steps::Family;
+
+/// A PTX module: one family's kernels for one target (`kernels-gpu` is built once per family, so a
+/// program JIT-compiles only the families it launches; `kernel-lab/build.rs` lists the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Module {
+    /// The reduction ladder.
+    Reduce,
+    /// The SGEMM ladder (CUDA cores).
+    Sgemm,
+    /// The tensor-core HGEMM ladders (warp, block, Hopper, decode): the f16/bf16 GEMM's kernels.
+    Hgemm,
+    /// FP8 GEMM and quantization.
+    Fp8,
+    /// Attention.
+    Attention,
+    /// Device-side fills and verification (`runtime::device_check`).
+    Check,
+    /// The primitives' self-tests and the bank-model replay kernels.
+    Selftest,
+}
+
+impl Module {
+    /// Every module.
+    pub const ALL: [Module; 7] = [Module::Reduce, Module::Sgemm, Module::Hgemm, Module::Fp8, Module::Attention, Module::Check, Module::Selftest];
+
+    /// Its name (the kernels-gpu feature it is built with).
+    pub fn name(self) -> &'static str {
+        match self {
+            Module::Reduce => "reduce",
+            Module::Sgemm => "sgemm",
+            Module::Hgemm => "hgemm",
+            Module::Fp8 => "fp8",
+            Module::Attention => "attention",
+            Module::Check => "check",
+            Module::Selftest => "selftest",
+        }
+    }
+
+    /// The module holding a registered family's kernels (`None` for kernels of your own crate).
+    pub fn of(family: Family) -> Option<Module> {
+        Some(match family {
+            Family::Reduce => Module::Reduce,
+            Family::Sgemm => Module::Sgemm,
+            Family::HgemmWarp | Family::Hgemm | Family::Gemm => Module::Hgemm,
+            Family::Fp8 => Module::Fp8,
+            Family::Attention => Module::Attention,
+            Family::Check => Module::Check,
+            Family::Selftest | Family::Bankcheck => Module::Selftest,
+            Family::External => return None,
+        })
+    }
+
+    /// This module's PTX for `target`: the embedded text, or — for a fast edit loop —
+    /// `kernels_gpu_<sm>_<module>.ptx` from the directory in `KERNEL_LAB_PTX_DIR` where that file exists
+    /// (`ptx-build kernels-gpu --module NAME --out-dir DIR` writes it; said once on stderr, so a run
+    /// never uses it silently). Empty when the crate is built without its `kernels` feature.
+    pub fn ptx(self, target: Target) -> &'static str {
+        static DEV: OnceLock<Vec<Option<&'static str>>> = OnceLock::new();
+        let dev = DEV.get_or_init(|| Target::ALL.iter().flat_map(|&t| Module::ALL.map(move |m| dev_module(t, m))).collect());
+        let ti = Target::ALL.iter().position(|&t| t == target).unwrap_or(0);
+        let mi = Module::ALL.iter().position(|&m| m == self).unwrap_or(0);
+        dev[ti * Module::ALL.len() + mi].unwrap_or(EMBEDDED[ti][mi])
+    }
+}
+
+impl Target {
+    /// Every module of this target, concatenated (for tests and fingerprints that look at all the
+    /// kernels at once; the loader loads modules one by one with [`Module::ptx`]).
+    pub fn ptx(self) -> &'static str {
+        static ALL: OnceLock<Vec<String>> = OnceLock::new();
+        let all = ALL.get_or_init(|| Target::ALL.iter().map(|&t| Module::ALL.iter().map(|m| m.ptx(t)).collect::<Vec<_>>().join("\n")).collect());
+        &all[Target::ALL.iter().position(|&t| t == self).unwrap_or(0)]
+    }
+}
+
+/// `$KERNEL_LAB_PTX_DIR/kernels_gpu_<sm>_<module>.ptx`, read once and kept for the process's life.
+fn dev_module(t: Target, m: Module) -> Option<&'static str> {
+    let path = std::path::Path::new(&std::env::var_os("KERNEL_LAB_PTX_DIR")?).join(format!("kernels_gpu_{}_{}.ptx", t.name(), m.name()));
+    let text = std::fs::read_to_string(&path).ok()?;
+    eprintln!("note: {} {} PTX from {} (KERNEL_LAB_PTX_DIR), not the one built into this binary", t.name(), m.name(), path.display());
+    Some(Box::leak(text.into_boxed_str()))
+}
+
+#[cfg(feature = "kernels")]
+macro_rules! embedded {
+    ($sm:literal) => {
+        [
+            include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_reduce.ptx")),
+            include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_sgemm.ptx")),
+            include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_hgemm.ptx")),
+            include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_fp8.ptx")),
+            include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_attention.ptx")),
+            include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_check.ptx")),
+            include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_selftest.ptx")),
+        ]
+    };
+}
+/// The embedded modules, by target (`Target::ALL` order) and module (`Module::ALL` order).
+#[cfg(feature = "kernels")]
+static EMBEDDED: [[&str; 7]; 2] = [embedded!("sm_80"), embedded!("sm_90a")];
+#[cfg(not(feature = "kernels"))]
+static EMBEDDED: [[&str; 7]; 2] = [[""; 7]; 2];
+
+
+/// The `.entry` names in a PTX module, in order.
+pub fn entries(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
+        .map(|rest| rest.split('(').next().unwrap_or(rest).trim())
+        .collect()
+}
+
+/// The body (from `.entry name(` to the closing `}` at column 0) of kernel `name` in `ptx`.
+pub fn entry_body<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
+    let start = ptx.find(&format!(".visible .entry {name}("))?;
+    let rest = &ptx[start..];
+    let end = rest.find("\n}").map(|e| e + 2).unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// The sizes in bytes of kernel `name`'s parameters, from its `.entry` header (`.param .u64 …` → 8,
+/// `.param .f32 …` → 4, `.param .align A .b8 x[N]` → N); `None` if the entry or a type is not found.
+pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<u32>> {
+    let start = ptx.find(&format!(".entry {name}("))?;
+    let head = ptx[start..].split(')').next()?;
+    head.lines().filter_map(|l| l.trim().strip_prefix(".param")).map(|rest| {
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        if let Some(array) = words.iter().find(|w| w.contains('[')) {
+            return array.split('[').nth(1)?.trim_end_matches([']', ',']).parse().ok();
+        }
+        let ty = words.iter().find(|w| !w.starts_with(".align") && !w.starts_with(".ptr") && w.starts_with('.'))?;
+        ty[2..].parse::<u32>().ok().map(|bits| bits / 8)
+    }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_parameters_are_sized() {
+        let ptx = ".visible .entry k(\n\t.param .u64 .ptr .align 1 k_param_0,\n\t.param .u32 k_param_1,\n\t.param .f32 k_param_2,\n\t.param .align 16 .b8 k_param_3[128]\n)\n{\n}\n";
+        assert_eq!(entry_params(ptx, "k"), Some(vec![8, 4, 4, 128]));
+        assert_eq!(entry_params(ptx, "nope"), None);
+        // Every kernel of ours has readable parameters (none only where its header declares none).
+        for t in Target::ALL {
+            for name in entries(t.ptx()) {
+                let parameterless = t.ptx().contains(&format!(".entry {name}()"));
+                assert!(entry_params(t.ptx(), name).is_some_and(|p| p.is_empty() == parameterless), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn entries_and_bodies_are_found() {
+        let ptx = ".visible .entry a(\n.param .u32 a_param_0\n)\n{\n\tret;\n}\n.visible .entry b(\n)\n{\n\tbar.sync \t0;\n}\n";
+        assert_eq!(entries(ptx), vec!["a", "b"]);
+        assert!(entry_body(ptx, "b").unwrap().contains("bar.sync"));
+        assert!(!entry_body(ptx, "a").unwrap().contains("bar.sync"));
+        assert!(entry_body(ptx, "c").is_none());
+    }
+
+    #[test]
+    fn sm90a_runs_only_on_cc_9_0() {
+        assert!(Target::Sm90a.runs_on((9, 0)));
+        assert!(!Target::Sm90a.runs_on((8, 9)));
+        assert!(!Target::Sm90a.runs_on((10, 0)));
+        assert!(Target::Sm80.runs_on((9, 0)) && Target::Sm80.runs_on((8, 0)) && !Target::Sm80.runs_on((7, 5)));
+    }
+}
