@@ -44,7 +44,9 @@ pub struct Gpu {
     /// PTX targets withheld by `KERNEL_LAB_WITHHOLD` (a test switch: `sm_90a` makes a Hopper behave as a
     /// GPU without `sm_90a` code, to show what an A100 or L4 runs and skips).
     pub withheld: Vec<Target>,
-    modules: Arc<Mutex<HashMap<(Target, Module), Arc<CudaModule>>>>,
+    /// One slot per (target, module), each with its own lock, so that loading one module (a JIT of
+    /// seconds with a cold driver cache) never waits for another's ([`Gpu::preload`] loads several at once).
+    modules: Arc<Mutex<HashMap<(Target, Module), Arc<Mutex<Option<Arc<CudaModule>>>>>>>,
     /// Registered kernels already loaded by [`Gpu::kernel`] (reading a kernel's parameters from its PTX
     /// entry scans the module's text: once per kernel, not per launch of a helper grid).
     kernels: Arc<Mutex<HashMap<&'static str, Kernel>>>,
@@ -228,8 +230,9 @@ impl Gpu {
     /// log; a load that takes over a second (the driver JIT-compiling a large module with an empty
     /// cache, `~/.nv/ComputeCache`) says so on stderr, with its time.
     pub fn module(&self, target: Target, module: Module) -> Result<Arc<CudaModule>> {
-        let mut modules = self.modules.lock().expect("module cache lock poisoned");
-        if let Some(m) = modules.get(&(target, module)) {
+        let slot = self.modules.lock().expect("module cache lock poisoned").entry((target, module)).or_default().clone();
+        let mut slot = slot.lock().expect("module slot lock poisoned");
+        if let Some(m) = slot.as_ref() {
             return Ok(m.clone());
         }
         let ptx = module.ptx(target);
@@ -245,8 +248,27 @@ impl Gpu {
             eprintln!("note: the driver JIT-compiled the {} {} PTX module ({:.1} MB) in {secs:.1} s; it caches the result (~/.nv/ComputeCache), so later runs load it in well under a second",
                       module.name(), target.name(), ptx.len() as f64 / 1e6);
         }
-        modules.insert((target, module), m.clone());
+        *slot = Some(m.clone());
         Ok(m)
+    }
+
+    /// Starts loading `modules` (each for every target this GPU runs) on background threads, one per
+    /// module, and returns at once: with a cold driver cache each JIT takes seconds, and done beside the
+    /// program's first GPU work they are ready when its kernels are first needed (a kernel whose module
+    /// is still loading waits for that load only). Failures are not reported here: the first kernel
+    /// of a module that failed to load gets the error.
+    pub fn preload(&self, modules: &[Module]) {
+        for &m in modules {
+            for t in Target::ALL {
+                if self.withheld.contains(&t) || !t.runs_on(self.info.compute_capability) || m.ptx(t).is_empty() {
+                    continue;
+                }
+                let gpu = self.clone();
+                std::thread::spawn(move || {
+                    let _ = gpu.module(t, m);
+                });
+            }
+        }
     }
 
     /// Re-runs the JIT with an error-log buffer to say *why* a module failed to load.
