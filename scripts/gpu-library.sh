@@ -6,12 +6,13 @@
 #  3. the GPU test binaries given (TESTS, default: all carried);
 #  4. `kernel-lab` as `cargo run --release` runs it (the headline, then the ladders' main paths), timed,
 #     its lines stamped (RUNS=N times, default 1; COLD=1: the first with an empty JIT cache).
-# Outputs land in $OUT; set PARTS to a subset of "1234".
+#  5. torch SDPA (cuDNN, flash) at the headline's attention shapes (scripts/attention-torch-peer.py).
+# Outputs land in $OUT; set PARTS to a subset of "12345".
 set -uo pipefail
 OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
 C=.carry
 ( cd $C && xz -d -f *.xz 2>/dev/null; ls tests/*.xz >/dev/null 2>&1 && xz -d -f tests/*.xz; chmod +x kernel-lab api-example tests/* 2>/dev/null ) || true
-PARTS=${PARTS:-1234}
+PARTS=${PARTS:-12345}
 stamp() { python3 -u -c 'import sys, time
 t0 = float(sys.argv[1])
 for line in sys.stdin:
@@ -57,5 +58,12 @@ if [[ $PARTS == *4* ]]; then
     sed -n '/== headline/,/^\[ *[0-9.]* s\] $/p' "$OUT/default-$i.txt" | tee -a "$OUT/run.txt"
     rm -rf "$OUT/report-$i"
   done
+fi
+if [[ $PARTS == *5* ]]; then
+  # The attention headline's peer the Rust side cannot call: torch SDPA (cuDNN and flash backends) at the
+  # headline's shapes, bf16, sustained timing as the suite's.
+  echo "== 5. torch SDPA at the headline's attention shapes ==" | tee -a "$OUT/run.txt"
+  python3 scripts/attention-torch-peer.py --shapes 8x32x512x64,1x16x8192x64,1x32x2048x128 --dtype bf16 --backends cudnn,flash \
+    --dist uniform --sustain-ms 300 --out "$OUT/attention-peer.md" 2>&1 | tail -20 | tee -a "$OUT/run.txt"
 fi
 ls -la "$OUT"
