@@ -10,7 +10,7 @@ use kernel_lab_bench::{
 };
 
 fn body(target: Target, name: &str) -> &'static str {
-    ptx::entry_body(target.ptx(), name).unwrap_or_else(|| panic!("{name} missing from the {} PTX", target.name()))
+    ptx::entry_body(ptx::module_of(target, name), name).unwrap_or_else(|| panic!("{name} missing from the {} PTX", target.name()))
 }
 
 fn instructions(body: &str) -> impl Iterator<Item = &str> {
@@ -45,9 +45,11 @@ fn each_kernel_is_in_its_familys_module_and_nowhere_else() {
         }
     }
     // Every registered kernel is in exactly one module of each target it is built for.
+    let listed: Vec<(Target, BTreeSet<&str>)> = Target::ALL.iter()
+        .flat_map(|&t| Module::ALL.map(|m| (t, ptx::entries(m.ptx(t)).into_iter().collect::<BTreeSet<_>>()))).collect();
     for k in steps::all() {
         for t in Target::ALL.into_iter().filter(|&t| t == Target::Sm90a || k.target == Target::Sm80) {
-            let n = Module::ALL.iter().filter(|m| ptx::entries(m.ptx(t)).contains(&k.name)).count();
+            let n = listed.iter().filter(|(lt, names)| *lt == t && names.contains(k.name)).count();
             assert_eq!(n, 1, "{} is in {n} {} modules", k.name, t.name());
         }
     }
@@ -162,9 +164,11 @@ fn no_kernel_can_panic() {
     // A reachable panic (bounds check, division by zero, overflow) shows up as a call into
     // core::panicking; every index and divisor in the kernels is meant to be provably fine.
     for t in Target::ALL {
-        for name in ptx::entries(t.ptx()) {
-            let b = ptx::entry_body(t.ptx(), name).unwrap();
-            assert!(!b.contains("panicking"), "{name} ({}) has a panic path", t.name());
+        for m in ptx::Module::ALL {
+            for name in ptx::entries(m.ptx(t)) {
+                let b = ptx::entry_body(m.ptx(t), name).unwrap();
+                assert!(!b.contains("panicking"), "{name} ({}) has a panic path", t.name());
+            }
         }
     }
 }

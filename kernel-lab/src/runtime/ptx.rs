@@ -80,6 +80,15 @@ impl Target {
     }
 }
 
+/// The PTX of the module that holds registered kernel `name` for `target` (the whole target's text for
+/// a name the registry lacks): where its entry is looked up without scanning every module.
+pub fn module_of(target: Target, name: &str) -> &'static str {
+    match crate::steps::find(name).and_then(|k| Module::of(k.family)) {
+        Some(m) => m.ptx(target),
+        None => target.ptx(),
+    }
+}
+
 /// `$KERNEL_LAB_PTX_DIR/kernels_gpu_<sm>_<module>.ptx`, read once and kept for the process's life.
 fn dev_module(t: Target, m: Module) -> Option<&'static str> {
     let path = std::path::Path::new(&std::env::var_os("KERNEL_LAB_PTX_DIR")?).join(format!("kernels_gpu_{}_{}.ptx", t.name(), m.name()));
@@ -151,9 +160,11 @@ mod tests {
         assert_eq!(entry_params(ptx, "nope"), None);
         // Every kernel of ours has readable parameters (none only where its header declares none).
         for t in Target::ALL {
-            for name in entries(t.ptx()) {
-                let parameterless = t.ptx().contains(&format!(".entry {name}()"));
-                assert!(entry_params(t.ptx(), name).is_some_and(|p| p.is_empty() == parameterless), "{name}");
+            for ptx in Module::ALL.map(|m| m.ptx(t)) {
+                for name in entries(ptx) {
+                    let parameterless = ptx.contains(&format!(".entry {name}()"));
+                    assert!(entry_params(ptx, name).is_some_and(|p| p.is_empty() == parameterless), "{name}");
+                }
             }
         }
     }
