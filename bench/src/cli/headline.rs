@@ -81,10 +81,11 @@ impl Headline {
 
 /// The headline table.
 pub fn table(lines: &[Headline]) -> String {
-    let mut t = format!("{:<16} {:<34} {:>6} {:>8} {:>26} {:>8} {:>6}\n", "family", "the library's choice against", "shapes", "geomean", "lowest (step, shape)", "< 0.90", "failed");
-    for h in lines {
-        let low = format!("{:.2}× ({}, {})", h.lowest.2, h.lowest.0, h.lowest.1);
-        t += &format!("{:<16} {:<34} {:>6} {:>7.3}× {:>26} {:>8} {:>6}\n", h.family, h.baseline, h.shapes, h.geomean, low, h.under_90, h.failed);
+    let lows: Vec<String> = lines.iter().map(|h| format!("{:.2}× ({}, {})", h.lowest.2, h.lowest.0, h.lowest.1)).collect();
+    let w = lows.iter().map(|l| l.chars().count()).max().unwrap_or(0).max("lowest (step, shape)".len());
+    let mut t = format!("{:<16} {:<36} {:>6} {:>8}  {:<w$} {:>6} {:>6}\n", "family", "the library's choice against", "shapes", "geomean", "lowest (step, shape)", "< 0.90", "failed");
+    for (h, low) in lines.iter().zip(&lows) {
+        t += &format!("{:<16} {:<36} {:>6} {:>7.3}×  {:<w$} {:>6} {:>6}\n", h.family, h.baseline, h.shapes, h.geomean, low, h.under_90, h.failed);
     }
     t
 }

@@ -1,8 +1,8 @@
 //! What every result is stamped with: the commit the binary was built from and the UTC time.
 
-/// The git commit the binary was built from (set by build.rs), or "unknown".
+/// The git commit the binary was built from (stamped by the library's build.rs), or "unknown".
 pub fn commit() -> &'static str {
-    option_env!("KERNEL_LAB_COMMIT").unwrap_or("unknown")
+    kernel_lab_bench::runtime::BUILD_COMMIT.unwrap_or("unknown")
 }
 
 /// UTC now as `YYYY-MM-DDTHH:MM:SSZ` (no date crate needed).

@@ -371,7 +371,7 @@ pub const H6_ROUND_ROWS: u64 = 330;
 
 /// The transposed step ([`transposed_step`]) where the rule would take h6s4, h10 or h8 above M = 512
 /// (four 128-row tiles: [`d19_prefill`] covers the rows below): where its weighed cost
-/// ([`transposed_best`]) is at most 92% of h6s4's rounds, `⌈⌈M/128⌉·⌈N/256⌉ / SMs⌉ ·`
+/// (`transposed_best`) is at most 92% of h6s4's rounds, `⌈⌈M/128⌉·⌈N/256⌉ / SMs⌉ ·`
 /// [`H6_ROUND_ROWS`], with the weights' rows a multiple of 128 bytes (as [`d19_fits`] asks) and N, K ≥
 /// 1024 (the range [`transposed_step`] takes d21 and d22 in, the one measured). By waves: 1024×14336×4096 has 448 h6s4 tiles, 3.4 rounds taken as 4, and 896 d19
 /// tiles, 6.8 rounds taken as 7 of half the work — 0.875 of the time.

@@ -10,3 +10,7 @@ pub mod timing;
 pub mod tma;
 pub mod tuning;
 pub mod verify;
+
+/// The git commit this library was built from (`build.rs` stamps it; `None` outside a git checkout):
+/// what every result a program reports should name.
+pub const BUILD_COMMIT: Option<&str> = option_env!("KERNEL_LAB_COMMIT");
