@@ -100,19 +100,3 @@ pub unsafe fn ld_shared_cluster_v4_f32(addr: u32) -> [f32; 4] {
     [a, b, c, d]
 }
 
-/// `st.shared::cluster.v4.f32` — 16 bytes to a `shared::cluster` address (a peer's shared memory, or
-/// this CTA's own, by [`mapa_shared_cluster`]), over the SM-to-SM network when remote.
-///
-/// # Safety
-/// sm_90, a cluster launch; `addr` from [`mapa_shared_cluster`], 16-byte aligned, inside the target
-/// CTA's shared memory, which nobody else reads or writes until a cluster barrier that both the
-/// writer and the readers pass ([`cluster_sync`]: its release/acquire publishes the bytes); the target
-/// has not exited.
-#[inline(always)]
-pub unsafe fn st_shared_cluster_v4_f32(addr: u32, v: [f32; 4]) {
-    // SAFETY: forwarded to the caller.
-    unsafe {
-        asm!("st.shared::cluster.v4.f32 [{0}], {{{1}, {2}, {3}, {4}}};", in(reg32) addr, in(reg32) v[0], in(reg32) v[1], in(reg32) v[2], in(reg32) v[3],
-             options(nostack))
-    }
-}

@@ -118,7 +118,9 @@ OPTIONS:
   --out DIR        report directory: report.json, report.md and SVG plots (default: target/kernel-lab-report)
   --ncu            profile each family's --check run under Nsight Compute (ncu on PATH) and show the
                    shared-memory wavefronts and bank conflicts beside the bank model's predictions
+                   (progress on stderr: each family's run, each kernel profiled)
   --sanitize       run each family's --check under compute-sanitizer memcheck/racecheck/synccheck
+                   (one run per tool and family; progress and each run's verdict on stderr)
   --seed S         random seed (default: fresh each run; printed)
   -h, --help       this text
 

@@ -354,23 +354,6 @@ pub const D15: Step = {
     s
 };
 
-/// Decode d17: d15 with the weight boxes of the next `D17_AHEAD` K tiles prefetched into the L2 ahead
-/// of the ring (`decode_v17_l2_prefetch.rs`); `d17n16` with a window of 16.
-pub const D17: Step = d17("hgemm_decode_v17", "d17", "d15 with the next 52 K tiles of weights prefetched into the L2 (cp.async.bulk.prefetch.tensor)");
-/// d17 with a prefetch window of 16 K tiles.
-pub const D17N16: Step = d17("hgemm_decode_v17_n16", "d17n16", "d17 with a prefetch window of 16 K tiles");
-
-const fn d17(name: &'static str, step: &'static str, about: &'static str) -> Step {
-    let mut s = D15;
-    s.kernel.name = name;
-    s.kernel.step = step;
-    s.kernel.about = about;
-    s.kernel.ptx = PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "st.global.b16",
-                                     "cp.async.bulk.prefetch.tensor.2d.L2.global.tile"],
-                              lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "m64n64k16", "bar.sync \t3"], count: &[], at_least: &[] };
-    s
-}
-
 /// Decode d16: d15's CTA (one consumer warpgroup, first stages before the block barrier) on d4's
 /// 64-row activation tiles and 16 KiB stages, for 16 < M ≤ 64 (`decode_v16_one_consumer_64.rs`).
 pub const D16: Step = {
@@ -395,29 +378,6 @@ const fn d13_stages(name: &'static str, label: &'static str, stages: u32) -> Ste
 /// d13 with 8, 16 and 22 stages (d13 itself has 12).
 pub const D13S: [Step; 3] = [d13_stages("hgemm_decode_v13_s8", "d13s8", 8), d13_stages("hgemm_decode_v13_s16", "d13s16", 16),
                              d13_stages("hgemm_decode_v13_s22", "d13s22", 22)];
-
-/// Decode d5: d4 with each tile's K split over a cluster of 2 CTAs, the halves added through distributed
-/// shared memory (`decode_v5_cluster_k.rs`).
-pub const D5: Step = GemmStep {
-    grid: Grid::ClusterSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster: tma_hgemm::D5_CLUSTER },
-    ..tma("hgemm_decode_v5", "d5", 384, tma_hgemm::D4_DYN_SMEM, TMA_PERSISTENT, Args::TmaAB,
-        PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "mapa.shared::cluster.u32",
-                          "ld.shared::cluster.v4.f32", "st.shared.v4.u32", "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "bar.sync \t3, 256"],
-                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom", "ld.global"], count: &[], at_least: &[] },
-        "d4 with each tile's K split over a cluster of 2 CTAs, the halves added through distributed shared memory")
-};
-
-/// Decode-ladder d6: d3 in clusters of 2 CTAs computing vertically adjacent tiles, each loading one of
-/// the stage's two weight boxes and multicasting it into both (`hgemm/steps/decode_v6_multicast.rs`).
-pub const D6: Step = GemmStep {
-    grid: Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D3_COLS, cluster: 2 },
-    ..tma("hgemm_decode_v6", "d6", 384, tma_hgemm::D3_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitK,
-        PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "multicast::cluster",
-                          "mbarrier.arrive.shared::cluster.b64", "%cluster_ctarank", "barrier.cluster.wait.acquire", "atom.acq_rel.gpu.global.add.u32",
-                          "st.global.b16"],
-                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "arrive.release.cluster"], count: &[], at_least: &[] },
-        "d3 in clusters of 2 (vertically adjacent tiles) sharing the weight boxes by TMA multicast")
-};
 
 /// Decode-ladder d7: d3 with C written through two 64×64 staging boxes (`stmatrix.trans` turns the
 /// transposed accumulators back into rows of C) and TMA stores (`hgemm/steps/decode_v7_tma_store.rs`).
@@ -496,19 +456,6 @@ pub const D19: Step = GemmStep {
                           "atom.acq_rel.gpu.global.add.u32", "st.global.v4.f32", "ld.global.cg.v4.f32"],
                    lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "multicast", "st.global.b16", "m64n64k16"], count: &[], at_least: &[] },
         "d7 on 128-row tiles (m64n128k16): half the weight reads, split tiles summed in fragment order and stored by TMA")
-};
-
-/// Decode-ladder d20: d19 with each tile's K split over a cluster of 2 CTAs, the halves added through
-/// distributed shared memory (`hgemm/steps/decode_v20_cluster_k.rs`); d7's argument list (the
-/// workspace, counters and splits unused).
-pub const D20: Step = GemmStep {
-    grid: Grid::ClusterSplitK { rows: tma_hgemm::D19_ROWS, cols: tma_hgemm::D3_COLS, cluster: 2 },
-    ..tma("hgemm_decode_v20", "d20", 384, tma_hgemm::D19_DYN_SMEM, TMA_PERSISTENT, Args::TmaSplitKC,
-        PtxCheck { has: &[".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "st.shared::cluster.v4.f32", "mapa.shared::cluster.u32",
-                          "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
-                          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"],
-                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "multicast", "atom", "st.global", "ld.global"], count: &[], at_least: &[] },
-        "d19 with each tile's K split over a cluster of 2, the halves added through distributed shared memory")
 };
 
 /// Decode-ladder d21 at one tile height: d19 on tiles of `$rows` activation rows (`wgmma.m64n$rows k16`),
@@ -654,8 +601,6 @@ pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::
 pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 /// d4 on bf16.
 pub const D4_BF16: Step = bf16(D4, "hgemm_decode_v4_bf16", "d4-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
-/// d5 on bf16.
-pub const D5_BF16: Step = bf16(D5, "hgemm_decode_v5_bf16", "d5-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d3 on bf16.
 pub const D3_BF16: Step = bf16(D3, "hgemm_decode_v3_bf16", "d3-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d7 on bf16.
@@ -675,12 +620,8 @@ pub const D13_BF16: Step = bf16(D13, "hgemm_decode_v13_bf16", "d13-bf16", PtxChe
 pub const D14_BF16: Step = bf16(D14, "hgemm_decode_v14_bf16", "d14-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d15 on bf16.
 pub const D15_BF16: Step = bf16(D15, "hgemm_decode_v15_bf16", "d15-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
-/// d17 on bf16.
-pub const D17_BF16: Step = bf16(D17, "hgemm_decode_v17_bf16", "d17-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cp.async.bulk.prefetch.tensor.2d.L2"]));
 /// d19 on bf16.
 pub const D19_BF16: Step = bf16(D19, "hgemm_decode_v19_bf16", "d19-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
-/// d20 on bf16.
-pub const D20_BF16: Step = bf16(D20, "hgemm_decode_v20_bf16", "d20-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d21 on bf16, at each height.
 macro_rules! d21_bf16 {
     ($i:literal, $name:literal, $label:literal, $rows:literal) => {
@@ -715,12 +656,9 @@ pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxChe
 /// d11 on bf16.
 pub const D11_BF16: Step = bf16(D11, "hgemm_decode_v11_bf16", "d11-bf16",
                                 PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
-/// d6 on bf16.
-pub const D6_BF16: Step = bf16(D6, "hgemm_decode_v6_bf16", "d6-bf16",
-                               PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D5, D6, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D17, D17N16, D19, D20, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D5_BF16, D6_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D17_BF16, D19_BF16, D20_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
+                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
                              D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16];

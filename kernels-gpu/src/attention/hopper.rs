@@ -4,7 +4,8 @@
 //! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8), whether
 //! the softmax rescales lazily (`LAZY`, a9), whether the query tiles run in reverse order
 //! (`HEAVY_FIRST`, a10) and whether one CTA per SM walks many query tiles (`PERSISTENT`, a12). Also the
-//! entries' macro, [`hopper_entry!`] (introduced by a6; used by a6–a10, a12, a15).
+//! entries' macro, [`hopper_entry!`] (introduced by a6; used by a6–a10, a12, a15), and the named
+//! choices a step hands it, [`HopperPolicy`] (one per step file).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::hgemm::elem::Elem16;
 use crate::util::opaque;
@@ -533,6 +534,31 @@ impl<const CLUSTER: u32> Walk<CLUSTER> {
     }
 }
 
+/// A Hopper step's choices for [`attention`], by name: each step file declares one (`A6` … `A15`) and
+/// hands it to [`hopper_entry!`], which passes each field to the body's const parameter of that name
+/// (`pipeline` → `PIPELINE`, …). (Field by field rather than as one const parameter: that keeps every
+/// instance of the body, its symbol and so the PTX exactly as before — see `sgemm::wide_k_loop::Epi` for
+/// how a changed const argument moves the PTX — and the body's `Walk::<CLUSTER>` and
+/// `Ring::release_cluster::<CLUSTER>` need the cluster size as a const parameter of its own.)
+#[derive(Clone, Copy)]
+pub(crate) struct HopperPolicy {
+    /// a7: the next key tile's S = Q·Kᵀ issued before this tile's softmax (a6: one tile at a time).
+    pub(crate) pipeline: bool,
+    /// K/V stages in the ring (`layout::attention::A6_STAGES`, `A7_STAGES`).
+    pub(crate) stages: u32,
+    /// a8: the two consumer warpgroups take turns at the tensor cores (named barriers).
+    pub(crate) pingpong: bool,
+    /// a9: exponentials without waiting for the row max, O rescaled only when a row's max moves by more
+    /// than 2^8 ([`Softmax::tile_lazy`]).
+    pub(crate) lazy: bool,
+    /// a10: each head's query tiles launched longest first (one CTA per tile only).
+    pub(crate) heavy_first: bool,
+    /// a12: one CTA per SM walking query tiles ([`Walk`]; the entry takes the heads).
+    pub(crate) persistent: bool,
+    /// a15: CTAs per cluster sharing every K/V stage by TMA multicast (1: no cluster).
+    pub(crate) cluster: u32,
+}
+
 /// The body of a6 (`PIPELINE = false`), a7 (`true`), a8 (a7 with `PINGPONG`: the two consumer
 /// warpgroups take turns issuing their `wgmma`s), a9 (a7 with `LAZY`: [`Softmax::tile_lazy`]), a10
 /// (a9 with `HEAVY_FIRST`: query tiles in reverse order) and a12 (a9 with `PERSISTENT`: one CTA per
@@ -815,19 +841,17 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
     }
 }
 
-/// Declares a Hopper attention entry (a6–a10) for one head dim, element type, `PIPELINE`, ring stages,
-/// and (a8) `PINGPONG`, (a9) `LAZY`, (a10) `HEAVY_FIRST`; or (a12) a persistent one.
+/// Declares a Hopper attention entry for one head dim and element type with a step's [`HopperPolicy`]:
+/// `hopper_entry!(name, F16, 64, A7)` (a6–a10: one CTA per query tile), `…, A12, persistent)` (a12:
+/// one more parameter, the heads) or `…, A15, persistent_cluster)` (a15: a12's entry in clusters of 2).
 macro_rules! hopper_entry {
-    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr) => {
-        $crate::attention::hopper::hopper_entry!($name, $e, $d, $pipeline, $stages, false, false);
+    // The body for the policy: each field to the const parameter of its name.
+    (@body $e:ty, $d:literal, $policy:path) => {
+        $crate::attention::hopper::attention::<$e, $d, { $policy.pipeline }, { $policy.stages }, { $policy.pingpong }, { $policy.lazy },
+                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }>
     };
-    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal) => {
-        $crate::attention::hopper::hopper_entry!($name, $e, $d, $pipeline, $stages, $pingpong, false);
-    };
-    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal, $lazy:literal) => {
-        $crate::attention::hopper::hopper_entry!($name, $e, $d, $pipeline, $stages, $pingpong, $lazy, false);
-    };
-    ($name:ident, $e:ty, $d:literal, $pipeline:literal, $stages:expr, $pingpong:literal, $lazy:literal, $heavy_first:literal) => {
+    ($name:ident, $e:ty, $d:literal, $policy:path) => {
+        const _: () = assert!(!$policy.persistent && $policy.cluster == 1, "a CTA-per-tile entry");
         /// Attention forward (a6–a10, module docs): `o` (`[B·H][L][D]`) and the natural log-sum-exp
         /// `lse` (`[B·H][L]`) from Q, K, V given as TMA tensor maps.
         ///
@@ -840,13 +864,14 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
             // SAFETY: forwarded (`heads` is read only by the persistent body).
-            unsafe { $crate::attention::hopper::attention::<$e, $d, $pipeline, { $stages }, $pingpong, $lazy, $heavy_first, false, 1>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
+            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
     };
-    // a12: a9's body, persistent (one more parameter: the heads).
-    ($name:ident, $e:ty, $d:literal, persistent) => {
+    // a12: a persistent body (one more parameter: the heads).
+    ($name:ident, $e:ty, $d:literal, $policy:path, persistent) => {
+        const _: () = assert!($policy.persistent && $policy.cluster == 1, "a persistent entry");
         /// Attention forward, persistent (a12, module docs): as the a6–a10 entries, over `heads` heads
         /// (the tensor maps' `B·H`), with any number of CTAs (one per SM).
         ///
@@ -857,12 +882,13 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true, 1>(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
+            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
     };
-    // a15: a12 in clusters of 2 sharing every K/V stage by TMA multicast (same parameters).
-    ($name:ident, $e:ty, $d:literal, persistent_cluster) => {
+    // a15: a persistent body in clusters of 2 sharing every K/V stage by TMA multicast (same parameters).
+    ($name:ident, $e:ty, $d:literal, $policy:path, persistent_cluster) => {
+        const _: () = assert!($policy.persistent && $policy.cluster == 2, "a persistent entry in clusters of 2 (`cluster_dims!` below)");
         /// Attention forward, persistent, in clusters of 2 (a15, module docs): as a12's entry, the
         /// two CTAs of a cluster computing adjacent query tiles of one head.
         ///
@@ -872,10 +898,7 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
             // SAFETY: forwarded.
-            unsafe {
-                $crate::attention::hopper::attention::<$e, $d, true, { layout::attention::A7_STAGES }, false, true, false, true, { layout::attention::A15_CLUSTER }>(
-                    tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads)
-            }
+            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
         $crate::prim::cluster_dims!($name, 2);

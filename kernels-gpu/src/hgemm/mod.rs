@@ -56,8 +56,6 @@
 //! | d2 | `steps/decode_v2_warp_columns.rs` | warps own columns, splits' partials stored and summed by the last block (`d2m64`, `d2m128`: 64/128-row tiles; `-bf16` twins) |
 //! | d3 | `steps/decode_v3_tma_swapped.rs` | Hopper: `Cᵀ = Bᵀ·Aᵀ` (weights as `wgmma`'s MN-major A), 64×128 tiles, TMA ring, persistent split-K |
 //! | d4 | `steps/decode_v4_whole_k.rs` | d3 without split-K: whole-K 64×64 tiles, consumer warpgroups on alternate stages |
-//! | d5 | `steps/decode_v5_cluster_k.rs` | d4 with K split over a cluster of 2, summed through distributed shared memory |
-//! | d6 | `steps/decode_v6_multicast.rs` | d3 in clusters of 2 sharing the weight boxes by TMA multicast |
 //! | d7 | `steps/decode_v7_tma_store.rs` | d3 with C staged by `stmatrix.trans` and written by TMA stores |
 //! | d8 | `steps/decode_v8_multicast_tma_store.rs` | d7 in clusters of 2 sharing the weight boxes |
 //! | d9 | `steps/decode_v9_pdl.rs` | d4 with programmatic dependent launch |
@@ -68,9 +66,7 @@
 //! | d14 | `steps/decode_v14_one_consumer.rs` | d13 with one consumer warpgroup, no exchange |
 //! | d15 | `steps/decode_v15_early_first_stages.rs` | d14 with the first stages issued before the block barrier |
 //! | d16 | `steps/decode_v16_one_consumer_64.rs` | d15's CTA on 64-row activation tiles (16 < M ≤ 64) |
-//! | d17 | `steps/decode_v17_l2_prefetch.rs` | d15 with the next K tiles' weights prefetched into the L2 (`d17n16`: a window of 16; slower: a measured negative) |
 //! | d19 | `steps/decode_v19_rows128.rs` | d7 on 128-row tiles (`m64n128k16`), split tiles summed in fragment order and written by TMA stores |
-//! | d20 | `steps/decode_v20_cluster_k.rs` | d19 with each tile's K split over a cluster of 2, the halves added through distributed shared memory |
 //! | d21 | `steps/decode_v21_rows.rs` | d19 with the tile height a parameter (80, 96, 144, 160 rows), C as one box per warpgroup; the entry point picks the height by rounds |
 //! | d22 | `steps/decode_v22_rows_multicast.rs` | d21 in clusters of 2 sharing the weight boxes by TMA multicast (d21's body with `CLUSTER = 2`) |
 //! | d23 | `steps/decode_v23_registers.rs` | the weights streamed through registers (`ld.global.nc`), no ring or barrier in the K loop, the warps' sums added once (slower: a measured negative) |

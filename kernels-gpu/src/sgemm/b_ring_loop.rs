@@ -1,9 +1,9 @@
 //! The loop of SGEMM v17 and v18 (introduced by v17, whose file explains it): v16's 64×128 split-K
 //! tile with B streamed global → shared by a `cp.async` ring of `V17_RING` stages and A through
-//! registers; v18 runs each stage's 16 k-steps as two 8-step halves (`HALVES`).
+//! registers; v18 runs each stage's 16 k-steps as two 8-step halves (`StageProducts::Halves`).
 use super::elementwise::load4_or_zero;
 use super::frag_map::{FragMap, WarpTiled};
-use super::wide_k_loop::{epilogue, split_k_block, stage_products, stage_products_halves};
+use super::wide_k_loop::{Epi, epilogue, split_k_block, stage_products, stage_products_halves};
 use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
     global::ld_global_nc_v4_f32,
@@ -11,16 +11,26 @@ use crate::prim::{
     sync::sync_threads,
     thread::thread_idx_x,
 };
+use core::marker::ConstParamTy;
 use layout::Layout;
 use layout::sgemm::{BK_WIDE, BN, V14_ROWS as ROWS, V17_RING as RING, a_tile_t_wide_rows, b_tile_wide};
 
+/// How [`b_ring_tile`] runs each stage's 16 k-steps (its `PRODUCTS`).
+#[derive(ConstParamTy, PartialEq, Eq, Clone, Copy)]
+pub(crate) enum StageProducts {
+    /// Unrolled, all 16 ([`stage_products`]: v17).
+    Unrolled,
+    /// A loop of two 8-step halves ([`stage_products_halves`]: v18).
+    Halves,
+}
+
 /// `C = A · B` (row-major) on v16's 64×128 tiles (K split into `grid_dim_y / ⌈M/64⌉` ranges of
-/// `k_split`), B through a `cp.async` ring; with `HALVES` each stage's products as two 8-step halves.
+/// `k_split`), B through a `cp.async` ring; each stage's products as `PRODUCTS` says.
 ///
 /// # Safety
 /// As `sgemm_v14`, with `V17_SMEM_BYTES` of dynamic shared memory, and `K % 4 == 0`, `N % 4 == 0`.
 #[inline(always)]
-pub(crate) unsafe fn b_ring_tile<const HALVES: bool>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
+pub(crate) unsafe fn b_ring_tile<const PRODUCTS: StageProducts>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     let (la, lb) = (a_tile_t_wide_rows(ROWS), b_tile_wide());
     let a_words = la.rows * la.stride;
@@ -104,7 +114,7 @@ pub(crate) unsafe fn b_ring_tile<const HALVES: bool>(a: *const f32, b: *const f3
             cp_async_commit_group();
             let next_a = if t + 1 < stages { fetch_a(t + 1) } else { [[0.0; 4]; 2] };
             let (ka, kb) = (sa(t % 2), sb(t % RING));
-            if HALVES {
+            if const { matches!(PRODUCTS, StageProducts::Halves) } {
                 stage_products_halves(&mut acc, |kk| frag(ka, kb, kk));
             } else {
                 stage_products(&mut acc, |kk| frag(ka, kb, kk));
@@ -115,9 +125,9 @@ pub(crate) unsafe fn b_ring_tile<const HALVES: bool>(a: *const f32, b: *const f3
             t += 1;
         }
         if splits > 1 {
-            epilogue::<WarpTiled, true>(&acc, c, m0, n0, m, n, tid);
+            epilogue::<WarpTiled, { Epi::ADD }>(&acc, c, m0, n0, m, n, tid);
         } else {
-            epilogue::<WarpTiled, false>(&acc, c, m0, n0, m, n, tid);
+            epilogue::<WarpTiled, { Epi::STORE }>(&acc, c, m0, n0, m, n, tid);
         }
     }
 }

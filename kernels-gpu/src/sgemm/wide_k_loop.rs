@@ -11,6 +11,7 @@ use crate::prim::{cp_async::{cp_async_ca_4, cp_async_ca_4_zfill, cp_async_commit
                   thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x}};
 use crate::util::grouped::{GROUP, grouped_block};
 use crate::util::unroll::{unroll2, unroll4, unroll8};
+use core::marker::ConstParamTy;
 
 /// `acc += a ⊗ b` for one k: 64 FMAs.
 #[inline(always)]
@@ -35,78 +36,115 @@ pub(crate) unsafe fn block_tile<F: FragMap>(a: *const f32, b: *const f32, c: *mu
     unsafe { block_tile_as::<F, { Interior::RUNTIME }, { Epi::STORE }, BM, 4>(a, b, c, m, n, k, bm, bn, 0, k) }
 }
 
-/// How [`block_tile_as`]'s sums reach C (its `EPI`).
-pub(crate) struct Epi;
+/// How [`block_tile_as`]'s sums reach C (its `EPI`): one of the named forms below.
+///
+/// A named `u8` rather than an enum: rustc orders the crate's functions by mangled symbol, and an
+/// instance's symbol spells its const arguments — a `u8` inside this type is spelled (and ordered) as
+/// the bare `u8`s these forms were, so the kernels' PTX did not move (an enum, spelled by variant name,
+/// reordered `block_tile_as`'s instances and changed v11–v20's PTX). Likewise [`Interior`].
+#[derive(ConstParamTy, PartialEq, Eq, Clone, Copy)]
+pub(crate) struct Epi(u8);
 
 impl Epi {
     /// Stored, each guarded by M and N (one K range per tile: v7–v11, and split-K steps with one split).
-    pub(crate) const STORE: u8 = 0;
+    pub(crate) const STORE: Epi = Epi(0);
     /// Added with `red.global.add.f32` into a C zeroed before the launch (v12's split-K).
-    pub(crate) const ADD: u8 = 1;
+    pub(crate) const ADD: Epi = Epi(1);
     /// `griddepcontrol.wait`, then added as `ADD`: C was zeroed by the grid launched just before this
     /// one, which this grid may overlap under programmatic dependent launch (v21, v22, and the forms below; sm_90). The
     /// wait returns once that grid has completed and its stores are visible.
-    pub(crate) const WAIT_ADD: u8 = 2;
+    pub(crate) const WAIT_ADD: Epi = Epi(2);
     /// `WAIT_ADD` with each thread's four consecutive sums added by one `red.global.add.v4.f32` (sm_90:
     /// a quarter of the L2 reductions; v23, v24), four scalar adds where N is off 4 or past the edge.
-    pub(crate) const WAIT_ADD_V4: u8 = 3;
+    pub(crate) const WAIT_ADD_V4: Epi = Epi(3);
     /// `WAIT_ADD_V4` for any N: the four sums in the widest reductions each address allows (v25: a
     /// `.v4`, two `.v2`, or a scalar, a `.v2` and a scalar, by the element's alignment).
-    pub(crate) const WAIT_ADD_WIDE: u8 = 4;
+    pub(crate) const WAIT_ADD_WIDE: Epi = Epi(4);
 
     /// Whether `epi` is one of the `WAIT_` forms: its grid may start before the previous one completes,
     /// so it waits (`griddepcontrol.wait`) before touching C — or, with one split, before anything.
-    pub(crate) const fn waits(epi: u8) -> bool {
-        epi >= Self::WAIT_ADD
+    pub(crate) const fn waits(epi: Epi) -> bool {
+        epi.0 >= Self::WAIT_ADD.0
     }
 }
 
-/// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C.
-pub(crate) struct Interior;
+/// `is!(P, A | B)`: whether the const parameter `P` (an [`Interior`] or [`Epi`]) is `A` or `B`, as
+/// `P == A || P == B` on their `u8`s — the MIR the bare `u8` modes gave (a `matches!`, or the derived
+/// `==`, builds other branches and moved the PTX).
+macro_rules! is {
+    ($p:ident, $($v:path)|+) => {
+        ($(const { $p.0 } == const { $v.0 })||+)
+    };
+}
+
+/// `is_not!(P, A)`: `P != A` as `is!` compares (`!is!` lays its branches out the other way round).
+macro_rules! is_not {
+    ($p:ident, $v:path) => {
+        (const { $p.0 } != const { $v.0 })
+    };
+}
+
+/// How [`block_tile_as`] knows whether the block's tile lies wholly inside A, B and C (its `MODE`):
+/// one of the named modes below (a named `u8`, as [`Epi`] says why).
+#[derive(ConstParamTy, PartialEq, Eq, Clone, Copy)]
+pub(crate) struct Interior(u8);
 
 impl Interior {
     /// Decided at run time inside the loop (one uniform branch per K stage): v7–v9.
-    pub(crate) const RUNTIME: u8 = 0;
+    pub(crate) const RUNTIME: Interior = Interior(0);
     /// Known interior: the loop has no bounds logic at all (v11's main path).
-    pub(crate) const YES: u8 = 1;
+    pub(crate) const YES: Interior = Interior(1);
     /// Known edge: every load predicated (v11's ragged blocks).
-    pub(crate) const NO: u8 = 2;
+    pub(crate) const NO: Interior = Interior(2);
     /// The tile is inside and K, N are multiples of 4, but the K range ends off a 16-k stage (v14 at
     /// K = 1000): every full stage unpredicated, the last partial one predicated (one uniform test
     /// per stage, `k0 + 16 ≤ k_end`).
-    pub(crate) const K_TAIL: u8 = 3;
+    pub(crate) const K_TAIL: Interior = Interior(3);
     /// An edge tile (past M or N) or N off 4, with K a multiple of 4 (v16): every full stage loads
     /// without predicates — A's rows past M read row M − 1 and B's columns past N read columns inside
     /// N (their products reach only rows and columns of C that are never stored), B element by element
     /// when N is off 4 — and the last partial stage predicated as under `K_TAIL`.
-    pub(crate) const CLAMP: u8 = 4;
+    pub(crate) const CLAMP: Interior = Interior(4);
     /// `YES`'s loop (K % 16 == 0, N % 4 == 0) on any tile, its base row and column clamped into the
     /// matrices once (`min(row, M − 1)`, `min(col, N − 4)`): an edge tile runs the interior tiles'
     /// instructions (v19), its rows and columns past M and N computing products that are never stored.
-    pub(crate) const YES_CLAMPED: u8 = 5;
+    pub(crate) const YES_CLAMPED: Interior = Interior(5);
     /// `K_TAIL`'s loop (K % 4 == 0, N % 4 == 0) with `YES_CLAMPED`'s clamped base on any tile (v19).
-    pub(crate) const K_TAIL_CLAMPED: u8 = 6;
+    pub(crate) const K_TAIL_CLAMPED: Interior = Interior(6);
     /// `YES_CLAMPED`'s loop (K, k_end % 16 == 0) for N off 4 (v29): A's row clamped as there, B read as
     /// four scalar loads from the thread's own column, **not clamped** — columns past N read the next
     /// row's first elements (inside B, products never stored) — except in the stage that holds B's last
     /// row, which runs `CLAMP`'s element-wise clamped loads (the only one whose reads past N would leave B).
-    pub(crate) const YES_ODD_N: u8 = 7;
+    pub(crate) const YES_ODD_N: Interior = Interior(7);
     /// `YES_ODD_N` with B's four elements per thread taken **across the warp** (v30): columns `lane`,
     /// `lane + 32`, `lane + 64`, `lane + 96` of the tile, so each warp load reads one run of 128 bytes
     /// (two L1 lines) instead of four 4-byte pieces of each 16 bytes over 512 (five lines), and each
     /// element is stored to shared memory on its own (a warp's 32 consecutive words: conflict-free).
     /// The stage holding B's last row clamps each column into N, in the same mapping.
-    pub(crate) const YES_ODD_N_LANES: u8 = 8;
+    pub(crate) const YES_ODD_N_LANES: Interior = Interior(8);
     /// `YES_ODD_N_LANES` with B copied **global → shared by `cp.async`** word by word (v31), in the same
     /// lane mapping, straight into the stage the next K step reads: no registers in between and no
     /// `st.shared` for B. The copies of the next stage are issued before this stage's FMAs and awaited
     /// (`cp.async.wait_group 0`) before the barrier that ends the step, as the registers' store was.
-    pub(crate) const YES_ODD_N_ASYNC: u8 = 9;
+    pub(crate) const YES_ODD_N_ASYNC: Interior = Interior(9);
     /// `YES_ODD_N_ASYNC` for K off 16 with K % 4 == 0 and N ≥ 32 (v32): every full stage as there, the
     /// last partial stage of the range predicated — A's float4s past `k_end` zero (`load4_or_zero`), B's
     /// rows past `k_end` zero-filled by `cp.async` (nothing read), its columns clamped into N. (With K
     /// and `k_end` multiples of 16 v32's launches run `YES_ODD_N_ASYNC` itself.)
-    pub(crate) const YES_ODD_N_ASYNC_TAIL: u8 = 10;
+    pub(crate) const YES_ODD_N_ASYNC_TAIL: Interior = Interior(10);
+}
+
+/// How [`split_k_tile`] picks each block's loop ([`Interior`]): its `SELECT`.
+#[derive(ConstParamTy, PartialEq, Eq, Clone, Copy)]
+pub(crate) enum LoopSelect {
+    /// Per tile: `YES` (`K_TAIL` when K is off 16) for a tile inside M and N with N % 4 == 0, the
+    /// predicated `NO` for every other tile (v14, v15).
+    PerTile,
+    /// `PerTile` with the tiles that are not inside (or N off 4) on `CLAMP` where K % 4 == 0 (v16).
+    PerTileClampedEdges,
+    /// Per launch: every block on one loop, [`uniform_tile`]'s (v19: the clamped interior loops, `CLAMP`
+    /// for N off 4).
+    PerLaunch,
 }
 
 /// [`block_tile`] with the interior question answered by `MODE` ([`Interior`]); with `YES` the caller
@@ -130,7 +168,7 @@ impl Interior {
 /// written by that grid (sm_90).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
+pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: Interior, const EPI: Epi, const ROWS: u32, const LOADS: usize>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
                                                                                                bm: u32, bn: u32, k_begin: u32, k_end: u32) {
     let (la, lb) = (a_tile_t_wide_rows(ROWS), b_tile_wide());
     let stage = stage_words(&la, &lb);
@@ -172,33 +210,34 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
     unsafe {
         // Uniform per block: the tile (and, but for K_TAIL's last stage, the K range) is inside and
         // 16-byte aligned.
-        let interior = match MODE {
-            Interior::YES | Interior::K_TAIL | Interior::YES_CLAMPED | Interior::K_TAIL_CLAMPED | Interior::YES_ODD_N
-            | Interior::YES_ODD_N_LANES | Interior::YES_ODD_N_ASYNC | Interior::YES_ODD_N_ASYNC_TAIL => true,
-            Interior::NO | Interior::CLAMP => false,
-            _ => m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0,
+        // (`const`: the mode's answer is taken when the function is instantiated, the untaken branch never
+        // compiled — what a `match` on the bare `u8` mode did.)
+        let interior = if const { MODE.0 != Interior::RUNTIME.0 } {
+            const { MODE.0 != Interior::NO.0 && MODE.0 != Interior::CLAMP.0 }
+        } else {
+            m0 + ROWS <= m && n0 + BN <= n && k % BK_WIDE == 0 && k_end % BK_WIDE == 0 && n % 4 == 0
         };
         // A's two float4s, then B's `b_loads`. The 256-thread case is written out as v7 wrote it: the
         // loop form changed LLVM's address hoisting enough that ptxas spilled v7/v9 at 128 registers.
         let fetch = |k0: u32| -> [[f32; 4]; LOADS] {
             let mut v = [[0.0f32; 4]; LOADS];
-            if MODE == Interior::YES_ODD_N_ASYNC_TAIL && k0 + BK_WIDE > k_end {
+            if is!(MODE, Interior::YES_ODD_N_ASYNC_TAIL) && k0 + BK_WIDE > k_end {
                 // v32: the last partial stage's A, predicated (zeros past k_end and past M).
                 (v[0], v[1]) = (load4_or_zero(a, m0 + am, k0 + ak, m, k_end, k), load4_or_zero(a, m0 + am, k0 + ak + 8, m, k_end, k));
                 return v;
             }
-            if MODE == Interior::YES_ODD_N_ASYNC || MODE == Interior::YES_ODD_N_ASYNC_TAIL {
+            if is!(MODE, Interior::YES_ODD_N_ASYNC | Interior::YES_ODD_N_ASYNC_TAIL) {
                 // v31: only A comes through the registers (its row clamped, as YES_CLAMPED's); B is `issue_b`'s.
                 let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
                 (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
                 return v;
             }
             // K_TAIL: a stage is unpredicated when it ends inside the K range (uniform per block).
-            let tail_test = MODE == Interior::K_TAIL || MODE == Interior::CLAMP || MODE == Interior::K_TAIL_CLAMPED;
+            let tail_test = is!(MODE, Interior::K_TAIL | Interior::CLAMP | Interior::K_TAIL_CLAMPED);
             let unpredicated = if tail_test { k0 + BK_WIDE <= k_end } else { interior };
             // YES_ODD_N: the stage holding B's last row (K % 16 == 0: k0 + 16 == K) loads as CLAMP.
-            let last_rows = (MODE == Interior::YES_ODD_N || MODE == Interior::YES_ODD_N_LANES) && k0 + BK_WIDE >= k;
-            if unpredicated && MODE == Interior::YES_ODD_N_LANES && last_rows {
+            let last_rows = is!(MODE, Interior::YES_ODD_N | Interior::YES_ODD_N_LANES) && k0 + BK_WIDE >= k;
+            if unpredicated && is!(MODE, Interior::YES_ODD_N_LANES) && last_rows {
                 // v30's last stage: A as CLAMP's, B's columns lane + 32·j each clamped into N.
                 let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
                 (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
@@ -208,7 +247,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                     v[2 + i as usize] = [*row.add(col.min(n - 1) as usize), *row.add((col + 32).min(n - 1) as usize),
                                          *row.add((col + 64).min(n - 1) as usize), *row.add((col + 96).min(n - 1) as usize)];
                 }});
-            } else if unpredicated && (MODE == Interior::CLAMP || last_rows) {
+            } else if unpredicated && (is!(MODE, Interior::CLAMP) || last_rows) {
                 // A full stage of an edge tile: A's row and B's columns clamped into the matrices (K % 4
                 // == 0, so A's float4 is aligned; B's is when N % 4 == 0, else 4 scalar loads).
                 let ga = a.add((m0 + am).min(m - 1) as usize * k as usize + (k0 + ak) as usize);
@@ -225,14 +264,13 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                 }});
             } else if unpredicated {
                 // The tile's row and column of this thread's loads (v19: clamped into M and N).
-                let (row, col) = if MODE == Interior::YES_CLAMPED || MODE == Interior::K_TAIL_CLAMPED || MODE == Interior::YES_ODD_N
-                                      || MODE == Interior::YES_ODD_N_LANES {
+                let (row, col) = if is!(MODE, Interior::YES_CLAMPED | Interior::K_TAIL_CLAMPED | Interior::YES_ODD_N | Interior::YES_ODD_N_LANES) {
                     ((m0 + am).min(m - 1), (n0 + bn4).min(n - 4))
                 } else {
                     (m0 + am, n0 + bn4)
                 };
                 let ga = a.add(row as usize * k as usize + (k0 + ak) as usize);
-                if MODE == Interior::YES_ODD_N {
+                if is!(MODE, Interior::YES_ODD_N) {
                     // The thread's own column, unclamped: a row's elements past N are the next row's first
                     // ones, and this stage does not hold B's last row (`last_rows` above).
                     let gb = b.add((k0 + bk) as usize * n as usize + (n0 + bn4) as usize);
@@ -243,7 +281,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                     }});
                     return v;
                 }
-                if MODE == Interior::YES_ODD_N_LANES {
+                if is!(MODE, Interior::YES_ODD_N_LANES) {
                     // v30: the warp's 32 lanes read 32 consecutive columns per load, unclamped as v29's.
                     let gb = b.add((k0 + bk) as usize * n as usize + (n0 + tid % 32) as usize);
                     (v[0], v[1]) = (ld_global_nc_v4_f32(ga), ld_global_nc_v4_f32(ga.add(8)));
@@ -292,7 +330,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         };
         // v31: stage `s`'s B rows for the K step at `k0`, copied by `cp.async` ([`issue_b_words`]).
         let issue_b = |s: u32, k0: u32| {
-            if MODE == Interior::YES_ODD_N_ASYNC {
+            if is!(MODE, Interior::YES_ODD_N_ASYNC) {
                 issue_b_words(b, n, k, n0, tid, k0, sb(s), &lb, bk, b_step, b_loads);
             }
         };
@@ -301,7 +339,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
         macro_rules! issue_b_tail {
             ($s:expr, $k0:expr) => {{
                 let (s, k0): (u32, u32) = ($s, $k0);
-                if MODE == Interior::YES_ODD_N_ASYNC_TAIL {
+                if is!(MODE, Interior::YES_ODD_N_ASYNC_TAIL) {
                     if k0 + BK_WIDE <= k_end {
                         issue_b_words(b, n, k, n0, tid, k0, sb(s), &lb, bk, b_step, b_loads);
                     } else {
@@ -320,13 +358,13 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             }
         };
         let store = |s: u32, v: [[f32; 4]; LOADS]| {
-            if MODE == Interior::YES_ODD_N_ASYNC || MODE == Interior::YES_ODD_N_ASYNC_TAIL {
+            if is!(MODE, Interior::YES_ODD_N_ASYNC | Interior::YES_ODD_N_ASYNC_TAIL) {
                 // v31: A through the registers as always; B has been copied by `issue_b`: wait for it.
                 store_a(s, &v);
                 cp_async_wait_group::<0>();
                 return;
             }
-            if MODE == Interior::YES_ODD_N_LANES {
+            if is!(MODE, Interior::YES_ODD_N_LANES) {
                 // v30: B's elements at columns lane + 32·j, one word each.
                 store_a(s, &v);
                 unroll8!(i => { if i < b_loads {
@@ -396,7 +434,7 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
             cur = 1 - cur;
             k0 = next;
         }
-        if EPI != Epi::STORE {
+        if is_not!(EPI, Epi::STORE) {
             if Epi::waits(EPI) {
                 // C is the previous grid's output (its zeros): wait for it, and only here, after the K loop.
                 crate::prim::sync::griddepcontrol_wait();
@@ -407,9 +445,9 @@ pub(crate) unsafe fn block_tile_as<F: FragMap, const MODE: u8, const EPI: u8, co
                     unroll2!(h2 => {
                         let j = 4 * h2 as usize;
                         let v = [acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]];
-                        if EPI == Epi::WAIT_ADD_V4 {
+                        if is!(EPI, Epi::WAIT_ADD_V4) {
                             add4v_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, v);
-                        } else if EPI == Epi::WAIT_ADD_WIDE {
+                        } else if is!(EPI, Epi::WAIT_ADD_WIDE) {
                             add4w_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, v);
                         } else {
                             add4_if(c, m0 + F::row(tid, h) + r, n0 + F::col(tid, h2), m, n, v);
@@ -506,10 +544,10 @@ unsafe fn issue_b_tail_words(b: *const f32, n: u32, n0: u32, tid: u32, k0: u32, 
 /// The kernel body of the split-K steps with `ROWS × 128` tiles (v14 and v16: 64 rows and 128 threads,
 /// v15: 32 rows and 64 threads): block `(x, y)` computes tile `y % ⌈M/ROWS⌉` (grouped as v8) over the K range
 /// `split · k_split ..` with `split = y / ⌈M/ROWS⌉`, on the loop monomorphized for its interior case
-/// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], with `CLAMP` v16's [`Interior::CLAMP`] for
-/// edge tiles and N off 4, or predicated), storing its sums (one split) or adding them to a zeroed C
-/// (several). With `UNIFORM` (v19) the case is the launch's, not the tile's: every block runs the same
-/// loop.
+/// (v11's [`Interior::YES`], v14's [`Interior::K_TAIL`], with [`LoopSelect::PerTileClampedEdges`] v16's
+/// [`Interior::CLAMP`] for edge tiles and N off 4, or predicated), storing its sums (one split) or adding
+/// them to a zeroed C (several). With [`LoopSelect::PerLaunch`] (v19) the case is the launch's, not the
+/// tile's: every block runs the same loop.
 ///
 /// # Safety
 /// Grid `(⌈N/128⌉, ⌈M/ROWS⌉ · splits)` with `splits = ⌈K / k_split⌉` and `k_split` a positive multiple
@@ -521,7 +559,7 @@ unsafe fn issue_b_tail_words(b: *const f32, n: u32, n0: u32, tid: u32, k0: u32, 
 /// else. With a `WAIT_` form and one split the kernel waits for the previous grid before any access.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLAMP: bool, const UNIFORM: bool, const SPLIT_EPI: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
+pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const SELECT: LoopSelect, const SPLIT_EPI: Epi>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
                                                                                                              n: u32, k: u32, k_split: u32) {
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     if Epi::waits(SPLIT_EPI) && splits == 1 {
@@ -529,7 +567,9 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
         // C — wait for it before the first access (a PDL-aware kernel's rule).
         crate::prim::sync::griddepcontrol_wait();
     }
-    if UNIFORM {
+    // The `SELECT` tests are `const` blocks: decided when the function is instantiated, the untaken
+    // branches never compiled, as with the two `bool` parameters they replace.
+    if const { matches!(SELECT, LoopSelect::PerLaunch) } {
         // SAFETY: forwarded (the caller's contract is split_k_tile's).
         return unsafe { uniform_tile::<ROWS, LOADS, SPLIT_EPI, { Interior::CLAMP }>(a, b, c, m, n, k, bm, bn, k_begin, k_end, splits) };
     }
@@ -537,7 +577,7 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
     let mode = match (inside, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES,
         (true, false, true) => Interior::K_TAIL,
-        (false, _, true) if CLAMP => Interior::CLAMP,
+        (false, _, true) if const { !matches!(SELECT, LoopSelect::PerTile) } => Interior::CLAMP,
         _ => Interior::NO,
     };
     // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
@@ -547,17 +587,17 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
         match (mode, splits > 1) {
             (Interior::YES, false) => block_tile_as::<WarpTiled, { Interior::YES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, false) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, false) if const { !matches!(SELECT, LoopSelect::PerTile) } => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES, true) => block_tile_as::<WarpTiled, { Interior::YES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::CLAMP, true) if CLAMP => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::CLAMP, true) if const { !matches!(SELECT, LoopSelect::PerTile) } => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
 }
 
-/// [`split_k_tile`] with `UNIFORM` (every block on one loop) whose launches with N off 4 (and N ≥ 8, K
+/// [`split_k_tile`] with [`LoopSelect::PerLaunch`] (every block on one loop) whose launches with N off 4 (and N ≥ 8, K
 /// and the split's end multiples of 16) run `ODD` — [`Interior::YES_ODD_N`] (v29),
 /// [`Interior::YES_ODD_N_LANES`] (v30) or [`Interior::YES_ODD_N_ASYNC`] (v31) — instead of `CLAMP`; with
 /// [`Interior::YES_ODD_N_ASYNC_TAIL`] (v32) also where K % 4 == 0 is off 16 and N ≥ 32.
@@ -567,9 +607,9 @@ pub(crate) unsafe fn split_k_tile<const ROWS: u32, const LOADS: usize, const CLA
 #[cfg(lab_sm90)]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn split_k_tile_odd_n<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8, const ODD: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
+pub(crate) unsafe fn split_k_tile_odd_n<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: Epi, const ODD: Interior>(a: *const f32, b: *const f32, c: *mut f32, m: u32,
                                                                                                           n: u32, k: u32, k_split: u32) {
-    const { assert!(ODD == Interior::YES_ODD_N || ODD == Interior::YES_ODD_N_LANES || ODD == Interior::YES_ODD_N_ASYNC || ODD == Interior::YES_ODD_N_ASYNC_TAIL,
+    const { assert!(matches!(ODD, Interior::YES_ODD_N | Interior::YES_ODD_N_LANES | Interior::YES_ODD_N_ASYNC | Interior::YES_ODD_N_ASYNC_TAIL),
                     "an unclamped odd-N loop") };
     let (bm, bn, k_begin, k_end, splits) = split_k_block(ROWS, m, k, k_split);
     if Epi::waits(SPLIT_EPI) && splits == 1 {
@@ -592,12 +632,12 @@ pub(crate) unsafe fn split_k_tile_odd_n<const ROWS: u32, const LOADS: usize, con
 /// `splits` K ranges.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8, const ODD: u8>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
+unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: Epi, const ODD: Interior>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32,
                                                                                              bm: u32, bn: u32, k_begin: u32, k_end: u32, splits: u32) {
     let mode = match (n % 4 == 0, k % BK_WIDE == 0 && k_end % BK_WIDE == 0, k % 4 == 0) {
         (true, true, _) => Interior::YES_CLAMPED,
         (true, false, true) => Interior::K_TAIL_CLAMPED,
-        (false, true, _) if ODD != Interior::CLAMP && n >= 8 => ODD,
+        (false, true, _) if is_not!(ODD, Interior::CLAMP) && n >= 8 => ODD,
         (false, _, true) => Interior::CLAMP,
         _ => Interior::NO,
     };
@@ -605,10 +645,17 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
     // multiples of 16, v31's loop itself (the tail loop's per-stage tests cost 2–3% there, call 8).
     // (A statement of its own: as arms of the match above it changed how LLVM laid out the other
     // steps' selection.)
-    let mode = match ODD {
-        Interior::YES_ODD_N_ASYNC_TAIL if mode == Interior::YES_ODD_N_ASYNC_TAIL => Interior::YES_ODD_N_ASYNC,
-        Interior::YES_ODD_N_ASYNC_TAIL if mode == Interior::CLAMP && n >= 32 => ODD,
-        _ => mode,
+    // (`const`: decided for `ODD` when the function is instantiated, as a `match` on the bare `u8` was.)
+    let mode = if const { ODD.0 == Interior::YES_ODD_N_ASYNC_TAIL.0 } {
+        if mode.0 == Interior::YES_ODD_N_ASYNC_TAIL.0 {
+            Interior::YES_ODD_N_ASYNC
+        } else if mode.0 == Interior::CLAMP.0 && n >= 32 {
+            ODD
+        } else {
+            mode
+        }
+    } else {
+        mode
     };
     // SAFETY: block_tile_as's contract for these ROWS (the caller's launch gives the threads and the
     // shared memory); the clamped loops only with N % 4 == 0 and K as YES (K, k_end % 16 == 0) or K_TAIL
@@ -620,18 +667,18 @@ unsafe fn uniform_tile<const ROWS: u32, const LOADS: usize, const SPLIT_EPI: u8,
             (Interior::YES_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL_CLAMPED, false) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::CLAMP, false) => block_tile_as::<WarpTiled, { Interior::CLAMP }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N, false) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N_LANES, false) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N_ASYNC, false) if ODD == Interior::YES_ODD_N_ASYNC || ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N_ASYNC_TAIL, false) if ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC_TAIL }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N, false) if is!(ODD, Interior::YES_ODD_N) => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_LANES, false) if is!(ODD, Interior::YES_ODD_N_LANES) => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC, false) if is!(ODD, Interior::YES_ODD_N_ASYNC | Interior::YES_ODD_N_ASYNC_TAIL) => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC_TAIL, false) if is!(ODD, Interior::YES_ODD_N_ASYNC_TAIL) => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC_TAIL }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, false) => block_tile_as::<WarpTiled, { Interior::NO }, { Epi::STORE }, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::YES_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::YES_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::K_TAIL_CLAMPED, true) => block_tile_as::<WarpTiled, { Interior::K_TAIL_CLAMPED }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (Interior::CLAMP, true) => block_tile_as::<WarpTiled, { Interior::CLAMP }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N, true) if ODD == Interior::YES_ODD_N => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N_LANES, true) if ODD == Interior::YES_ODD_N_LANES => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N_ASYNC, true) if ODD == Interior::YES_ODD_N_ASYNC || ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
-            (Interior::YES_ODD_N_ASYNC_TAIL, true) if ODD == Interior::YES_ODD_N_ASYNC_TAIL => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC_TAIL }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N, true) if is!(ODD, Interior::YES_ODD_N) => block_tile_as::<WarpTiled, { Interior::YES_ODD_N }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_LANES, true) if is!(ODD, Interior::YES_ODD_N_LANES) => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_LANES }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC, true) if is!(ODD, Interior::YES_ODD_N_ASYNC | Interior::YES_ODD_N_ASYNC_TAIL) => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
+            (Interior::YES_ODD_N_ASYNC_TAIL, true) if is!(ODD, Interior::YES_ODD_N_ASYNC_TAIL) => block_tile_as::<WarpTiled, { Interior::YES_ODD_N_ASYNC_TAIL }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
             (_, true) => block_tile_as::<WarpTiled, { Interior::NO }, SPLIT_EPI, ROWS, LOADS>(a, b, c, m, n, k, bm, bn, k_begin, k_end),
         }
     }
@@ -682,16 +729,18 @@ pub(crate) fn stage_products_halves(acc: &mut [[f32; 8]; 8], frag: impl Fn(u32) 
 }
 
 /// Thread `tid`'s 8×8 sums (rows `F::row(tid, h) + r`, columns `F::col(tid, h2) + c` of the tile at
-/// `(m0, n0)`) stored into C, or with `ADD` added to it (`red.global.add.f32`), each guarded by M and N.
+/// `(m0, n0)`) stored into C (`EPI` = `Epi::STORE`), or with `Epi::ADD` added to it (`red.global.add.f32`),
+/// each guarded by M and N.
 ///
 /// # Safety
 /// `c` holds `M·N` f32, 16-byte aligned; with `ADD`, nothing but these adds touches C meanwhile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn epilogue<F: FragMap, const ADD: bool>(acc: &[[f32; 8]; 8], c: *mut f32, m0: u32, n0: u32, m: u32, n: u32, tid: u32) {
+pub(crate) unsafe fn epilogue<F: FragMap, const EPI: Epi>(acc: &[[f32; 8]; 8], c: *mut f32, m0: u32, n0: u32, m: u32, n: u32, tid: u32) {
+    const { assert!(matches!(EPI, Epi::STORE | Epi::ADD), "no wait: STORE or ADD") };
     // SAFETY: every store and add is guarded by M and N (store4_if, add4_if); the caller's contract.
     unsafe {
-        if ADD {
+        if const { EPI.0 == Epi::ADD.0 } {
             unroll2!(h => {
                 unroll4!(r => {
                     let i = (4 * h + r) as usize;

@@ -336,14 +336,6 @@ pub const D14_STAGES: u32 = 12;
 pub const D14_DYN_SMEM: u32 = dyn_smem(D14_STAGES, D13_STAGE_BYTES, 0, 2);
 const _: () = assert!(D14_DYN_SMEM <= MAX_DYN_SMEM);
 
-/// d17: K tiles of weight boxes prefetched into the L2 ahead of d15's ring — 52, so that with the ring's
-/// [`D14_STAGES`] a whole 4096-deep tile is asked for at once (at 4096² that is every weight byte:
-/// 64 CTAs × 64 K tiles × 8 KiB = 32 MiB, inside the H100's 50 MiB L2); deeper tiles keep a sliding
-/// window of 52 (26 MiB at 64 CTAs).
-pub const D17_AHEAD: u32 = 52;
-/// d17n16: the same with a window of 16 K tiles (8 MiB at 64 CTAs).
-pub const D17N16_AHEAD: u32 = 16;
-
 /// Decode step d16 (`decode_v16_one_consumer_64.rs`): d4's stage and ring (64-row activation boxes,
 /// 16 KiB stages, 12 of them) with one consumer warpgroup (256 threads, no exchange region).
 pub const D16_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 0, 2);
@@ -693,8 +685,6 @@ mod d7_tests {
     }
 }
 
-/// Decode step d5 (`decode_v5_cluster_k.rs`): d4 with K split over a cluster of [`D5_CLUSTER`] CTAs.
-pub const D5_CLUSTER: u32 = 2;
 
 /// Byte offset, in the tile d5's rank 1 hands to rank 0, of 16-byte group `g` (accumulator elements
 /// `4g .. 4g + 4`) of consumer thread `t` (0..128): a row of 128 bytes per thread, the groups XOR-ed

@@ -18,10 +18,14 @@
 //! 1.11× at L = 16384 in f16, 1.00–1.04× at L = 4096), non-causal 0.97–1.02× (the same kernel there).
 //! At 1×16×16384×128 causal, f16: 626 TFLOP/s, 1.01× cuDNN in the same call. The library's default on
 //! Hopper until a12 (session 12).
-use super::hopper::hopper_entry;
+use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::A7_STAGES;
 
-hopper_entry!(attn_a10_d64_f16, F16, 64, true, layout::attention::A7_STAGES, false, true, true);
-hopper_entry!(attn_a10_d128_f16, F16, 128, true, layout::attention::A7_STAGES, false, true, true);
-hopper_entry!(attn_a10_d64_bf16, Bf16, 64, true, layout::attention::A7_STAGES, false, true, true);
-hopper_entry!(attn_a10_d128_bf16, Bf16, 128, true, layout::attention::A7_STAGES, false, true, true);
+/// a10's choices: a9's, with each head's query tiles launched longest first.
+const A10: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: true, persistent: false, cluster: 1 };
+
+hopper_entry!(attn_a10_d64_f16, F16, 64, A10);
+hopper_entry!(attn_a10_d128_f16, F16, 128, A10);
+hopper_entry!(attn_a10_d64_bf16, Bf16, 64, A10);
+hopper_entry!(attn_a10_d128_bf16, Bf16, 128, A10);

@@ -36,10 +36,14 @@
 //! ragged lengths; `--check`; compute-sanitizer 0/0/0 on shapes with several units per CTA); ptxas: no
 //! spill, no C75xx. Best Hopper step at 12 of the 16 shapes and types of call 3 (not at 16384×128); the default
 //! on Hopper. What the next tile's first S could still gain was tried as a13 (README: slower).
-use super::hopper::hopper_entry;
+use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::A7_STAGES;
 
-hopper_entry!(attn_a12_d64_f16, F16, 64, persistent);
-hopper_entry!(attn_a12_d128_f16, F16, 128, persistent);
-hopper_entry!(attn_a12_d64_bf16, Bf16, 64, persistent);
-hopper_entry!(attn_a12_d128_bf16, Bf16, 128, persistent);
+/// a12's choices: a9's, persistent (one CTA per SM walking query tiles).
+const A12: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: true, cluster: 1 };
+
+hopper_entry!(attn_a12_d64_f16, F16, 64, A12, persistent);
+hopper_entry!(attn_a12_d128_f16, F16, 128, A12, persistent);
+hopper_entry!(attn_a12_d64_bf16, Bf16, 64, A12, persistent);
+hopper_entry!(attn_a12_d128_bf16, Bf16, 128, A12, persistent);

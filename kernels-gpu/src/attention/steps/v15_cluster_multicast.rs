@@ -57,10 +57,14 @@
 //!     skips costs little.
 //!   - At D = 64, a15 gains nothing, as predicted.
 //! - **The library's default at D = 128 on Hopper** (`kernel_lab::attention::default_flash`); a12 stays at D = 64.
-use super::hopper::hopper_entry;
+use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::{A7_STAGES, A15_CLUSTER};
 
-hopper_entry!(attn_a15_d64_f16, F16, 64, persistent_cluster);
-hopper_entry!(attn_a15_d128_f16, F16, 128, persistent_cluster);
-hopper_entry!(attn_a15_d64_bf16, Bf16, 64, persistent_cluster);
-hopper_entry!(attn_a15_d128_bf16, Bf16, 128, persistent_cluster);
+/// a15's choices: a12's, in clusters of `A15_CLUSTER` CTAs sharing every K/V stage.
+const A15: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: true, cluster: A15_CLUSTER };
+
+hopper_entry!(attn_a15_d64_f16, F16, 64, A15, persistent_cluster);
+hopper_entry!(attn_a15_d128_f16, F16, 128, A15, persistent_cluster);
+hopper_entry!(attn_a15_d64_bf16, Bf16, 64, A15, persistent_cluster);
+hopper_entry!(attn_a15_d128_bf16, Bf16, 128, A15, persistent_cluster);

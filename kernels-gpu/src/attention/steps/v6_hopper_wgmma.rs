@@ -33,10 +33,14 @@
 //! Measured (H100, `results/2026-11-23-h100-session7/`): correct on its first GPU run; at D = 128
 //! 337–417 TFLOP/s, **1.42–1.63× a2, 1.08–1.23× torch's FlashAttention-2** and 0.61–0.67× cuDNN in the
 //! same call; at D = 64 0.97–1.02× a2 (below a4). `ncu`: tensor pipe active 41.9% of cycles.
-use super::hopper::hopper_entry;
+use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::A6_STAGES;
 
-hopper_entry!(attn_a6_d64_f16, F16, 64, false, layout::attention::A6_STAGES);
-hopper_entry!(attn_a6_d128_f16, F16, 128, false, layout::attention::A6_STAGES);
-hopper_entry!(attn_a6_d64_bf16, Bf16, 64, false, layout::attention::A6_STAGES);
-hopper_entry!(attn_a6_d128_bf16, Bf16, 128, false, layout::attention::A6_STAGES);
+/// a6's choices: one K/V tile at a time (S, softmax, P·V, each waited for) over a ring of two stages.
+const A6: HopperPolicy = HopperPolicy { pipeline: false, stages: A6_STAGES, pingpong: false, lazy: false, heavy_first: false, persistent: false, cluster: 1 };
+
+hopper_entry!(attn_a6_d64_f16, F16, 64, A6);
+hopper_entry!(attn_a6_d128_f16, F16, 128, A6);
+hopper_entry!(attn_a6_d64_bf16, Bf16, 64, A6);
+hopper_entry!(attn_a6_d128_bf16, Bf16, 128, A6);

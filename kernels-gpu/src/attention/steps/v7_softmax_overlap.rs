@@ -37,10 +37,14 @@
 //! exponentials. A block boundary the compilers cannot remove now keeps it after them, and O is
 //! rescaled while S of the next tile runs — measured no faster: the other warpgroup's GEMMs already
 //! covered the gap (README, session 11).
-use super::hopper::hopper_entry;
+use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::A7_STAGES;
 
-hopper_entry!(attn_a7_d64_f16, F16, 64, true, layout::attention::A7_STAGES);
-hopper_entry!(attn_a7_d128_f16, F16, 128, true, layout::attention::A7_STAGES);
-hopper_entry!(attn_a7_d64_bf16, Bf16, 64, true, layout::attention::A7_STAGES);
-hopper_entry!(attn_a7_d128_bf16, Bf16, 128, true, layout::attention::A7_STAGES);
+/// a7's choices: a6 with the next tile's S issued before this tile's softmax, over a ring of three stages.
+const A7: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: false, heavy_first: false, persistent: false, cluster: 1 };
+
+hopper_entry!(attn_a7_d64_f16, F16, 64, A7);
+hopper_entry!(attn_a7_d128_f16, F16, 128, A7);
+hopper_entry!(attn_a7_d64_bf16, Bf16, 64, A7);
+hopper_entry!(attn_a7_d128_bf16, Bf16, 128, A7);

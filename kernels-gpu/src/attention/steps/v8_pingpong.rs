@@ -27,10 +27,14 @@
 //! `wgmma` issue is asynchronous, so the barriers order the issuing, not when the tensor cores run.
 //! a7 stays the library's default. After the body's FFMA softmax (`attention-ffma`), with less ALU work
 //! per tile, a8 is 1.05–1.06× a7 at 4×16×4096×128 (527 TFLOP/s, 0.80× cuDNN) and 0.94–1.0× elsewhere.
-use super::hopper::hopper_entry;
+use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::A7_STAGES;
 
-hopper_entry!(attn_a8_d64_f16, F16, 64, true, layout::attention::A7_STAGES, true);
-hopper_entry!(attn_a8_d128_f16, F16, 128, true, layout::attention::A7_STAGES, true);
-hopper_entry!(attn_a8_d64_bf16, Bf16, 64, true, layout::attention::A7_STAGES, true);
-hopper_entry!(attn_a8_d128_bf16, Bf16, 128, true, layout::attention::A7_STAGES, true);
+/// a8's choices: a7's, with the consumer warpgroups taking turns at the tensor cores.
+const A8: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: true, lazy: false, heavy_first: false, persistent: false, cluster: 1 };
+
+hopper_entry!(attn_a8_d64_f16, F16, 64, A8);
+hopper_entry!(attn_a8_d128_f16, F16, 128, A8);
+hopper_entry!(attn_a8_d64_bf16, Bf16, 64, A8);
+hopper_entry!(attn_a8_d128_bf16, Bf16, 128, A8);

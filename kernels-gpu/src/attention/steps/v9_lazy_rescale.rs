@@ -31,10 +31,14 @@
 //! tile and warp). Verified: tests (with a planted late jump of the max, past f32's exponential range),
 //! `--check`, compute-sanitizer 0/0/0, no spills, no C75xx. After the S accumulators stopped being
 //! zeroed each tile (`call7`) a9 measured 1.01–1.06× a7 at D = 64 as well; a10 builds on it.
-use super::hopper::hopper_entry;
+use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::A7_STAGES;
 
-hopper_entry!(attn_a9_d64_f16, F16, 64, true, layout::attention::A7_STAGES, false, true);
-hopper_entry!(attn_a9_d128_f16, F16, 128, true, layout::attention::A7_STAGES, false, true);
-hopper_entry!(attn_a9_d64_bf16, Bf16, 64, true, layout::attention::A7_STAGES, false, true);
-hopper_entry!(attn_a9_d128_bf16, Bf16, 128, true, layout::attention::A7_STAGES, false, true);
+/// a9's choices: a7's, with the lazy rescaling softmax.
+const A9: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: false, cluster: 1 };
+
+hopper_entry!(attn_a9_d64_f16, F16, 64, A9);
+hopper_entry!(attn_a9_d128_f16, F16, 128, A9);
+hopper_entry!(attn_a9_d64_bf16, Bf16, 64, A9);
+hopper_entry!(attn_a9_d128_bf16, Bf16, 128, A9);

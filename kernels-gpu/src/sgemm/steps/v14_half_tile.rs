@@ -21,7 +21,7 @@
 //! stage is predicated. Predicted: 1000³ 71% → ≈ 85% (1024³, all unpredicated, has 87%). Measured
 //! (`call4-k-tail`): no change, 71 → 73% — 1000³ takes as long as 1024³ (16×8 tiles either way): the
 //! cost is tile quantisation, not the predicates. Kept: correct, and it leaves only one stage predicated.
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
 
@@ -36,7 +36,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 pub unsafe extern "ptx-kernel" fn sgemm_v14(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64: 128 threads, the shared memory above;
     // its sixth parameter is the float4s each thread fetches per stage, 2 of A + 4 of B).
-    unsafe { split_k_tile::<ROWS, 6, false, false, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, { LoopSelect::PerTile }, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM: at most 168 registers (v12 uncapped used 155–167).

@@ -23,7 +23,7 @@
 //! 70%: 1.08×); slower than v14 wherever v14 fills the SMs (48–512 × 4096² 72–79% against 80–97%;
 //! 1000³ 67% against v12's 73%; 127×8191×1024 66% against 71%): there the doubled L2 reads per FMA
 //! cost more than the deeper K ranges save. Chosen for 16 < M ≤ 32 and where v14 starves (512³).
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V15_ROWS as ROWS;
 
@@ -36,7 +36,7 @@ use layout::sgemm::V15_ROWS as ROWS;
 pub unsafe extern "ptx-kernel" fn sgemm_v15(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 32: 64 threads, the shared memory above;
     // 10 float4s fetched per thread and stage, 2 of A + 8 of B).
-    unsafe { split_k_tile::<ROWS, 10, false, false, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 10, { LoopSelect::PerTile }, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
 }
 
 // Six blocks of 64 threads per SM: at most 168 registers, as v14.

@@ -1,7 +1,7 @@
 //! v16 — v14 with **clamped edge tiles**: a tile that reaches past M or N (or any tile when N is not a
 //! multiple of 4) loads its full K stages without predicates, as an interior tile does.
 //!
-//! Change from v14: `split_k_tile::<64, 6, true>` — a tile that is not inside but has K % 4 == 0 runs
+//! Change from v14: `split_k_tile::<64, 6, { LoopSelect::PerTileClampedEdges }>` — a tile that is not inside but has K % 4 == 0 runs
 //! `Interior::CLAMP` (`wide_k_loop`): A's rows past M read row M − 1 and B's columns past N read
 //! columns inside N (their products land only in rows and columns of C that the guarded epilogue never
 //! stores), B as four scalar loads when N % 4 ≠ 0; only the last partial K stage stays predicated. v14
@@ -21,7 +21,7 @@
 //! 68 µs: per FMA it is as slow at the aligned size; cuBLAS is the one that gets faster at 1000³, 53
 //! against 58 µs). Kept: never slower than v14 in that call (head to head with cuBLAS: 48–256 × 4096²
 //! 84–89%, as v14), and the entry point takes it where it took v14.
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
 
@@ -34,7 +34,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 pub unsafe extern "ptx-kernel" fn sgemm_v16(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64, as v14; CLAMP only with K % 4 == 0,
     // which split_k_tile checks).
-    unsafe { split_k_tile::<ROWS, 6, true, false, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, { LoopSelect::PerTileClampedEdges }, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v14.

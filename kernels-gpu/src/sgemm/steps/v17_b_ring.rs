@@ -27,7 +27,7 @@
 //! sanitizers clean) — the prediction was wrong: taking the stage boundary's wait off the stores did
 //! not make the stage shorter, so that wait was not what bound the loop (not profiled further). Kept as
 //! a measured step; the entry point does not take it.
-use super::b_ring_loop::b_ring_tile;
+use super::b_ring_loop::{StageProducts, b_ring_tile};
 use crate::launch_bounds::launch_bounds;
 
 /// `C = A · B` (row-major) as v16 (64×128 tiles, K split into `grid_dim_y / ⌈M/64⌉` ranges of
@@ -38,7 +38,7 @@ use crate::launch_bounds::launch_bounds;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v17(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (the loop's proof is in `b_ring_loop`).
-    unsafe { b_ring_tile::<false>(a, b, c, m, n, k, k_split) }
+    unsafe { b_ring_tile::<{ StageProducts::Unrolled }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v14.

@@ -1,7 +1,7 @@
 //! v19 — v16 with **one loop per launch**: with N % 4 == 0 every tile, edge or not, runs the interior
 //! loop (`YES`, or `K_TAIL` when K is off 16) from a clamped base row and column.
 //!
-//! Change from v16: `split_k_tile::<64, 6, true, true>` — the tile's interior test is replaced by the
+//! Change from v16: `split_k_tile::<64, 6, { LoopSelect::PerLaunch }>` — the tile's interior test is replaced by the
 //! launch's `N % 4 == 0`, and the two interior loops gain clamped forms (`Interior::YES_CLAMPED`,
 //! `K_TAIL_CLAMPED` in `wide_k_loop`): the thread's A row is `min(row, M − 1)` and its B column
 //! `min(col, N − 4)`, computed once per block, so an edge tile issues exactly the interior tiles'
@@ -29,7 +29,7 @@
 //! 1000×1024×1024 ≈ 62–64 µs (1.35–1.4× v16, ≈ 90% of cuBLAS), 127×8192×1024 ≈ 70 µs, 1000³ ≈ 62–64 µs
 //! (1.25–1.3× v16 unsplit; ≈ 83–85% of cuBLAS, which is faster at 1000³ than at 1024³); with v16's
 //! splits 1.00–1.03× v16; shapes with no edge tile 1.00× (the same loop, no clamp needed).
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
 
@@ -41,7 +41,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 pub unsafe extern "ptx-kernel" fn sgemm_v19(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64, as v14; CLAMP only with K % 4 == 0,
     // which split_k_tile checks; a clamped tile inside M and N reads exactly the unclamped addresses).
-    unsafe { split_k_tile::<ROWS, 6, true, true, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, { LoopSelect::PerLaunch }, { Epi::ADD }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v14.

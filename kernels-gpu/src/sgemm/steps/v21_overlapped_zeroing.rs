@@ -26,7 +26,7 @@
 //! 0.995×; unsplit 1000³ 1.003×, 1024³ 0.997×, 127×8191×1024 0.999×. The prediction held at its low
 //! end; v21 moved 64 and 128 × 4096² from 83.9 / 84.4% to 85.4 / 85.5% of cuBLAS in the f32 sweep.
 //! What it left: v24.
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
 
@@ -39,7 +39,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v21(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64 with WAIT_ADD, as v19).
-    unsafe { split_k_tile::<ROWS, 6, true, true, { Epi::WAIT_ADD }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, { LoopSelect::PerLaunch }, { Epi::WAIT_ADD }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v19.

@@ -13,7 +13,7 @@
 //! Measured (H100, `ab`, `results/2026-11-25-h100-session20/call1-v21-v22-overlapped-zeroing`): **512³ 1.086×, 32×4096² 1.030×,
 //! 384³ 1.112×, 24×2048×1024 1.088×** (8/8 rounds each); 300×300×200 1.000× (no split). In the sweep
 //! 512³ 76.8 → 79.4% and 32×4096² 84.8 → 87.7% of cuBLAS: right in direction, at the low end in size.
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V15_ROWS as ROWS;
 
@@ -24,7 +24,7 @@ use layout::sgemm::V15_ROWS as ROWS;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v22(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 32 with WAIT_ADD, as v15).
-    unsafe { split_k_tile::<ROWS, 10, false, false, { Epi::WAIT_ADD }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 10, { LoopSelect::PerTile }, { Epi::WAIT_ADD }>(a, b, c, m, n, k, k_split) }
 }
 
 // Six blocks of 64 threads per SM, as v15.

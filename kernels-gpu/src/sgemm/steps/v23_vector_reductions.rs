@@ -20,7 +20,7 @@
 //! scalar reductions, not the memset, were most of what split launches lost (`ncu`'s equal 8- and
 //! 12-split times in session 19 had hidden it). In the f32 sweep 512³ is now 104.7% of cuBLAS (79.4%
 //! with v22) and 32×4096² 112.1% (87.7%).
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V15_ROWS as ROWS;
 
@@ -31,7 +31,7 @@ use layout::sgemm::V15_ROWS as ROWS;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v23(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 32 with WAIT_ADD_V4: sm_90, as v22).
-    unsafe { split_k_tile::<ROWS, 10, false, false, { Epi::WAIT_ADD_V4 }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 10, { LoopSelect::PerTile }, { Epi::WAIT_ADD_V4 }>(a, b, c, m, n, k, k_split) }
 }
 
 // Six blocks of 64 threads per SM, as v22.

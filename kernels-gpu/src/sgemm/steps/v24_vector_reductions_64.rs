@@ -18,7 +18,7 @@
 //! 1.113×, 256×4096² 1.036×** v21; 1536³ 1.002×, 512×4096² 0.977× (unsplit under both rules). Where N is
 //! off 4 the reductions stay scalar and the splits lose (127×8191×1024: 71% against 83% unsplit), so
 //! the entry point keeps v21 there.
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
 
@@ -29,7 +29,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v24(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64 with WAIT_ADD_V4: sm_90, as v21).
-    unsafe { split_k_tile::<ROWS, 6, true, true, { Epi::WAIT_ADD_V4 }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, { LoopSelect::PerLaunch }, { Epi::WAIT_ADD_V4 }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v21.

@@ -22,7 +22,7 @@
 //! N % 4 == 0 it runs 0.995–0.997× v24 (the alignment test per column group). The entry point takes it
 //! where N is off 4 (v21 before): it wins at five of the six shapes measured, and loses 2% at the one
 //! whose reading it was built on — why splitting an odd-N 127-row problem still loses is open.
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V14_ROWS as ROWS;
 
@@ -33,7 +33,7 @@ use layout::sgemm::V14_ROWS as ROWS;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v25(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 64 with WAIT_ADD_WIDE: sm_90, as v24).
-    unsafe { split_k_tile::<ROWS, 6, true, true, { Epi::WAIT_ADD_WIDE }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 6, { LoopSelect::PerLaunch }, { Epi::WAIT_ADD_WIDE }>(a, b, c, m, n, k, k_split) }
 }
 
 // Three blocks of 128 threads per SM, as v24.

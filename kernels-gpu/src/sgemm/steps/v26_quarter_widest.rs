@@ -15,7 +15,7 @@
 //! 1.200×, 512×511×512 1.156×, 17×4095×4096 1.110×, 24×2047×1024 1.087×** v22 — the prediction held
 //! (slightly above at M = 32). Against v23 where N % 4 == 0: 1.017× at 32×4096², 0.985× at 512³.
 //! The entry point's step on Hopper for v15's shapes with N off 4 (v22 before).
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::V15_ROWS as ROWS;
 
@@ -26,7 +26,7 @@ use layout::sgemm::V15_ROWS as ROWS;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v26(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 32 with WAIT_ADD_WIDE: sm_90, as v22).
-    unsafe { split_k_tile::<ROWS, 10, false, false, { Epi::WAIT_ADD_WIDE }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 10, { LoopSelect::PerTile }, { Epi::WAIT_ADD_WIDE }>(a, b, c, m, n, k, k_split) }
 }
 
 // Six blocks of 64 threads per SM, as v22.

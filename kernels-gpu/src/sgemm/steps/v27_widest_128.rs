@@ -30,7 +30,7 @@
 //! odd pitch, element-wise loads on every tile (127×8192×1024 runs in 57 µs with v24, 127×8191×1024 in
 //! 69–71 µs with v21, v25 or v27; cuBLAS's `align1` kernel in 58). Correct (the SGEMM GPU tests, the
 //! f32 entry-point test, `--check` on nine ragged shapes, memcheck 0); not chosen.
-use super::wide_k_loop::{Epi, split_k_tile};
+use super::wide_k_loop::{Epi, LoopSelect, split_k_tile};
 use crate::launch_bounds::launch_bounds;
 use layout::sgemm::BM as ROWS;
 
@@ -42,7 +42,7 @@ use layout::sgemm::BM as ROWS;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v27(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (split_k_tile's contract for ROWS = 128 with WAIT_ADD_WIDE: sm_90, as v25).
-    unsafe { split_k_tile::<ROWS, 4, true, true, { Epi::WAIT_ADD_WIDE }>(a, b, c, m, n, k, k_split) }
+    unsafe { split_k_tile::<ROWS, 4, { LoopSelect::PerLaunch }, { Epi::WAIT_ADD_WIDE }>(a, b, c, m, n, k, k_split) }
 }
 
 // One block of 256 threads per SM, as v12 (its add epilogue spilled at two blocks' 128 registers).
