@@ -211,11 +211,7 @@ impl Flash {
     #[allow(clippy::too_many_arguments)]
     pub fn run_at(&self, gpu: &Gpu, s: AttnShape, scale: f32, q: Operand, k: Operand, v: Operand, o: Operand, lse: Operand) -> Result<()> {
         s.check_buffers(q.len, k.len, v.len, o.len, lse.len)?;
-        for (what, op) in [("Q", q), ("K", k), ("V", v), ("O", o), ("LSE", lse)] {
-            if op.ptr % 16 != 0 {
-                return Err(Error::InvalidInput(format!("attention {s}: {what} at device address {:#x} is not 16-byte aligned, as {} needs", op.ptr, self.step.kernel.name)));
-            }
-        }
+        Operand::require_aligned16(&[("Q", q), ("K", k), ("V", v), ("O", o), ("LSE", lse)], self.step.kernel.name, || format!("attention {s}: "))?;
         if !scale.is_finite() {
             return Err(Error::InvalidInput(format!("attention scale {scale} is not finite")));
         }

@@ -28,6 +28,16 @@ pub struct Operand {
 }
 
 impl Operand {
+    /// `Err` naming the first of `ops` (`(name, operand)`) whose address is not 16-byte aligned, as
+    /// `kernel` needs for its 16-byte vector accesses and TMA boxes; `context()` prefixes the message
+    /// (called only on an error: nothing is formatted on the launch path).
+    pub fn require_aligned16(ops: &[(&str, Operand)], kernel: &str, context: impl FnOnce() -> String) -> Result<()> {
+        match ops.iter().find(|(_, op)| op.ptr % 16 != 0) {
+            Some((what, op)) => Err(Error::InvalidInput(format!("{}{what} at device address {:#x} is not 16-byte aligned, as {kernel} needs", context(), op.ptr))),
+            None => Ok(()),
+        }
+    }
+
     /// The whole of `buf`. The address is read without a stream guard: for buffers of a context whose
     /// cudarc event tracking is off (the lab's own [`Gpu::new`]), or used only on `gpu`'s stream.
     pub fn of<T>(gpu: &Gpu, buf: &CudaSlice<T>) -> Operand {
@@ -84,11 +94,7 @@ impl Workspace {
 /// rule, then launches with pointers or (Hopper steps) the TMA tensor maps of the operands.
 pub fn launch(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: Operand, b: Operand, c: Operand) -> Result<()> {
     s.check_buffers("16-bit elements", a.len, b.len, c.len)?;
-    for (what, op) in [("A", a), ("B", b), ("C", c)] {
-        if op.ptr % 16 != 0 {
-            return Err(Error::InvalidInput(format!("{what} at device address {:#x} is not 16-byte aligned, as {} needs", op.ptr, step.kernel.name)));
-        }
-    }
+    Operand::require_aligned16(&[("A", a), ("B", b), ("C", c)], step.kernel.name, String::new)?;
     self.bind(gpu);
     s.check_step(step)?;
     let grid = s.grid(step, gpu.info.sms)?;

@@ -12,11 +12,7 @@ use crate::{
 /// Enqueues `c = a · b` with `step`'s kernel (already loaded as `kernel`).
 pub fn launch(gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: Operand, b: Operand, c: Operand) -> Result<()> {
     s.check_buffers("f32", a.len, b.len, c.len)?;
-    for (what, op) in [("A", a), ("B", b), ("C", c)] {
-        if op.ptr % 16 != 0 {
-            return Err(Error::InvalidInput(format!("{what} at device address {:#x} is not 16-byte aligned, as {} needs", op.ptr, step.kernel.name)));
-        }
-    }
+    Operand::require_aligned16(&[("A", a), ("B", b), ("C", c)], step.kernel.name, String::new)?;
     s.check_step(step)?;
     let grid = s.grid(step, gpu.info.sms)?;
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
