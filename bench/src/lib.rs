@@ -7,4 +7,5 @@ pub use kernel_lab::{Error, Gpu, Result, attention, cudarc, error, fp8, gemm, la
 
 pub mod cublaslt;
 pub mod families;
+pub mod corpus;
 pub mod tune;

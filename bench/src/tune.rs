@@ -42,7 +42,6 @@ use std::{
     cell::RefCell,
     collections::BTreeMap,
     path::{Path, PathBuf},
-    sync::OnceLock,
 };
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
@@ -107,21 +106,8 @@ pub fn default_path() -> Result<PathBuf> {
     Ok(base.join("kernel-lab").join("gemm-tune.json"))
 }
 
-/// FNV-1a (64-bit) over the embedded PTX of every target: stable across builds of the same kernels,
-/// different after any change to one. Computed once per process.
-pub fn kernels_fingerprint() -> u64 {
-    static FP: OnceLock<u64> = OnceLock::new();
-    *FP.get_or_init(|| {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for ptx in crate::steps::Target::ALL.map(|t| t.ptx()) {
-            for &b in ptx.as_bytes() {
-                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-            }
-            h = (h ^ 0xff).wrapping_mul(0x0100_0000_01b3);
-        }
-        h
-    })
-}
+/// The PTX fingerprint a tuning is kept under (`runtime::ptx::kernels_fingerprint`).
+pub use crate::runtime::ptx::kernels_fingerprint;
 
 /// What a tuning is valid for. Its string form ([`Key::as_string`]) indexes the cache file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -418,8 +404,10 @@ pub fn candidates16(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], ele
         .filter(|st| hopper || st.kernel.target != crate::steps::Target::Sm90a)
         .filter(|st| !matches!(st.grid, crate::steps::gemm::Grid::ClusterSplitK { .. }))
         .collect();
-    if hopper && let Some(h8) = h::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem) {
-        pool.push(h8);
+    if hopper {
+        // Every h8 cluster size the GPU holds (the cost model weighs them all).
+        let h8: &'static [h::Step] = if elem == Elem::Bf16 { &h::H8_BF16 } else { &h::H8 };
+        pool.extend(h8.iter().zip(h8_resident).filter(|&(_, r)| r > 0).map(|(st, _)| st));
     }
     let mut out = vec![rule];
     for st in pool {

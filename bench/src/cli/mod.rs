@@ -4,8 +4,10 @@
 //! [`ab`] (two steps head to head), [`layout`] (bank maps, solver, traces: no GPU needed),
 //! [`report`] (tables and SVG plots from a run's JSON), [`profile`] (`--ncu`, `--sanitize`: the suite
 //! re-run under Nsight Compute or compute-sanitizer), [`tables`] (text tables), [`stamp`] (commit, date),
-//! [`tuned`] (what the autotune cache holds).
+//! [`tuned`] (what the autotune cache holds), [`calibrate`] (the GEMM cost model's constants; `rank`: how
+//! well it ranks).
 pub mod ab;
+pub mod calibrate;
 pub mod headline;
 pub mod layout;
 pub mod list;
@@ -26,6 +28,8 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         Some("report") => return report::main(&args[1..]),
         Some("ab") => return ab::main(&args[1..]),
         Some("tuned") => return tuned::main(&args[1..]),
+        Some("calibrate") => return calibrate::main(&args[1..]),
+        Some("rank") => return calibrate::rank_main(&args[1..]),
         _ => {}
     }
     match options::Options::parse(args) {

@@ -94,6 +94,10 @@ OPTIONS:
   --gemm-sizes L   GEMM shapes, N (square) or MxNxK (default: 1024,2048,4096,8192; the gemm family:
                    its sweep of decode, prefill, projection, unaligned and square shapes; --check adds
                    ragged shapes unless given)
+  --shapes-file F  GEMM shapes from F, one MxNxK[<TAB>model<TAB>layer<TAB>tp] a line, as
+                   ../shared/shapes/shapes.py gemm writes them (the gemm and fp8 families)
+  --sample N       N shapes of --shapes-file (default: the embedded corpus, shapes.py gemm's 1,785
+                   shapes of published models), drawn by --seed (give it to repeat a sample)
   --config STEP    the gemm family runs this step instead of its choice per shape: an hgemm step for
                    f16/bf16 (h6, v10, d2, h6-bf16, …), an sgemm step for f32 (v11, v12, v13, …);
                    without --dtype a label both ladders have (v2-v10) means the hgemm step;
@@ -131,6 +135,10 @@ SUBCOMMANDS:
                    two steps head to head: both verified, then timed interleaved in R rounds of
                    blocks (default 8; sizes default 4096,8192, attention its sweep's shapes of the
                    steps' head dim; --reps caps the total, default 400)
+  calibrate [--out FILE]   measure the GEMM cost model's constants on this GPU (seconds), kept where
+                   the entry point finds them (`calibrate --help`)
+  rank --tune-cache FILE [--cost FILE]   how often the cost model's pick is within 5% of the fastest
+                   configuration an autotune cache timed (no GPU needed)
   tuned [--tune-cache PATH]   the autotune cache's entries: per GPU, type and shape the tuned step,
                    the rule's and how much faster the tuned one ran (no GPU needed)
 
@@ -272,6 +280,8 @@ impl Options {
         let (mut autotune, mut tune_path): (bool, Option<String>) = (false, None);
         let mut steps_spec: Option<String> = None;
         let mut config_label: Option<String> = None;
+        let (mut shapes_file, mut sample): (Option<String>, Option<usize>) = (None, None);
+        let mut print_shapes = false;
         let mut seen: Vec<String> = vec![];
         let mut it = args.into_iter();
         while let Some(a) = it.next() {
@@ -304,6 +314,9 @@ impl Options {
                     o.gemm_sizes = value("--gemm-sizes")?.split(',').map(parse_gemm_shape).collect::<Result<_>>()?;
                     o.gemm_sizes_given = true;
                 }
+                "--shapes-file" => shapes_file = Some(value("--shapes-file")?),
+                "--sample" => sample = Some(number("--sample", value("--sample")?)?),
+                "--print-shapes" => print_shapes = true,
                 "--steps" => steps_spec = Some(value("--steps")?),
                 "--config" => config_label = Some(value("--config")?),
                 "--dtype" => {
@@ -342,6 +355,28 @@ impl Options {
             }
         }
         o.headline = !selected;
+        if shapes_file.is_some() || sample.is_some() {
+            if o.gemm_sizes_given {
+                return Err(Error::InvalidInput("--gemm-sizes lists shapes; --shapes-file and --sample take them from a corpus: give one or the other".into()));
+            }
+            let all = match &shapes_file {
+                Some(f) => kernel_lab_bench::corpus::parse(&std::fs::read_to_string(f).map_err(|e| Error::InvalidInput(format!("--shapes-file {f}: {e}")))?, f)?,
+                None => kernel_lab_bench::corpus::embedded(),
+            };
+            let picked = match sample {
+                Some(0) => return Err(Error::InvalidInput("--sample 0: draw at least one shape".into())),
+                Some(n) => kernel_lab_bench::corpus::sample(&all, n, o.seed),
+                None => all,
+            };
+            o.gemm_sizes = picked.iter().map(|c| (c.m, c.n, c.k)).collect();
+            o.gemm_sizes_given = true;
+            if print_shapes {
+                for c in &picked {
+                    println!("{}x{}x{}\t{}\t{}\t{}", c.m, c.n, c.k, c.model, c.layer, c.tp);
+                }
+                return Ok(None);
+            }
+        }
         for &n in &o.sizes {
             reduce::validate_size(n)?;
         }

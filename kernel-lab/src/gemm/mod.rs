@@ -35,6 +35,8 @@ use crate::{
 };
 
 mod api;
+pub mod calibrate;
+pub mod cost;
 pub mod launch;
 mod shape;
 
@@ -537,6 +539,37 @@ pub fn choose(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], step: Opt
     }
 }
 
+/// The configuration the cost model picks for `s` (pure: the CPU tests cover it): on a GPU that runs
+/// sm_90a code, the candidate ([`cost::candidates`]) that takes `s` (padded where its K or N is off 8)
+/// with the lowest predicted time ([`cost::CostModel::predict`]; ties to the earlier candidate); without
+/// sm_90a, `d2` up to 16 rows, `d2m64` up to [`DECODE_MAX_M`] (bf16: every M), else `v10` — there is no
+/// calibration for those GPUs.
+pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Result<Config> {
+    if !hopper {
+        let bf = elem == Elem::Bf16;
+        let st = match s.m {
+            m if m <= 16 => if bf { &steps::D2_BF16 } else { &steps::D2 },
+            m if m <= DECODE_MAX_M || bf => if bf { &steps::D2M64_BF16 } else { &steps::D2M64 },
+            _ => &steps::V10,
+        };
+        return choose(s, hopper, sms, h8_resident, Some(st), elem);
+    }
+    let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
+    let mut best: Option<(f64, Config)> = None;
+    for st in cost::candidates(elem) {
+        let Ok(c) = choose(s, hopper, sms, h8_resident, Some(st), elem) else { continue };
+        let Some(t) = model.predict(st, s, c.padded, sms, bpsm, h8_resident) else { continue };
+        if best.as_ref().is_none_or(|(bt, _)| t < *bt) {
+            best = Some((t, c));
+        }
+    }
+    match best {
+        Some((_, c)) => Ok(c),
+        // A model without constants for any candidate (a calibration file cut short): h6s4 takes any shape.
+        None => choose(s, hopper, sms, h8_resident, Some(if elem == Elem::Bf16 { &steps::H6S4_BF16 } else { &steps::H6S4 }), elem),
+    }
+}
+
 /// A step by its label (`h6`, `v10`, `v1`, `d2-bf16`, …: the f32-accumulating HGEMM steps).
 pub fn step_by_label(label: &str) -> Result<&'static Step> {
     let f32_steps = || steps::STEPS.iter().filter(|s| s.acc == Accumulate::F32);
@@ -579,7 +612,10 @@ impl HalfPlan {
             return Err(Error::Unsupported { kernel: st.kernel.name.into(), needs: format!("step {}", st.kernel.step), have: why });
         }
         let resident = if hopper && step.is_none() { h8_resident(gpu)? } else { [0; 7] };
-        let config = choose(s, hopper, gpu.info.sms, resident, step, elem)?;
+        let config = match step {
+            Some(_) => choose(s, hopper, gpu.info.sms, resident, step, elem)?,
+            None => choose_by(&calibrate::model_for(gpu), s, hopper, gpu.info.sms, resident, elem)?,
+        };
         let kernel = gpu.kernel(config.step.kernel.name)?;
         let pad = if config.padded {
             let p = Shape::new(s.m, up8(s.n), up8(s.k))?;

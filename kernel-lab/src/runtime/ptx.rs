@@ -80,6 +80,23 @@ impl Target {
     }
 }
 
+/// FNV-1a (64-bit) over the PTX of every target: stable across builds of the same kernels, different
+/// after any change to one — the key under which measurements of these kernels (the autotune cache, the
+/// GEMM cost model's calibration) are kept. Computed once per process.
+pub fn kernels_fingerprint() -> u64 {
+    static FP: OnceLock<u64> = OnceLock::new();
+    *FP.get_or_init(|| {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for ptx in Target::ALL.map(|t| t.ptx()) {
+            for &b in ptx.as_bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+            h = (h ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    })
+}
+
 /// The PTX of the module that holds registered kernel `name` for `target` (the whole target's text for
 /// a name the registry lacks): where its entry is looked up without scanning every module.
 pub fn module_of(target: Target, name: &str) -> &'static str {

@@ -1,0 +1,200 @@
+//! `kernel-lab calibrate`: measures the GEMM cost model's constants on this GPU and keeps them where
+//! plans find them (`kernel_lab::gemm::calibrate::path`); and `kernel-lab rank`: how well a model
+//! ranks the configurations an autotune cache timed (no GPU needed).
+use std::fmt::Write as _;
+
+use kernel_lab_bench::{
+    Error, Gpu, Result,
+    gemm::{self, Shape, cost::CostModel},
+    steps::gemm::Elem,
+    tune::TuneCache,
+};
+
+const CALIBRATE_HELP: &str = "\
+kernel-lab calibrate [--out FILE] [--samples FILE]
+  Times every configuration the GEMM entry point chooses among on a few shapes made from its own tile
+  and this GPU's SM count, fits the cost model's constants (a fixed cost, a K block's time, a tile's,
+  the memory efficiency) and writes them to FILE (default: $KERNEL_LAB_COST_FILE, else
+  ~/.cache/kernel-lab/gemm-cost-<gpu>-<sms>sm-drv<driver>-<ptx>.tsv, where plans look for them).
+  --samples FILE also writes every timing (step, shape, µs) the fit used.
+";
+
+const RANK_HELP: &str = "\
+kernel-lab rank --tune-cache FILE [--cost FILE]
+  For every f16/bf16 shape an autotune cache timed (`--autotune --tune-cache FILE`, every candidate
+  per shape), which configuration the cost model picks (FILE from `calibrate`, default: the shipped
+  model of the cache's GPU) against the fastest timed: how often it is within 5%, and the same for the
+  rule the cache recorded. No GPU needed.
+";
+
+/// `kernel-lab calibrate …`; returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let (mut out, mut samples_out) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-h" | "--help" => {
+                print!("{CALIBRATE_HELP}");
+                return 0;
+            }
+            "--out" | "--samples" => match it.next() {
+                Some(v) if a == "--out" => out = Some(std::path::PathBuf::from(v)),
+                Some(v) => samples_out = Some(v.clone()),
+                None => return usage(&format!("{a} needs a value")),
+            },
+            other => return usage(&format!("calibrate: unknown option `{other}`\n{CALIBRATE_HELP}")),
+        }
+    }
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("calibrate needs a GPU: {e}");
+            return 2;
+        }
+    };
+    match run(&gpu, out, samples_out) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+fn usage(msg: &str) -> i32 {
+    eprintln!("{msg}");
+    2
+}
+
+fn run(gpu: &Gpu, out: Option<std::path::PathBuf>, samples_out: Option<String>) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    let cal = gemm::calibrate::calibrate(gpu, &mut |l| eprintln!("  {l}"))?;
+    let path = out.or_else(|| gemm::calibrate::path(gpu))
+        .ok_or_else(|| Error::InvalidInput("calibrate: nowhere to write (set KERNEL_LAB_COST_FILE, XDG_CACHE_HOME or HOME, or pass --out)".into()))?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
+    }
+    std::fs::write(&path, cal.model.to_text()).map_err(|e| Error::InvalidInput(format!("{}: {e}", path.display())))?;
+    if let Some(p) = samples_out {
+        let mut t = String::from("step\tshape\tus\tpredicted_us\n");
+        let resident = cal.model.h8_resident;
+        for s in &cal.samples {
+            let st = gemm::step_by_label(&s.step)?;
+            let p = cal.model.predict(st, s.shape, false, gpu.info.sms, kernel_lab_bench::runtime::tuning::decode_blocks_per_sm(), resident);
+            let _ = writeln!(t, "{}\t{}\t{:.2}\t{}", s.step, s.shape, s.us, p.map_or("-".into(), |p| format!("{p:.2}")));
+        }
+        std::fs::write(&p, t).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))?;
+    }
+    // How well the constants reproduce their own samples (a fit check, not a ranking figure).
+    let mut errs: Vec<f64> = cal.samples.iter().filter_map(|s| {
+        let st = gemm::step_by_label(&s.step).ok()?;
+        let p = cal.model.predict(st, s.shape, false, gpu.info.sms, kernel_lab_bench::runtime::tuning::decode_blocks_per_sm(), cal.model.h8_resident)?;
+        Some((p / s.us - 1.0).abs())
+    }).collect();
+    errs.sort_by(f64::total_cmp);
+    let med = errs.get(errs.len() / 2).copied().unwrap_or(f64::NAN);
+    println!("calibrated {} configurations on {} in {:.1} s ({} timings; the fit's median error on them {:.1}%): {}",
+             cal.model.steps.len(), gpu.info.name, t0.elapsed().as_secs_f64(), cal.samples.len(), 100.0 * med, path.display());
+    for s in &cal.skipped {
+        println!("  skipped: {s}");
+    }
+    Ok(())
+}
+
+/// One shape of a rank evaluation.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    /// `f16` or `bf16`.
+    pub kind: String,
+    /// The shape.
+    pub shape: Shape,
+    /// The fastest timed configuration and its µs.
+    pub best: (String, f64),
+    /// The model's pick and its µs (`None`: not timed — pruned or not a candidate then).
+    pub model: (String, Option<f64>),
+    /// The rule the cache recorded and its µs.
+    pub rule: (String, Option<f64>),
+}
+
+/// Evaluates `model` on every f16/bf16 entry of `cache` (pure apart from reading the entries).
+pub fn evaluate(model: &CostModel, cache: &TuneCache) -> Result<Vec<Ranked>> {
+    let mut out = vec![];
+    for (key, e) in cache.entries() {
+        let mut parts = key.rsplit('|');
+        let (Some(shape), Some(kind)) = (parts.next(), parts.next()) else { continue };
+        let elem = match kind {
+            "f16" => Elem::F16,
+            "bf16" => Elem::Bf16,
+            _ => continue,
+        };
+        let dims: Vec<usize> = shape.split('x').filter_map(|d| d.parse().ok()).collect();
+        let [m, n, k] = dims[..] else { continue };
+        let s = Shape::new(m, n, k)?;
+        let Some(best) = e.timed.first() else { continue };
+        let pick = gemm::choose_by(model, s, true, model.sms, model.h8_resident, elem)?.label();
+        let time_of = |l: &str| e.timed.iter().find(|t| t.label == l).map(|t| t.median_us);
+        out.push(Ranked { kind: kind.into(), shape: s, best: (best.label.clone(), best.median_us), model: (pick.clone(), time_of(&pick)), rule: (e.rule.clone(), time_of(&e.rule)) });
+    }
+    out.sort_by_key(|r| (r.kind.clone(), r.shape.m, r.shape.n, r.shape.k));
+    Ok(out)
+}
+
+/// `within 5%: a / n (x%), geometric mean of fastest / pick y` for picks `f`.
+fn score(rows: &[Ranked], f: impl Fn(&Ranked) -> Option<f64>) -> String {
+    let n = rows.len();
+    let ratios: Vec<f64> = rows.iter().map(|r| f(r).map_or(0.0, |t| r.best.1 / t)).collect();
+    let within = ratios.iter().filter(|&&x| x >= 1.0 / 1.05).count();
+    let timed: Vec<f64> = ratios.iter().copied().filter(|&x| x > 0.0).collect();
+    let geo = (timed.iter().map(|x| x.ln()).sum::<f64>() / timed.len().max(1) as f64).exp();
+    let worst = timed.iter().copied().fold(f64::INFINITY, f64::min);
+    format!("within 5% of the fastest at {within}/{n} ({:.0}%), {} not timed; fastest/pick geometric mean {geo:.3}, lowest {worst:.3}",
+            100.0 * within as f64 / n.max(1) as f64, n - timed.len())
+}
+
+/// `kernel-lab rank …`; returns the exit code.
+pub fn rank_main(args: &[String]) -> i32 {
+    let (mut cache, mut cost) = (None, None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-h" | "--help" => {
+                print!("{RANK_HELP}");
+                return 0;
+            }
+            "--tune-cache" | "--cost" => match it.next() {
+                Some(v) if a == "--cost" => cost = Some(v.clone()),
+                Some(v) => cache = Some(v.clone()),
+                None => return usage(&format!("{a} needs a value")),
+            },
+            other => return usage(&format!("rank: unknown option `{other}`\n{RANK_HELP}")),
+        }
+    }
+    let Some(cache) = cache else { return usage(RANK_HELP) };
+    let run = || -> Result<String> {
+        let c = TuneCache::open(&cache)?;
+        let gpu = c.entries().next().map(|(k, _)| k.split('|').next().unwrap_or("").to_string()).unwrap_or_default();
+        let model = match &cost {
+            Some(p) => CostModel::parse(&std::fs::read_to_string(p).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))?, p)?,
+            None => CostModel::shipped(&gpu, 132),
+        };
+        let rows = evaluate(&model, &c)?;
+        let mut t = format!("model: {}\n{:<5} {:<18} {:<16} {:<16} {:<16}\n", model.source, "type", "shape", "fastest µs", "model µs", "rule µs");
+        for r in &rows {
+            let show = |(l, us): &(String, Option<f64>)| format!("{l} {}", us.map_or("-".into(), |u| format!("{u:.1}")));
+            let _ = writeln!(t, "{:<5} {:<18} {:<16} {:<16} {:<16}", r.kind, r.shape.to_string(), format!("{} {:.1}", r.best.0, r.best.1), show(&r.model), show(&r.rule));
+        }
+        let _ = writeln!(t, "model: {}", score(&rows, |r| r.model.1));
+        let _ = writeln!(t, "rule:  {}", score(&rows, |r| r.rule.1));
+        Ok(t)
+    };
+    match run() {
+        Ok(t) => {
+            print!("{t}");
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! The GEMM cost model: which configuration runs a shape, from a model of the hardware instead of
+//! predicates fitted to one card.
+//!
+//! **The schedule** ([`schedule`], pure): for a configuration (a step: its tile, how it covers the grid
+//! — persistent, split-K through global memory, K split over a cluster, stream-K — and its cluster) and
+//! a shape on a GPU of `sms` SMs, what its busiest CTA does: how many 64-deep K blocks it runs
+//! (`kblocks`), how many tiles it finishes (`tiles`), how full its activation box is (`row_frac`: the
+//! transposed and decode steps load `min(M, rows)` rows of A, the others whole tiles), and the bytes the
+//! launch moves through DRAM (A, B and C once, plus split-K partial sums written and read back).
+//!
+//! **The cost** ([`StepCost::predict`]): per configuration four constants — a fixed cost per launch,
+//! the time of one K block of one tile on one SM, the time a tile's epilogue adds, and the fraction of
+//! the copy bandwidth its loads reach —
+//!
+//! `t = fixed + max(kblocks · row_frac · kblock + tiles · tile, bytes / (mem_eff · copy bandwidth))`,
+//!
+//! the SMs' compute rounds or the memory, whichever is longer. Padded shapes (K or N off 8) add the
+//! three staging copies at copy bandwidth.
+//!
+//! **The constants** are measured on the GPU in hand ([`calibrate`], `kernel-lab calibrate`: each
+//! configuration timed on a handful of shapes designed from its own tile and the SM count — one round
+//! of tiles, a third of one, two and a half; shallow and deep K; a weight-streaming shape — and fitted,
+//! in seconds), kept in a text file by GPU, SM count, driver and PTX fingerprint, and shipped for the
+//! H100 and the H200 ([`CostModel::shipped`]). Nothing here names a shape of a model.
+use std::fmt::Write as _;
+
+use crate::{
+    error::{Error, Result},
+    steps::{
+        gemm::{Args, Elem, Grid},
+        hgemm::{self as steps, Step},
+    },
+};
+
+use super::Shape;
+
+/// What a configuration's busiest CTA does on a shape, and what the launch moves (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    /// 64-deep K blocks the busiest CTA runs.
+    pub kblocks: f64,
+    /// Tiles (or split tiles) the busiest CTA finishes.
+    pub tiles: f64,
+    /// How full a K block's loads are against the step's full tile: `(min(M, rows) + cols) / (rows +
+    /// cols)` for the steps whose activation box stops at M, 1 otherwise.
+    pub row_frac: f64,
+    /// Bytes through DRAM: A, B and C once (16-bit), plus split-K partials (f32) written and read.
+    pub bytes: f64,
+    /// K splits per tile (1: none).
+    pub splits: u32,
+}
+
+/// The K depth of one block of every step.
+const BK: u64 = 64;
+
+/// The schedule of `step` on `s` (as launched: the shape already padded where the step needs it) on a
+/// GPU of `sms` SMs, `blocks_per_sm` the decode split-K target, `h8_resident` how many clusters of each
+/// h8 size fit at once. `None` where the grid cannot be formed (no cluster of that size fits).
+pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Option<Schedule> {
+    use layout::hopper::tma_hgemm::{H8_CLUSTERS, persistent_splits, stream_k_tail};
+    let (rows, cols) = step.grid.tile();
+    let (m, n, k) = (s.m as u64, s.n as u64, s.k as u64);
+    let (tm, tn) = (m.div_ceil(rows as u64), n.div_ceil(cols as u64));
+    let tiles = tm * tn;
+    let kb = k.div_ceil(BK);
+    let sms64 = sms.max(1) as u64;
+    let base_bytes = 2.0 * (m * k + k * n + m * n) as f64;
+    let partials = |splits: u64| if splits > 1 { 2.0 * 4.0 * (splits * tiles * rows as u64 * cols as u64) as f64 } else { 0.0 };
+    let clipped = step.kernel.name.starts_with("hgemm_decode_");
+    let row_frac = if clipped { ((rows as u64).min(m) + cols as u64) as f64 / (rows + cols) as f64 } else { 1.0 };
+    let (kblocks, done, extra, splits) = match step.grid {
+        Grid::Tiles { .. } => {
+            let rounds = tiles.div_ceil(sms64);
+            (rounds * kb, rounds, 0.0, 1)
+        }
+        Grid::SplitK { .. } | Grid::TilesSplitK { .. } => {
+            let (splits, k_split) = step.split_k(s.m as u32, s.n as u32, s.k as u32, sms, blocks_per_sm);
+            let splits = splits.max(1) as u64;
+            let slots = sms64 * blocks_per_sm.max(1) as u64;
+            let rounds = (tiles * splits).div_ceil(slots);
+            (rounds * (k_split as u64).div_ceil(BK), rounds, partials(splits), splits)
+        }
+        Grid::PersistentSplitK { rows, cols, .. } => {
+            let splits = persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, rows, cols).max(1) as u64;
+            let units = tiles * splits;
+            let rounds = units.div_ceil(units.min(sms64));
+            (rounds * kb.div_ceil(splits), rounds, partials(splits), splits)
+        }
+        Grid::Persistent { .. } => {
+            let ctas = tiles.min(sms64);
+            let tail = if step.args == Args::TmaStreamK { stream_k_tail(tiles.min(u32::MAX as u64) as u32, ctas as u32, kb as u32) as u64 } else { 0 };
+            if tail > 0 {
+                // Stream-K: the full waves, then the tail's K blocks spread over every CTA.
+                let full = tiles / ctas;
+                (full * kb + (tail * kb).div_ceil(ctas), full + 1, 2.0 * 4.0 * (ctas * (rows * cols) as u64) as f64, 1)
+            } else {
+                let rounds = tiles.div_ceil(ctas);
+                (rounds * kb, rounds, 0.0, 1)
+            }
+        }
+        Grid::ClusterSplitK { cluster, .. } => {
+            let at = H8_CLUSTERS.iter().position(|&c| c == cluster)?;
+            let resident = h8_resident[at] as u64;
+            if resident == 0 {
+                return None;
+            }
+            let rounds = tiles.div_ceil(resident);
+            (rounds * kb.div_ceil(cluster as u64), rounds, 0.0, cluster as u64)
+        }
+    };
+    Some(Schedule { kblocks: kblocks as f64, tiles: done as f64, row_frac, bytes: base_bytes + extra, splits: splits as u32 })
+}
+
+/// One configuration's measured constants (see the module doc), µs and a fraction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepCost {
+    /// The f16 step's label (`h6s4`, `d15`, `h8x4`); its bf16 twin (`h6s4-bf16`) shares the constants.
+    pub step: String,
+    /// Fixed cost of a launch, µs.
+    pub fixed_us: f64,
+    /// One 64-deep K block of one full tile on one SM, µs.
+    pub kblock_us: f64,
+    /// What finishing a tile adds (epilogue, C store), µs.
+    pub tile_us: f64,
+    /// The fraction of the copy bandwidth its loads reach when memory binds (0 < … ≤ 1).
+    pub mem_eff: f64,
+}
+
+impl StepCost {
+    /// Predicted µs of a launch with schedule `sch` at `copy_gbps` (GB/s).
+    pub fn predict(&self, sch: &Schedule, copy_gbps: f64) -> f64 {
+        let compute = sch.kblocks * sch.row_frac * self.kblock_us + sch.tiles * self.tile_us;
+        let memory = sch.bytes / (self.mem_eff.max(1e-3) * copy_gbps * 1e3);
+        self.fixed_us + compute.max(memory)
+    }
+}
+
+/// A GPU's cost model: its copy bandwidth and every calibrated configuration's constants.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostModel {
+    /// Where the constants come from (`calibrated on NVIDIA H200 (132 SMs, driver 13000, PTX …)`, or
+    /// `shipped: H100`).
+    pub source: String,
+    /// The SM count the constants were measured with.
+    pub sms: u32,
+    /// Device-to-device copy bandwidth, GB/s (bytes read + written over time).
+    pub copy_gbps: f64,
+    /// Fixed cost of one device copy (the padded path's staging), µs.
+    pub copy_fixed_us: f64,
+    /// How many h8 clusters of 2 … 8 CTAs the GPU held at once (`super::h8_resident`), for evaluating
+    /// the model away from the GPU (`kernel-lab rank`).
+    pub h8_resident: [u32; 7],
+    /// Per configuration.
+    pub steps: Vec<StepCost>,
+}
+
+/// The shipped constants, by GPU: the output of `kernel-lab calibrate` on each (`data/`).
+const SHIPPED: [(&str, &str); 2] = [("H200", include_str!("data/cost-h200.tsv")), ("H100", include_str!("data/cost-h100.tsv"))];
+
+impl CostModel {
+    /// The f16 label a step's constants are kept under (`h6s4-bf16` → `h6s4`).
+    pub fn key_of(step: &Step) -> &'static str {
+        step.kernel.step.strip_suffix("-bf16").unwrap_or(step.kernel.step)
+    }
+
+    /// The constants of `step` (its f16 twin's for bf16), if calibrated.
+    pub fn cost_of(&self, step: &Step) -> Option<&StepCost> {
+        let key = Self::key_of(step);
+        self.steps.iter().find(|c| c.step == key)
+    }
+
+    /// Predicted µs of `step` on `s` (`padded`: through the staging copies), `None` where the step has
+    /// no constants or no schedule here.
+    pub fn predict(&self, step: &Step, s: Shape, padded: bool, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Option<f64> {
+        let c = self.cost_of(step)?;
+        let run = if padded { Shape { m: s.m, n: s.n.div_ceil(8) * 8, k: s.k.div_ceil(8) * 8 } } else { s };
+        let sch = schedule(step, run, sms, blocks_per_sm, h8_resident)?;
+        let mut t = c.predict(&sch, self.copy_gbps);
+        if padded {
+            // A and C's copies each run; B's too (the plan copies the operand every run).
+            let moved = 2.0 * 2.0 * (s.m * s.k + s.k * s.n + s.m * s.n) as f64;
+            t += 3.0 * self.copy_fixed_us + moved / (self.copy_gbps * 1e3);
+        }
+        Some(t)
+    }
+
+    /// The text form (`kernel-lab calibrate` writes it; [`CostModel::parse`] reads it): a header of
+    /// `# key value` lines, then one `step fixed_us kblock_us tile_us mem_eff` line per configuration.
+    pub fn to_text(&self) -> String {
+        let resident = self.h8_resident.map(|r| r.to_string()).join(" ");
+        let mut out = format!("# source {}\n# sms {}\n# copy_gbps {:.1}\n# copy_fixed_us {:.2}\n# h8_resident {resident}\n# step\tfixed_us\tkblock_us\ttile_us\tmem_eff\n",
+                              self.source.replace('\n', " "), self.sms, self.copy_gbps, self.copy_fixed_us);
+        for c in &self.steps {
+            let _ = writeln!(out, "{}\t{:.3}\t{:.5}\t{:.4}\t{:.3}", c.step, c.fixed_us, c.kblock_us, c.tile_us, c.mem_eff);
+        }
+        out
+    }
+
+    /// Reads [`CostModel::to_text`]'s form; `what` names the source in errors.
+    pub fn parse(text: &str, what: &str) -> Result<CostModel> {
+        let bad = |line: usize, why: String| Error::InvalidInput(format!("{what}:{line}: {why}"));
+        let mut m = CostModel { source: String::new(), sms: 0, copy_gbps: 0.0, copy_fixed_us: 0.0, h8_resident: [0; 7], steps: vec![] };
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            if let Some(h) = line.strip_prefix("# ") {
+                let (key, value) = h.split_once(' ').unwrap_or((h, ""));
+                let num = |v: &str| v.trim().parse::<f64>().map_err(|_| bad(i + 1, format!("`{key}` needs a number, got `{v}`")));
+                match key {
+                    "source" => m.source = value.to_string(),
+                    "sms" => m.sms = num(value)? as u32,
+                    "copy_gbps" => m.copy_gbps = num(value)?,
+                    "copy_fixed_us" => m.copy_fixed_us = num(value)?,
+                    "h8_resident" => {
+                        let v: Vec<u32> = value.split_whitespace().map(|x| x.parse().map_err(|_| bad(i + 1, format!("h8_resident: `{x}` is not a count")))).collect::<Result<_>>()?;
+                        m.h8_resident = v.try_into().map_err(|_| bad(i + 1, "h8_resident needs 7 counts (clusters of 2 … 8)".into()))?;
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            let f: Vec<&str> = line.split('\t').collect();
+            let [step, fixed, kblock, tile, eff] = f.as_slice() else {
+                return Err(bad(i + 1, format!("`{line}`: expected step, fixed_us, kblock_us, tile_us, mem_eff")));
+            };
+            let num = |v: &str| v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| bad(i + 1, format!("`{v}` is not a non-negative number")));
+            let c = StepCost { step: step.to_string(), fixed_us: num(fixed)?, kblock_us: num(kblock)?, tile_us: num(tile)?, mem_eff: num(eff)?.clamp(1e-3, 1.0) };
+            m.steps.push(c);
+        }
+        if m.copy_gbps <= 0.0 || m.sms == 0 || m.steps.is_empty() {
+            return Err(Error::InvalidInput(format!("{what}: needs `# sms`, `# copy_gbps` and at least one step")));
+        }
+        Ok(m)
+    }
+
+    /// The shipped model for a GPU named `name` with `sms` SMs: the H200's or the H100's constants where
+    /// the name says so, else the shipped model of the nearest SM count (a Hopper part we have no
+    /// constants for: calibrate it).
+    pub fn shipped(name: &str, sms: u32) -> CostModel {
+        let models: Vec<(&str, CostModel)> = SHIPPED.iter().filter_map(|(g, t)| CostModel::parse(t, g).ok().map(|m| (*g, m))).collect();
+        let by_name = models.iter().find(|(g, _)| name.contains(g));
+        let pick = by_name.or_else(|| models.iter().min_by_key(|(_, m)| m.sms.abs_diff(sms)));
+        match pick {
+            Some((g, m)) => CostModel { source: format!("shipped: {g}{}", if by_name.is_some() { "" } else { " (nearest SM count; run `kernel-lab calibrate`)" }), ..m.clone() },
+            None => CostModel { source: "none".into(), sms, copy_gbps: 1000.0, copy_fixed_us: 2.0, h8_resident: [0; 7], steps: vec![] },
+        }
+    }
+}
+
+/// The configurations the model chooses among on a GPU that runs sm_90a code, for `elem`: every step the
+/// entry point has a role for (`super::RULE_STEPS` on Hopper) and every h8 cluster size.
+pub fn candidates(elem: Elem) -> Vec<&'static Step> {
+    let mut out: Vec<&'static Step> = super::RULE_STEPS.iter().filter(|r| !r.only_without_sm90a).filter_map(|r| r.for_elem(elem)).collect();
+    let h8: &[Step] = if elem == Elem::Bf16 { &steps::H8_BF16 } else { &steps::H8 };
+    for st in h8 {
+        if !out.iter().any(|o| o.kernel.name == st.kernel.name) {
+            out.push(st);
+        }
+    }
+    out
+}
+
+/// One calibration measurement: a configuration, a shape, the median µs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The step's label.
+    pub step: String,
+    /// The shape.
+    pub shape: Shape,
+    /// Median µs.
+    pub us: f64,
+}
+
+/// The shapes `step` is calibrated on (pure): from its own tile and the slots of this GPU — a third
+/// of a round of tiles, one round, two and a half; K 512 and 4096 each —, one weight-streaming shape
+/// (one tile row, four rounds of column tiles, K 4096), and for the steps whose activation box stops at
+/// M one with M an eighth of the tile. Only shapes the step takes, none beyond 2^20 in any dimension.
+pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Vec<Shape> {
+    let (rows, cols) = step.grid.tile();
+    let (rows, cols) = (rows as usize, cols as usize);
+    let slots = match step.grid {
+        Grid::SplitK { .. } | Grid::TilesSplitK { .. } => (sms * blocks_per_sm.max(1)) as usize,
+        Grid::ClusterSplitK { cluster, .. } => layout::hopper::tma_hgemm::H8_CLUSTERS.iter().position(|&c| c == cluster).map_or(1, |i| h8_resident[i].max(1) as usize),
+        _ => sms.max(1) as usize,
+    };
+    let decode = rows <= 64;
+    let mut dims = vec![];
+    for frac in [1.0 / 3.0, 1.0, 2.5] {
+        let t = ((slots as f64 * frac).round() as usize).max(1);
+        let (tm, tn) = if decode {
+            (1, t)
+        } else {
+            let tm = ((t * cols) as f64 / rows as f64).sqrt().round().max(1.0) as usize;
+            (tm, t.div_ceil(tm))
+        };
+        for k in [512, 4096] {
+            dims.push((tm * rows, tn * cols, k));
+        }
+    }
+    dims.push((rows, 4 * slots * cols, 4096));
+    if step.kernel.name.starts_with("hgemm_decode_") {
+        dims.push(((rows / 8).max(1), slots * cols, 4096));
+    }
+    dims.into_iter()
+        .filter(|&(m, n, k)| m <= 1 << 20 && n <= 1 << 20 && k <= 1 << 20 && step.rejects(m, n, k).is_none())
+        .map(|(m, n, k)| Shape { m, n, k })
+        .collect()
+}
+
+/// Fits one configuration's constants to its samples: the four that minimize the squared log error of
+/// [`StepCost::predict`] (a multiplicative coordinate search from a start read off the samples; the
+/// fit is over at most ten points, so this takes microseconds). `None` with fewer than three samples.
+pub fn fit(step: &str, samples: &[(Schedule, f64)], copy_gbps: f64) -> Option<StepCost> {
+    if samples.len() < 3 {
+        return None;
+    }
+    let err = |c: &StepCost| samples.iter().map(|(s, t)| (c.predict(s, copy_gbps) / t).ln().powi(2)).sum::<f64>();
+    let tmin = samples.iter().map(|&(_, t)| t).fold(f64::INFINITY, f64::min);
+    let (deep, tdeep) = samples.iter().max_by(|a, b| a.0.kblocks.total_cmp(&b.0.kblocks))?;
+    let mut c = StepCost { step: step.to_string(), fixed_us: tmin / 2.0, kblock_us: (tdeep / deep.kblocks.max(1.0)).max(1e-4), tile_us: tmin / 4.0, mem_eff: 0.8 };
+    let mut best = err(&c);
+    let mut delta = 0.5;
+    for _ in 0..400 {
+        let mut improved = false;
+        for p in 0..4 {
+            for f in [1.0 + delta, 1.0 / (1.0 + delta)] {
+                let mut t = c.clone();
+                match p {
+                    0 => t.fixed_us = (t.fixed_us * f).max(1e-3),
+                    1 => t.kblock_us = (t.kblock_us * f).max(1e-5),
+                    2 => t.tile_us = (t.tile_us * f).max(1e-4),
+                    _ => t.mem_eff = (t.mem_eff * f).clamp(0.05, 1.0),
+                }
+                let e = err(&t);
+                if e < best {
+                    (best, c, improved) = (e, t, true);
+                }
+            }
+        }
+        if !improved {
+            delta *= 0.5;
+            if delta < 1e-4 {
+                break;
+            }
+        }
+    }
+    Some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const R: [u32; 7] = [66, 33, 22, 16, 13, 11, 9];
+
+    fn shape(m: usize, n: usize, k: usize) -> Shape {
+        Shape::new(m, n, k).unwrap()
+    }
+
+    #[test]
+    fn shipped_models_parse_and_cover_every_candidate() {
+        for (g, text) in SHIPPED {
+            let m = CostModel::parse(text, g).unwrap();
+            assert_eq!(m.sms, 132, "{g}");
+            for st in candidates(Elem::F16).into_iter().chain(candidates(Elem::Bf16)) {
+                assert!(m.cost_of(st).is_some(), "{g}: {} has no constants", st.kernel.step);
+            }
+            assert_eq!(CostModel::parse(&m.to_text(), g).unwrap().steps.len(), m.steps.len());
+        }
+        assert!(CostModel::shipped("NVIDIA H200", 132).source.contains("H200"));
+        assert!(CostModel::shipped("NVIDIA H100 80GB HBM3", 132).source.contains("H100"));
+        assert!(CostModel::shipped("NVIDIA H800", 132).source.contains("calibrate"));
+    }
+
+    #[test]
+    fn the_text_form_refuses_what_it_cannot_read() {
+        assert!(CostModel::parse("# sms 132\n# copy_gbps 4000\nh6s4\t1\t2\n", "f").unwrap_err().to_string().contains("f:3"));
+        assert!(CostModel::parse("# sms 132\n# copy_gbps 4000\nh6s4\t1\t-2\t1\t1\n", "f").is_err());
+        assert!(CostModel::parse("h6s4\t1\t2\t1\t1\n", "f").unwrap_err().to_string().contains("sms"));
+    }
+
+    /// The schedule follows the grids: persistent rounds, K split through global memory where the tiles
+    /// leave SMs idle, cluster splits, stream-K's spread tail.
+    #[test]
+    fn schedules_follow_the_grids() {
+        // h6s4: 128×256 tiles, 4096² → 16·32 = 512 tiles, ⌈512/132⌉ = 4 rounds of 64 K blocks.
+        let h6 = schedule(&steps::H6S4, shape(4096, 4096, 4096), 132, 1, R).unwrap();
+        assert_eq!((h6.kblocks, h6.tiles, h6.row_frac, h6.splits), (4.0 * 64.0, 4.0, 1.0, 1));
+        // d7 (64×128 tiles): 128×4096×4096 has 64 tiles → 2 splits of 32 K blocks, partials add bytes.
+        let d7 = schedule(&steps::D7, shape(128, 4096, 4096), 132, 1, R).unwrap();
+        assert_eq!((d7.kblocks, d7.splits), (32.0, 2));
+        assert!(d7.bytes > 2.0 * (128.0 * 4096.0 * 2.0 + 4096.0 * 4096.0));
+        // h8x4 on 128×1024×16384: 4 tiles, 22 clusters resident → one round of 64 K blocks each.
+        let h8 = schedule(&steps::H8[2], shape(128, 1024, 16384), 132, 1, R).unwrap();
+        assert_eq!((h8.kblocks, h8.tiles, h8.splits), (64.0, 1.0, 4));
+        assert!(schedule(&steps::H8[2], shape(128, 1024, 16384), 132, 1, [0; 7]).is_none());
+        // h10 at 2048×11008×4096: 688 tiles = 5·132 + 28; the tail's 28·64 K blocks over 132 CTAs.
+        let h10 = schedule(&steps::H10, shape(2048, 11008, 4096), 132, 1, R).unwrap();
+        assert_eq!(h10.kblocks, 5.0 * 64.0 + (28.0f64 * 64.0 / 132.0).ceil());
+        // d15 (16-row activation box) at M = 1: the box holds one row.
+        let d15 = schedule(&steps::D15, shape(1, 4096, 4096), 132, 1, R).unwrap();
+        assert!(d15.row_frac < 1.0 && d15.row_frac > 0.5);
+    }
+
+    /// Properties of the model with any positive constants: never a configuration that cannot run the
+    /// shape, and (at fixed M, N) a deeper K never costs less.
+    #[test]
+    fn the_model_is_monotone_in_k_and_picks_only_runnable_configs() {
+        let model = CostModel::shipped("H200", 132);
+        let mut x = 99u64;
+        for _ in 0..400 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let (m, n, k) = ((x >> 11) as usize % 9000 + 1, (x >> 25) as usize % 30000 + 1, (x >> 41) as usize % 20000 + 8);
+            let s = shape(m, n, k);
+            for elem in [Elem::F16, Elem::Bf16] {
+                let c = super::super::choose_by(&model, s, true, 132, R, elem).unwrap();
+                let (rn, rk) = if c.padded { (s.n.div_ceil(8) * 8, s.k.div_ceil(8) * 8) } else { (s.n, s.k) };
+                assert!(c.step.rejects(s.m, rn, rk).is_none(), "{s}: {}", c.label());
+                assert_eq!(c.step.elem, elem);
+                for st in candidates(elem) {
+                    let Some(t) = model.predict(st, s, c.padded, 132, 1, R) else { continue };
+                    let deeper = shape(m, n, (2 * k).min(1 << 20));
+                    if let Some(t2) = model.predict(st, deeper, c.padded, 132, 1, R) {
+                        assert!(t2 >= t * 0.999, "{}: {s} {t:.2} µs, K doubled {t2:.2} µs", st.kernel.step);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The fit recovers constants from samples made by the model itself.
+    #[test]
+    fn the_fit_recovers_known_constants() {
+        let truth = StepCost { step: "h6s4".into(), fixed_us: 4.0, kblock_us: 0.8, tile_us: 3.0, mem_eff: 0.85 };
+        let shapes = calibration_shapes(&steps::H6S4, 132, 1, R);
+        assert!(shapes.len() >= 6);
+        let samples: Vec<(Schedule, f64)> = shapes.iter().map(|&s| {
+            let sch = schedule(&steps::H6S4, s, 132, 1, R).unwrap();
+            (sch, truth.predict(&sch, 4000.0))
+        }).collect();
+        let got = fit("h6s4", &samples, 4000.0).unwrap();
+        for (s, t) in &samples {
+            let p = got.predict(s, 4000.0);
+            assert!((p / t - 1.0).abs() < 0.02, "{p} vs {t}");
+        }
+        assert!((got.kblock_us / 0.8 - 1.0).abs() < 0.05, "{got:?}");
+    }
+
+    #[test]
+    fn calibration_shapes_are_runnable_and_varied() {
+        for st in candidates(Elem::F16) {
+            let shapes = calibration_shapes(st, 132, 1, R);
+            assert!(shapes.len() >= 5, "{}: {shapes:?}", st.kernel.step);
+            for s in &shapes {
+                assert!(st.rejects(s.m, s.n, s.k).is_none());
+                assert!(schedule(st, *s, 132, 1, R).is_some(), "{} {s}", st.kernel.step);
+            }
+        }
+    }
+}
