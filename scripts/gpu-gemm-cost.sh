@@ -17,8 +17,9 @@ for p in $PARTS; do
   case $p in
     cal) $B calibrate --out $OUT/cost.tsv --samples $OUT/cal-samples.tsv > $OUT/calibrate.txt 2>&1 ;;
     legacy) $L --family gemm --dtype $DTYPES --gemm-sizes "$(shapes $R/sample-200-seed48.tsv)" > $OUT/legacy-200.txt 2>&1 ;;
-    rank) $B --family gemm --dtype f16 --autotune --tune-cache $OUT/tune.json --shapes-file $R/rank-shapes.tsv > $OUT/rank-run.txt 2>&1
-          $B rank --tune-cache $OUT/tune.json ${COST:+--cost $COST} > $OUT/rank.txt 2>&1 ;;
+    rank) $B --family gemm --dtype f16 --autotune --tune-cache $OUT/tune${RANK_TAG:-}.json --shapes-file $R/${RANK_SHAPES:-rank-shapes.tsv} > $OUT/rank-run${RANK_TAG:-}.txt 2>&1
+          $B rank --tune-cache $OUT/tune${RANK_TAG:-}.json --cost ${COST:-$OUT/cost.tsv} > $OUT/rank${RANK_TAG:-}.txt 2>&1 ;;
+    f32) timeout ${F32_LIMIT:-240} $B --family gemm --dtype f32 --reps 10 --warmup 2 --shapes-file $R/sample-200-seed48.tsv > $OUT/entry-200-f32.txt 2>&1 ;;
     entry) for i in $(seq 1 $RUNS); do
              ${COST:+env KERNEL_LAB_COST_FILE=$COST} $B --family gemm --dtype $DTYPES --shapes-file $R/sample-200-seed48.tsv > $OUT/entry-200-run$i.txt 2>&1
            done ;;

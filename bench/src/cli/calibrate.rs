@@ -17,6 +17,9 @@ kernel-lab calibrate [--out FILE] [--samples FILE]
   the memory efficiency) and writes them to FILE (default: $KERNEL_LAB_COST_FILE, else
   ~/.cache/kernel-lab/gemm-cost-<gpu>-<sms>sm-drv<driver>-<ptx>.tsv, where plans look for them).
   --samples FILE also writes every timing (step, shape, µs) the fit used.
+kernel-lab calibrate --refit SAMPLES --from COST [--out FILE]
+  No GPU: fits the constants again to a saved --samples file (the copy figures and residency from the
+  calibration COST it came with), with this build's model.
 ";
 
 const RANK_HELP: &str = "\
@@ -30,6 +33,7 @@ kernel-lab rank --tune-cache FILE [--cost FILE]
 /// `kernel-lab calibrate …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
     let (mut out, mut samples_out) = (None, None);
+    let (mut refit, mut from): (Option<String>, Option<String>) = (None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -37,6 +41,11 @@ pub fn main(args: &[String]) -> i32 {
                 print!("{CALIBRATE_HELP}");
                 return 0;
             }
+            "--refit" | "--from" => match it.next() {
+                Some(v) if a == "--refit" => refit = Some(v.clone()),
+                Some(v) => from = Some(v.clone()),
+                None => return usage(&format!("{a} needs a value")),
+            },
             "--out" | "--samples" => match it.next() {
                 Some(v) if a == "--out" => out = Some(std::path::PathBuf::from(v)),
                 Some(v) => samples_out = Some(v.clone()),
@@ -44,6 +53,16 @@ pub fn main(args: &[String]) -> i32 {
             },
             other => return usage(&format!("calibrate: unknown option `{other}`\n{CALIBRATE_HELP}")),
         }
+    }
+    if let Some(samples) = refit {
+        let Some(from) = from else { return usage("--refit needs --from COST (the calibration the samples came with)") };
+        return match refit_file(&samples, &from, out) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
     }
     let gpu = match Gpu::new(0) {
         Ok(g) => g,
@@ -97,6 +116,42 @@ fn run(gpu: &Gpu, out: Option<std::path::PathBuf>, samples_out: Option<String>) 
              cal.model.steps.len(), gpu.info.name, t0.elapsed().as_secs_f64(), cal.samples.len(), 100.0 * med, path.display());
     for s in &cal.skipped {
         println!("  skipped: {s}");
+    }
+    Ok(())
+}
+
+fn read(p: &str) -> Result<String> {
+    std::fs::read_to_string(p).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))
+}
+
+/// Reads a `--samples` file (`step, MxNxK, µs[, predicted]` after a header line).
+pub fn parse_samples(text: &str, what: &str) -> Result<Vec<gemm::cost::Sample>> {
+    let mut out = vec![];
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let bad = || Error::InvalidInput(format!("{what}:{}: `{line}`: expected step, MxNxK, µs", i + 1));
+        if f.len() < 3 {
+            return Err(bad());
+        }
+        let d: Vec<usize> = f[1].split('x').map(|x| x.parse().map_err(|_| bad())).collect::<Result<_>>()?;
+        let [m, n, k] = d[..] else { return Err(bad()) };
+        out.push(gemm::cost::Sample { step: f[0].to_string(), shape: Shape::new(m, n, k)?, us: f[2].parse().map_err(|_| bad())? });
+    }
+    Ok(out)
+}
+
+fn refit_file(samples: &str, from: &str, out: Option<std::path::PathBuf>) -> Result<()> {
+    let base = CostModel::parse(&read(from)?, from)?;
+    let samples = parse_samples(&read(samples)?, samples)?;
+    let bpsm = kernel_lab_bench::runtime::tuning::decode_blocks_per_sm();
+    let (model, skipped) = gemm::cost::fit_model(&samples, format!("{} (refitted)", base.source), base.sms, bpsm, base.h8_resident, base.copy_gbps, base.copy_fixed_us);
+    let text = model.to_text();
+    match out {
+        Some(p) => std::fs::write(&p, text).map_err(|e| Error::InvalidInput(format!("{}: {e}", p.display())))?,
+        None => print!("{text}"),
+    }
+    for s in skipped {
+        eprintln!("  skipped: {s}");
     }
     Ok(())
 }
@@ -178,6 +233,23 @@ pub fn rank_main(args: &[String]) -> i32 {
             None => CostModel::shipped(&gpu, 132),
         };
         let rows = evaluate(&model, &c)?;
+        if let Ok(path) = std::env::var("KERNEL_LAB_RANK_DUMP") {
+            // Every timed candidate beside its prediction (for studying the model away from the GPU).
+            let mut d = String::from("shape\tlabel\tus\tpredicted_us\n");
+            for (key, e) in c.entries() {
+                let Some(shape) = key.rsplit('|').next() else { continue };
+                let dims: Vec<usize> = shape.split('x').filter_map(|x| x.parse().ok()).collect();
+                let [m, n, k] = dims[..] else { continue };
+                let s = Shape::new(m, n, k)?;
+                for t in &e.timed {
+                    let label = t.label.strip_suffix("+pad").unwrap_or(&t.label);
+                    let Ok(st) = gemm::step_by_label(label) else { continue };
+                    let p = model.predict(st, s, t.label.ends_with("+pad"), model.sms, kernel_lab_bench::runtime::tuning::decode_blocks_per_sm(), model.h8_resident);
+                    let _ = writeln!(d, "{shape}\t{}\t{:.2}\t{}", t.label, t.median_us, p.map_or("-".into(), |p| format!("{p:.2}")));
+                }
+            }
+            std::fs::write(&path, d).map_err(|e| Error::InvalidInput(format!("{path}: {e}")))?;
+        }
         let mut t = format!("model: {}\n{:<5} {:<18} {:<16} {:<16} {:<16}\n", model.source, "type", "shape", "fastest µs", "model µs", "rule µs");
         for r in &rows {
             let show = |(l, us): &(String, Option<f64>)| format!("{l} {}", us.map_or("-".into(), |u| format!("{u:.1}")));

@@ -87,11 +87,19 @@ fn fill(gpu: &Gpu, buf: &mut CudaSlice<u16>, seed: u64) -> Result<()> {
     Ok(())
 }
 
-/// Median µs of `work(i)` over a few ms of repetitions (one probe first, 2 warm-up runs).
+/// Untimed runs before each timing, in ms of GPU time: long enough for the clocks to settle where a
+/// model's layers keep the GPU busy (a 3 ms burst after idle ran 4096-wide tiles ~20% faster than the
+/// same kernel under sustained load: session 48's first calibration against its autotuner's times).
+pub const SETTLE_MS: f64 = 25.0;
+/// Timed runs per shape, in ms of GPU time (between 5 and 200 runs).
+pub const TIMED_MS: f64 = 5.0;
+
+/// Median µs of `work(i)`: one probe, [`SETTLE_MS`] of untimed runs, then [`TIMED_MS`] of timed ones.
 fn median_us(gpu: &Gpu, mut work: impl FnMut(usize) -> Result<()>) -> Result<f64> {
     let probe = time_samples(gpu, 1, 1, &mut work)?[0].max(1e-4);
-    let reps = ((3.0 / probe) as usize).clamp(5, 200);
-    let mut s = time_samples(gpu, 2, reps, &mut work)?;
+    let settle = ((SETTLE_MS / probe) as usize).clamp(2, 2000);
+    let reps = ((TIMED_MS / probe) as usize).clamp(5, 200);
+    let mut s = time_samples(gpu, settle, reps, &mut work)?;
     Ok(crate::runtime::timing::Stats::from_samples(&mut s).median_ms * 1e3)
 }
 
@@ -138,15 +146,12 @@ pub fn calibrate(gpu: &Gpu, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
     };
     progress(&format!("copy: {copy_gbps:.0} GB/s, {copy_fixed_us:.1} µs fixed"));
     let (a_ptr, b_ptr, c_ptr) = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0);
-    let mut model = CostModel {
-        source: format!("calibrated on {} ({sms} SMs, driver {}, kernels {:016x})", gpu.info.name, gpu.info.driver_version, crate::runtime::ptx::kernels_fingerprint()),
-        sms, copy_gbps, copy_fixed_us, h8_resident: resident, steps: vec![],
-    };
+    let source = format!("calibrated on {} ({sms} SMs, driver {}, kernels {:016x})", gpu.info.name, gpu.info.driver_version, crate::runtime::ptx::kernels_fingerprint());
     let (mut samples, mut skipped) = (vec![], vec![]);
     for (st, shapes) in plans {
         let kernel = gpu.kernel(st.kernel.name)?;
         let mut ws = Workspace::new();
-        let mut fitted = vec![];
+        let before = samples.len();
         for s in shapes {
             let nk = s.n * s.k;
             // Rotated copies of the weights spanning 4× L2 (consecutive runs never find theirs cached), at
@@ -157,24 +162,14 @@ pub fn calibrate(gpu: &Gpu, progress: &mut dyn FnMut(&str)) -> Result<Calibratio
             let op = |ptr: u64, len: usize| Operand { ptr, len };
             let t = median_us(gpu, |i| ws.launch(gpu, &kernel, st, s, op(a_ptr, s.m * s.k), op(b_ptr + 2 * (stride * (i % copies)) as u64, nk), op(c_ptr, s.m * s.n)));
             match t {
-                Ok(us) => {
-                    if let Some(sch) = cost::schedule(st, s, sms, bpsm, resident) {
-                        fitted.push((sch, us));
-                    }
-                    samples.push(Sample { step: st.kernel.step.to_string(), shape: s, us });
-                }
+                Ok(us) => samples.push(Sample { step: st.kernel.step.to_string(), shape: s, us }),
                 Err(e) => skipped.push(format!("{} at {s}: {e}", st.kernel.step)),
             }
         }
-        match cost::fit(st.kernel.step, &fitted, copy_gbps) {
-            Some(fit) => {
-                progress(&format!("{}: fixed {:.2} µs, K block {:.4} µs, tile {:.3} µs, memory at {:.0}% of copy ({} shapes)",
-                                  fit.step, fit.fixed_us, fit.kblock_us, fit.tile_us, 100.0 * fit.mem_eff, fitted.len()));
-                model.steps.push(fit);
-            }
-            None => skipped.push(format!("{}: fewer than 3 shapes timed", st.kernel.step)),
-        }
+        progress(&format!("{}: {} shapes timed", st.kernel.step, samples.len() - before));
     }
+    let (model, left) = cost::fit_model(&samples, source, sms, bpsm, resident, copy_gbps, copy_fixed_us);
+    skipped.extend(left);
     gpu.stream.synchronize().during(|| "after the calibration".into())?;
     Ok(Calibration { model, samples, skipped })
 }
