@@ -500,6 +500,31 @@ mod tests {
     }
 
     #[test]
+    fn corpus_shapes_come_from_a_file_or_a_seeded_sample() {
+        let o = parse(&["--family", "gemm", "--sample", "20", "--seed", "3"]).unwrap().unwrap();
+        assert_eq!(o.gemm_sizes.len(), 20);
+        assert!(o.gemm_sizes_given);
+        assert_eq!(o.gemm_sizes, parse(&["--family", "gemm", "--sample", "20", "--seed", "3"]).unwrap().unwrap().gemm_sizes);
+        assert_ne!(o.gemm_sizes, parse(&["--family", "gemm", "--sample", "20", "--seed", "4"]).unwrap().unwrap().gemm_sizes);
+        let all = kernel_lab_bench::corpus::embedded();
+        assert!(o.gemm_sizes.iter().all(|&(m, n, k)| all.iter().any(|c| (c.m, c.n, c.k) == (m, n, k))));
+        let dir = std::env::temp_dir().join(format!("kl-shapes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("s.tsv");
+        std::fs::write(&f, "# mine\n7x9x11\n13x4096x64\tm\tqkv\t1\n").unwrap();
+        let fs = f.to_str().unwrap();
+        assert_eq!(parse(&["--shapes-file", fs]).unwrap().unwrap().gemm_sizes, vec![(7, 9, 11), (13, 4096, 64)]);
+        assert_eq!(parse(&["--shapes-file", fs, "--sample", "1", "--seed", "1"]).unwrap().unwrap().gemm_sizes.len(), 1);
+        let e = parse(&["--shapes-file", fs, "--gemm-sizes", "64"]).unwrap_err().to_string();
+        assert!(e.contains("one or the other"), "{e}");
+        assert!(parse(&["--sample", "0"]).unwrap_err().to_string().contains("at least one"));
+        assert!(parse(&["--shapes-file", "/nonexistent/x.tsv"]).unwrap_err().to_string().contains("/nonexistent/x.tsv"));
+        std::fs::write(&f, "7x9\n").unwrap();
+        assert!(parse(&["--shapes-file", fs]).unwrap_err().to_string().contains(":1:"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn check_adds_ragged_shapes_unless_sizes_are_given() {
         use kernel_lab_bench::families::hgemm::Hgemm;
         // --config: an hgemm label sets its type; an sgemm-only label means f32; --dtype f32 takes

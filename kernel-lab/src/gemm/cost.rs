@@ -17,7 +17,7 @@
 //! the busiest SM's rounds, the DRAM traffic, or the L2's, whichever is longest. Padded shapes (K or N
 //! off 8) add the three staging copies at copy bandwidth.
 //!
-//! **The constants** are measured on the GPU in hand ([`calibrate`], `kernel-lab calibrate`: each
+//! **The constants** are measured on the GPU in hand ([`calibrate`](super::calibrate::calibrate), `kernel-lab calibrate`: each
 //! configuration timed on a handful of shapes designed from its own tile and the SM count — one round
 //! of tiles, a third of one, two and a half; shallow and deep K; a weight-streaming shape — and fitted,
 //! in seconds), kept in a text file by GPU, SM count, driver and PTX fingerprint, and shipped for the
@@ -327,7 +327,7 @@ pub fn fit_model(samples: &[Sample], source: String, sms: u32, blocks_per_sm: u3
 /// The shapes `step` is calibrated on (pure): from its own tile and the slots of this GPU — a third
 /// of a round of tiles, one round, two and a half; K 512 and 4096 each —, two weight-streaming shapes
 /// (one activation row, one and four rounds of column tiles, K 4096), and for the steps with tiles over
-/// 64 rows six rounds at K 4096. Only shapes the step takes, none beyond 2^20 in any dimension.
+/// 64 rows six and sixteen rounds at K 4096. Only shapes the step takes, none beyond 2^20 in any dimension.
 pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Vec<Shape> {
     let (rows, cols) = step.grid.tile();
     let (rows, cols) = (rows as usize, cols as usize);
@@ -357,10 +357,12 @@ pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident
     // Few tiles, deep K: where the split steps split.
     dims.push((rows, (slots / 8).max(1) * cols, 16384));
     if !decode {
-        // Many rounds of compute (the clocks under sustained load).
-        let t = 6 * slots;
-        let tm = ((t * cols) as f64 / rows as f64).sqrt().round().max(1.0) as usize;
-        dims.push((tm * rows, t.div_ceil(tm) * cols, 4096));
+        // Many rounds of compute (the clocks under sustained load, the L2's reuse across waves).
+        for rounds in [6, 16] {
+            let t = rounds * slots;
+            let tm = ((t * cols) as f64 / rows as f64).sqrt().round().max(1.0) as usize;
+            dims.push((tm * rows, t.div_ceil(tm) * cols, 4096));
+        }
     }
     dims.into_iter()
         .filter(|&(m, n, k)| m <= 1 << 20 && n <= 1 << 20 && k <= 1 << 20 && step.rejects(m, n, k).is_none())

@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Per-shape medians of the gemm family's entry point against cuBLAS over several processes' outputs
+(`kernel-lab --family gemm ...` text), by element type: geometric mean, the share of shapes at or above
+0.90x, those under 0.80x, the lowest. usage: entry-medians.py RUN1.txt RUN2.txt RUN3.txt"""
+import math, re, statistics, sys, collections
+
+ratios = collections.defaultdict(lambda: collections.defaultdict(list))   # dtype -> shape -> [ratio]
+labels = {}
+for path in sys.argv[1:]:
+    dtype = None
+    for line in open(path):
+        m = re.match(r'== gemm: .*?, (\w+) in/out', line)
+        if m:
+            dtype = m.group(1); continue
+        if line.startswith('=='):
+            dtype = None; continue
+        f = line.split()
+        if dtype and len(f) > 5 and re.fullmatch(r'\d+x\d+x\d+', f[1]) and f[0] != 'cuBLAS' and f[4].endswith('%') and re.fullmatch(r'[\d.]+', f[2]) and re.fullmatch(r'[\d.]+', f[3]):
+            ratios[dtype][f[1]].append(float(f[4][:-1]) / 100)
+            labels[(dtype, f[1])] = f[0]
+for dtype, by in ratios.items():
+    med = {s: statistics.median(v) for s, v in by.items()}
+    runs = collections.Counter(len(v) for v in by.values())
+    geo = math.exp(sum(math.log(x) for x in med.values()) / len(med))
+    ok = sum(x >= 0.90 for x in med.values())
+    low = sorted((x, s) for s, x in med.items() if x < 0.80)
+    print(f"{dtype}: {len(med)} shapes (processes per shape: {dict(runs)}), geometric mean {geo:.3f}x cuBLAS, "
+          f"{ok}/{len(med)} ({100*ok/len(med):.0f}%) at or above 0.90x, {len(low)} under 0.80x")
+    for x, s in low:
+        print(f"    {labels[(dtype, s)]:<14} {s:<20} {x:.3f}")
