@@ -28,7 +28,8 @@
 //!    is how launch bounds (`.maxntid`, `.minnctapersm`) reach the PTX, and applies
 //!    `//@param-align <kernel> <index> <align>` lines to that parameter's declaration (rustc stops at 16
 //!    bytes; a `CUtensorMap` passed by value needs `.align 64`: `nvptx_std::grid_constant_tensor_maps!`);
-//! 3. copies the PTX to `$OUT_DIR/<lib name>_<sm>.ptx` and prints `cargo::rerun-if-changed` for the
+//! 3. copies the PTX to `$OUT_DIR/<lib name>_<sm>.ptx`, writes `$OUT_DIR/<lib name>_launchers.rs`
+//!    (typed host launchers of the crate's `#[kernel]` functions: [`launchers`]), and prints `cargo::rerun-if-changed` for the
 //!    kernel crate's sources, manifest, build script and toolchain pin, plus any [`PtxBuilder::watch`]ed
 //!    path (a path dependency, say).
 //!
@@ -36,6 +37,8 @@
 //! The outer cargo's environment meant for the build script (its `RUSTC`, rustflags, target, profile, …)
 //! is kept away from the nested build; `CARGO_ENCODED_RUSTFLAGS` is set explicitly because an empty
 //! one (what build scripts inherit) would silently override config rustflags.
+pub mod launchers;
+
 use std::{
     env, fmt, fs,
     path::{Path, PathBuf},
@@ -308,7 +311,27 @@ impl PtxBuilder {
             }).collect();
             jobs.into_iter().map(|j| j.join().unwrap_or_else(|_| Err(Error::Io("a PTX build thread panicked".into())))).collect()
         });
-        Ok(results.into_iter().collect::<Result<Vec<_>, Error>>()?.into_iter().flatten().collect())
+        let built: Vec<BuiltPtx> = results.into_iter().collect::<Result<Vec<_>, Error>>()?.into_iter().flatten().collect();
+        // Typed launchers from the #[kernel] records of every target (a kernel built for several targets
+        // must have one signature).
+        let mut records: Vec<launchers::Record> = vec![];
+        for b in &built {
+            let ptx = fs::read_to_string(&b.path).map_err(|e| Error::Io(format!("cannot read {}: {e}", b.path.display())))?;
+            for r in launchers::read(&target_dir.join(b.sm.name()).join("kernel-records"), &ptx)? {
+                match records.iter().find(|o| o.name == r.name) {
+                    Some(o) if *o != r => return Err(Error::Io(format!("kernel `{}` has different signatures on different targets", r.name))),
+                    Some(_) => {}
+                    None => records.push(r),
+                }
+            }
+        }
+        records.sort_by(|a, b| a.name.cmp(&b.name));
+        let dest = out_dir.join(format!("{lib}_launchers.rs"));
+        let text = launchers::generate(&lib, &records);
+        if fs::read_to_string(&dest).ok().as_deref() != Some(text.as_str()) {
+            fs::write(&dest, text).map_err(|e| Error::Io(format!("cannot write {}: {e}", dest.display())))?;
+        }
+        Ok(built)
     }
 }
 
@@ -334,6 +357,20 @@ fn lib_name(manifest: &Path) -> Result<String, Error> {
         }
     }
     lib.or(package).map(|n| n.replace('-', "_")).ok_or_else(|| Error::Io(format!("{} names no package", manifest.display())))
+}
+
+/// The `[package]` name of `manifest` as written (`my-kernels`).
+fn package_name(manifest: &Path) -> Option<String> {
+    let text = fs::read_to_string(manifest).ok()?;
+    let mut in_package = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package && let Some(v) = line.strip_prefix("name").map(str::trim_start).and_then(|v| v.strip_prefix('=')) {
+            return Some(v.trim().trim_matches('"').to_string());
+        }
+    }
+    None
 }
 
 fn pinned_channel(krate: &Path) -> Result<String, Error> {
@@ -414,8 +451,25 @@ fn build_one(job: &Job) -> Result<PathBuf, Error> {
     for c in cfgs {
         flags.extend(["--cfg".to_string(), c.clone()]);
     }
+    // The #[kernel] records (`launchers`): written by the attribute while the crate compiles. A target
+    // directory whose records were never completed (built by an older ptx-builder, or the directory
+    // removed) has the kernel crate itself recompiled once, so that the attribute runs again.
+    let records = target_dir.join("kernel-records");
+    let complete = records.join(".complete");
+    if !complete.exists() {
+        let package = package_name(&krate.join("Cargo.toml")).unwrap_or_else(|| lib.to_string());
+        if let Ok(dirs) = fs::read_dir(target_dir.join("nvptx64-nvidia-cuda/release/.fingerprint")) {
+            for d in dirs.flatten() {
+                let n = d.file_name().to_string_lossy().to_string();
+                if n.starts_with(&format!("{package}-")) || n.starts_with(&format!("{lib}-")) {
+                    let _ = fs::remove_dir_all(d.path());
+                }
+            }
+        }
+    }
     let mut cmd = Command::new(rustup);
     cmd.current_dir(krate)
+        .env("NVPTX_KERNEL_RECORDS", &records)
         .args(["run", channel, "cargo", "build", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--color", "always"])
         .arg("--target-dir").arg(target_dir)
         .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
@@ -450,6 +504,7 @@ fn build_one(job: &Job) -> Result<PathBuf, Error> {
             println!("cargo::warning={lib} ({what}): {}", plain.trim_start_matches("warning: "));
         }
     }
+    let _ = fs::create_dir_all(&records).and_then(|_| fs::write(&complete, ""));
     let ptx = match module {
         None => target_dir.join(format!("nvptx64-nvidia-cuda/release/{lib}.ptx")),
         Some(m) => target_dir.join(format!("nvptx64-nvidia-cuda/release/deps/{lib}.ptx.{m}")),

@@ -94,6 +94,11 @@ pub mod wmma;
 /// pub unsafe extern "ptx-kernel" fn my_kernel(x: *mut f32) { /* … */ }
 /// nvptx_std::launch_bounds!(my_kernel, 256, 2);
 /// ```
+/// `#[kernel]`, `#[kernel(threads = 256)]`, `#[kernel(threads = 128, blocks_per_sm = 2)]`: a function
+/// made a kernel entry (its PTX name is its Rust name) with its launch bounds, and — built by
+/// `ptx-builder` — a typed host launcher (`$OUT_DIR/<crate>_launchers.rs`). See the `nvptx-macros` crate.
+pub use nvptx_macros::kernel;
+
 #[macro_export]
 macro_rules! launch_bounds {
     ($kernel:ident, $threads:literal) => {

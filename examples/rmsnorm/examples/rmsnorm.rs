@@ -2,11 +2,12 @@
 //! beyond L2) with a kernel from our own crate, verified against f64 and timed against a device copy of
 //! the same bytes, interleaved.
 use kernel_lab::{
-    Result, launch,
+    Result,
+    cudarc::driver::LaunchConfig,
     error::DriverContext,
     runtime::{gpu::Gpu, timing::time_pair, verify},
 };
-use rmsnorm_example::{PTX, rmsnorm_f64};
+use rmsnorm_example::{PTX, kernels::rmsnorm_f32, rmsnorm_f64};
 
 const ROWS: usize = 16384;
 const COLS: usize = 4096;
@@ -27,22 +28,22 @@ fn main() {
 }
 
 fn run(gpu: &Gpu) -> Result<()> {
-    let k = gpu.load_kernel(PTX, "rmsnorm_kernels_sm_80", "rmsnorm_f32", 256, 32)?;
+    let k = rmsnorm_f32::load(gpu, PTX, "rmsnorm_kernels_sm_80")?;
     let mut rng = verify::rng(verify::fresh_seed());
     let x = verify::uniform_f32(&mut rng, ROWS * COLS);
     let w = verify::uniform_f32(&mut rng, COLS);
     let (d_x, d_w) = (gpu.upload(&x)?, gpu.upload(&w)?);
     let mut d_y = gpu.zeros::<f32>(ROWS * COLS)?;
-    let (rows, cols) = (ROWS as u32, COLS as u32);
+    // One block of 256 threads per row, 32 bytes of shared memory (the 8 warps' sums).
+    let cfg = LaunchConfig { grid_dim: (ROWS as u32, 1, 1), block_dim: (rmsnorm_f32::MAX_THREADS, 1, 1), shared_mem_bytes: 32 };
     let rmsnorm = |d_y: &mut _| {
-        // SAFETY: rmsnorm_f32(x, w, y, cols, eps) with ROWS·COLS f32 in x and y, COLS in w (fresh,
-        // 256-byte-aligned allocations), COLS % 4 == 0, one block of 256 threads per row, 32 bytes of
-        // shared memory (as loaded).
-        unsafe { launch!(gpu, &k, grid = rows, &d_x, &d_w, d_y, &cols, &EPS) }
+        // SAFETY: the kernel's contract: ROWS·COLS f32 in x and y, COLS in w (fresh, 256-byte-aligned
+        // allocations), COLS % 4 == 0, one block of 256 threads per row, 32 bytes of shared memory.
+        unsafe { rmsnorm_f32::launch(gpu, &k, cfg, &d_x, &d_w, d_y, COLS as u32, EPS) }
     };
     gpu.poison(&mut d_y)?;
     rmsnorm(&mut d_y)?;
-    gpu.sync_after(k.name())?;
+    gpu.sync_after(rmsnorm_f32::NAME)?;
     let y = gpu.download(&d_y)?;
     verify::check_written(k.name(), &y)?;
     let err = verify::rel_l2(&y.iter().map(|&v| v as f64).collect::<Vec<_>>(), &rmsnorm_f64(&x, &w, COLS, EPS));

@@ -3,7 +3,7 @@
 #![feature(abi_ptx, asm_experimental_arch, core_float_math)]
 use nvptx_std::{
     global::{ld_global_nc_v4_f32, st_global_v4_f32},
-    launch_bounds, shared,
+    kernel, shared,
     sync::sync_threads,
     thread::{block_idx_x, lane_id, thread_idx_x, warp_id},
     warp::reduce_sum_f32,
@@ -19,8 +19,8 @@ pub const THREADS: u32 = 256;
 /// # Safety
 /// `THREADS` threads per block, `rows` blocks, 32 bytes of dynamic shared memory; `x`, `y` hold
 /// `rows · cols` f32 and `w` holds `cols`, all 16-byte aligned; `cols % 4 == 0`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn rmsnorm_f32(x: *const f32, w: *const f32, y: *mut f32, cols: u32, eps: f32) {
+#[kernel(threads = 256)]
+pub unsafe fn rmsnorm_f32(x: *const f32, w: *const f32, y: *mut f32, cols: u32, eps: f32) {
     let (tid, row) = (thread_idx_x(), block_idx_x() as usize);
     let (x, y) = unsafe { (x.add(row * cols as usize), y.add(row * cols as usize)) };
     let s_warps = shared::dynamic::<f32>();
@@ -56,4 +56,3 @@ pub unsafe extern "ptx-kernel" fn rmsnorm_f32(x: *const f32, w: *const f32, y: *
         c += 4 * THREADS;
     }
 }
-launch_bounds!(rmsnorm_f32, 256);
