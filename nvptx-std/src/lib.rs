@@ -68,6 +68,7 @@ pub mod ldmatrix;
 pub mod math;
 pub mod mbarrier;
 pub mod mma;
+pub mod printf;
 pub mod shared;
 pub mod stmatrix;
 pub mod sync;

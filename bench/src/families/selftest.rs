@@ -28,6 +28,7 @@ pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
         ("selftest_mma_swizzled", mma_swizzled),
         ("selftest_mma_f16_f16", mma_f16),
         ("selftest_shuffle", shuffle),
+        ("selftest_printf", printf),
         ("selftest_warp_sync", warp_sync),
         ("selftest_shared_widths", shared_widths),
         ("selftest_stmatrix", stmatrix),
@@ -100,6 +101,23 @@ fn mma_f16(gpu: &Gpu, seed: u64) -> Result<()> {
     let got: Vec<f64> = c.iter().map(|&v| v as f64).collect();
     // f16 accumulation of 16 terms of magnitude <= 1: relative error a few 1e-3.
     check_tolerance(k.name(), verify::rel_l2(&got, &matmul_16(&a, &b)), 1e-2)
+}
+
+/// `printf!` from 32 lanes: each call returns `vprintf`'s count of the 6 arguments (CUDA's printf
+/// contract: the number of arguments, negative on error); the lines go to this process's stdout at the
+/// synchronization.
+fn printf(gpu: &Gpu, _seed: u64) -> Result<()> {
+    let k = gpu.kernel("selftest_printf")?;
+    let mut g_out = gpu.zeros::<i32>(32)?;
+    gpu.poison(&mut g_out)?;
+    // SAFETY: g_out 32 i32, one block of 32 threads.
+    unsafe { launch!(gpu, &k, grid = 1, &mut g_out)? };
+    gpu.sync_after(k.name())?;
+    let out = gpu.download(&g_out)?;
+    match out.iter().position(|&r| r != 6) {
+        Some(l) => Err(Error::Verification(format!("{}: lane {l}'s vprintf returned {}, want 6 (its argument count)", k.name(), out[l]))),
+        None => Ok(()),
+    }
 }
 
 fn shuffle(gpu: &Gpu, seed: u64) -> Result<()> {

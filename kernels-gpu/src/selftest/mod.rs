@@ -6,6 +6,7 @@ mod launch_cost;
 #[cfg(lab_sm90)]
 pub mod mbarrier_handoff;
 mod mma;
+mod printf;
 mod shared_widths;
 mod shuffle;
 #[cfg(lab_sm90)]
