@@ -23,7 +23,7 @@ pub struct SelftestResult {
 
 /// Runs every self-test; each result says passed, failed (why) or skipped (why).
 pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
-    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 10] = [
+    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 11] = [
         ("selftest_mma_f32_f16", mma_f32),
         ("selftest_mma_swizzled", mma_swizzled),
         ("selftest_mma_f16_f16", mma_f16),
