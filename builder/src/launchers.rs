@@ -18,7 +18,7 @@ pub struct Record {
     pub is_unsafe: bool,
     /// `#[kernel(threads = …)]`, 0 without.
     pub threads: u32,
-    /// `(name, pass, scalar)`: pass is `value`, `const` or `mut`.
+    /// `(name, pass, scalar)`: pass is `value`, `const`, `mut`, `slice` or `slice_mut`.
     pub params: Vec<(String, String, String)>,
 }
 
@@ -37,7 +37,12 @@ pub fn parse(text: &str, what: &str) -> Result<Record, Error> {
             ["unsafe", u] => r.is_unsafe = *u == "1",
             ["threads", t] => r.threads = t.parse().map_err(|_| bad("threads is not a number"))?,
             ["blocks_per_sm", _] => {}
-            ["param", n, pass @ ("value" | "const" | "mut"), ty] if SCALARS.contains(ty) => r.params.push((n.to_string(), pass.to_string(), ty.to_string())),
+            ["param", n, pass @ ("value" | "const" | "mut" | "slice" | "slice_mut"), ty] if SCALARS.contains(ty) => {
+                // The launcher's own parameters keep their names; a kernel parameter that would shadow one
+                // (or the generated `__` locals) gets a trailing `_`.
+                let n = if ["gpu", "kernel", "cfg"].contains(n) || n.starts_with("__") { format!("{n}_") } else { n.to_string() };
+                r.params.push((n, pass.to_string(), ty.to_string()))
+            }
             _ => return Err(bad(&format!("cannot read `{line}`"))),
         }
     }
@@ -76,11 +81,13 @@ pub fn generate(lib: &str, records: &[Record]) -> String {
     for r in records {
         let sig = r.params.iter().map(|(n, pass, ty)| match pass.as_str() {
             "value" => format!("{n}: {ty}"),
+            "slice" => format!("{n}: &[{ty}]"),
+            "slice_mut" => format!("{n}: &mut [{ty}]"),
             p => format!("{n}: *{p} {ty}"),
         }).collect::<Vec<_>>().join(", ");
         let args = r.params.iter().map(|(n, pass, ty)| match pass.as_str() {
             "value" => format!("{n}: {ty}"),
-            "const" => format!("{n}: &impl ::kernel_lab::cudarc::driver::DevicePtr<{ty}>"),
+            "const" | "slice" => format!("{n}: &impl ::kernel_lab::cudarc::driver::DevicePtr<{ty}>"),
             _ => format!("{n}: &mut impl ::kernel_lab::cudarc::driver::DevicePtrMut<{ty}>"),
         }).collect::<Vec<_>>();
         let unsafety = if r.is_unsafe { "unsafe " } else { "" };
@@ -100,24 +107,29 @@ pub fn generate(lib: &str, records: &[Record]) -> String {
         let _ = writeln!(s, "    pub {unsafety}fn launch(gpu: &::kernel_lab::Gpu, kernel: &::kernel_lab::runtime::gpu::Kernel, cfg: ::kernel_lab::cudarc::driver::LaunchConfig{}{}) -> ::kernel_lab::Result<()> {{",
                          if args.is_empty() { "" } else { ", " }, args.join(", "));
         for (n, pass, _) in &r.params {
+            // A slice: its address and length as one by-value parameter (`SliceParam`).
+            let len = format!("::kernel_lab::cudarc::driver::DeviceSlice::len({n}) as u64");
             match pass.as_str() {
-                "const" => { let _ = writeln!(s, "        let ({n}, _{n}_guard) = ::kernel_lab::cudarc::driver::DevicePtr::device_ptr({n}, &gpu.stream);"); }
-                "mut" => { let _ = writeln!(s, "        let ({n}, _{n}_guard) = ::kernel_lab::cudarc::driver::DevicePtrMut::device_ptr_mut({n}, &gpu.stream);"); }
+                "const" => { let _ = writeln!(s, "        let ({n}, __{n}_guard) = ::kernel_lab::cudarc::driver::DevicePtr::device_ptr({n}, &gpu.stream);"); }
+                "mut" => { let _ = writeln!(s, "        let ({n}, __{n}_guard) = ::kernel_lab::cudarc::driver::DevicePtrMut::device_ptr_mut({n}, &gpu.stream);"); }
+                "slice" => { let _ = writeln!(s, "        let __{n}_len = {len};\n        let ({n}, __{n}_guard) = ::kernel_lab::cudarc::driver::DevicePtr::device_ptr({n}, &gpu.stream);\n        let {n} = ::kernel_lab::runtime::gpu::SliceParam {{ ptr: {n}, len: __{n}_len }};"); }
+                "slice_mut" => { let _ = writeln!(s, "        let __{n}_len = {len};\n        let ({n}, __{n}_guard) = ::kernel_lab::cudarc::driver::DevicePtrMut::device_ptr_mut({n}, &gpu.stream);\n        let {n} = ::kernel_lab::runtime::gpu::SliceParam {{ ptr: {n}, len: __{n}_len }};"); }
                 _ => {}
             }
         }
-        let sizes = r.params.iter().map(|(n, pass, ty)| match pass.as_str() {
+        let sizes = r.params.iter().map(|(_, pass, ty)| match pass.as_str() {
             "value" => format!("::core::mem::size_of::<{ty}>() as u32"),
-            _ => { let _ = n; "8".to_string() }
+            "slice" | "slice_mut" => "16".to_string(),
+            _ => "8".to_string(),
         }).collect::<Vec<_>>().join(", ");
-        let pushes = r.params.iter().map(|(n, _, _)| format!("::kernel_lab::cudarc::driver::PushKernelArg::arg(&mut b, &{n});")).collect::<Vec<_>>().join("\n        ");
+        let pushes = r.params.iter().map(|(n, _, _)| format!("::kernel_lab::cudarc::driver::PushKernelArg::arg(&mut __b, &{n});")).collect::<Vec<_>>().join("\n        ");
         let _ = writeln!(s, "        ::kernel_lab::runtime::gpu::check_launch(gpu, kernel, NAME, MAX_THREADS, &cfg, &[{sizes}])?;");
-        let _ = writeln!(s, "        let mut b = gpu.stream.launch_builder(&kernel.func);");
+        let _ = writeln!(s, "        let mut __b = gpu.stream.launch_builder(&kernel.func);");
         let _ = writeln!(s, "        {pushes}");
         let _ = writeln!(s, "        // SAFETY: the arguments have the kernel's parameter types (this signature is generated from its");
         let _ = writeln!(s, "        // #[kernel] record, and their sizes were checked against its PTX); the configuration is within its");
         let _ = writeln!(s, "        // bound and the GPU's limits (checked); the rest is the caller's contract{}.", if r.is_unsafe { " (`# Safety`)" } else { ": none, the kernel is safe" });
-        let _ = writeln!(s, "        unsafe {{ b.launch(cfg) }}.map(|_| ()).map_err(|source| ::kernel_lab::Error::Launch {{ kernel: NAME.to_string(), source }})");
+        let _ = writeln!(s, "        unsafe {{ __b.launch(cfg) }}.map(|_| ()).map_err(|source| ::kernel_lab::Error::Launch {{ kernel: NAME.to_string(), source }})");
         let _ = writeln!(s, "    }}\n}}");
     }
     s
@@ -145,9 +157,23 @@ mod tests {
         assert!(g.contains("pub mod saxpy {"), "{g}");
         assert!(g.contains("pub unsafe fn launch(gpu: &::kernel_lab::Gpu, kernel: &::kernel_lab::runtime::gpu::Kernel, cfg: ::kernel_lab::cudarc::driver::LaunchConfig, a: f32, x: &impl ::kernel_lab::cudarc::driver::DevicePtr<f32>, y: &mut impl ::kernel_lab::cudarc::driver::DevicePtrMut<f32>, n: u32)"), "{g}");
         assert!(g.contains("check_launch(gpu, kernel, NAME, MAX_THREADS, &cfg, &[::core::mem::size_of::<f32>() as u32, 8, 8, ::core::mem::size_of::<u32>() as u32])"), "{g}");
-        assert!(g.contains("PushKernelArg::arg(&mut b, &a);\n        ::kernel_lab::cudarc::driver::PushKernelArg::arg(&mut b, &x);"), "{g}");
+        assert!(g.contains("PushKernelArg::arg(&mut __b, &a);\n        ::kernel_lab::cudarc::driver::PushKernelArg::arg(&mut __b, &x);"), "{g}");
+        let clash = parse("kernel-record 1\nname k\nunsafe 0\nthreads 0\nblocks_per_sm 0\nparam cfg value u32\nparam b const f32\n", "r").unwrap();
+        assert_eq!(clash.params[0].0, "cfg_");
+        let g = generate("k", &[clash]);
+        assert!(g.contains("cfg_: u32") && g.contains("PushKernelArg::arg(&mut __b, &b);"), "{g}");
         let safe = generate("k", &[parse(&REC.replace("unsafe 1", "unsafe 0"), "r").unwrap()]);
         assert!(safe.contains("pub fn launch(") && !safe.contains("# Safety"), "{safe}");
+    }
+
+    #[test]
+    fn slices_pass_their_address_and_length() {
+        let r = parse("kernel-record 1\nname add\nunsafe 1\nthreads 0\nblocks_per_sm 0\nparam a slice f32\nparam c mut f32\n", "r").unwrap();
+        let g = generate("k", &[r]);
+        assert!(g.contains("`add(a: &[f32], c: *mut f32)`"), "{g}");
+        assert!(g.contains("a: &impl ::kernel_lab::cudarc::driver::DevicePtr<f32>, c: &mut impl"), "{g}");
+        assert!(g.contains("let a = ::kernel_lab::runtime::gpu::SliceParam { ptr: a, len: __a_len };"), "{g}");
+        assert!(g.contains("&[16, 8]"), "{g}");
     }
 
     #[test]

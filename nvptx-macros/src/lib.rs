@@ -100,9 +100,14 @@ fn param_of(arg: &FnArg, kernel: &str) -> syn::Result<Param> {
         return Err(error(pt.pat.span(), format!("#[kernel] `{kernel}`: name each parameter (no patterns)")));
     };
     let name = id.ident.to_string();
-    let rule = || format!("#[kernel] `{kernel}`: parameter `{name}` must be a scalar ({}) or a raw pointer to one (*const T, *mut T)", SCALARS.join(", "));
+    let rule = || format!("#[kernel] `{kernel}`: parameter `{name}` must be a scalar ({}) , a raw pointer to one (*const T, *mut T) or a slice of them (&[T], &mut [T])", SCALARS.join(", "));
     let (pass, ty) = match &*pt.ty {
         Type::Ptr(p) => (if p.mutability.is_some() { "mut" } else { "const" }, scalar(&p.elem).ok_or_else(|| error(pt.ty.span(), rule()))?),
+        // `&[T]` / `&mut [T]`: a pointer and a length, as rust-cuda's kernels take their inputs.
+        Type::Reference(r) if r.lifetime.is_none() => match &*r.elem {
+            Type::Slice(sl) => (if r.mutability.is_some() { "slice_mut" } else { "slice" }, scalar(&sl.elem).ok_or_else(|| error(pt.ty.span(), rule()))?),
+            _ => return Err(error(pt.ty.span(), rule())),
+        },
         t => ("value", scalar(t).ok_or_else(|| error(pt.ty.span(), rule()))?),
     };
     Ok(Param { name, pass, ty })
@@ -227,7 +232,8 @@ mod tests {
             ("", "fn k<T>(x: T) {}", "`k`: a kernel cannot be generic"),
             ("", "async fn k() {}", "cannot be async"),
             ("", "fn k() -> u32 { 0 }", "returns nothing"),
-            ("", "fn k(x: &[f32]) {}", "parameter `x` must be a scalar"),
+            ("", "fn k(x: &Vec<f32>) {}", "parameter `x` must be a scalar"),
+            ("", "fn k(x: &'static [f32]) {}", "parameter `x` must be a scalar"),
             ("", "fn k(x: *const Foo) {}", "parameter `x` must be a scalar"),
             ("", "unsafe extern \"ptx-kernel\" fn k() {}", "write a plain `fn`"),
             ("threads = 2048", "fn k() {}", "1 to 1024 threads"),

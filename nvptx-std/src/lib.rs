@@ -95,6 +95,17 @@ pub mod wmma;
 /// pub unsafe extern "ptx-kernel" fn my_kernel(x: *mut f32) { /* … */ }
 /// nvptx_std::launch_bounds!(my_kernel, 256, 2);
 /// ```
+/// rust-cuda's `cuda_std::prelude` names that exist here: `kernel`, `thread` (with `index_1d`,
+/// `index_2d`, `thread_idx_{x,y,z}`, `block_idx_{x,y,z}`, `block_dim_{x,y,z}`, `grid_dim_{x,y,z}`,
+/// `sync_threads`), `printf!`. With `cuda_std = { package = "nvptx-std", path = … }` in a kernel crate's
+/// manifest, kernels written against those names compile unchanged. Not here: `alloc` (no device heap:
+/// `Vec`, `Box`, `format!`), `print!`/`println!` with Rust formatting (use `printf!`), `f16` and
+/// `GpuFloat` (use `half` bits and `core::f32::math`), `#[address_space(shared)]` statics (an NVVM
+/// attribute; use `shared::static_alloc` or `shared::dynamic`).
+pub mod prelude {
+    pub use crate::{kernel, printf, thread};
+}
+
 /// `#[kernel]`, `#[kernel(threads = 256)]`, `#[kernel(threads = 128, blocks_per_sm = 2)]`: a function
 /// made a kernel entry (its PTX name is its Rust name) with its launch bounds, and — built by
 /// `ptx-builder` — a typed host launcher (`$OUT_DIR/<crate>_launchers.rs`). See the `nvptx-macros` crate.

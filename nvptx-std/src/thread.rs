@@ -40,6 +40,56 @@ pub fn grid_dim_y() -> u32 {
     // SAFETY: reading a special register has no preconditions.
     unsafe { nvptx::_grid_dim_y() }
 }
+/// `%tid.y`.
+#[inline(always)]
+pub fn thread_idx_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_y() }
+}
+/// `%tid.z`.
+#[inline(always)]
+pub fn thread_idx_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_z() }
+}
+/// `%ctaid.z`.
+#[inline(always)]
+pub fn block_idx_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_z() }
+}
+/// `%ntid.y`.
+#[inline(always)]
+pub fn block_dim_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_dim_y() }
+}
+/// `%ntid.z`.
+#[inline(always)]
+pub fn block_dim_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_dim_z() }
+}
+/// `%nctaid.z`.
+#[inline(always)]
+pub fn grid_dim_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_grid_dim_z() }
+}
+/// This thread's `(x, y)` in a 2-D grid: `(block_idx_x() * block_dim_x() + thread_idx_x(), block_idx_y() *
+/// block_dim_y() + thread_idx_y())`.
+#[inline(always)]
+pub fn index_2d() -> (u32, u32) {
+    (index_1d(), block_idx_y() * block_dim_y() + thread_idx_y())
+}
+/// `__syncthreads()` under rust-cuda's name and path (`cuda_std::thread::sync_threads`): every thread of
+/// the block waits here. Safe to call as rust-cuda's is; a barrier that not every thread of the block
+/// reaches is undefined behaviour (as [`crate::sync::sync_threads`] says).
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: as rust-cuda's: the caller's kernel reaches it from every thread (its contract).
+    unsafe { crate::sync::sync_threads() }
+}
 /// `block_idx_x() * block_dim_x() + thread_idx_x()`: this thread's index in a 1-D grid.
 #[inline(always)]
 pub fn index_1d() -> u32 {
