@@ -37,7 +37,7 @@
 //! load); the 16 × 64 tile is `D23_W` (`Swizzle<3,3,3>`): the 8 rows of every `ldmatrix` phase and the
 //! 8 lanes of every store phase fall in distinct 16-byte chunks.
 use super::elem::{Bf16, Elem16, F16};
-use crate::launch_bounds::launch_bounds;
+use crate::prim::kernel;
 use crate::prim::{
     global::{ld_global_nc_v2_u32, ld_global_nc_v4_u32},
     ldmatrix::ldmatrix_x4_trans,
@@ -207,8 +207,8 @@ unsafe fn decode<E: Elem16>(g_a: *const u16, g_b: *const u16, g_c: *mut u16, m: 
 /// 512 threads, `layout::hgemm::D23_DYN_SMEM` bytes of dynamic shared memory; A (M × K), B (K × N), C
 /// (M × N) row-major, device-resident, A and B not written during the launch, C not overlapping them;
 /// K and N multiples of 8; the grid as above.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v23(g_a: *const u16, g_b: *const u16, g_c: *mut u16, m: u32, n: u32, k: u32) {
+#[kernel(threads = 512, blocks_per_sm = 1)]
+pub unsafe fn hgemm_decode_v23(g_a: *const u16, g_b: *const u16, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { decode::<F16>(g_a, g_b, g_c, m, n, k) }
 }
@@ -217,11 +217,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v23(g_a: *const u16, g_b: *const 
 ///
 /// # Safety
 /// As [`hgemm_decode_v23`], the matrices bf16.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v23_bf16(g_a: *const u16, g_b: *const u16, g_c: *mut u16, m: u32, n: u32, k: u32) {
+#[kernel(threads = 512, blocks_per_sm = 1)]
+pub unsafe fn hgemm_decode_v23_bf16(g_a: *const u16, g_b: *const u16, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
     unsafe { decode::<Bf16>(g_a, g_b, g_c, m, n, k) }
 }
 
-launch_bounds!(hgemm_decode_v23, 512, 1);
-launch_bounds!(hgemm_decode_v23_bf16, 512, 1);
