@@ -1,5 +1,5 @@
-//! The host side of the RMSNorm example: the embedded PTX and the f64 reference the GPU result is
-//! checked against (the example itself is `examples/rmsnorm.rs`).
+//! The host side of the row-kernel examples (`examples/rmsnorm.rs`, `examples/softmax.rs`): the embedded
+//! PTX, its typed launchers, and the f64 references the GPU results are checked against.
 
 /// The kernel crate's PTX, built by `build.rs`.
 pub static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/rmsnorm_kernels_sm_80.ptx"));
@@ -61,6 +61,16 @@ pub fn rmsnorm_f64(x: &[f32], w: &[f32], cols: usize, eps: f32) -> Vec<f64> {
     }).collect()
 }
 
+/// Softmax over each row in f64: `y[r][c] = e^(x[r][c] − max) / Σ e^(x[r][·] − max)`.
+pub fn softmax_f64(x: &[f32], cols: usize) -> Vec<f64> {
+    x.chunks(cols).flat_map(|row| {
+        let m = row.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(v as f64));
+        let e: Vec<f64> = row.iter().map(|&v| (v as f64 - m).exp()).collect();
+        let s: f64 = e.iter().sum();
+        e.into_iter().map(move |v| v / s)
+    }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -71,5 +81,17 @@ mod tests {
         assert!(super::PTX.contains(".visible .entry rmsnorm_f32(") && super::PTX.contains(".maxntid 256, 1, 1"));
         // The #[kernel(threads = 256)] bound, as the generated launcher has it.
         assert_eq!((super::kernels::rmsnorm_f32::NAME, super::kernels::rmsnorm_f32::MAX_THREADS), ("rmsnorm_f32", 256));
+        assert_eq!(super::kernels::softmax_f32::MAX_THREADS, 256);
+        assert!(super::PTX.contains(".visible .entry softmax_f32(") && super::PTX.contains("ex2.approx"));
+    }
+
+    #[test]
+    fn softmax_reference_sums_to_one_and_ignores_shifts() {
+        let y = super::softmax_f64(&[1.0, 2.0, 3.0, 1000.0, 1001.0, 1002.0], 3);
+        assert!((y[..3].iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        for i in 0..3 {
+            assert!((y[i] - y[i + 3]).abs() < 1e-12, "a shift by 999 changes nothing");
+        }
+        assert!(y[2] > y[1] && y[1] > y[0]);
     }
 }
