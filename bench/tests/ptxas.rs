@@ -71,7 +71,11 @@ fn ptx_assembles_without_spills() {
         assert_eq!(reports.len(), ptx::entries(target.ptx()).len(), "one ptxas report per kernel ({arch})");
         for r in &reports {
             assert!(r.registers > 0, "{}: no register count parsed ({arch})", r.kernel);
-            assert_eq!((r.stack, r.spill_stores, r.spill_loads), (0, 0, 0),
+            // A kernel that calls vprintf (`printf!`) keeps its argument buffer in a stack frame (its address
+            // is vprintf's second argument, as in CUDA C++); no spills even then.
+            let prints = ptx::entry_body(target.ptx(), &r.kernel).is_some_and(|b| b.contains("vprintf"));
+            let stack = if prints { 0 } else { r.stack };
+            assert_eq!((stack, r.spill_stores, r.spill_loads), (0, 0, 0),
                        "{} on {arch}: stack frame / spills must be 0", r.kernel);
         }
         // HGEMM v10's lesson is registers on Hopper: the same loop as v9 with its 32 `ldmatrix` offsets

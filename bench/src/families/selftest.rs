@@ -23,12 +23,13 @@ pub struct SelftestResult {
 
 /// Runs every self-test; each result says passed, failed (why) or skipped (why).
 pub fn run_all(gpu: &Gpu, seed: u64) -> Vec<SelftestResult> {
-    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 11] = [
+    let tests: [(&'static str, fn(&Gpu, u64) -> Result<()>); 12] = [
         ("selftest_mma_f32_f16", mma_f32),
         ("selftest_mma_swizzled", mma_swizzled),
         ("selftest_mma_f16_f16", mma_f16),
         ("selftest_shuffle", shuffle),
         ("selftest_printf", printf),
+        ("selftest_thread_indices", thread_indices),
         ("selftest_warp_sync", warp_sync),
         ("selftest_shared_widths", shared_widths),
         ("selftest_stmatrix", stmatrix),
@@ -118,6 +119,35 @@ fn printf(gpu: &Gpu, _seed: u64) -> Result<()> {
         Some(l) => Err(Error::Verification(format!("{}: lane {l}'s vprintf returned {}, want 6 (its argument count)", k.name(), out[l]))),
         None => Ok(()),
     }
+}
+
+/// A 3-D grid (3 × 2 × 4) of 32-thread blocks: every thread's y/z registers and `index_2d`, against
+/// what the launch implies.
+fn thread_indices(gpu: &Gpu, _seed: u64) -> Result<()> {
+    const WORDS: usize = 10;
+    let (gx, gy, gz, bx) = (3u32, 2u32, 4u32, 32u32);
+    let k = gpu.kernel("selftest_thread_indices")?;
+    let n = (gx * gy * gz * bx) as usize;
+    let mut g_out = gpu.zeros::<u32>(WORDS * n)?;
+    gpu.poison(&mut g_out)?;
+    // SAFETY: g_out holds WORDS u32 per thread of the grid; blocks of 32 threads (1-D).
+    unsafe { launch!(gpu, &k, grid = (gx, gy, gz), &mut g_out)? };
+    gpu.sync_after(k.name())?;
+    let out = gpu.download(&g_out)?;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                for t in 0..bx {
+                    let i = (((z * gy + y) * gx + x) * bx + t) as usize;
+                    let want = [0, 0, y, z, 1, 1, gy, gz, x * bx + t, y];
+                    if out[WORDS * i..WORDS * (i + 1)] != want {
+                        return Err(Error::Verification(format!("{}: block ({x}, {y}, {z}) thread {t} wrote {:?}, want {want:?}", k.name(), &out[WORDS * i..WORDS * (i + 1)])));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn shuffle(gpu: &Gpu, seed: u64) -> Result<()> {

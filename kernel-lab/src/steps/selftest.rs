@@ -18,6 +18,8 @@ pub const KERNELS: &[KernelInfo] = &[
         "seed 001 v5: cp.async + ldmatrix through a Swizzle<3,1,3> tile"),
     selftest("selftest_mma_f16_f16", Target::Sm80, 32, 0, PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"]),
         "cp.async + ldmatrix.x4(.trans) + mma.m16n8k16 f16->f16"),
+    selftest("selftest_thread_indices", Target::Sm80, 32, 0, PtxCheck::has(&["%tid.y", "%tid.z", "%ctaid.z", "%ntid.y", "%nctaid.z"]),
+        "the y and z special registers and index_2d, on a 3-D grid of 1-D blocks"),
     selftest("selftest_printf", Target::Sm80, 32, 0, PtxCheck::has(&["vprintf", "call.uni"]),
         "printf! over vprintf: a line per lane with i32, u8, u64, f32 (as double), f64 and a pointer"),
     selftest("selftest_shuffle", Target::Sm80, 32, 0, PtxCheck::has(&["shfl.sync.bfly.b32", "shfl.sync.down.b32"]), "shfl.sync bfly/down, warp sum, %laneid"),

@@ -5,6 +5,7 @@
 mod launch_cost;
 #[cfg(lab_sm90)]
 pub mod mbarrier_handoff;
+mod indices;
 mod mma;
 mod printf;
 mod shared_widths;
