@@ -7,7 +7,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`thread`] | `%tid`, `%ctaid`, `%ntid`, `%nctaid`, `%laneid`, `%globaltimer`, 1-D indices |
+//! | [`thread`] | `%tid`, `%ctaid`, `%ntid`, `%nctaid` (x, y, z), `%laneid`, `%globaltimer`, 1-D and 2-D indices |
 //! | [`sync`] | `bar.sync` (block, named), `bar.warp.sync`, `fence.acq_rel.gpu`, `nanosleep`, `griddepcontrol` (programmatic dependent launch, sm_90) |
 //! | [`shared`] | dynamic shared memory (plain Rust loads through it are `ld.shared`), `ld/st.shared` 32/64/128-bit, shared-window addresses |
 //! | [`global`] | `ld.global.nc` (128-bit, `L1::no_allocate`), `ld.global.cg`, `st.global.v4` |
@@ -19,11 +19,14 @@
 //! | [`wgmma`], [`mbarrier`], [`tma`] | Hopper (sm_90a): `wgmma.mma_async` (f16, bf16, FP8 e4m3), `mbarrier`, TMA tensor loads/stores |
 //! | [`fp8`] | `cvt` between f32/f16 and FP8 e4m3 (sm_89+) |
 //! | [`math`] | `ex2.approx`, `lg2.approx` (softmax in base 2) |
+//! | [`mod@printf`] | `printf!` over `vprintf` (C formats; output at the host's next synchronization) |
 //! | [`cluster`] | thread-block clusters (sm_90): rank, cluster barrier, remote mbarrier arrivals, distributed shared memory (`mapa`, `ld.shared::cluster`); [`cluster_dims!`] |
 //!
 //! The fragment layouts these instructions imply (which lane holds which element) are data in
 //! [`layout::fragment`]; tile layouts, swizzles and the bank model are the rest of [`layout`],
-//! re-exported here. [`launch_bounds!`] gives a kernel CUDA's `__launch_bounds__`.
+//! re-exported here. [`macro@kernel`] makes a function a kernel entry with its launch bounds (and, built by
+//! `ptx-builder`, a typed host launcher); [`launch_bounds!`] gives an `extern "ptx-kernel"` entry CUDA's
+//! `__launch_bounds__`. [`prelude`] holds rust-cuda's `cuda_std::prelude` names that exist here.
 //!
 //! ```ignore
 //! // A kernel crate: Cargo.toml has crate-type = ["cdylib"] and depends on nvptx-std;
