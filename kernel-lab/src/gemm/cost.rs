@@ -310,12 +310,11 @@ pub fn fit_model(samples: &[Sample], source: String, sms: u32, blocks_per_sm: u3
         }
     }
     for label in labels {
-        let Some(st) = steps::STEPS.iter().find(|st| st.kernel.step == label) else {
+        if !steps::STEPS.iter().any(|st| st.kernel.step == label) {
             skipped.push(format!("{label}: not a step of this build"));
             continue;
-        };
+        }
         let pts: Vec<(Schedule, f64)> = scheduled.iter().filter(|(s, _)| s.step == label).map(|(s, sch)| (*sch, s.us)).collect();
-        let _ = st;
         match fit(label, &pts, copy_gbps, l2_gbps) {
             Some(c) => model.steps.push(c),
             None => skipped.push(format!("{label}: fewer than 3 shapes timed")),
