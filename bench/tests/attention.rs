@@ -5,24 +5,13 @@
 use std::io::Write;
 
 use kernel_lab_bench::{
-    Error,
     attention::{AttnShape, Unfused, flash, flash_with, reference_f64},
     families::attention::{LSE_TOL, o_tol},
-    runtime::{device_check::{self, Dist, ElemKind}, gpu::Gpu, verify},
+    runtime::{device_check::{self, Dist, ElemKind}, gpu::{Gpu, gpu_or_skip}, verify},
     steps::{attention::{Kind, Step, all_of}, gemm::Elem},
 };
 use cudarc::driver::CudaSlice;
 
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e @ Error::NoGpu(_)) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
-            None
-        }
-        Err(e) => panic!("{test}: a GPU driver is present but unusable: {e}"),
-    }
-}
 
 fn widen(elem: Elem, x: Vec<u16>) -> Vec<f64> {
     x.into_iter().map(|v| if elem == Elem::Bf16 { half::bf16::from_bits(v).to_f64() } else { half::f16::from_bits(v).to_f64() }).collect()

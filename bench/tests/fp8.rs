@@ -5,7 +5,6 @@
 use std::io::Write;
 
 use kernel_lab_bench::{
-    Error,
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
@@ -13,15 +12,10 @@ use kernel_lab_bench::{
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
+use kernel_lab_bench::runtime::gpu::gpu_or_skip;
+
 fn hopper_or_skip(test: &str) -> Option<Gpu> {
-    let gpu = match Gpu::new(0) {
-        Ok(g) => g,
-        Err(e @ Error::NoGpu(_)) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
-            return None;
-        }
-        Err(e) => panic!("{test}: a GPU driver is present but unusable: {e}"),
-    };
+    let gpu = gpu_or_skip(test)?;
     if let Some(why) = gpu.cannot_run(&F1.kernel) {
         let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
         return None;

@@ -8,20 +8,10 @@ use kernel_lab_bench::{
         reduce::{self, CublasSum, ReducePlan},
         selftest,
     },
-    runtime::{gpu::Gpu, verify},
+    runtime::{gpu::gpu_or_skip, verify},
     steps,
 };
 
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e @ Error::NoGpu(_)) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
-            None
-        }
-        Err(e) => panic!("{test}: a GPU driver is present but unusable: {e}"),
-    }
-}
 
 /// Sizes: tiny, around the block (256) and the v3 tile (512), odd, and large enough for several passes.
 const SIZES: [usize; 14] = [1, 2, 3, 255, 256, 257, 511, 512, 513, 1000, 4097, 65_536 * 3 + 7, 1 << 20, (1 << 22) + 3];

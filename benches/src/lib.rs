@@ -1,20 +1,13 @@
 //! Helpers for the criterion benches: GPU time from CUDA events fed to criterion through
 //! `Bencher::iter_custom`, so criterion's statistics run on device time, not host wall-clock.
-use std::{io::Write, time::Duration};
+use std::time::Duration;
 
 use cudarc::driver::sys::CUevent_flags;
 use kernel_lab::{Error, Result, runtime::gpu::Gpu};
 
 /// The GPU, or `None` after printing why the benches are skipped (no driver or no device).
 pub fn gpu_or_skip(bench: &str) -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e @ Error::NoGpu(_)) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED bench {bench}: {e}");
-            None
-        }
-        Err(e) => panic!("bench {bench}: GPU present but unusable: {e}"),
-    }
+    kernel_lab::runtime::gpu::gpu_or_skip(&format!("bench {bench}"))
 }
 
 /// GPU time of `iters` back-to-back calls of `work`, between two CUDA events on the library's stream,

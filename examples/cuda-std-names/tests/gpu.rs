@@ -1,22 +1,10 @@
 //! The two cuda_std-style kernels launched through their typed launchers on a GPU (skipped, and said
 //! so, without one): slices passed as (address, length), outputs poisoned first and checked against f64.
-use std::io::Write as _;
-
 use cuda_std_names_example::{PTX, kernels::{matmul_simple, vector_add}, matmul_f64};
-use kernel_lab::{Error, Gpu, cudarc::driver::LaunchConfig, runtime::verify};
+use kernel_lab::{cudarc::driver::LaunchConfig, runtime::{gpu::gpu_or_skip, verify}};
 
 const MODULE: &str = "cuda_std_names_kernels_sm_80";
 
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(g) => Some(g),
-        Err(e @ Error::NoGpu(_)) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {e}");
-            None
-        }
-        Err(e) => panic!("{test}: a GPU driver is present but unusable: {e}"),
-    }
-}
 
 #[test]
 fn vector_add_takes_slices_and_stops_at_their_length() {

@@ -473,6 +473,23 @@ pub fn check_launch(gpu: &Gpu, kernel: &Kernel, name: &str, max_threads: u32, cf
     kernel.check_args(sizes)
 }
 
+/// GPU 0 for a test or a bench named `what`, or `None` after writing `SKIPPED <what>: <why>` to stderr
+/// where there is no driver or no device (`Error::NoGpu`); a driver that is present but unusable panics,
+/// naming `what` (a broken GPU machine must not pass as a skipped one).
+pub fn gpu_or_skip(what: &str) -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(g) => Some(g),
+        Err(e @ Error::NoGpu(_)) => {
+            // Straight to the process's stderr, not `eprintln!`, which the test harness captures: the line
+            // must show in a passing run (CI counts the skipped tests by it).
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "SKIPPED {what}: {e}");
+            None
+        }
+        Err(e) => panic!("{what}: a GPU driver is present but unusable: {e}"),
+    }
+}
+
 /// Raises `func`'s dynamic shared memory limit to `bytes` where it is above the default 48 KiB.
 fn allow_dyn_smem(func: &CudaFunction, name: &str, bytes: u32) -> Result<()> {
     if bytes > 48 * 1024 {
