@@ -94,22 +94,20 @@ fn run(gpu: &Gpu, out: Option<std::path::PathBuf>, samples_out: Option<String>) 
         std::fs::create_dir_all(dir).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
     }
     std::fs::write(&path, cal.model.to_text()).map_err(|e| Error::InvalidInput(format!("{}: {e}", path.display())))?;
+    // Each sample's prediction by the fitted constants, once: for the samples file and the fit check.
+    let bpsm = kernel_lab_bench::runtime::tuning::decode_blocks_per_sm();
+    let predicted: Vec<Option<f64>> = cal.samples.iter()
+        .map(|s| gemm::step_by_label(&s.step).ok().and_then(|st| cal.model.predict(st, s.shape, false, gpu.info.sms, bpsm, cal.model.h8_resident)))
+        .collect();
     if let Some(p) = samples_out {
         let mut t = String::from("step\tshape\tus\tpredicted_us\n");
-        let resident = cal.model.h8_resident;
-        for s in &cal.samples {
-            let st = gemm::step_by_label(&s.step)?;
-            let p = cal.model.predict(st, s.shape, false, gpu.info.sms, kernel_lab_bench::runtime::tuning::decode_blocks_per_sm(), resident);
-            let _ = writeln!(t, "{}\t{}\t{:.2}\t{}", s.step, s.shape, s.us, p.map_or("-".into(), |p| format!("{p:.2}")));
+        for (s, pred) in cal.samples.iter().zip(&predicted) {
+            let _ = writeln!(t, "{}\t{}\t{:.2}\t{}", s.step, s.shape, s.us, pred.map_or("-".into(), |p| format!("{p:.2}")));
         }
         std::fs::write(&p, t).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))?;
     }
     // How well the constants reproduce their own samples (a fit check, not a ranking figure).
-    let mut errs: Vec<f64> = cal.samples.iter().filter_map(|s| {
-        let st = gemm::step_by_label(&s.step).ok()?;
-        let p = cal.model.predict(st, s.shape, false, gpu.info.sms, kernel_lab_bench::runtime::tuning::decode_blocks_per_sm(), cal.model.h8_resident)?;
-        Some((p / s.us - 1.0).abs())
-    }).collect();
+    let mut errs: Vec<f64> = cal.samples.iter().zip(&predicted).filter_map(|(s, pred)| pred.map(|p| (p / s.us - 1.0).abs())).collect();
     errs.sort_by(f64::total_cmp);
     let med = errs.get(errs.len() / 2).copied().unwrap_or(f64::NAN);
     println!("calibrated {} configurations on {} in {:.1} s ({} timings; the fit's median error on them {:.1}%): {}",
