@@ -11,7 +11,7 @@
 //! | [`sync`] | `bar.sync` (block, named), `bar.warp.sync`, `fence.acq_rel.gpu`, `nanosleep`, `griddepcontrol` (programmatic dependent launch, sm_90) |
 //! | [`shared`] | dynamic shared memory (plain Rust loads through it are `ld.shared`), `ld/st.shared` 32/64/128-bit, shared-window addresses |
 //! | [`global`] | `ld.global.nc` (128-bit, `L1::no_allocate`), `ld.global.cg`, `st.global.v4` |
-//! | [`warp`] | `shfl.sync` (bfly, down, idx), a warp sum |
+//! | [`warp`] | `shfl.sync` (bfly, down, idx), a warp sum, a block-wide reduction through shared slots |
 //! | [`atomic`] | `atom.add.acq_rel.gpu`, relaxed stores |
 //! | [`ldmatrix`], [`stmatrix`] | `ldmatrix`/`stmatrix` `.x1/.x2/.x4` (`.trans`); `stmatrix` needs sm_90 |
 //! | [`mma`], [`wmma`] | `mma.sync.m16n8k16` (f16/bf16 → f32/f16), `wmma` 16×16×16 |

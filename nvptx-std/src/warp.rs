@@ -103,3 +103,31 @@ pub unsafe fn vote_any(pred: bool) -> bool {
     };
     r != 0
 }
+
+/// `v` combined by `op` over a whole 1-D block of `WARPS` warps: a butterfly within each warp, each
+/// warp's result through `slots[warp]`, then every thread folds the `WARPS` slots — the result in
+/// every thread. `op` must be associative and commutative (sum, max, min).
+///
+/// # Safety
+/// Called by every thread of a block of exactly `WARPS · 32` threads (shuffles, a block barrier);
+/// `slots` points to `WARPS` shared f32 that no other thread touches until every thread has returned
+/// (a second reduction right after needs other slots, or a barrier in between).
+#[inline(always)]
+pub unsafe fn block_reduce_f32<const WARPS: u32>(mut v: f32, slots: *mut f32, op: impl Fn(f32, f32) -> f32) -> f32 {
+    // SAFETY: the contract: all 32 lanes of every warp, and every thread of the block, reach each step;
+    // slot `warp_id() < WARPS` is inside `slots`.
+    unsafe {
+        for mask in [16, 8, 4, 2, 1] {
+            v = op(v, shuffle_xor_f32(v, mask));
+        }
+        if crate::thread::lane_id() == 0 {
+            *slots.add(crate::thread::warp_id() as usize) = v;
+        }
+        crate::sync::sync_threads();
+        let mut t = *slots;
+        for i in 1..WARPS as usize {
+            t = op(t, *slots.add(i));
+        }
+        t
+    }
+}

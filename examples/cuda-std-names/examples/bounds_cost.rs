@@ -8,14 +8,7 @@ use kernel_lab::{Result, cudarc::driver::LaunchConfig, runtime::{gpu::Gpu, timin
 const MODULE: &str = "cuda_std_names_kernels_sm_80";
 
 fn main() {
-    let gpu = Gpu::new(0).unwrap_or_else(|e| {
-        eprintln!("error: {e}\nThis example times kernels on a GPU; `cargo test` checks them where one exists.");
-        std::process::exit(2)
-    });
-    if let Err(e) = run(&gpu) {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
+    kernel_lab::runtime::gpu::main_on_gpu("This example times kernels on a GPU; `cargo test` checks them where one exists.", run)
 }
 
 fn run(gpu: &Gpu) -> Result<()> {

@@ -7,14 +7,7 @@ const ROWS: usize = 16384;
 const COLS: usize = 4096;
 
 fn main() {
-    let gpu = Gpu::new(0).unwrap_or_else(|e| {
-        eprintln!("error: {e}\nThis example runs its kernel on a GPU; its CPU reference is tested by `cargo test`.");
-        std::process::exit(2)
-    });
-    if let Err(e) = run(&gpu) {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
+    kernel_lab::runtime::gpu::main_on_gpu("This example runs its kernel on a GPU; `cargo test` checks its CPU reference.", run)
 }
 
 fn run(gpu: &Gpu) -> Result<()> {
@@ -31,9 +24,8 @@ fn run(gpu: &Gpu) -> Result<()> {
     gpu.poison(&mut d_y)?;
     softmax(&mut d_y)?;
     gpu.sync_after(softmax_f32::NAME)?;
-    let y = gpu.download(&d_y)?;
-    verify::check_written(softmax_f32::NAME, &y)?;
-    let err = verify::rel_l2(&y.iter().map(|&v| v as f64).collect::<Vec<_>>(), &softmax_f64(&x, COLS));
+    let y = verify::checked_download(gpu, &d_y, softmax_f32::NAME)?;
+    let err = verify::rel_l2(&y, &softmax_f64(&x, COLS));
     verify::check_tolerance(softmax_f32::NAME, err, 1e-5)?;
     let mut d_copy = gpu.zeros::<f32>(ROWS * COLS)?;
     let (t, t_copy) = time_pair(gpu, 5, 200, 2000.0, |_, base| if base {

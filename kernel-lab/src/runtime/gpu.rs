@@ -490,6 +490,23 @@ pub fn gpu_or_skip(what: &str) -> Option<Gpu> {
     }
 }
 
+/// An example program's `main`: runs `run` on GPU 0 and exits — 0 when it succeeds, 1 with `error: …`
+/// on stderr when it fails, 2 with the reason (and `without_gpu`, what still works without one) when
+/// there is no usable GPU.
+pub fn main_on_gpu(without_gpu: &str, run: impl FnOnce(&Gpu) -> Result<()>) -> ! {
+    let code = match Gpu::new(0) {
+        Err(e) => {
+            eprintln!("error: {e}\n{without_gpu}");
+            2
+        }
+        Ok(gpu) => run(&gpu).map_or_else(|e| {
+            eprintln!("error: {e}");
+            1
+        }, |()| 0),
+    };
+    std::process::exit(code)
+}
+
 /// Raises `func`'s dynamic shared memory limit to `bytes` where it is above the default 48 KiB.
 fn allow_dyn_smem(func: &CudaFunction, name: &str, bytes: u32) -> Result<()> {
     if bytes > 48 * 1024 {

@@ -68,6 +68,14 @@ pub fn check_written(what: &str, out: &[f32]) -> Result<()> {
     }
 }
 
+/// `buf` downloaded from the GPU, checked fully written ([`check_written`], naming `what`), as f64 for a
+/// comparison with an f64 reference.
+pub fn checked_download(gpu: &crate::Gpu, buf: &cudarc::driver::CudaSlice<f32>, what: &str) -> Result<Vec<f64>> {
+    let host = gpu.download(buf)?;
+    check_written(what, &host)?;
+    Ok(host.into_iter().map(f64::from).collect())
+}
+
 /// Fails unless `err <= tol` (NaN fails).
 pub fn check_tolerance(what: &str, err: f64, tol: f64) -> Result<()> {
     if err <= tol { Ok(()) } else { Err(Error::Verification(format!("{what}: error {err:.3e} exceeds tolerance {tol:.1e}"))) }
