@@ -1,4 +1,4 @@
-//! Every device primitive (the `nvptx-std` crate) is used by a kernel or a self-test of `kernels-gpu`, or
+//! Every device primitive (the `nvptx-std` crate) is used by a kernel or a self-test of `kernels-gpu` or of an example kernel crate, or
 //! by another primitive that is: a wrapper nothing exercises is untested PTX text. Source-level, runs
 //! anywhere.
 use std::{fs, path::{Path, PathBuf}};
@@ -30,6 +30,10 @@ fn every_primitive_is_used_by_a_kernel_or_self_test() {
     let (mut prim, mut rest) = (vec![], vec![]);
     rust_files(&root.join("nvptx-std/src"), &mut prim);
     rust_files(&root.join("kernels-gpu/src"), &mut rest);
+    // The example kernel crates are kernels too (built and run on a GPU by their examples).
+    for ex in ["examples/rmsnorm/kernels/src", "examples/cuda-std-names/kernels/src"] {
+        rust_files(&root.join(ex), &mut rest);
+    }
     let read = |p: &PathBuf| fs::read_to_string(p).expect("readable source");
     let outside: String = rest.iter().map(read).collect();
     let inside: String = prim.iter().map(read).collect();

@@ -12,6 +12,8 @@
 //! Bad input is refused before any launch with the constraint it breaks: a head dim the kernel lacks,
 //! zero sizes, buffer lengths that do not match the shape, sizes beyond memory (the unfused path's
 //! `B·H·L²` scores).
+pub mod decode;
+
 use cudarc::{
     cublas::{CudaBlas, sys as blas_sys},
     driver::{CudaSlice, DevicePtr, DevicePtrMut},

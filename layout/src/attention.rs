@@ -43,7 +43,8 @@ pub const fn threads(warps: u32) -> u32 {
 
 /// The swizzled `rows × d` tile (see the module doc).
 pub const fn tile(rows: u32, d: u32) -> Swizzled<RowMajor> {
-    let s = if d == 128 { 4 } else { 3 };
+    // S = log2(D) − 3: the row's low 3 bits switch the chunk (D = 64: 3, 128: 4, 256: 5).
+    let s = d.trailing_zeros() - 3;
     Swizzled { inner: RowMajor { rows, cols: d }, swizzle: SwizzleFn { s, b: 3, m: 3 } }
 }
 
@@ -266,6 +267,91 @@ pub const fn a17_item(x: u32, y: u32, z: u32, gx: u32, gy: u32) -> (u32, u32) {
     (z * gx + x, gy.saturating_sub(1 + y))
 }
 
+/// Decode (issue 49, step ad1): warps per CTA; each warp streams its own key tiles.
+pub const DECODE_WARPS: u32 = 4;
+/// Keys per warp tile (one `mma` k-step of P·V; a page of 16–256 tokens holds whole tiles).
+pub const DECODE_KEYS: u32 = 16;
+/// Query rows per CTA: the grouped heads of one K/V head times the query tokens, padded to one m-tile.
+pub const DECODE_ROWS: u32 = 16;
+/// Keys a split's length is a multiple of: one tile per warp.
+pub const DECODE_SPLIT_UNIT: u32 = DECODE_WARPS * DECODE_KEYS;
+
+/// Where decode finds a sequence's keys and values (a kernel parameter, by value; elements, not bytes):
+/// key `k` of sequence `b`, K/V head `h` starts at `page·page_stride + h·head_stride + (k % page_size)·row_stride`
+/// with `page = table[b·max_pages + k / page_size]` — or `page = b` where `table` is 0 (contiguous:
+/// `page_size` is then the cache's max length).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct DecodeCache {
+    /// Elements from one page (contiguous: one sequence) to the next.
+    pub page_stride: u64,
+    /// Elements from one K/V head to the next within a page.
+    pub head_stride: u64,
+    /// Elements from one token to the next within a page and head.
+    pub row_stride: u64,
+    /// Device address of the `[batch][max_pages]` i32 page table; 0: contiguous.
+    pub table: u64,
+    /// Table entries per sequence (contiguous: 1).
+    pub max_pages: u32,
+    /// Tokens per page (contiguous: the cache's max length).
+    pub page_size: u32,
+    /// Pages in the cache (contiguous: the batch): an entry outside `0..num_pages` is read as an empty
+    /// page and never dereferenced.
+    pub num_pages: u32,
+    /// A sequence's capacity in tokens, `max_pages · page_size`: longer lengths are clamped to it.
+    pub capacity: u32,
+}
+
+/// Decode's sizes besides the cache (a kernel parameter, by value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct DecodeDims {
+    /// Query heads (`kv_heads · group`).
+    pub heads: u32,
+    /// Query heads per K/V head.
+    pub group: u32,
+    /// New query tokens per sequence (`group · q_len ≤ DECODE_ROWS`).
+    pub q_len: u32,
+    /// Keys per split, a multiple of [`DECODE_SPLIT_UNIT`].
+    pub chunk: u32,
+    /// Softmax scale.
+    pub scale: f32,
+}
+
+/// The tile width (elements) decode keeps a row of head dim `d` in: 64, 128 or 256 (D = 96 in 128; the
+/// columns past `d` are never loaded nor read).
+pub const fn decode_width(d: u32) -> u32 {
+    if d <= 64 { 64 } else if d <= 128 { 128 } else { 256 }
+}
+
+/// K/V stages per warp: 3, or 2 at width 256 (three would take 200 KiB).
+pub const fn decode_stages(d: u32) -> u32 {
+    if decode_width(d) == 256 { 2 } else { 3 }
+}
+
+/// Bytes of one warp's K (or V) tile: `DECODE_KEYS × width` 16-bit.
+pub const fn decode_tile_bytes(d: u32) -> u32 {
+    2 * DECODE_KEYS * decode_width(d)
+}
+
+/// Byte offset of warp `warp`'s K (`v = false`) or V tile of stage `stage`, after the Q tile.
+pub const fn decode_kv_offset(d: u32, warp: u32, stage: u32, v: bool) -> u32 {
+    2 * DECODE_ROWS * decode_width(d) + decode_tile_bytes(d) * (2 * (warp * decode_stages(d) + stage) + v as u32)
+}
+
+/// Decode's dynamic shared memory: Q (`DECODE_ROWS × width`), then per warp and stage a K and a V tile.
+/// The same bytes hold, after the key loop, the warps' f32 partial outputs (`DECODE_WARPS × 16 × d`) and
+/// their row maxima and sums ([`decode_merge_offset`]).
+pub const fn decode_smem(d: u32) -> u32 {
+    decode_kv_offset(d, DECODE_WARPS, 0, false)
+}
+
+/// Byte offset of the cross-warp merge area (reusing the K/V stages): warp w's row maxima at
+/// `+ 4·(16·w + r)`, its row sums `+ 256` further, its O (f32, `16 × d`) from `+ 512`.
+pub const fn decode_merge_offset(d: u32) -> u32 {
+    decode_kv_offset(d, 0, 0, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,4 +493,21 @@ mod tests {
         // 13 heads (prime) at 4096×128: 1 — a16's walk.
         assert_eq!((a17_group(4096, 64, 64), a17_group(16384, 128, 16), a17_group(4096, 128, 13), a17_group(1 << 22, 128, 8)), (16, 2, 1, 1));
     }
+
+    #[test]
+    fn decode_tiles_fit_and_the_merge_fits_in_the_stages() {
+        for d in [64, 96, 128, 256] {
+            let w = decode_width(d);
+            assert!(w >= d && w.is_power_of_two());
+            // The merge area (maxima, sums, four 16 × d f32 outputs) fits in the K/V stages it reuses.
+            let merge = 512 + DECODE_WARPS * 16 * d * 4;
+            assert!(merge <= decode_smem(d) - decode_merge_offset(d), "d = {d}");
+            assert!(decode_smem(d) <= 227 * 1024, "d = {d}: {} bytes", decode_smem(d));
+            assert_eq!(decode_kv_offset(d, 0, 0, true) - decode_kv_offset(d, 0, 0, false), decode_tile_bytes(d));
+        }
+        // The generalized swizzle keeps the D = 64 / 128 tiles and gives D = 256 its S = 5.
+        assert_eq!((tile(64, 64).swizzle.s, tile(64, 128).swizzle.s, tile(16, 256).swizzle.s), (3, 4, 5));
+        assert_eq!((decode_smem(128), decode_smem(256)), (4096 + 4 * 3 * 2 * 4096, 8192 + 4 * 2 * 2 * 8192));
+    }
+
 }

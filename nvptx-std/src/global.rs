@@ -43,6 +43,20 @@ pub unsafe fn ld_global_cg_f32(p: *const f32) -> f32 {
     r
 }
 
+/// `ld.global.nc.s32 r, [p];` — a 32-bit load through the read-only (texture) path, for data no thread
+/// of the grid writes (a page table, lengths). `p` is a global address held as a plain integer or a
+/// pointer the compiler cannot trace to a kernel parameter (where it would emit a generic `ld`).
+///
+/// # Safety
+/// `p` points to a readable, 4-byte-aligned `i32` in global memory that nothing writes during the kernel.
+#[inline(always)]
+pub unsafe fn ld_global_nc_s32(p: *const i32) -> i32 {
+    let r: i32;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.nc.s32 {0}, [{1}];", out(reg32) r, in(reg64) p, options(pure, nostack, readonly)) };
+    r
+}
+
 /// `ld.global.cg.u64 r, [p];` — as [`ld_global_cg_f32`], 64 bits (e.g. two f32 of a partial sum).
 ///
 /// # Safety

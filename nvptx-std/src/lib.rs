@@ -10,7 +10,7 @@
 //! | [`thread`] | `%tid`, `%ctaid`, `%ntid`, `%nctaid` (x, y, z), `%laneid`, `%globaltimer`, 1-D and 2-D indices |
 //! | [`sync`] | `bar.sync` (block, named), `bar.warp.sync`, `fence.acq_rel.gpu`, `nanosleep`, `griddepcontrol` (programmatic dependent launch, sm_90) |
 //! | [`shared`] | dynamic shared memory (plain Rust loads through it are `ld.shared`), `ld/st.shared` 32/64/128-bit, shared-window addresses |
-//! | [`global`] | `ld.global.nc` (128-bit, `L1::no_allocate`), `ld.global.cg`, `st.global.v4` |
+//! | [`global`] | `ld.global.nc` (128-bit, `L1::no_allocate`; 32-bit), `ld.global.cg`, `st.global.v4` |
 //! | [`warp`] | `shfl.sync` (bfly, down, idx), a warp sum, a block-wide reduction through shared slots |
 //! | [`atomic`] | `atom.add.acq_rel.gpu`, relaxed stores |
 //! | [`ldmatrix`], [`stmatrix`] | `ldmatrix`/`stmatrix` `.x1/.x2/.x4` (`.trans`); `stmatrix` needs sm_90 |

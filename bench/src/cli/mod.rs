@@ -5,9 +5,10 @@
 //! [`report`] (tables and SVG plots from a run's JSON), [`profile`] (`--ncu`, `--sanitize`: the suite
 //! re-run under Nsight Compute or compute-sanitizer), [`tables`] (text tables), [`stamp`] (commit, date),
 //! [`tuned`] (what the autotune cache holds), [`calibrate`] (the GEMM cost model's constants; `rank`: how
-//! well it ranks).
+//! well it ranks), [`decode`] (decode attention on serving shapes).
 pub mod ab;
 pub mod calibrate;
+pub mod decode;
 pub mod headline;
 pub mod layout;
 pub mod list;
@@ -30,6 +31,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         Some("tuned") => return tuned::main(&args[1..]),
         Some("calibrate") => return calibrate::main(&args[1..]),
         Some("rank") => return calibrate::rank_main(&args[1..]),
+        Some("decode") => return decode::main(&args[1..]),
         _ => {}
     }
     match options::Options::parse(args) {

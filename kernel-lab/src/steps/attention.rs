@@ -339,3 +339,31 @@ mod tests {
         assert_eq!((A11_D128_BF16.kernel.target, A11_D128_BF16.query_rows, A11_D128_BF16.kernel.dyn_smem_bytes), (Target::Sm80, 128, 2 * (128 * 128 + 4 * 64 * 128) + 2048));
     }
 }
+
+const DECODE_ABOUT: &str = "decode (ad1): grouped heads of one K/V head in one m-tile, keys split across CTAs (flash-decoding), 4 warps on their own cp.async rings, contiguous or paged cache";
+const DECODE_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global", "ex2.approx.ftz.f32"];
+const DECODE_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global"];
+
+const fn decode(name: &'static str, label: &'static str, d: u32, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(layout::attention::DECODE_WARPS),
+                 launch_bounds: bounds(threads(layout::attention::DECODE_WARPS)), dyn_smem_bytes: layout::attention::decode_smem(d), about: DECODE_ABOUT,
+                 ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
+}
+
+const fn decode_helper(name: &'static str, label: &'static str, about: &'static str) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 256, launch_bounds: bounds(256), dyn_smem_bytes: 0, about,
+                 ptx: PtxCheck { has: &[], lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
+}
+
+/// The decode kernels (issue 49; `kernel_lab::attention::decode`): step ad1 per head dim and element
+/// type, the split-KV combine and the KV-cache append. Not in [`STEPS`]: they take a KV cache, not the
+/// prefill family's `[B·H][L][D]` problems.
+pub const DECODE: &[KernelInfo] = &[
+    decode("attn_decode_d64_f16", "ad1-d64", 64, DECODE_HAS_F16), decode("attn_decode_d96_f16", "ad1-d96", 96, DECODE_HAS_F16),
+    decode("attn_decode_d128_f16", "ad1-d128", 128, DECODE_HAS_F16), decode("attn_decode_d256_f16", "ad1-d256", 256, DECODE_HAS_F16),
+    decode("attn_decode_d64_bf16", "ad1-d64-bf16", 64, DECODE_HAS_BF16), decode("attn_decode_d96_bf16", "ad1-d96-bf16", 96, DECODE_HAS_BF16),
+    decode("attn_decode_d128_bf16", "ad1-d128-bf16", 128, DECODE_HAS_BF16), decode("attn_decode_d256_bf16", "ad1-d256-bf16", 256, DECODE_HAS_BF16),
+    decode_helper("attn_decode_combine_f16", "ad1-combine", "decode's split-KV combine: the splits' outputs weighted by their log-sum-exps (f16 out)"),
+    decode_helper("attn_decode_combine_bf16", "ad1-combine-bf16", "decode's split-KV combine (bf16 out)"),
+    decode_helper("attn_kv_append", "kv-append", "new K/V rows written into a contiguous or paged cache at each sequence's end"),
+];

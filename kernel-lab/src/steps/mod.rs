@@ -198,6 +198,7 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
         .chain(fp8::STEPS.iter().map(|s| &s.kernel))
         .chain(fp8::KERNELS.iter())
         .chain(attention::STEPS.iter().map(|s| &s.kernel))
+        .chain(attention::DECODE.iter())
         .chain(bankcheck::KERNELS.iter())
         .chain(check::KERNELS.iter())
 }

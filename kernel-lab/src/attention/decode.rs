@@ -1,0 +1,601 @@
+//! Decode attention (issue 49): a few new query tokens per sequence against a KV cache — contiguous
+//! (`[batch][kv_heads][max_len][D]`) or paged (a block table of pages of 16–256 tokens, FlashInfer's
+//! `[page][kv_head][token][D]` or vLLM's `[page][token][kv_head][D]`) — with grouped heads, sequences of
+//! different lengths in one batch, and the keys split across CTAs with a combine step (flash-decoding).
+//! The kernels are step ad1 (`kernels-gpu/src/attention/steps/v18_decode_split_kv.rs`).
+//!
+//! ```text
+//! q, o    [batch][q_len][heads][D]       16-bit (f16 or bf16)
+//! lse     [batch][q_len][heads]          f32, natural log-sum-exp of each row's scores (−∞: no keys)
+//! k, v    the cache, KvLayout            16-bit
+//! seq_lens [batch] i32 on the device     keys of each sequence, the new tokens included
+//! ```
+//! Token `t` of a sequence's `q_len` new ones sees its first `len − (q_len − 1 − t)` keys (the causal mask
+//! aligned bottom-right, as FlashAttention defines it for `q_len < len`); a sequence of length 0 gets
+//! O = 0 and LSE = −∞.
+//!
+//! The lengths and the block table live on the device; the kernels clamp a length to the cache's
+//! capacity (and below 0 to 0) and read a table entry outside `0..num_pages` as an empty page, so no
+//! value in them makes a kernel read outside the cache — but such values give wrong attention, not an
+//! error: [`check_block_table`] validates a host copy of the table before upload.
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
+
+use layout::attention::{DECODE_ROWS, DECODE_SPLIT_UNIT, DecodeCache, DecodeDims};
+
+use crate::{
+    error::{Error, Result},
+    gemm::{Element, launch::Operand},
+    launch,
+    runtime::gpu::{Gpu, Kernel, ParamBytes},
+    steps::gemm::Elem,
+};
+
+/// Head dims the decode kernels are built for.
+pub const HEAD_DIMS: [usize; 4] = [64, 96, 128, 256];
+/// Page sizes (tokens) a paged cache may have: multiples of 16 from 16 to 256.
+pub const PAGE_SIZES: std::ops::RangeInclusive<usize> = 16..=256;
+
+/// How the K and V caches are laid out (each of K and V alike, 16-bit elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KvLayout {
+    /// `[batch][kv_heads][max_len][D]`: sequence `b`'s keys of K/V head `h` are rows `0..max_len`.
+    Contiguous {
+        /// Tokens each sequence has room for.
+        max_len: usize,
+    },
+    /// Pages `[num_pages][kv_heads][page_size][D]` (FlashInfer's HND) found through a block table
+    /// `[batch][max_pages]` of page numbers.
+    PagedHeadsMajor {
+        /// Tokens per page: a multiple of 16 in 16..=256.
+        page_size: usize,
+        /// Pages in the cache.
+        num_pages: usize,
+    },
+    /// Pages `[num_pages][page_size][kv_heads][D]` (vLLM's and FlashInfer's NHD), through a block table.
+    PagedTokensMajor {
+        /// Tokens per page: a multiple of 16 in 16..=256.
+        page_size: usize,
+        /// Pages in the cache.
+        num_pages: usize,
+    },
+}
+
+impl KvLayout {
+    fn paged(&self) -> Option<(usize, usize)> {
+        match *self {
+            KvLayout::Contiguous { .. } => None,
+            KvLayout::PagedHeadsMajor { page_size, num_pages } | KvLayout::PagedTokensMajor { page_size, num_pages } => Some((page_size, num_pages)),
+        }
+    }
+}
+
+/// One decode problem: `batch` sequences of `q_len` new tokens, `heads` query heads sharing `kv_heads`
+/// K/V heads (`heads / kv_heads` each), head dim `head_dim`, the cache's layout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DecodeDesc {
+    /// Sequences.
+    pub batch: usize,
+    /// Query heads.
+    pub heads: usize,
+    /// K/V heads (dividing `heads`).
+    pub kv_heads: usize,
+    /// Head dim: 64, 96, 128 or 256.
+    pub head_dim: usize,
+    /// New query tokens per sequence (1 for plain decode; a few when speculating): `heads / kv_heads ·
+    /// q_len ≤ 16`.
+    pub q_len: usize,
+    /// Softmax scale; `None`: `1/√head_dim`.
+    pub scale: Option<f32>,
+    /// The cache's layout.
+    pub layout: KvLayout,
+}
+
+impl DecodeDesc {
+    /// One new token per sequence, the default scale, a contiguous cache of `max_len` tokens.
+    pub fn new(batch: usize, heads: usize, kv_heads: usize, head_dim: usize, max_len: usize) -> DecodeDesc {
+        DecodeDesc { batch, heads, kv_heads, head_dim, q_len: 1, scale: None, layout: KvLayout::Contiguous { max_len } }
+    }
+
+    /// The same problem over another cache layout.
+    pub fn with_layout(self, layout: KvLayout) -> DecodeDesc {
+        DecodeDesc { layout, ..self }
+    }
+
+    /// The same problem with `q_len` new tokens per sequence.
+    pub fn with_q_len(self, q_len: usize) -> DecodeDesc {
+        DecodeDesc { q_len, ..self }
+    }
+
+    /// Query heads per K/V head.
+    pub fn group(&self) -> usize {
+        self.heads / self.kv_heads.max(1)
+    }
+
+    /// Elements of Q (= O).
+    pub fn q_elems(&self) -> usize {
+        self.batch * self.q_len * self.heads * self.head_dim
+    }
+
+    /// Elements of the LSE: one per query row.
+    pub fn rows(&self) -> usize {
+        self.batch * self.q_len * self.heads
+    }
+
+    /// Elements of each of the K and V caches.
+    pub fn cache_elems(&self) -> usize {
+        match self.layout {
+            KvLayout::Contiguous { max_len } => self.batch * self.kv_heads * max_len * self.head_dim,
+            KvLayout::PagedHeadsMajor { page_size, num_pages } | KvLayout::PagedTokensMajor { page_size, num_pages } => num_pages * page_size * self.kv_heads * self.head_dim,
+        }
+    }
+
+    /// The softmax scale it runs with.
+    pub fn scale(&self) -> f32 {
+        self.scale.unwrap_or(1.0 / (self.head_dim as f32).sqrt())
+    }
+
+    /// Checks every size before anything is allocated or launched; the error names the rule.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::InvalidInput(format!("decode attention: {m}")));
+        for (what, v) in [("batch", self.batch), ("heads", self.heads), ("kv_heads", self.kv_heads), ("q_len", self.q_len)] {
+            if v == 0 {
+                return bad(format!("{what} = 0: every size must be at least 1"));
+            }
+        }
+        if self.heads % self.kv_heads != 0 {
+            return bad(format!("kv_heads = {} does not divide heads = {}", self.kv_heads, self.heads));
+        }
+        if !HEAD_DIMS.contains(&self.head_dim) {
+            return bad(format!("head dim {} is not supported: the kernels take {HEAD_DIMS:?}", self.head_dim));
+        }
+        if self.group() * self.q_len > DECODE_ROWS as usize {
+            return bad(format!("{} query heads per K/V head × {} new tokens = {} rows exceed the {DECODE_ROWS} one CTA takes", self.group(), self.q_len,
+                               self.group() * self.q_len));
+        }
+        if self.batch > 65_535 || self.kv_heads > 65_535 {
+            return bad(format!("batch {} or kv_heads {} exceeds 65535 (the grid's z and y)", self.batch, self.kv_heads));
+        }
+        match self.layout {
+            KvLayout::Contiguous { max_len } if max_len == 0 || max_len > i32::MAX as usize => return bad(format!("contiguous cache max_len {max_len} is not in 1..2^31")),
+            KvLayout::Contiguous { .. } => {}
+            KvLayout::PagedHeadsMajor { page_size, num_pages } | KvLayout::PagedTokensMajor { page_size, num_pages } => {
+                if !PAGE_SIZES.contains(&page_size) || page_size % 16 != 0 {
+                    return bad(format!("page size {page_size} is not a multiple of 16 in {PAGE_SIZES:?}"));
+                }
+                if num_pages == 0 || num_pages > i32::MAX as usize {
+                    return bad(format!("num_pages {num_pages} is not in 1..2^31"));
+                }
+            }
+        }
+        if !self.scale().is_finite() {
+            return bad(format!("scale {} is not finite", self.scale()));
+        }
+        // The kernels index Q, O and the LSE with 32-bit row numbers times D.
+        if self.q_elems() >= 1 << 31 {
+            return bad(format!("Q holds {} elements, over the kernels' 2^31", self.q_elems()));
+        }
+        Ok(())
+    }
+
+    /// The kernel parameter describing the cache, for a table of `max_pages` entries per sequence at
+    /// device address `table` (0: contiguous).
+    fn cache_param(&self, table: u64, max_pages: usize) -> DecodeCache {
+        let (d, hk) = (self.head_dim as u64, self.kv_heads as u64);
+        let (page_stride, head_stride, row_stride, page_size, num_pages, max_pages) = match self.layout {
+            KvLayout::Contiguous { max_len } => (hk * max_len as u64 * d, max_len as u64 * d, d, max_len, self.batch, 1),
+            KvLayout::PagedHeadsMajor { page_size, num_pages } => (hk * page_size as u64 * d, page_size as u64 * d, d, page_size, num_pages, max_pages),
+            KvLayout::PagedTokensMajor { page_size, num_pages } => (hk * page_size as u64 * d, d, hk * d, page_size, num_pages, max_pages),
+        };
+        DecodeCache { page_stride, head_stride, row_stride, table, max_pages: max_pages as u32, page_size: page_size as u32, num_pages: num_pages as u32,
+                      capacity: (max_pages * page_size).min(i32::MAX as usize) as u32 }
+    }
+}
+
+/// How a run splits the keys: `splits` CTAs per (sequence, K/V head), each taking `chunk` keys (the last
+/// the rest).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// CTAs per (sequence, K/V head).
+    pub splits: u32,
+    /// Keys per split, a multiple of 64.
+    pub chunk: u32,
+}
+
+/// The split for `pairs = batch · kv_heads` CTAs' worth of work over keys up to `max_seq_len`, on a GPU
+/// with `slots` resident CTA places (SMs × CTAs per SM): as many splits as fill the slots once (none
+/// idle at batch 1), at least 64 keys each (one tile per warp), no split without keys.
+pub fn plan_split(pairs: usize, max_seq_len: usize, slots: u32) -> Split {
+    let unit = DECODE_SPLIT_UNIT as usize;
+    let units = max_seq_len.div_ceil(unit).max(1);
+    let want = (slots as usize).div_ceil(pairs.max(1)).clamp(1, units);
+    split_of(units, want)
+}
+
+/// `want` splits (at most one per 64 keys) over `units` 64-key units, with no empty tail split.
+fn split_of(units: usize, want: usize) -> Split {
+    let unit = DECODE_SPLIT_UNIT as usize;
+    let per = units.div_ceil(want.clamp(1, units));
+    Split { splits: units.div_ceil(per) as u32, chunk: (per * unit) as u32 }
+}
+
+/// [`DecodeCache`] as a by-value kernel parameter (48 bytes).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct CacheParam(DecodeCache);
+// SAFETY: plain integers (the table's device address among them, as the kernel reads it); `repr(C)` in
+// `layout`, the very struct the kernel takes, so the bytes match its `.param .align 8 .b8 [48]`
+// (`launch!` checks the size against the PTX).
+unsafe impl DeviceRepr for CacheParam {}
+impl ParamBytes for &CacheParam {
+    fn param_bytes(&self) -> u32 {
+        std::mem::size_of::<DecodeCache>() as u32
+    }
+    fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        0
+    }
+    fn param_ref(&self) -> *const std::ffi::c_void {
+        std::ptr::from_ref::<CacheParam>(*self).cast()
+    }
+}
+
+/// [`DecodeDims`] as a by-value kernel parameter (20 bytes).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct DimsParam(DecodeDims);
+// SAFETY: plain numbers, `repr(C)` in `layout`, the struct the kernel takes (size checked by `launch!`).
+unsafe impl DeviceRepr for DimsParam {}
+impl ParamBytes for &DimsParam {
+    fn param_bytes(&self) -> u32 {
+        std::mem::size_of::<DecodeDims>() as u32
+    }
+    fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        0
+    }
+    fn param_ref(&self) -> *const std::ffi::c_void {
+        std::ptr::from_ref::<DimsParam>(*self).cast()
+    }
+}
+
+/// A page table on the device: `[batch][max_pages]` i32 page numbers.
+#[derive(Clone, Copy)]
+pub struct BlockTable<'a> {
+    /// The entries.
+    pub table: &'a CudaSlice<i32>,
+    /// Entries per sequence.
+    pub max_pages: usize,
+}
+
+/// Checks a host copy of a block table (`[batch][max_pages]`) and the lengths against a paged layout:
+/// every entry a sequence uses (pages `0..⌈len/page_size⌉`) inside `0..num_pages`, every length within
+/// `max_pages · page_size`. The kernels never read outside the cache whatever the table says, but a bad
+/// entry gives wrong attention; this names the first.
+pub fn check_block_table(desc: &DecodeDesc, table: &[i32], max_pages: usize, seq_lens: &[i32]) -> Result<()> {
+    let Some((page_size, num_pages)) = desc.layout.paged() else {
+        return Err(Error::InvalidInput("decode attention: a block table belongs to a paged layout".into()));
+    };
+    if table.len() != desc.batch * max_pages || seq_lens.len() != desc.batch {
+        return Err(Error::InvalidInput(format!("decode attention: the table holds {} entries and {} lengths; batch × max_pages = {} and batch = {} expected",
+                                               table.len(), seq_lens.len(), desc.batch * max_pages, desc.batch)));
+    }
+    for (b, &len) in seq_lens.iter().enumerate() {
+        if len < 0 || len as usize > max_pages * page_size {
+            return Err(Error::InvalidInput(format!("decode attention: sequence {b} has length {len}, outside 0..={} (max_pages × page_size)", max_pages * page_size)));
+        }
+        for p in 0..(len as usize).div_ceil(page_size) {
+            let e = table[b * max_pages + p];
+            if e < 0 || e as usize >= num_pages {
+                return Err(Error::InvalidInput(format!("decode attention: block table entry [{b}][{p}] = {e} is outside the cache's {num_pages} pages")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decode attention for one [`DecodeDesc`] and element type `T` (`half::f16`, `half::bf16`): kernels
+/// loaded once, the split planned per run from a bound on the lengths, a grow-only workspace for the
+/// splits' partial outputs; everything enqueued on the [`Gpu`]'s stream, nothing synchronizes.
+pub struct DecodePlan<T: Element> {
+    gpu: Gpu,
+    desc: DecodeDesc,
+    decode: Kernel,
+    combine: Kernel,
+    append: Kernel,
+    slots: u32,
+    forced: Option<u32>,
+    o_part: Option<CudaSlice<f32>>,
+    lse_part: Option<CudaSlice<f32>>,
+    _elem: std::marker::PhantomData<T>,
+}
+
+impl<T: Element> DecodePlan<T> {
+    /// Validates `desc` and loads the kernels (refused before anything is launched, naming the rule).
+    pub fn new(gpu: &Gpu, desc: DecodeDesc) -> Result<Self> {
+        if T::ELEM == Elem::F32 {
+            return Err(Error::InvalidInput("decode attention takes f16 or bf16 (half::f16, half::bf16), not f32".into()));
+        }
+        desc.validate()?;
+        let e = if T::ELEM == Elem::Bf16 { "bf16" } else { "f16" };
+        let decode = gpu.kernel(&format!("attn_decode_d{}_{e}", desc.head_dim))?;
+        let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
+        let append = gpu.kernel("attn_kv_append")?;
+        let slots = gpu.info.sms * decode.max_blocks_per_sm()?.max(1);
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, combine, append, slots, forced: None, o_part: None, lse_part: None, _elem: std::marker::PhantomData })
+    }
+
+    /// Forces `splits` CTAs per (sequence, K/V head) (at most one per 64 keys), instead of filling the
+    /// GPU; `None` restores the planned split. One split is one CTA per (sequence, K/V head), no combine.
+    pub fn force_splits(&mut self, splits: Option<u32>) {
+        self.forced = splits;
+    }
+
+    /// The problem.
+    pub fn desc(&self) -> DecodeDesc {
+        self.desc
+    }
+
+    /// The split a run over lengths up to `max_seq_len` uses.
+    pub fn split(&self, max_seq_len: usize) -> Split {
+        match self.forced {
+            Some(n) => split_of(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), n as usize),
+            None => plan_split(self.desc.batch * self.desc.kv_heads, max_seq_len, self.slots),
+        }
+    }
+
+    /// The cache parameter for an optional table, after checking it against the layout.
+    fn cache(&self, table: Option<BlockTable<'_>>) -> Result<(DecodeCache, Option<Operand>)> {
+        let d = &self.desc;
+        match (d.layout.paged(), table) {
+            (None, None) => Ok((d.cache_param(0, 1), None)),
+            (None, Some(_)) => Err(Error::InvalidInput("decode attention: a block table was given for a contiguous cache".into())),
+            (Some(_), None) => Err(Error::InvalidInput("decode attention: a paged cache needs its block table".into())),
+            (Some((page_size, _)), Some(t)) => {
+                if t.max_pages == 0 || t.table.len() != d.batch * t.max_pages {
+                    return Err(Error::InvalidInput(format!("decode attention: the block table holds {} entries, batch {} × max_pages {} expected",
+                                                           t.table.len(), d.batch, t.max_pages)));
+                }
+                if t.max_pages * page_size > i32::MAX as usize {
+                    return Err(Error::InvalidInput(format!("decode attention: max_pages {} × page size {page_size} exceeds 2^31 tokens", t.max_pages)));
+                }
+                let (p, _g) = t.table.device_ptr(&self.gpu.stream);
+                Ok((d.cache_param(p, t.max_pages), Some(Operand { ptr: p, len: t.table.len() })))
+            }
+        }
+    }
+
+    /// Enqueues decode attention: `o` and `lse` for the new tokens `q` against the caches `k`, `v`
+    /// (`table`: the block table of a paged layout, `None` for a contiguous one), each sequence's
+    /// length in `seq_lens` (device, i32, the new tokens included). `max_seq_len` bounds the lengths
+    /// for the split (a longer one is still attended in full, by the last split: slower, not wrong).
+    /// Lengths and 16-byte alignment checked before the launch.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run<Q, K, V, O, L>(&mut self, q: &Q, k: &K, v: &V, table: Option<BlockTable<'_>>, seq_lens: &CudaSlice<i32>, max_seq_len: usize, o: &mut O,
+                              lse: &mut L) -> Result<Split>
+    where
+        Q: DevicePtr<T>,
+        K: DevicePtr<T>,
+        V: DevicePtr<T>,
+        O: DevicePtrMut<T>,
+        L: DevicePtrMut<f32>,
+    {
+        let d = self.desc;
+        for (what, got, want) in [("Q", q.len(), d.q_elems()), ("K", k.len(), d.cache_elems()), ("V", v.len(), d.cache_elems()), ("O", o.len(), d.q_elems()),
+                                  ("LSE", lse.len(), d.rows()), ("seq_lens", seq_lens.len(), d.batch)] {
+            if got != want {
+                return Err(Error::InvalidInput(format!("decode attention {d:?}: {what} holds {got} elements, {want} expected")));
+            }
+        }
+        let (cache, _) = self.cache(table)?;
+        let split = self.split(max_seq_len);
+        let stream = self.gpu.stream.clone();
+        let (pq, _gq) = q.device_ptr(&stream);
+        let (pk, _gk) = k.device_ptr(&stream);
+        let (pv, _gv) = v.device_ptr(&stream);
+        let (ps, _gs) = seq_lens.device_ptr(&stream);
+        let (po, _go) = o.device_ptr_mut(&stream);
+        let (pl, _gl) = lse.device_ptr_mut(&stream);
+        let op = |ptr, len| Operand { ptr, len };
+        Operand::require_aligned16(&[("Q", op(pq, 0)), ("K", op(pk, 0)), ("V", op(pv, 0))], self.decode.name(), || format!("decode attention {d:?}: "))?;
+        let all_rows = d.rows();
+        if split.splits as usize * all_rows * d.head_dim >= 1 << 32 {
+            return Err(Error::InvalidInput(format!("decode attention: {} splits × {all_rows} rows × D exceed the kernels' 32-bit partial index", split.splits)));
+        }
+        let (pop, plp) = if split.splits > 1 {
+            let need = split.splits as usize * all_rows;
+            if self.lse_part.as_ref().is_none_or(|b| b.len() < need) {
+                crate::runtime::budget::check(&self.gpu, "decode attention's split partials", (need * (d.head_dim + 1) * 4) as u64, 0)?;
+                self.o_part = Some(self.gpu.zeros::<f32>(need * d.head_dim)?);
+                self.lse_part = Some(self.gpu.zeros::<f32>(need)?);
+            }
+            let (Some(op_), Some(lp)) = (self.o_part.as_mut(), self.lse_part.as_mut()) else { unreachable!("allocated above") };
+            (op_.device_ptr_mut(&stream).0, lp.device_ptr_mut(&stream).0)
+        } else {
+            (0, 0)
+        };
+        let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale() });
+        let cache = CacheParam(cache);
+        // SAFETY: `attn_decode_d{D}_{e}(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part)`: Q and O
+        // hold batch·q_len·heads·D, LSE batch·q_len·heads, seq_lens batch (all checked above), K and V the
+        // elements the layout's strides reach for every page < num_pages and head < kv_heads (checked:
+        // `cache_elems`); the table holds batch·max_pages entries (checked in `cache`); group·q_len ≤ 16
+        // and D the kernel's (`validate`, the kernel chosen by D); with more than one split the partials
+        // hold splits·rows (·D) f32, below 2^32 elements (checked); grid (splits, kv_heads ≤ 65535,
+        // batch ≤ 65535), block and shared memory from the descriptor. Lengths and table entries outside
+        // the cache are clamped or skipped by the kernel (never dereferenced).
+        unsafe { launch!(self.gpu, &self.decode, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp)? };
+        if split.splits > 1 {
+            let (rows, dd) = (all_rows as u32, d.head_dim as u32);
+            // SAFETY: `attn_decode_combine_{e}(o_part, lse_part, o, lse, rows, d, splits)`: the partials hold
+            // splits·rows·D and splits·rows f32 (allocated above), O rows·D 16-bit and LSE rows f32
+            // (checked); grid ⌈rows/8⌉ blocks of 256 threads.
+            unsafe { launch!(self.gpu, &self.combine, grid = (rows.div_ceil(8), 1), &pop, &plp, &po, &pl, &rows, &dd, &split.splits)? };
+        }
+        Ok(split)
+    }
+
+    /// Enqueues the KV-cache append: the new tokens' keys and values (`k_new`, `v_new`
+    /// `[batch][q_len][kv_heads][D]`) written to positions `seq_lens[b] − q_len + t` of each sequence
+    /// (the lengths already counting them), through the block table of a paged layout. Positions
+    /// outside a sequence's capacity, or in a page outside the cache, are skipped.
+    pub fn append<N, K, V>(&mut self, k_new: &N, v_new: &N, k: &mut K, v: &mut V, table: Option<BlockTable<'_>>, seq_lens: &CudaSlice<i32>) -> Result<()>
+    where
+        N: DevicePtr<T>,
+        K: DevicePtrMut<T>,
+        V: DevicePtrMut<T>,
+    {
+        let d = self.desc;
+        let new = d.batch * d.q_len * d.kv_heads * d.head_dim;
+        for (what, got, want) in [("new K", k_new.len(), new), ("new V", v_new.len(), new), ("K", k.len(), d.cache_elems()), ("V", v.len(), d.cache_elems()),
+                                  ("seq_lens", seq_lens.len(), d.batch)] {
+            if got != want {
+                return Err(Error::InvalidInput(format!("KV append {d:?}: {what} holds {got} elements, {want} expected")));
+            }
+        }
+        let (cache, _) = self.cache(table)?;
+        let stream = self.gpu.stream.clone();
+        let (pkn, _a) = k_new.device_ptr(&stream);
+        let (pvn, _b) = v_new.device_ptr(&stream);
+        let (pk, _c) = k.device_ptr_mut(&stream);
+        let (pv, _d) = v.device_ptr_mut(&stream);
+        let (ps, _e) = seq_lens.device_ptr(&stream);
+        let op = |ptr| Operand { ptr, len: 0 };
+        Operand::require_aligned16(&[("new K", op(pkn)), ("new V", op(pvn)), ("K", op(pk)), ("V", op(pv))], self.append.name(), || "KV append: ".into())?;
+        let chunks = (new / 8) as u32;
+        let (batch, q_len, kv_heads, dd) = (d.batch as u32, d.q_len as u32, d.kv_heads as u32, d.head_dim as u32);
+        let cache = CacheParam(cache);
+        // SAFETY: `attn_kv_append(k_new, v_new, k, v, seq_lens, cache, batch, q_len, kv_heads, d)`: the new
+        // rows hold batch·q_len·kv_heads·D (checked, < 2^31 by `validate`'s bound on Q), D % 8 == 0, the
+        // caches and table as for `run` (checked); 16-byte aligned (checked); grid ⌈chunks/256⌉ blocks of 256.
+        unsafe { launch!(self.gpu, &self.append, grid = (chunks.div_ceil(256), 1), &pkn, &pvn, &pk, &pv, &ps, &cache, &batch, &q_len, &kv_heads, &dd) }
+    }
+}
+
+/// Decode attention in f64 on the CPU (the tests' reference): `q` `[batch][q_len][heads][D]`, the caches
+/// in `desc.layout` (with `table` `[batch][max_pages]` when paged), lengths `seq_lens`. Returns O (same
+/// layout as Q) and the natural LSE per row (−∞ for a row without keys).
+pub fn reference_f64(desc: &DecodeDesc, q: &[f32], k: &[f32], v: &[f32], table: Option<(&[i32], usize)>, seq_lens: &[i32]) -> (Vec<f64>, Vec<f64>) {
+    let d = desc.head_dim;
+    let cache = desc.cache_param(0, table.map_or(1, |t| t.1));
+    let (mut o, mut lse) = (vec![0.0; desc.q_elems()], vec![f64::NEG_INFINITY; desc.rows()]);
+    for b in 0..desc.batch {
+        let len = (seq_lens[b].max(0) as usize).min(cache.capacity as usize);
+        let row_of = |key: usize, h: usize| -> usize {
+            let (page, r) = match table {
+                None => (b, key),
+                Some((t, mp)) => (t[b * mp + key / cache.page_size as usize] as usize, key % cache.page_size as usize),
+            };
+            page * cache.page_stride as usize + h * cache.head_stride as usize + r * cache.row_stride as usize
+        };
+        for t in 0..desc.q_len {
+            let n = len.saturating_sub(desc.q_len - 1 - t);
+            for h in 0..desc.heads {
+                let kvh = h / desc.group();
+                let row = (b * desc.q_len + t) * desc.heads + h;
+                let qr = &q[row * d..(row + 1) * d];
+                let s: Vec<f64> = (0..n).map(|j| {
+                    let at = row_of(j, kvh);
+                    desc.scale() as f64 * (0..d).map(|c| qr[c] as f64 * k[at + c] as f64).sum::<f64>()
+                }).collect();
+                if n == 0 {
+                    continue;
+                }
+                let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let e: Vec<f64> = s.iter().map(|x| (x - m).exp()).collect();
+                let sum: f64 = e.iter().sum();
+                for (j, w) in e.iter().enumerate() {
+                    let at = row_of(j, kvh);
+                    for c in 0..d {
+                        o[row * d + c] += w / sum * v[at + c] as f64;
+                    }
+                }
+                lse[row] = m + sum.ln();
+            }
+        }
+    }
+    (o, lse)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc() -> DecodeDesc {
+        DecodeDesc::new(2, 32, 8, 128, 4096)
+    }
+
+    #[test]
+    fn bad_descriptions_are_refused_naming_the_rule() {
+        let e = |d: DecodeDesc| d.validate().unwrap_err().to_string();
+        assert!(e(DecodeDesc { kv_heads: 5, ..desc() }).contains("kv_heads = 5 does not divide heads = 32"));
+        assert!(e(DecodeDesc { head_dim: 80, ..desc() }).contains("head dim 80 is not supported"));
+        assert!(e(DecodeDesc { q_len: 5, ..desc() }).contains("4 query heads per K/V head × 5 new tokens = 20 rows"));
+        assert!(e(DecodeDesc { batch: 0, ..desc() }).contains("batch = 0"));
+        assert!(e(desc().with_layout(KvLayout::PagedHeadsMajor { page_size: 24, num_pages: 10 })).contains("page size 24"));
+        assert!(e(desc().with_layout(KvLayout::PagedTokensMajor { page_size: 512, num_pages: 10 })).contains("page size 512"));
+        assert!(e(desc().with_layout(KvLayout::Contiguous { max_len: 0 })).contains("max_len 0"));
+        assert!(e(DecodeDesc { scale: Some(f32::NAN), ..desc() }).contains("not finite"));
+        for d in HEAD_DIMS {
+            assert!(DecodeDesc { head_dim: d, ..desc() }.validate().is_ok());
+        }
+        assert!(desc().with_q_len(4).validate().is_ok() && DecodeDesc::new(1, 8, 1, 64, 10).with_q_len(2).validate().is_ok());
+    }
+
+    #[test]
+    fn the_split_fills_the_slots_and_never_leaves_a_split_empty() {
+        // Batch 1, 8 K/V heads, 4k keys, 264 slots: 33 wanted, 64-key units → 32 splits of 128.
+        assert_eq!(plan_split(8, 4096, 264), Split { splits: 32, chunk: 128 });
+        // Enough (sequence, head) pairs: one split, the whole length.
+        assert_eq!(plan_split(64 * 8, 8192, 264), Split { splits: 1, chunk: 8192 });
+        for (pairs, len, slots) in [(1, 1, 264), (3, 100, 132), (8, 32768, 264), (40, 5000, 528), (1, 1 << 20, 264), (7, 65, 100)] {
+            let s = plan_split(pairs, len, slots);
+            assert!(s.chunk % 64 == 0 && s.chunk >= 64, "{pairs} {len} {slots}: {s:?}");
+            assert!((s.splits as usize) * (s.chunk as usize) >= len, "covers every key: {s:?}");
+            assert!(((s.splits - 1) as usize) * (s.chunk as usize) < len.max(1), "no empty split: {s:?}");
+            assert!(pairs * s.splits as usize <= (slots as usize).max(pairs) + pairs, "about one wave: {s:?}");
+        }
+        // Forced: one split is the whole length.
+        assert_eq!(split_of(64, 1), Split { splits: 1, chunk: 4096 });
+    }
+
+    #[test]
+    fn strides_describe_the_three_layouts() {
+        let d = desc();
+        let c = d.cache_param(0, 1);
+        assert_eq!((c.page_stride, c.head_stride, c.row_stride, c.capacity, c.num_pages), (8 * 4096 * 128, 4096 * 128, 128, 4096, 2));
+        let p = d.with_layout(KvLayout::PagedHeadsMajor { page_size: 16, num_pages: 100 }).cache_param(7, 30);
+        assert_eq!((p.page_stride, p.head_stride, p.row_stride, p.capacity, p.table), (8 * 16 * 128, 16 * 128, 128, 480, 7));
+        let n = d.with_layout(KvLayout::PagedTokensMajor { page_size: 64, num_pages: 100 }).cache_param(7, 30);
+        assert_eq!((n.page_stride, n.head_stride, n.row_stride), (64 * 8 * 128, 128, 8 * 128));
+        assert_eq!(d.with_layout(KvLayout::PagedTokensMajor { page_size: 64, num_pages: 100 }).cache_elems(), 100 * 64 * 8 * 128);
+    }
+
+    #[test]
+    fn block_tables_are_checked_entry_by_entry() {
+        let d = DecodeDesc::new(2, 4, 2, 64, 0).with_layout(KvLayout::PagedHeadsMajor { page_size: 16, num_pages: 4 });
+        assert!(check_block_table(&d, &[0, 1, 2, 3], 2, &[32, 17]).is_ok());
+        assert!(check_block_table(&d, &[0, 1, 2, 9], 2, &[32, 17]).unwrap_err().to_string().contains("entry [1][1] = 9"));
+        // An entry past the sequence's pages is never used: not checked.
+        assert!(check_block_table(&d, &[0, 1, 2, -1], 2, &[32, 16]).is_ok());
+        assert!(check_block_table(&d, &[0, 1, 2, 3], 2, &[33, 0]).unwrap_err().to_string().contains("length 33"));
+        assert!(check_block_table(&DecodeDesc::new(2, 4, 2, 64, 8), &[0], 1, &[1, 1]).is_err());
+    }
+
+    #[test]
+    fn the_reference_attends_to_the_visible_keys_only() {
+        // One sequence, 2 heads sharing 1 K/V head, D = 64, 2 new tokens, 3 keys: token 0 sees keys 0..2,
+        // token 1 sees all 3; a length-0 sequence gets O = 0, LSE = −∞.
+        let d = DecodeDesc { batch: 2, heads: 2, kv_heads: 1, head_dim: 64, q_len: 2, scale: Some(1.0), layout: KvLayout::Contiguous { max_len: 4 } };
+        let q = vec![0.0f32; d.q_elems()];
+        let mut k = vec![0.0f32; d.cache_elems()];
+        let mut v = vec![0.0f32; d.cache_elems()];
+        for j in 0..4 {
+            k[j * 64] = j as f32;
+            v[j * 64] = 10.0 * j as f32;
+        }
+        let (o, lse) = reference_f64(&d, &q, &k, &v, None, &[3, 0]);
+        // Q = 0: uniform weights over the visible keys.
+        assert!((o[0] - 5.0).abs() < 1e-12 && (o[64] - 5.0).abs() < 1e-12, "token 0: mean of 0, 10");
+        assert!((o[2 * 64] - 10.0).abs() < 1e-12, "token 1: mean of 0, 10, 20");
+        assert!((lse[0] - 2f64.ln()).abs() < 1e-12 && (lse[2] - 3f64.ln()).abs() < 1e-12);
+        assert!(lse[4..].iter().all(|x| *x == f64::NEG_INFINITY) && o[4 * 64..].iter().all(|x| *x == 0.0));
+    }
+}
