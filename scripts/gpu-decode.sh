@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Issue 49's decode step on a GPU in one call: the decode GPU tests (plain and under compute-sanitizer
+# memcheck/racecheck), `kernel-lab decode` in 3 processes (JSON each), torch SDPA's decode on the same
+# shapes (scripts/decode-torch-peer.py, 3 processes), and the rmsnorm/softmax examples (issue 53's speed
+# check). Carry: scripts/decode-carry.sh. Everything lands in $OUT.
+set -uo pipefail
+OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
+C=.carry
+cd $C && xz -d -f *.xz tests/*.xz 2>/dev/null; chmod +x * tests/* 2>/dev/null; cd ..
+L="$OUT/decode.txt"
+{ echo "commit $(tr '\n' ' ' < $C/COMMIT)"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$L"
+run() { echo "== $*" | tee -a "$L"; timeout ${T:-300} "$@" >> "$L" 2>&1; echo "exit $?" | tee -a "$L"; }
+run $C/tests/decode --test-threads=1
+T=400 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/decode --test-threads=1 decode_matches
+T=400 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/tests/decode --test-threads=1 appended
+for i in 1 2 3; do
+  run $C/kernel-lab decode --json "$OUT/decode-$i.json"
+  run python3 scripts/decode-torch-peer.py --out "$OUT/peer-$i.md"
+done
+for i in 1 2 3; do run $C/rmsnorm; run $C/softmax; done
+grep -E "^==|^exit|test result|FAILED|panicked|ERROR SUMMARY|RACECHECK SUMMARY|^\| |GB/s" "$L" | head -150
