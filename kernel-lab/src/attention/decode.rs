@@ -201,14 +201,29 @@ pub struct Split {
     pub chunk: u32,
 }
 
-/// The split for `pairs = batch · kv_heads` CTAs' worth of work over keys up to `max_seq_len`, on a GPU
-/// with `slots` resident CTA places (SMs × CTAs per SM): as many splits as fill the slots once (none
-/// idle at batch 1), at least 64 keys each (one tile per warp), no split without keys.
+/// The split for `pairs = batch · kv_heads` (sequence, K/V head) pairs over keys up to `max_seq_len`, on
+/// a GPU with `slots` resident CTA places (SMs × CTAs per SM): the count `s` that minimizes the waves'
+/// time, `⌈pairs · s / slots⌉ / s` (each wave as long as one split's share of a pair's keys), the
+/// smallest `s` on a tie — a split costs partial outputs and a combine, so it must buy a shorter wave
+/// schedule. At most one split per 64 keys (a tile per warp), none empty.
+///
+/// Session 49's first rule, `⌈slots / pairs⌉` splits, overshot into a second, partial wave where the
+/// pairs nearly filled the slots: at 32 sequences × 8 K/V heads it took 2 splits, 1.08× slower than 1
+/// (H200, `results/2026-11-28-h200-session49/`).
 pub fn plan_split(pairs: usize, max_seq_len: usize, slots: u32) -> Split {
     let unit = DECODE_SPLIT_UNIT as usize;
     let units = max_seq_len.div_ceil(unit).max(1);
-    let want = (slots as usize).div_ceil(pairs.max(1)).clamp(1, units);
-    split_of(units, want)
+    let (pairs, slots) = (pairs.max(1), (slots as usize).max(1));
+    // Candidates: every distinct split count `split_of` yields, up to one wave of them all.
+    let mut best = split_of(units, 1);
+    let cost = |s: &Split| (pairs * s.splits as usize).div_ceil(slots) as f64 / s.splits as f64;
+    for want in 2..=units.min(slots.div_ceil(pairs) * 2).max(1) {
+        let s = split_of(units, want);
+        if cost(&s) < cost(&best) - 1e-12 {
+            best = s;
+        }
+    }
+    best
 }
 
 /// `want` splits (at most one per 64 keys) over `units` 64-key units, with no empty tail split.
@@ -541,10 +556,14 @@ mod tests {
 
     #[test]
     fn the_split_fills_the_slots_and_never_leaves_a_split_empty() {
-        // Batch 1, 8 K/V heads, 4k keys, 264 slots: 33 wanted, 64-key units → 32 splits of 128.
+        // Batch 1, 8 K/V heads, 4k keys, 264 slots: 32 splits of 128 keys fill one wave.
         assert_eq!(plan_split(8, 4096, 264), Split { splits: 32, chunk: 128 });
         // Enough (sequence, head) pairs: one split, the whole length.
         assert_eq!(plan_split(64 * 8, 8192, 264), Split { splits: 1, chunk: 8192 });
+        // 256 pairs on 264 slots: two splits would take two waves of half the work — a tie, so one.
+        assert_eq!(plan_split(32 * 8, 4096, 264).splits, 1);
+        // 128 pairs on 528 slots: four splits, one wave (five would spill into a second).
+        assert_eq!(plan_split(16 * 8, 4096, 528).splits, 4);
         for (pairs, len, slots) in [(1, 1, 264), (3, 100, 132), (8, 32768, 264), (40, 5000, 528), (1, 1 << 20, 264), (7, 65, 100)] {
             let s = plan_split(pairs, len, slots);
             assert!(s.chunk % 64 == 0 && s.chunk >= 64, "{pairs} {len} {slots}: {s:?}");
