@@ -27,6 +27,12 @@
 //! Prediction (before any run, H200): the cache read at ≥ 85% of a device copy's bandwidth where it
 //! holds ≥ 256 MiB (batch 32–64 at 4–8k, cuDNN 92–104%); at batch 1, 4k–32k, split-KV makes it ~1.5–3×
 //! cuDNN's SDPA (17.3 µs at 4k: ours ~6–8 µs, two launches); paged within 5% of contiguous.
+//!
+//! Measured (H200, bf16, session 49, 3 processes, `results/2026-11-28-h200-session49/`): 99–104% of copy
+//! on 0.5–2 GiB caches at D = 128/256 (0.99× cuDNN at D = 128, 1.23× at 256), 73% at D = 64; batch 1,
+//! 4k: 24.2 µs (1.22× cuDNN), 32k: 51.0 µs (0.80×) — the batch-1 prediction missed: ~20 µs of launches,
+//! first-tile latency and merge sit above the bytes' time. Paged 0.94–1.01× contiguous. The attention
+//! README's decode section has the table.
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
     global::ld_global_nc_s32,
