@@ -233,43 +233,33 @@ fn split_of(units: usize, want: usize) -> Split {
     Split { splits: units.div_ceil(per) as u32, chunk: (per * unit) as u32 }
 }
 
-/// [`DecodeCache`] as a by-value kernel parameter (48 bytes).
-#[derive(Clone, Copy)]
-#[repr(transparent)]
-struct CacheParam(DecodeCache);
-// SAFETY: plain integers (the table's device address among them, as the kernel reads it); `repr(C)` in
-// `layout`, the very struct the kernel takes, so the bytes match its `.param .align 8 .b8 [48]`
-// (`launch!` checks the size against the PTX).
-unsafe impl DeviceRepr for CacheParam {}
-impl ParamBytes for &CacheParam {
-    fn param_bytes(&self) -> u32 {
-        std::mem::size_of::<DecodeCache>() as u32
-    }
-    fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
-        0
-    }
-    fn param_ref(&self) -> *const std::ffi::c_void {
-        std::ptr::from_ref::<CacheParam>(*self).cast()
-    }
+/// A `layout` struct passed to a decode kernel by value: a local wrapper (the orphan rule keeps cudarc's
+/// `DeviceRepr` off `layout`'s types) whose bytes are the struct's.
+macro_rules! by_value_param {
+    ($wrapper:ident, $inner:ty, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Clone, Copy)]
+        #[repr(transparent)]
+        struct $wrapper($inner);
+        // SAFETY: plain integers and floats (a device address among them, as the kernel reads it),
+        // `repr(C)` in `layout`: the very struct the kernel takes, so the bytes match its `.param .b8`
+        // array (`launch!` checks the size against the PTX).
+        unsafe impl DeviceRepr for $wrapper {}
+        impl ParamBytes for &$wrapper {
+            fn param_bytes(&self) -> u32 {
+                std::mem::size_of::<$inner>() as u32
+            }
+            fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+                0
+            }
+            fn param_ref(&self) -> *const std::ffi::c_void {
+                std::ptr::from_ref::<$wrapper>(*self).cast()
+            }
+        }
+    };
 }
-
-/// [`DecodeDims`] as a by-value kernel parameter (20 bytes).
-#[derive(Clone, Copy)]
-#[repr(transparent)]
-struct DimsParam(DecodeDims);
-// SAFETY: plain numbers, `repr(C)` in `layout`, the struct the kernel takes (size checked by `launch!`).
-unsafe impl DeviceRepr for DimsParam {}
-impl ParamBytes for &DimsParam {
-    fn param_bytes(&self) -> u32 {
-        std::mem::size_of::<DecodeDims>() as u32
-    }
-    fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
-        0
-    }
-    fn param_ref(&self) -> *const std::ffi::c_void {
-        std::ptr::from_ref::<DimsParam>(*self).cast()
-    }
-}
+by_value_param!(CacheParam, DecodeCache, "[`DecodeCache`] as a by-value kernel parameter (48 bytes).");
+by_value_param!(DimsParam, DecodeDims, "[`DecodeDims`] as a by-value kernel parameter (20 bytes).");
 
 /// A page table on the device: `[batch][max_pages]` i32 page numbers.
 #[derive(Clone, Copy)]
