@@ -383,12 +383,8 @@ impl<T: Element> DecodePlan<T> {
         L: DevicePtrMut<f32>,
     {
         let d = self.desc;
-        for (what, got, want) in [("Q", q.len(), d.q_elems()), ("K", k.len(), d.cache_elems()), ("V", v.len(), d.cache_elems()), ("O", o.len(), d.q_elems()),
-                                  ("LSE", lse.len(), d.rows()), ("seq_lens", seq_lens.len(), d.batch)] {
-            if got != want {
-                return Err(Error::InvalidInput(format!("decode attention {d:?}: {what} holds {got} elements, {want} expected")));
-            }
-        }
+        check_lens("decode attention", &d, &[("Q", q.len(), d.q_elems()), ("K", k.len(), d.cache_elems()), ("V", v.len(), d.cache_elems()),
+                                              ("O", o.len(), d.q_elems()), ("LSE", lse.len(), d.rows()), ("seq_lens", seq_lens.len(), d.batch)])?;
         let (cache, _) = self.cache(table)?;
         let split = self.split(max_seq_len);
         let stream = self.gpu.stream.clone();
@@ -449,12 +445,8 @@ impl<T: Element> DecodePlan<T> {
     {
         let d = self.desc;
         let new = d.batch * d.q_len * d.kv_heads * d.head_dim;
-        for (what, got, want) in [("new K", k_new.len(), new), ("new V", v_new.len(), new), ("K", k.len(), d.cache_elems()), ("V", v.len(), d.cache_elems()),
-                                  ("seq_lens", seq_lens.len(), d.batch)] {
-            if got != want {
-                return Err(Error::InvalidInput(format!("KV append {d:?}: {what} holds {got} elements, {want} expected")));
-            }
-        }
+        check_lens("KV append", &d, &[("new K", k_new.len(), new), ("new V", v_new.len(), new), ("K", k.len(), d.cache_elems()),
+                                       ("V", v.len(), d.cache_elems()), ("seq_lens", seq_lens.len(), d.batch)])?;
         let (cache, _) = self.cache(table)?;
         let stream = self.gpu.stream.clone();
         let (pkn, _a) = k_new.device_ptr(&stream);
@@ -471,6 +463,15 @@ impl<T: Element> DecodePlan<T> {
         // rows hold batch·q_len·kv_heads·D (checked, < 2^31 by `validate`'s bound on Q), D % 8 == 0, the
         // caches and table as for `run` (checked); 16-byte aligned (checked); grid ⌈chunks/256⌉ blocks of 256.
         unsafe { launch!(self.gpu, &self.append, grid = (chunks.div_ceil(256), 1), &pkn, &pvn, &pk, &pv, &ps, &cache, &batch, &q_len, &kv_heads, &dd) }
+    }
+}
+
+/// The first of `lens` (`(buffer, elements it holds, elements expected)`) whose length is off, as an error
+/// naming the operation, the problem and the buffer.
+fn check_lens(op: &str, d: &DecodeDesc, lens: &[(&str, usize, usize)]) -> Result<()> {
+    match lens.iter().find(|(_, got, want)| got != want) {
+        Some((what, got, want)) => Err(Error::InvalidInput(format!("{op} {d:?}: {what} holds {got} elements, {want} expected"))),
+        None => Ok(()),
     }
 }
 
