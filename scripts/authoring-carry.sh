@@ -8,11 +8,7 @@ cargo build --release -p kernel-lab-bench -p rmsnorm-example -p cuda-std-names-e
 cp target/release/kernel-lab target/release/examples/{rmsnorm,softmax,bounds_cost} .carry/
 for spec in "kernel-lab-bench gpu" "cuda-std-names-example gpu"; do
   set -- $spec
-  exe=$(cargo test --release -p "$1" --no-run --test "$2" --message-format=json 2>/dev/null | python3 -c 'import sys, json
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"])' | tail -1)
+  exe=$(scripts/test-exe.sh "$1" "$2")
   cp "$exe" ".carry/tests/$1-$2"
 done
 strip .carry/kernel-lab .carry/rmsnorm .carry/softmax .carry/bounds_cost .carry/tests/* 2>/dev/null || true

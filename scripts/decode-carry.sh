@@ -6,11 +6,7 @@ cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/tests
 cargo build --release -p kernel-lab-bench -p rmsnorm-example --bins --examples
 cp target/release/kernel-lab target/release/examples/{rmsnorm,softmax} .carry/
-exe=$(cargo test --release -p kernel-lab-bench --no-run --test decode --message-format=json 2>/dev/null | python3 -c 'import sys, json
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"])' | tail -1)
+exe=$(scripts/test-exe.sh kernel-lab-bench decode)
 cp "$exe" .carry/tests/decode
 strip .carry/kernel-lab .carry/rmsnorm .carry/softmax .carry/tests/* 2>/dev/null || true
 { git rev-parse --short=12 HEAD; git status --porcelain | grep -q . && echo dirty; } > .carry/COMMIT || true

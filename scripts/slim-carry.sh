@@ -11,11 +11,7 @@ cargo build --release
 cp target/release/kernel-lab .carry/
 cp target/release/api-example .carry/
 for t in "$@"; do
-  exe=$(cargo test --release --no-run --test "$t" --message-format=json 2>/dev/null | python3 -c 'import sys, json
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["executable"])' | tail -1)
+  exe=$(scripts/test-exe.sh "" "$t")
   cp "$exe" ".carry/tests/$t"
 done
 command -v strip >/dev/null && strip .carry/kernel-lab .carry/api-example .carry/tests/* 2>/dev/null || true
