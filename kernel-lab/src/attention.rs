@@ -13,6 +13,7 @@
 //! zero sizes, buffer lengths that do not match the shape, sizes beyond memory (the unfused path's
 //! `B·H·L²` scores).
 pub mod decode;
+pub mod prefill;
 
 use cudarc::{
     cublas::{CudaBlas, sys as blas_sys},

@@ -124,8 +124,15 @@ pub const fn kv_tiles(l: u32, bq: u32, qt: u32, causal: bool) -> u32 {
 
 /// [`kv_tiles`] with key/value tiles of `bkv` rows.
 pub const fn kv_tiles_of(l: u32, bq: u32, bkv: u32, qt: u32, causal: bool) -> u32 {
-    let all = l.div_ceil(bkv);
-    let upto = ((qt + 1) * bq).div_ceil(bkv);
+    kv_tiles_off(l, bq, bkv, qt, causal, 0)
+}
+
+/// [`kv_tiles_of`] for `k_len` keys with the causal mask aligned bottom-right: query row `r` sees keys
+/// `0..=r + off` (`off = k_len − q_len`, FlashAttention's convention when the queries are the last
+/// `q_len` of the `k_len` tokens; 0 when queries and keys are the same tokens).
+pub const fn kv_tiles_off(k_len: u32, bq: u32, bkv: u32, qt: u32, causal: bool, off: u32) -> u32 {
+    let all = k_len.div_ceil(bkv);
+    let upto = ((qt + 1) * bq + off).div_ceil(bkv);
     if causal && upto < all { upto } else { all }
 }
 
@@ -137,7 +144,13 @@ pub const fn needs_mask(bq: u32, qt: u32, j: u32) -> bool {
 
 /// [`needs_mask`] with key/value tiles of `bkv` rows.
 pub const fn needs_mask_of(bq: u32, bkv: u32, qt: u32, j: u32) -> bool {
-    (j + 1) * bkv > qt * bq + 1
+    needs_mask_off(bq, bkv, qt, j, 0)
+}
+
+/// [`needs_mask_of`] with the causal mask aligned bottom-right by `off` ([`kv_tiles_off`]): key tile `j`
+/// holds a key past `qt · bq + off`, the first query row's last key.
+pub const fn needs_mask_off(bq: u32, bkv: u32, qt: u32, j: u32, off: u32) -> bool {
+    (j + 1) * bkv > qt * bq + off + 1
 }
 
 /// a6 (Hopper, TMA + `wgmma`): query rows per CTA — two consumer warpgroups of 64.
@@ -318,6 +331,25 @@ pub struct DecodeDims {
     pub scale: f32,
 }
 
+/// Prefill's sizes (a19, variable lengths and grouped heads; a kernel parameter, by value). Q and O are
+/// `[tokens][heads][head_dim]`, K and V `[tokens][heads / group][head_dim]`, the LSE `[tokens][heads]`;
+/// sequence `b`'s tokens are `cu_q[b]..cu_q[b + 1]` of Q (and O) and `cu_k[b]..cu_k[b + 1]` of K and V.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct PrefillDims {
+    /// Query heads (`kv_heads · group`).
+    pub heads: u32,
+    /// Query heads per K/V head.
+    pub group: u32,
+    /// Head dim of O's rows (96 in a kernel built for 128: the columns past it are zero in the loads and
+    /// not stored).
+    pub head_dim: u32,
+    /// Causal mask (bottom-right: query `r` of `q_len` sees keys `0..=r + k_len − q_len`): 1, else 0.
+    pub causal: u32,
+    /// Softmax scale.
+    pub scale: f32,
+}
+
 /// The tile width (elements) decode keeps a row of head dim `d` in: 64, 128 or 256 (D = 96 in 128; the
 /// columns past `d` are never loaded nor read).
 pub const fn decode_width(d: u32) -> u32 {
@@ -354,6 +386,28 @@ pub const fn decode_merge_offset(d: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
+
+    /// The bottom-right causal walk against brute force: a query tile visits exactly the key tiles
+    /// holding a key some valid row of it sees, and a tile is masked exactly where some row of the
+    /// query tile has a key in it beyond its limit (or the tile runs past the keys).
+    #[test]
+    fn bottom_right_causal_tiles_match_brute_force() {
+        for (q_len, k_len) in [(1u32, 1u32), (1, 300), (100, 100), (129, 700), (300, 300), (256, 1000), (77, 4096)] {
+            let off = k_len - q_len;
+            for qt in 0..q_len.div_ceil(128) {
+                let rows = qt * 128..((qt + 1) * 128).min(q_len);
+                let n = kv_tiles_off(k_len, 128, 128, qt, true, off);
+                let needed = (0..k_len.div_ceil(128)).filter(|&j| rows.clone().any(|r| j * 128 <= r + off)).count() as u32;
+                assert_eq!(n, needed, "q_len {q_len} k_len {k_len} qt {qt}");
+                for j in 0..n {
+                    // Rows past q_len in the tile are computed (not stored): the mask must cover the tile's full 128 rows.
+                    let masked = (j * 128..(j + 1) * 128).any(|c| c >= k_len || (qt * 128..(qt + 1) * 128).any(|r| c > r + off));
+                    assert!(!masked || needs_mask_off(128, 128, qt, j, off) || (j + 1) * 128 > k_len, "q_len {q_len} k_len {k_len} qt {qt} j {j}");
+                }
+                assert_eq!(kv_tiles_off(k_len, 128, 128, qt, false, off), k_len.div_ceil(128));
+            }
+        }
+    }
     use super::*;
 
     #[test]

@@ -88,6 +88,23 @@ pub unsafe fn cp_async_bulk_tensor_2d_g2s(dst: u32, tmap: *const TensorMap, c0: 
     }
 }
 
+/// `cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst], [tmap, {c0,
+/// c1, c2}], [bar];` — as [`cp_async_bulk_tensor_2d_g2s`] for a 3-D tensor map: the box at coordinates
+/// (`c0` innermost, `c1`, `c2`), laid out in shared memory innermost dimension first (a box of extent 1
+/// along `c1` lands exactly as the 2-D box of its other two extents). Out-of-bounds parts are
+/// zero-filled and still counted.
+///
+/// # Safety
+/// As [`cp_async_bulk_tensor_2d_g2s`], `tmap` a 3-D map.
+#[inline(always)]
+pub unsafe fn cp_async_bulk_tensor_3d_g2s(dst: u32, tmap: *const TensorMap, c0: i32, c1: i32, c2: i32, bar: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{0}], [{1}, {{{2}, {3}, {4}}}], [{5}];",
+             in(reg32) dst, in(reg64) tmap, in(reg32) c0, in(reg32) c1, in(reg32) c2, in(reg32) bar, options(nostack))
+    }
+}
+
 /// `cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 /// [dst], [tmap, {c0, c1}], [bar], mask;` — as [`cp_async_bulk_tensor_2d_g2s`], but the box is written
 /// to shared offset `dst` of **every CTA of the cluster whose rank bit is set in `mask`**, and each

@@ -5,7 +5,8 @@
 //! [`report`] (tables and SVG plots from a run's JSON), [`profile`] (`--ncu`, `--sanitize`: the suite
 //! re-run under Nsight Compute or compute-sanitizer), [`tables`] (text tables), [`stamp`] (commit, date),
 //! [`tuned`] (what the autotune cache holds), [`calibrate`] (the GEMM cost model's constants; `rank`: how
-//! well it ranks), [`decode`] (decode attention on serving shapes).
+//! well it ranks), [`decode`] (decode attention on serving shapes), [`prefill`] (prefill attention on model shapes,
+//! packed variable lengths).
 pub mod ab;
 pub mod calibrate;
 pub mod decode;
@@ -13,6 +14,7 @@ pub mod headline;
 pub mod layout;
 pub mod list;
 pub mod options;
+pub mod prefill;
 pub mod profile;
 pub mod report;
 pub mod stamp;
@@ -32,6 +34,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         Some("calibrate") => return calibrate::main(&args[1..]),
         Some("rank") => return calibrate::rank_main(&args[1..]),
         Some("decode") => return decode::main(&args[1..]),
+        Some("prefill") => return prefill::main(&args[1..]),
         _ => {}
     }
     match options::Options::parse(args) {

@@ -9,6 +9,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, sys};
 use layout::hopper::{TmaError, TmaSwizzle, TmaTile2d};
 
+
 use crate::{
     error::{DriverContext, Error, Result},
     runtime::gpu::Gpu,
@@ -167,9 +168,106 @@ impl TensorMap2d {
     }
 }
 
+/// A 3-D tiled tensor map in device memory (a19's token-major Q, K, V: dims (head dim, heads, tokens),
+/// boxes of 64 × 1 × 128), with the geometry it was encoded with.
+pub struct TensorMap3d {
+    /// The 16 `u64` of the `CUtensorMap`, in global memory.
+    pub dev: CudaSlice<u64>,
+    /// Extents, innermost first.
+    pub dims: [u64; 3],
+    /// Bytes between consecutive indices of dimensions 1 and 2.
+    pub strides_bytes: [u64; 2],
+    /// Box extents, innermost first.
+    pub box_dims: [u32; 3],
+}
+
+/// The driver's constraints on a tiled 3-D map of `elem_bytes` elements at `addr` (those
+/// [`TmaTile2d::check`] checks for 2-D, per dimension), and the elements its extents reach.
+pub fn check_3d(addr: u64, elem_bytes: u32, dims: [u64; 3], strides_bytes: [u64; 2], box_dims: [u32; 3], swizzle: TmaSwizzle) -> std::result::Result<u64, TmaError> {
+    if !matches!(elem_bytes, 1 | 2 | 4 | 8) {
+        return Err(TmaError::ElemBytes { bytes: elem_bytes });
+    }
+    if addr % 16 != 0 {
+        return Err(TmaError::GlobalAddressAlign { addr });
+    }
+    for (dim, &extent) in dims.iter().enumerate() {
+        if extent == 0 || extent > 1 << 32 {
+            return Err(TmaError::GlobalDim { dim: dim as u32, extent });
+        }
+    }
+    // Each stride a multiple of 16 below 2^40 that holds a row of dimension 0.
+    for &stride in &strides_bytes {
+        if stride % 16 != 0 || stride >= 1 << 40 || stride < dims[0] * elem_bytes as u64 {
+            return Err(TmaError::GlobalStride { stride_bytes: stride });
+        }
+    }
+    for (dim, &extent) in box_dims.iter().enumerate() {
+        if extent == 0 || extent > layout::hopper::TMA_MAX_BOX {
+            return Err(TmaError::BoxDim { dim: dim as u32, extent });
+        }
+    }
+    let inner = box_dims[0] * elem_bytes;
+    if inner % 16 != 0 {
+        return Err(TmaError::BoxInnerBytes { bytes: inner });
+    }
+    if let Some(span) = swizzle.span_bytes() {
+        if inner > span {
+            return Err(TmaError::BoxWiderThanSpan { bytes: inner, span });
+        }
+    }
+    Ok(((dims[1] - 1) * strides_bytes[0] + (dims[2] - 1) * strides_bytes[1]) / elem_bytes as u64 + dims[0])
+}
+
+impl TensorMap3d {
+    /// Encodes the 3-D map of the `len` 16-bit elements (f16, or bf16 with `bf16`) at device address
+    /// `addr`: extents `dims` (innermost first), strides `strides_bytes` of dimensions 1 and 2, boxes
+    /// `box_dims`, `swizzle`, zero fill out of bounds, L2 promotion 128 B; copied to the device. The
+    /// geometry is checked first ([`check_3d`]) and the buffer must hold every element the extents
+    /// reach. The caller keeps that memory alive for every launch with the map.
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode_16bit_at(gpu: &Gpu, addr: u64, len: usize, dims: [u64; 3], strides_bytes: [u64; 2], box_dims: [u32; 3], swizzle: TmaSwizzle, bf16: bool)
+                           -> Result<TensorMap3d> {
+        let name = if bf16 { "bf16" } else { "f16" };
+        let need = check_3d(addr, 2, dims, strides_bytes, box_dims, swizzle).map_err(|e| Error::InvalidInput(format!("TMA tensor map: {}", describe(&e))))?;
+        if (len as u64) < need {
+            return Err(Error::InvalidInput(format!("3-D tensor map over {dims:?} {name} (strides {strides_bytes:?} B) needs {need} elements, the buffer has {len}")));
+        }
+        let dtype = if bf16 { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 } else { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16 };
+        let elem_strides: [u32; 3] = [1, 1, 1];
+        let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+        // SAFETY: the driver writes 128 bytes into `map`; every array has the length rank 3 needs
+        // (strides: rank − 1); `addr` is a live allocation of at least `need` elements (checked above,
+        // the caller's); the geometry passed `check_3d`, the documented constraints of this call.
+        unsafe {
+            sys::cuTensorMapEncodeTiled(map.as_mut_ptr(), dtype, 3, addr as *mut std::ffi::c_void, dims.as_ptr(), strides_bytes.as_ptr(), box_dims.as_ptr(),
+                                        elem_strides.as_ptr(), sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE, cu_swizzle(swizzle),
+                                        sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                        sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+        }
+        .result()
+        .during(|| format!("cuTensorMapEncodeTiled (3-D {dims:?} {name}, strides {strides_bytes:?}, box {box_dims:?}, {swizzle:?})"))?;
+        // SAFETY: initialized by the successful call above (and zeroed before it).
+        let map = unsafe { map.assume_init() };
+        Ok(TensorMap3d { dev: gpu.upload(&map.opaque)?, dims, strides_bytes, box_dims })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn three_d_maps_check_each_dimension() {
+        let sw = TmaSwizzle::B128;
+        // Token-major Q of 10 tokens × 32 heads × D = 96: strides D·2 and heads·D·2.
+        assert_eq!(check_3d(0, 2, [96, 32, 10], [192, 32 * 192], [64, 1, 128], sw), Ok(9 * 32 * 96 + 31 * 96 + 96));
+        assert_eq!(check_3d(8, 2, [96, 32, 10], [192, 32 * 192], [64, 1, 128], sw), Err(TmaError::GlobalAddressAlign { addr: 8 }));
+        assert_eq!(check_3d(0, 2, [100, 32, 10], [200, 6400], [64, 1, 128], sw), Err(TmaError::GlobalStride { stride_bytes: 200 }));
+        assert_eq!(check_3d(0, 2, [96, 32, 10], [192, 6152], [64, 1, 128], sw), Err(TmaError::GlobalStride { stride_bytes: 6152 }));
+        assert_eq!(check_3d(0, 2, [96, 32, 0], [192, 6144], [64, 1, 128], sw), Err(TmaError::GlobalDim { dim: 2, extent: 0 }));
+        assert_eq!(check_3d(0, 2, [96, 32, 10], [192, 6144], [128, 1, 128], sw), Err(TmaError::BoxWiderThanSpan { bytes: 256, span: 128 }));
+        assert_eq!(check_3d(0, 2, [96, 32, 10], [192, 6144], [64, 1, 512], sw), Err(TmaError::BoxDim { dim: 2, extent: 512 }));
+    }
 
     #[test]
     fn errors_name_the_constraint() {

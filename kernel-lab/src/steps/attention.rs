@@ -367,3 +367,22 @@ pub const DECODE: &[KernelInfo] = &[
     decode_helper("attn_decode_combine_bf16", "ad1-combine-bf16", "decode's split-KV combine (bf16 out)"),
     decode_helper("attn_kv_append", "kv-append", "new K/V rows written into a contiguous or paged cache at each sequence's end"),
 ];
+
+const PREFILL_ABOUT: &str = "a10 on packed sequences of different lengths (cu_seqlens), grouped-query heads, the causal mask bottom-right; head dim 96 in the 128 kernel";
+const PREFILL_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n128k16.f32.", "cp.async.bulk.tensor.3d.shared::cluster.global.tile", "ld.global.nc.s32",
+                               "setmaxnreg.inc.sync.aligned.u32"];
+
+const fn prefill(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: super::bounds_min(384, 1),
+                 dyn_smem_bytes: layout::attention::a6_smem(d, layout::attention::A7_STAGES), about: PREFILL_ABOUT,
+                 ptx: PtxCheck { has: PREFILL_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "cp.async.bulk.tensor.2d"], count: &[], at_least: &[] } }
+}
+
+/// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): step a19 per kernel width (64;
+/// 128, which also serves head dim 96) and element type. Not in [`STEPS`]: they take packed
+/// variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the fixed-length
+/// family's `[B·H][L][D]` problems.
+pub const PREFILL: &[KernelInfo] = &[
+    prefill("attn_a19_d64_f16", "a19-d64", 64), prefill("attn_a19_d128_f16", "a19-d128", 128),
+    prefill("attn_a19_d64_bf16", "a19-d64-bf16", 64), prefill("attn_a19_d128_bf16", "a19-d128-bf16", 128),
+];

@@ -199,6 +199,7 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
         .chain(fp8::KERNELS.iter())
         .chain(attention::STEPS.iter().map(|s| &s.kernel))
         .chain(attention::DECODE.iter())
+        .chain(attention::PREFILL.iter())
         .chain(bankcheck::KERNELS.iter())
         .chain(check::KERNELS.iter())
 }

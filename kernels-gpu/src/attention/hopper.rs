@@ -15,13 +15,15 @@ use crate::prim::{
     mbarrier::{mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
     sync::{arrive_named, nanosleep, sync_named},
     cluster::cluster_ctarank,
-    thread::{block_idx_x, block_idx_y, grid_dim_x, lane_id},
+    global::ld_global_nc_s32,
+    thread::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, lane_id},
     warp::vote_any,
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast, cp_async_bulk_tensor_3d_g2s},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, a12_paired_of, a12_pairs_of, a6_q_bytes, a6_stage_bytes, kv_tiles_of, needs_mask_of};
+use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, PrefillDims, a12_paired_of, a12_pairs_of, a6_q_bytes, a6_stage_bytes, kv_tiles_of,
+                        kv_tiles_off, needs_mask_off};
 use layout::hopper::WgmmaDesc;
 
 /// Q (A) and K (B) tiles: K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
@@ -128,10 +130,12 @@ fn unset_block() -> [f32; 32] {
 /// The online softmax of one consumer thread: its two query rows, the mask, the scale.
 #[derive(Clone, Copy)]
 struct Softmax {
-    /// Sequence length (keys past it are masked).
+    /// Keys (past them every score is masked).
     l: u32,
     /// Causal mask.
     causal: bool,
+    /// a19: the causal mask aligned bottom-right, row `r` seeing keys `0..=r + off` (0: the queries are the keys).
+    off: u32,
     /// Query tile (for the causal mask's diagonal tiles).
     qt: u32,
     /// `scale · log2 e`: scores in base 2.
@@ -180,7 +184,7 @@ impl Softmax {
     fn prepare(self, s: &mut Scores, j: u32) -> f32 {
         let t = self.t;
         let kv0 = j * BKV;
-        let masked_tile = kv0 + BKV > self.l || (self.causal && needs_mask_of(BQ, BKV, self.qt, j));
+        let masked_tile = kv0 + BKV > self.l || (self.causal && needs_mask_off(BQ, BKV, self.qt, j, self.off));
         let c = if self.scale2 > 0.0 {
             self.scale2
         } else {
@@ -201,7 +205,7 @@ impl Softmax {
                 unroll8!(jj => {
                     unroll4!(e => {
                         let col = kv0 + 64 * b + 8 * jj + 2 * t + e % 2;
-                        if col >= self.l || (self.causal && col > self.row[(e / 2) as usize]) {
+                        if col >= self.l || (self.causal && col > self.row[(e / 2) as usize] + self.off) {
                             s[b as usize][(4 * jj + e) as usize] = f32::NEG_INFINITY;
                         }
                     });
@@ -426,6 +430,79 @@ unsafe fn store_o<E: Elem16, const D: u32>(g_o: *mut u16, g_lse: *mut f32, head:
     }
 }
 
+/// a19's epilogue: as [`store_o`], into the token-major O (`[tokens][heads][head_dim]`, only the
+/// columns `< head_dim`: a D = 96 head is computed as 128 with zero columns) and LSE (`[tokens][heads]`)
+/// of sequence `seq`, rows `< q_len` only.
+///
+/// # Safety
+/// All 32 lanes of the warp, converged; `seq.cu_q` as [`prefill`] read it (block z's sequence); `g_o`
+/// and `g_lse` hold the packed tensors of every token of that sequence (`seq.heads` heads of
+/// `seq.head_dim ≤ D`, `head < seq.heads`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn store_o_varlen<E: Elem16, const D: u32>(g_o: *mut u16, g_lse: *mut f32, seq: Seq, head: u32, row: [u32; 2], t: u32, r_o: &[[f32; 32]; 2], r_m: [f32; 2],
+                                                  r_l: [f32; 2]) {
+    // SAFETY: forwarded (converged warp; stores only for rows < q_len, columns < head_dim of head `head`).
+    unsafe {
+        // The sequence's first query and its length, loaded again here rather than kept in registers
+        // through the key loop (the index hidden, so the load is not merged with the entry's): at
+        // D = 128 holding them spilled 4 bytes.
+        let b = opaque(block_idx_z()) as usize;
+        let (q_start, q_end) = (ld_global_nc_s32(seq.cu_q.add(b)), ld_global_nc_s32(seq.cu_q.add(b + 1)));
+        let q_len = (q_end - q_start).max(0) as u32;
+        let sum = [quad_sum(r_l[0]), quad_sum(r_l[1])];
+        let inv = [1.0 / sum[0], 1.0 / sum[1]];
+        unroll2!(h => {
+            let h = h as usize;
+            if row[h] < q_len {
+                let token = (q_start as u32 + row[h]) as usize * seq.heads as usize + head as usize;
+                let go = g_o.add(token * seq.head_dim as usize);
+                unroll2!(b => {
+                    if b < D / 64 {
+                        unroll8!(jj => {
+                            let o = &r_o[b as usize];
+                            let i = (4 * jj) as usize + 2 * h;
+                            let col = 64 * b + 8 * jj + 2 * t;
+                            if col < seq.head_dim {
+                                *(go.add(col as usize) as *mut u32) = E::pack(o[i] * inv[h], o[i + 1] * inv[h]);
+                            }
+                        });
+                    }
+                });
+                if t == 0 {
+                    *g_lse.add(token) = (r_m[h] + lg2_approx_f32(sum[h])) * core::f32::consts::LN_2;
+                }
+            }
+        });
+    }
+}
+
+/// a19's one query tile of one sequence of a packed batch: where its rows and keys lie and how the
+/// heads map (from [`prefill`]; unused by the other steps, which pass [`Seq::NONE`]).
+#[derive(Clone, Copy)]
+pub(super) struct Seq {
+    /// The tile, its head and its key tiles.
+    work: Work,
+    /// The sequence's first query token in Q (and O) and first key token in K and V.
+    q_start: u32,
+    k_start: u32,
+    /// The query offsets (`cu_q`; the epilogue reads its sequence's again).
+    cu_q: *const i32,
+    /// The K/V head of `work.head` (`head / group`).
+    kv_head: u32,
+    /// Query heads (O's and the LSE's row length).
+    heads: u32,
+    /// O's head dim (`≤ D`).
+    head_dim: u32,
+    /// Bottom-right causal offset `k_len − q_len` (0 without the mask).
+    off: u32,
+}
+
+impl Seq {
+    /// No sequence: the value the fixed-length steps pass (never read).
+    pub(super) const NONE: Seq = Seq { work: Work { head: 0, qt: 0, n_tiles: 0 }, q_start: 0, k_start: 0, cu_q: core::ptr::null(), kv_head: 0, heads: 0, head_dim: 0, off: 0 };
+}
+
 /// One query tile of one head: what a CTA computes between two epilogues (a15: what a cluster
 /// computes, one 128-row tile per CTA).
 #[derive(Clone, Copy)]
@@ -483,6 +560,8 @@ struct Walk<const CLUSTER: u32> {
     persistent: bool,
     /// a10: the block's tile counted from the last (one CTA per tile only).
     heavy_first: bool,
+    /// a19: the one tile this CTA computes, given ([`Walk::one`]).
+    given: Option<Work>,
 }
 
 /// `CLUSTER`: CTAs per cluster (a15: 2; 1 otherwise), one walk per cluster over tiles of `128 ·
@@ -500,7 +579,13 @@ impl<const CLUSTER: u32> Walk<CLUSTER> {
         // `max(1)`: l ≥ 1 is the caller's, and a divisor the compiler cannot see nonzero would
         // bring in core's division panic (no `trap` in these kernels).
         let per_head = if paired { a12_pairs_of(l, Self::ROWS) } else { qtiles }.max(1);
-        Walk { slot: 0, qtiles, per_head, units: heads * per_head, paired, l, causal, persistent, heavy_first }
+        Walk { slot: 0, qtiles, per_head, units: heads * per_head, paired, l, causal, persistent, heavy_first, given: None }
+    }
+
+    /// a19: a walk of the one tile `work`.
+    #[inline(always)]
+    fn one(work: Work) -> Walk<CLUSTER> {
+        Walk { slot: 0, qtiles: 1, per_head: 1, units: 1, paired: false, l: 0, causal: false, persistent: false, heavy_first: false, given: Some(work) }
     }
 
     /// The next query tile, `None` when the CTA is done.
@@ -512,6 +597,9 @@ impl<const CLUSTER: u32> Walk<CLUSTER> {
                 return None;
             }
             self.slot = 1;
+            if let Some(w) = self.given {
+                return Some(w);
+            }
             let qt = if self.heavy_first { grid_dim_x() - 1 - block_idx_x() } else { block_idx_x() };
             return Some(work(block_idx_y(), qt));
         }
@@ -557,6 +645,9 @@ pub(crate) struct HopperPolicy {
     pub(crate) persistent: bool,
     /// a15: CTAs per cluster sharing every K/V stage by TMA multicast (1: no cluster).
     pub(crate) cluster: u32,
+    /// a19: sequences of different lengths packed token-major, grouped heads, bottom-right causal mask
+    /// ([`prefill`]: one CTA per query tile, no cluster, not persistent).
+    pub(crate) varlen: bool,
 }
 
 /// The body of a6 (`PIPELINE = false`), a7 (`true`), a8 (a7 with `PINGPONG`: the two consumer
@@ -574,12 +665,15 @@ pub(crate) struct HopperPolicy {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool,
-                               const PERSISTENT: bool, const CLUSTER: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
-                                                       g_lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
+                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
+                                                                                        tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32,
+                                                                                        causal: u32, heads: u32, seq: Seq) {
     // a12 builds on a9; a CTA per tile releases Q by exiting. a15 is a12 in clusters of 2 (one K and one
     // V box per CTA and stage at D = 64, two of each at D = 128: the halves split evenly).
     const { assert!(!PERSISTENT || (LAZY && !HEAVY_FIRST)) };
     const { assert!(CLUSTER == 1 || (PERSISTENT && CLUSTER == 2)) };
+    // a19 (`VARLEN`): one given tile per CTA ([`prefill`]).
+    const { assert!(!VARLEN || (!PERSISTENT && CLUSTER == 1)) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
@@ -614,7 +708,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                 // ring's `fence.mbarrier_init` by the same thread, published by the same barrier).
                 let q_empty = s_q + a6_q_bytes(D);
                 let _ = if PERSISTENT && tid == 0 { mbarrier_init(q_empty, CONSUMER_WARPS) };
-                let walk = Walk::<CLUSTER>::new(l, causal != 0, heads, PERSISTENT, HEAVY_FIRST);
+                let walk = if VARLEN { Walk::<CLUSTER>::one(seq.work) } else { Walk::<CLUSTER>::new(l, causal != 0, heads, PERSISTENT, HEAVY_FIRST) };
                 let rank = if CLUSTER == 1 { 0 } else { cluster_ctarank() };
             }
             tensor_maps: (tmap_k, tmap_v);
@@ -632,6 +726,17 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         }
                         mbarrier_arrive_expect_tx(full, a6_stage_bytes(D) + if j == 0 { a6_q_bytes(D) } else { 0 });
                         for b in 0..boxes {
+                            if VARLEN {
+                                // a19: token-major 3-D maps (D, heads, tokens); boxes of 64 × 1 head × 128 tokens.
+                                let c0 = (64 * b) as i32;
+                                if j == 0 {
+                                    cp_async_bulk_tensor_3d_g2s(s_q + b * BOX, tmap_q, c0, w.head as i32, (seq.q_start + q0) as i32, full);
+                                }
+                                let (kv_head, key0) = (seq.kv_head as i32, (seq.k_start + j * BKV) as i32);
+                                cp_async_bulk_tensor_3d_g2s(s_stage + b * BOX, tmap_k, c0, kv_head, key0, full);
+                                cp_async_bulk_tensor_3d_g2s(s_stage + kv_half + b * BOX, tmap_v, c0, kv_head, key0, full);
+                                continue;
+                            }
                             if j == 0 {
                                 cp_async_bulk_tensor_2d_g2s(s_q + b * BOX, tmap_q, (64 * b) as i32, (row0 + q0) as i32, full);
                             }
@@ -697,7 +802,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
                         let q0 = qt * BQ;
                         let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
-                        let softmax = Softmax { l, causal: causal != 0, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
+                        let off = if VARLEN { seq.off } else { 0 };
+                        let softmax = Softmax { l, causal: causal != 0, off, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
                         let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
                         let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
                         let mut r_l = [0f32; 2]; // running per-thread sum per row half
@@ -825,7 +931,11 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                 }
                             }
                         }
-                        store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
+                        if VARLEN {
+                            store_o_varlen::<E, D>(g_o, g_lse, seq, head, softmax.row, t, &r_o, r_m, r_l);
+                        } else {
+                            store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
+                        }
                     }
                     // a15: the stages past this CTA's own last key tile, waited for and released.
                     if CLUSTER > 1 {
@@ -848,10 +958,10 @@ macro_rules! hopper_entry {
     // The body for the policy: each field to the const parameter of its name.
     (@body $e:ty, $d:literal, $policy:path) => {
         $crate::attention::hopper::attention::<$e, $d, { $policy.pipeline }, { $policy.stages }, { $policy.pingpong }, { $policy.lazy },
-                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }>
+                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen }>
     };
     ($name:ident, $e:ty, $d:literal, $policy:path) => {
-        const _: () = assert!(!$policy.persistent && $policy.cluster == 1, "a CTA-per-tile entry");
+        const _: () = assert!(!$policy.persistent && $policy.cluster == 1 && !$policy.varlen, "a CTA-per-tile entry");
         /// Attention forward (a6–a10, module docs): `o` (`[B·H][L][D]`) and the natural log-sum-exp
         /// `lse` (`[B·H][L]`) from Q, K, V given as TMA tensor maps.
         ///
@@ -864,7 +974,7 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32) {
             // SAFETY: forwarded (`heads` is read only by the persistent body).
-            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0) }
+            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, 0, $crate::attention::hopper::Seq::NONE) }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
@@ -882,7 +992,7 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
+            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads, $crate::attention::hopper::Seq::NONE) }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
     };
@@ -898,10 +1008,72 @@ macro_rules! hopper_entry {
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, l: u32, scale: f32, causal: u32, heads: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads) }
+            unsafe { $crate::attention::hopper::hopper_entry!(@body $e, $d, $policy)(tmap_q, tmap_k, tmap_v, o, lse, l, scale, causal, heads, $crate::attention::hopper::Seq::NONE) }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
         $crate::prim::cluster_dims!($name, 2);
     };
+    // a19: variable-length, grouped-head prefill (`D` the kernel's width: 64 or 128, which serves
+    // head dims up to it).
+    ($name:ident, $e:ty, $d:literal, $policy:path, varlen) => {
+        const _: () = assert!($policy.varlen && !$policy.persistent && $policy.cluster == 1, "a varlen entry");
+        /// Attention forward over a packed batch of sequences of different lengths with grouped heads
+        /// (a19, module docs): `o` (`[tokens][heads][head_dim]`) and the natural log-sum-exp `lse`
+        /// (`[tokens][heads]`) of sequence `b`'s queries `cu_q[b]..cu_q[b + 1]` against its keys
+        /// `cu_k[b]..cu_k[b + 1]`.
+        ///
+        /// # Safety
+        /// `tmap_q`: a 3-D tensor map (in global memory) of Q, dims (head_dim, heads, tokens_q),
+        /// boxes 64 × 1 × 128, `SWIZZLE_128B`; `tmap_k`, `tmap_v` the same of K and V with the K/V
+        /// heads and tokens_k; `o` and `lse` hold `tokens_q · heads · head_dim` and `tokens_q · heads`
+        /// writable elements; `cu_q`, `cu_k`: `batch + 1` non-decreasing `i32` in global memory
+        /// ending at tokens_q and tokens_k, unwritten during the kernel; `dims.head_dim ≤ D` (the maps'
+        /// dim 0), `dims.heads = kv_heads · dims.group`; grid `(⌈max q_len / 128⌉, heads, batch)`,
+        /// 384 threads, `layout::attention::a6_smem(D, stages)` bytes of dynamic shared memory.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
+                                                tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,
+                                                dims: layout::attention::PrefillDims) {
+            // SAFETY: forwarded.
+            unsafe {
+                $crate::attention::hopper::prefill::<$e, $d, { $policy.pipeline }, { $policy.stages }, { $policy.lazy }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims)
+            }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 384, 1);
+    };
 }
 pub(crate) use hopper_entry;
+
+/// a19's entry body: finds this CTA's sequence (block z), head (block y) and query tile (block x,
+/// counted from the sequence's last: the longest first with the causal mask), exits when the sequence
+/// has no such tile, and runs [`attention`] on that one tile (`VARLEN`).
+///
+/// # Safety
+/// As the `varlen` entries of [`hopper_entry!`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const LAZY: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
+                                                                                                        tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32,
+                                                                                                        cu_q: *const i32, cu_k: *const i32, dims: PrefillDims) {
+    let (b, head) = (block_idx_z() as usize, block_idx_y());
+    // SAFETY: `cu_q` and `cu_k` hold `batch + 1` entries and `b < batch` (the grid), unwritten (caller).
+    let ([q_start, q_end], [k_start, k_end]) = unsafe { ([ld_global_nc_s32(cu_q.add(b)), ld_global_nc_s32(cu_q.add(b + 1))],
+                                                         [ld_global_nc_s32(cu_k.add(b)), ld_global_nc_s32(cu_k.add(b + 1))]) };
+    let (q_len, k_len) = ((q_end - q_start).max(0) as u32, (k_end - k_start).max(0) as u32);
+    let causal = dims.causal != 0;
+    let qtiles = q_len.div_ceil(BQ);
+    // A CTA past its sequence's tiles, and (refused by the host, so never here) a sequence with queries
+    // but no keys or, causal, more queries than keys: nothing to do, before any barrier or load.
+    if block_idx_x() >= qtiles || k_len == 0 || (causal && k_len < q_len) {
+        return;
+    }
+    let qt = qtiles - 1 - block_idx_x();
+    let off = if causal { k_len - q_len } else { 0 };
+    let work = Work { head, qt, n_tiles: kv_tiles_off(k_len, BQ, BKV, qt, causal, off) };
+    let seq = Seq { work, q_start: q_start as u32, k_start: k_start as u32, cu_q, kv_head: head / dims.group.max(1), heads: dims.heads, head_dim: dims.head_dim, off };
+    // SAFETY: forwarded; the tile's rows and keys lie in the sequence's (the maps' coordinates, below
+    // 2^31: the host), `n_tiles ≥ 1` (`k_len ≥ 1`).
+    unsafe {
+        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
+    }
+}

@@ -19,6 +19,7 @@
 //! | a15 | `steps/v15_cluster_multicast.rs` | a12 in clusters of 2 CTAs (adjacent query tiles of one head) sharing every K/V stage by TMA multicast: each CTA loads half, half the K/V bytes from L2 |
 //! | a16 | `steps/v16_fa2_heavy_first.rs` | a11 with each head's query tiles launched longest first (a10's change on FA2's tiles, sm_80) |
 //! | a17 | `steps/v17_fa2_longest_first_all_heads.rs` | a11 on a grouped grid: the longest query tiles of a whole group of heads first (heads grouped so their K and V fit half the L2) — the causal default off Hopper |
+//! | a19 | `steps/v19_prefill_varlen.rs` | a10 on packed sequences of different lengths (`cu_seqlens`), grouped-query heads, the causal mask bottom-right, head dim 96 in the 128 kernel: 3-D TMA boxes of one head's tokens |
 // FlashAttention-2's tiles: a11's body and entries' macro (a11, a16, a17).
 mod fa2_mma_tiles;
 // The fused kernels' body (a2–a5; a11 takes its tile loader and quad reductions).

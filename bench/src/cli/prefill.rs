@@ -1,0 +1,212 @@
+//! `kernel-lab prefill`: prefill attention (issue 49, step a19) timed on model shapes — grouped heads,
+//! head dims 64/96/128, causal and not — each interleaved with the library's fixed-length fused kernel
+//! (`AttentionPlan`: a15/a12) on the same problem with the K/V heads repeated; and a packed batch of
+//! sequences of random lengths against a19 on equal lengths of the same work. torch's SDPA (cuDNN and
+//! flash backends) on the same shapes: `scripts/prefill-torch-peer.py`.
+use kernel_lab_bench::{
+    Gpu, Result,
+    attention::{
+        AttentionDesc, AttentionPlan,
+        prefill::{Lens, PrefillDesc, PrefillPlan},
+    },
+    gemm::Element,
+    runtime::{
+        device_check::{Dist, ElemKind, fill},
+        timing::time_pair,
+    },
+    steps::gemm::Elem,
+};
+
+const HELP: &str = "\
+kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--json FILE]
+  Prefill attention over packed sequences (step a19). LIST is comma-separated BxHxKxLxD (batch, query
+  heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
+  with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
+  problem (K/V heads repeated). --varlen (default 16:100-8192:1) draws N lengths uniformly from LO..=HI
+  and times the packed batch, causal, 32/8 heads, D = 128, against equal lengths of the same work.
+";
+
+const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64";
+
+/// `kernel-lab prefill …`; returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let (mut shapes, mut varlen, mut dtype, mut json) = (DEFAULT_SHAPES.to_string(), "16:100-8192:1".to_string(), "bf16".to_string(), None);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut val = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
+        let r = match a.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return 0;
+            }
+            "--shapes" => val().map(|v| shapes = v),
+            "--varlen" => val().map(|v| varlen = v),
+            "--dtype" => val().map(|v| dtype = v),
+            "--json" => val().map(|v| json = Some(v)),
+            other => Err(format!("prefill: unknown option `{other}`\n{HELP}")),
+        };
+        if let Err(e) = r {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    }
+    let parsed = shapes.split(',').map(parse_shape).collect::<std::result::Result<Vec<_>, String>>().and_then(|s| Ok((s, parse_varlen(&varlen)?)));
+    let (parsed, varlen) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: {e}\n`kernel-lab prefill` times kernels on a GPU; `cargo test` checks prefill's input rules on the CPU and skips its GPU tests.");
+            return 2;
+        }
+    };
+    let r = match dtype.as_str() {
+        "f16" => run::<half::f16>(&gpu, &parsed, varlen, json.as_deref()),
+        "bf16" => run::<half::bf16>(&gpu, &parsed, varlen, json.as_deref()),
+        other => {
+            eprintln!("error: --dtype {other}: f16 or bf16");
+            return 2;
+        }
+    };
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+fn parse_shape(s: &str) -> std::result::Result<[usize; 5], String> {
+    let bad = || format!("bad prefill shape `{s}`: expected BxHxKxLxD (positive integers)");
+    let v: Vec<usize> = s.trim().split('x').map(|p| p.parse::<usize>()).collect::<std::result::Result<_, _>>().map_err(|_| bad())?;
+    match v[..] {
+        [b, h, k, l, d] if b > 0 && h > 0 && k > 0 && l > 0 && d > 0 => Ok([b, h, k, l, d]),
+        _ => Err(bad()),
+    }
+}
+
+/// `N:LO-HI:SEED`.
+fn parse_varlen(s: &str) -> std::result::Result<(usize, usize, usize, u64), String> {
+    let bad = || format!("bad --varlen `{s}`: expected N:LO-HI:SEED, 1 ≤ LO ≤ HI");
+    let (n, rest) = s.split_once(':').ok_or_else(bad)?;
+    let (range, seed) = rest.split_once(':').ok_or_else(bad)?;
+    let (lo, hi) = range.split_once('-').ok_or_else(bad)?;
+    let p = |x: &str| x.trim().parse::<usize>().map_err(|_| bad());
+    let (n, lo, hi, seed) = (p(n)?, p(lo)?, p(hi)?, p(seed)? as u64);
+    if n == 0 || lo == 0 || lo > hi {
+        return Err(bad());
+    }
+    Ok((n, lo, hi, seed))
+}
+
+/// One measured row.
+struct Row {
+    shape: String,
+    config: String,
+    us: f64,
+    tflops: f64,
+    base: String,
+    base_us: f64,
+    base_tflops: f64,
+}
+
+fn elem_kind<T: Element>() -> ElemKind {
+    if T::ELEM == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 }
+}
+
+/// A device buffer of `n` random elements.
+fn random<T: Element>(gpu: &Gpu, n: usize, seed: u64) -> Result<cudarc::driver::CudaSlice<T>> {
+    let mut x = gpu.zeros::<T>(n)?;
+    fill(gpu, &mut x, elem_kind::<T>(), Dist::Symmetric, seed)?;
+    Ok(x)
+}
+
+/// Offsets from lengths.
+fn cu(lens: &[u32]) -> Vec<u32> {
+    std::iter::once(0).chain(lens.iter().scan(0, |s, &l| {
+        *s += l;
+        Some(*s)
+    })).collect()
+}
+
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usize, u64), json: Option<&str>) -> Result<()> {
+    let mut rows = vec![];
+    println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
+    println!("| shape BxHxKxLxD | config | µs | TFLOP/s | baseline | µs | TFLOP/s | ratio |\n|---|---|---|---|---|---|---|---|");
+    let print = |r: &Row| println!("| {} | {} | {:.1} | {:.0} | {} | {:.1} | {:.0} | {:.3} |", r.shape, r.config, r.us, r.tflops, r.base, r.base_us, r.base_tflops,
+                                    r.tflops / r.base_tflops);
+    for &[b, h, k, l, d] in shapes {
+        let shape = format!("{b}x{h}x{k}x{l}x{d}");
+        let (q, kv) = (random::<T>(gpu, b * l * h * d, 1)?, [random::<T>(gpu, b * l * k * d, 2)?, random::<T>(gpu, b * l * k * d, 3)?]);
+        // The fixed-length kernel's problem: every query head its own K/V head (the same values' work).
+        let (fq, fk, fv) = (random::<T>(gpu, b * h * l * d, 4)?, random::<T>(gpu, b * h * l * d, 5)?, random::<T>(gpu, b * h * l * d, 6)?);
+        let cq = cu(&vec![l as u32; b]);
+        for causal in [false, true] {
+            let desc = if causal { PrefillDesc::new(h, k, d).causal() } else { PrefillDesc::new(h, k, d) };
+            let mut plan = PrefillPlan::<T>::new(gpu, desc)?;
+            let flops = Lens::new(&desc, &cq, &cq)?.flops(&desc);
+            let (mut o, mut lse) = (gpu.zeros::<T>(b * l * h * d)?, gpu.zeros::<f32>(b * l * h)?);
+            let (mut fo, mut fl) = (gpu.zeros::<T>(b * h * l * d)?, gpu.zeros::<f32>(b * h * l)?);
+            let fd = if causal { AttentionDesc::new(b, h, l, d).causal() } else { AttentionDesc::new(b, h, l, d) };
+            // D = 96 has no fixed-length kernel: its baseline is D = 128's (the same tiles).
+            let fd = if d == 96 { AttentionDesc { head_dim: 128, ..fd } } else { fd };
+            let (fq2, fk2, fv2, mut fo2) = if d == 96 {
+                (Some(random::<T>(gpu, b * h * l * 128, 7)?), Some(random::<T>(gpu, b * h * l * 128, 8)?), Some(random::<T>(gpu, b * h * l * 128, 9)?),
+                 Some(gpu.zeros::<T>(b * h * l * 128)?))
+            } else {
+                (None, None, None, None)
+            };
+            let mut fixed = AttentionPlan::<T>::new(gpu, fd)?;
+            let base = fixed.config().label.to_string();
+            let (ours, theirs) = time_pair(gpu, 5, 200, 400.0, |_, is_base| if is_base {
+                match (&fq2, &fk2, &fv2, fo2.as_mut()) {
+                    (Some(a), Some(bb), Some(c), Some(oo)) => fixed.run(a, bb, c, oo, &mut fl),
+                    _ => fixed.run(&fq, &fk, &fv, &mut fo, &mut fl),
+                }
+            } else {
+                plan.run(&q, &kv[0], &kv[1], &cq, &cq, &mut o, &mut lse).map(|_| ())
+            })?;
+            let base_flops = Lens::new(&PrefillDesc { head_dim: fd.head_dim, ..desc }, &cq, &cq)?.flops(&PrefillDesc { head_dim: fd.head_dim, ..desc });
+            let row = Row { shape: shape.clone(), config: format!("a19{}", if causal { " causal" } else { "" }), us: ours.median_ms * 1e3,
+                            tflops: flops / ours.median_ms / 1e9, base, base_us: theirs.median_ms * 1e3, base_tflops: base_flops / theirs.median_ms / 1e9 };
+            print(&row);
+            rows.push(row);
+        }
+    }
+    // Variable lengths: N sequences of random lengths, causal, 32/8 heads, D = 128, against equal lengths
+    // of the same causal work (Σ l² kept: L_eq = √(Σ l² / N)).
+    let (n, lo, hi, seed) = varlen;
+    let mut rng = kernel_lab_bench::runtime::verify::rng(seed);
+    let lens: Vec<u32> = (0..n).map(|_| rand::Rng::random_range(&mut rng, lo..=hi) as u32).collect();
+    let eq = ((lens.iter().map(|&l| (l as f64).powi(2)).sum::<f64>() / n as f64).sqrt().round() as u32).max(1);
+    let (h, k, d) = (32, 8, 128);
+    let desc = PrefillDesc::new(h, k, d).causal();
+    let (cv, ce) = (cu(&lens), cu(&vec![eq; n]));
+    let tokens = (*cv.last().unwrap_or(&0)).max(*ce.last().unwrap_or(&0)) as usize;
+    let (q, kk, vv) = (random::<T>(gpu, tokens * h * d, 11)?, random::<T>(gpu, tokens * k * d, 12)?, random::<T>(gpu, tokens * k * d, 13)?);
+    let (mut o, mut lse) = (gpu.zeros::<T>(tokens * h * d)?, gpu.zeros::<f32>(tokens * h)?);
+    let (fv_, fe) = (Lens::new(&desc, &cv, &cv)?.flops(&desc), Lens::new(&desc, &ce, &ce)?.flops(&desc));
+    let mut plan = PrefillPlan::<T>::new(gpu, desc)?;
+    let (ours, theirs) = time_pair(gpu, 5, 200, 400.0, |_, is_base| {
+        let c = if is_base { &ce } else { &cv };
+        plan.run(&q, &kk, &vv, c, c, &mut o, &mut lse).map(|_| ())
+    })?;
+    let row = Row { shape: format!("{n} seqs {lo}..{hi} (seed {seed}) 32/8 D128"), config: "a19 causal varlen".into(), us: ours.median_ms * 1e3,
+                    tflops: fv_ / ours.median_ms / 1e9, base: format!("a19 equal L={eq}"), base_us: theirs.median_ms * 1e3, base_tflops: fe / theirs.median_ms / 1e9 };
+    print(&row);
+    println!("varlen lengths: {lens:?}");
+    rows.push(row);
+    if let Some(path) = json {
+        let v: Vec<serde_json::Value> = rows.iter().map(|r| serde_json::json!({"shape": r.shape, "config": r.config, "us": r.us, "tflops": r.tflops,
+                                                                                  "base": r.base, "base_us": r.base_us, "base_tflops": r.base_tflops})).collect();
+        std::fs::write(path, serde_json::to_string_pretty(&serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "varlen": lens, "rows": v})).unwrap_or_default())
+            .map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot write {path}: {e}")))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! GPU tests of prefill attention (issue 49, step a19): packed sequences of different lengths (1, 127,
+//! 128, 129, empty ones), grouped heads, head dims 64/96/128, causal (bottom-right, with queries the last
+//! tokens of longer keys) and not (including fewer keys than queries), f16 and bf16, against the f64
+//! reference with O and LSE poisoned first; at a large shape against the fixed-length fused kernel
+//! (a12/a15) on the same data with the K/V heads repeated; bad input refused before any launch. Without
+//! a GPU (or off Hopper) each test says it was skipped and passes.
+use half::{bf16, f16};
+use kernel_lab_bench::{
+    attention::{
+        AttentionDesc, AttentionPlan,
+        prefill::{PrefillDesc, PrefillPlan, reference_f64},
+    },
+    families::attention::{LSE_TOL, o_tol},
+    gemm::Element,
+    runtime::{gpu::{Gpu, gpu_or_skip}, verify},
+    steps::{attention::PREFILL, gemm::Elem},
+};
+
+/// A 16-bit element the tests convert through f32.
+trait Half: Element {
+    fn of(x: f32) -> Self;
+    fn to(self) -> f32;
+}
+impl Half for f16 {
+    fn of(x: f32) -> Self {
+        f16::from_f32(x)
+    }
+    fn to(self) -> f32 {
+        self.to_f32()
+    }
+}
+impl Half for bf16 {
+    fn of(x: f32) -> Self {
+        bf16::from_f32(x)
+    }
+    fn to(self) -> f32 {
+        self.to_f32()
+    }
+}
+
+/// Random values in [−2, 2) rounded to `T`: the device gets `T`, the reference the same values in f32.
+fn rounded<T: Half>(rng: &mut impl rand::Rng, n: usize) -> (Vec<T>, Vec<f32>) {
+    let t: Vec<T> = (0..n).map(|_| T::of(rng.random_range(-2.0f32..2.0))).collect();
+    let f = t.iter().map(|x| x.to()).collect();
+    (t, f)
+}
+
+/// Offsets from lengths.
+fn cu(lens: &[u32]) -> Vec<u32> {
+    std::iter::once(0).chain(lens.iter().scan(0, |s, &l| {
+        *s += l;
+        Some(*s)
+    })).collect()
+}
+
+/// The GPU when it runs the Hopper prefill kernels, else a skip line.
+fn hopper_or_skip(test: &str) -> Option<Gpu> {
+    let gpu = gpu_or_skip(test)?;
+    match gpu.cannot_run(&PREFILL[0]) {
+        Some(why) => {
+            eprintln!("SKIPPED {test}: {why}");
+            None
+        }
+        None => Some(gpu),
+    }
+}
+
+struct Case {
+    desc: PrefillDesc,
+    q_lens: Vec<u32>,
+    k_lens: Vec<u32>,
+}
+
+/// Runs `case` with O and LSE poisoned, against the f64 reference.
+fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
+    let d = case.desc;
+    let (cq, ck) = (cu(&case.q_lens), cu(&case.k_lens));
+    let (tq, tk) = (*cq.last().unwrap() as usize, *ck.last().unwrap() as usize);
+    let mut rng = verify::rng(seed);
+    let (q, fq) = rounded::<T>(&mut rng, tq * d.heads * d.head_dim);
+    let (k, fk) = rounded::<T>(&mut rng, tk * d.kv_heads * d.head_dim);
+    let (v, fv) = rounded::<T>(&mut rng, tk * d.kv_heads * d.head_dim);
+    let (wo, wl) = reference_f64(&d, &cq, &ck, &fq, &fk, &fv);
+    let (dq, dk, dv) = (gpu.upload(&q).unwrap(), gpu.upload(&k).unwrap(), gpu.upload(&v).unwrap());
+    let mut o = gpu.zeros::<T>(tq * d.heads * d.head_dim).unwrap();
+    let mut lse = gpu.zeros::<f32>(tq * d.heads).unwrap();
+    gpu.poison(&mut o).unwrap();
+    gpu.poison(&mut lse).unwrap();
+    let mut plan = PrefillPlan::<T>::new(gpu, d).unwrap();
+    plan.run(&dq, &dk, &dv, &cq, &ck, &mut o, &mut lse).unwrap();
+    gpu.sync_after("prefill attention").unwrap();
+    let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to() as f64).collect();
+    let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
+    let what = format!("{d:?} q {:?} k {:?} {elem:?}", case.q_lens, case.k_lens);
+    assert!(go.iter().chain(&gl).all(|x| x.is_finite()), "{what}: O or LSE not finite or not fully written");
+    let (eo, el) = (verify::rel_l2(&go, &wo), verify::rel_l2(&gl, &wl));
+    assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
+    // Per sequence too: a wrong short sequence must not hide inside a long one's error.
+    for b in 0..case.q_lens.len() {
+        let (r0, r1) = (cq[b] as usize * d.heads, cq[b + 1] as usize * d.heads);
+        if r1 > r0 {
+            let e = verify::rel_l2(&go[r0 * d.head_dim..r1 * d.head_dim], &wo[r0 * d.head_dim..r1 * d.head_dim]);
+            assert!(e <= 2.0 * o_tol(elem), "{what}: sequence {b}: O rel L2 {e:.2e}");
+        }
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let c = |desc: PrefillDesc, q: &[u32], k: &[u32]| Case { desc, q_lens: q.to_vec(), k_lens: k.to_vec() };
+    vec![
+        // Llama-3's 32/8 heads, D = 128, causal, lengths around the 128-row tile.
+        c(PrefillDesc::new(32, 8, 128).causal(), &[1, 127, 128, 129, 300], &[1, 127, 128, 129, 300]),
+        // Plain heads, D = 64, an empty sequence in the middle.
+        c(PrefillDesc::new(8, 8, 64), &[200, 0, 77], &[200, 0, 77]),
+        // Phi-3's D = 96 with 12/4 heads: chunked prefill (new queries after a cached prefix), causal.
+        c(PrefillDesc::new(12, 4, 96).causal(), &[5, 130, 64], &[300, 130, 700]),
+        // Cross attention with fewer keys than queries (not causal), 16/2 heads, a scale of our own.
+        c(PrefillDesc::new(16, 2, 128).with_scale(0.05), &[50, 260], &[20, 129]),
+        // One K/V head for all: multi-query, D = 64, causal with a long prefix.
+        c(PrefillDesc::new(4, 1, 64).causal(), &[257], &[600]),
+    ]
+}
+
+#[test]
+fn prefill_matches_the_f64_reference() {
+    let Some(gpu) = hopper_or_skip("prefill_matches_the_f64_reference") else { return };
+    let seed = verify::fresh_seed();
+    for (i, case) in cases().iter().enumerate() {
+        check::<f16>(&gpu, case, Elem::F16, seed ^ i as u64);
+        check::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 8);
+    }
+}
+
+/// At 2 × 2048 tokens, 16/4 heads, D = 128, causal and not: a19 against the fixed-length fused kernel
+/// (`AttentionPlan`, a15/a12) on the same values, K/V heads repeated to 16 and every tensor moved to
+/// `[B·H][L][D]`.
+#[test]
+fn prefill_matches_the_fixed_length_kernel_at_a_large_shape() {
+    let Some(gpu) = hopper_or_skip("prefill_matches_the_fixed_length_kernel_at_a_large_shape") else { return };
+    let (b, l, h, hk, dd) = (2usize, 2048usize, 16usize, 4usize, 128usize);
+    let mut rng = verify::rng(verify::fresh_seed());
+    let (q, _) = rounded::<f16>(&mut rng, b * l * h * dd);
+    let (k, _) = rounded::<f16>(&mut rng, b * l * hk * dd);
+    let (v, _) = rounded::<f16>(&mut rng, b * l * hk * dd);
+    // Token-major [b·l][heads][D] → head-major [b·h][l][D] (K/V head of query head x: x / group).
+    let heads_major = |x: &[f16], heads: usize| -> Vec<f16> {
+        let mut out = vec![f16::ZERO; b * h * l * dd];
+        for bi in 0..b {
+            for hi in 0..h {
+                for t in 0..l {
+                    let src = ((bi * l + t) * heads + hi * heads / h) * dd;
+                    out[((bi * h + hi) * l + t) * dd..][..dd].copy_from_slice(&x[src..src + dd]);
+                }
+            }
+        }
+        out
+    };
+    let (hq, hkk, hv) = (heads_major(&q, h), heads_major(&k, hk), heads_major(&v, hk));
+    let cq = cu(&[l as u32, l as u32]);
+    for causal in [false, true] {
+        let d = if causal { PrefillDesc::new(h, hk, dd).causal() } else { PrefillDesc::new(h, hk, dd) };
+        let mut o = gpu.zeros::<f16>(q.len()).unwrap();
+        let mut lse = gpu.zeros::<f32>(b * l * h).unwrap();
+        gpu.poison(&mut o).unwrap();
+        gpu.poison(&mut lse).unwrap();
+        PrefillPlan::<f16>::new(&gpu, d).unwrap().run(&gpu.upload(&q).unwrap(), &gpu.upload(&k).unwrap(), &gpu.upload(&v).unwrap(), &cq, &cq, &mut o,
+                                                      &mut lse).unwrap();
+        let fd = if causal { AttentionDesc::new(b, h, l, dd).causal() } else { AttentionDesc::new(b, h, l, dd) };
+        let mut ro = gpu.zeros::<f16>(hq.len()).unwrap();
+        let mut rl = gpu.zeros::<f32>(b * h * l).unwrap();
+        AttentionPlan::<f16>::new(&gpu, fd).unwrap().run(&gpu.upload(&hq).unwrap(), &gpu.upload(&hkk).unwrap(), &gpu.upload(&hv).unwrap(), &mut ro, &mut rl)
+                                                    .unwrap();
+        gpu.sync_after("prefill and fixed-length attention").unwrap();
+        let (go, gl) = (gpu.download(&o).unwrap(), gpu.download(&lse).unwrap());
+        let (wo, wl) = (gpu.download(&ro).unwrap(), gpu.download(&rl).unwrap());
+        // a19's rows in head-major order.
+        let go_hm: Vec<f64> = heads_major_of(&go, b, l, h, dd);
+        let gl_hm: Vec<f64> = (0..b * h * l).map(|i| {
+            let (bh, t) = (i / l, i % l);
+            gl[((bh / h) * l + t) * h + bh % h] as f64
+        }).collect();
+        let wo: Vec<f64> = wo.iter().map(|x| x.to_f64()).collect();
+        let wl: Vec<f64> = wl.iter().map(|&x| x as f64).collect();
+        assert!(go_hm.iter().chain(&gl_hm).all(|x| x.is_finite()), "causal {causal}: O or LSE not fully written");
+        let (eo, el) = (verify::rel_l2(&go_hm, &wo), verify::rel_l2(&gl_hm, &wl));
+        assert!(eo <= o_tol(Elem::F16) && el <= LSE_TOL, "causal {causal}: a19 vs the fixed-length kernel: O rel L2 {eo:.2e}, LSE {el:.2e}");
+    }
+}
+
+/// Token-major `[b·l][h][d]` O to head-major `[b·h][l][d]`, as f64.
+fn heads_major_of(x: &[f16], b: usize, l: usize, h: usize, d: usize) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    for bi in 0..b {
+        for hi in 0..h {
+            for t in 0..l {
+                for c in 0..d {
+                    out[((bi * h + hi) * l + t) * d + c] = x[((bi * l + t) * h + hi) * d + c].to_f64();
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn bad_prefill_input_gives_clear_errors() {
+    let Some(gpu) = hopper_or_skip("bad_prefill_input_gives_clear_errors") else { return };
+    let d = PrefillDesc::new(8, 2, 64).causal();
+    assert!(PrefillPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));
+    assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 3, 64)).err().unwrap().to_string().contains("does not divide"));
+    assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 2, 256)).err().unwrap().to_string().contains("head dim 256"));
+    let mut plan = PrefillPlan::<f16>::new(&gpu, d).unwrap();
+    let q = gpu.zeros::<f16>(10 * 8 * 64).unwrap();
+    let kv = gpu.zeros::<f16>(10 * 2 * 64).unwrap();
+    let mut o = gpu.zeros::<f16>(10 * 8 * 64).unwrap();
+    let mut lse = gpu.zeros::<f32>(10 * 8 - 1).unwrap();
+    let e = plan.run(&q, &kv, &kv, &[0, 10], &[0, 10], &mut o, &mut lse).unwrap_err().to_string();
+    assert!(e.contains("LSE holds 79 elements, 80 needed"), "{e}");
+    let mut lse = gpu.zeros::<f32>(10 * 8).unwrap();
+    let e = plan.run(&q, &kv, &kv, &[0, 6, 10], &[0, 5, 10], &mut o, &mut lse).unwrap_err().to_string();
+    assert!(e.contains("sequence 0 has 6 queries but 5 keys"), "{e}");
+    let e = plan.run(&q, &kv, &kv, &[0, 10], &[0, 11], &mut o, &mut lse).unwrap_err().to_string();
+    assert!(e.contains("K holds 1280 elements, 1408 needed"), "{e}");
+}

@@ -1,0 +1,395 @@
+//! Prefill attention (issue 49): a packed batch of sequences of different lengths, grouped-query heads,
+//! queries that may be the last tokens of longer keys (chunked prefill against a cached prefix), the
+//! causal mask aligned bottom-right. The kernels are step a19 (Hopper,
+//! `kernels-gpu/src/attention/steps/v19_prefill_varlen.rs`).
+//!
+//! ```text
+//! q, o     [tokens_q][heads][D]       16-bit (f16 or bf16), packed: no padding between sequences
+//! k, v     [tokens_k][kv_heads][D]    16-bit
+//! lse      [tokens_q][heads]          f32, natural log-sum-exp of each row's scores
+//! cu_q     [batch + 1]                host: sequence b's queries are tokens cu_q[b]..cu_q[b + 1]
+//! cu_k     [batch + 1]                host: its keys are tokens cu_k[b]..cu_k[b + 1]
+//! ```
+//! With the causal mask, query `t` of a sequence's `q_len` sees keys `0..=t + k_len − q_len`
+//! (FlashAttention's bottom-right alignment; `q_len = k_len` is the ordinary causal mask), which needs
+//! `k_len ≥ q_len`. Without it every query sees all `k_len` keys. A sequence with no queries is
+//! skipped; one with queries needs at least one key.
+//!
+//! The offsets are taken on the host, checked there, and copied to the plan's device buffer on the
+//! stream before the launch (so every rule above is checked before anything runs).
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
+
+use layout::{
+    attention::{A6_BQ, A7_STAGES, PrefillDims, a6_smem},
+    hopper::TmaSwizzle,
+};
+
+use crate::{
+    error::{DriverContext, Error, Result},
+    gemm::{Element, launch::Operand},
+    launch,
+    runtime::{
+        gpu::{Gpu, Kernel, ParamBytes},
+        tma::TensorMap3d,
+    },
+    steps::gemm::Elem,
+};
+
+/// Head dims the prefill kernels take (96 runs in the 128 kernel).
+pub const HEAD_DIMS: [usize; 3] = [64, 96, 128];
+
+/// One prefill problem's heads and mask (the lengths come with each run).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrefillDesc {
+    /// Query heads.
+    pub heads: usize,
+    /// K/V heads (dividing `heads`).
+    pub kv_heads: usize,
+    /// Head dim: 64, 96 or 128.
+    pub head_dim: usize,
+    /// Causal mask, aligned bottom-right.
+    pub causal: bool,
+    /// Softmax scale; `None`: `1/√head_dim`.
+    pub scale: Option<f32>,
+}
+
+impl PrefillDesc {
+    /// Non-causal, the default scale.
+    pub fn new(heads: usize, kv_heads: usize, head_dim: usize) -> PrefillDesc {
+        PrefillDesc { heads, kv_heads, head_dim, causal: false, scale: None }
+    }
+
+    /// The same with the causal mask.
+    pub fn causal(self) -> PrefillDesc {
+        PrefillDesc { causal: true, ..self }
+    }
+
+    /// The same with softmax scale `scale`.
+    pub fn with_scale(self, scale: f32) -> PrefillDesc {
+        PrefillDesc { scale: Some(scale), ..self }
+    }
+
+    /// Query heads per K/V head.
+    pub fn group(&self) -> usize {
+        self.heads / self.kv_heads.max(1)
+    }
+
+    /// The softmax scale used.
+    pub fn scale(&self) -> f32 {
+        self.scale.unwrap_or(1.0 / (self.head_dim as f32).sqrt())
+    }
+
+    /// The kernel width serving this head dim (64 or 128).
+    pub fn width(&self) -> usize {
+        if self.head_dim <= 64 { 64 } else { 128 }
+    }
+
+    /// Checks the heads, head dim and scale, naming the rule broken.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::InvalidInput(format!("prefill attention: {m}")));
+        if self.heads == 0 || self.kv_heads == 0 {
+            return bad(format!("heads = {} and kv_heads = {} must both be at least 1", self.heads, self.kv_heads));
+        }
+        if self.heads % self.kv_heads != 0 {
+            return bad(format!("kv_heads = {} does not divide heads = {}", self.kv_heads, self.heads));
+        }
+        if self.heads > 65_535 {
+            return bad(format!("heads = {} exceeds 65535 (the grid's y)", self.heads));
+        }
+        if !HEAD_DIMS.contains(&self.head_dim) {
+            return bad(format!("head dim {} is not supported: the prefill kernels take {HEAD_DIMS:?} (256 is not built yet)", self.head_dim));
+        }
+        if !self.scale().is_finite() {
+            return bad(format!("scale {} is not finite", self.scale()));
+        }
+        Ok(())
+    }
+}
+
+/// The lengths of one run, from the host offsets: checked by [`Lens::new`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lens {
+    /// Sequences.
+    pub batch: usize,
+    /// Query tokens in all.
+    pub tokens_q: usize,
+    /// Key tokens in all.
+    pub tokens_k: usize,
+    /// The longest sequence's queries.
+    pub max_q: usize,
+    /// Query-key pairs the mask keeps, summed over sequences (one head): the work, for TFLOP/s.
+    pub pairs: f64,
+}
+
+impl Lens {
+    /// Checks `cu_q` and `cu_k` (`batch + 1` offsets each, from 0, non-decreasing) against the mask:
+    /// a sequence with queries has keys, and with the causal mask at least as many keys as queries.
+    pub fn new(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32]) -> Result<Lens> {
+        let bad = |m: String| Err(Error::InvalidInput(format!("prefill attention: {m}")));
+        if cu_q.len() < 2 || cu_q.len() != cu_k.len() {
+            return bad(format!("cu_seqlens_q holds {} offsets and cu_seqlens_k {}: both need batch + 1 ≥ 2", cu_q.len(), cu_k.len()));
+        }
+        let batch = cu_q.len() - 1;
+        if batch > 65_535 {
+            return bad(format!("batch = {batch} exceeds 65535 (the grid's z)"));
+        }
+        if cu_q[0] != 0 || cu_k[0] != 0 {
+            return bad(format!("cu_seqlens must start at 0 (q starts at {}, k at {})", cu_q[0], cu_k[0]));
+        }
+        let (mut max_q, mut pairs) = (0usize, 0f64);
+        for b in 0..batch {
+            let (q0, q1, k0, k1) = (cu_q[b], cu_q[b + 1], cu_k[b], cu_k[b + 1]);
+            if q1 < q0 || k1 < k0 {
+                return bad(format!("cu_seqlens not non-decreasing at sequence {b}: q {q0}..{q1}, k {k0}..{k1}"));
+            }
+            let (ql, kl) = ((q1 - q0) as usize, (k1 - k0) as usize);
+            if ql > 0 && kl == 0 {
+                return bad(format!("sequence {b} has {ql} queries and no keys"));
+            }
+            if desc.causal && kl < ql {
+                return bad(format!("sequence {b} has {ql} queries but {kl} keys: the causal mask (bottom-right) needs keys ≥ queries"));
+            }
+            max_q = max_q.max(ql);
+            pairs += if desc.causal { (ql * (kl - ql)) as f64 + (ql * (ql + 1) / 2) as f64 } else { (ql * kl) as f64 };
+        }
+        let (tokens_q, tokens_k) = (cu_q[batch] as usize, cu_k[batch] as usize);
+        // 3-D TMA coordinates are signed 32-bit: a box starts up to 128 rows past a sequence's start.
+        if tokens_q.max(tokens_k) + 2 * A6_BQ as usize > i32::MAX as usize {
+            return bad(format!("{} tokens exceed the TMA coordinates' 2^31", tokens_q.max(tokens_k)));
+        }
+        Ok(Lens { batch, tokens_q, tokens_k, max_q, pairs })
+    }
+
+    /// Floating-point operations of the run (4 · pairs · heads · D: Q·Kᵀ and P·V).
+    pub fn flops(&self, desc: &PrefillDesc) -> f64 {
+        4.0 * self.pairs * (desc.heads * desc.head_dim) as f64
+    }
+}
+
+/// [`PrefillDims`] as a by-value kernel parameter (20 bytes).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct DimsParam(PrefillDims);
+// SAFETY: plain integers and a float, `repr(C)` in `layout`: the very struct the kernel takes, so the
+// bytes match its `.param .b8` array (`launch!` checks the size against the PTX).
+unsafe impl DeviceRepr for DimsParam {}
+impl ParamBytes for &DimsParam {
+    fn param_bytes(&self) -> u32 {
+        std::mem::size_of::<PrefillDims>() as u32
+    }
+    fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        0
+    }
+    fn param_ref(&self) -> *const std::ffi::c_void {
+        std::ptr::from_ref::<DimsParam>(*self).cast()
+    }
+}
+
+/// The three tensor maps of one (Q, K, V, tokens) (encoded once, reused while they stay the same).
+struct Maps {
+    key: (u64, u64, u64, usize, usize),
+    q: TensorMap3d,
+    k: TensorMap3d,
+    v: TensorMap3d,
+}
+
+/// Prefill attention for one [`PrefillDesc`] and element type `T` (`half::f16`, `half::bf16`): the
+/// kernel loaded once, the offsets' device buffer grown as needed, the tensor maps kept for the last
+/// operands; everything enqueued on the [`Gpu`]'s stream, nothing synchronizes.
+pub struct PrefillPlan<T: Element> {
+    gpu: Gpu,
+    desc: PrefillDesc,
+    kernel: Kernel,
+    cu: Option<CudaSlice<i32>>,
+    maps: Option<Maps>,
+    _elem: std::marker::PhantomData<T>,
+}
+
+impl<T: Element> PrefillPlan<T> {
+    /// Validates `desc` and loads the kernel: refused before anything runs, naming the rule (an
+    /// element type other than f16/bf16, a head dim not built, a GPU that does not run `sm_90a`).
+    pub fn new(gpu: &Gpu, desc: PrefillDesc) -> Result<Self> {
+        if T::ELEM == Elem::F32 {
+            return Err(Error::InvalidInput("prefill attention takes f16 or bf16 (half::f16, half::bf16), not f32".into()));
+        }
+        desc.validate()?;
+        let e = if T::ELEM == Elem::Bf16 { "bf16" } else { "f16" };
+        let kernel = gpu.kernel(&format!("attn_a19_d{}_{e}", desc.width()))?;
+        Ok(PrefillPlan { gpu: gpu.clone(), desc, kernel, cu: None, maps: None, _elem: std::marker::PhantomData })
+    }
+
+    /// The problem.
+    pub fn desc(&self) -> PrefillDesc {
+        self.desc
+    }
+
+    /// The kernel it runs.
+    pub fn kernel(&self) -> &str {
+        self.kernel.name()
+    }
+
+    /// Enqueues `o = softmax(q·kᵀ·scale [masked])·v` and each row's natural log-sum-exp into `lse` for
+    /// the sequences `cu_q` / `cu_k` (host offsets, `batch + 1` each; see the module docs). Offsets,
+    /// buffer lengths (at least the tokens' elements) and 16-byte alignment are checked before
+    /// anything is enqueued. Returns the checked lengths.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run<Q, K, V, O, L>(&mut self, q: &Q, k: &K, v: &V, cu_q: &[u32], cu_k: &[u32], o: &mut O, lse: &mut L) -> Result<Lens>
+    where
+        Q: DevicePtr<T>,
+        K: DevicePtr<T>,
+        V: DevicePtr<T>,
+        O: DevicePtrMut<T>,
+        L: DevicePtrMut<f32>,
+    {
+        let d = self.desc;
+        let lens = Lens::new(&d, cu_q, cu_k)?;
+        let (q_elems, kv_elems) = (lens.tokens_q * d.heads * d.head_dim, lens.tokens_k * d.kv_heads * d.head_dim);
+        for (what, got, want) in [("Q", q.len(), q_elems), ("K", k.len(), kv_elems), ("V", v.len(), kv_elems), ("O", o.len(), q_elems),
+                                  ("LSE", lse.len(), lens.tokens_q * d.heads)] {
+            if got < want {
+                return Err(Error::InvalidInput(format!("prefill attention {d:?}: {what} holds {got} elements, {want} needed for {} query and {} key tokens",
+                                                       lens.tokens_q, lens.tokens_k)));
+            }
+        }
+        if lens.max_q == 0 {
+            return Ok(lens);
+        }
+        let stream = self.gpu.stream.clone();
+        let (pq, _gq) = q.device_ptr(&stream);
+        let (pk, _gk) = k.device_ptr(&stream);
+        let (pv, _gv) = v.device_ptr(&stream);
+        let (po, _go) = o.device_ptr_mut(&stream);
+        let (pl, _gl) = lse.device_ptr_mut(&stream);
+        let op = |ptr, len| Operand { ptr, len };
+        Operand::require_aligned16(&[("Q", op(pq, 0)), ("K", op(pk, 0)), ("V", op(pv, 0)), ("O", op(po, 0)), ("LSE", op(pl, 0))], self.kernel.name(),
+                                   || format!("prefill attention {d:?}: "))?;
+        // The offsets, q's then k's, into the plan's buffer (grown as needed), ordered on the stream
+        // before the launch.
+        let n = cu_q.len();
+        if self.cu.as_ref().is_none_or(|c| c.len() < 2 * n) {
+            self.cu = Some(self.gpu.zeros::<i32>(2 * n)?);
+        }
+        let offsets: Vec<i32> = cu_q.iter().chain(cu_k).map(|&x| x as i32).collect();
+        let Some(cu) = self.cu.as_mut() else { unreachable!("allocated above") };
+        stream.memcpy_htod(&offsets, &mut cu.slice_mut(..2 * n)).during(|| "prefill attention: copying the offsets to the device".to_string())?;
+        let pcu = cu.device_ptr(&stream).0;
+        let pcu_k = pcu + 4 * n as u64;
+        // Tensor maps: (head dim, heads, tokens), boxes 64 × 1 × 128, encoded when the operands change.
+        let key = (pq, pk, pv, lens.tokens_q, lens.tokens_k);
+        if self.maps.as_ref().is_none_or(|m| m.key != key) {
+            let bf16 = T::ELEM == Elem::Bf16;
+            let dd = d.head_dim as u64;
+            let map = |addr: u64, len: usize, heads: usize, tokens: usize| {
+                TensorMap3d::encode_16bit_at(&self.gpu, addr, len, [dd, heads as u64, tokens as u64], [2 * dd, 2 * dd * heads as u64], [64, 1, A6_BQ],
+                                             TmaSwizzle::B128, bf16)
+            };
+            self.maps = Some(Maps { key, q: map(pq, q.len(), d.heads, lens.tokens_q.max(1))?, k: map(pk, k.len(), d.kv_heads, lens.tokens_k.max(1))?,
+                                    v: map(pv, v.len(), d.kv_heads, lens.tokens_k.max(1))? });
+        }
+        let Some(m) = self.maps.as_ref() else { unreachable!("encoded above") };
+        let dims = DimsParam(PrefillDims { heads: d.heads as u32, group: d.group() as u32, head_dim: d.head_dim as u32, causal: d.causal as u32, scale: d.scale() });
+        let grid = ((lens.max_q as u32).div_ceil(A6_BQ), d.heads as u32, lens.batch as u32);
+        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, a6_smem(d.width() as u32, A7_STAGES));
+        // SAFETY: `attn_a19_d{64,128}_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims)`: the maps were
+        // encoded for these very operands (addresses and token counts are the key) as (head_dim, heads,
+        // tokens) with strides of a packed `[tokens][heads][D]` tensor, boxes 64 × 1 × 128 and the 128-byte
+        // swizzle the kernel's descriptors assume, each buffer holding every element they reach (checked
+        // by the encode); O and LSE hold tokens_q·heads·D and tokens_q·heads elements (checked above); the
+        // offsets are the checked `Lens` (batch + 1 each, from 0, non-decreasing, ending at the token
+        // counts, every sequence's keys ≥ 1 where it has queries and ≥ its queries when causal), copied
+        // ahead of the launch on this stream into a buffer nothing else writes; head_dim ≤ the kernel's
+        // width (chosen by it), heads = kv_heads · group (validated); grid (⌈max q_len/128⌉, heads ≤
+        // 65535, batch ≤ 65535), block and shared memory from the descriptor; coordinates below 2^31.
+        unsafe { launch!(self.gpu, &self.kernel, grid = grid, &m.q.dev, &m.k.dev, &m.v.dev, &po, &pl, &pcu, &pcu_k, &dims)? };
+        Ok(lens)
+    }
+}
+
+/// Prefill attention in f64 on the CPU (the tests' reference): `q` `[tokens_q][heads][D]`, `k`, `v`
+/// `[tokens_k][kv_heads][D]`, offsets `cu_q`, `cu_k` (checked by [`Lens::new`] first). Returns O (Q's
+/// layout) and the natural LSE `[tokens_q][heads]`.
+pub fn reference_f64(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], q: &[f32], k: &[f32], v: &[f32]) -> (Vec<f64>, Vec<f64>) {
+    let (h, hk, d) = (desc.heads, desc.kv_heads, desc.head_dim);
+    let tq = *cu_q.last().unwrap_or(&0) as usize;
+    let (mut o, mut lse) = (vec![0.0; tq * h * d], vec![f64::NEG_INFINITY; tq * h]);
+    let scale = desc.scale() as f64;
+    for b in 0..cu_q.len().saturating_sub(1) {
+        let (q0, ql) = (cu_q[b] as usize, (cu_q[b + 1] - cu_q[b]) as usize);
+        let (k0, kl) = (cu_k[b] as usize, (cu_k[b + 1] - cu_k[b]) as usize);
+        for t in 0..ql {
+            for head in 0..h {
+                let kh = head / (h / hk);
+                let keys = if desc.causal { t + 1 + (kl - ql) } else { kl };
+                let qr = &q[((q0 + t) * h + head) * d..][..d];
+                let s: Vec<f64> = (0..keys).map(|j| {
+                    let kr = &k[((k0 + j) * hk + kh) * d..][..d];
+                    qr.iter().zip(kr).map(|(&a, &b)| a as f64 * b as f64).sum::<f64>() * scale
+                }).collect();
+                let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let p: Vec<f64> = s.iter().map(|&x| (x - m).exp()).collect();
+                let sum: f64 = p.iter().sum();
+                let out = &mut o[((q0 + t) * h + head) * d..][..d];
+                for (j, &pj) in p.iter().enumerate() {
+                    let vr = &v[((k0 + j) * hk + kh) * d..][..d];
+                    for (x, &y) in out.iter_mut().zip(vr) {
+                        *x += pj / sum * y as f64;
+                    }
+                }
+                lse[(q0 + t) * h + head] = m + sum.ln();
+            }
+        }
+    }
+    (o, lse)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cu(lens: &[u32]) -> Vec<u32> {
+        std::iter::once(0).chain(lens.iter().scan(0, |s, &l| {
+            *s += l;
+            Some(*s)
+        })).collect()
+    }
+
+    #[test]
+    fn bad_input_is_named_before_anything_runs() {
+        let err = |r: Result<Lens>| r.err().map(|e| e.to_string()).unwrap_or_default();
+        let d = PrefillDesc::new(32, 8, 128).causal();
+        assert!(PrefillDesc::new(32, 6, 128).validate().unwrap_err().to_string().contains("does not divide"));
+        assert!(PrefillDesc::new(32, 8, 80).validate().unwrap_err().to_string().contains("head dim 80"));
+        assert!(PrefillDesc::new(32, 8, 64).with_scale(f32::NAN).validate().unwrap_err().to_string().contains("not finite"));
+        assert!(err(Lens::new(&d, &cu(&[5, 3]), &cu(&[5, 2]))).contains("sequence 1 has 3 queries but 2 keys"));
+        assert!(err(Lens::new(&d.with_scale(1.0), &[0, 4, 2], &[0, 4, 8])).contains("non-decreasing at sequence 1"));
+        assert!(err(Lens::new(&PrefillDesc::new(4, 4, 64), &cu(&[3]), &cu(&[0]))).contains("no keys"));
+        assert!(err(Lens::new(&d, &[1, 4], &[0, 4])).contains("start at 0"));
+        assert!(err(Lens::new(&d, &[0, 4], &[0, 4, 8])).contains("batch + 1"));
+        // Non-causal cross attention may have fewer keys than queries; an empty sequence is skipped.
+        let l = Lens::new(&PrefillDesc::new(4, 2, 96), &cu(&[7, 0, 3]), &cu(&[2, 0, 9])).unwrap();
+        assert_eq!((l.batch, l.tokens_q, l.tokens_k, l.max_q, l.pairs), (3, 10, 11, 7, 14.0 + 27.0));
+    }
+
+    #[test]
+    fn causal_pairs_count_the_bottom_right_mask() {
+        // 3 queries against 5 keys: the rows see 3, 4, 5 keys.
+        let l = Lens::new(&PrefillDesc::new(1, 1, 64).causal(), &cu(&[3]), &cu(&[5])).unwrap();
+        assert_eq!(l.pairs, 12.0);
+        assert_eq!(l.flops(&PrefillDesc::new(2, 1, 64)), 4.0 * 12.0 * 128.0);
+    }
+
+    #[test]
+    fn the_reference_matches_plain_softmax_on_one_row() {
+        // One query, two keys, D = 64: O = softmax(s)·V by hand; chunked causal sees only its prefix.
+        let d = PrefillDesc::new(1, 1, 64).with_scale(1.0);
+        let q: Vec<f32> = (0..64).map(|i| if i == 0 { 1.0 } else { 0.0 }).collect();
+        let mut k = vec![0f32; 128];
+        k[0] = 1.0; // s = [1, 0]
+        let v: Vec<f32> = (0..128).map(|i| if i < 64 { 2.0 } else { 4.0 }).collect();
+        let (o, lse) = reference_f64(&d, &[0, 1], &[0, 2], &q, &k, &v);
+        let e = std::f64::consts::E;
+        assert!((o[5] - (2.0 * e + 4.0) / (e + 1.0)).abs() < 1e-12 && (lse[0] - (e + 1.0).ln()).abs() < 1e-12);
+        let (o, _) = reference_f64(&d.causal(), &[0, 1], &[0, 2], &q, &k, &v);
+        assert!((o[5] - (2.0 * e + 4.0) / (e + 1.0)).abs() < 1e-12, "the last query of 2 keys sees both");
+    }
+}
