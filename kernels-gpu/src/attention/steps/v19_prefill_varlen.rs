@@ -27,6 +27,13 @@
 //! 4/3 of the useful work: about 0.75× D = 128's useful TFLOP/s, ~0.85–0.95× cuDNN's 463. Variable
 //! lengths (16 sequences of 100–8192 tokens) against equal lengths of the same work: 0.88–0.97× (the
 //! grid runs sequence by sequence, so the last sequence's longest tiles can start late).
+//!
+//! Measured (H200, bf16, `results/2026-11-28-h200-session50/call1-a19`, median of 3 processes, torch 2.11
+//! SDPA in the same call): correct on the first GPU run (tests, memcheck, racecheck). **0.85–0.87× cuDNN**
+//! at D = 128, 32/8 heads, L = 4096 and 8192 (580–608 TFLOP/s against 683–698), causal 0.89×; 0.79–0.80×
+//! at 4 × 28/4 × 2048; D = 96 0.85× (causal 0.94×); D = 64 0.86×. Against the fixed-length a15/a12 in the
+//! same process: 0.93–0.97× without the mask, 0.89–0.95× with it (a19 is not persistent). **16 sequences
+//! of 686–8086 tokens: 1.02–1.03× the TFLOP/s of equal lengths of the same work** — above the prediction.
 use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;

@@ -1,0 +1,461 @@
+//! The model runner's own kernels: what runs between the lab's GEMMs and attention in a Llama-family
+//! forward pass — the embedding gather, the residual add fused with RMSNorm, the rotary embedding (with
+//! the Q/K/V biases, splitting the fused projection into Q, K and V), SiLU·mul, the greedy argmax, and the
+//! weight transpose done once at load. One `#[kernel]` per element type (`_bf16`, `_f16`: 16-bit bits).
+//!
+//! The arithmetic copies Hugging Face's rounding steps, so that the runner's logits can be compared with
+//! transformers' at bf16 tolerance: every value torch holds as a 16-bit tensor is rounded here too (the
+//! residual sum, the normalized row before the weight, `cos`/`sin`, each product of the rotation, SiLU's
+//! output), with f32 in between.
+#![no_std]
+#![feature(abi_ptx, asm_experimental_arch, core_float_math)]
+use nvptx_std::{
+    global::{ld_global_nc_v4_u32, st_global_v4_u32},
+    kernel,
+    math::ex2_approx_f32,
+    mma::{f16_to_f32, pack_bf16x2, pack_f16x2},
+    shared,
+    sync::sync_threads,
+    thread::{block_idx_x, block_idx_y, thread_idx_x},
+    warp::{block_reduce_f32, shuffle_xor_f32, shuffle_xor_u32},
+};
+
+/// Threads per block of every kernel here: 8 warps.
+pub const THREADS: u32 = 256;
+/// Widest row the RMSNorm kernel keeps in registers: 8 chunks of 8 elements per thread.
+pub const MAX_HIDDEN: u32 = 8 * 8 * THREADS;
+
+/// A 16-bit element type: its bits to f32 (exact) and an f32 rounded to it (nearest even).
+trait Half {
+    fn f(bits: u16) -> f32;
+    fn bits(x: f32) -> u16;
+    /// `x` rounded to the type and back: what torch holds after an op on 16-bit tensors.
+    #[inline(always)]
+    fn rnd(x: f32) -> f32 {
+        Self::f(Self::bits(x))
+    }
+}
+
+struct Bf16;
+impl Half for Bf16 {
+    #[inline(always)]
+    fn f(bits: u16) -> f32 {
+        f32::from_bits((bits as u32) << 16)
+    }
+    #[inline(always)]
+    fn bits(x: f32) -> u16 {
+        pack_bf16x2(x, 0.0) as u16
+    }
+}
+
+struct F16;
+impl Half for F16 {
+    #[inline(always)]
+    fn f(bits: u16) -> f32 {
+        f16_to_f32(bits)
+    }
+    #[inline(always)]
+    fn bits(x: f32) -> u16 {
+        pack_f16x2(x, 0.0) as u16
+    }
+}
+
+/// `$body` for `$i` = 0..8 (as `usize` constants), written out.
+macro_rules! unroll8 {
+    ($i:ident => $body:block) => {{
+        { let $i = 0usize; $body } { let $i = 1usize; $body } { let $i = 2usize; $body } { let $i = 3usize; $body }
+        { let $i = 4usize; $body } { let $i = 5usize; $body } { let $i = 6usize; $body } { let $i = 7usize; $body }
+    }};
+}
+
+/// The 8 elements of a 16-byte chunk.
+#[inline(always)]
+fn halves(v: [u32; 4]) -> [u16; 8] {
+    core::array::from_fn(|i| (v[i / 2] >> (16 * (i % 2))) as u16)
+}
+
+/// 8 elements packed into a 16-byte chunk.
+#[inline(always)]
+fn chunk(h: [u16; 8]) -> [u32; 4] {
+    core::array::from_fn(|i| h[2 * i] as u32 | (h[2 * i + 1] as u32) << 16)
+}
+
+/// Row `blockIdx.x` of `table` (`vocab × hidden`) for token `ids[blockIdx.x]` into `out`; an id outside
+/// `0..vocab` gives a zero row (the host refuses such ids before launching).
+///
+/// # Safety
+/// `THREADS` threads, one block per token; `ids` holds the grid's tokens, `table` `vocab · hidden` and
+/// `out` `tokens · hidden` elements, 16-byte aligned; `hidden % 8 == 0`.
+unsafe fn embed(ids: *const i32, table: *const u16, out: *mut u16, hidden: u32, vocab: u32) {
+    let t = block_idx_x() as usize;
+    // SAFETY: t < tokens (the grid).
+    let id = unsafe { *ids.add(t) };
+    let ok = id >= 0 && (id as u32) < vocab;
+    let mut c = 8 * thread_idx_x();
+    while c < hidden {
+        // SAFETY: c + 8 ≤ hidden (hidden % 8 == 0), 16-byte aligned; row `id` < vocab when read.
+        unsafe {
+            let v = if ok { ld_global_nc_v4_u32(table.add(id as usize * hidden as usize + c as usize) as *const u32) } else { [0; 4] };
+            st_global_v4_u32(out.add(t * hidden as usize + c as usize) as *mut u32, v);
+        }
+        c += 8 * THREADS;
+    }
+}
+
+/// [`embed`] for bf16.
+///
+/// # Safety
+/// As [`embed`].
+#[kernel(threads = 256)]
+pub unsafe fn embed_bf16(ids: *const i32, table: *const u16, out: *mut u16, hidden: u32, vocab: u32) {
+    unsafe { embed(ids, table, out, hidden, vocab) }
+}
+
+/// [`embed`] for f16 (the same bits: the copy does not look at them).
+///
+/// # Safety
+/// As [`embed`].
+#[kernel(threads = 256)]
+pub unsafe fn embed_f16(ids: *const i32, table: *const u16, out: *mut u16, hidden: u32, vocab: u32) {
+    unsafe { embed(ids, table, out, hidden, vocab) }
+}
+
+/// Row `blockIdx.x`: with `add ≠ 0`, the residual stream `x += delta` (rounded, written back); then
+/// `y = w · (x / √(mean x² + ε))`, the normalized row rounded before the weight multiplies it (Hugging
+/// Face's `LlamaRMSNorm`: `weight * hidden.to(dtype)`).
+///
+/// # Safety
+/// `THREADS` threads and 32 bytes of dynamic shared memory per block, one block per row; `x`, `y` (and
+/// `delta` when `add ≠ 0`) hold `rows · hidden` elements and `w` `hidden`, all 16-byte aligned;
+/// `hidden % 8 == 0`, `hidden ≤ MAX_HIDDEN`; `y` does not overlap `x`.
+unsafe fn add_rmsnorm<E: Half>(x: *mut u16, delta: *const u16, w: *const u16, y: *mut u16, hidden: u32, eps: f32, add: u32) {
+    let row = block_idx_x() as usize * hidden as usize;
+    let tid = thread_idx_x();
+    let mut keep = [[0u32; 4]; 8];
+    let mut sq = 0f32;
+    // Both passes unrolled (`unroll8!`): a loop over `keep` put it in local memory.
+    unroll8!(i => {
+        let c = (8 * tid + 8 * THREADS * i as u32) as usize;
+        if c < hidden as usize {
+            // SAFETY: c + 8 ≤ hidden, 16-byte aligned, inside row `row`; `delta` read only when given.
+            unsafe {
+                let mut h = halves(ld_global_nc_v4_u32(x.add(row + c) as *const u32));
+                if add != 0 {
+                    let d = halves(ld_global_nc_v4_u32(delta.add(row + c) as *const u32));
+                    h = core::array::from_fn(|j| E::bits(E::f(h[j]) + E::f(d[j])));
+                    st_global_v4_u32(x.add(row + c) as *mut u32, chunk(h));
+                }
+                sq += h.iter().map(|&b| E::f(b) * E::f(b)).sum::<f32>();
+                keep[i] = chunk(h);
+            }
+        }
+    });
+    // SAFETY: every thread reaches the reduction (no early return); 8 slots in 32 bytes of shared memory.
+    let total = unsafe { block_reduce_f32::<{ THREADS / 32 }>(sq, shared::dynamic(), |a, b| a + b) };
+    let r = 1.0 / core::f32::math::sqrt(total / hidden as f32 + eps);
+    unroll8!(i => {
+        let c = (8 * tid + 8 * THREADS * i as u32) as usize;
+        if c < hidden as usize {
+            // SAFETY: as above, for `w` (hidden elements) and `y`.
+            unsafe {
+                let (h, g) = (halves(keep[i]), halves(ld_global_nc_v4_u32(w.add(c) as *const u32)));
+                st_global_v4_u32(y.add(row + c) as *mut u32, chunk(core::array::from_fn(|j| E::bits(E::f(g[j]) * E::rnd(E::f(h[j]) * r)))));
+            }
+        }
+    });
+}
+
+/// [`add_rmsnorm`] for bf16.
+///
+/// # Safety
+/// As [`add_rmsnorm`].
+#[kernel(threads = 256)]
+pub unsafe fn add_rmsnorm_bf16(x: *mut u16, delta: *const u16, w: *const u16, y: *mut u16, hidden: u32, eps: f32, add: u32) {
+    unsafe { add_rmsnorm::<Bf16>(x, delta, w, y, hidden, eps, add) }
+}
+
+/// [`add_rmsnorm`] for f16.
+///
+/// # Safety
+/// As [`add_rmsnorm`].
+#[kernel(threads = 256)]
+pub unsafe fn add_rmsnorm_f16(x: *mut u16, delta: *const u16, w: *const u16, y: *mut u16, hidden: u32, eps: f32, add: u32) {
+    unsafe { add_rmsnorm::<F16>(x, delta, w, y, hidden, eps, add) }
+}
+
+/// Token `blockIdx.x` of the fused projection `qkv` (`[tokens][(heads + 2·kv_heads)·D]`: Q's heads, K's,
+/// V's), plus `bias` (same row layout) when `has_bias ≠ 0`, split into `q` (`[tokens][heads][D]`), `k`
+/// and `v` (`[tokens][kv_heads][D]`), Q and K rotated by the token's position `pos[t]` (Hugging Face's
+/// `rotate_half` form: dimension `i < D/2` pairs with `i + D/2`), `cos_sin` `[max_pos][D/2][2]` f32 (the
+/// host's table, rope scaling included). A position outside `0..max_pos` takes the last row (refused by
+/// the host). K and V also go to the KV cache (`[slots][kv_heads][cache.max_len][D]`) at the token's
+/// position in its slot `cache.slot[t]`; `k` and `v` are written only with `packed_kv ≠ 0` (prefill, where
+/// the attention reads them packed; decode reads the cache).
+///
+/// # Safety
+/// `THREADS` threads, one block per token; the buffers hold the grid's tokens in those layouts, `bias`
+/// `(heads + 2·kv_heads)·D` elements when used, `cos_sin` `max_pos · D` f32, `pos` and `cache.slot` the
+/// tokens, each `slot` and `pos` inside the cache (`pos < cache.max_len`); `D` even.
+#[allow(clippy::too_many_arguments)]
+unsafe fn rope<E: Half>(qkv: *const u16, bias: *const u16, pos: *const i32, cos_sin: *const f32, q: *mut u16, k: *mut u16, v: *mut u16, cache: Cache, dims: RopeDims) {
+    let RopeDims { heads, kv_heads, head_dim, has_bias, max_pos, packed_kv } = dims;
+    let t = block_idx_x() as usize;
+    let (d, half) = (head_dim as usize, head_dim as usize / 2);
+    let width = (heads + 2 * kv_heads) as usize * d;
+    // SAFETY: t < tokens.
+    let p = unsafe { *pos.add(t) }.clamp(0, max_pos as i32 - 1) as usize;
+    let at = |col: usize| -> f32 {
+        // SAFETY: col < width: inside token t's row (and the bias).
+        unsafe { if has_bias != 0 { E::rnd(E::f(*qkv.add(t * width + col)) + E::f(*bias.add(col))) } else { E::f(*qkv.add(t * width + col)) } }
+    };
+    let rotated = (heads + kv_heads) as usize * half;
+    let mut i = thread_idx_x() as usize;
+    while i < rotated {
+        let (hh, j) = (i / half, i % half);
+        let (x1, x2) = (at(hh * d + j), at(hh * d + j + half));
+        // SAFETY: p < max_pos, j < D/2: inside the table.
+        let (c, s) = unsafe { (E::rnd(*cos_sin.add(2 * (p * half + j))), E::rnd(*cos_sin.add(2 * (p * half + j) + 1))) };
+        let (o1, o2) = (E::bits(E::rnd(x1 * c) - E::rnd(x2 * s)), E::bits(E::rnd(x2 * c) + E::rnd(x1 * s)));
+        // SAFETY (stores): j + D/2 < D inside the head's row of Q, of packed K, or of the cache.
+        if hh < heads as usize {
+            unsafe {
+                let dst = q.add((t * heads as usize + hh) * d);
+                *dst.add(j) = o1;
+                *dst.add(j + half) = o2;
+            }
+        } else {
+            let kh = hh - heads as usize;
+            unsafe {
+                let c = cache.k.add(cache.row(t, kh, kv_heads, d));
+                *c.add(j) = o1;
+                *c.add(j + half) = o2;
+                if packed_kv != 0 {
+                    let dst = k.add((t * kv_heads as usize + kh) * d);
+                    *dst.add(j) = o1;
+                    *dst.add(j + half) = o2;
+                }
+            }
+        }
+        i += THREADS as usize;
+    }
+    let vw = kv_heads as usize * d;
+    let mut e = thread_idx_x() as usize;
+    while e < vw {
+        let x = E::bits(at((heads + kv_heads) as usize * d + e));
+        // SAFETY: e < kv_heads·D: token t's row of V, and head e / D's row of the cache.
+        unsafe {
+            *cache.v.add(cache.row(t, e / d, kv_heads, d) + e % d) = x;
+            if packed_kv != 0 {
+                *v.add(t * vw + e) = x;
+            }
+        }
+        e += THREADS as usize;
+    }
+}
+
+/// Where [`rope`] writes K and V in the KV cache.
+#[derive(Clone, Copy)]
+struct Cache {
+    /// K and V caches, `[slots][kv_heads][max_len][D]`.
+    k: *mut u16,
+    v: *mut u16,
+    /// Each token's slot (sequence) in the cache.
+    slot: *const i32,
+    /// Each token's position (the `pos` the rotation uses).
+    pos: *const i32,
+    /// Positions per slot.
+    max_len: u32,
+}
+
+impl Cache {
+    /// Element offset of token `t`'s row of K/V head `h` in the cache.
+    ///
+    /// # Safety
+    /// `t` a token of the grid (its slot and position read here).
+    #[inline(always)]
+    unsafe fn row(&self, t: usize, h: usize, kv_heads: u32, d: usize) -> usize {
+        // SAFETY: forwarded.
+        let (s, p) = unsafe { (*self.slot.add(t) as usize, *self.pos.add(t) as usize) };
+        ((s * kv_heads as usize + h) * self.max_len as usize + p) * d
+    }
+}
+
+/// [`rope`]'s sizes.
+#[derive(Clone, Copy)]
+struct RopeDims {
+    heads: u32,
+    kv_heads: u32,
+    head_dim: u32,
+    /// Q/K/V biases to add (1) or none (0).
+    has_bias: u32,
+    /// Rows of the `cos`/`sin` table.
+    max_pos: u32,
+    /// Write K and V packed too (1: prefill) or only into the cache (0: decode).
+    packed_kv: u32,
+}
+
+/// [`rope`] for bf16.
+///
+/// # Safety
+/// As [`rope`].
+#[kernel(threads = 256)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn rope_bf16(qkv: *const u16, bias: *const u16, pos: *const i32, cos_sin: *const f32, q: *mut u16, k: *mut u16, v: *mut u16, cache_k: *mut u16,
+                       cache_v: *mut u16, slot: *const i32, max_len: u32, heads: u32, kv_heads: u32, head_dim: u32, has_bias: u32, max_pos: u32, packed_kv: u32) {
+    let cache = Cache { k: cache_k, v: cache_v, slot, pos, max_len };
+    unsafe { rope::<Bf16>(qkv, bias, pos, cos_sin, q, k, v, cache, RopeDims { heads, kv_heads, head_dim, has_bias, max_pos, packed_kv }) }
+}
+
+/// [`rope`] for f16.
+///
+/// # Safety
+/// As [`rope`].
+#[kernel(threads = 256)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn rope_f16(qkv: *const u16, bias: *const u16, pos: *const i32, cos_sin: *const f32, q: *mut u16, k: *mut u16, v: *mut u16, cache_k: *mut u16,
+                      cache_v: *mut u16, slot: *const i32, max_len: u32, heads: u32, kv_heads: u32, head_dim: u32, has_bias: u32, max_pos: u32, packed_kv: u32) {
+    let cache = Cache { k: cache_k, v: cache_v, slot, pos, max_len };
+    unsafe { rope::<F16>(qkv, bias, pos, cos_sin, q, k, v, cache, RopeDims { heads, kv_heads, head_dim, has_bias, max_pos, packed_kv }) }
+}
+
+/// Token `blockIdx.x`: `out[j] = silu(gate[j]) · up[j]` with `gu` `[tokens][2·inter]` (the gate's columns,
+/// then the up projection's), SiLU's output rounded before the product (torch's `act_fn(gate) * up`).
+///
+/// # Safety
+/// `THREADS` threads, one block per token; `gu` holds `tokens · 2·inter` and `out` `tokens · inter`
+/// elements, 16-byte aligned; `inter % 8 == 0`.
+unsafe fn silu_mul<E: Half>(gu: *const u16, out: *mut u16, inter: u32) {
+    let t = block_idx_x() as usize;
+    let n = inter as usize;
+    let mut c = 8 * thread_idx_x() as usize;
+    while c < n {
+        // SAFETY: c + 8 ≤ inter, 16-byte aligned: inside token t's gate and up halves and its output row.
+        unsafe {
+            let (g, u) = (halves(ld_global_nc_v4_u32(gu.add(t * 2 * n + c) as *const u32)), halves(ld_global_nc_v4_u32(gu.add(t * 2 * n + n + c) as *const u32)));
+            let o = core::array::from_fn(|j| {
+                let x = E::f(g[j]);
+                let silu = E::rnd(x / (1.0 + ex2_approx_f32(-x * core::f32::consts::LOG2_E)));
+                E::bits(silu * E::f(u[j]))
+            });
+            st_global_v4_u32(out.add(t * n + c) as *mut u32, chunk(o));
+        }
+        c += 8 * THREADS as usize;
+    }
+}
+
+/// [`silu_mul`] for bf16.
+///
+/// # Safety
+/// As [`silu_mul`].
+#[kernel(threads = 256)]
+pub unsafe fn silu_mul_bf16(gu: *const u16, out: *mut u16, inter: u32) {
+    unsafe { silu_mul::<Bf16>(gu, out, inter) }
+}
+
+/// [`silu_mul`] for f16.
+///
+/// # Safety
+/// As [`silu_mul`].
+#[kernel(threads = 256)]
+pub unsafe fn silu_mul_f16(gu: *const u16, out: *mut u16, inter: u32) {
+    unsafe { silu_mul::<F16>(gu, out, inter) }
+}
+
+/// The larger of two (value, index) pairs; on a tie the smaller index; a NaN never wins.
+#[inline(always)]
+fn better(a: (f32, u32), b: (f32, u32)) -> (f32, u32) {
+    if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) || a.0.is_nan() { b } else { a }
+}
+
+/// Row `blockIdx.x` of `logits` (`rows × vocab`): the index of its largest value into `out` (the first
+/// on a tie, as `torch.argmax`; NaNs skipped; −1 for a row of NaNs).
+///
+/// # Safety
+/// `THREADS` threads and 64 bytes of dynamic shared memory per block, one block per row; `logits` holds
+/// `rows · vocab` elements, `out` `rows`.
+unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32) {
+    let row = block_idx_x() as usize * vocab as usize;
+    let tid = thread_idx_x();
+    let mut best = (f32::NEG_INFINITY, u32::MAX);
+    let mut j = tid;
+    while j < vocab {
+        // SAFETY: j < vocab: inside the row.
+        let x = E::f(unsafe { *logits.add(row + j as usize) });
+        if !x.is_nan() {
+            best = better(best, (x, j));
+        }
+        j += THREADS;
+    }
+    // SAFETY: all 32 lanes of each warp (no early return).
+    for m in [16, 8, 4, 2, 1] {
+        let other = unsafe { (shuffle_xor_f32(best.0, m), shuffle_xor_u32(best.1, m)) };
+        best = better(best, other);
+    }
+    let slots = shared::dynamic::<u32>();
+    let warp = (tid / 32) as usize;
+    if tid % 32 == 0 {
+        // SAFETY: slots 2·warp, 2·warp + 1 of 16 (64 bytes).
+        unsafe {
+            *slots.add(2 * warp) = best.0.to_bits();
+            *slots.add(2 * warp + 1) = best.1;
+        }
+    }
+    sync_threads();
+    if tid == 0 {
+        for w in 0..(THREADS / 32) as usize {
+            // SAFETY: written by lane 0 of warp w before the barrier.
+            let other = unsafe { (f32::from_bits(*slots.add(2 * w)), *slots.add(2 * w + 1)) };
+            best = better(best, other);
+        }
+        // SAFETY: block x < rows.
+        unsafe { *out.add(block_idx_x() as usize) = if best.1 == u32::MAX { -1 } else { best.1 as i32 } };
+    }
+}
+
+/// [`argmax`] for bf16.
+///
+/// # Safety
+/// As [`argmax`].
+#[kernel(threads = 256)]
+pub unsafe fn argmax_bf16(logits: *const u16, out: *mut i32, vocab: u32) {
+    unsafe { argmax::<Bf16>(logits, out, vocab) }
+}
+
+/// [`argmax`] for f16.
+///
+/// # Safety
+/// As [`argmax`].
+#[kernel(threads = 256)]
+pub unsafe fn argmax_f16(logits: *const u16, out: *mut i32, vocab: u32) {
+    unsafe { argmax::<F16>(logits, out, vocab) }
+}
+
+/// `dst` (`cols × rows`) = `src` (`rows × cols`) transposed, 16-bit elements, through a 32 × 33 tile of
+/// shared memory per block (the extra column keeps the column reads on distinct banks).
+///
+/// # Safety
+/// `THREADS` threads and 4224 bytes of dynamic shared memory per block, grid `(⌈cols/32⌉, ⌈rows/32⌉)`;
+/// `src` holds `rows · cols` elements, `dst` as many, not overlapping.
+#[kernel(threads = 256)]
+pub unsafe fn transpose16(src: *const u16, dst: *mut u16, rows: u32, cols: u32) {
+    let tile = shared::dynamic::<u32>();
+    let (tx, ty) = (thread_idx_x() % 32, thread_idx_x() / 32);
+    let (c0, r0) = (32 * block_idx_x(), 32 * block_idx_y());
+    let mut r = ty;
+    while r < 32 {
+        if r0 + r < rows && c0 + tx < cols {
+            // SAFETY: (r0 + r, c0 + tx) inside src; tile index < 32·33.
+            unsafe { *tile.add((r * 33 + tx) as usize) = *src.add((r0 + r) as usize * cols as usize + (c0 + tx) as usize) as u32 };
+        }
+        r += 8;
+    }
+    sync_threads();
+    let mut c = ty;
+    while c < 32 {
+        if c0 + c < cols && r0 + tx < rows {
+            // SAFETY: (c0 + c, r0 + tx) inside dst (cols × rows); the tile entry written above.
+            unsafe { *dst.add((c0 + c) as usize * rows as usize + (r0 + tx) as usize) = *tile.add((tx * 33 + c) as usize) as u16 };
+        }
+        c += 8;
+    }
+}

@@ -1,0 +1,183 @@
+//! A Hugging Face checkpoint directory: `config.json` and its `*.safetensors` files, memory-mapped, their
+//! tensor tables read (the `safetensors` crate) and every tensor the model needs checked — present, of
+//! the expected shape and dtype — before anything is copied to the GPU.
+use std::{collections::HashMap, path::{Path, PathBuf}};
+
+use kernel_lab::{Error, Result};
+use safetensors::{Dtype, SafeTensors};
+
+use crate::config::Config;
+
+/// The checkpoint: its config and, per tensor name, the file it lives in.
+pub struct Checkpoint {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its `config.json`.
+    pub config: Config,
+    files: Vec<(PathBuf, memmap2::Mmap)>,
+    index: HashMap<String, usize>,
+    /// The weights' element type: bf16 (true) or f16.
+    pub bf16: bool,
+}
+
+fn invalid(msg: String) -> Error {
+    Error::InvalidInput(msg)
+}
+
+impl Checkpoint {
+    /// Opens `dir`: parses `config.json`, maps every `*.safetensors` file and reads its tensor table.
+    pub fn open(dir: &Path) -> Result<Checkpoint> {
+        let cfg_path = dir.join("config.json");
+        let text = std::fs::read_to_string(&cfg_path).map_err(|e| invalid(format!("{}: {e}", cfg_path.display())))?;
+        let config = Config::parse(&text).map_err(|e| invalid(format!("{}: {e}", dir.display())))?;
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir).map_err(|e| invalid(format!("{}: {e}", dir.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
+            .collect();
+        paths.sort();
+        if paths.is_empty() {
+            return Err(invalid(format!("{}: no *.safetensors file", dir.display())));
+        }
+        let mut files = vec![];
+        let mut index = HashMap::new();
+        let mut dtypes = std::collections::BTreeSet::new();
+        for (i, p) in paths.into_iter().enumerate() {
+            let f = std::fs::File::open(&p).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
+            // SAFETY: the map is read-only and lives as long as `files`; nothing here writes the file, and
+            // a checkpoint changed by another process while it is read is the user's to avoid (as with
+            // every memory-mapped loader).
+            let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| invalid(format!("{}: cannot map: {e}", p.display())))?;
+            let st = SafeTensors::deserialize(&map).map_err(|e| invalid(format!("{}: not a safetensors file: {e}", p.display())))?;
+            for (name, view) in st.tensors() {
+                if name.starts_with("model.") || name == "lm_head.weight" {
+                    dtypes.insert(format!("{:?}", view.dtype()));
+                }
+                if let Some(j) = index.insert(name.clone(), i) {
+                    let first: &(PathBuf, memmap2::Mmap) = &files[j];
+                    return Err(invalid(format!("tensor `{name}` is in two files ({} and {})", first.0.display(), p.display())));
+                }
+            }
+            files.push((p, map));
+        }
+        let bf16 = match (config.bf16, dtypes.iter().map(String::as_str).collect::<Vec<_>>().as_slice()) {
+            (_, ["BF16"]) => true,
+            (_, ["F16"]) => false,
+            (_, d) => return Err(invalid(format!("{}: the weights are {d:?}; the runner takes one of BF16 or F16", dir.display()))),
+        };
+        if config.bf16.is_some_and(|b| b != bf16) {
+            return Err(invalid(format!("{}: config.json says {} but the weights are {}", dir.display(), if bf16 { "float16" } else { "bfloat16" },
+                                       if bf16 { "BF16" } else { "F16" })));
+        }
+        Ok(Checkpoint { dir: dir.to_path_buf(), config, files, index, bf16 })
+    }
+
+    /// The bytes of tensor `name`, checked to have `shape` and the checkpoint's dtype.
+    pub fn tensor(&self, name: &str, shape: &[usize]) -> Result<&[u8]> {
+        let &i = self.index.get(name).ok_or_else(|| invalid(format!("{}: tensor `{name}` is missing", self.dir.display())))?;
+        let (path, map) = &self.files[i];
+        let st = SafeTensors::deserialize(map).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+        let view = st.tensor(name).map_err(|e| invalid(format!("{}: `{name}`: {e}", path.display())))?;
+        let want = if self.bf16 { Dtype::BF16 } else { Dtype::F16 };
+        if view.dtype() != want || view.shape() != shape {
+            return Err(invalid(format!("{}: tensor `{name}` is {:?} {:?}, {want:?} {shape:?} expected", path.display(), view.dtype(), view.shape())));
+        }
+        // The view borrows `st`, which borrows the map: hand out the map's own bytes at the same place.
+        let data = view.data();
+        let off = data.as_ptr() as usize - map.as_ptr() as usize;
+        Ok(&map[off..off + data.len()])
+    }
+
+    /// Whether the checkpoint holds `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// Checks every tensor the model reads, naming the first missing or mis-shaped one; returns the
+    /// bytes they hold.
+    pub fn check_all(&self) -> Result<usize> {
+        let mut bytes = 0;
+        for (name, shape) in tensor_list(&self.config) {
+            bytes += self.tensor(&name, &shape)?.len();
+        }
+        Ok(bytes)
+    }
+}
+
+/// Every tensor a model of `c` reads, with its shape (Hugging Face's names; `[out, in]` for a projection).
+pub fn tensor_list(c: &Config) -> Vec<(String, Vec<usize>)> {
+    let (h, d, i) = (c.hidden, c.head_dim, c.intermediate);
+    let mut v = vec![("model.embed_tokens.weight".to_string(), vec![c.vocab, h]), ("model.norm.weight".to_string(), vec![h])];
+    if !c.tie_embeddings {
+        v.push(("lm_head.weight".to_string(), vec![c.vocab, h]));
+    }
+    for l in 0..c.layers {
+        let p = format!("model.layers.{l}");
+        v.push((format!("{p}.input_layernorm.weight"), vec![h]));
+        v.push((format!("{p}.post_attention_layernorm.weight"), vec![h]));
+        for (name, rows) in [("q_proj", c.heads * d), ("k_proj", c.kv_heads * d), ("v_proj", c.kv_heads * d)] {
+            v.push((format!("{p}.self_attn.{name}.weight"), vec![rows, h]));
+            if c.qkv_bias {
+                v.push((format!("{p}.self_attn.{name}.bias"), vec![rows]));
+            }
+        }
+        v.push((format!("{p}.self_attn.o_proj.weight"), vec![h, c.heads * d]));
+        v.push((format!("{p}.mlp.gate_proj.weight"), vec![i, h]));
+        v.push((format!("{p}.mlp.up_proj.weight"), vec![i, h]));
+        v.push((format!("{p}.mlp.down_proj.weight"), vec![h, i]));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TINY: &str = r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1,
+        "num_attention_heads": 1, "num_key_value_heads": 1, "vocab_size": 16, "rms_norm_eps": 1e-5, "max_position_embeddings": 256,
+        "torch_dtype": "bfloat16", "tie_word_embeddings": true}"#;
+
+    /// A directory holding `config` and one safetensors file of `tensors` (bf16 zeros of each shape).
+    fn write_checkpoint(tag: &str, config: &str, tensors: &[(String, Vec<usize>)], dtype: Dtype) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("llm-ckpt-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.json"), config).unwrap();
+        let bufs: Vec<Vec<u8>> = tensors.iter().map(|(_, s)| vec![0u8; 2 * s.iter().product::<usize>()]).collect();
+        let views: Vec<(String, safetensors::tensor::TensorView)> = tensors.iter().zip(&bufs)
+            .map(|((n, s), b)| (n.clone(), safetensors::tensor::TensorView::new(dtype, s.clone(), b).unwrap())).collect();
+        safetensors::serialize_to_file(views, None, &dir.join("model.safetensors")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_complete_checkpoint_opens_and_checks() {
+        let c = Config::parse(TINY).unwrap();
+        let dir = write_checkpoint("ok", TINY, &tensor_list(&c), Dtype::BF16);
+        let ck = Checkpoint::open(&dir).unwrap();
+        assert!(ck.bf16 && !ck.has("lm_head.weight"));
+        assert_eq!(ck.check_all().unwrap(), 2 * (16 * 64 + 64 + 2 * 64 + 3 * 64 * 64 + 64 * 64 + 3 * 128 * 64));
+        assert_eq!(ck.tensor("model.norm.weight", &[64]).unwrap().len(), 128);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn missing_misshaped_and_wrong_dtype_tensors_are_named() {
+        let c = Config::parse(TINY).unwrap();
+        let mut list = tensor_list(&c);
+        list.retain(|(n, _)| n != "model.layers.0.mlp.up_proj.weight");
+        let dir = write_checkpoint("missing", TINY, &list, Dtype::BF16);
+        let e = Checkpoint::open(&dir).unwrap().check_all().unwrap_err().to_string();
+        assert!(e.contains("`model.layers.0.mlp.up_proj.weight` is missing"), "{e}");
+        let mut list = tensor_list(&c);
+        list[1].1 = vec![65];
+        let dir2 = write_checkpoint("shape", TINY, &list, Dtype::BF16);
+        let e = Checkpoint::open(&dir2).unwrap().check_all().unwrap_err().to_string();
+        assert!(e.contains("`model.norm.weight` is BF16 [65], BF16 [64] expected"), "{e}");
+        let dir3 = write_checkpoint("dtype", TINY, &tensor_list(&c), Dtype::F16);
+        let e = Checkpoint::open(&dir3).err().unwrap().to_string();
+        assert!(e.contains("config.json says float16 but the weights are F16") || e.contains("bfloat16"), "{e}");
+        for d in [dir, dir2, dir3] {
+            let _ = std::fs::remove_dir_all(&d);
+        }
+    }
+}

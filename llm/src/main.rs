@@ -1,0 +1,164 @@
+//! `llm`: runs a Hugging Face Llama / Mistral / Qwen2 checkpoint on the lab's kernels.
+use std::{path::PathBuf, time::Instant};
+
+use half::{bf16, f16};
+use kernel_lab::{Error, Gpu, Result, gemm::Element};
+use kernel_lab_llm::{
+    checkpoint::Checkpoint,
+    model::Model,
+    sample::{Rng, Sampling},
+};
+
+const HELP: &str = "\
+llm --model DIR --prompt-ids IDS [options]
+  Runs the checkpoint in DIR (config.json + *.safetensors, bf16 or f16) on the lab's kernels: prefill of the
+  prompt, then decode with a KV cache; prints the new tokens, the prefill time and the time per token.
+  --prompt-ids IDS     comma-separated token ids (text prompts need a tokenizer: not built yet)
+  --max-new N          tokens to generate (default 32)
+  --batch B            run B copies of the prompt as a batch (default 1)
+  --max-len L          cache length per sequence (default: prompt + max-new)
+  --sample T,K,P       temperature, top-k (0: all), top-p; default greedy
+  --seed S             the sampler's seed (default 0)
+  --logits-out FILE    write the prompt's logits (f32, [tokens][vocab], little-endian) for comparison
+  --json FILE          write the tokens and times as JSON
+  --bench              time prefill and decode: --prompt-len P (random ids) instead of --prompt-ids
+";
+
+struct Opts {
+    model: PathBuf,
+    prompt: Vec<u32>,
+    prompt_len: Option<usize>,
+    max_new: usize,
+    batch: usize,
+    max_len: Option<usize>,
+    sampling: Sampling,
+    seed: u64,
+    logits_out: Option<PathBuf>,
+    json: Option<PathBuf>,
+}
+
+fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
+    let mut o = Opts { model: PathBuf::new(), prompt: vec![], prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
+                       logits_out: None, json: None };
+    let mut sample: Option<(f32, usize, f32)> = None;
+    let mut it = args.iter();
+    let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
+    while let Some(a) = it.next() {
+        if a == "-h" || a == "--help" {
+            print!("{HELP}");
+            return Ok(None);
+        }
+        let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
+        match a.as_str() {
+            "--model" => o.model = PathBuf::from(v),
+            "--prompt-ids" => o.prompt = v.split(',').map(|x| x.trim().parse::<u32>().map_err(|_| format!("token id `{x}` is not a u32"))).collect::<std::result::Result<_, _>>()?,
+            "--prompt-len" => o.prompt_len = Some(num(v, "--prompt-len")?),
+            "--max-new" => o.max_new = num(v, "--max-new")?,
+            "--batch" => o.batch = num(v, "--batch")?,
+            "--max-len" => o.max_len = Some(num(v, "--max-len")?),
+            "--seed" => o.seed = num(v, "--seed")? as u64,
+            "--sample" => {
+                let p: Vec<&str> = v.split(',').collect();
+                let bad = || format!("--sample `{v}`: expected T,K,P (temperature > 0, top-k, 0 < top-p ≤ 1)");
+                let [t, k, pp] = p[..] else { return Err(bad()) };
+                let (t, k, pp) = (t.parse::<f32>().map_err(|_| bad())?, k.parse::<usize>().map_err(|_| bad())?, pp.parse::<f32>().map_err(|_| bad())?);
+                if !(t > 0.0 && pp > 0.0 && pp <= 1.0) {
+                    return Err(bad());
+                }
+                sample = Some((t, k, pp));
+            }
+            "--logits-out" => o.logits_out = Some(PathBuf::from(v)),
+            "--json" => o.json = Some(PathBuf::from(v)),
+            other => return Err(format!("unknown option `{other}`\n{HELP}")),
+        }
+    }
+    if o.model.as_os_str().is_empty() {
+        return Err(format!("--model DIR is required\n{HELP}"));
+    }
+    if o.prompt.is_empty() && o.prompt_len.is_none() {
+        return Err("give --prompt-ids or --prompt-len".into());
+    }
+    if o.batch == 0 {
+        return Err("--batch must be at least 1".into());
+    }
+    if let Some((temperature, top_k, top_p)) = sample {
+        o.sampling = Sampling::TopKTopP { temperature, top_k, top_p, seed: o.seed };
+    }
+    Ok(Some(o))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let o = match parse(&args) {
+        Ok(Some(o)) => o,
+        Ok(None) => return,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    // The checkpoint is checked before the GPU is touched: a bad directory is reported the same with or
+    // without a GPU.
+    let bf16 = match Checkpoint::open(&o.model).and_then(|c| c.check_all().map(|_| c.bf16)) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    kernel_lab::runtime::gpu::main_on_gpu("`llm` runs the model on a GPU; the checkpoint above was checked.", |gpu| {
+        if bf16 { run::<bf16>(gpu, &o) } else { run::<f16>(gpu, &o) }
+    })
+}
+
+fn run<T: Element>(gpu: &Gpu, o: &Opts) -> Result<()> {
+    let t0 = Instant::now();
+    let prompt: Vec<u32> = match o.prompt_len {
+        Some(n) if o.prompt.is_empty() => {
+            let mut r = Rng::new(o.seed ^ 0x5eed);
+            (0..n).map(|_| (r.next_f64() * 1000.0) as u32 + 1).collect()
+        }
+        _ => o.prompt.clone(),
+    };
+    let max_len = o.max_len.unwrap_or(prompt.len() + o.max_new);
+    let mut model = Model::<T>::load(gpu, &o.model, o.batch, max_len)?;
+    let load_s = t0.elapsed().as_secs_f64();
+    let c = &model.config;
+    println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
+             c.kv_heads, c.vocab, T::NAME);
+    let mut rng = Rng::new(o.seed);
+    let prompts: Vec<&[u32]> = (0..o.batch).map(|_| prompt.as_slice()).collect();
+    // One untimed step of each kind first: the first launches load the GEMM and attention kernels.
+    if o.prompt_len.is_some() {
+        model.prefill(&prompts, o.sampling, &mut rng, false)?;
+    }
+    gpu.sync_after("warm-up")?;
+    let t = Instant::now();
+    let (mut next, logits) = model.prefill(&prompts, o.sampling, &mut rng, o.logits_out.is_some())?;
+    gpu.sync_after("prefill")?;
+    let prefill_ms = t.elapsed().as_secs_f64() * 1e3;
+    if let (Some(path), Some(l)) = (&o.logits_out, logits) {
+        let bytes: Vec<u8> = l.iter().flat_map(|x| x.to_le_bytes()).collect();
+        std::fs::write(path, bytes).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let mut out: Vec<Vec<u32>> = next.iter().map(|&t| vec![t]).collect();
+    let t = Instant::now();
+    for _ in 1..o.max_new {
+        next = model.decode(&next, o.sampling, &mut rng)?;
+        for (s, &t) in out.iter_mut().zip(&next) {
+            s.push(t);
+        }
+    }
+    gpu.sync_after("decode")?;
+    let steps = o.max_new.saturating_sub(1).max(1);
+    let ms_tok = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
+    println!("prompt {} tokens × batch {}: prefill {prefill_ms:.2} ms; decode {ms_tok:.3} ms per step ({:.1} tokens/s per sequence)", prompt.len(), o.batch,
+             1e3 / ms_tok);
+    println!("tokens: {:?}", out[0]);
+    if let Some(path) = &o.json {
+        let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
+                                   "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s});
+        std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
