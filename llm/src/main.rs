@@ -21,7 +21,7 @@ llm --model DIR --prompt-ids IDS [options]
   --seed S             the sampler's seed (default 0)
   --logits-out FILE    write the prompt's logits (f32, [tokens][vocab], little-endian) for comparison
   --json FILE          write the tokens and times as JSON
-  --bench              time prefill and decode: --prompt-len P (random ids) instead of --prompt-ids
+  --prompt-len P       time prefill and decode on P random ids (after an untimed warm-up) instead of --prompt-ids
 ";
 
 struct Opts {
@@ -120,7 +120,7 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts) -> Result<()> {
         }
         _ => o.prompt.clone(),
     };
-    let max_len = o.max_len.unwrap_or(prompt.len() + o.max_new);
+    let max_len = o.max_len.unwrap_or(prompt.len() + o.max_new + 2);
     let mut model = Model::<T>::load(gpu, &o.model, o.batch, max_len)?;
     let load_s = t0.elapsed().as_secs_f64();
     let c = &model.config;
@@ -128,9 +128,12 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts) -> Result<()> {
              c.kv_heads, c.vocab, T::NAME);
     let mut rng = Rng::new(o.seed);
     let prompts: Vec<&[u32]> = (0..o.batch).map(|_| prompt.as_slice()).collect();
-    // One untimed step of each kind first: the first launches load the GEMM and attention kernels.
+    // Timing runs (--prompt-len): one untimed prefill and two decode steps first — the first launches of
+    // each shape plan their GEMMs and load the kernels.
     if o.prompt_len.is_some() {
-        model.prefill(&prompts, o.sampling, &mut rng, false)?;
+        let (warm, _) = model.prefill(&prompts, o.sampling, &mut rng, false)?;
+        let warm = model.decode(&warm, o.sampling, &mut rng)?;
+        model.decode(&warm, o.sampling, &mut rng)?;
     }
     gpu.sync_after("warm-up")?;
     let t = Instant::now();

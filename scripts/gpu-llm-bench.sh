@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue 51's timing on a GPU: PART=ours — the Llama-3-8B-shaped random checkpoint (made by llm-hf-check.py,
+# which also checks its logits and greedy tokens against HF), then `llm` in 3 processes each: prefill of 2048
+# tokens at batch 1 with 64 decode steps, prefill 2048 × 8, decode at batch 32 after 128-token prompts;
+# PART=hf — scripts/llm-hf-bench.py on the same checkpoint (eager and static cache + torch.compile).
+# Carry: scripts/llm-carry.sh.
+set -uo pipefail
+OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
+C=.carry
+cd $C && xz -d -f *.xz 2>/dev/null; chmod +x * 2>/dev/null; cd ..
+L="$OUT/llm-bench-${PART:-ours}.txt"
+{ echo "commit $(tr '\n' ' ' < $C/COMMIT)"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$L"
+run() { echo "== $*" | tee -a "$L"; timeout ${T:-500} "$@" >> "$L" 2>&1; echo "exit $?" | tee -a "$L"; }
+M=/tmp/llm-check/llama3-8b
+if [ "${PART:-ours}" = ours ]; then
+  run python3 scripts/llm-hf-check.py --llm $C/llm --models llama3-8b --out "$OUT/hf-check-8b.md"
+  for i in 1 2 3; do
+    run $C/llm --model $M --prompt-len 2048 --max-new 64 --batch 1 --json "$OUT/b1-$i.json"
+    run $C/llm --model $M --prompt-len 2048 --max-new 4 --batch 8 --json "$OUT/p8-$i.json"
+    run $C/llm --model $M --prompt-len 128 --max-new 64 --batch 32 --json "$OUT/b32-$i.json"
+  done
+else
+  run python3 scripts/llm-hf-bench.py --model $M --out "$OUT/hf-bench.md"
+fi
+grep -E "^==|^exit|^\| |prompt|loaded|floor|error|Error|panicked" "$L" | head -80
