@@ -20,6 +20,7 @@ if [ "${PART:-ours}" = ours ]; then
     run $C/llm --model $M --prompt-len 128 --max-new 64 --batch 32 --json "$OUT/b32-$i.json"
   done
 else
-  run python3 scripts/llm-hf-bench.py --model $M --out "$OUT/hf-bench.md"
+  run python3 scripts/llm-hf-check.py --llm $C/llm --models llama3-8b --out "$OUT/hf-check-8b.md"
+  T=560 run python3 scripts/llm-hf-bench.py --model $M --out "$OUT/hf-bench.md"
 fi
 grep -E "^==|^exit|^\| |prompt|loaded|floor|error|Error|panicked" "$L" | head -80

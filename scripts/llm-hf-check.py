@@ -8,7 +8,8 @@ For each model: a config in that architecture's shape, `XForCausalLM(config)` wi
 bf16 (seeded), `save_pretrained` (safetensors) into --work; HF's forward on a fixed prompt gives the logits of
 every position, HF's greedy `generate` gives --new tokens; the runner is run on the same directory and prompt
 (`--logits-out`, `--json`). Reported: the logits' relative L2 error and largest absolute difference against HF
-(bf16 tolerance: rel L2 ≤ 2e-2), whether the greedy tokens match, and at the first mismatch HF's margin
+(bf16 tolerance: rel L2 ≤ 2e-2 against HF's bf16 logits, or against HF's f32 logits — the same weights widened —
+no more than 1.5× HF's own bf16 error: random deep models amplify rounding), whether the greedy tokens match, and at the first mismatch HF's margin
 between its top two logits there (a near-tie when under 2e-2 of the largest |logit|). Exits 1 when a check
 fails, 2 without torch/transformers/GPU.
 """
@@ -98,6 +99,12 @@ def main():
         ours = torch.frombuffer(bytearray(open(logits_path, "rb").read()), dtype=torch.float32).reshape(len(prompt), vocab)
         rel = ((ours - ref).norm() / ref.norm()).item()
         mad = (ours - ref).abs().max().item()
+        # The bf16 noise floor: HF's own bf16 logits and ours against HF in f32 (the same weights, widened).
+        with torch.no_grad():
+            ref32 = model.float()(ids).logits[0].float().cpu()
+        model.to(torch.bfloat16)
+        rel_hf32 = ((ref - ref32).norm() / ref32.norm()).item()
+        rel_ours32 = ((ours - ref32).norm() / ref32.norm()).item()
         toks = json.load(open(json_path))["tokens"][0]
         same = toks == gen
         first = next((i for i, (x, y) in enumerate(zip(toks, gen)) if x != y), None)
@@ -112,7 +119,10 @@ def main():
             scale = last.abs().max().item()
             note = f"HF margin {margin:.3g} ({margin / max(scale, 1e-9):.2%} of max |logit|): {'near-tie' if margin < 2e-2 * scale else 'NOT a near-tie'}"
             failed |= margin >= 2e-2 * scale
-        failed |= rel > 2e-2
+        # Within tolerance: close to HF's bf16 logits, or no farther from f32 than 1.5× HF's bf16 is.
+        ok = rel <= 2e-2 or rel_ours32 <= 1.5 * rel_hf32
+        failed |= not ok
+        note = f"vs HF f32: ours {rel_ours32:.2e}, HF bf16 {rel_hf32:.2e}{'' if ok else ' OUT OF TOLERANCE'}; " + note
         row = f"| {name} | {len(prompt)} | {rel:.2e} | {mad:.3g} | {'same' if same else 'differ'} ({len(toks)}) | {first if first is not None else '-'} | {note} |"
         print(row, flush=True)
         lines.append(row)
