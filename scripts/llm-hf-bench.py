@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Times Hugging Face transformers on a checkpoint (the peer of `llm --prompt-len`): decode ms per step with
-`generate` eager and with a static cache + torch.compile(mode="reduce-overhead") (the gpt-fast recipe), at the
+`generate` eager and with a static cache, which transformers compiles itself (torch.compile, "reduce-overhead":
+CUDA graphs; the gpt-fast recipe), at the
 given batches, the difference of two generate lengths over their token difference (so prefill cancels);
 prefill of --prefill-len tokens as one eager forward; and the weight-read floor: the checkpoint's bytes over
 the same run's 1 GiB device-copy rate.
 
 usage: python3 scripts/llm-hf-bench.py --model DIR [--batches 1,32] [--prefill-batches 1,8] [--prefill-len 2048]
-                                       [--prompt-len 128] [--no-compile] [--out report.md]
+                                       [--prompt-len 128] [--no-compile] [--compiled-only] [--out report.md]
 Exits 2 without torch/transformers/GPU.
 """
 import argparse
@@ -24,6 +25,7 @@ def main():
     ap.add_argument("--prefill-len", type=int, default=2048)
     ap.add_argument("--prompt-len", type=int, default=128)
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--compiled-only", action="store_true")
     ap.add_argument("--out")
     a = ap.parse_args()
     try:
@@ -66,7 +68,7 @@ def main():
 
     g = torch.Generator().manual_seed(0)
     with torch.no_grad():
-        for b in [int(x) for x in a.prefill_batches.split(",") if x]:
+        for b in [int(x) for x in a.prefill_batches.split(",") if x and not a.compiled_only]:
             ids = torch.randint(1, vocab, (b, a.prefill_len), generator=g).cuda()
             model(ids[:, :16])
             row(f"HF eager prefill {a.prefill_len} tokens", b, cuda_ms(lambda: model(ids, use_cache=False), 5))
@@ -86,11 +88,13 @@ def main():
                 t.append(time.perf_counter() - t0)
             return ((t[1] - t[0]) + (t[3] - t[2])) / 2 / (n2 - n1) * 1e3
 
-        for b in [int(x) for x in a.batches.split(",") if x]:
+        for b in [int(x) for x in a.batches.split(",") if x and not a.compiled_only]:
             row("HF eager generate, per step", b, per_step(b))
         if not a.no_compile:
+            # A static cache makes `generate` compile the decoding forward itself (its CompileConfig:
+            # fullgraph, mode "reduce-overhead" = CUDA graphs); compiling `model.forward` on top of that
+            # fails (a CUDA graph's output read after the next replay overwrote it).
             model.generation_config.cache_implementation = "static"
-            model.forward = torch.compile(model.forward, mode="reduce-overhead", fullgraph=True)
             for b in [int(x) for x in a.batches.split(",") if x]:
                 t0 = time.perf_counter()
                 ms = per_step(b)
