@@ -21,6 +21,7 @@ llm --model DIR --prompt-ids IDS [options]
   --seed S             the sampler's seed (default 0)
   --logits-out FILE    write the prompt's logits (f32, [tokens][vocab], little-endian) for comparison
   --json FILE          write the tokens and times as JSON
+  --no-graphs          launch every decode step's kernels one by one (default: captured once as a CUDA graph)
   --prompt-len P       time prefill and decode on P random ids (after an untimed warm-up) instead of --prompt-ids
 ";
 
@@ -35,11 +36,12 @@ struct Opts {
     seed: u64,
     logits_out: Option<PathBuf>,
     json: Option<PathBuf>,
+    graphs: bool,
 }
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
-                       logits_out: None, json: None };
+                       logits_out: None, json: None, graphs: true };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -47,6 +49,10 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
         if a == "-h" || a == "--help" {
             print!("{HELP}");
             return Ok(None);
+        }
+        if a == "--no-graphs" {
+            o.graphs = false;
+            continue;
         }
         let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
         match a.as_str() {
@@ -113,6 +119,9 @@ fn main() {
 
 fn run<T: Element>(gpu: &Gpu, o: &Opts) -> Result<()> {
     let t0 = Instant::now();
+    // A stream of the runner's own: the context's default (legacy) stream cannot be captured into a graph.
+    let stream = gpu.ctx.new_stream().map_err(|e| Error::InvalidInput(format!("creating a stream: {e}")))?;
+    let gpu = &Gpu::with_stream(stream)?;
     let prompt: Vec<u32> = match o.prompt_len {
         Some(n) if o.prompt.is_empty() => {
             let mut r = Rng::new(o.seed ^ 0x5eed);
@@ -122,6 +131,7 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts) -> Result<()> {
     };
     let max_len = o.max_len.unwrap_or(prompt.len() + o.max_new + 2);
     let mut model = Model::<T>::load(gpu, &o.model, o.batch, max_len)?;
+    model.graphs_on &= o.graphs;
     let load_s = t0.elapsed().as_secs_f64();
     let c = &model.config;
     println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
@@ -159,7 +169,7 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts) -> Result<()> {
              1e3 / ms_tok);
     println!("tokens: {:?}", out[0]);
     if let Some(path) = &o.json {
-        let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
+        let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
                                    "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }

@@ -104,6 +104,8 @@ struct Bufs {
     ids: CudaSlice<i32>,
     pos: CudaSlice<i32>,
     slot: CudaSlice<i32>,
+    /// The rows of x the LM head reads (each sequence's last token).
+    rows: CudaSlice<i32>,
 }
 
 /// A loaded model with its KV cache.
@@ -128,6 +130,13 @@ pub struct Model<T: Element> {
     prefill: PrefillPlan<T>,
     /// Per decode batch size: its plan and its sequences' lengths on the device.
     decode: HashMap<usize, (DecodePlan<T>, CudaSlice<i32>)>,
+    /// Per decode batch size, the step captured as a CUDA graph (after one eager step warmed its plans),
+    /// when the stream can capture (not the legacy default stream) and `graphs_on`.
+    graphs: HashMap<usize, kernel_lab::cudarc::driver::CudaGraph>,
+    /// Decode steps run eagerly per batch size (the first one warms the plans for the capture).
+    eager_steps: HashMap<usize, usize>,
+    /// Capture decode steps as CUDA graphs (default: on, where the stream can capture).
+    pub graphs_on: bool,
     scratch: Scratch,
     last: CudaSlice<u16>,
     logits: CudaSlice<u16>,
@@ -225,7 +234,8 @@ impl<T: Element> Model<T> {
         let prefill = PrefillPlan::<T>::new(gpu, PrefillDesc::new(c.heads, c.kv_heads, d).causal())?;
         gpu.sync_after("loading the model")?;
         Ok(Model { gpu: gpu.clone(), config: c.clone(), k: kern, embed, layers, norm, lm_head, cos_sin, cache, slots, max_len, lens: vec![0; slots],
-                   gemms: HashMap::new(), prefill, decode: HashMap::new(), scratch: Scratch::default(),
+                   gemms: HashMap::new(), prefill, decode: HashMap::new(), graphs: HashMap::new(),
+                   eager_steps: HashMap::new(), graphs_on: !gpu.stream.cu_stream().is_null(), scratch: Scratch::default(),
                    last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?, next: gpu.zeros::<i32>(slots)?, dummy: gpu.zeros::<u16>(8)? })
     }
 
@@ -252,7 +262,10 @@ impl<T: Element> Model<T> {
         self.scratch = Scratch { tokens: n, bufs: Some(Bufs {
             h: z(n * c.hidden)?, x: z(n * c.hidden)?, qkv: z(n * c.qkv_width())?, q: z(n * c.heads * c.head_dim)?, k: z(n * c.kv_heads * c.head_dim)?,
             v: z(n * c.kv_heads * c.head_dim)?, attn: z(n * c.heads * c.head_dim)?, delta: z(n * c.hidden)?, gu: z(n * 2 * c.intermediate)?,
-            act: z(n * c.intermediate)?, lse: g.zeros::<f32>(n * c.heads)?, ids: g.zeros::<i32>(n)?, pos: g.zeros::<i32>(n)?, slot: g.zeros::<i32>(n)? }) };
+            act: z(n * c.intermediate)?, lse: g.zeros::<f32>(n * c.heads)?, ids: g.zeros::<i32>(n)?, pos: g.zeros::<i32>(n)?, slot: g.zeros::<i32>(n)?,
+            rows: g.zeros::<i32>(n)? }) };
+        // New buffers: graphs captured over the old ones are stale.
+        self.graphs.clear();
         Ok(())
     }
 
@@ -298,7 +311,9 @@ impl<T: Element> Model<T> {
         let full = if all_logits { Some(self.head_all(tokens)?) } else { None };
         // The last token of each sequence: gathered rows of the final normed x, then the LM head.
         let last: Vec<i32> = cu[1..].iter().map(|&e| e as i32 - 1).collect();
-        let next = self.head_last(&last, sampling, rng)?;
+        self.upload_rows(&last)?;
+        self.head_launch(prompts.len(), sampling)?;
+        let next = self.head_read(prompts.len(), sampling, rng)?;
         Ok((next, full))
     }
 
@@ -337,12 +352,32 @@ impl<T: Element> Model<T> {
         if let Some((_, dev)) = self.decode.get_mut(&n) {
             self.gpu.stream.memcpy_htod(&lens, dev).during(|| "copying lengths".into())?;
         }
-        self.layers_forward(n, None)?;
+        let rows: Vec<i32> = (0..n as i32).collect();
+        self.upload_rows(&rows)?;
+        let eager = *self.eager_steps.get(&n).unwrap_or(&0);
+        if let Some(g) = self.graphs.get(&n) {
+            g.launch().during(|| format!("replaying the decode graph of batch {n}"))?;
+        } else if self.graphs_on && eager > 0 {
+            // Every buffer, plan and TMA map this step touches exists (the eager step made them): the
+            // step's launches captured once, replayed from now on (no launch overhead per kernel).
+            let stream = self.gpu.stream.clone();
+            stream.begin_capture(kernel_lab::cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+                  .during(|| "beginning the decode graph's capture".into())?;
+            let captured = self.layers_forward(n, None).and_then(|_| self.head_launch(n, sampling));
+            let graph = stream.end_capture(kernel_lab::cudarc::driver::sys::CUgraphInstantiate_flags(0)).during(|| "ending the decode graph's capture".into());
+            captured?;
+            let graph = graph?.ok_or_else(|| Error::InvalidInput("the decode graph's capture recorded nothing (internal)".into()))?;
+            graph.launch().during(|| format!("launching the decode graph of batch {n}"))?;
+            self.graphs.insert(n, graph);
+        } else {
+            self.layers_forward(n, None)?;
+            self.head_launch(n, sampling)?;
+            self.eager_steps.insert(n, eager + 1);
+        }
         for l in &mut self.lens[..n] {
             *l += 1;
         }
-        let last: Vec<i32> = (0..n as i32).collect();
-        self.head_last(&last, sampling, rng)
+        self.head_read(n, sampling, rng)
     }
 
     /// Every layer over `tokens` tokens whose ids, positions and slots are in the work buffers; prefill
@@ -405,31 +440,44 @@ impl<T: Element> Model<T> {
         Ok(bits.into_iter().map(|x| if self.k.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect())
     }
 
-    /// The next token of each row `rows[i]` of `x`: those rows gathered, the LM head, then the argmax on
-    /// the GPU (greedy) or sampling on the host.
-    fn head_last(&mut self, rows: &[i32], sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
+    /// The rows of x the LM head reads next, to the device (outside any capture).
+    fn upload_rows(&mut self, rows: &[i32]) -> Result<()> {
+        let b = self.scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+        self.gpu.stream.memcpy_htod(rows, &mut b.rows.slice_mut(..rows.len())).during(|| "copying rows".into())
+    }
+
+    /// The LM head on `n` rows of x named by `rows` (uploaded): those rows gathered, the GEMM, and for
+    /// greedy decoding the argmax. Launches only (capturable).
+    fn head_launch(&mut self, n: usize, sampling: Sampling) -> Result<()> {
         let c = self.config.clone();
-        let n = rows.len();
         let Model { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, .. } = self;
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
-        gpu.stream.memcpy_htod(rows, &mut b.ids.slice_mut(..n)).during(|| "copying rows".into())?;
         let total = scratch_rows(b, c.hidden);
         // SAFETY: the embed kernel as a row gather: `rows[i]` < the rows of x (the sequences' last tokens),
         // `last` holds `slots · hidden` ≥ n · hidden; the argmax over n rows of `vocab` with 64 bytes of
         // shared memory, `next` holding `slots` ≥ n.
-        unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(n, 0), &b.ids, &b.x, last, c.hidden as u32, total as u32)? };
+        unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(n, 0), &b.rows, &b.x, last, c.hidden as u32, total as u32)? };
         gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits)?;
+        if sampling == Sampling::Greedy {
+            unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg(n, 64), &*logits, next, c.vocab as u32)? };
+        }
+        Ok(())
+    }
+
+    /// The next tokens after [`Model::head_launch`]: the argmax's (greedy) or drawn on the host.
+    fn head_read(&mut self, n: usize, sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
+        let vocab = self.config.vocab;
         match sampling {
             Sampling::Greedy => {
-                unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg(n, 64), &*logits, next, c.vocab as u32)? };
-                let ids = gpu.stream.clone_dtoh(&next.slice(..n)).during(|| "copying tokens".into())?;
+                let ids = self.gpu.stream.clone_dtoh(&self.next.slice(..n)).during(|| "copying tokens".into())?;
                 Ok(ids.into_iter().map(|t| t.max(0) as u32).collect())
             }
             Sampling::TopKTopP { temperature, top_k, top_p, .. } => {
-                let bits = gpu.stream.clone_dtoh(&logits.slice(..n * c.vocab)).during(|| "copying logits".into())?;
-                let f: Vec<f32> = bits.into_iter().map(|x| if kern.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect();
-                Ok(f.chunks(c.vocab).map(|row| sample::top_k_top_p(row, temperature, top_k, top_p, rng)).collect())
+                let bits = self.gpu.stream.clone_dtoh(&self.logits.slice(..n * vocab)).during(|| "copying logits".into())?;
+                let bf = self.k.bf16;
+                let f: Vec<f32> = bits.into_iter().map(|x| if bf { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect();
+                Ok(f.chunks(vocab).map(|row| sample::top_k_top_p(row, temperature, top_k, top_p, rng)).collect())
             }
         }
     }
