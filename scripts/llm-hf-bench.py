@@ -12,8 +12,9 @@ Exits 2 without torch/transformers/GPU.
 """
 import argparse
 import os
-import statistics
 import sys
+
+from peer_common import import_torch, median_ms
 import time
 
 
@@ -28,33 +29,17 @@ def main():
     ap.add_argument("--compiled-only", action="store_true")
     ap.add_argument("--out")
     a = ap.parse_args()
-    try:
-        import torch
-        import transformers
-    except ImportError as e:
-        print(f"error: {e}", file=sys.stderr)
+    got = import_torch(transformers=True)
+    if got is None:
         return 2
-    if not torch.cuda.is_available():
-        print("error: no CUDA GPU", file=sys.stderr)
-        return 2
+    torch, transformers = got
     model = transformers.AutoModelForCausalLM.from_pretrained(a.model, dtype=torch.bfloat16).cuda().eval()
     vocab = model.config.vocab_size
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
 
-    def cuda_ms(fn, reps):
-        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-        for s, e in ev:
-            s.record()
-            fn()
-            e.record()
-        torch.cuda.synchronize()
-        return statistics.median(s.elapsed_time(e) for s, e in ev)
-
-    for _ in range(3):
-        dst.copy_(src)
-    copy_gbps = 2 * (1 << 30) / cuda_ms(lambda: dst.copy_(src), 20) / 1e6
+    copy_gbps = 2 * (1 << 30) / median_ms(torch, lambda: dst.copy_(src), 20) / 1e6
     floor_ms = weight_bytes / (copy_gbps * 1e6)
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, transformers {transformers.__version__}",
              f"weights {weight_bytes / 1e9:.2f} GB, device copy {copy_gbps:.0f} GB/s: floor {floor_ms:.2f} ms per decode step",
@@ -71,7 +56,7 @@ def main():
         for b in [int(x) for x in a.prefill_batches.split(",") if x and not a.compiled_only]:
             ids = torch.randint(1, vocab, (b, a.prefill_len), generator=g).cuda()
             model(ids[:, :16])
-            row(f"HF eager prefill {a.prefill_len} tokens", b, cuda_ms(lambda: model(ids, use_cache=False), 5))
+            row(f"HF eager prefill {a.prefill_len} tokens", b, median_ms(torch, lambda: model(ids, use_cache=False), 5, warmup=1))
             del ids
             torch.cuda.empty_cache()
 

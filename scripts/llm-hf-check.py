@@ -18,6 +18,8 @@ import json
 import os
 import subprocess
 import sys
+
+from peer_common import import_torch
 import time
 
 SHAPES = {
@@ -63,15 +65,10 @@ def main():
     ap.add_argument("--prompt-len", type=int, default=37)
     ap.add_argument("--out")
     a = ap.parse_args()
-    try:
-        import torch
-        import transformers
-    except ImportError as e:
-        print(f"error: {e}", file=sys.stderr)
+    got = import_torch(transformers=True)
+    if got is None:
         return 2
-    if not torch.cuda.is_available():
-        print("error: no CUDA GPU", file=sys.stderr)
-        return 2
+    torch, transformers = got
     os.makedirs(a.work, exist_ok=True)
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, transformers {transformers.__version__}",
              "| model | prompt | logits rel L2 | max abs diff | greedy tokens | first mismatch | note |", "|---|---|---|---|---|---|---|"]

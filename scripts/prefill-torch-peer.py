@@ -15,8 +15,9 @@ heads, D = 128, the whole loop as one time. A backend that raises gets its first
 and a CUDA GPU; exits 2 without them.
 """
 import argparse
-import statistics
 import sys
+
+from peer_common import import_torch, median_ms
 
 DEFAULT = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64"
 
@@ -30,29 +31,14 @@ def main():
     ap.add_argument("--varlen-lens", default="")
     ap.add_argument("--out")
     a = ap.parse_args()
-    try:
-        import torch
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-    except ImportError as e:
-        print(f"error: {e}", file=sys.stderr)
+    got = import_torch()
+    if got is None:
         return 2
-    if not torch.cuda.is_available():
-        print("error: no CUDA GPU", file=sys.stderr)
-        return 2
+    torch = got[0]
+    from torch.nn.attention import SDPBackend, sdpa_kernel
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[a.dtype]
     backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION}
     sdpa = torch.nn.functional.scaled_dot_product_attention
-
-    def median_ms(fn, reps):
-        for _ in range(3):
-            fn()
-        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-        for s, e in ev:
-            s.record()
-            fn()
-            e.record()
-        torch.cuda.synchronize()
-        return statistics.median(s.elapsed_time(e) for s, e in ev)
 
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, {a.dtype}",
              "| shape BxHxKxLxD | mask | backend | µs | TFLOP/s | note |", "|---|---|---|---|---|---|"]
@@ -61,7 +47,7 @@ def main():
     def row(spec, mask, name, fn, flops):
         try:
             with sdpa_kernel([backends[name]]):
-                t = median_ms(fn, a.reps)
+                t = median_ms(torch, fn, a.reps)
             r = f"| {spec} | {mask} | {name} | {t * 1e3:.1f} | {flops / t / 1e9:.0f} | |"
         except Exception as e:  # a backend that does not take the shape
             msg = " ".join(str(e).split())[:120].replace("|", "/")

@@ -3,45 +3,17 @@
 //! noise), ragged lengths including 0 and 1, one split and many, against the f64 reference; the KV
 //! append then decode against the reference on the appended host cache; bad input refused before any
 //! launch. Without a GPU each test says it was skipped and passes.
+mod common;
+
 use cudarc::driver::CudaSlice;
+use common::{Half, rounded};
 use half::{bf16, f16};
 use kernel_lab_bench::{
     attention::decode::{BlockTable, DecodeDesc, DecodePlan, KvLayout, check_block_table, reference_f64},
     families::attention::{LSE_TOL, o_tol},
-    gemm::Element,
     runtime::{gpu::{Gpu, gpu_or_skip}, verify},
     steps::gemm::Elem,
 };
-
-/// A 16-bit element the tests convert through f32.
-trait Half: Element {
-    fn of(x: f32) -> Self;
-    fn to(self) -> f32;
-}
-impl Half for f16 {
-    fn of(x: f32) -> Self {
-        f16::from_f32(x)
-    }
-    fn to(self) -> f32 {
-        self.to_f32()
-    }
-}
-impl Half for bf16 {
-    fn of(x: f32) -> Self {
-        bf16::from_f32(x)
-    }
-    fn to(self) -> f32 {
-        self.to_f32()
-    }
-}
-
-/// Random values in [−2, 2) rounded to `T` (scores with a spread, peaked rows): the device gets `T`, the
-/// reference the same values in f32.
-fn rounded<T: Half>(rng: &mut impl rand::Rng, n: usize) -> (Vec<T>, Vec<f32>) {
-    let t: Vec<T> = (0..n).map(|_| T::of(rng.random_range(-2.0f32..2.0))).collect();
-    let f = t.iter().map(|x| x.to()).collect();
-    (t, f)
-}
 
 /// A shuffled page table: sequence b's pages are distinct random pages of the cache (the rest of the
 /// cache holds noise that must never be read); entries past a sequence's pages are −1.

@@ -4,6 +4,9 @@
 //! reference with O and LSE poisoned first; at a large shape against the fixed-length fused kernel
 //! (a12/a15) on the same data with the K/V heads repeated; bad input refused before any launch. Without
 //! a GPU (or off Hopper) each test says it was skipped and passes.
+mod common;
+
+use common::{Half, rounded};
 use half::{bf16, f16};
 use kernel_lab_bench::{
     attention::{
@@ -11,39 +14,9 @@ use kernel_lab_bench::{
         prefill::{PrefillDesc, PrefillPlan, reference_f64},
     },
     families::attention::{LSE_TOL, o_tol},
-    gemm::Element,
     runtime::{gpu::{Gpu, gpu_or_skip}, verify},
     steps::{attention::PREFILL, gemm::Elem},
 };
-
-/// A 16-bit element the tests convert through f32.
-trait Half: Element {
-    fn of(x: f32) -> Self;
-    fn to(self) -> f32;
-}
-impl Half for f16 {
-    fn of(x: f32) -> Self {
-        f16::from_f32(x)
-    }
-    fn to(self) -> f32 {
-        self.to_f32()
-    }
-}
-impl Half for bf16 {
-    fn of(x: f32) -> Self {
-        bf16::from_f32(x)
-    }
-    fn to(self) -> f32 {
-        self.to_f32()
-    }
-}
-
-/// Random values in [−2, 2) rounded to `T`: the device gets `T`, the reference the same values in f32.
-fn rounded<T: Half>(rng: &mut impl rand::Rng, n: usize) -> (Vec<T>, Vec<f32>) {
-    let t: Vec<T> = (0..n).map(|_| T::of(rng.random_range(-2.0f32..2.0))).collect();
-    let f = t.iter().map(|x| x.to()).collect();
-    (t, f)
-}
 
 /// Offsets from lengths.
 fn cu(lens: &[u32]) -> Vec<u32> {

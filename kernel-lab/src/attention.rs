@@ -12,6 +12,33 @@
 //! Bad input is refused before any launch with the constraint it breaks: a head dim the kernel lacks,
 //! zero sizes, buffer lengths that do not match the shape, sizes beyond memory (the unfused path's
 //! `B·H·L²` scores).
+/// A `layout` struct passed to an attention kernel by value (decode's, prefill's): a local wrapper (the orphan rule keeps cudarc's
+/// `DeviceRepr` off `layout`'s types) whose bytes are the struct's.
+macro_rules! by_value_param {
+    ($wrapper:ident, $inner:ty, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Clone, Copy)]
+        #[repr(transparent)]
+        pub(crate) struct $wrapper(pub(crate) $inner);
+        // SAFETY: plain integers and floats (a device address among them, as the kernel reads it),
+        // `repr(C)` in `layout`: the very struct the kernel takes, so the bytes match its `.param .b8`
+        // array (`launch!` checks the size against the PTX).
+        unsafe impl cudarc::driver::DeviceRepr for $wrapper {}
+        impl crate::runtime::gpu::ParamBytes for &$wrapper {
+            fn param_bytes(&self) -> u32 {
+                std::mem::size_of::<$inner>() as u32
+            }
+            fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+                0
+            }
+            fn param_ref(&self) -> *const std::ffi::c_void {
+                std::ptr::from_ref::<$wrapper>(*self).cast()
+            }
+        }
+    };
+}
+pub(crate) use by_value_param;
+
 pub mod decode;
 pub mod prefill;
 

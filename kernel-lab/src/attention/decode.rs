@@ -18,7 +18,7 @@
 //! capacity (and below 0 to 0) and read a table entry outside `0..num_pages` as an empty page, so no
 //! value in them makes a kernel read outside the cache — but such values give wrong attention, not an
 //! error: [`check_block_table`] validates a host copy of the table before upload.
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::attention::{DECODE_ROWS, DECODE_SPLIT_UNIT, DecodeCache, DecodeDims};
 
@@ -26,7 +26,7 @@ use crate::{
     error::{Error, Result},
     gemm::{Element, launch::Operand},
     launch,
-    runtime::gpu::{Gpu, Kernel, ParamBytes},
+    runtime::gpu::{Gpu, Kernel},
     steps::gemm::Elem,
 };
 
@@ -233,33 +233,8 @@ fn split_of(units: usize, want: usize) -> Split {
     Split { splits: units.div_ceil(per) as u32, chunk: (per * unit) as u32 }
 }
 
-/// A `layout` struct passed to a decode kernel by value: a local wrapper (the orphan rule keeps cudarc's
-/// `DeviceRepr` off `layout`'s types) whose bytes are the struct's.
-macro_rules! by_value_param {
-    ($wrapper:ident, $inner:ty, $doc:literal) => {
-        #[doc = $doc]
-        #[derive(Clone, Copy)]
-        #[repr(transparent)]
-        struct $wrapper($inner);
-        // SAFETY: plain integers and floats (a device address among them, as the kernel reads it),
-        // `repr(C)` in `layout`: the very struct the kernel takes, so the bytes match its `.param .b8`
-        // array (`launch!` checks the size against the PTX).
-        unsafe impl DeviceRepr for $wrapper {}
-        impl ParamBytes for &$wrapper {
-            fn param_bytes(&self) -> u32 {
-                std::mem::size_of::<$inner>() as u32
-            }
-            fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
-                0
-            }
-            fn param_ref(&self) -> *const std::ffi::c_void {
-                std::ptr::from_ref::<$wrapper>(*self).cast()
-            }
-        }
-    };
-}
-by_value_param!(CacheParam, DecodeCache, "[`DecodeCache`] as a by-value kernel parameter (48 bytes).");
-by_value_param!(DimsParam, DecodeDims, "[`DecodeDims`] as a by-value kernel parameter (20 bytes).");
+super::by_value_param!(CacheParam, DecodeCache, "[`DecodeCache`] as a by-value kernel parameter (48 bytes).");
+super::by_value_param!(DimsParam, DecodeDims, "[`DecodeDims`] as a by-value kernel parameter (20 bytes).");
 
 /// A page table on the device: `[batch][max_pages]` i32 page numbers.
 #[derive(Clone, Copy)]

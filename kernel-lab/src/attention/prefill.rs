@@ -17,7 +17,7 @@
 //!
 //! The offsets are taken on the host, checked there, and copied to the plan's device buffer on the
 //! stream before the launch (so every rule above is checked before anything runs).
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
     attention::{A6_BQ, A7_STAGES, PrefillDims, a6_smem},
@@ -29,7 +29,7 @@ use crate::{
     gemm::{Element, launch::Operand},
     launch,
     runtime::{
-        gpu::{Gpu, Kernel, ParamBytes},
+        gpu::{Gpu, Kernel},
         tma::TensorMap3d,
     },
     steps::gemm::Elem,
@@ -166,24 +166,7 @@ impl Lens {
     }
 }
 
-/// [`PrefillDims`] as a by-value kernel parameter (20 bytes).
-#[derive(Clone, Copy)]
-#[repr(transparent)]
-struct DimsParam(PrefillDims);
-// SAFETY: plain integers and a float, `repr(C)` in `layout`: the very struct the kernel takes, so the
-// bytes match its `.param .b8` array (`launch!` checks the size against the PTX).
-unsafe impl DeviceRepr for DimsParam {}
-impl ParamBytes for &DimsParam {
-    fn param_bytes(&self) -> u32 {
-        std::mem::size_of::<PrefillDims>() as u32
-    }
-    fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
-        0
-    }
-    fn param_ref(&self) -> *const std::ffi::c_void {
-        std::ptr::from_ref::<DimsParam>(*self).cast()
-    }
-}
+super::by_value_param!(DimsParam, PrefillDims, "[`PrefillDims`] as a by-value kernel parameter (20 bytes).");
 
 /// The three tensor maps of one (Q, K, V, tokens) (encoded once, reused while they stay the same).
 struct Maps {

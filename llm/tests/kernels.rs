@@ -1,0 +1,189 @@
+//! GPU tests of the runner's own kernels, each against a host reference that rounds where the kernel does
+//! (bf16 through `half`), on random data with the outputs poisoned first: the residual add + RMSNorm (rows
+//! off the 2048-element stride, with and without the add), the rotary embedding with biases into packed Q/K/V
+//! and the KV cache, SiLU·mul, the argmax (ties, NaNs), the transpose (ragged tiles) and the embedding
+//! gather (an id past the vocabulary). Without a GPU each test says it was skipped and passes.
+use half::bf16;
+use kernel_lab::{
+    Gpu,
+    cudarc::driver::{CudaSlice, LaunchConfig},
+    runtime::{gpu::gpu_or_skip, verify},
+};
+use kernel_lab_llm::{MODULE, PTX, kernels as k};
+use rand::Rng;
+
+fn b(x: f32) -> f32 {
+    bf16::from_f32(x).to_f32()
+}
+
+fn bits(v: &[f32]) -> Vec<u16> {
+    v.iter().map(|&x| bf16::from_f32(x).to_bits()).collect()
+}
+
+fn floats(v: &[u16]) -> Vec<f32> {
+    v.iter().map(|&x| bf16::from_bits(x).to_f32()).collect()
+}
+
+fn random(rng: &mut impl Rng, n: usize, scale: f32) -> Vec<f32> {
+    (0..n).map(|_| b(rng.random_range(-scale..scale))).collect()
+}
+
+fn cfg(blocks: u32, smem: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: smem }
+}
+
+/// Downloaded bits as bf16 floats, checking the poison is gone.
+fn got(gpu: &Gpu, d: &CudaSlice<u16>, what: &str) -> Vec<f32> {
+    let v = gpu.download(d).unwrap();
+    assert!(!v.contains(&0xFFFF), "{what}: output not fully written (poison left)");
+    floats(&v)
+}
+
+/// Positions where two bf16 vectors differ by more than one unit in the last place.
+fn far(a: &[f32], w: &[f32]) -> usize {
+    a.iter().zip(w).filter(|(x, y)| (*x - *y).abs() > 1e-6_f32.max(y.abs() / 128.0)).count()
+}
+
+#[test]
+fn add_rmsnorm_matches_the_rounded_reference() {
+    let Some(gpu) = gpu_or_skip("add_rmsnorm_matches_the_rounded_reference") else { return };
+    let kern = k::add_rmsnorm_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let mut rng = verify::rng(verify::fresh_seed());
+    for (rows, hidden, add) in [(5usize, 4104usize, 1u32), (3, 64, 0), (2, 16384, 1)] {
+        let (x, d, w) = (random(&mut rng, rows * hidden, 2.0), random(&mut rng, rows * hidden, 1.0), random(&mut rng, hidden, 1.5));
+        let (mut dx, dd, dw) = (gpu.upload(&bits(&x)).unwrap(), gpu.upload(&bits(&d)).unwrap(), gpu.upload(&bits(&w)).unwrap());
+        let mut dy = gpu.zeros::<u16>(rows * hidden).unwrap();
+        gpu.poison(&mut dy).unwrap();
+        // SAFETY: rows blocks of 256 threads, 32 bytes of shared memory; x, delta, y hold rows·hidden, w hidden;
+        // hidden a multiple of 8 up to 16384; fresh (aligned) allocations.
+        unsafe { k::add_rmsnorm_bf16::launch(&gpu, &kern, cfg(rows as u32, 32), &mut dx, &dd, &dw, &mut dy, hidden as u32, 1e-5, add).unwrap() };
+        gpu.sync_after("add_rmsnorm").unwrap();
+        let (gx, gy) = (floats(&gpu.download(&dx).unwrap()), got(&gpu, &dy, "add_rmsnorm"));
+        for r in 0..rows {
+            let row: Vec<f32> = (0..hidden).map(|c| if add != 0 { b(x[r * hidden + c] + d[r * hidden + c]) } else { x[r * hidden + c] }).collect();
+            assert_eq!(&gx[r * hidden..][..hidden], &row[..], "rows {rows} hidden {hidden}: the residual stream");
+            let ms: f64 = row.iter().map(|&v| v as f64 * v as f64).sum::<f64>() / hidden as f64;
+            let inv = 1.0 / (ms + 1e-5).sqrt();
+            let want: Vec<f32> = (0..hidden).map(|c| b(w[c] * b((row[c] as f64 * inv) as f32))).collect();
+            let n = far(&gy[r * hidden..][..hidden], &want);
+            assert!(n * 1000 <= hidden, "rows {rows} hidden {hidden} row {r}: {n} elements more than 1 ulp off");
+        }
+    }
+}
+
+#[test]
+fn rope_rotates_into_packed_qkv_and_the_cache() {
+    let Some(gpu) = gpu_or_skip("rope_rotates_into_packed_qkv_and_the_cache") else { return };
+    let kern = k::rope_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let mut rng = verify::rng(verify::fresh_seed());
+    let (tokens, heads, kv, d, max_len, slots) = (3usize, 4usize, 2usize, 64usize, 32usize, 2usize);
+    let width = (heads + 2 * kv) * d;
+    let (qkv, bias) = (random(&mut rng, tokens * width, 2.0), random(&mut rng, width, 0.5));
+    let (pos, slot) = (vec![0i32, 5, 17], vec![0i32, 1, 0]);
+    let inv = kernel_lab_llm::rope::inv_freq(10000.0, d, kernel_lab_llm::config::RopeScaling::None);
+    let table = kernel_lab_llm::rope::table(&inv, max_len);
+    let (dqkv, dbias, dpos, dslot, dtab) = (gpu.upload(&bits(&qkv)).unwrap(), gpu.upload(&bits(&bias)).unwrap(), gpu.upload(&pos).unwrap(),
+                                           gpu.upload(&slot).unwrap(), gpu.upload(&table).unwrap());
+    let mut out: Vec<CudaSlice<u16>> = [tokens * heads * d, tokens * kv * d, tokens * kv * d, slots * kv * max_len * d, slots * kv * max_len * d]
+        .iter().map(|&n| gpu.zeros::<u16>(n).unwrap()).collect();
+    for o in &mut out[..3] {
+        gpu.poison(o).unwrap();
+    }
+    let [q, kk, v, ck, cv] = &mut out[..] else { unreachable!() };
+    // SAFETY: one block per token; the buffers in the layouts the kernel's contract names; positions <
+    // max_len = the table's rows, slots < 2.
+    unsafe {
+        k::rope_bf16::launch(&gpu, &kern, cfg(tokens as u32, 0), &dqkv, &dbias, &dpos, &dtab, q, kk, v, ck, cv, &dslot, max_len as u32, heads as u32, kv as u32, d as u32,
+                             1, max_len as u32, 1).unwrap()
+    };
+    gpu.sync_after("rope").unwrap();
+    let (gq, gk, gv, gck, gcv) = (got(&gpu, q, "q"), got(&gpu, kk, "k"), got(&gpu, v, "v"), floats(&gpu.download(ck).unwrap()), floats(&gpu.download(cv).unwrap()));
+    let half = d / 2;
+    for t in 0..tokens {
+        let at = |col: usize| b(qkv[t * width + col] + bias[col]);
+        for hh in 0..heads + kv {
+            for j in 0..half {
+                let (c, s) = (b(table[2 * (pos[t] as usize * half + j)]), b(table[2 * (pos[t] as usize * half + j) + 1]));
+                let (x1, x2) = (at(hh * d + j), at(hh * d + j + half));
+                let (o1, o2) = (b(b(x1 * c) - b(x2 * s)), b(b(x2 * c) + b(x1 * s)));
+                let (g1, g2) = if hh < heads {
+                    (gq[(t * heads + hh) * d + j], gq[(t * heads + hh) * d + j + half])
+                } else {
+                    let kh = hh - heads;
+                    let cache = ((slot[t] as usize * kv + kh) * max_len + pos[t] as usize) * d;
+                    assert_eq!((gck[cache + j], gck[cache + j + half]), (o1, o2), "token {t} K head {kh} dim {j}: the cache");
+                    (gk[(t * kv + kh) * d + j], gk[(t * kv + kh) * d + j + half])
+                };
+                assert_eq!((g1, g2), (o1, o2), "token {t} head {hh} dim {j}");
+            }
+        }
+        for e in 0..kv * d {
+            let want = at((heads + kv) * d + e);
+            assert_eq!(gv[t * kv * d + e], want, "token {t} V element {e}");
+            assert_eq!(gcv[((slot[t] as usize * kv + e / d) * max_len + pos[t] as usize) * d + e % d], want, "token {t} V element {e}: the cache");
+        }
+    }
+}
+
+#[test]
+fn silu_mul_argmax_transpose_and_embed() {
+    let Some(gpu) = gpu_or_skip("silu_mul_argmax_transpose_and_embed") else { return };
+    let mut rng = verify::rng(verify::fresh_seed());
+    // SiLU·mul over 3 tokens of 136.
+    let (tokens, inter) = (3usize, 136usize);
+    let gu = random(&mut rng, tokens * 2 * inter, 6.0);
+    let kern = k::silu_mul_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let dgu = gpu.upload(&bits(&gu)).unwrap();
+    let mut dout = gpu.zeros::<u16>(tokens * inter).unwrap();
+    gpu.poison(&mut dout).unwrap();
+    // SAFETY: one block per token; gu holds tokens·2·inter, out tokens·inter; inter % 8 == 0.
+    unsafe { k::silu_mul_bf16::launch(&gpu, &kern, cfg(tokens as u32, 0), &dgu, &mut dout, inter as u32).unwrap() };
+    gpu.sync_after("silu_mul").unwrap();
+    let g = got(&gpu, &dout, "silu_mul");
+    let want: Vec<f32> = (0..tokens * inter).map(|i| {
+        let (t, j) = (i / inter, i % inter);
+        let x = gu[t * 2 * inter + j] as f64;
+        b(b((x / (1.0 + (-x).exp())) as f32) * gu[t * 2 * inter + inter + j])
+    }).collect();
+    assert!(far(&g, &want) * 100 <= g.len(), "silu_mul: {} of {} more than 1 ulp off", far(&g, &want), g.len());
+
+    // Argmax: a planted maximum, a tie (the first wins), a NaN skipped.
+    let vocab = 1000usize;
+    let mut logits = random(&mut rng, 3 * vocab, 3.0);
+    logits[17] = 9.0;
+    logits[vocab + 400] = 9.0;
+    logits[vocab + 900] = 9.0;
+    logits[2 * vocab + 5] = f32::NAN;
+    logits[2 * vocab + 999] = 8.5;
+    let kern = k::argmax_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let dl = gpu.upload(&bits(&logits)).unwrap();
+    let mut di = gpu.upload(&[-7i32; 3]).unwrap();
+    // SAFETY: 3 blocks, 64 bytes of shared memory; logits hold 3·vocab, out 3.
+    unsafe { k::argmax_bf16::launch(&gpu, &kern, cfg(3, 64), &dl, &mut di, vocab as u32).unwrap() };
+    assert_eq!(gpu.download(&di).unwrap(), vec![17, 400, 999]);
+
+    // Transpose of 37 × 70 (tiles cut at both edges).
+    let (rows, cols) = (37usize, 70usize);
+    let src: Vec<u16> = (0..rows * cols).map(|i| i as u16).collect();
+    let kern = k::transpose16::load(&gpu, PTX, MODULE).unwrap();
+    let ds = gpu.upload(&src).unwrap();
+    let mut dt = gpu.zeros::<u16>(rows * cols).unwrap();
+    gpu.poison(&mut dt).unwrap();
+    let tc = LaunchConfig { grid_dim: (cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1), block_dim: (256, 1, 1), shared_mem_bytes: 32 * 33 * 4 };
+    // SAFETY: grid ⌈cols/32⌉ × ⌈rows/32⌉, 4224 bytes of shared memory; both hold rows·cols.
+    unsafe { k::transpose16::launch(&gpu, &kern, tc, &ds, &mut dt, rows as u32, cols as u32).unwrap() };
+    let t = gpu.download(&dt).unwrap();
+    assert!((0..rows * cols).all(|i| t[(i % cols) * rows + i / cols] == src[i]), "transpose");
+
+    // Embedding gather: rows 2 and 0, and an id past the vocabulary (a zero row).
+    let (vocab, hidden) = (4usize, 16usize);
+    let table: Vec<u16> = (0..vocab * hidden).map(|i| 1000 + i as u16).collect();
+    let kern = k::embed_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let (dtab, dids) = (gpu.upload(&table).unwrap(), gpu.upload(&[2i32, 0, 9]).unwrap());
+    let mut de = gpu.zeros::<u16>(3 * hidden).unwrap();
+    gpu.poison(&mut de).unwrap();
+    // SAFETY: 3 blocks; ids 3, table vocab·hidden, out 3·hidden; hidden % 8 == 0.
+    unsafe { k::embed_bf16::launch(&gpu, &kern, cfg(3, 0), &dids, &dtab, &mut de, hidden as u32, vocab as u32).unwrap() };
+    let e = gpu.download(&de).unwrap();
+    assert_eq!((&e[..hidden], &e[hidden..2 * hidden], &e[2 * hidden..]), (&table[2 * hidden..3 * hidden], &table[..hidden], &[0u16; 16][..]));
+}
