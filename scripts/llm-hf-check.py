@@ -85,7 +85,7 @@ def main():
             ref = model(ids).logits[0].float().cpu()
             gen = model.generate(ids, max_new_tokens=a.new, do_sample=False, min_new_tokens=a.new)[0, len(prompt):].tolist()
         logits_path, json_path = os.path.join(a.work, f"{name}.logits"), os.path.join(a.work, f"{name}.json")
-        cmd = [a.llm, "--model", path, "--prompt-ids", ",".join(map(str, prompt)), "--max-new", str(a.new), "--logits-out", logits_path, "--json", json_path]
+        cmd = [a.llm, "--model", path, "--prompt-ids", ",".join(map(str, prompt)), "--max-new", str(a.new), "--logits-out", logits_path, "--json", json_path, "--ignore-eos"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             row = f"| {name} | {len(prompt)} | - | - | - | - | runner failed: {' '.join((r.stderr or r.stdout).split())[:200]} |"

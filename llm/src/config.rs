@@ -8,7 +8,8 @@
 //! `linear`, `llama3`), `tie_word_embeddings`, `hidden_act` (must be `silu`), `attention_bias` (Llama:
 //! must be false; Qwen2 has Q/K/V biases always), `mlp_bias` (must be false), `sliding_window` with
 //! `use_sliding_window` (a window caps the sequence length: the runner does not slide), `torch_dtype` /
-//! `dtype` (bf16 or f16; else the weights' own). Everything else in the file is ignored.
+//! `dtype` (bf16 or f16; else the weights' own), `eos_token_id` (generation stops there). Everything else in
+//! the file is ignored.
 use serde_json::Value;
 
 /// The model families the runner takes.
@@ -54,6 +55,8 @@ pub struct Config {
     pub qkv_bias: bool,
     /// `Some(true)`: bf16, `Some(false)`: f16, `None`: whatever the weights are.
     pub bf16: Option<bool>,
+    /// End-of-sequence token ids (`eos_token_id`, one or a list; empty when absent).
+    pub eos: Vec<u32>,
 }
 
 /// A config error: the file and the field.
@@ -153,10 +156,16 @@ impl Config {
             None | Some("float32") => None,
             Some(d) => return Err(bad("torch_dtype", format!("is {d:?}: bfloat16 or float16"))),
         };
+        let eos = match v.get("eos_token_id") {
+            None | Some(Value::Null) => vec![],
+            Some(Value::Array(a)) => a.iter().map(|x| x.as_u64().map(|n| n as u32).ok_or_else(|| bad("eos_token_id", format!("holds {x}, not a token id"))))
+                                      .collect::<Result<_, _>>()?,
+            Some(x) => vec![x.as_u64().ok_or_else(|| bad("eos_token_id", format!("is {x}, not a token id")))? as u32],
+        };
         let eps = float(&v, "rms_norm_eps")?.ok_or_else(|| bad("rms_norm_eps", "is missing"))? as f32;
         let c = Config { arch, hidden, intermediate: uint(&v, "intermediate_size")?, layers: uint(&v, "num_hidden_layers")?, heads, kv_heads, head_dim,
                          vocab: uint(&v, "vocab_size")?, eps, max_positions, rope_theta, rope_scaling, tie_embeddings: flag(&v, "tie_word_embeddings", false)?,
-                         qkv_bias, bf16 };
+                         qkv_bias, bf16, eos };
         c.check_kernels()?;
         Ok(c)
     }
@@ -196,6 +205,9 @@ mod tests {
     fn llama_3_1_reads_with_its_rope_scaling() {
         let c = Config::parse(LLAMA3).unwrap();
         assert_eq!((c.arch, c.heads, c.kv_heads, c.head_dim, c.qkv_width(), c.bf16), (Arch::Llama, 32, 8, 128, 6144, Some(true)));
+        assert!(c.eos.is_empty());
+        let with_eos = LLAMA3.replacen("\"hidden_act\"", "\"eos_token_id\": [128001, 128009], \"hidden_act\"", 1);
+        assert_eq!(Config::parse(&with_eos).unwrap().eos, vec![128001, 128009]);
         assert!(matches!(c.rope_scaling, RopeScaling::Llama3 { factor: 8.0, .. }) && c.rope_theta == 500000.0);
     }
 

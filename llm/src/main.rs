@@ -10,10 +10,14 @@ use kernel_lab_llm::{
 };
 
 const HELP: &str = "\
-llm --model DIR --prompt-ids IDS [options]
+llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
   Runs the checkpoint in DIR (config.json + *.safetensors, bf16 or f16) on the lab's kernels: prefill of the
-  prompt, then decode with a KV cache; prints the new tokens, the prefill time and the time per token.
-  --prompt-ids IDS     comma-separated token ids (text prompts need a tokenizer: not built yet)
+  prompt, then decode with a KV cache, stopping at the config's eos_token_id (except with --prompt-len);
+  prints the new tokens, the prefill time and the time per token.
+  --prompt TEXT        the prompt as text, through DIR/tokenizer.json (or --tokenizer FILE); the new tokens are
+                       printed as text too
+  --prompt-ids IDS     the prompt as comma-separated token ids
+  --tokenizer FILE     a tokenizer.json other than DIR's
   --max-new N          tokens to generate (default 32)
   --batch B            run B copies of the prompt as a batch (default 1)
   --max-len L          cache length per sequence (default: prompt + max-new)
@@ -22,12 +26,15 @@ llm --model DIR --prompt-ids IDS [options]
   --logits-out FILE    write the prompt's logits (f32, [tokens][vocab], little-endian) for comparison
   --json FILE          write the tokens and times as JSON
   --no-graphs          launch every decode step's kernels one by one (default: captured once as a CUDA graph)
+  --ignore-eos         generate all --max-new tokens
   --prompt-len P       time prefill and decode on P random ids (after an untimed warm-up) instead of --prompt-ids
 ";
 
 struct Opts {
     model: PathBuf,
     prompt: Vec<u32>,
+    text: Option<String>,
+    tokenizer: Option<PathBuf>,
     prompt_len: Option<usize>,
     max_new: usize,
     batch: usize,
@@ -37,11 +44,12 @@ struct Opts {
     logits_out: Option<PathBuf>,
     json: Option<PathBuf>,
     graphs: bool,
+    ignore_eos: bool,
 }
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
-    let mut o = Opts { model: PathBuf::new(), prompt: vec![], prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
-                       logits_out: None, json: None, graphs: true };
+    let mut o = Opts { model: PathBuf::new(), prompt: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
+                       logits_out: None, json: None, graphs: true, ignore_eos: false };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -50,8 +58,8 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             print!("{HELP}");
             return Ok(None);
         }
-        if a == "--no-graphs" {
-            o.graphs = false;
+        if a == "--no-graphs" || a == "--ignore-eos" {
+            if a == "--no-graphs" { o.graphs = false } else { o.ignore_eos = true }
             continue;
         }
         let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
@@ -59,6 +67,8 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--model" => o.model = PathBuf::from(v),
             "--prompt-ids" => o.prompt = v.split(',').map(|x| x.trim().parse::<u32>().map_err(|_| format!("token id `{x}` is not a u32"))).collect::<std::result::Result<_, _>>()?,
             "--prompt-len" => o.prompt_len = Some(num(v, "--prompt-len")?),
+            "--prompt" => o.text = Some(v.clone()),
+            "--tokenizer" => o.tokenizer = Some(PathBuf::from(v)),
             "--max-new" => o.max_new = num(v, "--max-new")?,
             "--batch" => o.batch = num(v, "--batch")?,
             "--max-len" => o.max_len = Some(num(v, "--max-len")?),
@@ -81,8 +91,8 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     if o.model.as_os_str().is_empty() {
         return Err(format!("--model DIR is required\n{HELP}"));
     }
-    if o.prompt.is_empty() && o.prompt_len.is_none() {
-        return Err("give --prompt-ids or --prompt-len".into());
+    if [!o.prompt.is_empty(), o.text.is_some(), o.prompt_len.is_some()].iter().filter(|&&x| x).count() != 1 {
+        return Err("give one of --prompt, --prompt-ids and --prompt-len".into());
     }
     if o.batch == 0 {
         return Err("--batch must be at least 1".into());
@@ -112,12 +122,42 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // The tokenizer (for --prompt, and to print text whenever DIR has one), also before the GPU.
+    let tok_path = o.tokenizer.clone().unwrap_or_else(|| o.model.join("tokenizer.json"));
+    let tokenizer = if o.tokenizer.is_some() || o.text.is_some() || tok_path.exists() {
+        match tokenizers::Tokenizer::from_file(&tok_path) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("error: {}: {e}", tok_path.display());
+                std::process::exit(2);
+            }
+        }
+    } else {
+        None
+    };
+    let mut o = o;
+    if let (Some(text), Some(t)) = (&o.text, &tokenizer) {
+        match t.encode(text.as_str(), true) {
+            Ok(enc) if !enc.get_ids().is_empty() => {
+                o.prompt = enc.get_ids().to_vec();
+                println!("prompt: {} tokens {:?}", o.prompt.len(), o.prompt);
+            }
+            Ok(_) => {
+                eprintln!("error: the prompt encodes to no tokens");
+                std::process::exit(2);
+            }
+            Err(e) => {
+                eprintln!("error: encoding the prompt with {}: {e}", tok_path.display());
+                std::process::exit(2);
+            }
+        }
+    }
     kernel_lab::runtime::gpu::main_on_gpu("`llm` runs the model on a GPU; the checkpoint above was checked.", |gpu| {
-        if bf16 { run::<bf16>(gpu, &o) } else { run::<f16>(gpu, &o) }
+        if bf16 { run::<bf16>(gpu, &o, tokenizer.as_ref()) } else { run::<f16>(gpu, &o, tokenizer.as_ref()) }
     })
 }
 
-fn run<T: Element>(gpu: &Gpu, o: &Opts) -> Result<()> {
+fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
     let t0 = Instant::now();
     // A stream of the runner's own: the context's default (legacy) stream cannot be captured into a graph.
     let stream = gpu.ctx.new_stream().map_err(|e| Error::InvalidInput(format!("creating a stream: {e}")))?;
@@ -155,19 +195,30 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts) -> Result<()> {
         std::fs::write(path, bytes).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }
     let mut out: Vec<Vec<u32>> = next.iter().map(|&t| vec![t]).collect();
+    // Generation stops once every sequence has produced an end-of-sequence token (timing runs go on).
+    let eos = if o.prompt_len.is_some() || o.ignore_eos { vec![] } else { model.config.eos.clone() };
+    let done = |out: &[Vec<u32>]| !eos.is_empty() && out.iter().all(|s| s.iter().any(|t| eos.contains(t)));
     let t = Instant::now();
-    for _ in 1..o.max_new {
+    let mut steps = 0;
+    while out[0].len() < o.max_new && !done(&out) {
         next = model.decode(&next, o.sampling, &mut rng)?;
         for (s, &t) in out.iter_mut().zip(&next) {
             s.push(t);
         }
+        steps += 1;
     }
     gpu.sync_after("decode")?;
-    let steps = o.max_new.saturating_sub(1).max(1);
+    let steps = steps.max(1);
     let ms_tok = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
     println!("prompt {} tokens × batch {}: prefill {prefill_ms:.2} ms; decode {ms_tok:.3} ms per step ({:.1} tokens/s per sequence)", prompt.len(), o.batch,
              1e3 / ms_tok);
     println!("tokens: {:?}", out[0]);
+    if let Some(t) = tokenizer {
+        match t.decode(&out[0], true) {
+            Ok(text) => println!("text: {text}"),
+            Err(e) => println!("text: (the tokenizer could not decode them: {e})"),
+        }
+    }
     if let Some(path) = &o.json {
         let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
                                    "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s});
