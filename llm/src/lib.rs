@@ -10,6 +10,24 @@
 //!   the cache), SiLU·mul, argmax, transpose;
 //! * [`config`] says which `config.json` fields are honoured; [`checkpoint`] checks every tensor before
 //!   anything reaches the GPU; [`model`] is the forward pass.
+//!
+//! From a program of your own (the `llm` binary is this plus a command line):
+//!
+//! ```no_run
+//! use kernel_lab_llm::{model::Model, sample::{Rng, Sampling}};
+//! # fn main() -> kernel_lab::Result<()> {
+//! let gpu = kernel_lab::Gpu::new(0)?;
+//! // Decode steps are captured as CUDA graphs on a stream of your own (the default stream cannot be).
+//! let gpu = kernel_lab::Gpu::with_stream(gpu.ctx.new_stream().expect("a stream"))?;
+//! let mut model = Model::<half::bf16>::load(&gpu, "Meta-Llama-3-8B".as_ref(), 2, 4096)?; // 2 sequences of ≤ 4096 tokens
+//! let mut rng = Rng::new(0);
+//! let (mut next, _) = model.prefill(&[&[128000, 791, 6460], &[128000, 9906]], Sampling::Greedy, &mut rng, false)?;
+//! for _ in 0..16 {
+//!     next = model.decode(&next, Sampling::Greedy, &mut rng)?; // one token for each sequence
+//! }
+//! # Ok(())
+//! # }
+//! ```
 pub mod checkpoint;
 pub mod config;
 pub mod model;
