@@ -169,6 +169,8 @@ impl<T: Element> Model<T> {
             return Err(Error::InvalidInput(format!("{slots} sequences of {max_len} tokens: need 1..=65535 sequences and 1..={} tokens (max_position_embeddings or the window)",
                                                    c.max_positions)));
         }
+        // The decode kernels' limits (query heads per K/V head, head dim, batch), before anything is loaded.
+        DecodeDesc::new(slots, c.heads, c.kv_heads, c.head_dim, max_len).validate()?;
         let weight_bytes = ck.check_all()?;
         let cache_bytes = 2 * c.layers * slots * c.kv_heads * max_len * c.head_dim * 2;
         let largest = [c.vocab * c.hidden, c.qkv_width() * c.hidden, 2 * c.intermediate * c.hidden].into_iter().max().unwrap_or(0) * 2;
@@ -264,8 +266,10 @@ impl<T: Element> Model<T> {
             v: z(n * c.kv_heads * c.head_dim)?, attn: z(n * c.heads * c.head_dim)?, delta: z(n * c.hidden)?, gu: z(n * 2 * c.intermediate)?,
             act: z(n * c.intermediate)?, lse: g.zeros::<f32>(n * c.heads)?, ids: g.zeros::<i32>(n)?, pos: g.zeros::<i32>(n)?, slot: g.zeros::<i32>(n)?,
             rows: g.zeros::<i32>(n)? }) };
-        // New buffers: graphs captured over the old ones are stale.
+        // New buffers: graphs captured over the old ones are stale, and the next step of each batch size
+        // runs eagerly again first (its GEMMs encode tensor maps for the new buffers outside any capture).
         self.graphs.clear();
+        self.eager_steps.clear();
         Ok(())
     }
 
@@ -435,7 +439,11 @@ impl<T: Element> Model<T> {
         let c = self.config.clone();
         let mut out = self.gpu.zeros::<u16>(tokens * c.vocab)?;
         let b = self.scratch.bufs.as_ref().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
-        gemm(&mut self.gemms, &self.gpu, tokens, c.vocab, c.hidden, &b.x, &self.lm_head, &mut out)?;
+        // A plan of its own, not the shared one a decode graph of `tokens` sequences may have captured: this
+        // fresh output buffer would add a tensor map to that plan's cache each call and in time evict the
+        // graph's.
+        let mut own: HashMap<(usize, usize, usize), GemmPlan<T>> = HashMap::new();
+        gemm(&mut own, &self.gpu, tokens, c.vocab, c.hidden, &b.x, &self.lm_head, &mut out)?;
         let bits = self.gpu.download(&out)?;
         Ok(bits.into_iter().map(|x| if self.k.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect())
     }
@@ -447,7 +455,8 @@ impl<T: Element> Model<T> {
     }
 
     /// The LM head on `n` rows of x named by `rows` (uploaded): those rows gathered, the GEMM, and for
-    /// greedy decoding the argmax. Launches only (capturable).
+    /// greedy decoding the argmax (launched for sampling too: the same launches either way). Launches only
+    /// (capturable).
     fn head_launch(&mut self, n: usize, sampling: Sampling) -> Result<()> {
         let c = self.config.clone();
         let Model { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, .. } = self;
@@ -459,9 +468,9 @@ impl<T: Element> Model<T> {
         // shared memory, `next` holding `slots` ≥ n.
         unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(n, 0), &b.rows, &b.x, last, c.hidden as u32, total as u32)? };
         gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits)?;
-        if sampling == Sampling::Greedy {
-            unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg(n, 64), &*logits, next, c.vocab as u32)? };
-        }
+        // The argmax whatever the sampling, so that a captured step serves either (a graph per batch size).
+        let _ = sampling;
+        unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg(n, 64), &*logits, next, c.vocab as u32)? };
         Ok(())
     }
 

@@ -10,7 +10,7 @@
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch, core_float_math)]
 use nvptx_std::{
-    global::{ld_global_nc_v4_u32, st_global_v4_u32},
+    global::{ld_global_cg_v4_f32, ld_global_nc_v4_u32, st_global_v4_u32},
     kernel,
     math::ex2_approx_f32,
     mma::{f16_to_f32, pack_bf16x2, pack_f16x2},
@@ -139,7 +139,8 @@ unsafe fn add_rmsnorm<E: Half>(x: *mut u16, delta: *const u16, w: *const u16, y:
         if c < hidden as usize {
             // SAFETY: c + 8 ≤ hidden, 16-byte aligned, inside row `row`; `delta` read only when given.
             unsafe {
-                let mut h = halves(ld_global_nc_v4_u32(x.add(row + c) as *const u32));
+                // `x` is written below: read through L2 (`.cg`), not the read-only path.
+                let mut h = halves(ld_global_cg_v4_f32(x.add(row + c) as *const f32).map(f32::to_bits));
                 if add != 0 {
                     let d = halves(ld_global_nc_v4_u32(delta.add(row + c) as *const u32));
                     h = core::array::from_fn(|j| E::bits(E::f(h[j]) + E::f(d[j])));
