@@ -16,7 +16,8 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
   prints the new tokens, the prefill time and the time per token.
   --prompt TEXT        the prompt as text, through DIR/tokenizer.json (or --tokenizer FILE); the new tokens are
                        printed as text too
-  --prompt-ids IDS     the prompt as comma-separated token ids
+  --prompt-ids IDS     the prompt as comma-separated token ids; several prompts of any lengths separated by `;`
+                       run as one batch
   --tokenizer FILE     a tokenizer.json other than DIR's
   --max-new N          tokens to generate (default 32)
   --batch B            run B copies of the prompt as a batch (default 1)
@@ -33,6 +34,8 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
 struct Opts {
     model: PathBuf,
     prompt: Vec<u32>,
+    /// Further prompts (`;` in --prompt-ids): the batch is all of them.
+    more: Vec<Vec<u32>>,
     text: Option<String>,
     tokenizer: Option<PathBuf>,
     prompt_len: Option<usize>,
@@ -48,7 +51,7 @@ struct Opts {
 }
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
-    let mut o = Opts { model: PathBuf::new(), prompt: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
+    let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
                        logits_out: None, json: None, graphs: true, ignore_eos: false };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
@@ -65,7 +68,12 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
         let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
         match a.as_str() {
             "--model" => o.model = PathBuf::from(v),
-            "--prompt-ids" => o.prompt = v.split(',').map(|x| x.trim().parse::<u32>().map_err(|_| format!("token id `{x}` is not a u32"))).collect::<std::result::Result<_, _>>()?,
+            "--prompt-ids" => {
+                let mut seqs = v.split(';').map(|p| p.split(',').map(|x| x.trim().parse::<u32>().map_err(|_| format!("token id `{x}` is not a u32")))
+                                                     .collect::<std::result::Result<Vec<_>, _>>());
+                o.prompt = seqs.next().unwrap_or(Ok(vec![]))?;
+                o.more = seqs.collect::<std::result::Result<_, _>>()?;
+            }
             "--prompt-len" => o.prompt_len = Some(num(v, "--prompt-len")?),
             "--prompt" => o.text = Some(v.clone()),
             "--tokenizer" => o.tokenizer = Some(PathBuf::from(v)),
@@ -96,6 +104,12 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     }
     if o.batch == 0 {
         return Err("--batch must be at least 1".into());
+    }
+    if !o.more.is_empty() {
+        if o.batch != 1 {
+            return Err("--batch copies one prompt; with several prompts (`;`) the batch is all of them".into());
+        }
+        o.batch = 1 + o.more.len();
     }
     if let Some((temperature, top_k, top_p)) = sample {
         o.sampling = Sampling::TopKTopP { temperature, top_k, top_p, seed: o.seed };
@@ -169,7 +183,8 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer
         }
         _ => o.prompt.clone(),
     };
-    let max_len = o.max_len.unwrap_or(prompt.len() + o.max_new + 2);
+    let longest = o.more.iter().map(Vec::len).chain([prompt.len()]).max().unwrap_or(0);
+    let max_len = o.max_len.unwrap_or(longest + o.max_new + 2);
     let mut model = Model::<T>::load(gpu, &o.model, o.batch, max_len)?;
     model.graphs_on &= o.graphs;
     let load_s = t0.elapsed().as_secs_f64();
@@ -177,7 +192,11 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer
     println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
              c.kv_heads, c.vocab, T::NAME);
     let mut rng = Rng::new(o.seed);
-    let prompts: Vec<&[u32]> = (0..o.batch).map(|_| prompt.as_slice()).collect();
+    let prompts: Vec<&[u32]> = if o.more.is_empty() {
+        (0..o.batch).map(|_| prompt.as_slice()).collect()
+    } else {
+        std::iter::once(prompt.as_slice()).chain(o.more.iter().map(Vec::as_slice)).collect()
+    };
     // Timing runs (--prompt-len): one untimed prefill and two decode steps first — the first launches of
     // each shape plan their GEMMs and load the kernels.
     if o.prompt_len.is_some() {
@@ -212,11 +231,16 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer
     let ms_tok = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
     println!("prompt {} tokens × batch {}: prefill {prefill_ms:.2} ms; decode {ms_tok:.3} ms per step ({:.1} tokens/s per sequence)", prompt.len(), o.batch,
              1e3 / ms_tok);
-    println!("tokens: {:?}", out[0]);
-    if let Some(t) = tokenizer {
-        match t.decode(&out[0], true) {
-            Ok(text) => println!("text: {text}"),
-            Err(e) => println!("text: (the tokenizer could not decode them: {e})"),
+    // Every sequence's tokens (a batch of copies: the first's).
+    let shown = if o.more.is_empty() { 1 } else { out.len() };
+    for (i, seq) in out.iter().take(shown).enumerate() {
+        let tag = if shown > 1 { format!(" [{i}]") } else { String::new() };
+        println!("tokens{tag}: {seq:?}");
+        if let Some(t) = tokenizer {
+            match t.decode(seq, true) {
+                Ok(text) => println!("text{tag}: {text}"),
+                Err(e) => println!("text{tag}: (the tokenizer could not decode them: {e})"),
+            }
         }
     }
     if let Some(path) = &o.json {

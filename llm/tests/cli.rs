@@ -74,3 +74,11 @@ fn a_text_prompt_goes_through_the_tokenizer() {
     assert!(code == 2 && err.contains("tokenizer.json"), "{err}");
     let _ = std::fs::remove_dir_all(d);
 }
+
+#[test]
+fn several_prompts_make_the_batch() {
+    let (code, err) = llm(&["--model", "x", "--prompt-ids", "1,2;3", "--batch", "4"]);
+    assert!(code == 2 && err.contains("the batch is all of them"), "{err}");
+    let (code, err) = llm(&["--model", "x", "--prompt-ids", "1,2;3,b"]);
+    assert!(code == 2 && err.contains("token id `b`"), "{err}");
+}
