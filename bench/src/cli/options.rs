@@ -141,6 +141,9 @@ SUBCOMMANDS:
                    configuration an autotune cache timed (no GPU needed)
   tuned [--tune-cache PATH]   the autotune cache's entries: per GPU, type and shape the tuned step,
                    the rule's and how much faster the tuned one ran (no GPU needed)
+  decode [--shapes BxHxKxLxD,..]   decode attention over a KV cache against a device copy (`decode --help`)
+  prefill [--shapes BxHxKxLxD,..] [--varlen N:LO-HI:SEED]   prefill attention over packed sequences against
+                   the fixed-length kernel, and varlen against equal lengths (`prefill --help`)
 
 Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
 model, host logic, PTX checks).
