@@ -2,6 +2,7 @@
 //! split, one CTA per (sequence, K/V head) (`splits = 1`, the ladder's first rung) and a paged cache of
 //! 16-token pages — each interleaved with a 1 GiB device copy, the cache's bytes over the time against
 //! the copy's rate. torch's SDPA on the same shapes: `scripts/decode-torch-peer.py`.
+use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
     attention::decode::{BlockTable, DecodeDesc, DecodePlan, KvLayout},
@@ -23,55 +24,21 @@ const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x32768x128,32x32x8x4096x128,
 
 /// `kernel-lab decode …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let (mut shapes, mut dtype, mut json) = (DEFAULT_SHAPES.to_string(), "bf16".to_string(), None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut val = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
-        let r = match a.as_str() {
-            "-h" | "--help" => {
-                print!("{HELP}");
-                return 0;
-            }
-            "--shapes" => val().map(|v| shapes = v),
-            "--dtype" => val().map(|v| dtype = v),
-            "--json" => val().map(|v| json = Some(v)),
-            other => Err(format!("decode: unknown option `{other}`\n{HELP}")),
-        };
-        if let Err(e) = r {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    }
-    let parsed: std::result::Result<Vec<[usize; 5]>, String> = shapes.split(',').map(parse_shape).collect();
-    let parsed = match parsed {
+    let flags = match sub::flags(args, "decode", HELP, &["--shapes", "--dtype", "--json"]) {
+        Ok(Some(f)) => f,
+        Ok(None) => return 0,
+        Err(e) => return sub::usage(e),
+    };
+    let parsed = match flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(parse_shape).collect::<std::result::Result<Vec<_>, _>>() {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+        Err(e) => return sub::usage(e),
     };
-    let gpu = match Gpu::new(0) {
+    let gpu = match sub::gpu("decode", "`cargo test` checks decode on the CPU side and skips its GPU tests.") {
         Ok(g) => g,
-        Err(e) => {
-            eprintln!("error: {e}\n`kernel-lab decode` times kernels on a GPU; `cargo test` checks decode on the CPU side and skips its GPU tests.");
-            return 2;
-        }
+        Err(code) => return code,
     };
-    let r = match dtype.as_str() {
-        "f16" => run::<half::f16>(&gpu, &parsed, json.as_deref()),
-        "bf16" => run::<half::bf16>(&gpu, &parsed, json.as_deref()),
-        other => {
-            eprintln!("error: --dtype {other}: f16 or bf16");
-            return 2;
-        }
-    };
-    match r {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            1
-        }
-    }
+    let json = flags.get("--json").map(String::as_str);
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json), || run::<half::bf16>(&gpu, &parsed, json))
 }
 
 fn parse_shape(s: &str) -> std::result::Result<[usize; 5], String> {

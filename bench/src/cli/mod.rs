@@ -22,6 +22,66 @@ pub mod suite;
 pub mod tables;
 pub mod tuned;
 
+/// The frame the timing subcommands (`decode`, `prefill`) share: their `--flag value` pairs, the GPU, the
+/// element type and the exit code.
+pub(crate) mod sub {
+    use std::collections::HashMap;
+
+    use kernel_lab_bench::Gpu;
+
+    /// `args` as `--flag value` pairs among `known` (`Ok(None)`: `-h`/`--help`, `help` printed); an unknown
+    /// flag or a missing value is an error naming it.
+    pub(crate) fn flags(args: &[String], name: &str, help: &str, known: &[&str]) -> Result<Option<HashMap<String, String>>, String> {
+        let mut out = HashMap::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if a == "-h" || a == "--help" {
+                print!("{help}");
+                return Ok(None);
+            }
+            if !known.contains(&a.as_str()) {
+                return Err(format!("{name}: unknown option `{a}`\n{help}"));
+            }
+            out.insert(a.clone(), it.next().cloned().ok_or_else(|| format!("{a} needs a value"))?);
+        }
+        Ok(Some(out))
+    }
+
+    /// GPU 0, or the exit code 2 after saying why not and what works without one.
+    pub(crate) fn gpu(name: &str, without: &str) -> Result<Gpu, i32> {
+        Gpu::new(0).map_err(|e| {
+            eprintln!("error: {e}\n`kernel-lab {name}` times kernels on a GPU; {without}");
+            2
+        })
+    }
+
+    /// `run` for the element type `dtype` names (f16 or bf16; else exit 2); 0 when it succeeds, 1 after
+    /// printing its error.
+    pub(crate) fn by_dtype(dtype: &str, f16: impl FnOnce() -> kernel_lab_bench::Result<()>, bf16: impl FnOnce() -> kernel_lab_bench::Result<()>) -> i32 {
+        let r = match dtype {
+            "f16" => f16(),
+            "bf16" => bf16(),
+            other => {
+                eprintln!("error: --dtype {other}: f16 or bf16");
+                return 2;
+            }
+        };
+        match r {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        }
+    }
+
+    /// The exit code 2 after printing a usage error.
+    pub(crate) fn usage(e: String) -> i32 {
+        eprintln!("error: {e}");
+        2
+    }
+}
+
 /// Dispatches on the first argument (`layout`, `report`, `ab`, `tuned`, or the suite's options); returns the
 /// process exit code (0 all good, 1 a check failed, 2 no GPU or bad usage).
 pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {

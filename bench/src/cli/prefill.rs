@@ -3,6 +3,7 @@
 //! (`AttentionPlan`: a15/a12) on the same problem with the K/V heads repeated; and a packed batch of
 //! sequences of random lengths against a19 on equal lengths of the same work. torch's SDPA (cuDNN and
 //! flash backends) on the same shapes: `scripts/prefill-torch-peer.py`.
+use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
     attention::{
@@ -30,56 +31,23 @@ const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x
 
 /// `kernel-lab prefill …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let (mut shapes, mut varlen, mut dtype, mut json) = (DEFAULT_SHAPES.to_string(), "16:100-8192:1".to_string(), "bf16".to_string(), None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut val = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
-        let r = match a.as_str() {
-            "-h" | "--help" => {
-                print!("{HELP}");
-                return 0;
-            }
-            "--shapes" => val().map(|v| shapes = v),
-            "--varlen" => val().map(|v| varlen = v),
-            "--dtype" => val().map(|v| dtype = v),
-            "--json" => val().map(|v| json = Some(v)),
-            other => Err(format!("prefill: unknown option `{other}`\n{HELP}")),
-        };
-        if let Err(e) = r {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    }
-    let parsed = shapes.split(',').map(parse_shape).collect::<std::result::Result<Vec<_>, String>>().and_then(|s| Ok((s, parse_varlen(&varlen)?)));
-    let (parsed, varlen) = match parsed {
+    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--json"]) {
+        Ok(Some(f)) => f,
+        Ok(None) => return 0,
+        Err(e) => return sub::usage(e),
+    };
+    let shapes = flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(parse_shape).collect::<std::result::Result<Vec<_>, String>>();
+    let (parsed, varlen) = match shapes.and_then(|s| Ok((s, parse_varlen(flags.get("--varlen").map_or("16:100-8192:1", String::as_str))?))) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+        Err(e) => return sub::usage(e),
     };
-    let gpu = match Gpu::new(0) {
+    let gpu = match sub::gpu("prefill", "`cargo test` checks prefill's input rules on the CPU and skips its GPU tests.") {
         Ok(g) => g,
-        Err(e) => {
-            eprintln!("error: {e}\n`kernel-lab prefill` times kernels on a GPU; `cargo test` checks prefill's input rules on the CPU and skips its GPU tests.");
-            return 2;
-        }
+        Err(code) => return code,
     };
-    let r = match dtype.as_str() {
-        "f16" => run::<half::f16>(&gpu, &parsed, varlen, json.as_deref()),
-        "bf16" => run::<half::bf16>(&gpu, &parsed, varlen, json.as_deref()),
-        other => {
-            eprintln!("error: --dtype {other}: f16 or bf16");
-            return 2;
-        }
-    };
-    match r {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            1
-        }
-    }
+    let json = flags.get("--json").map(String::as_str);
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json),
+                  || run::<half::bf16>(&gpu, &parsed, varlen, json))
 }
 
 fn parse_shape(s: &str) -> std::result::Result<[usize; 5], String> {
