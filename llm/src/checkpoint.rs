@@ -15,9 +15,18 @@ pub struct Checkpoint {
     /// Its `config.json`.
     pub config: Config,
     files: Vec<(PathBuf, memmap2::Mmap)>,
-    index: HashMap<String, usize>,
+    /// Per tensor, read once from its file's header: the file, the dtype, the shape and its bytes in the map.
+    index: HashMap<String, Entry>,
     /// The weights' element type: bf16 (true) or f16.
     pub bf16: bool,
+}
+
+/// Where one tensor lies.
+struct Entry {
+    file: usize,
+    dtype: Dtype,
+    shape: Vec<usize>,
+    bytes: std::ops::Range<usize>,
 }
 
 fn invalid(msg: String) -> Error {
@@ -52,8 +61,11 @@ impl Checkpoint {
                 if name.starts_with("model.") || name == "lm_head.weight" {
                     dtypes.insert(format!("{:?}", view.dtype()));
                 }
-                if let Some(j) = index.insert(name.clone(), i) {
-                    let first: &(PathBuf, memmap2::Mmap) = &files[j];
+                // The view's bytes as offsets into the map (the view borrows the header parse, not kept).
+                let start = view.data().as_ptr() as usize - map.as_ptr() as usize;
+                let entry = Entry { file: i, dtype: view.dtype(), shape: view.shape().to_vec(), bytes: start..start + view.data().len() };
+                if let Some(e) = index.insert(name.clone(), entry) {
+                    let first: &(PathBuf, memmap2::Mmap) = &files[e.file];
                     return Err(invalid(format!("tensor `{name}` is in two files ({} and {})", first.0.display(), p.display())));
                 }
             }
@@ -73,18 +85,13 @@ impl Checkpoint {
 
     /// The bytes of tensor `name`, checked to have `shape` and the checkpoint's dtype.
     pub fn tensor(&self, name: &str, shape: &[usize]) -> Result<&[u8]> {
-        let &i = self.index.get(name).ok_or_else(|| invalid(format!("{}: tensor `{name}` is missing", self.dir.display())))?;
-        let (path, map) = &self.files[i];
-        let st = SafeTensors::deserialize(map).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
-        let view = st.tensor(name).map_err(|e| invalid(format!("{}: `{name}`: {e}", path.display())))?;
+        let e = self.index.get(name).ok_or_else(|| invalid(format!("{}: tensor `{name}` is missing", self.dir.display())))?;
+        let (path, map) = &self.files[e.file];
         let want = if self.bf16 { Dtype::BF16 } else { Dtype::F16 };
-        if view.dtype() != want || view.shape() != shape {
-            return Err(invalid(format!("{}: tensor `{name}` is {:?} {:?}, {want:?} {shape:?} expected", path.display(), view.dtype(), view.shape())));
+        if e.dtype != want || e.shape != shape {
+            return Err(invalid(format!("{}: tensor `{name}` is {:?} {:?}, {want:?} {shape:?} expected", path.display(), e.dtype, e.shape)));
         }
-        // The view borrows `st`, which borrows the map: hand out the map's own bytes at the same place.
-        let data = view.data();
-        let off = data.as_ptr() as usize - map.as_ptr() as usize;
-        Ok(&map[off..off + data.len()])
+        Ok(&map[e.bytes.clone()])
     }
 
     /// Whether the checkpoint holds `name`.
