@@ -4,12 +4,7 @@
 # shapes (scripts/decode-torch-peer.py, 3 processes), and the rmsnorm/softmax examples (issue 53's speed
 # check). Carry: scripts/decode-carry.sh. Everything lands in $OUT.
 set -uo pipefail
-OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
-C=.carry
-cd $C && xz -d -f *.xz tests/*.xz 2>/dev/null; chmod +x * tests/* 2>/dev/null; cd ..
-L="$OUT/decode.txt"
-{ echo "commit $(tr '\n' ' ' < $C/COMMIT)"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$L"
-run() { echo "== $*" | tee -a "$L"; timeout ${T:-300} "$@" >> "$L" 2>&1; echo "exit $?" | tee -a "$L"; }
+. scripts/device-log.sh "decode.txt"
 run $C/tests/decode --test-threads=1
 if [ "${SANITIZE:-1}" = 1 ]; then
   T=400 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/decode --test-threads=1 decode_matches

@@ -5,12 +5,7 @@
 # PART=graphs — the same with decode captured as a CUDA graph (checks first); PART=hf — scripts/llm-hf-bench.py on the same checkpoint (eager and static cache + torch.compile).
 # Carry: scripts/llm-carry.sh.
 set -uo pipefail
-OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
-C=.carry
-cd $C && xz -d -f *.xz 2>/dev/null; chmod +x * 2>/dev/null; cd ..
-L="$OUT/llm-bench-${PART:-ours}.txt"
-{ echo "commit $(tr '\n' ' ' < $C/COMMIT)"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$L"
-run() { echo "== $*" | tee -a "$L"; timeout ${T:-500} "$@" >> "$L" 2>&1; echo "exit $?" | tee -a "$L"; }
+. scripts/device-log.sh "llm-bench-${PART:-ours}.txt" 500
 M=/tmp/llm-check/llama3-8b
 if [ "${PART:-ours}" = ours ]; then
   run python3 scripts/llm-hf-check.py --llm $C/llm --models llama3-8b --out "$OUT/hf-check-8b.md"

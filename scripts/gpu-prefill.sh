@@ -5,12 +5,7 @@
 # (scripts/prefill-torch-peer.py, 3 processes, after each Rust process). Carry: scripts/prefill-carry.sh.
 # Everything lands in $OUT.
 set -uo pipefail
-OUT=${OUT:-/tmp/kernel-lab-out}; mkdir -p "$OUT"
-C=.carry
-cd $C && xz -d -f *.xz tests/*.xz 2>/dev/null; chmod +x * tests/* 2>/dev/null; cd ..
-L="$OUT/prefill.txt"
-{ echo "commit $(tr '\n' ' ' < $C/COMMIT)"; date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv; } 2>&1 | tee "$L"
-run() { echo "== $*" | tee -a "$L"; timeout ${T:-300} "$@" >> "$L" 2>&1; echo "exit $?" | tee -a "$L"; }
+. scripts/device-log.sh "prefill.txt"
 run $C/tests/prefill --test-threads=1
 [ "${FIXED:-1}" = 1 ] && run $C/tests/attention --test-threads=1
 if [ "${SANITIZE:-1}" = 1 ]; then
