@@ -39,6 +39,7 @@ macro_rules! by_value_param {
 }
 pub(crate) use by_value_param;
 
+pub mod backward;
 pub mod decode;
 pub mod prefill;
 

@@ -384,6 +384,105 @@ pub const fn decode_merge_offset(d: u32) -> u32 {
     decode_kv_offset(d, 0, 0, false)
 }
 
+// ---- Backward (issue 50) ---------------------------------------------------------------------------
+
+/// Backward step b1 (FlashAttention-2's backward on `mma.sync`): warps per CTA, each owning 16 of the
+/// CTA's keys (their dK and dV rows stay in its registers).
+pub const BWD_WARPS: u32 = 8;
+/// b1: keys per CTA ([`BWD_WARPS`] × 16).
+pub const BWD_BKV: u32 = 16 * BWD_WARPS;
+/// b1: queries per streamed tile (Q, dO, the LSE and `D = rowsum(dO ∘ O)` of 64 rows).
+pub const BWD_BQ: u32 = 64;
+
+/// Which of b1's shared-memory tiles ([`bwd_offset`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BwdTile {
+    /// The CTA's keys, `BWD_BKV × d` (loaded once).
+    K,
+    /// The CTA's values, `BWD_BKV × d`.
+    V,
+    /// A stage's queries, `BWD_BQ × d`.
+    Q,
+    /// A stage's output gradients, `BWD_BQ × d`.
+    DO,
+    /// dSᵀ of the current query tile, `BWD_BKV × BWD_BQ` 16-bit (keys are rows): written by the warps
+    /// that own the keys, read `.trans` as dS for dQ = dS · K.
+    DS,
+    /// A stage's `log2(e) · LSE` of the tile's queries, `BWD_BQ` f32.
+    Lse,
+    /// A stage's `D = rowsum(dO ∘ O)` of the tile's queries, `BWD_BQ` f32.
+    Delta,
+}
+
+/// Byte offset of `what` (stage `stage` for Q, dO, LSE and D) in b1's dynamic shared memory at head dim
+/// `d`: K, V, two stages of (Q, dO), dSᵀ, two stages of (LSE, D). Every 16-bit tile is [`tile`]-swizzled.
+pub const fn bwd_offset(d: u32, what: BwdTile, stage: u32) -> u32 {
+    let kv = 2 * BWD_BKV * d;
+    let qd = 2 * BWD_BQ * d;
+    let stats = 2 * kv + 4 * qd + 2 * BWD_BKV * BWD_BQ;
+    match what {
+        BwdTile::K => 0,
+        BwdTile::V => kv,
+        BwdTile::Q => 2 * kv + 2 * stage * qd,
+        BwdTile::DO => 2 * kv + 2 * stage * qd + qd,
+        BwdTile::DS => 2 * kv + 4 * qd,
+        BwdTile::Lse => stats + 2 * stage * 4 * BWD_BQ,
+        BwdTile::Delta => stats + 2 * stage * 4 * BWD_BQ + 4 * BWD_BQ,
+    }
+}
+
+/// b1's dynamic shared memory at head dim `d`: 81 KiB at D = 64, 145 KiB at D = 128.
+pub const fn bwd_smem(d: u32) -> u32 {
+    bwd_offset(d, BwdTile::Lse, 2)
+}
+const _: () = assert!(bwd_smem(64) == 81 * 1024 && bwd_smem(128) == 145 * 1024);
+
+/// The first query tile (of [`BWD_BQ`] rows) that sees a key of the block starting at key `k0`: 0, or
+/// with the causal mask aligned bottom-right by `off = k_len − q_len` (query `r` sees keys `0..=r + off`)
+/// the tile of query `k0 − off`.
+pub const fn bwd_first_q_tile(k0: u32, off: u32, causal: bool) -> u32 {
+    if causal && k0 > off { (k0 - off) / BWD_BQ } else { 0 }
+}
+
+/// Whether query tile `qt` needs the causal mask against the key block starting at `k0`: some key of the
+/// block lies past a query's last visible key (`qt · BWD_BQ + off`, the tile's first row's).
+pub const fn bwd_needs_mask(k0: u32, qt: u32, off: u32) -> bool {
+    k0 + BWD_BKV - 1 > qt * BWD_BQ + off
+}
+
+/// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
+/// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
+/// head's consecutive tokens (`*_tok`) and between heads (`*_head`); sequence `b` starts at element
+/// `cu_q[b] · heads · D` of Q (`cu_k[b] · kv_heads · D` of K, `cu_q[b] · heads` of the LSE). Token-major
+/// `[tokens][heads][D]` (packed sequences; `[B][L][H][D]` at equal lengths) has `tok = heads · D`,
+/// `head = D`; head-major `[B·H][L][D]` (the forward steps') `tok = D`, `head = L · D`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct BackwardDims {
+    /// Query heads (`kv_heads · group`).
+    pub heads: u32,
+    /// Query heads per K/V head: a CTA walks each of them for its K/V head.
+    pub group: u32,
+    /// Causal mask (bottom-right): 1, else 0.
+    pub causal: u32,
+    /// Softmax scale of the forward.
+    pub scale: f32,
+    /// Query tokens in all: the pitch of a head in the `log2(e) · LSE` and `D` workspaces (`[heads][tokens_q]`).
+    pub tokens_q: u32,
+    /// Q, O, dO, dQ: elements between a head's consecutive tokens.
+    pub q_tok: u32,
+    /// Q, O, dO, dQ: elements between heads.
+    pub q_head: u32,
+    /// K, V, dK, dV: elements between a head's consecutive tokens.
+    pub k_tok: u32,
+    /// K, V, dK, dV: elements between heads.
+    pub k_head: u32,
+    /// The forward's LSE: elements between a head's consecutive tokens.
+    pub lse_tok: u32,
+    /// The forward's LSE: elements between heads.
+    pub lse_head: u32,
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -562,6 +661,30 @@ mod tests {
         // The generalized swizzle keeps the D = 64 / 128 tiles and gives D = 256 its S = 5.
         assert_eq!((tile(64, 64).swizzle.s, tile(64, 128).swizzle.s, tile(16, 256).swizzle.s), (3, 4, 5));
         assert_eq!((decode_smem(128), decode_smem(256)), (4096 + 4 * 3 * 2 * 4096, 8192 + 4 * 2 * 2 * 8192));
+    }
+
+    #[test]
+    fn backward_tiles_fit_and_the_causal_walk_starts_at_the_first_seeing_query() {
+        for d in [64, 128] {
+            assert!(bwd_smem(d) <= 227 * 1024);
+            assert_eq!(bwd_offset(d, BwdTile::DS, 0) + 2 * BWD_BKV * BWD_BQ, bwd_offset(d, BwdTile::Lse, 0));
+            assert!(bwd_offset(d, BwdTile::Lse, 0) % 16 == 0 && bwd_offset(d, BwdTile::Q, 1) % 128 == 0);
+        }
+        // Brute force: a query tile before the first is never seen by the block's keys, the first is; the
+        // mask is needed exactly where some (key, query) pair of the tiles is hidden.
+        for (k_len, q_len, causal) in [(1000, 1000, true), (1000, 300, true), (1000, 1000, false), (129, 1, true)] {
+            let off = k_len - q_len;
+            for kb in 0..(k_len as u32).div_ceil(BWD_BKV) {
+                let k0 = kb * BWD_BKV;
+                let first = bwd_first_q_tile(k0, off, causal);
+                let sees = |qt: u32| (qt * BWD_BQ..((qt + 1) * BWD_BQ).min(q_len)).any(|q| !causal || (k0..(k0 + BWD_BKV).min(k_len)).any(|k| k <= q + off));
+                assert!(first == 0 || !sees(first - 1), "{k_len}/{q_len} block {kb}");
+                for qt in first..q_len.div_ceil(BWD_BQ) {
+                    let hidden = (qt * BWD_BQ..(qt + 1) * BWD_BQ).any(|q| (k0..k0 + BWD_BKV).any(|k| k > q + off));
+                    assert!(!causal || !hidden || bwd_needs_mask(k0, qt, off), "{k_len}/{q_len} block {kb} tile {qt}");
+                }
+            }
+        }
     }
 
 }

@@ -6,8 +6,9 @@
 //! re-run under Nsight Compute or compute-sanitizer), [`tables`] (text tables), [`stamp`] (commit, date),
 //! [`tuned`] (what the autotune cache holds), [`calibrate`] (the GEMM cost model's constants; `rank`: how
 //! well it ranks), [`decode`] (decode attention on serving shapes), [`prefill`] (prefill attention on model shapes,
-//! packed variable lengths).
+//! packed variable lengths), [`backward`] (attention backward on training shapes).
 pub mod ab;
+pub mod backward;
 pub mod calibrate;
 pub mod decode;
 pub mod headline;
@@ -22,7 +23,7 @@ pub mod suite;
 pub mod tables;
 pub mod tuned;
 
-/// The frame the timing subcommands (`decode`, `prefill`) share: their `--flag value` pairs, the GPU, the
+/// The frame the timing subcommands (`decode`, `prefill`, `backward`) share: their `--flag value` pairs, the GPU, the
 /// element type and the exit code.
 pub(crate) mod sub {
     use std::collections::HashMap;
@@ -95,6 +96,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         Some("rank") => return calibrate::rank_main(&args[1..]),
         Some("decode") => return decode::main(&args[1..]),
         Some("prefill") => return prefill::main(&args[1..]),
+        Some("backward") => return backward::main(&args[1..]),
         _ => {}
     }
     match options::Options::parse(args) {

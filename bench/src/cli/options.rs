@@ -144,6 +144,7 @@ SUBCOMMANDS:
   decode [--shapes BxHxKxLxD,..]   decode attention over a KV cache against a device copy (`decode --help`)
   prefill [--shapes BxHxKxLxD,..] [--varlen N:LO-HI:SEED]   prefill attention over packed sequences against
                    the fixed-length kernel, and varlen against equal lengths (`prefill --help`)
+  backward [--shapes BxHxKxLxD,..]   attention backward (dQ, dK, dV) against the forward (`backward --help`)
 
 Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
 model, host logic, PTX checks).

@@ -386,3 +386,29 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill("attn_a19_d64_f16", "a19-d64", 64), prefill("attn_a19_d128_f16", "a19-d128", 128),
     prefill("attn_a19_d64_bf16", "a19-d64-bf16", 64), prefill("attn_a19_d128_bf16", "a19-d128-bf16", 128),
 ];
+
+const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";
+const BACKWARD_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global",
+                                    "red.relaxed.gpu.global.add.f32", "ex2.approx.ftz.f32"];
+const BACKWARD_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global",
+                                     "red.relaxed.gpu.global.add.f32"];
+
+const fn backward(name: &'static str, label: &'static str, d: u32, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(layout::attention::BWD_WARPS),
+                 launch_bounds: super::bounds_min(threads(layout::attention::BWD_WARPS), 1), dyn_smem_bytes: layout::attention::bwd_smem(d), about: BACKWARD_ABOUT,
+                 ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
+}
+
+/// The backward kernels (issue 50; `kernel_lab::attention::backward`): step b1 per head dim and element
+/// type, the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
+/// accumulator. Not in [`STEPS`]: they take the forward's outputs and gradients, not a forward problem.
+pub const BACKWARD: &[KernelInfo] = &[
+    backward("attn_bwd_b1_d64_f16", "b1-d64", 64, BACKWARD_HAS_F16), backward("attn_bwd_b1_d128_f16", "b1-d128", 128, BACKWARD_HAS_F16),
+    backward("attn_bwd_b1_d64_bf16", "b1-d64-bf16", 64, BACKWARD_HAS_BF16), backward("attn_bwd_b1_d128_bf16", "b1-d128-bf16", 128, BACKWARD_HAS_BF16),
+    decode_helper("attn_bwd_prep_d64_f16", "b1-prep-d64", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 64)"),
+    decode_helper("attn_bwd_prep_d128_f16", "b1-prep-d128", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 128)"),
+    decode_helper("attn_bwd_prep_d64_bf16", "b1-prep-d64-bf16", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (bf16, D = 64)"),
+    decode_helper("attn_bwd_prep_d128_bf16", "b1-prep-d128-bf16", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (bf16, D = 128)"),
+    decode_helper("attn_bwd_dq_f16", "b1-dq", "backward's dQ: scale × its f32 accumulator, rounded to f16"),
+    decode_helper("attn_bwd_dq_bf16", "b1-dq-bf16", "backward's dQ: scale × its f32 accumulator, rounded to bf16"),
+];

@@ -200,6 +200,7 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
         .chain(attention::STEPS.iter().map(|s| &s.kernel))
         .chain(attention::DECODE.iter())
         .chain(attention::PREFILL.iter())
+        .chain(attention::BACKWARD.iter())
         .chain(bankcheck::KERNELS.iter())
         .chain(check::KERNELS.iter())
 }

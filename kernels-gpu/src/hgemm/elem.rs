@@ -13,6 +13,8 @@ pub(crate) trait Elem16 {
     unsafe fn mma(acc: &mut [f32; 4], a: [u32; 4], b: [u32; 2]);
     /// Two f32 rounded to this type and packed (`lo` in the low half).
     fn pack(lo: f32, hi: f32) -> u32;
+    /// The two values of a packed pair widened to f32, exactly (`lo` first).
+    fn unpack(x: u32) -> [f32; 2];
     /// `wgmma.m64n256k16` with f32 accumulation on this type.
     ///
     /// # Safety
@@ -85,6 +87,10 @@ impl Elem16 for F16 {
     fn pack(lo: f32, hi: f32) -> u32 {
         pack_f16x2(lo, hi)
     }
+    #[inline(always)]
+    fn unpack(x: u32) -> [f32; 2] {
+        [crate::prim::mma::f16_to_f32(x as u16), crate::prim::mma::f16_to_f32((x >> 16) as u16)]
+    }
     #[cfg(lab_sm90)]
     #[inline(always)]
     unsafe fn wgmma_256<const TA: u32, const TB: u32>(acc: &mut [[f32; 32]; 4], desc_a: u64, desc_b: u64, scale_d: bool) {
@@ -150,6 +156,11 @@ impl Elem16 for Bf16 {
     #[inline(always)]
     fn pack(lo: f32, hi: f32) -> u32 {
         pack_bf16x2(lo, hi)
+    }
+    #[inline(always)]
+    fn unpack(x: u32) -> [f32; 2] {
+        // A bf16 is the high half of the f32 with the same bits.
+        [f32::from_bits(x << 16), f32::from_bits(x & 0xffff_0000)]
     }
     #[cfg(lab_sm90)]
     #[inline(always)]

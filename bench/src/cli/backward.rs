@@ -1,0 +1,130 @@
+//! `kernel-lab backward`: attention backward (issue 50, step b1) timed on training shapes — plain and
+//! grouped heads, D = 64 and 128, causal and not — each interleaved with the forward of the same problem
+//! (prefill's a19 where the GPU runs it, which also supplies O and the LSE; elsewhere the fixed-length
+//! fused kernel's time, and O and the LSE from random values). TFLOP/s count 2.5× the forward's FLOPs,
+//! as FlashAttention's papers do. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
+//! shapes: `scripts/backward-torch-peer.py`.
+use super::sub;
+use kernel_lab_bench::{
+    Gpu, Result,
+    attention::{
+        AttentionDesc, AttentionPlan,
+        backward::{BackwardDesc, BackwardPlan, Grads},
+        prefill::{Lens, PrefillDesc, PrefillPlan},
+    },
+    gemm::Element,
+    runtime::{
+        device_check::{Dist, ElemKind, fill},
+        timing::time_pair,
+    },
+    steps::{attention::PREFILL, gemm::Elem},
+};
+
+const HELP: &str = "\
+kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE]
+  Attention backward (step b1: dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated
+  BxHxKxLxD (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's
+  shapes); each runs without and with the causal mask, timed in interleaved rounds against the forward of
+  the same problem. TFLOP/s: 2.5 × the forward's 4·B·H·D per query-key pair.
+";
+
+const DEFAULT_SHAPES: &str = "2x16x16x4096x128,1x16x16x8192x128,1x32x8x8192x128,2x16x16x4096x64";
+
+/// `kernel-lab backward …`; returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--json"]) {
+        Ok(Some(f)) => f,
+        Ok(None) => return 0,
+        Err(e) => return sub::usage(e),
+    };
+    let parsed = match flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(parse_shape).collect::<std::result::Result<Vec<_>, String>>() {
+        Ok(p) => p,
+        Err(e) => return sub::usage(e),
+    };
+    let gpu = match sub::gpu("backward", "`cargo test` checks the backward's input rules and its f64 reference on the CPU and skips its GPU tests.") {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let json = flags.get("--json").map(String::as_str);
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json), || run::<half::bf16>(&gpu, &parsed, json))
+}
+
+fn parse_shape(s: &str) -> std::result::Result<[usize; 5], String> {
+    let bad = || format!("bad backward shape `{s}`: expected BxHxKxLxD (positive integers)");
+    let v: Vec<usize> = s.trim().split('x').map(|p| p.parse::<usize>()).collect::<std::result::Result<_, _>>().map_err(|_| bad())?;
+    match v[..] {
+        [b, h, k, l, d] if b > 0 && h > 0 && k > 0 && l > 0 && d > 0 => Ok([b, h, k, l, d]),
+        _ => Err(bad()),
+    }
+}
+
+fn elem_kind<T: Element>() -> ElemKind {
+    if T::ELEM == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 }
+}
+
+/// A device buffer of `n` random elements.
+fn random<T: Element>(gpu: &Gpu, n: usize, seed: u64) -> Result<cudarc::driver::CudaSlice<T>> {
+    let mut x = gpu.zeros::<T>(n)?;
+    fill(gpu, &mut x, elem_kind::<T>(), Dist::Symmetric, seed)?;
+    Ok(x)
+}
+
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Result<()> {
+    let mut rows = vec![];
+    let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
+    println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
+    println!("| shape BxHxKxLxD | config | backward µs | TFLOP/s | forward | µs | backward / forward |\n|---|---|---|---|---|---|---|");
+    for &[b, h, k, l, d] in shapes {
+        let shape = format!("{b}x{h}x{k}x{l}x{d}");
+        let (nq, nk) = (b * l * h * d, b * l * k * d);
+        let (q, kk, vv, d_o) = (random::<T>(gpu, nq, 1)?, random::<T>(gpu, nk, 2)?, random::<T>(gpu, nk, 3)?, random::<T>(gpu, nq, 4)?);
+        let cq: Vec<u32> = (0..=b as u32).map(|i| i * l as u32).collect();
+        for causal in [false, true] {
+            let bd = if causal { BackwardDesc::new(h, k, d).causal() } else { BackwardDesc::new(h, k, d) };
+            let pd = PrefillDesc { heads: h, kv_heads: k, head_dim: d, causal, scale: None };
+            let flops = Lens::new(&pd, &cq, &cq)?.flops(&pd);
+            let (mut o, mut lse) = (random::<T>(gpu, nq, 5)?, gpu.zeros::<f32>(b * l * h)?);
+            let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(nq)?, gpu.zeros::<T>(nk)?, gpu.zeros::<T>(nk)?);
+            let mut plan = BackwardPlan::<T>::new(gpu, bd)?;
+            // The forward: a19 on the same tensors (O and the LSE real), or the fixed-length kernel on a
+            // problem of the same size (its outputs elsewhere; the LSE set to the scores' scale).
+            let mut fwd = if hopper { Some(PrefillPlan::<T>::new(gpu, pd)?) } else { None };
+            let fd = if causal { AttentionDesc::new(b, h, l, d).causal() } else { AttentionDesc::new(b, h, l, d) };
+            let mut fixed = if hopper { None } else { Some(AttentionPlan::<T>::new(gpu, fd)?) };
+            let (fq, fo, mut fl) = (random::<T>(gpu, b * h * l * d, 6)?, gpu.zeros::<T>(if hopper { 0 } else { b * h * l * d })?, gpu.zeros::<f32>(b * h * l)?);
+            let mut fo = fo;
+            match fwd.as_mut() {
+                Some(f) => {
+                    f.run(&q, &kk, &vv, &cq, &cq, &mut o, &mut lse)?;
+                }
+                None => {
+                    let mut l8 = vec![8.0f32; b * l * h];
+                    l8.truncate(lse.len());
+                    lse = gpu.upload(&l8)?;
+                }
+            }
+            let base = if hopper { "a19 forward".to_string() } else { "fixed-length forward".to_string() };
+            let (bwd, fw) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
+                if is_base {
+                    match (fwd.as_mut(), fixed.as_mut()) {
+                        (Some(f), _) => f.run(&q, &kk, &vv, &cq, &cq, &mut o, &mut lse).map(|_| ()),
+                        (None, Some(f)) => f.run(&fq, &fq, &fq, &mut fo, &mut fl),
+                        _ => Ok(()),
+                    }
+                } else {
+                    plan.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())
+                }
+            })?;
+            let (us, fus) = (bwd.median_ms * 1e3, fw.median_ms * 1e3);
+            let tflops = 2.5 * flops / bwd.median_ms / 1e9;
+            let config = format!("b1{}", if causal { " causal" } else { "" });
+            println!("| {shape} | {config} | {us:.1} | {tflops:.0} | {base} | {fus:.1} | {:.2} |", us / fus);
+            rows.push(serde_json::json!({"shape": shape, "config": config, "us": us, "tflops": tflops, "forward": base, "forward_us": fus}));
+        }
+    }
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_string_pretty(&serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "rows": rows})).unwrap_or_default())
+            .map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot write {path}: {e}")))?;
+    }
+    Ok(())
+}

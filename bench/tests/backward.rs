@@ -1,0 +1,206 @@
+//! GPU tests of attention backward (issue 50, step b1): dQ, dK, dV against the f64 reference on packed
+//! sequences of lengths 0, 1, 127, 128, 129 and more, grouped heads (dK, dV summed over the group),
+//! causal (bottom-right, queries the last tokens of longer keys) and not (fewer keys than queries
+//! too), head dims 64 and 128, token-major and head-major, f16 and bf16, every gradient poisoned first;
+//! dK and dV bitwise the same on a second run; at a larger shape grouped heads against the same
+//! problem with the K/V heads repeated (the group's gradients summed on the host); bad input refused
+//! before any launch. Without a GPU each test says it was skipped and passes.
+mod common;
+
+use common::{Half, rounded};
+use half::{bf16, f16};
+use kernel_lab_bench::{
+    attention::{
+        backward::{BackwardDesc, BackwardPlan, Grads, Order, reference_f64},
+        prefill::{PrefillDesc, reference_f64 as forward_f64},
+    },
+    runtime::{gpu::{Gpu, gpu_or_skip}, verify},
+    steps::gemm::Elem,
+};
+
+/// Relative L2 tolerance of dQ, dK, dV against the f64 reference: P and dS are rounded to the element
+/// type before their products (as in FlashAttention), so bf16 sits ~4× f16 (8 bits of mantissa against 11).
+fn grad_tol(elem: Elem) -> f64 {
+    if elem == Elem::Bf16 { 3e-2 } else { 8e-3 }
+}
+
+/// Offsets from lengths.
+fn cu(lens: &[u32]) -> Vec<u32> {
+    std::iter::once(0).chain(lens.iter().scan(0, |s, &l| {
+        *s += l;
+        Some(*s)
+    })).collect()
+}
+
+struct Case {
+    desc: BackwardDesc,
+    q_lens: Vec<u32>,
+    k_lens: Vec<u32>,
+}
+
+/// Token-major `[tokens][heads][d]` to head-major `[b·heads][l][d]` for `b` sequences of `l` tokens.
+fn to_head_major<T: Copy>(x: &[T], b: usize, l: usize, heads: usize, d: usize) -> Vec<T> {
+    let mut out = x.to_vec();
+    for bi in 0..b {
+        for h in 0..heads {
+            for t in 0..l {
+                out[((bi * heads + h) * l + t) * d..][..d].copy_from_slice(&x[((bi * l + t) * heads + h) * d..][..d]);
+            }
+        }
+    }
+    out
+}
+
+/// The device's gradients and the reference's, both token-major, as f64.
+type Run = ([Vec<f64>; 3], [Vec<f64>; 3]);
+
+/// Runs `case` with the gradients poisoned; returns them (token-major) and the f64 reference's.
+fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
+    let d = case.desc;
+    let (cq, ck) = (cu(&case.q_lens), cu(&case.k_lens));
+    let (tq, tk) = (*cq.last().unwrap() as usize, *ck.last().unwrap() as usize);
+    let (nq, nk) = (tq * d.heads * d.head_dim, tk * d.kv_heads * d.head_dim);
+    let mut rng = verify::rng(seed);
+    let (q, fq) = rounded::<T>(&mut rng, nq);
+    let (k, fk) = rounded::<T>(&mut rng, nk);
+    let (v, fv) = rounded::<T>(&mut rng, nk);
+    let (d_o, fdo) = rounded::<T>(&mut rng, nq);
+    // The forward's O (rounded to T) and LSE from the f64 reference.
+    let pd = PrefillDesc { heads: d.heads, kv_heads: d.kv_heads, head_dim: d.head_dim, causal: d.causal, scale: d.scale };
+    let (o, lse) = forward_f64(&pd, &cq, &ck, &fq, &fk, &fv);
+    let o: Vec<T> = o.iter().map(|&x| T::of(x as f32)).collect();
+    let lse: Vec<f32> = lse.iter().map(|&x| x as f32).collect();
+    let want = reference_f64(&d, &cq, &ck, &fq, &fk, &fv, &fdo);
+    // Head-major runs get every tensor reordered (equal lengths), and their gradients reordered back.
+    let (hm, b) = (d.order == Order::HeadMajor, case.q_lens.len());
+    let (lq, lk) = (case.q_lens[0] as usize, case.k_lens[0] as usize);
+    let qo = |x: &[T]| if hm { to_head_major(x, b, lq, d.heads, d.head_dim) } else { x.to_vec() };
+    let ko = |x: &[T]| if hm { to_head_major(x, b, lk, d.kv_heads, d.head_dim) } else { x.to_vec() };
+    let lo = if hm { to_head_major(&lse, b, lq, d.heads, 1) } else { lse };
+    let up = |x: Vec<T>| gpu.upload(&x).unwrap();
+    let (gq, gk, gv, go, gdo, gl) = (up(qo(&q)), up(ko(&k)), up(ko(&v)), up(qo(&o)), up(qo(&d_o)), gpu.upload(&lo).unwrap());
+    let mut dq = gpu.zeros::<T>(nq).unwrap();
+    let (mut dk, mut dv) = (gpu.zeros::<T>(nk).unwrap(), gpu.zeros::<T>(nk).unwrap());
+    for g in [&mut dq, &mut dk, &mut dv] {
+        gpu.poison(g).unwrap();
+    }
+    let mut plan = BackwardPlan::<T>::new(gpu, d).unwrap();
+    plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
+    gpu.sync_after(plan.kernel()).unwrap();
+    let back = |x: &cudarc::driver::CudaSlice<T>, heads: usize, l: usize| -> Vec<f64> {
+        let h = gpu.download(x).unwrap();
+        // Head-major back to token-major: the inverse permutation of `to_head_major`.
+        let h = if hm {
+            let mut out = h.clone();
+            for bi in 0..b {
+                for hh in 0..heads {
+                    for t in 0..l {
+                        out[((bi * l + t) * heads + hh) * d.head_dim..][..d.head_dim].copy_from_slice(&h[((bi * heads + hh) * l + t) * d.head_dim..][..d.head_dim]);
+                    }
+                }
+            }
+            out
+        } else {
+            h
+        };
+        h.into_iter().map(|x| x.to() as f64).collect()
+    };
+    let got = [back(&dq, d.heads, lq), back(&dk, d.kv_heads, lk), back(&dv, d.kv_heads, lk)];
+    // dK and dV are each summed by one CTA in a fixed order: a second run gives the same bits.
+    plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
+    gpu.sync_after(plan.kernel()).unwrap();
+    let again = [back(&dk, d.kv_heads, lk), back(&dv, d.kv_heads, lk)];
+    assert!(again[0] == got[1] && again[1] == got[2], "{d:?}: dK or dV changed between two runs");
+    (got, [want.0, want.1, want.2])
+}
+
+fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
+    let (got, want) = run::<T>(gpu, case, seed);
+    let what = format!("{:?} q {:?} k {:?} {elem:?}", case.desc, case.q_lens, case.k_lens);
+    for (name, g, w) in [("dQ", &got[0], &want[0]), ("dK", &got[1], &want[1]), ("dV", &got[2], &want[2])] {
+        assert!(g.iter().all(|x| x.is_finite()), "{what}: {name} not finite or not fully written");
+        let e = verify::rel_l2(g, w);
+        eprintln!("{what}: {name} rel L2 {e:.2e}");
+        assert!(e <= grad_tol(elem), "{what}: {name} rel L2 {e:.2e} > {:.0e}", grad_tol(elem));
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let c = |desc: BackwardDesc, q: &[u32], k: &[u32]| Case { desc, q_lens: q.to_vec(), k_lens: k.to_vec() };
+    vec![
+        // Grouped heads 8/2, D = 128, causal, lengths around the 64-query and 128-key tiles.
+        c(BackwardDesc::new(8, 2, 128).causal(), &[1, 127, 128, 129, 300], &[1, 127, 128, 129, 300]),
+        // Plain heads, D = 64, an empty sequence in the middle.
+        c(BackwardDesc::new(4, 4, 64), &[200, 0, 77], &[200, 0, 77]),
+        // Chunked: new queries after a cached prefix (causal bottom-right), 6/2 heads, D = 128.
+        c(BackwardDesc::new(6, 2, 128).causal(), &[5, 130], &[300, 130]),
+        // Cross attention with fewer keys than queries, multi-query (1 K/V head), a scale of our own.
+        c(BackwardDesc::new(4, 1, 64).with_scale(0.05), &[50, 260], &[20, 129]),
+        // Head-major [B·H][L][D] (the fixed-length forward's order), causal, 4/2 heads.
+        c(BackwardDesc::new(4, 2, 64).causal().with_order(Order::HeadMajor), &[150, 150], &[150, 150]),
+        c(BackwardDesc::new(2, 2, 128).with_order(Order::HeadMajor), &[70, 70, 70], &[190, 190, 190]),
+    ]
+}
+
+#[test]
+fn backward_matches_the_f64_reference() {
+    let Some(gpu) = gpu_or_skip("backward_matches_the_f64_reference") else { return };
+    let seed = verify::fresh_seed();
+    for (i, case) in cases().iter().enumerate() {
+        check::<f16>(&gpu, case, Elem::F16, seed ^ i as u64);
+        check::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 8);
+    }
+}
+
+/// 2 × 1000 tokens, 16/4 heads, D = 128, causal, bf16: grouped heads against the same problem with each
+/// K/V head repeated for its 4 query heads, whose dK and dV (per query head) are summed on the host.
+#[test]
+fn grouped_heads_match_repeated_heads_summed() {
+    let Some(gpu) = gpu_or_skip("grouped_heads_match_repeated_heads_summed") else { return };
+    let (l, h, hk, dd) = (1000u32, 16usize, 4usize, 128usize);
+    let cq = cu(&[l, l]);
+    let t = 2 * l as usize;
+    let mut rng = verify::rng(verify::fresh_seed());
+    let mut r = |n: usize| rounded::<bf16>(&mut rng, n).0;
+    let (q, k, v, o, d_o) = (r(t * h * dd), r(t * hk * dd), r(t * hk * dd), r(t * h * dd), r(t * h * dd));
+    let lse: Vec<f32> = (0..t * h).map(|i| 3.0 + (i % 7) as f32).collect();
+    let repeat = |x: &[bf16]| -> Vec<bf16> { (0..t * h).flat_map(|i| x[((i / h) * hk + (i % h) / (h / hk)) * dd..][..dd].to_vec()).collect() };
+    let mut grads = Vec::new();
+    for (heads_kv, kk, vv) in [(hk, k.clone(), v.clone()), (h, repeat(&k), repeat(&v))] {
+        let desc = BackwardDesc::new(h, heads_kv, dd).causal();
+        let n_kv = t * heads_kv * dd;
+        let (mut dq, mut dk, mut dv) = (gpu.zeros::<bf16>(q.len()).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap());
+        let up = |x: &[bf16]| gpu.upload(x).unwrap();
+        BackwardPlan::<bf16>::new(&gpu, desc).unwrap().run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
+                                                          Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
+        gpu.sync_after("attention backward").unwrap();
+        let f = |x: &cudarc::driver::CudaSlice<bf16>| gpu.download(x).unwrap().iter().map(|y| y.to_f64()).collect::<Vec<f64>>();
+        grads.push([f(&dq), f(&dk), f(&dv)]);
+    }
+    // The repeated problem's per-query-head dK, dV summed over each group.
+    let sum = |x: &[f64]| -> Vec<f64> { (0..t * hk * dd).map(|i| (0..h / hk).map(|j| x[((i / (hk * dd)) * h + (i / dd % hk) * (h / hk) + j) * dd + i % dd]).sum()).collect() };
+    let (dq_e, dk_e, dv_e) = (verify::rel_l2(&grads[0][0], &grads[1][0]), verify::rel_l2(&grads[0][1], &sum(&grads[1][1])), verify::rel_l2(&grads[0][2], &sum(&grads[1][2])));
+    eprintln!("grouped against repeated: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
+    assert!(dq_e < 1e-2 && dk_e < 1e-2 && dv_e < 1e-2, "grouped heads against repeated heads: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
+}
+
+#[test]
+fn bad_backward_input_gives_clear_errors() {
+    let Some(gpu) = gpu_or_skip("bad_backward_input_gives_clear_errors") else { return };
+    let d = BackwardDesc::new(8, 2, 64).causal();
+    assert!(BackwardPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));
+    assert!(BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(8, 2, 256)).err().unwrap().to_string().contains("head dim 256"));
+    let mut plan = BackwardPlan::<f16>::new(&gpu, d).unwrap();
+    let q = gpu.zeros::<f16>(10 * 8 * 64).unwrap();
+    let kv = gpu.zeros::<f16>(10 * 2 * 64).unwrap();
+    let lse = gpu.zeros::<f32>(10 * 8 - 1).unwrap();
+    let (mut dq, mut dk, mut dv) = (gpu.zeros::<f16>(10 * 8 * 64).unwrap(), gpu.zeros::<f16>(10 * 2 * 64).unwrap(), gpu.zeros::<f16>(10 * 2 * 64).unwrap());
+    let e = plan.run(&q, &kv, &kv, &q, &lse, &q, &[0, 10], &[0, 10], Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap_err().to_string();
+    assert!(e.contains("LSE holds 79 elements, 80 needed"), "{e}");
+    let lse = gpu.zeros::<f32>(10 * 8).unwrap();
+    let e = plan.run(&q, &kv, &kv, &q, &lse, &q, &[0, 6, 10], &[0, 5, 10], Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap_err().to_string();
+    assert!(e.contains("sequence 0 has 6 queries but 5 keys"), "{e}");
+    let mut small = gpu.zeros::<f16>(10 * 2 * 64 - 8).unwrap();
+    let e = plan.run(&q, &kv, &kv, &q, &lse, &q, &[0, 10], &[0, 10], Grads { dq: &mut dq, dk: &mut small, dv: &mut dv }).unwrap_err().to_string();
+    assert!(e.contains("dK holds 1272 elements, 1280 needed"), "{e}");
+}

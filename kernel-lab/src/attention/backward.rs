@@ -1,0 +1,389 @@
+//! Attention backward (issue 50): dQ, dK, dV from Q, K, V, O, dO and the forward's natural log-sum-exp,
+//! for grouped K/V heads (dK and dV summed over each group), packed sequences of different lengths and
+//! the causal mask aligned bottom-right, f16 or bf16, head dims 64 and 128. The kernels are step b1
+//! (FlashAttention-2's backward on `mma.sync`, any GPU from sm_80:
+//! `kernels-gpu/src/attention/steps/v20_backward_fa2.rs`).
+//!
+//! Two tensor orders, the forward kernels' ([`Order`]):
+//! ```text
+//! TokenMajor  q, o, dO, dQ [tokens_q][heads][D]      k, v, dK, dV [tokens_k][kv_heads][D]   lse [tokens_q][heads]
+//!             (prefill's packed sequences; [B][L][H][D] at equal lengths, as FlashAttention's API)
+//! HeadMajor   q, o, dO, dQ [B·heads][L_q][D]         k, v, dK, dV [B·kv_heads][L_k][D]      lse [B·heads][L_q]
+//!             (the fixed-length forward `flash`'s; every sequence the same lengths)
+//! ```
+//! Sequence `b` is the tokens `cu_q[b]..cu_q[b + 1]` of the queries and `cu_k[b]..cu_k[b + 1]` of the
+//! keys (host offsets, checked as prefill's: [`Lens::new`]); with the causal mask query `t` sees keys
+//! `0..=t + k_len − q_len`.
+//!
+//! dQ is accumulated in f32 with atomic adds, so its last bits may differ from run to run; dK and dV are
+//! each summed by one CTA in a fixed order.
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+use layout::attention::{BWD_BKV, BackwardDims, bwd_smem};
+
+use super::prefill::{Lens, PrefillDesc};
+use crate::{
+    error::{DriverContext, Error, Result},
+    gemm::{Element, launch::Operand},
+    launch,
+    runtime::gpu::{Gpu, Kernel},
+    steps::gemm::Elem,
+};
+
+/// Head dims the backward kernels take.
+pub const HEAD_DIMS: [usize; 2] = [64, 128];
+
+/// How Q, K, V, O, their gradients and the LSE are laid out (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// `[tokens][heads][D]`: packed sequences, any lengths.
+    TokenMajor,
+    /// `[B·heads][L][D]`: every sequence the same query length and the same key length.
+    HeadMajor,
+}
+
+/// One backward problem's heads, mask and layout (the lengths come with each run).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BackwardDesc {
+    /// Query heads.
+    pub heads: usize,
+    /// K/V heads (dividing `heads`).
+    pub kv_heads: usize,
+    /// Head dim: 64 or 128.
+    pub head_dim: usize,
+    /// Causal mask, aligned bottom-right.
+    pub causal: bool,
+    /// The forward's softmax scale; `None`: `1/√head_dim`.
+    pub scale: Option<f32>,
+    /// Tensor order.
+    pub order: Order,
+}
+
+impl BackwardDesc {
+    /// Token-major, non-causal, the default scale.
+    pub fn new(heads: usize, kv_heads: usize, head_dim: usize) -> BackwardDesc {
+        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor }
+    }
+
+    /// The same with the causal mask.
+    pub fn causal(self) -> BackwardDesc {
+        BackwardDesc { causal: true, ..self }
+    }
+
+    /// The same with softmax scale `scale`.
+    pub fn with_scale(self, scale: f32) -> BackwardDesc {
+        BackwardDesc { scale: Some(scale), ..self }
+    }
+
+    /// The same in order `order`.
+    pub fn with_order(self, order: Order) -> BackwardDesc {
+        BackwardDesc { order, ..self }
+    }
+
+    /// Query heads per K/V head.
+    pub fn group(&self) -> usize {
+        self.heads / self.kv_heads.max(1)
+    }
+
+    /// The softmax scale used.
+    pub fn scale(&self) -> f32 {
+        self.scale.unwrap_or(1.0 / (self.head_dim as f32).sqrt())
+    }
+
+    fn as_prefill(&self) -> PrefillDesc {
+        PrefillDesc { heads: self.heads, kv_heads: self.kv_heads, head_dim: self.head_dim, causal: self.causal, scale: self.scale }
+    }
+
+    /// Checks the heads, head dim and scale, naming the rule broken.
+    pub fn validate(&self) -> Result<()> {
+        if !HEAD_DIMS.contains(&self.head_dim) {
+            return Err(Error::InvalidInput(format!("attention backward: head dim {} is not supported: the kernels take {HEAD_DIMS:?}", self.head_dim)));
+        }
+        self.as_prefill().validate().map_err(|e| Error::InvalidInput(e.to_string().replace("prefill attention", "attention backward")))
+    }
+
+    /// Checks the offsets (as [`Lens::new`]) and, head-major, that every sequence has the same lengths.
+    pub fn lens(&self, cu_q: &[u32], cu_k: &[u32]) -> Result<Lens> {
+        let lens = Lens::new(&self.as_prefill(), cu_q, cu_k).map_err(|e| Error::InvalidInput(e.to_string().replace("prefill attention", "attention backward")))?;
+        if self.order == Order::HeadMajor {
+            for (what, cu) in [("query", cu_q), ("key", cu_k)] {
+                if let Some(b) = cu.windows(2).position(|w| w[1] - w[0] != cu[1] - cu[0]) {
+                    return Err(Error::InvalidInput(format!("attention backward, head-major: sequence {b} has {} {what} tokens but sequence 0 has {}: [B·H][L][D] needs one length",
+                                                           cu[b + 1] - cu[b], cu[1] - cu[0])));
+                }
+            }
+        }
+        Ok(lens)
+    }
+
+    /// The kernels' sizes and strides for `lens`.
+    fn dims(&self, lens: &Lens, cu_q: &[u32], cu_k: &[u32]) -> BackwardDims {
+        let (h, hk, d) = (self.heads as u32, self.kv_heads as u32, self.head_dim as u32);
+        let (lq, lk) = (cu_q[1] - cu_q[0], cu_k[1] - cu_k[0]);
+        let (q_tok, q_head, k_tok, k_head, lse_tok, lse_head) = match self.order {
+            Order::TokenMajor => (h * d, d, hk * d, d, h, 1),
+            Order::HeadMajor => (d, lq * d, d, lk * d, 1, lq),
+        };
+        BackwardDims { heads: h, group: (self.heads / self.kv_heads) as u32, causal: self.causal as u32, scale: self.scale(), tokens_q: lens.tokens_q as u32, q_tok, q_head,
+                       k_tok, k_head, lse_tok, lse_head }
+    }
+}
+
+super::by_value_param!(DimsParam, BackwardDims, "[`BackwardDims`] as a by-value kernel parameter (44 bytes).");
+
+/// The gradients of one run, the buffers [`BackwardPlan::run`] writes.
+pub struct Grads<'a, DQ, DK, DV> {
+    /// dQ, Q's layout.
+    pub dq: &'a mut DQ,
+    /// dK, K's layout (summed over each group of query heads).
+    pub dk: &'a mut DK,
+    /// dV, V's layout.
+    pub dv: &'a mut DV,
+}
+
+/// Attention backward for one [`BackwardDesc`] and element type `T` (`half::f16`, `half::bf16`): the
+/// three kernels loaded once, the offsets and the two f32 workspaces (dQ's accumulator, the row
+/// statistics) grown as needed; everything enqueued on the [`Gpu`]'s stream, nothing synchronizes.
+pub struct BackwardPlan<T: Element> {
+    gpu: Gpu,
+    desc: BackwardDesc,
+    prep: Kernel,
+    main: Kernel,
+    convert: Kernel,
+    cu: Option<CudaSlice<i32>>,
+    acc: Option<CudaSlice<f32>>,
+    stats: Option<CudaSlice<f32>>,
+    _elem: std::marker::PhantomData<T>,
+}
+
+impl<T: Element> BackwardPlan<T> {
+    /// Validates `desc` and loads the kernels: refused before anything runs, naming the rule.
+    pub fn new(gpu: &Gpu, desc: BackwardDesc) -> Result<Self> {
+        if T::ELEM == Elem::F32 {
+            return Err(Error::InvalidInput("attention backward takes f16 or bf16 (half::f16, half::bf16), not f32".into()));
+        }
+        desc.validate()?;
+        let e = if T::ELEM == Elem::Bf16 { "bf16" } else { "f16" };
+        let d = desc.head_dim;
+        Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&format!("attn_bwd_b1_d{d}_{e}"))?,
+                          convert: gpu.kernel(&format!("attn_bwd_dq_{e}"))?, cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
+    }
+
+    /// The problem.
+    pub fn desc(&self) -> BackwardDesc {
+        self.desc
+    }
+
+    /// The main kernel it runs.
+    pub fn kernel(&self) -> &str {
+        self.main.name()
+    }
+
+    /// Enqueues dQ, dK, dV (`grads`) from `q`, `k`, `v`, the forward's `o` and natural `lse`, and `d_o`
+    /// for the sequences `cu_q` / `cu_k` (see the module docs). Offsets, buffer lengths, 16-byte
+    /// alignment and the workspaces' memory are checked before anything is enqueued. Returns the
+    /// checked lengths (`Lens::flops` is the forward's; the backward does 2.5× that).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run<Q, K, V, O, L, DO, DQ, DK, DV>(&mut self, q: &Q, k: &K, v: &V, o: &O, lse: &L, d_o: &DO, cu_q: &[u32], cu_k: &[u32], grads: Grads<'_, DQ, DK, DV>)
+                                              -> Result<Lens>
+    where
+        Q: DevicePtr<T>,
+        K: DevicePtr<T>,
+        V: DevicePtr<T>,
+        O: DevicePtr<T>,
+        L: DevicePtr<f32>,
+        DO: DevicePtr<T>,
+        DQ: DevicePtrMut<T>,
+        DK: DevicePtrMut<T>,
+        DV: DevicePtrMut<T>,
+    {
+        let d = self.desc;
+        let lens = d.lens(cu_q, cu_k)?;
+        let (q_elems, kv_elems) = (lens.tokens_q * d.heads * d.head_dim, lens.tokens_k * d.kv_heads * d.head_dim);
+        let Grads { dq, dk, dv } = grads;
+        for (what, got, want) in [("Q", q.len(), q_elems), ("K", k.len(), kv_elems), ("V", v.len(), kv_elems), ("O", o.len(), q_elems), ("LSE", lse.len(), lens.tokens_q * d.heads),
+                                  ("dO", d_o.len(), q_elems), ("dQ", dq.len(), q_elems), ("dK", dk.len(), kv_elems), ("dV", dv.len(), kv_elems)] {
+            if got < want {
+                return Err(Error::InvalidInput(format!("attention backward {d:?}: {what} holds {got} elements, {want} needed for {} query and {} key tokens",
+                                                       lens.tokens_q, lens.tokens_k)));
+            }
+        }
+        if q_elems.max(kv_elems) >= 1 << 31 {
+            return Err(Error::InvalidInput(format!("attention backward {d:?}: {} elements in Q or K exceed the kernels' 2^31", q_elems.max(kv_elems))));
+        }
+        let max_k = cu_k.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        if max_k == 0 {
+            return Ok(lens); // no keys: dK, dV empty, and no queries either (Lens refuses queries without keys)
+        }
+        // The workspaces: dQ's f32 accumulator (Q's layout) and the row statistics [2][heads][tokens_q].
+        let (acc_len, stats_len) = (q_elems.max(4), (2 * d.heads * lens.tokens_q).max(1));
+        let grow = |have: &Option<CudaSlice<f32>>, want: usize| have.as_ref().map_or(want, |a| if a.len() >= want { 0 } else { want });
+        let extra = 4 * (grow(&self.acc, acc_len) + grow(&self.stats, stats_len)) as u64;
+        if extra > 0 {
+            crate::runtime::budget::check(&self.gpu, &format!("attention backward {d:?}: dQ's f32 accumulator and the row statistics"), extra, 0)?;
+        }
+        let stream = self.gpu.stream.clone();
+        if grow(&self.acc, acc_len) > 0 {
+            self.acc = None;
+            self.acc = Some(self.gpu.zeros::<f32>(acc_len)?);
+        }
+        if grow(&self.stats, stats_len) > 0 {
+            self.stats = None;
+            self.stats = Some(self.gpu.zeros::<f32>(stats_len)?);
+        }
+        let (pq, _gq) = q.device_ptr(&stream);
+        let (pk, _gk) = k.device_ptr(&stream);
+        let (pv, _gv) = v.device_ptr(&stream);
+        let (po, _go) = o.device_ptr(&stream);
+        let (pl, _gl) = lse.device_ptr(&stream);
+        let (pdo, _gdo) = d_o.device_ptr(&stream);
+        let (pdq, _gdq) = dq.device_ptr_mut(&stream);
+        let (pdk, _gdk) = dk.device_ptr_mut(&stream);
+        let (pdv, _gdv) = dv.device_ptr_mut(&stream);
+        let op = |ptr| Operand { ptr, len: 0 };
+        Operand::require_aligned16(&[("Q", op(pq)), ("K", op(pk)), ("V", op(pv)), ("O", op(po)), ("LSE", op(pl)), ("dO", op(pdo)), ("dQ", op(pdq)), ("dK", op(pdk)),
+                                     ("dV", op(pdv))], self.main.name(), || format!("attention backward {d:?}: "))?;
+        // The offsets, q's then k's, ordered on the stream before the launches.
+        let n = cu_q.len();
+        if self.cu.as_ref().is_none_or(|c| c.len() < 2 * n) {
+            self.cu = Some(self.gpu.zeros::<i32>(2 * n)?);
+        }
+        let offsets: Vec<i32> = cu_q.iter().chain(cu_k).map(|&x| x as i32).collect();
+        let (Some(cu), Some(acc), Some(stats)) = (self.cu.as_mut(), self.acc.as_mut(), self.stats.as_mut()) else { unreachable!("allocated above") };
+        stream.memcpy_htod(&offsets, &mut cu.slice_mut(..2 * n)).during(|| "attention backward: copying the offsets to the device".to_string())?;
+        stream.memset_zeros(&mut acc.slice_mut(..q_elems.max(4))).during(|| "attention backward: zeroing dQ's accumulator".to_string())?;
+        let pcu = cu.device_ptr(&stream).0;
+        let pcu_k = pcu + 4 * n as u64;
+        let pacc = acc.device_ptr(&stream).0;
+        let pst = stats.device_ptr(&stream).0;
+        let dims = DimsParam(d.dims(&lens, cu_q, cu_k));
+        let batch = lens.batch as u32;
+        debug_assert_eq!(self.main.info.dyn_smem_bytes, bwd_smem(d.head_dim as u32));
+        // SAFETY (the three launches): the offsets are the checked `Lens` (batch + 1 each, from 0,
+        // non-decreasing, keys ≥ 1 where a sequence has queries and ≥ its queries when causal), copied
+        // ahead on this stream into a buffer nothing else writes; the strides are those of the checked
+        // order (head-major: one length per sequence, checked), so every row `cu[b]·heads·D + t·tok + h·head`
+        // of a sequence lies inside Q, O, dO, dQ (tokens_q·heads·D elements, checked above) or K, V, dK, dV
+        // (tokens_k·kv_heads·D), and the LSE's inside its tokens_q·heads; all 16-byte aligned (checked);
+        // the workspaces hold tokens_q·heads·D (dQ's accumulator, zeroed just before) and
+        // 2·heads·tokens_q f32 and are this plan's alone; heads = kv_heads · group (validated), grids
+        // below the limits (heads and batch ≤ 65535, checked by `validate` and `Lens`), blocks and shared
+        // memory from the kernels' descriptors.
+        unsafe {
+            if lens.max_q > 0 {
+                launch!(self.gpu, &self.prep, grid = ((lens.max_q as u32).div_ceil(8), d.heads as u32, batch), &po, &pdo, &pl, &pcu, &pst, &dims)?;
+            }
+            launch!(self.gpu, &self.main, grid = (max_k.div_ceil(BWD_BKV), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims)?;
+            if q_elems > 0 {
+                let (blocks, n, scale) = ((q_elems as u32 / 4).div_ceil(256).min(8 * self.gpu.info.sms), q_elems as u32, d.scale());
+                launch!(self.gpu, &self.convert, grid = blocks, &pacc, &pdq, &n, &scale)?;
+            }
+        }
+        Ok(lens)
+    }
+}
+
+/// The backward in f64 on the CPU (the tests' reference), token-major: from `q` `[tokens_q][heads][D]`,
+/// `k`, `v` `[tokens_k][kv_heads][D]` and `d_o` (Q's layout), returns (dQ, dK, dV), recomputing the
+/// softmax exactly (offsets checked by [`Lens::new`] first).
+pub fn reference_f64(desc: &BackwardDesc, cu_q: &[u32], cu_k: &[u32], q: &[f32], k: &[f32], v: &[f32], d_o: &[f32]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let (h, hk, d) = (desc.heads, desc.kv_heads, desc.head_dim);
+    let (tq, tk) = (*cu_q.last().unwrap_or(&0) as usize, *cu_k.last().unwrap_or(&0) as usize);
+    let (mut dq, mut dk, mut dv) = (vec![0.0; tq * h * d], vec![0.0; tk * hk * d], vec![0.0; tk * hk * d]);
+    let scale = desc.scale() as f64;
+    let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(&x, &y)| x as f64 * y as f64).sum::<f64>();
+    for b in 0..cu_q.len().saturating_sub(1) {
+        let (q0, ql) = (cu_q[b] as usize, (cu_q[b + 1] - cu_q[b]) as usize);
+        let (k0, kl) = (cu_k[b] as usize, (cu_k[b + 1] - cu_k[b]) as usize);
+        for t in 0..ql {
+            for head in 0..h {
+                let kh = head / (h / hk);
+                let keys = if desc.causal { t + 1 + (kl - ql) } else { kl };
+                let row = ((q0 + t) * h + head) * d;
+                let (qr, dor) = (&q[row..row + d], &d_o[row..row + d]);
+                let kr = |j: usize| ((k0 + j) * hk + kh) * d;
+                let s: Vec<f64> = (0..keys).map(|j| dot(qr, &k[kr(j)..kr(j) + d]) * scale).collect();
+                let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let e: Vec<f64> = s.iter().map(|&x| (x - m).exp()).collect();
+                let sum: f64 = e.iter().sum();
+                let p: Vec<f64> = e.iter().map(|x| x / sum).collect();
+                // dP_j = dO · V_j; D = Σ_j P_j dP_j (= dO · O); dS_j = P_j (dP_j − D).
+                let dp: Vec<f64> = (0..keys).map(|j| dot(dor, &v[kr(j)..kr(j) + d])).collect();
+                let delta: f64 = p.iter().zip(&dp).map(|(a, b)| a * b).sum();
+                for j in 0..keys {
+                    let ds = p[j] * (dp[j] - delta) * scale;
+                    for c in 0..d {
+                        dq[row + c] += ds * k[kr(j) + c] as f64;
+                        dk[kr(j) + c] += ds * qr[c] as f64;
+                        dv[kr(j) + c] += p[j] * dor[c] as f64;
+                    }
+                }
+            }
+        }
+    }
+    (dq, dk, dv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_input_is_named_before_anything_runs() {
+        assert!(BackwardDesc::new(8, 8, 96).validate().unwrap_err().to_string().contains("head dim 96 is not supported"));
+        assert!(BackwardDesc::new(8, 3, 64).validate().unwrap_err().to_string().contains("attention backward: kv_heads = 3 does not divide"));
+        let hm = BackwardDesc::new(4, 2, 64).with_order(Order::HeadMajor);
+        assert!(hm.lens(&[0, 5, 9], &[0, 5, 10]).unwrap_err().to_string().contains("sequence 1 has 4 query tokens but sequence 0 has 5"));
+        assert!(hm.lens(&[0, 5, 10], &[0, 7, 15]).unwrap_err().to_string().contains("sequence 1 has 8 key tokens"));
+        assert!(BackwardDesc::new(4, 2, 64).causal().lens(&[0, 6], &[0, 5]).unwrap_err().to_string().contains("attention backward: sequence 0 has 6 queries but 5 keys"));
+    }
+
+    #[test]
+    fn strides_address_both_orders() {
+        // Head-major 2 × 4 heads × 10 × 64 (K: 2 heads × 12): query head 3 of sequence 1, token 7 is at
+        // ((1·4 + 3)·10 + 7)·64; token-major at ((10 + 7)·4 + 3)·64.
+        let (cq, ck) = ([0u32, 10, 20], [0u32, 12, 24]);
+        for (order, want_q, want_k, want_lse) in [(Order::HeadMajor, ((4 + 3) * 10 + 7) * 64, ((2 + 1) * 12 + 5) * 64, (4 + 3) * 10 + 7),
+                                                  (Order::TokenMajor, ((10 + 7) * 4 + 3) * 64, ((12 + 5) * 2 + 1) * 64, (10 + 7) * 4 + 3)] {
+            let desc = BackwardDesc::new(4, 2, 64).with_order(order);
+            let lens = desc.lens(&cq, &ck).unwrap();
+            let dm = desc.dims(&lens, &cq, &ck);
+            assert_eq!(cq[1] * 4 * 64 + 7 * dm.q_tok + 3 * dm.q_head, want_q, "{order:?}");
+            assert_eq!(ck[1] * 2 * 64 + 5 * dm.k_tok + dm.k_head, want_k, "{order:?}");
+            assert_eq!(cq[1] * 4 + 7 * dm.lse_tok + 3 * dm.lse_head, want_lse, "{order:?}");
+            assert_eq!((dm.group, dm.tokens_q), (2, 20));
+        }
+    }
+
+    #[test]
+    fn the_reference_gradients_match_finite_differences() {
+        // L = Σ dO ∘ O for a small causal GQA case: dL/dq, dL/dk, dL/dv by central differences of the
+        // prefill reference's O.
+        let desc = BackwardDesc::new(2, 1, 64).causal().with_scale(0.3);
+        let pd = PrefillDesc::new(2, 1, 64).causal().with_scale(0.3);
+        let (cq, ck) = ([0u32, 2, 3], [0u32, 3, 5]);
+        let mut rng = crate::runtime::verify::rng(7);
+        let mut r = |n: usize| -> Vec<f32> { (0..n).map(|_| rand::Rng::random_range(&mut rng, -1.0f32..1.0)).collect() };
+        let (q, k, v, d_o) = (r(3 * 2 * 64), r(5 * 64), r(5 * 64), r(3 * 2 * 64));
+        let (dq, dk, dv) = reference_f64(&desc, &cq, &ck, &q, &k, &v, &d_o);
+        let loss = |q: &[f32], k: &[f32], v: &[f32]| -> f64 {
+            let (o, _) = super::super::prefill::reference_f64(&pd, &cq, &ck, q, k, v);
+            o.iter().zip(&d_o).map(|(a, &b)| a * b as f64).sum()
+        };
+        let eps = 1e-2f32;
+        for (which, grad) in [(0, &dq), (1, &dk), (2, &dv)] {
+            for idx in [0usize, 65, 130, 200] {
+                let mut x = [q.clone(), k.clone(), v.clone()];
+                if idx >= x[which].len() {
+                    continue;
+                }
+                x[which][idx] += eps;
+                let up = loss(&x[0], &x[1], &x[2]);
+                x[which][idx] -= 2.0 * eps;
+                let down = loss(&x[0], &x[1], &x[2]);
+                let fd = (up - down) / (2.0 * eps as f64);
+                assert!((fd - grad[idx]).abs() < 1e-3 * (1.0 + fd.abs()), "tensor {which} element {idx}: finite difference {fd}, reference {}", grad[idx]);
+            }
+        }
+    }
+}
