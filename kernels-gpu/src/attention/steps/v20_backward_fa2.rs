@@ -34,6 +34,12 @@
 //! the forward's FLOPs); a11 runs at ~350 TFLOP/s on H200-class parts, so b1 ≈ **250–310 TFLOP/s, about
 //! 0.85–1.05× torch's FA2 backward (288–301)** and ~0.5–0.6× cuDNN's (523–540): the Hopper step (TMA,
 //! `wgmma`) is what cuDNN's number needs.
+//!
+//! Measured (H200, bf16, `results/2026-11-29-h200-session51/call1-b1`, 3 processes): correct on the first
+//! run (f64 reference, sanitizers clean). **192–198 TFLOP/s at D = 128 (causal 161–175), 168 at D = 64:
+//! 0.58–0.68× torch's FA2 backward**, 0.30–0.42× cuDNN's — the prediction missed by ~30%. `ncu`: shared
+//! memory bound (L1 69%, SM 30%): 184 `ldmatrix.x4` per warp and tile for 320 `mma` (every warp reads the
+//! whole Q and dO tiles twice); the attention README's backward section counts it.
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
     atomic::red_add_relaxed_gpu_f32,
