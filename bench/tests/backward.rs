@@ -2,7 +2,8 @@
 //! sequences of lengths 0, 1, 127, 128, 129 and more, grouped heads (dK, dV summed over the group),
 //! causal (bottom-right, queries the last tokens of longer keys) and not (fewer keys than queries
 //! too), head dims 64 and 128, token-major and head-major, f16 and bf16, every gradient poisoned first;
-//! dK and dV bitwise the same on a second run; at a larger shape grouped heads against the same
+//! dK and dV bitwise the same on a second run; step b2 (deterministic dQ) on three cases, every gradient
+//! bitwise the same over 10 runs; at a larger shape grouped heads against the same
 //! problem with the K/V heads repeated (the group's gradients summed on the host); bad input refused
 //! before any launch. Without a GPU each test says it was skipped and passes.
 mod common;
@@ -11,7 +12,7 @@ use common::{Half, rounded};
 use half::{bf16, f16};
 use kernel_lab_bench::{
     attention::{
-        backward::{BackwardDesc, BackwardPlan, Grads, Order, reference_f64},
+        backward::{BackwardDesc, BackwardPlan, DqMode, Grads, Order, reference_f64},
         prefill::{PrefillDesc, reference_f64 as forward_f64},
     },
     runtime::{gpu::{Gpu, gpu_or_skip}, verify},
@@ -111,6 +112,16 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
     gpu.sync_after(plan.kernel()).unwrap();
     let again = [back(&dk, d.kv_heads, lk), back(&dv, d.kv_heads, lk)];
     assert!(again[0] == got[1] && again[1] == got[2], "{d:?}: dK or dV changed between two runs");
+    // Deterministic dQ (b2): nine more runs, every gradient bitwise the same as the first's.
+    if d.dq == DqMode::Deterministic {
+        for run in 2..=10 {
+            gpu.poison(&mut dq).unwrap();
+            plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
+            gpu.sync_after(plan.kernel()).unwrap();
+            let now = [back(&dq, d.heads, lq), back(&dk, d.kv_heads, lk), back(&dv, d.kv_heads, lk)];
+            assert!(now == got, "{d:?}: deterministic gradients changed at run {run}");
+        }
+    }
     (got, [want.0, want.1, want.2])
 }
 
@@ -149,6 +160,19 @@ fn backward_matches_the_f64_reference() {
     for (i, case) in cases().iter().enumerate() {
         check::<f16>(&gpu, case, Elem::F16, seed ^ i as u64);
         check::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 8);
+    }
+}
+
+/// Step b2 (dQ summed in a fixed order): three of the cases against the f64 reference, every gradient
+/// bitwise the same over 10 runs.
+#[test]
+fn deterministic_backward_matches_the_reference_and_repeats_bitwise() {
+    let Some(gpu) = gpu_or_skip("deterministic_backward_matches_the_reference_and_repeats_bitwise") else { return };
+    let seed = verify::fresh_seed();
+    for (i, case) in cases().into_iter().enumerate().filter(|(i, _)| [0, 2, 4].contains(i)) {
+        let case = Case { desc: case.desc.deterministic(), ..case };
+        check::<f16>(&gpu, &case, Elem::F16, seed ^ i as u64);
+        check::<bf16>(&gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
     }
 }
 

@@ -450,6 +450,33 @@ pub const fn bwd_needs_mask(k0: u32, qt: u32, off: u32) -> bool {
     k0 + BWD_BKV - 1 > qt * BWD_BQ + off
 }
 
+/// Backward step b2 (deterministic dQ): query rows per CTA of its dQ kernel (4 warps × 16).
+pub const BWD_DQ_BQ: u32 = 64;
+/// b2's dQ kernel: keys per streamed K/V tile.
+pub const BWD_DQ_BKV: u32 = 64;
+/// b2's dQ kernel: warps per CTA.
+pub const BWD_DQ_WARPS: u32 = 4;
+
+/// Byte offset in b2's dQ kernel's dynamic shared memory at head dim `d`: Q, dO (`BWD_DQ_BQ × d` each), then
+/// per stage K and V (`BWD_DQ_BKV × d` each); `what` is [`BwdTile::Q`], [`BwdTile::DO`], [`BwdTile::K`] or
+/// [`BwdTile::V`] (any other tile: the end).
+pub const fn bwd_dq_offset(d: u32, what: BwdTile, stage: u32) -> u32 {
+    let (tq, tkv) = (2 * BWD_DQ_BQ * d, 2 * BWD_DQ_BKV * d);
+    match what {
+        BwdTile::Q => 0,
+        BwdTile::DO => tq,
+        BwdTile::K => 2 * tq + 2 * stage * tkv,
+        BwdTile::V => 2 * tq + 2 * stage * tkv + tkv,
+        _ => 2 * tq + 4 * tkv,
+    }
+}
+
+/// b2's dQ kernel's dynamic shared memory: 48 KiB at D = 64, 96 KiB at D = 128 (two CTAs per SM).
+pub const fn bwd_dq_smem(d: u32) -> u32 {
+    bwd_dq_offset(d, BwdTile::DS, 0)
+}
+const _: () = assert!(bwd_dq_smem(64) == 48 * 1024 && bwd_dq_smem(128) == 96 * 1024);
+
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
 /// head's consecutive tokens (`*_tok`) and between heads (`*_head`); sequence `b` starts at element

@@ -2,7 +2,7 @@
 //! grouped heads, D = 64 and 128, causal and not — each interleaved with the forward of the same problem
 //! (prefill's a19 where the GPU runs it, which also supplies O and the LSE; elsewhere the fixed-length
 //! fused kernel's time, and O and the LSE from random values). TFLOP/s count 2.5× the forward's FLOPs,
-//! as FlashAttention's papers do. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
+//! as FlashAttention's papers do. Then step b2 (deterministic dQ) interleaved with b1. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
 //! shapes: `scripts/backward-torch-peer.py`.
 use super::sub;
 use kernel_lab_bench::{
@@ -22,10 +22,11 @@ use kernel_lab_bench::{
 
 const HELP: &str = "\
 kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE]
-  Attention backward (step b1: dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated
-  BxHxKxLxD (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's
-  shapes); each runs without and with the causal mask, timed in interleaved rounds against the forward of
-  the same problem. TFLOP/s: 2.5 × the forward's 4·B·H·D per query-key pair.
+  Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
+  (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
+  runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
+  same problem, then b2 (deterministic dQ) against b1. TFLOP/s: 2.5 × the forward's 4·B·H·D per
+  query-key pair.
 ";
 
 const DEFAULT_SHAPES: &str = "2x16x16x4096x128,1x16x16x8192x128,1x32x8x8192x128,2x16x16x4096x64";
@@ -73,7 +74,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
     let mut rows = vec![];
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
-    println!("| shape BxHxKxLxD | config | backward µs | TFLOP/s | forward | µs | backward / forward |\n|---|---|---|---|---|---|---|");
+    println!("| shape BxHxKxLxD | config | backward µs | TFLOP/s | baseline | µs | time / baseline |\n|---|---|---|---|---|---|---|");
     for &[b, h, k, l, d] in shapes {
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
         let (nq, nk) = (b * l * h * d, b * l * k * d);
@@ -117,9 +118,20 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             })?;
             let (us, fus) = (bwd.median_ms * 1e3, fw.median_ms * 1e3);
             let tflops = 2.5 * flops / bwd.median_ms / 1e9;
-            let config = format!("b1{}", if causal { " causal" } else { "" });
+            let mask = if causal { " causal" } else { "" };
+            let config = format!("b1{mask}");
             println!("| {shape} | {config} | {us:.1} | {tflops:.0} | {base} | {fus:.1} | {:.2} |", us / fus);
             rows.push(serde_json::json!({"shape": shape, "config": config, "us": us, "tflops": tflops, "forward": base, "forward_us": fus}));
+            // b2 (deterministic dQ) interleaved with b1 on the same inputs.
+            let mut det = BackwardPlan::<T>::new(gpu, bd.deterministic())?;
+            let (b2, b1) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
+                let p = if is_base { &mut plan } else { &mut det };
+                p.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())
+            })?;
+            let (us2, us1) = (b2.median_ms * 1e3, b1.median_ms * 1e3);
+            let config = format!("b2 deterministic{mask}");
+            println!("| {shape} | {config} | {us2:.1} | {:.0} | b1 | {us1:.1} | {:.2} |", 2.5 * flops / b2.median_ms / 1e9, us2 / us1);
+            rows.push(serde_json::json!({"shape": shape, "config": config, "us": us2, "tflops": 2.5 * flops / b2.median_ms / 1e9, "base": "b1", "base_us": us1}));
         }
     }
     if let Some(path) = json {

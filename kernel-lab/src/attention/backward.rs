@@ -15,11 +15,13 @@
 //! keys (host offsets, checked as prefill's: [`Lens::new`]); with the causal mask query `t` sees keys
 //! `0..=t + k_len − q_len`.
 //!
-//! dQ is accumulated in f32 with atomic adds, so its last bits may differ from run to run; dK and dV are
-//! each summed by one CTA in a fixed order.
+//! [`DqMode::Atomic`] (b1, the default) accumulates dQ in f32 with atomic adds, so its last bits may differ
+//! from run to run; [`DqMode::Deterministic`] (b2) computes dQ in a kernel of its own, each element summed
+//! by one thread in a fixed order: bitwise the same on every run, at the cost of recomputing the scores.
+//! dK and dV are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use layout::attention::{BWD_BKV, BackwardDims, bwd_smem};
+use layout::attention::{BWD_BKV, BWD_DQ_BQ, BackwardDims, bwd_smem};
 
 use super::prefill::{Lens, PrefillDesc};
 use crate::{
@@ -42,6 +44,16 @@ pub enum Order {
     HeadMajor,
 }
 
+/// How dQ is summed over the key blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DqMode {
+    /// b1: every key block adds its share with `red.global.add.f32` into an f32 accumulator (fastest; the
+    /// order of the adds, and so dQ's last bits, may change from run to run).
+    Atomic,
+    /// b2: dQ by its own kernel, one thread per element summing over the keys in order (bitwise stable).
+    Deterministic,
+}
+
 /// One backward problem's heads, mask and layout (the lengths come with each run).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BackwardDesc {
@@ -57,12 +69,14 @@ pub struct BackwardDesc {
     pub scale: Option<f32>,
     /// Tensor order.
     pub order: Order,
+    /// How dQ is summed.
+    pub dq: DqMode,
 }
 
 impl BackwardDesc {
     /// Token-major, non-causal, the default scale.
     pub fn new(heads: usize, kv_heads: usize, head_dim: usize) -> BackwardDesc {
-        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor }
+        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor, dq: DqMode::Atomic }
     }
 
     /// The same with the causal mask.
@@ -78,6 +92,11 @@ impl BackwardDesc {
     /// The same in order `order`.
     pub fn with_order(self, order: Order) -> BackwardDesc {
         BackwardDesc { order, ..self }
+    }
+
+    /// The same with dQ summed deterministically (step b2).
+    pub fn deterministic(self) -> BackwardDesc {
+        BackwardDesc { dq: DqMode::Deterministic, ..self }
     }
 
     /// Query heads per K/V head.
@@ -148,7 +167,9 @@ pub struct BackwardPlan<T: Element> {
     gpu: Gpu,
     desc: BackwardDesc,
     prep: Kernel,
+    /// b1's kernel (atomic dQ) or b2's dK/dV kernel (deterministic).
     main: Kernel,
+    /// dQ's conversion from its accumulator (atomic) or b2's dQ kernel (deterministic).
     convert: Kernel,
     cu: Option<CudaSlice<i32>>,
     acc: Option<CudaSlice<f32>>,
@@ -165,8 +186,12 @@ impl<T: Element> BackwardPlan<T> {
         desc.validate()?;
         let e = if T::ELEM == Elem::Bf16 { "bf16" } else { "f16" };
         let d = desc.head_dim;
-        Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&format!("attn_bwd_b1_d{d}_{e}"))?,
-                          convert: gpu.kernel(&format!("attn_bwd_dq_{e}"))?, cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
+        let (main, convert) = match desc.dq {
+            DqMode::Atomic => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
+            DqMode::Deterministic => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
+        };
+        Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?,
+                          cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
     }
 
     /// The problem.
@@ -216,7 +241,8 @@ impl<T: Element> BackwardPlan<T> {
             return Ok(lens); // no keys: dK, dV empty, and no queries either (Lens refuses queries without keys)
         }
         // The workspaces: dQ's f32 accumulator (Q's layout) and the row statistics [2][heads][tokens_q].
-        let (acc_len, stats_len) = (q_elems.max(4), (2 * d.heads * lens.tokens_q).max(1));
+        let atomic = d.dq == DqMode::Atomic;
+        let (acc_len, stats_len) = (if atomic { q_elems.max(4) } else { 4 }, (2 * d.heads * lens.tokens_q).max(1));
         let grow = |have: &Option<CudaSlice<f32>>, want: usize| have.as_ref().map_or(want, |a| if a.len() >= want { 0 } else { want });
         let extra = 4 * (grow(&self.acc, acc_len) + grow(&self.stats, stats_len)) as u64;
         if extra > 0 {
@@ -251,7 +277,9 @@ impl<T: Element> BackwardPlan<T> {
         let offsets: Vec<i32> = cu_q.iter().chain(cu_k).map(|&x| x as i32).collect();
         let (Some(cu), Some(acc), Some(stats)) = (self.cu.as_mut(), self.acc.as_mut(), self.stats.as_mut()) else { unreachable!("allocated above") };
         stream.memcpy_htod(&offsets, &mut cu.slice_mut(..2 * n)).during(|| "attention backward: copying the offsets to the device".to_string())?;
-        stream.memset_zeros(&mut acc.slice_mut(..q_elems.max(4))).during(|| "attention backward: zeroing dQ's accumulator".to_string())?;
+        if atomic {
+            stream.memset_zeros(&mut acc.slice_mut(..q_elems.max(4))).during(|| "attention backward: zeroing dQ's accumulator".to_string())?;
+        }
         let pcu = cu.device_ptr(&stream).0;
         let pcu_k = pcu + 4 * n as u64;
         let pacc = acc.device_ptr(&stream).0;
@@ -265,7 +293,8 @@ impl<T: Element> BackwardPlan<T> {
         // order (head-major: one length per sequence, checked), so every row `cu[b]·heads·D + t·tok + h·head`
         // of a sequence lies inside Q, O, dO, dQ (tokens_q·heads·D elements, checked above) or K, V, dK, dV
         // (tokens_k·kv_heads·D), and the LSE's inside its tokens_q·heads; all 16-byte aligned (checked);
-        // the workspaces hold tokens_q·heads·D (dQ's accumulator, zeroed just before) and
+        // the workspaces hold tokens_q·heads·D (dQ's accumulator, zeroed just before; deterministic: the
+        // dK/dV kernel does not touch it, and b2's dQ kernel writes dQ, Q's size, directly) and
         // 2·heads·tokens_q f32 and are this plan's alone; heads = kv_heads · group (validated), grids
         // below the limits (heads and batch ≤ 65535, checked by `validate` and `Lens`), blocks and shared
         // memory from the kernels' descriptors.
@@ -274,7 +303,13 @@ impl<T: Element> BackwardPlan<T> {
                 launch!(self.gpu, &self.prep, grid = ((lens.max_q as u32).div_ceil(8), d.heads as u32, batch), &po, &pdo, &pl, &pcu, &pst, &dims)?;
             }
             launch!(self.gpu, &self.main, grid = (max_k.div_ceil(BWD_BKV), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims)?;
-            if q_elems > 0 {
+            if !atomic {
+                // b2's dQ kernel: one CTA per 64 query rows of a head and sequence.
+                if lens.max_q > 0 {
+                    launch!(self.gpu, &self.convert, grid = ((lens.max_q as u32).div_ceil(BWD_DQ_BQ), d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq,
+                            &dims)?;
+                }
+            } else if q_elems > 0 {
                 let (blocks, n, scale) = ((q_elems as u32 / 4).div_ceil(256).min(8 * self.gpu.info.sms), q_elems as u32, d.scale());
                 launch!(self.gpu, &self.convert, grid = blocks, &pacc, &pdq, &n, &scale)?;
             }

@@ -399,12 +399,32 @@ const fn backward(name: &'static str, label: &'static str, d: u32, has: &'static
                  ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
 }
 
+const BACKWARD_B2_ABOUT: &str = "backward (b2, deterministic): b1's dK/dV without dQ, and dQ by its own kernel — a CTA per 64 query rows recomputes S and dP over its keys, one thread sums each dQ element in order";
+const BACKWARD_B2DQ_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global"];
+const BACKWARD_B2DQ_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global"];
+
+const fn backward_b2kv(name: &'static str, label: &'static str, d: u32, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { about: BACKWARD_B2_ABOUT,
+                 ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] },
+                 ..backward(name, label, d, has) }
+}
+
+const fn backward_b2dq(name: &'static str, label: &'static str, d: u32, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(layout::attention::BWD_DQ_WARPS),
+                 launch_bounds: bounds(threads(layout::attention::BWD_DQ_WARPS)), dyn_smem_bytes: layout::attention::bwd_dq_smem(d), about: BACKWARD_B2_ABOUT,
+                 ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local", "red."], count: &[], at_least: &[] } }
+}
+
 /// The backward kernels (issue 50; `kernel_lab::attention::backward`): step b1 per head dim and element
-/// type, the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
+/// type, b2's (deterministic dQ) two kernels, the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
 /// accumulator. Not in [`STEPS`]: they take the forward's outputs and gradients, not a forward problem.
 pub const BACKWARD: &[KernelInfo] = &[
     backward("attn_bwd_b1_d64_f16", "b1-d64", 64, BACKWARD_HAS_F16), backward("attn_bwd_b1_d128_f16", "b1-d128", 128, BACKWARD_HAS_F16),
     backward("attn_bwd_b1_d64_bf16", "b1-d64-bf16", 64, BACKWARD_HAS_BF16), backward("attn_bwd_b1_d128_bf16", "b1-d128-bf16", 128, BACKWARD_HAS_BF16),
+    backward_b2kv("attn_bwd_b2kv_d64_f16", "b2kv-d64", 64, BACKWARD_B2DQ_HAS_F16), backward_b2kv("attn_bwd_b2kv_d128_f16", "b2kv-d128", 128, BACKWARD_B2DQ_HAS_F16),
+    backward_b2kv("attn_bwd_b2kv_d64_bf16", "b2kv-d64-bf16", 64, BACKWARD_B2DQ_HAS_BF16), backward_b2kv("attn_bwd_b2kv_d128_bf16", "b2kv-d128-bf16", 128, BACKWARD_B2DQ_HAS_BF16),
+    backward_b2dq("attn_bwd_b2dq_d64_f16", "b2dq-d64", 64, BACKWARD_B2DQ_HAS_F16), backward_b2dq("attn_bwd_b2dq_d128_f16", "b2dq-d128", 128, BACKWARD_B2DQ_HAS_F16),
+    backward_b2dq("attn_bwd_b2dq_d64_bf16", "b2dq-d64-bf16", 64, BACKWARD_B2DQ_HAS_BF16), backward_b2dq("attn_bwd_b2dq_d128_bf16", "b2dq-d128-bf16", 128, BACKWARD_B2DQ_HAS_BF16),
     decode_helper("attn_bwd_prep_d64_f16", "b1-prep-d64", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 64)"),
     decode_helper("attn_bwd_prep_d128_f16", "b1-prep-d128", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 128)"),
     decode_helper("attn_bwd_prep_d64_bf16", "b1-prep-d64-bf16", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (bf16, D = 64)"),

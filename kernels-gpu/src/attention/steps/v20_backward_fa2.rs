@@ -70,13 +70,13 @@ const fn step(d: Option<u32>) -> u32 {
 }
 
 /// Bytes between 16 rows of the Q, dO, K and V tiles (their rows are all `D` wide; `D` 64 or 128).
-const fn row16<const D: u32>() -> u32 {
+pub(super) const fn row16<const D: u32>() -> u32 {
     2 * step(tile(BWD_BQ, D).row_step(16))
 }
 /// Bytes between the two 64-column halves of a D = 128 row.
-const COL64: u32 = 2 * step(tile(BWD_BQ, 128).col_step(64));
+pub(super) const COL64: u32 = 2 * step(tile(BWD_BQ, 128).col_step(64));
 /// Byte XOR from column block 0 to column block `16·(i % 4)` of a `D`-wide tile.
-const fn xor<const D: u32>(i: u32) -> u32 {
+pub(super) const fn xor<const D: u32>(i: u32) -> u32 {
     2 * step(tile(BWD_BQ, D).col_xor(16 * (i % 4)))
 }
 /// Bytes between 8 rows, and 16 rows, of the dSᵀ tile (`BWD_BKV × BWD_BQ`).
@@ -129,15 +129,14 @@ impl Bases {
 
 /// Copies rows `row0 .. row0 + rows` (of `len`) of a matrix whose row `r` starts at `g + r · stride`
 /// (16-bit elements, `D` of them) into the swizzled `rows × D` tile at `s_tile`, 16-byte `cp.async`
-/// chunks; rows past `len` zero-filled from a clamped source.
+/// chunks taken by thread `tid` of `nthreads`; rows past `len` zero-filled from a clamped source.
 ///
 /// # Safety
 /// `g + r · stride` is `D` readable elements, 16-byte aligned, for every `r < len` (`len ≥ 1` where any
 /// row is valid); `s_tile` is a `.shared` tile nobody reads until the copy group completes.
 #[inline(always)]
-unsafe fn load_rows<const D: u32>(s_tile: u32, g: *const u16, stride: u32, row0: u32, rows: u32, len: u32, tid: u32) {
+pub(super) unsafe fn load_rows<const D: u32>(s_tile: u32, g: *const u16, stride: u32, row0: u32, rows: u32, len: u32, tid: u32, nthreads: u32) {
     let t = tile(rows, D);
-    let nthreads = threads(BWD_WARPS);
     let mut c = tid;
     while c < rows * D / 8 {
         let (r, col) = (c / (D / 8), 8 * (c % (D / 8)));
@@ -155,7 +154,7 @@ unsafe fn load_rows<const D: u32>(s_tile: u32, g: *const u16, stride: u32, row0:
 /// # Safety
 /// `cu_q` and `cu_k` hold `block_idx_z() + 2` readable i32 each.
 #[inline(always)]
-unsafe fn sequence(cu_q: *const i32, cu_k: *const i32, b: u32) -> (u32, u32, u32, u32) {
+pub(super) unsafe fn sequence(cu_q: *const i32, cu_k: *const i32, b: u32) -> (u32, u32, u32, u32) {
     // SAFETY: forwarded.
     unsafe {
         let (q0, q1) = (ld_global_nc_s32(cu_q.add(b as usize)) as u32, ld_global_nc_s32(cu_q.add(b as usize + 1)) as u32);
@@ -165,13 +164,14 @@ unsafe fn sequence(cu_q: *const i32, cu_k: *const i32, b: u32) -> (u32, u32, u32
 }
 
 /// The b1 body for element type `E` and head dim `D` (64 or 128): grid `(⌈max k_len / 128⌉, kv_heads,
-/// batch)`, 256 threads, `bwd_smem(D)` bytes.
+/// batch)`, 256 threads, `bwd_smem(D)` bytes. Without `DQ` (b2's dK/dV kernel) the dS tile, the dQ
+/// products and the atomics are left out (`dq_acc` is not touched).
 ///
 /// # Safety
 /// As the entries.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn backward<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                              dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
     let (kb, hk, b) = (block_idx_x(), block_idx_y(), block_idx_z());
     let (tid, lane) = (thread_idx_x(), lane_id());
@@ -218,8 +218,8 @@ unsafe fn backward<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *co
             let load_item = |i: u32, st: u32| {
                 let (h, qt) = item(i);
                 let hq = qbase + h as usize * dims.q_head as usize;
-                load_rows::<D>(s_q(st), q.add(hq), dims.q_tok, qt * BWD_BQ, BWD_BQ, q_len, tid);
-                load_rows::<D>(s_do(st), d_o.add(hq), dims.q_tok, qt * BWD_BQ, BWD_BQ, q_len, tid);
+                load_rows::<D>(s_q(st), q.add(hq), dims.q_tok, qt * BWD_BQ, BWD_BQ, q_len, tid, threads(BWD_WARPS));
+                load_rows::<D>(s_do(st), d_o.add(hq), dims.q_tok, qt * BWD_BQ, BWD_BQ, q_len, tid, threads(BWD_WARPS));
                 // The row statistics: threads 0..64 the LSE, 64..128 D, 4 bytes each.
                 if tid < 2 * BWD_BQ {
                     let (what, which) = if tid < BWD_BQ { (BwdTile::Lse, 0) } else { (BwdTile::Delta, 1) };
@@ -230,8 +230,8 @@ unsafe fn backward<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *co
                     cp_async_ca_4_zfill(addr_of(s_stat(what, st).add(r as usize)), stats.add(src) as *const u8, if valid { 4 } else { 0 });
                 }
             };
-            load_rows::<D>(s_k, k.add(kbase), dims.k_tok, k0, BWD_BKV, k_len, tid);
-            load_rows::<D>(s_v, v.add(kbase), dims.k_tok, k0, BWD_BKV, k_len, tid);
+            load_rows::<D>(s_k, k.add(kbase), dims.k_tok, k0, BWD_BKV, k_len, tid, threads(BWD_WARPS));
+            load_rows::<D>(s_v, v.add(kbase), dims.k_tok, k0, BWD_BKV, k_len, tid, threads(BWD_WARPS));
             load_item(0, 0);
             cp_async_commit_group();
 
@@ -293,9 +293,11 @@ unsafe fn backward<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *co
                     r_ds[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = hi;
                     // dSᵀ rows (keys) 16w + g and + 8, columns c, c + 1: 8 rows × 4 words of one 16-byte
                     // chunk each, the swizzle spreading the rows' chunks: conflict-free.
-                    let at = b.ds_st ^ (16 * nt);
-                    *(smem.add(at as usize) as *mut u32) = lo;
-                    *(smem.add((at + DS_ROW8) as usize) as *mut u32) = hi;
+                    if DQ {
+                        let at = b.ds_st ^ (16 * nt);
+                        *(smem.add(at as usize) as *mut u32) = lo;
+                        *(smem.add((at + DS_ROW8) as usize) as *mut u32) = hi;
+                    }
                 });
                 // dV += Pᵀ · dO, dK += dSᵀ · Q: k-steps of 16 queries, B fragments `.trans` from the row-major tiles.
                 unroll4!(ks => {
@@ -311,36 +313,40 @@ unsafe fn backward<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *co
                         }
                     });
                 });
+                // Every warp is done with this stage's Q and dO (and, with DQ, has written its dSᵀ) before
+                // the dQ products read dSᵀ and before the next tile's copy refills the stage.
                 sync_threads();
-                // dQ += dS · K: warp w takes query rows 16·(w % 4).. and columns (w / 4)·D/2..; dS's A
-                // fragments `.trans` from dSᵀ, K's B fragments `.trans` from its rows.
-                let b = bases.fresh();
-                let mut dq = [[0f32; 4]; 8];
-                unroll8!(ks => {
-                    let a = ldmatrix_x4_trans(s_ds + b.dsa + ks * DS_ROW16);
-                    unroll4!(np => {
-                        if np < D / 32 {
-                            let bk = ldmatrix_x4_trans(s_k + (b.kt ^ xor::<D>(np)) + ks * row16);
-                            E::mma(&mut dq[2 * np as usize], a, [bk[0], bk[1]]);
-                            E::mma(&mut dq[2 * np as usize + 1], a, [bk[2], bk[3]]);
-                        }
-                    });
-                });
-                let (m0, c0) = (16 * (warp % 4), (warp / 4) * (D / 2));
-                let acc = dq_acc.add(qbase + h as usize * dims.q_head as usize);
-                unroll2!(hh => {
-                    let row = qt * BWD_BQ + m0 + g + 8 * hh;
-                    if row < q_len {
-                        let r = acc.add(row as usize * dims.q_tok as usize);
-                        unroll8!(nt => {
-                            if nt < D / 16 {
-                                let col = (c0 + 8 * nt + 2 * t) as usize;
-                                red_add_relaxed_gpu_f32(r.add(col), dq[nt as usize][(2 * hh) as usize]);
-                                red_add_relaxed_gpu_f32(r.add(col + 1), dq[nt as usize][(2 * hh + 1) as usize]);
+                if DQ {
+                    // dQ += dS · K: warp w takes query rows 16·(w % 4).. and columns (w / 4)·D/2..; dS's A
+                    // fragments `.trans` from dSᵀ, K's B fragments `.trans` from its rows.
+                    let b = bases.fresh();
+                    let mut dq = [[0f32; 4]; 8];
+                    unroll8!(ks => {
+                        let a = ldmatrix_x4_trans(s_ds + b.dsa + ks * DS_ROW16);
+                        unroll4!(np => {
+                            if np < D / 32 {
+                                let bk = ldmatrix_x4_trans(s_k + (b.kt ^ xor::<D>(np)) + ks * row16);
+                                E::mma(&mut dq[2 * np as usize], a, [bk[0], bk[1]]);
+                                E::mma(&mut dq[2 * np as usize + 1], a, [bk[2], bk[3]]);
                             }
                         });
-                    }
-                });
+                    });
+                    let (m0, c0) = (16 * (warp % 4), (warp / 4) * (D / 2));
+                    let acc = dq_acc.add(qbase + h as usize * dims.q_head as usize);
+                    unroll2!(hh => {
+                        let row = qt * BWD_BQ + m0 + g + 8 * hh;
+                        if row < q_len {
+                            let r = acc.add(row as usize * dims.q_tok as usize);
+                            unroll8!(nt => {
+                                if nt < D / 16 {
+                                    let col = (c0 + 8 * nt + 2 * t) as usize;
+                                    red_add_relaxed_gpu_f32(r.add(col), dq[nt as usize][(2 * hh) as usize]);
+                                    red_add_relaxed_gpu_f32(r.add(col + 1), dq[nt as usize][(2 * hh + 1) as usize]);
+                                }
+                            });
+                        }
+                    });
+                }
             }
         }
         // Epilogue: the warp's 16 keys' dK (· scale) and dV, rows below k_len.
@@ -439,7 +445,7 @@ macro_rules! backward_entries {
         pub unsafe extern "ptx-kernel" fn $b1(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
             // SAFETY: forwarded.
-            unsafe { backward::<$e, $d>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
+            unsafe { backward::<$e, $d, true>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
         }
         $crate::launch_bounds::launch_bounds!($b1, 256, 1);
 
