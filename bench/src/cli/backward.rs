@@ -9,7 +9,7 @@ use kernel_lab_bench::{
     Gpu, Result,
     attention::{
         AttentionDesc, AttentionPlan,
-        backward::{BackwardDesc, BackwardPlan, Grads},
+        backward::{BackwardDesc, BackwardPlan, DqMode, Grads},
         prefill::{Lens, PrefillDesc, PrefillPlan},
     },
     gemm::Element,
@@ -86,7 +86,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             let flops = Lens::new(&pd, &cq, &cq)?.flops(&pd);
             let (mut o, mut lse) = (random::<T>(gpu, nq, 5)?, gpu.zeros::<f32>(b * l * h)?);
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(nq)?, gpu.zeros::<T>(nk)?, gpu.zeros::<T>(nk)?);
-            let mut plan = BackwardPlan::<T>::new(gpu, bd)?;
+            let mut plan = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic))?;
             // The forward: a19 on the same tensors (O and the LSE real), or the fixed-length kernel on a
             // problem of the same size (its outputs elsewhere; the LSE set to the scores' scale).
             let mut fwd = if hopper { Some(PrefillPlan::<T>::new(gpu, pd)?) } else { None };
@@ -123,7 +123,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             println!("| {shape} | {config} | {us:.1} | {tflops:.0} | {base} | {fus:.1} | {:.2} |", us / fus);
             rows.push(serde_json::json!({"shape": shape, "config": config, "us": us, "tflops": tflops, "forward": base, "forward_us": fus}));
             // b2 (deterministic dQ) interleaved with b1 on the same inputs.
-            let mut det = BackwardPlan::<T>::new(gpu, bd.deterministic())?;
+            let mut det = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic))?;
             let (b2, b1) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
                 let p = if is_base { &mut plan } else { &mut det };
                 p.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())

@@ -1,8 +1,9 @@
 //! Attention backward (issue 50): dQ, dK, dV from Q, K, V, O, dO and the forward's natural log-sum-exp,
 //! for grouped K/V heads (dK and dV summed over each group), packed sequences of different lengths and
-//! the causal mask aligned bottom-right, f16 or bf16, head dims 64 and 128. The kernels are step b1
+//! the causal mask aligned bottom-right, f16 or bf16, head dims 64 and 128. The kernels are steps b1
 //! (FlashAttention-2's backward on `mma.sync`, any GPU from sm_80:
-//! `kernels-gpu/src/attention/steps/v20_backward_fa2.rs`).
+//! `kernels-gpu/src/attention/steps/v20_backward_fa2.rs`) and b2 (its deterministic dQ,
+//! `v21_backward_deterministic.rs`).
 //!
 //! Two tensor orders, the forward kernels' ([`Order`]):
 //! ```text
@@ -15,10 +16,11 @@
 //! keys (host offsets, checked as prefill's: [`Lens::new`]); with the causal mask query `t` sees keys
 //! `0..=t + k_len − q_len`.
 //!
-//! [`DqMode::Atomic`] (b1, the default) accumulates dQ in f32 with atomic adds, so its last bits may differ
-//! from run to run; [`DqMode::Deterministic`] (b2) computes dQ in a kernel of its own, each element summed
-//! by one thread in a fixed order: bitwise the same on every run, at the cost of recomputing the scores.
-//! dK and dV are each summed by one CTA in a fixed order either way.
+//! [`DqMode::Deterministic`] (b2, the default) computes dQ in a kernel of its own, each element summed by
+//! one thread in a fixed order: bitwise the same on every run, and measured 0.86–0.93× b1's time on an
+//! H200 despite recomputing the scores (b1's dSᵀ round trip and atomics cost more). [`DqMode::Atomic`]
+//! (b1) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to run. dK and dV
+//! are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::attention::{BWD_BKV, BWD_DQ_BQ, BackwardDims, bwd_smem};
@@ -47,10 +49,11 @@ pub enum Order {
 /// How dQ is summed over the key blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqMode {
-    /// b1: every key block adds its share with `red.global.add.f32` into an f32 accumulator (fastest; the
-    /// order of the adds, and so dQ's last bits, may change from run to run).
+    /// b1: every key block adds its share with `red.global.add.f32` into an f32 accumulator (the order of
+    /// the adds, and so dQ's last bits, may change from run to run).
     Atomic,
-    /// b2: dQ by its own kernel, one thread per element summing over the keys in order (bitwise stable).
+    /// b2 (the default): dQ by its own kernel, one thread per element summing over the keys in order
+    /// (bitwise stable; 0.86–0.93× b1's time on an H200, `results/2026-11-29-h200-session51/call2-b2`).
     Deterministic,
 }
 
@@ -74,9 +77,9 @@ pub struct BackwardDesc {
 }
 
 impl BackwardDesc {
-    /// Token-major, non-causal, the default scale.
+    /// Token-major, non-causal, the default scale, deterministic dQ.
     pub fn new(heads: usize, kv_heads: usize, head_dim: usize) -> BackwardDesc {
-        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor, dq: DqMode::Atomic }
+        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor, dq: DqMode::Deterministic }
     }
 
     /// The same with the causal mask.
@@ -94,9 +97,9 @@ impl BackwardDesc {
         BackwardDesc { order, ..self }
     }
 
-    /// The same with dQ summed deterministically (step b2).
-    pub fn deterministic(self) -> BackwardDesc {
-        BackwardDesc { dq: DqMode::Deterministic, ..self }
+    /// The same with dQ summed as `dq` says.
+    pub fn with_dq(self, dq: DqMode) -> BackwardDesc {
+        BackwardDesc { dq, ..self }
     }
 
     /// Query heads per K/V head.
