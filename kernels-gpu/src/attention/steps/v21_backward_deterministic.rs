@@ -18,6 +18,13 @@
 //! reads 0.58 per `mma` too (per 64-key tile and warp: 8 + 8 Q/dO, 32 + 32 K/V, 32 K `.trans` for 192
 //! `mma`). So time ≈ b1 × (1 − dQ's share ≈ 0.2) + the dQ kernel (≈ 3/5 of b1's per-`mma` rate on 3/5 of
 //! its products): **1.3–1.5× b1's time**, i.e. 130–150 TFLOP/s at D = 128.
+//!
+//! Measured (H200, bf16, `results/2026-11-29-h200-session51/call2-b2`, 3 processes, interleaved with b1):
+//! **0.86–0.93× b1's time** — faster, not slower: 181–215 TFLOP/s at D = 128, 171–201 at D = 64, 0.69–0.81×
+//! torch's FA2. The prediction was wrong in sign: b1's dQ share (the dSᵀ store, a third barrier's worth of
+//! waiting, 64 × D atomics per tile through L2) cost more than recomputing Sᵀ and dPᵀ in a kernel that
+//! runs 2 CTAs per SM at 178 registers (`ncu`: 723 of ~1680 µs, L1 75%, SM 44%). Every gradient bitwise
+//! equal over 10 runs; b2 became the library's default (`DqMode::Deterministic`).
 use super::v20_backward_fa2::{COL64, backward, load_rows, row16, sequence, xor};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
