@@ -8,8 +8,8 @@ On a random-weight checkpoint made as llm-hf-check.py makes it (transformers, bf
 1. batch: three prompts of 37, 20 and 5 tokens in one run (`--prompt-ids "a;b;c"`, 16 new tokens, --ignore-eos);
    each sequence's tokens against HF's greedy generate on that prompt alone, and against our runner on it alone;
    a first mismatch is reported with HF's top-two margin there (a near-tie is < 2% of the largest |logit|);
-2. eos: a copy of the checkpoint whose config's eos_token_id is HF's 6th greedy token (one not produced before);
-   the runner without --ignore-eos must stop right after producing it (6 tokens);
+2. eos: a copy of the checkpoint whose config's eos_token_id is a token our greedy run produces first at step k ≥ 5;
+   the runner without --ignore-eos must stop right after producing it (k + 1 tokens);
 3. text: a byte-level BPE tokenizer trained here on a few sentences (tokenizers), saved as tokenizer.json;
    `--prompt TEXT` must encode to the ids tokenizers gives, and generate what `--prompt-ids` of those ids does.
 Prints a table; exits 1 if a check fails, 2 without torch/transformers/GPU.
@@ -89,22 +89,24 @@ def main():
             row(f"batch sequence {i} ({len(p)} tokens)", same_alone and (first is None or tie),
                 f"against HF greedy: {'same' if first is None else f'first mismatch at {first}, ' + note}; against ours alone: {'same' if same_alone else 'DIFFERENT'}")
 
-    # 2. Stop at the config's eos_token_id.
+    # 2. Stop at the config's eos_token_id: the eos is a token our own greedy run produces at step ≥ 5 and not
+    # before (HF's continuation may leave ours at an exact bf16 tie, so ours is the reference here).
     p = prompts[0]
-    hf = hf_greedy(p, 16)
-    k = next((i for i in range(5, 16) if hf[i] not in hf[:i]), None)
+    free, _ = ours(["--prompt-ids", ",".join(map(str, p)), "--max-new", "16", "--ignore-eos"])
+    seq = free[0] if free else []
+    k = next((i for i in range(5, len(seq)) if seq[i] not in seq[:i]), None)
     if k is None:
-        row("eos stop", False, "no greedy token at 5..16 that was not produced before")
+        row("eos stop", False, f"no token at steps 5..16 of our greedy run that was not produced before: {seq}")
     else:
         epath = os.path.join(a.work, a.model + "-eos")
         shutil.rmtree(epath, ignore_errors=True)
         shutil.copytree(path, epath)
         cfg = json.load(open(os.path.join(epath, "config.json")))
-        cfg["eos_token_id"] = hf[k]
+        cfg["eos_token_id"] = seq[k]
         json.dump(cfg, open(os.path.join(epath, "config.json"), "w"))
         toks, out = ours(["--prompt-ids", ",".join(map(str, p)), "--max-new", "16"], epath)
-        ok = toks is not None and toks[0] == hf[:k + 1]
-        row("eos stop", ok, f"eos = token {hf[k]} (HF's greedy #{k}); ours produced {len(toks[0]) if toks else '-'} tokens{'' if ok else f': {toks}'}")
+        ok = toks is not None and toks[0] == seq[:k + 1]
+        row("eos stop", ok, f"eos = token {seq[k]} (our greedy #{k}); with it as the config's eos the run produced {len(toks[0]) if toks else '-'} tokens{'' if ok else f': {toks}'}")
 
     # 3. Text prompts through tokenizer.json.
     try:
