@@ -13,11 +13,8 @@ use kernel_lab_bench::{
         prefill::{Lens, PrefillDesc, PrefillPlan},
     },
     gemm::Element,
-    runtime::{
-        device_check::{Dist, ElemKind, fill},
-        timing::time_pair,
-    },
-    steps::{attention::PREFILL, gemm::Elem},
+    runtime::timing::time_pair,
+    steps::attention::PREFILL,
 };
 
 const HELP: &str = "\
@@ -38,7 +35,7 @@ pub fn main(args: &[String]) -> i32 {
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
     };
-    let parsed = match flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(parse_shape).collect::<std::result::Result<Vec<_>, String>>() {
+    let parsed = match flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(|x| sub::parse_shape("backward", x)).collect::<std::result::Result<Vec<_>, String>>() {
         Ok(p) => p,
         Err(e) => return sub::usage(e),
     };
@@ -50,26 +47,6 @@ pub fn main(args: &[String]) -> i32 {
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json), || run::<half::bf16>(&gpu, &parsed, json))
 }
 
-fn parse_shape(s: &str) -> std::result::Result<[usize; 5], String> {
-    let bad = || format!("bad backward shape `{s}`: expected BxHxKxLxD (positive integers)");
-    let v: Vec<usize> = s.trim().split('x').map(|p| p.parse::<usize>()).collect::<std::result::Result<_, _>>().map_err(|_| bad())?;
-    match v[..] {
-        [b, h, k, l, d] if b > 0 && h > 0 && k > 0 && l > 0 && d > 0 => Ok([b, h, k, l, d]),
-        _ => Err(bad()),
-    }
-}
-
-fn elem_kind<T: Element>() -> ElemKind {
-    if T::ELEM == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 }
-}
-
-/// A device buffer of `n` random elements.
-fn random<T: Element>(gpu: &Gpu, n: usize, seed: u64) -> Result<cudarc::driver::CudaSlice<T>> {
-    let mut x = gpu.zeros::<T>(n)?;
-    fill(gpu, &mut x, elem_kind::<T>(), Dist::Symmetric, seed)?;
-    Ok(x)
-}
-
 fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Result<()> {
     let mut rows = vec![];
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
@@ -78,13 +55,13 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
     for &[b, h, k, l, d] in shapes {
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
         let (nq, nk) = (b * l * h * d, b * l * k * d);
-        let (q, kk, vv, d_o) = (random::<T>(gpu, nq, 1)?, random::<T>(gpu, nk, 2)?, random::<T>(gpu, nk, 3)?, random::<T>(gpu, nq, 4)?);
+        let (q, kk, vv, d_o) = (sub::random::<T>(gpu, nq, 1)?, sub::random::<T>(gpu, nk, 2)?, sub::random::<T>(gpu, nk, 3)?, sub::random::<T>(gpu, nq, 4)?);
         let cq: Vec<u32> = (0..=b as u32).map(|i| i * l as u32).collect();
         for causal in [false, true] {
             let bd = if causal { BackwardDesc::new(h, k, d).causal() } else { BackwardDesc::new(h, k, d) };
             let pd = PrefillDesc { heads: h, kv_heads: k, head_dim: d, causal, scale: None };
             let flops = Lens::new(&pd, &cq, &cq)?.flops(&pd);
-            let (mut o, mut lse) = (random::<T>(gpu, nq, 5)?, gpu.zeros::<f32>(b * l * h)?);
+            let (mut o, mut lse) = (sub::random::<T>(gpu, nq, 5)?, gpu.zeros::<f32>(b * l * h)?);
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(nq)?, gpu.zeros::<T>(nk)?, gpu.zeros::<T>(nk)?);
             let mut plan = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic))?;
             // The forward: a19 on the same tensors (O and the LSE real), or the fixed-length kernel on a
@@ -92,7 +69,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             let mut fwd = if hopper { Some(PrefillPlan::<T>::new(gpu, pd)?) } else { None };
             let fd = if causal { AttentionDesc::new(b, h, l, d).causal() } else { AttentionDesc::new(b, h, l, d) };
             let mut fixed = if hopper { None } else { Some(AttentionPlan::<T>::new(gpu, fd)?) };
-            let (fq, fo, mut fl) = (random::<T>(gpu, b * h * l * d, 6)?, gpu.zeros::<T>(if hopper { 0 } else { b * h * l * d })?, gpu.zeros::<f32>(b * h * l)?);
+            let (fq, fo, mut fl) = (sub::random::<T>(gpu, b * h * l * d, 6)?, gpu.zeros::<T>(if hopper { 0 } else { b * h * l * d })?, gpu.zeros::<f32>(b * h * l)?);
             let mut fo = fo;
             match fwd.as_mut() {
                 Some(f) => {

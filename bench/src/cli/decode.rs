@@ -29,7 +29,7 @@ pub fn main(args: &[String]) -> i32 {
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
     };
-    let parsed = match flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(parse_shape).collect::<std::result::Result<Vec<_>, _>>() {
+    let parsed = match flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(|x| sub::parse_shape("decode", x)).collect::<std::result::Result<Vec<_>, _>>() {
         Ok(p) => p,
         Err(e) => return sub::usage(e),
     };
@@ -39,15 +39,6 @@ pub fn main(args: &[String]) -> i32 {
     };
     let json = flags.get("--json").map(String::as_str);
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json), || run::<half::bf16>(&gpu, &parsed, json))
-}
-
-fn parse_shape(s: &str) -> std::result::Result<[usize; 5], String> {
-    let v: Vec<usize> = s.trim().split('x').map(|p| p.parse::<usize>()).collect::<std::result::Result<_, _>>()
-        .map_err(|_| format!("bad decode shape `{s}`: expected BxHxKxLxD (positive integers)"))?;
-    match v[..] {
-        [b, h, k, l, d] if b > 0 && h > 0 && k > 0 && l > 0 && d > 0 => Ok([b, h, k, l, d]),
-        _ => Err(format!("bad decode shape `{s}`: expected BxHxKxLxD (positive integers)")),
-    }
 }
 
 /// One measured configuration.
@@ -83,11 +74,11 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             budget(gpu, copies * array_bytes + (desc.q_elems() * 2) * 2)?;
             let caches: Vec<_> = (0..copies).map(|_| -> Result<_> {
                 let mut kv = gpu.zeros::<T>(desc.cache_elems())?;
-                kernel_lab_bench::runtime::device_check::fill(gpu, &mut kv, elem_kind::<T>(), kernel_lab_bench::runtime::device_check::Dist::Symmetric, 7)?;
+                kernel_lab_bench::runtime::device_check::fill(gpu, &mut kv, sub::elem_kind::<T>(), kernel_lab_bench::runtime::device_check::Dist::Symmetric, 7)?;
                 Ok(kv)
             }).collect::<Result<_>>()?;
             let mut q = gpu.zeros::<T>(desc.q_elems())?;
-            kernel_lab_bench::runtime::device_check::fill(gpu, &mut q, elem_kind::<T>(), kernel_lab_bench::runtime::device_check::Dist::Symmetric, 9)?;
+            kernel_lab_bench::runtime::device_check::fill(gpu, &mut q, sub::elem_kind::<T>(), kernel_lab_bench::runtime::device_check::Dist::Symmetric, 9)?;
             let lens = gpu.upload(&vec![l as i32; b])?;
             // A shuffled table: page p of sequence s is page (p·b + s) (sequences' pages interleaved).
             let max_pages = l.div_ceil(page);
@@ -115,11 +106,6 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             .map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot write {path}: {e}")))?;
     }
     Ok(())
-}
-
-fn elem_kind<T: Element>() -> kernel_lab_bench::runtime::device_check::ElemKind {
-    use kernel_lab_bench::{runtime::device_check::ElemKind, steps::gemm::Elem};
-    if T::ELEM == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 }
 }
 
 /// Refuses a configuration whose buffers do not fit in free device memory.

@@ -28,7 +28,13 @@ pub mod tuned;
 pub(crate) mod sub {
     use std::collections::HashMap;
 
-    use kernel_lab_bench::Gpu;
+    use kernel_lab_bench::{
+        Gpu,
+        cudarc::driver::CudaSlice,
+        gemm::Element,
+        runtime::device_check::{Dist, ElemKind, fill},
+        steps::gemm::Elem,
+    };
 
     /// `args` as `--flag value` pairs among `known` (`Ok(None)`: `-h`/`--help`, `help` printed); an unknown
     /// flag or a missing value is an error naming it.
@@ -80,6 +86,37 @@ pub(crate) mod sub {
     pub(crate) fn usage(e: String) -> i32 {
         eprintln!("error: {e}");
         2
+    }
+
+    /// A `BxHxKxLxD` shape (batch, query heads, K/V heads, length, head dim; positive integers) of the
+    /// subcommand `name`.
+    pub(crate) fn parse_shape(name: &str, s: &str) -> Result<[usize; 5], String> {
+        let bad = || format!("bad {name} shape `{s}`: expected BxHxKxLxD (positive integers)");
+        let v: Vec<usize> = s.trim().split('x').map(|p| p.parse::<usize>()).collect::<Result<_, _>>().map_err(|_| bad())?;
+        match v[..] {
+            [b, h, k, l, d] if b > 0 && h > 0 && k > 0 && l > 0 && d > 0 => Ok([b, h, k, l, d]),
+            _ => Err(bad()),
+        }
+    }
+
+    /// The device fill's element kind of a 16-bit `T`.
+    pub(crate) fn elem_kind<T: Element>() -> ElemKind {
+        if T::ELEM == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 }
+    }
+
+    /// A device buffer of `n` random elements (symmetric about 0), filled on the GPU from `seed`.
+    pub(crate) fn random<T: Element>(gpu: &Gpu, n: usize, seed: u64) -> kernel_lab_bench::Result<CudaSlice<T>> {
+        let mut x = gpu.zeros::<T>(n)?;
+        fill(gpu, &mut x, elem_kind::<T>(), Dist::Symmetric, seed)?;
+        Ok(x)
+    }
+
+    /// Offsets (`cu_seqlens`) from lengths.
+    pub(crate) fn cu(lens: &[u32]) -> Vec<u32> {
+        std::iter::once(0).chain(lens.iter().scan(0, |s, &l| {
+            *s += l;
+            Some(*s)
+        })).collect()
     }
 }
 

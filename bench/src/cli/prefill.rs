@@ -11,11 +11,7 @@ use kernel_lab_bench::{
         prefill::{Lens, PrefillDesc, PrefillPlan},
     },
     gemm::Element,
-    runtime::{
-        device_check::{Dist, ElemKind, fill},
-        timing::time_pair,
-    },
-    steps::gemm::Elem,
+    runtime::timing::time_pair,
 };
 
 const HELP: &str = "\
@@ -36,7 +32,7 @@ pub fn main(args: &[String]) -> i32 {
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
     };
-    let shapes = flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(parse_shape).collect::<std::result::Result<Vec<_>, String>>();
+    let shapes = flags.get("--shapes").map_or(DEFAULT_SHAPES, String::as_str).split(',').map(|x| sub::parse_shape("prefill", x)).collect::<std::result::Result<Vec<_>, String>>();
     let (parsed, varlen) = match shapes.and_then(|s| Ok((s, parse_varlen(flags.get("--varlen").map_or("16:100-8192:1", String::as_str))?))) {
         Ok(p) => p,
         Err(e) => return sub::usage(e),
@@ -48,15 +44,6 @@ pub fn main(args: &[String]) -> i32 {
     let json = flags.get("--json").map(String::as_str);
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json),
                   || run::<half::bf16>(&gpu, &parsed, varlen, json))
-}
-
-fn parse_shape(s: &str) -> std::result::Result<[usize; 5], String> {
-    let bad = || format!("bad prefill shape `{s}`: expected BxHxKxLxD (positive integers)");
-    let v: Vec<usize> = s.trim().split('x').map(|p| p.parse::<usize>()).collect::<std::result::Result<_, _>>().map_err(|_| bad())?;
-    match v[..] {
-        [b, h, k, l, d] if b > 0 && h > 0 && k > 0 && l > 0 && d > 0 => Ok([b, h, k, l, d]),
-        _ => Err(bad()),
-    }
 }
 
 /// `N:LO-HI:SEED`.
@@ -84,25 +71,6 @@ struct Row {
     base_tflops: f64,
 }
 
-fn elem_kind<T: Element>() -> ElemKind {
-    if T::ELEM == Elem::Bf16 { ElemKind::Bf16 } else { ElemKind::F16 }
-}
-
-/// A device buffer of `n` random elements.
-fn random<T: Element>(gpu: &Gpu, n: usize, seed: u64) -> Result<cudarc::driver::CudaSlice<T>> {
-    let mut x = gpu.zeros::<T>(n)?;
-    fill(gpu, &mut x, elem_kind::<T>(), Dist::Symmetric, seed)?;
-    Ok(x)
-}
-
-/// Offsets from lengths.
-fn cu(lens: &[u32]) -> Vec<u32> {
-    std::iter::once(0).chain(lens.iter().scan(0, |s, &l| {
-        *s += l;
-        Some(*s)
-    })).collect()
-}
-
 fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usize, u64), json: Option<&str>) -> Result<()> {
     let mut rows = vec![];
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
@@ -111,10 +79,10 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
                                     r.tflops / r.base_tflops);
     for &[b, h, k, l, d] in shapes {
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
-        let (q, kv) = (random::<T>(gpu, b * l * h * d, 1)?, [random::<T>(gpu, b * l * k * d, 2)?, random::<T>(gpu, b * l * k * d, 3)?]);
+        let (q, kv) = (sub::random::<T>(gpu, b * l * h * d, 1)?, [sub::random::<T>(gpu, b * l * k * d, 2)?, sub::random::<T>(gpu, b * l * k * d, 3)?]);
         // The fixed-length kernel's problem: every query head its own K/V head (the same values' work).
-        let (fq, fk, fv) = (random::<T>(gpu, b * h * l * d, 4)?, random::<T>(gpu, b * h * l * d, 5)?, random::<T>(gpu, b * h * l * d, 6)?);
-        let cq = cu(&vec![l as u32; b]);
+        let (fq, fk, fv) = (sub::random::<T>(gpu, b * h * l * d, 4)?, sub::random::<T>(gpu, b * h * l * d, 5)?, sub::random::<T>(gpu, b * h * l * d, 6)?);
+        let cq = sub::cu(&vec![l as u32; b]);
         for causal in [false, true] {
             let desc = if causal { PrefillDesc::new(h, k, d).causal() } else { PrefillDesc::new(h, k, d) };
             let mut plan = PrefillPlan::<T>::new(gpu, desc)?;
@@ -125,7 +93,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
             // D = 96 has no fixed-length kernel: its baseline is D = 128's (the same tiles).
             let fd = if d == 96 { AttentionDesc { head_dim: 128, ..fd } } else { fd };
             let (fq2, fk2, fv2, mut fo2) = if d == 96 {
-                (Some(random::<T>(gpu, b * h * l * 128, 7)?), Some(random::<T>(gpu, b * h * l * 128, 8)?), Some(random::<T>(gpu, b * h * l * 128, 9)?),
+                (Some(sub::random::<T>(gpu, b * h * l * 128, 7)?), Some(sub::random::<T>(gpu, b * h * l * 128, 8)?), Some(sub::random::<T>(gpu, b * h * l * 128, 9)?),
                  Some(gpu.zeros::<T>(b * h * l * 128)?))
             } else {
                 (None, None, None, None)
@@ -155,9 +123,9 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
     let eq = ((lens.iter().map(|&l| (l as f64).powi(2)).sum::<f64>() / n as f64).sqrt().round() as u32).max(1);
     let (h, k, d) = (32, 8, 128);
     let desc = PrefillDesc::new(h, k, d).causal();
-    let (cv, ce) = (cu(&lens), cu(&vec![eq; n]));
+    let (cv, ce) = (sub::cu(&lens), sub::cu(&vec![eq; n]));
     let tokens = (*cv.last().unwrap_or(&0)).max(*ce.last().unwrap_or(&0)) as usize;
-    let (q, kk, vv) = (random::<T>(gpu, tokens * h * d, 11)?, random::<T>(gpu, tokens * k * d, 12)?, random::<T>(gpu, tokens * k * d, 13)?);
+    let (q, kk, vv) = (sub::random::<T>(gpu, tokens * h * d, 11)?, sub::random::<T>(gpu, tokens * k * d, 12)?, sub::random::<T>(gpu, tokens * k * d, 13)?);
     let (mut o, mut lse) = (gpu.zeros::<T>(tokens * h * d)?, gpu.zeros::<f32>(tokens * h)?);
     let (fv_, fe) = (Lens::new(&desc, &cv, &cv)?.flops(&desc), Lens::new(&desc, &ce, &ce)?.flops(&desc));
     let mut plan = PrefillPlan::<T>::new(gpu, desc)?;

@@ -273,18 +273,11 @@ impl<T: Element> BackwardPlan<T> {
         Operand::require_aligned16(&[("Q", op(pq)), ("K", op(pk)), ("V", op(pv)), ("O", op(po)), ("LSE", op(pl)), ("dO", op(pdo)), ("dQ", op(pdq)), ("dK", op(pdk)),
                                      ("dV", op(pdv))], self.main.name(), || format!("attention backward {d:?}: "))?;
         // The offsets, q's then k's, ordered on the stream before the launches.
-        let n = cu_q.len();
-        if self.cu.as_ref().is_none_or(|c| c.len() < 2 * n) {
-            self.cu = Some(self.gpu.zeros::<i32>(2 * n)?);
-        }
-        let offsets: Vec<i32> = cu_q.iter().chain(cu_k).map(|&x| x as i32).collect();
-        let (Some(cu), Some(acc), Some(stats)) = (self.cu.as_mut(), self.acc.as_mut(), self.stats.as_mut()) else { unreachable!("allocated above") };
-        stream.memcpy_htod(&offsets, &mut cu.slice_mut(..2 * n)).during(|| "attention backward: copying the offsets to the device".to_string())?;
+        let (pcu, pcu_k) = super::prefill::upload_offsets(&self.gpu, &mut self.cu, cu_q, cu_k, "attention backward")?;
+        let (Some(acc), Some(stats)) = (self.acc.as_mut(), self.stats.as_mut()) else { unreachable!("allocated above") };
         if atomic {
             stream.memset_zeros(&mut acc.slice_mut(..q_elems.max(4))).during(|| "attention backward: zeroing dQ's accumulator".to_string())?;
         }
-        let pcu = cu.device_ptr(&stream).0;
-        let pcu_k = pcu + 4 * n as u64;
         let pacc = acc.device_ptr(&stream).0;
         let pst = stats.device_ptr(&stream).0;
         let dims = DimsParam(d.dims(&lens, cu_q, cu_k));

@@ -246,17 +246,7 @@ impl<T: Element> PrefillPlan<T> {
         let op = |ptr, len| Operand { ptr, len };
         Operand::require_aligned16(&[("Q", op(pq, 0)), ("K", op(pk, 0)), ("V", op(pv, 0)), ("O", op(po, 0)), ("LSE", op(pl, 0))], self.kernel.name(),
                                    || format!("prefill attention {d:?}: "))?;
-        // The offsets, q's then k's, into the plan's buffer (grown as needed), ordered on the stream
-        // before the launch.
-        let n = cu_q.len();
-        if self.cu.as_ref().is_none_or(|c| c.len() < 2 * n) {
-            self.cu = Some(self.gpu.zeros::<i32>(2 * n)?);
-        }
-        let offsets: Vec<i32> = cu_q.iter().chain(cu_k).map(|&x| x as i32).collect();
-        let Some(cu) = self.cu.as_mut() else { unreachable!("allocated above") };
-        stream.memcpy_htod(&offsets, &mut cu.slice_mut(..2 * n)).during(|| "prefill attention: copying the offsets to the device".to_string())?;
-        let pcu = cu.device_ptr(&stream).0;
-        let pcu_k = pcu + 4 * n as u64;
+        let (pcu, pcu_k) = upload_offsets(&self.gpu, &mut self.cu, cu_q, cu_k, "prefill attention")?;
         // Tensor maps: (head dim, heads, tokens), boxes 64 × 1 × 128, encoded when the operands change.
         let key = (pq, pk, pv, lens.tokens_q, lens.tokens_k);
         if self.maps.as_ref().is_none_or(|m| m.key != key) {
@@ -286,6 +276,21 @@ impl<T: Element> PrefillPlan<T> {
         unsafe { launch!(self.gpu, &self.kernel, grid = grid, &m.q.dev, &m.k.dev, &m.v.dev, &po, &pl, &pcu, &pcu_k, &dims)? };
         Ok(lens)
     }
+}
+
+/// Copies the offsets `cu_q` then `cu_k` (i32) into `buf` (grown as needed), ordered on the GPU's stream
+/// before whatever is enqueued next; returns the device addresses of the two arrays. `what` names the
+/// caller in a copy error.
+pub(crate) fn upload_offsets(gpu: &Gpu, buf: &mut Option<CudaSlice<i32>>, cu_q: &[u32], cu_k: &[u32], what: &str) -> Result<(u64, u64)> {
+    let n = cu_q.len();
+    if buf.as_ref().is_none_or(|c| c.len() < n + cu_k.len()) {
+        *buf = Some(gpu.zeros::<i32>(n + cu_k.len())?);
+    }
+    let offsets: Vec<i32> = cu_q.iter().chain(cu_k).map(|&x| x as i32).collect();
+    let Some(cu) = buf.as_mut() else { unreachable!("allocated above") };
+    gpu.stream.memcpy_htod(&offsets, &mut cu.slice_mut(..offsets.len())).during(|| format!("{what}: copying the offsets to the device"))?;
+    let p = cu.device_ptr(&gpu.stream).0;
+    Ok((p, p + 4 * n as u64))
 }
 
 /// Prefill attention in f64 on the CPU (the tests' reference): `q` `[tokens_q][heads][D]`, `k`, `v`
