@@ -37,6 +37,8 @@ fn malformed_options_exit_2_with_a_named_reason() {
         (&["prefill", "--varlen", "0:1-2:3"], "bad --varlen `0:1-2:3`"),
         (&["prefill", "--shapes", "1x32x8x0x128"], "bad prefill shape"),
         (&["prefill", "--json"], "--json needs a value"),
+        (&["backward", "--shapes", "1x2x3"], "bad backward shape `1x2x3`"),
+        (&["backward", "--dtype"], "--dtype needs a value"),
         (&["ab", "--family", "gemm", "v1", "v2"], "ab needs --family sgemm, hgemm, fp8, reduce or attention"),
         (&["--family", "gemm", "--config", "v9h"], "not an f32-accumulating hgemm step"),
         (&["--config"], "--config needs a value"),
