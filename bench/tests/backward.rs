@@ -210,6 +210,48 @@ fn grouped_heads_match_repeated_heads_summed() {
     }
 }
 
+/// Keys past a sequence's end must add nothing even where a query's LSE is very negative: constant Q and
+/// K of opposite signs give scores of −18 (f16) and −98 (bf16), so a padded key's P = e^(−LSE) would
+/// overflow and make dQ NaN (dS = ±∞ times a zero K row) — session 51's review found b1 and b2 doing
+/// that without the mask; both modes, both types, against the f64 reference.
+#[test]
+fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
+    let Some(gpu) = gpu_or_skip("padded_keys_add_nothing_where_the_lse_is_very_negative") else { return };
+    fn one<T: Half>(gpu: &Gpu, x: f32, mode: DqMode) {
+        let d = BackwardDesc::new(1, 1, 64).with_dq(mode);
+        let (cq, ck) = (cu(&[1, 3]), cu(&[1, 70]));
+        let (tq, tk) = (4usize, 71usize);
+        let q: Vec<T> = vec![T::of(x); tq * 64];
+        let k: Vec<T> = vec![T::of(-x); tk * 64];
+        let v: Vec<T> = (0..tk * 64).map(|i| T::of(((i % 7) as f32 - 3.0) / 4.0)).collect();
+        let d_o: Vec<T> = (0..tq * 64).map(|i| T::of(((i % 5) as f32 - 2.0) / 4.0)).collect();
+        let f = |a: &[T]| a.iter().map(|y| y.to()).collect::<Vec<f32>>();
+        let pd = PrefillDesc::new(1, 1, 64);
+        let (o, lse) = forward_f64(&pd, &cq, &ck, &f(&q), &f(&k), &f(&v));
+        assert!(lse.iter().all(|&l| l < -10.0), "the case needs very negative LSEs: {lse:?}");
+        let o: Vec<T> = o.iter().map(|&y| T::of(y as f32)).collect();
+        let lse: Vec<f32> = lse.iter().map(|&y| y as f32).collect();
+        let (wq, wk, wv) = reference_f64(&d, &cq, &ck, &f(&q), &f(&k), &f(&v), &f(&d_o));
+        let up = |a: &[T]| gpu.upload(a).unwrap();
+        let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(tq * 64).unwrap(), gpu.zeros::<T>(tk * 64).unwrap(), gpu.zeros::<T>(tk * 64).unwrap());
+        for g in [&mut dq, &mut dk, &mut dv] {
+            gpu.poison(g).unwrap();
+        }
+        BackwardPlan::<T>::new(gpu, d).unwrap().run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &ck,
+                                                     Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
+        gpu.sync_after("attention backward").unwrap();
+        for (name, got, want) in [("dQ", &dq, &wq), ("dK", &dk, &wk), ("dV", &dv, &wv)] {
+            let got: Vec<f64> = gpu.download(got).unwrap().iter().map(|y| y.to() as f64).collect();
+            let worst = got.iter().zip(want).map(|(a, b)| (a - b).abs()).fold(0.0f64, |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) });
+            assert!(worst <= 2e-2, "{mode:?} x = {x}: {name} off the reference by {worst:.3e} (NaN counts as ∞)");
+        }
+    }
+    for mode in [DqMode::Deterministic, DqMode::Atomic] {
+        one::<f16>(&gpu, 1.5, mode);
+        one::<bf16>(&gpu, 3.5, mode);
+    }
+}
+
 #[test]
 fn bad_backward_input_gives_clear_errors() {
     let Some(gpu) = gpu_or_skip("bad_backward_input_gives_clear_errors") else { return };

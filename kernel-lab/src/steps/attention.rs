@@ -412,7 +412,7 @@ const fn backward_b2kv(name: &'static str, label: &'static str, d: u32, has: &'s
 const fn backward_b2dq(name: &'static str, label: &'static str, d: u32, has: &'static [&'static str]) -> KernelInfo {
     KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(layout::attention::BWD_DQ_WARPS),
                  launch_bounds: bounds(threads(layout::attention::BWD_DQ_WARPS)), dyn_smem_bytes: layout::attention::bwd_dq_smem(d), about: BACKWARD_B2_ABOUT,
-                 ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local", "red."], count: &[], at_least: &[] } }
+                 ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] } }
 }
 
 /// The backward kernels (issue 50; `kernel_lab::attention::backward`): step b1 per head dim and element

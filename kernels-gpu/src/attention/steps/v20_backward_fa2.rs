@@ -21,9 +21,11 @@
 //!    one computes; two block barriers per tile.
 //! 3. [`attn_bwd_dq_bf16`]: dQ = scale · accumulator, rounded to the element type.
 //!
-//! Rows need no mask: a query row past its sequence loads as zeros (Q, dO; LSE and D zero), so its P is 1
-//! but its dO and dS are 0 and it adds nothing to dK or dV, and its dQ is not stored; a key row past the
-//! sequence is zero in K and V, so it adds nothing to dQ, and its dK and dV are not stored. The order of
+//! A query row past its sequence needs no mask: it loads as zeros (Q, dO; LSE and D zero), so its P is 1
+//! but its dO and dS are 0 and it adds nothing to dK or dV, and its dQ is not stored. A key row past the
+//! sequence is masked (P = 0): its K row is zero, so S = 0 and P would be e^(−LSE) — unbounded where a
+//! query's LSE is very negative, and dS = −P·D times a zero K row is NaN in dQ once dS rounds to ±∞
+//! (session 51's review; `bench/tests/backward.rs` has the case). Its dK and dV are not stored. The order of
 //! the atomic adds is not fixed: dQ may differ in its last bits from run to run (a deterministic mode is
 //! the next step).
 //!
@@ -237,6 +239,11 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
 
             let scale2 = dims.scale * core::f32::consts::LOG2_E;
             let bases = Bases::new::<D>(warp, lane);
+            // Key `key` is hidden from query `q` past `q + off` (causal; that bound never passes k_len − 1 for
+            // a query of the sequence) or past `k_len − 1`: one bound held through the loop, and whether
+            // this block runs past the keys' end.
+            let last = if causal { off } else { k_len - 1 };
+            let tail = k0 + BWD_BKV > k_len;
             let row16 = const { row16::<D>() };
             for i in 0..items {
                 let st = i % 2;
@@ -270,7 +277,10 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
                     }
                 });
                 // Pᵀ and dSᵀ; element e of n-tile nt is key row g + 8·(e / 2), query column 8nt + 2t + e % 2.
-                let masked = causal && bwd_needs_mask(k0, qt, off);
+                // The mask runs on the key block past the sequence's end (its zero K rows would give P =
+                // e^(−LSE), unbounded where the LSE is very negative, and dS · 0 = NaN in dQ) and on the
+                // causal diagonal tiles: a uniform condition, false on most tiles.
+                let masked = tail || (causal && bwd_needs_mask(k0, qt, off));
                 let (lse, delta) = (s_stat(BwdTile::Lse, st), s_stat(BwdTile::Delta, st));
                 let mut r_p = [[0u32; 4]; 4]; // A fragments [k-step of 16 queries]
                 let mut r_ds = [[0u32; 4]; 4];
@@ -282,7 +292,7 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
                     let mut ds = [0f32; 4];
                     unroll4!(e => {
                         let x = ex2_approx_f32(fma_rn_f32(s[nt as usize][e as usize], scale2, -l2[(e % 2) as usize]));
-                        let hidden = masked && my_key(e / 2) > qt * BWD_BQ + c + e % 2 + off;
+                        let hidden = masked && my_key(e / 2) > if causal { qt * BWD_BQ + c + e % 2 } else { 0 } + last;
                         p[e as usize] = if hidden { 0.0 } else { x };
                         ds[e as usize] = p[e as usize] * (dp[nt as usize][e as usize] - dd[(e % 2) as usize]);
                     });

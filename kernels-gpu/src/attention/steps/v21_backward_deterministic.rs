@@ -135,16 +135,21 @@ unsafe fn backward_dq<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: 
                     });
                 }
             });
-            // P (the mask only on the tiles that need it: key 64j + 8nt + 2t + e % 2 > row + off), dS packed
-            // into the A fragments of dS · K.
+            // P (the mask only on the tiles that need it, below), dS packed into the A fragments of dS · K.
             unroll8!(nt => {
                 unroll4!(e => {
                     let x = &mut s[nt as usize][e as usize];
                     *x = ex2_approx_f32(fma_rn_f32(*x, scale2, -l2[(e / 2) as usize]));
                 });
             });
-            if causal && needs_mask_off(BWD_DQ_BQ, BWD_DQ_BKV, qt, j, off) {
-                let lim: [i32; 2] = core::array::from_fn(|hh| row(hh as u32) as i32 + off as i32 - (j * BWD_DQ_BKV + 2 * t) as i32);
+            // The mask also runs on the tile past the keys' end (P = 0 there: zero K rows would give P =
+            // e^(−LSE), and dS · 0 = NaN once dS overflows); key 64j + 8nt + 2t + e % 2 is hidden past
+            // min(row + off, k_len − 1) (causal) or k_len − 1.
+            if (j + 1) * BWD_DQ_BKV > k_len || (causal && needs_mask_off(BWD_DQ_BQ, BWD_DQ_BKV, qt, j, off)) {
+                let lim: [i32; 2] = core::array::from_fn(|hh| {
+                    let last = if causal { (row(hh as u32) + off).min(k_len - 1) } else { k_len - 1 };
+                    last as i32 - (j * BWD_DQ_BKV + 2 * t) as i32
+                });
                 unroll8!(nt => {
                     unroll4!(e => {
                         if (8 * nt + e % 2) as i32 > lim[(e / 2) as usize] {
