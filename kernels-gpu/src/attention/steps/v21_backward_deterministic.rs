@@ -25,7 +25,7 @@
 //! waiting, 64 × D atomics per tile through L2) cost more than recomputing Sᵀ and dPᵀ in a kernel that
 //! runs 2 CTAs per SM at 178 registers (`ncu`: 723 of ~1680 µs, L1 75%, SM 44%). Every gradient bitwise
 //! equal over 10 runs; b2 became the library's default (`DqMode::Deterministic`).
-use super::v20_backward_fa2::{COL64, backward, load_rows, row16, sequence, xor};
+use super::fa2_backward::{COL64, backward, load_rows, row16, sequence, xor};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
     cp_async::{cp_async_commit_group, cp_async_wait_group},
