@@ -15,7 +15,7 @@ raises gets its first line in the row. Needs torch and a CUDA GPU; exits 2 witho
 import argparse
 import sys
 
-from peer_common import import_torch, median_ms
+from peer_common import import_torch, median_ms, sdpa_backends, write_lines
 
 DEFAULT = "2x16x16x4096x128,1x16x16x8192x128,1x32x8x8192x128,2x16x16x4096x64"
 
@@ -32,9 +32,8 @@ def main():
     if got is None:
         return 2
     torch = got[0]
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sdpa_kernel, backends = sdpa_backends()
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[a.dtype]
-    backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION}
     sdpa = torch.nn.functional.scaled_dot_product_attention
 
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, {a.dtype}",
@@ -63,9 +62,7 @@ def main():
                 lines.append(r)
         del q, kk, vv, d_o
         torch.cuda.empty_cache()
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_lines(a.out, lines)
     return 0
 
 

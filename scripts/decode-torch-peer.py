@@ -16,6 +16,8 @@ import argparse
 import statistics
 import sys
 
+from peer_common import sdpa_backends, write_lines
+
 DEFAULT = "1x32x8x4096x128,1x32x8x32768x128,32x32x8x4096x128,64x32x8x8192x128,16x32x8x4096x64,16x16x8x8192x256,16x32x32x4096x96"
 
 
@@ -29,7 +31,7 @@ def main():
     a = ap.parse_args()
     try:
         import torch
-        from torch.nn.attention import SDPBackend, sdpa_kernel
+        sdpa_kernel, backends = sdpa_backends()
     except ImportError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -37,7 +39,6 @@ def main():
         print("error: no CUDA GPU", file=sys.stderr)
         return 2
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[a.dtype]
-    backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION}
     src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
 
@@ -81,8 +82,7 @@ def main():
             lines.append(row)
         del arrays
         torch.cuda.empty_cache()
-    if a.out:
-        open(a.out, "w").write("\n".join(lines) + "\n")
+    write_lines(a.out, lines)
     return 0
 
 

@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer_common import import_torch  # noqa: E402
+from peer_common import import_torch, write_lines  # noqa: E402
 
 llm_hf_check = __import__("llm-hf-check")
 
@@ -132,9 +132,7 @@ def main():
         row("text prompt via tokenizer.json", ok, f"tokenizers: {want}; ours: {got_ids}; generation {'same' if toks_t == toks_i else 'DIFFERENT'} as from the ids")
     except ImportError as e:
         row("text prompt via tokenizer.json", False, f"tokenizers not importable: {e}")
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_lines(a.out, lines)
     return 1 if failed else 0
 
 

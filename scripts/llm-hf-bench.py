@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 
-from peer_common import import_torch, median_ms
+from peer_common import import_torch, median_ms, write_lines
 import time
 
 
@@ -98,9 +98,7 @@ def main():
                 t0 = time.perf_counter()
                 ms = per_step(b, compiled=True)
                 row("HF static cache + torch.compile reduce-overhead, per step", b, ms, f"incl. warm-up/compile {time.perf_counter() - t0:.0f} s")
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_lines(a.out, lines)
     return 0
 
 

@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 
-from peer_common import import_torch
+from peer_common import import_torch, write_lines
 import time
 
 SHAPES = {
@@ -125,9 +125,7 @@ def main():
         lines.append(row)
         del model
         torch.cuda.empty_cache()
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_lines(a.out, lines)
     return 1 if failed else 0
 
 

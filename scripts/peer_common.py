@@ -29,3 +29,17 @@ def median_ms(torch, fn, reps, warmup=3):
         e.record()
     torch.cuda.synchronize()
     return statistics.median(s.elapsed_time(e) for s, e in ev)
+
+
+def sdpa_backends():
+    """torch.nn.attention's sdpa_kernel and its backends by the names the peer scripts take (cudnn, flash,
+    efficient)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    return sdpa_kernel, {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION}
+
+
+def write_lines(path, lines):
+    """The table's lines to `path`, one per line; nothing when `path` is None."""
+    if path:
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")

@@ -17,7 +17,7 @@ and a CUDA GPU; exits 2 without them.
 import argparse
 import sys
 
-from peer_common import import_torch, median_ms
+from peer_common import import_torch, median_ms, sdpa_backends, write_lines
 
 DEFAULT = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64"
 
@@ -35,9 +35,8 @@ def main():
     if got is None:
         return 2
     torch = got[0]
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sdpa_kernel, backends = sdpa_backends()
     dt = {"bf16": torch.bfloat16, "f16": torch.float16}[a.dtype]
-    backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION}
     sdpa = torch.nn.functional.scaled_dot_product_attention
 
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, {a.dtype}",
@@ -78,9 +77,7 @@ def main():
                 sdpa(q, kk, vv, is_causal=True, enable_gqa=True)
         for name in a.backends.split(","):
             row(f"{len(lens)} seqs {min(lens)}..{max(lens)} 32/8 D128", "causal", name, loop, flops)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_lines(a.out, lines)
     return 0
 
 

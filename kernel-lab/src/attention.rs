@@ -43,6 +43,16 @@ pub mod backward;
 pub mod decode;
 pub mod prefill;
 
+/// The kernel-name suffix (`"f16"`, `"bf16"`) of a 16-bit element type; `what` (the operation, as its
+/// errors name it) takes only those: f32 is refused with the reason.
+pub(crate) fn half_suffix<T: crate::gemm::Element>(what: &str) -> Result<&'static str> {
+    match T::ELEM {
+        Elem::F32 => Err(Error::InvalidInput(format!("{what} takes f16 or bf16 (half::f16, half::bf16), not f32"))),
+        Elem::Bf16 => Ok("bf16"),
+        _ => Ok("f16"),
+    }
+}
+
 use cudarc::{
     cublas::{CudaBlas, sys as blas_sys},
     driver::{CudaSlice, DevicePtr, DevicePtrMut},

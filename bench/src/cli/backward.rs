@@ -69,17 +69,14 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             let mut fwd = if hopper { Some(PrefillPlan::<T>::new(gpu, pd)?) } else { None };
             let fd = if causal { AttentionDesc::new(b, h, l, d).causal() } else { AttentionDesc::new(b, h, l, d) };
             let mut fixed = if hopper { None } else { Some(AttentionPlan::<T>::new(gpu, fd)?) };
-            let (fq, fo, mut fl) = (sub::random::<T>(gpu, b * h * l * d, 6)?, gpu.zeros::<T>(if hopper { 0 } else { b * h * l * d })?, gpu.zeros::<f32>(b * h * l)?);
-            let mut fo = fo;
+            let n_fixed = if hopper { 0 } else { b * h * l * d };
+            let fq = if hopper { gpu.zeros::<T>(0)? } else { sub::random::<T>(gpu, n_fixed, 6)? };
+            let (mut fo, mut fl) = (gpu.zeros::<T>(n_fixed)?, gpu.zeros::<f32>(n_fixed / d)?);
             match fwd.as_mut() {
                 Some(f) => {
                     f.run(&q, &kk, &vv, &cq, &cq, &mut o, &mut lse)?;
                 }
-                None => {
-                    let mut l8 = vec![8.0f32; b * l * h];
-                    l8.truncate(lse.len());
-                    lse = gpu.upload(&l8)?;
-                }
+                None => lse = gpu.upload(&vec![8.0f32; b * l * h])?,
             }
             let base = if hopper { "a19 forward".to_string() } else { "fixed-length forward".to_string() };
             let (bwd, fw) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {

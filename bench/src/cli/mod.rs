@@ -32,7 +32,7 @@ pub(crate) mod sub {
         Gpu,
         cudarc::driver::CudaSlice,
         gemm::Element,
-        runtime::device_check::{Dist, ElemKind, fill},
+        runtime::device_check::{self, Dist, ElemKind},
         steps::gemm::Elem,
     };
 
@@ -106,9 +106,7 @@ pub(crate) mod sub {
 
     /// A device buffer of `n` random elements (symmetric about 0), filled on the GPU from `seed`.
     pub(crate) fn random<T: Element>(gpu: &Gpu, n: usize, seed: u64) -> kernel_lab_bench::Result<CudaSlice<T>> {
-        let mut x = gpu.zeros::<T>(n)?;
-        fill(gpu, &mut x, elem_kind::<T>(), Dist::Symmetric, seed)?;
-        Ok(x)
+        device_check::random(gpu, n, elem_kind::<T>(), Dist::Symmetric, seed)
     }
 
     /// Offsets (`cu_seqlens`) from lengths.

@@ -31,7 +31,6 @@ use crate::{
     gemm::{Element, launch::Operand},
     launch,
     runtime::gpu::{Gpu, Kernel},
-    steps::gemm::Elem,
 };
 
 /// Head dims the backward kernels take.
@@ -183,11 +182,8 @@ pub struct BackwardPlan<T: Element> {
 impl<T: Element> BackwardPlan<T> {
     /// Validates `desc` and loads the kernels: refused before anything runs, naming the rule.
     pub fn new(gpu: &Gpu, desc: BackwardDesc) -> Result<Self> {
-        if T::ELEM == Elem::F32 {
-            return Err(Error::InvalidInput("attention backward takes f16 or bf16 (half::f16, half::bf16), not f32".into()));
-        }
+        let e = super::half_suffix::<T>("attention backward")?;
         desc.validate()?;
-        let e = if T::ELEM == Elem::Bf16 { "bf16" } else { "f16" };
         let d = desc.head_dim;
         let (main, convert) = match desc.dq {
             DqMode::Atomic => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
@@ -247,16 +243,17 @@ impl<T: Element> BackwardPlan<T> {
         let atomic = d.dq == DqMode::Atomic;
         let (acc_len, stats_len) = (if atomic { q_elems.max(4) } else { 4 }, (2 * d.heads * lens.tokens_q).max(1));
         let grow = |have: &Option<CudaSlice<f32>>, want: usize| have.as_ref().map_or(want, |a| if a.len() >= want { 0 } else { want });
-        let extra = 4 * (grow(&self.acc, acc_len) + grow(&self.stats, stats_len)) as u64;
+        let (grow_acc, grow_stats) = (grow(&self.acc, acc_len), grow(&self.stats, stats_len));
+        let extra = 4 * (grow_acc + grow_stats) as u64;
         if extra > 0 {
             crate::runtime::budget::check(&self.gpu, &format!("attention backward {d:?}: dQ's f32 accumulator and the row statistics"), extra, 0)?;
         }
         let stream = self.gpu.stream.clone();
-        if grow(&self.acc, acc_len) > 0 {
+        if grow_acc > 0 {
             self.acc = None;
             self.acc = Some(self.gpu.zeros::<f32>(acc_len)?);
         }
-        if grow(&self.stats, stats_len) > 0 {
+        if grow_stats > 0 {
             self.stats = None;
             self.stats = Some(self.gpu.zeros::<f32>(stats_len)?);
         }

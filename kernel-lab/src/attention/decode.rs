@@ -27,7 +27,6 @@ use crate::{
     gemm::{Element, launch::Operand},
     launch,
     runtime::gpu::{Gpu, Kernel},
-    steps::gemm::Elem,
 };
 
 /// Head dims the decode kernels are built for.
@@ -290,11 +289,8 @@ pub struct DecodePlan<T: Element> {
 impl<T: Element> DecodePlan<T> {
     /// Validates `desc` and loads the kernels (refused before anything is launched, naming the rule).
     pub fn new(gpu: &Gpu, desc: DecodeDesc) -> Result<Self> {
-        if T::ELEM == Elem::F32 {
-            return Err(Error::InvalidInput("decode attention takes f16 or bf16 (half::f16, half::bf16), not f32".into()));
-        }
+        let e = super::half_suffix::<T>("decode attention")?;
         desc.validate()?;
-        let e = if T::ELEM == Elem::Bf16 { "bf16" } else { "f16" };
         let decode = gpu.kernel(&format!("attn_decode_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;

@@ -192,11 +192,8 @@ impl<T: Element> PrefillPlan<T> {
     /// Validates `desc` and loads the kernel: refused before anything runs, naming the rule (an
     /// element type other than f16/bf16, a head dim not built, a GPU that does not run `sm_90a`).
     pub fn new(gpu: &Gpu, desc: PrefillDesc) -> Result<Self> {
-        if T::ELEM == Elem::F32 {
-            return Err(Error::InvalidInput("prefill attention takes f16 or bf16 (half::f16, half::bf16), not f32".into()));
-        }
+        let e = super::half_suffix::<T>("prefill attention")?;
         desc.validate()?;
-        let e = if T::ELEM == Elem::Bf16 { "bf16" } else { "f16" };
         let kernel = gpu.kernel(&format!("attn_a19_d{}_{e}", desc.width()))?;
         Ok(PrefillPlan { gpu: gpu.clone(), desc, kernel, cu: None, maps: None, _elem: std::marker::PhantomData })
     }
