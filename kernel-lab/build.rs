@@ -31,7 +31,7 @@ fn main() {
     }
     let mut builder = PtxBuilder::new("../kernels-gpu");
     // The families' modules; `src/runtime/ptx.rs` (`Module`) lists the same names.
-    for family in ["reduce", "sgemm", "hgemm", "fp8", "attention", "check", "selftest"] {
+    for family in ["reduce", "sgemm", "hgemm", "fp8", "attention", "comm", "check", "selftest"] {
         builder = builder.module(family, &[family]);
     }
     let built = builder

@@ -1,6 +1,6 @@
 //! Declares each ladder's step files, so that adding a step is adding its file (no `mod` line).
 //!
-//! For every ladder (`reduce`, `sgemm`, `hgemm`, `fp8`, `attention`) it lists `src/<ladder>/steps/*.rs` and writes
+//! For every ladder (`reduce`, `sgemm`, `hgemm`, `fp8`, `attention`, `comm`) it lists `src/<ladder>/steps/*.rs` and writes
 //! `$OUT_DIR/<ladder>_steps.rs` with one `#[path = "<absolute path>"] pub(crate) mod <file stem>;` per
 //! file, in natural order (`v2` before `v10`); `src/<ladder>/mod.rs` `include!`s it. The file stem is the
 //! module name, so it must be a Rust identifier (the step naming rule: `v<N>_<lesson>.rs`, or
@@ -8,7 +8,7 @@
 //! Shared machinery stays outside `steps/`, declared by hand in the ladder's `mod.rs`.
 use std::{env, fmt::Write as _, fs, path::PathBuf};
 
-const LADDERS: [&str; 5] = ["reduce", "sgemm", "hgemm", "fp8", "attention"];
+const LADDERS: [&str; 6] = ["reduce", "sgemm", "hgemm", "fp8", "attention", "comm"];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -16,7 +16,7 @@ fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     // `lab_all`: no family feature asked (the whole crate in one module).
     println!("cargo::rustc-check-cfg=cfg(lab_all)");
-    let families = ["REDUCE", "SGEMM", "HGEMM", "FP8", "ATTENTION", "CHECK", "SELFTEST"];
+    let families = ["REDUCE", "SGEMM", "HGEMM", "FP8", "ATTENTION", "COMM", "CHECK", "SELFTEST"];
     if !families.iter().any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some()) {
         println!("cargo::rustc-cfg=lab_all");
     }

@@ -56,6 +56,9 @@ pub enum Error {
     InvalidInput(String),
     /// A kernel's output did not match the reference or was not fully written.
     Verification(String),
+    /// A collective across a group of GPUs failed: a rank waited past its timeout for a peer, or NCCL
+    /// returned an error (`kernel_lab::comm`).
+    Collective(String),
 }
 
 impl fmt::Display for Error {
@@ -78,6 +81,7 @@ impl fmt::Display for Error {
             Error::Cublas { what, source } => write!(f, "cuBLAS error in {what}: {source:?}"),
             Error::InvalidInput(msg) => write!(f, "invalid input: {msg}"),
             Error::Verification(msg) => write!(f, "verification failed: {msg}"),
+            Error::Collective(msg) => write!(f, "collective failed: {msg}"),
         }
     }
 }

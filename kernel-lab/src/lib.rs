@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod attention;
+pub mod comm;
 pub mod error;
 pub mod fp8;
 pub mod gemm;

@@ -13,6 +13,7 @@
 //!   kernel's file next to it.
 //! * [`attention`]: attention forward — the unfused baseline's softmax and FlashAttention-2 with `mma.sync`.
 //! * [`fp8`]: FP8 (e4m3) GEMM on Hopper with per-tensor and block scales, and the quantization kernels.
+//! * [`comm`]: all-reduce across the GPUs of one host over NVLink peer memory (one-shot, two-shot).
 //! * [`bankcheck`]: replay microkernels that issue one shared-memory instruction at given addresses,
 //!   for checking the host's bank-conflict model against Nsight Compute.
 //! * [`check`]: device-side random inputs and verification (fills, an f64 sum, error norms), so large
@@ -61,6 +62,8 @@
 pub mod attention;
 #[cfg(any(lab_all, feature = "selftest"))]
 pub mod bankcheck;
+#[cfg(any(lab_all, feature = "comm"))]
+pub mod comm;
 #[cfg(any(lab_all, feature = "check"))]
 pub mod check;
 #[cfg(any(lab_all, feature = "fp8"))]

@@ -23,3 +23,4 @@ pub mod hopper;
 pub mod fragment;
 pub mod fp8;
 pub mod random;
+pub mod comm;

@@ -95,3 +95,76 @@ pub unsafe fn red_add_relaxed_gpu_v2_f32(p: *mut f32, v: [f32; 2]) {
     // SAFETY: forwarded to the caller.
     unsafe { asm!("red.relaxed.gpu.global.add.v2.f32 [{0}], {{{1}, {2}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1], options(nostack)) };
 }
+
+/// `st.release.sys.global.u64 [p], v;` — a store that releases this thread's earlier writes (and those it
+/// observed, e.g. through a block barrier) at system scope: another GPU reading `p` with
+/// [`ld_acquire_sys_u64`] and seeing `v` then sees them too (NVLink peer memory).
+///
+/// # Safety
+/// `p` points to an 8-byte-aligned, writable `u64` in global memory (this GPU's or a peer's mapped into
+/// this context), accessed by others only through morally strong operations meanwhile.
+#[inline(always)]
+pub unsafe fn st_release_sys_u64(p: *mut u64, v: u64) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.release.sys.global.u64 [{0}], {1};", in(reg64) p, in(reg64) v, options(nostack)) };
+}
+
+/// `ld.acquire.sys.global.u64 r, [p];` — the read side of [`st_release_sys_u64`]: the writes released by
+/// the store this load reads from are visible to this thread's later accesses (and, after a block
+/// barrier, to its block's).
+///
+/// # Safety
+/// `p` points to an 8-byte-aligned, readable `u64` in global memory (local or a peer's).
+#[inline(always)]
+pub unsafe fn ld_acquire_sys_u64(p: *const u64) -> u64 {
+    let r: u64;
+    // SAFETY: forwarded to the caller; not `readonly`/`pure`: an acquire orders later accesses.
+    unsafe { asm!("ld.acquire.sys.global.u64 {0}, [{1}];", out(reg64) r, in(reg64) p, options(nostack)) };
+    r
+}
+
+/// `ld.relaxed.gpu.global.u64 r, [p];` — a load of a word other grids of this GPU write (a control word
+/// written by the previous launch on the stream); never merged with another load of it.
+///
+/// # Safety
+/// `p` points to an 8-byte-aligned, readable `u64` in global memory.
+#[inline(always)]
+pub unsafe fn ld_relaxed_gpu_u64(p: *const u64) -> u64 {
+    let r: u64;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.relaxed.gpu.global.u64 {0}, [{1}];", out(reg64) r, in(reg64) p, options(nostack)) };
+    r
+}
+
+/// `st.relaxed.gpu.global.u64 [p], v;` — as [`st_relaxed_gpu_u32`], 64 bits.
+///
+/// # Safety
+/// `p` points to an 8-byte-aligned, writable `u64` in global memory.
+#[inline(always)]
+pub unsafe fn st_relaxed_gpu_u64(p: *mut u64, v: u64) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.relaxed.gpu.global.u64 [{0}], {1};", in(reg64) p, in(reg64) v, options(nostack)) };
+}
+
+/// `ld.relaxed.sys.global.u32 r, [p];` — a load of a word another GPU may write (a status word a
+/// peer sets); never merged with another load of it.
+///
+/// # Safety
+/// `p` points to a 4-byte-aligned, readable `u32` in global memory (local or a peer's).
+#[inline(always)]
+pub unsafe fn ld_relaxed_sys_u32(p: *const u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.relaxed.sys.global.u32 {0}, [{1}];", out(reg32) r, in(reg64) p, options(nostack)) };
+    r
+}
+
+/// `st.relaxed.sys.global.u32 [p], v;` — a store another GPU may read with a morally strong load.
+///
+/// # Safety
+/// `p` points to a 4-byte-aligned, writable `u32` in global memory (local or a peer's).
+#[inline(always)]
+pub unsafe fn st_relaxed_sys_u32(p: *mut u32, v: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.relaxed.sys.global.u32 [{0}], {1};", in(reg64) p, in(reg32) v, options(nostack)) };
+}

@@ -132,3 +132,17 @@ pub unsafe fn st_global_v4_u32(p: *mut u32, v: [u32; 4]) {
     unsafe { asm!("st.global.v4.u32 [{0}], {{{1}, {2}, {3}, {4}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1],
                   in(reg32) v[2], in(reg32) v[3], options(nostack)) };
 }
+
+/// `ld.global.cg.v4.u32 {a, b, c, d}, [p];` — 128 bits cached in L2 only (never a stale L1 line): for
+/// data another GPU or grid wrote and released, read after the matching acquire (peer memory).
+///
+/// # Safety
+/// `p` points to 16 readable, 16-byte-aligned bytes in global memory (local or a peer's).
+#[inline(always)]
+pub unsafe fn ld_global_cg_v4_u32(p: *const u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: forwarded to the caller. Not `readonly`: it must stay after the acquire that precedes it.
+    unsafe { asm!("ld.global.cg.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];", out(reg32) a, out(reg32) b,
+                  out(reg32) c, out(reg32) d, in(reg64) p, options(nostack)) };
+    [a, b, c, d]
+}

@@ -97,3 +97,21 @@ pub fn griddepcontrol_wait() {
     // SAFETY: waits; afterwards the previous grids' writes are visible (acts as an acquire of them).
     unsafe { core::arch::asm!("griddepcontrol.wait;", options(nostack)) }
 }
+
+unsafe extern "C" {
+    // LLVM's convergent `__syncthreads_or`: `bar.red.or.pred` over barrier 0.
+    #[link_name = "llvm.nvvm.barrier0.or"]
+    fn barrier0_or(pred: i32) -> i32;
+}
+
+/// `bar.red.or.pred` (CUDA's `__syncthreads_or`): a block barrier, like [`sync_threads`], that also
+/// returns whether `pred` was true in any thread of the block. From LLVM's convergent intrinsic, so
+/// the optimizer never moves it across control flow.
+///
+/// # Safety
+/// Every thread of the block reaches it (block-uniform control flow), as for [`sync_threads`].
+#[inline(always)]
+pub unsafe fn sync_threads_or(pred: bool) -> bool {
+    // SAFETY: forwarded to the caller.
+    unsafe { barrier0_or(pred as i32) != 0 }
+}

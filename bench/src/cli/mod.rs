@@ -6,8 +6,10 @@
 //! re-run under Nsight Compute or compute-sanitizer), [`tables`] (text tables), [`stamp`] (commit, date),
 //! [`tuned`] (what the autotune cache holds), [`calibrate`] (the GEMM cost model's constants; `rank`: how
 //! well it ranks), [`decode`] (decode attention on serving shapes), [`prefill`] (prefill attention on model shapes,
-//! packed variable lengths), [`backward`] (attention backward on training shapes).
+//! packed variable lengths), [`backward`] (attention backward on training shapes), [`allreduce`] (the
+//! all-reduce ladder across GPUs, against NCCL).
 pub mod ab;
+pub mod allreduce;
 pub mod backward;
 pub mod calibrate;
 pub mod decode;
@@ -132,6 +134,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         Some("decode") => return decode::main(&args[1..]),
         Some("prefill") => return prefill::main(&args[1..]),
         Some("backward") => return backward::main(&args[1..]),
+        Some("allreduce") => return allreduce::main(&args[1..]),
         _ => {}
     }
     match options::Options::parse(args) {

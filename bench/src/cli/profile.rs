@@ -111,7 +111,7 @@ fn workloads(o: &Options) -> Vec<(Family, &'static str, Vec<&'static str>)> {
             Family::HgemmWarp => ("regex:hgemm_warp", vec!["--family", "hgemm-warp", "--check"]),
             Family::Bankcheck => ("regex:bank_replay", vec!["layout", "bankcheck", "--run"]),
             // FP8: TMA and wgmma move every tile; the only shared accesses are h6's conflict-free C staging.
-            Family::Selftest | Family::Gemm | Family::Fp8 | Family::Attention | Family::Check | Family::External => continue,
+            Family::Selftest | Family::Gemm | Family::Fp8 | Family::Attention | Family::Comm | Family::Check | Family::External => continue,
         };
         w.push((*f, regex, args));
     }
@@ -170,7 +170,7 @@ pub fn ncu(o: &Options, out: &Path) -> Result<String> {
                     format!("{}\n**{bad} disagreement(s)** of {} patterns (known ones: results/2026-11-22-h200-bankcheck).\n", bankcheck::comparison_table(&rows), rows.len())
                 })
             }
-            Family::Selftest | Family::Gemm | Family::Fp8 | Family::Attention | Family::Check | Family::External => continue,
+            Family::Selftest | Family::Gemm | Family::Fp8 | Family::Attention | Family::Comm | Family::Check | Family::External => continue,
         };
         match table {
             Ok(t) => {

@@ -20,6 +20,8 @@ pub enum Module {
     Fp8,
     /// Attention.
     Attention,
+    /// All-reduce over peer memory.
+    Comm,
     /// Device-side fills and verification (`runtime::device_check`).
     Check,
     /// The primitives' self-tests and the bank-model replay kernels.
@@ -28,7 +30,7 @@ pub enum Module {
 
 impl Module {
     /// Every module.
-    pub const ALL: [Module; 7] = [Module::Reduce, Module::Sgemm, Module::Hgemm, Module::Fp8, Module::Attention, Module::Check, Module::Selftest];
+    pub const ALL: [Module; 8] = [Module::Reduce, Module::Sgemm, Module::Hgemm, Module::Fp8, Module::Attention, Module::Comm, Module::Check, Module::Selftest];
 
     /// Its name (the kernels-gpu feature it is built with).
     pub fn name(self) -> &'static str {
@@ -38,6 +40,7 @@ impl Module {
             Module::Hgemm => "hgemm",
             Module::Fp8 => "fp8",
             Module::Attention => "attention",
+            Module::Comm => "comm",
             Module::Check => "check",
             Module::Selftest => "selftest",
         }
@@ -51,6 +54,7 @@ impl Module {
             Family::HgemmWarp | Family::Hgemm | Family::Gemm => Module::Hgemm,
             Family::Fp8 => Module::Fp8,
             Family::Attention => Module::Attention,
+            Family::Comm => Module::Comm,
             Family::Check => Module::Check,
             Family::Selftest | Family::Bankcheck => Module::Selftest,
             Family::External => return None,
@@ -123,6 +127,7 @@ macro_rules! embedded {
             include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_hgemm.ptx")),
             include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_fp8.ptx")),
             include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_attention.ptx")),
+            include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_comm.ptx")),
             include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_check.ptx")),
             include_str!(concat!(env!("OUT_DIR"), "/kernels_gpu_", $sm, "_selftest.ptx")),
         ]
@@ -130,9 +135,9 @@ macro_rules! embedded {
 }
 /// The embedded modules, by target (`Target::ALL` order) and module (`Module::ALL` order).
 #[cfg(feature = "kernels")]
-static EMBEDDED: [[&str; 7]; 2] = [embedded!("sm_80"), embedded!("sm_90a")];
+static EMBEDDED: [[&str; 8]; 2] = [embedded!("sm_80"), embedded!("sm_90a")];
 #[cfg(not(feature = "kernels"))]
-static EMBEDDED: [[&str; 7]; 2] = [[""; 7]; 2];
+static EMBEDDED: [[&str; 8]; 2] = [[""; 8]; 2];
 
 
 /// The `.entry` names in a PTX module, in order.

@@ -1,7 +1,7 @@
 //! Every kernel of `kernels-gpu`, declared once.
 //!
 //! A ladder step is one descriptor in its family's file here (`reduce.rs`, `sgemm.rs`, `hgemm.rs`,
-//! `hgemm_warp.rs`, `fp8.rs`, `attention.rs`; the self-tests and replay kernels in `selftest.rs` and `bankcheck.rs`): its PTX
+//! `hgemm_warp.rs`, `fp8.rs`, `attention.rs`, `comm.rs`; the self-tests and replay kernels in `selftest.rs` and `bankcheck.rs`): its PTX
 //! entry, family, label, target, block size, launch bounds, dynamic shared memory (computed from the
 //! `layout` constants the kernel itself uses), grid rule, the bank-model trace that predicts it, and
 //! the instructions the PTX test must find. Everything else derives from these lists: the kernel
@@ -11,6 +11,7 @@
 pub mod attention;
 pub mod bankcheck;
 pub mod check;
+pub mod comm;
 pub mod fp8;
 pub mod gemm;
 pub mod hgemm;
@@ -81,6 +82,9 @@ pub enum Family {
     /// The library's GEMM entry point (`kernel_lab::gemm`) on a shape sweep: no kernels of its own,
     /// it runs an HGEMM step chosen per shape.
     Gemm,
+    /// All-reduce across GPUs over NVLink peer memory (issue 52; `kernel_lab::comm`, the
+    /// `kernel-lab allreduce` command; never in [`Family::ALL`]: it needs a group of GPUs).
+    Comm,
     /// Device-side inputs and verification (`runtime::device_check`; never in [`Family::ALL`]).
     Check,
     /// A kernel of your own crate, loaded with `Gpu::load_kernel` (never in [`Family::ALL`]).
@@ -100,6 +104,7 @@ impl Family {
             Family::Gemm => "gemm",
             Family::Fp8 => "fp8",
             Family::Attention => "attention",
+            Family::Comm => "comm",
             Family::Check => "check",
             Family::External => "external",
         }
@@ -201,6 +206,7 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
         .chain(attention::DECODE.iter())
         .chain(attention::PREFILL.iter())
         .chain(attention::BACKWARD.iter())
+        .chain(comm::KERNELS.iter())
         .chain(bankcheck::KERNELS.iter())
         .chain(check::KERNELS.iter())
 }

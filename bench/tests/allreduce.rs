@@ -1,0 +1,189 @@
+//! GPU tests of the all-reduce (issue 52). On one GPU the custom steps' protocol runs with several
+//! ranks sharing it ([`Group::same_gpu`]): every element of every rank against the exact sum (random
+//! integers, fresh per run), the same bits on every rank, sizes that leave some two-shot segments
+//! short or empty, many calls in a row (the epochs and staging halves), an in-place result that keeps
+//! the rank's input where a step did not write; a rank that never launches is reported by `check()`
+//! after the timeout, names the peer, and later calls return at once (no hang); bad input refused
+//! before any launch. With two or more GPUs, the same on real GPUs and NCCL beside them. Without a
+//! GPU each test says it was skipped and passes.
+use half::{bf16, f16};
+use kernel_lab_bench::{
+    Error,
+    comm::{Algo, AllReduce, AllReduceOptions, Group, Placement, Reducible},
+    cudarc::driver::{CudaContext, CudaSlice},
+    runtime::gpu::{Gpu, gpu_or_skip},
+};
+use rand::{Rng, SeedableRng};
+
+/// Exact small integers in every element type.
+trait Int: Reducible {
+    fn of(x: i32) -> Self;
+    fn int(self) -> i32;
+}
+impl Int for f32 {
+    fn of(x: i32) -> Self { x as f32 }
+    fn int(self) -> i32 { self as i32 }
+}
+impl Int for f16 {
+    fn of(x: i32) -> Self { f16::from_f32(x as f32) }
+    fn int(self) -> i32 { self.to_f32() as i32 }
+}
+impl Int for bf16 {
+    fn of(x: i32) -> Self { bf16::from_f32(x as f32) }
+    fn int(self) -> i32 { self.to_f32() as i32 }
+}
+
+/// Fresh random inputs in −8..=8 per rank (|sum| ≤ 64 over 8 ranks: exact in bf16).
+fn inputs(world: usize, n: usize, rng: &mut impl Rng) -> Vec<Vec<i32>> {
+    (0..world).map(|_| (0..n).map(|_| rng.random_range(-8..=8)).collect()).collect()
+}
+
+fn upload<T: Int>(group: &Group, ins: &[Vec<i32>]) -> Vec<CudaSlice<T>> {
+    group.ranks().iter().zip(ins).map(|(g, v)| g.upload(&v.iter().map(|&x| T::of(x)).collect::<Vec<T>>()).unwrap()).collect()
+}
+
+/// Runs `algo` on fresh data and checks every element of every rank against the exact sum.
+fn check_once<T: Int>(ar: &AllReduce, algo: Algo, n: usize, rng: &mut impl Rng) {
+    let g = ar.group();
+    let ins = inputs(g.world(), n, rng);
+    let mut bufs = upload::<T>(g, &ins);
+    ar.all_reduce_in_place_with(algo, &mut bufs.iter_mut().collect::<Vec<_>>()).unwrap();
+    ar.check().unwrap();
+    let want: Vec<i32> = (0..n).map(|i| ins.iter().map(|v| v[i]).sum()).collect();
+    for (r, (gpu, b)) in g.ranks().iter().zip(&bufs).enumerate() {
+        let got = gpu.download(b).unwrap();
+        if let Some(i) = (0..n).find(|&i| got[i].int() != want[i]) {
+            panic!("{} over {} ranks, n {n} {}: rank {r} element {i} = {} (want {}, its input {})", algo.name(), g.world(), T::SUFFIX, got[i].int(), want[i], ins[r][i]);
+        }
+    }
+}
+
+fn custom_only() -> AllReduceOptions {
+    AllReduceOptions { use_nccl: false, ..AllReduceOptions::default() }
+}
+
+#[test]
+fn custom_steps_sum_exactly_on_ranks_sharing_one_gpu() {
+    let Some(gpu) = gpu_or_skip("custom_steps_sum_exactly_on_ranks_sharing_one_gpu") else { return };
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    for world in [1, 2, 3, 5, 8] {
+        let ar = AllReduce::new(Group::same_gpu(&gpu, world).unwrap(), AllReduceOptions { capacity_bytes: 4 << 20, ..custom_only() }).unwrap();
+        assert_eq!(ar.placement(), Placement::SameGpu);
+        assert!(ar.unavailable(Algo::Nccl).is_some(), "NCCL must refuse ranks sharing a GPU");
+        for algo in [Algo::OneShot, Algo::TwoShot] {
+            // 8 elements: one vector (most segments empty); odd vector counts; more vectors than one
+            // block-stride (512 threads x 64 blocks = 32768 vectors: 262144 bf16); the capacity.
+            for n in [8, 8 * 3, 8 * 1001, 8 * 40_000, (4 << 20) / 2] {
+                check_once::<bf16>(&ar, algo, n, &mut rng);
+            }
+            check_once::<f16>(&ar, algo, 8 * 777, &mut rng);
+            check_once::<f32>(&ar, algo, 4 * 777, &mut rng);
+        }
+    }
+}
+
+#[test]
+fn many_calls_in_a_row_stay_in_step() {
+    let Some(gpu) = gpu_or_skip("many_calls_in_a_row_stay_in_step") else { return };
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let ar = AllReduce::new(Group::same_gpu(&gpu, 4).unwrap(), custom_only()).unwrap();
+    // Alternating steps and sizes (grids of 1 to 64 blocks) reuse the staging halves and flags in
+    // every pattern; 200 calls enqueued without a wait between them, the last checked exactly.
+    let n = 8 * 5000;
+    let ins = inputs(4, n, &mut rng);
+    let mut bufs = upload::<bf16>(ar.group(), &ins);
+    let mut small = upload::<bf16>(ar.group(), &inputs(4, 64, &mut rng));
+    for i in 0..200 {
+        let algo = if i % 3 == 0 { Algo::TwoShot } else { Algo::OneShot };
+        ar.all_reduce_in_place_with(algo, &mut small.iter_mut().collect::<Vec<_>>()).unwrap();
+        if i == 199 {
+            ar.all_reduce_in_place_with(algo, &mut bufs.iter_mut().collect::<Vec<_>>()).unwrap();
+        }
+    }
+    ar.check().unwrap();
+    let want: Vec<i32> = (0..n).map(|i| ins.iter().map(|v| v[i]).sum()).collect();
+    for (g, b) in ar.group().ranks().iter().zip(&bufs) {
+        assert_eq!(g.download(b).unwrap().iter().map(|x| x.int()).collect::<Vec<_>>(), want);
+    }
+}
+
+#[test]
+fn a_rank_that_never_arrives_is_reported_not_waited_for() {
+    let Some(gpu) = gpu_or_skip("a_rank_that_never_arrives_is_reported_not_waited_for") else { return };
+    let ar = AllReduce::new(Group::same_gpu(&gpu, 2).unwrap(), AllReduceOptions { timeout: std::time::Duration::from_millis(50), ..custom_only() }).unwrap();
+    let g = ar.group();
+    let mut bufs: Vec<CudaSlice<f32>> = g.ranks().iter().map(|r| r.upload(&[1.0f32; 64]).unwrap()).collect();
+    // One good call first: the kernels are loaded (a cold driver JITs the module for seconds, which
+    // would outlast the hold below) and the group is healthy.
+    ar.all_reduce_in_place_with(Algo::OneShot, &mut bufs.iter_mut().collect::<Vec<_>>()).unwrap();
+    ar.check().unwrap();
+    // The API launches every rank, so a rank that never arrives is made by holding rank 1's stream
+    // busy past the timeout: rank 0 waits 50 ms for a peer that arrives only after 2 s.
+    kernel_lab_bench::runtime::timing::hold(g.rank(1), 2_000_000_000).unwrap();
+    let t0 = std::time::Instant::now();
+    ar.all_reduce_in_place_with(Algo::OneShot, &mut bufs.iter_mut().collect::<Vec<_>>()).unwrap();
+    let err = ar.check().unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Collective(_)), "{msg}");
+    assert!(msg.contains("rank 0") && msg.contains("for rank 1"), "{msg}");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(20), "took {:?}", t0.elapsed());
+    // Rank 0 told rank 1 to stop: every later call returns at once on every rank (well inside one
+    // timeout), and the status stays.
+    let t1 = std::time::Instant::now();
+    for _ in 0..20 {
+        ar.all_reduce_in_place_with(Algo::TwoShot, &mut bufs.iter_mut().collect::<Vec<_>>()).unwrap();
+    }
+    assert!(ar.check().is_err());
+    assert!(t1.elapsed() < std::time::Duration::from_millis(500), "20 failed calls took {:?}", t1.elapsed());
+}
+
+#[test]
+fn bad_input_is_refused_before_any_launch() {
+    let Some(gpu) = gpu_or_skip("bad_input_is_refused_before_any_launch") else { return };
+    let ar = AllReduce::new(Group::same_gpu(&gpu, 2).unwrap(), AllReduceOptions { capacity_bytes: 1 << 20, ..custom_only() }).unwrap();
+    let g = ar.group();
+    let err = |e: Error| e.to_string();
+    let mut a = g.rank(0).zeros::<bf16>(64).unwrap();
+    let mut b = g.rank(1).zeros::<bf16>(72).unwrap();
+    assert!(err(ar.all_reduce_in_place(&mut [&mut a, &mut b]).unwrap_err()).contains("rank 1's buffer holds 72 elements, rank 0's 64"));
+    assert!(err(ar.all_reduce_in_place(&mut [&mut a]).unwrap_err()).contains("1 buffers for a group of 2 ranks"));
+    let (mut c, mut d) = (g.rank(0).zeros::<bf16>(7).unwrap(), g.rank(1).zeros::<bf16>(7).unwrap());
+    let e = err(ar.all_reduce_in_place_with(Algo::OneShot, &mut [&mut c, &mut d]).unwrap_err());
+    assert!(e.contains("14 bytes, not a multiple of 16"), "{e}");
+    // With NCCL off, a ragged size has no step at all: the error lists why each step refuses.
+    let e = err(ar.all_reduce_in_place(&mut [&mut c, &mut d]).unwrap_err());
+    assert!(e.contains("nccl: not asked for") && e.contains("oneshot: 7 bf16"), "{e}");
+    let (mut big0, mut big1) = (g.rank(0).zeros::<bf16>(1 << 20).unwrap(), g.rank(1).zeros::<bf16>(1 << 20).unwrap());
+    assert!(err(ar.all_reduce_in_place_with(Algo::TwoShot, &mut [&mut big0, &mut big1]).unwrap_err()).contains("exceed the custom steps' capacity"));
+    let (mut e0, mut e1) = (g.rank(0).zeros::<bf16>(0).unwrap(), g.rank(1).zeros::<bf16>(0).unwrap());
+    assert!(err(ar.all_reduce_in_place(&mut [&mut e0, &mut e1]).unwrap_err()).contains("empty buffers"));
+    assert!(Group::same_gpu(&gpu, 9).is_err() && Group::same_gpu(&gpu, 0).is_err());
+    assert!(err(Group::new(&[0, 0]).err().unwrap()).contains("listed twice"));
+    assert!(AllReduce::new(Group::same_gpu(&gpu, 2).unwrap(), AllReduceOptions { capacity_bytes: 100, ..custom_only() }).is_err());
+    ar.check().unwrap();
+}
+
+#[test]
+fn every_step_agrees_across_real_gpus() {
+    let Some(_gpu) = gpu_or_skip("every_step_agrees_across_real_gpus") else { return };
+    let n_gpus = CudaContext::device_count().unwrap() as usize;
+    let ar = AllReduce::new(Group::new(&(0..n_gpus.min(8)).collect::<Vec<_>>()).unwrap(), AllReduceOptions::default()).unwrap();
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let mut ran = vec![];
+    for algo in Algo::ALL {
+        if let Some(why) = ar.unavailable(algo) {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "SKIPPED every_step_agrees_across_real_gpus ({}): {why}", algo.name());
+            continue;
+        }
+        for n in [8, 8 * 1001, 8 * 100_000] {
+            check_once::<bf16>(&ar, algo, n, &mut rng);
+        }
+        check_once::<f32>(&ar, algo, 4 * 999, &mut rng);
+        ran.push(algo);
+    }
+    if n_gpus >= 2 && ar.group().no_peer_access().is_none() {
+        assert!(ran.contains(&Algo::OneShot) && ran.contains(&Algo::TwoShot));
+    }
+    let _: &Gpu = ar.group().rank(0);
+}

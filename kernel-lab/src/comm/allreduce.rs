@@ -1,0 +1,425 @@
+//! The all-reduce entry point: `Σ_ranks buf[r]` into every rank's buffer, on each rank's stream, by
+//! the step a cost model picks for the message size (NCCL, one-shot or two-shot), or by the one asked.
+use std::time::Duration;
+
+use cudarc::{
+    driver::{CudaSlice, DevicePtr, DeviceRepr, ValidAsZeroBits},
+    nccl::NcclType,
+};
+use half::{bf16, f16};
+use layout::comm::{BLOCK, CTRL_STATUS, MAX_BLOCKS, SIGNAL_BYTES, Status, VEC_BYTES};
+
+use super::{
+    group::{Group, Placement},
+    nccl::{self, Nccl},
+};
+use crate::{
+    error::{DriverContext, Error, Result},
+    launch,
+    runtime::gpu::{Kernel, ParamBytes},
+};
+
+/// An element type the all-reduce sums (in f32 for the custom steps; NCCL in its own type).
+pub trait Reducible: DeviceRepr + ValidAsZeroBits + NcclType + Copy + Default {
+    /// The kernels' suffix (`f32`, `f16`, `bf16`).
+    const SUFFIX: &'static str;
+}
+impl Reducible for f32 {
+    const SUFFIX: &'static str = "f32";
+}
+impl Reducible for f16 {
+    const SUFFIX: &'static str = "f16";
+}
+impl Reducible for bf16 {
+    const SUFFIX: &'static str = "bf16";
+}
+
+/// A step of the all-reduce ladder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Algo {
+    /// v0: NCCL.
+    Nccl,
+    /// v1: one barrier, every rank reads every peer's whole input.
+    OneShot,
+    /// v2: reduce-scatter then all-gather through peer memory.
+    TwoShot,
+}
+
+impl Algo {
+    /// Every step, in ladder order.
+    pub const ALL: [Algo; 3] = [Algo::Nccl, Algo::OneShot, Algo::TwoShot];
+
+    /// Its name in tables and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algo::Nccl => "nccl",
+            Algo::OneShot => "oneshot",
+            Algo::TwoShot => "twoshot",
+        }
+    }
+}
+
+/// The link model the choice uses: per-call latencies and bandwidths. Predicted time of a message of
+/// `S` bytes over `w` ranks:
+/// * one-shot: `barrier + (w − 1)·S / link` (one barrier; each rank reads every peer's copy);
+/// * two-shot: `2·barrier + 2(w − 1)/w · S / link` (two barriers; a segment from each peer, twice);
+/// * NCCL: `nccl_latency + 2(w − 1)/w · S / nccl_bus` (NCCL's bus bandwidth is defined that way).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct LinkModel {
+    /// One barrier of the custom steps, launch included (µs).
+    pub barrier_us: f64,
+    /// Bytes per second one rank reads from its peers (GB/s).
+    pub link_gbs: f64,
+    /// NCCL's fixed cost per all-reduce (µs).
+    pub nccl_us: f64,
+    /// NCCL's bus bandwidth at large sizes (GB/s).
+    pub nccl_bus_gbs: f64,
+}
+
+impl LinkModel {
+    /// Defaults for NVLink-4 Hopper parts (H100/H200 SXM, NV18), **not measured by this lab on two
+    /// GPUs yet**: NCCL's 40 µs floor and 332 GB/s bus bandwidth are issue 52's torch measurements on
+    /// an H200 pair; the barrier (3 µs) and the link's 350 GB/s per-direction read rate (of 450 GB/s
+    /// raw) are priors. `kernel-lab allreduce` on a multi-GPU machine measures all four.
+    pub const NVLINK4: LinkModel = LinkModel { barrier_us: 3.0, link_gbs: 350.0, nccl_us: 40.0, nccl_bus_gbs: 332.0 };
+
+    /// The model's time for `algo` on `bytes` over `world` ranks (µs).
+    pub fn predict_us(&self, algo: Algo, bytes: usize, world: usize) -> f64 {
+        let (s, w) = (bytes as f64, world as f64);
+        let ring = 2.0 * (w - 1.0) / w * s;
+        match algo {
+            Algo::OneShot => self.barrier_us + (w - 1.0) * s / (self.link_gbs * 1e3),
+            Algo::TwoShot => 2.0 * self.barrier_us + ring / (self.link_gbs * 1e3),
+            Algo::Nccl => self.nccl_us + ring / (self.nccl_bus_gbs * 1e3),
+        }
+    }
+}
+
+/// How an [`AllReduce`] is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct AllReduceOptions {
+    /// Largest message (bytes) the custom steps take: each rank allocates twice this for staging.
+    pub capacity_bytes: usize,
+    /// How long a custom step's wait for a peer may take before the call fails (and the status says
+    /// which rank and peer).
+    pub timeout: Duration,
+    /// The model the choice uses.
+    pub model: LinkModel,
+    /// Make NCCL communicators when NCCL can run (otherwise only the custom steps run).
+    pub use_nccl: bool,
+}
+
+impl Default for AllReduceOptions {
+    fn default() -> Self {
+        AllReduceOptions { capacity_bytes: 16 << 20, timeout: Duration::from_secs(5), model: LinkModel::NVLINK4, use_nccl: true }
+    }
+}
+
+/// Every rank's address of one buffer, passed to the kernels by value (64 bytes, as `Peers` there).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PeerTable(pub [u64; layout::comm::MAX_RANKS]);
+
+// SAFETY: plain integers; the kernel parameter is a 64-byte `.b8` array, which `launch!` checks
+// against the PTX (`ParamBytes` below).
+unsafe impl DeviceRepr for PeerTable {}
+
+impl ParamBytes for &PeerTable {
+    fn param_bytes(&self) -> u32 {
+        std::mem::size_of::<PeerTable>() as u32
+    }
+    /// Not a slot (64 bytes); the all-reduce kernels are never launched with PDL.
+    fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
+        0
+    }
+    fn param_ref(&self) -> *const std::ffi::c_void {
+        (*self as *const PeerTable).cast()
+    }
+}
+
+/// The custom steps' buffers: each rank's staging (two halves) and signals, and their peer tables.
+struct Custom {
+    _staging: Vec<CudaSlice<u8>>,
+    signals: Vec<CudaSlice<u32>>,
+    staging_table: PeerTable,
+    signal_table: PeerTable,
+    half_bytes: usize,
+}
+
+/// All-reduce over a [`Group`]: NCCL where it runs, the custom steps where the ranks can read each
+/// other's memory, each call choosing by [`LinkModel`] unless told.
+pub struct AllReduce {
+    group: Group,
+    opts: AllReduceOptions,
+    nccl: Option<Nccl>,
+    no_nccl: Option<String>,
+    custom: Option<Custom>,
+    no_custom: Option<String>,
+}
+
+impl AllReduce {
+    /// Sets up `group`: NCCL communicators (when asked and possible) and the custom steps' buffers
+    /// (when the ranks have peer access), checked against each GPU's free memory first.
+    pub fn new(group: Group, opts: AllReduceOptions) -> Result<AllReduce> {
+        if opts.capacity_bytes % VEC_BYTES != 0 || opts.capacity_bytes == 0 {
+            return Err(Error::InvalidInput(format!("capacity_bytes = {} must be a positive multiple of {VEC_BYTES}", opts.capacity_bytes)));
+        }
+        if opts.timeout.is_zero() {
+            return Err(Error::InvalidInput("a zero timeout would fail every wait".into()));
+        }
+        let (nccl, no_nccl) = if !opts.use_nccl {
+            (None, Some("not asked for (use_nccl = false)".to_string()))
+        } else {
+            match nccl::unavailable_reason(&group) {
+                Some(why) => (None, Some(why)),
+                None => (Some(Nccl::new(&group)?), None),
+            }
+        };
+        let (custom, no_custom) = match group.no_peer_access() {
+            Some(why) => (None, Some(why.to_string())),
+            None => (Some(Custom::new(&group, opts.capacity_bytes)?), None),
+        };
+        Ok(AllReduce { group, opts, nccl, no_nccl, custom, no_custom })
+    }
+
+    /// The group.
+    pub fn group(&self) -> &Group {
+        &self.group
+    }
+
+    /// Why `algo` cannot run on this group, or `None` when it can (message size aside).
+    pub fn unavailable(&self, algo: Algo) -> Option<&str> {
+        match algo {
+            Algo::Nccl => self.no_nccl.as_deref(),
+            Algo::OneShot | Algo::TwoShot => self.no_custom.as_deref(),
+        }
+    }
+
+    /// Why `algo` cannot reduce `n` elements of `T`, or `None`.
+    pub fn refuses<T: Reducible>(&self, algo: Algo, n: usize) -> Option<String> {
+        if let Some(why) = self.unavailable(algo) {
+            return Some(why.to_string());
+        }
+        let bytes = n * std::mem::size_of::<T>();
+        match algo {
+            Algo::Nccl => None,
+            Algo::OneShot | Algo::TwoShot => {
+                if bytes % VEC_BYTES != 0 {
+                    Some(format!("{n} {} elements are {bytes} bytes, not a multiple of {VEC_BYTES} (the custom steps move 16-byte vectors)", T::SUFFIX))
+                } else if bytes > self.opts.capacity_bytes {
+                    Some(format!("{bytes} bytes exceed the custom steps' capacity of {} bytes (AllReduceOptions::capacity_bytes)", self.opts.capacity_bytes))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// The step the model predicts fastest for `n` elements of `T` among those that can run it.
+    pub fn choose<T: Reducible>(&self, n: usize) -> Result<Algo> {
+        let bytes = n * std::mem::size_of::<T>();
+        let world = self.group.world();
+        let mut best: Option<(f64, Algo)> = None;
+        for a in Algo::ALL {
+            if self.refuses::<T>(a, n).is_none() {
+                let t = self.opts.model.predict_us(a, bytes, world);
+                if best.is_none_or(|(bt, _)| t < bt) {
+                    best = Some((t, a));
+                }
+            }
+        }
+        best.map(|(_, a)| a).ok_or_else(|| Error::Unsupported {
+            kernel: "all-reduce".into(),
+            needs: "NCCL, or GPUs with peer access for the custom steps".into(),
+            have: Algo::ALL.iter().map(|&a| format!("{}: {}", a.name(), self.refuses::<T>(a, n).unwrap_or_default())).collect::<Vec<_>>().join("; "),
+        })
+    }
+
+    /// `Σ_ranks bufs[r]` into every `bufs[r]` (`bufs[r]` on rank `r`'s GPU), enqueued on each rank's
+    /// stream by the step [`AllReduce::choose`] picks; returns it. Every rank gets the same bits.
+    pub fn all_reduce_in_place<T: Reducible>(&self, bufs: &mut [&mut CudaSlice<T>]) -> Result<Algo> {
+        let n = self.check_bufs(bufs)?;
+        let algo = self.choose::<T>(n)?;
+        self.run(algo, bufs, n)?;
+        Ok(algo)
+    }
+
+    /// As [`AllReduce::all_reduce_in_place`] with the step given (an error when it cannot run).
+    pub fn all_reduce_in_place_with<T: Reducible>(&self, algo: Algo, bufs: &mut [&mut CudaSlice<T>]) -> Result<()> {
+        let n = self.check_bufs(bufs)?;
+        if let Some(why) = self.refuses::<T>(algo, n) {
+            return Err(Error::Unsupported { kernel: format!("all-reduce step {}", algo.name()), needs: "a message it takes".into(), have: why });
+        }
+        self.run(algo, bufs, n)
+    }
+
+    /// Checks the buffers: one per rank, on the rank's device, all the same non-zero length.
+    fn check_bufs<T>(&self, bufs: &[&mut CudaSlice<T>]) -> Result<usize> {
+        let w = self.group.world();
+        if bufs.len() != w {
+            return Err(Error::InvalidInput(format!("{} buffers for a group of {w} ranks (one per rank)", bufs.len())));
+        }
+        let n = bufs[0].len();
+        for (r, b) in bufs.iter().enumerate() {
+            if b.len() != n {
+                return Err(Error::InvalidInput(format!("rank {r}'s buffer holds {} elements, rank 0's {n}: every rank reduces the same length", b.len())));
+            }
+            let (have, want) = (b.context().ordinal(), self.group.rank(r).ctx.ordinal());
+            if have != want {
+                return Err(Error::InvalidInput(format!("rank {r}'s buffer is on device {have}, rank {r} is device {want}")));
+            }
+        }
+        if n == 0 {
+            return Err(Error::InvalidInput("empty buffers: nothing to reduce".into()));
+        }
+        Ok(n)
+    }
+
+    fn run<T: Reducible>(&self, algo: Algo, bufs: &mut [&mut CudaSlice<T>], n: usize) -> Result<()> {
+        match algo {
+            Algo::Nccl => self.nccl.as_ref().expect("checked by refuses").all_reduce_in_place(bufs),
+            Algo::OneShot | Algo::TwoShot => {
+                let c = self.custom.as_ref().expect("checked by refuses");
+                let n_vec = (n * std::mem::size_of::<T>() / VEC_BYTES) as u64;
+                let per_rank = match algo {
+                    Algo::TwoShot => n_vec.div_ceil(self.group.world() as u64),
+                    _ => n_vec,
+                };
+                let step = if algo == Algo::OneShot { "v1_oneshot" } else { "v2_twoshot" };
+                let name = format!("allreduce_{step}_{}", T::SUFFIX);
+                let kernels = self.group.ranks().iter().map(|g| g.kernel(&name)).collect::<Result<Vec<Kernel>>>()?;
+                let grid = per_rank.div_ceil(BLOCK as u64).clamp(1, self.max_grid(&kernels[0])? as u64) as u32;
+                let timeout_ns = self.opts.timeout.as_nanos().min(u64::MAX as u128) as u64;
+                let (world, half) = (self.group.world() as u32, c.half_bytes as u64);
+                let ranks: Vec<u32> = (0..world).collect();
+                for (r, (g, b)) in self.group.ranks().iter().zip(bufs.iter_mut()).enumerate() {
+                    let (ptr, _guard) = b.device_ptr(&g.stream);
+                    let ptr = ptr as u64;
+                    // SAFETY: the arguments match the kernel (`kernels-gpu/src/comm`): both tables hold
+                    // every rank's staging (two halves of `half` bytes) and signal buffers (zeroed at
+                    // creation, `SIGNAL_BYTES`), mapped in every rank's context (peer access enabled, or
+                    // one context); `ptr` holds `n_vec` 16-byte vectors on this rank's device (checked),
+                    // in and out (each element is read before it is written, by the same thread);
+                    // `n_vec · 16 <= half` (refuses); the grid is the same on every rank, at most
+                    // MAX_BLOCKS; every rank enqueues the same calls in the same order (this loop).
+                    unsafe {
+                        launch!(g, &kernels[r], grid = grid, &c.staging_table, &c.signal_table, &ptr, &ptr, &n_vec, &half, &ranks[r], &world, &timeout_ns)
+                    }?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The most blocks a call may use: every block of every rank sharing a GPU must be resident at
+    /// once (a block spinning at a barrier holds its SM until its peers' blocks run), so the GPU's
+    /// resident blocks of the kernel, shared among the ranks on it, and at most `MAX_BLOCKS`.
+    fn max_grid(&self, k: &Kernel) -> Result<u32> {
+        let g = self.group.rank(0);
+        let resident = g.info.sms * k.max_blocks_per_sm()?.max(1);
+        let sharing = match self.group.placement() {
+            Placement::SameGpu => self.group.world() as u32,
+            Placement::OneGpuPerRank => 1,
+        };
+        Ok((resident / sharing).clamp(1, MAX_BLOCKS as u32))
+    }
+
+    /// Waits for every rank and reads the custom steps' status words: an error naming the rank, the
+    /// peer it waited for and where, when a wait timed out (every later custom call on this group then
+    /// returns at once without reducing; make a new `AllReduce`).
+    pub fn check(&self) -> Result<()> {
+        self.group.synchronize()?;
+        let Some(c) = &self.custom else { return Ok(()) };
+        // A rank that timed out is the news; the peers it stopped only echo it.
+        let mut failed_peer = None;
+        for (r, (g, s)) in self.group.ranks().iter().zip(&c.signals).enumerate() {
+            let words = g.stream.clone_dtoh(s).during(|| format!("reading rank {r}'s all-reduce status"))?;
+            match Status::decode(words[CTRL_STATUS]) {
+                Status::Healthy => {}
+                Status::TimedOut { peer, phase, block } => return Err(Error::Collective(format!(
+                    "rank {r} (device {}) waited more than {:?} for rank {peer} at barrier {phase} of block {block}: that rank never launched the matching \
+                     all-reduce, or launched a different one; this AllReduce refuses further custom calls", g.ctx.ordinal(), self.opts.timeout))),
+                Status::PeerFailed { rank } => {
+                    failed_peer.get_or_insert((r, rank));
+                }
+                Status::Unknown(w) => return Err(Error::Collective(format!("rank {r}'s all-reduce status word reads {w:#x}, not a code the kernels write"))),
+            };
+        }
+        match failed_peer {
+            Some((r, rank)) => Err(Error::Collective(format!("rank {r} was stopped by rank {rank}, which gave up waiting for a peer; this AllReduce refuses further custom calls"))),
+            None => Ok(()),
+        }
+    }
+
+    /// The options it was made with.
+    pub fn options(&self) -> &AllReduceOptions {
+        &self.opts
+    }
+
+    /// Where the ranks live.
+    pub fn placement(&self) -> Placement {
+        self.group.placement()
+    }
+}
+
+impl Custom {
+    fn new(group: &Group, capacity: usize) -> Result<Custom> {
+        let mut staging_table = PeerTable::default();
+        let mut signal_table = PeerTable::default();
+        let (mut staging, mut signals) = (vec![], vec![]);
+        for (r, g) in group.ranks().iter().enumerate() {
+            crate::runtime::budget::check(g, &format!("rank {r}'s all-reduce staging"), (2 * capacity + SIGNAL_BYTES) as u64, 0)?;
+            let s = g.zeros::<u8>(2 * capacity)?;
+            let f = g.zeros::<u32>(SIGNAL_BYTES / 4)?;
+            staging_table.0[r] = s.device_ptr(&g.stream).0 as u64;
+            signal_table.0[r] = f.device_ptr(&g.stream).0 as u64;
+            staging.push(s);
+            signals.push(f);
+        }
+        // The zeroed signals must be in place before any rank's first call reads a peer's.
+        group.synchronize()?;
+        Ok(Custom { _staging: staging, signals, staging_table, signal_table, half_bytes: capacity })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_prefers_one_shot_small_and_nccl_large_at_two_ranks() {
+        let m = LinkModel::NVLINK4;
+        let best = |bytes: usize, world: usize| {
+            Algo::ALL.into_iter().min_by(|&a, &b| m.predict_us(a, bytes, world).total_cmp(&m.predict_us(b, bytes, world))).unwrap()
+        };
+        assert_eq!(best(8 << 10, 2), Algo::OneShot);
+        assert_eq!(best(512 << 10, 2), Algo::OneShot);
+        // At two ranks both custom steps read the same bytes; one-shot has one barrier less.
+        for bytes in [1 << 10, 1 << 20, 64 << 20] {
+            assert!(m.predict_us(Algo::OneShot, bytes, 2) < m.predict_us(Algo::TwoShot, bytes, 2));
+        }
+        // At eight ranks two-shot reads 3.5x less and wins past a few hundred KB.
+        assert_eq!(best(4 << 20, 8), Algo::TwoShot);
+        assert_eq!(best(8 << 10, 8), Algo::OneShot);
+    }
+
+    #[test]
+    fn predicted_time_grows_with_the_message() {
+        let m = LinkModel::NVLINK4;
+        for a in Algo::ALL {
+            for w in 2..=8 {
+                let mut last = 0.0;
+                for s in (10..30).map(|e| 1usize << e) {
+                    let t = m.predict_us(a, s, w);
+                    assert!(t > last, "{a:?} w {w} s {s}");
+                    last = t;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_peer_table_is_the_kernels_64_byte_parameter() {
+        assert_eq!((&PeerTable::default()).param_bytes(), 64);
+    }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue 52's all-reduce ladder on a GPU machine in one call: the all-reduce GPU tests (plain and under
+# compute-sanitizer memcheck; the kernels use no shared memory, so racecheck has nothing to check), `kernel-lab allreduce` in 3 processes
+# (JSON each), each followed by NCCL through torch.distributed at the same sizes
+# (scripts/allreduce-torch-peer.py). On one GPU the custom steps run with ranks sharing it (their
+# protocol, not a link) and NCCL with one rank. NCCL is found through pip's nvidia-nccl package (linked
+# as libnccl.so). NVLink multicast stays off. Carry: scripts/slim-carry.sh allreduce.
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+. scripts/device-log.sh "allreduce.txt"
+NCCL_DIR=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
+if [ -n "$NCCL_DIR" ] && [ -e "$NCCL_DIR/libnccl.so.2" ]; then
+  mkdir -p /tmp/nccl-lib && ln -sf "$NCCL_DIR/libnccl.so.2" /tmp/nccl-lib/libnccl.so
+  export LD_LIBRARY_PATH=/tmp/nccl-lib:${LD_LIBRARY_PATH:-}
+fi
+run nvidia-smi topo -m
+run $C/tests/allreduce --test-threads=1 --nocapture
+if [ "${SANITIZE:-1}" = 1 ]; then
+  T=400 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/allreduce --test-threads=1 custom_steps
+fi
+for i in 1 2 3; do
+  run $C/kernel-lab allreduce ${SIZES:+--sizes $SIZES} --json "$OUT/allreduce-$i.json"
+  run python3 scripts/allreduce-torch-peer.py ${SIZES:+--sizes $SIZES} --out "$OUT/peer-$i.md"
+done
+grep -E "^==|^exit|test result|FAILED|panicked|ERROR SUMMARY|RACECHECK SUMMARY|^\| |^## |SKIPPED|does not run|One GPU|note:|error" "$L" | head -300
