@@ -35,6 +35,8 @@ def worker(rank, world, sizes, dtype_name, port, out):
     esize = torch.tensor([], dtype=dtype).element_size()
     lines = [f"torch {torch.__version__}, NCCL {'.'.join(map(str, torch.cuda.nccl.version()))}, {world} x {torch.cuda.get_device_name(rank)}, {dtype_name}",
              "", "| bytes | torch NCCL µs | algbw GB/s | busbw GB/s | rounds µs |", "|---|---|---|---|---|"]
+    if rank == 0:
+        print(lines[0], file=sys.stderr, flush=True)
     for size in sizes:
         n = size // esize
         x = torch.full((n,), float(rank + 1), dtype=dtype, device="cuda")
@@ -72,6 +74,7 @@ def worker(rank, world, sizes, dtype_name, port, out):
         algbw = size / (ms * 1e6)
         busbw = algbw * 2 * (world - 1) / world
         if rank == 0:
+            print(f"  {size} bytes: {ms * 1e3:.1f} µs", file=sys.stderr, flush=True)
             lines.append(f"| {size} | {ms * 1e3:.1f} | {algbw:.1f} | {busbw:.1f} | {' '.join(f'{r * 1e3:.1f}' for r in rounds)} |"
                          + ("" if ok else " WRONG SUM"))
     if rank == 0:

@@ -20,6 +20,6 @@ if [ "${SANITIZE:-1}" = 1 ]; then
 fi
 for i in 1 2 3; do
   run $C/kernel-lab allreduce ${SIZES:+--sizes $SIZES} --json "$OUT/allreduce-$i.json"
-  run python3 scripts/allreduce-torch-peer.py ${SIZES:+--sizes $SIZES} --out "$OUT/peer-$i.md"
+  T=${PEER_T:-150} run python3 scripts/allreduce-torch-peer.py ${SIZES:+--sizes $SIZES} --out "$OUT/peer-$i.md"
 done
 grep -E "^==|^exit|test result|FAILED|panicked|ERROR SUMMARY|RACECHECK SUMMARY|^\| |^## |SKIPPED|does not run|One GPU|note:|error" "$L" | head -300

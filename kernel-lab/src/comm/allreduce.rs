@@ -137,10 +137,53 @@ impl ParamBytes for &PeerTable {
     }
 }
 
+/// Device memory that peers read: allocated with `cuMemAlloc`, zeroed, freed on drop. (Not a
+/// `CudaSlice`: cudarc allocates those from the stream-ordered pool, whose memory peers cannot access
+/// without `cuMemPoolSetAccess` — reading it from another GPU was an illegal address.)
+struct PeerBuffer {
+    ptr: cudarc::driver::sys::CUdeviceptr,
+    bytes: usize,
+    gpu: crate::Gpu,
+}
+
+impl PeerBuffer {
+    fn zeroed(gpu: &crate::Gpu, bytes: usize, what: &str) -> Result<PeerBuffer> {
+        gpu.ctx.bind_to_thread().during(|| format!("binding the context for {what}"))?;
+        // SAFETY: the rank's context is current (bound above); a plain allocation of `bytes`.
+        let ptr = unsafe { cudarc::driver::result::malloc_sync(bytes) }.during(|| format!("cuMemAlloc of {bytes} bytes for {what}"))?;
+        let buf = PeerBuffer { ptr, bytes, gpu: gpu.clone() };
+        // SAFETY: `ptr` holds `bytes` bytes just allocated in this context.
+        unsafe { cudarc::driver::result::memset_d8_sync(ptr, 0, bytes) }.during(|| format!("zeroing {what}"))?;
+        Ok(buf)
+    }
+
+    /// The first `n` u32 words, copied to the host (synchronous).
+    fn read_words(&self, n: usize) -> Result<Vec<u32>> {
+        let mut out = vec![0u32; n.min(self.bytes / 4)];
+        self.gpu.ctx.bind_to_thread().during(|| "binding a context".into())?;
+        // SAFETY: the buffer holds at least `out.len()` words; a synchronous copy after the caller
+        // synchronized the streams that write it.
+        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut out, self.ptr) }.during(|| "reading an all-reduce status word".into())?;
+        Ok(out)
+    }
+}
+
+impl Drop for PeerBuffer {
+    fn drop(&mut self) {
+        // Errors cannot be returned from drop; a failed free leaks the buffer, nothing else.
+        if self.gpu.ctx.bind_to_thread().is_ok() {
+            // SAFETY: allocated by cuMemAlloc in this context and freed once; every launch that
+            // used it was enqueued by the `AllReduce` that owns it, which synchronizes first.
+            let _ = self.gpu.stream.synchronize();
+            let _ = unsafe { cudarc::driver::result::free_sync(self.ptr) };
+        }
+    }
+}
+
 /// The custom steps' buffers: each rank's staging (two halves) and signals, and their peer tables.
 struct Custom {
-    _staging: Vec<CudaSlice<u8>>,
-    signals: Vec<CudaSlice<u32>>,
+    _staging: Vec<PeerBuffer>,
+    signals: Vec<PeerBuffer>,
     staging_table: PeerTable,
     signal_table: PeerTable,
     half_bytes: usize,
@@ -333,7 +376,7 @@ impl AllReduce {
         // A rank that timed out is the news; the peers it stopped only echo it.
         let mut failed_peer = None;
         for (r, (g, s)) in self.group.ranks().iter().zip(&c.signals).enumerate() {
-            let words = g.stream.clone_dtoh(s).during(|| format!("reading rank {r}'s all-reduce status"))?;
+            let words = s.read_words(SIGNAL_BYTES / 4)?;
             match Status::decode(words[CTRL_STATUS]) {
                 Status::Healthy => {}
                 Status::TimedOut { peer, phase, block } => return Err(Error::Collective(format!(
@@ -369,15 +412,14 @@ impl Custom {
         let (mut staging, mut signals) = (vec![], vec![]);
         for (r, g) in group.ranks().iter().enumerate() {
             crate::runtime::budget::check(g, &format!("rank {r}'s all-reduce staging"), (2 * capacity + SIGNAL_BYTES) as u64, 0)?;
-            let s = g.zeros::<u8>(2 * capacity)?;
-            let f = g.zeros::<u32>(SIGNAL_BYTES / 4)?;
-            staging_table.0[r] = s.device_ptr(&g.stream).0 as u64;
-            signal_table.0[r] = f.device_ptr(&g.stream).0 as u64;
+            let s = PeerBuffer::zeroed(g, 2 * capacity, &format!("rank {r}'s all-reduce staging"))?;
+            let f = PeerBuffer::zeroed(g, SIGNAL_BYTES, &format!("rank {r}'s all-reduce signals"))?;
+            staging_table.0[r] = s.ptr;
+            signal_table.0[r] = f.ptr;
             staging.push(s);
             signals.push(f);
         }
-        // The zeroed signals must be in place before any rank's first call reads a peer's.
-        group.synchronize()?;
+        // The zeroed signals are in place before any rank's first call (cuMemsetD8 is synchronous).
         Ok(Custom { _staging: staging, signals, staging_table, signal_table, half_bytes: capacity })
     }
 }
