@@ -54,8 +54,10 @@ def worker(rank, world, sizes, dtype_name, port, out):
         dist.all_reduce(x)
         e.record()
         torch.cuda.synchronize()
-        probe = s.elapsed_time(e)
-        k = max(3, min(200, int(5.0 / max(probe, 1e-3))))
+        # Every rank must make the same number of calls: the slowest rank's probe sets K for all.
+        probe = torch.tensor([s.elapsed_time(e)], device="cuda")
+        dist.all_reduce(probe, op=dist.ReduceOp.MAX)
+        k = max(3, min(200, int(5.0 / max(probe.item(), 1e-3))))
         rounds = []
         for _ in range(7):
             dist.barrier()
