@@ -60,37 +60,50 @@ impl Algo {
 }
 
 /// The link model the choice uses: per-call latencies and bandwidths. Predicted time of a message of
-/// `S` bytes over `w` ranks:
-/// * one-shot: `barrier + (w − 1)·S / link` (one barrier; each rank reads every peer's copy);
-/// * two-shot: `2·barrier + 2(w − 1)/w · S / link` (two barriers; a segment from each peer, twice);
-/// * NCCL: `nccl_latency + 2(w − 1)/w · S / nccl_bus` (NCCL's bus bandwidth is defined that way).
+/// `S` bytes over `w` ranks (`ring = 2(w − 1)/w · S`):
+/// * one-shot: `launch + barrier + (w − 1)·S / link` (one barrier; each rank reads every peer's copy);
+/// * two-shot: `launch + 2·barrier + ring / link` (two barriers; a segment from each peer, twice);
+/// * NCCL: the better of its two regimes, `min(small_us + ring / small_gbs, large_us + ring / large_gbs)`
+///   (its low-latency protocols below a few MB, its bandwidth protocol above; bus bandwidth is defined
+///   as `ring / time`).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct LinkModel {
-    /// One barrier of the custom steps, launch included (µs).
+    /// A custom step's launch and fixed work, no barrier (µs).
+    pub launch_us: f64,
+    /// One barrier of the custom steps (µs).
     pub barrier_us: f64,
     /// Bytes per second one rank reads from its peers (GB/s).
     pub link_gbs: f64,
-    /// NCCL's fixed cost per all-reduce (µs).
-    pub nccl_us: f64,
-    /// NCCL's bus bandwidth at large sizes (GB/s).
-    pub nccl_bus_gbs: f64,
+    /// NCCL's fixed cost in its low-latency regime (µs).
+    pub nccl_small_us: f64,
+    /// NCCL's bus bandwidth in that regime (GB/s).
+    pub nccl_small_gbs: f64,
+    /// NCCL's fixed cost in its bandwidth regime (µs).
+    pub nccl_large_us: f64,
+    /// NCCL's bus bandwidth in that regime (GB/s).
+    pub nccl_large_gbs: f64,
 }
 
 impl LinkModel {
-    /// Defaults for NVLink-4 Hopper parts (H100/H200 SXM, NV18), **not measured by this lab on two
-    /// GPUs yet**: NCCL's 40 µs floor and 332 GB/s bus bandwidth are issue 52's torch measurements on
-    /// an H200 pair; the barrier (3 µs) and the link's 350 GB/s per-direction read rate (of 450 GB/s
-    /// raw) are priors. `kernel-lab allreduce` on a multi-GPU machine measures all four.
-    pub const NVLINK4: LinkModel = LinkModel { barrier_us: 3.0, link_gbs: 350.0, nccl_us: 40.0, nccl_bus_gbs: 332.0 };
+    /// Measured on two H200s joined by 18 NVLinks (NV18), NCCL 2.28.9 called from this process, bf16,
+    /// medians of 3 processes (`results/2026-11-29-h200x2-session52`): one-shot 6.9 µs at 8 KB and
+    /// 66.7 µs at 16 MiB (launch + barrier 6.9 µs, 281 GB/s read from the peer); two-shot 10.2 µs at
+    /// 8 KB (a barrier 3.3 µs); NCCL 7.1 µs at 8 KB and 32.4 µs at 4 MiB (7.05 µs, 165 GB/s), 245 µs at
+    /// 64 MiB and 3207 µs at 1 GiB (47.6 µs, 340 GB/s). Other NVLink-4 Hopper parts (H100 SXM) have the
+    /// same links; more ranks share each GPU's 18 links, which the `(w − 1)` and ring factors model.
+    pub const NVLINK4: LinkModel = LinkModel {
+        launch_us: 3.6, barrier_us: 3.3, link_gbs: 281.0,
+        nccl_small_us: 7.05, nccl_small_gbs: 165.0, nccl_large_us: 47.6, nccl_large_gbs: 340.0,
+    };
 
     /// The model's time for `algo` on `bytes` over `world` ranks (µs).
     pub fn predict_us(&self, algo: Algo, bytes: usize, world: usize) -> f64 {
         let (s, w) = (bytes as f64, world as f64);
         let ring = 2.0 * (w - 1.0) / w * s;
         match algo {
-            Algo::OneShot => self.barrier_us + (w - 1.0) * s / (self.link_gbs * 1e3),
-            Algo::TwoShot => 2.0 * self.barrier_us + ring / (self.link_gbs * 1e3),
-            Algo::Nccl => self.nccl_us + ring / (self.nccl_bus_gbs * 1e3),
+            Algo::OneShot => self.launch_us + self.barrier_us + (w - 1.0) * s / (self.link_gbs * 1e3),
+            Algo::TwoShot => self.launch_us + 2.0 * self.barrier_us + ring / (self.link_gbs * 1e3),
+            Algo::Nccl => (self.nccl_small_us + ring / (self.nccl_small_gbs * 1e3)).min(self.nccl_large_us + ring / (self.nccl_large_gbs * 1e3)),
         }
     }
 }
@@ -436,6 +449,8 @@ mod tests {
         };
         assert_eq!(best(8 << 10, 2), Algo::OneShot);
         assert_eq!(best(512 << 10, 2), Algo::OneShot);
+        assert_eq!(best(4 << 20, 2), Algo::OneShot);
+        assert_eq!(best(256 << 20, 2), Algo::Nccl);
         // At two ranks both custom steps read the same bytes; one-shot has one barrier less.
         for bytes in [1 << 10, 1 << 20, 64 << 20] {
             assert!(m.predict_us(Algo::OneShot, bytes, 2) < m.predict_us(Algo::TwoShot, bytes, 2));
