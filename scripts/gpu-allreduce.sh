@@ -6,13 +6,8 @@
 # protocol, not a link) and NCCL with one rank. NCCL is found through pip's nvidia-nccl package (linked
 # as libnccl.so). NVLink multicast stays off. Carry: scripts/slim-carry.sh allreduce.
 set -uo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+. scripts/nccl-path.sh
 . scripts/device-log.sh "allreduce.txt"
-NCCL_DIR=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
-if [ -n "$NCCL_DIR" ] && [ -e "$NCCL_DIR/libnccl.so.2" ]; then
-  mkdir -p /tmp/nccl-lib && ln -sf "$NCCL_DIR/libnccl.so.2" /tmp/nccl-lib/libnccl.so
-  export LD_LIBRARY_PATH=/tmp/nccl-lib:${LD_LIBRARY_PATH:-}
-fi
 run nvidia-smi topo -m
 run $C/tests/allreduce --test-threads=1 --nocapture
 if [ "${SANITIZE:-1}" = 1 ]; then

@@ -63,6 +63,7 @@ def main():
     ap.add_argument("--work", default="/tmp/llm-check")
     ap.add_argument("--new", type=int, default=32)
     ap.add_argument("--prompt-len", type=int, default=37)
+    ap.add_argument("--llm-args", default="", help="more arguments for the runner (e.g. \"--tp 2\")")
     ap.add_argument("--out")
     a = ap.parse_args()
     got = import_torch(transformers=True)
@@ -70,7 +71,8 @@ def main():
         return 2
     torch, transformers = got
     os.makedirs(a.work, exist_ok=True)
-    lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, transformers {transformers.__version__}",
+    lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, transformers {transformers.__version__}"
+             + (f"; runner arguments: {a.llm_args}" if a.llm_args else ""),
              "| model | prompt | logits rel L2 | max abs diff | greedy tokens | first mismatch | note |", "|---|---|---|---|---|---|---|"]
     print("\n".join(lines), flush=True)
     failed = False
@@ -85,7 +87,7 @@ def main():
             ref = model(ids).logits[0].float().cpu()
             gen = model.generate(ids, max_new_tokens=a.new, do_sample=False, min_new_tokens=a.new)[0, len(prompt):].tolist()
         logits_path, json_path = os.path.join(a.work, f"{name}.logits"), os.path.join(a.work, f"{name}.json")
-        cmd = [a.llm, "--model", path, "--prompt-ids", ",".join(map(str, prompt)), "--max-new", str(a.new), "--logits-out", logits_path, "--json", json_path, "--ignore-eos"]
+        cmd = [a.llm, "--model", path, "--prompt-ids", ",".join(map(str, prompt)), "--max-new", str(a.new), "--logits-out", logits_path, "--json", json_path, "--ignore-eos"] + a.llm_args.split()
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             row = f"| {name} | {len(prompt)} | - | - | - | - | runner failed: {' '.join((r.stderr or r.stdout).split())[:200]} |"

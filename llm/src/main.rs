@@ -2,7 +2,7 @@
 use std::{path::PathBuf, time::Instant};
 
 use half::{bf16, f16};
-use kernel_lab::{Error, Gpu, Result, gemm::Element};
+use kernel_lab::{Error, Gpu, Result, comm::{Group, Reducible}, gemm::Element};
 use kernel_lab_llm::{
     checkpoint::Checkpoint,
     model::Model,
@@ -28,6 +28,9 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
   --json FILE          write the tokens and times as JSON
   --no-graphs          launch every decode step's kernels one by one (default: captured once as a CUDA graph)
   --ignore-eos         generate all --max-new tokens
+  --tp N               split the model over GPUs 0..N (tensor parallelism: heads and MLP split, an all-reduce
+                       after the O and down projections); N must divide the heads, K/V heads and MLP width
+  --tp-same-gpu N      the same split with N ranks sharing GPU 0 (checks the split on one GPU; not faster)
   --prompt-len P       time prefill and decode on P random ids (after an untimed warm-up) instead of --prompt-ids
 ";
 
@@ -48,11 +51,14 @@ struct Opts {
     json: Option<PathBuf>,
     graphs: bool,
     ignore_eos: bool,
+    /// Tensor-parallel ranks, and whether they share GPU 0.
+    tp: usize,
+    tp_same_gpu: bool,
 }
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
-                       logits_out: None, json: None, graphs: true, ignore_eos: false };
+                       logits_out: None, json: None, graphs: true, ignore_eos: false, tp: 1, tp_same_gpu: false };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -93,6 +99,13 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             }
             "--logits-out" => o.logits_out = Some(PathBuf::from(v)),
             "--json" => o.json = Some(PathBuf::from(v)),
+            "--tp" | "--tp-same-gpu" => {
+                o.tp = num(v, a)?;
+                o.tp_same_gpu = a == "--tp-same-gpu";
+                if o.tp == 0 || o.tp > kernel_lab::comm::MAX_RANKS {
+                    return Err(format!("{a} {v}: 1 to {} ranks", kernel_lab::comm::MAX_RANKS));
+                }
+            }
             other => return Err(format!("unknown option `{other}`\n{HELP}")),
         }
     }
@@ -118,6 +131,13 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
 }
 
 fn main() {
+    // NVLink multicast (NVLS) stays off (shared machines forbid it); NCCL reads this when `--tp` makes
+    // its communicators.
+    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+        // SAFETY: the first statement of `main`, before this program starts any thread, so nothing
+        // reads or writes the environment concurrently.
+        unsafe { std::env::set_var("NCCL_NVLS_ENABLE", "0") };
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let o = match parse(&args) {
         Ok(Some(o)) => o,
@@ -171,7 +191,7 @@ fn main() {
     })
 }
 
-fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
+fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
     let t0 = Instant::now();
     // A stream of the runner's own: the context's default (legacy) stream cannot be captured into a graph.
     let stream = gpu.ctx.new_stream().map_err(|e| Error::InvalidInput(format!("creating a stream: {e}")))?;
@@ -185,11 +205,16 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer
     };
     let longest = o.more.iter().map(Vec::len).chain([prompt.len()]).max().unwrap_or(0);
     let max_len = o.max_len.unwrap_or(longest + o.max_new + 2);
-    let mut model = Model::<T>::load(gpu, &o.model, o.batch, max_len)?;
+    let mut model = match (o.tp, o.tp_same_gpu) {
+        (1, _) => Model::<T>::load(gpu, &o.model, o.batch, max_len)?,
+        (n, false) => Model::<T>::load_tp(Group::new(&(0..n).collect::<Vec<_>>())?, &o.model, o.batch, max_len)?,
+        (n, true) => Model::<T>::load_tp(Group::same_gpu(gpu, n)?, &o.model, o.batch, max_len)?,
+    };
     model.graphs_on &= o.graphs;
     let load_s = t0.elapsed().as_secs_f64();
     let c = &model.config;
-    println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
+    let split = if model.world() > 1 { format!(", split over {} ranks{}", model.world(), if o.tp_same_gpu { " on one GPU" } else { "" }) } else { String::new() };
+    println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}{split}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
              c.kv_heads, c.vocab, T::NAME);
     let mut rng = Rng::new(o.seed);
     let prompts: Vec<&[u32]> = if o.more.is_empty() {
@@ -204,10 +229,10 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer
         let warm = model.decode(&warm, o.sampling, &mut rng)?;
         model.decode(&warm, o.sampling, &mut rng)?;
     }
-    gpu.sync_after("warm-up")?;
+    model.synchronize("warm-up")?;
     let t = Instant::now();
     let (mut next, logits) = model.prefill(&prompts, o.sampling, &mut rng, o.logits_out.is_some())?;
-    gpu.sync_after("prefill")?;
+    model.synchronize("prefill")?;
     let prefill_ms = t.elapsed().as_secs_f64() * 1e3;
     if let (Some(path), Some(l)) = (&o.logits_out, logits) {
         let bytes: Vec<u8> = l.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -226,7 +251,7 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer
         }
         steps += 1;
     }
-    gpu.sync_after("decode")?;
+    model.synchronize("decode")?;
     let steps = steps.max(1);
     let ms_tok = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
     println!("prompt {} tokens × batch {}: prefill {prefill_ms:.2} ms; decode {ms_tok:.3} ms per step ({:.1} tokens/s per sequence)", prompt.len(), o.batch,
@@ -244,7 +269,7 @@ fn run<T: Element>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer
         }
     }
     if let Some(path) = &o.json {
-        let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
+        let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
                                    "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }

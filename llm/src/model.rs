@@ -12,6 +12,12 @@
 //!             gu = x · Wgu;  a = silu(g) · u;  delta = a · Wdown
 //! x = rmsnorm(h += delta);  logits = x · Wlm            (prefill: the last token of each sequence only)
 //! ```
+//!
+//! Split over a group of GPUs (tensor parallelism, [`Model::load_tp`]): each rank holds `1/world` of
+//! the query and K/V heads (its columns of Wqkv, its rows of Wo, its share of the cache) and of the
+//! MLP (its columns of Wgu, its rows of Wdown); `delta` after Wo and after Wdown is each rank's partial
+//! sum, added up by one all-reduce (`kernel_lab::comm`) before the residual add, so every rank holds
+//! the same residual stream. The embedding and the norms are on every rank, the LM head on rank 0.
 use std::collections::HashMap;
 
 use half::{bf16, f16};
@@ -22,6 +28,7 @@ use kernel_lab::{
         decode::{DecodeDesc, DecodePlan},
         prefill::{PrefillDesc, PrefillPlan},
     },
+    comm::{AllReduce, AllReduceOptions, Group, Reducible},
     cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig},
     gemm::{Element, GemmDesc, GemmPlan},
     runtime::gpu::Kernel,
@@ -108,35 +115,39 @@ struct Bufs {
     rows: CudaSlice<i32>,
 }
 
-/// A loaded model with its KV cache.
-pub struct Model<T: Element> {
+/// The heads and MLP width one rank holds (`1/world` of the model's).
+#[derive(Clone, Copy, Debug)]
+struct Local {
+    heads: usize,
+    kv_heads: usize,
+    inter: usize,
+}
+
+impl Local {
+    fn qkv_width(&self, d: usize) -> usize {
+        (self.heads + 2 * self.kv_heads) * d
+    }
+}
+
+/// One rank's part of the model: its weights, cache, work buffers and plans, on its GPU.
+struct Shard<T: Element> {
     gpu: Gpu,
-    /// The checkpoint's config.
-    pub config: Config,
+    local: Local,
     k: Kernels,
     embed: CudaSlice<u16>,
     layers: Vec<Layer>,
     norm: CudaSlice<u16>,
-    /// `[hidden][vocab]`.
-    lm_head: CudaSlice<u16>,
+    /// `[hidden][vocab]`, on rank 0 only.
+    lm_head: Option<CudaSlice<u16>>,
     cos_sin: CudaSlice<f32>,
-    /// Per layer: K and V caches `[slots][kv_heads][max_len][D]`.
+    /// Per layer: K and V caches `[slots][local kv_heads][max_len][D]`.
     cache: Vec<(CudaSlice<u16>, CudaSlice<u16>)>,
-    slots: usize,
-    max_len: usize,
-    /// Tokens held per slot.
-    lens: Vec<usize>,
     gemms: HashMap<(usize, usize, usize), GemmPlan<T>>,
     prefill: PrefillPlan<T>,
     /// Per decode batch size: its plan and its sequences' lengths on the device.
     decode: HashMap<usize, (DecodePlan<T>, CudaSlice<i32>)>,
-    /// Per decode batch size, the step captured as a CUDA graph (after one eager step warmed its plans),
-    /// when the stream can capture (not the legacy default stream) and `graphs_on`.
+    /// Per decode batch size, this rank's step captured as a CUDA graph.
     graphs: HashMap<usize, kernel_lab::cudarc::driver::CudaGraph>,
-    /// Decode steps run eagerly per batch size (the first one warms the plans for the capture).
-    eager_steps: HashMap<usize, usize>,
-    /// Capture decode steps as CUDA graphs (default: on, where the stream can capture).
-    pub graphs_on: bool,
     scratch: Scratch,
     last: CudaSlice<u16>,
     logits: CudaSlice<u16>,
@@ -144,17 +155,55 @@ pub struct Model<T: Element> {
     dummy: CudaSlice<u16>,
 }
 
+/// A loaded model with its KV cache, on one GPU or split over a group ([`Model::load_tp`]).
+pub struct Model<T: Element> {
+    /// The checkpoint's config (the whole model's dims).
+    pub config: Config,
+    /// One per rank; rank 0 also runs the LM head.
+    shards: Vec<Shard<T>>,
+    /// Sums the ranks' partial outputs (tensor parallelism; `None` on one GPU).
+    ar: Option<AllReduce>,
+    slots: usize,
+    max_len: usize,
+    /// Tokens held per slot.
+    lens: Vec<usize>,
+    /// Decode steps run eagerly per batch size (the first one warms the plans for the capture).
+    eager_steps: HashMap<usize, usize>,
+    /// Capture decode steps as CUDA graphs (default: on, where the streams can capture). Per decode
+    /// batch size, each rank's step is captured once after one eager step warmed its plans.
+    pub graphs_on: bool,
+}
+
 /// The device's free and total memory.
 fn fits(gpu: &Gpu, what: &str, bytes: usize) -> Result<()> {
     kernel_lab::runtime::budget::check(gpu, what, bytes as u64, 0)
 }
 
-impl<T: Element> Model<T> {
-    /// Loads the checkpoint at `dir` (checked whole first) for up to `slots` sequences of up to `max_len`
-    /// tokens each. Refused before anything is allocated when a tensor is missing or mis-shaped, the
-    /// dtype is not `T`'s, or weights plus cache exceed the free memory; a failure part-way frees what
-    /// was allocated (the buffers drop).
+/// Rows `[start, start + count)` of the `[rows][cols]` tensor `bytes` (16-bit elements).
+fn row_range(bytes: &[u8], cols: usize, start: usize, count: usize) -> &[u8] {
+    &bytes[start * cols * 2..(start + count) * cols * 2]
+}
+
+impl<T: Element + Reducible> Model<T> {
+    /// Loads the checkpoint at `dir` (checked whole first) on `gpu` for up to `slots` sequences of up to
+    /// `max_len` tokens each. Refused before anything is allocated when a tensor is missing or
+    /// mis-shaped, the dtype is not `T`'s, or weights plus cache exceed the free memory; a failure
+    /// part-way frees what was allocated (the buffers drop).
     pub fn load(gpu: &Gpu, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
+        Self::load_ranks(vec![gpu.clone()], None, dir, slots, max_len)
+    }
+
+    /// As [`Model::load`], split over the ranks of `group` (tensor parallelism): the query heads, the
+    /// K/V heads and the MLP's intermediate size must divide by the group's size (refused otherwise,
+    /// before anything is loaded). Each rank's stream is its own (`Group::new` makes them), so decode
+    /// steps are captured as CUDA graphs, one per rank.
+    pub fn load_tp(group: Group, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
+        let ranks = group.ranks().to_vec();
+        let ar = if ranks.len() > 1 { Some(AllReduce::new(group, AllReduceOptions::default())?) } else { None };
+        Self::load_ranks(ranks, ar, dir, slots, max_len)
+    }
+
+    fn load_ranks(ranks: Vec<Gpu>, ar: Option<AllReduce>, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
         let ck = Checkpoint::open(dir)?;
         let c = ck.config.clone();
         let bf16 = match T::ELEM {
@@ -169,76 +218,22 @@ impl<T: Element> Model<T> {
             return Err(Error::InvalidInput(format!("{slots} sequences of {max_len} tokens: need 1..=65535 sequences and 1..={} tokens (max_position_embeddings or the window)",
                                                    c.max_positions)));
         }
-        // The decode kernels' limits (query heads per K/V head, head dim, batch), before anything is loaded.
-        DecodeDesc::new(slots, c.heads, c.kv_heads, c.head_dim, max_len).validate()?;
-        let weight_bytes = ck.check_all()?;
-        let cache_bytes = 2 * c.layers * slots * c.kv_heads * max_len * c.head_dim * 2;
-        let largest = [c.vocab * c.hidden, c.qkv_width() * c.hidden, 2 * c.intermediate * c.hidden].into_iter().max().unwrap_or(0) * 2;
-        let lm_extra = if c.tie_embeddings { c.vocab * c.hidden * 2 } else { 0 };
-        fits(gpu, "the model's weights, KV cache and load staging", weight_bytes + lm_extra + cache_bytes + largest)?;
-        let load = |name: &str| -> Result<Kernel> { gpu.load_kernel(PTX, MODULE, name, k::embed_bf16::MAX_THREADS, 0) };
-        let e = if bf16 { "bf16" } else { "f16" };
-        let kern = Kernels { bf16, embed: load(&format!("embed_{e}"))?, add_rmsnorm: load(&format!("add_rmsnorm_{e}"))?, rope: load(&format!("rope_{e}"))?,
-                             silu_mul: load(&format!("silu_mul_{e}"))?, argmax: load(&format!("argmax_{e}"))?, transpose: load("transpose16")? };
-        let mut staging = gpu.zeros::<u16>(largest / 2)?;
-        let ks = Ks { gpu, k: &kern };
-        // A vector as it is; a projection (HF's `[out][in]`, several stacked) transposed to `[in][out]`.
-        let plain = |name: &str, n: usize| -> Result<CudaSlice<u16>> {
-            let b = ck.tensor(name, &[n])?;
-            let mut d = gpu.zeros::<u16>(n)?;
-            copy_bytes(gpu, b, &mut d, 0)?;
-            Ok(d)
-        };
-        let mut stacked = |parts: &[(&str, usize)], cols: usize| -> Result<CudaSlice<u16>> {
-            let rows: usize = parts.iter().map(|p| p.1).sum();
-            let mut at = 0;
-            for &(name, r) in parts {
-                copy_bytes(gpu, ck.tensor(name, &[r, cols])?, &mut staging, at)?;
-                at += r * cols;
+        let world = ranks.len();
+        for (what, n) in [("attention heads", c.heads), ("K/V heads", c.kv_heads), ("intermediate size", c.intermediate)] {
+            if n % world != 0 {
+                return Err(Error::InvalidInput(format!("{}: {n} {what} do not divide over {world} GPUs (tensor parallelism splits them evenly)", dir.display())));
             }
-            let mut out = gpu.zeros::<u16>(rows * cols)?;
-            ks.transpose(&staging, &mut out, rows, cols)?;
-            Ok(out)
-        };
-        let (h, d, inter) = (c.hidden, c.head_dim, c.intermediate);
-        let mut layers = vec![];
-        for l in 0..c.layers {
-            let p = format!("model.layers.{l}");
-            let (qn, kn, vn) = (format!("{p}.self_attn.q_proj.weight"), format!("{p}.self_attn.k_proj.weight"), format!("{p}.self_attn.v_proj.weight"));
-            let qkv = stacked(&[(&qn, c.heads * d), (&kn, c.kv_heads * d), (&vn, c.kv_heads * d)], h)?;
-            let qkv_bias = if c.qkv_bias {
-                let mut b = gpu.zeros::<u16>(c.qkv_width())?;
-                let mut at = 0;
-                for (name, n) in [("q_proj", c.heads * d), ("k_proj", c.kv_heads * d), ("v_proj", c.kv_heads * d)] {
-                    copy_bytes(gpu, ck.tensor(&format!("{p}.self_attn.{name}.bias"), &[n])?, &mut b, at)?;
-                    at += n;
-                }
-                Some(b)
-            } else {
-                None
-            };
-            let o = stacked(&[(&format!("{p}.self_attn.o_proj.weight"), h)], c.heads * d)?;
-            let gate_up = stacked(&[(&format!("{p}.mlp.gate_proj.weight"), inter), (&format!("{p}.mlp.up_proj.weight"), inter)], h)?;
-            let down = stacked(&[(&format!("{p}.mlp.down_proj.weight"), h)], inter)?;
-            layers.push(Layer { attn_norm: plain(&format!("{p}.input_layernorm.weight"), h)?, qkv, qkv_bias, o,
-                                mlp_norm: plain(&format!("{p}.post_attention_layernorm.weight"), h)?, gate_up, down });
         }
-        let mut embed = gpu.zeros::<u16>(c.vocab * h)?;
-        copy_bytes(gpu, ck.tensor("model.embed_tokens.weight", &[c.vocab, h])?, &mut embed, 0)?;
-        let lm_name = if c.tie_embeddings { "model.embed_tokens.weight" } else { "lm_head.weight" };
-        let lm_head = stacked(&[(lm_name, c.vocab)], h)?;
-        let norm = plain("model.norm.weight", h)?;
-        drop(staging);
-        let table = rope::table(&rope::inv_freq(c.rope_theta, d, c.rope_scaling), max_len);
-        let cos_sin = gpu.upload(&table)?;
-        let per = slots * c.kv_heads * max_len * d;
-        let cache = (0..c.layers).map(|_| Ok((gpu.zeros::<u16>(per)?, gpu.zeros::<u16>(per)?))).collect::<Result<Vec<_>>>()?;
-        let prefill = PrefillPlan::<T>::new(gpu, PrefillDesc::new(c.heads, c.kv_heads, d).causal())?;
-        gpu.sync_after("loading the model")?;
-        Ok(Model { gpu: gpu.clone(), config: c.clone(), k: kern, embed, layers, norm, lm_head, cos_sin, cache, slots, max_len, lens: vec![0; slots],
-                   gemms: HashMap::new(), prefill, decode: HashMap::new(), graphs: HashMap::new(),
-                   eager_steps: HashMap::new(), graphs_on: !gpu.stream.cu_stream().is_null(), scratch: Scratch::default(),
-                   last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?, next: gpu.zeros::<i32>(slots)?, dummy: gpu.zeros::<u16>(8)? })
+        let local = Local { heads: c.heads / world, kv_heads: c.kv_heads / world, inter: c.intermediate / world };
+        if local.inter % 8 != 0 {
+            return Err(Error::InvalidInput(format!("{}: {} intermediate columns per GPU: the row kernels need a multiple of 8", dir.display(), local.inter)));
+        }
+        // The decode kernels' limits (query heads per K/V head, head dim, batch), before anything is loaded.
+        DecodeDesc::new(slots, local.heads, local.kv_heads, c.head_dim, max_len).validate()?;
+        let weight_bytes = ck.check_all()?;
+        let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len)).collect::<Result<Vec<_>>>()?;
+        let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
+        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], eager_steps: HashMap::new(), graphs_on })
     }
 
     /// Sequences the cache holds room for, and tokens each.
@@ -251,25 +246,44 @@ impl<T: Element> Model<T> {
         &self.lens
     }
 
-    /// Grows the work buffers to `tokens` tokens.
-    fn ensure(&mut self, tokens: usize) -> Result<()> {
-        if self.scratch.tokens >= tokens && self.scratch.bufs.is_some() {
-            return Ok(());
+    /// GPUs the model is split over.
+    pub fn world(&self) -> usize {
+        self.shards.len()
+    }
+
+    /// Waits for every rank's stream (`what` names the step in an error).
+    pub fn synchronize(&self, what: &str) -> Result<()> {
+        for s in &self.shards {
+            s.gpu.sync_after(what)?;
         }
-        let c = &self.config;
-        let g = &self.gpu;
-        let n = tokens.max(self.slots);
-        let z = |len: usize| g.zeros::<u16>(len);
-        fits(g, "the forward pass's work buffers", n * 2 * (4 * c.hidden + c.qkv_width() + 2 * c.heads * c.head_dim + 2 * c.kv_heads * c.head_dim + 3 * c.intermediate))?;
-        self.scratch = Scratch { tokens: n, bufs: Some(Bufs {
-            h: z(n * c.hidden)?, x: z(n * c.hidden)?, qkv: z(n * c.qkv_width())?, q: z(n * c.heads * c.head_dim)?, k: z(n * c.kv_heads * c.head_dim)?,
-            v: z(n * c.kv_heads * c.head_dim)?, attn: z(n * c.heads * c.head_dim)?, delta: z(n * c.hidden)?, gu: z(n * 2 * c.intermediate)?,
-            act: z(n * c.intermediate)?, lse: g.zeros::<f32>(n * c.heads)?, ids: g.zeros::<i32>(n)?, pos: g.zeros::<i32>(n)?, slot: g.zeros::<i32>(n)?,
-            rows: g.zeros::<i32>(n)? }) };
-        // New buffers: graphs captured over the old ones are stale, and the next step of each batch size
-        // runs eagerly again first (its GEMMs encode tensor maps for the new buffers outside any capture).
-        self.graphs.clear();
-        self.eager_steps.clear();
+        Ok(())
+    }
+
+    /// Grows every rank's work buffers to `tokens` tokens; new buffers make the captured graphs stale.
+    fn ensure(&mut self, tokens: usize) -> Result<()> {
+        let c = self.config.clone();
+        let mut grew = false;
+        for s in &mut self.shards {
+            grew |= s.ensure(tokens, self.slots, &c)?;
+        }
+        if grew {
+            // The next step of each batch size runs eagerly again first (its GEMMs encode tensor maps for
+            // the new buffers outside any capture).
+            self.eager_steps.clear();
+        }
+        Ok(())
+    }
+
+    /// The same ids, positions and slots on every rank.
+    fn upload_tokens(&mut self, ids: &[i32], pos: &[i32], slot: &[i32]) -> Result<()> {
+        let n = ids.len();
+        for s in &mut self.shards {
+            let b = s.scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+            let st = &s.gpu.stream;
+            st.memcpy_htod(ids, &mut b.ids.slice_mut(..n)).during(|| "copying ids".into())?;
+            st.memcpy_htod(pos, &mut b.pos.slice_mut(..n)).during(|| "copying positions".into())?;
+            st.memcpy_htod(slot, &mut b.slot.slice_mut(..n)).during(|| "copying slots".into())?;
+        }
         Ok(())
     }
 
@@ -298,26 +312,22 @@ impl<T: Element> Model<T> {
         for p in prompts {
             cu.push(cu.last().copied().unwrap_or(0) + p.len() as u32);
         }
-        {
-            let b = self.scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
-            let s = &self.gpu.stream;
-            s.memcpy_htod(&ids, &mut b.ids.slice_mut(..tokens)).during(|| "copying ids".into())?;
-            s.memcpy_htod(&pos, &mut b.pos.slice_mut(..tokens)).during(|| "copying positions".into())?;
-            s.memcpy_htod(&slot, &mut b.slot.slice_mut(..tokens)).during(|| "copying slots".into())?;
-        }
-        self.layers_forward(tokens, Some(&cu))?;
+        self.upload_tokens(&ids, &pos, &slot)?;
+        self.forward(tokens, Some(&cu))?;
         for (b, p) in prompts.iter().enumerate() {
             self.lens[b] = p.len();
         }
         for l in &mut self.lens[prompts.len()..] {
             *l = 0;
         }
-        let full = if all_logits { Some(self.head_all(tokens)?) } else { None };
+        let head = &mut self.shards[0];
+        let full = if all_logits { Some(head.head_all(tokens, &c)?) } else { None };
         // The last token of each sequence: gathered rows of the final normed x, then the LM head.
         let last: Vec<i32> = cu[1..].iter().map(|&e| e as i32 - 1).collect();
-        self.upload_rows(&last)?;
-        self.head_launch(prompts.len(), sampling)?;
-        let next = self.head_read(prompts.len(), sampling, rng)?;
+        head.upload_rows(&last)?;
+        head.head_launch(prompts.len(), &c)?;
+        let next = head.head_read(prompts.len(), sampling, rng, &c)?;
+        self.check_ranks()?;
         Ok((next, full))
     }
 
@@ -342,108 +352,317 @@ impl<T: Element> Model<T> {
         let pos: Vec<i32> = self.lens[..n].iter().map(|&l| l as i32).collect();
         let slot: Vec<i32> = (0..n as i32).collect();
         let lens: Vec<i32> = pos.iter().map(|&p| p + 1).collect();
-        {
-            let b = self.scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
-            let s = &self.gpu.stream;
-            s.memcpy_htod(&ids, &mut b.ids.slice_mut(..n)).during(|| "copying ids".into())?;
-            s.memcpy_htod(&pos, &mut b.pos.slice_mut(..n)).during(|| "copying positions".into())?;
-            s.memcpy_htod(&slot, &mut b.slot.slice_mut(..n)).during(|| "copying slots".into())?;
-        }
-        if !self.decode.contains_key(&n) {
-            let plan = DecodePlan::<T>::new(&self.gpu, DecodeDesc::new(n, c.heads, c.kv_heads, c.head_dim, self.max_len))?;
-            self.decode.insert(n, (plan, self.gpu.zeros::<i32>(n)?));
-        }
-        if let Some((_, dev)) = self.decode.get_mut(&n) {
-            self.gpu.stream.memcpy_htod(&lens, dev).during(|| "copying lengths".into())?;
+        self.upload_tokens(&ids, &pos, &slot)?;
+        for s in &mut self.shards {
+            if !s.decode.contains_key(&n) {
+                let plan = DecodePlan::<T>::new(&s.gpu, DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len))?;
+                let dev = s.gpu.zeros::<i32>(n)?;
+                s.decode.insert(n, (plan, dev));
+            }
+            if let Some((_, dev)) = s.decode.get_mut(&n) {
+                s.gpu.stream.memcpy_htod(&lens, dev).during(|| "copying lengths".into())?;
+            }
         }
         let rows: Vec<i32> = (0..n as i32).collect();
-        self.upload_rows(&rows)?;
+        self.shards[0].upload_rows(&rows)?;
         let eager = *self.eager_steps.get(&n).unwrap_or(&0);
-        if let Some(g) = self.graphs.get(&n) {
-            g.launch().during(|| format!("replaying the decode graph of batch {n}"))?;
+        if self.shards.iter().all(|s| s.graphs.contains_key(&n)) {
+            for (r, s) in self.shards.iter().enumerate() {
+                s.graphs[&n].launch().during(|| format!("replaying rank {r}'s decode graph of batch {n}"))?;
+            }
         } else if self.graphs_on && eager > 0 {
-            // Every buffer, plan and TMA map this step touches exists (the eager step made them): the
-            // step's launches captured once, replayed from now on (no launch overhead per kernel).
-            let stream = self.gpu.stream.clone();
-            stream.begin_capture(kernel_lab::cudarc::driver::sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-                  .during(|| "beginning the decode graph's capture".into())?;
-            let captured = self.layers_forward(n, None).and_then(|_| self.head_launch(n, sampling));
-            let graph = stream.end_capture(kernel_lab::cudarc::driver::sys::CUgraphInstantiate_flags(0)).during(|| "ending the decode graph's capture".into());
-            captured?;
-            let graph = graph?.ok_or_else(|| Error::InvalidInput("the decode graph's capture recorded nothing (internal)".into()))?;
-            graph.launch().during(|| format!("launching the decode graph of batch {n}"))?;
-            self.graphs.insert(n, graph);
+            self.capture_decode(n, &c)?;
         } else {
-            self.layers_forward(n, None)?;
-            self.head_launch(n, sampling)?;
+            self.forward(n, None)?;
+            self.shards[0].head_launch(n, &c)?;
             self.eager_steps.insert(n, eager + 1);
         }
         for l in &mut self.lens[..n] {
             *l += 1;
         }
-        self.head_read(n, sampling, rng)
+        let next = self.shards[0].head_read(n, sampling, rng, &c)?;
+        self.check_ranks()?;
+        Ok(next)
     }
 
-    /// Every layer over `tokens` tokens whose ids, positions and slots are in the work buffers; prefill
-    /// (`cu`: the sequences' offsets) or decode (one token per slot `0..tokens`). Leaves the final normed
-    /// rows in `x`.
-    fn layers_forward(&mut self, tokens: usize, cu: Option<&[u32]>) -> Result<()> {
-        let c = self.config.clone();
-        let (h, d, w, inter) = (c.hidden, c.head_dim, c.qkv_width(), c.intermediate);
-        let Model { gpu, k: kern, embed, layers, norm, cos_sin, cache, max_len, gemms, prefill, decode, scratch, dummy, .. } = self;
-        let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
-        let ks = Ks { gpu, k: kern };
-        let vocab = c.vocab as u32;
-        // SAFETY (every launch below): the kernels' contracts — `tokens` ≤ the work buffers' tokens
-        // (`ensure`), each buffer sized for its layout there; ids checked < vocab on the host; positions
-        // < max_len (checked: prompt ≤ max_len, decode only while len < max_len) and slots < `slots`;
-        // hidden and inter multiples of 8 (config), hidden ≤ the RMSNorm kernel's 16384; 16-byte-aligned
-        // fresh allocations; the cache `[slots][kv_heads][max_len][D]` per layer.
-        unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(tokens, 0), &b.ids, &*embed, &mut b.h, h as u32, vocab)? };
-        for (li, layer) in layers.iter().enumerate() {
-            // x = rmsnorm(h (+= delta of the previous layer's MLP)).
-            unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
-            gemm(gemms, gpu, tokens, w, h, &b.x, &layer.qkv, &mut b.qkv)?;
-            let (ck, cv) = &mut cache[li];
-            let bias = layer.qkv_bias.as_ref().unwrap_or(dummy);
-            unsafe {
-                launch!(ks, rope, rope_bf16, rope_f16, cfg(tokens, 0), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
-                        *max_len as u32, c.heads as u32, c.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, *max_len as u32, cu.is_some() as u32)?
-            };
-            let nq = tokens * c.heads * d;
-            match cu {
-                Some(cu) => {
-                    let nkv = tokens * c.kv_heads * d;
-                    prefill.run(&view::<T>(&b.q, nq)?, &view::<T>(&b.k, nkv)?, &view::<T>(&b.v, nkv)?, cu, cu, &mut view_mut::<T>(&mut b.attn, nq)?,
-                                &mut b.lse.slice_mut(..tokens * c.heads))?;
-                }
-                None => {
-                    let (plan, seq_lens) = decode.get_mut(&tokens).ok_or_else(|| Error::InvalidInput("decode plan missing (internal)".into()))?;
-                    let per = tokens * c.kv_heads * *max_len * d;
-                    plan.run(&view::<T>(&b.q, nq)?, &view::<T>(ck, per)?, &view::<T>(cv, per)?, None, seq_lens, *max_len,
-                             &mut view_mut::<T>(&mut b.attn, nq)?, &mut b.lse.slice_mut(..tokens * c.heads))?;
+    /// Captures every rank's decode step of batch `n` as a CUDA graph (every buffer, plan and tensor map
+    /// it touches exists: an eager step made them) and launches them; replayed from then on.
+    fn capture_decode(&mut self, n: usize, c: &Config) -> Result<()> {
+        use kernel_lab::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+        let mut begun = 0;
+        let mut result = Ok(());
+        for (r, s) in self.shards.iter().enumerate() {
+            match s.gpu.stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) {
+                Ok(()) => begun += 1,
+                Err(e) => {
+                    result = Err(Error::Driver { what: format!("beginning rank {r}'s decode graph capture"), source: e });
+                    break;
                 }
             }
-            gemm(gemms, gpu, tokens, h, c.heads * d, &b.attn, &layer.o, &mut b.delta)?;
-            unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
-            gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu)?;
-            unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, cfg(tokens, 0), &b.gu, &mut b.act, inter as u32)? };
-            gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta)?;
         }
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &*norm, &mut b.x, h as u32, c.eps, 1u32)? };
+        if result.is_ok() {
+            result = self.forward(n, None).and_then(|_| self.shards[0].head_launch(n, c));
+        }
+        // Every capture begun is ended, whatever happened in between.
+        let graphs: Vec<_> = self.shards[..begun].iter().map(|s| s.gpu.stream.end_capture(CUgraphInstantiate_flags(0))).collect();
+        result?;
+        for (r, (s, g)) in self.shards.iter_mut().zip(graphs).enumerate() {
+            let g = g.during(|| format!("ending rank {r}'s decode graph capture"))?
+                     .ok_or_else(|| Error::InvalidInput("a decode graph's capture recorded nothing (internal)".into()))?;
+            g.launch().during(|| format!("launching rank {r}'s decode graph of batch {n}"))?;
+            s.graphs.insert(n, g);
+        }
         Ok(())
     }
 
-    /// Logits of every row of `x` (`tokens` rows), downloaded as f32.
-    fn head_all(&mut self, tokens: usize) -> Result<Vec<f32>> {
+    /// Every layer over `tokens` tokens whose ids, positions and slots are in every rank's work buffers;
+    /// prefill (`cu`: the sequences' offsets) or decode (one token per slot `0..tokens`). Leaves the final
+    /// normed rows in each rank's `x`.
+    fn forward(&mut self, tokens: usize, cu: Option<&[u32]>) -> Result<()> {
         let c = self.config.clone();
+        for s in &mut self.shards {
+            s.embed_launch(tokens, &c)?;
+        }
+        for li in 0..c.layers {
+            for s in &mut self.shards {
+                s.attention_half(li, tokens, cu, self.max_len, &c)?;
+            }
+            self.reduce_delta(tokens)?;
+            for s in &mut self.shards {
+                s.mlp_half(li, tokens, &c)?;
+            }
+            self.reduce_delta(tokens)?;
+        }
+        for s in &mut self.shards {
+            s.final_norm(tokens, &c)?;
+        }
+        Ok(())
+    }
+
+    /// Sums the ranks' partial `delta` (after Wo or Wdown) into every rank's (tensor parallelism).
+    fn reduce_delta(&mut self, tokens: usize) -> Result<()> {
+        let Some(ar) = &self.ar else { return Ok(()) };
+        let n = tokens * self.config.hidden;
+        let mut views = self.shards.iter_mut().map(|s| {
+            let b = s.scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+            view_mut::<T>(&mut b.delta, n)
+        }).collect::<Result<Vec<_>>>()?;
+        ar.all_reduce_in_place(&mut views.iter_mut().collect::<Vec<_>>())?;
+        Ok(())
+    }
+
+    /// After a step: an all-reduce that timed out on any rank is an error (the step's output is not).
+    fn check_ranks(&self) -> Result<()> {
+        match &self.ar {
+            Some(ar) => ar.check(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<T: Element + Reducible> Shard<T> {
+    /// Rank `rank` of `world`: its columns of Wqkv and Wgu, its rows of Wo and Wdown, its K/V heads'
+    /// cache; the embedding and norms whole; the LM head on rank 0.
+    #[allow(clippy::too_many_arguments)]
+    fn load(gpu: &Gpu, ck: &Checkpoint, c: &Config, local: Local, rank: usize, world: usize, weight_bytes: usize, bf16: bool, slots: usize,
+            max_len: usize) -> Result<Shard<T>> {
+        let (h, d) = (c.hidden, c.head_dim);
+        let cache_bytes = 2 * c.layers * slots * local.kv_heads * max_len * d * 2;
+        let largest = [c.vocab * h, c.qkv_width() * h, 2 * c.intermediate * h].into_iter().max().unwrap_or(0) * 2;
+        let lm_extra = if c.tie_embeddings { c.vocab * h * 2 } else { 0 };
+        // This rank's share of the weights, the embedding and LM head whole, its cache, and the load's
+        // staging (a whole tensor and its transpose).
+        let bytes = weight_bytes / world + 2 * c.vocab * h * 2 + lm_extra + cache_bytes + 2 * largest;
+        fits(gpu, &format!("rank {rank}'s weights, KV cache and load staging"), bytes)?;
+        let load = |name: &str| -> Result<Kernel> { gpu.load_kernel(PTX, MODULE, name, k::embed_bf16::MAX_THREADS, 0) };
+        let e = if bf16 { "bf16" } else { "f16" };
+        let kern = Kernels { bf16, embed: load(&format!("embed_{e}"))?, add_rmsnorm: load(&format!("add_rmsnorm_{e}"))?, rope: load(&format!("rope_{e}"))?,
+                             silu_mul: load(&format!("silu_mul_{e}"))?, argmax: load(&format!("argmax_{e}"))?, transpose: load("transpose16")? };
+        let mut staging = gpu.zeros::<u16>(largest / 2)?;
+        let ks = Ks { gpu, k: &kern };
+        // A vector as it is.
+        let plain = |name: &str, n: usize| -> Result<CudaSlice<u16>> {
+            let b = ck.tensor(name, &[n])?;
+            let mut d = gpu.zeros::<u16>(n)?;
+            copy_bytes(gpu, b, &mut d, 0)?;
+            Ok(d)
+        };
+        // Row blocks of HF `[out][in]` projections (each `cols` wide), stacked and transposed to `[in][out]`.
+        let mut stacked = |parts: &[&[u8]], cols: usize| -> Result<CudaSlice<u16>> {
+            let mut at = 0;
+            for b in parts {
+                copy_bytes(gpu, b, &mut staging, at)?;
+                at += b.len() / 2;
+            }
+            let rows = at / cols;
+            let mut out = gpu.zeros::<u16>(rows * cols)?;
+            ks.transpose(&staging, &mut out, rows, cols)?;
+            Ok(out)
+        };
+        // The in-rows `[start, start + count)` of an `[out][in]` projection transposed to `[in][out]`:
+        // the whole transpose, then the rows this rank keeps (contiguous there).
+        let in_rows = |stacked: &mut dyn FnMut(&[&[u8]], usize) -> Result<CudaSlice<u16>>, bytes: &[u8], out_dim: usize, in_dim: usize, start: usize, count: usize|
+                       -> Result<CudaSlice<u16>> {
+            let full = stacked(&[bytes], in_dim)?;
+            if world == 1 {
+                return Ok(full);
+            }
+            let mut out = gpu.zeros::<u16>(count * out_dim)?;
+            gpu.stream.memcpy_dtod(&full.slice(start * out_dim..(start + count) * out_dim), &mut out).during(|| "copying a weight's rows".into())?;
+            Ok(out)
+        };
+        let (lh, lkv, li) = (local.heads, local.kv_heads, local.inter);
+        let mut layers = vec![];
+        for l in 0..c.layers {
+            let p = format!("model.layers.{l}");
+            let t = |name: &str, rows: usize| ck.tensor(&format!("{p}.{name}.weight"), &[rows, h]);
+            let qkv = stacked(&[row_range(t("self_attn.q_proj", c.heads * d)?, h, rank * lh * d, lh * d),
+                                row_range(t("self_attn.k_proj", c.kv_heads * d)?, h, rank * lkv * d, lkv * d),
+                                row_range(t("self_attn.v_proj", c.kv_heads * d)?, h, rank * lkv * d, lkv * d)], h)?;
+            let qkv_bias = if c.qkv_bias {
+                let mut b = gpu.zeros::<u16>(local.qkv_width(d))?;
+                let mut at = 0;
+                for (name, total, n) in [("q_proj", c.heads * d, lh * d), ("k_proj", c.kv_heads * d, lkv * d), ("v_proj", c.kv_heads * d, lkv * d)] {
+                    let all = ck.tensor(&format!("{p}.self_attn.{name}.bias"), &[total])?;
+                    copy_bytes(gpu, &all[rank * n * 2..(rank + 1) * n * 2], &mut b, at)?;
+                    at += n;
+                }
+                Some(b)
+            } else {
+                None
+            };
+            let o = in_rows(&mut stacked, ck.tensor(&format!("{p}.self_attn.o_proj.weight"), &[h, c.heads * d])?, h, c.heads * d, rank * lh * d, lh * d)?;
+            let gate_up = stacked(&[row_range(t("mlp.gate_proj", c.intermediate)?, h, rank * li, li), row_range(t("mlp.up_proj", c.intermediate)?, h, rank * li, li)], h)?;
+            let down = in_rows(&mut stacked, ck.tensor(&format!("{p}.mlp.down_proj.weight"), &[h, c.intermediate])?, h, c.intermediate, rank * li, li)?;
+            layers.push(Layer { attn_norm: plain(&format!("{p}.input_layernorm.weight"), h)?, qkv, qkv_bias, o,
+                                mlp_norm: plain(&format!("{p}.post_attention_layernorm.weight"), h)?, gate_up, down });
+        }
+        let mut embed = gpu.zeros::<u16>(c.vocab * h)?;
+        copy_bytes(gpu, ck.tensor("model.embed_tokens.weight", &[c.vocab, h])?, &mut embed, 0)?;
+        let lm_name = if c.tie_embeddings { "model.embed_tokens.weight" } else { "lm_head.weight" };
+        let lm_head = if rank == 0 { Some(stacked(&[ck.tensor(lm_name, &[c.vocab, h])?], h)?) } else { None };
+        let norm = plain("model.norm.weight", h)?;
+        drop(staging);
+        let table = rope::table(&rope::inv_freq(c.rope_theta, d, c.rope_scaling), max_len);
+        let cos_sin = gpu.upload(&table)?;
+        let per = slots * lkv * max_len * d;
+        let cache = (0..c.layers).map(|_| Ok((gpu.zeros::<u16>(per)?, gpu.zeros::<u16>(per)?))).collect::<Result<Vec<_>>>()?;
+        let prefill = PrefillPlan::<T>::new(gpu, PrefillDesc::new(lh, lkv, d).causal())?;
+        gpu.sync_after("loading the model")?;
+        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, cos_sin, cache, gemms: HashMap::new(), prefill, decode: HashMap::new(),
+                   graphs: HashMap::new(), scratch: Scratch::default(), last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
+                   next: gpu.zeros::<i32>(slots)?, dummy: gpu.zeros::<u16>(8)? })
+    }
+
+    /// Grows the work buffers to `tokens` tokens (at least `slots`); whether it allocated.
+    fn ensure(&mut self, tokens: usize, slots: usize, c: &Config) -> Result<bool> {
+        if self.scratch.tokens >= tokens && self.scratch.bufs.is_some() {
+            return Ok(false);
+        }
+        let g = &self.gpu;
+        let (l, d) = (self.local, c.head_dim);
+        let n = tokens.max(slots);
+        let z = |len: usize| g.zeros::<u16>(len);
+        fits(g, "the forward pass's work buffers", n * 2 * (4 * c.hidden + l.qkv_width(d) + 2 * l.heads * d + 2 * l.kv_heads * d + 3 * l.inter))?;
+        self.scratch = Scratch { tokens: n, bufs: Some(Bufs {
+            h: z(n * c.hidden)?, x: z(n * c.hidden)?, qkv: z(n * l.qkv_width(d))?, q: z(n * l.heads * d)?, k: z(n * l.kv_heads * d)?,
+            v: z(n * l.kv_heads * d)?, attn: z(n * l.heads * d)?, delta: z(n * c.hidden)?, gu: z(n * 2 * l.inter)?,
+            act: z(n * l.inter)?, lse: g.zeros::<f32>(n * l.heads)?, ids: g.zeros::<i32>(n)?, pos: g.zeros::<i32>(n)?, slot: g.zeros::<i32>(n)?,
+            rows: g.zeros::<i32>(n)? }) };
+        // New buffers: graphs captured over the old ones are stale.
+        self.graphs.clear();
+        Ok(true)
+    }
+
+    /// `h = embed(ids)`.
+    fn embed_launch(&mut self, tokens: usize, c: &Config) -> Result<()> {
+        let Shard { gpu, k: kern, embed, scratch, .. } = self;
+        let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+        let ks = Ks { gpu, k: kern };
+        // SAFETY: `tokens` ≤ the work buffers' tokens (`ensure`); ids checked < vocab on the host; `h`
+        // holds tokens · hidden.
+        unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(tokens, 0), &b.ids, &*embed, &mut b.h, c.hidden as u32, c.vocab as u32) }
+    }
+
+    /// Layer `li` up to Wo: `x = rmsnorm(h (+= delta of the previous layer's MLP))`, Q/K/V, rotary
+    /// embedding and the cache, attention over this rank's heads, `delta = o · Wo` (a partial sum when
+    /// split).
+    fn attention_half(&mut self, li: usize, tokens: usize, cu: Option<&[u32]>, max_len: usize, c: &Config) -> Result<()> {
+        let (h, d) = (c.hidden, c.head_dim);
+        let Shard { gpu, local, k: kern, layers, cos_sin, cache, gemms, prefill, decode, scratch, dummy, .. } = self;
+        let l = *local;
+        let layer = &layers[li];
+        let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+        let ks = Ks { gpu, k: kern };
+        // SAFETY (every launch below): the kernels' contracts — `tokens` ≤ the work buffers' tokens
+        // (`ensure`), each buffer sized for its layout there; positions < max_len (checked: prompt ≤
+        // max_len, decode only while len < max_len) and slots < `slots`; hidden a multiple of 8
+        // (config), ≤ the RMSNorm kernel's 16384; 16-byte-aligned fresh allocations; the cache
+        // `[slots][local kv_heads][max_len][D]` per layer.
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
+        gemm(gemms, gpu, tokens, l.qkv_width(d), h, &b.x, &layer.qkv, &mut b.qkv)?;
+        let (ck, cv) = &mut cache[li];
+        let bias = layer.qkv_bias.as_ref().unwrap_or(dummy);
+        unsafe {
+            launch!(ks, rope, rope_bf16, rope_f16, cfg(tokens, 0), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
+                    max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32, cu.is_some() as u32)?
+        };
+        let nq = tokens * l.heads * d;
+        match cu {
+            Some(cu) => {
+                let nkv = tokens * l.kv_heads * d;
+                prefill.run(&view::<T>(&b.q, nq)?, &view::<T>(&b.k, nkv)?, &view::<T>(&b.v, nkv)?, cu, cu, &mut view_mut::<T>(&mut b.attn, nq)?,
+                            &mut b.lse.slice_mut(..tokens * l.heads))?;
+            }
+            None => {
+                let (plan, seq_lens) = decode.get_mut(&tokens).ok_or_else(|| Error::InvalidInput("decode plan missing (internal)".into()))?;
+                let per = tokens * l.kv_heads * max_len * d;
+                plan.run(&view::<T>(&b.q, nq)?, &view::<T>(ck, per)?, &view::<T>(cv, per)?, None, seq_lens, max_len,
+                         &mut view_mut::<T>(&mut b.attn, nq)?, &mut b.lse.slice_mut(..tokens * l.heads))?;
+            }
+        }
+        gemm(gemms, gpu, tokens, h, l.heads * d, &b.attn, &layer.o, &mut b.delta)
+    }
+
+    /// Layer `li`'s MLP: `x = rmsnorm(h += delta)`, `gu = x · Wgu`, `a = silu(g) · u`, `delta = a · Wdown`
+    /// (a partial sum when split).
+    fn mlp_half(&mut self, li: usize, tokens: usize, c: &Config) -> Result<()> {
+        let h = c.hidden;
+        let Shard { gpu, local, k: kern, layers, gemms, scratch, .. } = self;
+        let inter = local.inter;
+        let layer = &layers[li];
+        let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+        let ks = Ks { gpu, k: kern };
+        // SAFETY: as in `attention_half`; the local intermediate size a multiple of 8 (checked at load).
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
+        gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu)?;
+        unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, cfg(tokens, 0), &b.gu, &mut b.act, inter as u32)? };
+        gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta)
+    }
+
+    /// `x = rmsnorm(h += delta)` with the final norm.
+    fn final_norm(&mut self, tokens: usize, c: &Config) -> Result<()> {
+        let Shard { gpu, k: kern, norm, scratch, .. } = self;
+        let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+        let ks = Ks { gpu, k: kern };
+        // SAFETY: as in `attention_half`.
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &*norm, &mut b.x, c.hidden as u32, c.eps, 1u32) }
+    }
+
+    /// The LM head (rank 0's).
+    fn lm_head(&self) -> Result<&CudaSlice<u16>> {
+        self.lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is on rank 0 (internal)".into()))
+    }
+
+    /// Logits of every row of `x` (`tokens` rows), downloaded as f32.
+    fn head_all(&mut self, tokens: usize, c: &Config) -> Result<Vec<f32>> {
         let mut out = self.gpu.zeros::<u16>(tokens * c.vocab)?;
         let b = self.scratch.bufs.as_ref().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         // A plan of its own, not the shared one a decode graph of `tokens` sequences may have captured: this
         // fresh output buffer would add a tensor map to that plan's cache each call and in time evict the
         // graph's.
         let mut own: HashMap<(usize, usize, usize), GemmPlan<T>> = HashMap::new();
-        gemm(&mut own, &self.gpu, tokens, c.vocab, c.hidden, &b.x, &self.lm_head, &mut out)?;
+        gemm(&mut own, &self.gpu, tokens, c.vocab, c.hidden, &b.x, self.lm_head()?, &mut out)?;
         let bits = self.gpu.download(&out)?;
         Ok(bits.into_iter().map(|x| if self.k.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect())
     }
@@ -454,12 +673,12 @@ impl<T: Element> Model<T> {
         self.gpu.stream.memcpy_htod(rows, &mut b.rows.slice_mut(..rows.len())).during(|| "copying rows".into())
     }
 
-    /// The LM head on `n` rows of x named by `rows` (uploaded): those rows gathered, the GEMM, and for
-    /// greedy decoding the argmax (launched for sampling too: the same launches either way). Launches only
-    /// (capturable).
-    fn head_launch(&mut self, n: usize, sampling: Sampling) -> Result<()> {
-        let c = self.config.clone();
-        let Model { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, .. } = self;
+    /// The LM head on `n` rows of x named by `rows` (uploaded): those rows gathered, the GEMM, and the
+    /// argmax (launched for sampling too: the same launches either way, so a captured step serves
+    /// both). Launches only (capturable).
+    fn head_launch(&mut self, n: usize, c: &Config) -> Result<()> {
+        let Shard { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, .. } = self;
+        let lm_head = lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is on rank 0 (internal)".into()))?;
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         let total = scratch_rows(b, c.hidden);
@@ -468,15 +687,13 @@ impl<T: Element> Model<T> {
         // shared memory, `next` holding `slots` ≥ n.
         unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(n, 0), &b.rows, &b.x, last, c.hidden as u32, total as u32)? };
         gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits)?;
-        // The argmax whatever the sampling, so that a captured step serves either (a graph per batch size).
-        let _ = sampling;
         unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg(n, 64), &*logits, next, c.vocab as u32)? };
         Ok(())
     }
 
-    /// The next tokens after [`Model::head_launch`]: the argmax's (greedy) or drawn on the host.
-    fn head_read(&mut self, n: usize, sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
-        let vocab = self.config.vocab;
+    /// The next tokens after [`Shard::head_launch`]: the argmax's (greedy) or drawn on the host.
+    fn head_read(&mut self, n: usize, sampling: Sampling, rng: &mut Rng, c: &Config) -> Result<Vec<u32>> {
+        let vocab = c.vocab;
         match sampling {
             Sampling::Greedy => {
                 let ids = self.gpu.stream.clone_dtoh(&self.next.slice(..n)).during(|| "copying tokens".into())?;

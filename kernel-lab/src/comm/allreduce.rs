@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use cudarc::{
-    driver::{CudaSlice, DevicePtr, DeviceRepr, ValidAsZeroBits},
+    driver::{DevicePtrMut, DeviceRepr, ValidAsZeroBits},
     nccl::NcclType,
 };
 use half::{bf16, f16};
@@ -103,6 +103,7 @@ impl LinkModel {
         match algo {
             Algo::OneShot => self.launch_us + self.barrier_us + (w - 1.0) * s / (self.link_gbs * 1e3),
             Algo::TwoShot => self.launch_us + 2.0 * self.barrier_us + ring / (self.link_gbs * 1e3),
+
             Algo::Nccl => (self.nccl_small_us + ring / (self.nccl_small_gbs * 1e3)).min(self.nccl_large_us + ring / (self.nccl_large_gbs * 1e3)),
         }
     }
@@ -170,14 +171,17 @@ impl PeerBuffer {
         Ok(buf)
     }
 
-    /// The first `n` u32 words, copied to the host (synchronous).
-    fn read_words(&self, n: usize) -> Result<Vec<u32>> {
-        let mut out = vec![0u32; n.min(self.bytes / 4)];
+    /// The u32 word at index `i`, copied to the host (synchronous).
+    fn read_word(&self, i: usize) -> Result<u32> {
+        if (i + 1) * 4 > self.bytes {
+            return Err(Error::InvalidInput(format!("word {i} of a {}-byte buffer (internal)", self.bytes)));
+        }
+        let mut out = [0u32; 1];
         self.gpu.ctx.bind_to_thread().during(|| "binding a context".into())?;
-        // SAFETY: the buffer holds at least `out.len()` words; a synchronous copy after the caller
-        // synchronized the streams that write it.
-        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut out, self.ptr) }.during(|| "reading an all-reduce status word".into())?;
-        Ok(out)
+        // SAFETY: the buffer holds word `i` (checked); a synchronous copy after the caller synchronized
+        // the streams that write it.
+        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut out, self.ptr + (4 * i) as u64) }.during(|| "reading an all-reduce status word".into())?;
+        Ok(out[0])
     }
 }
 
@@ -260,10 +264,9 @@ impl AllReduce {
         match algo {
             Algo::Nccl => None,
             Algo::OneShot | Algo::TwoShot => {
+                // Larger than the staging buffers: reduced in chunks of the capacity, one call each.
                 if bytes % VEC_BYTES != 0 {
                     Some(format!("{n} {} elements are {bytes} bytes, not a multiple of {VEC_BYTES} (the custom steps move 16-byte vectors)", T::SUFFIX))
-                } else if bytes > self.opts.capacity_bytes {
-                    Some(format!("{bytes} bytes exceed the custom steps' capacity of {} bytes (AllReduceOptions::capacity_bytes)", self.opts.capacity_bytes))
                 } else {
                     None
                 }
@@ -293,7 +296,8 @@ impl AllReduce {
 
     /// `Σ_ranks bufs[r]` into every `bufs[r]` (`bufs[r]` on rank `r`'s GPU), enqueued on each rank's
     /// stream by the step [`AllReduce::choose`] picks; returns it. Every rank gets the same bits.
-    pub fn all_reduce_in_place<T: Reducible>(&self, bufs: &mut [&mut CudaSlice<T>]) -> Result<Algo> {
+    /// The buffers are `CudaSlice<T>`s or views of them (`CudaViewMut<T>`).
+    pub fn all_reduce_in_place<T: Reducible, B: DevicePtrMut<T>>(&self, bufs: &mut [&mut B]) -> Result<Algo> {
         let n = self.check_bufs(bufs)?;
         let algo = self.choose::<T>(n)?;
         self.run(algo, bufs, n)?;
@@ -301,7 +305,7 @@ impl AllReduce {
     }
 
     /// As [`AllReduce::all_reduce_in_place`] with the step given (an error when it cannot run).
-    pub fn all_reduce_in_place_with<T: Reducible>(&self, algo: Algo, bufs: &mut [&mut CudaSlice<T>]) -> Result<()> {
+    pub fn all_reduce_in_place_with<T: Reducible, B: DevicePtrMut<T>>(&self, algo: Algo, bufs: &mut [&mut B]) -> Result<()> {
         let n = self.check_bufs(bufs)?;
         if let Some(why) = self.refuses::<T>(algo, n) {
             return Err(Error::Unsupported { kernel: format!("all-reduce step {}", algo.name()), needs: "a message it takes".into(), have: why });
@@ -310,7 +314,7 @@ impl AllReduce {
     }
 
     /// Checks the buffers: one per rank, on the rank's device, all the same non-zero length.
-    fn check_bufs<T>(&self, bufs: &[&mut CudaSlice<T>]) -> Result<usize> {
+    fn check_bufs<T, B: DevicePtrMut<T>>(&self, bufs: &[&mut B]) -> Result<usize> {
         let w = self.group.world();
         if bufs.len() != w {
             return Err(Error::InvalidInput(format!("{} buffers for a group of {w} ranks (one per rank)", bufs.len())));
@@ -320,7 +324,7 @@ impl AllReduce {
             if b.len() != n {
                 return Err(Error::InvalidInput(format!("rank {r}'s buffer holds {} elements, rank 0's {n}: every rank reduces the same length", b.len())));
             }
-            let (have, want) = (b.context().ordinal(), self.group.rank(r).ctx.ordinal());
+            let (have, want) = (b.stream().context().ordinal(), self.group.rank(r).ctx.ordinal());
             if have != want {
                 return Err(Error::InvalidInput(format!("rank {r}'s buffer is on device {have}, rank {r} is device {want}")));
             }
@@ -331,36 +335,43 @@ impl AllReduce {
         Ok(n)
     }
 
-    fn run<T: Reducible>(&self, algo: Algo, bufs: &mut [&mut CudaSlice<T>], n: usize) -> Result<()> {
+    fn run<T: Reducible, B: DevicePtrMut<T>>(&self, algo: Algo, bufs: &mut [&mut B], n: usize) -> Result<()> {
         match algo {
             Algo::Nccl => self.nccl.as_ref().expect("checked by refuses").all_reduce_in_place(bufs),
             Algo::OneShot | Algo::TwoShot => {
                 let c = self.custom.as_ref().expect("checked by refuses");
-                let n_vec = (n * std::mem::size_of::<T>() / VEC_BYTES) as u64;
-                let per_rank = match algo {
-                    Algo::TwoShot => n_vec.div_ceil(self.group.world() as u64),
-                    _ => n_vec,
-                };
                 let step = if algo == Algo::OneShot { "v1_oneshot" } else { "v2_twoshot" };
                 let name = format!("allreduce_{step}_{}", T::SUFFIX);
                 let kernels = self.group.ranks().iter().map(|g| g.kernel(&name)).collect::<Result<Vec<Kernel>>>()?;
-                let grid = per_rank.div_ceil(BLOCK as u64).clamp(1, self.max_grid(&kernels[0])? as u64) as u32;
+                let max_grid = self.max_grid(&kernels[0])? as u64;
                 let timeout_ns = self.opts.timeout.as_nanos().min(u64::MAX as u128) as u64;
                 let (world, half) = (self.group.world() as u32, c.half_bytes as u64);
                 let ranks: Vec<u32> = (0..world).collect();
-                for (r, (g, b)) in self.group.ranks().iter().zip(bufs.iter_mut()).enumerate() {
-                    let (ptr, _guard) = b.device_ptr(&g.stream);
-                    let ptr = ptr as u64;
-                    // SAFETY: the arguments match the kernel (`kernels-gpu/src/comm`): both tables hold
-                    // every rank's staging (two halves of `half` bytes) and signal buffers (zeroed at
-                    // creation, `SIGNAL_BYTES`), mapped in every rank's context (peer access enabled, or
-                    // one context); `ptr` holds `n_vec` 16-byte vectors on this rank's device (checked),
-                    // in and out (each element is read before it is written, by the same thread);
-                    // `n_vec · 16 <= half` (refuses); the grid is the same on every rank, at most
-                    // MAX_BLOCKS; every rank enqueues the same calls in the same order (this loop).
-                    unsafe {
-                        launch!(g, &kernels[r], grid = grid, &c.staging_table, &c.signal_table, &ptr, &ptr, &n_vec, &half, &ranks[r], &world, &timeout_ns)
-                    }?;
+                let ptrs: Vec<u64> = self.group.ranks().iter().zip(bufs.iter_mut()).map(|(g, b)| b.device_ptr_mut(&g.stream).0 as u64).collect();
+                // Chunks of at most the staging half, one call each (every rank the same sequence).
+                let total = (n * std::mem::size_of::<T>() / VEC_BYTES) as u64;
+                let per_call = half / VEC_BYTES as u64;
+                let mut done = 0u64;
+                while done < total {
+                    let n_vec = per_call.min(total - done);
+                    let per_rank = if algo == Algo::TwoShot { n_vec.div_ceil(world as u64) } else { n_vec };
+                    let grid = per_rank.div_ceil(BLOCK as u64).clamp(1, max_grid) as u32;
+                    for (r, g) in self.group.ranks().iter().enumerate() {
+                        let ptr = ptrs[r] + done * VEC_BYTES as u64;
+                        // SAFETY: the arguments match the kernel (`kernels-gpu/src/comm`): both tables hold
+                        // every rank's staging (two halves of `half` bytes) and signal buffers (zeroed at
+                        // creation, `SIGNAL_BYTES`), mapped in every rank's context (peer access enabled,
+                        // or one context); `ptr` is this rank's buffer (on its device, checked) `done`
+                        // vectors in, with `n_vec` more after it (`done + n_vec <= total`), in and out
+                        // (each element is read before it is written, by the same thread);
+                        // `n_vec · 16 <= half`; the grid is the same on every rank, at most MAX_BLOCKS and
+                        // what the GPU holds resident (`max_grid`); every rank enqueues the same calls in
+                        // the same order (these loops).
+                        unsafe {
+                            launch!(g, &kernels[r], grid = grid, &c.staging_table, &c.signal_table, &ptr, &ptr, &n_vec, &half, &ranks[r], &world, &timeout_ns)
+                        }?;
+                    }
+                    done += n_vec;
                 }
                 Ok(())
             }
@@ -389,8 +400,7 @@ impl AllReduce {
         // A rank that timed out is the news; the peers it stopped only echo it.
         let mut failed_peer = None;
         for (r, (g, s)) in self.group.ranks().iter().zip(&c.signals).enumerate() {
-            let words = s.read_words(SIGNAL_BYTES / 4)?;
-            match Status::decode(words[CTRL_STATUS]) {
+            match Status::decode(s.read_word(CTRL_STATUS)?) {
                 Status::Healthy => {}
                 Status::TimedOut { peer, phase, block } => return Err(Error::Collective(format!(
                     "rank {r} (device {}) waited more than {:?} for rank {peer} at barrier {phase} of block {block}: that rank never launched the matching \

@@ -19,4 +19,5 @@ pub mod nccl;
 
 pub use allreduce::{Algo, AllReduce, AllReduceOptions, LinkModel, PeerTable, Reducible};
 pub use group::{Group, Placement};
+pub use layout::comm::MAX_RANKS;
 pub use nccl::Nccl;

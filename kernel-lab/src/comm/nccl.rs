@@ -5,7 +5,7 @@
 //! environment before the first communicator is made (the `kernel-lab` and `llm` binaries do it at
 //! start; a library cannot change the environment soundly once threads run).
 use cudarc::{
-    driver::CudaSlice,
+    driver::DevicePtrMut,
     nccl::{Comm, NcclType, ReduceOp, result as nccl},
 };
 
@@ -57,7 +57,7 @@ impl Nccl {
 
     /// `Σ_ranks bufs[r]` into every `bufs[r]`, enqueued on each rank's stream (one NCCL group call).
     /// The buffers must have the same length (checked by the caller, `AllReduce`).
-    pub fn all_reduce_in_place<T: NcclType>(&self, bufs: &mut [&mut CudaSlice<T>]) -> Result<()> {
+    pub fn all_reduce_in_place<T: NcclType, B: DevicePtrMut<T>>(&self, bufs: &mut [&mut B]) -> Result<()> {
         if bufs.len() != self.comms.len() {
             return Err(Error::InvalidInput(format!("{} buffers for {} NCCL ranks", bufs.len(), self.comms.len())));
         }
