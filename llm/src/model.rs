@@ -371,7 +371,16 @@ impl<T: Element + Reducible> Model<T> {
                 s.graphs[&n].launch().during(|| format!("replaying rank {r}'s decode graph of batch {n}"))?;
             }
         } else if self.graphs_on && eager > 0 {
-            self.capture_decode(n, &c)?;
+            if let Err(e) = self.capture_decode(n, &c) {
+                // A step that cannot be captured still runs: eagerly, from now on, saying why once.
+                eprintln!("note: the decode step could not be captured as a CUDA graph ({e}); launching its kernels one by one from now on");
+                self.graphs_on = false;
+                for s in &mut self.shards {
+                    s.graphs.clear();
+                }
+                self.forward(n, None)?;
+                self.shards[0].head_launch(n, &c)?;
+            }
         } else {
             self.forward(n, None)?;
             self.shards[0].head_launch(n, &c)?;
@@ -391,8 +400,13 @@ impl<T: Element + Reducible> Model<T> {
         use kernel_lab::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
         let mut begun = 0;
         let mut result = Ok(());
+        // One rank: thread-local mode (this thread may not make calls that could sync meanwhile). Several
+        // ranks are captured at once from this thread, each stream its own graph: relaxed mode (in
+        // thread-local mode the two-rank capture was invalidated on an H200; every call made meanwhile
+        // is a launch or a host-side lookup, none synchronizes).
+        let mode = if self.shards.len() == 1 { CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL } else { CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED };
         for (r, s) in self.shards.iter().enumerate() {
-            match s.gpu.stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) {
+            match s.gpu.stream.begin_capture(mode) {
                 Ok(()) => begun += 1,
                 Err(e) => {
                     result = Err(Error::Driver { what: format!("beginning rank {r}'s decode graph capture"), source: e });

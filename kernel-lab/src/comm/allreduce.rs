@@ -215,6 +215,8 @@ pub struct AllReduce {
     no_nccl: Option<String>,
     custom: Option<Custom>,
     no_custom: Option<String>,
+    /// Blocks per SM of each custom kernel (occupancy), by kernel name.
+    resident: std::sync::Mutex<std::collections::HashMap<&'static str, u32>>,
 }
 
 impl AllReduce {
@@ -239,7 +241,7 @@ impl AllReduce {
             Some(why) => (None, Some(why.to_string())),
             None => (Some(Custom::new(&group, opts.capacity_bytes)?), None),
         };
-        Ok(AllReduce { group, opts, nccl, no_nccl, custom, no_custom })
+        Ok(AllReduce { group, opts, nccl, no_nccl, custom, no_custom, resident: Default::default() })
     }
 
     /// The group.
@@ -382,8 +384,18 @@ impl AllReduce {
     /// once (a block spinning at a barrier holds its SM until its peers' blocks run), so the GPU's
     /// resident blocks of the kernel, shared among the ranks on it, and at most `MAX_BLOCKS`.
     fn max_grid(&self, k: &Kernel) -> Result<u32> {
+        // Asked once per kernel: a call captured into a CUDA graph then makes no driver query.
+        let mut cache = self.resident.lock().map_err(|_| Error::InvalidInput("the all-reduce's occupancy cache lock was poisoned".into()))?;
+        let per_sm = match cache.get(k.name()) {
+            Some(&b) => b,
+            None => {
+                let b = k.max_blocks_per_sm()?.max(1);
+                cache.insert(k.name(), b);
+                b
+            }
+        };
         let g = self.group.rank(0);
-        let resident = g.info.sms * k.max_blocks_per_sm()?.max(1);
+        let resident = g.info.sms * per_sm;
         let sharing = match self.group.placement() {
             Placement::SameGpu => self.group.world() as u32,
             Placement::OneGpuPerRank => 1,
