@@ -190,11 +190,40 @@ impl Config {
     pub fn qkv_width(&self) -> usize {
         (self.heads + 2 * self.kv_heads) * self.head_dim
     }
+
+    /// Whether the model splits evenly over `world` GPUs (tensor parallelism): the query heads, the K/V
+    /// heads and the intermediate size divide by `world`, and each rank's intermediate columns are a
+    /// multiple of 8 (the row kernels' vectors). The reason when not.
+    pub fn check_split(&self, world: usize) -> Result<(), String> {
+        if world == 0 {
+            return Err("a split over 0 GPUs".into());
+        }
+        for (what, n) in [("attention heads", self.heads), ("K/V heads", self.kv_heads), ("intermediate size", self.intermediate)] {
+            if n % world != 0 {
+                return Err(format!("{n} {what} do not divide over {world} GPUs (tensor parallelism splits them evenly)"));
+            }
+        }
+        if (self.intermediate / world) % 8 != 0 {
+            return Err(format!("{} intermediate columns per GPU over {world} GPUs: the row kernels need a multiple of 8", self.intermediate / world));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splits_need_heads_kv_heads_and_mlp_to_divide() {
+        let c = Config::parse(LLAMA3).unwrap();
+        for w in [1, 2, 4, 8] {
+            assert_eq!(c.check_split(w), Ok(()), "Llama-3-8B over {w}");
+        }
+        assert!(c.check_split(3).unwrap_err().contains("32 attention heads do not divide over 3 GPUs"));
+        assert!(c.check_split(16).unwrap_err().contains("8 K/V heads do not divide over 16 GPUs"));
+        assert!(c.check_split(0).is_err());
+    }
 
     const LLAMA3: &str = r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
         "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256, "rms_norm_eps": 1e-5, "max_position_embeddings": 131072,

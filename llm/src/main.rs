@@ -149,8 +149,15 @@ fn main() {
     };
     // The checkpoint is checked before the GPU is touched: a bad directory is reported the same with or
     // without a GPU.
-    let bf16 = match Checkpoint::open(&o.model).and_then(|c| c.check_all().map(|_| c.bf16)) {
-        Ok(b) => b,
+    let bf16 = match Checkpoint::open(&o.model).and_then(|c| c.check_all().map(|_| c)) {
+        Ok(c) => {
+            // A split the model cannot take is refused here too, without a GPU.
+            if let Err(e) = c.config.check_split(o.tp) {
+                eprintln!("error: {}: --tp{} {}: {e}", o.model.display(), if o.tp_same_gpu { "-same-gpu" } else { "" }, o.tp);
+                std::process::exit(2);
+            }
+            c.bf16
+        }
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(2);

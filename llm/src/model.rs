@@ -219,15 +219,8 @@ impl<T: Element + Reducible> Model<T> {
                                                    c.max_positions)));
         }
         let world = ranks.len();
-        for (what, n) in [("attention heads", c.heads), ("K/V heads", c.kv_heads), ("intermediate size", c.intermediate)] {
-            if n % world != 0 {
-                return Err(Error::InvalidInput(format!("{}: {n} {what} do not divide over {world} GPUs (tensor parallelism splits them evenly)", dir.display())));
-            }
-        }
+        c.check_split(world).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
         let local = Local { heads: c.heads / world, kv_heads: c.kv_heads / world, inter: c.intermediate / world };
-        if local.inter % 8 != 0 {
-            return Err(Error::InvalidInput(format!("{}: {} intermediate columns per GPU: the row kernels need a multiple of 8", dir.display(), local.inter)));
-        }
         // The decode kernels' limits (query heads per K/V head, head dim, batch), before anything is loaded.
         DecodeDesc::new(slots, local.heads, local.kv_heads, c.head_dim, max_len).validate()?;
         let weight_bytes = ck.check_all()?;

@@ -76,6 +76,19 @@ fn a_text_prompt_goes_through_the_tokenizer() {
 }
 
 #[test]
+fn a_split_the_model_cannot_take_is_refused_without_a_gpu() {
+    let d = tiny_checkpoint("tp");
+    // One attention head: no split over two GPUs.
+    let (code, err) = llm(&["--model", d.to_str().unwrap(), "--prompt-ids", "1", "--tp", "2"]);
+    assert!(code == 2 && err.contains("1 attention heads do not divide over 2 GPUs"), "{err}");
+    let (code, err) = llm(&["--model", d.to_str().unwrap(), "--prompt-ids", "1", "--tp-same-gpu", "2"]);
+    assert!(code == 2 && err.contains("--tp-same-gpu 2"), "{err}");
+    let (code, err) = llm(&["--model", d.to_str().unwrap(), "--prompt-ids", "1", "--tp", "0"]);
+    assert!(code == 2 && err.contains("1 to 8 ranks"), "{err}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
 fn several_prompts_make_the_batch() {
     let (code, err) = llm(&["--model", "x", "--prompt-ids", "1,2;3", "--batch", "4"]);
     assert!(code == 2 && err.contains("the batch is all of them"), "{err}");
