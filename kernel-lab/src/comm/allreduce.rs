@@ -234,7 +234,11 @@ impl AllReduce {
         } else {
             match nccl::unavailable_reason(&group) {
                 Some(why) => (None, Some(why)),
-                None => (Some(Nccl::new(&group)?), None),
+                // NCCL that cannot start leaves the custom steps (said by `unavailable`), not an error.
+                None => match Nccl::new(&group) {
+                    Ok(n) => (Some(n), None),
+                    Err(e) => (None, Some(format!("NCCL could not start: {e}"))),
+                },
             }
         };
         let (custom, no_custom) = match group.no_peer_access() {
@@ -349,7 +353,10 @@ impl AllReduce {
                 let timeout_ns = self.opts.timeout.as_nanos().min(u64::MAX as u128) as u64;
                 let (world, half) = (self.group.world() as u32, c.half_bytes as u64);
                 let ranks: Vec<u32> = (0..world).collect();
-                let ptrs: Vec<u64> = self.group.ranks().iter().zip(bufs.iter_mut()).map(|(g, b)| b.device_ptr_mut(&g.stream).0 as u64).collect();
+                // The guards live until every launch is enqueued: with cudarc's event tracking on, each
+                // records its buffer's write when dropped, which must come after the kernels that write it.
+                let (ptrs, _guards): (Vec<u64>, Vec<_>) =
+                    self.group.ranks().iter().zip(bufs.iter_mut()).map(|(g, b)| { let (p, guard) = b.device_ptr_mut(&g.stream); (p as u64, guard) }).unzip();
                 // Chunks of at most the staging half, one call each (every rank the same sequence).
                 let total = (n * std::mem::size_of::<T>() / VEC_BYTES) as u64;
                 let per_call = half / VEC_BYTES as u64;
@@ -437,6 +444,14 @@ impl AllReduce {
     /// Where the ranks live.
     pub fn placement(&self) -> Placement {
         self.group.placement()
+    }
+}
+
+impl Drop for AllReduce {
+    /// Waits for every rank before the buffers go: a peer's kernel may still read this rank's staging
+    /// after this rank's own stream is idle.
+    fn drop(&mut self) {
+        let _ = self.group.synchronize();
     }
 }
 
