@@ -413,9 +413,13 @@ impl<T: Element + Reducible> Model<T> {
         // Every capture begun is ended, whatever happened in between.
         let graphs: Vec<_> = self.shards[..begun].iter().map(|s| s.gpu.stream.end_capture(CUgraphInstantiate_flags(0))).collect();
         result?;
+        // Every rank's graph first, launched only if all were made: a rank launched alone would wait at
+        // its first all-reduce for ranks that then run eagerly (their calls out of step with its).
+        let graphs = graphs.into_iter().enumerate().map(|(r, g)| {
+            g.during(|| format!("ending rank {r}'s decode graph capture"))?
+             .ok_or_else(|| Error::InvalidInput("a decode graph's capture recorded nothing (internal)".into()))
+        }).collect::<Result<Vec<_>>>()?;
         for (r, (s, g)) in self.shards.iter_mut().zip(graphs).enumerate() {
-            let g = g.during(|| format!("ending rank {r}'s decode graph capture"))?
-                     .ok_or_else(|| Error::InvalidInput("a decode graph's capture recorded nothing (internal)".into()))?;
             g.launch().during(|| format!("launching rank {r}'s decode graph of batch {n}"))?;
             s.graphs.insert(n, g);
         }

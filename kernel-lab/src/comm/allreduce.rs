@@ -168,6 +168,9 @@ impl PeerBuffer {
         let buf = PeerBuffer { ptr, bytes, gpu: gpu.clone() };
         // SAFETY: `ptr` holds `bytes` bytes just allocated in this context.
         unsafe { cudarc::driver::result::memset_d8_sync(ptr, 0, bytes) }.during(|| format!("zeroing {what}"))?;
+        // The memset may still run on the legacy stream, which the ranks' non-blocking streams do not
+        // wait for: the zeros are in place before any call reads them.
+        gpu.ctx.synchronize().during(|| format!("waiting for the zeroing of {what}"))?;
         Ok(buf)
     }
 
@@ -217,6 +220,8 @@ pub struct AllReduce {
     no_custom: Option<String>,
     /// Blocks per SM of each custom kernel (occupancy), by kernel name.
     resident: std::sync::Mutex<std::collections::HashMap<&'static str, u32>>,
+    /// Set by [`AllReduce::check`] when a custom call failed: the custom steps are refused from then on.
+    failed: std::sync::atomic::AtomicBool,
 }
 
 impl AllReduce {
@@ -245,7 +250,7 @@ impl AllReduce {
             Some(why) => (None, Some(why.to_string())),
             None => (Some(Custom::new(&group, opts.capacity_bytes)?), None),
         };
-        Ok(AllReduce { group, opts, nccl, no_nccl, custom, no_custom, resident: Default::default() })
+        Ok(AllReduce { group, opts, nccl, no_nccl, custom, no_custom, resident: Default::default(), failed: Default::default() })
     }
 
     /// The group.
@@ -257,6 +262,8 @@ impl AllReduce {
     pub fn unavailable(&self, algo: Algo) -> Option<&str> {
         match algo {
             Algo::Nccl => self.no_nccl.as_deref(),
+            Algo::OneShot | Algo::TwoShot if self.failed.load(std::sync::atomic::Ordering::Relaxed) =>
+                Some("a custom call failed on this group (`check()` said how); make a new AllReduce"),
             Algo::OneShot | Algo::TwoShot => self.no_custom.as_deref(),
         }
     }
@@ -357,6 +364,11 @@ impl AllReduce {
                 // records its buffer's write when dropped, which must come after the kernels that write it.
                 let (ptrs, _guards): (Vec<u64>, Vec<_>) =
                     self.group.ranks().iter().zip(bufs.iter_mut()).map(|(g, b)| { let (p, guard) = b.device_ptr_mut(&g.stream); (p as u64, guard) }).unzip();
+                // The kernels move 16-byte vectors: a view that starts off 16 bytes is refused before any
+                // rank launches (a misaligned access would end the context, and the peers would time out).
+                if let Some(r) = ptrs.iter().position(|p| p % VEC_BYTES as u64 != 0) {
+                    return Err(Error::InvalidInput(format!("rank {r}'s buffer starts at {:#x}, not 16-byte aligned (the custom steps move 16-byte vectors; NCCL takes any)", ptrs[r])));
+                }
                 // Chunks of at most the staging half, one call each (every rank the same sequence).
                 let total = (n * std::mem::size_of::<T>() / VEC_BYTES) as u64;
                 let per_call = half / VEC_BYTES as u64;
@@ -421,19 +433,25 @@ impl AllReduce {
         for (r, (g, s)) in self.group.ranks().iter().zip(&c.signals).enumerate() {
             match Status::decode(s.read_word(CTRL_STATUS)?) {
                 Status::Healthy => {}
-                Status::TimedOut { peer, phase, block } => return Err(Error::Collective(format!(
+                Status::TimedOut { peer, phase, block } => return self.failed(Error::Collective(format!(
                     "rank {r} (device {}) waited more than {:?} for rank {peer} at barrier {phase} of block {block}: that rank never launched the matching \
                      all-reduce, or launched a different one; this AllReduce refuses further custom calls", g.ctx.ordinal(), self.opts.timeout))),
                 Status::PeerFailed { rank } => {
                     failed_peer.get_or_insert((r, rank));
                 }
-                Status::Unknown(w) => return Err(Error::Collective(format!("rank {r}'s all-reduce status word reads {w:#x}, not a code the kernels write"))),
+                Status::Unknown(w) => return self.failed(Error::Collective(format!("rank {r}'s all-reduce status word reads {w:#x}, not a code the kernels write"))),
             };
         }
         match failed_peer {
-            Some((r, rank)) => Err(Error::Collective(format!("rank {r} was stopped by rank {rank}, which gave up waiting for a peer; this AllReduce refuses further custom calls"))),
+            Some((r, rank)) => self.failed(Error::Collective(format!("rank {r} was stopped by rank {rank}, which gave up waiting for a peer; this AllReduce refuses further custom calls"))),
             None => Ok(()),
         }
+    }
+
+    /// Marks the custom steps failed and returns `e`.
+    fn failed(&self, e: Error) -> Result<()> {
+        self.failed.store(true, std::sync::atomic::Ordering::Relaxed);
+        Err(e)
     }
 
     /// The options it was made with.
@@ -451,7 +469,10 @@ impl Drop for AllReduce {
     /// Waits for every rank before the buffers go: a peer's kernel may still read this rank's staging
     /// after this rank's own stream is idle.
     fn drop(&mut self) {
-        let _ = self.group.synchronize();
+        // Every rank, even after one fails (`Group::synchronize` stops at the first error).
+        for g in self.group.ranks() {
+            let _ = g.stream.synchronize();
+        }
     }
 }
 
@@ -469,7 +490,7 @@ impl Custom {
             staging.push(s);
             signals.push(f);
         }
-        // The zeroed signals are in place before any rank's first call (cuMemsetD8 is synchronous).
+        // The zeroed signals are in place before any rank's first call (`PeerBuffer::zeroed` waits).
         Ok(Custom { _staging: staging, signals, staging_table, signal_table, half_bytes: capacity })
     }
 }
