@@ -112,7 +112,8 @@ impl LinkModel {
 /// How an [`AllReduce`] is set up.
 #[derive(Clone, Copy, Debug)]
 pub struct AllReduceOptions {
-    /// Largest message (bytes) the custom steps take: each rank allocates twice this for staging.
+    /// Largest message (bytes) one custom call moves (larger ones go in chunks of this, one call
+    /// each): each rank allocates twice this for staging.
     pub capacity_bytes: usize,
     /// How long a custom step's wait for a peer may take before the call fails (and the status says
     /// which rank and peer).
