@@ -1,6 +1,7 @@
 //! What both all-reduce steps share: the peer table, the call's epoch, the barrier with its timeout,
 //! and the element types (summed in f32, in rank order, so every rank computes the same bits).
 use crate::prim::{
+    global::ld_global_cg_v4_u32,
     atomic::{atom_add_acq_rel_gpu_u32, ld_acquire_sys_u64, ld_relaxed_gpu_u64, ld_relaxed_sys_u32, st_relaxed_gpu_u32, st_relaxed_gpu_u64,
              st_relaxed_sys_u32, st_release_sys_u64},
     mma::{f16_to_f32, pack_bf16x2, pack_f16x2},
@@ -124,6 +125,33 @@ impl Call {
         // The second barrier spreads what the waiting threads acquired to the whole block.
         // SAFETY: block-uniform (caller contract).
         !unsafe { sync_threads_or(failed) }
+    }
+
+    /// Vector `v` of every rank's staging half summed in rank order and rounded to `E`: all ranks'
+    /// loads issued first (the rank loop unrolled to `MAX_RANKS` and predicated), so a thread waits
+    /// one link latency, not `world`.
+    ///
+    /// # Safety
+    /// Every rank's staging half (`staging[r] + parity · half_bytes`) holds vector `v` of this call,
+    /// written before that rank's block reached the barrier this block passed.
+    #[inline(always)]
+    pub unsafe fn sum_over_ranks<E: Elem>(&self, staging: &Peers, half_bytes: u64, v: u64) -> [u32; 4] {
+        let mut vals = [[0u32; 4]; MAX_RANKS];
+        for (r, val) in vals.iter_mut().enumerate() {
+            if (r as u32) < self.world {
+                let half = self.half(staging.0[r], half_bytes) as *const u32;
+                // SAFETY: forwarded (the caller's contract).
+                *val = unsafe { ld_global_cg_v4_u32(half.add(4 * v as usize)) };
+            }
+        }
+        // -0.0 is the additive identity (it keeps a sum of -0.0s negative).
+        let mut acc = [-0.0f32; 8];
+        for (r, val) in vals.iter().enumerate() {
+            if (r as u32) < self.world {
+                E::add(&mut acc, *val);
+            }
+        }
+        E::pack(&acc)
     }
 
     /// Ends the call for this block; the last block of the grid advances the rank's epoch, which the

@@ -15,7 +15,7 @@ use crate::{
         thread::{block_idx_x, grid_dim_x, thread_idx_x},
     },
 };
-use layout::comm::{BLOCK, MAX_RANKS};
+use layout::comm::BLOCK;
 
 /// The one-shot body for element type `E`.
 ///
@@ -43,23 +43,9 @@ unsafe fn oneshot<E: Elem>(staging: Peers, signals: Peers, input: *const u32, ou
     }
     let mut v = first;
     while v < n_vec {
-        let mut vals = [[0u32; 4]; MAX_RANKS];
-        for (r, val) in vals.iter_mut().enumerate() {
-            if (r as u32) < world {
-                let half = call.half(staging.0[r], half_bytes) as *const u32;
-                // SAFETY: rank r's staging half holds n_vec vectors of this call (its block reached the barrier).
-                *val = unsafe { ld_global_cg_v4_u32(half.add(4 * v as usize)) };
-            }
-        }
-        // -0.0 is the additive identity (it keeps a sum of -0.0s negative).
-        let mut acc = [-0.0f32; 8];
-        for (r, val) in vals.iter().enumerate() {
-            if (r as u32) < world {
-                E::add(&mut acc, *val);
-            }
-        }
-        // SAFETY: v < n_vec (caller contract).
-        unsafe { st_global_v4_u32(output.add(4 * v as usize), E::pack(&acc)) };
+        // SAFETY: every rank's staging half holds n_vec vectors of this call (its block reached the
+        // barrier); v < n_vec (caller contract).
+        unsafe { st_global_v4_u32(output.add(4 * v as usize), call.sum_over_ranks::<E>(&staging, half_bytes, v)) };
         v += stride;
     }
     // SAFETY: block-uniform.

@@ -62,21 +62,8 @@ unsafe fn twoshot<E: Elem>(staging: Peers, signals: Peers, input: *const u32, ou
     let mine = rank as u64 * seg;
     while j < seg && mine + j < n_vec {
         let v = mine + j;
-        let mut vals = [[0u32; 4]; MAX_RANKS];
-        for (r, val) in vals.iter_mut().enumerate() {
-            if (r as u32) < world {
-                let half = call.half(staging.0[r], half_bytes) as *const u32;
-                // SAFETY: rank r's half holds this call's input (its block reached barrier 0).
-                *val = unsafe { ld_global_cg_v4_u32(half.add(4 * v as usize)) };
-            }
-        }
-        let mut acc = [-0.0f32; 8];
-        for (r, val) in vals.iter().enumerate() {
-            if (r as u32) < world {
-                E::add(&mut acc, *val);
-            }
-        }
-        let sum = E::pack(&acc);
+        // SAFETY: every rank's half holds this call's input (its block reached barrier 0); v < n_vec.
+        let sum = unsafe { call.sum_over_ranks::<E>(&staging, half_bytes, v) };
         // SAFETY: v < n_vec. Only this rank reads its own segment before barrier 1; peers read it after.
         unsafe {
             st_global_v4_u32(own.add(4 * v as usize), sum);
