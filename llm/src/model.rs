@@ -481,9 +481,11 @@ impl<T: Element + Reducible> Shard<T> {
         let cache_bytes = 2 * c.layers * slots * local.kv_heads * max_len * d * 2;
         let largest = [c.vocab * h, c.qkv_width() * h, 2 * c.intermediate * h].into_iter().max().unwrap_or(0) * 2;
         let lm_extra = if c.tie_embeddings { c.vocab * h * 2 } else { 0 };
-        // This rank's share of the weights, the embedding and LM head whole, its cache, and the load's
-        // staging (a whole tensor and its transpose).
-        let bytes = weight_bytes / world + 2 * c.vocab * h * 2 + lm_extra + cache_bytes + 2 * largest;
+        // The weights (on one GPU: all of them, with one tensor's load staging, as before the split);
+        // split: this rank's share, the embedding and LM head whole again (every rank's embedding, rank
+        // 0's head), and a second tensor's worth for the transpose of the row-parallel weights.
+        let split_extra = if world > 1 { 2 * c.vocab * h * 2 + largest } else { 0 };
+        let bytes = weight_bytes / world + split_extra + lm_extra + cache_bytes + largest;
         fits(gpu, &format!("rank {rank}'s weights, KV cache and load staging"), bytes)?;
         let load = |name: &str| -> Result<Kernel> { gpu.load_kernel(PTX, MODULE, name, k::embed_bf16::MAX_THREADS, 0) };
         let e = if bf16 { "bf16" } else { "f16" };
