@@ -27,6 +27,8 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
   --logits-out FILE    write the prompt's logits (f32, [tokens][vocab], little-endian) for comparison
   --json FILE          write the tokens and times as JSON
   --no-graphs          launch every decode step's kernels one by one (default: captured once as a CUDA graph)
+  --profile            after the timed steps, one more decode step with an event after every launch: GPU time
+                       per kernel (summed over the layers), bytes read and GB/s, against the step's time
   --ignore-eos         generate all --max-new tokens
   --tp N               split the model over GPUs 0..N (tensor parallelism: heads and MLP split, an all-reduce
                        after the O and down projections); N must divide the heads, K/V heads and MLP width
@@ -51,6 +53,7 @@ struct Opts {
     json: Option<PathBuf>,
     graphs: bool,
     ignore_eos: bool,
+    profile: bool,
     /// Tensor-parallel ranks, and whether they share GPU 0.
     tp: usize,
     tp_same_gpu: bool,
@@ -58,7 +61,7 @@ struct Opts {
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
-                       logits_out: None, json: None, graphs: true, ignore_eos: false, tp: 1, tp_same_gpu: false };
+                       logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, tp: 1, tp_same_gpu: false };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -67,9 +70,11 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             print!("{HELP}");
             return Ok(None);
         }
-        if a == "--no-graphs" || a == "--ignore-eos" {
-            if a == "--no-graphs" { o.graphs = false } else { o.ignore_eos = true }
-            continue;
+        match a.as_str() {
+            "--no-graphs" => { o.graphs = false; continue; }
+            "--ignore-eos" => { o.ignore_eos = true; continue; }
+            "--profile" => { o.profile = true; continue; }
+            _ => {}
         }
         let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
         match a.as_str() {
@@ -211,7 +216,7 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
         _ => o.prompt.clone(),
     };
     let longest = o.more.iter().map(Vec::len).chain([prompt.len()]).max().unwrap_or(0);
-    let max_len = o.max_len.unwrap_or(longest + o.max_new + 2);
+    let max_len = o.max_len.unwrap_or(longest + o.max_new + 2 + o.profile as usize);
     let mut model = match (o.tp, o.tp_same_gpu) {
         (1, _) => Model::<T>::load(gpu, &o.model, o.batch, max_len)?,
         (n, false) => Model::<T>::load_tp(Group::new(&(0..n).collect::<Vec<_>>())?, &o.model, o.batch, max_len)?,
@@ -275,10 +280,40 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
             }
         }
     }
+    let mut profile = serde_json::Value::Null;
+    if o.profile {
+        let (_, launches) = model.decode_profiled(&next, o.sampling, &mut rng)?;
+        profile = print_profile(&launches, ms_tok);
+    }
     if let Some(path) = &o.json {
-        let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
+        let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
                                    "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())
+}
+
+/// The profiled step's launches summed by name (in first-launch order): count, µs, share of the sum, and
+/// GB/s where the bytes are counted; printed, and returned for `--json`.
+fn print_profile(launches: &[(kernel_lab_llm::model::Launch, f64)], step_ms: f64) -> serde_json::Value {
+    let mut rows: Vec<(String, usize, f64, u64)> = vec![];
+    for (l, us) in launches {
+        match rows.iter_mut().find(|r| r.0 == l.name) {
+            Some(r) => {
+                r.1 += 1;
+                r.2 += us;
+                r.3 += l.bytes;
+            }
+            None => rows.push((l.name.clone(), 1, *us, l.bytes)),
+        }
+    }
+    let total: f64 = rows.iter().map(|r| r.2).sum();
+    println!("profile of one decode step (rank 0, eager, an event after each launch): {:.3} ms of kernels; the timed steps took {step_ms:.3} ms each", total / 1e3);
+    println!("| launch | count | µs | µs each | share | GB/s |\n|---|---|---|---|---|---|");
+    for (name, n, us, bytes) in &rows {
+        let rate = if *bytes > 0 { format!("{:.0}", *bytes as f64 / (us * 1e3)) } else { String::new() };
+        println!("| {name} | {n} | {us:.1} | {:.2} | {:.1}% | {rate} |", us / *n as f64, 100.0 * us / total);
+    }
+    serde_json::json!({"kernels_ms": total / 1e3, "rows": rows.iter().map(|(name, n, us, bytes)| serde_json::json!({"name": name, "count": n, "us": us, "bytes": bytes}))
+                                                          .collect::<Vec<_>>()})
 }

@@ -29,7 +29,7 @@ use kernel_lab::{
         prefill::{PrefillDesc, PrefillPlan},
     },
     comm::{AllReduce, AllReduceOptions, Group, Reducible},
-    cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig},
+    cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
     gemm::{Element, GemmDesc, GemmPlan},
     runtime::gpu::Kernel,
     steps::gemm::Elem,
@@ -153,6 +153,27 @@ struct Shard<T: Element> {
     logits: CudaSlice<u16>,
     next: CudaSlice<i32>,
     dummy: CudaSlice<u16>,
+    /// While a step is profiled ([`Model::decode_profiled`]): an event after each launch, named.
+    prof: Option<Vec<(Launch, CudaEvent)>>,
+}
+
+/// One launch of a profiled step: what it was and the bytes it must read at least (GEMMs: the weights;
+/// attention: the K/V cache rows it covers; 0 where not counted).
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The kernel or plan and its shape, e.g. `gemm 1x6144x4096 d15-bf16` or `add_rmsnorm`.
+    pub name: String,
+    /// Bytes it reads at least (0: not counted).
+    pub bytes: u64,
+}
+
+/// Records an event named `name` after the launches so far, while a step is profiled.
+fn mark(prof: &mut Option<Vec<(Launch, CudaEvent)>>, gpu: &Gpu, name: impl FnOnce() -> String, bytes: u64) -> Result<()> {
+    if let Some(p) = prof {
+        let e = gpu.stream.record_event(Some(kernel_lab::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).during(|| "recording a profile event".into())?;
+        p.push((Launch { name: name(), bytes }, e));
+    }
+    Ok(())
 }
 
 /// A loaded model with its KV cache, on one GPU or split over a group ([`Model::load_tp`]).
@@ -387,6 +408,44 @@ impl<T: Element + Reducible> Model<T> {
         Ok(next)
     }
 
+    /// One decode step as [`Model::decode`], launched eagerly with an event after every launch: the
+    /// next tokens and, per launch of rank 0 in order, what it was, the bytes it reads at least and its
+    /// GPU time in µs. The events keep each launch from overlapping the next (no PDL overlap, no graph),
+    /// so the sum is an upper bound of the step's GPU time; where it goes is the point.
+    pub fn decode_profiled(&mut self, tokens: &[u32], sampling: Sampling, rng: &mut Rng) -> Result<(Vec<u32>, Vec<(Launch, f64)>)> {
+        let graphs_on = self.graphs_on;
+        self.graphs_on = false;
+        // The step is eager (graphs off); a graph of this batch size stays for later steps.
+        let kept: Vec<_> = self.shards.iter_mut().map(|s| s.graphs.remove(&tokens.len())).collect();
+        for s in &mut self.shards {
+            let start = s.gpu.stream.record_event(Some(kernel_lab::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                         .during(|| "recording a profile event".into())?;
+            s.prof = Some(vec![(Launch { name: String::new(), bytes: 0 }, start)]);
+        }
+        let kv_rows: u64 = self.lens[..tokens.len()].iter().map(|&l| l as u64 + 1).sum();
+        let result = self.decode(tokens, sampling, rng);
+        self.graphs_on = graphs_on;
+        let marks: Vec<_> = self.shards.iter_mut().map(|s| s.prof.take()).collect();
+        for (s, g) in self.shards.iter_mut().zip(kept) {
+            if let Some(g) = g {
+                s.graphs.insert(tokens.len(), g);
+            }
+        }
+        let next = result?;
+        let marks = marks.into_iter().next().flatten().unwrap_or_default();
+        let kv_bytes = kv_rows * 2 * (self.shards[0].local.kv_heads * self.config.head_dim * 2) as u64;
+        let mut out = vec![];
+        for w in marks.windows(2) {
+            let us = w[0].1.elapsed_ms(&w[1].1).during(|| "reading a profile event".into())? as f64 * 1e3;
+            let mut l = w[1].0.clone();
+            if l.name.starts_with("attention decode") {
+                l.bytes = kv_bytes;
+            }
+            out.push((l, us));
+        }
+        Ok((next, out))
+    }
+
     /// Captures every rank's decode step of batch `n` as a CUDA graph (every buffer, plan and tensor map
     /// it touches exists: an eager step made them) and launches them; replayed from then on.
     fn capture_decode(&mut self, n: usize, c: &Config) -> Result<()> {
@@ -564,7 +623,7 @@ impl<T: Element + Reducible> Shard<T> {
         gpu.sync_after("loading the model")?;
         Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, cos_sin, cache, gemms: HashMap::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
-                   next: gpu.zeros::<i32>(slots)?, dummy: gpu.zeros::<u16>(8)? })
+                   next: gpu.zeros::<i32>(slots)?, dummy: gpu.zeros::<u16>(8)?, prof: None })
     }
 
     /// Grows the work buffers to `tokens` tokens (at least `slots`); whether it allocated.
@@ -589,12 +648,13 @@ impl<T: Element + Reducible> Shard<T> {
 
     /// `h = embed(ids)`.
     fn embed_launch(&mut self, tokens: usize, c: &Config) -> Result<()> {
-        let Shard { gpu, k: kern, embed, scratch, .. } = self;
+        let Shard { gpu, k: kern, embed, scratch, prof, .. } = self;
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         // SAFETY: `tokens` ≤ the work buffers' tokens (`ensure`); ids checked < vocab on the host; `h`
         // holds tokens · hidden.
-        unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(tokens, 0), &b.ids, &*embed, &mut b.h, c.hidden as u32, c.vocab as u32) }
+        unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(tokens, 0), &b.ids, &*embed, &mut b.h, c.hidden as u32, c.vocab as u32)? };
+        mark(prof, gpu, || "embed".into(), 0)
     }
 
     /// Layer `li` up to Wo: `x = rmsnorm(h (+= delta of the previous layer's MLP))`, Q/K/V, rotary
@@ -602,7 +662,7 @@ impl<T: Element + Reducible> Shard<T> {
     /// split).
     fn attention_half(&mut self, li: usize, tokens: usize, cu: Option<&[u32]>, max_len: usize, c: &Config) -> Result<()> {
         let (h, d) = (c.hidden, c.head_dim);
-        let Shard { gpu, local, k: kern, layers, cos_sin, cache, gemms, prefill, decode, scratch, dummy, .. } = self;
+        let Shard { gpu, local, k: kern, layers, cos_sin, cache, gemms, prefill, decode, scratch, dummy, prof, .. } = self;
         let l = *local;
         let layer = &layers[li];
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
@@ -613,53 +673,62 @@ impl<T: Element + Reducible> Shard<T> {
         // (config), ≤ the RMSNorm kernel's 16384; 16-byte-aligned fresh allocations; the cache
         // `[slots][local kv_heads][max_len][D]` per layer.
         unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
-        gemm(gemms, gpu, tokens, l.qkv_width(d), h, &b.x, &layer.qkv, &mut b.qkv)?;
+        mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
+        gemm(gemms, gpu, tokens, l.qkv_width(d), h, &b.x, &layer.qkv, &mut b.qkv, prof)?;
         let (ck, cv) = &mut cache[li];
         let bias = layer.qkv_bias.as_ref().unwrap_or(dummy);
         unsafe {
             launch!(ks, rope, rope_bf16, rope_f16, cfg(tokens, 0), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
                     max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32, cu.is_some() as u32)?
         };
+        mark(prof, gpu, || "rope".into(), 0)?;
         let nq = tokens * l.heads * d;
         match cu {
             Some(cu) => {
                 let nkv = tokens * l.kv_heads * d;
                 prefill.run(&view::<T>(&b.q, nq)?, &view::<T>(&b.k, nkv)?, &view::<T>(&b.v, nkv)?, cu, cu, &mut view_mut::<T>(&mut b.attn, nq)?,
                             &mut b.lse.slice_mut(..tokens * l.heads))?;
+                mark(prof, gpu, || "attention prefill".into(), 0)?;
             }
             None => {
                 let (plan, seq_lens) = decode.get_mut(&tokens).ok_or_else(|| Error::InvalidInput("decode plan missing (internal)".into()))?;
                 let per = tokens * l.kv_heads * max_len * d;
                 plan.run(&view::<T>(&b.q, nq)?, &view::<T>(ck, per)?, &view::<T>(cv, per)?, None, seq_lens, max_len,
                          &mut view_mut::<T>(&mut b.attn, nq)?, &mut b.lse.slice_mut(..tokens * l.heads))?;
+                // Its bytes (the cached rows) are filled in by `decode_profiled`, which knows the lengths.
+                let splits = plan.split(max_len).splits;
+                mark(prof, gpu, || format!("attention decode ({splits} splits)"), 0)?;
             }
         }
-        gemm(gemms, gpu, tokens, h, l.heads * d, &b.attn, &layer.o, &mut b.delta)
+        gemm(gemms, gpu, tokens, h, l.heads * d, &b.attn, &layer.o, &mut b.delta, prof)
     }
 
     /// Layer `li`'s MLP: `x = rmsnorm(h += delta)`, `gu = x · Wgu`, `a = silu(g) · u`, `delta = a · Wdown`
     /// (a partial sum when split).
     fn mlp_half(&mut self, li: usize, tokens: usize, c: &Config) -> Result<()> {
         let h = c.hidden;
-        let Shard { gpu, local, k: kern, layers, gemms, scratch, .. } = self;
+        let Shard { gpu, local, k: kern, layers, gemms, scratch, prof, .. } = self;
         let inter = local.inter;
         let layer = &layers[li];
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         // SAFETY: as in `attention_half`; the local intermediate size a multiple of 8 (checked at load).
         unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
-        gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu)?;
+        mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
+        gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?;
         unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, cfg(tokens, 0), &b.gu, &mut b.act, inter as u32)? };
-        gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta)
+        mark(prof, gpu, || "silu_mul".into(), 0)?;
+        gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta, prof)
     }
 
     /// `x = rmsnorm(h += delta)` with the final norm.
     fn final_norm(&mut self, tokens: usize, c: &Config) -> Result<()> {
-        let Shard { gpu, k: kern, norm, scratch, .. } = self;
+        let Shard { gpu, k: kern, norm, scratch, prof, .. } = self;
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         // SAFETY: as in `attention_half`.
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &*norm, &mut b.x, c.hidden as u32, c.eps, 1u32) }
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &*norm, &mut b.x, c.hidden as u32, c.eps, 1u32)? };
+        mark(prof, gpu, || "add_rmsnorm".into(), 0)
     }
 
     /// The LM head (rank 0's).
@@ -675,7 +744,7 @@ impl<T: Element + Reducible> Shard<T> {
         // fresh output buffer would add a tensor map to that plan's cache each call and in time evict the
         // graph's.
         let mut own: HashMap<(usize, usize, usize), GemmPlan<T>> = HashMap::new();
-        gemm(&mut own, &self.gpu, tokens, c.vocab, c.hidden, &b.x, self.lm_head()?, &mut out)?;
+        gemm(&mut own, &self.gpu, tokens, c.vocab, c.hidden, &b.x, self.lm_head()?, &mut out, &mut None)?;
         let bits = self.gpu.download(&out)?;
         Ok(bits.into_iter().map(|x| if self.k.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect())
     }
@@ -690,7 +759,7 @@ impl<T: Element + Reducible> Shard<T> {
     /// argmax (launched for sampling too: the same launches either way, so a captured step serves
     /// both). Launches only (capturable).
     fn head_launch(&mut self, n: usize, c: &Config) -> Result<()> {
-        let Shard { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, .. } = self;
+        let Shard { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, prof, .. } = self;
         let lm_head = lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is on rank 0 (internal)".into()))?;
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
@@ -699,9 +768,10 @@ impl<T: Element + Reducible> Shard<T> {
         // `last` holds `slots · hidden` ≥ n · hidden; the argmax over n rows of `vocab` with 64 bytes of
         // shared memory, `next` holding `slots` ≥ n.
         unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(n, 0), &b.rows, &b.x, last, c.hidden as u32, total as u32)? };
-        gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits)?;
+        mark(prof, gpu, || "gather rows".into(), 0)?;
+        gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits, prof)?;
         unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg(n, 64), &*logits, next, c.vocab as u32)? };
-        Ok(())
+        mark(prof, gpu, || "argmax".into(), 0)
     }
 
     /// The next tokens after [`Shard::head_launch`]: the argmax's (greedy) or drawn on the host.
@@ -749,12 +819,13 @@ impl Ks<'_> {
 /// `c (m×n) = a (m×k) · b (k×n)` with a plan kept per shape.
 #[allow(clippy::too_many_arguments)]
 fn gemm<T: Element>(plans: &mut HashMap<(usize, usize, usize), GemmPlan<T>>, gpu: &Gpu, m: usize, n: usize, kk: usize, a: &CudaSlice<u16>, b: &CudaSlice<u16>,
-                    c: &mut CudaSlice<u16>) -> Result<()> {
+                    c: &mut CudaSlice<u16>, prof: &mut Option<Vec<(Launch, CudaEvent)>>) -> Result<()> {
     if !plans.contains_key(&(m, n, kk)) {
         plans.insert((m, n, kk), GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, kk))?);
     }
     let plan = plans.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("GEMM plan missing (internal)".into()))?;
-    plan.run(&view::<T>(a, m * kk)?, &view::<T>(b, kk * n)?, &mut view_mut::<T>(c, m * n)?)
+    plan.run(&view::<T>(a, m * kk)?, &view::<T>(b, kk * n)?, &mut view_mut::<T>(c, m * n)?)?;
+    mark(prof, gpu, || format!("gemm {m}x{n}x{kk} {}", plan.config().label), (kk * n * 2) as u64)
 }
 
 /// Copies the little-endian 16-bit bytes `bytes` into `dst` from element `at` on.
