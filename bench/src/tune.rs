@@ -458,7 +458,17 @@ pub fn plan16<'g>(gpu: &'g Gpu, s: Shape, elem: Elem, cache: &mut TuneCache) -> 
     }
     let hopper = gpu.cannot_run(&h::H6.kernel).is_none();
     let resident = if hopper { gemm::h8_resident(gpu)? } else { [0; 7] };
-    let configs = candidates16(s, hopper, gpu.info.sms, resident, elem)?;
+    let mut configs = candidates16(s, hopper, gpu.info.sms, resident, elem)?;
+    // The rule as the entry point runs it on this GPU (`gemm::refine_decode`: d15 may give way to d2),
+    // first.
+    let entry_rule = if gemm::Choice::from_env() == gemm::Choice::Rule {
+        gemm::refine_decode(configs[0], &gemm::calibrate::model_for(gpu), s, gpu.info.sms, elem)
+    } else {
+        configs[0]
+    };
+    if let Some(i) = configs.iter().position(|c| *c == entry_rule) {
+        configs[..=i].rotate_right(1);
+    }
     let rule = configs[0].label();
     let (cands, pruned) = build_candidates(configs, Config::label, |c| {
         let mut p = HalfPlan::new(gpu, s, Some(c.step), elem)?;

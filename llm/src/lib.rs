@@ -30,6 +30,7 @@
 //! ```
 pub mod checkpoint;
 pub mod config;
+pub mod grid;
 pub mod model;
 pub mod rope;
 pub mod sample;

@@ -35,7 +35,7 @@ use kernel_lab::{
     steps::gemm::Elem,
 };
 
-use crate::{MODULE, PTX, checkpoint::Checkpoint, config::Config, kernels as k, rope, sample::{self, Rng, Sampling}};
+use crate::{MODULE, PTX, checkpoint::Checkpoint, config::Config, grid, kernels as k, rope, sample::{self, Rng, Sampling}};
 
 /// One layer's weights (16-bit bits).
 struct Layer {
@@ -72,9 +72,6 @@ macro_rules! launch {
 }
 
 /// `blocks` blocks of 256 threads with `smem` bytes of dynamic shared memory.
-fn cfg(blocks: usize, smem: u32) -> LaunchConfig {
-    LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (crate::kernels::embed_bf16::MAX_THREADS, 1, 1), shared_mem_bytes: smem }
-}
 
 /// `s`'s first `n` elements as `T` (a 16-bit element type: every bit pattern is a value).
 fn view<T: Element>(s: &CudaSlice<u16>, n: usize) -> Result<CudaView<'_, T>> {
@@ -152,6 +149,8 @@ struct Shard<T: Element> {
     last: CudaSlice<u16>,
     logits: CudaSlice<u16>,
     next: CudaSlice<i32>,
+    /// The argmax's workspace: per row, its blocks' partial bests and their count (zero between launches).
+    argmax: (CudaSlice<u64>, CudaSlice<u32>),
     dummy: CudaSlice<u16>,
     /// While a step is profiled ([`Model::decode_profiled`]): an event after each launch, named.
     prof: Option<Vec<(Launch, CudaEvent)>>,
@@ -546,7 +545,7 @@ impl<T: Element + Reducible> Shard<T> {
         let split_extra = if world > 1 { 2 * c.vocab * h * 2 + largest } else { 0 };
         let bytes = weight_bytes / world + split_extra + lm_extra + cache_bytes + largest;
         fits(gpu, &format!("rank {rank}'s weights, KV cache and load staging"), bytes)?;
-        let load = |name: &str| -> Result<Kernel> { gpu.load_kernel(PTX, MODULE, name, k::embed_bf16::MAX_THREADS, 0) };
+        let load = |name: &str| -> Result<Kernel> { gpu.load_kernel(PTX, MODULE, name, grid::THREADS, 0) };
         let e = if bf16 { "bf16" } else { "f16" };
         let kern = Kernels { bf16, embed: load(&format!("embed_{e}"))?, add_rmsnorm: load(&format!("add_rmsnorm_{e}"))?, rope: load(&format!("rope_{e}"))?,
                              silu_mul: load(&format!("silu_mul_{e}"))?, argmax: load(&format!("argmax_{e}"))?, transpose: load("transpose16")? };
@@ -623,7 +622,8 @@ impl<T: Element + Reducible> Shard<T> {
         gpu.sync_after("loading the model")?;
         Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, cos_sin, cache, gemms: HashMap::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
-                   next: gpu.zeros::<i32>(slots)?, dummy: gpu.zeros::<u16>(8)?, prof: None })
+                   next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
+                   dummy: gpu.zeros::<u16>(8)?, prof: None })
     }
 
     /// Grows the work buffers to `tokens` tokens (at least `slots`); whether it allocated.
@@ -653,7 +653,7 @@ impl<T: Element + Reducible> Shard<T> {
         let ks = Ks { gpu, k: kern };
         // SAFETY: `tokens` ≤ the work buffers' tokens (`ensure`); ids checked < vocab on the host; `h`
         // holds tokens · hidden.
-        unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(tokens, 0), &b.ids, &*embed, &mut b.h, c.hidden as u32, c.vocab as u32)? };
+        unsafe { launch!(ks, embed, embed_bf16, embed_f16, grid::rows(tokens, 0), &b.ids, &*embed, &mut b.h, c.hidden as u32, c.vocab as u32)? };
         mark(prof, gpu, || "embed".into(), 0)
     }
 
@@ -672,13 +672,13 @@ impl<T: Element + Reducible> Shard<T> {
         // max_len, decode only while len < max_len) and slots < `slots`; hidden a multiple of 8
         // (config), ≤ the RMSNorm kernel's 16384; 16-byte-aligned fresh allocations; the cache
         // `[slots][local kv_heads][max_len][D]` per layer.
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
         mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
         gemm(gemms, gpu, tokens, l.qkv_width(d), h, &b.x, &layer.qkv, &mut b.qkv, prof)?;
         let (ck, cv) = &mut cache[li];
         let bias = layer.qkv_bias.as_ref().unwrap_or(dummy);
         unsafe {
-            launch!(ks, rope, rope_bf16, rope_f16, cfg(tokens, 0), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
+            launch!(ks, rope, rope_bf16, rope_f16, grid::rope(tokens, l.heads, l.kv_heads, d), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
                     max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32, cu.is_some() as u32)?
         };
         mark(prof, gpu, || "rope".into(), 0)?;
@@ -713,10 +713,10 @@ impl<T: Element + Reducible> Shard<T> {
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         // SAFETY: as in `attention_half`; the local intermediate size a multiple of 8 (checked at load).
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
         mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
         gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?;
-        unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, cfg(tokens, 0), &b.gu, &mut b.act, inter as u32)? };
+        unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
         mark(prof, gpu, || "silu_mul".into(), 0)?;
         gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta, prof)
     }
@@ -727,7 +727,7 @@ impl<T: Element + Reducible> Shard<T> {
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         // SAFETY: as in `attention_half`.
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, cfg(tokens, 32), &mut b.h, &b.delta, &*norm, &mut b.x, c.hidden as u32, c.eps, 1u32)? };
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &*norm, &mut b.x, c.hidden as u32, c.eps, 1u32)? };
         mark(prof, gpu, || "add_rmsnorm".into(), 0)
     }
 
@@ -759,18 +759,20 @@ impl<T: Element + Reducible> Shard<T> {
     /// argmax (launched for sampling too: the same launches either way, so a captured step serves
     /// both). Launches only (capturable).
     fn head_launch(&mut self, n: usize, c: &Config) -> Result<()> {
-        let Shard { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, prof, .. } = self;
+        let Shard { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, argmax: (partial, count), prof, .. } = self;
         let lm_head = lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is on rank 0 (internal)".into()))?;
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         let total = scratch_rows(b, c.hidden);
         // SAFETY: the embed kernel as a row gather: `rows[i]` < the rows of x (the sequences' last tokens),
-        // `last` holds `slots · hidden` ≥ n · hidden; the argmax over n rows of `vocab` with 64 bytes of
-        // shared memory, `next` holding `slots` ≥ n.
-        unsafe { launch!(ks, embed, embed_bf16, embed_f16, cfg(n, 0), &b.rows, &b.x, last, c.hidden as u32, total as u32)? };
+        // `last` holds `slots · hidden` ≥ n · hidden; the argmax over n rows of `vocab` (`grid::argmax`: its
+        // shared memory, at most ARGMAX_MAX_PARTS blocks a row), `next` holding `slots` ≥ n, its workspace
+        // `slots · ARGMAX_MAX_PARTS` partials and `slots` counts (zeroed at load, left zero by each launch;
+        // one stream, so no two argmax grids of this shard overlap).
+        unsafe { launch!(ks, embed, embed_bf16, embed_f16, grid::rows(n, 0), &b.rows, &b.x, last, c.hidden as u32, total as u32)? };
         mark(prof, gpu, || "gather rows".into(), 0)?;
         gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits, prof)?;
-        unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg(n, 64), &*logits, next, c.vocab as u32)? };
+        unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, grid::argmax(n, c.vocab), &*logits, next, c.vocab as u32, partial, count)? };
         mark(prof, gpu, || "argmax".into(), 0)
     }
 

@@ -9,7 +9,7 @@ use kernel_lab::{
     cudarc::driver::{CudaSlice, LaunchConfig},
     runtime::{gpu::gpu_or_skip, verify},
 };
-use kernel_lab_llm::{MODULE, PTX, kernels as k};
+use kernel_lab_llm::{MODULE, PTX, grid, kernels as k};
 use rand::Rng;
 
 fn b(x: f32) -> f32 {
@@ -86,14 +86,18 @@ fn rope_rotates_into_packed_qkv_and_the_cache() {
                                            gpu.upload(&slot).unwrap(), gpu.upload(&table).unwrap());
     let mut out: Vec<CudaSlice<u16>> = [tokens * heads * d, tokens * kv * d, tokens * kv * d, slots * kv * max_len * d, slots * kv * max_len * d]
         .iter().map(|&n| gpu.zeros::<u16>(n).unwrap()).collect();
-    for o in &mut out[..3] {
+    // The runner's grid (2 blocks a token here), then 1 block a token (each thread striding).
+    let spread = grid::rope(tokens, heads, kv, d);
+    assert_eq!(spread.grid_dim, (tokens as u32, 2, 1));
+    for launch in [spread, cfg(tokens as u32, 0)] {
+    for o in &mut out {
         gpu.poison(o).unwrap();
     }
     let [q, kk, v, ck, cv] = &mut out[..] else { unreachable!() };
-    // SAFETY: one block per token; the buffers in the layouts the kernel's contract names; positions <
+    // SAFETY: one block row per token; the buffers in the layouts the kernel's contract names; positions <
     // max_len = the table's rows, slots < 2.
     unsafe {
-        k::rope_bf16::launch(&gpu, &kern, cfg(tokens as u32, 0), &dqkv, &dbias, &dpos, &dtab, q, kk, v, ck, cv, &dslot, max_len as u32, heads as u32, kv as u32, d as u32,
+        k::rope_bf16::launch(&gpu, &kern, launch, &dqkv, &dbias, &dpos, &dtab, q, kk, v, ck, cv, &dslot, max_len as u32, heads as u32, kv as u32, d as u32,
                              1, max_len as u32, 1).unwrap()
     };
     gpu.sync_after("rope").unwrap();
@@ -123,21 +127,26 @@ fn rope_rotates_into_packed_qkv_and_the_cache() {
             assert_eq!(gcv[((slot[t] as usize * kv + e / d) * max_len + pos[t] as usize) * d + e % d], want, "token {t} V element {e}: the cache");
         }
     }
+    }
 }
 
 #[test]
 fn silu_mul_argmax_transpose_and_embed() {
     let Some(gpu) = gpu_or_skip("silu_mul_argmax_transpose_and_embed") else { return };
     let mut rng = verify::rng(verify::fresh_seed());
-    // SiLU·mul over 3 tokens of 136.
-    let (tokens, inter) = (3usize, 136usize);
+    // SiLU·mul over 3 tokens of 4104 (3 blocks a token, the last one's threads partly idle; then 1
+    // block a token, striding).
+    let (tokens, inter) = (3usize, 4104usize);
     let gu = random(&mut rng, tokens * 2 * inter, 6.0);
     let kern = k::silu_mul_bf16::load(&gpu, PTX, MODULE).unwrap();
     let dgu = gpu.upload(&bits(&gu)).unwrap();
     let mut dout = gpu.zeros::<u16>(tokens * inter).unwrap();
+    let spread = grid::silu_mul(tokens, inter);
+    assert_eq!(spread.grid_dim, (tokens as u32, 3, 1));
+    for launch in [spread, cfg(tokens as u32, 0)] {
     gpu.poison(&mut dout).unwrap();
-    // SAFETY: one block per token; gu holds tokens·2·inter, out tokens·inter; inter % 8 == 0.
-    unsafe { k::silu_mul_bf16::launch(&gpu, &kern, cfg(tokens as u32, 0), &dgu, &mut dout, inter as u32).unwrap() };
+    // SAFETY: one block row per token; gu holds tokens·2·inter, out tokens·inter; inter % 8 == 0.
+    unsafe { k::silu_mul_bf16::launch(&gpu, &kern, launch, &dgu, &mut dout, inter as u32).unwrap() };
     gpu.sync_after("silu_mul").unwrap();
     let g = got(&gpu, &dout, "silu_mul");
     let want: Vec<f32> = (0..tokens * inter).map(|i| {
@@ -146,21 +155,35 @@ fn silu_mul_argmax_transpose_and_embed() {
         b(b((x / (1.0 + (-x).exp())) as f32) * gu[t * 2 * inter + inter + j])
     }).collect();
     assert!(far(&g, &want) * 100 <= g.len(), "silu_mul: {} of {} more than 1 ulp off", far(&g, &want), g.len());
+    }
 
-    // Argmax: a planted maximum, a tie (the first wins), a NaN skipped.
-    let vocab = 1000usize;
-    let mut logits = random(&mut rng, 3 * vocab, 3.0);
-    logits[17] = 9.0;
-    logits[vocab + 400] = 9.0;
-    logits[vocab + 900] = 9.0;
-    logits[2 * vocab + 5] = f32::NAN;
-    logits[2 * vocab + 999] = 8.5;
+    // Argmax over rows split across blocks (20000: 10 blocks of 2048 elements, vector loads) and one
+    // row (4099, not a multiple of 8: single loads, 1 block): a planted maximum, a tie across blocks (the
+    // first wins), a NaN skipped, a row of NaNs (−1); launched twice with new logits (each launch leaves
+    // the counts at zero for the next).
     let kern = k::argmax_bf16::load(&gpu, PTX, MODULE).unwrap();
-    let dl = gpu.upload(&bits(&logits)).unwrap();
-    let mut di = gpu.upload(&[-7i32; 3]).unwrap();
-    // SAFETY: 3 blocks, 64 bytes of shared memory; logits hold 3·vocab, out 3.
-    unsafe { k::argmax_bf16::launch(&gpu, &kern, cfg(3, 64), &dl, &mut di, vocab as u32).unwrap() };
-    assert_eq!(gpu.download(&di).unwrap(), vec![17, 400, 999]);
+    for (vocab, parts) in [(20000usize, 10u32), (4099, 2)] {
+        assert_eq!(grid::argmax(4, vocab).grid_dim, (4, parts, 1));
+        let mut partial = gpu.zeros::<u64>(4 * grid::ARGMAX_MAX_PARTS).unwrap();
+        let mut count = gpu.zeros::<u32>(4).unwrap();
+        for round in 0..2 {
+            let mut logits = random(&mut rng, 4 * vocab, 3.0);
+            let top = [17 + round, 400, vocab - 1];
+            logits[top[0]] = 9.0;
+            logits[vocab + 400] = 9.0;
+            logits[vocab + vocab - 3] = 9.0;
+            logits[2 * vocab + 5] = f32::NAN;
+            logits[2 * vocab + vocab - 1] = 8.5;
+            logits[3 * vocab..].fill(f32::NAN);
+            let dl = gpu.upload(&bits(&logits)).unwrap();
+            let mut di = gpu.upload(&[-7i32; 4]).unwrap();
+            // SAFETY: the runner's grid and shared memory; logits hold 4·vocab, out 4, partial
+            // 4·ARGMAX_MAX_PARTS ≥ 4·parts, count 4 (zero, and left zero by each launch).
+            unsafe { k::argmax_bf16::launch(&gpu, &kern, grid::argmax(4, vocab), &dl, &mut di, vocab as u32, &mut partial, &mut count).unwrap() };
+            assert_eq!(gpu.download(&di).unwrap(), vec![top[0] as i32, top[1] as i32, top[2] as i32, -1], "argmax over {vocab}, round {round}");
+            assert_eq!(gpu.download(&count).unwrap(), vec![0; 4], "argmax over {vocab}: the counts left at zero");
+        }
+    }
 
     // Transpose of 37 × 70 (tiles cut at both edges).
     let (rows, cols) = (37usize, 70usize);

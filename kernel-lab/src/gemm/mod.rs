@@ -599,6 +599,26 @@ pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_r
     }
 }
 
+/// The rules' d15 (M ≤ 16 where d4's 64×64 tiles fill 40–100% of the SMs) turned into d2 where the cost
+/// model of this GPU predicts d2 faster. d15 streams each tile's whole K through one CTA, so with fewer
+/// tiles than SMs its rate is the tiles times one SM's streaming rate (the model's `kblock_us`: about
+/// 56 GB/s an SM on an H200), under the DRAM's below ~80 tiles there; d2 splits K over every SM at a
+/// larger fixed cost. Measured on an H200 (`results/2026-11-29-h200-session53`): 1×4096×14336 d2 34.3 µs,
+/// d15 38.7 (the model: 33.7, 37.7); 1×6144×4096 d15 15.6, d2 18.8 (15.6, 18.0). Any other
+/// configuration is returned as it is (pure: the CPU tests cover it).
+pub fn refine_decode(c: Config, model: &cost::CostModel, s: Shape, sms: u32, elem: Elem) -> Config {
+    let d15 = if elem == Elem::Bf16 { &steps::D15_BF16 } else { &steps::D15 };
+    let d2 = if elem == Elem::Bf16 { &steps::D2_BF16 } else { &steps::D2 };
+    if c.padded || !std::ptr::eq(c.step, d15) {
+        return c;
+    }
+    let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
+    match (model.predict(d15, s, false, sms, bpsm, model.h8_resident), model.predict(d2, s, false, sms, bpsm, model.h8_resident)) {
+        (Some(t15), Some(t2)) if t2 < t15 => Config { step: d2, padded: false },
+        _ => c,
+    }
+}
+
 /// A step by its label (`h6`, `v10`, `v1`, `d2-bf16`, …: the f32-accumulating HGEMM steps).
 pub fn step_by_label(label: &str) -> Result<&'static Step> {
     let f32_steps = || steps::STEPS.iter().filter(|s| s.acc == Accumulate::F32);
@@ -644,7 +664,7 @@ impl HalfPlan {
         let config = match step {
             Some(_) => choose(s, hopper, gpu.info.sms, resident, step, elem)?,
             None => match Choice::from_env() {
-                Choice::Rule => choose(s, hopper, gpu.info.sms, resident, None, elem)?,
+                Choice::Rule => refine_decode(choose(s, hopper, gpu.info.sms, resident, None, elem)?, &calibrate::model_for(gpu), s, gpu.info.sms, elem),
                 Choice::CostModel => choose_by(&calibrate::model_for(gpu), s, hopper, gpu.info.sms, resident, elem)?,
             },
         };
@@ -723,6 +743,33 @@ pub(crate) fn copy_rows(gpu: &Gpu, src: Operand, src_pitch: usize, dst: Operand,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn d15_gives_way_to_d2_where_its_tiles_cannot_stream_the_weights() {
+        const R: [u32; 7] = [66, 39, 30, 22, 17, 15, 15];
+        let (h200, h100) = (cost::CostModel::shipped("NVIDIA H200", 132), cost::CostModel::shipped("NVIDIA H100 80GB HBM3", 132));
+        let pick = |model: &cost::CostModel, m, n, k, elem| {
+            let s = shape(m, n, k);
+            refine_decode(choose(s, true, 132, R, None, elem).unwrap(), model, s, 132, elem).step.kernel.step
+        };
+        // 64 tiles of a deep K: the 64 SMs' rate is under the DRAM's, d2 splits K over all of them.
+        assert_eq!(pick(&h200, 1, 4096, 14336, Elem::Bf16), "d2-bf16");
+        assert_eq!(pick(&h200, 1, 4096, 14336, Elem::F16), "d2");
+        // 96 tiles stream at the DRAM's rate: d15 keeps its lower fixed cost.
+        assert_eq!(pick(&h200, 1, 6144, 4096, Elem::Bf16), "d15-bf16");
+        // Not a d15 shape: untouched (more tiles than SMs; 17 rows).
+        assert_eq!(pick(&h200, 1, 28672, 4096, Elem::Bf16), "d2-bf16");
+        assert_eq!(pick(&h200, 17, 6144, 4096, Elem::Bf16), choose(shape(17, 6144, 4096), true, 132, R, None, Elem::Bf16).unwrap().step.kernel.step);
+        // The choice follows the GPU's constants: every model's pick is the one it predicts faster.
+        for model in [&h200, &h100] {
+            for (n, k) in [(4096, 4096), (4096, 14336), (5120, 13824), (8192, 8192)] {
+                let s = shape(1, n, k);
+                let t = |st: &'static Step| model.predict(st, s, false, 132, 1, model.h8_resident).unwrap();
+                let want = if t(&steps::D2) < t(&steps::D15) { "d2" } else { "d15" };
+                assert_eq!(pick(model, 1, n, k, Elem::F16), want, "{s} on {}", model.source);
+            }
+        }
+    }
 
     #[test]
     fn the_rule_returns_only_rule_steps() {

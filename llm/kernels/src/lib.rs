@@ -10,14 +10,15 @@
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch, core_float_math)]
 use nvptx_std::{
+    atomic::{atom_add_acq_rel_gpu_u32, ld_relaxed_gpu_u64, st_relaxed_gpu_u32},
     global::{ld_global_cg_v4_f32, ld_global_nc_v4_u32, st_global_v4_u32},
     kernel,
     math::ex2_approx_f32,
     mma::{f16_to_f32, pack_bf16x2, pack_f16x2},
     shared,
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, thread_idx_x},
-    warp::{block_reduce_f32, shuffle_xor_f32, shuffle_xor_u32},
+    thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
+    warp::{block_reduce_f32, shuffle_xor_u32},
 };
 
 /// Threads per block of every kernel here: 8 warps.
@@ -184,7 +185,9 @@ pub unsafe fn add_rmsnorm_f16(x: *mut u16, delta: *const u16, w: *const u16, y: 
     unsafe { add_rmsnorm::<F16>(x, delta, w, y, hidden, eps, add) }
 }
 
-/// Token `blockIdx.x` of the fused projection `qkv` (`[tokens][(heads + 2·kv_heads)·D]`: Q's heads, K's,
+/// Token `blockIdx.x` (its items `blockIdx.y · THREADS + threadIdx.x`, striding by the grid's y: one
+/// rotated pair of Q or K or one element of V each, so a decode step's few tokens still spread over
+/// many blocks) of the fused projection `qkv` (`[tokens][(heads + 2·kv_heads)·D]`: Q's heads, K's,
 /// V's), plus `bias` (same row layout) when `has_bias ≠ 0`, split into `q` (`[tokens][heads][D]`), `k`
 /// and `v` (`[tokens][kv_heads][D]`), Q and K rotated by the token's position `pos[t]` (Hugging Face's
 /// `rotate_half` form: dimension `i < D/2` pairs with `i + D/2`), `cos_sin` `[max_pos][D/2][2]` f32 (the
@@ -194,7 +197,7 @@ pub unsafe fn add_rmsnorm_f16(x: *mut u16, delta: *const u16, w: *const u16, y: 
 /// the attention reads them packed; decode reads the cache).
 ///
 /// # Safety
-/// `THREADS` threads, one block per token; the buffers hold the grid's tokens in those layouts, `bias`
+/// `THREADS` threads, one block row per token (any grid y); the buffers hold the grid's tokens in those layouts, `bias`
 /// `(heads + 2·kv_heads)·D` elements when used, `cos_sin` `max_pos · D` f32, `pos` and `cache.slot` the
 /// tokens, each `slot` and `pos` inside the cache (`pos < cache.max_len`); `D` even.
 #[allow(clippy::too_many_arguments)]
@@ -210,47 +213,48 @@ unsafe fn rope<E: Half>(qkv: *const u16, bias: *const u16, pos: *const i32, cos_
         unsafe { if has_bias != 0 { E::rnd(E::f(*qkv.add(t * width + col)) + E::f(*bias.add(col))) } else { E::f(*qkv.add(t * width + col)) } }
     };
     let rotated = (heads + kv_heads) as usize * half;
-    let mut i = thread_idx_x() as usize;
-    while i < rotated {
-        let (hh, j) = (i / half, i % half);
-        let (x1, x2) = (at(hh * d + j), at(hh * d + j + half));
-        // SAFETY: p < max_pos, j < D/2: inside the table.
-        let (c, s) = unsafe { (E::rnd(*cos_sin.add(2 * (p * half + j))), E::rnd(*cos_sin.add(2 * (p * half + j) + 1))) };
-        let (o1, o2) = (E::bits(E::rnd(x1 * c) - E::rnd(x2 * s)), E::bits(E::rnd(x2 * c) + E::rnd(x1 * s)));
-        // SAFETY (stores): j + D/2 < D inside the head's row of Q, of packed K, or of the cache.
-        if hh < heads as usize {
-            unsafe {
-                let dst = q.add((t * heads as usize + hh) * d);
-                *dst.add(j) = o1;
-                *dst.add(j + half) = o2;
-            }
-        } else {
-            let kh = hh - heads as usize;
-            unsafe {
-                let c = cache.k.add(cache.row(t, kh, kv_heads, d));
-                *c.add(j) = o1;
-                *c.add(j + half) = o2;
-                if packed_kv != 0 {
-                    let dst = k.add((t * kv_heads as usize + kh) * d);
+    let vw = kv_heads as usize * d;
+    let stride = (THREADS * grid_dim_y()) as usize;
+    let mut i = (block_idx_y() * THREADS + thread_idx_x()) as usize;
+    while i < rotated + vw {
+        if i < rotated {
+            let (hh, j) = (i / half, i % half);
+            let (x1, x2) = (at(hh * d + j), at(hh * d + j + half));
+            // SAFETY: p < max_pos, j < D/2: inside the table.
+            let (c, s) = unsafe { (E::rnd(*cos_sin.add(2 * (p * half + j))), E::rnd(*cos_sin.add(2 * (p * half + j) + 1))) };
+            let (o1, o2) = (E::bits(E::rnd(x1 * c) - E::rnd(x2 * s)), E::bits(E::rnd(x2 * c) + E::rnd(x1 * s)));
+            // SAFETY (stores): j + D/2 < D inside the head's row of Q, of packed K, or of the cache.
+            if hh < heads as usize {
+                unsafe {
+                    let dst = q.add((t * heads as usize + hh) * d);
                     *dst.add(j) = o1;
                     *dst.add(j + half) = o2;
                 }
+            } else {
+                let kh = hh - heads as usize;
+                unsafe {
+                    let c = cache.k.add(cache.row(t, kh, kv_heads, d));
+                    *c.add(j) = o1;
+                    *c.add(j + half) = o2;
+                    if packed_kv != 0 {
+                        let dst = k.add((t * kv_heads as usize + kh) * d);
+                        *dst.add(j) = o1;
+                        *dst.add(j + half) = o2;
+                    }
+                }
+            }
+        } else {
+            let e = i - rotated;
+            let x = E::bits(at((heads + kv_heads) as usize * d + e));
+            // SAFETY: e < kv_heads·D: token t's row of V, and head e / D's row of the cache.
+            unsafe {
+                *cache.v.add(cache.row(t, e / d, kv_heads, d) + e % d) = x;
+                if packed_kv != 0 {
+                    *v.add(t * vw + e) = x;
+                }
             }
         }
-        i += THREADS as usize;
-    }
-    let vw = kv_heads as usize * d;
-    let mut e = thread_idx_x() as usize;
-    while e < vw {
-        let x = E::bits(at((heads + kv_heads) as usize * d + e));
-        // SAFETY: e < kv_heads·D: token t's row of V, and head e / D's row of the cache.
-        unsafe {
-            *cache.v.add(cache.row(t, e / d, kv_heads, d) + e % d) = x;
-            if packed_kv != 0 {
-                *v.add(t * vw + e) = x;
-            }
-        }
-        e += THREADS as usize;
+        i += stride;
     }
 }
 
@@ -321,14 +325,15 @@ pub unsafe fn rope_f16(qkv: *const u16, bias: *const u16, pos: *const i32, cos_s
 
 /// Token `blockIdx.x`: `out[j] = silu(gate[j]) · up[j]` with `gu` `[tokens][2·inter]` (the gate's columns,
 /// then the up projection's), SiLU's output rounded before the product (torch's `act_fn(gate) * up`).
+/// Chunks of 8 elements, chunk `blockIdx.y · THREADS + threadIdx.x` first, striding by the grid's y.
 ///
 /// # Safety
-/// `THREADS` threads, one block per token; `gu` holds `tokens · 2·inter` and `out` `tokens · inter`
-/// elements, 16-byte aligned; `inter % 8 == 0`.
+/// `THREADS` threads, one block row per token (any grid y); `gu` holds `tokens · 2·inter` and `out`
+/// `tokens · inter` elements, 16-byte aligned; `inter % 8 == 0`.
 unsafe fn silu_mul<E: Half>(gu: *const u16, out: *mut u16, inter: u32) {
     let t = block_idx_x() as usize;
     let n = inter as usize;
-    let mut c = 8 * thread_idx_x() as usize;
+    let mut c = 8 * (block_idx_y() * THREADS + thread_idx_x()) as usize;
     while c < n {
         // SAFETY: c + 8 ≤ inter, 16-byte aligned: inside token t's gate and up halves and its output row.
         unsafe {
@@ -340,7 +345,7 @@ unsafe fn silu_mul<E: Half>(gu: *const u16, out: *mut u16, inter: u32) {
             });
             st_global_v4_u32(out.add(t * n + c) as *mut u32, chunk(o));
         }
-        c += 8 * THREADS as usize;
+        c += 8 * (THREADS * grid_dim_y()) as usize;
     }
 }
 
@@ -362,54 +367,129 @@ pub unsafe fn silu_mul_f16(gu: *const u16, out: *mut u16, inter: u32) {
     unsafe { silu_mul::<F16>(gu, out, inter) }
 }
 
-/// The larger of two (value, index) pairs; on a tie the smaller index; a NaN never wins.
+/// Dynamic shared memory of an argmax block: 16 words for the warps' bests, one for the last-block flag.
+pub const ARGMAX_SMEM: u32 = 80;
+
+/// A (value, index) pair as one `u64` whose unsigned order is the argmax's: the value's bits mapped to an
+/// order-preserving `u32` above, the index's complement below (so on a tie the smaller index is larger).
+/// 0 is no candidate: every value, −∞ included, maps above it.
 #[inline(always)]
-fn better(a: (f32, u32), b: (f32, u32)) -> (f32, u32) {
-    if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) || a.0.is_nan() { b } else { a }
+fn key(x: f32, j: u32) -> u64 {
+    let b = x.to_bits();
+    let ordered = if b >> 31 != 0 { !b } else { b | 0x8000_0000 };
+    (ordered as u64) << 32 | (!j) as u64
 }
 
-/// Row `blockIdx.x` of `logits` (`rows × vocab`): the index of its largest value into `out` (the first
-/// on a tie, as `torch.argmax`; NaNs skipped; −1 for a row of NaNs).
+/// The largest key of the block, in thread 0 (the others' results are partial).
 ///
 /// # Safety
-/// `THREADS` threads and 64 bytes of dynamic shared memory per block, one block per row; `logits` holds
-/// `rows · vocab` elements, `out` `rows`.
-unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32) {
-    let row = block_idx_x() as usize * vocab as usize;
-    let tid = thread_idx_x();
-    let mut best = (f32::NEG_INFINITY, u32::MAX);
-    let mut j = tid;
-    while j < vocab {
-        // SAFETY: j < vocab: inside the row.
-        let x = E::f(unsafe { *logits.add(row + j as usize) });
-        if !x.is_nan() {
-            best = better(best, (x, j));
-        }
-        j += THREADS;
-    }
-    // SAFETY: all 32 lanes of each warp (no early return).
+/// All `THREADS` threads; `slots` is 64 bytes of shared memory no one else uses until the next barrier.
+#[inline(always)]
+unsafe fn block_max_key(mut best: u64, slots: *mut u32) -> u64 {
     for m in [16, 8, 4, 2, 1] {
-        let other = unsafe { (shuffle_xor_f32(best.0, m), shuffle_xor_u32(best.1, m)) };
-        best = better(best, other);
+        // SAFETY: all 32 lanes of each warp (the caller's contract).
+        let other = unsafe { (shuffle_xor_u32((best >> 32) as u32, m) as u64) << 32 | shuffle_xor_u32(best as u32, m) as u64 };
+        best = best.max(other);
     }
-    let slots = shared::dynamic::<u32>();
+    let tid = thread_idx_x();
     let warp = (tid / 32) as usize;
     if tid % 32 == 0 {
         // SAFETY: slots 2·warp, 2·warp + 1 of 16 (64 bytes).
         unsafe {
-            *slots.add(2 * warp) = best.0.to_bits();
-            *slots.add(2 * warp + 1) = best.1;
+            *slots.add(2 * warp) = (best >> 32) as u32;
+            *slots.add(2 * warp + 1) = best as u32;
         }
     }
-    sync_threads();
+    // SAFETY: every thread reaches it (the caller's contract).
+    unsafe { sync_threads() };
     if tid == 0 {
         for w in 0..(THREADS / 32) as usize {
             // SAFETY: written by lane 0 of warp w before the barrier.
-            let other = unsafe { (f32::from_bits(*slots.add(2 * w)), *slots.add(2 * w + 1)) };
-            best = better(best, other);
+            best = best.max(unsafe { (*slots.add(2 * w) as u64) << 32 | *slots.add(2 * w + 1) as u64 });
         }
-        // SAFETY: block x < rows.
-        unsafe { *out.add(block_idx_x() as usize) = if best.1 == u32::MAX { -1 } else { best.1 as i32 } };
+    }
+    best
+}
+
+/// Row `blockIdx.x` of `logits` (`rows × vocab`): the index of its largest value into `out` (the first
+/// on a tie, as `torch.argmax`; NaNs skipped; −1 for a row of NaNs). The row is split over the grid's y
+/// blocks (chunks of 8 elements, chunk `blockIdx.y · THREADS + threadIdx.x` first, striding by the
+/// grid's y; single elements when `vocab % 8 ≠ 0`): each block leaves its best in
+/// `partial[row · grid.y + blockIdx.y]` and counts itself in `count[row]`; the last block of the row
+/// takes the best of the partials, writes `out` and sets the count back to 0 for the next launch.
+///
+/// # Safety
+/// `THREADS` threads and [`ARGMAX_SMEM`] bytes of dynamic shared memory per block, one block row per row; `logits`
+/// holds `rows · vocab` elements (16-byte aligned), `out` `rows`, `partial` `rows · grid.y` and `count`
+/// `rows` (zero before the first launch; each launch leaves it zero), not used by another grid at the
+/// same time.
+unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32) {
+    let r = block_idx_x() as usize;
+    let row = r * vocab as usize;
+    let tid = thread_idx_x();
+    let parts = grid_dim_y();
+    let mut best = 0u64;
+    let stride = THREADS * parts;
+    let mut c = block_idx_y() * THREADS + tid;
+    if vocab % 8 == 0 {
+        while 8 * c < vocab {
+            // SAFETY: 8c + 8 ≤ vocab, the row starts 16-byte aligned (vocab % 8 == 0).
+            let h = halves(unsafe { ld_global_nc_v4_u32(logits.add(row + 8 * c as usize) as *const u32) });
+            for (i, &b) in h.iter().enumerate() {
+                let x = E::f(b);
+                if !x.is_nan() {
+                    best = best.max(key(x, 8 * c + i as u32));
+                }
+            }
+            c += stride;
+        }
+    } else {
+        while c < vocab {
+            // SAFETY: c < vocab: inside the row.
+            let x = E::f(unsafe { *logits.add(row + c as usize) });
+            if !x.is_nan() {
+                best = best.max(key(x, c));
+            }
+            c += stride;
+        }
+    }
+    let slots = shared::dynamic::<u32>();
+    // SAFETY: every thread gets here; the first 64 of the ARGMAX_SMEM bytes are the kernel's.
+    best = unsafe { block_max_key(best, slots) };
+    let flag = slots.wrapping_add(16);
+    if tid == 0 {
+        // SAFETY: partial slot (r, y) < rows · grid.y; count[r] is only touched atomically by this
+        // grid's blocks (and reset by the last); the release orders the partial's store before the
+        // count, the acquire in the last block orders every block's partial before its reads.
+        unsafe {
+            *partial.add(r * parts as usize + block_idx_y() as usize) = best;
+            let done = atom_add_acq_rel_gpu_u32(count.add(r), 1);
+            *flag = (done + 1 == parts) as u32;
+        }
+    }
+    // SAFETY: every thread reaches it; thread 0 wrote the flag before it.
+    unsafe { sync_threads() };
+    // SAFETY: the flag word written before the barrier.
+    if unsafe { *flag } == 0 {
+        return;
+    }
+    // The last block: every partial is visible (thread 0's acquire, then the barrier).
+    let mut best = 0u64;
+    let mut y = tid;
+    while y < parts {
+        // SAFETY: y < grid.y: row r's partial y, written by its block before its release.
+        best = best.max(unsafe { ld_relaxed_gpu_u64(partial.add(r * parts as usize + y as usize)) });
+        y += THREADS;
+    }
+    // SAFETY: every thread of this block reaches it (the flag is the block's); the slots are free again
+    // (the first reduction's reads finished before the flag's barrier).
+    best = unsafe { block_max_key(best, slots) };
+    if tid == 0 {
+        // SAFETY: r < rows; the count is this row's, every block of it counted.
+        unsafe {
+            *out.add(r) = if best == 0 { -1 } else { !(best as u32) as i32 };
+            st_relaxed_gpu_u32(count.add(r), 0);
+        }
     }
 }
 
@@ -418,8 +498,8 @@ unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32) {
 /// # Safety
 /// As [`argmax`].
 #[kernel(threads = 256)]
-pub unsafe fn argmax_bf16(logits: *const u16, out: *mut i32, vocab: u32) {
-    unsafe { argmax::<Bf16>(logits, out, vocab) }
+pub unsafe fn argmax_bf16(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32) {
+    unsafe { argmax::<Bf16>(logits, out, vocab, partial, count) }
 }
 
 /// [`argmax`] for f16.
@@ -427,8 +507,8 @@ pub unsafe fn argmax_bf16(logits: *const u16, out: *mut i32, vocab: u32) {
 /// # Safety
 /// As [`argmax`].
 #[kernel(threads = 256)]
-pub unsafe fn argmax_f16(logits: *const u16, out: *mut i32, vocab: u32) {
-    unsafe { argmax::<F16>(logits, out, vocab) }
+pub unsafe fn argmax_f16(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32) {
+    unsafe { argmax::<F16>(logits, out, vocab, partial, count) }
 }
 
 /// `dst` (`cols × rows`) = `src` (`rows × cols`) transposed, 16-bit elements, through a 32 × 33 tile of
