@@ -9,7 +9,7 @@ use cudarc::driver::CudaSlice;
 use common::{Half, rounded};
 use half::{bf16, f16};
 use kernel_lab_bench::{
-    attention::decode::{BlockTable, DecodeDesc, DecodePlan, KvLayout, check_block_table, reference_f64},
+    attention::decode::{BlockTable, DecodeDesc, DecodePlan, DecodeStep, KvLayout, check_block_table, reference_f64},
     families::attention::{LSE_TOL, o_tol},
     runtime::{gpu::{Gpu, gpu_or_skip}, verify},
     steps::gemm::Elem,
@@ -59,7 +59,8 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
     let table: Option<CudaSlice<i32>> = paged.as_ref().map(|(t, _)| gpu.upload(t).unwrap());
     let bt = table.as_ref().map(|t| BlockTable { table: t, max_pages: paged.as_ref().unwrap().1 });
     let mut plan = DecodePlan::<T>::new(gpu, d).unwrap();
-    for forced in [None, Some(1), Some(3), Some(1000)] {
+    for (step, forced) in [DecodeStep::FusedCombine, DecodeStep::SeparateCombine].into_iter().flat_map(|st| [None, Some(1), Some(3), Some(1000)].map(|f| (st, f))) {
+        plan.use_step(step);
         plan.force_splits(forced);
         let mut o = gpu.zeros::<T>(d.q_elems()).unwrap();
         let mut lse = gpu.zeros::<f32>(d.rows()).unwrap();
@@ -69,7 +70,7 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
         gpu.sync_after("decode attention").unwrap();
         let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to() as f64).collect();
         let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
-        let what = format!("{d:?} lens {:?} {elem:?} forced {forced:?} → {split:?}", case.lens);
+        let what = format!("{d:?} lens {:?} {elem:?} {step:?} forced {forced:?} → {split:?}", case.lens);
         assert!(go.iter().all(|x| x.is_finite()), "{what}: O not finite or not fully written");
         // Rows without keys: LSE −∞ exactly, O 0; the rest finite and within tolerance.
         for (i, (g, w)) in gl.iter().zip(&wl).enumerate() {

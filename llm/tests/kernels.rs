@@ -158,11 +158,11 @@ fn silu_mul_argmax_transpose_and_embed() {
     }
 
     // Argmax over rows split across blocks (20000: 10 blocks of 2048 elements, vector loads) and one
-    // row (4099, not a multiple of 8: single loads, 1 block): a planted maximum, a tie across blocks (the
+    // row (4099, not a multiple of 8: single loads, 3 blocks): a planted maximum, a tie across blocks (the
     // first wins), a NaN skipped, a row of NaNs (−1); launched twice with new logits (each launch leaves
     // the counts at zero for the next).
     let kern = k::argmax_bf16::load(&gpu, PTX, MODULE).unwrap();
-    for (vocab, parts) in [(20000usize, 10u32), (4099, 2)] {
+    for (vocab, parts) in [(20000usize, 10u32), (4099, 3)] {
         assert_eq!(grid::argmax(4, vocab).grid_dim, (4, parts, 1));
         let mut partial = gpu.zeros::<u64>(4 * grid::ARGMAX_MAX_PARTS).unwrap();
         let mut count = gpu.zeros::<u32>(4).unwrap();

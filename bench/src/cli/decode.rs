@@ -1,11 +1,11 @@
-//! `kernel-lab decode`: decode attention (issue 49, step ad1) timed on serving shapes — the planned
-//! split, one CTA per (sequence, K/V head) (`splits = 1`, the ladder's first rung) and a paged cache of
-//! 16-token pages — each interleaved with a 1 GiB device copy, the cache's bytes over the time against
+//! `kernel-lab decode`: decode attention (issue 49, steps ad1 and ad2) timed on serving shapes — the
+//! planned split with ad2's fused combine and with ad1's separate one, one CTA per (sequence, K/V head)
+//! (`splits = 1`, the ladder's first rung) and a paged cache of 16-token pages (ad2) — each interleaved with a 1 GiB device copy, the cache's bytes over the time against
 //! the copy's rate. torch's SDPA on the same shapes: `scripts/decode-torch-peer.py`.
 use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
-    attention::decode::{BlockTable, DecodeDesc, DecodePlan, KvLayout},
+    attention::decode::{BlockTable, DecodeDesc, DecodePlan, DecodeStep, KvLayout},
     error::DriverContext,
     gemm::Element,
     runtime::timing::time_pair,
@@ -15,8 +15,9 @@ const HELP: &str = "\
 kernel-lab decode [--shapes LIST] [--dtype f16|bf16] [--json FILE]
   Decode attention (one new token per sequence) against a KV cache of L tokens per sequence:
   LIST is comma-separated BxHxKxLxD (batch, query heads, K/V heads, cache length, head dim; default:
-  the serving shapes of issue 49). Each shape runs the planned split, one split, and a paged cache
-  (16-token pages, shuffled), each timed against a 1 GiB device copy in interleaved rounds; caches
+  the serving shapes of issue 49). Each shape runs the planned split with ad2 (the combine fused into
+  the decode grid) and with ad1 (a separate combine), one split, and a paged cache (16-token pages,
+  shuffled; ad2), each timed against a 1 GiB device copy in interleaved rounds; caches
   smaller than 256 MiB are rotated over copies so every run reads from HBM, not L2.
 ";
 
@@ -60,12 +61,14 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
     println!("| shape BxHxKxLxD | config | splits | µs | cache GB/s | % of copy |\n|---|---|---|---|---|---|");
     for &[b, h, k, l, d] in shapes {
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
-        for (config, paged, forced) in [("ad1 planned", false, None), ("ad1 splits=1", false, Some(1)), ("ad1 paged-16", true, None)] {
+        for (config, step, paged, forced) in [("ad2 planned", DecodeStep::FusedCombine, false, None), ("ad1 planned", DecodeStep::SeparateCombine, false, None),
+                                              ("ad1 splits=1", DecodeStep::SeparateCombine, false, Some(1)), ("ad2 paged-16", DecodeStep::FusedCombine, true, None)] {
             let page = 16;
             let layout = if paged { KvLayout::PagedHeadsMajor { page_size: page, num_pages: b * l.div_ceil(page) } } else { KvLayout::Contiguous { max_len: l } };
             let desc = DecodeDesc::new(b, h, k, d, l).with_layout(layout);
             let mut plan = DecodePlan::<T>::new(gpu, desc)?;
             plan.force_splits(forced);
+            plan.use_step(step);
             let cache_bytes = 2 * desc.cache_elems() * 2;
             // An even number of arrays, K of run i in array 2i, V in 2i + 1 (mod n), enough (≥ 512 MiB in
             // all) that no run finds its bytes in the L2 from the run before.

@@ -270,6 +270,18 @@ pub fn check_block_table(desc: &DecodeDesc, table: &[i32], max_pages: usize, seq
     Ok(())
 }
 
+/// Which decode step a [`DecodePlan`] runs where it splits the keys (with one split both are the same
+/// kernel body, no combine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DecodeStep {
+    /// ad1: the splits' partials merged by a second kernel (`attn_decode_combine_*`).
+    SeparateCombine,
+    /// ad2 (the default): the last CTA of each (sequence, K/V head) merges that pair's splits inside the
+    /// decode grid (`attn_decode2_*`): one launch, the merge spread over the pairs.
+    #[default]
+    FusedCombine,
+}
+
 /// Decode attention for one [`DecodeDesc`] and element type `T` (`half::f16`, `half::bf16`): kernels
 /// loaded once, the split planned per run from a bound on the lengths, a grow-only workspace for the
 /// splits' partial outputs; everything enqueued on the [`Gpu`]'s stream, nothing synchronizes.
@@ -277,6 +289,10 @@ pub struct DecodePlan<T: Element> {
     gpu: Gpu,
     desc: DecodeDesc,
     decode: Kernel,
+    decode2: Kernel,
+    step: DecodeStep,
+    /// ad2's per-(sequence, K/V head) counts of finished splits (zero between launches).
+    counters: Option<CudaSlice<u32>>,
     combine: Kernel,
     append: Kernel,
     slots: u32,
@@ -292,10 +308,22 @@ impl<T: Element> DecodePlan<T> {
         let e = super::half_suffix::<T>("decode attention")?;
         desc.validate()?;
         let decode = gpu.kernel(&format!("attn_decode_d{}_{e}", desc.head_dim))?;
+        let decode2 = gpu.kernel(&format!("attn_decode2_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
         let slots = gpu.info.sms * decode.max_blocks_per_sm()?.max(1);
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, combine, append, slots, forced: None, o_part: None, lse_part: None, _elem: std::marker::PhantomData })
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, step: DecodeStep::default(), counters: None, combine, append, slots, forced: None, o_part: None,
+                        lse_part: None, _elem: std::marker::PhantomData })
+    }
+
+    /// Runs `step` where the keys are split (default: [`DecodeStep::FusedCombine`]).
+    pub fn use_step(&mut self, step: DecodeStep) {
+        self.step = step;
+    }
+
+    /// The step it runs where the keys are split.
+    pub fn step(&self) -> DecodeStep {
+        self.step
     }
 
     /// Forces `splits` CTAs per (sequence, K/V head) (at most one per 64 keys), instead of filling the
@@ -385,14 +413,31 @@ impl<T: Element> DecodePlan<T> {
         };
         let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale() });
         let cache = CacheParam(cache);
-        // SAFETY: `attn_decode_d{D}_{e}(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part)`: Q and O
-        // hold batch·q_len·heads·D, LSE batch·q_len·heads, seq_lens batch (all checked above), K and V the
-        // elements the layout's strides reach for every page < num_pages and head < kv_heads (checked:
-        // `cache_elems`); the table holds batch·max_pages entries (checked in `cache`); group·q_len ≤ 16
-        // and D the kernel's (`validate`, the kernel chosen by D); with more than one split the partials
-        // hold splits·rows (·D) f32, below 2^32 elements (checked); grid (splits, kv_heads ≤ 65535,
-        // batch ≤ 65535), block and shared memory from the descriptor. Lengths and table entries outside
-        // the cache are clamped or skipped by the kernel (never dereferenced).
+        let fused = split.splits > 1 && self.step == DecodeStep::FusedCombine;
+        let pc = if fused {
+            if self.counters.is_none() {
+                // Zeroed once; each launch leaves them zero (the last CTA of a pair resets its count).
+                self.counters = Some(self.gpu.zeros::<u32>(d.batch * d.kv_heads)?);
+            }
+            let Some(c) = self.counters.as_mut() else { unreachable!("allocated above") };
+            c.device_ptr_mut(&stream).0
+        } else {
+            0
+        };
+        // SAFETY: `attn_decode_d{D}_{e}(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part)` (ad1; ad2
+        // adds `counters`): Q and O hold batch·q_len·heads·D, LSE batch·q_len·heads, seq_lens batch (all
+        // checked above), K and V the elements the layout's strides reach for every page < num_pages and
+        // head < kv_heads (checked: `cache_elems`); the table holds batch·max_pages entries (checked in
+        // `cache`); group·q_len ≤ 16 and D the kernel's (`validate`, the kernel chosen by D); with more
+        // than one split the partials hold splits·rows (·D) f32, below 2^32 elements (checked), and ad2's
+        // counters batch·kv_heads u32, zero between launches (allocated zeroed for this descriptor, reset
+        // by each launch's last CTA per pair; one stream, so no two of this plan's grids overlap); grid
+        // (splits, kv_heads ≤ 65535, batch ≤ 65535), block and shared memory from the descriptor. Lengths
+        // and table entries outside the cache are clamped or skipped by the kernel (never dereferenced).
+        if fused {
+            unsafe { launch!(self.gpu, &self.decode2, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
+            return Ok(split);
+        }
         unsafe { launch!(self.gpu, &self.decode, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp)? };
         if split.splits > 1 {
             let (rows, dd) = (all_rows as u32, d.head_dim as u32);

@@ -350,19 +350,30 @@ const fn decode(name: &'static str, label: &'static str, d: u32, has: &'static [
                  ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
 }
 
+const DECODE2_ABOUT: &str = "decode (ad2): ad1 with the split-KV combine in the decode grid: the last CTA of each (sequence, K/V head) merges its splits";
+const DECODE2_HAS: &[&str] = &["atom.acq_rel.gpu.global.add.u32", "fence.acq_rel.gpu", "ld.global.cg.v4.f32", "cp.async.cg.shared.global"];
+
+const fn decode2(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { about: DECODE2_ABOUT, ptx: PtxCheck { has: DECODE2_HAS, lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] }, ..decode(name, label, d, &[]) }
+}
+
 const fn decode_helper(name: &'static str, label: &'static str, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 256, launch_bounds: bounds(256), dyn_smem_bytes: 0, about,
                  ptx: PtxCheck { has: &[], lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
 }
 
-/// The decode kernels (issue 49; `kernel_lab::attention::decode`): step ad1 per head dim and element
-/// type, the split-KV combine and the KV-cache append. Not in [`STEPS`]: they take a KV cache, not the
+/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1 and ad2 per head dim and
+/// element type, ad1's split-KV combine and the KV-cache append. Not in [`STEPS`]: they take a KV cache, not the
 /// prefill family's `[B·H][L][D]` problems.
 pub const DECODE: &[KernelInfo] = &[
     decode("attn_decode_d64_f16", "ad1-d64", 64, DECODE_HAS_F16), decode("attn_decode_d96_f16", "ad1-d96", 96, DECODE_HAS_F16),
     decode("attn_decode_d128_f16", "ad1-d128", 128, DECODE_HAS_F16), decode("attn_decode_d256_f16", "ad1-d256", 256, DECODE_HAS_F16),
     decode("attn_decode_d64_bf16", "ad1-d64-bf16", 64, DECODE_HAS_BF16), decode("attn_decode_d96_bf16", "ad1-d96-bf16", 96, DECODE_HAS_BF16),
     decode("attn_decode_d128_bf16", "ad1-d128-bf16", 128, DECODE_HAS_BF16), decode("attn_decode_d256_bf16", "ad1-d256-bf16", 256, DECODE_HAS_BF16),
+    decode2("attn_decode2_d64_f16", "ad2-d64", 64), decode2("attn_decode2_d96_f16", "ad2-d96", 96),
+    decode2("attn_decode2_d128_f16", "ad2-d128", 128), decode2("attn_decode2_d256_f16", "ad2-d256", 256),
+    decode2("attn_decode2_d64_bf16", "ad2-d64-bf16", 64), decode2("attn_decode2_d96_bf16", "ad2-d96-bf16", 96),
+    decode2("attn_decode2_d128_bf16", "ad2-d128-bf16", 128), decode2("attn_decode2_d256_bf16", "ad2-d256-bf16", 256),
     decode_helper("attn_decode_combine_f16", "ad1-combine", "decode's split-KV combine: the splits' outputs weighted by their log-sum-exps (f16 out)"),
     decode_helper("attn_decode_combine_bf16", "ad1-combine-bf16", "decode's split-KV combine (bf16 out)"),
     decode_helper("attn_kv_append", "kv-append", "new K/V rows written into a contiguous or paged cache at each sequence's end"),

@@ -22,6 +22,8 @@
 //! | a19 | `steps/v19_prefill_varlen.rs` | a10 on packed sequences of different lengths (`cu_seqlens`), grouped-query heads, the causal mask bottom-right, head dim 96 in the 128 kernel: 3-D TMA boxes of one head's tokens |
 //! | b1 | `steps/v20_backward_fa2.rs` | the backward (dQ, dK, dV) as FlashAttention-2's on `mma.sync`: a CTA per 128 keys and K/V head walks the query tiles of its group's heads, dK and dV in registers, dQ by f32 atomics |
 //! | b2 | `steps/v21_backward_deterministic.rs` | b1 with a deterministic dQ: b1's dK/dV without dQ, and a dQ kernel per 64 query rows recomputing S and dP over its keys (each dQ element summed by one thread in order; bitwise stable) |
+// The decode body (ad1, ad2).
+mod decode_body;
 // The backward's body and helpers (b1, b2).
 mod fa2_backward;
 // FlashAttention-2's tiles: a11's body and entries' macro (a11, a16, a17).

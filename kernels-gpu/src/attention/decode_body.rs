@@ -1,0 +1,395 @@
+//! The decode body (steps ad1 and ad2; their files explain it): one CTA per (split, K/V head, sequence)
+//! reads its keys' K/V tiles, merges its 4 warps' partials and writes the split's output — with one
+//! split the result, with more the split's partial for a combine. With `FUSE` (ad2) the last CTA of each
+//! (sequence, K/V head) to finish, counted in `counters`, combines that pair's splits itself.
+use crate::hgemm::elem::Elem16;
+use crate::prim::{
+    atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
+    global::{ld_global_cg_f32, ld_global_cg_v4_f32, ld_global_nc_s32},
+    cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
+    ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
+    math::{ex2_approx_f32, lg2_approx_f32},
+    shared::{Align16, addr_of, dynamic},
+    sync::{sync_threads, sync_warp, thread_fence},
+    thread::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, grid_dim_y, lane_id, thread_idx_x},
+    warp::shuffle_xor_f32,
+};
+use crate::util::unroll::{unroll2, unroll4, unroll16, unroll32};
+use layout::{
+    Layout,
+    attention::{DECODE_KEYS, DECODE_ROWS, DECODE_WARPS, DecodeCache as Cache, DecodeDims as Dims, decode_kv_offset, decode_merge_offset, decode_stages, decode_width, tile},
+};
+
+/// The decode body for element type `E` and head dim `D` (64, 96, 128, 256). Grid `(splits, kv_heads,
+/// batch)`, 128 threads, `decode_smem(D)` bytes. Writes, per query row `(b, t, h)`: with one split the
+/// output `o[b][t][h][D]` (`E`) and `lse[b][t][h]`; with more, the split's normalized output to
+/// `o_part[s][b][t][h][D]` (f32) and its log-sum-exp to `lse_part[s][b][t][h]` for the combine — and with
+/// `FUSE`, the pair's last CTA to finish combines them into `o` and `lse` ([`combine_pair`]).
+///
+/// # Safety
+/// See the entries; with `FUSE` and more than one split, `counters` holds `batch · kv_heads` u32, zero
+/// before the launch (each launch leaves them zero), used by no other grid meanwhile.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache,
+                                                                      dims: Dims, o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32,
+                                                                      counters: *mut u32) {
+    let dp = const { decode_width(D) };
+    let stages = const { decode_stages(D) };
+    const { assert!(D % 16 == 0 && D <= 256 && DECODE_KEYS == 16 && DECODE_ROWS == 16) };
+    let (split, kvh, b) = (block_idx_x(), block_idx_y(), block_idx_z());
+    let n_splits = grid_dim_x();
+    let (tid, lane) = (thread_idx_x(), lane_id());
+    let warp = tid / 32;
+    let (g, t) = (lane / 4, lane % 4);
+    // Runtime divisors made provably nonzero (the host never passes 0): no division-by-zero panic path.
+    let (group, page_size) = (dims.group.max(1), cache.page_size.max(1));
+    let rows = group * dims.q_len;
+    let s_base = addr_of(dynamic::<Align16>());
+    let tq = tile(DECODE_ROWS, dp);
+    let tkv = tile(DECODE_KEYS, dp);
+    // SAFETY (the whole body): every global read is inside the buffers the entry's contract names —
+    // Q rows r < rows of this (b, group), cache rows of keys below the sequence's clamped length in
+    // pages inside the cache (a table entry outside it is never dereferenced), the table's own row b;
+    // every shared address is a tile's base plus its layout's offset of an in-tile (row, col) or the
+    // merge area inside `decode_smem(D)`; a warp's stage is refilled only after the `sync_warp` that
+    // ends the iteration which read it, and read only after `cp_async_wait_group` and `sync_warp`; all
+    // shuffles, `ldmatrix` and `mma` run on full, converged warps (every branch in the key loop is
+    // uniform per warp); outputs are written only for rows r < rows and columns < D.
+    unsafe {
+        // This sequence's length, clamped to the cache (a negative length is 0).
+        let len = (*seq_lens.add(b as usize)).max(0).min(cache.capacity as i32) as u32;
+        let start = split * dims.chunk;
+        let end = len.min(start + dims.chunk);
+        // Query row r = (token r / group, head kvh·group + r % group); its global row in [B][q_len][H].
+        let q_row = |r: u32| (b * dims.q_len + r / group) * dims.heads + kvh * group + r % group;
+        // Q tile: 16 rows × D (rows ≥ R and columns ≥ D zero), by the whole block.
+        let mut c = tid;
+        while c < DECODE_ROWS * dp / 8 {
+            let (r, col) = (c / (dp / 8), 8 * (c % (dp / 8)));
+            let valid = r < rows && col < D;
+            let src = if valid { q.add((q_row(r) * D + col) as usize) } else { q };
+            cp_async_cg_16_zfill(s_base + 2 * tq.offset(r, col), src as *const u8, if valid { 16 } else { 0 });
+            c += 32 * DECODE_WARPS;
+        }
+        cp_async_commit_group();
+
+        // This warp's tiles: keys start + 16·(warp + 4·i) for i < n_mine.
+        let n_tiles = if end > start { (end - start).div_ceil(DECODE_KEYS) } else { 0 };
+        let n_mine = if n_tiles > warp { (n_tiles - warp).div_ceil(DECODE_WARPS) } else { 0 };
+        let key0_of = |i: u32| start + DECODE_KEYS * (warp + DECODE_WARPS * i);
+        let s_k = |st: u32| s_base + decode_kv_offset(D, warp, st, false);
+        let s_v = |st: u32| s_base + decode_kv_offset(D, warp, st, true);
+        // One warp's copy of tile i (16 keys × D of K and of V) into stage st: the tile lies in one
+        // page; rows past `end` zero-filled (source clamped to the tile's first row).
+        let load = |i: u32, st: u32| {
+            let key0 = key0_of(i);
+            let (page, row0) = if cache.table == 0 {
+                (b, key0)
+            } else {
+                let p = ld_global_nc_s32((cache.table as *const i32).add((b * cache.max_pages + key0 / page_size) as usize));
+                (if p >= 0 && (p as u32) < cache.num_pages { p as u32 } else { u32::MAX }, key0 % page_size)
+            };
+            let base = page as u64 * cache.page_stride + kvh as u64 * cache.head_stride;
+            let mut c = lane;
+            while c < DECODE_KEYS * D / 8 {
+                let (r, col) = (c / (D / 8), 8 * (c % (D / 8)));
+                let valid = key0 + r < end && page != u32::MAX;
+                let off = if valid { base + (row0 + r) as u64 * cache.row_stride + col as u64 } else { 0 };
+                let sz = if valid { 16 } else { 0 };
+                let so = 2 * tkv.offset(r, col);
+                cp_async_cg_16_zfill(s_k(st) + so, k.add(off as usize) as *const u8, sz);
+                cp_async_cg_16_zfill(s_v(st) + so, v.add(off as usize) as *const u8, sz);
+                c += 32;
+            }
+        };
+        let mut i_load = 0;
+        while i_load < stages - 1 {
+            if i_load < n_mine {
+                load(i_load, i_load);
+            }
+            cp_async_commit_group();
+            i_load += 1;
+        }
+
+        // The Q tile (the first group) complete, K/V copies still in flight; every warp meets here.
+        if stages == 3 {
+            cp_async_wait_group::<2>();
+        } else {
+            cp_async_wait_group::<1>();
+        }
+        sync_threads();
+        let scale2 = dims.scale * core::f32::consts::LOG2_E;
+        let mut r_o = [[0f32; 4]; 32]; // [n-tile of 8 columns of D][C fragment]
+        let mut r_m = [-1e30f32; 2]; // running max of rows g, g + 8 (base 2)
+        let mut r_l = [0f32; 2]; // running per-thread sums
+        // The last key each of this thread's rows sees: token t = r / group sees len − (q_len − 1 − t).
+        let row_end = |r: u32| {
+            let last = dims.q_len.saturating_sub(1);
+            let back = last - (r / group).min(last);
+            end.min(len.saturating_sub(back))
+        };
+        let ends = [row_end(g), row_end(g + 8)];
+        // Lane addresses (at column block 0): Q's A fragments and V's `.trans` B fragments take rows
+        // lane % 16, columns 8·(lane / 16); K's B fragments rows 8·(lane / 16) + lane % 8, columns 8·(lane / 8 % 2).
+        let (r_qv, c_qv) = (lane % 16, 8 * (lane / 16));
+        let (r_k, c_k) = (8 * (lane / 16) + lane % 8, 8 * (lane / 8 % 2));
+        for i in 0..n_mine {
+            let st = i % stages;
+            if i + stages - 1 < n_mine {
+                load(i + stages - 1, (i + stages - 1) % stages);
+            }
+            cp_async_commit_group();
+            if stages == 3 {
+                cp_async_wait_group::<2>();
+            } else {
+                cp_async_wait_group::<1>();
+            }
+            sync_warp();
+            // S (16 rows × 16 keys) = Q · Kᵀ.
+            let mut s = [[0f32; 4]; 2];
+            unroll16!(ks => {
+                if ks < D / 16 {
+                    let a = ldmatrix_x4(s_base + 2 * tq.offset(r_qv, 16 * ks + c_qv));
+                    let kb = ldmatrix_x4(s_k(st) + 2 * tkv.offset(r_k, 16 * ks + c_k));
+                    E::mma(&mut s[0], a, [kb[0], kb[1]]);
+                    E::mma(&mut s[1], a, [kb[2], kb[3]]);
+                }
+            });
+            // Scale to base 2, mask keys past each row's end (only on a tile that reaches one).
+            let key0 = key0_of(i);
+            unroll2!(nt => {
+                unroll4!(e => {
+                    s[nt as usize][e as usize] *= scale2;
+                });
+            });
+            if key0 + DECODE_KEYS > ends[0].min(ends[1]) {
+                unroll2!(nt => {
+                    unroll4!(e => {
+                        let key = key0 + 8 * nt + 2 * t + e % 2;
+                        if key >= ends[(e / 2) as usize] {
+                            s[nt as usize][e as usize] = f32::NEG_INFINITY;
+                        }
+                    });
+                });
+            }
+            // Online softmax: row max over the quad, P = 2^(s − m), O and the sums rescaled.
+            let mut p_frag = [0u32; 4];
+            unroll2!(h => {
+                let h = h as usize;
+                let mx = s[0][2 * h].max(s[0][2 * h + 1]).max(s[1][2 * h].max(s[1][2 * h + 1]));
+                let mx = mx.max(shuffle_xor_f32(mx, 1));
+                let mx = mx.max(shuffle_xor_f32(mx, 2));
+                let m_new = r_m[h].max(mx);
+                let corr = ex2_approx_f32(r_m[h] - m_new);
+                r_m[h] = m_new;
+                let p = [ex2_approx_f32(s[0][2 * h] - m_new), ex2_approx_f32(s[0][2 * h + 1] - m_new),
+                         ex2_approx_f32(s[1][2 * h] - m_new), ex2_approx_f32(s[1][2 * h + 1] - m_new)];
+                r_l[h] = r_l[h] * corr + (p[0] + p[1]) + (p[2] + p[3]);
+                // A fragment of P (16 rows × 16 keys): regs 0/1 keys 0–7 of rows g/g+8, regs 2/3 keys 8–15.
+                p_frag[h] = E::pack(p[0], p[1]);
+                p_frag[2 + h] = E::pack(p[2], p[3]);
+                unroll32!(nt => {
+                    if nt < D / 8 {
+                        r_o[nt as usize][2 * h] *= corr;
+                        r_o[nt as usize][2 * h + 1] *= corr;
+                    }
+                });
+            });
+            // O += P · V: per 16 columns of D one `.trans` V fragment into two `mma`s.
+            unroll16!(np => {
+                if np < D / 16 {
+                    let vb = ldmatrix_x4_trans(s_v(st) + 2 * tkv.offset(r_qv, 16 * np + c_qv));
+                    E::mma(&mut r_o[2 * np as usize], p_frag, [vb[0], vb[1]]);
+                    E::mma(&mut r_o[2 * np as usize + 1], p_frag, [vb[2], vb[3]]);
+                }
+            });
+            sync_warp(); // every lane is done with stage st before it is refilled
+        }
+        cp_async_wait_group::<0>();
+        // Every warp is done with its stages: the merge area may overwrite them.
+        sync_threads();
+
+        // Merge the 4 warps' partials through shared memory (the K/V stages, free now).
+        let merge = (dynamic::<Align16>() as *mut u8).add(decode_merge_offset(D) as usize) as *mut f32;
+        let (s_m, s_l, s_o) = (merge, merge.add(64), merge.add(128));
+        let l_row = [r_l[0] + shuffle_xor_f32(r_l[0], 1), r_l[1] + shuffle_xor_f32(r_l[1], 1)];
+        let l_row = [l_row[0] + shuffle_xor_f32(l_row[0], 2), l_row[1] + shuffle_xor_f32(l_row[1], 2)];
+        if t == 0 {
+            unroll2!(h => {
+                *s_m.add((16 * warp + g + 8 * h) as usize) = r_m[h as usize];
+                *s_l.add((16 * warp + g + 8 * h) as usize) = l_row[h as usize];
+            });
+        }
+        unroll32!(nt => {
+            if nt < D / 8 {
+                unroll4!(e => {
+                    let (r, col) = (g + 8 * (e / 2), 8 * nt + 2 * t + e % 2);
+                    *s_o.add(((warp * 16 + r) * D + col) as usize) = r_o[nt as usize][e as usize];
+                });
+            }
+        });
+        sync_threads();
+        // Thread tid: columns tid, tid + 128, … of every row r < rows.
+        let mut r = 0;
+        while r < rows {
+            let mut m = -1e30f32;
+            for w in 0..DECODE_WARPS {
+                m = m.max(*s_m.add((16 * w + r) as usize));
+            }
+            let mut wsum = [0f32; DECODE_WARPS as usize];
+            let mut l = 0f32;
+            for w in 0..DECODE_WARPS {
+                wsum[w as usize] = ex2_approx_f32(*s_m.add((16 * w + r) as usize) - m);
+                l += wsum[w as usize] * *s_l.add((16 * w + r) as usize);
+            }
+            let inv = if l > 0.0 { 1.0 / l } else { 0.0 };
+            // Natural log-sum-exp of the split's keys; −∞ where it has none for this row.
+            let row_lse = if l > 0.0 { (m + lg2_approx_f32(l)) * core::f32::consts::LN_2 } else { f32::NEG_INFINITY };
+            let out_row = q_row(r);
+            let mut col = tid;
+            while col < D {
+                let mut acc = 0f32;
+                for w in 0..DECODE_WARPS {
+                    acc += wsum[w as usize] * *s_o.add(((w * 16 + r) * D + col) as usize);
+                }
+                if n_splits == 1 {
+                    *o.add((out_row * D + col) as usize) = (E::pack(acc * inv, 0.0) & 0xffff) as u16;
+                } else {
+                    *o_part.add(((split * all_rows(dims) + out_row) * D + col) as usize) = acc * inv;
+                }
+                col += 32 * DECODE_WARPS;
+            }
+            if tid == 0 {
+                if n_splits == 1 {
+                    *lse.add(out_row as usize) = row_lse;
+                } else {
+                    *lse_part.add((split * all_rows(dims) + out_row) as usize) = row_lse;
+                }
+            }
+            r += 1;
+        }
+        if FUSE && n_splits > 1 {
+            // Every thread's partial stores before its fence, every fence before thread 0's count (the
+            // barrier), which releases them; the merge area is free again after this barrier too.
+            thread_fence();
+            sync_threads();
+            let s_last = merge as *mut u32;
+            if tid == 0 {
+                let ctr = counters.add((b * grid_dim_y() + kvh) as usize);
+                let last = atom_add_acq_rel_gpu_u32(ctr, 1) + 1 == n_splits;
+                if last {
+                    // Every split of the pair has counted: none touches it again in this launch.
+                    st_relaxed_gpu_u32(ctr, 0);
+                }
+                *s_last = last as u32;
+            }
+            sync_threads();
+            if *s_last == 0 {
+                return;
+            }
+            // The last CTA: thread 0's acquire saw every split's release; the barrier orders the rest.
+            combine_pair::<E, D>(o_part, lse_part, o, lse, rows, all_rows(dims), n_splits, q_row);
+        }
+    }
+}
+
+/// The combine of one (sequence, K/V head) pair's `rows` query rows (global rows `q_row(r)`) over its
+/// `splits` partials (row stride `all_rows`) into `o` and `lse`, as `attn_decode_combine_*` does for
+/// every row but inside the decode grid: warp `w` takes rows `w, w + 4, …`; the lanes take the splits'
+/// log-sum-exps for the row's max and weight sum (shuffles), then 4 columns each (`v4` loads of 8 splits
+/// at a time, through L2: other CTAs wrote them), weighted by `e^(lse_s − max)`.
+///
+/// # Safety
+/// All 128 threads of the CTA; every split's partials written and made visible (the caller's count);
+/// `o_part` `splits · all_rows · D` f32, `lse_part` `splits · all_rows`, `o` and `lse` hold the rows.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn combine_pair<E: Elem16, const D: u32>(o_part: *const f32, lse_part: *const f32, o: *mut u16, lse: *mut f32, rows: u32, all_rows: u32, splits: u32,
+                                                 q_row: impl Fn(u32) -> u32) {
+    let (warp, lane) = (thread_idx_x() / 32, lane_id());
+    let ln2 = core::f32::consts::LN_2;
+    let log2e = core::f32::consts::LOG2_E;
+    // SAFETY: reads at splits s < `splits` of the pair's rows, columns < D; writes to the pair's rows.
+    unsafe {
+        let mut r = warp;
+        while r < rows {
+            let row = q_row(r);
+            let lse_at = |s: u32| ld_global_cg_f32(lse_part.add((s * all_rows + row) as usize));
+            let part = |s: u32, c: u32| ld_global_cg_v4_f32(o_part.add(((s * all_rows + row) * D + 4 * c) as usize));
+            let mut m = f32::NEG_INFINITY;
+            let mut s = lane;
+            while s < splits {
+                m = m.max(lse_at(s));
+                s += 32;
+            }
+            let mut x = 16;
+            while x > 0 {
+                m = m.max(shuffle_xor_f32(m, x));
+                x /= 2;
+            }
+            if m == f32::NEG_INFINITY {
+                // No keys for this row in any split: output 0 and a log-sum-exp of −∞, as the combine.
+                let mut c = lane;
+                while c < D / 4 {
+                    *(o.add((row * D + 4 * c) as usize) as *mut [u32; 2]) = [0, 0];
+                    c += 32;
+                }
+                if lane == 0 {
+                    *lse.add(row as usize) = f32::NEG_INFINITY;
+                }
+                r += DECODE_WARPS;
+                continue;
+            }
+            let mut wsum = 0f32;
+            let mut s = lane;
+            while s < splits {
+                wsum += ex2_approx_f32((lse_at(s) - m) * log2e);
+                s += 32;
+            }
+            let mut x = 16;
+            while x > 0 {
+                wsum += shuffle_xor_f32(wsum, x);
+                x /= 2;
+            }
+            let inv = 1.0 / wsum;
+            let mut c = lane;
+            while c < D / 4 {
+                let mut acc = [0f32; 4];
+                let mut s = 0;
+                // 8 splits' loads in flight before their sums.
+                while s + 8 <= splits {
+                    let l: [f32; 8] = core::array::from_fn(|j| lse_at(s + j as u32));
+                    let x: [[f32; 4]; 8] = core::array::from_fn(|j| part(s + j as u32, c));
+                    for j in 0..8 {
+                        let w = ex2_approx_f32((l[j] - m) * log2e);
+                        for e in 0..4 {
+                            acc[e] += w * x[j][e];
+                        }
+                    }
+                    s += 8;
+                }
+                while s < splits {
+                    let (w, x) = (ex2_approx_f32((lse_at(s) - m) * log2e), part(s, c));
+                    for e in 0..4 {
+                        acc[e] += w * x[e];
+                    }
+                    s += 1;
+                }
+                *(o.add((row * D + 4 * c) as usize) as *mut [u32; 2]) = [E::pack(acc[0] * inv, acc[1] * inv), E::pack(acc[2] * inv, acc[3] * inv)];
+                c += 32;
+            }
+            if lane == 0 {
+                *lse.add(row as usize) = m + lg2_approx_f32(wsum) * ln2;
+            }
+            r += DECODE_WARPS;
+        }
+    }
+}
+
+/// Query rows of the whole batch, `batch · q_len · heads` (the grid's z is the batch): the partial
+/// buffers' stride from one split to the next.
+#[inline(always)]
+pub(super) fn all_rows(dims: Dims) -> u32 {
+    crate::prim::thread::grid_dim_z() * dims.q_len * dims.heads
+}
