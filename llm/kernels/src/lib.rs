@@ -133,13 +133,17 @@ unsafe fn add_rmsnorm<E: Half>(x: *mut u16, delta: *const u16, w: *const u16, y:
     let row = block_idx_x() as usize * hidden as usize;
     let tid = thread_idx_x();
     let mut keep = [[0u32; 4]; 8];
+    // The weight's chunks too, loaded with the row's (they do not depend on the sum): one memory round
+    // trip less after the reduction.
+    let mut wk = [[0u32; 4]; 8];
     let mut sq = 0f32;
     // Both passes unrolled (`unroll8!`): a loop over `keep` put it in local memory.
     unroll8!(i => {
         let c = (8 * tid + 8 * THREADS * i as u32) as usize;
         if c < hidden as usize {
-            // SAFETY: c + 8 ≤ hidden, 16-byte aligned, inside row `row`; `delta` read only when given.
+            // SAFETY: c + 8 ≤ hidden, 16-byte aligned, inside row `row` and `w`; `delta` read only when given.
             unsafe {
+                wk[i] = ld_global_nc_v4_u32(w.add(c) as *const u32);
                 // `x` is written below: read through L2 (`.cg`), not the read-only path.
                 let mut h = halves(ld_global_cg_v4_f32(x.add(row + c) as *const f32).map(f32::to_bits));
                 if add != 0 {
@@ -158,9 +162,9 @@ unsafe fn add_rmsnorm<E: Half>(x: *mut u16, delta: *const u16, w: *const u16, y:
     unroll8!(i => {
         let c = (8 * tid + 8 * THREADS * i as u32) as usize;
         if c < hidden as usize {
-            // SAFETY: as above, for `w` (hidden elements) and `y`.
+            // SAFETY: as above, for `y`.
             unsafe {
-                let (h, g) = (halves(keep[i]), halves(ld_global_nc_v4_u32(w.add(c) as *const u32)));
+                let (h, g) = (halves(keep[i]), halves(wk[i]));
                 st_global_v4_u32(y.add(row + c) as *mut u32, chunk(core::array::from_fn(|j| E::bits(E::f(g[j]) * E::rnd(E::f(h[j]) * r)))));
             }
         }
@@ -386,10 +390,13 @@ fn key(x: f32, j: u32) -> u64 {
 /// All `THREADS` threads; `slots` is 64 bytes of shared memory no one else uses until the next barrier.
 #[inline(always)]
 unsafe fn block_max_key(mut best: u64, slots: *mut u32) -> u64 {
-    for m in [16, 8, 4, 2, 1] {
+    // A counted loop (an array of masks iterated would live in local memory).
+    let mut m = 16;
+    while m > 0 {
         // SAFETY: all 32 lanes of each warp (the caller's contract).
         let other = unsafe { (shuffle_xor_u32((best >> 32) as u32, m) as u64) << 32 | shuffle_xor_u32(best as u32, m) as u64 };
         best = best.max(other);
+        m /= 2;
     }
     let tid = thread_idx_x();
     let warp = (tid / 32) as usize;
