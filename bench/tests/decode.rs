@@ -81,6 +81,19 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
         let (eo, el) = (verify::rel_l2(&go, &wo), if keep.is_empty() { 0.0 } else { verify::rel_l2(&gl2, &wl2) });
         assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
     }
+    // An O one element into its buffer (2 bytes off, where ad2's merge stores 8 at a time): ad2's plan runs
+    // ad1's combine for it, with the same results.
+    plan.use_step(DecodeStep::FusedCombine);
+    plan.force_splits(Some(3));
+    let mut big = gpu.zeros::<T>(d.q_elems() + 1).unwrap();
+    let mut lse = gpu.zeros::<f32>(d.rows()).unwrap();
+    gpu.poison(&mut big).unwrap();
+    plan.run(&dq, &dk, &dv, bt, &lens, max_len, &mut big.slice_mut(1..), &mut lse).unwrap();
+    gpu.sync_after("decode attention, O off 8 bytes").unwrap();
+    let go: Vec<f64> = gpu.download(&big).unwrap()[1..].iter().map(|x| x.to() as f64).collect();
+    assert!(go.iter().all(|x| x.is_finite()), "{d:?} {elem:?}: O off 8 bytes not finite or not fully written");
+    let eo = verify::rel_l2(&go, &wo);
+    assert!(eo <= o_tol(elem), "{d:?} {elem:?}: O off 8 bytes, rel L2 {eo:.2e}");
 }
 
 fn cases() -> Vec<Case> {

@@ -7,7 +7,8 @@ use kernel_lab::cudarc::driver::LaunchConfig;
 pub const THREADS: u32 = 256;
 /// Dynamic shared memory of an RMSNorm block: the warps' partial sums.
 pub const RMSNORM_SMEM: u32 = 32;
-/// Dynamic shared memory of an argmax block (the kernel's `ARGMAX_SMEM`): the warps' bests and a flag.
+/// Dynamic shared memory of an argmax block (the kernel crate's `ARGMAX_SMEM`, which the host cannot
+/// import: keep the two equal): the warps' bests and a flag.
 pub const ARGMAX_SMEM: u32 = 80;
 /// Most blocks an argmax row is split over (its partials' workspace per row).
 pub const ARGMAX_MAX_PARTS: usize = 128;

@@ -71,8 +71,6 @@ macro_rules! launch {
     };
 }
 
-/// `blocks` blocks of 256 threads with `smem` bytes of dynamic shared memory.
-
 /// `s`'s first `n` elements as `T` (a 16-bit element type: every bit pattern is a value).
 fn view<T: Element>(s: &CudaSlice<u16>, n: usize) -> Result<CudaView<'_, T>> {
     // SAFETY: T is f16 or bf16 (checked by `Model::load`): 2 bytes, no invalid bit pattern.
@@ -165,6 +163,9 @@ pub struct Launch {
     /// Bytes it reads at least (0: not counted).
     pub bytes: u64,
 }
+
+/// A profiled step's launches in order, each with its GPU time in µs ([`Model::decode_profiled`]).
+pub type Profile = Vec<(Launch, f64)>;
 
 /// Records an event named `name` after the launches so far, while a step is profiled.
 fn mark(prof: &mut Option<Vec<(Launch, CudaEvent)>>, gpu: &Gpu, name: impl FnOnce() -> String, bytes: u64) -> Result<()> {
@@ -409,25 +410,28 @@ impl<T: Element + Reducible> Model<T> {
 
     /// One decode step as [`Model::decode`], launched eagerly with an event after every launch: the
     /// next tokens and, per launch of rank 0 in order, what it was, the bytes it reads at least and its
-    /// GPU time in µs. The events keep each launch from overlapping the next (no PDL overlap, no graph),
-    /// so the sum is an upper bound of the step's GPU time; where it goes is the point.
-    pub fn decode_profiled(&mut self, tokens: &[u32], sampling: Sampling, rng: &mut Rng) -> Result<(Vec<u32>, Vec<(Launch, f64)>)> {
-        let graphs_on = self.graphs_on;
-        self.graphs_on = false;
-        // The step is eager (graphs off); a graph of this batch size stays for later steps.
-        let kept: Vec<_> = self.shards.iter_mut().map(|s| s.graphs.remove(&tokens.len())).collect();
-        for s in &mut self.shards {
-            let start = s.gpu.stream.record_event(Some(kernel_lab::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
-                         .during(|| "recording a profile event".into())?;
-            s.prof = Some(vec![(Launch { name: String::new(), bytes: 0 }, start)]);
+    /// GPU time in µs. The whole step is enqueued behind a hold (a kernel spinning 20 ms on the GPU's
+    /// timer), so the GPU runs the launches back to back and no interval counts the CPU's enqueueing; the
+    /// events still keep each launch from overlapping the next (no PDL overlap, no graph), so the sum is
+    /// above the graphed step's time. Split over ranks, an all-reduce's time is counted in the launch
+    /// marked after it. The model is left as it was (graphs kept, profiling off) whether or not the step
+    /// succeeded.
+    pub fn decode_profiled(&mut self, tokens: &[u32], sampling: Sampling, rng: &mut Rng) -> Result<(Vec<u32>, Profile)> {
+        let n = tokens.len();
+        if n == 0 || n > self.slots {
+            return Err(Error::InvalidInput(format!("{n} sequences for {} cache slots", self.slots)));
         }
-        let kv_rows: u64 = self.lens[..tokens.len()].iter().map(|&l| l as u64 + 1).sum();
-        let result = self.decode(tokens, sampling, rng);
+        let kv_rows: u64 = self.lens[..n].iter().map(|&l| l as u64 + 1).sum();
+        let graphs_on = self.graphs_on;
+        // The step is eager (graphs off); a graph of this batch size stays for later steps.
+        let kept: Vec<_> = self.shards.iter_mut().map(|s| s.graphs.remove(&n)).collect();
+        self.graphs_on = false;
+        let result = self.profiled_step(tokens, sampling, rng);
         self.graphs_on = graphs_on;
         let marks: Vec<_> = self.shards.iter_mut().map(|s| s.prof.take()).collect();
         for (s, g) in self.shards.iter_mut().zip(kept) {
             if let Some(g) = g {
-                s.graphs.insert(tokens.len(), g);
+                s.graphs.insert(n, g);
             }
         }
         let next = result?;
@@ -443,6 +447,17 @@ impl<T: Element + Reducible> Model<T> {
             out.push((l, us));
         }
         Ok((next, out))
+    }
+
+    /// [`Model::decode_profiled`]'s step: the hold and the start events on every rank, then the step.
+    fn profiled_step(&mut self, tokens: &[u32], sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
+        for s in &mut self.shards {
+            kernel_lab::runtime::timing::hold(&s.gpu, 20_000_000)?;
+            let start = s.gpu.stream.record_event(Some(kernel_lab::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                         .during(|| "recording a profile event".into())?;
+            s.prof = Some(vec![(Launch { name: String::new(), bytes: 0 }, start)]);
+        }
+        self.decode(tokens, sampling, rng)
     }
 
     /// Captures every rank's decode step of batch `n` as a CUDA graph (every buffer, plan and tensor map

@@ -159,29 +159,34 @@ fn silu_mul_argmax_transpose_and_embed() {
 
     // Argmax over rows split across blocks (20000: 10 blocks of 2048 elements, vector loads) and one
     // row (4099, not a multiple of 8: single loads, 3 blocks): a planted maximum, a tie across blocks (the
-    // first wins), a NaN skipped, a row of NaNs (−1); launched twice with new logits (each launch leaves
+    // first wins), a NaN skipped, a row of NaNs (−1), −0 and +0 tied at the top (the first wins); launched twice with new logits (each launch leaves
     // the counts at zero for the next).
     let kern = k::argmax_bf16::load(&gpu, PTX, MODULE).unwrap();
     for (vocab, parts) in [(20000usize, 10u32), (4099, 3)] {
-        assert_eq!(grid::argmax(4, vocab).grid_dim, (4, parts, 1));
-        let mut partial = gpu.zeros::<u64>(4 * grid::ARGMAX_MAX_PARTS).unwrap();
-        let mut count = gpu.zeros::<u32>(4).unwrap();
+        assert_eq!(grid::argmax(5, vocab).grid_dim, (5, parts, 1));
+        let mut partial = gpu.zeros::<u64>(5 * grid::ARGMAX_MAX_PARTS).unwrap();
+        let mut count = gpu.zeros::<u32>(5).unwrap();
         for round in 0..2 {
-            let mut logits = random(&mut rng, 4 * vocab, 3.0);
+            let mut logits = random(&mut rng, 5 * vocab, 3.0);
             let top = [17 + round, 400, vocab - 1];
             logits[top[0]] = 9.0;
             logits[vocab + 400] = 9.0;
             logits[vocab + vocab - 3] = 9.0;
             logits[2 * vocab + 5] = f32::NAN;
             logits[2 * vocab + vocab - 1] = 8.5;
-            logits[3 * vocab..].fill(f32::NAN);
+            logits[3 * vocab..4 * vocab].fill(f32::NAN);
+            for x in &mut logits[4 * vocab..] {
+                *x = -x.abs() - 1.0;
+            }
+            logits[4 * vocab + 5] = -0.0;
+            logits[4 * vocab + vocab - 2] = 0.0;
             let dl = gpu.upload(&bits(&logits)).unwrap();
-            let mut di = gpu.upload(&[-7i32; 4]).unwrap();
-            // SAFETY: the runner's grid and shared memory; logits hold 4·vocab, out 4, partial
-            // 4·ARGMAX_MAX_PARTS ≥ 4·parts, count 4 (zero, and left zero by each launch).
-            unsafe { k::argmax_bf16::launch(&gpu, &kern, grid::argmax(4, vocab), &dl, &mut di, vocab as u32, &mut partial, &mut count).unwrap() };
-            assert_eq!(gpu.download(&di).unwrap(), vec![top[0] as i32, top[1] as i32, top[2] as i32, -1], "argmax over {vocab}, round {round}");
-            assert_eq!(gpu.download(&count).unwrap(), vec![0; 4], "argmax over {vocab}: the counts left at zero");
+            let mut di = gpu.upload(&[-7i32; 5]).unwrap();
+            // SAFETY: the runner's grid and shared memory; logits hold 5·vocab, out 5, partial
+            // 5·ARGMAX_MAX_PARTS ≥ 5·parts, count 5 (zero, and left zero by each launch).
+            unsafe { k::argmax_bf16::launch(&gpu, &kern, grid::argmax(5, vocab), &dl, &mut di, vocab as u32, &mut partial, &mut count).unwrap() };
+            assert_eq!(gpu.download(&di).unwrap(), vec![top[0] as i32, top[1] as i32, top[2] as i32, -1, 5], "argmax over {vocab}, round {round}");
+            assert_eq!(gpu.download(&count).unwrap(), vec![0; 5], "argmax over {vocab}: the counts left at zero");
         }
     }
 

@@ -277,14 +277,16 @@ pub enum DecodeStep {
     /// ad1: the splits' partials merged by a second kernel (`attn_decode_combine_*`).
     SeparateCombine,
     /// ad2 (the default): the last CTA of each (sequence, K/V head) merges that pair's splits inside the
-    /// decode grid (`attn_decode2_*`): one launch, the merge spread over the pairs.
+    /// decode grid (`attn_decode2_*`): one launch, the merge spread over the pairs. Its merge stores O 8
+    /// bytes at a time, so an O that does not start on 8 bytes runs ad1 instead.
     #[default]
     FusedCombine,
 }
 
 /// Decode attention for one [`DecodeDesc`] and element type `T` (`half::f16`, `half::bf16`): kernels
 /// loaded once, the split planned per run from a bound on the lengths, a grow-only workspace for the
-/// splits' partial outputs; everything enqueued on the [`Gpu`]'s stream, nothing synchronizes.
+/// splits' partial outputs and ad2's per-(sequence, K/V head) counters; everything enqueued on the
+/// [`Gpu`]'s stream, nothing synchronizes.
 pub struct DecodePlan<T: Element> {
     gpu: Gpu,
     desc: DecodeDesc,
@@ -413,7 +415,8 @@ impl<T: Element> DecodePlan<T> {
         };
         let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale() });
         let cache = CacheParam(cache);
-        let fused = split.splits > 1 && self.step == DecodeStep::FusedCombine;
+        // ad2's merge stores 4 outputs at a time (8 bytes): an O that starts off 8 bytes takes ad1's combine.
+        let fused = split.splits > 1 && self.step == DecodeStep::FusedCombine && po % 8 == 0;
         let pc = if fused {
             if self.counters.is_none() {
                 // Zeroed once; each launch leaves them zero (the last CTA of a pair resets its count).
@@ -429,8 +432,8 @@ impl<T: Element> DecodePlan<T> {
         // checked above), K and V the elements the layout's strides reach for every page < num_pages and
         // head < kv_heads (checked: `cache_elems`); the table holds batch·max_pages entries (checked in
         // `cache`); group·q_len ≤ 16 and D the kernel's (`validate`, the kernel chosen by D); with more
-        // than one split the partials hold splits·rows (·D) f32, below 2^32 elements (checked), and ad2's
-        // counters batch·kv_heads u32, zero between launches (allocated zeroed for this descriptor, reset
+        // than one split the partials hold splits·rows (·D) f32, below 2^32 elements (checked), ad2 runs
+        // only on an O aligned to 8 bytes (its merge's stores), and its counters hold batch·kv_heads u32, zero between launches (allocated zeroed for this descriptor, reset
         // by each launch's last CTA per pair; one stream, so no two of this plan's grids overlap); grid
         // (splits, kv_heads ≤ 65535, batch ≤ 65535), block and shared memory from the descriptor. Lengths
         // and table entries outside the cache are clamped or skipped by the kernel (never dereferenced).

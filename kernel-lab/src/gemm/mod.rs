@@ -609,7 +609,7 @@ pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_r
 pub fn refine_decode(c: Config, model: &cost::CostModel, s: Shape, sms: u32, elem: Elem) -> Config {
     let d15 = if elem == Elem::Bf16 { &steps::D15_BF16 } else { &steps::D15 };
     let d2 = if elem == Elem::Bf16 { &steps::D2_BF16 } else { &steps::D2 };
-    if c.padded || !std::ptr::eq(c.step, d15) {
+    if c.padded || c.step.kernel.name != d15.kernel.name {
         return c;
     }
     let bpsm = crate::runtime::tuning::decode_blocks_per_sm();

@@ -28,7 +28,8 @@ use layout::{
 ///
 /// # Safety
 /// See the entries; with `FUSE` and more than one split, `counters` holds `batch · kv_heads` u32, zero
-/// before the launch (each launch leaves them zero), used by no other grid meanwhile.
+/// before the launch (each launch leaves them zero), used by no other grid meanwhile, and `o` is 8-byte
+/// aligned.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache,
@@ -302,7 +303,8 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
 ///
 /// # Safety
 /// All 128 threads of the CTA; every split's partials written and made visible (the caller's count);
-/// `o_part` `splits · all_rows · D` f32, `lse_part` `splits · all_rows`, `o` and `lse` hold the rows.
+/// `o_part` `splits · all_rows · D` f32, `lse_part` `splits · all_rows`, `o` and `lse` hold the rows, `o`
+/// 8-byte aligned (4 outputs are stored at once; D is a multiple of 16).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn combine_pair<E: Elem16, const D: u32>(o_part: *const f32, lse_part: *const f32, o: *mut u16, lse: *mut f32, rows: u32, all_rows: u32, splits: u32,

@@ -371,7 +371,8 @@ pub unsafe fn silu_mul_f16(gu: *const u16, out: *mut u16, inter: u32) {
     unsafe { silu_mul::<F16>(gu, out, inter) }
 }
 
-/// Dynamic shared memory of an argmax block: 16 words for the warps' bests, one for the last-block flag.
+/// Dynamic shared memory of an argmax block: 16 words for the warps' bests, one for the last-block flag
+/// (the host's `llm::grid::ARGMAX_SMEM` launches with it: keep the two equal).
 pub const ARGMAX_SMEM: u32 = 80;
 
 /// A (value, index) pair as one `u64` whose unsigned order is the argmax's: the value's bits mapped to an
@@ -379,7 +380,8 @@ pub const ARGMAX_SMEM: u32 = 80;
 /// 0 is no candidate: every value, −∞ included, maps above it.
 #[inline(always)]
 fn key(x: f32, j: u32) -> u64 {
-    let b = x.to_bits();
+    // −0 and +0 are equal (the first index wins, as `torch.argmax`): both as +0.
+    let b = if x == 0.0 { 0 } else { x.to_bits() };
     let ordered = if b >> 31 != 0 { !b } else { b | 0x8000_0000 };
     (ordered as u64) << 32 | (!j) as u64
 }
@@ -387,7 +389,8 @@ fn key(x: f32, j: u32) -> u64 {
 /// The largest key of the block, in thread 0 (the others' results are partial).
 ///
 /// # Safety
-/// All `THREADS` threads; `slots` is 64 bytes of shared memory no one else uses until the next barrier.
+/// All `THREADS` threads; `slots` is 64 bytes of shared memory that nothing else touches from the call
+/// until the caller's next barrier (thread 0 reads them after this function's own barrier).
 #[inline(always)]
 unsafe fn block_max_key(mut best: u64, slots: *mut u32) -> u64 {
     // A counted loop (an array of masks iterated would live in local memory).

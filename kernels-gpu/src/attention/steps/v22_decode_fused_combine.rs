@@ -22,7 +22,7 @@ macro_rules! decode2_entry {
         /// # Safety
         /// As ad1's entry (`attn_decode_d*`), and with more than one split `counters` holds
         /// `batch · kv_heads` u32, zero before the launch (each launch leaves them zero) and used by no
-        /// other grid meanwhile.
+        /// other grid meanwhile, and `o` starts on 8 bytes.
         #[unsafe(no_mangle)]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
