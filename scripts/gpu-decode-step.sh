@@ -12,8 +12,7 @@ run $C/tests/decode --test-threads=1
 T=200 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/decode --test-threads=1 decode_matches
 T=100 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/tests/decode --test-threads=1 appended
 run python3 scripts/llm-hf-check.py --llm $C/llm --out "$OUT/hf-check.md"
-run python3 -c "import sys; sys.path.insert(0, 'scripts'); import importlib; h = importlib.import_module('llm-hf-check'); from peer_common import import_torch; \
-torch, tf = import_torch(True); print(h.make('llama3-8b', '/tmp/llm-check', torch, tf))"
+run python3 scripts/llm-hf-check.py --make-only --models llama3-8b
 for i in 1 2 3; do
   run $C/llm --model $M --prompt-len 2048 --max-new 64 --batch 1 --profile --json "$OUT/b1-$i.json"
 done

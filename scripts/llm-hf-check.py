@@ -3,6 +3,7 @@
 
 usage: python3 scripts/llm-hf-check.py --llm PATH/TO/llm [--models tiny-llama,tiny-qwen2,tiny-mistral,llama3-8b]
                                        [--work DIR] [--new 32] [--out report.md]
+       python3 scripts/llm-hf-check.py --make-only --models llama3-8b     (the checkpoints only)
 
 For each model: a config in that architecture's shape, `XForCausalLM(config)` with transformers' random init in
 bf16 (seeded), `save_pretrained` (safetensors) into --work; HF's forward on a fixed prompt gives the logits of
@@ -58,7 +59,8 @@ def make(name, work, torch, transformers):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--llm", required=True)
+    ap.add_argument("--llm", help="the runner (required unless --make-only)")
+    ap.add_argument("--make-only", action="store_true", help="only make the --models checkpoints in --work (for timing runs)")
     ap.add_argument("--models", default="tiny-llama,tiny-llama31,tiny-qwen2,tiny-mistral")
     ap.add_argument("--work", default="/tmp/llm-check")
     ap.add_argument("--new", type=int, default=32)
@@ -71,6 +73,12 @@ def main():
         return 2
     torch, transformers = got
     os.makedirs(a.work, exist_ok=True)
+    if a.make_only:
+        for name in a.models.split(","):
+            print(make(name, a.work, torch, transformers))
+        return 0
+    if not a.llm:
+        ap.error("--llm is required (or --make-only)")
     lines = [f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}, transformers {transformers.__version__}"
              + (f"; runner arguments: {a.llm_args}" if a.llm_args else ""),
              "| model | prompt | logits rel L2 | max abs diff | greedy tokens | first mismatch | note |", "|---|---|---|---|---|---|---|"]
