@@ -164,6 +164,9 @@ pub struct Launch {
     pub bytes: u64,
 }
 
+/// The profile's name of the decode attention's launch (its bytes are filled in after the step).
+const DECODE_ATTENTION: &str = "attention decode";
+
 /// A profiled step's launches in order, each with its GPU time in µs ([`Model::decode_profiled`]).
 pub type Profile = Vec<(Launch, f64)>;
 
@@ -441,7 +444,7 @@ impl<T: Element + Reducible> Model<T> {
         for w in marks.windows(2) {
             let us = w[0].1.elapsed_ms(&w[1].1).during(|| "reading a profile event".into())? as f64 * 1e3;
             let mut l = w[1].0.clone();
-            if l.name.starts_with("attention decode") {
+            if l.name.starts_with(DECODE_ATTENTION) {
                 l.bytes = kv_bytes;
             }
             out.push((l, us));
@@ -453,9 +456,8 @@ impl<T: Element + Reducible> Model<T> {
     fn profiled_step(&mut self, tokens: &[u32], sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
         for s in &mut self.shards {
             kernel_lab::runtime::timing::hold(&s.gpu, 20_000_000)?;
-            let start = s.gpu.stream.record_event(Some(kernel_lab::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
-                         .during(|| "recording a profile event".into())?;
-            s.prof = Some(vec![(Launch { name: String::new(), bytes: 0 }, start)]);
+            s.prof = Some(vec![]);
+            mark(&mut s.prof, &s.gpu, String::new, 0)?; // the start
         }
         self.decode(tokens, sampling, rng)
     }
@@ -712,7 +714,7 @@ impl<T: Element + Reducible> Shard<T> {
                          &mut view_mut::<T>(&mut b.attn, nq)?, &mut b.lse.slice_mut(..tokens * l.heads))?;
                 // Its bytes (the cached rows) are filled in by `decode_profiled`, which knows the lengths.
                 let splits = plan.split(max_len).splits;
-                mark(prof, gpu, || format!("attention decode ({splits} splits)"), 0)?;
+                mark(prof, gpu, || format!("{DECODE_ATTENTION} ({splits} splits)"), 0)?;
             }
         }
         gemm(gemms, gpu, tokens, h, l.heads * d, &b.attn, &layer.o, &mut b.delta, prof)
