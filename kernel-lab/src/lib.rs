@@ -36,6 +36,7 @@ pub mod attention;
 pub mod comm;
 pub mod error;
 pub mod fp8;
+pub mod fp8_weights;
 pub mod gemm;
 pub mod model;
 pub mod reduce;

@@ -280,6 +280,125 @@ pub mod tiles {
     }
 }
 
+
+/// FP8 **weight-only** decode (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`): `Y (M×N) = X (M×K) ·
+/// Wᵀ` with W stored N×K in e4m3 and one **power-of-two** scale per 128×128 block (`sb`, in
+/// [`scale_b_index`]'s layout), X and Y in 16 bits (bf16 or f16). A power of two times an e4m3 value is
+/// exact in bf16 and f16, so a kernel widens each weight byte with integer operations ([`widen_lo`],
+/// [`widen_hi`]) and one 16-bit multiply by `2^(bias + e)` ([`multiplier`]), and the tensor cores sum
+/// exactly the products of the dequantized weights — no f32 scale left for the epilogue.
+pub mod weights {
+    use super::E4M3_MAX;
+
+    /// Rows of W (columns of Y) per block: two m16 tiles per warp, all warps of a block on the same rows.
+    pub const ROWS: u32 = 32;
+    /// Warps per block; each takes every `WARPS`-th step of the block's part of K.
+    pub const WARPS: u32 = 8;
+    /// Threads per block.
+    pub const THREADS: u32 = 32 * WARPS;
+    /// K per warp step: each lane loads 16 bytes of two rows of each m16 tile (4 lanes a row).
+    pub const STEP_K: u32 = 64;
+    /// The most token rows (M) a launch takes: `8 · TOKEN_TILES` for its n8 tiles (1, 2 or 4).
+    pub const MAX_TOKENS: u32 = 32;
+
+    /// Dynamic shared memory of the kernel with `nt` token tiles: the warps' accumulators for the
+    /// block's reduction (`WARPS · 32 lanes · 2 row tiles · nt · 4` f32) and a word for the last split's flag.
+    pub const fn smem_bytes(nt: u32) -> u32 {
+        WARPS * 32 * 2 * nt * 4 * 4 + 16
+    }
+
+    /// The 16-bit type an e4m3 pair is widened into.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Wide {
+        /// bfloat16 (8 exponent bits, 7 mantissa bits).
+        Bf16,
+        /// IEEE half (5 exponent bits, 10 mantissa bits).
+        F16,
+    }
+
+    impl Wide {
+        /// The left shift that puts e4m3's four exponent bits under the low four of the type's exponent.
+        pub const fn shift(self) -> u32 {
+            match self {
+                Wide::Bf16 => 4,
+                Wide::F16 => 7,
+            }
+        }
+        /// `b` such that the widened bits, read as this type, are the e4m3 value times `2^-b` (the
+        /// exponent biases' difference).
+        pub const fn bias(self) -> i32 {
+            match self {
+                Wide::Bf16 => 120,
+                Wide::F16 => 8,
+            }
+        }
+        const fn exp_bias(self) -> i32 {
+            match self {
+                Wide::Bf16 => 127,
+                Wide::F16 => 15,
+            }
+        }
+        const fn mant_bits(self) -> u32 {
+            match self {
+                Wide::Bf16 => 7,
+                Wide::F16 => 10,
+            }
+        }
+        /// The scale exponents `e` (scale `2^e`) the weights may carry: `2^(bias + e)` a normal number
+        /// of the type. In bf16 every `q · 2^e` (`|q| ≥ 2^-9`) is then normal too, so the multiply is
+        /// exact; in f16 a product below 2^-14 (f16's subnormals: only where `e < -5`) is rounded to
+        /// f16's subnormal grid, an absolute error of at most 2^-25.
+        pub const fn scale_exp_range(self) -> (i32, i32) {
+            match self {
+                Wide::Bf16 => (-117, 7),
+                Wide::F16 => (-22, 7),
+            }
+        }
+    }
+
+    /// Bytes 0 and 2 of `w` (four e4m3) widened into a pair of 16-bit values (byte 0 in the low half),
+    /// each `2^-bias` times the byte's value; exact, subnormal codes included.
+    pub const fn widen_lo(w: u32, t: Wide) -> u32 {
+        ((w & 0x007F_007F) << t.shift()) | ((w << 8) & 0x8000_8000)
+    }
+
+    /// Bytes 1 and 3 of `w` widened as [`widen_lo`] does (byte 1 in the low half).
+    pub const fn widen_hi(w: u32, t: Wide) -> u32 {
+        ((w >> (8 - t.shift())) & (0x7F00_7F00 >> (8 - t.shift()))) | (w & 0x8000_8000)
+    }
+
+    /// The pair `(2^(bias + e), 2^(bias + e))` in the 16-bit type for the scale `2^e` whose f32 bits
+    /// are `scale_bits` (a power of two in [`Wide::scale_exp_range`]).
+    pub const fn multiplier(scale_bits: u32, t: Wide) -> u32 {
+        let e = ((scale_bits >> 23) & 0xFF) as i32 - 127;
+        let h = ((t.bias() + e + t.exp_bias()) as u32) << t.mant_bits();
+        h | h << 16
+    }
+
+    /// The f32 bits of the scale of a block whose largest magnitude is `amax`: the smallest power of
+    /// two `s` with `amax / s ≤ 448`, raised to the range's floor (an all-zero block gets the floor);
+    /// `+inf` where the block needs more than the range's top, NaN where `amax` is NaN (the host's scale
+    /// check then names the block).
+    pub fn pow2_scale_bits(amax: f32, t: Wide) -> u32 {
+        let r = amax / E4M3_MAX;
+        if r.is_nan() {
+            return f32::NAN.to_bits();
+        }
+        if r.is_infinite() {
+            return f32::INFINITY.to_bits();
+        }
+        let b = r.to_bits();
+        let exp = ((b >> 23) & 0xFF) as i32 - 127;
+        let e = if b & 0x7F_FFFF == 0 { exp } else { exp + 1 };
+        let (lo, hi) = t.scale_exp_range();
+        if e > hi {
+            return f32::INFINITY.to_bits();
+        }
+        let e = if e < lo { lo } else { e };
+        ((e + 127) as u32) << 23
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,5 +469,54 @@ mod tests {
         assert_eq!(scale_b_index(299, 0, k), 2 * 3);
         assert_eq!(scale_b_index(128, 256, k), 3 + 2);
         assert_eq!(scale_b_index(127, 127, k), 0);
+    }
+
+    #[test]
+    fn widened_pairs_times_the_multiplier_are_the_e4m3_values() {
+        use super::weights::{Wide, multiplier, pow2_scale_bits, widen_hi, widen_lo};
+        // 2^e as an f32 for -149 <= e <= 127, exactly.
+        fn p2(e: i32) -> f32 {
+            if e >= -126 { f32::from_bits(((e + 127) as u32) << 23) } else { f32::from_bits(1 << (149 + e)) }
+        }
+        // f16 bits as f32, exactly (no half crate here).
+        fn f16_value(h: u32) -> f32 {
+            let (s, e, m) = ((h >> 15) & 1, ((h >> 10) & 0x1F) as i32, (h & 0x3FF) as f32);
+            let v = if e == 0 { m * p2(-24) } else { (1024.0 + m) * p2(e - 25) };
+            if s == 1 { -v } else { v }
+        }
+        let value = |bits: u32, t: Wide| match t {
+            Wide::Bf16 => f32::from_bits(bits << 16),
+            Wide::F16 => f16_value(bits),
+        };
+        for t in [Wide::Bf16, Wide::F16] {
+            for q in 0..=255u32 {
+                if q & 0x7F == 0x7F {
+                    continue; // NaN codes: the quantizer never writes them
+                }
+                let want = e4m3_to_f32(q as u8);
+                // Byte q in each of the four positions.
+                for pos in 0..4 {
+                    let w = q << (8 * pos) | 0x5A5A_5A5A & !(0xFF << (8 * pos));
+                    let pair = if pos % 2 == 0 { widen_lo(w, t) } else { widen_hi(w, t) };
+                    let half = if pos < 2 { pair & 0xFFFF } else { pair >> 16 };
+                    let got = value(half, t) * p2(t.bias());
+                    assert_eq!(got.to_bits(), want.to_bits(), "{t:?} q {q:#04x} in byte {pos}: {got} against {want}");
+                }
+            }
+            // The multiplier of a scale 2^e is 2^(bias + e) in both halves; the range's ends included.
+            let (lo, hi) = t.scale_exp_range();
+            for e in [lo, -12, 0, hi] {
+                let m = multiplier(((e + 127) as u32) << 23, t);
+                assert_eq!(m >> 16, m & 0xFFFF);
+                assert_eq!(value(m & 0xFFFF, t), p2(t.bias() + e), "{t:?} e {e}");
+            }
+            // Scales: the smallest power of two that keeps amax / s ≤ 448, floor and overflow.
+            assert_eq!(f32::from_bits(pow2_scale_bits(448.0, t)), 1.0);
+            assert_eq!(f32::from_bits(pow2_scale_bits(448.5, t)), 2.0);
+            assert_eq!(f32::from_bits(pow2_scale_bits(1.0, t)), p2(-8), "1/448 is between 2^-9 and 2^-8");
+            assert_eq!(f32::from_bits(pow2_scale_bits(0.0, t)), p2(lo));
+            assert!(f32::from_bits(pow2_scale_bits(448.0 * p2(hi) * 1.01, t)).is_infinite());
+            assert!(f32::from_bits(pow2_scale_bits(f32::NAN, t)).is_nan());
+        }
     }
 }

@@ -109,6 +109,20 @@ pub unsafe fn ld_global_nc_v4_u32(p: *const u32) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// `ld.global.nc.L1::no_allocate.v4.u32 {a, b, c, d}, [p];` — as [`ld_global_nc_v4_u32`], the line not
+/// kept in L1: bytes streamed once (weights) do not evict what the block reuses (activations).
+///
+/// # Safety
+/// As [`ld_global_nc_v4_f32`].
+#[inline(always)]
+pub unsafe fn ld_global_nc_na_v4_u32(p: *const u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.nc.L1::no_allocate.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];", out(reg32) a, out(reg32) b,
+                  out(reg32) c, out(reg32) d, in(reg64) p, options(nostack, readonly)) };
+    [a, b, c, d]
+}
+
 /// `ld.global.nc.v2.u32 {a, b}, [p];` — 8 raw bytes (e.g. 4 f16) in one 64-bit load.
 ///
 /// # Safety

@@ -24,6 +24,7 @@ pub mod stamp;
 pub mod suite;
 pub mod tables;
 pub mod tuned;
+pub mod w8;
 
 /// The frame the timing subcommands (`decode`, `prefill`, `backward`) share: their `--flag value` pairs, the GPU, the
 /// element type and the exit code.
@@ -132,6 +133,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = String>) -> i32 {
         Some("calibrate") => return calibrate::main(&args[1..]),
         Some("rank") => return calibrate::rank_main(&args[1..]),
         Some("decode") => return decode::main(&args[1..]),
+        Some("w8") => return w8::main(&args[1..]),
         Some("prefill") => return prefill::main(&args[1..]),
         Some("backward") => return backward::main(&args[1..]),
         Some("allreduce") => return allreduce::main(&args[1..]),

@@ -145,6 +145,7 @@ SUBCOMMANDS:
   prefill [--shapes BxHxKxLxD,..] [--varlen N:LO-HI:SEED]   prefill attention over packed sequences against
                    the fixed-length kernel, and varlen against equal lengths (`prefill --help`)
   backward [--shapes BxHxKxLxD,..]   attention backward (dQ, dK, dV) against the forward (`backward --help`)
+  w8 [--shapes MxNxK,..]   FP8 weights (step w1) against the 16-bit GEMM on the same weights (`w8 --help`)
 
 Without a GPU: --list and `layout` work, and `cargo test` runs the CPU-side tests (layouts, bank
 model, host logic, PTX checks).

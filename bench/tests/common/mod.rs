@@ -26,6 +26,7 @@ impl Half for bf16 {
 
 /// Random values in [−2, 2) rounded to `T` (scores with a spread, peaked rows): the device gets `T`, the
 /// reference the same values in f32.
+#[allow(dead_code)] // the attention tests use it; fp8_weights does not
 pub fn rounded<T: Half>(rng: &mut impl rand::Rng, n: usize) -> (Vec<T>, Vec<f32>) {
     let t: Vec<T> = (0..n).map(|_| T::of(rng.random_range(-2.0f32..2.0))).collect();
     let f = t.iter().map(|x| x.to()).collect();

@@ -313,6 +313,34 @@ pub const KERNELS: &[KernelInfo] = &[
     quant("fp8_quantize_128x128_bf16", PtxCheck::has(&["cvt.rn.satfinite.e4m3x2.f32", "shl.b32"]), "B's block e4m3 from bf16"),
     quant("fp8_dequantize_f32", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2"]), "x' = q * s in f32 (the reference's inputs)"),
     quant("fp8_f32_to_bf16", PtxCheck::has(&["cvt.rn.bf16x2.f32"]), "rounds the f32 reference to bf16"),
+    quant("fp8_quantize_weights_bf16", PtxCheck::has(&["cvt.rn.satfinite.e4m3x2.f32", "shl.b32"]),
+          "FP8 weights for bf16 activations: e4m3 with a power-of-two scale per 128x128 block"),
+    quant("fp8_quantize_weights_f16", PtxCheck::has(&["cvt.rn.satfinite.e4m3x2.f32", "cvt.f32.f16"]), "FP8 weights for f16 activations (f16's scale range)"),
+    quant("fp8_dequantize_weights_t_bf16", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.f32", "bar.sync"]),
+          "FP8 weights (NxK) dequantized and transposed to KxN bf16, the 16-bit GEMMs' B"),
+    quant("fp8_dequantize_weights_t_f16", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.f32", "bar.sync"]), "as above, into f16"),
+];
+
+/// Token tiles (8 tokens each) of the weight-only decode kernels, smallest first.
+pub const W1_TOKEN_TILES: [u32; 3] = [1, 2, 4];
+
+const fn w1(name: &'static str, label: &'static str, nt: u32, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: layout::fp8::weights::THREADS,
+                 launch_bounds: bounds_min(layout::fp8::weights::THREADS, 2), dyn_smem_bytes: layout::fp8::weights::smem_bytes(nt),
+                 about: "FP8 weight-only decode: e4m3 weights (power-of-two block scales) widened in registers, 16-bit mma.sync, no staging; split-K with a last-block sum",
+                 ptx: PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "cp.async"], count: &[], at_least: &[] } }
+}
+
+const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
+                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
+const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2",
+                              "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
+
+/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`), by token tiles and
+/// activation type: `kernel_lab::fp8_weights` launches them.
+pub const WEIGHT_ONLY: &[KernelInfo] = &[
+    w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),
+    w1("fp8_w1_t8_f16", "w1-t8-f16", 1, W1_HAS_F16), w1("fp8_w1_t16_f16", "w1-t16-f16", 2, W1_HAS_F16), w1("fp8_w1_t32_f16", "w1-t32-f16", 4, W1_HAS_F16),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at

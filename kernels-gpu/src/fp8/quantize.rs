@@ -19,7 +19,7 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, grid_size_1d, index_1d, lane_id, thread_idx_x},
     warp::shuffle_xor_u32,
 };
-use layout::fp8::{E4M3_MAX, SCALE_BLOCK, scale_a_index, scale_b_index};
+use layout::fp8::{E4M3_MAX, SCALE_BLOCK, scale_a_index, scale_b_index, weights::{Wide, pow2_scale_bits}};
 
 /// Threads per block of every quantize kernel (the host's descriptors say the same).
 pub const BLOCK: u32 = 256;
@@ -121,6 +121,130 @@ impl Input for InBf16 {
     }
 }
 
+/// How a 128×128 block's scale follows from its largest magnitude.
+pub(crate) trait BlockScale {
+    /// The block's scale.
+    fn scale(amax: f32) -> f32;
+}
+
+/// `amax / 448` (B's block scales for the FP8 GEMMs).
+pub(crate) struct Amax448;
+/// The smallest power of two `s` with `amax / s ≤ 448` in bf16's multiplier range (FP8 weights for
+/// bf16 activations: `layout::fp8::weights`).
+pub(crate) struct Pow2Bf16;
+/// As [`Pow2Bf16`], in f16's range.
+pub(crate) struct Pow2F16;
+
+impl BlockScale for Amax448 {
+    #[inline(always)]
+    fn scale(amax: f32) -> f32 {
+        scale_of(amax)
+    }
+}
+
+impl BlockScale for Pow2Bf16 {
+    #[inline(always)]
+    fn scale(amax: f32) -> f32 {
+        f32::from_bits(pow2_scale_bits(amax, Wide::Bf16))
+    }
+}
+
+impl BlockScale for Pow2F16 {
+    #[inline(always)]
+    fn scale(amax: f32) -> f32 {
+        f32::from_bits(pow2_scale_bits(amax, Wide::F16))
+    }
+}
+
+/// FP8 weights for bf16 activations: `W` (`rows = N` × `cols = K`, bf16) to e4m3 with one power-of-two
+/// scale per 128×128 block (`layout::fp8::weights`), the layout of [`fp8_quantize_128x128_f32`].
+///
+/// # Safety
+/// As [`fp8_quantize_128x128_f32`] on bf16 input (aligned to 4 elements).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_quantize_weights_bf16(g_x: *const u16, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
+    // SAFETY: forwarded.
+    unsafe { quantize_128x128::<InBf16, Pow2Bf16>(g_x, rows, cols, g_q, g_sb) }
+}
+
+/// [`fp8_quantize_weights_bf16`] for f16 weights (f16's scale range).
+///
+/// # Safety
+/// As [`fp8_quantize_weights_bf16`] on f16 input.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_quantize_weights_f16(g_x: *const u16, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
+    // SAFETY: forwarded.
+    unsafe { quantize_128x128::<InF16, Pow2F16>(g_x, rows, cols, g_q, g_sb) }
+}
+
+/// Rows (of W, N) and columns (K) of the tile one block of `fp8_dequantize_weights_t_*` transposes.
+pub const DEQUANT_T_TILE: u32 = 64;
+
+/// `out (K×N, 16-bit) = (q · s)ᵀ` for FP8 weights `q` (N×K e4m3, block scales `sb`): the dequantized
+/// weights in the layout the 16-bit GEMMs take as B, exactly (power-of-two scales in range). One block
+/// of [`BLOCK`] threads per 64×64 tile: the tile's bytes through shared memory, so both the loads
+/// (rows of W) and the stores (rows of out) are contiguous.
+///
+/// # Safety
+/// `g_q` `rows · cols` bytes, `g_sb` `⌈rows/128⌉ · ⌈cols/128⌉` f32, `g_out` `rows · cols` writable 16-bit
+/// values; `cols % 4 == 0`, `rows % 2 == 0`; grid `(⌈cols/64⌉, ⌈rows/64⌉)`, [`BLOCK`] threads.
+#[inline(always)]
+unsafe fn dequantize_weights_t<const BF16: bool>(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
+    const T: u32 = DEQUANT_T_TILE;
+    const PITCH: u32 = T + 4; // bytes per staged row: rows 4 banks apart
+    let (c0, r0) = (block_idx_x() * T, block_idx_y() * T);
+    let tid = thread_idx_x();
+    let s = crate::prim::shared::static_alloc::<{ (T * (T + 4)) as usize }>();
+    // SAFETY: loads inside q (row < rows, 4 bytes at c < cols, cols % 4 == 0: 4-byte aligned); shared
+    // accesses inside the T × PITCH tile; every thread reaches the barrier; stores inside out.
+    unsafe {
+        let mut i = tid;
+        while i < T * T / 4 {
+            let (r, c) = (i / (T / 4), 4 * (i % (T / 4)));
+            let v = if r0 + r < rows && c0 + c < cols { *(g_q.add((r0 + r) as usize * cols as usize + (c0 + c) as usize) as *const u32) } else { 0 };
+            crate::prim::shared::st_shared_u32(s + r * PITCH + c, v);
+            i += BLOCK;
+        }
+        sync_threads();
+        let kb = cols.div_ceil(SCALE_BLOCK);
+        // Output row c (a K position), columns r, r + 1 (two rows of W): one 32-bit store.
+        let mut i = tid;
+        while i < T * T / 2 {
+            let (c, r) = (i / (T / 2), 2 * (i % (T / 2)));
+            let (row, col) = (r0 + r, c0 + c);
+            if row < rows && col < cols {
+                let byte = |rr: u32| (crate::prim::shared::ld_shared_u32(s + rr * PITCH + (c & !3)) >> (8 * (c & 3))) & 0xFF;
+                let sc = *g_sb.add(((row / SCALE_BLOCK) * kb + col / SCALE_BLOCK) as usize);
+                let v = |b: u32| f16_to_f32(cvt_f16x2_e4m3x2(b as u16) as u16) * sc;
+                let (a, b) = (v(byte(r)), v(byte(r + 1)));
+                let bits = if BF16 { pack_bf16x2(a, b) } else { crate::prim::mma::pack_f16x2(a, b) };
+                *(g_out.add(col as usize * rows as usize + row as usize) as *mut u32) = bits;
+            }
+            i += BLOCK;
+        }
+    }
+}
+
+/// [`dequantize_weights_t`] into bf16.
+///
+/// # Safety
+/// As [`dequantize_weights_t`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_dequantize_weights_t_bf16(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
+    // SAFETY: forwarded.
+    unsafe { dequantize_weights_t::<true>(g_q, rows, cols, g_sb, g_out) }
+}
+
+/// [`dequantize_weights_t`] into f16.
+///
+/// # Safety
+/// As [`dequantize_weights_t`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_dequantize_weights_t_f16(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
+    // SAFETY: forwarded.
+    unsafe { dequantize_weights_t::<false>(g_q, rows, cols, g_sb, g_out) }
+}
+
 /// Declares the four quantizer entry points of one input type as wrappers of the generic bodies.
 macro_rules! quantizers {
     ($input:ty, $raw:ty, $amax:ident, $tensor:ident, $a:ident, $b:ident, $what:literal) => {
@@ -158,7 +282,7 @@ macro_rules! quantizers {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $b(g_x: *const $raw, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
             // SAFETY: forwarded.
-            unsafe { quantize_128x128::<$input>(g_x, rows, cols, g_q, g_sb) }
+            unsafe { quantize_128x128::<$input, Amax448>(g_x, rows, cols, g_q, g_sb) }
         }
     };
 }
@@ -296,7 +420,7 @@ unsafe fn quantize_1x128<I: Input>(g_x: *const I::Raw, rows: u32, cols: u32, g_q
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_quantize_128x128_f32(g_x: *const f32, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
     // SAFETY: forwarded.
-    unsafe { quantize_128x128::<InF32>(g_x, rows, cols, g_q, g_sb) }
+    unsafe { quantize_128x128::<InF32, Amax448>(g_x, rows, cols, g_q, g_sb) }
 }
 
 /// The body of the `fp8_quantize_128x128_*` kernels.
@@ -304,7 +428,7 @@ pub unsafe extern "ptx-kernel" fn fp8_quantize_128x128_f32(g_x: *const f32, rows
 /// # Safety
 /// As [`fp8_quantize_128x128_f32`] for input `I`.
 #[inline(always)]
-unsafe fn quantize_128x128<I: Input>(g_x: *const I::Raw, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
+unsafe fn quantize_128x128<I: Input, S: BlockScale>(g_x: *const I::Raw, rows: u32, cols: u32, g_q: *mut u8, g_sb: *mut f32) {
     let (c0, r0) = (block_idx_x() * SCALE_BLOCK, block_idx_y() * SCALE_BLOCK);
     let t = thread_idx_x();
     let at = |j: u32| {
@@ -333,7 +457,7 @@ unsafe fn quantize_128x128<I: Input>(g_x: *const I::Raw, rows: u32, cols: u32, g
             let v = crate::prim::shared::ld_shared_u32(s_max + 4 * w);
             all = if v > all { v } else { all };
         }
-        scale_of(f32::from_bits(all))
+        S::scale(f32::from_bits(all))
     };
     for j in 0..SCALE_BLOCK * SCALE_BLOCK / 4 / BLOCK {
         if let Some(i) = at(j) {

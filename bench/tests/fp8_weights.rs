@@ -1,0 +1,212 @@
+//! GPU tests of FP8 weights for 16-bit models (`kernel_lab::fp8_weights`, step w1): the power-of-two
+//! block quantizer against the host model, w1 (every token-tile variant, split and unsplit, ragged N
+//! and K) and the dequantize-then-GEMM route against the f64 product of the dequantized weights, the
+//! output poisoned first and checked fully written (rows past M untouched), every e4m3 code
+//! (subnormals included) through the widening, repeat runs bitwise equal (the split counters reset),
+//! and bad input refused before any launch. Without a GPU, or on a GPU without sm_90a, each test says
+//! it was skipped and passes.
+mod common;
+
+use std::io::Write;
+
+use common::Half;
+use half::{bf16, f16};
+use kernel_lab_bench::{
+    fp8_weights::{Fp8Weights, W8Plan, w1_splits},
+    runtime::{gpu::{Gpu, gpu_or_skip}, verify},
+    steps::fp8::F1,
+};
+use layout::fp8::{
+    E4M3_MAX, SCALE_BLOCK, e4m3_to_f32, f32_to_e4m3, scale_b_index,
+    weights::{Wide, pow2_scale_bits},
+};
+use rand::Rng;
+
+fn hopper_or_skip(test: &str) -> Option<Gpu> {
+    let gpu = gpu_or_skip(test)?;
+    if let Some(why) = gpu.cannot_run(&F1.kernel) {
+        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+        return None;
+    }
+    Some(gpu)
+}
+
+fn wide<T: Half>() -> Wide {
+    if T::NAME == "bf16" { Wide::Bf16 } else { Wide::F16 }
+}
+
+/// Random weights `n × k` in `T`: each 128×128 block its own magnitude (2^-12 .. 2^2), so the blocks'
+/// scales differ and small values land in e4m3's subnormals; row 0 holds every finite e4m3 code times
+/// 2^-10 in its first 254 columns (where k allows), in blocks whose other values stay below 0.25, so
+/// their scale is 2^-10 and the quantizer must keep those codes exactly.
+fn weights<T: Half>(rng: &mut impl Rng, n: usize, k: usize) -> (Vec<T>, Vec<f32>) {
+    let blocks = (n.div_ceil(128), k.div_ceil(128));
+    let mut mags: Vec<f32> = (0..blocks.0 * blocks.1).map(|_| 2f32.powi(rng.random_range(-12..=2))).collect();
+    for m in mags.iter_mut().take(blocks.1.min(2)) {
+        *m = 0.25;
+    }
+    let mut w: Vec<T> = (0..n * k).map(|i| {
+        let (r, c) = (i / k, i % k);
+        T::of(rng.random_range(-1.0f32..1.0) * mags[(r / 128) * blocks.1 + c / 128])
+    }).collect();
+    let codes: Vec<u8> = (0..=255u8).filter(|q| q & 0x7F != 0x7F).collect();
+    for (c, &q) in codes.iter().enumerate().take(k) {
+        w[c] = T::of(e4m3_to_f32(q) / 1024.0);
+    }
+    let f = w.iter().map(|x| x.to()).collect();
+    (w, f)
+}
+
+/// The quantized weights checked against the host model (power-of-two scale per block from the block's
+/// amax, every byte `e4m3(w / s)`); returns the dequantized weights as f64.
+fn check_quantized<T: Half>(gpu: &Gpu, w8: &Fp8Weights, wf: &[f32], n: usize, k: usize, seed: u64) -> Vec<f64> {
+    let (q, s) = (gpu.download(w8.q()).unwrap(), gpu.download(w8.scales()).unwrap());
+    let kb = k.div_ceil(SCALE_BLOCK as usize);
+    let mut amax = vec![0f32; s.len()];
+    for r in 0..n {
+        for c in 0..k {
+            let b = scale_b_index(r as u32, c as u32, k as u32) as usize;
+            amax[b] = amax[b].max(wf[r * k + c].abs());
+        }
+    }
+    for (b, (&got, &a)) in s.iter().zip(&amax).enumerate() {
+        assert_eq!(got.to_bits(), pow2_scale_bits(a, wide::<T>()), "{} {n}x{k}: block {b} (row block {}, column block {}), amax {a}: scale {got} (seed {seed})",
+                   T::NAME, b / kb, b % kb);
+        assert!(got * E4M3_MAX >= a);
+    }
+    let mut deq = vec![0f64; n * k];
+    for r in 0..n {
+        for c in 0..k {
+            let i = r * k + c;
+            let sc = s[scale_b_index(r as u32, c as u32, k as u32) as usize];
+            assert_eq!(q[i], f32_to_e4m3(wf[i] / sc), "{} {n}x{k}: ({r}, {c}) = {} (seed {seed})", T::NAME, wf[i]);
+            deq[i] = e4m3_to_f32(q[i]) as f64 * sc as f64;
+        }
+    }
+    if k >= 256 {
+        // Row 0's first 254 columns are e4m3 codes times 2^-10: kept exactly.
+        for c in 0..254 {
+            assert_eq!(deq[c] as f32, wf[c], "code column {c}");
+        }
+    }
+    deq
+}
+
+/// `y (m × n)` against the f64 product: `|y − ref| ≤ 2^-7 |ref| + 2^-16 Σ|x·w|` (the output's rounding to
+/// 16 bits, ≤ 2^-8 relative for bf16, plus f32 accumulation over K in the tensor core and across
+/// warps and splits); every element written (the poison is NaN).
+fn check_product<T: Half>(y: &[T], x: &[f32], deq: &[f64], m: usize, n: usize, k: usize, what: &str) {
+    for i in 0..m {
+        for j in 0..n {
+            let (mut r, mut mag) = (0f64, 0f64);
+            for c in 0..k {
+                let p = x[i * k + c] as f64 * deq[j * k + c];
+                r += p;
+                mag += p.abs();
+            }
+            let got = y[i * n + j].to() as f64;
+            assert!(got.is_finite(), "{what}: y[{i}][{j}] not written (poison left) or not finite: {got}");
+            let tol = r.abs() / 128.0 + mag / 65536.0 + 1e-30;
+            assert!((got - r).abs() <= tol, "{what}: y[{i}][{j}] = {got}, reference {r} (|err| {:.3e} > {tol:.3e})", (got - r).abs());
+        }
+    }
+}
+
+fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64) {
+    let mut rng = verify::rng(seed ^ (m * 1_000_003 + n * 1009 + k) as u64);
+    let (w, wf) = weights::<T>(&mut rng, n, k);
+    let d_w = gpu.upload(&w).unwrap();
+    let w8 = Fp8Weights::quantize::<T, _>(gpu, &d_w, n, k).unwrap();
+    let deq = check_quantized::<T>(gpu, &w8, &wf, n, k, seed);
+    let x: Vec<T> = (0..m * k).map(|_| T::of(rng.random_range(-2.0f32..2.0))).collect();
+    let xf: Vec<f32> = x.iter().map(|v| v.to()).collect();
+    let d_x = gpu.upload(&x).unwrap();
+    // One row more than M, poisoned (NaN bits in both types): must stay untouched.
+    let poison = T::of(f32::NAN);
+    let mut d_y = gpu.upload(&vec![poison; (m + 1) * n]).unwrap();
+    let mut plan = W8Plan::<T>::new(gpu, m, n, k).unwrap();
+    let label = plan.label();
+    let what = format!("{} {m}x{n}x{k} {label} (seed {seed})", T::NAME);
+    plan.run(&d_x, &w8, &mut d_y).unwrap();
+    let y1 = gpu.download(&d_y).unwrap();
+    check_product(&y1[..m * n], &xf, &deq, m, n, k, &what);
+    assert!(y1[m * n..].iter().all(|v| v.to().is_nan()), "{what}: wrote past row {m}");
+    // Again: the split counters were reset, and the sum is in a fixed order.
+    plan.run(&d_x, &w8, &mut d_y).unwrap();
+    let y2 = gpu.download(&d_y).unwrap();
+    assert!(y1.iter().zip(&y2).all(|(a, b)| a.to().to_bits() == b.to().to_bits()), "{what}: a second run differs");
+}
+
+#[test]
+fn weight_only_decode_matches_the_f64_product() {
+    let Some(gpu) = hopper_or_skip("weight_only_decode_matches_the_f64_product") else { return };
+    let seed = verify::fresh_seed();
+    // Token tiles 8, 16, 32 (M = 1, 8, 9, 16, 17, 32); N ragged against the 32-row tiles and the 128-row
+    // scale blocks; K a multiple of 16 but not of 64 (a partial last step); splits from 1 to 16
+    // (32 rows and deep K: one tile split 16 ways).
+    let cases = [(1, 4096, 512), (1, 100, 16), (3, 257, 1040), (8, 130, 400), (9, 64, 14336), (16, 4096, 256), (17, 96, 4112), (32, 33, 2048), (5, 32, 16384)];
+    for (m, n, k) in cases {
+        run_case::<bf16>(&gpu, m, n, k, seed);
+        run_case::<f16>(&gpu, m, n, k, seed);
+    }
+    assert_eq!(w1_splits(32, 16384, gpu.info.sms).0, 16, "the deep-K case must exercise the most splits");
+    assert_eq!(w1_splits(100, 16, gpu.info.sms).0, 1);
+}
+
+#[test]
+fn above_32_tokens_the_dequantized_weights_go_through_the_gemm() {
+    let Some(gpu) = hopper_or_skip("above_32_tokens_the_dequantized_weights_go_through_the_gemm") else { return };
+    let seed = verify::fresh_seed();
+    for (m, n, k) in [(33, 256, 512), (100, 200, 272)] {
+        run_case::<bf16>(&gpu, m, n, k, seed);
+        run_case::<f16>(&gpu, m, n, k, seed);
+        assert!(W8Plan::<bf16>::new(&gpu, m, n, k).unwrap().label().starts_with("dequantize + "));
+    }
+    // The dequantized matrix itself: exactly the host's dequantization, transposed.
+    let (n, k) = (130, 400);
+    let mut rng = verify::rng(seed);
+    let (w, wf) = weights::<bf16>(&mut rng, n, k);
+    let w8 = Fp8Weights::quantize::<bf16, _>(&gpu, &gpu.upload(&w).unwrap(), n, k).unwrap();
+    let deq = check_quantized::<bf16>(&gpu, &w8, &wf, n, k, seed);
+    let mut out = gpu.upload(&vec![bf16::NAN; k * n]).unwrap();
+    w8.dequantize_t::<bf16, _>(&gpu, &mut out).unwrap();
+    let got = gpu.download(&out).unwrap();
+    for c in 0..k {
+        for r in 0..n {
+            assert_eq!(got[c * n + r].to_f32(), deq[r * k + c] as f32, "dequantized ({r}, {c}) (seed {seed})");
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_refused_before_any_launch() {
+    let Some(gpu) = hopper_or_skip("bad_input_is_refused_before_any_launch") else { return };
+    let (n, k) = (64, 128);
+    let w = gpu.upload(&vec![bf16::from_f32(0.5); n * k]).unwrap();
+    let w8 = Fp8Weights::quantize::<bf16, _>(&gpu, &w, n, k).unwrap();
+    let msg = |r: kernel_lab_bench::Result<()>| r.unwrap_err().to_string();
+    // K not a multiple of 16, M = 0.
+    assert!(W8Plan::<bf16>::new(&gpu, 1, n, 40).err().unwrap().to_string().contains("multiple of 16"));
+    assert!(W8Plan::<bf16>::new(&gpu, 0, n, k).err().unwrap().to_string().contains("tokens"));
+    // Weights quantized for bf16, used with f16 activations.
+    let mut p16 = W8Plan::<f16>::new(&gpu, 1, n, k).unwrap();
+    let (x16, mut y16) = (gpu.zeros::<f16>(k).unwrap(), gpu.zeros::<f16>(n).unwrap());
+    assert!(msg(p16.run(&x16, &w8, &mut y16)).contains("quantized for"));
+    // Shapes that differ, operands too short, x not 16-byte aligned.
+    let mut p = W8Plan::<bf16>::new(&gpu, 2, n, k).unwrap();
+    let (x, mut y) = (gpu.zeros::<bf16>(2 * k + 8).unwrap(), gpu.zeros::<bf16>(2 * n).unwrap());
+    let mut other = W8Plan::<bf16>::new(&gpu, 2, n, 2 * k).unwrap();
+    assert!(msg(other.run(&x, &w8, &mut y)).contains("weights of 64×128"));
+    assert!(msg(p.run(&x.slice(..k), &w8, &mut y)).contains("x holds"));
+    assert!(msg(p.run(&x.slice(1..), &w8, &mut y)).contains("16-byte aligned"));
+    // A block beyond the scale range, and NaN, named by block.
+    let mut big = vec![bf16::from_f32(1.0); n * k];
+    big[5] = bf16::from_f32(1.0e5);
+    let e = Fp8Weights::quantize::<bf16, _>(&gpu, &gpu.upload(&big).unwrap(), n, k).err().unwrap().to_string();
+    assert!(e.contains("57344") && e.contains("rows 0.."), "{e}");
+    big[5] = bf16::NAN;
+    let e = Fp8Weights::quantize::<bf16, _>(&gpu, &gpu.upload(&big).unwrap(), n, k).err().unwrap().to_string();
+    assert!(e.contains("NaN"), "{e}");
+    // Too few weights for the shape.
+    assert!(Fp8Weights::quantize::<bf16, _>(&gpu, &w, n + 1, k).err().unwrap().to_string().contains("elements for a 65×128"));
+}

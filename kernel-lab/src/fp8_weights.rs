@@ -1,0 +1,326 @@
+//! FP8 weights for 16-bit models (weight-only quantization, sm_90): a weight matrix stored once in
+//! e4m3 — half the bytes of bf16, which at decode is half the time — and multiplied against bf16 or
+//! f16 activations without quantizing them.
+//!
+//! ```ignore
+//! let w8 = Fp8Weights::quantize::<bf16, _>(&gpu, &w, n, k)?;   // W: N×K as checkpoints store it
+//! let mut plan = W8Plan::<bf16>::new(&gpu, m, n, k)?;          // y (M×N) = x (M×K) · Wᵀ
+//! plan.run(&x, &w8, &mut y)?;
+//! ```
+//!
+//! * **Format** ([`layout::fp8::weights`]): e4m3 bytes, N×K, one **power-of-two** scale per 128×128
+//!   block in the FP8 GEMMs' `sb` layout. A power of two times an e4m3 value is exact in bf16 (and in
+//!   f16 above 2^-14), so the kernels widen and scale the weights exactly; the only error is the
+//!   rounding to e4m3 (3 mantissa bits: ≤ 2^-4 relative, half of that on average). Against the
+//!   `amax / 448` scale a power of two gives up at most one binade at the top of e4m3's range, which
+//!   costs nothing in relative precision.
+//! * **Decode** (M ≤ 32): step w1 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`),
+//!   the weights streamed straight into registers, split over K where the 32-row tiles alone leave
+//!   SMs without work (a wave model: at least two blocks a SM, each warp at least two steps).
+//! * **Larger M** (prefill): the weights are dequantized and transposed into a K×N buffer the plan
+//!   owns and multiplied by the library's 16-bit GEMM ([`GemmPlan`]): a weight read of 3 bytes per
+//!   element more, small beside a prefill's FLOPs, and the same products as decode.
+//!
+//! Bad input is refused before any launch: K not a multiple of 16, empty shapes, operands shorter than
+//! the shape, activations not 16-byte aligned, weights quantized for the other 16-bit type, a GPU
+//! that is not sm_90, and weights too large for the scale range (named by block).
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+
+use crate::{
+    error::{Error, Result},
+    fp8::check_scales,
+    gemm::{Element, GemmDesc, GemmPlan},
+    launch,
+    runtime::gpu::{Gpu, Kernel},
+    steps::{
+        fp8::{QUANT_BLOCK, Scaling, W1_TOKEN_TILES},
+        gemm::Elem,
+    },
+};
+use layout::fp8::{
+    SCALE_BLOCK, block_scale_lens,
+    weights::{MAX_TOKENS, ROWS, STEP_K, WARPS},
+};
+
+/// The most splits of K a w1 launch takes (its last block sums every split's partial at once).
+pub const MAX_SPLITS: usize = 16;
+
+/// A weight matrix in FP8: `n × k` e4m3 bytes (row-major: W as checkpoints store it, `out × in`) and
+/// its power-of-two block scales, quantized for activations of one 16-bit type.
+pub struct Fp8Weights {
+    q: CudaSlice<u8>,
+    scales: CudaSlice<f32>,
+    n: usize,
+    k: usize,
+    elem: Elem,
+}
+
+impl Fp8Weights {
+    /// Quantizes `w` (`n × k`, row-major, `T` = bf16 or f16) on the GPU: e4m3 with one power-of-two
+    /// scale per 128×128 block. Synchronizes once to check the scales: a block holding NaN or Inf, or
+    /// larger than the scale range allows (`448 · 2^7` = 57344), is named in the error.
+    pub fn quantize<T: Element, W: DevicePtr<T>>(gpu: &Gpu, w: &W, n: usize, k: usize) -> Result<Fp8Weights> {
+        let (elem, name) = match T::ELEM {
+            Elem::Bf16 => (Elem::Bf16, "fp8_quantize_weights_bf16"),
+            Elem::F16 => (Elem::F16, "fp8_quantize_weights_f16"),
+            Elem::F32 => return Err(Error::InvalidInput("FP8 weights: the activations are bf16 or f16 (an f32 model has no 16-bit MMA to feed)".into())),
+        };
+        check_shape("FP8 weights", n, k)?;
+        if w.len() < n * k {
+            return Err(Error::InvalidInput(format!("FP8 weights: {} {} elements for a {n}×{k} matrix", w.len(), T::NAME)));
+        }
+        let grid = (k.div_ceil(SCALE_BLOCK as usize) as u32, n.div_ceil(SCALE_BLOCK as usize) as u32);
+        if grid.1 > 65_535 {
+            return Err(Error::InvalidInput(format!("FP8 weights: {n} rows need {} block rows, above the grid's y limit of 65535", grid.1)));
+        }
+        let kernel = gpu.kernel(name)?;
+        let mut q = gpu.zeros::<u8>(n * k)?;
+        let mut scales = gpu.zeros::<f32>(block_scale_lens(0, n as u32, k as u32).1 as usize)?;
+        let (pw, _gw) = w.device_ptr(&gpu.stream);
+        if pw % 16 != 0 {
+            return Err(Error::InvalidInput(format!("FP8 weights: the {} matrix must start 16-byte aligned (it is at {pw:#x})", T::NAME)));
+        }
+        let (r, c) = (n as u32, k as u32);
+        // SAFETY: `fp8_quantize_weights_*(x, rows, cols, q, sb)`: x holds rows·cols 16-bit values (checked),
+        // 16-byte aligned (checked), cols % 4 == 0 (k % 16, checked); q rows·cols bytes, sb ⌈rows/128⌉ ·
+        // ⌈cols/128⌉ f32; grid (⌈cols/128⌉, ⌈rows/128⌉), one block per 128×128 tile.
+        unsafe { launch!(gpu, &kernel, grid = grid, &pw, &r, &c, &mut q, &mut scales) }?;
+        gpu.sync_after(name)?;
+        check_scales(&gpu.download(&scales)?, Scaling::Block, crate::fp8::Operand::B, n, k)
+            .map_err(|e| Error::InvalidInput(format!("{e} (FP8 weights take power-of-two scales up to 2^7: a block's largest magnitude at most 57344)")))?;
+        Ok(Fp8Weights { q, scales, n, k, elem })
+    }
+
+    /// Rows (N, the output features).
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Columns (K, the input features).
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The activation type the weights were quantized for.
+    pub fn elem(&self) -> Elem {
+        self.elem
+    }
+
+    /// Bytes on the device (the e4m3 matrix and its scales).
+    pub fn bytes(&self) -> usize {
+        self.q.len() + 4 * self.scales.len()
+    }
+
+    /// The e4m3 bytes (`n × k`).
+    pub fn q(&self) -> &CudaSlice<u8> {
+        &self.q
+    }
+
+    /// The block scales (`⌈n/128⌉ × ⌈k/128⌉` f32 powers of two, `layout::fp8::scale_b_index`).
+    pub fn scales(&self) -> &CudaSlice<f32> {
+        &self.scales
+    }
+
+    /// `out (k × n) = dequant(W)ᵀ` in `T` (the type the weights were quantized for): exactly the values
+    /// the kernels multiply, in the layout the 16-bit GEMMs take as B.
+    pub fn dequantize_t<T: Element, O: DevicePtrMut<T>>(&self, gpu: &Gpu, out: &mut O) -> Result<()> {
+        self.check_elem::<T>()?;
+        if out.len() < self.n * self.k {
+            return Err(Error::InvalidInput(format!("FP8 weights: dequantizing {}×{} into {} elements", self.n, self.k, out.len())));
+        }
+        if self.n % 2 != 0 {
+            return Err(Error::InvalidInput(format!("FP8 weights: the transposed dequantization writes two rows of W at once: N must be even (got {})", self.n)));
+        }
+        let name = if T::ELEM == Elem::Bf16 { "fp8_dequantize_weights_t_bf16" } else { "fp8_dequantize_weights_t_f16" };
+        let kernel = gpu.kernel(name)?;
+        let tile = 64usize;
+        let grid = (self.k.div_ceil(tile) as u32, self.n.div_ceil(tile) as u32);
+        if grid.1 > 65_535 {
+            return Err(Error::InvalidInput(format!("FP8 weights: {} rows need {} tile rows, above the grid's y limit", self.n, grid.1)));
+        }
+        let (po, _go) = out.device_ptr_mut(&gpu.stream);
+        if po % 4 != 0 {
+            return Err(Error::InvalidInput(format!("FP8 weights: the dequantized matrix must start 4-byte aligned (it is at {po:#x})")));
+        }
+        let (r, c) = (self.n as u32, self.k as u32);
+        // SAFETY: `fp8_dequantize_weights_t_*(q, rows, cols, sb, out)`: q rows·cols bytes and sb its block
+        // scales (an `Fp8Weights` holds them by construction), out rows·cols 16-bit values (checked), 4-byte
+        // aligned (checked); cols % 4 == 0 (k % 16), rows even (checked); grid (⌈cols/64⌉, ⌈rows/64⌉).
+        unsafe { launch!(gpu, &kernel, grid = grid, &self.q, &r, &c, &self.scales, &po) }
+    }
+
+    fn check_elem<T: Element>(&self) -> Result<()> {
+        if T::ELEM != self.elem {
+            return Err(Error::InvalidInput(format!("FP8 weights quantized for {:?} activations used with {}: their scale ranges differ, quantize for {}", self.elem,
+                                                   T::NAME, T::NAME)));
+        }
+        Ok(())
+    }
+}
+
+/// `Err` unless `n ≥ 1`, `k ≥ 16` and `k % 16 == 0`, both below 2^31.
+fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
+    if n == 0 || k == 0 || k % 16 != 0 || n >= 1 << 31 || k >= 1 << 31 {
+        return Err(Error::InvalidInput(format!("{what}: {n}×{k}: N ≥ 1 and K a positive multiple of 16 (each lane reads 16 bytes of a row), both below 2^31")));
+    }
+    Ok(())
+}
+
+/// How a [`W8Plan`] multiplies.
+enum Route<T: Element> {
+    /// w1 with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
+    /// and the tiles' counters (when split).
+    Decode { kernel: Kernel, splits: u32, k_split: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
+    /// Dequantized into `b` (K×N), then the 16-bit GEMM.
+    Dense { b: CudaSlice<T>, plan: GemmPlan<T> },
+}
+
+/// `y (m × n) = x (m × k) · Wᵀ` for FP8 weights `W` (`n × k`), planned once per shape, run on the
+/// [`Gpu`]'s stream on the caller's buffers. It owns what its kernel needs besides x, W and y (split-K
+/// workspace and counters, or the dequantized weights' buffer); one plan is not run on two streams
+/// at once.
+pub struct W8Plan<T: Element> {
+    gpu: Gpu,
+    m: usize,
+    n: usize,
+    k: usize,
+    route: Route<T>,
+}
+
+impl<T: Element> W8Plan<T> {
+    /// Plans `m × n × k`: w1 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
+    /// need the sm_90a module (a GPU that is not Hopper is refused here, by the kernel loader).
+    pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
+        if T::ELEM == Elem::F32 {
+            return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
+        }
+        check_shape("W8Plan", n, k)?;
+        if m == 0 || m >= 1 << 31 {
+            return Err(Error::InvalidInput(format!("W8Plan: {m} tokens: at least 1, below 2^31")));
+        }
+        let route = if m <= MAX_TOKENS as usize {
+            let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
+            let name = format!("fp8_w1_t{}_{}", 8 * nt, T::NAME);
+            let kernel = gpu.kernel(&name)?;
+            let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
+            let ws = if splits > 1 {
+                let tiles = n.div_ceil(ROWS as usize);
+                let len = splits as usize * tiles * ROWS as usize * 8 * nt as usize;
+                crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: split-K partials"), 4 * len as u64, 0)?;
+                Some((gpu.zeros::<f32>(len)?, gpu.zeros::<u32>(tiles)?))
+            } else {
+                None
+            };
+            Route::Decode { kernel, splits, k_split, ws }
+        } else {
+            // The dequantizer is an sm_90a kernel like w1: loaded now, so a GPU without it is refused here.
+            gpu.kernel(if T::ELEM == Elem::Bf16 { "fp8_dequantize_weights_t_bf16" } else { "fp8_dequantize_weights_t_f16" })?;
+            crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: the dequantized weights ({k}×{n})"), 2 * (k * n) as u64, 0)?;
+            let plan = GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, k))?;
+            Route::Dense { b: gpu.zeros::<T>(k * n)?, plan }
+        };
+        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route })
+    }
+
+    /// What it runs: `w1-t8` (w1 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
+    pub fn label(&self) -> String {
+        match &self.route {
+            Route::Decode { kernel, splits, .. } => format!("{}{}", kernel.info.step, if *splits > 1 { format!(" split {splits}") } else { String::new() }),
+            Route::Dense { plan, .. } => format!("dequantize + {}", plan.config().label),
+        }
+    }
+
+    /// Enqueues `y = x · Wᵀ` on the plan's stream: `x` holds `m × k`, `y` `m × n` values of `T`
+    /// (row-major, dense), `w` the plan's `n × k` for `T`. Nothing synchronizes.
+    pub fn run<X: DevicePtr<T>, Y: DevicePtrMut<T>>(&mut self, x: &X, w: &Fp8Weights, y: &mut Y) -> Result<()> {
+        let (m, n, k) = (self.m, self.n, self.k);
+        w.check_elem::<T>()?;
+        if (w.n, w.k) != (n, k) {
+            return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: weights of {}×{}, the plan needs {n}×{k}", w.n, w.k)));
+        }
+        if x.len() < m * k || y.len() < m * n {
+            return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: x holds {} and y {} {} elements, the shape needs {} and {}", x.len(), y.len(), T::NAME, m * k,
+                                                   m * n)));
+        }
+        let gpu = &self.gpu;
+        match &mut self.route {
+            Route::Decode { kernel, splits, k_split, ws } => {
+                let stream = gpu.stream.clone();
+                let (px, _gx) = x.device_ptr(&stream);
+                let (py, _gy) = y.device_ptr_mut(&stream);
+                if px % 16 != 0 {
+                    return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: x must start 16-byte aligned (each lane loads 16 bytes; it is at {px:#x})")));
+                }
+                if py % 2 != 0 {
+                    return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: y is not aligned to its element ({py:#x})")));
+                }
+                let grid = (n.div_ceil(ROWS as usize) as u32, *splits);
+                let (m32, n32, k32) = (m as u32, n as u32, k as u32);
+                let (pws, pcount) = match ws {
+                    Some((a, b)) => (a.device_ptr(&stream).0, b.device_ptr(&stream).0),
+                    None => (0, 0),
+                };
+                // SAFETY: `fp8_w1_t*(x, w, sb, y, ws, count, m, n, k, k_split)` (the kernel's contract): x holds
+                // m·k and y m·n values of T (checked), x 16-byte aligned (checked), w and sb an
+                // `Fp8Weights` of n×k for T (checked: its scales are powers of two in T's range by
+                // construction); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);
+                // grid (⌈n/32⌉, splits) with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the
+                // workspace and zeroed counters sized for this kernel's token tiles when splits > 1 (the
+                // kernel leaves the counters zero); one plan's launches are on one stream, so they never overlap.
+                unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split) }
+            }
+            Route::Dense { b, plan } => {
+                w.dequantize_t::<T, _>(gpu, b)?;
+                plan.run(x, b, y)
+            }
+        }
+    }
+}
+
+/// w1's splits of K and their depth for `n × k` on `sms` SMs: the 32-row tiles alone, or as many
+/// splits as bring the blocks to two a SM (what its 128 registers a thread allow), no more than leave
+/// each warp two 64-deep steps a split, at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with
+/// `(splits − 1) · k_split < k`.
+pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
+    let tiles = n.div_ceil(ROWS as usize);
+    let steps = k.div_ceil(STEP_K as usize);
+    let want = (2 * sms as usize).div_ceil(tiles.max(1));
+    let most = (steps / (2 * WARPS as usize)).clamp(1, MAX_SPLITS);
+    let splits = want.clamp(1, most);
+    let k_split = steps.div_ceil(splits) * STEP_K as usize;
+    let splits = k.div_ceil(k_split);
+    (splits as u32, k_split as u32)
+}
+
+/// Threads per block of the quantizers (for the descriptor tests).
+pub const QUANTIZE_THREADS: u32 = QUANT_BLOCK;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_fill_the_sms_and_cover_k_exactly() {
+        for (n, k) in [(4096, 4096), (4096, 14336), (6144, 4096), (28672, 4096), (128_256, 4096), (1024, 4096), (64, 16), (96, 4112), (4096, 128)] {
+            let (splits, k_split) = w1_splits(n, k, 132);
+            assert!(splits >= 1 && splits as usize <= MAX_SPLITS, "{n}x{k}: {splits}");
+            assert_eq!(k_split % STEP_K, 0, "{n}x{k}");
+            assert!((splits as usize - 1) * (k_split as usize) < k && splits as usize * k_split as usize >= k, "{n}x{k}: {splits} × {k_split}");
+        }
+        // 128 row tiles on 132 SMs: split in three (384 blocks ≥ 264); 4008 tiles: not split.
+        assert_eq!(w1_splits(4096, 4096, 132).0, 3);
+        assert_eq!(w1_splits(128_256, 4096, 132).0, 1);
+        // 32 tiles, deep K: up to 16 splits; a short K keeps a warp two steps a split.
+        assert_eq!(w1_splits(1024, 14336, 132).0, 9);
+        assert_eq!(w1_splits(1024, 1024, 132).0, 1);
+    }
+
+    #[test]
+    fn shapes_are_checked_before_anything_else() {
+        for (n, k) in [(0, 64), (64, 0), (64, 40), (64, 8)] {
+            let e = check_shape("W8Plan", n, k).unwrap_err().to_string();
+            assert!(e.contains("multiple of 16") && e.contains(&format!("{n}×{k}")), "{e}");
+        }
+        assert!(check_shape("W8Plan", 1, 16).is_ok());
+    }
+}
