@@ -2,7 +2,7 @@
 """Checks the `llm` runner against Hugging Face transformers on random-weight checkpoints, and times both.
 
 usage: python3 scripts/llm-hf-check.py --llm PATH/TO/llm [--models tiny-llama,tiny-qwen2,tiny-mistral,llama3-8b]
-                                       [--work DIR] [--new 32] [--out report.md]
+                                       [--work DIR] [--new 32] [--out report.md] [--llm-args "--fp8" --report-only]
        python3 scripts/llm-hf-check.py --make-only --models llama3-8b     (the checkpoints only)
 
 For each model: a config in that architecture's shape, `XForCausalLM(config)` with transformers' random init in
@@ -12,7 +12,8 @@ every position, HF's greedy `generate` gives --new tokens; the runner is run on 
 (bf16 tolerance: rel L2 ≤ 2e-2 against HF's bf16 logits, or against HF's f32 logits — the same weights widened —
 no more than 1.5× HF's own bf16 error: random deep models amplify rounding), whether the greedy tokens match, and at the first mismatch HF's margin
 between its top two logits there (a near-tie when under 2e-2 of the largest |logit|). Exits 1 when a check
-fails, 2 without torch/transformers/GPU.
+fails, 2 without torch/transformers/GPU. With --report-only (FP8 weights: their rounding is the error being
+measured) nothing fails on tolerance; a runner that fails still does.
 """
 import argparse
 import json
@@ -66,6 +67,8 @@ def main():
     ap.add_argument("--new", type=int, default=32)
     ap.add_argument("--prompt-len", type=int, default=37)
     ap.add_argument("--llm-args", default="", help="more arguments for the runner (e.g. \"--tp 2\")")
+    ap.add_argument("--report-only", action="store_true",
+                    help="report the errors without failing on the bf16 tolerance or a non-tie mismatch (e.g. with --llm-args --fp8: quantized weights)")
     ap.add_argument("--out")
     a = ap.parse_args()
     got = import_torch(transformers=True)
@@ -125,10 +128,10 @@ def main():
             margin = (top[0] - top[1]).item()
             scale = last.abs().max().item()
             note = f"HF margin {margin:.3g} ({margin / max(scale, 1e-9):.2%} of max |logit|): {'near-tie' if margin < 2e-2 * scale else 'NOT a near-tie'}"
-            failed |= margin >= 2e-2 * scale
+            failed |= margin >= 2e-2 * scale and not a.report_only
         # Within tolerance: close to HF's bf16 logits, or no farther from f32 than 1.5× HF's bf16 is.
         ok = rel <= 2e-2 or rel_ours32 <= 1.5 * rel_hf32
-        failed |= not ok
+        failed |= not ok and not a.report_only
         note = f"vs HF f32: ours {rel_ours32:.2e}, HF bf16 {rel_hf32:.2e}{'' if ok else ' OUT OF TOLERANCE'}; " + note
         row = f"| {name} | {len(prompt)} | {rel:.2e} | {mad:.3g} | {'same' if same else 'differ'} ({len(toks)}) | {first if first is not None else '-'} | {note} |"
         print(row, flush=True)

@@ -5,7 +5,7 @@ use half::{bf16, f16};
 use kernel_lab::{Error, Gpu, Result, comm::{Group, Reducible}, gemm::Element};
 use kernel_lab_llm::{
     checkpoint::Checkpoint,
-    model::Model,
+    model::{Model, WeightFormat},
     sample::{Rng, Sampling},
 };
 
@@ -30,6 +30,8 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
   --profile            after the timed steps, one more decode step with an event after every launch: GPU time
                        per kernel (summed over the layers), bytes read and GB/s, against the step's time
   --ignore-eos         generate all --max-new tokens
+  --fp8                quantize the projections and the LM head to FP8 at load (e4m3, a power-of-two scale per
+                       128x128 block): half the weight bytes; decode on the FP8 weight-only kernel (Hopper, one GPU)
   --tp N               split the model over GPUs 0..N (tensor parallelism: heads and MLP split, an all-reduce
                        after the O and down projections); N must divide the heads, K/V heads and MLP width
   --tp-same-gpu N      the same split with N ranks sharing GPU 0 (checks the split on one GPU; not faster)
@@ -54,6 +56,8 @@ struct Opts {
     graphs: bool,
     ignore_eos: bool,
     profile: bool,
+    /// The projections' format (`--fp8`).
+    weights: WeightFormat,
     /// Tensor-parallel ranks, and whether they share GPU 0.
     tp: usize,
     tp_same_gpu: bool,
@@ -61,7 +65,7 @@ struct Opts {
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
-                       logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, tp: 1, tp_same_gpu: false };
+                       logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -74,6 +78,7 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--no-graphs" => { o.graphs = false; continue; }
             "--ignore-eos" => { o.ignore_eos = true; continue; }
             "--profile" => { o.profile = true; continue; }
+            "--fp8" => { o.weights = WeightFormat::Fp8; continue; }
             _ => {}
         }
         let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
@@ -122,6 +127,9 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     }
     if o.batch == 0 {
         return Err("--batch must be at least 1".into());
+    }
+    if o.weights == WeightFormat::Fp8 && o.tp > 1 {
+        return Err("--fp8 with --tp: FP8 weights run on one GPU (their split over GPUs is not built)".into());
     }
     if !o.more.is_empty() {
         if o.batch != 1 {
@@ -218,7 +226,7 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
     let longest = o.more.iter().map(Vec::len).chain([prompt.len()]).max().unwrap_or(0);
     let max_len = o.max_len.unwrap_or(longest + o.max_new + 2 + o.profile as usize);
     let mut model = match (o.tp, o.tp_same_gpu) {
-        (1, _) => Model::<T>::load(gpu, &o.model, o.batch, max_len)?,
+        (1, _) => Model::<T>::load_with(gpu, &o.model, o.batch, max_len, o.weights)?,
         (n, false) => Model::<T>::load_tp(Group::new(&(0..n).collect::<Vec<_>>())?, &o.model, o.batch, max_len)?,
         (n, true) => Model::<T>::load_tp(Group::same_gpu(gpu, n)?, &o.model, o.batch, max_len)?,
     };
@@ -227,7 +235,7 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
     let c = &model.config;
     let split = if model.world() > 1 { format!(", split over {} ranks{}", model.world(), if o.tp_same_gpu { " on one GPU" } else { "" }) } else { String::new() };
     println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}{split}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
-             c.kv_heads, c.vocab, T::NAME);
+             c.kv_heads, c.vocab, if o.weights == WeightFormat::Fp8 { format!("{} activations, FP8 weights", T::NAME) } else { T::NAME.to_string() });
     let mut rng = Rng::new(o.seed);
     let prompts: Vec<&[u32]> = if o.more.is_empty() {
         (0..o.batch).map(|_| prompt.as_slice()).collect()
@@ -290,7 +298,7 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
         }
     }
     if let Some(path) = &o.json {
-        let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
+        let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "weights": format!("{:?}", o.weights), "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
                                    "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }

@@ -30,6 +30,7 @@ use kernel_lab::{
     },
     comm::{AllReduce, AllReduceOptions, Group, Reducible},
     cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
+    fp8_weights::{Fp8Weights, W8Plan},
     gemm::{Element, GemmDesc, GemmPlan},
     runtime::gpu::Kernel,
     steps::gemm::Elem,
@@ -37,20 +38,38 @@ use kernel_lab::{
 
 use crate::{MODULE, PTX, checkpoint::Checkpoint, config::Config, grid, kernels as k, rope, sample::{self, Rng, Sampling}};
 
-/// One layer's weights (16-bit bits).
+/// How the projections' weights are kept on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WeightFormat {
+    /// In the checkpoint's 16-bit type, transposed to `[in][out]` for the 16-bit GEMM.
+    #[default]
+    AsStored,
+    /// Quantized at load to FP8 (e4m3, one power-of-two scale per 128×128 block; `kernel_lab::fp8_weights`),
+    /// `[out][in]` as stored: half the bytes. Q/K/V, O, gate/up, down and the LM head; the embedding
+    /// and the norms stay 16-bit. Hopper (sm_90) only; one GPU.
+    Fp8,
+}
+
+/// A projection's weights: `K × N` 16-bit bits for the 16-bit GEMM, or FP8 `N × K`.
+enum Weight {
+    Dense(CudaSlice<u16>),
+    Fp8(Fp8Weights),
+}
+
+/// One layer's weights (16-bit bits; the projections as [`Weight`]s).
 struct Layer {
     attn_norm: CudaSlice<u16>,
     /// `[hidden][qkv_width]`: Q's, K's, V's columns.
-    qkv: CudaSlice<u16>,
+    qkv: Weight,
     /// `[qkv_width]` (Qwen2).
     qkv_bias: Option<CudaSlice<u16>>,
     /// `[heads·D][hidden]`.
-    o: CudaSlice<u16>,
+    o: Weight,
     mlp_norm: CudaSlice<u16>,
     /// `[hidden][2·inter]`: gate's columns, then up's.
-    gate_up: CudaSlice<u16>,
+    gate_up: Weight,
     /// `[inter][hidden]`.
-    down: CudaSlice<u16>,
+    down: Weight,
 }
 
 /// The runner's kernels for one element type.
@@ -124,6 +143,18 @@ impl Local {
     }
 }
 
+/// The GEMM plans by shape `(m, n, k)`: 16-bit weights' and FP8 weights'.
+struct Plans<T: Element> {
+    dense: HashMap<(usize, usize, usize), GemmPlan<T>>,
+    w8: HashMap<(usize, usize, usize), W8Plan<T>>,
+}
+
+impl<T: Element> Plans<T> {
+    fn new() -> Self {
+        Plans { dense: HashMap::new(), w8: HashMap::new() }
+    }
+}
+
 /// One rank's part of the model: its weights, cache, work buffers and plans, on its GPU.
 struct Shard<T: Element> {
     gpu: Gpu,
@@ -132,12 +163,12 @@ struct Shard<T: Element> {
     embed: CudaSlice<u16>,
     layers: Vec<Layer>,
     norm: CudaSlice<u16>,
-    /// `[hidden][vocab]`, on rank 0 only.
-    lm_head: Option<CudaSlice<u16>>,
+    /// `[hidden][vocab]` (or FP8 `[vocab][hidden]`), on rank 0 only.
+    lm_head: Option<Weight>,
     cos_sin: CudaSlice<f32>,
     /// Per layer: K and V caches `[slots][local kv_heads][max_len][D]`.
     cache: Vec<(CudaSlice<u16>, CudaSlice<u16>)>,
-    gemms: HashMap<(usize, usize, usize), GemmPlan<T>>,
+    gemms: Plans<T>,
     prefill: PrefillPlan<T>,
     /// Per decode batch size: its plan and its sequences' lengths on the device.
     decode: HashMap<usize, (DecodePlan<T>, CudaSlice<i32>)>,
@@ -214,7 +245,13 @@ impl<T: Element + Reducible> Model<T> {
     /// mis-shaped, the dtype is not `T`'s, or weights plus cache exceed the free memory; a failure
     /// part-way frees what was allocated (the buffers drop).
     pub fn load(gpu: &Gpu, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
-        Self::load_ranks(vec![gpu.clone()], None, dir, slots, max_len)
+        Self::load_ranks(vec![gpu.clone()], None, dir, slots, max_len, WeightFormat::AsStored)
+    }
+
+    /// As [`Model::load`], the projections kept as `format` says ([`WeightFormat::Fp8`]: quantized on the
+    /// GPU as each tensor arrives; a block beyond FP8's range is named in the error).
+    pub fn load_with(gpu: &Gpu, dir: &std::path::Path, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
+        Self::load_ranks(vec![gpu.clone()], None, dir, slots, max_len, format)
     }
 
     /// As [`Model::load`], split over the ranks of `group` (tensor parallelism): the query heads, the
@@ -224,10 +261,10 @@ impl<T: Element + Reducible> Model<T> {
     pub fn load_tp(group: Group, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
         let ranks = group.ranks().to_vec();
         let ar = if ranks.len() > 1 { Some(AllReduce::new(group, AllReduceOptions::default())?) } else { None };
-        Self::load_ranks(ranks, ar, dir, slots, max_len)
+        Self::load_ranks(ranks, ar, dir, slots, max_len, WeightFormat::AsStored)
     }
 
-    fn load_ranks(ranks: Vec<Gpu>, ar: Option<AllReduce>, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
+    fn load_ranks(ranks: Vec<Gpu>, ar: Option<AllReduce>, dir: &std::path::Path, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
         let ck = Checkpoint::open(dir)?;
         let c = ck.config.clone();
         let bf16 = match T::ELEM {
@@ -243,12 +280,15 @@ impl<T: Element + Reducible> Model<T> {
                                                    c.max_positions)));
         }
         let world = ranks.len();
+        if format == WeightFormat::Fp8 && world > 1 {
+            return Err(Error::InvalidInput(format!("{}: FP8 weights on {world} GPUs: not built (the row-parallel weights' FP8 split); FP8 runs on one GPU", dir.display())));
+        }
         c.check_split(world).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
         let local = Local { heads: c.heads / world, kv_heads: c.kv_heads / world, inter: c.intermediate / world };
         // The decode kernels' limits (query heads per K/V head, head dim, batch), before anything is loaded.
         DecodeDesc::new(slots, local.heads, local.kv_heads, c.head_dim, max_len).validate()?;
         let weight_bytes = ck.check_all()?;
-        let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len)).collect::<Result<Vec<_>>>()?;
+        let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
         Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], eager_steps: HashMap::new(), graphs_on })
     }
@@ -551,7 +591,7 @@ impl<T: Element + Reducible> Shard<T> {
     /// cache; the embedding and norms whole; the LM head on rank 0.
     #[allow(clippy::too_many_arguments)]
     fn load(gpu: &Gpu, ck: &Checkpoint, c: &Config, local: Local, rank: usize, world: usize, weight_bytes: usize, bf16: bool, slots: usize,
-            max_len: usize) -> Result<Shard<T>> {
+            max_len: usize, format: WeightFormat) -> Result<Shard<T>> {
         let (h, d) = (c.hidden, c.head_dim);
         let cache_bytes = 2 * c.layers * slots * local.kv_heads * max_len * d * 2;
         let largest = [c.vocab * h, c.qkv_width() * h, 2 * c.intermediate * h].into_iter().max().unwrap_or(0) * 2;
@@ -575,29 +615,36 @@ impl<T: Element + Reducible> Shard<T> {
             copy_bytes(gpu, b, &mut d, 0)?;
             Ok(d)
         };
-        // Row blocks of HF `[out][in]` projections (each `cols` wide), stacked and transposed to `[in][out]`.
-        let mut stacked = |parts: &[&[u8]], cols: usize| -> Result<CudaSlice<u16>> {
+        // Row blocks of HF `[out][in]` projections (each `cols` wide), stacked and transposed to `[in][out]`
+        // (or quantized to FP8 as they are, `[out][in]`).
+        let mut stacked = |parts: &[&[u8]], cols: usize| -> Result<Weight> {
             let mut at = 0;
             for b in parts {
                 copy_bytes(gpu, b, &mut staging, at)?;
                 at += b.len() / 2;
             }
             let rows = at / cols;
+            if format == WeightFormat::Fp8 {
+                return Ok(Weight::Fp8(Fp8Weights::quantize::<T, _>(gpu, &view::<T>(&staging, rows * cols)?, rows, cols)?));
+            }
             let mut out = gpu.zeros::<u16>(rows * cols)?;
             ks.transpose(&staging, &mut out, rows, cols)?;
-            Ok(out)
+            Ok(Weight::Dense(out))
         };
         // The in-rows `[start, start + count)` of an `[out][in]` projection transposed to `[in][out]`:
         // the whole transpose, then the rows this rank keeps (contiguous there).
-        let in_rows = |stacked: &mut dyn FnMut(&[&[u8]], usize) -> Result<CudaSlice<u16>>, bytes: &[u8], out_dim: usize, in_dim: usize, start: usize, count: usize|
-                       -> Result<CudaSlice<u16>> {
+        let in_rows = |stacked: &mut dyn FnMut(&[&[u8]], usize) -> Result<Weight>, bytes: &[u8], out_dim: usize, in_dim: usize, start: usize, count: usize|
+                       -> Result<Weight> {
             let full = stacked(&[bytes], in_dim)?;
             if world == 1 {
                 return Ok(full);
             }
+            let Weight::Dense(full) = full else {
+                return Err(Error::InvalidInput("FP8 weights split over GPUs (internal: refused at load)".into()));
+            };
             let mut out = gpu.zeros::<u16>(count * out_dim)?;
             gpu.stream.memcpy_dtod(&full.slice(start * out_dim..(start + count) * out_dim), &mut out).during(|| "copying a weight's rows".into())?;
-            Ok(out)
+            Ok(Weight::Dense(out))
         };
         let (lh, lkv, li) = (local.heads, local.kv_heads, local.inter);
         let mut layers = vec![];
@@ -637,7 +684,7 @@ impl<T: Element + Reducible> Shard<T> {
         let cache = (0..c.layers).map(|_| Ok((gpu.zeros::<u16>(per)?, gpu.zeros::<u16>(per)?))).collect::<Result<Vec<_>>>()?;
         let prefill = PrefillPlan::<T>::new(gpu, PrefillDesc::new(lh, lkv, d).causal())?;
         gpu.sync_after("loading the model")?;
-        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, cos_sin, cache, gemms: HashMap::new(), prefill, decode: HashMap::new(),
+        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, cos_sin, cache, gemms: Plans::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
                    dummy: gpu.zeros::<u16>(8)?, prof: None })
@@ -749,7 +796,7 @@ impl<T: Element + Reducible> Shard<T> {
     }
 
     /// The LM head (rank 0's).
-    fn lm_head(&self) -> Result<&CudaSlice<u16>> {
+    fn lm_head(&self) -> Result<&Weight> {
         self.lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is on rank 0 (internal)".into()))
     }
 
@@ -760,7 +807,7 @@ impl<T: Element + Reducible> Shard<T> {
         // A plan of its own, not the shared one a decode graph of `tokens` sequences may have captured: this
         // fresh output buffer would add a tensor map to that plan's cache each call and in time evict the
         // graph's.
-        let mut own: HashMap<(usize, usize, usize), GemmPlan<T>> = HashMap::new();
+        let mut own = Plans::<T>::new();
         gemm(&mut own, &self.gpu, tokens, c.vocab, c.hidden, &b.x, self.lm_head()?, &mut out, &mut None)?;
         let bits = self.gpu.download(&out)?;
         Ok(bits.into_iter().map(|x| if self.k.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect())
@@ -835,16 +882,29 @@ impl Ks<'_> {
     }
 }
 
-/// `c (m×n) = a (m×k) · b (k×n)` with a plan kept per shape.
+/// `c (m×n) = a (m×k) · W` with a plan kept per shape: the 16-bit GEMM on `K × N` weights, or FP8
+/// weights' plan.
 #[allow(clippy::too_many_arguments)]
-fn gemm<T: Element>(plans: &mut HashMap<(usize, usize, usize), GemmPlan<T>>, gpu: &Gpu, m: usize, n: usize, kk: usize, a: &CudaSlice<u16>, b: &CudaSlice<u16>,
-                    c: &mut CudaSlice<u16>, prof: &mut Option<Vec<(Launch, CudaEvent)>>) -> Result<()> {
-    if !plans.contains_key(&(m, n, kk)) {
-        plans.insert((m, n, kk), GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, kk))?);
+fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usize, a: &CudaSlice<u16>, w: &Weight, c: &mut CudaSlice<u16>,
+                    prof: &mut Option<Vec<(Launch, CudaEvent)>>) -> Result<()> {
+    match w {
+        Weight::Dense(b) => {
+            if !plans.dense.contains_key(&(m, n, kk)) {
+                plans.dense.insert((m, n, kk), GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, kk))?);
+            }
+            let plan = plans.dense.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("GEMM plan missing (internal)".into()))?;
+            plan.run(&view::<T>(a, m * kk)?, &view::<T>(b, kk * n)?, &mut view_mut::<T>(c, m * n)?)?;
+            mark(prof, gpu, || format!("gemm {m}x{n}x{kk} {}", plan.config().label), (kk * n * 2) as u64)
+        }
+        Weight::Fp8(w8) => {
+            if !plans.w8.contains_key(&(m, n, kk)) {
+                plans.w8.insert((m, n, kk), W8Plan::<T>::new(gpu, m, n, kk)?);
+            }
+            let plan = plans.w8.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("FP8 plan missing (internal)".into()))?;
+            plan.run(&view::<T>(a, m * kk)?, w8, &mut view_mut::<T>(c, m * n)?)?;
+            mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {}", plan.label()), (kk * n) as u64)
+        }
     }
-    let plan = plans.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("GEMM plan missing (internal)".into()))?;
-    plan.run(&view::<T>(a, m * kk)?, &view::<T>(b, kk * n)?, &mut view_mut::<T>(c, m * n)?)?;
-    mark(prof, gpu, || format!("gemm {m}x{n}x{kk} {}", plan.config().label), (kk * n * 2) as u64)
 }
 
 /// Copies the little-endian 16-bit bytes `bytes` into `dst` from element `at` on.
