@@ -15,9 +15,9 @@ if [ "$mode" = kernels ]; then
   run $C/tests/fp8_weights
   T=400 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/fp8_weights weight_only_decode
   for i in 1 2 3; do run $C/kernel-lab w8 --json $J/w8-$i.json; done
-  run python3 scripts/llm-hf-check.py --llm $C/llm --llm-args "--fp8" --report-only --out "$OUT/hf-check-fp8.md"
+  run python3 scripts/llm-hf-check.py --llm $C/llm --llm-args=--fp8 --report-only --out "$OUT/hf-check-fp8.md"
 else
-  T=240 run python3 scripts/llm-hf-check.py --llm $C/llm --models llama3-8b --llm-args "--fp8" --report-only --out "$OUT/hf-check-8b-fp8.md"
+  T=240 run python3 scripts/llm-hf-check.py --llm $C/llm --models llama3-8b --llm-args=--fp8 --report-only --out "$OUT/hf-check-8b-fp8.md"
   for i in 1 2 3; do
     run $C/llm --model $M --prompt-len 2048 --max-new 64 --batch 1 --fp8 --json $J/fp8-b1-$i.json
     run $C/llm --model $M --prompt-len 2048 --max-new 64 --batch 1 --json $J/bf16-b1-$i.json

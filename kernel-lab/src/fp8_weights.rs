@@ -14,9 +14,10 @@
 //!   rounding to e4m3 (3 mantissa bits: ≤ 2^-4 relative, half of that on average). Against the
 //!   `amax / 448` scale a power of two gives up at most one binade at the top of e4m3's range, which
 //!   costs nothing in relative precision.
-//! * **Decode** (M ≤ 32): step w1 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`),
-//!   the weights streamed straight into registers, split over K where the 32-row tiles alone leave
-//!   SMs without work (a wave model: at least two blocks a SM, each warp at least two steps).
+//! * **Decode** (M ≤ 32): step w2 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w2_lane_ring.rs`; w1,
+//!   its first rung, with [`W8Step::W1`]): the weights streamed by each lane through a `cp.async` ring
+//!   of its own and widened in registers, split over K where the 32-row tiles alone leave slots of
+//!   the one wave of two blocks a SM empty ([`w1_splits`]).
 //! * **Larger M** (prefill): the weights are dequantized and transposed into a K×N buffer the plan
 //!   owns and multiplied by the library's 16-bit GEMM ([`GemmPlan`]): a weight read of 3 bytes per
 //!   element more, small beside a prefill's FLOPs, and the same products as decode.
@@ -166,6 +167,16 @@ fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
     Ok(())
 }
 
+/// The weight-only decode step a [`W8Plan`] runs for M ≤ 32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum W8Step {
+    /// w1: each step's operands loaded into registers two steps ahead.
+    W1,
+    /// w2: each lane's operands copied by `cp.async` into a ring of its own in shared memory (the default).
+    #[default]
+    W2,
+}
+
 /// How a [`W8Plan`] multiplies.
 enum Route<T: Element> {
     /// w1 with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
@@ -188,9 +199,14 @@ pub struct W8Plan<T: Element> {
 }
 
 impl<T: Element> W8Plan<T> {
-    /// Plans `m × n × k`: w1 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
+    /// Plans `m × n × k`: w2 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
     /// need the sm_90a module (a GPU that is not Hopper is refused here, by the kernel loader).
     pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
+        Self::with_step(gpu, m, n, k, W8Step::default())
+    }
+
+    /// As [`W8Plan::new`], with `step` for `m ≤ 32` (the ladder's comparison).
+    pub fn with_step(gpu: &Gpu, m: usize, n: usize, k: usize, step: W8Step) -> Result<Self> {
         if T::ELEM == Elem::F32 {
             return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
         }
@@ -200,7 +216,7 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let name = format!("fp8_w1_t{}_{}", 8 * nt, T::NAME);
+            let name = format!("fp8_{}_t{}_{}", if step == W8Step::W1 { "w1" } else { "w2" }, 8 * nt, T::NAME);
             let kernel = gpu.kernel(&name)?;
             let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {
@@ -222,7 +238,7 @@ impl<T: Element> W8Plan<T> {
         Ok(W8Plan { gpu: gpu.clone(), m, n, k, route })
     }
 
-    /// What it runs: `w1-t8` (w1 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
+    /// What it runs: `w2-t8` (w2 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
     pub fn label(&self) -> String {
         match &self.route {
             Route::Decode { kernel, splits, .. } => format!("{}{}", kernel.info.step, if *splits > 1 { format!(" split {splits}") } else { String::new() }),
@@ -277,14 +293,17 @@ impl<T: Element> W8Plan<T> {
     }
 }
 
-/// w1's splits of K and their depth for `n × k` on `sms` SMs: the 32-row tiles alone, or as many
-/// splits as bring the blocks to two a SM (what its 128 registers a thread allow), no more than leave
-/// each warp two 64-deep steps a split, at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with
-/// `(splits − 1) · k_split < k`.
+/// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs: as many splits as
+/// fit the blocks in one wave of two a SM (what w1's 128 registers and w2's 96 KiB of shared memory a
+/// block allow; the 32-row tiles alone where they fill it), no more than leave each warp two 64-deep
+/// steps a split, at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with `(splits − 1) · k_split < k`.
+///
+/// One wave, not more: every block streams the same bytes, so a second, partial wave of splits runs
+/// while most SMs idle (w1 split 1×4096×4096 three ways, 384 blocks on 264 slots: 30% of the copy rate).
 pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
     let tiles = n.div_ceil(ROWS as usize);
     let steps = k.div_ceil(STEP_K as usize);
-    let want = (2 * sms as usize).div_ceil(tiles.max(1));
+    let want = (2 * sms as usize) / tiles.max(1);
     let most = (steps / (2 * WARPS as usize)).clamp(1, MAX_SPLITS);
     let splits = want.clamp(1, most);
     let k_split = steps.div_ceil(splits) * STEP_K as usize;
@@ -307,11 +326,13 @@ mod tests {
             assert_eq!(k_split % STEP_K, 0, "{n}x{k}");
             assert!((splits as usize - 1) * (k_split as usize) < k && splits as usize * k_split as usize >= k, "{n}x{k}: {splits} × {k_split}");
         }
-        // 128 row tiles on 132 SMs: split in three (384 blocks ≥ 264); 4008 tiles: not split.
-        assert_eq!(w1_splits(4096, 4096, 132).0, 3);
+        // 128 row tiles on 132 SMs: split in two (256 blocks ≤ 264 slots, one wave); 192 tiles and 4008
+        // tiles: not split.
+        assert_eq!(w1_splits(4096, 4096, 132).0, 2);
+        assert_eq!(w1_splits(6144, 4096, 132).0, 1);
         assert_eq!(w1_splits(128_256, 4096, 132).0, 1);
-        // 32 tiles, deep K: up to 16 splits; a short K keeps a warp two steps a split.
-        assert_eq!(w1_splits(1024, 14336, 132).0, 9);
+        // 32 tiles, deep K: 8 splits (256 blocks); a short K keeps a warp two steps a split.
+        assert_eq!(w1_splits(1024, 14336, 132).0, 8);
         assert_eq!(w1_splits(1024, 1024, 132).0, 1);
     }
 

@@ -36,6 +36,8 @@ mod block_scaled;
 #[cfg(lab_sm90)]
 mod wide;
 #[cfg(lab_sm90)]
+pub(crate) mod weight_only;
+#[cfg(lab_sm90)]
 pub mod quantize;
 #[cfg(lab_sm90)]
 mod staged;

@@ -21,22 +21,17 @@
 //!
 //! Prediction (H200, 4.2 TB/s copy): at 1×4096×14336 the weights are 58.7 MB → ~14 µs plus ~3 µs of
 //! launch and ramp, against d2's 34.3 µs on bf16 weights: ~2×. Measured: the FP8 ladder's README.
-use crate::hgemm::elem::{Bf16, Elem16, F16};
-use crate::hgemm::split_k::{MAX_SPLITS, sum_splits};
+use crate::fp8::weight_only::{Operands, Wide16, compute, finish, step_multiplier};
+use crate::hgemm::elem::{Bf16, F16};
+use crate::hgemm::split_k::MAX_SPLITS;
 use crate::launch_bounds::launch_bounds;
-use crate::util::unroll::{unroll2, unroll4};
+use crate::util::unroll::unroll4;
 use crate::prim::{
-    atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
-    global::{ld_global_nc_na_v4_u32, ld_global_nc_s32, ld_global_nc_v4_u32},
-    math::{mul_rn_bf16x2, mul_rn_f16x2, prmt_b32},
+    global::{ld_global_nc_na_v4_u32, ld_global_nc_v4_u32},
     shared,
-    sync::{sync_threads, thread_fence},
-    thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
+    thread::{block_idx_x, block_idx_y, thread_idx_x},
 };
-use layout::fp8::{
-    SCALE_BLOCK,
-    weights::{ROWS, STEP_K, WARPS, Wide, multiplier, widen_hi, widen_lo},
-};
+use layout::fp8::weights::{ROWS, STEP_K, WARPS};
 
 launch_bounds!(fp8_w1_t8_bf16, 256, 2);
 launch_bounds!(fp8_w1_t16_bf16, 256, 2);
@@ -45,37 +40,6 @@ launch_bounds!(fp8_w1_t8_f16, 256, 2);
 launch_bounds!(fp8_w1_t16_f16, 256, 2);
 launch_bounds!(fp8_w1_t32_f16, 256, 2);
 
-/// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
-/// into it and its two-lane multiply.
-trait Wide16: Elem16 {
-    const WIDE: Wide;
-    fn mul2(a: u32, b: u32) -> u32;
-}
-
-impl Wide16 for Bf16 {
-    const WIDE: Wide = Wide::Bf16;
-    #[inline(always)]
-    fn mul2(a: u32, b: u32) -> u32 {
-        mul_rn_bf16x2(a, b)
-    }
-}
-
-impl Wide16 for F16 {
-    const WIDE: Wide = Wide::F16;
-    #[inline(always)]
-    fn mul2(a: u32, b: u32) -> u32 {
-        mul_rn_f16x2(a, b)
-    }
-}
-
-/// One warp step's operands in registers: per row tile and half (rows `g`, `g + 8`) 16 weight bytes,
-/// per token tile 16 activations (token `8·nt + g`), and the step's scale multiplier.
-struct Loaded<const NT: usize> {
-    w: [[[u32; 4]; 2]; 2],
-    x: [[u32; 8]; NT],
-    mult: u32,
-}
-
 /// Issues one warp step's loads (`k0`: the step's first K; chunks past `k_end`, rows past `n`, tokens
 /// past `m` read nothing and hold zeros; a step at or past `k_end` reads nothing at all).
 ///
@@ -83,10 +47,10 @@ struct Loaded<const NT: usize> {
 /// As [`w1`]'s contract; `k_end ≤ k`, `k0 % 64 == 0`.
 #[inline(always)]
 unsafe fn load<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const f32, m: u32, n: u32, k: u32, k_end: u32, n0: u32, k0: u32,
-                                           g: u32, t: u32) -> Loaded<NT> {
+                                           g: u32, t: u32) -> Operands<NT> {
     let kc = k0 + 16 * t;
     let ok = kc < k_end;
-    let mut l = Loaded { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
+    let mut l = Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
     let mut rt = 0;
     while rt < 2 {
         let mut h = 0;
@@ -112,40 +76,10 @@ unsafe fn load<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *con
     // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
     // steps aligned to 64); the same address in every lane.
     if k0 < k_end {
-        let kb = k.div_ceil(SCALE_BLOCK);
-        // SAFETY: block (n0 / 128, k0 / 128) exists: n0 < n, k0 < k.
-        let bits = unsafe { ld_global_nc_s32(sb.add(((n0 / SCALE_BLOCK) * kb + k0 / SCALE_BLOCK) as usize) as *const i32) } as u32;
-        l.mult = multiplier(bits, E::WIDE);
+        // SAFETY: n0 < n, k0 < k_end ≤ k.
+        l.mult = unsafe { step_multiplier::<E>(sb, k, n0, k0) };
     }
     l
-}
-
-/// One warp step's MMAs: for each of the four 4-byte words of a lane's chunks, the widened weight
-/// pairs of both rows (A) against the activations paired the same way (B).
-///
-/// # Safety
-/// All 32 lanes of the warp, converged.
-#[inline(always)]
-unsafe fn compute<const NT: usize, E: Wide16>(acc: &mut [[[f32; 4]; NT]; 2], l: &Loaded<NT>) {
-    unroll4!(j => {
-        let j = j as usize;
-        let mut b = [[0u32; 2]; NT];
-        unroll4!(nt => { if (nt as usize) < NT {
-            let (p, q) = (l.x[nt as usize][2 * j], l.x[nt as usize][2 * j + 1]);
-            // K positions 4j, 4j+2 (slots 2t, 2t+1) and 4j+1, 4j+3 (slots 2t+8, 2t+9).
-            b[nt as usize] = [prmt_b32(p, q, 0x5410), prmt_b32(p, q, 0x7632)];
-        }});
-        unroll2!(rt => {
-            let rt = rt as usize;
-            let (r0, r8) = (l.w[rt][0][j], l.w[rt][1][j]);
-            let a = [E::mul2(widen_lo(r0, E::WIDE), l.mult), E::mul2(widen_lo(r8, E::WIDE), l.mult),
-                     E::mul2(widen_hi(r0, E::WIDE), l.mult), E::mul2(widen_hi(r8, E::WIDE), l.mult)];
-            unroll4!(nt => { if (nt as usize) < NT {
-                // SAFETY: forwarded to the caller (the whole warp).
-                unsafe { E::mma(&mut acc[rt][nt as usize], a, b[nt as usize]) };
-            }});
-        });
-    });
 }
 
 /// The body of the w1 kernels with `NT` token tiles (`8·NT` tokens).
@@ -158,8 +92,8 @@ unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
-    let (tile, split, splits) = (block_idx_x(), block_idx_y(), grid_dim_y());
-    let n0 = tile * ROWS;
+    let n0 = block_idx_x() * ROWS;
+    let split = block_idx_y();
     let k_begin = split * k_split;
     let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
     let mut acc = [[[0.0f32; 4]; NT]; 2];
@@ -183,98 +117,7 @@ unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
             compute::<NT, E>(&mut acc, &b);
             k0 += 2 * stride;
         }
-        // The warps' sums through shared memory: slot (f, lane) of warp w at (w·2·NT·4 + f)·32 + lane,
-        // f = (rt·NT + nt)·4 + e over the accumulator's four values.
-        let s = shared::dynamic::<shared::Align16>() as *mut f32;
-        let per_warp = 2 * NT as u32 * 4;
-        let mut rt = 0;
-        while rt < 2 {
-            unroll4!(nt => { if (nt as usize) < NT {
-                let mut e = 0;
-                while e < 4 {
-                    let f = (rt * NT as u32 + nt) * 4 + e;
-                    *s.add(((warp * per_warp + f) * 32 + lane) as usize) = acc[rt as usize][nt as usize][e as usize];
-                    e += 1;
-                }
-            }});
-            rt += 1;
-        }
-        sync_threads();
-        // Each thread sums pairs (e, e + 1: two adjacent tokens of one row) over the warps: pair p =
-        // (f / 2) · 32 + lane, 128·NT of them.
-        let pairs = 2 * NT as u32 * 2 * 32;
-        let m_pad = 8 * NT as u32;
-        let n_pad = n.div_ceil(ROWS) * ROWS;
-        let place = |p: u32| {
-            let (fp, l) = (p / 32, p % 32);
-            let (rt_nt, hh) = (fp / 2, fp % 2);
-            let (rt, nt) = (rt_nt / NT as u32, rt_nt % NT as u32);
-            (n0 + 16 * rt + 8 * hh + l / 4, 8 * nt + 2 * (l % 4), 2 * fp * 32 + l)
-        };
-        let sum_pair = |slot: u32| {
-            let (mut a, mut b) = (0.0f32, 0.0f32);
-            let mut wp = 0;
-            while wp < WARPS {
-                a += *s.add((wp * per_warp * 32 + slot) as usize);
-                b += *s.add((wp * per_warp * 32 + slot + 32) as usize);
-                wp += 1;
-            }
-            (a, b)
-        };
-        let store = |row: u32, tok: u32, a: f32, b: f32| {
-            let v = E::pack(a, b);
-            if row < n && tok < m {
-                *y.add(tok as usize * n as usize + row as usize) = v as u16;
-            }
-            if row < n && tok + 1 < m {
-                *y.add((tok + 1) as usize * n as usize + row as usize) = (v >> 16) as u16;
-            }
-        };
-        if splits == 1 {
-            let mut p = tid;
-            while p < pairs {
-                let (row, tok, slot) = place(p);
-                let (a, b) = sum_pair(slot);
-                store(row, tok, a, b);
-                p += WARPS * 32;
-            }
-            return;
-        }
-        // This split's partial tile into its slice of the workspace, `[split][n_pad][m_pad]` f32 (a
-        // row's tokens contiguous, so a pair is one 8-byte store), then the tile's ticket.
-        let slice_len = n_pad as usize * m_pad as usize;
-        let mut p = tid;
-        while p < pairs {
-            let (row, tok, slot) = place(p);
-            let (a, b) = sum_pair(slot);
-            let bits = a.to_bits() as u64 | (b.to_bits() as u64) << 32;
-            // row < n_pad, tok + 1 < m_pad, tok even: inside the slice, 8-byte aligned.
-            *(ws.add(split as usize * slice_len + row as usize * m_pad as usize + tok as usize) as *mut u64) = bits;
-            p += WARPS * 32;
-        }
-        thread_fence();
-        sync_threads();
-        let flag = s.add((WARPS * per_warp * 32) as usize) as *mut u32;
-        let counter = count.add(tile as usize);
-        if tid == 0 {
-            let ticket = atom_add_acq_rel_gpu_u32(counter, 1);
-            *flag = (ticket == splits - 1) as u32;
-        }
-        sync_threads();
-        if *flag == 0 {
-            return;
-        }
-        thread_fence();
-        let mut p = tid;
-        while p < pairs {
-            let (row, tok, _) = place(p);
-            let (a, b) = sum_splits(ws, splits, slice_len, row as usize * m_pad as usize + tok as usize);
-            store(row, tok, a, b);
-            p += WARPS * 32;
-        }
-        if tid == 0 {
-            st_relaxed_gpu_u32(counter, 0);
-        }
+        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n);
     }
 }
 

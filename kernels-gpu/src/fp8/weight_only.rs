@@ -1,0 +1,206 @@
+//! What the FP8 weight-only decode steps share (`steps/w1_weight_only.rs`, `steps/w2_lane_ring.rs`): the
+//! 16-bit side ([`Wide16`]: widening and multiply), one 64-deep step's MMAs on operands in registers
+//! ([`compute`], the K permutation w1's file explains), and the block's end ([`finish`]: the warps' sums
+//! through shared memory, split-K partials and the tile's last-block sum). The steps differ only in how
+//! a step's operands reach the registers.
+use crate::hgemm::elem::{Bf16, Elem16, F16};
+use crate::hgemm::split_k::sum_splits;
+use crate::util::unroll::{unroll2, unroll4};
+use crate::prim::{
+    atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
+    global::ld_global_nc_s32,
+    math::{mul_rn_bf16x2, mul_rn_f16x2, prmt_b32},
+    sync::{sync_threads, thread_fence},
+    thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
+};
+use layout::fp8::{
+    SCALE_BLOCK,
+    weights::{ROWS, WARPS, Wide, multiplier, widen_hi, widen_lo},
+};
+
+/// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
+/// into it and its two-lane multiply.
+pub(crate) trait Wide16: Elem16 {
+    /// Its widening.
+    const WIDE: Wide;
+    /// Two lanes' products, rounded once.
+    fn mul2(a: u32, b: u32) -> u32;
+}
+
+impl Wide16 for Bf16 {
+    const WIDE: Wide = Wide::Bf16;
+    #[inline(always)]
+    fn mul2(a: u32, b: u32) -> u32 {
+        mul_rn_bf16x2(a, b)
+    }
+}
+
+impl Wide16 for F16 {
+    const WIDE: Wide = Wide::F16;
+    #[inline(always)]
+    fn mul2(a: u32, b: u32) -> u32 {
+        mul_rn_f16x2(a, b)
+    }
+}
+
+/// One warp step's operands in registers: per row tile and half (rows `g`, `g + 8`) 16 weight bytes,
+/// per token tile 16 activations (token `8·nt + g`), and the step's scale multiplier.
+pub(crate) struct Operands<const NT: usize> {
+    pub w: [[[u32; 4]; 2]; 2],
+    pub x: [[u32; 8]; NT],
+    pub mult: u32,
+}
+
+/// The multiplier `2^(bias + e)` (both halves) of the scale of the 128×128 block holding rows `n0..n0 +
+/// 32` and K positions `k0..k0 + 64` (one block: 32-row tiles, 64-deep steps aligned to 64); the same
+/// address in every lane.
+///
+/// # Safety
+/// `sb` holds the `⌈n/128⌉ · ⌈k/128⌉` scales; `n0 < n`, `k0 < k`.
+#[inline(always)]
+pub(crate) unsafe fn step_multiplier<E: Wide16>(sb: *const f32, k: u32, n0: u32, k0: u32) -> u32 {
+    let kb = k.div_ceil(SCALE_BLOCK);
+    // SAFETY: block (n0 / 128, k0 / 128) exists (caller).
+    let bits = unsafe { ld_global_nc_s32(sb.add(((n0 / SCALE_BLOCK) * kb + k0 / SCALE_BLOCK) as usize) as *const i32) } as u32;
+    multiplier(bits, E::WIDE)
+}
+
+/// One warp step's MMAs: for each of the four 4-byte words of a lane's chunks, the widened weight
+/// pairs of both rows (A) against the activations paired the same way (B).
+///
+/// # Safety
+/// All 32 lanes of the warp, converged.
+#[inline(always)]
+pub(crate) unsafe fn compute<const NT: usize, E: Wide16>(acc: &mut [[[f32; 4]; NT]; 2], l: &Operands<NT>) {
+    unroll4!(j => {
+        let j = j as usize;
+        let mut b = [[0u32; 2]; NT];
+        unroll4!(nt => { if (nt as usize) < NT {
+            let (p, q) = (l.x[nt as usize][2 * j], l.x[nt as usize][2 * j + 1]);
+            // K positions 4j, 4j+2 (slots 2t, 2t+1) and 4j+1, 4j+3 (slots 2t+8, 2t+9).
+            b[nt as usize] = [prmt_b32(p, q, 0x5410), prmt_b32(p, q, 0x7632)];
+        }});
+        unroll2!(rt => {
+            let rt = rt as usize;
+            let (r0, r8) = (l.w[rt][0][j], l.w[rt][1][j]);
+            let a = [E::mul2(widen_lo(r0, E::WIDE), l.mult), E::mul2(widen_lo(r8, E::WIDE), l.mult),
+                     E::mul2(widen_hi(r0, E::WIDE), l.mult), E::mul2(widen_hi(r8, E::WIDE), l.mult)];
+            unroll4!(nt => { if (nt as usize) < NT {
+                // SAFETY: forwarded to the caller (the whole warp).
+                unsafe { E::mma(&mut acc[rt][nt as usize], a, b[nt as usize]) };
+            }});
+        });
+    });
+}
+
+/// The end of a weight-only kernel: the block's warps' sums through shared memory at `s` (`WARPS ·
+/// 32 · 2 · NT · 4` f32 and a flag word after them), then `y` written, or with several splits this
+/// split's partial stored and the tile's last block summing them in split order.
+///
+/// # Safety
+/// All threads of the block call it together; the kernels' contract on `y`, `ws`, `count`, `m`, `n`;
+/// `s` a 16-byte-aligned shared area of `layout::fp8::weights::smem_bytes(NT)` bytes that no thread of
+/// the block uses any more (w2, whose ring it is, calls it after a barrier).
+#[inline(always)]
+pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2], s: *mut f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32) {
+    let tid = thread_idx_x();
+    let (warp, lane) = (tid / 32, tid % 32);
+    let (tile, split, splits) = (block_idx_x(), block_idx_y(), grid_dim_y());
+    let n0 = tile * ROWS;
+    // SAFETY: shared accesses inside the area (caller); every barrier reached by all threads
+    // (block-uniform conditions); global accesses inside y, ws and count (caller).
+    unsafe {
+        // The warps' sums through shared memory: slot (f, lane) of warp w at (w·2·NT·4 + f)·32 + lane,
+        // f = (rt·NT + nt)·4 + e over the accumulator's four values.
+        let per_warp = 2 * NT as u32 * 4;
+        let mut rt = 0;
+        while rt < 2 {
+            unroll4!(nt => { if (nt as usize) < NT {
+                let mut e = 0;
+                while e < 4 {
+                    let f = (rt * NT as u32 + nt) * 4 + e;
+                    *s.add(((warp * per_warp + f) * 32 + lane) as usize) = acc[rt as usize][nt as usize][e as usize];
+                    e += 1;
+                }
+            }});
+            rt += 1;
+        }
+        sync_threads();
+        // Each thread sums pairs (e, e + 1: two adjacent tokens of one row) over the warps: pair p =
+        // (f / 2) · 32 + lane, 128·NT of them.
+        let pairs = 2 * NT as u32 * 2 * 32;
+        let m_pad = 8 * NT as u32;
+        let n_pad = n.div_ceil(ROWS) * ROWS;
+        let place = |p: u32| {
+            let (fp, l) = (p / 32, p % 32);
+            let (rt_nt, hh) = (fp / 2, fp % 2);
+            let (rt, nt) = (rt_nt / NT as u32, rt_nt % NT as u32);
+            (n0 + 16 * rt + 8 * hh + l / 4, 8 * nt + 2 * (l % 4), 2 * fp * 32 + l)
+        };
+        let sum_pair = |slot: u32| {
+            let (mut a, mut b) = (0.0f32, 0.0f32);
+            let mut wp = 0;
+            while wp < WARPS {
+                a += *s.add((wp * per_warp * 32 + slot) as usize);
+                b += *s.add((wp * per_warp * 32 + slot + 32) as usize);
+                wp += 1;
+            }
+            (a, b)
+        };
+        let store = |row: u32, tok: u32, a: f32, b: f32| {
+            let v = E::pack(a, b);
+            if row < n && tok < m {
+                *y.add(tok as usize * n as usize + row as usize) = v as u16;
+            }
+            if row < n && tok + 1 < m {
+                *y.add((tok + 1) as usize * n as usize + row as usize) = (v >> 16) as u16;
+            }
+        };
+        if splits == 1 {
+            let mut p = tid;
+            while p < pairs {
+                let (row, tok, slot) = place(p);
+                let (a, b) = sum_pair(slot);
+                store(row, tok, a, b);
+                p += WARPS * 32;
+            }
+            return;
+        }
+        // This split's partial tile into its slice of the workspace, `[split][n_pad][m_pad]` f32 (a
+        // row's tokens contiguous, so a pair is one 8-byte store), then the tile's ticket.
+        let slice_len = n_pad as usize * m_pad as usize;
+        let mut p = tid;
+        while p < pairs {
+            let (row, tok, slot) = place(p);
+            let (a, b) = sum_pair(slot);
+            let bits = a.to_bits() as u64 | (b.to_bits() as u64) << 32;
+            // row < n_pad, tok + 1 < m_pad, tok even: inside the slice, 8-byte aligned.
+            *(ws.add(split as usize * slice_len + row as usize * m_pad as usize + tok as usize) as *mut u64) = bits;
+            p += WARPS * 32;
+        }
+        thread_fence();
+        sync_threads();
+        let flag = s.add((WARPS * per_warp * 32) as usize) as *mut u32;
+        let counter = count.add(tile as usize);
+        if tid == 0 {
+            let ticket = atom_add_acq_rel_gpu_u32(counter, 1);
+            *flag = (ticket == splits - 1) as u32;
+        }
+        sync_threads();
+        if *flag == 0 {
+            return;
+        }
+        thread_fence();
+        let mut p = tid;
+        while p < pairs {
+            let (row, tok, _) = place(p);
+            let (a, b) = sum_splits(ws, splits, slice_len, row as usize * m_pad as usize + tok as usize);
+            store(row, tok, a, b);
+            p += WARPS * 32;
+        }
+        if tid == 0 {
+            st_relaxed_gpu_u32(counter, 0);
+        }
+    
+    }
+}
