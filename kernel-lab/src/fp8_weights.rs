@@ -14,10 +14,10 @@
 //!   rounding to e4m3 (3 mantissa bits: ≤ 2^-4 relative, half of that on average). Against the
 //!   `amax / 448` scale a power of two gives up at most one binade at the top of e4m3's range, which
 //!   costs nothing in relative precision.
-//! * **Decode** (M ≤ 32): step w2 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w2_lane_ring.rs`; w1,
-//!   its first rung, with [`W8Step::W1`]): the weights streamed by each lane through a `cp.async` ring
-//!   of its own and widened in registers, split over K where the 32-row tiles alone leave slots of
-//!   the one wave of two blocks a SM empty ([`w1_splits`]).
+//! * **Decode** (M ≤ 32): step w1 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`):
+//!   the weights streamed into registers two steps ahead and widened there, split over K where the
+//!   32-row tiles alone leave slots of the one wave of two blocks a SM empty ([`w1_splits`]). Step w2
+//!   ([`W8Step::W2`]) is a measured negative kept for the ladder.
 //! * **Larger M** (prefill): the weights are dequantized and transposed into a K×N buffer the plan
 //!   owns and multiplied by the library's 16-bit GEMM ([`GemmPlan`]): a weight read of 3 bytes per
 //!   element more, small beside a prefill's FLOPs, and the same products as decode.
@@ -170,10 +170,12 @@ fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
 /// The weight-only decode step a [`W8Plan`] runs for M ≤ 32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum W8Step {
-    /// w1: each step's operands loaded into registers two steps ahead.
-    W1,
-    /// w2: each lane's operands copied by `cp.async` into a ring of its own in shared memory (the default).
+    /// w1: each step's operands loaded into registers two steps ahead (the default).
     #[default]
+    W1,
+    /// w2: each lane's operands copied by `cp.async` into a ring of its own in shared memory — measured
+    /// slower than w1 (0.97–0.98× at M = 1, 0.5× at M = 8, 0.36× at M = 32 on an H200: the
+    /// activations' `cp.async.cg` copies bypass L1, which w1's loads hit).
     W2,
 }
 
@@ -199,7 +201,7 @@ pub struct W8Plan<T: Element> {
 }
 
 impl<T: Element> W8Plan<T> {
-    /// Plans `m × n × k`: w2 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
+    /// Plans `m × n × k`: w1 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
     /// need the sm_90a module (a GPU that is not Hopper is refused here, by the kernel loader).
     pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
         Self::with_step(gpu, m, n, k, W8Step::default())
@@ -238,7 +240,7 @@ impl<T: Element> W8Plan<T> {
         Ok(W8Plan { gpu: gpu.clone(), m, n, k, route })
     }
 
-    /// What it runs: `w2-t8` (w2 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
+    /// What it runs: `w1-t8` (w1 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
     pub fn label(&self) -> String {
         match &self.route {
             Route::Decode { kernel, splits, .. } => format!("{}{}", kernel.info.step, if *splits > 1 { format!(" split {splits}") } else { String::new() }),
