@@ -1,5 +1,5 @@
-//! GPU tests of FP8 weights for 16-bit models (`kernel_lab::fp8_weights`, steps w1 and w2): the power-of-two
-//! block quantizer against the host model, w1 and w2 (every token-tile variant, split and unsplit, ragged N
+//! GPU tests of FP8 weights for 16-bit models (`kernel_lab::fp8_weights`, steps w1–w3): the power-of-two
+//! block quantizer against the host model, w1, w2 and w3 (every token-tile variant, split and unsplit, ragged N
 //! and K) and the dequantize-then-GEMM route against the f64 product of the dequantized weights, the
 //! output poisoned first and checked fully written (rows past M untouched), every e4m3 code
 //! (subnormals included) through the widening, repeat runs bitwise equal (the split counters reset),
@@ -113,7 +113,7 @@ fn check_product<T: Half>(y: &[T], x: &[f32], deq: &[f64], m: usize, n: usize, k
 }
 
 fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64) {
-    for step in [W8Step::W1, W8Step::W2] {
+    for step in [W8Step::W1, W8Step::W2, W8Step::W3] {
         run_step::<T>(gpu, m, n, k, seed, step);
     }
 }
@@ -150,7 +150,10 @@ fn weight_only_decode_matches_the_f64_product() {
     // Token tiles 8, 16, 32 (M = 1, 8, 9, 16, 17, 32); N ragged against the 32-row tiles and the 128-row
     // scale blocks; K a multiple of 16 but not of 64 (a partial last step); splits from 1 to 16
     // (32 rows and deep K: one tile split 16 ways).
-    let cases = [(1, 4096, 512), (1, 100, 16), (3, 257, 1040), (8, 130, 400), (9, 64, 14336), (16, 4096, 256), (17, 96, 4112), (32, 33, 2048), (5, 32, 16384)];
+    // w3's blocks walking several units: more tiles than resident blocks, unsplit (1×20000×256) and
+    // split (3 and 20 × 9000×2048).
+    let cases = [(1, 4096, 512), (1, 100, 16), (3, 257, 1040), (8, 130, 400), (9, 64, 14336), (16, 4096, 256), (17, 96, 4112), (32, 33, 2048), (5, 32, 16384),
+                 (1, 20000, 256), (3, 9000, 2048), (20, 9000, 2048)];
     for (m, n, k) in cases {
         run_case::<bf16>(&gpu, m, n, k, seed);
         run_case::<f16>(&gpu, m, n, k, seed);

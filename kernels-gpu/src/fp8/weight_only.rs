@@ -11,7 +11,7 @@ use crate::prim::{
     global::ld_global_nc_s32,
     math::{mul_rn_bf16x2, mul_rn_f16x2, prmt_b32},
     sync::{sync_threads, thread_fence},
-    thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
+    thread::thread_idx_x,
 };
 use layout::fp8::{
     SCALE_BLOCK,
@@ -95,17 +95,18 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16>(acc: &mut [[[f32; 4]; N
 
 /// The end of a weight-only kernel: the block's warps' sums through shared memory at `s` (`WARPS ·
 /// 32 · 2 · NT · 4` f32 and a flag word after them), then `y` written, or with several splits this
-/// split's partial stored and the tile's last block summing them in split order.
+/// split's partial stored and the tile's last block summing them in split order (`tile`, `split` of
+/// `splits`: the unit just done).
 ///
 /// # Safety
 /// All threads of the block call it together; the kernels' contract on `y`, `ws`, `count`, `m`, `n`;
 /// `s` a 16-byte-aligned shared area of `layout::fp8::weights::smem_bytes(NT)` bytes that no thread of
 /// the block uses any more (w2, whose ring it is, calls it after a barrier).
 #[inline(always)]
-pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2], s: *mut f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32) {
+pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2], s: *mut f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
+                                                      tile: u32, split: u32, splits: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
-    let (tile, split, splits) = (block_idx_x(), block_idx_y(), grid_dim_y());
     let n0 = tile * ROWS;
     // SAFETY: shared accesses inside the area (caller); every barrier reached by all threads
     // (block-uniform conditions); global accesses inside y, ws and count (caller).

@@ -29,7 +29,7 @@ use crate::util::unroll::unroll4;
 use crate::prim::{
     global::{ld_global_nc_na_v4_u32, ld_global_nc_v4_u32},
     shared,
-    thread::{block_idx_x, block_idx_y, thread_idx_x},
+    thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
 };
 use layout::fp8::weights::{ROWS, STEP_K, WARPS};
 
@@ -117,7 +117,7 @@ unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
             compute::<NT, E>(&mut acc, &b);
             k0 += 2 * stride;
         }
-        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n);
+        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), split, grid_dim_y());
     }
 }
 

@@ -23,7 +23,7 @@ use crate::prim::{
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group_n},
     shared::{self, ld_shared_v4_u32},
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, thread_idx_x},
+    thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
 };
 use layout::fp8::weights::{ROWS, STEP_K, THREADS, WARPS, ring_stages};
 
@@ -127,7 +127,7 @@ unsafe fn w2<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
         cp_async_wait_group_n(0);
         // Every warp done with its ring before the reduction writes over it.
         sync_threads();
-        finish::<NT, E>(acc, ring as *mut f32, y, ws, count, m, n);
+        finish::<NT, E>(acc, ring as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y());
     }
 }
 
