@@ -14,10 +14,11 @@
 //!   rounding to e4m3 (3 mantissa bits: ≤ 2^-4 relative, half of that on average). Against the
 //!   `amax / 448` scale a power of two gives up at most one binade at the top of e4m3's range, which
 //!   costs nothing in relative precision.
-//! * **Decode** (M ≤ 32): step w3 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w3_persistent.rs`):
-//!   the weights streamed into registers two steps ahead and widened there (w1), by one wave of
-//!   persistent blocks walking (row tile, split of K) units, the splits from a wave model
-//!   ([`w3_splits`]). w1 and w2 ([`W8Step`]) are the ladder's earlier rungs.
+//! * **Decode** (M ≤ 32): step w1 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`):
+//!   the weights streamed into registers two steps ahead and widened there, split over K where the
+//!   32-row tiles alone leave slots of the one wave of two blocks a SM empty ([`w1_splits`]). Two
+//!   variants measured slower on an H200 and were removed (the FP8 ladder's README: a per-lane
+//!   `cp.async` ring, persistent blocks).
 //! * **Larger M** (prefill): the weights are dequantized and transposed into a K×N buffer the plan
 //!   owns and multiplied by the library's 16-bit GEMM ([`GemmPlan`]): a weight read of 3 bytes per
 //!   element more, small beside a prefill's FLOPs, and the same products as decode.
@@ -167,30 +168,11 @@ fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
     Ok(())
 }
 
-/// The weight-only decode step a [`W8Plan`] runs for M ≤ 32.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum W8Step {
-    /// w1: each step's operands loaded into registers two steps ahead, one block per (tile, split).
-    W1,
-    /// w2: each lane's operands copied by `cp.async` into a ring of its own in shared memory — measured
-    /// slower than w1 (0.97–0.98× at M = 1, 0.5× at M = 8, 0.36× at M = 32 on an H200: the
-    /// activations' `cp.async.cg` copies bypass L1, which w1's loads hit).
-    W2,
-    /// w3: w1 with persistent blocks, one wave walking (tile, split) units, each warp's next unit's
-    /// first load issued before the block sums the one it finished (the default).
-    #[default]
-    W3,
-}
-
-/// How many warp steps' time a unit's end (barrier, sums through shared memory, the store or
-/// partial) costs w3 in [`w3_splits`]'s wave model: about one (not yet calibrated per GPU).
-pub const W3_UNIT_OVERHEAD_STEPS: usize = 1;
-
 /// How a [`W8Plan`] multiplies.
 enum Route<T: Element> {
-    /// A weight-only step with `NT` token tiles: the kernel, its grid, its splits of K and their depth,
-    /// the partials' workspace and the tiles' counters (when split).
-    Decode { step: W8Step, kernel: Kernel, grid: (u32, u32), splits: u32, k_split: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
+    /// w1 with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
+    /// and the tiles' counters (when split).
+    Decode { kernel: Kernel, splits: u32, k_split: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
     /// Dequantized into `b` (K×N), then the 16-bit GEMM.
     Dense { b: CudaSlice<T>, plan: GemmPlan<T> },
 }
@@ -208,14 +190,9 @@ pub struct W8Plan<T: Element> {
 }
 
 impl<T: Element> W8Plan<T> {
-    /// Plans `m × n × k`: w3 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
+    /// Plans `m × n × k`: w1 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
     /// need the sm_90a module (a GPU that is not Hopper is refused here, by the kernel loader).
     pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
-        Self::with_step(gpu, m, n, k, W8Step::default())
-    }
-
-    /// As [`W8Plan::new`], with `step` for `m ≤ 32` (the ladder's comparison).
-    pub fn with_step(gpu: &Gpu, m: usize, n: usize, k: usize, step: W8Step) -> Result<Self> {
         if T::ELEM == Elem::F32 {
             return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
         }
@@ -225,22 +202,9 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let label = match step {
-                W8Step::W1 => "w1",
-                W8Step::W2 => "w2",
-                W8Step::W3 => "w3",
-            };
-            let kernel = gpu.kernel(&format!("fp8_{label}_t{}_{}", 8 * nt, T::NAME))?;
+            let kernel = gpu.kernel(&format!("fp8_w1_t{}_{}", 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
-            let (splits, k_split, grid) = if step == W8Step::W3 {
-                // One wave: as many blocks as are resident at once (two a SM at 8 and 16 tokens, one at 32).
-                let slots = (kernel.max_blocks_per_sm()?.max(1) * gpu.info.sms) as usize;
-                let (splits, k_split) = w3_splits(n, k, slots);
-                (splits, k_split, ((tiles * splits as usize).min(slots) as u32, 1))
-            } else {
-                let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
-                (splits, k_split, (tiles as u32, splits))
-            };
+            let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {
                 let len = splits as usize * tiles * ROWS as usize * 8 * nt as usize;
                 crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: split-K partials"), 4 * len as u64, 0)?;
@@ -248,7 +212,7 @@ impl<T: Element> W8Plan<T> {
             } else {
                 None
             };
-            Route::Decode { step, kernel, grid, splits, k_split, ws }
+            Route::Decode { kernel, splits, k_split, ws }
         } else {
             // The dequantizer is an sm_90a kernel like w1: loaded now, so a GPU without it is refused here.
             gpu.kernel(if T::ELEM == Elem::Bf16 { "fp8_dequantize_weights_t_bf16" } else { "fp8_dequantize_weights_t_f16" })?;
@@ -259,7 +223,7 @@ impl<T: Element> W8Plan<T> {
         Ok(W8Plan { gpu: gpu.clone(), m, n, k, route })
     }
 
-    /// What it runs: `w3-t8` (w3 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
+    /// What it runs: `w1-t8` (w1 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
     pub fn label(&self) -> String {
         match &self.route {
             Route::Decode { kernel, splits, .. } => format!("{}{}", kernel.info.step, if *splits > 1 { format!(" split {splits}") } else { String::new() }),
@@ -281,7 +245,7 @@ impl<T: Element> W8Plan<T> {
         }
         let gpu = &self.gpu;
         match &mut self.route {
-            Route::Decode { step, kernel, grid, splits, k_split, ws } => {
+            Route::Decode { kernel, splits, k_split, ws } => {
                 let stream = gpu.stream.clone();
                 let (px, _gx) = x.device_ptr(&stream);
                 let (py, _gy) = y.device_ptr_mut(&stream);
@@ -291,7 +255,7 @@ impl<T: Element> W8Plan<T> {
                 if py % 2 != 0 {
                     return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: y is not aligned to its element ({py:#x})")));
                 }
-                let grid = *grid;
+                let grid = (n.div_ceil(ROWS as usize) as u32, *splits);
                 let (m32, n32, k32) = (m as u32, n as u32, k as u32);
                 let (pws, pcount) = match ws {
                     Some((a, b)) => (a.device_ptr(&stream).0, b.device_ptr(&stream).0),
@@ -304,12 +268,7 @@ impl<T: Element> W8Plan<T> {
                 // grid (⌈n/32⌉, splits) with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the
                 // workspace and zeroed counters sized for this kernel's token tiles when splits > 1 (the
                 // kernel leaves the counters zero); one plan's launches are on one stream, so they never overlap.
-                // w3 takes `splits` too, its grid one wave of at most the units (`w3_splits`, the occupancy).
-                if *step == W8Step::W3 {
-                    unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split, &*splits) }
-                } else {
-                    unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split) }
-                }
+                unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split) }
             }
             Route::Dense { b, plan } => {
                 w.dequantize_t::<T, _>(gpu, b)?;
@@ -320,8 +279,8 @@ impl<T: Element> W8Plan<T> {
 }
 
 /// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs: as many splits as
-/// fit the blocks in one wave of two a SM (what w1's 128 registers and w2's 96 KiB of shared memory a
-/// block allow; the 32-row tiles alone where they fill it), no more than leave each warp two 64-deep
+/// fit the blocks in one wave of two a SM (what w1's 128 registers a thread allow; the 32-row tiles
+/// alone where they fill it), no more than leave each warp two 64-deep
 /// steps a split, at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with `(splits − 1) · k_split < k`.
 ///
 /// One wave, not more: every block streams the same bytes, so a second, partial wave of splits runs
@@ -335,21 +294,6 @@ pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
     let k_split = steps.div_ceil(splits) * STEP_K as usize;
     let splits = k.div_ceil(k_split);
     (splits as u32, k_split as u32)
-}
-
-/// w3's splits of K and their depth for `n × k` with `slots` resident blocks: the splits `s` (each
-/// warp at least two 64-deep steps a unit, at most [`MAX_SPLITS`]) that minimize the wave model's time
-/// `⌈tiles·s / slots⌉ · (⌈steps / (8s)⌉ + W3_UNIT_OVERHEAD_STEPS)` — rounds of units a block walks
-/// times a unit's warp steps plus its end — the fewest splits on a tie. Returns `(splits, k_split)`
-/// with `(splits − 1) · k_split < k`.
-pub fn w3_splits(n: usize, k: usize, slots: usize) -> (u32, u32) {
-    let tiles = n.div_ceil(ROWS as usize);
-    let steps = k.div_ceil(STEP_K as usize);
-    let most = (steps / (2 * WARPS as usize)).clamp(1, MAX_SPLITS);
-    let cost = |s: usize| (tiles * s).div_ceil(slots.max(1)) * (steps.div_ceil(WARPS as usize * s) + W3_UNIT_OVERHEAD_STEPS);
-    let best = (1..=most).min_by_key(|&s| (cost(s), s)).unwrap_or(1);
-    let k_split = steps.div_ceil(best) * STEP_K as usize;
-    (k.div_ceil(k_split) as u32, k_split as u32)
 }
 
 /// Threads per block of the quantizers (for the descriptor tests).
@@ -375,21 +319,6 @@ mod tests {
         // 32 tiles, deep K: 8 splits (256 blocks); a short K keeps a warp two steps a split.
         assert_eq!(w1_splits(1024, 14336, 132).0, 8);
         assert_eq!(w1_splits(1024, 1024, 132).0, 1);
-    }
-
-    #[test]
-    fn w3_splits_follow_the_wave_model() {
-        // 264 slots (two a SM on 132 SMs). 896 tiles: 4 rounds unsplit (3.4 full) against 7 of half
-        // units (6.8 full): two splits. 128 tiles: two splits fill one round. 192 tiles: unsplit (one
-        // round of 9 against two of 5). 4008 tiles (an LM head): unsplit.
-        for (n, k, want) in [(28672, 4096, 2), (4096, 4096, 2), (6144, 4096, 1), (4096, 14336, 2), (128_256, 4096, 1)] {
-            assert_eq!(w3_splits(n, k, 264).0, want, "{n}x{k}");
-        }
-        for (n, k) in [(100, 16), (33, 4112), (32, 16384), (4096, 128)] {
-            let (s, ks) = w3_splits(n, k, 264);
-            assert!(s >= 1 && s as usize <= MAX_SPLITS && (s as usize - 1) * (ks as usize) < k && s as usize * ks as usize >= k, "{n}x{k}");
-        }
-        assert_eq!(w3_splits(32, 16384, 264).0, 16, "one tile, deep K: the most splits");
     }
 
     #[test]

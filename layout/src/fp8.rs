@@ -307,22 +307,6 @@ pub mod weights {
         WARPS * 32 * 2 * nt * 4 * 4 + 16
     }
 
-    /// w2's ring stages by token tiles (1, 2, 4 → 4, 3, 2): `stages · (4 + 2·nt)` chunks of 16 bytes a
-    /// thread, 24 in every variant (96 KiB a block, two blocks a SM).
-    pub const fn ring_stages(nt: u32) -> u32 {
-        match nt {
-            1 => 4,
-            2 => 3,
-            _ => 2,
-        }
-    }
-
-    /// w2's dynamic shared memory: its ring, which the block's reduction ([`smem_bytes`]) reuses.
-    pub const fn smem_bytes_w2(nt: u32) -> u32 {
-        let ring = ring_stages(nt) * (4 + 2 * nt) * THREADS * 16;
-        if ring > smem_bytes(nt) { ring } else { smem_bytes(nt) }
-    }
-
     /// The 16-bit type an e4m3 pair is widened into.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub enum Wide {

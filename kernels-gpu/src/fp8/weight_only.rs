@@ -1,8 +1,9 @@
-//! What the FP8 weight-only decode steps share (`steps/w1_weight_only.rs`, `steps/w2_lane_ring.rs`): the
+//! What FP8 weight-only decode kernels share (`steps/w1_weight_only.rs`; the ladder's removed variants
+//! used it too): the
 //! 16-bit side ([`Wide16`]: widening and multiply), one 64-deep step's MMAs on operands in registers
 //! ([`compute`], the K permutation w1's file explains), and the block's end ([`finish`]: the warps' sums
-//! through shared memory, split-K partials and the tile's last-block sum). The steps differ only in how
-//! a step's operands reach the registers.
+//! through shared memory, split-K partials and the tile's last-block sum). A variant differs only in how
+//! a step's operands reach the registers and how blocks walk the tiles.
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::hgemm::split_k::sum_splits;
 use crate::util::unroll::{unroll2, unroll4};
@@ -101,7 +102,7 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16>(acc: &mut [[[f32; 4]; N
 /// # Safety
 /// All threads of the block call it together; the kernels' contract on `y`, `ws`, `count`, `m`, `n`;
 /// `s` a 16-byte-aligned shared area of `layout::fp8::weights::smem_bytes(NT)` bytes that no thread of
-/// the block uses any more (w2, whose ring it is, calls it after a barrier).
+/// the block uses any more (a caller that used it before calls it after a barrier).
 #[inline(always)]
 pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2], s: *mut f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
                                                       tile: u32, split: u32, splits: u32) {

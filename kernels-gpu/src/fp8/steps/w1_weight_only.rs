@@ -93,8 +93,7 @@ unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
     let (warp, lane) = (tid / 32, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
     let n0 = block_idx_x() * ROWS;
-    let split = block_idx_y();
-    let k_begin = split * k_split;
+    let k_begin = block_idx_y() * k_split;
     let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
     let mut acc = [[[0.0f32; 4]; NT]; 2];
     // SAFETY: loads inside W, X and sb (`load`'s contract, k0 < k_end checked before each); every
@@ -117,7 +116,7 @@ unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
             compute::<NT, E>(&mut acc, &b);
             k0 += 2 * stride;
         }
-        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), split, grid_dim_y());
+        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y());
     }
 }
 
