@@ -24,11 +24,12 @@
 //! | f18 | `steps/v18_three_consumers_four_stages.rs` | f17 with a fourth stage, each consumer's C staged one box at a time |
 //! | f19 | `steps/v19_three_consumers_block_scaled.rs` | block scales on 192×128 tiles: f18's three consumers with f15's staged scales, a third warpgroup's `wgmma`s running while two promote |
 //! | f20 | `steps/v20_three_consumers_stream_k.rs` | f19 with HGEMM h10's stream-K tail (three consumers' partials, the ticket on barrier 4) |
+//! | w1 | `steps/w1_weight_only.rs` | weight-only decode (issue 51): e4m3 weights with power-of-two block scales widened in registers, bf16/f16 activations, 16-bit `mma.sync`, M ≤ 32 (`weight_only.rs`: the shared widening, MMAs and block end) |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
 //! walk and producer, the accumulators by tile width, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`
 //! (f2–f4/f6/f8/f9/f15's kernel body, generic over the tile width, with the step's K loop plugged in, the scales, the promotion, the loops of f3/f8, f4/f6 and f9/f10), `staged.rs` (f15/f16's producer and K loop: the scales staged in each stage), `tall.rs` (f17/f18's three-consumer 192×192 body and f19's block-scaled 192×128 one), `quantize.rs`
-//! (not a step: the kernels that produce FP8 inputs and the dequantized reference inputs). The
+//! (not a step: the kernels that produce FP8 inputs — also the weight-only format's — and the dequantized reference inputs), `weight_only.rs` (w1's widening, MMAs and block end). The
 //! warp-specialized skeleton, the ring, the tile order and the C staging are the Hopper HGEMM ladder's
 //! (`hgemm::tma_warp_specialized`, `hgemm::tma_persistent`, `hgemm::tma_store`).
 #[cfg(lab_sm90)]
