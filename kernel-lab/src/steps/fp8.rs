@@ -328,7 +328,7 @@ const fn w1(name: &'static str, label: &'static str, nt: u32, has: &'static [&'s
     KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: layout::fp8::weights::THREADS,
                  launch_bounds: bounds_min(layout::fp8::weights::THREADS, 2), dyn_smem_bytes: layout::fp8::weights::smem_bytes(nt),
                  about: "FP8 weight-only decode: e4m3 weights (power-of-two block scales) widened in registers, 16-bit mma.sync, no staging; split-K with a last-block sum",
-                 ptx: PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "cp.async"], count: &[], at_least: &[] } }
+                 ptx: PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "cp.async", "trap"], count: &[], at_least: &[] } }
 }
 
 const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
@@ -340,7 +340,7 @@ const fn w2(name: &'static str, label: &'static str, nt: u32, has: &'static [&'s
     let mut k = w1(name, label, nt, has);
     k.dyn_smem_bytes = layout::fp8::weights::W2_SMEM;
     k.about = "w1 with each lane's weight chunks copied by cp.async into a ring of its own (5 steps ahead), the activations through L1";
-    k.ptx = PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "ld.global.nc.L1::no_allocate"], count: &[], at_least: &[] };
+    k.ptx = PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "ld.global.nc.L1::no_allocate", "trap"], count: &[], at_least: &[] };
     k
 }
 

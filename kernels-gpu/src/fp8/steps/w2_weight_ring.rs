@@ -22,7 +22,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::{unroll2, unroll4};
 use crate::prim::{
-    cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group_n},
+    cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group, cp_async_wait_group_n},
     global::ld_global_nc_v4_u32,
     shared::{self, ld_shared_v4_u32},
     sync::sync_threads,
@@ -99,7 +99,8 @@ unsafe fn step<const NT: usize, E: Wide16>(acc: &mut [[[f32; 4]; NT]; 2], xa: &[
     unsafe {
         issue(base, (i + RING_STAGES - 1) % RING_STAGES, w, n, k, k_end, n0, k_of(i + RING_STAGES - 1), g, t, tid);
         let mult = step_multiplier::<E>(sb, k, n0, k_of(i));
-        cp_async_wait_group_n(RING_STAGES - 1);
+        // `RING_STAGES − 1` = 5 newer groups may stay pending (`cp_async_wait_group_n` covers 0..=3 only).
+        cp_async_wait_group::<{ RING_STAGES - 1 }>();
         let s = i % RING_STAGES;
         let mut op = Operands::<NT> { w: [[[0; 4]; 2]; 2], x: *xa, mult };
         unroll2!(rt => {
