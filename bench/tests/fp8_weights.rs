@@ -12,7 +12,7 @@ use std::io::Write;
 use common::Half;
 use half::{bf16, f16};
 use kernel_lab_bench::{
-    fp8_weights::{Fp8Weights, W8Plan, W8Step, w1_splits},
+    fp8_weights::{Fp8Weights, W8Plan, w1_splits},
     runtime::{gpu::{Gpu, gpu_or_skip}, verify},
     steps::fp8::F1,
 };
@@ -113,12 +113,6 @@ fn check_product<T: Half>(y: &[T], x: &[f32], deq: &[f64], m: usize, n: usize, k
 }
 
 fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64) {
-    for step in [W8Step::W1, W8Step::W2] {
-        run_step::<T>(gpu, m, n, k, seed, step);
-    }
-}
-
-fn run_step<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, step: W8Step) {
     let mut rng = verify::rng(seed ^ (m * 1_000_003 + n * 1009 + k) as u64);
     let (w, wf) = weights::<T>(&mut rng, n, k);
     let d_w = gpu.upload(&w).unwrap();
@@ -130,7 +124,7 @@ fn run_step<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, step: W
     // One row more than M, poisoned (NaN bits in both types): must stay untouched.
     let poison = T::of(f32::NAN);
     let mut d_y = gpu.upload(&vec![poison; (m + 1) * n]).unwrap();
-    let mut plan = W8Plan::<T>::with_step(gpu, m, n, k, step).unwrap();
+    let mut plan = W8Plan::<T>::new(gpu, m, n, k).unwrap();
     let label = plan.label();
     let what = format!("{} {m}x{n}x{k} {label} (seed {seed})", T::NAME);
     plan.run(&d_x, &w8, &mut d_y).unwrap();

@@ -168,17 +168,6 @@ fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
     Ok(())
 }
 
-/// The weight-only decode step a [`W8Plan`] runs for M ≤ 32 (both take the same arguments and grid).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum W8Step {
-    /// w1: each step's operands loaded into registers two steps ahead.
-    W1,
-    /// w2: w1 with each lane's weight chunks copied by `cp.async` into a ring of its own, five steps
-    /// ahead; the activations through L1 (the default).
-    #[default]
-    W2,
-}
-
 /// How a [`W8Plan`] multiplies.
 enum Route<T: Element> {
     /// w1 with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
@@ -201,14 +190,9 @@ pub struct W8Plan<T: Element> {
 }
 
 impl<T: Element> W8Plan<T> {
-    /// Plans `m × n × k`: w2 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
+    /// Plans `m × n × k`: w1 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
     /// need the sm_90a module (a GPU that is not Hopper is refused here, by the kernel loader).
     pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
-        Self::with_step(gpu, m, n, k, W8Step::default())
-    }
-
-    /// As [`W8Plan::new`], with `step` for `m ≤ 32` (the ladder's comparison).
-    pub fn with_step(gpu: &Gpu, m: usize, n: usize, k: usize, step: W8Step) -> Result<Self> {
         if T::ELEM == Elem::F32 {
             return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
         }
@@ -218,7 +202,7 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let kernel = gpu.kernel(&format!("fp8_{}_t{}_{}", if step == W8Step::W1 { "w1" } else { "w2" }, 8 * nt, T::NAME))?;
+            let kernel = gpu.kernel(&format!("fp8_w1_t{}_{}", 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
             let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {

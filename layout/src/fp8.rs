@@ -284,8 +284,8 @@ pub mod tiles {
 /// FP8 **weight-only** decode (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`): `Y (M×N) = X (M×K) ·
 /// Wᵀ` with W stored N×K in e4m3 and one **power-of-two** scale per 128×128 block (`sb`, in
 /// [`scale_b_index`]'s layout), X and Y in 16 bits (bf16 or f16). A power of two times an e4m3 value is
-/// exact in bf16 and f16, so a kernel widens each weight byte with integer operations ([`widen_lo`],
-/// [`widen_hi`]) and one 16-bit multiply by `2^(bias + e)` ([`multiplier`]), and the tensor cores sum
+/// exact in bf16 and f16, so a kernel widens each weight byte with integer operations ([`widen_lo`](weights::widen_lo),
+/// [`widen_hi`](weights::widen_hi)) and one 16-bit multiply by `2^(bias + e)` ([`multiplier`](weights::multiplier)), and the tensor cores sum
 /// exactly the products of the dequantized weights — no f32 scale left for the epilogue.
 pub mod weights {
     use super::E4M3_MAX;
@@ -306,16 +306,6 @@ pub mod weights {
     pub const fn smem_bytes(nt: u32) -> u32 {
         WARPS * 32 * 2 * nt * 4 * 4 + 16
     }
-
-    /// w2's ring: stages of each thread's four 16-byte weight chunks (a 64-deep step of its two rows
-    /// of both row tiles), `RING_STAGES − 1` steps copied ahead.
-    pub const RING_STAGES: u32 = 6;
-
-    /// w2's dynamic shared memory: its ring (96 KiB: two blocks a SM), which the block's sums
-    /// ([`smem_bytes`], at most 32 KiB) reuse after the loop.
-    pub const W2_SMEM: u32 = RING_STAGES * 4 * THREADS * 16;
-
-    const _: () = assert!(W2_SMEM >= smem_bytes(4), "w2's sums reuse its ring");
 
     /// The 16-bit type an e4m3 pair is widened into.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]

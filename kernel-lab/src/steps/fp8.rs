@@ -336,24 +336,9 @@ const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.
 const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2",
                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
-const fn w2(name: &'static str, label: &'static str, nt: u32, has: &'static [&'static str]) -> KernelInfo {
-    let mut k = w1(name, label, nt, has);
-    k.dyn_smem_bytes = layout::fp8::weights::W2_SMEM;
-    k.about = "w1 with each lane's weight chunks copied by cp.async into a ring of its own (5 steps ahead), the activations through L1";
-    k.ptx = PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "ld.global.nc.L1::no_allocate", "trap"], count: &[], at_least: &[] };
-    k
-}
-
-const W2_HAS_BF16: &[&str] = &["cp.async.cg.shared.global", "cp.async.wait_group", "ld.shared.v4.u32", "ld.global.nc.v4.u32",
-                               "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2", "atom.acq_rel.gpu.global.add.u32"];
-const W2_HAS_F16: &[&str] = &["cp.async.cg.shared.global", "cp.async.wait_group", "ld.shared.v4.u32", "ld.global.nc.v4.u32",
-                              "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2", "atom.acq_rel.gpu.global.add.u32"];
-
-/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`, `w2_weight_ring.rs`),
-/// by token tiles and activation type: `kernel_lab::fp8_weights` launches them.
+/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`), by token tiles and
+/// activation type: `kernel_lab::fp8_weights` launches them.
 pub const WEIGHT_ONLY: &[KernelInfo] = &[
-    w2("fp8_w2_t8_bf16", "w2-t8", 1, W2_HAS_BF16), w2("fp8_w2_t16_bf16", "w2-t16", 2, W2_HAS_BF16), w2("fp8_w2_t32_bf16", "w2-t32", 4, W2_HAS_BF16),
-    w2("fp8_w2_t8_f16", "w2-t8-f16", 1, W2_HAS_F16), w2("fp8_w2_t16_f16", "w2-t16-f16", 2, W2_HAS_F16), w2("fp8_w2_t32_f16", "w2-t32-f16", 4, W2_HAS_F16),
     w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),
     w1("fp8_w1_t8_f16", "w1-t8-f16", 1, W1_HAS_F16), w1("fp8_w1_t16_f16", "w1-t16-f16", 2, W1_HAS_F16), w1("fp8_w1_t32_f16", "w1-t32-f16", 4, W1_HAS_F16),
 ];
