@@ -35,7 +35,7 @@ use crate::{
     launch,
     runtime::gpu::{Gpu, Kernel},
     steps::{
-        fp8::{QUANT_BLOCK, Scaling, W1_TOKEN_TILES},
+        fp8::{Scaling, W1_TOKEN_TILES},
         gemm::Elem,
     },
 };
@@ -295,9 +295,6 @@ pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
     let splits = k.div_ceil(k_split);
     (splits as u32, k_split as u32)
 }
-
-/// Threads per block of the quantizers (for the descriptor tests).
-pub const QUANTIZE_THREADS: u32 = QUANT_BLOCK;
 
 #[cfg(test)]
 mod tests {
