@@ -12,15 +12,10 @@ use kernel_lab_bench::{
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
-use kernel_lab_bench::runtime::gpu::gpu_or_skip;
+use kernel_lab_bench::runtime::gpu::gpu_that_runs_or_skip;
 
 fn hopper_or_skip(test: &str) -> Option<Gpu> {
-    let gpu = gpu_or_skip(test)?;
-    if let Some(why) = gpu.cannot_run(&F1.kernel) {
-        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-        return None;
-    }
-    Some(gpu)
+    gpu_that_runs_or_skip(test, &F1.kernel)
 }
 
 fn random(gpu: &Gpu, n: usize, seed: u64) -> (Vec<f32>, cudarc::driver::CudaSlice<f32>) {

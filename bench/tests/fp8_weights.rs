@@ -7,13 +7,11 @@
 //! it was skipped and passes.
 mod common;
 
-use std::io::Write;
-
 use common::Half;
 use half::{bf16, f16};
 use kernel_lab_bench::{
     fp8_weights::{Fp8Weights, W8Plan, w1_splits},
-    runtime::{gpu::{Gpu, gpu_or_skip}, verify},
+    runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
     steps::fp8::F1,
 };
 use layout::fp8::{
@@ -23,12 +21,7 @@ use layout::fp8::{
 use rand::Rng;
 
 fn hopper_or_skip(test: &str) -> Option<Gpu> {
-    let gpu = gpu_or_skip(test)?;
-    if let Some(why) = gpu.cannot_run(&F1.kernel) {
-        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-        return None;
-    }
-    Some(gpu)
+    gpu_that_runs_or_skip(test, &F1.kernel)
 }
 
 fn wide<T: Half>() -> Wide {

@@ -14,7 +14,7 @@ use kernel_lab_bench::{
         prefill::{PrefillDesc, PrefillPlan, reference_f64},
     },
     families::attention::{LSE_TOL, o_tol},
-    runtime::{gpu::{Gpu, gpu_or_skip}, verify},
+    runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
     steps::{attention::PREFILL, gemm::Elem},
 };
 
@@ -28,14 +28,7 @@ fn cu(lens: &[u32]) -> Vec<u32> {
 
 /// The GPU when it runs the Hopper prefill kernels, else a skip line.
 fn hopper_or_skip(test: &str) -> Option<Gpu> {
-    let gpu = gpu_or_skip(test)?;
-    match gpu.cannot_run(&PREFILL[0]) {
-        Some(why) => {
-            eprintln!("SKIPPED {test}: {why}");
-            None
-        }
-        None => Some(gpu),
-    }
+    gpu_that_runs_or_skip(test, &PREFILL[0])
 }
 
 struct Case {

@@ -490,6 +490,18 @@ pub fn gpu_or_skip(what: &str) -> Option<Gpu> {
     }
 }
 
+/// [`gpu_or_skip`] for a test that needs `kernel`'s module (e.g. the Hopper-only sm_90a kernels): the GPU
+/// when it can run `kernel`, else `None` after the same `SKIPPED {what}: why` line on stderr.
+pub fn gpu_that_runs_or_skip(what: &str, kernel: &KernelInfo) -> Option<Gpu> {
+    let gpu = gpu_or_skip(what)?;
+    if let Some(why) = gpu.cannot_run(kernel) {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "SKIPPED {what}: {why}");
+        return None;
+    }
+    Some(gpu)
+}
+
 /// An example program's `main`: runs `run` on GPU 0 and exits — 0 when it succeeds, 1 with `error: …`
 /// on stderr when it fails, 2 with the reason (and `without_gpu`, what still works without one) when
 /// there is no usable GPU.
