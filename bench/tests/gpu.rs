@@ -300,16 +300,19 @@ fn pdl_launches_wait_for_the_previous_grid() {
     let w = gpu.upload(&w_host).unwrap();
     let a = device_check::random::<u16>(&gpu, m * k, ElemKind::F16, Dist::Symmetric, seed ^ 4).unwrap();
     let mut links = vec![gpu.zeros::<u16>(m * k).unwrap(), gpu.zeros::<u16>(m * k).unwrap(), gpu.zeros::<u16>(m * k).unwrap()];
-    let mut chain = |kern: &kernel_lab_bench::runtime::gpu::Kernel, step| -> Vec<Vec<u16>> {
+    let mut chain_with = |kern: &kernel_lab_bench::runtime::gpu::Kernel, step, sync_each: bool| -> Vec<Vec<u16>> {
         for pass in 0..2 {
             for c in links.iter_mut() {
                 gpu.poison(c).unwrap();
             }
-            if pass == 1 {
+            if pass == 1 && !sync_each {
                 timing::hold(&gpu, 200_000).unwrap(); // 200 µs: the three launches queue up behind it
             }
             hgemm::launch(&gpu, kern, step, s, &a, &w, &mut links[0]).unwrap();
             for i in 1..3 {
+                if sync_each {
+                    gpu.sync_after(kern.name()).unwrap();
+                }
                 let (done, rest) = links.split_at_mut(i);
                 hgemm::launch(&gpu, kern, step, s, &done[i - 1], &w, &mut rest[0]).unwrap();
             }
@@ -317,6 +320,18 @@ fn pdl_launches_wait_for_the_previous_grid() {
         }
         links.iter().map(|c| gpu.download(c).unwrap()).collect()
     };
+    // d2 (sm_80) runs on Hopper from its sm_90a build, PDL-aware there (`kernels-gpu/src/util/pdl.rs`: an
+    // L2 prefetch of its first weight rows, then the wait): its queued chain must equal its chain with the
+    // host waiting between launches, bit for bit (d2 sums its splits in a fixed order).
+    let d2 = gpu.kernel(kernel_lab_bench::steps::hgemm::D2.kernel.name).unwrap();
+    let hopper = gpu.runs(kernel_lab_bench::steps::Target::Sm90a);
+    assert_eq!(d2.pdl, hopper && kernel_lab_bench::runtime::gpu::pdl_enabled(), "d2 is launched with PDL exactly where its sm_90a build runs");
+    let (queued, synced) = (chain_with(&d2, &kernel_lab_bench::steps::hgemm::D2, false), chain_with(&d2, &kernel_lab_bench::steps::hgemm::D2, true));
+    for (i, (p, q)) in synced.iter().zip(&queued).enumerate() {
+        assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "link {i}: d2's output not fully written (seed {seed})");
+        assert!(p == q, "link {i}: d2's queued chain differs from its synchronized chain (seed {seed})");
+    }
+    let mut chain = |kern, step| chain_with(kern, step, false);
     let plain = chain(&d4, &D4);
     // d12 also passes its tensor maps by value: 128-byte parameters by reference through cuLaunchKernelEx.
     for (label, kern, step) in [("d9", &d9, &D9), ("d12", &d12, &D12)] {

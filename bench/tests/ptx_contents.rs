@@ -251,3 +251,32 @@ fn hopper_steps_are_tma_and_wgmma_only() {
         assert_eq!(launch_bounds_in_ptx(Target::Sm90a, step.kernel.name).map(|b| b.max_threads), Some(384), "{}", step.kernel.name);
     }
 }
+
+/// The decode step's kernels are PDL-aware in their sm_90a build (`kernels-gpu/src/util/pdl.rs`): the
+/// runtime then loads that build on Hopper and launches it with programmatic dependent launch. Before
+/// `griddepcontrol.wait` (in the text, where the prologue is) nothing touches global memory but L2
+/// prefetches, and the wait comes before `launch_dependents` (one grid of look-ahead). Their sm_80 build
+/// holds no `griddepcontrol` (sm_80 has none).
+#[test]
+fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
+    let pdl = ["hgemm_decode_v2", "hgemm_decode_v2_bf16", "hgemm_decode_v2_m64", "hgemm_decode_v2_m64_bf16", "hgemm_decode_v2_m128",
+               "attn_decode_d128_bf16", "attn_decode_d64_f16", "attn_decode2_d128_bf16", "attn_decode2_d256_f16", "fp8_w1_t8_bf16", "fp8_w1_t32_f16"];
+    for name in pdl {
+        let k = steps::find(name).unwrap_or_else(|| panic!("{name}: no descriptor"));
+        let b = body(Target::Sm90a, name);
+        let ins: Vec<&str> = instructions(b).collect();
+        let wait = ins.iter().position(|l| l.starts_with("griddepcontrol.wait")).unwrap_or_else(|| panic!("{name}: no griddepcontrol.wait"));
+        let release = ins.iter().position(|l| l.starts_with("griddepcontrol.launch_dependents")).unwrap_or_else(|| panic!("{name}: no launch_dependents"));
+        assert!(wait < release, "{name}: launch_dependents before the wait");
+        for l in &ins[..wait] {
+            // A predicated instruction (`@%p1 ld.global…`) without its guard.
+            let l = l.strip_prefix('@').map_or(*l, |r| r.split_once(char::is_whitespace).map_or(r, |(_, op)| op.trim_start()));
+            let touches = ["ld.global", "st.global", "atom.", "red.", "cp.async.cg", "cp.async.ca", "ld.volatile", "ld.relaxed", "ld.acquire"]
+                .iter().any(|p| l.starts_with(p));
+            assert!(!touches, "{name}: `{l}` before griddepcontrol.wait");
+        }
+        if k.target == Target::Sm80 {
+            assert!(!body(Target::Sm80, name).contains("griddepcontrol"), "{name}: griddepcontrol in the sm_80 build");
+        }
+    }
+}

@@ -124,6 +124,16 @@ pub fn generate(lib: &str, records: &[Record]) -> String {
         }).collect::<Vec<_>>().join(", ");
         let pushes = r.params.iter().map(|(n, _, _)| format!("::kernel_lab::cudarc::driver::PushKernelArg::arg(&mut __b, &{n});")).collect::<Vec<_>>().join("\n        ");
         let _ = writeln!(s, "        ::kernel_lab::runtime::gpu::check_launch(gpu, kernel, NAME, MAX_THREADS, &cfg, &[{sizes}])?;");
+        // A PDL-aware kernel (its PTX executes `griddepcontrol.wait`): every parameter passed by reference
+        // to the local holding it, through cuLaunchKernelEx with programmatic stream serialization.
+        let refs = r.params.iter().map(|(n, _, _)| format!("&{n} as *const _ as *const ::core::ffi::c_void")).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(s, "        if kernel.pdl {{");
+        let _ = writeln!(s, "            let __refs: [*const ::core::ffi::c_void; {}] = [{refs}];", r.params.len());
+        let _ = writeln!(s, "            let mut __slots = [0u64; {}];", r.params.len());
+        let _ = writeln!(s, "            // SAFETY: as the plain launch below; each reference points to the local that holds a parameter,");
+        let _ = writeln!(s, "            // of the size its PTX declares (checked above); the kernel waits before touching memory (`pdl`).");
+        let _ = writeln!(s, "            return unsafe {{ ::kernel_lab::runtime::gpu::launch_pdl(&gpu.stream, kernel, cfg, &mut __slots, &__refs) }};");
+        let _ = writeln!(s, "        }}");
         let _ = writeln!(s, "        let mut __b = gpu.stream.launch_builder(&kernel.func);");
         let _ = writeln!(s, "        {pushes}");
         let _ = writeln!(s, "        // SAFETY: the arguments have the kernel's parameter types (this signature is generated from its");

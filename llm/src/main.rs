@@ -236,6 +236,9 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
     let split = if model.world() > 1 { format!(", split over {} ranks{}", model.world(), if o.tp_same_gpu { " on one GPU" } else { "" }) } else { String::new() };
     println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}{split}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
              c.kv_heads, c.vocab, if o.weights == WeightFormat::Fp8 { format!("{} activations, FP8 weights", T::NAME) } else { T::NAME.to_string() });
+    // Where the kernels' sm_90a build runs, each launch may start while the previous kernel finishes.
+    let pdl = gpu.runs(kernel_lab::runtime::ptx::Target::Sm90a) && kernel_lab::runtime::gpu::pdl_enabled();
+    println!("launches: {}", if pdl { "programmatic dependent launch (KERNEL_LAB_PDL=0: plain)" } else { "plain (no PDL on this GPU, or KERNEL_LAB_PDL=0)" });
     let mut rng = Rng::new(o.seed);
     let prompts: Vec<&[u32]> = if o.more.is_empty() {
         (0..o.batch).map(|_| prompt.as_slice()).collect()
@@ -299,7 +302,7 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
     }
     if let Some(path) = &o.json {
         let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "weights": format!("{:?}", o.weights), "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
-                                   "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s});
+                                   "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s, "pdl": pdl});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())

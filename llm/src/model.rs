@@ -36,7 +36,7 @@ use kernel_lab::{
     steps::gemm::Elem,
 };
 
-use crate::{MODULE, PTX, checkpoint::Checkpoint, config::Config, grid, kernels as k, rope, sample::{self, Rng, Sampling}};
+use crate::{checkpoint::Checkpoint, config::Config, grid, kernels as k, rope, sample::{self, Rng, Sampling}};
 
 /// How the projections' weights are kept on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -602,7 +602,10 @@ impl<T: Element + Reducible> Shard<T> {
         let split_extra = if world > 1 { 2 * c.vocab * h * 2 + largest } else { 0 };
         let bytes = weight_bytes / world + split_extra + lm_extra + cache_bytes + largest;
         fits(gpu, &format!("rank {rank}'s weights, KV cache and load staging"), bytes)?;
-        let load = |name: &str| -> Result<Kernel> { gpu.load_kernel(PTX, MODULE, name, grid::THREADS, 0) };
+        // sm_90a on Hopper: the same kernels with the PDL prologue (launched with programmatic dependent
+        // launch, as the lab's decode GEMMs and attention are there).
+        let (ptx, module) = crate::ptx_for(gpu);
+        let load = |name: &str| -> Result<Kernel> { gpu.load_kernel(ptx, module, name, grid::THREADS, 0) };
         let e = if bf16 { "bf16" } else { "f16" };
         let kern = Kernels { bf16, embed: load(&format!("embed_{e}"))?, add_rmsnorm: load(&format!("add_rmsnorm_{e}"))?, rope: load(&format!("rope_{e}"))?,
                              silu_mul: load(&format!("silu_mul_{e}"))?, argmax: load(&format!("argmax_{e}"))?, transpose: load("transpose16")? };

@@ -9,7 +9,7 @@ use kernel_lab::{
     cudarc::driver::{CudaSlice, LaunchConfig},
     runtime::{gpu::gpu_or_skip, verify},
 };
-use kernel_lab_llm::{MODULE, PTX, grid, kernels as k};
+use kernel_lab_llm::{grid, kernels as k, ptx_for};
 use rand::Rng;
 
 fn b(x: f32) -> f32 {
@@ -47,7 +47,7 @@ fn far(a: &[f32], w: &[f32]) -> usize {
 #[test]
 fn add_rmsnorm_matches_the_rounded_reference() {
     let Some(gpu) = gpu_or_skip("add_rmsnorm_matches_the_rounded_reference") else { return };
-    let kern = k::add_rmsnorm_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let kern = k::add_rmsnorm_bf16::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
     let mut rng = verify::rng(verify::fresh_seed());
     for (rows, hidden, add) in [(5usize, 4104usize, 1u32), (3, 64, 0), (2, 16384, 1)] {
         let (x, d, w) = (random(&mut rng, rows * hidden, 2.0), random(&mut rng, rows * hidden, 1.0), random(&mut rng, hidden, 1.5));
@@ -71,10 +71,49 @@ fn add_rmsnorm_matches_the_rounded_reference() {
     }
 }
 
+/// A chain of launches where each reads what the previous wrote (the residual stream and, as its delta,
+/// the previous output) and overwrites what the one before it read: on Hopper the kernels are launched
+/// with programmatic dependent launch (`pdl` prologue), so a missing wait would race. The chain run back
+/// to back must equal, bit for bit, the same chain with the host waiting after every launch.
+#[test]
+fn a_chain_of_dependent_launches_equals_the_synchronized_chain() {
+    let Some(gpu) = gpu_or_skip("a_chain_of_dependent_launches_equals_the_synchronized_chain") else { return };
+    let kern = k::add_rmsnorm_bf16::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
+    eprintln!("add_rmsnorm from {} (launched with PDL: {})", ptx_for(&gpu).1, kern.pdl);
+    let mut rng = verify::rng(verify::fresh_seed());
+    let (rows, hidden, links) = (96usize, 4096usize, 64);
+    let (x, d, w) = (random(&mut rng, rows * hidden, 2.0), random(&mut rng, rows * hidden, 1.0), random(&mut rng, hidden, 1.5));
+    let run = |sync_each: bool| -> (Vec<u16>, Vec<u16>) {
+        let (mut dx, dw) = (gpu.upload(&bits(&x)).unwrap(), gpu.upload(&bits(&w)).unwrap());
+        let mut ys = [gpu.upload(&bits(&d)).unwrap(), gpu.zeros::<u16>(rows * hidden).unwrap()];
+        gpu.poison(&mut ys[1]).unwrap();
+        for i in 0..links {
+            let (a, b) = ys.split_at_mut(1);
+            let (src, dst) = if i % 2 == 0 { (&a[0], &mut b[0]) } else { (&b[0], &mut a[0]) };
+            // SAFETY: rows blocks of 256 threads, 32 bytes of shared memory; x, delta, y hold rows·hidden,
+            // w hidden; hidden a multiple of 8 up to 16384; y and delta distinct buffers, neither x.
+            unsafe { k::add_rmsnorm_bf16::launch(&gpu, &kern, cfg(rows as u32, 32), &mut dx, src, &dw, dst, hidden as u32, 1e-5, 1).unwrap() };
+            if sync_each {
+                gpu.sync_after("add_rmsnorm").unwrap();
+            }
+        }
+        gpu.sync_after("add_rmsnorm").unwrap();
+        (gpu.download(&dx).unwrap(), gpu.download(&ys[links % 2]).unwrap())
+    };
+    let (sx, sy) = run(true);
+    assert!(!sy.contains(&0xFFFF), "the synchronized chain left poison");
+    assert!(floats(&sx).iter().all(|v| v.is_finite()), "the residual stream overflowed: pick smaller inputs");
+    for rep in 0..3 {
+        let (cx, cy) = run(false);
+        assert!(cx == sx, "rep {rep}: the residual stream differs from the synchronized chain's");
+        assert!(cy == sy, "rep {rep}: the last output differs from the synchronized chain's");
+    }
+}
+
 #[test]
 fn rope_rotates_into_packed_qkv_and_the_cache() {
     let Some(gpu) = gpu_or_skip("rope_rotates_into_packed_qkv_and_the_cache") else { return };
-    let kern = k::rope_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let kern = k::rope_bf16::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
     let mut rng = verify::rng(verify::fresh_seed());
     let (tokens, heads, kv, d, max_len, slots) = (3usize, 4usize, 2usize, 64usize, 32usize, 2usize);
     let width = (heads + 2 * kv) * d;
@@ -138,7 +177,7 @@ fn silu_mul_argmax_transpose_and_embed() {
     // block a token, striding).
     let (tokens, inter) = (3usize, 4104usize);
     let gu = random(&mut rng, tokens * 2 * inter, 6.0);
-    let kern = k::silu_mul_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let kern = k::silu_mul_bf16::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
     let dgu = gpu.upload(&bits(&gu)).unwrap();
     let mut dout = gpu.zeros::<u16>(tokens * inter).unwrap();
     let spread = grid::silu_mul(tokens, inter);
@@ -161,7 +200,7 @@ fn silu_mul_argmax_transpose_and_embed() {
     // row (4099, not a multiple of 8: single loads, 3 blocks): a planted maximum, a tie across blocks (the
     // first wins), a NaN skipped, a row of NaNs (−1), −0 and +0 tied at the top (the first wins); launched twice with new logits (each launch leaves
     // the counts at zero for the next).
-    let kern = k::argmax_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let kern = k::argmax_bf16::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
     for (vocab, parts) in [(20000usize, 10u32), (4099, 3)] {
         assert_eq!(grid::argmax(5, vocab).grid_dim, (5, parts, 1));
         let mut partial = gpu.zeros::<u64>(5 * grid::ARGMAX_MAX_PARTS).unwrap();
@@ -193,7 +232,7 @@ fn silu_mul_argmax_transpose_and_embed() {
     // Transpose of 37 × 70 (tiles cut at both edges).
     let (rows, cols) = (37usize, 70usize);
     let src: Vec<u16> = (0..rows * cols).map(|i| i as u16).collect();
-    let kern = k::transpose16::load(&gpu, PTX, MODULE).unwrap();
+    let kern = k::transpose16::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
     let ds = gpu.upload(&src).unwrap();
     let mut dt = gpu.zeros::<u16>(rows * cols).unwrap();
     gpu.poison(&mut dt).unwrap();
@@ -206,7 +245,7 @@ fn silu_mul_argmax_transpose_and_embed() {
     // Embedding gather: rows 2 and 0, and an id past the vocabulary (a zero row).
     let (vocab, hidden) = (4usize, 16usize);
     let table: Vec<u16> = (0..vocab * hidden).map(|i| 1000 + i as u16).collect();
-    let kern = k::embed_bf16::load(&gpu, PTX, MODULE).unwrap();
+    let kern = k::embed_bf16::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
     let (dtab, dids) = (gpu.upload(&table).unwrap(), gpu.upload(&[2i32, 0, 9]).unwrap());
     let mut de = gpu.zeros::<u16>(3 * hidden).unwrap();
     gpu.poison(&mut de).unwrap();

@@ -70,6 +70,18 @@ pub struct Kernel {
     pub pdl: bool,
 }
 
+/// Whether kernel `name`'s entry in `ptx` executes `griddepcontrol.wait` (PDL-aware).
+fn waits_on_previous_grid(ptx: &str, name: &str) -> bool {
+    crate::runtime::ptx::entry_body(ptx, name).is_some_and(|b| b.contains("griddepcontrol.wait"))
+}
+
+/// Whether PDL-aware kernels are launched with programmatic dependent launch: yes unless
+/// `KERNEL_LAB_PDL=0` (read once).
+pub fn pdl_enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("KERNEL_LAB_PDL").map_or(true, |v| v.trim() != "0"))
+}
+
 /// Registers and local (spill/stack) memory per thread, and static shared memory, as the driver reports.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct KernelResources {
@@ -84,8 +96,10 @@ pub struct KernelResources {
 impl Kernel {
     /// The kernel `info.name` loaded as `func`, with what its entry in `ptx` says: its parameters' sizes
     /// and whether it waits on the previous grid (`griddepcontrol.wait`: a PDL launch).
+    /// `KERNEL_LAB_PDL=0` launches every kernel plainly (its `griddepcontrol.wait` then returns at once):
+    /// the switch for timing PDL against a plain launch of the same code.
     fn from_ptx(info: &'static KernelInfo, func: CudaFunction, ptx: &str) -> Kernel {
-        let pdl = crate::runtime::ptx::entry_body(ptx, info.name).is_some_and(|b| b.contains("griddepcontrol.wait"));
+        let pdl = pdl_enabled() && waits_on_previous_grid(ptx, info.name);
         Kernel { info, func, params: crate::runtime::ptx::entry_params(ptx, info.name), pdl }
     }
 
@@ -226,6 +240,12 @@ impl Gpu {
         }
     }
 
+    /// Whether this GPU runs `target`'s modules: its compute capability, the driver's PTX ISA version, and
+    /// not withheld by `KERNEL_LAB_WITHHOLD`.
+    pub fn runs(&self, target: Target) -> bool {
+        !self.withheld.contains(&target) && target.runs_on(self.info.compute_capability) && self.info.driver_version >= target.min_driver()
+    }
+
     /// PTX module `module` for `target`, loaded on first use. A load failure returns the driver's JIT
     /// log; a load that takes over a second (the driver JIT-compiling a large module with an empty
     /// cache, `~/.nv/ComputeCache`) says so on stderr, with its time.
@@ -350,10 +370,18 @@ impl Gpu {
             });
         }
         let m = Module::of(info.family).ok_or_else(|| Error::KernelNotFound { kernel: name.to_string(), detail: "not a kernel of the lab's modules".into() })?;
-        let module = self.module(info.target, m)?;
+        // An sm_80 kernel whose sm_90a build is PDL-aware (the PDL prologue of `kernels-gpu/src/util/pdl.rs`
+        // is compiled into the sm_90a module only) runs from that build where the GPU runs it: the same
+        // source, so a decode step's kernels can overlap their launches with the previous kernel's end.
+        let target = if info.target == Target::Sm80 && self.runs(Target::Sm90a) && waits_on_previous_grid(m.ptx(Target::Sm90a), name) {
+            Target::Sm90a
+        } else {
+            info.target
+        };
+        let module = self.module(target, m)?;
         let func = module.load_function(name).map_err(|e| Error::KernelNotFound {
             kernel: name.to_string(),
-            detail: format!("not in PTX module {} {} ({})", m.name(), info.target.name(), crate::error::driver_msg(&e)),
+            detail: format!("not in PTX module {} {} ({})", m.name(), target.name(), crate::error::driver_msg(&e)),
         })?;
         allow_dyn_smem(&func, name, info.dyn_smem_bytes)?;
         if info.family == Family::Hgemm && info.target == Target::Sm90a {
@@ -362,7 +390,7 @@ impl Gpu {
             func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100)
                 .during(|| format!("setting the shared-memory carveout of `{name}`"))?;
         }
-        Ok(Kernel::from_ptx(info, func, m.ptx(info.target)))
+        Ok(Kernel::from_ptx(info, func, m.ptx(target)))
     }
 
     /// Copies a host slice to a new device buffer.
@@ -579,7 +607,7 @@ macro_rules! launch {
 }
 
 /// The most parameters [`launch_pdl`] passes (pointers on the stack: no allocation on the timed path).
-pub const PDL_MAX_PARAMS: usize = 16;
+pub const PDL_MAX_PARAMS: usize = 32;
 
 /// Launches `k` on `stream` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` (programmatic
 /// dependent launch): the grid may be dispatched while the previous grid on the stream is still

@@ -5,7 +5,9 @@
 //! * [`grouped`]: the grouped block order (L2 reuse) of SGEMM v8+, HGEMM block v6+ and the persistent
 //!   Hopper steps.
 //! * [`opaque`]: a value hidden from the optimizers.
+//! * [`pdl`]: the prologue of a kernel launched with programmatic dependent launch.
 pub(crate) mod grouped;
+pub(crate) mod pdl;
 pub(crate) mod unroll;
 
 /// `x`, hidden from the optimizers: an empty `asm!` (a PTX comment) that takes and returns it. Uses:

@@ -81,6 +81,20 @@ fn chunk(h: [u16; 8]) -> [u32; 4] {
     core::array::from_fn(|i| h[2 * i] as u32 | (h[2 * i + 1] as u32) << 16)
 }
 
+/// The prologue of every kernel of a decode step, in the sm_90 build: wait for the previous grid on the
+/// stream (complete, its writes visible), then let the next grid's CTAs be scheduled. The host launches
+/// a kernel whose PTX holds the wait with programmatic dependent launch (`kernel_lab`'s `launch_pdl`), so
+/// its CTAs can be resident, and their launch paid, while the previous grid finishes; nothing is read or
+/// written before the wait. Empty in the sm_80 build (no PDL before sm_90; launched plainly there).
+#[inline(always)]
+fn pdl() {
+    #[cfg(lab_sm90)]
+    {
+        nvptx_std::sync::griddepcontrol_wait();
+        nvptx_std::sync::griddepcontrol_launch_dependents();
+    }
+}
+
 /// Row `blockIdx.x` of `table` (`vocab × hidden`) for token `ids[blockIdx.x]` into `out`; an id outside
 /// `0..vocab` gives a zero row (the host refuses such ids before launching).
 ///
@@ -88,6 +102,7 @@ fn chunk(h: [u16; 8]) -> [u32; 4] {
 /// `THREADS` threads, one block per token; `ids` holds the grid's tokens, `table` `vocab · hidden` and
 /// `out` `tokens · hidden` elements, 16-byte aligned; `hidden % 8 == 0`.
 unsafe fn embed(ids: *const i32, table: *const u16, out: *mut u16, hidden: u32, vocab: u32) {
+    pdl();
     let t = block_idx_x() as usize;
     // SAFETY: t < tokens (the grid).
     let id = unsafe { *ids.add(t) };
@@ -130,6 +145,7 @@ pub unsafe fn embed_f16(ids: *const i32, table: *const u16, out: *mut u16, hidde
 /// `delta` when `add ≠ 0`) hold `rows · hidden` elements and `w` `hidden`, all 16-byte aligned;
 /// `hidden % 8 == 0`, `hidden ≤ MAX_HIDDEN`; `y` does not overlap `x`.
 unsafe fn add_rmsnorm<E: Half>(x: *mut u16, delta: *const u16, w: *const u16, y: *mut u16, hidden: u32, eps: f32, add: u32) {
+    pdl();
     let row = block_idx_x() as usize * hidden as usize;
     let tid = thread_idx_x();
     let mut keep = [[0u32; 4]; 8];
@@ -206,6 +222,7 @@ pub unsafe fn add_rmsnorm_f16(x: *mut u16, delta: *const u16, w: *const u16, y: 
 /// tokens, each `slot` and `pos` inside the cache (`pos < cache.max_len`); `D` even.
 #[allow(clippy::too_many_arguments)]
 unsafe fn rope<E: Half>(qkv: *const u16, bias: *const u16, pos: *const i32, cos_sin: *const f32, q: *mut u16, k: *mut u16, v: *mut u16, cache: Cache, dims: RopeDims) {
+    pdl();
     let RopeDims { heads, kv_heads, head_dim, has_bias, max_pos, packed_kv } = dims;
     let t = block_idx_x() as usize;
     let (d, half) = (head_dim as usize, head_dim as usize / 2);
@@ -335,6 +352,7 @@ pub unsafe fn rope_f16(qkv: *const u16, bias: *const u16, pos: *const i32, cos_s
 /// `THREADS` threads, one block row per token (any grid y); `gu` holds `tokens · 2·inter` and `out`
 /// `tokens · inter` elements, 16-byte aligned; `inter % 8 == 0`.
 unsafe fn silu_mul<E: Half>(gu: *const u16, out: *mut u16, inter: u32) {
+    pdl();
     let t = block_idx_x() as usize;
     let n = inter as usize;
     let mut c = 8 * (block_idx_y() * THREADS + thread_idx_x()) as usize;
@@ -434,6 +452,7 @@ unsafe fn block_max_key(mut best: u64, slots: *mut u32) -> u64 {
 /// `rows` (zero before the first launch; each launch leaves it zero), not used by another grid at the
 /// same time.
 unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32) {
+    pdl();
     let r = block_idx_x() as usize;
     let row = r * vocab as usize;
     let tid = thread_idx_x();

@@ -100,6 +100,16 @@ unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
     // barrier below is reached by all threads (block-uniform conditions); shared memory accesses
     // inside `smem_bytes(NT)`.
     unsafe {
+        // Launched with PDL (`util::pdl`): the first two steps of every warp — the block's first
+        // 2·8·64 bytes of each of its rows — into L2 while the previous grid finishes (a hint that reads
+        // nothing), then wait for it.
+        if tid < ROWS && n0 + tid < n && k_begin < k_end {
+            // Row n0 + tid < n from K position k_begin: 16-byte aligned (k % 16 == 0, k_begin % 64 == 0),
+            // a multiple of 16 bytes, inside W.
+            let bytes = (k_end - k_begin).min(2 * STEP_K * WARPS);
+            crate::prim::global::cp_async_bulk_prefetch_l2(w.add((n0 + tid) as usize * k as usize + k_begin as usize), bytes);
+        }
+        crate::util::pdl::wait_then_release();
         // Two steps' loads in flight: step s computed while step s + WARPS's are on their way.
         let stride = STEP_K * WARPS;
         let mut k0 = k_begin + STEP_K * warp;

@@ -94,6 +94,20 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
     // bounds); a ring slot is refilled only after the barrier that ends its last use; addresses come
     // from the tile layouts.
     unsafe {
+        // sm_90: launched with PDL (`util::pdl`) — the first stages' weight rows into L2 while the
+        // previous grid finishes (a hint that reads nothing), then wait for it.
+        #[cfg(lab_sm90)]
+        {
+            let rows = (k_end - k_begin).min((STAGES - 1) * KT);
+            // n % 8 == 0 and b 16-byte aligned (the contract): 16-byte-aligned rows, a multiple of 16 bytes.
+            let bytes = 2 * (n - n0).min(BN);
+            let mut r = tid;
+            while r < rows {
+                crate::prim::global::cp_async_bulk_prefetch_l2(b.add((k_begin + r) as usize * n as usize + n0 as usize) as *const u8, bytes);
+                r += THREADS;
+            }
+        }
+        crate::util::pdl::wait_then_release();
         let mut s = 0;
         while s < STAGES - 1 {
             if s < tiles_k {
