@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Programmatic dependent launch through the decode step (the runner's kernels, d2, decode attention, w1) on
 # a GPU, in one call of under 10 minutes: the GPU tests that chain PDL launches (llm `kernels`, `gpu`'s PDL
-# and GEMM tests, `decode`, `fp8_weights`), the tiny HF checkpoints against HF (logits, greedy tokens), and
-# `llm` at batch 1 on the Llama-3-8B-shaped checkpoint, bf16 and --fp8, each with PDL and with
-# KERNEL_LAB_PDL=0 (the same binary launching plainly), alternating, 3 processes each.
+# and GEMM tests, `fp8_weights`; with `decode` when given as $1=all), the tiny HF checkpoints against HF
+# (logits, greedy tokens), `llm` at batch 1 on the Llama-3-8B-shaped checkpoint, bf16 and --fp8, each with
+# PDL and with KERNEL_LAB_PDL=0 (the same binary launching plainly), alternating, 3 processes each; and
+# `kernel-lab decode` at batch 1 (4k, 32k) with PDL and without.
 # Carry: scripts/slim-carry.sh kernels gpu decode fp8_weights. JSON results: $OUT/json.tar.gz.
 set -uo pipefail
 . scripts/device-log.sh pdl.txt 300
@@ -11,7 +12,7 @@ J=/tmp/pdl-json; mkdir -p $J
 M=/tmp/llm-check/llama3-8b
 T=60 run $C/tests/kernels
 T=120 run $C/tests/gpu pdl_launches_wait_for_the_previous_grid the_gemm_entry_point split_k_steps
-T=120 run $C/tests/decode
+[ "${1:-}" = all ] && T=120 run $C/tests/decode
 T=120 run $C/tests/fp8_weights
 T=120 run python3 scripts/llm-hf-check.py --make-only --models llama3-8b
 T=120 run python3 scripts/llm-hf-check.py --llm $C/llm --report-only --out "$OUT/hf-check.md"
@@ -22,5 +23,8 @@ for i in 1 2 3; do
     T=60 run env KERNEL_LAB_PDL=0 $C/llm --model $M --prompt-len 2048 --max-new 64 --batch 1 "${a[@]}" --json $J/$fmt-plain-$i.json
   done
 done
+S=1x32x8x4096x128,1x32x8x32768x128
+T=90 run $C/kernel-lab decode --shapes $S --dtype bf16 --json $J/decode-pdl.json
+T=90 run env KERNEL_LAB_PDL=0 $C/kernel-lab decode --shapes $S --dtype bf16 --json $J/decode-plain.json
 tar czf "$OUT/json.tar.gz" -C $J .
 grep -E "^==|^exit|test result|FAILED|panicked|ERROR SUMMARY|^\| |prompt|ms per|GPU:|model |launches:|SKIPPED" "$L" | head -150

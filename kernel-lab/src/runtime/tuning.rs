@@ -10,6 +10,16 @@ pub fn decode_blocks_per_sm() -> u32 {
     *B.get_or_init(|| parse_blocks_per_sm(std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().as_deref()))
 }
 
+/// Whether a decode kernel launched with PDL (d2, FP8 w1) asks the L2 for its whole share of the weights
+/// before it waits on the previous grid, rather than only what its first loads read: where all the
+/// weights fit in three quarters of the L2 (`l2_bytes`), so the prefetches neither evict each other nor
+/// the previous kernel's working set (a decode step's attention reads a few MB of cache). The kernel
+/// before a projection is often long enough to cover the read (attention before Wo: ~13 µs at a 2k
+/// context, time for ~50 MB at the copy rate), and the projection then reads from L2.
+pub fn prefetch_whole(weight_bytes: usize, l2_bytes: usize) -> bool {
+    weight_bytes <= l2_bytes / 4 * 3
+}
+
 /// The knob's value from the variable's text: a number in 1..=32, else the default 1.
 fn parse_blocks_per_sm(v: Option<&str>) -> u32 {
     v.and_then(|v| v.trim().parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(1)
