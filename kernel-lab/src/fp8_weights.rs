@@ -212,7 +212,7 @@ impl<T: Element> W8Plan<T> {
             } else {
                 None
             };
-            let prefetch = w1_prefetch(n, k, k_split, gpu.info.l2_bytes);
+            let prefetch = w1_prefetch(crate::runtime::tuning::prefetch_policy(), n, k, k_split, gpu.info.l2_bytes);
             Route::Decode { kernel, splits, k_split, prefetch, ws }
         } else {
             // The dequantizer is an sm_90a kernel like w1: loaded now, so a GPU without it is refused here.
@@ -298,11 +298,11 @@ pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
     (splits as u32, k_split as u32)
 }
 
-/// Bytes of each weight row a w1 block asks the L2 for before it waits on the previous grid (PDL): its
-/// whole split where the weights fit ([`prefetch_whole`](crate::runtime::tuning::prefetch_whole)), else
-/// the first two 64-deep steps of its 8 warps (what their first loads ask for).
-pub fn w1_prefetch(n: usize, k: usize, k_split: u32, l2_bytes: usize) -> u32 {
-    if crate::runtime::tuning::prefetch_whole(n * k, l2_bytes) { k_split } else { (2 * STEP_K * WARPS).min(k_split) }
+/// Bytes of each weight row a w1 block asks the L2 for before it waits on the previous grid (PDL), by
+/// `policy` ([`prefetch_policy`](crate::runtime::tuning::prefetch_policy)): its first loads' are the
+/// first two 64-deep steps of its 8 warps.
+pub fn w1_prefetch(policy: crate::runtime::tuning::Prefetch, n: usize, k: usize, k_split: u32, l2_bytes: usize) -> u32 {
+    policy.amount(k_split, 2 * STEP_K * WARPS, n * k, l2_bytes)
 }
 
 #[cfg(test)]
@@ -329,7 +329,12 @@ mod tests {
 
     #[test]
     fn prefetch_takes_whole_splits_only_where_the_weights_fit_the_l2() {
+        use crate::runtime::tuning::Prefetch;
         let l2 = 50 << 20;
+        let w1_prefetch = |n, k, ks, l2| w1_prefetch(Prefetch::WholeWhereItFits, n, k, ks, l2);
+        let (_, ks) = w1_splits(4096, 4096, 132);
+        assert_eq!(super::w1_prefetch(Prefetch::Nothing, 4096, 4096, ks, l2), 0);
+        assert_eq!(super::w1_prefetch(Prefetch::FirstLoads, 4096, 4096, ks, l2), 1024);
         // Llama-3-8B's O projection in FP8 (16.8 MB) and its fused QKV (25.2 MB): whole splits; 48 MB
         // (over 3/4 of 50 MiB) and its gate/up (117 MB): the first two steps of each warp.
         let (_, ks) = w1_splits(4096, 4096, 132);

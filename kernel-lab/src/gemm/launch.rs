@@ -139,10 +139,10 @@ fn launch_split_k(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, partials: 
         // counter per tile (reset by each tile's last block); grid `(⌈N/cols⌉, ⌈M/rows⌉·splits)` from
         // the same `split_k` as `k_split`; launches on one stream never overlap.
         if partials {
-            // d2 takes one more: the rows of B's slab a block asks the L2 for before its PDL wait — its
-            // whole split where the weights fit (`tuning::prefetch_whole`), else its first stages'.
+            // d2 takes one more: the rows of B's slab a block asks the L2 for before its PDL wait
+            // (`tuning::prefetch_policy`: by default its first stages').
             let first = (layout::hgemm::DECODE_STAGES - 1) * layout::hgemm::DECODE_KT;
-            let prefetch = if crate::runtime::tuning::prefetch_whole(2 * s.k * s.n, gpu.info.l2_bytes) { k_split } else { first.min(k_split) };
+            let prefetch = crate::runtime::tuning::prefetch_policy().amount(k_split, first, 2 * s.k * s.n, gpu.info.l2_bytes);
             // SAFETY: as below; `prefetch` is any value (a hint).
             return unsafe { launch!(gpu, kernel, grid = grid, &a.ptr, &b.ptr, &c.ptr, ws, count, &m, &n, &k, &k_split, &prefetch) };
         }
