@@ -254,8 +254,8 @@ fn hopper_steps_are_tma_and_wgmma_only() {
 
 /// The decode step's kernels are PDL-aware in their sm_90a build (`kernels-gpu/src/util/pdl.rs`): the
 /// runtime then loads that build on Hopper and launches it with programmatic dependent launch. Before
-/// `griddepcontrol.wait` (in the text, where the prologue is) nothing touches global memory but L2
-/// prefetches, and the wait comes before `launch_dependents` (one grid of look-ahead). Their sm_80 build
+/// `griddepcontrol.wait` (in the text, where the prologue is) nothing touches global memory, and the wait
+/// comes before `launch_dependents` (one grid of look-ahead). Their sm_80 build
 /// holds no `griddepcontrol` (sm_80 has none).
 #[test]
 fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
@@ -271,7 +271,7 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         for l in &ins[..wait] {
             // A predicated instruction (`@%p1 ld.global…`) without its guard.
             let l = l.strip_prefix('@').map_or(*l, |r| r.split_once(char::is_whitespace).map_or(r, |(_, op)| op.trim_start()));
-            let touches = ["ld.global", "st.global", "atom.", "red.", "cp.async.cg", "cp.async.ca", "ld.volatile", "ld.relaxed", "ld.acquire"]
+            let touches = ["ld.global", "st.global", "atom.", "red.", "cp.async", "prefetch", "ld.volatile", "ld.relaxed", "ld.acquire", "ld.u", "ld.b", "st.u", "st.b"]
                 .iter().any(|p| l.starts_with(p));
             assert!(!touches, "{name}: `{l}` before griddepcontrol.wait");
         }

@@ -172,7 +172,7 @@ fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
 enum Route<T: Element> {
     /// w1 with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
     /// and the tiles' counters (when split).
-    Decode { kernel: Kernel, splits: u32, k_split: u32, prefetch: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
+    Decode { kernel: Kernel, splits: u32, k_split: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
     /// Dequantized into `b` (K×N), then the 16-bit GEMM.
     Dense { b: CudaSlice<T>, plan: GemmPlan<T> },
 }
@@ -212,8 +212,7 @@ impl<T: Element> W8Plan<T> {
             } else {
                 None
             };
-            let prefetch = w1_prefetch(crate::runtime::tuning::prefetch_policy(), n, k, k_split, gpu.info.l2_bytes);
-            Route::Decode { kernel, splits, k_split, prefetch, ws }
+            Route::Decode { kernel, splits, k_split, ws }
         } else {
             // The dequantizer is an sm_90a kernel like w1: loaded now, so a GPU without it is refused here.
             gpu.kernel(if T::ELEM == Elem::Bf16 { "fp8_dequantize_weights_t_bf16" } else { "fp8_dequantize_weights_t_f16" })?;
@@ -246,7 +245,7 @@ impl<T: Element> W8Plan<T> {
         }
         let gpu = &self.gpu;
         match &mut self.route {
-            Route::Decode { kernel, splits, k_split, prefetch, ws } => {
+            Route::Decode { kernel, splits, k_split, ws } => {
                 let stream = gpu.stream.clone();
                 let (px, _gx) = x.device_ptr(&stream);
                 let (py, _gy) = y.device_ptr_mut(&stream);
@@ -269,8 +268,8 @@ impl<T: Element> W8Plan<T> {
                 // grid (⌈n/32⌉, splits) with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the
                 // workspace and zeroed counters sized for this kernel's token tiles when splits > 1 (the
                 // kernel leaves the counters zero); one plan's launches are on one stream, so they never overlap
-                // (PDL: the next waits for this one before touching memory); `prefetch` is any value.
-                unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split, &*prefetch) }
+                // (PDL: the next waits for this one before touching memory).
+                unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split) }
             }
             Route::Dense { b, plan } => {
                 w.dequantize_t::<T, _>(gpu, b)?;
@@ -298,13 +297,6 @@ pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
     (splits as u32, k_split as u32)
 }
 
-/// Bytes of each weight row a w1 block asks the L2 for before it waits on the previous grid (PDL), by
-/// `policy` ([`prefetch_policy`](crate::runtime::tuning::prefetch_policy)): its first loads' are the
-/// first two 64-deep steps of its 8 warps.
-pub fn w1_prefetch(policy: crate::runtime::tuning::Prefetch, n: usize, k: usize, k_split: u32, l2_bytes: usize) -> u32 {
-    policy.amount(k_split, 2 * STEP_K * WARPS, n * k, l2_bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,37 +317,6 @@ mod tests {
         // 32 tiles, deep K: 8 splits (256 blocks); a short K keeps a warp two steps a split.
         assert_eq!(w1_splits(1024, 14336, 132).0, 8);
         assert_eq!(w1_splits(1024, 1024, 132).0, 1);
-    }
-
-    #[test]
-    fn prefetch_takes_whole_splits_only_where_the_weights_fit_the_l2() {
-        use crate::runtime::tuning::Prefetch;
-        let l2 = 50 << 20;
-        let w1_prefetch = |n, k, ks, l2| w1_prefetch(Prefetch::WholeWhereItFits, n, k, ks, l2);
-        let (_, ks) = w1_splits(4096, 4096, 132);
-        assert_eq!(super::w1_prefetch(Prefetch::Nothing, 4096, 4096, ks, l2), 0);
-        assert_eq!(super::w1_prefetch(Prefetch::FirstLoads, 4096, 4096, ks, l2), 1024);
-        // Llama-3-8B's O projection in FP8 (16.8 MB) and its fused QKV (25.2 MB): whole splits; 48 MB
-        // (over 3/4 of 50 MiB) and its gate/up (117 MB): the first two steps of each warp.
-        let (_, ks) = w1_splits(4096, 4096, 132);
-        assert_eq!(w1_prefetch(4096, 4096, ks, l2), ks);
-        let (_, ks) = w1_splits(6144, 4096, 132);
-        assert_eq!(w1_prefetch(6144, 4096, ks, l2), ks);
-        assert_eq!(w1_prefetch(12288, 4096, ks, l2), 1024);
-        let (_, ks) = w1_splits(28672, 4096, 132);
-        assert_eq!(w1_prefetch(28672, 4096, ks, l2), 1024);
-        // A split shorter than two steps of 8 warps: the whole split either way.
-        assert_eq!(w1_prefetch(1 << 20, 256, 256, l2), 256);
-        // Monotone: more weights never prefetch more of each row.
-        for k in [1024usize, 4096, 14336] {
-            let mut last = u32::MAX;
-            for n in [256usize, 1024, 4096, 8192, 16384, 65536] {
-                let (_, ks) = w1_splits(n, k, 132);
-                let p = w1_prefetch(n, k, ks, l2) as f64 / ks as f64;
-                assert!(p <= 1.0 && (p * 1e6) as u32 <= last, "{n}x{k}");
-                last = (p * 1e6) as u32;
-            }
-        }
     }
 
     #[test]

@@ -160,29 +160,3 @@ pub unsafe fn ld_global_cg_v4_u32(p: *const u32) -> [u32; 4] {
                   out(reg32) c, out(reg32) d, in(reg64) p, options(nostack)) };
     [a, b, c, d]
 }
-
-/// `prefetch.global.L2 [p];` — asks the L2 to fetch the 128-byte line holding `p` from DRAM. It reads
-/// nothing into a register and fills no L1, and the L2 is where every SM's writes land, so a later
-/// load never sees stale data through it: a grid may prefetch, before its `griddepcontrol.wait`, memory
-/// that the previous grid is still writing (a hint, not an access the program observes).
-///
-/// # Safety
-/// `p` lies inside a global-memory allocation (a prefetch of an unmapped address may fault).
-#[inline(always)]
-pub unsafe fn prefetch_global_l2(p: *const u8) {
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("prefetch.global.L2 [{0}];", in(reg64) p, options(nostack, readonly)) }
-}
-
-/// `cp.async.bulk.prefetch.L2.global [p], bytes;` (sm_90) — one instruction asks the L2 to fetch
-/// `bytes` contiguous bytes from `p`, completing on its own (no group, no barrier). A hint, as
-/// [`prefetch_global_l2`] is.
-///
-/// # Safety
-/// `p` 16-byte aligned, `bytes` a nonzero multiple of 16, and `p .. p + bytes` inside one
-/// global-memory allocation.
-#[inline(always)]
-pub unsafe fn cp_async_bulk_prefetch_l2(p: *const u8, bytes: u32) {
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("cp.async.bulk.prefetch.L2.global [{0}], {1};", in(reg64) p, in(reg32) bytes, options(nostack, readonly)) }
-}

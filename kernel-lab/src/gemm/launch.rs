@@ -138,14 +138,6 @@ fn launch_split_k(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, partials: 
         // blocks) or one tile per split (d2) for rows padded to the step's tile, `count` one zero
         // counter per tile (reset by each tile's last block); grid `(⌈N/cols⌉, ⌈M/rows⌉·splits)` from
         // the same `split_k` as `k_split`; launches on one stream never overlap.
-        if partials {
-            // d2 takes one more: the rows of B's slab a block asks the L2 for before its PDL wait
-            // (`tuning::prefetch_policy`: by default its first stages').
-            let first = (layout::hgemm::DECODE_STAGES - 1) * layout::hgemm::DECODE_KT;
-            let prefetch = crate::runtime::tuning::prefetch_policy().amount(k_split, first, 2 * s.k * s.n, gpu.info.l2_bytes);
-            // SAFETY: as below; `prefetch` is any value (a hint).
-            return unsafe { launch!(gpu, kernel, grid = grid, &a.ptr, &b.ptr, &c.ptr, ws, count, &m, &n, &k, &k_split, &prefetch) };
-        }
         unsafe { launch!(gpu, kernel, grid = grid, &a.ptr, &b.ptr, &c.ptr, ws, count, &m, &n, &k, &k_split) }
     })
 }

@@ -10,51 +10,6 @@ pub fn decode_blocks_per_sm() -> u32 {
     *B.get_or_init(|| parse_blocks_per_sm(std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().as_deref()))
 }
 
-/// Whether a decode kernel launched with PDL (d2, FP8 w1) asks the L2 for its whole share of the weights
-/// before it waits on the previous grid, rather than only what its first loads read: where all the
-/// weights fit in three quarters of the L2 (`l2_bytes`), so the prefetches neither evict each other nor
-/// the previous kernel's working set (a decode step's attention reads a few MB of cache). The kernel
-/// before a projection is often long enough to cover the read (attention before Wo: ~13 µs at a 2k
-/// context, time for ~50 MB at the copy rate), and the projection then reads from L2.
-pub fn prefetch_whole(weight_bytes: usize, l2_bytes: usize) -> bool {
-    weight_bytes <= l2_bytes / 4 * 3
-}
-
-/// How much of its weights a PDL decode kernel (d2, w1) asks the L2 for before its wait.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Prefetch {
-    /// Nothing.
-    Nothing,
-    /// What its first loads read (d2: its first stages; w1: two steps of each warp).
-    FirstLoads,
-    /// Its whole split where the weights fit the L2 ([`prefetch_whole`]), else its first loads'.
-    WholeWhereItFits,
-}
-
-impl Prefetch {
-    /// The amount (rows of d2's B, bytes of a w1 row) for a kernel whose split is `split` deep and whose
-    /// first loads read `first`, with `weight_bytes` of weights on a GPU with `l2_bytes` of L2.
-    pub fn amount(self, split: u32, first: u32, weight_bytes: usize, l2_bytes: usize) -> u32 {
-        match self {
-            Prefetch::Nothing => 0,
-            Prefetch::FirstLoads => first.min(split),
-            Prefetch::WholeWhereItFits if prefetch_whole(weight_bytes, l2_bytes) => split,
-            Prefetch::WholeWhereItFits => first.min(split),
-        }
-    }
-}
-
-/// The prefetch policy: [`Prefetch::FirstLoads`], or `KERNEL_LAB_PDL_PREFETCH` = `nothing`, `first` or
-/// `fit` (read once; the switch for timing them against each other).
-pub fn prefetch_policy() -> Prefetch {
-    static P: std::sync::OnceLock<Prefetch> = std::sync::OnceLock::new();
-    *P.get_or_init(|| match std::env::var("KERNEL_LAB_PDL_PREFETCH").ok().as_deref().map(str::trim) {
-        Some("nothing") => Prefetch::Nothing,
-        Some("fit") => Prefetch::WholeWhereItFits,
-        _ => Prefetch::FirstLoads,
-    })
-}
-
 /// The knob's value from the variable's text: a number in 1..=32, else the default 1.
 fn parse_blocks_per_sm(v: Option<&str>) -> u32 {
     v.and_then(|v| v.trim().parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(1)

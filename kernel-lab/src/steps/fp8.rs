@@ -328,9 +328,8 @@ const fn w1(name: &'static str, label: &'static str, nt: u32, has: &'static [&'s
     KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: layout::fp8::weights::THREADS,
                  launch_bounds: bounds_min(layout::fp8::weights::THREADS, 2), dyn_smem_bytes: layout::fp8::weights::smem_bytes(nt),
                  about: "FP8 weight-only decode: e4m3 weights (power-of-two block scales) widened in registers, 16-bit mma.sync, no staging; split-K with a last-block sum; PDL",
-                 // No staging: no `cp.async` copy (the one bulk L2 prefetch before the PDL wait is not one).
-                 ptx: PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "cp.async.cg", "cp.async.ca", "cp.async.wait", "trap"], count: &[],
-                                 at_least: &[("griddepcontrol.wait", 1), ("griddepcontrol.launch_dependents", 1), ("cp.async.bulk.prefetch.L2.global", 1)] } }
+                 ptx: PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "cp.async", "trap"], count: &[],
+                                 at_least: &[("griddepcontrol.wait", 1), ("griddepcontrol.launch_dependents", 1)] } }
 }
 
 const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",

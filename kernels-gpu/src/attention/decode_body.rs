@@ -59,22 +59,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
     // uniform per warp); outputs are written only for rows r < rows and columns < D.
     unsafe {
         let start = split * dims.chunk;
-        // sm_90, a contiguous cache: launched with PDL (`util::pdl`) — the keys and values the warps
-        // read first (up to their first `stages − 1` tiles of this split, within the capacity; the
-        // length is not read yet) into L2 while the previous grid finishes (a hint that reads nothing),
-        // then wait for it. Two threads, one bulk prefetch each; skipped where the rows are not 16-byte
-        // aligned.
-        #[cfg(lab_sm90)]
-        if cache.table == 0 && tid < 2 && b < cache.num_pages {
-            let rows = (DECODE_KEYS * DECODE_WARPS * (stages - 1)).min(dims.chunk).min(cache.capacity.saturating_sub(start));
-            let first = b as u64 * cache.page_stride + kvh as u64 * cache.head_stride + start as u64 * cache.row_stride;
-            // Whole 16-byte units only, ending at the last row's end (inside the cache).
-            let bytes = (2 * (rows.saturating_sub(1) as u64 * cache.row_stride + D as u64)) & !15;
-            if rows > 0 && first % 8 == 0 && bytes > 0 && bytes < u32::MAX as u64 {
-                let p = if tid == 0 { k } else { v };
-                crate::prim::global::cp_async_bulk_prefetch_l2(p.add(first as usize) as *const u8, bytes as u32);
-            }
-        }
+        // sm_90: launched with PDL (`util::pdl`): wait for the previous grid before touching memory.
         crate::util::pdl::wait_then_release();
         // This sequence's length, clamped to the cache (a negative length is 0).
         let len = (*seq_lens.add(b as usize)).max(0).min(cache.capacity as i32) as u32;

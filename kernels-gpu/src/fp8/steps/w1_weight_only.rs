@@ -88,7 +88,7 @@ unsafe fn load<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *con
 /// As [`fp8_w1_t8_bf16`], with `8·NT` for 8.
 #[inline(always)]
 unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32,
-                                         k_split: u32, prefetch: u32) {
+                                         k_split: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
@@ -100,16 +100,7 @@ unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
     // barrier below is reached by all threads (block-uniform conditions); shared memory accesses
     // inside `smem_bytes(NT)`.
     unsafe {
-        // Launched with PDL (`util::pdl`): the first `prefetch` bytes of each of the block's rows in its
-        // split (the host's choice: its whole split where the weights fit half the L2, else the first
-        // two steps of every warp) into L2 while the previous grid finishes (a hint that reads nothing),
-        // then wait for it.
-        let bytes = (k_end - k_begin).min(prefetch) & !15;
-        if tid < ROWS && n0 + tid < n && bytes > 0 {
-            // Row n0 + tid < n from K position k_begin: 16-byte aligned (k % 16 == 0, k_begin % 64 == 0),
-            // a multiple of 16 bytes ending by k_end ≤ k: inside W.
-            crate::prim::global::cp_async_bulk_prefetch_l2(w.add((n0 + tid) as usize * k as usize + k_begin as usize), bytes);
-        }
+        // Launched with PDL (`util::pdl`): wait for the previous grid before touching memory.
         crate::util::pdl::wait_then_release();
         // Two steps' loads in flight: step s computed while step s + WARPS's are on their way.
         let stride = STEP_K * WARPS;
@@ -145,13 +136,12 @@ macro_rules! w1_entries {
         /// 16-bit values; `1 ≤ m ≤` the token count, `k % 16 == 0`, x and w 16-byte aligned, none written
         /// by another grid while this one runs. When splits > 1, `ws` holds `splits · 32⌈n/32⌉ · 8·NT`
         /// f32 (8-byte aligned) and `count` `⌈n/32⌉` u32, zero at launch (left zero), neither used by a
-        /// concurrent launch. `prefetch`: bytes of each row of its split a block asks the L2 for before
-        /// it waits on the previous grid (any value; a hint).
+        /// concurrent launch.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                k: u32, k_split: u32, prefetch: u32) {
+                                                k: u32, k_split: u32) {
             // SAFETY: forwarded.
-            unsafe { w1::<$nt, $e>(x, w, sb, y, ws, count, m, n, k, k_split, prefetch) }
+            unsafe { w1::<$nt, $e>(x, w, sb, y, ws, count, m, n, k, k_split) }
         }
     )*};
 }

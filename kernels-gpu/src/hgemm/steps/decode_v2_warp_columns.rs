@@ -76,8 +76,7 @@ unsafe fn load_stage<const MT: u32>(s_base: u32, slot: u32, a: *const u16, b: *c
 /// # Safety
 /// As [`hgemm_decode_v2`], with `16·MT` for 16 and `decode_smem(16·MT)` bytes of shared memory.
 #[inline(always)]
-unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
-                                           prefetch: u32) {
+unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     let bm = 16 * MT;
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
@@ -95,22 +94,7 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
     // bounds); a ring slot is refilled only after the barrier that ends its last use; addresses come
     // from the tile layouts.
     unsafe {
-        // sm_90: launched with PDL (`util::pdl`) — the first `prefetch` weight rows of the split (the
-        // host's choice: all of them where the weights fit the L2, else the first stages') into L2 while
-        // the previous grid finishes (a hint that reads nothing), then wait for it.
-        #[cfg(lab_sm90)]
-        {
-            let rows = (k_end - k_begin).min(prefetch);
-            // n % 8 == 0 and b 16-byte aligned (the contract): 16-byte-aligned rows, a multiple of 16 bytes.
-            let bytes = 2 * (n - n0).min(BN);
-            let mut r = tid;
-            while r < rows {
-                crate::prim::global::cp_async_bulk_prefetch_l2(b.add((k_begin + r) as usize * n as usize + n0 as usize) as *const u8, bytes);
-                r += THREADS;
-            }
-        }
-        #[cfg(not(lab_sm90))]
-        let _ = prefetch; // sm_80: no PDL, nothing to prefetch ahead of
+        // sm_90: launched with PDL (`util::pdl`): wait for the previous grid before touching memory.
         crate::util::pdl::wait_then_release();
         let mut s = 0;
         while s < STAGES - 1 {
@@ -237,13 +221,11 @@ unsafe fn decode<const MT: u32, E: Elem16>(a: *const u16, b: *const u16, c: *mut
 /// `(⌈n / 64⌉, ⌈m / 16⌉ · splits)`, `splits = ⌈k / k_split⌉ <= split_k::MAX_SPLITS` (16), `k_split` a positive multiple of 64;
 /// `a`, `b`, `c` hold m·k, k·n, m·n f16, 16-byte aligned, `k % 8 == 0`, `n % 8 == 0`; when splits > 1,
 /// `ws` holds `splits · 16⌈m/16⌉ · n` f32 and `count` `⌈n/64⌉ · ⌈m/16⌉` u32, the counters zero at launch
-/// (the kernel leaves them zero), neither used by a concurrent launch. `prefetch`: rows of its split of
-/// B a block asks the L2 for before it waits on the previous grid (sm_90a build; any value, a hint).
+/// (the kernel leaves them zero), neither used by a concurrent launch.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
-                                                  prefetch: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, F16>(a, b, c, ws, count, m, n, k, k_split, prefetch) }
+    unsafe { decode::<1, F16>(a, b, c, ws, count, m, n, k, k_split) }
 }
 
 /// [`hgemm_decode_v2`] with 64-row tiles: `decode_smem(64)` bytes, grid `(⌈n / 64⌉, ⌈m / 64⌉ ·
@@ -252,10 +234,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, 
 /// # Safety
 /// As [`hgemm_decode_v2`] with those sizes.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
-                                                  prefetch: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, F16>(a, b, c, ws, count, m, n, k, k_split, prefetch) }
+    unsafe { decode::<4, F16>(a, b, c, ws, count, m, n, k, k_split) }
 }
 
 /// [`hgemm_decode_v2`] with 128-row tiles (prefill, 64 < M ≤ 256): `decode_smem(128)` bytes, grid
@@ -264,10 +245,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u
 /// # Safety
 /// As [`hgemm_decode_v2`] with those sizes.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
-                                                  prefetch: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<8, F16>(a, b, c, ws, count, m, n, k, k_split, prefetch) }
+    unsafe { decode::<8, F16>(a, b, c, ws, count, m, n, k, k_split) }
 }
 
 /// [`hgemm_decode_v2`] on bf16 A, B and C.
@@ -275,10 +255,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const 
 /// # Safety
 /// As [`hgemm_decode_v2`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
-                                                  prefetch: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, Bf16>(a, b, c, ws, count, m, n, k, k_split, prefetch) }
+    unsafe { decode::<1, Bf16>(a, b, c, ws, count, m, n, k, k_split) }
 }
 
 /// [`hgemm_decode_v2_m64`] on bf16 A, B and C.
@@ -286,8 +265,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const 
 /// # Safety
 /// As [`hgemm_decode_v2_m64`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
-                                                  prefetch: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, Bf16>(a, b, c, ws, count, m, n, k, k_split, prefetch) }
+    unsafe { decode::<4, Bf16>(a, b, c, ws, count, m, n, k, k_split) }
 }
