@@ -12,20 +12,21 @@ use kernel_lab_bench::{
 };
 
 const HELP: &str = "\
-kernel-lab decode [--shapes LIST] [--dtype f16|bf16] [--json FILE]
+kernel-lab decode [--shapes LIST] [--dtype f16|bf16] [--splits LIST] [--json FILE]
   Decode attention (one new token per sequence) against a KV cache of L tokens per sequence:
   LIST is comma-separated BxHxKxLxD (batch, query heads, K/V heads, cache length, head dim; default:
   the serving shapes of issue 49). Each shape runs the planned split with ad2 (the combine fused into
   the decode grid) and with ad1 (a separate combine), one split, and a paged cache (16-token pages,
   shuffled; ad2), each timed against a 1 GiB device copy in interleaved rounds; caches
   smaller than 256 MiB are rotated over copies so every run reads from HBM, not L2.
+  --splits LIST  also ad2 with each of these split counts (comma-separated), instead of the plan's
 ";
 
 const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x32768x128,32x32x8x4096x128,64x32x8x8192x128,16x32x8x4096x64,16x16x8x8192x256,16x32x32x4096x96";
 
 /// `kernel-lab decode …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "decode", HELP, &["--shapes", "--dtype", "--json"]) {
+    let flags = match sub::flags(args, "decode", HELP, &["--shapes", "--dtype", "--splits", "--json"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -38,8 +39,14 @@ pub fn main(args: &[String]) -> i32 {
         Ok(g) => g,
         Err(code) => return code,
     };
+    let splits = match flags.get("--splits").map(|l| l.split(',').map(|x| x.trim().parse::<u32>().ok().filter(|&n| n > 0)).collect::<Option<Vec<u32>>>()) {
+        None => vec![],
+        Some(Some(v)) => v,
+        Some(None) => return sub::usage("decode: --splits takes positive split counts, e.g. 16,32,64".to_string()),
+    };
     let json = flags.get("--json").map(String::as_str);
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json), || run::<half::bf16>(&gpu, &parsed, json))
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, &splits, json),
+                  || run::<half::bf16>(&gpu, &parsed, &splits, json))
 }
 
 /// One measured configuration.
@@ -52,7 +59,7 @@ struct Row {
     splits: u32,
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Result<()> {
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], forced_splits: &[u32], json: Option<&str>) -> Result<()> {
     // The copy every configuration is interleaved with: 1 GiB, far past the L2.
     let copy_bytes = 1usize << 30;
     let (src, mut dst) = (gpu.zeros::<u8>(copy_bytes)?, gpu.zeros::<u8>(copy_bytes)?);
@@ -61,8 +68,10 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
     println!("| shape BxHxKxLxD | config | splits | µs | cache GB/s | % of copy |\n|---|---|---|---|---|---|");
     for &[b, h, k, l, d] in shapes {
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
-        for (config, step, paged, forced) in [("ad2 planned", DecodeStep::FusedCombine, false, None), ("ad1 planned", DecodeStep::SeparateCombine, false, None),
-                                              ("ad1 splits=1", DecodeStep::SeparateCombine, false, Some(1)), ("ad2 paged-16", DecodeStep::FusedCombine, true, None)] {
+        let mut configs = vec![("ad2 planned".to_string(), DecodeStep::FusedCombine, false, None), ("ad1 planned".into(), DecodeStep::SeparateCombine, false, None),
+                               ("ad1 splits=1".into(), DecodeStep::SeparateCombine, false, Some(1)), ("ad2 paged-16".into(), DecodeStep::FusedCombine, true, None)];
+        configs.extend(forced_splits.iter().map(|&n| (format!("ad2 splits={n}"), DecodeStep::FusedCombine, false, Some(n))));
+        for (config, step, paged, forced) in configs {
             let page = 16;
             let layout = if paged { KvLayout::PagedHeadsMajor { page_size: page, num_pages: b * l.div_ceil(page) } } else { KvLayout::Contiguous { max_len: l } };
             let desc = DecodeDesc::new(b, h, k, d, l).with_layout(layout);
