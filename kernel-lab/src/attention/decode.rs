@@ -200,25 +200,34 @@ pub struct Split {
     pub chunk: u32,
 }
 
-/// The split for `pairs = batch · kv_heads` (sequence, K/V head) pairs over keys up to `max_seq_len`, on
-/// a GPU with `slots` resident CTA places (SMs × CTAs per SM): the count `s` that minimizes the waves'
-/// time, `⌈pairs · s / slots⌉ / s` (each wave as long as one split's share of a pair's keys), the
-/// smallest `s` on a tie — a split costs partial outputs and a combine, so it must buy a shorter wave
-/// schedule. At most one split per 64 keys (a tile per warp), none empty.
+/// What one more CTA costs decode, as the bytes one CTA streams in that time: ~2 µs (its Q tile, its
+/// partial outputs, its share of the combine) against ~1 µs per 64 keys of D = 128 (32 KiB of K and V) at
+/// one SM's share of the copy rate. Measured on an H200 (session 55, `kernel-lab decode --splits`,
+/// batch 1, 8 K/V heads, 16k and 32k keys: 16 splits 24.0 / 38.6 µs, 32 splits 25.7 / 40.5, 64 splits
+/// 31.3 / 46.2, each step adding ~2 µs per CTA an SM runs).
+pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
+
+/// The split for `pairs = batch · kv_heads` (sequence, K/V head) pairs over keys up to `max_seq_len` of
+/// head dim `head_dim`, on a GPU with `sms` SMs: the count `s` that minimizes
+/// `⌈pairs · s / sms⌉ · (keys a split streams + the cost of a CTA, in the same bytes)` — the CTAs an SM
+/// runs, one after another or side by side (one CTA already streams at the SM's share of the copy
+/// rate: a second one on the same SM adds its fixed cost, not bandwidth), each its split's bytes and
+/// [`DECODE_CTA_COST_BYTES`]; the smallest `s` on a tie. At most one split per 64 keys, none empty.
 ///
-/// Session 49's first rule, `⌈slots / pairs⌉` splits, overshot into a second, partial wave where the
-/// pairs nearly filled the slots: at 32 sequences × 8 K/V heads it took 2 splits, 1.08× slower than 1
-/// (H200, `results/2026-11-28-h200-session49/`).
-pub fn plan_split(pairs: usize, max_seq_len: usize, slots: u32) -> Split {
+/// The rules before: session 49's `⌈slots / pairs⌉` splits overshot into a second, partial wave (32
+/// sequences × 8 K/V heads: 2 splits, 1.08× slower than 1); session 53's filled every resident CTA slot
+/// (SMs × CTAs per SM: 32 splits at batch 1 × 8 heads), 5–7% slower than one CTA per SM (session 55).
+pub fn plan_split(pairs: usize, max_seq_len: usize, sms: u32, head_dim: usize) -> Split {
     let unit = DECODE_SPLIT_UNIT as usize;
     let units = max_seq_len.div_ceil(unit).max(1);
-    let (pairs, slots) = (pairs.max(1), (slots as usize).max(1));
-    // Candidates: every distinct split count `split_of` yields, up to one wave of them all.
+    let (pairs, sms) = (pairs.max(1), (sms as usize).max(1));
+    // One 64-key unit of K and V in bytes, and a CTA's fixed cost in those units.
+    let cta_units = DECODE_CTA_COST_BYTES / (unit * head_dim.max(1) * 2 * 2) as f64;
+    let cost = |s: &Split| (pairs * s.splits as usize).div_ceil(sms) as f64 * ((s.chunk as usize / unit) as f64 + cta_units);
     let mut best = split_of(units, 1);
-    let cost = |s: &Split| (pairs * s.splits as usize).div_ceil(slots) as f64 / s.splits as f64;
-    for want in 2..=units.min(slots.div_ceil(pairs) * 2).max(1) {
+    for want in 2..=units.min(sms.div_ceil(pairs) * 4).max(1) {
         let s = split_of(units, want);
-        if cost(&s) < cost(&best) - 1e-12 {
+        if cost(&s) < cost(&best) - 1e-9 {
             best = s;
         }
     }
@@ -297,7 +306,6 @@ pub struct DecodePlan<T: Element> {
     counters: Option<CudaSlice<u32>>,
     combine: Kernel,
     append: Kernel,
-    slots: u32,
     forced: Option<u32>,
     o_part: Option<CudaSlice<f32>>,
     lse_part: Option<CudaSlice<f32>>,
@@ -313,8 +321,7 @@ impl<T: Element> DecodePlan<T> {
         let decode2 = gpu.kernel(&format!("attn_decode2_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
-        let slots = gpu.info.sms * decode.max_blocks_per_sm()?.max(1);
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, step: DecodeStep::default(), counters: None, combine, append, slots, forced: None, o_part: None,
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, step: DecodeStep::default(), counters: None, combine, append, forced: None, o_part: None,
                         lse_part: None, _elem: std::marker::PhantomData })
     }
 
@@ -343,7 +350,7 @@ impl<T: Element> DecodePlan<T> {
     pub fn split(&self, max_seq_len: usize) -> Split {
         match self.forced {
             Some(n) => split_of(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), n as usize),
-            None => plan_split(self.desc.batch * self.desc.kv_heads, max_seq_len, self.slots),
+            None => plan_split(self.desc.batch * self.desc.kv_heads, max_seq_len, self.gpu.info.sms, self.desc.head_dim),
         }
     }
 
@@ -565,21 +572,33 @@ mod tests {
     }
 
     #[test]
-    fn the_split_fills_the_slots_and_never_leaves_a_split_empty() {
-        // Batch 1, 8 K/V heads, 4k keys, 264 slots: 32 splits of 128 keys fill one wave.
-        assert_eq!(plan_split(8, 4096, 264), Split { splits: 32, chunk: 128 });
+    fn the_split_puts_one_cta_on_each_sm_and_never_leaves_a_split_empty() {
+        // Batch 1, 8 K/V heads, D = 128 on 132 SMs: 16 splits (128 CTAs, one an SM) at 4k and 32k keys —
+        // not 32 (two an SM), which measured 5–7% slower.
+        assert_eq!(plan_split(8, 4096, 132, 128), Split { splits: 16, chunk: 256 });
+        assert_eq!(plan_split(8, 32768, 132, 128), Split { splits: 16, chunk: 2048 });
         // Enough (sequence, head) pairs: one split, the whole length.
-        assert_eq!(plan_split(64 * 8, 8192, 264), Split { splits: 1, chunk: 8192 });
-        // 256 pairs on 264 slots: two splits would take two waves of half the work — a tie, so one.
-        assert_eq!(plan_split(32 * 8, 4096, 264).splits, 1);
-        // 128 pairs on 528 slots: four splits, one wave (five would spill into a second).
-        assert_eq!(plan_split(16 * 8, 4096, 528).splits, 4);
-        for (pairs, len, slots) in [(1, 1, 264), (3, 100, 132), (8, 32768, 264), (40, 5000, 528), (1, 1 << 20, 264), (7, 65, 100)] {
-            let s = plan_split(pairs, len, slots);
-            assert!(s.chunk % 64 == 0 && s.chunk >= 64, "{pairs} {len} {slots}: {s:?}");
+        assert_eq!(plan_split(64 * 8, 8192, 132, 128), Split { splits: 1, chunk: 8192 });
+        assert_eq!(plan_split(32 * 8, 4096, 132, 128).splits, 1);
+        // 128 pairs of D = 64 at 4k: one split (measured: 1 split 40.7 µs, 4 splits 41.0; session 53).
+        assert_eq!(plan_split(16 * 8, 4096, 132, 64).splits, 1);
+        // 64 pairs: two splits, 128 CTAs.
+        assert_eq!(plan_split(8 * 8, 32768, 132, 128).splits, 2);
+        for (pairs, len, sms, d) in [(1, 1, 132, 128), (3, 100, 132, 64), (8, 32768, 132, 256), (40, 5000, 114, 96), (1, 1 << 20, 132, 128), (7, 65, 100, 64)] {
+            let s = plan_split(pairs, len, sms, d);
+            assert!(s.chunk % 64 == 0 && s.chunk >= 64, "{pairs} {len} {sms}: {s:?}");
             assert!((s.splits as usize) * (s.chunk as usize) >= len, "covers every key: {s:?}");
             assert!(((s.splits - 1) as usize) * (s.chunk as usize) < len.max(1), "no empty split: {s:?}");
-            assert!(pairs * s.splits as usize <= (slots as usize).max(pairs) + pairs, "about one wave: {s:?}");
+            assert!(pairs * s.splits as usize <= 2 * (sms as usize).max(pairs), "about one CTA an SM: {s:?}");
+        }
+        // Monotone in the length: a longer cache never takes fewer splits.
+        for pairs in [1usize, 8, 32, 100] {
+            let mut last = 0;
+            for len in [64usize, 512, 2048, 4096, 16384, 65536, 1 << 20] {
+                let s = plan_split(pairs, len, 132, 128).splits;
+                assert!(s >= last, "{pairs} pairs: {len} keys take {s} splits, fewer than a shorter cache's {last}");
+                last = s;
+            }
         }
         // Forced: one split is the whole length.
         assert_eq!(split_of(64, 1), Split { splits: 1, chunk: 4096 });
