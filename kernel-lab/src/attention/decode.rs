@@ -234,6 +234,26 @@ pub fn plan_split(pairs: usize, max_seq_len: usize, sms: u32, head_dim: usize) -
     best
 }
 
+/// The split for a paged cache: the session-53 rule, the count `s` that minimizes the waves' time
+/// `⌈pairs · s / slots⌉ / s` over `slots` resident CTA places (SMs × CTAs per SM), the smallest on a tie —
+/// every slot filled. A paged CTA looks up a page per 16-key tile and streams slower than a contiguous
+/// one, so a second CTA on an SM still adds bandwidth: at batch 1 × 8 K/V heads (H200, session 55) 32
+/// splits ran 42.0 / 26.0 µs at 32k / 16k keys against 16 splits' 44.1 / 26.5 (at 4k: 14.3 against 13.2).
+pub fn plan_split_paged(pairs: usize, max_seq_len: usize, slots: u32) -> Split {
+    let unit = DECODE_SPLIT_UNIT as usize;
+    let units = max_seq_len.div_ceil(unit).max(1);
+    let (pairs, slots) = (pairs.max(1), (slots as usize).max(1));
+    let mut best = split_of(units, 1);
+    let cost = |s: &Split| (pairs * s.splits as usize).div_ceil(slots) as f64 / s.splits as f64;
+    for want in 2..=units.min(slots.div_ceil(pairs) * 2).max(1) {
+        let s = split_of(units, want);
+        if cost(&s) < cost(&best) - 1e-12 {
+            best = s;
+        }
+    }
+    best
+}
+
 /// `want` splits (at most one per 64 keys) over `units` 64-key units, with no empty tail split.
 fn split_of(units: usize, want: usize) -> Split {
     let unit = DECODE_SPLIT_UNIT as usize;
@@ -306,6 +326,8 @@ pub struct DecodePlan<T: Element> {
     counters: Option<CudaSlice<u32>>,
     combine: Kernel,
     append: Kernel,
+    /// Resident CTA places (SMs × CTAs per SM), for a paged cache's split.
+    slots: u32,
     forced: Option<u32>,
     o_part: Option<CudaSlice<f32>>,
     lse_part: Option<CudaSlice<f32>>,
@@ -321,7 +343,8 @@ impl<T: Element> DecodePlan<T> {
         let decode2 = gpu.kernel(&format!("attn_decode2_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, step: DecodeStep::default(), counters: None, combine, append, forced: None, o_part: None,
+        let slots = gpu.info.sms * decode.max_blocks_per_sm()?.max(1);
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, step: DecodeStep::default(), counters: None, combine, append, slots, forced: None, o_part: None,
                         lse_part: None, _elem: std::marker::PhantomData })
     }
 
@@ -350,6 +373,7 @@ impl<T: Element> DecodePlan<T> {
     pub fn split(&self, max_seq_len: usize) -> Split {
         match self.forced {
             Some(n) => split_of(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), n as usize),
+            None if self.desc.layout.paged().is_some() => plan_split_paged(self.desc.batch * self.desc.kv_heads, max_seq_len, self.slots),
             None => plan_split(self.desc.batch * self.desc.kv_heads, max_seq_len, self.gpu.info.sms, self.desc.head_dim),
         }
     }
@@ -600,6 +624,9 @@ mod tests {
                 last = s;
             }
         }
+        // A paged cache fills the resident slots (session 53's rule): 32 splits on 264 slots.
+        assert_eq!(plan_split_paged(8, 4096, 264), Split { splits: 32, chunk: 128 });
+        assert_eq!(plan_split_paged(32 * 8, 4096, 264).splits, 1);
         // Forced: one split is the whole length.
         assert_eq!(split_of(64, 1), Split { splits: 1, chunk: 4096 });
     }
