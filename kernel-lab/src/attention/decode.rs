@@ -223,15 +223,7 @@ pub fn plan_split(pairs: usize, max_seq_len: usize, sms: u32, head_dim: usize) -
     let (pairs, sms) = (pairs.max(1), (sms as usize).max(1));
     // One 64-key unit of K and V in bytes, and a CTA's fixed cost in those units.
     let cta_units = DECODE_CTA_COST_BYTES / (unit * head_dim.max(1) * 2 * 2) as f64;
-    let cost = |s: &Split| (pairs * s.splits as usize).div_ceil(sms) as f64 * ((s.chunk as usize / unit) as f64 + cta_units);
-    let mut best = split_of(units, 1);
-    for want in 2..=units.min(sms.div_ceil(pairs) * 4).max(1) {
-        let s = split_of(units, want);
-        if cost(&s) < cost(&best) - 1e-9 {
-            best = s;
-        }
-    }
-    best
+    cheapest(units, sms.div_ceil(pairs) * 4, 1e-9, |s| (pairs * s.splits as usize).div_ceil(sms) as f64 * ((s.chunk as usize / unit) as f64 + cta_units))
 }
 
 /// The split for a paged cache: the session-53 rule, the count `s` that minimizes the waves' time
@@ -243,11 +235,17 @@ pub fn plan_split_paged(pairs: usize, max_seq_len: usize, slots: u32) -> Split {
     let unit = DECODE_SPLIT_UNIT as usize;
     let units = max_seq_len.div_ceil(unit).max(1);
     let (pairs, slots) = (pairs.max(1), (slots as usize).max(1));
+    cheapest(units, slots.div_ceil(pairs) * 2, 1e-12, |s| (pairs * s.splits as usize).div_ceil(slots) as f64 / s.splits as f64)
+}
+
+/// The split of `units` 64-key units with the lowest `cost` among those [`split_of`] gives for 1 to
+/// `most` wanted splits (at most one a unit); a later one must be cheaper by more than `tie`, so the
+/// fewest splits win a tie.
+fn cheapest(units: usize, most: usize, tie: f64, cost: impl Fn(&Split) -> f64) -> Split {
     let mut best = split_of(units, 1);
-    let cost = |s: &Split| (pairs * s.splits as usize).div_ceil(slots) as f64 / s.splits as f64;
-    for want in 2..=units.min(slots.div_ceil(pairs) * 2).max(1) {
+    for want in 2..=units.min(most).max(1) {
         let s = split_of(units, want);
-        if cost(&s) < cost(&best) - 1e-12 {
+        if cost(&s) < cost(&best) - tie {
             best = s;
         }
     }
