@@ -177,7 +177,10 @@ fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
     for (m, n, k) in [(1, 8, 8), (7, 200, 1000), (130, 264, 72), (257, 100, 24), (33, 9, 13), (4097, 129, 40), (256, 512, 64), (300, 520, 192), (1000, 1000, 1000), (130, 264, 1024),
                       // 9 × 16 = 144 tiles of 128×256: on 132 SMs h10 streams the 12-tile tail's 16 K tiles
                       // (ragged M, N, K) over every CTA, 1–2 K tiles each, 11–12 contributors a tile.
-                      (1100, 4000, 1000)] {
+                      (1100, 4000, 1000),
+                      // N off 8 by every residue class the ragged-weight steps (d24) see, over 1 and many
+                      // splits of K and each tile height; the aligned steps refuse these.
+                      (3, 1001, 640), (16, 1002, 4096), (40, 1003, 192), (64, 1004, 1024), (100, 1005, 512), (256, 1006, 64), (5, 1007, 8)] {
         let s = Shape::new(m, n, k).unwrap();
         let mut rng = verify::rng(seed ^ (m * 131 + n * 7 + k) as u64);
         let a: Vec<f16> = (0..m * k).map(|_| f16::from_f32(rand::Rng::random_range(&mut rng, -1.0f32..1.0))).collect();
@@ -206,7 +209,7 @@ fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
             let mut d_c = gpu.upload(&vec![0xFFFFu16; m * n]).unwrap();
             if step.rejects(m, n, k).is_some() {
                 let e = hgemm::launch(&gpu, &kern, step, s, d_a, d_b, &mut d_c).unwrap_err().to_string();
-                assert!(e.contains("multiples of 8"), "{e}");
+                assert!(e.contains("multiples of 8") || e.contains("a multiple of 8"), "{e}");
                 continue;
             }
             hgemm::launch(&gpu, &kern, step, s, d_a, d_b, &mut d_c).unwrap();
@@ -219,6 +222,63 @@ fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
             assert!(err <= tol, "{} {s} seed={seed}: rel L2 {err:.2e}", step.kernel.name);
         }
     }
+}
+
+#[test]
+fn d24_reads_weights_and_writes_c_at_any_offset_from_16_bytes() {
+    // d24 on views of larger buffers that start 0–7 elements past a 16-byte boundary (B and C), with N
+    // odd, ≡ 2, 4 and 6 mod 8: every element written (C poisoned, and the elements around the view
+    // untouched), the product against f64.
+    use half::f16;
+    use kernel_lab_bench::{families::{gemm::Shape, hgemm}, gemm::launch::{Operand, Workspace}, steps::hgemm as st};
+    let Some(gpu) = gpu_or_skip("d24_reads_weights_and_writes_c_at_any_offset_from_16_bytes") else { return };
+    let seed = verify::fresh_seed();
+    let mut ws = Workspace::new();
+    for (step, m, n, k) in [(&st::D24, 5, 1001, 1024), (&st::D24, 1, 258, 4096), (&st::D24M64, 33, 203, 320), (&st::D24M128, 129, 132, 256), (&st::D24_BF16, 7, 94, 512)] {
+        let kern = match gpu.kernel(step.kernel.name) {
+            Ok(k) => k,
+            Err(e @ Error::Unsupported { .. }) => {
+                let _ = writeln!(std::io::stderr(), "SKIPPED {}: {e}", step.kernel.name);
+                continue;
+            }
+            Err(e) => panic!("{}: {e}", step.kernel.name),
+        };
+        let bf = step.elem == kernel_lab_bench::steps::gemm::Elem::Bf16;
+        let s = Shape::new(m, n, k).unwrap();
+        let mut rng = verify::rng(seed ^ (m * 131 + n * 7 + k) as u64);
+        let mut draw = |len: usize| -> Vec<f32> { (0..len).map(|_| rand::Rng::random_range(&mut rng, -1.0f32..1.0)).collect() };
+        let (a, b) = (draw(m * k), draw(k * n));
+        let to16 = |x: &[f32]| -> Vec<u16> { x.iter().map(|&v| if bf { half::bf16::from_f32(v).to_bits() } else { f16::from_f32(v).to_bits() }).collect() };
+        let back = |h: u16| if bf { half::bf16::from_bits(h).to_f64() } else { f16::from_bits(h).to_f64() };
+        let (a16, b16) = (to16(&a), to16(&b));
+        let want = kernel_lab_bench::families::gemm::reference_f64(&a16.iter().map(|&h| back(h) as f32).collect::<Vec<_>>(),
+                                                                   &b16.iter().map(|&h| back(h) as f32).collect::<Vec<_>>(), s);
+        let d_a = gpu.upload(&a16).unwrap();
+        for off in 0..8usize {
+            let mut bb = vec![0x7C00u16; k * n + 16]; // +inf around the view: read by mistake, it would show
+            bb[off..off + k * n].copy_from_slice(&b16);
+            let d_b = gpu.upload(&bb).unwrap();
+            let d_c = gpu.upload(&vec![0xFFFFu16; m * n + 16]).unwrap();
+            let (pa, pb, pc) = (Operand::of(&gpu, &d_a), Operand::of(&gpu, &d_b), Operand::of(&gpu, &d_c));
+            let view = |o: Operand, len: usize| Operand { ptr: o.ptr + 2 * off as u64, len };
+            ws.launch(&gpu, &kern, step, s, pa, view(pb, k * n), view(pc, m * n)).unwrap();
+            gpu.sync_after(kern.name()).unwrap();
+            let c = gpu.download(&d_c).unwrap();
+            assert!(c[..off].iter().chain(&c[off + m * n..]).all(|&h| h == 0xFFFF), "{} {s} offset {off}: wrote outside C", step.kernel.step);
+            let got: Vec<f64> = c[off..off + m * n].iter().map(|&h| back(h)).collect();
+            assert!(got.iter().all(|v| v.is_finite()), "{} {s} offset {off}: output not fully written (or read the +inf around B)", step.kernel.step);
+            let err = verify::rel_l2(&got, &want);
+            let tol = if bf { hgemm::TOL_BF16 } else { hgemm::tolerance(step, s) };
+            assert!(err <= tol, "{} {s} offset {off} seed={seed}: rel L2 {err:.2e}", step.kernel.step);
+        }
+    }
+    // An odd address is refused before any launch.
+    let (d_a, d_b, d_c) = (gpu.zeros::<u16>(8 * 64).unwrap(), gpu.zeros::<u16>(64 * 9 + 1).unwrap(), gpu.zeros::<u16>(8 * 9 + 1).unwrap());
+    let kern = gpu.kernel(st::D24.kernel.name).unwrap();
+    let odd = |o: Operand, len: usize| Operand { ptr: o.ptr + 1, len };
+    let e = ws.launch(&gpu, &kern, &st::D24, Shape::new(8, 9, 64).unwrap(), Operand::of(&gpu, &d_a), odd(Operand::of(&gpu, &d_b), 64 * 9), Operand::of(&gpu, &d_c))
+        .unwrap_err().to_string();
+    assert!(e.contains("B at device address") && e.contains("not 2-byte aligned"), "{e}");
 }
 
 #[test]

@@ -165,6 +165,39 @@ mod decode_tests {
     use crate::Layout;
 
     #[test]
+    fn d24_fragment_loads_stay_in_their_row_and_are_conflict_free_at_every_alignment() {
+        use crate::fragment::MmaM16N8K16 as Mma;
+        // Every B address offset (in elements past a 16-byte boundary) and every N mod 8, with N large
+        // enough that k·N overflows u32 at deep K.
+        for b_off in 0..8 {
+            for big_n in [8u64, 9, 10, 11, 12, 13, 14, 15, 30_522, 50_257, (1 << 20) + 3] {
+                for k16 in 0..4 {
+                    for col in (0..64).step_by(8) {
+                        for i in 0..4 {
+                            let addr: [u32; 32] = core::array::from_fn(|lane| {
+                                let (kr, nc) = Mma::b_rc(lane as u32, i);
+                                let (k, n) = (16 * k16 + kr, col + nc);
+                                let off = d24_raw_offset(k, n, b_off, big_n);
+                                // Inside row k's raw bytes, and the element the chunks put there.
+                                assert!(off >= k * D24_RAW_PITCH && off + 2 <= (k + 1) * D24_RAW_PITCH);
+                                off
+                            });
+                            // A conflict: two lanes in one bank on different 4-byte words.
+                            for x in &addr {
+                                for y in &addr {
+                                    assert!(x / 4 % 32 != y / 4 % 32 || x / 4 == y / 4, "b_off {b_off} N {big_n} k16 {k16} col {col} b{i}: {x} and {y}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(d24_smem(16), 4 * (2048 + 9216) + 16);
+        assert!(d24_smem(128) <= 227 * 1024);
+    }
+
+    #[test]
     fn decode_splits_cover_k_without_empty_splits() {
         let four = |m, n, k| decode_split_with(m, n, k, 132, DECODE_BM, 4, u32::MAX);
         assert_eq!(four(1, 4096, 4096), (8, 512));
@@ -229,6 +262,34 @@ pub const fn decode_stage_bytes(bm: u32) -> u32 {
 /// owns 16 of the 64 columns) and one flag word.
 pub const fn decode_smem(bm: u32) -> u32 {
     DECODE_STAGES * decode_stage_bytes(bm) + 16
+}
+
+/// 16-byte chunks of one row of d24's raw weight stage: a row's 64 elements start at any of 8 offsets
+/// in their first 16-byte chunk (B's rows at any 2-byte alignment), so 9 aligned chunks cover them.
+pub const D24_RAW_CHUNKS: u32 = 9;
+/// Row pitch (bytes) of d24's raw weight stage, 144: a fragment load's 4 rows (`2t`, 2 rows apart) start
+/// 288 bytes apart, 32 mod 128, and each spans at most 14 + 16 bytes, so the 32 lanes' 16-bit loads fall
+/// in distinct bank words or share one (no conflict) wherever the rows start.
+pub const D24_RAW_PITCH: u32 = 16 * D24_RAW_CHUNKS;
+
+/// Bytes of one d24 stage: d2's A tile for `bm` rows and the raw weight rows (64 × [`D24_RAW_PITCH`]).
+pub const fn d24_stage_bytes(bm: u32) -> u32 {
+    2 * bm * DECODE_KT + DECODE_KT * D24_RAW_PITCH
+}
+
+/// d24's dynamic shared memory: the stage ring and the last-block flag (16 bytes).
+pub const fn d24_smem(bm: u32) -> u32 {
+    DECODE_STAGES * d24_stage_bytes(bm) + 16
+}
+
+/// Where d24 finds element `(k, n)` of a weight stage (`k < 64`, `n < 64`) in its raw rows, in bytes
+/// from the stage's B base: row `k` holds the aligned chunks that cover the row's 64 elements, the first
+/// of them `e` elements into its chunk, `e = (b_off + k·N) mod 8` (`b_off`: B's address in elements
+/// past the 16-byte boundary below it). `e` depends on `k mod 8` only: a stage's rows start at K offsets
+/// that are multiples of 64 and column offsets that are multiples of 64.
+pub const fn d24_raw_offset(k: u32, n: u32, b_off: u32, big_n: u64) -> u32 {
+    let e = ((b_off as u64 + k as u64 * big_n) % 8) as u32;
+    k * D24_RAW_PITCH + 2 * (e + n)
 }
 
 /// `(splits, k_split)` for a decode step (`bm`-row tiles) on an `m × n × k` product on a GPU with `sms`

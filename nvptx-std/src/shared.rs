@@ -111,6 +111,19 @@ ld_st_shared! {
     st_shared_f32 : "f32", f32,
 }
 
+/// `ld.shared.u16 r, [addr];` — one 16-bit element (half a bank word; lanes reading the two halves of
+/// one word are served by one access): the gather of elements whose rows sit at any 2-byte offset.
+///
+/// # Safety
+/// As [`ld_shared_u32`], with `addr` 2-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_shared_u16(addr: u32) -> u16 {
+    let v: u16;
+    // SAFETY: forwarded to the caller. `readonly` (not `pure`): it reads memory that barriers order.
+    unsafe { asm!("ld.shared.u16 {0}, [{1}];", out(reg16) v, in(reg32) addr, options(nostack, readonly)) };
+    v
+}
+
 /// `ld.shared.v2.u32 {a, b}, [addr];` — 64 bits (two consecutive banks); the hardware serves a warp's
 /// 256 bytes in two halves (wavefronts) of 16 lanes.
 ///

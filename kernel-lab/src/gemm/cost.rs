@@ -264,7 +264,9 @@ impl CostModel {
 /// the decode steps only up to four rows of their tiles (`RuleStep::tune_max_m`: past that they read
 /// the weights once per tile row, which the model's bytes do not count). `None` for `m`: all of them.
 pub fn candidates_for(elem: Elem, m: Option<usize>) -> Vec<&'static Step> {
-    let mut out: Vec<&'static Step> = super::RULE_STEPS.iter().filter(|r| !r.only_without_sm90a)
+    // Not the ragged-weight steps (d24): they run only where N is off 8, where the choice takes them
+    // without weighing (`choose_by`), and nothing else runs unpadded.
+    let mut out: Vec<&'static Step> = super::RULE_STEPS.iter().filter(|r| !r.only_without_sm90a && r.f16.needs.aligned_b_c())
         .filter(|r| m.is_none_or(|m| r.tune_max_m.is_none_or(|mx| m <= mx))).filter_map(|r| r.for_elem(elem)).collect();
     let h8: &[Step] = if elem == Elem::Bf16 { &steps::H8_BF16 } else { &steps::H8 };
     for st in h8 {

@@ -94,7 +94,15 @@ impl Workspace {
 /// rule, then launches with pointers or (Hopper steps) the TMA tensor maps of the operands.
 pub fn launch(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: Operand, b: Operand, c: Operand) -> Result<()> {
     s.check_buffers("16-bit elements", a.len, b.len, c.len)?;
-    Operand::require_aligned16(&[("A", a), ("B", b), ("C", c)], step.kernel.name, String::new)?;
+    if step.needs.aligned_b_c() {
+        Operand::require_aligned16(&[("A", a), ("B", b), ("C", c)], step.kernel.name, String::new)?;
+    } else {
+        // d24 reads B and writes C at any 2-byte alignment; A's rows stay 16-byte pieces.
+        Operand::require_aligned16(&[("A", a)], step.kernel.name, String::new)?;
+        if let Some((what, op)) = [("B", b), ("C", c)].into_iter().find(|(_, op)| op.ptr % 2 != 0) {
+            return Err(Error::InvalidInput(format!("{what} at device address {:#x} is not 2-byte aligned, as {} needs", op.ptr, step.kernel.name)));
+        }
+    }
     self.bind(gpu);
     s.check_step(step)?;
     let grid = s.grid(step, gpu.info.sms)?;
@@ -129,12 +137,16 @@ fn launch_split_k(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, partials: 
     let (rows, cols) = step.grid.tile();
     let (splits, k_split) = split_k(step, s, gpu.info.sms);
     let m_pad = m.div_ceil(rows) as usize * rows as usize;
-    let ws_len = if partials { splits as usize * m_pad * s.n } else { m_pad * s.n };
+    // The partials' rows: N elements, rounded up to even for the ragged-weight step (d24: its 64-bit
+    // pair stores; N is a multiple of 8 for every other step).
+    let pitch = s.n + s.n % 2;
+    let ws_len = if partials { splits as usize * m_pad * pitch } else { m_pad * s.n };
     let count_len = (m.div_ceil(rows) * n.div_ceil(cols)) as usize;
     self.with_split_k_ws(gpu, partials, ws_len, count_len, |ws, count| {
         // SAFETY: `hgemm_decode_v*(a, b, c, ws, count, m, n, k, k_split)`: lengths checked by `launch`
-        // (M·K, K·N, M·N f16, 16-byte aligned), K and N multiples of 8 (the step's
-        // rule, checked); `ws` holds the tile of sums (d1: zero, re-zeroed by each launch's last
+        // (M·K, K·N, M·N f16, 16-byte aligned; d24: A 16-byte aligned, B and C 2-byte aligned, each a
+        // `CudaSlice` or a caller's address inside a CUDA allocation), K and N multiples of 8 (d24: K; the
+        // step's rule, checked); `ws` holds the tile of sums (d1: zero, re-zeroed by each launch's last
         // blocks) or one tile per split (d2) for rows padded to the step's tile, `count` one zero
         // counter per tile (reset by each tile's last block); grid `(⌈N/cols⌉, ⌈M/rows⌉·splits)` from
         // the same `split_k` as `k_split`; launches on one stream never overlap.

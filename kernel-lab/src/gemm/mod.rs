@@ -19,8 +19,9 @@
 //! ([`Choice`]: `KERNEL_LAB_GEMM_CHOICE=model`); it is not the default while it ranks worse than these
 //! rules (75% of sampled shapes within 5% of the fastest candidate against 88–89%, session 48).
 //!
-//! **Any K and N.** Both steps read rows of A and B 16 bytes at a time (TMA needs row strides that are
-//! multiples of 16 bytes), so K and N must be multiples of 8. For other shapes the plan *pads*: A is
+//! **Any K and N.** The steps read rows of A and B 16 bytes at a time (TMA needs row strides that are
+//! multiples of 16 bytes), so K and N must be multiples of 8 — except `d24`, which reads B's rows where
+//! they lie and takes any N up to M = [`RAGGED_MAX_M`] ([`ragged_step`]). For other shapes the plan *pads*: A is
 //! copied into an `M × K₈` buffer and B into `K₈ × N₈` (K₈, N₈: rounded up to 8; the extra columns and
 //! rows are zeros, written once when the plan is made, so they add nothing to the products), the
 //! kernel computes the `M × N₈` product, and its first N columns are copied into C — three strided
@@ -79,6 +80,11 @@ const fn up8(x: usize) -> usize {
 
 /// The default step for `s` and element type `elem` on a GPU that runs `sm_90a` code (`hopper`) or not.
 /// bf16 without sm_90a has no large-tile step: `d2m64-bf16` takes every M there (correct, not fast).
+///
+/// First, on any GPU: N off a multiple of 8 (a vocabulary of 30 522 or 50 257 tokens), K a multiple
+/// of 8 and M ≤ [`RAGGED_MAX_M`]: the ragged-weight step `d24` ([`ragged_step`]), which reads B and
+/// writes C where they lie instead of through padded copies (those moved three times the product's
+/// bytes at decode sizes: 0.29–0.44× cuBLAS, `results/2026-11-28-h200-session48`).
 ///
 /// On Hopper (every rule from one held-timing run per candidate, `results/2026-11-23-h100-session9/`
 /// `call4-configs`, `call6-d4`):
@@ -160,6 +166,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
     let bf = elem == Elem::Bf16;
     match s.m {
+        m if s.n % 8 != 0 && s.k % 8 == 0 && m <= RAGGED_MAX_M => ragged_step(m, elem),
         _ if hopper && d15_fits(s, sms) => if bf { &steps::D15_BF16 } else { &steps::D15 },
         _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) && s.m <= DECODE_MAX_M => if bf { &steps::D16_BF16 } else { &steps::D16 },
         _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) => if bf { &steps::D9_BF16 } else { &steps::D9 },
@@ -177,6 +184,21 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
             Some(h8) => h8,
             None => if bf { &steps::H6S4_BF16 } else { &steps::H6S4 },
         }),
+    }
+}
+
+/// The largest M the ragged-weight steps (d24, [`ragged_step`]) take N off a multiple of 8 for; above it
+/// the plan pads (the copies' bytes are then small beside the product's).
+pub const RAGGED_MAX_M: usize = 256;
+
+/// The ragged-weight step (d24: B read at any alignment, no padded copies) for `m` rows: 16-row tiles up
+/// to 16, 64-row up to [`DECODE_MAX_M`], else 128-row (the weights read once per tile row, as d2).
+pub fn ragged_step(m: usize, elem: Elem) -> &'static Step {
+    let bf = elem == Elem::Bf16;
+    match m {
+        m if m <= 16 => if bf { &steps::D24_BF16 } else { &steps::D24 },
+        m if m <= DECODE_MAX_M => if bf { &steps::D24M64_BF16 } else { &steps::D24M64 },
+        _ => if bf { &steps::D24M128_BF16 } else { &steps::D24M128 },
     }
 }
 
@@ -212,7 +234,10 @@ const fn rule_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<u
 /// Every step [`default_step`] can return (the CPU test `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 28] = [
+pub const RULE_STEPS: [RuleStep; 31] = [
+    rule_step(&steps::D24, &steps::D24_BF16, Some(4 * 16)),
+    rule_step(&steps::D24M64, &steps::D24M64_BF16, Some(4 * DECODE_MAX_M)),
+    rule_step(&steps::D24M128, &steps::D24M128_BF16, Some(4 * RAGGED_MAX_M)),
     rule_step(&steps::D15, &steps::D15_BF16, Some(4 * 16)),
     rule_step(&steps::D16, &steps::D16_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
@@ -574,6 +599,10 @@ impl Choice {
 /// sm_90a, `d2` up to 16 rows, `d2m64` up to [`DECODE_MAX_M`] (bf16: every M), else `v10` — there is no
 /// calibration for those GPUs.
 pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Result<Config> {
+    if s.n % 8 != 0 && s.k % 8 == 0 && s.m <= RAGGED_MAX_M {
+        // The one configuration that runs such a shape without copies (not weighed: not calibrated).
+        return choose(s, hopper, sms, h8_resident, Some(ragged_step(s.m, elem)), elem);
+    }
     if !hopper {
         let bf = elem == Elem::Bf16;
         let st = match s.m {
@@ -997,11 +1026,37 @@ mod tests {
             let s = shape(dims[0], dims[1], dims[2]);
             for hopper in [true, false] {
                 let c = choose(s, hopper, 132, R, None, Elem::F16).unwrap();
-                assert_eq!(c.padded, s.k % 8 != 0 || s.n % 8 != 0, "{s}");
+                // N off 8 with K on it, up to RAGGED_MAX_M rows: d24 reads B where it lies.
+                let ragged = s.n % 8 != 0 && s.k % 8 == 0 && s.m <= RAGGED_MAX_M;
+                assert_eq!(c.padded, (s.k % 8 != 0 || s.n % 8 != 0) && !ragged, "{s}");
+                assert_eq!(c.step.kernel.step.starts_with("d24"), ragged, "{s} {}", c.label());
                 let (n, k) = if c.padded { (up8(s.n), up8(s.k)) } else { (s.n, s.k) };
                 assert!(c.step.rejects(s.m, n, k).is_none(), "{s} {}", c.label());
             }
         }
+    }
+
+    #[test]
+    fn n_off_eight_takes_the_ragged_weight_step_up_to_its_rows_then_pads() {
+        for (m, n, k, hopper, elem, want) in [
+            (4, 30522, 1024, true, Elem::F16, "d24"), (16, 50257, 768, false, Elem::F16, "d24"), (17, 15261, 1024, true, Elem::Bf16, "d24m64-bf16"),
+            (64, 30522, 1024, true, Elem::F16, "d24m64"), (65, 30522, 1024, true, Elem::F16, "d24m128"), (256, 50257, 768, true, Elem::Bf16, "d24m128-bf16"),
+            (1, 9, 8, true, Elem::F16, "d24"),
+        ] {
+            let c = choose(shape(m, n, k), hopper, 132, R, None, elem).unwrap();
+            assert_eq!((c.label().as_str(), c.padded), (want, false), "{m}x{n}x{k}");
+            // The cost model's choice takes the same step (nothing else runs the shape unpadded).
+            let model = cost::CostModel::shipped("NVIDIA H200", 132);
+            assert_eq!(choose_by(&model, shape(m, n, k), hopper, 132, R, elem).unwrap(), c, "{m}x{n}x{k}");
+        }
+        // Above RAGGED_MAX_M rows, or K off 8 (A's rows), the plan pads as before.
+        assert!(choose(shape(257, 30522, 1024), true, 132, R, None, Elem::F16).unwrap().padded);
+        assert!(choose(shape(4, 30522, 1001), true, 132, R, None, Elem::F16).unwrap().padded);
+        // Forced d24 where K is off 8: padded K, refused nothing.
+        let c = choose(shape(4, 30522, 1001), true, 132, R, Some(&steps::D24), Elem::F16).unwrap();
+        assert!(c.padded && c.step.kernel.step == "d24");
+        assert!(steps::D24.rejects(4, 30522, 1001).unwrap().contains("K must be a multiple of 8"));
+        assert!(steps::D24.rejects(4, 30523, 1000).is_none());
     }
 
     #[test]

@@ -169,6 +169,21 @@ pub enum Needs {
         /// What to use instead.
         instead: &'static str,
     },
+    /// K a multiple of `of` (A's 16-byte rows); any N, B and C at any 2-byte alignment (d24).
+    KMultipleOf {
+        /// The multiple.
+        of: usize,
+        /// Why, as a phrase after the kernel's name.
+        why: &'static str,
+    },
+}
+
+impl Needs {
+    /// Whether the kernel reads and writes B and C 16 bytes at a time from 16-byte aligned addresses
+    /// (every step but the ragged-weight one, d24, and those that take any shape).
+    pub fn aligned_b_c(&self) -> bool {
+        matches!(self, Needs::KnMultipleOf { .. })
+    }
 }
 
 /// The element type of A, B and C.
@@ -263,6 +278,9 @@ impl<T> GemmStep<T> {
             Needs::KnMultipleOf { of, why, instead } if k % of != 0 || n % of != 0 => Some(format!(
                 "{} {why}: K and N must be multiples of {of} (got {m}x{n}x{k}); {instead}", self.kernel.name)),
             Needs::KnMultipleOf { .. } => None,
+            Needs::KMultipleOf { of, why } if k % of != 0 => Some(format!(
+                "{} {why}: K must be a multiple of {of} (got {m}x{n}x{k}); any N is taken", self.kernel.name)),
+            Needs::KMultipleOf { .. } => None,
         }
     }
 }

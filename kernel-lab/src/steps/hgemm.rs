@@ -560,6 +560,25 @@ pub const fn h8_for(splits: u32, elem: Elem) -> Option<&'static Step> {
 /// d2 with 128-row tiles (prefill: 64 < M <= 256).
 pub const D2M128: Step = decode_v2("hgemm_decode_v2_m128", "d2m128", 128, mmas!(64), "d2 with 128-row tiles: prefill (64 < M <= 256) as a streaming split-K kernel");
 
+const fn decode_v24(name: &'static str, label: &'static str, rows: u32, mma_count: &'static [(&'static str, usize)], about: &'static str) -> Step {
+    GemmStep {
+        kernel: KernelInfo { name, family: Family::Hgemm, step: label, target: Target::Sm80, block_threads: layout::hgemm::DECODE_THREADS,
+                             launch_bounds: bounds(layout::hgemm::DECODE_THREADS), dyn_smem_bytes: layout::hgemm::d24_smem(rows), about,
+                             ptx: PtxCheck { has: &["cp.async.cg.shared.global", "ld.shared.u16", "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                                                    "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "st.global.b64", "st.global.b16"],
+                                             lacks: &[LDSM_T, "red.relaxed", "ld.global.nc", "st.local", "ld.local"], count: mma_count, at_least: &[] } },
+        grid: Grid::SplitK { rows, cols: layout::hgemm::DECODE_BN }, args: Args::SplitK { partials: true },
+        needs: Needs::KMultipleOf { of: 8, why: "loads A's rows 16 bytes at a time" }, acc: Accumulate::F32, elem: Elem::F16, trace: Trace::None,
+    }
+}
+
+/// Decode d24: d2 with the weights read where they lie — any N, B and C at any 2-byte alignment.
+pub const D24: Step = decode_v24("hgemm_decode_v24", "d24", 16, mmas!(8), "d2 reading B at any alignment: raw 16-byte chunks per row, fragments gathered by ld.shared.u16 (any N)");
+/// d24 with 64-row tiles.
+pub const D24M64: Step = decode_v24("hgemm_decode_v24_m64", "d24m64", 64, mmas!(32), "d24 with 64-row tiles (16 < M <= 64, any N)");
+/// d24 with 128-row tiles.
+pub const D24M128: Step = decode_v24("hgemm_decode_v24_m128", "d24m128", 128, mmas!(64), "d24 with 128-row tiles (64 < M <= 256, any N)");
+
 /// A step's bf16 twin: the same kernel body on bf16 (`hgemm::elem::Elem16`), named `<name>_bf16`.
 const fn bf16(step: Step, name: &'static str, label: &'static str, ptx: PtxCheck) -> Step {
     Step { kernel: KernelInfo { name, step: label, ptx, ..step.kernel }, elem: Elem::Bf16, ..step }
@@ -657,8 +676,15 @@ pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxChe
 pub const D11_BF16: Step = bf16(D11, "hgemm_decode_v11_bf16", "d11-bf16",
                                 PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"]));
 
+/// d24 on bf16.
+pub const D24_BF16: Step = bf16(D24, "hgemm_decode_v24_bf16", "d24-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32", "ld.shared.u16"]));
+/// d24m64 on bf16.
+pub const D24M64_BF16: Step = bf16(D24M64, "hgemm_decode_v24_m64_bf16", "d24m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32", "ld.shared.u16"]));
+/// d24m128 on bf16.
+pub const D24M128_BF16: Step = bf16(D24M128, "hgemm_decode_v24_m128_bf16", "d24m128-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32", "ld.shared.u16"]));
+
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
-                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16];
+                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16];

@@ -70,6 +70,7 @@
 //! | d21 | `steps/decode_v21_rows.rs` | d19 with the tile height a parameter (80, 96, 144, 160 rows), C as one box per warpgroup; the entry point picks the height by rounds |
 //! | d22 | `steps/decode_v22_rows_multicast.rs` | d21 in clusters of 2 sharing the weight boxes by TMA multicast (d21's body with `CLUSTER = 2`) |
 //! | d23 | `steps/decode_v23_registers.rs` | the weights streamed through registers (`ld.global.nc`), no ring or barrier in the K loop, the warps' sums added once (slower: a measured negative) |
+//! | d24 | `steps/decode_v24_ragged_weights.rs` | d2 with the weights read where they lie: any N, B and C at any 2-byte alignment (raw 16-byte chunks per row, fragments gathered by `ld.shared.u16`) |
 //!
 //! Shared machinery:
 //!
@@ -86,6 +87,7 @@
 //! | `tma_persistent.rs` | the persistent producer and tile order (`TileWalk`, clusters of tile rows) | h5–h7, h9, FP8 f1–f11 |
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
 //! | `tma_store_body.rs` | h6's body: the persistent 128×256 tile with the TMA-store epilogue, in clusters of 2 sharing B for h9 | h6, h9 |
+//! | `decode_columns.rs` | d2's column-owning split-K body, generic over how a stage holds the weights (`Weights`) | d2, d24 |
 //! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices; the (tile, split) unit walk (`unit`) | d2, h7, d3, h10, FP8 f14 |
 //! | `decode_swapped.rs` | the transposed product `Cᵀ = Bᵀ·Aᵀ`: stage loads, descriptors, d3's K loop, the transposed epilogue's pair stores, d3's split-K body (`decode`, `decode_with` with the stage loads plugged in), `SwappedTile` (a whole-K tile: its stage, load and store) | d3–d17 |
 //! | `decode_rows128.rs` | d19's 128-row tile: its stage load (boxes moved up / left at ragged edges), the layout of a thread's sums outside its registers, the epilogue through two row boxes | d19, d20, d21 and d22 (stage loads, producer, sums' layout) |
@@ -102,6 +104,7 @@ mod block;
 mod block_cross_stage_prefetch;
 mod block_pipeline;
 mod block_smem_epilogue;
+mod decode_columns;
 #[cfg(lab_sm90)]
 mod decode_one_consumer;
 #[cfg(lab_sm90)]
