@@ -462,7 +462,7 @@ pub fn plan16<'g>(gpu: &'g Gpu, s: Shape, elem: Elem, cache: &mut TuneCache) -> 
     // The rule as the entry point runs it on this GPU (`gemm::refine_decode`: d15 may give way to d2),
     // first.
     let entry_rule = if gemm::Choice::from_env() == gemm::Choice::Rule {
-        gemm::refine_decode(configs[0], &gemm::calibrate::model_for(gpu), s, gpu.info.sms, elem)
+        gemm::refine_decode(configs[0], &gemm::calibrate::model_for(gpu), s, hopper, gpu.info.sms, resident, elem)
     } else {
         configs[0]
     };

@@ -105,7 +105,8 @@ const fn up8(x: usize) -> usize {
 ///   block barrier) on d9's 64-row activation tiles, 1.00–1.02× d9 at eight shapes
 ///   (`results/2026-11-26-h100-session24/call11`).
 /// * M ≤ 16 otherwise: `d2` (97–114% at the 7B/70B shapes, whose tiles exceed the SMs).
-/// * 16 < M ≤ 64 otherwise: `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%).
+/// * 16 < M ≤ 64 otherwise: `d2m64` (64×14336×4096: 224 tiles, d2m64 92% of copy, d4 88%) — which on Hopper
+///   [`refine_decode`] hands to the cost model.
 /// * M > 64 with few 128×256 tiles ([`d7_fits`]: fewer than half the SMs, and the 64×128 tiles need
 ///   no split of K): `d7` (d3 with its C staged by `stmatrix.trans` and written by TMA stores;
 ///   `results/2026-11-23-h100-session14/call2-d7`, d3 / d7 % cuBLAS in one run): 1024³ 79 / 97%,
@@ -635,9 +636,19 @@ pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_r
 /// larger fixed cost. Measured on an H200 (`results/2026-11-29-h200-session53`): 1×4096×14336 d2 34.3 µs,
 /// d15 38.7 (the model: 33.7, 37.7); 1×6144×4096 d15 15.6, d2 18.8 (15.6, 18.0). Any other
 /// configuration is returned as it is (pure: the CPU tests cover it).
-pub fn refine_decode(c: Config, model: &cost::CostModel, s: Shape, sms: u32, elem: Elem) -> Config {
+///
+/// Also: where the rules fall to `d2m64` on Hopper (16 < M ≤ 64 where d4's tiles do not fit one wave),
+/// the cost model's pick over every candidate ([`choose_by`]). d2m64 was never within 5% of the fastest
+/// candidate at the six such shapes the autotuner timed on an H200 (1.42–1.98× the fastest,
+/// `results/2026-11-28-h200-session48/call1-rank`), and reached 0.56–0.77× cuBLAS on the corpus sample;
+/// the model's picks there were 1.00–1.27× the fastest.
+pub fn refine_decode(c: Config, model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Config {
     let d15 = if elem == Elem::Bf16 { &steps::D15_BF16 } else { &steps::D15 };
     let d2 = if elem == Elem::Bf16 { &steps::D2_BF16 } else { &steps::D2 };
+    let d2m64 = if elem == Elem::Bf16 { &steps::D2M64_BF16 } else { &steps::D2M64 };
+    if hopper && !c.padded && c.step.kernel.name == d2m64.kernel.name {
+        return choose_by(model, s, true, sms, h8_resident, elem).unwrap_or(c);
+    }
     if c.padded || c.step.kernel.name != d15.kernel.name {
         return c;
     }
@@ -693,7 +704,7 @@ impl HalfPlan {
         let config = match step {
             Some(_) => choose(s, hopper, gpu.info.sms, resident, step, elem)?,
             None => match Choice::from_env() {
-                Choice::Rule => refine_decode(choose(s, hopper, gpu.info.sms, resident, None, elem)?, &calibrate::model_for(gpu), s, gpu.info.sms, elem),
+                Choice::Rule => refine_decode(choose(s, hopper, gpu.info.sms, resident, None, elem)?, &calibrate::model_for(gpu), s, hopper, gpu.info.sms, resident, elem),
                 Choice::CostModel => choose_by(&calibrate::model_for(gpu), s, hopper, gpu.info.sms, resident, elem)?,
             },
         };
@@ -774,12 +785,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_model_chooses_where_the_rules_fall_to_d2m64_on_hopper() {
+        const R: [u32; 7] = [66, 39, 30, 22, 17, 15, 15];
+        let h200 = cost::CostModel::shipped("NVIDIA H200", 132);
+        for (m, n, k) in [(32, 3072, 1536), (64, 11008, 4096), (57, 2304, 3584), (64, 2048, 1024), (64, 3072, 8192), (32, 128256, 4096)] {
+            let s = shape(m, n, k);
+            for elem in [Elem::F16, Elem::Bf16] {
+                let c = choose(s, true, 132, R, None, elem).unwrap();
+                assert!(c.step.kernel.step.starts_with("d2m64"), "{s}: the rule's region");
+                let r = refine_decode(c, &h200, s, true, 132, R, elem);
+                assert_eq!(r, choose_by(&h200, s, true, 132, R, elem).unwrap(), "{s}");
+                assert_eq!(r.step.elem, elem);
+                // Off Hopper the rule stands.
+                let off = choose(s, false, 132, R, None, elem).unwrap();
+                assert_eq!(refine_decode(off, &h200, s, false, 132, R, elem), off, "{s}");
+            }
+        }
+        // Where d4's tiles fit (d16) or M ≤ 16, not this refinement.
+        let s = shape(32, 4608, 3072);
+        assert_eq!(refine_decode(choose(s, true, 132, R, None, Elem::F16).unwrap(), &h200, s, true, 132, R, Elem::F16).label(), "d16");
+    }
+
+    #[test]
     fn d15_gives_way_to_d2_where_its_tiles_cannot_stream_the_weights() {
         const R: [u32; 7] = [66, 39, 30, 22, 17, 15, 15];
         let (h200, h100) = (cost::CostModel::shipped("NVIDIA H200", 132), cost::CostModel::shipped("NVIDIA H100 80GB HBM3", 132));
         let pick = |model: &cost::CostModel, m, n, k, elem| {
             let s = shape(m, n, k);
-            refine_decode(choose(s, true, 132, R, None, elem).unwrap(), model, s, 132, elem).step.kernel.step
+            refine_decode(choose(s, true, 132, R, None, elem).unwrap(), model, s, true, 132, R, elem).step.kernel.step
         };
         // 64 tiles of a deep K: the 64 SMs' rate is under the DRAM's, d2 splits K over all of them.
         assert_eq!(pick(&h200, 1, 4096, 14336, Elem::Bf16), "d2-bf16");
