@@ -24,7 +24,7 @@
 use super::decode_columns::{Weights, decode};
 use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{cp_async::cp_async_cg_16_zfill, shared::ld_shared_u16};
+use crate::prim::{cp_async::{cp_async_cg_16, cp_async_cg_16_zfill}, shared::ld_shared_u16};
 use layout::{
     fragment::MmaM16N8K16,
     hgemm::{D24_RAW_CHUNKS as CHUNKS, D24_RAW_PITCH as PITCH, DECODE_BN as BN, DECODE_KT as KT, DECODE_THREADS as THREADS, d24_raw_offset},
@@ -36,6 +36,31 @@ launch_bounds!(hgemm_decode_v24_m128, 128);
 launch_bounds!(hgemm_decode_v24_bf16, 128);
 launch_bounds!(hgemm_decode_v24_m64_bf16, 128);
 launch_bounds!(hgemm_decode_v24_m128_bf16, 128);
+
+/// Copies chunk `j` of raw row `row` of a weight stage (zero-filled past the row's `width` columns, and
+/// whole where `in_k` is false).
+///
+/// # Safety
+/// `first` is the 16-byte chunk holding the tile's element (row 0, column 0), `s0` elements into it;
+/// rows are `n` elements apart; `row < 64`, `j < 9`, `width ≤ 64` columns of the row inside B; `s_b` a
+/// stage's weight part.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_chunk(s_b: u32, first: *const u8, s0: u32, width: u32, n: u32, row: u32, j: u32, in_k: bool) {
+    let start = s0 + row * n; // the row's first element of the tile, from `first`
+    let chunk = start / 8 + j;
+    // Elements of this chunk up to the row's last one in the tile (none past it, or past K).
+    let valid = ((start + width) as i32 - (8 * chunk) as i32).clamp(0, 8) as u32;
+    let bytes = if in_k { 2 * valid } else { 0 };
+    let src = if bytes > 0 { first.wrapping_add(16 * chunk as usize) } else { first };
+    // SAFETY: the first `bytes` bytes at `src` are elements of that row of B up to its last column in
+    // the tile, except, in a row's first chunk, the elements before the tile's first column in the same
+    // 16-byte granule: the previous row's, or before B itself for B's row 0 — a 16-byte granule holding
+    // an element of B lies inside B's allocation (CUDA allocations start 256-byte aligned and end on a
+    // 16-byte multiple at least); they are never used. The destination is inside the stage's raw rows
+    // (row < 64, chunk < 9, 16-byte aligned).
+    unsafe { cp_async_cg_16_zfill(s_b + row * PITCH + 16 * j, src, bytes) };
+}
 
 /// d24's weights: each row of the tile as the aligned 16-byte chunks covering it.
 struct Raw;
@@ -58,30 +83,37 @@ impl Weights for Raw {
 
     #[inline(always)]
     unsafe fn load(s_b: u32, b: *const u16, n: u32, k_end: u32, n0: u32, k0: u32, tid: u32) {
-        // Elements are counted from the 16-byte boundary at or below `b`.
+        // Elements are counted from the 16-byte boundary at or below `b`. The tile's first element,
+        // (k0, n0), is `at` elements past it: chunk `at / 8`, `at % 8` elements in. Everything per chunk
+        // below is 32-bit, relative to that chunk (row · n < 2^26).
         let base = (b as usize & !15) as *const u8;
-        let b_off = (b as usize / 2 % 8) as u64;
-        let n_end = if n - n0 < BN { n } else { n0 + BN };
+        let at = (b as usize / 2 % 8) as u64 + k0 as u64 * n as u64 + n0 as u64;
+        let first = base.wrapping_add(16 * (at / 8) as usize);
+        let (s0, width) = ((at % 8) as u32, if n - n0 < BN { n - n0 } else { BN });
+        // Chunks 0–7 of every row: 8 lanes a row (128 contiguous bytes), 16 rows a round, 4 rounds.
+        // In a tile whose 64 columns are all inside N and whose 64 rows are all inside the split, those
+        // chunks hold only elements of the row (the row's 64 elements end in chunk 8 or at the end of
+        // chunk 7): whole 16-byte copies, no size arithmetic.
+        let whole = width == BN && k0 + KT <= k_end;
+        let (r0, j) = (4 * (tid / 32) + tid % 32 / 8, tid % 8);
         let mut i = 0;
-        while i < (KT * CHUNKS).div_ceil(THREADS) {
-            let ch = tid + THREADS * i;
-            if ch < KT * CHUNKS {
-                let (row, j) = (ch / CHUNKS, ch % CHUNKS);
-                let start = b_off + (k0 + row) as u64 * n as u64; // element (k0 + row, 0)
-                let chunk = (start + n0 as u64) / 8 + j as u64;
-                // Bytes of this chunk up to the row's last element in the tile (0 past it or past K).
-                let valid = (start + n_end as u64).saturating_sub(8 * chunk).min(8) as u32;
-                let bytes = if k0 + row < k_end { 2 * valid } else { 0 };
-                let src = if bytes > 0 { base.wrapping_add(16 * chunk as usize) } else { base };
-                // SAFETY: the first `bytes` bytes at `src` are elements of row k0 + row of B up to its
-                // column n_end, except, in a row's first chunk, the elements before column n0 in the
-                // same 16-byte granule: the previous row's, or before B itself for row 0 — a 16-byte
-                // granule holding an element of B lies inside B's allocation (CUDA allocations start
-                // 256-byte aligned and end on a 16-byte multiple at least); they are never used. The
-                // destination is inside this stage's raw rows (row < 64, chunk < 9, 16-byte aligned).
-                unsafe { cp_async_cg_16_zfill(s_b + row * PITCH + 16 * j, src, bytes) };
+        while i < 4 {
+            let row = r0 + 16 * i;
+            if whole {
+                let chunk = (s0 + row * n) / 8 + j;
+                // SAFETY: 16 bytes of row k0 + row of B (above), 16-byte aligned; the destination is
+                // inside this stage's raw rows.
+                unsafe { cp_async_cg_16(s_b + row * PITCH + 16 * j, first.wrapping_add(16 * chunk as usize)) };
+            } else {
+                // SAFETY: as `copy_chunk` states.
+                unsafe { copy_chunk(s_b, first, s0, width, n, row, j, k0 + row < k_end) };
             }
             i += 1;
+        }
+        // Chunk 8 of each row (the rest of a row that starts inside its first chunk): one thread a row.
+        if tid < KT {
+            // SAFETY: as `copy_chunk` states.
+            unsafe { copy_chunk(s_b, first, s0, width, n, tid, CHUNKS - 1, k0 + tid < k_end) };
         }
     }
 
