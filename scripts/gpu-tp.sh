@@ -2,7 +2,8 @@
 # Issue 52's tensor-parallel runner on a multi-GPU machine in one call: the all-reduce GPU tests, the
 # `llm` runner split over 2 GPUs (--tp 2) against HF transformers' logits and greedy tokens
 # (scripts/llm-hf-check.py: two tiny checkpoints and the Llama-3-8B-shaped one), then decode at batch 1
-# (512-token prompt, 64 steps) and batch 32 with --tp 1 and --tp 2 interleaved, 3 processes each.
+# (512-token prompt, 64 steps) and batch 32 with --tp 1 and --tp 2 interleaved, 3 processes each; then a
+# Llama-3-70B shape on the pair with synthetic weights (`llm --synthetic-weights`), 3 processes.
 # Carry: scripts/slim-carry.sh allreduce (it carries `llm` too).
 set -uo pipefail
 . scripts/nccl-path.sh
@@ -24,5 +25,15 @@ for i in 1 2 3; do
 done
 for tp in 1 ${TP:-2}; do
   run $C/llm --model $M --prompt-len 128 --max-new 32 --batch 32 --tp $tp --json "$OUT/b32-tp$tp.json"
+done
+# A Llama-3-70B shape on the pair (140 GB of bf16: no checkpoint fits the disk): synthetic weights.
+S=/tmp/llama3-70b-synthetic; mkdir -p $S
+cat > $S/config.json <<'JSON'
+{"architectures": ["LlamaForCausalLM"], "hidden_size": 8192, "intermediate_size": 28672, "num_hidden_layers": 80,
+ "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 128256, "rms_norm_eps": 1e-5,
+ "max_position_embeddings": 8192, "rope_theta": 500000.0, "torch_dtype": "bfloat16", "tie_word_embeddings": false}
+JSON
+for i in 1 2 3; do
+  T=300 run $C/llm --model $S --synthetic-weights --prompt-len 512 --max-new 32 --batch 1 --tp ${TP:-2} --json "$OUT/b1-70b-tp${TP:-2}-$i.json"
 done
 grep -E "^==|^exit|^\| |prompt|loaded|test result|error|Error|panicked|SKIPPED" "$L" | head -100

@@ -8,17 +8,26 @@ use safetensors::{Dtype, SafeTensors};
 
 use crate::config::Config;
 
-/// The checkpoint: its config and, per tensor name, the file it lives in.
+/// The checkpoint: its config and, per tensor name, the file it lives in — or, made by
+/// [`Checkpoint::synthetic`] from a `config.json` alone, one buffer of random values every tensor reads.
 pub struct Checkpoint {
     /// The directory.
     pub dir: PathBuf,
     /// Its `config.json`.
     pub config: Config,
-    files: Vec<(PathBuf, memmap2::Mmap)>,
+    source: Source,
     /// Per tensor, read once from its file's header: the file, the dtype, the shape and its bytes in the map.
     index: HashMap<String, Entry>,
     /// The weights' element type: bf16 (true) or f16.
     pub bf16: bool,
+}
+
+/// Where the tensors' bytes come from.
+enum Source {
+    /// The `*.safetensors` files, memory-mapped.
+    Files(Vec<(PathBuf, memmap2::Mmap)>),
+    /// One buffer as long as the largest tensor; each tensor is its first bytes.
+    Synthetic(Vec<u8>),
 }
 
 /// Where one tensor lies.
@@ -80,18 +89,71 @@ impl Checkpoint {
             return Err(invalid(format!("{}: config.json says {} but the weights are {}", dir.display(), if bf16 { "float16" } else { "bfloat16" },
                                        if bf16 { "BF16" } else { "F16" })));
         }
-        Ok(Checkpoint { dir: dir.to_path_buf(), config, files, index, bf16 })
+        Ok(Checkpoint { dir: dir.to_path_buf(), config, source: Source::Files(files), index, bf16 })
+    }
+
+    /// A model of `dir/config.json` with weights drawn at random (`seed`), no `*.safetensors` read: for
+    /// timing and memory at shapes whose checkpoint is not at hand (a 70B model's 140 GB). Every tensor
+    /// is the first bytes of one random buffer as long as the largest (16 MiB of draws, repeated), so
+    /// layers share their values — the outputs mean nothing; the work and the bytes moved are the real
+    /// model's. Values: ±[1/64, 1/32)
+    /// (bf16) or ±[1/128, 1/64) (f16), every one finite; the dtype is the config's (bf16 if it says none).
+    pub fn synthetic(dir: &Path, seed: u64) -> Result<Checkpoint> {
+        let cfg_path = dir.join("config.json");
+        let text = std::fs::read_to_string(&cfg_path).map_err(|e| invalid(format!("{}: {e}", cfg_path.display())))?;
+        let config = Config::parse(&text).map_err(|e| invalid(format!("{}: {e}", dir.display())))?;
+        let bf16 = config.bf16.unwrap_or(true);
+        let list = tensor_list(&config);
+        let largest = list.iter().map(|(_, s)| 2 * s.iter().product::<usize>()).max().unwrap_or(0);
+        let mut buf = vec![0u8; largest];
+        // A splitmix64 stream, four 16-bit values a draw: a sign and 7 (bf16) or 10 (f16) mantissa bits
+        // under a fixed exponent; 16 MiB of it, repeated to the buffer's end (a 70B model's 2.1 GB
+        // embedding in about a second).
+        const BLOCK: usize = 16 << 20;
+        let drawn = largest.min(BLOCK);
+        let mut x = seed;
+        for chunk in buf[..drawn].chunks_mut(8) {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            for (i, pair) in chunk.chunks_mut(2).enumerate() {
+                let r = (z >> (16 * i)) as u16;
+                let v = if bf16 { (r & 0x8000) | 0x3C80 | (r & 0x7F) } else { (r & 0x8000) | 0x2000 | (r & 0x3FF) };
+                pair.copy_from_slice(&v.to_le_bytes()[..pair.len()]);
+            }
+        }
+        let mut at = drawn;
+        while at < largest {
+            let n = drawn.min(largest - at);
+            buf.copy_within(..n, at);
+            at += n;
+        }
+        let dtype = if bf16 { Dtype::BF16 } else { Dtype::F16 };
+        let index = list.into_iter().map(|(name, shape)| {
+            let len = 2 * shape.iter().product::<usize>();
+            (name, Entry { file: 0, dtype, shape, bytes: 0..len })
+        }).collect();
+        Ok(Checkpoint { dir: dir.to_path_buf(), config, source: Source::Synthetic(buf), index, bf16 })
+    }
+
+    /// Whether the weights are [`Checkpoint::synthetic`]'s.
+    pub fn is_synthetic(&self) -> bool {
+        matches!(self.source, Source::Synthetic(_))
     }
 
     /// The bytes of tensor `name`, checked to have `shape` and the checkpoint's dtype.
     pub fn tensor(&self, name: &str, shape: &[usize]) -> Result<&[u8]> {
         let e = self.index.get(name).ok_or_else(|| invalid(format!("{}: tensor `{name}` is missing", self.dir.display())))?;
-        let (path, map) = &self.files[e.file];
+        let (path, bytes): (&Path, &[u8]) = match &self.source {
+            Source::Files(files) => (&files[e.file].0, &files[e.file].1),
+            Source::Synthetic(buf) => (&self.dir, buf),
+        };
         let want = if self.bf16 { Dtype::BF16 } else { Dtype::F16 };
         if e.dtype != want || e.shape != shape {
             return Err(invalid(format!("{}: tensor `{name}` is {:?} {:?}, {want:?} {shape:?} expected", path.display(), e.dtype, e.shape)));
         }
-        Ok(&map[e.bytes.clone()])
+        Ok(&bytes[e.bytes.clone()])
     }
 
     /// Whether the checkpoint holds `name`.
@@ -164,6 +226,31 @@ mod tests {
         assert!(ck.bf16 && !ck.has("lm_head.weight"));
         assert_eq!(ck.check_all().unwrap(), 2 * (16 * 64 + 64 + 2 * 64 + 3 * 64 * 64 + 64 * 64 + 3 * 128 * 64));
         assert_eq!(ck.tensor("model.norm.weight", &[64]).unwrap().len(), 128);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_synthetic_checkpoint_has_every_tensor_of_the_config_with_finite_small_values() {
+        let dir = std::env::temp_dir().join(format!("llm-ckpt-synthetic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // No config.json yet: named.
+        let e = Checkpoint::synthetic(&dir, 1).err().unwrap().to_string();
+        assert!(e.contains("config.json"), "{e}");
+        std::fs::write(dir.join("config.json"), TINY).unwrap();
+        let ck = Checkpoint::synthetic(&dir, 7).unwrap();
+        assert!(ck.is_synthetic() && ck.bf16);
+        // The same bytes a real checkpoint of this config holds, every tensor of its shape.
+        assert_eq!(ck.check_all().unwrap(), 2 * (16 * 64 + 64 + 2 * 64 + 3 * 64 * 64 + 64 * 64 + 3 * 128 * 64));
+        assert!(ck.tensor("model.norm.weight", &[65]).is_err() && ck.tensor("lm_head.weight", &[16, 64]).is_err());
+        let w = ck.tensor("model.layers.0.mlp.up_proj.weight", &[128, 64]).unwrap();
+        let vals: Vec<f32> = w.chunks(2).map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32()).collect();
+        assert!(vals.iter().all(|v| v.is_finite() && v.abs() >= 1.0 / 64.0 && v.abs() < 1.0 / 32.0));
+        // Both signs, many distinct values; another seed, other values.
+        assert!(vals.iter().any(|&v| v < 0.0) && vals.iter().any(|&v| v > 0.0));
+        assert!(vals.iter().map(|v| v.to_bits()).collect::<std::collections::BTreeSet<_>>().len() > 100);
+        let other = Checkpoint::synthetic(&dir, 8).unwrap();
+        assert_ne!(other.tensor("model.layers.0.mlp.up_proj.weight", &[128, 64]).unwrap(), w);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -36,6 +36,9 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
                        after the O and down projections); N must divide the heads, K/V heads and MLP width
   --tp-same-gpu N      the same split with N ranks sharing GPU 0 (checks the split on one GPU; not faster)
   --prompt-len P       time prefill and decode on P random ids (after an untimed warm-up) instead of --prompt-ids
+  --synthetic-weights  DIR holds only config.json: the weights are drawn at random (--seed), all layers alike, no
+                       *.safetensors read — for timing and memory at shapes whose checkpoint is not at hand (a
+                       70B model's 140 GB); the tokens mean nothing
 ";
 
 struct Opts {
@@ -61,11 +64,13 @@ struct Opts {
     /// Tensor-parallel ranks, and whether they share GPU 0.
     tp: usize,
     tp_same_gpu: bool,
+    /// `--synthetic-weights`: `Checkpoint::synthetic` instead of the files.
+    synthetic: bool,
 }
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
-                       logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false };
+                       logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false, synthetic: false };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -79,6 +84,7 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--ignore-eos" => { o.ignore_eos = true; continue; }
             "--profile" => { o.profile = true; continue; }
             "--fp8" => { o.weights = WeightFormat::Fp8; continue; }
+            "--synthetic-weights" => { o.synthetic = true; continue; }
             _ => {}
         }
         let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
@@ -162,14 +168,15 @@ fn main() {
     };
     // The checkpoint is checked before the GPU is touched: a bad directory is reported the same with or
     // without a GPU.
-    let bf16 = match Checkpoint::open(&o.model).and_then(|c| c.check_all().map(|_| c)) {
+    let open = if o.synthetic { Checkpoint::synthetic(&o.model, o.seed) } else { Checkpoint::open(&o.model) };
+    let ck = match open.and_then(|c| c.check_all().map(|_| c)) {
         Ok(c) => {
             // A split the model cannot take is refused here too, without a GPU.
             if let Err(e) = c.config.check_split(o.tp) {
                 eprintln!("error: {}: --tp{} {}: {e}", o.model.display(), if o.tp_same_gpu { "-same-gpu" } else { "" }, o.tp);
                 std::process::exit(2);
             }
-            c.bf16
+            c
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -207,11 +214,11 @@ fn main() {
         }
     }
     kernel_lab::runtime::gpu::main_on_gpu("`llm` runs the model on a GPU; the checkpoint above was checked.", |gpu| {
-        if bf16 { run::<bf16>(gpu, &o, tokenizer.as_ref()) } else { run::<f16>(gpu, &o, tokenizer.as_ref()) }
+        if ck.bf16 { run::<bf16>(gpu, &o, ck, tokenizer.as_ref()) } else { run::<f16>(gpu, &o, ck, tokenizer.as_ref()) }
     })
 }
 
-fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
+fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
     let t0 = Instant::now();
     // A stream of the runner's own: the context's default (legacy) stream cannot be captured into a graph.
     let stream = gpu.ctx.new_stream().map_err(|e| Error::InvalidInput(format!("creating a stream: {e}")))?;
@@ -225,17 +232,20 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
     };
     let longest = o.more.iter().map(Vec::len).chain([prompt.len()]).max().unwrap_or(0);
     let max_len = o.max_len.unwrap_or(longest + o.max_new + 2 + o.profile as usize);
-    let mut model = match (o.tp, o.tp_same_gpu) {
-        (1, _) => Model::<T>::load_with(gpu, &o.model, o.batch, max_len, o.weights)?,
-        (n, false) => Model::<T>::load_tp(Group::new(&(0..n).collect::<Vec<_>>())?, &o.model, o.batch, max_len)?,
-        (n, true) => Model::<T>::load_tp(Group::same_gpu(gpu, n)?, &o.model, o.batch, max_len)?,
+    let group = match (o.tp, o.tp_same_gpu) {
+        (1, _) => None,
+        (n, false) => Some(Group::new(&(0..n).collect::<Vec<_>>())?),
+        (n, true) => Some(Group::same_gpu(gpu, n)?),
     };
+    let synthetic = ck.is_synthetic();
+    let mut model = Model::<T>::from_checkpoint(gpu, group, ck, o.batch, max_len, o.weights)?;
     model.graphs_on &= o.graphs;
     let load_s = t0.elapsed().as_secs_f64();
     let c = &model.config;
     let split = if model.world() > 1 { format!(", split over {} ranks{}", model.world(), if o.tp_same_gpu { " on one GPU" } else { "" }) } else { String::new() };
-    println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}{split}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
-             c.kv_heads, c.vocab, if o.weights == WeightFormat::Fp8 { format!("{} activations, FP8 weights", T::NAME) } else { T::NAME.to_string() });
+    println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}{split}{}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
+             c.kv_heads, c.vocab, if o.weights == WeightFormat::Fp8 { format!("{} activations, FP8 weights", T::NAME) } else { T::NAME.to_string() },
+             if synthetic { ", synthetic weights (random, all layers alike: the tokens mean nothing)" } else { "" });
     // Where the kernels' sm_90a build runs, each launch may start while the previous kernel finishes.
     let pdl = gpu.runs(kernel_lab::runtime::ptx::Target::Sm90a) && kernel_lab::runtime::gpu::pdl_enabled();
     println!("launches: {}", if pdl { "programmatic dependent launch (KERNEL_LAB_PDL=0: plain)" } else { "plain (no PDL on this GPU, or KERNEL_LAB_PDL=0)" });
@@ -301,7 +311,7 @@ fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, tokenizer: Option<&tokenizer
         }
     }
     if let Some(path) = &o.json {
-        let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "weights": format!("{:?}", o.weights), "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
+        let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "weights": format!("{:?}", o.weights), "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "synthetic_weights": synthetic, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
                                    "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s, "pdl": pdl});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }

@@ -245,13 +245,26 @@ impl<T: Element + Reducible> Model<T> {
     /// mis-shaped, the dtype is not `T`'s, or weights plus cache exceed the free memory; a failure
     /// part-way frees what was allocated (the buffers drop).
     pub fn load(gpu: &Gpu, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
-        Self::load_ranks(vec![gpu.clone()], None, dir, slots, max_len, WeightFormat::AsStored)
+        Self::load_ranks(vec![gpu.clone()], None, Checkpoint::open(dir)?, slots, max_len, WeightFormat::AsStored)
+    }
+
+    /// As [`Model::load_with`] (`group`: as [`Model::load_tp`], `None` for one GPU) from a checkpoint
+    /// already open — a [`Checkpoint::synthetic`] one included.
+    pub fn from_checkpoint(gpu: &Gpu, group: Option<Group>, ck: Checkpoint, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
+        match group {
+            None => Self::load_ranks(vec![gpu.clone()], None, ck, slots, max_len, format),
+            Some(group) => {
+                let ranks = group.ranks().to_vec();
+                let ar = if ranks.len() > 1 { Some(AllReduce::new(group, AllReduceOptions::default())?) } else { None };
+                Self::load_ranks(ranks, ar, ck, slots, max_len, format)
+            }
+        }
     }
 
     /// As [`Model::load`], the projections kept as `format` says ([`WeightFormat::Fp8`]: quantized on the
     /// GPU as each tensor arrives; a block beyond FP8's range is named in the error).
     pub fn load_with(gpu: &Gpu, dir: &std::path::Path, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
-        Self::load_ranks(vec![gpu.clone()], None, dir, slots, max_len, format)
+        Self::load_ranks(vec![gpu.clone()], None, Checkpoint::open(dir)?, slots, max_len, format)
     }
 
     /// As [`Model::load`], split over the ranks of `group` (tensor parallelism): the query heads, the
@@ -259,13 +272,14 @@ impl<T: Element + Reducible> Model<T> {
     /// before anything is loaded). Each rank's stream is its own (`Group::new` makes them), so decode
     /// steps are captured as CUDA graphs, one per rank.
     pub fn load_tp(group: Group, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
+        let ck = Checkpoint::open(dir)?;
         let ranks = group.ranks().to_vec();
         let ar = if ranks.len() > 1 { Some(AllReduce::new(group, AllReduceOptions::default())?) } else { None };
-        Self::load_ranks(ranks, ar, dir, slots, max_len, WeightFormat::AsStored)
+        Self::load_ranks(ranks, ar, ck, slots, max_len, WeightFormat::AsStored)
     }
 
-    fn load_ranks(ranks: Vec<Gpu>, ar: Option<AllReduce>, dir: &std::path::Path, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
-        let ck = Checkpoint::open(dir)?;
+    fn load_ranks(ranks: Vec<Gpu>, ar: Option<AllReduce>, ck: Checkpoint, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
+        let dir = ck.dir.clone();
         let c = ck.config.clone();
         let bf16 = match T::ELEM {
             Elem::Bf16 => true,

@@ -97,3 +97,28 @@ fn several_prompts_make_the_batch() {
     let (code, err) = llm(&["--model", "x", "--prompt-ids", "1,2;3,b"]);
     assert!(code == 2 && err.contains("token id `b`"), "{err}");
 }
+
+#[test]
+fn synthetic_weights_need_only_the_config() {
+    // A config.json alone: refused without --synthetic-weights (no *.safetensors), taken with it. Without
+    // a GPU the run stops after the checks (exit 2, naming the GPU); on Hopper it generates (exit 0) and
+    // says the weights are synthetic.
+    let d = dir_with("synthetic", r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 2,
+        "num_attention_heads": 2, "num_key_value_heads": 2, "vocab_size": 64, "rms_norm_eps": 1e-5, "max_position_embeddings": 64, "torch_dtype": "bfloat16"}"#);
+    let m = d.to_str().unwrap();
+    let (code, err) = llm(&["--model", m, "--prompt-len", "4", "--max-new", "4"]);
+    assert!(code == 2 && err.contains("no *.safetensors"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_llm")).args(["--model", m, "--prompt-len", "4", "--max-new", "4", "--synthetic-weights"]).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let refused = out.status.code() == Some(1) && stderr.contains("sm_90a");
+    match out.status.code() {
+        Some(0) => assert!(stdout.contains("synthetic weights") && stdout.contains("decode"), "{stdout}"),
+        Some(2) => assert!(stderr.contains("runs the model on a GPU"), "{stderr}"),
+        _ => assert!(refused, "{out:?}"),
+    }
+    // The split is checked as for files: 2 heads do not divide over 4 GPUs.
+    let (code, err) = llm(&["--model", m, "--prompt-len", "4", "--synthetic-weights", "--tp", "4"]);
+    assert!(code == 2 && err.contains("do not divide over 4 GPUs"), "{err}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
