@@ -405,7 +405,7 @@ pub fn candidates16(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], ele
         .filter(|st| !matches!(st.grid, crate::steps::gemm::Grid::ClusterSplitK { .. }))
         // The ragged-weight steps (d24) only where N is off 8: elsewhere d2 does their work faster
         // (0.66–0.87× d2, session 56).
-        .filter(|st| !matches!(st.needs, crate::steps::gemm::Needs::KMultipleOf { .. }) || s.n % 8 != 0)
+        .filter(|st| st.needs.aligned_b_c() || s.n % 8 != 0)
         .collect();
     if hopper {
         // Every h8 cluster size the GPU holds (the cost model weighs them all).

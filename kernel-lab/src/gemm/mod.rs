@@ -167,7 +167,7 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
     let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
     let bf = elem == Elem::Bf16;
     match s.m {
-        m if s.n % 8 != 0 && s.k % 8 == 0 && m <= RAGGED_MAX_M => ragged_step(m, elem),
+        m if ragged(s) => ragged_step(m, elem),
         _ if hopper && d15_fits(s, sms) => if bf { &steps::D15_BF16 } else { &steps::D15 },
         _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) && s.m <= DECODE_MAX_M => if bf { &steps::D16_BF16 } else { &steps::D16 },
         _ if hopper && d4_fits(s, sms) && pdl_overlaps(s, sms) => if bf { &steps::D9_BF16 } else { &steps::D9 },
@@ -191,6 +191,12 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
 /// The largest M the ragged-weight steps (d24, [`ragged_step`]) take N off a multiple of 8 for; above it
 /// the plan pads (the copies' bytes are then small beside the product's).
 pub const RAGGED_MAX_M: usize = 256;
+
+/// Whether `s` is the ragged-weight steps' (N off a multiple of 8, K on it, M ≤ [`RAGGED_MAX_M`]): both
+/// choices ([`default_step`], [`choose_by`]) take [`ragged_step`] there.
+pub fn ragged(s: Shape) -> bool {
+    s.n % 8 != 0 && s.k % 8 == 0 && s.m <= RAGGED_MAX_M
+}
 
 /// The ragged-weight step (d24: B read at any alignment, no padded copies) for `m` rows: 16-row tiles up
 /// to 16, 64-row up to [`DECODE_MAX_M`], else 128-row (the weights read once per tile row, as d2).
@@ -600,7 +606,7 @@ impl Choice {
 /// sm_90a, `d2` up to 16 rows, `d2m64` up to [`DECODE_MAX_M`] (bf16: every M), else `v10` — there is no
 /// calibration for those GPUs.
 pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Result<Config> {
-    if s.n % 8 != 0 && s.k % 8 == 0 && s.m <= RAGGED_MAX_M {
+    if ragged(s) {
         // The one configuration that runs such a shape without copies (not weighed: not calibrated).
         return choose(s, hopper, sms, h8_resident, Some(ragged_step(s.m, elem)), elem);
     }
@@ -1061,6 +1067,7 @@ mod tests {
                 let c = choose(s, hopper, 132, R, None, Elem::F16).unwrap();
                 // N off 8 with K on it, up to RAGGED_MAX_M rows: d24 reads B where it lies.
                 let ragged = s.n % 8 != 0 && s.k % 8 == 0 && s.m <= RAGGED_MAX_M;
+                assert_eq!(ragged, super::ragged(s), "{s}");
                 assert_eq!(c.padded, (s.k % 8 != 0 || s.n % 8 != 0) && !ragged, "{s}");
                 assert_eq!(c.step.kernel.step.starts_with("d24"), ragged, "{s} {}", c.label());
                 let (n, k) = if c.padded { (up8(s.n), up8(s.k)) } else { (s.n, s.k) };

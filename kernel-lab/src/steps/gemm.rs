@@ -179,10 +179,10 @@ pub enum Needs {
 }
 
 impl Needs {
-    /// Whether the kernel reads and writes B and C 16 bytes at a time from 16-byte aligned addresses
-    /// (every step but the ragged-weight one, d24, and those that take any shape).
+    /// Whether the launch requires B and C 16-byte aligned, as A: every step but the ragged-weight one
+    /// (d24), which reads B and writes C at any 2-byte alignment.
     pub fn aligned_b_c(&self) -> bool {
-        matches!(self, Needs::KnMultipleOf { .. })
+        !matches!(self, Needs::KMultipleOf { .. })
     }
 }
 
