@@ -168,6 +168,19 @@ fn seed_001_warp_ladder_matches_the_f64_reference() {
     assert!(gpu.cannot_run(&steps::hgemm::H6.kernel).is_some() || rows.iter().all(|r| !r.skipped), "on sm_90 no step may be skipped");
 }
 
+/// The kernel `name`, or `None` after saying on stderr why this GPU cannot run it (a Hopper step on an
+/// older GPU); any other error fails the test.
+fn kernel_or_skip(gpu: &kernel_lab_bench::Gpu, name: &str) -> Option<kernel_lab_bench::runtime::gpu::Kernel> {
+    match gpu.kernel(name) {
+        Ok(k) => Some(k),
+        Err(e @ Error::Unsupported { .. }) => {
+            let _ = writeln!(std::io::stderr(), "SKIPPED {name}: {e}");
+            None
+        }
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
 #[test]
 fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
     use half::f16;
@@ -198,14 +211,7 @@ fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
             let bf = step.elem == kernel_lab_bench::steps::gemm::Elem::Bf16;
             let (d_a, d_b, want) = if bf { (&d_a16, &d_b16, &want_bf16) } else { (&d_a, &d_b, &want) };
             // A GPU without sm_90a runs the sm_80 steps and skips the Hopper ones, naming why.
-            let kern = match gpu.kernel(step.kernel.name) {
-                Ok(k) => k,
-                Err(e @ Error::Unsupported { .. }) => {
-                    let _ = writeln!(std::io::stderr(), "SKIPPED {}: {e}", step.kernel.name);
-                    continue;
-                }
-                Err(e) => panic!("{}: {e}", step.kernel.name),
-            };
+            let Some(kern) = kernel_or_skip(&gpu, step.kernel.name) else { continue };
             let mut d_c = gpu.upload(&vec![0xFFFFu16; m * n]).unwrap();
             if step.rejects(m, n, k).is_some() {
                 let e = hgemm::launch(&gpu, &kern, step, s, d_a, d_b, &mut d_c).unwrap_err().to_string();
@@ -235,14 +241,7 @@ fn d24_reads_weights_and_writes_c_at_any_offset_from_16_bytes() {
     let seed = verify::fresh_seed();
     let mut ws = Workspace::new();
     for (step, m, n, k) in [(&st::D24, 5, 1001, 1024), (&st::D24, 1, 258, 4096), (&st::D24M64, 33, 203, 320), (&st::D24M128, 129, 132, 256), (&st::D24_BF16, 7, 94, 512)] {
-        let kern = match gpu.kernel(step.kernel.name) {
-            Ok(k) => k,
-            Err(e @ Error::Unsupported { .. }) => {
-                let _ = writeln!(std::io::stderr(), "SKIPPED {}: {e}", step.kernel.name);
-                continue;
-            }
-            Err(e) => panic!("{}: {e}", step.kernel.name),
-        };
+        let Some(kern) = kernel_or_skip(&gpu, step.kernel.name) else { continue };
         let bf = step.elem == kernel_lab_bench::steps::gemm::Elem::Bf16;
         let s = Shape::new(m, n, k).unwrap();
         let mut rng = verify::rng(seed ^ (m * 131 + n * 7 + k) as u64);

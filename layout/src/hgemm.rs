@@ -282,6 +282,12 @@ pub const fn d24_smem(bm: u32) -> u32 {
     DECODE_STAGES * d24_stage_bytes(bm) + 16
 }
 
+/// Row pitch (f32) of the column-owning decode steps' split partials (d2, d24) for N columns: N rounded
+/// up to even, so each thread's 64-bit pair store is aligned (N is a multiple of 8 for d2: N itself).
+pub const fn decode_ws_pitch(n: u32) -> u32 {
+    n + n % 2
+}
+
 /// Where d24 finds element `(k, n)` of a weight stage (`k < 64`, `n < 64`) in its raw rows, in bytes
 /// from the stage's B base: row `k` holds the aligned chunks that cover the row's 64 elements, the first
 /// of them `e` elements into its chunk, `e = (b_off + k·N) mod 8` (`b_off`: B's address in elements

@@ -137,9 +137,8 @@ fn launch_split_k(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, partials: 
     let (rows, cols) = step.grid.tile();
     let (splits, k_split) = split_k(step, s, gpu.info.sms);
     let m_pad = m.div_ceil(rows) as usize * rows as usize;
-    // The partials' rows: N elements, rounded up to even for the ragged-weight step (d24: its 64-bit
-    // pair stores; N is a multiple of 8 for every other step).
-    let pitch = s.n + s.n % 2;
+    // The partials' rows, as the kernels lay them out (rounded up to even for d24's ragged N).
+    let pitch = layout::hgemm::decode_ws_pitch(n) as usize;
     let ws_len = if partials { splits as usize * m_pad * pitch } else { m_pad * s.n };
     let count_len = (m.div_ceil(rows) * n.div_ceil(cols)) as usize;
     self.with_split_k_ws(gpu, partials, ws_len, count_len, |ws, count| {

@@ -27,7 +27,7 @@ use crate::launch_bounds::launch_bounds;
 use crate::prim::{cp_async::{cp_async_cg_16, cp_async_cg_16_zfill}, shared::ld_shared_u16};
 use layout::{
     fragment::MmaM16N8K16,
-    hgemm::{D24_RAW_CHUNKS as CHUNKS, D24_RAW_PITCH as PITCH, DECODE_BN as BN, DECODE_KT as KT, DECODE_THREADS as THREADS, d24_raw_offset},
+    hgemm::{D24_RAW_CHUNKS as CHUNKS, D24_RAW_PITCH as PITCH, DECODE_BN as BN, DECODE_KT as KT, DECODE_THREADS as THREADS, d24_raw_offset, decode_ws_pitch},
 };
 
 launch_bounds!(hgemm_decode_v24, 128);
@@ -147,7 +147,7 @@ impl Weights for Raw {
 
     #[inline(always)]
     fn ws_pitch(n: u32) -> u32 {
-        n + n % 2
+        decode_ws_pitch(n)
     }
 }
 
