@@ -4,12 +4,13 @@
 //! short or empty, many calls in a row (the epochs and staging halves), an in-place result that keeps
 //! the rank's input where a step did not write; a rank that never launches is reported by `check()`
 //! after the timeout, names the peer, and the custom steps are refused from then on (no hang); bad
-//! input refused before any launch. With two or more GPUs, the same on real GPUs and NCCL beside them. Without a
+//! input refused before any launch (the fused all-reduce + RMSNorm's too; its bits are checked against
+//! the unfused pair in `llm/tests/kernels.rs`). With two or more GPUs, the same on real GPUs and NCCL beside them. Without a
 //! GPU each test says it was skipped and passes.
 use half::{bf16, f16};
 use kernel_lab_bench::{
     Error,
-    comm::{Algo, AllReduce, AllReduceOptions, Group, Placement, Reducible},
+    comm::{Algo, AllReduce, AllReduceOptions, Group, Placement, Reducible, ResidualNorm},
     cudarc::driver::{CudaContext, CudaSlice},
     runtime::gpu::{Gpu, gpu_or_skip},
 };
@@ -157,6 +158,23 @@ fn bad_input_is_refused_before_any_launch() {
     assert!(Group::same_gpu(&gpu, 9).is_err() && Group::same_gpu(&gpu, 0).is_err());
     assert!(err(Group::new(&[0, 0]).err().unwrap()).contains("listed twice"));
     assert!(AllReduce::new(Group::same_gpu(&gpu, 2).unwrap(), AllReduceOptions { capacity_bytes: 100, ..custom_only() }).is_err());
+    // The all-reduce fused with the residual add and RMSNorm: every mismatch named before any launch.
+    let fused = |rows: usize, hidden: usize, wlen: usize, ranks: usize, eps: f32| -> String {
+        let mut bufs: Vec<_> = (0..2).map(|r| {
+            let g = g.rank(r);
+            (g.zeros::<bf16>(rows * hidden).unwrap(), g.zeros::<bf16>(rows * hidden).unwrap(), g.zeros::<bf16>(wlen).unwrap(), g.zeros::<bf16>(rows * hidden).unwrap())
+        }).collect();
+        let mut v: Vec<_> = bufs.iter_mut().take(ranks).map(|(p, x, w, y)| ResidualNorm { partial: p.as_view(), residual: x.as_view_mut(), weight: w.as_view(), out: y.as_view_mut() }).collect();
+        err(ar.all_reduce_add_rmsnorm(&mut v, hidden, eps).unwrap_err())
+    };
+    assert!(fused(2, 64, 64, 1, 1e-5).contains("1 ranks' buffers for a group of 2"));
+    assert!(fused(2, 60, 60, 2, 1e-5).contains("hidden = 60"));
+    assert!(fused(1, 16392, 16392, 2, 1e-5).contains("hidden = 16392"));
+    assert!(fused(2, 64, 56, 2, 1e-5).contains("rank 0's weight holds 56 elements, not 64"));
+    assert!(fused(2, 64, 64, 2, f32::NAN).contains("finite"));
+    // 2 ranks x 4096 rows x 128 bf16 = 2 MiB: more than a staging half of 1 MiB.
+    let e = fused(4096, 128, 128, 2, 1e-5);
+    assert!(e.contains("more than a staging half"), "{e}");
     ar.check().unwrap();
 }
 

@@ -48,7 +48,7 @@
 //! Build: `kernel-lab/build.rs` compiles this crate twice, for `sm_80` (everything that runs on Ampere and
 //! Hopper) and for `sm_90a` with `--cfg lab_sm90` (adds the Hopper-only kernels).
 #![no_std]
-#![feature(abi_ptx, adt_const_params, asm_experimental_arch, core_intrinsics)]
+#![feature(abi_ptx, adt_const_params, asm_experimental_arch, core_float_math, core_intrinsics)]
 #![cfg_attr(lab_sm90, feature(stdarch_nvptx))]
 #![allow(internal_features)]
 #![deny(unsafe_op_in_unsafe_fn)]

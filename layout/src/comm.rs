@@ -18,6 +18,11 @@ pub const MAX_BLOCKS: usize = 64;
 pub const PHASES: usize = 2;
 /// Threads per block of every all-reduce kernel.
 pub const BLOCK: u32 = 512;
+/// Threads per block of the all-reduce fused with the residual add and RMSNorm (v3): one block a row,
+/// each thread up to 8 chunks of 8 elements (rows of at most `MAX_NORM_HIDDEN` elements).
+pub const NORM_THREADS: u32 = 256;
+/// Widest row v3 normalizes (16-bit elements).
+pub const MAX_NORM_HIDDEN: usize = 8 * 8 * NORM_THREADS as usize;
 /// Bytes each thread moves per access (one 128-bit vector).
 pub const VEC_BYTES: usize = 16;
 

@@ -2,7 +2,7 @@
 use std::{path::PathBuf, time::Instant};
 
 use half::{bf16, f16};
-use kernel_lab::{Error, Gpu, Result, comm::{Group, Reducible}, gemm::Element};
+use kernel_lab::{Error, Gpu, Result, comm::{Group, NormReducible}, gemm::Element};
 use kernel_lab_llm::{
     checkpoint::Checkpoint,
     model::{Model, WeightFormat},
@@ -218,7 +218,7 @@ fn main() {
     })
 }
 
-fn run<T: Element + Reducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
+fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
     let t0 = Instant::now();
     // A stream of the runner's own: the context's default (legacy) stream cannot be captured into a graph.
     let stream = gpu.ctx.new_stream().map_err(|e| Error::InvalidInput(format!("creating a stream: {e}")))?;

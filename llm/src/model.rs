@@ -28,7 +28,7 @@ use kernel_lab::{
         decode::{DecodeDesc, DecodePlan},
         prefill::{PrefillDesc, PrefillPlan},
     },
-    comm::{AllReduce, AllReduceOptions, Group, Reducible},
+    comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
     cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
     fp8_weights::{Fp8Weights, W8Plan},
     gemm::{Element, GemmDesc, GemmPlan},
@@ -163,8 +163,13 @@ struct Shard<T: Element> {
     embed: CudaSlice<u16>,
     layers: Vec<Layer>,
     norm: CudaSlice<u16>,
-    /// `[hidden][vocab]` (or FP8 `[vocab][hidden]`), on rank 0 only.
+    /// `[hidden][vocab]` (or FP8 `[vocab][hidden]`): on rank 0 only, or split over the ranks by vocabulary
+    /// columns (`head_cols`).
     lm_head: Option<Weight>,
+    /// The vocabulary columns `[start, start + count)` this rank's `lm_head` computes.
+    head_cols: (usize, usize),
+    /// Per row count: the LM head's plan (its C a column block of the `[n][vocab]` logits when split).
+    head_plans: HashMap<usize, GemmPlan<T>>,
     cos_sin: CudaSlice<f32>,
     /// Per layer: K and V caches `[slots][local kv_heads][max_len][D]`.
     cache: Vec<(CudaSlice<u16>, CudaSlice<u16>)>,
@@ -194,6 +199,28 @@ pub struct Launch {
     /// Bytes it reads at least (0: not counted).
     pub bytes: u64,
 }
+
+/// Which norm an all-reduce fused with the residual add and RMSNorm ends in: layer `l`'s attention or
+/// MLP norm, or the final one.
+#[derive(Clone, Copy, Debug)]
+enum NormAt {
+    Attn(usize),
+    Mlp(usize),
+    Final,
+}
+
+/// Whether the LM head is split over `world` ranks by vocabulary columns: split over GPUs, 16-bit
+/// weights, and each rank's block of columns a multiple of 8 (16-byte-aligned rows for the GEMM);
+/// otherwise rank 0 holds it whole. `KERNEL_LAB_SPLIT_HEAD=0` keeps it whole (the A/B switch).
+fn split_head(c: &Config, world: usize, format: WeightFormat) -> bool {
+    let on = std::env::var("KERNEL_LAB_SPLIT_HEAD").map_or(true, |v| v.trim() != "0");
+    on && world > 1 && format != WeightFormat::Fp8 && c.vocab % (8 * world) == 0
+}
+
+/// Most rows a step's all-reduces run fused with the norm: the fused kernel runs one block a row up to
+/// `layout::comm::MAX_BLOCKS` (64) blocks, beyond which blocks take several rows each and the unfused
+/// pair (a bandwidth all-reduce over the SMs, then `add_rmsnorm`) is predicted faster (not measured).
+const MAX_FUSED_ROWS: usize = 64;
 
 /// The profile's name of the decode attention's launch (its bytes are filled in after the step).
 const DECODE_ATTENTION: &str = "attention decode";
@@ -239,7 +266,7 @@ fn row_range(bytes: &[u8], cols: usize, start: usize, count: usize) -> &[u8] {
     &bytes[start * cols * 2..(start + count) * cols * 2]
 }
 
-impl<T: Element + Reducible> Model<T> {
+impl<T: Element + NormReducible> Model<T> {
     /// Loads the checkpoint at `dir` (checked whole first) on `gpu` for up to `slots` sequences of up to
     /// `max_len` tokens each. Refused before anything is allocated when a tensor is missing or
     /// mis-shaped, the dtype is not `T`'s, or weights plus cache exceed the free memory; a failure
@@ -391,13 +418,12 @@ impl<T: Element + Reducible> Model<T> {
         for l in &mut self.lens[prompts.len()..] {
             *l = 0;
         }
-        let head = &mut self.shards[0];
-        let full = if all_logits { Some(head.head_all(tokens, &c)?) } else { None };
+        let full = if all_logits { Some(self.head_all(tokens, &c)?) } else { None };
         // The last token of each sequence: gathered rows of the final normed x, then the LM head.
         let last: Vec<i32> = cu[1..].iter().map(|&e| e as i32 - 1).collect();
-        head.upload_rows(&last)?;
-        head.head_launch(prompts.len(), &c)?;
-        let next = head.head_read(prompts.len(), sampling, rng, &c)?;
+        self.upload_rows(&last)?;
+        self.head_launch(prompts.len(), &c)?;
+        let next = self.shards[0].head_read(prompts.len(), sampling, rng, &c)?;
         self.check_ranks()?;
         Ok((next, full))
     }
@@ -435,7 +461,7 @@ impl<T: Element + Reducible> Model<T> {
             }
         }
         let rows: Vec<i32> = (0..n as i32).collect();
-        self.shards[0].upload_rows(&rows)?;
+        self.upload_rows(&rows)?;
         let eager = *self.eager_steps.get(&n).unwrap_or(&0);
         if self.shards.iter().all(|s| s.graphs.contains_key(&n)) {
             for (r, s) in self.shards.iter().enumerate() {
@@ -450,11 +476,11 @@ impl<T: Element + Reducible> Model<T> {
                     s.graphs.clear();
                 }
                 self.forward(n, None)?;
-                self.shards[0].head_launch(n, &c)?;
+                self.head_launch(n, &c)?;
             }
         } else {
             self.forward(n, None)?;
-            self.shards[0].head_launch(n, &c)?;
+            self.head_launch(n, &c)?;
             self.eager_steps.insert(n, eager + 1);
         }
         for l in &mut self.lens[..n] {
@@ -537,7 +563,7 @@ impl<T: Element + Reducible> Model<T> {
             }
         }
         if result.is_ok() {
-            result = self.forward(n, None).and_then(|_| self.shards[0].head_launch(n, c));
+            result = self.forward(n, None).and_then(|_| self.head_launch(n, c));
         }
         // Every capture begun is ended, whatever happened in between.
         let graphs: Vec<_> = self.shards[..begun].iter().map(|s| s.gpu.stream.end_capture(CUgraphInstantiate_flags(0))).collect();
@@ -560,35 +586,118 @@ impl<T: Element + Reducible> Model<T> {
     /// normed rows in each rank's `x`.
     fn forward(&mut self, tokens: usize, cu: Option<&[u32]>) -> Result<()> {
         let c = self.config.clone();
+        // Split over ranks, each all-reduce also does the residual add and the next norm where the fused
+        // kernel takes the rows (`AllReduce::all_reduce_add_rmsnorm`); the sublayer then skips its own.
+        let fused = self.fuses_norm(tokens);
         for s in &mut self.shards {
             s.embed_launch(tokens, &c)?;
         }
         for li in 0..c.layers {
             for s in &mut self.shards {
-                s.attention_half(li, tokens, cu, self.max_len, &c)?;
+                s.attention_half(li, tokens, cu, self.max_len, &c, fused && li > 0)?;
             }
-            self.reduce_delta(tokens)?;
+            self.reduce_delta(tokens, fused.then_some(NormAt::Mlp(li)))?;
             for s in &mut self.shards {
-                s.mlp_half(li, tokens, &c)?;
+                s.mlp_half(li, tokens, &c, fused)?;
             }
-            self.reduce_delta(tokens)?;
+            self.reduce_delta(tokens, fused.then_some(if li + 1 < c.layers { NormAt::Attn(li + 1) } else { NormAt::Final }))?;
         }
-        for s in &mut self.shards {
-            s.final_norm(tokens, &c)?;
+        if !fused {
+            for s in &mut self.shards {
+                s.final_norm(tokens, &c)?;
+            }
         }
         Ok(())
     }
 
-    /// Sums the ranks' partial `delta` (after Wo or Wdown) into every rank's (tensor parallelism).
-    fn reduce_delta(&mut self, tokens: usize) -> Result<()> {
+    /// Whether the all-reduces of a `tokens`-row step run fused with the residual add and norm: split
+    /// over ranks, the fused kernel available and taking the rows, and at most `MAX_FUSED_ROWS` rows
+    /// (one block a row; more rows than that are the pair's: NCCL or one-shot, then `add_rmsnorm`).
+    /// `KERNEL_LAB_FUSED_NORM=0` turns it off (the A/B switch).
+    fn fuses_norm(&self, tokens: usize) -> bool {
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let on = *ON.get_or_init(|| std::env::var("KERNEL_LAB_FUSED_NORM").map_or(true, |v| v.trim() != "0"));
+        on && tokens <= MAX_FUSED_ROWS && self.ar.as_ref().is_some_and(|ar| ar.refuses_add_rmsnorm::<T>(tokens, self.config.hidden).is_none())
+    }
+
+    /// Sums the ranks' partial `delta` (after Wo or Wdown) into every rank's (tensor parallelism); with
+    /// `norm`, fused with `h += delta` and that norm into `x` (one kernel per rank).
+    fn reduce_delta(&mut self, tokens: usize, norm: Option<NormAt>) -> Result<()> {
         let Some(ar) = &self.ar else { return Ok(()) };
-        let n = tokens * self.config.hidden;
-        let mut views = self.shards.iter_mut().map(|s| {
-            let b = s.scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
-            view_mut::<T>(&mut b.delta, n)
+        let (h, n) = (self.config.hidden, tokens * self.config.hidden);
+        let Some(at) = norm else {
+            let mut views = self.shards.iter_mut().map(|s| {
+                let b = s.scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+                view_mut::<T>(&mut b.delta, n)
+            }).collect::<Result<Vec<_>>>()?;
+            ar.all_reduce_in_place(&mut views.iter_mut().collect::<Vec<_>>())?;
+            return Ok(());
+        };
+        let mut ranks = self.shards.iter_mut().map(|s| {
+            let Shard { layers, norm, scratch, .. } = s;
+            let w = match at {
+                NormAt::Attn(l) => &layers[l].attn_norm,
+                NormAt::Mlp(l) => &layers[l].mlp_norm,
+                NormAt::Final => &*norm,
+            };
+            let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+            let Bufs { delta, h: res, x, .. } = b;
+            Ok(ResidualNorm { partial: view::<T>(delta, n)?, residual: view_mut::<T>(res, n)?, weight: view::<T>(w, h)?, out: view_mut::<T>(x, n)? })
         }).collect::<Result<Vec<_>>>()?;
-        ar.all_reduce_in_place(&mut views.iter_mut().collect::<Vec<_>>())?;
+        ar.all_reduce_add_rmsnorm(&mut ranks, h, self.config.eps)?;
+        drop(ranks);
+        for s in &mut self.shards {
+            mark(&mut s.prof, &s.gpu, || "all-reduce + add_rmsnorm".into(), 0)?;
+        }
         Ok(())
+    }
+
+    /// The LM head on the `n` rows uploaded to every head rank: on rank 0, or split by vocabulary over
+    /// the ranks (each a column block of the logits, joined by an all-reduce of the zero-padded `[n][vocab]`
+    /// logits: a sum with zeros is exact), then rank 0's argmax. Launches only (capturable).
+    fn head_launch(&mut self, n: usize, c: &Config) -> Result<()> {
+        let split = self.head_split();
+        for s in &mut self.shards {
+            if s.lm_head.is_some() {
+                s.head_gemm(n, c, split)?;
+            }
+        }
+        if split {
+            let ar = self.ar.as_ref().ok_or_else(|| Error::InvalidInput("a split LM head without an all-reduce (internal)".into()))?;
+            let mut views = self.shards.iter_mut().map(|s| view_mut::<T>(&mut s.logits, n * c.vocab)).collect::<Result<Vec<_>>>()?;
+            ar.all_reduce_in_place(&mut views.iter_mut().collect::<Vec<_>>())?;
+            drop(views);
+            let s = &mut self.shards[0];
+            mark(&mut s.prof, &s.gpu, || "all-reduce of the logits".into(), 0)?;
+        }
+        self.shards[0].head_argmax(n, c)
+    }
+
+    /// Whether the LM head is split over the ranks by vocabulary (`split_head` at load).
+    fn head_split(&self) -> bool {
+        self.shards.len() > 1 && self.shards[1].lm_head.is_some()
+    }
+
+    /// The rows of x the LM head reads next, to every rank that holds a part of the head.
+    fn upload_rows(&mut self, rows: &[i32]) -> Result<()> {
+        for s in self.shards.iter_mut().filter(|s| s.lm_head.is_some()) {
+            s.upload_rows(rows)?;
+        }
+        Ok(())
+    }
+
+    /// Logits of every row of the final `x` (`tokens` rows), downloaded as f32 `[tokens][vocab]`: each head
+    /// rank's columns put in place.
+    fn head_all(&mut self, tokens: usize, c: &Config) -> Result<Vec<f32>> {
+        let mut out = vec![0f32; tokens * c.vocab];
+        for s in self.shards.iter_mut().filter(|s| s.lm_head.is_some()) {
+            let (start, cols) = s.head_cols;
+            let part = s.head_all(tokens, c)?;
+            for (t, row) in part.chunks(cols).enumerate() {
+                out[t * c.vocab + start..][..cols].copy_from_slice(row);
+            }
+        }
+        Ok(out)
     }
 
     /// After a step: an all-reduce that timed out on any rank is an error (the step's output is not).
@@ -600,7 +709,7 @@ impl<T: Element + Reducible> Model<T> {
     }
 }
 
-impl<T: Element + Reducible> Shard<T> {
+impl<T: Element + NormReducible> Shard<T> {
     /// Rank `rank` of `world`: its columns of Wqkv and Wgu, its rows of Wo and Wdown, its K/V heads'
     /// cache; the embedding and norms whole; the LM head on rank 0.
     #[allow(clippy::too_many_arguments)]
@@ -692,7 +801,14 @@ impl<T: Element + Reducible> Shard<T> {
         let mut embed = gpu.zeros::<u16>(c.vocab * h)?;
         copy_bytes(gpu, ck.tensor("model.embed_tokens.weight", &[c.vocab, h])?, &mut embed, 0)?;
         let lm_name = if c.tie_embeddings { "model.embed_tokens.weight" } else { "lm_head.weight" };
-        let lm_head = if rank == 0 { Some(stacked(&[ck.tensor(lm_name, &[c.vocab, h])?], h)?) } else { None };
+        let (lm_head, head_cols) = if split_head(c, world, format) {
+            let v = c.vocab / world;
+            (Some(stacked(&[row_range(ck.tensor(lm_name, &[c.vocab, h])?, h, rank * v, v)], h)?), (rank * v, v))
+        } else if rank == 0 {
+            (Some(stacked(&[ck.tensor(lm_name, &[c.vocab, h])?], h)?), (0, c.vocab))
+        } else {
+            (None, (0, 0))
+        };
         let norm = plain("model.norm.weight", h)?;
         drop(staging);
         let table = rope::table(&rope::inv_freq(c.rope_theta, d, c.rope_scaling), max_len);
@@ -701,7 +817,7 @@ impl<T: Element + Reducible> Shard<T> {
         let cache = (0..c.layers).map(|_| Ok((gpu.zeros::<u16>(per)?, gpu.zeros::<u16>(per)?))).collect::<Result<Vec<_>>>()?;
         let prefill = PrefillPlan::<T>::new(gpu, PrefillDesc::new(lh, lkv, d).causal())?;
         gpu.sync_after("loading the model")?;
-        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, cos_sin, cache, gemms: Plans::new(), prefill, decode: HashMap::new(),
+        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), cos_sin, cache, gemms: Plans::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
                    dummy: gpu.zeros::<u16>(8)?, prof: None })
@@ -741,7 +857,9 @@ impl<T: Element + Reducible> Shard<T> {
     /// Layer `li` up to Wo: `x = rmsnorm(h (+= delta of the previous layer's MLP))`, Q/K/V, rotary
     /// embedding and the cache, attention over this rank's heads, `delta = o · Wo` (a partial sum when
     /// split).
-    fn attention_half(&mut self, li: usize, tokens: usize, cu: Option<&[u32]>, max_len: usize, c: &Config) -> Result<()> {
+    /// `normed`: `x` already holds the norm (the previous all-reduce's fused kernel did the add and it).
+    #[allow(clippy::too_many_arguments)]
+    fn attention_half(&mut self, li: usize, tokens: usize, cu: Option<&[u32]>, max_len: usize, c: &Config, normed: bool) -> Result<()> {
         let (h, d) = (c.hidden, c.head_dim);
         let Shard { gpu, local, k: kern, layers, cos_sin, cache, gemms, prefill, decode, scratch, dummy, prof, .. } = self;
         let l = *local;
@@ -753,8 +871,10 @@ impl<T: Element + Reducible> Shard<T> {
         // max_len, decode only while len < max_len) and slots < `slots`; hidden a multiple of 8
         // (config), ≤ the RMSNorm kernel's 16384; 16-byte-aligned fresh allocations; the cache
         // `[slots][local kv_heads][max_len][D]` per layer.
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
-        mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
+        if !normed {
+            unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
+            mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
+        }
         gemm(gemms, gpu, tokens, l.qkv_width(d), h, &b.x, &layer.qkv, &mut b.qkv, prof)?;
         let (ck, cv) = &mut cache[li];
         let bias = layer.qkv_bias.as_ref().unwrap_or(dummy);
@@ -786,7 +906,8 @@ impl<T: Element + Reducible> Shard<T> {
 
     /// Layer `li`'s MLP: `x = rmsnorm(h += delta)`, `gu = x · Wgu`, `a = silu(g) · u`, `delta = a · Wdown`
     /// (a partial sum when split).
-    fn mlp_half(&mut self, li: usize, tokens: usize, c: &Config) -> Result<()> {
+    /// `normed`: as in `attention_half`.
+    fn mlp_half(&mut self, li: usize, tokens: usize, c: &Config, normed: bool) -> Result<()> {
         let h = c.hidden;
         let Shard { gpu, local, k: kern, layers, gemms, scratch, prof, .. } = self;
         let inter = local.inter;
@@ -794,8 +915,10 @@ impl<T: Element + Reducible> Shard<T> {
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         // SAFETY: as in `attention_half`; the local intermediate size a multiple of 8 (checked at load).
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
-        mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
+        if !normed {
+            unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
+            mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
+        }
         gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?;
         unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
         mark(prof, gpu, || "silu_mul".into(), 0)?;
@@ -817,15 +940,17 @@ impl<T: Element + Reducible> Shard<T> {
         self.lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is on rank 0 (internal)".into()))
     }
 
-    /// Logits of every row of `x` (`tokens` rows), downloaded as f32.
+    /// This rank's columns of the logits of every row of `x` (`tokens` rows), downloaded as f32
+    /// (`[tokens][head_cols.1]`).
     fn head_all(&mut self, tokens: usize, c: &Config) -> Result<Vec<f32>> {
-        let mut out = self.gpu.zeros::<u16>(tokens * c.vocab)?;
+        let cols = self.head_cols.1;
+        let mut out = self.gpu.zeros::<u16>(tokens * cols)?;
         let b = self.scratch.bufs.as_ref().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         // A plan of its own, not the shared one a decode graph of `tokens` sequences may have captured: this
         // fresh output buffer would add a tensor map to that plan's cache each call and in time evict the
         // graph's.
         let mut own = Plans::<T>::new();
-        gemm(&mut own, &self.gpu, tokens, c.vocab, c.hidden, &b.x, self.lm_head()?, &mut out, &mut None)?;
+        gemm(&mut own, &self.gpu, tokens, cols, c.hidden, &b.x, self.lm_head()?, &mut out, &mut None)?;
         let bits = self.gpu.download(&out)?;
         Ok(bits.into_iter().map(|x| if self.k.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect())
     }
@@ -836,23 +961,50 @@ impl<T: Element + Reducible> Shard<T> {
         self.gpu.stream.memcpy_htod(rows, &mut b.rows.slice_mut(..rows.len())).during(|| "copying rows".into())
     }
 
-    /// The LM head on `n` rows of x named by `rows` (uploaded): those rows gathered, the GEMM, and the
-    /// argmax (launched for sampling too: the same launches either way, so a captured step serves
-    /// both). Launches only (capturable).
-    fn head_launch(&mut self, n: usize, c: &Config) -> Result<()> {
-        let Shard { gpu, k: kern, scratch, gemms, lm_head, last, logits, next, argmax: (partial, count), prof, .. } = self;
-        let lm_head = lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is on rank 0 (internal)".into()))?;
+    /// The LM head on `n` rows of x named by `rows` (uploaded): those rows gathered and the GEMM into this
+    /// rank's columns of `logits` (`[n][vocab]`; split over ranks, the other columns zeroed first, for
+    /// the all-reduce that joins them). Launches only (capturable).
+    fn head_gemm(&mut self, n: usize, c: &Config, split: bool) -> Result<()> {
+        let Shard { gpu, k: kern, scratch, lm_head, head_cols: (start, cols), head_plans, last, logits, prof, .. } = self;
+        let (start, cols) = (*start, *cols);
+        let Some(Weight::Dense(w)) = lm_head.as_ref() else {
+            return match lm_head {
+                // FP8 heads run on one GPU (never split): the plain GEMM path.
+                Some(w) => gemm(&mut Plans::<T>::new(), gpu, n, c.vocab, c.hidden, last, w, logits, prof),
+                None => Err(Error::InvalidInput("the LM head is not on this rank (internal)".into())),
+            };
+        };
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         let total = scratch_rows(b, c.hidden);
         // SAFETY: the embed kernel as a row gather: `rows[i]` < the rows of x (the sequences' last tokens),
-        // `last` holds `slots · hidden` ≥ n · hidden; the argmax over n rows of `vocab` (`grid::argmax`: its
-        // shared memory, at most ARGMAX_MAX_PARTS blocks a row), `next` holding `slots` ≥ n, its workspace
-        // `slots · ARGMAX_MAX_PARTS` partials and `slots` counts (zeroed at load, left zero by each launch;
-        // one stream, so no two argmax grids of this shard overlap).
+        // `last` holds `slots · hidden` ≥ n · hidden.
         unsafe { launch!(ks, embed, embed_bf16, embed_f16, grid::rows(n, 0), &b.rows, &b.x, last, c.hidden as u32, total as u32)? };
         mark(prof, gpu, || "gather rows".into(), 0)?;
-        gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits, prof)?;
+        let (v, h) = (c.vocab, c.hidden);
+        if split {
+            gpu.stream.memset_zeros(&mut logits.slice_mut(..n * v)).during(|| "zeroing the logits".into())?;
+        }
+        // One row, or the whole vocabulary: C is dense. Several rows of a column block: C's rows `vocab` apart.
+        let desc = if n == 1 || cols == v { GemmDesc::new(n, cols, h) } else { GemmDesc::new(n, cols, h).with_strides(h, cols, v) };
+        if !head_plans.contains_key(&n) {
+            head_plans.insert(n, GemmPlan::<T>::new(gpu, desc)?);
+        }
+        let plan = head_plans.get_mut(&n).ok_or_else(|| Error::InvalidInput("LM head plan missing (internal)".into()))?;
+        let span = desc.spans().2;
+        plan.run(&view::<T>(last, n * h)?, &view::<T>(w, h * cols)?, &mut view_mut::<T>(logits, start + span)?.slice_mut(start..))?;
+        mark(prof, gpu, || format!("gemm {n}x{cols}x{h} {} (LM head{})", plan.config().label, if split { ", a column block" } else { "" }), (h * cols * 2) as u64)
+    }
+
+    /// The argmax over the `n` rows of `logits` (launched for sampling too: the same launches either way,
+    /// so a captured step serves both). Launches only (capturable).
+    fn head_argmax(&mut self, n: usize, c: &Config) -> Result<()> {
+        let Shard { gpu, k: kern, logits, next, argmax: (partial, count), prof, .. } = self;
+        let ks = Ks { gpu, k: kern };
+        // SAFETY: the argmax over n rows of `vocab` (`grid::argmax`: its shared memory, at most
+        // ARGMAX_MAX_PARTS blocks a row), `next` holding `slots` ≥ n, its workspace `slots ·
+        // ARGMAX_MAX_PARTS` partials and `slots` counts (zeroed at load, left zero by each launch; one
+        // stream, so no two argmax grids of this shard overlap).
         unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, grid::argmax(n, c.vocab), &*logits, next, c.vocab as u32, partial, count)? };
         mark(prof, gpu, || "argmax".into(), 0)
     }

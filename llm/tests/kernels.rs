@@ -254,3 +254,73 @@ fn silu_mul_argmax_transpose_and_embed() {
     let e = gpu.download(&de).unwrap();
     assert_eq!((&e[..hidden], &e[hidden..2 * hidden], &e[2 * hidden..]), (&table[2 * hidden..3 * hidden], &table[..hidden], &[0u16; 16][..]));
 }
+
+/// The all-reduce fused with the residual add and RMSNorm (`AllReduce::all_reduce_add_rmsnorm`, what
+/// the runner uses between sublayers when split over ranks) against the pair it replaces — the
+/// one-shot all-reduce, then this crate's `add_rmsnorm` on every rank — bit for bit: ranks sharing
+/// this GPU (2 and 3), one row, rows off the 8-chunk stride, and more rows than blocks (70 > 64: a
+/// block takes several), three calls in a row each (the staging halves and epochs alternate with
+/// the one-shot's). The partial sums are left as they were; every output fully written.
+#[test]
+fn the_fused_all_reduce_norm_equals_one_shot_then_add_rmsnorm() {
+    use kernel_lab::comm::{Algo, AllReduce, AllReduceOptions, Group, ResidualNorm};
+    let Some(gpu) = gpu_or_skip("the_fused_all_reduce_norm_equals_one_shot_then_add_rmsnorm") else { return };
+    let mut rng = verify::rng(verify::fresh_seed());
+    for world in [2usize, 3] {
+        let ar = AllReduce::new(Group::same_gpu(&gpu, world).unwrap(), AllReduceOptions { use_nccl: false, ..Default::default() }).unwrap();
+        let g = ar.group();
+        let kerns: Vec<_> = g.ranks().iter().map(|r| k::add_rmsnorm_bf16::load(r, ptx_for(r).0, ptx_for(r).1).unwrap()).collect();
+        for (rows, hidden) in [(1usize, 4096usize), (7, 1000), (70, 2048)] {
+            let n = rows * hidden;
+            let (x, w) = (random(&mut rng, n, 2.0), random(&mut rng, hidden, 1.5));
+            let mut xs: [Vec<Vec<u16>>; 2] = Default::default();
+            let mut ys: [Vec<Vec<u16>>; 2] = Default::default();
+            for call in 0..3 {
+                let parts: Vec<Vec<f32>> = (0..world).map(|_| random(&mut rng, n, 1.0)).collect();
+                for (fused, (xo, yo)) in xs.iter_mut().zip(ys.iter_mut()).enumerate() {
+                    let mut d: Vec<_> = g.ranks().iter().zip(&parts).map(|(r, p)| r.upload(&bits(p)).unwrap()).collect();
+                    let mut dx: Vec<_> = g.ranks().iter().map(|r| r.upload(&bits(&x)).unwrap()).collect();
+                    let dw: Vec<_> = g.ranks().iter().map(|r| r.upload(&bits(&w)).unwrap()).collect();
+                    let mut dy: Vec<_> = g.ranks().iter().map(|r| r.zeros::<u16>(n).unwrap()).collect();
+                    for (r, y) in g.ranks().iter().zip(dy.iter_mut()) {
+                        r.poison(y).unwrap();
+                    }
+                    if fused == 1 {
+                        // SAFETY (the views): the buffers hold bf16 bits as u16 (2 bytes, every pattern valid).
+                        let mut v: Vec<_> = d.iter().zip(dx.iter_mut()).zip(&dw).zip(dy.iter_mut()).map(|(((p, xx), ww), yy)| unsafe { ResidualNorm {
+                            partial: p.transmute::<bf16>(n).unwrap(), residual: xx.transmute_mut::<bf16>(n).unwrap(),
+                            weight: ww.transmute::<bf16>(hidden).unwrap(), out: yy.transmute_mut::<bf16>(n).unwrap(),
+                        } }).collect();
+                        ar.all_reduce_add_rmsnorm(&mut v, hidden, 1e-5).unwrap();
+                    } else {
+                        // SAFETY: as above.
+                        let mut v: Vec<_> = d.iter_mut().map(|p| unsafe { p.transmute_mut::<bf16>(n) }.unwrap()).collect();
+                        ar.all_reduce_in_place_with(Algo::OneShot, &mut v.iter_mut().collect::<Vec<_>>()).unwrap();
+                        drop(v);
+                        for (r, rank) in g.ranks().iter().enumerate() {
+                            // SAFETY: rows blocks of 256 threads, 32 bytes of shared memory; x, delta, y hold
+                            // rows·hidden, w hidden; hidden a multiple of 8 up to 16384; distinct fresh buffers.
+                            unsafe { k::add_rmsnorm_bf16::launch(rank, &kerns[r], cfg(rows as u32, 32), &mut dx[r], &d[r], &dw[r], &mut dy[r], hidden as u32, 1e-5, 1).unwrap() };
+                        }
+                    }
+                    ar.check().unwrap();
+                    for (r, rank) in g.ranks().iter().enumerate() {
+                        if fused == 1 {
+                            assert_eq!(rank.download(&d[r]).unwrap(), bits(&parts[r]), "world {world} rows {rows}: rank {r}'s partial sums were changed");
+                        }
+                        let yv = rank.download(&dy[r]).unwrap();
+                        assert!(!yv.contains(&0xFFFF), "world {world} rows {rows} fused {fused}: rank {r}'s output not fully written");
+                        xo.push(rank.download(&dx[r]).unwrap());
+                        yo.push(yv);
+                    }
+                }
+                let at = xs[0].len() - world;
+                for r in 0..world {
+                    assert!(xs[1][at + r] == xs[0][at + r], "world {world} rows {rows} hidden {hidden} call {call}: rank {r}'s residual differs from the unfused pair's");
+                    assert!(ys[1][at + r] == ys[0][at + r], "world {world} rows {rows} hidden {hidden} call {call}: rank {r}'s normed rows differ from the unfused pair's");
+                    assert!(ys[1][at + r] == ys[1][at], "world {world} rows {rows}: rank {r}'s output differs from rank 0's");
+                }
+            }
+        }
+    }
+}

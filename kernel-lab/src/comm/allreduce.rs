@@ -3,11 +3,11 @@
 use std::time::Duration;
 
 use cudarc::{
-    driver::{DevicePtrMut, DeviceRepr, ValidAsZeroBits},
+    driver::{CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, DeviceSlice, ValidAsZeroBits},
     nccl::NcclType,
 };
 use half::{bf16, f16};
-use layout::comm::{BLOCK, CTRL_STATUS, MAX_BLOCKS, SIGNAL_BYTES, Status, VEC_BYTES};
+use layout::comm::{BLOCK, CTRL_STATUS, MAX_BLOCKS, MAX_NORM_HIDDEN, SIGNAL_BYTES, Status, VEC_BYTES};
 
 use super::{
     group::{Group, Placement},
@@ -32,6 +32,25 @@ impl Reducible for f16 {
 }
 impl Reducible for bf16 {
     const SUFFIX: &'static str = "bf16";
+}
+
+/// A 16-bit element type the all-reduce fused with the residual add and RMSNorm takes
+/// ([`AllReduce::all_reduce_add_rmsnorm`]).
+pub trait NormReducible: Reducible {}
+impl NormReducible for f16 {}
+impl NormReducible for bf16 {}
+
+/// One rank's buffers for [`AllReduce::all_reduce_add_rmsnorm`]: `rows × hidden` row-major, the
+/// weight `hidden`, every one on the rank's GPU and 16-byte aligned.
+pub struct ResidualNorm<'a, T> {
+    /// This rank's partial sums (a row-parallel projection's output), read.
+    pub partial: CudaView<'a, T>,
+    /// The residual stream: `residual += Σ_ranks partial` (rounded to `T`), read and written.
+    pub residual: CudaViewMut<'a, T>,
+    /// The RMSNorm weight.
+    pub weight: CudaView<'a, T>,
+    /// `weight · round(residual / √(mean residual² + ε))`, written.
+    pub out: CudaViewMut<'a, T>,
 }
 
 /// A step of the all-reduce ladder.
@@ -143,7 +162,7 @@ impl ParamBytes for &PeerTable {
     fn param_bytes(&self) -> u32 {
         std::mem::size_of::<PeerTable>() as u32
     }
-    /// Not a slot (64 bytes); the all-reduce kernels are never launched with PDL.
+    /// Not a slot (64 bytes): a PDL launch (the fused norm's, `v3_rmsnorm`) passes `param_ref`.
     fn param_slot(&self, _: &std::sync::Arc<cudarc::driver::CudaStream>) -> u64 {
         0
     }
@@ -325,6 +344,108 @@ impl AllReduce {
             return Err(Error::Unsupported { kernel: format!("all-reduce step {}", algo.name()), needs: "a message it takes".into(), have: why });
         }
         self.run(algo, bufs, n)
+    }
+
+    /// Why [`AllReduce::all_reduce_add_rmsnorm`] cannot take `rows × hidden` elements of `T` on this
+    /// group, or `None`: it needs the custom steps (peer access), a row of at most
+    /// `layout::comm::MAX_NORM_HIDDEN` elements, a multiple of 8, and every rank's rows in one
+    /// staging half.
+    pub fn refuses_add_rmsnorm<T: NormReducible>(&self, rows: usize, hidden: usize) -> Option<String> {
+        if let Some(why) = self.unavailable(Algo::OneShot) {
+            return Some(why.to_string());
+        }
+        if hidden == 0 || hidden % 8 != 0 || hidden > MAX_NORM_HIDDEN {
+            return Some(format!("hidden = {hidden}: the fused norm takes rows of 8 to {MAX_NORM_HIDDEN} elements, a multiple of 8"));
+        }
+        if rows == 0 {
+            return Some("no rows".into());
+        }
+        let bytes = self.group.world().saturating_mul(rows).saturating_mul(hidden).saturating_mul(std::mem::size_of::<T>());
+        let half = self.custom.as_ref().map_or(0, |c| c.half_bytes);
+        if bytes > half {
+            return Some(format!("{} ranks × {rows} rows × {hidden} {} elements are {bytes} bytes, more than a staging half ({half}, \
+                                 `AllReduceOptions::capacity_bytes`): all-reduce then normalize", self.group.world(), T::SUFFIX));
+        }
+        None
+    }
+
+    /// The all-reduce a tensor-parallel layer ends with, fused with what the next sublayer starts with:
+    /// `residual[r] += Σ_ranks partial[r]` (summed in f32 in rank order and rounded, the bits of the
+    /// one-shot step), then `out[r] = weight[r] · round(residual[r] / √(mean residual[r]² + eps))` row
+    /// by row (Hugging Face's `LlamaRMSNorm` rounding). One kernel per rank on its stream
+    /// (`kernels-gpu/src/comm/steps/v3_rmsnorm.rs`): each rank pushes its partial rows into its
+    /// peers' memory and meets them at one barrier. Every rank gets the same bits. An error, before any
+    /// launch, when [`AllReduce::refuses_add_rmsnorm`] says why it cannot run or a buffer does not match.
+    pub fn all_reduce_add_rmsnorm<T: NormReducible>(&self, ranks: &mut [ResidualNorm<'_, T>], hidden: usize, eps: f32) -> Result<()> {
+        let w = self.group.world();
+        if ranks.len() != w {
+            return Err(Error::InvalidInput(format!("{} ranks' buffers for a group of {w} ranks (one per rank)", ranks.len())));
+        }
+        if !(eps.is_finite() && eps >= 0.0) {
+            return Err(Error::InvalidInput(format!("eps = {eps}: the norm needs a finite ε ≥ 0")));
+        }
+        if hidden == 0 {
+            return Err(Error::InvalidInput("hidden = 0".into()));
+        }
+        let n = ranks[0].partial.len();
+        if n % hidden != 0 {
+            return Err(Error::InvalidInput(format!("rank 0's partial holds {n} elements, not whole rows of {hidden}")));
+        }
+        let rows = n / hidden;
+        if let Some(why) = self.refuses_add_rmsnorm::<T>(rows, hidden) {
+            return Err(Error::Unsupported { kernel: "all-reduce + residual add + RMSNorm".into(), needs: "a shape and group it takes".into(), have: why });
+        }
+        let name = format!("allreduce_v3_rmsnorm_{}", T::SUFFIX);
+        let kernels = self.group.ranks().iter().map(|g| g.kernel(&name)).collect::<Result<Vec<Kernel>>>()?;
+        let grid = rows.min(self.max_grid(&kernels[0])? as usize) as u32;
+        let c = self.custom.as_ref().expect("checked by refuses_add_rmsnorm");
+        let timeout_ns = self.opts.timeout.as_nanos().min(u64::MAX as u128) as u64;
+        let (world, half, rows32, hidden32) = (w as u32, c.half_bytes as u64, rows as u32, hidden as u32);
+        let mut ptrs = Vec::with_capacity(w);
+        // The guards live until every launch is enqueued (cudarc's event tracking records on drop).
+        let mut guards = Vec::with_capacity(w);
+        for (r, (g, b)) in self.group.ranks().iter().zip(ranks.iter_mut()).enumerate() {
+            for (what, len, want) in [("partial", b.partial.len(), n), ("residual", b.residual.len(), n), ("out", b.out.len(), n), ("weight", b.weight.len(), hidden)] {
+                if len != want {
+                    return Err(Error::InvalidInput(format!("rank {r}'s {what} holds {len} elements, not {want} ({rows} rows of {hidden})")));
+                }
+            }
+            for (what, ord) in [("partial", b.partial.stream().context().ordinal()), ("residual", b.residual.stream().context().ordinal()),
+                                ("weight", b.weight.stream().context().ordinal()), ("out", b.out.stream().context().ordinal())] {
+                if ord != g.ctx.ordinal() {
+                    return Err(Error::InvalidInput(format!("rank {r}'s {what} is on device {ord}, rank {r} is device {}", g.ctx.ordinal())));
+                }
+            }
+            let (p, gp) = b.partial.device_ptr(&g.stream);
+            let (x, gx) = b.residual.device_ptr_mut(&g.stream);
+            let (wt, gw) = b.weight.device_ptr(&g.stream);
+            let (y, gy) = b.out.device_ptr_mut(&g.stream);
+            for (what, a) in [("partial", p), ("residual", x), ("weight", wt), ("out", y)] {
+                if a % VEC_BYTES as u64 != 0 {
+                    return Err(Error::InvalidInput(format!("rank {r}'s {what} starts at {a:#x}, not 16-byte aligned (the fused norm moves 16-byte vectors)")));
+                }
+            }
+            ptrs.push([p, x, wt, y]);
+            guards.push((gp, gx, gw, gy));
+        }
+        for (r, g) in self.group.ranks().iter().enumerate() {
+            let [p, x, wt, y] = ptrs[r];
+            let rank = r as u32;
+            // SAFETY: the arguments match the kernel (`v3_rmsnorm.rs`): both tables hold every rank's
+            // staging (two halves of `half` bytes) and signal buffers, mapped in every rank's context;
+            // `partial`, `residual` and `out` hold `rows · hidden` elements and `weight` `hidden` (checked
+            // above), 16-byte aligned (checked), on this rank's device (checked); `out` overlaps neither
+            // `residual` nor `partial` (distinct borrows: a `CudaViewMut` excludes any other view of its
+            // slice); `hidden % 8 == 0`, `hidden ≤ MAX_NORM_HIDDEN` and `world · rows · hidden · 2 ≤ half`
+            // (`refuses_add_rmsnorm`); the grid is the same on every rank, at most MAX_BLOCKS and what the
+            // GPU holds resident (`max_grid`); every rank enqueues the same call in the same order (this
+            // loop).
+            unsafe {
+                launch!(g, &kernels[r], grid = grid, &c.staging_table, &c.signal_table, &p, &x, &wt, &y, &rows32, &hidden32, &eps, &half, &rank, &world, &timeout_ns)
+            }?;
+        }
+        drop(guards);
+        Ok(())
     }
 
     /// Checks the buffers: one per rank, on the rank's device, all the same non-zero length.

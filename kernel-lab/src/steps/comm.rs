@@ -1,7 +1,8 @@
 //! The all-reduce ladder (`kernels-gpu/src/comm/`, issue 52): v1 one-shot and v2 two-shot over NVLink
-//! peer memory, each for f32, f16 and bf16. v0 is NCCL (`kernel_lab::comm::Nccl`), no kernel of ours.
-//! Launched by `kernel_lab::comm::AllReduce` only: same grid on every rank, [`layout::comm::BLOCK`]
-//! threads, no dynamic shared memory.
+//! peer memory, each for f32, f16 and bf16; v3, the one-shot pushed and fused with the residual add and
+//! RMSNorm, for f16 and bf16. v0 is NCCL (`kernel_lab::comm::Nccl`), no kernel of ours. Launched by
+//! `kernel_lab::comm::AllReduce` only: same grid on every rank, [`layout::comm::BLOCK`] threads (v3:
+//! `NORM_THREADS`, 32 bytes of dynamic shared memory).
 use super::{Family, KernelInfo, PtxCheck, Target, bounds};
 
 /// What every all-reduce kernel's PTX must show: the system-scope release and acquire of the flags, the
@@ -13,6 +14,9 @@ const LACKS: &[&str] = &["trap", "ld.local", "st.local"];
 
 const ONESHOT_ABOUT: &str = "one-shot: one barrier, then each rank reads every peer's input over NVLink and sums it (latency-bound sizes)";
 const TWOSHOT_ABOUT: &str = "two-shot: reduce-scatter then all-gather through peer memory, two barriers; 2(w−1)/w of the message read per rank";
+
+const NORM_ABOUT: &str = "pushed one-shot fused with the residual add and RMSNorm: each rank stores its partial rows into its peers' memory, one barrier, \
+                          then sum, x += sum, y = w · norm(x), one block per row";
 
 const fn kernel(name: &'static str, label: &'static str, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::Comm, step: label, target: Target::Sm80, block_threads: layout::comm::BLOCK, launch_bounds: bounds(layout::comm::BLOCK),
@@ -27,4 +31,12 @@ pub const KERNELS: &[KernelInfo] = &[
     kernel("allreduce_v2_twoshot_f32", "v2-f32", TWOSHOT_ABOUT),
     kernel("allreduce_v2_twoshot_f16", "v2-f16", TWOSHOT_ABOUT),
     kernel("allreduce_v2_twoshot_bf16", "v2-bf16", TWOSHOT_ABOUT),
+    norm_kernel("allreduce_v3_rmsnorm_f16", "v3-f16"),
+    norm_kernel("allreduce_v3_rmsnorm_bf16", "v3-bf16"),
 ];
+
+/// v3: `layout::comm::NORM_THREADS` threads, 32 bytes of dynamic shared memory (the row's sum of
+/// squares, one slot per warp).
+const fn norm_kernel(name: &'static str, label: &'static str) -> KernelInfo {
+    KernelInfo { block_threads: layout::comm::NORM_THREADS, launch_bounds: bounds(layout::comm::NORM_THREADS), dyn_smem_bytes: 32, ..kernel(name, label, NORM_ABOUT) }
+}
