@@ -481,8 +481,12 @@ fn the_gemm_api_takes_strided_and_offset_operands_on_the_callers_stream() {
     let mine = kernel_lab_bench::Gpu::with_stream(stream.clone()).unwrap();
     let seed = verify::fresh_seed();
     fn check<T: Element>(gpu: &kernel_lab_bench::Gpu, seed: u64, kind: ElemKind, to_f32: fn(u32) -> f32, tol: f64) {
-        for &(m, n, k, pad, off) in &[(37usize, 64usize, 72usize, 8usize, 0usize), (100, 40, 33, 3, 1), (16, 4096, 512, 64, 8), (300, 136, 256, 0, 3)] {
-            let desc = GemmDesc::new(m, n, k).with_strides(k + pad, n + pad, n + pad);
+        // (m, n, k, padding of A's, B's and C's rows, offset): all three strided, or one alone (the others
+        // then go to the kernel as they are), or none.
+        for &(m, n, k, (pa, pb, pc), off) in &[(37usize, 64usize, 72usize, (8usize, 8usize, 8usize), 0usize), (100, 40, 33, (3, 3, 3), 1), (16, 4096, 512, (64, 64, 64), 8),
+                                                (300, 136, 256, (0, 0, 0), 3), (4, 4096, 512, (0, 0, 24), 0), (64, 256, 128, (16, 0, 0), 0), (48, 200, 96, (0, 8, 0), 0)] {
+            let pad = pa + pb + pc;
+            let desc = GemmDesc::new(m, n, k).with_strides(k + pa, n + pb, n + pc);
             let (sa, sb, sc) = desc.spans();
             let bits = std::mem::size_of::<T>() * 8;
             let generate = |len: usize, s: u64| -> Vec<f32> {

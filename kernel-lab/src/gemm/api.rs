@@ -133,7 +133,8 @@ pub struct GemmConfig {
     pub split_k: u32,
     /// K and N padded to multiples of 8 through staging copies.
     pub padded: bool,
-    /// Operands copied to and from dense staging buffers (strided, or not 16-byte aligned).
+    /// Operands copied to and from dense staging buffers (each one strided or not 16-byte aligned; the
+    /// others go to the kernel as they are).
     pub staged: bool,
 }
 
@@ -153,11 +154,24 @@ enum Inner {
     Single(SgemmPlan),
 }
 
-/// Dense staging buffers for operands the kernels cannot take as they are (strided or unaligned).
+/// Dense staging buffers for the operands the kernels cannot take as they are (strided or unaligned),
+/// each allocated the first time its operand needs it.
 struct Stage<T> {
-    a: CudaSlice<T>,
-    b: CudaSlice<T>,
-    c: CudaSlice<T>,
+    a: Option<CudaSlice<T>>,
+    b: Option<CudaSlice<T>>,
+    c: Option<CudaSlice<T>>,
+}
+
+impl<T> Stage<T> {
+    fn any(&self) -> bool {
+        self.a.is_some() || self.b.is_some() || self.c.is_some()
+    }
+}
+
+/// Whether an operand of `rows` rows of `width` elements, `pitch` apart, at `ptr`, must be staged: its
+/// rows are not contiguous (one row is contiguous at any pitch) or it is not 16-byte aligned.
+fn needs_stage(rows: usize, width: usize, pitch: usize, ptr: u64) -> bool {
+    (rows > 1 && pitch != width) || ptr % 16 != 0
 }
 
 /// One GEMM shape with element type `T`, planned once and run many times on the caller's buffers
@@ -168,7 +182,7 @@ pub struct GemmPlan<T: Element> {
     gpu: Gpu,
     desc: GemmDesc,
     inner: Inner,
-    stage: Option<Stage<T>>,
+    stage: Stage<T>,
 }
 
 impl<T: Element> GemmPlan<T> {
@@ -199,20 +213,33 @@ impl<T: Element> GemmPlan<T> {
                 Inner::Half(HalfPlan::new(gpu, s, step, elem)?)
             }
         };
-        let stage = if desc.is_dense() { None } else { Some(Self::stage(gpu, s)?) };
-        Ok(GemmPlan { gpu: gpu.clone(), desc, inner, stage })
+        // Strided operands' staging now (aligned ones never need it); an unaligned one's at its first run.
+        let mut plan = GemmPlan { gpu: gpu.clone(), desc, inner, stage: Stage { a: None, b: None, c: None } };
+        plan.ensure_stage([needs_stage(s.m, s.k, desc.lda, 0), needs_stage(s.k, s.n, desc.ldb, 0), needs_stage(s.m, s.n, desc.ldc, 0)])?;
+        Ok(plan)
     }
 
-    fn stage(gpu: &Gpu, s: Shape) -> Result<Stage<T>> {
-        let bytes = std::mem::size_of::<T>() * (s.m * s.k + s.k * s.n + s.m * s.n);
-        crate::runtime::budget::check(gpu, &format!("gemm {s}: dense staging of strided or unaligned operands"), bytes as u64, 0)?;
-        Ok(Stage { a: gpu.zeros(s.m * s.k)?, b: gpu.zeros(s.k * s.n)?, c: gpu.zeros(s.m * s.n)? })
+    /// Allocates the staging of each operand (A, B, C) flagged and not yet staged.
+    fn ensure_stage(&mut self, need: [bool; 3]) -> Result<()> {
+        let s = self.shape();
+        for (i, (what, n)) in [("A", s.m * s.k), ("B", s.k * s.n), ("C", s.m * s.n)].into_iter().enumerate() {
+            let slot = match i {
+                0 => &mut self.stage.a,
+                1 => &mut self.stage.b,
+                _ => &mut self.stage.c,
+            };
+            if need[i] && slot.is_none() {
+                crate::runtime::budget::check(&self.gpu, &format!("gemm {s}: dense staging of the strided or unaligned {what}"), (n * std::mem::size_of::<T>()) as u64, 0)?;
+                *slot = Some(self.gpu.zeros(n)?);
+            }
+        }
+        Ok(())
     }
 
     /// What this plan runs.
     pub fn config(&self) -> GemmConfig {
         let s = self.shape();
-        let staged = self.stage.is_some();
+        let staged = self.stage.any();
         match &self.inner {
             Inner::Half(p) => {
                 let st = p.config().step;
@@ -238,7 +265,7 @@ impl<T: Element> GemmPlan<T> {
 
     /// Enqueues `c = a · b` on the plan's stream. `a`, `b`, `c` must span the descriptor's rows and
     /// pitches (checked: an error names the operand and both lengths). Dense, 16-byte-aligned operands
-    /// go to the kernel as they are; others through the plan's staging buffers (three more copies).
+    /// go to the kernel as they are; each other one through its staging buffer (a copy in, or for C out).
     /// Nothing synchronizes: the result is ready when the stream gets there.
     pub fn run<A, B, C>(&mut self, a: &A, b: &B, c: &mut C) -> Result<()>
     where
@@ -259,21 +286,22 @@ impl<T: Element> GemmPlan<T> {
         let (pb, _gb) = b.device_ptr(&stream);
         let (pc, _gc) = c.device_ptr_mut(&stream);
         let (oa, ob, oc) = (Operand { ptr: pa, len: span_a }, Operand { ptr: pb, len: span_b }, Operand { ptr: pc, len: span_c });
-        let aligned = [pa, pb, pc].iter().all(|p| p % 16 == 0);
-        if self.stage.is_none() && !aligned {
-            self.stage = Some(Self::stage(&self.gpu, self.shape())?);
-        }
         let d = self.desc;
+        let need = [needs_stage(d.m, d.k, d.lda, pa), needs_stage(d.k, d.n, d.ldb, pb), needs_stage(d.m, d.n, d.ldc, pc)];
+        self.ensure_stage(need)?;
         let e = std::mem::size_of::<T>();
-        match self.stage.as_ref() {
-            None => self.run_dense(oa, ob, oc),
-            Some(st) => {
-                let (sa, sb, sc) = (Operand::of(&self.gpu, &st.a), Operand::of(&self.gpu, &st.b), Operand::of(&self.gpu, &st.c));
-                copy_rows(&self.gpu, oa, d.lda, sa, d.k, d.m, d.k, e)?;
-                copy_rows(&self.gpu, ob, d.ldb, sb, d.n, d.k, d.n, e)?;
-                self.run_dense(sa, sb, sc)?;
-                copy_rows(&self.gpu, sc, d.n, oc, d.ldc, d.m, d.n, e)
-            }
+        let staged = |slot: &Option<CudaSlice<T>>, on: bool| slot.as_ref().filter(|_| on).map(|b| Operand::of(&self.gpu, b));
+        let (sa, sb, sc) = (staged(&self.stage.a, need[0]), staged(&self.stage.b, need[1]), staged(&self.stage.c, need[2]));
+        if let Some(sa) = sa {
+            copy_rows(&self.gpu, oa, d.lda, sa, d.k, d.m, d.k, e)?;
+        }
+        if let Some(sb) = sb {
+            copy_rows(&self.gpu, ob, d.ldb, sb, d.n, d.k, d.n, e)?;
+        }
+        self.run_dense(sa.unwrap_or(oa), sb.unwrap_or(ob), sc.unwrap_or(oc))?;
+        match sc {
+            Some(sc) => copy_rows(&self.gpu, sc, d.n, oc, d.ldc, d.m, d.n, e),
+            None => Ok(()),
         }
     }
 
