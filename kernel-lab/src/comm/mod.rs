@@ -1,7 +1,8 @@
 //! Collectives across the GPUs of one host (issue 52): a [`Group`] of ranks driven by this process,
 //! [`Nccl`] (the engine, through cudarc's bindings) and [`AllReduce`], which runs NCCL or the lab's
 //! own all-reduce kernels over NVLink peer memory (`kernels-gpu/src/comm`: one-shot, two-shot),
-//! choosing by message size with a [`LinkModel`].
+//! choosing by message size with a [`LinkModel`]; and the all-reduce a tensor-parallel layer ends with,
+//! fused with the residual add and RMSNorm that follow it ([`AllReduce::all_reduce_add_rmsnorm`]).
 //!
 //! ```no_run
 //! use kernel_lab::comm::{AllReduce, AllReduceOptions, Group};

@@ -7,6 +7,7 @@
 //! | v0 | — (the host's `comm::Nccl`) | NCCL's ring / tree all-reduce: the engine and the baseline |
 //! | v1 | `steps/v1_oneshot.rs` | one barrier, then every rank reads every peer's whole input and sums: latency-bound sizes |
 //! | v2 | `steps/v2_twoshot.rs` | reduce-scatter then all-gather through peer memory: each rank reads `2(w−1)/w` of the message instead of `w−1` |
+//! | v3 | `steps/v3_rmsnorm.rs` | one-shot pushed into the peers' staging, fused with the residual add and RMSNorm that follow it in a transformer layer |
 //!
 //! Shared machinery (`peer.rs`): the barrier (release/acquire at system scope, a timeout on every
 //! wait), the epoch and status words, the element types summed in f32.
