@@ -174,7 +174,7 @@ fn bad_input_is_refused_before_any_launch() {
     assert!(fused(2, 64, 64, 2, f32::NAN).contains("finite"));
     // 2 ranks x 4096 rows x 128 bf16 = 2 MiB: more than a staging half of 1 MiB.
     let e = fused(4096, 128, 128, 2, 1e-5);
-    assert!(e.contains("more than a buffer half"), "{e}");
+    assert!(e.contains("more than a staging half"), "{e}");
     ar.check().unwrap();
 }
 

@@ -28,7 +28,7 @@ use kernel_lab::{
         decode::{DecodeDesc, DecodePlan},
         prefill::{PrefillDesc, PrefillPlan},
     },
-    comm::{AllReduce, AllReduceOptions, Group, NormReducible, NormStep, ResidualNorm},
+    comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
     cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
     fp8_weights::{Fp8Weights, W8Plan},
     gemm::{Element, GemmDesc, GemmPlan},
@@ -215,18 +215,6 @@ enum NormAt {
 fn split_head(c: &Config, world: usize, format: WeightFormat) -> bool {
     let on = std::env::var("KERNEL_LAB_SPLIT_HEAD").map_or(true, |v| v.trim() != "0");
     on && world > 1 && format != WeightFormat::Fp8 && c.vocab % (8 * world) == 0
-}
-
-/// `KERNEL_LAB_FUSED_NORM` (read once): unset, the library's choice (`None`); `0`: the fused all-reduce
-/// off (`Some(None)`); `v3` / `v4`: that step where it can run (`Some(Some(step))`).
-fn fused_norm_switch() -> Option<Option<NormStep>> {
-    static ON: std::sync::OnceLock<Option<Option<NormStep>>> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| match std::env::var("KERNEL_LAB_FUSED_NORM").as_deref().map(str::trim) {
-        Ok("0") => Some(None),
-        Ok("v3") => Some(Some(NormStep::Push)),
-        Ok("v4") => Some(Some(NormStep::PushLl)),
-        _ => None,
-    })
 }
 
 /// Most rows a step's all-reduces run fused with the norm: the fused kernel runs one block a row up to
@@ -625,11 +613,11 @@ impl<T: Element + NormReducible> Model<T> {
     /// Whether the all-reduces of a `tokens`-row step run fused with the residual add and norm: split
     /// over ranks, the fused kernel available and taking the rows, and at most `MAX_FUSED_ROWS` rows
     /// (one block a row; more rows than that are the pair's: NCCL or one-shot, then `add_rmsnorm`).
-    /// `KERNEL_LAB_FUSED_NORM=0` turns it off, `=v3` runs step v3 where the library would pick v4 (the A/B
-    /// switches).
+    /// `KERNEL_LAB_FUSED_NORM=0` turns it off (the A/B switch).
     fn fuses_norm(&self, tokens: usize) -> bool {
-        fused_norm_switch() != Some(None) && tokens <= MAX_FUSED_ROWS
-            && self.ar.as_ref().is_some_and(|ar| ar.refuses_add_rmsnorm::<T>(tokens, self.config.hidden).is_none())
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let on = *ON.get_or_init(|| std::env::var("KERNEL_LAB_FUSED_NORM").map_or(true, |v| v.trim() != "0"));
+        on && tokens <= MAX_FUSED_ROWS && self.ar.as_ref().is_some_and(|ar| ar.refuses_add_rmsnorm::<T>(tokens, self.config.hidden).is_none())
     }
 
     /// Sums the ranks' partial `delta` (after Wo or Wdown) into every rank's (tensor parallelism); with
@@ -656,12 +644,7 @@ impl<T: Element + NormReducible> Model<T> {
             let Bufs { delta, h: res, x, .. } = b;
             Ok(ResidualNorm { partial: view::<T>(delta, n)?, residual: view_mut::<T>(res, n)?, weight: view::<T>(w, h)?, out: view_mut::<T>(x, n)? })
         }).collect::<Result<Vec<_>>>()?;
-        match fused_norm_switch() {
-            Some(Some(step)) if ar.refuses_norm_step::<T>(step, tokens, h).is_none() => ar.all_reduce_add_rmsnorm_with(step, &mut ranks, h, self.config.eps)?,
-            _ => {
-                ar.all_reduce_add_rmsnorm(&mut ranks, h, self.config.eps)?;
-            }
-        }
+        ar.all_reduce_add_rmsnorm(&mut ranks, h, self.config.eps)?;
         drop(ranks);
         for s in &mut self.shards {
             mark(&mut s.prof, &s.gpu, || "all-reduce + add_rmsnorm".into(), 0)?;

@@ -160,32 +160,3 @@ pub unsafe fn ld_global_cg_v4_u32(p: *const u32) -> [u32; 4] {
                   out(reg32) c, out(reg32) d, in(reg64) p, options(nostack)) };
     [a, b, c, d]
 }
-
-/// `st.volatile.global.v4.u32 [p], {a, b, c, d};` — a 128-bit store the compiler keeps as it is and in
-/// order, each aligned 8-byte half written whole (single-copy atomic): the store of an LL line (low-latency
-/// protocol: `{data, flag, data, flag}`, where a reader that sees a half's flag sees that half's data, with
-/// no fence between). Also to a peer GPU's memory.
-///
-/// # Safety
-/// `p` points to 16 writable, 16-byte-aligned bytes of global memory (local or a peer's).
-#[inline(always)]
-pub unsafe fn st_volatile_global_v4_u32(p: *mut u32, v: [u32; 4]) {
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("st.volatile.global.v4.u32 [{0}], {{{1}, {2}, {3}, {4}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1],
-                  in(reg32) v[2], in(reg32) v[3], options(nostack)) };
-}
-
-/// `ld.volatile.global.v4.u32 {a, b, c, d}, [p];` — a 128-bit load made every time it is written (never
-/// cached in registers, never from a stale L1 line), each aligned 8-byte half read whole: the poll of an LL
-/// line another GPU stores with [`st_volatile_global_v4_u32`].
-///
-/// # Safety
-/// `p` points to 16 readable, 16-byte-aligned bytes of global memory.
-#[inline(always)]
-pub unsafe fn ld_volatile_global_v4_u32(p: *const u32) -> [u32; 4] {
-    let (a, b, c, d): (u32, u32, u32, u32);
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("ld.volatile.global.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];", out(reg32) a, out(reg32) b,
-                  out(reg32) c, out(reg32) d, in(reg64) p, options(nostack)) };
-    [a, b, c, d]
-}

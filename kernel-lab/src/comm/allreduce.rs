@@ -53,37 +53,6 @@ pub struct ResidualNorm<'a, T> {
     pub out: CudaViewMut<'a, T>,
 }
 
-/// A step of the all-reduce fused with the residual add and RMSNorm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-pub enum NormStep {
-    /// v3: the partial rows pushed into the peers' staging, then a flag released after them.
-    Push,
-    /// v4: the partial rows pushed as LL lines (each 4-byte data word beside a 4-byte flag): no
-    /// release, twice the bytes.
-    PushLl,
-}
-
-impl NormStep {
-    /// Every step, in ladder order.
-    pub const ALL: [NormStep; 2] = [NormStep::Push, NormStep::PushLl];
-
-    /// Its kernel's name for element type `T`.
-    fn kernel<T: Reducible>(self) -> String {
-        match self {
-            NormStep::Push => format!("allreduce_v3_rmsnorm_{}", T::SUFFIX),
-            NormStep::PushLl => format!("allreduce_v4_rmsnorm_ll_{}", T::SUFFIX),
-        }
-    }
-
-    /// Bytes a rank's buffer half holds per element of the message, from every rank.
-    fn bytes_per_element<T>(self) -> usize {
-        match self {
-            NormStep::Push => std::mem::size_of::<T>(),
-            NormStep::PushLl => 2 * std::mem::size_of::<T>(),
-        }
-    }
-}
-
 /// A step of the all-reduce ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum Algo {
@@ -163,8 +132,7 @@ impl LinkModel {
 #[derive(Clone, Copy, Debug)]
 pub struct AllReduceOptions {
     /// Largest message (bytes) one custom call moves (larger ones go in chunks of this, one call
-    /// each): each rank allocates twice this for staging and twice this for the LL lines of the fused
-    /// norm's v4.
+    /// each): each rank allocates twice this for staging.
     pub capacity_bytes: usize,
     /// How long a custom step's wait for a peer may take before the call fails (and the status says
     /// which rank and peer).
@@ -255,9 +223,6 @@ impl Drop for PeerBuffer {
 /// The custom steps' buffers: each rank's staging (two halves) and signals, and their peer tables.
 struct Custom {
     _staging: Vec<PeerBuffer>,
-    /// Each rank's LL lines (v4 only; the same size as its staging).
-    _ll: Vec<PeerBuffer>,
-    ll_table: PeerTable,
     signals: Vec<PeerBuffer>,
     staging_table: PeerTable,
     signal_table: PeerTable,
@@ -382,28 +347,10 @@ impl AllReduce {
     }
 
     /// Why [`AllReduce::all_reduce_add_rmsnorm`] cannot take `rows × hidden` elements of `T` on this
-    /// group, or `None` (some step takes it).
+    /// group, or `None`: it needs the custom steps (peer access), a row of at most
+    /// `layout::comm::MAX_NORM_HIDDEN` elements, a multiple of 8, and every rank's rows in one
+    /// staging half.
     pub fn refuses_add_rmsnorm<T: NormReducible>(&self, rows: usize, hidden: usize) -> Option<String> {
-        let mut why = vec![];
-        for step in NormStep::ALL {
-            match self.refuses_norm_step::<T>(step, rows, hidden) {
-                None => return None,
-                Some(w) => why.push(format!("{step:?}: {w}")),
-            }
-        }
-        Some(why.join("; "))
-    }
-
-    /// The fused step [`AllReduce::all_reduce_add_rmsnorm`] runs for `rows × hidden`: LL where its lines
-    /// fit a buffer half (the fewest trips), else the push with a released flag.
-    pub fn choose_norm_step<T: NormReducible>(&self, rows: usize, hidden: usize) -> Option<NormStep> {
-        [NormStep::PushLl, NormStep::Push].into_iter().find(|&s| self.refuses_norm_step::<T>(s, rows, hidden).is_none())
-    }
-
-    /// Why `step` cannot take `rows × hidden` elements of `T` on this group, or `None`: it needs the
-    /// custom steps (peer access), a row of at most `layout::comm::MAX_NORM_HIDDEN` elements, a
-    /// multiple of 8, and every rank's rows (as LL lines: twice the bytes) in one buffer half.
-    pub fn refuses_norm_step<T: NormReducible>(&self, step: NormStep, rows: usize, hidden: usize) -> Option<String> {
         if let Some(why) = self.unavailable(Algo::OneShot) {
             return Some(why.to_string());
         }
@@ -413,10 +360,10 @@ impl AllReduce {
         if rows == 0 {
             return Some("no rows".into());
         }
-        let bytes = self.group.world().saturating_mul(rows).saturating_mul(hidden).saturating_mul(step.bytes_per_element::<T>());
+        let bytes = self.group.world().saturating_mul(rows).saturating_mul(hidden).saturating_mul(std::mem::size_of::<T>());
         let half = self.custom.as_ref().map_or(0, |c| c.half_bytes);
         if bytes > half {
-            return Some(format!("{} ranks × {rows} rows × {hidden} {} elements take {bytes} bytes, more than a buffer half ({half}, \
+            return Some(format!("{} ranks × {rows} rows × {hidden} {} elements are {bytes} bytes, more than a staging half ({half}, \
                                  `AllReduceOptions::capacity_bytes`): all-reduce then normalize", self.group.world(), T::SUFFIX));
         }
         None
@@ -429,16 +376,7 @@ impl AllReduce {
     /// (`kernels-gpu/src/comm/steps/v3_rmsnorm.rs`): each rank pushes its partial rows into its
     /// peers' memory and meets them at one barrier. Every rank gets the same bits. An error, before any
     /// launch, when [`AllReduce::refuses_add_rmsnorm`] says why it cannot run or a buffer does not match.
-    pub fn all_reduce_add_rmsnorm<T: NormReducible>(&self, ranks: &mut [ResidualNorm<'_, T>], hidden: usize, eps: f32) -> Result<NormStep> {
-        let rows = ranks.first().map_or(0, |r| r.partial.len() / hidden.max(1));
-        // A shape no step takes goes on to the checks below with v3, which name what is wrong.
-        let step = self.choose_norm_step::<T>(rows, hidden).unwrap_or(NormStep::Push);
-        self.all_reduce_add_rmsnorm_with(step, ranks, hidden, eps)?;
-        Ok(step)
-    }
-
-    /// As [`AllReduce::all_reduce_add_rmsnorm`] with the step given (an error when it cannot run).
-    pub fn all_reduce_add_rmsnorm_with<T: NormReducible>(&self, step: NormStep, ranks: &mut [ResidualNorm<'_, T>], hidden: usize, eps: f32) -> Result<()> {
+    pub fn all_reduce_add_rmsnorm<T: NormReducible>(&self, ranks: &mut [ResidualNorm<'_, T>], hidden: usize, eps: f32) -> Result<()> {
         let w = self.group.world();
         if ranks.len() != w {
             return Err(Error::InvalidInput(format!("{} ranks' buffers for a group of {w} ranks (one per rank)", ranks.len())));
@@ -454,10 +392,10 @@ impl AllReduce {
             return Err(Error::InvalidInput(format!("rank 0's partial holds {n} elements, not whole rows of {hidden}")));
         }
         let rows = n / hidden;
-        if let Some(why) = self.refuses_norm_step::<T>(step, rows, hidden) {
-            return Err(Error::Unsupported { kernel: format!("all-reduce + residual add + RMSNorm ({step:?})"), needs: "a shape and group it takes".into(), have: why });
+        if let Some(why) = self.refuses_add_rmsnorm::<T>(rows, hidden) {
+            return Err(Error::Unsupported { kernel: "all-reduce + residual add + RMSNorm".into(), needs: "a shape and group it takes".into(), have: why });
         }
-        let name = step.kernel::<T>();
+        let name = format!("allreduce_v3_rmsnorm_{}", T::SUFFIX);
         let kernels = self.group.ranks().iter().map(|g| g.kernel(&name)).collect::<Result<Vec<Kernel>>>()?;
         let grid = rows.min(self.max_grid(&kernels[0])? as usize) as u32;
         let c = self.custom.as_ref().expect("checked by refuses_add_rmsnorm");
@@ -493,19 +431,17 @@ impl AllReduce {
         for (r, g) in self.group.ranks().iter().enumerate() {
             let [p, x, wt, y] = ptrs[r];
             let rank = r as u32;
-            // SAFETY: the arguments match the kernel (`v3_rmsnorm.rs`, `v4_rmsnorm_ll.rs`): both tables
-            // hold every rank's staging (v3) or LL buffer (v4, written by no other step), two halves of
-            // `half` bytes each, and signal buffers, mapped in every rank's context;
+            // SAFETY: the arguments match the kernel (`v3_rmsnorm.rs`): both tables hold every rank's
+            // staging (two halves of `half` bytes) and signal buffers, mapped in every rank's context;
             // `partial`, `residual` and `out` hold `rows · hidden` elements and `weight` `hidden` (checked
             // above), 16-byte aligned (checked), on this rank's device (checked); `out` overlaps neither
             // `residual` nor `partial` (distinct borrows: a `CudaViewMut` excludes any other view of its
-            // slice); `hidden % 8 == 0`, `hidden ≤ MAX_NORM_HIDDEN` and `world · rows · hidden` elements fit a half (2
-            // bytes each for v3, 4 as LL lines for v4: `refuses_norm_step`); the grid is the same on every rank, at most MAX_BLOCKS and what the
+            // slice); `hidden % 8 == 0`, `hidden ≤ MAX_NORM_HIDDEN` and `world · rows · hidden · 2 ≤ half`
+            // (`refuses_add_rmsnorm`); the grid is the same on every rank, at most MAX_BLOCKS and what the
             // GPU holds resident (`max_grid`); every rank enqueues the same call in the same order (this
             // loop).
             unsafe {
-                launch!(g, &kernels[r], grid = grid, if step == NormStep::PushLl { &c.ll_table } else { &c.staging_table }, &c.signal_table, &p, &x, &wt, &y,
-                        &rows32, &hidden32, &eps, &half, &rank, &world, &timeout_ns)
+                launch!(g, &kernels[r], grid = grid, &c.staging_table, &c.signal_table, &p, &x, &wt, &y, &rows32, &hidden32, &eps, &half, &rank, &world, &timeout_ns)
             }?;
         }
         drop(guards);
@@ -666,14 +602,10 @@ impl Custom {
     fn new(group: &Group, capacity: usize) -> Result<Custom> {
         let mut staging_table = PeerTable::default();
         let mut signal_table = PeerTable::default();
-        let (mut staging, mut signals, mut ll) = (vec![], vec![], vec![]);
-        let mut ll_table = PeerTable::default();
+        let (mut staging, mut signals) = (vec![], vec![]);
         for (r, g) in group.ranks().iter().enumerate() {
-            crate::runtime::budget::check(g, &format!("rank {r}'s all-reduce staging and LL buffer"), (4 * capacity + SIGNAL_BYTES) as u64, 0)?;
+            crate::runtime::budget::check(g, &format!("rank {r}'s all-reduce staging"), (2 * capacity + SIGNAL_BYTES) as u64, 0)?;
             let s = PeerBuffer::zeroed(g, 2 * capacity, &format!("rank {r}'s all-reduce staging"))?;
-            let l = PeerBuffer::zeroed(g, 2 * capacity, &format!("rank {r}'s LL buffer"))?;
-            ll_table.0[r] = l.ptr;
-            ll.push(l);
             let f = PeerBuffer::zeroed(g, SIGNAL_BYTES, &format!("rank {r}'s all-reduce signals"))?;
             staging_table.0[r] = s.ptr;
             signal_table.0[r] = f.ptr;
@@ -681,7 +613,7 @@ impl Custom {
             signals.push(f);
         }
         // The zeroed signals are in place before any rank's first call (`PeerBuffer::zeroed` waits).
-        Ok(Custom { _staging: staging, _ll: ll, ll_table, signals, staging_table, signal_table, half_bytes: capacity })
+        Ok(Custom { _staging: staging, signals, staging_table, signal_table, half_bytes: capacity })
     }
 }
 

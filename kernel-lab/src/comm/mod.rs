@@ -18,7 +18,7 @@ pub mod allreduce;
 pub mod group;
 pub mod nccl;
 
-pub use allreduce::{Algo, AllReduce, AllReduceOptions, LinkModel, NormReducible, NormStep, PeerTable, Reducible, ResidualNorm};
+pub use allreduce::{Algo, AllReduce, AllReduceOptions, LinkModel, NormReducible, PeerTable, Reducible, ResidualNorm};
 pub use group::{Group, Placement};
 pub use layout::comm::MAX_RANKS;
 pub use nccl::Nccl;

@@ -1,6 +1,6 @@
 //! The all-reduce ladder (`kernels-gpu/src/comm/`, issue 52): v1 one-shot and v2 two-shot over NVLink
 //! peer memory, each for f32, f16 and bf16; v3, the one-shot pushed and fused with the residual add and
-//! RMSNorm, and v4, v3 with the flags in the data (LL), for f16 and bf16. v0 is NCCL (`kernel_lab::comm::Nccl`), no kernel of ours. Launched by
+//! RMSNorm, for f16 and bf16. v0 is NCCL (`kernel_lab::comm::Nccl`), no kernel of ours. Launched by
 //! `kernel_lab::comm::AllReduce` only: same grid on every rank, [`layout::comm::BLOCK`] threads (v3:
 //! `NORM_THREADS`, 32 bytes of dynamic shared memory).
 use super::{Family, KernelInfo, PtxCheck, Target, bounds};
@@ -33,18 +33,7 @@ pub const KERNELS: &[KernelInfo] = &[
     kernel("allreduce_v2_twoshot_bf16", "v2-bf16", TWOSHOT_ABOUT),
     norm_kernel("allreduce_v3_rmsnorm_f16", "v3-f16"),
     norm_kernel("allreduce_v3_rmsnorm_bf16", "v3-bf16"),
-    ll_kernel("allreduce_v4_rmsnorm_ll_f16", "v4-f16"),
-    ll_kernel("allreduce_v4_rmsnorm_ll_bf16", "v4-bf16"),
 ];
-
-/// v4's PTX: the LL lines' volatile 128-bit stores and polls instead of the flags' release and acquire.
-const LL_HAS: &[&str] = &["st.volatile.global.v4.u32", "ld.volatile.global.v4.u32", "bar.red.or.pred", "%globaltimer", "atom.acq_rel.gpu.global.add.u32"];
-const LL_ABOUT: &str = "v3 with the flags in the data (LL lines {data, epoch, data, epoch}): no release waiting for acknowledgements, one one-way trip";
-
-/// v4: as v3, its own PTX check.
-const fn ll_kernel(name: &'static str, label: &'static str) -> KernelInfo {
-    KernelInfo { about: LL_ABOUT, ptx: PtxCheck { has: LL_HAS, lacks: LACKS, count: &[], at_least: &[] }, ..norm_kernel(name, label) }
-}
 
 /// v3: `layout::comm::NORM_THREADS` threads, 32 bytes of dynamic shared memory (the row's sum of
 /// squares, one slot per warp).

@@ -32,7 +32,7 @@ use crate::{
 use layout::comm::{MAX_RANKS, NORM_THREADS};
 
 /// 16-byte chunks of a row each thread holds (`hidden ≤ 8 · 8 · NORM_THREADS`).
-pub(super) const CHUNKS: usize = 8;
+const CHUNKS: usize = 8;
 
 /// `$body` for `$i` = 0..CHUNKS (as `usize` constants), written out.
 macro_rules! unroll8 {
@@ -43,7 +43,7 @@ macro_rules! unroll8 {
 }
 
 /// A 16-bit element type, element by element (the norm's arithmetic), besides [`Elem`]'s vectors.
-pub(super) trait Half: Elem {
+trait Half: Elem {
     fn f(bits: u16) -> f32;
     fn bits(x: f32) -> u16;
     /// `x` rounded to the type and back.
@@ -76,7 +76,7 @@ impl Half for F16 {
 }
 
 #[inline(always)]
-pub(super) fn halves(v: [u32; 4]) -> [u16; 8] {
+fn halves(v: [u32; 4]) -> [u16; 8] {
     core::array::from_fn(|i| (v[i / 2] >> (16 * (i % 2))) as u16)
 }
 
@@ -135,81 +135,64 @@ unsafe fn fused<E: Half>(staging: Peers, signals: Peers, delta: *const u16, x: *
     // 2. Sum, residual add, norm, row by row.
     let mut row = block_idx_x();
     while row < rows {
-        // SAFETY: every peer's slot of this row was stored before its block reached the barrier this block
-        // passed; the rest is the caller's contract.
-        unsafe {
-            sum_add_norm_row::<E>(row as usize * hid, delta, x, w, y, hidden, eps, rank, world, |r, e| {
-                ld_global_cg_v4_u32(own.add(r as usize * slot + e) as *const u32)
-            })
-        };
+        let at = row as usize * hid;
+        let mut keep = [[0u32; 4]; CHUNKS];
+        let mut wk = [[0u32; 4]; CHUNKS];
+        let mut sq = 0f32;
+        // Both passes unrolled (`unroll8!`): indexing `keep` in a loop put it in local memory.
+        unroll8!(i => {
+            let c = 8 * (tid as usize + NORM_THREADS as usize * i);
+            if c < hid {
+                // SAFETY: c + 8 ≤ hidden; every peer's slot of this row was stored before its block
+                // reached the barrier this block passed; `x` is read and written by this thread only.
+                unsafe {
+                    wk[i] = ld_global_nc_v4_u32(w.add(c) as *const u32);
+                    let mut vals = [[0u32; 4]; MAX_RANKS];
+                    for (r, val) in vals.iter_mut().enumerate() {
+                        let r = r as u32;
+                        if r < world {
+                            *val = if r == rank {
+                                ld_global_nc_v4_u32(delta.add(at + c) as *const u32)
+                            } else {
+                                ld_global_cg_v4_u32(own.add(r as usize * slot + at + c) as *const u32)
+                            };
+                        }
+                    }
+                    let xv = halves(ld_global_cg_v4_u32(x.add(at + c) as *const u32));
+                    // -0.0 is the additive identity; rank order, as v1's `sum_over_ranks`.
+                    let mut acc = [-0.0f32; 8];
+                    for (r, val) in vals.iter().enumerate() {
+                        if (r as u32) < world {
+                            E::add(&mut acc, *val);
+                        }
+                    }
+                    let d = halves(E::pack(&acc));
+                    let h: [u16; 8] = core::array::from_fn(|j| E::bits(E::f(xv[j]) + E::f(d[j])));
+                    st_global_v4_u32(x.add(at + c) as *mut u32, chunk(h));
+                    sq += h.iter().map(|&b| E::f(b) * E::f(b)).sum::<f32>();
+                    keep[i] = chunk(h);
+                }
+            }
+        });
+        // SAFETY: every thread reaches the reduction (block-uniform loop); 8 slots in 32 bytes of dynamic
+        // shared memory, read before any thread's next reduction writes them (the reduction's barrier).
+        let total = unsafe { block_reduce_f32::<{ NORM_THREADS / 32 }>(sq, shared::dynamic(), |a, b| a + b) };
+        let r = 1.0 / core::f32::math::sqrt(total / hidden as f32 + eps);
+        unroll8!(i => {
+            let c = 8 * (tid as usize + NORM_THREADS as usize * i);
+            if c < hid {
+                let (h, g) = (halves(keep[i]), halves(wk[i]));
+                // SAFETY: as above, for `y`.
+                unsafe { st_global_v4_u32(y.add(at + c) as *mut u32, chunk(core::array::from_fn(|j| E::bits(E::f(g[j]) * E::rnd(E::f(h[j]) * r))))) };
+            }
+        });
         row += grid_dim_x();
+        // The next row's reduction reuses the slots: every thread has read them (the barrier below).
+        // SAFETY: block-uniform.
+        unsafe { crate::prim::sync::sync_threads() };
     }
     // SAFETY: block-uniform.
     unsafe { call.end() };
-}
-
-/// One row (elements `at..at + hidden`): every rank's partial summed in f32 in rank order (this rank's
-/// from `delta`, peer `r`'s chunk at element `e` of the row's slot from `peer(r, e)`), rounded to `E`,
-/// added to the residual row of `x` (rounded, written back), and the normalized row written to `y`. Every
-/// thread of the block calls it (a block reduction), and it ends with a block barrier, so the next row's
-/// reduction may reuse the shared slots.
-///
-/// # Safety
-/// `fused`'s contract for the row; `peer(r, e)` for every peer `r` and every chunk `e` of the row this
-/// thread reads returns that peer's 8 elements of this call.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn sum_add_norm_row<E: Half>(at: usize, delta: *const u16, x: *mut u16, w: *const u16, y: *mut u16, hidden: u32, eps: f32, rank: u32,
-                                               world: u32, peer: impl Fn(u32, usize) -> [u32; 4]) {
-    let (tid, hid) = (thread_idx_x(), hidden as usize);
-    let mut keep = [[0u32; 4]; CHUNKS];
-    let mut wk = [[0u32; 4]; CHUNKS];
-    let mut sq = 0f32;
-    // Both passes unrolled (`unroll8!`): indexing `keep` in a loop put it in local memory.
-    unroll8!(i => {
-        let c = 8 * (tid as usize + NORM_THREADS as usize * i);
-        if c < hid {
-            // SAFETY: c + 8 ≤ hidden (the caller's contract for `delta`, `x`, `w`); `x` is read and written
-            // by this thread only.
-            unsafe {
-                wk[i] = ld_global_nc_v4_u32(w.add(c) as *const u32);
-                let mut vals = [[0u32; 4]; MAX_RANKS];
-                for (r, val) in vals.iter_mut().enumerate() {
-                    let r = r as u32;
-                    if r < world {
-                        *val = if r == rank { ld_global_nc_v4_u32(delta.add(at + c) as *const u32) } else { peer(r, at + c) };
-                    }
-                }
-                let xv = halves(ld_global_cg_v4_u32(x.add(at + c) as *const u32));
-                // -0.0 is the additive identity; rank order, as v1's `sum_over_ranks`.
-                let mut acc = [-0.0f32; 8];
-                for (r, val) in vals.iter().enumerate() {
-                    if (r as u32) < world {
-                        E::add(&mut acc, *val);
-                    }
-                }
-                let d = halves(E::pack(&acc));
-                let h: [u16; 8] = core::array::from_fn(|j| E::bits(E::f(xv[j]) + E::f(d[j])));
-                st_global_v4_u32(x.add(at + c) as *mut u32, chunk(h));
-                sq += h.iter().map(|&b| E::f(b) * E::f(b)).sum::<f32>();
-                keep[i] = chunk(h);
-            }
-        }
-    });
-    // SAFETY: every thread reaches the reduction (the caller's contract); 8 slots in 32 bytes of dynamic
-    // shared memory, read before any thread's next reduction writes them (the barrier at the end).
-    let total = unsafe { block_reduce_f32::<{ NORM_THREADS / 32 }>(sq, shared::dynamic(), |a, b| a + b) };
-    let r = 1.0 / core::f32::math::sqrt(total / hidden as f32 + eps);
-    unroll8!(i => {
-        let c = 8 * (tid as usize + NORM_THREADS as usize * i);
-        if c < hid {
-            let (h, g) = (halves(keep[i]), halves(wk[i]));
-            // SAFETY: as above, for `y`.
-            unsafe { st_global_v4_u32(y.add(at + c) as *mut u32, chunk(core::array::from_fn(|j| E::bits(E::f(g[j]) * E::rnd(E::f(h[j]) * r))))) };
-        }
-    });
-    // SAFETY: block-uniform (the caller's contract).
-    unsafe { crate::prim::sync::sync_threads() };
 }
 
 macro_rules! fused_kernel {
