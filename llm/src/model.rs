@@ -17,7 +17,10 @@
 //! the query and K/V heads (its columns of Wqkv, its rows of Wo, its share of the cache) and of the
 //! MLP (its columns of Wgu, its rows of Wdown); `delta` after Wo and after Wdown is each rank's partial
 //! sum, added up by one all-reduce (`kernel_lab::comm`) before the residual add, so every rank holds
-//! the same residual stream. The embedding and the norms are on every rank, the LM head on rank 0.
+//! the same residual stream; up to `MAX_FUSED_ROWS` rows that all-reduce is one kernel with the residual
+//! add and the next norm. The embedding and the norms are on every rank; the LM head is split by
+//! vocabulary columns (joined by an all-reduce of the zero-padded logits) where each rank's block is a
+//! multiple of 8 columns, otherwise on rank 0.
 use std::collections::HashMap;
 
 use half::{bf16, f16};
@@ -214,7 +217,7 @@ enum NormAt {
 /// otherwise rank 0 holds it whole. `KERNEL_LAB_SPLIT_HEAD=0` keeps it whole (the A/B switch).
 fn split_head(c: &Config, world: usize, format: WeightFormat) -> bool {
     let on = std::env::var("KERNEL_LAB_SPLIT_HEAD").map_or(true, |v| v.trim() != "0");
-    on && world > 1 && format != WeightFormat::Fp8 && c.vocab % (8 * world) == 0
+    on && world > 1 && format != WeightFormat::Fp8 && c.vocab.is_multiple_of(8 * world)
 }
 
 /// Most rows a step's all-reduces run fused with the norm: the fused kernel runs one block a row up to
@@ -241,7 +244,7 @@ fn mark(prof: &mut Option<Vec<(Launch, CudaEvent)>>, gpu: &Gpu, name: impl FnOnc
 pub struct Model<T: Element> {
     /// The checkpoint's config (the whole model's dims).
     pub config: Config,
-    /// One per rank; rank 0 also runs the LM head.
+    /// One per rank; rank 0 also runs the argmax (and the LM head, when it is not split).
     shards: Vec<Shard<T>>,
     /// Sums the ranks' partial outputs (tensor parallelism; `None` on one GPU).
     ar: Option<AllReduce>,
@@ -711,7 +714,8 @@ impl<T: Element + NormReducible> Model<T> {
 
 impl<T: Element + NormReducible> Shard<T> {
     /// Rank `rank` of `world`: its columns of Wqkv and Wgu, its rows of Wo and Wdown, its K/V heads'
-    /// cache; the embedding and norms whole; the LM head on rank 0.
+    /// cache; the embedding and norms whole; its block of the LM head's vocabulary columns where the head
+    /// is split (`split_head`), otherwise the whole head on rank 0.
     #[allow(clippy::too_many_arguments)]
     fn load(gpu: &Gpu, ck: &Checkpoint, c: &Config, local: Local, rank: usize, world: usize, weight_bytes: usize, bf16: bool, slots: usize,
             max_len: usize, format: WeightFormat) -> Result<Shard<T>> {
@@ -720,8 +724,9 @@ impl<T: Element + NormReducible> Shard<T> {
         let largest = [c.vocab * h, c.qkv_width() * h, 2 * c.intermediate * h].into_iter().max().unwrap_or(0) * 2;
         let lm_extra = if c.tie_embeddings { c.vocab * h * 2 } else { 0 };
         // The weights (on one GPU: all of them, with one tensor's load staging, as before the split);
-        // split: this rank's share, the embedding and LM head whole again (every rank's embedding, rank
-        // 0's head), and a second tensor's worth for the transpose of the row-parallel weights.
+        // split: this rank's share, the embedding and LM head whole again (every rank's embedding; the
+        // head counted whole, as rank 0 holds it when not split: an upper bound), and a second tensor's
+        // worth for the transpose of the row-parallel weights.
         let split_extra = if world > 1 { 2 * c.vocab * h * 2 + largest } else { 0 };
         let bytes = weight_bytes / world + split_extra + lm_extra + cache_bytes + largest;
         fits(gpu, &format!("rank {rank}'s weights, KV cache and load staging"), bytes)?;
@@ -935,9 +940,9 @@ impl<T: Element + NormReducible> Shard<T> {
         mark(prof, gpu, || "add_rmsnorm".into(), 0)
     }
 
-    /// The LM head (rank 0's).
+    /// This rank's LM head (whole, or its block of vocabulary columns).
     fn lm_head(&self) -> Result<&Weight> {
-        self.lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is on rank 0 (internal)".into()))
+        self.lm_head.as_ref().ok_or_else(|| Error::InvalidInput("this rank holds no LM head (internal)".into()))
     }
 
     /// This rank's columns of the logits of every row of `x` (`tokens` rows), downloaded as f32
@@ -987,10 +992,10 @@ impl<T: Element + NormReducible> Shard<T> {
         }
         // One row, or the whole vocabulary: C is dense. Several rows of a column block: C's rows `vocab` apart.
         let desc = if n == 1 || cols == v { GemmDesc::new(n, cols, h) } else { GemmDesc::new(n, cols, h).with_strides(h, cols, v) };
-        if !head_plans.contains_key(&n) {
-            head_plans.insert(n, GemmPlan::<T>::new(gpu, desc)?);
-        }
-        let plan = head_plans.get_mut(&n).ok_or_else(|| Error::InvalidInput("LM head plan missing (internal)".into()))?;
+        let plan = match head_plans.entry(n) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(GemmPlan::<T>::new(gpu, desc)?),
+        };
         let span = desc.spans().2;
         plan.run(&view::<T>(last, n * h)?, &view::<T>(w, h * cols)?, &mut view_mut::<T>(logits, start + span)?.slice_mut(start..))?;
         mark(prof, gpu, || format!("gemm {n}x{cols}x{h} {} (LM head{})", plan.config().label, if split { ", a column block" } else { "" }), (h * cols * 2) as u64)

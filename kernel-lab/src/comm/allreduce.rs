@@ -354,7 +354,7 @@ impl AllReduce {
         if let Some(why) = self.unavailable(Algo::OneShot) {
             return Some(why.to_string());
         }
-        if hidden == 0 || hidden % 8 != 0 || hidden > MAX_NORM_HIDDEN {
+        if hidden == 0 || !hidden.is_multiple_of(8) || hidden > MAX_NORM_HIDDEN {
             return Some(format!("hidden = {hidden}: the fused norm takes rows of 8 to {MAX_NORM_HIDDEN} elements, a multiple of 8"));
         }
         if rows == 0 {

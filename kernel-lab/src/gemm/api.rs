@@ -171,7 +171,7 @@ impl<T> Stage<T> {
 /// Whether an operand of `rows` rows of `width` elements, `pitch` apart, at `ptr`, must be staged: its
 /// rows are not contiguous (one row is contiguous at any pitch) or it is not 16-byte aligned.
 fn needs_stage(rows: usize, width: usize, pitch: usize, ptr: u64) -> bool {
-    (rows > 1 && pitch != width) || ptr % 16 != 0
+    (rows > 1 && pitch != width) || !ptr.is_multiple_of(16)
 }
 
 /// One GEMM shape with element type `T`, planned once and run many times on the caller's buffers
