@@ -28,11 +28,7 @@ for tp in 1 ${TP:-2}; do
 done
 # A Llama-3-70B shape on the pair (140 GB of bf16: no checkpoint fits the disk): synthetic weights.
 S=/tmp/llama3-70b-synthetic; mkdir -p $S
-cat > $S/config.json <<'JSON'
-{"architectures": ["LlamaForCausalLM"], "hidden_size": 8192, "intermediate_size": 28672, "num_hidden_layers": 80,
- "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 128256, "rms_norm_eps": 1e-5,
- "max_position_embeddings": 8192, "rope_theta": 500000.0, "torch_dtype": "bfloat16", "tie_word_embeddings": false}
-JSON
+cp scripts/llama3-70b-config.json $S/config.json  # Llama-3-70B's dimensions
 for i in 1 2 3; do
   T=300 run $C/llm --model $S --synthetic-weights --prompt-len 512 --max-new 32 --batch 1 --tp ${TP:-2} --json "$OUT/b1-70b-tp${TP:-2}-$i.json"
 done

@@ -5,8 +5,9 @@
 //! the rank's input where a step did not write; a rank that never launches is reported by `check()`
 //! after the timeout, names the peer, and the custom steps are refused from then on (no hang); bad
 //! input refused before any launch (the fused all-reduce + RMSNorm's too; its bits are checked against
-//! the unfused pair in `llm/tests/kernels.rs`). With two or more GPUs, the same on real GPUs and NCCL beside them. Without a
-//! GPU each test says it was skipped and passes.
+//! the unfused pair in `llm/tests/kernels.rs`). With two or more GPUs, the same on real GPUs and NCCL
+//! beside them, and the fused all-reduce + RMSNorm against a host reference there. Without a GPU each
+//! test says it was skipped and passes.
 use half::{bf16, f16};
 use kernel_lab_bench::{
     Error,
@@ -201,4 +202,80 @@ fn every_step_agrees_across_real_gpus() {
         assert!(ran.contains(&Algo::OneShot) && ran.contains(&Algo::TwoShot));
     }
     let _: &Gpu = ar.group().rank(0);
+}
+
+/// The all-reduce fused with the residual add and RMSNorm across real GPUs (NVLink peer memory, PDL across
+/// devices): every rank's residual equals the host's rounding of `x + round(Σ partial)` exactly, its
+/// normed rows are within one bf16 step of an f64 reference, every rank holds the same bits, the partials
+/// are untouched and the output is fully written; calls alternate with the one-shot and two-shot steps,
+/// which share the staging halves and the epoch. Skipped with fewer than two GPUs or without peer access.
+#[test]
+fn the_fused_norm_agrees_across_real_gpus() {
+    let Some(_gpu) = gpu_or_skip("the_fused_norm_agrees_across_real_gpus") else { return };
+    let n_gpus = CudaContext::device_count().unwrap() as usize;
+    let skip = |why: &str| {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "SKIPPED the_fused_norm_agrees_across_real_gpus: {why}");
+    };
+    if n_gpus < 2 {
+        return skip("fewer than two GPUs");
+    }
+    let ar = AllReduce::new(Group::new(&(0..n_gpus.min(8)).collect::<Vec<_>>()).unwrap(), AllReduceOptions::default()).unwrap();
+    if let Some(why) = ar.group().no_peer_access() {
+        return skip(why);
+    }
+    let g = ar.group();
+    let w = g.world();
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let b = |x: f32| bf16::from_f32(x);
+    for (rows, hidden) in [(1usize, 4096usize), (32, 8192), (70, 1000)] {
+        let n = rows * hidden;
+        let x: Vec<bf16> = (0..n).map(|_| b(rng.random_range(-2.0..2.0))).collect();
+        let wt: Vec<bf16> = (0..hidden).map(|_| b(rng.random_range(-1.5..1.5))).collect();
+        for call in 0..3 {
+            let parts: Vec<Vec<bf16>> = (0..w).map(|_| (0..n).map(|_| b(rng.random_range(-1.0..1.0))).collect()).collect();
+            let mut dp: Vec<_> = g.ranks().iter().zip(&parts).map(|(r, p)| r.upload(p).unwrap()).collect();
+            let mut dx: Vec<_> = g.ranks().iter().map(|r| r.upload(&x).unwrap()).collect();
+            let dw: Vec<_> = g.ranks().iter().map(|r| r.upload(&wt).unwrap()).collect();
+            let mut dy: Vec<_> = g.ranks().iter().map(|r| r.upload(&vec![bf16::NAN; n]).unwrap()).collect();
+            let mut v: Vec<_> = dp.iter().zip(dx.iter_mut()).zip(&dw).zip(dy.iter_mut())
+                .map(|(((p, xx), ww), yy)| ResidualNorm { partial: p.as_view(), residual: xx.as_view_mut(), weight: ww.as_view(), out: yy.as_view_mut() }).collect();
+            ar.all_reduce_add_rmsnorm(&mut v, hidden, 1e-5).unwrap();
+            drop(v);
+            // A plain all-reduce between fused calls, on the same staging and epochs.
+            let algo = if call % 2 == 0 { Algo::OneShot } else { Algo::TwoShot };
+            ar.all_reduce_in_place_with(algo, &mut dp.iter_mut().collect::<Vec<_>>()).unwrap();
+            ar.check().unwrap();
+            // Host reference: the sum in f32 in rank order, rounded; the residual add rounded; the norm in f64.
+            let h: Vec<bf16> = (0..n).map(|i| {
+                let d = parts.iter().fold(-0.0f32, |acc, p| acc + p[i].to_f32());
+                b(x[i].to_f32() + b(d).to_f32())
+            }).collect();
+            let mut y0: Option<Vec<bf16>> = None;
+            for (r, rank) in g.ranks().iter().enumerate() {
+                assert!(rank.download(&dx[r]).unwrap() == h, "rows {rows} hidden {hidden} call {call}: rank {r}'s residual differs from the host's rounding");
+                let y = rank.download(&dy[r]).unwrap();
+                assert!(y.iter().all(|v| !v.is_nan()), "rows {rows} hidden {hidden}: rank {r}'s output not fully written");
+                for row in 0..rows {
+                    let hr = &h[row * hidden..][..hidden];
+                    let inv = 1.0 / (hr.iter().map(|v| v.to_f64() * v.to_f64()).sum::<f64>() / hidden as f64 + 1e-5).sqrt();
+                    let far = (0..hidden).filter(|&c| {
+                        let want = b(wt[c].to_f32() * b((hr[c].to_f64() * inv) as f32).to_f32()).to_f32();
+                        (y[row * hidden + c].to_f32() - want).abs() > 1e-6_f32.max(want.abs() / 128.0)
+                    }).count();
+                    assert!(far * 1000 <= hidden, "rows {rows} hidden {hidden} row {row}: rank {r}, {far} elements more than one bf16 step off");
+                }
+                match &y0 {
+                    None => y0 = Some(y),
+                    Some(y0) => assert!(*y0 == y, "rows {rows} hidden {hidden}: rank {r}'s output differs from rank 0's"),
+                }
+            }
+            // The one-shot or two-shot call after the fused one summed the partials the fused call left as they were.
+            for (r, rank) in g.ranks().iter().enumerate() {
+                let got = rank.download(&dp[r]).unwrap();
+                let want: Vec<bf16> = (0..n).map(|i| b(parts.iter().fold(-0.0f32, |acc, p| acc + p[i].to_f32()))).collect();
+                assert!(got == want, "rows {rows} call {call}: rank {r}'s partials after the plain all-reduce");
+            }
+        }
+    }
 }

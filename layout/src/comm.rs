@@ -16,7 +16,7 @@ pub const MAX_RANKS: usize = 8;
 pub const MAX_BLOCKS: usize = 64;
 /// Barriers per call (one-shot uses phase 0; two-shot phases 0 and 1).
 pub const PHASES: usize = 2;
-/// Threads per block of every all-reduce kernel.
+/// Threads per block of the plain all-reduce kernels (v1, v2; v3 has `NORM_THREADS`).
 pub const BLOCK: u32 = 512;
 /// Threads per block of the all-reduce fused with the residual add and RMSNorm (v3): one block a row,
 /// each thread up to 8 chunks of 8 elements (rows of at most `MAX_NORM_HIDDEN` elements).

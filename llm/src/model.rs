@@ -970,15 +970,9 @@ impl<T: Element + NormReducible> Shard<T> {
     /// rank's columns of `logits` (`[n][vocab]`; split over ranks, the other columns zeroed first, for
     /// the all-reduce that joins them). Launches only (capturable).
     fn head_gemm(&mut self, n: usize, c: &Config, split: bool) -> Result<()> {
-        let Shard { gpu, k: kern, scratch, lm_head, head_cols: (start, cols), head_plans, last, logits, prof, .. } = self;
+        let Shard { gpu, k: kern, scratch, gemms, lm_head, head_cols: (start, cols), head_plans, last, logits, prof, .. } = self;
         let (start, cols) = (*start, *cols);
-        let Some(Weight::Dense(w)) = lm_head.as_ref() else {
-            return match lm_head {
-                // FP8 heads run on one GPU (never split): the plain GEMM path.
-                Some(w) => gemm(&mut Plans::<T>::new(), gpu, n, c.vocab, c.hidden, last, w, logits, prof),
-                None => Err(Error::InvalidInput("the LM head is not on this rank (internal)".into())),
-            };
-        };
+        let lm_head = lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is not on this rank (internal)".into()))?;
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         let total = scratch_rows(b, c.hidden);
@@ -986,6 +980,11 @@ impl<T: Element + NormReducible> Shard<T> {
         // `last` holds `slots · hidden` ≥ n · hidden.
         unsafe { launch!(ks, embed, embed_bf16, embed_f16, grid::rows(n, 0), &b.rows, &b.x, last, c.hidden as u32, total as u32)? };
         mark(prof, gpu, || "gather rows".into(), 0)?;
+        let w = match lm_head {
+            Weight::Dense(w) => w,
+            // FP8 heads run on one GPU (never split): the shard's plans, as every projection's.
+            Weight::Fp8(_) => return gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits, prof),
+        };
         let (v, h) = (c.vocab, c.hidden);
         if split {
             gpu.stream.memset_zeros(&mut logits.slice_mut(..n * v)).during(|| "zeroing the logits".into())?;
@@ -1014,7 +1013,7 @@ impl<T: Element + NormReducible> Shard<T> {
         mark(prof, gpu, || "argmax".into(), 0)
     }
 
-    /// The next tokens after [`Shard::head_launch`]: the argmax's (greedy) or drawn on the host.
+    /// The next tokens after [`Model::head_launch`]: the argmax's (greedy) or drawn on the host.
     fn head_read(&mut self, n: usize, sampling: Sampling, rng: &mut Rng, c: &Config) -> Result<Vec<u32>> {
         let vocab = c.vocab;
         match sampling {

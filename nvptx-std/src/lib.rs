@@ -19,6 +19,7 @@
 //! | [`wgmma`], [`mbarrier`], [`tma`] | Hopper (sm_90a): `wgmma.mma_async` (f16, bf16, FP8 e4m3), `mbarrier`, TMA tensor loads/stores |
 //! | [`fp8`] | `cvt` between f32/f16 and FP8 e4m3 (sm_89+) |
 //! | [`math`] | `ex2.approx`, `lg2.approx` (softmax in base 2) |
+//! | [`half16`] | f16 / bf16 held as bits: to and from f32 per type, the 8 elements of a 16-byte chunk, [`unroll8!`] |
 //! | [`mod@printf`] | `printf!` over `vprintf` (C formats; output at the host's next synchronization) |
 //! | [`cluster`] | thread-block clusters (sm_90): rank, cluster barrier, remote mbarrier arrivals, distributed shared memory (`mapa`, `ld.shared::cluster`); [`cluster_dims!`] |
 //!
@@ -67,6 +68,7 @@ pub mod cluster;
 pub mod cp_async;
 pub mod fp8;
 pub mod global;
+pub mod half16;
 pub mod ldmatrix;
 pub mod math;
 pub mod mbarrier;

@@ -35,10 +35,18 @@ impl Reducible for bf16 {
 }
 
 /// A 16-bit element type the all-reduce fused with the residual add and RMSNorm takes
-/// ([`AllReduce::all_reduce_add_rmsnorm`]).
-pub trait NormReducible: Reducible {}
+/// ([`AllReduce::all_reduce_add_rmsnorm`]): f16 and bf16 only (sealed: its kernels index 2-byte
+/// elements, and the host sizes their buffers by `T`).
+pub trait NormReducible: Reducible + sealed::Sealed {}
 impl NormReducible for f16 {}
 impl NormReducible for bf16 {}
+
+mod sealed {
+    /// Implemented by the types the fused kernels were written for, nowhere else.
+    pub trait Sealed {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
+}
 
 /// One rank's buffers for [`AllReduce::all_reduce_add_rmsnorm`]: `rows × hidden` row-major, the
 /// weight `hidden`, every one on the rank's GPU and 16-byte aligned.

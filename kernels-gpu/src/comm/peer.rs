@@ -1,4 +1,4 @@
-//! What both all-reduce steps share: the peer table, the call's epoch, the barrier with its timeout,
+//! What the all-reduce steps share: the peer table, the call's epoch, the barrier with its timeout,
 //! and the element types (summed in f32, in rank order, so every rank computes the same bits).
 use crate::prim::{
     global::ld_global_cg_v4_u32,
@@ -188,10 +188,8 @@ pub trait Elem {
 
 /// f32.
 pub struct F32;
-/// f16.
-pub struct F16;
-/// bf16.
-pub struct Bf16;
+/// f16 and bf16: the element types of `nvptx_std::half16` (their per-element conversions there).
+pub use crate::prim::half16::{Bf16, F16};
 
 impl Elem for F32 {
     const LANES: usize = 4;

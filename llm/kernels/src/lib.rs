@@ -12,9 +12,9 @@
 use nvptx_std::{
     atomic::{atom_add_acq_rel_gpu_u32, ld_relaxed_gpu_u64, st_relaxed_gpu_u32},
     global::{ld_global_cg_v4_f32, ld_global_nc_v4_u32, st_global_v4_u32},
-    kernel,
+    kernel, unroll8,
     math::ex2_approx_f32,
-    mma::{f16_to_f32, pack_bf16x2, pack_f16x2},
+    half16::{Bf16, F16, Half, chunk, halves},
     shared,
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
@@ -25,61 +25,6 @@ use nvptx_std::{
 pub const THREADS: u32 = 256;
 /// Widest row the RMSNorm kernel keeps in registers: 8 chunks of 8 elements per thread.
 pub const MAX_HIDDEN: u32 = 8 * 8 * THREADS;
-
-/// A 16-bit element type: its bits to f32 (exact) and an f32 rounded to it (nearest even).
-trait Half {
-    fn f(bits: u16) -> f32;
-    fn bits(x: f32) -> u16;
-    /// `x` rounded to the type and back: what torch holds after an op on 16-bit tensors.
-    #[inline(always)]
-    fn rnd(x: f32) -> f32 {
-        Self::f(Self::bits(x))
-    }
-}
-
-struct Bf16;
-impl Half for Bf16 {
-    #[inline(always)]
-    fn f(bits: u16) -> f32 {
-        f32::from_bits((bits as u32) << 16)
-    }
-    #[inline(always)]
-    fn bits(x: f32) -> u16 {
-        pack_bf16x2(x, 0.0) as u16
-    }
-}
-
-struct F16;
-impl Half for F16 {
-    #[inline(always)]
-    fn f(bits: u16) -> f32 {
-        f16_to_f32(bits)
-    }
-    #[inline(always)]
-    fn bits(x: f32) -> u16 {
-        pack_f16x2(x, 0.0) as u16
-    }
-}
-
-/// `$body` for `$i` = 0..8 (as `usize` constants), written out.
-macro_rules! unroll8 {
-    ($i:ident => $body:block) => {{
-        { let $i = 0usize; $body } { let $i = 1usize; $body } { let $i = 2usize; $body } { let $i = 3usize; $body }
-        { let $i = 4usize; $body } { let $i = 5usize; $body } { let $i = 6usize; $body } { let $i = 7usize; $body }
-    }};
-}
-
-/// The 8 elements of a 16-byte chunk.
-#[inline(always)]
-fn halves(v: [u32; 4]) -> [u16; 8] {
-    core::array::from_fn(|i| (v[i / 2] >> (16 * (i % 2))) as u16)
-}
-
-/// 8 elements packed into a 16-byte chunk.
-#[inline(always)]
-fn chunk(h: [u16; 8]) -> [u32; 4] {
-    core::array::from_fn(|i| h[2 * i] as u32 | (h[2 * i + 1] as u32) << 16)
-}
 
 /// The prologue of every kernel of a decode step, in the sm_90 build: wait for the previous grid on the
 /// stream (complete, its writes visible), then let the next grid's CTAs be scheduled. The host launches

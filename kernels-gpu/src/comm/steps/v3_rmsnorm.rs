@@ -22,8 +22,9 @@ use super::peer::{Bf16, Elem, F16, Peers, begin};
 use crate::{
     launch_bounds::launch_bounds,
     prim::{
+        unroll8,
         global::{ld_global_cg_v4_u32, ld_global_nc_v4_u32, st_global_v4_u32},
-        mma::{f16_to_f32, pack_bf16x2, pack_f16x2},
+        half16::{Half, chunk, halves},
         shared,
         thread::{block_idx_x, grid_dim_x, thread_idx_x},
         warp::block_reduce_f32,
@@ -34,57 +35,6 @@ use layout::comm::{MAX_RANKS, NORM_THREADS};
 /// 16-byte chunks of a row each thread holds (`hidden ≤ 8 · 8 · NORM_THREADS`).
 const CHUNKS: usize = 8;
 
-/// `$body` for `$i` = 0..CHUNKS (as `usize` constants), written out.
-macro_rules! unroll8 {
-    ($i:ident => $body:block) => {{
-        { let $i = 0usize; $body } { let $i = 1usize; $body } { let $i = 2usize; $body } { let $i = 3usize; $body }
-        { let $i = 4usize; $body } { let $i = 5usize; $body } { let $i = 6usize; $body } { let $i = 7usize; $body }
-    }};
-}
-
-/// A 16-bit element type, element by element (the norm's arithmetic), besides [`Elem`]'s vectors.
-trait Half: Elem {
-    fn f(bits: u16) -> f32;
-    fn bits(x: f32) -> u16;
-    /// `x` rounded to the type and back.
-    #[inline(always)]
-    fn rnd(x: f32) -> f32 {
-        Self::f(Self::bits(x))
-    }
-}
-
-impl Half for Bf16 {
-    #[inline(always)]
-    fn f(bits: u16) -> f32 {
-        f32::from_bits((bits as u32) << 16)
-    }
-    #[inline(always)]
-    fn bits(x: f32) -> u16 {
-        pack_bf16x2(x, 0.0) as u16
-    }
-}
-
-impl Half for F16 {
-    #[inline(always)]
-    fn f(bits: u16) -> f32 {
-        f16_to_f32(bits)
-    }
-    #[inline(always)]
-    fn bits(x: f32) -> u16 {
-        pack_f16x2(x, 0.0) as u16
-    }
-}
-
-#[inline(always)]
-fn halves(v: [u32; 4]) -> [u16; 8] {
-    core::array::from_fn(|i| (v[i / 2] >> (16 * (i % 2))) as u16)
-}
-
-#[inline(always)]
-fn chunk(h: [u16; 8]) -> [u32; 4] {
-    core::array::from_fn(|i| h[2 * i] as u32 | (h[2 * i + 1] as u32) << 16)
-}
-
 /// The fused body for element type `E`.
 ///
 /// # Safety
@@ -92,10 +42,11 @@ fn chunk(h: [u16; 8]) -> [u32; 4] {
 /// block; `staging[r]` and `signals[r]` are rank `r`'s buffers for every `r < world` (two halves of
 /// `half_bytes`, 16-byte aligned; `layout::comm::SIGNAL_BYTES`), `world · rows · hidden · 2 ≤
 /// half_bytes`; `delta`, `x` and `y` hold `rows · hidden` elements and `w` `hidden`, 16-byte aligned,
-/// `y` overlapping neither `x` nor `delta`; `hidden % 8 == 0`, `hidden ≤ 8 · CHUNKS · NORM_THREADS`.
+/// `x` and `y` overlapping nothing else (`delta` and `w` are read through the non-coherent path);
+/// `hidden % 8 == 0`, `hidden ≤ 8 · CHUNKS · NORM_THREADS`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn fused<E: Half>(staging: Peers, signals: Peers, delta: *const u16, x: *mut u16, w: *const u16, y: *mut u16, rows: u32, hidden: u32, eps: f32,
+unsafe fn fused<E: Half + Elem>(staging: Peers, signals: Peers, delta: *const u16, x: *mut u16, w: *const u16, y: *mut u16, rows: u32, hidden: u32, eps: f32,
                          half_bytes: u64, rank: u32, world: u32, timeout_ns: u64) {
     #[cfg(lab_sm90)]
     crate::prim::sync::griddepcontrol_wait();
