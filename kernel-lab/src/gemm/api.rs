@@ -341,6 +341,17 @@ mod tests {
     }
 
     #[test]
+    fn only_the_operands_that_need_it_are_staged() {
+        // Dense and aligned: as it is; one row is contiguous whatever its pitch.
+        assert!(!needs_stage(32, 64, 64, 0x1000));
+        assert!(!needs_stage(1, 64, 128_256, 0x1000 + 2 * 64_128));
+        // Rows apart, or an address off 16 bytes: staged.
+        assert!(needs_stage(32, 64, 128, 0x1000));
+        assert!(needs_stage(1, 64, 64, 0x1002));
+        assert!(needs_stage(2, 64, 64, 0x1008));
+    }
+
+    #[test]
     fn configs_print_label_tile_and_split() {
         let c = GemmConfig { label: "d15", kernel: "hgemm_decode_v15", tile: (64, 16), split_k: 4, padded: true, staged: true };
         assert_eq!(c.to_string(), "d15+pad (tile 64x16, split-K 4, staged)");
