@@ -1091,3 +1091,25 @@ fn copy_bytes(gpu: &Gpu, bytes: &[u8], dst: &mut CudaSlice<u16>, at: usize) -> R
     let mut bytes_view = unsafe { v.transmute_mut::<u8>(2 * n) }.ok_or_else(|| Error::InvalidInput("byte view (internal)".into()))?;
     gpu.stream.memcpy_htod(bytes, &mut bytes_view).during(|| "copying weights to the device".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lm_head_splits_where_each_rank_gets_whole_16_byte_rows() {
+        let cfg = |vocab: usize| {
+            Config::parse(&format!(r#"{{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": {vocab}, "rms_norm_eps": 1e-5, "max_position_embeddings": 8192,
+                "rope_theta": 500000.0, "torch_dtype": "bfloat16"}}"#)).unwrap()
+        };
+        let dense = WeightFormat::AsStored;
+        // One GPU: nothing to split.
+        assert!(!split_head(&cfg(128256), 1, dense));
+        // Llama 3's vocabulary: 64128 columns a rank over 2 (8 · 8016), 32064 over 4; Qwen2's over 8.
+        assert!(split_head(&cfg(128256), 2, dense) && split_head(&cfg(128256), 4, dense) && split_head(&cfg(151936), 8, dense));
+        // Blocks off a multiple of 8 columns keep the head whole on rank 0; FP8 heads never split.
+        assert!(!split_head(&cfg(32001), 2, dense) && !split_head(&cfg(32004), 2, dense));
+        assert!(!split_head(&cfg(128256), 2, WeightFormat::Fp8));
+    }
+}
