@@ -989,8 +989,9 @@ impl<T: Element + NormReducible> Shard<T> {
         if split {
             gpu.stream.memset_zeros(&mut logits.slice_mut(..n * v)).during(|| "zeroing the logits".into())?;
         }
-        // One row, or the whole vocabulary: C is dense. Several rows of a column block: C's rows `vocab` apart.
-        let desc = if n == 1 || cols == v { GemmDesc::new(n, cols, h) } else { GemmDesc::new(n, cols, h).with_strides(h, cols, v) };
+        // C's rows `vocab` apart (a column block of the logits; dense when the head is whole). The plan stages
+        // C only where that is not contiguous: several rows of a block.
+        let desc = GemmDesc::new(n, cols, h).with_strides(h, cols, v);
         let plan = match head_plans.entry(n) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => e.insert(GemmPlan::<T>::new(gpu, desc)?),
