@@ -462,12 +462,12 @@ pub fn plan16<'g>(gpu: &'g Gpu, s: Shape, elem: Elem, cache: &mut TuneCache) -> 
     let hopper = gpu.cannot_run(&h::H6.kernel).is_none();
     let resident = if hopper { gemm::h8_resident(gpu)? } else { [0; 7] };
     let mut configs = candidates16(s, hopper, gpu.info.sms, resident, elem)?;
-    // The rule as the entry point runs it on this GPU (`gemm::refine_decode`: d15 may give way to d2),
-    // first.
-    let entry_rule = if gemm::Choice::from_env() == gemm::Choice::Rule {
-        gemm::refine_decode(configs[0], &gemm::calibrate::model_for(gpu), s, hopper, gpu.info.sms, resident, elem)
-    } else {
-        configs[0]
+    // The entry point's own choice on this GPU first (`gemm::refine_decode`: d15 may give way to d2;
+    // `gemm::entry_choice`: the cost model may overrule the rules).
+    let entry_rule = match gemm::Choice::from_env() {
+        gemm::Choice::Rule => gemm::refine_decode(configs[0], &gemm::calibrate::model_for(gpu), s, hopper, gpu.info.sms, resident, elem),
+        gemm::Choice::RuleUnlessModel => gemm::entry_choice(&gemm::calibrate::model_for(gpu), s, hopper, gpu.info.sms, resident, elem)?,
+        gemm::Choice::CostModel => configs[0],
     };
     if let Some(i) = configs.iter().position(|c| *c == entry_rule) {
         configs[..=i].rotate_right(1);

@@ -27,7 +27,12 @@ kernel-lab rank --tune-cache FILE [--cost FILE]
   For every f16/bf16 shape an autotune cache timed (`--autotune --tune-cache FILE`, every candidate
   per shape), which configuration the cost model picks (FILE from `calibrate`, default: the shipped
   model of the cache's GPU) against the fastest timed: how often it is within 5%, and the same for the
-  rule the cache recorded. No GPU needed.
+  rule the cache recorded, and for the entry point's default choice (the rules, overruled where the
+  model predicts its pick at least 15% faster). No GPU needed.
+kernel-lab rank --shapes FILE [--cost FILE] [--gpu NAME]
+  No timings: each shape of FILE (MxNxK a line, as `--shapes-file` takes them) with the rules', the
+  model's and the entry point's pick, f16 and bf16, and the model's prediction of each (the shipped
+  model of NAME, default H200, unless --cost).
 ";
 
 /// `kernel-lab calibrate …`; returns the exit code.
@@ -167,6 +172,9 @@ pub struct Ranked {
     pub model: (String, Option<f64>),
     /// The rule the cache recorded and its µs.
     pub rule: (String, Option<f64>),
+    /// The entry point's default choice with this model ([`gemm::entry_choice`]: the rules as they are
+    /// now, overruled by the model's pick where it predicts a large gain) and its µs.
+    pub entry: (String, Option<f64>),
 }
 
 /// Evaluates `model` on every f16/bf16 entry of `cache` (pure apart from reading the entries).
@@ -185,11 +193,43 @@ pub fn evaluate(model: &CostModel, cache: &TuneCache) -> Result<Vec<Ranked>> {
         let s = Shape::new(m, n, k)?;
         let Some(best) = e.timed.first() else { continue };
         let pick = gemm::choose_by(model, s, true, model.sms, model.h8_resident, elem)?.label();
+        let both = gemm::entry_choice(model, s, true, model.sms, model.h8_resident, elem)?.label();
         let time_of = |l: &str| e.timed.iter().find(|t| t.label == l).map(|t| t.median_us);
-        out.push(Ranked { kind: kind.into(), shape: s, best: (best.label.clone(), best.median_us), model: (pick.clone(), time_of(&pick)), rule: (e.rule.clone(), time_of(&e.rule)) });
+        out.push(Ranked {
+            kind: kind.into(),
+            shape: s,
+            best: (best.label.clone(), best.median_us),
+            model: (pick.clone(), time_of(&pick)),
+            rule: (e.rule.clone(), time_of(&e.rule)),
+            entry: (both.clone(), time_of(&both)),
+        });
     }
     out.sort_by_key(|r| (r.kind.clone(), r.shape.m, r.shape.n, r.shape.k));
     Ok(out)
+}
+
+/// `rank --shapes`: every shape's three picks with the model's predictions (no GPU).
+fn picks(path: &str, cost: Option<&str>, gpu_name: &str) -> Result<String> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::InvalidInput(format!("--shapes {path}: {e}")))?;
+    let shapes = kernel_lab_bench::corpus::parse(&text, path)?;
+    let model = match cost {
+        Some(p) => CostModel::parse(&std::fs::read_to_string(p).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))?, p)?,
+        None => CostModel::shipped(gpu_name, 132),
+    };
+    let (sms, r) = (model.sms, model.h8_resident);
+    let bpsm = kernel_lab_bench::runtime::tuning::decode_blocks_per_sm();
+    let mut t = format!("model: {}\n{:<5} {:<18} {:<20} {:<20} {:<20}\n", model.source, "type", "shape", "rule (predicted µs)", "model", "entry");
+    for c in &shapes {
+        let s = Shape::new(c.m, c.n, c.k)?;
+        for elem in [Elem::F16, Elem::Bf16] {
+            let show = |cfg: gemm::Config| format!("{} {}", cfg.label(), model.predict(cfg.step, s, cfg.padded, sms, bpsm, r).map_or("-".into(), |p| format!("{p:.1}")));
+            let rule = gemm::refine_decode(gemm::choose(s, true, sms, r, None, elem)?, &model, s, true, sms, r, elem);
+            let by = gemm::choose_by(&model, s, true, sms, r, elem)?;
+            let entry = gemm::entry_choice(&model, s, true, sms, r, elem)?;
+            let _ = writeln!(t, "{:<5} {:<18} {:<20} {:<20} {:<20}", if elem == Elem::F16 { "f16" } else { "bf16" }, s.to_string(), show(rule), show(by), show(entry));
+        }
+    }
+    Ok(t)
 }
 
 /// `within 5%: a / n (x%), geometric mean of fastest / pick y` for picks `f`.
@@ -206,7 +246,7 @@ fn score(rows: &[Ranked], f: impl Fn(&Ranked) -> Option<f64>) -> String {
 
 /// `kernel-lab rank …`; returns the exit code.
 pub fn rank_main(args: &[String]) -> i32 {
-    let (mut cache, mut cost) = (None, None);
+    let (mut cache, mut cost, mut shapes, mut gpu_name) = (None, None, None, "H200".to_string());
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -214,13 +254,27 @@ pub fn rank_main(args: &[String]) -> i32 {
                 print!("{RANK_HELP}");
                 return 0;
             }
-            "--tune-cache" | "--cost" => match it.next() {
+            "--tune-cache" | "--cost" | "--shapes" | "--gpu" => match it.next() {
                 Some(v) if a == "--cost" => cost = Some(v.clone()),
+                Some(v) if a == "--shapes" => shapes = Some(v.clone()),
+                Some(v) if a == "--gpu" => gpu_name = v.clone(),
                 Some(v) => cache = Some(v.clone()),
                 None => return usage(&format!("{a} needs a value")),
             },
             other => return usage(&format!("rank: unknown option `{other}`\n{RANK_HELP}")),
         }
+    }
+    if let Some(path) = shapes {
+        return match picks(&path, cost.as_deref(), &gpu_name) {
+            Ok(t) => {
+                print!("{t}");
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
     }
     let Some(cache) = cache else { return usage(RANK_HELP) };
     let run = || -> Result<String> {
@@ -248,13 +302,14 @@ pub fn rank_main(args: &[String]) -> i32 {
             }
             std::fs::write(&path, d).map_err(|e| Error::InvalidInput(format!("{path}: {e}")))?;
         }
-        let mut t = format!("model: {}\n{:<5} {:<18} {:<16} {:<16} {:<16}\n", model.source, "type", "shape", "fastest µs", "model µs", "rule µs");
+        let mut t = format!("model: {}\n{:<5} {:<18} {:<16} {:<16} {:<16} {:<16}\n", model.source, "type", "shape", "fastest µs", "model µs", "rule µs", "entry µs");
         for r in &rows {
             let show = |(l, us): &(String, Option<f64>)| format!("{l} {}", us.map_or("-".into(), |u| format!("{u:.1}")));
-            let _ = writeln!(t, "{:<5} {:<18} {:<16} {:<16} {:<16}", r.kind, r.shape.to_string(), format!("{} {:.1}", r.best.0, r.best.1), show(&r.model), show(&r.rule));
+            let _ = writeln!(t, "{:<5} {:<18} {:<16} {:<16} {:<16} {:<16}", r.kind, r.shape.to_string(), format!("{} {:.1}", r.best.0, r.best.1), show(&r.model), show(&r.rule), show(&r.entry));
         }
         let _ = writeln!(t, "model: {}", score(&rows, |r| r.model.1));
-        let _ = writeln!(t, "rule:  {}", score(&rows, |r| r.rule.1));
+        let _ = writeln!(t, "rule:  {} (the rule the cache recorded)", score(&rows, |r| r.rule.1));
+        let _ = writeln!(t, "entry: {} (the rules now, overruled where the model predicts ≥ {:.0}% faster)", score(&rows, |r| r.entry.1), 100.0 * gemm::MODEL_OVERRIDE_MARGIN);
         Ok(t)
     };
     match run() {
