@@ -25,6 +25,7 @@ for p in $PARTS; do
            T=${F32_LIMIT:-150} one f32-$i.txt $B --family gemm --dtype f32 --reps 10 --warmup 2 --shapes-file $R/../2026-11-29-h200-session56/sample-120-seed5601.tsv --seed $((5820 + i))
          done ;;
     tests) run $C/tests/gpu the_gemm_ ;;
+    cal) one calibrate.txt $B calibrate --out $OUT/runs/cost.tsv --samples $OUT/runs/cal-samples.tsv ;;
     rank) KERNEL_LAB_GEMM_CHOICE=rule T=${RANK_LIMIT:-300} one rank-run.txt $B --family gemm --dtype f16 --autotune --tune-cache $OUT/runs/tune-holdout.json --shapes-file $R/holdout-shapes.tsv
           one rank.txt $B rank --tune-cache $OUT/runs/tune-holdout.json ;;
   esac

@@ -327,8 +327,9 @@ pub fn fit_model(samples: &[Sample], source: String, sms: u32, blocks_per_sm: u3
 
 /// The shapes `step` is calibrated on (pure): from its own tile and the slots of this GPU — a third
 /// of a round of tiles, one round, two and a half; K 512 and 4096 each —, two weight-streaming shapes
-/// (one activation row, one and four rounds of column tiles, K 4096), and for the steps with tiles over
-/// 64 rows six and sixteen rounds at K 4096. Only shapes the step takes, none beyond 2^20 in any dimension.
+/// (one activation row, one and four rounds of column tiles, K 4096), for the steps with tiles of at
+/// most 64 rows two tile rows at one and four rounds (K 4096), and for the steps with taller tiles six
+/// and sixteen rounds at K 4096. Only shapes the step takes, none beyond 2^20 in any dimension.
 pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Vec<Shape> {
     let (rows, cols) = step.grid.tile();
     let (rows, cols) = (rows as usize, cols as usize);
@@ -357,6 +358,13 @@ pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident
     dims.push((1, slots * cols, 4096));
     // Few tiles, deep K: where the split steps split.
     dims.push((rows, (slots / 8).max(1) * cols, 16384));
+    if decode {
+        // Two tile rows (M just past one tile: 65–128 rows for the 64-row tiles), one round of tiles and
+        // four: every column's weights are read by two CTAs, which the rounds and bytes above do not
+        // see (session 58: d7 measured 1.2–1.7× its one-row prediction there).
+        dims.push((2 * rows, (slots / 2).max(1) * cols, 4096));
+        dims.push((2 * rows, 2 * slots * cols, 4096));
+    }
     if !decode {
         // Many rounds of compute (the clocks under sustained load, the L2's reuse across waves).
         for rounds in [6, 16] {
