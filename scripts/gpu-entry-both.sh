@@ -18,14 +18,18 @@ for p in $PARTS; do
   case $p in
     changed) # Alternating processes: the rules alone, then the new default, each shape interleaved with cuBLAS.
       for i in $(seq 1 $RUNS); do
-        KERNEL_LAB_GEMM_CHOICE=rule T=120 one rule-$i.txt $B --family gemm --dtype f16,bf16 --shapes-file $R/changed-120.tsv --seed $((5800 + i))
-        KERNEL_LAB_GEMM_CHOICE=both T=120 one both-$i.txt $B --family gemm --dtype f16,bf16 --shapes-file $R/changed-120.tsv --seed $((5810 + i))
+        KERNEL_LAB_GEMM_CHOICE=rule T=120 one rule-$i.txt $B --family gemm --dtype f16,bf16 --shapes-file $R/${CHANGED:-changed-120.tsv} --seed $((5800 + i))
+        KERNEL_LAB_GEMM_CHOICE=both T=120 one both-$i.txt $B --family gemm --dtype f16,bf16 --shapes-file $R/${CHANGED:-changed-120.tsv} --seed $((5810 + i))
       done ;;
     f32) for i in $(seq 1 $RUNS); do
            T=${F32_LIMIT:-150} one f32-$i.txt $B --family gemm --dtype f32 --reps 10 --warmup 2 --shapes-file $R/../2026-11-29-h200-session56/sample-120-seed5601.tsv --seed $((5820 + i))
          done ;;
     tests) run $C/tests/gpu the_gemm_ ;;
     cal) one calibrate.txt $B calibrate --out $OUT/runs/cost.tsv --samples $OUT/runs/cal-samples.tsv ;;
+    f32m64) for i in $(seq 1 $RUNS); do
+           T=100 one f32m64-v20-$i.txt $B --family gemm --dtype f32 --config v20 --shapes-file $R/f32-m64.tsv --seed $((5840 + i))
+           T=100 one f32m64-$i.txt $B --family gemm --dtype f32 --shapes-file $R/f32-m64.tsv --seed $((5830 + i))
+         done ;;
     rank) KERNEL_LAB_GEMM_CHOICE=rule T=${RANK_LIMIT:-300} one rank-run.txt $B --family gemm --dtype f16 --autotune --tune-cache $OUT/runs/tune-holdout.json --shapes-file $R/holdout-shapes.tsv
           one rank.txt $B rank --tune-cache $OUT/runs/tune-holdout.json ;;
   esac

@@ -78,22 +78,27 @@ pub const QUARTER_TILE_MAX_M: usize = 32;
 pub const V19_MAX_TILES_PER_SM: (u64, u64) = (3, 2);
 
 /// Where the 128×128 tiles fill the GPU: whether v19's 64×128 tiles at three blocks per SM leave less of
-/// their last wave empty than v11's (and v20's) 128×128 tiles at two. A launch takes as long as its
-/// waves, so the fuller one wins where the loops are alike (`call11`: 3000³ — 576 tiles of 128², 2.2
-/// waves of v11 against 2.85 of v19 — v19 1.32× v11; 1536³ 1.31×; 2000³ — 0.97 of a wave against 1.29 —
-/// v20 1.12× v19; 4000³ — 3.9 waves against 5.1 — alike).
+/// their waves idle than v11's (and v20's) 128×128 tiles at two. A launch takes as long as its waves, so
+/// the fuller one wins where the loops are alike (`call11`: 3000³ — 576 tiles of 128², 2.2 waves of v11
+/// against 2.85 of v19 — v19 1.32× v11; 1536³ 1.31×; 2000³ — 0.97 of a wave against 1.29 — v20 1.12×
+/// v19; 4000³ — 3.9 waves against 5.1 — alike). A wave's useful share counts the rows of C its tiles
+/// cover, not the tiles: at M = 64 a 128-row tile computes half empty (session 58, H200: v20 at
+/// 64 × 64128 × 3072 and 64 × 128256 × 4096, 0.49× cuBLAS, where one wave of 128-row tiles looked full).
 ///
 /// ```text
-/// fill(tiles, slots) = tiles / (⌈tiles / slots⌉ · slots)
-/// v19 when fill(⌈M/64⌉·⌈N/128⌉, 3·SMs) > fill(⌈M/128⌉·⌈N/128⌉, 2·SMs)
+/// fill(rows, tiles, slots) = M · tiles / (rows · ⌈M/rows⌉ · ⌈tiles / slots⌉ · slots)
+/// v19 when fill(64, ⌈M/64⌉·⌈N/128⌉, 3·SMs) > fill(128, ⌈M/128⌉·⌈N/128⌉, 2·SMs)
 /// ```
 pub fn v19_fills_waves_better(s: Shape, sms: u32) -> bool {
     let (m, n, sms) = (s.m as u64, s.n as u64, sms.max(1) as u64);
-    let (t19, t11) = (m.div_ceil(layout::sgemm::V14_ROWS as u64) * n.div_ceil(layout::sgemm::BN as u64),
-                      m.div_ceil(layout::sgemm::BM as u64) * n.div_ceil(layout::sgemm::BN as u64));
+    let (r19, r11) = (layout::sgemm::V14_ROWS as u64, layout::sgemm::BM as u64);
+    let (t19, t11) = (m.div_ceil(r19) * n.div_ceil(layout::sgemm::BN as u64), m.div_ceil(r11) * n.div_ceil(layout::sgemm::BN as u64));
     let (s19, s11) = (layout::sgemm::V19_SPLIT.0 as u64 * sms, 2 * sms);
-    // t19 / (w19·s19) > t11 / (w11·s11), cross-multiplied (u128: no overflow for dimensions ≤ 2^20).
-    (t19 as u128) * (t11.div_ceil(s11) * s11) as u128 > (t11 as u128) * (t19.div_ceil(s19) * s19) as u128
+    // The M · tiles / rows over ⌈M/rows⌉ · waves · slots of each, cross-multiplied (u128: no overflow
+    // for dimensions ≤ 2^20); M cancels.
+    let lhs = (t19 as u128) * (r11 * m.div_ceil(r11)) as u128 * (t11.div_ceil(s11) * s11) as u128;
+    let rhs = (t11 as u128) * (r19 * m.div_ceil(r19)) as u128 * (t19.div_ceil(s19) * s19) as u128;
+    lhs > rhs
 }
 
 /// Whether v14's grid (64×128 tiles × splits) would fill under half of the `sms` SMs.
