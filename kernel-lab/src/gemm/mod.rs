@@ -15,9 +15,10 @@
 //! the last wave of tiles is mostly empty (stream-K), else `h6s4` (TMA + `wgmma`, 128×256 tiles,
 //! persistent, 4 stages); without `sm_90a` the best `mma.sync` step (`v10`).
 //! [`GemmPlan::new`] takes an override (the suite's `--config`), refused with the reason when this
-//! GPU or this shape cannot run it. A calibrated cost model ([`cost`], [`choose_by`]) can choose instead
-//! ([`Choice`]: `KERNEL_LAB_GEMM_CHOICE=model`); it is not the default while it ranks worse than these
-//! rules (75% of sampled shapes within 5% of the fastest candidate against 88–89%, session 48).
+//! GPU or this shape cannot run it. A calibrated cost model ([`cost`], [`choose_by`]) overrules these
+//! rules where it predicts its own pick at least [`MODEL_OVERRIDE_MARGIN`] faster ([`entry_choice`], the
+//! default [`Choice`]): alone it ranks worse than the rules (72–78% of sampled shapes within 5% of the
+//! fastest candidate against 89–92%), the two together 92–98% (sessions 48 and 58).
 //!
 //! **Any K and N.** The steps read rows of A and B 16 bytes at a time (TMA needs row strides that are
 //! multiples of 16 bytes), so K and N must be multiples of 8 — except `d24`, which reads B's rows where
