@@ -30,6 +30,9 @@ for p in $PARTS; do
            T=100 one f32m64-v20-$i.txt $B --family gemm --dtype f32 --config v20 --shapes-file $R/f32-m64.tsv --seed $((5840 + i))
            T=100 one f32m64-$i.txt $B --family gemm --dtype f32 --shapes-file $R/f32-m64.tsv --seed $((5830 + i))
          done ;;
+    sample) for i in $(seq 1 $RUNS); do
+           T=${SAMPLE_LIMIT:-170} one sample-$i.txt $B --family gemm --dtype ${DTYPES:-f16} --shapes-file $R/../2026-11-29-h200-session56/sample-120-seed5601.tsv --seed $((5850 + i))
+         done ;;
     rank) KERNEL_LAB_GEMM_CHOICE=rule T=${RANK_LIMIT:-300} one rank-run.txt $B --family gemm --dtype f16 --autotune --tune-cache $OUT/runs/tune-holdout.json --shapes-file $R/holdout-shapes.tsv
           one rank.txt $B rank --tune-cache $OUT/runs/tune-holdout.json ;;
   esac
