@@ -210,21 +210,41 @@ pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> &'s
 }
 
 /// A prepared FP8 GEMM: the kernel, its tensor maps over A's and B's bytes and C, encoded once, so
-/// repeated runs (timing) launch without re-encoding. The buffers must outlive it unchanged (their
+/// repeated runs (timing) launch without re-encoding (or, for [`FW1`](crate::steps::fp8::FW1), the widened A and the
+/// weight-only kernel's workspace, allocated once). The buffers must outlive it unchanged (their
 /// addresses are in the maps); [`Fp8Gemm::run`] checks that it gets the same ones.
 pub struct Fp8Gemm {
     step: &'static Step,
-    kernel: Kernel,
-    maps: [TensorMap2d; 3],
-    /// A staged-scale step's map over A's scales (`Step::scale_map`).
-    scale_map: Option<TensorMap2d>,
     /// Addresses of A's and B's bytes, C, and (for a staged-scale step, else 0) A's scales: what the maps hold.
     key: [u64; 4],
     shape: (usize, usize, usize),
-    grid: u32,
-    /// A stream-K step's workspace: `(grid + tail)` slots of 128×256 f32, `tail` counters (zero between
-    /// launches: each tail tile's last contributor resets its own), and the tail.
-    stream: Option<(CudaSlice<f32>, CudaSlice<u32>, u32)>,
+    route: Route,
+}
+
+/// How a prepared FP8 GEMM runs.
+enum Route {
+    /// A `wgmma` step: one kernel over tensor maps.
+    Tma {
+        kernel: Kernel,
+        maps: [TensorMap2d; 3],
+        /// A staged-scale step's map over A's scales (`Step::scale_map`).
+        scale_map: Option<TensorMap2d>,
+        grid: u32,
+        /// A stream-K step's workspace: `(grid + tail)` slots of 128×256 f32, `tail` counters (zero
+        /// between launches: each tail tile's last contributor resets its own), and the tail.
+        stream: Option<(CudaSlice<f32>, CudaSlice<u32>, u32)>,
+    },
+    /// [`FW1`](crate::steps::fp8::FW1): A widened into `x` (M×K bf16) with B's block scales into `blocks`, then w1.
+    WeightOnly {
+        widen: Kernel,
+        w1: Kernel,
+        x: CudaSlice<u16>,
+        blocks: CudaSlice<f32>,
+        splits: u32,
+        k_split: u32,
+        /// Split-K partials and zeroed tile counters (splits > 1).
+        ws: Option<(CudaSlice<f32>, CudaSlice<u32>)>,
+    },
 }
 
 impl Fp8Gemm {
@@ -251,6 +271,9 @@ impl Fp8Gemm {
         }
         if let Some(why) = gpu.cannot_run(&step.kernel) {
             return Err(Error::Unsupported { kernel: step.kernel.name.into(), needs: "sm_90a (Hopper)".into(), have: why });
+        }
+        if step.weight_only {
+            return Self::weight_only(gpu, step, a, b, c);
         }
         let kernel = gpu.kernel(step.kernel.name)?;
         let clusters = if step.cluster > 1 {
@@ -290,7 +313,27 @@ impl Fp8Gemm {
         } else {
             None
         };
-        Ok(Fp8Gemm { step, kernel, maps, scale_map, key, shape: (m, n, k), grid, stream })
+        Ok(Fp8Gemm { step, key, shape: (m, n, k), route: Route::Tma { kernel, maps, scale_map, grid, stream } })
+    }
+
+    /// [`FW1`](crate::steps::fp8::FW1)'s preparation (the operands already checked by [`Fp8Gemm::new`]): the widen kernel and
+    /// w1 for A's rows, the widened A, B's block scales and w1's split-K workspace.
+    fn weight_only(gpu: &Gpu, step: &'static Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> Result<Fp8Gemm> {
+        use layout::fp8::weights::ROWS;
+        let (m, n, k) = (a.rows, b.rows, a.cols);
+        let nt = crate::steps::fp8::W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize)
+            .ok_or_else(|| Error::InvalidInput(format!("{} {m}x{n}x{k}: more rows than the weight-only kernels take", step.kernel.step)))?;
+        let widen = gpu.kernel("fp8_widen_per_tensor_bf16")?;
+        let w1 = gpu.kernel(&format!("fp8_w1_t{}_bf16", 8 * nt))?;
+        let blocks_len = n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize);
+        let tiles = n.div_ceil(ROWS as usize);
+        let (splits, k_split) = crate::fp8_weights::w1_splits(n, k, gpu.info.sms);
+        let ws_len = if splits > 1 { splits as usize * tiles * ROWS as usize * 8 * nt as usize } else { 0 };
+        crate::runtime::budget::check(gpu, &format!("{} {m}x{n}x{k}: A widened, B's block scales, split-K partials", step.kernel.step),
+                                      (2 * m * k + 4 * blocks_len + 4 * ws_len + 4 * tiles) as u64, 0)?;
+        let ws = if splits > 1 { Some((gpu.zeros::<f32>(ws_len)?, gpu.zeros::<u32>(tiles)?)) } else { None };
+        let route = Route::WeightOnly { widen, w1, x: gpu.zeros::<u16>(m * k)?, blocks: gpu.zeros::<f32>(blocks_len)?, splits, k_split: k_split as u32, ws };
+        Ok(Fp8Gemm { step, key: Self::key(gpu, step, a, b, c), shape: (m, n, k), route })
     }
 
     fn key(gpu: &Gpu, step: &Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> [u64; 4] {
@@ -303,9 +346,12 @@ impl Fp8Gemm {
         self.step
     }
 
-    /// Its grid (CTAs; a multiple of the step's cluster size).
+    /// Its grid (CTAs; a multiple of the step's cluster size; [`FW1`](crate::steps::fp8::FW1): w1's blocks).
     pub fn grid(&self) -> u32 {
-        self.grid
+        match &self.route {
+            Route::Tma { grid, .. } => *grid,
+            Route::WeightOnly { splits, .. } => self.shape.1.div_ceil(layout::fp8::weights::ROWS as usize) as u32 * splits,
+        }
     }
 
     /// Enqueues `C = dequant(A) · dequant(B)ᵀ` on the buffers it was prepared for.
@@ -315,14 +361,42 @@ impl Fp8Gemm {
             return Err(Error::InvalidInput("Fp8Gemm::run: not the buffers it was prepared for (their addresses are in its tensor maps)".into()));
         }
         let (m, n, k) = (self.shape.0 as u32, self.shape.1 as u32, self.shape.2 as u32);
-        if let (Some((ws, count, tail)), Some(sa)) = (&self.stream, &self.scale_map) {
+        let (kernel, maps, scale_map, grid, stream) = match &self.route {
+            Route::Tma { kernel, maps, scale_map, grid, stream } => (kernel, maps, scale_map, *grid, stream),
+            Route::WeightOnly { widen, w1, x, blocks, splits, k_split, ws } => {
+                let (len, nblocks) = (m * k, blocks.len() as u32);
+                // SAFETY: `fp8_widen_per_tensor_bf16(q, n, sa, sb, x, blocks, nblocks)`: A holds m·k bytes
+                // (m·k even: k % 16 == 0, checked in `new`; a whole allocation, so 2-byte aligned), x m·k
+                // bf16 (the plan's own, allocated for this shape: 4-byte aligned), both operands one
+                // per-tensor scale (their scaling is checked; `Fp8Matrix` scales are finite and positive by
+                // construction), `blocks` its own length; nothing else uses x or blocks (the plan's, and its
+                // launches go to one stream).
+                unsafe { launch!(gpu, widen, grid = grid_1d(gpu, (len as usize / 2).max(nblocks as usize)), &a.q, &len, &a.scales, &b.scales, x, blocks, &nblocks)? };
+                let stream = gpu.stream.clone();
+                let (pws, pcount) = match ws {
+                    Some((w, c)) => (w.device_ptr(&stream).0, c.device_ptr(&stream).0),
+                    None => (0, 0),
+                };
+                let w1_grid = (n.div_ceil(layout::fp8::weights::ROWS), *splits);
+                // SAFETY: `fp8_w1_t*_bf16(x, w, sb, y, ws, count, m, n, k, k_split)` (its contract): x the m·k
+                // bf16 just widened (16-byte aligned: a whole allocation), w B's n·k e4m3 bytes (16-byte
+                // aligned, k % 16 == 0), sb ⌈n/128⌉·⌈k/128⌉ powers of two in bf16's scale range (the widen
+                // kernel just wrote them, clamped to it; the next launch on this stream waits for it), y = C of
+                // m·n bf16 (checked in `new`); 1 ≤ m ≤ 8·NT for the kernel chosen by m; grid (⌈n/32⌉, splits)
+                // with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the workspace and zeroed
+                // counters sized for this kernel's token tiles when splits > 1 (left zero by every launch);
+                // one plan's launches are on one stream, so they never overlap.
+                return unsafe { launch!(gpu, w1, grid = w1_grid, x, &b.q, blocks, c, &pws, &pcount, &m, &n, &k, k_split) };
+            }
+        };
+        if let (Some((ws, count, tail)), Some(sa)) = (stream, scale_map) {
             // SAFETY: `fp8_gemm_v16/v20(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, ws, count, m, n, k, tail)`:
             // maps, scales and shape as the staged-scale launch below, workspace, counters and tail as the
             // per-tensor stream-K launch below (the slots are 128·256 f32: a 128×192 partial fits, and f20's 192×128).
-            return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &sa.dev, &a.scales, &b.scales,
+            return unsafe { launch!(gpu, kernel, grid = grid, &maps[0].dev, &maps[1].dev, &maps[2].dev, &sa.dev, &a.scales, &b.scales,
                                     ws, count, &m, &n, &k, tail) };
         }
-        if let Some((ws, count, tail)) = &self.stream {
+        if let Some((ws, count, tail)) = stream {
             // SAFETY: `fp8_gemm_v14(tmap_a, tmap_b, tmap_c, scale_a, scale_b, ws, count, m, n, k, tail)`: maps,
             // scales and shape as below; `tail` from `stream_k_tail` of this very grid and shape (so < grid,
             // ≤ tiles, and tail · ⌈k/128⌉ ≥ grid when not 0); `ws` holds (grid + tail) slots of 128·256 f32
@@ -330,21 +404,21 @@ impl Fp8Gemm {
             // zero by every launch that completes (each tail tile's last contributor resets its own). Both
             // belong to this `Fp8Gemm` alone, and its launches go to one stream, so no two launches use
             // them at once; the kernel writes them through the pointers (the driver takes no borrow).
-            return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales,
+            return unsafe { launch!(gpu, kernel, grid = grid, &maps[0].dev, &maps[1].dev, &maps[2].dev, &a.scales, &b.scales,
                                     ws, count, &m, &n, &k, tail) };
         }
-        if let Some(sa) = &self.scale_map {
+        if let Some(sa) = scale_map {
             // SAFETY: `fp8_gemm_v15/v19(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, m, n, k)`: as below, and
             // `tmap_sa` encoded over this very `a.scales` (its address is part of the key checked above) as
             // ⌈K/128⌉ rows of M f32 with boxes of the step's tile rows (128 values; f19: 192).
-            return unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &sa.dev, &a.scales, &b.scales, &m, &n, &k) };
+            return unsafe { launch!(gpu, kernel, grid = grid, &maps[0].dev, &maps[1].dev, &maps[2].dev, &sa.dev, &a.scales, &b.scales, &m, &n, &k) };
         }
         // SAFETY: `fp8_gemm_v1/v2(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k)`: the maps were encoded
         // for these very buffers (same addresses and shape, checked above) with the boxes the step expects;
         // the scales have the lengths its scaling needs (an `Fp8Matrix` holds them by construction); the
         // shape passed the step's rules in `new`; grid (whole clusters, no more than fit at once), block and
         // shared memory from the descriptor; a cluster step's `.reqnctapercluster` forms the clusters.
-        unsafe { launch!(gpu, &self.kernel, grid = self.grid, &self.maps[0].dev, &self.maps[1].dev, &self.maps[2].dev, &a.scales, &b.scales, &m, &n, &k) }
+        unsafe { launch!(gpu, kernel, grid = grid, &maps[0].dev, &maps[1].dev, &maps[2].dev, &a.scales, &b.scales, &m, &n, &k) }
     }
 }
 

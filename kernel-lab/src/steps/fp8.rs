@@ -37,6 +37,9 @@ pub struct Step {
     /// Each K block's A scales reach the stage by TMA (f15): the kernel also takes a tensor map over
     /// `sa` as `⌈K/128⌉` rows of `M` f32 (so M % 4 == 0), after C's.
     pub scale_map: bool,
+    /// Not a `wgmma` kernel but the weight-only decode route ([`FW1`]): A widened to bf16 with the
+    /// product's scale, then the weight-only kernel streaming B's e4m3 bytes.
+    pub weight_only: bool,
 }
 
 impl PartialEq for Step {
@@ -49,6 +52,9 @@ impl Step {
     /// `None` if the step takes `m × n × k`, else why not: A's and B's rows are read by the TMA (row
     /// strides multiples of 16 bytes: K % 16), C is written by TMA stores (N % 8 for 16-byte bf16 rows).
     pub fn rejects(&self, m: usize, n: usize, k: usize) -> Option<String> {
+        if self.weight_only && m > FW1_MAX_M {
+            return Some(format!("{} streams B once for at most {FW1_MAX_M} rows of A (its weight-only kernel's token tiles); got {m}x{n}x{k}", self.kernel.step));
+        }
         if k % 16 != 0 {
             return Some(format!("{} reads A (M×K) and B (N×K) e4m3 through TMA tensor maps, whose row strides must be multiples of 16 bytes: K must be a multiple of 16 (got {m}x{n}x{k})", self.kernel.name));
         }
@@ -97,7 +103,7 @@ const fn gemm(name: &'static str, label: &'static str, smem: u32, has: &'static 
     Step {
         kernel: KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: bounds_min(384, 1),
                              dyn_smem_bytes: smem, about, ptx: PtxCheck { has, lacks: LACKS, count: &[], at_least: &[] } },
-        tile, scaling, promotes, cluster: 1, stream_k: false, scale_map: false,
+        tile, scaling, promotes, cluster: 1, stream_k: false, scale_map: false, weight_only: false,
     }
 }
 
@@ -337,6 +343,32 @@ const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.
 const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2",
                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
+/// The most rows of A [`FW1`] takes: w1's 8- and 16-token kernels stream the weights at the same rate
+/// as at one token (8×28672×4096: 40.6 µs against 40.3 at 1, H200, `results/2026-11-29-h200-session54`);
+/// its 32-token kernel took 1.5× as long (61.6 µs), about what a 128-row `wgmma` tile costs at any M.
+pub const FW1_MAX_M: usize = 16;
+
+/// fw1: per-tensor FP8 for a few rows of A (decode) without `wgmma` tiles of 128 rows, of which one
+/// token would use one: A's e4m3 bytes widened to bf16 with the product's scale folded in
+/// (`fp8_widen_per_tensor_bf16`, M×K elements), then the weight-only decode kernel (w1, bf16) streams
+/// B's bytes with a power-of-two scale for every block (`kernel_lab::fp8::Fp8Gemm`). `promotes`: its
+/// 16-bit `mma.sync` sums in f32 every 16 of K.
+/// Its kernel is the first of the two (`fp8_widen_per_tensor_bf16`, one of the quantize kernels' grid);
+/// the second is w1's bf16 kernel for the token count ([`WEIGHT_ONLY`]).
+pub const FW1: Step = Step {
+    kernel: KernelInfo { name: "fp8_widen_per_tensor_bf16", family: Family::Fp8, step: "fw1", target: Target::Sm90a, block_threads: QUANT_BLOCK, launch_bounds: None,
+                         dyn_smem_bytes: 0,
+                         about: "per tensor, M <= 16: A widened to bf16 with the scales folded in (this kernel), then w1 streams B (e4m3, power-of-two block scales) through mma.sync",
+                         ptx: PtxCheck { has: &["cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.f32"], lacks: &["ld.local", "st.local", "trap"], count: &[], at_least: &[] } },
+    tile: (FW1_MAX_M as u32, layout::fp8::weights::ROWS),
+    scaling: Scaling::PerTensor,
+    promotes: true,
+    cluster: 1,
+    stream_k: false,
+    scale_map: false,
+    weight_only: true,
+};
+
 /// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`), by token tiles and
 /// activation type: `kernel_lab::fp8_weights` launches them.
 pub const WEIGHT_ONLY: &[KernelInfo] = &[
@@ -429,14 +461,17 @@ pub const THREE_CONSUMER_MARGIN: f64 = 0.97;
 /// 1.007–1.044, geometric mean 1.02 (H100, `results/2026-11-26-h100-session23/call2-f18`).
 pub const F18_SPEED_PER_WORK: f64 = 1.02;
 
-/// The per-tensor step for `m × n` on `sms` SMs: f14 (128×256 tiles) or f18 (192×192, three
-/// consumers), whichever the wave model of [`block_step_for`] says finishes first — rounds of
+/// The per-tensor step for `m × n` on `sms` SMs: [`FW1`] up to [`FW1_MAX_M`] rows; above, f14 (128×256
+/// tiles) or f18 (192×192, three consumers), whichever the wave model of [`block_step_for`] says finishes first — rounds of
 /// persistent tiles × tile area / speed per unit of work ([`F18_SPEED_PER_WORK`]), f18 only by
 /// [`THREE_CONSUMER_MARGIN`]. Of the six sweep shapes it gives f18 2048×11008 (638 tiles = 4.83 rounds
 /// of 132 against f14's 688 = 5.21; measured 1.09× and 1.05× f14), f14 the other five (4096×28672: 25
 /// rounds against 28, 1.0% apart in the model; measured 1.009× and 0.988×; elsewhere f18 0.90–0.99×). f14's stream-K tail is not in the model: it measured
 /// 1.00–1.03× f12 (sessions 16, 18).
 pub fn per_tensor_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
+    if m <= FW1_MAX_M {
+        return &FW1;
+    }
     let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
     if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) { &F18 } else { &F14 }
 }

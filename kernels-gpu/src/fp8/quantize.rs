@@ -516,3 +516,53 @@ pub unsafe extern "ptx-kernel" fn fp8_f32_to_bf16(g_x: *const f32, n: u64, g_out
         i += stride;
     }
 }
+
+/// The per-tensor scale `s = sa · sb` of an FP8 product split as `2^e · f` for the weight-only decode
+/// kernels (`steps/w1_weight_only.rs`), which take a power-of-two scale per 128×128 block of B: `e`
+/// is `s`'s binary exponent clamped to bf16's weight-scale range ([`Wide::scale_exp_range`]), `f = s /
+/// 2^e` (exact: a power-of-two division of a normal f32, or of a subnormal by `2^-117`). Returns
+/// `(2^e, f)`.
+#[inline(always)]
+fn split_scale(s: f32) -> (f32, f32) {
+    let (lo, hi) = Wide::Bf16.scale_exp_range();
+    let exp = ((s.to_bits() >> 23) & 0xFF) as i32 - 127;
+    let e = if exp < lo { lo } else if exp > hi { hi } else { exp };
+    let p = f32::from_bits(((e + 127) as u32) << 23);
+    let inv = f32::from_bits(((127 - e) as u32) << 23);
+    (p, s * inv)
+}
+
+/// FP8 decode through the weight-only kernels (`kernel_lab::fp8`'s per-tensor route for a few
+/// tokens): A's e4m3 bytes widened to bf16 with the product's scale folded in, `x = bf16(q · f)`, and
+/// every one of B's `nblocks` block scales set to `2^e`, where `sa[0] · sb[0] = 2^e · f`
+/// ([`split_scale`]). The only rounding is `x`'s (8 significant bits; e4m3 itself has 4), one per
+/// element of A, before the product.
+///
+/// # Safety
+/// `g_q` `n` readable bytes (`n` even, 2-byte aligned), `g_x` `n` writable 16-bit elements (4-byte
+/// aligned), `g_sa` and `g_sb` one readable f32 each (finite, positive), `g_blocks` `nblocks` writable
+/// f32; nothing else touches them while it runs; any grid of [`BLOCK`] threads.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_widen_per_tensor_bf16(g_q: *const u8, n: u32, g_sa: *const f32, g_sb: *const f32, g_x: *mut u16, g_blocks: *mut f32,
+                                                             nblocks: u32) {
+    // SAFETY: one f32 each (caller).
+    let (p, f) = split_scale(unsafe { *g_sa * *g_sb });
+    let stride = grid_size_1d();
+    let mut i = index_1d();
+    while i < nblocks {
+        // SAFETY: i < nblocks.
+        unsafe { *g_blocks.add(i as usize) = p };
+        i += stride;
+    }
+    let mut pair = index_1d();
+    while pair < n / 2 {
+        // SAFETY: bytes 2·pair, 2·pair + 1 < n (2-byte aligned: the base is, caller) and elements
+        // likewise of x (4-byte aligned).
+        unsafe {
+            let h = cvt_f16x2_e4m3x2(*(g_q.add(2 * pair as usize) as *const u16));
+            let (a, b) = (f16_to_f32(h as u16) * f, f16_to_f32((h >> 16) as u16) * f);
+            *(g_x.add(2 * pair as usize) as *mut u32) = pack_bf16x2(a, b);
+        }
+        pair += stride;
+    }
+}
