@@ -8,7 +8,7 @@ use kernel_lab_bench::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
-    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, STEPS, Scaling, Step},
+    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, FW2, STEPS, Scaling, Step},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -133,15 +133,15 @@ fn fp8_steps_match_the_dequantized_reference() {
     }
 }
 
-/// fw1 (per tensor, a few rows of A through the weight-only kernel) on decode shapes: 1–16 rows (each of
-/// w1's token tiles), N off 32 (a ragged last row tile), K off 128, one and several splits of K; the
-/// product's scale split into a power of two and a rest, including one past the block scales' range
-/// (inputs ×10⁶ and ×10³: the power clamped to 2^7, the rest in A's widened values); fully written,
-/// within tolerance of the f64 reference, three runs on one prepared GEMM (split-K counters left zero);
-/// and `gemm_fp8` takes it at M ≤ 16 and not above.
+/// fw1 and fw2 (per tensor, a few rows of A through the weight-only kernel: A widened by a launch of its
+/// own, or in fw2's registers) on decode shapes: 1–16 rows (each of the token tiles), N off 32 (a ragged
+/// last row tile), K off 128, one and several splits of K; products' scales small, ordinary, and past
+/// fw1's block-scale range (inputs ×10⁶ and ×10³: its power of two clamped to 2^7, the rest in A's widened
+/// values); fully written, within tolerance of the f64 reference, three runs on one prepared GEMM
+/// (split-K counters left zero); and `gemm_fp8` takes fw2 at M ≤ 16 and not above.
 #[test]
-fn fw1_matches_the_reference_at_decode_shapes() {
-    let Some(gpu) = hopper_or_skip("fw1_matches_the_reference_at_decode_shapes") else { return };
+fn fw1_and_fw2_match_the_reference_at_decode_shapes() {
+    let Some(gpu) = hopper_or_skip("fw1_and_fw2_match_the_reference_at_decode_shapes") else { return };
     let seed = verify::fresh_seed();
     for (m, n, k, gain) in [(1usize, 8usize, 16usize, 1.0f32), (3, 392, 400, 1.0), (8, 264, 2064, 1e-3), (16, 4104, 4096, 1.0), (9, 1032, 8192, 1.0), (2, 520, 1024, 0.0)] {
         let (ga, gb) = if gain == 0.0 { (1e6f32, 1e3f32) } else { (gain, gain) };
@@ -153,18 +153,23 @@ fn fw1_matches_the_reference_at_decode_shapes() {
         let b = fp8::quantize(&gpu, &b32, n, k, Scaling::PerTensor, Operand::B).unwrap();
         let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
         let mut c = gpu.zeros::<u16>(m * n).unwrap();
-        assert!(FW1.rejects(m, n, k).is_none(), "{m}x{n}x{k}");
-        let g = Fp8Gemm::new(&gpu, &FW1, &a, &b, &c).unwrap();
-        for rep in 0..3 {
-            let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &format!("fw1 {m}x{n}x{k} rep {rep}"));
-            let err = verify::rel_l2(&got, &want);
-            assert!(err <= tolerance(FW1.promotes, k), "fw1 {m}x{n}x{k} (inputs ×{ga:e}, ×{gb:e}) rep {rep}: rel L2 {err:.2e} (seed {seed})");
+        for step in [&FW1, &FW2] {
+            assert!(step.rejects(m, n, k).is_none(), "{m}x{n}x{k}");
+            let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
+            for rep in 0..3 {
+                let what = format!("{} {m}x{n}x{k} rep {rep}", step.kernel.step);
+                let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &what);
+                let err = verify::rel_l2(&got, &want);
+                assert!(err <= tolerance(step.promotes, k), "{what} (inputs ×{ga:e}, ×{gb:e}): rel L2 {err:.2e} (seed {seed})");
+            }
         }
-        assert_eq!(fp8::step_for(Scaling::PerTensor, m, n, k, gpu.info.sms), &FW1);
+        assert_eq!(fp8::step_for(Scaling::PerTensor, m, n, k, gpu.info.sms), &FW2);
     }
-    assert_ne!(fp8::step_for(Scaling::PerTensor, FW1_MAX_M + 1, 4096, 4096, gpu.info.sms), &FW1);
-    let e = FW1.rejects(FW1_MAX_M + 1, 4096, 4096).unwrap();
-    assert!(e.contains("at most 16 rows"), "{e}");
+    assert_ne!(fp8::step_for(Scaling::PerTensor, FW1_MAX_M + 1, 4096, 4096, gpu.info.sms), &FW2);
+    for step in [&FW1, &FW2] {
+        let e = step.rejects(FW1_MAX_M + 1, 4096, 4096).unwrap();
+        assert!(e.contains("at most 16 rows"), "{e}");
+    }
 }
 
 /// A stream-K step's tail on a shape where it streams (4 tile rows and about 1.25 waves of tiles, K

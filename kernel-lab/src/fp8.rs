@@ -221,6 +221,13 @@ pub struct Fp8Gemm {
     route: Route,
 }
 
+/// fw1's widening: its kernel, the widened A (M×K bf16) and B's block scales.
+struct Widen {
+    kernel: Kernel,
+    x: CudaSlice<u16>,
+    blocks: CudaSlice<f32>,
+}
+
 /// How a prepared FP8 GEMM runs.
 enum Route {
     /// A `wgmma` step: one kernel over tensor maps.
@@ -234,12 +241,11 @@ enum Route {
         /// between launches: each tail tile's last contributor resets its own), and the tail.
         stream: Option<(CudaSlice<f32>, CudaSlice<u32>, u32)>,
     },
-    /// [`FW1`](crate::steps::fp8::FW1): A widened into `x` (M×K bf16) with B's block scales into `blocks`, then w1.
+    /// [`FW1`](crate::steps::fp8::FW1): A widened into M×K bf16 with B's block scales (`widen`), then
+    /// w1; [`FW2`](crate::steps::fp8::FW2): its kernel alone (`widen` is `None`).
     WeightOnly {
-        widen: Kernel,
+        widen: Option<Widen>,
         w1: Kernel,
-        x: CudaSlice<u16>,
-        blocks: CudaSlice<f32>,
         splits: u32,
         k_split: u32,
         /// Split-K partials and zeroed tile counters (splits > 1).
@@ -316,23 +322,30 @@ impl Fp8Gemm {
         Ok(Fp8Gemm { step, key, shape: (m, n, k), route: Route::Tma { kernel, maps, scale_map, grid, stream } })
     }
 
-    /// [`FW1`](crate::steps::fp8::FW1)'s preparation (the operands already checked by [`Fp8Gemm::new`]): the widen kernel and
-    /// w1 for A's rows, the widened A, B's block scales and w1's split-K workspace.
+    /// The weight-only routes' preparation (the operands already checked by [`Fp8Gemm::new`]): fw1's
+    /// widen kernel, widened A and B's block scales, or none for fw2; the weight-only kernel for A's rows
+    /// and its split-K workspace.
     fn weight_only(gpu: &Gpu, step: &'static Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> Result<Fp8Gemm> {
         use layout::fp8::weights::ROWS;
         let (m, n, k) = (a.rows, b.rows, a.cols);
-        let nt = crate::steps::fp8::W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize)
+        let fw2 = step == &crate::steps::fp8::FW2;
+        let nt = crate::steps::fp8::W1_TOKEN_TILES.into_iter().filter(|&t| !fw2 || t <= 2).find(|&t| m <= 8 * t as usize)
             .ok_or_else(|| Error::InvalidInput(format!("{} {m}x{n}x{k}: more rows than the weight-only kernels take", step.kernel.step)))?;
-        let widen = gpu.kernel("fp8_widen_per_tensor_bf16")?;
-        let w1 = gpu.kernel(&format!("fp8_w1_t{}_bf16", 8 * nt))?;
-        let blocks_len = n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize);
+        let w1 = gpu.kernel(&if fw2 { format!("fp8_fw2_t{}", 8 * nt) } else { format!("fp8_w1_t{}_bf16", 8 * nt) })?;
+        let blocks_len = if fw2 { 0 } else { n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize) };
+        let x_len = if fw2 { 0 } else { m * k };
         let tiles = n.div_ceil(ROWS as usize);
         let (splits, k_split) = crate::fp8_weights::w1_splits(n, k, gpu.info.sms);
         let ws_len = if splits > 1 { splits as usize * tiles * ROWS as usize * 8 * nt as usize } else { 0 };
-        crate::runtime::budget::check(gpu, &format!("{} {m}x{n}x{k}: A widened, B's block scales, split-K partials", step.kernel.step),
-                                      (2 * m * k + 4 * blocks_len + 4 * ws_len + 4 * tiles) as u64, 0)?;
+        crate::runtime::budget::check(gpu, &format!("{} {m}x{n}x{k}: widened A, B's block scales, split-K partials", step.kernel.step),
+                                      (2 * x_len + 4 * blocks_len + 4 * ws_len + 4 * tiles) as u64, 0)?;
+        let widen = if fw2 {
+            None
+        } else {
+            Some(Widen { kernel: gpu.kernel("fp8_widen_per_tensor_bf16")?, x: gpu.zeros::<u16>(x_len)?, blocks: gpu.zeros::<f32>(blocks_len)? })
+        };
         let ws = if splits > 1 { Some((gpu.zeros::<f32>(ws_len)?, gpu.zeros::<u32>(tiles)?)) } else { None };
-        let route = Route::WeightOnly { widen, w1, x: gpu.zeros::<u16>(m * k)?, blocks: gpu.zeros::<f32>(blocks_len)?, splits, k_split: k_split as u32, ws };
+        let route = Route::WeightOnly { widen, w1, splits, k_split: k_split as u32, ws };
         Ok(Fp8Gemm { step, key: Self::key(gpu, step, a, b, c), shape: (m, n, k), route })
     }
 
@@ -363,7 +376,23 @@ impl Fp8Gemm {
         let (m, n, k) = (self.shape.0 as u32, self.shape.1 as u32, self.shape.2 as u32);
         let (kernel, maps, scale_map, grid, stream) = match &self.route {
             Route::Tma { kernel, maps, scale_map, grid, stream } => (kernel, maps, scale_map, *grid, stream),
-            Route::WeightOnly { widen, w1, x, blocks, splits, k_split, ws } => {
+            Route::WeightOnly { widen, w1, splits, k_split, ws } => {
+                let stream = gpu.stream.clone();
+                let (pws, pcount) = match ws {
+                    Some((w, c)) => (w.device_ptr(&stream).0, c.device_ptr(&stream).0),
+                    None => (0, 0),
+                };
+                let w1_grid = (n.div_ceil(layout::fp8::weights::ROWS), *splits);
+                let Some(Widen { kernel: widen, x, blocks }) = widen else {
+                    // SAFETY: `fp8_fw2_t*(x, w, sa, sb, y, ws, count, m, n, k, k_split)` (its contract): x A's m·k
+                    // e4m3 bytes and w B's n·k (whole allocations: 16-byte aligned; k % 16 == 0, checked in
+                    // `new`), sa and sb one f32 each (per-tensor operands, checked), y = C of m·n bf16
+                    // (checked); 1 ≤ m ≤ 8·NT for the kernel chosen by m; grid (⌈n/32⌉, splits) with splits
+                    // ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the workspace and zeroed counters sized
+                    // for this kernel's token tiles when splits > 1 (left zero by every launch); one plan's
+                    // launches are on one stream, so they never overlap.
+                    return unsafe { launch!(gpu, w1, grid = w1_grid, &a.q, &b.q, &a.scales, &b.scales, c, &pws, &pcount, &m, &n, &k, k_split) };
+                };
                 let (len, nblocks) = (m * k, blocks.len() as u32);
                 // SAFETY: `fp8_widen_per_tensor_bf16(q, n, sa, sb, x, blocks, nblocks)`: A holds m·k bytes
                 // (m·k even: k % 16 == 0, checked in `new`; a whole allocation, so 2-byte aligned), x m·k
@@ -372,20 +401,11 @@ impl Fp8Gemm {
                 // construction), `blocks` its own length; nothing else uses x or blocks (the plan's, and its
                 // launches go to one stream).
                 unsafe { launch!(gpu, widen, grid = grid_1d(gpu, (len as usize / 2).max(nblocks as usize)), &a.q, &len, &a.scales, &b.scales, x, blocks, &nblocks)? };
-                let stream = gpu.stream.clone();
-                let (pws, pcount) = match ws {
-                    Some((w, c)) => (w.device_ptr(&stream).0, c.device_ptr(&stream).0),
-                    None => (0, 0),
-                };
-                let w1_grid = (n.div_ceil(layout::fp8::weights::ROWS), *splits);
                 // SAFETY: `fp8_w1_t*_bf16(x, w, sb, y, ws, count, m, n, k, k_split)` (its contract): x the m·k
                 // bf16 just widened (16-byte aligned: a whole allocation), w B's n·k e4m3 bytes (16-byte
                 // aligned, k % 16 == 0), sb ⌈n/128⌉·⌈k/128⌉ powers of two in bf16's scale range (the widen
-                // kernel just wrote them, clamped to it; the next launch on this stream waits for it), y = C of
-                // m·n bf16 (checked in `new`); 1 ≤ m ≤ 8·NT for the kernel chosen by m; grid (⌈n/32⌉, splits)
-                // with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the workspace and zeroed
-                // counters sized for this kernel's token tiles when splits > 1 (left zero by every launch);
-                // one plan's launches are on one stream, so they never overlap.
+                // kernel just wrote them, clamped to it; w1 waits for it before reading), y = C of m·n bf16
+                // (checked in `new`); m, grid, workspace and stream as fw2's above.
                 return unsafe { launch!(gpu, w1, grid = w1_grid, x, &b.q, blocks, c, &pws, &pcount, &m, &n, &k, k_split) };
             }
         };

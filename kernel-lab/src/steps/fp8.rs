@@ -369,11 +369,30 @@ pub const FW1: Step = Step {
     weight_only: true,
 };
 
+/// fw2: fw1 without the widening launch — w1's body reading A's e4m3 bytes itself, widening them in
+/// registers as it widens the weights (exact: e4m3 fits bf16), the weights unscaled, the per-tensor
+/// scales `sa·sb` applied to the f32 sums before the one rounding to bf16. Its kernel here is the
+/// 8-token one (`fp8_fw2_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
+pub const FW2: Step = Step {
+    kernel: w1("fp8_fw2_t8", "fw2", 1, FW2_HAS),
+    tile: (FW1_MAX_M as u32, layout::fp8::weights::ROWS),
+    scaling: Scaling::PerTensor,
+    promotes: true,
+    cluster: 1,
+    stream_k: false,
+    scale_map: false,
+    weight_only: true,
+};
+
+const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
+                           "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
+
 /// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`), by token tiles and
 /// activation type: `kernel_lab::fp8_weights` launches them.
 pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),
     w1("fp8_w1_t8_f16", "w1-t8-f16", 1, W1_HAS_F16), w1("fp8_w1_t16_f16", "w1-t16-f16", 2, W1_HAS_F16), w1("fp8_w1_t32_f16", "w1-t32-f16", 4, W1_HAS_F16),
+    w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at
@@ -461,7 +480,7 @@ pub const THREE_CONSUMER_MARGIN: f64 = 0.97;
 /// 1.007–1.044, geometric mean 1.02 (H100, `results/2026-11-26-h100-session23/call2-f18`).
 pub const F18_SPEED_PER_WORK: f64 = 1.02;
 
-/// The per-tensor step for `m × n` on `sms` SMs: [`FW1`] up to [`FW1_MAX_M`] rows; above, f14 (128×256
+/// The per-tensor step for `m × n` on `sms` SMs: [`FW2`] up to [`FW1_MAX_M`] rows; above, f14 (128×256
 /// tiles) or f18 (192×192, three consumers), whichever the wave model of [`block_step_for`] says finishes first — rounds of
 /// persistent tiles × tile area / speed per unit of work ([`F18_SPEED_PER_WORK`]), f18 only by
 /// [`THREE_CONSUMER_MARGIN`]. Of the six sweep shapes it gives f18 2048×11008 (638 tiles = 4.83 rounds
@@ -470,7 +489,7 @@ pub const F18_SPEED_PER_WORK: f64 = 1.02;
 /// 1.00–1.03× f12 (sessions 16, 18).
 pub fn per_tensor_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
     if m <= FW1_MAX_M {
-        return &FW1;
+        return &FW2;
     }
     let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
     if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) { &F18 } else { &F14 }

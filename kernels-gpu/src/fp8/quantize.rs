@@ -536,7 +536,8 @@ fn split_scale(s: f32) -> (f32, f32) {
 /// tokens): A's e4m3 bytes widened to bf16 with the product's scale folded in, `x = bf16(q · f)`, and
 /// every one of B's `nblocks` block scales set to `2^e`, where `sa[0] · sb[0] = 2^e · f`
 /// ([`split_scale`]). The only rounding is `x`'s (8 significant bits; e4m3 itself has 4), one per
-/// element of A, before the product.
+/// element of A, before the product. It releases its dependents first (PDL): w1 waits for this grid to
+/// complete and flush before touching memory.
 ///
 /// # Safety
 /// `g_q` `n` readable bytes (`n` even, 2-byte aligned), `g_x` `n` writable 16-bit elements (4-byte
@@ -545,6 +546,10 @@ fn split_scale(s: f32) -> (f32, f32) {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_widen_per_tensor_bf16(g_q: *const u8, n: u32, g_sa: *const f32, g_sb: *const f32, g_x: *mut u16, g_blocks: *mut f32,
                                                              nblocks: u32) {
+    // The weight-only kernel that follows waits for this grid to complete before it reads anything
+    // (`util::pdl`): let it be scheduled now, so its launch overlaps this one's few microseconds.
+    #[cfg(lab_sm90)]
+    crate::prim::sync::griddepcontrol_launch_dependents();
     // SAFETY: one f32 each (caller).
     let (p, f) = split_scale(unsafe { *g_sa * *g_sb });
     let stride = grid_size_1d();

@@ -97,7 +97,8 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16>(acc: &mut [[[f32; 4]; N
 /// The end of a weight-only kernel: the block's warps' sums through shared memory at `s` (`WARPS ·
 /// 32 · 2 · NT · 4` f32 and a flag word after them), then `y` written, or with several splits this
 /// split's partial stored and the tile's last block summing them in split order (`tile`, `split` of
-/// `splits`: the unit just done).
+/// `splits`: the unit just done). Every value written to `y` is `alpha` times its sum, in f32, before
+/// the one rounding to 16 bits (w1: `alpha = 1`; fw2: the product's per-tensor scale).
 ///
 /// # Safety
 /// All threads of the block call it together; the kernels' contract on `y`, `ws`, `count`, `m`, `n`;
@@ -105,7 +106,7 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16>(acc: &mut [[[f32; 4]; N
 /// the block uses any more (a caller that used it before calls it after a barrier).
 #[inline(always)]
 pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2], s: *mut f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                      tile: u32, split: u32, splits: u32) {
+                                                      tile: u32, split: u32, splits: u32, alpha: f32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let n0 = tile * ROWS;
@@ -150,7 +151,7 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2]
             (a, b)
         };
         let store = |row: u32, tok: u32, a: f32, b: f32| {
-            let v = E::pack(a, b);
+            let v = E::pack(alpha * a, alpha * b);
             if row < n && tok < m {
                 *y.add(tok as usize * n as usize + row as usize) = v as u16;
             }

@@ -22,6 +22,8 @@
 //! Prediction (H200, 4.2 TB/s copy): at 1×4096×14336 the weights are 58.7 MB → ~14 µs plus ~3 µs of
 //! launch and ramp, against d2's 34.3 µs on bf16 weights: ~2×. Measured: the FP8 ladder's README.
 use crate::fp8::weight_only::{Operands, Wide16, compute, finish, step_multiplier};
+use crate::prim::math::prmt_b32;
+use layout::fp8::weights::{multiplier, widen_hi, widen_lo};
 use crate::hgemm::elem::{Bf16, F16};
 use crate::hgemm::split_k::MAX_SPLITS;
 use crate::launch_bounds::launch_bounds;
@@ -46,8 +48,8 @@ launch_bounds!(fp8_w1_t32_f16, 256, 2);
 /// # Safety
 /// As [`w1`]'s contract; `k_end ≤ k`, `k0 % 64 == 0`.
 #[inline(always)]
-unsafe fn load<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const f32, m: u32, n: u32, k: u32, k_end: u32, n0: u32, k0: u32,
-                                           g: u32, t: u32) -> Operands<NT> {
+unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, m: u32, n: u32, k: u32, k_end: u32, n0: u32,
+                                                             k0: u32, g: u32, t: u32) -> Operands<NT> {
     let kc = k0 + 16 * t;
     let ok = kc < k_end;
     let mut l = Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
@@ -64,20 +66,38 @@ unsafe fn load<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *con
         }
         rt += 1;
     }
+    // fw2's unit multiplier `2^bias`: a widened e4m3 value times it is the value itself.
+    let unit = multiplier(1.0f32.to_bits(), E::WIDE);
     unroll4!(nt => { if (nt as usize) < NT {
         let tok = 8 * nt + g;
         if ok && tok < m {
-            let p = x.wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
-            // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 32-byte aligned (k % 16 == 0).
-            let (a, b) = unsafe { (ld_global_nc_v4_u32(p), ld_global_nc_v4_u32(p.add(4))) };
-            l.x[nt as usize] = [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]];
+            if X8 {
+                // fw2: 16 e4m3 activations, widened as the weights are and paired back into K order
+                // (word j: positions 4j, 4j+1 | 4j+2, 4j+3), which `compute` permutes as it does bf16's.
+                let p = x.wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
+                // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 16-byte aligned (k % 16 == 0).
+                let a = unsafe { ld_global_nc_v4_u32(p) };
+                let mut j = 0;
+                while j < 4 {
+                    let (lo, hi) = (E::mul2(widen_lo(a[j], E::WIDE), unit), E::mul2(widen_hi(a[j], E::WIDE), unit));
+                    l.x[nt as usize][2 * j] = prmt_b32(lo, hi, 0x5410);
+                    l.x[nt as usize][2 * j + 1] = prmt_b32(lo, hi, 0x7632);
+                    j += 1;
+                }
+            } else {
+                let p = (x as *const u16).wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
+                // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 32-byte aligned (k % 16 == 0).
+                let (a, b) = unsafe { (ld_global_nc_v4_u32(p), ld_global_nc_v4_u32(p.add(4))) };
+                l.x[nt as usize] = [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]];
+            }
         }
     }});
     // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
-    // steps aligned to 64); the same address in every lane.
+    // steps aligned to 64); the same address in every lane. fw2's weights are unscaled (its per-tensor
+    // scale is applied to the sums).
     if k0 < k_end {
         // SAFETY: n0 < n, k0 < k_end ≤ k.
-        l.mult = unsafe { step_multiplier::<E>(sb, k, n0, k0) };
+        l.mult = if X8 { unit } else { unsafe { step_multiplier::<E>(sb, k, n0, k0) } };
     }
     l
 }
@@ -87,8 +107,8 @@ unsafe fn load<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *con
 /// # Safety
 /// As [`fp8_w1_t8_bf16`], with `8·NT` for 8.
 #[inline(always)]
-unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32,
-                                         k_split: u32) {
+unsafe fn w1<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32), y: *mut u16,
+                                                           ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
@@ -102,23 +122,25 @@ unsafe fn w1<const NT: usize, E: Wide16>(x: *const u16, w: *const u8, sb: *const
     unsafe {
         // Launched with PDL (`util::pdl`): wait for the previous grid before touching memory.
         crate::util::pdl::wait_then_release();
+        // fw2: the product's per-tensor scale (A's times B's), applied to the sums.
+        let alpha = if X8 { *alpha.0 * *alpha.1 } else { 1.0 };
         // Two steps' loads in flight: step s computed while step s + WARPS's are on their way.
         let stride = STEP_K * WARPS;
         let mut k0 = k_begin + STEP_K * warp;
         // Two buffers taking turns (no copy from one to the other, which LLVM would route through
         // local memory at 4 token tiles).
-        let mut a = load::<NT, E>(x, w, sb, m, n, k, k_end, n0, k0, g, t);
+        let mut a = load::<NT, E, X8>(x, w, sb, m, n, k, k_end, n0, k0, g, t);
         while k0 < k_end {
-            let b = load::<NT, E>(x, w, sb, m, n, k, k_end, n0, k0 + stride, g, t);
+            let b = load::<NT, E, X8>(x, w, sb, m, n, k, k_end, n0, k0 + stride, g, t);
             compute::<NT, E>(&mut acc, &a);
             if k0 + stride >= k_end {
                 break;
             }
-            a = load::<NT, E>(x, w, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
+            a = load::<NT, E, X8>(x, w, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
             compute::<NT, E>(&mut acc, &b);
             k0 += 2 * stride;
         }
-        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y());
+        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y(), alpha);
     }
 }
 
@@ -140,10 +162,37 @@ macro_rules! w1_entries {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
                                                 k: u32, k_split: u32) {
-            // SAFETY: forwarded.
-            unsafe { w1::<$nt, $e>(x, w, sb, y, ws, count, m, n, k, k_split) }
+            // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
+            unsafe { w1::<$nt, $e, false>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split) }
         }
     )*};
+}
+
+macro_rules! fw2_entries {
+    ($($name:ident, $nt:literal, $tokens:literal;)*) => {$(
+        #[doc = concat!("fw2: `C (bf16) = sa·sb · A · Bᵀ` for FP8 per-tensor operands, A ≤ ", $tokens, " rows of e4m3 (M×K) widened in registers as")]
+        /// the weights are (exactly: e4m3 fits bf16), B (N×K e4m3) streamed as w1 streams weights
+        /// with no block scales, the per-tensor scales applied to the f32 sums. w1 with one more
+        /// instruction pattern in its loads; `kernel_lab::fp8`'s per-tensor route for a few tokens.
+        ///
+        /// # Safety
+        /// As the w1 kernels, with `x` holding `m · k` e4m3 bytes (16-byte aligned) in place of 16-bit
+        /// activations, no `sb`, and `sa`, `sb` one readable f32 each.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32,
+                                                m: u32, n: u32, k: u32, k_split: u32) {
+            // SAFETY: forwarded (no block scales are read when X8 is true).
+            unsafe { w1::<$nt, Bf16, true>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split) }
+        }
+    )*};
+}
+
+launch_bounds!(fp8_fw2_t8, 256, 2);
+launch_bounds!(fp8_fw2_t16, 256, 2);
+
+fw2_entries! {
+    fp8_fw2_t8, 1, 8;
+    fp8_fw2_t16, 2, 16;
 }
 
 w1_entries! {
