@@ -8,7 +8,7 @@ use kernel_lab_bench::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
-    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, FW2, STEPS, Scaling, Step},
+    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, FW2, FW2_MAX_M, STEPS, Scaling, Step},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -138,7 +138,7 @@ fn fp8_steps_match_the_dequantized_reference() {
 /// last row tile), K off 128, one and several splits of K; products' scales small, ordinary, and past
 /// fw1's block-scale range (inputs ×10⁶ and ×10³: its power of two clamped to 2^7, the rest in A's widened
 /// values); fully written, within tolerance of the f64 reference, three runs on one prepared GEMM
-/// (split-K counters left zero); and `gemm_fp8` takes fw2 at M ≤ 16 and not above.
+/// (split-K counters left zero); and `gemm_fp8` takes fw2 up to 8 rows, fw1 up to 16, neither above.
 #[test]
 fn fw1_and_fw2_match_the_reference_at_decode_shapes() {
     let Some(gpu) = hopper_or_skip("fw1_and_fw2_match_the_reference_at_decode_shapes") else { return };
@@ -163,9 +163,10 @@ fn fw1_and_fw2_match_the_reference_at_decode_shapes() {
                 assert!(err <= tolerance(step.promotes, k), "{what} (inputs ×{ga:e}, ×{gb:e}): rel L2 {err:.2e} (seed {seed})");
             }
         }
-        assert_eq!(fp8::step_for(Scaling::PerTensor, m, n, k, gpu.info.sms), &FW2);
+        assert_eq!(fp8::step_for(Scaling::PerTensor, m, n, k, gpu.info.sms), if m <= FW2_MAX_M { &FW2 } else { &FW1 });
     }
-    assert_ne!(fp8::step_for(Scaling::PerTensor, FW1_MAX_M + 1, 4096, 4096, gpu.info.sms), &FW2);
+    let above = fp8::step_for(Scaling::PerTensor, FW1_MAX_M + 1, 4096, 4096, gpu.info.sms);
+    assert!(above != &FW2 && above != &FW1);
     for step in [&FW1, &FW2] {
         let e = step.rejects(FW1_MAX_M + 1, 4096, 4096).unwrap();
         assert!(e.contains("at most 16 rows"), "{e}");

@@ -369,6 +369,13 @@ pub const FW1: Step = Step {
     weight_only: true,
 };
 
+/// The most rows of A the per-tensor choice gives [`FW2`] (above, up to [`FW1_MAX_M`], [`FW1`]): fw2
+/// widens A in every block (⌈N/32⌉ · splits of them), fw1 once, so fw2's extra work grows with M while
+/// what it saves (a launch) does not. Measured (H200, `results/2026-11-29-h200-session58`, call 5; % of
+/// cuBLASLt, fw1 → fw2): 1–8 rows at six shapes 74–85% → 81–91% (1×4096×4096 level), 16×4096×14336
+/// 81.3% → 67.5% (fw2's 16-token kernel at the 128-register cap).
+pub const FW2_MAX_M: usize = 8;
+
 /// fw2: fw1 without the widening launch — w1's body reading A's e4m3 bytes itself, widening them in
 /// registers as it widens the weights (exact: e4m3 fits bf16), the weights unscaled, the per-tensor
 /// scales `sa·sb` applied to the f32 sums before the one rounding to bf16. Its kernel here is the
@@ -480,7 +487,8 @@ pub const THREE_CONSUMER_MARGIN: f64 = 0.97;
 /// 1.007–1.044, geometric mean 1.02 (H100, `results/2026-11-26-h100-session23/call2-f18`).
 pub const F18_SPEED_PER_WORK: f64 = 1.02;
 
-/// The per-tensor step for `m × n` on `sms` SMs: [`FW2`] up to [`FW1_MAX_M`] rows; above, f14 (128×256
+/// The per-tensor step for `m × n` on `sms` SMs: [`FW2`] up to [`FW2_MAX_M`] rows, [`FW1`] up to
+/// [`FW1_MAX_M`]; above, f14 (128×256
 /// tiles) or f18 (192×192, three consumers), whichever the wave model of [`block_step_for`] says finishes first — rounds of
 /// persistent tiles × tile area / speed per unit of work ([`F18_SPEED_PER_WORK`]), f18 only by
 /// [`THREE_CONSUMER_MARGIN`]. Of the six sweep shapes it gives f18 2048×11008 (638 tiles = 4.83 rounds
@@ -488,8 +496,11 @@ pub const F18_SPEED_PER_WORK: f64 = 1.02;
 /// rounds against 28, 1.0% apart in the model; measured 1.009× and 0.988×; elsewhere f18 0.90–0.99×). f14's stream-K tail is not in the model: it measured
 /// 1.00–1.03× f12 (sessions 16, 18).
 pub fn per_tensor_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
-    if m <= FW1_MAX_M {
+    if m <= FW2_MAX_M {
         return &FW2;
+    }
+    if m <= FW1_MAX_M {
+        return &FW1;
     }
     let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
     if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) { &F18 } else { &F14 }
@@ -506,6 +517,17 @@ pub fn stream_k_tail_of(step: &Step, m: usize, n: usize, k: usize, sms: u32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_few_rows_take_the_weight_only_routes() {
+        for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw1"), (16, "fw1"), (17, "f14")] {
+            assert_eq!(per_tensor_step_for(m, 4096, 132).kernel.step, want, "{m} rows");
+        }
+        assert!(FW2.rejects(16, 4096, 4096).is_none() && FW1.rejects(16, 4096, 4096).is_none());
+        assert!(FW2.rejects(17, 4096, 4096).is_some() && FW1.rejects(17, 4096, 4096).is_some());
+        // The TMA steps' rules still hold for them (K % 16, N % 8).
+        assert!(FW2.rejects(1, 4096, 4100).is_some() && FW1.rejects(1, 4100, 4096).is_some());
+    }
 
     #[test]
     fn the_block_step_follows_the_wave_model() {
