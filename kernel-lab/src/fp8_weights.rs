@@ -41,11 +41,10 @@ use crate::{
 };
 use layout::fp8::{
     SCALE_BLOCK, block_scale_lens,
-    weights::{MAX_TOKENS, ROWS, STEP_K, WARPS},
+    weights::{MAX_TOKENS, ROWS},
 };
 
-/// The most splits of K a w1 launch takes (its last block sums every split's partial at once).
-pub const MAX_SPLITS: usize = 16;
+pub use crate::steps::fp8::{MAX_SPLITS, w1_splits};
 
 /// A weight matrix in FP8: `n × k` e4m3 bytes (row-major: W as checkpoints store it, `out × in`) and
 /// its power-of-two block scales, quantized for activations of one 16-bit type.
@@ -279,27 +278,10 @@ impl<T: Element> W8Plan<T> {
     }
 }
 
-/// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs: as many splits as
-/// fit the blocks in one wave of two a SM (what w1's 128 registers a thread allow; the 32-row tiles
-/// alone where they fill it), no more than leave each warp two 64-deep
-/// steps a split, at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with `(splits − 1) · k_split < k`.
-///
-/// One wave, not more: every block streams the same bytes, so a second, partial wave of splits runs
-/// while most SMs idle (w1 split 1×4096×4096 three ways, 384 blocks on 264 slots: 30% of the copy rate).
-pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
-    let tiles = n.div_ceil(ROWS as usize);
-    let steps = k.div_ceil(STEP_K as usize);
-    let want = (2 * sms as usize) / tiles.max(1);
-    let most = (steps / (2 * WARPS as usize)).clamp(1, MAX_SPLITS);
-    let splits = want.clamp(1, most);
-    let k_split = steps.div_ceil(splits) * STEP_K as usize;
-    let splits = k.div_ceil(k_split);
-    (splits as u32, k_split as u32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use layout::fp8::weights::STEP_K;
 
     #[test]
     fn splits_fill_the_sms_and_cover_k_exactly() {

@@ -327,6 +327,27 @@ pub const KERNELS: &[KernelInfo] = &[
     quant("fp8_dequantize_weights_t_f16", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.f32", "bar.sync"]), "as above, into f16"),
 ];
 
+/// The most splits of K a w1 launch takes (its last block sums every split's partial at once).
+pub const MAX_SPLITS: usize = 16;
+
+/// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs: as many splits as
+/// fit the blocks in one wave of two a SM (what w1's 128 registers a thread allow; the 32-row tiles
+/// alone where they fill it), no more than leave each warp two 64-deep
+/// steps a split, at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with `(splits − 1) · k_split < k`.
+///
+/// One wave, not more: every block streams the same bytes, so a second, partial wave of splits runs
+/// while most SMs idle (w1 split 1×4096×4096 three ways, 384 blocks on 264 slots: 30% of the copy rate).
+pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
+    let tiles = n.div_ceil(layout::fp8::weights::ROWS as usize);
+    let steps = k.div_ceil(layout::fp8::weights::STEP_K as usize);
+    let want = (2 * sms as usize) / tiles.max(1);
+    let most = (steps / (2 * layout::fp8::weights::WARPS as usize)).clamp(1, MAX_SPLITS);
+    let splits = want.clamp(1, most);
+    let k_split = steps.div_ceil(splits) * layout::fp8::weights::STEP_K as usize;
+    let splits = k.div_ceil(k_split);
+    (splits as u32, k_split as u32)
+}
+
 /// Token tiles (8 tokens each) of the weight-only decode kernels, smallest first.
 pub const W1_TOKEN_TILES: [u32; 3] = [1, 2, 4];
 
