@@ -376,19 +376,17 @@ pub const FW1_MAX_M: usize = 16;
 /// 16-bit `mma.sync` sums in f32 every 16 of K.
 /// Its kernel is the first of the two (`fp8_widen_per_tensor_bf16`, one of the quantize kernels' grid);
 /// the second is w1's bf16 kernel for the token count ([`WEIGHT_ONLY`]).
-pub const FW1: Step = Step {
-    kernel: KernelInfo { name: "fp8_widen_per_tensor_bf16", family: Family::Fp8, step: "fw1", target: Target::Sm90a, block_threads: QUANT_BLOCK, launch_bounds: None,
-                         dyn_smem_bytes: 0,
-                         about: "per tensor, M <= 16: A widened to bf16 with the scales folded in (this kernel), then w1 streams B (e4m3, power-of-two block scales) through mma.sync",
-                         ptx: PtxCheck { has: &["cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.f32"], lacks: &["ld.local", "st.local", "trap"], count: &[], at_least: &[] } },
-    tile: (FW1_MAX_M as u32, layout::fp8::weights::ROWS),
-    scaling: Scaling::PerTensor,
-    promotes: true,
-    cluster: 1,
-    stream_k: false,
-    scale_map: false,
-    weight_only: true,
-};
+pub const FW1: Step = weight_only_step(KernelInfo {
+    name: "fp8_widen_per_tensor_bf16", family: Family::Fp8, step: "fw1", target: Target::Sm90a, block_threads: QUANT_BLOCK, launch_bounds: None, dyn_smem_bytes: 0,
+    about: "per tensor, 9-16 rows: A widened to bf16 with the scales folded in (this kernel), then w1 streams B (e4m3, power-of-two block scales) through mma.sync",
+    ptx: PtxCheck { has: &["cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.f32"], lacks: &["ld.local", "st.local", "trap"], count: &[], at_least: &[] },
+});
+
+/// A weight-only route's step (fw1, fw2): per tensor, up to [`FW1_MAX_M`] rows, its first kernel `kernel`.
+const fn weight_only_step(kernel: KernelInfo) -> Step {
+    Step { kernel, tile: (FW1_MAX_M as u32, layout::fp8::weights::ROWS), scaling: Scaling::PerTensor, promotes: true, cluster: 1, stream_k: false, scale_map: false,
+           weight_only: true }
+}
 
 /// The most rows of A the per-tensor choice gives [`FW2`] (above, up to [`FW1_MAX_M`], [`FW1`]): fw2
 /// widens A in every block (⌈N/32⌉ · splits of them), fw1 once, so fw2's extra work grows with M while
@@ -401,16 +399,7 @@ pub const FW2_MAX_M: usize = 8;
 /// registers as it widens the weights (exact: e4m3 fits bf16), the weights unscaled, the per-tensor
 /// scales `sa·sb` applied to the f32 sums before the one rounding to bf16. Its kernel here is the
 /// 8-token one (`fp8_fw2_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
-pub const FW2: Step = Step {
-    kernel: w1("fp8_fw2_t8", "fw2", 1, FW2_HAS),
-    tile: (FW1_MAX_M as u32, layout::fp8::weights::ROWS),
-    scaling: Scaling::PerTensor,
-    promotes: true,
-    cluster: 1,
-    stream_k: false,
-    scale_map: false,
-    weight_only: true,
-};
+pub const FW2: Step = weight_only_step(w1("fp8_fw2_t8", "fw2", 1, FW2_HAS));
 
 const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
                            "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
