@@ -329,7 +329,9 @@ impl Fp8Gemm {
         use layout::fp8::weights::ROWS;
         let (m, n, k) = (a.rows, b.rows, a.cols);
         let fw2 = step == &crate::steps::fp8::FW2;
-        let nt = crate::steps::fp8::W1_TOKEN_TILES.into_iter().filter(|&t| !fw2 || t <= 2).find(|&t| m <= 8 * t as usize)
+        // `step.rejects` (checked in `new`) holds m to FW1_MAX_M = 16: the 8- or 16-token kernel, which
+        // both routes have.
+        let nt = crate::steps::fp8::W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize)
             .ok_or_else(|| Error::InvalidInput(format!("{} {m}x{n}x{k}: more rows than the weight-only kernels take", step.kernel.step)))?;
         let w1 = gpu.kernel(&if fw2 { format!("fp8_fw2_t{}", 8 * nt) } else { format!("fp8_w1_t{}_bf16", 8 * nt) })?;
         let blocks_len = if fw2 { 0 } else { n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize) };

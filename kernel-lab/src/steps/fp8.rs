@@ -368,6 +368,7 @@ const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.a
 /// as at one token (8×28672×4096: 40.6 µs against 40.3 at 1, H200, `results/2026-11-29-h200-session54`);
 /// its 32-token kernel took 1.5× as long (61.6 µs), about what a 128-row `wgmma` tile costs at any M.
 pub const FW1_MAX_M: usize = 16;
+const _: () = assert!(FW1_MAX_M == 16, "fw2's kernels (and the routes' choice of them) cover 8 and 16 tokens");
 
 /// fw1: per-tensor FP8 for a few rows of A (decode) without `wgmma` tiles of 128 rows, of which one
 /// token would use one: A's e4m3 bytes widened to bf16 with the product's scale folded in
