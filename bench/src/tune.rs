@@ -626,12 +626,12 @@ fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
 }
 
 /// The FP8 candidates for `m × n × k` with `scaling` (pure): the rule's step
-/// ([`crate::fp8::step_for`]) first, then the other steps the rules choose among — per tensor fw2 and fw1
+/// ([`crate::fp8::step_for`]) first, then the other steps the rules choose among — per tensor fw3, fw2 and fw1
 /// (up to their 16 rows), f14, f18, f12, f17, f1; block scales f20, f19, f16, f15, f9, f3 — that take the shape, each once.
 pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> Vec<&'static f8::Step> {
     let rule = crate::fp8::step_for(scaling, m, n, k, sms);
     let pool: &[&'static f8::Step] = match scaling {
-        Scaling::PerTensor => &[&f8::FW2, &f8::FW1, &f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
+        Scaling::PerTensor => &[&f8::FW3, &f8::FW2, &f8::FW1, &f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
         Scaling::Block => &[&f8::F20, &f8::F19, &f8::F16, &f8::F15, &f8::F9, &f8::F3],
     };
     let mut out = vec![rule];
@@ -652,7 +652,7 @@ pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache
     use crate::families::fp8 as fam;
     let s = Shape::new(m, n, k)?;
     let key = Key::fp8(gpu, scaling, s);
-    let by_label = |l: &str| f8::STEPS.iter().chain([&f8::FW1, &f8::FW2]).find(|st| st.kernel.step == l && st.scaling == scaling && st.rejects(m, n, k).is_none());
+    let by_label = |l: &str| f8::STEPS.iter().chain(f8::WEIGHT_ONLY_ROUTES).find(|st| st.kernel.step == l && st.scaling == scaling && st.rejects(m, n, k).is_none());
     if let Some(hit) = from_cache(cache, &key, |l| by_label(l).filter(|st| gpu.cannot_run(&st.kernel).is_none()).map(Ok))? {
         return Ok(hit);
     }

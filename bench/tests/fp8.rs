@@ -8,7 +8,7 @@ use kernel_lab_bench::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
-    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, FW2, FW2_MAX_M, STEPS, Scaling, Step},
+    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, FW2, FW2_MAX_M, STEPS, Scaling, Step, WEIGHT_ONLY_ROUTES},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -140,8 +140,8 @@ fn fp8_steps_match_the_dequantized_reference() {
 /// values); fully written, within tolerance of the f64 reference, three runs on one prepared GEMM
 /// (split-K counters left zero); and `gemm_fp8` takes fw2 up to 8 rows, fw1 up to 16, neither above.
 #[test]
-fn fw1_and_fw2_match_the_reference_at_decode_shapes() {
-    let Some(gpu) = hopper_or_skip("fw1_and_fw2_match_the_reference_at_decode_shapes") else { return };
+fn the_weight_only_routes_match_the_reference_at_decode_shapes() {
+    let Some(gpu) = hopper_or_skip("the_weight_only_routes_match_the_reference_at_decode_shapes") else { return };
     let seed = verify::fresh_seed();
     for (m, n, k, gain) in [(1usize, 8usize, 16usize, 1.0f32), (3, 392, 400, 1.0), (8, 264, 2064, 1e-3), (16, 4104, 4096, 1.0), (9, 1032, 8192, 1.0), (2, 520, 1024, 0.0)] {
         let (ga, gb) = if gain == 0.0 { (1e6f32, 1e3f32) } else { (gain, gain) };
@@ -153,7 +153,7 @@ fn fw1_and_fw2_match_the_reference_at_decode_shapes() {
         let b = fp8::quantize(&gpu, &b32, n, k, Scaling::PerTensor, Operand::B).unwrap();
         let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
         let mut c = gpu.zeros::<u16>(m * n).unwrap();
-        for step in [&FW1, &FW2] {
+        for step in WEIGHT_ONLY_ROUTES {
             assert!(step.rejects(m, n, k).is_none(), "{m}x{n}x{k}");
             let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
             for rep in 0..3 {
@@ -166,8 +166,8 @@ fn fw1_and_fw2_match_the_reference_at_decode_shapes() {
         assert_eq!(fp8::step_for(Scaling::PerTensor, m, n, k, gpu.info.sms), if m <= FW2_MAX_M { &FW2 } else { &FW1 });
     }
     let above = fp8::step_for(Scaling::PerTensor, FW1_MAX_M + 1, 4096, 4096, gpu.info.sms);
-    assert!(above != &FW2 && above != &FW1);
-    for step in [&FW1, &FW2] {
+    assert!(!WEIGHT_ONLY_ROUTES.contains(&above));
+    for step in WEIGHT_ONLY_ROUTES {
         let e = step.rejects(FW1_MAX_M + 1, 4096, 4096).unwrap();
         assert!(e.contains("at most 16 rows"), "{e}");
     }

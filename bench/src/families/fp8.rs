@@ -32,7 +32,7 @@ use crate::{
         gpu::Gpu,
         timing::{time_gpu_budget, time_pair},
     },
-    steps::fp8::{FW1, FW2, STEPS, Scaling, Step},
+    steps::fp8::{STEPS, Scaling, Step, WEIGHT_ONLY_ROUTES},
 };
 
 /// The default shapes: squares 4096³ and 8192³, and the projections of a 7B decoder at M = 2048
@@ -207,8 +207,8 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
     let blas = reference_blas(gpu)?;
     let mut rows = vec![];
     for &s in &o.shapes {
-        // fw1 and fw2 (not `wgmma` steps: not in STEPS) beside them where they take the shape.
-        let weight_only = [&FW1, &FW2].into_iter().filter(|st| st.rejects(s.m, s.n, s.k).is_none());
+        // fw1, fw2 and fw3 (not `wgmma` steps: not in STEPS) beside them where they take the shape.
+        let weight_only = WEIGHT_ONLY_ROUTES.into_iter().filter(|st| st.rejects(s.m, s.n, s.k).is_none());
         let steps: Vec<&Step> = STEPS.iter().chain(weight_only).filter(|st| o.only.as_ref().is_none_or(|v| v.contains(&st.kernel.name))).collect();
         if let Some(why) = steps.first().and_then(|st| gpu.cannot_run(&st.kernel)) {
             for st in &steps {

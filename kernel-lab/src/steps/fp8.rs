@@ -364,6 +364,46 @@ const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.
 const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2",
                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
+/// w4's kernels: w1's arguments and grid, the weights through a per-lane `cp.async` ring in
+/// [`W4_SMEM`](layout::fp8::weights::W4_SMEM) bytes of shared memory.
+const fn w4(name: &'static str, label: &'static str, has: &'static [&'static str]) -> KernelInfo {
+    let mut k = w1(name, label, 1, has);
+    k.dyn_smem_bytes = layout::fp8::weights::W4_SMEM;
+    k.about = "FP8 weight-only decode: w1 with each lane's weight chunks copied by cp.async into a ring of its own (5 steps ahead), the activations through L1";
+    k.ptx.lacks = &["ld.local", "st.local", "ldmatrix", "ld.global.nc.L1::no_allocate", "trap"];
+    k
+}
+
+const W4_HAS_BF16: &[&str] = &["cp.async.cg.shared.global", "cp.async.wait_group 5", "ld.shared.v4.u32", "ld.global.nc.v4.u32",
+                               "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2", "atom.acq_rel.gpu.global.add.u32"];
+const W4_HAS_F16: &[&str] = &["cp.async.cg.shared.global", "cp.async.wait_group 5", "ld.shared.v4.u32", "ld.global.nc.v4.u32",
+                              "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2", "atom.acq_rel.gpu.global.add.u32"];
+const FW3_HAS: &[&str] = &["cp.async.cg.shared.global", "cp.async.wait_group 5", "ld.shared.v4.u32", "ld.global.nc.v4.u32",
+                           "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2", "atom.acq_rel.gpu.global.add.u32"];
+
+/// Which weight-only decode kernel streams the weights: `kernel_lab::fp8_weights`' plans (M ≤ 32) and
+/// [`FW1`]'s second launch take the same arguments and grid from either.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WeightStream {
+    /// w1: each step's operands loaded into registers two steps ahead.
+    W1,
+    /// w4: each lane's weight chunks copied by `cp.async` into a ring of its own, five steps ahead; the
+    /// activations through L1 one step ahead.
+    #[default]
+    W4,
+}
+
+impl WeightStream {
+    /// Its kernel for `8 · nt` tokens and 16-bit type `elem` (`"bf16"` or `"f16"`).
+    pub fn kernel_name(self, nt: u32, elem: &str) -> String {
+        let step = match self {
+            WeightStream::W1 => "w1",
+            WeightStream::W4 => "w4",
+        };
+        format!("fp8_{step}_t{}_{elem}", 8 * nt)
+    }
+}
+
 /// The most rows of A [`FW1`] takes: w1's 8- and 16-token kernels stream the weights at the same rate
 /// as at one token (8×28672×4096: 40.6 µs against 40.3 at 1, H200, `results/2026-11-29-h200-session54`);
 /// its 32-token kernel took 1.5× as long (61.6 µs), about what a 128-row `wgmma` tile costs at any M.
@@ -402,15 +442,27 @@ pub const FW2_MAX_M: usize = 8;
 /// 8-token one (`fp8_fw2_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
 pub const FW2: Step = weight_only_step(w1("fp8_fw2_t8", "fw2", 1, FW2_HAS));
 
-const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
+const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2",
                            "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
-/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`), by token tiles and
+/// fw3: fw2 on w4's ring — A's e4m3 bytes through L1 one step ahead and widened in registers, B's
+/// chunks copied by `cp.async` five steps ahead, the per-tensor scales applied to the f32 sums. Its
+/// kernel here is the 8-token one (`fp8_fw3_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
+pub const FW3: Step = weight_only_step(w4("fp8_fw3_t8", "fw3", FW3_HAS));
+
+/// The per-tensor weight-only routes (not `wgmma` steps, so not in [`STEPS`]), in ladder order.
+pub const WEIGHT_ONLY_ROUTES: [&Step; 3] = [&FW1, &FW2, &FW3];
+
+/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`,
+/// `w4_weight_ring.rs`), by token tiles and
 /// activation type: `kernel_lab::fp8_weights` launches them.
 pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),
     w1("fp8_w1_t8_f16", "w1-t8-f16", 1, W1_HAS_F16), w1("fp8_w1_t16_f16", "w1-t16-f16", 2, W1_HAS_F16), w1("fp8_w1_t32_f16", "w1-t32-f16", 4, W1_HAS_F16),
     w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS),
+    w4("fp8_w4_t8_bf16", "w4-t8", W4_HAS_BF16), w4("fp8_w4_t16_bf16", "w4-t16", W4_HAS_BF16), w4("fp8_w4_t32_bf16", "w4-t32", W4_HAS_BF16),
+    w4("fp8_w4_t8_f16", "w4-t8-f16", W4_HAS_F16), w4("fp8_w4_t16_f16", "w4-t16-f16", W4_HAS_F16), w4("fp8_w4_t32_f16", "w4-t32-f16", W4_HAS_F16),
+    w4("fp8_fw3_t16", "fw3-t16", FW3_HAS),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at

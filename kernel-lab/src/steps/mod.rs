@@ -203,7 +203,7 @@ pub fn all() -> impl Iterator<Item = &'static KernelInfo> {
         .chain(fp8::STEPS.iter().map(|s| &s.kernel))
         .chain(fp8::KERNELS.iter())
         .chain(fp8::WEIGHT_ONLY.iter())
-        .chain([&fp8::FW1.kernel, &fp8::FW2.kernel])
+        .chain(fp8::WEIGHT_ONLY_ROUTES.iter().map(|st| &st.kernel))
         .chain(attention::STEPS.iter().map(|s| &s.kernel))
         .chain(attention::DECODE.iter())
         .chain(attention::PREFILL.iter())
