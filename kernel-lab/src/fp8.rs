@@ -242,7 +242,7 @@ enum Route {
         stream: Option<(CudaSlice<f32>, CudaSlice<u32>, u32)>,
     },
     /// [`FW1`](crate::steps::fp8::FW1): A widened into M×K bf16 with B's block scales (`widen`), then
-    /// the weight-only kernel ([`WeightStream`](crate::steps::fp8::WeightStream)'s default);
+    /// the weight-only kernel ([`WeightStream::from_env`](crate::steps::fp8::WeightStream::from_env));
     /// [`FW2`](crate::steps::fp8::FW2), [`FW3`](crate::steps::fp8::FW3): its kernel alone (`widen` is `None`).
     WeightOnly {
         widen: Option<Widen>,
@@ -341,7 +341,7 @@ impl Fp8Gemm {
         } else if fw2 {
             format!("fp8_fw2_t{}", 8 * nt)
         } else {
-            WeightStream::default().kernel_name(nt, "bf16")
+            WeightStream::from_env().kernel_name(nt, "bf16")
         };
         let w1 = gpu.kernel(&name)?;
         let blocks_len = if fw2 { 0 } else { n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize) };

@@ -189,10 +189,11 @@ pub struct W8Plan<T: Element> {
 }
 
 impl<T: Element> W8Plan<T> {
-    /// Plans `m × n × k`: w1 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
+    /// Plans `m × n × k`: the weight-only kernel ([`WeightStream::from_env`]: w4 unless
+    /// `KERNEL_LAB_WEIGHT_STREAM=w1`) for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
     /// need the sm_90a module (a GPU that is not Hopper is refused here, by the kernel loader).
     pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
-        Self::with_stream(gpu, m, n, k, WeightStream::default())
+        Self::with_stream(gpu, m, n, k, WeightStream::from_env())
     }
 
     /// As [`W8Plan::new`], with `stream`'s kernel for `m ≤ 32` (the ladder's comparison; both take

@@ -394,6 +394,21 @@ pub enum WeightStream {
 }
 
 impl WeightStream {
+    /// `KERNEL_LAB_WEIGHT_STREAM`: `w1` → [`WeightStream::W1`]; unset, empty or `w4` → the default
+    /// ([`WeightStream::W4`]); any other value is said once on stderr and read as the default. Read
+    /// once per process: what `W8Plan::new` and [`FW1`]'s second launch use (the runner's A/B switch).
+    pub fn from_env() -> WeightStream {
+        static S: std::sync::OnceLock<WeightStream> = std::sync::OnceLock::new();
+        *S.get_or_init(|| match std::env::var("KERNEL_LAB_WEIGHT_STREAM").as_deref() {
+            Ok("w1") => WeightStream::W1,
+            Ok("w4") | Ok("") | Err(_) => WeightStream::default(),
+            Ok(other) => {
+                eprintln!("note: KERNEL_LAB_WEIGHT_STREAM={other} is neither `w1` nor `w4`; using the default");
+                WeightStream::default()
+            }
+        })
+    }
+
     /// Its kernel for `8 · nt` tokens and 16-bit type `elem` (`"bf16"` or `"f16"`).
     pub fn kernel_name(self, nt: u32, elem: &str) -> String {
         let step = match self {
