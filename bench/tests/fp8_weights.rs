@@ -106,7 +106,7 @@ fn check_product<T: Half>(y: &[T], x: &[f32], deq: &[f64], m: usize, n: usize, k
 }
 
 fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64) {
-    for stream in [WeightStream::W1, WeightStream::W4] {
+    for stream in [WeightStream::W1, WeightStream::W4, WeightStream::W1c, WeightStream::W4c] {
         run_stream::<T>(gpu, m, n, k, seed, stream);
     }
 }

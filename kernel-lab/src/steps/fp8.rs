@@ -391,6 +391,10 @@ pub enum WeightStream {
     /// activations through L1 one step ahead.
     #[default]
     W4,
+    /// w1c (experiment): w1 with each warp's steps one contiguous run of the split's K.
+    W1c,
+    /// w4c (experiment): w4 with each warp's steps one contiguous run of the split's K.
+    W4c,
 }
 
 impl WeightStream {
@@ -401,6 +405,8 @@ impl WeightStream {
         static S: std::sync::OnceLock<WeightStream> = std::sync::OnceLock::new();
         *S.get_or_init(|| match std::env::var("KERNEL_LAB_WEIGHT_STREAM").as_deref() {
             Ok("w1") => WeightStream::W1,
+            Ok("w1c") => WeightStream::W1c,
+            Ok("w4c") => WeightStream::W4c,
             Ok("w4") | Ok("") | Err(_) => WeightStream::default(),
             Ok(other) => {
                 eprintln!("note: KERNEL_LAB_WEIGHT_STREAM={other} is neither `w1` nor `w4`; using the default");
@@ -414,6 +420,8 @@ impl WeightStream {
         let step = match self {
             WeightStream::W1 => "w1",
             WeightStream::W4 => "w4",
+            WeightStream::W1c => "w1c",
+            WeightStream::W4c => "w4c",
         };
         format!("fp8_{step}_t{}_{elem}", 8 * nt)
     }
@@ -478,6 +486,10 @@ pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w4("fp8_w4_t8_bf16", "w4-t8", W4_HAS_BF16), w4("fp8_w4_t16_bf16", "w4-t16", W4_HAS_BF16), w4("fp8_w4_t32_bf16", "w4-t32", W4_HAS_BF16),
     w4("fp8_w4_t8_f16", "w4-t8-f16", W4_HAS_F16), w4("fp8_w4_t16_f16", "w4-t16-f16", W4_HAS_F16), w4("fp8_w4_t32_f16", "w4-t32-f16", W4_HAS_F16),
     w4("fp8_fw3_t16", "fw3-t16", FW3_HAS),
+    w1("fp8_w1c_t8_bf16", "w1c-t8", 1, W1_HAS_BF16), w1("fp8_w1c_t16_bf16", "w1c-t16", 2, W1_HAS_BF16), w1("fp8_w1c_t32_bf16", "w1c-t32", 4, W1_HAS_BF16),
+    w1("fp8_w1c_t8_f16", "w1c-t8-f16", 1, W1_HAS_F16), w1("fp8_w1c_t16_f16", "w1c-t16-f16", 2, W1_HAS_F16), w1("fp8_w1c_t32_f16", "w1c-t32-f16", 4, W1_HAS_F16),
+    w4("fp8_w4c_t8_bf16", "w4c-t8", W4_HAS_BF16), w4("fp8_w4c_t16_bf16", "w4c-t16", W4_HAS_BF16), w4("fp8_w4c_t32_bf16", "w4c-t32", W4_HAS_BF16),
+    w4("fp8_w4c_t8_f16", "w4c-t8-f16", W4_HAS_F16), w4("fp8_w4c_t16_f16", "w4c-t16-f16", W4_HAS_F16), w4("fp8_w4c_t32_f16", "w4c-t32-f16", W4_HAS_F16),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at

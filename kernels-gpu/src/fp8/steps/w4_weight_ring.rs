@@ -101,7 +101,7 @@ unsafe fn step<const NT: usize, E: Wide16, const X8: bool>(acc: &mut [[[f32; 4];
 /// As `fp8_w1_t8_bf16` (w1's contract) with `8·NT` tokens, and `layout::fp8::weights::W4_SMEM` bytes of
 /// dynamic shared memory (16-byte aligned).
 #[inline(always)]
-unsafe fn w4<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32), y: *mut u16,
+unsafe fn w4<const NT: usize, E: Wide16, const X8: bool, const CONTIG: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32), y: *mut u16,
                                                            ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
@@ -109,10 +109,15 @@ unsafe fn w4<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const
     let n0 = block_idx_x() * ROWS;
     let k_begin = block_idx_y() * k_split;
     let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
+    // The warp's steps: every WARPS-th of the split's, or (`CONTIG`, the w4c experiment) one contiguous
+    // run of them, so the copies in flight cover adjacent bytes of each row.
+    let per = (k_end - k_begin).div_ceil(STEP_K * WARPS) * STEP_K;
+    let lo = k_begin + per * warp;
+    let k_end = if !CONTIG || lo + per >= k_end { k_end } else { lo + per };
     let ring = shared::dynamic::<shared::Align16>();
     let base = shared::addr_of(ring);
     // This warp's step j starts at K = k_of(j): the block's warps take turns over its part of K.
-    let k_of = |j: u32| k_begin + STEP_K * (warp + WARPS * j);
+    let k_of = |j: u32| if CONTIG { lo + STEP_K * j } else { k_begin + STEP_K * (warp + WARPS * j) };
     let mut acc = [[[0.0f32; 4]; NT]; 2];
     // SAFETY: copies into and reads from this thread's own ring chunks only, each read after the wait
     // that completes its stage's group and before the copy that refills it is issued (the stage read at
@@ -153,7 +158,7 @@ unsafe fn w4<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const
 }
 
 macro_rules! w4_entries {
-    ($($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
+    ($($name:ident, $nt:literal, $e:ty, $tokens:literal, $contig:literal;)*) => {$(
         #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens, the weights through a per-lane `cp.async` ring (see the module).")]
         ///
         /// # Safety
@@ -163,7 +168,7 @@ macro_rules! w4_entries {
         pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
                                                 k: u32, k_split: u32) {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
-            unsafe { w4::<$nt, $e, false>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split) }
+            unsafe { w4::<$nt, $e, false, $contig>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split) }
         }
     )*};
 }
@@ -179,19 +184,31 @@ macro_rules! fw3_entries {
         pub unsafe extern "ptx-kernel" fn $name(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32,
                                                 m: u32, n: u32, k: u32, k_split: u32) {
             // SAFETY: forwarded (no block scales are read when X8 is true).
-            unsafe { w4::<$nt, Bf16, true>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split) }
+            unsafe { w4::<$nt, Bf16, true, false>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split) }
         }
     )*};
 }
 
 w4_entries! {
-    fp8_w4_t8_bf16, 1, Bf16, 8;
-    fp8_w4_t16_bf16, 2, Bf16, 16;
-    fp8_w4_t32_bf16, 4, Bf16, 32;
-    fp8_w4_t8_f16, 1, F16, 8;
-    fp8_w4_t16_f16, 2, F16, 16;
-    fp8_w4_t32_f16, 4, F16, 32;
+    fp8_w4_t8_bf16, 1, Bf16, 8, false;
+    fp8_w4_t16_bf16, 2, Bf16, 16, false;
+    fp8_w4_t32_bf16, 4, Bf16, 32, false;
+    fp8_w4_t8_f16, 1, F16, 8, false;
+    fp8_w4_t16_f16, 2, F16, 16, false;
+    fp8_w4_t32_f16, 4, F16, 32, false;
+    fp8_w4c_t8_bf16, 1, Bf16, 8, true;
+    fp8_w4c_t16_bf16, 2, Bf16, 16, true;
+    fp8_w4c_t32_bf16, 4, Bf16, 32, true;
+    fp8_w4c_t8_f16, 1, F16, 8, true;
+    fp8_w4c_t16_f16, 2, F16, 16, true;
+    fp8_w4c_t32_f16, 4, F16, 32, true;
 }
+launch_bounds!(fp8_w4c_t8_bf16, 256, 2);
+launch_bounds!(fp8_w4c_t16_bf16, 256, 2);
+launch_bounds!(fp8_w4c_t32_bf16, 256, 2);
+launch_bounds!(fp8_w4c_t8_f16, 256, 2);
+launch_bounds!(fp8_w4c_t16_f16, 256, 2);
+launch_bounds!(fp8_w4c_t32_f16, 256, 2);
 
 fw3_entries! {
     fp8_fw3_t8, 1, 8;
