@@ -626,12 +626,12 @@ fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
 }
 
 /// The FP8 candidates for `m × n × k` with `scaling` (pure): the rule's step
-/// ([`crate::fp8::step_for`]) first, then the other steps the rules choose among — per tensor fw3, fw2 and fw1
+/// ([`crate::fp8::step_for`]) first, then the other steps the rules choose among — per tensor fw2 and fw1
 /// (up to their 16 rows), f14, f18, f12, f17, f1; block scales f20, f19, f16, f15, f9, f3 — that take the shape, each once.
 pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> Vec<&'static f8::Step> {
     let rule = crate::fp8::step_for(scaling, m, n, k, sms);
     let pool: &[&'static f8::Step] = match scaling {
-        Scaling::PerTensor => &[&f8::FW3, &f8::FW2, &f8::FW1, &f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
+        Scaling::PerTensor => &[&f8::FW2, &f8::FW1, &f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
         Scaling::Block => &[&f8::F20, &f8::F19, &f8::F16, &f8::F15, &f8::F9, &f8::F3],
     };
     let mut out = vec![rule];

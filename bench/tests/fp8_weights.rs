@@ -10,7 +10,7 @@ mod common;
 use common::Half;
 use half::{bf16, f16};
 use kernel_lab_bench::{
-    fp8_weights::{Fp8Weights, W8Plan, WeightStream, w1_splits},
+    fp8_weights::{Fp8Weights, W8Plan, w1_splits},
     runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
     steps::fp8::F1,
 };
@@ -106,12 +106,6 @@ fn check_product<T: Half>(y: &[T], x: &[f32], deq: &[f64], m: usize, n: usize, k
 }
 
 fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64) {
-    for stream in [WeightStream::W1, WeightStream::W4, WeightStream::W1c, WeightStream::W4c] {
-        run_stream::<T>(gpu, m, n, k, seed, stream);
-    }
-}
-
-fn run_stream<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, stream: WeightStream) {
     let mut rng = verify::rng(seed ^ (m * 1_000_003 + n * 1009 + k) as u64);
     let (w, wf) = weights::<T>(&mut rng, n, k);
     let d_w = gpu.upload(&w).unwrap();
@@ -123,7 +117,7 @@ fn run_stream<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, strea
     // One row more than M, poisoned (NaN bits in both types): must stay untouched.
     let poison = T::of(f32::NAN);
     let mut d_y = gpu.upload(&vec![poison; (m + 1) * n]).unwrap();
-    let mut plan = W8Plan::<T>::with_stream(gpu, m, n, k, stream).unwrap();
+    let mut plan = W8Plan::<T>::new(gpu, m, n, k).unwrap();
     let label = plan.label();
     let what = format!("{} {m}x{n}x{k} {label} (seed {seed})", T::NAME);
     plan.run(&d_x, &w8, &mut d_y).unwrap();

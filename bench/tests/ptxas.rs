@@ -74,12 +74,7 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // accumulators at 128 registers a thread (two blocks a SM). Spill-free when the block's end was inline in
     // the kernel (`c68cf8e`); 72 / 84 / 144 bytes since it moved to `fp8/weight_only.rs`. Measured with the
     // spill: 1.25× the 16-bit GEMM at 32×28672×4096 (results/2026-11-29-h200-session54).
-    ("fp8_w1c_t32_", "sm_90", 144, "w1c t32, as w1 t32 (experiment)"),
-    ("fp8_w4c_t32_", "sm_90", 64, "w4c t32, as w4 t32 (experiment)"),
     ("fp8_w1_t32_", "sm_90", 144, "w1 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
-    // FP8 weight-only w4 at 32 tokens (session 59): no weight registers (they sit in its ring), but two
-    // steps' activations (2 × 32 registers) and 32 accumulators at 128 registers: 32 / 28 / 52 bytes.
-    ("fp8_w4_t32_", "sm_90", 52, "w4 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
 ];
 
 #[test]

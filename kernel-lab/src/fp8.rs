@@ -242,8 +242,7 @@ enum Route {
         stream: Option<(CudaSlice<f32>, CudaSlice<u32>, u32)>,
     },
     /// [`FW1`](crate::steps::fp8::FW1): A widened into M×K bf16 with B's block scales (`widen`), then
-    /// the weight-only kernel ([`WeightStream::from_env`](crate::steps::fp8::WeightStream::from_env));
-    /// [`FW2`](crate::steps::fp8::FW2), [`FW3`](crate::steps::fp8::FW3): its kernel alone (`widen` is `None`).
+    /// w1; [`FW2`](crate::steps::fp8::FW2): its kernel alone (`widen` is `None`).
     WeightOnly {
         widen: Option<Widen>,
         w1: Kernel,
@@ -329,21 +328,12 @@ impl Fp8Gemm {
     fn weight_only(gpu: &Gpu, step: &'static Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> Result<Fp8Gemm> {
         use layout::fp8::weights::ROWS;
         let (m, n, k) = (a.rows, b.rows, a.cols);
-        use crate::steps::fp8::{FW2, FW3, WeightStream};
-        // fw2 and fw3 read A's e4m3 bytes themselves; fw1 widens them first.
-        let fw2 = step == &FW2 || step == &FW3;
+        let fw2 = step == &crate::steps::fp8::FW2;
         // `step.rejects` (checked in `new`) holds m to FW1_MAX_M = 16: the 8- or 16-token kernel, which
-        // every route has.
+        // both routes have.
         let nt = crate::steps::fp8::W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize)
             .ok_or_else(|| Error::InvalidInput(format!("{} {m}x{n}x{k}: more rows than the weight-only kernels take", step.kernel.step)))?;
-        let name = if step == &FW3 {
-            format!("fp8_fw3_t{}", 8 * nt)
-        } else if fw2 {
-            format!("fp8_fw2_t{}", 8 * nt)
-        } else {
-            WeightStream::from_env().kernel_name(nt, "bf16")
-        };
-        let w1 = gpu.kernel(&name)?;
+        let w1 = gpu.kernel(&if fw2 { format!("fp8_fw2_t{}", 8 * nt) } else { format!("fp8_w1_t{}_bf16", 8 * nt) })?;
         let blocks_len = if fw2 { 0 } else { n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize) };
         let x_len = if fw2 { 0 } else { m * k };
         let tiles = n.div_ceil(ROWS as usize);
@@ -396,7 +386,7 @@ impl Fp8Gemm {
                 };
                 let w1_grid = (n.div_ceil(layout::fp8::weights::ROWS), *splits);
                 let Some(Widen { kernel: widen, x, blocks }) = widen else {
-                    // SAFETY: `fp8_fw2_t*` / `fp8_fw3_t*(x, w, sa, sb, y, ws, count, m, n, k, k_split)` (their contract): x A's m·k
+                    // SAFETY: `fp8_fw2_t*(x, w, sa, sb, y, ws, count, m, n, k, k_split)` (its contract): x A's m·k
                     // e4m3 bytes and w B's n·k (whole allocations: 16-byte aligned; k % 16 == 0, checked in
                     // `new`), sa and sb one f32 each (per-tensor operands, checked), y = C of m·n bf16
                     // (checked); 1 ≤ m ≤ 8·NT for the kernel chosen by m; grid (⌈n/32⌉, splits) with splits
@@ -413,7 +403,7 @@ impl Fp8Gemm {
                 // construction), `blocks` its own length; nothing else uses x or blocks (the plan's, and its
                 // launches go to one stream).
                 unsafe { launch!(gpu, widen, grid = grid_1d(gpu, (len as usize / 2).max(nblocks as usize)), &a.q, &len, &a.scales, &b.scales, x, blocks, &nblocks)? };
-                // SAFETY: `fp8_w1_t*_bf16` / `fp8_w4_t*_bf16(x, w, sb, y, ws, count, m, n, k, k_split)` (their contract): x the m·k
+                // SAFETY: `fp8_w1_t*_bf16(x, w, sb, y, ws, count, m, n, k, k_split)` (its contract): x the m·k
                 // bf16 just widened (16-byte aligned: a whole allocation), w B's n·k e4m3 bytes (16-byte
                 // aligned, k % 16 == 0), sb ⌈n/128⌉·⌈k/128⌉ powers of two in bf16's scale range (the widen
                 // kernel just wrote them, clamped to it; w1 waits for it before reading), y = C of m·n bf16

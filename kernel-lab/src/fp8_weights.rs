@@ -44,7 +44,7 @@ use layout::fp8::{
     weights::{MAX_TOKENS, ROWS},
 };
 
-pub use crate::steps::fp8::{MAX_SPLITS, WeightStream, w1_splits};
+pub use crate::steps::fp8::{MAX_SPLITS, w1_splits};
 
 /// A weight matrix in FP8: `n × k` e4m3 bytes (row-major: W as checkpoints store it, `out × in`) and
 /// its power-of-two block scales, quantized for activations of one 16-bit type.
@@ -189,16 +189,9 @@ pub struct W8Plan<T: Element> {
 }
 
 impl<T: Element> W8Plan<T> {
-    /// Plans `m × n × k`: the weight-only kernel ([`WeightStream::from_env`]: w4 unless
-    /// `KERNEL_LAB_WEIGHT_STREAM=w1`) for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
+    /// Plans `m × n × k`: w1 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
     /// need the sm_90a module (a GPU that is not Hopper is refused here, by the kernel loader).
     pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
-        Self::with_stream(gpu, m, n, k, WeightStream::from_env())
-    }
-
-    /// As [`W8Plan::new`], with `stream`'s kernel for `m ≤ 32` (the ladder's comparison; both take
-    /// the same arguments, grid and workspace).
-    pub fn with_stream(gpu: &Gpu, m: usize, n: usize, k: usize, stream: WeightStream) -> Result<Self> {
         if T::ELEM == Elem::F32 {
             return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
         }
@@ -208,7 +201,7 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let kernel = gpu.kernel(&stream.kernel_name(nt, T::NAME))?;
+            let kernel = gpu.kernel(&format!("fp8_w1_t{}_{}", 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
             let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {
@@ -267,7 +260,7 @@ impl<T: Element> W8Plan<T> {
                     Some((a, b)) => (a.device_ptr(&stream).0, b.device_ptr(&stream).0),
                     None => (0, 0),
                 };
-                // SAFETY: `fp8_w1_t*` / `fp8_w4_t*(x, w, sb, y, ws, count, m, n, k, k_split)` (the kernels' contract): x holds
+                // SAFETY: `fp8_w1_t*(x, w, sb, y, ws, count, m, n, k, k_split)` (the kernel's contract): x holds
                 // m·k and y m·n values of T (checked), x 16-byte aligned (checked), w and sb an
                 // `Fp8Weights` of n×k for T (checked: its scales are powers of two in T's range by
                 // construction); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);

@@ -307,16 +307,6 @@ pub mod weights {
         WARPS * 32 * 2 * nt * 4 * 4 + 16
     }
 
-    /// w4's ring: stages of each thread's four 16-byte weight chunks (a 64-deep step of its two rows
-    /// of both row tiles), `RING_STAGES − 1` steps copied ahead.
-    pub const RING_STAGES: u32 = 6;
-
-    /// w4's dynamic shared memory: its ring (96 KiB: two blocks a SM), which the block's sums
-    /// ([`smem_bytes`], at most 32 KiB) reuse after the loop.
-    pub const W4_SMEM: u32 = RING_STAGES * 4 * THREADS * 16;
-
-    const _: () = assert!(W4_SMEM >= smem_bytes(4), "w4's sums reuse its ring");
-
     /// The 16-bit type an e4m3 pair is widened into.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub enum Wide {

@@ -1,21 +1,19 @@
-//! `kernel-lab w8`: FP8 weights (`fp8_weights::W8Plan`, the library's step) against the same product on 16-bit
+//! `kernel-lab w8`: FP8 weights (`fp8_weights::W8Plan`, step w1) against the same product on 16-bit
 //! weights (`gemm::GemmPlan`, the library's choice), interleaved in rounds, at decode shapes: the
-//! weights' bytes over the time against a 1 GiB device copy's rate (measured first, same process); and
-//! the ladder's first rung, w1, against the library's step, interleaved, where M ≤ 32.
+//! weights' bytes over the time against a 1 GiB device copy's rate (measured first, same process).
 use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
     error::DriverContext,
-    fp8_weights::{Fp8Weights, W8Plan, WeightStream},
+    fp8_weights::{Fp8Weights, W8Plan},
     gemm::{Element, GemmDesc, GemmPlan},
     runtime::timing::time_pair,
 };
 
 const HELP: &str = "\
 kernel-lab w8 [--shapes LIST] [--dtype f16|bf16] [--json FILE]
-  y (MxN) = x (MxK) · Wᵀ with W in FP8 (e4m3, power-of-two 128x128 block scales; the library's step, w4,
-  for M <= 32) against the 16-bit GEMM on the same weights in 16 bits, interleaved; and w1 (the ladder's
-  first rung) against it, interleaved, where M <= 32. LIST is comma-separated MxNxK
+  y (MxN) = x (MxK) · Wᵀ with W in FP8 (e4m3, power-of-two 128x128 block scales; the library's step, w1,
+  for M <= 32) against the 16-bit GEMM on the same weights in 16 bits, interleaved. LIST is comma-separated MxNxK
   (default: Llama-3-8B's projections and LM head at M = 1, 8 and 32). The weights are rotated over
   copies (at least 512 MiB in all) so every run reads them from HBM, not L2.
 ";
@@ -57,7 +55,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 3]], json: Option<&str>) -> Resu
     let copy_gbps = 2.0 * copy_bytes as f64 / c1.median_ms.min(c2.median_ms) / 1e6;
     drop((src, dst));
     println!("GPU: {} ({} SMs), {}; device copy {copy_gbps:.0} GB/s (read + write)", gpu.info.name, gpu.info.sms, T::NAME);
-    println!("| MxNxK | FP8 | µs | GB/s | % of copy | 16-bit | µs | GB/s | FP8 speedup | w1 µs | w1 % of copy |\n|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| MxNxK | FP8 | µs | GB/s | % of copy | 16-bit | µs | GB/s | FP8 speedup |\n|---|---|---|---|---|---|---|---|---|");
     let mut rows = vec![];
     for &[m, n, k] in shapes {
         let w16_bytes = 2 * n * k;
@@ -77,20 +75,10 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 3]], json: Option<&str>) -> Resu
         })?;
         let (us8, us16) = (t8.median_ms * 1e3, t16.median_ms * 1e3);
         let (gb8, gb16) = ((n * k) as f64 / us8 / 1e3, w16_bytes as f64 / us16 / 1e3);
-        // w1 (the ladder's first rung) against the library's step, interleaved, where a weight-only step runs.
-        let w1_us = if m <= 32 {
-            let mut p1 = W8Plan::<T>::with_stream(gpu, m, n, k, WeightStream::W1)?;
-            let mut y1 = gpu.zeros::<T>(m * n)?;
-            let (t1, _) = time_pair(gpu, 10, 2000, 400.0, |i, base| if base { p8.run(&x, &w8[i % copies], &mut y8) } else { p1.run(&x, &w8[i % copies], &mut y1) })?;
-            Some(t1.median_ms * 1e3)
-        } else {
-            None
-        };
-        let w1_cols = w1_us.map_or("- | -".to_string(), |u| format!("{u:.1} | {:.0}%", 100.0 * (n * k) as f64 / u / 1e3 / copy_gbps));
-        println!("| {m}x{n}x{k} | {} | {us8:.1} | {gb8:.0} | {:.0}% | {} | {us16:.1} | {gb16:.0} | {:.2}× | {w1_cols} |", p8.label(), 100.0 * gb8 / copy_gbps,
+        println!("| {m}x{n}x{k} | {} | {us8:.1} | {gb8:.0} | {:.0}% | {} | {us16:.1} | {gb16:.0} | {:.2}× |", p8.label(), 100.0 * gb8 / copy_gbps,
                  p16.config().label, us16 / us8);
         rows.push(serde_json::json!({"shape": format!("{m}x{n}x{k}"), "fp8": p8.label(), "fp8_us": us8, "fp8_gbps": gb8, "b16": p16.config().label,
-                                     "b16_us": us16, "b16_gbps": gb16, "speedup": us16 / us8, "w1_us": w1_us, "copy_gbps": copy_gbps}));
+                                     "b16_us": us16, "b16_gbps": gb16, "speedup": us16 / us8, "copy_gbps": copy_gbps}));
     }
     if let Some(path) = json {
         std::fs::write(path, serde_json::to_string_pretty(&serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "rows": rows})).unwrap_or_default())

@@ -207,7 +207,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
     let blas = reference_blas(gpu)?;
     let mut rows = vec![];
     for &s in &o.shapes {
-        // fw1, fw2 and fw3 (not `wgmma` steps: not in STEPS) beside them where they take the shape.
+        // fw1 and fw2 (not `wgmma` steps: not in STEPS) beside them where they take the shape.
         let weight_only = WEIGHT_ONLY_ROUTES.into_iter().filter(|st| st.rejects(s.m, s.n, s.k).is_none());
         let steps: Vec<&Step> = STEPS.iter().chain(weight_only).filter(|st| o.only.as_ref().is_none_or(|v| v.contains(&st.kernel.name))).collect();
         if let Some(why) = steps.first().and_then(|st| gpu.cannot_run(&st.kernel)) {

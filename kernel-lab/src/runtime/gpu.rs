@@ -384,13 +384,6 @@ impl Gpu {
             detail: format!("not in PTX module {} {} ({})", m.name(), target.name(), crate::error::driver_msg(&e)),
         })?;
         allow_dyn_smem(&func, name, info.dyn_smem_bytes)?;
-        if let Some(pct) = self.carveout_holding(info)? {
-            // A kernel whose launch bounds promise two or more blocks a SM of more than 48 KiB each (FP8
-            // w4's 96 KiB rings): the driver's own choice of carveout left room for one, so ask for the
-            // smallest carveout that holds them all (L1 keeps the rest).
-            func.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, pct)
-                .during(|| format!("setting the shared-memory carveout of `{name}`"))?;
-        }
         if info.family == Family::Hgemm && info.target == Target::Sm90a {
             // The Hopper steps live on shared memory (stage rings; h1/h2 count on 3 CTAs per SM): ask for
             // the largest shared-memory carveout, so L1's share never decides how many CTAs fit.
@@ -561,30 +554,6 @@ fn allow_dyn_smem(func: &CudaFunction, name: &str, bytes: u32) -> Result<()> {
             .during(|| format!("raising the dynamic shared memory limit of `{name}`"))?;
     }
     Ok(())
-}
-
-impl Gpu {
-    /// The shared-memory carveout (percent of the SM's shared memory) that holds the blocks `info`'s
-    /// launch bounds promise a SM, each its dynamic shared memory plus the 1 KiB the driver reserves a
-    /// block — for kernels promising two or more blocks of more than 48 KiB (the opt-in size); `None`
-    /// for the others (the driver's choice stands).
-    fn carveout_holding(&self, info: &KernelInfo) -> Result<Option<i32>> {
-        let blocks = info.launch_bounds.and_then(|b| b.min_blocks_per_sm).unwrap_or(1);
-        if blocks < 2 || info.dyn_smem_bytes <= 48 * 1024 {
-            return Ok(None);
-        }
-        let per_sm = self.ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
-            .during(|| "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)".into())? as u64;
-        Ok(Some(carveout_percent(blocks, info.dyn_smem_bytes, per_sm)))
-    }
-}
-
-/// The smallest carveout, in percent of `per_sm` bytes of shared memory a SM, that holds `blocks`
-/// blocks of `dyn_smem` bytes and the 1 KiB the driver reserves for each (100 when they do not fit:
-/// the launch then runs fewer blocks a SM, as the driver decides).
-fn carveout_percent(blocks: u32, dyn_smem: u32, per_sm: u64) -> i32 {
-    let need = blocks as u64 * (dyn_smem as u64 + 1024);
-    if per_sm == 0 { 100 } else { need.saturating_mul(100).div_ceil(per_sm).min(100) as i32 }
 }
 
 /// Launches a registered kernel on the library's stream with its registered block size and dynamic
@@ -764,17 +733,5 @@ mod tests {
         assert_eq!(withheld_targets(Some(" sm_90a ")).unwrap(), vec![Target::Sm90a]);
         assert!(withheld_targets(Some("sm_80")).unwrap_err().to_string().contains("only sm_90a can be withheld"));
         assert!(withheld_targets(Some("sm_100")).unwrap_err().to_string().contains("unknown target `sm_100`"));
-    }
-
-    #[test]
-    fn the_carveout_holds_the_promised_blocks() {
-        // Hopper: 228 KiB a SM. w4: two blocks of 96 KiB + 1 KiB reserved = 194 KiB → 86% (85.1 rounded up).
-        let h100 = 228 * 1024;
-        let w4 = carveout_percent(2, layout::fp8::weights::W4_SMEM, h100);
-        assert_eq!(w4, 86);
-        assert!(w4 as u64 * h100 / 100 >= 2 * (layout::fp8::weights::W4_SMEM as u64 + 1024));
-        // More than fits: the most there is.
-        assert_eq!(carveout_percent(3, 96 * 1024, h100), 100);
-        assert_eq!(carveout_percent(2, 96 * 1024, 0), 100);
     }
 }

@@ -364,69 +364,6 @@ const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.
 const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2",
                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
-/// w4's kernels: w1's arguments and grid, the weights through a per-lane `cp.async` ring in
-/// [`W4_SMEM`](layout::fp8::weights::W4_SMEM) bytes of shared memory.
-const fn w4(name: &'static str, label: &'static str, has: &'static [&'static str]) -> KernelInfo {
-    let mut k = w1(name, label, 1, has);
-    k.dyn_smem_bytes = layout::fp8::weights::W4_SMEM;
-    k.about = "FP8 weight-only decode: w1 with each lane's weight chunks copied by cp.async into a ring of its own (5 steps ahead), the activations through L1";
-    k.ptx.lacks = &["ld.local", "st.local", "ldmatrix", "ld.global.nc.L1::no_allocate", "trap"];
-    k
-}
-
-const W4_HAS_BF16: &[&str] = &["cp.async.cg.shared.global", "cp.async.wait_group 5", "ld.shared.v4.u32", "ld.global.nc.v4.u32",
-                               "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2", "atom.acq_rel.gpu.global.add.u32"];
-const W4_HAS_F16: &[&str] = &["cp.async.cg.shared.global", "cp.async.wait_group 5", "ld.shared.v4.u32", "ld.global.nc.v4.u32",
-                              "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2", "atom.acq_rel.gpu.global.add.u32"];
-const FW3_HAS: &[&str] = &["cp.async.cg.shared.global", "cp.async.wait_group 5", "ld.shared.v4.u32", "ld.global.nc.v4.u32",
-                           "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2", "atom.acq_rel.gpu.global.add.u32"];
-
-/// Which weight-only decode kernel streams the weights: `kernel_lab::fp8_weights`' plans (M ≤ 32) and
-/// [`FW1`]'s second launch take the same arguments and grid from either.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum WeightStream {
-    /// w1: each step's operands loaded into registers two steps ahead.
-    W1,
-    /// w4: each lane's weight chunks copied by `cp.async` into a ring of its own, five steps ahead; the
-    /// activations through L1 one step ahead.
-    #[default]
-    W4,
-    /// w1c (experiment): w1 with each warp's steps one contiguous run of the split's K.
-    W1c,
-    /// w4c (experiment): w4 with each warp's steps one contiguous run of the split's K.
-    W4c,
-}
-
-impl WeightStream {
-    /// `KERNEL_LAB_WEIGHT_STREAM`: `w1` → [`WeightStream::W1`]; unset, empty or `w4` → the default
-    /// ([`WeightStream::W4`]); any other value is said once on stderr and read as the default. Read
-    /// once per process: what `W8Plan::new` and [`FW1`]'s second launch use (the runner's A/B switch).
-    pub fn from_env() -> WeightStream {
-        static S: std::sync::OnceLock<WeightStream> = std::sync::OnceLock::new();
-        *S.get_or_init(|| match std::env::var("KERNEL_LAB_WEIGHT_STREAM").as_deref() {
-            Ok("w1") => WeightStream::W1,
-            Ok("w1c") => WeightStream::W1c,
-            Ok("w4c") => WeightStream::W4c,
-            Ok("w4") | Ok("") | Err(_) => WeightStream::default(),
-            Ok(other) => {
-                eprintln!("note: KERNEL_LAB_WEIGHT_STREAM={other} is neither `w1` nor `w4`; using the default");
-                WeightStream::default()
-            }
-        })
-    }
-
-    /// Its kernel for `8 · nt` tokens and 16-bit type `elem` (`"bf16"` or `"f16"`).
-    pub fn kernel_name(self, nt: u32, elem: &str) -> String {
-        let step = match self {
-            WeightStream::W1 => "w1",
-            WeightStream::W4 => "w4",
-            WeightStream::W1c => "w1c",
-            WeightStream::W4c => "w4c",
-        };
-        format!("fp8_{step}_t{}_{elem}", 8 * nt)
-    }
-}
-
 /// The most rows of A [`FW1`] takes: w1's 8- and 16-token kernels stream the weights at the same rate
 /// as at one token (8×28672×4096: 40.6 µs against 40.3 at 1, H200, `results/2026-11-29-h200-session54`);
 /// its 32-token kernel took 1.5× as long (61.6 µs), about what a 128-row `wgmma` tile costs at any M.
@@ -452,12 +389,13 @@ const fn weight_only_step(kernel: KernelInfo) -> Step {
            weight_only: true }
 }
 
-/// The most rows of A the per-tensor choice gives [`FW2`] (above, up to [`FW1_MAX_M`], [`FW1`]): fw2
-/// widens A in every block (⌈N/32⌉ · splits of them), fw1 once, so fw2's extra work grows with M while
-/// what it saves (a launch) does not. Measured (H200, `results/2026-11-29-h200-session58`, call 5; % of
-/// cuBLASLt, fw1 → fw2): 1–8 rows at six shapes 74–85% → 81–91% (1×4096×4096 level), 16×4096×14336
-/// 81.3% → 67.5% (fw2's 16-token kernel at the 128-register cap).
-pub const FW2_MAX_M: usize = 8;
+/// The most rows of A the per-tensor choice gives [`FW2`] (above, up to [`FW1_MAX_M`], [`FW1`]): all of
+/// its kernels' 16. fw2 widens A in every block (⌈N/32⌉ · splits of them), fw1 once, so fw2's extra work
+/// grows with M; but since its e4m3 activations are widened where the MMAs use them (session 59: no
+/// `prmt` round trip, no wait on the load), fw2 beat fw1 at every 12–16-row shape measured (H200,
+/// `results/2026-11-29-h200-session59`; µs, fw2 / fw1): 12×4096×4096 10.4 / 11.1, 16×4096×14336 25.1 /
+/// 25.8, 16×28672×4096 43.4 / 45.5. Before (session 58, call 5) fw1 led at 9–16 rows by 2–17 points.
+pub const FW2_MAX_M: usize = 16;
 
 /// fw2: fw1 without the widening launch — w1's body reading A's e4m3 bytes itself, widening them in
 /// registers as it widens the weights (exact: e4m3 fits bf16), the weights unscaled, the per-tensor
@@ -468,28 +406,16 @@ pub const FW2: Step = weight_only_step(w1("fp8_fw2_t8", "fw2", 1, FW2_HAS));
 const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2",
                            "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
-/// fw3: fw2 on w4's ring — A's e4m3 bytes through L1 one step ahead and widened in registers, B's
-/// chunks copied by `cp.async` five steps ahead, the per-tensor scales applied to the f32 sums. Its
-/// kernel here is the 8-token one (`fp8_fw3_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
-pub const FW3: Step = weight_only_step(w4("fp8_fw3_t8", "fw3", FW3_HAS));
-
 /// The per-tensor weight-only routes (not `wgmma` steps, so not in [`STEPS`]), in ladder order.
-pub const WEIGHT_ONLY_ROUTES: [&Step; 3] = [&FW1, &FW2, &FW3];
+pub const WEIGHT_ONLY_ROUTES: [&Step; 2] = [&FW1, &FW2];
 
 /// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`,
-/// `w4_weight_ring.rs`), by token tiles and
+/// by token tiles and
 /// activation type: `kernel_lab::fp8_weights` launches them.
 pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),
     w1("fp8_w1_t8_f16", "w1-t8-f16", 1, W1_HAS_F16), w1("fp8_w1_t16_f16", "w1-t16-f16", 2, W1_HAS_F16), w1("fp8_w1_t32_f16", "w1-t32-f16", 4, W1_HAS_F16),
     w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS),
-    w4("fp8_w4_t8_bf16", "w4-t8", W4_HAS_BF16), w4("fp8_w4_t16_bf16", "w4-t16", W4_HAS_BF16), w4("fp8_w4_t32_bf16", "w4-t32", W4_HAS_BF16),
-    w4("fp8_w4_t8_f16", "w4-t8-f16", W4_HAS_F16), w4("fp8_w4_t16_f16", "w4-t16-f16", W4_HAS_F16), w4("fp8_w4_t32_f16", "w4-t32-f16", W4_HAS_F16),
-    w4("fp8_fw3_t16", "fw3-t16", FW3_HAS),
-    w1("fp8_w1c_t8_bf16", "w1c-t8", 1, W1_HAS_BF16), w1("fp8_w1c_t16_bf16", "w1c-t16", 2, W1_HAS_BF16), w1("fp8_w1c_t32_bf16", "w1c-t32", 4, W1_HAS_BF16),
-    w1("fp8_w1c_t8_f16", "w1c-t8-f16", 1, W1_HAS_F16), w1("fp8_w1c_t16_f16", "w1c-t16-f16", 2, W1_HAS_F16), w1("fp8_w1c_t32_f16", "w1c-t32-f16", 4, W1_HAS_F16),
-    w4("fp8_w4c_t8_bf16", "w4c-t8", W4_HAS_BF16), w4("fp8_w4c_t16_bf16", "w4c-t16", W4_HAS_BF16), w4("fp8_w4c_t32_bf16", "w4c-t32", W4_HAS_BF16),
-    w4("fp8_w4c_t8_f16", "w4c-t8-f16", W4_HAS_F16), w4("fp8_w4c_t16_f16", "w4c-t16-f16", W4_HAS_F16), w4("fp8_w4c_t32_f16", "w4c-t32-f16", W4_HAS_F16),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at
@@ -578,7 +504,7 @@ pub const THREE_CONSUMER_MARGIN: f64 = 0.97;
 pub const F18_SPEED_PER_WORK: f64 = 1.02;
 
 /// The per-tensor step for `m × n` on `sms` SMs: [`FW2`] up to [`FW2_MAX_M`] rows, [`FW1`] up to
-/// [`FW1_MAX_M`]; above, f14 (128×256
+/// [`FW1_MAX_M`] (none since both are 16: fw1 stays the autotuner's candidate); above, f14 (128×256
 /// tiles) or f18 (192×192, three consumers), whichever the wave model of [`block_step_for`] says finishes first — rounds of
 /// persistent tiles × tile area / speed per unit of work ([`F18_SPEED_PER_WORK`]), f18 only by
 /// [`THREE_CONSUMER_MARGIN`]. Of the six sweep shapes it gives f18 2048×11008 (638 tiles = 4.83 rounds
@@ -610,7 +536,7 @@ mod tests {
 
     #[test]
     fn a_few_rows_take_the_weight_only_routes() {
-        for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw1"), (16, "fw1"), (17, "f14")] {
+        for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw2"), (16, "fw2"), (17, "f14")] {
             assert_eq!(per_tensor_step_for(m, 4096, 132).kernel.step, want, "{m} rows");
         }
         assert!(FW2.rejects(16, 4096, 4096).is_none() && FW1.rejects(16, 4096, 4096).is_none());

@@ -73,7 +73,7 @@ unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *con
 /// # Safety
 /// As [`fp8_w1_t8_bf16`], with `8·NT` for 8.
 #[inline(always)]
-unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const CONTIG: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32), y: *mut u16,
+unsafe fn w1<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32), y: *mut u16,
                                                            ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
@@ -91,15 +91,8 @@ unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const CONTIG: bool>(x: 
         // fw2: the product's per-tensor scale (A's times B's), applied to the sums.
         let alpha = if X8 { *alpha.0 * *alpha.1 } else { 1.0 };
         // Two steps' loads in flight: step s computed while step s + WARPS's are on their way.
-        // The warp's steps: every WARPS-th of the split's, or (`CONTIG`, the w1c experiment) one
-        // contiguous run of them, so its two steps in flight cover 128 adjacent bytes of each row.
-        let (mut k0, stride, k_end) = if CONTIG {
-            let per = (k_end - k_begin).div_ceil(STEP_K * WARPS) * STEP_K;
-            let lo = k_begin + per * warp;
-            (lo, STEP_K, if lo + per < k_end { lo + per } else { k_end })
-        } else {
-            (k_begin + STEP_K * warp, STEP_K * WARPS, k_end)
-        };
+        let stride = STEP_K * WARPS;
+        let mut k0 = k_begin + STEP_K * warp;
         // Two buffers taking turns (no copy from one to the other, which LLVM would route through
         // local memory at 4 token tiles).
         let mut a = load::<NT, E, X8>(x, w, sb, m, n, k, k_end, n0, k0, g, t);
@@ -120,7 +113,7 @@ unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const CONTIG: bool>(x: 
 const _: () = assert!(MAX_SPLITS == 16, "the host's split limit (kernel_lab::fp8_weights) says 16");
 
 macro_rules! w1_entries {
-    ($($name:ident, $nt:literal, $e:ty, $tokens:literal, $contig:literal;)*) => {$(
+    ($($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
         #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens (see the module).")]
         ///
         /// # Safety
@@ -136,7 +129,7 @@ macro_rules! w1_entries {
         pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
                                                 k: u32, k_split: u32) {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
-            unsafe { w1::<$nt, $e, false, $contig>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split) }
+            unsafe { w1::<$nt, $e, false>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split) }
         }
     )*};
 }
@@ -155,7 +148,7 @@ macro_rules! fw2_entries {
         pub unsafe extern "ptx-kernel" fn $name(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32,
                                                 m: u32, n: u32, k: u32, k_split: u32) {
             // SAFETY: forwarded (no block scales are read when X8 is true).
-            unsafe { w1::<$nt, Bf16, true, false>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split) }
+            unsafe { w1::<$nt, Bf16, true>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split) }
         }
     )*};
 }
@@ -169,22 +162,10 @@ fw2_entries! {
 }
 
 w1_entries! {
-    fp8_w1_t8_bf16, 1, Bf16, 8, false;
-    fp8_w1_t16_bf16, 2, Bf16, 16, false;
-    fp8_w1_t32_bf16, 4, Bf16, 32, false;
-    fp8_w1_t8_f16, 1, F16, 8, false;
-    fp8_w1_t16_f16, 2, F16, 16, false;
-    fp8_w1_t32_f16, 4, F16, 32, false;
-    fp8_w1c_t8_bf16, 1, Bf16, 8, true;
-    fp8_w1c_t16_bf16, 2, Bf16, 16, true;
-    fp8_w1c_t32_bf16, 4, Bf16, 32, true;
-    fp8_w1c_t8_f16, 1, F16, 8, true;
-    fp8_w1c_t16_f16, 2, F16, 16, true;
-    fp8_w1c_t32_f16, 4, F16, 32, true;
+    fp8_w1_t8_bf16, 1, Bf16, 8;
+    fp8_w1_t16_bf16, 2, Bf16, 16;
+    fp8_w1_t32_bf16, 4, Bf16, 32;
+    fp8_w1_t8_f16, 1, F16, 8;
+    fp8_w1_t16_f16, 2, F16, 16;
+    fp8_w1_t32_f16, 4, F16, 32;
 }
-launch_bounds!(fp8_w1c_t8_bf16, 256, 2);
-launch_bounds!(fp8_w1c_t16_bf16, 256, 2);
-launch_bounds!(fp8_w1c_t32_bf16, 256, 2);
-launch_bounds!(fp8_w1c_t8_f16, 256, 2);
-launch_bounds!(fp8_w1c_t16_f16, 256, 2);
-launch_bounds!(fp8_w1c_t32_f16, 256, 2);
