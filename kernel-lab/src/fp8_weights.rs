@@ -16,9 +16,10 @@
 //!   costs nothing in relative precision.
 //! * **Decode** (M ≤ 32): step w1 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`):
 //!   the weights streamed into registers two steps ahead and widened there, split over K where the
-//!   32-row tiles alone leave slots of the one wave of two blocks a SM empty ([`w1_splits`]). Two
+//!   32-row tiles alone leave slots of the one wave of two blocks a SM empty ([`w1_splits`]). Four
 //!   variants measured slower on an H200 and were removed (the FP8 ladder's README: a per-lane
-//!   `cp.async` ring, persistent blocks).
+//!   `cp.async` ring of weights and activations, persistent blocks, a ring of the weights alone, each
+//!   warp on one contiguous run of K).
 //! * **Larger M** (prefill): the weights are dequantized and transposed into a K×N buffer the plan
 //!   owns and multiplied by the library's 16-bit GEMM ([`GemmPlan`]): a weight read of 3 bytes per
 //!   element more, small beside a prefill's FLOPs, and the same products as decode.
