@@ -138,7 +138,7 @@ fn fp8_steps_match_the_dequantized_reference() {
 /// last row tile), K off 128, one and several splits of K; products' scales small, ordinary, and past
 /// fw1's block-scale range (inputs ×10⁶ and ×10³: its power of two clamped to 2^7, the rest in A's widened
 /// values); fully written, within tolerance of the f64 reference, three runs on one prepared GEMM
-/// (split-K counters left zero); and `gemm_fp8` takes fw2 up to 8 rows, fw1 up to 16, neither above.
+/// (split-K counters left zero); and `gemm_fp8` takes fw2 up to `FW2_MAX_M` rows, fw1 up to `FW1_MAX_M`, neither above.
 #[test]
 fn the_weight_only_routes_match_the_reference_at_decode_shapes() {
     let Some(gpu) = hopper_or_skip("the_weight_only_routes_match_the_reference_at_decode_shapes") else { return };

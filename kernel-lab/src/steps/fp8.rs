@@ -409,8 +409,7 @@ const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.alig
 /// The per-tensor weight-only routes (not `wgmma` steps, so not in [`STEPS`]), in ladder order.
 pub const WEIGHT_ONLY_ROUTES: [&Step; 2] = [&FW1, &FW2];
 
-/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`,
-/// by token tiles and
+/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`), by token tiles and
 /// activation type: `kernel_lab::fp8_weights` launches them.
 pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),

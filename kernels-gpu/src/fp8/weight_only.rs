@@ -9,7 +9,7 @@ use crate::hgemm::split_k::sum_splits;
 use crate::util::unroll::{unroll2, unroll4};
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
-    global::{ld_global_nc_s32, ld_global_nc_v4_u32},
+    global::ld_global_nc_s32,
     math::{mul_rn_bf16x2, mul_rn_f16x2, prmt_b32},
     sync::{sync_threads, thread_fence},
     thread::thread_idx_x,
@@ -45,58 +45,13 @@ impl Wide16 for F16 {
 }
 
 /// One warp step's operands in registers: per row tile and half (rows `g`, `g + 8`) 16 weight bytes,
-/// per token tile (token `8·nt + g`) the activations at the lane's 16 K positions ([`Acts`]), and the
-/// step's scale multiplier.
+/// per token tile (token `8·nt + g`) the activations at the lane's 16 K positions as loaded — eight
+/// words of 16-bit values, or (fw2's e4m3 activations) four words of bytes in words 0..4, widened only
+/// in [`compute`] so that no load is waited for before its step — and the step's scale multiplier.
 pub(crate) struct Operands<const NT: usize> {
     pub w: [[[u32; 4]; 2]; 2],
     pub x: [[u32; 8]; NT],
     pub mult: u32,
-}
-
-/// One warp step's activations as loaded, and the multiplier of the step's weight scale: per token tile
-/// the lane's 16 K positions from `k0 + 16t` — eight words of 16-bit values, or with `X8` (fw2's e4m3
-/// activations) four words of bytes in words 0..4, widened only in [`compute`] so that no load is
-/// waited for before its step.
-pub(crate) struct Acts<const NT: usize> {
-    pub x: [[u32; 8]; NT],
-    pub mult: u32,
-}
-
-/// Issues one warp step's activation loads and its scale's (`k0`: the step's first K; tokens past `m`,
-/// K past `k_end` and a step at or past `k_end` read nothing and hold zeros). With `X8` the multiplier
-/// is the unit `2^bias` (fw2's weights are unscaled; its per-tensor scales multiply the sums).
-///
-/// # Safety
-/// The kernels' contract on `x` (`m · k` values: 16-bit, or bytes with `X8`; 16-byte aligned) and `sb`
-/// (read only without `X8`); `k_end ≤ k`, `k % 16 == 0`, `k0 % 64 == 0`, `n0 < n` of the block's rows.
-#[inline(always)]
-pub(crate) unsafe fn load_acts<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, sb: *const f32, m: u32, k: u32, k_end: u32, n0: u32, k0: u32,
-                                                                          g: u32, t: u32) -> Acts<NT> {
-    let kc = k0 + 16 * t;
-    let mut a = Acts { x: [[0; 8]; NT], mult: 0 };
-    unroll4!(nt => { if (nt as usize) < NT {
-        let tok = 8 * nt + g;
-        if kc < k_end && tok < m {
-            if X8 {
-                let p = x.wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
-                // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 16-byte aligned (k % 16 == 0).
-                let v = unsafe { ld_global_nc_v4_u32(p) };
-                a.x[nt as usize] = [v[0], v[1], v[2], v[3], 0, 0, 0, 0];
-            } else {
-                let p = (x as *const u16).wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
-                // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 32-byte aligned (k % 16 == 0).
-                let (v, w) = unsafe { (ld_global_nc_v4_u32(p), ld_global_nc_v4_u32(p.add(4))) };
-                a.x[nt as usize] = [v[0], v[1], v[2], v[3], w[0], w[1], w[2], w[3]];
-            }
-        }
-    }});
-    // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
-    // steps aligned to 64); the same address in every lane.
-    if k0 < k_end {
-        // SAFETY: n0 < n, k0 < k_end ≤ k.
-        a.mult = if X8 { multiplier(1.0f32.to_bits(), E::WIDE) } else { unsafe { step_multiplier::<E>(sb, k, n0, k0) } };
-    }
-    a
 }
 
 /// The multiplier `2^(bias + e)` (both halves) of the scale of the 128×128 block holding rows `n0..n0 +

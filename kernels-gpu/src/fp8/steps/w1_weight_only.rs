@@ -21,12 +21,14 @@
 //!
 //! Prediction (H200, 4.2 TB/s copy): at 1×4096×14336 the weights are 58.7 MB → ~14 µs plus ~3 µs of
 //! launch and ramp, against d2's 34.3 µs on bf16 weights: ~2×. Measured: the FP8 ladder's README.
-use crate::fp8::weight_only::{Operands, Wide16, compute, finish, load_acts};
+use crate::fp8::weight_only::{Operands, Wide16, compute, finish, step_multiplier};
+use layout::fp8::weights::multiplier;
 use crate::hgemm::elem::{Bf16, F16};
 use crate::hgemm::split_k::MAX_SPLITS;
 use crate::launch_bounds::launch_bounds;
+use crate::util::unroll::unroll4;
 use crate::prim::{
-    global::ld_global_nc_na_v4_u32,
+    global::{ld_global_nc_na_v4_u32, ld_global_nc_v4_u32},
     shared,
     thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
 };
@@ -49,7 +51,7 @@ unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *con
                                                              k0: u32, g: u32, t: u32) -> Operands<NT> {
     let kc = k0 + 16 * t;
     let ok = kc < k_end;
-    let mut wt = [[[0; 4]; 2]; 2];
+    let mut l = Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
     let mut rt = 0;
     while rt < 2 {
         let mut h = 0;
@@ -57,15 +59,37 @@ unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *con
             let row = n0 + 16 * rt + 8 * h + g;
             if ok && row < n {
                 // SAFETY: row < n and kc + 16 ≤ k (k % 16 == 0): inside W; 16-byte aligned (k % 16 == 0).
-                wt[rt as usize][h as usize] = unsafe { ld_global_nc_na_v4_u32(w.add(row as usize * k as usize + kc as usize) as *const u32) };
+                l.w[rt as usize][h as usize] = unsafe { ld_global_nc_na_v4_u32(w.add(row as usize * k as usize + kc as usize) as *const u32) };
             }
             h += 1;
         }
         rt += 1;
     }
-    // SAFETY: forwarded (the caller's contract on x and sb).
-    let a = unsafe { load_acts::<NT, E, X8>(x, sb, m, k, k_end, n0, k0, g, t) };
-    Operands { w: wt, x: a.x, mult: a.mult }
+    unroll4!(nt => { if (nt as usize) < NT {
+        let tok = 8 * nt + g;
+        if ok && tok < m {
+            if X8 {
+                // fw2: 16 e4m3 activations as bytes; `compute` widens them.
+                let p = x.wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
+                // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 16-byte aligned (k % 16 == 0).
+                let a = unsafe { ld_global_nc_v4_u32(p) };
+                l.x[nt as usize] = [a[0], a[1], a[2], a[3], 0, 0, 0, 0];
+            } else {
+                let p = (x as *const u16).wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
+                // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 32-byte aligned (k % 16 == 0).
+                let (a, b) = unsafe { (ld_global_nc_v4_u32(p), ld_global_nc_v4_u32(p.add(4))) };
+                l.x[nt as usize] = [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]];
+            }
+        }
+    }});
+    // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
+    // steps aligned to 64); the same address in every lane. fw2's weights are unscaled (its per-tensor
+    // scale is applied to the sums): the unit multiplier `2^bias`.
+    if k0 < k_end {
+        // SAFETY: n0 < n, k0 < k_end ≤ k.
+        l.mult = if X8 { multiplier(1.0f32.to_bits(), E::WIDE) } else { unsafe { step_multiplier::<E>(sb, k, n0, k0) } };
+    }
+    l
 }
 
 /// The body of the w1 kernels with `NT` token tiles (`8·NT` tokens).
