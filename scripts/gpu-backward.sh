@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Issue 50's backward steps (b1, b2) on a GPU in one call: the backward GPU tests (plain and under
-# compute-sanitizer memcheck/racecheck), `kernel-lab backward` in 3 processes (JSON each), each followed by
+# Issue 50's backward steps (b1, b2, b3) on a GPU in one call: the backward GPU tests (plain and under
+# compute-sanitizer memcheck/racecheck), `kernel-lab backward` in REPS (default 3) processes (JSON each), each followed by
 # torch SDPA's backward on the same shapes (scripts/backward-torch-peer.py), and an ncu profile of one kernel (NCU_K, default b2's dQ kernel) at one
 # shape (NCU=0 skips it). Carry: scripts/backward-carry.sh. Everything lands in $OUT.
 set -uo pipefail
 . scripts/device-log.sh "backward.txt"
 run $C/tests/backward --test-threads=1 --nocapture
 if [ "${SANITIZE:-1}" = 1 ]; then
-  T=400 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/backward --test-threads=1 matches_the
-  T=400 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/tests/backward --test-threads=1 matches_the
+  T=400 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/backward --test-threads=1 ${SAN_TESTS:-matches_the}
+  T=400 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/tests/backward --test-threads=1 ${SAN_TESTS:-matches_the}
 fi
-for i in 1 2 3; do
+for i in $(seq 1 ${REPS:-3}); do
   run $C/kernel-lab backward ${SHAPES:+--shapes $SHAPES} --json "$OUT/backward-$i.json"
   run python3 scripts/backward-torch-peer.py ${SHAPES:+--shapes $SHAPES} --out "$OUT/peer-$i.md"
 done

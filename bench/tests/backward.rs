@@ -1,4 +1,4 @@
-//! GPU tests of attention backward (issue 50, step b1): dQ, dK, dV against the f64 reference on packed
+//! GPU tests of attention backward (issue 50, steps b1, b2 and — where the GPU runs `sm_90a` code — b3): dQ, dK, dV against the f64 reference on packed
 //! sequences of lengths 0, 1, 127, 128, 129 and more, grouped heads (dK, dV summed over the group),
 //! causal (bottom-right, queries the last tokens of longer keys) and not (fewer keys than queries
 //! too), head dims 64 and 128, token-major and head-major, f16 and bf16, every gradient poisoned first;
@@ -12,7 +12,7 @@ use common::{Half, rounded};
 use half::{bf16, f16};
 use kernel_lab_bench::{
     attention::{
-        backward::{BackwardDesc, BackwardPlan, DqMode, Grads, Order, reference_f64},
+        backward::{BackwardDesc, BackwardPlan, DqMode, Engine, Grads, Order, reference_f64},
         prefill::{PrefillDesc, reference_f64 as forward_f64},
     },
     runtime::{gpu::{Gpu, gpu_or_skip}, verify},
@@ -153,13 +153,33 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// The plans every test runs: the default (b3 where the GPU runs `sm_90a` code, else b2), b2 on
+/// `mma.sync` (deterministic) and b1 (atomic dQ).
+const VARIANTS: [(DqMode, Engine); 3] = [(DqMode::Deterministic, Engine::Auto), (DqMode::Deterministic, Engine::MmaSync), (DqMode::Atomic, Engine::Auto)];
+
+/// The default plan (b3 on Hopper, b2 elsewhere): every case against the f64 reference, every gradient
+/// bitwise the same over 10 runs.
 #[test]
 fn backward_matches_the_f64_reference() {
     let Some(gpu) = gpu_or_skip("backward_matches_the_f64_reference") else { return };
+    let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64)).unwrap();
+    eprintln!("default plan: {} ({})", plan.kernel(), if plan.is_wgmma() { "b3, wgmma" } else { "b2, mma.sync" });
     let seed = verify::fresh_seed();
     for (i, case) in cases().iter().enumerate() {
         check::<f16>(&gpu, case, Elem::F16, seed ^ i as u64);
         check::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 8);
+    }
+}
+
+/// Step b2 on `mma.sync` where the default is b3: the same cases, bitwise stable over 10 runs.
+#[test]
+fn mma_sync_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("mma_sync_backward_matches_the_reference") else { return };
+    let seed = verify::fresh_seed();
+    for (i, case) in cases().into_iter().enumerate() {
+        let case = Case { desc: case.desc.with_engine(Engine::MmaSync), ..case };
+        check::<f16>(&gpu, &case, Elem::F16, seed ^ i as u64);
+        check::<bf16>(&gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
     }
 }
 
@@ -176,7 +196,7 @@ fn atomic_dq_backward_matches_the_reference() {
     }
 }
 
-/// 2 × 1000 tokens, 16/4 heads, D = 128, causal, bf16 (both dQ modes): grouped heads against the same problem with each
+/// 2 × 1000 tokens, 16/4 heads, D = 128, causal, bf16 (every plan of [`VARIANTS`]): grouped heads against the same problem with each
 /// K/V head repeated for its 4 query heads, whose dK and dV (per query head) are summed on the host.
 #[test]
 fn grouped_heads_match_repeated_heads_summed() {
@@ -189,10 +209,10 @@ fn grouped_heads_match_repeated_heads_summed() {
     let (q, k, v, o, d_o) = (r(t * h * dd), r(t * hk * dd), r(t * hk * dd), r(t * h * dd), r(t * h * dd));
     let lse: Vec<f32> = (0..t * h).map(|i| 3.0 + (i % 7) as f32).collect();
     let repeat = |x: &[bf16]| -> Vec<bf16> { (0..t * h).flat_map(|i| x[((i / h) * hk + (i % h) / (h / hk)) * dd..][..dd].to_vec()).collect() };
-    for mode in [DqMode::Deterministic, DqMode::Atomic] {
+    for (mode, engine) in VARIANTS {
         let mut grads = Vec::new();
         for (heads_kv, kk, vv) in [(hk, k.clone(), v.clone()), (h, repeat(&k), repeat(&v))] {
-            let desc = BackwardDesc::new(h, heads_kv, dd).causal().with_dq(mode);
+            let desc = BackwardDesc::new(h, heads_kv, dd).causal().with_dq(mode).with_engine(engine);
             let n_kv = t * heads_kv * dd;
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<bf16>(q.len()).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap());
             let up = |x: &[bf16]| gpu.upload(x).unwrap();
@@ -205,8 +225,8 @@ fn grouped_heads_match_repeated_heads_summed() {
         // The repeated problem's per-query-head dK, dV summed over each group.
         let sum = |x: &[f64]| -> Vec<f64> { (0..t * hk * dd).map(|i| (0..h / hk).map(|j| x[((i / (hk * dd)) * h + (i / dd % hk) * (h / hk) + j) * dd + i % dd]).sum()).collect() };
         let (dq_e, dk_e, dv_e) = (verify::rel_l2(&grads[0][0], &grads[1][0]), verify::rel_l2(&grads[0][1], &sum(&grads[1][1])), verify::rel_l2(&grads[0][2], &sum(&grads[1][2])));
-        eprintln!("{mode:?}: grouped against repeated: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
-        assert!(dq_e < 1e-2 && dk_e < 1e-2 && dv_e < 1e-2, "{mode:?}: grouped heads against repeated heads: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
+        eprintln!("{mode:?} {engine:?}: grouped against repeated: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
+        assert!(dq_e < 1e-2 && dk_e < 1e-2 && dv_e < 1e-2, "{mode:?} {engine:?}: grouped heads against repeated heads: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
     }
 }
 
@@ -217,8 +237,8 @@ fn grouped_heads_match_repeated_heads_summed() {
 #[test]
 fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
     let Some(gpu) = gpu_or_skip("padded_keys_add_nothing_where_the_lse_is_very_negative") else { return };
-    fn one<T: Half>(gpu: &Gpu, x: f32, mode: DqMode) {
-        let d = BackwardDesc::new(1, 1, 64).with_dq(mode);
+    fn one<T: Half>(gpu: &Gpu, x: f32, (mode, engine): (DqMode, Engine)) {
+        let d = BackwardDesc::new(1, 1, 64).with_dq(mode).with_engine(engine);
         let (cq, ck) = (cu(&[1, 3]), cu(&[1, 70]));
         let (tq, tk) = (4usize, 71usize);
         let q: Vec<T> = vec![T::of(x); tq * 64];
@@ -243,12 +263,12 @@ fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
         for (name, got, want) in [("dQ", &dq, &wq), ("dK", &dk, &wk), ("dV", &dv, &wv)] {
             let got: Vec<f64> = gpu.download(got).unwrap().iter().map(|y| y.to() as f64).collect();
             let worst = got.iter().zip(want).map(|(a, b)| (a - b).abs()).fold(0.0f64, |m, e| if e.is_nan() { f64::INFINITY } else { m.max(e) });
-            assert!(worst <= 2e-2, "{mode:?} x = {x}: {name} off the reference by {worst:.3e} (NaN counts as ∞)");
+            assert!(worst <= 2e-2, "{mode:?} {engine:?} x = {x}: {name} off the reference by {worst:.3e} (NaN counts as ∞)");
         }
     }
-    for mode in [DqMode::Deterministic, DqMode::Atomic] {
-        one::<f16>(&gpu, 1.5, mode);
-        one::<bf16>(&gpu, 3.5, mode);
+    for v in VARIANTS {
+        one::<f16>(&gpu, 1.5, v);
+        one::<bf16>(&gpu, 3.5, v);
     }
 }
 
@@ -258,6 +278,8 @@ fn bad_backward_input_gives_clear_errors() {
     let d = BackwardDesc::new(8, 2, 64).causal();
     assert!(BackwardPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));
     assert!(BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(8, 2, 256)).err().unwrap().to_string().contains("head dim 256"));
+    let e = BackwardPlan::<f16>::new(&gpu, d.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma)).err().unwrap().to_string();
+    assert!(e.contains("deterministically only"), "{e}");
     let mut plan = BackwardPlan::<f16>::new(&gpu, d).unwrap();
     let q = gpu.zeros::<f16>(10 * 8 * 64).unwrap();
     let kv = gpu.zeros::<f16>(10 * 2 * 64).unwrap();

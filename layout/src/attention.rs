@@ -477,6 +477,65 @@ pub const fn bwd_dq_smem(d: u32) -> u32 {
 }
 const _: () = assert!(bwd_dq_smem(64) == 48 * 1024 && bwd_dq_smem(128) == 96 * 1024);
 
+/// Backward step b3 (Hopper, `wgmma`): rows of the two resident tiles a CTA keeps (two consumer
+/// warpgroups of 64 rows each): the dK/dV kernel's K and V (keys), the dQ kernel's Q and dO (queries).
+pub const BWD_H_ROWS: u32 = 128;
+/// b3: rows of the streamed tiles (the dK/dV kernel's Q and dO, the dQ kernel's K and V).
+pub const BWD_H_STREAM: u32 = 64;
+
+/// Which of b3's shared-memory regions ([`bwd_h_offset`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BwdHTile {
+    /// The first resident tile (`BWD_H_ROWS × d`): K (dK/dV kernel) or Q (dQ kernel).
+    X,
+    /// The second resident tile: V or dO.
+    Y,
+    /// A stage's first streamed tile (`BWD_H_STREAM × d`): Q or K.
+    A,
+    /// A stage's second streamed tile: dO or V.
+    B,
+    /// A stage's `log2(e) · LSE` then `D = rowsum(dO ∘ O)` of its queries (`2 × BWD_H_STREAM` f32; the
+    /// dK/dV kernel only).
+    Stats,
+}
+
+/// Bytes of one 64-column box of a `rows`-row 16-bit tile under `SWIZZLE_128B` (128-byte rows).
+pub const fn sw128_box_bytes(rows: u32) -> u32 {
+    rows * 128
+}
+
+/// Byte of element `(r, c)` in a `rows × d` 16-bit tile kept as the TMA's `SWIZZLE_128B` boxes of 64
+/// columns (box `c / 64` after box `c / 64 − 1`; inside a box 128-byte rows whose 16-byte chunks are
+/// XORed with the row's low 3 bits): the layout `wgmma`'s K-major and MN-major 128-byte descriptors read,
+/// from a 1024-byte-aligned base.
+pub const fn sw128_byte(rows: u32, r: u32, c: u32) -> u32 {
+    (c / 64) * sw128_box_bytes(rows) + SwizzleFn { s: 3, b: 3, m: 4 }.apply(r * 128 + (c % 64) * 2)
+}
+
+/// Byte offset of `what` (stage `stage` for the streamed tiles and statistics) in b3's dynamic shared
+/// memory at head dim `d`, from the first 1024-byte boundary of it: X, Y, then two stages of (A, B,
+/// statistics). Every tile starts on a 1024-byte boundary (the swizzle's period).
+pub const fn bwd_h_offset(d: u32, what: BwdHTile, stage: u32) -> u32 {
+    let res = 2 * BWD_H_ROWS * d;
+    let str_ = 2 * BWD_H_STREAM * d;
+    let stage_bytes = 2 * str_ + 1024; // the statistics' 512 bytes padded to the period
+    let s0 = 2 * res + stage * stage_bytes;
+    match what {
+        BwdHTile::X => 0,
+        BwdHTile::Y => res,
+        BwdHTile::A => s0,
+        BwdHTile::B => s0 + str_,
+        BwdHTile::Stats => s0 + 2 * str_,
+    }
+}
+
+/// b3's dynamic shared memory at head dim `d` (both kernels): 1024 bytes of alignment slack, the two
+/// resident tiles and two stages — 67 KiB at D = 64, 131 KiB at D = 128.
+pub const fn bwd_h_smem(d: u32) -> u32 {
+    1024 + bwd_h_offset(d, BwdHTile::A, 2)
+}
+const _: () = assert!(bwd_h_smem(64) == 67 * 1024 && bwd_h_smem(128) == 131 * 1024);
+
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
 /// head's consecutive tokens (`*_tok`) and between heads (`*_head`); sequence `b` starts at element
@@ -512,6 +571,44 @@ pub struct BackwardDims {
 
 #[cfg(test)]
 mod tests {
+
+    /// b3's tiles: every element of a `rows × d` tile lands where `wgmma`'s MN-major 128-byte descriptor
+    /// over the tile (K = the rows) reads it, where its K-major one (rows = M or N, 64 columns a box)
+    /// reads it, each element on its own 2 bytes, and the regions do not overlap.
+    #[test]
+    fn b3_tiles_are_what_the_wgmma_descriptors_read() {
+        extern crate std;
+        use crate::hopper::WgmmaDesc;
+        for (rows, d) in [(64u32, 64u32), (64, 128), (128, 64), (128, 128)] {
+            let mn = match WgmmaDesc::mn_major_sw128(0, rows) {
+                Ok(x) => x,
+                Err(_) => panic!("descriptor"),
+            };
+            let mut seen = std::collections::HashSet::new();
+            for r in 0..rows {
+                for c in 0..d {
+                    let at = sw128_byte(rows, r, c);
+                    assert_eq!(at, mn.mn_major_sw128_byte(c, r), "rows {rows} d {d} ({r}, {c})");
+                    // K-major (PTX canonical layout, 128-byte swizzle): 8-row groups SBO = 1024 apart, the
+                    // box of columns c / 64 advanced by whole boxes.
+                    let k_major = (c / 64) * sw128_box_bytes(rows) + crate::swizzle::SwizzleFn { s: 3, b: 3, m: 4 }.apply((r / 8) * 1024 + (r % 8) * 128 + (c % 64) * 2);
+                    assert_eq!(at, k_major);
+                    assert!(at + 2 <= 2 * rows * d && seen.insert(at));
+                }
+            }
+        }
+        for d in [64, 128] {
+            let mut ends = 0;
+            for (what, st, bytes) in [(BwdHTile::X, 0, 2 * BWD_H_ROWS * d), (BwdHTile::Y, 0, 2 * BWD_H_ROWS * d), (BwdHTile::A, 0, 2 * BWD_H_STREAM * d),
+                                      (BwdHTile::B, 0, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 0, 8 * BWD_H_STREAM), (BwdHTile::A, 1, 2 * BWD_H_STREAM * d),
+                                      (BwdHTile::B, 1, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 1, 8 * BWD_H_STREAM)] {
+                let at = bwd_h_offset(d, what, st);
+                assert!(at >= ends && at % 1024 == 0, "{what:?} stage {st} at {at}");
+                ends = at + bytes;
+            }
+            assert!(1024 + ends <= bwd_h_smem(d));
+        }
+    }
 
     /// The bottom-right causal walk against brute force: a query tile visits exactly the key tiles
     /// holding a key some valid row of it sees, and a tile is masked exactly where some row of the

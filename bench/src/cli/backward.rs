@@ -2,14 +2,15 @@
 //! grouped heads, D = 64 and 128, causal and not — each interleaved with the forward of the same problem
 //! (prefill's a19 where the GPU runs it, which also supplies O and the LSE; elsewhere the fixed-length
 //! fused kernel's time, and O and the LSE from random values). TFLOP/s count 2.5× the forward's FLOPs,
-//! as FlashAttention's papers do. Then step b2 (deterministic dQ) interleaved with b1. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
+//! as FlashAttention's papers do. Then step b2 (deterministic dQ) interleaved with b1, and where the GPU runs
+//! `sm_90a` code step b3 (b2 on `wgmma`, the default there) interleaved with b2. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
 //! shapes: `scripts/backward-torch-peer.py`.
 use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
     attention::{
         AttentionDesc, AttentionPlan,
-        backward::{BackwardDesc, BackwardPlan, DqMode, Grads},
+        backward::{BackwardDesc, BackwardPlan, DqMode, Engine, Grads},
         prefill::{Lens, PrefillDesc, PrefillPlan},
     },
     gemm::Element,
@@ -22,7 +23,7 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE]
   Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
-  same problem, then b2 (deterministic dQ) against b1. TFLOP/s: 2.5 × the forward's 4·B·H·D per
+  same problem, then b2 (deterministic dQ) against b1, then (Hopper) b3 against b2. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair.
 ";
 
@@ -97,7 +98,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             println!("| {shape} | {config} | {us:.1} | {tflops:.0} | {base} | {fus:.1} | {:.2} |", us / fus);
             rows.push(serde_json::json!({"shape": shape, "config": config, "us": us, "tflops": tflops, "forward": base, "forward_us": fus}));
             // b2 (deterministic dQ) interleaved with b1 on the same inputs.
-            let mut det = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic))?;
+            let mut det = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic).with_engine(Engine::MmaSync))?;
             let (b2, b1) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
                 let p = if is_base { &mut plan } else { &mut det };
                 p.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())
@@ -106,6 +107,18 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             let config = format!("b2 deterministic{mask}");
             println!("| {shape} | {config} | {us2:.1} | {:.0} | b1 | {us1:.1} | {:.2} |", 2.5 * flops / b2.median_ms / 1e9, us2 / us1);
             rows.push(serde_json::json!({"shape": shape, "config": config, "us": us2, "tflops": 2.5 * flops / b2.median_ms / 1e9, "base": "b1", "base_us": us1}));
+            // b3 (b2 on wgmma) interleaved with b2, where the GPU runs it.
+            if hopper {
+                let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_engine(Engine::Wgmma))?;
+                let (b3, b2) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
+                    let p = if is_base { &mut det } else { &mut h3 };
+                    p.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())
+                })?;
+                let (us3, us2) = (b3.median_ms * 1e3, b2.median_ms * 1e3);
+                let config = format!("b3 wgmma{mask}");
+                println!("| {shape} | {config} | {us3:.1} | {:.0} | b2 | {us2:.1} | {:.2} |", 2.5 * flops / b3.median_ms / 1e9, us3 / us2);
+                rows.push(serde_json::json!({"shape": shape, "config": config, "us": us3, "tflops": 2.5 * flops / b3.median_ms / 1e9, "base": "b2", "base_us": us2}));
+            }
         }
     }
     if let Some(path) = json {

@@ -2,8 +2,9 @@
 //! for grouped K/V heads (dK and dV summed over each group), packed sequences of different lengths and
 //! the causal mask aligned bottom-right, f16 or bf16, head dims 64 and 128. The kernels are steps b1
 //! (FlashAttention-2's backward on `mma.sync`, any GPU from sm_80:
-//! `kernels-gpu/src/attention/steps/v20_backward_fa2.rs`) and b2 (its deterministic dQ,
-//! `v21_backward_deterministic.rs`).
+//! `kernels-gpu/src/attention/steps/v20_backward_fa2.rs`), b2 (its deterministic dQ,
+//! `v21_backward_deterministic.rs`) and b3 (b2's two kernels on Hopper's `wgmma`, sm_90a:
+//! `v23_backward_wgmma.rs`); [`Engine`] says which of b2 and b3 a deterministic plan runs.
 //!
 //! Two tensor orders, the forward kernels' ([`Order`]):
 //! ```text
@@ -23,7 +24,7 @@
 //! are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use layout::attention::{BWD_BKV, BWD_DQ_BQ, BackwardDims, bwd_smem};
+use layout::attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BackwardDims, bwd_h_smem, bwd_smem};
 
 use super::prefill::{Lens, PrefillDesc};
 use crate::{
@@ -56,6 +57,17 @@ pub enum DqMode {
     Deterministic,
 }
 
+/// Which kernels a deterministic plan ([`DqMode::Deterministic`]) runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// b3 where the GPU runs `sm_90a` code, b2 elsewhere (the default).
+    Auto,
+    /// b1 / b2 on `mma.sync` (any GPU from sm_80).
+    MmaSync,
+    /// b3 on `wgmma`: `sm_90a` only, deterministic dQ only (a plan asked for it elsewhere is refused).
+    Wgmma,
+}
+
 /// One backward problem's heads, mask and layout (the lengths come with each run).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BackwardDesc {
@@ -73,12 +85,14 @@ pub struct BackwardDesc {
     pub order: Order,
     /// How dQ is summed.
     pub dq: DqMode,
+    /// Which kernels run it.
+    pub engine: Engine,
 }
 
 impl BackwardDesc {
     /// Token-major, non-causal, the default scale, deterministic dQ.
     pub fn new(heads: usize, kv_heads: usize, head_dim: usize) -> BackwardDesc {
-        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor, dq: DqMode::Deterministic }
+        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor, dq: DqMode::Deterministic, engine: Engine::Auto }
     }
 
     /// The same with the causal mask.
@@ -99,6 +113,11 @@ impl BackwardDesc {
     /// The same with dQ summed as `dq` says.
     pub fn with_dq(self, dq: DqMode) -> BackwardDesc {
         BackwardDesc { dq, ..self }
+    }
+
+    /// The same run by `engine`'s kernels.
+    pub fn with_engine(self, engine: Engine) -> BackwardDesc {
+        BackwardDesc { engine, ..self }
     }
 
     /// Query heads per K/V head.
@@ -169,10 +188,12 @@ pub struct BackwardPlan<T: Element> {
     gpu: Gpu,
     desc: BackwardDesc,
     prep: Kernel,
-    /// b1's kernel (atomic dQ) or b2's dK/dV kernel (deterministic).
+    /// b1's kernel (atomic dQ) or b2's / b3's dK/dV kernel (deterministic).
     main: Kernel,
-    /// dQ's conversion from its accumulator (atomic) or b2's dQ kernel (deterministic).
+    /// dQ's conversion from its accumulator (atomic) or b2's / b3's dQ kernel (deterministic).
     convert: Kernel,
+    /// b3 (`wgmma`): 128 queries per dQ CTA where b2 takes 64.
+    wgmma: bool,
     cu: Option<CudaSlice<i32>>,
     acc: Option<CudaSlice<f32>>,
     stats: Option<CudaSlice<f32>>,
@@ -185,17 +206,33 @@ impl<T: Element> BackwardPlan<T> {
         let e = super::half_suffix::<T>("attention backward")?;
         desc.validate()?;
         let d = desc.head_dim;
-        let (main, convert) = match desc.dq {
-            DqMode::Atomic => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
-            DqMode::Deterministic => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
+        let b3 = format!("attn_bwd_b3kv_d{d}_{e}");
+        let wgmma = match (desc.dq, desc.engine) {
+            (DqMode::Atomic, Engine::Wgmma) => {
+                return Err(Error::InvalidInput("attention backward: the wgmma kernels (b3) compute dQ deterministically only; use DqMode::Deterministic or another engine".into()));
+            }
+            (DqMode::Atomic, _) | (_, Engine::MmaSync) => false,
+            // Loading b3 below refuses a GPU that cannot run it (`Error::Unsupported`, naming what it needs).
+            (DqMode::Deterministic, Engine::Wgmma) => true,
+            (DqMode::Deterministic, Engine::Auto) => crate::steps::find(&b3).is_some_and(|info| gpu.cannot_run(info).is_none()),
         };
-        Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?,
+        let (main, convert) = match (desc.dq, wgmma) {
+            (DqMode::Atomic, _) => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
+            (DqMode::Deterministic, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
+            (DqMode::Deterministic, true) => (b3, format!("attn_bwd_b3dq_d{d}_{e}")),
+        };
+        Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?, wgmma,
                           cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
     }
 
     /// The problem.
     pub fn desc(&self) -> BackwardDesc {
         self.desc
+    }
+
+    /// Whether it runs b3's `wgmma` kernels.
+    pub fn is_wgmma(&self) -> bool {
+        self.wgmma
     }
 
     /// The main kernel it runs.
@@ -279,7 +316,7 @@ impl<T: Element> BackwardPlan<T> {
         let pst = stats.device_ptr(&stream).0;
         let dims = DimsParam(d.dims(&lens, cu_q, cu_k));
         let batch = lens.batch as u32;
-        debug_assert_eq!(self.main.info.dyn_smem_bytes, bwd_smem(d.head_dim as u32));
+        debug_assert_eq!(self.main.info.dyn_smem_bytes, if self.wgmma { bwd_h_smem(d.head_dim as u32) } else { bwd_smem(d.head_dim as u32) });
         // SAFETY (the three launches): the offsets are the checked `Lens` (batch + 1 each, from 0,
         // non-decreasing, keys ≥ 1 where a sequence has queries and ≥ its queries when causal), copied
         // ahead on this stream into a buffer nothing else writes; the strides are those of the checked
@@ -295,12 +332,17 @@ impl<T: Element> BackwardPlan<T> {
             if lens.max_q > 0 {
                 launch!(self.gpu, &self.prep, grid = ((lens.max_q as u32).div_ceil(8), d.heads as u32, batch), &po, &pdo, &pl, &pcu, &pst, &dims)?;
             }
-            launch!(self.gpu, &self.main, grid = (max_k.div_ceil(BWD_BKV), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims)?;
+            if self.wgmma {
+                // b3's dK/dV kernel: b1's grid (128 keys per CTA), no dQ accumulator.
+                launch!(self.gpu, &self.main, grid = (max_k.div_ceil(BWD_H_ROWS), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdk, &pdv, &dims)?;
+            } else {
+                launch!(self.gpu, &self.main, grid = (max_k.div_ceil(BWD_BKV), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims)?;
+            }
             if !atomic {
-                // b2's dQ kernel: one CTA per 64 query rows of a head and sequence.
+                // b2's dQ kernel: one CTA per 64 query rows of a head and sequence (b3's: 128).
+                let rows = if self.wgmma { BWD_H_ROWS } else { BWD_DQ_BQ };
                 if lens.max_q > 0 {
-                    launch!(self.gpu, &self.convert, grid = ((lens.max_q as u32).div_ceil(BWD_DQ_BQ), d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq,
-                            &dims)?;
+                    launch!(self.gpu, &self.convert, grid = ((lens.max_q as u32).div_ceil(rows), d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq, &dims)?;
                 }
             } else if q_elems > 0 {
                 let (blocks, n, scale) = ((q_elems as u32 / 4).div_ceil(256).min(8 * self.gpu.info.sms), q_elems as u32, d.scale());

@@ -426,8 +426,17 @@ const fn backward_b2dq(name: &'static str, label: &'static str, d: u32, has: &'s
                  ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] } }
 }
 
+const BACKWARD_B3_ABOUT: &str = "backward (b3, Hopper, deterministic): b2's two kernels on wgmma — Sᵀ, dPᵀ (dK/dV kernel) and S, dP (dQ kernel) read both operands from shared memory, P and dS stay in registers as the A of dV, dK, dQ";
+const BACKWARD_B3_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k16.f32.", "cp.async.cg.shared.global", "fence.proxy.async.shared::cta"];
+
+const fn backward_b3(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 256, launch_bounds: super::bounds_min(256, 1),
+                 dyn_smem_bytes: layout::attention::bwd_h_smem(d), about: BACKWARD_B3_ABOUT,
+                 ptx: PtxCheck { has: BACKWARD_B3_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] } }
+}
+
 /// The backward kernels (issue 50; `kernel_lab::attention::backward`): step b1 per head dim and element
-/// type, b2's (deterministic dQ) two kernels, the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
+/// type, b2's (deterministic dQ) two kernels, b3's (b2 on Hopper's `wgmma`) two, the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
 /// accumulator. Not in [`STEPS`]: they take the forward's outputs and gradients, not a forward problem.
 pub const BACKWARD: &[KernelInfo] = &[
     backward("attn_bwd_b1_d64_f16", "b1-d64", 64, BACKWARD_HAS_F16), backward("attn_bwd_b1_d128_f16", "b1-d128", 128, BACKWARD_HAS_F16),
@@ -436,6 +445,10 @@ pub const BACKWARD: &[KernelInfo] = &[
     backward_b2kv("attn_bwd_b2kv_d64_bf16", "b2kv-d64-bf16", 64, BACKWARD_B2DQ_HAS_BF16), backward_b2kv("attn_bwd_b2kv_d128_bf16", "b2kv-d128-bf16", 128, BACKWARD_B2DQ_HAS_BF16),
     backward_b2dq("attn_bwd_b2dq_d64_f16", "b2dq-d64", 64, BACKWARD_B2DQ_HAS_F16), backward_b2dq("attn_bwd_b2dq_d128_f16", "b2dq-d128", 128, BACKWARD_B2DQ_HAS_F16),
     backward_b2dq("attn_bwd_b2dq_d64_bf16", "b2dq-d64-bf16", 64, BACKWARD_B2DQ_HAS_BF16), backward_b2dq("attn_bwd_b2dq_d128_bf16", "b2dq-d128-bf16", 128, BACKWARD_B2DQ_HAS_BF16),
+    backward_b3("attn_bwd_b3kv_d64_f16", "b3kv-d64", 64), backward_b3("attn_bwd_b3kv_d128_f16", "b3kv-d128", 128),
+    backward_b3("attn_bwd_b3kv_d64_bf16", "b3kv-d64-bf16", 64), backward_b3("attn_bwd_b3kv_d128_bf16", "b3kv-d128-bf16", 128),
+    backward_b3("attn_bwd_b3dq_d64_f16", "b3dq-d64", 64), backward_b3("attn_bwd_b3dq_d128_f16", "b3dq-d128", 128),
+    backward_b3("attn_bwd_b3dq_d64_bf16", "b3dq-d64-bf16", 64), backward_b3("attn_bwd_b3dq_d128_bf16", "b3dq-d128-bf16", 128),
     decode_helper("attn_bwd_prep_d64_f16", "b1-prep-d64", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 64)"),
     decode_helper("attn_bwd_prep_d128_f16", "b1-prep-d128", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 128)"),
     decode_helper("attn_bwd_prep_d64_bf16", "b1-prep-d64-bf16", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (bf16, D = 64)"),

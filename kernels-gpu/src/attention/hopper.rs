@@ -111,7 +111,7 @@ fn unset_scores() -> Scores {
 
 /// One 64-column block of [`unset_scores`].
 #[inline(always)]
-fn unset_block() -> [f32; 32] {
+pub(super) fn unset_block() -> [f32; 32] {
     let mut a = [0f32; 32];
     // SAFETY: emits no instruction (a PTX comment); declares the registers written. `pure` although
     // this file holds collective asm: this one is no instruction at all, so moving it is harmless

@@ -1,0 +1,405 @@
+#![cfg(lab_sm90)]
+//! Backward step b3 (issue 50): b2's two kernels — dK/dV per key block, dQ per query block, each
+//! gradient summed by one thread in a fixed order — with every product on Hopper's **`wgmma`**, its
+//! shared operands read by the tensor cores straight from shared memory.
+//!
+//! Why: `ncu` of b1 (session 51) put the limit on shared-memory bytes, not on the tensor cores: each of
+//! its 8 warps owns 16 keys and `ldmatrix`es the whole Q and dO tiles into registers, twice (0.58
+//! `ldmatrix` per `mma`, L1/shared 69%, SM 30%). A `wgmma` reads its shared operand once per warpgroup
+//! of 4 warps, and P, dS never leave the registers: the accumulator of Sᵀ = K·Qᵀ is, packed to 16 bits,
+//! the A operand of dV += Pᵀ·dO — the forward's P·V trick.
+//!
+//! Both kernels are one body ([`body`]) with the roles of the tiles swapped. A CTA is two warpgroups
+//! (256 threads) of 64 rows each; it keeps two resident tiles X, Y of 128 rows and streams tiles A, B of
+//! 64 rows through two `cp.async` stages (128-byte swizzled boxes, the layout `wgmma`'s descriptors read:
+//! `layout::attention::sw128_byte`):
+//!
+//! ```text
+//!              X, Y (resident)  A, B (streamed)  per tile, each warpgroup (64 rows × 64 streamed rows)
+//! dK/dV  (KV)  K, V of 128 keys Q, dO of 64 q    Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ   (A, B K-major: ss)
+//!                                                 Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE[q]), dSᵀ = Pᵀ∘(dPᵀ − D[q])
+//!                                                 dV += Pᵀ·dO, dK += dSᵀ·Q (Pᵀ, dSᵀ from registers; dO, Q MN-major)
+//! dQ     (Q)   Q, dO of 128 q   K, V of 64 keys  S = Q·Kᵀ, dP = dO·Vᵀ; P, dS as above by rows; dQ += dS·K
+//! ```
+//!
+//! The dK/dV kernel walks b1's grid (a CTA per 128 keys, K/V head and sequence, over every query tile
+//! of its group's heads), the dQ kernel one CTA per 128 queries, head and sequence over its keys; the
+//! statistics (`log2 e · LSE`, `D = rowsum(dO ∘ O)`) come from b1's preprocessing kernel. Masking as
+//! b1/b2: a key past the sequence's end or (causal, bottom-right) past a query's last visible key gets
+//! P = 0, on the tiles where any can occur; a warpgroup whose 64 rows see none of a tile skips it.
+//!
+//! Prediction (before any run, H200, bf16, D = 128, L = 4096–8192): b2 moves ~0.45 MB of shared memory
+//! per 64×128×128 product through `ldmatrix`; `wgmma` reads 16 KB of B per warpgroup-GEMM and nothing
+//! for the register A of dV, dK, dQ. With the tensor cores no longer starved, but one tile at a time per
+//! warpgroup (no producer warp, no overlap of the exponentials with the next tile's products, the
+//! `cp.async` copies issued by the same threads), expect ~45–55% of the dense `wgmma` rate on the seven
+//! products: **330–420 TFLOP/s** counted as 2.5× the forward — 1.6–2.0× b2, ~1.1–1.4× torch's FA2,
+//! 0.62–0.80× cuDNN.
+use super::fa2_backward::sequence;
+use crate::attention::hopper::unset_block;
+use crate::hgemm::elem::{Bf16, Elem16, F16};
+use crate::prim::{
+    cp_async::{cp_async_ca_4_zfill, cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
+    math::{ex2_approx_f32, fma_rn_f32},
+    mbarrier::fence_proxy_async_shared_cta,
+    shared::{Align16, addr_of, dynamic},
+    sync::sync_threads,
+    thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
+};
+use crate::util::unroll::{unroll2, unroll4, unroll8};
+use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h_offset, bwd_needs_mask,
+                        kv_tiles_off, needs_mask_off, sw128_box_bytes, sw128_byte};
+use layout::hopper::WgmmaDesc;
+
+// The dK/dV kernel walks b1's grid and query tiles (the host launches both on b1's arithmetic).
+const _: () = assert!(BWD_BKV == ROWS && BWD_BQ == STREAM && ROWS == 2 * 64);
+
+/// Threads per CTA: two warpgroups.
+const THREADS: u32 = 256;
+/// K-major operands (Sᵀ's, S's, dP's A and B): 128-byte rows, 8-row groups 1024 bytes apart.
+const K_MAJOR: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
+/// A streamed tile as the MN-major B of dV, dK, dQ (K = its 64 rows; LBO: the next 64 columns' box).
+const STREAM_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, STREAM) {
+    Ok(d) => d,
+    Err(_) => panic!("MN-major descriptor"),
+};
+
+/// Copies rows `row0 .. row0 + rows` (of `len`) of a matrix whose row `r` starts at `g + r · stride`
+/// (`D` 16-bit elements) into the `rows × D` tile at `s_tile` ([`sw128_byte`]'s layout), 16-byte
+/// `cp.async` chunks spread over the CTA's threads; rows past `len` zero-filled from the first row.
+///
+/// # Safety
+/// `g + r · stride` is `D` readable elements, 16-byte aligned, for every `r < len` (and `g` readable);
+/// `s_tile` is 1024-byte aligned and nobody reads the tile until this thread's copy group completes and
+/// a barrier follows.
+#[inline(always)]
+unsafe fn load_tile<const D: u32>(s_tile: u32, rows: u32, g: *const u16, stride: u32, row0: u32, len: u32, tid: u32) {
+    let mut c = tid;
+    while c < rows * D / 8 {
+        let (r, col) = (c / (D / 8), 8 * (c % (D / 8)));
+        let valid = row0 + r < len;
+        let src = if valid { (row0 + r) as usize * stride as usize } else { 0 };
+        // SAFETY: a valid row lies inside the matrix (the caller), an invalid one reads 0 bytes; the
+        // destination chunk lies inside the tile (`sw128_byte` < 2·rows·D).
+        unsafe { cp_async_cg_16_zfill(s_tile + sw128_byte(rows, r, col), g.add(src + col as usize) as *const u8, if valid { 16 } else { 0 }) };
+        c += THREADS;
+    }
+}
+
+/// The K-major descriptor of K-step `ks` (16 columns) of the 64 rows from `row0` of a `rows`-row tile at
+/// `s`.
+#[inline(always)]
+fn k_desc(s: u32, rows: u32, row0: u32, ks: u32) -> u64 {
+    K_MAJOR.advance(s + (ks / 4) * sw128_box_bytes(rows) + row0 * 128 + 32 * (ks % 4)).0
+}
+
+/// `acc = X_w · Aᵀ` over `D`: the warpgroup's 64 rows of the resident tile at `s_x` (rows `row0..`)
+/// against the 64 rows of the streamed tile at `s_a`, issued and committed (not waited for).
+///
+/// # Safety
+/// All 128 threads of a warpgroup; both tiles written and made visible to the async proxy before; nobody
+/// writes them, nor reads `acc`, until a wait retires the group.
+#[inline(always)]
+unsafe fn issue_ss<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_x: u32, row0: u32, s_a: u32) {
+    let dx: [u64; 8] = core::array::from_fn(|ks| k_desc(s_x, ROWS, row0, ks as u32 % (D / 16)));
+    let da: [u64; 8] = core::array::from_fn(|ks| k_desc(s_a, STREAM, 0, ks as u32 % (D / 16)));
+    // SAFETY: forwarded.
+    unsafe {
+        wgmma_fence();
+        unroll8!(ks => {
+            if ks < D / 16 {
+                E::wgmma_64::<0, 0>(acc, dx[ks as usize], da[ks as usize], ks > 0);
+            }
+        });
+        wgmma_commit_group();
+    }
+}
+
+/// `acc += P · B` with P (64 × 64, 16-bit A fragments `p[k-step]`) from registers and B the streamed tile
+/// at `s_b` read MN-major (its 64 rows are K, its `D` columns N), issued and committed.
+///
+/// # Safety
+/// As [`issue_ss`]; `p` and `acc` untouched until the wait.
+#[inline(always)]
+unsafe fn issue_rs<E: Elem16, const D: u32>(acc: &mut [[f32; 32]; 2], p: &[[u32; 4]; 4], s_b: u32) {
+    let db: [u64; 4] = core::array::from_fn(|kk| STREAM_MN.advance(s_b + 2048 * kk as u32).0);
+    pin2(acc);
+    // SAFETY: forwarded.
+    unsafe {
+        wgmma_fence();
+        unroll4!(kk => {
+            if D == 64 {
+                E::wgmma_64_rs::<1>(&mut acc[0], p[kk as usize], db[kk as usize], 1);
+            } else {
+                E::wgmma_128_rs::<1>(acc, p[kk as usize], db[kk as usize], 1);
+            }
+        });
+        wgmma_commit_group();
+    }
+}
+
+/// [`wgmma_fence_operand`] on both 64-column blocks of an accumulator.
+#[inline(always)]
+fn pin2(acc: &mut [[f32; 32]; 2]) {
+    let [a, b] = acc;
+    wgmma_fence_operand(a);
+    wgmma_fence_operand(b);
+}
+
+/// Stores element pair (`x[0..2]` row g, `x[2..4]` row g + 8) of n-tile `nt` into the A fragments of a
+/// K = 64 product: k-step `nt / 2` holds n-tiles 2kk and 2kk + 1 (the accumulator-to-A identity).
+#[inline(always)]
+fn put<E: Elem16>(p: &mut [[u32; 4]; 4], nt: u32, x: [f32; 4]) {
+    p[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(x[0], x[1]);
+    p[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(x[2], x[3]);
+}
+
+/// Where a 64 × 64 product of the tile sits, for the mask: element `e` of n-tile `nt` is row
+/// `row0 + 16·warp + g + 8·(e / 2)`, column `col0 + 8·nt + 2t + e % 2`; the rows are keys (`KV`) or
+/// queries.
+#[derive(Clone, Copy)]
+struct Place {
+    row0: u32,
+    col0: u32,
+    k_len: u32,
+    causal: bool,
+    off: u32,
+}
+
+impl Place {
+    /// Whether element (`r`, `c`) of the tile is hidden: its key past the keys or past its query's last
+    /// visible key.
+    #[inline(always)]
+    fn hidden<const KV: bool>(self, r: u32, c: u32) -> bool {
+        let (key, query) = if KV { (self.row0 + r, self.col0 + c) } else { (self.col0 + c, self.row0 + r) };
+        key >= self.k_len || (self.causal && key > query + self.off)
+    }
+}
+
+/// The b3 body (see the module docs): `KV` the dK/dV kernel — grid `(⌈max k_len / 128⌉, kv_heads,
+/// batch)`, `out0` = dK, `out1` = dV — else the dQ kernel — grid `(⌈max q_len / 128⌉, heads, batch)`,
+/// `out0` = dQ; 256 threads, `bwd_h_smem(D)` bytes.
+///
+/// # Safety
+/// As the entries.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+                                                        out0: *mut u16, out1: *mut u16, dims: Dims) {
+    let (blk, head, b) = (block_idx_x(), block_idx_y(), block_idx_z());
+    let tid = thread_idx_x();
+    let (wg, warp, lane) = (tid / 128, (tid / 32) % 4, lane_id());
+    let (g, t) = (lane / 4, lane % 4);
+    // SAFETY (the whole body): global reads stay inside the sequence's rows (`load_tile` zero-fills past
+    // the lengths; statistics are read for rows below q_len only), stores only for rows below the
+    // lengths, inside the tensors the entries' contract describes. Shared tiles are written by `cp.async`
+    // and read by `wgmma` only after this thread's `cp.async.wait_group 0`, its
+    // `fence.proxy.async.shared::cta` and a CTA barrier; a stage is refilled only after the barrier that
+    // follows every warpgroup's `wgmma.wait_group 0` on the tile that read it. Every `wgmma` is issued by
+    // all 128 threads of a warpgroup (the branches around them are uniform per warpgroup, the barriers
+    // outside them), with accumulators pinned across the waits; descriptors name 1024-byte-aligned tiles
+    // inside the launch's `bwd_h_smem(D)` bytes.
+    unsafe {
+        let (q_start, q_len, k_start, k_len) = sequence(cu_q, cu_k, b);
+        let causal = dims.causal != 0;
+        let off = k_len.wrapping_sub(q_len); // bottom-right alignment (k_len ≥ q_len when causal)
+        let kv_heads = dims.heads / dims.group.max(1);
+        let qbase = q_start as usize * (dims.heads * D) as usize;
+        let kbase0 = k_start as usize * (kv_heads * D) as usize;
+        let blk0 = blk * ROWS; // the CTA's first resident row (a key, or a query)
+        if blk0 >= if KV { k_len } else { q_len } {
+            return;
+        }
+        let w0 = blk0 + 64 * wg; // the warpgroup's first resident row
+        let w_rows = if KV { k_len } else { q_len }.saturating_sub(w0).min(64); // its rows inside the sequence
+        // The streamed tiles: KV — item i is query head `head·group + i / per`, query tile `first + i % per`;
+        // dQ — key tile i of the query block's K/V head.
+        let (first, per, items) = if KV {
+            let first = bwd_first_q_tile(blk0, off, causal);
+            let per = q_len.div_ceil(STREAM).saturating_sub(first);
+            (first, per.max(1), per * dims.group)
+        } else {
+            (0, 1, if k_len == 0 { 0 } else { kv_tiles_off(k_len, ROWS, STREAM, blk, causal, off) })
+        };
+        let hk = if KV { head } else { head / dims.group.max(1) };
+        let kbase = kbase0 + hk as usize * dims.k_head as usize;
+        // dQ: the rows' statistics, in registers (rows past q_len: 0, their gradients never stored).
+        let row = |h: u32| w0 + 16 * warp + g + 8 * h;
+        let stat = |which: u32, r: u32| {
+            if r < q_len { *stats.add((which * dims.heads + head) as usize * dims.tokens_q as usize + (q_start + r) as usize) } else { 0.0 }
+        };
+        let (r_lse, r_delta) = if KV { ([0.0; 2], [0.0; 2]) } else { ([stat(0, row(0)), stat(0, row(1))], [stat(1, row(0)), stat(1, row(1))]) };
+
+        // dK, dV (KV) or dQ and its unused twin: [64-column block] of the warpgroup's 64 rows.
+        let mut acc0 = [[0f32; 32]; 2];
+        let mut acc1 = [[0f32; 32]; 2];
+        if items > 0 {
+            let raw = addr_of(dynamic::<Align16>());
+            let base = (raw + 1023) & !1023;
+            let smem = (dynamic::<Align16>() as *mut u8).add((base - raw) as usize);
+            let at = |what: BwdHTile, st: u32| base + bwd_h_offset(D, what, st);
+            let (s_x, s_y) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
+            let item = |i: u32| (hk * dims.group + i / per, first + i % per);
+            let load_item = |i: u32, st: u32| {
+                if KV {
+                    let (h, qt) = item(i);
+                    let hq = qbase + h as usize * dims.q_head as usize;
+                    load_tile::<D>(at(BwdHTile::A, st), STREAM, q.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                    load_tile::<D>(at(BwdHTile::B, st), STREAM, d_o.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                    // The statistics: threads 0..64 the LSE's, 64..128 D's, 4 bytes each.
+                    if tid < 2 * STREAM {
+                        let (which, r) = (tid / STREAM, tid % STREAM);
+                        let row = qt * STREAM + r;
+                        let valid = row < q_len;
+                        let src = (which * dims.heads + h) as usize * dims.tokens_q as usize + (q_start + if valid { row } else { 0 }) as usize;
+                        cp_async_ca_4_zfill(at(BwdHTile::Stats, st) + 4 * tid, stats.add(src) as *const u8, if valid { 4 } else { 0 });
+                    }
+                } else {
+                    load_tile::<D>(at(BwdHTile::A, st), STREAM, k.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
+                    load_tile::<D>(at(BwdHTile::B, st), STREAM, v.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
+                }
+            };
+            if KV {
+                load_tile::<D>(s_x, ROWS, k.add(kbase), dims.k_tok, blk0, k_len, tid);
+                load_tile::<D>(s_y, ROWS, v.add(kbase), dims.k_tok, blk0, k_len, tid);
+            } else {
+                let hq = qbase + head as usize * dims.q_head as usize;
+                load_tile::<D>(s_x, ROWS, q.add(hq), dims.q_tok, blk0, q_len, tid);
+                load_tile::<D>(s_y, ROWS, d_o.add(hq), dims.q_tok, blk0, q_len, tid);
+            }
+            load_item(0, 0);
+            cp_async_commit_group();
+            let scale2 = dims.scale * core::f32::consts::LOG2_E;
+            for i in 0..items {
+                let st = i % 2;
+                cp_async_wait_group::<0>();
+                fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
+                sync_threads(); // everyone's copies landed; everyone is done with the other stage
+                if i + 1 < items {
+                    load_item(i + 1, 1 - st);
+                }
+                cp_async_commit_group();
+                // The tile's streamed rows and whether this warpgroup sees any of them (uniform per warpgroup).
+                let s0 = if KV { item(i).1 * STREAM } else { i * STREAM };
+                let w_last = w0 + w_rows.max(1) - 1;
+                let sees = w_rows > 0 && !(causal && if KV { w0 > s0 + STREAM - 1 + off } else { s0 > w_last + off });
+                if !sees {
+                    continue;
+                }
+                let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
+                let mut s = unset_block();
+                let mut dp = unset_block();
+                issue_ss::<E, D>(&mut s, s_x, 64 * wg, s_a);
+                issue_ss::<E, D>(&mut dp, s_y, 64 * wg, s_b);
+                // The mask: keys past the end or past a query's last visible key, on the tiles where some may be.
+                let masked = if KV {
+                    blk0 + ROWS > k_len || (causal && bwd_needs_mask(blk0, item(i).1, off))
+                } else {
+                    s0 + STREAM > k_len || (causal && needs_mask_off(ROWS, STREAM, blk, i, off))
+                };
+                let place = Place { row0: w0, col0: s0, k_len, causal, off };
+                let st_ptr = smem.add(bwd_h_offset(D, BwdHTile::Stats, st) as usize) as *const f32;
+                wgmma_wait_group::<1>(); // S retired
+                wgmma_fence_operand(&mut s);
+                // P = 2^(S·scale·log2 e − log2 e·LSE) in place (0 where hidden), and (KV) its A fragments.
+                let mut r_p = [[0u32; 4]; 4];
+                unroll8!(nt => {
+                    let c = 8 * nt + 2 * t;
+                    let l2 = if KV { *(st_ptr.add(c as usize) as *const [f32; 2]) } else { [0.0; 2] };
+                    let mut x = [0f32; 4];
+                    unroll4!(e => {
+                        let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
+                        let lse = if KV { l2[(e % 2) as usize] } else { r_lse[(e / 2) as usize] };
+                        let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -lse));
+                        x[e as usize] = if masked && place.hidden::<KV>(r, cc) { 0.0 } else { p };
+                        s[(4 * nt + e) as usize] = x[e as usize];
+                    });
+                    if KV {
+                        put::<E>(&mut r_p, nt, x);
+                    }
+                });
+                if KV {
+                    issue_rs::<E, D>(&mut acc1, &r_p, s_b); // dV += Pᵀ·dO
+                    wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
+                } else {
+                    wgmma_wait_group::<0>(); // dP retired
+                }
+                wgmma_fence_operand(&mut dp);
+                // dS = P ∘ (dP − D), its A fragments.
+                let mut r_ds = [[0u32; 4]; 4];
+                unroll8!(nt => {
+                    let c = 8 * nt + 2 * t;
+                    let dd = if KV { *(st_ptr.add((STREAM + c) as usize) as *const [f32; 2]) } else { [0.0; 2] };
+                    let mut x = [0f32; 4];
+                    unroll4!(e => {
+                        let delta = if KV { dd[(e % 2) as usize] } else { r_delta[(e / 2) as usize] };
+                        x[e as usize] = s[(4 * nt + e) as usize] * (dp[(4 * nt + e) as usize] - delta);
+                    });
+                    put::<E>(&mut r_ds, nt, x);
+                });
+                issue_rs::<E, D>(&mut acc0, &r_ds, s_a); // dK += dSᵀ·Q, or dQ += dS·K
+                wgmma_wait_group::<0>();
+                pin2(&mut acc0);
+                pin2(&mut acc1);
+            }
+        }
+        // Epilogue: the warpgroup's rows below their length; dK and dQ times the scale.
+        let (base_out, tok) = if KV { (kbase, dims.k_tok) } else { (qbase + head as usize * dims.q_head as usize, dims.q_tok) };
+        unroll2!(h => {
+            let r = row(h);
+            if r < w0 + w_rows {
+                let at = base_out + r as usize * tok as usize;
+                unroll2!(bb => {
+                    if bb < D / 64 {
+                        unroll8!(jj => {
+                            let col = (64 * bb + 8 * jj + 2 * t) as usize;
+                            let i = (4 * jj + 2 * h) as usize;
+                            let (a, c) = (&acc0[bb as usize], &acc1[bb as usize]);
+                            *(out0.add(at + col) as *mut u32) = E::pack(a[i] * dims.scale, a[i + 1] * dims.scale);
+                            if KV {
+                                *(out1.add(at + col) as *mut u32) = E::pack(c[i], c[i + 1]);
+                            }
+                        });
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// The entries of one element type and head dim.
+macro_rules! wgmma_entries {
+    ($kv:ident, $dq:ident, $e:ty, $d:literal) => {
+        /// b3's dK and dV (see the module docs), each summed by one thread in a fixed order.
+        ///
+        /// # Safety
+        /// Q, K, V, dO, `stats` and the offsets as in `attn_bwd_b1_d128_bf16`; `dk`, `dv` hold K's elements,
+        /// written by nothing else meanwhile. Grid `(⌈max k_len / 128⌉, kv_heads, batch)`, 256 threads,
+        /// `layout::attention::bwd_h_smem(D)` bytes of dynamic shared memory; sm_90a.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $kv(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+                                              dk: *mut u16, dv: *mut u16, dims: Dims) {
+            // SAFETY: forwarded.
+            unsafe { body::<$e, $d, true>(q, k, v, d_o, stats, cu_q, cu_k, dk, dv, dims) }
+        }
+        $crate::launch_bounds::launch_bounds!($kv, 256, 1);
+
+        /// b3's dQ (see the module docs): each element summed over the keys by one thread, in order.
+        ///
+        /// # Safety
+        /// As the dK/dV entry with `dq` holding Q's elements; grid `(⌈max q_len / 128⌉, heads, batch)`.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $dq(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+                                              dq: *mut u16, dims: Dims) {
+            // SAFETY: forwarded (the second output is not written by the dQ kernel).
+            unsafe { body::<$e, $d, false>(q, k, v, d_o, stats, cu_q, cu_k, dq, core::ptr::null_mut(), dims) }
+        }
+        $crate::launch_bounds::launch_bounds!($dq, 256, 1);
+    };
+}
+
+wgmma_entries!(attn_bwd_b3kv_d64_f16, attn_bwd_b3dq_d64_f16, F16, 64);
+wgmma_entries!(attn_bwd_b3kv_d128_f16, attn_bwd_b3dq_d128_f16, F16, 128);
+wgmma_entries!(attn_bwd_b3kv_d64_bf16, attn_bwd_b3dq_d64_bf16, Bf16, 64);
+wgmma_entries!(attn_bwd_b3kv_d128_bf16, attn_bwd_b3dq_d128_bf16, Bf16, 128);
