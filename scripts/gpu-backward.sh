@@ -15,7 +15,7 @@ for i in $(seq 1 ${REPS:-3}); do
   run python3 scripts/backward-torch-peer.py ${SHAPES:+--shapes $SHAPES} --out "$OUT/peer-$i.md"
 done
 if [ "${NCU:-1}" = 1 ]; then
-  T=300 run ncu --clock-control none -k regex:${NCU_K:-attn_bwd_b2dq} -c 1 --set full -o "$OUT/ncu" $C/kernel-lab backward --shapes 1x16x16x4096x128
+  T=300 run ncu --clock-control none -k regex:${NCU_K:-attn_bwd_b2dq} -c ${NCU_C:-1} --set full -o "$OUT/ncu" $C/kernel-lab backward --shapes 1x16x16x4096x128
   T=120 run ncu -i "$OUT/ncu.ncu-rep" --page details --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section WarpStateStats --section Occupancy
 fi
 grep -E "^==|^exit|test result|FAILED|panicked|ERROR SUMMARY|RACECHECK SUMMARY|^\| |SKIPPED|rel L2|grouped against" "$L" | head -200
