@@ -22,9 +22,10 @@
 //! | a19 | `steps/v19_prefill_varlen.rs` | a10 on packed sequences of different lengths (`cu_seqlens`), grouped-query heads, the causal mask bottom-right, head dim 96 in the 128 kernel: 3-D TMA boxes of one head's tokens |
 //! | b1 | `steps/v20_backward_fa2.rs` | the backward (dQ, dK, dV) as FlashAttention-2's on `mma.sync`: a CTA per 128 keys and K/V head walks the query tiles of its group's heads, dK and dV in registers, dQ by f32 atomics |
 //! | b2 | `steps/v21_backward_deterministic.rs` | b1 with a deterministic dQ: b1's dK/dV without dQ, and a dQ kernel per 64 query rows recomputing S and dP over its keys (each dQ element summed by one thread in order; bitwise stable) |
+//! | b3 | `steps/v23_backward_wgmma.rs` | b2's two kernels on Hopper's `wgmma` (sm_90a): two warpgroups of 64 resident rows each, Sᵀ/dPᵀ (S/dP) read both operands from 128-byte-swizzled shared memory, P and dS stay in registers as the A operand of dV, dK, dQ; `cp.async` stages |
 // The decode body (ad1, ad2).
 mod decode_body;
-// The backward's body and helpers (b1, b2).
+// The backward's body and helpers (b1, b2; b3 takes `sequence`).
 mod fa2_backward;
 // FlashAttention-2's tiles: a11's body and entries' macro (a11, a16, a17).
 mod fa2_mma_tiles;

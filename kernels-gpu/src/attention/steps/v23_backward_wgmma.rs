@@ -65,25 +65,34 @@ const STREAM_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, STREAM) {
     Err(_) => panic!("MN-major descriptor"),
 };
 
-/// Copies rows `row0 .. row0 + rows` (of `len`) of a matrix whose row `r` starts at `g + r · stride`
-/// (`D` 16-bit elements) into the `rows × D` tile at `s_tile` ([`sw128_byte`]'s layout), 16-byte
-/// `cp.async` chunks spread over the CTA's threads; rows past `len` zero-filled from the first row.
+/// Copies rows `row0 .. row0 + R` (of `len`) of a matrix whose row `r` starts at `g + r · stride`
+/// (`D` 16-bit elements) into the `R × D` tile at `s_tile` ([`sw128_byte`]'s layout), 16-byte `cp.async`
+/// chunks spread over the CTA's 256 threads; rows past `len` zero-filled (a zero-byte copy from `g`).
+/// Thread `tid` copies column chunk `tid % (D/8)` of rows `tid / (D/8) + j · rpp` (`rpp = 2048 / D` rows
+/// a pass, a multiple of 8): its shared offset moves by `rpp · 128` bytes a pass (whole swizzle periods)
+/// and its source by `rpp` rows — one offset computed once, not the swizzle per chunk.
 ///
 /// # Safety
 /// `g + r · stride` is `D` readable elements, 16-byte aligned, for every `r < len` (and `g` readable);
 /// `s_tile` is 1024-byte aligned and nobody reads the tile until this thread's copy group completes and
-/// a barrier follows.
+/// a barrier follows; `tid < 256`.
 #[inline(always)]
-unsafe fn load_tile<const D: u32>(s_tile: u32, rows: u32, g: *const u16, stride: u32, row0: u32, len: u32, tid: u32) {
-    let mut c = tid;
-    while c < rows * D / 8 {
-        let (r, col) = (c / (D / 8), 8 * (c % (D / 8)));
-        let valid = row0 + r < len;
-        let src = if valid { (row0 + r) as usize * stride as usize } else { 0 };
-        // SAFETY: a valid row lies inside the matrix (the caller), an invalid one reads 0 bytes; the
-        // destination chunk lies inside the tile (`sw128_byte` < 2·rows·D).
-        unsafe { cp_async_cg_16_zfill(s_tile + sw128_byte(rows, r, col), g.add(src + col as usize) as *const u8, if valid { 16 } else { 0 }) };
-        c += THREADS;
+unsafe fn load_tile<const D: u32, const R: u32>(s_tile: u32, g: *const u16, stride: u32, row0: u32, len: u32, tid: u32) {
+    let rpp = THREADS / (D / 8);
+    const { assert!(R % (THREADS / (D / 8)) == 0 && (THREADS / (D / 8)) % 8 == 0) };
+    let (r0, col) = (tid / (D / 8), 8 * (tid % (D / 8)));
+    let s0 = s_tile + sw128_byte(R, r0, col);
+    // SAFETY: a valid row lies inside the matrix (the caller), an invalid one reads 0 bytes from `g`;
+    // the destination chunk lies inside the tile (`sw128_byte` < 2·R·D, `r0 + j·rpp < R`).
+    unsafe {
+        // `wrapping_add`: rows past `len` form addresses outside the matrix that are never read.
+        let mut src = g.wrapping_add((row0 + r0) as usize * stride as usize + col as usize);
+        let step = rpp as usize * stride as usize;
+        for j in 0..R / rpp {
+            let valid = row0 + r0 + j * rpp < len;
+            cp_async_cg_16_zfill(s0 + j * rpp * 128, if valid { src } else { g } as *const u8, if valid { 16 } else { 0 });
+            src = src.wrapping_add(step);
+        }
     }
 }
 
@@ -245,8 +254,8 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
                 if KV {
                     let (h, qt) = item(i);
                     let hq = qbase + h as usize * dims.q_head as usize;
-                    load_tile::<D>(at(BwdHTile::A, st), STREAM, q.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
-                    load_tile::<D>(at(BwdHTile::B, st), STREAM, d_o.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                    load_tile::<D, STREAM>(at(BwdHTile::A, st), q.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                    load_tile::<D, STREAM>(at(BwdHTile::B, st), d_o.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
                     // The statistics: threads 0..64 the LSE's, 64..128 D's, 4 bytes each.
                     if tid < 2 * STREAM {
                         let (which, r) = (tid / STREAM, tid % STREAM);
@@ -256,17 +265,17 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
                         cp_async_ca_4_zfill(at(BwdHTile::Stats, st) + 4 * tid, stats.add(src) as *const u8, if valid { 4 } else { 0 });
                     }
                 } else {
-                    load_tile::<D>(at(BwdHTile::A, st), STREAM, k.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
-                    load_tile::<D>(at(BwdHTile::B, st), STREAM, v.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
+                    load_tile::<D, STREAM>(at(BwdHTile::A, st), k.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
+                    load_tile::<D, STREAM>(at(BwdHTile::B, st), v.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
                 }
             };
             if KV {
-                load_tile::<D>(s_x, ROWS, k.add(kbase), dims.k_tok, blk0, k_len, tid);
-                load_tile::<D>(s_y, ROWS, v.add(kbase), dims.k_tok, blk0, k_len, tid);
+                load_tile::<D, ROWS>(s_x, k.add(kbase), dims.k_tok, blk0, k_len, tid);
+                load_tile::<D, ROWS>(s_y, v.add(kbase), dims.k_tok, blk0, k_len, tid);
             } else {
                 let hq = qbase + head as usize * dims.q_head as usize;
-                load_tile::<D>(s_x, ROWS, q.add(hq), dims.q_tok, blk0, q_len, tid);
-                load_tile::<D>(s_y, ROWS, d_o.add(hq), dims.q_tok, blk0, q_len, tid);
+                load_tile::<D, ROWS>(s_x, q.add(hq), dims.q_tok, blk0, q_len, tid);
+                load_tile::<D, ROWS>(s_y, d_o.add(hq), dims.q_tok, blk0, q_len, tid);
             }
             load_item(0, 0);
             cp_async_commit_group();
