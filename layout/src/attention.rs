@@ -482,6 +482,9 @@ const _: () = assert!(bwd_dq_smem(64) == 48 * 1024 && bwd_dq_smem(128) == 96 * 1
 pub const BWD_H_ROWS: u32 = 128;
 /// b3: rows of the streamed tiles (the dK/dV kernel's Q and dO, the dQ kernel's K and V).
 pub const BWD_H_STREAM: u32 = 64;
+/// b3: stages of streamed tiles — three, so that a tile's last product (dK, dQ) may still run while the
+/// next tile's copies land in the stage two tiles back.
+pub const BWD_H_STAGES: u32 = 3;
 
 /// Which of b3's shared-memory regions ([`bwd_h_offset`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -513,8 +516,8 @@ pub const fn sw128_byte(rows: u32, r: u32, c: u32) -> u32 {
 }
 
 /// Byte offset of `what` (stage `stage` for the streamed tiles and statistics) in b3's dynamic shared
-/// memory at head dim `d`, from the first 1024-byte boundary of it: X, Y, then two stages of (A, B,
-/// statistics). Every tile starts on a 1024-byte boundary (the swizzle's period).
+/// memory at head dim `d`, from the first 1024-byte boundary of it: X, Y, then [`BWD_H_STAGES`] stages of
+/// (A, B, statistics). Every tile starts on a 1024-byte boundary (the swizzle's period).
 pub const fn bwd_h_offset(d: u32, what: BwdHTile, stage: u32) -> u32 {
     let res = 2 * BWD_H_ROWS * d;
     let str_ = 2 * BWD_H_STREAM * d;
@@ -530,11 +533,11 @@ pub const fn bwd_h_offset(d: u32, what: BwdHTile, stage: u32) -> u32 {
 }
 
 /// b3's dynamic shared memory at head dim `d` (both kernels): 1024 bytes of alignment slack, the two
-/// resident tiles and two stages — 67 KiB at D = 64, 131 KiB at D = 128.
+/// resident tiles and the stages — 84 KiB at D = 64, 164 KiB at D = 128.
 pub const fn bwd_h_smem(d: u32) -> u32 {
-    1024 + bwd_h_offset(d, BwdHTile::A, 2)
+    1024 + bwd_h_offset(d, BwdHTile::A, BWD_H_STAGES)
 }
-const _: () = assert!(bwd_h_smem(64) == 67 * 1024 && bwd_h_smem(128) == 131 * 1024);
+const _: () = assert!(bwd_h_smem(64) == 84 * 1024 && bwd_h_smem(128) == 164 * 1024);
 
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
@@ -601,7 +604,8 @@ mod tests {
             let mut ends = 0;
             for (what, st, bytes) in [(BwdHTile::X, 0, 2 * BWD_H_ROWS * d), (BwdHTile::Y, 0, 2 * BWD_H_ROWS * d), (BwdHTile::A, 0, 2 * BWD_H_STREAM * d),
                                       (BwdHTile::B, 0, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 0, 8 * BWD_H_STREAM), (BwdHTile::A, 1, 2 * BWD_H_STREAM * d),
-                                      (BwdHTile::B, 1, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 1, 8 * BWD_H_STREAM)] {
+                                      (BwdHTile::B, 1, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 1, 8 * BWD_H_STREAM), (BwdHTile::A, 2, 2 * BWD_H_STREAM * d),
+                                      (BwdHTile::B, 2, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 2, 8 * BWD_H_STREAM)] {
                 let at = bwd_h_offset(d, what, st);
                 assert!(at >= ends && at % 1024 == 0, "{what:?} stage {st} at {at}");
                 ends = at + bytes;

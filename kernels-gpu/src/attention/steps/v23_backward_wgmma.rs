@@ -48,7 +48,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h_offset, bwd_needs_mask,
+use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h_offset, bwd_needs_mask,
                         kv_tiles_off, needs_mask_off, sw128_box_bytes, sw128_byte};
 use layout::hopper::WgmmaDesc;
 
@@ -145,6 +145,20 @@ unsafe fn issue_rs<E: Elem16, const D: u32>(acc: &mut [[f32; 32]; 2], p: &[[u32;
             }
         });
         wgmma_commit_group();
+    }
+}
+
+/// A-operand fragments fixed in registers at this point of the program (an empty `asm!` that reads and
+/// writes them): the dS fragments a `wgmma` still in flight reads, held until a wait has retired it — so
+/// that neither compiler gives their registers to anything else before then.
+#[inline(always)]
+fn pin_frags(p: &mut [[u32; 4]; 4]) {
+    // SAFETY: emits no instruction; only declares the registers read and written.
+    unsafe {
+        core::arch::asm!("// pin_frags {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15}",
+                         inout(reg32) p[0][0], inout(reg32) p[0][1], inout(reg32) p[0][2], inout(reg32) p[0][3], inout(reg32) p[1][0], inout(reg32) p[1][1],
+                         inout(reg32) p[1][2], inout(reg32) p[1][3], inout(reg32) p[2][0], inout(reg32) p[2][1], inout(reg32) p[2][2], inout(reg32) p[2][3],
+                         inout(reg32) p[3][0], inout(reg32) p[3][1], inout(reg32) p[3][2], inout(reg32) p[3][3], options(nomem, nostack));
     }
 }
 
@@ -280,13 +294,18 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
             load_item(0, 0);
             cp_async_commit_group();
             let scale2 = dims.scale * core::f32::consts::LOG2_E;
+            // The last tile's dS fragments: its dK (dQ) product may still run when the next tile starts.
+            let mut r_ds = [[0u32; 4]; 4];
             for i in 0..items {
-                let st = i % 2;
+                let st = i % STAGES;
                 cp_async_wait_group::<0>();
                 fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
-                sync_threads(); // everyone's copies landed; everyone is done with the other stage
+                // Everyone's copies of this tile landed; every warpgroup is past the wait that retired the
+                // products of tile i − 2 (its S wait of tile i − 1), whose stage the copies below refill —
+                // only tile i − 1's last product may still run.
+                sync_threads();
                 if i + 1 < items {
-                    load_item(i + 1, 1 - st);
+                    load_item(i + 1, (i + 1) % STAGES);
                 }
                 cp_async_commit_group();
                 // The tile's streamed rows and whether this warpgroup sees any of them (uniform per warpgroup).
@@ -294,6 +313,12 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
                 let w_last = w0 + w_rows.max(1) - 1;
                 let sees = w_rows > 0 && !(causal && if KV { w0 > s0 + STREAM - 1 + off } else { s0 > w_last + off });
                 if !sees {
+                    // Nothing of this warpgroup's may run into the tile after (whose copies refill the
+                    // stage of the product still running).
+                    wgmma_wait_group::<0>();
+                    pin_frags(&mut r_ds);
+                    pin2(&mut acc0);
+                    pin2(&mut acc1);
                     continue;
                 }
                 let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
@@ -309,7 +334,8 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
                 };
                 let place = Place { row0: w0, col0: s0, k_len, causal, off };
                 let st_ptr = smem.add(bwd_h_offset(D, BwdHTile::Stats, st) as usize) as *const f32;
-                wgmma_wait_group::<1>(); // S retired
+                wgmma_wait_group::<1>(); // the last tile's dK (dQ) and this tile's S retired
+                pin_frags(&mut r_ds);
                 wgmma_fence_operand(&mut s);
                 // P = 2^(S·scale·log2 e − log2 e·LSE) in place (0 where hidden), and (KV) its A fragments.
                 let mut r_p = [[0u32; 4]; 4];
@@ -336,7 +362,6 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
                 }
                 wgmma_fence_operand(&mut dp);
                 // dS = P ∘ (dP − D), its A fragments.
-                let mut r_ds = [[0u32; 4]; 4];
                 unroll8!(nt => {
                     let c = 8 * nt + 2 * t;
                     let dd = if KV { *(st_ptr.add((STREAM + c) as usize) as *const [f32; 2]) } else { [0.0; 2] };
@@ -348,10 +373,15 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
                     put::<E>(&mut r_ds, nt, x);
                 });
                 issue_rs::<E, D>(&mut acc0, &r_ds, s_a); // dK += dSᵀ·Q, or dQ += dS·K
-                wgmma_wait_group::<0>();
-                pin2(&mut acc0);
-                pin2(&mut acc1);
+                if KV {
+                    wgmma_wait_group::<1>(); // dV retired: Pᵀ's registers free; dK runs on into the next tile
+                    pin2(&mut acc1);
+                }
             }
+            wgmma_wait_group::<0>();
+            pin_frags(&mut r_ds);
+            pin2(&mut acc0);
+            pin2(&mut acc1);
         }
         // Epilogue: the warpgroup's rows below their length; dK and dQ times the scale.
         let (base_out, tok) = if KV { (kbase, dims.k_tok) } else { (qbase + head as usize * dims.q_head as usize, dims.q_tok) };
