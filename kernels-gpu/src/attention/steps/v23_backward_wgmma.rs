@@ -11,7 +11,7 @@
 //!
 //! Both kernels are one body ([`body`]) with the roles of the tiles swapped. A CTA is two warpgroups
 //! (256 threads) of 64 rows each; it keeps two resident tiles X, Y of 128 rows and streams tiles A, B of
-//! 64 rows through two `cp.async` stages (128-byte swizzled boxes, the layout `wgmma`'s descriptors read:
+//! 64 rows through three `cp.async` stages (128-byte swizzled boxes, the layout `wgmma`'s descriptors read:
 //! `layout::attention::sw128_byte`):
 //!
 //! ```text
@@ -218,8 +218,11 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
     // the lengths; statistics are read for rows below q_len only), stores only for rows below the
     // lengths, inside the tensors the entries' contract describes. Shared tiles are written by `cp.async`
     // and read by `wgmma` only after this thread's `cp.async.wait_group 0`, its
-    // `fence.proxy.async.shared::cta` and a CTA barrier; a stage is refilled only after the barrier that
-    // follows every warpgroup's `wgmma.wait_group 0` on the tile that read it. Every `wgmma` is issued by
+    // `fence.proxy.async.shared::cta` and a CTA barrier. Three stages: the copies issued after the barrier
+    // of tile i refill the stage of tile i − 2, whose products every warpgroup retired before that barrier
+    // (its S wait of tile i − 1 retires all but that tile's dP; a warpgroup that skips a tile waits for
+    // everything first) — only tile i − 1's dK (dQ) may still run, reading tile i − 1's stage. The dS
+    // fragments it reads are pinned until the wait that retires it. Every `wgmma` is issued by
     // all 128 threads of a warpgroup (the branches around them are uniform per warpgroup, the barriers
     // outside them), with accumulators pinned across the waits; descriptors name 1024-byte-aligned tiles
     // inside the launch's `bwd_h_smem(D)` bytes.
