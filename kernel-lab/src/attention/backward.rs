@@ -17,7 +17,7 @@
 //! keys (host offsets, checked as prefill's: [`Lens::new`]); with the causal mask query `t` sees keys
 //! `0..=t + k_len − q_len`.
 //!
-//! [`DqMode::Deterministic`] (b2, the default) computes dQ in a kernel of its own, each element summed by
+//! [`DqMode::Deterministic`] (b2, or b3 on Hopper; the default) computes dQ in a kernel of its own, each element summed by
 //! one thread in a fixed order: bitwise the same on every run, and measured 0.86–0.93× b1's time on an
 //! H200 despite recomputing the scores (b1's dSᵀ round trip and atomics cost more). [`DqMode::Atomic`]
 //! (b1) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to run. dK and dV
@@ -52,8 +52,9 @@ pub enum DqMode {
     /// b1: every key block adds its share with `red.global.add.f32` into an f32 accumulator (the order of
     /// the adds, and so dQ's last bits, may change from run to run).
     Atomic,
-    /// b2 (the default): dQ by its own kernel, one thread per element summing over the keys in order
-    /// (bitwise stable; 0.86–0.93× b1's time on an H200, `results/2026-11-29-h200-session51/call2-b2`).
+    /// The default: dQ by its own kernel (b2, or b3 on Hopper: [`Engine`]), one thread per element summing
+    /// over the keys in order (bitwise stable; b2 0.86–0.93× b1's time on an H200,
+    /// `results/2026-11-29-h200-session51/call2-b2`; b3 0.57–0.60× b2's, `results/2026-11-30-h200-session60`).
     Deterministic,
 }
 
