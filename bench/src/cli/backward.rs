@@ -97,27 +97,23 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             let config = format!("b1{mask}");
             println!("| {shape} | {config} | {us:.1} | {tflops:.0} | {base} | {fus:.1} | {:.2} |", us / fus);
             rows.push(serde_json::json!({"shape": shape, "config": config, "us": us, "tflops": tflops, "forward": base, "forward_us": fus}));
-            // b2 (deterministic dQ) interleaved with b1 on the same inputs.
-            let mut det = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic).with_engine(Engine::MmaSync))?;
-            let (b2, b1) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
-                let p = if is_base { &mut plan } else { &mut det };
-                p.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())
-            })?;
-            let (us2, us1) = (b2.median_ms * 1e3, b1.median_ms * 1e3);
-            let config = format!("b2 deterministic{mask}");
-            println!("| {shape} | {config} | {us2:.1} | {:.0} | b1 | {us1:.1} | {:.2} |", 2.5 * flops / b2.median_ms / 1e9, us2 / us1);
-            rows.push(serde_json::json!({"shape": shape, "config": config, "us": us2, "tflops": 2.5 * flops / b2.median_ms / 1e9, "base": "b1", "base_us": us1}));
-            // b3 (b2 on wgmma) interleaved with b2, where the GPU runs it.
-            if hopper {
-                let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_engine(Engine::Wgmma))?;
-                let (b3, b2) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
-                    let p = if is_base { &mut det } else { &mut h3 };
+            // A step timed interleaved with another on the same inputs: one row of the table.
+            let mut versus = |new: &mut BackwardPlan<T>, base: &mut BackwardPlan<T>, config: String, base_name: &str| -> Result<()> {
+                let (t_new, t_base) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
+                    let p = if is_base { &mut *base } else { &mut *new };
                     p.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())
                 })?;
-                let (us3, us2) = (b3.median_ms * 1e3, b2.median_ms * 1e3);
-                let config = format!("b3 wgmma{mask}");
-                println!("| {shape} | {config} | {us3:.1} | {:.0} | b2 | {us2:.1} | {:.2} |", 2.5 * flops / b3.median_ms / 1e9, us3 / us2);
-                rows.push(serde_json::json!({"shape": shape, "config": config, "us": us3, "tflops": 2.5 * flops / b3.median_ms / 1e9, "base": "b2", "base_us": us2}));
+                let (us_new, us_base, tflops) = (t_new.median_ms * 1e3, t_base.median_ms * 1e3, 2.5 * flops / t_new.median_ms / 1e9);
+                println!("| {shape} | {config} | {us_new:.1} | {tflops:.0} | {base_name} | {us_base:.1} | {:.2} |", us_new / us_base);
+                rows.push(serde_json::json!({"shape": shape, "config": config, "us": us_new, "tflops": tflops, "base": base_name, "base_us": us_base}));
+                Ok(())
+            };
+            // b2 (deterministic dQ) against b1; b3 (b2 on wgmma) against b2, where the GPU runs it.
+            let mut det = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic).with_engine(Engine::MmaSync))?;
+            versus(&mut det, &mut plan, format!("b2 deterministic{mask}"), "b1")?;
+            if hopper {
+                let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_engine(Engine::Wgmma))?;
+                versus(&mut h3, &mut det, format!("b3 wgmma{mask}"), "b2")?;
             }
         }
     }

@@ -40,7 +40,7 @@ type Scores = [[f32; 32]; 2];
 /// [`wgmma_fence_operand`] on both blocks of a 128-column accumulator (constant indices: the blocks
 /// stay in registers; an iterator over them put the arrays in local memory).
 #[inline(always)]
-fn pin(acc: &mut [[f32; 32]; 2]) {
+pub(super) fn pin(acc: &mut [[f32; 32]; 2]) {
     let [a, b] = acc;
     wgmma_fence_operand(a);
     wgmma_fence_operand(b);

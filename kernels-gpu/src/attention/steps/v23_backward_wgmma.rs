@@ -43,7 +43,7 @@
 //! at D = 128, causal 297–325; 250 / 213 at D = 64**: 0.57–0.60× b2's time, 1.19–1.24× torch's FA2 at
 //! D = 128, 0.60–0.66× cuDNN. The rest of the gap is in the attention README (backward).
 use super::fa2_backward::sequence;
-use crate::attention::hopper::unset_block;
+use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
@@ -140,7 +140,7 @@ unsafe fn issue_ss<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_x: u32, row0:
 #[inline(always)]
 unsafe fn issue_rs<E: Elem16, const D: u32>(acc: &mut [[f32; 32]; 2], p: &[[u32; 4]; 4], s_b: u32) {
     let db: [u64; 4] = core::array::from_fn(|kk| STREAM_MN.advance(s_b + 2048 * kk as u32).0);
-    pin2(acc);
+    pin(acc);
     // SAFETY: forwarded.
     unsafe {
         wgmma_fence();
@@ -167,14 +167,6 @@ fn pin_frags(p: &mut [[u32; 4]; 4]) {
                          inout(reg32) p[1][2], inout(reg32) p[1][3], inout(reg32) p[2][0], inout(reg32) p[2][1], inout(reg32) p[2][2], inout(reg32) p[2][3],
                          inout(reg32) p[3][0], inout(reg32) p[3][1], inout(reg32) p[3][2], inout(reg32) p[3][3], options(nomem, nostack));
     }
-}
-
-/// [`wgmma_fence_operand`] on both 64-column blocks of an accumulator.
-#[inline(always)]
-fn pin2(acc: &mut [[f32; 32]; 2]) {
-    let [a, b] = acc;
-    wgmma_fence_operand(a);
-    wgmma_fence_operand(b);
 }
 
 /// Stores element pair (`x[0..2]` row g, `x[2..4]` row g + 8) of n-tile `nt` into the A fragments of a
@@ -327,8 +319,8 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
                     // stage of the product still running).
                     wgmma_wait_group::<0>();
                     pin_frags(&mut r_ds);
-                    pin2(&mut acc0);
-                    pin2(&mut acc1);
+                    pin(&mut acc0);
+                    pin(&mut acc1);
                     continue;
                 }
                 let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
@@ -385,13 +377,13 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
                 issue_rs::<E, D>(&mut acc0, &r_ds, s_a); // dK += dSᵀ·Q, or dQ += dS·K
                 if KV {
                     wgmma_wait_group::<1>(); // dV retired: Pᵀ's registers free; dK runs on into the next tile
-                    pin2(&mut acc1);
+                    pin(&mut acc1);
                 }
             }
             wgmma_wait_group::<0>();
             pin_frags(&mut r_ds);
-            pin2(&mut acc0);
-            pin2(&mut acc1);
+            pin(&mut acc0);
+            pin(&mut acc1);
         }
         // Epilogue: the warpgroup's rows below their length; dK and dQ times the scale.
         let (base_out, tok) = if KV { (kbase, dims.k_tok) } else { (qbase + head as usize * dims.q_head as usize, dims.q_tok) };
