@@ -209,7 +209,7 @@ impl Place {
 #[allow(clippy::too_many_arguments)]
 unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                         out0: *mut u16, out1: *mut u16, dims: Dims) {
-    let (blk, head, b) = (block_idx_x(), block_idx_y(), block_idx_z());
+    let (bx, head, b) = (block_idx_x(), block_idx_y(), block_idx_z());
     let tid = thread_idx_x();
     let (wg, warp, lane) = (tid / 128, (tid / 32) % 4, lane_id());
     let (g, t) = (lane / 4, lane % 4);
@@ -232,10 +232,15 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
         let kv_heads = dims.heads / dims.group.max(1);
         let qbase = q_start as usize * (dims.heads * D) as usize;
         let kbase0 = k_start as usize * (kv_heads * D) as usize;
-        let blk0 = blk * ROWS; // the CTA's first resident row (a key, or a query)
-        if blk0 >= if KV { k_len } else { q_len } {
+        // The CTA's block of resident rows: dK/dV block x (with the causal mask the first key blocks see
+        // the most queries: the longest launched first); dQ block x counted from the sequence's last (the
+        // last query blocks see the most keys).
+        let n_blk = if KV { k_len } else { q_len }.div_ceil(ROWS);
+        if bx >= n_blk {
             return;
         }
+        let blk = if KV { bx } else { n_blk - 1 - bx };
+        let blk0 = blk * ROWS; // the CTA's first resident row (a key, or a query)
         let w0 = blk0 + 64 * wg; // the warpgroup's first resident row
         let w_rows = if KV { k_len } else { q_len }.saturating_sub(w0).min(64); // its rows inside the sequence
         // The streamed tiles: KV — item i is query head `head·group + i / per`, query tile `first + i % per`;
