@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Times torch SDPA's backward (cuDNN, flash and efficient backends) and checks b1's gradients against it:
+"""Times torch SDPA's backward (cuDNN, flash and efficient backends; the gradients are checked by
+backward-torch-check.py):
 the peer of `kernel-lab backward`.
 
 usage: python3 scripts/backward-torch-peer.py [--shapes 2x16x16x4096x128,...] [--dtype bf16|f16] [--reps 20]

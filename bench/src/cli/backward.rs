@@ -19,19 +19,21 @@ use kernel_lab_bench::{
 };
 
 const HELP: &str = "\
-kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE]
+kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR]
   Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
   same problem, then b2 (deterministic dQ) against b1, then (Hopper) b3 against b2. TFLOP/s: 2.5 × the forward's 4·B·H·D per
-  query-key pair.
+  query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
+  little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
+  scripts/backward-torch-check.py, which checks them against torch's fp32 gradients.
 ";
 
 const DEFAULT_SHAPES: &str = "2x16x16x4096x128,1x16x16x8192x128,1x32x8x8192x128,2x16x16x4096x64";
 
 /// `kernel-lab backward …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--json"]) {
+    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--json", "--dump"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -44,11 +46,20 @@ pub fn main(args: &[String]) -> i32 {
         Ok(g) => g,
         Err(code) => return code,
     };
-    let json = flags.get("--json").map(String::as_str);
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json), || run::<half::bf16>(&gpu, &parsed, json))
+    let (json, dump) = (flags.get("--json").map(String::as_str), flags.get("--dump").map(String::as_str));
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json, dump), || run::<half::bf16>(&gpu, &parsed, json, dump))
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Result<()> {
+/// Writes `x` as raw little-endian bytes to `dir/name`.
+fn dump_raw<T: Element>(gpu: &Gpu, dir: &std::path::Path, name: &str, x: &cudarc::driver::CudaSlice<T>) -> Result<()> {
+    let host = gpu.download(x)?;
+    // SAFETY: `T` is a plain 2- or 4-byte number (`Element`: f16, bf16, f32) with no padding; the slice's
+    // bytes are its values' bytes, read only.
+    let bytes = unsafe { std::slice::from_raw_parts(host.as_ptr() as *const u8, std::mem::size_of_val(host.as_slice())) };
+    std::fs::write(dir.join(name), bytes).map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot write {}: {e}", dir.join(name).display())))
+}
+
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: Option<&str>) -> Result<()> {
     let mut rows = vec![];
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
@@ -114,6 +125,20 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>) -> Resu
             if hopper {
                 let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_engine(Engine::Wgmma))?;
                 versus(&mut h3, &mut det, format!("b3 wgmma{mask}"), "b2")?;
+            }
+            if let Some(dir) = dump {
+                // The default plan's gradients (b3 on Hopper) with their inputs, for the torch check.
+                let mut def = BackwardPlan::<T>::new(gpu, bd)?;
+                def.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv })?;
+                gpu.sync_after(def.kernel())?;
+                let dir = std::path::Path::new(dir).join(format!("{shape}-{}", if causal { "causal" } else { "none" }));
+                std::fs::create_dir_all(&dir).map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot create {}: {e}", dir.display())))?;
+                for (name, x) in [("q", &q), ("k", &kk), ("v", &vv), ("do", &d_o), ("dq", &dq), ("dk", &dk), ("dv", &dv)] {
+                    dump_raw(gpu, &dir, name, x)?;
+                }
+                let meta = serde_json::json!({"b": b, "h": h, "k": k, "l": l, "d": d, "causal": causal, "dtype": T::NAME, "scale": bd.scale(), "kernel": def.kernel(),
+                                              "layout": "token-major [B][L][heads][D]"});
+                std::fs::write(dir.join("meta.json"), meta.to_string()).map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot write meta.json: {e}")))?;
             }
         }
     }
