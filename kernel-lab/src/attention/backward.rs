@@ -334,16 +334,21 @@ impl<T: Element> BackwardPlan<T> {
                 launch!(self.gpu, &self.prep, grid = ((lens.max_q as u32).div_ceil(8), d.heads as u32, batch), &po, &pdo, &pl, &pcu, &pst, &dims)?;
             }
             if self.wgmma {
-                // b3's dK/dV kernel: b1's grid (128 keys per CTA), no dQ accumulator.
-                launch!(self.gpu, &self.main, grid = (max_k.div_ceil(BWD_H_ROWS), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdk, &pdv, &dims)?;
+                // b3's dK/dV kernel: b1's grid (128 keys per CTA), no dQ accumulator; with the causal mask a
+                // CTA takes a block and its mirror (half the grid).
+                let blocks = |n: u32| if d.causal { n.div_ceil(2) } else { n };
+                launch!(self.gpu, &self.main, grid = (blocks(max_k.div_ceil(BWD_H_ROWS)), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdk, &pdv,
+                        &dims)?;
             } else {
                 launch!(self.gpu, &self.main, grid = (max_k.div_ceil(BWD_BKV), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims)?;
             }
             if !atomic {
-                // b2's dQ kernel: one CTA per 64 query rows of a head and sequence (b3's: 128).
-                let rows = if self.wgmma { BWD_H_ROWS } else { BWD_DQ_BQ };
+                // b2's dQ kernel: one CTA per 64 query rows of a head and sequence (b3's: 128, and with the
+                // causal mask a block and its mirror per CTA).
+                let n = if self.wgmma { (lens.max_q as u32).div_ceil(BWD_H_ROWS) } else { (lens.max_q as u32).div_ceil(BWD_DQ_BQ) };
+                let n = if self.wgmma && d.causal { n.div_ceil(2) } else { n };
                 if lens.max_q > 0 {
-                    launch!(self.gpu, &self.convert, grid = ((lens.max_q as u32).div_ceil(rows), d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq, &dims)?;
+                    launch!(self.gpu, &self.convert, grid = (n, d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq, &dims)?;
                 }
             } else if q_elems > 0 {
                 let (blocks, n, scale) = ((q_elems as u32 / 4).div_ceil(256).min(8 * self.gpu.info.sms), q_elems as u32, d.scale());

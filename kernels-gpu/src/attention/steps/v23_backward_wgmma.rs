@@ -200,7 +200,8 @@ impl Place {
 }
 
 /// The b3 body (see the module docs): `KV` the dK/dV kernel — grid `(⌈max k_len / 128⌉, kv_heads,
-/// batch)`, `out0` = dK, `out1` = dV — else the dQ kernel — grid `(⌈max q_len / 128⌉, heads, batch)`,
+/// batch)` (causal: half of x, rounded up — a CTA per block and its mirror), `out0` = dK, `out1` = dV — else
+/// the dQ kernel — grid `(⌈max q_len / 128⌉, heads, batch)` (causal: half of x likewise),
 /// `out0` = dQ; 256 threads, `bwd_h_smem(D)` bytes.
 ///
 /// # Safety
@@ -232,185 +233,192 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
         let kv_heads = dims.heads / dims.group.max(1);
         let qbase = q_start as usize * (dims.heads * D) as usize;
         let kbase0 = k_start as usize * (kv_heads * D) as usize;
-        // The CTA's block of resident rows: dK/dV block x (with the causal mask the first key blocks see
-        // the most queries: the longest launched first); dQ block x counted from the sequence's last (the
-        // last query blocks see the most keys).
+        // The CTA's blocks of resident rows. Without the causal mask block x. With it a block's work
+        // shrinks along the sequence (dK/dV: later keys are seen by fewer queries) or grows (dQ: later
+        // queries see more keys), so a CTA takes block x and its mirror n − 1 − x: every CTA the same work,
+        // whatever the wave count (a12's pairs).
         let n_blk = if KV { k_len } else { q_len }.div_ceil(ROWS);
-        if bx >= n_blk {
+        if bx >= if causal { n_blk.div_ceil(2) } else { n_blk } {
             return;
         }
-        let blk = if KV { bx } else { n_blk - 1 - bx };
-        let blk0 = blk * ROWS; // the CTA's first resident row (a key, or a query)
-        let w0 = blk0 + 64 * wg; // the warpgroup's first resident row
-        let w_rows = if KV { k_len } else { q_len }.saturating_sub(w0).min(64); // its rows inside the sequence
-        // The streamed tiles: KV — item i is query head `head·group + i / per`, query tile `first + i % per`;
-        // dQ — key tile i of the query block's K/V head.
-        let (first, per, items) = if KV {
-            let first = bwd_first_q_tile(blk0, off, causal);
-            let per = q_len.div_ceil(STREAM).saturating_sub(first);
-            (first, per.max(1), per * dims.group)
-        } else {
-            (0, 1, if k_len == 0 { 0 } else { kv_tiles_off(k_len, ROWS, STREAM, blk, causal, off) })
-        };
-        let hk = if KV { head } else { head / dims.group.max(1) };
-        let kbase = kbase0 + hk as usize * dims.k_head as usize;
-        // dQ: the rows' statistics, in registers (rows past q_len: 0, their gradients never stored).
-        let row = |h: u32| w0 + 16 * warp + g + 8 * h;
-        let stat = |which: u32, r: u32| {
-            if r < q_len { *stats.add((which * dims.heads + head) as usize * dims.tokens_q as usize + (q_start + r) as usize) } else { 0.0 }
-        };
-        let (r_lse, r_delta) = if KV { ([0.0; 2], [0.0; 2]) } else { ([stat(0, row(0)), stat(0, row(1))], [stat(1, row(0)), stat(1, row(1))]) };
-
-        // dK, dV (KV) or dQ and its unused twin: [64-column block] of the warpgroup's 64 rows.
-        let mut acc0 = [[0f32; 32]; 2];
-        let mut acc1 = [[0f32; 32]; 2];
-        if items > 0 {
-            let raw = addr_of(dynamic::<Align16>());
-            let base = (raw + 1023) & !1023;
-            let smem = (dynamic::<Align16>() as *mut u8).add((base - raw) as usize);
-            let at = |what: BwdHTile, st: u32| base + bwd_h_offset(D, what, st);
-            let (s_x, s_y) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
-            let item = |i: u32| (hk * dims.group + i / per, first + i % per);
-            let load_item = |i: u32, st: u32| {
-                if KV {
-                    let (h, qt) = item(i);
-                    let hq = qbase + h as usize * dims.q_head as usize;
-                    load_tile::<D, STREAM>(at(BwdHTile::A, st), q.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
-                    load_tile::<D, STREAM>(at(BwdHTile::B, st), d_o.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
-                    // The statistics: threads 0..64 the LSE's, 64..128 D's, 4 bytes each.
-                    if tid < 2 * STREAM {
-                        let (which, r) = (tid / STREAM, tid % STREAM);
-                        let row = qt * STREAM + r;
-                        let valid = row < q_len;
-                        let src = (which * dims.heads + h) as usize * dims.tokens_q as usize + (q_start + if valid { row } else { 0 }) as usize;
-                        cp_async_ca_4_zfill(at(BwdHTile::Stats, st) + 4 * tid, stats.add(src) as *const u8, if valid { 4 } else { 0 });
-                    }
-                } else {
-                    load_tile::<D, STREAM>(at(BwdHTile::A, st), k.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
-                    load_tile::<D, STREAM>(at(BwdHTile::B, st), v.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
-                }
-            };
-            if KV {
-                load_tile::<D, ROWS>(s_x, k.add(kbase), dims.k_tok, blk0, k_len, tid);
-                load_tile::<D, ROWS>(s_y, v.add(kbase), dims.k_tok, blk0, k_len, tid);
-            } else {
-                let hq = qbase + head as usize * dims.q_head as usize;
-                load_tile::<D, ROWS>(s_x, q.add(hq), dims.q_tok, blk0, q_len, tid);
-                load_tile::<D, ROWS>(s_y, d_o.add(hq), dims.q_tok, blk0, q_len, tid);
+        let passes = if causal && n_blk - 1 - bx != bx { 2 } else { 1 };
+        for pass in 0..passes {
+            if pass > 0 {
+                sync_threads(); // every warpgroup is done with the first block's resident tiles
             }
-            load_item(0, 0);
-            cp_async_commit_group();
-            let scale2 = dims.scale * core::f32::consts::LOG2_E;
-            // The last tile's dS fragments: its dK (dQ) product may still run when the next tile starts.
-            let mut r_ds = [[0u32; 4]; 4];
-            for i in 0..items {
-                let st = i % STAGES;
-                cp_async_wait_group::<0>();
-                fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
-                // Everyone's copies of this tile landed; every warpgroup is past the wait that retired the
-                // products of tile i − 2 (its S wait of tile i − 1), whose stage the copies below refill —
-                // only tile i − 1's last product may still run.
-                sync_threads();
-                if i + 1 < items {
-                    load_item(i + 1, (i + 1) % STAGES);
-                }
-                cp_async_commit_group();
-                // The tile's streamed rows and whether this warpgroup sees any of them (uniform per warpgroup).
-                let s0 = if KV { item(i).1 * STREAM } else { i * STREAM };
-                let w_last = w0 + w_rows.max(1) - 1;
-                let sees = w_rows > 0 && !(causal && if KV { w0 > s0 + STREAM - 1 + off } else { s0 > w_last + off });
-                if !sees {
-                    // Nothing of this warpgroup's may run into the tile after (whose copies refill the
-                    // stage of the product still running).
-                    wgmma_wait_group::<0>();
-                    pin_frags(&mut r_ds);
-                    pin(&mut acc0);
-                    pin(&mut acc1);
-                    continue;
-                }
-                let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
-                let mut s = unset_block();
-                let mut dp = unset_block();
-                issue_ss::<E, D>(&mut s, s_x, 64 * wg, s_a);
-                issue_ss::<E, D>(&mut dp, s_y, 64 * wg, s_b);
-                // The mask: keys past the end or past a query's last visible key, on the tiles where some may be.
-                let masked = if KV {
-                    blk0 + ROWS > k_len || (causal && bwd_needs_mask(blk0, item(i).1, off))
-                } else {
-                    s0 + STREAM > k_len || (causal && needs_mask_off(ROWS, STREAM, blk, i, off))
+            let blk = if pass == 0 { bx } else { n_blk - 1 - bx };
+            let blk0 = blk * ROWS; // the CTA's first resident row (a key, or a query)
+            let w0 = blk0 + 64 * wg; // the warpgroup's first resident row
+            let w_rows = if KV { k_len } else { q_len }.saturating_sub(w0).min(64); // its rows inside the sequence
+            // The streamed tiles: KV — item i is query head `head·group + i / per`, query tile `first + i % per`;
+            // dQ — key tile i of the query block's K/V head.
+            let (first, per, items) = if KV {
+                let first = bwd_first_q_tile(blk0, off, causal);
+                let per = q_len.div_ceil(STREAM).saturating_sub(first);
+                (first, per.max(1), per * dims.group)
+            } else {
+                (0, 1, if k_len == 0 { 0 } else { kv_tiles_off(k_len, ROWS, STREAM, blk, causal, off) })
+            };
+            let hk = if KV { head } else { head / dims.group.max(1) };
+            let kbase = kbase0 + hk as usize * dims.k_head as usize;
+            // dQ: the rows' statistics, in registers (rows past q_len: 0, their gradients never stored).
+            let row = |h: u32| w0 + 16 * warp + g + 8 * h;
+            let stat = |which: u32, r: u32| {
+                if r < q_len { *stats.add((which * dims.heads + head) as usize * dims.tokens_q as usize + (q_start + r) as usize) } else { 0.0 }
+            };
+            let (r_lse, r_delta) = if KV { ([0.0; 2], [0.0; 2]) } else { ([stat(0, row(0)), stat(0, row(1))], [stat(1, row(0)), stat(1, row(1))]) };
+
+            // dK, dV (KV) or dQ and its unused twin: [64-column block] of the warpgroup's 64 rows.
+            let mut acc0 = [[0f32; 32]; 2];
+            let mut acc1 = [[0f32; 32]; 2];
+            if items > 0 {
+                let raw = addr_of(dynamic::<Align16>());
+                let base = (raw + 1023) & !1023;
+                let smem = (dynamic::<Align16>() as *mut u8).add((base - raw) as usize);
+                let at = |what: BwdHTile, st: u32| base + bwd_h_offset(D, what, st);
+                let (s_x, s_y) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
+                let item = |i: u32| (hk * dims.group + i / per, first + i % per);
+                let load_item = |i: u32, st: u32| {
+                    if KV {
+                        let (h, qt) = item(i);
+                        let hq = qbase + h as usize * dims.q_head as usize;
+                        load_tile::<D, STREAM>(at(BwdHTile::A, st), q.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                        load_tile::<D, STREAM>(at(BwdHTile::B, st), d_o.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                        // The statistics: threads 0..64 the LSE's, 64..128 D's, 4 bytes each.
+                        if tid < 2 * STREAM {
+                            let (which, r) = (tid / STREAM, tid % STREAM);
+                            let row = qt * STREAM + r;
+                            let valid = row < q_len;
+                            let src = (which * dims.heads + h) as usize * dims.tokens_q as usize + (q_start + if valid { row } else { 0 }) as usize;
+                            cp_async_ca_4_zfill(at(BwdHTile::Stats, st) + 4 * tid, stats.add(src) as *const u8, if valid { 4 } else { 0 });
+                        }
+                    } else {
+                        load_tile::<D, STREAM>(at(BwdHTile::A, st), k.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
+                        load_tile::<D, STREAM>(at(BwdHTile::B, st), v.add(kbase), dims.k_tok, i * STREAM, k_len, tid);
+                    }
                 };
-                let place = Place { row0: w0, col0: s0, k_len, causal, off };
-                let st_ptr = smem.add(bwd_h_offset(D, BwdHTile::Stats, st) as usize) as *const f32;
-                wgmma_wait_group::<1>(); // the last tile's dK (dQ) and this tile's S retired
-                pin_frags(&mut r_ds);
-                wgmma_fence_operand(&mut s);
-                // P = 2^(S·scale·log2 e − log2 e·LSE) in place (0 where hidden), and (KV) its A fragments.
-                let mut r_p = [[0u32; 4]; 4];
-                unroll8!(nt => {
-                    let c = 8 * nt + 2 * t;
-                    let l2 = if KV { *(st_ptr.add(c as usize) as *const [f32; 2]) } else { [0.0; 2] };
-                    let mut x = [0f32; 4];
-                    unroll4!(e => {
-                        let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
-                        let lse = if KV { l2[(e % 2) as usize] } else { r_lse[(e / 2) as usize] };
-                        let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -lse));
-                        x[e as usize] = if masked && place.hidden::<KV>(r, cc) { 0.0 } else { p };
-                        s[(4 * nt + e) as usize] = x[e as usize];
+                if KV {
+                    load_tile::<D, ROWS>(s_x, k.add(kbase), dims.k_tok, blk0, k_len, tid);
+                    load_tile::<D, ROWS>(s_y, v.add(kbase), dims.k_tok, blk0, k_len, tid);
+                } else {
+                    let hq = qbase + head as usize * dims.q_head as usize;
+                    load_tile::<D, ROWS>(s_x, q.add(hq), dims.q_tok, blk0, q_len, tid);
+                    load_tile::<D, ROWS>(s_y, d_o.add(hq), dims.q_tok, blk0, q_len, tid);
+                }
+                load_item(0, 0);
+                cp_async_commit_group();
+                let scale2 = dims.scale * core::f32::consts::LOG2_E;
+                // The last tile's dS fragments: its dK (dQ) product may still run when the next tile starts.
+                let mut r_ds = [[0u32; 4]; 4];
+                for i in 0..items {
+                    let st = i % STAGES;
+                    cp_async_wait_group::<0>();
+                    fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
+                    // Everyone's copies of this tile landed; every warpgroup is past the wait that retired the
+                    // products of tile i − 2 (its S wait of tile i − 1), whose stage the copies below refill —
+                    // only tile i − 1's last product may still run.
+                    sync_threads();
+                    if i + 1 < items {
+                        load_item(i + 1, (i + 1) % STAGES);
+                    }
+                    cp_async_commit_group();
+                    // The tile's streamed rows and whether this warpgroup sees any of them (uniform per warpgroup).
+                    let s0 = if KV { item(i).1 * STREAM } else { i * STREAM };
+                    let w_last = w0 + w_rows.max(1) - 1;
+                    let sees = w_rows > 0 && !(causal && if KV { w0 > s0 + STREAM - 1 + off } else { s0 > w_last + off });
+                    if !sees {
+                        // Nothing of this warpgroup's may run into the tile after (whose copies refill the
+                        // stage of the product still running).
+                        wgmma_wait_group::<0>();
+                        pin_frags(&mut r_ds);
+                        pin(&mut acc0);
+                        pin(&mut acc1);
+                        continue;
+                    }
+                    let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
+                    let mut s = unset_block();
+                    let mut dp = unset_block();
+                    issue_ss::<E, D>(&mut s, s_x, 64 * wg, s_a);
+                    issue_ss::<E, D>(&mut dp, s_y, 64 * wg, s_b);
+                    // The mask: keys past the end or past a query's last visible key, on the tiles where some may be.
+                    let masked = if KV {
+                        blk0 + ROWS > k_len || (causal && bwd_needs_mask(blk0, item(i).1, off))
+                    } else {
+                        s0 + STREAM > k_len || (causal && needs_mask_off(ROWS, STREAM, blk, i, off))
+                    };
+                    let place = Place { row0: w0, col0: s0, k_len, causal, off };
+                    let st_ptr = smem.add(bwd_h_offset(D, BwdHTile::Stats, st) as usize) as *const f32;
+                    wgmma_wait_group::<1>(); // the last tile's dK (dQ) and this tile's S retired
+                    pin_frags(&mut r_ds);
+                    wgmma_fence_operand(&mut s);
+                    // P = 2^(S·scale·log2 e − log2 e·LSE) in place (0 where hidden), and (KV) its A fragments.
+                    let mut r_p = [[0u32; 4]; 4];
+                    unroll8!(nt => {
+                        let c = 8 * nt + 2 * t;
+                        let l2 = if KV { *(st_ptr.add(c as usize) as *const [f32; 2]) } else { [0.0; 2] };
+                        let mut x = [0f32; 4];
+                        unroll4!(e => {
+                            let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
+                            let lse = if KV { l2[(e % 2) as usize] } else { r_lse[(e / 2) as usize] };
+                            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -lse));
+                            x[e as usize] = if masked && place.hidden::<KV>(r, cc) { 0.0 } else { p };
+                            s[(4 * nt + e) as usize] = x[e as usize];
+                        });
+                        if KV {
+                            put::<E>(&mut r_p, nt, x);
+                        }
                     });
                     if KV {
-                        put::<E>(&mut r_p, nt, x);
+                        issue_rs::<E, D>(&mut acc1, &r_p, s_b); // dV += Pᵀ·dO
+                        wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
+                    } else {
+                        wgmma_wait_group::<0>(); // dP retired
                     }
-                });
-                if KV {
-                    issue_rs::<E, D>(&mut acc1, &r_p, s_b); // dV += Pᵀ·dO
-                    wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
-                } else {
-                    wgmma_wait_group::<0>(); // dP retired
-                }
-                wgmma_fence_operand(&mut dp);
-                // dS = P ∘ (dP − D), its A fragments.
-                unroll8!(nt => {
-                    let c = 8 * nt + 2 * t;
-                    let dd = if KV { *(st_ptr.add((STREAM + c) as usize) as *const [f32; 2]) } else { [0.0; 2] };
-                    let mut x = [0f32; 4];
-                    unroll4!(e => {
-                        let delta = if KV { dd[(e % 2) as usize] } else { r_delta[(e / 2) as usize] };
-                        x[e as usize] = s[(4 * nt + e) as usize] * (dp[(4 * nt + e) as usize] - delta);
-                    });
-                    put::<E>(&mut r_ds, nt, x);
-                });
-                issue_rs::<E, D>(&mut acc0, &r_ds, s_a); // dK += dSᵀ·Q, or dQ += dS·K
-                if KV {
-                    wgmma_wait_group::<1>(); // dV retired: Pᵀ's registers free; dK runs on into the next tile
-                    pin(&mut acc1);
-                }
-            }
-            wgmma_wait_group::<0>();
-            pin_frags(&mut r_ds);
-            pin(&mut acc0);
-            pin(&mut acc1);
-        }
-        // Epilogue: the warpgroup's rows below their length; dK and dQ times the scale.
-        let (base_out, tok) = if KV { (kbase, dims.k_tok) } else { (qbase + head as usize * dims.q_head as usize, dims.q_tok) };
-        unroll2!(h => {
-            let r = row(h);
-            if r < w0 + w_rows {
-                let at = base_out + r as usize * tok as usize;
-                unroll2!(bb => {
-                    if bb < D / 64 {
-                        unroll8!(jj => {
-                            let col = (64 * bb + 8 * jj + 2 * t) as usize;
-                            let i = (4 * jj + 2 * h) as usize;
-                            let (a, c) = (&acc0[bb as usize], &acc1[bb as usize]);
-                            *(out0.add(at + col) as *mut u32) = E::pack(a[i] * dims.scale, a[i + 1] * dims.scale);
-                            if KV {
-                                *(out1.add(at + col) as *mut u32) = E::pack(c[i], c[i + 1]);
-                            }
+                    wgmma_fence_operand(&mut dp);
+                    // dS = P ∘ (dP − D), its A fragments.
+                    unroll8!(nt => {
+                        let c = 8 * nt + 2 * t;
+                        let dd = if KV { *(st_ptr.add((STREAM + c) as usize) as *const [f32; 2]) } else { [0.0; 2] };
+                        let mut x = [0f32; 4];
+                        unroll4!(e => {
+                            let delta = if KV { dd[(e % 2) as usize] } else { r_delta[(e / 2) as usize] };
+                            x[e as usize] = s[(4 * nt + e) as usize] * (dp[(4 * nt + e) as usize] - delta);
                         });
+                        put::<E>(&mut r_ds, nt, x);
+                    });
+                    issue_rs::<E, D>(&mut acc0, &r_ds, s_a); // dK += dSᵀ·Q, or dQ += dS·K
+                    if KV {
+                        wgmma_wait_group::<1>(); // dV retired: Pᵀ's registers free; dK runs on into the next tile
+                        pin(&mut acc1);
                     }
-                });
+                }
+                wgmma_wait_group::<0>();
+                pin_frags(&mut r_ds);
+                pin(&mut acc0);
+                pin(&mut acc1);
             }
-        });
+            // Epilogue: the warpgroup's rows below their length; dK and dQ times the scale.
+            let (base_out, tok) = if KV { (kbase, dims.k_tok) } else { (qbase + head as usize * dims.q_head as usize, dims.q_tok) };
+            unroll2!(h => {
+                let r = row(h);
+                if r < w0 + w_rows {
+                    let at = base_out + r as usize * tok as usize;
+                    unroll2!(bb => {
+                        if bb < D / 64 {
+                            unroll8!(jj => {
+                                let col = (64 * bb + 8 * jj + 2 * t) as usize;
+                                let i = (4 * jj + 2 * h) as usize;
+                                let (a, c) = (&acc0[bb as usize], &acc1[bb as usize]);
+                                *(out0.add(at + col) as *mut u32) = E::pack(a[i] * dims.scale, a[i + 1] * dims.scale);
+                                if KV {
+                                    *(out1.add(at + col) as *mut u32) = E::pack(c[i], c[i + 1]);
+                                }
+                            });
+                        }
+                    });
+                }
+            });
+        }
     }
 }
 
@@ -421,7 +429,8 @@ macro_rules! wgmma_entries {
         ///
         /// # Safety
         /// Q, K, V, dO, `stats` and the offsets as in `attn_bwd_b1_d128_bf16`; `dk`, `dv` hold K's elements,
-        /// written by nothing else meanwhile. Grid `(⌈max k_len / 128⌉, kv_heads, batch)`, 256 threads,
+        /// written by nothing else meanwhile. Grid `(⌈max k_len / 128⌉, kv_heads, batch)` (causal: `⌈⌈max k_len / 128⌉ / 2⌉`
+        /// in x), 256 threads,
         /// `layout::attention::bwd_h_smem(D)` bytes of dynamic shared memory; sm_90a.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $kv(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
@@ -434,7 +443,8 @@ macro_rules! wgmma_entries {
         /// b3's dQ (see the module docs): each element summed over the keys by one thread, in order.
         ///
         /// # Safety
-        /// As the dK/dV entry with `dq` holding Q's elements; grid `(⌈max q_len / 128⌉, heads, batch)`.
+        /// As the dK/dV entry with `dq` holding Q's elements; grid `(⌈max q_len / 128⌉, heads, batch)` (causal:
+        /// `⌈⌈max q_len / 128⌉ / 2⌉` in x).
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $dq(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                               dq: *mut u16, dims: Dims) {
