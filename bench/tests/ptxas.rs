@@ -75,12 +75,12 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // the kernel (`c68cf8e`); 72 / 84 / 144 bytes since it moved to `fp8/weight_only.rs`. Measured with the
     // spill: 1.25× the 16-bit GEMM at 32×28672×4096 (results/2026-11-29-h200-session54).
     ("fp8_w1_t32_", "sm_90", 144, "w1 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
-    // Backward b3's dK/dV kernel at D = 128 (issue 50, session 60): 128 f32 of dK and dV per thread, Sᵀ and
-    // dPᵀ (64), and the last tile's dS fragments (16) held while its dK product runs into the next tile,
-    // at 255 registers: 12 bytes, 32 (a 40-byte frame) since a causal CTA walks a block and its mirror.
-    // Spill-free with every tile drained (`4b8a5ad`), which measured 0.95–0.97× the three-stage form's
-    // speed (results/2026-11-30-h200-session60).
-    ("attn_bwd_b3kv_d128_", "sm_90", 40, "b3 dK/dV D = 128 (kernels-gpu/src/attention/README.md, backward)"),
+    // Backward b3's causal dK/dV kernel at D = 128 (issue 50, session 60): 128 f32 of dK and dV per thread,
+    // Sᵀ and dPᵀ (64), the last tile's dS fragments (16) held while its dK product runs into the next tile,
+    // and the pass over a block and its mirror, at 255 registers: 32 bytes (a 40-byte frame). The
+    // non-causal entry, one block per CTA, assembles spill-free; the pairs measured 1.04–1.29× its speed on
+    // causal problems (results/2026-11-30-h200-session60, call 9).
+    ("attn_bwd_b3kvc_d128_", "sm_90", 40, "b3 causal dK/dV D = 128 (kernels-gpu/src/attention/README.md, backward)"),
 ];
 
 #[test]

@@ -207,7 +207,9 @@ impl<T: Element> BackwardPlan<T> {
         let e = super::half_suffix::<T>("attention backward")?;
         desc.validate()?;
         let d = desc.head_dim;
-        let b3 = format!("attn_bwd_b3kv_d{d}_{e}");
+        // b3's causal entries walk a block and its mirror per CTA (`c`).
+        let c = if desc.causal { "c" } else { "" };
+        let b3 = format!("attn_bwd_b3kv{c}_d{d}_{e}");
         let wgmma = match (desc.dq, desc.engine) {
             (DqMode::Atomic, Engine::Wgmma) => {
                 return Err(Error::InvalidInput("attention backward: the wgmma kernels (b3) compute dQ deterministically only; use DqMode::Deterministic or another engine".into()));
@@ -220,7 +222,7 @@ impl<T: Element> BackwardPlan<T> {
         let (main, convert) = match (desc.dq, wgmma) {
             (DqMode::Atomic, _) => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
             (DqMode::Deterministic, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
-            (DqMode::Deterministic, true) => (b3, format!("attn_bwd_b3dq_d{d}_{e}")),
+            (DqMode::Deterministic, true) => (b3, format!("attn_bwd_b3dq{c}_d{d}_{e}")),
         };
         Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?, wgmma,
                           cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })

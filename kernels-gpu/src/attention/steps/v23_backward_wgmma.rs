@@ -208,7 +208,7 @@ impl Place {
 /// As the entries.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+unsafe fn body<E: Elem16, const D: u32, const KV: bool, const PAIRS: bool>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                         out0: *mut u16, out1: *mut u16, dims: Dims) {
     let (bx, head, b) = (block_idx_x(), block_idx_y(), block_idx_z());
     let tid = thread_idx_x();
@@ -238,10 +238,12 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
         // queries see more keys), so a CTA takes block x and its mirror n − 1 − x: every CTA the same work,
         // whatever the wave count (a12's pairs).
         let n_blk = if KV { k_len } else { q_len }.div_ceil(ROWS);
-        if bx >= if causal { n_blk.div_ceil(2) } else { n_blk } {
+        // (`PAIRS`: the causal entries; the others keep one block per CTA, without the pass loop's registers.)
+        let pairs = PAIRS && causal;
+        if bx >= if pairs { n_blk.div_ceil(2) } else { n_blk } {
             return;
         }
-        let passes = if causal && n_blk - 1 - bx != bx { 2 } else { 1 };
+        let passes = if pairs && n_blk - 1 - bx != bx { 2 } else { 1 };
         for pass in 0..passes {
             if pass > 0 {
                 sync_threads(); // every warpgroup is done with the first block's resident tiles
@@ -422,40 +424,45 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool>(q: *const u16, k: *const
     }
 }
 
-/// The entries of one element type and head dim.
+/// The entries of one element type and head dim: `$kv`, `$dq` without the causal mask's pairs, `$kvc`,
+/// `$dqc` with them (the host launches those for a causal problem, on half the grid's x).
 macro_rules! wgmma_entries {
-    ($kv:ident, $dq:ident, $e:ty, $d:literal) => {
+    ($kv:ident, $dq:ident, $kvc:ident, $dqc:ident, $e:ty, $d:literal) => {
+        wgmma_entries!(@one $kv, $dq, $e, $d, false);
+        wgmma_entries!(@one $kvc, $dqc, $e, $d, true);
+    };
+    (@one $kv:ident, $dq:ident, $e:ty, $d:literal, $pairs:literal) => {
         /// b3's dK and dV (see the module docs), each summed by one thread in a fixed order.
         ///
         /// # Safety
         /// Q, K, V, dO, `stats` and the offsets as in `attn_bwd_b1_d128_bf16`; `dk`, `dv` hold K's elements,
-        /// written by nothing else meanwhile. Grid `(⌈max k_len / 128⌉, kv_heads, batch)` (causal: `⌈⌈max k_len / 128⌉ / 2⌉`
-        /// in x), 256 threads,
+        /// written by nothing else meanwhile. Grid `(⌈max k_len / 128⌉, kv_heads, batch)` (the causal entries
+        /// with the causal mask: `⌈⌈max k_len / 128⌉ / 2⌉` in x), 256 threads,
         /// `layout::attention::bwd_h_smem(D)` bytes of dynamic shared memory; sm_90a.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $kv(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                               dk: *mut u16, dv: *mut u16, dims: Dims) {
             // SAFETY: forwarded.
-            unsafe { body::<$e, $d, true>(q, k, v, d_o, stats, cu_q, cu_k, dk, dv, dims) }
+            unsafe { body::<$e, $d, true, $pairs>(q, k, v, d_o, stats, cu_q, cu_k, dk, dv, dims) }
         }
         $crate::launch_bounds::launch_bounds!($kv, 256, 1);
 
         /// b3's dQ (see the module docs): each element summed over the keys by one thread, in order.
         ///
         /// # Safety
-        /// As the dK/dV entry with `dq` holding Q's elements; grid `(⌈max q_len / 128⌉, heads, batch)` (causal:
-        /// `⌈⌈max q_len / 128⌉ / 2⌉` in x).
+        /// As the dK/dV entry with `dq` holding Q's elements; grid `(⌈max q_len / 128⌉, heads, batch)` (the
+        /// causal entries with the causal mask: `⌈⌈max q_len / 128⌉ / 2⌉` in x).
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $dq(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                               dq: *mut u16, dims: Dims) {
             // SAFETY: forwarded (the second output is not written by the dQ kernel).
-            unsafe { body::<$e, $d, false>(q, k, v, d_o, stats, cu_q, cu_k, dq, core::ptr::null_mut(), dims) }
+            unsafe { body::<$e, $d, false, $pairs>(q, k, v, d_o, stats, cu_q, cu_k, dq, core::ptr::null_mut(), dims) }
         }
         $crate::launch_bounds::launch_bounds!($dq, 256, 1);
     };
 }
 
-wgmma_entries!(attn_bwd_b3kv_d64_f16, attn_bwd_b3dq_d64_f16, F16, 64);
-wgmma_entries!(attn_bwd_b3kv_d128_f16, attn_bwd_b3dq_d128_f16, F16, 128);
-wgmma_entries!(attn_bwd_b3kv_d64_bf16, attn_bwd_b3dq_d64_bf16, Bf16, 64);
-wgmma_entries!(attn_bwd_b3kv_d128_bf16, attn_bwd_b3dq_d128_bf16, Bf16, 128);
+wgmma_entries!(attn_bwd_b3kv_d64_f16, attn_bwd_b3dq_d64_f16, attn_bwd_b3kvc_d64_f16, attn_bwd_b3dqc_d64_f16, F16, 64);
+wgmma_entries!(attn_bwd_b3kv_d128_f16, attn_bwd_b3dq_d128_f16, attn_bwd_b3kvc_d128_f16, attn_bwd_b3dqc_d128_f16, F16, 128);
+wgmma_entries!(attn_bwd_b3kv_d64_bf16, attn_bwd_b3dq_d64_bf16, attn_bwd_b3kvc_d64_bf16, attn_bwd_b3dqc_d64_bf16, Bf16, 64);
+wgmma_entries!(attn_bwd_b3kv_d128_bf16, attn_bwd_b3dq_d128_bf16, attn_bwd_b3kvc_d128_bf16, attn_bwd_b3dqc_d128_bf16, Bf16, 128);
