@@ -39,9 +39,10 @@
 //! Measured (H200, bf16, `results/2026-11-30-h200-session60`, 3 processes, interleaved with b2): first form
 //! (two stages, each tile drained) 310–321 TFLOP/s — under the range; `ncu` found ~14 integer instructions
 //! per 16-byte copy (the swizzle per chunk) and the tensor pipe drained at every tile. With one copy offset
-//! per thread and three stages (the tile's dK or dQ product running on into the next tile): **346–368 TFLOP/s
-//! at D = 128, causal 297–325; 250 / 213 at D = 64**: 0.57–0.60× b2's time, 1.19–1.24× torch's FA2 at
-//! D = 128, 0.60–0.66× cuDNN. The rest of the gap is in the attention README (backward).
+//! per thread, three stages (the tile's dK or dQ product running on into the next tile) and, with the causal
+//! mask, a block and its mirror per CTA: **341–356 TFLOP/s at D = 128, causal 312–346; 252 / 228 at D = 64**:
+//! 0.53–0.60× b2's time, 1.19–1.30× torch's FA2 at D = 128, 0.57–0.69× cuDNN. The rest of the gap is in the
+//! attention README (backward).
 use super::fa2_backward::sequence;
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
