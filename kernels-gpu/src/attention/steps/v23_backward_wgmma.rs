@@ -23,7 +23,8 @@
 //! ```
 //!
 //! The dK/dV kernel walks b1's grid (a CTA per 128 keys, K/V head and sequence, over every query tile
-//! of its group's heads), the dQ kernel one CTA per 128 queries, head and sequence over its keys; the
+//! of its group's heads), the dQ kernel one CTA per 128 queries, head and sequence over its keys (the
+//! causal entries `…kvc…`, `…dqc…`: a CTA per block and its mirror, the same work for every CTA); the
 //! statistics (`log2 e · LSE`, `D = rowsum(dO ∘ O)`) come from b1's preprocessing kernel. Masking as
 //! b1/b2: a key past the sequence's end or (causal, bottom-right) past a query's last visible key gets
 //! P = 0, on the tiles where any can occur; a warpgroup whose 64 rows see none of a tile skips it.
