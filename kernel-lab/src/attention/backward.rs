@@ -327,7 +327,8 @@ impl<T: Element> BackwardPlan<T> {
         // of a sequence lies inside Q, O, dO, dQ (tokens_q·heads·D elements, checked above) or K, V, dK, dV
         // (tokens_k·kv_heads·D), and the LSE's inside its tokens_q·heads; all 16-byte aligned (checked);
         // the workspaces hold tokens_q·heads·D (dQ's accumulator, zeroed just before; deterministic: the
-        // dK/dV kernel does not touch it, and b2's dQ kernel writes dQ, Q's size, directly) and
+        // dK/dV kernel does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly; b3's grids are those its
+        // entries name, half of x for the causal entries) and
         // 2·heads·tokens_q f32 and are this plan's alone; heads = kv_heads · group (validated), grids
         // below the limits (heads and batch ≤ 65535, checked by `validate` and `Lens`), blocks and shared
         // memory from the kernels' descriptors.
