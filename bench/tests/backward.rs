@@ -157,6 +157,16 @@ fn cases() -> Vec<Case> {
 /// `mma.sync` (deterministic) and b1 (atomic dQ).
 const VARIANTS: [(DqMode, Engine); 3] = [(DqMode::Deterministic, Engine::Auto), (DqMode::Deterministic, Engine::MmaSync), (DqMode::Atomic, Engine::Auto)];
 
+/// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
+fn check_cases(gpu: &Gpu, (dq, engine): (DqMode, Engine)) {
+    let seed = verify::fresh_seed();
+    for (i, case) in cases().into_iter().enumerate() {
+        let case = Case { desc: case.desc.with_dq(dq).with_engine(engine), ..case };
+        check::<f16>(gpu, &case, Elem::F16, seed ^ i as u64);
+        check::<bf16>(gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
+    }
+}
+
 /// The default plan (b3 on Hopper, b2 elsewhere): every case against the f64 reference, every gradient
 /// bitwise the same over 10 runs.
 #[test]
@@ -164,23 +174,14 @@ fn backward_matches_the_f64_reference() {
     let Some(gpu) = gpu_or_skip("backward_matches_the_f64_reference") else { return };
     let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64)).unwrap();
     eprintln!("default plan: {} ({})", plan.kernel(), if plan.is_wgmma() { "b3, wgmma" } else { "b2, mma.sync" });
-    let seed = verify::fresh_seed();
-    for (i, case) in cases().iter().enumerate() {
-        check::<f16>(&gpu, case, Elem::F16, seed ^ i as u64);
-        check::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 8);
-    }
+    check_cases(&gpu, VARIANTS[0]);
 }
 
 /// Step b2 on `mma.sync` where the default is b3: the same cases, bitwise stable over 10 runs.
 #[test]
 fn mma_sync_backward_matches_the_reference() {
     let Some(gpu) = gpu_or_skip("mma_sync_backward_matches_the_reference") else { return };
-    let seed = verify::fresh_seed();
-    for (i, case) in cases().into_iter().enumerate() {
-        let case = Case { desc: case.desc.with_engine(Engine::MmaSync), ..case };
-        check::<f16>(&gpu, &case, Elem::F16, seed ^ i as u64);
-        check::<bf16>(&gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
-    }
+    check_cases(&gpu, VARIANTS[1]);
 }
 
 /// Step b1 (dQ by atomic adds, `DqMode::Atomic`): the same cases against the f64 reference (dK and dV
@@ -188,12 +189,7 @@ fn mma_sync_backward_matches_the_reference() {
 #[test]
 fn atomic_dq_backward_matches_the_reference() {
     let Some(gpu) = gpu_or_skip("atomic_dq_backward_matches_the_reference") else { return };
-    let seed = verify::fresh_seed();
-    for (i, case) in cases().into_iter().enumerate() {
-        let case = Case { desc: case.desc.with_dq(DqMode::Atomic), ..case };
-        check::<f16>(&gpu, &case, Elem::F16, seed ^ i as u64);
-        check::<bf16>(&gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
-    }
+    check_cases(&gpu, VARIANTS[2]);
 }
 
 /// 2 × 1000 tokens, 16/4 heads, D = 128, causal, bf16 (every plan of [`VARIANTS`]): grouped heads against the same problem with each
