@@ -559,7 +559,7 @@ fn the_gemm_api_takes_strided_and_offset_operands_on_the_callers_stream() {
 #[test]
 fn the_f32_entry_point_takes_any_shape() {
     // Every SGEMM step the chooser can pick (v11, v20; v15 / v22 and v19 / v21 with split K, the second
-    // of each on Hopper; v13 with 1-16 rows and split K), at edge shapes and a random sweep, against the
+    // of each on Hopper; v33 with 1-16 rows, N off 4 and split K by waves), at edge shapes and a random sweep, against the
     // f64 reference; C poisoned before.
     use kernel_lab_bench::{
         families::gemm::Shape,
@@ -573,7 +573,11 @@ fn the_f32_entry_point_takes_any_shape() {
     use rand::Rng;
     let mut shapes = vec![(1, 1, 1), (1, 4096, 4096), (3, 1000, 777), (16, 1024, 4096), (17, 33, 4099), (32, 4097, 130), (70, 130, 1030),
                           (512, 512, 512), (127, 1031, 1024), (1000, 1000, 1000), (300, 2050, 300), (1100, 2100, 100),
-                          (128, 1024, 300), (24, 2048, 1024), (2048, 2048, 64), (2000, 2000, 64), (127, 1031, 1000)];
+                          (128, 1024, 300), (24, 2048, 1024), (2048, 2048, 64), (2000, 2000, 64), (127, 1031, 1000),
+                          (4, 5001, 768), (3, 1001, 2048), (1, 5120, 13824), (9, 50257, 130)];
+    // v33: (4, 5001, 768) N off 4 on the strided interior loop; (3, 1001, 2048) also split by waves
+    // (32 strips, four splits: the strided adds); (1, 5120, 13824) four splits (160 strips); (9, 50257, 130)
+    // K off 128: the edge loop with strided lanes.
     // (128, 1024, 300): K off 16, no split; (24, …): v15 / v23; (32, 4097, 130): v15 / v26 (N off 4); (127, 1031, 1024): v19 / v25;
     // (2048, 2048, 64): v11; (2000, 2000, 64): v20; on Hopper (127, 1031, 1024): v31, (127, 1031, 1000): v32
     for _ in 0..10 {
@@ -604,7 +608,7 @@ fn the_f32_entry_point_takes_any_shape() {
     let chosen: std::collections::BTreeSet<&str> = shapes.iter()
         .map(|&(m, n, k)| kernel_lab_bench::sgemm::default_step(Shape::new(m, n, k).unwrap(), gpu.info.sms, hopper).kernel.step).collect();
     assert_eq!(used, chosen, "gemm_f32 runs the chooser's step");
-    let want: &[&str] = if hopper { &["v13", "v23", "v24", "v26", "v31", "v32"] } else { &["v13", "v15", "v19"] };
+    let want: &[&str] = if hopper { &["v33", "v23", "v24", "v26", "v31", "v32"] } else { &["v33", "v15", "v19"] };
     assert!(want.iter().all(|l| used.contains(l)), "the shapes reach every step the chooser picks here: {used:?}");
     // A forced step that cannot take the shape is refused naming the rule, before any launch.
     let e = SgemmPlan::new(&gpu, Shape::new(8, 8, 7).unwrap(), Some(step_by_label("v10").unwrap())).err().unwrap().to_string();

@@ -386,6 +386,48 @@ pub const fn split_k_tiles_when_full(m: u32, n: u32, k: u32, sms: u32, rows: u32
     split_k_tiles(m, n, k, sms, rows, cols, blocks_per_sm, depth, multiple)
 }
 
+/// [`split_k_waves`]'s fixed cost of a block in bytes of its own streaming: its start, the sums met in
+/// shared memory and its stores, taken as the 64 KiB (~2 µs of one SM's share of HBM) measured for a
+/// decode-attention CTA (session 55, `attention::decode::DECODE_CTA_COST_BYTES`); a split also pays it
+/// once more for zeroing C.
+pub const SPLIT_BLOCK_COST_BYTES: u64 = 64 * 1024;
+
+/// The split of K by waves (v33): of the splits `s = 1 ..= min(⌊K / min_depth⌋, 64)` (each range a
+/// multiple of `multiple`), the one whose launch is predicted shortest, the smaller on a tie:
+///
+/// ```text
+/// blocks(s) = ⌈M/rows⌉·⌈N/cols⌉·s      slots = blocks_per_sm · SMs
+/// time(s)  ∝ ⌈blocks(s) / slots⌉ · (bytes_per_k · depth(s) + F)  +  (s > 1) · F      F = SPLIT_BLOCK_COST_BYTES
+/// ```
+///
+/// A block streams `bytes_per_k` bytes of B per k of its range, one wave at a time. 1 × 5120 × 13824 at
+/// v13's 32-column strips: 160 blocks on 132 SMs are two waves with the second 28 blocks; four splits are
+/// 640 blocks in five waves of a quarter the bytes (predicted 1.44× faster). Returns `(splits, k_split)`.
+#[allow(clippy::too_many_arguments)]
+pub const fn split_k_waves(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, blocks_per_sm: u32, min_depth: u32, multiple: u32,
+                           bytes_per_k: u64) -> (u32, u32) {
+    let tiles = m.div_ceil(rows) as u64 * n.div_ceil(cols) as u64;
+    let slots = if blocks_per_sm as u64 * sms as u64 == 0 { 1 } else { blocks_per_sm as u64 * sms as u64 };
+    let multiple = if multiple == 0 { 1 } else { multiple };
+    let min_depth = if min_depth < multiple { multiple } else { min_depth };
+    let most = if k / min_depth > 64 { 64 } else { k / min_depth };
+    let f = SPLIT_BLOCK_COST_BYTES;
+    let mut best = (1u32, k);
+    let mut best_t = tiles.div_ceil(slots) * (bytes_per_k * k as u64 + f);
+    let mut s = 2;
+    while s <= most {
+        let depth = multiple * k.div_ceil(s).div_ceil(multiple);
+        let splits = k.div_ceil(depth);
+        let t = (tiles * splits as u64).div_ceil(slots) * (bytes_per_k * depth as u64 + f) + f;
+        if splits > 1 && t < best_t {
+            best = (splits, depth);
+            best_t = t;
+        }
+        s += 1;
+    }
+    best
+}
+
 /// v13 ("skinny", small M): the most rows of C one block computes; a thread keeps `≤ 16 × 4` sums.
 pub const SKINNY_ROWS: u32 = 16;
 /// v13: columns of C per block, 4 per thread: 8 lanes side by side read one 128-byte row segment of B.
@@ -482,6 +524,29 @@ mod split_tests {
 #[cfg(test)]
 mod skinny_tests {
     use super::*;
+
+    /// The split by waves: never deeper than allowed, ranges cover K, one block per (tile, split), and
+    /// its predicted time is the least over every allowed split (brute force); the cases that motivated it.
+    #[test]
+    fn split_k_waves_takes_the_least_predicted_time() {
+        let cost = |m: u32, n: u32, k: u32, s: u32, d: u32| {
+            let tiles = m.div_ceil(SKINNY_ROWS) as u64 * n.div_ceil(SKINNY_COLS) as u64;
+            (tiles * s as u64).div_ceil(132) * (128 * d as u64 + SPLIT_BLOCK_COST_BYTES) + if s > 1 { SPLIT_BLOCK_COST_BYTES } else { 0 }
+        };
+        for (m, n, k) in [(1, 5120, 13824), (4, 50257, 768), (1, 4096, 4096), (1, 14336, 4096), (16, 4096, 4096), (1, 6144, 4096), (3, 777, 100_000), (1, 8, 511), (9, 33, 1)] {
+            let (s, d) = split_k_waves(m, n, k, 132, SKINNY_ROWS, SKINNY_COLS, 1, 512, SKINNY_KSTEP, 128);
+            assert!(s >= 1 && (s == 1 || d % SKINNY_KSTEP == 0) && s * d >= k && (s - 1) * d < k, "{m}x{n}x{k}: ({s}, {d})");
+            assert!(s == 1 || (d >= 512 && s <= 64), "{m}x{n}x{k}: ({s}, {d}) too deep a split");
+            let t = cost(m, n, k, s, d);
+            for s2 in 2..=(k / 512).min(64) {
+                let d2 = SKINNY_KSTEP * k.div_ceil(s2).div_ceil(SKINNY_KSTEP);
+                assert!(t <= cost(m, n, k, k.div_ceil(d2), d2), "{m}x{n}x{k}: ({s}, {d}) predicted slower than {s2} splits");
+            }
+        }
+        // 160 strips on 132 SMs: four splits (five waves of a quarter the bytes); 128 strips fill one wave.
+        assert_eq!(split_k_waves(1, 5120, 13824, 132, SKINNY_ROWS, SKINNY_COLS, 1, 512, SKINNY_KSTEP, 128), (4, 3456));
+        assert_eq!(split_k_waves(1, 4096, 4096, 132, SKINNY_ROWS, SKINNY_COLS, 1, 512, SKINNY_KSTEP, 128), (1, 4096));
+    }
 
     #[test]
     fn skinny_threads_cover_the_strip_and_every_k_once() {

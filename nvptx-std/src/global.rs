@@ -16,6 +16,20 @@ pub unsafe fn ld_global_nc_v4_f32(p: *const f32) -> [f32; 4] {
     [a, b, c, d]
 }
 
+/// `ld.global.nc.f32 r, [p];` — one 32-bit load through the read-only (non-coherent) path: for
+/// data at any 4-byte alignment that a vector load cannot take.
+///
+/// # Safety
+/// `p` points to a readable, 4-byte-aligned `f32` in global memory that no thread writes during the
+/// kernel.
+#[inline(always)]
+pub unsafe fn ld_global_nc_f32(p: *const f32) -> f32 {
+    let r: f32;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.nc.f32 {0}, [{1}];", out(reg32) r, in(reg64) p, options(nostack, readonly)) };
+    r
+}
+
 /// `ld.global.nc.L1::no_allocate.v4.f32 {a, b, c, d}, [p];` — as [`ld_global_nc_v4_f32`], but the line
 /// is not kept in L1: streaming data read once does not evict what is reused.
 ///

@@ -101,6 +101,18 @@ pub enum SplitRule {
         /// The depth multiple.
         multiple: u32,
     },
+    /// By waves (v33: `layout::sgemm::split_k_waves`): the split whose waves of blocks, each streaming
+    /// `bytes_per_k` bytes a k of its range plus a fixed cost, are predicted shortest.
+    Waves {
+        /// Blocks per SM.
+        blocks_per_sm: u32,
+        /// The shallowest split.
+        min_depth: u32,
+        /// The depth multiple.
+        multiple: u32,
+        /// Bytes a block streams per k of its range.
+        bytes_per_k: u64,
+    },
     /// `Fixed` with the shallowest split raised to `full_depth` once the tiles reach ¾ of the SMs
     /// (v19: `layout::sgemm::split_k_tiles_when_full`).
     FixedWhenFull {
@@ -255,6 +267,14 @@ impl<T> GemmStep<T> {
                     SplitRule::Fixed { blocks_per_sm, min_depth, multiple } => {
                         let (b, d) = crate::runtime::tuning::sgemm_fixed_split().unwrap_or((blocks_per_sm, min_depth));
                         (b, d, multiple)
+                    }
+                    SplitRule::Waves { blocks_per_sm, min_depth, multiple, bytes_per_k } => {
+                        // The sweep's override replaces the whole rule, as for `Fixed`.
+                        if let Some((b, d)) = crate::runtime::tuning::sgemm_fixed_split() {
+                            (b, d, multiple)
+                        } else {
+                            return layout::sgemm::split_k_waves(m, n, k, sms, rows, cols, blocks_per_sm, min_depth, multiple, bytes_per_k);
+                        }
                     }
                     SplitRule::FixedWhenFull { blocks_per_sm, min_depth, full_depth, multiple } => {
                         // The sweep's override replaces the whole rule, as for `Fixed`.

@@ -141,6 +141,20 @@ pub const V13: Step = GemmStep {
         "small M: 16x32 strips of C, B streamed once with 256 threads splitting K, sums met in shared memory"))
 };
 
+/// v33: v13 with N off 4 on the interior loop (lane `l` of a group owns columns `l + 8j`: four scalar
+/// loads a row, each 32 contiguous bytes across the group) and K split by waves
+/// (`layout::sgemm::split_k_waves`; `sgemm/steps/v33_skinny_odd_n.rs`).
+pub const V33: Step = GemmStep {
+    args: Args::PointersSplitK,
+    ..one_per_sm(step("sgemm_v33", "v33", THREADS, SKINNY_SMEM_BYTES,
+        Grid::TilesSplitK { rows: SKINNY_ROWS, cols: SKINNY_COLS,
+                            rule: SplitRule::Waves { blocks_per_sm: 1, min_depth: SKINNY_SPLIT.1, multiple: SKINNY_KSTEP, bytes_per_k: 4 * SKINNY_COLS as u64 } },
+        Trace::Skinny,
+        PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "shfl.sync.bfly.b32", "ld.global.nc.f32"], lacks: &[], count: &[],
+                   at_least: &[("ld.global.nc.v4.f32", 5), ("st.shared.v4", 1), ("ld.shared.v4", 1)] },
+        "v13 with N off 4 on the interior loop (lanes own columns l + 8j: scalar loads, 32 bytes a group) and K split by waves"))
+};
+
 /// v14's stage: A transposed with 64 rows (stride 68), the 16×128 B tile.
 const STAGE_V14: u32 = 4 * stage_words(&a_tile_t_wide_rows(V14_ROWS), &b_tile_wide());
 
@@ -280,7 +294,7 @@ pub const V31: Step = derived(V30, "sgemm_v31", "v31", "v30 with B copied global
 pub const V32: Step = derived(V31, "sgemm_v32", "v32", "v31 for K off 16 too: the last partial stage predicated (A zeros, B rows zero-filled by cp.async)");
 
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V29, V30, V31, V32];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V29, V30, V31, V32, V33];
 
 /// The grid that zeroes C before v21–v26 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.
@@ -310,6 +324,9 @@ mod tests {
             let (b, d) = crate::runtime::tuning::sgemm_split();
             assert_eq!(V12.split_k(m, n, k, 132, 1), split_k_tiles(m, n, k, 132, BM, BN, b, d, BK_WIDE), "v12 {m}x{n}x{k}");
             assert_eq!(V11.split_k(m, n, k, 132, 1), (1, k));
+        }
+        for (m, n, k) in [(1, 4096, 4096), (1, 5120, 13824), (4, 50257, 768), (2, 5120, 5120)] {
+            assert_eq!(V33.split_k(m, n, k, 132, 1), layout::sgemm::split_k_waves(m, n, k, 132, SKINNY_ROWS, SKINNY_COLS, 1, SKINNY_SPLIT.1, SKINNY_KSTEP, 4 * SKINNY_COLS as u64), "v33 {m}x{n}x{k}");
         }
         // The measured cases: 64×4096² splits v14 12 ways, 1×1024×4096 splits v13 4 ways.
         assert_eq!(V14.split_k(64, 4096, 4096, 132, 1), (12, 352));

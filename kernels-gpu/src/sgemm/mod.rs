@@ -37,6 +37,7 @@
 //! | v30 | `steps/v30_odd_n_lanes.rs` | v29 with B's scalar loads across the warp: each warp load one 128-byte run (sm_90a) |
 //! | v31 | `steps/v31_odd_n_cp_async.rs` | v30 with B copied global → shared by `cp.async` word by word (sm_90a) |
 //! | v32 | `steps/v32_odd_n_k_tail.rs` | v31 for K off 16 too: the last partial stage predicated (sm_90a) |
+//! | v33 | `steps/v33_skinny_odd_n.rs` | v13 with N off 4 on the interior loop (lanes own columns l + 8j) and K split by waves |
 //!
 //! Shared machinery, each module named for what it is (a step file imports these, never another step):
 //!
@@ -47,6 +48,7 @@
 //! | `wide_k_loop.rs` | v7's loop: 16-deep stages, ping-pong fragments, unpredicated interior tiles; 128, 64 or 32 block rows; the split-K kernel body of v14–v16 and v19; v20's clamped 128-row loop; `stage_products(_halves)` and `epilogue` | v7–v9, v11, v12, v14–v20 |
 //! | `frag_map.rs` | `FragMap` (who owns which outputs): `Strided4` (v5's), `WarpTiled` (v9's) | v7–v9, v11, v12, v14–v20 |
 //! | `b_ring_loop.rs` | v17's loop: B by a `cp.async` ring, A through registers; whole or halved stages | v17, v18 |
+//! | `skinny.rs` | v13's body, generic over which four columns of a strip a lane owns (`StripCols`) | v13, v33 |
 //! | `zero_before_dependent.rs` | the grid that zeroes C and lets the GEMM after it start at once (sm_90a) | v21–v26 (the host launches it) |
 //!
 //! The grouped block order (v8 on) is `crate::util::grouped`. Tile shapes and shared layouts come from
@@ -57,6 +59,7 @@ mod b_ring_loop;
 mod elementwise;
 mod frag_map;
 mod register_tile;
+mod skinny;
 mod wide_k_loop;
 mod zero_before_dependent;
 // The steps: one module per file of `src/sgemm/steps/`, declared by kernels-gpu/build.rs.
