@@ -423,12 +423,12 @@ pub fn candidates16(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], ele
     Ok(out)
 }
 
-/// The f32 candidates for `s` (pure): the rule's step first, then v11, v12, v13, v33, v20, v15's and v19's
+/// The f32 candidates for `s` (pure): the rule's step first, then v11, v12, v13, v33, v34, v20, v15's and v19's
 /// forms for this GPU (their Hopper forms with `hopper`) and, on Hopper, v27 — each once, each one
 /// [`sgemm::choose`] accepts for `s`.
 pub fn candidates32(s: Shape, sms: u32, hopper: bool) -> Result<Vec<&'static sg::Step>> {
     let rule = sgemm::choose(s, sms, hopper, None)?;
-    let mut pool: Vec<&'static sg::Step> = vec![&sg::V11, &sg::V12, &sg::V13, &sg::V33, &sg::V20, sgemm::hopper_form(&sg::V15, s, hopper), sgemm::hopper_form(&sg::V19, s, hopper)];
+    let mut pool: Vec<&'static sg::Step> = vec![&sg::V11, &sg::V12, &sg::V13, &sg::V33, &sg::V34, &sg::V20, sgemm::hopper_form(&sg::V15, s, hopper), sgemm::hopper_form(&sg::V19, s, hopper)];
     if hopper {
         pool.push(&sg::V27);
     }

@@ -442,6 +442,11 @@ pub const SKINNY_KSTEP: u32 = 4 * SKINNY_GROUPS;
 /// v13's split rule `(blocks per SM, shallowest split)`: K is split across blocks only when the
 /// blocks (row groups × strips) are at most half the SMs, into at most `⌊K / 512⌋` splits.
 pub const SKINNY_SPLIT: (u32, u32) = (1, 4 * SKINNY_KSTEP);
+/// v34: rows of C per block (its row groups), so only the 1- and 4-row loops are compiled.
+pub const SKINNY_SMALL_GROUP: u32 = 4;
+/// v34: resident blocks per SM (its `.minnctapersm`: 128 registers a thread; at three, 80, its 4-row loop
+/// spilled 264 bytes).
+pub const SKINNY_SMALL_BLOCKS_PER_SM: u32 = 2;
 /// v13's dynamic shared memory: every group's `SKINNY_ROWS × SKINNY_COLS` partial sums (64 KiB).
 pub const SKINNY_SMEM_BYTES: u32 = 4 * SKINNY_GROUPS * SKINNY_ROWS * SKINNY_COLS;
 

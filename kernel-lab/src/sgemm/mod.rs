@@ -47,7 +47,8 @@
 //!   K off 16, its last partial stage predicated: 1.034–1.085× v31 at three such shapes, 0.994× at
 //!   64×4095×4100; `call8`, `call9`) where K is off 16.
 //!
-//! * Since session 61 `v33` takes v13's place: v13 with N off 4 on its interior loop (a lane's columns
+//! * Since session 61 `v34` (v33 in row groups of 4: two blocks per SM) for M ≤ 4 and `v33` above
+//!   take v13's place. v33: v13 with N off 4 on its interior loop (a lane's columns
 //!   `l + 8j`, four scalar loads a row) and K split by waves (`layout::sgemm::split_k_waves`: v13 split
 //!   only when its strips were at most half the SMs; 1×5120×13824, 160 strips, ran two waves, the
 //!   second 28 blocks, at 0.77× cuBLAS; 4×50257×768 took the edge loop everywhere, 0.52×; session 58).
@@ -71,6 +72,9 @@ pub mod launch;
 /// The largest M [`default_step`] gives to `v13` by M alone (at 16 × 4096² v13 214% of cuBLAS, v15
 /// 167%; at 32 v15 84.6%, v13 72%).
 pub const SKINNY_MAX_M: usize = 16;
+
+/// The largest M [`default_step`] gives to `v34` (row groups of 4: past them each group reads B again).
+pub const SMALL_GROUP_MAX_M: usize = layout::sgemm::SKINNY_SMALL_GROUP as usize;
 
 /// The largest M [`default_step`] gives to `v15` (32×128 tiles) by M alone (at 32 × 4096² v15 84.6%,
 /// v13 72%, v14 64%; at 48 v14 80%, v15 72.5%).
@@ -142,7 +146,7 @@ pub fn hopper_form(st: &'static Step, s: Shape, hopper: bool) -> &'static Step {
 /// Hopper [`v23_beats_v13`] shapes take v15's form (v23 / v26) in v13's place.
 pub fn default_step(s: Shape, sms: u32, hopper: bool) -> &'static Step {
     let base = base_step(s, sms);
-    if hopper && std::ptr::eq(base, &steps::V33) && v23_beats_v13(s) {
+    if hopper && (std::ptr::eq(base, &steps::V33) || std::ptr::eq(base, &steps::V34)) && v23_beats_v13(s) {
         return hopper_form(&steps::V15, s, hopper);
     }
     hopper_form(base, s, hopper)
@@ -162,7 +166,9 @@ pub fn v23_beats_v13(s: Shape) -> bool {
 pub fn base_step(s: Shape, sms: u32) -> &'static Step {
     let (m, n) = (s.m as u32, s.n as u32);
     let tiles_128 = m.div_ceil(layout::sgemm::BM) as u64 * n.div_ceil(layout::sgemm::BN) as u64;
-    if s.m <= SKINNY_MAX_M {
+    if s.m <= SMALL_GROUP_MAX_M {
+        &steps::V34
+    } else if s.m <= SKINNY_MAX_M {
         &steps::V33
     } else if s.m <= QUARTER_TILE_MAX_M || v14_starves(s, sms) {
         &steps::V15
@@ -246,7 +252,7 @@ mod tests {
     #[test]
     fn the_choice_follows_the_measured_ranges() {
         for (m, n, k, want) in [
-            (1, 4096, 4096, "v33"), (16, 4096, 4096, "v33"), (17, 4096, 4096, "v15"), (32, 4096, 4096, "v15"), (16, 14336, 4096, "v33"), (1, 4096, 14336, "v33"),
+            (1, 4096, 4096, "v34"), (16, 4096, 4096, "v33"), (17, 4096, 4096, "v15"), (32, 4096, 4096, "v15"), (16, 14336, 4096, "v33"), (1, 4096, 14336, "v34"),
             (512, 512, 512, "v15"), (16, 512, 512, "v33"), (768, 768, 768, "v19"), (48, 4096, 4096, "v19"), (64, 4096, 4096, "v19"), (128, 4096, 4096, "v19"), (256, 4096, 4096, "v19"),
             (127, 8191, 1024, "v19"), (1000, 1000, 1000, "v19"), (1024, 1024, 1024, "v19"), (512, 4096, 4096, "v19"), (300, 300, 200, "v15"),
             (1536, 1536, 1536, "v19"), (2000, 2000, 2000, "v20"), (4000, 4000, 4000, "v20"), (2048, 2050, 2048, "v20"), (1100, 2100, 100, "v19"),
@@ -267,10 +273,11 @@ mod tests {
     #[test]
     fn on_hopper_skinny_shapes_with_large_weights_take_v23_past_8_rows() {
         for (m, n, k, want) in [(16, 14336, 4096, "v23"), (12, 4096, 14336, "v23"), (16, 11008, 4096, "v23"), (16, 4096, 11008, "v23"),
-                                (16, 4096, 4096, "v33"), (8, 14336, 4096, "v33"), (1, 4096, 14336, "v33"), (16, 14335, 4096, "v26")] {
+                                (16, 4096, 4096, "v33"), (8, 14336, 4096, "v33"), (1, 4096, 14336, "v34"), (16, 14335, 4096, "v26")] {
             let s = Shape::new(m, n, k).unwrap();
             assert_eq!(default_step(s, 132, true).kernel.step, want, "{s}");
-            assert_eq!(default_step(s, 132, false).kernel.step, "v33", "{s}: without sm_90a v33 stays (v15 there not measured)");
+            let skinny = if m <= SMALL_GROUP_MAX_M { "v34" } else { "v33" };
+            assert_eq!(default_step(s, 132, false).kernel.step, skinny, "{s}: without sm_90a v33 / v34 stay (v15 there not measured)");
         }
     }
 
@@ -278,7 +285,7 @@ mod tests {
     fn on_hopper_v19_and_v15_take_their_hopper_forms() {
         for (m, n, k, plain, hopper) in [(512, 512, 512, "v15", "v23"), (32, 4096, 4096, "v15", "v23"), (64, 4096, 4096, "v19", "v24"),
                                          (1000, 1000, 1000, "v19", "v24"), (127, 8191, 1024, "v19", "v31"), (1000, 999, 1000, "v19", "v32"), (24, 4097, 1024, "v15", "v26"),
-                                         (1, 4096, 4096, "v33", "v33"), (4096, 4096, 4096, "v11", "v11"), (2000, 2000, 2000, "v20", "v20")] {
+                                         (1, 4096, 4096, "v34", "v34"), (4096, 4096, 4096, "v11", "v11"), (2000, 2000, 2000, "v20", "v20")] {
             let s = Shape::new(m, n, k).unwrap();
             assert_eq!(default_step(s, 132, false).kernel.step, plain, "{s}");
             assert_eq!(default_step(s, 132, true).kernel.step, hopper, "{s}");

@@ -1,7 +1,7 @@
 //! The SGEMM ladder (seed 004, `kernels-gpu/src/sgemm/`): row-major f32 on CUDA cores.
 // Each step constant is documented by its descriptor (`about`, the ladder README), not a doc comment.
 #![allow(missing_docs)]
-use layout::sgemm::{BK_WIDE, BM, BN, V12_SPLIT, V14_ROWS, V14_SPLIT, V19_FULL_DEPTH, V19_SPLIT, V15_ROWS, V15_SPLIT, V17_SMEM_BYTES, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
+use layout::sgemm::{BK_WIDE, BM, BN, V12_SPLIT, V14_ROWS, V14_SPLIT, V19_FULL_DEPTH, V19_SPLIT, V15_ROWS, V15_SPLIT, V17_SMEM_BYTES, a_tile_t_wide_rows, SKINNY_COLS, SKINNY_KSTEP, SKINNY_SPLIT, SKINNY_ROWS, SKINNY_SMALL_BLOCKS_PER_SM, SKINNY_SMALL_GROUP, SKINNY_SMEM_BYTES, NAIVE_TILE, SMEM_TILE, STAGES, THREADS, a_tile_rows, a_tile_t, a_tile_t_padded, a_tile_t_wide, b_tile, b_tile_wide, stage_words};
 
 use super::{
     Family, KernelInfo, PtxCheck, Target, bounds_min,
@@ -155,6 +155,21 @@ pub const V33: Step = GemmStep {
         "v13 with N off 4 on the interior loop (lanes own columns l + 8j: scalar loads, 32 bytes a group) and K split by waves"))
 };
 
+/// v34: v33 in row groups of 4 rows (only the 1- and 4-row loops: two blocks per SM), K split by
+/// waves over two blocks an SM (`sgemm/steps/v34_skinny_small_groups.rs`).
+pub const V34: Step = {
+    let mut s = step("sgemm_v34", "v34", THREADS, SKINNY_SMEM_BYTES,
+        Grid::TilesSplitK { rows: SKINNY_SMALL_GROUP, cols: SKINNY_COLS,
+                            rule: SplitRule::Waves { blocks_per_sm: SKINNY_SMALL_BLOCKS_PER_SM, min_depth: SKINNY_SPLIT.1, multiple: SKINNY_KSTEP, bytes_per_k: 4 * SKINNY_COLS as u64 } },
+        Trace::Skinny,
+        PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "shfl.sync.bfly.b32", "ld.global.nc.f32"], lacks: &[], count: &[],
+                   at_least: &[("ld.global.nc.v4.f32", 2), ("st.shared.v4", 1), ("ld.shared.v4", 1)] },
+        "v33 in row groups of 4 rows: only the 1- and 4-row loops, two blocks per SM");
+    s.args = Args::PointersSplitK;
+    s.kernel.launch_bounds = bounds_min(THREADS, SKINNY_SMALL_BLOCKS_PER_SM);
+    s
+};
+
 /// v14's stage: A transposed with 64 rows (stride 68), the 16×128 B tile.
 const STAGE_V14: u32 = 4 * stage_words(&a_tile_t_wide_rows(V14_ROWS), &b_tile_wide());
 
@@ -294,7 +309,7 @@ pub const V31: Step = derived(V30, "sgemm_v31", "v31", "v30 with B copied global
 pub const V32: Step = derived(V31, "sgemm_v32", "v32", "v31 for K off 16 too: the last partial stage predicated (A zeros, B rows zero-filled by cp.async)");
 
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V29, V30, V31, V32, V33];
+pub const STEPS: &[Step] = &[V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18, V19, V20, V21, V22, V23, V24, V25, V26, V27, V29, V30, V31, V32, V33, V34];
 
 /// The grid that zeroes C before v21–v26 (`kernels-gpu/src/sgemm/zero_before_dependent.rs`): it lets the
 /// dependent GEMM start first (`griddepcontrol.launch_dependents`) and does not wait itself.

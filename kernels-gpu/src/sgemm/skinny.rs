@@ -1,4 +1,4 @@
-//! The body of the skinny SGEMM steps (v13, v33; introduced by v13, whose file explains the schedule):
+//! The body of the skinny SGEMM steps (v13, v33, v34; introduced by v13, whose file explains the schedule):
 //! a block streams a 32-column strip of B once for at most 16 rows of C, its 256 threads splitting K
 //! (32 groups × 8 lanes, each lane four columns), the groups' sums met in shared memory. What differs
 //! between the steps is which four columns of the strip a lane owns ([`StripCols`]): v13's four
@@ -109,36 +109,48 @@ impl StripCols for Strided {
     }
 }
 
-/// The skinny kernels' body: `C = A · B` (row-major) for small M, K split into `grid_dim_y / ⌈M/16⌉`
-/// ranges of `k_split`, a lane's four columns of each 32-column strip placed by `C`.
+/// The skinny kernels' body: `C = A · B` (row-major) for small M, in row groups of `GROUP` rows (16:
+/// v13, v33; 4: v34), K split into `grid_dim_y / ⌈M/GROUP⌉` ranges of `k_split`, a lane's four columns
+/// of each 32-column strip placed by `C`. With `GROUP = 4` only the 1- and 4-row loops are compiled.
 ///
 /// # Safety
 /// 256 threads and `SKINNY_SMEM_BYTES` of dynamic shared memory; `a`, `b`, `c` hold `M·K`, `K·N`,
-/// `M·N` f32, 16-byte aligned, A and B not written meanwhile; `M ≥ 1`; grid `(⌈N/32⌉, ⌈M/16⌉ ·
+/// `M·N` f32, 16-byte aligned, A and B not written meanwhile; `M ≥ 1`; grid `(⌈N/32⌉, ⌈M/GROUP⌉ ·
 /// splits)` with `splits = ⌈K / k_split⌉`, `k_split` a positive multiple of 128 (or `K` itself when
 /// `splits = 1`); when `splits > 1`, C is zero at launch and touched by nothing else.
 #[inline(always)]
-pub(crate) unsafe fn skinny<C: StripCols>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
-    let row_groups = m.div_ceil(SKINNY_ROWS).max(1); // >= 1: the divisions below cannot trap
+pub(crate) unsafe fn skinny<C: StripCols, const GROUP: u32>(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
+    const { assert!(GROUP == 4 || GROUP == SKINNY_ROWS) };
+    let row_groups = m.div_ceil(GROUP).max(1); // >= 1: the divisions below cannot trap
     let (y, split) = (block_idx_y() % row_groups, block_idx_y() / row_groups);
     let add = grid_dim_y() / row_groups > 1;
     let (gm, strip) = skinny_block(y * grid_dim_x() + block_idx_x(), row_groups);
-    let (m0, n0) = (gm * SKINNY_ROWS, strip * SKINNY_COLS);
+    let (m0, n0) = (gm * GROUP, strip * SKINNY_COLS);
     let k_begin = split * k_split;
     let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
     // Uniform per block: every load of the strip and the K range is inside and aligned as `C` needs.
     let interior = n0 + SKINNY_COLS <= n && (!C::NEEDS_N4 || n % 4 == 0) && k % 4 == 0 && (k_end - k_begin) % SKINNY_KSTEP == 0;
-    // SAFETY: forwarded; `INTERIOR = true` only when the test above holds; `m0 < M` (gm < ⌈M/16⌉).
+    // SAFETY: forwarded; `INTERIOR = true` only when the test above holds; `m0 < M` (gm < ⌈M/GROUP⌉);
+    // a block computes at most GROUP rows (at most 4 rows left take the 4-row loop).
     unsafe {
-        match (skinny_rows(m - m0), interior) {
-            (1, true) => strip_sums::<1, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
-            (1, false) => strip_sums::<1, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
-            (4, true) => strip_sums::<4, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
-            (4, false) => strip_sums::<4, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
-            (8, true) => strip_sums::<8, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
-            (8, false) => strip_sums::<8, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
-            (_, true) => strip_sums::<16, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
-            (_, false) => strip_sums::<16, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+        if GROUP == 4 {
+            match (skinny_rows(m - m0), interior) {
+                (1, true) => strip_sums::<1, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (1, false) => strip_sums::<1, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (_, true) => strip_sums::<4, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (_, false) => strip_sums::<4, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+            }
+        } else {
+            match (skinny_rows(m - m0), interior) {
+                (1, true) => strip_sums::<1, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (1, false) => strip_sums::<1, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (4, true) => strip_sums::<4, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (4, false) => strip_sums::<4, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (8, true) => strip_sums::<8, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (8, false) => strip_sums::<8, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (_, true) => strip_sums::<16, true, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+                (_, false) => strip_sums::<16, false, C>(a, b, c, m, n, k, m0, n0, k_begin, k_end, add),
+            }
         }
     }
 }

@@ -33,6 +33,7 @@
 //! slower (`call7-v13-pipelined`: 16×4096² 37 → 39 µs, 32×4096² 62 → 70 µs, 16×14336×4096 134 → 146 µs).
 //! Two whole passes per iteration at 16 rows put the sums in local memory (464-byte stack frame).
 use super::skinny::{Quad, skinny};
+use layout::sgemm::SKINNY_ROWS;
 use crate::launch_bounds::launch_bounds;
 
 /// `C = A · B` (row-major) for small M, K split into `grid_dim_y / ⌈M/16⌉` ranges of `k_split`; lane
@@ -46,7 +47,7 @@ use crate::launch_bounds::launch_bounds;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn sgemm_v13(a: *const f32, b: *const f32, c: *mut f32, m: u32, n: u32, k: u32, k_split: u32) {
     // SAFETY: forwarded (`skinny`'s contract is this kernel's).
-    unsafe { skinny::<Quad>(a, b, c, m, n, k, k_split) }
+    unsafe { skinny::<Quad, SKINNY_ROWS>(a, b, c, m, n, k, k_split) }
 }
 
 // One block per SM: ptxas wants 240 registers for the 16-row loop (capped at 128 for two blocks it

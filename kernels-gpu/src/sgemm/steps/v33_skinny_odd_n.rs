@@ -20,6 +20,7 @@
 //! (640 blocks, 4.85 waves of 132) from 0.77× to 0.90–1.05×; shapes with N % 4 == 0 whose split the rule
 //! leaves unchanged (1×4096², 1×4096×14336, 1×14336×4096): v13's time (0.98–1.02×).
 use super::skinny::{Quad, Strided, skinny};
+use layout::sgemm::SKINNY_ROWS;
 use crate::launch_bounds::launch_bounds;
 
 /// `C = A · B` (row-major) for small M as [`super::v13_skinny::sgemm_v13`], any N on the interior loop:
@@ -32,9 +33,9 @@ pub unsafe extern "ptx-kernel" fn sgemm_v33(a: *const f32, b: *const f32, c: *mu
     // SAFETY: forwarded (`skinny`'s contract is this kernel's, for either lane placement).
     unsafe {
         if n % 4 == 0 {
-            skinny::<Quad>(a, b, c, m, n, k, k_split)
+            skinny::<Quad, SKINNY_ROWS>(a, b, c, m, n, k, k_split)
         } else {
-            skinny::<Strided>(a, b, c, m, n, k, k_split)
+            skinny::<Strided, SKINNY_ROWS>(a, b, c, m, n, k, k_split)
         }
     }
 }
