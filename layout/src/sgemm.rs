@@ -392,17 +392,20 @@ pub const fn split_k_tiles_when_full(m: u32, n: u32, k: u32, sms: u32, rows: u32
 /// once more for zeroing C.
 pub const SPLIT_BLOCK_COST_BYTES: u64 = 64 * 1024;
 
-/// The split of K by waves (v33): of the splits `s = 1 ..= min(⌊K / min_depth⌋, 64)` (each range a
+/// The split of K by waves (v33, v34): of the splits `s = 1 ..= min(⌊K / min_depth⌋, 64)` (each range a
 /// multiple of `multiple`), the one whose launch is predicted shortest, the smaller on a tie:
 ///
 /// ```text
-/// blocks(s) = ⌈M/rows⌉·⌈N/cols⌉·s      slots = blocks_per_sm · SMs
-/// time(s)  ∝ ⌈blocks(s) / slots⌉ · (bytes_per_k · depth(s) + F)  +  (s > 1) · F      F = SPLIT_BLOCK_COST_BYTES
+/// blocks(s) = ⌈M/rows⌉·⌈N/cols⌉·s      slots = blocks_per_sm · SMs      F = SPLIT_BLOCK_COST_BYTES
+/// time(s)  ∝ ⌈blocks(s) / SMs⌉ · bytes_per_k · depth(s)  +  ⌈blocks(s) / slots⌉ · F  +  (s > 1) · F
 /// ```
 ///
-/// A block streams `bytes_per_k` bytes of B per k of its range, one wave at a time. 1 × 5120 × 13824 at
-/// v13's 32-column strips: 160 blocks on 132 SMs are two waves with the second 28 blocks; four splits are
-/// 640 blocks in five waves of a quarter the bytes (predicted 1.44× faster). Returns `(splits, k_split)`.
+/// An SM streams its blocks' bytes at one rate however many of them it holds (measured, session 61:
+/// two v34 blocks on an SM streamed 1.085× one v33 block's rate), while the blocks resident together
+/// pay their fixed cost at once; a split pays F once more (the zeroing of C: ~2.5 µs measured). 1 × 5120
+/// × 13824 at 32-column strips: 160 blocks on 132 SMs are two rounds, the second 28 blocks; four splits
+/// are 640 blocks in five rounds of a quarter the bytes (predicted 1.44× faster at one block per SM).
+/// Returns `(splits, k_split)`.
 #[allow(clippy::too_many_arguments)]
 pub const fn split_k_waves(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, blocks_per_sm: u32, min_depth: u32, multiple: u32,
                            bytes_per_k: u64) -> (u32, u32) {
@@ -413,12 +416,14 @@ pub const fn split_k_waves(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u3
     let most = if k / min_depth > 64 { 64 } else { k / min_depth };
     let f = SPLIT_BLOCK_COST_BYTES;
     let mut best = (1u32, k);
-    let mut best_t = tiles.div_ceil(slots) * (bytes_per_k * k as u64 + f);
+    let sms = if sms == 0 { 1 } else { sms as u64 };
+    let mut best_t = tiles.div_ceil(sms) * bytes_per_k * k as u64 + tiles.div_ceil(slots) * f;
     let mut s = 2;
     while s <= most {
         let depth = multiple * k.div_ceil(s).div_ceil(multiple);
         let splits = k.div_ceil(depth);
-        let t = (tiles * splits as u64).div_ceil(slots) * (bytes_per_k * depth as u64 + f) + f;
+        let blocks = tiles * splits as u64;
+        let t = blocks.div_ceil(sms) * bytes_per_k * depth as u64 + blocks.div_ceil(slots) * f + f;
         if splits > 1 && t < best_t {
             best = (splits, depth);
             best_t = t;
@@ -534,20 +539,25 @@ mod skinny_tests {
     /// its predicted time is the least over every allowed split (brute force); the cases that motivated it.
     #[test]
     fn split_k_waves_takes_the_least_predicted_time() {
-        let cost = |m: u32, n: u32, k: u32, s: u32, d: u32| {
-            let tiles = m.div_ceil(SKINNY_ROWS) as u64 * n.div_ceil(SKINNY_COLS) as u64;
-            (tiles * s as u64).div_ceil(132) * (128 * d as u64 + SPLIT_BLOCK_COST_BYTES) + if s > 1 { SPLIT_BLOCK_COST_BYTES } else { 0 }
+        let cost = |m: u32, n: u32, k: u32, s: u32, d: u32, rows: u32, per_sm: u64| {
+            let blocks = m.div_ceil(rows) as u64 * n.div_ceil(SKINNY_COLS) as u64 * s as u64;
+            blocks.div_ceil(132) * 128 * d as u64 + blocks.div_ceil(132 * per_sm) * SPLIT_BLOCK_COST_BYTES + if s > 1 { SPLIT_BLOCK_COST_BYTES } else { 0 }
         };
-        for (m, n, k) in [(1, 5120, 13824), (4, 50257, 768), (1, 4096, 4096), (1, 14336, 4096), (16, 4096, 4096), (1, 6144, 4096), (3, 777, 100_000), (1, 8, 511), (9, 33, 1)] {
-            let (s, d) = split_k_waves(m, n, k, 132, SKINNY_ROWS, SKINNY_COLS, 1, 512, SKINNY_KSTEP, 128);
-            assert!(s >= 1 && (s == 1 || d % SKINNY_KSTEP == 0) && s * d >= k && (s - 1) * d < k, "{m}x{n}x{k}: ({s}, {d})");
-            assert!(s == 1 || (d >= 512 && s <= 64), "{m}x{n}x{k}: ({s}, {d}) too deep a split");
-            let t = cost(m, n, k, s, d);
-            for s2 in 2..=(k / 512).min(64) {
-                let d2 = SKINNY_KSTEP * k.div_ceil(s2).div_ceil(SKINNY_KSTEP);
-                assert!(t <= cost(m, n, k, k.div_ceil(d2), d2), "{m}x{n}x{k}: ({s}, {d}) predicted slower than {s2} splits");
+        for (rows, per_sm) in [(SKINNY_ROWS, 1), (SKINNY_SMALL_GROUP, SKINNY_SMALL_BLOCKS_PER_SM)] {
+            for (m, n, k) in [(1, 5120, 13824), (4, 50257, 768), (1, 4096, 4096), (1, 14336, 4096), (16, 4096, 4096), (1, 6144, 4096), (3, 777, 100_000), (1, 8, 511), (9, 33, 1)] {
+                let (s, d) = split_k_waves(m, n, k, 132, rows, SKINNY_COLS, per_sm, 512, SKINNY_KSTEP, 128);
+                assert!(s >= 1 && (s == 1 || d % SKINNY_KSTEP == 0) && s * d >= k && (s - 1) * d < k, "{m}x{n}x{k}: ({s}, {d})");
+                assert!(s == 1 || (d >= 512 && s <= 64), "{m}x{n}x{k}: ({s}, {d}) too deep a split");
+                let t = cost(m, n, k, s, d, rows, per_sm as u64);
+                for s2 in 2..=(k / 512).min(64) {
+                    let d2 = SKINNY_KSTEP * k.div_ceil(s2).div_ceil(SKINNY_KSTEP);
+                    assert!(t <= cost(m, n, k, k.div_ceil(d2), d2, rows, per_sm as u64), "{m}x{n}x{k}: ({s}, {d}) predicted slower than {s2} splits");
+                }
             }
         }
+        // Two blocks an SM share its rate: 1 × 4096² stays whole at v34's two blocks per SM too (split in
+        // two it ran 0.94× the whole v33, session 61).
+        assert_eq!(split_k_waves(1, 4096, 4096, 132, SKINNY_SMALL_GROUP, SKINNY_COLS, 2, 512, SKINNY_KSTEP, 128), (1, 4096));
         // 160 strips on 132 SMs: four splits (five waves of a quarter the bytes); 128 strips fill one wave.
         assert_eq!(split_k_waves(1, 5120, 13824, 132, SKINNY_ROWS, SKINNY_COLS, 1, 512, SKINNY_KSTEP, 128), (4, 3456));
         assert_eq!(split_k_waves(1, 4096, 4096, 132, SKINNY_ROWS, SKINNY_COLS, 1, 512, SKINNY_KSTEP, 128), (1, 4096));
