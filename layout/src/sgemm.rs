@@ -396,18 +396,22 @@ pub const SPLIT_BLOCK_COST_BYTES: u64 = 64 * 1024;
 /// multiple of `multiple`), the one whose launch is predicted shortest, the smaller on a tie:
 ///
 /// ```text
-/// blocks(s) = ⌈M/rows⌉·⌈N/cols⌉·s      slots = blocks_per_sm · SMs      F = SPLIT_BLOCK_COST_BYTES
-/// time(s)  ∝ ⌈blocks(s) / SMs⌉ · bytes_per_k · depth(s)  +  ⌈blocks(s) / slots⌉ · F  +  (s > 1) · F
+/// blocks(s) = ⌈M/rows⌉·⌈N/cols⌉·s    bytes(s) = bytes_per_k · depth(s)    rounds(s) = ⌈blocks(s) / (blocks_per_sm · SMs)⌉
+/// time(s)  ∝ max(blocks(s) · bytes(s) / SMs,  rounds(s) · bytes(s))  +  rounds(s) · F  +  (s > 1) · F
 /// ```
 ///
-/// An SM streams its blocks' bytes at one rate however many of them it holds (measured, session 61:
-/// two v34 blocks on an SM streamed 1.085× one v33 block's rate), while the blocks resident together
-/// pay their fixed cost at once; a split pays F once more (the zeroing of C: ~2.5 µs measured). 1 × 5120
-/// × 13824 at 32-column strips: 160 blocks on 132 SMs are two rounds, the second 28 blocks; four splits
-/// are 640 blocks in five rounds of a quarter the bytes (predicted 1.44× faster at one block per SM).
-/// Returns `(splits, k_split)`.
+/// in units of one block's streaming time per byte. The first bound is HBM: about one streaming block
+/// per SM reads at the copy rate (v13 at 1 × 28672 × 4096, seven rounds of 132 blocks: 0.96× cuBLAS),
+/// so more blocks than SMs share it; the second is a block's own rate (its loads in flight) times the
+/// rounds of resident blocks. F = `SPLIT_BLOCK_COST_BYTES` is a round's fixed cost (starting the
+/// blocks, their sums met in shared memory, the stores), and a split pays it once more (C zeroed).
+/// Session 61 (H200): at one block per SM (v33) 1 × 5120 × 13824 splits in four (two rounds of 160
+/// blocks → five of 640 a quarter as deep: 1.20× measured); at two (v34) splits rarely pay, and a
+/// first form that counted only the rounds split 1 × 4096² in two (0.94×) while one that let the blocks
+/// of an SM share one block's rate split 1 × 6144 × 4096 and 4 × 4608 × 3584 (0.89×, 0.84×). Returns
+/// `(splits, k_split)`.
 #[allow(clippy::too_many_arguments)]
-pub const fn split_k_waves(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, blocks_per_sm: u32, min_depth: u32, multiple: u32,
+pub fn split_k_waves(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, blocks_per_sm: u32, min_depth: u32, multiple: u32,
                            bytes_per_k: u64) -> (u32, u32) {
     let tiles = m.div_ceil(rows) as u64 * n.div_ceil(cols) as u64;
     let slots = if blocks_per_sm as u64 * sms as u64 == 0 { 1 } else { blocks_per_sm as u64 * sms as u64 };
@@ -417,13 +421,18 @@ pub const fn split_k_waves(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u3
     let f = SPLIT_BLOCK_COST_BYTES;
     let mut best = (1u32, k);
     let sms = if sms == 0 { 1 } else { sms as u64 };
-    let mut best_t = tiles.div_ceil(sms) * bytes_per_k * k as u64 + tiles.div_ceil(slots) * f;
+    // max(blocks · bytes / SMs, rounds · bytes) + rounds · F (+ F for a split).
+    let cost = |blocks: u64, bytes: u64| {
+        let rounds = blocks.div_ceil(slots);
+        let (hbm, own) = ((blocks * bytes).div_ceil(sms), rounds * bytes);
+        (if hbm > own { hbm } else { own }) + rounds * f
+    };
+    let mut best_t = cost(tiles, bytes_per_k * k as u64);
     let mut s = 2;
     while s <= most {
         let depth = multiple * k.div_ceil(s).div_ceil(multiple);
         let splits = k.div_ceil(depth);
-        let blocks = tiles * splits as u64;
-        let t = blocks.div_ceil(sms) * bytes_per_k * depth as u64 + blocks.div_ceil(slots) * f + f;
+        let t = cost(tiles * splits as u64, bytes_per_k * depth as u64) + f;
         if splits > 1 && t < best_t {
             best = (splits, depth);
             best_t = t;
@@ -540,8 +549,10 @@ mod skinny_tests {
     #[test]
     fn split_k_waves_takes_the_least_predicted_time() {
         let cost = |m: u32, n: u32, k: u32, s: u32, d: u32, rows: u32, per_sm: u64| {
+            let _ = k;
             let blocks = m.div_ceil(rows) as u64 * n.div_ceil(SKINNY_COLS) as u64 * s as u64;
-            blocks.div_ceil(132) * 128 * d as u64 + blocks.div_ceil(132 * per_sm) * SPLIT_BLOCK_COST_BYTES + if s > 1 { SPLIT_BLOCK_COST_BYTES } else { 0 }
+            let rounds = blocks.div_ceil(132 * per_sm);
+            (blocks * 128 * d as u64).div_ceil(132).max(rounds * 128 * d as u64) + rounds * SPLIT_BLOCK_COST_BYTES + if s > 1 { SPLIT_BLOCK_COST_BYTES } else { 0 }
         };
         for (rows, per_sm) in [(SKINNY_ROWS, 1), (SKINNY_SMALL_GROUP, SKINNY_SMALL_BLOCKS_PER_SM)] {
             for (m, n, k) in [(1, 5120, 13824), (4, 50257, 768), (1, 4096, 4096), (1, 14336, 4096), (16, 4096, 4096), (1, 6144, 4096), (3, 777, 100_000), (1, 8, 511), (9, 33, 1)] {
@@ -555,9 +566,11 @@ mod skinny_tests {
                 }
             }
         }
-        // Two blocks an SM share its rate: 1 × 4096² stays whole at v34's two blocks per SM too (split in
-        // two it ran 0.94× the whole v33, session 61).
-        assert_eq!(split_k_waves(1, 4096, 4096, 132, SKINNY_SMALL_GROUP, SKINNY_COLS, 2, 512, SKINNY_KSTEP, 128), (1, 4096));
+        // Session 61's measured choices at two blocks per SM (v34): whole at 1 × 4096² (split in two 0.94×),
+        // 1 × 6144 × 4096 (0.89×) and 4 × 4608 × 3584 (0.84×).
+        for (m, n, k) in [(1, 4096, 4096), (1, 6144, 4096), (4, 4608, 3584), (1, 14336, 4096)] {
+            assert_eq!(split_k_waves(m, n, k, 132, SKINNY_SMALL_GROUP, SKINNY_COLS, 2, 512, SKINNY_KSTEP, 128), (1, k), "{m}x{n}x{k}");
+        }
         // 160 strips on 132 SMs: four splits (five waves of a quarter the bytes); 128 strips fill one wave.
         assert_eq!(split_k_waves(1, 5120, 13824, 132, SKINNY_ROWS, SKINNY_COLS, 1, 512, SKINNY_KSTEP, 128), (4, 3456));
         assert_eq!(split_k_waves(1, 4096, 4096, 132, SKINNY_ROWS, SKINNY_COLS, 1, 512, SKINNY_KSTEP, 128), (1, 4096));
