@@ -48,7 +48,9 @@
 //!   64×4095×4100; `call8`, `call9`) where K is off 16.
 //!
 //! * Since session 61 `v34` (v33 in row groups of 4: two blocks per SM) for M ≤ 4 and `v33` above
-//!   take v13's place. v33: v13 with N off 4 on its interior loop (a lane's columns
+//!   take v13's place (H200, `results/2026-11-30-h200-session61`: 4×50257×768 0.51 → 0.95× cuBLAS,
+//!   1×32001×4096 0.70 → 0.98×, 1×5120×13824 0.76 → 1.04×, 1×6144×4096 0.89 → 1.08×, 8×50257×768
+//!   0.86 → 1.14×; one-wave decode shapes level). v33: v13 with N off 4 on its interior loop (a lane's columns
 //!   `l + 8j`, four scalar loads a row) and K split by waves (`layout::sgemm::split_k_waves`: v13 split
 //!   only when its strips were at most half the SMs; 1×5120×13824, 160 strips, ran two waves, the
 //!   second 28 blocks, at 0.77× cuBLAS; 4×50257×768 took the edge loop everywhere, 0.52×; session 58).
