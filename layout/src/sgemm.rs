@@ -360,6 +360,71 @@ pub const fn split_k_tiles(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u3
     (k.div_ceil(k_split), k_split)
 }
 
+/// [`split_k_rounds`]: an SM's throughput with 1, 2 and 3 resident v24 blocks (per mille of three's).
+/// Read off session 61's v24 splits at four compute-bound shapes (H200; 20 points, each against
+/// cuBLAS): with these rates the model orders 16 of their 20 split counts as measured.
+pub const ROUNDS_SM_RATE_PERMILLE: [u64; 3] = [450, 800, 1000];
+/// [`split_k_rounds`]: a block's fixed cost in k-steps of its tile (prologue, pipeline fill, the adds).
+pub const ROUNDS_BLOCK_COST_K: u64 = 64;
+/// [`split_k_rounds`] overrules the base rule only where it predicts its own split at least this much
+/// faster (percent), and proposes at most [`ROUNDS_MAX_SPLITS`] splits: the range it was read off.
+pub const ROUNDS_MARGIN_PERCENT: u64 = 5;
+/// The deepest split [`split_k_rounds`] proposes.
+pub const ROUNDS_MAX_SPLITS: u32 = 6;
+
+/// The time of `blocks` blocks of `depth` k-steps each on `sms` SMs holding up to `rates.len()` at once
+/// (in k-steps of one SM at full rate × 1000): full rounds run at the full rate; the last, partial
+/// round spreads its blocks evenly and lasts as long as its fullest SM, whose `j` blocks run at
+/// `rates[j − 1]`.
+fn rounds_time(blocks: u64, depth: u64, sms: u64, rates: &[u64]) -> u64 {
+    let per = rates.len() as u64;
+    let w = depth + ROUNDS_BLOCK_COST_K;
+    let full = blocks / (sms * per);
+    let left = blocks - full * sms * per;
+    let mut t = full * per * w * 1_000_000 / rates[rates.len() - 1];
+    if left > 0 {
+        let top = left.div_ceil(sms);
+        t += top * w * 1_000_000 / rates[(top - 1) as usize];
+    }
+    t
+}
+
+/// v24's split (session 61): the base rule's `(splits, k_split)` ([`split_k_tiles`] with v14's `(3,
+/// 256)`) unless the rounds of resident blocks predict another split of at most [`ROUNDS_MAX_SPLITS`]
+/// at least [`ROUNDS_MARGIN_PERCENT`] faster. Where the tiles leave the last round of three blocks per
+/// SM mostly empty, an SM runs one or two blocks at a fraction of its rate
+/// ([`ROUNDS_SM_RATE_PERMILLE`]): 64 × 57344 × 8192 (448 tiles: 396 then 52) ran 0.79× cuBLAS whole and
+/// 0.95–1.01× split in 2–4; 128 × 10240 × 8192 0.79× in two splits, 0.93× in four.
+///
+/// ```text
+/// time(s) = ⌊B/(3·SMs)⌋ · 3 · w / r₃  +  j · w / r_j      B = tiles · s,  w = depth(s) + 64,  j = ⌈(B mod 3·SMs) / SMs⌉
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn split_k_rounds(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, min_depth: u32, multiple: u32) -> (u32, u32) {
+    let rates = &ROUNDS_SM_RATE_PERMILLE;
+    let base = split_k_tiles(m, n, k, sms, rows, cols, rates.len() as u32, min_depth, multiple);
+    let tiles = m.div_ceil(rows) as u64 * n.div_ceil(cols) as u64;
+    let sms = sms.max(1) as u64;
+    let multiple = multiple.max(1);
+    let min_depth = min_depth.max(multiple);
+    let base_t = rounds_time(tiles * base.0 as u64, base.1 as u64, sms, rates);
+    let mut best = base;
+    let mut best_t = base_t;
+    let most = (k / min_depth).min(ROUNDS_MAX_SPLITS);
+    let mut s = 1;
+    while s <= most {
+        let depth = if s == 1 { k } else { multiple * k.div_ceil(s).div_ceil(multiple) };
+        let splits = k.div_ceil(depth);
+        let t = rounds_time(tiles * splits as u64, depth as u64, sms, rates);
+        if t < best_t {
+            best = (splits, depth);
+            best_t = t;
+        }
+        s += 1;
+    }
+    if best_t * 100 <= base_t * (100 - ROUNDS_MARGIN_PERCENT) { best } else { base }
+}
+
 /// v19's split rule: v14's `(3, 256)` while the 64×128 tiles are fewer than ¾ of the SMs; from ¾ on,
 /// no split shallower than [`V19_FULL_DEPTH`] (`split_k_tiles_when_full`).
 pub const V19_SPLIT: (u32, u32) = V14_SPLIT;
@@ -546,6 +611,25 @@ mod skinny_tests {
 
     /// The split by waves: never deeper than allowed, ranges cover K, one block per (tile, split), and
     /// its predicted time is the least over every allowed split (brute force); the cases that motivated it.
+    /// v24's split by rounds: session 61's four outliers move to the splits measured best or near it,
+    /// the base rule's measured splits stay (64 × 4096² twelve, 1000³ three), and the pick is never
+    /// slower than the base rule's in the model.
+    #[test]
+    fn split_k_rounds_fills_the_last_round() {
+        let pick = |m, n, k| split_k_rounds(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.1, BK_WIDE).0;
+        assert_eq!(pick(64, 57344, 8192), 5, "448 tiles: 1.01x at 4 splits, 0.79x whole");
+        assert_eq!(pick(128, 10240, 8192), 4, "160 tiles: 0.93x at 4, 0.79x at 2 (the base rule)");
+        assert_eq!(pick(512, 3584, 14336), 5, "224 tiles: 0.94x at 5, 0.82x whole");
+        assert_eq!(pick(64, 64128, 3072), 3, "501 tiles: 0.94x at 2 and 3, 0.84x whole");
+        for (m, n, k) in [(64, 4096, 4096), (1000, 1000, 1000), (1024, 1024, 1024), (128, 4096, 4096), (2048, 57344, 8192)] {
+            assert_eq!(split_k_rounds(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.1, BK_WIDE), split_k_tiles(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.0, V14_SPLIT.1, BK_WIDE), "{m}x{n}x{k}");
+        }
+        for (m, n, k) in [(1, 1, 1), (64, 57344, 255), (3000, 3000, 16), (17, 33, 100_000)] {
+            let (s, d) = split_k_rounds(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.1, BK_WIDE);
+            assert!(s >= 1 && s * d >= k && (s - 1) * d < k, "{m}x{n}x{k}: ({s}, {d})");
+        }
+    }
+
     #[test]
     fn split_k_waves_takes_the_least_predicted_time() {
         let cost = |m: u32, n: u32, k: u32, s: u32, d: u32, rows: u32, per_sm: u64| {

@@ -113,6 +113,14 @@ pub enum SplitRule {
         /// Bytes a block streams per k of its range.
         bytes_per_k: u64,
     },
+    /// v24 (session 61: `layout::sgemm::split_k_rounds`): v14's `Fixed { 3, min_depth }` unless the rounds
+    /// of three resident blocks per SM predict another split at least 5% faster.
+    Rounds {
+        /// The shallowest split.
+        min_depth: u32,
+        /// The depth multiple.
+        multiple: u32,
+    },
     /// `Fixed` with the shallowest split raised to `full_depth` once the tiles reach ¾ of the SMs
     /// (v19: `layout::sgemm::split_k_tiles_when_full`).
     FixedWhenFull {
@@ -274,6 +282,14 @@ impl<T> GemmStep<T> {
                             (b, d, multiple)
                         } else {
                             return layout::sgemm::split_k_waves(m, n, k, sms, rows, cols, blocks_per_sm, min_depth, multiple, bytes_per_k);
+                        }
+                    }
+                    SplitRule::Rounds { min_depth, multiple } => {
+                        // The sweep's override replaces the whole rule, as for `Fixed`.
+                        if let Some((b, d)) = crate::runtime::tuning::sgemm_fixed_split() {
+                            (b, d, multiple)
+                        } else {
+                            return layout::sgemm::split_k_rounds(m, n, k, sms, rows, cols, min_depth, multiple);
                         }
                     }
                     SplitRule::FixedWhenFull { blocks_per_sm, min_depth, full_depth, multiple } => {

@@ -260,10 +260,13 @@ const fn vector_reductions(base: Step, name: &'static str, label: &'static str, 
 
 pub const V23: Step = vector_reductions(V22, "sgemm_v23", "v23", "v22 with the split-K adds as vector reductions (red.global.add.v4.f32): a quarter of the L2 atomics");
 /// v24: v21 with vector reductions and, the adds now cheap, v14's split rule again (`(3, 256)` at any
-/// tile count: v19's deeper splits once the tiles fill ¾ of the SMs were measured with scalar adds).
+/// tile count: v19's deeper splits once the tiles fill ¾ of the SMs were measured with scalar adds);
+/// since session 61 overruled where the rounds of resident blocks predict a split ≥ 5% faster
+/// (`layout::sgemm::split_k_rounds`).
 pub const V24: Step = {
-    let mut s = vector_reductions(V21, "sgemm_v24", "v24", "v21 with v23's vector reductions, split as v14 (three blocks per SM, no split under 256)");
-    s.grid = Grid::TilesSplitK { rows: V14_ROWS, cols: BN, rule: SplitRule::Fixed { blocks_per_sm: V14_SPLIT.0, min_depth: V14_SPLIT.1, multiple: BK_WIDE } };
+    let mut s = vector_reductions(V21, "sgemm_v24", "v24", "v21 with v23's vector reductions, split as v14 (three blocks per SM, no split under 256) unless the rounds model predicts better");
+    const _: () = assert!(V14_SPLIT.0 as usize == layout::sgemm::ROUNDS_SM_RATE_PERMILLE.len());
+    s.grid = Grid::TilesSplitK { rows: V14_ROWS, cols: BN, rule: SplitRule::Rounds { min_depth: V14_SPLIT.1, multiple: BK_WIDE } };
     s
 };
 
