@@ -55,6 +55,11 @@
 //!   only when its strips were at most half the SMs; 1×5120×13824, 160 strips, ran two waves, the
 //!   second 28 blocks, at 0.77× cuBLAS; 4×50257×768 took the edge loop everywhere, 0.52×; session 58).
 //!
+//! * Since session 61 v24 (and v25, v29–v32, which share its grid) splits K by rounds
+//!   (`layout::sgemm::split_k_rounds`): v14's `(3, 256)` unless the last round of three resident blocks
+//!   per SM, modelled, predicts a split ≥ 5% faster — 64×57344×8192 0.79 → 1.04× cuBLAS, 128×10240×8192
+//!   0.79 → 0.93×, ten held-out shapes 1.02–1.30×.
+//!
 //! `v12` (128×128 tiles, K split) and `v16` are no longer chosen: v19 is as fast or faster wherever they
 //! were (`--config v12` still runs them).
 //!
