@@ -373,18 +373,18 @@ pub const ROUNDS_MARGIN_PERCENT: u64 = 5;
 pub const ROUNDS_MAX_SPLITS: u32 = 6;
 
 /// The time of `blocks` blocks of `depth` k-steps each on `sms` SMs holding up to `rates.len()` at once
-/// (in k-steps of one SM at full rate × 1000): full rounds run at the full rate; the last, partial
+/// (in k-steps of one SM at full rate × 10⁶, u128: no overflow at any dimension the kernels take): full rounds run at the full rate; the last, partial
 /// round spreads its blocks evenly and lasts as long as its fullest SM, whose `j` blocks run at
 /// `rates[j − 1]`.
-fn rounds_time(blocks: u64, depth: u64, sms: u64, rates: &[u64]) -> u64 {
-    let per = rates.len() as u64;
-    let w = depth + ROUNDS_BLOCK_COST_K;
+fn rounds_time(blocks: u128, depth: u128, sms: u128, rates: &[u64]) -> u128 {
+    let per = rates.len() as u128;
+    let w = depth + ROUNDS_BLOCK_COST_K as u128;
     let full = blocks / (sms * per);
     let left = blocks - full * sms * per;
-    let mut t = full * per * w * 1_000_000 / rates[rates.len() - 1];
+    let mut t = full * per * w * 1_000_000 / rates[rates.len() - 1] as u128;
     if left > 0 {
         let top = left.div_ceil(sms);
-        t += top * w * 1_000_000 / rates[(top - 1) as usize];
+        t += top * w * 1_000_000 / rates[(top - 1) as usize] as u128;
     }
     t
 }
@@ -403,11 +403,11 @@ fn rounds_time(blocks: u64, depth: u64, sms: u64, rates: &[u64]) -> u64 {
 pub fn split_k_rounds(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, min_depth: u32, multiple: u32) -> (u32, u32) {
     let rates = &ROUNDS_SM_RATE_PERMILLE;
     let base = split_k_tiles(m, n, k, sms, rows, cols, rates.len() as u32, min_depth, multiple);
-    let tiles = m.div_ceil(rows) as u64 * n.div_ceil(cols) as u64;
-    let sms = sms.max(1) as u64;
+    let tiles = m.div_ceil(rows.max(1)) as u128 * n.div_ceil(cols.max(1)) as u128;
+    let sms = sms.max(1) as u128;
     let multiple = multiple.max(1);
     let min_depth = min_depth.max(multiple);
-    let base_t = rounds_time(tiles * base.0 as u64, base.1 as u64, sms, rates);
+    let base_t = rounds_time(tiles * base.0 as u128, base.1 as u128, sms, rates);
     let mut best = base;
     let mut best_t = base_t;
     let most = (k / min_depth).min(ROUNDS_MAX_SPLITS);
@@ -415,14 +415,14 @@ pub fn split_k_rounds(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, mi
     while s <= most {
         let depth = if s == 1 { k } else { multiple * k.div_ceil(s).div_ceil(multiple) };
         let splits = k.div_ceil(depth);
-        let t = rounds_time(tiles * splits as u64, depth as u64, sms, rates);
+        let t = rounds_time(tiles * splits as u128, depth as u128, sms, rates);
         if t < best_t {
             best = (splits, depth);
             best_t = t;
         }
         s += 1;
     }
-    if best_t * 100 <= base_t * (100 - ROUNDS_MARGIN_PERCENT) { best } else { base }
+    if best_t * 100 <= base_t * (100 - ROUNDS_MARGIN_PERCENT as u128) { best } else { base }
 }
 
 /// v19's split rule: v14's `(3, 256)` while the 64×128 tiles are fewer than ¾ of the SMs; from ¾ on,
@@ -477,32 +477,29 @@ pub const SPLIT_BLOCK_COST_BYTES: u64 = 64 * 1024;
 /// `(splits, k_split)`.
 #[allow(clippy::too_many_arguments)]
 pub fn split_k_waves(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, blocks_per_sm: u32, min_depth: u32, multiple: u32,
-                           bytes_per_k: u64) -> (u32, u32) {
-    let tiles = m.div_ceil(rows) as u64 * n.div_ceil(cols) as u64;
-    let slots = if blocks_per_sm as u64 * sms as u64 == 0 { 1 } else { blocks_per_sm as u64 * sms as u64 };
-    let multiple = if multiple == 0 { 1 } else { multiple };
-    let min_depth = if min_depth < multiple { multiple } else { min_depth };
-    let most = if k / min_depth > 64 { 64 } else { k / min_depth };
-    let f = SPLIT_BLOCK_COST_BYTES;
-    let mut best = (1u32, k);
-    let sms = if sms == 0 { 1 } else { sms as u64 };
-    // max(blocks · bytes / SMs, rounds · bytes) + rounds · F (+ F for a split).
-    let cost = |blocks: u64, bytes: u64| {
+                     bytes_per_k: u64) -> (u32, u32) {
+    let tiles = m.div_ceil(rows.max(1)) as u128 * n.div_ceil(cols.max(1)) as u128;
+    let sms = sms.max(1) as u128;
+    let slots = blocks_per_sm.max(1) as u128 * sms;
+    let multiple = multiple.max(1);
+    let min_depth = min_depth.max(multiple);
+    let f = SPLIT_BLOCK_COST_BYTES as u128;
+    // max(blocks · bytes / SMs, rounds · bytes) + rounds · F (+ F for a split); u128: no overflow at any
+    // dimension the kernels take.
+    let cost = |blocks: u128, bytes: u128| {
         let rounds = blocks.div_ceil(slots);
-        let (hbm, own) = ((blocks * bytes).div_ceil(sms), rounds * bytes);
-        (if hbm > own { hbm } else { own }) + rounds * f
+        (blocks * bytes).div_ceil(sms).max(rounds * bytes) + rounds * f
     };
-    let mut best_t = cost(tiles, bytes_per_k * k as u64);
-    let mut s = 2;
-    while s <= most {
+    let mut best = (1u32, k);
+    let mut best_t = cost(tiles, bytes_per_k as u128 * k as u128);
+    for s in 2..=(k / min_depth).min(64) {
         let depth = multiple * k.div_ceil(s).div_ceil(multiple);
         let splits = k.div_ceil(depth);
-        let t = cost(tiles * splits as u64, bytes_per_k * depth as u64) + f;
+        let t = cost(tiles * splits as u128, bytes_per_k as u128 * depth as u128) + f;
         if splits > 1 && t < best_t {
             best = (splits, depth);
             best_t = t;
         }
-        s += 1;
     }
     best
 }
@@ -624,7 +621,7 @@ mod skinny_tests {
         for (m, n, k) in [(64, 4096, 4096), (1000, 1000, 1000), (1024, 1024, 1024), (128, 4096, 4096), (2048, 57344, 8192)] {
             assert_eq!(split_k_rounds(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.1, BK_WIDE), split_k_tiles(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.0, V14_SPLIT.1, BK_WIDE), "{m}x{n}x{k}");
         }
-        for (m, n, k) in [(1, 1, 1), (64, 57344, 255), (3000, 3000, 16), (17, 33, 100_000)] {
+        for (m, n, k) in [(1, 1, 1), (64, 57344, 255), (3000, 3000, 16), (17, 33, 100_000), (1 << 20, 1 << 20, 1 << 20)] {
             let (s, d) = split_k_rounds(m, n, k, 132, V14_ROWS, BN, V14_SPLIT.1, BK_WIDE);
             assert!(s >= 1 && s * d >= k && (s - 1) * d < k, "{m}x{n}x{k}: ({s}, {d})");
         }
@@ -632,21 +629,21 @@ mod skinny_tests {
 
     #[test]
     fn split_k_waves_takes_the_least_predicted_time() {
-        let cost = |m: u32, n: u32, k: u32, s: u32, d: u32, rows: u32, per_sm: u64| {
-            let _ = k;
+        let cost = |m: u32, n: u32, s: u32, d: u32, rows: u32, per_sm: u64| {
             let blocks = m.div_ceil(rows) as u64 * n.div_ceil(SKINNY_COLS) as u64 * s as u64;
             let rounds = blocks.div_ceil(132 * per_sm);
             (blocks * 128 * d as u64).div_ceil(132).max(rounds * 128 * d as u64) + rounds * SPLIT_BLOCK_COST_BYTES + if s > 1 { SPLIT_BLOCK_COST_BYTES } else { 0 }
         };
         for (rows, per_sm) in [(SKINNY_ROWS, 1), (SKINNY_SMALL_GROUP, SKINNY_SMALL_BLOCKS_PER_SM)] {
-            for (m, n, k) in [(1, 5120, 13824), (4, 50257, 768), (1, 4096, 4096), (1, 14336, 4096), (16, 4096, 4096), (1, 6144, 4096), (3, 777, 100_000), (1, 8, 511), (9, 33, 1)] {
+            for (m, n, k) in [(1, 5120, 13824), (4, 50257, 768), (1, 4096, 4096), (1, 14336, 4096), (16, 4096, 4096), (1, 6144, 4096), (3, 777, 100_000), (1, 8, 511), (9, 33, 1),
+                          (1 << 20, 1 << 20, 1 << 20)] {
                 let (s, d) = split_k_waves(m, n, k, 132, rows, SKINNY_COLS, per_sm, 512, SKINNY_KSTEP, 128);
                 assert!(s >= 1 && (s == 1 || d % SKINNY_KSTEP == 0) && s * d >= k && (s - 1) * d < k, "{m}x{n}x{k}: ({s}, {d})");
                 assert!(s == 1 || (d >= 512 && s <= 64), "{m}x{n}x{k}: ({s}, {d}) too deep a split");
-                let t = cost(m, n, k, s, d, rows, per_sm as u64);
+                let t = cost(m, n, s, d, rows, per_sm as u64);
                 for s2 in 2..=(k / 512).min(64) {
                     let d2 = SKINNY_KSTEP * k.div_ceil(s2).div_ceil(SKINNY_KSTEP);
-                    assert!(t <= cost(m, n, k, k.div_ceil(d2), d2, rows, per_sm as u64), "{m}x{n}x{k}: ({s}, {d}) predicted slower than {s2} splits");
+                    assert!(t <= cost(m, n, k.div_ceil(d2), d2, rows, per_sm as u64), "{m}x{n}x{k}: ({s}, {d}) predicted slower than {s2} splits");
                 }
             }
         }
