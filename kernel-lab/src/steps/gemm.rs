@@ -267,41 +267,24 @@ impl<T> GemmStep<T> {
             // SGEMM v12–v19: the descriptor's rule (`blocks_per_sm`, the hgemm decode knob, does
             // not apply).
             Grid::TilesSplitK { rows, cols, rule } => {
-                let (b, d, multiple) = match rule {
-                    SplitRule::Tuned { multiple } => {
+                use layout::sgemm::{split_k_rounds, split_k_tiles, split_k_tiles_when_full, split_k_waves};
+                match (rule, crate::runtime::tuning::sgemm_fixed_split()) {
+                    (SplitRule::Tuned { multiple }, _) => {
                         let (b, d) = crate::runtime::tuning::sgemm_split();
-                        (b, d, multiple)
+                        split_k_tiles(m, n, k, sms, rows, cols, b, d, multiple)
                     }
-                    SplitRule::Fixed { blocks_per_sm, min_depth, multiple } => {
-                        let (b, d) = crate::runtime::tuning::sgemm_fixed_split().unwrap_or((blocks_per_sm, min_depth));
-                        (b, d, multiple)
+                    // The sweep's override replaces any other rule whole.
+                    (SplitRule::Fixed { multiple, .. } | SplitRule::Waves { multiple, .. } | SplitRule::Rounds { multiple, .. }
+                     | SplitRule::FixedWhenFull { multiple, .. }, Some((b, d))) => split_k_tiles(m, n, k, sms, rows, cols, b, d, multiple),
+                    (SplitRule::Fixed { blocks_per_sm, min_depth, multiple }, None) => split_k_tiles(m, n, k, sms, rows, cols, blocks_per_sm, min_depth, multiple),
+                    (SplitRule::Waves { blocks_per_sm, min_depth, multiple, bytes_per_k }, None) => {
+                        split_k_waves(m, n, k, sms, rows, cols, blocks_per_sm, min_depth, multiple, bytes_per_k)
                     }
-                    SplitRule::Waves { blocks_per_sm, min_depth, multiple, bytes_per_k } => {
-                        // The sweep's override replaces the whole rule, as for `Fixed`.
-                        if let Some((b, d)) = crate::runtime::tuning::sgemm_fixed_split() {
-                            (b, d, multiple)
-                        } else {
-                            return layout::sgemm::split_k_waves(m, n, k, sms, rows, cols, blocks_per_sm, min_depth, multiple, bytes_per_k);
-                        }
+                    (SplitRule::Rounds { min_depth, multiple }, None) => split_k_rounds(m, n, k, sms, rows, cols, min_depth, multiple),
+                    (SplitRule::FixedWhenFull { blocks_per_sm, min_depth, full_depth, multiple }, None) => {
+                        split_k_tiles_when_full(m, n, k, sms, rows, cols, blocks_per_sm, min_depth, full_depth, multiple)
                     }
-                    SplitRule::Rounds { min_depth, multiple } => {
-                        // The sweep's override replaces the whole rule, as for `Fixed`.
-                        if let Some((b, d)) = crate::runtime::tuning::sgemm_fixed_split() {
-                            (b, d, multiple)
-                        } else {
-                            return layout::sgemm::split_k_rounds(m, n, k, sms, rows, cols, min_depth, multiple);
-                        }
-                    }
-                    SplitRule::FixedWhenFull { blocks_per_sm, min_depth, full_depth, multiple } => {
-                        // The sweep's override replaces the whole rule, as for `Fixed`.
-                        if let Some((b, d)) = crate::runtime::tuning::sgemm_fixed_split() {
-                            (b, d, multiple)
-                        } else {
-                            return layout::sgemm::split_k_tiles_when_full(m, n, k, sms, rows, cols, blocks_per_sm, min_depth, full_depth, multiple);
-                        }
-                    }
-                };
-                layout::sgemm::split_k_tiles(m, n, k, sms, rows, cols, b, d, multiple)
+                }
             }
             _ => (1, k),
         }

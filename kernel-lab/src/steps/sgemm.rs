@@ -158,14 +158,11 @@ pub const V33: Step = GemmStep {
 /// v34: v33 in row groups of 4 rows (only the 1- and 4-row loops: two blocks per SM), K split by
 /// waves over two blocks an SM (`sgemm/steps/v34_skinny_small_groups.rs`).
 pub const V34: Step = {
-    let mut s = step("sgemm_v34", "v34", THREADS, SKINNY_SMEM_BYTES,
-        Grid::TilesSplitK { rows: SKINNY_SMALL_GROUP, cols: SKINNY_COLS,
-                            rule: SplitRule::Waves { blocks_per_sm: SKINNY_SMALL_BLOCKS_PER_SM, min_depth: SKINNY_SPLIT.1, multiple: SKINNY_KSTEP, bytes_per_k: 4 * SKINNY_COLS as u64 } },
-        Trace::Skinny,
-        PtxCheck { has: &["red.relaxed.gpu.global.add.f32", "shfl.sync.bfly.b32", "ld.global.nc.f32"], lacks: &[], count: &[],
-                   at_least: &[("ld.global.nc.v4.f32", 2), ("st.shared.v4", 1), ("ld.shared.v4", 1)] },
-        "v33 in row groups of 4 rows: only the 1- and 4-row loops, two blocks per SM");
-    s.args = Args::PointersSplitK;
+    let mut s = derived(V33, "sgemm_v34", "v34", "v33 in row groups of 4 rows: only the 1- and 4-row loops, two blocks per SM");
+    s.grid = Grid::TilesSplitK { rows: SKINNY_SMALL_GROUP, cols: SKINNY_COLS,
+                                 rule: SplitRule::Waves { blocks_per_sm: SKINNY_SMALL_BLOCKS_PER_SM, min_depth: SKINNY_SPLIT.1, multiple: SKINNY_KSTEP, bytes_per_k: 4 * SKINNY_COLS as u64 } };
+    // Two copies of the 4-row loop's v4 loads, not v33's five across its four loops.
+    s.kernel.ptx.at_least = &[("ld.global.nc.v4.f32", 2), ("st.shared.v4", 1), ("ld.shared.v4", 1)];
     s.kernel.launch_bounds = bounds_min(THREADS, SKINNY_SMALL_BLOCKS_PER_SM);
     s
 };
