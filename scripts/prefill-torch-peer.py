@@ -19,7 +19,7 @@ import sys
 
 from peer_common import import_torch, median_ms, sdpa_backends, write_lines
 
-DEFAULT = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64"
+DEFAULT = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64,2x16x8x4096x256"
 
 
 def main():

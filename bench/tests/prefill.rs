@@ -1,9 +1,10 @@
-//! GPU tests of prefill attention (issue 49, step a19): packed sequences of different lengths (1, 127,
-//! 128, 129, empty ones), grouped heads, head dims 64/96/128, causal (bottom-right, with queries the last
-//! tokens of longer keys) and not (including fewer keys than queries), f16 and bf16, against the f64
-//! reference with O and LSE poisoned first; at a large shape against the fixed-length fused kernel
-//! (a12/a15) on the same data with the K/V heads repeated; bad input refused before any launch. Without
-//! a GPU (or off Hopper) each test says it was skipped and passes.
+//! GPU tests of prefill attention (issue 49, steps a19 and a24): packed sequences of different lengths
+//! (1, 127, 128, 129, empty ones; at D = 256 around its 64-key tiles), grouped heads, head dims
+//! 64/96/128/256, causal (bottom-right, with queries the last tokens of longer keys) and not (including
+//! fewer keys than queries), f16 and bf16, against the f64 reference with O and LSE poisoned first; at
+//! a large shape against the fixed-length fused kernel (a12/a15) on the same data with the K/V heads
+//! repeated, and at D = 256 against the f64 reference on sampled rows; bad input refused before any
+//! launch. Without a GPU (or off Hopper) each test says it was skipped and passes.
 mod common;
 
 use common::{Half, rounded};
@@ -84,6 +85,12 @@ fn cases() -> Vec<Case> {
         c(PrefillDesc::new(16, 2, 128).with_scale(0.05), &[50, 260], &[20, 129]),
         // One K/V head for all: multi-query, D = 64, causal with a long prefix.
         c(PrefillDesc::new(4, 1, 64).causal(), &[257], &[600]),
+        // Gemma-2's 16/8 heads at D = 256 (a24), causal, lengths around its 64-key and 128-query tiles.
+        c(PrefillDesc::new(16, 8, 256).causal(), &[1, 63, 64, 65, 200], &[1, 63, 64, 65, 200]),
+        // D = 256 cross attention with fewer keys than queries, and an empty sequence; a scale of our own.
+        c(PrefillDesc::new(8, 2, 256).with_scale(0.03), &[50, 0, 130], &[20, 0, 300]),
+        // D = 256 chunked prefill: new queries after cached prefixes, multi-query, causal.
+        c(PrefillDesc::new(4, 1, 256).causal(), &[5, 129], &[300, 129]),
     ]
 }
 
@@ -153,6 +160,76 @@ fn prefill_matches_the_fixed_length_kernel_at_a_large_shape() {
     }
 }
 
+/// At D = 256 (a24) on sequences of 2048, 1000 and 2048 tokens, 16/8 heads, causal and not, bf16: O and
+/// the LSE fully written, and 384 sampled (token, head) rows against the f64 reference of those rows.
+#[test]
+fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
+    let Some(gpu) = hopper_or_skip("prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape") else { return };
+    let (h, hk, dd) = (16usize, 8usize, 256usize);
+    let lens = [2048u32, 1000, 2048];
+    let cq = cu(&lens);
+    let tokens = *cq.last().unwrap() as usize;
+    let seed = verify::fresh_seed();
+    let mut rng = verify::rng(seed);
+    let (q, fq) = rounded::<bf16>(&mut rng, tokens * h * dd);
+    let (k, fk) = rounded::<bf16>(&mut rng, tokens * hk * dd);
+    let (v, fv) = rounded::<bf16>(&mut rng, tokens * hk * dd);
+    let (dq, dk, dv) = (gpu.upload(&q).unwrap(), gpu.upload(&k).unwrap(), gpu.upload(&v).unwrap());
+    for causal in [false, true] {
+        let d = if causal { PrefillDesc::new(h, hk, dd).causal() } else { PrefillDesc::new(h, hk, dd) };
+        let mut o = gpu.zeros::<bf16>(q.len()).unwrap();
+        let mut lse = gpu.zeros::<f32>(tokens * h).unwrap();
+        gpu.poison(&mut o).unwrap();
+        gpu.poison(&mut lse).unwrap();
+        let mut plan = PrefillPlan::<bf16>::new(&gpu, d).unwrap();
+        assert_eq!(plan.kernel(), "attn_a24_d256_bf16");
+        plan.run(&dq, &dk, &dv, &cq, &cq, &mut o, &mut lse).unwrap();
+        gpu.sync_after("prefill attention at D = 256").unwrap();
+        let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to_f64()).collect();
+        let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
+        assert!(go.iter().chain(&gl).all(|x| x.is_finite()), "causal {causal}: O or LSE not finite or not fully written");
+        // Sampled rows: each sequence's first and last tokens, the 64/128 tile edges, and random ones.
+        let mut rows = vec![];
+        for (b, &l) in lens.iter().enumerate() {
+            for t in [0, 1, 63, 64, 127, 128, l as usize - 1] {
+                rows.push((cq[b] as usize + t, (t * 7 + b) % h));
+            }
+        }
+        while rows.len() < 384 {
+            rows.push((rand::Rng::random_range(&mut rng, 0..tokens), rand::Rng::random_range(&mut rng, 0..h)));
+        }
+        let (mut got, mut want, mut got_l, mut want_l) = (vec![], vec![], vec![], vec![]);
+        for &(tok, head) in &rows {
+            let b = cq.iter().rposition(|&c| c as usize <= tok).unwrap().min(lens.len() - 1);
+            let (k0, t) = (cq[b] as usize, tok - cq[b] as usize);
+            let keys = if causal { t + 1 } else { lens[b] as usize };
+            let (ow, lw) = reference_row(&fq[(tok * h + head) * dd..][..dd], &fk, &fv, k0, keys, hk, head / (h / hk), dd, d.scale() as f64);
+            got.extend_from_slice(&go[(tok * h + head) * dd..][..dd]);
+            want.extend(ow);
+            got_l.push(gl[tok * h + head]);
+            want_l.push(lw);
+        }
+        let (eo, el) = (verify::rel_l2(&got, &want), verify::rel_l2(&got_l, &want_l));
+        assert!(eo <= o_tol(Elem::Bf16) && el <= LSE_TOL, "causal {causal} (seed {seed}): sampled rows: O rel L2 {eo:.2e}, LSE {el:.2e}");
+    }
+}
+
+/// One query row's attention over keys `k0..k0 + keys` of K/V head `kh` (f64): O's row and the natural LSE.
+#[allow(clippy::too_many_arguments)]
+fn reference_row(q: &[f32], k: &[f32], v: &[f32], k0: usize, keys: usize, hk: usize, kh: usize, d: usize, scale: f64) -> (Vec<f64>, f64) {
+    let s: Vec<f64> = (0..keys).map(|j| q.iter().zip(&k[((k0 + j) * hk + kh) * d..][..d]).map(|(&a, &b)| a as f64 * b as f64).sum::<f64>() * scale).collect();
+    let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let p: Vec<f64> = s.iter().map(|&x| (x - m).exp()).collect();
+    let sum: f64 = p.iter().sum();
+    let mut o = vec![0.0; d];
+    for (j, &pj) in p.iter().enumerate() {
+        for (x, &y) in o.iter_mut().zip(&v[((k0 + j) * hk + kh) * d..][..d]) {
+            *x += pj / sum * y as f64;
+        }
+    }
+    (o, m + sum.ln())
+}
+
 /// Token-major `[b·l][h][d]` O to head-major `[b·h][l][d]`, as f64.
 fn heads_major_of(x: &[f16], b: usize, l: usize, h: usize, d: usize) -> Vec<f64> {
     let mut out = vec![0.0; x.len()];
@@ -174,7 +251,7 @@ fn bad_prefill_input_gives_clear_errors() {
     let d = PrefillDesc::new(8, 2, 64).causal();
     assert!(PrefillPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));
     assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 3, 64)).err().unwrap().to_string().contains("does not divide"));
-    assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 2, 256)).err().unwrap().to_string().contains("head dim 256"));
+    assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 2, 192)).err().unwrap().to_string().contains("head dim 192"));
     let mut plan = PrefillPlan::<f16>::new(&gpu, d).unwrap();
     let q = gpu.zeros::<f16>(10 * 8 * 64).unwrap();
     let kv = gpu.zeros::<f16>(10 * 2 * 64).unwrap();

@@ -236,8 +236,31 @@ pub const fn a12_paired_of(l: u32, heads: u32, walks: u32, rows: u32) -> bool {
 /// index: rank 0; odd: rank 1) and multicasts it into both.
 pub const A15_CLUSTER: u32 = 2;
 
+/// a24 (Hopper, head dim 256): keys per K/V tile. At D = 256 a 128-key stage of K and V would be 128 KiB
+/// and O takes 128 accumulator registers a thread, so the tile is 64 keys: S is `m64n64k16` (32
+/// registers), P·V `m64n256k16`.
+pub const A24_BKV: u32 = 64;
+/// a24: head dim.
+pub const A24_D: u32 = 256;
+/// a24: bytes of one K or one V tile, `A24_BKV × 256` 16-bit: four TMA boxes of 64 keys × 64 dims
+/// (8 KiB each, 128-byte swizzled rows) side by side along D.
+pub const A24_HALF_BYTES: u32 = A24_BKV * A24_D * 2;
+/// a24: bytes of one box of a K or V tile (64 keys × 128 bytes).
+pub const A24_KV_BOX_BYTES: u32 = A24_BKV * 128;
+/// a24: entries of the ring, each one K tile or one V tile (K of key tile `j` at running index `2j`, its V
+/// at `2j + 1`): K and V are waited for and released apart — K once S = Q·Kᵀ retired, V once P·V did —
+/// so the next tile's K streams in while this tile's P·V still reads V (FlashAttention-3's separate K
+/// and V pipelines), two key tiles in flight.
+pub const A24_HALVES: u32 = 4;
+/// a24: dynamic shared memory — the ring of K and V tiles, then Q (128 rows × 256: 64 KiB), then a full
+/// and an empty barrier per ring entry: 193 KiB.
+pub const fn a24_smem() -> u32 {
+    crate::hopper::tma_hgemm::dyn_smem(A24_HALVES, A24_HALF_BYTES, a6_q_bytes(A24_D), 2)
+}
+
 const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
-                      && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+                      && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
+                      && a24_smem() <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && A24_HALF_BYTES % 1024 == 0 && A24_HALF_BYTES == 4 * A24_KV_BOX_BYTES);
 
 /// a17: bytes of K and V one head's key tiles hold in L2 while its query tiles run, at most, for the
 /// head groups of [`a17_item`]: half the H100's 50 MiB L2.

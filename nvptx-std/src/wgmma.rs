@@ -346,23 +346,27 @@ pub unsafe fn wgmma_m64n192k32_f32_e4m3(acc: &mut [[f32; 32]; 3], desc_a: u64, d
     }
 }
 
-/// As [`wgmma_asm_n256`] with one block (`N = 64`, 32 registers).
+/// As [`wgmma_asm_n256`] with one block (`N = 64`, 32 registers); `out; …` declares the accumulators
+/// written only, as [`wgmma_asm_n128`]'s.
 macro_rules! wgmma_asm_n64 {
     ($acc0:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
+        wgmma_asm_n64!(inout; $acc0, $instr, $tail, $($operands)*)
+    };
+    ($dir:ident; $acc0:ident, $instr:expr, $tail:literal, $($operands:tt)*) => {
         asm!(
             "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
             $instr,
             "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15},",
             " {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}}},",
             $tail,
-            inout(reg32) $acc0[0], inout(reg32) $acc0[1], inout(reg32) $acc0[2], inout(reg32) $acc0[3],
-            inout(reg32) $acc0[4], inout(reg32) $acc0[5], inout(reg32) $acc0[6], inout(reg32) $acc0[7],
-            inout(reg32) $acc0[8], inout(reg32) $acc0[9], inout(reg32) $acc0[10], inout(reg32) $acc0[11],
-            inout(reg32) $acc0[12], inout(reg32) $acc0[13], inout(reg32) $acc0[14], inout(reg32) $acc0[15],
-            inout(reg32) $acc0[16], inout(reg32) $acc0[17], inout(reg32) $acc0[18], inout(reg32) $acc0[19],
-            inout(reg32) $acc0[20], inout(reg32) $acc0[21], inout(reg32) $acc0[22], inout(reg32) $acc0[23],
-            inout(reg32) $acc0[24], inout(reg32) $acc0[25], inout(reg32) $acc0[26], inout(reg32) $acc0[27],
-            inout(reg32) $acc0[28], inout(reg32) $acc0[29], inout(reg32) $acc0[30], inout(reg32) $acc0[31],
+            $dir(reg32) $acc0[0], $dir(reg32) $acc0[1], $dir(reg32) $acc0[2], $dir(reg32) $acc0[3],
+            $dir(reg32) $acc0[4], $dir(reg32) $acc0[5], $dir(reg32) $acc0[6], $dir(reg32) $acc0[7],
+            $dir(reg32) $acc0[8], $dir(reg32) $acc0[9], $dir(reg32) $acc0[10], $dir(reg32) $acc0[11],
+            $dir(reg32) $acc0[12], $dir(reg32) $acc0[13], $dir(reg32) $acc0[14], $dir(reg32) $acc0[15],
+            $dir(reg32) $acc0[16], $dir(reg32) $acc0[17], $dir(reg32) $acc0[18], $dir(reg32) $acc0[19],
+            $dir(reg32) $acc0[20], $dir(reg32) $acc0[21], $dir(reg32) $acc0[22], $dir(reg32) $acc0[23],
+            $dir(reg32) $acc0[24], $dir(reg32) $acc0[25], $dir(reg32) $acc0[26], $dir(reg32) $acc0[27],
+            $dir(reg32) $acc0[28], $dir(reg32) $acc0[29], $dir(reg32) $acc0[30], $dir(reg32) $acc0[31],
             $($operands)*
             options(nostack)
         )
@@ -497,6 +501,50 @@ wgmma_attention_shapes!(wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_zero,
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "f16");
 wgmma_attention_shapes!(wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32_bf16_zero, wgmma_m64n64k16_f32_bf16_rs, wgmma_m64n128k16_f32_bf16_rs,
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "bf16");
+
+/// Generates, for one 16-bit input type, the wide-head attention kernel's two `wgmma` shapes (a24, head
+/// dim 256 over 64-key tiles): `m64n64k16` with both operands in shared memory and `scale-d` = 0 (the
+/// first K-step of S = Q·Kᵀ, accumulators written only), and `m64n256k16` with **A from registers**
+/// (O += P·V over all 256 columns of O).
+macro_rules! wgmma_wide_attention_shapes {
+    ($ss64_zero:ident, $rs256:ident, $i64:literal, $i256:literal, $ty:literal) => {
+        #[doc = concat!("`", $i64, " {d0..d31}, desc_a, desc_b, 0, 1, 1, TA, TB;` — `D = A · B` (64×64, f32) on ", $ty, " with both operands in shared memory and the accumulators **written only**: returns them (nothing has to be in the registers before).")]
+        ///
+        /// # Safety
+        /// As [`wgmma_m64n64k16_f32_f16`].
+        #[inline(always)]
+        pub unsafe fn $ss64_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [f32; 32] {
+            // Overwritten by the instruction's outputs (`out`): the optimizer drops these zeros.
+            let mut acc = [0f32; 32];
+            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+            unsafe {
+                wgmma_asm_n64!(out; acc, $i64, "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) 0u32, ta = const TA, tb = const TB,)
+            }
+            acc
+        }
+
+        #[doc = concat!("`", $i256, " {d0..d127}, {a0, a1, a2, a3}, desc_b, p, 1, 1, TB;` — `D(64×256, f32) = A(64×16) · B(16×256) + (scale_d ? D : 0)` on ", $ty, " with **A in registers** (the `m16n8k16` A fragment of each warp's 16 rows, as the `N = 64` register form) and the accumulators as four 64-column blocks (`acc[b]`: columns `64b ..`).")]
+        ///
+        /// # Safety
+        /// As [`wgmma_m64n64k16_f32_f16`] for `acc` and B (16×256); `a` are this thread's values.
+        #[inline(always)]
+        pub unsafe fn $rs256<const TB: u32>(acc: &mut [[f32; 32]; 4], a: [u32; 4], desc_b: u64, scale_d: u32) {
+            let [acc0, acc1, acc2, acc3] = acc;
+            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+            unsafe {
+                wgmma_asm_n256!(acc0, acc1, acc2, acc3, $i256, "{{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}",
+                    a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3], db = in(reg64) desc_b,
+                    sd = in(reg32) scale_d, tb = const TB,)
+            }
+        }
+    };
+}
+
+wgmma_wide_attention_shapes!(wgmma_m64n64k16_f32_f16_zero, wgmma_m64n256k16_f32_f16_rs, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
+                             "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "f16");
+wgmma_wide_attention_shapes!(wgmma_m64n64k16_f32_bf16_zero, wgmma_m64n256k16_f32_bf16_rs, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+                             "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "bf16");
 
 /// `setmaxnreg.inc.sync.aligned.u32 N;` — raises this warpgroup's register limit (consumers).
 ///

@@ -1,7 +1,8 @@
 //! Prefill attention (issue 49): a packed batch of sequences of different lengths, grouped-query heads,
 //! queries that may be the last tokens of longer keys (chunked prefill against a cached prefix), the
 //! causal mask aligned bottom-right. The kernels are step a19 (Hopper,
-//! `kernels-gpu/src/attention/steps/v19_prefill_varlen.rs`).
+//! `kernels-gpu/src/attention/steps/v19_prefill_varlen.rs`) at head dims 64, 96 and 128, and a24
+//! (`steps/v24_prefill_d256.rs`: 64-key tiles) at 256.
 //!
 //! ```text
 //! q, o     [tokens_q][heads][D]       16-bit (f16 or bf16), packed: no padding between sequences
@@ -20,7 +21,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
-    attention::{A6_BQ, A7_STAGES, PrefillDims, a6_smem},
+    attention::{A6_BQ, A7_STAGES, A24_BKV, PrefillDims, a6_smem, a24_smem},
     hopper::TmaSwizzle,
 };
 
@@ -35,8 +36,8 @@ use crate::{
     steps::gemm::Elem,
 };
 
-/// Head dims the prefill kernels take (96 runs in the 128 kernel).
-pub const HEAD_DIMS: [usize; 3] = [64, 96, 128];
+/// Head dims the prefill kernels take (96 runs in the 128 kernel; 256 in a24).
+pub const HEAD_DIMS: [usize; 4] = [64, 96, 128, 256];
 
 /// One prefill problem's heads and mask (the lengths come with each run).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,7 +46,7 @@ pub struct PrefillDesc {
     pub heads: usize,
     /// K/V heads (dividing `heads`).
     pub kv_heads: usize,
-    /// Head dim: 64, 96 or 128.
+    /// Head dim: 64, 96, 128 or 256.
     pub head_dim: usize,
     /// Causal mask, aligned bottom-right.
     pub causal: bool,
@@ -79,9 +80,28 @@ impl PrefillDesc {
         self.scale.unwrap_or(1.0 / (self.head_dim as f32).sqrt())
     }
 
-    /// The kernel width serving this head dim (64 or 128).
+    /// The kernel width serving this head dim (64, 128 or 256).
     pub fn width(&self) -> usize {
-        if self.head_dim <= 64 { 64 } else { 128 }
+        if self.head_dim <= 64 {
+            64
+        } else if self.head_dim <= 128 {
+            128
+        } else {
+            256
+        }
+    }
+
+    /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`): a19 up to 128, a24 at 256.
+    pub fn kernel_name(&self, e: &str) -> String {
+        match self.width() {
+            256 => format!("attn_a24_d256_{e}"),
+            w => format!("attn_a19_d{w}_{e}"),
+        }
+    }
+
+    /// Keys per K/V box of the serving kernel's tensor maps (a19: 128, a24: 64).
+    fn kv_box_rows(&self) -> u32 {
+        if self.width() == 256 { A24_BKV } else { A6_BQ }
     }
 
     /// Checks the heads, head dim and scale, naming the rule broken.
@@ -97,7 +117,7 @@ impl PrefillDesc {
             return bad(format!("heads = {} exceeds 65535 (the grid's y)", self.heads));
         }
         if !HEAD_DIMS.contains(&self.head_dim) {
-            return bad(format!("head dim {} is not supported: the prefill kernels take {HEAD_DIMS:?} (256 is not built yet)", self.head_dim));
+            return bad(format!("head dim {} is not supported: the prefill kernels take {HEAD_DIMS:?}", self.head_dim));
         }
         if !self.scale().is_finite() {
             return bad(format!("scale {} is not finite", self.scale()));
@@ -194,7 +214,7 @@ impl<T: Element> PrefillPlan<T> {
     pub fn new(gpu: &Gpu, desc: PrefillDesc) -> Result<Self> {
         let e = super::half_suffix::<T>("prefill attention")?;
         desc.validate()?;
-        let kernel = gpu.kernel(&format!("attn_a19_d{}_{e}", desc.width()))?;
+        let kernel = gpu.kernel(&desc.kernel_name(e))?;
         Ok(PrefillPlan { gpu: gpu.clone(), desc, kernel, cu: None, maps: None, _elem: std::marker::PhantomData })
     }
 
@@ -244,25 +264,29 @@ impl<T: Element> PrefillPlan<T> {
         Operand::require_aligned16(&[("Q", op(pq, 0)), ("K", op(pk, 0)), ("V", op(pv, 0)), ("O", op(po, 0)), ("LSE", op(pl, 0))], self.kernel.name(),
                                    || format!("prefill attention {d:?}: "))?;
         let (pcu, pcu_k) = upload_offsets(&self.gpu, &mut self.cu, cu_q, cu_k, "prefill attention")?;
-        // Tensor maps: (head dim, heads, tokens), boxes 64 × 1 × 128, encoded when the operands change.
+        // Tensor maps: (head dim, heads, tokens), boxes 64 × 1 × 128 (K and V: × 64 at D = 256), encoded
+        // when the operands change.
         let key = (pq, pk, pv, lens.tokens_q, lens.tokens_k);
         if self.maps.as_ref().is_none_or(|m| m.key != key) {
             let bf16 = T::ELEM == Elem::Bf16;
             let dd = d.head_dim as u64;
-            let map = |addr: u64, len: usize, heads: usize, tokens: usize| {
-                TensorMap3d::encode_16bit_at(&self.gpu, addr, len, [dd, heads as u64, tokens as u64], [2 * dd, 2 * dd * heads as u64], [64, 1, A6_BQ],
+            let map = |addr: u64, len: usize, heads: usize, tokens: usize, rows: u32| {
+                TensorMap3d::encode_16bit_at(&self.gpu, addr, len, [dd, heads as u64, tokens as u64], [2 * dd, 2 * dd * heads as u64], [64, 1, rows],
                                              TmaSwizzle::B128, bf16)
             };
-            self.maps = Some(Maps { key, q: map(pq, q.len(), d.heads, lens.tokens_q.max(1))?, k: map(pk, k.len(), d.kv_heads, lens.tokens_k.max(1))?,
-                                    v: map(pv, v.len(), d.kv_heads, lens.tokens_k.max(1))? });
+            let kv_rows = d.kv_box_rows();
+            self.maps = Some(Maps { key, q: map(pq, q.len(), d.heads, lens.tokens_q.max(1), A6_BQ)?,
+                                    k: map(pk, k.len(), d.kv_heads, lens.tokens_k.max(1), kv_rows)?,
+                                    v: map(pv, v.len(), d.kv_heads, lens.tokens_k.max(1), kv_rows)? });
         }
         let Some(m) = self.maps.as_ref() else { unreachable!("encoded above") };
         let dims = DimsParam(PrefillDims { heads: d.heads as u32, group: d.group() as u32, head_dim: d.head_dim as u32, causal: d.causal as u32, scale: d.scale() });
         let grid = ((lens.max_q as u32).div_ceil(A6_BQ), d.heads as u32, lens.batch as u32);
-        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, a6_smem(d.width() as u32, A7_STAGES));
-        // SAFETY: `attn_a19_d{64,128}_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims)`: the maps were
-        // encoded for these very operands (addresses and token counts are the key) as (head_dim, heads,
-        // tokens) with strides of a packed `[tokens][heads][D]` tensor, boxes 64 × 1 × 128 and the 128-byte
+        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, if d.width() == 256 { a24_smem() } else { a6_smem(d.width() as u32, A7_STAGES) });
+        // SAFETY: `attn_a19_d{64,128}_{e}` / `attn_a24_d256_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
+        // dims)`: the maps were encoded for these very operands (addresses and token counts are the key) as
+        // (head_dim, heads, tokens) with strides of a packed `[tokens][heads][D]` tensor, boxes 64 × 1 × 128
+        // (K and V 64 × 1 × 64 for a24, `kv_box_rows`) and the 128-byte
         // swizzle the kernel's descriptors assume, each buffer holding every element they reach (checked
         // by the encode); O and LSE hold tokens_q·heads·D and tokens_q·heads elements (checked above); the
         // offsets are the checked `Lens` (batch + 1 each, from 0, non-decreasing, ending at the token
@@ -344,6 +368,8 @@ mod tests {
         let d = PrefillDesc::new(32, 8, 128).causal();
         assert!(PrefillDesc::new(32, 6, 128).validate().unwrap_err().to_string().contains("does not divide"));
         assert!(PrefillDesc::new(32, 8, 80).validate().unwrap_err().to_string().contains("head dim 80"));
+        assert!(PrefillDesc::new(32, 8, 192).validate().unwrap_err().to_string().contains("head dim 192"));
+        assert!(PrefillDesc::new(16, 8, 256).validate().is_ok());
         assert!(PrefillDesc::new(32, 8, 64).with_scale(f32::NAN).validate().unwrap_err().to_string().contains("not finite"));
         assert!(err(Lens::new(&d, &cu(&[5, 3]), &cu(&[5, 2]))).contains("sequence 1 has 3 queries but 2 keys"));
         assert!(err(Lens::new(&d.with_scale(1.0), &[0, 4, 2], &[0, 4, 8])).contains("non-decreasing at sequence 1"));
@@ -353,6 +379,24 @@ mod tests {
         // Non-causal cross attention may have fewer keys than queries; an empty sequence is skipped.
         let l = Lens::new(&PrefillDesc::new(4, 2, 96), &cu(&[7, 0, 3]), &cu(&[2, 0, 9])).unwrap();
         assert_eq!((l.batch, l.tokens_q, l.tokens_k, l.max_q, l.pairs), (3, 10, 11, 7, 14.0 + 27.0));
+    }
+
+    #[test]
+    fn each_head_dim_has_its_kernel_and_boxes() {
+        let k = |d: usize| (PrefillDesc::new(8, 2, d).kernel_name("bf16"), PrefillDesc::new(8, 2, d).kv_box_rows());
+        assert_eq!(k(64), ("attn_a19_d64_bf16".to_string(), 128));
+        assert_eq!(k(96), ("attn_a19_d128_bf16".to_string(), 128));
+        assert_eq!(k(128), ("attn_a19_d128_bf16".to_string(), 128));
+        assert_eq!(k(256), ("attn_a24_d256_bf16".to_string(), 64));
+        // Every kernel named here is in the registry, with the shared memory the plan asserts.
+        for d in HEAD_DIMS {
+            for e in ["f16", "bf16"] {
+                let name = PrefillDesc::new(8, 2, d).kernel_name(e);
+                let info = crate::steps::attention::PREFILL.iter().find(|i| i.name == name).unwrap_or_else(|| panic!("{name} not registered"));
+                let want = if d == 256 { a24_smem() } else { a6_smem(PrefillDesc::new(8, 2, d).width() as u32, A7_STAGES) };
+                assert_eq!(info.dyn_smem_bytes, want, "{name}");
+            }
+        }
     }
 
     #[test]

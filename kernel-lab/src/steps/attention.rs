@@ -389,13 +389,25 @@ const fn prefill(name: &'static str, label: &'static str, d: u32) -> KernelInfo 
                  ptx: PtxCheck { has: PREFILL_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "cp.async.bulk.tensor.2d"], count: &[], at_least: &[] } }
 }
 
+const PREFILL_D256_ABOUT: &str = "a19 at head dim 256: 64-key tiles (S by m64n64k16, P·V by m64n256k16 with P in registers), K and V as separate ring entries";
+const PREFILL_D256_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k16.f32.", "wgmma.mma_async.sync.aligned.m64n256k16.f32.",
+                                    "cp.async.bulk.tensor.3d.shared::cluster.global.tile", "ld.global.nc.s32", "setmaxnreg.inc.sync.aligned.u32"];
+
+const fn prefill_d256(name: &'static str, label: &'static str) -> KernelInfo {
+    KernelInfo { dyn_smem_bytes: layout::attention::a24_smem(), about: PREFILL_D256_ABOUT,
+                 ptx: PtxCheck { has: PREFILL_D256_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "cp.async.bulk.tensor.2d", "m64n128k16"], count: &[],
+                                 at_least: &[] },
+                 ..prefill(name, label, 256) }
+}
+
 /// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): step a19 per kernel width (64;
-/// 128, which also serves head dim 96) and element type. Not in [`STEPS`]: they take packed
-/// variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the fixed-length
-/// family's `[B·H][L][D]` problems.
+/// 128, which also serves head dim 96) and element type, and a24 at head dim 256. Not in [`STEPS`]: they
+/// take packed variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the
+/// fixed-length family's `[B·H][L][D]` problems.
 pub const PREFILL: &[KernelInfo] = &[
     prefill("attn_a19_d64_f16", "a19-d64", 64), prefill("attn_a19_d128_f16", "a19-d128", 128),
     prefill("attn_a19_d64_bf16", "a19-d64-bf16", 64), prefill("attn_a19_d128_bf16", "a19-d128-bf16", 128),
+    prefill_d256("attn_a24_d256_f16", "a24-d256"), prefill_d256("attn_a24_d256_bf16", "a24-d256-bf16"),
 ];
 
 const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";

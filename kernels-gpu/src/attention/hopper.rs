@@ -253,7 +253,7 @@ impl Softmax {
 
 /// How far (base 2) a row's max may exceed a9's running max before the max is moved: P ≤ 2^8 = 256,
 /// well inside f16's range (and bf16's).
-const LAZY_RESCALE_LOG2: f32 = 8.0;
+pub(super) const LAZY_RESCALE_LOG2: f32 = 8.0;
 
 /// This thread's maxima of its two rows of `s` (raw scores), not yet across the quad: 4 independent
 /// chains per row half (8 deep, then 2 combining steps) instead of one chain 32 deep.
@@ -326,7 +326,7 @@ fn pin_p(p: &mut [[u32; 4]; 8], sum: &mut [f32; 2]) {
 /// for P·V, this keeps that wait after the softmax, so P·V of one tile runs under the softmax of the
 /// next.
 #[inline(always)]
-fn block_boundary(l: u32) {
+pub(super) fn block_boundary(l: u32) {
     if opaque(l) == 0 {
         nanosleep(0);
     }

@@ -33,5 +33,7 @@ mod fa2_mma_tiles;
 mod flash;
 // The Hopper body and its entries' macro `hopper_entry!` (a6–a10, a12, a15).
 mod hopper;
+// The Hopper body at head dim 256 and its entries' macro `prefill_d256_entry!` (a24).
+mod hopper_wide;
 // The steps: one module per file of `src/attention/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/attention_steps.rs"));

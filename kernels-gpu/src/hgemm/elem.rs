@@ -70,6 +70,19 @@ pub(crate) trait Elem16 {
     /// As `wgmma_m64n128k16_f32_f16_rs`.
     #[cfg(lab_sm90)]
     unsafe fn wgmma_128_rs<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: u32);
+    /// `wgmma.m64n64k16` with `scale-d` = 0, the accumulators written only (attention a24: the first
+    /// K-step of S = Q·Kᵀ over a 64-key tile).
+    ///
+    /// # Safety
+    /// As `wgmma_m64n64k16_f32_f16_zero`.
+    #[cfg(lab_sm90)]
+    unsafe fn wgmma_64_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [f32; 32];
+    /// `wgmma.m64n256k16` with A in registers (attention a24: O += P·V at D = 256).
+    ///
+    /// # Safety
+    /// As `wgmma_m64n256k16_f32_f16_rs`.
+    #[cfg(lab_sm90)]
+    unsafe fn wgmma_256_rs<const TB: u32>(acc: &mut [[f32; 32]; 4], a: [u32; 4], desc_b: u64, scale_d: u32);
 }
 
 /// IEEE half precision.
@@ -145,6 +158,18 @@ impl Elem16 for F16 {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_f16_rs::<TB>(acc, a, desc_b, scale_d) }
     }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_64_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [f32; 32] {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n64k16_f32_f16_zero::<TA, TB>(desc_a, desc_b) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_256_rs<const TB: u32>(acc: &mut [[f32; 32]; 4], a: [u32; 4], desc_b: u64, scale_d: u32) {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n256k16_f32_f16_rs::<TB>(acc, a, desc_b, scale_d) }
+    }
 }
 
 impl Elem16 for Bf16 {
@@ -215,5 +240,17 @@ impl Elem16 for Bf16 {
     unsafe fn wgmma_128_rs<const TB: u32>(acc: &mut [[f32; 32]; 2], a: [u32; 4], desc_b: u64, scale_d: u32) {
         // SAFETY: forwarded.
         unsafe { crate::prim::wgmma::wgmma_m64n128k16_f32_bf16_rs::<TB>(acc, a, desc_b, scale_d) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_64_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [f32; 32] {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n64k16_f32_bf16_zero::<TA, TB>(desc_a, desc_b) }
+    }
+    #[cfg(lab_sm90)]
+    #[inline(always)]
+    unsafe fn wgmma_256_rs<const TB: u32>(acc: &mut [[f32; 32]; 4], a: [u32; 4], desc_b: u64, scale_d: u32) {
+        // SAFETY: forwarded.
+        unsafe { crate::prim::wgmma::wgmma_m64n256k16_f32_bf16_rs::<TB>(acc, a, desc_b, scale_d) }
     }
 }

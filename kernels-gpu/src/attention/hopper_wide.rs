@@ -1,0 +1,422 @@
+#![cfg(lab_sm90)]
+//! The Hopper body of a24 (introduced by its step file, `steps/v24_prefill_d256.rs`): a19's packed,
+//! grouped-head, bottom-right-causal prefill at head dim 256. What changes from the a6–a19 body
+//! (`hopper.rs`), and why it is a body of its own rather than a branch of that one:
+//!
+//! * **64-key tiles.** At D = 256 O is 128 accumulator registers a thread; with a 128-key S (64 more)
+//!   and two sets of P the consumers would need ~300 of their 232. S is one 64-column block
+//!   (`wgmma.m64n64k16`, 16 K-steps of 16 head dims), P four `m16n8k16` A fragments, P·V
+//!   `wgmma.m64n256k16` with A from registers (4 K-steps of 16 keys).
+//! * **K and V as separate ring entries.** A stage of K and V together would be 64 KiB; with Q's
+//!   64 KiB only two fit, and a stage shared by both GEMMs is released only when P·V retired, so the
+//!   next tile's loads would start just as it is needed (a7's lesson with two stages). K of tile `j` is
+//!   ring entry `2j` and its V `2j + 1` (four entries of 32 KiB): K is released as soon as S retired, V
+//!   when P·V did, and two tiles are always in flight.
+//! * The rest is a19's (a9's pipeline and lazy rescaling): S of tile `j + 1` issued before P·V of tile
+//!   `j`, the softmax of `j + 1` under P·V of `j`, P in two register sets, O rescaled only when a row's
+//!   max moved by more than 2^8, query tiles longest first, one CTA a query tile.
+use crate::attention::flash::{quad_max, quad_sum};
+use crate::attention::hopper::{LAZY_RESCALE_LOG2, block_boundary};
+use crate::hgemm::elem::Elem16;
+use crate::hgemm::tma_warp_specialized::warp_specialized;
+use crate::prim::{
+    global::ld_global_nc_s32,
+    math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
+    mbarrier::mbarrier_arrive_expect_tx,
+    thread::{block_idx_x, block_idx_y, block_idx_z, lane_id},
+    tma::{TensorMap, cp_async_bulk_tensor_3d_g2s},
+    warp::vote_any,
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
+};
+use crate::util::opaque;
+use crate::util::unroll::{unroll2, unroll4, unroll8, unroll16};
+use layout::attention::{A6_BOX_BYTES as Q_BOX, A6_BQ as BQ, A24_BKV as BKV, A24_D as D, A24_HALF_BYTES as HALF, A24_HALVES, A24_KV_BOX_BYTES as KV_BOX,
+                        PrefillDims, a6_q_bytes, kv_tiles_off, needs_mask_off};
+use layout::hopper::WgmmaDesc;
+
+/// Q (A of S) and K (B of S): K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
+const K_MAJOR: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
+/// V (B of P·V): MN-major, boxes of 64 keys × 64 head dims (LBO: the next 64 head dims' box, 8 KiB on).
+const V_MN_MAJOR: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BKV) {
+    Ok(d) => d,
+    Err(_) => panic!("MN-major descriptor"),
+};
+/// 64-wide boxes along D.
+const BOXES: u32 = D / 64;
+/// O of one consumer thread: 64 rows × 256 columns of its warpgroup as four 64-column blocks.
+type Out = [[f32; 32]; 4];
+/// P of one tile as P·V's A fragments: K-step `kk` (16 keys) holds n-tiles `2kk`, `2kk + 1`.
+type P = [[u32; 4]; 4];
+
+/// [`wgmma_fence_operand`] on every block of O (constant indices keep the blocks in registers).
+#[inline(always)]
+fn pin_o(o: &mut Out) {
+    let [a, b, c, d] = o;
+    wgmma_fence_operand(a);
+    wgmma_fence_operand(b);
+    wgmma_fence_operand(c);
+    wgmma_fence_operand(d);
+}
+
+/// Issues (and commits, without waiting) S = Q·Kᵀ for this warpgroup's 64 rows (`d_q`) and the K tile
+/// at `s_k`: 16 `wgmma.m64n64k16`, one per 16 head dims, both operands K-major. Valid after the
+/// `wgmma_wait_group` that retires the group.
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; Q and the K tile have landed, nobody writes them until the
+/// group retires, and the result is not read before then.
+#[inline(always)]
+unsafe fn issue_scores<E: Elem16>(d_q: WgmmaDesc, s_k: u32) -> [f32; 32] {
+    // Step `ks` reads 32 bytes of every row of box `ks / 4` (Q's boxes are 128 rows apart, K's 64). Q's
+    // 16 descriptors are the same every tile: LLVM hoisted them out of the key loop, 32 registers held
+    // through it (ptxas spilled 292 bytes); from an opaque copy of the base they are rebuilt per tile.
+    let d_q = WgmmaDesc(opaque64(d_q.0));
+    let dq = |ks: u32| d_q.advance((ks / 4) * Q_BOX + 32 * (ks % 4)).0;
+    let dk = |ks: u32| K_MAJOR.advance(s_k + (ks / 4) * KV_BOX + 32 * (ks % 4)).0;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        wgmma_fence();
+        let mut s = E::wgmma_64_zero::<0, 0>(dq(0), dk(0));
+        unroll16!(ks => {
+            if ks > 0 {
+                E::wgmma_64::<0, 0>(&mut s, dq(ks), dk(ks), true);
+            }
+        });
+        wgmma_commit_group();
+        s
+    }
+}
+
+/// `x` unchanged, through an empty `asm!` LLVM cannot look into nor move (not `pure`).
+#[inline(always)]
+fn opaque64(mut x: u64) -> u64 {
+    // SAFETY: emits no instruction (a PTX comment); `x` comes back unchanged.
+    unsafe { core::arch::asm!("// opaque64 {0}", inout(reg64) x, options(nomem, nostack)) };
+    x
+}
+
+/// Issues (and commits, without waiting) O += P·V for the V tile at `s_v`: 4 `wgmma.m64n256k16` of 16
+/// keys, A = P from registers, B = V MN-major.
+///
+/// # Safety
+/// All 128 threads of a consumer warpgroup; the V tile has landed and nobody writes it, nor `o` or `p`,
+/// until the group retires.
+#[inline(always)]
+unsafe fn issue_pv<E: Elem16>(o: &mut Out, p: &P, s_v: u32) {
+    pin_o(o);
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        wgmma_fence();
+        unroll4!(kk => {
+            E::wgmma_256_rs::<1>(o, p[kk as usize], V_MN_MAJOR.advance(s_v + 2048 * kk).0, 1);
+        });
+        wgmma_commit_group();
+    }
+}
+
+/// The online softmax of one consumer thread over 64-key tiles: its two query rows, the mask, the scale.
+#[derive(Clone, Copy)]
+struct Softmax {
+    /// The sequence's keys (past them every score is masked).
+    l: u32,
+    /// Causal mask, aligned bottom-right: row `r` sees keys `0..=r + off`.
+    causal: bool,
+    off: u32,
+    /// Query tile (which key tiles need the causal mask).
+    qt: u32,
+    /// `scale · log2 e`: scores in base 2.
+    scale2: f32,
+    /// This thread's query rows in its sequence (rows g and g + 8 of its warp's 16).
+    row: [u32; 2],
+    /// `lane % 4`.
+    t: u32,
+}
+
+impl Softmax {
+    /// Tile `j`'s scores masked in place (keys past `l`; the causal mask on the tiles that need it), and
+    /// the factor `c` of the exponent 2^(x·c − m); a scale ≤ 0 pre-scales the scores and returns 1 (as
+    /// a19's, so that the mask's −∞ stays −∞).
+    #[inline(always)]
+    fn prepare(self, s: &mut [f32; 32], j: u32) -> f32 {
+        let kv0 = j * BKV;
+        let c = if self.scale2 > 0.0 {
+            self.scale2
+        } else {
+            unroll8!(jj => {
+                unroll4!(e => {
+                    s[(4 * jj + e) as usize] *= self.scale2;
+                });
+            });
+            1.0
+        };
+        if kv0 + BKV > self.l || (self.causal && needs_mask_off(BQ, BKV, self.qt, j, self.off)) {
+            unroll8!(jj => {
+                unroll4!(e => {
+                    let col = kv0 + 8 * jj + 2 * self.t + e % 2;
+                    if col >= self.l || (self.causal && col > self.row[(e / 2) as usize] + self.off) {
+                        s[(4 * jj + e) as usize] = f32::NEG_INFINITY;
+                    }
+                });
+            });
+        }
+        c
+    }
+
+    /// Tile `j`'s softmax with a9's lazy rescaling, the exponentials after the row max: the scores are
+    /// masked, the rows' max taken; only where it exceeds the running max `r_m` by more than 2^8 does the
+    /// warp move the max; then P = 2^(x·c − r_m) replaces the scores in `s` (f32, in place: one register
+    /// set for S and P, where a9's exponentials ahead of the max need the raw scores and P at once — 16
+    /// registers a thread more than a24's consumers have) and the row sums `r_l` take it. Returns O's
+    /// correction when the max moved, `None` otherwise (the common case: O untouched).
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp, converged (quad shuffles, the vote).
+    #[inline(always)]
+    unsafe fn tile(self, s: &mut [f32; 32], j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2]) -> Option<[f32; 2]> {
+        let c = self.prepare(s, j);
+        let mut mx = [[-1e30f32; 4]; 2];
+        unroll8!(jj => {
+            unroll4!(e => {
+                let (h, k) = ((e / 2) as usize, (2 * (jj % 2) + e % 2) as usize);
+                mx[h][k] = mx[h][k].max(s[(4 * jj + e) as usize]);
+            });
+        });
+        let mx = [mx[0][0].max(mx[0][1]).max(mx[0][2].max(mx[0][3])), mx[1][0].max(mx[1][1]).max(mx[1][2].max(mx[1][3]))];
+        // SAFETY: forwarded (converged warp).
+        let row_max = unsafe { [quad_max(mx[0]) * c, quad_max(mx[1]) * c] };
+        let jump = [row_max[0] > r_m[0] + LAZY_RESCALE_LOG2, row_max[1] > r_m[1] + LAZY_RESCALE_LOG2];
+        let mut moved = None;
+        // SAFETY: forwarded (converged warp).
+        if unsafe { vote_any(jump[0] || jump[1]) } {
+            let m_new = [if jump[0] { row_max[0] } else { r_m[0] }, if jump[1] { row_max[1] } else { r_m[1] }];
+            let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
+            *r_m = m_new;
+            *r_l = [r_l[0] * corr[0], r_l[1] * corr[1]];
+            moved = Some(corr);
+        }
+        let m = *r_m;
+        let mut sum = [[0f32; 2]; 2];
+        unroll8!(jj => {
+            unroll4!(e => {
+                let x = &mut s[(4 * jj + e) as usize];
+                *x = ex2_approx_f32(fma_rn_f32(*x, c, -m[(e / 2) as usize]));
+                sum[(e / 2) as usize][(e % 2) as usize] += *x;
+            });
+        });
+        *r_l = [r_l[0] + (sum[0][0] + sum[0][1]), r_l[1] + (sum[1][0] + sum[1][1])];
+        moved
+    }
+}
+
+/// P (f32, from [`Softmax::tile`]) packed to `E` as P·V's A fragments: n-tile `jj` of 8 keys into K-step
+/// `jj / 2`. Kept apart from the softmax so that P's registers are written only after the previous P·V,
+/// which reads them, retired.
+#[inline(always)]
+fn pack_p<E: Elem16>(s: &[f32; 32]) -> P {
+    let mut p = [[0u32; 4]; 4];
+    unroll8!(jj => {
+        let i = (4 * jj) as usize;
+        p[(jj / 2) as usize][(2 * (jj % 2)) as usize] = E::pack(s[i], s[i + 1]);
+        p[(jj / 2) as usize][(2 * (jj % 2) + 1) as usize] = E::pack(s[i + 2], s[i + 3]);
+    });
+    p
+}
+
+/// O's rows times `corr` (row half 0, 1).
+#[inline(always)]
+fn rescale(o: &mut Out, corr: [f32; 2]) {
+    unroll4!(b => {
+        unroll8!(jj => {
+            let x = &mut o[b as usize];
+            let i = (4 * jj) as usize;
+            x[i] *= corr[0];
+            x[i + 1] *= corr[0];
+            x[i + 2] *= corr[1];
+            x[i + 3] *= corr[1];
+        });
+    });
+}
+
+/// The epilogue: the rows' full sums (across the quad), O / sum stored token-major for this thread's
+/// rows of sequence `b` (rows `< q_len` only) and head `head`, and (lane `t = 0`) their natural
+/// log-sum-exp.
+///
+/// # Safety
+/// All 32 lanes of the warp, converged; `cu_q` as [`prefill`] read it; `g_o` and `g_lse` hold the packed
+/// `[tokens][heads][256]` O and `[tokens][heads]` LSE, `head < heads`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn store_o<E: Elem16>(g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, heads: u32, head: u32, row: [u32; 2], t: u32, o: &Out, r_m: [f32; 2],
+                             r_l: [f32; 2]) {
+    // SAFETY: forwarded (converged warp; stores only for rows < q_len of head `head`, columns < 256).
+    unsafe {
+        // The sequence's first query and its length, loaded again rather than kept through the key loop.
+        let b = opaque(block_idx_z()) as usize;
+        let (q_start, q_end) = (ld_global_nc_s32(cu_q.add(b)), ld_global_nc_s32(cu_q.add(b + 1)));
+        let q_len = (q_end - q_start).max(0) as u32;
+        let sum = [quad_sum(r_l[0]), quad_sum(r_l[1])];
+        let inv = [1.0 / sum[0], 1.0 / sum[1]];
+        unroll2!(h => {
+            let h = h as usize;
+            if row[h] < q_len {
+                let token = (q_start as u32 + row[h]) as usize * heads as usize + head as usize;
+                let go = g_o.add(token * D as usize);
+                unroll4!(bb => {
+                    unroll8!(jj => {
+                        let i = (4 * jj) as usize + 2 * h;
+                        let col = 64 * bb + 8 * jj + 2 * t;
+                        *(go.add(col as usize) as *mut u32) = E::pack(o[bb as usize][i] * inv[h], o[bb as usize][i + 1] * inv[h]);
+                    });
+                });
+                if t == 0 {
+                    *g_lse.add(token) = (r_m[h] + lg2_approx_f32(sum[h])) * core::f32::consts::LN_2;
+                }
+            }
+        });
+    }
+}
+
+/// a24's entry body: this CTA's sequence (block z), head (block y) and query tile (block x, counted from
+/// the sequence's last: the longest first with the causal mask), as a19's; then a producer thread
+/// streams Q with K of key tile 0, and K and V of every key tile as separate ring entries, while two
+/// consumer warpgroups (64 query rows each) run the pipelined loop.
+///
+/// # Safety
+/// As the a24 entries ([`prefill_d256_entry!`]).
+#[inline(always)]
+pub(super) unsafe fn prefill<E: Elem16>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32,
+                                        cu_q: *const i32, cu_k: *const i32, dims: PrefillDims) {
+    let (b, head) = (block_idx_z() as usize, block_idx_y());
+    // SAFETY: `cu_q` and `cu_k` hold `batch + 1` entries and `b < batch` (the grid), unwritten (caller).
+    let ([q_start, q_end], [k_start, k_end]) = unsafe { ([ld_global_nc_s32(cu_q.add(b)), ld_global_nc_s32(cu_q.add(b + 1))],
+                                                         [ld_global_nc_s32(cu_k.add(b)), ld_global_nc_s32(cu_k.add(b + 1))]) };
+    let (q_len, k_len) = ((q_end - q_start).max(0) as u32, (k_end - k_start).max(0) as u32);
+    let causal = dims.causal != 0;
+    let qtiles = q_len.div_ceil(BQ);
+    // A CTA past its sequence's tiles (and what the host refuses: queries without keys, or causal with
+    // fewer keys than queries): nothing to do, before any barrier or load.
+    if block_idx_x() >= qtiles || k_len == 0 || (causal && k_len < q_len) {
+        return;
+    }
+    let qt = qtiles - 1 - block_idx_x();
+    let off = if causal { k_len - q_len } else { 0 };
+    let n_tiles = kv_tiles_off(k_len, BQ, BKV, qt, causal, off);
+    let kv_head = head / dims.group.max(1);
+    let q0 = qt * BQ;
+    // SAFETY (the whole body): the ring protocol of a19's, with K of key tile j at running index 2j and
+    // its V at 2j + 1: the producer waits for an entry's release before refilling it and announces each
+    // fill by one expect_tx of its bytes (Q's too with K of tile 0); every consumer warp waits for an
+    // entry's full barrier before the `wgmma` that reads it is issued, and releases it once after that
+    // `wgmma` retired (K after the `wait_group` that retires S, V after the one that retires P·V). The
+    // TMA boxes stay inside the maps (coordinates below 2^31: host), rows past the tensor zero-filled.
+    // `wgmma`: all 128 threads of a warpgroup, warpgroup-uniform descriptors inside the landed tiles;
+    // accumulators pinned after each wait and before each fence; S of the next tile not read before
+    // the wait that retires it, O not written while P·V is in flight. Stores only for rows < q_len.
+    unsafe {
+        warp_specialized! {
+            ring: let (ring, s_q) = (A24_HALVES, HALF, a6_q_bytes(D));
+            thread: tid, warpgroup: wg;
+            setup: {}
+            tensor_maps: (tmap_k, tmap_v);
+            producer: {
+                for j in 0..n_tiles {
+                    let key0 = (k_start as u32 + j * BKV) as i32;
+                    ring.wait_empty(2 * j);
+                    let (s_k, full_k, _, _) = ring.at(2 * j);
+                    mbarrier_arrive_expect_tx(full_k, HALF + if j == 0 { a6_q_bytes(D) } else { 0 });
+                    for bx in 0..BOXES {
+                        if j == 0 {
+                            cp_async_bulk_tensor_3d_g2s(s_q + bx * Q_BOX, tmap_q, (64 * bx) as i32, head as i32, (q_start as u32 + q0) as i32, full_k);
+                        }
+                        cp_async_bulk_tensor_3d_g2s(s_k + bx * KV_BOX, tmap_k, (64 * bx) as i32, kv_head as i32, key0, full_k);
+                    }
+                    ring.wait_empty(2 * j + 1);
+                    let (s_v, full_v, _, _) = ring.at(2 * j + 1);
+                    mbarrier_arrive_expect_tx(full_v, HALF);
+                    for bx in 0..BOXES {
+                        cp_async_bulk_tensor_3d_g2s(s_v + bx * KV_BOX, tmap_v, (64 * bx) as i32, kv_head as i32, key0, full_v);
+                    }
+                }
+            }
+            consumer(mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let (g, t) = (lane / 4, lane % 4);
+                // This warpgroup's 64 rows of every Q box (128 rows of 128 bytes).
+                let d_q = K_MAJOR.advance(s_q + mh * 64 * 128);
+                let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
+                let softmax = Softmax { l: k_len, causal, off, qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
+                let mut o: Out = [[0f32; 32]; 4];
+                let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                let mut r_l = [0f32; 2]; // running per-thread sum per row half
+                // Tile 0's S and softmax (O is zero: its correction is not needed).
+                ring.wait_full(0);
+                let mut s = issue_scores::<E>(d_q, ring.at(0).0);
+                wgmma_wait_group::<0>();
+                wgmma_fence_operand(&mut s);
+                ring.release(0);
+                let _ = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                let mut p = pack_p::<E>(&s);
+                // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
+                // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
+                // retired. The last tile's P·V alone after the loop: with an `if` around the next S inside
+                // the loop (a19's form), ptxas could not tell that the `wait_group 1` retires S on every
+                // path and serialized every `wgmma` (C7514).
+                for j in 0..n_tiles - 1 {
+                    ring.wait_full(2 * j + 2);
+                    let mut s_next = issue_scores::<E>(d_q, ring.at(2 * j + 2).0);
+                    ring.wait_full(2 * j + 1);
+                    issue_pv::<E>(&mut o, &p, ring.at(2 * j + 1).0);
+                    wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                    wgmma_fence_operand(&mut s_next);
+                    ring.release(2 * j + 2);
+                    let moved = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                    block_boundary(k_len);
+                    wgmma_wait_group::<0>();
+                    pin_o(&mut o);
+                    ring.release(2 * j + 1);
+                    p = pack_p::<E>(&s_next);
+                    if let Some(corr) = moved {
+                        rescale(&mut o, corr);
+                    }
+                }
+                let last = n_tiles - 1;
+                ring.wait_full(2 * last + 1);
+                issue_pv::<E>(&mut o, &p, ring.at(2 * last + 1).0);
+                wgmma_wait_group::<0>();
+                pin_o(&mut o);
+                ring.release(2 * last + 1);
+                store_o::<E>(g_o, g_lse, cu_q, dims.heads, head, softmax.row, t, &o, r_m, r_l);
+            }
+        }
+    }
+}
+
+/// Declares an a24 entry for one element type: `prefill_d256_entry!(attn_a24_d256_f16, F16)`.
+macro_rules! prefill_d256_entry {
+    ($name:ident, $e:ty) => {
+        /// Attention forward at head dim 256 over a packed batch of sequences of different lengths with
+        /// grouped heads (a24, module docs): `o` (`[tokens][heads][256]`) and the natural log-sum-exp
+        /// `lse` (`[tokens][heads]`) of sequence `b`'s queries `cu_q[b]..cu_q[b + 1]` against its keys
+        /// `cu_k[b]..cu_k[b + 1]`.
+        ///
+        /// # Safety
+        /// `tmap_q`: a 3-D tensor map (in global memory) of Q, dims (256, heads, tokens_q), boxes
+        /// 64 × 1 × 128, `SWIZZLE_128B`; `tmap_k`, `tmap_v` the same of K and V with the K/V heads,
+        /// tokens_k and boxes 64 × 1 × 64; `o` and `lse` hold `tokens_q · heads · 256` and
+        /// `tokens_q · heads` writable elements; `cu_q`, `cu_k`: `batch + 1` non-decreasing `i32` in
+        /// global memory ending at tokens_q and tokens_k, unwritten during the kernel, every sequence
+        /// with queries having keys (and, causal, at least as many); `dims.head_dim = 256`,
+        /// `dims.heads = kv_heads · dims.group`; grid `(⌈max q_len / 128⌉, heads, batch)`, 384 threads,
+        /// `layout::attention::a24_smem()` bytes of dynamic shared memory.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
+                                                tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,
+                                                dims: layout::attention::PrefillDims) {
+            // SAFETY: forwarded.
+            unsafe { $crate::attention::hopper_wide::prefill::<$e>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims) }
+        }
+        // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+        $crate::launch_bounds::launch_bounds!($name, 384, 1);
+    };
+}
+pub(crate) use prefill_d256_entry;
