@@ -1,4 +1,4 @@
-//! GPU tests of prefill attention (issue 49, steps a19 and a24): packed sequences of different lengths
+//! GPU tests of prefill attention (issue 49, steps a19, a24 and a25): packed sequences of different lengths
 //! (1, 127, 128, 129, empty ones; at D = 256 around its 64-key tiles), grouped heads, head dims
 //! 64/96/128/256, causal (bottom-right, with queries the last tokens of longer keys) and not (including
 //! fewer keys than queries), f16 and bf16, against the f64 reference with O and LSE poisoned first; at
@@ -12,7 +12,7 @@ use half::{bf16, f16};
 use kernel_lab_bench::{
     attention::{
         AttentionDesc, AttentionPlan,
-        prefill::{PrefillDesc, PrefillPlan, reference_f64},
+        prefill::{PrefillDesc, PrefillPlan, PrefillSchedule, reference_f64},
     },
     families::attention::{LSE_TOL, o_tol},
     runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
@@ -38,8 +38,13 @@ struct Case {
     k_lens: Vec<u32>,
 }
 
-/// Runs `case` with O and LSE poisoned, against the f64 reference.
+/// Runs `case` with O and LSE poisoned, against the f64 reference, on the library's plan.
 fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
+    check_with::<T>(gpu, case, elem, seed, None, None)
+}
+
+/// [`check`] with the schedule given (`None`: the library's) and at most `max_ctas` persistent CTAs.
+fn check_with<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64, schedule: Option<PrefillSchedule>, max_ctas: Option<u32>) {
     let d = case.desc;
     let (cq, ck) = (cu(&case.q_lens), cu(&case.k_lens));
     let (tq, tk) = (*cq.last().unwrap() as usize, *ck.last().unwrap() as usize);
@@ -53,12 +58,18 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
     let mut lse = gpu.zeros::<f32>(tq * d.heads).unwrap();
     gpu.poison(&mut o).unwrap();
     gpu.poison(&mut lse).unwrap();
-    let mut plan = PrefillPlan::<T>::new(gpu, d).unwrap();
+    let mut plan = match schedule {
+        Some(s) => PrefillPlan::<T>::with_schedule(gpu, d, s).unwrap(),
+        None => PrefillPlan::<T>::new(gpu, d).unwrap(),
+    };
+    if let Some(n) = max_ctas {
+        plan.set_max_ctas(n).unwrap();
+    }
     plan.run(&dq, &dk, &dv, &cq, &ck, &mut o, &mut lse).unwrap();
     gpu.sync_after("prefill attention").unwrap();
     let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to() as f64).collect();
     let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
-    let what = format!("{d:?} q {:?} k {:?} {elem:?}", case.q_lens, case.k_lens);
+    let what = format!("{d:?} q {:?} k {:?} {elem:?} {} (≤ {max_ctas:?} CTAs)", case.q_lens, case.k_lens, plan.kernel());
     assert!(go.iter().chain(&gl).all(|x| x.is_finite()), "{what}: O or LSE not finite or not fully written");
     let (eo, el) = (verify::rel_l2(&go, &wo), verify::rel_l2(&gl, &wl));
     assert!(eo <= o_tol(elem) && el <= LSE_TOL, "{what}: O rel L2 {eo:.2e}, LSE rel L2 {el:.2e}");
@@ -101,6 +112,12 @@ fn prefill_matches_the_f64_reference() {
     for (i, case) in cases().iter().enumerate() {
         check::<f16>(&gpu, case, Elem::F16, seed ^ i as u64);
         check::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 8);
+        if case.desc.head_dim == 256 {
+            // a24 (one CTA a tile) too, and a25 walking many units a CTA on 3 and 1 CTAs.
+            check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 16, Some(PrefillSchedule::CtaPerTile), None);
+            check_with::<f16>(&gpu, case, Elem::F16, seed ^ (i as u64) << 24, Some(PrefillSchedule::Persistent), Some(3));
+            check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 32, Some(PrefillSchedule::Persistent), Some(1));
+        }
     }
 }
 
@@ -160,7 +177,7 @@ fn prefill_matches_the_fixed_length_kernel_at_a_large_shape() {
     }
 }
 
-/// At D = 256 (a24) on sequences of 2048, 1000 and 2048 tokens, 16/8 heads, causal and not, bf16: O and
+/// At D = 256 (the library's a25) on sequences of 2048, 1000 and 2048 tokens, 16/8 heads, causal and not, bf16: O and
 /// the LSE fully written, and 384 sampled (token, head) rows against the f64 reference of those rows.
 #[test]
 fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
@@ -182,7 +199,7 @@ fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
         gpu.poison(&mut o).unwrap();
         gpu.poison(&mut lse).unwrap();
         let mut plan = PrefillPlan::<bf16>::new(&gpu, d).unwrap();
-        assert_eq!(plan.kernel(), "attn_a24_d256_bf16");
+        assert_eq!(plan.kernel(), "attn_a25_d256_bf16");
         plan.run(&dq, &dk, &dv, &cq, &cq, &mut o, &mut lse).unwrap();
         gpu.sync_after("prefill attention at D = 256").unwrap();
         let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to_f64()).collect();
@@ -252,6 +269,9 @@ fn bad_prefill_input_gives_clear_errors() {
     assert!(PrefillPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));
     assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 3, 64)).err().unwrap().to_string().contains("does not divide"));
     assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 2, 192)).err().unwrap().to_string().contains("head dim 192"));
+    assert!(PrefillPlan::<f16>::with_schedule(&gpu, PrefillDesc::new(8, 2, 128), PrefillSchedule::Persistent).err().unwrap().to_string()
+                                                                                                         .contains("no persistent kernel"));
+    assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 2, 256)).unwrap().set_max_ctas(0).unwrap_err().to_string().contains("at least 1"));
     let mut plan = PrefillPlan::<f16>::new(&gpu, d).unwrap();
     let q = gpu.zeros::<f16>(10 * 8 * 64).unwrap();
     let kv = gpu.zeros::<f16>(10 * 2 * 64).unwrap();

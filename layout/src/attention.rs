@@ -257,10 +257,22 @@ pub const A24_HALVES: u32 = 4;
 pub const fn a24_smem() -> u32 {
     crate::hopper::tma_hgemm::dyn_smem(A24_HALVES, A24_HALF_BYTES, a6_q_bytes(A24_D), 2)
 }
+/// a25: the unit CTA `cta` of `grid` takes in round `round` — `round · grid + cta` on even rounds,
+/// `round · grid + grid − 1 − cta` on odd ones (a snake over units sorted by work, most first: no CTA
+/// takes the longest unit of every round). The host keeps `units + grid` below 2^32.
+pub const fn a25_unit(round: u32, cta: u32, grid: u32) -> u32 {
+    round * grid + if round % 2 == 0 { cta } else { grid - 1 - cta }
+}
+
+/// a25 (a24 persistent): a24's with 8 more bytes after Q, its empty barrier (every consumer warp is done
+/// with this unit's Q; the producer then loads the next).
+pub const fn a25_smem() -> u32 {
+    crate::hopper::tma_hgemm::dyn_smem(A24_HALVES, A24_HALF_BYTES, a6_q_bytes(A24_D) + 8, 2)
+}
 
 const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
                       && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
-                      && a24_smem() <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && A24_HALF_BYTES % 1024 == 0 && A24_HALF_BYTES == 4 * A24_KV_BOX_BYTES);
+                      && a25_smem() <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && A24_HALF_BYTES % 1024 == 0 && A24_HALF_BYTES == 4 * A24_KV_BOX_BYTES);
 
 /// a17: bytes of K and V one head's key tiles hold in L2 while its query tiles run, at most, for the
 /// head groups of [`a17_item`]: half the H100's 50 MiB L2.
@@ -597,6 +609,30 @@ pub struct BackwardDims {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a25_snake_gives_every_unit_to_one_cta_once() {
+        for (units, grid) in [(1u32, 1u32), (5, 132), (132, 132), (133, 132), (1000, 132), (7, 3), (640, 132), (528, 132)] {
+            let (mut seen, mut work) = ([0u32; 1000], [0u64; 132]);
+            for cta in 0..grid {
+                let mut r = 0;
+                loop {
+                    let u = a25_unit(r, cta, grid);
+                    if u >= units {
+                        break;
+                    }
+                    seen[u as usize] += 1;
+                    work[cta as usize] += (units - u) as u64; // unit u's work: decreasing, as the host sorts
+                    r += 1;
+                }
+            }
+            assert!(seen[..units as usize].iter().all(|&n| n == 1), "{units} units on {grid}");
+            // Snake: over full rounds every CTA's sum of ranks is the same.
+            if units % (2 * grid) == 0 {
+                assert!(work[..grid as usize].iter().all(|&w| w == work[0]), "{units} on {grid}");
+            }
+        }
+    }
 
     /// b3's tiles: every element of a `rows × d` tile lands where `wgmma`'s MN-major 128-byte descriptor
     /// over the tile (K = the rows) reads it, where its K-major one (rows = M or N, 64 columns a box)

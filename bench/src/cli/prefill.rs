@@ -1,7 +1,7 @@
 //! `kernel-lab prefill`: prefill attention (issue 49, steps a19 and a24) timed on model shapes — grouped
 //! heads, head dims 64/96/128/256, causal and not — each interleaved with the library's fixed-length
 //! fused kernel (`AttentionPlan`: a15/a12) on the same problem with the K/V heads repeated (at D = 256,
-//! which has none, with a19 at D = 128 on twice the heads: the same FLOPs); and a packed batch of
+//! which has none, the library's a25 against a24); and a packed batch of
 //! sequences of random lengths against a19 on equal lengths of the same work. torch's SDPA (cuDNN and
 //! flash backends) on the same shapes: `scripts/prefill-torch-peer.py`.
 use super::sub;
@@ -9,7 +9,7 @@ use kernel_lab_bench::{
     Gpu, Result,
     attention::{
         AttentionDesc, AttentionPlan,
-        prefill::{Lens, PrefillDesc, PrefillPlan},
+        prefill::{Lens, PrefillDesc, PrefillPlan, PrefillSchedule},
     },
     gemm::Element,
     runtime::timing::time_pair,
@@ -20,7 +20,7 @@ kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [-
   Prefill attention over packed sequences (step a19). LIST is comma-separated BxHxKxLxD (batch, query
   heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
   with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
-  problem (K/V heads repeated; D = 256: a19 at D = 128 with twice the heads). --varlen (default 16:100-8192:1) draws N lengths uniformly from LO..=HI
+  problem (K/V heads repeated; D = 256: the persistent a25 against a24). --varlen (default 16:100-8192:1) draws N lengths uniformly from LO..=HI
   and times the packed batch, causal, 32/8 heads, D = 128, against equal lengths of the same work.
 ";
 
@@ -61,29 +61,28 @@ fn parse_varlen(s: &str) -> std::result::Result<(usize, usize, usize, u64), Stri
     Ok((n, lo, hi, seed))
 }
 
-/// D = 256 (a24), without and with the mask, against a19 at D = 128 on twice the heads (the same FLOPs):
-/// the fixed-length family has no D = 256 kernel.
+/// D = 256, without and with the mask: the library's plan (a25, persistent) against a24 (one CTA a tile)
+/// on the same problem — the fixed-length family has no D = 256 kernel.
 fn run_d256<T: Element>(gpu: &Gpu, [b, h, k, l]: [usize; 4], print: &dyn Fn(&Row)) -> Result<Vec<Row>> {
     let shape = format!("{b}x{h}x{k}x{l}x256");
     let (q, kk, vv) = (sub::random::<T>(gpu, b * l * h * 256, 1)?, sub::random::<T>(gpu, b * l * k * 256, 2)?, sub::random::<T>(gpu, b * l * k * 256, 3)?);
     let cq = sub::cu(&vec![l as u32; b]);
     let (mut o, mut lse) = (gpu.zeros::<T>(b * l * h * 256)?, gpu.zeros::<f32>(b * l * h)?);
-    let (mut bo, mut bl) = (gpu.zeros::<T>(b * l * h * 256)?, gpu.zeros::<f32>(b * l * 2 * h)?);
+    let (mut bo, mut bl) = (gpu.zeros::<T>(b * l * h * 256)?, gpu.zeros::<f32>(b * l * h)?);
     let mut rows = vec![];
     for causal in [false, true] {
-        let mask = |d: PrefillDesc| if causal { d.causal() } else { d };
-        let (desc, base_desc) = (mask(PrefillDesc::new(h, k, 256)), mask(PrefillDesc::new(2 * h, 2 * k, 128)));
-        let (mut plan, mut base) = (PrefillPlan::<T>::new(gpu, desc)?, PrefillPlan::<T>::new(gpu, base_desc)?);
-        let (flops, base_flops) = (Lens::new(&desc, &cq, &cq)?.flops(&desc), Lens::new(&base_desc, &cq, &cq)?.flops(&base_desc));
-        // The baseline reads the same buffers as [tokens][2h][128] (Q, O) and [tokens][2k][128] (K, V).
+        let desc = if causal { PrefillDesc::new(h, k, 256).causal() } else { PrefillDesc::new(h, k, 256) };
+        let (mut plan, mut base) = (PrefillPlan::<T>::new(gpu, desc)?, PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::CtaPerTile)?);
+        let flops = Lens::new(&desc, &cq, &cq)?.flops(&desc);
         let (ours, theirs) = time_pair(gpu, 5, 200, 400.0, |_, is_base| if is_base {
             base.run(&q, &kk, &vv, &cq, &cq, &mut bo, &mut bl).map(|_| ())
         } else {
             plan.run(&q, &kk, &vv, &cq, &cq, &mut o, &mut lse).map(|_| ())
         })?;
-        let row = Row { shape: shape.clone(), config: format!("a24{}", if causal { " causal" } else { "" }), us: ours.median_ms * 1e3,
-                        tflops: flops / ours.median_ms / 1e9, base: format!("a19 D=128 {}/{} heads", 2 * h, 2 * k), base_us: theirs.median_ms * 1e3,
-                        base_tflops: base_flops / theirs.median_ms / 1e9 };
+        let label = |p: &PrefillPlan<T>| p.kernel().trim_start_matches("attn_").split('_').next().unwrap_or("?").to_string();
+        let mask = if causal { " causal" } else { "" };
+        let row = Row { shape: shape.clone(), config: format!("{}{mask}", label(&plan)), us: ours.median_ms * 1e3, tflops: flops / ours.median_ms / 1e9,
+                        base: format!("{}{mask}", label(&base)), base_us: theirs.median_ms * 1e3, base_tflops: flops / theirs.median_ms / 1e9 };
         print(&row);
         rows.push(row);
     }

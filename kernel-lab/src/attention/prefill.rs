@@ -21,7 +21,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
-    attention::{A6_BQ, A7_STAGES, A24_BKV, PrefillDims, a6_smem, a24_smem},
+    attention::{A6_BQ, A7_STAGES, A24_BKV, PrefillDims, a6_smem, a24_smem, a25_smem, kv_tiles_off},
     hopper::TmaSwizzle,
 };
 
@@ -91,11 +91,16 @@ impl PrefillDesc {
         }
     }
 
-    /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`): a19 up to 128, a24 at 256.
-    pub fn kernel_name(&self, e: &str) -> String {
-        match self.width() {
-            256 => format!("attn_a24_d256_{e}"),
-            w => format!("attn_a19_d{w}_{e}"),
+    /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`) and `schedule`: a19 up to
+    /// 128 (one CTA a tile only), a24 (one CTA a tile) or a25 (persistent) at 256.
+    pub fn kernel_name(&self, e: &str, schedule: PrefillSchedule) -> Result<String> {
+        match (self.width(), schedule) {
+            (256, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a24_d256_{e}")),
+            (256, PrefillSchedule::Persistent) => Ok(format!("attn_a25_d256_{e}")),
+            (w, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a19_d{w}_{e}")),
+            (w, PrefillSchedule::Persistent) => {
+                Err(Error::InvalidInput(format!("prefill attention: no persistent kernel at head dim {} (width {w}); only at 256 (a25)", self.head_dim)))
+            }
         }
     }
 
@@ -124,6 +129,40 @@ impl PrefillDesc {
         }
         Ok(())
     }
+}
+
+/// How a prefill launch spreads its (sequence, query tile, head) units over the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrefillSchedule {
+    /// One CTA per unit, the grid `(⌈max q_len / 128⌉, heads, batch)`, each sequence's longest tiles
+    /// first (a19; a24 at head dim 256).
+    CtaPerTile,
+    /// One CTA per SM walking the units the host sorted by key tiles, most first, in snake order; the
+    /// K/V ring runs on across units (a25; head dim 256 only).
+    Persistent,
+}
+
+impl PrefillSchedule {
+    /// The library's choice for `desc`: persistent where there is a persistent kernel (head dim 256).
+    pub fn default_for(desc: &PrefillDesc) -> PrefillSchedule {
+        if desc.width() == 256 { PrefillSchedule::Persistent } else { PrefillSchedule::CtaPerTile }
+    }
+}
+
+/// a25's work list: every query tile of every sequence as `[sequence, query tile]`, sorted (stable) by the
+/// key tiles it walks, most first. Sequences with no queries have no tiles. (`Lens::new` checked the
+/// offsets first.)
+pub fn persistent_tiles(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32]) -> Vec<u32> {
+    let mut tiles: Vec<(u32, u32, u32)> = vec![];
+    for b in 0..cu_q.len().saturating_sub(1) {
+        let (q_len, k_len) = (cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]);
+        let off = if desc.causal { k_len.saturating_sub(q_len) } else { 0 };
+        for qt in 0..q_len.div_ceil(A6_BQ) {
+            tiles.push((kv_tiles_off(k_len, A6_BQ, A24_BKV, qt, desc.causal, off), b as u32, qt));
+        }
+    }
+    tiles.sort_by(|x, y| y.0.cmp(&x.0));
+    tiles.into_iter().flat_map(|(_, b, qt)| [b, qt]).collect()
 }
 
 /// The lengths of one run, from the host offsets: checked by [`Lens::new`].
@@ -202,8 +241,13 @@ struct Maps {
 pub struct PrefillPlan<T: Element> {
     gpu: Gpu,
     desc: PrefillDesc,
+    schedule: PrefillSchedule,
     kernel: Kernel,
     cu: Option<CudaSlice<i32>>,
+    /// a25's work list (`persistent_tiles`), grown as needed.
+    tiles: Option<CudaSlice<u32>>,
+    /// a25: at most this many CTAs (default: one per SM).
+    max_ctas: Option<u32>,
     maps: Option<Maps>,
     _elem: std::marker::PhantomData<T>,
 }
@@ -212,10 +256,31 @@ impl<T: Element> PrefillPlan<T> {
     /// Validates `desc` and loads the kernel: refused before anything runs, naming the rule (an
     /// element type other than f16/bf16, a head dim not built, a GPU that does not run `sm_90a`).
     pub fn new(gpu: &Gpu, desc: PrefillDesc) -> Result<Self> {
+        Self::with_schedule(gpu, desc, PrefillSchedule::default_for(&desc))
+    }
+
+    /// [`PrefillPlan::new`] with the schedule given (refused where it has no kernel: persistent below
+    /// head dim 256).
+    pub fn with_schedule(gpu: &Gpu, desc: PrefillDesc, schedule: PrefillSchedule) -> Result<Self> {
         let e = super::half_suffix::<T>("prefill attention")?;
         desc.validate()?;
-        let kernel = gpu.kernel(&desc.kernel_name(e))?;
-        Ok(PrefillPlan { gpu: gpu.clone(), desc, kernel, cu: None, maps: None, _elem: std::marker::PhantomData })
+        let kernel = gpu.kernel(&desc.kernel_name(e, schedule)?)?;
+        Ok(PrefillPlan { gpu: gpu.clone(), desc, schedule, kernel, cu: None, tiles: None, max_ctas: None, maps: None, _elem: std::marker::PhantomData })
+    }
+
+    /// Persistent: launch at most `n ≥ 1` CTAs (default one per SM; fewer make each CTA walk more
+    /// units — the tests use it).
+    pub fn set_max_ctas(&mut self, n: u32) -> Result<()> {
+        if n == 0 {
+            return Err(Error::InvalidInput("prefill attention: max CTAs must be at least 1".into()));
+        }
+        self.max_ctas = Some(n);
+        Ok(())
+    }
+
+    /// The schedule it launches with.
+    pub fn schedule(&self) -> PrefillSchedule {
+        self.schedule
     }
 
     /// The problem.
@@ -281,8 +346,40 @@ impl<T: Element> PrefillPlan<T> {
         }
         let Some(m) = self.maps.as_ref() else { unreachable!("encoded above") };
         let dims = DimsParam(PrefillDims { heads: d.heads as u32, group: d.group() as u32, head_dim: d.head_dim as u32, causal: d.causal as u32, scale: d.scale() });
+        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, match (d.width(), self.schedule) {
+            (256, PrefillSchedule::Persistent) => a25_smem(),
+            (256, _) => a24_smem(),
+            (w, _) => a6_smem(w as u32, A7_STAGES),
+        });
+        if self.schedule == PrefillSchedule::Persistent {
+            let tiles = persistent_tiles(&d, cu_q, cu_k);
+            let units = (tiles.len() / 2) as u64 * d.heads as u64;
+            if units + u32::MAX as u64 / 2 > u32::MAX as u64 {
+                return Err(Error::InvalidInput(format!("prefill attention {d:?}: {units} (query tile, head) units exceed 2^31")));
+            }
+            if self.tiles.as_ref().is_none_or(|t| t.len() < tiles.len()) {
+                self.tiles = Some(self.gpu.zeros::<u32>(tiles.len())?);
+            }
+            let Some(buf) = self.tiles.as_mut() else { unreachable!("allocated above") };
+            self.gpu.stream.memcpy_htod(&tiles, &mut buf.slice_mut(..tiles.len())).during(|| "prefill attention: copying the work list to the device".to_string())?;
+            let ptiles = buf.device_ptr(&self.gpu.stream).0;
+            let ctas = (units as u32).min(self.gpu.info.sms.max(1)).min(self.max_ctas.unwrap_or(u32::MAX)).max(1);
+            let units = units as u32;
+            // SAFETY: `attn_a25_d256_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)`: as
+            // below for the maps, O, LSE and offsets (a24's boxes); `tiles` holds the `2·units/heads`
+            // entries of `persistent_tiles` (every sequence < batch, every tile inside its sequence),
+            // copied ahead of the launch on this stream into a buffer nothing else writes; units + the
+            // grid < 2^32 (checked above); grid (n ≥ 1, 1, 1), block and shared memory from the descriptor.
+            unsafe { launch!(self.gpu, &self.kernel, grid = (ctas, 1, 1), &m.q.dev, &m.k.dev, &m.v.dev, &po, &pl, &pcu, &pcu_k, &dims, &ptiles, &units)? };
+            return Ok(lens);
+        }
         let grid = ((lens.max_q as u32).div_ceil(A6_BQ), d.heads as u32, lens.batch as u32);
-        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, if d.width() == 256 { a24_smem() } else { a6_smem(d.width() as u32, A7_STAGES) });
+        if d.width() == 256 {
+            // SAFETY: `attn_a24_d256_{e}`: as a19's below (its K/V boxes 64 × 1 × 64: `kv_box_rows`);
+            // it reads neither `tiles` nor `units`.
+            unsafe { launch!(self.gpu, &self.kernel, grid = grid, &m.q.dev, &m.k.dev, &m.v.dev, &po, &pl, &pcu, &pcu_k, &dims, &0u64, &0u32)? };
+            return Ok(lens);
+        }
         // SAFETY: `attn_a19_d{64,128}_{e}` / `attn_a24_d256_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
         // dims)`: the maps were encoded for these very operands (addresses and token counts are the key) as
         // (head_dim, heads, tokens) with strides of a packed `[tokens][heads][D]` tensor, boxes 64 × 1 × 128
@@ -383,20 +480,46 @@ mod tests {
 
     #[test]
     fn each_head_dim_has_its_kernel_and_boxes() {
-        let k = |d: usize| (PrefillDesc::new(8, 2, d).kernel_name("bf16"), PrefillDesc::new(8, 2, d).kv_box_rows());
-        assert_eq!(k(64), ("attn_a19_d64_bf16".to_string(), 128));
-        assert_eq!(k(96), ("attn_a19_d128_bf16".to_string(), 128));
-        assert_eq!(k(128), ("attn_a19_d128_bf16".to_string(), 128));
-        assert_eq!(k(256), ("attn_a24_d256_bf16".to_string(), 64));
+        let k = |d: usize, s| (PrefillDesc::new(8, 2, d).kernel_name("bf16", s).unwrap(), PrefillDesc::new(8, 2, d).kv_box_rows());
+        use PrefillSchedule::{CtaPerTile, Persistent};
+        assert_eq!(k(64, CtaPerTile), ("attn_a19_d64_bf16".to_string(), 128));
+        assert_eq!(k(96, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
+        assert_eq!(k(128, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
+        assert_eq!(k(256, CtaPerTile), ("attn_a24_d256_bf16".to_string(), 64));
+        assert_eq!(k(256, Persistent), ("attn_a25_d256_bf16".to_string(), 64));
+        assert!(PrefillDesc::new(8, 2, 128).kernel_name("f16", Persistent).unwrap_err().to_string().contains("no persistent kernel at head dim 128"));
+        assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 256)), Persistent);
+        assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 96)), CtaPerTile);
         // Every kernel named here is in the registry, with the shared memory the plan asserts.
         for d in HEAD_DIMS {
             for e in ["f16", "bf16"] {
-                let name = PrefillDesc::new(8, 2, d).kernel_name(e);
-                let info = crate::steps::attention::PREFILL.iter().find(|i| i.name == name).unwrap_or_else(|| panic!("{name} not registered"));
-                let want = if d == 256 { a24_smem() } else { a6_smem(PrefillDesc::new(8, 2, d).width() as u32, A7_STAGES) };
-                assert_eq!(info.dyn_smem_bytes, want, "{name}");
+                for s in [CtaPerTile, Persistent] {
+                    let Ok(name) = PrefillDesc::new(8, 2, d).kernel_name(e, s) else { continue };
+                    let info = crate::steps::attention::PREFILL.iter().find(|i| i.name == name).unwrap_or_else(|| panic!("{name} not registered"));
+                    let want = match (d, s) {
+                        (256, Persistent) => a25_smem(),
+                        (256, _) => a24_smem(),
+                        _ => a6_smem(PrefillDesc::new(8, 2, d).width() as u32, A7_STAGES),
+                    };
+                    assert_eq!(info.dyn_smem_bytes, want, "{name}");
+                }
             }
         }
+    }
+
+    #[test]
+    fn the_persistent_work_list_holds_every_tile_once_most_key_tiles_first() {
+        // Causal: 300 queries on 300 keys (3 tiles: 2, 4, 5 key tiles of 64), 5 new queries on 700 keys
+        // (one tile: 11), an empty sequence, 129 on 129 (tiles of 2 and 3).
+        let (cq, ck) = (cu(&[300, 5, 0, 129]), cu(&[300, 700, 0, 129]));
+        let d = PrefillDesc::new(16, 8, 256).causal();
+        let t = persistent_tiles(&d, &cq, &ck);
+        let pairs: Vec<(u32, u32)> = t.chunks(2).map(|c| (c[0], c[1])).collect();
+        assert_eq!(pairs, vec![(1, 0), (0, 2), (0, 1), (3, 1), (0, 0), (3, 0)]);
+        // Without the mask every tile of a sequence walks all its keys: sequence order kept within a tie.
+        let t = persistent_tiles(&PrefillDesc::new(16, 8, 256), &cq, &ck);
+        let pairs: Vec<(u32, u32)> = t.chunks(2).map(|c| (c[0], c[1])).collect();
+        assert_eq!(pairs, vec![(1, 0), (0, 0), (0, 1), (0, 2), (3, 0), (3, 1)]);
     }
 
     #[test]

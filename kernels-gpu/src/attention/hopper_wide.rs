@@ -18,12 +18,12 @@
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::attention::hopper::{LAZY_RESCALE_LOG2, block_boundary};
 use crate::hgemm::elem::Elem16;
-use crate::hgemm::tma_warp_specialized::warp_specialized;
+use crate::hgemm::tma_warp_specialized::{CONSUMER_WARPS, warp_specialized};
 use crate::prim::{
     global::ld_global_nc_s32,
     math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
-    mbarrier::mbarrier_arrive_expect_tx,
-    thread::{block_idx_x, block_idx_y, block_idx_z, lane_id},
+    mbarrier::{mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
+    thread::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_tensor_3d_g2s},
     warp::vote_any,
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -31,7 +31,7 @@ use crate::prim::{
 use crate::util::opaque;
 use crate::util::unroll::{unroll2, unroll4, unroll8, unroll16};
 use layout::attention::{A6_BOX_BYTES as Q_BOX, A6_BQ as BQ, A24_BKV as BKV, A24_D as D, A24_HALF_BYTES as HALF, A24_HALVES, A24_KV_BOX_BYTES as KV_BOX,
-                        PrefillDims, a6_q_bytes, kv_tiles_off, needs_mask_off};
+                        PrefillDims, a6_q_bytes, a25_unit, kv_tiles_off, needs_mask_off};
 use layout::hopper::WgmmaDesc;
 
 /// Q (A of S) and K (B of S): K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
@@ -242,16 +242,16 @@ fn rescale(o: &mut Out, corr: [f32; 2]) {
 /// log-sum-exp.
 ///
 /// # Safety
-/// All 32 lanes of the warp, converged; `cu_q` as [`prefill`] read it; `g_o` and `g_lse` hold the packed
+/// All 32 lanes of the warp, converged; `cu_q` as [`prefill`] read it, `b` a sequence of it; `g_o` and `g_lse` hold the packed
 /// `[tokens][heads][256]` O and `[tokens][heads]` LSE, `head < heads`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn store_o<E: Elem16>(g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, heads: u32, head: u32, row: [u32; 2], t: u32, o: &Out, r_m: [f32; 2],
-                             r_l: [f32; 2]) {
+unsafe fn store_o<E: Elem16>(g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, b: u32, heads: u32, head: u32, row: [u32; 2], t: u32, o: &Out,
+                             r_m: [f32; 2], r_l: [f32; 2]) {
     // SAFETY: forwarded (converged warp; stores only for rows < q_len of head `head`, columns < 256).
     unsafe {
         // The sequence's first query and its length, loaded again rather than kept through the key loop.
-        let b = opaque(block_idx_z()) as usize;
+        let b = opaque(b) as usize;
         let (q_start, q_end) = (ld_global_nc_s32(cu_q.add(b)), ld_global_nc_s32(cu_q.add(b + 1)));
         let q_len = (q_end - q_start).max(0) as u32;
         let sum = [quad_sum(r_l[0]), quad_sum(r_l[1])];
@@ -276,66 +276,181 @@ unsafe fn store_o<E: Elem16>(g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, h
     }
 }
 
-/// a24's entry body: this CTA's sequence (block z), head (block y) and query tile (block x, counted from
-/// the sequence's last: the longest first with the causal mask), as a19's; then a producer thread
-/// streams Q with K of key tile 0, and K and V of every key tile as separate ring entries, while two
-/// consumer warpgroups (64 query rows each) run the pipelined loop.
+/// One unit of work: query tile `qt` of sequence `b` (rows `128·qt ..` of its queries) for head `head`,
+/// where its rows and keys lie, and how many 64-key tiles it walks.
+#[derive(Clone, Copy)]
+struct Unit {
+    /// Sequence.
+    b: u32,
+    head: u32,
+    kv_head: u32,
+    /// The query tile (from the sequence's first).
+    qt: u32,
+    /// The sequence's first query token in Q (and O) and first key token in K and V.
+    q_start: u32,
+    k_start: u32,
+    /// The sequence's keys.
+    k_len: u32,
+    /// Bottom-right causal offset `k_len − q_len` (0 without the mask).
+    off: u32,
+    /// Key tiles walked.
+    n_tiles: u32,
+}
+
+/// Query tile `qt` of sequence `b` for head `head`, from the offsets; `None` where there is nothing to do
+/// (past the sequence's queries; or what the host refuses: queries without keys, or causal with fewer
+/// keys than queries).
 ///
 /// # Safety
-/// As the a24 entries ([`prefill_d256_entry!`]).
+/// `cu_q`, `cu_k` hold `batch + 1` entries, `b < batch`, unwritten during the kernel.
 #[inline(always)]
-pub(super) unsafe fn prefill<E: Elem16>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32,
-                                        cu_q: *const i32, cu_k: *const i32, dims: PrefillDims) {
-    let (b, head) = (block_idx_z() as usize, block_idx_y());
-    // SAFETY: `cu_q` and `cu_k` hold `batch + 1` entries and `b < batch` (the grid), unwritten (caller).
-    let ([q_start, q_end], [k_start, k_end]) = unsafe { ([ld_global_nc_s32(cu_q.add(b)), ld_global_nc_s32(cu_q.add(b + 1))],
-                                                         [ld_global_nc_s32(cu_k.add(b)), ld_global_nc_s32(cu_k.add(b + 1))]) };
+unsafe fn unit(cu_q: *const i32, cu_k: *const i32, dims: PrefillDims, b: u32, qt: u32, head: u32) -> Option<Unit> {
+    let b_ = b as usize;
+    // SAFETY: forwarded to the caller.
+    let ([q_start, q_end], [k_start, k_end]) = unsafe { ([ld_global_nc_s32(cu_q.add(b_)), ld_global_nc_s32(cu_q.add(b_ + 1))],
+                                                         [ld_global_nc_s32(cu_k.add(b_)), ld_global_nc_s32(cu_k.add(b_ + 1))]) };
     let (q_len, k_len) = ((q_end - q_start).max(0) as u32, (k_end - k_start).max(0) as u32);
     let causal = dims.causal != 0;
-    let qtiles = q_len.div_ceil(BQ);
-    // A CTA past its sequence's tiles (and what the host refuses: queries without keys, or causal with
-    // fewer keys than queries): nothing to do, before any barrier or load.
-    if block_idx_x() >= qtiles || k_len == 0 || (causal && k_len < q_len) {
-        return;
+    if qt >= q_len.div_ceil(BQ) || k_len == 0 || (causal && k_len < q_len) {
+        return None;
     }
-    let qt = qtiles - 1 - block_idx_x();
     let off = if causal { k_len - q_len } else { 0 };
-    let n_tiles = kv_tiles_off(k_len, BQ, BKV, qt, causal, off);
-    let kv_head = head / dims.group.max(1);
-    let q0 = qt * BQ;
-    // SAFETY (the whole body): the ring protocol of a19's, with K of key tile j at running index 2j and
-    // its V at 2j + 1: the producer waits for an entry's release before refilling it and announces each
-    // fill by one expect_tx of its bytes (Q's too with K of tile 0); every consumer warp waits for an
-    // entry's full barrier before the `wgmma` that reads it is issued, and releases it once after that
-    // `wgmma` retired (K after the `wait_group` that retires S, V after the one that retires P·V). The
-    // TMA boxes stay inside the maps (coordinates below 2^31: host), rows past the tensor zero-filled.
-    // `wgmma`: all 128 threads of a warpgroup, warpgroup-uniform descriptors inside the landed tiles;
+    Some(Unit { b, head, kv_head: head / dims.group.max(1), qt, q_start: q_start as u32, k_start: k_start as u32, k_len, off,
+                n_tiles: kv_tiles_off(k_len, BQ, BKV, qt, causal, off) })
+}
+
+/// The units one CTA computes, in order — the same walk for its producer and its consumers.
+///
+/// * a24 (`PERSISTENT = false`): the block's own unit — sequence block z, head block y, query tile
+///   block x counted from the sequence's last (the longest first with the causal mask) — once.
+/// * a25 (`PERSISTENT`): `grid x` CTAs (one per SM) share `units` units: unit `u` is head `u % heads` of
+///   the host's tile `u / heads` (`tiles[2t]`: sequence, `tiles[2t + 1]`: query tile; sorted by key
+///   tiles, most first, so the heads of one tile — and of one K/V head — run side by side). CTA `c`
+///   takes, in round `r`, unit `r·G + c` (even rounds) or `r·G + G − 1 − c` (odd: a snake, so no CTA
+///   takes the longest unit of every round).
+#[derive(Clone, Copy)]
+struct Walk<const PERSISTENT: bool> {
+    round: u32,
+    tiles: *const u32,
+    units: u32,
+}
+
+impl<const PERSISTENT: bool> Walk<PERSISTENT> {
+    /// The next unit, `None` when the CTA is done.
+    ///
+    /// # Safety
+    /// As [`unit`]; persistent: `tiles` holds `2 · ⌈units / heads⌉` entries, each a sequence `< batch`.
+    #[inline(always)]
+    unsafe fn next(&mut self, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims) -> Option<Unit> {
+        if !PERSISTENT {
+            if self.round > 0 {
+                return None;
+            }
+            self.round = 1;
+            let qtiles = {
+                let b = block_idx_z() as usize;
+                // SAFETY: forwarded.
+                let (q0, q1) = unsafe { (ld_global_nc_s32(cu_q.add(b)), ld_global_nc_s32(cu_q.add(b + 1))) };
+                ((q1 - q0).max(0) as u32).div_ceil(BQ)
+            };
+            if block_idx_x() >= qtiles {
+                return None;
+            }
+            // SAFETY: forwarded.
+            return unsafe { unit(cu_q, cu_k, dims, block_idx_z(), qtiles - 1 - block_idx_x(), block_idx_y()) };
+        }
+        let g = grid_dim_x();
+        loop {
+            let r = self.round;
+            let u = a25_unit(r, block_idx_x(), g);
+            if u >= self.units {
+                return None;
+            }
+            self.round += 1;
+            let (t, head) = ((u / dims.heads.max(1)) as usize, u % dims.heads.max(1));
+            // SAFETY: forwarded (tile `t < ⌈units / heads⌉`).
+            let (b, qt) = unsafe { (*self.tiles.add(2 * t), *self.tiles.add(2 * t + 1)) };
+            // SAFETY: forwarded. (The host lists only tiles with work: `None` here is skipped.)
+            if let Some(w) = unsafe { unit(cu_q, cu_k, dims, b, qt, head) } {
+                return Some(w);
+            }
+        }
+    }
+}
+
+/// The body of a24 (`PERSISTENT = false`: one CTA a unit, its own from the grid) and a25 (`PERSISTENT`:
+/// one CTA an SM walking the host's sorted units, [`Walk`]; the K/V ring runs on across units, and the
+/// next unit's Q is loaded once every consumer warp released this one's): a producer thread streams Q
+/// with K of key tile 0, and K and V of every key tile as separate ring entries, while two consumer
+/// warpgroups (64 query rows each) run the pipelined loop.
+///
+/// # Safety
+/// As the a24 and a25 entries ([`prefill_d256_entry!`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
+                                                                g_lse: *mut f32, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims, tiles: *const u32,
+                                                                units: u32) {
+    let walk = Walk::<PERSISTENT> { round: 0, tiles, units };
+    if !PERSISTENT {
+        // A CTA with nothing to do leaves before any barrier or load.
+        let mut w = walk;
+        // SAFETY: the entry's contract (the grid's block z < batch).
+        if unsafe { w.next(cu_q, cu_k, dims) }.is_none() {
+            return;
+        }
+    }
+    let causal = dims.causal != 0;
+    // SAFETY (the whole body): the ring protocol of a19's, with K of key tile j of a unit at running
+    // index it0 + 2j and its V at it0 + 2j + 1 (it0 running on across a25's units): the producer waits
+    // for an entry's release before refilling it and announces each fill by one expect_tx of its bytes
+    // (Q's too with K of a unit's tile 0; a25: only once every consumer warp released the last unit's
+    // Q on `q_empty`, after that unit's last S retired); every consumer warp waits for an entry's full
+    // barrier before the `wgmma` that reads it is issued, and releases it once after that `wgmma`
+    // retired (K after the `wait_group` that retires S, V after the one that retires P·V). Producer and
+    // consumers walk the same units (the same `Walk` over the same unwritten inputs). The TMA boxes
+    // stay inside the maps (coordinates below 2^31: host), rows past the tensor zero-filled. `wgmma`:
+    // all 128 threads of a warpgroup, warpgroup-uniform descriptors inside the landed tiles;
     // accumulators pinned after each wait and before each fence; S of the next tile not read before
     // the wait that retires it, O not written while P·V is in flight. Stores only for rows < q_len.
     unsafe {
         warp_specialized! {
-            ring: let (ring, s_q) = (A24_HALVES, HALF, a6_q_bytes(D));
+            ring: let (ring, s_q) = (A24_HALVES, HALF, a6_q_bytes(D) + if PERSISTENT { 8 } else { 0 });
             thread: tid, warpgroup: wg;
-            setup: {}
+            setup: {
+                // a25: Q's empty barrier, one arrival per consumer warp (initialized before the ring's
+                // `fence.mbarrier_init` by the same thread, published by the same block barrier).
+                let q_empty = s_q + a6_q_bytes(D);
+                let _ = if PERSISTENT && tid == 0 { mbarrier_init(q_empty, CONSUMER_WARPS) };
+            }
             tensor_maps: (tmap_k, tmap_v);
             producer: {
-                for j in 0..n_tiles {
-                    let key0 = (k_start as u32 + j * BKV) as i32;
-                    ring.wait_empty(2 * j);
-                    let (s_k, full_k, _, _) = ring.at(2 * j);
-                    mbarrier_arrive_expect_tx(full_k, HALF + if j == 0 { a6_q_bytes(D) } else { 0 });
-                    for bx in 0..BOXES {
-                        if j == 0 {
-                            cp_async_bulk_tensor_3d_g2s(s_q + bx * Q_BOX, tmap_q, (64 * bx) as i32, head as i32, (q_start as u32 + q0) as i32, full_k);
+                let (mut walk, mut it0, mut k) = (walk, 0, 0);
+                while let Some(w) = walk.next(cu_q, cu_k, dims) {
+                    let q_row = (w.q_start + w.qt * BQ) as i32;
+                    for j in 0..w.n_tiles {
+                        let key0 = (w.k_start + j * BKV) as i32;
+                        ring.wait_empty(it0 + 2 * j);
+                        if PERSISTENT && j == 0 && k > 0 {
+                            mbarrier_wait_parity(q_empty, (k - 1) & 1); // the last unit's consumers are done with Q
                         }
-                        cp_async_bulk_tensor_3d_g2s(s_k + bx * KV_BOX, tmap_k, (64 * bx) as i32, kv_head as i32, key0, full_k);
+                        let (s_k, full_k, _, _) = ring.at(it0 + 2 * j);
+                        mbarrier_arrive_expect_tx(full_k, HALF + if j == 0 { a6_q_bytes(D) } else { 0 });
+                        for bx in 0..BOXES {
+                            if j == 0 {
+                                cp_async_bulk_tensor_3d_g2s(s_q + bx * Q_BOX, tmap_q, (64 * bx) as i32, w.head as i32, q_row, full_k);
+                            }
+                            cp_async_bulk_tensor_3d_g2s(s_k + bx * KV_BOX, tmap_k, (64 * bx) as i32, w.kv_head as i32, key0, full_k);
+                        }
+                        ring.wait_empty(it0 + 2 * j + 1);
+                        let (s_v, full_v, _, _) = ring.at(it0 + 2 * j + 1);
+                        mbarrier_arrive_expect_tx(full_v, HALF);
+                        for bx in 0..BOXES {
+                            cp_async_bulk_tensor_3d_g2s(s_v + bx * KV_BOX, tmap_v, (64 * bx) as i32, w.kv_head as i32, key0, full_v);
+                        }
                     }
-                    ring.wait_empty(2 * j + 1);
-                    let (s_v, full_v, _, _) = ring.at(2 * j + 1);
-                    mbarrier_arrive_expect_tx(full_v, HALF);
-                    for bx in 0..BOXES {
-                        cp_async_bulk_tensor_3d_g2s(s_v + bx * KV_BOX, tmap_v, (64 * bx) as i32, kv_head as i32, key0, full_v);
-                    }
+                    it0 += 2 * w.n_tiles;
+                    k += 1;
                 }
             }
             consumer(mh): {
@@ -343,61 +458,80 @@ pub(super) unsafe fn prefill<E: Elem16>(tmap_q: *const TensorMap, tmap_k: *const
                 let (g, t) = (lane / 4, lane % 4);
                 // This warpgroup's 64 rows of every Q box (128 rows of 128 bytes).
                 let d_q = K_MAJOR.advance(s_q + mh * 64 * 128);
-                let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
-                let softmax = Softmax { l: k_len, causal, off, qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
-                let mut o: Out = [[0f32; 32]; 4];
-                let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
-                let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                // Tile 0's S and softmax (O is zero: its correction is not needed).
-                ring.wait_full(0);
-                let mut s = issue_scores::<E>(d_q, ring.at(0).0);
-                wgmma_wait_group::<0>();
-                wgmma_fence_operand(&mut s);
-                ring.release(0);
-                let _ = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
-                let mut p = pack_p::<E>(&s);
-                // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
-                // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
-                // retired. The last tile's P·V alone after the loop: with an `if` around the next S inside
-                // the loop (a19's form), ptxas could not tell that the `wait_group 1` retires S on every
-                // path and serialized every `wgmma` (C7514).
-                for j in 0..n_tiles - 1 {
-                    ring.wait_full(2 * j + 2);
-                    let mut s_next = issue_scores::<E>(d_q, ring.at(2 * j + 2).0);
-                    ring.wait_full(2 * j + 1);
-                    issue_pv::<E>(&mut o, &p, ring.at(2 * j + 1).0);
-                    wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                    wgmma_fence_operand(&mut s_next);
-                    ring.release(2 * j + 2);
-                    let moved = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
-                    block_boundary(k_len);
+                // a25: this warp is done with Q once the unit's last S retired.
+                let release_q = || {
+                    if PERSISTENT && lane == 0 {
+                        mbarrier_arrive(q_empty);
+                    }
+                };
+                let (mut walk, mut it0) = (walk, 0);
+                while let Some(w) = walk.next(cu_q, cu_k, dims) {
+                    let n_tiles = w.n_tiles;
+                    let row_of = |h: u32| w.qt * BQ + 64 * mh + 16 * warp + g + 8 * h;
+                    let softmax = Softmax { l: w.k_len, causal, off: w.off, qt: w.qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)],
+                                            t };
+                    let mut o: Out = [[0f32; 32]; 4];
+                    let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                    let mut r_l = [0f32; 2]; // running per-thread sum per row half
+                    // Tile 0's S and softmax (O is zero: its correction is not needed).
+                    ring.wait_full(it0);
+                    let mut s = issue_scores::<E>(d_q, ring.at(it0).0);
+                    wgmma_wait_group::<0>();
+                    wgmma_fence_operand(&mut s);
+                    ring.release(it0);
+                    if n_tiles == 1 {
+                        release_q();
+                    }
+                    let _ = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                    let mut p = pack_p::<E>(&s);
+                    // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
+                    // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
+                    // retired. The last tile's P·V alone after the loop: with an `if` around the next S
+                    // inside the loop (a19's form), ptxas could not tell that the `wait_group 1` retires S
+                    // on every path and serialized every `wgmma` (C7514).
+                    for j in 0..n_tiles - 1 {
+                        ring.wait_full(it0 + 2 * j + 2);
+                        let mut s_next = issue_scores::<E>(d_q, ring.at(it0 + 2 * j + 2).0);
+                        ring.wait_full(it0 + 2 * j + 1);
+                        issue_pv::<E>(&mut o, &p, ring.at(it0 + 2 * j + 1).0);
+                        wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                        wgmma_fence_operand(&mut s_next);
+                        ring.release(it0 + 2 * j + 2);
+                        if j + 2 == n_tiles {
+                            release_q();
+                        }
+                        let moved = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                        block_boundary(w.k_len);
+                        wgmma_wait_group::<0>();
+                        pin_o(&mut o);
+                        ring.release(it0 + 2 * j + 1);
+                        p = pack_p::<E>(&s_next);
+                        if let Some(corr) = moved {
+                            rescale(&mut o, corr);
+                        }
+                    }
+                    let last = it0 + 2 * n_tiles - 1;
+                    ring.wait_full(last);
+                    issue_pv::<E>(&mut o, &p, ring.at(last).0);
                     wgmma_wait_group::<0>();
                     pin_o(&mut o);
-                    ring.release(2 * j + 1);
-                    p = pack_p::<E>(&s_next);
-                    if let Some(corr) = moved {
-                        rescale(&mut o, corr);
-                    }
+                    ring.release(last);
+                    store_o::<E>(g_o, g_lse, cu_q, w.b, dims.heads, w.head, softmax.row, t, &o, r_m, r_l);
+                    it0 += 2 * n_tiles;
                 }
-                let last = n_tiles - 1;
-                ring.wait_full(2 * last + 1);
-                issue_pv::<E>(&mut o, &p, ring.at(2 * last + 1).0);
-                wgmma_wait_group::<0>();
-                pin_o(&mut o);
-                ring.release(2 * last + 1);
-                store_o::<E>(g_o, g_lse, cu_q, dims.heads, head, softmax.row, t, &o, r_m, r_l);
             }
         }
     }
 }
 
-/// Declares an a24 entry for one element type: `prefill_d256_entry!(attn_a24_d256_f16, F16)`.
+/// Declares an a24 entry for one element type, `prefill_d256_entry!(attn_a24_d256_f16, F16, false)`, or an
+/// a25 one (persistent), `…, true)`. Both take the same parameters; a24 ignores `tiles` and `units`.
 macro_rules! prefill_d256_entry {
-    ($name:ident, $e:ty) => {
+    ($name:ident, $e:ty, $persistent:literal) => {
         /// Attention forward at head dim 256 over a packed batch of sequences of different lengths with
-        /// grouped heads (a24, module docs): `o` (`[tokens][heads][256]`) and the natural log-sum-exp
-        /// `lse` (`[tokens][heads]`) of sequence `b`'s queries `cu_q[b]..cu_q[b + 1]` against its keys
-        /// `cu_k[b]..cu_k[b + 1]`.
+        /// grouped heads (a24/a25, module docs): `o` (`[tokens][heads][256]`) and the natural
+        /// log-sum-exp `lse` (`[tokens][heads]`) of sequence `b`'s queries `cu_q[b]..cu_q[b + 1]` against
+        /// its keys `cu_k[b]..cu_k[b + 1]`.
         ///
         /// # Safety
         /// `tmap_q`: a 3-D tensor map (in global memory) of Q, dims (256, heads, tokens_q), boxes
@@ -406,14 +540,16 @@ macro_rules! prefill_d256_entry {
         /// `tokens_q · heads` writable elements; `cu_q`, `cu_k`: `batch + 1` non-decreasing `i32` in
         /// global memory ending at tokens_q and tokens_k, unwritten during the kernel, every sequence
         /// with queries having keys (and, causal, at least as many); `dims.head_dim = 256`,
-        /// `dims.heads = kv_heads · dims.group`; grid `(⌈max q_len / 128⌉, heads, batch)`, 384 threads,
-        /// `layout::attention::a24_smem()` bytes of dynamic shared memory.
+        /// `dims.heads = kv_heads · dims.group`; 384 threads, `layout::attention::a24_smem()` (a25:
+        /// `a25_smem()`) bytes of dynamic shared memory. a24: grid `(⌈max q_len / 128⌉, heads, batch)`.
+        /// a25: grid `(n, 1, 1)`, `n ≥ 1`; `tiles` holds `2 · ⌈units / heads⌉` `u32` (sequence `< batch`,
+        /// query tile), unwritten during the kernel.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,
-                                                dims: layout::attention::PrefillDims) {
+                                                dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper_wide::prefill::<$e>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims) }
+            unsafe { $crate::attention::hopper_wide::prefill::<$e, $persistent>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units) }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
         $crate::launch_bounds::launch_bounds!($name, 384, 1);

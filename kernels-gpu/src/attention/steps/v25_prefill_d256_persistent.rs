@@ -1,0 +1,26 @@
+#![cfg(lab_sm90)]
+//! Attention step a25 (Hopper): a24 made **persistent** — one CTA per SM walks a list of (sequence,
+//! query tile, head) units the host sorted by work, most first (`attention/hopper_wide.rs`, `Walk`).
+//!
+//! Diff from a24:
+//! * The host lists every query tile of every sequence with its key tiles, sorted (stable) by them,
+//!   most first, and uploads it with the offsets; unit `u` is head `u % heads` of tile `u / heads`, so
+//!   the heads of one tile (and the query heads of one K/V head) run side by side and share K/V in L2.
+//!   `min(units, SMs)` CTAs take the units in rounds, in snake order (round `r`: unit `r·G + c`, or
+//!   `r·G + G − 1 − c` on odd rounds), so the longest units go first and no CTA takes the longest of
+//!   every round.
+//! * The K/V ring runs on across units: the producer streams the next unit's K and V while the
+//!   consumers finish this one (its last P·V, the epilogue's stores). Q has an empty barrier: every
+//!   consumer warp releases Q once the unit's last S retired, and the producer loads the next unit's Q
+//!   (with its first K) only after that.
+//!
+//! Prediction (before any run), H200, bf16, 16/8 heads, against a24 in the same process: a24's CTA
+//! pays its start (Q's 64 KiB and the first K land before any `wgmma`; ~3 µs) and its epilogue with
+//! nothing else on the SM, and its last wave is partly empty. Measured a24: ~6.5 µs a CTA above its
+//! key tiles' time at 8×16×8×2048 (58 µs a CTA), ~3% at L = 8192. So **1.08–1.12× a24 at
+//! 8×16×8×2048, 1.02–1.04× at L = 8192, 1.2–1.4× at 8×16×8×512**; 0.95–1.0× cuDNN at L ≥ 4096.
+use super::hopper_wide::prefill_d256_entry;
+use crate::hgemm::elem::{Bf16, F16};
+
+prefill_d256_entry!(attn_a25_d256_f16, F16, true);
+prefill_d256_entry!(attn_a25_d256_bf16, Bf16, true);
