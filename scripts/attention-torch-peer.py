@@ -26,11 +26,12 @@ CUDA GPU; exits 2 if either is missing, 0 otherwise.
 """
 import argparse
 import datetime
-import statistics
 import sys
 import time
 import traceback
 import warnings
+
+from peer_common import median_ms
 
 DEFAULT_SHAPES = "4x16x4096x64,4x16x4096x128,1x16x16384x64,1x16x16384x128"
 BACKEND_NAMES = ("FLASH_ATTENTION", "CUDNN_ATTENTION", "EFFICIENT_ATTENTION")
@@ -65,34 +66,9 @@ def first_line(e):
 
 def time_ms(torch, fn, warmup, reps, sustain_ms=0.0):
     """Median milliseconds of fn() over reps calls, each between two CUDA events, after warmup calls; with
-    sustain_ms > 0, warm-up and timed calls stretched to at least sustain_ms / 2 and sustain_ms."""
-    if sustain_ms > 0:
-        # The probe that sizes the loops times 5 calls after 3 untimed ones: a backend's first call builds
-        # its plan (cuDNN: tens of ms), and a probe of that call alone sized the "sustained" loops to a few
-        # dozen calls — a short burst at an idle card's clock (sessions 12–21; found in session 22 from
-        # the power log: ~130 W during cuDNN's "sustained" timing, 690 W during ours).
-        for _ in range(3):
-            fn()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(5):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        probe = max(start.elapsed_time(end) / 5, 1e-3)
-        warmup = max(warmup, int(sustain_ms / 2 / probe) + 1)
-        reps = max(reps, int(sustain_ms / probe) + 1)
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    for i in range(reps):
-        starts[i].record()
-        fn()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+    sustain_ms > 0, warm-up and timed calls stretched to at least sustain_ms / 2 and sustain_ms
+    (`peer_common.median_ms`)."""
+    return median_ms(torch, fn, reps, warmup, sustain_ms)
 
 
 def sm_clock(torch):

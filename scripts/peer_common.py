@@ -18,10 +18,30 @@ def import_torch(transformers=False):
     return torch, tf
 
 
-def median_ms(torch, fn, reps, warmup=3):
-    """The median of `reps` CUDA-event times of `fn()` in ms, after `warmup` untimed calls."""
+def median_ms(torch, fn, reps, warmup=3, sustain_ms=0.0):
+    """The median of `reps` CUDA-event times of `fn()` in ms, after `warmup` untimed calls; with
+    sustain_ms > 0, the warm-up and the timed calls stretched to at least sustain_ms / 2 and sustain_ms, so
+    the card runs at the clock its power limit allows (the Rust side's interleaved timing) rather than an
+    idle card's boost."""
+    if sustain_ms > 0:
+        # The probe that sizes the loops times 5 calls after 3 untimed ones: a backend's first call builds
+        # its plan (cuDNN: tens of ms), and a probe of that call alone sized the "sustained" loops to a few
+        # dozen calls — a short burst at an idle card's clock (sessions 12–21; found in session 22 from
+        # the power log: ~130 W during cuDNN's "sustained" timing, 690 W during ours).
+        for _ in range(3):
+            fn()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(5):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        probe = max(start.elapsed_time(end) / 5, 1e-3)
+        warmup = max(warmup, int(sustain_ms / 2 / probe) + 1)
+        reps = max(reps, int(sustain_ms / probe) + 1)
     for _ in range(warmup):
         fn()
+    torch.cuda.synchronize()
     ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
     for s, e in ev:
         s.record()

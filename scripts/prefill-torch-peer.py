@@ -2,13 +2,14 @@
 """Times torch SDPA prefill (grouped heads, causal and not, and a batch of sequences of different lengths):
 the peer of `kernel-lab prefill`.
 
-usage: python3 scripts/prefill-torch-peer.py [--shapes 1x32x8x4096x128,...] [--dtype bf16|f16] [--reps 30]
+usage: python3 scripts/prefill-torch-peer.py [--shapes 1x32x8x4096x128,...] [--dtype bf16|f16] [--reps 30] [--sustain-ms 0]
                                              [--backends cudnn,flash] [--varlen-lens 812,4093,...] [--out peer.md]
 
 A shape is BxHxKxLxD: batch, query heads, K/V heads, sequence length, head dim (the Rust side's shapes). q is
 (B, H, L, D), k and v (B, K, L, D), contiguous, uniform in [-1, 1); SDPA runs with enable_gqa=True when K < H,
 forced to one backend at a time with torch.nn.attention.sdpa_kernel, each call timed with CUDA events, the
-median of --reps after 3 warm-up calls. TFLOP/s counts 4·B·H·D per query-key pair the mask keeps (L² or
+median of --reps after 3 warm-up calls (with --sustain-ms S > 0, warm-up and timed calls stretched to S / 2 and S ms:
+the card at its power-limited clock, as the Rust side's interleaved timing runs). TFLOP/s counts 4·B·H·D per query-key pair the mask keeps (L² or
 L(L+1)/2), as the Rust side does. --varlen-lens (the lengths `kernel-lab prefill` drew; its JSON's "varlen")
 times the packed batch as torch users run it without a varlen API: one causal SDPA call per sequence, 32/8
 heads, D = 128, the whole loop as one time. A backend that raises gets its first line in the row. Needs torch
@@ -27,6 +28,7 @@ def main():
     ap.add_argument("--shapes", default=DEFAULT)
     ap.add_argument("--dtype", default="bf16")
     ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--sustain-ms", type=float, default=0.0)
     ap.add_argument("--backends", default="cudnn,flash")
     ap.add_argument("--varlen-lens", default="")
     ap.add_argument("--out")
@@ -46,7 +48,7 @@ def main():
     def row(spec, mask, name, fn, flops):
         try:
             with sdpa_kernel([backends[name]]):
-                t = median_ms(torch, fn, a.reps)
+                t = median_ms(torch, fn, a.reps, 3, a.sustain_ms)
             r = f"| {spec} | {mask} | {name} | {t * 1e3:.1f} | {flops / t / 1e9:.0f} | |"
         except Exception as e:  # a backend that does not take the shape
             msg = " ".join(str(e).split())[:120].replace("|", "/")

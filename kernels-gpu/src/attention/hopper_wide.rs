@@ -323,11 +323,10 @@ unsafe fn unit(cu_q: *const i32, cu_k: *const i32, dims: PrefillDims, b: u32, qt
 ///
 /// * a24 (`PERSISTENT = false`): the block's own unit — sequence block z, head block y, query tile
 ///   block x counted from the sequence's last (the longest first with the causal mask) — once.
-/// * a25 (`PERSISTENT`): `grid x` CTAs (one per SM) share `units` units: unit `u` is head `u % heads` of
-///   the host's tile `u / heads` (`tiles[2t]`: sequence, `tiles[2t + 1]`: query tile; sorted by key
-///   tiles, most first, so the heads of one tile — and of one K/V head — run side by side). CTA `c`
-///   takes, in round `r`, unit `r·G + c` (even rounds) or `r·G + G − 1 − c` (odd: a snake, so no CTA
-///   takes the longest unit of every round).
+/// * a25 (`PERSISTENT`): `grid x` CTAs (one per SM) share the host's `units` units (`tiles[3u ..]`:
+///   sequence, query tile, head; sorted by key tiles, most first, equals by sequence, K/V head, tile and
+///   head). CTA `c` takes, in round `r`, unit `r·G + c` (even rounds) or `r·G + G − 1 − c` (odd: a snake,
+///   so no CTA takes the longest unit of every round).
 #[derive(Clone, Copy)]
 struct Walk<const PERSISTENT: bool> {
     round: u32,
@@ -339,7 +338,8 @@ impl<const PERSISTENT: bool> Walk<PERSISTENT> {
     /// The next unit, `None` when the CTA is done.
     ///
     /// # Safety
-    /// As [`unit`]; persistent: `tiles` holds `2 · ⌈units / heads⌉` entries, each a sequence `< batch`.
+    /// As [`unit`]; persistent: `tiles` holds `3 · units` entries, each a sequence `< batch`, a query tile
+    /// and a head `< heads`.
     #[inline(always)]
     unsafe fn next(&mut self, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims) -> Option<Unit> {
         if !PERSISTENT {
@@ -367,9 +367,9 @@ impl<const PERSISTENT: bool> Walk<PERSISTENT> {
                 return None;
             }
             self.round += 1;
-            let (t, head) = ((u / dims.heads.max(1)) as usize, u % dims.heads.max(1));
-            // SAFETY: forwarded (tile `t < ⌈units / heads⌉`).
-            let (b, qt) = unsafe { (*self.tiles.add(2 * t), *self.tiles.add(2 * t + 1)) };
+            let i = 3 * u as usize;
+            // SAFETY: forwarded (`u < units`).
+            let (b, qt, head) = unsafe { (*self.tiles.add(i), *self.tiles.add(i + 1), *self.tiles.add(i + 2)) };
             // SAFETY: forwarded. (The host lists only tiles with work: `None` here is skipped.)
             if let Some(w) = unsafe { unit(cu_q, cu_k, dims, b, qt, head) } {
                 return Some(w);
@@ -542,8 +542,8 @@ macro_rules! prefill_d256_entry {
         /// with queries having keys (and, causal, at least as many); `dims.head_dim = 256`,
         /// `dims.heads = kv_heads · dims.group`; 384 threads, `layout::attention::a24_smem()` (a25:
         /// `a25_smem()`) bytes of dynamic shared memory. a24: grid `(⌈max q_len / 128⌉, heads, batch)`.
-        /// a25: grid `(n, 1, 1)`, `n ≥ 1`; `tiles` holds `2 · ⌈units / heads⌉` `u32` (sequence `< batch`,
-        /// query tile), unwritten during the kernel.
+        /// a25: grid `(n, 1, 1)`, `n ≥ 1`; `tiles` holds `3 · units` `u32` (sequence `< batch`, query
+        /// tile, head `< heads`), unwritten during the kernel.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,

@@ -3,9 +3,9 @@
 //! query tile, head) units the host sorted by work, most first (`attention/hopper_wide.rs`, `Walk`).
 //!
 //! Diff from a24:
-//! * The host lists every query tile of every sequence with its key tiles, sorted (stable) by them,
-//!   most first, and uploads it with the offsets; unit `u` is head `u % heads` of tile `u / heads`, so
-//!   the heads of one tile (and the query heads of one K/V head) run side by side and share K/V in L2.
+//! * The host lists every (query tile, head) of every sequence with the key tiles it walks, sorted by
+//!   them, most first, equals by sequence, K/V head, tile and head (so the units running at once read
+//!   few K/V heads' keys, from L2), and uploads it with the offsets (`prefill::persistent_units`).
 //!   `min(units, SMs)` CTAs take the units in rounds, in snake order (round `r`: unit `r·G + c`, or
 //!   `r·G + G − 1 − c` on odd rounds), so the longest units go first and no CTA takes the longest of
 //!   every round.
