@@ -149,31 +149,30 @@ impl PrefillSchedule {
     }
 }
 
-/// a25's work list: every (query tile, head) of every sequence as `[sequence, query tile, head]`, ordered
-/// sequence by sequence — the sequences by their work, most first — and within a sequence by the key
-/// tiles a unit walks, most first (the longest units start first), equals by K/V head, tile and head.
-/// So the units that run side by side read the K and V of one sequence and few K/V heads from L2: a
-/// first order by work across the whole batch (sequences interleaved) ran 0.97–0.98× a24 at 8×16×8×2048
-/// causal, where 128 units of 8 sequences at once read 128 MiB of K/V, and tile by tile with every head
-/// 0.97–0.98× a24 at 1×16×8×8192 without the mask. Sequences with no queries have no units. (`Lens::new`
-/// checked the offsets first.)
+/// a25's work list: every (query tile, head) of every sequence as `[sequence, query tile, head]`, sorted
+/// by the key tiles it walks, most first, equals by sequence, K/V head, tile and head. The CTAs take the
+/// units in a static snake (`layout::attention::a25_unit`), which balances only a list whose work never
+/// rises: ordered sequence by sequence instead (for L2: the units running at once would read one
+/// sequence's K/V), the list is a saw and a25 ran 0.79× a24 at 8×16×8×2048 causal (session 62, call 4).
+/// Among equals the order keeps the units of one K/V head side by side: ordered tile by tile with every
+/// head, a25 ran 0.97–0.98× a24 at 1×16×8×8192 without the mask (call 2). Sequences with no queries have
+/// no units. (`Lens::new` checked the offsets first.)
 pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32]) -> Vec<u32> {
     let group = desc.group().max(1);
-    // (the sequence's work, sequence, the unit's work, K/V head, tile, head)
-    let mut units: Vec<(u64, u32, u32, usize, u32, u32)> = vec![];
+    // (the unit's work, sequence, K/V head, tile, head)
+    let mut units: Vec<(u32, u32, usize, u32, u32)> = vec![];
     for b in 0..cu_q.len().saturating_sub(1) {
         let (q_len, k_len) = (cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]);
         let off = if desc.causal { k_len.saturating_sub(q_len) } else { 0 };
-        let work = |qt: u32| kv_tiles_off(k_len, A6_BQ, A24_BKV, qt, desc.causal, off);
-        let seq_work: u64 = (0..q_len.div_ceil(A6_BQ)).map(|qt| work(qt) as u64).sum();
         for qt in 0..q_len.div_ceil(A6_BQ) {
+            let work = kv_tiles_off(k_len, A6_BQ, A24_BKV, qt, desc.causal, off);
             for head in 0..desc.heads as u32 {
-                units.push((seq_work, b as u32, work(qt), head as usize / group, qt, head));
+                units.push((work, b as u32, head as usize / group, qt, head));
             }
         }
     }
-    units.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)).then(y.2.cmp(&x.2)).then((x.3, x.4, x.5).cmp(&(y.3, y.4, y.5))));
-    units.into_iter().flat_map(|(_, b, _, _, qt, head)| [b, qt, head]).collect()
+    units.sort_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2, x.3, x.4).cmp(&(y.1, y.2, y.3, y.4))));
+    units.into_iter().flat_map(|(_, b, _, qt, head)| [b, qt, head]).collect()
 }
 
 /// The lengths of one run, from the host offsets: checked by [`Lens::new`].
@@ -525,17 +524,21 @@ mod tests {
         let (cq, ck) = (cu(&[300, 5, 0, 129]), cu(&[300, 700, 0, 129]));
         let units = |d: PrefillDesc| -> Vec<(u32, u32, u32)> { persistent_units(&d, &cq, &ck).chunks(3).map(|c| (c[0], c[1], c[2])).collect() };
         let tiles = |u: &[(u32, u32, u32)]| -> Vec<(u32, u32)> { u.iter().step_by(4).map(|&(b, qt, _)| (b, qt)).collect() };
-        // Sequence work (key tiles summed over its tiles): 0: 2 + 4 + 5 = 11, 1: 11, 3: 2 + 3 = 5; the tie
-        // 0–1 by sequence. Inside a sequence the longest tiles first.
         let c = units(PrefillDesc::new(4, 2, 256).causal());
         assert_eq!(c.len(), 6 * 4);
-        assert_eq!(tiles(&c), vec![(0, 2), (0, 1), (0, 0), (1, 0), (3, 1), (3, 0)]);
+        assert_eq!(tiles(&c), vec![(1, 0), (0, 2), (0, 1), (3, 1), (0, 0), (3, 0)]);
         assert_eq!(c[..4].iter().map(|u| u.2).collect::<Vec<_>>(), vec![0, 1, 2, 3], "the heads of a tile side by side");
-        // Without the mask (work 15, 11, 6) every unit of a sequence is an equal: by K/V head, then tile,
-        // then head.
+        // The work never rises along the list (the snake's balance needs it).
+        let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 256).causal(), &cq, &ck).chunks(3).map(|u| {
+            let b = u[0] as usize;
+            let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
+            kv_tiles_off(k_len, A6_BQ, A24_BKV, u[1], true, k_len - q_len)
+        }).collect();
+        assert!(work.windows(2).all(|w| w[0] >= w[1]), "{work:?}");
+        // Without the mask every unit of a sequence is an equal: by K/V head, then tile, then head.
         let n = units(PrefillDesc::new(4, 2, 256));
-        assert_eq!(&n[..8], &[(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (0, 2, 0), (0, 2, 1), (0, 0, 2), (0, 0, 3)]);
-        assert_eq!(&n[12..16], &[(1, 0, 0), (1, 0, 1), (1, 0, 2), (1, 0, 3)]);
+        assert_eq!(&n[..8], &[(1, 0, 0), (1, 0, 1), (1, 0, 2), (1, 0, 3), (0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]);
+        assert_eq!(&n[10..14], &[(0, 0, 2), (0, 0, 3), (0, 1, 2), (0, 1, 3)]);
         let mut all = n.clone();
         all.sort();
         all.dedup();

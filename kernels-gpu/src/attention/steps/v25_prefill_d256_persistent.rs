@@ -3,10 +3,9 @@
 //! query tile, head) units the host sorted by work, most first (`attention/hopper_wide.rs`, `Walk`).
 //!
 //! Diff from a24:
-//! * The host lists every (query tile, head) of every sequence (`prefill::persistent_units`): sequence
-//!   by sequence, the sequences by their work, most first; inside a sequence by the key tiles a unit
-//!   walks, most first, equals by K/V head, tile and head — the units running at once read one
-//!   sequence's and few K/V heads' keys from L2. It is uploaded with the offsets.
+//! * The host lists every (query tile, head) of every sequence (`prefill::persistent_units`) sorted by
+//!   the key tiles a unit walks, most first, equals by sequence, K/V head, tile and head (the units of
+//!   one K/V head side by side, sharing its keys in L2), and uploads it with the offsets.
 //!   `min(units, SMs)` CTAs take the units in rounds, in snake order (round `r`: unit `r·G + c`, or
 //!   `r·G + G − 1 − c` on odd rounds), so the longest units go first and no CTA takes the longest of
 //!   every round.
