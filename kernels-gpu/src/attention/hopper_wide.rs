@@ -12,9 +12,12 @@
 //!   next tile's loads would start just as it is needed (a7's lesson with two stages). K of tile `j` is
 //!   ring entry `2j` and its V `2j + 1` (four entries of 32 KiB): K is released as soon as S retired, V
 //!   when P·V did, and two tiles are always in flight.
-//! * The rest is a19's (a9's pipeline and lazy rescaling): S of tile `j + 1` issued before P·V of tile
-//!   `j`, the softmax of `j + 1` under P·V of `j`, P in two register sets, O rescaled only when a row's
-//!   max moved by more than 2^8, query tiles longest first, one CTA a query tile.
+//! * The rest is a19's pipeline: S of tile `j + 1` issued before P·V of tile `j`, the softmax of `j + 1`
+//!   under P·V of `j`, O rescaled only when a row's max moved by more than 2^8 (a9's lazy rescaling) —
+//!   but the exponentials wait for the row max and replace the scores in place, P packed once P·V of
+//!   `j` retired: a9's exponentials ahead of the max need the raw scores and a second P set, 16
+//!   registers a thread the consumers do not have (ptxas spilled 92 bytes).
+//! * a25 (`PERSISTENT`): one CTA an SM walks the host's units ([`Walk`]).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::attention::hopper::{LAZY_RESCALE_LOG2, block_boundary};
 use crate::hgemm::elem::Elem16;

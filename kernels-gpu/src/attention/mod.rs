@@ -20,6 +20,8 @@
 //! | a16 | `steps/v16_fa2_heavy_first.rs` | a11 with each head's query tiles launched longest first (a10's change on FA2's tiles, sm_80) |
 //! | a17 | `steps/v17_fa2_longest_first_all_heads.rs` | a11 on a grouped grid: the longest query tiles of a whole group of heads first (heads grouped so their K and V fit half the L2) — the causal default off Hopper |
 //! | a19 | `steps/v19_prefill_varlen.rs` | a10 on packed sequences of different lengths (`cu_seqlens`), grouped-query heads, the causal mask bottom-right, head dim 96 in the 128 kernel: 3-D TMA boxes of one head's tokens |
+//! | a24 | `steps/v24_prefill_d256.rs` | a19 at head dim 256 (`hopper_wide.rs`): 64-key tiles (S by `m64n64k16`, P·V by `m64n256k16` with P in registers), K and V as separate ring entries released as each GEMM retires |
+//! | a25 | `steps/v25_prefill_d256_persistent.rs` | a24 persistent: one CTA per SM walks the host's (sequence, query tile, head) units sorted by key tiles in snake order, the K/V ring running on across units |
 //! | b1 | `steps/v20_backward_fa2.rs` | the backward (dQ, dK, dV) as FlashAttention-2's on `mma.sync`: a CTA per 128 keys and K/V head walks the query tiles of its group's heads, dK and dV in registers, dQ by f32 atomics |
 //! | b2 | `steps/v21_backward_deterministic.rs` | b1 with a deterministic dQ: b1's dK/dV without dQ, and a dQ kernel per 64 query rows recomputing S and dP over its keys (each dQ element summed by one thread in order; bitwise stable) |
 //! | b3 | `steps/v23_backward_wgmma.rs` | b2's two kernels on Hopper's `wgmma` (sm_90a): two warpgroups of 64 resident rows each, Sᵀ/dPᵀ (S/dP) read both operands from 128-byte-swizzled shared memory, P and dS stay in registers as the A operand of dV, dK, dQ; `cp.async` stages |

@@ -20,6 +20,13 @@
 //! pipeline overlaps; the softmax is half as long a FLOP as at D = 128. Without a8's ping-pong or a
 //! persistent walk, as a19 at D = 128 (0.85–0.87× cuDNN): **0.75–0.90× cuDNN without the mask
 //! (cuDNN ≈ 683 TFLOP/s in the issue), 0.80–0.95× with it.**
+//!
+//! Measured (H200, bf16, `results/2026-11-30-h200-session62`, median of 3 processes): correct on the
+//! first GPU run (tests, memcheck, racecheck), after three builds ptxas fixed here (its README). Paired
+//! with a19 at D = 128 on twice the heads (call 1): **673–693 TFLOP/s at L ≥ 4096 without the mask,
+//! 555–623 causal: 0.91–0.93× / 0.92–0.97× cuDNN timed in bursts, 1.10–1.18× a19 on the same FLOPs** —
+//! above the prediction. Paired with a25 (call 5), at the power limit both reach, 592–612 without the
+//! mask. a25 (next step) is the library's choice.
 use super::hopper_wide::prefill_d256_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
