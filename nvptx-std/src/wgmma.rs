@@ -502,49 +502,70 @@ wgmma_attention_shapes!(wgmma_m64n128k16_f32_f16, wgmma_m64n128k16_f32_f16_zero,
 wgmma_attention_shapes!(wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32_bf16_zero, wgmma_m64n64k16_f32_bf16_rs, wgmma_m64n128k16_f32_bf16_rs,
                         "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "bf16");
 
-/// Generates, for one 16-bit input type, the wide-head attention kernel's two `wgmma` shapes (a24, head
-/// dim 256 over 64-key tiles): `m64n64k16` with both operands in shared memory and `scale-d` = 0 (the
-/// first K-step of S = Q·Kᵀ, accumulators written only), and `m64n256k16` with **A from registers**
-/// (O += P·V over all 256 columns of O).
-macro_rules! wgmma_wide_attention_shapes {
-    ($ss64_zero:ident, $rs256:ident, $i64:literal, $i256:literal, $ty:literal) => {
-        #[doc = concat!("`", $i64, " {d0..d31}, desc_a, desc_b, 0, 1, 1, TA, TB;` — `D = A · B` (64×64, f32) on ", $ty, " with both operands in shared memory and the accumulators **written only**: returns them (nothing has to be in the registers before).")]
-        ///
-        /// # Safety
-        /// As [`wgmma_m64n64k16_f32_f16`].
-        #[inline(always)]
-        pub unsafe fn $ss64_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [f32; 32] {
-            // Overwritten by the instruction's outputs (`out`): the optimizer drops these zeros.
-            let mut acc = [0f32; 32];
-            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
-            unsafe {
-                wgmma_asm_n64!(out; acc, $i64, "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
-                    da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) 0u32, ta = const TA, tb = const TB,)
-            }
-            acc
-        }
-
-        #[doc = concat!("`", $i256, " {d0..d127}, {a0, a1, a2, a3}, desc_b, p, 1, 1, TB;` — `D(64×256, f32) = A(64×16) · B(16×256) + (scale_d ? D : 0)` on ", $ty, " with **A in registers** (the `m16n8k16` A fragment of each warp's 16 rows, as the `N = 64` register form) and the accumulators as four 64-column blocks (`acc[b]`: columns `64b ..`).")]
-        ///
-        /// # Safety
-        /// As [`wgmma_m64n64k16_f32_f16`] for `acc` and B (16×256); `a` are this thread's values.
-        #[inline(always)]
-        pub unsafe fn $rs256<const TB: u32>(acc: &mut [[f32; 32]; 4], a: [u32; 4], desc_b: u64, scale_d: u32) {
-            let [acc0, acc1, acc2, acc3] = acc;
-            // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
-            unsafe {
-                wgmma_asm_n256!(acc0, acc1, acc2, acc3, $i256, "{{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}",
-                    a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3], db = in(reg64) desc_b,
-                    sd = in(reg32) scale_d, tb = const TB,)
-            }
-        }
-    };
+/// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {d0..d31}, desc_a, desc_b, 0, 1, 1, TA, TB;` — `D = A · B`
+/// (64×64, f32) with both operands in shared memory and the accumulators **written only** (`scale-d` = 0):
+/// returns them, nothing has to be in the registers before (attention a24: the first K-step of S = Q·Kᵀ over a
+/// 64-key tile).
+///
+/// # Safety
+/// As [`wgmma_m64n64k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn wgmma_m64n64k16_f32_f16_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [f32; 32] {
+    // Overwritten by the instruction's outputs (`out`): the optimizer drops these zeros.
+    let mut acc = [0f32; 32];
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n64!(out; acc, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) 0u32, ta = const TA, tb = const TB,)
+    }
+    acc
 }
 
-wgmma_wide_attention_shapes!(wgmma_m64n64k16_f32_f16_zero, wgmma_m64n256k16_f32_f16_rs, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
-                             "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "f16");
-wgmma_wide_attention_shapes!(wgmma_m64n64k16_f32_bf16_zero, wgmma_m64n256k16_f32_bf16_rs, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
-                             "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "bf16");
+/// [`wgmma_m64n64k16_f32_f16_zero`] on bf16 operands.
+///
+/// # Safety
+/// As [`wgmma_m64n64k16_f32_f16`].
+#[inline(always)]
+pub unsafe fn wgmma_m64n64k16_f32_bf16_zero<const TA: u32, const TB: u32>(desc_a: u64, desc_b: u64) -> [f32; 32] {
+    let mut acc = [0f32; 32];
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n64!(out; acc, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "{da}, {db}, p, 1, 1, {ta}, {tb}; }}",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) 0u32, ta = const TA, tb = const TB,)
+    }
+    acc
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {d0..d127}, {a0, a1, a2, a3}, desc_b, p, 1, 1, TB;` —
+/// `D(64×256, f32) = A(64×16) · B(16×256) + (scale_d ? D : 0)` with **A in registers** (each warp's 16 rows as
+/// `mma.sync.m16n8k16`'s A fragment, as the `N = 64` register form) and the accumulators as four 64-column
+/// blocks (`acc[b]`: columns `64b ..`). Attention a24: O += P·V over all 256 columns of O.
+///
+/// # Safety
+/// As [`wgmma_m64n64k16_f32_f16`] for `acc` and B (16×256); `a` are this thread's values.
+#[inline(always)]
+pub unsafe fn wgmma_m64n256k16_f32_f16_rs<const TB: u32>(acc: &mut [[f32; 32]; 4], a: [u32; 4], desc_b: u64, scale_d: u32) {
+    let [acc0, acc1, acc2, acc3] = acc;
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n256!(acc0, acc1, acc2, acc3, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "{{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}",
+            a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3], db = in(reg64) desc_b, sd = in(reg32) scale_d, tb = const TB,)
+    }
+}
+
+/// [`wgmma_m64n256k16_f32_f16_rs`] on bf16 operands.
+///
+/// # Safety
+/// As [`wgmma_m64n256k16_f32_f16_rs`].
+#[inline(always)]
+pub unsafe fn wgmma_m64n256k16_f32_bf16_rs<const TB: u32>(acc: &mut [[f32; 32]; 4], a: [u32; 4], desc_b: u64, scale_d: u32) {
+    let [acc0, acc1, acc2, acc3] = acc;
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n256!(acc0, acc1, acc2, acc3, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "{{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}",
+            a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3], db = in(reg64) desc_b, sd = in(reg32) scale_d, tb = const TB,)
+    }
+}
 
 /// `setmaxnreg.inc.sync.aligned.u32 N;` — raises this warpgroup's register limit (consumers).
 ///

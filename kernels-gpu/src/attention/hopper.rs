@@ -127,23 +127,24 @@ pub(super) fn unset_block() -> [f32; 32] {
     a
 }
 
-/// The online softmax of one consumer thread: its two query rows, the mask, the scale.
+/// The online softmax of one consumer thread: its two query rows, the mask, the scale (a24's 64-key
+/// methods are in `hopper_wide.rs`).
 #[derive(Clone, Copy)]
-struct Softmax {
+pub(super) struct Softmax {
     /// Keys (past them every score is masked).
-    l: u32,
+    pub(super) l: u32,
     /// Causal mask.
-    causal: bool,
+    pub(super) causal: bool,
     /// a19: the causal mask aligned bottom-right, row `r` seeing keys `0..=r + off` (0: the queries are the keys).
-    off: u32,
+    pub(super) off: u32,
     /// Query tile (for the causal mask's diagonal tiles).
-    qt: u32,
+    pub(super) qt: u32,
     /// `scale · log2 e`: scores in base 2.
-    scale2: f32,
+    pub(super) scale2: f32,
     /// This thread's query rows (rows g and g + 8 of its warp's 16).
-    row: [u32; 2],
+    pub(super) row: [u32; 2],
     /// `lane % 4`.
-    t: u32,
+    pub(super) t: u32,
 }
 
 impl Softmax {

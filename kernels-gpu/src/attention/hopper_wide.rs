@@ -19,7 +19,7 @@
 //!   registers a thread the consumers do not have (ptxas spilled 92 bytes).
 //! * a25 (`PERSISTENT`): one CTA an SM walks the host's units ([`Walk`]).
 use crate::attention::flash::{quad_max, quad_sum};
-use crate::attention::hopper::{LAZY_RESCALE_LOG2, block_boundary};
+use crate::attention::hopper::{LAZY_RESCALE_LOG2, Softmax, block_boundary};
 use crate::hgemm::elem::Elem16;
 use crate::hgemm::tma_warp_specialized::{CONSUMER_WARPS, warp_specialized};
 use crate::prim::{
@@ -117,30 +117,13 @@ unsafe fn issue_pv<E: Elem16>(o: &mut Out, p: &P, s_v: u32) {
     }
 }
 
-/// The online softmax of one consumer thread over 64-key tiles: its two query rows, the mask, the scale.
-#[derive(Clone, Copy)]
-struct Softmax {
-    /// The sequence's keys (past them every score is masked).
-    l: u32,
-    /// Causal mask, aligned bottom-right: row `r` sees keys `0..=r + off`.
-    causal: bool,
-    off: u32,
-    /// Query tile (which key tiles need the causal mask).
-    qt: u32,
-    /// `scale · log2 e`: scores in base 2.
-    scale2: f32,
-    /// This thread's query rows in its sequence (rows g and g + 8 of its warp's 16).
-    row: [u32; 2],
-    /// `lane % 4`.
-    t: u32,
-}
-
+/// a24's softmax: `hopper.rs`'s `Softmax` (its rows, mask and scale) over 64-key tiles.
 impl Softmax {
     /// Tile `j`'s scores masked in place (keys past `l`; the causal mask on the tiles that need it), and
     /// the factor `c` of the exponent 2^(x·c − m); a scale ≤ 0 pre-scales the scores and returns 1 (as
     /// a19's, so that the mask's −∞ stays −∞).
     #[inline(always)]
-    fn prepare(self, s: &mut [f32; 32], j: u32) -> f32 {
+    fn prepare_64(self, s: &mut [f32; 32], j: u32) -> f32 {
         let kv0 = j * BKV;
         let c = if self.scale2 > 0.0 {
             self.scale2
@@ -152,6 +135,7 @@ impl Softmax {
             });
             1.0
         };
+        // (a19's mask pass on one 64-key block; a19's own is left as it is, its PTX unchanged.)
         if kv0 + BKV > self.l || (self.causal && needs_mask_off(BQ, BKV, self.qt, j, self.off)) {
             unroll8!(jj => {
                 unroll4!(e => {
@@ -175,8 +159,8 @@ impl Softmax {
     /// # Safety
     /// All 32 lanes of the warp, converged (quad shuffles, the vote).
     #[inline(always)]
-    unsafe fn tile(self, s: &mut [f32; 32], j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2]) -> Option<[f32; 2]> {
-        let c = self.prepare(s, j);
+    unsafe fn tile_64(self, s: &mut [f32; 32], j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2]) -> Option<[f32; 2]> {
+        let c = self.prepare_64(s, j);
         let mut mx = [[-1e30f32; 4]; 2];
         unroll8!(jj => {
             unroll4!(e => {
@@ -211,7 +195,7 @@ impl Softmax {
     }
 }
 
-/// P (f32, from [`Softmax::tile`]) packed to `E` as P·V's A fragments: n-tile `jj` of 8 keys into K-step
+/// P (f32, from [`Softmax::tile_64`]) packed to `E` as P·V's A fragments: n-tile `jj` of 8 keys into K-step
 /// `jj / 2`. Kept apart from the softmax so that P's registers are written only after the previous P·V,
 /// which reads them, retired.
 #[inline(always)]
@@ -485,7 +469,7 @@ pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const T
                     if n_tiles == 1 {
                         release_q();
                     }
-                    let _ = softmax.tile(&mut s, 0, &mut r_m, &mut r_l);
+                    let _ = softmax.tile_64(&mut s, 0, &mut r_m, &mut r_l);
                     let mut p = pack_p::<E>(&s);
                     // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
                     // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
@@ -503,7 +487,7 @@ pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const T
                         if j + 2 == n_tiles {
                             release_q();
                         }
-                        let moved = softmax.tile(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                        let moved = softmax.tile_64(&mut s_next, j + 1, &mut r_m, &mut r_l);
                         block_boundary(w.k_len);
                         wgmma_wait_group::<0>();
                         pin_o(&mut o);
