@@ -12,23 +12,26 @@ use kernel_lab_bench::{
         prefill::{Lens, PrefillDesc, PrefillPlan, PrefillSchedule},
     },
     gemm::Element,
-    runtime::timing::time_pair,
+    runtime::timing::{Stats, time_gpu, time_pair},
 };
 
 const HELP: &str = "\
-kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--json FILE]
+kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--timing pair|burst] [--json FILE]
   Prefill attention over packed sequences (step a19). LIST is comma-separated BxHxKxLxD (batch, query
   heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
   with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
   problem (K/V heads repeated; D = 256: the persistent a25 against a24). --varlen (default 16:100-8192:1) draws N lengths uniformly from LO..=HI
   and times the packed batch, causal, 32/8 heads, D = 128, against equal lengths of the same work.
+  --timing pair (default): each row and its baseline in interleaved rounds for 400 ms (the card at its
+  power limit); burst: each alone, 30 calls after 3 untimed ones, 300 ms idle before each (as the torch
+  peer times without --sustain-ms: an idle card's clock).
 ";
 
 const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64,2x16x8x4096x256";
 
 /// `kernel-lab prefill …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--json"]) {
+    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--timing", "--json"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -43,8 +46,13 @@ pub fn main(args: &[String]) -> i32 {
         Err(code) => return code,
     };
     let json = flags.get("--json").map(String::as_str);
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json),
-                  || run::<half::bf16>(&gpu, &parsed, varlen, json))
+    let burst = match flags.get("--timing").map_or("pair", String::as_str) {
+        "pair" => false,
+        "burst" => true,
+        other => return sub::usage(format!("--timing {other}: pair or burst")),
+    };
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json, burst),
+                  || run::<half::bf16>(&gpu, &parsed, varlen, json, burst))
 }
 
 /// `N:LO-HI:SEED`.
@@ -63,7 +71,7 @@ fn parse_varlen(s: &str) -> std::result::Result<(usize, usize, usize, u64), Stri
 
 /// D = 256, without and with the mask: the library's plan (a25, persistent) against a24 (one CTA a tile)
 /// on the same problem — the fixed-length family has no D = 256 kernel.
-fn run_d256<T: Element>(gpu: &Gpu, [b, h, k, l]: [usize; 4], print: &dyn Fn(&Row)) -> Result<Vec<Row>> {
+fn run_d256<T: Element>(gpu: &Gpu, [b, h, k, l]: [usize; 4], burst: bool, print: &dyn Fn(&Row)) -> Result<Vec<Row>> {
     let shape = format!("{b}x{h}x{k}x{l}x256");
     let (q, kk, vv) = (sub::random::<T>(gpu, b * l * h * 256, 1)?, sub::random::<T>(gpu, b * l * k * 256, 2)?, sub::random::<T>(gpu, b * l * k * 256, 3)?);
     let cq = sub::cu(&vec![l as u32; b]);
@@ -74,7 +82,7 @@ fn run_d256<T: Element>(gpu: &Gpu, [b, h, k, l]: [usize; 4], print: &dyn Fn(&Row
         let desc = if causal { PrefillDesc::new(h, k, 256).causal() } else { PrefillDesc::new(h, k, 256) };
         let (mut plan, mut base) = (PrefillPlan::<T>::new(gpu, desc)?, PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::CtaPerTile)?);
         let flops = Lens::new(&desc, &cq, &cq)?.flops(&desc);
-        let (ours, theirs) = time_pair(gpu, 5, 200, 400.0, |_, is_base| if is_base {
+        let (ours, theirs) = time_two(gpu, burst, |_, is_base| if is_base {
             base.run(&q, &kk, &vv, &cq, &cq, &mut bo, &mut bl).map(|_| ())
         } else {
             plan.run(&q, &kk, &vv, &cq, &cq, &mut o, &mut lse).map(|_| ())
@@ -100,7 +108,21 @@ struct Row {
     base_tflops: f64,
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usize, u64), json: Option<&str>) -> Result<()> {
+/// A row and its baseline: interleaved (`time_pair`, 400 ms) or, `burst`, each alone after 300 ms idle,
+/// 30 calls after 3 untimed ones.
+fn time_two(gpu: &Gpu, burst: bool, mut work: impl FnMut(usize, bool) -> Result<()>) -> Result<(Stats, Stats)> {
+    if !burst {
+        return time_pair(gpu, 5, 200, 400.0, work);
+    }
+    let mut one = |base: bool| {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        time_gpu(gpu, 3, 30, |i| work(i, base))
+    };
+    let ours = one(false)?;
+    Ok((ours, one(true)?))
+}
+
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usize, u64), json: Option<&str>, burst: bool) -> Result<()> {
     let mut rows = vec![];
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
     println!("| shape BxHxKxLxD | config | µs | TFLOP/s | baseline | µs | TFLOP/s | ratio |\n|---|---|---|---|---|---|---|---|");
@@ -108,7 +130,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
                                     r.tflops / r.base_tflops);
     for &[b, h, k, l, d] in shapes {
         if d == 256 {
-            rows.extend(run_d256::<T>(gpu, [b, h, k, l], &print)?);
+            rows.extend(run_d256::<T>(gpu, [b, h, k, l], burst, &print)?);
             continue;
         }
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
@@ -133,7 +155,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
             };
             let mut fixed = AttentionPlan::<T>::new(gpu, fd)?;
             let base = fixed.config().label.to_string();
-            let (ours, theirs) = time_pair(gpu, 5, 200, 400.0, |_, is_base| if is_base {
+            let (ours, theirs) = time_two(gpu, burst, |_, is_base| if is_base {
                 match (&fq2, &fk2, &fv2, fo2.as_mut()) {
                     (Some(a), Some(bb), Some(c), Some(oo)) => fixed.run(a, bb, c, oo, &mut fl),
                     _ => fixed.run(&fq, &fk, &fv, &mut fo, &mut fl),
@@ -162,7 +184,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
     let (mut o, mut lse) = (gpu.zeros::<T>(tokens * h * d)?, gpu.zeros::<f32>(tokens * h)?);
     let (fv_, fe) = (Lens::new(&desc, &cv, &cv)?.flops(&desc), Lens::new(&desc, &ce, &ce)?.flops(&desc));
     let mut plan = PrefillPlan::<T>::new(gpu, desc)?;
-    let (ours, theirs) = time_pair(gpu, 5, 200, 400.0, |_, is_base| {
+    let (ours, theirs) = time_two(gpu, burst, |_, is_base| {
         let c = if is_base { &ce } else { &cv };
         plan.run(&q, &kk, &vv, c, c, &mut o, &mut lse).map(|_| ())
     })?;
