@@ -41,16 +41,16 @@ pub fn main(args: &[String]) -> i32 {
         Ok(p) => p,
         Err(e) => return sub::usage(e),
     };
-    let gpu = match sub::gpu("prefill", "`cargo test` checks prefill's input rules on the CPU and skips its GPU tests.") {
-        Ok(g) => g,
-        Err(code) => return code,
-    };
-    let json = flags.get("--json").map(String::as_str);
     let burst = match flags.get("--timing").map_or("pair", String::as_str) {
         "pair" => false,
         "burst" => true,
         other => return sub::usage(format!("--timing {other}: pair or burst")),
     };
+    let gpu = match sub::gpu("prefill", "`cargo test` checks prefill's input rules on the CPU and skips its GPU tests.") {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let json = flags.get("--json").map(String::as_str);
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json, burst),
                   || run::<half::bf16>(&gpu, &parsed, varlen, json, burst))
 }
