@@ -12,7 +12,7 @@ use half::{bf16, f16};
 use kernel_lab_bench::{
     attention::{
         AttentionDesc, AttentionPlan,
-        prefill::{PrefillDesc, PrefillPlan, PrefillSchedule, reference_f64},
+        prefill::{PrefillDesc, PrefillPlan, PrefillSchedule, reference_f64, reference_row_f64},
     },
     families::attention::{LSE_TOL, o_tol},
     runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
@@ -220,7 +220,7 @@ fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
             let b = cq.iter().rposition(|&c| c as usize <= tok).unwrap().min(lens.len() - 1);
             let (k0, t) = (cq[b] as usize, tok - cq[b] as usize);
             let keys = if causal { t + 1 } else { lens[b] as usize };
-            let (ow, lw) = reference_row(&fq[(tok * h + head) * dd..][..dd], &fk, &fv, k0, keys, hk, head / (h / hk), dd, d.scale() as f64);
+            let (ow, lw) = reference_row_f64(&fq[(tok * h + head) * dd..][..dd], &fk, &fv, k0, keys, hk, head / (h / hk), d.scale() as f64);
             got.extend_from_slice(&go[(tok * h + head) * dd..][..dd]);
             want.extend(ow);
             got_l.push(gl[tok * h + head]);
@@ -229,22 +229,6 @@ fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
         let (eo, el) = (verify::rel_l2(&got, &want), verify::rel_l2(&got_l, &want_l));
         assert!(eo <= o_tol(Elem::Bf16) && el <= LSE_TOL, "causal {causal} (seed {seed}): sampled rows: O rel L2 {eo:.2e}, LSE {el:.2e}");
     }
-}
-
-/// One query row's attention over keys `k0..k0 + keys` of K/V head `kh` (f64): O's row and the natural LSE.
-#[allow(clippy::too_many_arguments)]
-fn reference_row(q: &[f32], k: &[f32], v: &[f32], k0: usize, keys: usize, hk: usize, kh: usize, d: usize, scale: f64) -> (Vec<f64>, f64) {
-    let s: Vec<f64> = (0..keys).map(|j| q.iter().zip(&k[((k0 + j) * hk + kh) * d..][..d]).map(|(&a, &b)| a as f64 * b as f64).sum::<f64>() * scale).collect();
-    let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let p: Vec<f64> = s.iter().map(|&x| (x - m).exp()).collect();
-    let sum: f64 = p.iter().sum();
-    let mut o = vec![0.0; d];
-    for (j, &pj) in p.iter().enumerate() {
-        for (x, &y) in o.iter_mut().zip(&v[((k0 + j) * hk + kh) * d..][..d]) {
-            *x += pj / sum * y as f64;
-        }
-    }
-    (o, m + sum.ln())
 }
 
 /// Token-major `[b·l][h][d]` O to head-major `[b·h][l][d]`, as f64.

@@ -1,8 +1,8 @@
 //! Prefill attention (issue 49): a packed batch of sequences of different lengths, grouped-query heads,
 //! queries that may be the last tokens of longer keys (chunked prefill against a cached prefix), the
 //! causal mask aligned bottom-right. The kernels are step a19 (Hopper,
-//! `kernels-gpu/src/attention/steps/v19_prefill_varlen.rs`) at head dims 64, 96 and 128, and a24
-//! (`steps/v24_prefill_d256.rs`: 64-key tiles) at 256.
+//! `kernels-gpu/src/attention/steps/v19_prefill_varlen.rs`) at head dims 64, 96 and 128, and at 256 a25
+//! (`steps/v25_prefill_d256_persistent.rs`: a24's 64-key tiles, persistent; [`PrefillSchedule`]).
 //!
 //! ```text
 //! q, o     [tokens_q][heads][D]       16-bit (f16 or bf16), packed: no padding between sequences
@@ -367,12 +367,7 @@ impl<T: Element> PrefillPlan<T> {
             if units + u32::MAX as u64 / 2 > u32::MAX as u64 {
                 return Err(Error::InvalidInput(format!("prefill attention {d:?}: {units} (query tile, head) units exceed 2^31")));
             }
-            if self.tiles.as_ref().is_none_or(|t| t.len() < tiles.len()) {
-                self.tiles = Some(self.gpu.zeros::<u32>(tiles.len())?);
-            }
-            let Some(buf) = self.tiles.as_mut() else { unreachable!("allocated above") };
-            self.gpu.stream.memcpy_htod(&tiles, &mut buf.slice_mut(..tiles.len())).during(|| "prefill attention: copying the work list to the device".to_string())?;
-            let ptiles = buf.device_ptr(&self.gpu.stream).0;
+            let ptiles = upload_grown(&self.gpu, &mut self.tiles, &tiles, || "prefill attention: copying the work list to the device".to_string())?;
             let ctas = (units as u32).min(self.gpu.info.sms.max(1)).min(self.max_ctas.unwrap_or(u32::MAX)).max(1);
             let units = units as u32;
             // SAFETY: `attn_a25_d256_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)`: as
@@ -410,15 +405,21 @@ impl<T: Element> PrefillPlan<T> {
 /// before whatever is enqueued next; returns the device addresses of the two arrays. `what` names the
 /// caller in a copy error.
 pub(crate) fn upload_offsets(gpu: &Gpu, buf: &mut Option<CudaSlice<i32>>, cu_q: &[u32], cu_k: &[u32], what: &str) -> Result<(u64, u64)> {
-    let n = cu_q.len();
-    if buf.as_ref().is_none_or(|c| c.len() < n + cu_k.len()) {
-        *buf = Some(gpu.zeros::<i32>(n + cu_k.len())?);
-    }
     let offsets: Vec<i32> = cu_q.iter().chain(cu_k).map(|&x| x as i32).collect();
-    let Some(cu) = buf.as_mut() else { unreachable!("allocated above") };
-    gpu.stream.memcpy_htod(&offsets, &mut cu.slice_mut(..offsets.len())).during(|| format!("{what}: copying the offsets to the device"))?;
-    let p = cu.device_ptr(&gpu.stream).0;
-    Ok((p, p + 4 * n as u64))
+    let p = upload_grown(gpu, buf, &offsets, || format!("{what}: copying the offsets to the device"))?;
+    Ok((p, p + 4 * cu_q.len() as u64))
+}
+
+/// Copies `data` to the front of `buf` (reallocated when too short), ordered on the GPU's stream before
+/// whatever is enqueued next; returns its device address. `what` names the copy in an error.
+fn upload_grown<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(gpu: &Gpu, buf: &mut Option<CudaSlice<T>>, data: &[T],
+                                                                                  what: impl FnOnce() -> String) -> Result<u64> {
+    if buf.as_ref().is_none_or(|b| b.len() < data.len()) {
+        *buf = Some(gpu.zeros::<T>(data.len())?);
+    }
+    let Some(b) = buf.as_mut() else { unreachable!("allocated above") };
+    gpu.stream.memcpy_htod(data, &mut b.slice_mut(..data.len())).during(what)?;
+    Ok(b.device_ptr(&gpu.stream).0)
 }
 
 /// Prefill attention in f64 on the CPU (the tests' reference): `q` `[tokens_q][heads][D]`, `k`, `v`
@@ -434,28 +435,37 @@ pub fn reference_f64(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], q: &[f32], 
         let (k0, kl) = (cu_k[b] as usize, (cu_k[b + 1] - cu_k[b]) as usize);
         for t in 0..ql {
             for head in 0..h {
-                let kh = head / (h / hk);
                 let keys = if desc.causal { t + 1 + (kl - ql) } else { kl };
-                let qr = &q[((q0 + t) * h + head) * d..][..d];
-                let s: Vec<f64> = (0..keys).map(|j| {
-                    let kr = &k[((k0 + j) * hk + kh) * d..][..d];
-                    qr.iter().zip(kr).map(|(&a, &b)| a as f64 * b as f64).sum::<f64>() * scale
-                }).collect();
-                let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                let p: Vec<f64> = s.iter().map(|&x| (x - m).exp()).collect();
-                let sum: f64 = p.iter().sum();
-                let out = &mut o[((q0 + t) * h + head) * d..][..d];
-                for (j, &pj) in p.iter().enumerate() {
-                    let vr = &v[((k0 + j) * hk + kh) * d..][..d];
-                    for (x, &y) in out.iter_mut().zip(vr) {
-                        *x += pj / sum * y as f64;
-                    }
-                }
-                lse[(q0 + t) * h + head] = m + sum.ln();
+                let (row, l) = reference_row_f64(&q[((q0 + t) * h + head) * d..][..d], k, v, k0, keys, hk, head / (h / hk), scale);
+                o[((q0 + t) * h + head) * d..][..d].copy_from_slice(&row);
+                lse[(q0 + t) * h + head] = l;
             }
         }
     }
     (o, lse)
+}
+
+/// One query row `q` (head dim `q.len()`) attending to keys `k0 .. k0 + keys` of K/V head `kh` (of `kv_heads`)
+/// of `k`, `v` (`[tokens][kv_heads][D]`), in f64: O's row and its natural log-sum-exp ([`reference_f64`]'s
+/// row; the tests' reference at shapes too large for every row).
+#[allow(clippy::too_many_arguments)]
+pub fn reference_row_f64(q: &[f32], k: &[f32], v: &[f32], k0: usize, keys: usize, kv_heads: usize, kh: usize, scale: f64) -> (Vec<f64>, f64) {
+    let d = q.len();
+    let s: Vec<f64> = (0..keys).map(|j| {
+        let kr = &k[((k0 + j) * kv_heads + kh) * d..][..d];
+        q.iter().zip(kr).map(|(&a, &b)| a as f64 * b as f64).sum::<f64>() * scale
+    }).collect();
+    let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let p: Vec<f64> = s.iter().map(|&x| (x - m).exp()).collect();
+    let sum: f64 = p.iter().sum();
+    let mut out = vec![0.0; d];
+    for (j, &pj) in p.iter().enumerate() {
+        let vr = &v[((k0 + j) * kv_heads + kh) * d..][..d];
+        for (x, &y) in out.iter_mut().zip(vr) {
+            *x += pj / sum * y as f64;
+        }
+    }
+    (out, m + sum.ln())
 }
 
 #[cfg(test)]
