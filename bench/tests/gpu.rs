@@ -379,8 +379,8 @@ fn pdl_launches_wait_for_the_previous_grid() {
         }
         links.iter().map(|c| gpu.download(c).unwrap()).collect()
     };
-    // d2 (sm_80) runs on Hopper from its sm_90a build, PDL-aware there (`kernels-gpu/src/util/pdl.rs`: an
-    // L2 prefetch of its first weight rows, then the wait): its queued chain must equal its chain with the
+    // d2 (sm_80) runs on Hopper from its sm_90a build, PDL-aware there (`kernels-gpu/src/util/pdl.rs`: the
+    // wait first, the next grid released after its K loop): its queued chain must equal its chain with the
     // host waiting between launches, bit for bit (d2 sums its splits in a fixed order).
     let d2 = gpu.kernel(kernel_lab_bench::steps::hgemm::D2.kernel.name).unwrap();
     let hopper = gpu.runs(kernel_lab_bench::steps::Target::Sm90a);
@@ -389,6 +389,40 @@ fn pdl_launches_wait_for_the_previous_grid() {
     for (i, (p, q)) in synced.iter().zip(&queued).enumerate() {
         assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "link {i}: d2's output not fully written (seed {seed})");
         assert!(p == q, "link {i}: d2's queued chain differs from its synchronized chain (seed {seed})");
+    }
+    // d2 told that B is ready at launch (`BReady::AtLaunch`: each link writes the next one's A, never
+    // the weights): on Hopper its first weight stages are copied before the wait. The same bits again,
+    // at this K (several stages a split) and at K = 64 (one stage: fewer than the ring's first copies).
+    for kk in [k, 64] {
+        use kernel_lab_bench::gemm::{BReady, launch::{Operand, Workspace}};
+        let s2 = Shape::new(m, kk, kk).unwrap();
+        let mut ws = Workspace::new();
+        let mut run = |ready: BReady, sync_each: bool| -> Vec<Vec<u16>> {
+            let mut links = [gpu.zeros::<u16>(m * kk).unwrap(), gpu.zeros::<u16>(m * kk).unwrap(), gpu.zeros::<u16>(m * kk).unwrap()];
+            for c in links.iter_mut() {
+                gpu.poison(c).unwrap();
+            }
+            if !sync_each {
+                timing::hold(&gpu, 200_000).unwrap();
+            }
+            let op = |c: &cudarc::driver::CudaSlice<u16>| Operand::of(&gpu, c);
+            let pw = Operand { ptr: op(&w).ptr, len: kk * kk };
+            let pa = Operand { ptr: op(&a).ptr, len: m * kk };
+            ws.launch_ready(&gpu, &d2, &kernel_lab_bench::steps::hgemm::D2, s2, pa, pw, op(&links[0]), ready).unwrap();
+            for i in 1..3 {
+                if sync_each {
+                    gpu.sync_after("d2").unwrap();
+                }
+                ws.launch_ready(&gpu, &d2, &kernel_lab_bench::steps::hgemm::D2, s2, op(&links[i - 1]), pw, op(&links[i]), ready).unwrap();
+            }
+            gpu.sync_after("d2").unwrap();
+            links.iter().map(|c| gpu.download(c).unwrap()).collect()
+        };
+        let (early, synced) = (run(BReady::AtLaunch, false), run(BReady::AfterPrevious, true));
+        for (i, (p, q)) in synced.iter().zip(&early).enumerate() {
+            assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "K = {kk}, link {i}: d2 (B at launch) left output unwritten (seed {seed})");
+            assert!(p == q, "K = {kk}, link {i}: d2 with B read at launch differs from its synchronized chain (seed {seed})");
+        }
     }
     let mut chain = |kern, step| chain_with(kern, step, false);
     let plain = chain(&d4, &D4);

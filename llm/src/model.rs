@@ -34,7 +34,7 @@ use kernel_lab::{
     comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
     cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
     fp8_weights::{Fp8Weights, W8Plan},
-    gemm::{Element, GemmDesc, GemmPlan},
+    gemm::{BReady, Element, GemmDesc, GemmPlan},
     runtime::gpu::Kernel,
     steps::gemm::Elem,
 };
@@ -876,17 +876,17 @@ impl<T: Element + NormReducible> Shard<T> {
         // max_len, decode only while len < max_len) and slots < `slots`; hidden a multiple of 8
         // (config), ≤ the RMSNorm kernel's 16384; 16-byte-aligned fresh allocations; the cache
         // `[slots][local kv_heads][max_len][D]` per layer.
-        if !normed {
+        if !normed && !ablated("norm") {
             unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
             mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
         }
-        gemm(gemms, gpu, tokens, l.qkv_width(d), h, &b.x, &layer.qkv, &mut b.qkv, prof)?;
+        if !ablated("qkv") { gemm(gemms, gpu, tokens, l.qkv_width(d), h, &b.x, &layer.qkv, &mut b.qkv, prof)?; }
         let (ck, cv) = &mut cache[li];
         let bias = layer.qkv_bias.as_ref().unwrap_or(dummy);
-        unsafe {
+        if !ablated("rope") { unsafe {
             launch!(ks, rope, rope_bf16, rope_f16, grid::rope(tokens, l.heads, l.kv_heads, d), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
                     max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32, cu.is_some() as u32)?
-        };
+        } };
         mark(prof, gpu, || "rope".into(), 0)?;
         let nq = tokens * l.heads * d;
         match cu {
@@ -896,6 +896,7 @@ impl<T: Element + NormReducible> Shard<T> {
                             &mut b.lse.slice_mut(..tokens * l.heads))?;
                 mark(prof, gpu, || "attention prefill".into(), 0)?;
             }
+            None if ablated("attn") => {}
             None => {
                 let (plan, seq_lens) = decode.get_mut(&tokens).ok_or_else(|| Error::InvalidInput("decode plan missing (internal)".into()))?;
                 let per = tokens * l.kv_heads * max_len * d;
@@ -906,6 +907,7 @@ impl<T: Element + NormReducible> Shard<T> {
                 mark(prof, gpu, || format!("{DECODE_ATTENTION} ({splits} splits)"), 0)?;
             }
         }
+        if ablated("o") { return Ok(()); }
         gemm(gemms, gpu, tokens, h, l.heads * d, &b.attn, &layer.o, &mut b.delta, prof)
     }
 
@@ -920,13 +922,14 @@ impl<T: Element + NormReducible> Shard<T> {
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         // SAFETY: as in `attention_half`; the local intermediate size a multiple of 8 (checked at load).
-        if !normed {
+        if !normed && !ablated("norm") {
             unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
             mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
         }
-        gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?;
-        unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
-        mark(prof, gpu, || "silu_mul".into(), 0)?;
+        if !ablated("gu") { gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?; }
+        if !ablated("silu") { unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
+        mark(prof, gpu, || "silu_mul".into(), 0)?; }
+        if ablated("down") { return Ok(()); }
         gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta, prof)
     }
 
@@ -994,7 +997,11 @@ impl<T: Element + NormReducible> Shard<T> {
         let desc = GemmDesc::new(n, cols, h).with_strides(h, cols, v);
         let plan = match head_plans.entry(n) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(GemmPlan::<T>::new(gpu, desc)?),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut plan = GemmPlan::<T>::new(gpu, desc)?;
+                plan.set_b_ready(BReady::AtLaunch); // the head's weights, written at load
+                e.insert(plan)
+            }
         };
         let span = desc.spans().2;
         plan.run(&view::<T>(last, n * h)?, &view::<T>(w, h * cols)?, &mut view_mut::<T>(logits, start + span)?.slice_mut(start..))?;
@@ -1064,7 +1071,13 @@ fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usi
     match w {
         Weight::Dense(b) => {
             if !plans.dense.contains_key(&(m, n, kk)) {
-                plans.dense.insert((m, n, kk), GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, kk))?);
+                let mut plan = match forced_step(m, n, kk) {
+                    Some(label) => GemmPlan::<T>::with_step(gpu, GemmDesc::new(m, n, kk), &label)?,
+                    None => GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, kk))?,
+                };
+                // B is a weight, written at load: never by the kernel just before.
+                plan.set_b_ready(BReady::AtLaunch);
+                plans.dense.insert((m, n, kk), plan);
             }
             let plan = plans.dense.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("GEMM plan missing (internal)".into()))?;
             plan.run(&view::<T>(a, m * kk)?, &view::<T>(b, kk * n)?, &mut view_mut::<T>(c, m * n)?)?;
@@ -1113,4 +1126,19 @@ mod tests {
         assert!(!split_head(&cfg(32001), 2, dense) && !split_head(&cfg(32004), 2, dense));
         assert!(!split_head(&cfg(128256), 2, WeightFormat::Fp8));
     }
+}
+
+/// Timing experiment only (`KERNEL_LAB_LLM_ABLATE=norm,rope,attn,silu,qkv,o,gu,down`): the named launches of
+/// every layer are left out, so a step's time without them measures what they cost inside the graph. The
+/// output is wrong while it is set.
+fn ablated(what: &str) -> bool {
+    static SET: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| std::env::var("KERNEL_LAB_LLM_ABLATE").map(|v| v.split(',').map(|s| s.trim().to_string()).collect()).unwrap_or_default())
+        .iter().any(|s| s == what)
+}
+
+/// Timing experiment only (`KERNEL_LAB_LLM_GEMM_STEP=1x4096x4096=d15-bf16;…`): the step a GEMM shape runs on.
+fn forced_step(m: usize, n: usize, k: usize) -> Option<String> {
+    let v = std::env::var("KERNEL_LAB_LLM_GEMM_STEP").ok()?;
+    v.split(';').find_map(|e| e.split_once('=').filter(|(s, _)| s.trim() == format!("{m}x{n}x{k}")).map(|(_, l)| l.trim().to_string()))
 }

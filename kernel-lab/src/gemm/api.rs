@@ -24,7 +24,7 @@ use crate::{
     steps::gemm::Elem,
 };
 
-use super::{HalfPlan, Shape, copy_rows, launch::Operand, step_by_label};
+use super::{HalfPlan, Shape, copy_rows, launch::{BReady, Operand}, step_by_label};
 
 mod sealed {
     pub trait Sealed {}
@@ -298,16 +298,29 @@ impl<T: Element> GemmPlan<T> {
         if let Some(sb) = sb {
             copy_rows(&self.gpu, ob, d.ldb, sb, d.n, d.k, d.n, e)?;
         }
-        self.run_dense(sa.unwrap_or(oa), sb.unwrap_or(ob), sc.unwrap_or(oc))?;
+        self.run_dense(sa.unwrap_or(oa), sb.unwrap_or(ob), sc.unwrap_or(oc), sb.is_some())?;
         match sc {
             Some(sc) => copy_rows(&self.gpu, sc, d.n, oc, d.ldc, d.m, d.n, e),
             None => Ok(()),
         }
     }
 
-    fn run_dense(&mut self, a: Operand, b: Operand, c: Operand) -> Result<()> {
+    /// Lets the kernel start reading B before the kernel enqueued just before this GEMM has finished —
+    /// promise that kernel does not write B (model weights loaded earlier): see [`BReady`]. Used by the
+    /// split-K decode steps on Hopper; a no-op for the others and for f32. Default: `AfterPrevious`.
+    pub fn set_b_ready(&mut self, b_ready: BReady) {
+        if let Inner::Half(p) = &mut self.inner {
+            p.set_b_ready(b_ready);
+        }
+    }
+
+    /// `b_staged`: B was just copied into the plan's staging buffer, so it is never read early.
+    fn run_dense(&mut self, a: Operand, b: Operand, c: Operand, b_staged: bool) -> Result<()> {
         match &mut self.inner {
-            Inner::Half(p) => p.run_at(a, b, c),
+            Inner::Half(p) => {
+                let ready = if b_staged { BReady::AfterPrevious } else { p.b_ready() };
+                p.run_at_ready(a, b, c, ready)
+            }
             Inner::Single(p) => p.run_at(a, b, c),
         }
     }

@@ -89,10 +89,30 @@ impl Workspace {
     }
 }
 
+/// When a GEMM's kernel may start reading B, relative to the kernel enqueued just before it on the
+/// stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BReady {
+    /// Only after that kernel has finished: always correct, the default.
+    #[default]
+    AfterPrevious,
+    /// At once: that kernel does not write B (model weights, written long before). Launched with
+    /// programmatic dependent launch on Hopper, the split-K decode steps (d2, d24) then copy their first
+    /// weight stages while that kernel finishes; other steps read B after it as before. Wrong results, not
+    /// an error, if that kernel does write B: the caller's promise.
+    AtLaunch,
+}
+
 impl Workspace {
 /// Enqueues `c = a · b` with `step`'s kernel on `gpu`'s stream: checks the operands and the step's shape
 /// rule, then launches with pointers or (Hopper steps) the TMA tensor maps of the operands.
 pub fn launch(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: Operand, b: Operand, c: Operand) -> Result<()> {
+    self.launch_ready(gpu, kernel, step, s, a, b, c, BReady::AfterPrevious)
+}
+
+/// [`Workspace::launch`], B ready as `b_ready` says.
+#[allow(clippy::too_many_arguments)]
+pub fn launch_ready(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: Operand, b: Operand, c: Operand, b_ready: BReady) -> Result<()> {
     s.check_buffers("16-bit elements", a.len, b.len, c.len)?;
     if step.needs.aligned_b_c() {
         Operand::require_aligned16(&[("A", a), ("B", b), ("C", c)], step.kernel.name, String::new)?;
@@ -107,7 +127,7 @@ pub fn launch(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, a: O
     s.check_step(step)?;
     let grid = s.grid(step, gpu.info.sms)?;
     if let Args::SplitK { partials } = step.args {
-        return self.launch_split_k(gpu, kernel, step, partials, s, grid, a, b, c);
+        return self.launch_split_k(gpu, kernel, step, partials, s, grid, a, b, c, b_ready);
     }
     if step.args != Args::Pointers {
         return self.launch_tma(gpu, kernel, step, s, grid, a, b, c);
@@ -132,7 +152,7 @@ impl Workspace {
 /// Launches a split-K step (`hgemm_decode_v*`) on `grid` with this workspace's split-K buffers.
 #[allow(clippy::too_many_arguments)]
 fn launch_split_k(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, partials: bool, s: Shape, grid: (u32, u32), a: Operand, b: Operand,
-                  c: Operand) -> Result<()> {
+                  c: Operand, b_ready: BReady) -> Result<()> {
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
     let (rows, cols) = step.grid.tile();
     let (splits, k_split) = split_k(step, s, gpu.info.sms);
@@ -149,7 +169,16 @@ fn launch_split_k(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, partials: 
         // blocks) or one tile per split (d2) for rows padded to the step's tile, `count` one zero
         // counter per tile (reset by each tile's last block); grid `(⌈N/cols⌉, ⌈M/rows⌉·splits)` from
         // the same `split_k` as `k_split`; launches on one stream never overlap.
-        unsafe { launch!(gpu, kernel, grid = grid, &a.ptr, &b.ptr, &c.ptr, ws, count, &m, &n, &k, &k_split) }
+        // d2 and d24 (`partials`) also take `flags` (`DECODE_B_AT_LAUNCH` where the caller promised B is
+        // not the previous kernel's output); d1 does not.
+        if partials {
+            let flags = if b_ready == BReady::AtLaunch { layout::hgemm::DECODE_B_AT_LAUNCH } else { 0 };
+            // SAFETY: as above; the flag only where the caller promised it (`BReady::AtLaunch`).
+            unsafe { launch!(gpu, kernel, grid = grid, &a.ptr, &b.ptr, &c.ptr, ws, count, &m, &n, &k, &k_split, &flags) }
+        } else {
+            // SAFETY: as above.
+            unsafe { launch!(gpu, kernel, grid = grid, &a.ptr, &b.ptr, &c.ptr, ws, count, &m, &n, &k, &k_split) }
+        }
     })
 }
 

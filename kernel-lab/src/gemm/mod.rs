@@ -45,6 +45,7 @@ pub mod launch;
 mod shape;
 
 pub use api::{Element, GemmConfig, GemmDesc, GemmPlan, gemm};
+pub use launch::BReady;
 pub use shape::Shape;
 
 use launch::{Operand, Workspace};
@@ -723,6 +724,7 @@ pub struct HalfPlan {
     kernel: Kernel,
     pad: Option<Pad>,
     ws: Workspace,
+    b_ready: launch::BReady,
 }
 
 impl HalfPlan {
@@ -757,7 +759,7 @@ impl HalfPlan {
         } else {
             None
         };
-        Ok(HalfPlan { gpu: gpu.clone(), shape: s, config, kernel, pad, ws: Workspace::new() })
+        Ok(HalfPlan { gpu: gpu.clone(), shape: s, config, kernel, pad, ws: Workspace::new(), b_ready: launch::BReady::default() })
     }
 
     /// The configuration this plan runs.
@@ -776,13 +778,30 @@ impl HalfPlan {
         self.run_at(a, b, c)
     }
 
+    /// When the kernel may start reading B ([`launch::BReady`]; default: after the previous kernel).
+    pub fn set_b_ready(&mut self, b_ready: launch::BReady) {
+        self.b_ready = b_ready;
+    }
+
+    /// What [`HalfPlan::set_b_ready`] set.
+    pub fn b_ready(&self) -> launch::BReady {
+        self.b_ready
+    }
+
     /// [`HalfPlan::run`] on operands given by address (dense row-major, 16-byte aligned: checked).
     pub fn run_at(&mut self, a: Operand, b: Operand, c: Operand) -> Result<()> {
+        self.run_at_ready(a, b, c, self.b_ready)
+    }
+
+    /// [`HalfPlan::run_at`] with B ready as `b_ready` says for this launch (a caller that copied B just
+    /// before passes `AfterPrevious`). A padded plan copies B into its own buffer first, so it never
+    /// reads B early.
+    pub fn run_at_ready(&mut self, a: Operand, b: Operand, c: Operand, b_ready: launch::BReady) -> Result<()> {
         let s = self.shape;
         s.check_buffers("16-bit elements", a.len, b.len, c.len)?;
         let gpu = &self.gpu;
         match &mut self.pad {
-            None => self.ws.launch(gpu, &self.kernel, self.config.step, s, a, b, c),
+            None => self.ws.launch_ready(gpu, &self.kernel, self.config.step, s, a, b, c, b_ready),
             Some(p) => {
                 let (pa, pb, pc) = (Operand::of(gpu, &p.a), Operand::of(gpu, &p.b), Operand::of(gpu, &p.c));
                 copy_rows(gpu, a, s.k, pa, p.shape.k, s.m, s.k, 2)?;

@@ -19,7 +19,7 @@ use crate::prim::{
 use layout::{
     Layout,
     fragment::{Ldmatrix, MmaM16N8K16},
-    hgemm::{DECODE_BN as BN, DECODE_KT as KT, DECODE_STAGES as STAGES, DECODE_THREADS as THREADS, decode_a},
+    hgemm::{DECODE_BN as BN, DECODE_B_AT_LAUNCH, DECODE_KT as KT, DECODE_STAGES as STAGES, DECODE_THREADS as THREADS, decode_a},
 };
 
 /// How a step's stages hold the 64 × 64 weight tile (B: K × N, row-major) and how a warp reads its
@@ -54,18 +54,15 @@ pub(crate) trait Weights {
     fn ws_pitch(n: u32) -> u32;
 }
 
-/// Issues the `cp.async` copies of one stage (A: `16·MT × 64`; the weights by `W::load`) into ring
-/// slot `slot` and commits the group.
+/// Issues the `cp.async` copies of one stage's A tile (`16·MT × 64`) into ring slot `slot` (no commit).
 ///
 /// # Safety
-/// 128 threads call it; `a`, `b` as the kernels' contract; `k0`, `k_end` multiples of 8.
+/// 128 threads call it; `a` as the kernels' contract; `k0`, `k_end` multiples of 8.
 #[inline(always)]
-unsafe fn load_stage<const MT: u32, W: Weights>(s_base: u32, slot: u32, a: *const u16, b: *const u16, m: u32, n: u32, k: u32, k_end: u32, m0: u32,
-                                                 n0: u32, k0: u32) {
+unsafe fn load_a<const MT: u32, W: Weights>(s_base: u32, slot: u32, a: *const u16, m: u32, k: u32, k_end: u32, m0: u32, k0: u32) {
     let tid = thread_idx_x();
     let la = decode_a(16 * MT);
     let s_a = s_base + slot * stage_bytes::<W>(16 * MT);
-    let s_b = s_a + 2 * 16 * MT * KT;
     let mut i = 0;
     while i < MT {
         let ch = tid + THREADS * i;
@@ -76,8 +73,32 @@ unsafe fn load_stage<const MT: u32, W: Weights>(s_base: u32, slot: u32, a: *cons
         unsafe { cp_async_cg_16_zfill(s_a + 2 * la.offset(row, col), src as *const u8, if ok { 16 } else { 0 }) };
         i += 1;
     }
+}
+
+/// Issues the `cp.async` copies of one stage's weight part into ring slot `slot` (no commit).
+///
+/// # Safety
+/// As [`Weights::load`], 128 threads calling it.
+#[inline(always)]
+unsafe fn load_b<const MT: u32, W: Weights>(s_base: u32, slot: u32, b: *const u16, n: u32, k_end: u32, n0: u32, k0: u32) {
+    let s_b = s_base + slot * stage_bytes::<W>(16 * MT) + 2 * 16 * MT * KT;
     // SAFETY: forwarded (the stage's weight part follows its A tile).
-    unsafe { W::load(s_b, b, n, k_end, n0, k0, tid) };
+    unsafe { W::load(s_b, b, n, k_end, n0, k0, thread_idx_x()) };
+}
+
+/// Issues the `cp.async` copies of one stage (A, then the weights) into ring slot `slot` and commits
+/// the group.
+///
+/// # Safety
+/// 128 threads call it; `a`, `b` as the kernels' contract; `k0`, `k_end` multiples of 8.
+#[inline(always)]
+unsafe fn load_stage<const MT: u32, W: Weights>(s_base: u32, slot: u32, a: *const u16, b: *const u16, m: u32, n: u32, k: u32, k_end: u32, m0: u32,
+                                                 n0: u32, k0: u32) {
+    // SAFETY: forwarded.
+    unsafe {
+        load_a::<MT, W>(s_base, slot, a, m, k, k_end, m0, k0);
+        load_b::<MT, W>(s_base, slot, b, n, k_end, n0, k0);
+    }
     cp_async_commit_group();
 }
 
@@ -94,7 +115,7 @@ pub(crate) const fn stage_bytes<W: Weights>(bm: u32) -> u32 {
 /// `STAGES · stage_bytes::<W>(16·MT) + 16` bytes of dynamic shared memory.
 #[inline(always)]
 pub(crate) unsafe fn decode<const MT: u32, E: Elem16, W: Weights>(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                                   k: u32, k_split: u32) {
+                                                                   k: u32, k_split: u32, flags: u32) {
     let bm = 16 * MT;
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
@@ -113,15 +134,27 @@ pub(crate) unsafe fn decode<const MT: u32, E: Elem16, W: Weights>(a: *const u16,
     // bounds); a ring slot is refilled only after the barrier that ends its last use; addresses come
     // from the tile layouts.
     unsafe {
-        // sm_90: launched with PDL (`util::pdl`): wait for the previous grid before touching memory.
-        crate::util::pdl::wait_then_release();
+        // sm_90: launched with PDL (`util::pdl`): wait for the previous grid before touching A, C, the
+        // workspace and (without the flag) B. `DECODE_B_AT_LAUNCH`: the previous grid does not write B, so the weights of the first stages
+        // are copied before the PDL wait, while that grid finishes; otherwise with their A tiles after it.
+        let b_early = flags & DECODE_B_AT_LAUNCH != 0;
+        let mut s = 0;
+        while s < STAGES - 1 {
+            if b_early && s < tiles_k {
+                load_b::<MT, W>(s_base, s, b, n, k_end, n0, k_begin + s * KT);
+            }
+            s += 1;
+        }
+        crate::util::pdl::wait();
         let mut s = 0;
         while s < STAGES - 1 {
             if s < tiles_k {
-                load_stage::<MT, W>(s_base, s, a, b, m, n, k, k_end, m0, n0, k_begin + s * KT);
-            } else {
-                cp_async_commit_group();
+                load_a::<MT, W>(s_base, s, a, m, k, k_end, m0, k_begin + s * KT);
+                if !b_early {
+                    load_b::<MT, W>(s_base, s, b, n, k_end, n0, k_begin + s * KT);
+                }
             }
+            cp_async_commit_group();
             s += 1;
         }
         let (ar, ac) = Ldmatrix::X4.tile_addr_rc(lane);
@@ -151,6 +184,10 @@ pub(crate) unsafe fn decode<const MT: u32, E: Elem16, W: Weights>(a: *const u16,
             kt += 1;
         }
         cp_async_wait_group_n(0);
+        // The next grid's CTAs may be scheduled once every CTA is past its K loop: released at the start
+        // (as before session 63), a following GEMM's CTAs took SM slots from this one's later waves while
+        // they waited (the runner's step 13 µs a layer slower with two GEMMs back to back).
+        crate::util::pdl::release();
         // This thread's outputs: m16 tile mi, n8 half h, pair p → (row, col) of C, two adjacent columns.
         let place = |mi: u32, h: u32, p: u32| {
             let (r, cc) = MmaM16N8K16::c_rc(lane, 2 * p);

@@ -24,3 +24,18 @@ pub(crate) fn wait_then_release() {
         crate::prim::sync::griddepcontrol_launch_dependents();
     }
 }
+
+/// The first half of [`wait_then_release`]: waits for the previous grid (complete, its writes visible).
+/// A kernel that calls it calls [`release`] later (or exits).
+#[inline(always)]
+pub(crate) fn wait() {
+    #[cfg(lab_sm90)]
+    crate::prim::sync::griddepcontrol_wait();
+}
+
+/// Lets the next grid's CTAs be scheduled once every CTA of this grid has called it or exited.
+#[inline(always)]
+pub(crate) fn release() {
+    #[cfg(lab_sm90)]
+    crate::prim::sync::griddepcontrol_launch_dependents();
+}

@@ -160,11 +160,12 @@ impl Weights for Raw {
 /// positive multiple of 64; `a` holds m·k f16, 16-byte aligned, `k % 8 == 0`; `b` holds k·n and `c` m·n
 /// f16, 2-byte aligned, in allocations that start 16-byte aligned; when splits > 1, `ws` (8-byte
 /// aligned) holds `splits · 16⌈m/16⌉ · (n + n % 2)` f32 and `count` `⌈n/64⌉ · ⌈m/16⌉` u32, the counters
-/// zero at launch (the kernel leaves them zero), neither used by a concurrent launch.
+/// zero at launch (the kernel leaves them zero), neither used by a concurrent launch; `flags` as
+/// `hgemm_decode_v2`'s.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v24(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v24(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, F16, Raw>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<1, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24`] with 64-row tiles: `d24_smem(64)` bytes, grid `(⌈n / 64⌉, ⌈m / 64⌉ · splits)`,
@@ -173,9 +174,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24(a: *const u16, b: *const u16,
 /// # Safety
 /// As [`hgemm_decode_v24`] with those sizes.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, F16, Raw>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<4, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24`] with 128-row tiles: `d24_smem(128)` bytes, grid `(⌈n / 64⌉, ⌈m / 128⌉ · splits)`,
@@ -184,9 +185,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64(a: *const u16, b: *const 
 /// # Safety
 /// As [`hgemm_decode_v24`] with those sizes.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<8, F16, Raw>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<8, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24`] on bf16 A, B and C.
@@ -194,9 +195,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m128(a: *const u16, b: *const
 /// # Safety
 /// As [`hgemm_decode_v24`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<1, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24_m64`] on bf16 A, B and C.
@@ -204,9 +205,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_bf16(a: *const u16, b: *const
 /// # Safety
 /// As [`hgemm_decode_v24_m64`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<4, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24_m128`] on bf16 A, B and C.
@@ -214,7 +215,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64_bf16(a: *const u16, b: *c
 /// # Safety
 /// As [`hgemm_decode_v24_m128`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m128_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m128_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<8, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<8, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }

@@ -87,11 +87,12 @@ impl Weights for Aligned {
 /// `(⌈n / 64⌉, ⌈m / 16⌉ · splits)`, `splits = ⌈k / k_split⌉ <= split_k::MAX_SPLITS` (16), `k_split` a positive multiple of 64;
 /// `a`, `b`, `c` hold m·k, k·n, m·n f16, 16-byte aligned, `k % 8 == 0`, `n % 8 == 0`; when splits > 1,
 /// `ws` holds `splits · 16⌈m/16⌉ · n` f32 and `count` `⌈n/64⌉ · ⌈m/16⌉` u32, the counters zero at launch
-/// (the kernel leaves them zero), neither used by a concurrent launch.
+/// (the kernel leaves them zero), neither used by a concurrent launch; with `flags` bit
+/// `DECODE_B_AT_LAUNCH`, `b` is not written by the grid launched just before on the stream.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<1, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v2`] with 64-row tiles: `decode_smem(64)` bytes, grid `(⌈n / 64⌉, ⌈m / 64⌉ ·
@@ -100,9 +101,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, 
 /// # Safety
 /// As [`hgemm_decode_v2`] with those sizes.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<4, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v2`] with 128-row tiles (prefill, 64 < M ≤ 256): `decode_smem(128)` bytes, grid
@@ -111,9 +112,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u
 /// # Safety
 /// As [`hgemm_decode_v2`] with those sizes.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<8, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<8, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v2`] on bf16 A, B and C.
@@ -121,9 +122,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const 
 /// # Safety
 /// As [`hgemm_decode_v2`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<1, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v2_m64`] on bf16 A, B and C.
@@ -131,7 +132,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const 
 /// # Safety
 /// As [`hgemm_decode_v2_m64`].
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split) }
+    unsafe { decode::<4, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
