@@ -1,4 +1,4 @@
-//! GPU tests of prefill attention (issue 49, steps a19, a24 and a25): packed sequences of different lengths
+//! GPU tests of prefill attention (issue 49, steps a19, a24, a25 and a26): packed sequences of different lengths
 //! (1, 127, 128, 129, empty ones; at D = 256 around its 64-key tiles), grouped heads, head dims
 //! 64/96/128/256, causal (bottom-right, with queries the last tokens of longer keys) and not (including
 //! fewer keys than queries), f16 and bf16, against the f64 reference with O and LSE poisoned first; at
@@ -113,15 +113,18 @@ fn prefill_matches_the_f64_reference() {
         check::<f16>(&gpu, case, Elem::F16, seed ^ i as u64);
         check::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 8);
         if case.desc.head_dim == 256 {
-            // a24 (one CTA a tile) too, and a25 walking many units a CTA on 3 and 1 CTAs.
+            // a24 (one CTA a tile) too.
             check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 16, Some(PrefillSchedule::CtaPerTile), None);
-            check_with::<f16>(&gpu, case, Elem::F16, seed ^ (i as u64) << 24, Some(PrefillSchedule::Persistent), Some(3));
-            check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 32, Some(PrefillSchedule::Persistent), Some(1));
         }
+        // The persistent kernel (a25 at D = 256, a26 below) as the library launches it, and walking many
+        // units a CTA on 3 and on 1 CTAs.
+        check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 20, Some(PrefillSchedule::Persistent), None);
+        check_with::<f16>(&gpu, case, Elem::F16, seed ^ (i as u64) << 24, Some(PrefillSchedule::Persistent), Some(3));
+        check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 32, Some(PrefillSchedule::Persistent), Some(1));
     }
 }
 
-/// At 2 × 2048 tokens, 16/4 heads, D = 128, causal and not: a19 against the fixed-length fused kernel
+/// At 2 × 2048 tokens, 16/4 heads, D = 128, causal and not: a19 and a26 against the fixed-length fused kernel
 /// (`AttentionPlan`, a15/a12) on the same values, K/V heads repeated to 16 and every tensor moved to
 /// `[B·H][L][D]`.
 #[test]
@@ -147,13 +150,14 @@ fn prefill_matches_the_fixed_length_kernel_at_a_large_shape() {
     };
     let (hq, hkk, hv) = (heads_major(&q, h), heads_major(&k, hk), heads_major(&v, hk));
     let cq = cu(&[l as u32, l as u32]);
-    for causal in [false, true] {
+    for (causal, schedule) in [(false, PrefillSchedule::CtaPerTile), (true, PrefillSchedule::CtaPerTile), (false, PrefillSchedule::Persistent),
+                               (true, PrefillSchedule::Persistent)] {
         let d = if causal { PrefillDesc::new(h, hk, dd).causal() } else { PrefillDesc::new(h, hk, dd) };
         let mut o = gpu.zeros::<f16>(q.len()).unwrap();
         let mut lse = gpu.zeros::<f32>(b * l * h).unwrap();
         gpu.poison(&mut o).unwrap();
         gpu.poison(&mut lse).unwrap();
-        PrefillPlan::<f16>::new(&gpu, d).unwrap().run(&gpu.upload(&q).unwrap(), &gpu.upload(&k).unwrap(), &gpu.upload(&v).unwrap(), &cq, &cq, &mut o,
+        PrefillPlan::<f16>::with_schedule(&gpu, d, schedule).unwrap().run(&gpu.upload(&q).unwrap(), &gpu.upload(&k).unwrap(), &gpu.upload(&v).unwrap(), &cq, &cq, &mut o,
                                                       &mut lse).unwrap();
         let fd = if causal { AttentionDesc::new(b, h, l, dd).causal() } else { AttentionDesc::new(b, h, l, dd) };
         let mut ro = gpu.zeros::<f16>(hq.len()).unwrap();
@@ -171,9 +175,9 @@ fn prefill_matches_the_fixed_length_kernel_at_a_large_shape() {
         }).collect();
         let wo: Vec<f64> = wo.iter().map(|x| x.to_f64()).collect();
         let wl: Vec<f64> = wl.iter().map(|&x| x as f64).collect();
-        assert!(go_hm.iter().chain(&gl_hm).all(|x| x.is_finite()), "causal {causal}: O or LSE not fully written");
+        assert!(go_hm.iter().chain(&gl_hm).all(|x| x.is_finite()), "causal {causal}, {schedule:?}: O or LSE not fully written");
         let (eo, el) = (verify::rel_l2(&go_hm, &wo), verify::rel_l2(&gl_hm, &wl));
-        assert!(eo <= o_tol(Elem::F16) && el <= LSE_TOL, "causal {causal}: a19 vs the fixed-length kernel: O rel L2 {eo:.2e}, LSE {el:.2e}");
+        assert!(eo <= o_tol(Elem::F16) && el <= LSE_TOL, "causal {causal}, {schedule:?}: prefill vs the fixed-length kernel: O rel L2 {eo:.2e}, LSE {el:.2e}");
     }
 }
 
@@ -253,8 +257,7 @@ fn bad_prefill_input_gives_clear_errors() {
     assert!(PrefillPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));
     assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 3, 64)).err().unwrap().to_string().contains("does not divide"));
     assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 2, 192)).err().unwrap().to_string().contains("head dim 192"));
-    assert!(PrefillPlan::<f16>::with_schedule(&gpu, PrefillDesc::new(8, 2, 128), PrefillSchedule::Persistent).err().unwrap().to_string()
-                                                                                                         .contains("no persistent kernel"));
+    assert_eq!(PrefillPlan::<f16>::with_schedule(&gpu, PrefillDesc::new(8, 2, 128), PrefillSchedule::Persistent).unwrap().kernel(), "attn_a26_d128_f16");
     assert!(PrefillPlan::<f16>::new(&gpu, PrefillDesc::new(8, 2, 256)).unwrap().set_max_ctas(0).unwrap_err().to_string().contains("at least 1"));
     let mut plan = PrefillPlan::<f16>::new(&gpu, d).unwrap();
     let q = gpu.zeros::<f16>(10 * 8 * 64).unwrap();

@@ -254,8 +254,9 @@ fn hopper_steps_are_tma_and_wgmma_only() {
 
 /// The decode step's kernels are PDL-aware in their sm_90a build (`kernels-gpu/src/util/pdl.rs`): the
 /// runtime then loads that build on Hopper and launches it with programmatic dependent launch. Before
-/// `griddepcontrol.wait` (in the text, where the prologue is) nothing touches global memory, and the wait
-/// comes before `launch_dependents` (one grid of look-ahead). Their sm_80 build
+/// `griddepcontrol.wait` (in the text, where the prologue is) nothing touches global memory but d2's
+/// weight copies under its flag, and the wait comes before `launch_dependents` (one grid of look-ahead;
+/// d2's after its K loop). Their sm_80 build
 /// holds no `griddepcontrol` (sm_80 has none).
 #[test]
 fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
@@ -268,12 +269,25 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         let wait = ins.iter().position(|l| l.starts_with("griddepcontrol.wait")).unwrap_or_else(|| panic!("{name}: no griddepcontrol.wait"));
         let release = ins.iter().position(|l| l.starts_with("griddepcontrol.launch_dependents")).unwrap_or_else(|| panic!("{name}: no launch_dependents"));
         assert!(wait < release, "{name}: launch_dependents before the wait");
-        for l in &ins[..wait] {
+        // d2 (session 63) copies its first weight stages before the wait where its `flags` parameter (the
+        // tenth, `_param_9`) says B is not the previous grid's output (`BReady::AtLaunch`): `cp.async` into
+        // shared memory, and only after that parameter is read.
+        let b_early = name.starts_with("hgemm_decode_v2");
+        let flags_read = ins[..wait].iter().position(|l| l.starts_with("ld.param") && l.contains("_param_9"));
+        for (i, l) in ins[..wait].iter().enumerate() {
             // A predicated instruction (`@%p1 ld.global…`) without its guard.
             let l = l.strip_prefix('@').map_or(*l, |r| r.split_once(char::is_whitespace).map_or(r, |(_, op)| op.trim_start()));
+            if b_early && l.starts_with("cp.async.cg.shared.global") {
+                assert!(flags_read.is_some_and(|f| f < i), "{name}: `{l}` before griddepcontrol.wait and before its flags are read");
+                continue;
+            }
             let touches = ["ld.global", "st.global", "atom.", "red.", "cp.async", "prefetch", "ld.volatile", "ld.relaxed", "ld.acquire", "ld.u", "ld.b", "st.u", "st.b"]
                 .iter().any(|p| l.starts_with(p));
             assert!(!touches, "{name}: `{l}` before griddepcontrol.wait");
+        }
+        // The next grid is released only after the K loop's last copies (d2: after `cp.async.wait_group 0`).
+        if b_early {
+            assert!(ins[..release].iter().any(|l| l.starts_with("cp.async.wait_group 0")), "{name}: the next grid released before the K loop ended");
         }
         if k.target == Target::Sm80 {
             assert!(!body(Target::Sm80, name).contains("griddepcontrol"), "{name}: griddepcontrol in the sm_80 build");

@@ -1,4 +1,4 @@
-//! `kernel-lab prefill`: prefill attention (issue 49, steps a19 and a24) timed on model shapes — grouped
+//! `kernel-lab prefill`: prefill attention (issue 49, steps a19, a24, a25, a26) timed on model shapes — grouped
 //! heads, head dims 64/96/128/256, causal and not — each interleaved with the library's fixed-length
 //! fused kernel (`AttentionPlan`: a15/a12) on the same problem with the K/V heads repeated (at D = 256,
 //! which has none, the library's a25 against a24); and a packed batch of
@@ -16,11 +16,12 @@ use kernel_lab_bench::{
 };
 
 const HELP: &str = "\
-kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--timing pair|burst] [--json FILE]
+kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--timing pair|burst] [--schedules d256|all] [--json FILE]
   Prefill attention over packed sequences (step a19). LIST is comma-separated BxHxKxLxD (batch, query
   heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
   with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
-  problem (K/V heads repeated; D = 256: the persistent a25 against a24). --varlen (default 16:100-8192:1) draws N lengths uniformly from LO..=HI
+  problem (K/V heads repeated; D = 256: the persistent a25 against a24; --schedules all: at every head dim
+  the persistent kernel, a26 below 256, against one CTA a tile too). --varlen (default 16:100-8192:1) draws N lengths uniformly from LO..=HI
   and times the packed batch, causal, 32/8 heads, D = 128, against equal lengths of the same work.
   --timing pair (default): each row and its baseline in interleaved rounds for 400 ms (the card at its
   power limit); burst: each alone, 30 calls after 3 untimed ones, 300 ms idle before each (as the torch
@@ -31,7 +32,7 @@ const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x
 
 /// `kernel-lab prefill …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--timing", "--json"]) {
+    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--timing", "--json", "--schedules"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -46,13 +47,18 @@ pub fn main(args: &[String]) -> i32 {
         "burst" => true,
         other => return sub::usage(format!("--timing {other}: pair or burst")),
     };
+    let schedules = match flags.get("--schedules").map_or("d256", String::as_str) {
+        "d256" => false,
+        "all" => true,
+        other => return sub::usage(format!("--schedules {other}: d256 or all")),
+    };
     let gpu = match sub::gpu("prefill", "`cargo test` checks prefill's input rules on the CPU and skips its GPU tests.") {
         Ok(g) => g,
         Err(code) => return code,
     };
     let json = flags.get("--json").map(String::as_str);
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json, burst),
-                  || run::<half::bf16>(&gpu, &parsed, varlen, json, burst))
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json, burst, schedules),
+                  || run::<half::bf16>(&gpu, &parsed, varlen, json, burst, schedules))
 }
 
 /// `N:LO-HI:SEED`.
@@ -69,18 +75,19 @@ fn parse_varlen(s: &str) -> std::result::Result<(usize, usize, usize, u64), Stri
     Ok((n, lo, hi, seed))
 }
 
-/// D = 256, without and with the mask: the library's plan (a25, persistent) against a24 (one CTA a tile)
-/// on the same problem — the fixed-length family has no D = 256 kernel.
-fn run_d256<T: Element>(gpu: &Gpu, [b, h, k, l]: [usize; 4], burst: bool, print: &dyn Fn(&Row)) -> Result<Vec<Row>> {
-    let shape = format!("{b}x{h}x{k}x{l}x256");
-    let (q, kk, vv) = (sub::random::<T>(gpu, b * l * h * 256, 1)?, sub::random::<T>(gpu, b * l * k * 256, 2)?, sub::random::<T>(gpu, b * l * k * 256, 3)?);
+/// Without and with the mask: the persistent schedule (a25 at D = 256, a26 below) against one CTA a tile
+/// (a24, a19) on the same problem — at D = 256 the fixed-length family has no kernel, so this is its row.
+fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool, print: &dyn Fn(&Row)) -> Result<Vec<Row>> {
+    let shape = format!("{b}x{h}x{k}x{l}x{d}");
+    let (q, kk, vv) = (sub::random::<T>(gpu, b * l * h * d, 1)?, sub::random::<T>(gpu, b * l * k * d, 2)?, sub::random::<T>(gpu, b * l * k * d, 3)?);
     let cq = sub::cu(&vec![l as u32; b]);
-    let (mut o, mut lse) = (gpu.zeros::<T>(b * l * h * 256)?, gpu.zeros::<f32>(b * l * h)?);
-    let (mut bo, mut bl) = (gpu.zeros::<T>(b * l * h * 256)?, gpu.zeros::<f32>(b * l * h)?);
+    let (mut o, mut lse) = (gpu.zeros::<T>(b * l * h * d)?, gpu.zeros::<f32>(b * l * h)?);
+    let (mut bo, mut bl) = (gpu.zeros::<T>(b * l * h * d)?, gpu.zeros::<f32>(b * l * h)?);
     let mut rows = vec![];
     for causal in [false, true] {
-        let desc = if causal { PrefillDesc::new(h, k, 256).causal() } else { PrefillDesc::new(h, k, 256) };
-        let (mut plan, mut base) = (PrefillPlan::<T>::new(gpu, desc)?, PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::CtaPerTile)?);
+        let desc = if causal { PrefillDesc::new(h, k, d).causal() } else { PrefillDesc::new(h, k, d) };
+        let (mut plan, mut base) = (PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::Persistent)?,
+                                    PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::CtaPerTile)?);
         let flops = Lens::new(&desc, &cq, &cq)?.flops(&desc);
         let (ours, theirs) = time_two(gpu, burst, |_, is_base| if is_base {
             base.run(&q, &kk, &vv, &cq, &cq, &mut bo, &mut bl).map(|_| ())
@@ -122,15 +129,17 @@ fn time_two(gpu: &Gpu, burst: bool, mut work: impl FnMut(usize, bool) -> Result<
     Ok((ours, one(true)?))
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usize, u64), json: Option<&str>, burst: bool) -> Result<()> {
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usize, u64), json: Option<&str>, burst: bool, schedules: bool) -> Result<()> {
     let mut rows = vec![];
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
     println!("| shape BxHxKxLxD | config | µs | TFLOP/s | baseline | µs | TFLOP/s | ratio |\n|---|---|---|---|---|---|---|---|");
     let print = |r: &Row| println!("| {} | {} | {:.1} | {:.0} | {} | {:.1} | {:.0} | {:.3} |", r.shape, r.config, r.us, r.tflops, r.base, r.base_us, r.base_tflops,
                                     r.tflops / r.base_tflops);
     for &[b, h, k, l, d] in shapes {
+        if d == 256 || schedules {
+            rows.extend(run_schedules::<T>(gpu, [b, h, k, l, d], burst, &print)?);
+        }
         if d == 256 {
-            rows.extend(run_d256::<T>(gpu, [b, h, k, l], burst, &print)?);
             continue;
         }
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
@@ -164,7 +173,8 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
                 plan.run(&q, &kv[0], &kv[1], &cq, &cq, &mut o, &mut lse).map(|_| ())
             })?;
             let base_flops = Lens::new(&PrefillDesc { head_dim: fd.head_dim, ..desc }, &cq, &cq)?.flops(&PrefillDesc { head_dim: fd.head_dim, ..desc });
-            let row = Row { shape: shape.clone(), config: format!("a19{}", if causal { " causal" } else { "" }), us: ours.median_ms * 1e3,
+            let label = plan.kernel().trim_start_matches("attn_").split('_').next().unwrap_or("?").to_string();
+            let row = Row { shape: shape.clone(), config: format!("{label}{}", if causal { " causal" } else { "" }), us: ours.median_ms * 1e3,
                             tflops: flops / ours.median_ms / 1e9, base, base_us: theirs.median_ms * 1e3, base_tflops: base_flops / theirs.median_ms / 1e9 };
             print(&row);
             rows.push(row);
@@ -188,8 +198,9 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
         let c = if is_base { &ce } else { &cv };
         plan.run(&q, &kk, &vv, c, c, &mut o, &mut lse).map(|_| ())
     })?;
-    let row = Row { shape: format!("{n} seqs {lo}..{hi} (seed {seed}) 32/8 D128"), config: "a19 causal varlen".into(), us: ours.median_ms * 1e3,
-                    tflops: fv_ / ours.median_ms / 1e9, base: format!("a19 equal L={eq}"), base_us: theirs.median_ms * 1e3, base_tflops: fe / theirs.median_ms / 1e9 };
+    let label = plan.kernel().trim_start_matches("attn_").split('_').next().unwrap_or("?").to_string();
+    let row = Row { shape: format!("{n} seqs {lo}..{hi} (seed {seed}) 32/8 D128"), config: format!("{label} causal varlen"), us: ours.median_ms * 1e3,
+                    tflops: fv_ / ours.median_ms / 1e9, base: format!("{label} equal L={eq}"), base_us: theirs.median_ms * 1e3, base_tflops: fe / theirs.median_ms / 1e9 };
     print(&row);
     println!("varlen lengths: {lens:?}");
     rows.push(row);

@@ -21,7 +21,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
-    attention::{A6_BQ, A7_STAGES, A24_BKV, PrefillDims, a6_smem, a24_smem, a25_smem, kv_tiles_off},
+    attention::{A6_BQ, A7_STAGES, A24_BKV, PrefillDims, a6_smem, a12_smem, a24_smem, a25_smem, kv_tiles_off},
     hopper::TmaSwizzle,
 };
 
@@ -91,16 +91,14 @@ impl PrefillDesc {
         }
     }
 
-    /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`) and `schedule`: a19 up to
-    /// 128 (one CTA a tile only), a24 (one CTA a tile) or a25 (persistent) at 256.
+    /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`) and `schedule`: a19 (one CTA
+    /// a tile) or a26 (persistent) up to 128, a24 or a25 at 256.
     pub fn kernel_name(&self, e: &str, schedule: PrefillSchedule) -> Result<String> {
         match (self.width(), schedule) {
             (256, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a24_d256_{e}")),
             (256, PrefillSchedule::Persistent) => Ok(format!("attn_a25_d256_{e}")),
             (w, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a19_d{w}_{e}")),
-            (w, PrefillSchedule::Persistent) => {
-                Err(Error::InvalidInput(format!("prefill attention: no persistent kernel at head dim {} (width {w}); only at 256 (a25)", self.head_dim)))
-            }
+            (w, PrefillSchedule::Persistent) => Ok(format!("attn_a26_d{w}_{e}")),
         }
     }
 
@@ -138,7 +136,7 @@ pub enum PrefillSchedule {
     /// first (a19; a24 at head dim 256).
     CtaPerTile,
     /// One CTA per SM walking the units the host sorted by key tiles, most first, in snake order; the
-    /// K/V ring runs on across units (a25; head dim 256 only).
+    /// K/V ring runs on across units (a26; a25 at head dim 256).
     Persistent,
 }
 
@@ -149,7 +147,7 @@ impl PrefillSchedule {
     }
 }
 
-/// a25's work list: every (query tile, head) of every sequence as `[sequence, query tile, head]`, sorted
+/// a25's and a26's work list: every (query tile, head) of every sequence as `[sequence, query tile, head]`, sorted
 /// by the key tiles it walks, most first, equals by sequence, K/V head, tile and head. The CTAs take the
 /// units in a static snake (`layout::attention::a25_unit`), which balances only a list whose work never
 /// rises: ordered sequence by sequence instead (for L2: the units running at once would read one
@@ -165,7 +163,7 @@ pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32]) -> Vec<u
         let (q_len, k_len) = (cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]);
         let off = if desc.causal { k_len.saturating_sub(q_len) } else { 0 };
         for qt in 0..q_len.div_ceil(A6_BQ) {
-            let work = kv_tiles_off(k_len, A6_BQ, A24_BKV, qt, desc.causal, off);
+            let work = kv_tiles_off(k_len, A6_BQ, desc.kv_box_rows(), qt, desc.causal, off);
             for head in 0..desc.heads as u32 {
                 units.push((work, b as u32, head as usize / group, qt, head));
             }
@@ -359,6 +357,7 @@ impl<T: Element> PrefillPlan<T> {
         debug_assert_eq!(self.kernel.info.dyn_smem_bytes, match (d.width(), self.schedule) {
             (256, PrefillSchedule::Persistent) => a25_smem(),
             (256, _) => a24_smem(),
+            (w, PrefillSchedule::Persistent) => a12_smem(w as u32),
             (w, _) => a6_smem(w as u32, A7_STAGES),
         });
         if self.schedule == PrefillSchedule::Persistent {
@@ -370,8 +369,8 @@ impl<T: Element> PrefillPlan<T> {
             let ptiles = upload_grown(&self.gpu, &mut self.tiles, &tiles, || "prefill attention: copying the work list to the device".to_string())?;
             let ctas = (units as u32).min(self.gpu.info.sms.max(1)).min(self.max_ctas.unwrap_or(u32::MAX)).max(1);
             let units = units as u32;
-            // SAFETY: `attn_a25_d256_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)`: as
-            // below for the maps, O, LSE and offsets (a24's boxes); `tiles` holds the `3·units`
+            // SAFETY: `attn_a25_d256_{e}` / `attn_a26_d{64,128}_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
+            // dims, tiles, units)`: as below for the maps, O, LSE and offsets (a24's boxes, a19's); `tiles` holds the `3·units`
             // entries of `persistent_units` (every sequence < batch, tile inside its sequence, head < heads),
             // copied ahead of the launch on this stream into a buffer nothing else writes; units + the
             // grid < 2^32 (checked above); grid (n ≥ 1, 1, 1), block and shared memory from the descriptor.
@@ -507,7 +506,9 @@ mod tests {
         assert_eq!(k(128, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
         assert_eq!(k(256, CtaPerTile), ("attn_a24_d256_bf16".to_string(), 64));
         assert_eq!(k(256, Persistent), ("attn_a25_d256_bf16".to_string(), 64));
-        assert!(PrefillDesc::new(8, 2, 128).kernel_name("f16", Persistent).unwrap_err().to_string().contains("no persistent kernel at head dim 128"));
+        assert_eq!(k(128, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
+        assert_eq!(k(96, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
+        assert_eq!(k(64, Persistent), ("attn_a26_d64_bf16".to_string(), 128));
         assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 256)), Persistent);
         assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 96)), CtaPerTile);
         // Every kernel named here is in the registry, with the shared memory the plan asserts.
@@ -519,6 +520,7 @@ mod tests {
                     let want = match (d, s) {
                         (256, Persistent) => a25_smem(),
                         (256, _) => a24_smem(),
+                        (_, Persistent) => a12_smem(PrefillDesc::new(8, 2, d).width() as u32),
                         _ => a6_smem(PrefillDesc::new(8, 2, d).width() as u32, A7_STAGES),
                     };
                     assert_eq!(info.dyn_smem_bytes, want, "{name}");
@@ -544,6 +546,14 @@ mod tests {
             let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
             kv_tiles_off(k_len, A6_BQ, A24_BKV, u[1], true, k_len - q_len)
         }).collect();
+        assert!(work.windows(2).all(|w| w[0] >= w[1]), "{work:?}");
+        // a26 (D ≤ 128) weighs the units by its 128-key tiles: the list still never rises.
+        let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 128).causal(), &cq, &ck).chunks(3).map(|u| {
+            let b = u[0] as usize;
+            let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
+            kv_tiles_off(k_len, A6_BQ, 128, u[1], true, k_len - q_len)
+        }).collect();
+        assert_eq!(work.len(), 6 * 4);
         assert!(work.windows(2).all(|w| w[0] >= w[1]), "{work:?}");
         // Without the mask every unit of a sequence is an equal: by K/V head, then tile, then head.
         let n = units(PrefillDesc::new(4, 2, 256));

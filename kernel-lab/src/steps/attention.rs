@@ -406,13 +406,22 @@ const fn prefill_d256_persistent(name: &'static str, label: &'static str) -> Ker
                  ..prefill_d256(name, label) }
 }
 
-/// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): step a19 per kernel width (64;
-/// 128, which also serves head dim 96) and element type, and a24 / a25 (persistent) at head dim 256. Not in [`STEPS`]: they
+const fn prefill_persistent(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { dyn_smem_bytes: layout::attention::a12_smem(d),
+                 about: "a19 persistent (a26): one CTA per SM walks the host's (sequence, query tile, head) units, most key tiles first, in snake order; the K/V ring runs on across units",
+                 ..prefill(name, label, d) }
+}
+
+/// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): steps a19 and a26 (persistent) per
+/// kernel width (64; 128, which also serves head dim 96) and element type, and a24 / a25 (persistent) at
+/// head dim 256. Not in [`STEPS`]: they
 /// take packed variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the
 /// fixed-length family's `[B·H][L][D]` problems.
 pub const PREFILL: &[KernelInfo] = &[
     prefill("attn_a19_d64_f16", "a19-d64", 64), prefill("attn_a19_d128_f16", "a19-d128", 128),
     prefill("attn_a19_d64_bf16", "a19-d64-bf16", 64), prefill("attn_a19_d128_bf16", "a19-d128-bf16", 128),
+    prefill_persistent("attn_a26_d64_f16", "a26-d64", 64), prefill_persistent("attn_a26_d128_f16", "a26-d128", 128),
+    prefill_persistent("attn_a26_d64_bf16", "a26-d64-bf16", 64), prefill_persistent("attn_a26_d128_bf16", "a26-d128-bf16", 128),
     prefill_d256("attn_a24_d256_f16", "a24-d256"), prefill_d256("attn_a24_d256_bf16", "a24-d256-bf16"),
     prefill_d256_persistent("attn_a25_d256_f16", "a25-d256"), prefill_d256_persistent("attn_a25_d256_bf16", "a25-d256-bf16"),
 ];

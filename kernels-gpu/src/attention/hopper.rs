@@ -7,6 +7,7 @@
 //! entries' macro, [`hopper_entry!`] (introduced by a6; used by a6–a10, a12, a15), and the named
 //! choices a step hands it, [`HopperPolicy`] (one per step file).
 use crate::attention::flash::{quad_max, quad_sum};
+use crate::attention::units::UnitWalk;
 use crate::hgemm::elem::Elem16;
 use crate::util::opaque;
 use crate::hgemm::tma_warp_specialized::{CONSUMER_WARPS, warp_specialized};
@@ -441,14 +442,14 @@ unsafe fn store_o<E: Elem16, const D: u32>(g_o: *mut u16, g_lse: *mut f32, head:
 /// `seq.head_dim ≤ D`, `head < seq.heads`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn store_o_varlen<E: Elem16, const D: u32>(g_o: *mut u16, g_lse: *mut f32, seq: Seq, head: u32, row: [u32; 2], t: u32, r_o: &[[f32; 32]; 2], r_m: [f32; 2],
-                                                  r_l: [f32; 2]) {
+unsafe fn store_o_varlen<E: Elem16, const D: u32>(g_o: *mut u16, g_lse: *mut f32, seq: Seq, b: u32, head: u32, row: [u32; 2], t: u32, r_o: &[[f32; 32]; 2],
+                                                  r_m: [f32; 2], r_l: [f32; 2]) {
     // SAFETY: forwarded (converged warp; stores only for rows < q_len, columns < head_dim of head `head`).
     unsafe {
         // The sequence's first query and its length, loaded again here rather than kept in registers
-        // through the key loop (the index hidden, so the load is not merged with the entry's): at
+        // through the key loop (a19: the index hidden, so the load is not merged with the entry's): at
         // D = 128 holding them spilled 4 bytes.
-        let b = opaque(block_idx_z()) as usize;
+        let b = b as usize;
         let (q_start, q_end) = (ld_global_nc_s32(seq.cu_q.add(b)), ld_global_nc_s32(seq.cu_q.add(b + 1)));
         let q_len = (q_end - q_start).max(0) as u32;
         let sum = [quad_sum(r_l[0]), quad_sum(r_l[1])];
@@ -497,11 +498,18 @@ pub(super) struct Seq {
     head_dim: u32,
     /// Bottom-right causal offset `k_len − q_len` (0 without the mask).
     off: u32,
+    /// a26: the key offsets, the dimensions and the host's unit list (`3 · units` entries:
+    /// `units::UnitWalk`); null and 0 elsewhere.
+    cu_k: *const i32,
+    dims: PrefillDims,
+    tiles: *const u32,
+    units: u32,
 }
 
 impl Seq {
     /// No sequence: the value the fixed-length steps pass (never read).
-    pub(super) const NONE: Seq = Seq { work: Work { head: 0, qt: 0, n_tiles: 0 }, q_start: 0, k_start: 0, cu_q: core::ptr::null(), kv_head: 0, heads: 0, head_dim: 0, off: 0 };
+    pub(super) const NONE: Seq = Seq { work: Work { head: 0, qt: 0, n_tiles: 0 }, q_start: 0, k_start: 0, cu_q: core::ptr::null(), kv_head: 0, heads: 0, head_dim: 0, off: 0,
+                                       cu_k: core::ptr::null(), dims: PrefillDims { heads: 0, group: 0, head_dim: 0, causal: 0, scale: 0.0 }, tiles: core::ptr::null(), units: 0 };
 }
 
 /// One query tile of one head: what a CTA computes between two epilogues (a15: what a cluster
@@ -673,8 +681,9 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
     // V box per CTA and stage at D = 64, two of each at D = 128: the halves split evenly).
     const { assert!(!PERSISTENT || (LAZY && !HEAVY_FIRST)) };
     const { assert!(CLUSTER == 1 || (PERSISTENT && CLUSTER == 2)) };
-    // a19 (`VARLEN`): one given tile per CTA ([`prefill`]).
-    const { assert!(!VARLEN || (!PERSISTENT && CLUSTER == 1)) };
+    // a19 (`VARLEN`): one given tile per CTA ([`prefill`]); a26 (`VARLEN` and `PERSISTENT`): the host's
+    // units ([`prefill_persistent`]).
+    const { assert!(!VARLEN || CLUSTER == 1) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
@@ -697,6 +706,21 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
     // its own in a tile, or past its own last key tile, still waits for each stage and releases it;
     // the producer ends with `Ring::drain`, so no CTA exits while a peer may still arrive on its
     // barriers or multicast into it (`warp_specialized!`'s `final_sync: false`).
+    // The next query tile with its sequence and keys: a26's from the host's list, else the walk's (with
+    // the kernel's one sequence and length).
+    macro_rules! next_unit {
+        ($walk:ident, $list:ident) => {
+            if VARLEN && PERSISTENT {
+                match $list.next(seq.cu_q, seq.cu_k, seq.dims) {
+                    Some(u) => Some((Work { head: u.head, qt: u.qt, n_tiles: u.n_tiles },
+                                     Seq { q_start: u.q_start, k_start: u.k_start, kv_head: u.kv_head, off: u.off, ..seq }, u.k_len)),
+                    None => None,
+                }
+            } else {
+                $walk.next().map(|w| (w, seq, l))
+            }
+        };
+    }
     unsafe {
         warp_specialized! {
             cluster: CLUSTER, producer_threads: 1, final_sync: false;
@@ -710,12 +734,13 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                 let q_empty = s_q + a6_q_bytes(D);
                 let _ = if PERSISTENT && tid == 0 { mbarrier_init(q_empty, CONSUMER_WARPS) };
                 let walk = if VARLEN { Walk::<CLUSTER>::one(seq.work) } else { Walk::<CLUSTER>::new(l, causal != 0, heads, PERSISTENT, HEAVY_FIRST) };
+                let list = UnitWalk::<true, BKV>::new(seq.tiles, seq.units);
                 let rank = if CLUSTER == 1 { 0 } else { cluster_ctarank() };
             }
             tensor_maps: (tmap_k, tmap_v);
             producer: {
-                let (mut walk, mut it0, mut k) = (walk, 0, 0);
-                while let Some(w) = walk.next() {
+                let (mut walk, mut list, mut it0, mut k) = (walk, list, 0, 0);
+                while let Some((w, sq, _)) = next_unit!(walk, list) {
                     // row0: the head's first row in the 2-D maps (B·H·l + 256 < 2^31: host); a15: this
                     // CTA's tile of the cluster's (past l for the second of an odd count: loaded, unused).
                     let (q0, row0) = ((w.qt * CLUSTER + rank) * BQ, w.head * l);
@@ -731,9 +756,9 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                 // a19: token-major 3-D maps (D, heads, tokens); boxes of 64 × 1 head × 128 tokens.
                                 let c0 = (64 * b) as i32;
                                 if j == 0 {
-                                    cp_async_bulk_tensor_3d_g2s(s_q + b * BOX, tmap_q, c0, w.head as i32, (seq.q_start + q0) as i32, full);
+                                    cp_async_bulk_tensor_3d_g2s(s_q + b * BOX, tmap_q, c0, w.head as i32, (sq.q_start + q0) as i32, full);
                                 }
-                                let (kv_head, key0) = (seq.kv_head as i32, (seq.k_start + j * BKV) as i32);
+                                let (kv_head, key0) = (sq.kv_head as i32, (sq.k_start + j * BKV) as i32);
                                 cp_async_bulk_tensor_3d_g2s(s_stage + b * BOX, tmap_k, c0, kv_head, key0, full);
                                 cp_async_bulk_tensor_3d_g2s(s_stage + kv_half + b * BOX, tmap_v, c0, kv_head, key0, full);
                                 continue;
@@ -782,8 +807,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         if CLUSTER == 1 { ring.release($it) } else { ring.release_cluster::<CLUSTER>($it) }
                     };
                 }
-                let (mut walk, mut it0) = (walk, 0);
-                while let Some(Work { head, qt: walk_qt, n_tiles: walk_tiles }) = walk.next() {
+                let (mut walk, mut list, mut it0) = (walk, list, 0);
+                while let Some((Work { head, qt: walk_qt, n_tiles: walk_tiles }, sq, l)) = next_unit!(walk, list) {
                     // a15: this CTA's 128-row tile of the cluster's and the key tiles it needs (none
                     // when its rows start past l); the cluster walks `walk_tiles`.
                     let qt = walk_qt * CLUSTER + rank;
@@ -803,7 +828,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
                         let q0 = qt * BQ;
                         let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
-                        let off = if VARLEN { seq.off } else { 0 };
+                        let off = if VARLEN { sq.off } else { 0 };
                         let softmax = Softmax { l, causal: causal != 0, off, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
                         let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
                         let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
@@ -933,7 +958,11 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             }
                         }
                         if VARLEN {
-                            store_o_varlen::<E, D>(g_o, g_lse, seq, head, softmax.row, t, &r_o, r_m, r_l);
+                            // The sequence (a19: block z's; a26: the unit's, from the host's list) read
+                            // again here rather than kept in a register through the key loop (at D = 128
+                            // holding it spilled: a19 4 bytes, a26 24).
+                            let b = if PERSISTENT { list.last_sequence() } else { opaque(block_idx_z()) };
+                            store_o_varlen::<E, D>(g_o, g_lse, sq, b, head, softmax.row, t, &r_o, r_m, r_l);
                         } else {
                             store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
                         }
@@ -1042,6 +1071,28 @@ macro_rules! hopper_entry {
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
     };
+    // a26: a19 made persistent over the host's units (`D` 64 or 128, as a19's).
+    ($name:ident, $e:ty, $d:literal, $policy:path, varlen_persistent) => {
+        const _: () = assert!($policy.varlen && $policy.persistent && $policy.cluster == 1 && $policy.lazy && $policy.pipeline, "a persistent varlen entry");
+        /// Attention forward over a packed batch, persistent (a26, module docs): as a19's entry, computed by
+        /// `n` CTAs walking the host's list of units.
+        ///
+        /// # Safety
+        /// As a19's entry for the maps, `o`, `lse`, `cu_q`, `cu_k` and `dims`, but grid `(n, 1, 1)` with
+        /// `n ≥ 1` and `layout::attention::a12_smem(D)` bytes of dynamic shared memory; `tiles` holds
+        /// `3 · units` `u32` (a sequence `< batch`, a query tile, a head `< dims.heads`), unwritten during
+        /// the kernel.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
+                                                tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,
+                                                dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
+            // SAFETY: forwarded.
+            unsafe {
+                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)
+            }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 384, 1);
+    };
 }
 pub(crate) use hopper_entry;
 
@@ -1071,10 +1122,25 @@ pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, cons
     let qt = qtiles - 1 - block_idx_x();
     let off = if causal { k_len - q_len } else { 0 };
     let work = Work { head, qt, n_tiles: kv_tiles_off(k_len, BQ, BKV, qt, causal, off) };
-    let seq = Seq { work, q_start: q_start as u32, k_start: k_start as u32, cu_q, kv_head: head / dims.group.max(1), heads: dims.heads, head_dim: dims.head_dim, off };
+    let seq = Seq { work, q_start: q_start as u32, k_start: k_start as u32, cu_q, kv_head: head / dims.group.max(1), heads: dims.heads, head_dim: dims.head_dim, off, ..Seq::NONE };
     // SAFETY: forwarded; the tile's rows and keys lie in the sequence's (the maps' coordinates, below
     // 2^31: the host), `n_tiles ≥ 1` (`k_len ≥ 1`).
     unsafe {
         attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
     }
+}
+
+/// a26's entry body: the kernel's sequences, dimensions and unit list handed to [`attention`] (`VARLEN`
+/// and `PERSISTENT`), which walks the list ([`UnitWalk`]) and takes each unit's sequence and keys from it.
+///
+/// # Safety
+/// As the `varlen_persistent` entries of [`hopper_entry!`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+                                                                                   g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims,
+                                                                                   tiles: *const u32, units: u32) {
+    let seq = Seq { cu_q, heads: dims.heads, head_dim: dims.head_dim, cu_k, dims, tiles, units, ..Seq::NONE };
+    // SAFETY: forwarded; every unit's rows and keys lie in its sequence's (`UnitWalk`), `n_tiles ≥ 1`.
+    unsafe { attention::<E, D, true, STAGES, false, true, false, true, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
 }

@@ -17,16 +17,17 @@
 //!   but the exponentials wait for the row max and replace the scores in place, P packed once P·V of
 //!   `j` retired: a9's exponentials ahead of the max need the raw scores and a second P set, 16
 //!   registers a thread the consumers do not have (ptxas spilled 92 bytes).
-//! * a25 (`PERSISTENT`): one CTA an SM walks the host's units ([`Walk`]).
+//! * a25 (`PERSISTENT`): one CTA an SM walks the host's units ([`Walk`], shared with a26).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::attention::hopper::{LAZY_RESCALE_LOG2, Softmax, block_boundary};
+use crate::attention::units::UnitWalk as Walk;
 use crate::hgemm::elem::Elem16;
 use crate::hgemm::tma_warp_specialized::{CONSUMER_WARPS, warp_specialized};
 use crate::prim::{
     global::ld_global_nc_s32,
     math::{ex2_approx_f32, fma_rn_f32, lg2_approx_f32},
     mbarrier::{mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
-    thread::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, lane_id},
+    thread::lane_id,
     tma::{TensorMap, cp_async_bulk_tensor_3d_g2s},
     warp::vote_any,
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -34,7 +35,7 @@ use crate::prim::{
 use crate::util::opaque;
 use crate::util::unroll::{unroll2, unroll4, unroll8, unroll16};
 use layout::attention::{A6_BOX_BYTES as Q_BOX, A6_BQ as BQ, A24_BKV as BKV, A24_D as D, A24_HALF_BYTES as HALF, A24_HALVES, A24_KV_BOX_BYTES as KV_BOX,
-                        PrefillDims, a6_q_bytes, a25_unit, kv_tiles_off, needs_mask_off};
+                        PrefillDims, a6_q_bytes, needs_mask_off};
 use layout::hopper::WgmmaDesc;
 
 /// Q (A of S) and K (B of S): K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
@@ -263,108 +264,6 @@ unsafe fn store_o<E: Elem16>(g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, b
     }
 }
 
-/// One unit of work: query tile `qt` of sequence `b` (rows `128·qt ..` of its queries) for head `head`,
-/// where its rows and keys lie, and how many 64-key tiles it walks.
-#[derive(Clone, Copy)]
-struct Unit {
-    /// Sequence.
-    b: u32,
-    head: u32,
-    kv_head: u32,
-    /// The query tile (from the sequence's first).
-    qt: u32,
-    /// The sequence's first query token in Q (and O) and first key token in K and V.
-    q_start: u32,
-    k_start: u32,
-    /// The sequence's keys.
-    k_len: u32,
-    /// Bottom-right causal offset `k_len − q_len` (0 without the mask).
-    off: u32,
-    /// Key tiles walked.
-    n_tiles: u32,
-}
-
-/// Query tile `qt` of sequence `b` for head `head`, from the offsets; `None` where there is nothing to do
-/// (past the sequence's queries; or what the host refuses: queries without keys, or causal with fewer
-/// keys than queries).
-///
-/// # Safety
-/// `cu_q`, `cu_k` hold `batch + 1` entries, `b < batch`, unwritten during the kernel.
-#[inline(always)]
-unsafe fn unit(cu_q: *const i32, cu_k: *const i32, dims: PrefillDims, b: u32, qt: u32, head: u32) -> Option<Unit> {
-    let b_ = b as usize;
-    // SAFETY: forwarded to the caller.
-    let ([q_start, q_end], [k_start, k_end]) = unsafe { ([ld_global_nc_s32(cu_q.add(b_)), ld_global_nc_s32(cu_q.add(b_ + 1))],
-                                                         [ld_global_nc_s32(cu_k.add(b_)), ld_global_nc_s32(cu_k.add(b_ + 1))]) };
-    let (q_len, k_len) = ((q_end - q_start).max(0) as u32, (k_end - k_start).max(0) as u32);
-    let causal = dims.causal != 0;
-    if qt >= q_len.div_ceil(BQ) || k_len == 0 || (causal && k_len < q_len) {
-        return None;
-    }
-    let off = if causal { k_len - q_len } else { 0 };
-    Some(Unit { b, head, kv_head: head / dims.group.max(1), qt, q_start: q_start as u32, k_start: k_start as u32, k_len, off,
-                n_tiles: kv_tiles_off(k_len, BQ, BKV, qt, causal, off) })
-}
-
-/// The units one CTA computes, in order — the same walk for its producer and its consumers.
-///
-/// * a24 (`PERSISTENT = false`): the block's own unit — sequence block z, head block y, query tile
-///   block x counted from the sequence's last (the longest first with the causal mask) — once.
-/// * a25 (`PERSISTENT`): `grid x` CTAs (one per SM) share the host's `units` units (`tiles[3u ..]`:
-///   sequence, query tile, head; sorted by key tiles, most first, equals by sequence, K/V head, tile and
-///   head). CTA `c` takes, in round `r`, unit `r·G + c` (even rounds) or `r·G + G − 1 − c` (odd: a snake,
-///   so no CTA takes the longest unit of every round).
-#[derive(Clone, Copy)]
-struct Walk<const PERSISTENT: bool> {
-    round: u32,
-    tiles: *const u32,
-    units: u32,
-}
-
-impl<const PERSISTENT: bool> Walk<PERSISTENT> {
-    /// The next unit, `None` when the CTA is done.
-    ///
-    /// # Safety
-    /// As [`unit`]; persistent: `tiles` holds `3 · units` entries, each a sequence `< batch`, a query tile
-    /// and a head `< heads`.
-    #[inline(always)]
-    unsafe fn next(&mut self, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims) -> Option<Unit> {
-        if !PERSISTENT {
-            if self.round > 0 {
-                return None;
-            }
-            self.round = 1;
-            let qtiles = {
-                let b = block_idx_z() as usize;
-                // SAFETY: forwarded.
-                let (q0, q1) = unsafe { (ld_global_nc_s32(cu_q.add(b)), ld_global_nc_s32(cu_q.add(b + 1))) };
-                ((q1 - q0).max(0) as u32).div_ceil(BQ)
-            };
-            if block_idx_x() >= qtiles {
-                return None;
-            }
-            // SAFETY: forwarded.
-            return unsafe { unit(cu_q, cu_k, dims, block_idx_z(), qtiles - 1 - block_idx_x(), block_idx_y()) };
-        }
-        let g = grid_dim_x();
-        loop {
-            let r = self.round;
-            let u = a25_unit(r, block_idx_x(), g);
-            if u >= self.units {
-                return None;
-            }
-            self.round += 1;
-            let i = 3 * u as usize;
-            // SAFETY: forwarded (`u < units`).
-            let (b, qt, head) = unsafe { (*self.tiles.add(i), *self.tiles.add(i + 1), *self.tiles.add(i + 2)) };
-            // SAFETY: forwarded. (The host lists only tiles with work: `None` here is skipped.)
-            if let Some(w) = unsafe { unit(cu_q, cu_k, dims, b, qt, head) } {
-                return Some(w);
-            }
-        }
-    }
-}
-
 /// The body of a24 (`PERSISTENT = false`: one CTA a unit, its own from the grid) and a25 (`PERSISTENT`:
 /// one CTA an SM walking the host's sorted units, [`Walk`]; the K/V ring runs on across units, and the
 /// next unit's Q is loaded once every consumer warp released this one's): a producer thread streams Q
@@ -378,7 +277,7 @@ impl<const PERSISTENT: bool> Walk<PERSISTENT> {
 pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
                                                                 g_lse: *mut f32, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims, tiles: *const u32,
                                                                 units: u32) {
-    let walk = Walk::<PERSISTENT> { round: 0, tiles, units };
+    let walk = Walk::<PERSISTENT, BKV>::new(tiles, units);
     if !PERSISTENT {
         // A CTA with nothing to do leaves before any barrier or load.
         let mut w = walk;

@@ -37,5 +37,6 @@ mod flash;
 mod hopper;
 // The Hopper body at head dim 256 and its entries' macro `prefill_d256_entry!` (a24).
 mod hopper_wide;
+mod units;
 // The steps: one module per file of `src/attention/steps/`, declared by kernels-gpu/build.rs.
 include!(concat!(env!("OUT_DIR"), "/attention_steps.rs"));
