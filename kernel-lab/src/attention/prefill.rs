@@ -1,8 +1,9 @@
 //! Prefill attention (issue 49): a packed batch of sequences of different lengths, grouped-query heads,
 //! queries that may be the last tokens of longer keys (chunked prefill against a cached prefix), the
-//! causal mask aligned bottom-right. The kernels are step a19 (Hopper,
-//! `kernels-gpu/src/attention/steps/v19_prefill_varlen.rs`) at head dims 64, 96 and 128, and at 256 a25
-//! (`steps/v25_prefill_d256_persistent.rs`: a24's 64-key tiles, persistent; [`PrefillSchedule`]).
+//! causal mask aligned bottom-right. The kernels (Hopper) are a26 at head dims 64, 96 and 128
+//! (`kernels-gpu/src/attention/steps/v26_prefill_persistent.rs`: a19 persistent over the host's units) and
+//! a25 at 256 (`steps/v25_prefill_d256_persistent.rs`: a24's 64-key tiles, persistent); one CTA a tile (a19,
+//! a24) on request ([`PrefillSchedule`]).
 //!
 //! ```text
 //! q, o     [tokens_q][heads][D]       16-bit (f16 or bf16), packed: no padding between sequences
@@ -141,9 +142,10 @@ pub enum PrefillSchedule {
 }
 
 impl PrefillSchedule {
-    /// The library's choice for `desc`: persistent where there is a persistent kernel (head dim 256).
-    pub fn default_for(desc: &PrefillDesc) -> PrefillSchedule {
-        if desc.width() == 256 { PrefillSchedule::Persistent } else { PrefillSchedule::CtaPerTile }
+    /// The library's choice for `desc`: persistent at every head dim (a26 measured 1.01–1.04× a19 without
+    /// the mask and 1.06–1.23× with it on issue 49's D ≤ 128 shapes, session 63; a25 0.98–1.41× a24).
+    pub fn default_for(_desc: &PrefillDesc) -> PrefillSchedule {
+        PrefillSchedule::Persistent
     }
 }
 
@@ -510,7 +512,7 @@ mod tests {
         assert_eq!(k(96, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
         assert_eq!(k(64, Persistent), ("attn_a26_d64_bf16".to_string(), 128));
         assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 256)), Persistent);
-        assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 96)), CtaPerTile);
+        assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 96)), Persistent);
         // Every kernel named here is in the registry, with the shared memory the plan asserts.
         for d in HEAD_DIMS {
             for e in ["f16", "bf16"] {

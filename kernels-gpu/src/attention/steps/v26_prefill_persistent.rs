@@ -16,6 +16,14 @@
 //! 1.01–1.06× over a24 without the mask and 0.98–1.08× causal (1.41× where a24 left a second wave). So
 //! **1.02–1.06× a19 without the mask, 1.03–1.10× causal at L ≥ 4096; 1.1–1.3× at 1×32×8×2048 causal**
 //! (256 CTAs of unequal work); ~0.90–0.95× cuDNN.
+//!
+//! Measured (H200, bf16, `results/2026-11-30-h200-session63` call 6, median of 3 processes, a19 interleaved
+//! in the same process, cuDNN by torch sustained for 1 s a shape after each): **1.016–1.034× a19 without the
+//! mask, 1.060–1.231× causal** (1.068–1.118× at L ≥ 4096, 1.231× at 1×32×8×2048); against cuDNN 0.995× /
+//! 1.015× without the mask and **1.106× / 1.099× causal** at 1×32×8×4096 / 8192 × 128, 0.91–0.94× without the
+//! mask at 2048 tokens and at D = 64, 0.95–1.10× causal there. The causal gain is a19's tail: its grid ran
+//! each sequence's tiles longest first but head after head, so the last heads' long tiles started late.
+//! ptxas: 8 bytes of spill at D = 128, 4 at D = 64 (`bench/tests/ptxas.rs` says why); a19 has none.
 use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
