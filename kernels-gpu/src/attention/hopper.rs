@@ -4,7 +4,7 @@
 //! softmax (`PIPELINE`, a7), whether the consumer warpgroups take turns (`PINGPONG`, a8), whether
 //! the softmax rescales lazily (`LAZY`, a9), whether the query tiles run in reverse order
 //! (`HEAVY_FIRST`, a10) and whether one CTA per SM walks many query tiles (`PERSISTENT`, a12). Also the
-//! entries' macro, [`hopper_entry!`] (introduced by a6; used by a6–a10, a12, a15), and the named
+//! entries' macro, [`hopper_entry!`] (introduced by a6; used by a6–a10, a12, a15, a19, a26), and the named
 //! choices a step hands it, [`HopperPolicy`] (one per step file).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::attention::units::UnitWalk;
@@ -434,10 +434,10 @@ unsafe fn store_o<E: Elem16, const D: u32>(g_o: *mut u16, g_lse: *mut f32, head:
 
 /// a19's epilogue: as [`store_o`], into the token-major O (`[tokens][heads][head_dim]`, only the
 /// columns `< head_dim`: a D = 96 head is computed as 128 with zero columns) and LSE (`[tokens][heads]`)
-/// of sequence `seq`, rows `< q_len` only.
+/// of sequence `b` (a19: block z's; a26: its unit's), rows `< q_len` only.
 ///
 /// # Safety
-/// All 32 lanes of the warp, converged; `seq.cu_q` as [`prefill`] read it (block z's sequence); `g_o`
+/// All 32 lanes of the warp, converged; `seq.cu_q` the offsets the entry read, `b < batch`; `g_o`
 /// and `g_lse` hold the packed tensors of every token of that sequence (`seq.heads` heads of
 /// `seq.head_dim ≤ D`, `head < seq.heads`).
 #[inline(always)]
