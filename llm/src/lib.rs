@@ -3,7 +3,7 @@
 //! greedy or seeded top-k/top-p sampling.
 //!
 //! * the GEMMs are the library's ([`kernel_lab::gemm::GemmPlan`], weights transposed once at load to the
-//!   `K × N` operand it takes), attention its prefill ([`kernel_lab::attention::prefill`], step a19) and
+//!   `K × N` operand it takes), attention its prefill ([`kernel_lab::attention::prefill`], step a26) and
 //!   decode ([`kernel_lab::attention::decode`], step ad1) kernels;
 //! * what runs between them is this crate's own kernel crate (`kernels/`, built by `ptx-builder` with typed
 //!   launchers): embedding gather, residual add + RMSNorm, rotary embedding (+ Q/K/V bias, K/V written to

@@ -7,7 +7,7 @@
 //! per layer:  x = rmsnorm(h (+= delta))                 add_rmsnorm (the previous layer's MLP output added)
 //!             qkv = x · Wqkv                            GEMM
 //!             q, k, v, cache ← rope(qkv + b)            rope (K, V also into the cache)
-//!             o = attention(q, k | cache, v | cache)    prefill a19 (causal) / decode ad1
+//!             o = attention(q, k | cache, v | cache)    prefill a26 (causal) / decode ad2
 //!             delta = o · Wo;  x = rmsnorm(h += delta)  GEMM, add_rmsnorm
 //!             gu = x · Wgu;  a = silu(g) · u;  delta = a · Wdown
 //! x = rmsnorm(h += delta);  logits = x · Wlm            (prefill: the last token of each sequence only)

@@ -2,7 +2,7 @@
 //! heads, head dims 64/96/128/256, causal and not — each interleaved with the library's fixed-length
 //! fused kernel (`AttentionPlan`: a15/a12) on the same problem with the K/V heads repeated (at D = 256,
 //! which has none, the library's a25 against a24); and a packed batch of
-//! sequences of random lengths against a19 on equal lengths of the same work. torch's SDPA (cuDNN and
+//! sequences of random lengths against the same kernel (the library's: a26) on equal lengths of the same work. torch's SDPA (cuDNN and
 //! flash backends) on the same shapes: `scripts/prefill-torch-peer.py`.
 use super::sub;
 use kernel_lab_bench::{
@@ -17,7 +17,7 @@ use kernel_lab_bench::{
 
 const HELP: &str = "\
 kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--timing pair|burst] [--schedules d256|all] [--json FILE]
-  Prefill attention over packed sequences (step a19). LIST is comma-separated BxHxKxLxD (batch, query
+  Prefill attention over packed sequences (the library's plan: a26; a25 at D = 256). LIST is comma-separated BxHxKxLxD (batch, query
   heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
   with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
   problem (K/V heads repeated; D = 256: the persistent a25 against a24; --schedules all: at every head dim
