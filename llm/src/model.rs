@@ -886,8 +886,8 @@ impl<T: Element + NormReducible> Shard<T> {
         if !ablated("rope") { unsafe {
             launch!(ks, rope, rope_bf16, rope_f16, grid::rope(tokens, l.heads, l.kv_heads, d), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
                     max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32, cu.is_some() as u32)?
-        } };
-        mark(prof, gpu, || "rope".into(), 0)?;
+        }
+        mark(prof, gpu, || "rope".into(), 0)?; }
         let nq = tokens * l.heads * d;
         match cu {
             Some(cu) => {

@@ -94,14 +94,18 @@ fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool
         } else {
             plan.run(&q, &kk, &vv, &cq, &cq, &mut o, &mut lse).map(|_| ())
         })?;
-        let label = |p: &PrefillPlan<T>| p.kernel().trim_start_matches("attn_").split('_').next().unwrap_or("?").to_string();
         let mask = if causal { " causal" } else { "" };
-        let row = Row { shape: shape.clone(), config: format!("{}{mask}", label(&plan)), us: ours.median_ms * 1e3, tflops: flops / ours.median_ms / 1e9,
-                        base: format!("{}{mask}", label(&base)), base_us: theirs.median_ms * 1e3, base_tflops: flops / theirs.median_ms / 1e9 };
+        let row = Row { shape: shape.clone(), config: format!("{}{mask}", step_label(&plan)), us: ours.median_ms * 1e3, tflops: flops / ours.median_ms / 1e9,
+                        base: format!("{}{mask}", step_label(&base)), base_us: theirs.median_ms * 1e3, base_tflops: flops / theirs.median_ms / 1e9 };
         print(&row);
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// The step a plan runs, from its kernel's name (`attn_a26_d128_bf16` → `a26`).
+fn step_label<T: Element>(plan: &PrefillPlan<T>) -> String {
+    plan.kernel().trim_start_matches("attn_").split('_').next().unwrap_or("?").to_string()
 }
 
 /// One measured row.
@@ -173,7 +177,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
                 plan.run(&q, &kv[0], &kv[1], &cq, &cq, &mut o, &mut lse).map(|_| ())
             })?;
             let base_flops = Lens::new(&PrefillDesc { head_dim: fd.head_dim, ..desc }, &cq, &cq)?.flops(&PrefillDesc { head_dim: fd.head_dim, ..desc });
-            let label = plan.kernel().trim_start_matches("attn_").split('_').next().unwrap_or("?").to_string();
+            let label = step_label(&plan);
             let row = Row { shape: shape.clone(), config: format!("{label}{}", if causal { " causal" } else { "" }), us: ours.median_ms * 1e3,
                             tflops: flops / ours.median_ms / 1e9, base, base_us: theirs.median_ms * 1e3, base_tflops: base_flops / theirs.median_ms / 1e9 };
             print(&row);
@@ -198,7 +202,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
         let c = if is_base { &ce } else { &cv };
         plan.run(&q, &kk, &vv, c, c, &mut o, &mut lse).map(|_| ())
     })?;
-    let label = plan.kernel().trim_start_matches("attn_").split('_').next().unwrap_or("?").to_string();
+    let label = step_label(&plan);
     let row = Row { shape: format!("{n} seqs {lo}..{hi} (seed {seed}) 32/8 D128"), config: format!("{label} causal varlen"), us: ours.median_ms * 1e3,
                     tflops: fv_ / ours.median_ms / 1e9, base: format!("{label} equal L={eq}"), base_us: theirs.median_ms * 1e3, base_tflops: fe / theirs.median_ms / 1e9 };
     print(&row);

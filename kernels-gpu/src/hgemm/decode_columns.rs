@@ -135,8 +135,9 @@ pub(crate) unsafe fn decode<const MT: u32, E: Elem16, W: Weights>(a: *const u16,
     // from the tile layouts.
     unsafe {
         // sm_90: launched with PDL (`util::pdl`): wait for the previous grid before touching A, C, the
-        // workspace and (without the flag) B. `DECODE_B_AT_LAUNCH`: the previous grid does not write B, so the weights of the first stages
-        // are copied before the PDL wait, while that grid finishes; otherwise with their A tiles after it.
+        // workspace and (without the flag) B. `DECODE_B_AT_LAUNCH`: the previous grid does not write B,
+        // so the weights of the first stages are copied before the wait, while that grid finishes;
+        // otherwise with their A tiles after it.
         let b_early = flags & DECODE_B_AT_LAUNCH != 0;
         let mut s = 0;
         while s < STAGES - 1 {
