@@ -271,13 +271,13 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         assert!(wait < release, "{name}: launch_dependents before the wait");
         // d2 (session 63) copies its first weight stages before the wait where its `flags` parameter (the
         // tenth, `_param_9`) says B is not the previous grid's output (`BReady::AtLaunch`): `cp.async` into
-        // shared memory, and L2 prefetches of the next weight tiles, only after that parameter is read.
+        // shared memory, and only after that parameter is read.
         let b_early = name.starts_with("hgemm_decode_v2");
         let flags_read = ins[..wait].iter().position(|l| l.starts_with("ld.param") && l.contains("_param_9"));
         for (i, l) in ins[..wait].iter().enumerate() {
             // A predicated instruction (`@%p1 ld.global…`) without its guard.
             let l = l.strip_prefix('@').map_or(*l, |r| r.split_once(char::is_whitespace).map_or(r, |(_, op)| op.trim_start()));
-            if b_early && (l.starts_with("cp.async.cg.shared.global") || l.starts_with("prefetch.global.L2")) {
+            if b_early && l.starts_with("cp.async.cg.shared.global") {
                 assert!(flags_read.is_some_and(|f| f < i), "{name}: `{l}` before griddepcontrol.wait and before its flags are read");
                 continue;
             }

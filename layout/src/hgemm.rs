@@ -114,22 +114,6 @@ pub const DECODE_STAGES: u32 = 4;
 /// before on the stream (model weights), so a kernel launched with PDL may copy its first weight stages
 /// before `griddepcontrol.wait`. Without it every load waits for that grid.
 pub const DECODE_B_AT_LAUNCH: u32 = 1;
-/// Where the split-K decode kernels' `flags` hold their L2 prefetch (bits 8 and up, used only with
-/// [`DECODE_B_AT_LAUNCH`]): how many of a block's K tiles after its first `DECODE_STAGES − 1` it asks the
-/// L2 to fetch (`prefetch.global.L2`, one 128-byte line per row) before `griddepcontrol.wait`, while the
-/// previous grid still runs — a grid that leaves DRAM idle (decode attention) then hides the weights'
-/// read. [`decode_flags`] builds the word.
-pub const DECODE_L2_PREFETCH_SHIFT: u32 = 8;
-
-/// The split-K decode kernels' `flags` word: [`DECODE_B_AT_LAUNCH`] where `b_at_launch`, and with it
-/// `l2_tiles` K tiles a block prefetches into L2 before the wait (at most 2^24 − 1; none without the bit).
-pub const fn decode_flags(b_at_launch: bool, l2_tiles: u32) -> u32 {
-    if !b_at_launch {
-        return 0;
-    }
-    let t = if l2_tiles > 0x00ff_ffff { 0x00ff_ffff } else { l2_tiles };
-    DECODE_B_AT_LAUNCH | t << DECODE_L2_PREFETCH_SHIFT
-}
 /// `d1`'s threads per block (4 warps, one k16 step of each stage each).
 pub const DECODE_THREADS: u32 = 128;
 /// `d1`'s A stage tile (16 × 64).

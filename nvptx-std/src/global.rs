@@ -174,14 +174,3 @@ pub unsafe fn ld_global_cg_v4_u32(p: *const u32) -> [u32; 4] {
                   out(reg32) c, out(reg32) d, in(reg64) p, options(nostack)) };
     [a, b, c, d]
 }
-
-/// `prefetch.global.L2 [p];` — asks the L2 to fetch the 128-byte line holding `p` (no register written,
-/// nothing waits for it): a copy that will be read soon, started while the SMs have other work.
-///
-/// # Safety
-/// `p` points inside a global-memory allocation (a hint, but an address outside one is undefined).
-#[inline(always)]
-pub unsafe fn prefetch_global_l2(p: *const u8) {
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("prefetch.global.L2 [{0}];", in(reg64) p, options(nostack, readonly)) }
-}

@@ -148,20 +148,6 @@ pub fn split_k(step: &Step, s: Shape, sms: u32) -> (u32, u32) {
     step.split_k(s.m as u32, s.n as u32, s.k as u32, sms, crate::runtime::tuning::decode_blocks_per_sm())
 }
 
-/// K tiles each block of a split-K decode launch (`blocks` of them, `tiles_k` K tiles each) asks the L2
-/// to prefetch before its PDL wait, after the first `DECODE_STAGES − 1` its ring copies then
-/// (`BReady::AtLaunch` only): as many as keep the whole grid's prefetched weights (64 × 64 tiles of 2-byte
-/// elements) within `budget` bytes of L2 — all of them for a 4096² projection on an H200 (32 MiB against
-/// the default 75% of 50 MiB), a few for a wide one (so that lines fetched early are not evicted
-/// before their block reads them).
-pub fn decode_l2_prefetch_tiles(blocks: u64, tiles_k: u32, budget: u64) -> u32 {
-    use layout::hgemm::{DECODE_BN, DECODE_KT, DECODE_STAGES};
-    let rest = tiles_k.saturating_sub(DECODE_STAGES - 1) as u64;
-    let tile_bytes = 2 * (DECODE_KT * DECODE_BN) as u64;
-    let fits = budget / (blocks.max(1) * tile_bytes);
-    rest.min(fits) as u32
-}
-
 impl Workspace {
 /// Launches a split-K step (`hgemm_decode_v*`) on `grid` with this workspace's split-K buffers.
 #[allow(clippy::too_many_arguments)]
@@ -186,9 +172,7 @@ fn launch_split_k(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, partials: 
         // d2 and d24 (`partials`) also take `flags` (`DECODE_B_AT_LAUNCH` where the caller promised B is
         // not the previous kernel's output); d1 does not.
         if partials {
-            let l2_tiles = decode_l2_prefetch_tiles(grid.0 as u64 * grid.1 as u64, k_split.min(k).div_ceil(layout::hgemm::DECODE_KT),
-                                                    gpu.info.l2_bytes as u64 * crate::runtime::tuning::decode_l2_prefetch_percent() as u64 / 100);
-            let flags = layout::hgemm::decode_flags(b_ready == BReady::AtLaunch, l2_tiles);
+            let flags = if b_ready == BReady::AtLaunch { layout::hgemm::DECODE_B_AT_LAUNCH } else { 0 };
             // SAFETY: as above; the flag only where the caller promised it (`BReady::AtLaunch`).
             unsafe { launch!(gpu, kernel, grid = grid, &a.ptr, &b.ptr, &c.ptr, ws, count, &m, &n, &k, &k_split, &flags) }
         } else {
@@ -320,31 +304,4 @@ fn with_split_k_ws<R>(&mut self, gpu: &Gpu, partials: bool, ws_len: usize, count
     };
     f(ws, count)
 }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::decode_l2_prefetch_tiles as tiles;
-
-    #[test]
-    fn the_l2_prefetch_stays_inside_its_budget_and_the_blocks_k() {
-        let tile = 8192u64; // 64 × 64 two-byte elements
-        // 1×4096×4096 on 128 blocks of 32 K tiles: the 29 after the ring's first 3, within 37.5 MiB.
-        assert_eq!(tiles(128, 32, 75 * 50 * 1024 * 1024 / 100), 29);
-        // A wide projection: as many as the budget holds for every block.
-        let t = tiles(448, 64, 30 << 20);
-        assert_eq!(t as u64, (30 << 20) / (448 * tile));
-        assert!(448 * t as u64 * tile <= 30 << 20);
-        // No budget, or no K tiles past the ring's first stages: nothing.
-        assert_eq!(tiles(128, 32, 0), 0);
-        assert_eq!(tiles(128, 3, u64::MAX / 2), 0);
-        assert_eq!(tiles(0, 10, 1 << 30), 7);
-        // Monotone in the budget, never past the block's tiles.
-        let mut last = 0;
-        for mib in 0..80u64 {
-            let t = tiles(132, 40, mib << 20);
-            assert!(t >= last && t <= 37);
-            last = t;
-        }
-    }
 }

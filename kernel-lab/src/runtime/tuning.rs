@@ -106,23 +106,6 @@ pub fn launch_chain() -> usize {
     })
 }
 
-/// The share of the L2 (percent) the split-K decode steps may ask it to prefetch for one launch, before
-/// their PDL wait, where the caller promised the weights at launch (`BReady::AtLaunch`; the blocks' first
-/// ring stages are copied then anyway): [`DECODE_L2_PREFETCH_PERCENT`] by default, or
-/// `KERNEL_LAB_DECODE_L2_PREFETCH` (0 to 100; 0 turns the prefetch off).
-pub fn decode_l2_prefetch_percent() -> u32 {
-    static P: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *P.get_or_init(|| parse_percent(std::env::var("KERNEL_LAB_DECODE_L2_PREFETCH").ok().as_deref()).unwrap_or(DECODE_L2_PREFETCH_PERCENT))
-}
-
-/// [`decode_l2_prefetch_percent`]'s default.
-pub const DECODE_L2_PREFETCH_PERCENT: u32 = 75;
-
-/// A percentage from the variable's text: a number in 0..=100, else `None`.
-fn parse_percent(v: Option<&str>) -> Option<u32> {
-    v.and_then(|v| v.trim().parse().ok()).filter(|p| *p <= 100)
-}
-
 /// Clusters a cluster FP8 step's persistent grid may use at most: `cuOccupancyMaxActiveClusters` (the
 /// default), or fewer with `KERNEL_LAB_FP8_CLUSTERS` (1 to 1024) for sweeping.
 pub fn fp8_clusters(max_active: u32) -> u32 {
@@ -133,15 +116,6 @@ pub fn fp8_clusters(max_active: u32) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn the_prefetch_knob_takes_0_to_100_percent() {
-        assert_eq!(super::parse_percent(Some(" 0")), Some(0));
-        assert_eq!(super::parse_percent(Some("100")), Some(100));
-        assert_eq!(super::parse_percent(Some("101")), None);
-        assert_eq!(super::parse_percent(Some("-1")), None);
-        assert_eq!(super::parse_percent(None), None);
-    }
-
     #[test]
     fn the_settle_knob_takes_1_to_65536() {
         assert_eq!(super::parse_settle_max_calls(Some("64")), Some(64));

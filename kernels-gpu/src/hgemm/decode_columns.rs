@@ -11,7 +11,6 @@ use crate::util::unroll::{unroll4, unroll8};
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
     cp_async::{cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group_n},
-    global::prefetch_global_l2,
     ldmatrix::ldmatrix_x4,
     shared::{self, ld_shared_u32, st_shared_u32},
     sync::{sync_threads, thread_fence},
@@ -20,7 +19,7 @@ use crate::prim::{
 use layout::{
     Layout,
     fragment::{Ldmatrix, MmaM16N8K16},
-    hgemm::{DECODE_BN as BN, DECODE_B_AT_LAUNCH, DECODE_L2_PREFETCH_SHIFT, DECODE_KT as KT, DECODE_STAGES as STAGES, DECODE_THREADS as THREADS, decode_a},
+    hgemm::{DECODE_BN as BN, DECODE_B_AT_LAUNCH, DECODE_KT as KT, DECODE_STAGES as STAGES, DECODE_THREADS as THREADS, decode_a},
 };
 
 /// How a step's stages hold the 64 × 64 weight tile (B: K × N, row-major) and how a warp reads its
@@ -146,21 +145,6 @@ pub(crate) unsafe fn decode<const MT: u32, E: Elem16, W: Weights>(a: *const u16,
                 load_b::<MT, W>(s_base, s, b, n, k_end, n0, k_begin + s * KT);
             }
             s += 1;
-        }
-        if b_early {
-            // The next tiles' weight rows asked of the L2 (`flags >> DECODE_L2_PREFETCH_SHIFT` tiles after
-            // the ring's first stages): a row's 64 columns are 128 bytes, one or two lines — its first
-            // and last column's. Every address is inside B (rows < k_end, columns < n).
-            let pf_end = (STAGES - 1 + (flags >> DECODE_L2_PREFETCH_SHIFT)).min(tiles_k);
-            let first = k_begin + (STAGES - 1) * KT;
-            let last_col = (n0 + BN).min(n) - 1;
-            let mut r = first + tid;
-            while r < k_begin + pf_end * KT && r < k_end {
-                let row = b.wrapping_add(r as usize * n as usize);
-                prefetch_global_l2(row.wrapping_add(n0 as usize) as *const u8);
-                prefetch_global_l2(row.wrapping_add(last_col as usize) as *const u8);
-                r += THREADS;
-            }
         }
         crate::util::pdl::wait();
         let mut s = 0;
