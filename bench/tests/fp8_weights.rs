@@ -205,3 +205,51 @@ fn bad_input_is_refused_before_any_launch() {
     // Too few weights for the shape.
     assert!(Fp8Weights::quantize::<bf16, _>(&gpu, &w, n + 1, k).err().unwrap().to_string().contains("elements for a 65×128"));
 }
+
+/// w1 told that its weights are ready at launch (`W8Plan::set_w_ready(BReady::AtLaunch)`: on Hopper it
+/// reads its first step's weights before `griddepcontrol.wait`) in a chain where each launch reads the
+/// previous one's output, y₁ = x·Wᵀ, y₂ = y₁·Wᵀ, y₃ = y₂·Wᵀ, queued behind a hold (a GPU-side spin) so
+/// each link may start while the previous one runs: every link equal, bit for bit, to the chain with
+/// the host waiting between launches and the weights read after the wait (w1 sums its splits in a
+/// fixed order), and fully written. A link that read its activations before the wait would see the
+/// previous link's poison.
+#[test]
+fn w1_with_weights_at_launch_waits_for_its_activations() {
+    use kernel_lab_bench::{gemm::BReady, runtime::timing};
+    let Some(gpu) = hopper_or_skip("w1_with_weights_at_launch_waits_for_its_activations") else { return };
+    let seed = verify::fresh_seed();
+    // K = N = 2048 (split K), and a shallow K = N = 256 (one split); M = 1 (t8) and 9 (t16).
+    for (m, k) in [(1usize, 2048usize), (9, 2048), (1, 256)] {
+        let mut rng = verify::rng(seed ^ (m * 7919 + k) as u64);
+        // Entries in [-1/64, 1/64): the chain's values stay of the order of x's.
+        let w: Vec<bf16> = (0..k * k).map(|_| bf16::from_f32(rng.random_range(-1.0f32..1.0) / 64.0)).collect();
+        let w8 = Fp8Weights::quantize::<bf16, _>(&gpu, &gpu.upload(&w).unwrap(), k, k).unwrap();
+        let x: Vec<bf16> = (0..m * k).map(|_| bf16::from_f32(rng.random_range(-2.0f32..2.0))).collect();
+        let x = gpu.upload(&x).unwrap();
+        let mut chain = |ready: BReady, sync_each: bool| -> Vec<Vec<bf16>> {
+            let mut plan = W8Plan::<bf16>::new(&gpu, m, k, k).unwrap();
+            plan.set_w_ready(ready);
+            let mut links: Vec<_> = (0..3).map(|_| gpu.upload(&vec![bf16::NAN; m * k]).unwrap()).collect();
+            if !sync_each {
+                timing::hold(&gpu, 200_000).unwrap(); // 200 µs: the three launches queue up behind it
+            }
+            plan.run(&x, &w8, &mut links[0]).unwrap();
+            for i in 1..3 {
+                if sync_each {
+                    gpu.sync_after("w1").unwrap();
+                }
+                let (done, rest) = links.split_at_mut(i);
+                plan.run(&done[i - 1], &w8, &mut rest[0]).unwrap();
+            }
+            gpu.sync_after("w1").unwrap();
+            links.iter().map(|y| gpu.download(y).unwrap()).collect()
+        };
+        let (queued, synced) = (chain(BReady::AtLaunch, false), chain(BReady::AfterPrevious, true));
+        for (i, (p, q)) in synced.iter().zip(&queued).enumerate() {
+            let what = format!("{m}x{k}x{k} link {i} (seed {seed})");
+            assert!(q.iter().all(|v| v.is_finite()), "{what}: not fully written");
+            assert!(q.iter().any(|v| v.to_f32() != 0.0), "{what}: all zeros");
+            assert!(p.iter().zip(q).all(|(a, b)| a.to_bits() == b.to_bits()), "{what}: the queued chain with weights at launch differs from the synchronized one");
+        }
+    }
+}

@@ -272,12 +272,15 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         // d2 (session 63) copies its first weight stages before the wait where its `flags` parameter (the
         // tenth, `_param_9`) says B is not the previous grid's output (`BReady::AtLaunch`): `cp.async` into
         // shared memory, and only after that parameter is read.
-        let b_early = name.starts_with("hgemm_decode_v2");
-        let flags_read = ins[..wait].iter().position(|l| l.starts_with("ld.param") && l.contains("_param_9"));
+        // w1 (session 64) likewise loads its first two steps' weights and block scales into registers
+        // (`ld.global.nc`) under its `flags` (the eleventh parameter).
+        let (b_early, w_early) = (name.starts_with("hgemm_decode_v2"), name.starts_with("fp8_w1"));
+        let flags_param = if w_early { "_param_10" } else { "_param_9" };
+        let flags_read = ins[..wait].iter().position(|l| l.starts_with("ld.param") && l.contains(flags_param));
         for (i, l) in ins[..wait].iter().enumerate() {
             // A predicated instruction (`@%p1 ld.global…`) without its guard.
             let l = l.strip_prefix('@').map_or(*l, |r| r.split_once(char::is_whitespace).map_or(r, |(_, op)| op.trim_start()));
-            if b_early && l.starts_with("cp.async.cg.shared.global") {
+            if (b_early && l.starts_with("cp.async.cg.shared.global")) || (w_early && l.starts_with("ld.global.nc")) {
                 assert!(flags_read.is_some_and(|f| f < i), "{name}: `{l}` before griddepcontrol.wait and before its flags are read");
                 continue;
             }
@@ -288,6 +291,10 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         // The next grid is released only after the K loop's last copies (d2: after `cp.async.wait_group 0`).
         if b_early {
             assert!(ins[..release].iter().any(|l| l.starts_with("cp.async.wait_group 0")), "{name}: the next grid released before the K loop ended");
+        }
+        // w1: after its K loop, i.e. after every `mma` of it.
+        if w_early {
+            assert!(!ins[release..].iter().any(|l| l.starts_with("mma.sync")), "{name}: the next grid released before the K loop ended");
         }
         if k.target == Target::Sm80 {
             assert!(!body(Target::Sm80, name).contains("griddepcontrol"), "{name}: griddepcontrol in the sm_80 build");

@@ -403,12 +403,13 @@ impl Fp8Gemm {
                 // construction), `blocks` its own length; nothing else uses x or blocks (the plan's, and its
                 // launches go to one stream).
                 unsafe { launch!(gpu, widen, grid = grid_1d(gpu, (len as usize / 2).max(nblocks as usize)), &a.q, &len, &a.scales, &b.scales, x, blocks, &nblocks)? };
-                // SAFETY: `fp8_w1_t*_bf16(x, w, sb, y, ws, count, m, n, k, k_split)` (its contract): x the m·k
+                // SAFETY: `fp8_w1_t*_bf16(x, w, sb, y, ws, count, m, n, k, k_split, flags)` (its contract): x the m·k
                 // bf16 just widened (16-byte aligned: a whole allocation), w B's n·k e4m3 bytes (16-byte
                 // aligned, k % 16 == 0), sb ⌈n/128⌉·⌈k/128⌉ powers of two in bf16's scale range (the widen
                 // kernel just wrote them, clamped to it; w1 waits for it before reading), y = C of m·n bf16
-                // (checked in `new`); m, grid, workspace and stream as fw2's above.
-                return unsafe { launch!(gpu, w1, grid = w1_grid, x, &b.q, blocks, c, &pws, &pcount, &m, &n, &k, k_split) };
+                // (checked in `new`); m, grid, workspace and stream as fw2's above; no flags (the scales
+                // are the widen kernel's output, so nothing is read before the wait).
+                return unsafe { launch!(gpu, w1, grid = w1_grid, x, &b.q, blocks, c, &pws, &pcount, &m, &n, &k, k_split, &0u32) };
             }
         };
         if let (Some((ws, count, tail)), Some(sa)) = (stream, scale_map) {

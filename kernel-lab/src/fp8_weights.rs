@@ -32,7 +32,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use crate::{
     error::{Error, Result},
     fp8::check_scales,
-    gemm::{Element, GemmDesc, GemmPlan},
+    gemm::{BReady, Element, GemmDesc, GemmPlan},
     launch,
     runtime::gpu::{Gpu, Kernel},
     steps::{
@@ -187,6 +187,7 @@ pub struct W8Plan<T: Element> {
     n: usize,
     k: usize,
     route: Route<T>,
+    w_ready: BReady,
 }
 
 impl<T: Element> W8Plan<T> {
@@ -220,7 +221,15 @@ impl<T: Element> W8Plan<T> {
             let plan = GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, k))?;
             Route::Dense { b: gpu.zeros::<T>(k * n)?, plan }
         };
-        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route })
+        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route, w_ready: BReady::AfterPrevious })
+    }
+
+    /// When the weights may be read ([`BReady`], as [`GemmPlan::set_b_ready`]): with
+    /// [`BReady::AtLaunch`] the caller promises the kernel enqueued just before a run does not write the
+    /// weights or their scales (a model's weights, written at load), and w1 then reads its first steps'
+    /// weights before its PDL wait. The dense route (more than 32 tokens) ignores it.
+    pub fn set_w_ready(&mut self, ready: BReady) {
+        self.w_ready = ready;
     }
 
     /// What it runs: `w1-t8` (w1 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
@@ -261,7 +270,7 @@ impl<T: Element> W8Plan<T> {
                     Some((a, b)) => (a.device_ptr(&stream).0, b.device_ptr(&stream).0),
                     None => (0, 0),
                 };
-                // SAFETY: `fp8_w1_t*(x, w, sb, y, ws, count, m, n, k, k_split)` (the kernel's contract): x holds
+                // SAFETY: `fp8_w1_t*(x, w, sb, y, ws, count, m, n, k, k_split, flags)` (the kernel's contract): x holds
                 // m·k and y m·n values of T (checked), x 16-byte aligned (checked), w and sb an
                 // `Fp8Weights` of n×k for T (checked: its scales are powers of two in T's range by
                 // construction); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);
@@ -269,7 +278,9 @@ impl<T: Element> W8Plan<T> {
                 // workspace and zeroed counters sized for this kernel's token tiles when splits > 1 (the
                 // kernel leaves the counters zero); one plan's launches are on one stream, so they never overlap
                 // (PDL: the next waits for this one before touching memory).
-                unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split) }
+                // `flags`: `W1_W_AT_LAUNCH` only where the caller promised it (`set_w_ready`).
+                let flags = if self.w_ready == BReady::AtLaunch { layout::fp8::weights::W1_W_AT_LAUNCH } else { 0u32 };
+                unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split, &flags) }
             }
             Route::Dense { b, plan } => {
                 w.dequantize_t::<T, _>(gpu, b)?;

@@ -1085,7 +1085,10 @@ fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usi
         }
         Weight::Fp8(w8) => {
             if !plans.w8.contains_key(&(m, n, kk)) {
-                plans.w8.insert((m, n, kk), W8Plan::<T>::new(gpu, m, n, kk)?);
+                let mut plan = W8Plan::<T>::new(gpu, m, n, kk)?;
+                // As the 16-bit weights: written at load, never by the kernel just before.
+                plan.set_w_ready(BReady::AtLaunch);
+                plans.w8.insert((m, n, kk), plan);
             }
             let plan = plans.w8.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("FP8 plan missing (internal)".into()))?;
             plan.run(&view::<T>(a, m * kk)?, w8, &mut view_mut::<T>(c, m * n)?)?;

@@ -32,7 +32,7 @@ use crate::prim::{
     shared,
     thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
 };
-use layout::fp8::weights::{ROWS, STEP_K, WARPS};
+use layout::fp8::weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS};
 
 launch_bounds!(fp8_w1_t8_bf16, 256, 2);
 launch_bounds!(fp8_w1_t16_bf16, 256, 2);
@@ -41,53 +41,85 @@ launch_bounds!(fp8_w1_t8_f16, 256, 2);
 launch_bounds!(fp8_w1_t16_f16, 256, 2);
 launch_bounds!(fp8_w1_t32_f16, 256, 2);
 
-/// Issues one warp step's loads (`k0`: the step's first K; chunks past `k_end`, rows past `n`, tokens
-/// past `m` read nothing and hold zeros; a step at or past `k_end` reads nothing at all).
+/// Issues one warp step's weight loads and reads its block scale (`k0`: the step's first K; chunks past
+/// `k_end` and rows past `n` read nothing and hold zeros; a step at or past `k_end` reads nothing at all):
+/// nothing the previous grid writes (weights are written at load), so it may run before the PDL wait.
 ///
 /// # Safety
 /// As [`w1`]'s contract; `k_end ≤ k`, `k0 % 64 == 0`.
 #[inline(always)]
-unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, m: u32, n: u32, k: u32, k_end: u32, n0: u32,
-                                                             k0: u32, g: u32, t: u32) -> Operands<NT> {
+unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool>(l: &mut Operands<NT>, w: *const u8, sb: *const f32, n: u32, k: u32, k_end: u32, n0: u32,
+                                                               k0: u32, g: u32, t: u32) {
     let kc = k0 + 16 * t;
     let ok = kc < k_end;
-    let mut l = Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
     let mut rt = 0;
     while rt < 2 {
         let mut h = 0;
         while h < 2 {
             let row = n0 + 16 * rt + 8 * h + g;
-            if ok && row < n {
+            l.w[rt as usize][h as usize] = if ok && row < n {
                 // SAFETY: row < n and kc + 16 ≤ k (k % 16 == 0): inside W; 16-byte aligned (k % 16 == 0).
-                l.w[rt as usize][h as usize] = unsafe { ld_global_nc_na_v4_u32(w.add(row as usize * k as usize + kc as usize) as *const u32) };
-            }
+                unsafe { ld_global_nc_na_v4_u32(w.add(row as usize * k as usize + kc as usize) as *const u32) }
+            } else {
+                [0; 4]
+            };
             h += 1;
         }
         rt += 1;
     }
-    unroll4!(nt => { if (nt as usize) < NT {
-        let tok = 8 * nt + g;
-        if ok && tok < m {
-            if X8 {
-                // fw2: 16 e4m3 activations as bytes; `compute` widens them.
-                let p = x.wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
-                // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 16-byte aligned (k % 16 == 0).
-                let a = unsafe { ld_global_nc_v4_u32(p) };
-                l.x[nt as usize] = [a[0], a[1], a[2], a[3], 0, 0, 0, 0];
-            } else {
-                let p = (x as *const u16).wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
-                // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 32-byte aligned (k % 16 == 0).
-                let (a, b) = unsafe { (ld_global_nc_v4_u32(p), ld_global_nc_v4_u32(p.add(4))) };
-                l.x[nt as usize] = [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]];
-            }
-        }
-    }});
     // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
     // steps aligned to 64); the same address in every lane. fw2's weights are unscaled (its per-tensor
     // scale is applied to the sums): the unit multiplier `2^bias`.
-    if k0 < k_end {
+    l.mult = if k0 >= k_end {
+        0
+    } else if X8 {
+        multiplier(1.0f32.to_bits(), E::WIDE)
+    } else {
         // SAFETY: n0 < n, k0 < k_end ≤ k.
-        l.mult = if X8 { multiplier(1.0f32.to_bits(), E::WIDE) } else { unsafe { step_multiplier::<E>(sb, k, n0, k0) } };
+        unsafe { step_multiplier::<E>(sb, k, n0, k0) }
+    };
+}
+
+/// Issues one warp step's activation loads (tokens past `m` and steps past `k_end` read nothing and
+/// hold zeros): the previous grid's output, so after the PDL wait.
+///
+/// # Safety
+/// As [`load_w`].
+#[inline(always)]
+unsafe fn load_x<const NT: usize, const X8: bool>(l: &mut Operands<NT>, x: *const u8, m: u32, k: u32, k_end: u32, k0: u32, g: u32, t: u32) {
+    let kc = k0 + 16 * t;
+    let ok = kc < k_end;
+    unroll4!(nt => { if (nt as usize) < NT {
+        let tok = 8 * nt + g;
+        l.x[nt as usize] = if !(ok && tok < m) {
+            [0; 8]
+        } else if X8 {
+            // fw2: 16 e4m3 activations as bytes; `compute` widens them.
+            let p = x.wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
+            // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 16-byte aligned (k % 16 == 0).
+            let a = unsafe { ld_global_nc_v4_u32(p) };
+            [a[0], a[1], a[2], a[3], 0, 0, 0, 0]
+        } else {
+            let p = (x as *const u16).wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
+            // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 32-byte aligned (k % 16 == 0).
+            let (a, b) = unsafe { (ld_global_nc_v4_u32(p), ld_global_nc_v4_u32(p.add(4))) };
+            [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]
+        };
+    }});
+}
+
+/// One warp step's operands, weights and activations (as w1 always loaded them: after the wait).
+///
+/// # Safety
+/// As [`load_w`].
+#[inline(always)]
+unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, m: u32, n: u32, k: u32, k_end: u32, n0: u32,
+                                                             k0: u32, g: u32, t: u32) -> Operands<NT> {
+    let mut l = Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
+    // SAFETY: forwarded.
+    unsafe {
+        load_w::<NT, E, X8>(&mut l, w, sb, n, k, k_end, n0, k0, g, t);
+        load_x::<NT, X8>(&mut l, x, m, k, k_end, k0, g, t);
     }
     l
 }
@@ -97,8 +129,9 @@ unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *con
 /// # Safety
 /// As [`fp8_w1_t8_bf16`], with `8·NT` for 8.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn w1<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32), y: *mut u16,
-                                                           ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32) {
+                                                           ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
@@ -110,16 +143,27 @@ unsafe fn w1<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const
     // barrier below is reached by all threads (block-uniform conditions); shared memory accesses
     // inside `smem_bytes(NT)`.
     unsafe {
-        // Launched with PDL (`util::pdl`): wait for the previous grid before touching memory.
-        crate::util::pdl::wait_then_release();
-        // fw2: the product's per-tensor scale (A's times B's), applied to the sums.
-        let alpha = if X8 { *alpha.0 * *alpha.1 } else { 1.0 };
         // Two steps' loads in flight: step s computed while step s + WARPS's are on their way.
         let stride = STEP_K * WARPS;
         let mut k0 = k_begin + STEP_K * warp;
+        // Launched with PDL (`util::pdl`). `W1_W_AT_LAUNCH` (session 64): the previous grid does not
+        // write the weights or their scales, so the first step's are read before the wait, while that
+        // grid finishes; the activations (its output) after it. (Both first steps' weights early, with
+        // the loop rotated to match, took t8 from 106 to 128 registers and t32's spills from 84 to 244 bytes.)
+        let mut a = Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
+        let w_early = flags & W1_W_AT_LAUNCH != 0;
+        if w_early {
+            load_w::<NT, E, X8>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
+        }
+        crate::util::pdl::wait();
+        if !w_early {
+            load_w::<NT, E, X8>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
+        }
+        load_x::<NT, X8>(&mut a, x, m, k, k_end, k0, g, t);
+        // fw2: the product's per-tensor scale (A's times B's), applied to the sums.
+        let alpha = if X8 { *alpha.0 * *alpha.1 } else { 1.0 };
         // Two buffers taking turns (no copy from one to the other, which LLVM would route through
         // local memory at 4 token tiles).
-        let mut a = load::<NT, E, X8>(x, w, sb, m, n, k, k_end, n0, k0, g, t);
         while k0 < k_end {
             let b = load::<NT, E, X8>(x, w, sb, m, n, k, k_end, n0, k0 + stride, g, t);
             compute::<NT, E, X8>(&mut acc, &a);
@@ -130,6 +174,10 @@ unsafe fn w1<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const
             compute::<NT, E, X8>(&mut acc, &b);
             k0 += 2 * stride;
         }
+        // The next grid's blocks may be scheduled once every block is past its K loop (as HGEMM d2 since
+        // session 63): released at the start, a following projection's blocks held SM slots that this
+        // one's later waves needed.
+        crate::util::pdl::release();
         finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y(), alpha);
     }
 }
@@ -148,12 +196,14 @@ macro_rules! w1_entries {
         /// 16-bit values; `1 ≤ m ≤` the token count, `k % 16 == 0`, x and w 16-byte aligned, none written
         /// by another grid while this one runs. When splits > 1, `ws` holds `splits · 32⌈n/32⌉ · 8·NT`
         /// f32 (8-byte aligned) and `count` `⌈n/32⌉` u32, zero at launch (left zero), neither used by a
-        /// concurrent launch.
+        /// concurrent launch. With `flags` bit `W1_W_AT_LAUNCH`, `w` and `sb` are not written by the
+        /// grid launched just before on the stream.
         #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                k: u32, k_split: u32) {
+                                                k: u32, k_split: u32, flags: u32) {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
-            unsafe { w1::<$nt, $e, false>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split) }
+            unsafe { w1::<$nt, $e, false>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split, flags) }
         }
     )*};
 }
@@ -171,8 +221,8 @@ macro_rules! fw2_entries {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32,
                                                 m: u32, n: u32, k: u32, k_split: u32) {
-            // SAFETY: forwarded (no block scales are read when X8 is true).
-            unsafe { w1::<$nt, Bf16, true>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split) }
+            // SAFETY: forwarded (no block scales are read when X8 is true; no flags: every load after the wait).
+            unsafe { w1::<$nt, Bf16, true>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split, 0) }
         }
     )*};
 }
