@@ -15,9 +15,8 @@
 //!   `amax / 448` scale a power of two gives up at most one binade at the top of e4m3's range, which
 //!   costs nothing in relative precision.
 //! * **Decode** (M ≤ 32): step w1 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`):
-//!   the weights streamed into registers two steps ahead and widened there, split over K by a model of
-//!   waves of two blocks a SM ([`w1_splits`]: where the 32-row tiles leave slots idle or a partial last
-//!   wave). Four
+//!   the weights streamed into registers two steps ahead and widened there, split over K where the
+//!   32-row tiles alone leave slots of the one wave of two blocks a SM empty ([`w1_splits`]). Four
 //!   variants measured slower on an H200 and were removed (the FP8 ladder's README: a per-lane
 //!   `cp.async` ring of weights and activations, persistent blocks, a ring of the weights alone, each
 //!   warp on one contiguous run of K).
@@ -294,7 +293,6 @@ impl<T: Element> W8Plan<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::steps::fp8::W1_SPLIT_COST_STEPS;
     use layout::fp8::weights::STEP_K;
 
     #[test]
@@ -305,27 +303,11 @@ mod tests {
             assert_eq!(k_split % STEP_K, 0, "{n}x{k}");
             assert!((splits as usize - 1) * (k_split as usize) < k && splits as usize * k_split as usize >= k, "{n}x{k}: {splits} × {k_split}");
         }
-        // 128 row tiles on 132 SMs: split in two (256 blocks ≤ 264 slots, one wave of 32 steps, not
-        // two of 22); 192 tiles: four ways (768 blocks, 3 waves of 16 + 2 steps, against 1 wave of 64);
-        // 896 tiles (gate/up): two (7 waves of 32 + 2 against 4 of 64); 4008 tiles: not split (16 waves
-        // of 64 against 61 of 16 + 2).
+        // 128 row tiles on 132 SMs: split in two (256 blocks ≤ 264 slots, one wave); 192 tiles and 4008
+        // tiles: not split.
         assert_eq!(w1_splits(4096, 4096, 132).0, 2);
-        assert_eq!(w1_splits(6144, 4096, 132).0, 4);
-        assert_eq!(w1_splits(28672, 4096, 132).0, 2);
+        assert_eq!(w1_splits(6144, 4096, 132).0, 1);
         assert_eq!(w1_splits(128_256, 4096, 132).0, 1);
-        // On 114 SMs (228 slots) two ways would be 2 waves of 32 + 2 steps: three (2 waves of 22 + 2).
-        assert_eq!(w1_splits(4096, 4096, 114).0, 3);
-        for sms in [78, 114, 132, 144] {
-            for (n, k) in [(4096, 4096), (6144, 4096), (28672, 4096), (4096, 14336), (1024, 8192)] {
-                let (s, ks) = w1_splits(n, k, sms);
-                let waves = |s: u32| (n.div_ceil(32) * s as usize).div_ceil(2 * sms as usize);
-                // Splitting never adds a wave without shortening each block's K by more than it.
-                if s > 1 {
-                    let one = waves(1) * k.div_ceil(64);
-                    assert!(waves(s) * (ks as usize / 64 + W1_SPLIT_COST_STEPS) < one, "{n}x{k} on {sms}: {s} splits no cheaper than 1");
-                }
-            }
-        }
         // 32 tiles, deep K: 8 splits (256 blocks); a short K keeps a warp two steps a split.
         assert_eq!(w1_splits(1024, 14336, 132).0, 8);
         assert_eq!(w1_splits(1024, 1024, 132).0, 1);

@@ -330,40 +330,23 @@ pub const KERNELS: &[KernelInfo] = &[
 /// The most splits of K a w1 launch takes (its last block sums every split's partial at once).
 pub const MAX_SPLITS: usize = 16;
 
-/// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs, by a model of waves:
-/// every block of a launch streams the same bytes (its 32-row tile over its split of K), two blocks fit a
-/// SM (w1's 128 registers a thread), so a launch of `tiles · splits` blocks takes
-/// `⌈tiles · splits / (2 · sms)⌉` waves of `⌈steps / splits⌉` 64-deep steps each, plus
-/// [`W1_SPLIT_COST_STEPS`] a wave when split (the partials' round trip and the last block's sum). The
-/// cheapest count wins, the fewest splits among equals; no more than leave each warp two steps a split,
-/// at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with `(splits − 1) · k_split < k`.
+/// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs: as many splits as
+/// fit the blocks in one wave of two a SM (what w1's 128 registers a thread allow; the 32-row tiles
+/// alone where they fill it), no more than leave each warp two 64-deep
+/// steps a split, at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with `(splits − 1) · k_split < k`.
 ///
-/// Where the tiles alone leave SMs idle this splits up to one wave (a second, partial wave of splits
-/// runs while most SMs idle: w1 split 1×4096×4096 three ways, 384 blocks on 264 slots, read at 30% of
-/// the copy rate); where they make a partial last wave (Llama-3-8B's 896 gate/up tiles: 3.4 waves) it
-/// splits as far as evens the waves out (session 64: the runner's FP8 step measured in the ladder README).
+/// One wave, not more: every block streams the same bytes, so a second, partial wave of splits runs
+/// while most SMs idle (w1 split 1×4096×4096 three ways, 384 blocks on 264 slots: 30% of the copy rate).
 pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
-    use layout::fp8::weights::{STEP_K, WARPS};
-    let tiles = n.div_ceil(layout::fp8::weights::ROWS as usize).max(1);
-    let steps = k.div_ceil(STEP_K as usize).max(1);
-    let slots = 2 * (sms as usize).max(1);
-    let most = (steps / (2 * WARPS as usize)).clamp(1, MAX_SPLITS);
-    let mut best = (usize::MAX, 1, steps);
-    for want in 1..=most {
-        let depth = steps.div_ceil(want);
-        let splits = steps.div_ceil(depth);
-        let cost = (tiles * splits).div_ceil(slots) * (depth + if splits > 1 { W1_SPLIT_COST_STEPS } else { 0 });
-        if cost < best.0 {
-            best = (cost, splits, depth);
-        }
-    }
-    let (splits, k_split) = (best.1, best.2 * STEP_K as usize);
-    (k.div_ceil(k_split) as u32, k_split as u32)
+    let tiles = n.div_ceil(layout::fp8::weights::ROWS as usize);
+    let steps = k.div_ceil(layout::fp8::weights::STEP_K as usize);
+    let want = (2 * sms as usize) / tiles.max(1);
+    let most = (steps / (2 * layout::fp8::weights::WARPS as usize)).clamp(1, MAX_SPLITS);
+    let splits = want.clamp(1, most);
+    let k_split = steps.div_ceil(splits) * layout::fp8::weights::STEP_K as usize;
+    let splits = k.div_ceil(k_split);
+    (splits as u32, k_split as u32)
 }
-
-/// [`w1_splits`]' cost of splitting, in 64-deep steps a wave: a split's partial tile written and the
-/// last block's sum of them take about two of a block's DRAM round trips.
-pub const W1_SPLIT_COST_STEPS: usize = 2;
 
 /// Token tiles (8 tokens each) of the weight-only decode kernels, smallest first.
 pub const W1_TOKEN_TILES: [u32; 3] = [1, 2, 4];
