@@ -154,8 +154,10 @@ fn cases() -> Vec<Case> {
 }
 
 /// The plans every test runs: the default (b3 where the GPU runs `sm_90a` code, else b2), b2 on
-/// `mma.sync` (deterministic) and b1 (atomic dQ).
-const VARIANTS: [(DqMode, Engine); 3] = [(DqMode::Deterministic, Engine::Auto), (DqMode::Deterministic, Engine::MmaSync), (DqMode::Atomic, Engine::Auto)];
+/// `mma.sync` (deterministic), b1 (atomic dQ on `mma.sync`) and atomic dQ's default (b4 where the GPU runs
+/// `sm_90a` code, else b1 again).
+const VARIANTS: [(DqMode, Engine); 4] =
+    [(DqMode::Deterministic, Engine::Auto), (DqMode::Deterministic, Engine::MmaSync), (DqMode::Atomic, Engine::MmaSync), (DqMode::Atomic, Engine::Auto)];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
 fn check_cases(gpu: &Gpu, (dq, engine): (DqMode, Engine)) {
@@ -190,6 +192,16 @@ fn mma_sync_backward_matches_the_reference() {
 fn atomic_dq_backward_matches_the_reference() {
     let Some(gpu) = gpu_or_skip("atomic_dq_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[2]);
+}
+
+/// Atomic dQ's default plan (b4 on Hopper: b3's dK/dV kernel computing dQ too): the same cases against the
+/// f64 reference (dK and dV bitwise the same on a second run).
+#[test]
+fn wgmma_atomic_dq_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("wgmma_atomic_dq_backward_matches_the_reference") else { return };
+    let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64).with_dq(DqMode::Atomic)).unwrap();
+    eprintln!("atomic dQ's default plan: {} ({})", plan.kernel(), if plan.is_wgmma() { "b4, wgmma" } else { "b1, mma.sync" });
+    check_cases(&gpu, VARIANTS[3]);
 }
 
 /// 2 × 1000 tokens, 16/4 heads, D = 128, causal, bf16 (every plan of [`VARIANTS`]): grouped heads against the same problem with each
@@ -274,8 +286,13 @@ fn bad_backward_input_gives_clear_errors() {
     let d = BackwardDesc::new(8, 2, 64).causal();
     assert!(BackwardPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));
     assert!(BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(8, 2, 256)).err().unwrap().to_string().contains("head dim 256"));
-    let e = BackwardPlan::<f16>::new(&gpu, d.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma)).err().unwrap().to_string();
-    assert!(e.contains("deterministically only"), "{e}");
+    // The wgmma kernels (b3, b4) where the GPU cannot run them: refused, naming what they need.
+    for dq in [DqMode::Deterministic, DqMode::Atomic] {
+        match BackwardPlan::<f16>::new(&gpu, d.with_dq(dq).with_engine(Engine::Wgmma)) {
+            Ok(p) => assert!(p.is_wgmma() && p.kernel().starts_with(if dq == DqMode::Atomic { "attn_bwd_b4c_" } else { "attn_bwd_b3kvc_" }), "{}", p.kernel()),
+            Err(e) => assert!(e.to_string().contains("sm_90a"), "{dq:?}: {e}"),
+        }
+    }
     let mut plan = BackwardPlan::<f16>::new(&gpu, d).unwrap();
     let q = gpu.zeros::<f16>(10 * 8 * 64).unwrap();
     let kv = gpu.zeros::<f16>(10 * 2 * 64).unwrap();

@@ -535,6 +535,9 @@ pub enum BwdHTile {
     /// A stage's `log2(e) · LSE` then `D = rowsum(dO ∘ O)` of its queries (`2 × BWD_H_STREAM` f32; the
     /// dK/dV kernel only).
     Stats,
+    /// Step b4 only (after the stages, one region): the tile's dSᵀ, `BWD_H_ROWS` keys × `BWD_H_STREAM`
+    /// queries in [`sw128_byte`]'s layout — both warpgroups' halves, the A operand of dQ = dS·K.
+    Ds,
 }
 
 /// Bytes of one 64-column box of a `rows`-row 16-bit tile under `SWIZZLE_128B` (128-byte rows).
@@ -564,6 +567,7 @@ pub const fn bwd_h_offset(d: u32, what: BwdHTile, stage: u32) -> u32 {
         BwdHTile::A => s0,
         BwdHTile::B => s0 + str_,
         BwdHTile::Stats => s0 + 2 * str_,
+        BwdHTile::Ds => 2 * res + BWD_H_STAGES * stage_bytes,
     }
 }
 
@@ -573,6 +577,13 @@ pub const fn bwd_h_smem(d: u32) -> u32 {
     1024 + bwd_h_offset(d, BwdHTile::A, BWD_H_STAGES)
 }
 const _: () = assert!(bwd_h_smem(64) == 84 * 1024 && bwd_h_smem(128) == 164 * 1024);
+
+/// Step b4's dynamic shared memory (b3's dK/dV kernel plus the dSᵀ tile [`BwdHTile::Ds`], 16 KiB):
+/// 100 KiB at D = 64, 180 KiB at D = 128.
+pub const fn bwd_h4_smem(d: u32) -> u32 {
+    1024 + bwd_h_offset(d, BwdHTile::Ds, 0) + 2 * BWD_H_ROWS * BWD_H_STREAM
+}
+const _: () = assert!(bwd_h4_smem(64) == 100 * 1024 && bwd_h4_smem(128) == 180 * 1024);
 
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
@@ -664,12 +675,15 @@ mod tests {
             for (what, st, bytes) in [(BwdHTile::X, 0, 2 * BWD_H_ROWS * d), (BwdHTile::Y, 0, 2 * BWD_H_ROWS * d), (BwdHTile::A, 0, 2 * BWD_H_STREAM * d),
                                       (BwdHTile::B, 0, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 0, 8 * BWD_H_STREAM), (BwdHTile::A, 1, 2 * BWD_H_STREAM * d),
                                       (BwdHTile::B, 1, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 1, 8 * BWD_H_STREAM), (BwdHTile::A, 2, 2 * BWD_H_STREAM * d),
-                                      (BwdHTile::B, 2, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 2, 8 * BWD_H_STREAM)] {
+                                      (BwdHTile::B, 2, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 2, 8 * BWD_H_STREAM), (BwdHTile::Ds, 0, 2 * BWD_H_ROWS * BWD_H_STREAM)] {
                 let at = bwd_h_offset(d, what, st);
                 assert!(at >= ends && at % 1024 == 0, "{what:?} stage {st} at {at}");
                 ends = at + bytes;
+                if what == BwdHTile::Stats && st == BWD_H_STAGES - 1 {
+                    assert!(1024 + ends <= bwd_h_smem(d), "b3's regions fit its shared memory");
+                }
             }
-            assert!(1024 + ends <= bwd_h_smem(d));
+            assert!(1024 + ends <= bwd_h4_smem(d), "b4's regions fit its shared memory");
         }
     }
 

@@ -3,7 +3,8 @@
 //! (prefill's a19 where the GPU runs it, which also supplies O and the LSE; elsewhere the fixed-length
 //! fused kernel's time, and O and the LSE from random values). TFLOP/s count 2.5× the forward's FLOPs,
 //! as FlashAttention's papers do. Then step b2 (deterministic dQ) interleaved with b1, and where the GPU runs
-//! `sm_90a` code step b3 (b2 on `wgmma`, the default there) interleaved with b2. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
+//! `sm_90a` code step b3 (b2 on `wgmma`, the default there) interleaved with b2, and b4 (b3's dK/dV
+//! kernel computing dQ by atomics) interleaved with b3. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
 //! shapes: `scripts/backward-torch-peer.py`.
 use super::sub;
 use kernel_lab_bench::{
@@ -23,7 +24,8 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR
   Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
-  same problem, then b2 (deterministic dQ) against b1, then (Hopper) b3 against b2. TFLOP/s: 2.5 × the forward's 4·B·H·D per
+  same problem, then b2 (deterministic dQ) against b1, then (Hopper) b3 against b2 and b4 (atomic dQ)
+  against b3. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
   scripts/backward-torch-check.py, which checks them against torch's fp32 gradients.
@@ -75,7 +77,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: O
             let flops = Lens::new(&pd, &cq, &cq)?.flops(&pd);
             let (mut o, mut lse) = (sub::random::<T>(gpu, nq, 5)?, gpu.zeros::<f32>(b * l * h)?);
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(nq)?, gpu.zeros::<T>(nk)?, gpu.zeros::<T>(nk)?);
-            let mut plan = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic))?;
+            let mut plan = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync))?;
             // The forward: a19 on the same tensors (O and the LSE real), or the fixed-length kernel on a
             // problem of the same size (its outputs elsewhere; the LSE set to the scores' scale).
             let mut fwd = if hopper { Some(PrefillPlan::<T>::new(gpu, pd)?) } else { None };
@@ -125,6 +127,9 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: O
             if hopper {
                 let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_engine(Engine::Wgmma))?;
                 versus(&mut h3, &mut det, format!("b3 wgmma{mask}"), "b2")?;
+                // b4 (b3's dK/dV kernel computing dQ too, by atomics) against b3.
+                let mut h4 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma))?;
+                versus(&mut h4, &mut h3, format!("b4 wgmma atomic{mask}"), "b3")?;
             }
             if let Some(dir) = dump {
                 // The default plan's gradients (b3 on Hopper) with their inputs, for the torch check.

@@ -4,7 +4,8 @@
 //! (FlashAttention-2's backward on `mma.sync`, any GPU from sm_80:
 //! `kernels-gpu/src/attention/steps/v20_backward_fa2.rs`), b2 (its deterministic dQ,
 //! `v21_backward_deterministic.rs`) and b3 (b2's two kernels on Hopper's `wgmma`, sm_90a:
-//! `v23_backward_wgmma.rs`); [`Engine`] says which of b2 and b3 a deterministic plan runs.
+//! `v23_backward_wgmma.rs`) and b4 (b3's dK/dV kernel computing dQ too, added by atomics, sm_90a:
+//! `v27_backward_wgmma_atomic.rs`); [`Engine`] says which of them a plan runs.
 //!
 //! Two tensor orders, the forward kernels' ([`Order`]):
 //! ```text
@@ -20,11 +21,12 @@
 //! [`DqMode::Deterministic`] (b2, or b3 on Hopper; the default) computes dQ in a kernel of its own, each element summed by
 //! one thread in a fixed order: bitwise the same on every run, and measured 0.86–0.93× b1's time on an
 //! H200 despite recomputing the scores (b1's dSᵀ round trip and atomics cost more). [`DqMode::Atomic`]
-//! (b1) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to run. dK and dV
-//! are each summed by one CTA in a fixed order either way.
+//! (b1, or b4 on Hopper) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to
+//! run; on Hopper it skips the dQ kernel's recomputed S and dP (five products where b3 does seven). dK
+//! and dV are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use layout::attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BackwardDims, bwd_h_smem, bwd_smem};
+use layout::attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BackwardDims, bwd_h4_smem, bwd_h_smem, bwd_smem};
 
 use super::prefill::{Lens, PrefillDesc};
 use crate::{
@@ -49,8 +51,9 @@ pub enum Order {
 /// How dQ is summed over the key blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqMode {
-    /// b1: every key block adds its share with `red.global.add.f32` into an f32 accumulator (the order of
-    /// the adds, and so dQ's last bits, may change from run to run).
+    /// b1 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
+    /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
+    /// may change from run to run).
     Atomic,
     /// The default: dQ by its own kernel (b2, or b3 on Hopper: [`Engine`]), one thread per element summing
     /// over the keys in order (bitwise stable; b2 0.86–0.93× b1's time on an H200,
@@ -58,14 +61,15 @@ pub enum DqMode {
     Deterministic,
 }
 
-/// Which kernels a deterministic plan ([`DqMode::Deterministic`]) runs.
+/// Which kernels a plan runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// b3 where the GPU runs `sm_90a` code, b2 elsewhere (the default).
+    /// The `wgmma` kernels (b3, or b4 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b1
+    /// elsewhere (the default).
     Auto,
-    /// b1 / b2 on `mma.sync` (any GPU from sm_80).
+    /// b2 / b1 on `mma.sync` (any GPU from sm_80).
     MmaSync,
-    /// b3 on `wgmma`: `sm_90a` only, deterministic dQ only (a plan asked for it elsewhere is refused).
+    /// b3 / b4 on `wgmma`: `sm_90a` only (a plan asked for it elsewhere is refused).
     Wgmma,
 }
 
@@ -193,7 +197,8 @@ pub struct BackwardPlan<T: Element> {
     main: Kernel,
     /// dQ's conversion from its accumulator (atomic) or b2's / b3's dQ kernel (deterministic).
     convert: Kernel,
-    /// b3 (`wgmma`): 128 queries per dQ CTA where b2 takes 64.
+    /// b3 / b4 (`wgmma`): 128 keys per CTA and, with the causal mask, a block and its mirror (half the
+    /// grid); b3's dQ kernel 128 queries per CTA where b2 takes 64.
     wgmma: bool,
     cu: Option<CudaSlice<i32>>,
     acc: Option<CudaSlice<f32>>,
@@ -209,20 +214,22 @@ impl<T: Element> BackwardPlan<T> {
         let d = desc.head_dim;
         // b3's causal entries walk a block and its mirror per CTA (`c`).
         let c = if desc.causal { "c" } else { "" };
-        let b3 = format!("attn_bwd_b3kv{c}_d{d}_{e}");
-        let wgmma = match (desc.dq, desc.engine) {
-            (DqMode::Atomic, Engine::Wgmma) => {
-                return Err(Error::InvalidInput("attention backward: the wgmma kernels (b3) compute dQ deterministically only; use DqMode::Deterministic or another engine".into()));
-            }
-            (DqMode::Atomic, _) | (_, Engine::MmaSync) => false,
-            // Loading b3 below refuses a GPU that cannot run it (`Error::Unsupported`, naming what it needs).
-            (DqMode::Deterministic, Engine::Wgmma) => true,
-            (DqMode::Deterministic, Engine::Auto) => crate::steps::find(&b3).is_some_and(|info| gpu.cannot_run(info).is_none()),
+        // The wgmma kernel a plan would run: b3's dK/dV kernel, or b4 (atomic dQ).
+        let hopper = match desc.dq {
+            DqMode::Deterministic => format!("attn_bwd_b3kv{c}_d{d}_{e}"),
+            DqMode::Atomic => format!("attn_bwd_b4{c}_d{d}_{e}"),
+        };
+        let wgmma = match desc.engine {
+            Engine::MmaSync => false,
+            // Loading the kernel below refuses a GPU that cannot run it (`Error::Unsupported`, naming what it needs).
+            Engine::Wgmma => true,
+            Engine::Auto => crate::steps::find(&hopper).is_some_and(|info| gpu.cannot_run(info).is_none()),
         };
         let (main, convert) = match (desc.dq, wgmma) {
-            (DqMode::Atomic, _) => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
+            (DqMode::Atomic, false) => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
+            (DqMode::Atomic, true) => (hopper, format!("attn_bwd_dq_{e}")),
             (DqMode::Deterministic, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
-            (DqMode::Deterministic, true) => (b3, format!("attn_bwd_b3dq{c}_d{d}_{e}")),
+            (DqMode::Deterministic, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}")),
         };
         Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?, wgmma,
                           cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
@@ -233,7 +240,7 @@ impl<T: Element> BackwardPlan<T> {
         self.desc
     }
 
-    /// Whether it runs b3's `wgmma` kernels.
+    /// Whether it runs the `wgmma` kernels (b3, or b4 for atomic dQ).
     pub fn is_wgmma(&self) -> bool {
         self.wgmma
     }
@@ -319,7 +326,11 @@ impl<T: Element> BackwardPlan<T> {
         let pst = stats.device_ptr(&stream).0;
         let dims = DimsParam(d.dims(&lens, cu_q, cu_k));
         let batch = lens.batch as u32;
-        debug_assert_eq!(self.main.info.dyn_smem_bytes, if self.wgmma { bwd_h_smem(d.head_dim as u32) } else { bwd_smem(d.head_dim as u32) });
+        debug_assert_eq!(self.main.info.dyn_smem_bytes, match (self.wgmma, atomic) {
+            (true, true) => bwd_h4_smem(d.head_dim as u32),
+            (true, false) => bwd_h_smem(d.head_dim as u32),
+            (false, _) => bwd_smem(d.head_dim as u32),
+        });
         // SAFETY (the three launches): the offsets are the checked `Lens` (batch + 1 each, from 0,
         // non-decreasing, keys ≥ 1 where a sequence has queries and ≥ its queries when causal), copied
         // ahead on this stream into a buffer nothing else writes; the strides are those of the checked
@@ -327,7 +338,7 @@ impl<T: Element> BackwardPlan<T> {
         // of a sequence lies inside Q, O, dO, dQ (tokens_q·heads·D elements, checked above) or K, V, dK, dV
         // (tokens_k·kv_heads·D), and the LSE's inside its tokens_q·heads; all 16-byte aligned (checked);
         // the workspaces hold tokens_q·heads·D (dQ's accumulator, zeroed just before; deterministic: the
-        // dK/dV kernel does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly; b3's grids are those its
+        // dK/dV kernel does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly; b3's and b4's grids are those their
         // entries name, half of x for the causal entries) and
         // 2·heads·tokens_q f32 and are this plan's alone; heads = kv_heads · group (validated), grids
         // below the limits (heads and batch ≤ 65535, checked by `validate` and `Lens`), blocks and shared
@@ -337,11 +348,15 @@ impl<T: Element> BackwardPlan<T> {
                 launch!(self.gpu, &self.prep, grid = ((lens.max_q as u32).div_ceil(8), d.heads as u32, batch), &po, &pdo, &pl, &pcu, &pst, &dims)?;
             }
             if self.wgmma {
-                // b3's dK/dV kernel: b1's grid (128 keys per CTA), no dQ accumulator; with the causal mask a
-                // CTA takes a block and its mirror (half the grid).
+                // b3's dK/dV kernel or b4: b1's grid (128 keys per CTA); with the causal mask a CTA takes a
+                // block and its mirror (half the grid). b4 adds dQ into the accumulator, b3 does not touch it.
                 let blocks = |n: u32| if d.causal { n.div_ceil(2) } else { n };
-                launch!(self.gpu, &self.main, grid = (blocks(max_k.div_ceil(BWD_H_ROWS)), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdk, &pdv,
-                        &dims)?;
+                let grid = (blocks(max_k.div_ceil(BWD_H_ROWS)), d.kv_heads as u32, batch);
+                if atomic {
+                    launch!(self.gpu, &self.main, grid = grid, &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims)?;
+                } else {
+                    launch!(self.gpu, &self.main, grid = grid, &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdk, &pdv, &dims)?;
+                }
             } else {
                 launch!(self.gpu, &self.main, grid = (max_k.div_ceil(BWD_BKV), d.kv_heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims)?;
             }

@@ -463,8 +463,17 @@ const fn backward_b3(name: &'static str, label: &'static str, d: u32) -> KernelI
                  ptx: PtxCheck { has: BACKWARD_B3_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] } }
 }
 
+const BACKWARD_B4_ABOUT: &str = "backward (b4, Hopper, atomic dQ): b3's dK/dV kernel also computes dQ = dS·K from dSᵀ written to shared memory (five products a tile for b3's seven), added in f32 by red.global.add.v2.f32";
+const BACKWARD_B4_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k16.f32.", "red.relaxed.gpu.global.add.v2.f32", "fence.proxy.async.shared::cta"];
+
+const fn backward_b4(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 256, launch_bounds: super::bounds_min(256, 1),
+                 dyn_smem_bytes: layout::attention::bwd_h4_smem(d), about: BACKWARD_B4_ABOUT,
+                 ptx: PtxCheck { has: BACKWARD_B4_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] } }
+}
+
 /// The backward kernels (issue 50; `kernel_lab::attention::backward`): step b1 per head dim and element
-/// type, b2's (deterministic dQ) two kernels, b3's (b2 on Hopper's `wgmma`) two, the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
+/// type, b2's (deterministic dQ) two kernels, b3's (b2 on Hopper's `wgmma`) two, b4 (b3's dK/dV kernel with dQ by atomics), the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
 /// accumulator. Not in [`STEPS`]: they take the forward's outputs and gradients, not a forward problem.
 pub const BACKWARD: &[KernelInfo] = &[
     backward("attn_bwd_b1_d64_f16", "b1-d64", 64, BACKWARD_HAS_F16), backward("attn_bwd_b1_d128_f16", "b1-d128", 128, BACKWARD_HAS_F16),
@@ -481,6 +490,10 @@ pub const BACKWARD: &[KernelInfo] = &[
     backward_b3("attn_bwd_b3kvc_d64_bf16", "b3kvc-d64-bf16", 64), backward_b3("attn_bwd_b3kvc_d128_bf16", "b3kvc-d128-bf16", 128),
     backward_b3("attn_bwd_b3dqc_d64_f16", "b3dqc-d64", 64), backward_b3("attn_bwd_b3dqc_d128_f16", "b3dqc-d128", 128),
     backward_b3("attn_bwd_b3dqc_d64_bf16", "b3dqc-d64-bf16", 64), backward_b3("attn_bwd_b3dqc_d128_bf16", "b3dqc-d128-bf16", 128),
+    backward_b4("attn_bwd_b4_d64_f16", "b4-d64", 64), backward_b4("attn_bwd_b4_d128_f16", "b4-d128", 128),
+    backward_b4("attn_bwd_b4_d64_bf16", "b4-d64-bf16", 64), backward_b4("attn_bwd_b4_d128_bf16", "b4-d128-bf16", 128),
+    backward_b4("attn_bwd_b4c_d64_f16", "b4c-d64", 64), backward_b4("attn_bwd_b4c_d128_f16", "b4c-d128", 128),
+    backward_b4("attn_bwd_b4c_d64_bf16", "b4c-d64-bf16", 64), backward_b4("attn_bwd_b4c_d128_bf16", "b4c-d128-bf16", 128),
     decode_helper("attn_bwd_prep_d64_f16", "b1-prep-d64", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 64)"),
     decode_helper("attn_bwd_prep_d128_f16", "b1-prep-d128", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 128)"),
     decode_helper("attn_bwd_prep_d64_bf16", "b1-prep-d64-bf16", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (bf16, D = 64)"),

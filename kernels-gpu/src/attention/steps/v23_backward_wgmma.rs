@@ -86,7 +86,7 @@ const STREAM_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, STREAM) {
 /// `s_tile` is 1024-byte aligned and nobody reads the tile until this thread's copy group completes and
 /// a barrier follows; `tid < 256`.
 #[inline(always)]
-unsafe fn load_tile<const D: u32, const R: u32>(s_tile: u32, g: *const u16, stride: u32, row0: u32, len: u32, tid: u32) {
+pub(super) unsafe fn load_tile<const D: u32, const R: u32>(s_tile: u32, g: *const u16, stride: u32, row0: u32, len: u32, tid: u32) {
     let rpp = THREADS / (D / 8);
     const { assert!(R % (THREADS / (D / 8)) == 0 && (THREADS / (D / 8)) % 8 == 0) };
     let (r0, col) = (tid / (D / 8), 8 * (tid % (D / 8)));
@@ -119,7 +119,7 @@ fn k_desc(s: u32, rows: u32, row0: u32, ks: u32) -> u64 {
 /// All 128 threads of a warpgroup; both tiles written and made visible to the async proxy before; nobody
 /// writes them, nor reads `acc`, until a wait retires the group.
 #[inline(always)]
-unsafe fn issue_ss<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_x: u32, row0: u32, s_a: u32) {
+pub(super) unsafe fn issue_ss<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_x: u32, row0: u32, s_a: u32) {
     let dx: [u64; 8] = core::array::from_fn(|ks| k_desc(s_x, ROWS, row0, ks as u32 % (D / 16)));
     let da: [u64; 8] = core::array::from_fn(|ks| k_desc(s_a, STREAM, 0, ks as u32 % (D / 16)));
     // SAFETY: forwarded.
@@ -140,7 +140,7 @@ unsafe fn issue_ss<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_x: u32, row0:
 /// # Safety
 /// As [`issue_ss`]; `p` and `acc` untouched until the wait.
 #[inline(always)]
-unsafe fn issue_rs<E: Elem16, const D: u32>(acc: &mut [[f32; 32]; 2], p: &[[u32; 4]; 4], s_b: u32) {
+pub(super) unsafe fn issue_rs<E: Elem16, const D: u32>(acc: &mut [[f32; 32]; 2], p: &[[u32; 4]; 4], s_b: u32) {
     let db: [u64; 4] = core::array::from_fn(|kk| STREAM_MN.advance(s_b + 2048 * kk as u32).0);
     pin(acc);
     // SAFETY: forwarded.
@@ -161,7 +161,7 @@ unsafe fn issue_rs<E: Elem16, const D: u32>(acc: &mut [[f32; 32]; 2], p: &[[u32;
 /// writes them): the dS fragments a `wgmma` still in flight reads, held until a wait has retired it — so
 /// that neither compiler gives their registers to anything else before then.
 #[inline(always)]
-fn pin_frags(p: &mut [[u32; 4]; 4]) {
+pub(super) fn pin_frags(p: &mut [[u32; 4]; 4]) {
     // SAFETY: emits no instruction; only declares the registers read and written.
     unsafe {
         core::arch::asm!("// pin_frags {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15}",
@@ -174,7 +174,7 @@ fn pin_frags(p: &mut [[u32; 4]; 4]) {
 /// Stores element pair (`x[0..2]` row g, `x[2..4]` row g + 8) of n-tile `nt` into the A fragments of a
 /// K = 64 product: k-step `nt / 2` holds n-tiles 2kk and 2kk + 1 (the accumulator-to-A identity).
 #[inline(always)]
-fn put<E: Elem16>(p: &mut [[u32; 4]; 4], nt: u32, x: [f32; 4]) {
+pub(super) fn put<E: Elem16>(p: &mut [[u32; 4]; 4], nt: u32, x: [f32; 4]) {
     p[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(x[0], x[1]);
     p[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(x[2], x[3]);
 }
@@ -183,19 +183,19 @@ fn put<E: Elem16>(p: &mut [[u32; 4]; 4], nt: u32, x: [f32; 4]) {
 /// `row0 + 16·warp + g + 8·(e / 2)`, column `col0 + 8·nt + 2t + e % 2`; the rows are keys (`KV`) or
 /// queries.
 #[derive(Clone, Copy)]
-struct Place {
-    row0: u32,
-    col0: u32,
-    k_len: u32,
-    causal: bool,
-    off: u32,
+pub(super) struct Place {
+    pub(super) row0: u32,
+    pub(super) col0: u32,
+    pub(super) k_len: u32,
+    pub(super) causal: bool,
+    pub(super) off: u32,
 }
 
 impl Place {
     /// Whether element (`r`, `c`) of the tile is hidden: its key past the keys or past its query's last
     /// visible key.
     #[inline(always)]
-    fn hidden<const KV: bool>(self, r: u32, c: u32) -> bool {
+    pub(super) fn hidden<const KV: bool>(self, r: u32, c: u32) -> bool {
         let (key, query) = if KV { (self.row0 + r, self.col0 + c) } else { (self.col0 + c, self.row0 + r) };
         key >= self.k_len || (self.causal && key > query + self.off)
     }

@@ -1,0 +1,321 @@
+#![cfg(lab_sm90)]
+//! Backward step b4 (issue 50): b3's dK/dV kernel that also produces dQ — **five products a tile where
+//! b3 does seven** — with dQ summed in f32 by atomic adds (FlashAttention-2's and -3's `dq_accum`), so
+//! its last bits may change from run to run (`DqMode::Atomic`; b3 stays the deterministic mode).
+//!
+//! Why: b3's dQ kernel recomputes S and dP (two of its seven 64×64×D products a tile, 1.4× the tensor
+//! work of five) to keep dQ deterministic. Here the dK/dV kernel's dSᵀ — already in registers as dK's A
+//! operand — also goes to shared memory, and both warpgroups take half of dQ's columns:
+//!
+//! ```text
+//! per 64-query tile, warpgroup w (keys 64w .. 64w + 64 of the CTA's 128):
+//!   Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ           (ss, as b3)
+//!   Pᵀ, dV += Pᵀ·dO                  (rs, as b3)
+//!   dSᵀ → registers and shared memory (BwdHTile::Ds: 128 keys × 64 queries, 128-byte swizzle)
+//!   — CTA barrier: both halves of dSᵀ written —
+//!   dQ[:, D/2·w ..] = dS · K[:, D/2·w ..]   (ss: A = dS MN-major from Ds, B = the resident K MN-major;
+//!                                     m64n64k16 at D = 128, m64n32k16 at D = 64, over all 128 keys)
+//!   dK += dSᵀ·Q                       (rs, runs on into the next tile as in b3)
+//!   dQ's 64 × D/2 f32 → red.global.add.v2.f32 into the accumulator (Q's layout), query rows < q_len
+//! ```
+//! then b1's conversion kernel writes dQ = scale × the accumulator. Every warpgroup computes every tile
+//! its CTA sees (b3 let a warpgroup skip a tile none of its keys sees; here the other warpgroup needs its
+//! zero dS): the mask makes such a warpgroup's P, and so its dS, zero.
+//!
+//! Prediction (before any run, H200, bf16, L = 4096–8192): b3 measured 341–356 TFLOP/s at D = 128 with
+//! its two kernels at ~45–50% of the dense `wgmma` rate. b4 does 5/7 of the tensor work; its extra costs
+//! are the dSᵀ stores (16 `st.shared.b32` per thread a tile), a second CTA barrier a tile (the warpgroups
+//! in lockstep), 16 `red.global.add.v2.f32` per thread a tile at D = 128 (32 KiB of f32 a tile and CTA into
+//! the L2, ~1.3 TB/s at the predicted rate) and the accumulator's zeroing and conversion (~3 passes over
+//! a 4-byte copy of dQ). Expect 1.2–1.3× b3's speed: **410–460 TFLOP/s at D = 128**, 0.78–0.87× cuDNN;
+//! at D = 64 (b3 252) 290–320.
+use super::fa2_backward::sequence;
+use super::v23_backward_wgmma::{Place, issue_rs, issue_ss, load_tile, pin_frags, put};
+use crate::attention::hopper::{pin, unset_block};
+use crate::hgemm::elem::{Bf16, Elem16, F16};
+use crate::prim::{
+    atomic::red_add_relaxed_gpu_v2_f32,
+    cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
+    math::{ex2_approx_f32, fma_rn_f32},
+    mbarrier::fence_proxy_async_shared_cta,
+    shared::{Align16, addr_of, dynamic, st_shared_u32},
+    sync::sync_threads,
+    thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
+    wgmma::{FlatWgmma, wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
+};
+use crate::util::{
+    opaque,
+    unroll::{unroll2, unroll4, unroll8},
+};
+use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h_offset, bwd_needs_mask,
+                        sw128_box_bytes, sw128_byte};
+use layout::hopper::WgmmaDesc;
+
+const _: () = assert!(BWD_BKV == ROWS && BWD_BQ == STREAM && ROWS == 2 * 64 && STREAM == 64);
+
+/// A 128-row tile (the resident K, or dSᵀ's 128 keys) as an MN-major operand whose K is its rows: 16 rows
+/// (one k-step) are 2048 bytes; LBO steps to the next 64 columns' box.
+const RES_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, ROWS) {
+    Ok(d) => d,
+    Err(_) => panic!("MN-major descriptor"),
+};
+
+/// The first 16 of 32 accumulators: a `m64n32k16`'s (D = 64: a warpgroup's 32 of dQ's columns).
+#[inline(always)]
+fn low16(acc: &mut [f32; 32]) -> &mut [f32; 16] {
+    // SAFETY: `[f32; 32]` starts with 16 `f32`s, laid out as a `[f32; 16]`; the borrow is `acc`'s.
+    unsafe { &mut *(acc.as_mut_ptr() as *mut [f32; 16]) }
+}
+
+/// `acc = dS · K[:, half]`: the tile's 64 queries (rows of dS, read MN-major from the dSᵀ tile at `s_ds`)
+/// over the CTA's 128 keys, against columns `D/2 · wg ..` of the resident K at `s_k` (MN-major: K's
+/// rows are this product's K); issued and committed. At D = 64 the half starts 64 bytes into the
+/// 128-byte swizzled line: the swizzle is on absolute address bits, so the start moves like
+/// [`issue_ss`]'s K-steps inside a line.
+///
+/// # Safety
+/// All 128 threads of a warpgroup; both tiles written and made visible to the async proxy before; nobody
+/// writes them, nor reads `acc`, until a wait retires the group.
+#[inline(always)]
+unsafe fn issue_dq<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_ds: u32, s_k: u32, wg: u32) {
+    let half = if D == 128 { wg * sw128_box_bytes(ROWS) } else { 64 * wg };
+    let da: [u64; 8] = core::array::from_fn(|ks| RES_MN.advance(s_ds + 2048 * ks as u32).0);
+    let db: [u64; 8] = core::array::from_fn(|ks| RES_MN.advance(s_k + half + 2048 * ks as u32).0);
+    // SAFETY: forwarded.
+    unsafe {
+        wgmma_fence();
+        unroll8!(ks => {
+            if D == 128 {
+                E::wgmma_64::<1, 1>(acc, da[ks as usize], db[ks as usize], ks > 0);
+            } else {
+                E::wgmma_flat::<1, 1, [f32; 16]>(low16(acc), da[ks as usize], db[ks as usize], ks > 0);
+            }
+        });
+        wgmma_commit_group();
+    }
+}
+
+/// The b4 body (see the module docs): grid `(⌈max k_len / 128⌉, kv_heads, batch)` (`PAIRS` with the
+/// causal mask: half of x, rounded up — a CTA per block and its mirror, as b3), 256 threads,
+/// `bwd_h4_smem(D)` bytes.
+///
+/// # Safety
+/// As the entries.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+                                                           dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
+    let (bx, head, b) = (block_idx_x(), block_idx_y(), block_idx_z());
+    let tid = thread_idx_x();
+    let (wg, warp, lane) = (tid / 128, (tid / 32) % 4, lane_id());
+    let (g, t) = (lane / 4, lane % 4);
+    // SAFETY (the whole body): b3's dK/dV kernel's argument (v23's `body`) for the copies, stages, waits and
+    // stores, with every warpgroup computing every tile (no skip). The dSᵀ tile is written by `st.shared`
+    // after the tile-top barrier (every warpgroup retired the last tile's dQ, the only reader of the tile,
+    // before reaching it), made visible to the async proxy by each writer's `fence.proxy.async` and a CTA
+    // barrier before either warpgroup's dQ reads it. dQ's atomic adds go to rows below q_len of the
+    // sequence's queries, columns below D, of head `item.0`: inside the accumulator (Q's layout, f32),
+    // which only atomics touch during the launch; 8-byte aligned (even columns, D even, 16-byte base).
+    unsafe {
+        let (q_start, q_len, k_start, k_len) = sequence(cu_q, cu_k, b);
+        let causal = dims.causal != 0;
+        let off = k_len.wrapping_sub(q_len); // bottom-right alignment (k_len ≥ q_len when causal)
+        let kv_heads = dims.heads / dims.group.max(1);
+        let qbase = q_start as usize * (dims.heads * D) as usize;
+        let kbase = k_start as usize * (kv_heads * D) as usize + head as usize * dims.k_head as usize;
+        let n_blk = k_len.div_ceil(ROWS);
+        let pairs = PAIRS && causal;
+        if bx >= if pairs { n_blk.div_ceil(2) } else { n_blk } {
+            return;
+        }
+        let passes = if pairs && n_blk - 1 - bx != bx { 2 } else { 1 };
+        for pass in 0..passes {
+            if pass > 0 {
+                sync_threads(); // every warpgroup is done with the first block's resident tiles
+            }
+            let blk = if pass == 0 { bx } else { n_blk - 1 - bx };
+            let blk0 = blk * ROWS; // the CTA's first key
+            let w0 = blk0 + 64 * wg; // the warpgroup's first key
+            let w_rows = k_len.saturating_sub(w0).min(64);
+            // Item i: query head `head·group + i / per`, query tile `first + i % per`.
+            let first = bwd_first_q_tile(blk0, off, causal);
+            let per = q_len.div_ceil(STREAM).saturating_sub(first);
+            let items = per * dims.group;
+            let per = per.max(1);
+            let item = |i: u32| (head * dims.group + i / per, first + i % per);
+            let mut acc_dk = [[0f32; 32]; 2];
+            let mut acc_dv = [[0f32; 32]; 2];
+            if items > 0 {
+                let raw = addr_of(dynamic::<Align16>());
+                let base = (raw + 1023) & !1023;
+                let smem = (dynamic::<Align16>() as *mut u8).add((base - raw) as usize);
+                let at = |what: BwdHTile, st: u32| base + bwd_h_offset(D, what, st);
+                let (s_k, s_v, s_ds) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0), at(BwdHTile::Ds, 0));
+                let load_item = |i: u32, st: u32| {
+                    let (h, qt) = item(i);
+                    let hq = qbase + h as usize * dims.q_head as usize;
+                    load_tile::<D, STREAM>(at(BwdHTile::A, st), q.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                    load_tile::<D, STREAM>(at(BwdHTile::B, st), d_o.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                    // The statistics: threads 0..64 the LSE's, 64..128 D's, 4 bytes each.
+                    if tid < 2 * STREAM {
+                        let (which, r) = (tid / STREAM, tid % STREAM);
+                        let row = qt * STREAM + r;
+                        let valid = row < q_len;
+                        let src = (which * dims.heads + h) as usize * dims.tokens_q as usize + (q_start + if valid { row } else { 0 }) as usize;
+                        cp_async_ca_4_zfill(at(BwdHTile::Stats, st) + 4 * tid, stats.add(src) as *const u8, if valid { 4 } else { 0 });
+                    }
+                };
+                load_tile::<D, ROWS>(s_k, k.add(kbase), dims.k_tok, blk0, k_len, tid);
+                load_tile::<D, ROWS>(s_v, v.add(kbase), dims.k_tok, blk0, k_len, tid);
+                load_item(0, 0);
+                cp_async_commit_group();
+                let scale2 = dims.scale * core::f32::consts::LOG2_E;
+                // The last tile's dS fragments: its dK product may still run when the next tile starts.
+                let mut r_ds = [[0u32; 4]; 4];
+                for i in 0..items {
+                    let st = i % STAGES;
+                    cp_async_wait_group::<0>();
+                    fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
+                    // Everyone's copies of this tile landed; every warpgroup retired tile i − 1's dQ (the dSᵀ
+                    // tile is free) and tile i − 2's products (whose stage the copies below refill).
+                    sync_threads();
+                    if i + 1 < items {
+                        load_item(i + 1, (i + 1) % STAGES);
+                    }
+                    cp_async_commit_group();
+                    let (h, qt) = item(i);
+                    let s0 = qt * STREAM;
+                    let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
+                    let mut s = unset_block();
+                    let mut dp = unset_block();
+                    issue_ss::<E, D>(&mut s, opaque(s_k), 64 * wg, s_a);
+                    issue_ss::<E, D>(&mut dp, opaque(s_v), 64 * wg, s_b);
+                    // The mask: keys past the end or past a query's last visible key, on the tiles where some
+                    // may be (CTA-wide: a warpgroup none of whose keys sees the tile gets P = 0 everywhere).
+                    let masked = blk0 + ROWS > k_len || (causal && bwd_needs_mask(blk0, qt, off));
+                    let place = Place { row0: w0, col0: s0, k_len, causal, off };
+                    let st_ptr = smem.add(bwd_h_offset(D, BwdHTile::Stats, st) as usize) as *const f32;
+                    wgmma_wait_group::<1>(); // the last tile's dK and this tile's Sᵀ retired
+                    pin_frags(&mut r_ds);
+                    wgmma_fence_operand(&mut s);
+                    // Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) in place (0 where hidden), and its A fragments.
+                    let mut r_p = [[0u32; 4]; 4];
+                    unroll8!(nt => {
+                        let c = 8 * nt + 2 * t;
+                        let l2 = *(st_ptr.add(c as usize) as *const [f32; 2]);
+                        let mut x = [0f32; 4];
+                        unroll4!(e => {
+                            let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
+                            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -l2[(e % 2) as usize]));
+                            x[e as usize] = if masked && place.hidden::<true>(r, cc) { 0.0 } else { p };
+                            s[(4 * nt + e) as usize] = x[e as usize];
+                        });
+                        put::<E>(&mut r_p, nt, x);
+                    });
+                    issue_rs::<E, D>(&mut acc_dv, &r_p, s_b); // dV += Pᵀ·dO
+                    wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
+                    wgmma_fence_operand(&mut dp);
+                    // dSᵀ = Pᵀ ∘ (dPᵀ − D): its A fragments, and its rows (the warpgroup's keys) into the dSᵀ tile.
+                    // The tile's address hidden from the optimizers (`opaque`) here and below: the stores'
+                    // and dQ's descriptors, all loop-invariant, would otherwise be hoisted out of the loop
+                    // and held in registers across it (ptxas spilled 76 bytes at D = 128 that way).
+                    let s_ds_now = opaque(s_ds);
+                    unroll8!(nt => {
+                        let c = 8 * nt + 2 * t;
+                        let dd = *(st_ptr.add((STREAM + c) as usize) as *const [f32; 2]);
+                        let mut x = [0f32; 4];
+                        unroll4!(e => {
+                            x[e as usize] = s[(4 * nt + e) as usize] * (dp[(4 * nt + e) as usize] - dd[(e % 2) as usize]);
+                        });
+                        put::<E>(&mut r_ds, nt, x);
+                        unroll2!(hh => {
+                            let r = 64 * wg + 16 * warp + g + 8 * hh;
+                            st_shared_u32(s_ds_now + sw128_byte(ROWS, r, c), r_ds[(nt / 2) as usize][(2 * (nt % 2) + hh) as usize]);
+                        });
+                    });
+                    fence_proxy_async_shared_cta(); // this thread's dSᵀ, to the async proxy
+                    sync_threads(); // both warpgroups' halves of dSᵀ written
+                    let mut r_dq = unset_block();
+                    issue_dq::<E, D>(&mut r_dq, s_ds_now, opaque(s_k), wg); // dQ[:, half] = dS·K[:, half]
+                    issue_rs::<E, D>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q
+                    wgmma_wait_group::<1>(); // dV and dQ retired; dK runs on into the next tile
+                    pin(&mut acc_dv);
+                    // dQ's half into the accumulator: rows 16·warp + g (+ 8) of the query tile, columns
+                    // D/2·wg + 8·nt + 2t (+ 1); rows past q_len (zero Q, dO) are not added.
+                    if D == 128 {
+                        wgmma_fence_operand(&mut r_dq);
+                    } else {
+                        low16(&mut r_dq).fence_operand();
+                    }
+                    let hq = qbase + h as usize * dims.q_head as usize;
+                    unroll2!(hh => {
+                        let row = s0 + 16 * warp + g + 8 * hh;
+                        if row < q_len {
+                            let at_row = dq_acc.add(hq + row as usize * dims.q_tok as usize + (D / 2 * wg + 2 * t) as usize);
+                            unroll8!(nt => {
+                                if nt < D / 16 {
+                                    let i = (4 * nt + 2 * hh) as usize;
+                                    red_add_relaxed_gpu_v2_f32(at_row.add(8 * nt as usize), [r_dq[i], r_dq[i + 1]]);
+                                }
+                            });
+                        }
+                    });
+                }
+                wgmma_wait_group::<0>();
+                pin_frags(&mut r_ds);
+                pin(&mut acc_dk);
+                pin(&mut acc_dv);
+            }
+            // Epilogue: the warpgroup's keys below k_len; dK times the scale.
+            unroll2!(hh => {
+                let r = w0 + 16 * warp + g + 8 * hh;
+                if r < w0 + w_rows {
+                    let at = kbase + r as usize * dims.k_tok as usize;
+                    unroll2!(bb => {
+                        if bb < D / 64 {
+                            unroll8!(jj => {
+                                let col = (64 * bb + 8 * jj + 2 * t) as usize;
+                                let i = (4 * jj + 2 * hh) as usize;
+                                let (a, c) = (&acc_dk[bb as usize], &acc_dv[bb as usize]);
+                                *(dk.add(at + col) as *mut u32) = E::pack(a[i] * dims.scale, a[i + 1] * dims.scale);
+                                *(dv.add(at + col) as *mut u32) = E::pack(c[i], c[i + 1]);
+                            });
+                        }
+                    });
+                }
+            });
+        }
+    }
+}
+
+/// The entries of one element type and head dim: `$plain` without the causal mask's pairs, `$causal`
+/// with them (the host launches it for a causal problem, on half the grid's x).
+macro_rules! b4_entries {
+    ($plain:ident, $causal:ident, $e:ty, $d:literal) => {
+        b4_entries!(@one $plain, $e, $d, false);
+        b4_entries!(@one $causal, $e, $d, true);
+    };
+    (@one $name:ident, $e:ty, $d:literal, $pairs:literal) => {
+        /// b4 (see the module docs): dK and dV, each summed by one thread in a fixed order, and dQ added
+        /// to `dq_acc` by atomics.
+        ///
+        /// # Safety
+        /// Q, K, V, dO, `stats` and the offsets as in `attn_bwd_b1_d128_bf16`; `dq_acc` Q's elements of f32,
+        /// 16-byte aligned, touched only by atomics meanwhile (zeroed before, converted after); `dk`, `dv`
+        /// hold K's elements, written by nothing else meanwhile. Grid `(⌈max k_len / 128⌉, kv_heads,
+        /// batch)` (the causal entry with the causal mask: `⌈⌈max k_len / 128⌉ / 2⌉` in x), 256 threads,
+        /// `layout::attention::bwd_h4_smem(D)` bytes of dynamic shared memory; sm_90a.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+                                                dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
+            // SAFETY: forwarded.
+            unsafe { body::<$e, $d, $pairs>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 256, 1);
+    };
+}
+
+b4_entries!(attn_bwd_b4_d64_f16, attn_bwd_b4c_d64_f16, F16, 64);
+b4_entries!(attn_bwd_b4_d128_f16, attn_bwd_b4c_d128_f16, F16, 128);
+b4_entries!(attn_bwd_b4_d64_bf16, attn_bwd_b4c_d64_bf16, Bf16, 64);
+b4_entries!(attn_bwd_b4_d128_bf16, attn_bwd_b4c_d128_bf16, Bf16, 128);
