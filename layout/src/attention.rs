@@ -535,8 +535,9 @@ pub enum BwdHTile {
     /// A stage's `log2(e) · LSE` then `D = rowsum(dO ∘ O)` of its queries (`2 × BWD_H_STREAM` f32; the
     /// dK/dV kernel only).
     Stats,
-    /// Step b4 only (after the stages, one region): the tile's dSᵀ, `BWD_H_ROWS` keys × `BWD_H_STREAM`
-    /// queries in [`sw128_byte`]'s layout — both warpgroups' halves, the A operand of dQ = dS·K.
+    /// Step b4 only (after the stages, [`BWD_H4_DS`] buffers by the tile's parity): the tile's dSᵀ,
+    /// `BWD_H_ROWS` keys × `BWD_H_STREAM` queries in [`sw128_byte`]'s layout — both warpgroups' halves,
+    /// the A operand of dQ = dS·K.
     Ds,
 }
 
@@ -567,7 +568,7 @@ pub const fn bwd_h_offset(d: u32, what: BwdHTile, stage: u32) -> u32 {
         BwdHTile::A => s0,
         BwdHTile::B => s0 + str_,
         BwdHTile::Stats => s0 + 2 * str_,
-        BwdHTile::Ds => 2 * res + BWD_H_STAGES * stage_bytes,
+        BwdHTile::Ds => 2 * res + BWD_H_STAGES * stage_bytes + stage * 2 * BWD_H_ROWS * BWD_H_STREAM,
     }
 }
 
@@ -578,12 +579,16 @@ pub const fn bwd_h_smem(d: u32) -> u32 {
 }
 const _: () = assert!(bwd_h_smem(64) == 84 * 1024 && bwd_h_smem(128) == 164 * 1024);
 
-/// Step b4's dynamic shared memory (b3's dK/dV kernel plus the dSᵀ tile [`BwdHTile::Ds`], 16 KiB):
-/// 100 KiB at D = 64, 180 KiB at D = 128.
+/// Step b4: dSᵀ tiles, by the tile's parity — a warpgroup may write the next tile's while the other's
+/// dQ product still reads this one (one CTA barrier a tile).
+pub const BWD_H4_DS: u32 = 2;
+
+/// Step b4's dynamic shared memory (b3's dK/dV kernel plus [`BWD_H4_DS`] dSᵀ tiles [`BwdHTile::Ds`], 16 KiB
+/// each): 116 KiB at D = 64, 196 KiB at D = 128.
 pub const fn bwd_h4_smem(d: u32) -> u32 {
-    1024 + bwd_h_offset(d, BwdHTile::Ds, 0) + 2 * BWD_H_ROWS * BWD_H_STREAM
+    1024 + bwd_h_offset(d, BwdHTile::Ds, BWD_H4_DS)
 }
-const _: () = assert!(bwd_h4_smem(64) == 100 * 1024 && bwd_h4_smem(128) == 180 * 1024);
+const _: () = assert!(bwd_h4_smem(64) == 116 * 1024 && bwd_h4_smem(128) == 196 * 1024);
 
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
@@ -675,7 +680,8 @@ mod tests {
             for (what, st, bytes) in [(BwdHTile::X, 0, 2 * BWD_H_ROWS * d), (BwdHTile::Y, 0, 2 * BWD_H_ROWS * d), (BwdHTile::A, 0, 2 * BWD_H_STREAM * d),
                                       (BwdHTile::B, 0, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 0, 8 * BWD_H_STREAM), (BwdHTile::A, 1, 2 * BWD_H_STREAM * d),
                                       (BwdHTile::B, 1, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 1, 8 * BWD_H_STREAM), (BwdHTile::A, 2, 2 * BWD_H_STREAM * d),
-                                      (BwdHTile::B, 2, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 2, 8 * BWD_H_STREAM), (BwdHTile::Ds, 0, 2 * BWD_H_ROWS * BWD_H_STREAM)] {
+                                      (BwdHTile::B, 2, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 2, 8 * BWD_H_STREAM), (BwdHTile::Ds, 0, 2 * BWD_H_ROWS * BWD_H_STREAM),
+                                      (BwdHTile::Ds, 1, 2 * BWD_H_ROWS * BWD_H_STREAM)] {
                 let at = bwd_h_offset(d, what, st);
                 assert!(at >= ends && at % 1024 == 0, "{what:?} stage {st} at {at}");
                 ends = at + bytes;

@@ -11,8 +11,10 @@
 //! per 64-query tile, warpgroup w (keys 64w .. 64w + 64 of the CTA's 128):
 //!   Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ           (ss, as b3)
 //!   Pᵀ, dV += Pᵀ·dO                  (rs, as b3)
-//!   dSᵀ → registers and shared memory (BwdHTile::Ds: 128 keys × 64 queries, 128-byte swizzle)
-//!   — CTA barrier: both halves of dSᵀ written —
+//!   dSᵀ → registers and shared memory (BwdHTile::Ds: 128 keys × 64 queries, 128-byte swizzle, two
+//!                                     buffers by the tile's parity)
+//!   — the tile's one CTA barrier: both halves of dSᵀ written, the next tile's copies landed (issued a
+//!     tile ahead); then the copies of the tile after it —
 //!   dQ[:, D/2·w ..] = dS · K[:, D/2·w ..]   (ss: A = dS MN-major from Ds, B = the resident K MN-major;
 //!                                     m64n64k16 at D = 128, m64n32k16 at D = 64, over all 128 keys)
 //!   dK += dSᵀ·Q                       (rs, runs on into the next tile as in b3)
@@ -109,11 +111,15 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
     let tid = thread_idx_x();
     let (wg, warp, lane) = (tid / 128, (tid / 32) % 4, lane_id());
     let (g, t) = (lane / 4, lane % 4);
-    // SAFETY (the whole body): b3's dK/dV kernel's argument (v23's `body`) for the copies, stages, waits and
-    // stores, with every warpgroup computing every tile (no skip). The dSᵀ tile is written by `st.shared`
-    // after the tile-top barrier (every warpgroup retired the last tile's dQ, the only reader of the tile,
-    // before reaching it), made visible to the async proxy by each writer's `fence.proxy.async` and a CTA
-    // barrier before either warpgroup's dQ reads it. dQ's atomic adds go to rows below q_len of the
+    // SAFETY (the whole body): b3's dK/dV kernel's argument (v23's `body`) for the tiles, waits and stores,
+    // with every warpgroup computing every tile (no skip) and one CTA barrier a tile, after the dSᵀ stores.
+    // Copies: tile i + 1's are issued after tile i − 1's barrier (the prologue: tiles 0 and 1), waited for
+    // (`cp.async.wait_group 0`) and fenced to the async proxy by every thread before tile i's barrier, so
+    // tile i + 1's products and statistics read landed data; tile i + 2's are issued after tile i's barrier
+    // into stage (i − 1) % 3, whose last reader (tile i − 1's dK) every warpgroup retired at its first wait
+    // of tile i, before that barrier. dSᵀ buffer i % 2 is written by `st.shared` after tile i − 1's barrier:
+    // its last readers, tile i − 2's dQ products, were retired by every warpgroup before that barrier;
+    // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it. dQ's atomic adds go to rows below q_len of the
     // sequence's queries, columns below D, of head `item.0`: inside the accumulator (Q's layout, f32),
     // which only atomics touch during the launch; 8-byte aligned (even columns, D even, 16-byte base).
     unsafe {
@@ -150,7 +156,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                 let base = (raw + 1023) & !1023;
                 let smem = (dynamic::<Align16>() as *mut u8).add((base - raw) as usize);
                 let at = |what: BwdHTile, st: u32| base + bwd_h_offset(D, what, st);
-                let (s_k, s_v, s_ds) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0), at(BwdHTile::Ds, 0));
+                let (s_k, s_v) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
                 let load_item = |i: u32, st: u32| {
                     let (h, qt) = item(i);
                     let hq = qbase + h as usize * dims.q_head as usize;
@@ -169,20 +175,21 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                 load_tile::<D, ROWS>(s_v, v.add(kbase), dims.k_tok, blk0, k_len, tid);
                 load_item(0, 0);
                 cp_async_commit_group();
+                // Tile 1's copies run a tile ahead: issued now, waited for at tile 0's barrier.
+                if items > 1 {
+                    load_item(1, 1);
+                }
+                cp_async_commit_group();
+                cp_async_wait_group::<1>(); // the resident tiles' and tile 0's copies
+                fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
+                sync_threads();
                 let scale2 = dims.scale * core::f32::consts::LOG2_E;
                 // The last tile's dS fragments: its dK product may still run when the next tile starts.
                 let mut r_ds = [[0u32; 4]; 4];
                 for i in 0..items {
+                    // One CTA barrier a tile (below, after the dSᵀ stores): this tile's copies landed and were
+                    // fenced before the last tile's.
                     let st = i % STAGES;
-                    cp_async_wait_group::<0>();
-                    fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
-                    // Everyone's copies of this tile landed; every warpgroup retired tile i − 1's dQ (the dSᵀ
-                    // tile is free) and tile i − 2's products (whose stage the copies below refill).
-                    sync_threads();
-                    if i + 1 < items {
-                        load_item(i + 1, (i + 1) % STAGES);
-                    }
-                    cp_async_commit_group();
                     let (h, qt) = item(i);
                     let s0 = qt * STREAM;
                     let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
@@ -219,7 +226,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     // The tile's address hidden from the optimizers (`opaque`) here and below: the stores'
                     // and dQ's descriptors, all loop-invariant, would otherwise be hoisted out of the loop
                     // and held in registers across it (ptxas spilled 76 bytes at D = 128 that way).
-                    let s_ds_now = opaque(s_ds);
+                    let s_ds_now = opaque(base + bwd_h_offset(D, BwdHTile::Ds, i % 2));
                     unroll8!(nt => {
                         let c = 8 * nt + 2 * t;
                         let dd = *(st_ptr.add((STREAM + c) as usize) as *const [f32; 2]);
@@ -233,8 +240,17 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                             st_shared_u32(s_ds_now + sw128_byte(ROWS, r, c), r_ds[(nt / 2) as usize][(2 * (nt % 2) + hh) as usize]);
                         });
                     });
-                    fence_proxy_async_shared_cta(); // this thread's dSᵀ, to the async proxy
-                    sync_threads(); // both warpgroups' halves of dSᵀ written
+                    // Tile i + 1's copies (the only group in flight) landed too.
+                    cp_async_wait_group::<0>();
+                    fence_proxy_async_shared_cta(); // this thread's dSᵀ and copies, to the async proxy
+                    // Both halves of dSᵀ written and tile i + 1's copies everyone's; every warpgroup retired tile
+                    // i − 1's dK (its first wait of this tile), so stage (i + 2) % 3 = (i − 1) % 3 is free for
+                    // the copies below, and tile i − 1's dQ, so the other dSᵀ buffer is free for tile i + 1.
+                    sync_threads();
+                    if i + 2 < items {
+                        load_item(i + 2, (i + 2) % STAGES);
+                    }
+                    cp_async_commit_group();
                     let mut r_dq = unset_block();
                     issue_dq::<E, D>(&mut r_dq, s_ds_now, opaque(s_k), wg); // dQ[:, half] = dS·K[:, half]
                     issue_rs::<E, D>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q
