@@ -20,7 +20,7 @@ use kernel_lab_bench::{
 };
 
 const HELP: &str = "\
-kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR]
+kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR] [--dq atomic|deterministic]
   Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
@@ -28,14 +28,15 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR
   against b3. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
-  scripts/backward-torch-check.py, which checks them against torch's fp32 gradients.
+  scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq atomic dumps
+  the atomic-dQ plan's gradients (b4 on Hopper, b1 elsewhere) instead of the default's.
 ";
 
 const DEFAULT_SHAPES: &str = "2x16x16x4096x128,1x16x16x8192x128,1x32x8x8192x128,2x16x16x4096x64";
 
 /// `kernel-lab backward …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--json", "--dump"]) {
+    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--json", "--dump", "--dq"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -49,7 +50,12 @@ pub fn main(args: &[String]) -> i32 {
         Err(code) => return code,
     };
     let (json, dump) = (flags.get("--json").map(String::as_str), flags.get("--dump").map(String::as_str));
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json, dump), || run::<half::bf16>(&gpu, &parsed, json, dump))
+    let dq = match flags.get("--dq").map_or("deterministic", String::as_str) {
+        "deterministic" => DqMode::Deterministic,
+        "atomic" => DqMode::Atomic,
+        other => return sub::usage(format!("backward: --dq takes atomic or deterministic, not {other:?}")),
+    };
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json, dump, dq), || run::<half::bf16>(&gpu, &parsed, json, dump, dq))
 }
 
 /// Writes `x` as raw little-endian bytes to `dir/name`.
@@ -61,7 +67,7 @@ fn dump_raw<T: Element>(gpu: &Gpu, dir: &std::path::Path, name: &str, x: &cudarc
     std::fs::write(dir.join(name), bytes).map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot write {}: {e}", dir.join(name).display())))
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: Option<&str>) -> Result<()> {
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: Option<&str>, dump_dq: DqMode) -> Result<()> {
     let mut rows = vec![];
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
@@ -132,8 +138,8 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: O
                 versus(&mut h4, &mut h3, format!("b4 wgmma atomic{mask}"), "b3")?;
             }
             if let Some(dir) = dump {
-                // The default plan's gradients (b3 on Hopper) with their inputs, for the torch check.
-                let mut def = BackwardPlan::<T>::new(gpu, bd)?;
+                // The default plan's gradients (b3 on Hopper), or atomic dQ's (b4), with their inputs, for the torch check.
+                let mut def = BackwardPlan::<T>::new(gpu, bd.with_dq(dump_dq))?;
                 def.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv })?;
                 gpu.sync_after(def.kernel())?;
                 let dir = std::path::Path::new(dir).join(format!("{shape}-{}", if causal { "causal" } else { "none" }));
