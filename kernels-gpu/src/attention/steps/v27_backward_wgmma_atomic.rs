@@ -40,7 +40,7 @@ use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
     math::{ex2_approx_f32, fma_rn_f32},
     mbarrier::fence_proxy_async_shared_cta,
-    shared::{Align16, addr_of, dynamic, st_shared_u32},
+    shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32},
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
     wgmma::{FlatWgmma, wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -95,6 +95,30 @@ unsafe fn issue_dq<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_ds: u32, s_k:
         });
         wgmma_commit_group();
     }
+}
+
+/// Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) in place, 0 where hidden (`MASK`: the tile may hold hidden
+/// elements), and its A fragments `r_p`: the warpgroup's keys (rows) at `place`, the tile's 64 queries
+/// (columns), their `log2 e · LSE` at `s_st` (shared, one f32 a query).
+///
+/// # Safety
+/// `s_st` is the 8-byte-aligned shared address of the stage's statistics, landed and visible.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn probs<E: Elem16, const MASK: bool>(s: &mut [f32; 32], r_p: &mut [[u32; 4]; 4], s_st: u32, scale2: f32, place: Place, warp: u32, g: u32, t: u32) {
+    unroll8!(nt => {
+        let c = 8 * nt + 2 * t;
+        // SAFETY: inside the statistics (c + 1 < 64), 8-byte aligned (c even); forwarded.
+        let l2 = unsafe { ld_shared_v2_u32(s_st + 4 * c) }.map(f32::from_bits);
+        let mut x = [0f32; 4];
+        unroll4!(e => {
+            let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
+            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -l2[(e % 2) as usize]));
+            x[e as usize] = if MASK && place.hidden::<true>(r, cc) { 0.0 } else { p };
+            s[(4 * nt + e) as usize] = x[e as usize];
+        });
+        put::<E>(r_p, nt, x);
+    });
 }
 
 /// The b4 body (see the module docs): grid `(⌈max k_len / 128⌉, kv_heads, batch)` (`PAIRS` with the
@@ -154,7 +178,6 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
             if items > 0 {
                 let raw = addr_of(dynamic::<Align16>());
                 let base = (raw + 1023) & !1023;
-                let smem = (dynamic::<Align16>() as *mut u8).add((base - raw) as usize);
                 let at = |what: BwdHTile, st: u32| base + bwd_h_offset(D, what, st);
                 let (s_k, s_v) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
                 let load_item = |i: u32, st: u32| {
@@ -201,24 +224,18 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     // may be (CTA-wide: a warpgroup none of whose keys sees the tile gets P = 0 everywhere).
                     let masked = blk0 + ROWS > k_len || (causal && bwd_needs_mask(blk0, qt, off));
                     let place = Place { row0: w0, col0: s0, k_len, causal, off };
-                    let st_ptr = smem.add(bwd_h_offset(D, BwdHTile::Stats, st) as usize) as *const f32;
+                    let s_st = at(BwdHTile::Stats, st);
                     wgmma_wait_group::<1>(); // the last tile's dK and this tile's Sᵀ retired
                     pin_frags(&mut r_ds);
                     wgmma_fence_operand(&mut s);
-                    // Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) in place (0 where hidden), and its A fragments.
+                    // Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) in place (0 where hidden), and its A fragments; the
+                    // mask's compares only on the tiles that need them (a branch, not a select per element).
                     let mut r_p = [[0u32; 4]; 4];
-                    unroll8!(nt => {
-                        let c = 8 * nt + 2 * t;
-                        let l2 = *(st_ptr.add(c as usize) as *const [f32; 2]);
-                        let mut x = [0f32; 4];
-                        unroll4!(e => {
-                            let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
-                            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -l2[(e % 2) as usize]));
-                            x[e as usize] = if masked && place.hidden::<true>(r, cc) { 0.0 } else { p };
-                            s[(4 * nt + e) as usize] = x[e as usize];
-                        });
-                        put::<E>(&mut r_p, nt, x);
-                    });
+                    if masked {
+                        probs::<E, true>(&mut s, &mut r_p, s_st, scale2, place, warp, g, t);
+                    } else {
+                        probs::<E, false>(&mut s, &mut r_p, s_st, scale2, place, warp, g, t);
+                    }
                     issue_rs::<E, D>(&mut acc_dv, &r_p, s_b); // dV += Pᵀ·dO
                     wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
                     wgmma_fence_operand(&mut dp);
@@ -229,7 +246,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     let s_ds_now = opaque(base + bwd_h_offset(D, BwdHTile::Ds, i % 2));
                     unroll8!(nt => {
                         let c = 8 * nt + 2 * t;
-                        let dd = *(st_ptr.add((STREAM + c) as usize) as *const [f32; 2]);
+                        let dd = ld_shared_v2_u32(s_st + 4 * (STREAM + c)).map(f32::from_bits);
                         let mut x = [0f32; 4];
                         unroll4!(e => {
                             x[e as usize] = s[(4 * nt + e) as usize] * (dp[(4 * nt + e) as usize] - dd[(e % 2) as usize]);
