@@ -51,7 +51,7 @@ use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_cg_16_zfill, cp_async_commit_group, cp_async_wait_group},
     math::{ex2_approx_f32, fma_rn_f32},
     mbarrier::fence_proxy_async_shared_cta,
-    shared::{Align16, addr_of, dynamic},
+    shared::{Align16, addr_of, dynamic, ld_shared_v2_u32},
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -201,6 +201,44 @@ impl Place {
     }
 }
 
+/// A thread's place in its warpgroup's accumulator fragments: warp, row group `g` (lane / 4) and
+/// column pair `t` (lane % 4).
+#[derive(Clone, Copy)]
+pub(super) struct Lanes {
+    pub(super) warp: u32,
+    pub(super) g: u32,
+    pub(super) t: u32,
+}
+
+/// P = 2^(S·scale·log2 e − log2 e·LSE) in place over the warpgroup's 64 × 64 product at `place` (0 where
+/// hidden; `MASK`: the tile may hold hidden elements — without it no compare is made), and with `KV`
+/// (Pᵀ: rows are keys) its A fragments `r_p`. The `log2 e · LSE` of a column's query at `s_st` (KV: shared,
+/// one f32 a query), or of a row's in `r_lse` (rows `g`, `g + 8`).
+///
+/// # Safety
+/// KV: `s_st` is the 8-byte-aligned shared address of the stage's landed, visible statistics.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn probs<E: Elem16, const KV: bool, const MASK: bool>(s: &mut [f32; 32], r_p: &mut [[u32; 4]; 4], s_st: u32, r_lse: [f32; 2], scale2: f32, place: Place,
+                                                                       Lanes { warp, g, t }: Lanes) {
+    unroll8!(nt => {
+        let c = 8 * nt + 2 * t;
+        // SAFETY: inside the statistics (c + 1 < 64), 8-byte aligned (c even); forwarded.
+        let l2 = if KV { unsafe { ld_shared_v2_u32(s_st + 4 * c) }.map(f32::from_bits) } else { [0.0; 2] };
+        let mut x = [0f32; 4];
+        unroll4!(e => {
+            let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
+            let lse = if KV { l2[(e % 2) as usize] } else { r_lse[(e / 2) as usize] };
+            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -lse));
+            x[e as usize] = if MASK && place.hidden::<KV>(r, cc) { 0.0 } else { p };
+            s[(4 * nt + e) as usize] = x[e as usize];
+        });
+        if KV {
+            put::<E>(r_p, nt, x);
+        }
+    });
+}
+
 /// The b3 body (see the module docs): `KV` the dK/dV kernel — grid `(⌈max k_len / 128⌉, kv_heads,
 /// batch)` (causal: half of x, rounded up — a CTA per block and its mirror), `out0` = dK, `out1` = dV — else
 /// the dQ kernel — grid `(⌈max q_len / 128⌉, heads, batch)` (causal: half of x likewise),
@@ -278,7 +316,6 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool, const PAIRS: bool>(q: *c
             if items > 0 {
                 let raw = addr_of(dynamic::<Align16>());
                 let base = (raw + 1023) & !1023;
-                let smem = (dynamic::<Align16>() as *mut u8).add((base - raw) as usize);
                 let at = |what: BwdHTile, st: u32| base + bwd_h_offset(D, what, st);
                 let (s_x, s_y) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
                 let item = |i: u32| (hk * dims.group + i / per, first + i % per);
@@ -351,27 +388,19 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool, const PAIRS: bool>(q: *c
                         s0 + STREAM > k_len || (causal && needs_mask_off(ROWS, STREAM, blk, i, off))
                     };
                     let place = Place { row0: w0, col0: s0, k_len, causal, off };
-                    let st_ptr = smem.add(bwd_h_offset(D, BwdHTile::Stats, st) as usize) as *const f32;
+                    let s_st = at(BwdHTile::Stats, st);
                     wgmma_wait_group::<1>(); // the last tile's dK (dQ) and this tile's S retired
                     pin_frags(&mut r_ds);
                     wgmma_fence_operand(&mut s);
-                    // P = 2^(S·scale·log2 e − log2 e·LSE) in place (0 where hidden), and (KV) its A fragments.
+                    // P = 2^(S·scale·log2 e − log2 e·LSE) in place (0 where hidden), and (KV) its A fragments;
+                    // the mask's compares only on the tiles that need them.
                     let mut r_p = [[0u32; 4]; 4];
-                    unroll8!(nt => {
-                        let c = 8 * nt + 2 * t;
-                        let l2 = if KV { *(st_ptr.add(c as usize) as *const [f32; 2]) } else { [0.0; 2] };
-                        let mut x = [0f32; 4];
-                        unroll4!(e => {
-                            let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
-                            let lse = if KV { l2[(e % 2) as usize] } else { r_lse[(e / 2) as usize] };
-                            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -lse));
-                            x[e as usize] = if masked && place.hidden::<KV>(r, cc) { 0.0 } else { p };
-                            s[(4 * nt + e) as usize] = x[e as usize];
-                        });
-                        if KV {
-                            put::<E>(&mut r_p, nt, x);
-                        }
-                    });
+                    let lanes = Lanes { warp, g, t };
+                    if masked {
+                        probs::<E, KV, true>(&mut s, &mut r_p, s_st, r_lse, scale2, place, lanes);
+                    } else {
+                        probs::<E, KV, false>(&mut s, &mut r_p, s_st, r_lse, scale2, place, lanes);
+                    }
                     if KV {
                         issue_rs::<E, D>(&mut acc1, &r_p, s_b); // dV += Pᵀ·dO
                         wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
@@ -382,7 +411,7 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool, const PAIRS: bool>(q: *c
                     // dS = P ∘ (dP − D), its A fragments.
                     unroll8!(nt => {
                         let c = 8 * nt + 2 * t;
-                        let dd = if KV { *(st_ptr.add((STREAM + c) as usize) as *const [f32; 2]) } else { [0.0; 2] };
+                        let dd = if KV { ld_shared_v2_u32(s_st + 4 * (STREAM + c)).map(f32::from_bits) } else { [0.0; 2] };
                         let mut x = [0f32; 4];
                         unroll4!(e => {
                             let delta = if KV { dd[(e % 2) as usize] } else { r_delta[(e / 2) as usize] };

@@ -32,7 +32,7 @@
 //! a 4-byte copy of dQ). Expect 1.2–1.3× b3's speed: **410–460 TFLOP/s at D = 128**, 0.78–0.87× cuDNN;
 //! at D = 64 (b3 252) 290–320.
 use super::fa2_backward::sequence;
-use super::v23_backward_wgmma::{Place, issue_rs, issue_ss, load_tile, pin_frags, put};
+use super::v23_backward_wgmma::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put};
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
@@ -95,30 +95,6 @@ unsafe fn issue_dq<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_ds: u32, s_k:
         });
         wgmma_commit_group();
     }
-}
-
-/// Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) in place, 0 where hidden (`MASK`: the tile may hold hidden
-/// elements), and its A fragments `r_p`: the warpgroup's keys (rows) at `place`, the tile's 64 queries
-/// (columns), their `log2 e · LSE` at `s_st` (shared, one f32 a query).
-///
-/// # Safety
-/// `s_st` is the 8-byte-aligned shared address of the stage's statistics, landed and visible.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn probs<E: Elem16, const MASK: bool>(s: &mut [f32; 32], r_p: &mut [[u32; 4]; 4], s_st: u32, scale2: f32, place: Place, warp: u32, g: u32, t: u32) {
-    unroll8!(nt => {
-        let c = 8 * nt + 2 * t;
-        // SAFETY: inside the statistics (c + 1 < 64), 8-byte aligned (c even); forwarded.
-        let l2 = unsafe { ld_shared_v2_u32(s_st + 4 * c) }.map(f32::from_bits);
-        let mut x = [0f32; 4];
-        unroll4!(e => {
-            let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
-            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -l2[(e % 2) as usize]));
-            x[e as usize] = if MASK && place.hidden::<true>(r, cc) { 0.0 } else { p };
-            s[(4 * nt + e) as usize] = x[e as usize];
-        });
-        put::<E>(r_p, nt, x);
-    });
 }
 
 /// The b4 body (see the module docs): grid `(⌈max k_len / 128⌉, kv_heads, batch)` (`PAIRS` with the
@@ -231,10 +207,11 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     // Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) in place (0 where hidden), and its A fragments; the
                     // mask's compares only on the tiles that need them (a branch, not a select per element).
                     let mut r_p = [[0u32; 4]; 4];
+                    let lanes = Lanes { warp, g, t };
                     if masked {
-                        probs::<E, true>(&mut s, &mut r_p, s_st, scale2, place, warp, g, t);
+                        probs::<E, true, true>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes);
                     } else {
-                        probs::<E, false>(&mut s, &mut r_p, s_st, scale2, place, warp, g, t);
+                        probs::<E, true, false>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes);
                     }
                     issue_rs::<E, D>(&mut acc_dv, &r_p, s_b); // dV += Pᵀ·dO
                     wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
