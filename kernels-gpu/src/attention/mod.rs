@@ -25,6 +25,7 @@
 //! | b1 | `steps/v20_backward_fa2.rs` | the backward (dQ, dK, dV) as FlashAttention-2's on `mma.sync`: a CTA per 128 keys and K/V head walks the query tiles of its group's heads, dK and dV in registers, dQ by f32 atomics |
 //! | b2 | `steps/v21_backward_deterministic.rs` | b1 with a deterministic dQ: b1's dK/dV without dQ, and a dQ kernel per 64 query rows recomputing S and dP over its keys (each dQ element summed by one thread in order; bitwise stable) |
 //! | b3 | `steps/v23_backward_wgmma.rs` | b2's two kernels on Hopper's `wgmma` (sm_90a): two warpgroups of 64 resident rows each, Sᵀ/dPᵀ (S/dP) read both operands from 128-byte-swizzled shared memory, P and dS stay in registers as the A operand of dV, dK, dQ; `cp.async` stages |
+//! | b4 | `steps/v27_backward_wgmma_atomic.rs` | b3's dK/dV kernel computing dQ too (atomic dQ): dSᵀ also to shared memory, dQ = dS·K on `wgmma` by both warpgroups (half of D each), added by `red.global.add.v2.f32` — five products a tile for b3's seven |
 // The decode body (ad1, ad2).
 mod decode_body;
 // The backward's body and helpers (b1, b2; b3 takes `sequence`).

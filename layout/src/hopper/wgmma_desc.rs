@@ -115,15 +115,6 @@ impl WgmmaDesc {
         WgmmaDesc(self.0 & !0x3fff | a & 0x3fff)
     }
 
-    /// The descriptor `bytes` further on, as one 64-bit add of `bytes >> 4` to the whole descriptor: the
-    /// same as [`advance`](Self::advance) wherever the address field does not carry out of its 14 bits
-    /// (start plus `bytes` below 256 KiB, every shared address on sm_90) — kernels take a tile's base
-    /// descriptor once and reach its K-steps with an immediate add each, where `advance` costs a shift, a
-    /// mask and a merge per step.
-    pub const fn plus(self, bytes: u32) -> WgmmaDesc {
-        WgmmaDesc(self.0 + (bytes >> 4) as u64)
-    }
-
     /// Byte address `wgmma` reads for byte `k_byte` of row `row` (M or N) of a K-major operand,
     /// modelled from the PTX ISA's canonical layouts:
     ///
@@ -183,18 +174,6 @@ mod tests {
 
     use super::*;
     use crate::hopper::TmaTile2d;
-
-    #[test]
-    fn plus_is_advance_below_the_address_fields_limit() {
-        for base in [0u32, 1024, 0x1_0400, 0x3_7c00] {
-            for d in [WgmmaDesc::K_MAJOR_SW128, WgmmaDesc::mn_major_sw128(0, 128).unwrap()] {
-                let b = d.advance(base);
-                for bytes in (0..0x4_0000 - base).step_by(16).filter(|x| x % 2064 < 32 || *x < 8192) {
-                    assert_eq!(b.plus(bytes), b.advance(bytes), "base {base} + {bytes}");
-                }
-            }
-        }
-    }
 
     #[test]
     fn descriptor_fields_round_trip_and_reject_bad_values() {

@@ -42,8 +42,10 @@
 //! per 16-byte copy (the swizzle per chunk) and the tensor pipe drained at every tile. With one copy offset
 //! per thread, three stages (the tile's dK or dQ product running on into the next tile) and, with the causal
 //! mask, a block and its mirror per CTA: **341–356 TFLOP/s at D = 128, causal 312–346; 252 / 228 at D = 64**:
-//! 0.53–0.60× b2's time, 1.19–1.30× torch's FA2 at D = 128, 0.57–0.69× cuDNN. The rest of the gap is in the
-//! attention README (backward).
+//! 0.53–0.60× b2's time, 1.19–1.30× torch's FA2 at D = 128, 0.57–0.69× cuDNN. With the mask's compares in
+//! a branch of their own (session 65, `probs`; they had run as selects on every tile): 0.90–0.91× that
+//! time, 376–394 TFLOP/s at D = 128, 0.63–0.75× cuDNN. The rest of the gap is in the attention README
+//! (backward).
 use super::fa2_backward::sequence;
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};

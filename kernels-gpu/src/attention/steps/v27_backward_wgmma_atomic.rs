@@ -31,6 +31,14 @@
 //! the L2, ~1.3 TB/s at the predicted rate) and the accumulator's zeroing and conversion (~3 passes over
 //! a 4-byte copy of dQ). Expect 1.2–1.3× b3's speed: **410–460 TFLOP/s at D = 128**, 0.78–0.87× cuDNN;
 //! at D = 64 (b3 252) 290–320.
+//!
+//! Measured (H200, bf16, `results/2026-11-30-h200-session65`, 3–5 processes, interleaved): as first
+//! written (two CTA barriers a tile) 363–377 TFLOP/s at D = 128, 0.92–0.94× b3's time — under the range;
+//! `ncu`: latency-bound (tensor pipe 40%, issue 32%, the warpgroups in lockstep). One barrier a tile with
+//! the copies a tile ahead (0.97–0.99×, 0.91× at D = 64) and the mask's compares in a branch of their own
+//! (0.95–0.97×, 0.91–0.93× at D = 64): **395–411 TFLOP/s at D = 128 (causal 339–373), 324 (291) at D = 64;
+//! 0.68–0.84× cuDNN**. The same mask branch sped b3 up by 10%, so b4 ends 0.95–0.96× b3's time at D = 128
+//! without the mask, 0.99–1.06× with it, 0.86× at D = 64.
 use super::fa2_backward::sequence;
 use super::v23_backward_wgmma::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put};
 use crate::attention::hopper::{pin, unset_block};
