@@ -650,6 +650,39 @@ mod tests {
         }
     }
 
+    /// b4's dQ = dS·K[:, half]: warpgroup `w`'s B descriptor starts at column `D/2 · w` of the resident K
+    /// (`BWD_H_ROWS` keys × D; at D = 64 that is 64 bytes into the swizzled line, the swizzle being on the
+    /// absolute address), its A the dSᵀ tile (keys × 64 queries); at K-step `ks` (16 keys, 2048 bytes)
+    /// element (n, k) of B is K[16·ks + k][D/2 · w + n] and element (m, k) of A is dSᵀ[16·ks + k][m].
+    #[test]
+    fn b4_dq_descriptors_read_the_half_of_k_and_ds_transposed() {
+        use crate::hopper::WgmmaDesc;
+        let rows = BWD_H_ROWS;
+        let desc = match WgmmaDesc::mn_major_sw128(0, rows) {
+            Ok(x) => x,
+            Err(_) => panic!("descriptor"),
+        };
+        for d in [64u32, 128] {
+            for base in [0u32, 5 * 1024] {
+                for w in 0..2 {
+                    let half = if d == 128 { w * sw128_box_bytes(rows) } else { 64 * w };
+                    for ks in 0..rows / 16 {
+                        let b = desc.advance(base + half + 2048 * ks);
+                        let a = desc.advance(base + 2048 * ks);
+                        for k in 0..16 {
+                            for n in 0..d / 2 {
+                                assert_eq!(b.mn_major_sw128_byte(n, k), base + sw128_byte(rows, 16 * ks + k, d / 2 * w + n), "B d {d} w {w} ks {ks} ({n}, {k})");
+                            }
+                            for m in 0..BWD_H_STREAM {
+                                assert_eq!(a.mn_major_sw128_byte(m, k), base + sw128_byte(rows, 16 * ks + k, m), "A ks {ks} ({m}, {k})");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// b3's tiles: every element of a `rows × d` tile lands where `wgmma`'s MN-major 128-byte descriptor
     /// over the tile (K = the rows) reads it, where its K-major one (rows = M or N, 64 columns a box)
     /// reads it, each element on its own 2 bytes, and the regions do not overlap.

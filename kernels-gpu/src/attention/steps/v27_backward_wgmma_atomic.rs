@@ -127,9 +127,10 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
     // into stage (i − 1) % 3, whose last reader (tile i − 1's dK) every warpgroup retired at its first wait
     // of tile i, before that barrier. dSᵀ buffer i % 2 is written by `st.shared` after tile i − 1's barrier:
     // its last readers, tile i − 2's dQ products, were retired by every warpgroup before that barrier;
-    // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it. dQ's atomic adds go to rows below q_len of the
-    // sequence's queries, columns below D, of head `item.0`: inside the accumulator (Q's layout, f32),
-    // which only atomics touch during the launch; 8-byte aligned (even columns, D even, 16-byte base).
+    // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it.
+    // dQ's atomic adds go to rows below q_len of the sequence's queries, columns below D, of head `item.0`:
+    // inside the accumulator (Q's layout, f32), which only atomics touch during the launch; 8-byte aligned
+    // (even columns, D even, 16-byte base).
     unsafe {
         let (q_start, q_len, k_start, k_len) = sequence(cu_q, cu_k, b);
         let causal = dims.causal != 0;
