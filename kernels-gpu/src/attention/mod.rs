@@ -36,6 +36,8 @@ mod fa2_mma_tiles;
 mod flash;
 // The Hopper body and its entries' macro `hopper_entry!` (a6–a10, a12, a15).
 mod hopper;
+// The Hopper backward steps' shared pieces (b3, b4).
+mod wgmma_backward;
 // The Hopper body at head dim 256 and its entries' macro `prefill_d256_entry!` (a24).
 mod hopper_wide;
 mod units;

@@ -40,13 +40,12 @@
 //! 0.68–0.84× cuDNN**. The same mask branch sped b3 up by 10%, so b4 ends 0.95–0.96× b3's time at D = 128
 //! without the mask, 0.99–1.06× with it, 0.86× at D = 64.
 use super::fa2_backward::sequence;
-use super::v23_backward_wgmma::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put};
+use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put};
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
     atomic::red_add_relaxed_gpu_v2_f32,
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
-    math::{ex2_approx_f32, fma_rn_f32},
     mbarrier::fence_proxy_async_shared_cta,
     shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32},
     sync::sync_threads,
