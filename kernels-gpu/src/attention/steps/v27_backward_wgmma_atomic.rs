@@ -60,9 +60,6 @@ use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STA
                         sw128_box_bytes, sw128_byte};
 use layout::hopper::WgmmaDesc;
 
-/// TEMPORARY ablation switch (timing only; wrong results when nonzero).
-const ABLATE: u32 = 0;
-
 const _: () = assert!(BWD_BKV == ROWS && BWD_BQ == STREAM && ROWS == 2 * 64 && STREAM == 64);
 
 /// A 128-row tile (the resident K, or dSᵀ's 128 keys) as an MN-major operand whose K is its rows: 16 rows
@@ -251,19 +248,13 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     // Both halves of dSᵀ written and tile i + 1's copies everyone's; every warpgroup retired tile
                     // i − 1's dK (its first wait of this tile), so stage (i + 2) % 3 = (i − 1) % 3 is free for
                     // the copies below, and tile i − 1's dQ, so the other dSᵀ buffer is free for tile i + 1.
-                    if ABLATE & 4 == 0 {
-                        sync_threads();
-                    }
-                    if ABLATE & 2 == 0 && i + 2 < items {
+                    sync_threads();
+                    if i + 2 < items {
                         load_item(i + 2, (i + 2) % STAGES);
                     }
                     cp_async_commit_group();
                     let mut r_dq = unset_block();
-                    if ABLATE & 8 == 0 {
-                        issue_dq::<E, D>(&mut r_dq, s_ds_now, opaque(s_k), wg); // dQ[:, half] = dS·K[:, half]
-                    } else {
-                        wgmma_commit_group();
-                    }
+                    issue_dq::<E, D>(&mut r_dq, s_ds_now, opaque(s_k), wg); // dQ[:, half] = dS·K[:, half]
                     issue_rs::<E, D>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q
                     wgmma_wait_group::<1>(); // dV and dQ retired; dK runs on into the next tile
                     pin(&mut acc_dv);
@@ -277,7 +268,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     let hq = qbase + h as usize * dims.q_head as usize;
                     unroll2!(hh => {
                         let row = s0 + 16 * warp + g + 8 * hh;
-                        if ABLATE & 9 == 0 && row < q_len {
+                        if row < q_len {
                             let at_row = dq_acc.add(hq + row as usize * dims.q_tok as usize + (D / 2 * wg + 2 * t) as usize);
                             unroll8!(nt => {
                                 if nt < D / 16 {
