@@ -535,10 +535,14 @@ pub enum BwdHTile {
     /// A stage's `log2(e) · LSE` then `D = rowsum(dO ∘ O)` of its queries (`2 × BWD_H_STREAM` f32; the
     /// dK/dV kernel only).
     Stats,
-    /// Step b4 only (after the stages, [`BWD_H4_DS`] buffers by the tile's parity): the tile's dSᵀ,
+    /// Step b4 only ([`bwd_h4_offset`], [`BWD_H4_DS`] buffers by the tile's parity): the tile's dSᵀ,
     /// `BWD_H_ROWS` keys × `BWD_H_STREAM` queries in [`sw128_byte`]'s layout — both warpgroups' halves,
     /// the A operand of dQ = dS·K.
     Ds,
+    /// Step b4 only ([`bwd_h4_offset`], "stage" = the warpgroup): a warpgroup's half of the tile's dQ in
+    /// f32, `BWD_H_STREAM` queries × `d / 2` columns in [`bwd_h4_dq_at`]'s order, the source of the bulk
+    /// reduce-add into the warpgroup's half of the tile's block of dQ's accumulator.
+    Dq,
 }
 
 /// Bytes of one 64-column box of a `rows`-row 16-bit tile under `SWIZZLE_128B` (128-byte rows).
@@ -568,7 +572,7 @@ pub const fn bwd_h_offset(d: u32, what: BwdHTile, stage: u32) -> u32 {
         BwdHTile::A => s0,
         BwdHTile::B => s0 + str_,
         BwdHTile::Stats => s0 + 2 * str_,
-        BwdHTile::Ds => 2 * res + BWD_H_STAGES * stage_bytes + stage * 2 * BWD_H_ROWS * BWD_H_STREAM,
+        BwdHTile::Ds | BwdHTile::Dq => bwd_h4_offset(d, what, stage),
     }
 }
 
@@ -583,12 +587,69 @@ const _: () = assert!(bwd_h_smem(64) == 84 * 1024 && bwd_h_smem(128) == 164 * 10
 /// dQ product still reads this one (one CTA barrier a tile).
 pub const BWD_H4_DS: u32 = 2;
 
-/// Step b4's dynamic shared memory (b3's dK/dV kernel plus [`BWD_H4_DS`] dSᵀ tiles [`BwdHTile::Ds`], 16 KiB
-/// each): 116 KiB at D = 64, 196 KiB at D = 128.
-pub const fn bwd_h4_smem(d: u32) -> u32 {
-    1024 + bwd_h_offset(d, BwdHTile::Ds, BWD_H4_DS)
+/// Byte offset of `what` in step b4's dynamic shared memory at head dim `d`, from its first 1024-byte
+/// boundary: b3's X and Y, [`BWD_H_STAGES`] stages of (A, B) without the statistics, [`BWD_H4_DS`] dSᵀ
+/// tiles ([`BwdHTile::Ds`], by `stage`), the two warpgroups' dQ halves ([`BwdHTile::Dq`], `stage` = the
+/// warpgroup), then the stages' statistics packed (512 bytes each): the statistics leave the stages so
+/// that dQ's 32 KiB of f32 fit at D = 128. Every tile starts on a 1024-byte boundary.
+pub const fn bwd_h4_offset(d: u32, what: BwdHTile, stage: u32) -> u32 {
+    let res = 2 * BWD_H_ROWS * d;
+    let str_ = 2 * BWD_H_STREAM * d;
+    let s0 = 2 * res + stage * 2 * str_;
+    let ds0 = 2 * res + BWD_H_STAGES * 2 * str_;
+    let dq0 = ds0 + BWD_H4_DS * 2 * BWD_H_ROWS * BWD_H_STREAM;
+    let stats0 = dq0 + 2 * bwd_h4_dq_bytes(d);
+    match what {
+        BwdHTile::X => 0,
+        BwdHTile::Y => res,
+        BwdHTile::A => s0,
+        BwdHTile::B => s0 + str_,
+        BwdHTile::Ds => ds0 + stage * 2 * BWD_H_ROWS * BWD_H_STREAM,
+        BwdHTile::Dq => dq0 + stage * bwd_h4_dq_bytes(d),
+        BwdHTile::Stats => stats0 + stage * 8 * BWD_H_STREAM,
+    }
 }
-const _: () = assert!(bwd_h4_smem(64) == 116 * 1024 && bwd_h4_smem(128) == 196 * 1024);
+
+/// Bytes of a warpgroup's dQ half ([`BwdHTile::Dq`]): `BWD_H_STREAM` rows × `d / 2` f32 — 8 KiB at D = 64,
+/// 16 KiB at D = 128.
+pub const fn bwd_h4_dq_bytes(d: u32) -> u32 {
+    BWD_H_STREAM * d / 2 * 4
+}
+
+/// Where element `(r, c)` (query row `r` < `BWD_H_STREAM`, column `c` < d) of a 64-row dQ tile lies in
+/// step b4's tile block (64 · d f32, per query head and padded tile: [`bwd_h4_dq_tile`]), which is also
+/// the order of a warpgroup's half in shared memory ([`BwdHTile::Dq`]): the order the accumulators leave
+/// the registers. Warpgroup `w = c / (d/2)` owns half `w` (32 · d f32); in it, thread `tid` (0..128, of
+/// warp `r / 16`, lane `4 · (r % 8) + (c % 8) / 2`) keeps its pair `k = 2 · nt + hh` (n-tile `nt = (c %
+/// (d/2)) / 8`, row half `hh = (r % 16) / 8`) at `2 · (128 · k + tid)`: a warp's `st.shared.v2` of one pair
+/// covers 256 consecutive bytes (conflict-free), and a half is one contiguous bulk reduce.
+pub const fn bwd_h4_dq_at(d: u32, r: u32, c: u32) -> u32 {
+    let half = d / 2;
+    let (w, cc) = (c / half, c % half);
+    let k = 2 * (cc / 8) + (r % 16) / 8;
+    let tid = 32 * (r / 16) + 4 * (r % 8) + (cc % 8) / 2;
+    w * 32 * d + 2 * (128 * k + tid) + cc % 2
+}
+
+/// Step b4's first padded 64-row tile of sequence `b` starting at query token `q_start`: FlashAttention-3's
+/// padding, `(q_start + 64·b) / 64` — sequence b + 1 starts at least `⌈q_len / 64⌉` tiles later, so the
+/// sequences' tiles never share a block, and every tile index stays below [`bwd_h4_dq_tiles`].
+pub const fn bwd_h4_dq_tile(q_start: u32, b: u32) -> u32 {
+    (q_start + BWD_H_STREAM * b) / BWD_H_STREAM
+}
+
+/// Padded tiles step b4's dQ accumulator holds for `tokens_q` query tokens in `batch` sequences: `tokens_q /
+/// 64 + batch` (its size: that × heads × 64 · d f32).
+pub const fn bwd_h4_dq_tiles(tokens_q: u32, batch: u32) -> u32 {
+    tokens_q / BWD_H_STREAM + batch
+}
+
+/// Step b4's dynamic shared memory: 1024 bytes of alignment slack and [`bwd_h4_offset`]'s regions —
+/// 130.5 KiB at D = 64, 226.5 KiB at D = 128 (the limit is 227 KiB).
+pub const fn bwd_h4_smem(d: u32) -> u32 {
+    1024 + bwd_h4_offset(d, BwdHTile::Stats, BWD_H_STAGES)
+}
+const _: () = assert!(bwd_h4_smem(64) == 130 * 1024 + 512 && bwd_h4_smem(128) == 226 * 1024 + 512);
 
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
@@ -647,6 +708,57 @@ mod tests {
             if units % (2 * grid) == 0 {
                 assert!(work[..grid as usize].iter().all(|&w| w == work[0]), "{units} on {grid}");
             }
+        }
+    }
+
+    /// b4's dQ tile block: [`bwd_h4_dq_at`] puts each element of a 64 × d tile on its own 4 bytes of the
+    /// 64 · d f32 block, warpgroup w's columns in half w; a thread's pair (its accumulators 4·nt + 2·hh and
+    /// + 1: row 16·warp + g + 8·hh, columns 8·nt + 2t, + 1 of its half) on 8 aligned bytes; a warp's
+    /// `st.shared.v2` of one pair conflict-free (2 wavefronts, the minimum for 256 bytes). And the padded
+    /// tiles: the sequences' tiles are disjoint and below `bwd_h4_dq_tiles`, on random lengths.
+    #[test]
+    fn b4_dq_blocks_hold_each_element_once_and_store_conflict_free() {
+        extern crate std;
+        for d in [64u32, 128] {
+            let mut seen = std::vec![false; (64 * d) as usize];
+            for r in 0..BWD_H_STREAM {
+                for c in 0..d {
+                    let at = bwd_h4_dq_at(d, r, c);
+                    assert!(at < 64 * d && !seen[at as usize], "d {d} ({r}, {c})");
+                    seen[at as usize] = true;
+                    assert_eq!(at / (32 * d), c / (d / 2), "half of ({r}, {c})");
+                }
+            }
+            for w in 0..2 {
+                for warp in 0..4 {
+                    for nt in 0..d / 16 {
+                        for hh in 0..2 {
+                            let addrs: [u32; 32] = core::array::from_fn(|l| {
+                                let (g, t) = (l as u32 / 4, l as u32 % 4);
+                                let (r, c) = (16 * warp + g + 8 * hh, d / 2 * w + 8 * nt + 2 * t);
+                                let at = bwd_h4_dq_at(d, r, c);
+                                assert_eq!((at % 2, bwd_h4_dq_at(d, r, c + 1)), (0, at + 1));
+                                4 * (at - 32 * d * w)
+                            });
+                            let cost = bank::lsu(&addrs, u32::MAX, 8, bank::Op::Store).unwrap();
+                            assert_eq!((cost.wavefronts, cost.conflicts()), (2, 0), "d {d} w {w} warp {warp} nt {nt} hh {hh}");
+                        }
+                    }
+                }
+            }
+        }
+        for case in 0..200u64 {
+            let below = |i: u64, n: u64| (crate::random::hash(case, i) % n) as u32;
+            let batch = 1 + below(0, 9);
+            let lens: std::vec::Vec<u32> = (0..batch).map(|b| below(1 + b as u64, 300)).collect();
+            let (mut start, mut next) = (0, 0);
+            for (b, &len) in lens.iter().enumerate() {
+                let first = bwd_h4_dq_tile(start, b as u32);
+                assert!(first >= next, "{lens:?}");
+                next = first + len.div_ceil(64);
+                start += len;
+            }
+            assert!(next <= bwd_h4_dq_tiles(start, batch), "{lens:?}");
         }
     }
 
@@ -713,16 +825,31 @@ mod tests {
             for (what, st, bytes) in [(BwdHTile::X, 0, 2 * BWD_H_ROWS * d), (BwdHTile::Y, 0, 2 * BWD_H_ROWS * d), (BwdHTile::A, 0, 2 * BWD_H_STREAM * d),
                                       (BwdHTile::B, 0, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 0, 8 * BWD_H_STREAM), (BwdHTile::A, 1, 2 * BWD_H_STREAM * d),
                                       (BwdHTile::B, 1, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 1, 8 * BWD_H_STREAM), (BwdHTile::A, 2, 2 * BWD_H_STREAM * d),
-                                      (BwdHTile::B, 2, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 2, 8 * BWD_H_STREAM), (BwdHTile::Ds, 0, 2 * BWD_H_ROWS * BWD_H_STREAM),
-                                      (BwdHTile::Ds, 1, 2 * BWD_H_ROWS * BWD_H_STREAM)] {
+                                      (BwdHTile::B, 2, 2 * BWD_H_STREAM * d), (BwdHTile::Stats, 2, 8 * BWD_H_STREAM)] {
                 let at = bwd_h_offset(d, what, st);
                 assert!(at >= ends && at % 1024 == 0, "{what:?} stage {st} at {at}");
                 ends = at + bytes;
-                if what == BwdHTile::Stats && st == BWD_H_STAGES - 1 {
-                    assert!(1024 + ends <= bwd_h_smem(d), "b3's regions fit its shared memory");
-                }
             }
-            assert!(1024 + ends <= bwd_h4_smem(d), "b4's regions fit its shared memory");
+            assert!(1024 + ends <= bwd_h_smem(d), "b3's regions fit its shared memory");
+            // b4: in order, not overlapping, the tiles on the swizzle's 1024-byte period, the statistics
+            // on 16 bytes (4-byte copies, 8-byte loads), all inside bwd_h4_smem and the 227 KiB limit.
+            let mut ends = 0;
+            let mut regions = std::vec::Vec::new();
+            for st in 0..BWD_H_STAGES {
+                regions.extend([(BwdHTile::A, st, 2 * BWD_H_STREAM * d), (BwdHTile::B, st, 2 * BWD_H_STREAM * d)]);
+            }
+            regions.extend([(BwdHTile::Ds, 0, 2 * BWD_H_ROWS * BWD_H_STREAM), (BwdHTile::Ds, 1, 2 * BWD_H_ROWS * BWD_H_STREAM), (BwdHTile::Dq, 0, bwd_h4_dq_bytes(d)),
+                            (BwdHTile::Dq, 1, bwd_h4_dq_bytes(d))]);
+            for st in 0..BWD_H_STAGES {
+                regions.push((BwdHTile::Stats, st, 8 * BWD_H_STREAM));
+            }
+            for (what, st, bytes) in [(BwdHTile::X, 0, 2 * BWD_H_ROWS * d), (BwdHTile::Y, 0, 2 * BWD_H_ROWS * d)].into_iter().chain(regions) {
+                let at = bwd_h4_offset(d, what, st);
+                let align = if what == BwdHTile::Stats { 16 } else { 1024 };
+                assert!(at >= ends && at % align == 0, "b4 {what:?} stage {st} at {at}");
+                ends = at + bytes;
+            }
+            assert!(1024 + ends <= bwd_h4_smem(d) && bwd_h4_smem(d) <= 227 * 1024, "b4's regions fit its shared memory");
         }
     }
 

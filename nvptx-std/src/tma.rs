@@ -154,6 +154,25 @@ pub unsafe fn cp_async_bulk_tensor_2d_s2g(tmap: *const TensorMap, c0: i32, c1: i
     }
 }
 
+/// `cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [dst], [src], bytes;` — adds the `bytes / 4`
+/// f32 at shared address `src` to those at `dst` in global memory, element by element and atomically with
+/// respect to other reductions (the TMA engine reads the source and the L2 adds whole lines). Complete it
+/// with [`cp_async_bulk_commit_group`], then [`cp_async_bulk_wait_group_read0`] before rewriting `src`
+/// and [`cp_async_bulk_wait_group0`] before the kernel exits.
+///
+/// # Safety
+/// sm_90; `dst` and `src` 16-byte aligned, `bytes` a multiple of 16; `dst..dst + bytes` global memory
+/// that only such reductions (or atomics) touch meanwhile; `src` written before a
+/// [`crate::mbarrier::fence_proxy_async_shared_cta`] by each writer and a barrier among the writers.
+#[inline(always)]
+pub unsafe fn cp_reduce_async_bulk_add_f32(dst: *mut f32, src: u32, bytes: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [{0}], [{1}], {2};", in(reg64) dst, in(reg32) src, in(reg32) bytes,
+             options(nostack))
+    }
+}
+
 /// `cp.async.bulk.commit_group;`
 ///
 /// # Safety

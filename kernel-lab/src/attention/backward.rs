@@ -26,7 +26,7 @@
 //! and dV are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use layout::attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BackwardDims, bwd_h4_smem, bwd_h_smem, bwd_smem};
+use layout::attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BWD_H_STREAM, BackwardDims, bwd_h4_dq_tiles, bwd_h4_smem, bwd_h_smem, bwd_smem};
 
 use super::prefill::{Lens, PrefillDesc};
 use crate::{
@@ -228,7 +228,7 @@ impl<T: Element> BackwardPlan<T> {
         };
         let (main, convert) = match (desc.dq, wgmma) {
             (DqMode::Atomic, false) => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
-            (DqMode::Atomic, true) => (hopper, format!("attn_bwd_dq_{e}")),
+            (DqMode::Atomic, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}")),
             (DqMode::Deterministic, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
             (DqMode::Deterministic, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}")),
         };
@@ -287,9 +287,15 @@ impl<T: Element> BackwardPlan<T> {
         if max_k == 0 {
             return Ok(lens); // no keys: dK, dV empty, and no queries either (Lens refuses queries without keys)
         }
-        // The workspaces: dQ's f32 accumulator (Q's layout) and the row statistics [2][heads][tokens_q].
+        // The workspaces: dQ's f32 accumulator (b1: Q's layout; b4: `bwd_h4_dq_tiles` padded 64-row tiles of
+        // `heads` blocks of 64·D) and the row statistics [2][heads][tokens_q].
         let atomic = d.dq == DqMode::Atomic;
-        let (acc_len, stats_len) = (if atomic { q_elems.max(4) } else { 4 }, (2 * d.heads * lens.tokens_q).max(1));
+        let acc_used = match (atomic, self.wgmma) {
+            (false, _) => 0,
+            (true, false) => q_elems,
+            (true, true) => bwd_h4_dq_tiles(lens.tokens_q as u32, lens.batch as u32) as usize * d.heads * BWD_H_STREAM as usize * d.head_dim,
+        };
+        let (acc_len, stats_len) = (acc_used.max(4), (2 * d.heads * lens.tokens_q).max(1));
         let grow = |have: &Option<CudaSlice<f32>>, want: usize| have.as_ref().map_or(want, |a| if a.len() >= want { 0 } else { want });
         let (grow_acc, grow_stats) = (grow(&self.acc, acc_len), grow(&self.stats, stats_len));
         let extra = 4 * (grow_acc + grow_stats) as u64;
@@ -321,7 +327,7 @@ impl<T: Element> BackwardPlan<T> {
         let (pcu, pcu_k) = super::prefill::upload_offsets(&self.gpu, &mut self.cu, cu_q, cu_k, "attention backward")?;
         let (Some(acc), Some(stats)) = (self.acc.as_mut(), self.stats.as_mut()) else { unreachable!("allocated above") };
         if atomic {
-            stream.memset_zeros(&mut acc.slice_mut(..q_elems.max(4))).during(|| "attention backward: zeroing dQ's accumulator".to_string())?;
+            stream.memset_zeros(&mut acc.slice_mut(..acc_len)).during(|| "attention backward: zeroing dQ's accumulator".to_string())?;
         }
         let pacc = acc.device_ptr(&stream).0;
         let pst = stats.device_ptr(&stream).0;
@@ -369,6 +375,9 @@ impl<T: Element> BackwardPlan<T> {
                 if lens.max_q > 0 {
                     launch!(self.gpu, &self.convert, grid = (n, d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq, &dims)?;
                 }
+            } else if self.wgmma && lens.max_q > 0 {
+                // b4's conversion: a CTA per padded tile of a sequence and head.
+                launch!(self.gpu, &self.convert, grid = ((lens.max_q as u32).div_ceil(BWD_H_STREAM), d.heads as u32, batch), &pacc, &pcu, &pcu_k, &pdq, &dims)?;
             } else if q_elems > 0 {
                 let (blocks, n, scale) = ((q_elems as u32 / 4).div_ceil(256).min(8 * self.gpu.info.sms), q_elems as u32, d.scale());
                 launch!(self.gpu, &self.convert, grid = blocks, &pacc, &pdq, &n, &scale)?;

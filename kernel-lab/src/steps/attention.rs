@@ -463,13 +463,19 @@ const fn backward_b3(name: &'static str, label: &'static str, d: u32) -> KernelI
                  ptx: PtxCheck { has: BACKWARD_B3_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] } }
 }
 
-const BACKWARD_B4_ABOUT: &str = "backward (b4, Hopper, atomic dQ): b3's dK/dV kernel also computes dQ = dS·K from dSᵀ written to shared memory (five products a tile for b3's seven), added in f32 by red.global.add.v2.f32";
-const BACKWARD_B4_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k16.f32.", "red.relaxed.gpu.global.add.v2.f32", "fence.proxy.async.shared::cta"];
+const BACKWARD_B4_ABOUT: &str = "backward (b4, Hopper, atomic dQ): b3's dK/dV kernel also computes dQ = dS·K from dSᵀ written to shared memory (five products a tile for b3's seven); each warpgroup's f32 half of dQ goes to shared memory and into the accumulator by one bulk reduce-add";
+const BACKWARD_B4_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k16.f32.", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32", "fence.proxy.async.shared::cta"];
 
 const fn backward_b4(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
     KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 256, launch_bounds: super::bounds_min(256, 1),
                  dyn_smem_bytes: layout::attention::bwd_h4_smem(d), about: BACKWARD_B4_ABOUT,
-                 ptx: PtxCheck { has: BACKWARD_B4_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] } }
+                 ptx: PtxCheck { has: BACKWARD_B4_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add"], count: &[], at_least: &[] } }
+}
+
+/// b4's dQ conversion (in b4's `sm_90a` module; no Hopper instruction of its own).
+const fn backward_b4dq(name: &'static str, label: &'static str) -> KernelInfo {
+    KernelInfo { target: Target::Sm90a,
+                 ..decode_helper(name, label, "backward b4's dQ: scale × its f32 accumulator's padded tile blocks, rounded, into Q's layout") }
 }
 
 /// The backward kernels (issue 50; `kernel_lab::attention::backward`): step b1 per head dim and element
@@ -494,6 +500,8 @@ pub const BACKWARD: &[KernelInfo] = &[
     backward_b4("attn_bwd_b4_d64_bf16", "b4-d64-bf16", 64), backward_b4("attn_bwd_b4_d128_bf16", "b4-d128-bf16", 128),
     backward_b4("attn_bwd_b4c_d64_f16", "b4c-d64", 64), backward_b4("attn_bwd_b4c_d128_f16", "b4c-d128", 128),
     backward_b4("attn_bwd_b4c_d64_bf16", "b4c-d64-bf16", 64), backward_b4("attn_bwd_b4c_d128_bf16", "b4c-d128-bf16", 128),
+    backward_b4dq("attn_bwd_b4dq_d64_f16", "b4dq-d64"), backward_b4dq("attn_bwd_b4dq_d128_f16", "b4dq-d128"),
+    backward_b4dq("attn_bwd_b4dq_d64_bf16", "b4dq-d64-bf16"), backward_b4dq("attn_bwd_b4dq_d128_bf16", "b4dq-d128-bf16"),
     decode_helper("attn_bwd_prep_d64_f16", "b1-prep-d64", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 64)"),
     decode_helper("attn_bwd_prep_d128_f16", "b1-prep-d128", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 128)"),
     decode_helper("attn_bwd_prep_d64_bf16", "b1-prep-d64-bf16", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (bf16, D = 64)"),

@@ -44,20 +44,20 @@ use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_fra
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
-    atomic::red_add_relaxed_gpu_v2_f32,
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
     mbarrier::fence_proxy_async_shared_cta,
-    shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32},
-    sync::sync_threads,
+    shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32, st_shared_v2_u32},
+    sync::{sync_named, sync_threads},
     thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
+    tma::{cp_async_bulk_commit_group, cp_async_bulk_wait_group_read0, cp_async_bulk_wait_group0, cp_reduce_async_bulk_add_f32},
     wgmma::{FlatWgmma, wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::{
     opaque,
     unroll::{unroll2, unroll4, unroll8},
 };
-use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h_offset, bwd_needs_mask,
-                        sw128_box_bytes, sw128_byte};
+use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h4_dq_bytes,
+                        bwd_h4_dq_tile, bwd_h4_offset, bwd_needs_mask, sw128_box_bytes, sw128_byte};
 use layout::hopper::WgmmaDesc;
 
 const _: () = assert!(BWD_BKV == ROWS && BWD_BQ == STREAM && ROWS == 2 * 64 && STREAM == 64);
@@ -127,9 +127,14 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
     // of tile i, before that barrier. dSᵀ buffer i % 2 is written by `st.shared` after tile i − 1's barrier:
     // its last readers, tile i − 2's dQ products, were retired by every warpgroup before that barrier;
     // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it.
-    // dQ's atomic adds go to rows below q_len of the sequence's queries, columns below D, of head `item.0`:
-    // inside the accumulator (Q's layout, f32), which only atomics touch during the launch; 8-byte aligned
-    // (even columns, D even, 16-byte base).
+    // dQ: warpgroup w's half (BwdHTile::Dq, its own) is written after tile i's barrier, before which its
+    // elected thread waited until the last reduce had read it (`wait_group.read`); each writer fences to the
+    // async proxy and the warpgroup's named barrier (1 + w, 128 threads) precedes the reduce. The reduce
+    // adds 32·D f32 to half w of block (tile, head `item.0`), tile = `bwd_h4_dq_tile(q_start, b) + qt` <
+    // `bwd_h4_dq_tiles(tokens_q, batch)` (the host sizes the accumulator so, heads blocks a tile), which
+    // only such reduces touch during the launch; 16-byte aligned (256-byte base, blocks of 256·D bytes).
+    // The elected thread waits for its reduces to complete before the pass ends (the half is reused, or
+    // the CTA exits).
     unsafe {
         let (q_start, q_len, k_start, k_len) = sequence(cu_q, cu_k, b);
         let causal = dims.causal != 0;
@@ -162,7 +167,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
             if items > 0 {
                 let raw = addr_of(dynamic::<Align16>());
                 let base = (raw + 1023) & !1023;
-                let at = |what: BwdHTile, st: u32| base + bwd_h_offset(D, what, st);
+                let at = |what: BwdHTile, st: u32| base + bwd_h4_offset(D, what, st);
                 let (s_k, s_v) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
                 let load_item = |i: u32, st: u32| {
                     let (h, qt) = item(i);
@@ -228,7 +233,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     // The tile's address hidden from the optimizers (`opaque`) here and below: the stores'
                     // and dQ's descriptors, all loop-invariant, would otherwise be hoisted out of the loop
                     // and held in registers across it (ptxas spilled 76 bytes at D = 128 that way).
-                    let s_ds_now = opaque(base + bwd_h_offset(D, BwdHTile::Ds, i % 2));
+                    let s_ds_now = opaque(base + bwd_h4_offset(D, BwdHTile::Ds, i % 2));
                     unroll8!(nt => {
                         let c = 8 * nt + 2 * t;
                         let dd = ld_shared_v2_u32(s_st + 4 * (STREAM + c)).map(f32::from_bits);
@@ -245,6 +250,10 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     // Tile i + 1's copies (the only group in flight) landed too.
                     cp_async_wait_group::<0>();
                     fence_proxy_async_shared_cta(); // this thread's dSᵀ and copies, to the async proxy
+                    if tid % 128 == 0 {
+                        // The warpgroup's last dQ reduce has read its half (the stores below follow the barrier).
+                        cp_async_bulk_wait_group_read0();
+                    }
                     // Both halves of dSᵀ written and tile i + 1's copies everyone's; every warpgroup retired tile
                     // i − 1's dK (its first wait of this tile), so stage (i + 2) % 3 = (i − 1) % 3 is free for
                     // the copies below, and tile i − 1's dQ, so the other dSᵀ buffer is free for tile i + 1.
@@ -258,26 +267,33 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     issue_rs::<E, D>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q
                     wgmma_wait_group::<1>(); // dV and dQ retired; dK runs on into the next tile
                     pin(&mut acc_dv);
-                    // dQ's half into the accumulator: rows 16·warp + g (+ 8) of the query tile, columns
-                    // D/2·wg + 8·nt + 2t (+ 1); rows past q_len (zero Q, dO) are not added.
+                    // dQ's half into the warpgroup's half of the tile's block (`bwd_h4_dq_at`'s order: pair k =
+                    // 2·nt + hh of thread tid at 8·(128k + tid) bytes), then one bulk reduce-add of the half.
                     if D == 128 {
                         wgmma_fence_operand(&mut r_dq);
                     } else {
                         low16(&mut r_dq).fence_operand();
                     }
-                    let hq = qbase + h as usize * dims.q_head as usize;
-                    unroll2!(hh => {
-                        let row = s0 + 16 * warp + g + 8 * hh;
-                        if row < q_len {
-                            let at_row = dq_acc.add(hq + row as usize * dims.q_tok as usize + (D / 2 * wg + 2 * t) as usize);
-                            unroll8!(nt => {
-                                if nt < D / 16 {
-                                    let i = (4 * nt + 2 * hh) as usize;
-                                    red_add_relaxed_gpu_v2_f32(at_row.add(8 * nt as usize), [r_dq[i], r_dq[i + 1]]);
-                                }
+                    let s_dq = at(BwdHTile::Dq, wg);
+                    unroll8!(nt => {
+                        if nt < D / 16 {
+                            unroll2!(hh => {
+                                let i = (4 * nt + 2 * hh) as usize;
+                                st_shared_v2_u32(s_dq + 8 * (128 * (2 * nt + hh) + tid % 128), [r_dq[i].to_bits(), r_dq[i + 1].to_bits()]);
                             });
                         }
                     });
+                    fence_proxy_async_shared_cta(); // this thread's dQ pairs, to the async proxy the reduce reads through
+                    sync_named(1 + wg, 128); // the warpgroup's half written
+                    if tid % 128 == 0 {
+                        let tile = bwd_h4_dq_tile(q_start, b) + qt;
+                        let block = (tile as usize * dims.heads as usize + h as usize) * (STREAM * D) as usize;
+                        cp_reduce_async_bulk_add_f32(dq_acc.add(block + (wg * 32 * D) as usize), s_dq, bwd_h4_dq_bytes(D));
+                        cp_async_bulk_commit_group();
+                    }
+                }
+                if tid % 128 == 0 {
+                    cp_async_bulk_wait_group0(); // the reduces done before the half is reused or the CTA exits
                 }
                 wgmma_wait_group::<0>();
                 pin_frags(&mut r_ds);
@@ -315,11 +331,13 @@ macro_rules! b4_entries {
     };
     (@one $name:ident, $e:ty, $d:literal, $pairs:literal) => {
         /// b4 (see the module docs): dK and dV, each summed by one thread in a fixed order, and dQ added
-        /// to `dq_acc` by atomics.
+        /// to `dq_acc` by bulk reduce-adds, a tile's block at a time.
         ///
         /// # Safety
-        /// Q, K, V, dO, `stats` and the offsets as in `attn_bwd_b1_d128_bf16`; `dq_acc` Q's elements of f32,
-        /// 16-byte aligned, touched only by atomics meanwhile (zeroed before, converted after); `dk`, `dv`
+        /// Q, K, V, dO, `stats` and the offsets as in `attn_bwd_b1_d128_bf16`; `dq_acc`
+        /// `bwd_h4_dq_tiles(tokens_q, batch)` × heads blocks of 64·D f32 (`layout::attention::bwd_h4_dq_at`),
+        /// 256-byte aligned, touched only by the reduces meanwhile (zeroed before, converted after by
+        /// [`attn_bwd_b4dq_d128_bf16`] and its kin); `dk`, `dv`
         /// hold K's elements, written by nothing else meanwhile. Grid `(⌈max k_len / 128⌉, kv_heads,
         /// batch)` (the causal entry with the causal mask: `⌈⌈max k_len / 128⌉ / 2⌉` in x), 256 threads,
         /// `layout::attention::bwd_h4_smem(D)` bytes of dynamic shared memory; sm_90a.
@@ -337,3 +355,57 @@ b4_entries!(attn_bwd_b4_d64_f16, attn_bwd_b4c_d64_f16, F16, 64);
 b4_entries!(attn_bwd_b4_d128_f16, attn_bwd_b4c_d128_f16, F16, 128);
 b4_entries!(attn_bwd_b4_d64_bf16, attn_bwd_b4c_d64_bf16, Bf16, 64);
 b4_entries!(attn_bwd_b4_d128_bf16, attn_bwd_b4c_d128_bf16, Bf16, 128);
+
+/// b4's dQ conversion: tile `block_idx_x` of sequence `block_idx_z`, query head `block_idx_y` — the tile's
+/// block of the accumulator (`bwd_h4_dq_at`'s order) read in order, 8 bytes a thread, and its rows below
+/// q_len written to dQ (Q's layout) as scale × the sums, rounded to `E`.
+///
+/// # Safety
+/// As the entries.
+#[inline(always)]
+unsafe fn convert<E: Elem16, const D: u32>(acc: *const f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
+    let (qt, h, b) = (block_idx_x(), block_idx_y(), block_idx_z());
+    // SAFETY: the block is inside the accumulator (tile < bwd_h4_dq_tiles, head < heads), 8-byte aligned
+    // pairs; each written row is below q_len of the sequence, column below D (even: 4-byte aligned) of head h.
+    unsafe {
+        let (q_start, q_len, _, _) = sequence(cu_q, cu_k, b);
+        if qt * STREAM >= q_len {
+            return;
+        }
+        let block = ((bwd_h4_dq_tile(q_start, b) + qt) as usize * dims.heads as usize + h as usize) * (STREAM * D) as usize;
+        let qbase = q_start as usize * (dims.heads * D) as usize + h as usize * dims.q_head as usize;
+        let mut j = thread_idx_x();
+        while j < 32 * D {
+            let [x, y] = *(acc.add(block + 2 * j as usize) as *const [f32; 2]);
+            let (w, rem) = (j / (16 * D), j % (16 * D));
+            let (k, tid) = (rem / 128, rem % 128);
+            let row = qt * STREAM + 16 * (tid / 32) + (tid % 32) / 4 + 8 * (k % 2);
+            let col = D / 2 * w + 8 * (k / 2) + 2 * (tid % 4);
+            if row < q_len {
+                *(dq.add(qbase + row as usize * dims.q_tok as usize + col as usize) as *mut u32) = E::pack(x * dims.scale, y * dims.scale);
+            }
+            j += 256;
+        }
+    }
+}
+
+macro_rules! b4_convert {
+    ($name:ident, $e:ty, $d:literal) => {
+        /// b4's dQ: scale × the accumulator's sums (`layout::attention::bwd_h4_dq_at`'s blocks) into Q's layout.
+        ///
+        /// # Safety
+        /// `acc` the accumulator b4 filled (its `dq_acc`), `cu_q`, `cu_k` and `dims` as b4's; `dq` Q's elements,
+        /// 16-byte aligned, written by nothing else meanwhile. Grid `(⌈max q_len / 64⌉, heads, batch)`, 256 threads.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(acc: *const f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
+            // SAFETY: forwarded.
+            unsafe { convert::<$e, $d>(acc, cu_q, cu_k, dq, dims) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 256);
+    };
+}
+
+b4_convert!(attn_bwd_b4dq_d64_f16, F16, 64);
+b4_convert!(attn_bwd_b4dq_d128_f16, F16, 128);
+b4_convert!(attn_bwd_b4dq_d64_bf16, Bf16, 64);
+b4_convert!(attn_bwd_b4dq_d128_bf16, Bf16, 128);
