@@ -234,6 +234,9 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     // and dQ's descriptors, all loop-invariant, would otherwise be hoisted out of the loop
                     // and held in registers across it (ptxas spilled 76 bytes at D = 128 that way).
                     let s_ds_now = opaque(base + bwd_h4_offset(D, BwdHTile::Ds, i % 2));
+                    // The stores' first row, hidden too: LLVM would otherwise keep their 16 addresses across the
+                    // loop (ptxas spilled 44 bytes at D = 128 so); from it each address is a few integer ops.
+                    let r_ds0 = opaque(64 * wg + 16 * warp + g);
                     unroll8!(nt => {
                         let c = 8 * nt + 2 * t;
                         let dd = ld_shared_v2_u32(s_st + 4 * (STREAM + c)).map(f32::from_bits);
@@ -243,7 +246,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                         });
                         put::<E>(&mut r_ds, nt, x);
                         unroll2!(hh => {
-                            let r = 64 * wg + 16 * warp + g + 8 * hh;
+                            let r = r_ds0 + 8 * hh;
                             st_shared_u32(s_ds_now + sw128_byte(ROWS, r, c), r_ds[(nt / 2) as usize][(2 * (nt % 2) + hh) as usize]);
                         });
                     });
