@@ -89,15 +89,9 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // assembles spill-free; the pairs measured 1.04–1.29× its speed on causal problems
     // (results/2026-11-30-h200-session60, call 9).
     ("attn_bwd_b3kvc_d128_", "sm_90", 56, "b3 causal dK/dV D = 128 (kernels-gpu/src/attention/README.md, backward)"),
-    // Backward b4 at D = 128 (issue 50, session 65): b3's dK/dV kernel plus dQ's 32 accumulators, the dSᵀ
-    // stores and the next tile's copies a tile ahead, at 255 registers. Causal (the pass over a block and its
-    // mirror): 60 bytes (a 64-byte frame); plain: 24. With the loop-invariant descriptors hoisted into
-    // registers they were 192 and 76 bytes; `opaque` bases took them to 28 and 0, the copies a tile ahead to
-    // 40 and 4, the mask's branch (measured 0.91–0.97× the time without it) to 60 and 24; dQ through shared
-    // memory and one bulk reduce a warpgroup (session 66, where the register atomics were) to 56 and 44 bytes:
-    // the dSᵀ stores' 16 addresses, hoisted out of the loop. Their first row `opaque` (recomputed a tile):
-    // causal 12 bytes (a 16-byte frame), plain none.
-    ("attn_bwd_b4c_d128_", "sm_90", 16, "b4 causal D = 128 (kernels-gpu/src/attention/README.md, backward)"),
+    // Backward b4 at D = 128 (issue 50) has no entry since session 66: it spilled 24 bytes (causal 60) with
+    // dQ's register atomics and the copies' addresses; dQ through shared memory, the dSᵀ stores' first row
+    // `opaque` and Q and dO by the TMA took both to none.
 ];
 
 #[test]

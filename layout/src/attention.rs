@@ -644,12 +644,19 @@ pub const fn bwd_h4_dq_tiles(tokens_q: u32, batch: u32) -> u32 {
     tokens_q / BWD_H_STREAM + batch
 }
 
-/// Step b4's dynamic shared memory: 1024 bytes of alignment slack and [`bwd_h4_offset`]'s regions —
-/// 130.5 KiB at D = 64, 226.5 KiB at D = 128 (the limit is 227 KiB).
-pub const fn bwd_h4_smem(d: u32) -> u32 {
-    1024 + bwd_h4_offset(d, BwdHTile::Stats, BWD_H_STAGES)
+/// Step b4's stage barriers (an 8-byte mbarrier a stage, the TMA's copies of Q and dO complete on it):
+/// after the statistics, from [`bwd_h4_offset`]'s base.
+pub const fn bwd_h4_bars(d: u32) -> u32 {
+    bwd_h4_offset(d, BwdHTile::Stats, BWD_H_STAGES)
 }
-const _: () = assert!(bwd_h4_smem(64) == 130 * 1024 + 512 && bwd_h4_smem(128) == 226 * 1024 + 512);
+
+/// Step b4's dynamic shared memory: 1024 bytes of alignment slack, [`bwd_h4_offset`]'s regions and 64
+/// bytes for the stage barriers — 130.5 KiB + 64 B at D = 64, 226.5 KiB + 64 B at D = 128 (the limit is
+/// 227 KiB).
+pub const fn bwd_h4_smem(d: u32) -> u32 {
+    1024 + bwd_h4_bars(d) + 64
+}
+const _: () = assert!(bwd_h4_smem(64) == 130 * 1024 + 576 && bwd_h4_smem(128) == 226 * 1024 + 576 && BWD_H_STAGES * 8 <= 64);
 
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
@@ -849,7 +856,8 @@ mod tests {
                 assert!(at >= ends && at % align == 0, "b4 {what:?} stage {st} at {at}");
                 ends = at + bytes;
             }
-            assert!(1024 + ends <= bwd_h4_smem(d) && bwd_h4_smem(d) <= 227 * 1024, "b4's regions fit its shared memory");
+            assert!(ends <= bwd_h4_bars(d) && bwd_h4_bars(d) % 8 == 0, "b4's barriers after its regions");
+            assert!(1024 + bwd_h4_bars(d) + 8 * BWD_H_STAGES <= bwd_h4_smem(d) && bwd_h4_smem(d) <= 227 * 1024, "b4's regions fit its shared memory");
         }
     }
 

@@ -26,14 +26,21 @@
 //! and dV are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use layout::attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BWD_H_STREAM, BackwardDims, bwd_h4_dq_tiles, bwd_h4_smem, bwd_h_smem, bwd_smem};
+use layout::{
+    attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BWD_H_STREAM, BackwardDims, bwd_h4_dq_tiles, bwd_h4_smem, bwd_h_smem, bwd_smem},
+    hopper::TmaSwizzle,
+};
 
 use super::prefill::{Lens, PrefillDesc};
 use crate::{
     error::{DriverContext, Error, Result},
     gemm::{Element, launch::Operand},
     launch,
-    runtime::gpu::{Gpu, Kernel},
+    runtime::{
+        gpu::{Gpu, Kernel},
+        tma::{TensorMap3d, TensorMapParam},
+    },
+    steps::gemm::Elem,
 };
 
 /// Head dims the backward kernels take.
@@ -333,6 +340,17 @@ impl<T: Element> BackwardPlan<T> {
         let pst = stats.device_ptr(&stream).0;
         let dims = DimsParam(d.dims(&lens, cu_q, cu_k));
         let batch = lens.batch as u32;
+        // b4's tensor maps of Q and dO (by value): (D, heads, rows) with Q's strides, boxes 64 × 1 × 64 under
+        // the 128-byte swizzle; `rows` token rows, the last head's last row inside the buffer (token-major: the
+        // tokens; head-major: its rows continue into the next heads'). None without queries (nothing loads).
+        let maps = if atomic && self.wgmma && q_elems > 0 {
+            let (dd, heads, tok, head) = (d.head_dim as u64, d.heads as u64, dims.0.q_tok as u64, dims.0.q_head as u64);
+            let rows = (q_elems as u64 - (heads - 1) * head - dd) / tok + 1;
+            let map = |addr: u64, len: usize| TensorMap3d::param_16bit_at(addr, len, [dd, heads, rows], [2 * head, 2 * tok], [64, 1, BWD_H_STREAM], TmaSwizzle::B128, T::ELEM == Elem::Bf16);
+            (map(pq, q.len())?, map(pdo, d_o.len())?)
+        } else {
+            (TensorMapParam([0; 16]), TensorMapParam([0; 16]))
+        };
         debug_assert_eq!(self.main.info.dyn_smem_bytes, match (self.wgmma, atomic) {
             (true, true) => bwd_h4_smem(d.head_dim as u32),
             (true, false) => bwd_h_smem(d.head_dim as u32),
@@ -347,7 +365,8 @@ impl<T: Element> BackwardPlan<T> {
         // the workspaces hold tokens_q·heads·D (dQ's accumulator, zeroed just before; deterministic: the
         // dK/dV kernel does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly; b3's and b4's grids are those their
         // entries name, half of x for the causal entries) and
-        // 2·heads·tokens_q f32 and are this plan's alone; heads = kv_heads · group (validated), grids
+        // 2·heads·tokens_q f32 and are this plan's alone; b4's maps describe Q and dO as checked above
+        // (their extents reach no element past the buffers: `param_16bit_at` checks), borrowed for this call; heads = kv_heads · group (validated), grids
         // below the limits (heads and batch ≤ 65535, checked by `validate` and `Lens`), blocks and shared
         // memory from the kernels' descriptors.
         unsafe {
@@ -360,7 +379,7 @@ impl<T: Element> BackwardPlan<T> {
                 let blocks = |n: u32| if d.causal { n.div_ceil(2) } else { n };
                 let grid = (blocks(max_k.div_ceil(BWD_H_ROWS)), d.kv_heads as u32, batch);
                 if atomic {
-                    launch!(self.gpu, &self.main, grid = grid, &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims)?;
+                    launch!(self.gpu, &self.main, grid = grid, &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pacc, &pdk, &pdv, &dims, &maps.0, &maps.1)?;
                 } else {
                     launch!(self.gpu, &self.main, grid = grid, &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdk, &pdv, &dims)?;
                 }

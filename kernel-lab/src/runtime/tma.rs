@@ -227,29 +227,41 @@ impl TensorMap3d {
     #[allow(clippy::too_many_arguments)]
     pub fn encode_16bit_at(gpu: &Gpu, addr: u64, len: usize, dims: [u64; 3], strides_bytes: [u64; 2], box_dims: [u32; 3], swizzle: TmaSwizzle, bf16: bool)
                            -> Result<TensorMap3d> {
-        let name = if bf16 { "bf16" } else { "f16" };
-        let need = check_3d(addr, 2, dims, strides_bytes, box_dims, swizzle).map_err(|e| Error::InvalidInput(format!("TMA tensor map: {}", describe(&e))))?;
-        if (len as u64) < need {
-            return Err(Error::InvalidInput(format!("3-D tensor map over {dims:?} {name} (strides {strides_bytes:?} B) needs {need} elements, the buffer has {len}")));
-        }
-        let dtype = if bf16 { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 } else { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16 };
-        let elem_strides: [u32; 3] = [1, 1, 1];
-        let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
-        // SAFETY: the driver writes 128 bytes into `map`; every array has the length rank 3 needs
-        // (strides: rank − 1); `addr` is a live allocation of at least `need` elements (checked above,
-        // the caller's); the geometry passed `check_3d`, the documented constraints of this call.
-        unsafe {
-            sys::cuTensorMapEncodeTiled(map.as_mut_ptr(), dtype, 3, addr as *mut std::ffi::c_void, dims.as_ptr(), strides_bytes.as_ptr(), box_dims.as_ptr(),
-                                        elem_strides.as_ptr(), sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE, cu_swizzle(swizzle),
-                                        sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                        sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
-        }
-        .result()
-        .during(|| format!("cuTensorMapEncodeTiled (3-D {dims:?} {name}, strides {strides_bytes:?}, box {box_dims:?}, {swizzle:?})"))?;
-        // SAFETY: initialized by the successful call above (and zeroed before it).
-        let map = unsafe { map.assume_init() };
+        let map = encode_3d_16bit(addr, len, dims, strides_bytes, box_dims, swizzle, bf16)?;
         Ok(TensorMap3d { dev: gpu.upload(&map.opaque)?, dims, strides_bytes, box_dims })
     }
+
+    /// As [`TensorMap3d::encode_16bit_at`], for a kernel that takes the map by value ([`TensorMapParam`]):
+    /// nothing is copied to the device (the launch copies the 128 bytes into the kernel's parameters).
+    #[allow(clippy::too_many_arguments)]
+    pub fn param_16bit_at(addr: u64, len: usize, dims: [u64; 3], strides_bytes: [u64; 2], box_dims: [u32; 3], swizzle: TmaSwizzle, bf16: bool) -> Result<TensorMapParam> {
+        Ok(TensorMapParam(encode_3d_16bit(addr, len, dims, strides_bytes, box_dims, swizzle, bf16)?.opaque))
+    }
+}
+
+/// The driver's encoding of a 3-D map over 16-bit elements (see [`TensorMap3d::encode_16bit_at`]).
+fn encode_3d_16bit(addr: u64, len: usize, dims: [u64; 3], strides_bytes: [u64; 2], box_dims: [u32; 3], swizzle: TmaSwizzle, bf16: bool) -> Result<sys::CUtensorMap> {
+    let name = if bf16 { "bf16" } else { "f16" };
+    let need = check_3d(addr, 2, dims, strides_bytes, box_dims, swizzle).map_err(|e| Error::InvalidInput(format!("TMA tensor map: {}", describe(&e))))?;
+    if (len as u64) < need {
+        return Err(Error::InvalidInput(format!("3-D tensor map over {dims:?} {name} (strides {strides_bytes:?} B) needs {need} elements, the buffer has {len}")));
+    }
+    let dtype = if bf16 { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 } else { sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16 };
+    let elem_strides: [u32; 3] = [1, 1, 1];
+    let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+    // SAFETY: the driver writes 128 bytes into `map`; every array has the length rank 3 needs
+    // (strides: rank − 1); `addr` is a live allocation of at least `need` elements (checked above,
+    // the caller's); the geometry passed `check_3d`, the documented constraints of this call.
+    unsafe {
+        sys::cuTensorMapEncodeTiled(map.as_mut_ptr(), dtype, 3, addr as *mut std::ffi::c_void, dims.as_ptr(), strides_bytes.as_ptr(), box_dims.as_ptr(),
+                                    elem_strides.as_ptr(), sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE, cu_swizzle(swizzle),
+                                    sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                    sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    }
+    .result()
+    .during(|| format!("cuTensorMapEncodeTiled (3-D {dims:?} {name}, strides {strides_bytes:?}, box {box_dims:?}, {swizzle:?})"))?;
+    // SAFETY: initialized by the successful call above (and zeroed before it).
+    Ok(unsafe { map.assume_init() })
 }
 
 #[cfg(test)]

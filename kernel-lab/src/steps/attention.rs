@@ -463,8 +463,8 @@ const fn backward_b3(name: &'static str, label: &'static str, d: u32) -> KernelI
                  ptx: PtxCheck { has: BACKWARD_B3_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add.f32"], count: &[], at_least: &[] } }
 }
 
-const BACKWARD_B4_ABOUT: &str = "backward (b4, Hopper, atomic dQ): b3's dK/dV kernel also computes dQ = dS·K from dSᵀ written to shared memory (five products a tile for b3's seven); each warpgroup's f32 half of dQ goes to shared memory and into the accumulator by one bulk reduce-add";
-const BACKWARD_B4_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k16.f32.", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32", "fence.proxy.async.shared::cta"];
+const BACKWARD_B4_ABOUT: &str = "backward (b4, Hopper, atomic dQ): b3's dK/dV kernel also computes dQ = dS·K from dSᵀ written to shared memory (five products a tile for b3's seven); each warpgroup's f32 half of dQ goes to shared memory and into the accumulator by one bulk reduce-add; Q and dO by the TMA";
+const BACKWARD_B4_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k16.f32.", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32", "cp.async.bulk.tensor.3d", "fence.proxy.async.shared::cta"];
 
 const fn backward_b4(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
     KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 256, launch_bounds: super::bounds_min(256, 1),

@@ -144,17 +144,19 @@ pub(super) struct Place {
     pub(super) row0: u32,
     pub(super) col0: u32,
     pub(super) k_len: u32,
+    pub(super) q_len: u32,
     pub(super) causal: bool,
     pub(super) off: u32,
 }
 
 impl Place {
     /// Whether element (`r`, `c`) of the tile is hidden: its key past the keys or past its query's last
-    /// visible key.
+    /// visible key, or its query past the queries (b4 loads those rows of Q and dO by the TMA, whose data
+    /// is the tensor's next rows, not zeros; elsewhere they are zeros and hiding them changes nothing).
     #[inline(always)]
     pub(super) fn hidden<const KV: bool>(self, r: u32, c: u32) -> bool {
         let (key, query) = if KV { (self.row0 + r, self.col0 + c) } else { (self.col0 + c, self.row0 + r) };
-        key >= self.k_len || (self.causal && key > query + self.off)
+        key >= self.k_len || query >= self.q_len || (self.causal && key > query + self.off)
     }
 }
 

@@ -201,7 +201,7 @@ unsafe fn body<E: Elem16, const D: u32, const KV: bool, const PAIRS: bool>(q: *c
                     } else {
                         s0 + STREAM > k_len || (causal && needs_mask_off(ROWS, STREAM, blk, i, off))
                     };
-                    let place = Place { row0: w0, col0: s0, k_len, causal, off };
+                    let place = Place { row0: w0, col0: s0, k_len, q_len, causal, off };
                     let s_st = at(BwdHTile::Stats, st);
                     wgmma_wait_group::<1>(); // the last tile's dK (dQ) and this tile's S retired
                     pin_frags(&mut r_ds);

@@ -45,19 +45,21 @@ use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
-    mbarrier::fence_proxy_async_shared_cta,
+    mbarrier::{fence_mbarrier_init, fence_proxy_async_shared_cta, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
     shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32, st_shared_v2_u32},
     sync::{sync_named, sync_threads},
     thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
-    tma::{cp_async_bulk_commit_group, cp_async_bulk_wait_group_read0, cp_async_bulk_wait_group0, cp_reduce_async_bulk_add_f32},
+    tma::{TensorMap, TensorMapParam, cp_async_bulk_commit_group, cp_async_bulk_tensor_3d_g2s, cp_async_bulk_wait_group_read0, cp_async_bulk_wait_group0,
+          cp_reduce_async_bulk_add_f32},
     wgmma::{FlatWgmma, wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::{
     opaque,
     unroll::{unroll2, unroll4, unroll8},
 };
-use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h4_dq_bytes,
-                        bwd_h4_dq_tile, bwd_h4_offset, bwd_needs_mask, sw128_box_bytes, sw128_byte};
+use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h4_bars,
+                        bwd_h4_dq_bytes, bwd_h4_dq_tile, bwd_h4_offset, bwd_needs_mask, sw128_box_bytes, sw128_byte};
+use nvptx_std::{grid_constant_tensor_maps, param_tensor_map};
 use layout::hopper::WgmmaDesc;
 
 const _: () = assert!(BWD_BKV == ROWS && BWD_BQ == STREAM && ROWS == 2 * 64 && STREAM == 64);
@@ -112,8 +114,8 @@ unsafe fn issue_dq<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_ds: u32, s_k:
 /// As the entries.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
-                                                           dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
+unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32, dq_acc: *mut f32, dk: *mut u16,
+                                                           dv: *mut u16, dims: Dims, tmap_q: *const TensorMap, tmap_do: *const TensorMap) {
     let (bx, head, b) = (block_idx_x(), block_idx_y(), block_idx_z());
     let tid = thread_idx_x();
     let (wg, warp, lane) = (tid / 128, (tid / 32) % 4, lane_id());
@@ -140,7 +142,6 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
         let causal = dims.causal != 0;
         let off = k_len.wrapping_sub(q_len); // bottom-right alignment (k_len ≥ q_len when causal)
         let kv_heads = dims.heads / dims.group.max(1);
-        let qbase = q_start as usize * (dims.heads * D) as usize;
         let kbase = k_start as usize * (kv_heads * D) as usize + head as usize * dims.k_head as usize;
         let n_blk = k_len.div_ceil(ROWS);
         let pairs = PAIRS && causal;
@@ -148,6 +149,26 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
             return;
         }
         let passes = if pairs && n_blk - 1 - bx != bx { 2 } else { 1 };
+        let raw = addr_of(dynamic::<Align16>());
+        let base = (raw + 1023) & !1023;
+        let at = |what: BwdHTile, st: u32| base + bwd_h4_offset(D, what, st);
+        // Stage st's barrier: one arrival (the producer thread's, with the bytes of Q's and dO's tiles).
+        let bar = |st: u32| base + bwd_h4_bars(D) + 8 * st;
+        if tid == 0 {
+            unroll4!(st => {
+                if st < STAGES {
+                    mbarrier_init(bar(st), 1);
+                }
+            });
+            fence_mbarrier_init();
+        }
+        sync_threads();
+        // Tiles so far (both passes): tile i of a pass is the CTA's (done + i)-th, in stage (done + i) % 3,
+        // whose barrier completes phase (done + i) / 3 with it.
+        let mut done = 0u32;
+        // Q's and dO's rows: element `q_start·heads·D + h·q_head + row·q_tok` is coordinate (c, h, y0 + row)
+        // of the host's maps (token-major: y0 = q_start; head-major: q_start·heads).
+        let y0 = (q_start as usize * (dims.heads * D) as usize / dims.q_tok.max(1) as usize) as u32;
         for pass in 0..passes {
             if pass > 0 {
                 sync_threads(); // every warpgroup is done with the first block's resident tiles
@@ -165,15 +186,25 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
             let mut acc_dk = [[0f32; 32]; 2];
             let mut acc_dv = [[0f32; 32]; 2];
             if items > 0 {
-                let raw = addr_of(dynamic::<Align16>());
-                let base = (raw + 1023) & !1023;
-                let at = |what: BwdHTile, st: u32| base + bwd_h4_offset(D, what, st);
                 let (s_k, s_v) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
-                let load_item = |i: u32, st: u32| {
+                let stage = |i: u32| (done + i) % STAGES;
+                // Item i's Q and dO tiles by the TMA (thread 0: 64 × 64 boxes, two at D = 128, onto the stage's
+                // barrier; rows past q_len are the next rows of the tensor, or zeros past its end — the mask
+                // hides their queries), and its statistics by `cp.async` (zeros past q_len).
+                let load_item = |i: u32| {
+                    let st = stage(i);
                     let (h, qt) = item(i);
-                    let hq = qbase + h as usize * dims.q_head as usize;
-                    load_tile::<D, STREAM>(at(BwdHTile::A, st), q.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
-                    load_tile::<D, STREAM>(at(BwdHTile::B, st), d_o.add(hq), dims.q_tok, qt * STREAM, q_len, tid);
+                    if tid == 0 {
+                        mbarrier_arrive_expect_tx(bar(st), 2 * 2 * STREAM * D);
+                        let y = (y0 + qt * STREAM) as i32;
+                        unroll2!(bb => {
+                            if bb < D / 64 {
+                                let box_at = bb * sw128_box_bytes(STREAM);
+                                cp_async_bulk_tensor_3d_g2s(at(BwdHTile::A, st) + box_at, tmap_q, (64 * bb) as i32, h as i32, y, bar(st));
+                                cp_async_bulk_tensor_3d_g2s(at(BwdHTile::B, st) + box_at, tmap_do, (64 * bb) as i32, h as i32, y, bar(st));
+                            }
+                        });
+                    }
                     // The statistics: threads 0..64 the LSE's, 64..128 D's, 4 bytes each.
                     if tid < 2 * STREAM {
                         let (which, r) = (tid / STREAM, tid % STREAM);
@@ -185,11 +216,11 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                 };
                 load_tile::<D, ROWS>(s_k, k.add(kbase), dims.k_tok, blk0, k_len, tid);
                 load_tile::<D, ROWS>(s_v, v.add(kbase), dims.k_tok, blk0, k_len, tid);
-                load_item(0, 0);
+                load_item(0);
                 cp_async_commit_group();
                 // Tile 1's copies run a tile ahead: issued now, waited for at tile 0's barrier.
                 if items > 1 {
-                    load_item(1, 1);
+                    load_item(1);
                 }
                 cp_async_commit_group();
                 cp_async_wait_group::<1>(); // the resident tiles' and tile 0's copies
@@ -201,18 +232,19 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                 for i in 0..items {
                     // One CTA barrier a tile (below, after the dSᵀ stores): this tile's copies landed and were
                     // fenced before the last tile's.
-                    let st = i % STAGES;
+                    let st = stage(i);
                     let (h, qt) = item(i);
                     let s0 = qt * STREAM;
                     let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
+                    mbarrier_wait_parity(bar(st), ((done + i) / STAGES) & 1); // the TMA's Q and dO landed
                     let mut s = unset_block();
                     let mut dp = unset_block();
                     issue_ss::<E, D>(&mut s, opaque(s_k), 64 * wg, s_a);
                     issue_ss::<E, D>(&mut dp, opaque(s_v), 64 * wg, s_b);
                     // The mask: keys past the end or past a query's last visible key, on the tiles where some
                     // may be (CTA-wide: a warpgroup none of whose keys sees the tile gets P = 0 everywhere).
-                    let masked = blk0 + ROWS > k_len || (causal && bwd_needs_mask(blk0, qt, off));
-                    let place = Place { row0: w0, col0: s0, k_len, causal, off };
+                    let masked = blk0 + ROWS > k_len || s0 + STREAM > q_len || (causal && bwd_needs_mask(blk0, qt, off));
+                    let place = Place { row0: w0, col0: s0, k_len, q_len, causal, off };
                     let s_st = at(BwdHTile::Stats, st);
                     wgmma_wait_group::<1>(); // the last tile's dK and this tile's Sᵀ retired
                     pin_frags(&mut r_ds);
@@ -262,7 +294,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                     // the copies below, and tile i − 1's dQ, so the other dSᵀ buffer is free for tile i + 1.
                     sync_threads();
                     if i + 2 < items {
-                        load_item(i + 2, (i + 2) % STAGES);
+                        load_item(i + 2);
                     }
                     cp_async_commit_group();
                     let mut r_dq = unset_block();
@@ -298,6 +330,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(q: *const u16, k: *co
                 if tid % 128 == 0 {
                     cp_async_bulk_wait_group0(); // the reduces done before the half is reused or the CTA exits
                 }
+                done += items;
                 wgmma_wait_group::<0>();
                 pin_frags(&mut r_ds);
                 pin(&mut acc_dk);
@@ -345,11 +378,13 @@ macro_rules! b4_entries {
         /// batch)` (the causal entry with the causal mask: `⌈⌈max k_len / 128⌉ / 2⌉` in x), 256 threads,
         /// `layout::attention::bwd_h4_smem(D)` bytes of dynamic shared memory; sm_90a.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
-                                                dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
+        pub unsafe extern "ptx-kernel" fn $name(_q: *const u16, k: *const u16, v: *const u16, _d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+                                                dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims, _tmap_q: TensorMapParam, _tmap_do: TensorMapParam) {
+            let (tmap_q, tmap_do) = (param_tensor_map!($name, 11), param_tensor_map!($name, 12));
             // SAFETY: forwarded.
-            unsafe { body::<$e, $d, $pairs>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
+            unsafe { body::<$e, $d, $pairs>(k, v, stats, cu_q, cu_k, dq_acc, dk, dv, dims, tmap_q, tmap_do) }
         }
+        grid_constant_tensor_maps!($name, 11, 12);
         $crate::launch_bounds::launch_bounds!($name, 256, 1);
     };
 }
