@@ -3,18 +3,21 @@
 # GPU tests; memcheck and synccheck on the atomic-dQ test; b4 against its register-atomics form
 # (kernel-lab-a: the ablation call's kl-0, commit 1ec6893 with ABLATE = 0) in REPS alternating processes;
 # b4's gradients at large shapes against torch's fp32 backward; torch SDPA's backward after each of our
-# processes (PEER=1: cuDNN and flash; NO_A=1 skips kernel-lab-a).
+# processes (PEER=1: cuDNN and flash; NO_A=1 skips kernel-lab-a; TESTS=0 skips the tests; FIRST: the first
+# round's number).
 # Carry: scripts/backward-carry.sh, plus .carry/kernel-lab-a.xz.
 set -uo pipefail
 . scripts/device-log.sh "s66-b4.txt" 400
-T=200 run $C/tests/backward --test-threads=1
-if ! grep -q "test result: ok" "$L"; then grep -E "^==|^exit|FAILED|panicked" "$L" | head -40; exit 1; fi
+if [ "${TESTS:-1}" = 1 ]; then
+  T=200 run $C/tests/backward --test-threads=1
+  if ! grep -q "test result: ok" "$L"; then grep -E "^==|^exit|FAILED|panicked" "$L" | head -40; exit 1; fi
+fi
 if [ "${SAN:-1}" = 1 ]; then
   for tool in memcheck synccheck; do
     T=300 run compute-sanitizer --tool $tool --error-exitcode 9 $C/tests/backward --test-threads=1 wgmma_atomic_dq
   done
 fi
-for i in $(seq 1 ${REPS:-3}); do
+for i in $(seq ${FIRST:-1} $(( ${FIRST:-1} + ${REPS:-3} - 1 ))); do
   [ "${NO_A:-0}" = 1 ] || run $C/kernel-lab-a backward ${SHAPES:+--shapes $SHAPES} --json "$OUT/a-$i.json"
   run $C/kernel-lab backward ${SHAPES:+--shapes $SHAPES} --json "$OUT/b-$i.json"
   if [ "${PEER:-0}" = 1 ]; then
