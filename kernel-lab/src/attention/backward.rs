@@ -4,7 +4,7 @@
 //! (FlashAttention-2's backward on `mma.sync`, any GPU from sm_80:
 //! `kernels-gpu/src/attention/steps/v20_backward_fa2.rs`), b2 (its deterministic dQ,
 //! `v21_backward_deterministic.rs`) and b3 (b2's two kernels on Hopper's `wgmma`, sm_90a:
-//! `v23_backward_wgmma.rs`) and b4 (b3's dK/dV kernel computing dQ too, added by atomics, sm_90a:
+//! `v23_backward_wgmma.rs`) and b4 (b3's dK/dV kernel computing dQ too, added by bulk reductions, sm_90a:
 //! `v27_backward_wgmma_atomic.rs`); [`Engine`] says which of them a plan runs.
 //!
 //! Two tensor orders, the forward kernels' ([`Order`]):
@@ -60,8 +60,9 @@ pub enum Order {
 pub enum DqMode {
     /// b1 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
     /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
-    /// may change from run to run). On an H200 b4 took 0.95–0.96× b3's time at D = 128 without the causal
-    /// mask, 0.99–1.06× with it, 0.86× at D = 64 (`results/2026-11-30-h200-session65`).
+    /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
+    /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
+    /// D = 64 (`results/2026-11-30-h200-session66`).
     Atomic,
     /// The default: dQ by its own kernel (b2, or b3 on Hopper: [`Engine`]), one thread per element summing
     /// over the keys in order (bitwise stable; b2 0.86–0.93× b1's time on an H200,

@@ -1,7 +1,7 @@
 #![cfg(lab_sm90)]
 //! Backward step b4 (issue 50): b3's dK/dV kernel that also produces dQ — **five products a tile where
-//! b3 does seven** — with dQ summed in f32 by atomic adds (FlashAttention-2's and -3's `dq_accum`), so
-//! its last bits may change from run to run (`DqMode::Atomic`; b3 stays the deterministic mode).
+//! b3 does seven** — with dQ summed in f32 by atomic reductions (FlashAttention-2's and -3's `dq_accum`),
+//! so its last bits may change from run to run (`DqMode::Atomic`; b3 stays the deterministic mode).
 //!
 //! Why: b3's dQ kernel recomputes S and dP (two of its seven 64×64×D products a tile, 1.4× the tensor
 //! work of five) to keep dQ deterministic. Here the dK/dV kernel's dSᵀ — already in registers as dK's A
@@ -9,20 +9,26 @@
 //!
 //! ```text
 //! per 64-query tile, warpgroup w (keys 64w .. 64w + 64 of the CTA's 128):
+//!   wait for the stage's barrier      (Q and dO by the TMA, issued two tiles ahead by thread 0)
 //!   Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ           (ss, as b3)
 //!   Pᵀ, dV += Pᵀ·dO                  (rs, as b3)
 //!   dSᵀ → registers and shared memory (BwdHTile::Ds: 128 keys × 64 queries, 128-byte swizzle, two
 //!                                     buffers by the tile's parity)
-//!   — the tile's one CTA barrier: both halves of dSᵀ written, the next tile's copies landed (issued a
-//!     tile ahead); then the copies of the tile after it —
+//!   — the tile's one CTA barrier: both halves of dSᵀ written, the next tile's statistics landed; then
+//!     the copies of the tile after it —
 //!   dQ[:, D/2·w ..] = dS · K[:, D/2·w ..]   (ss: A = dS MN-major from Ds, B = the resident K MN-major;
 //!                                     m64n64k16 at D = 128, m64n32k16 at D = 64, over all 128 keys)
 //!   dK += dSᵀ·Q                       (rs, runs on into the next tile as in b3)
-//!   dQ's 64 × D/2 f32 → red.global.add.v2.f32 into the accumulator (Q's layout), query rows < q_len
+//!   dQ's 64 × D/2 f32 → shared memory (BwdHTile::Dq, in the registers' order) → one
+//!                                     cp.reduce.async.bulk .add.f32 of the half into the accumulator
 //! ```
-//! then b1's conversion kernel writes dQ = scale × the accumulator. Every warpgroup computes every tile
-//! its CTA sees (b3 let a warpgroup skip a tile none of its keys sees; here the other warpgroup needs its
-//! zero dS): the mask makes such a warpgroup's P, and so its dS, zero.
+//! The accumulator holds padded 64-row tiles (`layout::attention::bwd_h4_dq_tile`: FlashAttention-3's
+//! padding, so a tile's block never holds two sequences' rows), a block of 64·D f32 per tile and head in
+//! `bwd_h4_dq_at`'s order; `attn_bwd_b4dq_*` writes dQ = scale × its rows below q_len. Every warpgroup
+//! computes every tile its CTA sees (b3 let a warpgroup skip a tile none of its keys sees; here the other
+//! warpgroup needs its zero dS): the mask makes such a warpgroup's P, and so its dS, zero. The TMA loads
+//! rows past q_len as they are in the tensor (the next sequence's, or zeros past its end), so the mask
+//! also hides queries past q_len on a sequence's last tile.
 //!
 //! Prediction (before any run, H200, bf16, L = 4096–8192): b3 measured 341–356 TFLOP/s at D = 128 with
 //! its two kernels at ~45–50% of the dense `wgmma` rate. b4 does 5/7 of the tensor work; its extra costs
@@ -32,13 +38,25 @@
 //! a 4-byte copy of dQ). Expect 1.2–1.3× b3's speed: **410–460 TFLOP/s at D = 128**, 0.78–0.87× cuDNN;
 //! at D = 64 (b3 252) 290–320.
 //!
-//! Measured (H200, bf16, `results/2026-11-30-h200-session65`, 3–5 processes, interleaved): as first
+//! Measured (H200, bf16, session 65 — `git show bb433c1:results/2026-11-30-h200-session65/README.md` —
+//! 3–5 processes, interleaved): as first
 //! written (two CTA barriers a tile) 363–377 TFLOP/s at D = 128, 0.92–0.94× b3's time — under the range;
 //! `ncu`: latency-bound (tensor pipe 40%, issue 32%, the warpgroups in lockstep). One barrier a tile with
 //! the copies a tile ahead (0.97–0.99×, 0.91× at D = 64) and the mask's compares in a branch of their own
-//! (0.95–0.97×, 0.91–0.93× at D = 64): **395–411 TFLOP/s at D = 128 (causal 339–373), 324 (291) at D = 64;
-//! 0.68–0.84× cuDNN**. The same mask branch sped b3 up by 10%, so b4 ends 0.95–0.96× b3's time at D = 128
-//! without the mask, 0.99–1.06× with it, 0.86× at D = 64.
+//! (0.95–0.97×, 0.91–0.93× at D = 64): 395–411 TFLOP/s at D = 128, 0.95–0.96× b3's time.
+//!
+//! Session 66 (`results/2026-11-30-h200-session66`): ablations (timing-only builds, each without one
+//! piece) put **the register atomics at 40% of the time**: without them b4 took 0.59× b3's time (651
+//! TFLOP/s), without the in-loop copies 0.84×, without the CTA barrier 0.92×. `ncu`: the warps stalled on
+//! `long_scoreboard` at the instructions overwriting the `red`'s address and data registers — the L2's
+//! reductions drained slower than 16 `red.v2` a thread and tile came, and held their registers. Predicted
+//! for dQ through shared memory and one 16 KiB bulk reduce a warpgroup (FlashAttention-3's way; no
+//! registers held, whole lines to the L2): 0.65–0.75× b3's time. Measured 0.83–0.87× the register atomics'
+//! time at D = 128 (b4 0.81–0.82× b3's), 0.96–0.98× at D = 64; the dSᵀ stores' addresses recomputed a
+//! tile (spills 44 → 0 bytes) 0.96–0.99× at D = 128 (1.01–1.02× at D = 64); Q and dO by the TMA (spills
+//! none at D = 128, causal too) 0.97–0.99× (causal ~1.0×, D = 64 1.02×). Final: **469–495 TFLOP/s at
+//! D = 128 (causal 406–452), 329 (290) at D = 64; 0.83–0.85× cuDNN (causal 0.86–0.89×), 0.74× (0.84×)
+//! at D = 64; 1.64–1.71× FA2**.
 use super::fa2_backward::sequence;
 use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put};
 use crate::attention::hopper::{pin, unset_block};
