@@ -140,11 +140,17 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
     let (g, t) = (lane / 4, lane % 4);
     // SAFETY (the whole body): b3's dK/dV kernel's argument (v23's `body`) for the tiles, waits and stores,
     // with every warpgroup computing every tile (no skip) and one CTA barrier a tile, after the dSᵀ stores.
-    // Copies: tile i + 1's are issued after tile i − 1's barrier (the prologue: tiles 0 and 1), waited for
-    // (`cp.async.wait_group 0`) and fenced to the async proxy by every thread before tile i's barrier, so
-    // tile i + 1's products and statistics read landed data; tile i + 2's are issued after tile i's barrier
-    // into stage (i − 1) % 3, whose last reader (tile i − 1's dK) every warpgroup retired at its first wait
-    // of tile i, before that barrier. dSᵀ buffer i % 2 is written by `st.shared` after tile i − 1's barrier:
+    // Copies: tile i + 1's are issued after tile i − 1's barrier (the prologue: tiles 0 and 1). Its
+    // statistics (`cp.async`) are waited for (`wait_group 0`) by every thread before tile i's barrier; its Q
+    // and dO (the TMA, thread 0, onto the stage's barrier with their byte count: one arrival, the barrier
+    // initialized to 1 and fenced before the CTA barrier that precedes any copy) are waited for by every
+    // thread at tile i + 1's top, on the parity of the stage's use count (`done + i`, carried across passes:
+    // each pass consumes every copy it issues). Tile i + 2's are issued after tile i's barrier into stage
+    // (i − 1) % 3, whose last readers (tile i − 1's products, its statistics' loads) every warpgroup
+    // finished before that barrier (its dK retired at its first wait of tile i). The TMA's boxes lie inside
+    // the maps (rows past the tensor are zero-filled, never read out of it); the rows past q_len they bring
+    // are hidden by the mask, so they reach neither dK nor dV, and their dQ rows land in the tile's block,
+    // never converted. dSᵀ buffer i % 2 is written by `st.shared` after tile i − 1's barrier:
     // its last readers, tile i − 2's dQ products, were retired by every warpgroup before that barrier;
     // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it.
     // dQ: warpgroup w's half (BwdHTile::Dq, its own) is written after tile i's barrier, before which its
