@@ -363,13 +363,14 @@ impl<T: Element> BackwardPlan<T> {
         // order (head-major: one length per sequence, checked), so every row `cu[b]·heads·D + t·tok + h·head`
         // of a sequence lies inside Q, O, dO, dQ (tokens_q·heads·D elements, checked above) or K, V, dK, dV
         // (tokens_k·kv_heads·D), and the LSE's inside its tokens_q·heads; all 16-byte aligned (checked);
-        // the workspaces hold tokens_q·heads·D (dQ's accumulator, zeroed just before; deterministic: the
-        // dK/dV kernel does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly; b3's and b4's grids are those their
-        // entries name, half of x for the causal entries) and
-        // 2·heads·tokens_q f32 and are this plan's alone; b4's maps describe Q and dO as checked above
-        // (their extents reach no element past the buffers: `param_16bit_at` checks), borrowed for this call; heads = kv_heads · group (validated), grids
-        // below the limits (heads and batch ≤ 65535, checked by `validate` and `Lens`), blocks and shared
-        // memory from the kernels' descriptors.
+        // the workspaces hold dQ's accumulator (zeroed just before: b1's tokens_q·heads·D, b4's
+        // `bwd_h4_dq_tiles` × heads blocks of 64·D, what its kernels index; deterministic: the dK/dV kernel
+        // does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly) and 2·heads·tokens_q
+        // f32, and are this plan's alone; b3's and b4's grids are those their entries name, half of x for
+        // the causal entries; b4's maps describe Q and dO as checked above (their extents reach no element
+        // past the buffers: `param_16bit_at` checks), borrowed for this call; heads = kv_heads · group
+        // (validated), grids below the limits (heads and batch ≤ 65535, checked by `validate` and `Lens`),
+        // blocks and shared memory from the kernels' descriptors.
         unsafe {
             if lens.max_q > 0 {
                 launch!(self.gpu, &self.prep, grid = ((lens.max_q as u32).div_ceil(8), d.heads as u32, batch), &po, &pdo, &pl, &pcu, &pst, &dims)?;
