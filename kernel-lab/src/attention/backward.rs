@@ -62,7 +62,11 @@ pub enum DqMode {
     /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
     /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
     /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
-    /// D = 64 (`results/2026-11-30-h200-session66`).
+    /// D = 64 (`results/2026-11-30-h200-session66`). b4 loads Q and dO by the TMA, so a sequence's last
+    /// tile brings in the rows after it (the next sequence's, or the next head's in head-major order) and
+    /// masks them: their P and dS are 0, but a NaN or infinity there still reaches this sequence's dK and dV
+    /// (0 × NaN in the products). With non-finite values in Q or dO, use the deterministic mode (b3 and b1
+    /// load zeros past each sequence).
     Atomic,
     /// The default: dQ by its own kernel (b2, or b3 on Hopper: [`Engine`]), one thread per element summing
     /// over the keys in order (bitwise stable; b2 0.86–0.93× b1's time on an H200,
