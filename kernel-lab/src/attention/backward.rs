@@ -189,6 +189,17 @@ impl BackwardDesc {
 
 super::by_value_param!(DimsParam, BackwardDims, "[`BackwardDims`] as a by-value kernel parameter (44 bytes).");
 
+/// b4's 3-D view of Q (and dO) for the TMA: extents (D, heads, rows) and the byte strides of heads and
+/// rows, for `q_elems` > 0 elements of head dim `d` in `dims`' order. Element `cu_q[b]·heads·D + h·q_head +
+/// t·q_tok` is coordinate (c, h, cu_q[b]·heads·D / q_tok + t); `rows` is the most whose last head's last
+/// row ends inside the `q_elems` (token-major: the tokens; head-major: B·heads·L − (heads − 1)·L, a head's
+/// rows running on into the next head's).
+fn b4_query_map(dims: &BackwardDims, d: u64, q_elems: u64) -> ([u64; 3], [u64; 2]) {
+    let (heads, tok, head) = (dims.heads as u64, dims.q_tok as u64, dims.q_head as u64);
+    let rows = (q_elems - (heads - 1) * head - d) / tok + 1;
+    ([d, heads, rows], [2 * head, 2 * tok])
+}
+
 /// The gradients of one run, the buffers [`BackwardPlan::run`] writes.
 pub struct Grads<'a, DQ, DK, DV> {
     /// dQ, Q's layout.
@@ -349,9 +360,8 @@ impl<T: Element> BackwardPlan<T> {
         // the 128-byte swizzle; `rows` token rows, the last head's last row inside the buffer (token-major: the
         // tokens; head-major: its rows continue into the next heads'). None without queries (nothing loads).
         let maps = if atomic && self.wgmma && q_elems > 0 {
-            let (dd, heads, tok, head) = (d.head_dim as u64, d.heads as u64, dims.0.q_tok as u64, dims.0.q_head as u64);
-            let rows = (q_elems as u64 - (heads - 1) * head - dd) / tok + 1;
-            let map = |addr: u64, len: usize| TensorMap3d::param_16bit_at(addr, len, [dd, heads, rows], [2 * head, 2 * tok], [64, 1, BWD_H_STREAM], TmaSwizzle::B128, T::ELEM == Elem::Bf16);
+            let (dims3, strides) = b4_query_map(&dims.0, d.head_dim as u64, q_elems as u64);
+            let map = |addr: u64, len: usize| TensorMap3d::param_16bit_at(addr, len, dims3, strides, [64, 1, BWD_H_STREAM], TmaSwizzle::B128, T::ELEM == Elem::Bf16);
             (map(pq, q.len())?, map(pdo, d_o.len())?)
         } else {
             (TensorMapParam([0; 16]), TensorMapParam([0; 16]))
@@ -465,6 +475,33 @@ mod tests {
         assert!(hm.lens(&[0, 5, 9], &[0, 5, 10]).unwrap_err().to_string().contains("sequence 1 has 4 query tokens but sequence 0 has 5"));
         assert!(hm.lens(&[0, 5, 10], &[0, 7, 15]).unwrap_err().to_string().contains("sequence 1 has 8 key tokens"));
         assert!(BackwardDesc::new(4, 2, 64).causal().lens(&[0, 6], &[0, 5]).unwrap_err().to_string().contains("attention backward: sequence 0 has 6 queries but 5 keys"));
+    }
+
+    /// b4's TMA view of Q: every element of every sequence and head is coordinate (c, h, y0 + t) with y0 =
+    /// cu_q[b]·heads·D / q_tok, inside the view's extents, and the view's last element inside Q.
+    #[test]
+    fn b4_query_map_covers_both_orders() {
+        for (order, cq) in [(Order::TokenMajor, std::vec![0u32, 3, 70, 70, 200]), (Order::HeadMajor, std::vec![0u32, 50, 100, 150])] {
+            for d in [64u64, 128] {
+                let desc = BackwardDesc::new(4, 2, d as usize).with_order(order);
+                let lens = desc.lens(&cq, &cq).unwrap();
+                let dm = desc.dims(&lens, &cq, &cq);
+                let q_elems = (lens.tokens_q * 4) as u64 * d;
+                let ([dd, heads, rows], [sh, st]) = b4_query_map(&dm, d, q_elems);
+                assert_eq!((dd, heads, sh, st), (d, 4, 2 * dm.q_head as u64, 2 * dm.q_tok as u64));
+                assert!((rows - 1) * dm.q_tok as u64 + (heads - 1) * dm.q_head as u64 + d <= q_elems, "{order:?} d {d}: the view ends inside Q");
+                for b in 0..cq.len() - 1 {
+                    let y0 = cq[b] as u64 * 4 * d / dm.q_tok as u64;
+                    for t in 0..(cq[b + 1] - cq[b]) as u64 {
+                        for h in 0..4u64 {
+                            let elem = cq[b] as u64 * 4 * d + h * dm.q_head as u64 + t * dm.q_tok as u64;
+                            assert_eq!(elem, h * dm.q_head as u64 + (y0 + t) * dm.q_tok as u64, "{order:?} b {b} t {t} h {h}");
+                            assert!(y0 + t < rows, "{order:?} d {d} b {b} t {t}: row {} of {rows}", y0 + t);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
