@@ -3,9 +3,9 @@
 //! products (both operands from shared memory) and of the register-A products, the fragment helpers, the
 //! mask's place and the exponentials [`probs`], the streamed query item [`load_query_item`] and the
 //! epilogue [`store_rows`]. Steps b3 (`steps/v23_backward_wgmma.rs`, whose file explains the layout) and
-//! b4 (`steps/v27_backward_wgmma_atomic.rs`) hold the bodies and entries. b4 keeps its query item and
-//! epilogue inline: through these two its causal D = 128 entry spilled 68 bytes instead of 60 (ptxas,
-//! session 65), with b3's resources unchanged.
+//! b4 (`steps/v27_backward_wgmma_atomic.rs`) hold the bodies and entries. b4 loads its Q and dO by the TMA
+//! (its own query item) and shares the epilogue since session 66, when it stopped spilling (ptxas: the same
+//! registers, spill-free; session 65's inline copy had spared its causal D = 128 entry 8 bytes of spill).
 use crate::attention::hopper::pin;
 use crate::hgemm::elem::Elem16;
 use crate::prim::{
@@ -198,7 +198,7 @@ pub(super) unsafe fn probs<E: Elem16, const KV: bool, const MASK: bool>(s: &mut 
     });
 }
 
-/// The dK/dV kernels' streamed item (b3, b4): rows `qt·64 ..` of query head `h`'s Q and dO (`src`; the
+/// b3's dK/dV kernel's streamed item: rows `qt·64 ..` of query head `h`'s Q and dO (`src`; the
 /// sequence's first element at `qbase`) into the stage's tiles `stage[0]`, `stage[1]`, and their
 /// statistics (`log2 e · LSE`, then D) into `stage[2]`, threads 0..64 and 64..128 four bytes each; rows past
 /// `q_len` zero-filled.

@@ -58,7 +58,7 @@
 //! D = 128 (causal 406–452), 329 (290) at D = 64; 0.83–0.85× cuDNN (causal 0.86–0.89×), 0.74× (0.84×)
 //! at D = 64; 1.64–1.71× FA2**.
 use super::fa2_backward::sequence;
-use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put};
+use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
@@ -361,23 +361,8 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                 pin(&mut acc_dv);
             }
             // Epilogue: the warpgroup's keys below k_len; dK times the scale.
-            unroll2!(hh => {
-                let r = w0 + 16 * warp + g + 8 * hh;
-                if r < w0 + w_rows {
-                    let at = kbase + r as usize * dims.k_tok as usize;
-                    unroll2!(bb => {
-                        if bb < D / 64 {
-                            unroll8!(jj => {
-                                let col = (64 * bb + 8 * jj + 2 * t) as usize;
-                                let i = (4 * jj + 2 * hh) as usize;
-                                let (a, c) = (&acc_dk[bb as usize], &acc_dv[bb as usize]);
-                                *(dk.add(at + col) as *mut u32) = E::pack(a[i] * dims.scale, a[i + 1] * dims.scale);
-                                *(dv.add(at + col) as *mut u32) = E::pack(c[i], c[i + 1]);
-                            });
-                        }
-                    });
-                }
-            });
+            let rows = [w0 + 16 * warp + g, w0 + 16 * warp + g + 8];
+            store_rows::<E, D, true>(&acc_dk, &acc_dv, [dk, dv], kbase, dims.k_tok, rows, w0 + w_rows, dims.scale, t);
         }
     }
 }
