@@ -13,7 +13,7 @@ if [ "${TESTS:-1}" = 1 ]; then
   if ! grep -q "test result: ok" "$L"; then grep -E "^==|^exit|FAILED|panicked" "$L" | head -40; exit 1; fi
 fi
 if [ "${SAN:-1}" = 1 ]; then
-  for tool in memcheck synccheck; do
+  for tool in ${SANTOOLS:-memcheck synccheck}; do
     T=300 run compute-sanitizer --tool $tool --error-exitcode 9 $C/tests/backward --test-threads=1 wgmma_atomic_dq
   done
 fi
