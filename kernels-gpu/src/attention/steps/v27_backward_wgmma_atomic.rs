@@ -65,7 +65,7 @@ use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_mbarrier_arrive_noinc, cp_async_wait_group},
     mbarrier::{fence_mbarrier_init, fence_proxy_async_shared_cta, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
     shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32, st_shared_v2_u32},
-    sync::{sync_named, sync_threads},
+    sync::{arrive_named, sync_named, sync_threads},
     thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
     tma::{TensorMap, TensorMapParam, cp_async_bulk_commit_group, cp_async_bulk_tensor_3d_g2s, cp_async_bulk_wait_group_read0, cp_async_bulk_wait_group0,
           cp_reduce_async_bulk_add_f32},
@@ -301,6 +301,11 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     let qt = item(i).1;
                     let s0 = qt * STREAM;
                     let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
+                    if pass == 0 && i == 0 && wg == 1 {
+                        // Out of phase: warpgroup 1 starts once warpgroup 0 has its first Pᵀ (arrive below),
+                        // so that one's exponentials run while the other's products do.
+                        sync_named(5, 256);
+                    }
                     mbarrier_wait_parity(bar(BwdH4Bar::StageFull, st), (u / STAGES) & 1); // Q, dO, statistics landed
                     let mut s = unset_block();
                     let mut dp = unset_block();
@@ -325,6 +330,9 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                         probs::<E, true, true>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes);
                     } else {
                         probs::<E, true, false>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes);
+                    }
+                    if pass == 0 && i == 0 && wg == 0 {
+                        arrive_named(5, 256);
                     }
                     issue_rs::<E, D>(&mut acc_dv, &r_p, s_b); // dV += Pᵀ·dO
                     wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
