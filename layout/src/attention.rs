@@ -644,43 +644,19 @@ pub const fn bwd_h4_dq_tiles(tokens_q: u32, batch: u32) -> u32 {
     tokens_q / BWD_H_STREAM + batch
 }
 
-/// Step b4's mbarriers (8 bytes each, after the statistics from [`bwd_h4_offset`]'s base): what each one
-/// tracks, by kind ([`bwd_h4_bar`] places them). The warpgroups run out of phase, so they hand off through
-/// these instead of a CTA barrier a tile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BwdH4Bar {
-    /// Stage `i`'s Q, dO (the TMA's bytes) and statistics (`cp.async`, one arrival a copying thread) landed.
-    StageFull,
-    /// Stage `i`'s last reader retired: every thread arrives once a use.
-    StageEmpty,
-    /// dSᵀ buffer `i` holds both warpgroups' halves: every thread arrives once a use.
-    DsFull,
-    /// dSᵀ buffer `i`'s dQ products retired: every thread arrives once a use.
-    DsEmpty,
+/// Step b4's stage barriers (an 8-byte mbarrier a stage, the TMA's copies of Q and dO complete on it):
+/// after the statistics, from [`bwd_h4_offset`]'s base.
+pub const fn bwd_h4_bars(d: u32) -> u32 {
+    bwd_h4_offset(d, BwdHTile::Stats, BWD_H_STAGES)
 }
 
-/// Offset of step b4's mbarrier `kind`, number `i` (a stage: `i < BWD_H_STAGES`; a dSᵀ buffer: `i <
-/// BWD_H4_DS`), from [`bwd_h4_offset`]'s base.
-pub const fn bwd_h4_bar(d: u32, kind: BwdH4Bar, i: u32) -> u32 {
-    let first = match kind {
-        BwdH4Bar::StageFull => 0,
-        BwdH4Bar::StageEmpty => BWD_H_STAGES,
-        BwdH4Bar::DsFull => 2 * BWD_H_STAGES,
-        BwdH4Bar::DsEmpty => 2 * BWD_H_STAGES + BWD_H4_DS,
-    };
-    bwd_h4_offset(d, BwdHTile::Stats, BWD_H_STAGES) + 8 * (first + i)
-}
-
-/// Bytes step b4's mbarriers take (all kinds), rounded up to 128.
-pub const BWD_H4_BAR_BYTES: u32 = (8 * (2 * BWD_H_STAGES + 2 * BWD_H4_DS)).div_ceil(128) * 128;
-
-/// Step b4's dynamic shared memory: 1024 bytes of alignment slack, [`bwd_h4_offset`]'s regions and
-/// [`BWD_H4_BAR_BYTES`] for the mbarriers — 130.5 KiB + 128 B at D = 64, 226.5 KiB + 128 B at D = 128
-/// (the limit is 227 KiB).
+/// Step b4's dynamic shared memory: 1024 bytes of alignment slack, [`bwd_h4_offset`]'s regions and 64
+/// bytes for the stage barriers — 130.5 KiB + 64 B at D = 64, 226.5 KiB + 64 B at D = 128 (the limit is
+/// 227 KiB).
 pub const fn bwd_h4_smem(d: u32) -> u32 {
-    1024 + bwd_h4_offset(d, BwdHTile::Stats, BWD_H_STAGES) + BWD_H4_BAR_BYTES
+    1024 + bwd_h4_bars(d) + 64
 }
-const _: () = assert!(bwd_h4_smem(64) == 130 * 1024 + 640 && bwd_h4_smem(128) == 226 * 1024 + 640 && bwd_h4_smem(128) <= 227 * 1024);
+const _: () = assert!(bwd_h4_smem(64) == 130 * 1024 + 576 && bwd_h4_smem(128) == 226 * 1024 + 576 && BWD_H_STAGES * 8 <= 64);
 
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
@@ -880,17 +856,8 @@ mod tests {
                 assert!(at >= ends && at % align == 0, "b4 {what:?} stage {st} at {at}");
                 ends = at + bytes;
             }
-            let bars = bwd_h4_bar(d, BwdH4Bar::StageFull, 0);
-            assert!(ends <= bars && bars % 8 == 0, "b4's barriers after its regions");
-            let mut seen = std::vec::Vec::new();
-            for (kind, n) in [(BwdH4Bar::StageFull, BWD_H_STAGES), (BwdH4Bar::StageEmpty, BWD_H_STAGES), (BwdH4Bar::DsFull, BWD_H4_DS), (BwdH4Bar::DsEmpty, BWD_H4_DS)] {
-                for i in 0..n {
-                    let at = bwd_h4_bar(d, kind, i);
-                    assert!(at >= bars && at % 8 == 0 && 1024 + at + 8 <= bwd_h4_smem(d) && !seen.contains(&at), "b4 {kind:?} {i} at {at}");
-                    seen.push(at);
-                }
-            }
-            assert!(bwd_h4_smem(d) <= 227 * 1024, "b4's regions fit its shared memory");
+            assert!(ends <= bwd_h4_bars(d) && bwd_h4_bars(d) % 8 == 0, "b4's barriers after its regions");
+            assert!(1024 + bwd_h4_bars(d) + 8 * BWD_H_STAGES <= bwd_h4_smem(d) && bwd_h4_smem(d) <= 227 * 1024, "b4's regions fit its shared memory");
         }
     }
 

@@ -85,17 +85,3 @@ pub fn cp_async_wait_group_n(n: u32) {
         _ => panic!("cp_async_wait_group_n: more than 3 pending groups"),
     }
 }
-
-/// `cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar];` — one arrival on `bar`, made when every
-/// `cp.async` this thread issued before it has completed (committed or not): the copies' bytes are then
-/// visible to whoever waits on the barrier's phase, with no `wait_group` and no CTA barrier. `.noinc`: the
-/// arrival counts against the phase's expected count (initialize the barrier with it included).
-///
-/// # Safety
-/// `bar` is an initialized mbarrier of this CTA whose phase expects this arrival (the count is not
-/// exceeded).
-#[inline(always)]
-pub unsafe fn cp_async_mbarrier_arrive_noinc(bar: u32) {
-    // SAFETY: forwarded to the caller. Not `pure`: it orders this thread's copies with the barrier.
-    unsafe { asm!("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{0}];", in(reg32) bar, options(nostack)) };
-}

@@ -62,10 +62,10 @@ use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_fra
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
-    cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_mbarrier_arrive_noinc, cp_async_wait_group},
-    mbarrier::{fence_mbarrier_init, fence_proxy_async_shared_cta, mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
+    cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
+    mbarrier::{fence_mbarrier_init, fence_proxy_async_shared_cta, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
     shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32, st_shared_v2_u32},
-    sync::{arrive_named, sync_named, sync_threads},
+    sync::{sync_named, sync_threads},
     thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
     tma::{TensorMap, TensorMapParam, cp_async_bulk_commit_group, cp_async_bulk_tensor_3d_g2s, cp_async_bulk_wait_group_read0, cp_async_bulk_wait_group0,
           cp_reduce_async_bulk_add_f32},
@@ -75,7 +75,7 @@ use crate::util::{
     opaque,
     unroll::{unroll2, unroll4, unroll8},
 };
-use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdH4Bar, BwdHTile, bwd_first_q_tile, bwd_h4_bar,
+use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h4_bars,
                         bwd_h4_dq_bytes, bwd_h4_dq_tile, bwd_h4_offset, bwd_needs_mask, sw128_box_bytes, sw128_byte};
 use nvptx_std::{grid_constant_tensor_maps, param_tensor_map};
 use layout::hopper::WgmmaDesc;
@@ -176,24 +176,19 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
         let raw = addr_of(dynamic::<Align16>());
         let base = (raw + 1023) & !1023;
         let at = |what: BwdHTile, st: u32| base + bwd_h4_offset(D, what, st);
-        let bar = |kind: BwdH4Bar, i: u32| base + bwd_h4_bar(D, kind, i);
+        // Stage st's barrier: one arrival (the producer thread's, with the bytes of Q's and dO's tiles).
+        let bar = |st: u32| base + bwd_h4_bars(D) + 8 * st;
         if tid == 0 {
             unroll4!(st => {
                 if st < STAGES {
-                    // The producer's arrival (with the TMA's bytes) and one a statistics copy.
-                    mbarrier_init(bar(BwdH4Bar::StageFull, st), 1 + 2 * STREAM);
-                    mbarrier_init(bar(BwdH4Bar::StageEmpty, st), 256);
+                    mbarrier_init(bar(st), 1);
                 }
-            });
-            unroll2!(b => {
-                mbarrier_init(bar(BwdH4Bar::DsFull, b), 256);
-                mbarrier_init(bar(BwdH4Bar::DsEmpty, b), 256);
             });
             fence_mbarrier_init();
         }
         sync_threads();
-        // Tiles so far (both passes): tile i of a pass is the CTA's u = (done + i)-th, in stage u % 3 (whose
-        // barriers complete phase u / 3 with it) and dSᵀ buffer u % 2 (phase u / 2).
+        // Tiles so far (both passes): tile i of a pass is the CTA's (done + i)-th, in stage (done + i) % 3,
+        // whose barrier completes phase (done + i) / 3 with it.
         let mut done = 0u32;
         // Q's and dO's rows: element `q_start·heads·D + h·q_head + row·q_tok` is coordinate (c, h, y0 + row)
         // of the host's maps (token-major: y0 = q_start; head-major: q_start·heads).
@@ -216,97 +211,56 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
             let mut acc_dv = [[0f32; 32]; 2];
             if items > 0 {
                 let (s_k, s_v) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
-                // Item i's Q and dO tiles by the TMA (the producer, thread 128: 64 × 64 boxes, two at D = 128)
-                // and its statistics by `cp.async` (warpgroup 1's threads, zeros past q_len), all onto the
-                // stage's full barrier, once every thread has left the stage's last use (its empty barrier).
-                // Rows past q_len are the next rows of the tensor, or zeros past its end: the mask hides
-                // their queries. Warpgroup 1 only.
+                let stage = |i: u32| (done + i) % STAGES;
+                // Item i's Q and dO tiles by the TMA (thread 0: 64 × 64 boxes, two at D = 128, onto the stage's
+                // barrier; rows past q_len are the next rows of the tensor, or zeros past its end — the mask
+                // hides their queries), and its statistics by `cp.async` (zeros past q_len).
                 let load_item = |i: u32| {
-                    let u = done + i;
-                    let st = u % STAGES;
+                    let st = stage(i);
                     let (h, qt) = item(i);
-                    if u >= STAGES {
-                        mbarrier_wait_parity(bar(BwdH4Bar::StageEmpty, st), (u / STAGES + 1) & 1);
-                    }
-                    if tid == 128 {
-                        let full = bar(BwdH4Bar::StageFull, st);
-                        mbarrier_arrive_expect_tx(full, 2 * 2 * STREAM * D);
+                    if tid == 0 {
+                        mbarrier_arrive_expect_tx(bar(st), 2 * 2 * STREAM * D);
                         let y = (y0 + qt * STREAM) as i32;
                         unroll2!(bb => {
                             if bb < D / 64 {
                                 let box_at = bb * sw128_box_bytes(STREAM);
-                                cp_async_bulk_tensor_3d_g2s(at(BwdHTile::A, st) + box_at, tmap_q, (64 * bb) as i32, h as i32, y, full);
-                                cp_async_bulk_tensor_3d_g2s(at(BwdHTile::B, st) + box_at, tmap_do, (64 * bb) as i32, h as i32, y, full);
+                                cp_async_bulk_tensor_3d_g2s(at(BwdHTile::A, st) + box_at, tmap_q, (64 * bb) as i32, h as i32, y, bar(st));
+                                cp_async_bulk_tensor_3d_g2s(at(BwdHTile::B, st) + box_at, tmap_do, (64 * bb) as i32, h as i32, y, bar(st));
                             }
                         });
                     }
-                    // The statistics: threads 128..192 the LSE's, 192..256 D's, 4 bytes each.
-                    let (which, r) = ((tid - 128) / STREAM, tid % STREAM);
-                    let row = qt * STREAM + r;
-                    let valid = row < q_len;
-                    let src = (which * dims.heads + h) as usize * dims.tokens_q as usize + (q_start + if valid { row } else { 0 }) as usize;
-                    cp_async_ca_4_zfill(at(BwdHTile::Stats, st) + 4 * (tid - 128), stats.add(src) as *const u8, if valid { 4 } else { 0 });
-                    cp_async_mbarrier_arrive_noinc(bar(BwdH4Bar::StageFull, st));
+                    // The statistics: threads 0..64 the LSE's, 64..128 D's, 4 bytes each.
+                    if tid < 2 * STREAM {
+                        let (which, r) = (tid / STREAM, tid % STREAM);
+                        let row = qt * STREAM + r;
+                        let valid = row < q_len;
+                        let src = (which * dims.heads + h) as usize * dims.tokens_q as usize + (q_start + if valid { row } else { 0 }) as usize;
+                        cp_async_ca_4_zfill(at(BwdHTile::Stats, st) + 4 * tid, stats.add(src) as *const u8, if valid { 4 } else { 0 });
+                    }
                 };
                 load_tile::<D, ROWS>(s_k, k.add(kbase), dims.k_tok, blk0, k_len, tid);
                 load_tile::<D, ROWS>(s_v, v.add(kbase), dims.k_tok, blk0, k_len, tid);
-                if wg == 1 {
-                    load_item(0);
-                    if items > 1 {
-                        load_item(1);
-                    }
+                load_item(0);
+                cp_async_commit_group();
+                // Tile 1's copies run a tile ahead: issued now, waited for at tile 0's barrier.
+                if items > 1 {
+                    load_item(1);
                 }
                 cp_async_commit_group();
-                cp_async_wait_group::<0>(); // the resident tiles (and this thread's statistics copies)
+                cp_async_wait_group::<1>(); // the resident tiles' and tile 0's copies
                 fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
                 sync_threads();
                 let scale2 = dims.scale * core::f32::consts::LOG2_E;
                 // The last tile's dS fragments: its dK product may still run when the next tile starts.
                 let mut r_ds = [[0u32; 4]; 4];
-                // dQ's half of item `j` (its product retired, in `r_dq`) to the accumulator: into the
-                // warpgroup's half of the tile's block (`bwd_h4_dq_at`'s order: pair k = 2·nt + hh of thread
-                // tid at 8·(128k + tid) bytes) once the last reduce has read it, then one bulk reduce-add.
-                let dq_out = |r_dq: &mut [f32; 32], j: u32| {
-                    if D == 128 {
-                        wgmma_fence_operand(r_dq);
-                    } else {
-                        low16(r_dq).fence_operand();
-                    }
-                    if tid % 128 == 0 {
-                        cp_async_bulk_wait_group_read0(); // the warpgroup's last reduce has read its half
-                    }
-                    sync_named(3 + wg, 128);
-                    let s_dq = at(BwdHTile::Dq, wg);
-                    unroll8!(nt => {
-                        if nt < D / 16 {
-                            unroll2!(hh => {
-                                let i = (4 * nt + 2 * hh) as usize;
-                                st_shared_v2_u32(s_dq + 8 * (128 * (2 * nt + hh) + tid % 128), [r_dq[i].to_bits(), r_dq[i + 1].to_bits()]);
-                            });
-                        }
-                    });
-                    fence_proxy_async_shared_cta(); // this thread's dQ pairs, to the async proxy the reduce reads through
-                    sync_named(1 + wg, 128); // the warpgroup's half written
-                    if tid % 128 == 0 {
-                        let (h, qt) = item(j);
-                        let tile = bwd_h4_dq_tile(q_start, b) + qt;
-                        let block = (tile as usize * dims.heads as usize + h as usize) * (STREAM * D) as usize;
-                        cp_reduce_async_bulk_add_f32(dq_acc.add(block + (wg * 32 * D) as usize), s_dq, bwd_h4_dq_bytes(D));
-                        cp_async_bulk_commit_group();
-                    }
-                };
                 for i in 0..items {
-                    let u = done + i;
-                    let st = u % STAGES;
-                    let qt = item(i).1;
+                    // One CTA barrier a tile (below, after the dSᵀ stores): this tile's copies landed and were
+                    // fenced before the last tile's.
+                    let st = stage(i);
+                    let (h, qt) = item(i);
                     let s0 = qt * STREAM;
                     let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
-                    if pass == 0 && i == 0 && wg == 1 {
-                        // Out of phase: warpgroup 1 starts once warpgroup 0 has its first Pᵀ (arrive below),
-                        // so that one's exponentials run while the other's products do.
-                        sync_named(5, 256);
-                    }
-                    mbarrier_wait_parity(bar(BwdH4Bar::StageFull, st), (u / STAGES) & 1); // Q, dO, statistics landed
+                    mbarrier_wait_parity(bar(st), ((done + i) / STAGES) & 1); // the TMA's Q and dO landed
                     let mut s = unset_block();
                     let mut dp = unset_block();
                     issue_ss::<E, D>(&mut s, opaque(s_k), 64 * wg, s_a);
@@ -317,9 +271,6 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     let place = Place { row0: w0, col0: s0, k_len, q_len, causal, off };
                     let s_st = at(BwdHTile::Stats, st);
                     wgmma_wait_group::<1>(); // the last tile's dK and this tile's Sᵀ retired
-                    if i > 0 {
-                        mbarrier_arrive(bar(BwdH4Bar::StageEmpty, (u - 1) % STAGES)); // this thread is done with the last stage
-                    }
                     pin_frags(&mut r_ds);
                     wgmma_fence_operand(&mut s);
                     // Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) in place (0 where hidden), and its A fragments; the
@@ -331,25 +282,18 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     } else {
                         probs::<E, true, false>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes);
                     }
-                    if pass == 0 && i == 0 && wg == 0 {
-                        arrive_named(5, 256);
-                    }
                     issue_rs::<E, D>(&mut acc_dv, &r_p, s_b); // dV += Pᵀ·dO
                     wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
                     wgmma_fence_operand(&mut dp);
-                    // dSᵀ = Pᵀ ∘ (dPᵀ − D): its A fragments, and its rows (the warpgroup's keys) into dSᵀ buffer u % 2
-                    // once both warpgroups' dQ products of its last use retired. The tile's address hidden from
-                    // the optimizers (`opaque`) here and below: the stores' and dQ's descriptors, all
-                    // loop-invariant, would otherwise be hoisted out of the loop and held in registers across it
-                    // (ptxas spilled 76 bytes at D = 128 that way).
-                    let s_ds_now = opaque(base + bwd_h4_offset(D, BwdHTile::Ds, u % 2));
+                    // dSᵀ = Pᵀ ∘ (dPᵀ − D): its A fragments, and its rows (the warpgroup's keys) into the dSᵀ tile.
+                    // The tile's address hidden from the optimizers (`opaque`) here and below: the stores'
+                    // and dQ's descriptors, all loop-invariant, would otherwise be hoisted out of the loop
+                    // and held in registers across it (ptxas spilled 76 bytes at D = 128 that way).
+                    let s_ds_now = opaque(base + bwd_h4_offset(D, BwdHTile::Ds, i % 2));
                     // The stores' first row, hidden too at D = 128: LLVM would otherwise keep their 16 addresses
                     // across the loop (ptxas spilled 44 bytes so); from it each address is a few integer ops. D = 64
                     // has the registers for them (hidden, it measured 1.006–1.021× the time).
                     let r_ds0 = if D == 128 { opaque(64 * wg + 16 * warp + g) } else { 64 * wg + 16 * warp + g };
-                    if u >= 2 {
-                        mbarrier_wait_parity(bar(BwdH4Bar::DsEmpty, u % 2), (u / 2 + 1) & 1);
-                    }
                     unroll8!(nt => {
                         let c = 8 * nt + 2 * t;
                         let dd = ld_shared_v2_u32(s_st + 4 * (STREAM + c)).map(f32::from_bits);
@@ -363,48 +307,56 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                             st_shared_u32(s_ds_now + sw128_byte(ROWS, r, c), r_ds[(nt / 2) as usize][(2 * (nt % 2) + hh) as usize]);
                         });
                     });
-                    fence_proxy_async_shared_cta(); // this thread's dSᵀ, to the async proxy
-                    mbarrier_arrive(bar(BwdH4Bar::DsFull, u % 2));
-                    if wg == 1 && i + 2 < items {
+                    // Tile i + 1's copies (the only group in flight) landed too.
+                    cp_async_wait_group::<0>();
+                    fence_proxy_async_shared_cta(); // this thread's dSᵀ and copies, to the async proxy
+                    if tid % 128 == 0 {
+                        // The warpgroup's last dQ reduce has read its half (the stores below follow the barrier).
+                        cp_async_bulk_wait_group_read0();
+                    }
+                    // Both halves of dSᵀ written and tile i + 1's copies everyone's; every warpgroup retired tile
+                    // i − 1's dK (its first wait of this tile), so stage (i + 2) % 3 = (i − 1) % 3 is free for
+                    // the copies below, and tile i − 1's dQ, so the other dSᵀ buffer is free for tile i + 1.
+                    sync_threads();
+                    if i + 2 < items {
                         load_item(i + 2);
                     }
-                    // dQ: warpgroup 1 this tile's, warpgroup 0 the last tile's (it runs ahead, and the other half
-                    // of that dSᵀ was written while it computed this tile's).
-                    let (dq_i, has_dq) = if wg == 1 { (i, true) } else { (i.wrapping_sub(1), i > 0) };
-                    let dq_u = done.wrapping_add(dq_i);
-                    if has_dq {
-                        mbarrier_wait_parity(bar(BwdH4Bar::DsFull, dq_u % 2), (dq_u / 2) & 1); // both halves written
-                    }
-                    // dQ[:, half] = dS·K[:, half]. Issued on every tile, so that no path skips a `wgmma` (ptxas then
-                    // serializes them all: C7515): warpgroup 0's first tile has none, and multiplies the resident
-                    // K by itself instead (nobody writes it meanwhile; the result is dropped).
+                    cp_async_commit_group();
                     let mut r_dq = unset_block();
-                    let s_dq_a = if has_dq { base + bwd_h4_offset(D, BwdHTile::Ds, dq_u % 2) } else { s_k };
-                    issue_dq::<E, D>(&mut r_dq, opaque(s_dq_a), opaque(s_k), wg);
+                    issue_dq::<E, D>(&mut r_dq, s_ds_now, opaque(s_k), wg); // dQ[:, half] = dS·K[:, half]
                     issue_rs::<E, D>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q
-                    wgmma_wait_group::<1>(); // dV (and dQ) retired; dK runs on into the next tile
+                    wgmma_wait_group::<1>(); // dV and dQ retired; dK runs on into the next tile
                     pin(&mut acc_dv);
-                    if has_dq {
-                        mbarrier_arrive(bar(BwdH4Bar::DsEmpty, dq_u % 2));
-                        dq_out(&mut r_dq, dq_i);
+                    // dQ's half into the warpgroup's half of the tile's block (`bwd_h4_dq_at`'s order: pair k =
+                    // 2·nt + hh of thread tid at 8·(128k + tid) bytes), then one bulk reduce-add of the half.
+                    if D == 128 {
+                        wgmma_fence_operand(&mut r_dq);
+                    } else {
+                        low16(&mut r_dq).fence_operand();
+                    }
+                    let s_dq = at(BwdHTile::Dq, wg);
+                    unroll8!(nt => {
+                        if nt < D / 16 {
+                            unroll2!(hh => {
+                                let i = (4 * nt + 2 * hh) as usize;
+                                st_shared_v2_u32(s_dq + 8 * (128 * (2 * nt + hh) + tid % 128), [r_dq[i].to_bits(), r_dq[i + 1].to_bits()]);
+                            });
+                        }
+                    });
+                    fence_proxy_async_shared_cta(); // this thread's dQ pairs, to the async proxy the reduce reads through
+                    sync_named(1 + wg, 128); // the warpgroup's half written
+                    if tid % 128 == 0 {
+                        let tile = bwd_h4_dq_tile(q_start, b) + qt;
+                        let block = (tile as usize * dims.heads as usize + h as usize) * (STREAM * D) as usize;
+                        cp_reduce_async_bulk_add_f32(dq_acc.add(block + (wg * 32 * D) as usize), s_dq, bwd_h4_dq_bytes(D));
+                        cp_async_bulk_commit_group();
                     }
                 }
-                let last = done + items - 1;
-                if wg == 0 {
-                    // Warpgroup 0's last dQ.
-                    mbarrier_wait_parity(bar(BwdH4Bar::DsFull, last % 2), (last / 2) & 1);
-                    let mut r_dq = unset_block();
-                    issue_dq::<E, D>(&mut r_dq, opaque(base + bwd_h4_offset(D, BwdHTile::Ds, last % 2)), opaque(s_k), wg);
-                    wgmma_wait_group::<0>();
-                    mbarrier_arrive(bar(BwdH4Bar::DsEmpty, last % 2));
-                    dq_out(&mut r_dq, items - 1);
-                }
-                wgmma_wait_group::<0>();
-                mbarrier_arrive(bar(BwdH4Bar::StageEmpty, last % STAGES));
                 if tid % 128 == 0 {
                     cp_async_bulk_wait_group0(); // the reduces done before the half is reused or the CTA exits
                 }
                 done += items;
+                wgmma_wait_group::<0>();
                 pin_frags(&mut r_ds);
                 pin(&mut acc_dk);
                 pin(&mut acc_dv);
