@@ -1,9 +1,10 @@
-//! GPU tests of attention backward (issue 50, steps b1, b2 and — where the GPU runs `sm_90a` code — b3): dQ, dK, dV against the f64 reference on packed
+//! GPU tests of attention backward (issue 50, steps b1, b2 and — where the GPU runs `sm_90a` code — b3, b4): dQ, dK, dV against the f64 reference on packed
 //! sequences of lengths 0, 1, 127, 128, 129 and more, grouped heads (dK, dV summed over the group),
 //! causal (bottom-right, queries the last tokens of longer keys) and not (fewer keys than queries
 //! too), head dims 64 and 128, token-major and head-major, f16 and bf16, every gradient poisoned first;
-//! every gradient bitwise the same over 10 runs with the default deterministic dQ (step b2), dK and dV
-//! over two with b1's atomic dQ (every case run both ways); at a larger shape grouped heads against the same
+//! every gradient bitwise the same over 10 runs with the deterministic dQ (steps b2, b3), dK and dV
+//! over two with atomic dQ (b1, b4: the default on Hopper; every case run every way); a NaN in the next
+//! sequence kept out of a sequence's gradients; at a larger shape grouped heads against the same
 //! problem with the K/V heads repeated (the group's gradients summed on the host); bad input refused
 //! before any launch. Without a GPU each test says it was skipped and passes.
 mod common;
@@ -86,6 +87,7 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
         gpu.poison(g).unwrap();
     }
     let mut plan = BackwardPlan::<T>::new(gpu, d).unwrap();
+    let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b2 elsewhere
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
     let back = |x: &cudarc::driver::CudaSlice<T>, heads: usize, l: usize| -> Vec<f64> {
@@ -112,8 +114,8 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
     gpu.sync_after(plan.kernel()).unwrap();
     let again = [back(&dk, d.kv_heads, lk), back(&dv, d.kv_heads, lk)];
     assert!(again[0] == got[1] && again[1] == got[2], "{d:?}: dK or dV changed between two runs");
-    // Deterministic dQ (b2): nine more runs, every gradient bitwise the same as the first's.
-    if d.dq == DqMode::Deterministic {
+    // Deterministic dQ (b2, b3): nine more runs, every gradient bitwise the same as the first's.
+    if deterministic {
         for run in 2..=10 {
             gpu.poison(&mut dq).unwrap();
             plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
@@ -153,11 +155,11 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// The plans every test runs: the default (b3 where the GPU runs `sm_90a` code, else b2), b2 on
-/// `mma.sync` (deterministic), b1 (atomic dQ on `mma.sync`) and atomic dQ's default (b4 where the GPU runs
-/// `sm_90a` code, else b1 again).
+/// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
+/// b2), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync` and b1
+/// (atomic dQ on `mma.sync`).
 const VARIANTS: [(DqMode, Engine); 4] =
-    [(DqMode::Deterministic, Engine::Auto), (DqMode::Deterministic, Engine::MmaSync), (DqMode::Atomic, Engine::MmaSync), (DqMode::Atomic, Engine::Auto)];
+    [(DqMode::Fastest, Engine::Auto), (DqMode::Deterministic, Engine::Auto), (DqMode::Deterministic, Engine::MmaSync), (DqMode::Atomic, Engine::MmaSync)];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
 fn check_cases(gpu: &Gpu, (dq, engine): (DqMode, Engine)) {
@@ -169,39 +171,95 @@ fn check_cases(gpu: &Gpu, (dq, engine): (DqMode, Engine)) {
     }
 }
 
-/// The default plan (b3 on Hopper, b2 elsewhere): every case against the f64 reference, every gradient
-/// bitwise the same over 10 runs.
+/// The default plan (`DqMode::Fastest`: b4 on Hopper, b2 elsewhere): every case against the f64 reference
+/// (dK and dV bitwise the same on a second run; with b2 every gradient over 10 runs).
 #[test]
 fn backward_matches_the_f64_reference() {
     let Some(gpu) = gpu_or_skip("backward_matches_the_f64_reference") else { return };
     let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64)).unwrap();
-    eprintln!("default plan: {} ({})", plan.kernel(), if plan.is_wgmma() { "b3, wgmma" } else { "b2, mma.sync" });
+    eprintln!("default plan: {} ({:?}, {})", plan.kernel(), plan.desc().dq, if plan.is_wgmma() { "b4, wgmma" } else { "b2, mma.sync" });
     check_cases(&gpu, VARIANTS[0]);
 }
 
-/// Step b2 on `mma.sync` where the default is b3: the same cases, bitwise stable over 10 runs.
+/// The deterministic mode (b3 on Hopper, b2 elsewhere): the same cases, every gradient bitwise the same
+/// over 10 runs.
 #[test]
-fn mma_sync_backward_matches_the_reference() {
-    let Some(gpu) = gpu_or_skip("mma_sync_backward_matches_the_reference") else { return };
+fn deterministic_backward_matches_the_reference_bitwise_over_10_runs() {
+    let Some(gpu) = gpu_or_skip("deterministic_backward_matches_the_reference_bitwise_over_10_runs") else { return };
+    let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64).with_dq(DqMode::Deterministic)).unwrap();
+    eprintln!("deterministic plan: {} ({})", plan.kernel(), if plan.is_wgmma() { "b3, wgmma" } else { "b2, mma.sync" });
     check_cases(&gpu, VARIANTS[1]);
 }
 
-/// Step b1 (dQ by atomic adds, `DqMode::Atomic`): the same cases against the f64 reference (dK and dV
-/// bitwise the same on a second run).
+/// Step b2 on `mma.sync` where the deterministic mode runs b3: the same cases, bitwise stable over 10 runs.
 #[test]
-fn atomic_dq_backward_matches_the_reference() {
-    let Some(gpu) = gpu_or_skip("atomic_dq_backward_matches_the_reference") else { return };
+fn mma_sync_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("mma_sync_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[2]);
 }
 
-/// Atomic dQ's default plan (b4 on Hopper: b3's dK/dV kernel computing dQ too): the same cases against the
-/// f64 reference (dK and dV bitwise the same on a second run).
+/// Step b1 (dQ by atomic adds, `DqMode::Atomic` on `mma.sync`): the same cases against the f64 reference
+/// (dK and dV bitwise the same on a second run).
 #[test]
-fn wgmma_atomic_dq_backward_matches_the_reference() {
-    let Some(gpu) = gpu_or_skip("wgmma_atomic_dq_backward_matches_the_reference") else { return };
-    let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64).with_dq(DqMode::Atomic)).unwrap();
-    eprintln!("atomic dQ's default plan: {} ({})", plan.kernel(), if plan.is_wgmma() { "b4, wgmma" } else { "b1, mma.sync" });
+fn atomic_dq_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("atomic_dq_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[3]);
+}
+
+/// A sequence's gradients never see the values packed after it. b4's TMA box brings the rows after a
+/// sequence's last query tile into shared memory (the next sequence's); the mask hides them, but a NaN
+/// there would still reach dK and dV as 0 × NaN unless they are zeroed. Two packed sequences (the first
+/// 70 queries and keys: its last tile holds 6 of its rows and 58 of the next's), the second's Q, K, V, O
+/// and dO all NaN: the first's dQ, dK, dV against the f64 reference of the first alone, every plan of
+/// [`VARIANTS`], causal and not, f16 and bf16.
+#[test]
+fn a_neighbours_nan_stays_out_of_a_sequences_gradients() {
+    let Some(gpu) = gpu_or_skip("a_neighbours_nan_stays_out_of_a_sequences_gradients") else { return };
+    fn one<T: Half>(gpu: &Gpu, causal: bool, (mode, engine): (DqMode, Engine), seed: u64) {
+        let (h, hk, dd, l1, l2) = (2usize, 1usize, 64usize, 70usize, 100usize);
+        let desc = BackwardDesc::new(h, hk, dd).with_dq(mode).with_engine(engine);
+        let desc = if causal { desc.causal() } else { desc };
+        let (cq, c1) = (cu(&[l1 as u32, l2 as u32]), cu(&[l1 as u32]));
+        let (nq, nk, n1q, n1k) = ((l1 + l2) * h * dd, (l1 + l2) * hk * dd, l1 * h * dd, l1 * hk * dd);
+        let mut rng = verify::rng(seed);
+        let (mut q, fq) = rounded::<T>(&mut rng, nq);
+        let (mut k, fk) = rounded::<T>(&mut rng, nk);
+        let (mut v, fv) = rounded::<T>(&mut rng, nk);
+        let (mut d_o, fdo) = rounded::<T>(&mut rng, nq);
+        let pd = PrefillDesc { heads: h, kv_heads: hk, head_dim: dd, causal, scale: None };
+        let (o1, lse1) = forward_f64(&pd, &c1, &c1, &fq[..n1q], &fk[..n1k], &fv[..n1k]);
+        let want = reference_f64(&desc, &c1, &c1, &fq[..n1q], &fk[..n1k], &fv[..n1k], &fdo[..n1q]);
+        // The second sequence: NaN everywhere (its LSE too).
+        let nan = T::of(f32::NAN);
+        for x in [&mut q[n1q..], &mut d_o[n1q..], &mut k[n1k..], &mut v[n1k..]] {
+            x.fill(nan);
+        }
+        let mut o: Vec<T> = o1.iter().map(|&x| T::of(x as f32)).collect();
+        o.resize(nq, nan);
+        let mut lse: Vec<f32> = lse1.iter().map(|&x| x as f32).collect();
+        lse.resize((l1 + l2) * h, f32::NAN);
+        let up = |x: &[T]| gpu.upload(x).unwrap();
+        let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(nq).unwrap(), gpu.zeros::<T>(nk).unwrap(), gpu.zeros::<T>(nk).unwrap());
+        for g in [&mut dq, &mut dk, &mut dv] {
+            gpu.poison(g).unwrap();
+        }
+        let mut plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
+        plan.run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
+        gpu.sync_after(plan.kernel()).unwrap();
+        for (name, got, want, n) in [("dQ", &dq, &want.0, n1q), ("dK", &dk, &want.1, n1k), ("dV", &dv, &want.2, n1k)] {
+            let got: Vec<f64> = gpu.download(got).unwrap()[..n].iter().map(|y| y.to() as f64).collect();
+            assert!(got.iter().all(|x| x.is_finite()), "{} causal {causal}: the first sequence's {name} has non-finite values", plan.kernel());
+            let e = verify::rel_l2(&got, want);
+            assert!(e <= 3e-2, "{} causal {causal}: the first sequence's {name} rel L2 {e:.2e}", plan.kernel());
+        }
+    }
+    let seed = verify::fresh_seed();
+    for v in VARIANTS {
+        for causal in [false, true] {
+            one::<f16>(&gpu, causal, v, seed);
+            one::<bf16>(&gpu, causal, v, seed ^ 1);
+        }
+    }
 }
 
 /// 2 × 1000 tokens, 16/4 heads, D = 128, causal, bf16 (every plan of [`VARIANTS`]): grouped heads against the same problem with each

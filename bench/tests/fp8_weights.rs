@@ -226,7 +226,7 @@ fn w1_with_weights_at_launch_waits_for_its_activations() {
         let w8 = Fp8Weights::quantize::<bf16, _>(&gpu, &gpu.upload(&w).unwrap(), k, k).unwrap();
         let x: Vec<bf16> = (0..m * k).map(|_| bf16::from_f32(rng.random_range(-2.0f32..2.0))).collect();
         let x = gpu.upload(&x).unwrap();
-        let mut chain = |ready: BReady, sync_each: bool| -> Vec<Vec<bf16>> {
+        let chain = |ready: BReady, sync_each: bool| -> Vec<Vec<bf16>> {
             let mut plan = W8Plan::<bf16>::new(&gpu, m, k, k).unwrap();
             plan.set_w_ready(ready);
             let mut links: Vec<_> = (0..3).map(|_| gpu.upload(&vec![bf16::NAN; m * k]).unwrap()).collect();

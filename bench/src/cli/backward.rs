@@ -20,7 +20,7 @@ use kernel_lab_bench::{
 };
 
 const HELP: &str = "\
-kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR] [--dq atomic|deterministic]
+kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR] [--dq fastest|atomic|deterministic]
   Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
@@ -28,8 +28,9 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR
   against b3. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
-  scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq atomic dumps
-  the atomic-dQ plan's gradients (b4 on Hopper, b1 elsewhere) instead of the default's.
+  scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq picks the dumped
+  plan's dQ mode: fastest (the default: b4 on Hopper, b2 elsewhere), atomic (b4, or b1 on mma.sync) or
+  deterministic (b3, or b2).
 ";
 
 const DEFAULT_SHAPES: &str = "2x16x16x4096x128,1x16x16x8192x128,1x32x8x8192x128,2x16x16x4096x64";
@@ -50,10 +51,11 @@ pub fn main(args: &[String]) -> i32 {
         Err(code) => return code,
     };
     let (json, dump) = (flags.get("--json").map(String::as_str), flags.get("--dump").map(String::as_str));
-    let dq = match flags.get("--dq").map_or("deterministic", String::as_str) {
+    let dq = match flags.get("--dq").map_or("fastest", String::as_str) {
+        "fastest" => DqMode::Fastest,
         "deterministic" => DqMode::Deterministic,
         "atomic" => DqMode::Atomic,
-        other => return sub::usage(format!("backward: --dq takes atomic or deterministic, not {other:?}")),
+        other => return sub::usage(format!("backward: --dq takes fastest, atomic or deterministic, not {other:?}")),
     };
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json, dump, dq), || run::<half::bf16>(&gpu, &parsed, json, dump, dq))
 }
@@ -138,7 +140,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: O
                 versus(&mut h4, &mut h3, format!("b4 wgmma atomic{mask}"), "b3")?;
             }
             if let Some(dir) = dump {
-                // The default plan's gradients (b3 on Hopper), or atomic dQ's (b4), with their inputs, for the torch check.
+                // The gradients of the plan `--dq` picks (the default: b4 on Hopper), with their inputs, for the torch check.
                 let mut def = BackwardPlan::<T>::new(gpu, bd.with_dq(dump_dq))?;
                 def.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv })?;
                 gpu.sync_after(def.kernel())?;

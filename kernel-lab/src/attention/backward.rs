@@ -18,11 +18,13 @@
 //! keys (host offsets, checked as prefill's: [`Lens::new`]); with the causal mask query `t` sees keys
 //! `0..=t + k_len − q_len`.
 //!
-//! [`DqMode::Deterministic`] (b2, or b3 on Hopper; the default) computes dQ in a kernel of its own, each element summed by
+//! [`DqMode::Deterministic`] (b2, or b3 on Hopper) computes dQ in a kernel of its own, each element summed by
 //! one thread in a fixed order: bitwise the same on every run, and measured 0.86–0.93× b1's time on an
 //! H200 despite recomputing the scores (b1's dSᵀ round trip and atomics cost more). [`DqMode::Atomic`]
 //! (b1, or b4 on Hopper) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to
-//! run; on Hopper it skips the dQ kernel's recomputed S and dP (five products where b3 does seven). dK
+//! run; on Hopper it skips the dQ kernel's recomputed S and dP (five products where b3 does seven). The
+//! default, [`DqMode::Fastest`], is whichever of the two measured faster on the kernels the plan runs: b4
+//! on Hopper, b2 elsewhere — as torch's and cuDNN's backward, not bitwise reproducible unless asked. dK
 //! and dV are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -62,16 +64,19 @@ pub enum DqMode {
     /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
     /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
     /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
-    /// D = 64 (`results/2026-11-30-h200-session66`). b4 loads Q and dO by the TMA, so a sequence's last
-    /// tile brings in the rows after it (the next sequence's, or the next head's in head-major order) and
-    /// masks them: their P and dS are 0, but a NaN or infinity there still reaches this sequence's dK and dV
-    /// (0 × NaN in the products). With non-finite values in Q or dO, use the deterministic mode (b3 and b1
-    /// load zeros past each sequence).
+    /// D = 64 (`results/2026-11-30-h200-session66`). b4 loads Q and dO by the TMA, whose box brings in
+    /// the rows after a sequence's last query; it zeroes them before use, so another sequence's values
+    /// (a NaN included) never reach this one's gradients.
     Atomic,
-    /// The default: dQ by its own kernel (b2, or b3 on Hopper: [`Engine`]), one thread per element summing
-    /// over the keys in order (bitwise stable; b2 0.86–0.93× b1's time on an H200,
-    /// `results/2026-11-29-h200-session51/call2-b2`; b3 0.53–0.60× b2's, `results/2026-11-30-h200-session60`).
+    /// dQ by its own kernel (b2, or b3 on Hopper: [`Engine`]), one thread per element summing over the
+    /// keys in order: every gradient bitwise the same on every run (b2 0.86–0.93× b1's time on an H200,
+    /// `results/2026-11-29-h200-session51/call2-b2`; b3 0.53–0.60× b2's, `results/2026-11-30-h200-session60`;
+    /// b3 1.25× b4's time).
     Deterministic,
+    /// The default: [`DqMode::Atomic`] where the plan runs the `wgmma` kernels (b4), [`DqMode::Deterministic`]
+    /// elsewhere (b2, faster than b1) — the faster of the two as measured on each engine.
+    /// [`BackwardPlan::desc`] reports the mode chosen.
+    Fastest,
 }
 
 /// Which kernels a plan runs.
@@ -101,16 +106,16 @@ pub struct BackwardDesc {
     pub scale: Option<f32>,
     /// Tensor order.
     pub order: Order,
-    /// How dQ is summed.
+    /// How dQ is summed ([`DqMode::Fastest`] unless set).
     pub dq: DqMode,
     /// Which kernels run it.
     pub engine: Engine,
 }
 
 impl BackwardDesc {
-    /// Token-major, non-causal, the default scale, deterministic dQ.
+    /// Token-major, non-causal, the default scale, dQ by the engine's faster mode ([`DqMode::Fastest`]).
     pub fn new(heads: usize, kv_heads: usize, head_dim: usize) -> BackwardDesc {
-        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor, dq: DqMode::Deterministic, engine: Engine::Auto }
+        BackwardDesc { heads, kv_heads, head_dim, causal: false, scale: None, order: Order::TokenMajor, dq: DqMode::Fastest, engine: Engine::Auto }
     }
 
     /// The same with the causal mask.
@@ -238,10 +243,10 @@ impl<T: Element> BackwardPlan<T> {
         let d = desc.head_dim;
         // b3's causal entries walk a block and its mirror per CTA (`c`).
         let c = if desc.causal { "c" } else { "" };
-        // The wgmma kernel a plan would run: b3's dK/dV kernel, or b4 (atomic dQ).
+        // The wgmma kernel a plan would run: b3's dK/dV kernel, or b4 (atomic dQ, and the faster mode's).
         let hopper = match desc.dq {
             DqMode::Deterministic => format!("attn_bwd_b3kv{c}_d{d}_{e}"),
-            DqMode::Atomic => format!("attn_bwd_b4{c}_d{d}_{e}"),
+            DqMode::Atomic | DqMode::Fastest => format!("attn_bwd_b4{c}_d{d}_{e}"),
         };
         let wgmma = match desc.engine {
             Engine::MmaSync => false,
@@ -249,17 +254,24 @@ impl<T: Element> BackwardPlan<T> {
             Engine::Wgmma => true,
             Engine::Auto => crate::steps::find(&hopper).is_some_and(|info| gpu.cannot_run(info).is_none()),
         };
-        let (main, convert) = match (desc.dq, wgmma) {
-            (DqMode::Atomic, false) => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
-            (DqMode::Atomic, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}")),
-            (DqMode::Deterministic, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
-            (DqMode::Deterministic, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}")),
+        // The faster mode on the engine chosen: b4 (atomic) on wgmma, b2 (deterministic) on mma.sync.
+        let atomic = match desc.dq {
+            DqMode::Atomic => true,
+            DqMode::Deterministic => false,
+            DqMode::Fastest => wgmma,
+        };
+        let desc = BackwardDesc { dq: if atomic { DqMode::Atomic } else { DqMode::Deterministic }, ..desc };
+        let (main, convert) = match (atomic, wgmma) {
+            (true, false) => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
+            (true, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}")),
+            (false, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
+            (false, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}")),
         };
         Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?, wgmma,
                           cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
     }
 
-    /// The problem.
+    /// The problem, with [`DqMode::Fastest`] resolved to the mode the plan runs.
     pub fn desc(&self) -> BackwardDesc {
         self.desc
     }

@@ -27,8 +27,9 @@
 //! `bwd_h4_dq_at`'s order; `attn_bwd_b4dq_*` writes dQ = scale × its rows below q_len. Every warpgroup
 //! computes every tile its CTA sees (b3 let a warpgroup skip a tile none of its keys sees; here the other
 //! warpgroup needs its zero dS): the mask makes such a warpgroup's P, and so its dS, zero. The TMA loads
-//! rows past q_len as they are in the tensor (the next sequence's, or zeros past its end), so the mask
-//! also hides queries past q_len on a sequence's last tile.
+//! rows past q_len as they are in the tensor (the next sequence's, or zeros past its end): on a sequence's
+//! last tile every thread zeroes them in shared memory before a CTA barrier (a NaN there would otherwise
+//! reach dK and dV as 0 × NaN), and the mask hides their queries.
 //!
 //! Prediction (before any run, H200, bf16, L = 4096–8192): b3 measured 341–356 TFLOP/s at D = 128 with
 //! its two kernels at ~45–50% of the dense `wgmma` rate. b4 does 5/7 of the tensor work; its extra costs
@@ -64,7 +65,7 @@ use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
     mbarrier::{fence_mbarrier_init, fence_proxy_async_shared_cta, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
-    shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32, st_shared_v2_u32},
+    shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32, st_shared_v2_u32, st_shared_v4_u32},
     sync::{sync_named, sync_threads},
     thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
     tma::{TensorMap, TensorMapParam, cp_async_bulk_commit_group, cp_async_bulk_tensor_3d_g2s, cp_async_bulk_wait_group_read0, cp_async_bulk_wait_group0,
@@ -149,8 +150,10 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
     // (i − 1) % 3, whose last readers (tile i − 1's products, its statistics' loads) every warpgroup
     // finished before that barrier (its dK retired at its first wait of tile i). The TMA's boxes lie inside
     // the maps (rows past the tensor are zero-filled, never read out of it); the rows past q_len they bring
-    // are hidden by the mask, so they reach neither dK nor dV, and their dQ rows land in the tile's block,
-    // never converted. dSᵀ buffer i % 2 is written by `st.shared` after tile i − 1's barrier:
+    // are overwritten with zeros on the sequence's last tile after the stage's barrier (which made the TMA's
+    // bytes visible) and before a CTA barrier that precedes every product reading them (each writer fenced to
+    // the async proxy; the tile's other stages are untouched), and hidden by the mask, so they reach neither
+    // dK nor dV; their dQ rows land in the tile's block, never converted. dSᵀ buffer i % 2 is written by `st.shared` after tile i − 1's barrier:
     // its last readers, tile i − 2's dQ products, were retired by every warpgroup before that barrier;
     // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it.
     // dQ: warpgroup w's half (BwdHTile::Dq, its own) is written after tile i's barrier, before which its
@@ -213,8 +216,8 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                 let (s_k, s_v) = (at(BwdHTile::X, 0), at(BwdHTile::Y, 0));
                 let stage = |i: u32| (done + i) % STAGES;
                 // Item i's Q and dO tiles by the TMA (thread 0: 64 × 64 boxes, two at D = 128, onto the stage's
-                // barrier; rows past q_len are the next rows of the tensor, or zeros past its end — the mask
-                // hides their queries), and its statistics by `cp.async` (zeros past q_len).
+                // barrier; rows past q_len are the next rows of the tensor, or zeros past its end — zeroed
+                // on the tile, below), and its statistics by `cp.async` (zeros past q_len).
                 let load_item = |i: u32| {
                     let st = stage(i);
                     let (h, qt) = item(i);
@@ -261,6 +264,25 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     let s0 = qt * STREAM;
                     let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
                     mbarrier_wait_parity(bar(st), ((done + i) / STAGES) & 1); // the TMA's Q and dO landed
+                    if s0 + STREAM > q_len {
+                        // The sequence's last tile: the TMA brought the rows after q_len as they lie in the
+                        // tensor (the next sequence's or head's). Zero them, so that no value there — a NaN
+                        // or infinity included — reaches dK or dV through the masked products (0 × NaN): a
+                        // row is one 128-byte line of each 64-column box (the swizzle moves 16-byte chunks
+                        // within a line), 16 bytes a thread and step. CTA-uniform; once a sequence and pass.
+                        let (valid, boxes) = (q_len - s0, D / 64);
+                        let chunks = (STREAM - valid) * boxes * 2 * 8;
+                        let mut j = tid;
+                        while j < chunks {
+                            let (row, rest) = (valid + j / (boxes * 16), j % (boxes * 16));
+                            let (tile, bb, c) = (rest / (boxes * 8), (rest / 8) % boxes, rest % 8);
+                            let at_tile = if tile == 0 { s_a } else { s_b };
+                            st_shared_v4_u32(at_tile + bb * sw128_box_bytes(STREAM) + 128 * row + 16 * c, [0; 4]);
+                            j += 256;
+                        }
+                        fence_proxy_async_shared_cta(); // the zeros, to the async proxy `wgmma` reads through
+                        sync_threads();
+                    }
                     let mut s = unset_block();
                     let mut dp = unset_block();
                     issue_ss::<E, D>(&mut s, opaque(s_k), 64 * wg, s_a);
