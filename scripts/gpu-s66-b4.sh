@@ -14,7 +14,7 @@ if [ "${TESTS:-1}" = 1 ]; then
 fi
 if [ "${SAN:-1}" = 1 ]; then
   for tool in ${SANTOOLS:-memcheck synccheck}; do
-    T=300 run compute-sanitizer --tool $tool --error-exitcode 9 $C/tests/backward --test-threads=1 wgmma_atomic_dq
+    T=300 run compute-sanitizer --tool $tool --error-exitcode 9 $C/tests/backward --test-threads=1 ${SANFILTER:-backward_matches_the_f64_reference}
   done
 fi
 for i in $(seq ${FIRST:-1} $(( ${FIRST:-1} + ${REPS:-3} - 1 ))); do
@@ -26,7 +26,7 @@ for i in $(seq ${FIRST:-1} $(( ${FIRST:-1} + ${REPS:-3} - 1 ))); do
 done
 if [ "${CHECK:-1}" = 1 ]; then
   D=/tmp/bwd-dump; rm -rf $D
-  run $C/kernel-lab backward --shapes 1x32x8x4096x128,2x16x16x2048x64 --dump $D --dq atomic
+  run $C/kernel-lab backward --shapes 1x32x8x4096x128,2x16x16x2048x64 --dump $D --dq ${CHECKDQ:-fastest}
   run python3 scripts/backward-torch-check.py $D --out "$OUT/torch-check-b4.md"
 fi
 grep -E "^==|^exit|test result|FAILED|panicked|ERROR SUMMARY|wgmma" "$L" | head -150
