@@ -256,15 +256,18 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                 let scale2 = dims.scale * core::f32::consts::LOG2_E;
                 // The last tile's dS fragments: its dK product may still run when the next tile starts.
                 let mut r_ds = [[0u32; 4]; 4];
+                // Item i's head and query tile, stepped along (`item(i)` without its division by `per`), and the
+                // sequence's ragged last tile (none when q_len is a multiple of 64).
+                let (mut h, mut qt) = item(0);
+                let ragged_qt = if q_len % STREAM != 0 { (q_len - 1) / STREAM } else { u32::MAX };
                 for i in 0..items {
                     // One CTA barrier a tile (below, after the dSᵀ stores): this tile's copies landed and were
                     // fenced before the last tile's.
                     let st = stage(i);
-                    let (h, qt) = item(i);
                     let s0 = qt * STREAM;
                     let (s_a, s_b) = (at(BwdHTile::A, st), at(BwdHTile::B, st));
                     mbarrier_wait_parity(bar(st), ((done + i) / STAGES) & 1); // the TMA's Q and dO landed
-                    if s0 + STREAM > q_len {
+                    if qt == ragged_qt {
                         // The sequence's last tile: the TMA brought the rows after q_len as they lie in the
                         // tensor (the next sequence's or head's). Zero them, so that no value there — a NaN
                         // or infinity included — reaches dK or dV through the masked products (0 × NaN): a
@@ -372,6 +375,10 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                         let block = (tile as usize * dims.heads as usize + h as usize) * (STREAM * D) as usize;
                         cp_reduce_async_bulk_add_f32(dq_acc.add(block + (wg * 32 * D) as usize), s_dq, bwd_h4_dq_bytes(D));
                         cp_async_bulk_commit_group();
+                    }
+                    qt += 1;
+                    if qt == first + per {
+                        (h, qt) = (h + 1, first);
                     }
                 }
                 if tid % 128 == 0 {
