@@ -133,7 +133,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: O
             let mut det = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic).with_engine(Engine::MmaSync))?;
             versus(&mut det, &mut plan, format!("b2 deterministic{mask}"), "b1")?;
             if hopper {
-                let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_engine(Engine::Wgmma))?;
+                let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic).with_engine(Engine::Wgmma))?;
                 versus(&mut h3, &mut det, format!("b3 wgmma{mask}"), "b2")?;
                 // b4 (b3's dK/dV kernel computing dQ too, by atomics) against b3.
                 let mut h4 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma))?;
