@@ -138,23 +138,6 @@ pub unsafe fn ld_shared_v2_u32(addr: u32) -> [u32; 2] {
     [a, b]
 }
 
-/// `ld.shared.v2.f32 {a, b}, [addr]; neg.f32 a, a; neg.f32 b, b;` — two `f32` loaded with their signs
-/// flipped in the same asm. A flip done in Rust on a loaded value reaches the PTX as an integer `xor`
-/// (LLVM's canonical form for a sign flip of a 32-bit register), which ptxas cannot fold into the
-/// consumer (attention b3/b4's `s·scale − lse`: one `LOP3` a statistic, each waiting on the load); a
-/// `neg.f32` it folds into the consumer's negate modifier.
-///
-/// # Safety
-/// As [`ld_shared_v2_u32`].
-#[inline(always)]
-pub unsafe fn ld_shared_v2_f32_neg(addr: u32) -> [f32; 2] {
-    let (a, b): (f32, f32);
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("ld.shared.v2.f32 {{{0}, {1}}}, [{2}];", "neg.f32 {0}, {0};", "neg.f32 {1}, {1};", out(reg32) a, out(reg32) b,
-                  in(reg32) addr, options(nostack, readonly)) };
-    [a, b]
-}
-
 /// `st.shared.v2.u32 [addr], {a, b};` — 64 bits.
 ///
 /// # Safety

@@ -11,7 +11,7 @@ use crate::hgemm::elem::Elem16;
 use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_cg_16_zfill},
     math::{ex2_approx_f32, fma_rn_f32},
-    shared::ld_shared_v2_f32_neg,
+    shared::ld_shared_v2_u32,
     wgmma::{wgmma_commit_group, wgmma_fence},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
@@ -183,13 +183,12 @@ pub(super) unsafe fn probs<E: Elem16, const KV: bool, const MASK: bool>(s: &mut 
     unroll8!(nt => {
         let c = 8 * nt + 2 * t;
         // SAFETY: inside the statistics (c + 1 < 64), 8-byte aligned (c even); forwarded.
-        let nl2 = if KV { unsafe { ld_shared_v2_f32_neg(s_st + 4 * c) } } else { [0.0; 2] };
+        let l2 = if KV { unsafe { ld_shared_v2_u32(s_st + 4 * c) }.map(f32::from_bits) } else { [0.0; 2] };
         let mut x = [0f32; 4];
         unroll4!(e => {
             let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
-            // −log2 e · LSE: the row's (loaded negated, so that ptxas folds the sign; see ld_shared_v2_f32_neg).
-            let nlse = if KV { nl2[(e % 2) as usize] } else { -r_lse[(e / 2) as usize] };
-            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, nlse));
+            let lse = if KV { l2[(e % 2) as usize] } else { r_lse[(e / 2) as usize] };
+            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -lse));
             x[e as usize] = if MASK && place.hidden::<KV>(r, cc) { 0.0 } else { p };
             s[(4 * nt + e) as usize] = x[e as usize];
         });
