@@ -87,7 +87,7 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // and the pass over a block and its mirror, at 255 registers: 32 bytes (a 40-byte frame); 56 since the
     // mask's compares moved into a branch of their own (session 65). The non-causal entry, one block per CTA,
     // assembles spill-free; the pairs measured 1.04–1.29× its speed on causal problems
-    // (results/2026-11-30-h200-session60, call 9).
+    // (git show a873563:results/2026-11-30-h200-session60/README.md, call 9).
     ("attn_bwd_b3kvc_d128_", "sm_90", 56, "b3 causal dK/dV D = 128 (kernels-gpu/src/attention/README.md, backward)"),
     // Backward b4 at D = 128 (issue 50) has no entry since session 66: it spilled 24 bytes (causal 60) with
     // dQ's register atomics and the copies' addresses; dQ through shared memory, the dSᵀ stores' first row

@@ -24,7 +24,8 @@
 //! torch's FA2. The prediction was wrong in sign: b1's dQ share (the dSᵀ store, a third barrier's worth of
 //! waiting, 64 × D atomics per tile through L2) cost more than recomputing Sᵀ and dPᵀ in a kernel that
 //! runs 2 CTAs per SM at 178 registers (`ncu`: 723 of ~1680 µs, L1 75%, SM 44%). Every gradient bitwise
-//! equal over 10 runs; b2 became the library's default (`DqMode::Deterministic`).
+//! equal over 10 runs; b2 became the library's default (`DqMode::Deterministic`; since session 67 the default,
+//! `DqMode::Fastest`, runs b2 where the GPU has no `wgmma` and b4 where it has).
 use super::fa2_backward::{COL64, backward, load_rows, row16, sequence, xor};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{

@@ -37,7 +37,7 @@
 //! products: **330–420 TFLOP/s** counted as 2.5× the forward — 1.6–2.0× b2, ~1.1–1.4× torch's FA2,
 //! 0.62–0.80× cuDNN.
 //!
-//! Measured (H200, bf16, `results/2026-11-30-h200-session60`, 3 processes, interleaved with b2): first form
+//! Measured (H200, bf16, `git show a873563:results/2026-11-30-h200-session60/README.md`, 3 processes, interleaved with b2): first form
 //! (two stages, each tile drained) 310–321 TFLOP/s — under the range; `ncu` found ~14 integer instructions
 //! per 16-byte copy (the swizzle per chunk) and the tensor pipe drained at every tile. With one copy offset
 //! per thread, three stages (the tile's dK or dQ product running on into the next tile) and, with the causal

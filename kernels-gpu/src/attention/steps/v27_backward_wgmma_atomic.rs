@@ -58,6 +58,12 @@
 //! none at D = 128, causal too) 0.97–0.99× (causal ~1.0×, D = 64 1.02×). Final: **469–495 TFLOP/s at
 //! D = 128 (causal 406–452), 329 (290) at D = 64; 0.83–0.85× cuDNN (causal 0.86–0.89×), 0.74× (0.84×)
 //! at D = 64; 1.64–1.71× FA2**.
+//!
+//! Session 67 (`results/2026-11-30-h200-session67`): the stores' row `opaque` only at D = 128 (0.98–0.99× at
+//! D = 64); the statistics loaded negated (0.99–1.01×, reverted: b3's causal frame grew); the warpgroups out of phase through mbarriers
+//! (1.05–1.09×, reverted: the hand-off cost more than the overlap bought); the L2's f32 reduce rate alone
+//! 3.2–3.7 TB/s, twice b4's. b4 then became the library's default on Hopper, once it zeroed the rows its TMA
+//! box brings past a sequence's last query (the ragged tile only).
 use super::fa2_backward::sequence;
 use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
