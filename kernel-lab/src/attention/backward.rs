@@ -71,7 +71,7 @@ pub enum DqMode {
     /// dQ by its own kernel (b2, or b3 on Hopper: [`Engine`]), one thread per element summing over the
     /// keys in order: every gradient bitwise the same on every run (b2 0.86–0.93× b1's time on an H200,
     /// `results/2026-11-29-h200-session51/call2-b2`; b3 0.53–0.60× b2's, `git show a873563:results/2026-11-30-h200-session60/README.md`;
-    /// b3 1.25× b4's time).
+    /// b3 1.16–1.27× b4's time, session 66).
     Deterministic,
     /// The default: [`DqMode::Atomic`] where the plan runs the `wgmma` kernels (b4), [`DqMode::Deterministic`]
     /// elsewhere (b2, faster than b1) — the faster of the two as measured on each engine.
