@@ -151,8 +151,8 @@ pub(super) struct Place {
 
 impl Place {
     /// Whether element (`r`, `c`) of the tile is hidden: its key past the keys or past its query's last
-    /// visible key, or its query past the queries (b4 loads those rows of Q and dO by the TMA, whose data
-    /// is the tensor's next rows, not zeros; elsewhere they are zeros and hiding them changes nothing).
+    /// visible key, or its query past the queries (their Q and dO rows are zeros: b3 loads zeros there, b4
+    /// zeroes what its TMA box brought; hiding them too changes nothing).
     #[inline(always)]
     pub(super) fn hidden<const KV: bool>(self, r: u32, c: u32) -> bool {
         let (key, query) = if KV { (self.row0 + r, self.col0 + c) } else { (self.col0 + c, self.row0 + r) };

@@ -159,8 +159,9 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
     // are overwritten with zeros on the sequence's last tile after the stage's barrier (which made the TMA's
     // bytes visible) and before a CTA barrier that precedes every product reading them (each writer fenced to
     // the async proxy; the tile's other stages are untouched), and hidden by the mask, so they reach neither
-    // dK nor dV; their dQ rows land in the tile's block, never converted. dSᵀ buffer i % 2 is written by `st.shared` after tile i − 1's barrier:
-    // its last readers, tile i − 2's dQ products, were retired by every warpgroup before that barrier;
+    // dK nor dV; their dQ rows land in the tile's block, never converted. dSᵀ buffer i % 2 is written by
+    // `st.shared` after tile i − 1's barrier: its last readers, tile i − 2's dQ products, were retired by
+    // every warpgroup before that barrier;
     // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it.
     // dQ: warpgroup w's half (BwdHTile::Dq, its own) is written after tile i's barrier, before which its
     // elected thread waited until the last reduce had read it (`wait_group.read`); each writer fences to the
