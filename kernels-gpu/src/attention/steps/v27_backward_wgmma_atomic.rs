@@ -279,16 +279,21 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                         // tensor (the next sequence's or head's). Zero them, so that no value there — a NaN
                         // or infinity included — reaches dK or dV through the masked products (0 × NaN): a
                         // row is one 128-byte line of each 64-column box (the swizzle moves 16-byte chunks
-                        // within a line), 16 bytes a thread and step. CTA-uniform; once a sequence and pass.
-                        let (valid, boxes) = (q_len - s0, D / 64);
-                        let chunks = (STREAM - valid) * boxes * 2 * 8;
-                        let mut j = tid;
-                        while j < chunks {
-                            let (row, rest) = (valid + j / (boxes * 16), j % (boxes * 16));
-                            let (tile, bb, c) = (rest / (boxes * 8), (rest / 8) % boxes, rest % 8);
-                            let at_tile = if tile == 0 { s_a } else { s_b };
-                            st_shared_v4_u32(at_tile + bb * sw128_box_bytes(STREAM) + 128 * row + 16 * c, [0; 4]);
-                            j += 256;
+                        // within a line); four threads a row, 32 bytes of each line a thread. CTA-uniform;
+                        // once a sequence and pass.
+                        const { assert!(4 * STREAM == 256) }; // four threads a row of the tile, 256 threads
+                        let row = tid / 4;
+                        if s0 + row >= q_len {
+                            let line = 128 * row + 32 * (tid % 4);
+                            unroll2!(bb => {
+                                if bb < D / 64 {
+                                    let at = bb * sw128_box_bytes(STREAM) + line;
+                                    st_shared_v4_u32(s_a + at, [0; 4]);
+                                    st_shared_v4_u32(s_a + at + 16, [0; 4]);
+                                    st_shared_v4_u32(s_b + at, [0; 4]);
+                                    st_shared_v4_u32(s_b + at + 16, [0; 4]);
+                                }
+                            });
                         }
                         fence_proxy_async_shared_cta(); // the zeros, to the async proxy `wgmma` reads through
                         sync_threads();
