@@ -28,8 +28,8 @@
 //! computes every tile its CTA sees (b3 let a warpgroup skip a tile none of its keys sees; here the other
 //! warpgroup needs its zero dS): the mask makes such a warpgroup's P, and so its dS, zero. The TMA loads
 //! rows past q_len as they are in the tensor (the next sequence's, or zeros past its end): on a sequence's
-//! last tile every thread zeroes them in shared memory before a CTA barrier (a NaN there would otherwise
-//! reach dK and dV as 0 × NaN), and the mask hides their queries.
+//! last tile the threads zero them in shared memory, four a row, before a CTA barrier (a NaN there would
+//! otherwise reach dK and dV as 0 × NaN), and the mask hides their queries.
 //!
 //! Prediction (before any run, H200, bf16, L = 4096–8192): b3 measured 341–356 TFLOP/s at D = 128 with
 //! its two kernels at ~45–50% of the dense `wgmma` rate. b4 does 5/7 of the tensor work; its extra costs
@@ -64,6 +64,11 @@
 //! (1.05–1.09×, reverted: the hand-off cost more than the overlap bought); the L2's f32 reduce rate alone
 //! 3.2–3.7 TB/s, twice b4's. b4 then became the library's default on Hopper, once it zeroed the rows its TMA
 //! box brings past a sequence's last query (the ragged tile only).
+//!
+//! Session 68 (`results/2026-11-30-h200-session68`): that zeroing, with the items stepped along, cost
+//! 1.02–1.04× the time of f56c045's b4 (no ragged tile needed); zeroing four threads a row without a loop
+//! 0.98–1.00× of that; the default now 1.01–1.04× f56c045's. Starting each CTA's walk at a different query
+//! tile (against same-address contention in the L2): 0.995–1.007×, not kept.
 use super::fa2_backward::sequence;
 use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
