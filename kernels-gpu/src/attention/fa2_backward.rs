@@ -142,7 +142,8 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
     // SAFETY (the whole body): every global address is a sequence's row below its length (loads
     // clamp, stores and atomics check), inside the tensors the entry's contract describes; shared tiles
     // are written by `cp.async` groups and read after `cp_async_wait_group` and a barrier, a stage is
-    // refilled only after the barrier that follows its last read (the one before dQ), and dSᵀ is
+    // refilled only after the barrier that follows its last read (b2's kernel: the tile's second; b1,
+    // whose dK products read it after dQ: the next tile's first), and dSᵀ is
     // written after the first barrier of a tile and read after the second; every `ldmatrix`, `mma` and
     // shuffle runs in full warps (all branches before them are uniform per block).
     unsafe {
@@ -207,12 +208,24 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
             let row16 = const { row16::<D>() };
             for i in 0..items {
                 let st = i % 2;
-                if i + 1 < items {
-                    load_item(i + 1, 1 - st);
+                if DQ {
+                    // b1: the tile's copies were issued at the top of the last tile; after this barrier
+                    // every warp is done with the last tile (its dK products read the other stage, its dQ
+                    // products dSᵀ), so the next tile's copies may refill that stage.
+                    cp_async_wait_group::<0>();
+                    sync_threads();
+                    if i + 1 < items {
+                        load_item(i + 1, 1 - st);
+                    }
+                    cp_async_commit_group();
+                } else {
+                    if i + 1 < items {
+                        load_item(i + 1, 1 - st);
+                    }
+                    cp_async_commit_group();
+                    cp_async_wait_group::<1>();
+                    sync_threads();
                 }
-                cp_async_commit_group();
-                cp_async_wait_group::<1>();
-                sync_threads();
                 let (h, qt) = item(i);
                 let (sq, sdo) = (s_q(st), s_do(st));
                 // The lane offsets hidden from the optimizers: every fragment address below is formed
@@ -269,7 +282,8 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
                         *(smem.add((at + DS_ROW8) as usize) as *mut u32) = hi;
                     }
                 });
-                // dV += Pᵀ · dO, dK += dSᵀ · Q: k-steps of 16 queries, B fragments `.trans` from the row-major tiles.
+                // dV += Pᵀ · dO, dK += dSᵀ · Q: k-steps of 16 queries, B fragments `.trans` from the row-major
+                // tiles. b1 leaves dK for after dQ (below); b2's dK/dV kernel does both here.
                 unroll4!(ks => {
                     unroll8!(np => {
                         if np < D / 16 {
@@ -277,14 +291,16 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
                             let bo = ldmatrix_x4_trans(sdo + at);
                             E::mma(&mut r_dv[2 * np as usize], r_p[ks as usize], [bo[0], bo[1]]);
                             E::mma(&mut r_dv[2 * np as usize + 1], r_p[ks as usize], [bo[2], bo[3]]);
-                            let bq = ldmatrix_x4_trans(sq + at);
-                            E::mma(&mut r_dk[2 * np as usize], r_ds[ks as usize], [bq[0], bq[1]]);
-                            E::mma(&mut r_dk[2 * np as usize + 1], r_ds[ks as usize], [bq[2], bq[3]]);
+                            if !DQ {
+                                let bq = ldmatrix_x4_trans(sq + at);
+                                E::mma(&mut r_dk[2 * np as usize], r_ds[ks as usize], [bq[0], bq[1]]);
+                                E::mma(&mut r_dk[2 * np as usize + 1], r_ds[ks as usize], [bq[2], bq[3]]);
+                            }
                         }
                     });
                 });
-                // Every warp is done with this stage's Q and dO (and, with DQ, has written its dSᵀ) before
-                // the dQ products read dSᵀ and before the next tile's copy refills the stage.
+                // b1: every warp has written its dSᵀ before the dQ products read it. b2: every warp is done
+                // with this stage's Q and dO before the next tile's copy refills the stage.
                 sync_threads();
                 if DQ {
                     // dQ += dS · K: warp w takes query rows 16·(w % 4).. and columns (w / 4)·D/2..; dS's A
@@ -301,20 +317,29 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
                             }
                         });
                     });
+                    // dK's products with dQ's reductions spread among them, FA2's way: all 32 (D = 128; 16 at
+                    // D = 64) issued back to back filled the LSU's queue and stalled the warps (session 68:
+                    // 0.88–0.92× b1's time so). Iteration k = ks·(D/16) + np issues reduction k = (hh·(D/16) +
+                    // nt)·2 + j — as many iterations as reductions.
                     let (m0, c0) = (16 * (warp % 4), (warp / 4) * (D / 2));
                     let acc = dq_acc.add(qbase + h as usize * dims.q_head as usize);
-                    unroll2!(hh => {
-                        let row = qt * BWD_BQ + m0 + g + 8 * hh;
-                        if row < q_len {
-                            let r = acc.add(row as usize * dims.q_tok as usize);
-                            unroll8!(nt => {
-                                if nt < D / 16 {
-                                    let col = (c0 + 8 * nt + 2 * t) as usize;
-                                    red_add_relaxed_gpu_f32(r.add(col), dq[nt as usize][(2 * hh) as usize]);
-                                    red_add_relaxed_gpu_f32(r.add(col + 1), dq[nt as usize][(2 * hh + 1) as usize]);
+                    let rows = [qt * BWD_BQ + m0 + g, qt * BWD_BQ + m0 + g + 8];
+                    let rp = [acc.add(rows[0] as usize * dims.q_tok as usize), acc.add(rows[1] as usize * dims.q_tok as usize)];
+                    unroll4!(ks => {
+                        unroll8!(np => {
+                            if np < D / 16 {
+                                let at = (b.qt ^ xor::<D>(np)) + (np / 4) * COL64 + ks * row16;
+                                let bq = ldmatrix_x4_trans(sq + at);
+                                let k = ks * (D / 16) + np;
+                                let (hh, nt, j) = (k / (2 * (D / 16)), (k / 2) % (D / 16), k % 2);
+                                if rows[hh as usize] < q_len {
+                                    let col = (c0 + 8 * nt + 2 * t + j) as usize;
+                                    red_add_relaxed_gpu_f32(rp[hh as usize].add(col), dq[nt as usize][(2 * hh + j) as usize]);
                                 }
-                            });
-                        }
+                                E::mma(&mut r_dk[2 * np as usize], r_ds[ks as usize], [bq[0], bq[1]]);
+                                E::mma(&mut r_dk[2 * np as usize + 1], r_ds[ks as usize], [bq[2], bq[3]]);
+                            }
+                        });
                     });
                 }
             }

@@ -16,7 +16,8 @@
 //!    - `dPᵀ = V · dOᵀ`, `dSᵀ = Pᵀ ∘ (dPᵀ − D)`;
 //!    - `dV += Pᵀ · dO`, `dK += dSᵀ · Q` (dO and Q as `.trans` B fragments);
 //!    - dSᵀ to shared memory, a barrier, then `dQ += dS · K` (dS read `.trans`): each warp 16 query
-//!      rows × half of D, added to the f32 accumulator with `red.global.add.f32` (FA2's `dq_accum`).
+//!      rows × half of D, added to the f32 accumulator with `red.global.add.f32` (FA2's `dq_accum`),
+//!      one reduction among each step of the dK products, which come last (session 68, FA2's order).
 //!    Q, dO and the two row statistics of the next tile stream in (`cp.async`, 2 stages) while this
 //!    one computes; two block barriers per tile.
 //! 3. [`attn_bwd_dq_bf16`]: dQ = scale · accumulator, rounded to the element type.
@@ -42,6 +43,12 @@
 //! 0.58–0.68× torch's FA2 backward**, 0.30–0.42× cuDNN's — the prediction missed by ~30%. `ncu`: shared
 //! memory bound (L1 69%, SM 30%): 184 `ldmatrix.x4` per warp and tile for 320 `mma` (every warp reads the
 //! whole Q and dO tiles twice); the attention README's backward section counts it.
+//!
+//! Session 68 (`results/2026-11-30-h200-session68`): without its reductions b1 took 0.74× its time, and
+//! `ncu` showed its warps stalled on the LSU queue (LG throttle 1.72 cycles an instruction; FA2's 0.01)
+//! with all 32 reductions a thread issued back to back. The hypothesis (no number was written down before
+//! the run): spread one per dK step, they drain under the `mma`s. Measured (2 processes): **0.91–0.92× at D = 128, 0.88–0.89×
+//! at D = 64** (v2 reductions, FA2's order alone and staggered walks had each measured 0.99–1.01×).
 use super::fa2_backward::{backward, convert_dq, prep};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::BackwardDims as Dims;
