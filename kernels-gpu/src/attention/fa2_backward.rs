@@ -324,7 +324,8 @@ pub(super) unsafe fn backward<E: Elem16, const D: u32, const DQ: bool>(q: *const
                     let (m0, c0) = (16 * (warp % 4), (warp / 4) * (D / 2));
                     let acc = dq_acc.add(qbase + h as usize * dims.q_head as usize);
                     let rows = [qt * BWD_BQ + m0 + g, qt * BWD_BQ + m0 + g + 8];
-                    let rp = [acc.add(rows[0] as usize * dims.q_tok as usize), acc.add(rows[1] as usize * dims.q_tok as usize)];
+                    // `wrapping_add`: a row past q_len may lie past the accumulator; its address is formed, never used.
+                    let rp = [acc.wrapping_add(rows[0] as usize * dims.q_tok as usize), acc.wrapping_add(rows[1] as usize * dims.q_tok as usize)];
                     unroll4!(ks => {
                         unroll8!(np => {
                             if np < D / 16 {
