@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/tests
 cargo build --release -p kernel-lab-bench --bins
 cp target/release/kernel-lab .carry/
-for t in backward; do cp "$(scripts/test-exe.sh kernel-lab-bench $t)" .carry/tests/$t; done
+for t in ${CARRY_TESTS:-backward}; do cp "$(scripts/test-exe.sh kernel-lab-bench $t)" .carry/tests/$t; done
 strip .carry/kernel-lab .carry/tests/* 2>/dev/null || true
 { git rev-parse --short=12 HEAD; git status --porcelain | grep -q . && echo dirty; } > .carry/COMMIT || true
 xz -9 -T2 .carry/kernel-lab .carry/tests/*

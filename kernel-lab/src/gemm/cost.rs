@@ -60,7 +60,7 @@ const BK: u64 = 64;
 /// GPU of `sms` SMs, `blocks_per_sm` the decode split-K target, `h8_resident` how many clusters of each
 /// h8 size fit at once. `None` where the grid cannot be formed (no cluster of that size fits).
 pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Option<Schedule> {
-    use layout::hopper::tma_hgemm::{H8_CLUSTERS, persistent_splits, stream_k_tail};
+    use layout::hopper::tma_hgemm::{H8_CLUSTERS, stream_k_tail};
     let (rows, cols) = step.grid.tile();
     let (m, n, k) = (s.m as u64, s.n as u64, s.k as u64);
     let (tm, tn) = (m.div_ceil(rows as u64), n.div_ceil(cols as u64));
@@ -83,7 +83,7 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
             (rounds * (k_split as u64).div_ceil(BK), rounds, partials(splits), splits)
         }
         Grid::PersistentSplitK { rows, cols, .. } => {
-            let splits = persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, rows, cols).max(1) as u64;
+            let splits = super::shape::persistent_split_count(s.m as u32, s.n as u32, s.k as u32, sms, rows, cols).max(1) as u64;
             let units = tiles * splits;
             let rounds = units.div_ceil(units.min(sms64));
             (rounds * kb.div_ceil(splits), rounds, partials(splits), splits)

@@ -238,14 +238,14 @@ fn launch_tma(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid
             Args::TmaABC => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &maps.c.dev, &m, &n, &k) },
             Args::TmaSplitK | Args::TmaSplitKC | Args::TmaSplitKCRows | Args::TmaSplitKCPointers => {
                 let (rows, cols) = step.grid.tile();
-                let splits = layout::hopper::tma_hgemm::persistent_splits(m, n, k, gpu.info.sms, rows, cols);
+                let splits = super::shape::persistent_split_count(m, n, k, gpu.info.sms, rows, cols);
                 let (tiles_m, tiles_n) = (m.div_ceil(rows) as usize, n.div_ceil(cols) as usize);
                 self.with_split_k_ws(gpu, true, splits as usize * tiles_m * rows as usize * tiles_n * cols as usize, tiles_m * tiles_n, |ws, count| {
                     // SAFETY: `hgemm_tma_v7` / `hgemm_decode_v3(tmap_a, tmap_b, c, ws, count, m, n, k, splits)`:
                     // maps as above (A's box `rows` high: the step's tile), C by pointer (length checked by
                     // `launch`), `ws` ≥ splits · (rows·tiles_m) · (cols·tiles_n) f32, `count` one counter per
                     // tile, zero (reset by each tile's last CTA; d2 leaves its counters zero too), `splits`
-                    // from the same `persistent_splits` as the grid (1..=16).
+                    // from the same `persistent_split_count` as the grid (1..=16).
                     if matches!(step.args, Args::TmaSplitKC | Args::TmaSplitKCRows) {
                         // SAFETY: as stated above the branch; `hgemm_decode_v7` also takes C's map (after B's), encoded for
                         // this very `c` with 64×64 boxes (d21: `rows` × 64, `c_rows`; the cache key holds its pointer, shape
