@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The carry for scripts/gpu-backward.sh: the suite binary and the backward GPU test binary,
+# The carry for scripts/gpu-backward.sh: the suite binary and the backward GPU test binary (CARRY_TESTS: other test names),
 # stripped and xz-compressed into .carry/.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -12,10 +12,15 @@
 //! tile adds, and the fraction of the copy bandwidth its loads reach — and two of the GPU, the copy
 //! bandwidth and the most shared-memory fill traffic any calibrated launch sustained:
 //!
-//! `t = fixed + max(kblocks·kblock + tiles·tile + split_work·split, dram_bytes / (mem_eff·copy), l2_bytes / l2)`,
+//! `work = kblocks·kblock + tiles·tile + split_work·split`, `dram = bytes / (mem_eff·copy)`, `l2 = l2_bytes / l2`;
+//! over `r` rounds whose last keeps a fraction `f` of the CTAs busy (`w = r − 1 + f` full rounds of traffic):
 //!
-//! the busiest SM's rounds, the DRAM traffic, or the L2's, whichever is longest. Padded shapes (K or N
-//! off 8) add the three staging copies at copy bandwidth.
+//! `t = fixed + (r − 1)·max(work/r, dram/w, l2/w) + max(work/r, f·dram/w, f·l2/w)`,
+//!
+//! each round the busiest CTA's work or the round's share of the DRAM (or L2) traffic, whichever is
+//! longer — with every round full (or one round) simply the longest of the three totals; a thin last
+//! round costs a whole CTA's work while few SMs stream (session 69). Padded shapes (K or N off 8) add
+//! the three staging copies at copy bandwidth.
 //!
 //! **The constants** are measured on the GPU in hand ([`calibrate`](super::calibrate::calibrate), `kernel-lab calibrate`: each
 //! configuration timed on a handful of shapes designed from its own tile and the SM count — one round
@@ -51,6 +56,10 @@ pub struct Schedule {
     /// The busiest CTA's tiles times their extra splits, `tiles · (splits − 1)`: what the sums across
     /// splits cost it (the partials' round trip, the counters, the last split's reduction).
     pub split_work: f64,
+    /// Rounds of units over the CTAs that run at once (the busiest CTA's units; 1 for stream-K).
+    pub rounds: f64,
+    /// The fraction of those CTAs busy in the last round (1: every round full).
+    pub last_busy: f64,
 }
 
 /// The K depth of one block of every step.
@@ -70,23 +79,35 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
     let base_bytes = 2.0 * (m * k + k * n + m * n) as f64;
     let partials = |splits: u64| if splits > 1 { 2.0 * 4.0 * (splits * tiles * rows as u64 * cols as u64) as f64 } else { 0.0 };
     let l2_bytes = (tiles * kb) as f64 * (BK * 2 * ((rows as u64).min(m) + (cols as u64).min(n))) as f64;
-    let (kblocks, done, extra, splits) = match step.grid {
+    // `units` spread over `slots` CTAs at a time: the rounds, and the fraction of the slots the last one keeps busy.
+    let busy = |units: u64, slots: u64| {
+        let slots = slots.max(1);
+        let rounds = units.div_ceil(slots).max(1);
+        (rounds, (units - (rounds - 1) * slots).min(slots) as f64 / slots as f64)
+    };
+    let (kblocks, done, extra, splits, waves) = match step.grid {
         Grid::Tiles { .. } => {
             let rounds = tiles.div_ceil(sms64);
-            (rounds * kb, rounds, 0.0, 1)
+            (rounds * kb, rounds, 0.0, 1, busy(tiles, sms64))
         }
         Grid::SplitK { .. } | Grid::TilesSplitK { .. } => {
             let (splits, k_split) = step.split_k(s.m as u32, s.n as u32, s.k as u32, sms, blocks_per_sm);
             let splits = splits.max(1) as u64;
             let slots = sms64 * blocks_per_sm.max(1) as u64;
             let rounds = (tiles * splits).div_ceil(slots);
-            (rounds * (k_split as u64).div_ceil(BK), rounds, partials(splits), splits)
+            (rounds * (k_split as u64).div_ceil(BK), rounds, partials(splits), splits, busy(tiles * splits, slots))
         }
-        Grid::PersistentSplitK { rows, cols, .. } => {
+        Grid::PersistentSplitK { rows, cols, cluster } => {
             let splits = super::shape::persistent_split_count(s.m as u32, s.n as u32, s.k as u32, sms, rows, cols).max(1) as u64;
-            let units = tiles * splits;
-            let rounds = units.div_ceil(units.min(sms64));
-            (rounds * kb.div_ceil(splits), rounds, partials(splits), splits)
+            // With clusters (d8, d22) a unit is a cluster tile of `cluster` vertically adjacent tiles, and
+            // ⌊SMs / cluster⌋ of them run at once (`Shape::grid`): 11 × 6 tiles in clusters of 2 are 72
+            // units of 2 CTAs for 66 slots, two rounds (session 69: d22r96 at 1024×768×3072 ran 24 µs,
+            // predicted 14 from 132 units in one round).
+            let c = cluster.max(1) as u64;
+            let units = tm.div_ceil(c) * tn * splits;
+            let ctas = units.min((sms64 / c).max(1));
+            let rounds = units.div_ceil(ctas);
+            (rounds * kb.div_ceil(splits), rounds, partials(splits), splits, busy(units, ctas))
         }
         Grid::Persistent { .. } => {
             let ctas = tiles.min(sms64);
@@ -94,10 +115,10 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
             if tail > 0 {
                 // Stream-K: the full waves, then the tail's K blocks spread over every CTA.
                 let full = tiles / ctas;
-                (full * kb + (tail * kb).div_ceil(ctas), full + 1, 2.0 * 4.0 * (ctas * (rows * cols) as u64) as f64, 1)
+                (full * kb + (tail * kb).div_ceil(ctas), full + 1, 2.0 * 4.0 * (ctas * (rows * cols) as u64) as f64, 1, (1, 1.0))
             } else {
                 let rounds = tiles.div_ceil(ctas);
-                (rounds * kb, rounds, 0.0, 1)
+                (rounds * kb, rounds, 0.0, 1, busy(tiles, ctas))
             }
         }
         Grid::ClusterSplitK { cluster, .. } => {
@@ -107,10 +128,12 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
                 return None;
             }
             let rounds = tiles.div_ceil(resident);
-            (rounds * kb.div_ceil(cluster as u64), rounds, 0.0, cluster as u64)
+            (rounds * kb.div_ceil(cluster as u64), rounds, 0.0, cluster as u64, busy(tiles, resident))
         }
     };
-    Some(Schedule { kblocks: kblocks as f64, tiles: done as f64, l2_bytes, bytes: base_bytes + extra, splits: splits as u32, split_work: (done * (splits - 1)) as f64 })
+    let (rounds, last_busy) = waves;
+    Some(Schedule { kblocks: kblocks as f64, tiles: done as f64, l2_bytes, bytes: base_bytes + extra, splits: splits as u32, split_work: (done * (splits - 1)) as f64,
+                    rounds: rounds as f64, last_busy })
 }
 
 /// One configuration's measured constants (see the module doc), µs and a fraction.
@@ -131,12 +154,22 @@ pub struct StepCost {
 }
 
 impl StepCost {
-    /// Predicted µs of a launch with schedule `sch` at `copy_gbps` DRAM and `l2_gbps` L2 bandwidth (GB/s).
+    /// Predicted µs of a launch with schedule `sch` at `copy_gbps` DRAM and `l2_gbps` L2 bandwidth (GB/s):
+    /// round by round, the longer of the busiest CTA's work in the round and the round's share of the
+    /// DRAM (and L2) traffic. The full rounds share the traffic equally; a last round with only a
+    /// fraction `f` of the CTAs busy moves `f` of a full round's bytes but still takes a whole CTA's
+    /// work — there fewer SMs stream than the DRAM could feed (session 69: d16 at 32×12288×4096,
+    /// 192 tiles on 132 SMs, measured 33.5 µs; predicted 29.0 from the totals, 33.3 by rounds).
     pub fn predict(&self, sch: &Schedule, copy_gbps: f64, l2_gbps: f64) -> f64 {
         let compute = sch.kblocks * self.kblock_us + sch.tiles * self.tile_us + sch.split_work * self.split_us;
         let memory = sch.bytes / (self.mem_eff.max(1e-3) * copy_gbps * 1e3);
         let l2 = if l2_gbps > 0.0 { sch.l2_bytes / (l2_gbps * 1e3) } else { 0.0 };
-        self.fixed_us + compute.max(memory).max(l2)
+        let rounds = sch.rounds.max(1.0);
+        let f = sch.last_busy.clamp(1e-6, 1.0);
+        // Traffic in units of a full round: (rounds − 1) full ones and the last's fraction.
+        let full = rounds - 1.0 + f;
+        let (c, m, l) = (compute / rounds, memory / full, l2 / full);
+        self.fixed_us + (rounds - 1.0) * c.max(m).max(l) + c.max(f * m).max(f * l)
     }
 }
 
@@ -474,6 +507,30 @@ mod tests {
         // d15 (16-row activation box) at M = 1: the box holds one row.
         let d15 = schedule(&steps::D15, shape(1, 4096, 4096), 132, 1, R).unwrap();
         assert_eq!(d15.l2_bytes, 64.0 * 64.0 * 128.0 * (1.0 + 64.0));
+    }
+
+    /// Round by round: one round (or every round full) predicts the longer of the totals, as before;
+    /// a partial last round adds a whole CTA's work though it moves fewer bytes (d16 at 32×12288×4096:
+    /// 192 tiles over 132 SMs, measured 33.5 µs in session 69).
+    #[test]
+    fn a_partial_last_round_costs_a_whole_round_of_work() {
+        let c = StepCost { step: "d16".into(), fixed_us: 3.614, kblock_us: 0.16152, tile_us: 1.8861, split_us: 1.572, mem_eff: 0.941 };
+        let totals = |sch: &Schedule| {
+            let compute = sch.kblocks * c.kblock_us + sch.tiles * c.tile_us + sch.split_work * c.split_us;
+            c.fixed_us + compute.max(sch.bytes / (c.mem_eff * 4249.9e3))
+        };
+        let sch = schedule(&steps::D16, shape(32, 12288, 4096), 132, 1, R).unwrap();
+        assert_eq!((sch.rounds, sch.tiles), (2.0, 2.0));
+        assert!((sch.last_busy - 60.0 / 132.0).abs() < 1e-9, "{}", sch.last_busy);
+        let t = c.predict(&sch, 4249.9, 0.0);
+        assert!((32.5..34.0).contains(&t), "{t:.2} µs");
+        assert!(t > totals(&sch) + 3.0, "{t:.2} against {:.2}", totals(&sch));
+        // One round, and two full ones: the totals.
+        for s in [shape(32, 4096, 4096), shape(32, 64 * 264, 4096)] {
+            let sch = schedule(&steps::D16, s, 132, 1, R).unwrap();
+            assert_eq!(sch.last_busy, 1.0, "{s}");
+            assert!((c.predict(&sch, 4249.9, 0.0) - totals(&sch)).abs() < 1e-9, "{s}");
+        }
     }
 
     /// Properties of the model with any positive constants: never a configuration that cannot run the

@@ -87,16 +87,14 @@ impl Shape {
 
 /// The K splits of a persistent split-K step (`Grid::PersistentSplitK`, tiles `rows × cols`) on
 /// `m × n × k` with `sms` SMs: what its grid, its launch and the cost model's schedule all use.
-/// [`persistent_splits`](layout::hopper::tma_hgemm::persistent_splits), or the rule
-/// `KERNEL_LAB_TMA_SPLITS` names (sweeping only: [`tuning::tma_splits`](crate::runtime::tuning::tma_splits)).
+/// [`persistent_splits`](layout::hopper::tma_hgemm::persistent_splits), or the fixed count
+/// `KERNEL_LAB_TMA_SPLITS` names (sweeping only: [`tuning::tma_fixed_splits`](crate::runtime::tuning::tma_fixed_splits)).
 /// Always 1 ..= 16 with no split empty.
 pub fn persistent_split_count(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32) -> u32 {
-    use crate::runtime::tuning::TmaSplits;
-    use layout::hopper::tma_hgemm::{BK, H7_MAX_SPLITS, balanced_splits, persistent_splits};
-    match crate::runtime::tuning::tma_splits() {
-        None | Some(TmaSplits::Floor) => persistent_splits(m, n, k, sms, rows, cols),
-        Some(TmaSplits::Balanced) => balanced_splits(m, n, k, sms, rows, cols),
-        Some(TmaSplits::Fixed(s)) => {
+    use layout::hopper::tma_hgemm::{BK, H7_MAX_SPLITS, persistent_splits};
+    match crate::runtime::tuning::tma_fixed_splits() {
+        None => persistent_splits(m, n, k, sms, rows, cols),
+        Some(s) => {
             let kt = k.div_ceil(BK).max(1);
             let s = s.clamp(1, H7_MAX_SPLITS).min(kt);
             kt.div_ceil(kt.div_ceil(s))

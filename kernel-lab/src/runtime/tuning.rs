@@ -114,32 +114,17 @@ pub fn fp8_clusters(max_active: u32) -> u32 {
     cap.map_or(max_active, |c| c.min(max_active))
 }
 
-/// How the persistent split-K steps (`Grid::PersistentSplitK`: d3, d7, d8, d10, d19, d21, d22, h7)
-/// split K: [`layout::hopper::tma_hgemm::persistent_splits`] (`Floor`, ⌊SMs / tiles⌋),
-/// [`layout::hopper::tma_hgemm::balanced_splits`] (`Balanced`), or a fixed count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TmaSplits {
-    /// ⌊SMs / tiles⌋, at least 2 K tiles a split.
-    Floor,
-    /// The count whose busiest CTA runs the fewest K blocks.
-    Balanced,
-    /// This many (1 to 16; fewer where K has fewer tiles to give each split one).
-    Fixed(u32),
-}
-
-/// For sweeping only: `KERNEL_LAB_TMA_SPLITS=floor|balanced|N` (N 1 to 16) replaces the split rule of
-/// every persistent split-K step; unset (or unreadable), `None`: the library's own rule.
-pub fn tma_splits() -> Option<TmaSplits> {
-    static S: std::sync::OnceLock<Option<TmaSplits>> = std::sync::OnceLock::new();
+/// For sweeping only: `KERNEL_LAB_TMA_SPLITS=N` (1 to 16) gives every persistent split-K step
+/// (`Grid::PersistentSplitK`: d3, d7, d8, d10, d19, d21, d22, h7) N splits of K (fewer where K has too
+/// few tiles to give each one); unset (or unreadable), `None`: the library's rule,
+/// [`layout::hopper::tma_hgemm::persistent_splits`]. Session 69 swept it (the hgemm README).
+pub fn tma_fixed_splits() -> Option<u32> {
+    static S: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
     *S.get_or_init(|| parse_tma_splits(std::env::var("KERNEL_LAB_TMA_SPLITS").ok().as_deref()))
 }
 
-fn parse_tma_splits(v: Option<&str>) -> Option<TmaSplits> {
-    match v?.trim() {
-        "floor" => Some(TmaSplits::Floor),
-        "balanced" => Some(TmaSplits::Balanced),
-        x => x.parse().ok().filter(|s| (1..=16).contains(s)).map(TmaSplits::Fixed),
-    }
+fn parse_tma_splits(v: Option<&str>) -> Option<u32> {
+    v?.trim().parse().ok().filter(|s| (1..=16).contains(s))
 }
 
 #[cfg(test)]
@@ -177,12 +162,12 @@ mod tests {
     }
 
     #[test]
-    fn the_tma_splits_knob_parses() {
-        assert_eq!(parse_tma_splits(Some("floor")), Some(TmaSplits::Floor));
-        assert_eq!(parse_tma_splits(Some(" balanced")), Some(TmaSplits::Balanced));
-        assert_eq!(parse_tma_splits(Some("3")), Some(TmaSplits::Fixed(3)));
+    fn the_tma_splits_knob_takes_1_to_16() {
+        assert_eq!(parse_tma_splits(Some(" 3")), Some(3));
+        assert_eq!(parse_tma_splits(Some("16")), Some(16));
         assert_eq!(parse_tma_splits(Some("17")), None);
         assert_eq!(parse_tma_splits(Some("0")), None);
+        assert_eq!(parse_tma_splits(Some("balanced")), None);
         assert_eq!(parse_tma_splits(None), None);
     }
 }

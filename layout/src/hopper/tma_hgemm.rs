@@ -193,50 +193,6 @@ pub const fn persistent_splits(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols
     if kt == 0 { 1 } else { kt.div_ceil(kt.div_ceil(s)) }
 }
 
-/// K blocks a split tile costs the busiest CTA beyond its own K blocks in [`balanced_splits`]: its
-/// f32 partial written and the last split's reads (a 64 × 128 partial is 32 KiB, a K block of the
-/// decode tiles 24 KiB), counted once per unit a CTA runs.
-pub const SPLIT_UNIT_KBLOCKS: u32 = 2;
-
-/// Splits of K for a persistent split-K step that even out the SMs' work where [`persistent_splits`]
-/// leaves some idle: among `s = 1 ..= min(16, ⌈k/64⌉ / 2)` (no split empty), the one whose busiest CTA
-/// runs the fewest K blocks,
-///
-/// ```text
-/// units = tiles · s;  rounds = ⌈units / min(units, sms)⌉;  cost(s) = rounds · (⌈kt / s⌉ + [s > 1] · SPLIT_UNIT_KBLOCKS)
-/// ```
-///
-/// the fewest splits on a tie. Unlike [`persistent_splits`] (`⌊sms / tiles⌋`), it also splits when the
-/// tiles fill more than half the SMs but less than all (86 tiles on 132 SMs: 3 splits, 258 units in
-/// 2 rounds of 22 K blocks, where one split runs 64 on 86 SMs).
-pub const fn balanced_splits(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32) -> u32 {
-    let tiles = m.div_ceil(rows) * n.div_ceil(cols);
-    let kt = k.div_ceil(BK);
-    if tiles == 0 || kt == 0 || sms == 0 {
-        return 1;
-    }
-    let mut most = kt / 2;
-    if most > H7_MAX_SPLITS {
-        most = H7_MAX_SPLITS;
-    }
-    let (mut best, mut best_cost) = (1, u64::MAX);
-    let mut s = 1;
-    while s <= most || s == 1 {
-        let s_eff = kt.div_ceil(kt.div_ceil(s)); // the splits that cover K with none empty
-        let units = tiles as u64 * s_eff as u64;
-        let ctas = if units < sms as u64 { units } else { sms as u64 };
-        let rounds = units.div_ceil(ctas);
-        let per_unit = kt.div_ceil(s_eff) as u64 + if s_eff > 1 { SPLIT_UNIT_KBLOCKS as u64 } else { 0 };
-        let cost = rounds * per_unit;
-        if cost < best_cost {
-            best = s_eff;
-            best_cost = cost;
-        }
-        s += 1;
-    }
-    best
-}
-
 #[cfg(test)]
 mod h7_tests {
     use super::*;
@@ -253,23 +209,6 @@ mod h7_tests {
             }
         }
         assert_eq!(persistent_splits(128, 1408, 2048, 132, D19_ROWS, D3_COLS), 11, "11 tiles, 32 K tiles: 11 splits of 3, not 12");
-    }
-
-    #[test]
-    fn balanced_splits_even_out_the_rounds() {
-        for kt in 1..300u32 {
-            for tiles in 1..300u32 {
-                let s = balanced_splits(64, tiles * 128, kt * BK, 132, 64, 128);
-                assert!((1..=H7_MAX_SPLITS).contains(&s), "kt {kt} tiles {tiles}: {s}");
-                assert!((s - 1) * kt.div_ceil(s) < kt, "kt {kt} tiles {tiles}: split {} starts past K", s - 1);
-                assert!(s == 1 || 2 * s <= kt, "kt {kt} tiles {tiles}: {s} splits of fewer than 2 K tiles");
-            }
-        }
-        assert_eq!(balanced_splits(64, 11008, 4096, 132, 64, 128), 3, "86 tiles: 258 units in 2 rounds of 22");
-        assert_eq!(balanced_splits(32, 4096, 14336, 132, 64, 128), 4, "32 tiles: persistent_splits' 4");
-        assert_eq!(balanced_splits(64, 128 * 132, 4096, 132, 64, 128), 1, "a full wave: no split");
-        assert_eq!(balanced_splits(64, 128 * 264, 4096, 132, 64, 128), 1, "two full waves: no split");
-        assert_eq!(balanced_splits(64, 4096, 64, 132, 64, 128), 1, "one K tile");
     }
 
     #[test]
