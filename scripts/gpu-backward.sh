@@ -2,10 +2,10 @@
 # Issue 50's backward steps (b1, b2, b3) on a GPU in one call: the backward GPU tests (plain and under
 # compute-sanitizer memcheck/racecheck), `kernel-lab backward` in REPS (default 3) processes (JSON each), each followed by
 # torch SDPA's backward on the same shapes (scripts/backward-torch-peer.py), and an ncu profile of one kernel (NCU_K, default b2's dQ kernel) at one
-# shape (NCU=0 skips it). Carry: scripts/backward-carry.sh. Everything lands in $OUT.
+# shape (NCU=0 skips it; TESTS=0 the plain tests). Carry: scripts/backward-carry.sh. Everything lands in $OUT.
 set -uo pipefail
 . scripts/device-log.sh "backward.txt"
-run $C/tests/backward --test-threads=1 --nocapture
+[ "${TESTS:-1}" = 1 ] && run $C/tests/backward --test-threads=1 --nocapture
 if [ "${SANITIZE:-1}" = 1 ]; then
   T=400 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/backward --test-threads=1 ${SAN_TESTS:-matches_the}
   T=400 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/tests/backward --test-threads=1 ${SAN_TESTS:-matches_the}
