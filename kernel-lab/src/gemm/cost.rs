@@ -19,7 +19,8 @@
 //!
 //! each round the busiest CTA's work or the round's share of the DRAM (or L2) traffic, whichever is
 //! longer — with every round full (or one round) simply the longest of the three totals; a thin last
-//! round costs a whole CTA's work while few SMs stream (session 69). Padded shapes (K or N off 8) add
+//! round costs a whole CTA's work while few SMs stream (session 69; the persistent grids only: the
+//! hardware-scheduled ones, several small CTAs an SM, keep the totals). Padded shapes (K or N off 8) add
 //! the three staging copies at copy bandwidth.
 //!
 //! **The constants** are measured on the GPU in hand ([`calibrate`](super::calibrate::calibrate), `kernel-lab calibrate`: each
@@ -86,16 +87,18 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
         (rounds, (units - (rounds - 1) * slots).min(slots) as f64 / slots as f64)
     };
     let (kblocks, done, extra, splits, waves) = match step.grid {
+        // The hardware-scheduled grids (several small CTAs an SM, each SM taking the next CTA as one ends)
+        // keep the totals: their last wave is not a whole CTA's work on few SMs (`waves` (1, 1.0)).
         Grid::Tiles { .. } => {
             let rounds = tiles.div_ceil(sms64);
-            (rounds * kb, rounds, 0.0, 1, busy(tiles, sms64))
+            (rounds * kb, rounds, 0.0, 1, (1, 1.0))
         }
         Grid::SplitK { .. } | Grid::TilesSplitK { .. } => {
             let (splits, k_split) = step.split_k(s.m as u32, s.n as u32, s.k as u32, sms, blocks_per_sm);
             let splits = splits.max(1) as u64;
             let slots = sms64 * blocks_per_sm.max(1) as u64;
             let rounds = (tiles * splits).div_ceil(slots);
-            (rounds * (k_split as u64).div_ceil(BK), rounds, partials(splits), splits, busy(tiles * splits, slots))
+            (rounds * (k_split as u64).div_ceil(BK), rounds, partials(splits), splits, (1, 1.0))
         }
         Grid::PersistentSplitK { rows, cols, cluster } => {
             let splits = super::shape::persistent_split_count(s.m as u32, s.n as u32, s.k as u32, sms, rows, cols).max(1) as u64;
@@ -159,7 +162,8 @@ impl StepCost {
     /// DRAM (and L2) traffic. The full rounds share the traffic equally; a last round with only a
     /// fraction `f` of the CTAs busy moves `f` of a full round's bytes but still takes a whole CTA's
     /// work — there fewer SMs stream than the DRAM could feed (session 69: d16 at 32×12288×4096,
-    /// 192 tiles on 132 SMs, measured 33.5 µs; predicted 29.0 from the totals, 33.3 by rounds).
+    /// 192 tiles on 132 SMs, measured 33.5 µs; predicted 29.0 from the totals, 33.3 by rounds). The
+    /// hardware-scheduled grids ([`schedule`] gives them one round, all busy) keep the totals.
     pub fn predict(&self, sch: &Schedule, copy_gbps: f64, l2_gbps: f64) -> f64 {
         let compute = sch.kblocks * self.kblock_us + sch.tiles * self.tile_us + sch.split_work * self.split_us;
         let memory = sch.bytes / (self.mem_eff.max(1e-3) * copy_gbps * 1e3);
@@ -525,6 +529,9 @@ mod tests {
         let t = c.predict(&sch, 4249.9, 0.0);
         assert!((32.5..34.0).contains(&t), "{t:.2} µs");
         assert!(t > totals(&sch) + 3.0, "{t:.2} against {:.2}", totals(&sch));
+        // d2's hardware-scheduled grid keeps the totals.
+        let d2 = schedule(&steps::D2, shape(1, 128256, 4096), 132, 4, R).unwrap();
+        assert_eq!((d2.rounds, d2.last_busy), (1.0, 1.0));
         // One round, and two full ones: the totals.
         for s in [shape(32, 4096, 4096), shape(32, 64 * 264, 4096)] {
             let sch = schedule(&steps::D16, s, 132, 1, R).unwrap();
