@@ -659,9 +659,9 @@ fn split_k_steps_stay_correct_in_any_order() {
     };
     let Some(gpu) = gpu_or_skip("split_k_steps_stay_correct_in_any_order") else { return };
     let seed = verify::fresh_seed();
-    // h7 and d3 (Hopper) share d2's partials workspace and counters.
-    let order = [&steps::hgemm::D2, &steps::hgemm::D1, &steps::hgemm::H7, &steps::hgemm::D3, &steps::hgemm::D2M64, &steps::hgemm::D1, &steps::hgemm::H7,
-                 &steps::hgemm::D3, &steps::hgemm::D2, &steps::hgemm::D1];
+    // h7, d3 and d25 (Hopper) share d2's partials workspace and counters.
+    let order = [&steps::hgemm::D2, &steps::hgemm::D1, &steps::hgemm::H7, &steps::hgemm::D3, &steps::hgemm::D25, &steps::hgemm::D2M64, &steps::hgemm::D1,
+                 &steps::hgemm::H7, &steps::hgemm::D25, &steps::hgemm::D3, &steps::hgemm::D2, &steps::hgemm::D1];
     for (m, n, k) in [(130, 264, 72), (300, 520, 192), (16, 512, 8192), (1, 4096, 4096), (200, 1024, 4096)] {
         let s = Shape::new(m, n, k).unwrap();
         let a = device_check::random::<u16>(&gpu, m * k, ElemKind::F16, Dist::Symmetric, seed ^ 3).unwrap();

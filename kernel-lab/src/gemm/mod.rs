@@ -223,6 +223,8 @@ pub struct RuleStep {
     pub tune_max_m: Option<usize>,
     /// The rule takes it only on a GPU without sm_90a (v10): not a candidate where the Hopper steps run.
     pub only_without_sm90a: bool,
+    /// The rules never return it; only the cost model picks it (d25), like h8's cluster sizes.
+    pub model_only: bool,
 }
 
 impl RuleStep {
@@ -237,18 +239,26 @@ impl RuleStep {
 }
 
 const fn rule_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<usize>) -> RuleStep {
-    RuleStep { f16, bf16: Some(bf16), tune_max_m, only_without_sm90a: false }
+    RuleStep { f16, bf16: Some(bf16), tune_max_m, only_without_sm90a: false, model_only: false }
 }
 
-/// Every step [`default_step`] can return (the CPU test `the_rule_returns_only_rule_steps` holds it to
+/// [`rule_step`] for a step only the cost model picks.
+const fn model_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<usize>) -> RuleStep {
+    RuleStep { model_only: true, ..rule_step(f16, bf16, tune_max_m) }
+}
+
+/// Every step [`default_step`] can return, and the cost model's own (`model_only`; the CPU test
+/// `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 31] = [
+pub const RULE_STEPS: [RuleStep; 32] = [
     rule_step(&steps::D24, &steps::D24_BF16, Some(4 * 16)),
     rule_step(&steps::D24M64, &steps::D24M64_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D24M128, &steps::D24M128_BF16, Some(4 * RAGGED_MAX_M)),
     rule_step(&steps::D15, &steps::D15_BF16, Some(4 * 16)),
     rule_step(&steps::D16, &steps::D16_BF16, Some(4 * DECODE_MAX_M)),
+    // The cost model's alone (d16 with K split where its tiles leave SMs idle; session 69).
+    model_step(&steps::D25, &steps::D25_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D4, &steps::D4_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D2, &steps::D2_BF16, Some(4 * 16)),
@@ -274,7 +284,7 @@ pub const RULE_STEPS: [RuleStep; 31] = [
     rule_step(&steps::H8[4], &steps::H8_BF16[4], None),
     rule_step(&steps::H8[5], &steps::H8_BF16[5], None),
     rule_step(&steps::H8[6], &steps::H8_BF16[6], None),
-    RuleStep { f16: &steps::V10, bf16: None, tune_max_m: None, only_without_sm90a: true },
+    RuleStep { f16: &steps::V10, bf16: None, tune_max_m: None, only_without_sm90a: true, model_only: false },
 ];
 
 /// Whether h10 is the step: its 128×256 tiles leave a partial last wave that h10 streams over every
@@ -953,7 +963,8 @@ mod tests {
         // And the list holds nothing the rule never returns (h8's cluster sizes 2..8 all count as one).
         for r in RULE_STEPS {
             let h8 = matches!(r.f16.grid, crate::steps::gemm::Grid::ClusterSplitK { .. });
-            assert!(h8 || seen.contains(r.f16.kernel.name), "{} is in RULE_STEPS but the rule never returns it", r.f16.kernel.step);
+            assert!(h8 || r.model_only || seen.contains(r.f16.kernel.name), "{} is in RULE_STEPS but the rule never returns it", r.f16.kernel.step);
+            assert!(!(r.model_only && seen.contains(r.f16.kernel.name)), "{} is marked model_only but the rule returns it", r.f16.kernel.step);
         }
     }
 

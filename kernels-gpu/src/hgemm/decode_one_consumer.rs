@@ -168,3 +168,135 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool,
         }
     }
 }
+
+/// The body of d25 for inputs and output of type `E`: d16's CTA on its tile (`Rows64`) — the PDL
+/// wait, a producer warpgroup and one consumer warpgroup, the first unit's first stages issued by thread
+/// 0 before the block barrier — walking (tile, split) units ([`Units`]: `splits` runs of K per tile,
+/// unit `u` split `u / tiles` of tile `u % tiles`). With one split a unit is d16's tile and is stored as
+/// d16 stores it. Otherwise each unit stores its f32 partial to its split's slice of `ws` (pair `p` of
+/// consumer thread `t` at `256·p + 2·t` of the tile's `D25_TILE_F32`: coalesced, and the same thread
+/// reads the same slots back), takes a ticket on the tile's counter, and the tile's last unit adds every
+/// split's slice in split order (deterministic; four splits' loads in flight at once) and stores C from the sums.
+///
+/// # Safety
+/// As [`hgemm_decode_v25`](super::decode_v25_split_one_consumer::hgemm_decode_v25): 256 threads,
+/// `D25_DYN_SMEM` bytes, a 1-D grid of at most `tiles · splits` CTAs; `ws` holds `splits · tiles ·
+/// D25_TILE_F32` f32 and `count` `tiles` counters, zero (each tile's last unit resets its counter).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32,
+                                                                                     count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
+    use super::decode_whole_k::Rows64 as T;
+    use super::split_k::{Units, last_split_of, reset_counter};
+    use crate::prim::global::ld_global_cg_u64;
+    use crate::util::unroll::unroll16;
+    use layout::hopper::tma_hgemm::D25_TILE_F32;
+    // d16's ring (`OneConsumerTile` for `Rows64` lives in d16's step file, outside the FP8 and attention builds).
+    let (rows, stages, stage_bytes) = (<T as SwappedTile<E>>::ROWS, layout::hopper::tma_hgemm::D4_STAGES, <T as SwappedTile<E>>::STAGE_BYTES);
+    crate::prim::sync::griddepcontrol_launch_dependents();
+    crate::prim::sync::griddepcontrol_wait();
+    // SAFETY: the producer and the consumer walk the same units and K tiles (`g.unit`), so ring
+    // indices agree; each stage use is consumed and released by the consumer's 4 warps. The first
+    // `early` stages of this CTA's first unit are issued by thread 0 (the producer thread) after it
+    // initialized and fenced the barriers and before anyone else uses them; they are the stages the
+    // producer loop would have issued first (running indices 0 .. early, all on their first use), and
+    // the loop skips them. C addresses are checked by `T::store`; a partial's slots lie inside its
+    // split's slice (tile < tiles, 256·15 + 2·127 + 1 < D25_TILE_F32); the last-unit protocol is d3's
+    // (fence, named barrier 3 over the 128 consumer threads, acq_rel ticket, flag read after a second
+    // barrier, L2 loads of splits below `splits` only), the flag in the ring's extra word.
+    unsafe {
+        warp_specialized! {
+            consumers: 1, registers: (40, 232), first: {
+                if u0 < g.units {
+                    let (tm, tn, _, kt0, _) = g.unit(u0);
+                    let mut i = 0;
+                    while i < early {
+                        let (s_stage, full, _, _) = ring.at(i);
+                        <T as SwappedTile<E>>::issue(s_stage, full, tmap_a, tmap_b, m, tm * rows, tn * COLS, kt0 + i);
+                        i += 1;
+                    }
+                }
+            };
+            ring: let (ring, s_flag) = (stages, stage_bytes, 16);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let g = Units::new(m.div_ceil(rows), n.div_ceil(COLS), k, BK, splits);
+                let u0 = block_idx_x();
+                let early = if u0 < g.units {
+                    let (_, _, _, kt0, kt1) = g.unit(u0);
+                    if kt1 - kt0 < stages { kt1 - kt0 } else { stages }
+                } else {
+                    0
+                };
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let (mut it, mut skip) = (early, early); // the first unit's first stages are in flight
+                let mut u = u0;
+                while u < g.units {
+                    let (tm, tn, _, kt0, kt1) = g.unit(u);
+                    let mut kt = kt0 + skip;
+                    while kt < kt1 {
+                        let (s_stage, full, _, _) = ring.at(it);
+                        ring.wait_empty(it);
+                        <T as SwappedTile<E>>::issue(s_stage, full, tmap_a, tmap_b, m, tm * rows, tn * COLS, kt);
+                        it += 1;
+                        kt += 1;
+                    }
+                    skip = 0;
+                    u += grid_dim_x();
+                }
+            }
+            consumer(_mh): {
+                let (warp, lane) = ((tid / 32) % 4, lane_id());
+                let slice_len = (g.tiles * D25_TILE_F32) as usize;
+                let mut it = 0u32;
+                let mut u = u0;
+                while u < g.units {
+                    let (tm, tn, split, kt0, kt1) = g.unit(u);
+                    let r_acc: [f32; 32] = consume::<E, [f32; 32], 1>(ring, &mut it, kt1 - kt0, 0); // d16's K loop: weight box 0, one consumer
+                    if g.splits == 1 {
+                        <T as SwappedTile<E>>::store(&r_acc, g_c, m, n, tm * rows, tn * COLS, warp, lane);
+                    } else {
+                        let tile = tm * g.tiles_n + tn;
+                        let mine = tile as usize * D25_TILE_F32 as usize + 2 * (tid % 128) as usize;
+                        let slice = ws.add(split as usize * slice_len + mine);
+                        unroll16!(p => {
+                            let bits = (r_acc[2 * p as usize].to_bits() as u64) | (r_acc[2 * p as usize + 1].to_bits() as u64) << 32;
+                            *(slice.add(256 * p as usize) as *mut u64) = bits;
+                        });
+                        let counter = count.add(tile as usize);
+                        if last_split_of::<3, 128>(counter, g.splits, s_flag, tid, 128) {
+                            // Every pair's partials of four splits at a time loaded back to back, then
+                            // added in split order (as `sum_splits` adds): one L2 round trip per four
+                            // splits, not one per pair (16 pairs in turn cost d25 ~6 µs a tile).
+                            let mut sum = [0f32; 32];
+                            let mut c0 = 0;
+                            while c0 < g.splits {
+                                let mut v = [[0u64; 4]; 16];
+                                unroll16!(p => { unroll4!(j => {
+                                    if c0 + j < g.splits {
+                                        v[p as usize][j as usize] = ld_global_cg_u64(ws.add((c0 + j) as usize * slice_len + mine + 256 * p as usize) as *const u64);
+                                    }
+                                })});
+                                unroll16!(p => { unroll4!(j => {
+                                    sum[2 * p as usize] += f32::from_bits(v[p as usize][j as usize] as u32);
+                                    sum[2 * p as usize + 1] += f32::from_bits((v[p as usize][j as usize] >> 32) as u32);
+                                })});
+                                c0 += 4;
+                            }
+                            T::store_with::<E>(|p| (sum[2 * p as usize], sum[2 * p as usize + 1]), g_c, m, n, tm * rows, tn * COLS, warp, lane);
+                            if tid == 128 {
+                                reset_counter(counter);
+                            }
+                        }
+                        // The flag is rewritten by the next unit's ticket only after every consumer
+                        // thread has read it.
+                        crate::prim::sync::sync_named(3, 128);
+                    }
+                    u += grid_dim_x();
+                }
+            }
+        }
+    }
+}

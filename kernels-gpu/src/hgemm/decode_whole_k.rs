@@ -108,12 +108,28 @@ impl<E: Elem16> SwappedTile<E> for Rows64 {
     }
     #[inline(always)]
     unsafe fn store(r_acc: &[f32; 32], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { Rows64::store_with::<E>(|p| (r_acc[2 * p as usize], r_acc[2 * p as usize + 1]), g_c, m, n, row0, col0, warp, lane) }
+    }
+}
+
+impl Rows64 {
+    /// [`SwappedTile::store`] with accumulator pair `p` (elements `2p`, `2p + 1`) given by `pair(p)`, each
+    /// pair stored before the next is asked for (d25's last split sums the splits' partials pair by pair,
+    /// so their loads never all wait in registers at once).
+    ///
+    /// # Safety
+    /// As [`SwappedTile::store`].
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn store_with<E: Elem16>(mut pair: impl FnMut(u32) -> (f32, f32), g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
         let a_row0 = decode_a_box_row0(m, row0); // accumulator column r is row a_row0 + r
         unroll2!(h => { unroll8!(q => {
             let p = 8 * h + q;
             let (c, r) = place(warp, lane, p);
+            let (x, y) = pair(p);
             // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
-            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]) };
+            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, x, y) };
         })});
     }
 }

@@ -341,6 +341,14 @@ const _: () = assert!(D14_DYN_SMEM <= MAX_DYN_SMEM);
 pub const D16_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 0, 2);
 const _: () = assert!(D16_DYN_SMEM <= MAX_DYN_SMEM);
 
+/// Decode step d25 (`decode_v25_split_one_consumer.rs`): d16's CTA over (tile, split) units, K split by
+/// [`persistent_splits`] on its 64×64 tiles: d16's ring plus one 16-byte word for the last-CTA flag.
+pub const D25_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 16, 2);
+const _: () = assert!(D25_DYN_SMEM <= MAX_DYN_SMEM);
+/// f32 a d25 split partial holds for one 64×64 tile: 16 pairs for each of the consumer's 128 threads,
+/// stored pair `p` of thread `t` at `256·p + 2·t` (each pair a coalesced 8-byte store per warp).
+pub const D25_TILE_F32: u32 = 64 * 64;
+
 /// Decode-ladder step d7 (`decode_v7_tma_store.rs`): d3 with its C written through two 64×64 staging
 /// boxes ([`C_BOX`], one per consumer warpgroup) and TMA stores.
 ///
