@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 69 (issue 48): how the persistent split-K steps (d7, d19, …) split K. TESTS=1: the HGEMM
+# Session 69 (issue 48): how the persistent split-K steps (d7, d19, …) split K, and step d25. TESTS=1: the HGEMM
 # reference test under each split rule in MODES_TEST; then ROUNDS rounds of `--family hgemm --steps STEPS`
 # on SHAPES (a corpus tsv) under KERNEL_LAB_TMA_SPLITS = each of MODES (fixed counts; `floor` and `balanced`
 # were rules of a9272e1, where this script first ran; an unknown value now means the library's rule),
@@ -16,7 +16,7 @@ SH=${SHAPES:-}
 [ -n "$SH" ] && sizes=$(grep -v '^#' "$SH" | cut -f1 | paste -sd, -)
 if [ "${TESTS:-0}" = 1 ]; then
   for m in ${MODES_TEST:-balanced 5}; do
-    KERNEL_LAB_TMA_SPLITS=$m T=300 run $C/tests/gpu every_hgemm_step --test-threads=1; stamp "tests $m"
+    KERNEL_LAB_TMA_SPLITS=$m T=300 run $C/tests/gpu every_hgemm_step split_k_steps --test-threads=1; stamp "tests $m"
   done
 fi
 for i in $(seq 1 ${ROUNDS:-0}); do
@@ -48,5 +48,11 @@ for i in $(seq 1 ${ABROUNDS:-0}); do
     run $C/kl-$v --family gemm --dtype f16,bf16 --shapes-file "$AB_SHAPES" --json "$OUT/ab-$v-$i.json"
   done
   stamp "ab round $i"
+done
+# STEPS_ROUNDS=3 (with STEPS, e.g. d16,d25,d15): ROUNDS-like processes of `--family hgemm --steps STEPS` on SHAPES
+# against cuBLAS (session 69's d25 calls; TESTS=1 with MODES_TEST=default runs the split-K order test too).
+for i in $(seq 1 ${STEPS_ROUNDS:-0}); do
+  run $C/kernel-lab --family hgemm --dtype f16 --steps "$STEPS" --gemm-sizes "$sizes" --json "$OUT/d25-$i.json"
+  stamp "steps round $i"
 done
 grep -E "^==|^exit|^t\+|test result|FAILED|panicked" "$L" | head -80
