@@ -908,6 +908,15 @@ mod tests {
         // A few launches of a cluster-split Hopper step at 128×1536×1024 cost more than d16's whole-K tiles.
         let h200 = cost::CostModel::shipped("NVIDIA H200", 132);
         assert_eq!(entry_choice(&h200, shape(128, 1536, 1024), true, 132, R, Elem::F16).unwrap().label(), "d16");
+        // d25 (the model's alone): where few 64×64 tiles and deep K leave d16's SMs idle (session 69:
+        // 64×2048×8192 25.9 → 13.0 µs), not at shallow K, where the partials' round trip costs more
+        // (32×1536×1024: d25 0.88× d16), nor where the tiles fill the SMs (one split: d16's own work).
+        for (m, n, k) in [(64, 2048, 8192), (32, 4096, 14336), (57, 2304, 3584)] {
+            assert_eq!(entry_choice(&h200, shape(m, n, k), true, 132, R, Elem::Bf16).unwrap().label(), "d25-bf16", "{m}x{n}x{k}");
+        }
+        for (m, n, k) in [(32, 1536, 1024), (64, 3072, 1024), (64, 64 * 132, 4096)] {
+            assert_ne!(entry_choice(&h200, shape(m, n, k), true, 132, R, Elem::F16).unwrap().label(), "d25", "{m}x{n}x{k}");
+        }
     }
 
     #[test]
