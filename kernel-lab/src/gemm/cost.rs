@@ -508,6 +508,11 @@ mod tests {
         // h10 at 2048×11008×4096: 688 tiles = 5·132 + 28; the tail's 28·64 K blocks over 132 CTAs.
         let h10 = schedule(&steps::H10, shape(2048, 11008, 4096), 132, 1, R).unwrap();
         assert_eq!(h10.kblocks, 5.0 * 64.0 + (28.0f64 * 64.0 / 132.0).ceil());
+        // d22r96 (96×128 tiles in clusters of 2) at 1024×768×3072: 11 × 6 tiles, ⌊132/66⌋ = 2 splits; a unit
+        // is a cluster tile, ⌈11/2⌉ · 6 · 2 = 72 of them for 66 slots: two rounds, the second 6/66 busy.
+        let d22 = schedule(&steps::D22[1], shape(1024, 768, 3072), 132, 1, R).unwrap();
+        assert_eq!((d22.splits, d22.rounds), (2, 2.0));
+        assert!((d22.last_busy - 6.0 / 66.0).abs() < 1e-9, "{}", d22.last_busy);
         // d15 (16-row activation box) at M = 1: the box holds one row.
         let d15 = schedule(&steps::D15, shape(1, 4096, 4096), 132, 1, R).unwrap();
         assert_eq!(d15.l2_bytes, 64.0 * 64.0 * 128.0 * (1.0 + 64.0));
