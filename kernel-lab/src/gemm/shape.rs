@@ -91,14 +91,10 @@ impl Shape {
 /// `KERNEL_LAB_TMA_SPLITS` names (sweeping only: [`tuning::tma_fixed_splits`](crate::runtime::tuning::tma_fixed_splits)).
 /// Always 1 ..= 16 with no split empty.
 pub fn persistent_split_count(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32) -> u32 {
-    use layout::hopper::tma_hgemm::{BK, H7_MAX_SPLITS, persistent_splits};
+    use layout::hopper::tma_hgemm::{BK, H7_MAX_SPLITS, covering_splits, persistent_splits};
     match crate::runtime::tuning::tma_fixed_splits() {
         None => persistent_splits(m, n, k, sms, rows, cols),
-        Some(s) => {
-            let kt = k.div_ceil(BK).max(1);
-            let s = s.clamp(1, H7_MAX_SPLITS).min(kt);
-            kt.div_ceil(kt.div_ceil(s))
-        }
+        Some(s) => covering_splits(k.div_ceil(BK), s.min(H7_MAX_SPLITS)),
     }
 }
 

@@ -187,10 +187,14 @@ pub const fn persistent_splits(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols
     if s < 1 {
         return 1;
     }
-    // Every split gets K tiles: the kernels give split i the tiles from i·⌈kt/s⌉, so with s = 12 at
-    // kt = 32 (3 each) split 11 would start at 33, past K; ⌈kt / ⌈kt/s⌉⌉ splits cover K with none empty.
-    let kt = k.div_ceil(BK);
-    if kt == 0 { 1 } else { kt.div_ceil(kt.div_ceil(s)) }
+    covering_splits(k.div_ceil(BK), s)
+}
+
+/// At most `s` splits of `kt` K tiles with none empty: the kernels give split i the tiles from
+/// i·⌈kt/s⌉, so with s = 12 at kt = 32 (3 each) split 11 would start at 33, past K; ⌈kt / ⌈kt/s⌉⌉
+/// splits cover K with none empty (1 where `kt` or `s` is 0).
+pub const fn covering_splits(kt: u32, s: u32) -> u32 {
+    if kt == 0 || s == 0 { 1 } else { kt.div_ceil(kt.div_ceil(s)) }
 }
 
 #[cfg(test)]
