@@ -101,16 +101,14 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
             (rounds * (k_split as u64).div_ceil(BK), rounds, partials(splits), splits, (1, 1.0))
         }
         Grid::PersistentSplitK { rows, cols, cluster } => {
-            let splits = super::shape::persistent_split_count(s.m as u32, s.n as u32, s.k as u32, sms, rows, cols).max(1) as u64;
             // With clusters (d8, d22) a unit is a cluster tile of `cluster` vertically adjacent tiles, and
-            // ⌊SMs / cluster⌋ of them run at once (`Shape::grid`): 11 × 6 tiles in clusters of 2 are 72
-            // units of 2 CTAs for 66 slots, two rounds (session 69: d22r96 at 1024×768×3072 ran 24 µs,
-            // predicted 14 from 132 units in one round).
-            let c = cluster.max(1) as u64;
-            let units = tm.div_ceil(c) * tn * splits;
-            let ctas = units.min((sms64 / c).max(1));
-            let rounds = units.div_ceil(ctas);
-            (rounds * kb.div_ceil(splits), rounds, partials(splits), splits, busy(units, ctas))
+            // ⌊SMs / cluster⌋ of them run at once: 11 × 6 tiles in clusters of 2 are 72 units of 2 CTAs for
+            // 66 slots, two rounds (session 69: d22r96 at 1024×768×3072 ran 24 µs, predicted 14 from 132
+            // units in one round).
+            let (splits, units, at_once) = super::shape::persistent_units(s.m as u32, s.n as u32, s.k as u32, sms, rows, cols, cluster);
+            let splits = splits.max(1) as u64;
+            let waves = busy(units, units.min(at_once));
+            (waves.0 * kb.div_ceil(splits), waves.0, partials(splits), splits, waves)
         }
         Grid::Persistent { .. } => {
             let ctas = tiles.min(sms64);
@@ -120,8 +118,8 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
                 let full = tiles / ctas;
                 (full * kb + (tail * kb).div_ceil(ctas), full + 1, 2.0 * 4.0 * (ctas * (rows * cols) as u64) as f64, 1, (1, 1.0))
             } else {
-                let rounds = tiles.div_ceil(ctas);
-                (rounds * kb, rounds, 0.0, 1, busy(tiles, ctas))
+                let waves = busy(tiles, ctas);
+                (waves.0 * kb, waves.0, 0.0, 1, waves)
             }
         }
         Grid::ClusterSplitK { cluster, .. } => {
@@ -130,8 +128,8 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
             if resident == 0 {
                 return None;
             }
-            let rounds = tiles.div_ceil(resident);
-            (rounds * kb.div_ceil(cluster as u64), rounds, 0.0, cluster as u64, busy(tiles, resident))
+            let waves = busy(tiles, resident);
+            (waves.0 * kb.div_ceil(cluster as u64), waves.0, 0.0, cluster as u64, waves)
         }
     };
     let (rounds, last_busy) = waves;

@@ -66,9 +66,8 @@ impl Shape {
                 (ctas as u32, 1)
             }
             Grid::PersistentSplitK { cluster, .. } => {
-                let splits = persistent_split_count(self.m as u32, self.n as u32, self.k as u32, sms, rows, cols);
-                let cluster = cluster.max(1);
-                (cluster * (tiles_n * tiles_m.div_ceil(cluster) * splits).min((sms / cluster).max(1)), 1)
+                let (_, units, at_once) = persistent_units(self.m as u32, self.n as u32, self.k as u32, sms, rows, cols, cluster);
+                (cluster.max(1) * units.min(at_once) as u32, 1)
             }
         };
         if grid.1 > 65_535 {
@@ -96,6 +95,17 @@ pub fn persistent_split_count(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols:
         None => persistent_splits(m, n, k, sms, rows, cols),
         Some(s) => covering_splits(k.div_ceil(BK), s.min(H7_MAX_SPLITS)),
     }
+}
+
+/// A persistent split-K step's work on `m × n × k`: `(splits, units, at_once)` — its K splits
+/// ([`persistent_split_count`]), its units (cluster tiles of `cluster` vertically adjacent tiles, times
+/// the splits) and how many units run at once (⌊SMs / cluster⌋, at least 1). The grid
+/// ([`Shape::grid`]: `cluster · min(units, at_once)` CTAs) and the cost model's rounds both read it.
+pub fn persistent_units(m: u32, n: u32, k: u32, sms: u32, rows: u32, cols: u32, cluster: u32) -> (u32, u64, u64) {
+    let splits = persistent_split_count(m, n, k, sms, rows, cols);
+    let c = cluster.max(1);
+    let units = m.div_ceil(rows).div_ceil(c) as u64 * n.div_ceil(cols) as u64 * splits as u64;
+    (splits, units, (sms / c).max(1) as u64)
 }
 
 impl std::fmt::Display for Shape {

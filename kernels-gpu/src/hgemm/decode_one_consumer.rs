@@ -184,8 +184,8 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool,
 /// D25_TILE_F32` f32 and `count` `tiles` counters, zero (each tile's last unit resets its counter).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32,
-                                                                                     count: *mut u32, m: u32, n: u32, k: u32, splits: u32) {
+pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, ws: *mut f32, count: *mut u32, m: u32,
+                                             n: u32, k: u32, splits: u32) {
     use super::decode_whole_k::Rows64 as T;
     use super::split_k::{Units, last_split_of, reset_counter};
     use crate::prim::global::ld_global_cg_u64;

@@ -114,9 +114,8 @@ impl<E: Elem16> SwappedTile<E> for Rows64 {
 }
 
 impl Rows64 {
-    /// [`SwappedTile::store`] with accumulator pair `p` (elements `2p`, `2p + 1`) given by `pair(p)`, each
-    /// pair stored before the next is asked for (d25's last split sums the splits' partials pair by pair,
-    /// so their loads never all wait in registers at once).
+    /// [`SwappedTile::store`] with accumulator pair `p` (elements `2p`, `2p + 1`) given by `pair(p)` (d25's
+    /// last split stores the splits' sums through it).
     ///
     /// # Safety
     /// As [`SwappedTile::store`].
