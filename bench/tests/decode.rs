@@ -9,7 +9,7 @@ use cudarc::driver::CudaSlice;
 use common::{Half, rounded};
 use half::{bf16, f16};
 use kernel_lab_bench::{
-    attention::decode::{BlockTable, DecodeDesc, DecodePlan, DecodeStep, KvLayout, check_block_table, reference_f64},
+    attention::decode::{BlockTable, CacheReady, DecodeDesc, DecodePlan, DecodeStep, KvLayout, check_block_table, reference_f64},
     families::attention::{LSE_TOL, o_tol},
     runtime::{gpu::{Gpu, gpu_or_skip}, verify},
     steps::gemm::Elem,
@@ -59,9 +59,14 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
     let table: Option<CudaSlice<i32>> = paged.as_ref().map(|(t, _)| gpu.upload(t).unwrap());
     let bt = table.as_ref().map(|t| BlockTable { table: t, max_pages: paged.as_ref().unwrap().1 });
     let mut plan = DecodePlan::<T>::new(gpu, d).unwrap();
-    for (step, forced) in [DecodeStep::FusedCombine, DecodeStep::SeparateCombine].into_iter().flat_map(|st| [None, Some(1), Some(3), Some(1000)].map(|f| (st, f))) {
+    let steps = [DecodeStep::FusedCombine, DecodeStep::SeparateCombine];
+    for (ready, (step, forced)) in [CacheReady::AfterPrevious, CacheReady::AtLaunch]
+        .into_iter()
+        .flat_map(|r| steps.into_iter().flat_map(|st| [None, Some(1), Some(3), Some(1000)].map(|f| (st, f))).map(move |x| (r, x)))
+    {
         plan.use_step(step);
         plan.force_splits(forced);
+        plan.set_cache_ready(ready);
         let mut o = gpu.zeros::<T>(d.q_elems()).unwrap();
         let mut lse = gpu.zeros::<f32>(d.rows()).unwrap();
         gpu.poison(&mut o).unwrap();
@@ -70,7 +75,7 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
         gpu.sync_after("decode attention").unwrap();
         let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to() as f64).collect();
         let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
-        let what = format!("{d:?} lens {:?} {elem:?} {step:?} forced {forced:?} → {split:?}", case.lens);
+        let what = format!("{d:?} lens {:?} {elem:?} {step:?} {ready:?} forced {forced:?} → {split:?}", case.lens);
         assert!(go.iter().all(|x| x.is_finite()), "{what}: O not finite or not fully written");
         // Rows without keys: LSE −∞ exactly, O 0; the rest finite and within tolerance.
         for (i, (g, w)) in gl.iter().zip(&wl).enumerate() {
@@ -85,6 +90,7 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
     // ad1's combine for it, with the same results.
     plan.use_step(DecodeStep::FusedCombine);
     plan.force_splits(Some(3));
+    plan.set_cache_ready(CacheReady::AfterPrevious);
     let mut big = gpu.zeros::<T>(d.q_elems() + 1).unwrap();
     let mut lse = gpu.zeros::<f32>(d.rows()).unwrap();
     gpu.poison(&mut big).unwrap();
@@ -164,15 +170,22 @@ fn appended_rows_are_attended() {
         let table = paged.as_ref().map(|(t, _)| gpu.upload(t).unwrap());
         let bt = table.as_ref().map(|t| BlockTable { table: t, max_pages: paged.as_ref().unwrap().1 });
         let mut plan = DecodePlan::<f16>::new(&gpu, d).unwrap();
-        plan.append(&dkn, &dvn, &mut dk, &mut dv, bt, &dl).unwrap();
-        let mut o = gpu.zeros::<f16>(d.q_elems()).unwrap();
-        let mut lse = gpu.zeros::<f32>(d.rows()).unwrap();
-        gpu.poison(&mut o).unwrap();
-        plan.run(&dq, &dk, &dv, bt, &dl, 90, &mut o, &mut lse).unwrap();
-        gpu.sync_after("append + decode").unwrap();
-        let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to_f64()).collect();
-        let e = verify::rel_l2(&go, &wo);
-        assert!(e <= o_tol(Elem::F16), "{layout:?}: append then decode: O rel L2 {e:.2e}");
+        // At launch first, while the new rows still hold the old random values: decode (launched with PDL
+        // after the append, which releases it at its start) must read them only after the append's writes.
+        // Then, on the appended cache, the default; both against the reference.
+        for ready in [CacheReady::AtLaunch, CacheReady::AfterPrevious] {
+            plan.set_cache_ready(ready);
+            let mut o = gpu.zeros::<f16>(d.q_elems()).unwrap();
+            let mut lse = gpu.zeros::<f32>(d.rows()).unwrap();
+            gpu.poison(&mut o).unwrap();
+            // Append and decode back to back on the stream (nothing between them).
+            plan.append(&dkn, &dvn, &mut dk, &mut dv, bt, &dl).unwrap();
+            plan.run(&dq, &dk, &dv, bt, &dl, 90, &mut o, &mut lse).unwrap();
+            gpu.sync_after("append + decode").unwrap();
+            let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to_f64()).collect();
+            let e = verify::rel_l2(&go, &wo);
+            assert!(e <= o_tol(Elem::F16), "{layout:?} {ready:?}: append then decode: O rel L2 {e:.2e}");
+        }
     }
 }
 

@@ -28,7 +28,7 @@ use kernel_lab::{
     Error, Gpu, Result,
     error::DriverContext,
     attention::{
-        decode::{DecodeDesc, DecodePlan},
+        decode::{CacheReady, DecodeDesc, DecodePlan},
         prefill::{PrefillDesc, PrefillPlan},
     },
     comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
@@ -455,7 +455,13 @@ impl<T: Element + NormReducible> Model<T> {
         self.upload_tokens(&ids, &pos, &slot)?;
         for s in &mut self.shards {
             if !s.decode.contains_key(&n) {
-                let plan = DecodePlan::<T>::new(&s.gpu, DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len))?;
+                let mut plan = DecodePlan::<T>::new(&s.gpu, DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len))?;
+                // The grid before decode attention is the rotary kernel, which writes only the new token's
+                // cache row; the lengths are copied before the step and older rows by earlier steps.
+                // `KERNEL_LAB_LLM_CACHE_AT_LAUNCH=0` turns it off (timing A/B).
+                if std::env::var("KERNEL_LAB_LLM_CACHE_AT_LAUNCH").map_or(true, |v| v.trim() != "0") {
+                    plan.set_cache_ready(CacheReady::AtLaunch);
+                }
                 let dev = s.gpu.zeros::<i32>(n)?;
                 s.decode.insert(n, (plan, dev));
             }

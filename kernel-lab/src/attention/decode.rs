@@ -20,7 +20,7 @@
 //! error: [`check_block_table`] validates a host copy of the table before upload.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use layout::attention::{DECODE_ROWS, DECODE_SPLIT_UNIT, DecodeCache, DecodeDims};
+use layout::attention::{DECODE_CACHE_AT_LAUNCH, DECODE_ROWS, DECODE_SPLIT_UNIT, DecodeCache, DecodeDims};
 
 use crate::{
     error::{Error, Result},
@@ -260,7 +260,7 @@ fn split_of(units: usize, want: usize) -> Split {
 }
 
 super::by_value_param!(CacheParam, DecodeCache, "[`DecodeCache`] as a by-value kernel parameter (48 bytes).");
-super::by_value_param!(DimsParam, DecodeDims, "[`DecodeDims`] as a by-value kernel parameter (20 bytes).");
+super::by_value_param!(DimsParam, DecodeDims, "[`DecodeDims`] as a by-value kernel parameter (24 bytes).");
 
 /// A page table on the device: `[batch][max_pages]` i32 page numbers.
 #[derive(Clone, Copy)]
@@ -310,6 +310,25 @@ pub enum DecodeStep {
     FusedCombine,
 }
 
+/// When decode may start reading the lengths, the page table and the older cache rows — the counterpart of
+/// the GEMM's [`BReady`](crate::gemm::BReady). On Hopper the decode kernels are launched with programmatic
+/// dependent launch: their CTAs may be resident while the previous grid on the stream still runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CacheReady {
+    /// Everything is read after the previous grid has finished (always correct).
+    #[default]
+    AfterPrevious,
+    /// The caller promises that the grid launched just before on the stream (and any grid still running
+    /// when this one starts: with the lab's kernels, which release the next grid only after their own
+    /// wait, that is the one just before) writes neither `seq_lens`, nor the block table, nor any cache
+    /// row of a sequence but its last `q_len` (the new tokens, as [`DecodePlan::append`] or a model's
+    /// rotary kernel writes them). Decode then reads the lengths and its first tiles' older keys before
+    /// waiting for that grid, and the new keys and Q after: a model's decode step, where the cache's
+    /// older rows were written by earlier steps. Broken, the promise gives wrong attention, not a fault
+    /// (every read stays inside the buffers checked at the launch).
+    AtLaunch,
+}
+
 /// Decode attention for one [`DecodeDesc`] and element type `T` (`half::f16`, `half::bf16`): kernels
 /// loaded once, the split planned per run from a bound on the lengths, a grow-only workspace for the
 /// splits' partial outputs and ad2's per-(sequence, K/V head) counters; everything enqueued on the
@@ -320,6 +339,7 @@ pub struct DecodePlan<T: Element> {
     decode: Kernel,
     decode2: Kernel,
     step: DecodeStep,
+    cache_ready: CacheReady,
     /// ad2's per-(sequence, K/V head) counts of finished splits (zero between launches).
     counters: Option<CudaSlice<u32>>,
     combine: Kernel,
@@ -342,13 +362,24 @@ impl<T: Element> DecodePlan<T> {
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
         let slots = gpu.info.sms * decode.max_blocks_per_sm()?.max(1);
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, step: DecodeStep::default(), counters: None, combine, append, slots, forced: None, o_part: None,
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, slots, forced: None, o_part: None,
                         lse_part: None, _elem: std::marker::PhantomData })
     }
 
     /// Runs `step` where the keys are split (default: [`DecodeStep::FusedCombine`]).
     pub fn use_step(&mut self, step: DecodeStep) {
         self.step = step;
+    }
+
+    /// When the kernels may read the lengths, table and older cache rows ([`CacheReady`]; default: after
+    /// the previous grid).
+    pub fn set_cache_ready(&mut self, ready: CacheReady) {
+        self.cache_ready = ready;
+    }
+
+    /// When the kernels read the lengths, table and older cache rows.
+    pub fn cache_ready(&self) -> CacheReady {
+        self.cache_ready
     }
 
     /// The step it runs where the keys are split.
@@ -442,7 +473,8 @@ impl<T: Element> DecodePlan<T> {
         } else {
             (0, 0)
         };
-        let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale() });
+        let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale(),
+                                          flags: if self.cache_ready == CacheReady::AtLaunch { DECODE_CACHE_AT_LAUNCH } else { 0 } });
         let cache = CacheParam(cache);
         // ad2's merge stores 4 outputs at a time (8 bytes): an O that starts off 8 bytes takes ad1's combine.
         let fused = split.splits > 1 && self.step == DecodeStep::FusedCombine && po % 8 == 0;
@@ -466,6 +498,8 @@ impl<T: Element> DecodePlan<T> {
         // by each launch's last CTA per pair; one stream, so no two of this plan's grids overlap); grid
         // (splits, kv_heads ≤ 65535, batch ≤ 65535), block and shared memory from the descriptor. Lengths
         // and table entries outside the cache are clamped or skipped by the kernel (never dereferenced).
+        // `DECODE_CACHE_AT_LAUNCH` only where the caller promised it (`CacheReady::AtLaunch`): it moves reads
+        // of those same buffers before the PDL wait, so a broken promise reads stale values, never outside.
         if fused {
             unsafe { launch!(self.gpu, &self.decode2, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
             return Ok(split);

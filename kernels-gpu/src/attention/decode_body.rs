@@ -12,12 +12,12 @@ use crate::prim::{
     shared::{Align16, addr_of, dynamic},
     sync::{sync_threads, sync_warp, thread_fence},
     thread::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, grid_dim_y, lane_id, thread_idx_x},
-    warp::shuffle_xor_f32,
+    warp::{shuffle_idx_u32, shuffle_xor_f32},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll16, unroll32};
 use layout::{
     Layout,
-    attention::{DECODE_KEYS, DECODE_ROWS, DECODE_WARPS, DecodeCache as Cache, DecodeDims as Dims, decode_kv_offset, decode_merge_offset, decode_stages, decode_width, tile},
+    attention::{DECODE_CACHE_AT_LAUNCH, DECODE_KEYS, DECODE_ROWS, DECODE_WARPS, DecodeCache as Cache, DecodeDims as Dims, decode_kv_offset, decode_merge_offset, decode_stages, decode_width, tile},
 };
 
 /// The decode body for element type `E` and head dim `D` (64, 96, 128, 256). Grid `(splits, kv_heads,
@@ -59,34 +59,39 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
     // uniform per warp); outputs are written only for rows r < rows and columns < D.
     unsafe {
         let start = split * dims.chunk;
-        // sm_90: launched with PDL (`util::pdl`): wait for the previous grid before touching memory.
-        crate::util::pdl::wait_then_release();
         // This sequence's length, clamped to the cache (a negative length is 0).
-        let len = (*seq_lens.add(b as usize)).max(0).min(cache.capacity as i32) as u32;
-        let end = len.min(start + dims.chunk);
+        let read_len = || (*seq_lens.add(b as usize)).max(0).min(cache.capacity as i32) as u32;
+        // `DECODE_CACHE_AT_LAUNCH` (the host's `CacheReady::AtLaunch`): the previous grid writes no length,
+        // no table entry and no cache row but each sequence's last `q_len` keys, so the length and the
+        // older keys of the first tiles are read before the wait; the new keys and Q only after it.
+        let early = dims.flags & DECODE_CACHE_AT_LAUNCH != 0;
+        let mut len = if early { read_len() } else { 0 };
+        let end = |len: u32| len.min(start + dims.chunk);
         // Query row r = (token r / group, head kvh·group + r % group); its global row in [B][q_len][H].
         let q_row = |r: u32| (b * dims.q_len + r / group) * dims.heads + kvh * group + r % group;
-        // Q tile: 16 rows × D (rows ≥ R and columns ≥ D zero), by the whole block.
-        let mut c = tid;
-        while c < DECODE_ROWS * dp / 8 {
-            let (r, col) = (c / (dp / 8), 8 * (c % (dp / 8)));
-            let valid = r < rows && col < D;
-            let src = if valid { q.add((q_row(r) * D + col) as usize) } else { q };
-            cp_async_cg_16_zfill(s_base + 2 * tq.offset(r, col), src as *const u8, if valid { 16 } else { 0 });
-            c += 32 * DECODE_WARPS;
-        }
-        cp_async_commit_group();
-
         // This warp's tiles: keys start + 16·(warp + 4·i) for i < n_mine.
-        let n_tiles = if end > start { (end - start).div_ceil(DECODE_KEYS) } else { 0 };
-        let n_mine = if n_tiles > warp { (n_tiles - warp).div_ceil(DECODE_WARPS) } else { 0 };
+        let n_mine_of = |len: u32| {
+            let end = end(len);
+            let n_tiles = if end > start { (end - start).div_ceil(DECODE_KEYS) } else { 0 };
+            if n_tiles > warp { (n_tiles - warp).div_ceil(DECODE_WARPS) } else { 0 }
+        };
         let key0_of = |i: u32| start + DECODE_KEYS * (warp + DECODE_WARPS * i);
         let s_k = |st: u32| s_base + decode_kv_offset(D, warp, st, false);
         let s_v = |st: u32| s_base + decode_kv_offset(D, warp, st, true);
-        // One warp's copy of tile i (16 keys × D of K and of V) into stage st: the tile lies in one
-        // page; rows past `end` zero-filled (source clamped to the tile's first row).
-        let load = |i: u32, st: u32| {
+        // One warp's copy of the rows of tile i (16 keys × D of K and of V) whose keys lie in `part` into
+        // stage st: the tile lies in one page; rows of the part past `end` zero-filled (source clamped to
+        // the tile's first row). The parts `..fresh` and `fresh..` of a tile write disjoint rows.
+        let load = |i: u32, st: u32, len: u32, part: Keys| {
             let key0 = key0_of(i);
+            let (lo, hi) = match part {
+                Keys::All => (0, u32::MAX),
+                Keys::Older(fresh) => (0, fresh),
+                Keys::New(fresh) => (fresh, u32::MAX),
+            };
+            if key0 >= hi || key0 + DECODE_KEYS <= lo {
+                return;
+            }
+            let end = end(len);
             let (page, row0) = if cache.table == 0 {
                 (b, key0)
             } else {
@@ -97,30 +102,76 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
             let mut c = lane;
             while c < DECODE_KEYS * D / 8 {
                 let (r, col) = (c / (D / 8), 8 * (c % (D / 8)));
-                let valid = key0 + r < end && page != u32::MAX;
-                let off = if valid { base + (row0 + r) as u64 * cache.row_stride + col as u64 } else { 0 };
-                let sz = if valid { 16 } else { 0 };
-                let so = 2 * tkv.offset(r, col);
-                cp_async_cg_16_zfill(s_k(st) + so, k.add(off as usize) as *const u8, sz);
-                cp_async_cg_16_zfill(s_v(st) + so, v.add(off as usize) as *const u8, sz);
+                let key = key0 + r;
+                if key >= lo && key < hi {
+                    let valid = key < end && page != u32::MAX;
+                    let off = if valid { base + (row0 + r) as u64 * cache.row_stride + col as u64 } else { 0 };
+                    let sz = if valid { 16 } else { 0 };
+                    let so = 2 * tkv.offset(r, col);
+                    cp_async_cg_16_zfill(s_k(st) + so, k.add(off as usize) as *const u8, sz);
+                    cp_async_cg_16_zfill(s_v(st) + so, v.add(off as usize) as *const u8, sz);
+                }
                 c += 32;
             }
         };
-        let mut i_load = 0;
-        while i_load < stages - 1 {
-            if i_load < n_mine {
-                load(i_load, i_load);
+        // The first stages' older keys (one group each), before the wait.
+        let fresh = len.saturating_sub(dims.q_len);
+        if early {
+            let n_mine = n_mine_of(len);
+            let mut i_load = 0;
+            while i_load < stages - 1 {
+                if i_load < n_mine {
+                    load(i_load, i_load, len, Keys::Older(fresh));
+                }
+                cp_async_commit_group();
+                i_load += 1;
+            }
+        }
+        // sm_90: launched with PDL (`util::pdl`): wait for the previous grid before touching what it may write.
+        crate::util::pdl::wait_then_release();
+        if !early {
+            len = read_len();
+        }
+        let end = end(len);
+        let n_mine = n_mine_of(len);
+        // Q tile: 16 rows × D (rows ≥ R and columns ≥ D zero), by the whole block.
+        let mut c = tid;
+        while c < DECODE_ROWS * dp / 8 {
+            let (r, col) = (c / (dp / 8), 8 * (c % (dp / 8)));
+            let valid = r < rows && col < D;
+            let src = if valid { q.add((q_row(r) * D + col) as usize) } else { q };
+            cp_async_cg_16_zfill(s_base + 2 * tq.offset(r, col), src as *const u8, if valid { 16 } else { 0 });
+            c += 32 * DECODE_WARPS;
+        }
+        if early {
+            // Q and the first stages' new keys as one group; every group so far complete before the loop.
+            let mut i_load = 0;
+            while i_load < stages - 1 {
+                if i_load < n_mine {
+                    load(i_load, i_load, len, Keys::New(fresh));
+                }
+                i_load += 1;
             }
             cp_async_commit_group();
-            i_load += 1;
-        }
-
-        // The Q tile (the first group) complete, K/V copies still in flight; every warp meets here.
-        if stages == 3 {
-            cp_async_wait_group::<2>();
+            cp_async_wait_group::<0>();
         } else {
-            cp_async_wait_group::<1>();
+            cp_async_commit_group();
+            let mut i_load = 0;
+            while i_load < stages - 1 {
+                if i_load < n_mine {
+                    load(i_load, i_load, len, Keys::All);
+                }
+                cp_async_commit_group();
+                i_load += 1;
+            }
+            // The Q tile (the first group) complete, K/V copies still in flight.
+            if stages == 3 {
+                cp_async_wait_group::<2>();
+            } else {
+                cp_async_wait_group::<1>();
+            }
         }
+        // Every warp meets here (the Q tile written by the whole block).
         sync_threads();
         let scale2 = dims.scale * core::f32::consts::LOG2_E;
         let mut r_o = [[0f32; 4]; 32]; // [n-tile of 8 columns of D][C fragment]
@@ -140,7 +191,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
         for i in 0..n_mine {
             let st = i % stages;
             if i + stages - 1 < n_mine {
-                load(i + stages - 1, (i + stages - 1) % stages);
+                load(i + stages - 1, (i + stages - 1) % stages, len, Keys::All);
             }
             cp_async_commit_group();
             if stages == 3 {
@@ -299,9 +350,12 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
 
 /// The combine of one (sequence, K/V head) pair's `rows` query rows (global rows `q_row(r)`) over its
 /// `splits` partials (row stride `all_rows`) into `o` and `lse`, as `attn_decode_combine_*` does for
-/// every row but inside the decode grid: warp `w` takes rows `w, w + 4, …`; the lanes take the splits'
-/// log-sum-exps for the row's max and weight sum (shuffles), then 4 columns each (`v4` loads of 8 splits
-/// at a time, through L2: other CTAs wrote them), weighted by `e^(lse_s − max)`.
+/// every row but inside the decode grid: warp `w` takes rows `w, w + 4, …`, lane `i` 4 columns at
+/// `4·(i + 32·j)`; the partials are weighted by `e^(lse_s − max)`. One round trip to L2 at D ≤ 128 with
+/// ≤ 16 splits (session 70): the first 16 splits' `v4` partials are loaded together with the lanes'
+/// log-sum-exps (lane `s` holds split `s`'s), before the max and the weights are known; the weights of
+/// splits below 32 are then shuffled from their lanes, later ones loaded again. (Before: the
+/// log-sum-exps for the max, again for the weight sum, then the partials, 8 splits a round.)
 ///
 /// # Safety
 /// All 128 threads of the CTA; every split's partials written and made visible (the caller's count);
@@ -314,15 +368,25 @@ unsafe fn combine_pair<E: Elem16, const D: u32>(o_part: *const f32, lse_part: *c
     let (warp, lane) = (thread_idx_x() / 32, lane_id());
     let ln2 = core::f32::consts::LN_2;
     let log2e = core::f32::consts::LOG2_E;
-    // SAFETY: reads at splits s < `splits` of the pair's rows, columns < D; writes to the pair's rows.
+    // Column groups of 4 per lane: 1 at D ≤ 128, 2 at D = 256.
+    let groups = const { (D / 4).div_ceil(32) };
+    // SAFETY: reads at splits s < `splits` of the pair's rows, columns < D; writes to the pair's rows. Every
+    // shuffle runs on the whole warp: the loops around them are uniform (rows, splits and groups are).
     unsafe {
         let mut r = warp;
         while r < rows {
             let row = q_row(r);
             let lse_at = |s: u32| ld_global_cg_f32(lse_part.add((s * all_rows + row) as usize));
             let part = |s: u32, c: u32| ld_global_cg_v4_f32(o_part.add(((s * all_rows + row) * D + 4 * c) as usize));
-            let mut m = f32::NEG_INFINITY;
-            let mut s = lane;
+            // Splits s0 … s0 + 7 of column group c (zeros past `splits` or past D).
+            let load8 = |s0: u32, c: u32| -> [[f32; 4]; 8] {
+                core::array::from_fn(|j| if s0 + (j as u32) < splits && c < D / 4 { part(s0 + j as u32, c) } else { [0.0; 4] })
+            };
+            // The first 16 splits of the first column group, in flight with the log-sum-exps.
+            let head = [load8(0, lane), load8(8, lane)];
+            let my_lse = if lane < splits { lse_at(lane) } else { f32::NEG_INFINITY };
+            let mut m = my_lse;
+            let mut s = lane + 32;
             while s < splits {
                 m = m.max(lse_at(s));
                 s += 32;
@@ -345,8 +409,9 @@ unsafe fn combine_pair<E: Elem16, const D: u32>(o_part: *const f32, lse_part: *c
                 r += DECODE_WARPS;
                 continue;
             }
-            let mut wsum = 0f32;
-            let mut s = lane;
+            let my_w = if lane < splits { ex2_approx_f32((my_lse - m) * log2e) } else { 0.0 };
+            let mut wsum = my_w;
+            let mut s = lane + 32;
             while s < splits {
                 wsum += ex2_approx_f32((lse_at(s) - m) * log2e);
                 s += 32;
@@ -357,31 +422,37 @@ unsafe fn combine_pair<E: Elem16, const D: u32>(o_part: *const f32, lse_part: *c
                 x /= 2;
             }
             let inv = 1.0 / wsum;
-            let mut c = lane;
-            while c < D / 4 {
-                let mut acc = [0f32; 4];
-                let mut s = 0;
-                // 8 splits' loads in flight before their sums.
-                while s + 8 <= splits {
-                    let l: [f32; 8] = core::array::from_fn(|j| lse_at(s + j as u32));
-                    let x: [[f32; 4]; 8] = core::array::from_fn(|j| part(s + j as u32, c));
-                    for j in 0..8 {
-                        let w = ex2_approx_f32((l[j] - m) * log2e);
+            // acc += Σ_j w_(s0 + j) · x[j] over the splits below `splits` (uniform: every lane shuffles).
+            let add8 = |acc: &mut [f32; 4], s0: u32, x: &[[f32; 4]; 8]| {
+                for j in 0..8 {
+                    let s = s0 + j as u32;
+                    if s < splits {
+                        let w = if s < 32 { f32::from_bits(shuffle_idx_u32(my_w.to_bits(), s)) } else { ex2_approx_f32((lse_at(s) - m) * log2e) };
                         for e in 0..4 {
                             acc[e] += w * x[j][e];
                         }
                     }
-                    s += 8;
                 }
-                while s < splits {
-                    let (w, x) = (ex2_approx_f32((lse_at(s) - m) * log2e), part(s, c));
-                    for e in 0..4 {
-                        acc[e] += w * x[e];
-                    }
-                    s += 1;
+            };
+            let mut gi = 0;
+            while gi < groups {
+                let c = lane + 32 * gi;
+                let mut acc = [0f32; 4];
+                let mut s0 = 0;
+                if gi == 0 {
+                    add8(&mut acc, 0, &head[0]);
+                    add8(&mut acc, 8, &head[1]);
+                    s0 = 16;
                 }
-                *(o.add((row * D + 4 * c) as usize) as *mut [u32; 2]) = [E::pack(acc[0] * inv, acc[1] * inv), E::pack(acc[2] * inv, acc[3] * inv)];
-                c += 32;
+                while s0 < splits {
+                    let x = load8(s0, c);
+                    add8(&mut acc, s0, &x);
+                    s0 += 8;
+                }
+                if c < D / 4 {
+                    *(o.add((row * D + 4 * c) as usize) as *mut [u32; 2]) = [E::pack(acc[0] * inv, acc[1] * inv), E::pack(acc[2] * inv, acc[3] * inv)];
+                }
+                gi += 1;
             }
             if lane == 0 {
                 *lse.add(row as usize) = m + lg2_approx_f32(wsum) * ln2;
@@ -389,6 +460,15 @@ unsafe fn combine_pair<E: Elem16, const D: u32>(o_part: *const f32, lse_part: *c
             r += DECODE_WARPS;
         }
     }
+}
+
+/// Which rows of a K/V tile a copy takes: all, those of keys below `fresh` (the older keys, before the PDL
+/// wait), or the rest (after it).
+#[derive(Clone, Copy)]
+enum Keys {
+    All,
+    Older(u32),
+    New(u32),
 }
 
 /// Query rows of the whole batch, `batch · q_len · heads` (the grid's z is the batch): the partial

@@ -105,6 +105,9 @@ unsafe fn combine<E: Elem16>(o_part: *const f32, lse_part: *const f32, o: *mut u
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn attn_kv_append(k_new: *const u16, v_new: *const u16, k: *mut u16, v: *mut u16, seq_lens: *const i32, cache: Cache, batch: u32,
                                                   q_len: u32, kv_heads: u32, d: u32) {
+    // sm_90: launched with PDL; a decode launched after it with `CacheReady::AtLaunch` may read the older
+    // rows while this grid still writes the new ones.
+    crate::util::pdl::wait_then_release();
     let c = block_idx_x() * 256 + thread_idx_x();
     // Runtime divisors made provably nonzero (the host never passes 0): no division-by-zero panic path.
     let (per_row, kv_heads, q_len) = ((d / 8).max(1), kv_heads.max(1), q_len.max(1));
