@@ -255,13 +255,13 @@ fn hopper_steps_are_tma_and_wgmma_only() {
 /// The decode step's kernels are PDL-aware in their sm_90a build (`kernels-gpu/src/util/pdl.rs`): the
 /// runtime then loads that build on Hopper and launches it with programmatic dependent launch. Before
 /// `griddepcontrol.wait` (in the text, where the prologue is) nothing touches global memory but d2's
-/// weight copies, w1's weight loads and decode attention's length and older keys, each under its flag, and the wait comes before `launch_dependents` (one grid of look-ahead;
+/// weight copies and w1's weight loads, each under its flag, and ad3's length and older keys, and the wait comes before `launch_dependents` (one grid of look-ahead;
 /// d2's after its K loop). Their sm_80 build
 /// holds no `griddepcontrol` (sm_80 has none).
 #[test]
 fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
     let pdl = ["hgemm_decode_v2", "hgemm_decode_v2_bf16", "hgemm_decode_v2_m64", "hgemm_decode_v2_m64_bf16", "hgemm_decode_v2_m128",
-               "attn_decode_d128_bf16", "attn_decode_d64_f16", "attn_decode2_d128_bf16", "attn_decode2_d256_f16", "attn_kv_append", "fp8_w1_t8_bf16",
+               "attn_decode_d128_bf16", "attn_decode_d64_f16", "attn_decode2_d128_bf16", "attn_decode2_d256_f16", "attn_decode3_d128_bf16", "attn_decode3_d64_f16", "attn_kv_append", "fp8_w1_t8_bf16",
                "fp8_w1_t32_f16"];
     for name in pdl {
         let k = steps::find(name).unwrap_or_else(|| panic!("{name}: no descriptor"));
@@ -275,22 +275,29 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         // shared memory, and only after that parameter is read.
         // w1 (session 64) likewise loads its first two steps' weights and block scales into registers
         // (`ld.global.nc`) under its `flags` (the eleventh parameter).
-        // Decode attention (session 70) reads the length, the page table and its first tiles' older keys
-        // before the wait where its dims' `flags` (the sixth parameter, at byte 20) say `CacheReady::AtLaunch`.
-        let (b_early, w_early, a_early) = (name.starts_with("hgemm_decode_v2"), name.starts_with("fp8_w1"), name.starts_with("attn_decode"));
-        let flags_param = if w_early { "_param_10" } else if a_early { "_param_5+20]" } else { "_param_9" };
+        // Decode attention's ad3 (session 70) reads the length, the page table and its first tiles' older
+        // keys before the wait (its contract: `CacheReady::AtLaunch`); ad1 and ad2 nothing.
+        let (b_early, w_early, a_early) = (name.starts_with("hgemm_decode_v2"), name.starts_with("fp8_w1"), name.starts_with("attn_decode3"));
+        let flags_param = if w_early { "_param_10" } else { "_param_9" };
         let flags_read = ins[..wait].iter().position(|l| l.starts_with("ld.param") && l.contains(flags_param));
         for (i, l) in ins[..wait].iter().enumerate() {
             // A predicated instruction (`@%p1 ld.global…`) without its guard.
             let l = l.strip_prefix('@').map_or(*l, |r| r.split_once(char::is_whitespace).map_or(r, |(_, op)| op.trim_start()));
             let a_read = ["cp.async.cg.shared.global", "ld.global.nc", "ld.global.b32", "cp.async.commit_group"].iter().any(|p| l.starts_with(p));
-            if (b_early && l.starts_with("cp.async.cg.shared.global")) || (w_early && l.starts_with("ld.global.nc")) || (a_early && a_read) {
+            if a_early && a_read {
+                continue;
+            }
+            if (b_early && l.starts_with("cp.async.cg.shared.global")) || (w_early && l.starts_with("ld.global.nc")) {
                 assert!(flags_read.is_some_and(|f| f < i), "{name}: `{l}` before griddepcontrol.wait and before its flags are read");
                 continue;
             }
             let touches = ["ld.global", "st.global", "atom.", "red.", "cp.async", "prefetch", "ld.volatile", "ld.relaxed", "ld.acquire", "ld.u", "ld.b", "st.u", "st.b"]
                 .iter().any(|p| l.starts_with(p));
             assert!(!touches, "{name}: `{l}` before griddepcontrol.wait");
+        }
+        // ad3's point: its first tiles' copies are issued before the wait.
+        if a_early {
+            assert!(ins[..wait].iter().any(|l| l.contains("cp.async.cg.shared.global")), "{name}: no K/V copy before griddepcontrol.wait");
         }
         // The next grid is released only after the K loop's last copies (d2: after `cp.async.wait_group 0`).
         if b_early {

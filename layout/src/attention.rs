@@ -364,14 +364,7 @@ pub struct DecodeDims {
     pub chunk: u32,
     /// Softmax scale.
     pub scale: f32,
-    /// Bits: [`DECODE_CACHE_AT_LAUNCH`].
-    pub flags: u32,
 }
-
-/// [`DecodeDims::flags`] bit (the host's `CacheReady::AtLaunch`): the grid launched before this one writes
-/// neither the lengths, nor the page table, nor any cache row but each sequence's last `q_len` (the new
-/// tokens' append), so decode reads the lengths and its first older K/V tiles before waiting for that grid.
-pub const DECODE_CACHE_AT_LAUNCH: u32 = 1;
 
 /// Prefill's sizes (a19, variable lengths and grouped heads; a kernel parameter, by value). Q and O are
 /// `[tokens][heads][head_dim]`, K and V `[tokens][heads / group][head_dim]`, the LSE `[tokens][heads]`;

@@ -301,6 +301,13 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
             }
         }
     }
+    // `KERNEL_LAB_LLM_REPLAY=N` (timing runs): the decode graph replayed N times back to back, the GPU's
+    // time per step without the host's share between steps.
+    let replays = std::env::var("KERNEL_LAB_LLM_REPLAY").ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
+    let replay_ms = model.replay_decode(o.batch, replays)?;
+    if let Some(r) = replay_ms {
+        println!("the decode graph replayed {replays} times back to back: {r:.3} ms per step (the host's share of a step: {:.3} ms)", ms_tok - r);
+    }
     let mut profile = serde_json::Value::Null;
     if o.profile {
         // A profile that cannot run (a cache with no room left for one more token) is reported, and the
@@ -312,7 +319,7 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     }
     if let Some(path) = &o.json {
         let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "weights": format!("{:?}", o.weights), "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "synthetic_weights": synthetic, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
-                                   "decode_ms_per_step": ms_tok, "tokens": out, "load_s": load_s, "pdl": pdl});
+                                   "decode_ms_per_step": ms_tok, "replay_ms_per_step": replay_ms, "tokens": out, "load_s": load_s, "pdl": pdl});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())

@@ -360,6 +360,27 @@ impl<T: Element + NormReducible> Model<T> {
         Ok(())
     }
 
+    /// Replays the captured decode graph of batch `n` `times` times back to back, synchronized once at the
+    /// end, and returns the milliseconds per replay: the GPU's time for the step alone, without the
+    /// host's share of [`Model::decode`] (the token uploads, the graph launch, reading the tokens). The
+    /// same step is recomputed each time (the same tokens and positions: the cache rows it writes get the
+    /// values they hold). `None` where no graph of that batch has been captured (graphs off, or fewer
+    /// eager steps than the capture waits for).
+    pub fn replay_decode(&mut self, n: usize, times: usize) -> Result<Option<f64>> {
+        if times == 0 || !self.shards.iter().all(|s| s.graphs.contains_key(&n)) {
+            return Ok(None);
+        }
+        self.synchronize("before the replays")?;
+        let t = std::time::Instant::now();
+        for _ in 0..times {
+            for (r, s) in self.shards.iter().enumerate() {
+                s.graphs[&n].launch().during(|| format!("replaying rank {r}'s decode graph of batch {n}"))?;
+            }
+        }
+        self.synchronize("the replays")?;
+        Ok(Some(t.elapsed().as_secs_f64() * 1e3 / times as f64))
+    }
+
     /// Grows every rank's work buffers to `tokens` tokens; new buffers make the captured graphs stale.
     fn ensure(&mut self, tokens: usize) -> Result<()> {
         let c = self.config.clone();

@@ -20,7 +20,7 @@
 //! error: [`check_block_table`] validates a host copy of the table before upload.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use layout::attention::{DECODE_CACHE_AT_LAUNCH, DECODE_ROWS, DECODE_SPLIT_UNIT, DecodeCache, DecodeDims};
+use layout::attention::{DECODE_ROWS, DECODE_SPLIT_UNIT, DecodeCache, DecodeDims};
 
 use crate::{
     error::{Error, Result},
@@ -260,7 +260,7 @@ fn split_of(units: usize, want: usize) -> Split {
 }
 
 super::by_value_param!(CacheParam, DecodeCache, "[`DecodeCache`] as a by-value kernel parameter (48 bytes).");
-super::by_value_param!(DimsParam, DecodeDims, "[`DecodeDims`] as a by-value kernel parameter (24 bytes).");
+super::by_value_param!(DimsParam, DecodeDims, "[`DecodeDims`] as a by-value kernel parameter (20 bytes).");
 
 /// A page table on the device: `[batch][max_pages]` i32 page numbers.
 #[derive(Clone, Copy)]
@@ -325,7 +325,9 @@ pub enum CacheReady {
     /// rotary kernel writes them). Decode then reads the lengths and its first tiles' older keys before
     /// waiting for that grid, and the new keys and Q after: a model's decode step, where the cache's
     /// older rows were written by earlier steps. Broken, the promise gives wrong attention, not a fault
-    /// (every read stays inside the buffers checked at the launch).
+    /// (every read stays inside the buffers checked at the launch). Runs step ad3 with one split or with
+    /// the fused combine ([`DecodeStep::FusedCombine`]); ad1's separate combine runs as with
+    /// [`CacheReady::AfterPrevious`].
     AtLaunch,
 }
 
@@ -338,6 +340,7 @@ pub struct DecodePlan<T: Element> {
     desc: DecodeDesc,
     decode: Kernel,
     decode2: Kernel,
+    decode3: Kernel,
     step: DecodeStep,
     cache_ready: CacheReady,
     /// ad2's per-(sequence, K/V head) counts of finished splits (zero between launches).
@@ -359,10 +362,11 @@ impl<T: Element> DecodePlan<T> {
         desc.validate()?;
         let decode = gpu.kernel(&format!("attn_decode_d{}_{e}", desc.head_dim))?;
         let decode2 = gpu.kernel(&format!("attn_decode2_d{}_{e}", desc.head_dim))?;
+        let decode3 = gpu.kernel(&format!("attn_decode3_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
         let slots = gpu.info.sms * decode.max_blocks_per_sm()?.max(1);
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, slots, forced: None, o_part: None,
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, slots, forced: None, o_part: None,
                         lse_part: None, _elem: std::marker::PhantomData })
     }
 
@@ -473,8 +477,7 @@ impl<T: Element> DecodePlan<T> {
         } else {
             (0, 0)
         };
-        let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale(),
-                                          flags: if self.cache_ready == CacheReady::AtLaunch { DECODE_CACHE_AT_LAUNCH } else { 0 } });
+        let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale() });
         let cache = CacheParam(cache);
         // ad2's merge stores 4 outputs at a time (8 bytes): an O that starts off 8 bytes takes ad1's combine.
         let fused = split.splits > 1 && self.step == DecodeStep::FusedCombine && po % 8 == 0;
@@ -498,10 +501,14 @@ impl<T: Element> DecodePlan<T> {
         // by each launch's last CTA per pair; one stream, so no two of this plan's grids overlap); grid
         // (splits, kv_heads ≤ 65535, batch ≤ 65535), block and shared memory from the descriptor. Lengths
         // and table entries outside the cache are clamped or skipped by the kernel (never dereferenced).
-        // `DECODE_CACHE_AT_LAUNCH` only where the caller promised it (`CacheReady::AtLaunch`): it moves reads
-        // of those same buffers before the PDL wait, so a broken promise reads stale values, never outside.
-        if fused {
-            unsafe { launch!(self.gpu, &self.decode2, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
+        // ad3 (`attn_decode3_*`: ad2's parameters and contract; with one split no combine, so no counters
+        // and any O alignment, as ad1) only where the caller promised what it needs
+        // (`CacheReady::AtLaunch`): it moves reads of those same buffers before the PDL wait, so a broken
+        // promise reads stale values, never outside them.
+        let early = self.cache_ready == CacheReady::AtLaunch && (fused || split.splits == 1);
+        if fused || early {
+            let k = if early { &self.decode3 } else { &self.decode2 };
+            unsafe { launch!(self.gpu, k, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
             return Ok(split);
         }
         unsafe { launch!(self.gpu, &self.decode, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp)? };

@@ -357,12 +357,18 @@ const fn decode2(name: &'static str, label: &'static str, d: u32) -> KernelInfo 
     KernelInfo { about: DECODE2_ABOUT, ptx: PtxCheck { has: DECODE2_HAS, lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] }, ..decode(name, label, d, &[]) }
 }
 
+const DECODE3_ABOUT: &str = "decode (ad3): ad2 reading the length and its first tiles' older keys before the PDL wait (`CacheReady::AtLaunch`)";
+
+const fn decode3(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { about: DECODE3_ABOUT, ..decode2(name, label, d) }
+}
+
 const fn decode_helper(name: &'static str, label: &'static str, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 256, launch_bounds: bounds(256), dyn_smem_bytes: 0, about,
                  ptx: PtxCheck { has: &[], lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
 }
 
-/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1 and ad2 per head dim and
+/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1, ad2 and ad3 per head dim and
 /// element type, ad1's split-KV combine and the KV-cache append. Not in [`STEPS`]: they take a KV cache, not the
 /// prefill family's `[B·H][L][D]` problems.
 pub const DECODE: &[KernelInfo] = &[
@@ -374,6 +380,10 @@ pub const DECODE: &[KernelInfo] = &[
     decode2("attn_decode2_d128_f16", "ad2-d128", 128), decode2("attn_decode2_d256_f16", "ad2-d256", 256),
     decode2("attn_decode2_d64_bf16", "ad2-d64-bf16", 64), decode2("attn_decode2_d96_bf16", "ad2-d96-bf16", 96),
     decode2("attn_decode2_d128_bf16", "ad2-d128-bf16", 128), decode2("attn_decode2_d256_bf16", "ad2-d256-bf16", 256),
+    decode3("attn_decode3_d64_f16", "ad3-d64", 64), decode3("attn_decode3_d96_f16", "ad3-d96", 96),
+    decode3("attn_decode3_d128_f16", "ad3-d128", 128), decode3("attn_decode3_d256_f16", "ad3-d256", 256),
+    decode3("attn_decode3_d64_bf16", "ad3-d64-bf16", 64), decode3("attn_decode3_d96_bf16", "ad3-d96-bf16", 96),
+    decode3("attn_decode3_d128_bf16", "ad3-d128-bf16", 128), decode3("attn_decode3_d256_bf16", "ad3-d256-bf16", 256),
     decode_helper("attn_decode_combine_f16", "ad1-combine", "decode's split-KV combine: the splits' outputs weighted by their log-sum-exps (f16 out)"),
     decode_helper("attn_decode_combine_bf16", "ad1-combine-bf16", "decode's split-KV combine (bf16 out)"),
     decode_helper("attn_kv_append", "kv-append", "new K/V rows written into a contiguous or paged cache at each sequence's end"),

@@ -1,7 +1,8 @@
-//! The decode body (steps ad1 and ad2; their files explain it): one CTA per (split, K/V head, sequence)
-//! reads its keys' K/V tiles, merges its 4 warps' partials and writes the split's output — with one
-//! split the result, with more the split's partial for a combine. With `FUSE` (ad2) the last CTA of each
-//! (sequence, K/V head) to finish, counted in `counters`, combines that pair's splits itself.
+//! The decode body (steps ad1, ad2 and ad3; their files explain it): one CTA per (split, K/V head,
+//! sequence) reads its keys' K/V tiles, merges its 4 warps' partials and writes the split's output — with
+//! one split the result, with more the split's partial for a combine. With `FUSE` (ad2, ad3) the last CTA
+//! of each (sequence, K/V head) to finish, counted in `counters`, combines that pair's splits itself; with
+//! `EARLY` (ad3) the length and the first tiles' older keys are read before the PDL wait.
 use crate::hgemm::elem::Elem16;
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
@@ -17,7 +18,7 @@ use crate::prim::{
 use crate::util::unroll::{unroll2, unroll4, unroll16, unroll32};
 use layout::{
     Layout,
-    attention::{DECODE_CACHE_AT_LAUNCH, DECODE_KEYS, DECODE_ROWS, DECODE_WARPS, DecodeCache as Cache, DecodeDims as Dims, decode_kv_offset, decode_merge_offset, decode_stages, decode_width, tile},
+    attention::{DECODE_KEYS, DECODE_ROWS, DECODE_WARPS, DecodeCache as Cache, DecodeDims as Dims, decode_kv_offset, decode_merge_offset, decode_stages, decode_width, tile},
 };
 
 /// The decode body for element type `E` and head dim `D` (64, 96, 128, 256). Grid `(splits, kv_heads,
@@ -27,12 +28,14 @@ use layout::{
 /// `FUSE`, the pair's last CTA to finish combines them into `o` and `lse` ([`combine_pair`]).
 ///
 /// # Safety
-/// See the entries; with `FUSE` and more than one split, `counters` holds `batch · kv_heads` u32, zero
+/// See the entries; with `EARLY`, the grid before this one on the stream (and any still running) writes no
+/// length, no table entry and no cache row but each sequence's last `q_len` (stale values otherwise, never
+/// an access outside the buffers); with `FUSE` and more than one split, `counters` holds `batch · kv_heads` u32, zero
 /// before the launch (each launch leaves them zero), used by no other grid meanwhile, and `o` is 8-byte
 /// aligned.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache,
+pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EARLY: bool>(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache,
                                                                       dims: Dims, o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32,
                                                                       counters: *mut u32) {
     let dp = const { decode_width(D) };
@@ -61,10 +64,11 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
         let start = split * dims.chunk;
         // This sequence's length, clamped to the cache (a negative length is 0).
         let read_len = || (*seq_lens.add(b as usize)).max(0).min(cache.capacity as i32) as u32;
-        // `DECODE_CACHE_AT_LAUNCH` (the host's `CacheReady::AtLaunch`): the previous grid writes no length,
-        // no table entry and no cache row but each sequence's last `q_len` keys, so the length and the
-        // older keys of the first tiles are read before the wait; the new keys and Q only after it.
-        let early = dims.flags & DECODE_CACHE_AT_LAUNCH != 0;
+        // `EARLY` (ad3, the host's `CacheReady::AtLaunch`): the previous grid writes no length, no table
+        // entry and no cache row but each sequence's last `q_len` keys, so the length and the older keys of
+        // the first tiles are read before the wait; the new keys and Q only after it. A constant: ad1 and
+        // ad2 compile to their code before it (as a run-time flag it cost them 3–7% at one split).
+        let early = EARLY;
         let mut len = if early { read_len() } else { 0 };
         let end = |len: u32| len.min(start + dims.chunk);
         // Query row r = (token r / group, head kvh·group + r % group); its global row in [B][q_len][H].
@@ -78,16 +82,13 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
         let key0_of = |i: u32| start + DECODE_KEYS * (warp + DECODE_WARPS * i);
         let s_k = |st: u32| s_base + decode_kv_offset(D, warp, st, false);
         let s_v = |st: u32| s_base + decode_kv_offset(D, warp, st, true);
-        // One warp's copy of the rows of tile i (16 keys × D of K and of V) whose keys lie in `part` into
-        // stage st: the tile lies in one page; rows of the part past `end` zero-filled (source clamped to
-        // the tile's first row). The parts `..fresh` and `fresh..` of a tile write disjoint rows.
-        let load = |i: u32, st: u32, len: u32, part: Keys| {
+        // One warp's copy of the rows of tile i (16 keys × D of K and of V) of keys in `lo..hi` into stage st,
+        // for a sequence of `len` keys: the tile lies in one page; those rows past the split's end are
+        // zero-filled (source clamped to the tile's first row). Only where the cache is ready at launch:
+        // the first stages in two parts (`..fresh` before the wait, `fresh..` after: disjoint rows); every
+        // other copy is `load` below, without the range (the range test in the key loop cost 7–24%).
+        let load_part = |i: u32, st: u32, len: u32, lo: u32, hi: u32| {
             let key0 = key0_of(i);
-            let (lo, hi) = match part {
-                Keys::All => (0, u32::MAX),
-                Keys::Older(fresh) => (0, fresh),
-                Keys::New(fresh) => (fresh, u32::MAX),
-            };
             if key0 >= hi || key0 + DECODE_KEYS <= lo {
                 return;
             }
@@ -121,7 +122,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
             let mut i_load = 0;
             while i_load < stages - 1 {
                 if i_load < n_mine {
-                    load(i_load, i_load, len, Keys::Older(fresh));
+                    load_part(i_load, i_load, len, 0, fresh);
                 }
                 cp_async_commit_group();
                 i_load += 1;
@@ -134,6 +135,28 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
         }
         let end = end(len);
         let n_mine = n_mine_of(len);
+        // The key loop's copy of tile i into stage st (every row; past `end` zero-filled).
+        let load = |i: u32, st: u32| {
+            let key0 = key0_of(i);
+            let (page, row0) = if cache.table == 0 {
+                (b, key0)
+            } else {
+                let p = ld_global_nc_s32((cache.table as *const i32).add((b * cache.max_pages + key0 / page_size) as usize));
+                (if p >= 0 && (p as u32) < cache.num_pages { p as u32 } else { u32::MAX }, key0 % page_size)
+            };
+            let base = page as u64 * cache.page_stride + kvh as u64 * cache.head_stride;
+            let mut c = lane;
+            while c < DECODE_KEYS * D / 8 {
+                let (r, col) = (c / (D / 8), 8 * (c % (D / 8)));
+                let valid = key0 + r < end && page != u32::MAX;
+                let off = if valid { base + (row0 + r) as u64 * cache.row_stride + col as u64 } else { 0 };
+                let sz = if valid { 16 } else { 0 };
+                let so = 2 * tkv.offset(r, col);
+                cp_async_cg_16_zfill(s_k(st) + so, k.add(off as usize) as *const u8, sz);
+                cp_async_cg_16_zfill(s_v(st) + so, v.add(off as usize) as *const u8, sz);
+                c += 32;
+            }
+        };
         // Q tile: 16 rows × D (rows ≥ R and columns ≥ D zero), by the whole block.
         let mut c = tid;
         while c < DECODE_ROWS * dp / 8 {
@@ -148,7 +171,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
             let mut i_load = 0;
             while i_load < stages - 1 {
                 if i_load < n_mine {
-                    load(i_load, i_load, len, Keys::New(fresh));
+                    load_part(i_load, i_load, len, fresh, u32::MAX);
                 }
                 i_load += 1;
             }
@@ -159,7 +182,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
             let mut i_load = 0;
             while i_load < stages - 1 {
                 if i_load < n_mine {
-                    load(i_load, i_load, len, Keys::All);
+                    load(i_load, i_load);
                 }
                 cp_async_commit_group();
                 i_load += 1;
@@ -191,7 +214,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool>(q: *const
         for i in 0..n_mine {
             let st = i % stages;
             if i + stages - 1 < n_mine {
-                load(i + stages - 1, (i + stages - 1) % stages, len, Keys::All);
+                load(i + stages - 1, (i + stages - 1) % stages);
             }
             cp_async_commit_group();
             if stages == 3 {
@@ -460,15 +483,6 @@ unsafe fn combine_pair<E: Elem16, const D: u32>(o_part: *const f32, lse_part: *c
             r += DECODE_WARPS;
         }
     }
-}
-
-/// Which rows of a K/V tile a copy takes: all, those of keys below `fresh` (the older keys, before the PDL
-/// wait), or the rest (after it).
-#[derive(Clone, Copy)]
-enum Keys {
-    All,
-    Older(u32),
-    New(u32),
 }
 
 /// Query rows of the whole batch, `batch · q_len · heads` (the grid's z is the batch): the partial
