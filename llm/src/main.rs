@@ -231,7 +231,10 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
         _ => o.prompt.clone(),
     };
     let longest = o.more.iter().map(Vec::len).chain([prompt.len()]).max().unwrap_or(0);
-    let max_len = o.max_len.unwrap_or(longest + o.max_new + 2 + o.profile as usize);
+    // `KERNEL_LAB_LLM_REPLAY=N` (timing runs): after the timed steps, the decode graph replayed N times back
+    // to back — the GPU's time per step without the host's share between steps (room for N more tokens).
+    let replays = std::env::var("KERNEL_LAB_LLM_REPLAY").ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
+    let max_len = o.max_len.unwrap_or(longest + o.max_new + 2 + o.profile as usize + replays);
     let group = match (o.tp, o.tp_same_gpu) {
         (1, _) => None,
         (n, false) => Some(Group::new(&(0..n).collect::<Vec<_>>())?),
@@ -301,9 +304,6 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
             }
         }
     }
-    // `KERNEL_LAB_LLM_REPLAY=N` (timing runs): the decode graph replayed N times back to back, the GPU's
-    // time per step without the host's share between steps.
-    let replays = std::env::var("KERNEL_LAB_LLM_REPLAY").ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
     let replay_ms = model.replay_decode(o.batch, replays)?;
     if let Some(r) = replay_ms {
         println!("the decode graph replayed {replays} times back to back: {r:.3} ms per step (the host's share of a step: {:.3} ms)", ms_tok - r);

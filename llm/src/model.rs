@@ -189,6 +189,8 @@ struct Shard<T: Element> {
     /// The argmax's workspace: per row, its blocks' partial bests and their count (zero between launches).
     argmax: (CudaSlice<u64>, CudaSlice<u32>),
     dummy: CudaSlice<u16>,
+    /// Stand-ins for the argmax's next-step inputs when it does not advance them (never written).
+    advance_dummy: (CudaSlice<i32>, CudaSlice<i32>, CudaSlice<i32>),
     /// While a step is profiled ([`Model::decode_profiled`]): an event after each launch, named.
     prof: Option<Vec<(Launch, CudaEvent)>>,
 }
@@ -257,6 +259,10 @@ pub struct Model<T: Element> {
     /// Capture decode steps as CUDA graphs (default: on, where the streams can capture). Per decode
     /// batch size, each rank's step is captured once after one eager step warmed its plans.
     pub graphs_on: bool,
+    /// What the device's ids, positions and lengths hold for a next decode step of `n` sequences, when
+    /// the last step advanced them there (one GPU, greedy: the argmax writes the next step's inputs):
+    /// `(n, ids, positions)`. A step whose inputs equal them copies nothing from the host.
+    device_next: Option<(usize, Vec<i32>, Vec<i32>)>,
 }
 
 /// The device's free and total memory.
@@ -334,7 +340,7 @@ impl<T: Element + NormReducible> Model<T> {
         let weight_bytes = ck.check_all()?;
         let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
-        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], eager_steps: HashMap::new(), graphs_on })
+        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], eager_steps: HashMap::new(), graphs_on, device_next: None })
     }
 
     /// Sequences the cache holds room for, and tokens each.
@@ -362,15 +368,28 @@ impl<T: Element + NormReducible> Model<T> {
 
     /// Replays the captured decode graph of batch `n` `times` times back to back, synchronized once at the
     /// end, and returns the milliseconds per replay: the GPU's time for the step alone, without the
-    /// host's share of [`Model::decode`] (the token uploads, the graph launch, reading the tokens). The
-    /// same step is recomputed each time (the same tokens and positions: the cache rows it writes get the
-    /// values they hold). `None` where no graph of that batch has been captured (graphs off, or fewer
-    /// eager steps than the capture waits for).
+    /// host's share of [`Model::decode`] (the token uploads, the graph launch, reading the tokens). On one
+    /// GPU each replay is the next greedy step (the argmax advances the inputs on the device), so each
+    /// sequence needs room for `times` more tokens (refused otherwise) and holds them after; split over
+    /// ranks the same step is recomputed (the cache rows it writes get the values they hold). `None`
+    /// where no graph of that batch has been captured (graphs off, or fewer eager steps than the capture
+    /// waits for).
     pub fn replay_decode(&mut self, n: usize, times: usize) -> Result<Option<f64>> {
-        if times == 0 || !self.shards.iter().all(|s| s.graphs.contains_key(&n)) {
+        if times == 0 || n == 0 || n > self.slots || !self.shards.iter().all(|s| s.graphs.contains_key(&n)) {
             return Ok(None);
         }
+        let advances = self.shards.len() == 1;
+        if let Some(b) = (0..n).find(|&b| advances && self.lens[b] + times > self.max_len) {
+            return Err(Error::InvalidInput(format!("{times} replays of the decode step: sequence {b} holds {} of the cache's {} tokens", self.lens[b], self.max_len)));
+        }
         self.synchronize("before the replays")?;
+        // The device's ids move on with each replay: the host's record of them is stale from here.
+        self.device_next = None;
+        if advances {
+            for l in &mut self.lens[..n] {
+                *l += times;
+            }
+        }
         let t = std::time::Instant::now();
         for _ in 0..times {
             for (r, s) in self.shards.iter().enumerate() {
@@ -390,8 +409,9 @@ impl<T: Element + NormReducible> Model<T> {
         }
         if grew {
             // The next step of each batch size runs eagerly again first (its GEMMs encode tensor maps for
-            // the new buffers outside any capture).
+            // the new buffers outside any capture); the new buffers hold no step's inputs.
             self.eager_steps.clear();
+            self.device_next = None;
         }
         Ok(())
     }
@@ -442,11 +462,13 @@ impl<T: Element + NormReducible> Model<T> {
         for l in &mut self.lens[prompts.len()..] {
             *l = 0;
         }
+        // The prompts overwrote the ids and positions.
+        self.device_next = None;
         let full = if all_logits { Some(self.head_all(tokens, &c)?) } else { None };
         // The last token of each sequence: gathered rows of the final normed x, then the LM head.
         let last: Vec<i32> = cu[1..].iter().map(|&e| e as i32 - 1).collect();
         self.upload_rows(&last)?;
-        self.head_launch(prompts.len(), &c)?;
+        self.head_launch(prompts.len(), &c, false)?;
         let next = self.shards[0].head_read(prompts.len(), sampling, rng, &c)?;
         self.check_ranks()?;
         Ok((next, full))
@@ -473,7 +495,17 @@ impl<T: Element + NormReducible> Model<T> {
         let pos: Vec<i32> = self.lens[..n].iter().map(|&l| l as i32).collect();
         let slot: Vec<i32> = (0..n as i32).collect();
         let lens: Vec<i32> = pos.iter().map(|&p| p + 1).collect();
-        self.upload_tokens(&ids, &pos, &slot)?;
+        // On one GPU each step's argmax writes the next step's ids, positions and lengths (`advance`): where
+        // the host's are those (a greedy run going on), nothing is copied — the GPU goes from one step to
+        // the next without waiting for copies (session 70: the host's share of a batch-1 step was 49–61 µs).
+        let advance = self.shards.len() == 1;
+        // `KERNEL_LAB_LLM_HOST_INPUTS=1` copies them every step anyway (timing A/B).
+        static HOST_INPUTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let forced = *HOST_INPUTS.get_or_init(|| std::env::var("KERNEL_LAB_LLM_HOST_INPUTS").is_ok_and(|v| v.trim() == "1"));
+        let synced = self.device_next.take().is_some_and(|(m, i, p)| m == n && i == ids && p == pos) && !forced;
+        if !synced {
+            self.upload_tokens(&ids, &pos, &slot)?;
+        }
         for s in &mut self.shards {
             if !s.decode.contains_key(&n) {
                 let mut plan = DecodePlan::<T>::new(&s.gpu, DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len))?;
@@ -486,12 +518,14 @@ impl<T: Element + NormReducible> Model<T> {
                 let dev = s.gpu.zeros::<i32>(n)?;
                 s.decode.insert(n, (plan, dev));
             }
-            if let Some((_, dev)) = s.decode.get_mut(&n) {
+            if let Some((_, dev)) = s.decode.get_mut(&n).filter(|_| !synced) {
                 s.gpu.stream.memcpy_htod(&lens, dev).during(|| "copying lengths".into())?;
             }
         }
-        let rows: Vec<i32> = (0..n as i32).collect();
-        self.upload_rows(&rows)?;
+        if !synced {
+            let rows: Vec<i32> = (0..n as i32).collect();
+            self.upload_rows(&rows)?;
+        }
         let eager = *self.eager_steps.get(&n).unwrap_or(&0);
         if self.shards.iter().all(|s| s.graphs.contains_key(&n)) {
             for (r, s) in self.shards.iter().enumerate() {
@@ -506,11 +540,11 @@ impl<T: Element + NormReducible> Model<T> {
                     s.graphs.clear();
                 }
                 self.forward(n, None)?;
-                self.head_launch(n, &c)?;
+                self.head_launch(n, &c, advance)?;
             }
         } else {
             self.forward(n, None)?;
-            self.head_launch(n, &c)?;
+            self.head_launch(n, &c, advance)?;
             self.eager_steps.insert(n, eager + 1);
         }
         for l in &mut self.lens[..n] {
@@ -518,6 +552,10 @@ impl<T: Element + NormReducible> Model<T> {
         }
         let next = self.shards[0].head_read(n, sampling, rng, &c)?;
         self.check_ranks()?;
+        if advance && sampling == Sampling::Greedy {
+            // The argmax's tokens (as read, negative ones as 0: as the kernel writes them) and the next positions.
+            self.device_next = Some((n, next.iter().map(|&t| t as i32).collect(), pos.iter().map(|&p| p + 1).collect()));
+        }
         Ok(next)
     }
 
@@ -593,7 +631,7 @@ impl<T: Element + NormReducible> Model<T> {
             }
         }
         if result.is_ok() {
-            result = self.forward(n, None).and_then(|_| self.head_launch(n, c));
+            result = self.forward(n, None).and_then(|_| self.head_launch(n, c, self.shards.len() == 1));
         }
         // Every capture begun is ended, whatever happened in between.
         let graphs: Vec<_> = self.shards[..begun].iter().map(|s| s.gpu.stream.end_capture(CUgraphInstantiate_flags(0))).collect();
@@ -685,7 +723,7 @@ impl<T: Element + NormReducible> Model<T> {
     /// The LM head on the `n` rows uploaded to every head rank: on rank 0, or split by vocabulary over
     /// the ranks (each a column block of the logits, joined by an all-reduce of the zero-padded `[n][vocab]`
     /// logits: a sum with zeros is exact), then rank 0's argmax. Launches only (capturable).
-    fn head_launch(&mut self, n: usize, c: &Config) -> Result<()> {
+    fn head_launch(&mut self, n: usize, c: &Config, advance: bool) -> Result<()> {
         let split = self.head_split();
         for s in &mut self.shards {
             if s.lm_head.is_some() {
@@ -700,7 +738,7 @@ impl<T: Element + NormReducible> Model<T> {
             let s = &mut self.shards[0];
             mark(&mut s.prof, &s.gpu, || "all-reduce of the logits".into(), 0)?;
         }
-        self.shards[0].head_argmax(n, c)
+        self.shards[0].head_argmax(n, c, advance)
     }
 
     /// Whether the LM head is split over the ranks by vocabulary (`split_head` at load).
@@ -852,7 +890,7 @@ impl<T: Element + NormReducible> Shard<T> {
         Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), cos_sin, cache, gemms: Plans::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
-                   dummy: gpu.zeros::<u16>(8)?, prof: None })
+                   dummy: gpu.zeros::<u16>(8)?, advance_dummy: (gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?), prof: None })
     }
 
     /// Grows the work buffers to `tokens` tokens (at least `slots`); whether it allocated.
@@ -1037,14 +1075,26 @@ impl<T: Element + NormReducible> Shard<T> {
 
     /// The argmax over the `n` rows of `logits` (launched for sampling too: the same launches either way,
     /// so a captured step serves both). Launches only (capturable).
-    fn head_argmax(&mut self, n: usize, c: &Config) -> Result<()> {
-        let Shard { gpu, k: kern, logits, next, argmax: (partial, count), prof, .. } = self;
+    fn head_argmax(&mut self, n: usize, c: &Config, advance: bool) -> Result<()> {
+        let Shard { gpu, k: kern, logits, next, argmax: (partial, count), prof, scratch, decode, advance_dummy, .. } = self;
         let ks = Ks { gpu, k: kern };
+        let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+        // With `advance`, the decode step's own ids, positions and lengths (its plan's); else untouched
+        // stand-ins (the kernel's flag off).
+        let (ids, pos, lens) = match decode.get_mut(&n).filter(|_| advance) {
+            Some((_, lens)) => (&mut b.ids, &mut b.pos, lens),
+            None => (&mut advance_dummy.0, &mut advance_dummy.1, &mut advance_dummy.2),
+        };
+        let on = (ids.len() >= n && pos.len() >= n && lens.len() >= n && advance) as u32;
+        if advance && on == 0 {
+            return Err(Error::InvalidInput(format!("the decode step's inputs hold fewer than {n} rows (internal)")));
+        }
         // SAFETY: the argmax over n rows of `vocab` (`grid::argmax`: its shared memory, at most
         // ARGMAX_MAX_PARTS blocks a row), `next` holding `slots` ≥ n, its workspace `slots ·
         // ARGMAX_MAX_PARTS` partials and `slots` counts (zeroed at load, left zero by each launch; one
-        // stream, so no two argmax grids of this shard overlap).
-        unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, grid::argmax(n, c.vocab), &*logits, next, c.vocab as u32, partial, count)? };
+        // stream, so no two argmax grids of this shard overlap); with `on`, ids, pos and lens hold ≥ n
+        // (checked) and only the next step's kernels, later on this stream, read them.
+        unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, grid::argmax(n, c.vocab), &*logits, next, c.vocab as u32, partial, count, ids, pos, lens, on)? };
         mark(prof, gpu, || "argmax".into(), 0)
     }
 

@@ -1,7 +1,7 @@
 //! GPU tests of the runner's own kernels, each against a host reference that rounds where the kernel does
 //! (bf16 through `half`), on random data with the outputs poisoned first: the residual add + RMSNorm (rows
 //! off the 2048-element stride, with and without the add), the rotary embedding with biases into packed Q/K/V
-//! and the KV cache, SiLU·mul, the argmax (ties, NaNs), the transpose (ragged tiles) and the embedding
+//! and the KV cache, SiLU·mul, the argmax (ties, NaNs, the next step's inputs advanced), the transpose (ragged tiles) and the embedding
 //! gather (an id past the vocabulary). Without a GPU each test says it was skipped and passes.
 use half::bf16;
 use kernel_lab::{
@@ -221,11 +221,26 @@ fn silu_mul_argmax_transpose_and_embed() {
             logits[4 * vocab + vocab - 2] = 0.0;
             let dl = gpu.upload(&bits(&logits)).unwrap();
             let mut di = gpu.upload(&[-7i32; 5]).unwrap();
+            // The second round advances the next step's inputs (a greedy decode step): ids = max(out, 0),
+            // positions and lengths + 1; the first leaves them alone.
+            let (pos0, lens0) = ([10i32, 20, 30, 40, 50], [11i32, 21, 31, 41, 51]);
+            let (mut ids, mut pos, mut lens) = (gpu.upload(&[-5i32; 5]).unwrap(), gpu.upload(&pos0).unwrap(), gpu.upload(&lens0).unwrap());
             // SAFETY: the runner's grid and shared memory; logits hold 5·vocab, out 5, partial
-            // 5·ARGMAX_MAX_PARTS ≥ 5·parts, count 5 (zero, and left zero by each launch).
-            unsafe { k::argmax_bf16::launch(&gpu, &kern, grid::argmax(5, vocab), &dl, &mut di, vocab as u32, &mut partial, &mut count).unwrap() };
-            assert_eq!(gpu.download(&di).unwrap(), vec![top[0] as i32, top[1] as i32, top[2] as i32, -1, 5], "argmax over {vocab}, round {round}");
+            // 5·ARGMAX_MAX_PARTS ≥ 5·parts, count 5 (zero, and left zero by each launch); ids, pos, lens 5.
+            unsafe {
+                k::argmax_bf16::launch(&gpu, &kern, grid::argmax(5, vocab), &dl, &mut di, vocab as u32, &mut partial, &mut count, &mut ids, &mut pos, &mut lens,
+                                       round as u32).unwrap()
+            };
+            let want = vec![top[0] as i32, top[1] as i32, top[2] as i32, -1, 5];
+            assert_eq!(gpu.download(&di).unwrap(), want, "argmax over {vocab}, round {round}");
             assert_eq!(gpu.download(&count).unwrap(), vec![0; 5], "argmax over {vocab}: the counts left at zero");
+            let (gi, gp, gl) = (gpu.download(&ids).unwrap(), gpu.download(&pos).unwrap(), gpu.download(&lens).unwrap());
+            if round == 1 {
+                assert_eq!(gi, want.iter().map(|&t| t.max(0)).collect::<Vec<_>>(), "argmax over {vocab}: the next ids");
+                assert_eq!((gp, gl), (pos0.map(|p| p + 1).to_vec(), lens0.map(|l| l + 1).to_vec()), "argmax over {vocab}: positions and lengths advanced");
+            } else {
+                assert_eq!((gi, gp, gl), (vec![-5; 5], pos0.to_vec(), lens0.to_vec()), "argmax over {vocab}: nothing advanced without the flag");
+            }
         }
     }
 

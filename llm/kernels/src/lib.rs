@@ -391,12 +391,17 @@ unsafe fn block_max_key(mut best: u64, slots: *mut u32) -> u64 {
 /// `partial[row · grid.y + blockIdx.y]` and counts itself in `count[row]`; the last block of the row
 /// takes the best of the partials, writes `out` and sets the count back to 0 for the next launch.
 ///
+/// With `step.on ≠ 0` (a greedy decode step, session 70) that block also makes the next step's inputs
+/// from this one's, on the device: `ids[row] = max(out, 0)` (the token the host reads back), `pos[row] += 1`
+/// and `lens[row] += 1` — so a following step of the same sequences needs no copies from the host.
+///
 /// # Safety
 /// `THREADS` threads and [`ARGMAX_SMEM`] bytes of dynamic shared memory per block, one block row per row; `logits`
 /// holds `rows · vocab` elements (16-byte aligned), `out` `rows`, `partial` `rows · grid.y` and `count`
 /// `rows` (zero before the first launch; each launch leaves it zero), not used by another grid at the
-/// same time.
-unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32) {
+/// same time; with `step.on ≠ 0`, `step.ids`, `step.pos` and `step.lens` hold `rows` i32 each, read by no
+/// other grid meanwhile.
+unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32, step: Advance) {
     pdl();
     let r = block_idx_x() as usize;
     let row = r * vocab as usize;
@@ -461,28 +466,48 @@ unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32, partial
     if tid == 0 {
         // SAFETY: r < rows; the count is this row's, every block of it counted.
         unsafe {
-            *out.add(r) = if best == 0 { -1 } else { !(best as u32) as i32 };
+            let t = if best == 0 { -1 } else { !(best as u32) as i32 };
+            *out.add(r) = t;
+            if step.on != 0 {
+                // SAFETY: r < rows: inside the three (the contract).
+                *step.ids.add(r) = t.max(0);
+                *step.pos.add(r) += 1;
+                *step.lens.add(r) += 1;
+            }
             st_relaxed_gpu_u32(count.add(r), 0);
         }
     }
 }
 
+/// What [`argmax`] advances for the next decode step (`on = 0`: nothing, the pointers unused).
+#[derive(Clone, Copy)]
+struct Advance {
+    ids: *mut i32,
+    pos: *mut i32,
+    lens: *mut i32,
+    on: u32,
+}
+
 /// [`argmax`] for bf16.
 ///
 /// # Safety
-/// As [`argmax`].
+/// As [`argmax`] (`advance` is its `step.on`).
 #[kernel(threads = 256)]
-pub unsafe fn argmax_bf16(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32) {
-    unsafe { argmax::<Bf16>(logits, out, vocab, partial, count) }
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn argmax_bf16(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32, ids: *mut i32, pos: *mut i32, lens: *mut i32,
+                          advance: u32) {
+    unsafe { argmax::<Bf16>(logits, out, vocab, partial, count, Advance { ids, pos, lens, on: advance }) }
 }
 
 /// [`argmax`] for f16.
 ///
 /// # Safety
-/// As [`argmax`].
+/// As [`argmax`] (`advance` is its `step.on`).
 #[kernel(threads = 256)]
-pub unsafe fn argmax_f16(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32) {
-    unsafe { argmax::<F16>(logits, out, vocab, partial, count) }
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn argmax_f16(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32, ids: *mut i32, pos: *mut i32, lens: *mut i32,
+                         advance: u32) {
+    unsafe { argmax::<F16>(logits, out, vocab, partial, count, Advance { ids, pos, lens, on: advance }) }
 }
 
 /// `dst` (`cols × rows`) = `src` (`rows × cols`) transposed, 16-bit elements, through a 32 × 33 tile of
