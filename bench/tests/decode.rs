@@ -114,6 +114,11 @@ fn cases() -> Vec<Case> {
         c(1, 12, 4, 96, 4, KvLayout::Contiguous { max_len: 301 }, &[300]),
         c(4, 28, 4, 128, 2, KvLayout::PagedHeadsMajor { page_size: 256, num_pages: 9 }, &[1, 255, 256, 700]),
         c(2, 4, 1, 64, 3, KvLayout::PagedTokensMajor { page_size: 32, num_pages: 70 }, &[2, 2049]),
+        // The fused combine past 16 splits (forced 1000: one a 64-key unit): 32 at D = 128, 24 at D = 96,
+        // 34 at D = 256 (beyond the 32 whose weights come by shuffles).
+        c(1, 32, 8, 128, 1, KvLayout::Contiguous { max_len: 2048 }, &[2000]),
+        c(1, 12, 4, 96, 1, KvLayout::Contiguous { max_len: 1536 }, &[1500]),
+        c(1, 16, 8, 256, 2, KvLayout::PagedHeadsMajor { page_size: 64, num_pages: 40 }, &[2170]),
     ]
 }
 

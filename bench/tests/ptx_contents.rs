@@ -295,9 +295,12 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
                 .iter().any(|p| l.starts_with(p));
             assert!(!touches, "{name}: `{l}` before griddepcontrol.wait");
         }
-        // ad3's point: its first tiles' copies are issued before the wait.
+        // ad3's point: its first tiles' copies are issued before the wait — but not Q's (the grid before
+        // writes Q): Q's pointer (the first parameter) is not even read before it. (A proxy: a compiler that
+        // hoisted that parameter's load alone would fail this without a race; look at the PTX then.)
         if a_early {
             assert!(ins[..wait].iter().any(|l| l.contains("cp.async.cg.shared.global")), "{name}: no K/V copy before griddepcontrol.wait");
+            assert!(!ins[..wait].iter().any(|l| l.starts_with("ld.param") && l.contains(&format!("{name}_param_0]"))), "{name}: Q's pointer read before griddepcontrol.wait");
         }
         // The next grid is released only after the K loop's last copies (d2: after `cp.async.wait_group 0`).
         if b_early {

@@ -263,6 +263,10 @@ pub struct Model<T: Element> {
     /// the last step advanced them there (one GPU, greedy: the argmax writes the next step's inputs):
     /// `(n, ids, positions)`. A step whose inputs equal them copies nothing from the host.
     device_next: Option<(usize, Vec<i32>, Vec<i32>)>,
+    /// The batch size of the last decode step that succeeded, while the device's positions and slots are
+    /// still that step's next ones (`lens`, `0..n`): what [`Model::replay_decode`] needs to stay inside
+    /// the cache. Cleared by anything that writes them otherwise (prefill, new buffers, a failed step).
+    decoded: Option<usize>,
 }
 
 /// The device's free and total memory.
@@ -340,7 +344,7 @@ impl<T: Element + NormReducible> Model<T> {
         let weight_bytes = ck.check_all()?;
         let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
-        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], eager_steps: HashMap::new(), graphs_on, device_next: None })
+        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None })
     }
 
     /// Sequences the cache holds room for, and tokens each.
@@ -378,6 +382,11 @@ impl<T: Element + NormReducible> Model<T> {
         if times == 0 || n == 0 || n > self.slots || !self.shards.iter().all(|s| s.graphs.contains_key(&n)) {
             return Ok(None);
         }
+        // The device's positions must be a decode step's of these n sequences (not a prompt's, say): the room
+        // below is counted from the host's lengths.
+        if self.decoded != Some(n) {
+            return Err(Error::InvalidInput(format!("replaying the decode step of batch {n}: the last call was not a decode step of that batch")));
+        }
         let advances = self.shards.len() == 1;
         if let Some(b) = (0..n).find(|&b| advances && self.lens[b] + times > self.max_len) {
             return Err(Error::InvalidInput(format!("{times} replays of the decode step: sequence {b} holds {} of the cache's {} tokens", self.lens[b], self.max_len)));
@@ -412,6 +421,7 @@ impl<T: Element + NormReducible> Model<T> {
             // the new buffers outside any capture); the new buffers hold no step's inputs.
             self.eager_steps.clear();
             self.device_next = None;
+            self.decoded = None;
         }
         Ok(())
     }
@@ -433,6 +443,9 @@ impl<T: Element + NormReducible> Model<T> {
     /// each sequence's next token by `sampling`; with `all_logits`, also every position's logits
     /// (`[tokens][vocab]` f32, prompts in order) for comparing with a reference.
     pub fn prefill(&mut self, prompts: &[&[u32]], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
+        // The prompts overwrite the device's ids, positions and slots (even if this fails part way).
+        self.device_next = None;
+        self.decoded = None;
         let c = self.config.clone();
         if prompts.is_empty() || prompts.len() > self.slots {
             return Err(Error::InvalidInput(format!("{} prompts for {} cache slots", prompts.len(), self.slots)));
@@ -462,8 +475,6 @@ impl<T: Element + NormReducible> Model<T> {
         for l in &mut self.lens[prompts.len()..] {
             *l = 0;
         }
-        // The prompts overwrote the ids and positions.
-        self.device_next = None;
         let full = if all_logits { Some(self.head_all(tokens, &c)?) } else { None };
         // The last token of each sequence: gathered rows of the final normed x, then the LM head.
         let last: Vec<i32> = cu[1..].iter().map(|&e| e as i32 - 1).collect();
@@ -503,6 +514,7 @@ impl<T: Element + NormReducible> Model<T> {
         static HOST_INPUTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let forced = *HOST_INPUTS.get_or_init(|| std::env::var("KERNEL_LAB_LLM_HOST_INPUTS").is_ok_and(|v| v.trim() == "1"));
         let synced = self.device_next.take().is_some_and(|(m, i, p)| m == n && i == ids && p == pos) && !forced;
+        self.decoded = None;
         if !synced {
             self.upload_tokens(&ids, &pos, &slot)?;
         }
@@ -510,7 +522,8 @@ impl<T: Element + NormReducible> Model<T> {
             if !s.decode.contains_key(&n) {
                 let mut plan = DecodePlan::<T>::new(&s.gpu, DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len))?;
                 // The grid before decode attention is the rotary kernel, which writes only the new token's
-                // cache row; the lengths are copied before the step and older rows by earlier steps.
+                // cache row; the lengths were written before the step began (copied from the host, or by the
+                // previous step's argmax) and the older rows by earlier steps.
                 // `KERNEL_LAB_LLM_CACHE_AT_LAUNCH=0` turns it off (timing A/B).
                 if std::env::var("KERNEL_LAB_LLM_CACHE_AT_LAUNCH").map_or(true, |v| v.trim() != "0") {
                     plan.set_cache_ready(CacheReady::AtLaunch);
@@ -552,6 +565,8 @@ impl<T: Element + NormReducible> Model<T> {
         }
         let next = self.shards[0].head_read(n, sampling, rng, &c)?;
         self.check_ranks()?;
+        // On one GPU the argmax moved the positions on to `lens`; split over ranks they stay this step's.
+        self.decoded = Some(n);
         if advance && sampling == Sampling::Greedy {
             // The argmax's tokens (as read, negative ones as 0: as the kernel writes them) and the next positions.
             self.device_next = Some((n, next.iter().map(|&t| t as i32).collect(), pos.iter().map(|&p| p + 1).collect()));

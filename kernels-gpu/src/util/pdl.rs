@@ -11,7 +11,9 @@
 //! L2) gained nothing (4.491–4.497 ms) and was removed (commit a436301 has it).
 //!
 //! The contract: nothing before [`wait_then_release`] reads or writes global memory, and every CTA
-//! reaches it. In the sm_80 build it is empty: no PDL before sm_90, and the host launches those kernels
+//! reaches it — but for reads the host has promised the previous grid does not write: d2/d24's and w1's
+//! first weight stages (`BReady::AtLaunch`, below) and decode attention ad3's length, page table and older
+//! cache rows (`CacheReady::AtLaunch`, session 70). In the sm_80 build it is empty: no PDL before sm_90, and the host launches those kernels
 //! without the attribute.
 //!
 //! The split-K decode steps (d2, d24) use the two halves apart (session 63): [`wait`] first, [`release`]

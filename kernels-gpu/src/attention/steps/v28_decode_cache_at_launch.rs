@@ -11,8 +11,9 @@
 //!
 //! Prediction (before any run, H200, Llama-3-8B shape, batch 1, 2048-token context in the runner's graph):
 //! ~1–1.5 µs less per layer (one DRAM latency and the length's round trip off each CTA's chain): the
-//! step 4.39 → ~4.35 ms. Measured with ad2's one-round-trip combine (session 70, 3 processes):
-//! 4.394 → 4.340 ms (0.988×); FP8 weights 2.951 → 2.924 ms.
+//! step 4.39 → ~4.35 ms. Measured (session 70, the step's GPU time with its graph replayed back to back,
+//! 4 processes): 4.293 ms with ad2 (its combine already in one round trip) → 4.288 with ad3, 0.15 µs a
+//! layer — the wait is short here (the rotary kernel before it takes ~1 µs), so little is left to hide.
 use super::decode_body::decode;
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::{DecodeCache as Cache, DecodeDims as Dims};
