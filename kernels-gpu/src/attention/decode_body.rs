@@ -135,7 +135,9 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
         }
         let end = end(len);
         let n_mine = n_mine_of(len);
-        // The key loop's copy of tile i into stage st (every row; past `end` zero-filled).
+        // The key loop's copy of tile i into stage st (every row; past `end` zero-filled). Its page lookup
+        // repeats `load_part`'s on purpose: shared through one closure, ad1/ad2's SASS changed (session 70),
+        // and their measured speed is that of this form.
         let load = |i: u32, st: u32| {
             let key0 = key0_of(i);
             let (page, row0) = if cache.table == 0 {
