@@ -40,7 +40,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
                                                                       counters: *mut u32) {
     let dp = const { decode_width(D) };
     let stages = const { decode_stages(D) };
-    const { assert!(D % 16 == 0 && D <= 256 && DECODE_KEYS == 16 && DECODE_ROWS == 16) };
+    const { assert!(D % 16 == 0 && D <= 256 && DECODE_KEYS == 16 && DECODE_ROWS == 16 && decode_stages(D) >= 2 && decode_stages(D) <= 6) };
     let (split, kvh, b) = (block_idx_x(), block_idx_y(), block_idx_z());
     let n_splits = grid_dim_x();
     let (tid, lane) = (thread_idx_x(), lane_id());
@@ -190,11 +190,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
                 i_load += 1;
             }
             // The Q tile (the first group) complete, K/V copies still in flight.
-            if stages == 3 {
-                cp_async_wait_group::<2>();
-            } else {
-                cp_async_wait_group::<1>();
-            }
+            wait_all_but(stages - 1);
         }
         // Every warp meets here (the Q tile written by the whole block).
         sync_threads();
@@ -219,11 +215,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
                 load(i + stages - 1, (i + stages - 1) % stages);
             }
             cp_async_commit_group();
-            if stages == 3 {
-                cp_async_wait_group::<2>();
-            } else {
-                cp_async_wait_group::<1>();
-            }
+            wait_all_but(stages - 1);
             sync_warp();
             // S (16 rows × 16 keys) = Q · Kᵀ.
             let mut s = [[0f32; 4]; 2];
@@ -484,6 +476,19 @@ unsafe fn combine_pair<E: Elem16, const D: u32>(o_part: *const f32, lse_part: *c
             }
             r += DECODE_WARPS;
         }
+    }
+}
+
+/// `cp.async.wait_group n` for the ring's `n = decode_stages(D) − 1` (a constant per head dim, 1 to 5: a
+/// deeper ring needs no change here).
+#[inline(always)]
+fn wait_all_but(n: u32) {
+    match n {
+        1 => cp_async_wait_group::<1>(),
+        2 => cp_async_wait_group::<2>(),
+        3 => cp_async_wait_group::<3>(),
+        4 => cp_async_wait_group::<4>(),
+        _ => cp_async_wait_group::<5>(),
     }
 }
 
