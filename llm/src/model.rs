@@ -392,8 +392,10 @@ impl<T: Element + NormReducible> Model<T> {
             return Err(Error::InvalidInput(format!("{times} replays of the decode step: sequence {b} holds {} of the cache's {} tokens", self.lens[b], self.max_len)));
         }
         self.synchronize("before the replays")?;
-        // The device's ids move on with each replay: the host's record of them is stale from here.
+        // The device's ids move on with each replay: the host's record of them is stale from here (and its
+        // positions unknown, should a replay fail).
         self.device_next = None;
+        self.decoded = None;
         if advances {
             for l in &mut self.lens[..n] {
                 *l += times;
@@ -406,7 +408,9 @@ impl<T: Element + NormReducible> Model<T> {
             }
         }
         self.synchronize("the replays")?;
-        Ok(Some(t.elapsed().as_secs_f64() * 1e3 / times as f64))
+        let ms = t.elapsed().as_secs_f64() * 1e3 / times as f64;
+        self.decoded = Some(n);
+        Ok(Some(ms))
     }
 
     /// Grows every rank's work buffers to `tokens` tokens; new buffers make the captured graphs stale.
