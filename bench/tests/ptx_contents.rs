@@ -261,7 +261,7 @@ fn hopper_steps_are_tma_and_wgmma_only() {
 #[test]
 fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
     let pdl = ["hgemm_decode_v2", "hgemm_decode_v2_bf16", "hgemm_decode_v2_m64", "hgemm_decode_v2_m64_bf16", "hgemm_decode_v2_m128",
-               "attn_decode_d128_bf16", "attn_decode_d64_f16", "attn_decode2_d128_bf16", "attn_decode2_d256_f16", "attn_decode3_d128_bf16", "attn_decode3_d64_f16", "attn_decode4_d128_bf16", "attn_decode4_d96_f16", "attn_kv_append", "fp8_w1_t8_bf16",
+               "attn_decode_d128_bf16", "attn_decode_d64_f16", "attn_decode2_d128_bf16", "attn_decode2_d256_f16", "attn_decode3_d128_bf16", "attn_decode3_d64_f16", "attn_kv_append", "fp8_w1_t8_bf16",
                "fp8_w1_t32_f16"];
     for name in pdl {
         let k = steps::find(name).unwrap_or_else(|| panic!("{name}: no descriptor"));
@@ -277,9 +277,7 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         // (`ld.global.nc`) under its `flags` (the eleventh parameter).
         // Decode attention's ad3 (session 70) reads the length, the page table and its first tiles' older
         // keys before the wait (its contract: `CacheReady::AtLaunch`); ad1 and ad2 nothing.
-        let (b_early, w_early, a_early) = (name.starts_with("hgemm_decode_v2"), name.starts_with("fp8_w1"), name.starts_with("attn_decode3") || name.starts_with("attn_decode4"));
-        // ad4 (session 71) first asks the L2 for the host's byte range: a prefetch, which writes nothing.
-        let a_warm = name.starts_with("attn_decode4");
+        let (b_early, w_early, a_early) = (name.starts_with("hgemm_decode_v2"), name.starts_with("fp8_w1"), name.starts_with("attn_decode3"));
         let flags_param = if w_early { "_param_10" } else { "_param_9" };
         let flags_read = ins[..wait].iter().position(|l| l.starts_with("ld.param") && l.contains(flags_param));
         for (i, l) in ins[..wait].iter().enumerate() {
@@ -287,9 +285,6 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
             let l = l.strip_prefix('@').map_or(*l, |r| r.split_once(char::is_whitespace).map_or(r, |(_, op)| op.trim_start()));
             let a_read = ["cp.async.cg.shared.global", "ld.global.nc", "ld.global.b32", "cp.async.commit_group"].iter().any(|p| l.starts_with(p));
             if a_early && a_read {
-                continue;
-            }
-            if a_warm && l.starts_with("cp.async.bulk.prefetch.L2.global") {
                 continue;
             }
             if (b_early && l.starts_with("cp.async.cg.shared.global")) || (w_early && l.starts_with("ld.global.nc")) {
@@ -306,10 +301,6 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         if a_early {
             assert!(ins[..wait].iter().any(|l| l.contains("cp.async.cg.shared.global")), "{name}: no K/V copy before griddepcontrol.wait");
             assert!(!ins[..wait].iter().any(|l| l.starts_with("ld.param") && l.contains(&format!("{name}_param_0]"))), "{name}: Q's pointer read before griddepcontrol.wait");
-        }
-        if a_warm {
-            assert!(ins[..wait].iter().any(|l| l.starts_with("cp.async.bulk.prefetch.L2.global")), "{name}: no L2 prefetch before griddepcontrol.wait");
-            assert!(!body(Target::Sm80, name).contains("cp.async.bulk"), "{name}: an sm_90 bulk prefetch in the sm_80 build");
         }
         // The next grid is released only after the K loop's last copies (d2: after `cp.async.wait_group 0`).
         if b_early {

@@ -58,12 +58,6 @@ pub struct Fp8Weights {
 }
 
 impl Fp8Weights {
-    /// The e4m3 bytes on the device (`n × k`, row-major), e.g. to warm the L2 with them
-    /// ([`L2Warm`](crate::attention::decode::L2Warm)).
-    pub fn data(&self) -> &CudaSlice<u8> {
-        &self.q
-    }
-
     /// Quantizes `w` (`n × k`, row-major, `T` = bf16 or f16) on the GPU: e4m3 with one power-of-two
     /// scale per 128×128 block. Synchronizes once to check the scales: a block holding NaN or Inf, or
     /// larger than the scale range allows (`448 · 2^7` = 57344), is named in the error.

@@ -391,16 +391,11 @@ pub const fn decode_width(d: u32) -> u32 {
     if d <= 64 { 64 } else if d <= 128 { 128 } else { 256 }
 }
 
-/// K/V stages per warp: 5 at width 64, 3 at 128, 2 at 256 (three would take 200 KiB). A warp keeps
-/// `stages − 1` tiles in flight: at width 64 with three stages that was 8 KiB (K and V) a warp, half of
-/// width 128's, and D = 64 decode read at 72–77% of the copy rate where D = 128 read at 92–105% (session
-/// 53); five stages put width 128's bytes in flight (84 KiB a CTA).
+/// K/V stages per warp: 3, or 2 at width 256 (three would take 200 KiB). Five at width 64 (width 128's
+/// bytes in flight a warp) gained 1–2% at latency-bound shapes and lost 0.7% at 64×32×8×2048×64 (session
+/// 71, commit `0dbe580`): kept at 3.
 pub const fn decode_stages(d: u32) -> u32 {
-    match decode_width(d) {
-        256 => 2,
-        128 => 3,
-        _ => 5,
-    }
+    if decode_width(d) == 256 { 2 } else { 3 }
 }
 
 /// Bytes of one warp's K (or V) tile: `DECODE_KEYS × width` 16-bit.
@@ -1042,7 +1037,7 @@ mod tests {
         }
         // The generalized swizzle keeps the D = 64 / 128 tiles and gives D = 256 its S = 5.
         assert_eq!((tile(64, 64).swizzle.s, tile(64, 128).swizzle.s, tile(16, 256).swizzle.s), (3, 4, 5));
-        assert_eq!((decode_smem(64), decode_smem(128), decode_smem(256)), (2048 + 4 * 5 * 2 * 2048, 4096 + 4 * 3 * 2 * 4096, 8192 + 4 * 2 * 2 * 8192));
+        assert_eq!((decode_smem(128), decode_smem(256)), (4096 + 4 * 3 * 2 * 4096, 8192 + 4 * 2 * 2 * 8192));
     }
 
     #[test]

@@ -280,27 +280,12 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     let done = |out: &[Vec<u32>]| !eos.is_empty() && out.iter().all(|s| s.iter().any(|t| eos.contains(t)));
     let t = Instant::now();
     let mut steps = 0;
-    if o.sampling == Sampling::Greedy {
-        // Greedy: each step launched before the last one's tokens are read (`Model::decode_greedy`).
-        let want = if done(&out) { 0 } else { o.max_new.saturating_sub(out[0].len()) };
-        let ran = model.decode_greedy(&next, want, |next| {
-            for (s, &t) in out.iter_mut().zip(next) {
-                s.push(t);
-            }
-            steps += 1;
-            done(&out)
-        })?;
-        if let Some(last) = ran.last() {
-            next = last.clone();
+    while out[0].len() < o.max_new && !done(&out) {
+        next = model.decode(&next, o.sampling, &mut rng)?;
+        for (s, &t) in out.iter_mut().zip(&next) {
+            s.push(t);
         }
-    } else {
-        while out[0].len() < o.max_new && !done(&out) {
-            next = model.decode(&next, o.sampling, &mut rng)?;
-            for (s, &t) in out.iter_mut().zip(&next) {
-                s.push(t);
-            }
-            steps += 1;
-        }
+        steps += 1;
     }
     model.synchronize("decode")?;
     let steps = steps.max(1);

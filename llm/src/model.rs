@@ -28,7 +28,7 @@ use kernel_lab::{
     Error, Gpu, Result,
     error::DriverContext,
     attention::{
-        decode::{CacheReady, DecodeDesc, DecodePlan, L2Warm},
+        decode::{CacheReady, DecodeDesc, DecodePlan},
         prefill::{PrefillDesc, PrefillPlan},
     },
     comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
@@ -492,121 +492,6 @@ impl<T: Element + NormReducible> Model<T> {
     /// One decode step: `tokens[b]` appended to slot `b` (`b < tokens.len()`, every slot prefilled); returns
     /// each sequence's next token.
     pub fn decode(&mut self, tokens: &[u32], sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
-        let n = tokens.len();
-        let (advance, pos) = self.launch_decode(tokens)?;
-        let next = self.shards[0].head_read(n, sampling, rng, &self.config)?;
-        self.check_ranks()?;
-        // On one GPU the argmax moved the positions on to `lens`; split over ranks they stay this step's.
-        self.decoded = Some(n);
-        if advance && sampling == Sampling::Greedy {
-            // The argmax's tokens (as read, negative ones as 0: as the kernel writes them) and the next positions.
-            self.device_next = Some((n, next.iter().map(|&t| t as i32).collect(), pos.iter().map(|&p| p + 1).collect()));
-        }
-        Ok(next)
-    }
-
-    /// Up to `steps` greedy decode steps from `tokens` (one per slot `0..tokens.len()`, as [`Model::decode`]
-    /// repeated, each step fed the last one's tokens): returns each step's tokens, and stops after the first
-    /// step for which `stop` (called with every step's tokens, in order) says so.
-    ///
-    /// On one GPU, once the batch's step is a captured graph, each step's graph is launched before the
-    /// previous step's tokens are read (the argmax writes the next step's inputs on the device; the tokens
-    /// come back through pinned memory), so the GPU runs the steps back to back while the host reads,
-    /// checks and launches one step behind (session 70: the host's share of a batch-1 step was 49–61 µs of
-    /// ~4.35 ms). A step launched ahead whose tokens are not wanted (`stop`) is discarded: it only wrote the
-    /// cache row one past the kept tokens and the device's next inputs, which the next call copies from the
-    /// host again. Otherwise (sampling is the host's, several ranks, no graph yet) the steps are
-    /// [`Model::decode`]'s. `KERNEL_LAB_LLM_PIPELINE=0` launches each step after the last one's tokens are
-    /// read (timing A/B).
-    pub fn decode_greedy(&mut self, tokens: &[u32], steps: usize, mut stop: impl FnMut(&[u32]) -> bool) -> Result<Vec<Vec<u32>>> {
-        let n = tokens.len();
-        if let Some(b) = (0..n.min(self.slots)).find(|&b| self.lens[b] + steps > self.max_len) {
-            return Err(Error::InvalidInput(format!("{steps} decode steps: sequence {b} holds {} of the cache's {} tokens", self.lens[b], self.max_len)));
-        }
-        let mut rng = Rng::new(0);
-        let mut out: Vec<Vec<u32>> = Vec::with_capacity(steps);
-        let mut cur = tokens.to_vec();
-        static PIPELINE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let pipeline = *PIPELINE.get_or_init(|| std::env::var("KERNEL_LAB_LLM_PIPELINE").map_or(true, |v| v.trim() != "0"));
-        // Plain steps until the step is a graph on one GPU (the first steps of a batch size run eagerly and capture it).
-        while out.len() < steps && !(pipeline && self.shards.len() == 1 && self.graphs_on && self.shards[0].graphs.contains_key(&n)) {
-            cur = self.decode(&cur, Sampling::Greedy, &mut rng)?;
-            out.push(cur.clone());
-            if stop(&cur) {
-                return Ok(out);
-            }
-        }
-        if out.len() == steps {
-            return Ok(out);
-        }
-        // Two pinned buffers: step t's tokens land in `host[t % 2]` while step t + 1 runs.
-        let ctx = self.shards[0].gpu.ctx.clone();
-        // SAFETY: page-locked host memory of n i32 (flags 0: cached, readable by the host at full speed); each
-        // buffer is read only after its event (`copied`, below), recorded after the copy last enqueued into
-        // it, has completed, and every copy into it writes all n elements.
-        let alloc = || unsafe { ctx.alloc_pinned_with_flags::<i32>(n, 0) }
-            .map_err(|e| Error::Driver { what: "allocating pinned host memory for the tokens".into(), source: e });
-        let mut host = [alloc()?, alloc()?];
-        // An event recorded after each copy, waited on before the host reads the buffer: the library turns
-        // cudarc's own event tracking off (`Gpu::new`), so the pinned buffers' built-in events are never
-        // recorded and `as_slice` alone would not wait (session 71's first run read zeros).
-        let event = || ctx.new_event(None).map_err(|e| Error::Driver { what: "creating an event for the tokens' copy".into(), source: e });
-        let copied = [event()?, event()?];
-        let result = (|| -> Result<()> {
-            let (_, mut pos) = self.launch_decode(&cur)?;
-            let s = &self.shards[0];
-            s.gpu.stream.memcpy_dtoh(&s.next.slice(..n), &mut host[0]).during(|| "copying tokens".into())?;
-            copied[0].record(&s.gpu.stream).during(|| "recording the tokens' copy".into())?;
-            let mut t = 0;
-            loop {
-                // Step t is on the GPU; step t + 1 goes next if wanted and every sequence has room for it.
-                let ahead = out.len() + 1 < steps && self.lens[..n].iter().all(|&l| l < self.max_len) && self.shards[0].graphs.contains_key(&n);
-                if ahead {
-                    let s = &self.shards[0];
-                    s.graphs[&n].launch().during(|| format!("launching the decode graph of batch {n}"))?;
-                    s.gpu.stream.memcpy_dtoh(&s.next.slice(..n), &mut host[(t + 1) % 2]).during(|| "copying tokens".into())?;
-                    copied[(t + 1) % 2].record(&s.gpu.stream).during(|| "recording the tokens' copy".into())?;
-                    for l in &mut self.lens[..n] {
-                        *l += 1;
-                    }
-                }
-                copied[t % 2].synchronize().during(|| format!("waiting for decode step {t}'s tokens"))?;
-                let got = host[t % 2].as_slice().map_err(|e| Error::Driver { what: format!("reading decode step {t}'s tokens"), source: e })?;
-                cur = got.iter().map(|&x| x.max(0) as u32).collect();
-                out.push(cur.clone());
-                t += 1;
-                let stopped = stop(&cur);
-                if !ahead {
-                    // The device holds exactly the kept steps' inputs for the next one.
-                    self.device_next = Some((n, cur.iter().map(|&x| x as i32).collect(), pos.iter().map(|&p| p + 1).collect()));
-                    self.decoded = Some(n);
-                    return Ok(());
-                }
-                for p in &mut pos {
-                    *p += 1;
-                }
-                if stopped {
-                    // Step t (launched ahead) is not wanted: its tokens are never read and the host's lengths go
-                    // back; the device's ids, positions and lengths are one step on, so the next step copies them.
-                    self.synchronize("the discarded decode step")?;
-                    for l in &mut self.lens[..n] {
-                        *l -= 1;
-                    }
-                    return Ok(());
-                }
-            }
-        })();
-        if result.is_err() {
-            self.device_next = None;
-            self.decoded = None;
-        }
-        result.map(|()| out)
-    }
-
-    /// Validates one decode step of `tokens`, copies its inputs where the device does not already hold
-    /// them, and launches it (graph or eager), counting the tokens into `lens`; returns whether the argmax
-    /// advances the device's inputs (one GPU) and the step's positions.
-    fn launch_decode(&mut self, tokens: &[u32]) -> Result<(bool, Vec<i32>)> {
         let c = self.config.clone();
         let n = tokens.len();
         if n == 0 || n > self.slots {
@@ -682,7 +567,15 @@ impl<T: Element + NormReducible> Model<T> {
         for l in &mut self.lens[..n] {
             *l += 1;
         }
-        Ok((advance, pos))
+        let next = self.shards[0].head_read(n, sampling, rng, &c)?;
+        self.check_ranks()?;
+        // On one GPU the argmax moved the positions on to `lens`; split over ranks they stay this step's.
+        self.decoded = Some(n);
+        if advance && sampling == Sampling::Greedy {
+            // The argmax's tokens (as read, negative ones as 0: as the kernel writes them) and the next positions.
+            self.device_next = Some((n, next.iter().map(|&t| t as i32).collect(), pos.iter().map(|&p| p + 1).collect()));
+        }
+        Ok(next)
     }
 
     /// One decode step as [`Model::decode`], launched eagerly with an event after every launch: the
@@ -1091,18 +984,8 @@ impl<T: Element + NormReducible> Shard<T> {
             None => {
                 let (plan, seq_lens) = decode.get_mut(&tokens).ok_or_else(|| Error::InvalidInput("decode plan missing (internal)".into()))?;
                 let per = tokens * l.kv_heads * max_len * d;
-                // The O projection's weights asked of the L2 while attention runs (step ad4, where the plan
-                // reads the cache at launch and they fit beside it). `KERNEL_LAB_LLM_WARM_L2=0` turns it
-                // off, `=N` warms at most N MiB (timing A/B).
-                static WARM: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-                let cap = *WARM.get_or_init(|| std::env::var("KERNEL_LAB_LLM_WARM_L2").ok().and_then(|v| v.trim().parse::<usize>().ok()).map_or(usize::MAX, |m| m << 20));
-                let warm = match &layer.o {
-                    Weight::Dense(w) => L2Warm::of(w, &gpu.stream),
-                    Weight::Fp8(w) => L2Warm::of(w.data(), &gpu.stream),
-                };
-                let warm = (cap > 0).then(|| warm.first(cap));
-                plan.run_warming(&view::<T>(&b.q, nq)?, &view::<T>(ck, per)?, &view::<T>(cv, per)?, None, seq_lens, max_len,
-                                 &mut view_mut::<T>(&mut b.attn, nq)?, &mut b.lse.slice_mut(..tokens * l.heads), warm)?;
+                plan.run(&view::<T>(&b.q, nq)?, &view::<T>(ck, per)?, &view::<T>(cv, per)?, None, seq_lens, max_len,
+                         &mut view_mut::<T>(&mut b.attn, nq)?, &mut b.lse.slice_mut(..tokens * l.heads))?;
                 // Its bytes (the cached rows) are filled in by `decode_profiled`, which knows the lengths.
                 let splits = plan.split(max_len).splits;
                 mark(prof, gpu, || format!("{DECODE_ATTENTION} ({splits} splits)"), 0)?;

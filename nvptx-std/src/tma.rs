@@ -138,18 +138,6 @@ pub unsafe fn cp_async_bulk_prefetch_tensor_2d_l2(tmap: *const TensorMap, c0: i3
     }
 }
 
-/// `cp.async.bulk.prefetch.L2.global [src], bytes;` — asks the L2 to fetch `bytes` bytes at `src` from global
-/// memory (the TMA engine issues the requests), so that later loads of them hit the L2. A hint: nothing
-/// is written, nothing is waited for, and the L2 may drop it or evict the lines before they are read.
-///
-/// # Safety
-/// sm_90; `src` 16-byte aligned, `bytes` a multiple of 16, `src..src + bytes` inside one live global allocation.
-#[inline(always)]
-pub unsafe fn cp_async_bulk_prefetch_l2(src: *const u8, bytes: u32) {
-    // SAFETY: forwarded to the caller; the instruction writes no memory.
-    unsafe { asm!("cp.async.bulk.prefetch.L2.global [{0}], {1};", in(reg64) src, in(reg32) bytes, options(nostack, readonly)) }
-}
-
 /// `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [tmap, {c0, c1}], [src];` — stores the box at
 /// `src` to column `c0`, row `c1` (out-of-bounds parts are dropped). Complete it with
 /// [`cp_async_bulk_commit_group`] and [`cp_async_bulk_wait_group_read0`] before reusing `src`.

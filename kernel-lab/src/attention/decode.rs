@@ -18,7 +18,7 @@
 //! capacity (and below 0 to 0) and read a table entry outside `0..num_pages` as an empty page, so no
 //! value in them makes a kernel read outside the cache — but such values give wrong attention, not an
 //! error: [`check_block_table`] validates a host copy of the table before upload.
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::attention::{DECODE_ROWS, DECODE_SPLIT_UNIT, DecodeCache, DecodeDims};
 
@@ -299,7 +299,7 @@ pub fn check_block_table(desc: &DecodeDesc, table: &[i32], max_pages: usize, seq
 
 /// Which decode step a [`DecodePlan`] runs where it splits the keys (with one split both are the same
 /// kernel body, no combine).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DecodeStep {
     /// ad1: the splits' partials merged by a second kernel (`attn_decode_combine_*`).
     SeparateCombine,
@@ -313,7 +313,7 @@ pub enum DecodeStep {
 /// When decode may start reading the lengths, the page table and the older cache rows — the counterpart of
 /// the GEMM's [`BReady`](crate::gemm::BReady). On Hopper the decode kernels are launched with programmatic
 /// dependent launch: their CTAs may be resident while the previous grid on the stream still runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CacheReady {
     /// Everything is read after the previous grid has finished (always correct).
     #[default]
@@ -331,42 +331,6 @@ pub enum CacheReady {
     AtLaunch,
 }
 
-/// A byte range of device memory that decode step ad4 asks the L2 for before its own work
-/// ([`DecodePlan::run_warming`]): what the kernel after decode attention streams — in a model's decode
-/// step, the O projection's weights. At small batches decode attention is latency-bound and the DRAM
-/// idles while it runs; warmed, those weights are read from the L2. Borrowed for the launch.
-#[derive(Clone, Copy, Debug)]
-pub struct L2Warm<'a> {
-    ptr: u64,
-    bytes: usize,
-    _borrow: std::marker::PhantomData<&'a ()>,
-}
-
-impl<'a> L2Warm<'a> {
-    /// All of `buf` (its elements' bytes).
-    pub fn of<X: DeviceRepr, S: DevicePtr<X>>(buf: &'a S, stream: &std::sync::Arc<CudaStream>) -> L2Warm<'a> {
-        let (ptr, _guard) = buf.device_ptr(stream);
-        L2Warm { ptr, bytes: buf.len() * std::mem::size_of::<X>(), _borrow: std::marker::PhantomData }
-    }
-
-    /// Only its first `bytes` bytes (at most all of it).
-    pub fn first(self, bytes: usize) -> L2Warm<'a> {
-        L2Warm { bytes: self.bytes.min(bytes), ..self }
-    }
-
-    /// Its length in bytes.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
-
-/// The bytes of an L2 warm ad4 issues: the range's, but only what fits three quarters of the L2 beside
-/// the cache bytes the call reads (those stream through the L2 too and would evict the rest), rounded
-/// down to 16; 0 where nothing fits.
-pub fn warm_bytes(range: usize, cache_bytes: usize, l2_bytes: usize) -> usize {
-    (3 * l2_bytes / 4).saturating_sub(cache_bytes).min(range) & !15
-}
-
 /// Decode attention for one [`DecodeDesc`] and element type `T` (`half::f16`, `half::bf16`): kernels
 /// loaded once, the split planned per run from a bound on the lengths, a grow-only workspace for the
 /// splits' partial outputs and ad2's per-(sequence, K/V head) counters; everything enqueued on the
@@ -377,7 +341,6 @@ pub struct DecodePlan<T: Element> {
     decode: Kernel,
     decode2: Kernel,
     decode3: Kernel,
-    decode4: Kernel,
     step: DecodeStep,
     cache_ready: CacheReady,
     /// ad2's per-(sequence, K/V head) counts of finished splits (zero between launches).
@@ -400,11 +363,10 @@ impl<T: Element> DecodePlan<T> {
         let decode = gpu.kernel(&format!("attn_decode_d{}_{e}", desc.head_dim))?;
         let decode2 = gpu.kernel(&format!("attn_decode2_d{}_{e}", desc.head_dim))?;
         let decode3 = gpu.kernel(&format!("attn_decode3_d{}_{e}", desc.head_dim))?;
-        let decode4 = gpu.kernel(&format!("attn_decode4_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
         let slots = gpu.info.sms * decode.max_blocks_per_sm()?.max(1);
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, decode4, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, slots, forced: None, o_part: None,
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, slots, forced: None, o_part: None,
                         lse_part: None, _elem: std::marker::PhantomData })
     }
 
@@ -485,23 +447,6 @@ impl<T: Element> DecodePlan<T> {
         O: DevicePtrMut<T>,
         L: DevicePtrMut<f32>,
     {
-        self.run_warming(q, k, v, table, seq_lens, max_seq_len, o, lse, None)
-    }
-
-    /// [`DecodePlan::run`], and where it runs ad3 ([`CacheReady::AtLaunch`]) with `warm` given, step ad4
-    /// instead: ad3 whose CTAs first ask the L2 for `warm`'s bytes ([`L2Warm`]), as much of them as
-    /// [`warm_bytes`] lets fit beside the cache bytes this call reads (`max_seq_len` keys of every
-    /// sequence and K/V head); with nothing left to warm, ad3. A hint: the results are ad3's either way.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_warming<Q, K, V, O, L>(&mut self, q: &Q, k: &K, v: &V, table: Option<BlockTable<'_>>, seq_lens: &CudaSlice<i32>, max_seq_len: usize,
-                                      o: &mut O, lse: &mut L, warm: Option<L2Warm<'_>>) -> Result<Split>
-    where
-        Q: DevicePtr<T>,
-        K: DevicePtr<T>,
-        V: DevicePtr<T>,
-        O: DevicePtrMut<T>,
-        L: DevicePtrMut<f32>,
-    {
         let d = self.desc;
         check_lens("decode attention", &d, &[("Q", q.len(), d.q_elems()), ("K", k.len(), d.cache_elems()), ("V", v.len(), d.cache_elems()),
                                               ("O", o.len(), d.q_elems()), ("LSE", lse.len(), d.rows()), ("seq_lens", seq_lens.len(), d.batch)])?;
@@ -561,20 +506,9 @@ impl<T: Element> DecodePlan<T> {
         // (`CacheReady::AtLaunch`): it moves reads of those same buffers before the PDL wait, so a broken
         // promise reads stale values, never outside them.
         let early = self.cache_ready == CacheReady::AtLaunch && (fused || split.splits == 1);
-        let grid = (split.splits, d.kv_heads as u32, d.batch as u32);
-        if early && let Some(w) = warm {
-            let cache_bytes = 2 * d.batch * d.kv_heads * max_seq_len * d.head_dim * 2;
-            let bytes = warm_bytes(w.bytes, cache_bytes, self.gpu.info.l2_bytes) as u64;
-            if bytes > 0 && w.ptr % 16 == 0 {
-                // SAFETY: ad4 (`attn_decode4_*`): ad3's parameters and contract, and a range it only prefetches: 16-byte
-                // aligned (checked), `bytes` ≤ the borrowed buffer's (`L2Warm`: `warm_bytes` takes at most it).
-                unsafe { launch!(self.gpu, &self.decode4, grid = grid, &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc, &w.ptr, &bytes)? };
-                return Ok(split);
-            }
-        }
         if fused || early {
             let k = if early { &self.decode3 } else { &self.decode2 };
-            unsafe { launch!(self.gpu, k, grid = grid, &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
+            unsafe { launch!(self.gpu, k, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
             return Ok(split);
         }
         unsafe { launch!(self.gpu, &self.decode, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp)? };

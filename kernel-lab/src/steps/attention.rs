@@ -363,18 +363,12 @@ const fn decode3(name: &'static str, label: &'static str, d: u32) -> KernelInfo 
     KernelInfo { about: DECODE3_ABOUT, ..decode2(name, label, d) }
 }
 
-const DECODE4_ABOUT: &str = "decode (ad4): ad3 whose CTAs first ask the L2 for a byte range the host names (the next kernel's weights) by `cp.async.bulk.prefetch.L2`";
-
-const fn decode4(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
-    KernelInfo { about: DECODE4_ABOUT, ..decode2(name, label, d) }
-}
-
 const fn decode_helper(name: &'static str, label: &'static str, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 256, launch_bounds: bounds(256), dyn_smem_bytes: 0, about,
                  ptx: PtxCheck { has: &[], lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
 }
 
-/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1–ad4 per head dim and
+/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1, ad2 and ad3 per head dim and
 /// element type, ad1's split-KV combine and the KV-cache append. Not in [`STEPS`]: they take a KV cache, not the
 /// prefill family's `[B·H][L][D]` problems.
 pub const DECODE: &[KernelInfo] = &[
@@ -390,10 +384,6 @@ pub const DECODE: &[KernelInfo] = &[
     decode3("attn_decode3_d128_f16", "ad3-d128", 128), decode3("attn_decode3_d256_f16", "ad3-d256", 256),
     decode3("attn_decode3_d64_bf16", "ad3-d64-bf16", 64), decode3("attn_decode3_d96_bf16", "ad3-d96-bf16", 96),
     decode3("attn_decode3_d128_bf16", "ad3-d128-bf16", 128), decode3("attn_decode3_d256_bf16", "ad3-d256-bf16", 256),
-    decode4("attn_decode4_d64_f16", "ad4-d64", 64), decode4("attn_decode4_d96_f16", "ad4-d96", 96),
-    decode4("attn_decode4_d128_f16", "ad4-d128", 128), decode4("attn_decode4_d256_f16", "ad4-d256", 256),
-    decode4("attn_decode4_d64_bf16", "ad4-d64-bf16", 64), decode4("attn_decode4_d96_bf16", "ad4-d96-bf16", 96),
-    decode4("attn_decode4_d128_bf16", "ad4-d128-bf16", 128), decode4("attn_decode4_d256_bf16", "ad4-d256-bf16", 256),
     decode_helper("attn_decode_combine_f16", "ad1-combine", "decode's split-KV combine: the splits' outputs weighted by their log-sum-exps (f16 out)"),
     decode_helper("attn_decode_combine_bf16", "ad1-combine-bf16", "decode's split-KV combine (bf16 out)"),
     decode_helper("attn_kv_append", "kv-append", "new K/V rows written into a contiguous or paged cache at each sequence's end"),

@@ -6,9 +6,7 @@
 //!   Hopper steps.
 //! * [`opaque`]: a value hidden from the optimizers.
 //! * [`pdl`]: the prologue of a kernel launched with programmatic dependent launch.
-//! * [`l2`]: a CTA's share of the next kernel's bytes asked of the L2 (decode attention ad4).
 pub(crate) mod grouped;
-pub(crate) mod l2;
 pub(crate) mod pdl;
 pub(crate) mod unroll;
 
