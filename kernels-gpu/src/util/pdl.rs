@@ -9,7 +9,7 @@
 //! same kernels launched plainly (bf16 4.472 against 4.523 ms, FP8 weights 3.202 against 3.236). An L2
 //! prefetch of the weights before the wait (the first stages, or whole splits where the weights fit the
 //! L2) gained nothing (4.491–4.497 ms) and was removed (commit a436301 has it); decode attention asking the
-L2 for the O projection's weights while it runs made the step 1.034× slower (session 71, commit 0dbe580).
+//! L2 for the O projection's weights while it runs made the step 1.034× slower (session 71, commit 0dbe580).
 //!
 //! The contract: nothing before [`wait_then_release`] reads or writes global memory, and every CTA
 //! reaches it — but for reads the host has promised the previous grid does not write: d2/d24's and w1's
