@@ -207,6 +207,11 @@ pub struct Split {
 /// 31.3 / 46.2, each step adding ~2 µs per CTA an SM runs).
 pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
 
+/// A lone paged CTA's streaming rate against a contiguous one's (it looks up a page per 16-key tile):
+/// at batch 1 × 8 K/V heads, D = 128, 32k keys, 16 splits (one CTA an SM), paged 44.1 µs against contiguous
+/// 38.6 (H200, session 55), with [`DECODE_CTA_COST_BYTES`]: 0.87.
+pub const DECODE_PAGED_RATE: f64 = 0.87;
+
 /// The split for `pairs = batch · kv_heads` (sequence, K/V head) pairs over keys up to `max_seq_len` of
 /// head dim `head_dim`, on a GPU with `sms` SMs: the count `s` that minimizes
 /// `⌈pairs · s / sms⌉ · (keys a split streams + the cost of a CTA, in the same bytes)` — the CTAs an SM
@@ -218,24 +223,37 @@ pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
 /// sequences × 8 K/V heads: 2 splits, 1.08× slower than 1); session 53's filled every resident CTA slot
 /// (SMs × CTAs per SM: 32 splits at batch 1 × 8 heads), 5–7% slower than one CTA per SM (session 55).
 pub fn plan_split(pairs: usize, max_seq_len: usize, sms: u32, head_dim: usize) -> Split {
-    let unit = DECODE_SPLIT_UNIT as usize;
-    let units = max_seq_len.div_ceil(unit).max(1);
-    let (pairs, sms) = (pairs.max(1), (sms as usize).max(1));
-    // One 64-key unit of K and V in bytes, and a CTA's fixed cost in those units.
-    let cta_units = DECODE_CTA_COST_BYTES / (unit * head_dim.max(1) * 2 * 2) as f64;
-    cheapest(units, sms.div_ceil(pairs) * 4, 1e-9, |s| (pairs * s.splits as usize).div_ceil(sms) as f64 * ((s.chunk as usize / unit) as f64 + cta_units))
+    let most = (sms as usize).max(1).div_ceil(pairs.max(1)) * 4;
+    cheapest(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), most, 1e-9, split_cost(pairs, sms, 1, head_dim, 1.0))
 }
 
-/// The split for a paged cache: the session-53 rule, the count `s` that minimizes the waves' time
-/// `⌈pairs · s / slots⌉ / s` over `slots` resident CTA places (SMs × CTAs per SM), the smallest on a tie —
-/// every slot filled. A paged CTA looks up a page per 16-key tile and streams slower than a contiguous
-/// one, so a second CTA on an SM still adds bandwidth: at batch 1 × 8 K/V heads (H200, session 55) 32
-/// splits ran 42.0 / 26.0 µs at 32k / 16k keys against 16 splits' 44.1 / 26.5 (at 4k: 14.3 against 13.2).
-pub fn plan_split_paged(pairs: usize, max_seq_len: usize, slots: u32) -> Split {
+/// The split for a paged cache: [`plan_split`]'s cost with a CTA's streaming at [`DECODE_PAGED_RATE`] of a
+/// contiguous one's, so that CTAs side by side on an SM (up to `per_sm`, the kernel's resident CTAs an SM)
+/// add bandwidth until the SM's share is reached: `c · units / min(1, min(c, per_sm) · rate) + c · cta`
+/// for the `c = ⌈pairs · s / sms⌉` CTAs an SM runs.
+///
+/// Before (session 53's rule, until session 71): every resident slot filled (`⌈pairs · s / slots⌉ / s`
+/// least), with no cost per CTA — right at 16k–32k keys (session 55: 32 splits 26.0 / 42.0 µs against 16
+/// splits' 26.5 / 44.1, as this cost says), too many splits at short caches: 14.3 against 13.2 µs at 4k
+/// (session 55), and 64 splits at 1×32×8×8192×64 (23.3 µs) where 32 took 14.7 (session 71).
+pub fn plan_split_paged(pairs: usize, max_seq_len: usize, sms: u32, per_sm: u32, head_dim: usize) -> Split {
+    let most = ((sms as usize) * (per_sm as usize).max(1)).max(1).div_ceil(pairs.max(1)) * 2;
+    cheapest(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), most, 1e-9, split_cost(pairs, sms, per_sm, head_dim, DECODE_PAGED_RATE))
+}
+
+/// The decode split's cost (in 64-key units of one CTA streaming at the SM's share of the copy rate): the
+/// `c = ⌈pairs · s / sms⌉` CTAs an SM runs, each its split's units and [`DECODE_CTA_COST_BYTES`], the
+/// units streamed by up to `per_sm` of them side by side, each at `rate` (at most the SM's share together).
+fn split_cost(pairs: usize, sms: u32, per_sm: u32, head_dim: usize, rate: f64) -> impl Fn(&Split) -> f64 {
     let unit = DECODE_SPLIT_UNIT as usize;
-    let units = max_seq_len.div_ceil(unit).max(1);
-    let (pairs, slots) = (pairs.max(1), (slots as usize).max(1));
-    cheapest(units, slots.div_ceil(pairs) * 2, 1e-12, |s| (pairs * s.splits as usize).div_ceil(slots) as f64 / s.splits as f64)
+    let (pairs, sms, per_sm) = (pairs.max(1), (sms as usize).max(1), (per_sm as usize).max(1));
+    // One 64-key unit of K and V in bytes, and a CTA's fixed cost in those units.
+    let cta_units = DECODE_CTA_COST_BYTES / (unit * head_dim.max(1) * 2 * 2) as f64;
+    move |s| {
+        let c = (pairs * s.splits as usize).div_ceil(sms);
+        let units = (s.chunk as usize / unit) as f64;
+        c as f64 * units / (c.min(per_sm) as f64 * rate).min(1.0) + c as f64 * cta_units
+    }
 }
 
 /// The split of `units` 64-key units with the lowest `cost` among those [`split_of`] gives for 1 to
@@ -347,8 +365,8 @@ pub struct DecodePlan<T: Element> {
     counters: Option<CudaSlice<u32>>,
     combine: Kernel,
     append: Kernel,
-    /// Resident CTA places (SMs × CTAs per SM), for a paged cache's split.
-    slots: u32,
+    /// Resident decode CTAs an SM holds, for a paged cache's split.
+    per_sm: u32,
     forced: Option<u32>,
     o_part: Option<CudaSlice<f32>>,
     lse_part: Option<CudaSlice<f32>>,
@@ -365,8 +383,8 @@ impl<T: Element> DecodePlan<T> {
         let decode3 = gpu.kernel(&format!("attn_decode3_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
-        let slots = gpu.info.sms * decode.max_blocks_per_sm()?.max(1);
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, slots, forced: None, o_part: None,
+        let per_sm = decode.max_blocks_per_sm()?.max(1);
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, per_sm, forced: None, o_part: None,
                         lse_part: None, _elem: std::marker::PhantomData })
     }
 
@@ -406,7 +424,7 @@ impl<T: Element> DecodePlan<T> {
     pub fn split(&self, max_seq_len: usize) -> Split {
         match self.forced {
             Some(n) => split_of(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), n as usize),
-            None if self.desc.layout.paged().is_some() => plan_split_paged(self.desc.batch * self.desc.kv_heads, max_seq_len, self.slots),
+            None if self.desc.layout.paged().is_some() => plan_split_paged(self.desc.batch * self.desc.kv_heads, max_seq_len, self.gpu.info.sms, self.per_sm, self.desc.head_dim),
             None => plan_split(self.desc.batch * self.desc.kv_heads, max_seq_len, self.gpu.info.sms, self.desc.head_dim),
         }
     }
@@ -663,9 +681,24 @@ mod tests {
                 last = s;
             }
         }
-        // A paged cache fills the resident slots (session 53's rule): 32 splits on 264 slots.
-        assert_eq!(plan_split_paged(8, 4096, 264), Split { splits: 32, chunk: 128 });
-        assert_eq!(plan_split_paged(32 * 8, 4096, 264).splits, 1);
+        // A paged cache (a lone CTA at 0.87 of the contiguous rate; D = 128: 2 CTAs an SM, D = 64: 4): 16 splits at
+        // batch 1 × 8 heads with 4k keys (session 55: 13.2 µs against 32 splits' 14.3), 32 at 32k (42.0 against
+        // 16 splits' 44.1), 16 at 8k of D = 64 (session 71: 64 splits 23.3 µs, 32 splits 14.7); big batches one.
+        assert_eq!(plan_split_paged(8, 4096, 132, 2, 128), Split { splits: 16, chunk: 256 });
+        assert_eq!(plan_split_paged(8, 32768, 132, 2, 128), Split { splits: 32, chunk: 1024 });
+        assert_eq!(plan_split_paged(8, 8192, 132, 4, 64).splits, 16);
+        assert_eq!(plan_split_paged(32 * 8, 4096, 132, 2, 128).splits, 1);
+        // With the rate at 1 and one CTA an SM the paged cost is the contiguous one.
+        for (pairs, len, d) in [(8usize, 4096usize, 128usize), (8, 32768, 128), (16 * 8, 4096, 64), (3, 100, 96)] {
+            let (units, most) = (len.div_ceil(64), 132usize.div_ceil(pairs) * 4);
+            assert_eq!(cheapest(units, most, 1e-9, split_cost(pairs, 132, 1, d, 1.0)), plan_split(pairs, len, 132, d));
+        }
+        // Never more CTAs than the resident slots can hold twice over, no empty split.
+        for (pairs, len, per_sm, d) in [(1, 1, 2, 128), (8, 1 << 20, 2, 128), (40, 5000, 4, 64), (7, 65, 1, 256)] {
+            let s = plan_split_paged(pairs, len, 132, per_sm, d);
+            assert!((s.splits as usize) * (s.chunk as usize) >= len && ((s.splits - 1) as usize) * (s.chunk as usize) < len.max(1), "{s:?}");
+            assert!(pairs * s.splits as usize <= 2 * (132 * per_sm as usize).max(pairs), "{s:?}");
+        }
         // Forced: one split is the whole length.
         assert_eq!(split_of(64, 1), Split { splits: 1, chunk: 4096 });
     }
