@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 71 (issue 49): the paged decode split by plan_split's CTA-cost model with a paged CTA at 0.87 of a
-# contiguous one's rate (kernel-lab) against session 53's slot-filling rule (kernel-lab-old, 45517ae):
+# Session 71 (issue 49), call 5: the paged decode split by plan_split's CTA-cost model with a paged CTA at 0.87 of a
+# contiguous one's rate (kernel-lab) against session 53's slot-filling rule (kernel-lab-old, 45517ae); call 6: the
+# paged key loop reading each tile's table entry one tile ahead (kernel-lab) against fad8f99 (kernel-lab-old):
 # `kernel-lab decode` (its "ad2 paged-16" rows beside the contiguous "ad2 planned"), ROUNDS processes each,
 # alternating; the decode GPU tests first.
 set -uo pipefail
@@ -27,5 +28,10 @@ for (s, c), v in d.items():
     n, o = v["kernel-lab"], v["kernel-lab-old"]
     nm, om = st.median(x[0] for x in n), st.median(x[0] for x in o)
     print(f"| {s} | {cont:.1f} | {n[0][1]}, {nm:.1f} ({', '.join('%.1f' % x[0] for x in sorted(n))}) | {o[0][1]}, {om:.1f} | {nm / om:.3f} | {nm / cont:.3f} |")
+print()
+print("| shape | config | new µs | old µs | new / old |"); print("|---|---|---|---|---|")
+for (s, c), v in d.items():
+    nm, om = st.median(x[0] for x in v["kernel-lab"]), st.median(x[0] for x in v["kernel-lab-old"])
+    print(f"| {s} | {c} | {nm:.1f} | {om:.1f} | {nm / om:.3f} |")
 PY
 grep -E "^exit [1-9]|test result|panicked" "$L"
