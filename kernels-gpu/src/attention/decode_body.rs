@@ -135,17 +135,15 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
         }
         let end = end(len);
         let n_mine = n_mine_of(len);
-        // The key loop's copy of tile i into stage st (every row; past `end` zero-filled), `p` its table entry
-        // when paged (`entry(i)`). Its page check repeats `load_part`'s on purpose: shared through one
-        // closure, ad1/ad2's SASS changed (session 70), and their measured speed is that of this form.
-        // A paged cache's table entry for tile i (i < n_mine: inside the sequence's row of the table). The key
-        // loop reads it one tile ahead of the tile's copies (session 71), so the copies do not wait for it.
-        let entry = |i: u32| ld_global_nc_s32((cache.table as *const i32).add((b * cache.max_pages + key0_of(i) / page_size) as usize));
-        let load = |i: u32, st: u32, p: i32| {
+        // The key loop's copy of tile i into stage st (every row; past `end` zero-filled). Its page lookup
+        // repeats `load_part`'s on purpose: shared through one closure, ad1/ad2's SASS changed (session 70),
+        // and their measured speed is that of this form.
+        let load = |i: u32, st: u32| {
             let key0 = key0_of(i);
             let (page, row0) = if cache.table == 0 {
                 (b, key0)
             } else {
+                let p = ld_global_nc_s32((cache.table as *const i32).add((b * cache.max_pages + key0 / page_size) as usize));
                 (if p >= 0 && (p as u32) < cache.num_pages { p as u32 } else { u32::MAX }, key0 % page_size)
             };
             let base = page as u64 * cache.page_stride + kvh as u64 * cache.head_stride;
@@ -186,7 +184,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
             let mut i_load = 0;
             while i_load < stages - 1 {
                 if i_load < n_mine {
-                    load(i_load, i_load, if cache.table == 0 { 0 } else { entry(i_load) });
+                    load(i_load, i_load);
                 }
                 cp_async_commit_group();
                 i_load += 1;
@@ -211,14 +209,10 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
         // lane % 16, columns 8·(lane / 16); K's B fragments rows 8·(lane / 16) + lane % 8, columns 8·(lane / 8 % 2).
         let (r_qv, c_qv) = (lane % 16, 8 * (lane / 16));
         let (r_k, c_k) = (8 * (lane / 16) + lane % 8, 8 * (lane / 8 % 2));
-        let mut ahead = if cache.table != 0 && stages - 1 < n_mine { entry(stages - 1) } else { 0 };
         for i in 0..n_mine {
             let st = i % stages;
             if i + stages - 1 < n_mine {
-                load(i + stages - 1, (i + stages - 1) % stages, ahead);
-                if cache.table != 0 && i + stages < n_mine {
-                    ahead = entry(i + stages);
-                }
+                load(i + stages - 1, (i + stages - 1) % stages);
             }
             cp_async_commit_group();
             wait_all_but(stages - 1);
