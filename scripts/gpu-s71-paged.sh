@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 71 (issue 49), call 5: the paged decode split by plan_split's CTA-cost model with a paged CTA at 0.87 of a
 # contiguous one's rate (kernel-lab) against session 53's slot-filling rule (kernel-lab-old, 45517ae); call 6: the
-# paged key loop reading each tile's table entry one tile ahead (kernel-lab) against fad8f99 (kernel-lab-old):
+# paged key loop reading each tile's table entry one tile ahead (kernel-lab) against fad8f99 (kernel-lab-old); call 7: the same
+# as its own entry, ad2p, for paged caches only:
 # `kernel-lab decode` (its "ad2 paged-16" rows beside the contiguous "ad2 planned"), ROUNDS processes each,
 # alternating; the decode GPU tests first.
 set -uo pipefail

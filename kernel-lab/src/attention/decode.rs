@@ -207,6 +207,12 @@ pub struct Split {
 /// 31.3 / 46.2, each step adding ~2 µs per CTA an SM runs).
 pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
 
+/// The shortest split (keys) for which a paged cache runs ad2p (each tile's table entry read one tile ahead):
+/// a warp then walks ≥ 32 tiles. Measured (H200, session 71, against ad2/ad1): 8192 keys a split (D = 256)
+/// 0.921–0.929× the time, 2048 0.979×; 1024 1.002×, 512 1.017×, 256 1.006–1.023× — the read ahead pays on
+/// long walks and costs a little on short ones.
+pub const DECODE_AHEAD_MIN_KEYS: u32 = 2048;
+
 /// A lone paged CTA's streaming rate against a contiguous one's (it looks up a page per 16-key tile):
 /// at batch 1 × 8 K/V heads, D = 128, 32k keys, 16 splits (one CTA an SM), paged 44.1 µs against contiguous
 /// 38.6 (H200, session 55), with [`DECODE_CTA_COST_BYTES`]: 0.87.
@@ -359,6 +365,7 @@ pub struct DecodePlan<T: Element> {
     decode: Kernel,
     decode2: Kernel,
     decode3: Kernel,
+    decode2p: Kernel,
     step: DecodeStep,
     cache_ready: CacheReady,
     /// ad2's per-(sequence, K/V head) counts of finished splits (zero between launches).
@@ -381,10 +388,11 @@ impl<T: Element> DecodePlan<T> {
         let decode = gpu.kernel(&format!("attn_decode_d{}_{e}", desc.head_dim))?;
         let decode2 = gpu.kernel(&format!("attn_decode2_d{}_{e}", desc.head_dim))?;
         let decode3 = gpu.kernel(&format!("attn_decode3_d{}_{e}", desc.head_dim))?;
+        let decode2p = gpu.kernel(&format!("attn_decode2p_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
         let per_sm = decode.max_blocks_per_sm()?.max(1);
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, per_sm, forced: None, o_part: None,
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, decode2p, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, per_sm, forced: None, o_part: None,
                         lse_part: None, _elem: std::marker::PhantomData })
     }
 
@@ -524,8 +532,13 @@ impl<T: Element> DecodePlan<T> {
         // (`CacheReady::AtLaunch`): it moves reads of those same buffers before the PDL wait, so a broken
         // promise reads stale values, never outside them.
         let early = self.cache_ready == CacheReady::AtLaunch && (fused || split.splits == 1);
-        if fused || early {
-            let k = if early { &self.decode3 } else { &self.decode2 };
+        // ad2p (`attn_decode2p_*`: ad2's parameters and contract) for a paged cache where ad2 would run, or ad1
+        // with one split (no combine, any O alignment), and a split walks at least `DECODE_AHEAD_MIN_KEYS`:
+        // each tile's table entry read one tile ahead.
+        let ahead = d.layout.paged().is_some() && !early && split.chunk >= DECODE_AHEAD_MIN_KEYS
+            && (fused || (split.splits == 1 && self.step == DecodeStep::FusedCombine));
+        if fused || early || ahead {
+            let k = if early { &self.decode3 } else if ahead { &self.decode2p } else { &self.decode2 };
             unsafe { launch!(self.gpu, k, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
             return Ok(split);
         }

@@ -363,12 +363,18 @@ const fn decode3(name: &'static str, label: &'static str, d: u32) -> KernelInfo 
     KernelInfo { about: DECODE3_ABOUT, ..decode2(name, label, d) }
 }
 
+const DECODE2P_ABOUT: &str = "decode (ad2p): ad2 with a paged tile's table entry read one tile ahead of its copies (paged caches)";
+
+const fn decode2p(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { about: DECODE2P_ABOUT, ..decode2(name, label, d) }
+}
+
 const fn decode_helper(name: &'static str, label: &'static str, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 256, launch_bounds: bounds(256), dyn_smem_bytes: 0, about,
                  ptx: PtxCheck { has: &[], lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
 }
 
-/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1, ad2 and ad3 per head dim and
+/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1, ad2, ad3 and ad2p per head dim and
 /// element type, ad1's split-KV combine and the KV-cache append. Not in [`STEPS`]: they take a KV cache, not the
 /// prefill family's `[B·H][L][D]` problems.
 pub const DECODE: &[KernelInfo] = &[
@@ -384,6 +390,10 @@ pub const DECODE: &[KernelInfo] = &[
     decode3("attn_decode3_d128_f16", "ad3-d128", 128), decode3("attn_decode3_d256_f16", "ad3-d256", 256),
     decode3("attn_decode3_d64_bf16", "ad3-d64-bf16", 64), decode3("attn_decode3_d96_bf16", "ad3-d96-bf16", 96),
     decode3("attn_decode3_d128_bf16", "ad3-d128-bf16", 128), decode3("attn_decode3_d256_bf16", "ad3-d256-bf16", 256),
+    decode2p("attn_decode2p_d64_f16", "ad2p-d64", 64), decode2p("attn_decode2p_d96_f16", "ad2p-d96", 96),
+    decode2p("attn_decode2p_d128_f16", "ad2p-d128", 128), decode2p("attn_decode2p_d256_f16", "ad2p-d256", 256),
+    decode2p("attn_decode2p_d64_bf16", "ad2p-d64-bf16", 64), decode2p("attn_decode2p_d96_bf16", "ad2p-d96-bf16", 96),
+    decode2p("attn_decode2p_d128_bf16", "ad2p-d128-bf16", 128), decode2p("attn_decode2p_d256_bf16", "ad2p-d256-bf16", 256),
     decode_helper("attn_decode_combine_f16", "ad1-combine", "decode's split-KV combine: the splits' outputs weighted by their log-sum-exps (f16 out)"),
     decode_helper("attn_decode_combine_bf16", "ad1-combine-bf16", "decode's split-KV combine (bf16 out)"),
     decode_helper("attn_kv_append", "kv-append", "new K/V rows written into a contiguous or paged cache at each sequence's end"),

@@ -1,8 +1,9 @@
-//! The decode body (steps ad1, ad2 and ad3; their files explain it): one CTA per (split, K/V head,
+//! The decode body (steps ad1, ad2, ad3 and ad2p; their files explain it): one CTA per (split, K/V head,
 //! sequence) reads its keys' K/V tiles, merges its 4 warps' partials and writes the split's output — with
 //! one split the result, with more the split's partial for a combine. With `FUSE` (ad2, ad3) the last CTA
 //! of each (sequence, K/V head) to finish, counted in `counters`, combines that pair's splits itself; with
-//! `EARLY` (ad3) the length and the first tiles' older keys are read before the PDL wait.
+//! `EARLY` (ad3) the length and the first tiles' older keys are read before the PDL wait; with `AHEAD` (ad2p)
+//! the key loop reads a paged tile's table entry one tile ahead of its copies.
 use crate::hgemm::elem::Elem16;
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
@@ -35,7 +36,7 @@ use layout::{
 /// aligned.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EARLY: bool>(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache,
+pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EARLY: bool, const AHEAD: bool>(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache,
                                                                       dims: Dims, o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32,
                                                                       counters: *mut u32) {
     let dp = const { decode_width(D) };
@@ -159,6 +160,29 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
                 c += 32;
             }
         };
+        // `AHEAD` (ad2p, paged caches): the key loop's copy with the tile's table entry `p` read beforehand,
+        // one tile ahead (`entry`); ad1–ad3 keep `load` (sharing it changed their SASS: sessions 70, 71).
+        let entry = |i: u32| ld_global_nc_s32((cache.table as *const i32).add((b * cache.max_pages + key0_of(i) / page_size) as usize));
+        let load_at = |i: u32, st: u32, p: i32| {
+            let key0 = key0_of(i);
+            let (page, row0) = if cache.table == 0 {
+                (b, key0)
+            } else {
+                (if p >= 0 && (p as u32) < cache.num_pages { p as u32 } else { u32::MAX }, key0 % page_size)
+            };
+            let base = page as u64 * cache.page_stride + kvh as u64 * cache.head_stride;
+            let mut c = lane;
+            while c < DECODE_KEYS * D / 8 {
+                let (r, col) = (c / (D / 8), 8 * (c % (D / 8)));
+                let valid = key0 + r < end && page != u32::MAX;
+                let off = if valid { base + (row0 + r) as u64 * cache.row_stride + col as u64 } else { 0 };
+                let sz = if valid { 16 } else { 0 };
+                let so = 2 * tkv.offset(r, col);
+                cp_async_cg_16_zfill(s_k(st) + so, k.add(off as usize) as *const u8, sz);
+                cp_async_cg_16_zfill(s_v(st) + so, v.add(off as usize) as *const u8, sz);
+                c += 32;
+            }
+        };
         // Q tile: 16 rows × D (rows ≥ R and columns ≥ D zero), by the whole block.
         let mut c = tid;
         while c < DECODE_ROWS * dp / 8 {
@@ -209,10 +233,19 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
         // lane % 16, columns 8·(lane / 16); K's B fragments rows 8·(lane / 16) + lane % 8, columns 8·(lane / 8 % 2).
         let (r_qv, c_qv) = (lane % 16, 8 * (lane / 16));
         let (r_k, c_k) = (8 * (lane / 16) + lane % 8, 8 * (lane / 8 % 2));
+        // With `AHEAD`: tile i + stages − 1's entry, read while tile i − 1 computed.
+        let mut ahead = if AHEAD && cache.table != 0 && stages - 1 < n_mine { entry(stages - 1) } else { 0 };
         for i in 0..n_mine {
             let st = i % stages;
             if i + stages - 1 < n_mine {
-                load(i + stages - 1, (i + stages - 1) % stages);
+                if AHEAD {
+                    load_at(i + stages - 1, (i + stages - 1) % stages, ahead);
+                    if cache.table != 0 && i + stages < n_mine {
+                        ahead = entry(i + stages);
+                    }
+                } else {
+                    load(i + stages - 1, (i + stages - 1) % stages);
+                }
             }
             cp_async_commit_group();
             wait_all_but(stages - 1);
