@@ -161,7 +161,8 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
             }
         };
         // `AHEAD` (ad2p, paged caches): the key loop's copy with the tile's table entry `p` read beforehand,
-        // one tile ahead (`entry`); ad1–ad3 keep `load` (sharing it changed their SASS: sessions 70, 71).
+        // one tile ahead (`entry`); ad1–ad3 keep `load`: written as `load_at(i, st, entry(i))` their PTX changed
+        // (1,745 diff lines at D = 128/256, session 71), as sharing with `load_part` changed their SASS in session 70.
         let entry = |i: u32| ld_global_nc_s32((cache.table as *const i32).add((b * cache.max_pages + key0_of(i) / page_size) as usize));
         let load_at = |i: u32, st: u32, p: i32| {
             let key0 = key0_of(i);
