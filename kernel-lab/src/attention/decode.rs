@@ -355,6 +355,39 @@ pub enum CacheReady {
     AtLaunch,
 }
 
+/// The decode kernel a run launches: a step of the decode ladder (`kernels-gpu/src/attention/README.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DecodeKernel {
+    /// ad1 (`attn_decode_*`), and its combine kernel after it where the keys are split.
+    Ad1,
+    /// ad2 (`attn_decode2_*`): the splits combined inside the grid by each pair's last CTA.
+    Ad2,
+    /// ad3 (`attn_decode3_*`): ad2 reading the length and its first tiles' older keys before the PDL wait.
+    Ad3,
+    /// ad2p (`attn_decode2p_*`): ad2 on a paged cache, each tile's table entry read one tile ahead.
+    Ad2p,
+}
+
+/// Which kernel a run of `split` launches for `step` and `ready`, on a paged cache or a contiguous one, with
+/// O starting on 8 bytes or not: ad2 where the keys are split and ad2's combine may run (its merge stores 8
+/// bytes at a time), else ad1; ad3 instead of either where the cache is ready at launch and ad2 or one split
+/// runs; ad2p instead of ad2 (or of ad1 with one split) on a paged cache whose splits walk at least
+/// [`DECODE_AHEAD_MIN_KEYS`].
+pub fn decode_kernel(step: DecodeStep, ready: CacheReady, paged: bool, split: Split, o_aligned8: bool) -> DecodeKernel {
+    let fused = split.splits > 1 && step == DecodeStep::FusedCombine && o_aligned8;
+    let early = ready == CacheReady::AtLaunch && (fused || split.splits == 1);
+    let ahead = paged && split.chunk >= DECODE_AHEAD_MIN_KEYS && (fused || (split.splits == 1 && step == DecodeStep::FusedCombine));
+    if early {
+        DecodeKernel::Ad3
+    } else if ahead {
+        DecodeKernel::Ad2p
+    } else if fused {
+        DecodeKernel::Ad2
+    } else {
+        DecodeKernel::Ad1
+    }
+}
+
 /// Decode attention for one [`DecodeDesc`] and element type `T` (`half::f16`, `half::bf16`): kernels
 /// loaded once, the split planned per run from a bound on the lengths, a grow-only workspace for the
 /// splits' partial outputs and ad2's per-(sequence, K/V head) counters; everything enqueued on the
@@ -531,14 +564,16 @@ impl<T: Element> DecodePlan<T> {
         // and any O alignment, as ad1) only where the caller promised what it needs
         // (`CacheReady::AtLaunch`): it moves reads of those same buffers before the PDL wait, so a broken
         // promise reads stale values, never outside them.
-        let early = self.cache_ready == CacheReady::AtLaunch && (fused || split.splits == 1);
-        // ad2p (`attn_decode2p_*`: ad2's parameters and contract) for a paged cache where ad2 would run, or ad1
-        // with one split (no combine, any O alignment), and a split walks at least `DECODE_AHEAD_MIN_KEYS`:
-        // each tile's table entry read one tile ahead.
-        let ahead = d.layout.paged().is_some() && !early && split.chunk >= DECODE_AHEAD_MIN_KEYS
-            && (fused || (split.splits == 1 && self.step == DecodeStep::FusedCombine));
-        if fused || early || ahead {
-            let k = if early { &self.decode3 } else if ahead { &self.decode2p } else { &self.decode2 };
+        // ad2p (`attn_decode2p_*`: ad2's parameters and contract) each tile's table entry read one tile ahead.
+        // Which of the four runs: `decode_kernel` (with one split ad2, ad3 and ad2p combine nothing, so they
+        // take no counters and any O alignment, as ad1).
+        let k = match decode_kernel(self.step, self.cache_ready, d.layout.paged().is_some(), split, po % 8 == 0) {
+            DecodeKernel::Ad1 => None,
+            DecodeKernel::Ad2 => Some(&self.decode2),
+            DecodeKernel::Ad3 => Some(&self.decode3),
+            DecodeKernel::Ad2p => Some(&self.decode2p),
+        };
+        if let Some(k) = k {
             unsafe { launch!(self.gpu, k, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
             return Ok(split);
         }
@@ -714,6 +749,30 @@ mod tests {
         }
         // Forced: one split is the whole length.
         assert_eq!(split_of(64, 1), Split { splits: 1, chunk: 4096 });
+    }
+
+    #[test]
+    fn each_run_takes_the_kernel_of_its_layout_split_and_promise() {
+        use DecodeKernel::*;
+        use {CacheReady::{AfterPrevious as After, AtLaunch as Launch}, DecodeStep::{FusedCombine as Fused, SeparateCombine as Separate}};
+        let (short, long, one) = (Split { splits: 16, chunk: 256 }, Split { splits: 2, chunk: 2048 }, Split { splits: 1, chunk: 8192 });
+        // Contiguous: ad2 where split and O aligned, else ad1; ad3 where the cache is ready at launch.
+        assert_eq!(decode_kernel(Fused, After, false, short, true), Ad2);
+        assert_eq!(decode_kernel(Fused, After, false, short, false), Ad1);
+        assert_eq!(decode_kernel(Separate, After, false, short, true), Ad1);
+        assert_eq!(decode_kernel(Fused, After, false, one, true), Ad1);
+        assert_eq!(decode_kernel(Fused, Launch, false, one, false), Ad3);
+        assert_eq!(decode_kernel(Fused, Launch, false, short, true), Ad3);
+        assert_eq!(decode_kernel(Fused, Launch, false, short, false), Ad1);
+        assert_eq!(decode_kernel(Fused, After, false, long, true), Ad2, "a contiguous cache never runs ad2p");
+        // Paged: ad2p on splits of ≥ 2048 keys (one split, or ad2's combine), ad2 / ad1 below; ad3 first.
+        assert_eq!(decode_kernel(Fused, After, true, one, false), Ad2p);
+        assert_eq!(decode_kernel(Fused, After, true, long, true), Ad2p);
+        assert_eq!(decode_kernel(Fused, After, true, long, false), Ad1);
+        assert_eq!(decode_kernel(Fused, After, true, short, true), Ad2);
+        assert_eq!(decode_kernel(Fused, After, true, Split { splits: 1, chunk: 1024 }, true), Ad1);
+        assert_eq!(decode_kernel(Separate, After, true, one, true), Ad1);
+        assert_eq!(decode_kernel(Fused, Launch, true, one, true), Ad3);
     }
 
     #[test]
