@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (History: the knobs KERNEL_LAB_LLM_PIPELINE and KERNEL_LAB_LLM_WARM_L2 and the D = 64 5-stage build exist only in commit
+# 0dbe580, whose builds this script ran; they were reverted in c252b4b.)
 # Session 71 (issues 49, 51). PART=runner: the GPU tests of decode attention (ad4 bit for bit against ad3, D = 64
 # on 5 stages), of the runner's greedy steps launched ahead (decode_greedy) and kernels; then the Llama-3-8B-shaped
 # runner (synthetic weights, batch 1, 2048-token prompt, 64 steps, the graph replayed 100 times after) in four
