@@ -362,6 +362,12 @@ impl<T: Element + NormReducible> Model<T> {
         self.shards.len()
     }
 
+    /// Whether a decode step's argmax writes the next step's ids, positions and lengths on the device: on one
+    /// GPU (split over ranks, rank 0's argmax would have to reach every rank's inputs).
+    fn argmax_advances(&self) -> bool {
+        self.shards.len() == 1
+    }
+
     /// Waits for every rank's stream (`what` names the step in an error).
     pub fn synchronize(&self, what: &str) -> Result<()> {
         for s in &self.shards {
@@ -387,7 +393,7 @@ impl<T: Element + NormReducible> Model<T> {
         if self.decoded != Some(n) {
             return Err(Error::InvalidInput(format!("replaying the decode step of batch {n}: the last call was not a decode step of that batch")));
         }
-        let advances = self.shards.len() == 1;
+        let advances = self.argmax_advances();
         if let Some(b) = (0..n).find(|&b| advances && self.lens[b] + times > self.max_len) {
             return Err(Error::InvalidInput(format!("{times} replays of the decode step: sequence {b} holds {} of the cache's {} tokens", self.lens[b], self.max_len)));
         }
@@ -513,7 +519,7 @@ impl<T: Element + NormReducible> Model<T> {
         // On one GPU each step's argmax writes the next step's ids, positions and lengths (`advance`): where
         // the host's are those (a greedy run going on), nothing is copied — the GPU goes from one step to
         // the next without waiting for copies (session 70: the host's share of a batch-1 step was 49–61 µs).
-        let advance = self.shards.len() == 1;
+        let advance = self.argmax_advances();
         // `KERNEL_LAB_LLM_HOST_INPUTS=1` copies them every step anyway (timing A/B).
         static HOST_INPUTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let forced = *HOST_INPUTS.get_or_init(|| std::env::var("KERNEL_LAB_LLM_HOST_INPUTS").is_ok_and(|v| v.trim() == "1"));
@@ -650,7 +656,7 @@ impl<T: Element + NormReducible> Model<T> {
             }
         }
         if result.is_ok() {
-            result = self.forward(n, None).and_then(|_| self.head_launch(n, c, self.shards.len() == 1));
+            result = self.forward(n, None).and_then(|_| self.head_launch(n, c, self.argmax_advances()));
         }
         // Every capture begun is ended, whatever happened in between.
         let graphs: Vec<_> = self.shards[..begun].iter().map(|s| s.gpu.stream.end_capture(CUgraphInstantiate_flags(0))).collect();

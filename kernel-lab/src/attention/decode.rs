@@ -538,8 +538,10 @@ impl<T: Element> DecodePlan<T> {
         };
         let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale() });
         let cache = CacheParam(cache);
-        // ad2's merge stores 4 outputs at a time (8 bytes): an O that starts off 8 bytes takes ad1's combine.
-        let fused = split.splits > 1 && self.step == DecodeStep::FusedCombine && po % 8 == 0;
+        // Which of ad1, ad2, ad3 and ad2p runs (`decode_kernel`: ad2's merge stores 4 outputs at a time, so an
+        // O that starts off 8 bytes takes ad1's combine); every one but ad1 combines in the grid where split.
+        let kernel = decode_kernel(self.step, self.cache_ready, d.layout.paged().is_some(), split, po % 8 == 0);
+        let fused = split.splits > 1 && kernel != DecodeKernel::Ad1;
         let pc = if fused {
             if self.counters.is_none() {
                 // Zeroed once; each launch leaves them zero (the last CTA of a pair resets its count).
@@ -565,9 +567,8 @@ impl<T: Element> DecodePlan<T> {
         // (`CacheReady::AtLaunch`): it moves reads of those same buffers before the PDL wait, so a broken
         // promise reads stale values, never outside them.
         // ad2p (`attn_decode2p_*`: ad2's parameters and contract) each tile's table entry read one tile ahead.
-        // Which of the four runs: `decode_kernel` (with one split ad2, ad3 and ad2p combine nothing, so they
-        // take no counters and any O alignment, as ad1).
-        let k = match decode_kernel(self.step, self.cache_ready, d.layout.paged().is_some(), split, po % 8 == 0) {
+        // With one split ad2, ad3 and ad2p combine nothing, so they take no counters and any O alignment, as ad1.
+        let k = match kernel {
             DecodeKernel::Ad1 => None,
             DecodeKernel::Ad2 => Some(&self.decode2),
             DecodeKernel::Ad3 => Some(&self.decode3),
