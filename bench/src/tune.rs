@@ -625,17 +625,24 @@ fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
     Ok(Entry { step: String::new(), rule: rule.to_string(), timed, pruned, unix_ms: unix_ms_now() })
 }
 
-/// The FP8 candidates for `m × n × k` with `scaling` (pure): the rule's step
-/// ([`crate::fp8::step_for`]) first, then the other steps the rules choose among — per tensor fw2 and fw1
-/// (up to their 16 rows), f14, f18, f12, f17, f1; block scales f20, f19, f16, f15, f9, f3 — that take the shape, each once.
-pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> Vec<&'static f8::Step> {
-    let rule = crate::fp8::step_for(scaling, m, n, k, sms);
-    let pool: &[&'static f8::Step] = match scaling {
-        Scaling::PerTensor => &[&f8::FW2, &f8::FW1, &f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
-        Scaling::Block => &[&f8::F20, &f8::F19, &f8::F16, &f8::F15, &f8::F9, &f8::F3],
+/// The FP8 candidates for `m × n × k` with `scaling` (pure; `resident` as [`crate::fp8::step_for`]'s): the
+/// rule's step first, then the other steps the rules choose among — per tensor fw2 and fw1 (up to their
+/// 16 rows), f14, f18, f12, f17, f1 and, where f14's tiles fill less than one round of the SMs, f21 in
+/// every cluster size that leaves each split `H8_MIN_K_TILES` K tiles and fits at least once; block
+/// scales f20, f19, f16, f15, f9, f3 — that take the shape, each once.
+pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> Vec<&'static f8::Step> {
+    let rule = crate::fp8::step_for(scaling, m, n, k, sms, resident);
+    let mut pool: Vec<&'static f8::Step> = match scaling {
+        Scaling::PerTensor => vec![&f8::FW2, &f8::FW1, &f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
+        Scaling::Block => vec![&f8::F20, &f8::F19, &f8::F16, &f8::F15, &f8::F9, &f8::F3],
     };
+    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64);
+    if scaling == Scaling::PerTensor && f8::F14.tiles(m, n) < sms as u64 {
+        pool.extend(f8::F21.iter().zip(resident).filter(|(st, r)| *r > 0 && kt / st.cluster as u64 >= layout::hopper::tma_hgemm::H8_MIN_K_TILES as u64)
+                                  .map(|(st, _)| st));
+    }
     let mut out = vec![rule];
-    for &st in pool {
+    for st in pool {
         if st.rejects(m, n, k).is_none() && !out.iter().any(|o| o.kernel.name == st.kernel.name) {
             out.push(st);
         }
@@ -656,7 +663,7 @@ pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache
     if let Some(hit) = from_cache(cache, &key, |l| by_label(l).filter(|st| gpu.cannot_run(&st.kernel).is_none()).map(Ok))? {
         return Ok(hit);
     }
-    let steps = candidates_fp8(scaling, m, n, k, gpu.info.sms);
+    let steps = candidates_fp8(scaling, m, n, k, gpu.info.sms, crate::fp8::f21_resident(gpu)?);
     if let Some(why) = gpu.cannot_run(&steps[0].kernel) {
         return Err(Error::Unsupported { kernel: steps[0].kernel.name.into(), needs: "sm_90a (Hopper)".into(), have: why });
     }
@@ -752,12 +759,15 @@ mod tests {
         assert_eq!(c[0], "v31", "{c:?}");
     }
 
+    /// An H100's cluster residency (h8's, f21's twin in threads and shared memory).
+    const H100: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;
+
     #[test]
     fn fp8_candidates_start_with_the_rule_and_keep_their_scaling() {
         for (m, n, k) in [(4096, 4096, 4096), (2048, 4096, 11008), (4096, 28672, 8192), (130, 264, 400), (1, 8, 16)] {
             for scaling in [Scaling::PerTensor, Scaling::Block] {
-                let c = candidates_fp8(scaling, m, n, k, 132);
-                assert_eq!(c[0].kernel.name, crate::fp8::step_for(scaling, m, n, k, 132).kernel.name, "{m}x{n}x{k}");
+                let c = candidates_fp8(scaling, m, n, k, 132, H100);
+                assert_eq!(c[0].kernel.name, crate::fp8::step_for(scaling, m, n, k, 132, H100).kernel.name, "{m}x{n}x{k}");
                 for (i, st) in c.iter().enumerate() {
                     assert!(st.scaling == scaling && st.rejects(m, n, k).is_none(), "{m}x{n}x{k}: {}", st.kernel.step);
                     assert!(c[..i].iter().all(|o| o.kernel.name != st.kernel.name), "{m}x{n}x{k}: {} twice", st.kernel.step);
@@ -765,10 +775,14 @@ mod tests {
             }
         }
         // At the block-scaled shape under cuBLASLt's block mode, the wave model's f19 and its stream-K twin f20.
-        let c: Vec<&str> = candidates_fp8(Scaling::Block, 2048, 4096, 11008, 132).iter().map(|s| s.kernel.step).collect();
+        let c: Vec<&str> = candidates_fp8(Scaling::Block, 2048, 4096, 11008, 132, H100).iter().map(|s| s.kernel.step).collect();
         assert!(c[0] == "f19" && c.contains(&"f20") && c.contains(&"f16"), "{c:?}");
-        let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 2048, 11008, 4096, 132).iter().map(|s| s.kernel.step).collect();
-        assert!(c.contains(&"f14") && c.contains(&"f18"), "{c:?}");
+        let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 2048, 11008, 4096, 132, H100).iter().map(|s| s.kernel.step).collect();
+        assert!(c.contains(&"f14") && c.contains(&"f18") && !c.iter().any(|s| s.starts_with("f21")), "{c:?}");
+        // Few tiles: f21 in the sizes that leave each split 4 K tiles (12 K tiles: 2 and 3), the rule's first.
+        let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, H100).iter().map(|s| s.kernel.step).collect();
+        assert!(c[0] == "f14" && c.contains(&"f21x2") && c.contains(&"f21x3") && !c.contains(&"f21x4"), "{c:?}");
+        assert!(!candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, [0; 7]).iter().any(|s| s.cluster_split));
     }
 
     #[test]

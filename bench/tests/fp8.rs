@@ -163,9 +163,9 @@ fn the_weight_only_routes_match_the_reference_at_decode_shapes() {
                 assert!(err <= tolerance(step.promotes, k), "{what} (inputs ×{ga:e}, ×{gb:e}): rel L2 {err:.2e} (seed {seed})");
             }
         }
-        assert_eq!(fp8::step_for(Scaling::PerTensor, m, n, k, gpu.info.sms), if m <= FW2_MAX_M { &FW2 } else { &FW1 });
+        assert_eq!(fp8::default_step(&gpu, Scaling::PerTensor, m, n, k).unwrap(), if m <= FW2_MAX_M { &FW2 } else { &FW1 });
     }
-    let above = fp8::step_for(Scaling::PerTensor, FW1_MAX_M + 1, 4096, 4096, gpu.info.sms);
+    let above = fp8::default_step(&gpu, Scaling::PerTensor, FW1_MAX_M + 1, 4096, 4096).unwrap();
     assert!(!WEIGHT_ONLY_ROUTES.contains(&above));
     for step in WEIGHT_ONLY_ROUTES {
         let e = step.rejects(FW1_MAX_M + 1, 4096, 4096).unwrap();
@@ -232,6 +232,34 @@ fn f20_streams_the_tail_and_matches_f19() {
     streams_the_tail_and_matches("f20_streams_the_tail_and_matches_f19", &F20, &F19);
 }
 
+/// Few tiles over a deep K (2 × 4 tiles of 128×256, 40 K tiles; M, N and K off the tiles): the library's
+/// per-tensor choice is f21 (K split over a cluster), and it matches f14 and the f64 reference, three
+/// runs on one prepared GEMM.
+#[test]
+fn f21_is_the_default_for_few_tiles_over_deep_k_and_matches_f14() {
+    let Some(gpu) = hopper_or_skip("f21_is_the_default_for_few_tiles_over_deep_k_and_matches_f14") else { return };
+    let seed = verify::fresh_seed();
+    let (m, n, k) = (200usize, 1000usize, 5104usize);
+    let step = fp8::default_step(&gpu, Scaling::PerTensor, m, n, k).unwrap();
+    assert!(step.cluster_split, "{m}x{n}x{k}: the default is {}, not f21", step.kernel.step);
+    let (_, a32) = random(&gpu, m * k, seed ^ 7);
+    let (_, b32) = random(&gpu, n * k, seed ^ 8);
+    let a = fp8::quantize(&gpu, &a32, m, k, Scaling::PerTensor, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &b32, n, k, Scaling::PerTensor, Operand::B).unwrap();
+    let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
+    let mut c14 = gpu.zeros::<u16>(m * n).unwrap();
+    let of_f14 = run_fully_written(&gpu, &Fp8Gemm::new(&gpu, &F14, &a, &b, &c14).unwrap(), (&a, &b), &mut c14, "f14");
+    let mut c = gpu.zeros::<u16>(m * n).unwrap();
+    let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
+    assert_eq!(g.grid(), 8 * step.cluster, "one cluster per tile");
+    for rep in 0..3 {
+        let what = format!("{} {m}x{n}x{k} rep {rep}", step.kernel.step);
+        let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &what);
+        let (err, vs14) = (verify::rel_l2(&got, &want), verify::rel_l2(&got, &of_f14));
+        assert!(err <= tolerance(false, k) && vs14 <= tolerance(false, k), "{what}: rel L2 {err:.2e} against f64, {vs14:.2e} against f14 (seed {seed})");
+    }
+}
+
 /// The library entry point picks the step for the operands' scaling and gets the same answer.
 #[test]
 fn gemm_fp8_runs_the_default_step_for_each_scaling() {
@@ -246,7 +274,7 @@ fn gemm_fp8_runs_the_default_step_for_each_scaling() {
         let mut c = gpu.zeros::<u16>(m * n).unwrap();
         gpu.poison(&mut c).unwrap();
         let step = fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap();
-        assert_eq!(step.kernel.name, fp8::step_for(scaling, m, n, k, gpu.info.sms).kernel.name);
+        assert_eq!(step.kernel.name, fp8::default_step(&gpu, scaling, m, n, k).unwrap().kernel.name);
         let got = bf16_values(&gpu, &c);
         let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
         assert!(got.iter().all(|v| !v.is_nan()) && err <= tolerance(step.promotes, k), "{scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
@@ -324,7 +352,7 @@ fn autotune_picks_a_verified_fp8_step_and_caches_it() {
         let e = &t.entry;
         assert!(!t.cached && step.scaling == scaling && e.step == step.kernel.step && e.timed[0].label == e.step, "{scaling:?}: {}", e.summary());
         assert!(e.timed.len() >= 2 && e.timed.windows(2).all(|w| w[0].median_us <= w[1].median_us), "{scaling:?}: {}", e.summary());
-        assert!(e.timed.iter().any(|x| x.label == e.rule) && e.rule == fp8::step_for(scaling, m, n, k, gpu.info.sms).kernel.step, "{scaling:?}: {}", e.summary());
+        assert!(e.timed.iter().any(|x| x.label == e.rule) && e.rule == fp8::default_step(&gpu, scaling, m, n, k).unwrap().kernel.step, "{scaling:?}: {}", e.summary());
         let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
         let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
         let mut c = gpu.zeros::<u16>(m * n).unwrap();

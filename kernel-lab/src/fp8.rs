@@ -193,20 +193,43 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
     unsafe { launch!(gpu, &k, grid = grid_1d(gpu, x.len()), x, &n, out) }
 }
 
-/// The step that multiplies `m × n` operands scaled with `scaling` by default on a GPU of `sms` SMs:
+/// The step that multiplies `m × n × k` operands scaled with `scaling` by default on a GPU of `sms` SMs
+/// holding `resident[i]` clusters of f21's `i`-th size at once:
 /// per tensor f14 (f12 — f1 with a fourth stage, 1–7% faster than f1 at each of the six sweep shapes
 /// in `results/2026-11-25-h100-session16/call1-fp8-f12-f13` — plus h10's stream-K tail where the last
 /// wave is at most a third full, elsewhere f12's schedule; its cluster twin f13 was within ±4% of f12
 /// and needs clusters) or f18 (192×192 tiles, three consumers) where the wave model of
-/// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first; for block scales f3 (128×128 tiles), the 128×192 step — f16 (f15's
+/// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first, or f21 (K split over a cluster of CTAs) where
+/// f14's few tiles leave SMs idle and K is deep enough to share; for block scales f3 (128×128 tiles), the 128×192 step — f16 (f15's
 /// tiles with a stream-K tail, streamed or not: its body measured 1.015–1.022× f15's), or f9 where M % 4 ≠ 0 — or f19 (192×128, three consumers) as the wave model of
 /// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
 /// with [`Fp8Gemm::new`].
-pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
+pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
     match scaling {
-        Scaling::PerTensor => per_tensor_step_for(m, n, sms),
+        Scaling::PerTensor => per_tensor_step_for(m, n, k, sms, resident),
         Scaling::Block => block_step_for(m, n, k, sms),
     }
+}
+
+/// [`step_for`] on this GPU: its SMs and its residency of f21's clusters ([`f21_resident`]).
+pub fn default_step(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize) -> Result<&'static Step> {
+    let resident = if scaling == Scaling::PerTensor && m > crate::steps::fp8::FW1_MAX_M { f21_resident(gpu)? } else { [0; 7] };
+    Ok(step_for(scaling, m, n, k, gpu.info.sms, resident))
+}
+
+/// How many clusters of each f21 size (2 … 8 CTAs, [`crate::steps::fp8::F21_CLUSTERS`]) this GPU holds
+/// at once (`cuOccupancyMaxActiveClusters`, seven driver queries, as `gemm::h8_resident`); zeros where
+/// it cannot run sm_90a code.
+pub fn f21_resident(gpu: &Gpu) -> Result<[u32; 7]> {
+    use crate::steps::fp8::F21;
+    if gpu.cannot_run(&F21[0].kernel).is_some() {
+        return Ok([0; 7]);
+    }
+    let mut r = [0u32; 7];
+    for (slot, step) in r.iter_mut().zip(F21.iter()) {
+        *slot = gpu.kernel(step.kernel.name)?.max_active_clusters(gpu, step.cluster)?;
+    }
+    Ok(r)
 }
 
 /// A prepared FP8 GEMM: the kernel, its tensor maps over A's and B's bytes and C, encoded once, so
@@ -412,6 +435,16 @@ impl Fp8Gemm {
                 return unsafe { launch!(gpu, w1, grid = w1_grid, x, &b.q, blocks, c, &pws, &pcount, &m, &n, &k, k_split, &0u32) };
             }
         };
+        if self.step.cluster_split {
+            // SAFETY: `fp8_gemm_v21_x*(tmap_a, tmap_b, scale_a, scale_b, g_c, m, n, k)`: the maps of A and B were
+            // encoded for these very buffers (same addresses and shape, checked above) with boxes of 128
+            // and 256 rows (`Step::b_box_rows`: all of the tile's B rows); one f32 scale each (per-tensor
+            // operands, checked in `new`); `c` holds m·n bf16 (checked in `new`) with n % 8 == 0 (the
+            // step's rule, so n % 4 == 0); grid = every tile × the cluster size (`Step::grid` for a
+            // cluster split), the kernel's `.reqnctapercluster` forming the clusters, at least one of
+            // which fits (`require_clusters` in `new`).
+            return unsafe { launch!(gpu, kernel, grid = grid, &maps[0].dev, &maps[1].dev, &a.scales, &b.scales, c, &m, &n, &k) };
+        }
         if let (Some((ws, count, tail)), Some(sa)) = (stream, scale_map) {
             // SAFETY: `fp8_gemm_v16/v20(tmap_a, tmap_b, tmap_c, tmap_sa, scale_a, scale_b, ws, count, m, n, k, tail)`:
             // maps, scales and shape as the staged-scale launch below, workspace, counters and tail as the
@@ -449,7 +482,7 @@ impl Fp8Gemm {
 /// on this GPU ([`step_for`]);
 /// encodes the tensor maps each call (prepare an [`Fp8Gemm`] to run one shape repeatedly).
 pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>) -> Result<&'static Step> {
-    let g = Fp8Gemm::new(gpu, step_for(a.scaling, a.rows, b.rows, a.cols, gpu.info.sms), a, b, c)?;
+    let g = Fp8Gemm::new(gpu, default_step(gpu, a.scaling, a.rows, b.rows, a.cols)?, a, b, c)?;
     g.run(gpu, a, b, c)?;
     gpu.stream.synchronize().during(|| format!("{} {}x{}x{}", g.step.kernel.name, a.rows, b.rows, a.cols))?;
     Ok(g.step)

@@ -128,6 +128,12 @@ pub mod tiles {
     /// f14's dynamic shared memory: f12's and a 16-byte flag for the stream-K ticket (HGEMM h10's layout).
     pub const F14_DYN_SMEM: u32 = F12_DYN_SMEM + 16;
     const _: () = assert!(F14_DYN_SMEM == crate::hopper::tma_hgemm::H10_DYN_SMEM);
+    /// f21's stages and dynamic shared memory: HGEMM h8's (an f1 stage is an h6 stage's bytes), the
+    /// ring's first 128 KiB holding the CTA's f32 partial tile after the K loop.
+    pub const F21_STAGES: u32 = crate::hopper::tma_hgemm::H8_STAGES;
+    /// f21's dynamic shared memory (h8's: the ring and its barriers, no C staging).
+    pub const F21_DYN_SMEM: u32 = crate::hopper::tma_hgemm::H8_DYN_SMEM;
+    const _: () = assert!(F21_STAGES * F1_STAGE_BYTES >= crate::hopper::tma_hgemm::H8_PARTIAL_BYTES && F1_BN == crate::hopper::tma_hgemm::BN_WIDE && BM == crate::hopper::tma_hgemm::BM);
     /// f2's dynamic shared memory.
     pub const F2_DYN_SMEM: u32 = dyn_smem(F2_STAGES, F2_STAGE_BYTES, 2 * F2_C_STAGE_BYTES, 2);
     const _: () = assert!(F1_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F2_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM

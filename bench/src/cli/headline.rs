@@ -164,9 +164,10 @@ pub fn run(gpu: &Gpu, o: &Options) -> i32 {
     if hopper {
         let fp8_shapes: Vec<_> = all.iter().copied().filter(|&(m, n, k)| k % 16 == 0 && n % 8 == 0 && 2.0 * (m * n * k) as f64 <= FP8_MAX_FLOP).collect();
         let mut chosen: Vec<&'static str> = vec![];
+        let resident = kernel_lab_bench::fp8::f21_resident(gpu).unwrap_or([0; 7]);
         for &(m, n, k) in &fp8_shapes {
             for sc in [Scaling::PerTensor, Scaling::Block] {
-                let st = kernel_lab_bench::fp8::step_for(sc, m, n, k, gpu.info.sms);
+                let st = kernel_lab_bench::fp8::step_for(sc, m, n, k, gpu.info.sms, resident);
                 if !chosen.contains(&st.kernel.name) {
                     chosen.push(st.kernel.name);
                 }
@@ -184,7 +185,7 @@ pub fn run(gpu: &Gpu, o: &Options) -> i32 {
                 let mut ratios = vec![];
                 for &(m, n, k) in &fp8_shapes {
                     for sc in [Scaling::PerTensor, Scaling::Block] {
-                        let st = kernel_lab_bench::fp8::step_for(sc, m, n, k, gpu.info.sms);
+                        let st = kernel_lab_bench::fp8::step_for(sc, m, n, k, gpu.info.sms, resident);
                         let worst = rows.iter().filter(|r| r.step == st.kernel.step && r.shape.m == m && r.shape.n == n && r.shape.k == k && !r.failed())
                             .filter_map(|r| r.pct_of_cublas).min_by(f64::total_cmp);
                         if let Some(p) = worst {

@@ -2,7 +2,7 @@
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
-                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM};
+                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -40,6 +40,10 @@ pub struct Step {
     /// Not a `wgmma` kernel but the weight-only decode route ([`FW1`]): A widened to bf16 with the
     /// product's scale, then the weight-only kernel streaming B's e4m3 bytes.
     pub weight_only: bool,
+    /// The CTAs of a cluster split one tile's K (f21, HGEMM h8's schedule) instead of sharing B: the
+    /// grid is every tile × [`Step::cluster`] CTAs (not persistent), each loads all of B's tile rows,
+    /// and C leaves by global stores from the cluster's sum (the kernel takes C's pointer, not a map).
+    pub cluster_split: bool,
 }
 
 impl PartialEq for Step {
@@ -71,6 +75,10 @@ impl Step {
     /// steps: SMs) fit on the GPU at once: one cluster per group of `cluster` vertically adjacent tiles
     /// at most, a multiple of the cluster size.
     pub fn grid(&self, m: usize, n: usize, clusters: u32) -> u32 {
+        if self.cluster_split {
+            // One cluster per tile, however many fit at once (the rest run in later waves).
+            return (self.tiles(m, n) * self.cluster as u64).min(u32::MAX as u64) as u32;
+        }
         let groups = (m as u64).div_ceil(self.tile.0 as u64).div_ceil(self.cluster as u64) * (n as u64).div_ceil(self.tile.1 as u64);
         groups.min(clusters.max(1) as u64) as u32 * self.cluster
     }
@@ -87,9 +95,10 @@ impl Step {
         self.tiles(m, n).div_ceil(sms.max(1) as u64) as f64 * (self.tile.0 * self.tile.1) as f64 / speed
     }
 
-    /// Rows of B one CTA loads per stage (the tensor map's box): its share of the tile's columns.
+    /// Rows of B one CTA loads per stage (the tensor map's box): its share of the tile's columns (all of
+    /// them where the cluster splits K).
     pub fn b_box_rows(&self) -> u32 {
-        self.tile.1 / self.cluster
+        if self.cluster_split { self.tile.1 } else { self.tile.1 / self.cluster }
     }
 }
 
@@ -103,7 +112,7 @@ const fn gemm(name: &'static str, label: &'static str, smem: u32, has: &'static 
     Step {
         kernel: KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: bounds_min(384, 1),
                              dyn_smem_bytes: smem, about, ptx: PtxCheck { has, lacks: LACKS, count: &[], at_least: &[] } },
-        tile, scaling, promotes, cluster: 1, stream_k: false, scale_map: false, weight_only: false,
+        tile, scaling, promotes, cluster: 1, stream_k: false, scale_map: false, weight_only: false, cluster_split: false,
     }
 }
 
@@ -293,8 +302,50 @@ pub const F20: Step = {
     s
 };
 
+/// What f21's PTX holds: f1's `wgmma`, the cluster shape, the distributed-shared-memory reads, the
+/// cluster barriers, the consumers' meeting before the partial overwrites the ring, its 8-byte stores,
+/// C's 8-byte global stores; no workspace, counters or `trap`, no C staging or TMA store, and no global
+/// loads but the two scales (`ld.global.b32`).
+macro_rules! f21_ptx {
+    ($reqn:literal) => {
+        PtxCheck {
+            has: &[$reqn, "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", "mapa.shared::cluster.u32", "ld.shared::cluster.v4.f32",
+                   "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "bar.sync \t1, 256", "st.shared.v2.u32", "st.global.b64"],
+            lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "atom", "ld.global.cg", "ld.global.v", "st.local", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+                     "release.cluster.shared::cluster"],
+            count: &[], at_least: &[],
+        }
+    };
+}
+
+/// f21 in clusters of `cluster` CTAs.
+const fn f21(name: &'static str, label: &'static str, cluster: u32, ptx: PtxCheck, about: &'static str) -> Step {
+    let mut s = gemm(name, label, F21_DYN_SMEM, &[], (BM, F1_BN), Scaling::PerTensor, false, about);
+    s.kernel.ptx = ptx;
+    s.cluster = cluster;
+    s.cluster_split = true;
+    s
+}
+
+/// f21 in clusters of 2 … 8 CTAs (`[i]`: clusters of [`F21_CLUSTERS`]`[i]`): f12's per-tensor tiles with
+/// K split over the CTAs of a cluster, the partials summed through distributed shared memory (HGEMM h8).
+pub const F21: [Step; 7] = [
+    f21("fp8_gemm_v21_x2", "f21x2", 2, f21_ptx!(".reqnctapercluster 2, 1, 1"),
+        "f12's per-tensor 128x256 tiles with K split over a cluster of 2 CTAs, the partials summed through distributed shared memory (h8)"),
+    f21("fp8_gemm_v21_x3", "f21x3", 3, f21_ptx!(".reqnctapercluster 3, 1, 1"), "f21 in clusters of 3 (K split 3 ways)"),
+    f21("fp8_gemm_v21_x4", "f21x4", 4, f21_ptx!(".reqnctapercluster 4, 1, 1"), "f21 in clusters of 4 (K split 4 ways)"),
+    f21("fp8_gemm_v21_x5", "f21x5", 5, f21_ptx!(".reqnctapercluster 5, 1, 1"), "f21 in clusters of 5 (K split 5 ways)"),
+    f21("fp8_gemm_v21_x6", "f21x6", 6, f21_ptx!(".reqnctapercluster 6, 1, 1"), "f21 in clusters of 6 (K split 6 ways)"),
+    f21("fp8_gemm_v21_x7", "f21x7", 7, f21_ptx!(".reqnctapercluster 7, 1, 1"), "f21 in clusters of 7 (K split 7 ways)"),
+    f21("fp8_gemm_v21_x8", "f21x8", 8, f21_ptx!(".reqnctapercluster 8, 1, 1"), "f21 in clusters of 8 (K split 8 ways)"),
+];
+
+/// f21's cluster sizes (= splits of K), as HGEMM h8's.
+pub const F21_CLUSTERS: [u32; 7] = layout::hopper::tma_hgemm::H8_CLUSTERS;
+
 /// The ladder, in order.
-pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20];
+pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
+                             F21[5], F21[6]];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
@@ -386,7 +437,7 @@ pub const FW1: Step = weight_only_step(KernelInfo {
 /// A weight-only route's step (fw1, fw2): per tensor, up to [`FW1_MAX_M`] rows, its first kernel `kernel`.
 const fn weight_only_step(kernel: KernelInfo) -> Step {
     Step { kernel, tile: (FW1_MAX_M as u32, layout::fp8::weights::ROWS), scaling: Scaling::PerTensor, promotes: true, cluster: 1, stream_k: false, scale_map: false,
-           weight_only: true }
+           weight_only: true, cluster_split: false }
 }
 
 /// The most rows of A the per-tensor choice gives [`FW2`] (above, up to [`FW1_MAX_M`], [`FW1`]): all of
@@ -502,7 +553,7 @@ pub const THREE_CONSUMER_MARGIN: f64 = 0.97;
 /// 1.007–1.044, geometric mean 1.02 (H100, `results/2026-11-26-h100-session23/call2-f18`).
 pub const F18_SPEED_PER_WORK: f64 = 1.02;
 
-/// The per-tensor step for `m × n` on `sms` SMs: [`FW2`] up to [`FW2_MAX_M`] rows, [`FW1`] up to
+/// The per-tensor step for `m × n × k` on `sms` SMs: [`FW2`] up to [`FW2_MAX_M`] rows, [`FW1`] up to
 /// [`FW1_MAX_M`] (none since both are 16: fw1 stays the autotuner's candidate); above, f14 (128×256
 /// tiles) or f18 (192×192, three consumers), whichever the wave model of [`block_step_for`] says finishes first — rounds of
 /// persistent tiles × tile area / speed per unit of work ([`F18_SPEED_PER_WORK`]), f18 only by
@@ -510,7 +561,11 @@ pub const F18_SPEED_PER_WORK: f64 = 1.02;
 /// of 132 against f14's 688 = 5.21; measured 1.09× and 1.05× f14), f14 the other five (4096×28672: 25
 /// rounds against 28, 1.0% apart in the model; measured 1.009× and 0.988×; elsewhere f18 0.90–0.99×). f14's stream-K tail is not in the model: it measured
 /// 1.00–1.03× f12 (sessions 16, 18).
-pub fn per_tensor_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
+///
+/// Where f14 is the pick, f21 (K split over a cluster) replaces it when [`f21_splits`] finds a cluster
+/// size whose estimate beats f14's: few tiles with enough K to share. `resident[i]`: clusters of
+/// [`F21_CLUSTERS`]`[i]` CTAs the GPU holds at once ([`crate::fp8::f21_resident`]).
+pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
     if m <= FW2_MAX_M {
         return &FW2;
     }
@@ -518,7 +573,30 @@ pub fn per_tensor_step_for(m: usize, n: usize, sms: u32) -> &'static Step {
         return &FW1;
     }
     let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
-    if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) { &F18 } else { &F14 }
+    if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) {
+        return &F18;
+    }
+    f21_for(f21_splits(m, n, k, sms, resident)).unwrap_or(&F14)
+}
+
+/// f21's fixed cost beyond f14's, in 128-deep K tiles of one CTA (each moves a 48 KiB stage, as an
+/// HGEMM 64-deep one does): the partial tile's stores, the cluster barrier and the sum of 128 KiB over
+/// distributed shared memory. HGEMM h8's constant ([`layout::hopper::tma_hgemm::H8_OVERHEAD_K_TILES`])
+/// until f21's own is measured.
+pub const F21_OVERHEAD_K_TILES: u32 = layout::hopper::tma_hgemm::H8_OVERHEAD_K_TILES;
+
+/// Splits of K (= cluster size) for f21 on `m × n × k`, 1 where f14's persistent grid should run:
+/// `layout::hopper::tma_hgemm::cluster_splits` on f14's tiles (128×256) and 128-deep K tiles, with
+/// [`F21_OVERHEAD_K_TILES`].
+pub fn f21_splits(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> u32 {
+    let tiles = F14.tiles(m, n).min(u32::MAX as u64) as u32;
+    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64).min(u32::MAX as u64) as u32;
+    layout::hopper::tma_hgemm::cluster_splits(tiles, kt, sms, resident, F21_OVERHEAD_K_TILES)
+}
+
+/// The f21 step for `splits` (= cluster size), `None` for a size it is not built for.
+pub fn f21_for(splits: u32) -> Option<&'static Step> {
+    F21_CLUSTERS.iter().position(|&c| c == splits).map(|i| &F21[i])
 }
 
 /// The stream-K tail a stream-K step runs on `m × n × k` with `sms` SMs (its persistent grid as
@@ -532,11 +610,15 @@ pub fn stream_k_tail_of(step: &Step, m: usize, n: usize, k: usize, sms: u32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// The CPU tests' cluster residency: an H100's, as measured for h8 (f21's twin in threads and
+    /// shared memory).
+    const R: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;
 
     #[test]
     fn a_few_rows_take_the_weight_only_routes() {
-        for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw2"), (16, "fw2"), (17, "f14")] {
-            assert_eq!(per_tensor_step_for(m, 4096, 132).kernel.step, want, "{m} rows");
+        // Above them, 17×4096×4096 (16 tiles of 128×256, 32 K tiles) splits K in clusters of 6 (f21).
+        for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw2"), (16, "fw2"), (17, "f21x6")] {
+            assert_eq!(per_tensor_step_for(m, 4096, 4096, 132, R).kernel.step, want, "{m} rows");
         }
         assert!(FW2.rejects(16, 4096, 4096).is_none() && FW1.rejects(16, 4096, 4096).is_none());
         assert!(FW2.rejects(17, 4096, 4096).is_some() && FW1.rejects(17, 4096, 4096).is_some());
@@ -580,14 +662,42 @@ mod tests {
         // a last wave mostly empty (2048×11008: 1.09×, 1.05×); at 4096×28672 the model has f18 1.0% ahead,
         // under the margin (measured 1.009× and 0.988×).
         for (m, n, want) in [(4096, 4096, "f14"), (8192, 8192, "f14"), (2048, 11008, "f18"), (2048, 4096, "f14"), (2048, 14336, "f14"), (4096, 28672, "f14")] {
-            assert_eq!(per_tensor_step_for(m, n, 132).kernel.step, want, "{m}x{n}");
+            assert_eq!(per_tensor_step_for(m, n, 4096, 132, R).kernel.step, want, "{m}x{n}");
         }
-        // One tile each: the smaller tile.
-        assert_eq!(per_tensor_step_for(100, 100, 132).kernel.step, "f14");
+        // One tile each: f14's, whose K is too short to share (2 K tiles) …
+        assert_eq!(per_tensor_step_for(100, 100, 256, 132, R).kernel.step, "f14");
+        // … or f21 where it is long: 32 K tiles, 8 splits of 4 (estimate 4 + 8 against 32).
+        assert_eq!(per_tensor_step_for(100, 100, 4096, 132, R).kernel.step, "f21x8");
         // 192-multiple shapes in whole rounds of both: f18's 132 tiles (192·12 × 192·11) in one round
         // against f14's 18 × 9 = 162 in two.
-        assert_eq!(per_tensor_step_for(192 * 12, 192 * 11, 132).kernel.step, "f18");
+        assert_eq!(per_tensor_step_for(192 * 12, 192 * 11, 4096, 132, R).kernel.step, "f18");
         assert_eq!((F18.kernel.block_threads, F18.grid(2048, 11008, 132), F18.b_box_rows(), F17.kernel.block_threads), (512, 132, 192, 512));
+    }
+
+    #[test]
+    fn f21_splits_k_where_few_tiles_have_enough_of_it() {
+        // 128×4096×4096: 16 tiles of 32 K tiles; f14 runs one round of 32; clusters of 7 and 8 (15
+        // resident on the H100: two waves) 2·(5 + 8) = 26 and 2·(4 + 8) = 24, of 6 (17 resident, one
+        // wave) 6 + 8 = 14, of 5 (22) 7 + 8 = 15.
+        assert_eq!(f21_splits(128, 4096, 4096, 132, R), 6);
+        assert_eq!(per_tensor_step_for(128, 4096, 4096, 132, R).kernel.step, "f21x6");
+        // Too little K to split (8 K tiles: 2 splits of 4 estimate 4 + 8 = 12 > 8), or enough tiles to
+        // fill the SMs: f14.
+        assert_eq!(f21_splits(256, 2048, 1024, 132, R), 1);
+        assert_eq!(f21_splits(4096, 4096, 4096, 132, R), 1);
+        // Never a split under H8_MIN_K_TILES K tiles, never a size without residency.
+        for (m, n, k) in [(17, 4096, 4096), (128, 768, 1536), (512, 14336, 4096), (64, 256, 65536), (1000, 1000, 100_000)] {
+            let s = f21_splits(m, n, k, 132, R);
+            if s > 1 {
+                assert!((k as u32).div_ceil(128) / s >= layout::hopper::tma_hgemm::H8_MIN_K_TILES, "{m}x{n}x{k}: {s}");
+            }
+            assert_eq!(f21_splits(m, n, k, 132, [0; 7]), 1, "{m}x{n}x{k} with no cluster resident");
+        }
+        // The grid is every tile's cluster; B's box holds all 256 rows; sizes map to their steps.
+        assert_eq!((F21[2].grid(256, 768, 30), F21[2].b_box_rows(), F21[2].cluster), (24, 256, 4));
+        assert_eq!(F21.map(|s| s.cluster), F21_CLUSTERS);
+        assert!(f21_for(1).is_none() && f21_for(9).is_none() && f21_for(5) == Some(&F21[3]));
+        assert!(F21.iter().all(|s| s.rejects(256, 768, 1536).is_none() && s.rejects(256, 764, 1536).is_some()));
     }
 
     #[test]

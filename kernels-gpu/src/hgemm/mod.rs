@@ -105,6 +105,8 @@ mod block;
 mod block_cross_stage_prefetch;
 mod block_pipeline;
 mod block_smem_epilogue;
+#[cfg(lab_sm90)]
+pub(crate) mod cluster_split_k;
 mod decode_columns;
 #[cfg(lab_sm90)]
 mod decode_one_consumer;

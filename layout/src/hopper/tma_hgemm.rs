@@ -822,8 +822,14 @@ pub const fn h8_rows(rank: u32, splits: u32) -> (u32, u32) {
 /// (ties go to the smaller S; h8 only where it beats h6's estimate). A second wave of clusters costs
 /// a whole split again, which is why resident clusters, not SMs, decide.
 pub fn h8_splits(m: u32, n: u32, k: u32, sms: u32, resident: [u32; 7]) -> u32 {
-    let tiles = m.div_ceil(BM) * n.div_ceil(BN_WIDE);
-    let kt = k.div_ceil(BK);
+    cluster_splits(m.div_ceil(BM) * n.div_ceil(BN_WIDE), k.div_ceil(BK), sms, resident, H8_OVERHEAD_K_TILES)
+}
+
+/// The cluster split-K estimate of [`h8_splits`] (and FP8 f21's) on `tiles` tiles of `kt` K tiles:
+/// the splits (= cluster size, one of [`H8_CLUSTERS`]) whose `⌈tiles / resident(S)⌉ · (⌈kt / S⌉ +
+/// overhead)` is lowest and below the persistent kernel's `⌈tiles / sms⌉ · kt`, each split keeping at
+/// least [`H8_MIN_K_TILES`]; 1 where none is (ties to the smaller S).
+pub fn cluster_splits(tiles: u32, kt: u32, sms: u32, resident: [u32; 7], overhead: u32) -> u32 {
     if tiles == 0 || sms == 0 {
         return 1;
     }
@@ -832,7 +838,7 @@ pub fn h8_splits(m: u32, n: u32, k: u32, sms: u32, resident: [u32; 7]) -> u32 {
         if r == 0 || kt / s < H8_MIN_K_TILES {
             continue;
         }
-        let est = tiles.div_ceil(r) * (kt.div_ceil(s) + H8_OVERHEAD_K_TILES);
+        let est = tiles.div_ceil(r) * (kt.div_ceil(s) + overhead);
         if est < best.0 {
             best = (est, s);
         }

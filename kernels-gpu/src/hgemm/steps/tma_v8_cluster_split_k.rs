@@ -11,7 +11,8 @@
 //! the SM-to-SM network) and writes them to C: the reduction is spread over the cluster, never leaves
 //! the GPC, and needs no workspace, no counter and no second launch.
 //!
-//! Diff from h5 (non-persistent, as h4: one CTA per (tile, split)):
+//! Diff from h5 (non-persistent, as h4: one CTA per (tile, split); the body is
+//! `hgemm::cluster_split_k!`, shared with FP8's f21):
 //! * grid `tiles · S`, clusters of `S` along x: tile `block / S`, split = `%cluster_ctarank`, K tiles
 //!   `layout::hopper::tma_hgemm::h8_k_range` (the splits differ by at most one tile);
 //! * the warp-specialized CTA in its `cluster_local` form: each ring is the CTA's own, the producer
@@ -33,20 +34,13 @@
 //! 107–114% of cuBLAS (21 µs: 2.2× h6, not the 2× cuBLAS predicted — the fixed cost and the weights'
 //! 32 MB from DRAM bound it, not the K loop), 256×4096×4096 in clusters of 3 at 98–104%, 256×4096×14336
 //! at 89–103%. The fragment stores: 2 wavefronts each, 0 conflicts (`ncu`), as the bank model says.
+use super::cluster_split_k::cluster_split_k;
 use super::elem::{Bf16, Elem16, F16};
 use super::tma::{BK, BM, BN_WIDE as BN, WIDE_STAGE_BYTES as STAGE_BYTES};
-use super::tma_warp_specialized::warp_specialized;
 use super::tma_wide_tile::{consume_wide_tile, issue_wide_stage};
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    cluster::{cluster_ctarank, cluster_sync, ld_shared_cluster_v4_f32, mapa_shared_cluster},
-    cluster_dims,
-    shared::st_shared_v2_u32,
-    sync::sync_named,
-    thread::{block_idx_x, lane_id},
-    tma::TensorMap,
-};
-use layout::hopper::tma_hgemm::{H8_STAGES as STAGES, c_fragment_rc, h8_k_range, h8_partial_byte, h8_rows};
+use crate::prim::{cluster_dims, tma::TensorMap};
+use layout::hopper::tma_hgemm::H8_STAGES as STAGES;
 
 /// Declares the f16 and bf16 entries of h8 for clusters of `$s` CTAs.
 macro_rules! h8_entries {
@@ -108,106 +102,12 @@ unsafe fn cluster_split_k<E: Elem16, const S: u32>(tmap_a: *const TensorMap, tma
     // warpgroup: `consumer_meets: 1`). Every address: partial offsets < 128 KiB ≤ the ring; C stores
     // checked against m and n.
     unsafe {
-        warp_specialized! {
-            cluster_local: S, consumer_meets: 1;
-            ring: let (ring, _) = (STAGES, STAGE_BYTES, 0);
-            thread: tid, warpgroup: wg;
-            setup: {
-                let tiles_m = m.div_ceil(BM).max(1); // >= 1: `tile % tiles_m` cannot trap (the host never sends m = 0)
-                let tile = block_idx_x() / S;
-                let (tm, tn) = (tile % tiles_m, tile / tiles_m);
-                let rank = cluster_ctarank();
-                let (kt0, kt1) = h8_k_range(k.div_ceil(BK), rank, S);
-            }
-            tensor_maps: (tmap_a, tmap_b);
-            producer: {
-                let mut kt = kt0;
-                while kt < kt1 {
-                    let it = kt - kt0;
-                    let (s_stage, full, _, _) = ring.at(it);
-                    ring.wait_empty(it);
-                    issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
-                    kt += 1;
-                }
-            }
-            consumer(mh): {
-                let mut it = 0u32;
-                let r_acc = consume_wide_tile::<E, [[f32; 32]; 4], 1>(ring, &mut it, kt1 - kt0, mh);
-                let s_part = ring.at(0).0;
-                sync_named(1, 256);
-                let (warp, lane) = ((tid / 32) % 4, lane_id());
-                // Constant block indices keep the accumulators in registers.
-                let [acc0, acc1, acc2, acc3] = &r_acc;
-                store_partial(acc0, s_part, mh, 0, warp, lane);
-                store_partial(acc1, s_part, mh, 64, warp, lane);
-                store_partial(acc2, s_part, mh, 128, warp, lane);
-                store_partial(acc3, s_part, mh, 192, warp, lane);
-                cluster_sync();
-                let (r0, r1) = h8_rows(rank, S);
-                sum_rows::<E, S>(s_part, g_c, m, n, tm * BM, tn * BN, r0, r1, tid - 128);
-            }
+        cluster_split_k! {
+            splits: S, stages: STAGES, stage_bytes: STAGE_BYTES, bk: BK;
+            maps: (tmap_a, tmap_b); c: g_c; shape: (m, n, k);
+            issue: |s_stage, full, tm, tn, kt| issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
+            consume: |ring, it, kts, mh| consume_wide_tile::<E, [[f32; 32]; 4], 1>(ring, &mut it, kts, mh);
+            elem: E;
         }
-    }
-}
-
-/// One 64×64 accumulator block of a consumer warpgroup (rows `64·mh ..`, columns `col0 ..`) into the
-/// swizzled partial tile at `s_part`, one 8-byte store per fragment pair.
-///
-/// # Safety
-/// `s_part` is 1024-aligned with 128 KiB of shared memory no one else accesses until the next barrier;
-/// `col0 + 64 <= 256`.
-#[inline(always)]
-unsafe fn store_partial(acc: &[f32; 32], s_part: u32, mh: u32, col0: u32, warp: u32, lane: u32) {
-    for j in 0..8u32 {
-        for half in 0..2u32 {
-            let (r, c) = c_fragment_rc(warp, lane, j, half);
-            let i = (4 * j + 2 * half) as usize;
-            // SAFETY: row < 128, column < 256: inside the partial tile (caller); 8-byte aligned.
-            unsafe { st_shared_v2_u32(s_part + h8_partial_byte(64 * mh + r, col0 + c), [acc[i].to_bits(), acc[i + 1].to_bits()]) };
-        }
-    }
-}
-
-/// Rows `r0 .. r1` of the tile summed over the cluster's `S` partials and written to C (tile origin
-/// `(row0, n0)`) as `E`: consumer thread `ct` (0..256) takes chunk `ct % 64` (4 columns) of row
-/// `r0 + ct / 64` in each pass of 4 rows; each warp reads 512 contiguous (swizzle-permuted) bytes of
-/// a row and writes 256 contiguous bytes of C.
-///
-/// # Safety
-/// Every CTA of the cluster has written its partial tile at `s_part` before a cluster barrier this
-/// thread has passed, and none rewrites or exits before the next; `r1 <= 128`; `g_c` has `m·n`
-/// elements, `n` a multiple of 4.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn sum_rows<E: Elem16, const S: u32>(s_part: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, n0: u32, r0: u32, r1: u32, ct: u32) {
-    let chunk = ct % 64;
-    let mut r = r0 + ct / 64;
-    while r < r1 {
-        let at = s_part + h8_partial_byte(r, 4 * chunk);
-        // All S loads in flight before the first add; summed in rank order (the same bits every run).
-        let mut v = [[0f32; 4]; 8];
-        let mut q = 0;
-        while q < S {
-            // SAFETY: inside peer q's partial tile (same offset in every CTA), written before the
-            // barrier (caller); 16-byte aligned.
-            v[q as usize] = unsafe { ld_shared_cluster_v4_f32(mapa_shared_cluster(at, q)) };
-            q += 1;
-        }
-        let mut x = v[0];
-        let mut q = 1;
-        while q < S {
-            for i in 0..4 {
-                x[i] += v[q as usize][i];
-            }
-            q += 1;
-        }
-        let (row, col) = (row0 + r, n0 + 4 * chunk);
-        if row < m && col < n {
-            let bits = E::pack(x[0], x[1]) as u64 | (E::pack(x[2], x[3]) as u64) << 32;
-            // SAFETY: row < m, col + 3 < n (n and col multiples of 4): inside C; 8-byte aligned
-            // (row·n + col is a multiple of 4 elements).
-            unsafe { *(g_c.add(row as usize * n as usize + col as usize) as *mut u64) = bits };
-        }
-        r += 4;
     }
 }
