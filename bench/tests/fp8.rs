@@ -233,8 +233,9 @@ fn f20_streams_the_tail_and_matches_f19() {
 }
 
 /// Few tiles over a deep K (2 × 4 tiles of 128×256, 40 K tiles; M, N and K off the tiles): the library's
-/// per-tensor choice is f21 (K split over a cluster), and it matches f14 and the f64 reference, three
-/// runs on one prepared GEMM.
+/// per-tensor choice is f21 (K split over a cluster), within tolerance of the f64 reference and no less
+/// accurate than f14, three runs on one prepared GEMM. (Each split sums only its share of K in the
+/// tensor core's reduced-precision accumulators: the first GPU run measured 3.2e-3 against f14's ~2e-2.)
 #[test]
 fn f21_is_the_default_for_few_tiles_over_deep_k_and_matches_f14() {
     let Some(gpu) = hopper_or_skip("f21_is_the_default_for_few_tiles_over_deep_k_and_matches_f14") else { return };
@@ -248,15 +249,15 @@ fn f21_is_the_default_for_few_tiles_over_deep_k_and_matches_f14() {
     let b = fp8::quantize(&gpu, &b32, n, k, Scaling::PerTensor, Operand::B).unwrap();
     let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
     let mut c14 = gpu.zeros::<u16>(m * n).unwrap();
-    let of_f14 = run_fully_written(&gpu, &Fp8Gemm::new(&gpu, &F14, &a, &b, &c14).unwrap(), (&a, &b), &mut c14, "f14");
+    let err14 = verify::rel_l2(&run_fully_written(&gpu, &Fp8Gemm::new(&gpu, &F14, &a, &b, &c14).unwrap(), (&a, &b), &mut c14, "f14"), &want);
     let mut c = gpu.zeros::<u16>(m * n).unwrap();
     let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
     assert_eq!(g.grid(), 8 * step.cluster, "one cluster per tile");
     for rep in 0..3 {
         let what = format!("{} {m}x{n}x{k} rep {rep}", step.kernel.step);
         let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &what);
-        let (err, vs14) = (verify::rel_l2(&got, &want), verify::rel_l2(&got, &of_f14));
-        assert!(err <= tolerance(false, k) && vs14 <= tolerance(false, k), "{what}: rel L2 {err:.2e} against f64, {vs14:.2e} against f14 (seed {seed})");
+        let err = verify::rel_l2(&got, &want);
+        assert!(err <= tolerance(false, k) && err <= 1.05 * err14, "{what}: rel L2 {err:.2e} against f64, f14's {err14:.2e} (seed {seed})");
     }
 }
 
