@@ -8,6 +8,6 @@ set -uo pipefail
 [ "${TESTS:-1}" = 1 ] && run $C/tests/fp8 --test-threads=1
 M=gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__cluster_dim_x,launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static,launch__registers_per_thread,sm__cycles_active.avg,smsp__cycles_active.avg
 for s in 128x1024x1024 256x768x1536 128x3072x4096; do
-  T=200 run ncu --clock-control none --metrics $M -k 'regex:fp8_gemm_v(14|21)|sm90|cutlass|gemm|Kernel' --print-summary none \
+  T=200 run ncu --clock-control none --metrics $M -k 'regex:fp8_gemm_v(14|21)|sm90|cutlass|gemm|nvjet|Kernel' --print-summary none \
     $C/kernel-lab --family fp8 --steps fp8:f14,fp8:f21x4 --gemm-sizes $s --reps 5 --warmup 2
 done
