@@ -581,17 +581,25 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u3
 
 /// f21's fixed cost beyond f14's, in 128-deep K tiles of one CTA (each moves a 48 KiB stage, as an
 /// HGEMM 64-deep one does): the partial tile's stores, the cluster barrier and the sum of 128 KiB over
-/// distributed shared memory. HGEMM h8's constant ([`layout::hopper::tma_hgemm::H8_OVERHEAD_K_TILES`])
-/// until f21's own is measured.
-pub const F21_OVERHEAD_K_TILES: u32 = layout::hopper::tma_hgemm::H8_OVERHEAD_K_TILES;
+/// distributed shared memory. Measured (H200, `results/2026-12-01-h200-session72`, call 1, medians of
+/// three processes): f14 costs ~6.1 µs plus 0.56 µs a K tile of one CTA (10.6 µs at 128×1024×1024, 8 K
+/// tiles; 24.1 µs at 64×2048×4096, 32), and f21 costs that plus 4.4–4.9 K tiles (f21x8 10.8 µs with 4 K
+/// tiles a split, f21x4 10.0 µs with 2): 5. HGEMM h8's constant, 8
+/// ([`layout::hopper::tma_hgemm::H8_OVERHEAD_K_TILES`]), was the prediction: with it the pick was within 5%
+/// of the fastest f14/f21 size at 14 of the 17 shapes measured, with 5 (and splits of 2 K tiles) at 17.
+pub const F21_OVERHEAD_K_TILES: u32 = 5;
+
+/// The fewest K tiles f21 gives a split: 2 (256×2048×1024's best split was 4 ways of 2 K tiles, 1.04× f14;
+/// h8 keeps 4, `layout::hopper::tma_hgemm::H8_MIN_K_TILES`).
+pub const F21_MIN_K_TILES: u32 = 2;
 
 /// Splits of K (= cluster size) for f21 on `m × n × k`, 1 where f14's persistent grid should run:
 /// `layout::hopper::tma_hgemm::cluster_splits` on f14's tiles (128×256) and 128-deep K tiles, with
-/// [`F21_OVERHEAD_K_TILES`].
+/// [`F21_OVERHEAD_K_TILES`] and [`F21_MIN_K_TILES`].
 pub fn f21_splits(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> u32 {
     let tiles = F14.tiles(m, n).min(u32::MAX as u64) as u32;
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64).min(u32::MAX as u64) as u32;
-    layout::hopper::tma_hgemm::cluster_splits(tiles, kt, sms, resident, F21_OVERHEAD_K_TILES)
+    layout::hopper::tma_hgemm::cluster_splits(tiles, kt, sms, resident, F21_OVERHEAD_K_TILES, F21_MIN_K_TILES)
 }
 
 /// The f21 step for `splits` (= cluster size), `None` for a size it is not built for.
@@ -666,7 +674,7 @@ mod tests {
         }
         // One tile each: f14's, whose K is too short to share (2 K tiles) …
         assert_eq!(per_tensor_step_for(100, 100, 256, 132, R).kernel.step, "f14");
-        // … or f21 where it is long: 32 K tiles, 8 splits of 4 (estimate 4 + 8 against 32).
+        // … or f21 where it is long: 32 K tiles, 8 splits of 4 (estimate 4 + 5 against 32).
         assert_eq!(per_tensor_step_for(100, 100, 4096, 132, R).kernel.step, "f21x8");
         // 192-multiple shapes in whole rounds of both: f18's 132 tiles (192·12 × 192·11) in one round
         // against f14's 18 × 9 = 162 in two.
@@ -677,19 +685,22 @@ mod tests {
     #[test]
     fn f21_splits_k_where_few_tiles_have_enough_of_it() {
         // 128×4096×4096: 16 tiles of 32 K tiles; f14 runs one round of 32; clusters of 7 and 8 (15
-        // resident on the H100: two waves) 2·(5 + 8) = 26 and 2·(4 + 8) = 24, of 6 (17 resident, one
-        // wave) 6 + 8 = 14, of 5 (22) 7 + 8 = 15.
+        // resident on the H100: two waves) 2·(5 + 5) = 20 and 2·(4 + 5) = 18, of 6 (17 resident, one
+        // wave) 6 + 5 = 11, of 5 (22) 7 + 5 = 12.
         assert_eq!(f21_splits(128, 4096, 4096, 132, R), 6);
         assert_eq!(per_tensor_step_for(128, 4096, 4096, 132, R).kernel.step, "f21x6");
-        // Too little K to split (8 K tiles: 2 splits of 4 estimate 4 + 8 = 12 > 8), or enough tiles to
-        // fill the SMs: f14.
-        assert_eq!(f21_splits(256, 2048, 1024, 132, R), 1);
+        // 256×2048×1024 (16 tiles of 8 K tiles): 4 splits of 2, 2 + 5 = 7 against f14's 8 (measured
+        // 1.04× f14, session 72).
+        assert_eq!(f21_splits(256, 2048, 1024, 132, R), 4);
+        // Too little K to split (4 K tiles: 2 splits estimate 2 + 5 = 7 > 4), or enough tiles to fill
+        // the SMs: f14.
+        assert_eq!(f21_splits(256, 2048, 512, 132, R), 1);
         assert_eq!(f21_splits(4096, 4096, 4096, 132, R), 1);
-        // Never a split under H8_MIN_K_TILES K tiles, never a size without residency.
-        for (m, n, k) in [(17, 4096, 4096), (128, 768, 1536), (512, 14336, 4096), (64, 256, 65536), (1000, 1000, 100_000)] {
+        // Never a split under F21_MIN_K_TILES K tiles, never a size without residency.
+        for (m, n, k) in [(17, 4096, 4096), (128, 768, 1536), (512, 14336, 4096), (64, 256, 65536), (1000, 1000, 100_000), (300, 300, 384)] {
             let s = f21_splits(m, n, k, 132, R);
             if s > 1 {
-                assert!((k as u32).div_ceil(128) / s >= layout::hopper::tma_hgemm::H8_MIN_K_TILES, "{m}x{n}x{k}: {s}");
+                assert!((k as u32).div_ceil(128) / s >= F21_MIN_K_TILES, "{m}x{n}x{k}: {s}");
             }
             assert_eq!(f21_splits(m, n, k, 132, [0; 7]), 1, "{m}x{n}x{k} with no cluster resident");
         }

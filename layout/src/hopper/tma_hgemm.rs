@@ -822,20 +822,20 @@ pub const fn h8_rows(rank: u32, splits: u32) -> (u32, u32) {
 /// (ties go to the smaller S; h8 only where it beats h6's estimate). A second wave of clusters costs
 /// a whole split again, which is why resident clusters, not SMs, decide.
 pub fn h8_splits(m: u32, n: u32, k: u32, sms: u32, resident: [u32; 7]) -> u32 {
-    cluster_splits(m.div_ceil(BM) * n.div_ceil(BN_WIDE), k.div_ceil(BK), sms, resident, H8_OVERHEAD_K_TILES)
+    cluster_splits(m.div_ceil(BM) * n.div_ceil(BN_WIDE), k.div_ceil(BK), sms, resident, H8_OVERHEAD_K_TILES, H8_MIN_K_TILES)
 }
 
 /// The cluster split-K estimate of [`h8_splits`] (and FP8 f21's) on `tiles` tiles of `kt` K tiles:
 /// the splits (= cluster size, one of [`H8_CLUSTERS`]) whose `⌈tiles / resident(S)⌉ · (⌈kt / S⌉ +
 /// overhead)` is lowest and below the persistent kernel's `⌈tiles / sms⌉ · kt`, each split keeping at
-/// least [`H8_MIN_K_TILES`]; 1 where none is (ties to the smaller S).
-pub fn cluster_splits(tiles: u32, kt: u32, sms: u32, resident: [u32; 7], overhead: u32) -> u32 {
+/// least `min_k_tiles`; 1 where none is (ties to the smaller S).
+pub fn cluster_splits(tiles: u32, kt: u32, sms: u32, resident: [u32; 7], overhead: u32, min_k_tiles: u32) -> u32 {
     if tiles == 0 || sms == 0 {
         return 1;
     }
     let mut best = (tiles.div_ceil(sms) * kt, 1);
     for (s, r) in H8_CLUSTERS.into_iter().zip(resident) {
-        if r == 0 || kt / s < H8_MIN_K_TILES {
+        if r == 0 || kt / s < min_k_tiles.max(1) {
             continue;
         }
         let est = tiles.div_ceil(r) * (kt.div_ceil(s) + overhead);
