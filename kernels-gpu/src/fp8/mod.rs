@@ -24,6 +24,7 @@
 //! | f18 | `steps/v18_three_consumers_four_stages.rs` | f17 with a fourth stage, each consumer's C staged one box at a time |
 //! | f19 | `steps/v19_three_consumers_block_scaled.rs` | block scales on 192×128 tiles: f18's three consumers with f15's staged scales, a third warpgroup's `wgmma`s running while two promote |
 //! | f20 | `steps/v20_three_consumers_stream_k.rs` | f19 with HGEMM h10's stream-K tail (three consumers' partials, the ticket on barrier 4) |
+//! | f21 | `steps/v21_cluster_split_k.rs` | f12's per-tensor 128×256 tiles with K split over a cluster of 2 … 8 CTAs, the partials summed through distributed shared memory (HGEMM h8's body, `hgemm::cluster_split_k!`): few tiles over deep K |
 //! | w1 | `steps/w1_weight_only.rs` | weight-only decode (issue 51): e4m3 weights with power-of-two block scales widened in registers, bf16/f16 activations, 16-bit `mma.sync`, M ≤ 32 (`weight_only.rs`: the shared widening, MMAs and block end) |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile

@@ -89,6 +89,7 @@
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
 //! | `tma_store_body.rs` | h6's body: the persistent 128×256 tile with the TMA-store epilogue, in clusters of 2 sharing B for h9 | h6, h9 |
 //! | `decode_columns.rs` | d2's column-owning split-K body, generic over how a stage holds the weights (`Weights`) | d2, d24 |
+//! | `cluster_split_k.rs` | split-K inside a cluster: `cluster_split_k!` (h8's body, a step plugging in its stage loads and K loop), the partial tile's stores and the cluster's sum over distributed shared memory | h8, FP8 f21 |
 //! | `split_k.rs` | the split-K steps' sum across splits: the last CTA's ticket and the sum of the partial slices; the (tile, split) unit walk (`unit`) | d2, h7, d3, h10, FP8 f14 |
 //! | `decode_swapped.rs` | the transposed product `Cᵀ = Bᵀ·Aᵀ`: stage loads, descriptors, d3's K loop, the transposed epilogue's pair stores, d3's split-K body (`decode`, `decode_with` with the stage loads plugged in), `SwappedTile` (a whole-K tile: its stage, load and store) | d3–d17 |
 //! | `decode_rows128.rs` | d19's 128-row tile: its stage load (boxes moved up / left at ragged edges), the layout of a thread's sums outside its registers, the epilogue through two row boxes | d19, d20, d21 and d22 (stage loads, producer, sums' layout) |

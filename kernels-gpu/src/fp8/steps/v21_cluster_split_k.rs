@@ -20,6 +20,13 @@
 //! headline); f21 splits the K tiles `S` ways for ~1–2 µs of partial store, cluster barrier and sum:
 //! 256×768×1536 in clusters of 4 ~8–9 µs (0.65–0.75× cuBLASLt), 128×4096×4096 (16 tiles × 32 K tiles)
 //! in clusters of 8 ~ 1.6–2× f14.
+//!
+//! Measured (H200, `results/2026-12-01-h200-session72`, medians of 3 processes, × cuBLASLt per tensor):
+//! 256×768×1536 10.4 µs in clusters of 4 or 6 (0.58×; f14 13.0 µs, 0.47×) — the fixed cost is ~5 K tiles
+//! of one CTA, more than predicted; 128×3072×4096 1.90× f14, 64×2048×4096 2.23×, 512×4096×11008 1.37× (in
+//! clusters of 2). Over 14 held-out few-tile shapes the library's pick (`steps::fp8::f21_splits`) lifts the
+//! class from 0.53× to 0.74× cuBLASLt. `ncu`: cuBLASLt's kernels there are 64×24–64 tiles with the operands
+//! swapped, ~90 CTAs in clusters of 8 (4.96 µs at 128×1024×1024 where f21x4 takes 9.31).
 use crate::fp8::block_scaled::Scales;
 use crate::fp8::tile::issue_stage;
 use crate::fp8::wide::{PerTensor, WideLoop};
