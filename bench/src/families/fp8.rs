@@ -294,14 +294,13 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
                 rows.push(first);
                 continue;
             }
+            // f21: how many of its clusters the GPU holds at once, beside the grid (a second wave costs a whole split).
+            let resident = match (st.cluster_split, crate::steps::fp8::F21_CLUSTERS.iter().position(|&c| c == st.cluster)) {
+                (true, Some(i)) => fp8::f21_resident(gpu).map(|r| format!(", {} clusters resident of {r:?}", r[i])).unwrap_or_default(),
+                _ => String::new(),
+            };
             for &bl in baselines_of(st) {
                 let mut row = first.clone();
-                // f21: how many of its clusters the GPU holds at once, beside the grid (a second wave costs a whole split).
-                let resident = if st.cluster_split {
-                    kernel_lab::fp8::f21_resident(gpu).map(|r| format!(", {} clusters resident of {r:?}", r[(st.cluster - 2) as usize])).unwrap_or_default()
-                } else {
-                    String::new()
-                };
                 row.kernel = format!("{} (grid {}{resident}) vs {}", st.kernel.name, g.grid(), bl.name().trim_start_matches("cublasLt e4m3 "));
                 let r = (|| -> Result<()> {
                     let t = match (&lt, base_ok[Baseline::ALL.iter().position(|x| *x == bl).unwrap_or(0)]) {
