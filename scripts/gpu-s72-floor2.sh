@@ -8,7 +8,7 @@
 set -uo pipefail
 . scripts/device-log.sh "s72-floor2.txt" 300
 for k in ${KERNELS:-fp8_gemm_v14 nvjet}; do
-  T=200 run ncu --clock-control none --set full --import-source no --cache-control ${CACHE:-all} --sampling-interval ${SI:-auto} -k "regex:$k" --launch-skip 3 --launch-count 1 -o /tmp/$k -f \
+  T=200 run ncu --clock-control none --set full --import-source no --cache-control ${CACHE:-all} --warp-sampling-interval ${SI:-auto} -k "regex:$k" --launch-skip 3 --launch-count 1 -o /tmp/$k -f \
     $C/kernel-lab --family fp8 --steps fp8:f14 --gemm-sizes 128x256x128 --reps 5 --warmup 2
   ncu --import /tmp/$k.ncu-rep --page details > $OUT/$k-details.txt 2>&1
   ncu --import /tmp/$k.ncu-rep --page source --print-source sass --csv > $OUT/$k-sass.csv 2>&1
