@@ -4,7 +4,8 @@
 # done). Call 6's ncu put ~30 of f14's 239 warp samples at 128x256x128 (~0.5 µs) on that wait. Checks: the fp8
 # GPU tests, `--check` of the fp8 and hgemm families (every step, ragged shapes, fully written). Timing:
 # kernel-lab (the .read build) against kernel-lab-old (c13c07c), alternating process by process, ROUNDS each,
-# f14/f20 and h6/h10 at one-tile and larger shapes, each step interleaved with cuBLAS(Lt) in its process.
+# f14/f20 and h6/h10 at one-tile and larger shapes, each step interleaved with cuBLAS(Lt) in its process. (The
+# .read build is commit d1a72f2, measured and reverted: 0.99–1.005×.)
 set -uo pipefail
 . scripts/device-log.sh "s72-read.txt" 300
 J=/tmp/s72r; mkdir -p $J

@@ -196,7 +196,7 @@ pub const H5: Step = tma("hgemm_tma_v5", "h5", 384, tma_hgemm::H5_DYN_SMEM, TMA_
 macro_rules! h6_has {
     ($($more:literal),*) => {
         &["cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read 0",
-          "fence.proxy.async.shared::cta", ", 128;", "bar.sync", "st.shared" $(, $more)*]
+          "cp.async.bulk.wait_group 0", "fence.proxy.async.shared::cta", ", 128;", "bar.sync", "st.shared" $(, $more)*]
     };
 }
 const H6_LACKS: &[&str] = &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global", "arrive.release.cluster"];

@@ -10,7 +10,7 @@ use crate::hgemm::tma_warp_specialized::Ring;
 use crate::prim::{
     sync::{arrive_named, sync_named},
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_wait_group},
 };
 use layout::fp8::{scale_a_index, scale_b_index, tiles::{BK, BM, block_c_stage_bytes, block_stage_bytes, block_stages, f9_mid_block_is_first, staged_stage_bytes, staged_stages}};
@@ -505,7 +505,7 @@ pub(super) unsafe fn block_scaled_staged<C: ConsumeTile, const BN: u32, const CL
                 }
                 C::end(mh);
                 if tid % 128 == 0 {
-                    cp_async_bulk_wait_group_read0();
+                    cp_async_bulk_wait_group0();
                 }
             }
         }

@@ -16,7 +16,7 @@ use crate::prim::{
     shared::{ld_shared_f32, st_shared_f32},
     sync::sync_warp,
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
 };
 use layout::fp8::scale_b_index;
 use layout::fp8::tiles::{BK, F17_BM as BM, F17_BN as BN, F17_CONSUMER_REGS, F17_CONSUMERS as CONSUMERS, F17_PRODUCER_REGS, F17_STAGE_BYTES, F17_STAGES, F19_BN,
@@ -89,7 +89,7 @@ pub(super) unsafe fn tall<const STAGES: u32>(tmap_a: *const TensorMap, tmap_b: *
                     }
                 }
                 if leader {
-                    cp_async_bulk_wait_group_read0();
+                    cp_async_bulk_wait_group0();
                 }
             }
         }
@@ -216,7 +216,7 @@ pub(super) unsafe fn tall_block_scaled(tmap_a: *const TensorMap, tmap_b: *const 
                     store_tile_of::<2, CONSUMERS>(tmap_c, s_c, tm * BM + 64 * mh, tn * F19_BN, mh, leader, || r_acc.stage(s_c, warp, lane));
                 }
                 if leader {
-                    cp_async_bulk_wait_group_read0();
+                    cp_async_bulk_wait_group0();
                 }
             }
         }

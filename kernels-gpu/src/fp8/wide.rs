@@ -9,7 +9,7 @@ use crate::hgemm::tma_warp_specialized::Ring;
 use crate::hgemm::{elem::Bf16, tma_store::store_wide_tile};
 use crate::prim::{
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
 };
 use layout::fp8::tiles::{BK, BM, F1_BN as BN, F1_STAGE_BYTES as STAGE_BYTES};
 use layout::hopper::tma_hgemm::{C_BOX_BYTES, wide_staged_boxes};
@@ -90,7 +90,7 @@ pub(super) unsafe fn wide<L: WideLoop, const CLUSTER: u32, const STAGES: u32>(tm
                     store_wide_tile::<Bf16>(&r_acc, tmap_c, s_cstage + mh * staging, staged, row0, n0, mh, tid % 128 == 0, warp, lane);
                 }
                 if tid % 128 == 0 {
-                    cp_async_bulk_wait_group_read0();
+                    cp_async_bulk_wait_group0();
                 }
             }
         }

@@ -13,7 +13,7 @@ use crate::prim::{
     global::{ld_global_cg_v4_f32, st_global_v4_f32},
     cluster::cluster_ctarank,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
     wgmma::FlatWgmma,
 };
 use layout::hopper::tma_hgemm::{BK, D3_COLS as COLS, d7_weight_box_col, d21_stage_bytes, d21_staging_bytes, d21_stages, decode_box_row0};
@@ -143,9 +143,8 @@ where
                     u += u_step;
                 }
                 if t == 0 {
-                    // The TMA stores have read the staging boxes before the CTA (and its shared memory) goes away; their
-                    // writes complete with the grid (`tma::cp_async_bulk_wait_group_read0`).
-                    cp_async_bulk_wait_group_read0();
+                    // The TMA stores have finished before the CTA (and its staging boxes) goes away.
+                    cp_async_bulk_wait_group0();
                 }
             }
         }

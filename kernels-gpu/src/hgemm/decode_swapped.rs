@@ -14,7 +14,7 @@ use crate::prim::{
     cluster::cluster_ctarank,
     sync::sync_named,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast, cp_async_bulk_wait_group0},
     wgmma::{FlatWgmma, wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_fence_operand8, wgmma_wait_group},
 };
 use layout::fragment::WgmmaAcc;
@@ -485,9 +485,8 @@ pub(super) unsafe fn decode_with<E: Elem16, const CLUSTER: u32, const TMA_C: boo
                     u += u_step;
                 }
                 if TMA_C && tid % 128 == 0 {
-                    // The TMA stores have read the staging boxes before the CTA (and its shared memory) goes away; their
-                    // writes complete with the grid (`tma::cp_async_bulk_wait_group_read0`).
-                    cp_async_bulk_wait_group_read0();
+                    // The TMA stores have finished before the CTA (and its staging boxes) goes away.
+                    cp_async_bulk_wait_group0();
                 }
             }
         }

@@ -351,7 +351,7 @@ macro_rules! stream_k_wide {
                     i += kt1 - kt0;
                 }
                 if leader {
-                    $crate::prim::tma::cp_async_bulk_wait_group_read0();
+                    $crate::prim::tma::cp_async_bulk_wait_group0();
                 }
             }
         }

@@ -172,7 +172,7 @@ macro_rules! store_sequence {
 /// accumulator reference — a loop over the boxes put the accumulators in local memory), a
 /// `fence.proxy.async` (generic-proxy writes → the TMA's async proxy), the barrier again, then the
 /// leader stores the boxes at columns `n0 + 64·b`, row `row0`, and commits them. The kernel waits for
-/// the last commit to have read the staging area (`cp_async_bulk_wait_group_read0`) before exiting.
+/// the last commit (`cp_async_bulk_wait_group0`) before exiting.
 ///
 /// # Safety
 /// All 128 threads of consumer warpgroup `mh`, converged; `leader` true in exactly one of them, the same

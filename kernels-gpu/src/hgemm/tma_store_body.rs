@@ -10,7 +10,7 @@ use super::tma_warp_specialized::warp_specialized;
 use super::tma_wide_tile::consume_wide_tile;
 use crate::prim::{
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
 };
 use layout::hopper::tma_hgemm::{C_BOX_BYTES, wide_staged_boxes};
 
@@ -67,7 +67,7 @@ pub(super) unsafe fn tma_store<E: Elem16, const CLUSTER: u32, const STAGES: u32>
                     store_wide_tile::<E>(&r_acc, tmap_c, s_cstage + mh * staging, staged, row0, n0, mh, leader, warp, lane);
                 }
                 if leader {
-                    cp_async_bulk_wait_group_read0();
+                    cp_async_bulk_wait_group0();
                 }
             }
         }

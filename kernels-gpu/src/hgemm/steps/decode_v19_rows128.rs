@@ -58,7 +58,7 @@ use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     global::{ld_global_cg_v4_f32, st_global_v4_f32},
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
 };
 use crate::util::unroll::{unroll2, unroll8};
 use layout::hopper::tma_hgemm::{BK, C_BOX_BYTES, D19_ROWS as ROWS, D19_STAGE_BYTES, D19_STAGES, D19_STAGING_BYTES, D3_COLS as COLS};
@@ -150,9 +150,8 @@ unsafe fn decode_rows128<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const Ten
                     u += u_step;
                 }
                 if t == 0 {
-                    // The TMA stores have read the staging boxes before the CTA (and its shared memory) goes away; their
-                    // writes complete with the grid (`tma::cp_async_bulk_wait_group_read0`).
-                    cp_async_bulk_wait_group_read0();
+                    // The TMA stores have finished before the CTA (and its staging boxes) goes away.
+                    cp_async_bulk_wait_group0();
                 }
             }
         }

@@ -28,7 +28,7 @@ use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     mbarrier::mbarrier_arrive_expect_tx,
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group_read0},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
 };
 use layout::hopper::tma_hgemm::{C_BOX_BYTES, H11_BN as BN, H11_STAGE_BYTES, H11_STAGES};
 
@@ -98,7 +98,7 @@ unsafe fn wide192<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *const TensorMap,
                     });
                 }
                 if leader {
-                    cp_async_bulk_wait_group_read0();
+                    cp_async_bulk_wait_group0();
                 }
             }
         }
