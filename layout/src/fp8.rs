@@ -134,6 +134,16 @@ pub mod tiles {
     /// f21's dynamic shared memory (h8's: the ring and its barriers, no C staging).
     pub const F21_DYN_SMEM: u32 = crate::hopper::tma_hgemm::H8_DYN_SMEM;
     const _: () = assert!(F21_STAGES * F1_STAGE_BYTES >= crate::hopper::tma_hgemm::H8_PARTIAL_BYTES && F1_BN == crate::hopper::tma_hgemm::BN_WIDE && BM == crate::hopper::tma_hgemm::BM);
+    /// f22's tile of C: 64 rows (tokens) × 64 columns (weight rows), computed transposed (the weights on
+    /// `wgmma`'s M side).
+    pub const F22_TILE: u32 = 64;
+    /// f22's stage: 64 weight rows and 64 activation rows × 128 B (16 KiB).
+    pub const F22_STAGE_BYTES: u32 = 2 * F22_TILE * BK;
+    /// f22's stages: 8 × 16 KiB, as many bytes in flight as f12's 4 × 48 KiB less one stage's worth.
+    pub const F22_STAGES: u32 = 8;
+    /// f22's dynamic shared memory: the ring and one 8 KiB C staging box.
+    pub const F22_DYN_SMEM: u32 = dyn_smem(F22_STAGES, F22_STAGE_BYTES, crate::hopper::tma_hgemm::C_BOX_BYTES, 2);
+    const _: () = assert!(F22_STAGE_BYTES % 1024 == 0 && F22_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     /// f2's dynamic shared memory.
     pub const F2_DYN_SMEM: u32 = dyn_smem(F2_STAGES, F2_STAGE_BYTES, 2 * F2_C_STAGE_BYTES, 2);
     const _: () = assert!(F1_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F2_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM

@@ -386,6 +386,20 @@ pub unsafe fn wgmma_m64n64k16_f32_bf16<const TA: u32, const TB: u32>(acc: &mut [
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {d0..d31}, desc_a, desc_b, p, 1, 1;` —
+/// [`wgmma_m64n256k32_f32_e4m3`] with N = 64: 32 accumulator registers (FP8 step f22's 64×64 tiles).
+///
+/// # Safety
+/// As [`wgmma_m64n256k32_f32_e4m3`], with B 64 rows (N) × 32 bytes.
+#[inline(always)]
+pub unsafe fn wgmma_m64n64k32_f32_e4m3(acc: &mut [f32; 32], desc_a: u64, desc_b: u64, scale_d: bool) {
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        wgmma_asm_n64!(acc, "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", "{da}, {db}, p, 1, 1; }}",
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32,)
+    }
+}
+
 /// The `asm!` of a `wgmma.m64n16k16` (8 f32 accumulators per thread), as [`wgmma_asm_n64!`] for N = 16.
 macro_rules! wgmma_asm_n16 {
     ($acc:ident, $instr:expr, $($operands:tt)*) => {

@@ -2,7 +2,7 @@
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
-                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM};
+                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM, F22_DYN_SMEM, F22_TILE};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -343,9 +343,24 @@ pub const F21: [Step; 7] = [
 /// f21's cluster sizes (= splits of K), as HGEMM h8's.
 pub const F21_CLUSTERS: [u32; 7] = layout::hopper::tma_hgemm::H8_CLUSTERS;
 
+/// f22: per tensor on 64×64 tiles computed transposed (the weights on `wgmma`'s M side, the activation
+/// tile on its N side), one consumer warpgroup, 8 stages of 16 KiB, C staged with `stmatrix.trans`.
+pub const F22: Step = {
+    let mut s = gemm("fp8_gemm_v22", "f22", F22_DYN_SMEM, &[], (F22_TILE, F22_TILE), Scaling::PerTensor, false,
+                     "per tensor on 64x64 tiles computed transposed (weights on wgmma's M side): one consumer warpgroup, 8 x 16 KiB stages, C by stmatrix.trans and TMA");
+    s.kernel.block_threads = 256;
+    s.kernel.launch_bounds = bounds_min(256, 1);
+    s.kernel.ptx = PtxCheck {
+        has: &["wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+               "setmaxnreg.inc.sync.aligned.u32 232"],
+        lacks: LACKS, count: &[], at_least: &[],
+    };
+    s
+};
+
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6]];
+                             F21[5], F21[6], F22];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
