@@ -627,7 +627,7 @@ fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
 
 /// The FP8 candidates for `m × n × k` with `scaling` (pure; `resident` as [`crate::fp8::step_for`]'s): the
 /// rule's step first, then the other steps the rules choose among — per tensor fw2 and fw1 (up to their
-/// 16 rows), f14, f18, f12, f17, f1 and, where f14's tiles fill less than one round of the SMs, f21 in
+/// 16 rows), f14, f18, f12, f17, f1 and, where f14's tiles fill less than one round of the SMs, f22 and f21 in
 /// every cluster size that leaves each split `F21_MIN_K_TILES` K tiles and fits at least once; block
 /// scales f20, f19, f16, f15, f9, f3 — that take the shape, each once.
 pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> Vec<&'static f8::Step> {
@@ -638,6 +638,7 @@ pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, 
     };
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64);
     if scaling == Scaling::PerTensor && f8::F14.tiles(m, n) < sms as u64 {
+        pool.push(&f8::F22);
         pool.extend(f8::F21.iter().zip(resident).filter(|(st, r)| *r > 0 && kt / st.cluster as u64 >= f8::F21_MIN_K_TILES as u64)
                                   .map(|(st, _)| st));
     }
@@ -778,11 +779,11 @@ mod tests {
         let c: Vec<&str> = candidates_fp8(Scaling::Block, 2048, 4096, 11008, 132, H100).iter().map(|s| s.kernel.step).collect();
         assert!(c[0] == "f19" && c.contains(&"f20") && c.contains(&"f16"), "{c:?}");
         let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 2048, 11008, 4096, 132, H100).iter().map(|s| s.kernel.step).collect();
-        assert!(c.contains(&"f14") && c.contains(&"f18") && !c.iter().any(|s| s.starts_with("f21")), "{c:?}");
-        // Few tiles: f21 in the sizes that leave each split 2 K tiles (12 K tiles: 2 … 6), the rule's
-        // (6 splits: 2 + 5 against f14's 12) first, f14 among them.
+        assert!(c.contains(&"f14") && c.contains(&"f18") && !c.iter().any(|s| s.starts_with("f21") || *s == "f22"), "{c:?}");
+        // Few tiles: f22 (the rule's, first), f14, and f21 in the sizes that leave each split 2 K tiles
+        // (12 K tiles: 2 … 6).
         let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, H100).iter().map(|s| s.kernel.step).collect();
-        assert!(c[0] == "f21x6" && c.contains(&"f14") && c.contains(&"f21x2") && c.contains(&"f21x5") && !c.contains(&"f21x7"), "{c:?}");
+        assert!(c[0] == "f22" && c.contains(&"f14") && c.contains(&"f21x2") && c.contains(&"f21x5") && !c.contains(&"f21x7"), "{c:?}");
         assert!(!candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, [0; 7]).iter().any(|s| s.cluster_split));
     }
 

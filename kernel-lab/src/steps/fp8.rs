@@ -577,9 +577,10 @@ pub const F18_SPEED_PER_WORK: f64 = 1.02;
 /// rounds against 28, 1.0% apart in the model; measured 1.009× and 0.988×; elsewhere f18 0.90–0.99×). f14's stream-K tail is not in the model: it measured
 /// 1.00–1.03× f12 (sessions 16, 18).
 ///
-/// Where f14 is the pick, f21 (K split over a cluster) replaces it when [`f21_splits`] finds a cluster
-/// size whose estimate beats f14's: few tiles with enough K to share. `resident[i]`: clusters of
-/// [`F21_CLUSTERS`]`[i]` CTAs the GPU holds at once ([`crate::fp8::f21_resident`]).
+/// Where f14 is the pick and its tiles fill less than one round of the SMs, the time model of
+/// [`TileCost`] chooses among f14, f21 (K split over a cluster, at the size [`f21_splits`] finds) and f22
+/// (64×64 tiles computed transposed). `resident[i]`: clusters of [`F21_CLUSTERS`]`[i]` CTAs the GPU holds
+/// at once ([`crate::fp8::f21_resident`]).
 pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
     if m <= FW2_MAX_M {
         return &FW2;
@@ -591,8 +592,61 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u3
     if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) {
         return &F18;
     }
-    f21_for(f21_splits(m, n, k, sms, resident)).unwrap_or(&F14)
+    if F14.tiles(m, n) >= sms as u64 {
+        return &F14;
+    }
+    // Few tiles: f14, f21 at its best cluster size, or f22, whichever the model of `few_tile_us` says
+    // finishes first (ties to the earlier).
+    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
+    let mut best = (&F14, F14_COST.time_us(F14.tiles(m, n), sms as u64, kt));
+    let splits = f21_splits(m, n, k, sms, resident);
+    if let Some(st) = f21_for(splits) {
+        let r = resident[F21_CLUSTERS.iter().position(|&c| c == splits).unwrap_or(0)].max(1) as u64;
+        let t = F14_COST.fixed_us + F14_COST.k_tile_us * (F14.tiles(m, n).div_ceil(r) as f64) * ((kt / splits as f64).ceil() + F21_OVERHEAD_K_TILES as f64);
+        if t < best.1 {
+            best = (st, t);
+        }
+    }
+    let t22 = F22_COST.time_us(F22.tiles(m, n), sms as u64, kt);
+    if t22 < best.1 {
+        best = (&F22, t22);
+    }
+    best.0
 }
+
+/// A per-tensor step's time on few tiles, as measured (H200, `results/2026-12-01-h200-session72`, calls 1, 3
+/// and 9): a fixed cost, then per round of CTAs (one per SM) and per 128-deep K tile the time one CTA
+/// takes alone (`k_tile_us`, bound by how fast one SM pulls its stage from L2) rising to `k_tile_full_us`
+/// when every SM pulls at once (the L2's rate shared), in proportion to the SMs busy.
+#[derive(Clone, Copy, Debug)]
+pub struct TileCost {
+    /// µs a launch of one K tile costs beyond its K loop (launch, prologue, epilogue, grid end).
+    pub fixed_us: f64,
+    /// µs per K tile of a CTA with the GPU to itself.
+    pub k_tile_us: f64,
+    /// µs per K tile of each CTA when every SM runs one.
+    pub k_tile_full_us: f64,
+}
+
+impl TileCost {
+    /// The time of `tiles` tiles of `kt` K tiles each on `sms` SMs, one CTA an SM.
+    pub fn time_us(self, tiles: u64, sms: u64, kt: f64) -> f64 {
+        let sms = sms.max(1);
+        let busy = tiles.min(sms) as f64 / sms as f64;
+        let per = self.k_tile_us + (self.k_tile_full_us - self.k_tile_us) * busy;
+        self.fixed_us + tiles.div_ceil(sms) as f64 * kt * per
+    }
+}
+
+/// f14's few-tile cost: 6.1 µs and 0.56 µs a 48 KiB K tile of one CTA (one 128×256 tile: 6.7 µs with 1 K tile,
+/// 23.9 with 32, call 4; 128×1024×1024, 8 K tiles: 10.6; 64×2048×4096, 32: 24.1, call 1), the same with
+/// every SM busy (its per-SM rate, ~44 bytes a cycle, is below the L2's share).
+pub const F14_COST: TileCost = TileCost { fixed_us: 6.1, k_tile_us: 0.56, k_tile_full_us: 0.56 };
+
+/// f22's: 4.3 µs and 0.10 µs a 16 KiB K tile alone (128×1024×1024, 32 tiles of 8 K tiles: 5.1 µs; ×2048: 5.9,
+/// call 9), 0.16 µs with every SM busy (256×8192×3072, 512×5120×5120 and 4096×1024×1024 at 4–8 rounds: 0.158–
+/// 0.163 µs a K tile a round, ~13 TB/s from L2).
+pub const F22_COST: TileCost = TileCost { fixed_us: 4.3, k_tile_us: 0.10, k_tile_full_us: 0.16 };
 
 /// f21's fixed cost beyond f14's, in 128-deep K tiles of one CTA (each moves a 48 KiB stage, as an
 /// HGEMM 64-deep one does): the partial tile's stores, the cluster barrier and the sum of 128 KiB over
@@ -639,8 +693,8 @@ mod tests {
 
     #[test]
     fn a_few_rows_take_the_weight_only_routes() {
-        // Above them, 17×4096×4096 (16 tiles of 128×256, 32 K tiles) splits K in clusters of 6 (f21).
-        for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw2"), (16, "fw2"), (17, "f21x6")] {
+        // Above them, 17×4096×4096 (16 tiles of 128×256, 32 K tiles): f22's 64 small tiles (`TileCost`).
+        for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw2"), (16, "fw2"), (17, "f22")] {
             assert_eq!(per_tensor_step_for(m, 4096, 4096, 132, R).kernel.step, want, "{m} rows");
         }
         assert!(FW2.rejects(16, 4096, 4096).is_none() && FW1.rejects(16, 4096, 4096).is_none());
@@ -687,10 +741,10 @@ mod tests {
         for (m, n, want) in [(4096, 4096, "f14"), (8192, 8192, "f14"), (2048, 11008, "f18"), (2048, 4096, "f14"), (2048, 14336, "f14"), (4096, 28672, "f14")] {
             assert_eq!(per_tensor_step_for(m, n, 4096, 132, R).kernel.step, want, "{m}x{n}");
         }
-        // One tile each: f14's, whose K is too short to share (2 K tiles) …
-        assert_eq!(per_tensor_step_for(100, 100, 256, 132, R).kernel.step, "f14");
-        // … or f21 where it is long: 32 K tiles, 8 splits of 4 (estimate 4 + 5 against 32).
-        assert_eq!(per_tensor_step_for(100, 100, 4096, 132, R).kernel.step, "f21x8");
+        // One 128×256 tile: f22's four 64×64 ones, with short or long K (4.5 µs against f14's 7.2 at 2 K
+        // tiles; 7.6 against f21x8's 11.1 and f14's 24.0 at 32).
+        assert_eq!(per_tensor_step_for(100, 100, 256, 132, R).kernel.step, "f22");
+        assert_eq!(per_tensor_step_for(100, 100, 4096, 132, R).kernel.step, "f22");
         // 192-multiple shapes in whole rounds of both: f18's 132 tiles (192·12 × 192·11) in one round
         // against f14's 18 × 9 = 162 in two.
         assert_eq!(per_tensor_step_for(192 * 12, 192 * 11, 4096, 132, R).kernel.step, "f18");
@@ -703,7 +757,6 @@ mod tests {
         // resident on the H100: two waves) 2·(5 + 5) = 20 and 2·(4 + 5) = 18, of 6 (17 resident, one
         // wave) 6 + 5 = 11, of 5 (22) 7 + 5 = 12.
         assert_eq!(f21_splits(128, 4096, 4096, 132, R), 6);
-        assert_eq!(per_tensor_step_for(128, 4096, 4096, 132, R).kernel.step, "f21x6");
         // 256×2048×1024 (16 tiles of 8 K tiles): 4 splits of 2, 2 + 5 = 7 against f14's 8 (measured
         // 1.04× f14, session 72).
         assert_eq!(f21_splits(256, 2048, 1024, 132, R), 4);
@@ -724,6 +777,28 @@ mod tests {
         assert_eq!(F21.map(|s| s.cluster), F21_CLUSTERS);
         assert!(f21_for(1).is_none() && f21_for(9).is_none() && f21_for(5) == Some(&F21[3]));
         assert!(F21.iter().all(|s| s.rejects(256, 768, 1536).is_none() && s.rejects(256, 764, 1536).is_some()));
+    }
+
+    #[test]
+    fn few_tiles_take_the_fastest_of_f14_f21_f22_by_their_measured_costs() {
+        // Session 72's measured shapes (H200, call 9 and call 1, × cuBLASLt): f22 where its small tiles fit
+        // about one round (256×768×1536: 1.05×, f21x4 0.58×; 128×3072×4096: 1.02×), f21 where K is deep and
+        // f22 needs two rounds (128×5120×6912: 160 tiles; model f21x5 15.1 µs, f22 21.6, f14 36.3; measured
+        // f21x5 16.7, f22 21.3, f14 37.1), f14 where f22 needs many rounds (256×16384×2048: 1024 tiles, 8
+        // rounds; f14 15.1 against 24.8; measured 17.7 against 26.0).
+        for (m, n, k, want) in [(256, 768, 1536, "f22"), (128, 3072, 4096, "f22"), (128, 4096, 4096, "f22"), (128, 5120, 6912, "f21x5"), (256, 16384, 2048, "f14"),
+                                (512, 4096, 11008, "f21x2")] {
+            assert_eq!(per_tensor_step_for(m, n, k, 132, R).kernel.step, want, "{m}x{n}x{k}");
+        }
+        // The cost model's own properties: more K never costs less; more SMs never cost more.
+        for (tiles, kt) in [(1u64, 1.0), (64, 8.0), (200, 32.0), (1024, 112.0)] {
+            for c in [F14_COST, F22_COST] {
+                assert!(c.time_us(tiles, 132, kt + 1.0) > c.time_us(tiles, 132, kt) && c.time_us(tiles, 264, kt) <= c.time_us(tiles, 132, kt), "{c:?} {tiles} {kt}");
+            }
+        }
+        // f22 takes any shape the TMA steps take; its grid is persistent over 64×64 tiles.
+        assert!(F22.rejects(1, 8, 16).is_none() && F22.rejects(17, 100, 64).is_some());
+        assert_eq!((F22.grid(128, 1024, 132), F22.grid(4096, 4096, 132), F22.b_box_rows(), F22.kernel.block_threads), (32, 132, 64, 256));
     }
 
     #[test]
