@@ -199,8 +199,9 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 /// in `results/2026-11-25-h100-session16/call1-fp8-f12-f13` — plus h10's stream-K tail where the last
 /// wave is at most a third full, elsewhere f12's schedule; its cluster twin f13 was within ±4% of f12
 /// and needs clusters) or f18 (192×192 tiles, three consumers) where the wave model of
-/// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first, or f21 (K split over a cluster of CTAs) where
-/// f14's few tiles leave SMs idle and K is deep enough to share; for block scales f3 (128×128 tiles), the 128×192 step — f16 (f15's
+/// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first, or, where f14's tiles fill less than one
+/// round, the fastest of f14, f21 (K split over a cluster of CTAs) and f22 (64×64 tiles computed transposed)
+/// by their measured costs; for block scales f3 (128×128 tiles), the 128×192 step — f16 (f15's
 /// tiles with a stream-K tail, streamed or not: its body measured 1.015–1.022× f15's), or f9 where M % 4 ≠ 0 — or f19 (192×128, three consumers) as the wave model of
 /// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
 /// with [`Fp8Gemm::new`].

@@ -25,6 +25,7 @@
 //! | f19 | `steps/v19_three_consumers_block_scaled.rs` | block scales on 192×128 tiles: f18's three consumers with f15's staged scales, a third warpgroup's `wgmma`s running while two promote |
 //! | f20 | `steps/v20_three_consumers_stream_k.rs` | f19 with HGEMM h10's stream-K tail (three consumers' partials, the ticket on barrier 4) |
 //! | f21 | `steps/v21_cluster_split_k.rs` | f12's per-tensor 128×256 tiles with K split over a cluster of 2 … 8 CTAs, the partials summed through distributed shared memory (HGEMM h8's body, `hgemm::cluster_split_k!`): few tiles over deep K |
+//! | f22 | `steps/v22_swapped_small_tiles.rs` | per tensor on 64×64 tiles computed transposed (the weights on `wgmma`'s M side, the activation tile on its N side): one consumer warpgroup, 8 × 16 KiB stages, C by `stmatrix.trans` and TMA — few tiles without splitting K |
 //! | w1 | `steps/w1_weight_only.rs` | weight-only decode (issue 51): e4m3 weights with power-of-two block scales widened in registers, bf16/f16 activations, 16-bit `mma.sync`, M ≤ 32 (`weight_only.rs`: the shared widening, MMAs and block end) |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile

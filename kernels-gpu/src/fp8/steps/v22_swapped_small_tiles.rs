@@ -15,6 +15,13 @@
 //! K tile at f14's per-SM rate, ~0.2 µs of epilogue: 128×1024×1024 ~4.5–5.5 µs (0.9–1.1× cuBLASLt),
 //! 256×768×1536 ~5–6 µs, 128×3072×4096 ~9 µs (f21x8: 12.8); where f14 fills the SMs f22 is slower (each
 //! byte of A and B read 4× as often).
+//!
+//! Measured (H200, `results/2026-12-01-h200-session72` call 9, medians of 3 processes, × cuBLASLt per
+//! tensor): 128×1024×1024 5.1 µs (1.08×), 256×768×1536 5.6 (1.05×), 128×3072×4096 8.4 (1.02×) — as
+//! predicted; over 31 few-tile corpus shapes 0.80× where f14 had 0.52× and f21x4 0.55×. Slower where its
+//! tiles need several rounds (4096×1024×1024: 0.81× against f14's 0.99×): the library weighs it with
+//! measured costs (`steps::fp8::F22_COST`, 4.3 µs + 0.10–0.16 µs a K tile). Correct on the ragged-shape
+//! test; compute-sanitizer memcheck, racecheck, synccheck: 0 errors.
 use crate::hgemm::{elem::Bf16, tma_store::{stage_c_box_trans, store_tile}, tma_warp_specialized::warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
