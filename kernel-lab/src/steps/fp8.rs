@@ -595,8 +595,8 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u3
     if F14.tiles(m, n) >= sms as u64 {
         return &F14;
     }
-    // Few tiles: f14, f21 at its best cluster size, or f22, whichever the model of `few_tile_us` says
-    // finishes first (ties to the earlier).
+    // Few tiles: f14, f21 at its best cluster size (f14's costs plus its overhead per wave, in f14's K
+    // tiles), or f22, whichever `TileCost` says finishes first (ties to the earlier).
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
     let mut best = (&F14, F14_COST.time_us(F14.tiles(m, n), sms as u64, kt));
     let splits = f21_splits(m, n, k, sms, resident);
