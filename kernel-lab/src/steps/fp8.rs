@@ -599,10 +599,9 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u3
     // tiles), or f22, whichever `TileCost` says finishes first (ties to the earlier).
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
     let mut best = (&F14, F14_COST.time_us(F14.tiles(m, n), sms as u64, kt));
-    let splits = f21_splits(m, n, k, sms, resident);
+    let (splits, est) = f21_split_estimate(m, n, k, sms, resident);
     if let Some(st) = f21_for(splits) {
-        let r = resident[F21_CLUSTERS.iter().position(|&c| c == splits).unwrap_or(0)].max(1) as u64;
-        let t = F14_COST.fixed_us + F14_COST.k_tile_us * (F14.tiles(m, n).div_ceil(r) as f64) * ((kt / splits as f64).ceil() + F21_OVERHEAD_K_TILES as f64);
+        let t = F14_COST.fixed_us + F14_COST.k_tile_us * est as f64;
         if t < best.1 {
             best = (st, t);
         }
@@ -666,9 +665,14 @@ pub const F21_MIN_K_TILES: u32 = 2;
 /// `layout::hopper::tma_hgemm::cluster_splits` on f14's tiles (128×256) and 128-deep K tiles, with
 /// [`F21_OVERHEAD_K_TILES`] and [`F21_MIN_K_TILES`].
 pub fn f21_splits(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> u32 {
+    f21_split_estimate(m, n, k, sms, resident).0
+}
+
+/// [`f21_splits`] and its estimate in f14's K tiles of one CTA (`cluster_split_estimate`).
+fn f21_split_estimate(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> (u32, u64) {
     let tiles = F14.tiles(m, n).min(u32::MAX as u64) as u32;
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64).min(u32::MAX as u64) as u32;
-    layout::hopper::tma_hgemm::cluster_splits(tiles, kt, sms, resident, F21_OVERHEAD_K_TILES, F21_MIN_K_TILES)
+    layout::hopper::tma_hgemm::cluster_split_estimate(tiles, kt, sms, resident, F21_OVERHEAD_K_TILES, F21_MIN_K_TILES)
 }
 
 /// The f21 step for `splits` (= cluster size), `None` for a size it is not built for.

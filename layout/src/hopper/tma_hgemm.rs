@@ -830,20 +830,26 @@ pub fn h8_splits(m: u32, n: u32, k: u32, sms: u32, resident: [u32; 7]) -> u32 {
 /// overhead)` is lowest and below the persistent kernel's `⌈tiles / sms⌉ · kt`, each split keeping at
 /// least `min_k_tiles`; 1 where none is (ties to the smaller S).
 pub fn cluster_splits(tiles: u32, kt: u32, sms: u32, resident: [u32; 7], overhead: u32, min_k_tiles: u32) -> u32 {
+    cluster_split_estimate(tiles, kt, sms, resident, overhead, min_k_tiles).0
+}
+
+/// [`cluster_splits`] and its estimate, in K tiles of one CTA (the persistent kernel's where the splits
+/// are 1; u64: `⌈tiles / sms⌉ · kt` can pass u32 at the largest shapes).
+pub fn cluster_split_estimate(tiles: u32, kt: u32, sms: u32, resident: [u32; 7], overhead: u32, min_k_tiles: u32) -> (u32, u64) {
     if tiles == 0 || sms == 0 {
-        return 1;
+        return (1, 0);
     }
-    let mut best = (tiles.div_ceil(sms) * kt, 1);
+    let mut best = (tiles.div_ceil(sms) as u64 * kt as u64, 1);
     for (s, r) in H8_CLUSTERS.into_iter().zip(resident) {
         if r == 0 || kt / s < min_k_tiles.max(1) {
             continue;
         }
-        let est = tiles.div_ceil(r) * (kt.div_ceil(s) + overhead);
+        let est = tiles.div_ceil(r) as u64 * (kt.div_ceil(s) + overhead) as u64;
         if est < best.0 {
             best = (est, s);
         }
     }
-    best.1
+    (best.1, best.0)
 }
 
 /// Clusters of each of [`H8_CLUSTERS`] resident at once on an H100 SXM (132 SMs), as
