@@ -629,18 +629,22 @@ fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
 /// rule's step first, then the other steps the rules choose among — per tensor fw2 and fw1 (up to their
 /// 16 rows), f14, f18, f12, f17, f1 and, where f14's tiles fill less than one round of the SMs, f22 and f21 in
 /// every cluster size that leaves each split `F21_MIN_K_TILES` K tiles and fits at least once; block
-/// scales f20, f19, f16, f15, f9, f3 — that take the shape, each once.
+/// scales fwb (up to its 16 rows), f20, f19, f16, f15, f9, f3 and, where f3's tiles fill less than one round,
+/// f23 — that take the shape, each once.
 pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> Vec<&'static f8::Step> {
     let rule = crate::fp8::step_for(scaling, m, n, k, sms, resident);
     let mut pool: Vec<&'static f8::Step> = match scaling {
         Scaling::PerTensor => vec![&f8::FW2, &f8::FW1, &f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
-        Scaling::Block => vec![&f8::F20, &f8::F19, &f8::F16, &f8::F15, &f8::F9, &f8::F3],
+        Scaling::Block => vec![&f8::FWB, &f8::F20, &f8::F19, &f8::F16, &f8::F15, &f8::F9, &f8::F3],
     };
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64);
     if scaling == Scaling::PerTensor && f8::F14.tiles(m, n) < sms as u64 {
         pool.push(&f8::F22);
         pool.extend(f8::F21.iter().zip(resident).filter(|(st, r)| *r > 0 && kt / st.cluster as u64 >= f8::F21_MIN_K_TILES as u64)
                                   .map(|(st, _)| st));
+    }
+    if scaling == Scaling::Block && f8::F3.tiles(m, n) < sms as u64 {
+        pool.push(&f8::F23);
     }
     let mut out = vec![rule];
     for st in pool {

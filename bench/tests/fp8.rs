@@ -8,7 +8,7 @@ use kernel_lab_bench::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::Dist, gpu::Gpu, verify},
-    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, FW2, FW2_MAX_M, STEPS, Scaling, Step, WEIGHT_ONLY_ROUTES},
+    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, FW2, FW2_MAX_M, FWB, STEPS, Scaling, Step, WEIGHT_ONLY_ROUTES},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -104,15 +104,20 @@ fn run_fully_written(gpu: &Gpu, g: &Fp8Gemm, (a, b): (&Fp8Matrix, &Fp8Matrix), c
 }
 
 /// Every FP8 step on ragged shapes (M, N not multiples of the tiles, K not a multiple of 128; 1 to 16
-/// K tiles, odd and even: f4 pairs them), fully written and within tolerance of the f64 reference;
-/// run twice on the same prepared GEMM.
+/// K tiles, odd and even: f4 pairs them) with magnitudes varying by row and K block, fully written and
+/// within tolerance of the f64 reference; run twice on the same prepared GEMM.
 #[test]
 fn fp8_steps_match_the_dequantized_reference() {
     let Some(gpu) = hopper_or_skip("fp8_steps_match_the_dequantized_reference") else { return };
     let seed = verify::fresh_seed();
     for (m, n, k) in [(1usize, 8usize, 16usize), (130, 264, 400), (300, 136, 1024), (129, 520, 2048), (64, 128, 384), (200, 256, 640), (4, 392, 400), (260, 200, 2064)] {
-        let (_, a32) = random(&gpu, m * k, seed ^ 1);
-        let (_, b32) = random(&gpu, n * k, seed ^ 2);
+        let (ha, _) = random(&gpu, m * k, seed ^ 1);
+        let (hb, _) = random(&gpu, n * k, seed ^ 2);
+        // Magnitudes that differ by row and by 128-deep K block (×2^-4 … 2^4): block scales differ from
+        // one block to the next, so a scale applied to the wrong row, column block or K block shows.
+        let vary = |r: usize, c: usize| 2f32.powi(((r * 5 + (c / 128) * 3) % 9) as i32 - 4);
+        let a32 = gpu.upload(&ha.iter().enumerate().map(|(i, v)| v * vary(i / k, i % k)).collect::<Vec<_>>()).unwrap();
+        let b32 = gpu.upload(&hb.iter().enumerate().map(|(i, v)| v * vary(i / k / 128, i % k)).collect::<Vec<_>>()).unwrap();
         for step in STEPS {
             if let Some(why) = step.rejects(m, n, k) {
                 // The only rule these shapes may break: f15's and f19's M % 4 (their scale map's row stride).
@@ -139,6 +144,8 @@ fn fp8_steps_match_the_dequantized_reference() {
 /// fw1's block-scale range (inputs ×10⁶ and ×10³: its power of two clamped to 2^7, the rest in A's widened
 /// values); fully written, within tolerance of the f64 reference, three runs on one prepared GEMM
 /// (split-K counters left zero); and `gemm_fp8` takes fw2 up to `FW2_MAX_M` rows, fw1 up to `FW1_MAX_M`, neither above.
+/// fwb (block scales) the same on block-scaled operands of the same inputs, whose magnitudes vary by row
+/// and K block (so each block's scale differs), and `gemm_fp8` takes it for block scales up to 16 rows.
 #[test]
 fn the_weight_only_routes_match_the_reference_at_decode_shapes() {
     let Some(gpu) = hopper_or_skip("the_weight_only_routes_match_the_reference_at_decode_shapes") else { return };
@@ -147,23 +154,30 @@ fn the_weight_only_routes_match_the_reference_at_decode_shapes() {
         let (ga, gb) = if gain == 0.0 { (1e6f32, 1e3f32) } else { (gain, gain) };
         let (ha, _) = random(&gpu, m * k, seed ^ 11);
         let (hb, _) = random(&gpu, n * k, seed ^ 12);
-        let a32 = gpu.upload(&ha.iter().map(|v| v * ga).collect::<Vec<_>>()).unwrap();
-        let b32 = gpu.upload(&hb.iter().map(|v| v * gb).collect::<Vec<_>>()).unwrap();
-        let a = fp8::quantize(&gpu, &a32, m, k, Scaling::PerTensor, Operand::A).unwrap();
-        let b = fp8::quantize(&gpu, &b32, n, k, Scaling::PerTensor, Operand::B).unwrap();
-        let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
+        // Magnitudes that differ from one 128-deep block of K to the next and from row to row (×2^-5 …
+        // 2^5), so that block scales differ everywhere: a scale taken from the wrong token, row block
+        // or K block shows as a large error.
+        let vary = |r: usize, c: usize| 2f32.powi(((r * 7 + (c / 128) * 3) % 11) as i32 - 5);
+        let a32 = gpu.upload(&ha.iter().enumerate().map(|(i, v)| v * ga * vary(i / k, i % k)).collect::<Vec<_>>()).unwrap();
+        let b32 = gpu.upload(&hb.iter().enumerate().map(|(i, v)| v * gb * vary(i / k / 128, i % k)).collect::<Vec<_>>()).unwrap();
+        let per_tensor = (fp8::quantize(&gpu, &a32, m, k, Scaling::PerTensor, Operand::A).unwrap(),
+                          fp8::quantize(&gpu, &b32, n, k, Scaling::PerTensor, Operand::B).unwrap());
+        let block = (fp8::quantize(&gpu, &a32, m, k, Scaling::Block, Operand::A).unwrap(), fp8::quantize(&gpu, &b32, n, k, Scaling::Block, Operand::B).unwrap());
+        let wants = [fp8::reference_f64(&gpu, &per_tensor.0, &per_tensor.1).unwrap(), fp8::reference_f64(&gpu, &block.0, &block.1).unwrap()];
         let mut c = gpu.zeros::<u16>(m * n).unwrap();
         for step in WEIGHT_ONLY_ROUTES {
             assert!(step.rejects(m, n, k).is_none(), "{m}x{n}x{k}");
-            let g = Fp8Gemm::new(&gpu, step, &a, &b, &c).unwrap();
+            let ((a, b), want) = if step.scaling == Scaling::Block { (&block, &wants[1]) } else { (&per_tensor, &wants[0]) };
+            let g = Fp8Gemm::new(&gpu, step, a, b, &c).unwrap();
             for rep in 0..3 {
                 let what = format!("{} {m}x{n}x{k} rep {rep}", step.kernel.step);
-                let got = run_fully_written(&gpu, &g, (&a, &b), &mut c, &what);
-                let err = verify::rel_l2(&got, &want);
+                let got = run_fully_written(&gpu, &g, (a, b), &mut c, &what);
+                let err = verify::rel_l2(&got, want);
                 assert!(err <= tolerance(step.promotes, k), "{what} (inputs ×{ga:e}, ×{gb:e}): rel L2 {err:.2e} (seed {seed})");
             }
         }
         assert_eq!(fp8::default_step(&gpu, Scaling::PerTensor, m, n, k).unwrap(), if m <= FW2_MAX_M { &FW2 } else { &FW1 });
+        assert_eq!(fp8::default_step(&gpu, Scaling::Block, m, n, k).unwrap(), &FWB);
     }
     let above = fp8::default_step(&gpu, Scaling::PerTensor, FW1_MAX_M + 1, 4096, 4096).unwrap();
     assert!(!WEIGHT_ONLY_ROUTES.contains(&above));

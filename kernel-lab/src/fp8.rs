@@ -201,7 +201,8 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 /// and needs clusters) or f18 (192×192 tiles, three consumers) where the wave model of
 /// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first, or, where f14's tiles fill less than one
 /// round, the fastest of f14, f21 (K split over a cluster of CTAs) and f22 (64×64 tiles computed transposed)
-/// by their measured costs; for block scales f3 (128×128 tiles), the 128×192 step — f16 (f15's
+/// by their measured costs; for block scales fwb (fw2 with the block scales applied step by step) up to
+/// 16 rows, above f3 (128×128 tiles), the 128×192 step — f16 (f15's
 /// tiles with a stream-K tail, streamed or not: its body measured 1.015–1.022× f15's), or f9 where M % 4 ≠ 0 — or f19 (192×128, three consumers) as the wave model of
 /// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
 /// with [`Fp8Gemm::new`].
@@ -266,7 +267,7 @@ enum Route {
         stream: Option<(CudaSlice<f32>, CudaSlice<u32>, u32)>,
     },
     /// [`FW1`](crate::steps::fp8::FW1): A widened into M×K bf16 with B's block scales (`widen`), then
-    /// w1; [`FW2`](crate::steps::fp8::FW2): its kernel alone (`widen` is `None`).
+    /// w1; [`FW2`](crate::steps::fp8::FW2) and [`FWB`](crate::steps::fp8::FWB): its kernel alone (`widen` is `None`).
     WeightOnly {
         widen: Option<Widen>,
         w1: Kernel,
@@ -352,12 +353,13 @@ impl Fp8Gemm {
     fn weight_only(gpu: &Gpu, step: &'static Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> Result<Fp8Gemm> {
         use layout::fp8::weights::ROWS;
         let (m, n, k) = (a.rows, b.rows, a.cols);
-        let fw2 = step == &crate::steps::fp8::FW2;
+        // fw2 and fwb: one kernel reading A's e4m3 bytes itself (per tensor; block-scaled).
+        let fw2 = step == &crate::steps::fp8::FW2 || step == &crate::steps::fp8::FWB;
         // `step.rejects` (checked in `new`) holds m to FW1_MAX_M = 16: the 8- or 16-token kernel, which
         // both routes have.
         let nt = crate::steps::fp8::W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize)
             .ok_or_else(|| Error::InvalidInput(format!("{} {m}x{n}x{k}: more rows than the weight-only kernels take", step.kernel.step)))?;
-        let w1 = gpu.kernel(&if fw2 { format!("fp8_fw2_t{}", 8 * nt) } else { format!("fp8_w1_t{}_bf16", 8 * nt) })?;
+        let w1 = gpu.kernel(&if fw2 { format!("fp8_{}_t{}", step.kernel.step, 8 * nt) } else { format!("fp8_w1_t{}_bf16", 8 * nt) })?;
         let blocks_len = if fw2 { 0 } else { n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize) };
         let x_len = if fw2 { 0 } else { m * k };
         let tiles = n.div_ceil(ROWS as usize);
@@ -410,9 +412,11 @@ impl Fp8Gemm {
                 };
                 let w1_grid = (n.div_ceil(layout::fp8::weights::ROWS), *splits);
                 let Some(Widen { kernel: widen, x, blocks }) = widen else {
-                    // SAFETY: `fp8_fw2_t*(x, w, sa, sb, y, ws, count, m, n, k, k_split)` (its contract): x A's m·k
-                    // e4m3 bytes and w B's n·k (whole allocations: 16-byte aligned; k % 16 == 0, checked in
-                    // `new`), sa and sb one f32 each (per-tensor operands, checked), y = C of m·n bf16
+                    // SAFETY: `fp8_fw2_t*` / `fp8_fwb_t*(x, w, sa, sb, y, ws, count, m, n, k, k_split)` (their
+                    // contract): x A's m·k e4m3 bytes and w B's n·k (whole allocations: 16-byte aligned;
+                    // k % 16 == 0, checked in `new`), sa and sb one f32 each for fw2 (per-tensor operands,
+                    // checked) or A's ⌈k/128⌉·m and B's ⌈n/128⌉·⌈k/128⌉ finite f32 for fwb (block-scaled
+                    // operands, checked in `new`; `Fp8Matrix` holds them so by construction), y = C of m·n bf16
                     // (checked); 1 ≤ m ≤ 8·NT for the kernel chosen by m; grid (⌈n/32⌉, splits) with splits
                     // ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the workspace and zeroed counters sized
                     // for this kernel's token tiles when splits > 1 (left zero by every launch); one plan's

@@ -144,6 +144,14 @@ pub mod tiles {
     /// f22's dynamic shared memory: the ring and one 8 KiB C staging box.
     pub const F22_DYN_SMEM: u32 = dyn_smem(F22_STAGES, F22_STAGE_BYTES, crate::hopper::tma_hgemm::C_BOX_BYTES, 2);
     const _: () = assert!(F22_STAGE_BYTES % 1024 == 0 && F22_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+    /// f23's scale slot per stage, after the C staging box: the 64 A scales of the stage's K block for
+    /// the tile's rows, then B's one (`F23_SLOT_B`), padded to 512 bytes.
+    pub const F23_SLOT_BYTES: u32 = 512;
+    /// Offset of B's scale in an f23 slot.
+    pub const F23_SLOT_B: u32 = 4 * F22_TILE;
+    /// f23's dynamic shared memory: f22's ring and C box, and one scale slot per stage.
+    pub const F23_DYN_SMEM: u32 = dyn_smem(F22_STAGES, F22_STAGE_BYTES, crate::hopper::tma_hgemm::C_BOX_BYTES + F22_STAGES * F23_SLOT_BYTES, 2);
+    const _: () = assert!(F23_SLOT_B + 4 <= F23_SLOT_BYTES && F23_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     /// f2's dynamic shared memory.
     pub const F2_DYN_SMEM: u32 = dyn_smem(F2_STAGES, F2_STAGE_BYTES, 2 * F2_C_STAGE_BYTES, 2);
     const _: () = assert!(F1_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && F2_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM

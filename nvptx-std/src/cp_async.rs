@@ -57,6 +57,19 @@ pub unsafe fn cp_async_ca_4_zfill(s_addr: u32, g_ptr: *const u8, src_bytes: u32)
                   in(reg32) src_bytes, options(nostack)) };
 }
 
+/// `cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar];` — an arrival on `bar` triggered once every
+/// `cp.async` this thread issued before it has completed (its copies then visible to the threads that
+/// wait for the phase). `.noinc`: the arrival is one of the phase's expected arrivals (the count set at
+/// `mbarrier.init` includes it), not an extra one.
+///
+/// # Safety
+/// `bar` is an initialized mbarrier of this CTA whose phase expects this arrival (its count not exceeded).
+#[inline(always)]
+pub unsafe fn cp_async_mbarrier_arrive_noinc(bar: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{0}];", in(reg32) bar, options(nostack)) };
+}
+
 /// `cp.async.commit_group;` — closes the group of this thread's `cp.async` issued since the last commit.
 #[inline(always)]
 pub fn cp_async_commit_group() {

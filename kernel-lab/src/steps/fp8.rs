@@ -2,7 +2,7 @@
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
-                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM, F22_DYN_SMEM, F22_TILE};
+                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM, F22_DYN_SMEM, F22_TILE, F23_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -358,9 +358,28 @@ pub const F22: Step = {
     s
 };
 
+/// f23: f22's 64×64 tiles for block scales, not transposed (A's rows on `wgmma`'s M side: two A scales a
+/// thread a K tile), each K tile's sums promoted with its scales while the next K tile's `wgmma`s run, the
+/// scales copied beside each stage by the producer warp's 32 lanes (`cp.async`, each lane's arrival
+/// triggered when its copies land), C staged and stored by TMA.
+pub const F23: Step = {
+    let mut s = gemm("fp8_gemm_v23", "f23", F23_DYN_SMEM, &[], (F22_TILE, F22_TILE), Scaling::Block, true,
+                     "block scales on f22's 64x64 tiles (A's rows on wgmma's M side): one consumer warpgroup, 8 x 16 KiB stages with their scales staged by the producer warp, each K tile promoted while the next one's wgmmas run, C by TMA");
+    s.kernel.block_threads = 256;
+    s.kernel.launch_bounds = bounds_min(256, 1);
+    s.kernel.ptx = PtxCheck {
+        has: &["wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 1", "fma.rn.f32", "ld.shared.f32", "cp.async.ca.shared.global",
+               "cp.async.mbarrier.arrive.noinc.shared::cta.b64", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "setmaxnreg.inc.sync.aligned.u32 232"],
+        // LACKS but `ld.shared` (the scales' slot, as f15 reads its scales).
+        lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.global", "wgmma.mma_async.sync.aligned.m64n256k16", "release.cluster.shared::cluster"],
+        count: &[], at_least: &[],
+    };
+    s
+};
+
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22];
+                             F21[5], F21[6], F22, F23];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
@@ -472,15 +491,31 @@ pub const FW2: Step = weight_only_step(w1("fp8_fw2_t8", "fw2", 1, FW2_HAS));
 const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2",
                            "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
-/// The per-tensor weight-only routes (not `wgmma` steps, so not in [`STEPS`]), in ladder order.
-pub const WEIGHT_ONLY_ROUTES: [&Step; 2] = [&FW1, &FW2];
+/// fwb: fw2 for **block-scaled** operands (A one f32 per 1×128 of a row, B one per 128×128 block) —
+/// the block scales' decode route, where the `wgmma` steps' 128-row tiles would carry 1–16 rows of A.
+/// Each 64-deep warp step's sums start from zero and are added to the running f32 sums times the
+/// step's `sb · sa[token]` (one FMA an accumulator a step; a step lies in one scale block), so the result
+/// is the block-scaled product in f32 before the one rounding to bf16 (no power-of-two restriction on
+/// the scales: w1's 16-bit multiply of the weights is left at one). Its kernel here is the 8-token one
+/// (`fp8_fwb_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
+pub const FWB: Step = Step { scaling: Scaling::Block, ..weight_only_step(w1("fp8_fwb_t8", "fwb", 1, FWB_HAS)) };
+
+const FWB_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2", "fma.rn.f32",
+                           "ld.global.nc.s32", "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
+
+/// The most rows of A the block-scaled choice gives [`FWB`]: its kernels' 16.
+pub const FWB_MAX_M: usize = 16;
+
+/// The weight-only routes (not `wgmma` steps, so not in [`STEPS`]), in ladder order: fw1 and fw2 per
+/// tensor, fwb block-scaled.
+pub const WEIGHT_ONLY_ROUTES: [&Step; 3] = [&FW1, &FW2, &FWB];
 
 /// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`), by token tiles and
 /// activation type: `kernel_lab::fp8_weights` launches them.
 pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),
     w1("fp8_w1_t8_f16", "w1-t8-f16", 1, W1_HAS_F16), w1("fp8_w1_t16_f16", "w1-t16-f16", 2, W1_HAS_F16), w1("fp8_w1_t32_f16", "w1-t32-f16", 4, W1_HAS_F16),
-    w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS),
+    w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS), w1("fp8_fwb_t16", "fwb-t16", 2, FWB_HAS),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at
@@ -505,7 +540,8 @@ pub fn scale_map_takes(m: usize) -> bool {
 /// `results/2026-11-26-h100-session23/call3-f19`).
 pub const F19_SPEED_PER_WORK: f64 = F15_SPEED_PER_WORK * 1.05;
 
-/// The block-scaled step for `m × n × k` on `sms` SMs, whichever of f3 (128×128 tiles), the 128×192
+/// The block-scaled step for `m × n × k` on `sms` SMs: [`FWB`] up to [`FWB_MAX_M`] rows; above,
+/// whichever of f3 (128×128 tiles), the 128×192
 /// step and f19 (192×128, three consumers) the wave model says finishes first: rounds of persistent
 /// tiles (`⌈tiles / sms⌉`, the last round as long as a full one) × tile area / the step's speed per
 /// unit of work ([`F15_SPEED_PER_WORK`], [`F9_SPEED_PER_WORK`], [`F19_SPEED_PER_WORK`]). Wider tiles
@@ -522,6 +558,9 @@ pub const F19_SPEED_PER_WORK: f64 = F15_SPEED_PER_WORK * 1.05;
 /// at 4096×28672×8192, run as f16 (f19's 38 rounds against f15's 37 leave it 2.2% ahead in the model,
 /// under the margin; `ab` measured f19 0.990× f15 and 0.952× f16 there, 0.965× f16 in session 26).
 pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
+    if m <= FWB_MAX_M && FWB.rejects(m, n, k).is_none() {
+        return &FWB;
+    }
     let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
     let (wide, speed) = if scale_map_takes(m) { (&F15, F15_SPEED_PER_WORK) } else { (&F9, F9_SPEED_PER_WORK) };
     let mut best = (&F3, time(&F3, 1.0));
@@ -530,6 +569,14 @@ pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     }
     if F19.rejects(m, n, k).is_none() && time(&F19, F19_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * best.1 {
         best = (&F19, time(&F19, F19_SPEED_PER_WORK));
+    }
+    // Few tiles: f3's 128×128 tiles fill under one round of the SMs, so the shape is bound by how few
+    // SMs pull data; f23's 64×64 tiles (4× as many) where `TileCost` says they finish first.
+    if best.0 == &F3 && F3.tiles(m, n) < sms as u64 && F23.rejects(m, n, k).is_none() {
+        let (kt, ab) = ((k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64, ((m + n) * k) as f64);
+        if F23_COST.time_us(F23.tiles(m, n), sms as u64, kt, ab) < F3_COST.time_us(F3.tiles(m, n), sms as u64, kt, ab) {
+            return &F23;
+        }
     }
     match best.0 {
         b if b == &F15 => &F16,
@@ -598,7 +645,8 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u3
     // Few tiles: f14, f21 at its best cluster size (f14's costs plus its overhead per wave, in f14's K
     // tiles), or f22, whichever `TileCost` says finishes first (ties to the earlier).
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
-    let mut best = (&F14, F14_COST.time_us(F14.tiles(m, n), sms as u64, kt));
+    let ab = ((m + n) * k) as f64;
+    let mut best = (&F14, F14_COST.time_us(F14.tiles(m, n), sms as u64, kt, ab));
     let (splits, est) = f21_split_estimate(m, n, k, sms, resident);
     if let Some(st) = f21_for(splits) {
         let t = F14_COST.fixed_us + F14_COST.k_tile_us * est as f64;
@@ -606,17 +654,19 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u3
             best = (st, t);
         }
     }
-    let t22 = F22_COST.time_us(F22.tiles(m, n), sms as u64, kt);
+    let t22 = F22_COST.time_us(F22.tiles(m, n), sms as u64, kt, ab);
     if t22 < best.1 {
         best = (&F22, t22);
     }
     best.0
 }
 
-/// A per-tensor step's time on few tiles, as measured (H200, `results/2026-12-01-h200-session72`, calls 1, 3
-/// and 9): a fixed cost, then per round of CTAs (one per SM) and per 128-deep K tile the time one CTA
-/// takes alone (`k_tile_us`, bound by how fast one SM pulls its stage from L2) rising to `k_tile_full_us`
-/// when every SM pulls at once (the L2's rate shared), in proportion to the SMs busy.
+/// A step's time on few tiles, as measured (H200, `results/2026-12-01-h200-session72`, calls 1, 3 and 9;
+/// block scales `results/2026-12-01-h200-session73`): a fixed cost, then the larger of two: per round of
+/// CTAs (one per SM) and per 128-deep K tile the time one CTA takes alone (`k_tile_us`, bound by how fast
+/// one SM pulls its stage from L2) rising to `k_tile_full_us` when every SM pulls at once (the L2's rate
+/// shared), in proportion to the SMs busy; or A's and B's bytes read once from DRAM at `dram_bytes_per_us`
+/// (the weights of a wide, shallow-M shape: 16×14336×4096 reads 59 MB).
 #[derive(Clone, Copy, Debug)]
 pub struct TileCost {
     /// µs a launch of one K tile costs beyond its K loop (launch, prologue, epilogue, grid end).
@@ -625,27 +675,42 @@ pub struct TileCost {
     pub k_tile_us: f64,
     /// µs per K tile of each CTA when every SM runs one.
     pub k_tile_full_us: f64,
+    /// The rate at which A and B stream from DRAM, bytes a µs (`f64::INFINITY`: not measured, no floor).
+    pub dram_bytes_per_us: f64,
 }
 
 impl TileCost {
-    /// The time of `tiles` tiles of `kt` K tiles each on `sms` SMs, one CTA an SM.
-    pub fn time_us(self, tiles: u64, sms: u64, kt: f64) -> f64 {
+    /// The time of `tiles` tiles of `kt` K tiles each on `sms` SMs, one CTA an SM, reading `ab_bytes` of A
+    /// and B.
+    pub fn time_us(self, tiles: u64, sms: u64, kt: f64, ab_bytes: f64) -> f64 {
         let sms = sms.max(1);
         let busy = tiles.min(sms) as f64 / sms as f64;
         let per = self.k_tile_us + (self.k_tile_full_us - self.k_tile_us) * busy;
-        self.fixed_us + tiles.div_ceil(sms) as f64 * kt * per
+        self.fixed_us + (tiles.div_ceil(sms) as f64 * kt * per).max(ab_bytes / self.dram_bytes_per_us)
     }
 }
 
 /// f14's few-tile cost: 6.1 µs and 0.56 µs a 48 KiB K tile of one CTA (one 128×256 tile: 6.7 µs with 1 K tile,
 /// 23.9 with 32, call 4; 128×1024×1024, 8 K tiles: 10.6; 64×2048×4096, 32: 24.1, call 1), the same with
 /// every SM busy (its per-SM rate, ~44 bytes a cycle, is below the L2's share).
-pub const F14_COST: TileCost = TileCost { fixed_us: 6.1, k_tile_us: 0.56, k_tile_full_us: 0.56 };
+pub const F14_COST: TileCost = TileCost { fixed_us: 6.1, k_tile_us: 0.56, k_tile_full_us: 0.56, dram_bytes_per_us: f64::INFINITY };
 
 /// f22's: 4.3 µs and 0.10 µs a 16 KiB K tile alone (128×1024×1024, 32 tiles of 8 K tiles: 5.1 µs; ×2048: 5.9,
 /// call 9), 0.16 µs with every SM busy (256×8192×3072, 512×5120×5120 and 4096×1024×1024 at 4–8 rounds: 0.158–
 /// 0.163 µs a K tile a round, ~13 TB/s from L2).
-pub const F22_COST: TileCost = TileCost { fixed_us: 4.3, k_tile_us: 0.10, k_tile_full_us: 0.16 };
+/// Its DRAM term is left out (session 72 fitted it without; on session 73's 22 block-scaled shapes its
+/// per-tensor times fit 4.2 + 0.12–0.18 µs with a 3.0 TB/s floor, so the per-tensor picks stay as checked).
+pub const F22_COST: TileCost = TileCost { fixed_us: 4.3, k_tile_us: 0.10, k_tile_full_us: 0.16, dram_bytes_per_us: f64::INFINITY };
+
+/// f3's few-tile cost (block scales, 128×128 tiles, 32 KiB K tiles, the promotion after each K tile's
+/// `wgmma`s): 4.8 µs, 0.39 µs a K tile alone rising to 0.52 with every SM busy, A and B from DRAM at 3.0 TB/s —
+/// fitted to 22 few-tile shapes (seed 75's 18 with 17–2048 rows and four of 12–16 rows; H200,
+/// `results/2026-12-01-h200-session73` call 3, medians of 3 processes; rms error 3.6%).
+pub const F3_COST: TileCost = TileCost { fixed_us: 4.8, k_tile_us: 0.39, k_tile_full_us: 0.52, dram_bytes_per_us: 3.0e6 };
+
+/// f23's, fitted to the same 22 shapes: 4.0 µs, 0.18–0.22 µs a 16 KiB K tile, 3.0 TB/s (rms error 8.5%; its
+/// worst 16×5120×8192, 22.6 µs against 18.0 predicted).
+pub const F23_COST: TileCost = TileCost { fixed_us: 4.0, k_tile_us: 0.18, k_tile_full_us: 0.22, dram_bytes_per_us: 3.0e6 };
 
 /// f21's fixed cost beyond f14's, in 128-deep K tiles of one CTA (each moves a 48 KiB stage, as an
 /// HGEMM 64-deep one does): the partial tile's stores, the cluster barrier and the sum of 128 KiB over
@@ -696,6 +761,22 @@ mod tests {
     const R: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;
 
     #[test]
+    fn few_block_scaled_tiles_take_f23_where_its_measured_cost_is_lower() {
+        // Session 73, call 3 (H200, medians of 3 processes, µs f3 / f23): f23 where f3's 128×128 tiles leave
+        // most SMs idle (32×8192×8192 34.1 / 25.4, 128×3584×7168 28.6 / 15.1, 32×2048×8192 31.3 / 15.8,
+        // 256×1024×1024 8.2 / 5.5), f3 where f23's 64×64 tiles need several rounds (512×4096×14336: 512 tiles,
+        // 67.9 / 122.3; 256×8192×4096: 31.9 / 21.1) or fill the SMs about as f3 does (128×12288×4096 22.9 /
+        // 26.9).
+        for (m, n, k, want) in [(32, 8192, 8192, "f23"), (128, 3584, 7168, "f23"), (32, 2048, 8192, "f23"), (256, 1024, 1024, "f23"), (512, 4096, 14336, "f3"),
+                                (256, 8192, 4096, "f3"), (128, 12288, 4096, "f3")] {
+            assert_eq!(block_step_for(m, n, k, 132).kernel.step, want, "{m}x{n}x{k}");
+        }
+        // Where f3's tiles fill a round the wave model's choice stands (f23 is never weighed).
+        assert!(block_step_for(4096, 4096, 4096, 132) != &F23);
+        assert!(F23.rejects(17, 100, 64).is_some() && F23.rejects(17, 104, 64).is_none() && F23.scaling == Scaling::Block);
+    }
+
+    #[test]
     fn a_few_rows_take_the_weight_only_routes() {
         // Above them, 17×4096×4096 (16 tiles of 128×256, 32 K tiles): f22's 64 small tiles (`TileCost`).
         for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw2"), (16, "fw2"), (17, "f22")] {
@@ -705,6 +786,15 @@ mod tests {
         assert!(FW2.rejects(17, 4096, 4096).is_some() && FW1.rejects(17, 4096, 4096).is_some());
         // The TMA steps' rules still hold for them (K % 16, N % 8).
         assert!(FW2.rejects(1, 4096, 4100).is_some() && FW1.rejects(1, 4100, 4096).is_some());
+        // Block scales: fwb up to its 16 rows (any N and K the rules take), a `wgmma` step above.
+        for (m, n, k) in [(1, 4096, 4096), (16, 28672, 4096), (4, 5120, 2560), (9, 8, 16)] {
+            assert_eq!(block_step_for(m, n, k, 132).kernel.step, "fwb", "{m}x{n}x{k}");
+        }
+        assert!(!block_step_for(17, 4096, 4096, 132).weight_only);
+        assert!(FWB.rejects(16, 4096, 4096).is_none() && FWB.rejects(17, 4096, 4096).is_some());
+        assert_eq!(FWB.scaling, Scaling::Block);
+        // Where fwb refuses (K off 16) the block choice falls through to a step that says why as well.
+        assert!(block_step_for(1, 4096, 4100, 132).rejects(1, 4096, 4100).is_some());
     }
 
     #[test]
@@ -796,8 +886,11 @@ mod tests {
         }
         // The cost model's own properties: more K never costs less; more SMs never cost more.
         for (tiles, kt) in [(1u64, 1.0), (64, 8.0), (200, 32.0), (1024, 112.0)] {
-            for c in [F14_COST, F22_COST] {
-                assert!(c.time_us(tiles, 132, kt + 1.0) > c.time_us(tiles, 132, kt) && c.time_us(tiles, 264, kt) <= c.time_us(tiles, 132, kt), "{c:?} {tiles} {kt}");
+            for c in [F14_COST, F22_COST, F3_COST, F23_COST] {
+                // A and B's bytes grow with K as the K tiles do (≈ 1 MB a K tile: a DRAM-bound case for f3, f23).
+                let (ab, ab1) = (1e6 * kt, 1e6 * (kt + 1.0));
+                assert!(c.time_us(tiles, 132, kt + 1.0, ab1) > c.time_us(tiles, 132, kt, ab) && c.time_us(tiles, 264, kt, ab) <= c.time_us(tiles, 132, kt, ab)
+                        && c.time_us(tiles, 132, kt, 2.0 * ab) >= c.time_us(tiles, 132, kt, ab), "{c:?} {tiles} {kt}");
             }
         }
         // f22 takes any shape the TMA steps take; its grid is persistent over 64×64 tiles.

@@ -47,11 +47,41 @@ impl Wide16 for F16 {
 /// One warp step's operands in registers: per row tile and half (rows `g`, `g + 8`) 16 weight bytes,
 /// per token tile (token `8·nt + g`) the activations at the lane's 16 K positions as loaded — eight
 /// words of 16-bit values, or (fw2's e4m3 activations) four words of bytes in words 0..4, widened only
-/// in [`compute`] so that no load is waited for before its step — and the step's scale multiplier.
+/// in [`compute`] so that no load is waited for before its step — and the step's scale multiplier;
+/// for fwb's block-scaled operands also the step's scales as loaded (A's of the lane's two accumulator
+/// tokens `8·nt + 2t`, `+ 1` per token tile, B's of the step's block), applied to the step's sums.
 pub(crate) struct Operands<const NT: usize> {
     pub w: [[[u32; 4]; 2]; 2],
     pub x: [[u32; 8]; NT],
     pub mult: u32,
+    pub sa: [[f32; 2]; NT],
+    pub sb: f32,
+}
+
+impl<const NT: usize> Operands<NT> {
+    /// All zero (loads fill what a step uses).
+    #[inline(always)]
+    pub fn zero() -> Operands<NT> {
+        Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0, sa: [[0.0; 2]; NT], sb: 0.0 }
+    }
+}
+
+/// `acc += part · (sb · sa[token])` for one step's sums `part` of block-scaled operands (fwb): fragment
+/// element `e` of token tile `nt` belongs to token `8·nt + 2t + e % 2` (rows g and g + 8 alike). The
+/// products `sb · sa` are formed here, at their first use, so the scales' loads overlap the step's MMAs.
+#[inline(always)]
+pub(crate) fn promote<const NT: usize>(acc: &mut [[[f32; 4]; NT]; 2], part: &[[[f32; 4]; NT]; 2], l: &Operands<NT>) {
+    unroll4!(nt => { if (nt as usize) < NT {
+        let nt = nt as usize;
+        let s = [l.sb * l.sa[nt][0], l.sb * l.sa[nt][1]];
+        unroll2!(rt => {
+            let rt = rt as usize;
+            unroll4!(e => {
+                let e = e as usize;
+                acc[rt][nt][e] = core::intrinsics::fmaf32(part[rt][nt][e], s[e % 2], acc[rt][nt][e]);
+            });
+        });
+    }});
 }
 
 /// The multiplier `2^(bias + e)` (both halves) of the scale of the 128×128 block holding rows `n0..n0 +

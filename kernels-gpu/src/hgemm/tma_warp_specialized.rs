@@ -337,6 +337,18 @@ macro_rules! warp_specialized {
             $($rest)*
         }
     };
+    // `consumers:` with the producer block run by the first `$threads` threads (1 or 32 · w) and the
+    // full barriers counting their arrivals (FP8 f23: the producer warp's lanes stage a K block's scales,
+    // each announcing its own stores, lane 0 also the TMA bytes).
+    (
+        consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr), producer_threads: $threads:expr;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster 1, 4 * $consumers, 0, $threads, true, $producer_regs, $regs, {};
+            $($rest)*
+        }
+    };
     (
         consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr);
         $($rest:tt)*

@@ -21,18 +21,19 @@
 //!
 //! Prediction (H200, 4.2 TB/s copy): at 1×4096×14336 the weights are 58.7 MB → ~14 µs plus ~3 µs of
 //! launch and ramp, against d2's 34.3 µs on bf16 weights: ~2×. Measured: the FP8 ladder's README.
-use crate::fp8::weight_only::{Operands, Wide16, compute, finish, step_multiplier};
+use crate::fp8::weight_only::{Operands, Wide16, compute, finish, promote, step_multiplier};
 use layout::fp8::weights::multiplier;
 use crate::hgemm::elem::{Bf16, F16};
 use crate::hgemm::split_k::MAX_SPLITS;
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::unroll4;
 use crate::prim::{
-    global::{ld_global_nc_na_v4_u32, ld_global_nc_v4_u32},
+    global::{ld_global_nc_na_v4_u32, ld_global_nc_s32, ld_global_nc_v4_u32},
     shared,
     thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
 };
 use layout::fp8::weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS};
+use layout::fp8::{scale_a_index, scale_b_index};
 
 launch_bounds!(fp8_w1_t8_bf16, 256, 2);
 launch_bounds!(fp8_w1_t16_bf16, 256, 2);
@@ -48,7 +49,7 @@ launch_bounds!(fp8_w1_t32_f16, 256, 2);
 /// # Safety
 /// As [`w1`]'s contract; `k_end ≤ k`, `k0 % 64 == 0`.
 #[inline(always)]
-unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool>(l: &mut Operands<NT>, w: *const u8, sb: *const f32, n: u32, k: u32, k_end: u32, n0: u32,
+unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool, const BS: bool>(l: &mut Operands<NT>, w: *const u8, sb: *const f32, n: u32, k: u32, k_end: u32, n0: u32,
                                                                k0: u32, g: u32, t: u32) {
     let kc = k0 + 16 * t;
     let ok = kc < k_end;
@@ -70,6 +71,11 @@ unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool>(l: &mut Operands<NT
     // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
     // steps aligned to 64); the same address in every lane. fw2's weights are unscaled (its per-tensor
     // scale is applied to the sums): the unit multiplier `2^bias`.
+    if BS && k0 < k_end {
+        // fwb: the step's block's B scale (any f32), applied to the step's sums; the weights unscaled.
+        // SAFETY: n0 < n, k0 < k_end ≤ k: block (n0 / 128, k0 / 128) is inside `sb`.
+        l.sb = f32::from_bits(unsafe { ld_global_nc_s32(sb.add(scale_b_index(n0, k0, k) as usize) as *const i32) } as u32);
+    }
     l.mult = if k0 >= k_end {
         0
     } else if X8 {
@@ -86,10 +92,23 @@ unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool>(l: &mut Operands<NT
 /// # Safety
 /// As [`load_w`].
 #[inline(always)]
-unsafe fn load_x<const NT: usize, const X8: bool>(l: &mut Operands<NT>, x: *const u8, m: u32, k: u32, k_end: u32, k0: u32, g: u32, t: u32) {
+unsafe fn load_x<const NT: usize, const X8: bool, const BS: bool>(l: &mut Operands<NT>, x: *const u8, sa: *const f32, m: u32, k: u32, k_end: u32, k0: u32,
+                                                                   g: u32, t: u32) {
     let kc = k0 + 16 * t;
     let ok = kc < k_end;
     unroll4!(nt => { if (nt as usize) < NT {
+        if BS {
+            // fwb: A's scales of the step's K block for the lane's accumulator tokens 8·nt + 2t, + 1
+            // (0 past M: those sums are never stored).
+            let tok = 8 * nt + 2 * t;
+            let ld = |r: u32| if k0 < k_end && r < m {
+                // SAFETY: r < m, k0 < k: inside `sa` (⌈k/128⌉ · m values); nothing writes it while the grid runs.
+                f32::from_bits(unsafe { ld_global_nc_s32(sa.add(scale_a_index(r, k0, m) as usize) as *const i32) } as u32)
+            } else {
+                0.0
+            };
+            l.sa[nt as usize] = [ld(tok), ld(tok + 1)];
+        }
         let tok = 8 * nt + g;
         l.x[nt as usize] = if !(ok && tok < m) {
             [0; 8]
@@ -113,13 +132,13 @@ unsafe fn load_x<const NT: usize, const X8: bool>(l: &mut Operands<NT>, x: *cons
 /// # Safety
 /// As [`load_w`].
 #[inline(always)]
-unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, m: u32, n: u32, k: u32, k_end: u32, n0: u32,
-                                                             k0: u32, g: u32, t: u32) -> Operands<NT> {
-    let mut l = Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
+unsafe fn load<const NT: usize, E: Wide16, const X8: bool, const BS: bool>(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, m: u32, n: u32,
+                                                                             k: u32, k_end: u32, n0: u32, k0: u32, g: u32, t: u32) -> Operands<NT> {
+    let mut l = Operands::zero();
     // SAFETY: forwarded.
     unsafe {
-        load_w::<NT, E, X8>(&mut l, w, sb, n, k, k_end, n0, k0, g, t);
-        load_x::<NT, X8>(&mut l, x, m, k, k_end, k0, g, t);
+        load_w::<NT, E, X8, BS>(&mut l, w, sb, n, k, k_end, n0, k0, g, t);
+        load_x::<NT, X8, BS>(&mut l, x, sa, m, k, k_end, k0, g, t);
     }
     l
 }
@@ -130,8 +149,9 @@ unsafe fn load<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *con
 /// As [`fp8_w1_t8_bf16`], with `8·NT` for 8.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn w1<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32), y: *mut u16,
-                                                           ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
+unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32),
+                                                                          y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
+                                                                          flags: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
@@ -150,28 +170,42 @@ unsafe fn w1<const NT: usize, E: Wide16, const X8: bool>(x: *const u8, w: *const
         // write the weights or their scales, so the first step's are read before the wait, while that
         // grid finishes; the activations (its output) after it. (Both first steps' weights early, with
         // the loop rotated to match, took t8 from 106 to 128 registers and t32's spills from 84 to 244 bytes.)
-        let mut a = Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0 };
+        let mut a = Operands::zero();
         let w_early = flags & W1_W_AT_LAUNCH != 0;
         if w_early {
-            load_w::<NT, E, X8>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
+            load_w::<NT, E, X8, BS>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
         }
         crate::util::pdl::wait();
         if !w_early {
-            load_w::<NT, E, X8>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
+            load_w::<NT, E, X8, BS>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
         }
-        load_x::<NT, X8>(&mut a, x, m, k, k_end, k0, g, t);
-        // fw2: the product's per-tensor scale (A's times B's), applied to the sums.
-        let alpha = if X8 { *alpha.0 * *alpha.1 } else { 1.0 };
+        // fwb: A's block scales (`alpha.0`); fw2: A's per-tensor scale.
+        let sa = alpha.0;
+        load_x::<NT, X8, BS>(&mut a, x, sa, m, k, k_end, k0, g, t);
+        // fw2: the product's per-tensor scale (A's times B's), applied to the sums; fwb applies its
+        // scales step by step (`promote`).
+        let alpha = if X8 && !BS { *alpha.0 * *alpha.1 } else { 1.0 };
+        // One step's MMAs: into the running sums, or (fwb) into fresh ones promoted with the step's
+        // scales (a step's 64 K positions lie in one 128-deep scale block).
+        let step = |acc: &mut [[[f32; 4]; NT]; 2], l: &Operands<NT>| if BS {
+            // (Inside the body's unsafe block: `compute` wants the whole warp, converged — every lane
+            // runs the same steps.)
+            let mut part = [[[0.0f32; 4]; NT]; 2];
+            compute::<NT, E, X8>(&mut part, l);
+            promote(acc, &part, l);
+        } else {
+            compute::<NT, E, X8>(acc, l);
+        };
         // Two buffers taking turns (no copy from one to the other, which LLVM would route through
         // local memory at 4 token tiles).
         while k0 < k_end {
-            let b = load::<NT, E, X8>(x, w, sb, m, n, k, k_end, n0, k0 + stride, g, t);
-            compute::<NT, E, X8>(&mut acc, &a);
+            let b = load::<NT, E, X8, BS>(x, w, sa, sb, m, n, k, k_end, n0, k0 + stride, g, t);
+            step(&mut acc, &a);
             if k0 + stride >= k_end {
                 break;
             }
-            a = load::<NT, E, X8>(x, w, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
-            compute::<NT, E, X8>(&mut acc, &b);
+            a = load::<NT, E, X8, BS>(x, w, sa, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
+            step(&mut acc, &b);
             k0 += 2 * stride;
         }
         // The next grid's blocks may be scheduled once every block is past its K loop (as HGEMM d2 since
@@ -203,7 +237,7 @@ macro_rules! w1_entries {
         pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
                                                 k: u32, k_split: u32, flags: u32) {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
-            unsafe { w1::<$nt, $e, false>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split, flags) }
+            unsafe { w1::<$nt, $e, false, false>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split, flags) }
         }
     )*};
 }
@@ -222,9 +256,38 @@ macro_rules! fw2_entries {
         pub unsafe extern "ptx-kernel" fn $name(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32,
                                                 m: u32, n: u32, k: u32, k_split: u32) {
             // SAFETY: forwarded (no block scales are read when X8 is true; no flags: every load after the wait).
-            unsafe { w1::<$nt, Bf16, true>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split, 0) }
+            unsafe { w1::<$nt, Bf16, true, false>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split, 0) }
         }
     )*};
+}
+
+macro_rules! fwb_entries {
+    ($($name:ident, $nt:literal, $tokens:literal;)*) => {$(
+        #[doc = concat!("fwb: `C (bf16) = Σ_kb sa[kb]·sb[kb] · A_kb · B_kbᵀ` for block-scaled FP8 operands (A: one f32 per 1×128, B: one per 128×128), A ≤ ", $tokens, " rows")]
+        /// of e4m3 widened in registers as fw2 widens them, B streamed unscaled as fw2 streams it; each
+        /// warp step's sums (64 of K, inside one scale block) start from zero and are added to the
+        /// running f32 sums times the step's `sb · sa[token]` — the block-scaled product exactly, in f32,
+        /// before the one rounding to bf16. `kernel_lab::fp8`'s block-scaled route for a few tokens.
+        ///
+        /// # Safety
+        /// As fw2's kernels, with `sa` holding A's `⌈k/128⌉ · m` block scales (`layout::fp8::scale_a_index`)
+        /// and `sb` B's `⌈n/128⌉ · ⌈k/128⌉` (`scale_b_index`), any finite f32.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32,
+                                                m: u32, n: u32, k: u32, k_split: u32) {
+            // SAFETY: forwarded (`sb` is B's block scales, read by `load_w`; `sa` reaches `load_x` as α's
+            // first pointer; no flags: every load after the wait).
+            unsafe { w1::<$nt, Bf16, true, true>(x, w, sb, (sa, core::ptr::null()), y, ws, count, m, n, k, k_split, 0) }
+        }
+    )*};
+}
+
+launch_bounds!(fp8_fwb_t8, 256, 2);
+launch_bounds!(fp8_fwb_t16, 256, 2);
+
+fwb_entries! {
+    fp8_fwb_t8, 1, 8;
+    fp8_fwb_t16, 2, 16;
 }
 
 launch_bounds!(fp8_fw2_t8, 256, 2);
