@@ -31,6 +31,13 @@
 //! serialized after each K tile's `wgmma`s (f3's loop: ~0.05 µs a K tile): 256×768×1536 ~6.5 µs (f3
 //! ~10: 1.5×), 256×2048×1024 ~6.5 µs (f3 8.0: 1.2×); at or above cuBLASLt's block mode wherever f22
 //! beats f14 per tensor.
+//!
+//! Measured (H200, `results/2026-12-01-h200-session73` call 3, medians of 3 processes): 0.946× cuBLASLt's
+//! block mode over 22 few-tile shapes (f3 0.808×; 128×3584×7168 15.1 µs, f3 28.6; 32×2048×8192 15.8, f3 31.3;
+//! 512×4096×14336 122 — four rounds of tiles — where f3 takes 68), 0–25% above f22's per-tensor times; the
+//! library weighs it against f3 by measured costs (`steps::fp8::F23_COST`). memcheck and synccheck clean;
+//! racecheck reports the slot's copies against the consumers' reads as it reports f15's staged scales (it does
+//! not follow the mbarrier ordering: a slot is written after its stage's empty phase, read after its full one).
 use crate::hgemm::{elem::Bf16, tma_store::{stage_c_box, store_tile}, tma_warp_specialized::{Ring, warp_specialized}};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{

@@ -19,6 +19,11 @@
 //! * **Split-K across blocks** where the row tiles alone leave the SMs short: each split stores its
 //!   f32 partial tile, the tile's last block (a ticket) sums them in split order (HGEMM d2's scheme).
 //!
+//! * **Block-scaled FP8 (fwb).** The same body on e4m3 activations (as fw2) with A's 1×128 and B's 128×128
+//!   f32 scales: each warp step (64 of K, inside one scale block) sums into fresh accumulators, added to the
+//!   running ones times `sb · sa[token]` (`weight_only::promote`); measured 1.00–1.09× fw2's time
+//!   (`results/2026-12-01-h200-session73`).
+//!
 //! Prediction (H200, 4.2 TB/s copy): at 1×4096×14336 the weights are 58.7 MB → ~14 µs plus ~3 µs of
 //! launch and ramp, against d2's 34.3 µs on bf16 weights: ~2×. Measured: the FP8 ladder's README.
 use crate::fp8::weight_only::{Operands, Wide16, compute, finish, promote, step_multiplier};
