@@ -348,29 +348,30 @@ impl Fp8Gemm {
     }
 
     /// The weight-only routes' preparation (the operands already checked by [`Fp8Gemm::new`]): fw1's
-    /// widen kernel, widened A and B's block scales, or none for fw2; the weight-only kernel for A's rows
+    /// widen kernel, widened A and B's block scales, or none for fw2 and fwb; the weight-only kernel for A's rows
     /// and its split-K workspace.
     fn weight_only(gpu: &Gpu, step: &'static Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> Result<Fp8Gemm> {
         use layout::fp8::weights::ROWS;
         let (m, n, k) = (a.rows, b.rows, a.cols);
-        // fw2 and fwb: one kernel reading A's e4m3 bytes itself (per tensor; block-scaled).
-        let fw2 = step == &crate::steps::fp8::FW2 || step == &crate::steps::fp8::FWB;
+        // fw1 widens A by a launch of its own; every other route (fw2, fwb) is one kernel reading A's e4m3
+        // bytes itself, named after the route.
+        let widens = step == &crate::steps::fp8::FW1;
         // `step.rejects` (checked in `new`) holds m to FW1_MAX_M = 16: the 8- or 16-token kernel, which
         // both routes have.
         let nt = crate::steps::fp8::W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize)
             .ok_or_else(|| Error::InvalidInput(format!("{} {m}x{n}x{k}: more rows than the weight-only kernels take", step.kernel.step)))?;
-        let w1 = gpu.kernel(&if fw2 { format!("fp8_{}_t{}", step.kernel.step, 8 * nt) } else { format!("fp8_w1_t{}_bf16", 8 * nt) })?;
-        let blocks_len = if fw2 { 0 } else { n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize) };
-        let x_len = if fw2 { 0 } else { m * k };
+        let w1 = gpu.kernel(&if widens { format!("fp8_w1_t{}_bf16", 8 * nt) } else { format!("fp8_{}_t{}", step.kernel.step, 8 * nt) })?;
+        let blocks_len = if widens { n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize) } else { 0 };
+        let x_len = if widens { m * k } else { 0 };
         let tiles = n.div_ceil(ROWS as usize);
         let (splits, k_split) = crate::steps::fp8::w1_splits(n, k, gpu.info.sms);
         let ws_len = if splits > 1 { splits as usize * tiles * ROWS as usize * 8 * nt as usize } else { 0 };
         crate::runtime::budget::check(gpu, &format!("{} {m}x{n}x{k}: widened A, B's block scales, split-K partials", step.kernel.step),
                                       (2 * x_len + 4 * blocks_len + 4 * ws_len + 4 * tiles) as u64, 0)?;
-        let widen = if fw2 {
-            None
-        } else {
+        let widen = if widens {
             Some(Widen { kernel: gpu.kernel("fp8_widen_per_tensor_bf16")?, x: gpu.zeros::<u16>(x_len)?, blocks: gpu.zeros::<f32>(blocks_len)? })
+        } else {
+            None
         };
         let ws = if splits > 1 { Some((gpu.zeros::<f32>(ws_len)?, gpu.zeros::<u32>(tiles)?)) } else { None };
         let route = Route::WeightOnly { widen, w1, splits, k_split: k_split as u32, ws };
