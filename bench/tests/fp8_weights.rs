@@ -1,6 +1,6 @@
-//! GPU tests of FP8 weights for 16-bit models (`kernel_lab::fp8_weights`, step w1): the power-of-two
-//! block quantizer against the host model, w1 (every token-tile variant, split and unsplit, ragged N
-//! and K) and the dequantize-then-GEMM route against the f64 product of the dequantized weights, the
+//! GPU tests of FP8 weights for 16-bit models (`kernel_lab::fp8_weights`, steps w5 and w1): the
+//! power-of-two block quantizer against the host model in both layouts (packed: the padding zero), w5 on
+//! packed and w1 on natural weights (every token-tile variant, split and unsplit, ragged N and K) and the dequantize-then-GEMM route against the f64 product of the dequantized weights, the
 //! output poisoned first and checked fully written (rows past M untouched), every e4m3 code
 //! (subnormals included) through the widening, repeat runs bitwise equal (the split counters reset),
 //! and bad input refused before any launch. Without a GPU, or on a GPU without sm_90a, each test says
@@ -10,13 +10,13 @@ mod common;
 use common::Half;
 use half::{bf16, f16};
 use kernel_lab_bench::{
-    fp8_weights::{Fp8Weights, W8Plan, w1_splits},
+    fp8_weights::{Fp8Weights, W8Plan, WeightLayout, w1_splits},
     runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
     steps::fp8::F1,
 };
 use layout::fp8::{
     E4M3_MAX, SCALE_BLOCK, e4m3_to_f32, f32_to_e4m3, scale_b_index,
-    weights::{Wide, pow2_scale_bits},
+    weights::{Wide, packed_index, packed_len, pow2_scale_bits},
 };
 use rand::Rng;
 
@@ -51,9 +51,22 @@ fn weights<T: Half>(rng: &mut impl Rng, n: usize, k: usize) -> (Vec<T>, Vec<f32>
 }
 
 /// The quantized weights checked against the host model (power-of-two scale per block from the block's
-/// amax, every byte `e4m3(w / s)`); returns the dequantized weights as f64.
+/// amax, every byte `e4m3(w / s)` where its layout puts it; packed: every padding byte zero); returns the
+/// dequantized weights as f64.
 fn check_quantized<T: Half>(gpu: &Gpu, w8: &Fp8Weights, wf: &[f32], n: usize, k: usize, seed: u64) -> Vec<f64> {
     let (q, s) = (gpu.download(w8.q()).unwrap(), gpu.download(w8.scales()).unwrap());
+    let packed = w8.layout() == WeightLayout::Packed;
+    assert_eq!(q.len(), if packed { packed_len(n as u32, k as u32) } else { n * k }, "{n}x{k} {:?}: bytes", w8.layout());
+    let at = |r: usize, c: usize| if packed { packed_index(r as u32, c as u32, k as u32) } else { r * k + c };
+    if packed {
+        let mut used = vec![false; q.len()];
+        for r in 0..n {
+            for c in 0..k {
+                used[at(r, c)] = true;
+            }
+        }
+        assert!(q.iter().zip(&used).all(|(&b, &u)| u || b == 0), "{n}x{k} packed: a padding byte is not zero (seed {seed})");
+    }
     let kb = k.div_ceil(SCALE_BLOCK as usize);
     let mut amax = vec![0f32; s.len()];
     for r in 0..n {
@@ -72,8 +85,9 @@ fn check_quantized<T: Half>(gpu: &Gpu, w8: &Fp8Weights, wf: &[f32], n: usize, k:
         for c in 0..k {
             let i = r * k + c;
             let sc = s[scale_b_index(r as u32, c as u32, k as u32) as usize];
-            assert_eq!(q[i], f32_to_e4m3(wf[i] / sc), "{} {n}x{k}: ({r}, {c}) = {} (seed {seed})", T::NAME, wf[i]);
-            deq[i] = e4m3_to_f32(q[i]) as f64 * sc as f64;
+            let b = q[at(r, c)];
+            assert_eq!(b, f32_to_e4m3(wf[i] / sc), "{} {n}x{k} {:?}: ({r}, {c}) = {} (seed {seed})", T::NAME, w8.layout(), wf[i]);
+            deq[i] = e4m3_to_f32(b) as f64 * sc as f64;
         }
     }
     if k >= 256 {
@@ -105,11 +119,12 @@ fn check_product<T: Half>(y: &[T], x: &[f32], deq: &[f64], m: usize, n: usize, k
     }
 }
 
-fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64) {
+/// One shape through the plan for weights in `layout` (decode: w5 packed, w1 natural).
+fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, layout: WeightLayout) {
     let mut rng = verify::rng(seed ^ (m * 1_000_003 + n * 1009 + k) as u64);
     let (w, wf) = weights::<T>(&mut rng, n, k);
     let d_w = gpu.upload(&w).unwrap();
-    let w8 = Fp8Weights::quantize::<T, _>(gpu, &d_w, n, k).unwrap();
+    let w8 = Fp8Weights::quantize_in::<T, _>(gpu, &d_w, n, k, layout).unwrap();
     let deq = check_quantized::<T>(gpu, &w8, &wf, n, k, seed);
     let x: Vec<T> = (0..m * k).map(|_| T::of(rng.random_range(-2.0f32..2.0))).collect();
     let xf: Vec<f32> = x.iter().map(|v| v.to()).collect();
@@ -117,8 +132,11 @@ fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64) {
     // One row more than M, poisoned (NaN bits in both types): must stay untouched.
     let poison = T::of(f32::NAN);
     let mut d_y = gpu.upload(&vec![poison; (m + 1) * n]).unwrap();
-    let mut plan = W8Plan::<T>::new(gpu, m, n, k).unwrap();
+    let mut plan = W8Plan::<T>::for_layout(gpu, m, n, k, layout).unwrap();
     let label = plan.label();
+    if m <= 32 {
+        assert!(label.starts_with(if layout == WeightLayout::Packed { "w5-" } else { "w1-" }), "{label} for {layout:?} weights");
+    }
     let what = format!("{} {m}x{n}x{k} {label} (seed {seed})", T::NAME);
     plan.run(&d_x, &w8, &mut d_y).unwrap();
     let y1 = gpu.download(&d_y).unwrap();
@@ -141,8 +159,10 @@ fn weight_only_decode_matches_the_f64_product() {
     let cases = [(1, 4096, 512), (1, 100, 16), (3, 257, 1040), (8, 130, 400), (9, 64, 14336), (16, 4096, 256), (17, 96, 4112), (32, 33, 2048), (5, 32, 16384),
                  (1, 20000, 256)];
     for (m, n, k) in cases {
-        run_case::<bf16>(&gpu, m, n, k, seed);
-        run_case::<f16>(&gpu, m, n, k, seed);
+        for layout in [WeightLayout::Packed, WeightLayout::Natural] {
+            run_case::<bf16>(&gpu, m, n, k, seed, layout);
+            run_case::<f16>(&gpu, m, n, k, seed, layout);
+        }
     }
     assert_eq!(w1_splits(32, 16384, gpu.info.sms).0, 16, "the deep-K case must exercise the most splits");
     assert_eq!(w1_splits(100, 16, gpu.info.sms).0, 1);
@@ -152,23 +172,25 @@ fn weight_only_decode_matches_the_f64_product() {
 fn above_32_tokens_the_dequantized_weights_go_through_the_gemm() {
     let Some(gpu) = hopper_or_skip("above_32_tokens_the_dequantized_weights_go_through_the_gemm") else { return };
     let seed = verify::fresh_seed();
-    for (m, n, k) in [(33, 256, 512), (100, 200, 272)] {
-        run_case::<bf16>(&gpu, m, n, k, seed);
-        run_case::<f16>(&gpu, m, n, k, seed);
-        assert!(W8Plan::<bf16>::new(&gpu, m, n, k).unwrap().label().starts_with("dequantize + "));
-    }
-    // The dequantized matrix itself: exactly the host's dequantization, transposed.
-    let (n, k) = (130, 400);
-    let mut rng = verify::rng(seed);
-    let (w, wf) = weights::<bf16>(&mut rng, n, k);
-    let w8 = Fp8Weights::quantize::<bf16, _>(&gpu, &gpu.upload(&w).unwrap(), n, k).unwrap();
-    let deq = check_quantized::<bf16>(&gpu, &w8, &wf, n, k, seed);
-    let mut out = gpu.upload(&vec![bf16::NAN; k * n]).unwrap();
-    w8.dequantize_t::<bf16, _>(&gpu, &mut out).unwrap();
-    let got = gpu.download(&out).unwrap();
-    for c in 0..k {
-        for r in 0..n {
-            assert_eq!(got[c * n + r].to_f32(), deq[r * k + c] as f32, "dequantized ({r}, {c}) (seed {seed})");
+    for layout in [WeightLayout::Packed, WeightLayout::Natural] {
+        for (m, n, k) in [(33, 256, 512), (100, 200, 272)] {
+            run_case::<bf16>(&gpu, m, n, k, seed, layout);
+            run_case::<f16>(&gpu, m, n, k, seed, layout);
+            assert!(W8Plan::<bf16>::for_layout(&gpu, m, n, k, layout).unwrap().label().starts_with("dequantize + "));
+        }
+        // The dequantized matrix itself: exactly the host's dequantization, transposed.
+        let (n, k) = (130, 400);
+        let mut rng = verify::rng(seed);
+        let (w, wf) = weights::<bf16>(&mut rng, n, k);
+        let w8 = Fp8Weights::quantize_in::<bf16, _>(&gpu, &gpu.upload(&w).unwrap(), n, k, layout).unwrap();
+        let deq = check_quantized::<bf16>(&gpu, &w8, &wf, n, k, seed);
+        let mut out = gpu.upload(&vec![bf16::NAN; k * n]).unwrap();
+        w8.dequantize_t::<bf16, _>(&gpu, &mut out).unwrap();
+        let got = gpu.download(&out).unwrap();
+        for c in 0..k {
+            for r in 0..n {
+                assert_eq!(got[c * n + r].to_f32(), deq[r * k + c] as f32, "{layout:?} dequantized ({r}, {c}) (seed {seed})");
+            }
         }
     }
 }
@@ -194,6 +216,9 @@ fn bad_input_is_refused_before_any_launch() {
     assert!(msg(other.run(&x, &w8, &mut y)).contains("weights of 64×128"));
     assert!(msg(p.run(&x.slice(..k), &w8, &mut y)).contains("x holds"));
     assert!(msg(p.run(&x.slice(1..), &w8, &mut y)).contains("16-byte aligned"));
+    // Packed weights given to a plan for the natural layout.
+    let mut nat = W8Plan::<bf16>::for_layout(&gpu, 2, n, k, WeightLayout::Natural).unwrap();
+    assert!(msg(nat.run(&x, &w8, &mut y)).contains("layout"));
     // A block beyond the scale range, and NaN, named by block.
     let mut big = vec![bf16::from_f32(1.0); n * k];
     big[5] = bf16::from_f32(1.0e5);

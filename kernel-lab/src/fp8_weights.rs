@@ -8,14 +8,16 @@
 //! plan.run(&x, &w8, &mut y)?;
 //! ```
 //!
-//! * **Format** ([`layout::fp8::weights`]): e4m3 bytes, N×K, one **power-of-two** scale per 128×128
-//!   block in the FP8 GEMMs' `sb` layout. A power of two times an e4m3 value is exact in bf16 (and in
+//! * **Format** ([`layout::fp8::weights`]): e4m3 bytes, one **power-of-two** scale per 128×128
+//!   block in the FP8 GEMMs' `sb` layout; the bytes packed in the order the decode kernel's lanes load
+//!   them ([`WeightLayout::Packed`], step w5) or N×K as checkpoints store them ([`WeightLayout::Natural`]). A power of two times an e4m3 value is exact in bf16 (and in
 //!   f16 above 2^-14), so the kernels widen and scale the weights exactly; the only error is the
 //!   rounding to e4m3 (3 mantissa bits: ≤ 2^-4 relative, half of that on average). Against the
 //!   `amax / 448` scale a power of two gives up at most one binade at the top of e4m3's range, which
 //!   costs nothing in relative precision.
-//! * **Decode** (M ≤ 32): step w1 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`):
-//!   the weights streamed into registers two steps ahead and widened there, split over K where the
+//! * **Decode** (M ≤ 32): step w5 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w5_packed_weights.rs`:
+//!   w1, `w1_weight_only.rs`, on packed weights; w1 itself on natural ones): the weights streamed into
+//!   registers two steps ahead and widened there, split over K where the
 //!   32-row tiles alone leave slots of the one wave of two blocks a SM empty ([`w1_splits`]). Four
 //!   variants measured slower on an H200 and were removed (the FP8 ladder's README: a per-lane
 //!   `cp.async` ring of weights and activations, persistent blocks, a ring of the weights alone, each
@@ -47,21 +49,40 @@ use layout::fp8::{
 
 pub use crate::steps::fp8::{MAX_SPLITS, w1_splits};
 
-/// A weight matrix in FP8: `n × k` e4m3 bytes (row-major: W as checkpoints store it, `out × in`) and
-/// its power-of-two block scales, quantized for activations of one 16-bit type.
+/// How an [`Fp8Weights`] lays out its e4m3 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightLayout {
+    /// `n × k` row-major, W as checkpoints store it (`out × in`); decoded by step w1.
+    Natural,
+    /// In the order the decode kernel's lanes load them ([`layout::fp8::weights::packed_index`]: each
+    /// 32-row × 64-deep warp step 2 KiB contiguous, every load of a warp four whole 128-byte lines;
+    /// rows padded to 32 and K to 64 with zeros); decoded by step w5.
+    Packed,
+}
+
+/// A weight matrix in FP8: `n × k` e4m3 bytes in a [`WeightLayout`] and its power-of-two block
+/// scales, quantized for activations of one 16-bit type.
 pub struct Fp8Weights {
     q: CudaSlice<u8>,
     scales: CudaSlice<f32>,
     n: usize,
     k: usize,
     elem: Elem,
+    layout: WeightLayout,
 }
 
 impl Fp8Weights {
     /// Quantizes `w` (`n × k`, row-major, `T` = bf16 or f16) on the GPU: e4m3 with one power-of-two
-    /// scale per 128×128 block. Synchronizes once to check the scales: a block holding NaN or Inf, or
-    /// larger than the scale range allows (`448 · 2^7` = 57344), is named in the error.
+    /// scale per 128×128 block, [`WeightLayout::Packed`] (the decode kernels' faster layout).
+    /// Synchronizes once to check the scales: a block holding NaN or Inf, or larger than the scale range
+    /// allows (`448 · 2^7` = 57344), is named in the error.
     pub fn quantize<T: Element, W: DevicePtr<T>>(gpu: &Gpu, w: &W, n: usize, k: usize) -> Result<Fp8Weights> {
+        Self::quantize_in::<T, W>(gpu, w, n, k, WeightLayout::Packed)
+    }
+
+    /// [`Fp8Weights::quantize`] into the given layout (packing takes one more copy of the bytes while
+    /// it runs: the natural layout first, then the packed one).
+    pub fn quantize_in<T: Element, W: DevicePtr<T>>(gpu: &Gpu, w: &W, n: usize, k: usize, layout: WeightLayout) -> Result<Fp8Weights> {
         let (elem, name) = match T::ELEM {
             Elem::Bf16 => (Elem::Bf16, "fp8_quantize_weights_bf16"),
             Elem::F16 => (Elem::F16, "fp8_quantize_weights_f16"),
@@ -90,7 +111,35 @@ impl Fp8Weights {
         gpu.sync_after(name)?;
         check_scales(&gpu.download(&scales)?, Scaling::Block, crate::fp8::Operand::B, n, k)
             .map_err(|e| Error::InvalidInput(format!("{e} (FP8 weights take power-of-two scales up to 2^7: a block's largest magnitude at most 57344)")))?;
-        Ok(Fp8Weights { q, scales, n, k, elem })
+        let natural = Fp8Weights { q, scales, n, k, elem, layout: WeightLayout::Natural };
+        match layout {
+            WeightLayout::Natural => Ok(natural),
+            WeightLayout::Packed => natural.into_packed(gpu),
+        }
+    }
+
+    /// These weights in [`WeightLayout::Packed`]: the bytes rewritten into a new buffer on the GPU's
+    /// stream (the natural one freed after), the scales kept.
+    pub fn into_packed(self, gpu: &Gpu) -> Result<Fp8Weights> {
+        if self.layout == WeightLayout::Packed {
+            return Ok(self);
+        }
+        let (n, k) = (self.n as u32, self.k as u32);
+        let len = layout::fp8::weights::packed_len(n, k);
+        let kernel = gpu.kernel("fp8_pack_weights")?;
+        let mut q = gpu.zeros::<u8>(len)?;
+        let grid = (len / 16).div_ceil(crate::steps::fp8::QUANT_BLOCK as usize).clamp(1, 16 * gpu.info.sms as usize) as u32;
+        // SAFETY: `fp8_pack_weights(q, rows, cols, p)`: q the n·k natural bytes of these weights (a
+        // `CudaSlice` from the allocator: 16-byte aligned), p `packed_len(n, k)` bytes (allocated just
+        // above, aligned, distinct); k % 16 == 0 (checked at quantization); any 1-D grid. The natural
+        // buffer is freed on the same stream, after the kernel.
+        unsafe { launch!(gpu, &kernel, grid = grid, &self.q, &n, &k, &mut q) }?;
+        Ok(Fp8Weights { q, layout: WeightLayout::Packed, ..self })
+    }
+
+    /// How the bytes are laid out.
+    pub fn layout(&self) -> WeightLayout {
+        self.layout
     }
 
     /// Rows (N, the output features).
@@ -113,7 +162,8 @@ impl Fp8Weights {
         self.q.len() + 4 * self.scales.len()
     }
 
-    /// The e4m3 bytes (`n × k`).
+    /// The e4m3 bytes in [`Fp8Weights::layout`]: `n × k` row-major, or `packed_len(n, k)` packed
+    /// (`layout::fp8::weights::packed_index` gives each weight's offset).
     pub fn q(&self) -> &CudaSlice<u8> {
         &self.q
     }
@@ -133,7 +183,12 @@ impl Fp8Weights {
         if self.n % 2 != 0 {
             return Err(Error::InvalidInput(format!("FP8 weights: the transposed dequantization writes two rows of W at once: N must be even (got {})", self.n)));
         }
-        let name = if T::ELEM == Elem::Bf16 { "fp8_dequantize_weights_t_bf16" } else { "fp8_dequantize_weights_t_f16" };
+        let name = match (T::ELEM == Elem::Bf16, self.layout) {
+            (true, WeightLayout::Natural) => "fp8_dequantize_weights_t_bf16",
+            (false, WeightLayout::Natural) => "fp8_dequantize_weights_t_f16",
+            (true, WeightLayout::Packed) => "fp8_dequantize_packed_weights_t_bf16",
+            (false, WeightLayout::Packed) => "fp8_dequantize_packed_weights_t_f16",
+        };
         let kernel = gpu.kernel(name)?;
         let tile = 64usize;
         let grid = (self.k.div_ceil(tile) as u32, self.n.div_ceil(tile) as u32);
@@ -145,8 +200,9 @@ impl Fp8Weights {
             return Err(Error::InvalidInput(format!("FP8 weights: the dequantized matrix must start 4-byte aligned (it is at {po:#x})")));
         }
         let (r, c) = (self.n as u32, self.k as u32);
-        // SAFETY: `fp8_dequantize_weights_t_*(q, rows, cols, sb, out)`: q rows·cols bytes and sb its block
-        // scales (an `Fp8Weights` holds them by construction), out rows·cols 16-bit values (checked), 4-byte
+        // SAFETY: `fp8_dequantize_{,packed_}weights_t_*(q, rows, cols, sb, out)`: q rows·cols bytes, or
+        // `packed_len` in the packed layout for the packed kernel, and sb its block scales (an `Fp8Weights`
+        // holds them by construction), out rows·cols 16-bit values (checked), 4-byte
         // aligned (checked); cols % 4 == 0 (k % 16), rows even (checked); grid (⌈cols/64⌉, ⌈rows/64⌉).
         unsafe { launch!(gpu, &kernel, grid = grid, &self.q, &r, &c, &self.scales, &po) }
     }
@@ -188,12 +244,20 @@ pub struct W8Plan<T: Element> {
     k: usize,
     route: Route<T>,
     w_ready: BReady,
+    layout: WeightLayout,
 }
 
 impl<T: Element> W8Plan<T> {
-    /// Plans `m × n × k`: w1 for `m ≤ 32`, the dequantized weights and the 16-bit GEMM above. Both
-    /// need the sm_90a module (a GPU that is not Hopper is refused here, by the kernel loader).
+    /// Plans `m × n × k` for weights in [`WeightLayout::Packed`] (what [`Fp8Weights::quantize`] makes;
+    /// [`W8Plan::for_layout`] plans for the other): w5 (w1 on natural weights) for `m ≤ 32`, the
+    /// dequantized weights and the 16-bit GEMM above. Both need the sm_90a module (a GPU that is not
+    /// Hopper is refused here, by the kernel loader).
     pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
+        Self::for_layout(gpu, m, n, k, WeightLayout::Packed)
+    }
+
+    /// [`W8Plan::new`] for weights in `layout`: [`W8Plan::run`] refuses weights in the other.
+    pub fn for_layout(gpu: &Gpu, m: usize, n: usize, k: usize, layout: WeightLayout) -> Result<Self> {
         if T::ELEM == Elem::F32 {
             return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
         }
@@ -203,7 +267,8 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let kernel = gpu.kernel(&format!("fp8_w1_t{}_{}", 8 * nt, T::NAME))?;
+            let step = if layout == WeightLayout::Packed { "w5" } else { "w1" };
+            let kernel = gpu.kernel(&format!("fp8_{step}_t{}_{}", 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
             let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {
@@ -216,12 +281,12 @@ impl<T: Element> W8Plan<T> {
             Route::Decode { kernel, splits, k_split, ws }
         } else {
             // The dequantizer is an sm_90a kernel like w1: loaded now, so a GPU without it is refused here.
-            gpu.kernel(if T::ELEM == Elem::Bf16 { "fp8_dequantize_weights_t_bf16" } else { "fp8_dequantize_weights_t_f16" })?;
+            gpu.kernel(&format!("fp8_dequantize_{}weights_t_{}", if layout == WeightLayout::Packed { "packed_" } else { "" }, T::NAME))?;
             crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: the dequantized weights ({k}×{n})"), 2 * (k * n) as u64, 0)?;
             let plan = GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, k))?;
             Route::Dense { b: gpu.zeros::<T>(k * n)?, plan }
         };
-        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route, w_ready: BReady::AfterPrevious })
+        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route, w_ready: BReady::AfterPrevious, layout })
     }
 
     /// When the weights may be read ([`BReady`], as [`GemmPlan::set_b_ready`]): with
@@ -232,7 +297,8 @@ impl<T: Element> W8Plan<T> {
         self.w_ready = ready;
     }
 
-    /// What it runs: `w1-t8` (w1 with 8 tokens) and its splits, or `dequantize + <GEMM step>`.
+    /// What it runs: `w5-t8` (w5 with 8 tokens; `w1-…` on natural weights) and its splits, or
+    /// `dequantize + <GEMM step>`.
     pub fn label(&self) -> String {
         match &self.route {
             Route::Decode { kernel, splits, .. } => format!("{}{}", kernel.info.step, if *splits > 1 { format!(" split {splits}") } else { String::new() }),
@@ -247,6 +313,10 @@ impl<T: Element> W8Plan<T> {
         w.check_elem::<T>()?;
         if (w.n, w.k) != (n, k) {
             return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: weights of {}×{}, the plan needs {n}×{k}", w.n, w.k)));
+        }
+        if w.layout != self.layout {
+            return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: weights in the {:?} layout, the plan was made for {:?} (W8Plan::for_layout)", w.layout,
+                                                   self.layout)));
         }
         if x.len() < m * k || y.len() < m * n {
             return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: x holds {} and y {} {} elements, the shape needs {} and {}", x.len(), y.len(), T::NAME, m * k,
@@ -270,10 +340,10 @@ impl<T: Element> W8Plan<T> {
                     Some((a, b)) => (a.device_ptr(&stream).0, b.device_ptr(&stream).0),
                     None => (0, 0),
                 };
-                // SAFETY: `fp8_w1_t*(x, w, sb, y, ws, count, m, n, k, k_split, flags)` (the kernel's contract): x holds
+                // SAFETY: `fp8_w{1,5}_t*(x, w, sb, y, ws, count, m, n, k, k_split, flags)` (the kernel's contract): x holds
                 // m·k and y m·n values of T (checked), x 16-byte aligned (checked), w and sb an
                 // `Fp8Weights` of n×k for T (checked: its scales are powers of two in T's range by
-                // construction); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);
+                // construction) in the layout the kernel reads (checked: w5 packed, w1 natural); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);
                 // grid (⌈n/32⌉, splits) with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the
                 // workspace and zeroed counters sized for this kernel's token tiles when splits > 1 (the
                 // kernel leaves the counters zero); one plan's launches are on one stream, so they never overlap

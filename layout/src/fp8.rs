@@ -335,6 +335,39 @@ pub mod weights {
         WARPS * 32 * 2 * nt * 4 * 4 + 16
     }
 
+    /// **The packed layout** (step w5): W's bytes in the order a warp loads them. A warp step (32 rows ×
+    /// 64 of K, [`ROWS`] × [`STEP_K`]) is 2 KiB contiguous, tile by tile and step by step along K; inside it,
+    /// load `i = 2·rt + h` (row tile `rt`, half `h`) is 512 contiguous bytes, lane `l = 4g + t` holding
+    /// bytes `16t .. 16t + 16` of the step's row `16·rt + 8·h + g`. So every load instruction of a warp
+    /// reads four whole 128-byte lines, where the natural N×K layout gives each of its eight rows half a
+    /// line. Rows are padded to a multiple of [`ROWS`] and K to one of [`STEP_K`], with zero bytes.
+    ///
+    /// ```text
+    /// W (N×K)          packed: [tile][step][load i][lane][16 bytes]
+    /// rows 0..32  ─┐   tile 0: step 0 (2 KiB) │ step 1 │ … │ step ⌈K/64⌉−1
+    /// rows 32..64 ─┘   tile 1: …
+    /// ```
+    pub const PACKED_STEP_BYTES: u32 = ROWS * STEP_K;
+
+    /// Bytes of `n × k` weights in the packed layout (rows padded to [`ROWS`], K to [`STEP_K`]).
+    pub const fn packed_len(n: u32, k: u32) -> usize {
+        n.div_ceil(ROWS) as usize * ROWS as usize * k.div_ceil(STEP_K) as usize * STEP_K as usize
+    }
+
+    /// Offset in the packed layout of the 16 bytes lane `lane` loads for load `i` (`2·rt + h`) of warp
+    /// step `step` (K `64·step ..`) of row tile `tile`, for weights of `k` columns.
+    pub const fn packed_chunk(tile: u32, step: u32, i: u32, lane: u32, k: u32) -> usize {
+        ((tile as usize * k.div_ceil(STEP_K) as usize + step as usize) * 4 + i as usize) * 512 + 16 * lane as usize
+    }
+
+    /// Offset in the packed layout of `W[r][c]` (`k` columns).
+    pub const fn packed_index(r: u32, c: u32, k: u32) -> usize {
+        let rr = r % ROWS;
+        let i = 2 * (rr / 16) + (rr % 16) / 8;
+        let lane = 4 * (rr % 8) + (c % STEP_K) / 16;
+        packed_chunk(r / ROWS, c / STEP_K, i, lane, k) + (c % 16) as usize
+    }
+
     /// The 16-bit type an e4m3 pair is widened into.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub enum Wide {
@@ -545,6 +578,46 @@ mod tests {
             assert_eq!(f32::from_bits(pow2_scale_bits(0.0, t)), p2(lo));
             assert!(f32::from_bits(pow2_scale_bits(448.0 * p2(hi) * 1.01, t)).is_infinite());
             assert!(f32::from_bits(pow2_scale_bits(f32::NAN, t)).is_nan());
+        }
+    }
+
+    #[test]
+    fn the_packed_weight_layout_is_a_bijection_onto_whole_lines() {
+        extern crate std;
+        use weights::{PACKED_STEP_BYTES, packed_chunk, packed_index, packed_len};
+        // Ragged rows and K (a partial tile and a partial step), and an exact fit.
+        for (n, k) in [(45u32, 80u32), (64, 128), (7, 16), (33, 208)] {
+            let len = packed_len(n, k);
+            assert_eq!(len % PACKED_STEP_BYTES as usize, 0);
+            assert_eq!(len, n.div_ceil(32) as usize * 32 * k.div_ceil(64) as usize * 64);
+            let mut seen = std::vec![false; len];
+            for r in 0..n {
+                for c in 0..k {
+                    let o = packed_index(r, c, k);
+                    assert!(o < len && !seen[o], "{n}x{k}: ({r}, {c}) at {o}");
+                    seen[o] = true;
+                    // Four consecutive columns from a multiple of 4 stay contiguous (the dequantizer's u32 reads).
+                    if c % 4 == 0 && c + 3 < k {
+                        assert_eq!(packed_index(r, c + 3, k), o + 3);
+                    }
+                }
+            }
+            // The lane's chunk of a load holds the row and K positions the kernel's fragment wants: row
+            // 16·rt + 8·h + g of the tile, K 64·step + 16·t ..
+            for tile in 0..n.div_ceil(32) {
+                for step in 0..k.div_ceil(64) {
+                    for i in 0..4 {
+                        for lane in 0..32 {
+                            let (r, c) = (32 * tile + 16 * (i / 2) + 8 * (i % 2) + lane / 4, 64 * step + 16 * (lane % 4));
+                            if r < n && c < k {
+                                assert_eq!(packed_index(r, c, k), packed_chunk(tile, step, i, lane, k));
+                            }
+                        }
+                        // One load of the warp: 512 contiguous bytes.
+                        assert_eq!(packed_chunk(tile, step, i, 31, k) + 16 - packed_chunk(tile, step, i, 0, k), 512);
+                    }
+                }
+            }
         }
     }
 }

@@ -33,7 +33,7 @@ use kernel_lab::{
     },
     comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
     cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
-    fp8_weights::{Fp8Weights, W8Plan},
+    fp8_weights::{Fp8Weights, W8Plan, WeightLayout},
     gemm::{BReady, Element, GemmDesc, GemmPlan},
     runtime::gpu::Kernel,
     steps::gemm::Elem,
@@ -212,6 +212,12 @@ enum NormAt {
     Attn(usize),
     Mlp(usize),
     Final,
+}
+
+/// The layout FP8 weights are quantized into: packed (step w5) unless `KERNEL_LAB_W8_LAYOUT=natural`
+/// (step w1: the timing A/B of session 74).
+fn w8_layout() -> WeightLayout {
+    if std::env::var("KERNEL_LAB_W8_LAYOUT").is_ok_and(|v| v.trim() == "natural") { WeightLayout::Natural } else { WeightLayout::Packed }
 }
 
 /// Whether the LM head is split over `world` ranks by vocabulary columns: split over GPUs, 16-bit
@@ -846,7 +852,7 @@ impl<T: Element + NormReducible> Shard<T> {
             }
             let rows = at / cols;
             if format == WeightFormat::Fp8 {
-                return Ok(Weight::Fp8(Fp8Weights::quantize::<T, _>(gpu, &view::<T>(&staging, rows * cols)?, rows, cols)?));
+                return Ok(Weight::Fp8(Fp8Weights::quantize_in::<T, _>(gpu, &view::<T>(&staging, rows * cols)?, rows, cols, w8_layout())?));
             }
             let mut out = gpu.zeros::<u16>(rows * cols)?;
             ks.transpose(&staging, &mut out, rows, cols)?;
@@ -1187,7 +1193,7 @@ fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usi
         }
         Weight::Fp8(w8) => {
             if !plans.w8.contains_key(&(m, n, kk)) {
-                let mut plan = W8Plan::<T>::new(gpu, m, n, kk)?;
+                let mut plan = W8Plan::<T>::for_layout(gpu, m, n, kk, w8.layout())?;
                 // As the 16-bit weights: written at load, never by the kernel just before.
                 plan.set_w_ready(BReady::AtLaunch);
                 plans.w8.insert((m, n, kk), plan);

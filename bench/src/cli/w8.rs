@@ -1,19 +1,21 @@
-//! `kernel-lab w8`: FP8 weights (`fp8_weights::W8Plan`, step w1) against the same product on 16-bit
-//! weights (`gemm::GemmPlan`, the library's choice), interleaved in rounds, at decode shapes: the
-//! weights' bytes over the time against a 1 GiB device copy's rate (measured first, same process).
+//! `kernel-lab w8`: FP8 weights (`fp8_weights::W8Plan` on packed weights, step w5) against the same
+//! product on 16-bit weights (`gemm::GemmPlan`, the library's choice) and against the natural layout
+//! (step w1), each interleaved in rounds, at decode shapes: the weights' bytes over the time against a
+//! 1 GiB device copy's rate (measured first, same process).
 use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
     error::DriverContext,
-    fp8_weights::{Fp8Weights, W8Plan},
+    fp8_weights::{Fp8Weights, W8Plan, WeightLayout},
     gemm::{Element, GemmDesc, GemmPlan},
     runtime::timing::time_pair,
 };
 
 const HELP: &str = "\
 kernel-lab w8 [--shapes LIST] [--dtype f16|bf16] [--json FILE]
-  y (MxN) = x (MxK) · Wᵀ with W in FP8 (e4m3, power-of-two 128x128 block scales; the library's step, w1,
-  for M <= 32) against the 16-bit GEMM on the same weights in 16 bits, interleaved. LIST is comma-separated MxNxK
+  y (MxN) = x (MxK) · Wᵀ with W in FP8 (e4m3, power-of-two 128x128 block scales, packed; the library's
+  step, w5, for M <= 32) against the 16-bit GEMM on the same weights in 16 bits, and against the same
+  weights in the natural NxK layout (w1), each interleaved. LIST is comma-separated MxNxK
   (default: Llama-3-8B's projections and LM head at M = 1, 8 and 32). The weights are rotated over
   copies (at least 512 MiB in all) so every run reads them from HBM, not L2.
 ";
@@ -55,30 +57,40 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 3]], json: Option<&str>) -> Resu
     let copy_gbps = 2.0 * copy_bytes as f64 / c1.median_ms.min(c2.median_ms) / 1e6;
     drop((src, dst));
     println!("GPU: {} ({} SMs), {}; device copy {copy_gbps:.0} GB/s (read + write)", gpu.info.name, gpu.info.sms, T::NAME);
-    println!("| MxNxK | FP8 | µs | GB/s | % of copy | 16-bit | µs | GB/s | FP8 speedup |\n|---|---|---|---|---|---|---|---|---|");
+    println!("| MxNxK | FP8 | µs | GB/s | % of copy | 16-bit | µs | GB/s | FP8 speedup | natural layout | µs | packed speedup |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = vec![];
     for &[m, n, k] in shapes {
         let w16_bytes = 2 * n * k;
         let copies = (512usize << 20).div_ceil(w16_bytes).clamp(2, 64);
-        kernel_lab_bench::runtime::budget::check(gpu, "w8 bench weights", (copies * (w16_bytes + n * k + n * k / 4096)) as u64, 0)?;
+        let w8_bytes = layout::fp8::weights::packed_len(n as u32, k as u32) + n * k + n * k / 4096;
+        kernel_lab_bench::runtime::budget::check(gpu, "w8 bench weights", (copies * (w16_bytes + w8_bytes)) as u64, 0)?;
         let w16: Vec<_> = (0..copies).map(|i| sub::random::<T>(gpu, n * k, 17 + i as u64)).collect::<Result<_>>()?;
         let w8: Vec<Fp8Weights> = w16.iter().map(|w| Fp8Weights::quantize::<T, _>(gpu, w, n, k)).collect::<Result<_>>()?;
+        let w8n: Vec<Fp8Weights> = w16.iter().map(|w| Fp8Weights::quantize_in::<T, _>(gpu, w, n, k, WeightLayout::Natural)).collect::<Result<_>>()?;
         // The 16-bit GEMM takes B as K×N: the same values' layout does not change the bytes read.
         let x = sub::random::<T>(gpu, m * k, 5)?;
         let (mut y8, mut y16) = (gpu.zeros::<T>(m * n)?, gpu.zeros::<T>(m * n)?);
         let mut p8 = W8Plan::<T>::new(gpu, m, n, k)?;
+        let mut p8n = W8Plan::<T>::for_layout(gpu, m, n, k, WeightLayout::Natural)?;
         let mut p16 = GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, k))?;
         let (t8, t16) = time_pair(gpu, 10, 2000, 600.0, |i, base| if base {
             p16.run(&x, &w16[i % copies], &mut y16)
         } else {
             p8.run(&x, &w8[i % copies], &mut y8)
         })?;
-        let (us8, us16) = (t8.median_ms * 1e3, t16.median_ms * 1e3);
+        let (t8b, t8n) = time_pair(gpu, 10, 2000, 600.0, |i, base| if base {
+            p8n.run(&x, &w8n[i % copies], &mut y16)
+        } else {
+            p8.run(&x, &w8[i % copies], &mut y8)
+        })?;
+        let (us8, us16, us8b, us8n) = (t8.median_ms * 1e3, t16.median_ms * 1e3, t8b.median_ms * 1e3, t8n.median_ms * 1e3);
         let (gb8, gb16) = ((n * k) as f64 / us8 / 1e3, w16_bytes as f64 / us16 / 1e3);
-        println!("| {m}x{n}x{k} | {} | {us8:.1} | {gb8:.0} | {:.0}% | {} | {us16:.1} | {gb16:.0} | {:.2}× |", p8.label(), 100.0 * gb8 / copy_gbps,
-                 p16.config().label, us16 / us8);
+        println!("| {m}x{n}x{k} | {} | {us8:.1} | {gb8:.0} | {:.0}% | {} | {us16:.1} | {gb16:.0} | {:.2}× | {} | {us8n:.1} | {:.3}× |", p8.label(), 100.0 * gb8 / copy_gbps,
+                 p16.config().label, us16 / us8, p8n.label(), us8n / us8b);
         rows.push(serde_json::json!({"shape": format!("{m}x{n}x{k}"), "fp8": p8.label(), "fp8_us": us8, "fp8_gbps": gb8, "b16": p16.config().label,
-                                     "b16_us": us16, "b16_gbps": gb16, "speedup": us16 / us8, "copy_gbps": copy_gbps}));
+                                     "b16_us": us16, "b16_gbps": gb16, "speedup": us16 / us8, "copy_gbps": copy_gbps,
+                                     "natural": p8n.label(), "natural_us": us8n, "packed_us_vs_natural": us8b, "packed_speedup": us8n / us8b}));
     }
     if let Some(path) = json {
         std::fs::write(path, serde_json::to_string_pretty(&serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "rows": rows})).unwrap_or_default())

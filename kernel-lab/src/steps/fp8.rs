@@ -410,6 +410,11 @@ pub const KERNELS: &[KernelInfo] = &[
     quant("fp8_dequantize_weights_t_bf16", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.f32", "bar.sync"]),
           "FP8 weights (NxK) dequantized and transposed to KxN bf16, the 16-bit GEMMs' B"),
     quant("fp8_dequantize_weights_t_f16", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.f32", "bar.sync"]), "as above, into f16"),
+    quant("fp8_dequantize_packed_weights_t_bf16", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2", "cvt.rn.bf16x2.f32", "bar.sync"]),
+          "packed FP8 weights (step w5's layout) dequantized and transposed to KxN bf16"),
+    quant("fp8_dequantize_packed_weights_t_f16", PtxCheck::has(&["cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.f32", "bar.sync"]), "as above, into f16"),
+    quant("fp8_pack_weights", PtxCheck::has(&["ld.global.nc.v4.u32", "st.global.v4.u32"]),
+          "FP8 weights (NxK) rewritten in the order w5's lanes load them: each 32-row x 64-deep warp step 2 KiB contiguous"),
 ];
 
 /// The most splits of K a w1 launch takes (its last block sums every split's partial at once).
@@ -510,12 +515,15 @@ pub const FWB_MAX_M: usize = 16;
 /// tensor, fwb block-scaled.
 pub const WEIGHT_ONLY_ROUTES: [&Step; 3] = [&FW1, &FW2, &FWB];
 
-/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`), by token tiles and
-/// activation type: `kernel_lab::fp8_weights` launches them.
+/// The weight-only decode kernels (`kernels-gpu/src/fp8/steps/w1_weight_only.rs`; w5, w1 on packed
+/// weights: `w5_packed_weights.rs`), by token tiles and activation type: `kernel_lab::fp8_weights`
+/// launches them.
 pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),
     w1("fp8_w1_t8_f16", "w1-t8-f16", 1, W1_HAS_F16), w1("fp8_w1_t16_f16", "w1-t16-f16", 2, W1_HAS_F16), w1("fp8_w1_t32_f16", "w1-t32-f16", 4, W1_HAS_F16),
     w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS), w1("fp8_fwb_t16", "fwb-t16", 2, FWB_HAS),
+    w1("fp8_w5_t8_bf16", "w5-t8", 1, W1_HAS_BF16), w1("fp8_w5_t16_bf16", "w5-t16", 2, W1_HAS_BF16), w1("fp8_w5_t32_bf16", "w5-t32", 4, W1_HAS_BF16),
+    w1("fp8_w5_t8_f16", "w5-t8-f16", 1, W1_HAS_F16), w1("fp8_w5_t16_f16", "w5-t16-f16", 2, W1_HAS_F16), w1("fp8_w5_t32_f16", "w5-t32-f16", 4, W1_HAS_F16),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at

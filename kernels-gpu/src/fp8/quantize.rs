@@ -19,7 +19,7 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, grid_size_1d, index_1d, lane_id, thread_idx_x},
     warp::shuffle_xor_u32,
 };
-use layout::fp8::{E4M3_MAX, SCALE_BLOCK, scale_a_index, scale_b_index, weights::{Wide, pow2_scale_bits}};
+use layout::fp8::{E4M3_MAX, SCALE_BLOCK, scale_a_index, scale_b_index, weights::{ROWS, STEP_K, Wide, packed_index, packed_len, pow2_scale_bits}};
 
 /// Threads per block of every quantize kernel (the host's descriptors say the same).
 pub const BLOCK: u32 = 256;
@@ -186,10 +186,12 @@ pub const DEQUANT_T_TILE: u32 = 64;
 /// (rows of W) and the stores (rows of out) are contiguous.
 ///
 /// # Safety
-/// `g_q` `rows · cols` bytes, `g_sb` `⌈rows/128⌉ · ⌈cols/128⌉` f32, `g_out` `rows · cols` writable 16-bit
-/// values; `cols % 4 == 0`, `rows % 2 == 0`; grid `(⌈cols/64⌉, ⌈rows/64⌉)`, [`BLOCK`] threads.
+/// `g_q` `rows · cols` bytes (with `PACKED`, `packed_len(rows, cols)` in `layout::fp8::weights`'s packed
+/// layout), `g_sb` `⌈rows/128⌉ · ⌈cols/128⌉` f32, `g_out` `rows · cols` writable 16-bit values; `cols % 4 ==
+/// 0`, `rows % 2 == 0`; grid `(⌈cols/64⌉, ⌈rows/64⌉)`, [`BLOCK`] threads. (Four bytes of a row from a
+/// column that is a multiple of 4 are contiguous and 4-byte aligned in both layouts.)
 #[inline(always)]
-unsafe fn dequantize_weights_t<const BF16: bool>(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
+unsafe fn dequantize_weights_t<const BF16: bool, const PACKED: bool>(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
     const T: u32 = DEQUANT_T_TILE;
     const PITCH: u32 = T + 4; // bytes per staged row: rows 4 banks apart
     let (c0, r0) = (block_idx_x() * T, block_idx_y() * T);
@@ -201,7 +203,9 @@ unsafe fn dequantize_weights_t<const BF16: bool>(g_q: *const u8, rows: u32, cols
         let mut i = tid;
         while i < T * T / 4 {
             let (r, c) = (i / (T / 4), 4 * (i % (T / 4)));
-            let v = if r0 + r < rows && c0 + c < cols { *(g_q.add((r0 + r) as usize * cols as usize + (c0 + c) as usize) as *const u32) } else { 0 };
+            let (row, col) = (r0 + r, c0 + c);
+            let at = if PACKED { packed_index(row, col, cols) } else { row as usize * cols as usize + col as usize };
+            let v = if row < rows && col < cols { *(g_q.add(at) as *const u32) } else { 0 };
             crate::prim::shared::st_shared_u32(s + r * PITCH + c, v);
             i += BLOCK;
         }
@@ -232,7 +236,7 @@ unsafe fn dequantize_weights_t<const BF16: bool>(g_q: *const u8, rows: u32, cols
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_dequantize_weights_t_bf16(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
     // SAFETY: forwarded.
-    unsafe { dequantize_weights_t::<true>(g_q, rows, cols, g_sb, g_out) }
+    unsafe { dequantize_weights_t::<true, false>(g_q, rows, cols, g_sb, g_out) }
 }
 
 /// [`dequantize_weights_t`] into f16.
@@ -242,7 +246,60 @@ pub unsafe extern "ptx-kernel" fn fp8_dequantize_weights_t_bf16(g_q: *const u8, 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn fp8_dequantize_weights_t_f16(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
     // SAFETY: forwarded.
-    unsafe { dequantize_weights_t::<false>(g_q, rows, cols, g_sb, g_out) }
+    unsafe { dequantize_weights_t::<false, false>(g_q, rows, cols, g_sb, g_out) }
+}
+
+/// [`dequantize_weights_t`] of packed weights (step w5's layout) into bf16.
+///
+/// # Safety
+/// As [`dequantize_weights_t`] with `PACKED`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_dequantize_packed_weights_t_bf16(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
+    // SAFETY: forwarded.
+    unsafe { dequantize_weights_t::<true, true>(g_q, rows, cols, g_sb, g_out) }
+}
+
+/// [`dequantize_weights_t`] of packed weights into f16.
+///
+/// # Safety
+/// As [`dequantize_weights_t`] with `PACKED`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_dequantize_packed_weights_t_f16(g_q: *const u8, rows: u32, cols: u32, g_sb: *const f32, g_out: *mut u16) {
+    // SAFETY: forwarded.
+    unsafe { dequantize_weights_t::<false, true>(g_q, rows, cols, g_sb, g_out) }
+}
+
+/// FP8 weights (`rows × cols` e4m3, N×K) rewritten in step w5's packed layout (`layout::fp8::weights::
+/// packed_index`): one thread per 16 packed bytes — a lane's chunk of one load, 16 bytes of one row —
+/// copied from the natural layout, or zero in the padding (rows past `rows`, K past `cols`). The stores
+/// are contiguous across a warp; each load is 16 bytes of a row.
+///
+/// # Safety
+/// `g_q` `rows · cols` readable bytes, 16-byte aligned; `g_p` `packed_len(rows, cols)` writable bytes,
+/// 16-byte aligned, not overlapping `g_q`; `cols % 16 == 0`; [`BLOCK`] threads a block, any 1-D grid.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_pack_weights(g_q: *const u8, rows: u32, cols: u32, g_p: *mut u8) {
+    let chunks = (packed_len(rows, cols) / 16) as u64;
+    // At least one: the divisions below then need no zero check (cols = 0 packs nothing anyway).
+    let steps = cols.div_ceil(STEP_K).max(1) as u64;
+    let stride = grid_size_1d() as u64;
+    let mut j = index_1d() as u64;
+    while j < chunks {
+        // Chunk j: lane j % 32 of load (j / 32) % 4 of warp step j / 128 (tile-major, then K).
+        let (lane, i, ts) = ((j % 32) as u32, ((j / 32) % 4) as u32, j / 128);
+        let (tile, step) = ((ts / steps) as u32, (ts % steps) as u32);
+        let row = ROWS * tile + 16 * (i / 2) + 8 * (i % 2) + lane / 4;
+        let col = STEP_K * step + 16 * (lane % 4);
+        let v = if row < rows && col < cols {
+            // SAFETY: row < rows, col + 16 ≤ cols (cols % 16 == 0): inside q, 16-byte aligned.
+            unsafe { crate::prim::global::ld_global_nc_v4_u32(g_q.add(row as usize * cols as usize + col as usize) as *const u32) }
+        } else {
+            [0; 4]
+        };
+        // SAFETY: 16·j + 16 ≤ packed_len: inside p, 16-byte aligned.
+        unsafe { crate::prim::global::st_global_v4_u32(g_p.add(16 * j as usize) as *mut u32, v) };
+        j += stride;
+    }
 }
 
 /// Declares the four quantizer entry points of one input type as wrappers of the generic bodies.

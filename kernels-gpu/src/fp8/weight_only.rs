@@ -1,22 +1,24 @@
-//! What FP8 weight-only decode kernels share (`steps/w1_weight_only.rs`; the ladder's removed variants
-//! used it too): the
+//! What FP8 weight-only decode kernels share (`steps/w1_weight_only.rs`, `steps/w5_packed_weights.rs`;
+//! the ladder's removed variants used it too): the
 //! 16-bit side ([`Wide16`]: widening and multiply), one 64-deep step's MMAs on operands in registers
-//! ([`compute`], the K permutation w1's file explains), and the block's end ([`finish`]: the warps' sums
-//! through shared memory, split-K partials and the tile's last-block sum). A variant differs only in how
-//! a step's operands reach the registers and how blocks walk the tiles.
+//! ([`compute`], the K permutation w1's file explains), the block's end ([`finish`]: the warps' sums
+//! through shared memory, split-K partials and the tile's last-block sum), and the body of w1, fw2, fwb
+//! and w5 ([`w1`]: each warp's two steps of loads in flight, on natural or packed weights). A variant
+//! differs only in how a step's operands reach the registers and how blocks walk the tiles.
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::hgemm::split_k::sum_splits;
 use crate::util::unroll::{unroll2, unroll4};
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
-    global::ld_global_nc_s32,
+    global::{ld_global_nc_na_v4_u32, ld_global_nc_s32, ld_global_nc_v4_u32},
     math::{mul_rn_bf16x2, mul_rn_f16x2, prmt_b32},
+    shared,
     sync::{sync_threads, thread_fence},
-    thread::thread_idx_x,
+    thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
 };
 use layout::fp8::{
-    SCALE_BLOCK,
-    weights::{ROWS, WARPS, Wide, multiplier, widen_hi, widen_lo},
+    SCALE_BLOCK, scale_a_index, scale_b_index,
+    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, multiplier, packed_chunk, widen_hi, widen_lo},
 };
 
 /// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
@@ -246,5 +248,192 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2]
             st_relaxed_gpu_u32(counter, 0);
         }
     
+    }
+}
+
+/// Issues one warp step's weight loads and reads its block scale (`k0`: the step's first K; chunks past
+/// `k_end` and rows past `n` read nothing and hold zeros; a step at or past `k_end` reads nothing at all):
+/// nothing the previous grid writes (weights are written at load), so it may run before the PDL wait.
+///
+/// # Safety
+/// As [`w1`]'s contract; `k_end ≤ k`, `k0 % 64 == 0`.
+#[inline(always)]
+unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool>(l: &mut Operands<NT>, w: *const u8, sb: *const f32, n: u32, k: u32,
+                                                                                     k_end: u32, n0: u32, k0: u32, g: u32, t: u32) {
+    let mut rt = 0;
+    while rt < 2 {
+        let mut h = 0;
+        while h < 2 {
+            l.w[rt as usize][h as usize] = if PACKED {
+                // w5: the step's 2 KiB lie together, load `2·rt + h` of the warp 512 contiguous bytes;
+                // rows past n and K past k are zero bytes of the padding, so only a step past the
+                // split's end reads nothing (a warp-uniform test).
+                if k0 < k_end {
+                    let at = packed_chunk(n0 / ROWS, k0 / STEP_K, 2 * rt + h, 4 * g + t, k);
+                    // SAFETY: n0 < ⌈n/32⌉·32 and k0 < k: inside the `packed_len(n, k)` bytes; 16-byte aligned.
+                    unsafe { ld_global_nc_na_v4_u32(w.add(at) as *const u32) }
+                } else {
+                    [0; 4]
+                }
+            } else {
+                let (row, kc) = (n0 + 16 * rt + 8 * h + g, k0 + 16 * t);
+                if kc < k_end && row < n {
+                    // SAFETY: row < n and kc + 16 ≤ k (k % 16 == 0): inside W; 16-byte aligned (k % 16 == 0).
+                    unsafe { ld_global_nc_na_v4_u32(w.add(row as usize * k as usize + kc as usize) as *const u32) }
+                } else {
+                    [0; 4]
+                }
+            };
+            h += 1;
+        }
+        rt += 1;
+    }
+    // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
+    // steps aligned to 64); the same address in every lane. fw2's weights are unscaled (its per-tensor
+    // scale is applied to the sums): the unit multiplier `2^bias`.
+    if BS && k0 < k_end {
+        // fwb: the step's block's B scale (any f32), applied to the step's sums; the weights unscaled.
+        // SAFETY: n0 < n, k0 < k_end ≤ k: block (n0 / 128, k0 / 128) is inside `sb`.
+        l.sb = f32::from_bits(unsafe { ld_global_nc_s32(sb.add(scale_b_index(n0, k0, k) as usize) as *const i32) } as u32);
+    }
+    l.mult = if k0 >= k_end {
+        0
+    } else if X8 {
+        multiplier(1.0f32.to_bits(), E::WIDE)
+    } else {
+        // SAFETY: n0 < n, k0 < k_end ≤ k.
+        unsafe { step_multiplier::<E>(sb, k, n0, k0) }
+    };
+}
+
+/// Issues one warp step's activation loads (tokens past `m` and steps past `k_end` read nothing and
+/// hold zeros): the previous grid's output, so after the PDL wait.
+///
+/// # Safety
+/// As [`load_w`].
+#[inline(always)]
+unsafe fn load_x<const NT: usize, const X8: bool, const BS: bool>(l: &mut Operands<NT>, x: *const u8, sa: *const f32, m: u32, k: u32, k_end: u32, k0: u32,
+                                                                   g: u32, t: u32) {
+    let kc = k0 + 16 * t;
+    let ok = kc < k_end;
+    unroll4!(nt => { if (nt as usize) < NT {
+        if BS {
+            // fwb: A's scales of the step's K block for the lane's accumulator tokens 8·nt + 2t, + 1
+            // (0 past M: those sums are never stored).
+            let tok = 8 * nt + 2 * t;
+            let ld = |r: u32| if k0 < k_end && r < m {
+                // SAFETY: r < m, k0 < k: inside `sa` (⌈k/128⌉ · m values); nothing writes it while the grid runs.
+                f32::from_bits(unsafe { ld_global_nc_s32(sa.add(scale_a_index(r, k0, m) as usize) as *const i32) } as u32)
+            } else {
+                0.0
+            };
+            l.sa[nt as usize] = [ld(tok), ld(tok + 1)];
+        }
+        let tok = 8 * nt + g;
+        l.x[nt as usize] = if !(ok && tok < m) {
+            [0; 8]
+        } else if X8 {
+            // fw2: 16 e4m3 activations as bytes; `compute` widens them.
+            let p = x.wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
+            // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 16-byte aligned (k % 16 == 0).
+            let a = unsafe { ld_global_nc_v4_u32(p) };
+            [a[0], a[1], a[2], a[3], 0, 0, 0, 0]
+        } else {
+            let p = (x as *const u16).wrapping_add(tok as usize * k as usize + kc as usize) as *const u32;
+            // SAFETY: token tok < m, K positions kc..kc+16 ≤ k: inside X; 32-byte aligned (k % 16 == 0).
+            let (a, b) = unsafe { (ld_global_nc_v4_u32(p), ld_global_nc_v4_u32(p.add(4))) };
+            [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]
+        };
+    }});
+}
+
+/// One warp step's operands, weights and activations (as w1 always loaded them: after the wait).
+///
+/// # Safety
+/// As [`load_w`].
+#[inline(always)]
+unsafe fn load<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool>(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32,
+                                                                                                 m: u32, n: u32, k: u32, k_end: u32, n0: u32, k0: u32, g: u32,
+                                                                                                 t: u32) -> Operands<NT> {
+    let mut l = Operands::zero();
+    // SAFETY: forwarded.
+    unsafe {
+        load_w::<NT, E, X8, BS, PACKED>(&mut l, w, sb, n, k, k_end, n0, k0, g, t);
+        load_x::<NT, X8, BS>(&mut l, x, sa, m, k, k_end, k0, g, t);
+    }
+    l
+}
+
+/// The body of the w1 kernels with `NT` token tiles (`8·NT` tokens).
+///
+/// # Safety
+/// As `fp8_w1_t8_bf16` (`steps/w1_weight_only.rs`), with `8·NT` for 8; with `PACKED` (w5), `w` in the
+/// packed layout (`layout::fp8::weights::packed_len(n, k)` bytes, the padding zero).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32),
+                                                                          y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
+                                                                          flags: u32) {
+    let tid = thread_idx_x();
+    let (warp, lane) = (tid / 32, tid % 32);
+    let (g, t) = (lane / 4, lane % 4);
+    let n0 = block_idx_x() * ROWS;
+    let k_begin = block_idx_y() * k_split;
+    let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
+    let mut acc = [[[0.0f32; 4]; NT]; 2];
+    // SAFETY: loads inside W, X and sb (`load`'s contract, k0 < k_end checked before each); every
+    // barrier below is reached by all threads (block-uniform conditions); shared memory accesses
+    // inside `smem_bytes(NT)`.
+    unsafe {
+        // Two steps' loads in flight: step s computed while step s + WARPS's are on their way.
+        let stride = STEP_K * WARPS;
+        let mut k0 = k_begin + STEP_K * warp;
+        // Launched with PDL (`util::pdl`). `W1_W_AT_LAUNCH` (session 64): the previous grid does not
+        // write the weights or their scales, so the first step's are read before the wait, while that
+        // grid finishes; the activations (its output) after it. (Both first steps' weights early, with
+        // the loop rotated to match, took t8 from 106 to 128 registers and t32's spills from 84 to 244 bytes.)
+        let mut a = Operands::zero();
+        let w_early = flags & W1_W_AT_LAUNCH != 0;
+        if w_early {
+            load_w::<NT, E, X8, BS, PACKED>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
+        }
+        crate::util::pdl::wait();
+        if !w_early {
+            load_w::<NT, E, X8, BS, PACKED>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
+        }
+        // fwb: A's block scales (`alpha.0`); fw2: A's per-tensor scale.
+        let sa = alpha.0;
+        load_x::<NT, X8, BS>(&mut a, x, sa, m, k, k_end, k0, g, t);
+        // fw2: the product's per-tensor scale (A's times B's), applied to the sums; fwb applies its
+        // scales step by step (`promote`).
+        let alpha = if X8 && !BS { *alpha.0 * *alpha.1 } else { 1.0 };
+        // One step's MMAs: into the running sums, or (fwb) into fresh ones promoted with the step's
+        // scales (a step's 64 K positions lie in one 128-deep scale block).
+        let step = |acc: &mut [[[f32; 4]; NT]; 2], l: &Operands<NT>| if BS {
+            // (Inside the body's unsafe block: `compute` wants the whole warp, converged — every lane
+            // runs the same steps.)
+            let mut part = [[[0.0f32; 4]; NT]; 2];
+            compute::<NT, E, X8>(&mut part, l);
+            promote(acc, &part, l);
+        } else {
+            compute::<NT, E, X8>(acc, l);
+        };
+        // Two buffers taking turns (no copy from one to the other, which LLVM would route through
+        // local memory at 4 token tiles).
+        while k0 < k_end {
+            let b = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + stride, g, t);
+            step(&mut acc, &a);
+            if k0 + stride >= k_end {
+                break;
+            }
+            a = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
+            step(&mut acc, &b);
+            k0 += 2 * stride;
+        }
+        // The next grid's blocks may be scheduled once every block is past its K loop (as HGEMM d2 since
+        // session 63): released at the start, a following projection's blocks held SM slots that this
+        // one's later waves needed.
+        crate::util::pdl::release();
+        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y(), alpha);
     }
 }
