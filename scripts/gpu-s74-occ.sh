@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (History: the three-blocks-a-SM build this script ran is commit c943af8; its code was reverted in the next commit.)
 # Session 74 (issue 51): w5 with three blocks a SM (t8/t16 at 80 registers, splits filling three a SM) against w5 with
 # two (the build of f0a904d, carried as .carry/kernel-lab-a and llm-a): the FP8-weights GPU tests of the new build,
 # `kernel-lab w8` A/B × ROUNDS processes alternating, the FP8 runner (Llama-3-8B shape, batch 1) A/B × ROUNDS.

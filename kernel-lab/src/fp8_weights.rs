@@ -270,9 +270,7 @@ impl<T: Element> W8Plan<T> {
             let step = if layout == WeightLayout::Packed { "w5" } else { "w1" };
             let kernel = gpu.kernel(&format!("fp8_{step}_t{}_{}", 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
-            // As many splits as fill one wave of the kernel's blocks (w5 t8/t16: three a SM; w1 and t32: two).
-            let per_sm = kernel.info.launch_bounds.and_then(|b| b.min_blocks_per_sm).unwrap_or(2) as usize;
-            let (splits, k_split) = crate::steps::fp8::weight_only_splits(n, k, per_sm * gpu.info.sms as usize);
+            let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {
                 let len = splits as usize * tiles * ROWS as usize * 8 * nt as usize;
                 crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: split-K partials"), 4 * len as u64, 0)?;

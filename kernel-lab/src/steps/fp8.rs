@@ -428,14 +428,9 @@ pub const MAX_SPLITS: usize = 16;
 /// One wave, not more: every block streams the same bytes, so a second, partial wave of splits runs
 /// while most SMs idle (w1 split 1×4096×4096 three ways, 384 blocks on 264 slots: 30% of the copy rate).
 pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
-    weight_only_splits(n, k, 2 * sms as usize)
-}
-
-/// [`w1_splits`] for a kernel of which `slots` blocks fit the GPU at once (blocks a SM × SMs).
-pub fn weight_only_splits(n: usize, k: usize, slots: usize) -> (u32, u32) {
     let tiles = n.div_ceil(layout::fp8::weights::ROWS as usize);
     let steps = k.div_ceil(layout::fp8::weights::STEP_K as usize);
-    let want = slots / tiles.max(1);
+    let want = (2 * sms as usize) / tiles.max(1);
     let most = (steps / (2 * layout::fp8::weights::WARPS as usize)).clamp(1, MAX_SPLITS);
     let splits = want.clamp(1, most);
     let k_split = steps.div_ceil(splits) * layout::fp8::weights::STEP_K as usize;
@@ -447,13 +442,8 @@ pub fn weight_only_splits(n: usize, k: usize, slots: usize) -> (u32, u32) {
 pub const W1_TOKEN_TILES: [u32; 3] = [1, 2, 4];
 
 const fn w1(name: &'static str, label: &'static str, nt: u32, has: &'static [&'static str]) -> KernelInfo {
-    w1_blocks(name, label, nt, has, 2)
-}
-
-/// [`w1`]'s descriptor for a kernel built for `blocks` blocks a SM (its `minnctapersm`).
-const fn w1_blocks(name: &'static str, label: &'static str, nt: u32, has: &'static [&'static str], blocks: u32) -> KernelInfo {
     KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: layout::fp8::weights::THREADS,
-                 launch_bounds: bounds_min(layout::fp8::weights::THREADS, blocks), dyn_smem_bytes: layout::fp8::weights::smem_bytes(nt),
+                 launch_bounds: bounds_min(layout::fp8::weights::THREADS, 2), dyn_smem_bytes: layout::fp8::weights::smem_bytes(nt),
                  about: "FP8 weight-only decode: e4m3 weights (power-of-two block scales) widened in registers, 16-bit mma.sync, no staging; split-K with a last-block sum; PDL",
                  ptx: PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "cp.async", "trap"], count: &[],
                                  at_least: &[("griddepcontrol.wait", 1), ("griddepcontrol.launch_dependents", 1)] } }
@@ -532,8 +522,8 @@ pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_w1_t8_bf16", "w1-t8", 1, W1_HAS_BF16), w1("fp8_w1_t16_bf16", "w1-t16", 2, W1_HAS_BF16), w1("fp8_w1_t32_bf16", "w1-t32", 4, W1_HAS_BF16),
     w1("fp8_w1_t8_f16", "w1-t8-f16", 1, W1_HAS_F16), w1("fp8_w1_t16_f16", "w1-t16-f16", 2, W1_HAS_F16), w1("fp8_w1_t32_f16", "w1-t32-f16", 4, W1_HAS_F16),
     w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS), w1("fp8_fwb_t16", "fwb-t16", 2, FWB_HAS),
-    w1_blocks("fp8_w5_t8_bf16", "w5-t8", 1, W1_HAS_BF16, 3), w1_blocks("fp8_w5_t16_bf16", "w5-t16", 2, W1_HAS_BF16, 3), w1("fp8_w5_t32_bf16", "w5-t32", 4, W1_HAS_BF16),
-    w1_blocks("fp8_w5_t8_f16", "w5-t8-f16", 1, W1_HAS_F16, 3), w1_blocks("fp8_w5_t16_f16", "w5-t16-f16", 2, W1_HAS_F16, 3), w1("fp8_w5_t32_f16", "w5-t32-f16", 4, W1_HAS_F16),
+    w1("fp8_w5_t8_bf16", "w5-t8", 1, W1_HAS_BF16), w1("fp8_w5_t16_bf16", "w5-t16", 2, W1_HAS_BF16), w1("fp8_w5_t32_bf16", "w5-t32", 4, W1_HAS_BF16),
+    w1("fp8_w5_t8_f16", "w5-t8-f16", 1, W1_HAS_F16), w1("fp8_w5_t16_f16", "w5-t16-f16", 2, W1_HAS_F16), w1("fp8_w5_t32_f16", "w5-t32-f16", 4, W1_HAS_F16),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at

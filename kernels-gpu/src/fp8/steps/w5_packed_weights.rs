@@ -24,7 +24,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 
 macro_rules! w5_entries {
-    ($($name:ident, $nt:literal, $e:ty, $tokens:literal, $blocks:literal;)*) => {$(
+    ($($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
         #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens on packed weights (see the module).")]
         ///
         /// # Safety
@@ -37,15 +37,15 @@ macro_rules! w5_entries {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
             unsafe { w1::<$nt, $e, false, false, true>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split, flags) }
         }
-        launch_bounds!($name, 256, $blocks);
+        launch_bounds!($name, 256, 2);
     )*};
 }
 
 w5_entries! {
-    fp8_w5_t8_bf16, 1, Bf16, 8, 3;
-    fp8_w5_t16_bf16, 2, Bf16, 16, 3;
-    fp8_w5_t32_bf16, 4, Bf16, 32, 2;
-    fp8_w5_t8_f16, 1, F16, 8, 3;
-    fp8_w5_t16_f16, 2, F16, 16, 3;
-    fp8_w5_t32_f16, 4, F16, 32, 2;
+    fp8_w5_t8_bf16, 1, Bf16, 8;
+    fp8_w5_t16_bf16, 2, Bf16, 16;
+    fp8_w5_t32_bf16, 4, Bf16, 32;
+    fp8_w5_t8_f16, 1, F16, 8;
+    fp8_w5_t16_f16, 2, F16, 16;
+    fp8_w5_t32_f16, 4, F16, 32;
 }
