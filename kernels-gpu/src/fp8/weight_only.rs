@@ -10,8 +10,10 @@ use crate::hgemm::split_k::sum_splits;
 use crate::util::unroll::{unroll2, unroll4};
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
+    fp8::cvt_f16x2_e4m3x2,
     global::{ld_global_nc_na_v4_u32, ld_global_nc_s32, ld_global_nc_v4_u32},
     math::{mul_rn_bf16x2, mul_rn_f16x2, prmt_b32},
+    mma::mma_m16n8k16_f32_f16,
     shared,
     sync::{sync_threads, thread_fence},
     thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
@@ -101,28 +103,25 @@ pub(crate) unsafe fn step_multiplier<E: Wide16>(sb: *const f32, k: u32, n0: u32,
 }
 
 /// One warp step's MMAs: for each of the four 4-byte words of a lane's chunks, the widened weight
-/// pairs of both rows (A) against the activations paired the same way (B): 16-bit activations with two
-/// `prmt`, e4m3 ones (`X8`) widened as the weights are (exactly, times the unit multiplier), which
-/// pairs them in that order already.
+/// pairs of both rows (A) against the activations paired the same way (B) with two `prmt`; with e4m3
+/// activations (`X8`: fw2, fwb) both operands through f16 instead ([`compute_e4m3`]).
 ///
 /// # Safety
 /// All 32 lanes of the warp, converged.
 #[inline(always)]
 pub(crate) unsafe fn compute<const NT: usize, E: Wide16, const X8: bool>(acc: &mut [[[f32; 4]; NT]; 2], l: &Operands<NT>) {
-    let unit = multiplier(1.0f32.to_bits(), E::WIDE);
+    if X8 {
+        // SAFETY: forwarded to the caller (the whole warp).
+        unsafe { compute_e4m3(acc, l) };
+        return;
+    }
     unroll4!(j => {
         let j = j as usize;
         let mut b = [[0u32; 2]; NT];
         unroll4!(nt => { if (nt as usize) < NT {
-            b[nt as usize] = if X8 {
-                // Bytes 0, 2 and 1, 3 of word j: K positions 4j, 4j+2 and 4j+1, 4j+3.
-                let q = l.x[nt as usize][j];
-                [E::mul2(widen_lo(q, E::WIDE), unit), E::mul2(widen_hi(q, E::WIDE), unit)]
-            } else {
-                let (p, q) = (l.x[nt as usize][2 * j], l.x[nt as usize][2 * j + 1]);
-                // K positions 4j, 4j+2 (slots 2t, 2t+1) and 4j+1, 4j+3 (slots 2t+8, 2t+9).
-                [prmt_b32(p, q, 0x5410), prmt_b32(p, q, 0x7632)]
-            };
+            let (p, q) = (l.x[nt as usize][2 * j], l.x[nt as usize][2 * j + 1]);
+            // K positions 4j, 4j+2 (slots 2t, 2t+1) and 4j+1, 4j+3 (slots 2t+8, 2t+9).
+            b[nt as usize] = [prmt_b32(p, q, 0x5410), prmt_b32(p, q, 0x7632)];
         }});
         unroll2!(rt => {
             let rt = rt as usize;
@@ -132,6 +131,38 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16, const X8: bool>(acc: &m
             unroll4!(nt => { if (nt as usize) < NT {
                 // SAFETY: forwarded to the caller (the whole warp).
                 unsafe { E::mma(&mut acc[rt][nt as usize], a, b[nt as usize]) };
+            }});
+        });
+    });
+}
+
+/// One warp step's MMAs on **e4m3 activations and unscaled e4m3 weights** (fw2, fwb; session 74): every
+/// e4m3 value is an f16 value, so each 16-bit half of a loaded word widens with one `cvt.rn.f16x2.e4m3x2`
+/// (bytes 0, 1 and 2, 3 of word `j` at K pairs `(2t, 2t+1)` and `(2t+8, 2t+9)` of `mma.m16n8k16`: the same
+/// permutation for both operands) and the products, exact in f32, go through f16 MMAs — where [`compute`]'s
+/// 16-bit path spends shifts, masks and a multiply on each pair. The sums are the same exact products in
+/// another order; the caller applies the scales to them.
+///
+/// # Safety
+/// All 32 lanes of the warp, converged.
+#[inline(always)]
+unsafe fn compute_e4m3<const NT: usize>(acc: &mut [[[f32; 4]; NT]; 2], l: &Operands<NT>) {
+    let lo = |w: u32| cvt_f16x2_e4m3x2(w as u16);
+    let hi = |w: u32| cvt_f16x2_e4m3x2((w >> 16) as u16);
+    unroll4!(j => {
+        let j = j as usize;
+        let mut b = [[0u32; 2]; NT];
+        unroll4!(nt => { if (nt as usize) < NT {
+            let q = l.x[nt as usize][j];
+            b[nt as usize] = [lo(q), hi(q)];
+        }});
+        unroll2!(rt => {
+            let rt = rt as usize;
+            let (r0, r8) = (l.w[rt][0][j], l.w[rt][1][j]);
+            let a = [lo(r0), lo(r8), hi(r0), hi(r8)];
+            unroll4!(nt => { if (nt as usize) < NT {
+                // SAFETY: forwarded to the caller (the whole warp).
+                unsafe { mma_m16n8k16_f32_f16(&mut acc[rt][nt as usize], a, b[nt as usize]) };
             }});
         });
     });
