@@ -83,7 +83,7 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // FP8 weight-only w1 at 32 tokens (issue 51, session 54): two steps' operands (2 × 49 registers) and 32
     // accumulators at 128 registers a thread (two blocks a SM). Spill-free when the block's end was inline in
     // the kernel (`c68cf8e`); 72 / 84 / 144 bytes since it moved to `fp8/weight_only.rs`. Measured with the
-    // spill: 1.25× the 16-bit GEMM at 32×28672×4096 (results/2026-11-29-h200-session54).
+    // spill: 1.25× the 16-bit GEMM at 32×28672×4096 (session 54: git show 72953c1:results/2026-11-29-h200-session54/README.md).
     ("fp8_w1_t32_", "sm_90", 144, "w1 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
     // w5 (w1 on packed weights, session 74): the same body with simpler addresses.
     ("fp8_w5_t32_", "sm_90", 144, "w5 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),

@@ -455,7 +455,7 @@ const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.a
                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
 /// The most rows of A [`FW1`] takes: w1's 8- and 16-token kernels stream the weights at the same rate
-/// as at one token (8×28672×4096: 40.6 µs against 40.3 at 1, H200, `results/2026-11-29-h200-session54`);
+/// as at one token (8×28672×4096: 40.6 µs against 40.3 at 1, H200, session 54: `git show 72953c1:results/2026-11-29-h200-session54/README.md`);
 /// its 32-token kernel took 1.5× as long (61.6 µs), about what a 128-row `wgmma` tile costs at any M.
 pub const FW1_MAX_M: usize = 16;
 const _: () = assert!(FW1_MAX_M == 16, "fw2's kernels (and the routes' choice of them) cover 8 and 16 tokens");
@@ -483,7 +483,7 @@ const fn weight_only_step(kernel: KernelInfo) -> Step {
 /// its kernels' 16. fw2 widens A in every block (⌈N/32⌉ · splits of them), fw1 once, so fw2's extra work
 /// grows with M; but since its e4m3 activations are widened where the MMAs use them (session 59: no
 /// `prmt` round trip, no wait on the load), fw2 beat fw1 at every 12–16-row shape measured (H200,
-/// `results/2026-11-29-h200-session59`; µs, fw2 / fw1): 12×4096×4096 10.4 / 11.1, 16×4096×14336 25.1 /
+/// session 59, `git show 73f7877:results/2026-11-29-h200-session59/README.md`; µs, fw2 / fw1): 12×4096×4096 10.4 / 11.1, 16×4096×14336 25.1 /
 /// 25.8, 16×28672×4096 43.4 / 45.5. Before (session 58, call 5) fw1 led at 9–16 rows by 2–17 points.
 pub const FW2_MAX_M: usize = 16;
 
