@@ -493,7 +493,8 @@ pub const FW2_MAX_M: usize = 16;
 /// 8-token one (`fp8_fw2_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
 pub const FW2: Step = weight_only_step(w1("fp8_fw2_t8", "fw2", 1, FW2_HAS));
 
-const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2",
+/// fw2 and fwb widen both e4m3 operands to f16 (`cvt.rn.f16x2.e4m3x2`, session 74) for f16 MMAs.
+const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2",
                            "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
 /// fwb: fw2 for **block-scaled** operands (A one f32 per 1×128 of a row, B one per 128×128 block) —
@@ -505,7 +506,7 @@ const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.alig
 /// (`fp8_fwb_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
 pub const FWB: Step = Step { scaling: Scaling::Block, ..weight_only_step(w1("fp8_fwb_t8", "fwb", 1, FWB_HAS)) };
 
-const FWB_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2", "fma.rn.f32",
+const FWB_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2", "fma.rn.f32",
                            "ld.global.nc.s32", "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
 /// The most rows of A the block-scaled choice gives [`FWB`]: its kernels' 16.

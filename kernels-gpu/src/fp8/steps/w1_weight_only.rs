@@ -66,10 +66,10 @@ macro_rules! w1_entries {
 
 macro_rules! fw2_entries {
     ($($name:ident, $nt:literal, $tokens:literal;)*) => {$(
-        #[doc = concat!("fw2: `C (bf16) = sa·sb · A · Bᵀ` for FP8 per-tensor operands, A ≤ ", $tokens, " rows of e4m3 (M×K) widened in registers as")]
-        /// the weights are (exactly: e4m3 fits bf16), B (N×K e4m3) streamed as w1 streams weights
-        /// with no block scales, the per-tensor scales applied to the f32 sums. w1 with one more
-        /// instruction pattern in its loads; `kernel_lab::fp8`'s per-tensor route for a few tokens.
+        #[doc = concat!("fw2: `C (bf16) = sa·sb · A · Bᵀ` for FP8 per-tensor operands, A ≤ ", $tokens, " rows of e4m3 (M×K) and B (N×K e4m3,")]
+        /// streamed as w1 streams weights) both widened in registers to f16 (exactly: e4m3 fits f16;
+        /// `weight_only::compute_e4m3`) for f16 MMAs, the per-tensor scales applied to the f32 sums;
+        /// `kernel_lab::fp8`'s per-tensor route for a few tokens.
         ///
         /// # Safety
         /// As the w1 kernels, with `x` holding `m · k` e4m3 bytes (16-byte aligned) in place of 16-bit
@@ -86,7 +86,7 @@ macro_rules! fw2_entries {
 macro_rules! fwb_entries {
     ($($name:ident, $nt:literal, $tokens:literal;)*) => {$(
         #[doc = concat!("fwb: `C (bf16) = Σ_kb sa[kb]·sb[kb] · A_kb · B_kbᵀ` for block-scaled FP8 operands (A: one f32 per 1×128, B: one per 128×128), A ≤ ", $tokens, " rows")]
-        /// of e4m3 widened in registers as fw2 widens them, B streamed unscaled as fw2 streams it; each
+        /// of e4m3 widened in registers as fw2 widens them (to f16), B streamed unscaled as fw2 streams it; each
         /// warp step's sums (64 of K, inside one scale block) start from zero and are added to the
         /// running f32 sums times the step's `sb · sa[token]` — the block-scaled product exactly, in f32,
         /// before the one rounding to bf16. `kernel_lab::fp8`'s block-scaled route for a few tokens.
