@@ -127,13 +127,17 @@ impl Fp8Weights {
         let (n, k) = (self.n as u32, self.k as u32);
         let len = layout::fp8::weights::packed_len(n, k);
         let kernel = gpu.kernel("fp8_pack_weights")?;
-        let mut q = gpu.zeros::<u8>(len)?;
+        let mut q = gpu.zeros::<u8>(len)?; // (the kernel writes every byte, padding included: zeroed all the same)
         let grid = (len / 16).div_ceil(crate::steps::fp8::QUANT_BLOCK as usize).clamp(1, 16 * gpu.info.sms as usize) as u32;
         // SAFETY: `fp8_pack_weights(q, rows, cols, p)`: q the n·k natural bytes of these weights (a
         // `CudaSlice` from the allocator: 16-byte aligned), p `packed_len(n, k)` bytes (allocated just
         // above, aligned, distinct); k % 16 == 0 (checked at quantization); any 1-D grid. The natural
         // buffer is freed on the same stream, after the kernel.
         unsafe { launch!(gpu, &kernel, grid = grid, &self.q, &n, &k, &mut q) }?;
+        // Finished before the weights are handed out, as the quantizer's are: a plan told the weights are
+        // ready at launch (`W8Plan::set_w_ready`) reads them before its PDL wait, which a pack kernel
+        // still running just before it would break.
+        gpu.sync_after("fp8_pack_weights")?;
         Ok(Fp8Weights { q, layout: WeightLayout::Packed, ..self })
     }
 
@@ -226,7 +230,7 @@ fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
 
 /// How a [`W8Plan`] multiplies.
 enum Route<T: Element> {
-    /// w1 with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
+    /// w5 (w1 on natural weights) with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
     /// and the tiles' counters (when split).
     Decode { kernel: Kernel, splits: u32, k_split: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
     /// Dequantized into `b` (K×N), then the 16-bit GEMM.
@@ -291,7 +295,7 @@ impl<T: Element> W8Plan<T> {
 
     /// When the weights may be read ([`BReady`], as [`GemmPlan::set_b_ready`]): with
     /// [`BReady::AtLaunch`] the caller promises the kernel enqueued just before a run does not write the
-    /// weights or their scales (a model's weights, written at load), and w1 then reads its first steps'
+    /// weights or their scales (a model's weights, written at load), and w5 (or w1) then reads its first step's
     /// weights before its PDL wait. The dense route (more than 32 tokens) ignores it.
     pub fn set_w_ready(&mut self, ready: BReady) {
         self.w_ready = ready;

@@ -322,9 +322,9 @@ pub mod weights {
     pub const THREADS: u32 = 32 * WARPS;
     /// K per warp step: each lane loads 16 bytes of two rows of each m16 tile (4 lanes a row).
     pub const STEP_K: u32 = 64;
-    /// Bit of the w1 kernels' `flags`: the weights and their scales are not written by the grid launched
-    /// just before on the stream (a model's weights), so a kernel launched with PDL reads its first two
-    /// steps' weights before `griddepcontrol.wait` (HGEMM d2's `DECODE_B_AT_LAUNCH`, for w1).
+    /// Bit of the w1 and w5 kernels' `flags`: the weights and their scales are not written by the grid
+    /// launched just before on the stream (a model's weights), so a kernel launched with PDL reads its
+    /// first step's weights before `griddepcontrol.wait` (HGEMM d2's `DECODE_B_AT_LAUNCH`, for w1).
     pub const W1_W_AT_LAUNCH: u32 = 1;
     /// The most token rows (M) a launch takes: `8 · TOKEN_TILES` for its n8 tiles (1, 2 or 4).
     pub const MAX_TOKENS: u32 = 32;

@@ -487,8 +487,9 @@ const fn weight_only_step(kernel: KernelInfo) -> Step {
 /// 25.8, 16×28672×4096 43.4 / 45.5. Before (session 58, call 5) fw1 led at 9–16 rows by 2–17 points.
 pub const FW2_MAX_M: usize = 16;
 
-/// fw2: fw1 without the widening launch — w1's body reading A's e4m3 bytes itself, widening them in
-/// registers as it widens the weights (exact: e4m3 fits bf16), the weights unscaled, the per-tensor
+/// fw2: fw1 without the widening launch — w1's body reading A's e4m3 bytes itself, both operands
+/// widened in registers to f16 (`cvt.rn.f16x2.e4m3x2`, exact: e4m3 fits f16; session 74) for f16 MMAs,
+/// the weights unscaled, the per-tensor
 /// scales `sa·sb` applied to the f32 sums before the one rounding to bf16. Its kernel here is the
 /// 8-token one (`fp8_fw2_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
 pub const FW2: Step = weight_only_step(w1("fp8_fw2_t8", "fw2", 1, FW2_HAS));
@@ -502,7 +503,7 @@ const FW2_HAS: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.alig
 /// Each 64-deep warp step's sums start from zero and are added to the running f32 sums times the
 /// step's `sb · sa[token]` (one FMA an accumulator a step; a step lies in one scale block), so the result
 /// is the block-scaled product in f32 before the one rounding to bf16 (no power-of-two restriction on
-/// the scales: w1's 16-bit multiply of the weights is left at one). Its kernel here is the 8-token one
+/// the scales: the weights go unscaled through f16, as fw2's). Its kernel here is the 8-token one
 /// (`fp8_fwb_t8`); [`WEIGHT_ONLY`] holds the 16-token one.
 pub const FWB: Step = Step { scaling: Scaling::Block, ..weight_only_step(w1("fp8_fwb_t8", "fwb", 1, FWB_HAS)) };
 

@@ -283,7 +283,8 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2]
 }
 
 /// Issues one warp step's weight loads and reads its block scale (`k0`: the step's first K; chunks past
-/// `k_end` and rows past `n` read nothing and hold zeros; a step at or past `k_end` reads nothing at all):
+/// `k_end` and rows past `n` read nothing and hold zeros — packed weights (`PACKED`) read the padding's
+/// zeros there instead; a step at or past `k_end` reads nothing at all):
 /// nothing the previous grid writes (weights are written at load), so it may run before the PDL wait.
 ///
 /// # Safety
@@ -320,17 +321,15 @@ unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool, const BS: bool, con
         rt += 1;
     }
     // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
-    // steps aligned to 64); the same address in every lane. fw2's weights are unscaled (its per-tensor
-    // scale is applied to the sums): the unit multiplier `2^bias`.
+    // steps aligned to 64); the same address in every lane. fw2's and fwb's weights go unscaled through
+    // f16 (`compute_e4m3`, which reads no multiplier): their scales are applied to the sums.
     if BS && k0 < k_end {
         // fwb: the step's block's B scale (any f32), applied to the step's sums; the weights unscaled.
         // SAFETY: n0 < n, k0 < k_end ≤ k: block (n0 / 128, k0 / 128) is inside `sb`.
         l.sb = f32::from_bits(unsafe { ld_global_nc_s32(sb.add(scale_b_index(n0, k0, k) as usize) as *const i32) } as u32);
     }
-    l.mult = if k0 >= k_end {
+    l.mult = if k0 >= k_end || X8 {
         0
-    } else if X8 {
-        multiplier(1.0f32.to_bits(), E::WIDE)
     } else {
         // SAFETY: n0 < n, k0 < k_end ≤ k.
         unsafe { step_multiplier::<E>(sb, k, n0, k0) }
