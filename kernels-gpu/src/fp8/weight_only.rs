@@ -467,3 +467,37 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y(), alpha);
     }
 }
+
+/// The weight-only decode entry points on 16-bit activations, one per `(name, token tiles, element type,
+/// tokens)`: w1's on natural weights (`PACKED = false`), w5's on packed ones (`true`), written once.
+/// `$w` says what `w` holds. Expands in a step file; each entry gets its `launch_bounds` (256 threads,
+/// two blocks a SM).
+macro_rules! weight_only_entries {
+    ($packed:literal, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
+        #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens (see the module).")]
+        ///
+        /// # Safety
+        /// `layout::fp8::weights::THREADS` threads a block, `smem_bytes(NT)` bytes of dynamic shared
+        /// memory (16-byte aligned); grid `(⌈n / 32⌉, splits)`, `splits ≤ 16`, `k_split` a positive
+        /// multiple of 64 with `(splits − 1) · k_split < k`. `x` holds `m · k` 16-bit values,
+        #[doc = concat!("`w` ", $w, ",")]
+        /// `sb` `⌈n/128⌉ · ⌈k/128⌉` f32 powers of two in the type's scale range, `y` `m · n`
+        /// 16-bit values; `1 ≤ m ≤` the token count, `k % 16 == 0`, x and w 16-byte aligned, none written
+        /// by another grid while this one runs. When splits > 1, `ws` holds `splits · 32⌈n/32⌉ · 8·NT`
+        /// f32 (8-byte aligned) and `count` `⌈n/32⌉` u32, zero at launch (left zero), neither used by a
+        /// concurrent launch. With `flags` bit `W1_W_AT_LAUNCH`, `w` and `sb` are not written by the
+        /// grid launched just before on the stream.
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
+                                                k: u32, k_split: u32, flags: u32) {
+            // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
+            unsafe {
+                $crate::fp8::weight_only::w1::<$nt, $e, false, false, $packed>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m,
+                                                                              n, k, k_split, flags)
+            }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 256, 2);
+    )*};
+}
+pub(crate) use weight_only_entries;

@@ -26,43 +26,12 @@
 //!
 //! Prediction (H200, 4.2 TB/s copy): at 1×4096×14336 the weights are 58.7 MB → ~14 µs plus ~3 µs of
 //! launch and ramp, against d2's 34.3 µs on bf16 weights: ~2×. Measured: the FP8 ladder's README.
-use crate::fp8::weight_only::w1;
+use crate::fp8::weight_only::{w1, weight_only_entries};
 use crate::hgemm::elem::{Bf16, F16};
 use crate::hgemm::split_k::MAX_SPLITS;
 use crate::launch_bounds::launch_bounds;
 
-launch_bounds!(fp8_w1_t8_bf16, 256, 2);
-launch_bounds!(fp8_w1_t16_bf16, 256, 2);
-launch_bounds!(fp8_w1_t32_bf16, 256, 2);
-launch_bounds!(fp8_w1_t8_f16, 256, 2);
-launch_bounds!(fp8_w1_t16_f16, 256, 2);
-launch_bounds!(fp8_w1_t32_f16, 256, 2);
-
 const _: () = assert!(MAX_SPLITS == 16, "the host's split limit (kernel_lab::fp8_weights) says 16");
-
-macro_rules! w1_entries {
-    ($($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
-        #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens (see the module).")]
-        ///
-        /// # Safety
-        /// `layout::fp8::weights::THREADS` threads a block, `smem_bytes(NT)` bytes of dynamic shared
-        /// memory (16-byte aligned); grid `(⌈n / 32⌉, splits)`, `splits ≤ 16`, `k_split` a positive
-        /// multiple of 64 with `(splits − 1) · k_split < k`. `x` holds `m · k` 16-bit values, `w` `n · k`
-        /// e4m3 bytes, `sb` `⌈n/128⌉ · ⌈k/128⌉` f32 powers of two in the type's scale range, `y` `m · n`
-        /// 16-bit values; `1 ≤ m ≤` the token count, `k % 16 == 0`, x and w 16-byte aligned, none written
-        /// by another grid while this one runs. When splits > 1, `ws` holds `splits · 32⌈n/32⌉ · 8·NT`
-        /// f32 (8-byte aligned) and `count` `⌈n/32⌉` u32, zero at launch (left zero), neither used by a
-        /// concurrent launch. With `flags` bit `W1_W_AT_LAUNCH`, `w` and `sb` are not written by the
-        /// grid launched just before on the stream.
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                k: u32, k_split: u32, flags: u32) {
-            // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
-            unsafe { w1::<$nt, $e, false, false, false>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split, flags) }
-        }
-    )*};
-}
 
 macro_rules! fw2_entries {
     ($($name:ident, $nt:literal, $tokens:literal;)*) => {$(
@@ -120,7 +89,8 @@ fw2_entries! {
     fp8_fw2_t16, 2, 16;
 }
 
-w1_entries! {
+weight_only_entries! {
+    false, "`n · k` e4m3 bytes (N×K, row-major)";
     fp8_w1_t8_bf16, 1, Bf16, 8;
     fp8_w1_t16_bf16, 2, Bf16, 16;
     fp8_w1_t32_bf16, 4, Bf16, 32;

@@ -19,29 +19,11 @@
 //! at ~62%, w5 reads at d2's 84%: 1×28672×4096 ~40 → ~32 µs, 1×4096×14336 (2 splits) ~22.7 → ~18,
 //! little change at 1×4096×4096 (a one-wave launch bound by its ramp), and the FP8 runner's batch-1
 //! step ~2.9 → ~2.6 ms. If the time does not move, the access pattern is not the limit either.
-use crate::fp8::weight_only::w1;
+use crate::fp8::weight_only::weight_only_entries;
 use crate::hgemm::elem::{Bf16, F16};
-use crate::launch_bounds::launch_bounds;
 
-macro_rules! w5_entries {
-    ($($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
-        #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens on packed weights (see the module).")]
-        ///
-        /// # Safety
-        /// As the w1 kernel of the same tokens and type (`fp8_w1_t8_bf16`'s contract), with `w` holding
-        /// `layout::fp8::weights::packed_len(n, k)` bytes in the packed layout, the padding zero, 16-byte aligned.
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                k: u32, k_split: u32, flags: u32) {
-            // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
-            unsafe { w1::<$nt, $e, false, false, true>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split, flags) }
-        }
-        launch_bounds!($name, 256, 2);
-    )*};
-}
-
-w5_entries! {
+weight_only_entries! {
+    true, "`layout::fp8::weights::packed_len(n, k)` bytes in the packed layout (`packed_index`), the padding zero";
     fp8_w5_t8_bf16, 1, Bf16, 8;
     fp8_w5_t16_bf16, 2, Bf16, 16;
     fp8_w5_t32_bf16, 4, Bf16, 32;
