@@ -436,6 +436,16 @@ pub mod weights {
         h | h << 16
     }
 
+    /// The pair `(2^e, 2^e)` in f16 for the scale `2^e` whose f32 bits are `scale_bits` (`e` in
+    /// [`Wide::F16`]'s [`Wide::scale_exp_range`]; below `2^-14` an f16 subnormal): the multiplier of weights
+    /// widened by `cvt.rn.f16x2.e4m3x2`, which gives the e4m3 values themselves (step w5 and w1 on f16
+    /// activations since session 74). The product `q · 2^e` rounds once, as `2^-bias q · 2^(bias + e)` did.
+    pub const fn f16_pow2_pair(scale_bits: u32) -> u32 {
+        let e = ((scale_bits >> 23) & 0xFF) as i32 - 127;
+        let h = if e >= -14 { ((e + 15) as u32) << 10 } else { 1u32 << (e + 24) };
+        h | h << 16
+    }
+
     /// The f32 bits of the scale of a block whose largest magnitude is `amax`: the smallest power of
     /// two `s` with `amax / s ≤ 448`, raised to the range's floor (an all-zero block gets the floor);
     /// `+inf` where the block needs more than the range's top, NaN where `amax` is NaN (the host's scale
@@ -578,6 +588,21 @@ mod tests {
             assert_eq!(f32::from_bits(pow2_scale_bits(0.0, t)), p2(lo));
             assert!(f32::from_bits(pow2_scale_bits(448.0 * p2(hi) * 1.01, t)).is_infinite());
             assert!(f32::from_bits(pow2_scale_bits(f32::NAN, t)).is_nan());
+        }
+    }
+
+    #[test]
+    fn the_f16_multiplier_is_the_scale_itself_subnormals_included() {
+        use weights::{Wide, f16_pow2_pair};
+        let f16_value = |h: u32| {
+            let (e, m) = ((h >> 10) & 0x1F, h & 0x3FF);
+            if e == 0 { m as f64 * 2f64.powi(-24) } else { (1.0 + m as f64 / 1024.0) * 2f64.powi(e as i32 - 15) }
+        };
+        let (lo, hi) = Wide::F16.scale_exp_range();
+        for e in lo..=hi {
+            let pair = f16_pow2_pair(((e + 127) as u32) << 23);
+            assert_eq!(pair >> 16, pair & 0xFFFF, "e {e}: both halves");
+            assert_eq!(f16_value(pair & 0xFFFF), 2f64.powi(e), "e {e}");
         }
     }
 

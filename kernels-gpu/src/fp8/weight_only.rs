@@ -20,7 +20,7 @@ use crate::prim::{
 };
 use layout::fp8::{
     SCALE_BLOCK, scale_a_index, scale_b_index,
-    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, multiplier, packed_chunk, widen_hi, widen_lo},
+    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, widen_hi, widen_lo},
 };
 
 /// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
@@ -28,23 +28,39 @@ use layout::fp8::{
 pub(crate) trait Wide16: Elem16 {
     /// Its widening.
     const WIDE: Wide;
+    /// Whether e4m3 widens into it with `cvt.rn.f16x2.e4m3x2` (f16: one instruction a pair, the values
+    /// themselves — [`compute`]'s f16 path) rather than with shifts and masks (bf16: `2^-bias` times them).
+    const CVT: bool;
     /// Two lanes' products, rounded once.
     fn mul2(a: u32, b: u32) -> u32;
+    /// The pair a step's widened weights are multiplied by, from its block scale's f32 bits: `2^(bias +
+    /// e)` after the shifts and masks, `2^e` after `cvt`.
+    fn step_mult(scale_bits: u32) -> u32;
 }
 
 impl Wide16 for Bf16 {
     const WIDE: Wide = Wide::Bf16;
+    const CVT: bool = false;
     #[inline(always)]
     fn mul2(a: u32, b: u32) -> u32 {
         mul_rn_bf16x2(a, b)
+    }
+    #[inline(always)]
+    fn step_mult(scale_bits: u32) -> u32 {
+        multiplier(scale_bits, Wide::Bf16)
     }
 }
 
 impl Wide16 for F16 {
     const WIDE: Wide = Wide::F16;
+    const CVT: bool = true;
     #[inline(always)]
     fn mul2(a: u32, b: u32) -> u32 {
         mul_rn_f16x2(a, b)
+    }
+    #[inline(always)]
+    fn step_mult(scale_bits: u32) -> u32 {
+        f16_pow2_pair(scale_bits)
     }
 }
 
@@ -88,8 +104,8 @@ pub(crate) fn promote<const NT: usize>(acc: &mut [[[f32; 4]; NT]; 2], part: &[[[
     }});
 }
 
-/// The multiplier `2^(bias + e)` (both halves) of the scale of the 128×128 block holding rows `n0..n0 +
-/// 32` and K positions `k0..k0 + 64` (one block: 32-row tiles, 64-deep steps aligned to 64); the same
+/// The multiplier ([`Wide16::step_mult`]) of the scale of the 128×128 block holding rows `n0..n0 + 32`
+/// and K positions `k0..k0 + 64` (one block: 32-row tiles, 64-deep steps aligned to 64); the same
 /// address in every lane.
 ///
 /// # Safety
@@ -99,12 +115,15 @@ pub(crate) unsafe fn step_multiplier<E: Wide16>(sb: *const f32, k: u32, n0: u32,
     let kb = k.div_ceil(SCALE_BLOCK);
     // SAFETY: block (n0 / 128, k0 / 128) exists (caller).
     let bits = unsafe { ld_global_nc_s32(sb.add(((n0 / SCALE_BLOCK) * kb + k0 / SCALE_BLOCK) as usize) as *const i32) } as u32;
-    multiplier(bits, E::WIDE)
+    E::step_mult(bits)
 }
 
 /// One warp step's MMAs: for each of the four 4-byte words of a lane's chunks, the widened weight
-/// pairs of both rows (A) against the activations paired the same way (B) with two `prmt`; with e4m3
-/// activations (`X8`: fw2, fwb) both operands through f16 instead ([`compute_e4m3`]).
+/// pairs of both rows (A) against the activations paired the same way (B): bf16 — bytes 0, 2 and 1, 3
+/// of a word by shifts and masks, the activations paired to match with two `prmt`; f16 (`E::CVT`, session
+/// 74) — bytes 0, 1 and 2, 3 by one `cvt.rn.f16x2.e4m3x2` each, which pairs K as the activations lie
+/// (words `2j`, `2j + 1`: no `prmt`); each times the step's multiplier. With e4m3 activations (`X8`:
+/// fw2, fwb) both operands through f16 instead ([`compute_e4m3`]).
 ///
 /// # Safety
 /// All 32 lanes of the warp, converged.
@@ -120,14 +139,28 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16, const X8: bool>(acc: &m
         let mut b = [[0u32; 2]; NT];
         unroll4!(nt => { if (nt as usize) < NT {
             let (p, q) = (l.x[nt as usize][2 * j], l.x[nt as usize][2 * j + 1]);
-            // K positions 4j, 4j+2 (slots 2t, 2t+1) and 4j+1, 4j+3 (slots 2t+8, 2t+9).
-            b[nt as usize] = [prmt_b32(p, q, 0x5410), prmt_b32(p, q, 0x7632)];
+            b[nt as usize] = if E::CVT {
+                // K positions 4j, 4j+1 (slots 2t, 2t+1) and 4j+2, 4j+3 (slots 2t+8, 2t+9): as loaded.
+                [p, q]
+            } else {
+                // K positions 4j, 4j+2 (slots 2t, 2t+1) and 4j+1, 4j+3 (slots 2t+8, 2t+9).
+                [prmt_b32(p, q, 0x5410), prmt_b32(p, q, 0x7632)]
+            };
         }});
         unroll2!(rt => {
             let rt = rt as usize;
             let (r0, r8) = (l.w[rt][0][j], l.w[rt][1][j]);
-            let a = [E::mul2(widen_lo(r0, E::WIDE), l.mult), E::mul2(widen_lo(r8, E::WIDE), l.mult),
-                     E::mul2(widen_hi(r0, E::WIDE), l.mult), E::mul2(widen_hi(r8, E::WIDE), l.mult)];
+            let (lo, hi) = if E::CVT {
+                (cvt_f16x2_e4m3x2(r0 as u16), cvt_f16x2_e4m3x2((r0 >> 16) as u16))
+            } else {
+                (widen_lo(r0, E::WIDE), widen_hi(r0, E::WIDE))
+            };
+            let (lo8, hi8) = if E::CVT {
+                (cvt_f16x2_e4m3x2(r8 as u16), cvt_f16x2_e4m3x2((r8 >> 16) as u16))
+            } else {
+                (widen_lo(r8, E::WIDE), widen_hi(r8, E::WIDE))
+            };
+            let a = [E::mul2(lo, l.mult), E::mul2(lo8, l.mult), E::mul2(hi, l.mult), E::mul2(hi8, l.mult)];
             unroll4!(nt => { if (nt as usize) < NT {
                 // SAFETY: forwarded to the caller (the whole warp).
                 unsafe { E::mma(&mut acc[rt][nt as usize], a, b[nt as usize]) };
