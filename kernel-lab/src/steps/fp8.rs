@@ -451,7 +451,8 @@ const fn w1(name: &'static str, label: &'static str, nt: u32, has: &'static [&'s
 
 const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
                                "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
-const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "prmt.b32", "mul.rn.f16x2",
+/// On f16 activations the weights widen by `cvt.rn.f16x2.e4m3x2` (session 74) and the activations need no `prmt`.
+const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2", "mul.rn.f16x2",
                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 
 /// The most rows of A [`FW1`] takes: w1's 8- and 16-token kernels stream the weights at the same rate
