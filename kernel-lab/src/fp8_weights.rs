@@ -187,13 +187,7 @@ impl Fp8Weights {
         if self.n % 2 != 0 {
             return Err(Error::InvalidInput(format!("FP8 weights: the transposed dequantization writes two rows of W at once: N must be even (got {})", self.n)));
         }
-        let name = match (T::ELEM == Elem::Bf16, self.layout) {
-            (true, WeightLayout::Natural) => "fp8_dequantize_weights_t_bf16",
-            (false, WeightLayout::Natural) => "fp8_dequantize_weights_t_f16",
-            (true, WeightLayout::Packed) => "fp8_dequantize_packed_weights_t_bf16",
-            (false, WeightLayout::Packed) => "fp8_dequantize_packed_weights_t_f16",
-        };
-        let kernel = gpu.kernel(name)?;
+        let kernel = gpu.kernel(dequantizer(T::ELEM, self.layout))?;
         let tile = 64usize;
         let grid = (self.k.div_ceil(tile) as u32, self.n.div_ceil(tile) as u32);
         if grid.1 > 65_535 {
@@ -217,6 +211,16 @@ impl Fp8Weights {
                                                    T::NAME, T::NAME)));
         }
         Ok(())
+    }
+}
+
+/// The kernel that dequantizes and transposes weights in `layout` into `elem` (bf16 or f16).
+fn dequantizer(elem: Elem, layout: WeightLayout) -> &'static str {
+    match (elem == Elem::Bf16, layout) {
+        (true, WeightLayout::Natural) => "fp8_dequantize_weights_t_bf16",
+        (false, WeightLayout::Natural) => "fp8_dequantize_weights_t_f16",
+        (true, WeightLayout::Packed) => "fp8_dequantize_packed_weights_t_bf16",
+        (false, WeightLayout::Packed) => "fp8_dequantize_packed_weights_t_f16",
     }
 }
 
@@ -285,7 +289,7 @@ impl<T: Element> W8Plan<T> {
             Route::Decode { kernel, splits, k_split, ws }
         } else {
             // The dequantizer is an sm_90a kernel like w1: loaded now, so a GPU without it is refused here.
-            gpu.kernel(&format!("fp8_dequantize_{}weights_t_{}", if layout == WeightLayout::Packed { "packed_" } else { "" }, T::NAME))?;
+            gpu.kernel(dequantizer(T::ELEM, layout))?;
             crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: the dequantized weights ({k}×{n})"), 2 * (k * n) as u64, 0)?;
             let plan = GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, k))?;
             Route::Dense { b: gpu.zeros::<T>(k * n)?, plan }

@@ -150,16 +150,8 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16, const X8: bool>(acc: &m
         unroll2!(rt => {
             let rt = rt as usize;
             let (r0, r8) = (l.w[rt][0][j], l.w[rt][1][j]);
-            let (lo, hi) = if E::CVT {
-                (cvt_f16x2_e4m3x2(r0 as u16), cvt_f16x2_e4m3x2((r0 >> 16) as u16))
-            } else {
-                (widen_lo(r0, E::WIDE), widen_hi(r0, E::WIDE))
-            };
-            let (lo8, hi8) = if E::CVT {
-                (cvt_f16x2_e4m3x2(r8 as u16), cvt_f16x2_e4m3x2((r8 >> 16) as u16))
-            } else {
-                (widen_lo(r8, E::WIDE), widen_hi(r8, E::WIDE))
-            };
+            let widen = |w: u32| if E::CVT { cvt_halves(w) } else { [widen_lo(w, E::WIDE), widen_hi(w, E::WIDE)] };
+            let ([lo, hi], [lo8, hi8]) = (widen(r0), widen(r8));
             let a = [E::mul2(lo, l.mult), E::mul2(lo8, l.mult), E::mul2(hi, l.mult), E::mul2(hi8, l.mult)];
             unroll4!(nt => { if (nt as usize) < NT {
                 // SAFETY: forwarded to the caller (the whole warp).
@@ -167,6 +159,14 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16, const X8: bool>(acc: &m
             }});
         });
     });
+}
+
+/// Four e4m3 bytes of a word as two f16 pairs, exactly: bytes 0, 1 (the low half) and 2, 3, one
+/// `cvt.rn.f16x2.e4m3x2` each — the widening of f16 activations' weights ([`compute`]) and of both of
+/// fw2's and fwb's operands ([`compute_e4m3`]).
+#[inline(always)]
+fn cvt_halves(w: u32) -> [u32; 2] {
+    [cvt_f16x2_e4m3x2(w as u16), cvt_f16x2_e4m3x2((w >> 16) as u16)]
 }
 
 /// One warp step's MMAs on **e4m3 activations and unscaled e4m3 weights** (fw2, fwb; session 74): every
@@ -180,19 +180,16 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16, const X8: bool>(acc: &m
 /// All 32 lanes of the warp, converged.
 #[inline(always)]
 unsafe fn compute_e4m3<const NT: usize>(acc: &mut [[[f32; 4]; NT]; 2], l: &Operands<NT>) {
-    let lo = |w: u32| cvt_f16x2_e4m3x2(w as u16);
-    let hi = |w: u32| cvt_f16x2_e4m3x2((w >> 16) as u16);
     unroll4!(j => {
         let j = j as usize;
         let mut b = [[0u32; 2]; NT];
         unroll4!(nt => { if (nt as usize) < NT {
-            let q = l.x[nt as usize][j];
-            b[nt as usize] = [lo(q), hi(q)];
+            b[nt as usize] = cvt_halves(l.x[nt as usize][j]);
         }});
         unroll2!(rt => {
             let rt = rt as usize;
-            let (r0, r8) = (l.w[rt][0][j], l.w[rt][1][j]);
-            let a = [lo(r0), lo(r8), hi(r0), hi(r8)];
+            let ([lo, hi], [lo8, hi8]) = (cvt_halves(l.w[rt][0][j]), cvt_halves(l.w[rt][1][j]));
+            let a = [lo, lo8, hi, hi8];
             unroll4!(nt => { if (nt as usize) < NT {
                 // SAFETY: forwarded to the caller (the whole warp).
                 unsafe { mma_m16n8k16_f32_f16(&mut acc[rt][nt as usize], a, b[nt as usize]) };
