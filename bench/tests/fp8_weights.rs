@@ -175,8 +175,8 @@ fn above_32_tokens_the_dequantized_weights_go_through_the_gemm() {
     let seed = verify::fresh_seed();
     for layout in [WeightLayout::Packed, WeightLayout::Natural] {
         for (m, n, k) in [(33, 256, 512), (100, 200, 272)] {
-            run_case::<bf16>(&gpu, m, n, k, seed, W8Step::default_for(layout));
-            run_case::<f16>(&gpu, m, n, k, seed, W8Step::default_for(layout));
+            run_case::<bf16>(&gpu, m, n, k, seed, layout);
+            run_case::<f16>(&gpu, m, n, k, seed, layout);
             assert!(W8Plan::<bf16>::for_layout(&gpu, m, n, k, layout).unwrap().label().starts_with("dequantize + "));
         }
         // The dequantized matrix itself: exactly the host's dequantization, transposed.
