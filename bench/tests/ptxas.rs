@@ -87,8 +87,6 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     ("fp8_w1_t32_", "sm_90", 144, "w1 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
     // w5 (w1 on packed weights, session 74): the same body with simpler addresses.
     ("fp8_w5_t32_", "sm_90", 144, "w5 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
-    // w6 (w5 with its first step a warp in shared memory at 32 tokens, session 75): 72 / 72 / 116 bytes.
-    ("fp8_w6_t32_", "sm_90", 144, "w6 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
     // Backward b3's causal dK/dV kernel at D = 128 (issue 50, session 60): 128 f32 of dK and dV per thread,
     // Sᵀ and dPᵀ (64), the last tile's dS fragments (16) held while its dK product runs into the next tile,
     // and the pass over a block and its mirror, at 255 registers: 32 bytes (a 40-byte frame); 56 since the

@@ -349,20 +349,6 @@ pub mod weights {
     /// ```
     pub const PACKED_STEP_BYTES: u32 = ROWS * STEP_K;
 
-    /// Warp steps a warp of step w6 copies into shared memory before its loop (before the PDL wait where
-    /// the weights are ready at launch), with `nt` token tiles: 3, 2, 1 — their activations wait in
-    /// registers, `8 · nt` words a step, 24–32 words in all.
-    pub const fn w6_stage(nt: u32) -> u32 {
-        if nt >= 4 { 1 } else if nt >= 2 { 2 } else { 3 }
-    }
-
-    /// Dynamic shared memory of step w6 with `nt` token tiles: its warps' staged steps
-    /// ([`w6_stage`] · [`PACKED_STEP_BYTES`] each), which the block's reduction ([`smem_bytes`]) reuses.
-    pub const fn w6_smem_bytes(nt: u32) -> u32 {
-        let staged = WARPS * w6_stage(nt) * PACKED_STEP_BYTES;
-        if staged > smem_bytes(nt) { staged } else { smem_bytes(nt) }
-    }
-
     /// Bytes of `n × k` weights in the packed layout (rows padded to [`ROWS`], K to [`STEP_K`]).
     pub const fn packed_len(n: u32, k: u32) -> usize {
         n.div_ceil(ROWS) as usize * ROWS as usize * k.div_ceil(STEP_K) as usize * STEP_K as usize

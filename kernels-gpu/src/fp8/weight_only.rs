@@ -10,7 +10,6 @@ use crate::hgemm::split_k::sum_splits;
 use crate::util::unroll::{unroll2, unroll4};
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
-    cp_async::{cp_async_cg_16, cp_async_commit_group, cp_async_wait_group},
     fp8::cvt_f16x2_e4m3x2,
     global::{ld_global_nc_na_v4_u32, ld_global_nc_s32, ld_global_nc_v4_u32},
     math::{mul_rn_bf16x2, mul_rn_f16x2, prmt_b32},
@@ -21,7 +20,7 @@ use crate::prim::{
 };
 use layout::fp8::{
     SCALE_BLOCK, scale_a_index, scale_b_index,
-    weights::{PACKED_STEP_BYTES, ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, widen_hi, widen_lo},
+    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, widen_hi, widen_lo},
 };
 
 /// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
@@ -82,7 +81,7 @@ pub(crate) struct Operands<const NT: usize> {
 impl<const NT: usize> Operands<NT> {
     /// All zero (loads fill what a step uses).
     #[inline(always)]
-    pub const fn zero() -> Operands<NT> {
+    pub fn zero() -> Operands<NT> {
         Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0, sa: [[0.0; 2]; NT], sb: 0.0 }
     }
 }
@@ -367,48 +366,6 @@ unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool, const BS: bool, con
     };
 }
 
-/// Copies the warp's first `STAGE` steps of packed weights (`k0`, `k0 + stride`, …; those at or past
-/// `k_end` copy nothing) into its shared-memory slots at `s_stage` with `cp.async` — each lane the same
-/// four 16-byte chunks [`load_w`] would load into its registers, at `(2 KiB) · i + 512 · load + 16 · lane`
-/// — as one group, and reads their steps' multipliers into `mult`: nothing the previous grid writes, so
-/// it may run before the PDL wait (w6).
-///
-/// # Safety
-/// As [`load_w`] with `PACKED`; `s_stage` a 16-byte-aligned shared area of `STAGE · PACKED_STEP_BYTES`
-/// bytes of this warp's own, not read or written by anything else until [`staged`] has read it.
-#[inline(always)]
-unsafe fn stage_w<E: Wide16, const STAGE: usize>(mult: &mut [u32; STAGE], w: *const u8, sb: *const f32, k: u32, k_end: u32, n0: u32, k0: u32, stride: u32,
-                                               s_stage: u32, lane: u32) {
-    unroll4!(i => { if (i as usize) < STAGE {
-        let ki = k0 + i * stride;
-        if ki < k_end {
-            unroll4!(ld => {
-                let at = packed_chunk(n0 / ROWS, ki / STEP_K, ld, lane, k);
-                // SAFETY: n0 < ⌈n/32⌉·32 and ki < k: inside the `packed_len(n, k)` bytes, 16-byte aligned;
-                // the slot lies in the warp's area (caller), 16-byte aligned.
-                unsafe { cp_async_cg_16(s_stage + i * PACKED_STEP_BYTES + 512 * ld + 16 * lane, w.add(at)) };
-            });
-            // SAFETY: n0 < n, ki < k_end ≤ k (caller).
-            mult[i as usize] = unsafe { step_multiplier::<E>(sb, k, n0, ki) };
-        }
-    }});
-    cp_async_commit_group();
-}
-
-/// Staged step `i`'s weights (what [`stage_w`] copied) from the warp's slots into `l.w`, after the
-/// copies' group has been waited for; the lane reads back only the bytes it copied itself, so no
-/// barrier.
-///
-/// # Safety
-/// `s_stage` as [`stage_w`] was given it, its copies complete (`cp.async.wait_group`).
-#[inline(always)]
-unsafe fn staged<const NT: usize>(l: &mut Operands<NT>, s_stage: u32, i: u32, lane: u32) {
-    unroll2!(rt => { unroll2!(h => {
-        // SAFETY: inside the warp's slots (caller), 16-byte aligned; written by this lane's own copies.
-        l.w[rt as usize][h as usize] = unsafe { shared::ld_shared_v4_u32(s_stage + i * PACKED_STEP_BYTES + 512 * (2 * rt + h) + 16 * lane) };
-    })});
-}
-
 /// Issues one warp step's activation loads (tokens past `m` and steps past `k_end` read nothing and
 /// hold zeros): the previous grid's output, so after the PDL wait.
 ///
@@ -474,8 +431,7 @@ unsafe fn load<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const
 /// packed layout (`layout::fp8::weights::packed_len(n, k)` bytes, the padding zero).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool, const STAGE: usize>(x: *const u8, w: *const u8, sb: *const f32,
-                                                                                                                   alpha: (*const f32, *const f32),
+pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32),
                                                                           y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
                                                                           flags: u32) {
     let tid = thread_idx_x();
@@ -487,8 +443,7 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
     let mut acc = [[[0.0f32; 4]; NT]; 2];
     // SAFETY: loads inside W, X and sb (`load`'s contract, k0 < k_end checked before each); every
     // barrier below is reached by all threads (block-uniform conditions); shared memory accesses
-    // inside `smem_bytes(NT)` (w6: the staged slots, warp w's `STAGE` steps at `w · STAGE · 2 KiB`, inside
-    // `w6_smem_bytes(NT)`; only the warp's own lanes touch them until the barrier before `finish`).
+    // inside `smem_bytes(NT)`.
     unsafe {
         // Two steps' loads in flight: step s computed while step s + WARPS's are on their way.
         let stride = STEP_K * WARPS;
@@ -499,24 +454,16 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         // the loop rotated to match, took t8 from 106 to 128 registers and t32's spills from 84 to 244 bytes.)
         let mut a = Operands::zero();
         let w_early = flags & W1_W_AT_LAUNCH != 0;
-        // w6 (`STAGE` > 0, packed weights only): the warp's first `STAGE` steps go to its own shared
-        // slots by `cp.async` — before the wait where the weights are ready at launch, so a block holds
-        // `STAGE` steps a warp in flight across the previous grid's end, where w5 holds one in registers.
-        const { assert!(STAGE == 0 || (PACKED && !X8 && !BS), "w6 stages packed weights on 16-bit activations") };
-        let s_stage = shared::addr_of(shared::dynamic::<shared::Align16>()) + warp * STAGE as u32 * PACKED_STEP_BYTES;
-        let mut mult = [0u32; STAGE];
-        if STAGE > 0 && w_early {
-            stage_w::<E, STAGE>(&mut mult, w, sb, k, k_end, n0, k0, stride, s_stage, lane);
-        }
-        if STAGE == 0 && w_early {
+        if w_early {
             load_w::<NT, E, X8, BS, PACKED>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
         }
         crate::util::pdl::wait();
-        if STAGE > 0 && !w_early {
-            stage_w::<E, STAGE>(&mut mult, w, sb, k, k_end, n0, k0, stride, s_stage, lane);
+        if !w_early {
+            load_w::<NT, E, X8, BS, PACKED>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
         }
         // fwb: A's block scales (`alpha.0`); fw2: A's per-tensor scale.
         let sa = alpha.0;
+        load_x::<NT, X8, BS>(&mut a, x, sa, m, k, k_end, k0, g, t);
         // fw2: the product's per-tensor scale (A's times B's), applied to the sums; fwb applies its
         // scales step by step (`promote`).
         let alpha = if X8 && !BS { *alpha.0 * *alpha.1 } else { 1.0 };
@@ -531,31 +478,6 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         } else {
             compute::<NT, E, X8>(acc, l);
         };
-        if STAGE > 0 {
-            // The staged steps' activations, then the first step after them (weights and activations
-            // from global memory, in flight while the staged steps compute), then the staged steps.
-            // (Unrolled with constant indices, so `st` stays in registers; `w6_stage` ≤ 4.)
-            const { assert!(STAGE <= 4) };
-            let mut st = [const { Operands::zero() }; STAGE];
-            unroll4!(i => { if (i as usize) < STAGE {
-                load_x::<NT, X8, BS>(&mut st[i as usize], x, sa, m, k, k_end, k0 + i * stride, g, t);
-                st[i as usize].mult = mult[i as usize];
-            }});
-            let first = k0;
-            k0 += STAGE as u32 * stride;
-            load_w::<NT, E, X8, BS, PACKED>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
-            load_x::<NT, X8, BS>(&mut a, x, sa, m, k, k_end, k0, g, t);
-            cp_async_wait_group::<0>();
-            unroll4!(i => { if (i as usize) < STAGE && first + i * stride < k_end {
-                staged(&mut st[i as usize], s_stage, i, lane);
-                step(&mut acc, &st[i as usize]);
-            }});
-        } else {
-            if !w_early {
-                load_w::<NT, E, X8, BS, PACKED>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
-            }
-            load_x::<NT, X8, BS>(&mut a, x, sa, m, k, k_end, k0, g, t);
-        }
         // Two buffers taking turns (no copy from one to the other, which LLVM would route through
         // local memory at 4 token tiles).
         while k0 < k_end {
@@ -572,22 +494,8 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         // session 63): released at the start, a following projection's blocks held SM slots that this
         // one's later waves needed.
         crate::util::pdl::release();
-        if STAGE > 0 {
-            // The staged slots share the reduction's area: every warp is past its staged steps.
-            sync_threads();
-        }
         finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y(), alpha);
     }
-}
-
-/// The steps a warp stages in shared memory before its loop (`w1`'s `STAGE`) for w1 and w5: none.
-pub(crate) const fn unstaged(_nt: usize) -> usize {
-    0
-}
-
-/// The steps a warp of w6 stages ([`layout::fp8::weights::w6_stage`]).
-pub(crate) const fn w6_stage(nt: usize) -> usize {
-    layout::fp8::weights::w6_stage(nt as u32) as usize
 }
 
 /// The weight-only decode entry points on 16-bit activations, one per `(name, token tiles, element type,
@@ -595,12 +503,12 @@ pub(crate) const fn w6_stage(nt: usize) -> usize {
 /// `$w` says what `w` holds. Expands in a step file; each entry gets its `launch_bounds` (256 threads,
 /// two blocks a SM).
 macro_rules! weight_only_entries {
-    ($packed:literal, $stage:expr, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
+    ($packed:literal, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
         #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens (see the module).")]
         ///
         /// # Safety
         /// `layout::fp8::weights::THREADS` threads a block, `smem_bytes(NT)` bytes of dynamic shared
-        /// memory (w6: `w6_smem_bytes(NT)`; 16-byte aligned); grid `(⌈n / 32⌉, splits)`, `splits ≤ 16`, `k_split` a positive
+        /// memory (16-byte aligned); grid `(⌈n / 32⌉, splits)`, `splits ≤ 16`, `k_split` a positive
         /// multiple of 64 with `(splits − 1) · k_split < k`. `x` holds `m · k` 16-bit values,
         #[doc = concat!("`w` ", $w, ",")]
         /// `sb` `⌈n/128⌉ · ⌈k/128⌉` f32 powers of two in the type's scale range, `y` `m · n`
@@ -615,7 +523,7 @@ macro_rules! weight_only_entries {
                                                 k: u32, k_split: u32, flags: u32) {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
             unsafe {
-                $crate::fp8::weight_only::w1::<$nt, $e, false, false, $packed, { $stage($nt) }>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m,
+                $crate::fp8::weight_only::w1::<$nt, $e, false, false, $packed>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m,
                                                                               n, k, k_split, flags)
             }
         }
