@@ -28,6 +28,11 @@
 //! of tiles, a third of one, two and a half; shallow and deep K; a weight-streaming shape — and fitted,
 //! in seconds), kept in a text file by GPU, SM count, driver and PTX fingerprint, and shipped for the
 //! H100 and the H200 ([`CostModel::shipped`]). Nothing here names a shape of a model.
+//!
+//! **Its domain** ([`CostModel::calibrated_for`], session 75): a configuration is weighed only on shapes
+//! of at most twice the rounds its calibration shapes ran — past that its constants are an
+//! extrapolation the holdout samples showed 1.2–1.4× optimistic (decode tiles at 30 rounds of a
+//! vocabulary, 144-row tiles at 41 rounds of a long prefill).
 use std::fmt::Write as _;
 
 use crate::{
@@ -65,6 +70,10 @@ pub struct Schedule {
 
 /// The K depth of one block of every step.
 const BK: u64 = 64;
+
+/// How far past its calibration shapes' rounds the model prices a configuration
+/// ([`CostModel::calibrated_for`]): twice the most it measured.
+pub const EXTRAPOLATION_ROUNDS: f64 = 2.0;
 
 /// The schedule of `step` on `s` (as launched: the shape already padded where the step needs it) on a
 /// GPU of `sms` SMs, `blocks_per_sm` the decode split-K target, `h8_resident` how many clusters of each
@@ -210,6 +219,21 @@ impl CostModel {
     pub fn cost_of(&self, step: &Step) -> Option<&StepCost> {
         let key = Self::key_of(step);
         self.steps.iter().find(|c| c.step == key)
+    }
+
+    /// Whether `step`'s constants were measured on shapes like `s`: `s` runs at most
+    /// [`EXTRAPOLATION_ROUNDS`] times the most rounds of units any of its calibration shapes
+    /// ([`calibration_shapes`]) ran on this GPU. A configuration's constants are fitted to at most 2.5
+    /// rounds of its tiles (the decode steps' 64-row tiles: 4 rounds of column tiles), or 16 for the prefill steps;
+    /// far past that its K blocks stream against other rounds' traffic in the L2 and the DRAM, which
+    /// those shapes did not measure (session 58's holdout: d11 at 128×256000×3584, 30 rounds, predicted
+    /// 463 µs, measured 574; d22r144 at 16384×6144×768, 41 rounds, predicted 197, measured 272).
+    pub fn calibrated_for(&self, step: &Step, s: Shape, padded: bool, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> bool {
+        let run = if padded { Shape { m: s.m, n: s.n.div_ceil(8) * 8, k: s.k.div_ceil(8) * 8 } } else { s };
+        let Some(sch) = schedule(step, run, sms, blocks_per_sm, h8_resident) else { return false };
+        let most = calibration_shapes(step, sms, blocks_per_sm, h8_resident).into_iter()
+            .filter_map(|c| schedule(step, c, sms, blocks_per_sm, h8_resident)).map(|c| c.rounds).fold(1.0, f64::max);
+        sch.rounds <= EXTRAPOLATION_ROUNDS * most
     }
 
     /// Predicted µs of `step` on `s` (`padded`: through the staging copies), `None` where the step has
@@ -485,6 +509,26 @@ mod tests {
         assert!(CostModel::parse("# sms 132\n# copy_gbps 4000\nh6s4\t1\t2\n", "f").unwrap_err().to_string().contains("f:3"));
         assert!(CostModel::parse("# sms 132\n# copy_gbps 4000\nh6s4\t1\t-2\t1\t1\t1\n", "f").is_err());
         assert!(CostModel::parse("h6s4\t1\t2\t1\t1\t1\n", "f").unwrap_err().to_string().contains("sms"));
+    }
+
+    /// The model prices a configuration only near the rounds its calibration shapes ran: every
+    /// calibration shape of every candidate is inside, and a shape of 30 rounds of d11's 64-row tiles (a
+    /// 128-row activation and a 256 000-column vocabulary) or 41 of d22r144's is outside, where the
+    /// H200's measured times were 1.24× and 1.38× the predictions (session 58's holdout).
+    #[test]
+    fn the_model_stays_near_the_rounds_it_was_calibrated_on() {
+        let model = CostModel::shipped("NVIDIA H200", 132);
+        for st in candidates(Elem::F16) {
+            for c in calibration_shapes(st, 132, 1, R) {
+                assert!(model.calibrated_for(st, c, false, 132, 1, R), "{} at its calibration shape {c:?}", st.kernel.step);
+            }
+        }
+        assert!(!model.calibrated_for(&steps::D11, shape(128, 256_000, 3584), false, 132, 1, R));
+        assert!(!model.calibrated_for(&steps::D22[3], shape(16384, 6144, 768), false, 132, 1, R), "{}", steps::D22[3].kernel.step);
+        assert!(model.calibrated_for(&steps::H6S4, shape(8192, 8192, 8192), false, 132, 1, R));
+        // The choice then leaves them out: the 256 000-column head is not d11's.
+        let c = super::super::choose_by(&model, shape(128, 256_000, 3584), true, 132, R, Elem::F16).unwrap();
+        assert_ne!(c.label(), "d11");
     }
 
     /// The schedule follows the grids: persistent rounds, K split through global memory where the tiles

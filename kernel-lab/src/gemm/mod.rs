@@ -667,6 +667,9 @@ pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_r
     let mut best: Option<(f64, Config)> = None;
     for st in cost::candidates_for(elem, Some(s.m)) {
         let Ok(c) = choose(s, hopper, sms, h8_resident, Some(st), elem) else { continue };
+        if !model.calibrated_for(st, s, c.padded, sms, bpsm, h8_resident) {
+            continue;
+        }
         let Some(t) = model.predict(st, s, c.padded, sms, bpsm, h8_resident) else { continue };
         if best.as_ref().is_none_or(|(bt, _)| t < *bt) {
             best = Some((t, c));
