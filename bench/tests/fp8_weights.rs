@@ -1,5 +1,5 @@
-//! GPU tests of FP8 weights for 16-bit models (`kernel_lab::fp8_weights`, steps w6, w5 and w1): the
-//! power-of-two block quantizer against the host model in both layouts (packed: the padding zero), w6 and w5 on
+//! GPU tests of FP8 weights for 16-bit models (`kernel_lab::fp8_weights`, steps w5 and w1): the
+//! power-of-two block quantizer against the host model in both layouts (packed: the padding zero), w5 on
 //! packed and w1 on natural weights (every token-tile variant, split and unsplit, ragged N and K) and the dequantize-then-GEMM route against the f64 product of the dequantized weights, the
 //! output poisoned first and checked fully written (rows past M untouched), every e4m3 code
 //! (subnormals included) through the widening, repeat runs bitwise equal (the split counters reset),
@@ -10,7 +10,7 @@ mod common;
 use common::Half;
 use half::{bf16, f16};
 use kernel_lab_bench::{
-    fp8_weights::{Fp8Weights, W8Plan, W8Step, WeightLayout, w1_splits},
+    fp8_weights::{Fp8Weights, W8Plan, WeightLayout, w1_splits},
     runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
     steps::fp8::F1,
 };
@@ -119,9 +119,8 @@ fn check_product<T: Half>(y: &[T], x: &[f32], deq: &[f64], m: usize, n: usize, k
     }
 }
 
-/// One shape through the plan with decode step `step` (w6 and w5 on packed weights, w1 on natural).
-fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, step: W8Step) {
-    let layout = step.layout();
+/// One shape through the plan for weights in `layout` (decode: w5 packed, w1 natural).
+fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, layout: WeightLayout) {
     let mut rng = verify::rng(seed ^ (m * 1_000_003 + n * 1009 + k) as u64);
     let (w, wf) = weights::<T>(&mut rng, n, k);
     let d_w = gpu.upload(&w).unwrap();
@@ -133,11 +132,10 @@ fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, step: W
     // One row more than M, poisoned (NaN bits in both types): must stay untouched.
     let poison = T::of(f32::NAN);
     let mut d_y = gpu.upload(&vec![poison; (m + 1) * n]).unwrap();
-    let mut plan = W8Plan::<T>::for_step(gpu, m, n, k, step).unwrap();
+    let mut plan = W8Plan::<T>::for_layout(gpu, m, n, k, layout).unwrap();
     let label = plan.label();
     if m <= 32 {
-        let nt = m.div_ceil(8).next_power_of_two() as u32;
-        assert!(label.starts_with(&format!("{}-", step.at_tiles(nt).label())), "{label} for {step:?}");
+        assert!(label.starts_with(if layout == WeightLayout::Packed { "w5-" } else { "w1-" }), "{label} for {layout:?} weights");
     }
     let what = format!("{} {m}x{n}x{k} {label} (seed {seed})", T::NAME);
     plan.run(&d_x, &w8, &mut d_y).unwrap();
@@ -161,9 +159,9 @@ fn weight_only_decode_matches_the_f64_product() {
     let cases = [(1, 4096, 512), (1, 100, 16), (3, 257, 1040), (8, 130, 400), (9, 64, 14336), (16, 4096, 256), (17, 96, 4112), (32, 33, 2048), (5, 32, 16384),
                  (1, 20000, 256)];
     for (m, n, k) in cases {
-        for step in [W8Step::W6, W8Step::W5, W8Step::W1] {
-            run_case::<bf16>(&gpu, m, n, k, seed, step);
-            run_case::<f16>(&gpu, m, n, k, seed, step);
+        for layout in [WeightLayout::Packed, WeightLayout::Natural] {
+            run_case::<bf16>(&gpu, m, n, k, seed, layout);
+            run_case::<f16>(&gpu, m, n, k, seed, layout);
         }
     }
     assert_eq!(w1_splits(32, 16384, gpu.info.sms).0, 16, "the deep-K case must exercise the most splits");
@@ -176,8 +174,8 @@ fn above_32_tokens_the_dequantized_weights_go_through_the_gemm() {
     let seed = verify::fresh_seed();
     for layout in [WeightLayout::Packed, WeightLayout::Natural] {
         for (m, n, k) in [(33, 256, 512), (100, 200, 272)] {
-            run_case::<bf16>(&gpu, m, n, k, seed, W8Step::default_for(layout));
-            run_case::<f16>(&gpu, m, n, k, seed, W8Step::default_for(layout));
+            run_case::<bf16>(&gpu, m, n, k, seed, layout);
+            run_case::<f16>(&gpu, m, n, k, seed, layout);
             assert!(W8Plan::<bf16>::for_layout(&gpu, m, n, k, layout).unwrap().label().starts_with("dequantize + "));
         }
         // The dequantized matrix itself: exactly the host's dequantization, transposed.
@@ -233,8 +231,8 @@ fn bad_input_is_refused_before_any_launch() {
     assert!(Fp8Weights::quantize::<bf16, _>(&gpu, &w, n + 1, k).err().unwrap().to_string().contains("elements for a 65×128"));
 }
 
-/// w6 and w5 told that their weights are ready at launch (`W8Plan::set_w_ready(BReady::AtLaunch)`: on
-/// Hopper they read their first step's weights before `griddepcontrol.wait`) in a chain where each launch reads the
+/// w1 told that its weights are ready at launch (`W8Plan::set_w_ready(BReady::AtLaunch)`: on Hopper it
+/// reads its first step's weights before `griddepcontrol.wait`) in a chain where each launch reads the
 /// previous one's output, y₁ = x·Wᵀ, y₂ = y₁·Wᵀ, y₃ = y₂·Wᵀ, queued behind a hold (a GPU-side spin) so
 /// each link may start while the previous one runs: every link equal, bit for bit, to the chain with
 /// the host waiting between launches and the weights read after the wait (w1 sums its splits in a
@@ -245,10 +243,8 @@ fn w1_with_weights_at_launch_waits_for_its_activations() {
     use kernel_lab_bench::{gemm::BReady, runtime::timing};
     let Some(gpu) = hopper_or_skip("w1_with_weights_at_launch_waits_for_its_activations") else { return };
     let seed = verify::fresh_seed();
-    // K = N = 2048 (split K), and a shallow K = N = 256 (one split); M = 1 (t8), 9 (t16) and 32 (t32) (w6
-    // runs w5's kernels above 8 tokens), and w5.
-    for (m, k, step) in [(1usize, 2048usize, W8Step::W6), (9, 2048, W8Step::W6), (1, 256, W8Step::W6), (32, 2048, W8Step::W6), (1, 2048, W8Step::W5),
-                         (9, 256, W8Step::W5)] {
+    // K = N = 2048 (split K), and a shallow K = N = 256 (one split); M = 1 (t8) and 9 (t16).
+    for (m, k) in [(1usize, 2048usize), (9, 2048), (1, 256)] {
         let mut rng = verify::rng(seed ^ (m * 7919 + k) as u64);
         // Entries in [-1/64, 1/64): the chain's values stay of the order of x's.
         let w: Vec<bf16> = (0..k * k).map(|_| bf16::from_f32(rng.random_range(-1.0f32..1.0) / 64.0)).collect();
@@ -256,7 +252,7 @@ fn w1_with_weights_at_launch_waits_for_its_activations() {
         let x: Vec<bf16> = (0..m * k).map(|_| bf16::from_f32(rng.random_range(-2.0f32..2.0))).collect();
         let x = gpu.upload(&x).unwrap();
         let chain = |ready: BReady, sync_each: bool| -> Vec<Vec<bf16>> {
-            let mut plan = W8Plan::<bf16>::for_step(&gpu, m, k, k, step).unwrap();
+            let mut plan = W8Plan::<bf16>::new(&gpu, m, k, k).unwrap();
             plan.set_w_ready(ready);
             let mut links: Vec<_> = (0..3).map(|_| gpu.upload(&vec![bf16::NAN; m * k]).unwrap()).collect();
             if !sync_each {
@@ -275,7 +271,7 @@ fn w1_with_weights_at_launch_waits_for_its_activations() {
         };
         let (queued, synced) = (chain(BReady::AtLaunch, false), chain(BReady::AfterPrevious, true));
         for (i, (p, q)) in synced.iter().zip(&queued).enumerate() {
-            let what = format!("{step:?} {m}x{k}x{k} link {i} (seed {seed})");
+            let what = format!("{m}x{k}x{k} link {i} (seed {seed})");
             assert!(q.iter().all(|v| v.is_finite()), "{what}: not fully written");
             assert!(q.iter().any(|v| v.to_f32() != 0.0), "{what}: all zeros");
             assert!(p.iter().zip(q).all(|(a, b)| a.to_bits() == b.to_bits()), "{what}: the queued chain with weights at launch differs from the synchronized one");

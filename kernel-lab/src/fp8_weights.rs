@@ -10,15 +10,14 @@
 //!
 //! * **Format** ([`layout::fp8::weights`]): e4m3 bytes, one **power-of-two** scale per 128×128
 //!   block in the FP8 GEMMs' `sb` layout; the bytes packed in the order the decode kernel's lanes load
-//!   them ([`WeightLayout::Packed`], steps w5 and w6) or N×K as checkpoints store them ([`WeightLayout::Natural`]). A power of two times an e4m3 value is exact in bf16 (and in
+//!   them ([`WeightLayout::Packed`], step w5) or N×K as checkpoints store them ([`WeightLayout::Natural`]). A power of two times an e4m3 value is exact in bf16 (and in
 //!   f16 above 2^-14), so the kernels widen and scale the weights exactly; the only error is the
 //!   rounding to e4m3 (3 mantissa bits: ≤ 2^-4 relative, half of that on average). Against the
 //!   `amax / 448` scale a power of two gives up at most one binade at the top of e4m3's range, which
 //!   costs nothing in relative precision.
 //! * **Decode** (M ≤ 32): step w5 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w5_packed_weights.rs`:
-//!   w1, `w1_weight_only.rs`, on packed weights), w6 at up to 8 tokens (`w6_three_deep.rs`: three steps
-//!   in flight a warp), w1 itself on natural weights ([`W8Step`], [`W8Plan::for_step`]): the weights streamed into
-//!   registers two (three) steps ahead and widened there, split over K where the
+//!   w1, `w1_weight_only.rs`, on packed weights; w1 itself on natural ones): the weights streamed into
+//!   registers two steps ahead and widened there, split over K where the
 //!   32-row tiles alone leave slots of the one wave of two blocks a SM empty ([`w1_splits`]). Four
 //!   variants measured slower on an H200 and were removed (the FP8 ladder's README: a per-lane
 //!   `cp.async` ring of weights and activations, persistent blocks, a ring of the weights alone, each
@@ -57,54 +56,8 @@ pub enum WeightLayout {
     Natural,
     /// In the order the decode kernel's lanes load them ([`layout::fp8::weights::packed_index`]: each
     /// 32-row × 64-deep warp step 2 KiB contiguous, every load of a warp four whole 128-byte lines;
-    /// rows padded to 32 and K to 64 with zeros); decoded by steps w6 and w5.
+    /// rows padded to 32 and K to 64 with zeros); decoded by step w5.
     Packed,
-}
-
-/// The decode kernel (up to 32 tokens) a [`W8Plan`] runs, each for one [`WeightLayout`]: the FP8
-/// ladder's steps (`kernels-gpu/src/fp8/README.md`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum W8Step {
-    /// w1, on [`WeightLayout::Natural`] weights.
-    W1,
-    /// w5, on [`WeightLayout::Packed`] weights: each warp's next step in registers.
-    W5,
-    /// w6: w5 with three steps in flight a warp, at up to 8 tokens (w5 above); the plan's choice for
-    /// packed weights.
-    W6,
-}
-
-impl W8Step {
-    /// The layout its weights are in.
-    pub fn layout(self) -> WeightLayout {
-        match self {
-            W8Step::W1 => WeightLayout::Natural,
-            W8Step::W5 | W8Step::W6 => WeightLayout::Packed,
-        }
-    }
-
-    /// The step whose kernel runs `nt` token tiles: w6 has only the 8-token one (three operand sets fit
-    /// the registers only there), so w5 runs above.
-    pub fn at_tiles(self, nt: u32) -> W8Step {
-        if self == W8Step::W6 && nt > 1 { W8Step::W5 } else { self }
-    }
-
-    /// Its label in kernel names (`fp8_w6_t8_bf16`) and plan labels.
-    pub fn label(self) -> &'static str {
-        match self {
-            W8Step::W1 => "w1",
-            W8Step::W5 => "w5",
-            W8Step::W6 => "w6",
-        }
-    }
-
-    /// The step [`W8Plan::for_layout`] runs on weights in `layout`.
-    pub fn default_for(layout: WeightLayout) -> W8Step {
-        match layout {
-            WeightLayout::Natural => W8Step::W1,
-            WeightLayout::Packed => W8Step::W6,
-        }
-    }
 }
 
 /// A weight matrix in FP8: `n × k` e4m3 bytes in a [`WeightLayout`] and its power-of-two block
@@ -281,7 +234,7 @@ fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
 
 /// How a [`W8Plan`] multiplies.
 enum Route<T: Element> {
-    /// w6, w5 or w1 ([`W8Step`]) with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
+    /// w5 (w1 on natural weights) with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
     /// and the tiles' counters (when split).
     Decode { kernel: Kernel, splits: u32, k_split: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
     /// Dequantized into `b` (K×N), then the 16-bit GEMM.
@@ -304,7 +257,7 @@ pub struct W8Plan<T: Element> {
 
 impl<T: Element> W8Plan<T> {
     /// Plans `m × n × k` for weights in [`WeightLayout::Packed`] (what [`Fp8Weights::quantize`] makes;
-    /// [`W8Plan::for_layout`] plans for the other): w6 (w1 on natural weights) for `m ≤ 32`, the
+    /// [`W8Plan::for_layout`] plans for the other): w5 (w1 on natural weights) for `m ≤ 32`, the
     /// dequantized weights and the 16-bit GEMM above. Both need the sm_90a module (a GPU that is not
     /// Hopper is refused here, by the kernel loader).
     pub fn new(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
@@ -313,13 +266,6 @@ impl<T: Element> W8Plan<T> {
 
     /// [`W8Plan::new`] for weights in `layout`: [`W8Plan::run`] refuses weights in the other.
     pub fn for_layout(gpu: &Gpu, m: usize, n: usize, k: usize, layout: WeightLayout) -> Result<Self> {
-        Self::for_step(gpu, m, n, k, W8Step::default_for(layout))
-    }
-
-    /// [`W8Plan::for_layout`] with the decode kernel named (for up to 32 tokens; its layout is the
-    /// plan's): what `kernel-lab w8` and the tests compare.
-    pub fn for_step(gpu: &Gpu, m: usize, n: usize, k: usize, step: W8Step) -> Result<Self> {
-        let layout = step.layout();
         if T::ELEM == Elem::F32 {
             return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
         }
@@ -329,7 +275,8 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let kernel = gpu.kernel(&format!("fp8_{}_t{}_{}", step.at_tiles(nt).label(), 8 * nt, T::NAME))?;
+            let step = if layout == WeightLayout::Packed { "w5" } else { "w1" };
+            let kernel = gpu.kernel(&format!("fp8_{step}_t{}_{}", 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
             let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {
@@ -352,13 +299,13 @@ impl<T: Element> W8Plan<T> {
 
     /// When the weights may be read ([`BReady`], as [`GemmPlan::set_b_ready`]): with
     /// [`BReady::AtLaunch`] the caller promises the kernel enqueued just before a run does not write the
-    /// weights or their scales (a model's weights, written at load), and w6 (w5, w1) then reads its first
-    /// step's weights before its PDL wait. The dense route (more than 32 tokens) ignores it.
+    /// weights or their scales (a model's weights, written at load), and w5 (or w1) then reads its first step's
+    /// weights before its PDL wait. The dense route (more than 32 tokens) ignores it.
     pub fn set_w_ready(&mut self, ready: BReady) {
         self.w_ready = ready;
     }
 
-    /// What it runs: `w6-t8` (w6 with 8 tokens; `w5-…`, or `w1-…` on natural weights) and its splits, or
+    /// What it runs: `w5-t8` (w5 with 8 tokens; `w1-…` on natural weights) and its splits, or
     /// `dequantize + <GEMM step>`.
     pub fn label(&self) -> String {
         match &self.route {
@@ -401,10 +348,10 @@ impl<T: Element> W8Plan<T> {
                     Some((a, b)) => (a.device_ptr(&stream).0, b.device_ptr(&stream).0),
                     None => (0, 0),
                 };
-                // SAFETY: `fp8_w{1,5,6}_t*(x, w, sb, y, ws, count, m, n, k, k_split, flags)` (the kernel's contract): x holds
+                // SAFETY: `fp8_w{1,5}_t*(x, w, sb, y, ws, count, m, n, k, k_split, flags)` (the kernel's contract): x holds
                 // m·k and y m·n values of T (checked), x 16-byte aligned (checked), w and sb an
                 // `Fp8Weights` of n×k for T (checked: its scales are powers of two in T's range by
-                // construction) in the layout the kernel reads (checked: w5 and w6 packed, w1 natural); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);
+                // construction) in the layout the kernel reads (checked: w5 packed, w1 natural); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);
                 // grid (⌈n/32⌉, splits) with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the
                 // workspace and zeroed counters sized for this kernel's token tiles when splits > 1 (the
                 // kernel leaves the counters zero); one plan's launches are on one stream, so they never overlap

@@ -349,12 +349,6 @@ pub mod weights {
     /// ```
     pub const PACKED_STEP_BYTES: u32 = ROWS * STEP_K;
 
-    /// Warp steps a warp of step w6 has in flight with `nt` token tiles: three at 8 tokens (three
-    /// operand sets of 24 registers), two above (w5's), where three sets would not fit 128 registers.
-    pub const fn w6_depth(nt: u32) -> u32 {
-        if nt == 1 { 3 } else { 2 }
-    }
-
     /// Bytes of `n × k` weights in the packed layout (rows padded to [`ROWS`], K to [`STEP_K`]).
     pub const fn packed_len(n: u32, k: u32) -> usize {
         n.div_ceil(ROWS) as usize * ROWS as usize * k.div_ceil(STEP_K) as usize * STEP_K as usize

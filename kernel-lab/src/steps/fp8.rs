@@ -449,11 +449,6 @@ const fn w1(name: &'static str, label: &'static str, nt: u32, has: &'static [&'s
                                  at_least: &[("griddepcontrol.wait", 1), ("griddepcontrol.launch_dependents", 1)] } }
 }
 
-/// A w6 kernel (`kernels-gpu/src/fp8/steps/w6_three_deep.rs`): w5's with three steps in flight a warp.
-const fn w6(name: &'static str, label: &'static str, nt: u32, has: &'static [&'static str]) -> KernelInfo {
-    KernelInfo { about: "FP8 weight-only decode: w5 with three steps a warp in flight (8 tokens)", ..w1(name, label, nt, has) }
-}
-
 const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
                                "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
 /// On f16 activations the weights widen by `cvt.rn.f16x2.e4m3x2` (session 74) and the activations need no `prmt`.
@@ -532,7 +527,6 @@ pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS), w1("fp8_fwb_t16", "fwb-t16", 2, FWB_HAS),
     w1("fp8_w5_t8_bf16", "w5-t8", 1, W1_HAS_BF16), w1("fp8_w5_t16_bf16", "w5-t16", 2, W1_HAS_BF16), w1("fp8_w5_t32_bf16", "w5-t32", 4, W1_HAS_BF16),
     w1("fp8_w5_t8_f16", "w5-t8-f16", 1, W1_HAS_F16), w1("fp8_w5_t16_f16", "w5-t16-f16", 2, W1_HAS_F16), w1("fp8_w5_t32_f16", "w5-t32-f16", 4, W1_HAS_F16),
-    w6("fp8_w6_t8_bf16", "w6-t8", 1, W1_HAS_BF16), w6("fp8_w6_t8_f16", "w6-t8-f16", 1, W1_HAS_F16),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at

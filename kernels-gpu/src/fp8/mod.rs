@@ -28,8 +28,7 @@
 //! | f22 | `steps/v22_swapped_small_tiles.rs` | per tensor on 64×64 tiles computed transposed (the weights on `wgmma`'s M side, the activation tile on its N side): one consumer warpgroup, 8 × 16 KiB stages, C by `stmatrix.trans` and TMA — few tiles without splitting K |
 //! | f23 | `steps/v23_block_small_tiles.rs` | block scales on f22's 64×64 tiles, not transposed (A's rows on `wgmma`'s M side: two A scales a thread), each K tile's sums promoted with its scales as f3 does — few tiles with block scales |
 //! | w1 | `steps/w1_weight_only.rs` | weight-only decode (issue 51): e4m3 weights with power-of-two block scales widened in registers, bf16/f16 activations, 16-bit `mma.sync`, M ≤ 32 (`weight_only.rs`: the shared widening, MMAs and block end); its FP8 routes fw2 (per tensor) and fwb (block scales applied to each 64-deep step's sums) read e4m3 activations |
-//! | w5 | `steps/w5_packed_weights.rs` | w1 on weights packed in the order its lanes load them (each load of a warp four whole 128-byte lines) |
-//! | w6 | `steps/w6_three_deep.rs` | w5 with three steps in flight a warp at 8 tokens, the library's FP8-weights decode step there |
+//! | w5 | `steps/w5_packed_weights.rs` | w1 on weights packed in the order its lanes load them (each load of a warp four whole 128-byte lines), the library's FP8-weights decode step |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
 //! walk and producer, the accumulators by tile width, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`

@@ -81,7 +81,7 @@ pub(crate) struct Operands<const NT: usize> {
 impl<const NT: usize> Operands<NT> {
     /// All zero (loads fill what a step uses).
     #[inline(always)]
-    pub const fn zero() -> Operands<NT> {
+    pub fn zero() -> Operands<NT> {
         Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0, sa: [[0.0; 2]; NT], sb: 0.0 }
     }
 }
@@ -431,8 +431,7 @@ unsafe fn load<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const
 /// packed layout (`layout::fp8::weights::packed_len(n, k)` bytes, the padding zero).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool, const DEPTH: usize>(x: *const u8, w: *const u8, sb: *const f32,
-                                                                                                                   alpha: (*const f32, *const f32),
+pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32),
                                                                           y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
                                                                           flags: u32) {
     let tid = thread_idx_x();
@@ -479,38 +478,17 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         } else {
             compute::<NT, E, X8>(acc, l);
         };
-        const { assert!(DEPTH == 2 || (DEPTH == 3 && PACKED && !X8 && !BS), "two steps in flight, or three (w6: packed, 16-bit activations)") };
-        if DEPTH == 3 {
-            // w6: three buffers taking turns — the step computed while the next two are on their way.
-            let mut b = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + stride, g, t);
-            while k0 < k_end {
-                let c = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
-                step(&mut acc, &a);
-                if k0 + stride >= k_end {
-                    break;
-                }
-                a = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + 3 * stride, g, t);
-                step(&mut acc, &b);
-                if k0 + 2 * stride >= k_end {
-                    break;
-                }
-                b = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + 4 * stride, g, t);
-                step(&mut acc, &c);
-                k0 += 3 * stride;
+        // Two buffers taking turns (no copy from one to the other, which LLVM would route through
+        // local memory at 4 token tiles).
+        while k0 < k_end {
+            let b = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + stride, g, t);
+            step(&mut acc, &a);
+            if k0 + stride >= k_end {
+                break;
             }
-        } else {
-            // Two buffers taking turns (no copy from one to the other, which LLVM would route through
-            // local memory at 4 token tiles).
-            while k0 < k_end {
-                let b = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + stride, g, t);
-                step(&mut acc, &a);
-                if k0 + stride >= k_end {
-                    break;
-                }
-                a = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
-                step(&mut acc, &b);
-                k0 += 2 * stride;
-            }
+            a = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
+            step(&mut acc, &b);
+            k0 += 2 * stride;
         }
         // The next grid's blocks may be scheduled once every block is past its K loop (as HGEMM d2 since
         // session 63): released at the start, a following projection's blocks held SM slots that this
@@ -520,22 +498,12 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
     }
 }
 
-/// Steps a warp has in flight (`w1`'s `DEPTH`) in w1 and w5: two.
-pub(crate) const fn two_deep(_nt: usize) -> usize {
-    2
-}
-
-/// Steps a warp of w6 has in flight ([`layout::fp8::weights::w6_depth`]).
-pub(crate) const fn w6_depth(nt: usize) -> usize {
-    layout::fp8::weights::w6_depth(nt as u32) as usize
-}
-
 /// The weight-only decode entry points on 16-bit activations, one per `(name, token tiles, element type,
 /// tokens)`: w1's on natural weights (`PACKED = false`), w5's on packed ones (`true`), written once.
 /// `$w` says what `w` holds. Expands in a step file; each entry gets its `launch_bounds` (256 threads,
 /// two blocks a SM).
 macro_rules! weight_only_entries {
-    ($packed:literal, $depth:expr, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
+    ($packed:literal, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
         #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens (see the module).")]
         ///
         /// # Safety
@@ -555,7 +523,7 @@ macro_rules! weight_only_entries {
                                                 k: u32, k_split: u32, flags: u32) {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
             unsafe {
-                $crate::fp8::weight_only::w1::<$nt, $e, false, false, $packed, { $depth($nt) }>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m,
+                $crate::fp8::weight_only::w1::<$nt, $e, false, false, $packed>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m,
                                                                               n, k, k_split, flags)
             }
         }

@@ -23,7 +23,7 @@ use crate::fp8::weight_only::weight_only_entries;
 use crate::hgemm::elem::{Bf16, F16};
 
 weight_only_entries! {
-    true, crate::fp8::weight_only::two_deep, "`layout::fp8::weights::packed_len(n, k)` bytes in the packed layout (`packed_index`), the padding zero";
+    true, "`layout::fp8::weights::packed_len(n, k)` bytes in the packed layout (`packed_index`), the padding zero";
     fp8_w5_t8_bf16, 1, Bf16, 8;
     fp8_w5_t16_bf16, 2, Bf16, 16;
     fp8_w5_t32_bf16, 4, Bf16, 32;
