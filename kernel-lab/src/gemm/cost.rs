@@ -75,6 +75,11 @@ const BK: u64 = 64;
 /// ([`CostModel::calibrated_for`]): twice the most it measured.
 pub const EXTRAPOLATION_ROUNDS: f64 = 2.0;
 
+/// `s` as a configuration runs it: `padded`, with K and N rounded up to 8 (the staging copies').
+fn as_launched(s: Shape, padded: bool) -> Shape {
+    if padded { Shape { m: s.m, n: s.n.div_ceil(8) * 8, k: s.k.div_ceil(8) * 8 } } else { s }
+}
+
 /// The schedule of `step` on `s` (as launched: the shape already padded where the step needs it) on a
 /// GPU of `sms` SMs, `blocks_per_sm` the decode split-K target, `h8_resident` how many clusters of each
 /// h8 size fit at once. `None` where the grid cannot be formed (no cluster of that size fits).
@@ -229,7 +234,7 @@ impl CostModel {
     /// those shapes did not measure (session 58's holdout: d11 at 128×256000×3584, 30 rounds, predicted
     /// 463 µs, measured 574; d22r144 at 16384×6144×768, 41 rounds, predicted 197, measured 272).
     pub fn calibrated_for(&self, step: &Step, s: Shape, padded: bool, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> bool {
-        let run = if padded { Shape { m: s.m, n: s.n.div_ceil(8) * 8, k: s.k.div_ceil(8) * 8 } } else { s };
+        let run = as_launched(s, padded);
         let Some(sch) = schedule(step, run, sms, blocks_per_sm, h8_resident) else { return false };
         let most = calibration_shapes(step, sms, blocks_per_sm, h8_resident).into_iter()
             .filter_map(|c| schedule(step, c, sms, blocks_per_sm, h8_resident)).map(|c| c.rounds).fold(1.0, f64::max);
@@ -240,7 +245,7 @@ impl CostModel {
     /// no constants or no schedule here.
     pub fn predict(&self, step: &Step, s: Shape, padded: bool, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Option<f64> {
         let c = self.cost_of(step)?;
-        let run = if padded { Shape { m: s.m, n: s.n.div_ceil(8) * 8, k: s.k.div_ceil(8) * 8 } } else { s };
+        let run = as_launched(s, padded);
         let sch = schedule(step, run, sms, blocks_per_sm, h8_resident)?;
         let mut t = c.predict(&sch, self.copy_gbps, self.l2_gbps);
         if padded {
