@@ -6,6 +6,8 @@
 set -uo pipefail
 . scripts/device-log.sh "s75-w5-ncu.txt" 200
 M=gpu__time_duration.sum,launch__grid_size,sm__cycles_active.avg,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
-T=180 run ncu --clock-control none --metrics $M -k 'regex:fp8_w5|hgemm_decode' --print-summary none \
-  $C/kernel-lab w8 --shapes 1x4096x4096,1x28672x4096
+for s in 1x4096x4096 1x28672x4096; do
+  T=90 run ncu --clock-control none --launch-count 40 --metrics $M -k 'regex:fp8_w5|hgemm_decode' --print-summary none \
+    $C/kernel-lab w8 --shapes $s
+done
 gzip -9 "$L"
