@@ -93,13 +93,7 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
     let sms64 = sms.max(1) as u64;
     let base_bytes = 2.0 * (m * k + k * n + m * n) as f64;
     let partials = |splits: u64| if splits > 1 { 2.0 * 4.0 * (splits * tiles * rows as u64 * cols as u64) as f64 } else { 0.0 };
-    // What the SMs read from the L2: each tile's boxes, once per cluster row (A) and column (B) where a
-    // 2-D cluster multicasts them (d26).
-    let (share_a, share_b) = match step.grid {
-        Grid::ClusterTiles { cluster_m, cluster_n, .. } => (cluster_n.max(1) as u64, cluster_m.max(1) as u64),
-        _ => (1, 1),
-    };
-    let l2_bytes = (tiles * kb) as f64 * (BK * 2) as f64 * ((rows as u64).min(m) as f64 / share_a as f64 + (cols as u64).min(n) as f64 / share_b as f64);
+    let l2_bytes = (tiles * kb) as f64 * (BK * 2 * ((rows as u64).min(m) + (cols as u64).min(n))) as f64;
     // `units` spread over `slots` CTAs at a time: the rounds, and the fraction of the slots the last one keeps busy.
     let busy = |units: u64, slots: u64| {
         let slots = slots.max(1);
@@ -141,14 +135,6 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
                 let waves = busy(tiles, ctas);
                 (waves.0 * kb, waves.0, 0.0, 1, waves)
             }
-        }
-        Grid::ClusterTiles { cluster_m, cluster_n, .. } => {
-            // d26: a unit is a cluster tile (every CTA of the cluster one tile of it, whole K), ⌊SMs / C⌋
-            // clusters at once.
-            let (cm, cn) = (cluster_m.max(1) as u64, cluster_n.max(1) as u64);
-            let units = tm.div_ceil(cm) * tn.div_ceil(cn);
-            let waves = busy(units, units.min((sms64 / (cm * cn)).max(1)));
-            (waves.0 * kb, waves.0, 0.0, 1, waves)
         }
         Grid::ClusterSplitK { cluster, .. } => {
             let at = H8_CLUSTERS.iter().position(|&c| c == cluster)?;
@@ -414,24 +400,8 @@ pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident
     let slots = match step.grid {
         Grid::SplitK { .. } | Grid::TilesSplitK { .. } => (sms * blocks_per_sm.max(1)) as usize,
         Grid::ClusterSplitK { cluster, .. } => layout::hopper::tma_hgemm::H8_CLUSTERS.iter().position(|&c| c == cluster).map_or(1, |i| h8_resident[i].max(1) as usize),
-        Grid::ClusterTiles { cluster_m, cluster_n, .. } => (sms / (cluster_m * cluster_n).max(1)).max(1) as usize,
         _ => sms.max(1) as usize,
     };
-    if let Grid::ClusterTiles { cluster_m, cluster_n, .. } = step.grid {
-        // d26 runs where M spans a few tile rows and its cluster tiles leave SMs idle: its units (cluster
-        // tiles) at 1/8 to 2.5 rounds, 1–4 cluster rows, shallow and deep K. Not beyond: the model prices
-        // it only within twice the rounds measured here (`EXTRAPOLATION_ROUNDS`).
-        let (ur, uc) = (rows * cluster_m as usize, cols * cluster_n as usize);
-        let mut dims = vec![];
-        for (frac, um) in [(1.0 / 8.0, 1), (1.0 / 3.0, 1), (1.0, 1), (1.0, 2), (2.5, 2), (1.0, 4)] {
-            let t = ((slots as f64 * frac).round() as usize).max(um);
-            for k in [1024, 4096] {
-                dims.push((um * ur, t.div_ceil(um) * uc, k));
-            }
-        }
-        dims.push((ur, (slots / 8).max(1) * uc, 16384));
-        return dims.into_iter().filter(|&(m, n, k)| step.rejects(m, n, k).is_none()).map(|(m, n, k)| Shape { m, n, k }).collect();
-    }
     let decode = rows <= 64;
     let mut dims = vec![];
     for frac in [1.0 / 8.0, 1.0 / 3.0, 1.0, 2.5] {

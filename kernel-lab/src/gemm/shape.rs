@@ -58,11 +58,6 @@ impl Shape {
                 let cluster = cluster.max(1);
                 (cluster * (tiles_n * tiles_m.div_ceil(cluster)).min((sms / cluster).max(1)), 1)
             }
-            Grid::ClusterTiles { cluster_m, cluster_n, .. } => {
-                let (cm, cn) = (cluster_m.max(1), cluster_n.max(1));
-                let units = tiles_m.div_ceil(cm) as u64 * tiles_n.div_ceil(cn) as u64;
-                ((cm * cn) * units.min(((sms / (cm * cn)).max(1)) as u64) as u32, 1)
-            }
             Grid::ClusterSplitK { cluster, .. } => {
                 let ctas = tiles_n as u64 * tiles_m as u64 * cluster as u64;
                 if ctas > i32::MAX as u64 {

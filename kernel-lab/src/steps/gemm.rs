@@ -70,21 +70,6 @@ pub enum Grid {
         /// CTAs per cluster (the kernel's `.reqnctapercluster`; 1: no clusters).
         cluster: u32,
     },
-    /// [`Grid::Persistent`] in 2-D clusters (d26): a unit is a *cluster tile* of `cluster_m × cluster_n`
-    /// tiles, one per CTA of the cluster (whose rows share A's boxes and columns B's); grid
-    /// `C · min(⌈tiles_m / cluster_m⌉ · ⌈tiles_n / cluster_n⌉, ⌊SMs / C⌋)` with `C = cluster_m · cluster_n`
-    /// (the kernel's `.reqnctapercluster`). Sized as [`Grid::Persistent`]: clusters the GPCs cannot hold
-    /// at once run as a later wave.
-    ClusterTiles {
-        /// Rows of C per tile.
-        rows: u32,
-        /// Columns of C per tile.
-        cols: u32,
-        /// Tile rows per cluster tile.
-        cluster_m: u32,
-        /// Tile columns per cluster tile.
-        cluster_n: u32,
-    },
 }
 
 impl Grid {
@@ -92,7 +77,7 @@ impl Grid {
     pub const fn tile(self) -> (u32, u32) {
         match self {
             Grid::Tiles { rows, cols } | Grid::SplitK { rows, cols } | Grid::TilesSplitK { rows, cols, .. } | Grid::Persistent { rows, cols, .. }
-            | Grid::PersistentSplitK { rows, cols, .. } | Grid::ClusterSplitK { rows, cols, .. } | Grid::ClusterTiles { rows, cols, .. } => (rows, cols),
+            | Grid::PersistentSplitK { rows, cols, .. } | Grid::ClusterSplitK { rows, cols, .. } => (rows, cols),
         }
     }
 }

@@ -379,30 +379,6 @@ pub const D25: Step = {
     s
 };
 
-/// What d26's PTX holds, with its cluster directive.
-macro_rules! d26_has {
-    ($directive:literal) => {
-        &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", $directive, "multicast::cluster", "mbarrier.arrive.shared::cluster.b64", "griddepcontrol.wait;",
-          "barrier.cluster.arrive.relaxed", "st.global.b16"]
-    };
-}
-/// Decode d26: d16's CTA in 2-D clusters of `cluster_m × cluster_n` CTAs on as many 64×64 tiles, the
-/// activation boxes multicast along the cluster's rows and the weight boxes down its columns
-/// (`decode_v26_cluster_grid.rs`). The cost model's candidate alone.
-const fn d26(name: &'static str, label: &'static str, cluster_m: u32, cluster_n: u32, has: &'static [&'static str]) -> Step {
-    let mut s = tma(name, label, 256, tma_hgemm::D16_DYN_SMEM, Grid::ClusterTiles { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster_m, cluster_n },
-        Args::TmaAB,
-        PtxCheck { has,
-                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "barrier.cluster.arrive.release", "bar.sync \t3"],
-                   count: &[("barrier.cluster.wait", 1)], at_least: &[] },
-        "d16 in 2-D clusters: the activation boxes multicast along the cluster's rows, the weight boxes down its columns");
-    s.kernel.launch_bounds = bounds_min(256, 1);
-    s
-}
-/// d26 in clusters of 2 × 4 (`d26x8`) and 2 × 2 (`d26x4`) tiles.
-pub const D26: [Step; 2] = [d26("hgemm_decode_v26_2x4", "d26x8", 2, 4, d26_has!(".reqnctapercluster 8, 1, 1")),
-                            d26("hgemm_decode_v26_2x2", "d26x4", 2, 2, d26_has!(".reqnctapercluster 4, 1, 1"))];
-
 /// d13 with a ring of `stages` stages (`hgemm_decode_v13_s<stages>`): how the ring's depth moves the rate.
 const fn d13_stages(name: &'static str, label: &'static str, stages: u32) -> Step {
     let mut s = D13;
@@ -709,11 +685,6 @@ pub const D23_BF16: Step = bf16(D23, "hgemm_decode_v23_bf16", "d23-bf16",
 pub const D16_BF16: Step = bf16(D16, "hgemm_decode_v16_bf16", "d16-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d25 on bf16.
 pub const D25_BF16: Step = bf16(D25, "hgemm_decode_v25_bf16", "d25-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
-/// d26 on bf16 (`[i]`: as [`D26`]).
-pub const D26_BF16: [Step; 2] = [
-    bf16(D26[0], "hgemm_decode_v26_2x4_bf16", "d26x8-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
-    bf16(D26[1], "hgemm_decode_v26_2x2_bf16", "d26x4-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"])),
-];
 /// d10 on bf16.
 pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d11 on bf16.
@@ -729,6 +700,6 @@ pub const D24M128_BF16: Step = bf16(D24M128, "hgemm_decode_v24_m128_bf16", "d24m
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D26[0], D26[1], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
-                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16, D26_BF16[0], D26_BF16[1]];
+                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16];

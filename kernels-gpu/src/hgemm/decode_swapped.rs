@@ -241,17 +241,6 @@ impl<const CLUSTER: u32, const CLAMP_N: bool> StageLoads for TmaLoads<CLUSTER, C
 /// cluster, [`Ring::release_cluster`]).
 #[inline(always)]
 pub(super) unsafe fn consume<E: Elem16, A: SwappedAcc<E>, const CLUSTER: u32>(ring: Ring, it: &mut u32, kts: u32, mh: u32) -> A {
-    // SAFETY: forwarded to the caller (every rank of the cluster).
-    unsafe { consume_releasing::<E, A, CLUSTER>(ring, it, kts, mh, (1u32 << CLUSTER) - 1) }
-}
-
-/// [`consume`] releasing each stage in the CTAs whose bits `ranks` holds ([`Ring::release_ranks`]; d26:
-/// its cluster row and column).
-///
-/// # Safety
-/// As [`consume`], the empty barriers counting the warps that name their CTA in `ranks`.
-#[inline(always)]
-pub(super) unsafe fn consume_releasing<E: Elem16, A: SwappedAcc<E>, const CLUSTER: u32>(ring: Ring, it: &mut u32, kts: u32, mh: u32, ranks: u32) -> A {
     let mut r_acc = A::zero();
     let mut i = 0;
     // SAFETY: forwarded to the caller; a stage is read only after its phase completed and released
@@ -273,7 +262,7 @@ pub(super) unsafe fn consume_releasing<E: Elem16, A: SwappedAcc<E>, const CLUSTE
             wgmma_wait_group::<1>();
             r_acc.fence();
             if i > 0 {
-                ring.release_ranks::<CLUSTER>(*it - 1, ranks);
+                ring.release_cluster::<CLUSTER>(*it - 1);
             }
             *it += 1;
             i += 1;
@@ -281,7 +270,7 @@ pub(super) unsafe fn consume_releasing<E: Elem16, A: SwappedAcc<E>, const CLUSTE
         wgmma_wait_group::<0>();
         r_acc.fence();
         if kts > 0 {
-            ring.release_ranks::<CLUSTER>(*it - 1, ranks);
+            ring.release_cluster::<CLUSTER>(*it - 1);
         }
     }
     r_acc

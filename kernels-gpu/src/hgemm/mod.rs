@@ -72,7 +72,6 @@
 //! | d23 | `steps/decode_v23_registers.rs` | the weights streamed through registers (`ld.global.nc`), no ring or barrier in the K loop, the warps' sums added once (slower: a measured negative) |
 //! | d24 | `steps/decode_v24_ragged_weights.rs` | d2 with the weights read where they lie: any N, B and C at any 2-byte alignment (raw 16-byte chunks per row, fragments gathered by `ld.shared.u16`) |
 //! | d25 | `steps/decode_v25_split_one_consumer.rs` | d16 with K split across CTAs where its 64×64 tiles leave SMs idle, split tiles summed by their last CTA (the cost model's candidate) |
-//! | d26 | `steps/decode_v26_cluster_grid.rs` | d16 in 2-D clusters (2 × 4: `d26x8`, 2 × 2: `d26x4`), the activation boxes multicast along the cluster's rows and the weight boxes down its columns (the cost model's candidate) |
 //!
 //! Shared machinery:
 //!

@@ -189,29 +189,13 @@ impl Ring {
     /// were initialized for `CLUSTER · CONSUMER_WARPS` arrivals, none of which has exited.
     #[inline(always)]
     pub(crate) unsafe fn release_cluster<const CLUSTER: u32>(self, it: u32) {
-        // SAFETY: forwarded to the caller (every rank of the cluster).
-        unsafe { self.release_ranks::<CLUSTER>(it, (1u32 << CLUSTER) - 1) };
-    }
-
-    /// [`Ring::release_cluster`] to the CTAs whose bits `ranks` holds (bit r: cluster rank r): the CTAs
-    /// whose producers multicast into this one (d26: its cluster row and column). `CLUSTER = 1`: a local
-    /// arrival.
-    ///
-    /// # Safety
-    /// As [`Ring::release`]; with `CLUSTER > 1`, a cluster launch of `CLUSTER` CTAs, `ranks` below
-    /// `1 << CLUSTER`, every CTA's empty barriers initialized for the arrivals of the warps that name it
-    /// in their `ranks`, none of which has exited.
-    #[inline(always)]
-    pub(crate) unsafe fn release_ranks<const CLUSTER: u32>(self, it: u32, ranks: u32) {
         if CLUSTER == 1 {
             // SAFETY: forwarded to the caller.
             unsafe { self.release(it) };
         } else if lane_id() == 0 {
             for rank in 0..CLUSTER {
-                if (ranks >> rank) & 1 != 0 {
-                    // SAFETY: forwarded to the caller; the same barrier offset in every CTA of the cluster.
-                    unsafe { crate::prim::cluster::mbarrier_arrive_cluster(self.at(it).2, rank) };
-                }
+                // SAFETY: forwarded to the caller; the same barrier offset in every CTA of the cluster.
+                unsafe { crate::prim::cluster::mbarrier_arrive_cluster(self.at(it).2, rank) };
             }
         }
     }
@@ -356,18 +340,6 @@ macro_rules! warp_specialized {
     // `consumers:` with the producer block run by the first `$threads` threads (1 or 32 · w) and the
     // full barriers counting their arrivals (FP8 f23: the producer warp's lanes stage a K block's scales,
     // each announcing its own stores, lane 0 also the TMA bytes).
-    // `consumers:` in a cluster of `$cluster` CTAs whose producers multicast into some of the others
-    // (d26: a CTA's cluster row and column): the empty barriers count `$arrivals` warps, and no last
-    // cluster barrier (the producer block ends with [`Ring::drain`], as `final_sync: false`).
-    (
-        consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr), cluster: $cluster:expr, empty_arrivals: $arrivals:expr;
-        $($rest:tt)*
-    ) => {
-        $crate::hgemm::tma_warp_specialized::warp_specialized! {
-            @cluster $cluster, $arrivals, 0, 1, false, $producer_regs, $regs, {};
-            $($rest)*
-        }
-    };
     (
         consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr), producer_threads: $threads:expr;
         $($rest:tt)*
