@@ -12,8 +12,8 @@ T=240 run $NCU --metrics gpu__time_duration.sum,sm__cycles_active.max,launch__gr
 for s in 256x256x512 256x256x4096; do
   T=200 run $NCU --section SourceCounters --section WarpStateStats --section LaunchStats -k regex:hgemm_tma_v8_x8 --launch-skip 2 --launch-count 1 \
     -o $OUT/h8x8-$s -f $C/kernel-lab --family hgemm --steps h8x8 --gemm-sizes $s --reps 3 --warmup 1 --seed 7766
-  T=120 run $NCU --import $OUT/h8x8-$s.ncu-rep --page source --print-source sass --csv > $OUT/h8x8-$s-sass.csv 2>&1
-  T=60 run $NCU --import $OUT/h8x8-$s.ncu-rep --print-details all
+  timeout 120 $NCU --import $OUT/h8x8-$s.ncu-rep --page source --print-source sass --csv > $OUT/h8x8-$s-sass.csv 2>&1; echo "sass csv exit $?" >> "$L"
+  timeout 60 $NCU --import $OUT/h8x8-$s.ncu-rep --print-details all >> "$L" 2>&1
   rm -f $OUT/h8x8-$s.ncu-rep; xz -9 $OUT/h8x8-$s-sass.csv
 done
 grep -E "^exit [1-9]" "$L" | head || true
