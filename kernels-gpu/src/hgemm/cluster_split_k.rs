@@ -106,11 +106,9 @@ pub(crate) unsafe fn store_partial(acc: &[f32; 32], s_part: u32, mh: u32, col0: 
 }
 
 /// Rows `r0 .. r1` of the tile summed over the cluster's `S` partials and written to C (tile origin
-/// `(row0, n0)`) as `E`: consumer thread `ct` (0..256) takes chunk `ct % 64` (4 columns) of rows
-/// `r0 + ct / 64, + 4, …`; each warp reads 512 contiguous (swizzle-permuted) bytes of a row and writes
-/// 256 contiguous bytes of C. The loads of [`SUM_BATCH`]` / S` rows (all S partials of each) are issued
-/// before the first add — one round trip over the SM-to-SM network a batch, not one a row (session 76:
-/// `ncu` put h8x8's reduction adds at a quarter of its warp samples at one K tile a split).
+/// `(row0, n0)`) as `E`: consumer thread `ct` (0..256) takes chunk `ct % 64` (4 columns) of row
+/// `r0 + ct / 64` in each pass of 4 rows; each warp reads 512 contiguous (swizzle-permuted) bytes of
+/// a row and writes 256 contiguous bytes of C.
 ///
 /// # Safety
 /// Every CTA of the cluster has written its partial tile at `s_part` before a cluster barrier this
@@ -120,62 +118,33 @@ pub(crate) unsafe fn store_partial(acc: &[f32; 32], s_part: u32, mh: u32, col0: 
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn sum_rows<E: Elem16, const S: u32>(s_part: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, n0: u32, r0: u32, r1: u32, ct: u32) {
     let chunk = ct % 64;
-    // Rows a thread loads before adding: `SUM_BATCH` 16-byte loads in flight (128 registers).
-    let rows = if SUM_BATCH / S == 0 { 1 } else { SUM_BATCH / S };
     let mut r = r0 + ct / 64;
     while r < r1 {
-        // Load i is partial `i % S` of row `r + 4·(i / S)`; unrolled, so `v` stays in registers.
-        let mut v = [[0f32; 4]; SUM_BATCH as usize];
-        crate::util::unroll::unroll32!(i => {
-            let (p, q) = (i / S, i % S);
-            if p < rows && r + 4 * p < r1 {
-                let at = s_part + h8_partial_byte(r + 4 * p, 4 * chunk);
-                // SAFETY: inside peer q's partial tile (same offset in every CTA), written before the
-                // barrier (caller); 16-byte aligned.
-                v[i as usize] = unsafe { ld_shared_cluster_v4_f32(mapa_shared_cluster(at, q)) };
+        let at = s_part + h8_partial_byte(r, 4 * chunk);
+        // All S loads in flight before the first add; summed in rank order (the same bits every run).
+        let mut v = [[0f32; 4]; 8];
+        let mut q = 0;
+        while q < S {
+            // SAFETY: inside peer q's partial tile (same offset in every CTA), written before the
+            // barrier (caller); 16-byte aligned.
+            v[q as usize] = unsafe { ld_shared_cluster_v4_f32(mapa_shared_cluster(at, q)) };
+            q += 1;
+        }
+        let mut x = v[0];
+        let mut q = 1;
+        while q < S {
+            for i in 0..4 {
+                x[i] += v[q as usize][i];
             }
-        });
-        // Every load issued before the first add: LLVM otherwise interleaves the adds of the first rows
-        // with the later loads (3 round trips at S = 8 in the SASS, not 1).
-        crate::util::unroll::unroll8!(g => { pin4(&mut v, 4 * g as usize); });
-        crate::util::unroll::unroll32!(p => {
-            let rr = r + 4 * p;
-            if p < rows && rr < r1 {
-                // Summed in rank order (the same bits every run).
-                let mut x = v[(p * S) as usize];
-                let mut q = 1;
-                while q < S {
-                    for e in 0..4 {
-                        x[e] += v[(p * S + q) as usize][e];
-                    }
-                    q += 1;
-                }
-                let (row, col) = (row0 + rr, n0 + 4 * chunk);
-                if row < m && col < n {
-                    let bits = E::pack(x[0], x[1]) as u64 | (E::pack(x[2], x[3]) as u64) << 32;
-                    // SAFETY: row < m, col + 3 < n (n and col multiples of 4): inside C; 8-byte aligned
-                    // (row·n + col is a multiple of 4 elements).
-                    unsafe { *(g_c.add(row as usize * n as usize + col as usize) as *mut u64) = bits };
-                }
-            }
-        });
-        r += 4 * rows;
+            q += 1;
+        }
+        let (row, col) = (row0 + r, n0 + 4 * chunk);
+        if row < m && col < n {
+            let bits = E::pack(x[0], x[1]) as u64 | (E::pack(x[2], x[3]) as u64) << 32;
+            // SAFETY: row < m, col + 3 < n (n and col multiples of 4): inside C; 8-byte aligned
+            // (row·n + col is a multiple of 4 elements).
+            unsafe { *(g_c.add(row as usize * n as usize + col as usize) as *mut u64) = bits };
+        }
+        r += 4;
     }
 }
-
-/// Loads `at .. at + 4` of `v` fixed at this point of the program (an empty `asm!` that reads and writes
-/// them, not `pure`): the adds after it cannot move above the loads before it.
-#[inline(always)]
-fn pin4(v: &mut [[f32; 4]; SUM_BATCH as usize], at: usize) {
-    let [a, b, c, d] = &mut v[at..at + 4] else { return };
-    // SAFETY: emits no instruction; only declares the registers read and written.
-    unsafe {
-        core::arch::asm!("// pin4 {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15}",
-                         inout(reg32) a[0], inout(reg32) a[1], inout(reg32) a[2], inout(reg32) a[3], inout(reg32) b[0], inout(reg32) b[1],
-                         inout(reg32) b[2], inout(reg32) b[3], inout(reg32) c[0], inout(reg32) c[1], inout(reg32) c[2], inout(reg32) c[3],
-                         inout(reg32) d[0], inout(reg32) d[1], inout(reg32) d[2], inout(reg32) d[3], options(nomem, nostack));
-    }
-}
-
-/// 16-byte partial loads a thread of [`sum_rows`] keeps in flight (S per row, `SUM_BATCH / S` rows).
-pub(crate) const SUM_BATCH: u32 = 32;
