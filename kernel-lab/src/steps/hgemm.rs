@@ -379,6 +379,18 @@ pub const D25: Step = {
     s
 };
 
+/// Decode d27: d16's CTA on 32-row activation tiles (`wgmma.m64n32k16`, 12 KiB stages, 16 of them), twice
+/// d16's tiles where its 64-row tiles leave SMs idle (`decode_v27_rows32.rs`). The cost model's candidate alone.
+pub const D27: Step = {
+    let mut s = tma("hgemm_decode_v27", "d27", 256, tma_hgemm::D27_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D27_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
+        Args::TmaAB,
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "st.global.b16"],
+                   lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "bar.sync \t3", "m64n64k16"], count: &[], at_least: &[] },
+        "d16's CTA on 32-row activation tiles (m64n32k16): twice the tiles where d16's leave SMs idle");
+    s.kernel.launch_bounds = bounds_min(256, 1);
+    s
+};
+
 /// d13 with a ring of `stages` stages (`hgemm_decode_v13_s<stages>`): how the ring's depth moves the rate.
 const fn d13_stages(name: &'static str, label: &'static str, stages: u32) -> Step {
     let mut s = D13;
@@ -685,6 +697,8 @@ pub const D23_BF16: Step = bf16(D23, "hgemm_decode_v23_bf16", "d23-bf16",
 pub const D16_BF16: Step = bf16(D16, "hgemm_decode_v16_bf16", "d16-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d25 on bf16.
 pub const D25_BF16: Step = bf16(D25, "hgemm_decode_v25_bf16", "d25-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d27 on bf16.
+pub const D27_BF16: Step = bf16(D27, "hgemm_decode_v27_bf16", "d27-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d10 on bf16.
 pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d11 on bf16.
@@ -700,6 +714,6 @@ pub const D24M128_BF16: Step = bf16(D24M128, "hgemm_decode_v24_m128_bf16", "d24m
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
-                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16];
+                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16, D27_BF16];

@@ -72,6 +72,7 @@
 //! | d23 | `steps/decode_v23_registers.rs` | the weights streamed through registers (`ld.global.nc`), no ring or barrier in the K loop, the warps' sums added once (slower: a measured negative) |
 //! | d24 | `steps/decode_v24_ragged_weights.rs` | d2 with the weights read where they lie: any N, B and C at any 2-byte alignment (raw 16-byte chunks per row, fragments gathered by `ld.shared.u16`) |
 //! | d25 | `steps/decode_v25_split_one_consumer.rs` | d16 with K split across CTAs where its 64×64 tiles leave SMs idle, split tiles summed by their last CTA (the cost model's candidate) |
+//! | d27 | `steps/decode_v27_rows32.rs` | d16's CTA on 32-row activation tiles (`m64n32k16`): twice the tiles where d16's leave SMs idle (the cost model's candidate) |
 //!
 //! Shared machinery:
 //!

@@ -345,6 +345,19 @@ const _: () = assert!(D14_DYN_SMEM <= MAX_DYN_SMEM);
 pub const D16_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 0, 2);
 const _: () = assert!(D16_DYN_SMEM <= MAX_DYN_SMEM);
 
+/// Decode step d27 (`decode_v27_rows32.rs`): d16's CTA on **32-row** activation tiles
+/// (`wgmma.m64n32k16`): a 4 KiB activation box and the 8 KiB weight box a stage.
+pub const D27_ROWS: u32 = 32;
+/// Bytes of d27's activation box (32 rows of 128 bytes).
+pub const D27_A_BYTES: u32 = D27_ROWS * BK * 2;
+/// Bytes of one d27 stage.
+pub const D27_STAGE_BYTES: u32 = D27_A_BYTES + B_BOX_BYTES;
+/// Stages of d27's ring: 16, d16's bytes in flight (192 KiB; 128 KiB of them weights).
+pub const D27_STAGES: u32 = 16;
+/// d27's dynamic shared memory.
+pub const D27_DYN_SMEM: u32 = dyn_smem(D27_STAGES, D27_STAGE_BYTES, 0, 2);
+const _: () = assert!(D27_DYN_SMEM <= MAX_DYN_SMEM && D27_A_BYTES % 1024 == 0 && D27_STAGE_BYTES % 1024 == 0);
+
 /// Decode step d25 (`decode_v25_split_one_consumer.rs`): d16's CTA over (tile, split) units, K split by
 /// [`persistent_splits`] on its 64×64 tiles: d16's ring plus one 16-byte word for the last-CTA flag.
 pub const D25_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 16, 2);

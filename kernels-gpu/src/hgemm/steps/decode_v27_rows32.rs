@@ -1,0 +1,98 @@
+#![cfg(lab_sm90)]
+//! Decode step d27 — d16's CTA (one consumer warpgroup, the first stages issued before the block
+//! barrier, whole K a tile) on **32-row** activation tiles: `wgmma.m64n32k16` into 16 accumulators a
+//! thread, a stage of a 32-row activation box (4 KiB) and the 64-column weight box (8 KiB), 16 stages.
+//!
+//! Why: at M = 128–512 with few weight columns, d9/d16 run 0.77–0.84× cuBLAS (session 75's corpus
+//! sample), and their 64×64 tiles leave SMs idle: 128×2048×2048 is 64 tiles on 132 SMs. cuBLAS runs
+//! that shape as 128 CTAs of 64×32 (`nvjet_sm90_hsh_64x32_64x16_1x2`, 7.5 against d9's 9.4 µs inside
+//! the kernel). The weights are `wgmma`'s M side here, 64 wide at least; the activation rows are its N
+//! side, so halving them doubles the tiles: 128 CTAs, each reading 12 KiB a K tile instead of 16 (the
+//! weights once more per tile row, from the L2). Session 76 measured that sharing operands by multicast
+//! (d26) leaves a CTA's pace unchanged, so a CTA's own bytes are what to cut.
+//!
+//! Diff from d16: the tile (`Rows32`: `RowsAcc<16>`, d21's flat accumulator at 32 rows; its own stage
+//! load and pair stores), the ring (`D27_STAGES` of `D27_STAGE_BYTES`). The body is d16's
+//! (`decode_one_consumer::decode` with `EARLY`).
+//!
+//! Prediction (before running): where d16's tiles fill half the SMs or less and d27's fill one wave,
+//! the K loop's bytes a CTA fall to 3/4 and twice the SMs read: 128×2048×2048 ~9.4 → ~8 µs inside the
+//! kernel (1.1–1.2× d9); where d16 already fills the SMs, d27's second round loses (the cost model
+//! weighs it: a candidate of the model alone).
+use super::decode_one_consumer::{OneConsumerTile, decode};
+use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair};
+use super::elem::{Bf16, Elem16, F16};
+use crate::launch_bounds::launch_bounds;
+use crate::prim::{
+    mbarrier::mbarrier_arrive_expect_tx,
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
+};
+use crate::util::unroll::unroll8;
+use layout::fragment::WgmmaAcc;
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D27_A_BYTES as A_BYTES, D27_ROWS as ROWS, D27_STAGE_BYTES, D27_STAGES, decode_box_row0, decode_box_rows};
+
+/// `C = A · B` (f16) as d16 on 32-row activation tiles.
+///
+/// # Safety
+/// Tensor maps of A (M×K f16, box 64 K × `decode_box_rows(m, 32)` rows) and B (K×N f16, box 64 N × 64 K),
+/// both `SWIZZLE_128B`; `g_c` of m·n f16; 256 threads, `D27_DYN_SMEM` bytes; a 1-D grid of at most
+/// ⌈m/32⌉·⌈n/64⌉ CTAs; launched with or without programmatic stream serialization.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v27(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded (d16's body on `Rows32`, whose stage and ring are `D27_DYN_SMEM`'s).
+    unsafe { decode::<F16, Rows32, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
+}
+
+/// [`hgemm_decode_v27`] on bf16.
+///
+/// # Safety
+/// As [`hgemm_decode_v27`], the tensor maps describing bf16 matrices.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v27_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { decode::<Bf16, Rows32, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
+}
+
+/// d27's tile: 32 activation rows, 12 KiB stages (the activation box, then the weight box),
+/// `m64n32k16` into 16 accumulators a thread, 8 pairs stored per thread.
+struct Rows32;
+
+impl<E: Elem16> SwappedTile<E> for Rows32 {
+    const ROWS: u32 = ROWS;
+    const STAGE_BYTES: u32 = D27_STAGE_BYTES;
+    type Acc = RowsAcc<16>;
+    #[inline(always)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+        let k0 = (kt * BK) as i32;
+        // SAFETY: forwarded to the caller; the activation box (≤ 32 rows of 128 B, never past M:
+        // `decode_box_row0`) fills the stage's first `A_BYTES`, the weight box its 1024-aligned rest.
+        unsafe {
+            mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + B_BOX_BYTES);
+            cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
+            cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
+        }
+    }
+    #[inline(always)]
+    unsafe fn store(r_acc: &RowsAcc<16>, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+        let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
+        unroll8!(p => {
+            let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
+            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
+            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc.0[2 * p as usize], r_acc.0[2 * p as usize + 1]) };
+        });
+    }
+}
+
+impl<E: Elem16> OneConsumerTile<E> for Rows32 {
+    const STAGES: u32 = D27_STAGES;
+    #[inline(always)]
+    unsafe fn consume(ring: super::tma_warp_specialized::Ring, it: &mut u32, kts: u32) -> RowsAcc<16> {
+        // SAFETY: forwarded to the caller; one CTA (no cluster), weight box 0, the consumer's 4 warps
+        // release each stage (the empty barriers' count).
+        unsafe { consume::<E, RowsAcc<16>, 1>(ring, it, kts, 0) }
+    }
+}
+
+// 256 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
+launch_bounds!(hgemm_decode_v27, 256, 1);
+launch_bounds!(hgemm_decode_v27_bf16, 256, 1);
