@@ -697,12 +697,31 @@ pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_r
 /// candidate at the six such shapes the autotuner timed on an H200 (1.42–1.98× the fastest,
 /// `results/2026-11-28-h200-session48/call1-rank`), and reached 0.56–0.77× cuBLAS on the corpus sample;
 /// the model's picks there were 1.00–1.27× the fastest.
+///
+/// And: the rules' d9 or d16 (64-row tiles, whole K) turned into d27 — the same one-consumer CTA on
+/// 32-row tiles — where the model, within the rounds it was calibrated on, predicts d27 faster. Both are
+/// one body at two tile heights, so the choice is the model's rounds and constants alone (no override
+/// margin): d27 doubles the tiles and cuts a CTA's bytes a K tile from 16 to 12 KiB, which wins where
+/// d16's tiles leave SMs idle and d27's still fit one wave. Measured on an H200 (session 76, 3 processes):
+/// 128×2048×2048 1.12×, 128×1536×2048 1.13× the best of d9/d16/d25; 128×3072×4096 (192 tiles, two rounds)
+/// 0.64× — the model: 1.135× and a second round.
 pub fn refine_decode(c: Config, model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Config {
     let d15 = if elem == Elem::Bf16 { &steps::D15_BF16 } else { &steps::D15 };
     let d2 = if elem == Elem::Bf16 { &steps::D2_BF16 } else { &steps::D2 };
     let d2m64 = if elem == Elem::Bf16 { &steps::D2M64_BF16 } else { &steps::D2M64 };
     if hopper && !c.padded && c.step.kernel.name == d2m64.kernel.name {
         return choose_by(model, s, true, sms, h8_resident, elem).unwrap_or(c);
+    }
+    let (d9, d16, d27) = if elem == Elem::Bf16 { (&steps::D9_BF16, &steps::D16_BF16, &steps::D27_BF16) } else { (&steps::D9, &steps::D16, &steps::D27) };
+    if hopper && !c.padded && (c.step.kernel.name == d9.kernel.name || c.step.kernel.name == d16.kernel.name) {
+        let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
+        if !model.calibrated_for(d27, s, false, sms, bpsm, h8_resident) || d27.rejects(s.m, s.n, s.k).is_some() {
+            return c;
+        }
+        return match (model.predict(c.step, s, false, sms, bpsm, h8_resident), model.predict(d27, s, false, sms, bpsm, h8_resident)) {
+            (Some(t), Some(t27)) if t27 < t => Config { step: d27, padded: false },
+            _ => c,
+        };
     }
     if c.padded || c.step.kernel.name != d15.kernel.name {
         return c;
