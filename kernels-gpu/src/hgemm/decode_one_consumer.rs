@@ -15,24 +15,28 @@ use crate::prim::{
 };
 use crate::util::unroll::unroll4;
 use layout::fragment::WgmmaAcc;
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_A_BYTES as A_BYTES, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES, D14_STAGES as STAGES,
+use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES, D14_STAGES as STAGES,
                                 decode_box_row0, decode_box_rows};
 
-/// The activation box of the tile whose rows start at `m0` and the weight box of columns `n0 ..` of K
-/// tile `kt` into the stage at `s_stage`, announced on `bar` as one transaction of their bytes.
+/// The `R`-row activation box of the tile whose rows start at `m0` (d13–d15: 16 rows, d27: 32; moved up
+/// to end at row M where it would reach past it) and the weight box of columns `n0 ..` of K tile `kt`
+/// into the stage at `s_stage` (the activation box's `R · 128` bytes first), announced on `bar` as one
+/// transaction of their bytes.
 ///
 /// # Safety
-/// One thread; the stage is free; `bar` is its full barrier; the maps as [`hgemm_decode_v13`](super::decode_v13_sized_activations::hgemm_decode_v13) says.
+/// One thread; the stage (`R · 128` bytes, then a 1024-aligned weight box) is free; `bar` is its full
+/// barrier; the maps as [`hgemm_decode_v13`](super::decode_v13_sized_activations::hgemm_decode_v13) says,
+/// A's box `decode_box_rows(m, R)` rows high.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn issue_stage(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+pub(super) unsafe fn issue_stage<const R: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
     let k0 = (kt * BK) as i32;
-    // SAFETY: forwarded to the caller; the activation box (≤ 16 rows of 128 B) fits the stage's first
-    // `A_BYTES`, the weight box its 1024-aligned rest.
+    // SAFETY: forwarded to the caller; the activation box (≤ R rows of 128 B) fits the stage's first
+    // `R · BK · 2` bytes, the weight box its 1024-aligned rest.
     unsafe {
-        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + B_BOX_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
-        cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
+        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_box_rows(m, R) * BK * 2 + B_BOX_BYTES);
+        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, R) as i32, bar);
+        cp_async_bulk_tensor_2d_g2s(s_stage + R * BK * 2, tmap_b, n0 as i32, k0, bar);
     }
 }
 
@@ -60,7 +64,7 @@ impl<E: Elem16> SwappedTile<E> for Rows16 {
     #[inline(always)]
     unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
         // SAFETY: forwarded to the caller.
-        unsafe { issue_stage(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
+        unsafe { issue_stage::<ROWS>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
     }
     #[inline(always)]
     unsafe fn store(r_acc: &[f32; 8], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {

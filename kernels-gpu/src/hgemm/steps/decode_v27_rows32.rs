@@ -11,25 +11,24 @@
 //! weights once more per tile row, from the L2). Session 76 measured that sharing operands by multicast
 //! (d26) leaves a CTA's pace unchanged, so a CTA's own bytes are what to cut.
 //!
-//! Diff from d16: the tile (`Rows32`: `RowsAcc<16>`, d21's flat accumulator at 32 rows; its own stage
-//! load and pair stores), the ring (`D27_STAGES` of `D27_STAGE_BYTES`). The body is d16's
-//! (`decode_one_consumer::decode` with `EARLY`).
+//! Diff from d16: the tile (`Rows32`: `RowsAcc<16>`, d21's flat accumulator at 32 rows; its own pair
+//! stores; d13's stage load `issue_stage` at 32 rows), the ring (`D27_STAGES` of `D27_STAGE_BYTES`). The
+//! body is d16's (`decode_one_consumer::decode` with `EARLY`).
 //!
 //! Prediction (before running): where d16's tiles fill half the SMs or less and d27's fill one wave,
 //! the K loop's bytes a CTA fall to 3/4 and twice the SMs read: 128×2048×2048 ~9.4 → ~8 µs inside the
 //! kernel (1.1–1.2× d9); where d16 already fills the SMs, d27's second round loses (the cost model
 //! weighs it: a candidate of the model alone).
-use super::decode_one_consumer::{OneConsumerTile, decode};
+use super::decode_one_consumer::{OneConsumerTile, decode, issue_stage};
 use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair};
 use super::elem::{Bf16, Elem16, F16};
 use crate::launch_bounds::launch_bounds;
-use crate::prim::{
-    mbarrier::mbarrier_arrive_expect_tx,
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s},
-};
+use crate::prim::tma::TensorMap;
 use crate::util::unroll::unroll8;
 use layout::fragment::WgmmaAcc;
-use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D27_A_BYTES as A_BYTES, D27_ROWS as ROWS, D27_STAGE_BYTES, D27_STAGES, decode_box_row0, decode_box_rows};
+use layout::hopper::tma_hgemm::{D27_A_BYTES, D27_ROWS as ROWS, D27_STAGE_BYTES, D27_STAGES, decode_box_row0};
+
+const _: () = assert!(D27_A_BYTES == ROWS * layout::hopper::tma_hgemm::BK * 2, "issue_stage lays the weight box after ROWS rows of 128 bytes");
 
 /// `C = A · B` (f16) as d16 on 32-row activation tiles.
 ///
@@ -53,7 +52,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v27_bf16(tmap_a: *const TensorMap
     unsafe { decode::<Bf16, Rows32, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
-/// d27's tile: 32 activation rows, 12 KiB stages (the activation box, then the weight box),
+/// d27's tile: 32 activation rows, 12 KiB stages (the activation box, then the weight box: `decode_one_consumer::issue_stage`),
 /// `m64n32k16` into 16 accumulators a thread, 8 pairs stored per thread.
 struct Rows32;
 
@@ -63,14 +62,9 @@ impl<E: Elem16> SwappedTile<E> for Rows32 {
     type Acc = RowsAcc<16>;
     #[inline(always)]
     unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
-        let k0 = (kt * BK) as i32;
-        // SAFETY: forwarded to the caller; the activation box (≤ 32 rows of 128 B, never past M:
-        // `decode_box_row0`) fills the stage's first `A_BYTES`, the weight box its 1024-aligned rest.
-        unsafe {
-            mbarrier_arrive_expect_tx(bar, decode_box_rows(m, ROWS) * BK * 2 + B_BOX_BYTES);
-            cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, ROWS) as i32, bar);
-            cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES, tmap_b, n0 as i32, k0, bar);
-        }
+        // SAFETY: forwarded to the caller; the stage is `D27_A_BYTES` (32 rows of 128 B) and the
+        // 1024-aligned weight box.
+        unsafe { issue_stage::<ROWS>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
     }
     #[inline(always)]
     unsafe fn store(r_acc: &RowsAcc<16>, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
