@@ -43,8 +43,21 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
     check_with::<T>(gpu, case, elem, seed, None, None)
 }
 
+/// [`check_with`] on a named persistent step (`PrefillPlan::with_kernel`).
+fn check_kernel<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64, kernel: &str, max_ctas: Option<u32>) {
+    check_plan::<T>(gpu, case, elem, seed, max_ctas, |d| PrefillPlan::<T>::with_kernel(gpu, d, PrefillSchedule::Persistent, kernel).unwrap())
+}
+
 /// [`check`] with the schedule given (`None`: the library's) and at most `max_ctas` persistent CTAs.
 fn check_with<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64, schedule: Option<PrefillSchedule>, max_ctas: Option<u32>) {
+    check_plan::<T>(gpu, case, elem, seed, max_ctas, |d| match schedule {
+        Some(s) => PrefillPlan::<T>::with_schedule(gpu, d, s).unwrap(),
+        None => PrefillPlan::<T>::new(gpu, d).unwrap(),
+    })
+}
+
+/// Runs `case` on the plan `plan_of` makes, at most `max_ctas` persistent CTAs, against the f64 reference.
+fn check_plan<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64, max_ctas: Option<u32>, plan_of: impl Fn(PrefillDesc) -> PrefillPlan<T>) {
     let d = case.desc;
     let (cq, ck) = (cu(&case.q_lens), cu(&case.k_lens));
     let (tq, tk) = (*cq.last().unwrap() as usize, *ck.last().unwrap() as usize);
@@ -58,10 +71,7 @@ fn check_with<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64, schedule: 
     let mut lse = gpu.zeros::<f32>(tq * d.heads).unwrap();
     gpu.poison(&mut o).unwrap();
     gpu.poison(&mut lse).unwrap();
-    let mut plan = match schedule {
-        Some(s) => PrefillPlan::<T>::with_schedule(gpu, d, s).unwrap(),
-        None => PrefillPlan::<T>::new(gpu, d).unwrap(),
-    };
+    let mut plan = plan_of(d);
     if let Some(n) = max_ctas {
         plan.set_max_ctas(n).unwrap();
     }
@@ -122,6 +132,32 @@ fn prefill_matches_the_f64_reference() {
         check_with::<f16>(&gpu, case, Elem::F16, seed ^ (i as u64) << 24, Some(PrefillSchedule::Persistent), Some(3));
         check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 32, Some(PrefillSchedule::Persistent), Some(1));
     }
+}
+
+/// Every persistent prefill step the library does not launch by default (a27 and the session's
+/// experiments) on each case of its width and element type, as launched and on 1 CTA.
+#[test]
+fn every_named_persistent_prefill_step_matches_the_f64_reference() {
+    let Some(gpu) = hopper_or_skip("every_named_persistent_prefill_step_matches_the_f64_reference") else { return };
+    let seed = verify::fresh_seed();
+    let mut ran = 0;
+    for (i, case) in cases().iter().enumerate() {
+        for (j, k) in PREFILL.iter().enumerate() {
+            let (d, s) = (case.desc, PrefillSchedule::Persistent);
+            let default = |e| d.kernel_name(e, s).unwrap();
+            let seed = seed ^ ((i as u64) << 8 | j as u64);
+            if k.name.ends_with("_bf16") && k.name != default("bf16") && PrefillPlan::<bf16>::with_kernel(&gpu, d, s, k.name).is_ok() {
+                check_kernel::<bf16>(&gpu, case, Elem::Bf16, seed, k.name, None);
+                check_kernel::<bf16>(&gpu, case, Elem::Bf16, seed << 1, k.name, Some(1));
+                ran += 1;
+            } else if k.name.ends_with("_f16") && k.name != default("f16") && PrefillPlan::<f16>::with_kernel(&gpu, d, s, k.name).is_ok() {
+                check_kernel::<f16>(&gpu, case, Elem::F16, seed, k.name, None);
+                check_kernel::<f16>(&gpu, case, Elem::F16, seed << 1, k.name, Some(3));
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 6, "only {ran} (case, step) pairs ran: the named steps are not reachable through with_kernel");
 }
 
 /// At 2 × 2048 tokens, 16/4 heads, D = 128, causal and not: a19 and a26 against the fixed-length fused kernel

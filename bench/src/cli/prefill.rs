@@ -17,6 +17,7 @@ use kernel_lab_bench::{
 
 const HELP: &str = "\
 kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--timing pair|burst] [--schedules d256|all] [--json FILE]
+                   [--kernel NAME [--base-kernel NAME]]
   Prefill attention over packed sequences (the library's plan: a26; a25 at D = 256). LIST is comma-separated BxHxKxLxD (batch, query
   heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
   with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
@@ -26,13 +27,16 @@ kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [-
   --timing pair (default): each row and its baseline in interleaved rounds for 400 ms (the card at its
   power limit); burst: each alone, 30 calls after 3 untimed ones, 300 ms idle before each (as the torch
   peer times without --sustain-ms: an idle card's clock).
+  --kernel NAME: the persistent rows run NAME (a persistent prefill step of the shape's width and dtype,
+  e.g. attn_a27_d64_bf16) in place of the library's kernel, against --base-kernel NAME (another) or one CTA
+  a tile; only those rows run.
 ";
 
 const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64,2x16x8x4096x256";
 
 /// `kernel-lab prefill …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--timing", "--json", "--schedules"]) {
+    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--timing", "--json", "--schedules", "--kernel", "--base-kernel"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -57,8 +61,12 @@ pub fn main(args: &[String]) -> i32 {
         Err(code) => return code,
     };
     let json = flags.get("--json").map(String::as_str);
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json, burst, schedules),
-                  || run::<half::bf16>(&gpu, &parsed, varlen, json, burst, schedules))
+    let kernels = match (flags.get("--kernel"), flags.get("--base-kernel")) {
+        (None, Some(_)) => return sub::usage("--base-kernel needs --kernel".into()),
+        (k, b) => Kernels { ours: k.map(String::as_str), base: b.map(String::as_str) },
+    };
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json, burst, schedules, kernels),
+                  || run::<half::bf16>(&gpu, &parsed, varlen, json, burst, schedules, kernels))
 }
 
 /// `N:LO-HI:SEED`.
@@ -75,9 +83,17 @@ fn parse_varlen(s: &str) -> std::result::Result<(usize, usize, usize, u64), Stri
     Ok((n, lo, hi, seed))
 }
 
+/// `--kernel` and `--base-kernel`: named persistent steps in place of the library's kernel and of one CTA a
+/// tile in the schedule rows.
+#[derive(Clone, Copy)]
+struct Kernels<'a> {
+    ours: Option<&'a str>,
+    base: Option<&'a str>,
+}
+
 /// Without and with the mask: the persistent schedule (a25 at D = 256, a26 below) against one CTA a tile
 /// (a24, a19) on the same problem — at D = 256 the fixed-length family has no kernel, so this is its row.
-fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool, print: &dyn Fn(&Row)) -> Result<Vec<Row>> {
+fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool, kernels: Kernels, print: &dyn Fn(&Row)) -> Result<Vec<Row>> {
     let shape = format!("{b}x{h}x{k}x{l}x{d}");
     let (q, kk, vv) = (sub::random::<T>(gpu, b * l * h * d, 1)?, sub::random::<T>(gpu, b * l * k * d, 2)?, sub::random::<T>(gpu, b * l * k * d, 3)?);
     let cq = sub::cu(&vec![l as u32; b]);
@@ -86,8 +102,14 @@ fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool
     let mut rows = vec![];
     for causal in [false, true] {
         let desc = if causal { PrefillDesc::new(h, k, d).causal() } else { PrefillDesc::new(h, k, d) };
-        let (mut plan, mut base) = (PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::Persistent)?,
-                                    PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::CtaPerTile)?);
+        let mut plan = match kernels.ours {
+            Some(name) => PrefillPlan::<T>::with_kernel(gpu, desc, PrefillSchedule::Persistent, name)?,
+            None => PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::Persistent)?,
+        };
+        let mut base = match kernels.base {
+            Some(name) => PrefillPlan::<T>::with_kernel(gpu, desc, PrefillSchedule::Persistent, name)?,
+            None => PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::CtaPerTile)?,
+        };
         let flops = Lens::new(&desc, &cq, &cq)?.flops(&desc);
         let (ours, theirs) = time_two(gpu, burst, |_, is_base| if is_base {
             base.run(&q, &kk, &vv, &cq, &cq, &mut bo, &mut bl).map(|_| ())
@@ -133,17 +155,18 @@ fn time_two(gpu: &Gpu, burst: bool, mut work: impl FnMut(usize, bool) -> Result<
     Ok((ours, one(true)?))
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usize, u64), json: Option<&str>, burst: bool, schedules: bool) -> Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usize, u64), json: Option<&str>, burst: bool, schedules: bool, kernels: Kernels) -> Result<()> {
     let mut rows = vec![];
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
     println!("| shape BxHxKxLxD | config | µs | TFLOP/s | baseline | µs | TFLOP/s | ratio |\n|---|---|---|---|---|---|---|---|");
     let print = |r: &Row| println!("| {} | {} | {:.1} | {:.0} | {} | {:.1} | {:.0} | {:.3} |", r.shape, r.config, r.us, r.tflops, r.base, r.base_us, r.base_tflops,
                                     r.tflops / r.base_tflops);
     for &[b, h, k, l, d] in shapes {
-        if d == 256 || schedules {
-            rows.extend(run_schedules::<T>(gpu, [b, h, k, l, d], burst, &print)?);
+        if d == 256 || schedules || kernels.ours.is_some() {
+            rows.extend(run_schedules::<T>(gpu, [b, h, k, l, d], burst, kernels, &print)?);
         }
-        if d == 256 {
+        if d == 256 || kernels.ours.is_some() {
             continue;
         }
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
@@ -184,30 +207,34 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], varlen: (usize, usize, usiz
             rows.push(row);
         }
     }
-    // Variable lengths: N sequences of random lengths, causal, 32/8 heads, D = 128, against equal lengths
-    // of the same causal work (Σ l² kept: L_eq = √(Σ l² / N)).
-    let (n, lo, hi, seed) = varlen;
-    let mut rng = kernel_lab_bench::runtime::verify::rng(seed);
-    let lens: Vec<u32> = (0..n).map(|_| rand::Rng::random_range(&mut rng, lo..=hi) as u32).collect();
-    let eq = ((lens.iter().map(|&l| (l as f64).powi(2)).sum::<f64>() / n as f64).sqrt().round() as u32).max(1);
-    let (h, k, d) = (32, 8, 128);
-    let desc = PrefillDesc::new(h, k, d).causal();
-    let (cv, ce) = (sub::cu(&lens), sub::cu(&vec![eq; n]));
-    let tokens = (*cv.last().unwrap_or(&0)).max(*ce.last().unwrap_or(&0)) as usize;
-    let (q, kk, vv) = (sub::random::<T>(gpu, tokens * h * d, 11)?, sub::random::<T>(gpu, tokens * k * d, 12)?, sub::random::<T>(gpu, tokens * k * d, 13)?);
-    let (mut o, mut lse) = (gpu.zeros::<T>(tokens * h * d)?, gpu.zeros::<f32>(tokens * h)?);
-    let (fv_, fe) = (Lens::new(&desc, &cv, &cv)?.flops(&desc), Lens::new(&desc, &ce, &ce)?.flops(&desc));
-    let mut plan = PrefillPlan::<T>::new(gpu, desc)?;
-    let (ours, theirs) = time_two(gpu, burst, |_, is_base| {
-        let c = if is_base { &ce } else { &cv };
-        plan.run(&q, &kk, &vv, c, c, &mut o, &mut lse).map(|_| ())
-    })?;
-    let label = step_label(&plan);
-    let row = Row { shape: format!("{n} seqs {lo}..{hi} (seed {seed}) 32/8 D128"), config: format!("{label} causal varlen"), us: ours.median_ms * 1e3,
-                    tflops: fv_ / ours.median_ms / 1e9, base: format!("{label} equal L={eq}"), base_us: theirs.median_ms * 1e3, base_tflops: fe / theirs.median_ms / 1e9 };
-    print(&row);
-    println!("varlen lengths: {lens:?}");
-    rows.push(row);
+    // (Not with --kernel: only its rows run.)
+    let mut lens = vec![];
+    if kernels.ours.is_none() {
+        // Variable lengths: N sequences of random lengths, causal, 32/8 heads, D = 128, against equal lengths
+        // of the same causal work (Σ l² kept: L_eq = √(Σ l² / N)).
+        let (n, lo, hi, seed) = varlen;
+        let mut rng = kernel_lab_bench::runtime::verify::rng(seed);
+        lens = (0..n).map(|_| rand::Rng::random_range(&mut rng, lo..=hi) as u32).collect();
+        let eq = ((lens.iter().map(|&l| (l as f64).powi(2)).sum::<f64>() / n as f64).sqrt().round() as u32).max(1);
+        let (h, k, d) = (32, 8, 128);
+        let desc = PrefillDesc::new(h, k, d).causal();
+        let (cv, ce) = (sub::cu(&lens), sub::cu(&vec![eq; n]));
+        let tokens = (*cv.last().unwrap_or(&0)).max(*ce.last().unwrap_or(&0)) as usize;
+        let (q, kk, vv) = (sub::random::<T>(gpu, tokens * h * d, 11)?, sub::random::<T>(gpu, tokens * k * d, 12)?, sub::random::<T>(gpu, tokens * k * d, 13)?);
+        let (mut o, mut lse) = (gpu.zeros::<T>(tokens * h * d)?, gpu.zeros::<f32>(tokens * h)?);
+        let (fv_, fe) = (Lens::new(&desc, &cv, &cv)?.flops(&desc), Lens::new(&desc, &ce, &ce)?.flops(&desc));
+        let mut plan = PrefillPlan::<T>::new(gpu, desc)?;
+        let (ours, theirs) = time_two(gpu, burst, |_, is_base| {
+            let c = if is_base { &ce } else { &cv };
+            plan.run(&q, &kk, &vv, c, c, &mut o, &mut lse).map(|_| ())
+        })?;
+        let label = step_label(&plan);
+        let row = Row { shape: format!("{n} seqs {lo}..{hi} (seed {seed}) 32/8 D128"), config: format!("{label} causal varlen"), us: ours.median_ms * 1e3,
+                        tflops: fv_ / ours.median_ms / 1e9, base: format!("{label} equal L={eq}"), base_us: theirs.median_ms * 1e3, base_tflops: fe / theirs.median_ms / 1e9 };
+        print(&row);
+        println!("varlen lengths: {lens:?}");
+        rows.push(row);
+    }
     if let Some(path) = json {
         let v: Vec<serde_json::Value> = rows.iter().map(|r| serde_json::json!({"shape": r.shape, "config": r.config, "us": r.us, "tflops": r.tflops,
                                                                                   "base": r.base, "base_us": r.base_us, "base_tflops": r.base_tflops})).collect();

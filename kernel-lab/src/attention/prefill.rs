@@ -149,6 +149,23 @@ impl PrefillSchedule {
     }
 }
 
+/// [`PrefillPlan::with_kernel`]'s rule: `kernel` a registered prefill entry of `desc`'s width and element
+/// suffix `e`, with the threads and shared memory of the library's kernel for `schedule` (so it takes
+/// that kernel's parameters and launch).
+fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, kernel: &str) -> Result<()> {
+    let default = desc.kernel_name(e, schedule)?;
+    let bad = |m: String| Err(Error::InvalidInput(format!("prefill attention: kernel `{kernel}` {m}")));
+    let Some(info) = crate::steps::attention::PREFILL.iter().find(|k| k.name == kernel) else {
+        return bad("is not a prefill step (steps::attention::PREFILL)".into());
+    };
+    let want = crate::steps::find(&default).expect("the library's prefill kernels are registered");
+    if !kernel.ends_with(&format!("_d{}_{e}", desc.width())) || info.block_threads != want.block_threads || info.dyn_smem_bytes != want.dyn_smem_bytes {
+        return bad(format!("is not launched as {schedule:?}'s `{default}` (head dim {}, {e}): its width, element type, threads or shared memory differ",
+                           desc.head_dim));
+    }
+    Ok(())
+}
+
 /// a25's and a26's work list: every (query tile, head) of every sequence as `[sequence, query tile, head]`, sorted
 /// by the key tiles it walks, most first, equals by sequence, K/V head, tile and head. The CTAs take the
 /// units in a static snake (`layout::attention::a25_unit`), which balances only a list whose work never
@@ -276,6 +293,19 @@ impl<T: Element> PrefillPlan<T> {
         desc.validate()?;
         let kernel = gpu.kernel(&desc.kernel_name(e, schedule)?)?;
         Ok(PrefillPlan { gpu: gpu.clone(), desc, schedule, kernel, cu: None, tiles: None, max_ctas: None, maps: None, _elem: std::marker::PhantomData })
+    }
+
+    /// [`PrefillPlan::with_schedule`] running `kernel`, a named prefill step, in place of the library's
+    /// kernel for `schedule` (ladders and benchmarks: `kernel-lab prefill --kernel`). Refused unless
+    /// `kernel` is a registered prefill entry (`steps::attention::PREFILL`) of `desc`'s kernel width and
+    /// `T`, launched as the schedule's kernel is (its threads and shared memory).
+    pub fn with_kernel(gpu: &Gpu, desc: PrefillDesc, schedule: PrefillSchedule, kernel: &str) -> Result<Self> {
+        let e = super::half_suffix::<T>("prefill attention")?;
+        desc.validate()?;
+        named_kernel_fits(&desc, e, schedule, kernel)?;
+        let mut plan = Self::with_schedule(gpu, desc, schedule)?;
+        plan.kernel = gpu.kernel(kernel)?;
+        Ok(plan)
     }
 
     /// Persistent: launch at most `n ≥ 1` CTAs (default one per SM; fewer make each CTA walk more
@@ -528,6 +558,26 @@ mod tests {
                     assert_eq!(info.dyn_smem_bytes, want, "{name}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_named_kernel_must_be_launched_as_the_schedules_own() {
+        use PrefillSchedule::*;
+        let d64 = PrefillDesc::new(32, 8, 64);
+        assert!(named_kernel_fits(&d64, "bf16", Persistent, "attn_a26_d64_bf16").is_ok());
+        assert!(named_kernel_fits(&d64, "bf16", Persistent, "attn_a27_d64_bf16").is_ok());
+        assert!(named_kernel_fits(&d64, "f16", Persistent, "attn_a27_d64_f16").is_ok());
+        assert!(named_kernel_fits(&PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_x27_d128_bf16").is_ok());
+        for (desc, e, schedule, name, says) in [
+            (d64, "bf16", Persistent, "attn_a27_d64_f16", "is not launched as Persistent's"),
+            (PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a27_d64_bf16", "is not launched as"),
+            (d64, "bf16", CtaPerTile, "attn_a27_d64_bf16", "is not launched as CtaPerTile's `attn_a19_d64_bf16`"),
+            (d64, "bf16", Persistent, "attn_a19_d64_bf16", "is not launched as Persistent's `attn_a26_d64_bf16`"),
+            (d64, "bf16", Persistent, "hgemm_d27_f16", "is not a prefill step"),
+        ] {
+            let err = named_kernel_fits(&desc, e, schedule, name).unwrap_err().to_string();
+            assert!(err.contains(says) && err.contains(name), "{name}: {err}");
         }
     }
 

@@ -432,6 +432,11 @@ const fn prefill_persistent(name: &'static str, label: &'static str, d: u32) -> 
                  ..prefill(name, label, d) }
 }
 
+const fn prefill_pingpong(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { about: "a26 with its consumer warpgroups taking turns at the tensor cores (a27: a8's named-barrier turns on the lazy softmax)",
+                 ..prefill_persistent(name, label, d) }
+}
+
 /// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): steps a19 and a26 (persistent) per
 /// kernel width (64; 128, which also serves head dim 96) and element type, and a24 / a25 (persistent) at
 /// head dim 256. Not in [`STEPS`]: they
@@ -442,6 +447,9 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill("attn_a19_d64_bf16", "a19-d64-bf16", 64), prefill("attn_a19_d128_bf16", "a19-d128-bf16", 128),
     prefill_persistent("attn_a26_d64_f16", "a26-d64", 64), prefill_persistent("attn_a26_d128_f16", "a26-d128", 128),
     prefill_persistent("attn_a26_d64_bf16", "a26-d64-bf16", 64), prefill_persistent("attn_a26_d128_bf16", "a26-d128-bf16", 128),
+    prefill_pingpong("attn_a27_d64_f16", "a27-d64", 64), prefill_pingpong("attn_a27_d64_bf16", "a27-d64-bf16", 64),
+    prefill_pingpong("attn_x27_d128_bf16", "x27-d128-bf16", 128), prefill_persistent("attn_x27p1_d64_bf16", "x27p1-d64-bf16", 64),
+    prefill_pingpong("attn_x27pp1_d64_bf16", "x27pp1-d64-bf16", 64), prefill_pingpong("attn_x27pp2_d64_bf16", "x27pp2-d64-bf16", 64),
     prefill_d256("attn_a24_d256_f16", "a24-d256"), prefill_d256("attn_a24_d256_bf16", "a24-d256-bf16"),
     prefill_d256_persistent("attn_a25_d256_f16", "a25-d256"), prefill_d256_persistent("attn_a25_d256_bf16", "a25-d256-bf16"),
 ];
