@@ -69,9 +69,6 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // took D = 128 from 24 to 8.
     ("attn_a26_d128_", "sm_90a", 8, "a26 D = 128 (kernels-gpu/src/attention/steps/v26_prefill_persistent.rs)"),
     ("attn_a26_d64_", "sm_90a", 8, "a26 D = 64"),
-    // a27's turns at D = 128 (an experiment of session 77, issue 49): the named barriers' turn indices
-    // and the second S held across the turn's wait took the consumers past their 240 registers.
-    ("attn_x27_d128_", "sm_90a", 160, "a27 at D = 128 (kernels-gpu/src/attention/steps/v30_prefill_pingpong.rs)"),
     // Backward b1 (issue 50, session 51; the non-default atomic-dQ mode): 64–128 f32 of dK and dV per thread
     // next to Sᵀ, dPᵀ, the fragments and the tail-and-diagonal mask, at 255 registers. Six restructurings
     // (S and dP by halves of the tile, P packed to 16 bits before dP, dQ in two passes, shared-window

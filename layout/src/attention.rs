@@ -153,32 +153,6 @@ pub const fn needs_mask_off(bq: u32, bkv: u32, qt: u32, j: u32, off: u32) -> boo
     (j + 1) * bkv > qt * bq + off + 1
 }
 
-/// `2^f ≈ 1 + f·(c1 + f·(c2 + f·c3))` on `f ∈ [−½, ½]`: the minimax cubic for relative error with
-/// p(0) = 1 exactly (fitted by Lawson's iteration; max relative error 1.04e-4 in f32, against the 4.9e-4
-/// of rounding P to f16 and 3.9e-3 to bf16). Coefficients `[c1, c2, c3]`.
-pub const EXP2_POLY3: [f32; 3] = [0.693_282_9, 0.242_210_84, 0.055_008_78];
-
-/// `1.5 · 2^23`: adding it to `x ∈ [−2^22, 2^22]` rounds `x` to an integer (round to nearest) held in the
-/// low mantissa bits of the sum.
-pub const EXP2_ROUND: f32 = 12_582_912.0;
-
-/// `2^x` on the FMA pipe instead of the SFU (`MUFU.EX2`), for x ≤ 126: x clamped to ≥ −127, split
-/// into j = round(x) and f = x − j (two adds of [`EXP2_ROUND`]), 2^f by [`EXP2_POLY3`] in three FMAs
-/// (`fma`: the device's `fma.rn.f32`), and j added to the exponent field as an integer (the rounded
-/// sum's low bits shifted into place). At x = −127 (−∞ included) f = 0 and p = 1 exactly, so the result
-/// is +0; between −127 and −126 it is a subnormal under 2^−126. Seven FMA-pipe instructions and a
-/// `max` for one `MUFU`: attention at head dim 64 gives a share of its exponentials to the FMA pipe
-/// when the SFU is the bottleneck (FlashAttention-4's idea).
-#[inline(always)]
-pub fn exp2_poly3(x: f32, fma: impl Fn(f32, f32, f32) -> f32) -> f32 {
-    let x = x.max(-127.0);
-    let t = x + EXP2_ROUND;
-    let f = x - (t - EXP2_ROUND);
-    let [c1, c2, c3] = EXP2_POLY3;
-    let p = fma(fma(fma(c3, f, c2), f, c1), f, 1.0);
-    f32::from_bits(p.to_bits().wrapping_add(t.to_bits() << 23))
-}
-
 /// a6 (Hopper, TMA + `wgmma`): query rows per CTA — two consumer warpgroups of 64.
 pub const A6_BQ: u32 = 128;
 /// a6: keys per K/V tile (one `wgmma.m64n128k16` row of S per K step).
@@ -721,38 +695,6 @@ pub struct BackwardDims {
 
 #[cfg(test)]
 mod tests {
-
-    /// `fma.rn.f32` on the host: the product of two f32 is exact in f64, so one rounding to f64 and one
-    /// to f32 (a double rounding, at most an ulp off in rare ties — far below the bound tested).
-    fn fma(a: f32, b: f32, c: f32) -> f32 {
-        (a as f64 * b as f64 + c as f64) as f32
-    }
-
-    #[test]
-    fn exp2_poly3_is_within_its_bound_and_zero_below_minus_127() {
-        use super::exp2_poly3;
-        let mut worst = 0f64;
-        // Every 1/4096 from −126 to 10 (the softmax's range: scores minus a running max, ≤ 8 above it).
-        for i in 0..=(136 * 4096) {
-            let x = -126.0 + i as f32 / 4096.0;
-            let (got, want) = (exp2_poly3(x, fma) as f64, (x as f64).exp2());
-            worst = worst.max((got / want - 1.0).abs());
-        }
-        assert!(worst < 1.05e-4, "max relative error {worst:.3e}");
-        assert!(worst > 5e-5, "max relative error {worst:.3e}: the bound documented is 1.04e-4");
-        // Integers are exact (f = 0, p = 1).
-        for j in -126..=10 {
-            assert_eq!(exp2_poly3(j as f32, fma), (j as f64).exp2() as f32, "2^{j}");
-        }
-        // −127 and below, −∞ included, give +0; just above −127 a non-negative subnormal.
-        for x in [-127.0f32, -200.0, -1e30, f32::NEG_INFINITY] {
-            assert_eq!(exp2_poly3(x, fma).to_bits(), 0, "2^{x}");
-        }
-        for x in [-126.9f32, -126.6, -126.5, -126.4, -126.01] {
-            let r = exp2_poly3(x, fma);
-            assert!((0.0..1.2e-38).contains(&r), "2^{x} = {r:e}");
-        }
-    }
 
     #[test]
     fn a25_snake_gives_every_unit_to_one_cta_once() {

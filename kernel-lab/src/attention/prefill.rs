@@ -1,7 +1,8 @@
 //! Prefill attention (issue 49): a packed batch of sequences of different lengths, grouped-query heads,
 //! queries that may be the last tokens of longer keys (chunked prefill against a cached prefix), the
-//! causal mask aligned bottom-right. The kernels (Hopper) are a26 at head dims 64, 96 and 128
-//! (`kernels-gpu/src/attention/steps/v26_prefill_persistent.rs`: a19 persistent over the host's units) and
+//! causal mask aligned bottom-right. The kernels (Hopper) are a26 at head dims 96 and 128
+//! (`kernels-gpu/src/attention/steps/v26_prefill_persistent.rs`: a19 persistent over the host's units), a27
+//! at 64 (`steps/v30_prefill_pingpong.rs`: a26 with its warpgroups taking turns at the tensor cores) and
 //! a25 at 256 (`steps/v25_prefill_d256_persistent.rs`: a24's 64-key tiles, persistent); one CTA a tile (a19,
 //! a24) on request ([`PrefillSchedule`]).
 //!
@@ -93,12 +94,14 @@ impl PrefillDesc {
     }
 
     /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`) and `schedule`: a19 (one CTA
-    /// a tile) or a26 (persistent) up to 128, a24 or a25 at 256.
+    /// a tile) or the persistent a27 (width 64: a26 with ping-pong turns, 1.05–1.06× a26 there) and a26
+    /// (width 128, where the turns lost: 0.89–0.94×), a24 or a25 at 256 (session 77).
     pub fn kernel_name(&self, e: &str, schedule: PrefillSchedule) -> Result<String> {
         match (self.width(), schedule) {
             (256, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a24_d256_{e}")),
             (256, PrefillSchedule::Persistent) => Ok(format!("attn_a25_d256_{e}")),
             (w, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a19_d{w}_{e}")),
+            (64, PrefillSchedule::Persistent) => Ok(format!("attn_a27_d64_{e}")),
             (w, PrefillSchedule::Persistent) => Ok(format!("attn_a26_d{w}_{e}")),
         }
     }
@@ -401,7 +404,7 @@ impl<T: Element> PrefillPlan<T> {
             let ptiles = upload_grown(&self.gpu, &mut self.tiles, &tiles, || "prefill attention: copying the work list to the device".to_string())?;
             let ctas = (units as u32).min(self.gpu.info.sms.max(1)).min(self.max_ctas.unwrap_or(u32::MAX)).max(1);
             let units = units as u32;
-            // SAFETY: `attn_a25_d256_{e}` / `attn_a26_d{64,128}_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
+            // SAFETY: `attn_a25_d256_{e}` / `attn_a26_d128_{e}` / `attn_a27_d64_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
             // dims, tiles, units)`: as below for the maps, O, LSE and offsets (a24's boxes, a19's); `tiles` holds the `3·units`
             // entries of `persistent_units` (every sequence < batch, tile inside its sequence, head < heads),
             // copied ahead of the launch on this stream into a buffer nothing else writes; units + the
@@ -540,7 +543,7 @@ mod tests {
         assert_eq!(k(256, Persistent), ("attn_a25_d256_bf16".to_string(), 64));
         assert_eq!(k(128, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
         assert_eq!(k(96, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
-        assert_eq!(k(64, Persistent), ("attn_a26_d64_bf16".to_string(), 128));
+        assert_eq!(k(64, Persistent), ("attn_a27_d64_bf16".to_string(), 128));
         assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 256)), Persistent);
         assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 96)), Persistent);
         // Every kernel named here is in the registry, with the shared memory the plan asserts.
@@ -566,14 +569,15 @@ mod tests {
         use PrefillSchedule::*;
         let d64 = PrefillDesc::new(32, 8, 64);
         assert!(named_kernel_fits(&d64, "bf16", Persistent, "attn_a26_d64_bf16").is_ok());
+        assert!(named_kernel_fits(&d64, "f16", Persistent, "attn_a26_d64_f16").is_ok());
         assert!(named_kernel_fits(&d64, "bf16", Persistent, "attn_a27_d64_bf16").is_ok());
         assert!(named_kernel_fits(&d64, "f16", Persistent, "attn_a27_d64_f16").is_ok());
-        assert!(named_kernel_fits(&PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_x27_d128_bf16").is_ok());
+        assert!(named_kernel_fits(&PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
         for (desc, e, schedule, name, says) in [
             (d64, "bf16", Persistent, "attn_a27_d64_f16", "is not launched as Persistent's"),
             (PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a27_d64_bf16", "is not launched as"),
             (d64, "bf16", CtaPerTile, "attn_a27_d64_bf16", "is not launched as CtaPerTile's `attn_a19_d64_bf16`"),
-            (d64, "bf16", Persistent, "attn_a19_d64_bf16", "is not launched as Persistent's `attn_a26_d64_bf16`"),
+            (d64, "bf16", Persistent, "attn_a19_d64_bf16", "is not launched as Persistent's `attn_a27_d64_bf16`"),
             (d64, "bf16", Persistent, "hgemm_d27_f16", "is not a prefill step"),
         ] {
             let err = named_kernel_fits(&desc, e, schedule, name).unwrap_err().to_string();

@@ -23,7 +23,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::unroll::{unroll2, unroll4, unroll8};
-use layout::attention::{exp2_poly3, A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, PrefillDims, a12_paired_of, a12_pairs_of, a6_q_bytes, a6_stage_bytes, kv_tiles_of,
+use layout::attention::{A6_BKV as BKV, A6_BOX_BYTES as BOX, A6_BQ as BQ, PrefillDims, a12_paired_of, a12_pairs_of, a6_q_bytes, a6_stage_bytes, kv_tiles_of,
                         kv_tiles_off, needs_mask_off};
 use layout::hopper::WgmmaDesc;
 
@@ -228,10 +228,10 @@ impl Softmax {
     /// # Safety
     /// All 32 lanes of the warp, converged (quad shuffles, the vote).
     #[inline(always)]
-    unsafe fn tile_lazy<E: Elem16, const EXP_POLY: u32>(self, s: &mut Scores, j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2], p: &mut [[u32; 4]; 8]) -> Option<[f32; 2]> {
+    unsafe fn tile_lazy<E: Elem16>(self, s: &mut Scores, j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2], p: &mut [[u32; 4]; 8]) -> Option<[f32; 2]> {
         let c = self.prepare(s, j);
         let mx = thread_max(s);
-        let mut sum = exp_pack::<E, EXP_POLY>(s, c, *r_m, p);
+        let mut sum = exp_pack::<E>(s, c, *r_m, p);
         // Keeps the exponentials ahead of the branch below: without it LLVM sinks them into the
         // branch that uses them, after the max.
         pin_p(p, &mut sum);
@@ -242,7 +242,7 @@ impl Softmax {
         if unsafe { vote_any(jump[0] || jump[1]) } {
             let m_new = [if jump[0] { row_max[0] } else { r_m[0] }, if jump[1] { row_max[1] } else { r_m[1] }];
             let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
-            let sum = exp_pack::<E, EXP_POLY>(s, c, m_new, p);
+            let sum = exp_pack::<E>(s, c, m_new, p);
             *r_m = m_new;
             *r_l = [r_l[0] * corr[0] + sum[0], r_l[1] * corr[1] + sum[1]];
             Some(corr)
@@ -274,19 +274,16 @@ fn thread_max(s: &Scores) -> [f32; 2] {
 }
 
 /// P = 2^(x·c − m[row]) of the scores `s` (left as they are), packed into `p` as [`pack_p`] does;
-/// returns the rows' sums of P (f32, before rounding). The last `POLY` of each block's eight 8-key
-/// columns are exponentiated on the FMA pipe ([`exp2_poly3`]: the SFU's share of the work falls by
-/// `POLY / 8`, the issue slots rise by seven a value).
+/// returns the rows' sums of P (f32, before rounding).
 #[inline(always)]
-fn exp_pack<E: Elem16, const POLY: u32>(s: &Scores, c: f32, m: [f32; 2], p: &mut [[u32; 4]; 8]) -> [f32; 2] {
+fn exp_pack<E: Elem16>(s: &Scores, c: f32, m: [f32; 2], p: &mut [[u32; 4]; 8]) -> [f32; 2] {
     let mut sum = [[0f32; 2]; 2];
     unroll2!(b => {
         unroll8!(jj => {
             let x = &s[b as usize];
             let i = (4 * jj) as usize;
-            let ex = |y: f32| if jj + POLY >= 8 { exp2_poly3(y, fma_rn_f32) } else { ex2_approx_f32(y) };
-            let e = [ex(fma_rn_f32(x[i], c, -m[0])), ex(fma_rn_f32(x[i + 1], c, -m[0])),
-                     ex(fma_rn_f32(x[i + 2], c, -m[1])), ex(fma_rn_f32(x[i + 3], c, -m[1]))];
+            let e = [ex2_approx_f32(fma_rn_f32(x[i], c, -m[0])), ex2_approx_f32(fma_rn_f32(x[i + 1], c, -m[0])),
+                     ex2_approx_f32(fma_rn_f32(x[i + 2], c, -m[1])), ex2_approx_f32(fma_rn_f32(x[i + 3], c, -m[1]))];
             sum[0][0] += e[0];
             sum[0][1] += e[1];
             sum[1][0] += e[2];
@@ -660,18 +657,14 @@ pub(crate) struct HopperPolicy {
     /// a19: sequences of different lengths packed token-major, grouped heads, bottom-right causal mask
     /// ([`prefill`]: one CTA per query tile, no cluster, not persistent).
     pub(crate) varlen: bool,
-    /// Of the eight 8-key columns of each 64-key block a thread holds, how many (the last ones) take
-    /// their exponentials on the FMA pipe (`layout::attention::exp2_poly3`) instead of the SFU; lazy
-    /// bodies only (0: every exponential a `MUFU.EX2`).
-    pub(crate) exp_poly: u32,
 }
 
 /// The body of a6 (`PIPELINE = false`), a7 (`true`), a8 (a7 with `PINGPONG`: the two consumer
 /// warpgroups take turns issuing their `wgmma`s), a9 (a7 with `LAZY`: [`Softmax::tile_lazy`]), a10
 /// (a9 with `HEAVY_FIRST`: query tiles in reverse order) and a12 (a9 with `PERSISTENT`: one CTA per
 /// SM walking query tiles, [`Walk`]; `heads` is read only there) and a15 (a12 in clusters of `CLUSTER`
-/// = 2 CTAs sharing every K/V stage by TMA multicast) for element type `E`, head dim `D` and a ring of
-/// `STAGES` K/V stages.
+/// = 2 CTAs sharing every K/V stage by TMA multicast), a19 and a26 (`VARLEN`, one tile or persistent)
+/// and a27 (a26 with `PINGPONG`) for element type `E`, head dim `D` and a ring of `STAGES` K/V stages.
 ///
 /// # Safety
 /// As `attn_a6_d64_f16` for `D`, with `layout::attention::a6_smem(D, STAGES)` bytes of dynamic shared
@@ -681,7 +674,7 @@ pub(crate) struct HopperPolicy {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool,
-                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool, const EXP_POLY: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
+                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
                                                                                         tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32,
                                                                                         causal: u32, heads: u32, seq: Seq) {
     // a12 builds on a9; a CTA per tile releases Q by exiting. a15 is a12 in clusters of 2 (one K and one
@@ -691,7 +684,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
     // a19 (`VARLEN`): one given tile per CTA ([`prefill`]); a26 (`VARLEN` and `PERSISTENT`): the host's
     // units ([`prefill_persistent`]).
     const { assert!(!VARLEN || CLUSTER == 1) };
-    const { assert!(EXP_POLY <= 8 && (EXP_POLY == 0 || LAZY)) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
@@ -877,6 +869,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             // each: a warpgroup syncs on its own before issuing a tile's wgmmas and arrives on
                             // the other's after; warpgroup 1 opens warpgroup 0's first turn and skips its last
                             // arrival, so every phase of both barriers has 128 syncing + 128 arriving threads.
+                            // a27 (persistent, lazy): the same per query tile — both warpgroups walk the same
+                            // units and key tiles, so each takes `n_tiles` turns and every unit balances.
                             let (my_turn, their_turn) = (1 + mh, 2 - mh);
                             if PINGPONG && mh == 1 {
                                 arrive_named(their_turn, 256);
@@ -911,7 +905,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                             if j + 2 == n_tiles {
                                                 release_q();
                                             }
-                                            moved = softmax.tile_lazy::<E, EXP_POLY>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
+                                            moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
                                             block_boundary(l);
                                             wgmma_wait_group::<0>();
                                         } else {
@@ -1001,8 +995,7 @@ macro_rules! hopper_entry {
     // The body for the policy: each field to the const parameter of its name.
     (@body $e:ty, $d:literal, $policy:path) => {
         $crate::attention::hopper::attention::<$e, $d, { $policy.pipeline }, { $policy.stages }, { $policy.pingpong }, { $policy.lazy },
-                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen },
-                                               { $policy.exp_poly }>
+                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen }>
     };
     ($name:ident, $e:ty, $d:literal, $policy:path) => {
         const _: () = assert!(!$policy.persistent && $policy.cluster == 1 && !$policy.varlen, "a CTA-per-tile entry");
@@ -1102,7 +1095,7 @@ macro_rules! hopper_entry {
                                                 dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
             // SAFETY: forwarded.
             unsafe {
-                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }, { $policy.pingpong }, { $policy.exp_poly }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)
+                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }, { $policy.pingpong }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)
             }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
@@ -1140,7 +1133,7 @@ pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, cons
     // SAFETY: forwarded; the tile's rows and keys lie in the sequence's (the maps' coordinates, below
     // 2^31: the host), `n_tiles ≥ 1` (`k_len ≥ 1`).
     unsafe {
-        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true, 0>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
+        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
     }
 }
 
@@ -1151,10 +1144,10 @@ pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, cons
 /// As the `varlen_persistent` entries of [`hopper_entry!`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32, const PINGPONG: bool, const EXP_POLY: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32, const PINGPONG: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
                                                                                    g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims,
                                                                                    tiles: *const u32, units: u32) {
     let seq = Seq { cu_q, heads: dims.heads, head_dim: dims.head_dim, cu_k, dims, tiles, units, ..Seq::NONE };
     // SAFETY: forwarded; every unit's rows and keys lie in its sequence's (`UnitWalk`), `n_tiles ≥ 1`.
-    unsafe { attention::<E, D, true, STAGES, PINGPONG, true, false, true, 1, true, EXP_POLY>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
+    unsafe { attention::<E, D, true, STAGES, PINGPONG, true, false, true, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
 }
