@@ -9,7 +9,7 @@ set -uo pipefail
 S=${S:-1x12x12x512x64,1x12x12x2048x64,1x12x12x8192x64,8x12x12x512x64,8x12x12x2048x64,8x12x12x8192x64,1x16x16x512x64,1x16x16x2048x64,1x16x16x8192x64,8x16x16x512x64,8x16x16x2048x64,8x16x16x8192x64,1x32x8x512x64,1x32x8x2048x64,1x32x8x8192x64,8x32x8x512x64,8x32x8x2048x64,8x32x8x8192x64}
 T=300 run $C/tests/prefill --test-threads=1
 for tool in memcheck racecheck synccheck; do
-  T=300 run compute-sanitizer --tool $tool --kernel-name regex:attn_a27 --error-exitcode 9 $C/tests/prefill --test-threads=1 prefill_matches_the_f64
+  T=300 run compute-sanitizer --tool $tool --kernel-name kns=attn_a27 --error-exitcode 9 $C/tests/prefill --test-threads=1 prefill_matches_the_f64
 done
 for i in 1 2 3; do
   run $C/kernel-lab prefill --shapes $S --kernel attn_a27_d64_bf16 --base-kernel attn_a26_d64_bf16 --json "$OUT/a27-corpus-$i.json"

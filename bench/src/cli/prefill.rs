@@ -9,7 +9,7 @@ use kernel_lab_bench::{
     Gpu, Result,
     attention::{
         AttentionDesc, AttentionPlan,
-        prefill::{Lens, PrefillDesc, PrefillPlan, PrefillSchedule},
+        prefill::{Lens, PrefillDesc, PrefillPlan, PrefillSchedule, UnitOrder},
     },
     gemm::Element,
     runtime::timing::{Stats, time_gpu, time_pair},
@@ -17,7 +17,7 @@ use kernel_lab_bench::{
 
 const HELP: &str = "\
 kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--timing pair|burst] [--schedules d256|all] [--json FILE]
-                   [--kernel NAME [--base-kernel NAME]]
+                   [--kernel NAME [--base-kernel NAME] [--base-order paired|most-work-first]]
   Prefill attention over packed sequences (the library's plan: a27 at D = 64, a26 at 96 and 128, a25 at 256). LIST is comma-separated BxHxKxLxD (batch, query
   heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
   with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
@@ -29,14 +29,15 @@ kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [-
   peer times without --sustain-ms: an idle card's clock).
   --kernel NAME: the persistent rows run NAME (a persistent prefill step of the shape's width and dtype,
   e.g. attn_a27_d64_bf16) in place of the library's kernel, against --base-kernel NAME (another) or one CTA
-  a tile; only those rows run.
+  a tile; only those rows run. --base-order: the baseline's persistent work list in that order (default: the
+  library's, paired; `kernel_lab::attention::prefill::UnitOrder`).
 ";
 
 const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64,2x16x8x4096x256";
 
 /// `kernel-lab prefill …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--timing", "--json", "--schedules", "--kernel", "--base-kernel"]) {
+    let flags = match sub::flags(args, "prefill", HELP, &["--shapes", "--varlen", "--dtype", "--timing", "--json", "--schedules", "--kernel", "--base-kernel", "--base-order"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -61,9 +62,16 @@ pub fn main(args: &[String]) -> i32 {
         Err(code) => return code,
     };
     let json = flags.get("--json").map(String::as_str);
+    let base_order = match flags.get("--base-order").map(String::as_str) {
+        None => None,
+        Some("paired") => Some(UnitOrder::Paired),
+        Some("most-work-first") => Some(UnitOrder::MostWorkFirst),
+        Some(other) => return sub::usage(format!("--base-order {other}: paired or most-work-first")),
+    };
     let kernels = match (flags.get("--kernel"), flags.get("--base-kernel")) {
         (None, Some(_)) => return sub::usage("--base-kernel needs --kernel".into()),
-        (k, b) => Kernels { ours: k.map(String::as_str), base: b.map(String::as_str) },
+        (_, None) if base_order.is_some() => return sub::usage("--base-order needs --base-kernel".into()),
+        (k, b) => Kernels { ours: k.map(String::as_str), base: b.map(String::as_str), base_order },
     };
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json, burst, schedules, kernels),
                   || run::<half::bf16>(&gpu, &parsed, varlen, json, burst, schedules, kernels))
@@ -89,6 +97,7 @@ fn parse_varlen(s: &str) -> std::result::Result<(usize, usize, usize, u64), Stri
 struct Kernels<'a> {
     ours: Option<&'a str>,
     base: Option<&'a str>,
+    base_order: Option<UnitOrder>,
 }
 
 /// Without and with the mask: the persistent schedule (a25 at D = 256, a27 or a26 below) against one CTA a tile
@@ -110,6 +119,9 @@ fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool
             Some(name) => PrefillPlan::<T>::with_kernel(gpu, desc, PrefillSchedule::Persistent, name)?,
             None => PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::CtaPerTile)?,
         };
+        if let Some(order) = kernels.base_order {
+            base.set_unit_order(order);
+        }
         let flops = Lens::new(&desc, &cq, &cq)?.flops(&desc);
         let (ours, theirs) = time_two(gpu, burst, |_, is_base| if is_base {
             base.run(&q, &kk, &vv, &cq, &cq, &mut bo, &mut bl).map(|_| ())
@@ -118,7 +130,7 @@ fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool
         })?;
         let mask = if causal { " causal" } else { "" };
         let row = Row { shape: shape.clone(), config: format!("{}{mask}", step_label(&plan)), us: ours.median_ms * 1e3, tflops: flops / ours.median_ms / 1e9,
-                        base: format!("{}{mask}", step_label(&base)), base_us: theirs.median_ms * 1e3, base_tflops: flops / theirs.median_ms / 1e9 };
+                        base: format!("{}{mask}{}", step_label(&base), kernels.base_order.map_or(String::new(), |o| format!(" ({o:?})"))), base_us: theirs.median_ms * 1e3, base_tflops: flops / theirs.median_ms / 1e9 };
         print(&row);
         rows.push(row);
     }

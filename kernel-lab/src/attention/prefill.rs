@@ -152,6 +152,23 @@ impl PrefillSchedule {
     }
 }
 
+/// How a persistent launch orders its (sequence, query tile, head) units; the kernel's CTAs take them in a
+/// static snake (`layout::attention::a25_unit`: unit `round · grid + cta`, the CTA order reversed on odd rounds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnitOrder {
+    /// Every unit by the key tiles it walks, most first (sessions 62–76). Balanced, but with the causal mask
+    /// the units running at once are one query tile of every head: without grouped heads each reads its own
+    /// K and V, so long batches stream K/V from HBM once a unit.
+    MostWorkFirst,
+    /// Each (sequence, head)'s query tiles paired longest with shortest (with the causal mask every pair of a
+    /// sequence walks the same key tiles); a CTA takes both tiles of a pair in consecutive rounds; pairs by
+    /// their work, most first, then sequence, K/V head, tile and head — so the units in flight come from a few
+    /// heads, whose K/V stay in the L2. The last two rounds of pairs and an odd middle tile as single units,
+    /// most work first (the tail balanced finely). Fewer than three rounds of pairs: [`UnitOrder::MostWorkFirst`].
+    #[default]
+    Paired,
+}
+
 /// [`PrefillPlan::with_kernel`]'s rule: `kernel` a registered prefill entry of `desc`'s width and element
 /// suffix `e`, with the threads and shared memory of the library's kernel for `schedule` (so it takes
 /// that kernel's parameters and launch).
@@ -169,30 +186,59 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
     Ok(())
 }
 
-/// a25's and a26's work list: every (query tile, head) of every sequence as `[sequence, query tile, head]`, sorted
-/// by the key tiles it walks, most first, equals by sequence, K/V head, tile and head. The CTAs take the
-/// units in a static snake (`layout::attention::a25_unit`), which balances only a list whose work never
-/// rises: ordered sequence by sequence instead (for L2: the units running at once would read one
-/// sequence's K/V), the list is a saw and a25 ran 0.79× a24 at 8×16×8×2048 causal (session 62, call 4).
-/// Among equals the order keeps the units of one K/V head side by side: ordered tile by tile with every
-/// head, a25 ran 0.97–0.98× a24 at 1×16×8×8192 without the mask (call 2). Sequences with no queries have
-/// no units. (`Lens::new` checked the offsets first.)
-pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32]) -> Vec<u32> {
+/// a25's, a26's and a27's work list for `grid` CTAs: every (query tile, head) of every sequence as
+/// `[sequence, query tile, head]`, in `order` ([`UnitOrder`]). Most work first, the static snake balances
+/// only a list whose work never rises: ordered sequence by sequence instead (for L2), the list is a saw and
+/// a25 ran 0.79× a24 at 8×16×8×2048 causal (session 62, call 4). Among equals the order keeps the units of
+/// one K/V head side by side: ordered tile by tile with every head, a25 ran 0.97–0.98× a24 at 1×16×8×8192
+/// without the mask (call 2). Sequences with no queries have no units. (`Lens::new` checked the offsets
+/// first.)
+pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: UnitOrder, grid: u32) -> Vec<u32> {
     let group = desc.group().max(1);
     // (the unit's work, sequence, K/V head, tile, head)
     let mut units: Vec<(u32, u32, usize, u32, u32)> = vec![];
+    // Paired: (the pair's work, sequence, K/V head, short tile, head, long tile)
+    let mut pairs: Vec<(u32, u32, usize, u32, u32, u32)> = vec![];
     for b in 0..cu_q.len().saturating_sub(1) {
         let (q_len, k_len) = (cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]);
         let off = if desc.causal { k_len.saturating_sub(q_len) } else { 0 };
-        for qt in 0..q_len.div_ceil(A6_BQ) {
-            let work = kv_tiles_off(k_len, A6_BQ, desc.kv_box_rows(), qt, desc.causal, off);
+        let qtiles = q_len.div_ceil(A6_BQ);
+        let work = |qt: u32| kv_tiles_off(k_len, A6_BQ, desc.kv_box_rows(), qt, desc.causal, off);
+        for qt in 0..qtiles {
             for head in 0..desc.heads as u32 {
-                units.push((work, b as u32, head as usize / group, qt, head));
+                let (short, long) = (qt.min(qtiles - 1 - qt), qt.max(qtiles - 1 - qt));
+                if order == UnitOrder::Paired && qt == short && short < long {
+                    pairs.push((work(short) + work(long), b as u32, head as usize / group, short, head, long));
+                } else if order == UnitOrder::MostWorkFirst || short == long {
+                    units.push((work(qt), b as u32, head as usize / group, qt, head));
+                }
             }
         }
     }
-    units.sort_by(|x, y| y.0.cmp(&x.0).then((x.1, x.2, x.3, x.4).cmp(&(y.1, y.2, y.3, y.4))));
-    units.into_iter().flat_map(|(_, b, _, qt, head)| [b, qt, head]).collect()
+    let by_work = |x: &(u32, u32, usize, u32, u32), y: &(u32, u32, usize, u32, u32)| y.0.cmp(&x.0).then((x.1, x.2, x.3, x.4).cmp(&(y.1, y.2, y.3, y.4)));
+    pairs.sort_by(|x, y| by_work(&(x.0, x.1, x.2, x.3, x.4), &(y.0, y.1, y.2, y.3, y.4)));
+    let w = grid.max(1) as usize;
+    let rounds = (pairs.len() / w).saturating_sub(2);
+    // Pair round r: CTA c's pair (a snake over the pairs, as over units), its long tile in round 2r (CTA c
+    // at position c) and its short one in round 2r + 1 (odd: CTA c at position w − 1 − c).
+    let mut out = vec![[0u32; 3]; 2 * rounds * w];
+    for r in 0..rounds {
+        for c in 0..w {
+            let (_, b, _, short, head, long) = pairs[r * w + if r % 2 == 0 { c } else { w - 1 - c }];
+            out[2 * r * w + c] = [b, long, head];
+            out[(2 * r + 1) * w + (w - 1 - c)] = [b, short, head];
+        }
+    }
+    for &(_, b, kv, short, head, long) in &pairs[rounds * w..] {
+        let b = b as usize;
+        let (q_len, k_len) = (cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]);
+        let off = if desc.causal { k_len.saturating_sub(q_len) } else { 0 };
+        for qt in [short, long] {
+            units.push((kv_tiles_off(k_len, A6_BQ, desc.kv_box_rows(), qt, desc.causal, off), b as u32, kv, qt, head));
+        }
+    }
+    units.sort_by(by_work);
+    out.into_iter().flatten().chain(units.into_iter().flat_map(|(_, b, _, qt, head)| [b, qt, head])).collect()
 }
 
 /// The lengths of one run, from the host offsets: checked by [`Lens::new`].
@@ -278,6 +324,8 @@ pub struct PrefillPlan<T: Element> {
     tiles: Option<CudaSlice<u32>>,
     /// a25: at most this many CTAs (default: one per SM).
     max_ctas: Option<u32>,
+    /// The persistent work list's order.
+    order: UnitOrder,
     maps: Option<Maps>,
     _elem: std::marker::PhantomData<T>,
 }
@@ -295,7 +343,8 @@ impl<T: Element> PrefillPlan<T> {
         let e = super::half_suffix::<T>("prefill attention")?;
         desc.validate()?;
         let kernel = gpu.kernel(&desc.kernel_name(e, schedule)?)?;
-        Ok(PrefillPlan { gpu: gpu.clone(), desc, schedule, kernel, cu: None, tiles: None, max_ctas: None, maps: None, _elem: std::marker::PhantomData })
+        Ok(PrefillPlan { gpu: gpu.clone(), desc, schedule, kernel, cu: None, tiles: None, max_ctas: None, order: UnitOrder::default(), maps: None,
+                        _elem: std::marker::PhantomData })
     }
 
     /// [`PrefillPlan::with_schedule`] running `kernel`, a named prefill step, in place of the library's
@@ -319,6 +368,11 @@ impl<T: Element> PrefillPlan<T> {
         }
         self.max_ctas = Some(n);
         Ok(())
+    }
+
+    /// Persistent: the order of the work list (default [`UnitOrder::Paired`]).
+    pub fn set_unit_order(&mut self, order: UnitOrder) {
+        self.order = order;
     }
 
     /// The schedule it launches with.
@@ -396,13 +450,14 @@ impl<T: Element> PrefillPlan<T> {
             (w, _) => a6_smem(w as u32, A7_STAGES),
         });
         if self.schedule == PrefillSchedule::Persistent {
-            let tiles = persistent_units(&d, cu_q, cu_k);
-            let units = (tiles.len() / 3) as u64;
+            let units: u64 = cu_q.windows(2).map(|q| (q[1] - q[0]).div_ceil(A6_BQ) as u64 * d.heads as u64).sum();
             if units + u32::MAX as u64 / 2 > u32::MAX as u64 {
                 return Err(Error::InvalidInput(format!("prefill attention {d:?}: {units} (query tile, head) units exceed 2^31")));
             }
-            let ptiles = upload_grown(&self.gpu, &mut self.tiles, &tiles, || "prefill attention: copying the work list to the device".to_string())?;
             let ctas = (units as u32).min(self.gpu.info.sms.max(1)).min(self.max_ctas.unwrap_or(u32::MAX)).max(1);
+            let tiles = persistent_units(&d, cu_q, cu_k, self.order, ctas);
+            debug_assert_eq!(tiles.len() as u64, 3 * units);
+            let ptiles = upload_grown(&self.gpu, &mut self.tiles, &tiles, || "prefill attention: copying the work list to the device".to_string())?;
             let units = units as u32;
             // SAFETY: `attn_a25_d256_{e}` / `attn_a26_d128_{e}` / `attn_a27_d64_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
             // dims, tiles, units)`: as below for the maps, O, LSE and offsets (a24's boxes, a19's); `tiles` holds the `3·units`
@@ -590,21 +645,21 @@ mod tests {
         // Causal: 300 queries on 300 keys (3 tiles: 2, 4, 5 key tiles of 64), 5 new queries on 700 keys
         // (one tile: 11), an empty sequence, 129 on 129 (tiles of 2 and 3). 4 heads, 2 K/V heads.
         let (cq, ck) = (cu(&[300, 5, 0, 129]), cu(&[300, 700, 0, 129]));
-        let units = |d: PrefillDesc| -> Vec<(u32, u32, u32)> { persistent_units(&d, &cq, &ck).chunks(3).map(|c| (c[0], c[1], c[2])).collect() };
+        let units = |d: PrefillDesc| -> Vec<(u32, u32, u32)> { persistent_units(&d, &cq, &ck, UnitOrder::MostWorkFirst, 132).chunks(3).map(|c| (c[0], c[1], c[2])).collect() };
         let tiles = |u: &[(u32, u32, u32)]| -> Vec<(u32, u32)> { u.iter().step_by(4).map(|&(b, qt, _)| (b, qt)).collect() };
         let c = units(PrefillDesc::new(4, 2, 256).causal());
         assert_eq!(c.len(), 6 * 4);
         assert_eq!(tiles(&c), vec![(1, 0), (0, 2), (0, 1), (3, 1), (0, 0), (3, 0)]);
         assert_eq!(c[..4].iter().map(|u| u.2).collect::<Vec<_>>(), vec![0, 1, 2, 3], "the heads of a tile side by side");
         // The work never rises along the list (the snake's balance needs it).
-        let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 256).causal(), &cq, &ck).chunks(3).map(|u| {
+        let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 256).causal(), &cq, &ck, UnitOrder::MostWorkFirst, 132).chunks(3).map(|u| {
             let b = u[0] as usize;
             let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
             kv_tiles_off(k_len, A6_BQ, A24_BKV, u[1], true, k_len - q_len)
         }).collect();
         assert!(work.windows(2).all(|w| w[0] >= w[1]), "{work:?}");
         // a26 (D ≤ 128) weighs the units by its 128-key tiles: the list still never rises.
-        let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 128).causal(), &cq, &ck).chunks(3).map(|u| {
+        let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 128).causal(), &cq, &ck, UnitOrder::MostWorkFirst, 132).chunks(3).map(|u| {
             let b = u[0] as usize;
             let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
             kv_tiles_off(k_len, A6_BQ, 128, u[1], true, k_len - q_len)
@@ -619,6 +674,68 @@ mod tests {
         all.sort();
         all.dedup();
         assert_eq!(all.len(), n.len(), "every unit once");
+    }
+
+    /// The units CTA `c` of `grid` takes, in order (`layout::attention::a25_unit`'s snake).
+    fn snake(list: &[u32], grid: u32) -> Vec<Vec<(u32, u32, u32)>> {
+        let n = (list.len() / 3) as u32;
+        (0..grid).map(|c| (0..).map(|r| layout::attention::a25_unit(r, c, grid)).take_while(|&u| u < n)
+                                  .map(|u| (list[3 * u as usize], list[3 * u as usize + 1], list[3 * u as usize + 2])).collect()).collect()
+    }
+
+    #[test]
+    fn paired_units_keep_every_unit_balance_the_ctas_and_share_k_and_v() {
+        let grid = 132;
+        // 8 sequences of 8192 (64 query tiles) and of 2048, causal and not, 16/16 and 32/8 heads; one ragged
+        // batch (tile counts 1–64, odd ones with a middle tile).
+        let ragged: Vec<u32> = (0..12).map(|i| 700 * i + 129).collect();
+        for (heads, kv, lens, causal) in [(16, 16, vec![8192; 8], true), (32, 8, vec![8192; 8], true), (16, 16, vec![8192; 8], false),
+                                          (32, 8, vec![2048; 16], true), (12, 12, ragged.clone(), true), (8, 8, vec![300; 2], true)] {
+            let d = if causal { PrefillDesc::new(heads, kv, 64).causal() } else { PrefillDesc::new(heads, kv, 64) };
+            let (cq, ck) = (cu(&lens), cu(&lens));
+            let (old, new) = (persistent_units(&d, &cq, &ck, UnitOrder::MostWorkFirst, grid), persistent_units(&d, &cq, &ck, UnitOrder::Paired, grid));
+            let what = format!("{heads}/{kv} heads, lengths {lens:?}, causal {causal}");
+            let sorted = |l: &[u32]| {
+                let mut v: Vec<&[u32]> = l.chunks(3).collect();
+                v.sort();
+                v.into_iter().flatten().copied().collect::<Vec<u32>>()
+            };
+            assert_eq!(sorted(&old), sorted(&new), "{what}: the same units");
+            let work = |u: &(u32, u32, u32)| {
+                let b = u.0 as usize;
+                let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
+                kv_tiles_off(k_len, A6_BQ, 128, u.1, causal, if causal { k_len - q_len } else { 0 }) as f64
+            };
+            let load = |l: &[u32]| -> f64 {
+                let per: Vec<f64> = snake(l, grid).iter().map(|us| us.iter().map(|u| work(u) + 0.3).sum()).collect();
+                per.iter().cloned().fold(0.0, f64::max) / (per.iter().sum::<f64>() / grid as f64)
+            };
+            let (lo, ln) = (load(&old), load(&new));
+            assert!(ln <= lo.max(1.0) + 0.012, "{what}: the busiest CTA {ln:.3}× the mean (most work first: {lo:.3}×)");
+            // The K/V heads a round touches (the units in flight), over the rounds.
+            let spread = |l: &[u32]| -> f64 {
+                let n = l.len() / 3;
+                let rounds: Vec<usize> = (0..n.div_ceil(grid as usize)).map(|r| {
+                    let mut kv: Vec<(u32, u32)> = l[3 * r * grid as usize..(3 * (r + 1) * grid as usize).min(l.len())].chunks(3)
+                                                   .map(|u| (u[0], u[2] / (heads / kv) as u32)).collect();
+                    kv.sort();
+                    kv.dedup();
+                    kv.len()
+                }).collect();
+                rounds.iter().sum::<usize>() as f64 / rounds.len() as f64
+            };
+            if causal && lens.len() * 64 * heads >= 2 * 3 * grid as usize * 64 {
+                assert!(spread(&new) * 4.0 <= spread(&old), "{what}: K/V heads a round {:.1} paired, {:.1} most work first", spread(&new), spread(&old));
+            }
+            // In the paired rounds a CTA's two units are one pair: the same sequence and head, tiles mirrored.
+            let per = snake(&new, grid);
+            let pairs_rounds = per.iter().map(|us| us.len()).min().unwrap_or(0);
+            if new != old {
+                let (a, b) = (per[5][0], per[5][1]);
+                let qtiles = lens[a.0 as usize].div_ceil(A6_BQ);
+                assert!(a.0 == b.0 && a.2 == b.2 && a.1 + b.1 == qtiles - 1 && a.1 > b.1, "{what}: CTA 5's first units {a:?} {b:?} ({pairs_rounds})");
+            }
+        }
     }
 
     #[test]
