@@ -30,7 +30,7 @@ kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [-
   --kernel NAME: the persistent rows run NAME (a persistent prefill step of the shape's width and dtype,
   e.g. attn_a27_d64_bf16) in place of the library's kernel, against --base-kernel NAME (another) or one CTA
   a tile; only those rows run. --base-order: the baseline's persistent work list in that order (default: the
-  library's, paired; `kernel_lab::attention::prefill::UnitOrder`).
+  library's, `kernel_lab::attention::prefill::UnitOrder::default_for`: paired with the causal mask).
 ";
 
 const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x8192x128,4x28x4x2048x128,2x16x8x4096x96,2x32x8x4096x64,2x16x8x4096x256";

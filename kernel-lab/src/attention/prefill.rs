@@ -154,7 +154,7 @@ impl PrefillSchedule {
 
 /// How a persistent launch orders its (sequence, query tile, head) units; the kernel's CTAs take them in a
 /// static snake (`layout::attention::a25_unit`: unit `round · grid + cta`, the CTA order reversed on odd rounds).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnitOrder {
     /// Every unit by the key tiles it walks, most first (sessions 62–76). Balanced, but with the causal mask
     /// the units running at once are one query tile of every head: without grouped heads each reads its own
@@ -165,8 +165,19 @@ pub enum UnitOrder {
     /// their work, most first, then sequence, K/V head, tile and head — so the units in flight come from a few
     /// heads, whose K/V stay in the L2. The last two rounds of pairs and an odd middle tile as single units,
     /// most work first (the tail balanced finely). Fewer than three rounds of pairs: [`UnitOrder::MostWorkFirst`].
-    #[default]
     Paired,
+}
+
+impl UnitOrder {
+    /// The library's order for `desc`: paired with the causal mask, most work first without it. Measured
+    /// (session 77, H200, the same kernel in the same process, 3 processes): with the mask paired ran
+    /// 1.00–1.22× most work first where heads are not grouped (16/16 and 32/32 heads at 2k–8k tokens:
+    /// 1.05–1.22×, the units in flight reading 5 K/V heads instead of ~126), 1.04–1.07× at D = 256 (16/8),
+    /// 0.98–1.03× with 8-way groups; without the mask (most work first already walks head by head there)
+    /// paired ran 0.97–1.00×.
+    pub fn default_for(desc: &PrefillDesc) -> UnitOrder {
+        if desc.causal { UnitOrder::Paired } else { UnitOrder::MostWorkFirst }
+    }
 }
 
 /// [`PrefillPlan::with_kernel`]'s rule: `kernel` a registered prefill entry of `desc`'s width and element
@@ -324,8 +335,8 @@ pub struct PrefillPlan<T: Element> {
     tiles: Option<CudaSlice<u32>>,
     /// a25: at most this many CTAs (default: one per SM).
     max_ctas: Option<u32>,
-    /// The persistent work list's order.
-    order: UnitOrder,
+    /// The persistent work list's order (`None`: [`UnitOrder::default_for`]).
+    order: Option<UnitOrder>,
     maps: Option<Maps>,
     _elem: std::marker::PhantomData<T>,
 }
@@ -343,7 +354,7 @@ impl<T: Element> PrefillPlan<T> {
         let e = super::half_suffix::<T>("prefill attention")?;
         desc.validate()?;
         let kernel = gpu.kernel(&desc.kernel_name(e, schedule)?)?;
-        Ok(PrefillPlan { gpu: gpu.clone(), desc, schedule, kernel, cu: None, tiles: None, max_ctas: None, order: UnitOrder::default(), maps: None,
+        Ok(PrefillPlan { gpu: gpu.clone(), desc, schedule, kernel, cu: None, tiles: None, max_ctas: None, order: None, maps: None,
                         _elem: std::marker::PhantomData })
     }
 
@@ -370,9 +381,9 @@ impl<T: Element> PrefillPlan<T> {
         Ok(())
     }
 
-    /// Persistent: the order of the work list (default [`UnitOrder::Paired`]).
+    /// Persistent: the order of the work list (default [`UnitOrder::default_for`] the problem).
     pub fn set_unit_order(&mut self, order: UnitOrder) {
-        self.order = order;
+        self.order = Some(order);
     }
 
     /// The schedule it launches with.
@@ -455,7 +466,7 @@ impl<T: Element> PrefillPlan<T> {
                 return Err(Error::InvalidInput(format!("prefill attention {d:?}: {units} (query tile, head) units exceed 2^31")));
             }
             let ctas = (units as u32).min(self.gpu.info.sms.max(1)).min(self.max_ctas.unwrap_or(u32::MAX)).max(1);
-            let tiles = persistent_units(&d, cu_q, cu_k, self.order, ctas);
+            let tiles = persistent_units(&d, cu_q, cu_k, self.order.unwrap_or(UnitOrder::default_for(&d)), ctas);
             debug_assert_eq!(tiles.len() as u64, 3 * units);
             let ptiles = upload_grown(&self.gpu, &mut self.tiles, &tiles, || "prefill attention: copying the work list to the device".to_string())?;
             let units = units as u32;
@@ -681,6 +692,12 @@ mod tests {
         let n = (list.len() / 3) as u32;
         (0..grid).map(|c| (0..).map(|r| layout::attention::a25_unit(r, c, grid)).take_while(|&u| u < n)
                                   .map(|u| (list[3 * u as usize], list[3 * u as usize + 1], list[3 * u as usize + 2])).collect()).collect()
+    }
+
+    #[test]
+    fn the_library_pairs_units_with_the_causal_mask_only() {
+        assert_eq!(UnitOrder::default_for(&PrefillDesc::new(32, 32, 128).causal()), UnitOrder::Paired);
+        assert_eq!(UnitOrder::default_for(&PrefillDesc::new(32, 32, 128)), UnitOrder::MostWorkFirst);
     }
 
     #[test]

@@ -422,13 +422,13 @@ const fn prefill_d256(name: &'static str, label: &'static str) -> KernelInfo {
 
 const fn prefill_d256_persistent(name: &'static str, label: &'static str) -> KernelInfo {
     KernelInfo { dyn_smem_bytes: layout::attention::a25_smem(),
-                 about: "a24 persistent: one CTA per SM walks the host's (sequence, query tile, head) units, most key tiles first, in snake order; the K/V ring runs on across units",
+                 about: "a24 persistent: one CTA per SM walks the host's (sequence, query tile, head) units in the host's order (UnitOrder) by a snake; the K/V ring runs on across units",
                  ..prefill_d256(name, label) }
 }
 
 const fn prefill_persistent(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
     KernelInfo { dyn_smem_bytes: layout::attention::a12_smem(d),
-                 about: "a19 persistent (a26): one CTA per SM walks the host's (sequence, query tile, head) units, most key tiles first, in snake order; the K/V ring runs on across units",
+                 about: "a19 persistent (a26): one CTA per SM walks the host's (sequence, query tile, head) units in the host's order (UnitOrder) by a snake; the K/V ring runs on across units",
                  ..prefill(name, label, d) }
 }
 

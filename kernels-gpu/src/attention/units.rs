@@ -58,8 +58,8 @@ unsafe fn unit(cu_q: *const i32, cu_k: *const i32, dims: PrefillDims, b: u32, qt
 /// * `PERSISTENT = false` (a24): the block's own unit — sequence block z, head block y, query tile
 ///   block x counted from the sequence's last (the longest first with the causal mask) — once.
 /// * `PERSISTENT` (a25, a26): `grid x` CTAs (one per SM) share the host's `units` units (`tiles[3u ..]`:
-///   sequence, query tile, head; sorted by key tiles, most first, equals by sequence, K/V head, tile and
-///   head). CTA `c` takes, in round `r`, unit `r·G + c` (even rounds) or `r·G + G − 1 − c` (odd: a snake,
+///   sequence, query tile, head; in the host's order, `kernel_lab::attention::prefill::UnitOrder`: by key
+///   tiles, most first, or with the causal mask a pair of mirrored query tiles in consecutive rounds). CTA `c` takes, in round `r`, unit `r·G + c` (even rounds) or `r·G + G − 1 − c` (odd: a snake,
 ///   so no CTA takes the longest unit of every round).
 #[derive(Clone, Copy)]
 pub(super) struct UnitWalk<const PERSISTENT: bool, const BKV: u32> {
