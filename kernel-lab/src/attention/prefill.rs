@@ -206,28 +206,32 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
 /// first.)
 pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: UnitOrder, grid: u32) -> Vec<u32> {
     let group = desc.group().max(1);
-    // (the unit's work, sequence, K/V head, tile, head)
-    let mut units: Vec<(u32, u32, usize, u32, u32)> = vec![];
-    // Paired: (the pair's work, sequence, K/V head, short tile, head, long tile)
-    let mut pairs: Vec<(u32, u32, usize, u32, u32, u32)> = vec![];
+    // A unit: (its work, sequence, K/V head, tile, head); equals by sequence, K/V head, tile and head.
+    type Unit = (u32, u32, usize, u32, u32);
+    let by_work = |x: &Unit, y: &Unit| y.0.cmp(&x.0).then((x.1, x.2, x.3, x.4).cmp(&(y.1, y.2, y.3, y.4)));
+    let mut units: Vec<Unit> = vec![];
+    // Paired: (the pair's work, its long unit, its short unit)
+    let mut pairs: Vec<(u32, Unit, Unit)> = vec![];
     for b in 0..cu_q.len().saturating_sub(1) {
         let (q_len, k_len) = (cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]);
         let off = if desc.causal { k_len.saturating_sub(q_len) } else { 0 };
         let qtiles = q_len.div_ceil(A6_BQ);
-        let work = |qt: u32| kv_tiles_off(k_len, A6_BQ, desc.kv_box_rows(), qt, desc.causal, off);
         for qt in 0..qtiles {
             for head in 0..desc.heads as u32 {
-                let (short, long) = (qt.min(qtiles - 1 - qt), qt.max(qtiles - 1 - qt));
-                if order == UnitOrder::Paired && qt == short && short < long {
-                    pairs.push((work(short) + work(long), b as u32, head as usize / group, short, head, long));
-                } else if order == UnitOrder::MostWorkFirst || short == long {
-                    units.push((work(qt), b as u32, head as usize / group, qt, head));
+                let unit = |qt| (kv_tiles_off(k_len, A6_BQ, desc.kv_box_rows(), qt, desc.causal, off), b as u32, head as usize / group, qt, head);
+                let mirror = qtiles - 1 - qt;
+                if order == UnitOrder::Paired && qt < mirror {
+                    let (short, long) = (unit(qt), unit(mirror));
+                    pairs.push((short.0 + long.0, long, short));
+                } else if order == UnitOrder::MostWorkFirst || qt == mirror {
+                    units.push(unit(qt));
                 }
             }
         }
     }
-    let by_work = |x: &(u32, u32, usize, u32, u32), y: &(u32, u32, usize, u32, u32)| y.0.cmp(&x.0).then((x.1, x.2, x.3, x.4).cmp(&(y.1, y.2, y.3, y.4)));
-    pairs.sort_by(|x, y| by_work(&(x.0, x.1, x.2, x.3, x.4), &(y.0, y.1, y.2, y.3, y.4)));
+    // Pairs by their work, most first; equals by the short unit's sequence, K/V head, tile and head (the
+    // pairs nearest the middle of a sequence last: the tail's single units then balance finely).
+    pairs.sort_by(|x, y| y.0.cmp(&x.0).then((x.2.1, x.2.2, x.2.3, x.2.4).cmp(&(y.2.1, y.2.2, y.2.3, y.2.4))));
     let w = grid.max(1) as usize;
     let rounds = (pairs.len() / w).saturating_sub(2);
     // Pair round r: CTA c's pair (a snake over the pairs, as over units), its long tile in round 2r (CTA c
@@ -235,19 +239,12 @@ pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: U
     let mut out = vec![[0u32; 3]; 2 * rounds * w];
     for r in 0..rounds {
         for c in 0..w {
-            let (_, b, _, short, head, long) = pairs[r * w + if r % 2 == 0 { c } else { w - 1 - c }];
-            out[2 * r * w + c] = [b, long, head];
-            out[(2 * r + 1) * w + (w - 1 - c)] = [b, short, head];
+            let (_, long, short) = pairs[r * w + if r % 2 == 0 { c } else { w - 1 - c }];
+            out[2 * r * w + c] = [long.1, long.3, long.4];
+            out[(2 * r + 1) * w + (w - 1 - c)] = [short.1, short.3, short.4];
         }
     }
-    for &(_, b, kv, short, head, long) in &pairs[rounds * w..] {
-        let b = b as usize;
-        let (q_len, k_len) = (cu_q[b + 1] - cu_q[b], cu_k[b + 1] - cu_k[b]);
-        let off = if desc.causal { k_len.saturating_sub(q_len) } else { 0 };
-        for qt in [short, long] {
-            units.push((kv_tiles_off(k_len, A6_BQ, desc.kv_box_rows(), qt, desc.causal, off), b as u32, kv, qt, head));
-        }
-    }
+    units.extend(pairs[rounds * w..].iter().flat_map(|&(_, long, short)| [long, short]));
     units.sort_by(by_work);
     out.into_iter().flatten().chain(units.into_iter().flat_map(|(_, b, _, qt, head)| [b, qt, head])).collect()
 }
