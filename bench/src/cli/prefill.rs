@@ -57,11 +57,6 @@ pub fn main(args: &[String]) -> i32 {
         "all" => true,
         other => return sub::usage(format!("--schedules {other}: d256 or all")),
     };
-    let gpu = match sub::gpu("prefill", "`cargo test` checks prefill's input rules on the CPU and skips its GPU tests.") {
-        Ok(g) => g,
-        Err(code) => return code,
-    };
-    let json = flags.get("--json").map(String::as_str);
     let base_order = match flags.get("--base-order").map(String::as_str) {
         None => None,
         Some("paired") => Some(UnitOrder::Paired),
@@ -73,6 +68,11 @@ pub fn main(args: &[String]) -> i32 {
         (_, None) if base_order.is_some() => return sub::usage("--base-order needs --base-kernel".into()),
         (k, b) => Kernels { ours: k.map(String::as_str), base: b.map(String::as_str), base_order },
     };
+    let gpu = match sub::gpu("prefill", "`cargo test` checks prefill's input rules on the CPU and skips its GPU tests.") {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let json = flags.get("--json").map(String::as_str);
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, varlen, json, burst, schedules, kernels),
                   || run::<half::bf16>(&gpu, &parsed, varlen, json, burst, schedules, kernels))
 }
