@@ -350,7 +350,12 @@ impl<T: Element> PrefillPlan<T> {
     pub fn with_schedule(gpu: &Gpu, desc: PrefillDesc, schedule: PrefillSchedule) -> Result<Self> {
         let e = super::half_suffix::<T>("prefill attention")?;
         desc.validate()?;
-        let kernel = gpu.kernel(&desc.kernel_name(e, schedule)?)?;
+        Self::loading(gpu, desc, schedule, &desc.kernel_name(e, schedule)?)
+    }
+
+    /// The plan of a checked `desc` launching `kernel` by `schedule` (its kernel loaded here, once).
+    fn loading(gpu: &Gpu, desc: PrefillDesc, schedule: PrefillSchedule, kernel: &str) -> Result<Self> {
+        let kernel = gpu.kernel(kernel)?;
         Ok(PrefillPlan { gpu: gpu.clone(), desc, schedule, kernel, cu: None, tiles: None, max_ctas: None, order: None, maps: None,
                         _elem: std::marker::PhantomData })
     }
@@ -363,9 +368,7 @@ impl<T: Element> PrefillPlan<T> {
         let e = super::half_suffix::<T>("prefill attention")?;
         desc.validate()?;
         named_kernel_fits(&desc, e, schedule, kernel)?;
-        let mut plan = Self::with_schedule(gpu, desc, schedule)?;
-        plan.kernel = gpu.kernel(kernel)?;
-        Ok(plan)
+        Self::loading(gpu, desc, schedule, kernel)
     }
 
     /// Persistent: launch at most `n ≥ 1` CTAs (default one per SM; fewer make each CTA walk more
