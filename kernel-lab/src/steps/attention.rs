@@ -437,13 +437,8 @@ const fn prefill_pingpong(name: &'static str, label: &'static str, d: u32) -> Ke
                  ..prefill_persistent(name, label, d) }
 }
 
-const fn prefill_unit_overlap(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
-    KernelInfo { about: "a26 with its units overlapped (a28): a unit's last P·V and the next unit's first S issued together, before the unit's epilogue",
-                 ..prefill_persistent(name, label, d) }
-}
-
 /// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): steps a19 and a26 (persistent) per
-/// kernel width (64; 128, which also serves head dim 96), a27 (a26 with ping-pong turns) at 64, a28 (a26 with its units overlapped) and element type, and a24 / a25 (persistent) at
+/// kernel width (64; 128, which also serves head dim 96), a27 (a26 with ping-pong turns) at 64 and element type, and a24 / a25 (persistent) at
 /// head dim 256. Not in [`STEPS`]: they
 /// take packed variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the
 /// fixed-length family's `[B·H][L][D]` problems.
@@ -453,8 +448,6 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill_persistent("attn_a26_d64_f16", "a26-d64", 64), prefill_persistent("attn_a26_d128_f16", "a26-d128", 128),
     prefill_persistent("attn_a26_d64_bf16", "a26-d64-bf16", 64), prefill_persistent("attn_a26_d128_bf16", "a26-d128-bf16", 128),
     prefill_pingpong("attn_a27_d64_f16", "a27-d64", 64), prefill_pingpong("attn_a27_d64_bf16", "a27-d64-bf16", 64),
-    prefill_unit_overlap("attn_a28_d64_f16", "a28-d64", 64), prefill_unit_overlap("attn_a28_d128_f16", "a28-d128", 128),
-    prefill_unit_overlap("attn_a28_d64_bf16", "a28-d64-bf16", 64), prefill_unit_overlap("attn_a28_d128_bf16", "a28-d128-bf16", 128),
     prefill_d256("attn_a24_d256_f16", "a24-d256"), prefill_d256("attn_a24_d256_bf16", "a24-d256-bf16"),
     prefill_d256_persistent("attn_a25_d256_f16", "a25-d256"), prefill_d256_persistent("attn_a25_d256_bf16", "a25-d256-bf16"),
 ];

@@ -657,9 +657,6 @@ pub(crate) struct HopperPolicy {
     /// a19: sequences of different lengths packed token-major, grouped heads, bottom-right causal mask
     /// ([`prefill`]: one CTA per query tile, no cluster, not persistent).
     pub(crate) varlen: bool,
-    /// a28 (persistent varlen, lazy, no turns): on a unit's last key tile the next unit's first S goes
-    /// out with this tile's P·V and its softmax runs before this unit's epilogue.
-    pub(crate) overlap: bool,
 }
 
 /// The body of a6 (`PIPELINE = false`), a7 (`true`), a8 (a7 with `PINGPONG`: the two consumer
@@ -677,7 +674,7 @@ pub(crate) struct HopperPolicy {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool,
-                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool, const OVERLAP: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
+                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
                                                                                         tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32,
                                                                                         causal: u32, heads: u32, seq: Seq) {
     // a12 builds on a9; a CTA per tile releases Q by exiting. a15 is a12 in clusters of 2 (one K and one
@@ -687,8 +684,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
     // a19 (`VARLEN`): one given tile per CTA ([`prefill`]); a26 (`VARLEN` and `PERSISTENT`): the host's
     // units ([`prefill_persistent`]).
     const { assert!(!VARLEN || CLUSTER == 1) };
-    // a28: the unit overlap only where units come from the host's list and the softmax is lazy, without turns.
-    const { assert!(!OVERLAP || (VARLEN && PERSISTENT && PIPELINE && LAZY && !PINGPONG)) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
@@ -813,21 +808,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                     };
                 }
                 let (mut walk, mut list, mut it0) = (walk, list, 0);
-                // a28 (`OVERLAP`): the unit whose first S the last unit's final key tile issued, with that
-                // tile's softmax (max, sum, P) already taken; the last unit's sequence for its epilogue.
-                // (Only the unit's causal offset of its `Seq` is carried: the consumers read no other field that
-                // varies by unit, and a whole `Seq` carried across units cost registers.)
-                let mut ahead: Option<(Work, u32, u32)> = None;
-                let mut ahead_s = unset_scores();
-                let mut seq_done = 0u32;
-                loop {
-                    // (Through a vote: ptxas then knows the branch around a wgmma is warp-uniform; a plain
-                    // test of the loaded unit made it serialize every wgmma, C7520.)
-                    // SAFETY: the whole warp, converged (every lane walks the same units).
-                    let primed = OVERLAP && unsafe { vote_any(ahead.is_some()) };
-                    let unit = if primed { ahead.take() } else { next_unit!(walk, list).map(|(w, sq, l)| (w, sq.off, l)) };
-                    let Some((Work { head, qt: walk_qt, n_tiles: walk_tiles }, off, l)) = unit else { break };
-                    let sq = Seq { off, ..seq };
+                while let Some((Work { head, qt: walk_qt, n_tiles: walk_tiles }, sq, l)) = next_unit!(walk, list) {
                     // a15: this CTA's 128-row tile of the cluster's and the key tiles it needs (none
                     // when its rows start past l); the cluster walks `walk_tiles`.
                     let qt = walk_qt * CLUSTER + rank;
@@ -845,8 +826,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                         // Ring index of the query tile's key tile j.
                         let at = |j: u32| it0 + j;
                         // This thread's query rows (h = 0, 1: rows g and g + 8 of its warp's 16).
-                        let rows_of = |qt: u32| [qt * BQ + 64 * mh + 16 * warp + g, qt * BQ + 64 * mh + 16 * warp + g + 8];
-                        let row_of = |h: u32| rows_of(qt)[h as usize];
+                        let q0 = qt * BQ;
+                        let row_of = |h: u32| q0 + 64 * mh + 16 * warp + g + 8 * h;
                         let off = if VARLEN { sq.off } else { 0 };
                         let softmax = Softmax { l, causal: causal != 0, off, qt, scale2: scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t };
                         let mut r_o = [[0f32; 32]; 2]; // O: [64-column block of D][fragment]; D = 64 uses block 0
@@ -874,16 +855,9 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             // j + 1 runs while P·V of tile j is still on the tensor cores; O is rescaled only
                             // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
                             // ptxas serialize every wgmma: C7515).
-                            // (a28: a primed unit's first S went out at the last unit's final tile.)
-                            let mut s = if primed {
-                                ahead_s
-                            } else {
-                                ring.wait_full(at(0));
-                                let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
-                                issue_scores::<E, D>(&dq, &dk, flags)
-                            };
-                            // (Its old value dead here on every path: otherwise carried through the key loop.)
-                            ahead_s = unset_scores();
+                            ring.wait_full(at(0));
+                            let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
+                            let mut s = issue_scores::<E, D>(&dq, &dk, flags);
                             wgmma_wait_group::<0>();
                             pin(&mut s);
                             if n_tiles == 1 {
@@ -906,16 +880,10 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                 // j does not read (two sets, the loop runs two tiles per turn), and O is
                                 // rescaled only when a row's max moved.
                                 let mut p_b = [[0u32; 4]; 8];
-                                // a28: the loop stops before the last key tile, which runs apart.
-                                let looped = if OVERLAP { n_tiles - 1 } else { n_tiles };
                                 macro_rules! lazy_step {
-                                    ($j:expr, $p_cur:ident, $p_nxt:ident, $last:expr) => {{
+                                    ($j:expr, $p_cur:ident, $p_nxt:ident) => {{
                                         let j: u32 = $j;
-                                        // (a28 runs its last key tile apart from the loop: known there.)
-                                        let more = if OVERLAP { !$last } else { j + 1 < n_tiles };
-                                        // a28: at the unit's last key tile, the next unit's first S (its
-                                        // stage is ring index at(j + 1)) goes out after this P·V.
-                                        let cross = OVERLAP && !more && unsafe { vote_any(ahead.is_some()) };
+                                        let more = j + 1 < n_tiles;
                                         let mut s_next = unset_scores();
                                         let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
                                         // a27: the turns as a8 takes them, around both GEMMs' issue.
@@ -927,10 +895,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                             s_next = issue_scores::<E, D>(&dq, &dk, flags);
                                         }
                                         issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
-                                        if cross {
-                                            ring.wait_full(at(j + 1));
-                                            ahead_s = issue_scores::<E, D>(&dq, &dk, flags);
-                                        }
                                         if PINGPONG && !(mh == 1 && !more) {
                                             arrive_named(their_turn, 256);
                                         }
@@ -938,17 +902,12 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                         if more {
                                             wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
                                             pin(&mut s_next);
-                                            if (OVERLAP && j + 1 == looped) || (!OVERLAP && j + 2 == n_tiles) {
+                                            if j + 2 == n_tiles {
                                                 release_q();
                                             }
                                             moved = softmax.tile_lazy::<E>(&mut s_next, j + 1, &mut r_m, &mut r_l, &mut $p_nxt);
                                             block_boundary(l);
                                             wgmma_wait_group::<0>();
-                                        } else if cross {
-                                            // a28: both retired before the epilogue (a wgmma in flight through
-                                            // its divergent stores made ptxas serialize every wgmma, C7520).
-                                            wgmma_wait_group::<0>();
-                                            pin(&mut ahead_s);
                                         } else {
                                             wgmma_wait_group::<0>();
                                         }
@@ -960,27 +919,12 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                     }};
                                 }
                                 let mut j = 0;
-                                while j < looped {
-                                    lazy_step!(j, p, p_b, false);
-                                    if j + 1 < looped {
-                                        lazy_step!(j + 1, p_b, p, false);
+                                while j < n_tiles {
+                                    lazy_step!(j, p, p_b);
+                                    if j + 1 < n_tiles {
+                                        lazy_step!(j + 1, p_b, p);
                                     }
                                     j += 2;
-                                }
-                                if OVERLAP {
-                                    // a28: this unit's sequence (for its epilogue) and the next unit taken
-                                    // from the list here, outside the key loop (loads inside it made ptxas
-                                    // serialize the wgmmas, C7515, and spill); then the last key tile, its
-                                    // P in the set of its parity, the next unit's first P into the other.
-                                    seq_done = list.last_sequence();
-                                    ahead = next_unit!(walk, list).map(|(w, sq, l)| (w, sq.off, l));
-                                    // Its P is in `p` after an even count of looped tiles, else in `p_b`: moved
-                                    // into `p` (one expansion of the step; two, one per set, made ptxas
-                                    // serialize every wgmma, C7520).
-                                    if looped % 2 == 1 {
-                                        p = p_b;
-                                    }
-                                    lazy_step!(looped, p, p_b, true);
                                 }
                             } else {
                                 for j in 0..n_tiles {
@@ -1024,7 +968,7 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             // The sequence (a19: block z's; a26: the unit's, from the host's list) read
                             // again here rather than kept in a register through the key loop (at D = 128
                             // holding it spilled: a19 4 bytes, a26 24).
-                            let b = if OVERLAP { seq_done } else if PERSISTENT { list.last_sequence() } else { opaque(block_idx_z()) };
+                            let b = if PERSISTENT { list.last_sequence() } else { opaque(block_idx_z()) };
                             store_o_varlen::<E, D>(g_o, g_lse, sq, b, head, softmax.row, t, &r_o, r_m, r_l);
                         } else {
                             store_o::<E, D>(g_o, g_lse, head, l, softmax.row, t, &r_o, r_m, r_l);
@@ -1051,7 +995,7 @@ macro_rules! hopper_entry {
     // The body for the policy: each field to the const parameter of its name.
     (@body $e:ty, $d:literal, $policy:path) => {
         $crate::attention::hopper::attention::<$e, $d, { $policy.pipeline }, { $policy.stages }, { $policy.pingpong }, { $policy.lazy },
-                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen }, { $policy.overlap }>
+                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen }>
     };
     ($name:ident, $e:ty, $d:literal, $policy:path) => {
         const _: () = assert!(!$policy.persistent && $policy.cluster == 1 && !$policy.varlen, "a CTA-per-tile entry");
@@ -1151,7 +1095,7 @@ macro_rules! hopper_entry {
                                                 dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
             // SAFETY: forwarded.
             unsafe {
-                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }, { $policy.pingpong }, { $policy.overlap }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)
+                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }, { $policy.pingpong }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)
             }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
@@ -1189,7 +1133,7 @@ pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, cons
     // SAFETY: forwarded; the tile's rows and keys lie in the sequence's (the maps' coordinates, below
     // 2^31: the host), `n_tiles ≥ 1` (`k_len ≥ 1`).
     unsafe {
-        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true, false>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
+        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
     }
 }
 
@@ -1200,10 +1144,10 @@ pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, cons
 /// As the `varlen_persistent` entries of [`hopper_entry!`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32, const PINGPONG: bool, const OVERLAP: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32, const PINGPONG: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
                                                                                    g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims,
                                                                                    tiles: *const u32, units: u32) {
     let seq = Seq { cu_q, heads: dims.heads, head_dim: dims.head_dim, cu_k, dims, tiles, units, ..Seq::NONE };
     // SAFETY: forwarded; every unit's rows and keys lie in its sequence's (`UnitWalk`), `n_tiles ≥ 1`.
-    unsafe { attention::<E, D, true, STAGES, PINGPONG, true, false, true, 1, true, OVERLAP>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
+    unsafe { attention::<E, D, true, STAGES, PINGPONG, true, false, true, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
 }

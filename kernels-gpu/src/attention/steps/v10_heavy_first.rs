@@ -23,7 +23,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
 
 /// a10's choices: a9's, with each head's query tiles launched longest first.
-const A10: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: true, persistent: false, cluster: 1, varlen: false, overlap: false };
+const A10: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: true, persistent: false, cluster: 1, varlen: false };
 
 hopper_entry!(attn_a10_d64_f16, F16, 64, A10);
 hopper_entry!(attn_a10_d128_f16, F16, 128, A10);

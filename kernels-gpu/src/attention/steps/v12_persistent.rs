@@ -41,7 +41,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
 
 /// a12's choices: a9's, persistent (one CTA per SM walking query tiles).
-const A12: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: true, cluster: 1, varlen: false, overlap: false };
+const A12: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: true, cluster: 1, varlen: false };
 
 hopper_entry!(attn_a12_d64_f16, F16, 64, A12, persistent);
 hopper_entry!(attn_a12_d128_f16, F16, 128, A12, persistent);

@@ -62,7 +62,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::{A7_STAGES, A15_CLUSTER};
 
 /// a15's choices: a12's, in clusters of `A15_CLUSTER` CTAs sharing every K/V stage.
-const A15: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: true, cluster: A15_CLUSTER, varlen: false, overlap: false };
+const A15: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: true, cluster: A15_CLUSTER, varlen: false };
 
 hopper_entry!(attn_a15_d64_f16, F16, 64, A15, persistent_cluster);
 hopper_entry!(attn_a15_d128_f16, F16, 128, A15, persistent_cluster);

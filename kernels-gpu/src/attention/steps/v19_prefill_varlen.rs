@@ -40,7 +40,7 @@ use layout::attention::A7_STAGES;
 
 /// a19's choices: a10's body (a9: pipelined, lazy rescaling; query tiles longest first) on packed
 /// variable-length sequences.
-const A19: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: true, persistent: false, cluster: 1, varlen: true, overlap: false };
+const A19: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: true, persistent: false, cluster: 1, varlen: true };
 
 hopper_entry!(attn_a19_d64_f16, F16, 64, A19, varlen);
 hopper_entry!(attn_a19_d128_f16, F16, 128, A19, varlen);

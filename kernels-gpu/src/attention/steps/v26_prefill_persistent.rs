@@ -29,7 +29,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
 
 /// a26's choices: a19's (a9 pipelined, lazy rescaling), persistent over the host's units.
-const A26: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: true, cluster: 1, varlen: true, overlap: false };
+const A26: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: true, cluster: 1, varlen: true };
 
 hopper_entry!(attn_a26_d64_f16, F16, 64, A26, varlen_persistent);
 hopper_entry!(attn_a26_d128_f16, F16, 128, A26, varlen_persistent);

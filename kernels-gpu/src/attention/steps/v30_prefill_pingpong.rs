@@ -34,7 +34,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
 
 /// a27's choices: a26's, with the consumer warpgroups taking turns at the tensor cores.
-const A27: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: true, lazy: true, heavy_first: false, persistent: true, cluster: 1, varlen: true, overlap: false };
+const A27: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: true, lazy: true, heavy_first: false, persistent: true, cluster: 1, varlen: true };
 
 hopper_entry!(attn_a27_d64_f16, F16, 64, A27, varlen_persistent);
 hopper_entry!(attn_a27_d64_bf16, Bf16, 64, A27, varlen_persistent);

@@ -38,7 +38,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A6_STAGES;
 
 /// a6's choices: one K/V tile at a time (S, softmax, P·V, each waited for) over a ring of two stages.
-const A6: HopperPolicy = HopperPolicy { pipeline: false, stages: A6_STAGES, pingpong: false, lazy: false, heavy_first: false, persistent: false, cluster: 1, varlen: false, overlap: false };
+const A6: HopperPolicy = HopperPolicy { pipeline: false, stages: A6_STAGES, pingpong: false, lazy: false, heavy_first: false, persistent: false, cluster: 1, varlen: false };
 
 hopper_entry!(attn_a6_d64_f16, F16, 64, A6);
 hopper_entry!(attn_a6_d128_f16, F16, 128, A6);

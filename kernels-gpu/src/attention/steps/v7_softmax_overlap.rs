@@ -42,7 +42,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
 
 /// a7's choices: a6 with the next tile's S issued before this tile's softmax, over a ring of three stages.
-const A7: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: false, heavy_first: false, persistent: false, cluster: 1, varlen: false, overlap: false };
+const A7: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: false, heavy_first: false, persistent: false, cluster: 1, varlen: false };
 
 hopper_entry!(attn_a7_d64_f16, F16, 64, A7);
 hopper_entry!(attn_a7_d128_f16, F16, 128, A7);

@@ -32,7 +32,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
 
 /// a8's choices: a7's, with the consumer warpgroups taking turns at the tensor cores.
-const A8: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: true, lazy: false, heavy_first: false, persistent: false, cluster: 1, varlen: false, overlap: false };
+const A8: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: true, lazy: false, heavy_first: false, persistent: false, cluster: 1, varlen: false };
 
 hopper_entry!(attn_a8_d64_f16, F16, 64, A8);
 hopper_entry!(attn_a8_d128_f16, F16, 128, A8);

@@ -36,7 +36,7 @@ use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
 
 /// a9's choices: a7's, with the lazy rescaling softmax.
-const A9: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: false, cluster: 1, varlen: false, overlap: false };
+const A9: HopperPolicy = HopperPolicy { pipeline: true, stages: A7_STAGES, pingpong: false, lazy: true, heavy_first: false, persistent: false, cluster: 1, varlen: false };
 
 hopper_entry!(attn_a9_d64_f16, F16, 64, A9);
 hopper_entry!(attn_a9_d128_f16, F16, 128, A9);
