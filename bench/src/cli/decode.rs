@@ -1,11 +1,11 @@
 //! `kernel-lab decode`: decode attention (issue 49, steps ad1 and ad2) timed on serving shapes — the
 //! planned split with ad2's fused combine and with ad1's separate one, one CTA per (sequence, K/V head)
-//! (`splits = 1`, the ladder's first rung) and a paged cache of 16-token pages (ad2) — each interleaved with a 1 GiB device copy, the cache's bytes over the time against
+//! (`splits = 1`, the ladder's first rung) and a paged cache of 16-token pages (ad5 or ad2p) — each interleaved with a 1 GiB device copy, the cache's bytes over the time against
 //! the copy's rate. torch's SDPA on the same shapes: `scripts/decode-torch-peer.py`.
 use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
-    attention::decode::{BlockTable, DecodeDesc, DecodePlan, DecodeStep, KvLayout},
+    attention::decode::{BlockTable, CacheReady, DecodeDesc, DecodePlan, DecodeStep, KvLayout, decode_kernel},
     error::DriverContext,
     gemm::Element,
     runtime::timing::time_pair,
@@ -17,7 +17,7 @@ kernel-lab decode [--shapes LIST] [--dtype f16|bf16] [--splits LIST] [--json FIL
   LIST is comma-separated BxHxKxLxD (batch, query heads, K/V heads, cache length, head dim; default:
   the serving shapes of issue 49). Each shape runs the planned split with ad2 (the combine fused into
   the decode grid) and with ad1 (a separate combine), one split, and a paged cache (16-token pages,
-  shuffled; ad2), each timed against a 1 GiB device copy in interleaved rounds; caches
+  shuffled; ad5, or ad2p on splits of 2048 keys and more), each timed against a 1 GiB device copy in interleaved rounds; caches
   smaller than 256 MiB are rotated over copies so every run reads from HBM, not L2.
   --splits LIST  also ad2 with each of these split counts (comma-separated), instead of the plan's
 ";
@@ -99,6 +99,8 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], forced_splits: &[u32], json
             let bt = paged.then_some(BlockTable { table: &table, max_pages });
             let (mut o, mut lse) = (gpu.zeros::<T>(desc.q_elems())?, gpu.zeros::<f32>(desc.rows())?);
             let split = plan.split(l);
+            // The paged row names the step the plan runs (ad5 on short splits, ad2p on long ones).
+            let config = if paged { format!("{} paged-16", decode_kernel(step, CacheReady::AfterPrevious, true, split, true).label()) } else { config };
             // K and V are two different arrays, as two separate caches are.
             let (ours, copy) = time_pair(gpu, 10, 2000, 600.0, |i, base| if base {
                 gpu.stream.memcpy_dtod(&src, &mut dst).during(|| "1 GiB device copy".into())

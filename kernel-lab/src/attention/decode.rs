@@ -208,7 +208,7 @@ pub struct Split {
 pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
 
 /// The shortest split (keys) for which a paged cache runs ad2p (each tile's table entry read one tile ahead):
-/// a warp then walks ≥ 32 tiles. Measured (H200, session 71, against ad2/ad1): 8192 keys a split (D = 256)
+/// a warp then walks ≥ 32 tiles. Shorter paged splits run ad5 (a warp's ≤ 32 entries read at once, one a lane). Measured (H200, session 71, against ad2/ad1): 8192 keys a split (D = 256)
 /// 0.921–0.929× the time, 2048 0.979×; 1024 1.002×, 512 1.017×, 256 1.006–1.023× — the read ahead pays on
 /// long walks and costs a little on short ones.
 pub const DECODE_AHEAD_MIN_KEYS: u32 = 2048;
@@ -366,21 +366,39 @@ pub enum DecodeKernel {
     Ad3,
     /// ad2p (`attn_decode2p_*`): ad2 on a paged cache, each tile's table entry read one tile ahead.
     Ad2p,
+    /// ad5 (`attn_decode5_*`): ad2 on a paged cache, a warp's table entries (≤ 32 tiles) read once, one a lane,
+    /// beside the length.
+    Ad5,
+}
+
+impl DecodeKernel {
+    /// The step's name in the decode ladder (`ad1`, `ad2`, `ad3`, `ad2p`, `ad5`).
+    pub fn label(self) -> &'static str {
+        match self {
+            DecodeKernel::Ad1 => "ad1",
+            DecodeKernel::Ad2 => "ad2",
+            DecodeKernel::Ad3 => "ad3",
+            DecodeKernel::Ad2p => "ad2p",
+            DecodeKernel::Ad5 => "ad5",
+        }
+    }
 }
 
 /// Which kernel a run of `split` launches for `step` and `ready`, on a paged cache or a contiguous one, with
 /// O starting on 8 bytes or not: ad2 where the keys are split and ad2's combine may run (its merge stores 8
 /// bytes at a time), else ad1; ad3 instead of either where the cache is ready at launch and ad2 or one split
-/// runs; ad2p instead of ad2 (or of ad1 with one split) on a paged cache whose splits walk at least
-/// [`DECODE_AHEAD_MIN_KEYS`].
+/// runs; on a paged cache, instead of ad2 (or of ad1 with one split), ad2p where the splits walk at least
+/// [`DECODE_AHEAD_MIN_KEYS`] and ad5 where they walk fewer.
 pub fn decode_kernel(step: DecodeStep, ready: CacheReady, paged: bool, split: Split, o_aligned8: bool) -> DecodeKernel {
     let fused = split.splits > 1 && step == DecodeStep::FusedCombine && o_aligned8;
     let early = ready == CacheReady::AtLaunch && (fused || split.splits == 1);
-    let ahead = paged && split.chunk >= DECODE_AHEAD_MIN_KEYS && (fused || (split.splits == 1 && step == DecodeStep::FusedCombine));
+    let paged_step = paged && (fused || (split.splits == 1 && step == DecodeStep::FusedCombine));
     if early {
         DecodeKernel::Ad3
-    } else if ahead {
+    } else if paged_step && split.chunk >= DECODE_AHEAD_MIN_KEYS {
         DecodeKernel::Ad2p
+    } else if paged_step {
+        DecodeKernel::Ad5
     } else if fused {
         DecodeKernel::Ad2
     } else {
@@ -399,6 +417,7 @@ pub struct DecodePlan<T: Element> {
     decode2: Kernel,
     decode3: Kernel,
     decode2p: Kernel,
+    decode5: Kernel,
     step: DecodeStep,
     cache_ready: CacheReady,
     /// ad2's per-(sequence, K/V head) counts of finished splits (zero between launches).
@@ -422,10 +441,11 @@ impl<T: Element> DecodePlan<T> {
         let decode2 = gpu.kernel(&format!("attn_decode2_d{}_{e}", desc.head_dim))?;
         let decode3 = gpu.kernel(&format!("attn_decode3_d{}_{e}", desc.head_dim))?;
         let decode2p = gpu.kernel(&format!("attn_decode2p_d{}_{e}", desc.head_dim))?;
+        let decode5 = gpu.kernel(&format!("attn_decode5_d{}_{e}", desc.head_dim))?;
         let combine = gpu.kernel(&format!("attn_decode_combine_{e}"))?;
         let append = gpu.kernel("attn_kv_append")?;
         let per_sm = decode.max_blocks_per_sm()?.max(1);
-        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, decode2p, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, per_sm, forced: None, o_part: None,
+        Ok(DecodePlan { gpu: gpu.clone(), desc, decode, decode2, decode3, decode2p, decode5, step: DecodeStep::default(), cache_ready: CacheReady::default(), counters: None, combine, append, per_sm, forced: None, o_part: None,
                         lse_part: None, _elem: std::marker::PhantomData })
     }
 
@@ -538,7 +558,7 @@ impl<T: Element> DecodePlan<T> {
         };
         let dims = DimsParam(DecodeDims { heads: d.heads as u32, group: d.group() as u32, q_len: d.q_len as u32, chunk: split.chunk, scale: d.scale() });
         let cache = CacheParam(cache);
-        // Which of ad1, ad2, ad3 and ad2p runs (`decode_kernel`: ad2's merge stores 4 outputs at a time, so an
+        // Which of ad1, ad2, ad3, ad2p and ad5 runs (`decode_kernel`: ad2's merge stores 4 outputs at a time, so an
         // O that starts off 8 bytes takes ad1's combine); every one but ad1 combines in the grid where split.
         let kernel = decode_kernel(self.step, self.cache_ready, d.layout.paged().is_some(), split, po % 8 == 0);
         let fused = split.splits > 1 && kernel != DecodeKernel::Ad1;
@@ -566,13 +586,16 @@ impl<T: Element> DecodePlan<T> {
         // and any O alignment, as ad1) only where the caller promised what it needs
         // (`CacheReady::AtLaunch`): it moves reads of those same buffers before the PDL wait, so a broken
         // promise reads stale values, never outside them.
-        // ad2p (`attn_decode2p_*`: ad2's parameters and contract) each tile's table entry read one tile ahead.
-        // With one split ad2, ad3 and ad2p combine nothing, so they take no counters and any O alignment, as ad1.
+        // ad2p (`attn_decode2p_*`: ad2's parameters and contract) each tile's table entry read one tile ahead;
+        // ad5 (`attn_decode5_*`: the same) a warp's entries read at once, only entries of the sequence's own
+        // table row below its capacity. With one split ad2, ad3, ad2p and ad5 combine nothing, so they take no
+        // counters and any O alignment, as ad1.
         let k = match kernel {
             DecodeKernel::Ad1 => None,
             DecodeKernel::Ad2 => Some(&self.decode2),
             DecodeKernel::Ad3 => Some(&self.decode3),
             DecodeKernel::Ad2p => Some(&self.decode2p),
+            DecodeKernel::Ad5 => Some(&self.decode5),
         };
         if let Some(k) = k {
             unsafe { launch!(self.gpu, k, grid = (split.splits, d.kv_heads as u32, d.batch as u32), &pq, &pk, &pv, &ps, &cache, &dims, &po, &pl, &pop, &plp, &pc)? };
@@ -766,12 +789,16 @@ mod tests {
         assert_eq!(decode_kernel(Fused, Launch, false, short, true), Ad3);
         assert_eq!(decode_kernel(Fused, Launch, false, short, false), Ad1);
         assert_eq!(decode_kernel(Fused, After, false, long, true), Ad2, "a contiguous cache never runs ad2p");
-        // Paged: ad2p on splits of ≥ 2048 keys (one split, or ad2's combine), ad2 / ad1 below; ad3 first.
+        // Paged: ad2p on splits of ≥ 2048 keys (one split, or ad2's combine), ad5 below; ad1 where ad2's combine
+        // cannot run; ad3 first.
         assert_eq!(decode_kernel(Fused, After, true, one, false), Ad2p);
         assert_eq!(decode_kernel(Fused, After, true, long, true), Ad2p);
         assert_eq!(decode_kernel(Fused, After, true, long, false), Ad1);
-        assert_eq!(decode_kernel(Fused, After, true, short, true), Ad2);
-        assert_eq!(decode_kernel(Fused, After, true, Split { splits: 1, chunk: 1024 }, true), Ad1);
+        assert_eq!(decode_kernel(Fused, After, true, short, true), Ad5);
+        assert_eq!(decode_kernel(Fused, After, true, short, false), Ad1);
+        assert_eq!(decode_kernel(Fused, After, true, Split { splits: 1, chunk: 1024 }, true), Ad5);
+        assert_eq!(decode_kernel(Fused, After, true, Split { splits: 1, chunk: 2047 }, false), Ad5);
+        assert_eq!(decode_kernel(Separate, After, true, short, true), Ad1);
         assert_eq!(decode_kernel(Separate, After, true, one, true), Ad1);
         assert_eq!(decode_kernel(Fused, Launch, true, one, true), Ad3);
     }

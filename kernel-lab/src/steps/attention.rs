@@ -369,12 +369,18 @@ const fn decode2p(name: &'static str, label: &'static str, d: u32) -> KernelInfo
     KernelInfo { about: DECODE2P_ABOUT, ..decode2(name, label, d) }
 }
 
+const DECODE5_ABOUT: &str = "decode (ad5): ad2 with a warp's page-table entries read once, one a lane, beside the length, and shuffled to its copies (paged caches)";
+
+const fn decode5(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { about: DECODE5_ABOUT, ..decode2(name, label, d) }
+}
+
 const fn decode_helper(name: &'static str, label: &'static str, about: &'static str) -> KernelInfo {
     KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: 256, launch_bounds: bounds(256), dyn_smem_bytes: 0, about,
                  ptx: PtxCheck { has: &[], lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
 }
 
-/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1, ad2, ad3 and ad2p per head dim and
+/// The decode kernels (issue 49; `kernel_lab::attention::decode`): steps ad1, ad2, ad3, ad2p and ad5 per head dim and
 /// element type, ad1's split-KV combine and the KV-cache append. Not in [`STEPS`]: they take a KV cache, not the
 /// prefill family's `[B·H][L][D]` problems.
 pub const DECODE: &[KernelInfo] = &[
@@ -394,6 +400,10 @@ pub const DECODE: &[KernelInfo] = &[
     decode2p("attn_decode2p_d128_f16", "ad2p-d128", 128), decode2p("attn_decode2p_d256_f16", "ad2p-d256", 256),
     decode2p("attn_decode2p_d64_bf16", "ad2p-d64-bf16", 64), decode2p("attn_decode2p_d96_bf16", "ad2p-d96-bf16", 96),
     decode2p("attn_decode2p_d128_bf16", "ad2p-d128-bf16", 128), decode2p("attn_decode2p_d256_bf16", "ad2p-d256-bf16", 256),
+    decode5("attn_decode5_d64_f16", "ad5-d64", 64), decode5("attn_decode5_d96_f16", "ad5-d96", 96),
+    decode5("attn_decode5_d128_f16", "ad5-d128", 128), decode5("attn_decode5_d256_f16", "ad5-d256", 256),
+    decode5("attn_decode5_d64_bf16", "ad5-d64-bf16", 64), decode5("attn_decode5_d96_bf16", "ad5-d96-bf16", 96),
+    decode5("attn_decode5_d128_bf16", "ad5-d128-bf16", 128), decode5("attn_decode5_d256_bf16", "ad5-d256-bf16", 256),
     decode_helper("attn_decode_combine_f16", "ad1-combine", "decode's split-KV combine: the splits' outputs weighted by their log-sum-exps (f16 out)"),
     decode_helper("attn_decode_combine_bf16", "ad1-combine-bf16", "decode's split-KV combine (bf16 out)"),
     decode_helper("attn_kv_append", "kv-append", "new K/V rows written into a contiguous or paged cache at each sequence's end"),

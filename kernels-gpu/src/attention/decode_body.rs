@@ -3,7 +3,8 @@
 //! one split the result, with more the split's partial for a combine. With `FUSE` (ad2, ad3) the last CTA
 //! of each (sequence, K/V head) to finish, counted in `counters`, combines that pair's splits itself; with
 //! `EARLY` (ad3) the length and the first tiles' older keys are read before the PDL wait; with `AHEAD` (ad2p)
-//! the key loop reads a paged tile's table entry one tile ahead of its copies.
+//! the key loop reads a paged tile's table entry one tile ahead of its copies; with `LANES` (ad5) a warp's
+//! table entries (at most 32 tiles) are read once, one a lane, with the length, and shuffled to the copies.
 use crate::hgemm::elem::Elem16;
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
@@ -36,12 +37,14 @@ use layout::{
 /// aligned.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EARLY: bool, const AHEAD: bool>(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache,
+pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EARLY: bool, const AHEAD: bool, const LANES: bool>(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache,
                                                                       dims: Dims, o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32,
                                                                       counters: *mut u32) {
     let dp = const { decode_width(D) };
     let stages = const { decode_stages(D) };
     const { assert!(D % 16 == 0 && D <= 256 && DECODE_KEYS == 16 && DECODE_ROWS == 16 && decode_stages(D) >= 2 && decode_stages(D) <= 6) };
+    // ad5's entries replace ad2p's read-ahead and are read after the wait (ad3 reads its own before it).
+    const { assert!(!LANES || (!AHEAD && !EARLY)) };
     let (split, kvh, b) = (block_idx_x(), block_idx_y(), block_idx_z());
     let n_splits = grid_dim_x();
     let (tid, lane) = (thread_idx_x(), lane_id());
@@ -81,6 +84,8 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
             if n_tiles > warp { (n_tiles - warp).div_ceil(DECODE_WARPS) } else { 0 }
         };
         let key0_of = |i: u32| start + DECODE_KEYS * (warp + DECODE_WARPS * i);
+        // Tile i's table entry (paged caches only).
+        let entry = |i: u32| ld_global_nc_s32((cache.table as *const i32).add((b * cache.max_pages + key0_of(i) / page_size) as usize));
         let s_k = |st: u32| s_base + decode_kv_offset(D, warp, st, false);
         let s_v = |st: u32| s_base + decode_kv_offset(D, warp, st, true);
         // One warp's copy of the rows of tile i (16 keys × D of K and of V) of keys in `lo..hi` into stage st,
@@ -131,6 +136,11 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
         }
         // sm_90: launched with PDL (`util::pdl`): wait for the previous grid before touching what it may write.
         crate::util::pdl::wait_then_release();
+        // `LANES` (ad5, paged): lane l's entry is the page of this warp's tile l, read here with the length (it
+        // does not depend on it: a split's keys start at a fixed `start`), so no copy waits for a table read
+        // issued after the length; tiles at or past the capacity (or lane ≥ the warp's tiles, unused) read
+        // nothing. The host runs ad5 where a warp walks at most 32 tiles (`DECODE_AHEAD_MIN_KEYS`).
+        let lane_page = if LANES && cache.table != 0 && key0_of(lane) < cache.capacity { entry(lane) } else { -1 };
         if !early {
             len = read_len();
         }
@@ -163,7 +173,6 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
         // `AHEAD` (ad2p, paged caches): the key loop's copy with the tile's table entry `p` read beforehand,
         // one tile ahead (`entry`); ad1–ad3 keep `load`: written as `load_at(i, st, entry(i))` their PTX changed
         // (1,745 diff lines at D = 128/256, session 71), as sharing with `load_part` changed their SASS in session 70.
-        let entry = |i: u32| ld_global_nc_s32((cache.table as *const i32).add((b * cache.max_pages + key0_of(i) / page_size) as usize));
         let load_at = |i: u32, st: u32, p: i32| {
             let key0 = key0_of(i);
             let (page, row0) = if cache.table == 0 {
@@ -209,7 +218,11 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
             let mut i_load = 0;
             while i_load < stages - 1 {
                 if i_load < n_mine {
-                    load(i_load, i_load);
+                    if LANES {
+                        load_at(i_load, i_load, shuffle_idx_u32(lane_page as u32, i_load) as i32);
+                    } else {
+                        load(i_load, i_load);
+                    }
                 }
                 cp_async_commit_group();
                 i_load += 1;
@@ -244,6 +257,11 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
                     if cache.table != 0 && i + stages < n_mine {
                         ahead = entry(i + stages);
                     }
+                } else if LANES {
+                    // (Past 32 tiles, never planned, the entry is read here.)
+                    let j = i + stages - 1;
+                    let p = if j < 32 { shuffle_idx_u32(lane_page as u32, j) as i32 } else if cache.table != 0 { entry(j) } else { 0 };
+                    load_at(j, j % stages, p);
                 } else {
                     load(i + stages - 1, (i + stages - 1) % stages);
                 }

@@ -158,7 +158,7 @@ macro_rules! decode_entry {
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
                                                 o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32) {
             // SAFETY: forwarded.
-            unsafe { decode::<$e, $d, false, false, false>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, core::ptr::null_mut()) }
+            unsafe { decode::<$e, $d, false, false, false, false>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, core::ptr::null_mut()) }
         }
         crate::launch_bounds::launch_bounds!($name, 128);
     };

@@ -32,7 +32,7 @@ macro_rules! decode3_entry {
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
                                                 o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32, counters: *mut u32) {
             // SAFETY: forwarded.
-            unsafe { decode::<$e, $d, true, true, false>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, counters) }
+            unsafe { decode::<$e, $d, true, true, false, false>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, counters) }
         }
         crate::launch_bounds::launch_bounds!($name, 128);
     };

@@ -1,0 +1,52 @@
+//! Decode step ad5 (issue 49): ad2 on a paged cache with each warp's table entries read once, one a lane,
+//! together with the sequence's length.
+//!
+//! ad2's paged key loop reads tile i's page from the block table just before the tile's copies, so at the
+//! start three round trips run one after the other — the length (which sets the warp's tile count), the
+//! first tiles' table entries, their rows — and every later copy waits for its own entry. A split's keys
+//! start at a fixed key (`split · chunk`), so the pages of a warp's tiles do not depend on the length:
+//! ad5 (`decode_body.rs`, `LANES`) has lane l read the entry of the warp's tile l right after the PDL wait,
+//! beside the length, and the copies take it by a shuffle. Its own entry, as ad2p's read-ahead is: a
+//! run-time branch in the shared key loop cost the contiguous loops 5–6% (session 71). The library runs it
+//! for paged caches where it would run ad2 (or ad1 with one split) after the previous grid
+//! (`CacheReady::AfterPrevious`) and a split walks fewer than `DECODE_AHEAD_MIN_KEYS` keys (a warp at most
+//! 32 tiles); ad2p keeps the longer walks.
+//!
+//! Why (session 71, bf16, `kernel-lab decode`, 3 processes): paged-16 against contiguous took 1.063–1.077×
+//! the time at 1x32x8x4096x128 (16 splits of 256 keys), 1.112× at 1x32x8x32768x128 (32 of 1024), 1.10× at
+//! D = 64, batch 1–2 (splits of 512): issue 49 asks ≥ 0.95× contiguous's speed. ad2p's read-ahead gained
+//! nothing there (1.002–1.023×): it hides the entries of tiles after the first `stages − 1`, not the
+//! start's chain, and each warp walks only 4–16 tiles.
+//!
+//! Prediction (before any run), H200, bf16, paged-16 against contiguous in the same process: 1x32x8x4096x128
+//! 1.07 → ~1.01×, 1x32x8x32768x128 1.11 → ~1.03×, 1x32x8x8192x64 and 2x32x8x4096x64 1.10 → ~1.02×;
+//! contiguous and the big-batch one-split shapes unchanged (ad1–ad3's PTX unchanged).
+use super::decode_body::decode;
+use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::{DecodeCache as Cache, DecodeDims as Dims};
+
+macro_rules! decode5_entry {
+    ($name:ident, $e:ty, $d:literal) => {
+        /// Decode attention (step ad5) for head dim `$d`: see the module doc.
+        ///
+        /// # Safety
+        /// As ad2's entry (`attn_decode2_d*`).
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
+                                                o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32, counters: *mut u32) {
+            // SAFETY: forwarded.
+            unsafe { decode::<$e, $d, true, false, false, true>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, counters) }
+        }
+        crate::launch_bounds::launch_bounds!($name, 128);
+    };
+}
+
+decode5_entry!(attn_decode5_d64_f16, F16, 64);
+decode5_entry!(attn_decode5_d96_f16, F16, 96);
+decode5_entry!(attn_decode5_d128_f16, F16, 128);
+decode5_entry!(attn_decode5_d256_f16, F16, 256);
+decode5_entry!(attn_decode5_d64_bf16, Bf16, 64);
+decode5_entry!(attn_decode5_d96_bf16, Bf16, 96);
+decode5_entry!(attn_decode5_d128_bf16, Bf16, 128);
+decode5_entry!(attn_decode5_d256_bf16, Bf16, 256);
