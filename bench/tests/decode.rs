@@ -119,6 +119,9 @@ fn cases() -> Vec<Case> {
         c(1, 32, 8, 128, 1, KvLayout::Contiguous { max_len: 2048 }, &[2000]),
         c(1, 12, 4, 96, 1, KvLayout::Contiguous { max_len: 1536 }, &[1500]),
         c(1, 16, 8, 256, 2, KvLayout::PagedHeadsMajor { page_size: 64, num_pages: 40 }, &[2170]),
+        // ad5's lanes all in use: one split of 2048 keys (forced 1) walks 32 tiles a warp; 2047 leaves the last
+        // tile ragged.
+        c(2, 8, 8, 64, 1, KvLayout::PagedTokensMajor { page_size: 16, num_pages: 260 }, &[2048, 2047]),
     ]
 }
 

@@ -17,9 +17,10 @@ kernel-lab decode [--shapes LIST] [--dtype f16|bf16] [--splits LIST] [--json FIL
   LIST is comma-separated BxHxKxLxD (batch, query heads, K/V heads, cache length, head dim; default:
   the serving shapes of issue 49). Each shape runs the planned split with ad2 (the combine fused into
   the decode grid) and with ad1 (a separate combine), one split, and a paged cache (16-token pages,
-  shuffled; ad5, or ad2p on splits of 2048 keys and more), each timed against a 1 GiB device copy in interleaved rounds; caches
+  shuffled; ad5, or ad2p on splits over 2048 keys), each timed against a 1 GiB device copy in interleaved rounds; caches
   smaller than 256 MiB are rotated over copies so every run reads from HBM, not L2.
-  --splits LIST  also ad2 with each of these split counts (comma-separated), instead of the plan's
+  --splits LIST  also ad2 and the paged cache with each of these split counts (comma-separated),
+                 beside the plan's split
 ";
 
 const DEFAULT_SHAPES: &str = "1x32x8x4096x128,1x32x8x32768x128,32x32x8x4096x128,64x32x8x8192x128,16x32x8x4096x64,16x16x8x8192x256,16x32x32x4096x96";
@@ -70,7 +71,8 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], forced_splits: &[u32], json
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
         let mut configs = vec![("ad2 planned".to_string(), DecodeStep::FusedCombine, false, None), ("ad1 planned".into(), DecodeStep::SeparateCombine, false, None),
                                ("ad1 splits=1".into(), DecodeStep::SeparateCombine, false, Some(1)), ("ad2 paged-16".into(), DecodeStep::FusedCombine, true, None)];
-        configs.extend(forced_splits.iter().map(|&n| (format!("ad2 splits={n}"), DecodeStep::FusedCombine, false, Some(n))));
+        configs.extend(forced_splits.iter().flat_map(|&n| [(format!("ad2 splits={n}"), DecodeStep::FusedCombine, false, Some(n)),
+                                                            (format!("splits={n}"), DecodeStep::FusedCombine, true, Some(n))]));
         for (config, step, paged, forced) in configs {
             let page = 16;
             let layout = if paged { KvLayout::PagedHeadsMajor { page_size: page, num_pages: b * l.div_ceil(page) } } else { KvLayout::Contiguous { max_len: l } };
@@ -100,7 +102,12 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], forced_splits: &[u32], json
             let (mut o, mut lse) = (gpu.zeros::<T>(desc.q_elems())?, gpu.zeros::<f32>(desc.rows())?);
             let split = plan.split(l);
             // The paged row names the step the plan runs (ad5 on short splits, ad2p on long ones).
-            let config = if paged { format!("{} paged-16", decode_kernel(step, CacheReady::AfterPrevious, true, split, true).label()) } else { config };
+            let config = if paged {
+                let k = decode_kernel(step, CacheReady::AfterPrevious, true, split, true).label();
+                if forced.is_some() { format!("{k} paged-16 {config}") } else { format!("{k} paged-16") }
+            } else {
+                config
+            };
             // K and V are two different arrays, as two separate caches are.
             let (ours, copy) = time_pair(gpu, 10, 2000, 600.0, |i, base| if base {
                 gpu.stream.memcpy_dtod(&src, &mut dst).during(|| "1 GiB device copy".into())

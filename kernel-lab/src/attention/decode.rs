@@ -207,11 +207,12 @@ pub struct Split {
 /// 31.3 / 46.2, each step adding ~2 µs per CTA an SM runs).
 pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
 
-/// The shortest split (keys) for which a paged cache runs ad2p (each tile's table entry read one tile ahead):
-/// a warp then walks ≥ 32 tiles. Shorter paged splits run ad5 (a warp's ≤ 32 entries read at once, one a lane). Measured (H200, session 71, against ad2/ad1): 8192 keys a split (D = 256)
-/// 0.921–0.929× the time, 2048 0.979×; 1024 1.002×, 512 1.017×, 256 1.006–1.023× — the read ahead pays on
-/// long walks and costs a little on short ones.
-pub const DECODE_AHEAD_MIN_KEYS: u32 = 2048;
+/// The longest split (keys) for which a paged cache runs ad5 (a warp's table entries read at once, one a lane:
+/// a warp walks at most 32 tiles); longer splits run ad2p (each tile's entry read one tile ahead). ad2p against
+/// ad2 (H200, session 71): 8192 keys a split (D = 256) 0.921–0.929× the time, 2048 0.979×; 1024 1.002×, 512
+/// 1.017×, 256 1.006–1.023× — the read ahead pays on long walks only; ad5 against ad2 (session 78): 256–1024
+/// keys 0.952–0.987×.
+pub const DECODE_LANES_MAX_KEYS: u32 = 2048;
 
 /// A lone paged CTA's streaming rate against a contiguous one's (it looks up a page per 16-key tile):
 /// at batch 1 × 8 K/V heads, D = 128, 32k keys, 16 splits (one CTA an SM), paged 44.1 µs against contiguous
@@ -387,15 +388,15 @@ impl DecodeKernel {
 /// Which kernel a run of `split` launches for `step` and `ready`, on a paged cache or a contiguous one, with
 /// O starting on 8 bytes or not: ad2 where the keys are split and ad2's combine may run (its merge stores 8
 /// bytes at a time), else ad1; ad3 instead of either where the cache is ready at launch and ad2 or one split
-/// runs; on a paged cache, instead of ad2 (or of ad1 with one split), ad2p where the splits walk at least
-/// [`DECODE_AHEAD_MIN_KEYS`] and ad5 where they walk fewer.
+/// runs; on a paged cache, instead of ad2 (or of ad1 with one split), ad5 where the splits walk at most
+/// [`DECODE_LANES_MAX_KEYS`] and ad2p where they walk more.
 pub fn decode_kernel(step: DecodeStep, ready: CacheReady, paged: bool, split: Split, o_aligned8: bool) -> DecodeKernel {
     let fused = split.splits > 1 && step == DecodeStep::FusedCombine && o_aligned8;
     let early = ready == CacheReady::AtLaunch && (fused || split.splits == 1);
     let paged_step = paged && (fused || (split.splits == 1 && step == DecodeStep::FusedCombine));
     if early {
         DecodeKernel::Ad3
-    } else if paged_step && split.chunk >= DECODE_AHEAD_MIN_KEYS {
+    } else if paged_step && split.chunk > DECODE_LANES_MAX_KEYS {
         DecodeKernel::Ad2p
     } else if paged_step {
         DecodeKernel::Ad5
@@ -779,7 +780,7 @@ mod tests {
     fn each_run_takes_the_kernel_of_its_layout_split_and_promise() {
         use DecodeKernel::*;
         use {CacheReady::{AfterPrevious as After, AtLaunch as Launch}, DecodeStep::{FusedCombine as Fused, SeparateCombine as Separate}};
-        let (short, long, one) = (Split { splits: 16, chunk: 256 }, Split { splits: 2, chunk: 2048 }, Split { splits: 1, chunk: 8192 });
+        let (short, long, one) = (Split { splits: 16, chunk: 256 }, Split { splits: 2, chunk: 4096 }, Split { splits: 1, chunk: 8192 });
         // Contiguous: ad2 where split and O aligned, else ad1; ad3 where the cache is ready at launch.
         assert_eq!(decode_kernel(Fused, After, false, short, true), Ad2);
         assert_eq!(decode_kernel(Fused, After, false, short, false), Ad1);
@@ -789,15 +790,17 @@ mod tests {
         assert_eq!(decode_kernel(Fused, Launch, false, short, true), Ad3);
         assert_eq!(decode_kernel(Fused, Launch, false, short, false), Ad1);
         assert_eq!(decode_kernel(Fused, After, false, long, true), Ad2, "a contiguous cache never runs ad2p");
-        // Paged: ad2p on splits of ≥ 2048 keys (one split, or ad2's combine), ad5 below; ad1 where ad2's combine
-        // cannot run; ad3 first.
+        // Paged: ad2p on splits of more than 2048 keys (one split, or ad2's combine), ad5 up to it; ad1 where ad2's
+        // combine cannot run; ad3 first.
         assert_eq!(decode_kernel(Fused, After, true, one, false), Ad2p);
         assert_eq!(decode_kernel(Fused, After, true, long, true), Ad2p);
         assert_eq!(decode_kernel(Fused, After, true, long, false), Ad1);
         assert_eq!(decode_kernel(Fused, After, true, short, true), Ad5);
         assert_eq!(decode_kernel(Fused, After, true, short, false), Ad1);
         assert_eq!(decode_kernel(Fused, After, true, Split { splits: 1, chunk: 1024 }, true), Ad5);
-        assert_eq!(decode_kernel(Fused, After, true, Split { splits: 1, chunk: 2047 }, false), Ad5);
+        assert_eq!(decode_kernel(Fused, After, true, Split { splits: 1, chunk: 2048 }, false), Ad5);
+        assert_eq!(decode_kernel(Fused, After, true, Split { splits: 2, chunk: 2048 }, true), Ad5);
+        assert_eq!(decode_kernel(Fused, After, true, Split { splits: 2, chunk: 2112 }, true), Ad2p);
         assert_eq!(decode_kernel(Separate, After, true, short, true), Ad1);
         assert_eq!(decode_kernel(Separate, After, true, one, true), Ad1);
         assert_eq!(decode_kernel(Fused, Launch, true, one, true), Ad3);

@@ -139,7 +139,7 @@ pub(super) unsafe fn decode<E: Elem16, const D: u32, const FUSE: bool, const EAR
         // `LANES` (ad5, paged): lane l's entry is the page of this warp's tile l, read here with the length (it
         // does not depend on it: a split's keys start at a fixed `start`), so no copy waits for a table read
         // issued after the length; tiles at or past the capacity (or lane ≥ the warp's tiles, unused) read
-        // nothing. The host runs ad5 where a warp walks at most 32 tiles (`DECODE_AHEAD_MIN_KEYS`).
+        // nothing. The host runs ad5 where a warp walks at most 32 tiles (`DECODE_LANES_MAX_KEYS`).
         let lane_page = if LANES && cache.table != 0 && key0_of(lane) < cache.capacity { entry(lane) } else { -1 };
         if !early {
             len = read_len();

@@ -6,7 +6,8 @@
 //! branch in the shared loop, and the contiguous one-split loops ran 5–6% slower (commit 8902db2); as a
 //! const generic ad1–ad3 compile as before (their PTX is unchanged but for label numbers). The library runs
 //! it for paged caches where it would run ad2 (or ad1 with one split) after the previous grid
-//! (`CacheReady::AfterPrevious`) and a split walks at least `DECODE_AHEAD_MIN_KEYS` (2048) keys.
+//! (`CacheReady::AfterPrevious`) and a split walks more than `DECODE_LANES_MAX_KEYS` (2048) keys (session 78's
+//! ad5 takes the shorter walks; from session 71 to 78 ad2p ran from 2048 keys on).
 //!
 //! Measured before it was its own entry (session 71, call 6, the branch in every step): paged
 //! 16x16x8x8192x256 264.1 → 243.3 µs (0.921×), 16x32x8x4096x64 0.979×, 32x32x8x4096x128 0.991×; batch 1–2

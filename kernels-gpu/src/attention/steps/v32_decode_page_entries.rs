@@ -9,7 +9,7 @@
 //! beside the length, and the copies take it by a shuffle. Its own entry, as ad2p's read-ahead is: a
 //! run-time branch in the shared key loop cost the contiguous loops 5–6% (session 71). The library runs it
 //! for paged caches where it would run ad2 (or ad1 with one split) after the previous grid
-//! (`CacheReady::AfterPrevious`) and a split walks fewer than `DECODE_AHEAD_MIN_KEYS` keys (a warp at most
+//! (`CacheReady::AfterPrevious`) and a split walks at most `DECODE_LANES_MAX_KEYS` (2048) keys (a warp at most
 //! 32 tiles); ad2p keeps the longer walks.
 //!
 //! Why (session 71, bf16, `kernel-lab decode`, 3 processes): paged-16 against contiguous took 1.063–1.077×
@@ -21,6 +21,15 @@
 //! Prediction (before any run), H200, bf16, paged-16 against contiguous in the same process: 1x32x8x4096x128
 //! 1.07 → ~1.01×, 1x32x8x32768x128 1.11 → ~1.03×, 1x32x8x8192x64 and 2x32x8x4096x64 1.10 → ~1.02×;
 //! contiguous and the big-batch one-split shapes unchanged (ad1–ad3's PTX unchanged).
+//!
+//! Measured (H200, bf16, `results/2026-12-01-h200-session78` call 2, 3 processes alternating with the build
+//! before, paged-16 against contiguous in the same process): **1x32x8x4096x128 1.055 → 1.011×** the time
+//! (ad5 / ad2 0.960), **1x32x8x8192x64 1.102 → 1.047×** (0.955), **2x32x8x4096x64 1.098 → 1.042×** (0.952),
+//! 1x32x8x2048x128 1.016 → 1.015×, 1x32x8x32768x128 only 1.106 → 1.092× (0.987); f16 1.00× / 1.04× at the
+//! 4k shapes; contiguous and the ad2p shapes 1.000–1.005×. The D = 64 and 32k figures came out at half the
+//! predicted gain or less: what is left there is not the lookups but the reads themselves — a 16-token page
+//! holds a K/V head's rows as 2–4 KiB pieces 8 heads apart, where a contiguous cache streams each head's
+//! rows end to end (at 32k, 82% of copy, the difference shows in full). GPU tests and memcheck clean.
 use super::decode_body::decode;
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::{DecodeCache as Cache, DecodeDims as Dims};
