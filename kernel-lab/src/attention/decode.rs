@@ -214,10 +214,12 @@ pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
 /// keys 0.952–0.987×.
 pub const DECODE_LANES_MAX_KEYS: u32 = 2048;
 
-/// A lone paged CTA's streaming rate against a contiguous one's (it looks up a page per 16-key tile):
-/// at batch 1 × 8 K/V heads, D = 128, 32k keys, 16 splits (one CTA an SM), paged 44.1 µs against contiguous
-/// 38.6 (H200, session 55), with [`DECODE_CTA_COST_BYTES`]: 0.87.
-pub const DECODE_PAGED_RATE: f64 = 0.87;
+/// A lone paged CTA's streaming rate against a contiguous one's, from its page lookups and the page layout's
+/// reads: at batch 1 × 8 K/V heads, D = 128, 32k keys, 16 splits (one CTA an SM), paged 39.5 µs against
+/// contiguous 38.8 with ad5 (H200, session 78), with [`DECODE_CTA_COST_BYTES`]: 0.98. (Session 55's 0.87 was
+/// ad2's, whose every tile waited for its table entry: 44.1 against 38.6 µs, so it split 16k–32k caches 32 ways;
+/// with ad5 16 splits take 39.5 / 23.9 µs at 32k / 16k where 32 take 42.4 / 26.6.)
+pub const DECODE_PAGED_RATE: f64 = 0.98;
 
 /// The split for `pairs = batch · kv_heads` (sequence, K/V head) pairs over keys up to `max_seq_len` of
 /// head dim `head_dim`, on a GPU with `sms` SMs: the count `s` that minimizes
@@ -242,7 +244,8 @@ pub fn plan_split(pairs: usize, max_seq_len: usize, sms: u32, head_dim: usize) -
 /// Before (session 53's rule, until session 71): every resident slot filled (`⌈pairs · s / slots⌉ / s`
 /// least), with no cost per CTA — right at 16k–32k keys (session 55: 32 splits 26.0 / 42.0 µs against 16
 /// splits' 26.5 / 44.1, as this cost says), too many splits at short caches: 14.3 against 13.2 µs at 4k
-/// (session 55), and 64 splits at 1×32×8×8192×64 (23.3 µs) where 32 took 14.7 (session 71).
+/// (session 55), and 64 splits at 1×32×8×8192×64 (23.3 µs) where 32 took 14.7 (session 71). Since session 78
+/// (ad5, the rate 0.87 → 0.98) the 16k–32k caches at batch 1 split 16 ways, as contiguous ones do.
 pub fn plan_split_paged(pairs: usize, max_seq_len: usize, sms: u32, per_sm: u32, head_dim: usize) -> Split {
     let most = ((sms as usize) * (per_sm as usize).max(1)).max(1).div_ceil(pairs.max(1)) * 2;
     cheapest(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), most, 1e-9, split_cost(pairs, sms, per_sm, head_dim, DECODE_PAGED_RATE))
@@ -754,11 +757,13 @@ mod tests {
                 last = s;
             }
         }
-        // A paged cache (a lone CTA at 0.87 of the contiguous rate; D = 128: 2 CTAs an SM, D = 64: 4): 16 splits at
-        // batch 1 × 8 heads with 4k keys (session 55: 13.2 µs against 32 splits' 14.3), 32 at 32k (42.0 against
-        // 16 splits' 44.1), 16 at 8k of D = 64 (session 71: 64 splits 23.3 µs, 32 splits 14.7); big batches one.
+        // A paged cache (a lone CTA at 0.98 of the contiguous rate; D = 128: 2 CTAs an SM, D = 64: 4): 16 splits at
+        // batch 1 × 8 heads with 4k keys (session 55: 13.2 µs against 32 splits' 14.3), 16 at 16k and 32k too
+        // (session 78, ad5: 23.9 / 39.5 µs against 32 splits' 26.6 / 42.4), 16 at 8k of D = 64 (session 71: 64
+        // splits 23.3 µs, 32 splits 14.7; session 78: 12.8 against 14.0); big batches one.
         assert_eq!(plan_split_paged(8, 4096, 132, 2, 128), Split { splits: 16, chunk: 256 });
-        assert_eq!(plan_split_paged(8, 32768, 132, 2, 128), Split { splits: 32, chunk: 1024 });
+        assert_eq!(plan_split_paged(8, 32768, 132, 2, 128), Split { splits: 16, chunk: 2048 });
+        assert_eq!(plan_split_paged(8, 16384, 132, 2, 128).splits, 16);
         assert_eq!(plan_split_paged(8, 8192, 132, 4, 64).splits, 16);
         assert_eq!(plan_split_paged(32 * 8, 4096, 132, 2, 128).splits, 1);
         // With the rate at 1 and one CTA an SM the paged cost is the contiguous one.
