@@ -214,12 +214,17 @@ pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
 /// keys 0.952–0.987×.
 pub const DECODE_LANES_MAX_KEYS: u32 = 2048;
 
-/// A lone paged CTA's streaming rate against a contiguous one's, from its page lookups and the page layout's
-/// reads: at batch 1 × 8 K/V heads, D = 128, 32k keys, 16 splits (one CTA an SM), paged 39.5 µs against
-/// contiguous 38.8 with ad5 (H200, session 78), with [`DECODE_CTA_COST_BYTES`]: 0.98. (Session 55's 0.87 was
-/// ad2's, whose every tile waited for its table entry: 44.1 against 38.6 µs, so it split 16k–32k caches 32 ways;
-/// with ad5 16 splits take 39.5 / 23.9 µs at 32k / 16k where 32 take 42.4 / 26.6.)
-pub const DECODE_PAGED_RATE: f64 = 0.98;
+/// A lone paged CTA's streaming rate against a contiguous one's on ad2p's walks (splits over
+/// [`DECODE_LANES_MAX_KEYS`], each tile's entry read one tile ahead): at batch 1 × 8 K/V heads, D = 128, 32k keys,
+/// 16 splits (one CTA an SM), paged 44.1 µs against contiguous 38.6 (ad2, H200, session 55), with
+/// [`DECODE_CTA_COST_BYTES`]: 0.87. On long D = 64 walks it is lower still (16x32x8x4096x64 at one split: ad2p
+/// 52.4 µs, contiguous 40.9: 0.78; session 78), where a second CTA an SM pays.
+pub const DECODE_PAGED_RATE: f64 = 0.87;
+
+/// The same on ad5's walks (splits of at most [`DECODE_LANES_MAX_KEYS`], a warp's entries read at once): 16
+/// splits at 32k keys, paged 39.5 µs against contiguous 38.8 (H200, session 78): 0.98. With it the 16k–32k
+/// caches at batch 1 split 16 ways, as contiguous ones do (23.9 / 39.5 µs, where 32 splits took 26.6 / 42.4).
+pub const DECODE_PAGED_LANES_RATE: f64 = 0.98;
 
 /// The split for `pairs = batch · kv_heads` (sequence, K/V head) pairs over keys up to `max_seq_len` of
 /// head dim `head_dim`, on a GPU with `sms` SMs: the count `s` that minimizes
@@ -233,28 +238,30 @@ pub const DECODE_PAGED_RATE: f64 = 0.98;
 /// (SMs × CTAs per SM: 32 splits at batch 1 × 8 heads), 5–7% slower than one CTA per SM (session 55).
 pub fn plan_split(pairs: usize, max_seq_len: usize, sms: u32, head_dim: usize) -> Split {
     let most = (sms as usize).max(1).div_ceil(pairs.max(1)) * 4;
-    cheapest(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), most, 1e-9, split_cost(pairs, sms, 1, head_dim, 1.0))
+    cheapest(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), most, 1e-9, split_cost(pairs, sms, 1, head_dim, |_| 1.0))
 }
 
-/// The split for a paged cache: [`plan_split`]'s cost with a CTA's streaming at [`DECODE_PAGED_RATE`] of a
-/// contiguous one's, so that CTAs side by side on an SM (up to `per_sm`, the kernel's resident CTAs an SM)
-/// add bandwidth until the SM's share is reached: `c · units / min(1, min(c, per_sm) · rate) + c · cta`
+/// The split for a paged cache: [`plan_split`]'s cost with a CTA's streaming at a fraction of a contiguous
+/// one's — [`DECODE_PAGED_LANES_RATE`] on the splits ad5 walks, [`DECODE_PAGED_RATE`] on ad2p's — so that CTAs
+/// side by side on an SM (up to `per_sm`, the kernel's resident CTAs an SM) add bandwidth until the SM's share
+/// is reached: `c · units / min(1, min(c, per_sm) · rate) + c · cta`
 /// for the `c = ⌈pairs · s / sms⌉` CTAs an SM runs.
 ///
 /// Before (session 53's rule, until session 71): every resident slot filled (`⌈pairs · s / slots⌉ / s`
 /// least), with no cost per CTA — right at 16k–32k keys (session 55: 32 splits 26.0 / 42.0 µs against 16
 /// splits' 26.5 / 44.1, as this cost says), too many splits at short caches: 14.3 against 13.2 µs at 4k
 /// (session 55), and 64 splits at 1×32×8×8192×64 (23.3 µs) where 32 took 14.7 (session 71). Since session 78
-/// (ad5, the rate 0.87 → 0.98) the 16k–32k caches at batch 1 split 16 ways, as contiguous ones do.
+/// (ad5 and its own rate) the 16k–32k caches at batch 1 split 16 ways, as contiguous ones do.
 pub fn plan_split_paged(pairs: usize, max_seq_len: usize, sms: u32, per_sm: u32, head_dim: usize) -> Split {
     let most = ((sms as usize) * (per_sm as usize).max(1)).max(1).div_ceil(pairs.max(1)) * 2;
-    cheapest(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), most, 1e-9, split_cost(pairs, sms, per_sm, head_dim, DECODE_PAGED_RATE))
+    cheapest(max_seq_len.div_ceil(DECODE_SPLIT_UNIT as usize).max(1), most, 1e-9, split_cost(pairs, sms, per_sm, head_dim, paged_rate))
 }
 
 /// The decode split's cost (in 64-key units of one CTA streaming at the SM's share of the copy rate): the
 /// `c = ⌈pairs · s / sms⌉` CTAs an SM runs, each its split's units and [`DECODE_CTA_COST_BYTES`], the
-/// units streamed by up to `per_sm` of them side by side, each at `rate` (at most the SM's share together).
-fn split_cost(pairs: usize, sms: u32, per_sm: u32, head_dim: usize, rate: f64) -> impl Fn(&Split) -> f64 {
+/// units streamed by up to `per_sm` of them side by side, each at `rate` of the split (at most the SM's share
+/// together).
+fn split_cost(pairs: usize, sms: u32, per_sm: u32, head_dim: usize, rate: impl Fn(&Split) -> f64) -> impl Fn(&Split) -> f64 {
     let unit = DECODE_SPLIT_UNIT as usize;
     let (pairs, sms, per_sm) = (pairs.max(1), (sms as usize).max(1), (per_sm as usize).max(1));
     // One 64-key unit of K and V in bytes, and a CTA's fixed cost in those units.
@@ -262,7 +269,7 @@ fn split_cost(pairs: usize, sms: u32, per_sm: u32, head_dim: usize, rate: f64) -
     move |s| {
         let c = (pairs * s.splits as usize).div_ceil(sms);
         let units = (s.chunk as usize / unit) as f64;
-        c as f64 * units / (c.min(per_sm) as f64 * rate).min(1.0) + c as f64 * cta_units
+        c as f64 * units / (c.min(per_sm) as f64 * rate(s)).min(1.0) + c as f64 * cta_units
     }
 }
 
@@ -278,6 +285,11 @@ fn cheapest(units: usize, most: usize, tie: f64, cost: impl Fn(&Split) -> f64) -
         }
     }
     best
+}
+
+/// A lone paged CTA's rate on split `s`: ad5's up to [`DECODE_LANES_MAX_KEYS`] keys, ad2p's beyond.
+fn paged_rate(s: &Split) -> f64 {
+    if s.chunk <= DECODE_LANES_MAX_KEYS { DECODE_PAGED_LANES_RATE } else { DECODE_PAGED_RATE }
 }
 
 /// `want` splits (at most one per 64 keys) over `units` 64-key units, with no empty tail split.
@@ -757,19 +769,22 @@ mod tests {
                 last = s;
             }
         }
-        // A paged cache (a lone CTA at 0.98 of the contiguous rate; D = 128: 2 CTAs an SM, D = 64: 4): 16 splits at
-        // batch 1 × 8 heads with 4k keys (session 55: 13.2 µs against 32 splits' 14.3), 16 at 16k and 32k too
-        // (session 78, ad5: 23.9 / 39.5 µs against 32 splits' 26.6 / 42.4), 16 at 8k of D = 64 (session 71: 64
-        // splits 23.3 µs, 32 splits 14.7; session 78: 12.8 against 14.0); big batches one.
+        // A paged cache (a lone CTA at 0.98 of the contiguous rate on ad5's splits, 0.87 on ad2p's; D = 128: 2 CTAs
+        // an SM, D = 64: 4): 16 splits at batch 1 × 8 heads with 4k keys (session 55: 13.2 µs against 32 splits'
+        // 14.3), 16 at 16k and 32k too (session 78, ad5: 23.9 / 39.5 µs against 32 splits' 26.6 / 42.4), 16 at 8k
+        // of D = 64 (session 71: 64 splits 23.3 µs, 32 splits 14.7; session 78: 12.8 against 14.0); two at
+        // 16x32x8x4096x64 (session 78: ad5 38.8 µs where one split, ad2p, took 52.4); big batches one.
         assert_eq!(plan_split_paged(8, 4096, 132, 2, 128), Split { splits: 16, chunk: 256 });
         assert_eq!(plan_split_paged(8, 32768, 132, 2, 128), Split { splits: 16, chunk: 2048 });
         assert_eq!(plan_split_paged(8, 16384, 132, 2, 128).splits, 16);
+        assert_eq!(plan_split_paged(16 * 8, 4096, 132, 4, 64), Split { splits: 2, chunk: 2048 });
+        assert_eq!(plan_split_paged(64 * 8, 2048, 132, 4, 64).splits, 1);
         assert_eq!(plan_split_paged(8, 8192, 132, 4, 64).splits, 16);
         assert_eq!(plan_split_paged(32 * 8, 4096, 132, 2, 128).splits, 1);
         // With the rate at 1 and one CTA an SM the paged cost is the contiguous one.
         for (pairs, len, d) in [(8usize, 4096usize, 128usize), (8, 32768, 128), (16 * 8, 4096, 64), (3, 100, 96)] {
             let (units, most) = (len.div_ceil(64), 132usize.div_ceil(pairs) * 4);
-            assert_eq!(cheapest(units, most, 1e-9, split_cost(pairs, 132, 1, d, 1.0)), plan_split(pairs, len, 132, d));
+            assert_eq!(cheapest(units, most, 1e-9, split_cost(pairs, 132, 1, d, |_| 1.0)), plan_split(pairs, len, 132, d));
         }
         // Never more CTAs than the resident slots can hold twice over, no empty split.
         for (pairs, len, per_sm, d) in [(1, 1, 2, 128), (8, 1 << 20, 2, 128), (40, 5000, 4, 64), (7, 65, 1, 256)] {
