@@ -215,10 +215,12 @@ pub const DECODE_CTA_COST_BYTES: f64 = 64.0 * 1024.0;
 pub const DECODE_LANES_MAX_KEYS: u32 = 2048;
 
 /// A lone paged CTA's streaming rate against a contiguous one's on ad2p's walks (splits over
-/// [`DECODE_LANES_MAX_KEYS`], each tile's entry read one tile ahead): at batch 1 × 8 K/V heads, D = 128, 32k keys,
-/// 16 splits (one CTA an SM), paged 44.1 µs against contiguous 38.6 (ad2, H200, session 55), with
-/// [`DECODE_CTA_COST_BYTES`]: 0.87. On long D = 64 walks it is lower still (16x32x8x4096x64 at one split: ad2p
-/// 52.4 µs, contiguous 40.9: 0.78; session 78), where a second CTA an SM pays.
+/// [`DECODE_LANES_MAX_KEYS`], each tile's entry read one tile ahead). Fitted on ad2, which waited for every
+/// tile's entry: at batch 1 × 8 K/V heads, D = 128, 32k keys, 16 splits (one CTA an SM), paged 44.1 µs against
+/// contiguous 38.6 (H200, session 55), with [`DECODE_CTA_COST_BYTES`]: 0.87. Those 2048-key splits run ad5 now;
+/// the rate stays on ad2p's longer walks, not re-fitted there: its one measurement is lower still
+/// (16x32x8x4096x64 at one split of 4096 keys: ad2p 52.4 µs, contiguous 40.9: 0.78; session 78), where the
+/// rate keeps that shape at two splits (38.6 µs).
 pub const DECODE_PAGED_RATE: f64 = 0.87;
 
 /// The same on ad5's walks (splits of at most [`DECODE_LANES_MAX_KEYS`], a warp's entries read at once): 16

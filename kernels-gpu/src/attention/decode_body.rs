@@ -1,4 +1,4 @@
-//! The decode body (steps ad1, ad2, ad3 and ad2p; their files explain it): one CTA per (split, K/V head,
+//! The decode body (steps ad1, ad2, ad3, ad2p and ad5; their files explain it): one CTA per (split, K/V head,
 //! sequence) reads its keys' K/V tiles, merges its 4 warps' partials and writes the split's output — with
 //! one split the result, with more the split's partial for a combine. With `FUSE` (ad2, ad3) the last CTA
 //! of each (sequence, K/V head) to finish, counted in `counters`, combines that pair's splits itself; with
