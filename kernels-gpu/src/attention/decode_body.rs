@@ -550,3 +550,26 @@ fn wait_all_but(n: u32) {
 pub(super) fn all_rows(dims: Dims) -> u32 {
     crate::prim::thread::grid_dim_z() * dims.q_len * dims.heads
 }
+
+/// The entries of the decode steps that combine in the grid (ad2, ad3, ad2p, ad5), one per `(name, element type,
+/// head dim)`, written once: `$step` names the step in each entry's doc, `$safety` what its contract adds to ad1's,
+/// and `$early`, `$ahead`, `$lanes` are the body's `EARLY`, `AHEAD` and `LANES` (`FUSE` is on). Expands in a step
+/// file (which imports `decode`, `Cache`, `Dims` and the element types); each entry gets its `launch_bounds` (128
+/// threads).
+macro_rules! fused_decode_entries {
+    ($step:literal, $safety:literal, $early:literal, $ahead:literal, $lanes:literal; $($name:ident, $e:ty, $d:literal;)*) => {$(
+        #[doc = concat!("Decode attention (step ", $step, ") for head dim `", stringify!($d), "`: see the module doc.")]
+        ///
+        /// # Safety
+        #[doc = $safety]
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
+                                                o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32, counters: *mut u32) {
+            // SAFETY: forwarded.
+            unsafe { decode::<$e, $d, true, $early, $ahead, $lanes>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, counters) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 128);
+    )*};
+}
+pub(super) use fused_decode_entries;

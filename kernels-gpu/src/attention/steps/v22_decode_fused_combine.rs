@@ -11,34 +11,19 @@
 //!
 //! Prediction (before any run, H200, bf16): batch 1, 32/8 heads, D = 128: 22.4 → ~8 µs at a 2k
 //! context, 24.5 → ~10 µs at 4k; unchanged (± 3%) where one split is planned (big batches: no combine).
-use super::decode_body::decode;
+use super::decode_body::{decode, fused_decode_entries};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::{DecodeCache as Cache, DecodeDims as Dims};
 
-macro_rules! decode2_entry {
-    ($name:ident, $e:ty, $d:literal) => {
-        /// Decode attention (step ad2) for head dim `$d`: see the module doc.
-        ///
-        /// # Safety
-        /// As ad1's entry (`attn_decode_d*`), and with more than one split `counters` holds
-        /// `batch · kv_heads` u32, zero before the launch (each launch leaves them zero) and used by no
-        /// other grid meanwhile, and `o` starts on 8 bytes.
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
-                                                o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32, counters: *mut u32) {
-            // SAFETY: forwarded.
-            unsafe { decode::<$e, $d, true, false, false, false>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, counters) }
-        }
-        crate::launch_bounds::launch_bounds!($name, 128);
-    };
+fused_decode_entries! { "ad2", "As ad1's entry (`attn_decode_d*`), and with more than one split `counters` holds `batch · kv_heads` \
+      u32, zero before the launch (each launch leaves them zero) and used by no other grid meanwhile, and \
+      `o` starts on 8 bytes.", false, false, false;
+    attn_decode2_d64_f16, F16, 64;
+    attn_decode2_d96_f16, F16, 96;
+    attn_decode2_d128_f16, F16, 128;
+    attn_decode2_d256_f16, F16, 256;
+    attn_decode2_d64_bf16, Bf16, 64;
+    attn_decode2_d96_bf16, Bf16, 96;
+    attn_decode2_d128_bf16, Bf16, 128;
+    attn_decode2_d256_bf16, Bf16, 256;
 }
-
-decode2_entry!(attn_decode2_d64_f16, F16, 64);
-decode2_entry!(attn_decode2_d96_f16, F16, 96);
-decode2_entry!(attn_decode2_d128_f16, F16, 128);
-decode2_entry!(attn_decode2_d256_f16, F16, 256);
-decode2_entry!(attn_decode2_d64_bf16, Bf16, 64);
-decode2_entry!(attn_decode2_d96_bf16, Bf16, 96);
-decode2_entry!(attn_decode2_d128_bf16, Bf16, 128);
-decode2_entry!(attn_decode2_d256_bf16, Bf16, 256);

@@ -14,35 +14,20 @@
 //! step 4.39 → ~4.35 ms. Measured (session 70, the step's GPU time with its graph replayed back to back,
 //! 4 processes): 4.293 ms with ad2 (its combine already in one round trip) → 4.288 with ad3, 0.15 µs a
 //! layer — the wait is short here (the rotary kernel before it takes ~1 µs), so little is left to hide.
-use super::decode_body::decode;
+use super::decode_body::{decode, fused_decode_entries};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::{DecodeCache as Cache, DecodeDims as Dims};
 
-macro_rules! decode3_entry {
-    ($name:ident, $e:ty, $d:literal) => {
-        /// Decode attention (step ad3) for head dim `$d`: see the module doc.
-        ///
-        /// # Safety
-        /// As ad2's entry (`attn_decode2_d*`), and the grid launched before on the stream (and any grid
-        /// still running when this one starts) writes neither `seq_lens`, nor the page table, nor any
-        /// cache row of a sequence but its last `q_len` (else the attention is of stale values; every
-        /// access stays inside the buffers).
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
-                                                o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32, counters: *mut u32) {
-            // SAFETY: forwarded.
-            unsafe { decode::<$e, $d, true, true, false, false>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, counters) }
-        }
-        crate::launch_bounds::launch_bounds!($name, 128);
-    };
+fused_decode_entries! { "ad3", "As ad2's entry (`attn_decode2_d*`), and the grid launched before on the stream (and any grid still \
+      running when this one starts) writes neither `seq_lens`, nor the page table, nor any cache row of a \
+      sequence but its last `q_len` (else the attention is of stale values; every access stays inside the \
+      buffers).", true, false, false;
+    attn_decode3_d64_f16, F16, 64;
+    attn_decode3_d96_f16, F16, 96;
+    attn_decode3_d128_f16, F16, 128;
+    attn_decode3_d256_f16, F16, 256;
+    attn_decode3_d64_bf16, Bf16, 64;
+    attn_decode3_d96_bf16, Bf16, 96;
+    attn_decode3_d128_bf16, Bf16, 128;
+    attn_decode3_d256_bf16, Bf16, 256;
 }
-
-decode3_entry!(attn_decode3_d64_f16, F16, 64);
-decode3_entry!(attn_decode3_d96_f16, F16, 96);
-decode3_entry!(attn_decode3_d128_f16, F16, 128);
-decode3_entry!(attn_decode3_d256_f16, F16, 256);
-decode3_entry!(attn_decode3_d64_bf16, Bf16, 64);
-decode3_entry!(attn_decode3_d96_bf16, Bf16, 96);
-decode3_entry!(attn_decode3_d128_bf16, Bf16, 128);
-decode3_entry!(attn_decode3_d256_bf16, Bf16, 256);

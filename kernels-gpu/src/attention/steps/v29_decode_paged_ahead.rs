@@ -15,32 +15,17 @@
 //! Measured (call 7, 3 processes, for every paged split): 16x16x8x8192x256 263.6 → 245.0 µs (0.929×; paged
 //! now 0.980× contiguous), 16x32x8x4096x64 0.979× (0.956×), 1x32x8x4096x128 1.010× (a 256-key split: below
 //! the threshold, ad2 there); contiguous 0.997–1.002×.
-use super::decode_body::decode;
+use super::decode_body::{decode, fused_decode_entries};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::{DecodeCache as Cache, DecodeDims as Dims};
 
-macro_rules! decode2p_entry {
-    ($name:ident, $e:ty, $d:literal) => {
-        /// Decode attention (step ad2p) for head dim `$d`: see the module doc.
-        ///
-        /// # Safety
-        /// As ad2's entry (`attn_decode2_d*`).
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
-                                                o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32, counters: *mut u32) {
-            // SAFETY: forwarded.
-            unsafe { decode::<$e, $d, true, false, true, false>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, counters) }
-        }
-        crate::launch_bounds::launch_bounds!($name, 128);
-    };
+fused_decode_entries! { "ad2p", "As ad2's entry (`attn_decode2_d*`).", false, true, false;
+    attn_decode2p_d64_f16, F16, 64;
+    attn_decode2p_d96_f16, F16, 96;
+    attn_decode2p_d128_f16, F16, 128;
+    attn_decode2p_d256_f16, F16, 256;
+    attn_decode2p_d64_bf16, Bf16, 64;
+    attn_decode2p_d96_bf16, Bf16, 96;
+    attn_decode2p_d128_bf16, Bf16, 128;
+    attn_decode2p_d256_bf16, Bf16, 256;
 }
-
-decode2p_entry!(attn_decode2p_d64_f16, F16, 64);
-decode2p_entry!(attn_decode2p_d96_f16, F16, 96);
-decode2p_entry!(attn_decode2p_d128_f16, F16, 128);
-decode2p_entry!(attn_decode2p_d256_f16, F16, 256);
-decode2p_entry!(attn_decode2p_d64_bf16, Bf16, 64);
-decode2p_entry!(attn_decode2p_d96_bf16, Bf16, 96);
-decode2p_entry!(attn_decode2p_d128_bf16, Bf16, 128);
-decode2p_entry!(attn_decode2p_d256_bf16, Bf16, 256);

@@ -34,32 +34,17 @@
 //! 0.98 of a contiguous one's rate (16 splits at 32k: 39.5 against 38.8 µs), where the paged split's cost still
 //! took ad2's 0.87 and chose 32 splits. With ad5's own rate (`DECODE_PAGED_LANES_RATE`; 2048-key splits are
 //! ad5's too) paged / contiguous is **1.005× at 16k and 1.024× at 32k** (was 1.122 and 1.106).
-use super::decode_body::decode;
+use super::decode_body::{decode, fused_decode_entries};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::{DecodeCache as Cache, DecodeDims as Dims};
 
-macro_rules! decode5_entry {
-    ($name:ident, $e:ty, $d:literal) => {
-        /// Decode attention (step ad5) for head dim `$d`: see the module doc.
-        ///
-        /// # Safety
-        /// As ad2's entry (`attn_decode2_d*`).
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, seq_lens: *const i32, cache: Cache, dims: Dims,
-                                                o: *mut u16, lse: *mut f32, o_part: *mut f32, lse_part: *mut f32, counters: *mut u32) {
-            // SAFETY: forwarded.
-            unsafe { decode::<$e, $d, true, false, false, true>(q, k, v, seq_lens, cache, dims, o, lse, o_part, lse_part, counters) }
-        }
-        crate::launch_bounds::launch_bounds!($name, 128);
-    };
+fused_decode_entries! { "ad5", "As ad2's entry (`attn_decode2_d*`).", false, false, true;
+    attn_decode5_d64_f16, F16, 64;
+    attn_decode5_d96_f16, F16, 96;
+    attn_decode5_d128_f16, F16, 128;
+    attn_decode5_d256_f16, F16, 256;
+    attn_decode5_d64_bf16, Bf16, 64;
+    attn_decode5_d96_bf16, Bf16, 96;
+    attn_decode5_d128_bf16, Bf16, 128;
+    attn_decode5_d256_bf16, Bf16, 256;
 }
-
-decode5_entry!(attn_decode5_d64_f16, F16, 64);
-decode5_entry!(attn_decode5_d96_f16, F16, 96);
-decode5_entry!(attn_decode5_d128_f16, F16, 128);
-decode5_entry!(attn_decode5_d256_f16, F16, 256);
-decode5_entry!(attn_decode5_d64_bf16, Bf16, 64);
-decode5_entry!(attn_decode5_d96_bf16, Bf16, 96);
-decode5_entry!(attn_decode5_d128_bf16, Bf16, 128);
-decode5_entry!(attn_decode5_d256_bf16, Bf16, 256);
