@@ -63,8 +63,9 @@ fn assemble(target: Target, arch: &str) -> (Vec<Report>, Vec<String>) {
 /// (kernel prefix, ptxas arch prefix, most bytes of stack / spill stores / spill loads, reason).
 const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // Prefill a26 (issue 49, session 63): a19 persistent over the host's unit list. 4 bytes of spill (an
-    // 8-byte frame) at D = 64, where the consumers have registers to spare, so the spill is taken to be the
-    // producer's (40 registers: the list walk, both offset arrays and the three tensor maps); 8 at D = 128.
+    // 8-byte frame) at D = 64; 8 at D = 128. The SASS (session 78) puts them in the consumers, not the producer:
+    // a row offset set up from the thread index before the unit loop, stored once and loaded once a unit (at
+    // D = 128 also one value reloaded in the epilogue), outside the key loop.
     // Moving the unit's sequence out of the consumers' key loop (read again from the list in the epilogue)
     // took D = 128 from 24 to 8.
     ("attn_a26_d128_", "sm_90a", 8, "a26 D = 128 (kernels-gpu/src/attention/steps/v26_prefill_persistent.rs)"),

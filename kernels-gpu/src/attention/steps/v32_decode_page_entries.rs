@@ -29,7 +29,8 @@
 //! 4k shapes; contiguous and the ad2p shapes 1.000–1.005×. The D = 64 and 32k figures came out at half the
 //! predicted gain or less: what is left there is not the lookups but the reads themselves — a 16-token page
 //! holds a K/V head's rows as 2–4 KiB pieces 8 heads apart, where a contiguous cache streams each head's
-//! rows end to end (at 32k, 82% of copy, the difference shows in full). GPU tests and memcheck clean.
+//! rows end to end (at 32k, 82% of copy, the difference shows in full). GPU tests clean; memcheck, racecheck and
+//! synccheck of ad5's launches clean (calls 2 and 6).
 //! Calls 3–5: that 32k figure was the split, not the reads — with its lookups gone a paged CTA streams at
 //! 0.98 of a contiguous one's rate (16 splits at 32k: 39.5 against 38.8 µs), where the paged split's cost still
 //! took ad2's 0.87 and chose 32 splits. With ad5's own rate (`DECODE_PAGED_LANES_RATE`; 2048-key splits are
