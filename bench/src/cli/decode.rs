@@ -5,7 +5,7 @@
 use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
-    attention::decode::{BlockTable, CacheReady, DecodeDesc, DecodePlan, DecodeStep, KvLayout, decode_kernel},
+    attention::decode::{BlockTable, DecodeDesc, DecodePlan, DecodeStep, KvLayout},
     error::DriverContext,
     gemm::Element,
     runtime::timing::time_pair,
@@ -103,7 +103,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], forced_splits: &[u32], json
             let split = plan.split(l);
             // The paged row names the step the plan runs (ad5 on short splits, ad2p on long ones).
             let config = if paged {
-                let k = decode_kernel(step, CacheReady::AfterPrevious, true, split, true).label();
+                let k = plan.kernel_for(split, true).label();
                 if forced.is_some() { format!("{k} paged-16 {config}") } else { format!("{k} paged-16") }
             } else {
                 config

@@ -508,6 +508,12 @@ impl<T: Element> DecodePlan<T> {
         }
     }
 
+    /// The kernel a run of `split` launches with this plan's step and cache promise, on an O that starts on 8
+    /// bytes or not ([`decode_kernel`]).
+    pub fn kernel_for(&self, split: Split, o_aligned8: bool) -> DecodeKernel {
+        decode_kernel(self.step, self.cache_ready, self.desc.layout.paged().is_some(), split, o_aligned8)
+    }
+
     /// The cache parameter for an optional table, after checking it against the layout.
     fn cache(&self, table: Option<BlockTable<'_>>) -> Result<(DecodeCache, Option<Operand>)> {
         let d = &self.desc;
@@ -578,7 +584,7 @@ impl<T: Element> DecodePlan<T> {
         let cache = CacheParam(cache);
         // Which of ad1, ad2, ad3, ad2p and ad5 runs (`decode_kernel`: ad2's merge stores 4 outputs at a time, so an
         // O that starts off 8 bytes takes ad1's combine); every one but ad1 combines in the grid where split.
-        let kernel = decode_kernel(self.step, self.cache_ready, d.layout.paged().is_some(), split, po % 8 == 0);
+        let kernel = self.kernel_for(split, po % 8 == 0);
         let fused = split.splits > 1 && kernel != DecodeKernel::Ad1;
         let pc = if fused {
             if self.counters.is_none() {
