@@ -390,51 +390,38 @@ fn pdl_launches_wait_for_the_previous_grid() {
         assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "link {i}: d2's output not fully written (seed {seed})");
         assert!(p == q, "link {i}: d2's queued chain differs from its synchronized chain (seed {seed})");
     }
-    // Told that B is ready at launch (`BReady::AtLaunch`: each link writes the next one's A, never the
-    // weights), d2 copies its first weight stages before the PDL wait on Hopper, and d15, d16 and d27 (the
-    // one-consumer TMA steps, Hopper only) issue their first weight boxes before it. The same bits as each
-    // kernel's synchronized chain, at this K (more K tiles than the rings' first stages) and at K = 64
-    // (one K tile: fewer than the first stages).
-    use kernel_lab_bench::steps::hgemm::{D2, D15, D16, D27};
-    let mut early_steps = vec![("d2", d2, &D2)];
-    if hopper {
-        for (label, step) in [("d15", &D15), ("d16", &D16), ("d27", &D27)] {
-            early_steps.push((label, gpu.kernel(step.kernel.name).unwrap(), step));
-        }
-    } else {
-        let _ = writeln!(std::io::stderr(), "SKIPPED (in pdl_launches_wait_for_the_previous_grid): d15, d16, d27 with B at launch (not a Hopper GPU)");
-    }
+    // d2 told that B is ready at launch (`BReady::AtLaunch`: each link writes the next one's A, never
+    // the weights): on Hopper its first weight stages are copied before the wait. The same bits again,
+    // at this K (several stages a split) and at K = 64 (one stage: fewer than the ring's first copies).
     for kk in [k, 64] {
         use kernel_lab_bench::gemm::{BReady, launch::{Operand, Workspace}};
         let s2 = Shape::new(m, kk, kk).unwrap();
         let mut ws = Workspace::new();
-        for (label, kern, step) in &early_steps {
-            let mut run = |ready: BReady, sync_each: bool| -> Vec<Vec<u16>> {
-                let mut links = [gpu.zeros::<u16>(m * kk).unwrap(), gpu.zeros::<u16>(m * kk).unwrap(), gpu.zeros::<u16>(m * kk).unwrap()];
-                for c in links.iter_mut() {
-                    gpu.poison(c).unwrap();
-                }
-                if !sync_each {
-                    timing::hold(&gpu, 200_000).unwrap();
-                }
-                let op = |c: &cudarc::driver::CudaSlice<u16>| Operand::of(&gpu, c);
-                let pw = Operand { ptr: op(&w).ptr, len: kk * kk };
-                let pa = Operand { ptr: op(&a).ptr, len: m * kk };
-                ws.launch_ready(&gpu, kern, step, s2, pa, pw, op(&links[0]), ready).unwrap();
-                for i in 1..3 {
-                    if sync_each {
-                        gpu.sync_after(label).unwrap();
-                    }
-                    ws.launch_ready(&gpu, kern, step, s2, op(&links[i - 1]), pw, op(&links[i]), ready).unwrap();
-                }
-                gpu.sync_after(label).unwrap();
-                links.iter().map(|c| gpu.download(c).unwrap()).collect()
-            };
-            let (early, synced) = (run(BReady::AtLaunch, false), run(BReady::AfterPrevious, true));
-            for (i, (p, q)) in synced.iter().zip(&early).enumerate() {
-                assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "K = {kk}, link {i}: {label} (B at launch) left output unwritten (seed {seed})");
-                assert!(p == q, "K = {kk}, link {i}: {label} with B read at launch differs from its synchronized chain (seed {seed})");
+        let mut run = |ready: BReady, sync_each: bool| -> Vec<Vec<u16>> {
+            let mut links = [gpu.zeros::<u16>(m * kk).unwrap(), gpu.zeros::<u16>(m * kk).unwrap(), gpu.zeros::<u16>(m * kk).unwrap()];
+            for c in links.iter_mut() {
+                gpu.poison(c).unwrap();
             }
+            if !sync_each {
+                timing::hold(&gpu, 200_000).unwrap();
+            }
+            let op = |c: &cudarc::driver::CudaSlice<u16>| Operand::of(&gpu, c);
+            let pw = Operand { ptr: op(&w).ptr, len: kk * kk };
+            let pa = Operand { ptr: op(&a).ptr, len: m * kk };
+            ws.launch_ready(&gpu, &d2, &kernel_lab_bench::steps::hgemm::D2, s2, pa, pw, op(&links[0]), ready).unwrap();
+            for i in 1..3 {
+                if sync_each {
+                    gpu.sync_after("d2").unwrap();
+                }
+                ws.launch_ready(&gpu, &d2, &kernel_lab_bench::steps::hgemm::D2, s2, op(&links[i - 1]), pw, op(&links[i]), ready).unwrap();
+            }
+            gpu.sync_after("d2").unwrap();
+            links.iter().map(|c| gpu.download(c).unwrap()).collect()
+        };
+        let (early, synced) = (run(BReady::AtLaunch, false), run(BReady::AfterPrevious, true));
+        for (i, (p, q)) in synced.iter().zip(&early).enumerate() {
+            assert!(q.iter().all(|&v| half::f16::from_bits(v).is_finite()), "K = {kk}, link {i}: d2 (B at launch) left output unwritten (seed {seed})");
+            assert!(p == q, "K = {kk}, link {i}: d2 with B read at launch differs from its synchronized chain (seed {seed})");
         }
     }
     let mut chain = |kern, step| chain_with(kern, step, false);

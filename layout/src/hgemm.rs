@@ -110,7 +110,7 @@ pub const DECODE_BN: u32 = 64;
 pub const DECODE_KT: u32 = 64;
 /// `d1`'s stages in flight.
 pub const DECODE_STAGES: u32 = 4;
-/// Bit of the decode kernels' `flags` (d2, d24; d15, d16, d27): B is not written by the grid launched just
+/// Bit of the split-K decode kernels' `flags` (d2, d24): B is not written by the grid launched just
 /// before on the stream (model weights), so a kernel launched with PDL may copy its first weight stages
 /// before `griddepcontrol.wait`. Without it every load waits for that grid.
 pub const DECODE_B_AT_LAUNCH: u32 = 1;

@@ -307,8 +307,7 @@ impl<T: Element> GemmPlan<T> {
 
     /// Lets the kernel start reading B before the kernel enqueued just before this GEMM has finished —
     /// promise that kernel does not write B (model weights loaded earlier): see [`BReady`]. Used by the
-    /// split-K decode steps (d2, d24) and the one-consumer TMA decode steps (d15, d16, d27) on Hopper; a
-    /// no-op for the others and for f32. Default: `AfterPrevious`.
+    /// split-K decode steps on Hopper; a no-op for the others and for f32. Default: `AfterPrevious`.
     pub fn set_b_ready(&mut self, b_ready: BReady) {
         if let Inner::Half(p) = &mut self.inner {
             p.set_b_ready(b_ready);

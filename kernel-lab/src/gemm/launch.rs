@@ -98,8 +98,7 @@ pub enum BReady {
     AfterPrevious,
     /// At once: that kernel does not write B (model weights, written long before). Launched with
     /// programmatic dependent launch on Hopper, the split-K decode steps (d2, d24) then copy their first
-    /// weight stages while that kernel finishes, and the one-consumer TMA decode steps (d15, d16, d27)
-    /// issue their first weight boxes; other steps read B after it as before. Wrong results, not
+    /// weight stages while that kernel finishes; other steps read B after it as before. Wrong results, not
     /// an error, if that kernel does write B: the caller's promise.
     AtLaunch,
 }
@@ -131,7 +130,7 @@ pub fn launch_ready(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape
         return self.launch_split_k(gpu, kernel, step, partials, s, grid, a, b, c, b_ready);
     }
     if step.args != Args::Pointers {
-        return self.launch_tma(gpu, kernel, step, s, grid, a, b, c, b_ready);
+        return self.launch_tma(gpu, kernel, step, s, grid, a, b, c);
     }
     let (m, n, k) = (s.m as u32, s.n as u32, s.k as u32);
     // SAFETY: every pointer-argument hgemm kernel takes (a: M·K f16, b: K·N f16, c: M·N f16, m, n, k) —
@@ -187,9 +186,7 @@ fn launch_split_k(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, partials: 
 
 /// Launches a TMA step (`hgemm_tma_v*`) on `grid` with the tensor maps of [`TmaMaps`].
 #[allow(clippy::too_many_arguments)]
-#[allow(clippy::too_many_arguments)]
-fn launch_tma(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32), a: Operand, b: Operand, c: Operand, b_ready: BReady)
-              -> Result<()> {
+fn launch_tma(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid: (u32, u32), a: Operand, b: Operand, c: Operand) -> Result<()> {
     // A's box is as high as the step's tile (128 rows), except the transposed decode steps' (the TMA
     // steps named `hgemm_decode_*`, d3–d21: tiles of 16, 64, 80–160 activation rows), whose box never
     // reaches past M (`decode_box_rows`: M below the tile) — their kernels expect that many rows' bytes.
@@ -284,12 +281,6 @@ fn launch_tma(&mut self, gpu: &Gpu, kernel: &Kernel, step: &Step, s: Shape, grid
             // SAFETY: as `Args::TmaAB`, the same maps' 128 bytes passed by value to a kernel that declares
             // them as `TensorMapParam` parameters (`launch!` checks 128 bytes against its PTX).
             Args::TmaABParams => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.host, &maps.b.host, &c.ptr, &m, &n, &k) },
-            Args::TmaABFlags => {
-                let flags = if b_ready == BReady::AtLaunch { layout::hgemm::DECODE_B_AT_LAUNCH } else { 0 };
-                // SAFETY: as `Args::TmaAB`, plus `flags` (d15, d16, d27): the bit only where the caller
-                // promised the kernel before does not write B (`BReady::AtLaunch`).
-                unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &c.ptr, &m, &n, &k, &flags) }
-            }
             _ => unsafe { launch!(gpu, kernel, grid = grid, &maps.a.dev, &maps.b.dev, &c.ptr, &m, &n, &k) },
         };
         self.maps.push(maps);

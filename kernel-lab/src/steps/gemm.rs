@@ -142,10 +142,6 @@ pub enum Args {
     Pointers,
     /// `(tmap_a, tmap_b, c, m, n, k)`: A and B through TMA tensor maps in global memory.
     TmaAB,
-    /// `(tmap_a, tmap_b, c, m, n, k, flags)`: as [`Args::TmaAB`], plus the decode steps' `flags`
-    /// (`layout::hgemm::DECODE_B_AT_LAUNCH` where the caller promised the kernel before does not write B:
-    /// d15, d16, d27 then issue their first weight boxes before the PDL wait).
-    TmaABFlags,
     /// `(tmap_a, tmap_b, c, m, n, k)` with the two maps **by value** (128-byte `__grid_constant__`
     /// parameters, `TensorMapParam`), not by pointer (d12).
     TmaABParams,

@@ -350,7 +350,6 @@ pub const D15: Step = {
     let mut s = D14;
     s.kernel.name = "hgemm_decode_v15";
     s.kernel.step = "d15";
-    s.args = Args::TmaABFlags;
     s.kernel.about = "d14 with the first stages issued by thread 0 before the block barrier";
     s
 };
@@ -359,7 +358,7 @@ pub const D15: Step = {
 /// 64-row activation tiles and 16 KiB stages, for 16 < M ≤ 64 (`decode_v16_one_consumer_64.rs`).
 pub const D16: Step = {
     let mut s = tma("hgemm_decode_v16", "d16", 256, tma_hgemm::D16_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
-        Args::TmaABFlags,
+        Args::TmaAB,
         PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "st.global.b16"],
                    lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "bar.sync \t3"], count: &[], at_least: &[] },
         "d15's CTA (one consumer, early first loads) on 64-row activation tiles, for 16 < M <= 64");
@@ -384,7 +383,7 @@ pub const D25: Step = {
 /// d16's tiles where its 64-row tiles leave SMs idle (`decode_v27_rows32.rs`). The cost model's candidate alone.
 pub const D27: Step = {
     let mut s = tma("hgemm_decode_v27", "d27", 256, tma_hgemm::D27_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D27_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
-        Args::TmaABFlags,
+        Args::TmaAB,
         PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "st.global.b16"],
                    lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "bar.sync \t3", "m64n64k16"], count: &[], at_least: &[] },
         "d16's CTA on 32-row activation tiles (m64n32k16): twice the tiles where d16's leave SMs idle");

@@ -15,7 +15,6 @@ use crate::prim::{
 };
 use crate::util::unroll::unroll4;
 use layout::fragment::WgmmaAcc;
-use layout::hgemm::DECODE_B_AT_LAUNCH;
 use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES, D14_STAGES as STAGES,
                                 decode_box_row0, decode_box_rows};
 
@@ -39,33 +38,6 @@ pub(super) unsafe fn issue_stage<const R: u32>(s_stage: u32, bar: u32, tmap_a: *
         cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, decode_box_row0(m, m0, R) as i32, bar);
         cp_async_bulk_tensor_2d_g2s(s_stage + R * BK * 2, tmap_b, n0 as i32, k0, bar);
     }
-}
-
-/// [`issue_stage`] in two halves, for a stage issued before `griddepcontrol.wait` (`DECODE_B_AT_LAUNCH`):
-/// the stage's transaction (the `R`-row activation box's bytes and the weight box's) announced on `bar`
-/// with the weight box's copy — weights the grid before does not write — while the activation box,
-/// that grid's output, follows after the wait ([`issue_activations`]). The barrier's phase completes only
-/// when both boxes have landed: its count is one arrival plus both boxes' bytes.
-///
-/// # Safety
-/// As [`issue_stage`] (`R` the tile's activation rows: 16, 32 or 64, the stage laid out as it says).
-#[inline(always)]
-pub(super) unsafe fn issue_weights(r: u32, s_stage: u32, bar: u32, tmap_b: *const TensorMap, m: u32, n0: u32, kt: u32) {
-    // SAFETY: forwarded to the caller; the weight box lands at the stage's 1024-aligned rest.
-    unsafe {
-        crate::prim::mbarrier::mbarrier_arrive_expect_tx(bar, decode_box_rows(m, r) * BK * 2 + B_BOX_BYTES);
-        cp_async_bulk_tensor_2d_g2s(s_stage + r * BK * 2, tmap_b, n0 as i32, (kt * BK) as i32, bar);
-    }
-}
-
-/// The activation box of a stage whose weights [`issue_weights`] issued (its bytes already announced).
-///
-/// # Safety
-/// As [`issue_stage`]; after `griddepcontrol.wait` where the grid before writes A.
-#[inline(always)]
-pub(super) unsafe fn issue_activations(r: u32, s_stage: u32, bar: u32, tmap_a: *const TensorMap, m: u32, m0: u32, kt: u32) {
-    // SAFETY: forwarded to the caller; the box (≤ `r` rows of 128 B) fits the stage's first bytes.
-    unsafe { cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, (kt * BK) as i32, decode_box_row0(m, m0, r) as i32, bar) };
 }
 
 /// A tile a one-consumer decode CTA runs (d14, d15, d17: [`Rows16`]; d16: d4's `Rows64`): its ring's
@@ -115,30 +87,22 @@ impl<E: Elem16> OneConsumerTile<E> for Rows16 {
     }
 }
 
-/// The body of d14 for inputs and output of type `E` on tile `T` (d16 runs it on 64-row tiles, d27 on
-/// 32-row ones): the PDL wait, then a producer warpgroup and one consumer warpgroup. With `EARLY` (d15, d16) thread 0 issues
+/// The body of d14 for inputs and output of type `E` on tile `T` (d16 runs it on 64-row tiles): the PDL
+/// wait, then a producer warpgroup and one consumer warpgroup. With `EARLY` (d15, d16) thread 0 issues
 /// the first tile's first `min(T::STAGES, K tiles)` stages right after initializing the ring, before the
 /// block barrier, and the producer loop starts after them; without it (d14) the producer issues every
 /// stage after the barrier. With `AHEAD` > 0 (d17, with `EARLY`) the weight boxes of the next `AHEAD` K
 /// tiles beyond the ring are prefetched into the L2 (`cp.async.bulk.prefetch.tensor`): thread 0 asks
 /// for K tiles `early .. early + AHEAD` after the first stages, and the producer for K tile
-/// `kt + AHEAD` as it issues stage `kt`. With `DECODE_B_AT_LAUNCH` in `flags` (and `EARLY`: d15, d16,
-/// d27) the caller promises the grid launched before does not write B: thread 0 issues those first
-/// stages' weight boxes before its `griddepcontrol.wait`, while that grid finishes, and their activation
-/// boxes after it; every other thread waits first, as without the flag.
+/// `kt + AHEAD` as it issues stage `kt`.
 ///
 /// # Safety
 /// As [`hgemm_decode_v14`](super::decode_v14_one_consumer::hgemm_decode_v14), with `T`'s stage: 256 threads and `dyn_smem(T::STAGES, T::STAGE_BYTES, 0, 2)`
 /// bytes.
 #[inline(always)]
-pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool, const AHEAD: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32,
-                                                                                              flags: u32) {
+pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool, const AHEAD: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     crate::prim::sync::griddepcontrol_launch_dependents();
-    // Weights before the wait only where the first stages are thread 0's (`EARLY`).
-    let b_early = EARLY && flags & DECODE_B_AT_LAUNCH != 0;
-    if !b_early || crate::prim::thread::thread_idx_x() != 0 {
-        crate::prim::sync::griddepcontrol_wait();
-    }
+    crate::prim::sync::griddepcontrol_wait();
     // SAFETY: the producer and the consumer walk the same tiles and K tiles, so ring indices agree; each
     // stage use is consumed and released by the consumer's 4 warps (the empty barriers' count); C
     // addresses are checked by `T::store`. The first `early` stages (none without `EARLY`) of this
@@ -150,27 +114,9 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool,
     unsafe {
         warp_specialized! {
             consumers: 1, registers: (40, 232), first: {
-                let mine = block_idx_x() < tiles_m * tiles_n;
-                let (tm, tn) = if mine { persistent_tile(block_idx_x(), tiles_m, tiles_n) } else { (0, 0) };
-                if b_early {
-                    // The weights while the grid before finishes; this thread's wait; then the
-                    // activations, that grid's output.
+                if block_idx_x() < tiles_m * tiles_n {
+                    let (tm, tn) = persistent_tile(block_idx_x(), tiles_m, tiles_n);
                     let mut kt = 0;
-                    while mine && kt < early {
-                        let (s_stage, full, _, _) = ring.at(kt);
-                        issue_weights(T::ROWS, s_stage, full, tmap_b, m, tn * COLS, kt);
-                        kt += 1;
-                    }
-                    crate::prim::sync::griddepcontrol_wait();
-                    let mut kt = 0;
-                    while mine && kt < early {
-                        let (s_stage, full, _, _) = ring.at(kt);
-                        issue_activations(T::ROWS, s_stage, full, tmap_a, m, tm * T::ROWS, kt);
-                        kt += 1;
-                    }
-                }
-                if mine {
-                    let mut kt = if b_early { early } else { 0 };
                     while kt < early {
                         let (s_stage, full, _, _) = ring.at(kt);
                         T::issue(s_stage, full, tmap_a, tmap_b, m, tm * T::ROWS, tn * COLS, kt);

@@ -42,7 +42,7 @@ use crate::prim::tma::TensorMap;
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v14(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16, Rows16, false, 0>(tmap_a, tmap_b, g_c, m, n, k, 0) }
+    unsafe { decode::<F16, Rows16, false, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v14`] on bf16.
@@ -52,7 +52,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v14(tmap_a: *const TensorMap, tma
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v14_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, Rows16, false, 0>(tmap_a, tmap_b, g_c, m, n, k, 0) }
+    unsafe { decode::<Bf16, Rows16, false, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 // 256 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

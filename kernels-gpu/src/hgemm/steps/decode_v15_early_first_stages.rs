@@ -31,13 +31,11 @@ use crate::prim::tma::TensorMap;
 /// `C = A · B` (f16) as d14, the first stages issued before the block barrier.
 ///
 /// # Safety
-/// As `hgemm_decode_v14` (256 threads, `D14_DYN_SMEM` bytes); `flags` 0 or `DECODE_B_AT_LAUNCH` (only
-/// where the grid launched before does not write B: its first stages' weight boxes are then issued
-/// before the PDL wait).
+/// As `hgemm_decode_v14` (256 threads, `D14_DYN_SMEM` bytes).
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v15(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32, flags: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v15(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<F16, Rows16, true, 0>(tmap_a, tmap_b, g_c, m, n, k, flags) }
+    unsafe { decode::<F16, Rows16, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v15`] on bf16.
@@ -45,9 +43,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v15(tmap_a: *const TensorMap, tma
 /// # Safety
 /// As [`hgemm_decode_v15`], the tensor maps describing bf16 matrices.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v15_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32, flags: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v15_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, Rows16, true, 0>(tmap_a, tmap_b, g_c, m, n, k, flags) }
+    unsafe { decode::<Bf16, Rows16, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 // 256 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.

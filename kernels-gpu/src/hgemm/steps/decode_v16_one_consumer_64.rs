@@ -38,12 +38,11 @@ use layout::hopper::tma_hgemm::D4_STAGES;
 /// # Safety
 /// Tensor maps of A (M×K f16, box 64 K × `decode_a_box_rows(m)` rows) and B (K×N f16, box 64 N × 64 K),
 /// both `SWIZZLE_128B`; `g_c` of m·n f16; 256 threads, `D16_DYN_SMEM` bytes; a 1-D grid of at most
-/// ⌈m/64⌉·⌈n/64⌉ CTAs; launched with or without programmatic stream serialization; `flags` 0 or
-/// `DECODE_B_AT_LAUNCH` (only where the grid launched before does not write B).
+/// ⌈m/64⌉·⌈n/64⌉ CTAs; launched with or without programmatic stream serialization.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32, flags: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (d15's body on `Rows64`, whose stage and ring are `D16_DYN_SMEM`'s).
-    unsafe { decode::<F16, Rows64, true, 0>(tmap_a, tmap_b, g_c, m, n, k, flags) }
+    unsafe { decode::<F16, Rows64, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v16`] on bf16.
@@ -51,9 +50,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v16(tmap_a: *const TensorMap, tma
 /// # Safety
 /// As [`hgemm_decode_v16`], the tensor maps describing bf16 matrices.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v16_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32, flags: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v16_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, Rows64, true, 0>(tmap_a, tmap_b, g_c, m, n, k, flags) }
+    unsafe { decode::<Bf16, Rows64, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// d4's tile with one consumer: a 12-stage ring ([`D4_STAGES`]), d3's K loop on weight box 0.

@@ -35,12 +35,11 @@ const _: () = assert!(D27_A_BYTES == ROWS * layout::hopper::tma_hgemm::BK * 2, "
 /// # Safety
 /// Tensor maps of A (M×K f16, box 64 K × `decode_box_rows(m, 32)` rows) and B (K×N f16, box 64 N × 64 K),
 /// both `SWIZZLE_128B`; `g_c` of m·n f16; 256 threads, `D27_DYN_SMEM` bytes; a 1-D grid of at most
-/// ⌈m/32⌉·⌈n/64⌉ CTAs; launched with or without programmatic stream serialization; `flags` 0 or
-/// `DECODE_B_AT_LAUNCH` (only where the grid launched before does not write B).
+/// ⌈m/32⌉·⌈n/64⌉ CTAs; launched with or without programmatic stream serialization.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v27(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32, flags: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v27(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded (d16's body on `Rows32`, whose stage and ring are `D27_DYN_SMEM`'s).
-    unsafe { decode::<F16, Rows32, true, 0>(tmap_a, tmap_b, g_c, m, n, k, flags) }
+    unsafe { decode::<F16, Rows32, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// [`hgemm_decode_v27`] on bf16.
@@ -48,9 +47,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v27(tmap_a: *const TensorMap, tma
 /// # Safety
 /// As [`hgemm_decode_v27`], the tensor maps describing bf16 matrices.
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hgemm_decode_v27_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32, flags: u32) {
+pub unsafe extern "ptx-kernel" fn hgemm_decode_v27_bf16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16, m: u32, n: u32, k: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<Bf16, Rows32, true, 0>(tmap_a, tmap_b, g_c, m, n, k, flags) }
+    unsafe { decode::<Bf16, Rows32, true, 0>(tmap_a, tmap_b, g_c, m, n, k) }
 }
 
 /// d27's tile: 32 activation rows, 12 KiB stages (the activation box, then the weight box: `decode_one_consumer::issue_stage`),
