@@ -208,6 +208,20 @@ mod decode_tests {
         assert_eq!(four(128, 4096, 4096), (2, 2048));
         assert_eq!(four(4096, 4096, 4096), (1, 4096));
         assert_eq!(decode_split_with(1, 4096, 4096, 132, DECODE_BM, 1, u32::MAX), (3, 1408));
+        // The default grid: two blocks an SM where the 64 tiles leave SMs idle (Llama-3-8B's down
+        // projection: 5 splits of 45 K tiles, 320 blocks); one an SM where the tiles exceed the SMs; never
+        // a split under 8 K tiles beyond what one an SM gives; never fewer splits than that.
+        let auto = |m, n, k| decode_split_with(m, n, k, 132, DECODE_BM, DECODE_BLOCKS_PER_SM_AUTO, 16);
+        assert_eq!(auto(1, 4096, 14336), (5, 2880));
+        assert_eq!(auto(1, 14336, 3584), decode_split_with(1, 14336, 3584, 132, DECODE_BM, 1, 16));
+        assert_eq!(auto(1, 1024, 1024), decode_split_with(1, 1024, 1024, 132, DECODE_BM, 1, 16));
+        assert_eq!(auto(8, 768, 3072), (10, 320));
+        assert_eq!(auto(1, 3072, 8192), (6, 1408));
+        for (m, n, k) in [(1, 8, 8), (3, 4096, 14336), (16, 28672, 8192), (1, 2048, 65536), (1, 64, 1 << 20), (16, 8192, 1000)] {
+            let (s, ks) = auto(m, n, k);
+            let (s1, _) = decode_split_with(m, n, k, 132, DECODE_BM, 1, 16);
+            assert!(s >= s1 && s <= 16 && ks % DECODE_KT == 0 && (s - 1) * ks < k && s * ks >= k, "{m}x{n}x{k}: {s} splits of {ks}");
+        }
         for (m, n, k) in [(1, 8, 8), (3, 4096, 14336), (16, 28672, 8192), (64, 8, 1_048_576), (1, 1 << 20, 64)] {
             let (s, ks) = four(m, n, k);
             assert!(ks % DECODE_KT == 0 && s >= 1, "{m}x{n}x{k}");
@@ -302,20 +316,41 @@ pub const fn d24_raw_offset(k: u32, n: u32, b_off: u32, big_n: u64) -> u32 {
     k * D24_RAW_PITCH + 2 * (e + n)
 }
 
+/// `blocks_per_sm` for [`decode_split_with`]'s default grid (the host's, unless
+/// `KERNEL_LAB_DECODE_BLOCKS_PER_SM` asks for a fixed target): one block per SM, and about
+/// [`DECODE_FEW_TILES_BLOCKS_PER_SM`] where the tiles alone leave SMs idle.
+pub const DECODE_BLOCKS_PER_SM_AUTO: u32 = 0;
+/// The default grid's target where the tiles alone leave SMs idle: 2 blocks per SM. A d2 block keeps
+/// three 10 KiB stages in flight: one a SM (132 × 30 KiB ≈ 4 MB) does not cover the DRAM's
+/// bandwidth-latency product (~4.2 TB/s × ~1.5–2 µs), two do. Measured on an H200 (session 79, d2 at
+/// 1–16 rows, 3 processes): 1.05–1.14× one block per SM at 48–64 column tiles with K ≥ 4096
+/// (1×3584×14336 0.89 → 0.99× cuBLAS), while adding a split where the tiles already exceed the SMs loses
+/// 9–13% (1×14336×3584: 224 tiles, 2 splits 0.90×).
+pub const DECODE_FEW_TILES_BLOCKS_PER_SM: u32 = 2;
+/// The default grid adds splits past one block per SM only while each stays at least this many 64-deep
+/// K tiles deep (a split's fixed cost — its ring's first fill, the partial's round trip — against its
+/// stream: session 79's shallow splits of ≤ 3 K tiles lost 3–11%).
+pub const DECODE_MIN_SPLIT_KTILES: u32 = 8;
+
 /// `(splits, k_split)` for a decode step (`bm`-row tiles) on an `m × n × k` product on a GPU with `sms`
 /// SMs: enough splits of K that the grid holds about `blocks_per_sm` blocks per SM (the weights stream
 /// from every SM at once), at most `max_splits`, each split a whole number of `DECODE_KT` stages and
-/// none empty. (The host's target comes from `runtime::tuning::decode_blocks_per_sm`, 1 by default.)
+/// none empty. `blocks_per_sm` [`DECODE_BLOCKS_PER_SM_AUTO`] (the host's default,
+/// `runtime::tuning::decode_blocks_per_sm`): one block per SM, or where the tiles are fewer than the SMs
+/// [`DECODE_FEW_TILES_BLOCKS_PER_SM`] as long as each split keeps [`DECODE_MIN_SPLIT_KTILES`] K tiles,
+/// never fewer splits than one per SM gives.
 ///
 /// ```text
 /// tiles  = ⌈n / 64⌉ · ⌈m / bm⌉
 /// splits = clamp(⌈blocks_per_sm·sms / tiles⌉, 1, min(max_splits, ⌈k / 64⌉))
 /// k_split = 64·⌈⌈k / splits⌉ / 64⌉;  splits = ⌈k / k_split⌉
+/// auto: splits(1), or where tiles < sms: max(splits(1), min(⌈2·sms / tiles⌉, max_splits, ⌊⌈k / 64⌉ / 8⌋))
 /// ```
 pub const fn decode_split_with(m: u32, n: u32, k: u32, sms: u32, bm: u32, blocks_per_sm: u32, max_splits: u32) -> (u32, u32) {
     let tiles = n.div_ceil(DECODE_BN) * m.div_ceil(bm);
     let k_tiles = k.div_ceil(DECODE_KT);
-    let mut splits = (blocks_per_sm * sms).div_ceil(tiles);
+    let per_sm = if blocks_per_sm == DECODE_BLOCKS_PER_SM_AUTO { 1 } else { blocks_per_sm };
+    let mut splits = (per_sm * sms).div_ceil(tiles);
     if splits < 1 {
         splits = 1;
     }
@@ -324,6 +359,18 @@ pub const fn decode_split_with(m: u32, n: u32, k: u32, sms: u32, bm: u32, blocks
     }
     if splits > k_tiles {
         splits = k_tiles;
+    }
+    if blocks_per_sm == DECODE_BLOCKS_PER_SM_AUTO && tiles < sms {
+        let mut more = (DECODE_FEW_TILES_BLOCKS_PER_SM * sms).div_ceil(tiles);
+        if more > max_splits {
+            more = max_splits;
+        }
+        if more > k_tiles / DECODE_MIN_SPLIT_KTILES {
+            more = k_tiles / DECODE_MIN_SPLIT_KTILES;
+        }
+        if more > splits {
+            splits = more;
+        }
     }
     let k_split = DECODE_KT * k.div_ceil(splits).div_ceil(DECODE_KT);
     (k.div_ceil(k_split), k_split)

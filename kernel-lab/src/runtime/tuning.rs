@@ -1,18 +1,20 @@
 //! Tuning knobs read from the environment, once per process: each has a measured default and a
 //! variable for sweeping it on a GPU without rebuilding.
 
-/// Blocks per SM the split-K decode steps size their grid for: 1 (H100, d2, one run each: 1 block per
-/// SM read 4096² weights at 70% of a same-size copy, 2 at 66–68%, 3 at 67%, 4 at 55–65%, 8 at 38–62%;
-/// at the 70B projections 1–3 all reach 96–97%: fewer splits, a shorter last-block tail), or
-/// `KERNEL_LAB_DECODE_BLOCKS_PER_SM` (1 to 32).
+/// Blocks per SM the split-K decode steps size their grid for: by default
+/// [`DECODE_BLOCKS_PER_SM_AUTO`](layout::hgemm::DECODE_BLOCKS_PER_SM_AUTO) — one (H100, d2, one run each:
+/// 1 block per SM read 4096² weights at 70% of a same-size copy, 2 at 66–68%, 3 at 67%, 4 at 55–65%, 8
+/// at 38–62%; at the 70B projections 1–3 all reach 96–97%: fewer splits, a shorter last-block tail), and
+/// two where the tiles alone leave SMs idle and the splits stay deep (H200, session 79:
+/// `layout::hgemm::decode_split_with`) — or a fixed `KERNEL_LAB_DECODE_BLOCKS_PER_SM` (1 to 32).
 pub fn decode_blocks_per_sm() -> u32 {
     static B: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *B.get_or_init(|| parse_blocks_per_sm(std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().as_deref()))
 }
 
-/// The knob's value from the variable's text: a number in 1..=32, else the default 1.
+/// The knob's value from the variable's text: a number in 1..=32, else the default (automatic).
 fn parse_blocks_per_sm(v: Option<&str>) -> u32 {
-    v.and_then(|v| v.trim().parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(1)
+    v.and_then(|v| v.trim().parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(layout::hgemm::DECODE_BLOCKS_PER_SM_AUTO)
 }
 
 /// SGEMM v12's split rule `(blocks per SM, shallowest split)`: `(1, 256)` (H100, one block per SM:
@@ -143,11 +145,11 @@ mod tests {
 
     #[test]
     fn blocks_per_sm_takes_1_to_32_else_the_default() {
-        assert_eq!(parse_blocks_per_sm(None), 1);
+        assert_eq!(parse_blocks_per_sm(None), layout::hgemm::DECODE_BLOCKS_PER_SM_AUTO);
         assert_eq!(parse_blocks_per_sm(Some("4")), 4);
-        assert_eq!(parse_blocks_per_sm(Some("0")), 1);
-        assert_eq!(parse_blocks_per_sm(Some("33")), 1);
-        assert_eq!(parse_blocks_per_sm(Some("x")), 1);
+        assert_eq!(parse_blocks_per_sm(Some("0")), layout::hgemm::DECODE_BLOCKS_PER_SM_AUTO);
+        assert_eq!(parse_blocks_per_sm(Some("33")), layout::hgemm::DECODE_BLOCKS_PER_SM_AUTO);
+        assert_eq!(parse_blocks_per_sm(Some("x")), layout::hgemm::DECODE_BLOCKS_PER_SM_AUTO);
     }
 
     #[test]
