@@ -4,7 +4,8 @@
 //! the block and Hopper ladders leave most of a tile's rows empty and, at N = 4096, make only 16–32
 //! blocks — a fraction of the SMs, each streaming its share of the weights alone. d1 shrinks the tile
 //! to 16 rows × 64 columns and splits K, so the grid fills the SMs (`layout::hgemm::decode_split_with`,
-//! measured with four blocks per SM; the host's default target is now one): every SM streams B at once.
+//! measured with four blocks per SM; the host's default target is now one, two where the tiles leave SMs
+//! idle): every SM streams B at once.
 //!
 //! Per block (4 warps): a 4-deep `cp.async` ring of 16×64 A and 64×64 B stages (`Swizzle<3,3,3>`,
 //! conflict-free `ldmatrix`); warp w takes k16 step w of each 64-deep stage (one `ldmatrix.x4` of A,
