@@ -323,9 +323,9 @@ pub const DECODE_BLOCKS_PER_SM_AUTO: u32 = 0;
 /// The default grid's target where the tiles alone leave SMs idle: 2 blocks per SM. A d2 block keeps
 /// three 10 KiB stages in flight: one a SM (132 × 30 KiB ≈ 4 MB) does not cover the DRAM's
 /// bandwidth-latency product (~4.2 TB/s × ~1.5–2 µs), two do. Measured on an H200 (session 79, d2 at
-/// 1–16 rows, 3 processes): 1.05–1.14× one block per SM at 48–64 column tiles with K ≥ 4096
+/// 1–16 rows, 3 processes): 1.05–1.14× one block per SM at 48–64 column tiles with K ≥ 3072
 /// (1×3584×14336 0.89 → 0.99× cuBLAS), while adding a split where the tiles already exceed the SMs loses
-/// 9–13% (1×14336×3584: 224 tiles, 2 splits 0.90×).
+/// 9–16% (1×14336×3584: 224 tiles, 2 splits 0.90×).
 pub const DECODE_FEW_TILES_BLOCKS_PER_SM: u32 = 2;
 /// The default grid adds splits past one block per SM only while each stays at least this many 64-deep
 /// K tiles deep (a split's fixed cost — its ring's first fill, the partial's round trip — against its
