@@ -392,8 +392,7 @@ fn build_candidates<C, T>(configs: Vec<C>, label: impl Fn(&C) -> String, mut bui
 
 /// The f16 / bf16 candidates for `s` (pure; the CPU tests cover it): the rule's configuration first,
 /// then every step of [`gemm::RULE_STEPS`] that takes `s` (padded where needed) on this GPU, each once —
-/// the decode steps only up to their `tune_max_m`, of h8's cluster sizes only the one its split model
-/// picks.
+/// the decode steps only up to their `tune_max_m`, h8 in every cluster size this GPU holds.
 pub fn candidates16(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Result<Vec<Config>> {
     let rule = gemm::choose(s, hopper, sms, h8_resident, None, elem)?;
     // Every step the rule can return (`gemm::RULE_STEPS`) that this GPU runs, the decode ones only up to
@@ -402,7 +401,8 @@ pub fn candidates16(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], ele
         .filter(|r| r.tune_max_m.is_none_or(|mx| s.m <= mx) && !(hopper && r.only_without_sm90a))
         .filter_map(|r| r.for_elem(elem))
         .filter(|st| hopper || st.kernel.target != crate::steps::Target::Sm90a)
-        .filter(|st| !matches!(st.grid, crate::steps::gemm::Grid::ClusterSplitK { .. }))
+        // h8's cluster sizes are added below, by residency; d28's clusters stay (decode tiles).
+        .filter(|st| !h::H8.iter().chain(h::H8_BF16.iter()).any(|h8| h8.kernel.name == st.kernel.name))
         // The ragged-weight steps (d24) only where N is off 8: elsewhere d2 does their work faster
         // (0.66–0.87× d2, session 56).
         .filter(|st| st.needs.aligned_b_c() || s.n % 8 != 0)

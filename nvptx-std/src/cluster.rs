@@ -100,3 +100,17 @@ pub unsafe fn ld_shared_cluster_v4_f32(addr: u32) -> [f32; 4] {
     [a, b, c, d]
 }
 
+/// `ld.shared::cluster.v2.f32` — two f32 (8 bytes) from a shared-memory address of this cluster, as
+/// [`ld_shared_cluster_v4_f32`] (HGEMM d28 sums its split-K partials pair by pair, each thread reading
+/// the same fragment pair of every peer).
+///
+/// # Safety
+/// As [`ld_shared_cluster_v4_f32`], `addr` 8-byte aligned.
+#[inline(always)]
+pub unsafe fn ld_shared_cluster_v2_f32(addr: u32) -> [f32; 2] {
+    let (a, b): (f32, f32);
+    // SAFETY: forwarded to the caller. Not `pure`: the bytes are written by other CTAs.
+    unsafe { asm!("ld.shared::cluster.v2.f32 {{{0}, {1}}}, [{2}];", out(reg32) a, out(reg32) b, in(reg32) addr, options(nostack, readonly)) };
+    [a, b]
+}
+

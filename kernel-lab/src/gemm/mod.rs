@@ -251,7 +251,7 @@ const fn model_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<
 /// `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 33] = [
+pub const RULE_STEPS: [RuleStep; 39] = [
     rule_step(&steps::D24, &steps::D24_BF16, Some(4 * 16)),
     rule_step(&steps::D24M64, &steps::D24M64_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D24M128, &steps::D24M128_BF16, Some(4 * RAGGED_MAX_M)),
@@ -261,6 +261,14 @@ pub const RULE_STEPS: [RuleStep; 33] = [
     model_step(&steps::D25, &steps::D25_BF16, Some(4 * DECODE_MAX_M)),
     // The cost model's alone (d16 on 32-row tiles where its 64-row tiles leave SMs idle; session 76).
     model_step(&steps::D27, &steps::D27_BF16, Some(4 * RAGGED_MAX_M)),
+    // The cost model's alone (d15's and d16's CTAs with K split over a cluster, the partials summed
+    // through distributed shared memory; session 80).
+    model_step(&steps::D28[0], &steps::D28_BF16[0], Some(4 * 16)),
+    model_step(&steps::D28[1], &steps::D28_BF16[1], Some(4 * 16)),
+    model_step(&steps::D28[2], &steps::D28_BF16[2], Some(4 * 16)),
+    model_step(&steps::D28M64[0], &steps::D28M64_BF16[0], Some(4 * DECODE_MAX_M)),
+    model_step(&steps::D28M64[1], &steps::D28M64_BF16[1], Some(4 * DECODE_MAX_M)),
+    model_step(&steps::D28M64[2], &steps::D28M64_BF16[2], Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D4, &steps::D4_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D2, &steps::D2_BF16, Some(4 * 16)),

@@ -391,6 +391,46 @@ pub const D27: Step = {
     s
 };
 
+/// Decode d28: d15's CTA (16-row tiles) or d16's (64-row, `m64`) with K split over a cluster of `cluster`
+/// CTAs, the partials summed through distributed shared memory (`decode_v28_cluster_split.rs`). The cost
+/// model's candidates alone.
+const fn d28(name: &'static str, label: &'static str, rows: u32, cluster: u32, has: &'static [&'static str], about: &'static str) -> Step {
+    // d15's ring at 16 rows, d16's at 64: one CTA an SM either way, as h8 (its residency is the model's).
+    let smem = if rows == tma_hgemm::D13_ROWS { tma_hgemm::D14_DYN_SMEM } else { tma_hgemm::D16_DYN_SMEM };
+    let mut s = tma(name, label, 256, smem, Grid::ClusterSplitK { rows, cols: tma_hgemm::D4_COLS, cluster }, Args::TmaAB,
+        PtxCheck { has, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "ld.local", "atom.", "ld.global"], count: &[], at_least: &[] }, about);
+    s.kernel.launch_bounds = bounds_min(256, 1);
+    s
+}
+
+/// What every d28 kernel's PTX holds: its cluster shape, the `wgmma` of its tile, the PDL wait, the DSMEM sum.
+macro_rules! d28_has {
+    ($reqn:literal, $mma:literal) => {
+        &[$reqn, $mma, "griddepcontrol.wait;", "mapa.shared::cluster.u32", "ld.shared::cluster.v2.f32", "barrier.cluster.arrive.release",
+          "barrier.cluster.wait.acquire", "bar.sync \t1, 128", "st.shared.v2.u32", "st.global.b16"]
+    };
+}
+
+/// d28 on 16-row tiles in clusters of 2, 4, 8 (`d28x2`, `d28x4`, `d28x8`).
+pub const D28: [Step; 3] = [
+    d28("hgemm_decode_v28_x2", "d28x2", tma_hgemm::D13_ROWS, 2, d28_has!(".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16"),
+        "d15's CTA with K split over a cluster of 2, the partials summed through distributed shared memory"),
+    d28("hgemm_decode_v28_x4", "d28x4", tma_hgemm::D13_ROWS, 4, d28_has!(".reqnctapercluster 4, 1, 1", "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16"),
+        "d28 in clusters of 4 (K split 4 ways)"),
+    d28("hgemm_decode_v28_x8", "d28x8", tma_hgemm::D13_ROWS, 8, d28_has!(".reqnctapercluster 8, 1, 1", "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16"),
+        "d28 in clusters of 8 (K split 8 ways)"),
+];
+
+/// d28 on 64-row tiles (d16's CTA) in clusters of 2, 4, 8 (`d28m64x2`, …).
+pub const D28M64: [Step; 3] = [
+    d28("hgemm_decode_v28_m64_x2", "d28m64x2", tma_hgemm::D3_ROWS, 2, d28_has!(".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+        "d16's CTA with K split over a cluster of 2, the partials summed through distributed shared memory"),
+    d28("hgemm_decode_v28_m64_x4", "d28m64x4", tma_hgemm::D3_ROWS, 4, d28_has!(".reqnctapercluster 4, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+        "d28m64 in clusters of 4 (K split 4 ways)"),
+    d28("hgemm_decode_v28_m64_x8", "d28m64x8", tma_hgemm::D3_ROWS, 8, d28_has!(".reqnctapercluster 8, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+        "d28m64 in clusters of 8 (K split 8 ways)"),
+];
+
 /// d13 with a ring of `stages` stages (`hgemm_decode_v13_s<stages>`): how the ring's depth moves the rate.
 const fn d13_stages(name: &'static str, label: &'static str, stages: u32) -> Step {
     let mut s = D13;
@@ -699,6 +739,21 @@ pub const D16_BF16: Step = bf16(D16, "hgemm_decode_v16_bf16", "d16-bf16", PtxChe
 pub const D25_BF16: Step = bf16(D25, "hgemm_decode_v25_bf16", "d25-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d27 on bf16.
 pub const D27_BF16: Step = bf16(D27, "hgemm_decode_v27_bf16", "d27-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// d28 on bf16 (16-row tiles).
+pub const D28_BF16: [Step; 3] = [
+    bf16(D28[0], "hgemm_decode_v28_x2_bf16", "d28x2-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"])),
+    bf16(D28[1], "hgemm_decode_v28_x4_bf16", "d28x4-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"])),
+    bf16(D28[2], "hgemm_decode_v28_x8_bf16", "d28x8-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
+];
+/// d28m64 on bf16.
+pub const D28M64_BF16: [Step; 3] = [
+    bf16(D28M64[0], "hgemm_decode_v28_m64_x2_bf16", "d28m64x2-bf16",
+         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"])),
+    bf16(D28M64[1], "hgemm_decode_v28_m64_x4_bf16", "d28m64x4-bf16",
+         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"])),
+    bf16(D28M64[2], "hgemm_decode_v28_m64_x8_bf16", "d28m64x8-bf16",
+         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
+];
 /// d10 on bf16.
 pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d11 on bf16.
@@ -714,6 +769,7 @@ pub const D24M128_BF16: Step = bf16(D24M128, "hgemm_decode_v24_m128_bf16", "d24m
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, D28[0], D28[1], D28[2], D28M64[0], D28M64[1], D28M64[2], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
-                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16, D27_BF16];
+                             D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16, D27_BF16, D28_BF16[0], D28_BF16[1], D28_BF16[2], D28M64_BF16[0],
+                             D28M64_BF16[1], D28M64_BF16[2]];

@@ -13,7 +13,7 @@ use crate::prim::{
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_prefetch_tensor_2d_l2, cp_async_bulk_tensor_2d_g2s},
 };
-use crate::util::unroll::unroll4;
+use crate::util::unroll::{unroll4, unroll8, unroll16};
 use layout::fragment::WgmmaAcc;
 use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES, D14_STAGES as STAGES,
                                 decode_box_row0, decode_box_rows};
@@ -193,7 +193,6 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
     use super::decode_whole_k::Rows64 as T;
     use super::split_k::{Units, last_split_of, reset_counter};
     use crate::prim::global::ld_global_cg_u64;
-    use crate::util::unroll::unroll16;
     use layout::hopper::tma_hgemm::D25_TILE_F32;
     // d16's ring (`OneConsumerTile` for `Rows64` lives in d16's step file, outside the FP8 and attention builds).
     let (rows, stages, stage_bytes) = (<T as SwappedTile<E>>::ROWS, layout::hopper::tma_hgemm::D4_STAGES, <T as SwappedTile<E>>::STAGE_BYTES);
@@ -300,6 +299,129 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
                     }
                     u += grid_dim_x();
                 }
+            }
+        }
+    }
+}
+
+/// The body of d28 for inputs and output of type `E` on tile `T` (`R` = `T::ROWS` activation rows: d15's
+/// [`Rows16`] or d16's `Rows64`), in clusters of `S` CTAs along x: CTA `rank` of cluster `c` runs K
+/// tiles `h8_k_range(⌈k/64⌉, rank, S)` of tile `c` (`tile % tiles_m` its row, `tile / tiles_m` its
+/// column) on d15's CTA — the PDL wait, a producer warpgroup and one consumer warpgroup, thread 0
+/// issuing the first `min(stages, K tiles of the split)` stages before the first cluster barrier. Its
+/// consumer then meets its warpgroup (named barrier 1: every `wgmma` has retired), stores its `R / 4`
+/// f32 pairs over the ring (pair `p` of consumer thread `t` at byte `8·(128·p + t)`: one 8-byte store a
+/// lane, conflict-free), and after a cluster barrier sums pairs `p ≡ rank (mod S)` over the cluster's
+/// `S` partials (every peer's pair loaded before the first add, added in rank order: the same bits
+/// every run) and stores them to C as d15/d16 store their pairs. An empty split (fewer K tiles than
+/// `S`) contributes zeros.
+///
+/// # Safety
+/// As [`hgemm_decode_v15`](super::decode_v15_early_first_stages::hgemm_decode_v15) (or v16 for
+/// `Rows64`), with a 1-D grid of exactly `⌈m/R⌉·⌈n/64⌉ · S` CTAs in clusters of `S` (the kernel's
+/// `.reqnctapercluster`), `T`'s ring (`D14_DYN_SMEM` / `D16_DYN_SMEM`, at least `R · 128 · 2` bytes for
+/// the partial), `R = T::ROWS`.
+#[inline(always)]
+pub(super) unsafe fn decode_cluster<E: Elem16, T: OneConsumerTile<E>, const R: u32, const S: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
+                                                                                              m: u32, n: u32, k: u32)
+where
+    T::Acc: AsRef<[f32]>,
+{
+    use crate::prim::{
+        cluster::{cluster_ctarank, cluster_sync, ld_shared_cluster_v2_f32, mapa_shared_cluster},
+        shared::st_shared_v2_u32,
+        sync::sync_named,
+    };
+    use layout::hopper::tma_hgemm::h8_k_range;
+    const { assert!(R == 16 || R == 32 || R == 64, "d28 runs the one-consumer tiles of 16, 32 or 64 rows") };
+    const { assert!(S >= 2 && S <= 8, "clusters of 2 … 8 CTAs (8: the portable maximum)") };
+    const { assert!(R == T::ROWS, "R names the tile's rows (a const parameter for `WgmmaAcc`)") };
+    // Pairs a consumer thread holds (`wgmma.m64nRk16`: R/2 f32), and the most pairs a rank sums.
+    let pairs = R / 4;
+    crate::prim::sync::griddepcontrol_launch_dependents();
+    crate::prim::sync::griddepcontrol_wait();
+    // SAFETY: the producer and the consumer walk the same K tiles (`kt0 .. kt1`), so ring indices
+    // agree; each stage use is consumed and released by the consumer's 4 warps. The first `early`
+    // stages are issued by thread 0 after it initialized and fenced the barriers and before anyone
+    // else uses them (running indices 0 .. early, each a first use), and the producer loop starts
+    // after them. The partial is stored over the ring only after every stage the producer issued was
+    // consumed (the consumer waited on each full barrier, so no TMA write is in flight) and after named
+    // barrier 1 over the 128 consumer threads (every warp's `wgmma`s retired), inside the ring's first
+    // `R·128·2 ≤ STAGES · STAGE_BYTES` bytes. Peers' partials are read after the cluster barrier that
+    // follows their stores (release/acquire) and before the macro's last cluster barrier, which every
+    // thread of every CTA passes before exiting; the offsets are the same in every CTA. C addresses
+    // are checked by `store_pair`.
+    unsafe {
+        warp_specialized! {
+            cluster_local: S, consumer_meets: 1, consumers: 1, registers: (40, 232), first: {
+                let mut i = 0;
+                while i < early {
+                    let (s_stage, full, _, _) = ring.at(i);
+                    T::issue(s_stage, full, tmap_a, tmap_b, m, tm * R, tn * COLS, kt0 + i);
+                    i += 1;
+                }
+            };
+            ring: let (ring, _) = (T::STAGES, T::STAGE_BYTES, 0);
+            thread: tid, warpgroup: wg;
+            setup: {
+                let tiles_m = m.div_ceil(R).max(1); // >= 1: `tile % tiles_m` cannot trap
+                let tile = block_idx_x() / S;
+                let (tm, tn) = (tile % tiles_m, tile / tiles_m);
+                let rank = cluster_ctarank();
+                let (kt0, kt1) = h8_k_range(k.div_ceil(BK), rank, S);
+                let early = if kt1 - kt0 < T::STAGES { kt1 - kt0 } else { T::STAGES };
+            }
+            tensor_maps: (tmap_a, tmap_b);
+            producer: {
+                let mut it = early; // the first stages are in flight
+                while kt0 + it < kt1 {
+                    let (s_stage, full, _, _) = ring.at(it);
+                    ring.wait_empty(it);
+                    T::issue(s_stage, full, tmap_a, tmap_b, m, tm * R, tn * COLS, kt0 + it);
+                    it += 1;
+                }
+            }
+            consumer(_mh): {
+                let (warp, lane, t) = ((tid / 32) % 4, lane_id(), tid % 128);
+                let mut it = 0u32;
+                let r_acc = T::consume(ring, &mut it, kt1 - kt0);
+                let acc = r_acc.as_ref();
+                let s_part = ring.at(0).0;
+                sync_named(1, 128);
+                // Constant pair and peer indices (the unrolled, guarded loops) keep `v` in registers.
+                unroll16!(p => {
+                    if p < pairs {
+                        st_shared_v2_u32(s_part + 8 * (128 * p + t), [acc[2 * p as usize].to_bits(), acc[2 * p as usize + 1].to_bits()]);
+                    }
+                });
+                cluster_sync();
+                // Every peer's copy of each pair this rank sums, all in flight before the first add:
+                // slot `S·(p / S) + q` holds peer q's pair p (at most 16 slots: R/4 ≤ 16 pairs, S ≤ 8).
+                let mut v = [[0f32; 2]; 16];
+                unroll16!(p => {
+                    if p < pairs && p % S == rank {
+                        unroll8!(q => {
+                            if q < S {
+                                v[(S * (p / S) + q) as usize] = ld_shared_cluster_v2_f32(mapa_shared_cluster(s_part + 8 * (128 * p + t), q));
+                            }
+                        });
+                    }
+                });
+                let a_row0 = decode_box_row0(m, tm * R, R); // accumulator column r is row a_row0 + r
+                unroll16!(p => {
+                    if p < pairs && p % S == rank {
+                        let base = (S * (p / S)) as usize;
+                        let mut sum = v[base];
+                        unroll8!(q => {
+                            if q > 0 && q < S {
+                                sum[0] += v[base + q as usize][0];
+                                sum[1] += v[base + q as usize][1];
+                            }
+                        });
+                        let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane, 2 * p);
+                        store_pair::<E>(g_c, m, n, tm * R, a_row0 + r, tn * COLS + c, sum[0], sum[1]);
+                    }
+                });
             }
         }
     }

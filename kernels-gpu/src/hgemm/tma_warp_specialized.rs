@@ -322,6 +322,18 @@ macro_rules! warp_specialized {
             $($rest)*
         }
     };
+    // `cluster_local` on a CTA of `$consumers` consumer warpgroups whose thread 0 runs `$first` right
+    // after initializing the ring (d28: d15's CTA with K split over a cluster, its first stages issued
+    // before the first cluster barrier).
+    (
+        cluster_local: $cluster:expr, consumer_meets: $meets:expr, consumers: $consumers:expr, registers: ($producer_regs:expr, $regs:expr), first: $first:block;
+        $($rest:tt)*
+    ) => {
+        $crate::hgemm::tma_warp_specialized::warp_specialized! {
+            @cluster $cluster, 4 * $consumers, $meets, 1, true, $producer_regs, $regs, $first;
+            $($rest)*
+        }
+    };
     // One CTA of `$consumers` consumer warpgroups (FP8 f17–f19: three, 512 threads, 192-row tiles): the
     // empty barriers count their `4 · $consumers` warps, and `setmaxnreg` gives the producer warpgroup's
     // threads `$producer_regs` registers and each consumer thread `$regs` (all of them must fit the 64 Ki
