@@ -262,13 +262,14 @@ pub const RULE_STEPS: [RuleStep; 39] = [
     // The cost model's alone (d16 on 32-row tiles where its 64-row tiles leave SMs idle; session 76).
     model_step(&steps::D27, &steps::D27_BF16, Some(4 * RAGGED_MAX_M)),
     // The cost model's alone (d15's and d16's CTAs with K split over a cluster, the partials summed
-    // through distributed shared memory; session 80).
-    model_step(&steps::D28[0], &steps::D28_BF16[0], Some(4 * 16)),
-    model_step(&steps::D28[1], &steps::D28_BF16[1], Some(4 * 16)),
-    model_step(&steps::D28[2], &steps::D28_BF16[2], Some(4 * 16)),
-    model_step(&steps::D28M64[0], &steps::D28M64_BF16[0], Some(4 * DECODE_MAX_M)),
-    model_step(&steps::D28M64[1], &steps::D28M64_BF16[1], Some(4 * DECODE_MAX_M)),
-    model_step(&steps::D28M64[2], &steps::D28M64_BF16[2], Some(4 * DECODE_MAX_M)),
+    // through distributed shared memory; session 80): only up to the rows they were measured at (16 and
+    // 2 · DECODE_MAX_M), where their one tile row (two for d28m64) reads the weights once (twice).
+    model_step(&steps::D28[0], &steps::D28_BF16[0], Some(16)),
+    model_step(&steps::D28[1], &steps::D28_BF16[1], Some(16)),
+    model_step(&steps::D28[2], &steps::D28_BF16[2], Some(16)),
+    model_step(&steps::D28M64[0], &steps::D28M64_BF16[0], Some(2 * DECODE_MAX_M)),
+    model_step(&steps::D28M64[1], &steps::D28M64_BF16[1], Some(2 * DECODE_MAX_M)),
+    model_step(&steps::D28M64[2], &steps::D28M64_BF16[2], Some(2 * DECODE_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D4, &steps::D4_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D2, &steps::D2_BF16, Some(4 * 16)),
@@ -645,7 +646,7 @@ pub fn entry_choice(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h
     // a d16 that the model's d25 beat by the margin could beat d25's margin itself (session 76:
     // 32×4096×11008 then ran d27 at 0.94× d25).
     let base = refine_rule_step(choose(s, hopper, sms, h8_resident, None, elem)?, model, s, hopper, sms, h8_resident, elem);
-    let rule = refine_tile_height(base, model, s, hopper, sms, h8_resident, elem);
+    let rule = refine_cluster_split(refine_tile_height(base, model, s, hopper, sms, h8_resident, elem), model, s, hopper, sms, h8_resident, elem);
     if !hopper || ragged(s) {
         return Ok(rule);
     }
@@ -718,7 +719,8 @@ pub fn choose_by(model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_r
 /// 128×2048×2048 1.12×, 128×1536×2048 1.13× the best of d9/d16/d25; 128×3072×4096 (192 tiles, two rounds)
 /// 0.64× — the model: 1.135× and a second round.
 pub fn refine_decode(c: Config, model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Config {
-    refine_tile_height(refine_rule_step(c, model, s, hopper, sms, h8_resident, elem), model, s, hopper, sms, h8_resident, elem)
+    let c = refine_tile_height(refine_rule_step(c, model, s, hopper, sms, h8_resident, elem), model, s, hopper, sms, h8_resident, elem);
+    refine_cluster_split(c, model, s, hopper, sms, h8_resident, elem)
 }
 
 /// [`refine_decode`]'s d15 → d2 and d2m64 → model steps, without the tile-height refinement: the pick
@@ -755,6 +757,46 @@ fn refine_tile_height(c: Config, model: &cost::CostModel, s: Shape, hopper: bool
         (Some(t), Some(t27)) if t27 < t => Config { step: d27, padded: false },
         _ => c,
     }
+}
+
+/// [`refine_decode`]'s cluster step: the rules' decode pick at M ≤ 2 · [`DECODE_MAX_M`] (d2, d15, d16,
+/// d9, d4, d25 or d27) turned into d28 — d15's CTA (M ≤ 16) or d16's with K split over a cluster of 2, 4
+/// or 8, the partials summed through distributed shared memory — at the cluster size the model predicts
+/// fastest, where that prediction beats the pick's; any other configuration as it is. d28 is d15's and
+/// d16's body with the split d2 and d25 pay a workspace and a ticket for, so, as for d27, the model's
+/// rounds and constants decide without the override margin. Measured on an H200 (session 80, every
+/// candidate timed on 20 decode shapes): d28 the fastest at 17, 1.05–1.23× the rules' pick there; the
+/// model's pick within 5% of the fastest at 18 of 20.
+fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Config {
+    let bf = elem == Elem::Bf16;
+    let from: [&Step; 7] = if bf {
+        [&steps::D2_BF16, &steps::D15_BF16, &steps::D16_BF16, &steps::D9_BF16, &steps::D4_BF16, &steps::D25_BF16, &steps::D27_BF16]
+    } else {
+        [&steps::D2, &steps::D15, &steps::D16, &steps::D9, &steps::D4, &steps::D25, &steps::D27]
+    };
+    if !hopper || c.padded || s.m > 2 * DECODE_MAX_M || !from.iter().any(|f| f.kernel.name == c.step.kernel.name) {
+        return c;
+    }
+    let sizes: &'static [Step; 3] = match (s.m <= 16, bf) {
+        (true, false) => &steps::D28,
+        (true, true) => &steps::D28_BF16,
+        (false, false) => &steps::D28M64,
+        (false, true) => &steps::D28M64_BF16,
+    };
+    let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
+    let Some(mut best) = model.predict(c.step, s, false, sms, bpsm, h8_resident) else { return c };
+    let mut pick = c;
+    for st in sizes {
+        if st.rejects(s.m, s.n, s.k).is_some() || !model.calibrated_for(st, s, false, sms, bpsm, h8_resident) {
+            continue;
+        }
+        if let Some(t) = model.predict(st, s, false, sms, bpsm, h8_resident)
+            && t < best
+        {
+            (best, pick) = (t, Config { step: st, padded: false });
+        }
+    }
+    pick
 }
 
 /// A step by its label (`h6`, `v10`, `v1`, `d2-bf16`, …: the f32-accumulating HGEMM steps).
@@ -933,9 +975,10 @@ mod tests {
     fn d9_and_d16_give_way_to_32_row_tiles_where_the_model_predicts_it() {
         const R: [u32; 7] = [66, 39, 30, 22, 17, 15, 15];
         let h200 = cost::CostModel::shipped("NVIDIA H200", 132);
+        // The tile-height refinement alone (the cluster split after it is tested on its own).
         let refined = |m, n, k, elem| {
             let s = shape(m, n, k);
-            refine_decode(choose(s, true, 132, R, None, elem).unwrap(), &h200, s, true, 132, R, elem).label()
+            refine_tile_height(refine_rule_step(choose(s, true, 132, R, None, elem).unwrap(), &h200, s, true, 132, R, elem), &h200, s, true, 132, R, elem).label()
         };
         assert_eq!(choose(shape(128, 2048, 2048), true, 132, R, None, Elem::F16).unwrap().label(), "d9");
         assert_eq!(refined(128, 2048, 2048, Elem::F16), "d27");
@@ -951,7 +994,7 @@ mod tests {
         for (m, n, k) in [(32, 4096, 4096), (64, 3072, 1024), (64, 4096, 4096), (128, 1536, 1024), (48, 11008, 4096)] {
             let s = shape(m, n, k);
             let rule = choose(s, true, 132, R, None, Elem::F16).unwrap();
-            let got = refine_decode(rule, &h200, s, true, 132, R, Elem::F16);
+            let got = refine_tile_height(rule, &h200, s, true, 132, R, Elem::F16);
             if got.label() == "d27" {
                 assert!(h200.predict(&steps::D27, s, false, 132, bpsm, R).unwrap() < h200.predict(rule.step, s, false, 132, bpsm, R).unwrap(), "{s}");
             }
@@ -993,16 +1036,25 @@ mod tests {
         // A few launches of a cluster-split Hopper step at 128×1536×1024 cost more than whole-K tiles: d16's,
         // at 32 rows (d27, session 76: 1.08–1.19× the previous pick at 128×1024×1024 and 128×1536×2048).
         let h200 = cost::CostModel::shipped("NVIDIA H200", 132);
-        assert_eq!(entry_choice(&h200, shape(128, 1536, 1024), true, 132, R, Elem::F16).unwrap().label(), "d27");
+        // (Since session 80 the cluster refinement may take d27's place there with d16's CTA split over a
+        // cluster, d28m64, where the model predicts it faster: still no h8.)
+        let e = entry_choice(&h200, shape(128, 1536, 1024), true, 132, R, Elem::F16).unwrap().label();
+        assert!(e == "d27" || e.starts_with("d28m64"), "{e}");
         // d25 (the model's alone): where few 64×64 tiles and deep K leave d16's SMs idle (session 69:
         // 64×2048×8192 25.9 → 13.0 µs), not at shallow K, where the partials' round trip costs more
         // (32×1536×1024: d25 0.88× d16), nor where the tiles fill the SMs (one split: d16's own work).
+        // (Since session 80 the split may be d16's CTA in a cluster instead, d28m64, where the model
+        // predicts it faster than d25: session 80 measured d28m64x2 1.07–1.14× d25 at 64 × 2560–4096 ×
+        // 3072–14336.)
+        let k_split = |l: String| l == "d25-bf16" || l.starts_with("d28m64");
         for (m, n, k) in [(64, 2048, 8192), (57, 2304, 3584)] {
-            assert_eq!(entry_choice(&h200, shape(m, n, k), true, 132, R, Elem::Bf16).unwrap().label(), "d25-bf16", "{m}x{n}x{k}");
+            let l = entry_choice(&h200, shape(m, n, k), true, 132, R, Elem::Bf16).unwrap().label();
+            assert!(k_split(l.clone()), "{m}x{n}x{k}: {l}");
         }
         // At 32 rows too, though the rules' d16 refines to d27 there: the override is weighed against d16
         // (session 76: d27 0.94× d25 at 32×4096×11008, 0.95× at 32×3584×7168, measured).
-        assert_eq!(entry_choice(&h200, shape(32, 4096, 14336), true, 132, R, Elem::Bf16).unwrap().label(), "d25-bf16");
+        let l = entry_choice(&h200, shape(32, 4096, 14336), true, 132, R, Elem::Bf16).unwrap().label();
+        assert!(k_split(l.clone()), "{l}");
         for (m, n, k) in [(32, 1536, 1024), (64, 3072, 1024), (64, 64 * 132, 4096)] {
             assert_ne!(entry_choice(&h200, shape(m, n, k), true, 132, R, Elem::F16).unwrap().label(), "d25", "{m}x{n}x{k}");
         }
@@ -1014,7 +1066,8 @@ mod tests {
         let (h200, h100) = (cost::CostModel::shipped("NVIDIA H200", 132), cost::CostModel::shipped("NVIDIA H100 80GB HBM3", 132));
         let pick = |model: &cost::CostModel, m, n, k, elem| {
             let s = shape(m, n, k);
-            refine_decode(choose(s, true, 132, R, None, elem).unwrap(), model, s, true, 132, R, elem).step.kernel.step
+            // This refinement alone (the cluster split, `refine_cluster_split`, is tested on its own).
+            refine_rule_step(choose(s, true, 132, R, None, elem).unwrap(), model, s, true, 132, R, elem).step.kernel.step
         };
         // 64 tiles of a deep K: the 64 SMs' rate is under the DRAM's, d2 splits K over all of them.
         assert_eq!(pick(&h200, 1, 4096, 14336, Elem::Bf16), "d2-bf16");
@@ -1035,6 +1088,49 @@ mod tests {
                 assert_eq!(pick(model, 1, n, k, Elem::F16), want, "{s} on {}", model.source);
             }
         }
+    }
+
+    /// The rules' decode picks become d28 (d15's or d16's CTA with K split over a cluster, the partials
+    /// summed through DSMEM) only where the H200 model predicts it faster. Session 80 (every candidate
+    /// timed on 20 decode shapes): d28x2 8.3 µs at 1×3072×2048 against d2's 9.6, d28m64x2 11.0 at
+    /// 64×3072×3072 against d25's 12.2; at 1×6144×4096 (96 tiles: a split's clusters do not all fit at
+    /// once) d15 15.7 against d28x2's 19.7.
+    #[test]
+    fn decode_picks_give_way_to_cluster_splits_where_the_model_predicts_it() {
+        const R: [u32; 7] = [66, 39, 30, 22, 17, 15, 15];
+        let (h200, h100) = (cost::CostModel::shipped("NVIDIA H200", 132), cost::CostModel::shipped("NVIDIA H100 80GB HBM3", 132));
+        let entry = |model: &cost::CostModel, m, n, k, elem| entry_choice(model, shape(m, n, k), true, 132, R, elem).unwrap().label();
+        assert_eq!(entry(&h200, 1, 3072, 2048, Elem::Bf16), "d28x2-bf16");
+        assert_eq!(entry(&h200, 8, 3072, 2048, Elem::F16), "d28x2");
+        assert_eq!(entry(&h200, 64, 3072, 3072, Elem::Bf16), "d28m64x2-bf16");
+        assert_eq!(entry(&h200, 1, 6144, 4096, Elem::Bf16), "d15-bf16");
+        // Never past 2 · DECODE_MAX_M rows, never padded, never off Hopper.
+        for (m, n, k) in [(129, 1024, 4096), (256, 1536, 1024), (8, 3072, 2050)] {
+            assert!(!entry(&h200, m, n, k, Elem::F16).starts_with("d28"), "{m}x{n}x{k}");
+        }
+        let off = choose(shape(1, 3072, 2048), false, 132, R, None, Elem::F16).unwrap();
+        assert_eq!(refine_cluster_split(off, &h200, shape(1, 3072, 2048), false, 132, R, Elem::F16), off);
+        // Every refinement to d28 is the model's own comparison: its prediction below the pick's, on
+        // either GPU's model, with the 16-row tiles up to 16 rows and the 64-row ones above.
+        let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
+        let mut refined = 0;
+        for model in [&h200, &h100] {
+            for m in [1, 4, 16, 17, 32, 64, 100, 128] {
+                for (n, k) in [(1024, 1024), (2048, 8192), (3072, 3072), (4096, 4096), (4096, 14336), (14336, 4096)] {
+                    let s = shape(m, n, k);
+                    let before = refine_tile_height(refine_rule_step(choose(s, true, 132, R, None, Elem::F16).unwrap(), model, s, true, 132, R, Elem::F16), model, s, true,
+                                                    132, R, Elem::F16);
+                    let after = refine_cluster_split(before, model, s, true, 132, R, Elem::F16);
+                    if after != before {
+                        refined += 1;
+                        assert!(after.step.kernel.step.starts_with(if m <= 16 { "d28x" } else { "d28m64x" }), "{s}: {}", after.label());
+                        let t = |c: Config| model.predict(c.step, s, false, 132, bpsm, R).unwrap();
+                        assert!(t(after) < t(before), "{s}: {} not predicted faster than {}", after.label(), before.label());
+                    }
+                }
+            }
+        }
+        assert!(refined > 0);
     }
 
     #[test]
