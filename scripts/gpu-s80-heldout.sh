@@ -4,7 +4,7 @@
 # (`shapes.py gemm --tp 4,8` whose pick became d28, drawn with random.seed(8080):
 # results/2026-12-02-h200-session80/heldout-tp48-d28.txt) and on the 28 shapes of call 1's sample whose
 # pick changed (sample8080-d28-changed.txt); then the Llama-3-8B-shaped runner at batch 1 (synthetic
-# weights, 2048-token prompt, 64 steps, the graph replayed 100 times), before and after, 2 processes each.
+# weights, 2048-token prompt, 64 steps, the graph replayed 100 times), before and after, 3 processes each.
 set -uo pipefail
 . scripts/device-log.sh s80-heldout.txt 200
 (cd $C/old && xz -d -f *.xz 2>/dev/null; chmod +x * 2>/dev/null)
@@ -25,7 +25,7 @@ if [ -x $C/old/llm ]; then
   M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
   for b in old new; do bin=$C/llm; [ $b = old ] && bin=$C/old/llm; T=150 run $bin --model $M --synthetic-weights --prompt-len 128 --max-new 8 --batch 1; done
   stamp "runner warm"
-  for i in 1 2; do
+  for i in 1 2 3; do
     for b in old new; do
       bin=$C/llm; [ $b = old ] && bin=$C/old/llm
       echo "== runner process $i build $b" | tee -a "$L"
