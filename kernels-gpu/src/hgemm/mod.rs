@@ -73,6 +73,7 @@
 //! | d24 | `steps/decode_v24_ragged_weights.rs` | d2 with the weights read where they lie: any N, B and C at any 2-byte alignment (raw 16-byte chunks per row, fragments gathered by `ld.shared.u16`) |
 //! | d25 | `steps/decode_v25_split_one_consumer.rs` | d16 with K split across CTAs where its 64×64 tiles leave SMs idle, split tiles summed by their last CTA (the cost model's candidate) |
 //! | d27 | `steps/decode_v27_rows32.rs` | d16's CTA on 32-row activation tiles (`m64n32k16`): twice the tiles where d16's leave SMs idle (the cost model's candidate) |
+//! | d28 | `steps/decode_v28_cluster_split.rs` | d15's / d16's CTA with K split over a cluster of 2, 4 or 8, the partials summed through distributed shared memory (`d28x2` … `d28m64x8`; in place of d2/d25 where the cost model predicts it faster) |
 //!
 //! Shared machinery:
 //!
@@ -96,7 +97,7 @@
 //! | `decode_rows128.rs` | d19's 128-row tile: its stage load (boxes moved up / left at ragged edges), the layout of a thread's sums outside its registers, the epilogue through two row boxes | d19, d20, d21 and d22 (stage loads, producer, sums' layout) |
 //! | `decode_rows.rs` | d21's body on tiles of any height (`RowsAcc<NH>`, one C box per warpgroup), generic over the cluster | d21, d22 |
 //! | `decode_whole_k.rs` | d4's whole-K CTA: the two consumers' alternate stages (`consume` on `SwappedAcc`: 32 or 8 accumulators), their sum through shared memory, d4's tile `Rows64`, the body on any `WholeKTile` | d4, d5, d9, d12, d13, d16 (`Rows64`) |
-//! | `decode_one_consumer.rs` | d13's 16-row tile `Rows16` (its stage load and store); d14's one-consumer CTA: its K loop, `OneConsumerTile`, the body (d17's L2 prefetch window as `AHEAD`); d25's split-K body (`decode_split`) | d13–d17, d25 |
+//! | `decode_one_consumer.rs` | d13's 16-row tile `Rows16` (its stage load and store); d14's one-consumer CTA: its K loop, `OneConsumerTile`, the body (d17's L2 prefetch window as `AHEAD`); d25's split-K body (`decode_split`); d28's cluster split-K body (`decode_cluster`) | d13–d17, d25, d28 |
 //! | `stream_k.rs` | the stream-K tail: `stream_k_wide!` (the wide kernel body with the tail, a step plugging in its stage loads and K loop) and the workspace slots' stores and adds | h10, FP8 f14, f16 (its `@body` form: any accumulator width, C staging and epilogue) |
 //! | `elem.rs` | `Elem16`: f16 or bf16 inputs (the `mma`/`wgmma` type and the epilogue's conversion) | d2, h4–h7 |
 //!

@@ -29,6 +29,14 @@
 //! rows, x4) ~7.5 against 10.5 (9.0): 0.75–0.85× the time of today's pick, 1.1–1.3× cuBLAS. Where
 //! the tiles already fill the SMs a split only adds its sum (the cost model weighs it: the model's
 //! candidate alone, like d25 and d27).
+//!
+//! Measured (H200, bf16, `results/2026-12-02-h200-session80`): every candidate timed on the 20 decode shapes
+//! of the prediction's class — d28 the fastest at 17, 1.05–1.23× the rules' pick: 1×3072×2048 **8.3 µs**
+//! (d2 9.6, cuBLAS 9.1), 16×2048×8192 14.9 (15.7), 64×3072×3072 **11.0** (d25 12.2), 128×1024×4096 10.5
+//! (10.6) — the direction held at the prediction's weaker end; clusters of 2 the fastest size at most shapes.
+//! Where the whole-K tiles already filled a third of the SMs or more at K ≤ 2048 (d15, d27 before), 0.89–0.96×
+//! (the choice's margin keeps those). memcheck and racecheck clean (the reported hazards lie in cuBLAS's
+//! kernel), ptxas 232 registers, no spill, no stack (the pairs' and peers' loops unrolled).
 use super::decode_one_consumer::{Rows16, decode_cluster};
 use super::decode_whole_k::Rows64;
 use super::elem::{Bf16, F16};
