@@ -403,6 +403,10 @@ const fn d28(name: &'static str, label: &'static str, rows: u32, cluster: u32, h
     s
 }
 
+// The cost model and the cluster notes take d28's resident clusters from h8's (`gemm::h8_resident`): both
+// hold one CTA per SM, which d28's rings guarantee (two would need more than an SM's 228 KiB).
+const _: () = assert!(2 * tma_hgemm::D14_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024 && 2 * tma_hgemm::D16_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024);
+
 /// What every d28 kernel's PTX holds: its cluster shape, the `wgmma` of its tile, the PDL wait, the DSMEM sum.
 macro_rules! d28_has {
     ($reqn:literal, $mma:literal) => {
