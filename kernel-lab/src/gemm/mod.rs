@@ -1160,6 +1160,10 @@ mod tests {
                         assert!(after.step.kernel.step.starts_with(if m <= 16 { "d28x" } else { "d28m64x" }), "{s}: {}", after.label());
                         let t = |c: Config| model.predict(c.step, s, false, 132, bpsm, R).unwrap();
                         assert!(t(after) < t(before), "{s}: {} not predicted faster than {}", after.label(), before.label());
+                        // A whole-K tile gives way only by the override margin; d2 and d25 by any gain.
+                        if !["d2", "d25"].contains(&before.step.kernel.step) {
+                            assert!(t(after) < (1.0 - MODEL_OVERRIDE_MARGIN) * t(before), "{s}: {} replaced {} by less than the margin", after.label(), before.label());
+                        }
                     }
                 }
             }
