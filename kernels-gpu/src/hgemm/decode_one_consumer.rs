@@ -336,7 +336,7 @@ where
     const { assert!(R == 16 || R == 32 || R == 64, "d28 runs the one-consumer tiles of 16, 32 or 64 rows") };
     const { assert!(S >= 2 && S <= 8, "clusters of 2 … 8 CTAs (8: the portable maximum)") };
     const { assert!(R == T::ROWS, "R names the tile's rows (a const parameter for `WgmmaAcc`)") };
-    // Pairs a consumer thread holds (`wgmma.m64nRk16`: R/2 f32), and the most pairs a rank sums.
+    // Pairs a consumer thread holds (`wgmma.m64nRk16`: R/2 f32).
     let pairs = R / 4;
     crate::prim::sync::griddepcontrol_launch_dependents();
     crate::prim::sync::griddepcontrol_wait();
