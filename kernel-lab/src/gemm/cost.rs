@@ -402,7 +402,9 @@ pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident
         Grid::ClusterSplitK { cluster, .. } => layout::hopper::tma_hgemm::H8_CLUSTERS.iter().position(|&c| c == cluster).map_or(1, |i| h8_resident[i].max(1) as usize),
         _ => sms.max(1) as usize,
     };
-    let decode = rows <= 64;
+    // The decode tiles (≤ 64 rows) and d28m128 (128 rows, 64 columns, K split over a cluster): a tile
+    // row's shapes, and two.
+    let decode = rows <= 64 || matches!(step.grid, Grid::ClusterSplitK { cols: 64, .. });
     let mut dims = vec![];
     for frac in [1.0 / 8.0, 1.0 / 3.0, 1.0, 2.5] {
         let t = ((slots as f64 * frac).round() as usize).max(1);
@@ -412,7 +414,10 @@ pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident
             let tm = ((t * cols) as f64 / rows as f64).sqrt().round().max(1.0) as usize;
             (tm, t.div_ceil(tm))
         };
-        for k in [512, 4096] {
+        // Mid-depth K too for the decode tiles (session 80: d28's constants fitted on K 512 and 4096
+        // alone over-predicted its gain at K 1024–2048).
+        let ks: &[usize] = if decode { &[512, 2048, 4096] } else { &[512, 4096] };
+        for &k in ks {
             dims.push((tm * rows, tn * cols, k));
         }
     }

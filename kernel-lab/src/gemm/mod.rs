@@ -251,7 +251,7 @@ const fn model_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<
 /// `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 39] = [
+pub const RULE_STEPS: [RuleStep; 42] = [
     rule_step(&steps::D24, &steps::D24_BF16, Some(4 * 16)),
     rule_step(&steps::D24M64, &steps::D24M64_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D24M128, &steps::D24M128_BF16, Some(4 * RAGGED_MAX_M)),
@@ -270,6 +270,10 @@ pub const RULE_STEPS: [RuleStep; 39] = [
     model_step(&steps::D28M64[0], &steps::D28M64_BF16[0], Some(2 * DECODE_MAX_M)),
     model_step(&steps::D28M64[1], &steps::D28M64_BF16[1], Some(2 * DECODE_MAX_M)),
     model_step(&steps::D28M64[2], &steps::D28M64_BF16[2], Some(2 * DECODE_MAX_M)),
+    // d28 on 128-row tiles (session 81): one tile row up to 128, two up to CLUSTER_SPLIT_MAX_M.
+    model_step(&steps::D28M128[0], &steps::D28M128_BF16[0], Some(CLUSTER_SPLIT_MAX_M)),
+    model_step(&steps::D28M128[1], &steps::D28M128_BF16[1], Some(CLUSTER_SPLIT_MAX_M)),
+    model_step(&steps::D28M128[2], &steps::D28M128_BF16[2], Some(CLUSTER_SPLIT_MAX_M)),
     rule_step(&steps::D9, &steps::D9_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D4, &steps::D4_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D2, &steps::D2_BF16, Some(4 * 16)),
@@ -772,8 +776,13 @@ fn refine_tile_height(c: Config, model: &cost::CostModel, s: Shape, hopper: bool
 
 /// Whether `st` is one of d28's cluster splits (f16 or bf16, any tile height or cluster size).
 fn is_cluster_split(st: &Step) -> bool {
-    steps::D28.iter().chain(&steps::D28_BF16).chain(&steps::D28M64).chain(&steps::D28M64_BF16).any(|d| d.kernel.name == st.kernel.name)
+    steps::D28.iter().chain(&steps::D28_BF16).chain(&steps::D28M64).chain(&steps::D28M64_BF16).chain(&steps::D28M128).chain(&steps::D28M128_BF16)
+        .any(|d| d.kernel.name == st.kernel.name)
 }
+
+/// The most rows [`refine_cluster_split`] weighs d28 at: two of d28m128's tile rows (each reads the
+/// weights once).
+pub const CLUSTER_SPLIT_MAX_M: usize = 256;
 
 /// The cluster step of [`refine_decode`] and [`entry_choice`] (their last): a decode pick at M ≤ 2 ·
 /// [`DECODE_MAX_M`] turned into d28 — d15's CTA (M ≤ 16) or d16's with K split over a cluster of 2, 4 or
@@ -794,18 +803,32 @@ fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bo
     } else {
         [&steps::D15, &steps::D16, &steps::D9, &steps::D4, &steps::D27]
     };
+    // The transposed tiles of 80–160 rows (d19, d21, d22): K split through a workspace where their
+    // tiles leave SMs idle, calibrated on many-wave shapes; weighed with the margin, as the whole-K tiles.
+    let transposed: Vec<&Step> = if bf {
+        std::iter::once(&steps::D19_BF16).chain(&steps::D21_BF16).chain(&steps::D22_BF16).chain(std::iter::once(&steps::D22_R128_BF16)).collect()
+    } else {
+        std::iter::once(&steps::D19).chain(&steps::D21).chain(&steps::D22).chain(std::iter::once(&steps::D22_R128)).collect()
+    };
+    // h8 (h4's 128×256 tiles with K split over a cluster): ~9 µs of fixed cost (session 76).
+    let h8: Vec<&Step> = if bf { steps::H8_BF16.iter().collect() } else { steps::H8.iter().collect() };
     let is = |set: &[&Step]| set.iter().any(|f| f.kernel.name == c.step.kernel.name);
     // Against a split through global memory (d2, d25), the model's comparison alone; against a whole-K
-    // tile, the override margin (the model's constants for d28 hold to ~10% at shallow K).
-    let margin = if is(&split) { 0.0 } else if is(&whole) { MODEL_OVERRIDE_MARGIN } else { return c };
-    if !hopper || c.padded || s.m > 2 * DECODE_MAX_M {
+    // tile, a transposed one or h8, the override margin (the model's constants for d28 hold to ~10% at
+    // shallow K).
+    let margin = if is(&split) { 0.0 } else if is(&whole) || is(&transposed) || is(&h8) { MODEL_OVERRIDE_MARGIN } else { return c };
+    if !hopper || c.padded || s.m > CLUSTER_SPLIT_MAX_M {
         return c;
     }
-    let sizes: &'static [Step; 3] = match (s.m <= 16, bf) {
-        (true, false) => &steps::D28,
-        (true, true) => &steps::D28_BF16,
-        (false, false) => &steps::D28M64,
-        (false, true) => &steps::D28M64_BF16,
+    // The tile heights that read the weights at most twice: 16 rows up to 16, 64 rows up to 128, 128
+    // rows above 64.
+    let (m16, m64, m128): (&'static [Step; 3], &'static [Step; 3], &'static [Step; 3]) =
+        if bf { (&steps::D28_BF16, &steps::D28M64_BF16, &steps::D28M128_BF16) } else { (&steps::D28, &steps::D28M64, &steps::D28M128) };
+    let sizes: Vec<&'static Step> = match s.m {
+        m if m <= 16 => m16.iter().collect(),
+        m if m <= DECODE_MAX_M => m64.iter().collect(),
+        m if m <= 2 * DECODE_MAX_M => m64.iter().chain(m128.iter()).collect(),
+        _ => m128.iter().collect(),
     };
     let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
     let Some(now) = model.predict(c.step, s, false, sms, bpsm, h8_resident) else { return c };

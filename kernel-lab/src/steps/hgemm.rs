@@ -396,7 +396,11 @@ pub const D27: Step = {
 /// model's candidates alone.
 const fn d28(name: &'static str, label: &'static str, rows: u32, cluster: u32, has: &'static [&'static str], about: &'static str) -> Step {
     // d15's ring at 16 rows, d16's at 64: one CTA an SM either way, as h8 (its residency is the model's).
-    let smem = if rows == tma_hgemm::D13_ROWS { tma_hgemm::D14_DYN_SMEM } else { tma_hgemm::D16_DYN_SMEM };
+    let smem = match rows {
+        tma_hgemm::D13_ROWS => tma_hgemm::D14_DYN_SMEM,
+        tma_hgemm::D3_ROWS => tma_hgemm::D16_DYN_SMEM,
+        _ => tma_hgemm::D28_M128_DYN_SMEM,
+    };
     let mut s = tma(name, label, 256, smem, Grid::ClusterSplitK { rows, cols: tma_hgemm::D4_COLS, cluster }, Args::TmaAB,
         PtxCheck { has, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "ld.local", "atom.", "ld.global"], count: &[], at_least: &[] }, about);
     s.kernel.launch_bounds = bounds_min(256, 1);
@@ -405,7 +409,8 @@ const fn d28(name: &'static str, label: &'static str, rows: u32, cluster: u32, h
 
 // The cost model and the cluster notes take d28's resident clusters from h8's (`gemm::h8_resident`): both
 // hold one CTA per SM, which d28's rings guarantee (two would need more than an SM's 228 KiB).
-const _: () = assert!(2 * tma_hgemm::D14_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024 && 2 * tma_hgemm::D16_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024);
+const _: () = assert!(2 * tma_hgemm::D14_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024 && 2 * tma_hgemm::D16_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024
+                      && 2 * tma_hgemm::D28_M128_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024);
 
 /// What every d28 kernel's PTX holds: its cluster shape, the `wgmma` of its tile, the PDL wait, the DSMEM sum.
 macro_rules! d28_has {
@@ -433,6 +438,16 @@ pub const D28M64: [Step; 3] = [
         "d28m64 in clusters of 4 (K split 4 ways)"),
     d28("hgemm_decode_v28_m64_x8", "d28m64x8", tma_hgemm::D3_ROWS, 8, d28_has!(".reqnctapercluster 8, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
         "d28m64 in clusters of 8 (K split 8 ways)"),
+];
+
+/// d28 on 128-row tiles (one consumer, `m64n128k16`) in clusters of 2, 4, 8 (`d28m128x2`, …).
+pub const D28M128: [Step; 3] = [
+    d28("hgemm_decode_v28_m128_x2", "d28m128x2", tma_hgemm::D28_M128_ROWS, 2, d28_has!(".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"),
+        "d28 on 128-row activation tiles (one consumer, m64n128k16), K split over a cluster of 2"),
+    d28("hgemm_decode_v28_m128_x4", "d28m128x4", tma_hgemm::D28_M128_ROWS, 4, d28_has!(".reqnctapercluster 4, 1, 1", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"),
+        "d28m128 in clusters of 4 (K split 4 ways)"),
+    d28("hgemm_decode_v28_m128_x8", "d28m128x8", tma_hgemm::D28_M128_ROWS, 8, d28_has!(".reqnctapercluster 8, 1, 1", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"),
+        "d28m128 in clusters of 8 (K split 8 ways)"),
 ];
 
 /// d13 with a ring of `stages` stages (`hgemm_decode_v13_s<stages>`): how the ring's depth moves the rate.
@@ -758,6 +773,15 @@ pub const D28M64_BF16: [Step; 3] = [
     bf16(D28M64[2], "hgemm_decode_v28_m64_x8_bf16", "d28m64x8-bf16",
          PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
 ];
+/// d28m128 on bf16.
+pub const D28M128_BF16: [Step; 3] = [
+    bf16(D28M128[0], "hgemm_decode_v28_m128_x2_bf16", "d28m128x2-bf16",
+         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"])),
+    bf16(D28M128[1], "hgemm_decode_v28_m128_x4_bf16", "d28m128x4-bf16",
+         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"])),
+    bf16(D28M128[2], "hgemm_decode_v28_m128_x8_bf16", "d28m128x8-bf16",
+         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
+];
 /// d10 on bf16.
 pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d11 on bf16.
@@ -773,7 +797,7 @@ pub const D24M128_BF16: Step = bf16(D24M128, "hgemm_decode_v24_m128_bf16", "d24m
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
 pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, D28[0], D28[1], D28[2], D28M64[0], D28M64[1], D28M64[2], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, D28[0], D28[1], D28[2], D28M64[0], D28M64[1], D28M64[2], D28M128[0], D28M128[1], D28M128[2], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
                              D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16, D27_BF16, D28_BF16[0], D28_BF16[1], D28_BF16[2], D28M64_BF16[0],
-                             D28M64_BF16[1], D28M64_BF16[2]];
+                             D28M64_BF16[1], D28M64_BF16[2], D28M128_BF16[0], D28M128_BF16[1], D28M128_BF16[2]];

@@ -13,7 +13,7 @@ use crate::prim::{
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_prefetch_tensor_2d_l2, cp_async_bulk_tensor_2d_g2s},
 };
-use crate::util::unroll::{unroll4, unroll8, unroll16};
+use crate::util::unroll::{unroll4, unroll8, unroll16, unroll32};
 use layout::fragment::WgmmaAcc;
 use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES, D14_STAGES as STAGES,
                                 decode_box_row0, decode_box_rows};
@@ -305,7 +305,7 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
 }
 
 /// The body of d28 for inputs and output of type `E` on tile `T` (`R` = `T::ROWS` activation rows: d15's
-/// [`Rows16`] or d16's `Rows64`), in clusters of `S` CTAs along x: CTA `rank` of cluster `c` runs K
+/// [`Rows16`], d16's `Rows64` or d28m128's `Rows128`), in clusters of `S` CTAs along x: CTA `rank` of cluster `c` runs K
 /// tiles `h8_k_range(⌈k/64⌉, rank, S)` of tile `c` (`tile % tiles_m` its row, `tile / tiles_m` its
 /// column) on d15's CTA — the PDL wait, a producer warpgroup and one consumer warpgroup, thread 0
 /// issuing the first `min(stages, K tiles of the split)` stages before the first cluster barrier. Its
@@ -319,8 +319,8 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
 /// # Safety
 /// As [`hgemm_decode_v15`](super::decode_v15_early_first_stages::hgemm_decode_v15) (or v16 for
 /// `Rows64`), with a 1-D grid of exactly `⌈m/R⌉·⌈n/64⌉ · S` CTAs in clusters of `S` (the kernel's
-/// `.reqnctapercluster`), `T`'s ring (`D14_DYN_SMEM` / `D16_DYN_SMEM`, at least `R · 128 · 2` bytes for
-/// the partial), `R = T::ROWS`.
+/// `.reqnctapercluster`), `T`'s ring (`D14_DYN_SMEM` / `D16_DYN_SMEM` / `D28_M128_DYN_SMEM`, at least
+/// `R · 128 · 2` bytes for the partial), `R = T::ROWS`.
 #[inline(always)]
 pub(super) unsafe fn decode_cluster<E: Elem16, T: OneConsumerTile<E>, const R: u32, const S: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, g_c: *mut u16,
                                                                                               m: u32, n: u32, k: u32)
@@ -333,7 +333,7 @@ where
         sync::sync_named,
     };
     use layout::hopper::tma_hgemm::h8_k_range;
-    const { assert!(R == 16 || R == 32 || R == 64, "d28 runs the one-consumer tiles of 16, 32 or 64 rows") };
+    const { assert!(R == 16 || R == 32 || R == 64 || R == 128, "d28 runs the one-consumer tiles of 16, 32, 64 or 128 rows") };
     const { assert!(S >= 2 && S <= 8, "clusters of 2 … 8 CTAs (8: the portable maximum)") };
     const { assert!(R == T::ROWS, "R names the tile's rows (a const parameter for `WgmmaAcc`)") };
     // Pairs a consumer thread holds (`wgmma.m64nRk16`: R/2 f32).
@@ -389,16 +389,16 @@ where
                 let s_part = ring.at(0).0;
                 sync_named(1, 128);
                 // Constant pair and peer indices (the unrolled, guarded loops) keep `v` in registers.
-                unroll16!(p => {
+                unroll32!(p => {
                     if p < pairs {
                         st_shared_v2_u32(s_part + 8 * (128 * p + t), [acc[2 * p as usize].to_bits(), acc[2 * p as usize + 1].to_bits()]);
                     }
                 });
                 cluster_sync();
                 // Every peer's copy of each pair this rank sums, all in flight before the first add:
-                // slot `S·(p / S) + q` holds peer q's pair p (at most 16 slots: R/4 ≤ 16 pairs, S ≤ 8).
-                let mut v = [[0f32; 2]; 16];
-                unroll16!(p => {
+                // slot `S·(p / S) + q` holds peer q's pair p (at most 32 slots: R/4 ≤ 32 pairs, S ≤ 8).
+                let mut v = [[0f32; 2]; 32];
+                unroll32!(p => {
                     if p < pairs && p % S == rank {
                         unroll8!(q => {
                             if q < S {
@@ -408,7 +408,7 @@ where
                     }
                 });
                 let a_row0 = decode_box_row0(m, tm * R, R); // accumulator column r is row a_row0 + r
-                unroll16!(p => {
+                unroll32!(p => {
                     if p < pairs && p % S == rank {
                         let base = (S * (p / S)) as usize;
                         let mut sum = v[base];

@@ -107,6 +107,13 @@ impl<E: Elem16> SwappedAcc<E> for [[f32; 32]; 2] {
 /// (the heights `FlatWgmma` has; a stage's activation box is N rows of 128 B).
 pub(super) struct RowsAcc<const NH: usize>(pub(super) [f32; NH]);
 
+impl<const NH: usize> AsRef<[f32]> for RowsAcc<NH> {
+    #[inline(always)]
+    fn as_ref(&self) -> &[f32] {
+        &self.0
+    }
+}
+
 impl<E: Elem16, const NH: usize> SwappedAcc<E> for RowsAcc<NH>
 where
     [f32; NH]: FlatWgmma,

@@ -358,6 +358,20 @@ pub const D27_STAGES: u32 = 16;
 pub const D27_DYN_SMEM: u32 = dyn_smem(D27_STAGES, D27_STAGE_BYTES, 0, 2);
 const _: () = assert!(D27_DYN_SMEM <= MAX_DYN_SMEM && D27_A_BYTES % 1024 == 0 && D27_STAGE_BYTES % 1024 == 0);
 
+/// Decode step d28m128 (`decode_v28_cluster_split.rs`): d28's one-consumer CTA on **128-row** activation
+/// tiles (`wgmma.m64n128k16`): a 16 KiB activation box and the 8 KiB weight box a stage — 1.5× d16's
+/// bytes for 2× its products, so a K block asks the SM for 0.75× d16's bytes per product.
+pub const D28_M128_ROWS: u32 = 128;
+/// Bytes of d28m128's activation box (128 rows of 128 bytes).
+pub const D28_M128_A_BYTES: u32 = D28_M128_ROWS * BK * 2;
+/// Bytes of one d28m128 stage.
+pub const D28_M128_STAGE_BYTES: u32 = D28_M128_A_BYTES + B_BOX_BYTES;
+/// Stages of d28m128's ring: as many as fit (9: 216 KiB in flight, d16's 192 KiB and a stage).
+pub const D28_M128_STAGES: u32 = (MAX_DYN_SMEM - 1024) / (D28_M128_STAGE_BYTES + 16);
+/// d28m128's dynamic shared memory.
+pub const D28_M128_DYN_SMEM: u32 = dyn_smem(D28_M128_STAGES, D28_M128_STAGE_BYTES, 0, 2);
+const _: () = assert!(D28_M128_DYN_SMEM <= MAX_DYN_SMEM && D28_M128_A_BYTES % 1024 == 0 && D28_M128_STAGE_BYTES % 1024 == 0 && D28_M128_STAGES == 9);
+
 /// Decode step d25 (`decode_v25_split_one_consumer.rs`): d16's CTA over (tile, split) units, K split by
 /// [`persistent_splits`] on its 64×64 tiles: d16's ring plus one 16-byte word for the last-CTA flag.
 pub const D25_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 16, 2);

@@ -37,11 +37,53 @@
 //! Where the whole-K tiles already filled a third of the SMs or more at K ≤ 2048 (d15, d27 before), 0.89–0.96×
 //! (the choice's margin keeps those). memcheck and racecheck clean (the reported hazards lie in cuBLAS's
 //! kernel), ptxas 232 registers, no spill, no stack (the pairs' and peers' loops unrolled).
-use super::decode_one_consumer::{Rows16, decode_cluster};
+use super::decode_one_consumer::{OneConsumerTile, Rows16, decode_cluster, issue_stage};
+use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair};
 use super::decode_whole_k::Rows64;
-use super::elem::{Bf16, F16};
+use super::elem::{Bf16, Elem16, F16};
+use super::tma_warp_specialized::Ring;
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
+use crate::util::unroll::unroll32;
+use layout::fragment::WgmmaAcc;
+use layout::hopper::tma_hgemm::{D28_M128_ROWS as ROWS128, D28_M128_STAGE_BYTES, D28_M128_STAGES, decode_box_row0};
+
+/// d28m128's tile: 128 activation rows, 24 KiB stages (the 16 KiB activation box, then the weight box:
+/// `decode_one_consumer::issue_stage`), `m64n128k16` into 64 accumulators a thread (d21's flat
+/// `RowsAcc`), 32 pairs stored per thread. Only d28 runs it (a whole-K CTA on it would read each
+/// stage's 24 KiB for one 64-column tile where d19 shares the activation box between two).
+struct Rows128;
+
+impl<E: Elem16> SwappedTile<E> for Rows128 {
+    const ROWS: u32 = ROWS128;
+    const STAGE_BYTES: u32 = D28_M128_STAGE_BYTES;
+    type Acc = RowsAcc<64>;
+    #[inline(always)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+        // SAFETY: forwarded to the caller; the stage is `D28_M128_A_BYTES` (128 rows of 128 B) and the
+        // 1024-aligned weight box.
+        unsafe { issue_stage::<ROWS128>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
+    }
+    #[inline(always)]
+    unsafe fn store(r_acc: &RowsAcc<64>, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+        let a_row0 = decode_box_row0(m, row0, ROWS128); // accumulator column r is row a_row0 + r
+        unroll32!(p => {
+            let (c, r) = WgmmaAcc::<{ ROWS128 }>::warp_lane_rc(warp, lane, 2 * p);
+            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
+            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc.0[2 * p as usize], r_acc.0[2 * p as usize + 1]) };
+        });
+    }
+}
+
+impl<E: Elem16> OneConsumerTile<E> for Rows128 {
+    const STAGES: u32 = D28_M128_STAGES;
+    #[inline(always)]
+    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> RowsAcc<64> {
+        // SAFETY: forwarded to the caller; local ring (no multicast), weight box 0, the consumer's 4
+        // warps release each stage (the empty barriers' count).
+        unsafe { consume::<E, RowsAcc<64>, 1>(ring, it, kts, 0) }
+    }
+}
 
 /// Declares d28's f16 and bf16 entries on tile `$tile` (`$rows` activation rows) for clusters of `$s` CTAs.
 macro_rules! d28_entries {
@@ -52,7 +94,7 @@ macro_rules! d28_entries {
         /// # Safety
         /// Tensor maps of A (M×K f16, box 64 K × `decode_box_rows(m, rows)` rows) and B (K×N f16, box
         /// 64 N × 64 K), both `SWIZZLE_128B`; `g_c` of m·n f16; 256 threads, the tile's ring
-        /// (`D14_DYN_SMEM` at 16 rows, `D16_DYN_SMEM` at 64); a 1-D grid of exactly
+        /// (`D14_DYN_SMEM` at 16 rows, `D16_DYN_SMEM` at 64, `D28_M128_DYN_SMEM` at 128); a 1-D grid of exactly
         /// `⌈m/rows⌉·⌈n/64⌉` × the cluster size CTAs; launched with or without programmatic stream
         /// serialization.
         #[unsafe(no_mangle)]
@@ -86,4 +128,7 @@ d28_entries! {
     Rows64, 64, 2: hgemm_decode_v28_m64_x2, hgemm_decode_v28_m64_x2_bf16;
     Rows64, 64, 4: hgemm_decode_v28_m64_x4, hgemm_decode_v28_m64_x4_bf16;
     Rows64, 64, 8: hgemm_decode_v28_m64_x8, hgemm_decode_v28_m64_x8_bf16;
+    Rows128, 128, 2: hgemm_decode_v28_m128_x2, hgemm_decode_v28_m128_x2_bf16;
+    Rows128, 128, 4: hgemm_decode_v28_m128_x4, hgemm_decode_v28_m128_x4_bf16;
+    Rows128, 128, 8: hgemm_decode_v28_m128_x8, hgemm_decode_v28_m128_x8_bf16;
 }
