@@ -73,7 +73,7 @@
 //! | d24 | `steps/decode_v24_ragged_weights.rs` | d2 with the weights read where they lie: any N, B and C at any 2-byte alignment (raw 16-byte chunks per row, fragments gathered by `ld.shared.u16`) |
 //! | d25 | `steps/decode_v25_split_one_consumer.rs` | d16 with K split across CTAs where its 64×64 tiles leave SMs idle, split tiles summed by their last CTA (the cost model's candidate) |
 //! | d27 | `steps/decode_v27_rows32.rs` | d16's CTA on 32-row activation tiles (`m64n32k16`): twice the tiles where d16's leave SMs idle (the cost model's candidate) |
-//! | d28 | `steps/decode_v28_cluster_split.rs` | d15's / d16's CTA with K split over a cluster of 2, 4 or 8, the partials summed through distributed shared memory (`d28x2` … `d28m64x8`; in place of d2/d25 where the cost model predicts it faster) |
+//! | d28 | `steps/decode_v28_cluster_split.rs` | d15's / d16's CTA with K split over a cluster of 2, 4 or 8, the partials summed through distributed shared memory (`d28x2` … `d28m64x8`; `d28m128x2` … `x8` on 128-row tiles; in place of d2/d25 where the cost model predicts it faster) |
 //!
 //! Shared machinery:
 //!

@@ -37,6 +37,11 @@
 //! Where the whole-K tiles already filled a third of the SMs or more at K ≤ 2048 (d15, d27 before), 0.89–0.96×
 //! (the choice's margin keeps those). memcheck and racecheck clean (the reported hazards lie in cuBLAS's
 //! kernel), ptxas 232 registers, no spill, no stack (the pairs' and peers' loops unrolled).
+//!
+//! `d28m128x2` … `x8` (session 81): the same body on a 128-row tile ([`Rows128`], `m64n128k16`, 32 pairs
+//! a thread, a 32 KiB partial), for 65–256 rows where 64-row tiles read the weights twice and a K block of
+//! d16's 16 KiB is bound by the SM's intake. Predicted 128×3072×4096 ~7.5–10 µs against d9's 15.2;
+//! measured 13.3 (the hgemm README's d28m128 entry).
 use super::decode_one_consumer::{OneConsumerTile, Rows16, decode_cluster, issue_stage};
 use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair};
 use super::decode_whole_k::Rows64;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Session 81, d28m128 and the cluster split's 5% margin (issue 48): the entry against cuBLAS, bf16.
+# Part A (PARTS contains A): before (.carry/old: the build of b60cebc, session 80's final) and after, 3
+# processes each alternating, on 36 shapes whose pick changed, drawn with random.seed(8181) from the
+# changed picks of `shapes.py gemm --m 24,48,80,96,112,160,192,224,256 --tp 1,2,4,8`
+# (results/2026-12-02-h200-session81/heldout-changed.txt).
+# Part B (PARTS contains B; SAMPLE_PROCS, default "1 2 3"): the new build over a fresh 200-shape corpus
+# sample (`shapes.py gemm --sample 200 --seed 8181`), one process per entry of SAMPLE_PROCS.
+set -uo pipefail
+. scripts/device-log.sh s81-entry-${PARTS:-AB}.txt 200
+[ -d $C/old ] && (cd $C/old && xz -d -f *.xz 2>/dev/null; chmod +x * 2>/dev/null)
+t0=$(date +%s); stamp() { echo "t+$(( $(date +%s) - t0 ))s $*" | tee -a "$L"; }
+if [[ "${PARTS:-AB}" == *A* ]]; then
+  S=$(paste -sd, results/2026-12-02-h200-session81/heldout-changed.txt)
+  for i in 1 2 3; do
+    for b in old new; do
+      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
+      echo "== set heldout-changed process $i build $b" | tee -a "$L"
+      T=120 run $bin --family gemm --dtype bf16 --reps 10 --warmup 2 --gemm-sizes $S --seed 81$i
+    done
+    stamp "changed process $i"
+  done
+fi
+if [[ "${PARTS:-AB}" == *B* ]]; then
+  for i in ${SAMPLE_PROCS:-1 2 3}; do
+    echo "== set sample-8181 process $i build new" | tee -a "$L"
+    T=170 run $C/kernel-lab --family gemm --dtype bf16 --reps 10 --warmup 2 --shapes-file results/2026-12-02-h200-session81/sample-200-seed8181.tsv --seed 818$i
+    stamp "sample process $i"
+  done
+fi
+grep -E "^exit [1-9]|panicked" "$L" | head || true
+xz -9 -f "$L"
