@@ -4,6 +4,9 @@
 # processes each alternating, on 36 shapes whose pick changed, drawn with random.seed(8181) from the
 # changed picks of `shapes.py gemm --m 24,48,80,96,112,160,192,224,256 --tp 1,2,4,8`
 # (results/2026-12-02-h200-session81/heldout-changed.txt).
+# Part C (PARTS contains C): as A on the final choice's held-out set: 24 of its changed picks among the
+# same pool not timed before (random.seed(8182)) and 3 of its 7 changed decode picks (d15 -> d28x2) of
+# `--m 1,2,4,8,16` (results/2026-12-02-h200-session81/heldout-final.txt).
 # Part B (PARTS contains B; SAMPLE_PROCS, default "1 2 3"): the new build over a fresh 200-shape corpus
 # sample (`shapes.py gemm --sample 200 --seed 8181`), one process per entry of SAMPLE_PROCS.
 set -uo pipefail
@@ -21,10 +24,21 @@ if [[ "${PARTS:-AB}" == *A* ]]; then
     stamp "changed process $i"
   done
 fi
+if [[ "${PARTS:-AB}" == *C* ]]; then
+  S=$(paste -sd, results/2026-12-02-h200-session81/heldout-final.txt)
+  for i in 1 2 3; do
+    for b in old new; do
+      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
+      echo "== set heldout-final process $i build $b" | tee -a "$L"
+      T=100 run $bin --family gemm --dtype bf16 --reps 10 --warmup 2 --gemm-sizes $S --seed 82$i
+    done
+    stamp "final process $i"
+  done
+fi
 if [[ "${PARTS:-AB}" == *B* ]]; then
   for i in ${SAMPLE_PROCS:-1 2 3}; do
     echo "== set sample-8181 process $i build new" | tee -a "$L"
-    T=170 run $C/kernel-lab --family gemm --dtype bf16 --reps 10 --warmup 2 --shapes-file results/2026-12-02-h200-session81/sample-200-seed8181.tsv --seed 818$i
+    T=${PT:-170} run $C/kernel-lab --family gemm --dtype bf16 --reps 10 --warmup 2 --shapes-file results/2026-12-02-h200-session81/sample-200-seed8181.tsv --seed 818$i
     stamp "sample process $i"
   done
 fi
