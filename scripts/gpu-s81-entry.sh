@@ -13,28 +13,20 @@ set -uo pipefail
 . scripts/device-log.sh s81-entry-${PARTS:-AB}.txt 200
 [ -d $C/old ] && (cd $C/old && xz -d -f *.xz 2>/dev/null; chmod +x * 2>/dev/null)
 t0=$(date +%s); stamp() { echo "t+$(( $(date +%s) - t0 ))s $*" | tee -a "$L"; }
-if [[ "${PARTS:-AB}" == *A* ]]; then
-  S=$(paste -sd, results/2026-12-02-h200-session81/heldout-changed.txt)
+# Old against new, 3 processes alternating, on the shapes of results/…/$1.txt (process seeds $2 1..3).
+old_new() {
+  local S=$(paste -sd, results/2026-12-02-h200-session81/$1.txt)
   for i in 1 2 3; do
     for b in old new; do
       bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
-      echo "== set heldout-changed process $i build $b" | tee -a "$L"
-      T=120 run $bin --family gemm --dtype bf16 --reps 10 --warmup 2 --gemm-sizes $S --seed 81$i
+      echo "== set $1 process $i build $b" | tee -a "$L"
+      T=120 run $bin --family gemm --dtype bf16 --reps 10 --warmup 2 --gemm-sizes $S --seed $2$i
     done
-    stamp "changed process $i"
+    stamp "$1 process $i"
   done
-fi
-if [[ "${PARTS:-AB}" == *C* ]]; then
-  S=$(paste -sd, results/2026-12-02-h200-session81/heldout-final.txt)
-  for i in 1 2 3; do
-    for b in old new; do
-      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
-      echo "== set heldout-final process $i build $b" | tee -a "$L"
-      T=100 run $bin --family gemm --dtype bf16 --reps 10 --warmup 2 --gemm-sizes $S --seed 82$i
-    done
-    stamp "final process $i"
-  done
-fi
+}
+[[ "${PARTS:-AB}" == *A* ]] && old_new heldout-changed 81
+[[ "${PARTS:-AB}" == *C* ]] && old_new heldout-final 82
 if [[ "${PARTS:-AB}" == *B* ]]; then
   for i in ${SAMPLE_PROCS:-1 2 3}; do
     echo "== set sample-8181 process $i build new" | tee -a "$L"

@@ -5,13 +5,14 @@
 //! ([`OneConsumerTile`]: [`Rows16`]; d16 runs d4's `Rows64`) and its persistent body ([`decode`]; with
 //! `EARLY`, d15's first stages issued before the block barrier; with `AHEAD`, d17's L2 prefetches).
 //! Used by d13–d17.
-use super::decode_swapped::{SwappedTile, consume, store_pair};
+use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair};
 use super::elem::Elem16;
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
 use crate::prim::{
     thread::{block_idx_x, grid_dim_x, lane_id},
     tma::{TensorMap, cp_async_bulk_prefetch_tensor_2d_l2, cp_async_bulk_tensor_2d_g2s},
+    wgmma::FlatWgmma,
 };
 use crate::util::unroll::{unroll4, unroll8, unroll16, unroll32};
 use layout::fragment::WgmmaAcc;
@@ -84,6 +85,51 @@ impl<E: Elem16> OneConsumerTile<E> for Rows16 {
         // SAFETY: forwarded to the caller.
         // d3's K loop (one group in flight) on 8 accumulators, the only consumer: warpgroup 0's weight box.
         unsafe { consume::<E, [f32; 8], 1>(ring, it, kts, 0) }
+    }
+}
+
+/// A one-consumer tile of `R = 2·NH` activation rows on d21's flat accumulator (`RowsAcc<NH>`,
+/// `wgmma.m64n{R}k16`) and a ring of `STAGES` stages: d27's 32 rows, d28m128's 128. A stage is the
+/// `R`-row activation box, then the weight box ([`issue_stage`]); `NH / 2` pairs stored per thread.
+pub(super) struct FlatRows<const R: u32, const NH: usize, const STAGES: u32>;
+
+impl<E: Elem16, const R: u32, const NH: usize, const STAGES: u32> SwappedTile<E> for FlatRows<R, NH, STAGES>
+where
+    [f32; NH]: FlatWgmma,
+{
+    const ROWS: u32 = R;
+    const STAGE_BYTES: u32 = R * BK * 2 + B_BOX_BYTES;
+    type Acc = RowsAcc<NH>;
+    #[inline(always)]
+    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
+        const { assert!(R == 2 * NH as u32 && R % 8 == 0, "R rows, NH = R/2 accumulators; the weight box 1024-aligned after R rows of 128 B") };
+        // SAFETY: forwarded to the caller; the stage is `R · 128` bytes of activations, then the
+        // 1024-aligned weight box.
+        unsafe { issue_stage::<R>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
+    }
+    #[inline(always)]
+    unsafe fn store(r_acc: &RowsAcc<NH>, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+        let a_row0 = decode_box_row0(m, row0, R); // accumulator column r is row a_row0 + r
+        unroll32!(p => {
+            if (p as usize) < NH / 2 {
+                let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane, 2 * p);
+                // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
+                unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc.0[2 * p as usize], r_acc.0[2 * p as usize + 1]) };
+            }
+        });
+    }
+}
+
+impl<E: Elem16, const R: u32, const NH: usize, const STAGES: u32> OneConsumerTile<E> for FlatRows<R, NH, STAGES>
+where
+    [f32; NH]: FlatWgmma,
+{
+    const STAGES: u32 = STAGES;
+    #[inline(always)]
+    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> RowsAcc<NH> {
+        // SAFETY: forwarded to the caller; a local ring (no multicast), weight box 0, the consumer's 4
+        // warps release each stage (the empty barriers' count).
+        unsafe { consume::<E, RowsAcc<NH>, 1>(ring, it, kts, 0) }
     }
 }
 
@@ -305,7 +351,7 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
 }
 
 /// The body of d28 for inputs and output of type `E` on tile `T` (`R` = `T::ROWS` activation rows: d15's
-/// [`Rows16`], d16's `Rows64` or d28m128's `Rows128`), in clusters of `S` CTAs along x: CTA `rank` of cluster `c` runs K
+/// [`Rows16`], d16's `Rows64` or d28m128's 128-row [`FlatRows`]), in clusters of `S` CTAs along x: CTA `rank` of cluster `c` runs K
 /// tiles `h8_k_range(⌈k/64⌉, rank, S)` of tile `c` (`tile % tiles_m` its row, `tile / tiles_m` its
 /// column) on d15's CTA — the PDL wait, a producer warpgroup and one consumer warpgroup, thread 0
 /// issuing the first `min(stages, K tiles of the split)` stages before the first cluster barrier. Its

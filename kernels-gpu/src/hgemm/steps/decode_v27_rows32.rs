@@ -11,7 +11,7 @@
 //! weights once more per tile row, from the L2). Session 76 measured that sharing operands by multicast
 //! (d26) leaves a CTA's pace unchanged, so a CTA's own bytes are what to cut.
 //!
-//! Diff from d16: the tile (`Rows32`: `RowsAcc<16>`, d21's flat accumulator at 32 rows; its own pair
+//! Diff from d16: the tile (`Rows32`: `decode_one_consumer::FlatRows`, d21's flat accumulator at 32 rows; its own pair
 //! stores; d13's stage load `issue_stage` at 32 rows), the ring (`D27_STAGES` of `D27_STAGE_BYTES`). The
 //! body is d16's (`decode_one_consumer::decode` with `EARLY`).
 //!
@@ -19,14 +19,12 @@
 //! the K loop's bytes a CTA fall to 3/4 and twice the SMs read: 128×2048×2048 ~9.4 → ~8 µs inside the
 //! kernel (1.1–1.2× d9); where d16 already fills the SMs, d27's second round loses (the cost model
 //! weighs it: a candidate of the model alone).
-use super::decode_one_consumer::{OneConsumerTile, decode, issue_stage};
-use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair};
-use super::elem::{Bf16, Elem16, F16};
+use super::decode_one_consumer::{FlatRows, decode};
+use super::decode_swapped::SwappedTile;
+use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::tma::TensorMap;
-use crate::util::unroll::unroll8;
-use layout::fragment::WgmmaAcc;
-use layout::hopper::tma_hgemm::{D27_A_BYTES, D27_ROWS as ROWS, D27_STAGE_BYTES, D27_STAGES, decode_box_row0};
+use layout::hopper::tma_hgemm::{D27_A_BYTES, D27_ROWS as ROWS, D27_STAGE_BYTES, D27_STAGES};
 
 const _: () = assert!(D27_A_BYTES == ROWS * layout::hopper::tma_hgemm::BK * 2, "issue_stage lays the weight box after ROWS rows of 128 bytes");
 
@@ -53,39 +51,9 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v27_bf16(tmap_a: *const TensorMap
 }
 
 /// d27's tile: 32 activation rows, 12 KiB stages (the activation box, then the weight box: `decode_one_consumer::issue_stage`),
-/// `m64n32k16` into 16 accumulators a thread, 8 pairs stored per thread.
-struct Rows32;
-
-impl<E: Elem16> SwappedTile<E> for Rows32 {
-    const ROWS: u32 = ROWS;
-    const STAGE_BYTES: u32 = D27_STAGE_BYTES;
-    type Acc = RowsAcc<16>;
-    #[inline(always)]
-    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
-        // SAFETY: forwarded to the caller; the stage is `D27_A_BYTES` (32 rows of 128 B) and the
-        // 1024-aligned weight box.
-        unsafe { issue_stage::<ROWS>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
-    }
-    #[inline(always)]
-    unsafe fn store(r_acc: &RowsAcc<16>, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
-        let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
-        unroll8!(p => {
-            let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
-            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
-            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc.0[2 * p as usize], r_acc.0[2 * p as usize + 1]) };
-        });
-    }
-}
-
-impl<E: Elem16> OneConsumerTile<E> for Rows32 {
-    const STAGES: u32 = D27_STAGES;
-    #[inline(always)]
-    unsafe fn consume(ring: super::tma_warp_specialized::Ring, it: &mut u32, kts: u32) -> RowsAcc<16> {
-        // SAFETY: forwarded to the caller; one CTA (no cluster), weight box 0, the consumer's 4 warps
-        // release each stage (the empty barriers' count).
-        unsafe { consume::<E, RowsAcc<16>, 1>(ring, it, kts, 0) }
-    }
-}
+/// `m64n32k16` into 16 accumulators a thread, 8 pairs stored per thread, a 16-stage ring.
+type Rows32 = FlatRows<ROWS, 16, D27_STAGES>;
+const _: () = assert!(<Rows32 as SwappedTile<F16>>::STAGE_BYTES == D27_STAGE_BYTES, "the host's ring (D27_DYN_SMEM) is this tile's");
 
 // 256 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
 launch_bounds!(hgemm_decode_v27, 256, 1);

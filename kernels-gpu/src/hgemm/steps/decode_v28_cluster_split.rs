@@ -38,57 +38,24 @@
 //! (the choice's margin keeps those). memcheck and racecheck clean (the reported hazards lie in cuBLAS's
 //! kernel), ptxas 232 registers, no spill, no stack (the pairs' and peers' loops unrolled).
 //!
-//! `d28m128x2` … `x8` (session 81): the same body on a 128-row tile ([`Rows128`], `m64n128k16`, 32 pairs
+//! `d28m128x2` … `x8` (session 81): the same body on a 128-row tile (`Rows128`: `FlatRows`, `m64n128k16`, 32 pairs
 //! a thread, a 32 KiB partial), for 65–256 rows where 64-row tiles read the weights twice and a K block of
 //! d16's 16 KiB is bound by the SM's intake. Predicted 128×3072×4096 ~7.5–10 µs against d9's 15.2;
 //! measured 13.3 (the hgemm README's d28m128 entry).
-use super::decode_one_consumer::{OneConsumerTile, Rows16, decode_cluster, issue_stage};
-use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair};
+use super::decode_one_consumer::{FlatRows, Rows16, decode_cluster};
+use super::decode_swapped::SwappedTile;
 use super::decode_whole_k::Rows64;
-use super::elem::{Bf16, Elem16, F16};
-use super::tma_warp_specialized::Ring;
+use super::elem::{Bf16, F16};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{cluster_dims, tma::TensorMap};
-use crate::util::unroll::unroll32;
-use layout::fragment::WgmmaAcc;
-use layout::hopper::tma_hgemm::{D28_M128_ROWS as ROWS128, D28_M128_STAGE_BYTES, D28_M128_STAGES, decode_box_row0};
+use layout::hopper::tma_hgemm::{D28_M128_ROWS as ROWS128, D28_M128_STAGE_BYTES, D28_M128_STAGES};
 
-/// d28m128's tile: 128 activation rows, 24 KiB stages (the 16 KiB activation box, then the weight box:
-/// `decode_one_consumer::issue_stage`), `m64n128k16` into 64 accumulators a thread (d21's flat
-/// `RowsAcc`), 32 pairs stored per thread. Only d28 runs it (a whole-K CTA on it would read each
-/// stage's 24 KiB for one 64-column tile where d19 shares the activation box between two).
-struct Rows128;
-
-impl<E: Elem16> SwappedTile<E> for Rows128 {
-    const ROWS: u32 = ROWS128;
-    const STAGE_BYTES: u32 = D28_M128_STAGE_BYTES;
-    type Acc = RowsAcc<64>;
-    #[inline(always)]
-    unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32) {
-        // SAFETY: forwarded to the caller; the stage is `D28_M128_A_BYTES` (128 rows of 128 B) and the
-        // 1024-aligned weight box.
-        unsafe { issue_stage::<ROWS128>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
-    }
-    #[inline(always)]
-    unsafe fn store(r_acc: &RowsAcc<64>, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
-        let a_row0 = decode_box_row0(m, row0, ROWS128); // accumulator column r is row a_row0 + r
-        unroll32!(p => {
-            let (c, r) = WgmmaAcc::<{ ROWS128 }>::warp_lane_rc(warp, lane, 2 * p);
-            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
-            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc.0[2 * p as usize], r_acc.0[2 * p as usize + 1]) };
-        });
-    }
-}
-
-impl<E: Elem16> OneConsumerTile<E> for Rows128 {
-    const STAGES: u32 = D28_M128_STAGES;
-    #[inline(always)]
-    unsafe fn consume(ring: Ring, it: &mut u32, kts: u32) -> RowsAcc<64> {
-        // SAFETY: forwarded to the caller; local ring (no multicast), weight box 0, the consumer's 4
-        // warps release each stage (the empty barriers' count).
-        unsafe { consume::<E, RowsAcc<64>, 1>(ring, it, kts, 0) }
-    }
-}
+/// d28m128's tile: 128 activation rows, 24 KiB stages (the 16 KiB activation box, then the weight box),
+/// `m64n128k16` into 64 accumulators a thread (d21's flat `RowsAcc`), 32 pairs stored per thread, a
+/// 9-stage ring. Only d28 runs it (a whole-K CTA on it would read each stage's 24 KiB for one 64-column
+/// tile where d19 shares the activation box between two).
+type Rows128 = FlatRows<ROWS128, 64, D28_M128_STAGES>;
+const _: () = assert!(<Rows128 as SwappedTile<F16>>::STAGE_BYTES == D28_M128_STAGE_BYTES, "the host's ring (D28_M128_DYN_SMEM) is this tile's");
 
 /// Declares d28's f16 and bf16 entries on tile `$tile` (`$rows` activation rows) for clusters of `$s` CTAs.
 macro_rules! d28_entries {
