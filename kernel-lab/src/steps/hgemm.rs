@@ -414,41 +414,40 @@ const _: () = assert!(2 * tma_hgemm::D14_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 10
 
 /// What every d28 kernel's PTX holds: its cluster shape, the `wgmma` of its tile, the PDL wait, the DSMEM sum.
 macro_rules! d28_has {
-    ($reqn:literal, $mma:literal) => {
+    ($reqn:expr, $mma:expr) => {
         &[$reqn, $mma, "griddepcontrol.wait;", "mapa.shared::cluster.u32", "ld.shared::cluster.v2.f32", "barrier.cluster.arrive.release",
           "barrier.cluster.wait.acquire", "bar.sync \t1, 128", "st.shared.v2.u32", "st.global.b16"]
     };
 }
 
+/// One d28 tile height in clusters of 2, 4, 8: `d28_sizes!(name part, label part, rows, wgmma N, about of x2)`
+/// gives `hgemm_decode_v28{name}_x2` … `_x8`, labelled `d28{label}x2` … `x8`.
+macro_rules! d28_sizes {
+    ($name:literal, $label:literal, $rows:expr, $n:literal, $about:literal) => {
+        [
+            d28(concat!("hgemm_decode_v28", $name, "_x2"), concat!("d28", $label, "x2"), $rows, 2,
+                d28_has!(".reqnctapercluster 2, 1, 1", concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.f16.f16")), $about),
+            d28(concat!("hgemm_decode_v28", $name, "_x4"), concat!("d28", $label, "x4"), $rows, 4,
+                d28_has!(".reqnctapercluster 4, 1, 1", concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.f16.f16")),
+                concat!("d28", $label, " in clusters of 4 (K split 4 ways)")),
+            d28(concat!("hgemm_decode_v28", $name, "_x8"), concat!("d28", $label, "x8"), $rows, 8,
+                d28_has!(".reqnctapercluster 8, 1, 1", concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.f16.f16")),
+                concat!("d28", $label, " in clusters of 8 (K split 8 ways)")),
+        ]
+    };
+}
+
 /// d28 on 16-row tiles in clusters of 2, 4, 8 (`d28x2`, `d28x4`, `d28x8`).
-pub const D28: [Step; 3] = [
-    d28("hgemm_decode_v28_x2", "d28x2", tma_hgemm::D13_ROWS, 2, d28_has!(".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16"),
-        "d15's CTA with K split over a cluster of 2, the partials summed through distributed shared memory"),
-    d28("hgemm_decode_v28_x4", "d28x4", tma_hgemm::D13_ROWS, 4, d28_has!(".reqnctapercluster 4, 1, 1", "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16"),
-        "d28 in clusters of 4 (K split 4 ways)"),
-    d28("hgemm_decode_v28_x8", "d28x8", tma_hgemm::D13_ROWS, 8, d28_has!(".reqnctapercluster 8, 1, 1", "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16"),
-        "d28 in clusters of 8 (K split 8 ways)"),
-];
+pub const D28: [Step; 3] = d28_sizes!("", "", tma_hgemm::D13_ROWS, "16",
+                                      "d15's CTA with K split over a cluster of 2, the partials summed through distributed shared memory");
 
 /// d28 on 64-row tiles (d16's CTA) in clusters of 2, 4, 8 (`d28m64x2`, …).
-pub const D28M64: [Step; 3] = [
-    d28("hgemm_decode_v28_m64_x2", "d28m64x2", tma_hgemm::D3_ROWS, 2, d28_has!(".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
-        "d16's CTA with K split over a cluster of 2, the partials summed through distributed shared memory"),
-    d28("hgemm_decode_v28_m64_x4", "d28m64x4", tma_hgemm::D3_ROWS, 4, d28_has!(".reqnctapercluster 4, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
-        "d28m64 in clusters of 4 (K split 4 ways)"),
-    d28("hgemm_decode_v28_m64_x8", "d28m64x8", tma_hgemm::D3_ROWS, 8, d28_has!(".reqnctapercluster 8, 1, 1", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
-        "d28m64 in clusters of 8 (K split 8 ways)"),
-];
+pub const D28M64: [Step; 3] = d28_sizes!("_m64", "m64", tma_hgemm::D3_ROWS, "64",
+                                         "d16's CTA with K split over a cluster of 2, the partials summed through distributed shared memory");
 
 /// d28 on 128-row tiles (one consumer, `m64n128k16`) in clusters of 2, 4, 8 (`d28m128x2`, …).
-pub const D28M128: [Step; 3] = [
-    d28("hgemm_decode_v28_m128_x2", "d28m128x2", tma_hgemm::D28_M128_ROWS, 2, d28_has!(".reqnctapercluster 2, 1, 1", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"),
-        "d28 on 128-row activation tiles (one consumer, m64n128k16), K split over a cluster of 2"),
-    d28("hgemm_decode_v28_m128_x4", "d28m128x4", tma_hgemm::D28_M128_ROWS, 4, d28_has!(".reqnctapercluster 4, 1, 1", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"),
-        "d28m128 in clusters of 4 (K split 4 ways)"),
-    d28("hgemm_decode_v28_m128_x8", "d28m128x8", tma_hgemm::D28_M128_ROWS, 8, d28_has!(".reqnctapercluster 8, 1, 1", "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"),
-        "d28m128 in clusters of 8 (K split 8 ways)"),
-];
+pub const D28M128: [Step; 3] = d28_sizes!("_m128", "m128", tma_hgemm::D28_M128_ROWS, "128",
+                                          "d28 on 128-row activation tiles (one consumer, m64n128k16), K split over a cluster of 2");
 
 /// d13 with a ring of `stages` stages (`hgemm_decode_v13_s<stages>`): how the ring's depth moves the rate.
 const fn d13_stages(name: &'static str, label: &'static str, stages: u32) -> Step {
