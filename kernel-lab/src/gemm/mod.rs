@@ -782,14 +782,15 @@ fn is_cluster_split(st: &Step) -> bool {
 
 /// How much faster (a fraction of the pick's predicted time) `refine_cluster_split` (the last step of
 /// [`entry_choice`] and [`refine_decode`]) must predict d28m128 before it replaces a 64-row whole-K
-/// tile (d16, d9, d4), a transposed one (d19, d21, d22) or h8: 5%. d28 and d28m64, and any d28 in place of d15 or d27, keep [`MODEL_OVERRIDE_MARGIN`] (15%).
-/// Session 81 (`results/2026-12-02-h200-session81`, 36 changed corpus shapes, 3 processes against the
-/// build before): with 5% for every height, d28m128 in place of d9/d4 measured 1.05–1.22× at all 20
+/// tile (d16, d9, d4), a transposed one (d19, d21, d22) or h8: 5%. d28 and d28m64, and any d28 in
+/// place of d15 or d27, keep [`MODEL_OVERRIDE_MARGIN`] (15%). Session 81
+/// (`results/2026-12-02-h200-session81`, 36 changed corpus shapes, 3 processes against the build
+/// before): with 5% for every height, d28m128 in place of d9/d4 measured 1.05–1.22× at all 20
 /// (predicted 1.06–1.16×), while d28m64 in place of d27 or d15 measured 0.88–1.05× (predicted
-/// 1.06–1.16×) and d28m128x8 in place of d27 0.93× (1.07×): the model holds for the 128-row tile, whose
-/// bytes per product it models, not for the light tiles' fixed costs. On session 81's autotune cache
-/// (23 corpus shapes, every candidate timed) the entry's pick was within 5% of the fastest at 16 with
-/// 15% for every height, 19 with 5%.
+/// 1.06–1.16×) and d28m128x8 in place of d27 0.93× (1.07×): the model holds for the 128-row tile,
+/// whose bytes per product it models, not for the light tiles' fixed costs. On session 81's autotune
+/// cache (23 corpus shapes, every candidate timed) the entry's pick was within 5% of the fastest at 16
+/// with 15% for every height, 19 with 5%.
 pub const CLUSTER_SPLIT_MARGIN: f64 = 0.05;
 
 /// The most rows `refine_cluster_split` weighs d28 at: two of d28m128's tile rows (each reads the
