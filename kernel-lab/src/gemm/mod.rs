@@ -813,6 +813,7 @@ pub const CLUSTER_SPLIT_MAX_M: usize = 256;
 fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], elem: Elem) -> Config {
     let bf = elem == Elem::Bf16;
     let split: [&Step; 2] = if bf { [&steps::D2_BF16, &steps::D25_BF16] } else { [&steps::D2, &steps::D25] };
+    // The whole-K tiles, d15 first and d27 last.
     let whole: [&Step; 5] = if bf {
         [&steps::D15_BF16, &steps::D16_BF16, &steps::D9_BF16, &steps::D4_BF16, &steps::D27_BF16]
     } else {
@@ -828,26 +829,7 @@ fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bo
     // h8 (h4's 128×256 tiles with K split over a cluster): ~9 µs of fixed cost (session 76).
     let h8: Vec<&Step> = if bf { steps::H8_BF16.iter().collect() } else { steps::H8.iter().collect() };
     let is = |set: &[&Step]| set.iter().any(|f| f.kernel.name == c.step.kernel.name);
-    // Against a split through global memory (d2, d25), the model's comparison alone; against a whole-K
-    // tile, a transposed one or h8, the override margin (the model's constants for d28 hold to ~10% at
-    // shallow K).
-    // d15 and d27 (16- and 32-row tiles): the smallest fixed costs, where the model's d28 gains held
-    // least (session 81: d28m64x2 in d27's place at 24–48 rows and K ≤ 4096 predicted 1.06–1.08×,
-    // measured 0.88–0.94×).
-    let light = is(&whole[..1]) || is(&whole[4..]);
-    let margin_for = |st: &Step| {
-        if is(&split) {
-            0.0
-        } else if !light && steps::D28M128.iter().chain(&steps::D28M128_BF16).any(|d| d.kernel.name == st.kernel.name) {
-            CLUSTER_SPLIT_MARGIN
-        } else {
-            MODEL_OVERRIDE_MARGIN
-        }
-    };
-    if !(is(&split) || is(&whole) || is(&transposed) || is(&h8)) {
-        return c;
-    }
-    if !hopper || c.padded || s.m > CLUSTER_SPLIT_MAX_M {
+    if !hopper || c.padded || s.m > CLUSTER_SPLIT_MAX_M || !(is(&split) || is(&whole) || is(&transposed) || is(&h8)) {
         return c;
     }
     // The tile heights that read the weights at most twice: 16 rows up to 16, 64 rows up to 128, 128
@@ -859,6 +841,21 @@ fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bo
         m if m <= DECODE_MAX_M => m64.iter().collect(),
         m if m <= 2 * DECODE_MAX_M => m64.iter().chain(m128.iter()).collect(),
         _ => m128.iter().collect(),
+    };
+    // Against a split through global memory (d2, d25), the model's comparison alone. Against d15 and
+    // d27 (16- and 32-row tiles, the smallest fixed costs), and for d28/d28m64 against any whole-K tile,
+    // the override margin: there the model's d28 gains held least (session 80 at K ≤ 2048; session 81:
+    // d28m64x2 in d27's place at 24–48 rows predicted 1.06–1.08×, measured 0.88–0.94×). d28m128 against
+    // d16, d9, d4, a transposed tile or h8: CLUSTER_SPLIT_MARGIN.
+    let light: [&Step; 2] = [whole[0], whole[4]];
+    let margin_for = |st: &Step| {
+        if is(&split) {
+            0.0
+        } else if !is(&light) && m128.iter().any(|d| d.kernel.name == st.kernel.name) {
+            CLUSTER_SPLIT_MARGIN
+        } else {
+            MODEL_OVERRIDE_MARGIN
+        }
     };
     let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
     let Some(now) = model.predict(c.step, s, false, sms, bpsm, h8_resident) else { return c };
