@@ -437,6 +437,20 @@ macro_rules! d28_sizes {
     };
 }
 
+/// The bf16 twins of one `d28_sizes!` height: `d28_bf16_sizes!(f16 array, name part, label part, wgmma N)`.
+macro_rules! d28_bf16_sizes {
+    ($f16:ident, $name:literal, $label:literal, $n:literal) => {
+        [
+            bf16($f16[0], concat!("hgemm_decode_v28", $name, "_x2_bf16"), concat!("d28", $label, "x2-bf16"),
+                 PtxCheck::has(&[concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16"), "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"])),
+            bf16($f16[1], concat!("hgemm_decode_v28", $name, "_x4_bf16"), concat!("d28", $label, "x4-bf16"),
+                 PtxCheck::has(&[concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16"), "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"])),
+            bf16($f16[2], concat!("hgemm_decode_v28", $name, "_x8_bf16"), concat!("d28", $label, "x8-bf16"),
+                 PtxCheck::has(&[concat!("wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16"), "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
+        ]
+    };
+}
+
 /// d28 on 16-row tiles in clusters of 2, 4, 8 (`d28x2`, `d28x4`, `d28x8`).
 pub const D28: [Step; 3] = d28_sizes!("", "", tma_hgemm::D13_ROWS, "16",
                                       "d15's CTA with K split over a cluster of 2, the partials summed through distributed shared memory");
@@ -758,29 +772,11 @@ pub const D25_BF16: Step = bf16(D25, "hgemm_decode_v25_bf16", "d25-bf16", PtxChe
 /// d27 on bf16.
 pub const D27_BF16: Step = bf16(D27, "hgemm_decode_v27_bf16", "d27-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d28 on bf16 (16-row tiles).
-pub const D28_BF16: [Step; 3] = [
-    bf16(D28[0], "hgemm_decode_v28_x2_bf16", "d28x2-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"])),
-    bf16(D28[1], "hgemm_decode_v28_x4_bf16", "d28x4-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"])),
-    bf16(D28[2], "hgemm_decode_v28_x8_bf16", "d28x8-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
-];
+pub const D28_BF16: [Step; 3] = d28_bf16_sizes!(D28, "", "", "16");
 /// d28m64 on bf16.
-pub const D28M64_BF16: [Step; 3] = [
-    bf16(D28M64[0], "hgemm_decode_v28_m64_x2_bf16", "d28m64x2-bf16",
-         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"])),
-    bf16(D28M64[1], "hgemm_decode_v28_m64_x4_bf16", "d28m64x4-bf16",
-         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"])),
-    bf16(D28M64[2], "hgemm_decode_v28_m64_x8_bf16", "d28m64x8-bf16",
-         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
-];
+pub const D28M64_BF16: [Step; 3] = d28_bf16_sizes!(D28M64, "_m64", "m64", "64");
 /// d28m128 on bf16.
-pub const D28M128_BF16: [Step; 3] = [
-    bf16(D28M128[0], "hgemm_decode_v28_m128_x2_bf16", "d28m128x2-bf16",
-         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 2, 1, 1"])),
-    bf16(D28M128[1], "hgemm_decode_v28_m128_x4_bf16", "d28m128x4-bf16",
-         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 4, 1, 1"])),
-    bf16(D28M128[2], "hgemm_decode_v28_m128_x8_bf16", "d28m128x8-bf16",
-         PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", ".reqnctapercluster 8, 1, 1"])),
-];
+pub const D28M128_BF16: [Step; 3] = d28_bf16_sizes!(D28M128, "_m128", "m128", "128");
 /// d10 on bf16.
 pub const D10_BF16: Step = bf16(D10, "hgemm_decode_v10_bf16", "d10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// d11 on bf16.
