@@ -23,6 +23,16 @@
 //! hardware-scheduled ones, several small CTAs an SM, keep the totals). Padded shapes (K or N off 8) add
 //! the three staging copies at copy bandwidth.
 //!
+//! Where each CTA runs one unit and exits (K split over a cluster: h8, d28), a tile's end
+//! (`ends = tiles·tile + split_work·split`: the partials' sum through distributed shared memory, the
+//! stores, the cluster's exit and the next wave's start) overlaps nothing — no producer runs ahead into
+//! a next unit — so it is added to each round's longer of work and traffic instead of competing with
+//! them: `(r − 1)·(max(kloop/r, dram/w, l2/w) + ends/r) + max(kloop/r, f·dram/w, f·l2/w) + ends/r` with
+//! `kloop = kblocks·kblock` (session 82: d28x2 measured 31.0 µs at 1×4096×14336, one round streaming at
+//! 0.97 of the copy bandwidth, and 42.7 µs at 1×16896×4096, four rounds of ~10.7 µs each at 0.76 of it;
+//! with the ends inside the max one memory efficiency cannot give both, and the fit's 0.78 priced the
+//! long stream at 38 µs).
+//!
 //! **The constants** are measured on the GPU in hand ([`calibrate`](super::calibrate::calibrate), `kernel-lab calibrate`: each
 //! configuration timed on a handful of shapes designed from its own tile and the SM count — one round
 //! of tiles, a third of one, two and a half; shallow and deep K; a weight-streaming shape — and fitted,
@@ -66,6 +76,9 @@ pub struct Schedule {
     pub rounds: f64,
     /// The fraction of those CTAs busy in the last round (1: every round full).
     pub last_busy: f64,
+    /// Whether each CTA runs one unit and exits (K split over a cluster): its tile's end then overlaps
+    /// no loads of a next unit (the module doc).
+    pub one_unit: bool,
 }
 
 /// The K depth of one block of every step.
@@ -148,7 +161,7 @@ pub fn schedule(step: &Step, s: Shape, sms: u32, blocks_per_sm: u32, h8_resident
     };
     let (rounds, last_busy) = waves;
     Some(Schedule { kblocks: kblocks as f64, tiles: done as f64, l2_bytes, bytes: base_bytes + extra, splits: splits as u32, split_work: (done * (splits - 1)) as f64,
-                    rounds: rounds as f64, last_busy })
+                    rounds: rounds as f64, last_busy, one_unit: matches!(step.grid, Grid::ClusterSplitK { .. }) })
 }
 
 /// One configuration's measured constants (see the module doc), µs and a fraction.
@@ -175,17 +188,21 @@ impl StepCost {
     /// fraction `f` of the CTAs busy moves `f` of a full round's bytes but still takes a whole CTA's
     /// work — there fewer SMs stream than the DRAM could feed (session 69: d16 at 32×12288×4096,
     /// 192 tiles on 132 SMs, measured 33.5 µs; predicted 29.0 from the totals, 33.3 by rounds). The
-    /// hardware-scheduled grids ([`schedule`] gives them one round, all busy) keep the totals.
+    /// hardware-scheduled grids ([`schedule`] gives them one round, all busy) keep the totals. A grid
+    /// whose CTAs run one unit each ([`Schedule::one_unit`]) adds its tiles' ends to every round.
     pub fn predict(&self, sch: &Schedule, copy_gbps: f64, l2_gbps: f64) -> f64 {
-        let compute = sch.kblocks * self.kblock_us + sch.tiles * self.tile_us + sch.split_work * self.split_us;
+        let kloop = sch.kblocks * self.kblock_us;
+        let ends = sch.tiles * self.tile_us + sch.split_work * self.split_us;
         let memory = sch.bytes / (self.mem_eff.max(1e-3) * copy_gbps * 1e3);
         let l2 = if l2_gbps > 0.0 { sch.l2_bytes / (l2_gbps * 1e3) } else { 0.0 };
         let rounds = sch.rounds.max(1.0);
         let f = sch.last_busy.clamp(1e-6, 1.0);
         // Traffic in units of a full round: (rounds − 1) full ones and the last's fraction.
         let full = rounds - 1.0 + f;
-        let (c, m, l) = (compute / rounds, memory / full, l2 / full);
-        self.fixed_us + (rounds - 1.0) * c.max(m).max(l) + c.max(f * m).max(f * l)
+        // A one-unit CTA's end is serial to its round (the module doc); elsewhere it is work like the K loop.
+        let (c, e) = if sch.one_unit { (kloop / rounds, ends / rounds) } else { ((kloop + ends) / rounds, 0.0) };
+        let (m, l) = (memory / full, l2 / full);
+        self.fixed_us + (rounds - 1.0) * (c.max(m).max(l) + e) + c.max(f * m).max(f * l) + e
     }
 }
 
@@ -595,6 +612,30 @@ mod tests {
             assert_eq!(sch.last_busy, 1.0, "{s}");
             assert!((c.predict(&sch, 4249.9, 0.0) - totals(&sch)).abs() < 1e-9, "{s}");
         }
+    }
+
+    /// A one-unit grid (d28: K split over a cluster) adds its tiles' ends to every round, even where
+    /// memory binds: the shipped H200 constants give both of session 82's d28x2 weight streams within
+    /// 8% — one round of 1×4096×14336 at 0.97 of the copy bandwidth (31.0 µs) and four rounds of
+    /// 1×16896×4096 (42.7 µs) — where ends inside the max cannot (one memory efficiency for both).
+    #[test]
+    fn one_unit_ctas_add_their_ends_to_each_round() {
+        let model = CostModel::shipped("H200", 132);
+        let d28x2 = &steps::D28[0];
+        assert_eq!(d28x2.kernel.step, "d28x2");
+        for (s, measured) in [(shape(1, 4096, 14336), 31.0), (shape(1, 16896, 4096), 42.7)] {
+            let sch = schedule(d28x2, s, 132, 1, R).unwrap();
+            assert!(sch.one_unit);
+            let t = model.predict(d28x2, s, false, 132, 1, R).unwrap();
+            assert!((t / measured - 1.0).abs() < 0.08, "{s}: {t:.1} µs predicted, {measured} measured");
+            // The same constants with the ends competing with the traffic: never more.
+            let c = model.cost_of(d28x2).unwrap();
+            let overlapped = c.predict(&Schedule { one_unit: false, ..sch }, model.copy_gbps, model.l2_gbps);
+            assert!(overlapped <= t + 1e-9, "{s}");
+        }
+        // The persistent and hardware-scheduled grids keep their ends inside the round's work.
+        assert!(!schedule(&steps::D16, shape(32, 4096, 4096), 132, 1, R).unwrap().one_unit);
+        assert!(!schedule(&steps::D2, shape(1, 4096, 4096), 132, 4, R).unwrap().one_unit);
     }
 
     /// Properties of the model with any positive constants: never a configuration that cannot run the

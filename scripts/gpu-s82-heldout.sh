@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Session 82, one-unit CTAs' ends serial to their rounds in the GEMM cost model, d28/h8 refitted, the
+# cluster split's whole-K margin 15% -> 10% (issue 48), and what it does to the runner (issue 51).
+# Part E (PARTS contains E): the entry against cuBLAS, bf16, before (.carry/old: the build of dff4d0a,
+# session 81's final) and after, 3 processes each alternating, on 55 shapes whose pick changed: up to 4
+# of each (old, new) pick pair among the changed bf16 picks of `shapes.py gemm` and `shapes.py gemm --tp
+# 4,8 --m 1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768,1024,2048`, drawn with
+# random.seed(8282) (results/2026-12-02-h200-session82/heldout-changed.txt).
+# Part R (PARTS contains R): the Llama-3-8B-shaped runner at batch 1 (synthetic weights, 2048-token
+# prompt, 64 steps, the graph replayed 100 times), before and after, 3 processes each alternating.
+set -uo pipefail
+. scripts/device-log.sh s82-heldout-${PARTS:-ER}.txt 200
+[ -d $C/old ] && (cd $C/old && xz -d -f *.xz 2>/dev/null; chmod +x * 2>/dev/null)
+R=results/2026-12-02-h200-session82
+t0=$(date +%s); stamp() { echo "t+$(( $(date +%s) - t0 ))s $*" | tee -a "$L"; }
+if [[ "${PARTS:-ER}" == *E* ]]; then
+  S=$(paste -sd, $R/heldout-changed.txt)
+  for i in 1 2 3; do
+    for b in old new; do
+      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
+      echo "== set heldout-changed process $i build $b" | tee -a "$L"
+      T=150 run $bin --family gemm --dtype bf16 --reps 10 --warmup 2 --gemm-sizes $S --seed 82$i
+    done
+    stamp "heldout process $i"
+  done
+fi
+if [[ "${PARTS:-ER}" == *R* ]] && [ -x $C/old/llm ]; then
+  M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
+  for b in old new; do bin=$C/llm; [ $b = old ] && bin=$C/old/llm; T=150 run $bin --model $M --synthetic-weights --prompt-len 128 --max-new 8 --batch 1; done
+  stamp "runner warm"
+  for i in 1 2 3; do
+    for b in old new; do
+      bin=$C/llm; [ $b = old ] && bin=$C/old/llm
+      echo "== runner process $i build $b" | tee -a "$L"
+      T=120 run env KERNEL_LAB_LLM_REPLAY=100 $bin --model $M --synthetic-weights --prompt-len 2048 --max-new 64 --ignore-eos --batch 1 --json $OUT/llm-$b-$i.json
+    done
+    stamp "runner $i"
+  done
+fi
+grep -E "^exit [1-9]|panicked" "$L" | head || true
+xz -9 -f "$L"
