@@ -25,13 +25,14 @@
 //!
 //! Where each CTA runs one unit and exits (K split over a cluster: h8, d28), a tile's end
 //! (`ends = tiles·tile + split_work·split`: the partials' sum through distributed shared memory, the
-//! stores, the cluster's exit and the next wave's start) overlaps nothing — no producer runs ahead into
-//! a next unit — so it is added to each round's longer of work and traffic instead of competing with
-//! them: `(r − 1)·(max(kloop/r, dram/w, l2/w) + ends/r) + max(kloop/r, f·dram/w, f·l2/w) + ends/r` with
-//! `kloop = kblocks·kblock` (session 82: d28x2 measured 31.0 µs at 1×4096×14336, one round streaming at
-//! 0.97 of the copy bandwidth, and 42.7 µs at 1×16896×4096, four rounds of ~10.7 µs each at 0.76 of it;
-//! with the ends inside the max one memory efficiency cannot give both, and the fit's 0.78 priced the
-//! long stream at 38 µs).
+//! stores, the cluster's exit and the next wave's start) overlaps no loads — no producer runs ahead into
+//! a next unit — so it follows the round's K loop or DRAM stream instead of competing with them:
+//! `(r − 1)·max(max(kloop/r, dram/w) + ends/r, l2/w) + max(max(kloop/r, f·dram/w) + ends/r, f·l2/w)`
+//! with `kloop = kblocks·kblock`. The L2 bound stays against the whole round: `l2` is measured as fill
+//! bytes over whole launches, ends included. Session 82: d28x2 measured 31.0 µs at 1×4096×14336, one
+//! round streaming at 0.97 of the copy bandwidth, and 42.7 µs at 1×16896×4096, four rounds of ~10.7 µs
+//! each at 0.76 of it; with the ends inside the max one memory efficiency cannot give both, and the
+//! fit's 0.78 priced the long stream at 38 µs.
 //!
 //! **The constants** are measured on the GPU in hand ([`calibrate`](super::calibrate::calibrate), `kernel-lab calibrate`: each
 //! configuration timed on a handful of shapes designed from its own tile and the SM count — one round
@@ -202,7 +203,7 @@ impl StepCost {
         // A one-unit CTA's end is serial to its round (the module doc); elsewhere it is work like the K loop.
         let (c, e) = if sch.one_unit { (kloop / rounds, ends / rounds) } else { ((kloop + ends) / rounds, 0.0) };
         let (m, l) = (memory / full, l2 / full);
-        self.fixed_us + (rounds - 1.0) * (c.max(m).max(l) + e) + c.max(f * m).max(f * l) + e
+        self.fixed_us + (rounds - 1.0) * (c.max(m) + e).max(l) + (c.max(f * m) + e).max(f * l)
     }
 }
 
