@@ -6,6 +6,8 @@
 # of each (old, new) pick pair among the changed bf16 picks of `shapes.py gemm` and `shapes.py gemm --tp
 # 4,8 --m 1,2,3,4,6,8,12,16,24,32,48,64,96,128,192,256,384,512,768,1024,2048`, drawn with
 # random.seed(8282) (results/2026-12-02-h200-session82/heldout-changed.txt).
+# Part S (PARTS contains S; SAMPLE_PROCS, default "1 2 3"): the new build over a fresh 200-shape corpus
+# sample (`shapes.py gemm --sample 200 --seed 8282`), one process per entry of SAMPLE_PROCS.
 # Part R (PARTS contains R): the Llama-3-8B-shaped runner at batch 1 (synthetic weights, 2048-token
 # prompt, 64 steps, the graph replayed 100 times), before and after, 3 processes each alternating.
 set -uo pipefail
@@ -22,6 +24,13 @@ if [[ "${PARTS:-ER}" == *E* ]]; then
       T=150 run $bin --family gemm --dtype bf16 --reps 10 --warmup 2 --gemm-sizes $S --seed 82$i
     done
     stamp "heldout process $i"
+  done
+fi
+if [[ "${PARTS:-ER}" == *S* ]]; then
+  for i in ${SAMPLE_PROCS:-1 2 3}; do
+    echo "== set sample-8282 process $i build new" | tee -a "$L"
+    T=${PT:-170} run $C/kernel-lab --family gemm --dtype bf16 --reps 10 --warmup 2 --shapes-file $R/sample-200-seed8282.tsv --seed 828$i
+    stamp "sample process $i"
   done
 fi
 if [[ "${PARTS:-ER}" == *R* ]] && [ -x $C/old/llm ]; then
