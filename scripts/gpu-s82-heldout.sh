@@ -8,6 +8,9 @@
 # random.seed(8282) (results/2026-12-02-h200-session82/heldout-changed.txt).
 # Part S (PARTS contains S; SAMPLE_PROCS, default "1 2 3"): the new build over a fresh 200-shape corpus
 # sample (`shapes.py gemm --sample 200 --seed 8282`), one process per entry of SAMPLE_PROCS.
+# Part F (PARTS contains F): part S in f16, 3 processes.
+# Part T (PARTS contains T): every candidate timed (--autotune, one process) on the sample's 14 shapes under
+# 0.90x cuBLAS in part S (results/2026-12-02-h200-session82/sample-under-0.90.txt), bf16.
 # Part R (PARTS contains R): the Llama-3-8B-shaped runner at batch 1 (synthetic weights, 2048-token
 # prompt, 64 steps, the graph replayed 100 times), before and after, 3 processes each alternating.
 set -uo pipefail
@@ -32,6 +35,18 @@ if [[ "${PARTS:-ER}" == *S* ]]; then
     T=${PT:-170} run $C/kernel-lab --family gemm --dtype bf16 --reps 10 --warmup 2 --shapes-file $R/sample-200-seed8282.tsv --seed 828$i
     stamp "sample process $i"
   done
+fi
+if [[ "${PARTS:-ER}" == *F* ]]; then
+  for i in 1 2 3; do
+    echo "== set sample-8282-f16 process $i build new" | tee -a "$L"
+    T=${PT:-170} run $C/kernel-lab --family gemm --dtype f16 --reps 10 --warmup 2 --shapes-file $R/sample-200-seed8282.tsv --seed 828$i
+    stamp "f16 sample process $i"
+  done
+fi
+if [[ "${PARTS:-ER}" == *T* ]]; then
+  echo "== set under-0.90 autotune build new" | tee -a "$L"
+  T=280 run $C/kernel-lab --family gemm --dtype bf16 --gemm-sizes $(paste -sd, $R/sample-under-0.90.txt) --autotune --tune-cache $OUT/tune-under.json
+  stamp "autotune"
 fi
 if [[ "${PARTS:-ER}" == *R* ]] && [ -x $C/old/llm ]; then
   M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
