@@ -17,18 +17,7 @@ set -uo pipefail
 . scripts/device-log.sh s82-heldout-${PARTS:-ER}.txt 200
 [ -d $C/old ] && (cd $C/old && xz -d -f *.xz 2>/dev/null; chmod +x * 2>/dev/null)
 R=results/2026-12-02-h200-session82
-t0=$(date +%s); stamp() { echo "t+$(( $(date +%s) - t0 ))s $*" | tee -a "$L"; }
-if [[ "${PARTS:-ER}" == *E* ]]; then
-  S=$(paste -sd, $R/heldout-changed.txt)
-  for i in 1 2 3; do
-    for b in old new; do
-      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
-      echo "== set heldout-changed process $i build $b" | tee -a "$L"
-      T=150 run $bin --family gemm --dtype bf16 --reps 10 --warmup 2 --gemm-sizes $S --seed 82$i
-    done
-    stamp "heldout process $i"
-  done
-fi
+[[ "${PARTS:-ER}" == *E* ]] && gemm_old_new heldout-changed 82 bf16 --gemm-sizes $(paste -sd, $R/heldout-changed.txt)
 if [[ "${PARTS:-ER}" == *S* ]]; then
   for i in ${SAMPLE_PROCS:-1 2 3}; do
     echo "== set sample-8282 process $i build new" | tee -a "$L"
@@ -48,18 +37,6 @@ if [[ "${PARTS:-ER}" == *T* ]]; then
   T=280 run $C/kernel-lab --family gemm --dtype bf16 --gemm-sizes $(paste -sd, $R/sample-under-0.90.txt) --autotune --tune-cache $OUT/tune-under.json
   stamp "autotune"
 fi
-if [[ "${PARTS:-ER}" == *R* ]] && [ -x $C/old/llm ]; then
-  M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
-  for b in old new; do bin=$C/llm; [ $b = old ] && bin=$C/old/llm; T=150 run $bin --model $M --synthetic-weights --prompt-len 128 --max-new 8 --batch 1; done
-  stamp "runner warm"
-  for i in 1 2 3; do
-    for b in old new; do
-      bin=$C/llm; [ $b = old ] && bin=$C/old/llm
-      echo "== runner process $i build $b" | tee -a "$L"
-      T=120 run env KERNEL_LAB_LLM_REPLAY=100 $bin --model $M --synthetic-weights --prompt-len 2048 --max-new 64 --ignore-eos --batch 1 --json $OUT/llm-$b-$i.json
-    done
-    stamp "runner $i"
-  done
-fi
+[[ "${PARTS:-ER}" == *R* ]] && [ -x $C/old/llm ] && runner_old_new 1
 grep -E "^exit [1-9]|panicked" "$L" | head || true
 xz -9 -f "$L"
