@@ -1043,7 +1043,7 @@ mod tests {
                 assert!(c.step.kernel.step.starts_with("d2m64"), "{s}: the rule's region");
                 let r = refine_decode(c, &h200, s, true, 132, R, elem);
                 // The model's pick among the non-cluster candidates, or a d28 the model predicts faster
-                // still (by `CLUSTER_SPLIT_MARGIN` where the pick is a whole-K tile).
+                // still (by `refine_cluster_split`'s margins where the pick is a whole-K tile).
                 let picked = choose_by_among(&h200, s, true, 132, R, elem, false).unwrap();
                 let t = |c: Config| h200.predict(c.step, s, false, 132, crate::runtime::tuning::decode_blocks_per_sm(), R).unwrap();
                 assert!(r == picked || (is_cluster_split(r.step) && t(r) < t(picked)), "{s}: {} against the model's {}", r.label(), picked.label());
