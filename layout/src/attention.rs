@@ -541,9 +541,10 @@ pub enum BwdHTile {
     /// `BWD_H_ROWS` keys × `BWD_H_STREAM` queries in [`sw128_byte`]'s layout — both warpgroups' halves,
     /// the A operand of dQ = dS·K.
     Ds,
-    /// Step b4 only ([`bwd_h4_offset`], "stage" = the warpgroup): a warpgroup's half of the tile's dQ in
-    /// f32, `BWD_H_STREAM` queries × `d / 2` columns in [`bwd_h4_dq_at`]'s order, the source of the bulk
-    /// reduce-add into the warpgroup's half of the tile's block of dQ's accumulator.
+    /// Step b4 only ([`bwd_h4_offset`], "stage" = the warpgroup + 2 × the buffer, [`bwd_h4_dq_bufs`]
+    /// buffers by the tile's parity): a warpgroup's half of the tile's dQ in f32, `BWD_H_STREAM` queries ×
+    /// `d / 2` columns in [`bwd_h4_dq_at`]'s order, the source of the bulk reduce-add into the warpgroup's
+    /// half of the tile's block of dQ's accumulator.
     Dq,
 }
 
@@ -589,18 +590,27 @@ const _: () = assert!(bwd_h_smem(64) == 84 * 1024 && bwd_h_smem(128) == 164 * 10
 /// dQ product still reads this one (one CTA barrier a tile).
 pub const BWD_H4_DS: u32 = 2;
 
+/// Step b4's dQ staging buffers a warpgroup ([`BwdHTile::Dq`]): two at D = 64, where shared memory has the
+/// room, so that a tile's dQ stores wait only for the bulk reduce two tiles back to have read its buffer
+/// (`cp.async.bulk.wait_group.read 1`); one at D = 128, whose 226.5 KiB leave none (`wait_group.read 0`:
+/// the last tile's reduce).
+pub const fn bwd_h4_dq_bufs(d: u32) -> u32 {
+    if d <= 64 { 2 } else { 1 }
+}
+
 /// Byte offset of `what` in step b4's dynamic shared memory at head dim `d`, from its first 1024-byte
 /// boundary: b3's X and Y, [`BWD_H_STAGES`] stages of (A, B) without the statistics, [`BWD_H4_DS`] dSᵀ
-/// tiles ([`BwdHTile::Ds`], by `stage`), the two warpgroups' dQ halves ([`BwdHTile::Dq`], `stage` = the
-/// warpgroup), then the stages' statistics packed (512 bytes each): the statistics leave the stages so
-/// that dQ's 32 KiB of f32 fit at D = 128. Every tile starts on a 1024-byte boundary.
+/// tiles ([`BwdHTile::Ds`], by `stage`), the warpgroups' dQ halves ([`BwdHTile::Dq`], `stage` = the
+/// warpgroup + 2 × the buffer, [`bwd_h4_dq_bufs`] buffers), then the stages' statistics packed (512
+/// bytes each): the statistics leave the stages so that dQ's 32 KiB of f32 fit at D = 128. Every tile
+/// starts on a 1024-byte boundary.
 pub const fn bwd_h4_offset(d: u32, what: BwdHTile, stage: u32) -> u32 {
     let res = 2 * BWD_H_ROWS * d;
     let str_ = 2 * BWD_H_STREAM * d;
     let s0 = 2 * res + stage * 2 * str_;
     let ds0 = 2 * res + BWD_H_STAGES * 2 * str_;
     let dq0 = ds0 + BWD_H4_DS * 2 * BWD_H_ROWS * BWD_H_STREAM;
-    let stats0 = dq0 + 2 * bwd_h4_dq_bytes(d);
+    let stats0 = dq0 + 2 * bwd_h4_dq_bufs(d) * bwd_h4_dq_bytes(d);
     match what {
         BwdHTile::X => 0,
         BwdHTile::Y => res,
@@ -653,12 +663,12 @@ pub const fn bwd_h4_bars(d: u32) -> u32 {
 }
 
 /// Step b4's dynamic shared memory: 1024 bytes of alignment slack, [`bwd_h4_offset`]'s regions and 64
-/// bytes for the stage barriers — 130.5 KiB + 64 B at D = 64, 226.5 KiB + 64 B at D = 128 (the limit is
-/// 227 KiB).
+/// bytes for the stage barriers — 146.5 KiB + 64 B at D = 64 (two dQ buffers), 226.5 KiB + 64 B at D = 128
+/// (the limit is 227 KiB).
 pub const fn bwd_h4_smem(d: u32) -> u32 {
     1024 + bwd_h4_bars(d) + 64
 }
-const _: () = assert!(bwd_h4_smem(64) == 130 * 1024 + 576 && bwd_h4_smem(128) == 226 * 1024 + 576 && BWD_H_STAGES * 8 <= 64);
+const _: () = assert!(bwd_h4_smem(64) == 146 * 1024 + 576 && bwd_h4_smem(128) == 226 * 1024 + 576 && BWD_H_STAGES * 8 <= 64);
 
 /// The backward kernels' sizes and strides (a kernel parameter, by value). Q, O, dO and dQ share one
 /// layout, K, V, dK and dV another, and the forward's LSE a third, each as element strides between a
@@ -847,8 +857,10 @@ mod tests {
             for st in 0..BWD_H_STAGES {
                 regions.extend([(BwdHTile::A, st, 2 * BWD_H_STREAM * d), (BwdHTile::B, st, 2 * BWD_H_STREAM * d)]);
             }
-            regions.extend([(BwdHTile::Ds, 0, 2 * BWD_H_ROWS * BWD_H_STREAM), (BwdHTile::Ds, 1, 2 * BWD_H_ROWS * BWD_H_STREAM), (BwdHTile::Dq, 0, bwd_h4_dq_bytes(d)),
-                            (BwdHTile::Dq, 1, bwd_h4_dq_bytes(d))]);
+            regions.extend([(BwdHTile::Ds, 0, 2 * BWD_H_ROWS * BWD_H_STREAM), (BwdHTile::Ds, 1, 2 * BWD_H_ROWS * BWD_H_STREAM)]);
+            for st in 0..2 * bwd_h4_dq_bufs(d) {
+                regions.push((BwdHTile::Dq, st, bwd_h4_dq_bytes(d)));
+            }
             for st in 0..BWD_H_STAGES {
                 regions.push((BwdHTile::Stats, st, 8 * BWD_H_STREAM));
             }

@@ -193,6 +193,17 @@ pub unsafe fn cp_async_bulk_wait_group_read0() {
     unsafe { asm!("cp.async.bulk.wait_group.read 0;", options(nostack)) }
 }
 
+/// `cp.async.bulk.wait_group.read N;` — waits until all but the `N` most recently committed bulk groups
+/// have read their sources (a buffer of `N + 1` may then be rewritten).
+///
+/// # Safety
+/// sm_90.
+#[inline(always)]
+pub unsafe fn cp_async_bulk_wait_group_read<const N: u32>() {
+    // SAFETY: no operands; the default memory clobber keeps later shared stores after it.
+    unsafe { asm!("cp.async.bulk.wait_group.read {n};", n = const N, options(nostack)) }
+}
+
 /// `cp.async.bulk.wait_group 0;` — waits until every committed bulk store has completed (its writes are
 /// done), e.g. before the kernel exits.
 ///

@@ -20,12 +20,13 @@ use kernel_lab_bench::{
 };
 
 const HELP: &str = "\
-kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--json FILE] [--dump DIR] [--dq fastest|atomic|deterministic]
+kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--steps LIST] [--json FILE] [--dump DIR] [--dq fastest|atomic|deterministic]
   Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
   same problem, then b2 (deterministic dQ) against b1, then (Hopper) b3 against b2 and b4 (atomic dQ)
-  against b3. TFLOP/s: 2.5 × the forward's 4·B·H·D per
+  against b3. --steps (comma-separated b1, b2, b3, b4; default all) times only those rows, each still
+  against its baseline. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
   scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq picks the dumped
@@ -37,7 +38,7 @@ const DEFAULT_SHAPES: &str = "2x16x16x4096x128,1x16x16x8192x128,1x32x8x8192x128,
 
 /// `kernel-lab backward …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--json", "--dump", "--dq"]) {
+    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--steps", "--json", "--dump", "--dq"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -57,7 +58,21 @@ pub fn main(args: &[String]) -> i32 {
         "atomic" => DqMode::Atomic,
         other => return sub::usage(format!("backward: --dq takes fastest, atomic or deterministic, not {other:?}")),
     };
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json, dump, dq), || run::<half::bf16>(&gpu, &parsed, json, dump, dq))
+    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4", String::as_str).split(',').collect();
+    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4"].contains(s)) {
+        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4 (comma-separated), not {bad:?}"));
+    }
+    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4") };
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, steps, json, dump, dq), || run::<half::bf16>(&gpu, &parsed, steps, json, dump, dq))
+}
+
+/// Which steps' rows `run` times (`--steps`); each against its baseline as without the flag.
+#[derive(Clone, Copy)]
+struct Steps {
+    b1: bool,
+    b2: bool,
+    b3: bool,
+    b4: bool,
 }
 
 /// Writes `x` as raw little-endian bytes to `dir/name`.
@@ -69,7 +84,7 @@ fn dump_raw<T: Element>(gpu: &Gpu, dir: &std::path::Path, name: &str, x: &cudarc
     std::fs::write(dir.join(name), bytes).map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot write {}: {e}", dir.join(name).display())))
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: Option<&str>, dump_dq: DqMode) -> Result<()> {
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<&str>, dump: Option<&str>, dump_dq: DqMode) -> Result<()> {
     let mut rows = vec![];
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
@@ -101,23 +116,25 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: O
                 None => lse = gpu.upload(&vec![8.0f32; b * l * h])?,
             }
             let base = if hopper { "a19 forward".to_string() } else { "fixed-length forward".to_string() };
-            let (bwd, fw) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
-                if is_base {
-                    match (fwd.as_mut(), fixed.as_mut()) {
-                        (Some(f), _) => f.run(&q, &kk, &vv, &cq, &cq, &mut o, &mut lse).map(|_| ()),
-                        (None, Some(f)) => f.run(&fq, &fq, &fq, &mut fo, &mut fl),
-                        _ => Ok(()),
-                    }
-                } else {
-                    plan.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())
-                }
-            })?;
-            let (us, fus) = (bwd.median_ms * 1e3, fw.median_ms * 1e3);
-            let tflops = 2.5 * flops / bwd.median_ms / 1e9;
             let mask = if causal { " causal" } else { "" };
-            let config = format!("b1{mask}");
-            println!("| {shape} | {config} | {us:.1} | {tflops:.0} | {base} | {fus:.1} | {:.2} |", us / fus);
-            rows.push(serde_json::json!({"shape": shape, "config": config, "us": us, "tflops": tflops, "forward": base, "forward_us": fus}));
+            if steps.b1 {
+                let (bwd, fw) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
+                    if is_base {
+                        match (fwd.as_mut(), fixed.as_mut()) {
+                            (Some(f), _) => f.run(&q, &kk, &vv, &cq, &cq, &mut o, &mut lse).map(|_| ()),
+                            (None, Some(f)) => f.run(&fq, &fq, &fq, &mut fo, &mut fl),
+                            _ => Ok(()),
+                        }
+                    } else {
+                        plan.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).map(|_| ())
+                    }
+                })?;
+                let (us, fus) = (bwd.median_ms * 1e3, fw.median_ms * 1e3);
+                let tflops = 2.5 * flops / bwd.median_ms / 1e9;
+                let config = format!("b1{mask}");
+                println!("| {shape} | {config} | {us:.1} | {tflops:.0} | {base} | {fus:.1} | {:.2} |", us / fus);
+                rows.push(serde_json::json!({"shape": shape, "config": config, "us": us, "tflops": tflops, "forward": base, "forward_us": fus}));
+            }
             // A step timed interleaved with another on the same inputs: one row of the table.
             let mut versus = |new: &mut BackwardPlan<T>, base: &mut BackwardPlan<T>, config: String, base_name: &str| -> Result<()> {
                 let (t_new, t_base) = time_pair(gpu, 3, 100, 600.0, |_, is_base| {
@@ -131,13 +148,19 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], json: Option<&str>, dump: O
             };
             // b2 (deterministic dQ) against b1; b3 (b2 on wgmma) against b2, where the GPU runs it.
             let mut det = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic).with_engine(Engine::MmaSync))?;
-            versus(&mut det, &mut plan, format!("b2 deterministic{mask}"), "b1")?;
+            if steps.b2 {
+                versus(&mut det, &mut plan, format!("b2 deterministic{mask}"), "b1")?;
+            }
             if hopper {
                 let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic).with_engine(Engine::Wgmma))?;
-                versus(&mut h3, &mut det, format!("b3 wgmma{mask}"), "b2")?;
+                if steps.b3 {
+                    versus(&mut h3, &mut det, format!("b3 wgmma{mask}"), "b2")?;
+                }
                 // b4 (b3's dK/dV kernel computing dQ too, by atomics) against b3.
                 let mut h4 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma))?;
-                versus(&mut h4, &mut h3, format!("b4 wgmma atomic{mask}"), "b3")?;
+                if steps.b4 {
+                    versus(&mut h4, &mut h3, format!("b4 wgmma atomic{mask}"), "b3")?;
+                }
             }
             if let Some(dir) = dump {
                 // The gradients of the plan `--dq` picks (the default: b4 on Hopper), with their inputs, for the torch check.
