@@ -410,8 +410,8 @@ pub fn fit_model(samples: &[Sample], source: String, sms: u32, blocks_per_sm: u3
 /// The shapes `step` is calibrated on (pure): from its own tile and the slots of this GPU — a third
 /// of a round of tiles, one round, two and a half; K 512 and 4096 each —, two weight-streaming shapes
 /// (one activation row, one and four rounds of column tiles, K 4096), for the steps with tiles of at
-/// most 64 rows two tile rows at one and four rounds (K 4096), and for the steps with taller tiles six
-/// and sixteen rounds at K 4096. Only shapes the step takes, none beyond 2^20 in any dimension.
+/// most 64 rows two tile rows at one and four rounds (K 4096) and eight tile rows at one round (K 512
+/// and 2048), and for the steps with taller tiles six and sixteen rounds at K 4096. Only shapes the step takes, none beyond 2^20 in any dimension.
 pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Vec<Shape> {
     let (rows, cols) = step.grid.tile();
     let (rows, cols) = (rows as usize, cols as usize);
@@ -451,6 +451,12 @@ pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident
         // see (session 58: d7 measured 1.2–1.7× its one-row prediction there).
         dims.push((2 * rows, (slots / 2).max(1) * cols, 4096));
         dims.push((2 * rows, 2 * slots * cols, 4096));
+        // Eight tile rows, one round of tiles, shallow and mid K: tiles enough that the persistent split
+        // steps split nothing (every shape above splits d7/d11, whose fixed cost then carried the splits':
+        // session 82 measured d7 at 6.1 µs on 1024×768×384, priced 10.2).
+        for k in [512, 2048] {
+            dims.push((8 * rows, (slots / 8).max(1) * cols, k));
+        }
     }
     if !decode {
         // Many rounds of compute (the clocks under sustained load, the L2's reuse across waves).
