@@ -70,15 +70,18 @@
 //! 0.98–1.00× of that; the default now 1.01–1.04× f56c045's. Starting each CTA's walk at a different query
 //! tile (against same-address contention in the L2): 0.995–1.007×, not kept.
 //!
-//! Session 83: the wait for the last bulk reduce to have read a warpgroup's dQ buffer
-//! (`wait_group.read`), which the elected thread did before the tile's CTA barrier — so a lagging
-//! reduce held both warpgroups. At D = 64 shared memory has room for a second buffer (146.5 KiB):
-//! the tiles alternate, and the wait before the barrier leaves one group pending (the last tile's,
-//! from the other buffer). At D = 128 (226.5 KiB, no room) the wait moves after the tile's products,
-//! just before the warpgroup's stores, behind a named barrier of the warpgroup (one more a tile).
-//! Predicted (before the run): D = 64 0.87–0.95× the time (session 66's ablation put dQ's traffic at
-//! 0.63 / 0.86 of b3's time there, and the bulk reduce bought only 2–4% at D = 64, unlike D = 128's
-//! 13–17%); D = 128 0.95–1.00× (a build with no wait at all, racy and timed only, bounds it).
+//! Session 83 (`results/2026-12-02-h200-session83`): the wait for the last bulk reduce to have read a
+//! warpgroup's dQ buffer (`wait_group.read`), which the elected thread does before the tile's CTA
+//! barrier — so a lagging reduce would hold both warpgroups. At D = 64 shared memory has room for a
+//! second buffer (146.5 KiB): the tiles alternate, and the wait leaves one group pending (the last
+//! tile's, from the other buffer). At D = 128 (226.5 KiB, no room) the wait was moved after the tile's
+//! products, just before the warpgroup's stores, behind a named barrier of the warpgroup. Predicted
+//! (before the run): D = 64 0.87–0.95× the time (session 66's ablation put dQ's traffic at 0.63 / 0.86
+//! of b3's time there, and the bulk reduce bought only 2–4% at D = 64, unlike D = 128's 13–17%); D = 128
+//! 0.95–1.00×. Measured (3 processes, interleaved): **D = 64 0.987–0.996×** (kept); D = 128 0.993–1.009×
+//! (reverted), and a timing-only build without any wait at D = 128 (racy) 0.977–1.003×. The wait costs
+//! at most 1–2%: what dQ's traffic costs b4 (0.59 → 0.81 of b3's time in session 66's ablations) is not
+//! the reducing thread's wait — so a dQ warp of its own would not buy it back either.
 use super::fa2_backward::sequence;
 use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
@@ -178,11 +181,10 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
     // `st.shared` after tile i − 1's barrier: its last readers, tile i − 2's dQ products, were retired by
     // every warpgroup before that barrier;
     // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it.
-    // dQ: warpgroup w's half (BwdHTile::Dq, its own; buffer i % bufs, two at D = 64) is written after its
-    // elected thread waited until the last reduce from that buffer had read it (`wait_group.read`; one
-    // group a tile, each committed by that thread): with two buffers before tile i's barrier, 1 group left
-    // pending (tile i − 1's, from the other buffer); with one, 0 left, after the tile's products and before
-    // the warpgroup's named barrier (1 + w, 128 threads) that precedes its stores; each writer fences to the
+    // dQ: warpgroup w's half (BwdHTile::Dq, its own; buffer i % bufs, two at D = 64) is written after tile
+    // i's barrier, before which its elected thread waited until the last reduce from that buffer had read
+    // it (`wait_group.read`; one group a tile, each committed by that thread: with one buffer 0 left
+    // pending, with two 1 — tile i − 1's, from the other buffer); each writer fences to the
     // async proxy and the warpgroup's named barrier (1 + w, 128 threads) precedes the reduce. The reduce
     // adds 32·D f32 to half w of block (tile, head `item.0`), tile = `bwd_h4_dq_tile(q_start, b) + qt` <
     // `bwd_h4_dq_tiles(tokens_q, batch)` (the host sizes the accumulator so, heads blocks a tile), which
@@ -365,10 +367,14 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     // Tile i + 1's copies (the only group in flight) landed too.
                     cp_async_wait_group::<0>();
                     fence_proxy_async_shared_cta(); // this thread's dSᵀ and copies, to the async proxy
-                    if bwd_h4_dq_bufs(D) == 2 && tid % 128 == 0 {
-                        // Two buffers: the reduce before the last one, which read the buffer this tile's dQ
-                        // goes to (below, after the barrier), is done reading it.
-                        cp_async_bulk_wait_group_read::<1>();
+                    if tid % 128 == 0 {
+                        // The reduce that last read the buffer this tile's dQ goes to (below, after the
+                        // barrier) is done reading it: the last tile's with one buffer, the one before with two.
+                        if bwd_h4_dq_bufs(D) == 2 {
+                            cp_async_bulk_wait_group_read::<1>();
+                        } else {
+                            cp_async_bulk_wait_group_read::<0>();
+                        }
                     }
                     // Both halves of dSᵀ written and tile i + 1's copies everyone's; every warpgroup retired tile
                     // i − 1's dK (its first wait of this tile), so stage (i + 2) % 3 = (i − 1) % 3 is free for
@@ -383,15 +389,6 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     issue_rs::<E, D>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q
                     wgmma_wait_group::<1>(); // dV and dQ retired; dK runs on into the next tile
                     pin(&mut acc_dv);
-                    if bwd_h4_dq_bufs(D) == 1 {
-                        // One buffer: the last tile's reduce is done reading it — waited for here, after this
-                        // tile's products, by the warpgroup alone (not before the CTA barrier, where the
-                        // whole CTA would wait with it).
-                        if tid % 128 == 0 {
-                            cp_async_bulk_wait_group_read::<0>();
-                        }
-                        sync_named(1 + wg, 128);
-                    }
                     // dQ's half into the warpgroup's half of the tile's block (`bwd_h4_dq_at`'s order: pair k =
                     // 2·nt + hh of thread tid at 8·(128k + tid) bytes), then one bulk reduce-add of the half.
                     if D == 128 {
