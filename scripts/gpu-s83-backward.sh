@@ -3,7 +3,9 @@
 # D = 64, the one buffer's wait after the tile's products at D = 128), .carry/old/kernel-lab (one buffer, the wait
 # before the CTA barrier: b4 as it was), .carry/diag/kernel-lab (new with no wait at D = 128 — racy, timing
 # only: the ceiling of moving that wait). PARTS: T the backward GPU tests, the sanitizers on the default plan's (b4's) test and b4's gradients against torch's at two large shapes,
-# A the three builds' b4 (against b3 in the same process) over 3 rounds, each round followed by torch's peer.
+# A the three builds' b4 (against b3 in the same process) over 3 rounds, each round followed by torch's peer;
+# C the GEMM cost model's calibration (issue 48: `kernel-lab calibrate`, its constants and samples). The logs and
+# outputs are packed into one $OUT/s83.tar.xz at the end (the device returns at most 8 files).
 set -uo pipefail
 . scripts/device-log.sh "s83-backward.txt" 300
 PARTS=${PARTS:-TA}
@@ -30,4 +32,9 @@ if [[ $PARTS == *A* ]]; then
     stamp "round $i"
   done
 fi
+if [[ $PARTS == *C* ]]; then
+  T=200 run $C/kernel-lab calibrate --out "$OUT/cost-s83.tsv" --samples "$OUT/cal-samples-s83.tsv"
+  stamp calibrate
+fi
 grep -E "^==|^exit|test result|FAILED|panicked|ERROR SUMMARY|RACECHECK SUMMARY|^\| |^t\+" "$L" | head -150
+(cd "$OUT" && tar cJf /tmp/s83.tar.xz . && find . -type f -delete && mv /tmp/s83.tar.xz .)
