@@ -1,18 +1,33 @@
-import json,re,sys,lzma
-# Rebuilds an autotune cache (the `rank --tune-cache` input) from a log's "note: STEP SHAPE: autotuned ..." lines.
-src=sys.argv[1]; out=sys.argv[2]; dtype=sys.argv[3] if len(sys.argv)>3 else 'bf16'
-txt=(lzma.open(src,'rt') if src.endswith('.xz') else open(src)).read()
-prefix="NVIDIA H200|sms=132|sm_90|driver=13000|ptx=51b3cad05c88d393|host=0.1.0+e3|knobs="
-ent={}
-for m in re.finditer(r"^note: (\S+) (\d+x\d+x\d+): autotuned \([^)]*\): (.*)$", txt, re.M):
+#!/usr/bin/env python3
+"""Rebuilds an autotune cache (what `kernel-lab rank --tune-cache` reads) from a run's log, for runs whose
+cache file did not come back from the device: every `note: STEP MxNxK: autotuned (...): LABEL µs (rule R);
+LABEL µs; ...` line the gemm family prints under `--autotune` becomes one entry with its timed candidates
+(those under "not timed" are left out, as the autotuner left them).
+
+usage: python3 scripts/tune-notes-to-cache.py LOG[.xz] OUT.json [DTYPE] [GPU]
+
+DTYPE (default bf16) and GPU (default "NVIDIA H200", the name `rank` picks the shipped model by) fill the
+key's first and second-to-last fields; the build fields in between are placeholders (`rank` reads only the
+GPU's name and the shape)."""
+import json, lzma, re, sys
+
+if len(sys.argv) < 3:
+    sys.exit(__doc__)
+src, out = sys.argv[1], sys.argv[2]
+dtype = sys.argv[3] if len(sys.argv) > 3 else "bf16"
+gpu = sys.argv[4] if len(sys.argv) > 4 else "NVIDIA H200"
+text = (lzma.open(src, "rt") if src.endswith(".xz") else open(src)).read()
+prefix = f"{gpu}|sms=132|sm_90|driver=0|ptx=from-log|host=from-log|knobs="
+entries = {}
+for m in re.finditer(r"^note: (\S+) (\d+x\d+x\d+): autotuned \([^)]*\): (.*)$", text, re.M):
     step, shape, rest = m.groups()
-    rest = rest.split("; not timed")[0]
-    timed=[]; rule=None
-    for part in rest.split("; "):
-        mm=re.match(r"(\S+) ([\d.]+)(?: µs)?(?: \(rule (\S+)\))?", part.strip())
-        if not mm: continue
-        timed.append({"label":mm.group(1),"median_us":float(mm.group(2)),"rel_err":0.0,"samples":150})
-        if mm.group(3): rule=mm.group(3)
-    ent[f"{prefix}|{dtype}|{shape}"]={"step":step,"rule":rule or step,"timed":timed,"pruned":[],"unix_ms":0}
-json.dump({"version":1,"entries":ent},open(out,'w'),indent=1)
-print(len(ent),"shapes")
+    timed, rule = [], None
+    for part in rest.split("; not timed")[0].split("; "):
+        t = re.match(r"(\S+) ([\d.]+)(?: µs)?(?: \(rule (\S+)\))?", part.strip())
+        if not t:
+            continue
+        timed.append({"label": t.group(1), "median_us": float(t.group(2)), "rel_err": 0.0, "samples": 0})
+        rule = t.group(3) or rule
+    entries[f"{prefix}|{dtype}|{shape}"] = {"step": step, "rule": rule or step, "timed": timed, "pruned": [], "unix_ms": 0}
+json.dump({"version": 1, "entries": entries}, open(out, "w"), indent=1)
+print(f"{len(entries)} shapes -> {out}")
