@@ -17,18 +17,19 @@ set -uo pipefail
 . scripts/device-log.sh s82-heldout-${PARTS:-ER}.txt 200
 [ -d $C/old ] && (cd $C/old && xz -d -f *.xz 2>/dev/null; chmod +x * 2>/dev/null)
 R=results/2026-12-02-h200-session82
+xz -dc $R/sample-200-seed8282.tsv.xz > /tmp/sample-8282.tsv
 [[ "${PARTS:-ER}" == *E* ]] && gemm_old_new heldout-changed 82 bf16 --gemm-sizes $(paste -sd, $R/heldout-changed.txt)
 if [[ "${PARTS:-ER}" == *S* ]]; then
   for i in ${SAMPLE_PROCS:-1 2 3}; do
     echo "== set sample-8282 process $i build new" | tee -a "$L"
-    T=${PT:-170} run $C/kernel-lab --family gemm --dtype bf16 --reps 10 --warmup 2 --shapes-file $R/sample-200-seed8282.tsv --seed 828$i
+    T=${PT:-170} run $C/kernel-lab --family gemm --dtype bf16 --reps 10 --warmup 2 --shapes-file /tmp/sample-8282.tsv --seed 828$i
     stamp "sample process $i"
   done
 fi
 if [[ "${PARTS:-ER}" == *F* ]]; then
   for i in 1 2 3; do
     echo "== set sample-8282-f16 process $i build new" | tee -a "$L"
-    T=${PT:-170} run $C/kernel-lab --family gemm --dtype f16 --reps 10 --warmup 2 --shapes-file $R/sample-200-seed8282.tsv --seed 828$i
+    T=${PT:-170} run $C/kernel-lab --family gemm --dtype f16 --reps 10 --warmup 2 --shapes-file /tmp/sample-8282.tsv --seed 828$i
     stamp "f16 sample process $i"
   done
 fi
