@@ -114,11 +114,6 @@ const RES_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, ROWS) {
     Err(_) => panic!("MN-major descriptor"),
 };
 
-/// TEMPORARY ablation switch (timing only; wrong results when nonzero): bit 1 no dQ bulk reduce, 2 no dQ
-/// stores to shared memory, 4 no fence and named barrier before the reduce, 8 no dQ product, 16 no dSᵀ
-/// stores to shared memory. `scripts/b4-ablate-builds.sh` builds one binary per value.
-const ABLATE: u32 = 0;
-
 /// The first 16 of 32 accumulators: a `m64n32k16`'s (D = 64: a warpgroup's 32 of dQ's columns).
 #[inline(always)]
 fn low16(acc: &mut [f32; 32]) -> &mut [f32; 16] {
@@ -364,12 +359,10 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                             x[e as usize] = s[(4 * nt + e) as usize] * (dp[(4 * nt + e) as usize] - dd[(e % 2) as usize]);
                         });
                         put::<E>(&mut r_ds, nt, x);
-                        if ABLATE & 16 == 0 {
-                            unroll2!(hh => {
-                                let r = r_ds0 + 8 * hh;
-                                st_shared_u32(s_ds_now + sw128_byte(ROWS, r, c), r_ds[(nt / 2) as usize][(2 * (nt % 2) + hh) as usize]);
-                            });
-                        }
+                        unroll2!(hh => {
+                            let r = r_ds0 + 8 * hh;
+                            st_shared_u32(s_ds_now + sw128_byte(ROWS, r, c), r_ds[(nt / 2) as usize][(2 * (nt % 2) + hh) as usize]);
+                        });
                     });
                     // Tile i + 1's copies (the only group in flight) landed too.
                     cp_async_wait_group::<0>();
@@ -392,11 +385,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     }
                     cp_async_commit_group();
                     let mut r_dq = unset_block();
-                    if ABLATE & 8 == 0 {
-                        issue_dq::<E, D>(&mut r_dq, s_ds_now, opaque(s_k), wg); // dQ[:, half] = dS·K[:, half]
-                    } else {
-                        wgmma_commit_group();
-                    }
+                    issue_dq::<E, D>(&mut r_dq, s_ds_now, opaque(s_k), wg); // dQ[:, half] = dS·K[:, half]
                     issue_rs::<E, D>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q
                     wgmma_wait_group::<1>(); // dV and dQ retired; dK runs on into the next tile
                     pin(&mut acc_dv);
@@ -409,18 +398,16 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     }
                     let s_dq = at(BwdHTile::Dq, wg + 2 * (i % bwd_h4_dq_bufs(D)));
                     unroll8!(nt => {
-                        if ABLATE & 2 == 0 && nt < D / 16 {
+                        if nt < D / 16 {
                             unroll2!(hh => {
                                 let i = (4 * nt + 2 * hh) as usize;
                                 st_shared_v2_u32(s_dq + 8 * (128 * (2 * nt + hh) + tid % 128), [r_dq[i].to_bits(), r_dq[i + 1].to_bits()]);
                             });
                         }
                     });
-                    if ABLATE & 4 == 0 {
-                        fence_proxy_async_shared_cta(); // this thread's dQ pairs, to the async proxy the reduce reads through
-                        sync_named(1 + wg, 128); // the warpgroup's half written
-                    }
-                    if ABLATE & 1 == 0 && tid % 128 == 0 {
+                    fence_proxy_async_shared_cta(); // this thread's dQ pairs, to the async proxy the reduce reads through
+                    sync_named(1 + wg, 128); // the warpgroup's half written
+                    if tid % 128 == 0 {
                         let tile = bwd_h4_dq_tile(q_start, b) + qt;
                         let block = (tile as usize * dims.heads as usize + h as usize) * (STREAM * D) as usize;
                         cp_reduce_async_bulk_add_f32(dq_acc.add(block + (wg * 32 * D) as usize), s_dq, bwd_h4_dq_bytes(D));
