@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Session 83, issue 50: step b4's dQ staging. Builds in the carry: .carry/kernel-lab (new: two dQ buffers at
-# D = 64, the one buffer's wait after the tile's products at D = 128), .carry/old/kernel-lab (one buffer, the wait
-# before the CTA barrier: b4 as it was), .carry/diag/kernel-lab (new with no wait at D = 128 — racy, timing
-# only: the ceiling of moving that wait). PARTS: T the backward GPU tests, the sanitizers on the default plan's (b4's) test and b4's gradients against torch's at two large shapes,
+# Session 83, issue 50: step b4's dQ staging. Builds in the carry (as call 1 ran them, from f7a54de: each
+# accepts `backward --steps`): .carry/kernel-lab (new: two dQ buffers at D = 64, the one buffer's wait after the
+# tile's products at D = 128 — that half reverted in 84453a7, so a build of HEAD has the wait before the
+# barrier there), .carry/old/kernel-lab (f7a54de with bwd_h4_dq_bufs 1 at every D: b4 as it was),
+# .carry/diag/kernel-lab (new with no wait at D = 128 — racy, timing only: the ceiling of moving that wait). PARTS: T the backward GPU tests, the sanitizers on the default plan's (b4's) test and b4's gradients against torch's at two large shapes,
 # A the three builds' b4 (against b3 in the same process) over 3 rounds, each round followed by torch's peer;
 # C the GEMM cost model's calibration (issue 48: `kernel-lab calibrate`, its constants and samples). The logs and
 # outputs are packed into one $OUT/s83.tar.xz at the end (the device returns at most 8 files).

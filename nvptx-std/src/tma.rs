@@ -194,7 +194,8 @@ pub unsafe fn cp_async_bulk_wait_group_read0() {
 }
 
 /// `cp.async.bulk.wait_group.read N;` — waits until all but the `N` most recently committed bulk groups
-/// have read their sources (a buffer of `N + 1` may then be rewritten).
+/// have read their sources: with a ring of `N + 1` buffers, one bulk group each, the oldest may then be
+/// rewritten.
 ///
 /// # Safety
 /// sm_90.

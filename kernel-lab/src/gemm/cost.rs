@@ -409,9 +409,10 @@ pub fn fit_model(samples: &[Sample], source: String, sms: u32, blocks_per_sm: u3
 
 /// The shapes `step` is calibrated on (pure): from its own tile and the slots of this GPU — a third
 /// of a round of tiles, one round, two and a half; K 512 and 4096 each —, two weight-streaming shapes
-/// (one activation row, one and four rounds of column tiles, K 4096), for the steps with tiles of at
-/// most 64 rows two tile rows at one and four rounds (K 4096) and eight tile rows at one round (K 512
-/// and 2048), and for the steps with taller tiles six and sixteen rounds at K 4096. Only shapes the step takes, none beyond 2^20 in any dimension.
+/// (one activation row, one and four rounds of column tiles, K 4096), for the decode steps (tiles of at
+/// most 64 rows, and d28m128) two tile rows at one and four rounds (K 4096) and eight tile rows at about
+/// one round (⌊slots / 8⌋ column tiles; K 512 and 2048), and for the steps with taller tiles six and
+/// sixteen rounds at K 4096. Only shapes the step takes, none beyond 2^20 in any dimension.
 pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident: [u32; 7]) -> Vec<Shape> {
     let (rows, cols) = step.grid.tile();
     let (rows, cols) = (rows as usize, cols as usize);
@@ -474,7 +475,7 @@ pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident
 
 /// Fits one configuration's constants to its samples: the five that minimize the squared log error of
 /// [`StepCost::predict`] (a multiplicative coordinate search from a start read off the samples; the
-/// fit is over at most ten points, so this takes microseconds). `None` with fewer than three samples.
+/// fit is over at most about twenty points, so this takes microseconds). `None` with fewer than three samples.
 pub fn fit(step: &str, samples: &[(Schedule, f64)], copy_gbps: f64, l2_gbps: f64) -> Option<StepCost> {
     if samples.len() < 3 {
         return None;
