@@ -88,6 +88,9 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
     let mut rows = vec![];
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
+    if !hopper && (steps.b3 || steps.b4) {
+        println!("note: b3 and b4 need sm_90a (wgmma); this GPU times only b1 and b2{}", if steps.b1 || steps.b2 { "" } else { ": --steps left nothing to time" });
+    }
     println!("| shape BxHxKxLxD | config | backward µs | TFLOP/s | baseline | µs | time / baseline |\n|---|---|---|---|---|---|---|");
     for &[b, h, k, l, d] in shapes {
         let shape = format!("{b}x{h}x{k}x{l}x{d}");
