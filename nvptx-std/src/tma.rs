@@ -183,14 +183,15 @@ pub unsafe fn cp_async_bulk_commit_group() {
     unsafe { asm!("cp.async.bulk.commit_group;", options(nostack)) }
 }
 
-/// `cp.async.bulk.wait_group.read 0;` — waits until every committed bulk store has read its source.
+/// `cp.async.bulk.wait_group.read 0;` — waits until every committed bulk store has read its source
+/// ([`cp_async_bulk_wait_group_read`] with no group left pending).
 ///
 /// # Safety
 /// sm_90.
 #[inline(always)]
 pub unsafe fn cp_async_bulk_wait_group_read0() {
-    // SAFETY: no operands.
-    unsafe { asm!("cp.async.bulk.wait_group.read 0;", options(nostack)) }
+    // SAFETY: forwarded.
+    unsafe { cp_async_bulk_wait_group_read::<0>() }
 }
 
 /// `cp.async.bulk.wait_group.read N;` — waits until all but the `N` most recently committed bulk groups
