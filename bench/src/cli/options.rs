@@ -61,6 +61,9 @@ pub struct Options {
     /// it lacks, and the `fp8` family reports each shape's tuned step (`--autotune`:
     /// `kernel_lab_bench::tune::default_path`; `--tune-cache PATH`); `None`: the rules.
     pub tune_cache: Option<std::path::PathBuf>,
+    /// The `fp8` family times only the library's step per shape and scaling (`--entry`; what
+    /// `gemm_fp8` runs), and sums each scaling up against its cuBLASLt baselines.
+    pub fp8_entry: bool,
     /// No option chose what to run (`cargo run --release` as it is): the headline — each family's
     /// library choice against its baseline on default shapes — then each ladder's main path at one
     /// size ([`crate::cli::headline`]). `--full` or any selecting option runs the tables instead.
@@ -108,6 +111,8 @@ OPTIONS:
                    the row's note lists what was measured; the fp8 family adds each shape's tuned
                    step per scaling after its table. Not with --config
   --tune-cache P   --autotune with the cache file P
+  --entry          the fp8 family times only the library's step per shape and scaling (what gemm_fp8
+                   runs) and sums each scaling up against its cuBLASLt baselines
   --dtype LIST     the gemm family's element types: f16, bf16, f32 (default: all three; with --config,
                    its type)
   --steps LABELS   only these reduce/SGEMM/HGEMM/FP8/attention steps, as family:label (hgemm:v9,sgemm:v11,
@@ -211,7 +216,7 @@ impl Options {
                 shapes.push(Shape::new(m, n, k)?);
             }
         }
-        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only() })
+        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only(), entry: false })
     }
 
     /// The `gemm` family's shapes: `--gemm-sizes` if given, else its sweep (plus its check shapes under
@@ -224,7 +229,7 @@ impl Options {
             dims.extend_from_slice(CHECK_SHAPES);
         }
         let shapes = dims.iter().map(|&(m, n, k)| Shape::new(m, n, k)).collect::<Result<_>>()?;
-        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: None })
+        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: None, entry: false })
     }
 
     /// The `fp8` family's shapes: `--gemm-sizes` if given, else its sweep (plus its check shapes under
@@ -236,7 +241,7 @@ impl Options {
             dims.extend_from_slice(CHECK_SHAPES);
         }
         let shapes = dims.iter().map(|&(m, n, k)| Shape::new(m, n, k)).collect::<Result<_>>()?;
-        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only() })
+        Ok(GemmRun { shapes, reps: self.reps, warmup: self.warmup, check: self.check, seed: self.seed, only: self.only(), entry: self.fp8_entry })
     }
 
     /// The attention family's run: `--attn-sizes` (else its sweep, plus its check shapes under
@@ -278,7 +283,7 @@ impl Options {
                               sizes_given: false, gemm_sizes: [1024, 2048, 4096, 8192].map(|n| (n, n, n)).to_vec(),
                               gemm_sizes_given: false, out: "target/kernel-lab-report".into(),
                               ncu: false, sanitize: false, steps: None, config: None, config_f32: None, dtypes: vec![], dtypes_given: false, attn_sizes: None,
-                              tune_cache: None, headline: false };
+                              tune_cache: None, fp8_entry: false, headline: false };
         // Options that only say how to run (not what): the headline run keeps them.
         const HOW: [&str; 6] = ["--seed", "--out", "--json", "--reps", "--warmup", "--attn-idle-ms"];
         let mut selected = false;
@@ -355,6 +360,7 @@ impl Options {
                 "--sanitize" => o.sanitize = true,
                 "--seed" => o.seed = number("--seed", value("--seed")?)? as u64,
                 "--autotune" => autotune = true,
+                "--entry" => o.fp8_entry = true,
                 "--tune-cache" => tune_path = Some(value("--tune-cache")?),
                 other => return Err(Error::InvalidInput(format!("unknown option `{other}` (see --help)"))),
             }
@@ -384,6 +390,14 @@ impl Options {
         }
         for &n in &o.sizes {
             reduce::validate_size(n)?;
+        }
+        if o.fp8_entry {
+            if !o.families.contains(&Family::Fp8) {
+                return Err(Error::InvalidInput("--entry applies to the fp8 family (the gemm family always times the entry point); --family does not name fp8".into()));
+            }
+            if steps_spec.is_some() {
+                return Err(Error::InvalidInput("--entry times the library's own step per shape and scaling; --steps names steps: give one or the other".into()));
+            }
         }
         if autotune || tune_path.is_some() {
             if config_label.is_some() {
@@ -472,6 +486,16 @@ mod tests {
         assert!(parse(&["--sizes", "2^33"]).is_ok(), "v7 takes 2^33");
         assert!(parse(&["--sizes", "2^61"]).unwrap_err().to_string().contains("exceeds"));
         assert!(parse(&["--check", "--check"]).unwrap_err().to_string().contains("--check given twice"));
+    }
+
+    #[test]
+    fn entry_is_the_fp8_familys_and_not_with_steps() {
+        assert!(parse(&["--family", "fp8", "--entry"]).unwrap().unwrap().fp8_entry);
+        assert!(!parse(&["--family", "fp8"]).unwrap().unwrap().fp8_entry, "every step unless asked");
+        let e = parse(&["--family", "gemm", "--entry"]).unwrap_err().to_string();
+        assert!(e.contains("fp8"), "{e}");
+        let e = parse(&["--family", "fp8", "--entry", "--steps", "f14"]).unwrap_err().to_string();
+        assert!(e.contains("--steps"), "{e}");
     }
 
     #[test]

@@ -141,6 +141,12 @@ pub fn tables(gpu: &Gpu, o: &Options) -> (bool, serde_json::Value) {
                     print!("{}", gemm_entry::summary_text(&sum));
                     json[format!("{key}_summary")] = serde_json::to_value(&sum).unwrap_or_default();
                 }
+                // fp8 --entry: the library's step per shape and scaling, summed up against each baseline.
+                if key == "fp8" && o.fp8_entry {
+                    let sums = fp8::entry_summary(&rows);
+                    print!("{}", fp8::entry_summary_text(&sums));
+                    json["fp8_entry_summary"] = serde_json::to_value(&sums).unwrap_or_default();
+                }
                 rows.iter().any(|r| r.failed())
             }
             Err(e) => {
@@ -285,7 +291,7 @@ pub fn tables(gpu: &Gpu, o: &Options) -> (bool, serde_json::Value) {
         }
     }
     if o.families.contains(&Family::Fp8) {
-        let n = kernel_lab_bench::steps::fp8::STEPS.iter().filter(|s| o.wants(s.kernel.name)).count();
+        let n = if o.fp8_entry { 2 } else { kernel_lab_bench::steps::fp8::STEPS.iter().filter(|s| o.wants(s.kernel.name)).count() };
         let units = o.fp8_run().map(|r| r.shapes.len() * (3 + 2 * n)).unwrap_or(1);
         failed |= gemm_table("fp8", "fp8: C (bf16) = dequant(A)·dequant(B)^T, e4m3 in, A MxK, B NxK (sm_90a): f1 per-tensor, f2 block scales (1x128, 128x128) with promotion; cuBLASLt FP8 in the same run; reference: the dequantized inputs",
             units, &|p| fp8::run(&gpu, &o.fp8_run()?, p), &mut json);
@@ -312,7 +318,7 @@ pub fn tables(gpu: &Gpu, o: &Options) -> (bool, serde_json::Value) {
             }
             json["fp8_autotune"] = serde_json::Value::Array(tuned);
         }
-        if !o.check && kernel_lab_bench::steps::fp8::STEPS.iter().all(|s| gpu.cannot_run(&s.kernel).is_none()) {
+        if !o.check && !o.fp8_entry && kernel_lab_bench::steps::fp8::STEPS.iter().all(|s| gpu.cannot_run(&s.kernel).is_none()) {
             match crate::cli::tables::promotion(&gpu, o.seed) {
                 Ok((text, rows)) => {
                     println!("\n{text}");

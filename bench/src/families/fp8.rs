@@ -206,10 +206,16 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
     let lt = CublasLtFp8::new(gpu).map_err(|e| e.to_string());
     let blas = reference_blas(gpu)?;
     let mut rows = vec![];
+    // --entry: the library's step per scaling on this GPU (its clusters' residency asked once).
+    let resident = if o.entry { fp8::f21_resident(gpu)? } else { [0; 7] };
     for &s in &o.shapes {
-        // fw1 and fw2 (not `wgmma` steps: not in STEPS) beside them where they take the shape.
-        let weight_only = WEIGHT_ONLY_ROUTES.into_iter().filter(|st| st.rejects(s.m, s.n, s.k).is_none());
-        let steps: Vec<&Step> = STEPS.iter().chain(weight_only).filter(|st| o.only.as_ref().is_none_or(|v| v.contains(&st.kernel.name))).collect();
+        let steps: Vec<&Step> = if o.entry {
+            [Scaling::PerTensor, Scaling::Block].map(|sc| fp8::step_for(sc, s.m, s.n, s.k, gpu.info.sms, resident)).to_vec()
+        } else {
+            // fw1 and fw2 (not `wgmma` steps: not in STEPS) beside them where they take the shape.
+            let weight_only = WEIGHT_ONLY_ROUTES.into_iter().filter(|st| st.rejects(s.m, s.n, s.k).is_none());
+            STEPS.iter().chain(weight_only).filter(|st| o.only.as_ref().is_none_or(|v| v.contains(&st.kernel.name))).collect()
+        };
         if let Some(why) = steps.first().and_then(|st| gpu.cannot_run(&st.kernel)) {
             for st in &steps {
                 let mut r = Row::new(st.kernel.step, st.kernel.name, s, tolerance(st.promotes, s.k), "-");
@@ -326,6 +332,69 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
         }
     }
     Ok(rows)
+}
+
+/// One scaling's entry rows against one cuBLASLt baseline (`--entry`): the step's time over the
+/// baseline's, one ratio per shape.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct EntrySummary {
+    /// The steps' scaling.
+    pub scaling: String,
+    /// The baseline's name.
+    pub baseline: &'static str,
+    /// Shapes timed (not failed).
+    pub timed: usize,
+    /// The geometric mean of the ratios (1.0: the baseline's speed).
+    pub geomean: f64,
+    /// Shapes at or above 0.90.
+    pub at_least_90: usize,
+    /// Every shape under 0.85, lowest first: step, shape, ratio.
+    pub under_85: Vec<(String, String, f64)>,
+    /// The lowest: step, shape, ratio.
+    pub lowest: (String, String, f64),
+}
+
+/// The `--entry` table's summaries, one per scaling and baseline its steps were timed against (rows
+/// of [`run`] with `entry`: each names its kernel, then ` vs ` and the baseline).
+pub fn entry_summary(rows: &[Row]) -> Vec<EntrySummary> {
+    let step_of = |kernel: &str| STEPS.iter().chain(WEIGHT_ONLY_ROUTES).find(|st| kernel.split(' ').next() == Some(st.kernel.name));
+    let mut out = vec![];
+    for sc in [Scaling::PerTensor, Scaling::Block] {
+        for &bl in Baseline::ALL.iter() {
+            let short = bl.name().trim_start_matches("cublasLt e4m3 ");
+            let mut r: Vec<(String, String, f64)> = rows.iter()
+                .filter(|r| !r.failed() && r.baseline_paired.is_some() && r.kernel.rsplit(" vs ").next() == Some(short))
+                .filter(|r| step_of(&r.kernel).is_some_and(|st| st.scaling == sc))
+                .filter_map(|r| r.pct_of_cublas.filter(|p| p.is_finite() && *p > 0.0).map(|p| (r.step.clone(), r.shape.to_string(), p)))
+                .collect();
+            if r.is_empty() {
+                continue;
+            }
+            r.sort_by(|a, b| a.2.total_cmp(&b.2));
+            out.push(EntrySummary {
+                scaling: format!("{sc:?}"),
+                baseline: bl.name(),
+                timed: r.len(),
+                geomean: (r.iter().map(|t| t.2.ln()).sum::<f64>() / r.len() as f64).exp(),
+                at_least_90: r.iter().filter(|t| t.2 >= 0.9).count(),
+                under_85: r.iter().filter(|t| t.2 < 0.85).cloned().collect(),
+                lowest: r[0].clone(),
+            });
+        }
+    }
+    out
+}
+
+/// [`entry_summary`] as the lines printed under the `--entry` table.
+pub fn entry_summary_text(sums: &[EntrySummary]) -> String {
+    let row = |t: &(String, String, f64)| format!("{} {} {:.3}", t.0, t.1, t.2);
+    let mut out = String::new();
+    for s in sums {
+        out += &format!("summary: {} steps vs {}: geometric mean {:.3}× over {} shapes, {} ({:.1}%) at or above 0.90×, lowest {}\n  under 0.85×: {}\n",
+            s.scaling, s.baseline, s.geomean, s.timed, s.at_least_90, 100.0 * s.at_least_90 as f64 / s.timed as f64, row(&s.lowest),
+            if s.under_85.is_empty() { "none".into() } else { s.under_85.iter().map(row).collect::<Vec<_>>().join(", ") });
+    }
+    out
 }
 
 /// Steps `a` and `b` (one scaling) head to head on each shape of `o`: both verified against the
@@ -447,5 +516,33 @@ mod tests {
             assert!(STEPS.iter().all(|st| st.rejects(m, n, k).is_none() || (st.scale_map && m % 4 != 0)), "{s}");
             assert!(memory_bytes(s) > (6 * (m + n) * k) as u64);
         }
+    }
+
+    #[test]
+    fn the_entry_summary_groups_by_scaling_and_baseline() {
+        use crate::{runtime::timing::Stats, steps::fp8::{F14, F16}};
+        let paired = Stats { median_ms: 1.0, min_ms: 1.0, max_ms: 1.0, reps: 4, ended_unix_ms: 0, blocks_unix_ms: vec![] };
+        let row = |st: &Step, bl: Baseline, m: usize, pct: f64| {
+            let mut r = Row::new(st.kernel.step, st.kernel.name, Shape::new(m, 4096, 4096).unwrap(), 1e-3, "f32 cuBLAS");
+            r.kernel = format!("{} (grid 132) vs {}", st.kernel.name, bl.name().trim_start_matches("cublasLt e4m3 "));
+            (r.pct_of_cublas, r.baseline_paired) = (Some(pct), Some(paired.clone()));
+            r
+        };
+        let mut failed = row(&F14, Baseline::PerTensor, 512, 0.1);
+        failed.error = Some("mismatch".into());
+        let rows = vec![row(&F14, Baseline::PerTensorFast, 256, 0.8), row(&F14, Baseline::PerTensor, 256, 1.0), row(&F14, Baseline::PerTensor, 1024, 0.81),
+                        row(&F16, Baseline::Block, 256, 1.2), row(&F16, Baseline::PerTensor, 256, 0.9), failed];
+        let sums = entry_summary(&rows);
+        let find = |sc: &str, bl: Baseline| sums.iter().find(|s| s.scaling == sc && s.baseline == bl.name()).unwrap();
+        let t = find("PerTensor", Baseline::PerTensor);
+        assert_eq!((t.timed, t.at_least_90, t.under_85.len()), (2, 1, 1), "the failed row is not counted");
+        assert!((t.geomean - (1.0f64 * 0.81).sqrt()).abs() < 1e-12);
+        assert_eq!(t.lowest.1, "1024x4096x4096");
+        assert_eq!(find("PerTensor", Baseline::PerTensorFast).timed, 1);
+        let b = find("Block", Baseline::PerTensor);
+        assert_eq!((b.timed, b.at_least_90), (1, 1), "the block step's row against the per-tensor mode is the block's");
+        assert_eq!(find("Block", Baseline::Block).geomean, 1.2);
+        assert_eq!(sums.len(), 4);
+        assert!(entry_summary_text(&sums).contains("under 0.85×: f14 1024x4096x4096 0.810"));
     }
 }

@@ -62,6 +62,9 @@ pub struct GemmRun {
     pub seed: u64,
     /// Only these kernels (PTX names); `None`: every step of the family.
     pub only: Option<Vec<&'static str>>,
+    /// The fp8 family: per shape only the library's step for each scaling (`fp8::default_step`, what
+    /// `gemm_fp8` runs) instead of every step `only` admits.
+    pub entry: bool,
 }
 
 impl GemmRun {
