@@ -13,6 +13,7 @@ split -l $CHUNK -d /tmp/sample-8383.tsv /tmp/chunk-
 last=0
 for f in /tmp/chunk-*; do
   c=${f##*-}; c=$((10#$c))
+  [ $c -lt ${FIRST:-0} ] && continue   # FIRST=N: from chunk N on (the earlier ones run in another call)
   start=$(date +%s)
   # The next chunk only if the last one's time fits before the deadline.
   if [ $(( start - t0 + last )) -gt $DEADLINE ]; then stamp "stop before chunk $c (last chunk ${last}s)"; break; fi
