@@ -163,19 +163,11 @@ pub fn run(gpu: &Gpu, o: &Options) -> i32 {
     let hopper = kernel_lab_bench::steps::fp8::STEPS.iter().any(|s| gpu.cannot_run(&s.kernel).is_none());
     if hopper {
         let fp8_shapes: Vec<_> = all.iter().copied().filter(|&(m, n, k)| k % 16 == 0 && n % 8 == 0 && 2.0 * (m * n * k) as f64 <= FP8_MAX_FLOP).collect();
-        let mut chosen: Vec<&'static str> = vec![];
         let resident = kernel_lab_bench::fp8::f21_resident(gpu).unwrap_or([0; 7]);
-        for &(m, n, k) in &fp8_shapes {
-            for sc in [Scaling::PerTensor, Scaling::Block] {
-                let st = kernel_lab_bench::fp8::step_for(sc, m, n, k, gpu.info.sms, resident);
-                if !chosen.contains(&st.kernel.name) {
-                    chosen.push(st.kernel.name);
-                }
-            }
-        }
+        // Per shape only the library's step for each scaling (the family's `--entry`).
         let run = o.fp8_run().map(|mut r| {
             r.shapes = fp8_shapes.iter().map(|&(m, n, k)| kernel_lab_bench::gemm::Shape { m, n, k }).collect();
-            r.only = Some(chosen.clone());
+            (r.only, r.entry) = (None, true);
             r
         });
         match run.and_then(|r| fp8::run(gpu, &r, &mut progress("fp8"))) {
