@@ -9,7 +9,7 @@ set -uo pipefail
 FAMILY=${FAMILY:-fp8}; CHUNK=${CHUNK:-40}; DEADLINE=${DEADLINE:-520}
 . scripts/device-log.sh "s84-sample-$FAMILY.txt" 200
 xz -dc results/2026-12-02-h200-session83/sample-200-seed8383.tsv.xz > /tmp/sample-8383.tsv
-split -l $CHUNK -d /tmp/sample-8383.tsv /tmp/chunk-
+rm -f /tmp/chunk-*; split -l $CHUNK -d /tmp/sample-8383.tsv /tmp/chunk-
 last=0
 for f in /tmp/chunk-*; do
   c=${f##*-}; c=$((10#$c))

@@ -289,6 +289,7 @@ impl Options {
         let mut selected = false;
         let (mut autotune, mut tune_path): (bool, Option<String>) = (false, None);
         let mut steps_spec: Option<String> = None;
+        let mut family_given = false;
         let mut config_label: Option<String> = None;
         let (mut shapes_file, mut sample): (Option<String>, Option<usize>) = (None, None);
         let mut print_shapes = false;
@@ -308,6 +309,7 @@ impl Options {
                     return Ok(None);
                 }
                 "--family" => {
+                    family_given = true;
                     o.families = value("--family")?.split(',').map(|f| {
                         Family::ALL.into_iter().find(|x| x.name() == f.trim()).ok_or_else(|| Error::InvalidInput(format!(
                             "unknown family `{f}` (known: {})", Family::ALL.map(|x| x.name()).join(", "))))
@@ -392,6 +394,13 @@ impl Options {
             reduce::validate_size(n)?;
         }
         if o.fp8_entry {
+            // `--entry` alone means the fp8 family's entry (the other families have no such mode).
+            if !family_given {
+                o.families = vec![Family::Fp8];
+            }
+            if o.ncu || o.sanitize {
+                return Err(Error::InvalidInput("--entry times the fp8 entry point; --ncu and --sanitize run their own fixed checks: give one or the other".into()));
+            }
             if !o.families.contains(&Family::Fp8) {
                 return Err(Error::InvalidInput("--entry applies to the fp8 family (the gemm family always times the entry point); --family does not name fp8".into()));
             }
@@ -494,6 +503,9 @@ mod tests {
         assert!(!parse(&["--family", "fp8"]).unwrap().unwrap().fp8_entry, "every step unless asked");
         let e = parse(&["--family", "gemm", "--entry"]).unwrap_err().to_string();
         assert!(e.contains("fp8"), "{e}");
+        assert_eq!(parse(&["--entry"]).unwrap().unwrap().families, vec![Family::Fp8], "--entry alone: the fp8 family");
+        let e = parse(&["--entry", "--sanitize"]).unwrap_err().to_string();
+        assert!(e.contains("--sanitize"), "{e}");
         let e = parse(&["--family", "fp8", "--entry", "--steps", "f14"]).unwrap_err().to_string();
         assert!(e.contains("--steps"), "{e}");
     }

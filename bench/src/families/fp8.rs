@@ -334,8 +334,8 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
     Ok(rows)
 }
 
-/// One scaling's entry rows against one cuBLASLt baseline (`--entry`): the step's time over the
-/// baseline's, one ratio per shape.
+/// One scaling's entry rows against one cuBLASLt baseline (`--entry`): the baseline's time over the
+/// step's (above 1: the step is faster), one ratio per distinct shape.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct EntrySummary {
     /// The steps' scaling.
@@ -355,7 +355,8 @@ pub struct EntrySummary {
 }
 
 /// The `--entry` table's summaries, one per scaling and baseline its steps were timed against (rows
-/// of [`run`] with `entry`: each names its kernel, then ` vs ` and the baseline).
+/// of [`run`] with `entry`: each names its kernel, then ` vs ` and the baseline). A shape listed twice
+/// counts once (its first row).
 pub fn entry_summary(rows: &[Row]) -> Vec<EntrySummary> {
     let step_of = |kernel: &str| STEPS.iter().chain(WEIGHT_ONLY_ROUTES).find(|st| kernel.split(' ').next() == Some(st.kernel.name));
     let mut out = vec![];
@@ -367,6 +368,8 @@ pub fn entry_summary(rows: &[Row]) -> Vec<EntrySummary> {
                 .filter(|r| step_of(&r.kernel).is_some_and(|st| st.scaling == sc))
                 .filter_map(|r| r.pct_of_cublas.filter(|p| p.is_finite() && *p > 0.0).map(|p| (r.step.clone(), r.shape.to_string(), p)))
                 .collect();
+            let mut seen = std::collections::HashSet::new();
+            r.retain(|t| seen.insert(t.1.clone()));
             if r.is_empty() {
                 continue;
             }
@@ -530,18 +533,23 @@ mod tests {
         };
         let mut failed = row(&F14, Baseline::PerTensor, 512, 0.1);
         failed.error = Some("mismatch".into());
+        // A block-mode row cuBLASLt declined: named, not timed (no ratio), not counted.
+        let mut declined = row(&F16, Baseline::Block, 2048, 1.0);
+        (declined.pct_of_cublas, declined.baseline_paired) = (None, None);
         let rows = vec![row(&F14, Baseline::PerTensorFast, 256, 0.8), row(&F14, Baseline::PerTensor, 256, 1.0), row(&F14, Baseline::PerTensor, 1024, 0.81),
-                        row(&F16, Baseline::Block, 256, 1.2), row(&F16, Baseline::PerTensor, 256, 0.9), failed];
+                        row(&F16, Baseline::Block, 256, 1.2), row(&F16, Baseline::PerTensor, 256, 0.9), failed, declined,
+                        // The same shape drawn twice: counted once.
+                        row(&F14, Baseline::PerTensor, 1024, 0.5)];
         let sums = entry_summary(&rows);
         let find = |sc: &str, bl: Baseline| sums.iter().find(|s| s.scaling == sc && s.baseline == bl.name()).unwrap();
         let t = find("PerTensor", Baseline::PerTensor);
         assert_eq!((t.timed, t.at_least_90, t.under_85.len()), (2, 1, 1), "the failed row is not counted");
         assert!((t.geomean - (1.0f64 * 0.81).sqrt()).abs() < 1e-12);
-        assert_eq!(t.lowest.1, "1024x4096x4096");
+        assert_eq!(t.lowest, ("f14".to_string(), "1024x4096x4096".to_string(), 0.81), "a repeated shape's first row");
         assert_eq!(find("PerTensor", Baseline::PerTensorFast).timed, 1);
         let b = find("Block", Baseline::PerTensor);
         assert_eq!((b.timed, b.at_least_90), (1, 1), "the block step's row against the per-tensor mode is the block's");
-        assert_eq!(find("Block", Baseline::Block).geomean, 1.2);
+        assert_eq!((find("Block", Baseline::Block).geomean, find("Block", Baseline::Block).timed), (1.2, 1), "the declined row is not counted");
         assert_eq!(sums.len(), 4);
         assert!(entry_summary_text(&sums).contains("under 0.85×: f14 1024x4096x4096 0.810"));
     }
