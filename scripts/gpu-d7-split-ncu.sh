@@ -13,6 +13,11 @@ for n in 1 2; do
   echo "== set d7 splits $n" | tee -a "$L"
   T=140 run env KERNEL_LAB_TMA_SPLITS=$n ncu --clock-control none --metrics $M -k 'regex:hgemm_decode_v7' --print-summary none -c 8 \
     $C/kernel-lab --family gemm --config d7-bf16 --dtype bf16 --gemm-sizes 64x5632x512,64x2176x512 --reps 3 --warmup 1
+  # d19 where the entry splits it (the corpus's split shapes are deep-K ones like these: 12 of 1,365 bf16 picks split,
+  # session 84's scan); 256×4096×7168 ran 0.844× cuBLAS in session 83's sample.
+  echo "== set d19 splits $n" | tee -a "$L"
+  T=140 run env KERNEL_LAB_TMA_SPLITS=$n ncu --clock-control none --metrics $M -k 'regex:hgemm_decode_v19' --print-summary none -c 8 \
+    $C/kernel-lab --family gemm --config d19-bf16 --dtype bf16 --gemm-sizes 256x4096x7168,256x4096x14336 --reps 3 --warmup 1
 done
 grep -E "^==|^exit|duration|cycles_active|grid_size|stalled" "$L" | head -80
 xz -9 "$L"
