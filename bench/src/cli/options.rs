@@ -112,7 +112,8 @@ OPTIONS:
                    step per scaling after its table. Not with --config
   --tune-cache P   --autotune with the cache file P
   --entry          the fp8 family times only the library's step per shape and scaling (what gemm_fp8
-                   runs) and sums each scaling up against its cuBLASLt baselines
+                   runs) and sums each scaling up against its cuBLASLt baselines (without --family:
+                   the fp8 family alone)
   --dtype LIST     the gemm family's element types: f16, bf16, f32 (default: all three; with --config,
                    its type)
   --steps LABELS   only these reduce/SGEMM/HGEMM/FP8/attention steps, as family:label (hgemm:v9,sgemm:v11,
