@@ -297,6 +297,33 @@ fn gemm_fp8_runs_the_default_step_for_each_scaling() {
     }
 }
 
+/// K off 16 and N off 8 (the TMA's row strides): `gemm_fp8` runs the default step of the padded shape on
+/// zero-padded copies and writes exactly C's M×N, for both scalings, at decode (the weight-only routes)
+/// and wider M, against the f64 product of the caller's own (unpadded) operands.
+#[test]
+fn gemm_fp8_takes_k_and_n_off_the_tma_multiples() {
+    let Some(gpu) = hopper_or_skip("gemm_fp8_takes_k_and_n_off_the_tma_multiples") else { return };
+    let seed = verify::fresh_seed();
+    for (m, n, k) in [(5usize, 100usize, 1000usize), (130, 264, 40), (64, 250, 200), (33, 4100, 136)] {
+        let (_, a32) = random(&gpu, m * k, seed ^ (m * k) as u64);
+        let (_, b32) = random(&gpu, n * k, seed ^ (n * k + 1) as u64);
+        for scaling in [Scaling::PerTensor, Scaling::Block] {
+            let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
+            let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
+            assert!(Fp8Gemm::new(&gpu, fp8::default_step(&gpu, scaling, m, n, k).unwrap(), &a, &b, &gpu.zeros::<u16>(m * n).unwrap()).is_err(),
+                    "{m}x{n}x{k}: the steps themselves refuse it");
+            let mut c = gpu.zeros::<u16>(m * n).unwrap();
+            gpu.poison(&mut c).unwrap();
+            let step = fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap();
+            assert_eq!(step.kernel.name, fp8::default_step(&gpu, scaling, m, n.next_multiple_of(8), k.next_multiple_of(16)).unwrap().kernel.name);
+            let got = bf16_values(&gpu, &c);
+            let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
+            assert!(got.iter().all(|v| v.is_finite()) && err <= tolerance(step.promotes, k),
+                    "{scaling:?} {m}x{n}x{k}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+        }
+    }
+}
+
 /// Why promotion exists: on positive inputs (sums that do not cancel) the error of f1, which keeps all
 /// of K in the tensor core's accumulators, grows with K; f2's, promoted every 128, stays at the bf16
 /// output's rounding.

@@ -487,11 +487,60 @@ impl Fp8Gemm {
 /// `c = dequant(a) · dequant(b)ᵀ` (bf16, M×N) with the step for the operands' scaling and shape
 /// on this GPU ([`step_for`]);
 /// encodes the tensor maps each call (prepare an [`Fp8Gemm`] to run one shape repeatedly).
+///
+/// Any K and N: where K is not a multiple of 16 or N of 8 (the TMA's 16-byte row strides of A, B and
+/// C), the product runs on zero-padded copies of A and B into a padded C, whose M×N corner is copied
+/// out — the zeros add nothing to any sum, and the scales keep their layout (16 and 8 divide the
+/// 128-wide scale blocks, so no block is added). The copies cost about one pass over A, B and C per call.
 pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>) -> Result<&'static Step> {
-    let g = Fp8Gemm::new(gpu, default_step(gpu, a.scaling, a.rows, b.rows, a.cols)?, a, b, c)?;
-    g.run(gpu, a, b, c)?;
-    gpu.stream.synchronize().during(|| format!("{} {}x{}x{}", g.step.kernel.name, a.rows, b.rows, a.cols))?;
-    Ok(g.step)
+    let (m, n, k) = (a.rows, b.rows, a.cols);
+    let (n_pad, k_pad) = (n.next_multiple_of(8), k.next_multiple_of(16));
+    if (n_pad, k_pad) == (n, k) {
+        let g = Fp8Gemm::new(gpu, default_step(gpu, a.scaling, m, n, k)?, a, b, c)?;
+        g.run(gpu, a, b, c)?;
+        gpu.stream.synchronize().during(|| format!("{} {m}x{n}x{k}", g.step.kernel.name))?;
+        return Ok(g.step);
+    }
+    // What `Fp8Gemm::new` checks on the padded operands, named here by the caller's shape before anything is allocated.
+    if a.operand != Operand::A || b.operand != Operand::B {
+        return Err(Error::InvalidInput(format!("FP8 GEMM: operands are ({:?}, {:?}), want (A, B)", a.operand, b.operand)));
+    }
+    if b.cols != k {
+        return Err(Error::InvalidInput(format!("FP8 GEMM: A is {m}×{k} and B (N×K) {n}×{}: K differs", b.cols)));
+    }
+    if a.scaling != b.scaling {
+        return Err(Error::InvalidInput(format!("FP8 GEMM: A is {:?}-scaled and B {:?}-scaled", a.scaling, b.scaling)));
+    }
+    if c.len() != m * n {
+        return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: C holds {} bf16, needs {}", c.len(), m * n)));
+    }
+    if m > 1 << 20 || n > 1 << 20 || k > 1 << 20 {
+        return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: every dimension must be at most 2^20")));
+    }
+    let (ap, bp) = (padded(gpu, a, m, k_pad)?, padded(gpu, b, n_pad, k_pad)?);
+    let step = default_step(gpu, a.scaling, m, n_pad, k_pad)?;
+    let mut cp = gpu.zeros::<u16>(m * n_pad)?;
+    let g = Fp8Gemm::new(gpu, step, &ap, &bp, &cp)?;
+    g.run(gpu, &ap, &bp, &mut cp)?;
+    let of = |x: &CudaSlice<u16>| crate::gemm::launch::Operand::of(gpu, x);
+    crate::gemm::copy_rows(gpu, of(&cp), n_pad, of(&*c), n, m, n, 2)?;
+    gpu.stream.synchronize().during(|| format!("{} {m}x{n}x{k} (padded to {m}x{n_pad}x{k_pad})", step.kernel.name))?;
+    Ok(step)
+}
+
+/// `x` widened to `rows × cols` (at least its own): its bytes in the top-left corner of zeros, its
+/// scales copied as they are — for widths that stay inside its last 128-wide scale block, the same
+/// layout ([`gemm_fp8`]'s padding).
+fn padded(gpu: &Gpu, x: &Fp8Matrix, rows: usize, cols: usize) -> Result<Fp8Matrix> {
+    if Fp8Matrix::scale_len(x.scaling, x.operand, rows, cols) != x.scales.len() {
+        return Err(Error::InvalidInput(format!("FP8 {:?}: padding {}×{} to {rows}×{cols} would change its scale layout (internal error)", x.operand, x.rows, x.cols)));
+    }
+    let q = gpu.zeros::<u8>(rows * cols)?;
+    let of = |b: &CudaSlice<u8>| crate::gemm::launch::Operand::of(gpu, b);
+    crate::gemm::copy_rows(gpu, of(&x.q), x.cols, of(&q), cols, x.rows, x.cols, 1)?;
+    let mut scales = gpu.zeros::<f32>(x.scales.len())?;
+    gpu.stream.memcpy_dtod(&x.scales, &mut scales).during(|| format!("copying FP8 {:?}'s scales", x.operand))?;
+    Ok(Fp8Matrix { q, scales, rows, cols, scaling: x.scaling, operand: x.operand })
 }
 
 /// `C = dequant(A) · dequant(B)ᵀ` in f64 on the CPU (all cores) from the quantized bytes and scales

@@ -60,10 +60,10 @@ impl Step {
             return Some(format!("{} streams B once for at most {FW1_MAX_M} rows of A (its weight-only kernel's token tiles); got {m}x{n}x{k}", self.kernel.step));
         }
         if k % 16 != 0 {
-            return Some(format!("{} reads A (M×K) and B (N×K) e4m3 through TMA tensor maps, whose row strides must be multiples of 16 bytes: K must be a multiple of 16 (got {m}x{n}x{k})", self.kernel.name));
+            return Some(format!("{} reads A (M×K) and B (N×K) e4m3 through TMA tensor maps, whose row strides must be multiples of 16 bytes: K must be a multiple of 16 (got {m}x{n}x{k}; `fp8::gemm_fp8` pads other K)", self.kernel.name));
         }
         if n % 8 != 0 {
-            return Some(format!("{} writes C (bf16) with TMA stores, whose row stride must be a multiple of 16 bytes: N must be a multiple of 8 (got {m}x{n}x{k})", self.kernel.name));
+            return Some(format!("{} writes C (bf16) with TMA stores, whose row stride must be a multiple of 16 bytes: N must be a multiple of 8 (got {m}x{n}x{k}; `fp8::gemm_fp8` pads other N)", self.kernel.name));
         }
         if self.scale_map && !scale_map_takes(m) {
             return Some(format!("{} loads A's scales (⌈K/128⌉ rows of M f32) through a TMA tensor map, whose row stride must be a multiple of 16 bytes: M must be a multiple of 4 (got {m}x{n}x{k})", self.kernel.name));
