@@ -297,19 +297,21 @@ fn gemm_fp8_runs_the_default_step_for_each_scaling() {
     }
 }
 
-/// K off 16 and N off 8 (the TMA's row strides): `gemm_fp8` runs the default step of the padded shape on
-/// zero-padded copies and writes exactly C's M×N, for both scalings, at decode (the weight-only routes)
-/// and wider M, against the f64 product of the caller's own (unpadded) operands.
+/// K off 16 and N off 8 (the TMA's row strides), each alone and both: `gemm_fp8` runs the default step of
+/// the padded shape on zero-padded copies and writes exactly C's M×N, for both scalings, at decode (the
+/// weight-only routes), M % 4 = 0 and not (f15's scale map or f9), against the f64 product of the caller's
+/// own (unpadded) operands.
 #[test]
 fn gemm_fp8_takes_k_and_n_off_the_tma_multiples() {
     let Some(gpu) = hopper_or_skip("gemm_fp8_takes_k_and_n_off_the_tma_multiples") else { return };
     let seed = verify::fresh_seed();
-    for (m, n, k) in [(5usize, 100usize, 1000usize), (130, 264, 40), (64, 250, 200), (33, 4100, 136)] {
+    for (m, n, k) in [(5usize, 100usize, 1000usize), (132, 264, 40), (64, 250, 256), (33, 4100, 136), (260, 1030, 200)] {
         let (_, a32) = random(&gpu, m * k, seed ^ (m * k) as u64);
         let (_, b32) = random(&gpu, n * k, seed ^ (n * k + 1) as u64);
         for scaling in [Scaling::PerTensor, Scaling::Block] {
             let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
             let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
+            assert!(k % 16 != 0 || n % 8 != 0, "{m}x{n}x{k} is off a multiple");
             assert!(Fp8Gemm::new(&gpu, fp8::default_step(&gpu, scaling, m, n, k).unwrap(), &a, &b, &gpu.zeros::<u16>(m * n).unwrap()).is_err(),
                     "{m}x{n}x{k}: the steps themselves refuse it");
             let mut c = gpu.zeros::<u16>(m * n).unwrap();

@@ -9,8 +9,8 @@
 //! fp8::gemm_fp8(&gpu, &a, &b, &mut c)?;                                  // f3 (block) or f1 (per tensor)
 //! ```
 //!
-//! Errors come before any launch: shapes the kernels' TMA rules refuse (K % 16, N % 8), mismatched
-//! operands, scales that are not finite and positive (an input holding NaN or Inf makes its group's
+//! Errors come before any launch: mismatched operands, shapes a prepared [`Fp8Gemm`]'s TMA rules refuse
+//! (K % 16, N % 8: [`gemm_fp8`] runs those on zero-padded copies instead), scales that are not finite and positive (an input holding NaN or Inf makes its group's
 //! amax, and so its scale, non-finite: [`quantize`] reports which group).
 use cudarc::driver::{CudaSlice, DevicePtr};
 use layout::{
@@ -517,13 +517,21 @@ pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>)
     if m > 1 << 20 || n > 1 << 20 || k > 1 << 20 {
         return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: every dimension must be at most 2^20")));
     }
-    let (ap, bp) = (padded(gpu, a, m, k_pad)?, padded(gpu, b, n_pad, k_pad)?);
     let step = default_step(gpu, a.scaling, m, n_pad, k_pad)?;
-    let mut cp = gpu.zeros::<u16>(m * n_pad)?;
-    let g = Fp8Gemm::new(gpu, step, &ap, &bp, &cp)?;
-    g.run(gpu, &ap, &bp, &mut cp)?;
-    let of = |x: &CudaSlice<u16>| crate::gemm::launch::Operand::of(gpu, x);
-    crate::gemm::copy_rows(gpu, of(&cp), n_pad, of(&*c), n, m, n, 2)?;
+    // Only what is off its multiple is copied: A where K is, C where N is, B where either is.
+    let a_pad = if k_pad != k { Some(padded(gpu, a, m, k_pad)?) } else { None };
+    let b_pad = padded(gpu, b, n_pad, k_pad)?;
+    let ap = a_pad.as_ref().unwrap_or(a);
+    if n_pad == n {
+        let g = Fp8Gemm::new(gpu, step, ap, &b_pad, c)?;
+        g.run(gpu, ap, &b_pad, c)?;
+    } else {
+        let mut c_pad = gpu.zeros::<u16>(m * n_pad)?;
+        let g = Fp8Gemm::new(gpu, step, ap, &b_pad, &c_pad)?;
+        g.run(gpu, ap, &b_pad, &mut c_pad)?;
+        let of = |x: &CudaSlice<u16>| crate::gemm::launch::Operand::of(gpu, x);
+        crate::gemm::copy_rows(gpu, of(&c_pad), n_pad, of(&*c), n, m, n, 2)?;
+    }
     gpu.stream.synchronize().during(|| format!("{} {m}x{n}x{k} (padded to {m}x{n_pad}x{k_pad})", step.kernel.name))?;
     Ok(step)
 }
