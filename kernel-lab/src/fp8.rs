@@ -281,22 +281,7 @@ enum Route {
 impl Fp8Gemm {
     /// Checks the operands against each other and `step`'s rules, and encodes the tensor maps.
     pub fn new(gpu: &Gpu, step: &'static Step, a: &Fp8Matrix, b: &Fp8Matrix, c: &CudaSlice<u16>) -> Result<Fp8Gemm> {
-        if a.operand != Operand::A || b.operand != Operand::B {
-            return Err(Error::InvalidInput(format!("FP8 GEMM: operands are ({:?}, {:?}), want (A, B)", a.operand, b.operand)));
-        }
-        if a.cols != b.cols {
-            return Err(Error::InvalidInput(format!("FP8 GEMM: A is {}×{} and B (N×K) {}×{}: K differs", a.rows, a.cols, b.rows, b.cols)));
-        }
-        if a.scaling != step.scaling || b.scaling != step.scaling {
-            return Err(Error::InvalidInput(format!("{} takes {:?}-scaled operands, got A {:?} and B {:?}", step.kernel.name, step.scaling, a.scaling, b.scaling)));
-        }
-        let (m, n, k) = (a.rows, b.rows, a.cols);
-        if c.len() != m * n {
-            return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: C holds {} bf16, needs {}", c.len(), m * n)));
-        }
-        if m > 1 << 20 || n > 1 << 20 || k > 1 << 20 {
-            return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: every dimension must be at most 2^20")));
-        }
+        let (m, n, k) = check_operands(a, b, c.len(), Some(step))?;
         if let Some(why) = step.rejects(m, n, k) {
             return Err(Error::InvalidInput(why));
         }
@@ -502,21 +487,7 @@ pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>)
         return Ok(g.step);
     }
     // What `Fp8Gemm::new` checks on the padded operands, named here by the caller's shape before anything is allocated.
-    if a.operand != Operand::A || b.operand != Operand::B {
-        return Err(Error::InvalidInput(format!("FP8 GEMM: operands are ({:?}, {:?}), want (A, B)", a.operand, b.operand)));
-    }
-    if b.cols != k {
-        return Err(Error::InvalidInput(format!("FP8 GEMM: A is {m}×{k} and B (N×K) {n}×{}: K differs", b.cols)));
-    }
-    if a.scaling != b.scaling {
-        return Err(Error::InvalidInput(format!("FP8 GEMM: A is {:?}-scaled and B {:?}-scaled", a.scaling, b.scaling)));
-    }
-    if c.len() != m * n {
-        return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: C holds {} bf16, needs {}", c.len(), m * n)));
-    }
-    if m > 1 << 20 || n > 1 << 20 || k > 1 << 20 {
-        return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: every dimension must be at most 2^20")));
-    }
+    check_operands(a, b, c.len(), None)?;
     let step = default_step(gpu, a.scaling, m, n_pad, k_pad)?;
     // Only what is off its multiple is copied: A where K is, C where N is, B where either is.
     let a_pad = if k_pad != k { Some(padded(gpu, a, m, k_pad)?) } else { None };
@@ -534,6 +505,36 @@ pub fn gemm_fp8(gpu: &Gpu, a: &Fp8Matrix, b: &Fp8Matrix, c: &mut CudaSlice<u16>)
     }
     gpu.stream.synchronize().during(|| format!("{} {m}x{n}x{k} (padded to {m}x{n_pad}x{k_pad})", step.kernel.name))?;
     Ok(step)
+}
+
+/// The checks every FP8 product makes of its operands before anything else, returning `(m, n, k)`: A and
+/// B in their roles, one K, scaled alike — as `step` takes them where one is given ([`Fp8Gemm::new`]),
+/// else as each other ([`gemm_fp8`]'s padded path, before its step is chosen) —, C of `c_len` = M·N, every
+/// dimension at most 2^20.
+fn check_operands(a: &Fp8Matrix, b: &Fp8Matrix, c_len: usize, step: Option<&Step>) -> Result<(usize, usize, usize)> {
+    if a.operand != Operand::A || b.operand != Operand::B {
+        return Err(Error::InvalidInput(format!("FP8 GEMM: operands are ({:?}, {:?}), want (A, B)", a.operand, b.operand)));
+    }
+    if a.cols != b.cols {
+        return Err(Error::InvalidInput(format!("FP8 GEMM: A is {}×{} and B (N×K) {}×{}: K differs", a.rows, a.cols, b.rows, b.cols)));
+    }
+    match step {
+        Some(st) if a.scaling != st.scaling || b.scaling != st.scaling => {
+            return Err(Error::InvalidInput(format!("{} takes {:?}-scaled operands, got A {:?} and B {:?}", st.kernel.name, st.scaling, a.scaling, b.scaling)));
+        }
+        None if a.scaling != b.scaling => {
+            return Err(Error::InvalidInput(format!("FP8 GEMM: A is {:?}-scaled and B {:?}-scaled", a.scaling, b.scaling)));
+        }
+        _ => {}
+    }
+    let (m, n, k) = (a.rows, b.rows, a.cols);
+    if c_len != m * n {
+        return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: C holds {c_len} bf16, needs {}", m * n)));
+    }
+    if m > 1 << 20 || n > 1 << 20 || k > 1 << 20 {
+        return Err(Error::InvalidInput(format!("FP8 GEMM {m}x{n}x{k}: every dimension must be at most 2^20")));
+    }
+    Ok((m, n, k))
 }
 
 /// `x` widened to `rows × cols` (at least its own): its bytes in the top-left corner of zeros, its
