@@ -148,3 +148,70 @@ pub(crate) unsafe fn sum_rows<E: Elem16, const S: u32>(s_part: u32, g_c: *mut u1
         r += 4;
     }
 }
+
+/// The end of a one-consumer tile computed transposed (`wgmma.m64nRk*` D: row = column of C, column =
+/// row of C) whose K is split over a cluster of `S` CTAs (HGEMM d28, FP8 f24): the consumer warpgroup
+/// meets (named barrier 1: every warp's `wgmma`s retired, so the ring may be overwritten), stores its
+/// `R / 4` f32 pairs at `s_part` (pair `p` of consumer thread `t` at byte `8·(128·p + t)`: one 8-byte
+/// store a lane, conflict-free), and after a cluster barrier sums pairs `p ≡ rank (mod S)` over the
+/// cluster's `S` partials — every peer's pair loaded before the first add, added in rank order (the same
+/// bits every run) — and stores each as two elements of C: accumulator `(c, r)` is C's row
+/// `a_row0 + r`, column `col0 + c`, rows below `row_lo` (a box moved up to end at M) and beyond M or N
+/// not written.
+///
+/// # Safety
+/// All 128 threads of the CTA's one consumer warpgroup (`tid`: 128 … 255), in every CTA of the cluster
+/// (`rank` this CTA's), each past its K loop with its `wgmma`s waited for; `s_part` is 8-byte aligned
+/// with `R · 256` bytes at the same offset in every CTA that nothing else (no TMA write in flight)
+/// touches until every CTA of the cluster has passed one more cluster barrier after this call, which
+/// every thread of the cluster must also pass once inside it; `g_c` has `m·n` writable elements.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn sum_pairs<E: Elem16, const R: u32, const S: u32>(acc: &[f32], s_part: u32, g_c: *mut u16, m: u32, n: u32, row_lo: u32, a_row0: u32,
+                                                                      col0: u32, rank: u32, tid: u32) {
+    use crate::prim::{cluster::{cluster_sync, ld_shared_cluster_v2_f32}, sync::sync_named, thread::lane_id};
+    use crate::util::unroll::{unroll8, unroll32};
+    use layout::fragment::WgmmaAcc;
+    // Pairs a consumer thread holds (`wgmma.m64nR`: R/2 f32).
+    let pairs = R / 4;
+    let (warp, lane, t) = ((tid / 32) % 4, lane_id(), tid % 128);
+    // SAFETY: the caller's contract: the partial's bytes are this warpgroup's after its meeting (8-byte
+    // aligned stores inside `R · 256` bytes); peers' partials are read after the cluster barrier that
+    // follows their stores (release/acquire), at the same offsets; C addresses are checked by `store_pair`.
+    unsafe {
+        sync_named(1, 128);
+        // Constant pair and peer indices (the unrolled, guarded loops) keep `v` in registers.
+        unroll32!(p => {
+            if p < pairs {
+                st_shared_v2_u32(s_part + 8 * (128 * p + t), [acc[2 * p as usize].to_bits(), acc[2 * p as usize + 1].to_bits()]);
+            }
+        });
+        cluster_sync();
+        // Every peer's copy of each pair this rank sums, all in flight before the first add: slot
+        // `S·(p / S) + q` holds peer q's pair p (at most 32 slots: R/4 ≤ 32 pairs, S ≤ 8).
+        let mut v = [[0f32; 2]; 32];
+        unroll32!(p => {
+            if p < pairs && p % S == rank {
+                unroll8!(q => {
+                    if q < S {
+                        v[(S * (p / S) + q) as usize] = ld_shared_cluster_v2_f32(mapa_shared_cluster(s_part + 8 * (128 * p + t), q));
+                    }
+                });
+            }
+        });
+        unroll32!(p => {
+            if p < pairs && p % S == rank {
+                let base = (S * (p / S)) as usize;
+                let mut sum = v[base];
+                unroll8!(q => {
+                    if q > 0 && q < S {
+                        sum[0] += v[base + q as usize][0];
+                        sum[1] += v[base + q as usize][1];
+                    }
+                });
+                let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane, 2 * p);
+                super::decode_swapped::store_pair::<E>(g_c, m, n, row_lo, a_row0 + r, col0 + c, sum[0], sum[1]);
+            }
+        });
+    }
+}
