@@ -155,7 +155,7 @@ impl std::fmt::Display for AttnShape {
 /// * elsewhere, with the causal mask, a17: a11 (FlashAttention-2's tiles on `mma.sync`: 1.27–1.32× a4
 ///   at D = 64, 1.24–1.36× a2 at D = 128) launched with the longest query tiles of a whole group of
 ///   heads first: 1.096–1.098× a16 at D = 64 and 1.024–1.038× at D = 128 (session 23, `ab`,
-///   `results/2026-11-26-h100-session23/call8-a17`);
+///   `git show 10af122:results/2026-11-26-h100-session23/call8-a17`);
 /// * elsewhere without the mask a16 (a11 with each head's longest query tiles first; without the mask
 ///   the same work in another order as a11, 0.988–1.004×), where a17 measured 0.98–1.00× (its groups
 ///   spread a head's query tiles over more time, and its K and V over more of the L2).

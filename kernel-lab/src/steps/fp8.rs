@@ -591,7 +591,7 @@ pub fn scale_map_takes(m: usize) -> bool {
 /// f19's speed per unit of work against f3's: f15's ([`F15_SPEED_PER_WORK`]) × 1.05, the geometric mean
 /// of `ab f15 f19` over the six sweep shapes with f19's extra round at 4096×28672 divided out (1.035–
 /// 1.080× at five shapes, 0.990× at 4096×28672×8192 where f19 runs 38 rounds to f15's 37: H100,
-/// `results/2026-11-26-h100-session23/call3-f19`).
+/// `git show 10af122:results/2026-11-26-h100-session23/call3-f19`).
 pub const F19_SPEED_PER_WORK: f64 = F15_SPEED_PER_WORK * 1.05;
 
 /// The block-scaled step for `m × n × k` on `sms` SMs: [`FWB`] up to [`FWB_MAX_M`] rows; above,
@@ -640,7 +640,7 @@ pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
 }
 
 /// What streaming f20's tail costs, in rounds of whole tiles: the partials' stores, the tickets and the
-/// last contributor's adds. Fitted to `ab f19 f20` (H100, `results/2026-11-26-h100-session23/call4-f20`):
+/// last contributor's adds. Fitted to `ab f19 f20` (H100, `git show 10af122:results/2026-11-26-h100-session23/call4-f20`):
 /// 4096³ gained 4.3% with a third-full sixth round ((1 − 1/3 − c) / 6 → c = 0.41), 2048×11008×4096 4.6%
 /// with a sixth-full eighth ((1 − 1/6 − c) / 8 → c = 0.46).
 pub const F20_FIXUP_ROUNDS: f64 = 0.45;
@@ -661,12 +661,12 @@ pub fn f20_tail_pays(m: usize, n: usize, k: usize, sms: u32) -> bool {
 /// How much faster than the two-consumer step the wave model must find a three-consumer one (f18, f19)
 /// before the library takes it: their speed per unit of work is not uniform across shapes, and where the
 /// model had them within 1–2.2% they lost in `ab` (4096×28672×8192: f18 0.988× f14 and f19 0.952× f16 in
-/// 12 rounds, `results/2026-11-26-h100-session23/call5-final`).
+/// 12 rounds, `git show 10af122:results/2026-11-26-h100-session23/call5-final`).
 pub const THREE_CONSUMER_MARGIN: f64 = 0.97;
 
 /// f18's speed per unit of work against f14's where the waves are accounted for: `kernel-lab ab f14
 /// f18` over the six sweep shapes divided by the ratio of their useful tile-wave fractions gives
-/// 1.007–1.044, geometric mean 1.02 (H100, `results/2026-11-26-h100-session23/call2-f18`).
+/// 1.007–1.044, geometric mean 1.02 (H100, `git show 10af122:results/2026-11-26-h100-session23/call2-f18`).
 pub const F18_SPEED_PER_WORK: f64 = 1.02;
 
 /// The per-tensor step for `m × n × k` on `sms` SMs: [`FW2`] up to [`FW2_MAX_M`] rows, [`FW1`] up to

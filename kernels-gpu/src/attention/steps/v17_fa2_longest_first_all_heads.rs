@@ -20,7 +20,7 @@
 //! group's waves), ~1.02× at L = 16384 (a16's tail is smaller there: 1.020× a11); without the mask
 //! 0.99–1.00× (the same work; only the order and the L2 reuse change).
 //!
-//! Measured (H100, session 23, `results/2026-11-26-h100-session23/call8-a17`, `call9-a17-vs-fa2`):
+//! Measured (H100, session 23, `git show 10af122:results/2026-11-26-h100-session23/call8-a17`, `call9-a17-vs-fa2`):
 //! - `ab a16 a17` (8 rounds, f16): causal **1.096× at 4×16×4096×64, 1.098× at 1×16×16384×64, 1.038×
 //!   at 4×16×4096×128, 1.024× at 1×16×16384×128** (8/8, 8/8, 8/8, 7/8 rounds) — above the prediction
 //!   at D = 64, where the tail was the larger share; without the mask 0.999× and 0.995× at D = 64, but
