@@ -627,11 +627,11 @@ fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
 
 /// The FP8 candidates for `m × n × k` with `scaling` (pure; `resident` as [`crate::fp8::step_for`]'s): the
 /// rule's step first, then the other steps the rules choose among — per tensor fw2 and fw1 (up to their
-/// 16 rows), f14, f18, f12, f17, f1 and, where f14's tiles fill less than one round of the SMs, f22, and f21
-/// and f24 in every cluster size that leaves each split `F21_MIN_K_TILES` K tiles and fits at least once; block
+/// 16 rows), f14, f18, f12, f17, f1 and, where f14's tiles fill less than one round of the SMs, f22 and f21 in
+/// every cluster size that leaves each split `F21_MIN_K_TILES` K tiles and fits at least once; block
 /// scales fwb (up to its 16 rows), f20, f19, f16, f15, f9, f3 and, where f3's tiles fill less than one round,
 /// f23 — that take the shape, each once.
-pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: f8::Resident) -> Vec<&'static f8::Step> {
+pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> Vec<&'static f8::Step> {
     let rule = crate::fp8::step_for(scaling, m, n, k, sms, resident);
     let mut pool: Vec<&'static f8::Step> = match scaling {
         Scaling::PerTensor => vec![&f8::FW2, &f8::FW1, &f8::F14, &f8::F18, &f8::F12, &f8::F17, &f8::F1],
@@ -640,9 +640,8 @@ pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, 
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64);
     if scaling == Scaling::PerTensor && f8::F14.tiles(m, n) < sms as u64 {
         pool.push(&f8::F22);
-        for (steps, resident) in [(&f8::F21, resident.f21), (&f8::F24, resident.f24)] {
-            pool.extend(steps.iter().zip(resident).filter(|(st, r)| *r > 0 && kt / st.cluster as u64 >= f8::F21_MIN_K_TILES as u64).map(|(st, _)| st));
-        }
+        pool.extend(f8::F21.iter().zip(resident).filter(|(st, r)| *r > 0 && kt / st.cluster as u64 >= f8::F21_MIN_K_TILES as u64)
+                                  .map(|(st, _)| st));
     }
     if scaling == Scaling::Block && f8::F3.tiles(m, n) < sms as u64 {
         pool.push(&f8::F23);
@@ -669,7 +668,7 @@ pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache
     if let Some(hit) = from_cache(cache, &key, |l| by_label(l).filter(|st| gpu.cannot_run(&st.kernel).is_none()).map(Ok))? {
         return Ok(hit);
     }
-    let steps = candidates_fp8(scaling, m, n, k, gpu.info.sms, crate::fp8::resident(gpu)?);
+    let steps = candidates_fp8(scaling, m, n, k, gpu.info.sms, crate::fp8::f21_resident(gpu)?);
     if let Some(why) = gpu.cannot_run(&steps[0].kernel) {
         return Err(Error::Unsupported { kernel: steps[0].kernel.name.into(), needs: "sm_90a (Hopper)".into(), have: why });
     }
@@ -765,8 +764,8 @@ mod tests {
         assert_eq!(c[0], "v31", "{c:?}");
     }
 
-    /// An H100's cluster residency for f21 (h8's, f21's twin in threads and shared memory), none for f24.
-    const H100: f8::Resident = f8::Resident { f21: layout::hopper::tma_hgemm::H100_H8_RESIDENT, f24: [0; 7] };
+    /// An H100's cluster residency (h8's, f21's twin in threads and shared memory).
+    const H100: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;
 
     #[test]
     fn fp8_candidates_start_with_the_rule_and_keep_their_scaling() {
@@ -789,11 +788,7 @@ mod tests {
         // (12 K tiles: 2 … 6).
         let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, H100).iter().map(|s| s.kernel.step).collect();
         assert!(c[0] == "f22" && c.contains(&"f14") && c.contains(&"f21x2") && c.contains(&"f21x5") && !c.contains(&"f21x7"), "{c:?}");
-        assert!(!candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, f8::Resident::default()).iter().any(|s| s.cluster_split));
-        // With f24's clusters resident too: its sizes beside f21's, by the same rule (12 K tiles: 2 … 6).
-        let both = f8::Resident { f24: [1; 7], ..H100 };
-        let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, both).iter().map(|s| s.kernel.step).collect();
-        assert!(c.contains(&"f24x2") && c.contains(&"f24x6") && !c.contains(&"f24x7") && c.contains(&"f21x2"), "{c:?}");
+        assert!(!candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, [0; 7]).iter().any(|s| s.cluster_split));
     }
 
     #[test]

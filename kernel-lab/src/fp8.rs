@@ -22,7 +22,7 @@ use crate::{
     error::{DriverContext, Error, Result},
     launch,
     runtime::{gpu::{Gpu, Kernel}, tma::TensorMap2d},
-    steps::fp8::{QUANT_BLOCK, Resident, Scaling, Step, block_step_for, per_tensor_step_for},
+    steps::fp8::{QUANT_BLOCK, Scaling, Step, block_step_for, per_tensor_step_for},
 };
 
 /// Which operand a quantized matrix is: its block scales differ (A: 1×128, B: 128×128).
@@ -194,44 +194,42 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 }
 
 /// The step that multiplies `m × n × k` operands scaled with `scaling` by default on a GPU of `sms` SMs
-/// holding `resident` clusters of f21's and f24's sizes at once:
+/// holding `resident[i]` clusters of f21's `i`-th size at once:
 /// per tensor f14 (f12 — f1 with a fourth stage, 1–7% faster than f1 at each of the six sweep shapes
 /// in `results/2026-11-25-h100-session16/call1-fp8-f12-f13` — plus h10's stream-K tail where the last
 /// wave is at most a third full, elsewhere f12's schedule; its cluster twin f13 was within ±4% of f12
 /// and needs clusters) or f18 (192×192 tiles, three consumers) where the wave model of
 /// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first, or, where f14's tiles fill less than one
-/// round, the fastest of f14, f21 (K split over a cluster of CTAs), f22 (64×64 tiles computed transposed)
-/// and f24 (f22's tiles with K split over a cluster) by their measured costs; for block scales fwb (fw2 with the block scales applied step by step) up to
+/// round, the fastest of f14, f21 (K split over a cluster of CTAs) and f22 (64×64 tiles computed transposed)
+/// by their measured costs; for block scales fwb (fw2 with the block scales applied step by step) up to
 /// 16 rows, above f3 (128×128 tiles), the 128×192 step — f16 (f15's
 /// tiles with a stream-K tail, streamed or not: its body measured 1.015–1.022× f15's), or f9 where M % 4 ≠ 0 — or f19 (192×128, three consumers) as the wave model of
 /// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run
 /// with [`Fp8Gemm::new`].
-pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: Resident) -> &'static Step {
+pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
     match scaling {
         Scaling::PerTensor => per_tensor_step_for(m, n, k, sms, resident),
         Scaling::Block => block_step_for(m, n, k, sms),
     }
 }
 
-/// [`step_for`] on this GPU: its SMs and its residency of f21's and f24's clusters ([`resident`]).
+/// [`step_for`] on this GPU: its SMs and its residency of f21's clusters ([`f21_resident`]).
 pub fn default_step(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize) -> Result<&'static Step> {
-    let resident = if scaling == Scaling::PerTensor && m > crate::steps::fp8::FW1_MAX_M { resident(gpu)? } else { Resident::default() };
+    let resident = if scaling == Scaling::PerTensor && m > crate::steps::fp8::FW1_MAX_M { f21_resident(gpu)? } else { [0; 7] };
     Ok(step_for(scaling, m, n, k, gpu.info.sms, resident))
 }
 
-/// How many clusters of each size (2 … 8 CTAs, [`crate::steps::fp8::F21_CLUSTERS`]) of f21 and of f24 this
-/// GPU holds at once (`cuOccupancyMaxActiveClusters`, fourteen driver queries, as `gemm::h8_resident`);
-/// zeros where it cannot run sm_90a code.
-pub fn resident(gpu: &Gpu) -> Result<Resident> {
-    use crate::steps::fp8::{F21, F24};
-    let mut r = Resident::default();
+/// How many clusters of each f21 size (2 … 8 CTAs, [`crate::steps::fp8::F21_CLUSTERS`]) this GPU holds
+/// at once (`cuOccupancyMaxActiveClusters`, seven driver queries, as `gemm::h8_resident`); zeros where
+/// it cannot run sm_90a code.
+pub fn f21_resident(gpu: &Gpu) -> Result<[u32; 7]> {
+    use crate::steps::fp8::F21;
     if gpu.cannot_run(&F21[0].kernel).is_some() {
-        return Ok(r);
+        return Ok([0; 7]);
     }
-    for (slots, steps) in [(&mut r.f21, &F21), (&mut r.f24, &F24)] {
-        for (slot, step) in slots.iter_mut().zip(steps.iter()) {
-            *slot = gpu.kernel(step.kernel.name)?.max_active_clusters(gpu, step.cluster)?;
-        }
+    let mut r = [0u32; 7];
+    for (slot, step) in r.iter_mut().zip(F21.iter()) {
+        *slot = gpu.kernel(step.kernel.name)?.max_active_clusters(gpu, step.cluster)?;
     }
     Ok(r)
 }
@@ -429,9 +427,9 @@ impl Fp8Gemm {
             }
         };
         if self.step.cluster_split {
-            // SAFETY: `fp8_gemm_v21_x*` / `fp8_gemm_v24_x*(tmap_a, tmap_b, scale_a, scale_b, g_c, m, n, k)`: the maps
-            // of A and B were encoded for these very buffers (same addresses and shape, checked above) with boxes
-            // of the tile's rows (f21: 128 and 256, f24: 64 and 64; `Step::b_box_rows`: all of the tile's B rows); one f32 scale each (per-tensor
+            // SAFETY: `fp8_gemm_v21_x*(tmap_a, tmap_b, scale_a, scale_b, g_c, m, n, k)`: the maps of A and B were
+            // encoded for these very buffers (same addresses and shape, checked above) with boxes of 128
+            // and 256 rows (`Step::b_box_rows`: all of the tile's B rows); one f32 scale each (per-tensor
             // operands, checked in `new`); `c` holds m·n bf16 (checked in `new`) with n % 8 == 0 (the
             // step's rule, so n % 4 == 0); grid = every tile × the cluster size (`Step::grid` for a
             // cluster split), the kernel's `.reqnctapercluster` forming the clusters, at least one of

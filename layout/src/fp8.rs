@@ -144,12 +144,6 @@ pub mod tiles {
     /// f22's dynamic shared memory: the ring and one 8 KiB C staging box.
     pub const F22_DYN_SMEM: u32 = dyn_smem(F22_STAGES, F22_STAGE_BYTES, crate::hopper::tma_hgemm::C_BOX_BYTES, 2);
     const _: () = assert!(F22_STAGE_BYTES % 1024 == 0 && F22_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
-    /// f24's stages: f22's with K split over a cluster, 4 × 16 KiB so that two CTAs share an SM; the
-    /// ring's first 16 KiB hold the CTA's f32 partial tile after the K loop.
-    pub const F24_STAGES: u32 = 4;
-    /// f24's dynamic shared memory: the ring and its barriers (C leaves by global stores).
-    pub const F24_DYN_SMEM: u32 = dyn_smem(F24_STAGES, F22_STAGE_BYTES, 0, 2);
-    const _: () = assert!(F24_STAGES * F22_STAGE_BYTES >= F22_TILE * F22_TILE * 4 && 2 * F24_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     /// f23's scale slot per stage, after the C staging box: the 64 A scales of the stage's K block for
     /// the tile's rows, then B's one (`F23_SLOT_B`), padded to 512 bytes.
     pub const F23_SLOT_BYTES: u32 = 512;

@@ -163,7 +163,7 @@ pub fn run(gpu: &Gpu, o: &Options) -> i32 {
     let hopper = kernel_lab_bench::steps::fp8::STEPS.iter().any(|s| gpu.cannot_run(&s.kernel).is_none());
     if hopper {
         let fp8_shapes: Vec<_> = all.iter().copied().filter(|&(m, n, k)| k % 16 == 0 && n % 8 == 0 && 2.0 * (m * n * k) as f64 <= FP8_MAX_FLOP).collect();
-        let resident = kernel_lab_bench::fp8::resident(gpu).unwrap_or_default();
+        let resident = kernel_lab_bench::fp8::f21_resident(gpu).unwrap_or([0; 7]);
         // Per shape only the library's step for each scaling (the family's `--entry`).
         let run = o.fp8_run().map(|mut r| {
             r.shapes = fp8_shapes.iter().map(|&(m, n, k)| kernel_lab_bench::gemm::Shape { m, n, k }).collect();

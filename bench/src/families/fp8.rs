@@ -207,7 +207,7 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
     let blas = reference_blas(gpu)?;
     let mut rows = vec![];
     // --entry: the library's step per scaling on this GPU (its clusters' residency asked once).
-    let resident = if o.entry { fp8::resident(gpu)? } else { Default::default() };
+    let resident = if o.entry { fp8::f21_resident(gpu)? } else { [0; 7] };
     for &s in &o.shapes {
         let steps: Vec<&Step> = if o.entry {
             [Scaling::PerTensor, Scaling::Block].map(|sc| fp8::step_for(sc, s.m, s.n, s.k, gpu.info.sms, resident)).to_vec()
@@ -300,10 +300,9 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
                 rows.push(first);
                 continue;
             }
-            // f21, f24: how many of its clusters the GPU holds at once, beside the grid (a second wave costs a whole split).
+            // f21: how many of its clusters the GPU holds at once, beside the grid (a second wave costs a whole split).
             let resident = match (st.cluster_split, crate::steps::fp8::F21_CLUSTERS.iter().position(|&c| c == st.cluster)) {
-                (true, Some(i)) => fp8::resident(gpu).map(|r| if st.tile.0 == 64 { r.f24 } else { r.f21 })
-                                                     .map(|r| format!(", {} clusters resident of {r:?}", r[i])).unwrap_or_default(),
+                (true, Some(i)) => fp8::f21_resident(gpu).map(|r| format!(", {} clusters resident of {r:?}", r[i])).unwrap_or_default(),
                 _ => String::new(),
             };
             for &bl in baselines_of(st) {

@@ -2,8 +2,7 @@
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
-                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM, F22_DYN_SMEM, F22_TILE, F23_DYN_SMEM,
-                         F24_DYN_SMEM};
+                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM, F22_DYN_SMEM, F22_TILE, F23_DYN_SMEM};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -378,51 +377,9 @@ pub const F23: Step = {
     s
 };
 
-/// What f24's PTX holds: f22's `wgmma`, the cluster shape, the distributed-shared-memory reads of the
-/// partials, the cluster barriers, the consumer warpgroup's meeting before the partial overwrites the
-/// ring, its 8-byte stores, C's 16-bit global stores, the consumer's 208 registers; no workspace,
-/// counters or `trap`, no C staging or TMA store.
-macro_rules! f24_ptx {
-    ($reqn:literal) => {
-        PtxCheck {
-            has: &[$reqn, "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", "mapa.shared::cluster.u32", "ld.shared::cluster.v2.f32",
-                   "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "bar.sync \t1, 128", "st.shared.v2.u32", "st.global.b16",
-                   "setmaxnreg.inc.sync.aligned.u32 208", ".minnctapersm 2"],
-            lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "atom", "ld.global.cg", "ld.global.v", "st.local", "stmatrix", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
-                     "release.cluster.shared::cluster"],
-            count: &[], at_least: &[],
-        }
-    };
-}
-
-/// f24 in clusters of `cluster` CTAs.
-const fn f24(name: &'static str, label: &'static str, cluster: u32, ptx: PtxCheck, about: &'static str) -> Step {
-    let mut s = gemm(name, label, F24_DYN_SMEM, &[], (F22_TILE, F22_TILE), Scaling::PerTensor, false, about);
-    s.kernel.block_threads = 256;
-    s.kernel.launch_bounds = bounds_min(256, 2);
-    s.kernel.ptx = ptx;
-    s.cluster = cluster;
-    s.cluster_split = true;
-    s
-}
-
-/// f24 in clusters of 2 … 8 CTAs (`[i]`: clusters of [`F21_CLUSTERS`]`[i]`): f22's 64×64 tiles computed
-/// transposed with K split over the CTAs of a cluster (two CTAs an SM), the partials summed through
-/// distributed shared memory (HGEMM d28's end).
-pub const F24: [Step; 7] = [
-    f24("fp8_gemm_v24_x2", "f24x2", 2, f24_ptx!(".reqnctapercluster 2, 1, 1"),
-        "f22's 64x64 transposed tiles with K split over a cluster of 2 CTAs (two CTAs an SM), the partials summed through distributed shared memory (d28's end)"),
-    f24("fp8_gemm_v24_x3", "f24x3", 3, f24_ptx!(".reqnctapercluster 3, 1, 1"), "f24 in clusters of 3 (K split 3 ways)"),
-    f24("fp8_gemm_v24_x4", "f24x4", 4, f24_ptx!(".reqnctapercluster 4, 1, 1"), "f24 in clusters of 4 (K split 4 ways)"),
-    f24("fp8_gemm_v24_x5", "f24x5", 5, f24_ptx!(".reqnctapercluster 5, 1, 1"), "f24 in clusters of 5 (K split 5 ways)"),
-    f24("fp8_gemm_v24_x6", "f24x6", 6, f24_ptx!(".reqnctapercluster 6, 1, 1"), "f24 in clusters of 6 (K split 6 ways)"),
-    f24("fp8_gemm_v24_x7", "f24x7", 7, f24_ptx!(".reqnctapercluster 7, 1, 1"), "f24 in clusters of 7 (K split 7 ways)"),
-    f24("fp8_gemm_v24_x8", "f24x8", 8, f24_ptx!(".reqnctapercluster 8, 1, 1"), "f24 in clusters of 8 (K split 8 ways)"),
-];
-
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22, F23, F24[0], F24[1], F24[2], F24[3], F24[4], F24[5], F24[6]];
+                             F21[5], F21[6], F22, F23];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
@@ -680,10 +637,9 @@ pub const F18_SPEED_PER_WORK: f64 = 1.02;
 ///
 /// Where f14 is the pick and its tiles fill less than one round of the SMs, the time model of
 /// [`TileCost`] chooses among f14, f21 (K split over a cluster, at the size [`f21_splits`] finds) and f22
-/// (64×64 tiles computed transposed), and f24 (f22's tiles with K split over a cluster, at the size
-/// [`f24_split_estimate`] finds). `resident`: clusters of each of [`F21_CLUSTERS`]' sizes the GPU holds at
-/// once for f21 and for f24 ([`crate::fp8::resident`]).
-pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: Resident) -> &'static Step {
+/// (64×64 tiles computed transposed). `resident[i]`: clusters of [`F21_CLUSTERS`]`[i]` CTAs the GPU holds
+/// at once ([`crate::fp8::f21_resident`]).
+pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
     if m <= FW2_MAX_M {
         return &FW2;
     }
@@ -698,12 +654,11 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: Res
         return &F14;
     }
     // Few tiles: f14, f21 at its best cluster size (f14's costs plus its overhead per wave, in f14's K
-    // tiles), f22, or f24 at its best cluster size, whichever `TileCost` says finishes first (ties to the
-    // earlier).
+    // tiles), or f22, whichever `TileCost` says finishes first (ties to the earlier).
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
     let ab = ((m + n) * k) as f64;
     let mut best = (&F14, F14_COST.time_us(F14.tiles(m, n), sms as u64, kt, ab));
-    let (splits, est) = f21_split_estimate(m, n, k, sms, resident.f21);
+    let (splits, est) = f21_split_estimate(m, n, k, sms, resident);
     if let Some(st) = f21_for(splits) {
         let t = F14_COST.fixed_us + F14_COST.k_tile_us * est as f64;
         if t < best.1 {
@@ -714,58 +669,7 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: Res
     if t22 < best.1 {
         best = (&F22, t22);
     }
-    if let Some((st, t)) = f24_split_estimate(m, n, k, resident.f24) {
-        if t < best.1 {
-            best = (st, t);
-        }
-    }
     best.0
-}
-
-/// Clusters of each of [`F21_CLUSTERS`]' sizes the GPU holds at once (`cuOccupancyMaxActiveClusters`,
-/// [`crate::fp8::resident`]): f21's (one CTA an SM) and f24's (two CTAs an SM); zeros where a size does
-/// not fit or the GPU cannot run the steps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Resident {
-    /// f21's clusters of 2 … 8 CTAs.
-    pub f21: [u32; 7],
-    /// f24's clusters of 2 … 8 CTAs.
-    pub f24: [u32; 7],
-}
-
-/// f24's cost: a launch's fixed cost, then for each wave of resident clusters the K tiles of one split plus
-/// [`F24_OVERHEAD_K_TILES`] (the partial's stores, the cluster barrier, the sum and the stores of C) at a
-/// per-K-tile time that rises from one CTA alone to every slot busy (two CTAs an SM share its pull from the
-/// L2), or A's and B's bytes from DRAM. Prediction before the first run (session 85): f22's per-K-tile
-/// times with the full rate halved (two CTAs an SM) and the DRAM rate cuBLASLt reaches at 32 rows.
-pub const F24_COST: TileCost = TileCost { fixed_us: 4.3, k_tile_us: 0.10, k_tile_full_us: 0.30, dram_bytes_per_us: 4.0e6 };
-
-/// f24's cost beyond its splits' K tiles, per wave, in K tiles of one CTA (prediction: a 16 KiB partial
-/// is an eighth of f21's 128 KiB, whose overhead measured 5).
-pub const F24_OVERHEAD_K_TILES: f64 = 2.0;
-
-/// The f24 step and its [`F24_COST`] time on `m × n × k` at the cluster size (2 … 8, each split at least
-/// [`F21_MIN_K_TILES`] K tiles) that minimizes it, with `resident[i]` clusters of [`F21_CLUSTERS`]`[i]`
-/// at once (ties to the smaller size); `None` where no size fits or K is too short to split.
-pub fn f24_split_estimate(m: usize, n: usize, k: usize, resident: [u32; 7]) -> Option<(&'static Step, f64)> {
-    let tiles = F22.tiles(m, n);
-    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64);
-    let ab = ((m + n) * k) as f64;
-    let mut best: Option<(&'static Step, f64)> = None;
-    for (st, &r) in F24.iter().zip(&resident) {
-        let s = st.cluster as u64;
-        if r == 0 || tiles == 0 || kt / s < F21_MIN_K_TILES as u64 {
-            continue;
-        }
-        let waves = tiles.div_ceil(r as u64);
-        let busy = tiles.min(r as u64) as f64 / r as f64;
-        let per = F24_COST.k_tile_us + (F24_COST.k_tile_full_us - F24_COST.k_tile_us) * busy;
-        let t = F24_COST.fixed_us + (waves as f64 * (kt.div_ceil(s) as f64 + F24_OVERHEAD_K_TILES) * per).max(ab / F24_COST.dram_bytes_per_us);
-        if best.is_none_or(|(_, b)| t < b) {
-            best = Some((st, t));
-        }
-    }
-    best
 }
 
 /// A step's time on few tiles, as measured (H200, `results/2026-12-01-h200-session72`, calls 1, 3 and 9;
@@ -866,8 +770,6 @@ mod tests {
     /// The CPU tests' cluster residency: an H100's, as measured for h8 (f21's twin in threads and
     /// shared memory).
     const R: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;
-    /// f21's residency alone (no f24 cluster fits): the choice among f14, f21 and f22 as it stood.
-    const RES: Resident = Resident { f21: R, f24: [0; 7] };
 
     #[test]
     fn few_block_scaled_tiles_take_f23_where_its_measured_cost_is_lower() {
@@ -889,7 +791,7 @@ mod tests {
     fn a_few_rows_take_the_weight_only_routes() {
         // Above them, 17×4096×4096 (16 tiles of 128×256, 32 K tiles): f22's 64 small tiles (`TileCost`).
         for (m, want) in [(1, "fw2"), (8, "fw2"), (9, "fw2"), (16, "fw2"), (17, "f22")] {
-            assert_eq!(per_tensor_step_for(m, 4096, 4096, 132, RES).kernel.step, want, "{m} rows");
+            assert_eq!(per_tensor_step_for(m, 4096, 4096, 132, R).kernel.step, want, "{m} rows");
         }
         assert!(FW2.rejects(16, 4096, 4096).is_none() && FW1.rejects(16, 4096, 4096).is_none());
         assert!(FW2.rejects(17, 4096, 4096).is_some() && FW1.rejects(17, 4096, 4096).is_some());
@@ -942,15 +844,15 @@ mod tests {
         // a last wave mostly empty (2048×11008: 1.09×, 1.05×); at 4096×28672 the model has f18 1.0% ahead,
         // under the margin (measured 1.009× and 0.988×).
         for (m, n, want) in [(4096, 4096, "f14"), (8192, 8192, "f14"), (2048, 11008, "f18"), (2048, 4096, "f14"), (2048, 14336, "f14"), (4096, 28672, "f14")] {
-            assert_eq!(per_tensor_step_for(m, n, 4096, 132, RES).kernel.step, want, "{m}x{n}");
+            assert_eq!(per_tensor_step_for(m, n, 4096, 132, R).kernel.step, want, "{m}x{n}");
         }
         // One 128×256 tile: f22's four 64×64 ones, with short or long K (4.5 µs against f14's 7.2 at 2 K
         // tiles; 7.6 against f21x8's 11.1 and f14's 24.0 at 32).
-        assert_eq!(per_tensor_step_for(100, 100, 256, 132, RES).kernel.step, "f22");
-        assert_eq!(per_tensor_step_for(100, 100, 4096, 132, RES).kernel.step, "f22");
+        assert_eq!(per_tensor_step_for(100, 100, 256, 132, R).kernel.step, "f22");
+        assert_eq!(per_tensor_step_for(100, 100, 4096, 132, R).kernel.step, "f22");
         // 192-multiple shapes in whole rounds of both: f18's 132 tiles (192·12 × 192·11) in one round
         // against f14's 18 × 9 = 162 in two.
-        assert_eq!(per_tensor_step_for(192 * 12, 192 * 11, 4096, 132, RES).kernel.step, "f18");
+        assert_eq!(per_tensor_step_for(192 * 12, 192 * 11, 4096, 132, R).kernel.step, "f18");
         assert_eq!((F18.kernel.block_threads, F18.grid(2048, 11008, 132), F18.b_box_rows(), F17.kernel.block_threads), (512, 132, 192, 512));
     }
 
@@ -991,7 +893,7 @@ mod tests {
         // rounds; f14 15.1 against 24.8; measured 17.7 against 26.0).
         for (m, n, k, want) in [(256, 768, 1536, "f22"), (128, 3072, 4096, "f22"), (128, 4096, 4096, "f22"), (128, 5120, 6912, "f21x5"), (256, 16384, 2048, "f14"),
                                 (512, 4096, 11008, "f21x2")] {
-            assert_eq!(per_tensor_step_for(m, n, k, 132, RES).kernel.step, want, "{m}x{n}x{k}");
+            assert_eq!(per_tensor_step_for(m, n, k, 132, R).kernel.step, want, "{m}x{n}x{k}");
         }
         // The cost model's own properties: more K never costs less; more SMs never cost more.
         for (tiles, kt) in [(1u64, 1.0), (64, 8.0), (200, 32.0), (1024, 112.0)] {

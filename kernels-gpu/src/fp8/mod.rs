@@ -27,13 +27,12 @@
 //! | f21 | `steps/v21_cluster_split_k.rs` | f12's per-tensor 128×256 tiles with K split over a cluster of 2 … 8 CTAs, the partials summed through distributed shared memory (HGEMM h8's body, `hgemm::cluster_split_k!`): few tiles over deep K |
 //! | f22 | `steps/v22_swapped_small_tiles.rs` | per tensor on 64×64 tiles computed transposed (the weights on `wgmma`'s M side, the activation tile on its N side): one consumer warpgroup, 8 × 16 KiB stages, C by `stmatrix.trans` and TMA — few tiles without splitting K |
 //! | f23 | `steps/v23_block_small_tiles.rs` | block scales on f22's 64×64 tiles, not transposed (A's rows on `wgmma`'s M side: two A scales a thread), each K tile's sums promoted with its scales as f3 does — few tiles with block scales |
-//! | f24 | `steps/v24_swapped_cluster_split_k.rs` | f22's tiles with K split over a cluster of 2 … 8 CTAs (two CTAs an SM), the partials summed through distributed shared memory (HGEMM d28's end, `hgemm::cluster_split_k::sum_pairs`): 32–64-row shapes whose f22 tiles are 1–2 rounds of the SMs |
 //! | w1 | `steps/w1_weight_only.rs` | weight-only decode (issue 51): e4m3 weights with power-of-two block scales widened in registers, bf16/f16 activations, 16-bit `mma.sync`, M ≤ 32 (`weight_only.rs`: the shared widening, MMAs and block end); its FP8 routes fw2 (per tensor) and fwb (block scales applied to each 64-deep step's sums) read e4m3 activations |
 //! | w5 | `steps/w5_packed_weights.rs` | w1 on weights packed in the order its lanes load them (each load of a warp four whole 128-byte lines), the library's FP8-weights decode step |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
 //! walk and producer, the accumulators by tile width, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`
-//! (f2–f4/f6/f8/f9/f15's kernel body, generic over the tile width, with the step's K loop plugged in, the scales, the promotion, the loops of f3/f8, f4/f6 and f9/f10), `swapped.rs` (f22/f24's 64×64 transposed tile: its stage loads and K loop), `staged.rs` (f15/f16's producer and K loop: the scales staged in each stage), `tall.rs` (f17/f18's three-consumer 192×192 body and f19's block-scaled 192×128 one), `quantize.rs`
+//! (f2–f4/f6/f8/f9/f15's kernel body, generic over the tile width, with the step's K loop plugged in, the scales, the promotion, the loops of f3/f8, f4/f6 and f9/f10), `staged.rs` (f15/f16's producer and K loop: the scales staged in each stage), `tall.rs` (f17/f18's three-consumer 192×192 body and f19's block-scaled 192×128 one), `quantize.rs`
 //! (not a step: the kernels that produce FP8 inputs — also the weight-only format's — and the dequantized reference inputs), `weight_only.rs` (w1's widening, MMAs and block end). The
 //! warp-specialized skeleton, the ring, the tile order and the C staging are the Hopper HGEMM ladder's
 //! (`hgemm::tma_warp_specialized`, `hgemm::tma_persistent`, `hgemm::tma_store`).
@@ -47,8 +46,6 @@ pub(crate) mod weight_only;
 pub mod quantize;
 #[cfg(lab_sm90)]
 mod staged;
-#[cfg(lab_sm90)]
-mod swapped;
 #[cfg(lab_sm90)]
 mod tall;
 #[cfg(lab_sm90)]

@@ -355,9 +355,12 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
 /// tiles `h8_k_range(⌈k/64⌉, rank, S)` of tile `c` (`tile % tiles_m` its row, `tile / tiles_m` its
 /// column) on d15's CTA — the PDL wait, a producer warpgroup and one consumer warpgroup, thread 0
 /// issuing the first `min(stages, K tiles of the split)` stages before the first cluster barrier. Its
-/// consumer then sums the cluster's partials over distributed shared memory and stores its share of
-/// the tile's pairs as d15/d16 store theirs ([`sum_pairs`](super::cluster_split_k::sum_pairs)). An
-/// empty split (fewer K tiles than `S`) contributes zeros.
+/// consumer then meets its warpgroup (named barrier 1: every `wgmma` has retired), stores its `R / 4`
+/// f32 pairs over the ring (pair `p` of consumer thread `t` at byte `8·(128·p + t)`: one 8-byte store a
+/// lane, conflict-free), and after a cluster barrier sums pairs `p ≡ rank (mod S)` over the cluster's
+/// `S` partials (every peer's pair loaded before the first add, added in rank order: the same bits
+/// every run) and stores them to C as d15/d16 store their pairs. An empty split (fewer K tiles than
+/// `S`) contributes zeros.
 ///
 /// # Safety
 /// As [`hgemm_decode_v15`](super::decode_v15_early_first_stages::hgemm_decode_v15) (or v16 for
@@ -370,22 +373,30 @@ pub(super) unsafe fn decode_cluster<E: Elem16, T: OneConsumerTile<E>, const R: u
 where
     T::Acc: AsRef<[f32]>,
 {
-    use super::cluster_split_k::sum_pairs;
-    use crate::prim::cluster::cluster_ctarank;
+    use crate::prim::{
+        cluster::{cluster_ctarank, cluster_sync, ld_shared_cluster_v2_f32, mapa_shared_cluster},
+        shared::st_shared_v2_u32,
+        sync::sync_named,
+    };
     use layout::hopper::tma_hgemm::h8_k_range;
     const { assert!(R == 16 || R == 32 || R == 64 || R == 128, "d28 runs the one-consumer tiles of 16, 32, 64 or 128 rows") };
     const { assert!(S >= 2 && S <= 8, "clusters of 2 … 8 CTAs (8: the portable maximum)") };
     const { assert!(R == T::ROWS, "R names the tile's rows (a const parameter for `WgmmaAcc`)") };
+    // Pairs a consumer thread holds (`wgmma.m64nRk16`: R/2 f32).
+    let pairs = R / 4;
     crate::prim::sync::griddepcontrol_launch_dependents();
     crate::prim::sync::griddepcontrol_wait();
     // SAFETY: the producer and the consumer walk the same K tiles (`kt0 .. kt1`), so ring indices
     // agree; each stage use is consumed and released by the consumer's 4 warps. The first `early`
     // stages are issued by thread 0 after it initialized and fenced the barriers and before anyone
     // else uses them (running indices 0 .. early, each a first use), and the producer loop starts
-    // after them. `sum_pairs`' contract: its partial lies over the ring's first `R·128·2 ≤ STAGES ·
-    // STAGE_BYTES` bytes, which no TMA write still targets (the consumer waited on every stage the
-    // producer issued); every thread of the cluster passes its cluster barrier (the macro's producer
-    // warpgroup meets it once after its block) and the macro's last one before exiting.
+    // after them. The partial is stored over the ring only after every stage the producer issued was
+    // consumed (the consumer waited on each full barrier, so no TMA write is in flight) and after named
+    // barrier 1 over the 128 consumer threads (every warp's `wgmma`s retired), inside the ring's first
+    // `R·128·2 ≤ STAGES · STAGE_BYTES` bytes. Peers' partials are read after the cluster barrier that
+    // follows their stores (release/acquire) and before the macro's last cluster barrier, which every
+    // thread of every CTA passes before exiting; the offsets are the same in every CTA. C addresses
+    // are checked by `store_pair`.
     unsafe {
         warp_specialized! {
             cluster_local: S, consumer_meets: 1, consumers: 1, registers: (40, 232), first: {
@@ -417,10 +428,46 @@ where
                 }
             }
             consumer(_mh): {
+                let (warp, lane, t) = ((tid / 32) % 4, lane_id(), tid % 128);
                 let mut it = 0u32;
                 let r_acc = T::consume(ring, &mut it, kt1 - kt0);
-                // Accumulator column r is row decode_box_row0 + r (the last tile's box moved up to end at M).
-                sum_pairs::<E, R, S>(r_acc.as_ref(), ring.at(0).0, g_c, m, n, tm * R, decode_box_row0(m, tm * R, R), tn * COLS, rank, tid);
+                let acc = r_acc.as_ref();
+                let s_part = ring.at(0).0;
+                sync_named(1, 128);
+                // Constant pair and peer indices (the unrolled, guarded loops) keep `v` in registers.
+                unroll32!(p => {
+                    if p < pairs {
+                        st_shared_v2_u32(s_part + 8 * (128 * p + t), [acc[2 * p as usize].to_bits(), acc[2 * p as usize + 1].to_bits()]);
+                    }
+                });
+                cluster_sync();
+                // Every peer's copy of each pair this rank sums, all in flight before the first add:
+                // slot `S·(p / S) + q` holds peer q's pair p (at most 32 slots: R/4 ≤ 32 pairs, S ≤ 8).
+                let mut v = [[0f32; 2]; 32];
+                unroll32!(p => {
+                    if p < pairs && p % S == rank {
+                        unroll8!(q => {
+                            if q < S {
+                                v[(S * (p / S) + q) as usize] = ld_shared_cluster_v2_f32(mapa_shared_cluster(s_part + 8 * (128 * p + t), q));
+                            }
+                        });
+                    }
+                });
+                let a_row0 = decode_box_row0(m, tm * R, R); // accumulator column r is row a_row0 + r
+                unroll32!(p => {
+                    if p < pairs && p % S == rank {
+                        let base = (S * (p / S)) as usize;
+                        let mut sum = v[base];
+                        unroll8!(q => {
+                            if q > 0 && q < S {
+                                sum[0] += v[base + q as usize][0];
+                                sum[1] += v[base + q as usize][1];
+                            }
+                        });
+                        let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane, 2 * p);
+                        store_pair::<E>(g_c, m, n, tm * R, a_row0 + r, tn * COLS + c, sum[0], sum[1]);
+                    }
+                });
             }
         }
     }

@@ -16,22 +16,25 @@
 //! 256×768×1536 ~5–6 µs, 128×3072×4096 ~9 µs (f21x8: 12.8); where f14 fills the SMs f22 is slower (each
 //! byte of A and B read 4× as often).
 //!
-//! The stage loads and the K loop live in `fp8::swapped` (f24 runs them with K split over a cluster).
-//!
 //! Measured (H200, `results/2026-12-01-h200-session72` call 9, medians of 3 processes, × cuBLASLt per
 //! tensor): 128×1024×1024 5.1 µs (1.08×), 256×768×1536 5.6 (1.05×), 128×3072×4096 8.4 (1.02×) — as
 //! predicted; over 31 few-tile corpus shapes 0.80× where f14 had 0.52× and f21x4 0.55×. Slower where its
 //! tiles need several rounds (4096×1024×1024: 0.81× against f14's 0.99×): the library weighs it with
 //! measured costs (`steps::fp8::F22_COST`, 4.3 µs + 0.10–0.16 µs a K tile). Correct on the ragged-shape
 //! test; compute-sanitizer memcheck, racecheck, synccheck: 0 errors.
-use crate::fp8::swapped::{consume, issue_stage};
 use crate::hgemm::{elem::Bf16, tma_store::{stage_c_box_trans, store_tile}, tma_warp_specialized::warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
+    mbarrier::mbarrier_arrive_expect_tx,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_wait_group0},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k32_f32_e4m3, wgmma_wait_group},
 };
 use layout::fp8::tiles::{BK, F22_STAGE_BYTES as STAGE_BYTES, F22_STAGES as STAGES, F22_TILE as T};
+use layout::hopper::WgmmaDesc;
+
+/// Bytes of the weight box at the start of a stage (64 rows × 128 B); the activation box follows.
+const W_BYTES: u32 = T * BK;
 
 /// `C = (*scale_a · *scale_b) · qA · qBᵀ` (bf16) on 64×64 tiles computed transposed.
 ///
@@ -75,7 +78,9 @@ pub unsafe extern "ptx-kernel" fn fp8_gemm_v22(tmap_a: *const TensorMap, tmap_b:
                     for kt in 0..k_tiles {
                         let (s_stage, full, _, _) = ring.at(it);
                         ring.wait_empty(it);
-                        issue_stage(s_stage, full, tmap_a, tmap_b, tm, tn, kt);
+                        mbarrier_arrive_expect_tx(full, STAGE_BYTES);
+                        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_b, (kt * BK) as i32, (tn * T) as i32, full);
+                        cp_async_bulk_tensor_2d_g2s(s_stage + W_BYTES, tmap_a, (kt * BK) as i32, (tm * T) as i32, full);
                         it += 1;
                     }
                     t += ctas;
@@ -88,7 +93,29 @@ pub unsafe extern "ptx-kernel" fn fp8_gemm_v22(tmap_a: *const TensorMap, tmap_b:
                 let mut t = g;
                 while t < tiles {
                     let (tn, tm) = (t % tiles_n, t / tiles_n);
-                    let acc = consume(ring, &mut it, k_tiles);
+                    let mut acc = [0f32; 32];
+                    for kt in 0..k_tiles {
+                        ring.wait_full(it);
+                        let s_stage = ring.at(it).0;
+                        let (d_w, d_x) = (WgmmaDesc::K_MAJOR_SW128.advance(s_stage), WgmmaDesc::K_MAJOR_SW128.advance(s_stage + W_BYTES));
+                        wgmma_fence_operand(&mut acc);
+                        wgmma_fence();
+                        for ks in 0..BK / 32 {
+                            wgmma_m64n64k32_f32_e4m3(&mut acc, d_w.advance(32 * ks).0, d_x.advance(32 * ks).0, true);
+                        }
+                        wgmma_commit_group();
+                        wgmma_wait_group::<1>();
+                        wgmma_fence_operand(&mut acc);
+                        if kt > 0 {
+                            ring.release_cluster::<1>(it - 1);
+                        }
+                        it += 1;
+                    }
+                    wgmma_wait_group::<0>();
+                    wgmma_fence_operand(&mut acc);
+                    if k_tiles > 0 {
+                        ring.release_cluster::<1>(it - 1);
+                    }
                     let out: [f32; 32] = core::array::from_fn(|i| acc[i] * s);
                     store_tile::<1>(tmap_c, s_c, tm * T, tn * T, mh, tid % 128 == 0, || stage_c_box_trans::<Bf16>(&out, s_c, warp, lane, 0, 0));
                     t += ctas;
