@@ -358,6 +358,25 @@ pub const F22: Step = {
     s
 };
 
+/// f22 with its producer issuing K tiles in groups of 4 (session 85's experiment: each weight row's 512
+/// contiguous bytes asked for at once). No rule chooses it.
+pub const F22_G4: Step = {
+    let mut s = F22;
+    s.kernel.name = "fp8_gemm_v22_g4";
+    s.kernel.step = "f22g4";
+    s.kernel.about = "f22 with the producer issuing K tiles in groups of 4 (experiment)";
+    s
+};
+
+/// f22 with the weight box 16 K tiles ahead prefetched into the L2 (session 85's experiment). No rule chooses it.
+pub const F22_P16: Step = {
+    let mut s = F22;
+    s.kernel.name = "fp8_gemm_v22_p16";
+    s.kernel.step = "f22p16";
+    s.kernel.about = "f22 with the weight box 16 K tiles ahead prefetched into the L2 (experiment)";
+    s
+};
+
 /// f23: f22's 64×64 tiles for block scales, not transposed (A's rows on `wgmma`'s M side: two A scales a
 /// thread a K tile), each K tile's sums promoted with its scales while the next K tile's `wgmma`s run, the
 /// scales copied beside each stage by the producer warp's 32 lanes (`cp.async`, each lane's arrival
@@ -379,7 +398,7 @@ pub const F23: Step = {
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22, F23];
+                             F21[5], F21[6], F22, F23, F22_G4, F22_P16];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
