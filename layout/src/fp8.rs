@@ -144,6 +144,17 @@ pub mod tiles {
     /// f22's dynamic shared memory: the ring and one 8 KiB C staging box.
     pub const F22_DYN_SMEM: u32 = dyn_smem(F22_STAGES, F22_STAGE_BYTES, crate::hopper::tma_hgemm::C_BOX_BYTES, 2);
     const _: () = assert!(F22_STAGE_BYTES % 1024 == 0 && F22_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+    /// f25's activation rows per tile (`wgmma`'s N: the tile is computed transposed).
+    pub const F25_ROWS: u32 = 32;
+    /// f25's weight rows per tile (two 64-row halves on `wgmma`'s M side).
+    pub const F25_WEIGHT_ROWS: u32 = 128;
+    /// f25's stage: 128 weight rows and 32 activation rows × 128 B (20 KiB).
+    pub const F25_STAGE_BYTES: u32 = (F25_WEIGHT_ROWS + F25_ROWS) * BK;
+    /// f25's stages: 10 (cuBLASLt's at 32 rows: 160 KiB of weights in flight).
+    pub const F25_STAGES: u32 = 10;
+    /// f25's dynamic shared memory: the ring and its barriers (C leaves by global stores).
+    pub const F25_DYN_SMEM: u32 = dyn_smem(F25_STAGES, F25_STAGE_BYTES, 0, 2);
+    const _: () = assert!(F25_STAGE_BYTES % 1024 == 0 && (F25_WEIGHT_ROWS * BK) % 1024 == 0 && F25_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     /// f23's scale slot per stage, after the C staging box: the 64 A scales of the stage's K block for
     /// the tile's rows, then B's one (`F23_SLOT_B`), padded to 512 bytes.
     pub const F23_SLOT_BYTES: u32 = 512;

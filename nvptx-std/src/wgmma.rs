@@ -400,6 +400,30 @@ pub unsafe fn wgmma_m64n64k32_f32_e4m3(acc: &mut [f32; 32], desc_a: u64, desc_b:
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 {d0..d15}, desc_a, desc_b, p, 1, 1;` —
+/// [`wgmma_m64n256k32_f32_e4m3`] with N = 32: 16 accumulator registers (FP8 step f25's 32 activation rows).
+///
+/// # Safety
+/// As [`wgmma_m64n256k32_f32_e4m3`], with B 32 rows (N) × 32 bytes.
+#[inline(always)]
+pub unsafe fn wgmma_m64n32k32_f32_e4m3(acc: &mut [f32; 16], desc_a: u64, desc_b: u64, scale_d: bool) {
+    // SAFETY: forwarded to the caller. Not `pure`: collective and reads shared memory.
+    unsafe {
+        asm!(
+            "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+            "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3",
+            "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}}},",
+            "{da}, {db}, p, 1, 1; }}",
+            inout(reg32) acc[0], inout(reg32) acc[1], inout(reg32) acc[2], inout(reg32) acc[3],
+            inout(reg32) acc[4], inout(reg32) acc[5], inout(reg32) acc[6], inout(reg32) acc[7],
+            inout(reg32) acc[8], inout(reg32) acc[9], inout(reg32) acc[10], inout(reg32) acc[11],
+            inout(reg32) acc[12], inout(reg32) acc[13], inout(reg32) acc[14], inout(reg32) acc[15],
+            da = in(reg64) desc_a, db = in(reg64) desc_b, sd = in(reg32) scale_d as u32,
+            options(nostack)
+        )
+    }
+}
+
 /// The `asm!` of a `wgmma.m64n16k16` (8 f32 accumulators per thread), as [`wgmma_asm_n64!`] for N = 16.
 macro_rules! wgmma_asm_n16 {
     ($acc:ident, $instr:expr, $($operands:tt)*) => {

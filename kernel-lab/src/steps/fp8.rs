@@ -2,7 +2,8 @@
 //! dequant(B)ᵀ` with A stored M×K and B stored N×K in e4m3, and the quantization kernels that produce
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
-                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM, F22_DYN_SMEM, F22_TILE, F23_DYN_SMEM};
+                         F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM, F22_DYN_SMEM, F22_TILE, F23_DYN_SMEM,
+                         F25_DYN_SMEM, F25_ROWS, F25_WEIGHT_ROWS};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -377,6 +378,24 @@ pub const F22_P16: Step = {
     s
 };
 
+/// f25: per tensor on cuBLASLt's 32-row tile (128 weight rows × 32 activation rows computed transposed),
+/// a 10-deep ring of 20 KiB stages, one CTA per tile, C by 16-bit global stores (the kernel takes C's
+/// pointer: [`Step::cluster_split`] with clusters of one).
+pub const F25: Step = {
+    let mut s = gemm("fp8_gemm_v25", "f25", F25_DYN_SMEM, &[], (F25_ROWS, F25_WEIGHT_ROWS), Scaling::PerTensor, false,
+                     "per tensor on 32x128 tiles computed transposed (cuBLASLt's at 32 rows): 10 x 20 KiB stages, one CTA per tile, C by global stores");
+    s.kernel.block_threads = 256;
+    s.kernel.launch_bounds = bounds_min(256, 1);
+    s.cluster_split = true;
+    s.kernel.ptx = PtxCheck {
+        has: &["wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3", "st.global.b16", "setmaxnreg.inc.sync.aligned.u32 232"],
+        lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "atom", "st.local", "stmatrix", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+                 "release.cluster.shared::cluster", "barrier.cluster"],
+        count: &[], at_least: &[],
+    };
+    s
+};
+
 /// f23: f22's 64×64 tiles for block scales, not transposed (A's rows on `wgmma`'s M side: two A scales a
 /// thread a K tile), each K tile's sums promoted with its scales while the next K tile's `wgmma`s run, the
 /// scales copied beside each stage by the producer warp's 32 lanes (`cp.async`, each lane's arrival
@@ -398,7 +417,7 @@ pub const F23: Step = {
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22, F23, F22_G4, F22_P16];
+                             F21[5], F21[6], F22, F23, F22_G4, F22_P16, F25];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
