@@ -359,25 +359,6 @@ pub const F22: Step = {
     s
 };
 
-/// f22 with its producer issuing K tiles in groups of 4 (session 85's experiment: each weight row's 512
-/// contiguous bytes asked for at once). No rule chooses it.
-pub const F22_G4: Step = {
-    let mut s = F22;
-    s.kernel.name = "fp8_gemm_v22_g4";
-    s.kernel.step = "f22g4";
-    s.kernel.about = "f22 with the producer issuing K tiles in groups of 4 (experiment)";
-    s
-};
-
-/// f22 with the weight box 16 K tiles ahead prefetched into the L2 (session 85's experiment). No rule chooses it.
-pub const F22_P16: Step = {
-    let mut s = F22;
-    s.kernel.name = "fp8_gemm_v22_p16";
-    s.kernel.step = "f22p16";
-    s.kernel.about = "f22 with the weight box 16 K tiles ahead prefetched into the L2 (experiment)";
-    s
-};
-
 /// f25: per tensor on cuBLASLt's 32-row tile (128 weight rows × 32 activation rows computed transposed),
 /// a 10-deep ring of 20 KiB stages, one CTA per tile, C by 16-bit global stores (the kernel takes C's
 /// pointer: [`Step::cluster_split`] with clusters of one).
@@ -417,7 +398,7 @@ pub const F23: Step = {
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22, F23, F22_G4, F22_P16, F25];
+                             F21[5], F21[6], F22, F23, F25];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

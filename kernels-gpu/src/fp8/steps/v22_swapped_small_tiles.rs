@@ -27,7 +27,7 @@ use crate::launch_bounds::launch_bounds;
 use crate::prim::{
     mbarrier::mbarrier_arrive_expect_tx,
     thread::{block_idx_x, grid_dim_x, lane_id},
-    tma::{TensorMap, cp_async_bulk_prefetch_tensor_2d_l2, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
+    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k32_f32_e4m3, wgmma_wait_group},
 };
 use layout::fp8::tiles::{BK, F22_STAGE_BYTES as STAGE_BYTES, F22_STAGES as STAGES, F22_TILE as T};
@@ -47,47 +47,6 @@ const W_BYTES: u32 = T * BK;
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn fp8_gemm_v22(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, scale_a: *const f32,
                                               scale_b: *const f32, m: u32, n: u32, k: u32) {
-    // SAFETY: forwarded.
-    unsafe { swapped::<1, 0>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
-}
-
-/// Session 85's experiment (issue 48, FP8 at 32 rows streams its weights at ~3.0 TB/s where cuBLASLt reaches
-/// 4.0–4.3): f22 with the producer issuing its K tiles in groups of 4 (each row's 512 contiguous bytes asked
-/// for at once). Contract: f22's.
-///
-/// # Safety
-/// As [`fp8_gemm_v22`].
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn fp8_gemm_v22_g4(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, scale_a: *const f32,
-                                                 scale_b: *const f32, m: u32, n: u32, k: u32) {
-    // SAFETY: forwarded.
-    unsafe { swapped::<4, 0>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
-}
-
-/// Session 85's experiment: f22 with the weight box of the K tile 16 ahead of each one issued prefetched into
-/// the L2 (`cp.async.bulk.prefetch.tensor`; HGEMM d17's window). Contract: f22's.
-///
-/// # Safety
-/// As [`fp8_gemm_v22`].
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "ptx-kernel" fn fp8_gemm_v22_p16(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, scale_a: *const f32,
-                                                  scale_b: *const f32, m: u32, n: u32, k: u32) {
-    // SAFETY: forwarded.
-    unsafe { swapped::<1, 16>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
-}
-
-/// f22's body: the producer issues its K tiles in groups of `GROUP` (waiting for the group's slots first) and,
-/// with `AHEAD` > 0, prefetches the weight box `AHEAD` K tiles ahead of each into the L2.
-///
-/// # Safety
-/// As [`fp8_gemm_v22`]; `GROUP` ≤ the ring's stages.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn swapped<const GROUP: u32, const AHEAD: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, scale_a: *const f32,
-                                                      scale_b: *const f32, m: u32, n: u32, k: u32) {
-    const { assert!(GROUP >= 1 && GROUP <= STAGES) };
     // SAFETY: the ring protocol of `warp_specialized!` (one consumer warpgroup: the empty barriers count
     // its 4 warps): the producer and the consumer walk the same tiles (`t = block, block + grid, …`)
     // and K tiles, so ring indices agree; every stage use is issued once and released once per consumer
@@ -96,9 +55,7 @@ unsafe fn swapped<const GROUP: u32, const AHEAD: u32>(tmap_a: *const TensorMap, 
     // counts zero-filled bytes beyond the tensors' edges). The C staging box lies after the ring
     // (`s_c`, 1024-aligned: the ring's size is a multiple of 1024) and is rewritten only after the last
     // TMA store has read it (`store_tile`); the leader waits for its stores before the CTA exits. The
-    // scales are one f32 each. A grouped producer waits on the empty barriers of stages it issued before
-    // (distinct slots: GROUP ≤ STAGES), which the consumer frees without waiting for the producer; the L2
-    // prefetches write no memory and name boxes inside B's map (rows past N are ignored).
+    // scales are one f32 each.
     unsafe {
         warp_specialized! {
             consumers: 1, registers: (40, 232);
@@ -120,19 +77,7 @@ unsafe fn swapped<const GROUP: u32, const AHEAD: u32>(tmap_a: *const TensorMap, 
                     let (tn, tm) = (t % tiles_n, t / tiles_n);
                     for kt in 0..k_tiles {
                         let (s_stage, full, _, _) = ring.at(it);
-                        if GROUP == 1 {
-                            ring.wait_empty(it);
-                        } else if kt % GROUP == 0 {
-                            // The group's slots (distinct: GROUP ≤ STAGES) were issued before; the consumer frees them.
-                            let mut j = 0;
-                            while j < GROUP && kt + j < k_tiles {
-                                ring.wait_empty(it + j);
-                                j += 1;
-                            }
-                        }
-                        if AHEAD > 0 && kt + AHEAD < k_tiles {
-                            cp_async_bulk_prefetch_tensor_2d_l2(tmap_b, ((kt + AHEAD) * BK) as i32, (tn * T) as i32);
-                        }
+                        ring.wait_empty(it);
                         mbarrier_arrive_expect_tx(full, STAGE_BYTES);
                         cp_async_bulk_tensor_2d_g2s(s_stage, tmap_b, (kt * BK) as i32, (tn * T) as i32, full);
                         cp_async_bulk_tensor_2d_g2s(s_stage + W_BYTES, tmap_a, (kt * BK) as i32, (tm * T) as i32, full);
@@ -185,5 +130,3 @@ unsafe fn swapped<const GROUP: u32, const AHEAD: u32>(tmap_a: *const TensorMap, 
 
 // 256 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
 launch_bounds!(fp8_gemm_v22, 256, 1);
-launch_bounds!(fp8_gemm_v22_g4, 256, 1);
-launch_bounds!(fp8_gemm_v22_p16, 256, 1);
