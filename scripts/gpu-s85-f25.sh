@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Session 85 (issue 48): FP8 f25 (cuBLASLt's 32-row tile: 128 weight rows × 32 activation rows transposed, ten 20 KiB
 # stages, one CTA per tile). Correctness on ragged shapes (--check, f64 reference), compute-sanitizer memcheck and
-# racecheck at two ragged shapes, then 3 processes of f22 and f25 against cuBLASLt on 12 shapes of 17–64 rows.
+# racecheck at two ragged shapes, then 3 processes of f22 and f25 against cuBLASLt on 12 shapes of 17–64 rows, and of
+# fw2 and f25 on 5 shapes of 8–16 rows where fw2 is under 0.85× (K ≥ N/2; session 84's sample). Written in session 85,
+# whose device time ran out before it could run: the next device session runs it first.
 set -uo pipefail
 . scripts/device-log.sh "s85-f25.txt" 200
 run $C/kernel-lab --family fp8 --steps fp8:f25 --check --gemm-sizes 1x8x16,130x264x400,300x136x1024,129x520x2048,260x200x2064,40x520x2064,33x1000x4000
@@ -13,5 +15,10 @@ S=32x28672x8192,32x16000x8192,32x64128x3072,32x11008x4096,32x4096x7168,32x3584x7
 for i in 1 2 3; do
   T=100 run $C/kernel-lab --family fp8 --steps fp8:f22,fp8:f25 --reps 10 --warmup 2 --gemm-sizes $S --seed 88$i --json $OUT/f25-$i.json --out /tmp/r
   stamp "process $i"
+done
+S=8x5120x8192,16x5120x5120,16x3072x3072,16x14336x3584,16x6144x4096
+for i in 1 2 3; do
+  T=100 run $C/kernel-lab --family fp8 --steps fp8:fw2,fp8:f25 --reps 10 --warmup 2 --gemm-sizes $S --seed 89$i --json $OUT/fw2-$i.json --out /tmp/r
+  stamp "fw2 process $i"
 done
 grep -E "^==|^exit|^t\+|ERROR SUMMARY|RACECHECK SUMMARY|f25 " "$L" | head -60
