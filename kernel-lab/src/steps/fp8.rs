@@ -44,6 +44,8 @@ pub struct Step {
     /// The CTAs of a cluster split one tile's K (f21, HGEMM h8's schedule) instead of sharing B: the
     /// grid is every tile × [`Step::cluster`] CTAs (not persistent), each loads all of B's tile rows,
     /// and C leaves by global stores from the cluster's sum (the kernel takes C's pointer, not a map).
+    /// With clusters of one (f25) that is a grid of one CTA per tile, running all of its K, whose C
+    /// leaves by global stores.
     pub cluster_split: bool,
 }
 
@@ -369,7 +371,8 @@ pub const F25: Step = {
     s.kernel.launch_bounds = bounds_min(256, 1);
     s.cluster_split = true;
     s.kernel.ptx = PtxCheck {
-        has: &["wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3", "st.global.b16", "setmaxnreg.inc.sync.aligned.u32 232"],
+        has: &["wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 1", "cp.async.bulk.tensor.2d.shared::cluster.global",
+               "st.global.b16", "setmaxnreg.inc.sync.aligned.u32 232"],
         lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "atom", "st.local", "stmatrix", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
                  "release.cluster.shared::cluster", "barrier.cluster"],
         count: &[], at_least: &[],
@@ -925,6 +928,9 @@ mod tests {
         }
         // f22 takes any shape the TMA steps take; its grid is persistent over 64×64 tiles.
         assert!(F22.rejects(1, 8, 16).is_none() && F22.rejects(17, 100, 64).is_some());
+        // f25: one CTA per 32×128 tile (not persistent, no cluster), boxes of 32 rows of A and 128 of B.
+        assert_eq!((F25.grid(32, 28672, 132), F25.grid(33, 100, 132), F25.b_box_rows(), F25.tile.0, F25.kernel.block_threads, F25.cluster), (224, 2, 128, 32, 256, 1));
+        assert!(F25.cluster_split && F25.rejects(32, 28672, 8192).is_none() && F25.rejects(32, 100, 64).is_some());
         assert_eq!((F22.grid(128, 1024, 132), F22.grid(4096, 4096, 132), F22.b_box_rows(), F22.kernel.block_threads), (32, 132, 64, 256));
     }
 
