@@ -21,4 +21,9 @@ for i in 1 2 3; do
   T=100 run $C/kernel-lab --family fp8 --steps fp8:fw2,fp8:f25 --reps 10 --warmup 2 --gemm-sizes $S --seed 89$i --json $OUT/fw2-$i.json --out /tmp/r
   stamp "fw2 process $i"
 done
-grep -E "^==|^exit|^t\+|ERROR SUMMARY|RACECHECK SUMMARY|f25 " "$L" | head -60
+# `ncu` of f25 and f22 at 32×28672×8192: DRAM % of peak, against the 84% of cuBLASLt's kernel in call 2. Only the
+# two step kernels and at most 4 launches (`-c`): session 85's unbounded `ncu` of the whole run ran past its limit.
+M=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,launch__grid_size
+T=150 run ncu --clock-control none --metrics $M -k 'regex:fp8_gemm_v2[25]$' -c 4 --print-summary none \
+  $C/kernel-lab --family fp8 --steps fp8:f22,fp8:f25 --gemm-sizes 32x28672x8192 --reps 2 --warmup 0
+grep -E "^==|^exit|^t\+|ERROR SUMMARY|RACECHECK SUMMARY|f25 |fp8_gemm_v2|dram__|duration" "$L" | head -80
