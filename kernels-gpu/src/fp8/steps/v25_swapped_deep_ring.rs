@@ -18,6 +18,10 @@
 //!
 //! Prediction (H200, before the run): the weights at ~4 TB/s like cuBLASLt's kernel — 32×28672×8192 ~60 µs
 //! (f22 85.6, cuBLASLt 60.3), 32×11008×4096 ~15 (f22 20.9, cuBLASLt 12.6), 32×16000×8192 ~37 (f22 48.8).
+//!
+//! Measured: not yet — written after session 85's device time ran out (ptxas: 232 registers, no spills);
+//! `scripts/gpu-s85-f25.sh` runs its checks and timings. No rule chooses it before then. Its tiles walk the
+//! weights once per 32-row tile row, so above 32 rows beyond the L2 it reads them ⌈M/32⌉ times.
 use crate::hgemm::{elem::{Bf16, Elem16}, tma_warp_specialized::warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::{unroll2, unroll8};
