@@ -648,38 +648,53 @@ pub const THREE_CONSUMER_MARGIN: f64 = 0.97;
 /// 1.007–1.044, geometric mean 1.02 (H100, `git show 10af122:results/2026-11-26-h100-session23/call2-f18`).
 pub const F18_SPEED_PER_WORK: f64 = 1.02;
 
-/// The per-tensor step for `m × n × k` on `sms` SMs: [`FW2`] up to [`FW2_MAX_M`] rows, [`FW1`] up to
-/// [`FW1_MAX_M`] (none since both are 16: fw1 stays the autotuner's candidate); above, f14 (128×256
-/// tiles) or f18 (192×192, three consumers), whichever the wave model of [`block_step_for`] says finishes first — rounds of
-/// persistent tiles × tile area / speed per unit of work ([`F18_SPEED_PER_WORK`]), f18 only by
-/// [`THREE_CONSUMER_MARGIN`]. Of the six sweep shapes it gives f18 2048×11008 (638 tiles = 4.83 rounds
-/// of 132 against f14's 688 = 5.21; measured 1.09× and 1.05× f14), f14 the other five (4096×28672: 25
-/// rounds against 28, 1.0% apart in the model; measured 1.009× and 0.988×; elsewhere f18 0.90–0.99×). f14's stream-K tail is not in the model: it measured
-/// 1.00–1.03× f12 (sessions 16, 18).
+/// The per-tensor step for `m × n × k` on `sms` SMs. Up to [`F25_ROWS`] rows of A, [`F25`] where its
+/// [`F25_COST`] beats the other route's time by [`F25_MARGIN`]: [`FW2_COST`] up to [`FW2_MAX_M`] rows, and
+/// above, [`wgmma_step_for`]'s pick at its modelled time but no faster than [`NARROW_A_BYTES_PER_US`] lets
+/// A and B stream. Otherwise [`FW2`] up to [`FW2_MAX_M`] rows, [`FW1`] up to [`FW1_MAX_M`] (none since both
+/// are 16: fw1 stays the autotuner's candidate), and above, [`wgmma_step_for`].
+pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
+    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
+    let ab = ((m + n) * k) as f64;
+    let f25_us = (m <= F25_ROWS as usize && F25.rejects(m, n, k).is_none()).then(|| F25_COST.time_us(F25.tiles(m, n), sms as u64, kt, ab));
+    let f25_beats = |other_us: f64| f25_us.is_some_and(|t| t < F25_MARGIN * other_us);
+    if m <= FW2_MAX_M {
+        return if f25_beats(FW2_COST.time_us(m, ab)) { &F25 } else { &FW2 };
+    }
+    if m <= FW1_MAX_M {
+        return &FW1;
+    }
+    let (pick, pick_us) = wgmma_step_for(m, n, k, sms, resident);
+    if f25_beats(pick_us.max(F22_COST.fixed_us + ab / NARROW_A_BYTES_PER_US)) { &F25 } else { pick }
+}
+
+/// The per-tensor `wgmma` step for `m × n × k` (more than [`FW1_MAX_M`] rows) on `sms` SMs and its
+/// modelled time in µs: f14 (128×256 tiles) or f18 (192×192, three consumers), whichever the wave model
+/// of [`block_step_for`] says finishes first — rounds of persistent tiles × tile area / speed per unit of
+/// work ([`F18_SPEED_PER_WORK`]), f18 only by [`THREE_CONSUMER_MARGIN`]. Of the six sweep shapes it gives
+/// f18 2048×11008 (638 tiles = 4.83 rounds of 132 against f14's 688 = 5.21; measured 1.09× and 1.05× f14),
+/// f14 the other five (4096×28672: 25 rounds against 28, 1.0% apart in the model; measured 1.009× and
+/// 0.988×; elsewhere f18 0.90–0.99×). f14's stream-K tail is not in the model: it measured 1.00–1.03× f12
+/// (sessions 16, 18). The time of f14 and f18 is [`F14_COST`]'s for f14's tiles (f18's is not measured).
 ///
 /// Where f14 is the pick and its tiles fill less than one round of the SMs, the time model of
 /// [`TileCost`] chooses among f14, f21 (K split over a cluster, at the size [`f21_splits`] finds) and f22
 /// (64×64 tiles computed transposed). `resident[i]`: clusters of [`F21_CLUSTERS`]`[i]` CTAs the GPU holds
 /// at once ([`crate::fp8::f21_resident`]).
-pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
-    if m <= FW2_MAX_M {
-        return &FW2;
-    }
-    if m <= FW1_MAX_M {
-        return &FW1;
-    }
+pub fn wgmma_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> (&'static Step, f64) {
+    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
+    let ab = ((m + n) * k) as f64;
+    let t14 = F14_COST.time_us(F14.tiles(m, n), sms as u64, kt, ab);
     let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
     if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) {
-        return &F18;
+        return (&F18, t14);
     }
     if F14.tiles(m, n) >= sms as u64 {
-        return &F14;
+        return (&F14, t14);
     }
     // Few tiles: f14, f21 at its best cluster size (f14's costs plus its overhead per wave, in f14's K
     // tiles), or f22, whichever `TileCost` says finishes first (ties to the earlier).
-    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
-    let ab = ((m + n) * k) as f64;
-    let mut best = (&F14, F14_COST.time_us(F14.tiles(m, n), sms as u64, kt, ab));
+    let mut best = (&F14, t14);
     let (splits, est) = f21_split_estimate(m, n, k, sms, resident);
     if let Some(st) = f21_for(splits) {
         let t = F14_COST.fixed_us + F14_COST.k_tile_us * est as f64;
@@ -691,8 +706,52 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u3
     if t22 < best.1 {
         best = (&F22, t22);
     }
-    best.0
+    best
 }
+
+/// How fast f14, f21 and f22 stream A and B from DRAM where A has at most 32 rows, bytes a µs: 2.9–3.3 TB/s
+/// on 32-row shapes of 117–235 MB (H200, `results/2026-12-02-h200-session85`), against cuBLASLt's and f25's
+/// 4.0–4.3. (f22 at 64 rows reached 3.8–4.2: the floor is for the narrow case only.)
+pub const NARROW_A_BYTES_PER_US: f64 = 3.0e6;
+
+/// f25's few-row cost, fitted to 15 shapes of 8–32 rows (H200, `results/2026-12-02-h200-session86` call 1,
+/// medians of 3 processes; rms error 6.8%): 3.8 µs, 0.15 µs a 20 KiB K tile of one CTA alone rising to 0.35
+/// with every SM running one (one CTA a tile: `tiles` CTAs), A and B from DRAM at 4.0 TB/s (32×28672×8192
+/// 61.7 µs, 32×16000×8192 35.3, 24×14336×4096 19.3, 16×14336×3584 17.4).
+pub const F25_COST: TileCost = TileCost { fixed_us: 3.8, k_tile_us: 0.15, k_tile_full_us: 0.35, dram_bytes_per_us: 4.0e6 };
+
+/// How much faster [`F25_COST`] must find f25 than the other route before the choice takes it. The bench
+/// launches a shape's GEMM on the same buffers, so weights that fit the L2 stay there: fw2 then runs at
+/// 0.76–0.90× of [`FW2_COST`] (fitted beyond the L2; session 84's sample: 16×8192×3072 9.0 µs against 11.9,
+/// 16×6144×4096 9.5 / 11.9, 16×5120×5120 10.6 / 12.0, 8×5120×8192 13.2–14.5 / 16.0) while f25's 24–48 CTAs,
+/// bound by their own pull rate, do not gain (16×6144×4096 10.9 against [`F25_COST`]'s 10.9).
+pub const F25_MARGIN: f64 = 0.90;
+
+/// A weight-only route's time: a fixed cost, then A and B streamed at `bytes_per_us`, slowed by `per_row`
+/// a row of A (fw2 widens A's rows in every block).
+#[derive(Clone, Copy, Debug)]
+pub struct RowStreamCost {
+    /// µs a launch costs beyond streaming.
+    pub fixed_us: f64,
+    /// Bytes of A and B a µs with one row of A (less `per_row`).
+    pub bytes_per_us: f64,
+    /// The time's growth a row of A.
+    pub per_row: f64,
+}
+
+impl RowStreamCost {
+    /// The time of `m` rows reading `ab_bytes` of A and B.
+    pub fn time_us(self, m: usize, ab_bytes: f64) -> f64 {
+        self.fixed_us + ab_bytes / self.bytes_per_us * (1.0 + self.per_row * m as f64)
+    }
+}
+
+/// fw2's cost (H200, session 84's sample, `results/2026-12-02-h200-session84` call 1, medians of 3 processes):
+/// 3.8 µs, 3.7 TB/s, 0.2% slower a row — fitted to its 18 shapes of 1–16 rows with more than 60 MB of weights
+/// (rms error 3.8%; 16×32000×4096 41.2 µs, 1×28672×8192 66.8, 8×57344×8192 122.6) with the fixed cost its six
+/// shapes under 8 MB allow (0.92–1.12× the cost, 16×1152×768 4.5 µs; 1.33× at 2×3584×4096). Shapes whose weights
+/// stay in the L2 between the bench's launches run faster than it says ([`F25_MARGIN`]).
+pub const FW2_COST: RowStreamCost = RowStreamCost { fixed_us: 3.8, bytes_per_us: 3.7e6, per_row: 0.004 };
 
 /// A step's time on few tiles, as measured (H200, `results/2026-12-01-h200-session72`, calls 1, 3 and 9;
 /// block scales `results/2026-12-01-h200-session73`): a fixed cost, then the larger of two: per round of
@@ -932,6 +991,29 @@ mod tests {
         assert_eq!((F25.grid(32, 28672, 132), F25.grid(33, 100, 132), F25.b_box_rows(), F25.tile.0, F25.kernel.block_threads, F25.cluster), (224, 2, 128, 32, 256, 1));
         assert!(F25.cluster_split && F25.rejects(32, 28672, 8192).is_none() && F25.rejects(32, 100, 64).is_some());
         assert_eq!((F22.grid(128, 1024, 132), F22.grid(4096, 4096, 132), F22.b_box_rows(), F22.kernel.block_threads), (32, 132, 64, 256));
+    }
+
+    #[test]
+    fn up_to_32_rows_f25_where_its_measured_cost_beats_the_other_route() {
+        // Session 86, call 1 (H200, medians of 3 processes, µs f25 / other): f25 where the weights stream
+        // beyond a round of f22's or fw2's tiles (32×28672×8192 61.7 / f22 84.7, 32×16000×8192 35.3 / 48.7,
+        // 32×64128×3072 55.3 / 70.8, 32×11008×4096 12.3 / 21.5, 24×14336×4096 19.3 / 25.2, 16×14336×3584 17.4 /
+        // fw2 20.1); the other where f25's 24–48 CTAs leave most SMs idle (32×3072×4096 9.6 / 9.3, 32×3584×7168
+        // 13.7 / 13.3, 8×5120×8192 17.5 / fw2 13.2, 16×5120×5120 12.5 / 10.7, 16×3072×3072 8.8 / 8.1,
+        // 16×6144×4096 10.9 / 9.5) or where A has more rows than its tile (48×4096×4096 10.9 / 8.2).
+        for (m, n, k, want) in [(32, 28672, 8192, "f25"), (32, 16000, 8192, "f25"), (32, 64128, 3072, "f25"), (32, 11008, 4096, "f25"), (24, 14336, 4096, "f25"),
+                                (16, 14336, 3584, "f25"), (32, 3072, 4096, "f22"), (32, 3584, 7168, "f22"), (8, 5120, 8192, "fw2"), (16, 5120, 5120, "fw2"),
+                                (16, 3072, 3072, "fw2"), (16, 6144, 4096, "fw2"), (48, 4096, 4096, "f22")] {
+            assert_eq!(per_tensor_step_for(m, n, k, 132, R).kernel.step, want, "{m}x{n}x{k}");
+        }
+        // f25 only where it takes the shape (N % 8), and never above its 32 rows.
+        assert_eq!(per_tensor_step_for(32, 28676, 8192, 132, R).kernel.step, "f14");
+        assert!((33..=64).all(|m| per_tensor_step_for(m, 28672, 8192, 132, R) != &F25));
+        // The costs' own properties: more bytes never cost less, more rows never make fw2 faster.
+        for ab in [1e6, 5e7, 1e9] {
+            assert!(FW2_COST.time_us(16, ab) > FW2_COST.time_us(1, ab) && FW2_COST.time_us(8, 2.0 * ab) > FW2_COST.time_us(8, ab));
+            assert!(F25_COST.time_us(224, 132, 64.0, 2.0 * ab) >= F25_COST.time_us(224, 132, 64.0, ab));
+        }
     }
 
     #[test]
