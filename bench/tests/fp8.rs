@@ -281,19 +281,22 @@ fn f21_is_the_default_for_few_tiles_over_deep_k_and_matches_f14() {
 fn gemm_fp8_runs_the_default_step_for_each_scaling() {
     let Some(gpu) = hopper_or_skip("gemm_fp8_runs_the_default_step_for_each_scaling") else { return };
     let seed = verify::fresh_seed();
-    let (m, n, k) = (257, 264, 1024);
-    let (_, a32) = random(&gpu, m * k, seed ^ 3);
-    let (_, b32) = random(&gpu, n * k, seed ^ 4);
-    for scaling in [Scaling::PerTensor, Scaling::Block] {
-        let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
-        let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
-        let mut c = gpu.zeros::<u16>(m * n).unwrap();
-        gpu.poison(&mut c).unwrap();
-        let step = fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap();
-        assert_eq!(step.kernel.name, fp8::default_step(&gpu, scaling, m, n, k).unwrap().kernel.name);
-        let got = bf16_values(&gpu, &c);
-        let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
-        assert!(got.iter().all(|v| !v.is_nan()) && err <= tolerance(step.promotes, k), "{scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+    // 257×264×1024: f14's or f22's tiles and f3's; 32×11008×4096: f25 per tensor (a 32-row shape whose weights
+    // stream beyond a round of f22's tiles) and f23.
+    for (m, n, k) in [(257, 264, 1024), (32, 11008, 4096)] {
+        let (_, a32) = random(&gpu, m * k, seed ^ 3);
+        let (_, b32) = random(&gpu, n * k, seed ^ 4);
+        for scaling in [Scaling::PerTensor, Scaling::Block] {
+            let a = fp8::quantize(&gpu, &a32, m, k, scaling, Operand::A).unwrap();
+            let b = fp8::quantize(&gpu, &b32, n, k, scaling, Operand::B).unwrap();
+            let mut c = gpu.zeros::<u16>(m * n).unwrap();
+            gpu.poison(&mut c).unwrap();
+            let step = fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap();
+            assert_eq!(step.kernel.name, fp8::default_step(&gpu, scaling, m, n, k).unwrap().kernel.name);
+            let got = bf16_values(&gpu, &c);
+            let err = verify::rel_l2(&got, &fp8::reference_f64(&gpu, &a, &b).unwrap());
+            assert!(got.iter().all(|v| !v.is_nan()) && err <= tolerance(step.promotes, k), "{m}x{n}x{k} {scaling:?}: {} rel L2 {err:.2e} (seed {seed})", step.kernel.name);
+        }
     }
 }
 

@@ -155,6 +155,15 @@ pub mod tiles {
     /// f25's dynamic shared memory: the ring and its barriers (C leaves by global stores).
     pub const F25_DYN_SMEM: u32 = dyn_smem(F25_STAGES, F25_STAGE_BYTES, 0, 2);
     const _: () = assert!(F25_STAGE_BYTES % 1024 == 0 && (F25_WEIGHT_ROWS * BK) % 1024 == 0 && F25_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+    /// f26's activation rows per tile (f25 on `m64n64k32`).
+    pub const F26_ROWS: u32 = 64;
+    /// f26's stage: 128 weight rows and 64 activation rows × 128 B (24 KiB).
+    pub const F26_STAGE_BYTES: u32 = (F25_WEIGHT_ROWS + F26_ROWS) * BK;
+    /// f26's stages: 9 (as many as fit: 216 KiB, 144 KiB of weights in flight).
+    pub const F26_STAGES: u32 = 9;
+    /// f26's dynamic shared memory: the ring and its barriers.
+    pub const F26_DYN_SMEM: u32 = dyn_smem(F26_STAGES, F26_STAGE_BYTES, 0, 2);
+    const _: () = assert!(F26_STAGE_BYTES % 1024 == 0 && F26_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     /// f23's scale slot per stage, after the C staging box: the 64 A scales of the stage's K block for
     /// the tile's rows, then B's one (`F23_SLOT_B`), padded to 512 bytes.
     pub const F23_SLOT_BYTES: u32 = 512;

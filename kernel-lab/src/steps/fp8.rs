@@ -3,7 +3,7 @@
 //! those inputs (not steps: `--list` shows them with `-`).
 use layout::fp8::tiles::{BM, F1_BN, F1_DYN_SMEM, F2_BN, F2_DYN_SMEM, F9_BN, F9_DYN_SMEM, F12_DYN_SMEM, F14_DYN_SMEM, F15_DYN_SMEM, F16_DYN_SMEM, F17_BM, F17_BN,
                          F17_CONSUMERS, F17_DYN_SMEM, F18_DYN_SMEM, F19_BN, F19_DYN_SMEM, F20_DYN_SMEM, F21_DYN_SMEM, F22_DYN_SMEM, F22_TILE, F23_DYN_SMEM,
-                         F25_DYN_SMEM, F25_ROWS, F25_WEIGHT_ROWS};
+                         F25_DYN_SMEM, F25_ROWS, F25_WEIGHT_ROWS, F26_DYN_SMEM, F26_ROWS};
 
 use super::{Family, KernelInfo, PtxCheck, Target, bounds_min};
 
@@ -380,6 +380,19 @@ pub const F25: Step = {
     s
 };
 
+/// f26: f25 on 64 activation rows (`m64n64k32`, 9 stages of 24 KiB), for 33–64 rows.
+pub const F26: Step = {
+    let mut s = gemm("fp8_gemm_v26", "f26", F26_DYN_SMEM, &[], (F26_ROWS, F25_WEIGHT_ROWS), Scaling::PerTensor, false,
+                     "per tensor on 64x128 tiles computed transposed: f25 on 64 activation rows, 9 x 24 KiB stages, one CTA per tile, C by global stores");
+    s.kernel.block_threads = 256;
+    s.kernel.launch_bounds = bounds_min(256, 1);
+    s.cluster_split = true;
+    s.kernel.ptx = PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", "wgmma.wait_group.sync.aligned 1", "cp.async.bulk.tensor.2d.shared::cluster.global",
+                                     "st.global.b16", "setmaxnreg.inc.sync.aligned.u32 232"],
+                              lacks: F25.kernel.ptx.lacks, count: &[], at_least: &[] };
+    s
+};
+
 /// f23: f22's 64×64 tiles for block scales, not transposed (A's rows on `wgmma`'s M side: two A scales a
 /// thread a K tile), each K tile's sums promoted with its scales while the next K tile's `wgmma`s run, the
 /// scales copied beside each stage by the producer warp's 32 lanes (`cp.async`, each lane's arrival
@@ -401,7 +414,7 @@ pub const F23: Step = {
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22, F23, F25];
+                             F21[5], F21[6], F22, F23, F25, F26];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
@@ -990,6 +1003,8 @@ mod tests {
         // f25: one CTA per 32×128 tile (not persistent, no cluster), boxes of 32 rows of A and 128 of B.
         assert_eq!((F25.grid(32, 28672, 132), F25.grid(33, 100, 132), F25.b_box_rows(), F25.tile.0, F25.kernel.block_threads, F25.cluster), (224, 2, 128, 32, 256, 1));
         assert!(F25.cluster_split && F25.rejects(32, 28672, 8192).is_none() && F25.rejects(32, 100, 64).is_some());
+        // f26: f25's CTA on 64 activation rows (boxes of 64 rows of A, 128 of B).
+        assert_eq!((F26.grid(64, 28672, 132), F26.grid(65, 100, 132), F26.b_box_rows(), F26.tile.0, F26.cluster), (224, 2, 128, 64, 1));
         assert_eq!((F22.grid(128, 1024, 132), F22.grid(4096, 4096, 132), F22.b_box_rows(), F22.kernel.block_threads), (32, 132, 64, 256));
     }
 
