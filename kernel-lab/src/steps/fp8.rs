@@ -595,7 +595,7 @@ pub const F19_SPEED_PER_WORK: f64 = F15_SPEED_PER_WORK * 1.05;
 /// of 132) but 704 f9 tiles (5.3 rounds, the sixth mostly idle). The 128×192 step is f15 where it takes
 /// `m` ([`scale_map_takes`]; run as f16, f15 with the stream-K tail, whether or not its tail streams:
 /// where nothing streams f16's body measured 1.015–1.022× f15's, `ab` in 12 rounds at 2048×4096×11008,
-/// 8192³ and 4096×28672×8192, `results/2026-11-26-h100-session26/call5-fp8-ab`), else f9; f19
+/// 8192³ and 4096×28672×8192, `git show 10af122:results/2026-11-26-h100-session26/call5-fp8-ab/…`), else f9; f19
 /// needs the same M % 4 as f15, and must beat the others by [`THREE_CONSUMER_MARGIN`]. Ties go to the
 /// earlier step. With f9 it picks the faster of f3/f9 at five
 /// of the six measured shapes (the sixth within 3%); f15 measured faster than f3 at all six (1.06–1.20×,
