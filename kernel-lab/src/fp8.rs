@@ -317,9 +317,11 @@ impl Fp8Gemm {
             None
         };
         let key = Self::key(gpu, step, a, b, c);
-        let (grid, tail) = if step.stream_k { crate::steps::fp8::stream_k_schedule(step, m, n, k, clusters) } else { (step.grid(m, n, clusters), 0) };
+        let grid = step.grid(m, n, clusters);
         let stream = if step.stream_k {
-            use layout::hopper::tma_hgemm::STREAM_K_SLOT_BYTES;
+            use layout::hopper::tma_hgemm::{STREAM_K_SLOT_BYTES, stream_k_tail};
+            let tiles = step.tiles(m, n).min(u32::MAX as u64) as u32;
+            let tail = stream_k_tail(tiles, grid, (k as u32).div_ceil(layout::fp8::tiles::BK));
             let slots = if tail > 0 { (grid + tail) as usize } else { 0 };
             let ws_bytes = (slots * STREAM_K_SLOT_BYTES as usize) as u64;
             crate::runtime::budget::check(gpu, &format!("{} stream-K workspace ({slots} slots)", step.kernel.name), ws_bytes, 0)?;
@@ -443,10 +445,8 @@ impl Fp8Gemm {
         }
         if let Some((ws, count, tail)) = stream {
             // SAFETY: `fp8_gemm_v14(tmap_a, tmap_b, tmap_c, scale_a, scale_b, ws, count, m, n, k, tail)`: maps,
-            // scales and shape as below; grid and `tail` from `steps::fp8::stream_k_schedule` of this very shape
-            // (h10's tail of the persistent grid, or — f14 on fewer tiles than SMs — every tile on a grid of
-            // min(SMs, tiles · ⌈k/128⌉) CTAs, more than the tiles): either way tail < grid, ≤ tiles, and
-            // tail · ⌈k/128⌉ ≥ grid when not 0; `ws` holds (grid + tail) slots of 128·256 f32
+            // scales and shape as below; `tail` from `stream_k_tail` of this very grid and shape (so < grid,
+            // ≤ tiles, and tail · ⌈k/128⌉ ≥ grid when not 0); `ws` holds (grid + tail) slots of 128·256 f32
             // (a whole allocation: 16-byte aligned) and `count` tail counters, zeroed at allocation and left
             // zero by every launch that completes (each tail tile's last contributor resets its own). Both
             // belong to this `Fp8Gemm` alone, and its launches go to one stream, so no two launches use

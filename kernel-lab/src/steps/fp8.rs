@@ -47,10 +47,6 @@ pub struct Step {
     /// With clusters of one (f25) that is a grid of one CTA per tile, running all of its K, whose C
     /// leaves by global stores.
     pub cluster_split: bool,
-    /// A [`Step::stream_k`] step's schedule where its tiles fill less than one round of the SMs: every
-    /// tile's K iterations spread over every SM (all of the tiles are the stream-K tail, on a grid of the
-    /// SMs; f14 since session 86), where without it the tiles run whole on as many SMs as there are tiles.
-    pub stream_few: bool,
 }
 
 impl PartialEq for Step {
@@ -119,7 +115,7 @@ const fn gemm(name: &'static str, label: &'static str, smem: u32, has: &'static 
     Step {
         kernel: KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: bounds_min(384, 1),
                              dyn_smem_bytes: smem, about, ptx: PtxCheck { has, lacks: LACKS, count: &[], at_least: &[] } },
-        tile, scaling, promotes, cluster: 1, stream_k: false, scale_map: false, weight_only: false, cluster_split: false, stream_few: false,
+        tile, scaling, promotes, cluster: 1, stream_k: false, scale_map: false, weight_only: false, cluster_split: false,
     }
 }
 
@@ -202,9 +198,8 @@ pub const F13: Step = Step {
 /// f14: f12 with HGEMM h10's stream-K tail.
 pub const F14: Step = {
     let mut s = gemm("fp8_gemm_v14", "f14", F14_DYN_SMEM, &[], (BM, F1_BN), Scaling::PerTensor, false,
-                     "f12 with h10's stream-K tail: a last wave at most a third full (or all tiles, where they fill less than one) spread over every CTA by K, partials summed by each tile's last contributor");
+                     "f12 with h10's stream-K tail: a last wave at most a third full spread over every CTA by K, partials summed by each tile's last contributor");
     s.stream_k = true;
-    s.stream_few = true;
     // The tail's partials go to global memory as f32 (`st.global.v4.f32`, read back with `.cg`); C still
     // leaves only by TMA stores (no 16-bit global stores).
     s.kernel.ptx = PtxCheck {
@@ -517,7 +512,7 @@ pub const FW1: Step = weight_only_step(KernelInfo {
 /// A weight-only route's step (fw1, fw2): per tensor, up to [`FW1_MAX_M`] rows, its first kernel `kernel`.
 const fn weight_only_step(kernel: KernelInfo) -> Step {
     Step { kernel, tile: (FW1_MAX_M as u32, layout::fp8::weights::ROWS), scaling: Scaling::PerTensor, promotes: true, cluster: 1, stream_k: false, scale_map: false,
-           weight_only: true, cluster_split: false, stream_few: false }
+           weight_only: true, cluster_split: false }
 }
 
 /// The most rows of A the per-tensor choice gives [`FW2`] (above, up to [`FW1_MAX_M`], [`FW1`]): all of
@@ -858,25 +853,9 @@ pub fn f21_for(splits: u32) -> Option<&'static Step> {
 /// The stream-K tail a stream-K step runs on `m × n × k` with `sms` SMs (its persistent grid as
 /// `Step::grid` gives it; `layout::hopper::tma_hgemm::stream_k_tail`): what `fp8::Fp8Gemm` computes.
 pub fn stream_k_tail_of(step: &Step, m: usize, n: usize, k: usize, sms: u32) -> u32 {
-    stream_k_schedule(step, m, n, k, sms).1
-}
-
-/// The grid and stream-K tail a [`Step::stream_k`] step runs `m × n × k` with on `sms` SMs (what
-/// `fp8::Fp8Gemm` launches): with [`Step::stream_few`] and fewer tiles than SMs, every tile streamed on a
-/// grid of `min(SMs, tiles · ⌈K/128⌉)` CTAs (so the tail is under the grid and every CTA gets at least one
-/// K iteration, as the kernel's contract asks; one K tile each: nothing to spread, plain tiles); else the
-/// persistent grid ([`Step::grid`]) and h10's tail (`layout::hopper::tma_hgemm::stream_k_tail`).
-pub fn stream_k_schedule(step: &Step, m: usize, n: usize, k: usize, sms: u32) -> (u32, u32) {
     let tiles = step.tiles(m, n).min(u32::MAX as u64) as u32;
     let k_tiles = (k as u64).div_ceil(layout::fp8::tiles::BK as u64).min(u32::MAX as u64) as u32;
-    if step.stream_few && tiles < sms {
-        let grid = (tiles as u64 * k_tiles as u64).min(sms as u64) as u32;
-        if tiles < grid {
-            return (grid, tiles);
-        }
-    }
-    let grid = step.grid(m, n, sms);
-    (grid, layout::hopper::tma_hgemm::stream_k_tail(tiles, grid, k_tiles))
+    layout::hopper::tma_hgemm::stream_k_tail(tiles, step.grid(m, n, sms), k_tiles)
 }
 
 #[cfg(test)]
