@@ -201,7 +201,8 @@ pub fn to_bf16(gpu: &Gpu, x: &CudaSlice<f32>, out: &mut CudaSlice<u16>) -> Resul
 /// and needs clusters) or f18 (192×192 tiles, three consumers) where the wave model of
 /// [`crate::steps::fp8::per_tensor_step_for`] says its rounds finish first, or, where f14's tiles fill less than one
 /// round, the fastest of f14, f21 (K split over a cluster of CTAs) and f22 (64×64 tiles computed transposed)
-/// by their measured costs; for block scales fwb (fw2 with the block scales applied step by step) up to
+/// by their measured costs; up to 32 rows, f25 (cuBLASLt's 128×32 tile, ten 20 KiB stages) where its cost beats
+/// fw2's or that pick's by 10%; for block scales fwb (fw2 with the block scales applied step by step) up to
 /// 16 rows, above f3 (128×128 tiles), the 128×192 step — f16 (f15's
 /// tiles with a stream-K tail, streamed or not: its body measured 1.015–1.022× f15's), or f9 where M % 4 ≠ 0 — or f19 (192×128, three consumers) as the wave model of
 /// [`crate::steps::fp8::block_step_for`] picks (`kernels-gpu/src/fp8/README.md`). Any step can be run

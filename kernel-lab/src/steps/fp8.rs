@@ -380,7 +380,8 @@ pub const F25: Step = {
     s
 };
 
-/// f26: f25 on 64 activation rows (`m64n64k32`, 9 stages of 24 KiB), for 33–64 rows.
+/// f26: f25 on 64 activation rows (`m64n64k32`, 9 stages of 24 KiB) — an experiment: 1.08–1.18× the best
+/// other step at 33–56 rows, 0.65–0.95× f22 at 64 (session 86, call 3); no rule chooses it.
 pub const F26: Step = {
     let mut s = gemm("fp8_gemm_v26", "f26", F26_DYN_SMEM, &[], (F26_ROWS, F25_WEIGHT_ROWS), Scaling::PerTensor, false,
                      "per tensor on 64x128 tiles computed transposed: f25 on 64 activation rows, 9 x 24 KiB stages, one CTA per tile, C by global stores");

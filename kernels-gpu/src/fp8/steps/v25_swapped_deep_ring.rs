@@ -28,6 +28,9 @@
 //! 144 KiB of weights in flight), for 33–64 rows, where f25 reads the weights twice and f14's 128×256 tiles
 //! stream them at ~3.1 TB/s (64×32000×4096 42.3 µs, 0.91× cuBLASLt; session 84's sample). *Predicted*
 //! (before its first run): the weights at f25's ~4 TB/s, 64×32000×4096 ~37 µs, 64×128256×3072 ~103 (f14 113.8).
+//! Measured (session 86, call 3): 42.8 and 120.0 µs — at 64 rows f22's 64×64 tiles already stream at 3.6–3.8 TB/s
+//! (40.4, 107.6) and f26 is 0.65–0.95× f22; it leads only at 33–56 rows (33×16000×8192 39.2 against f14's 46.2,
+//! 40×28672×8192 67.2 against 73.5, 56×11008×4096 14.3 against f22's 15.4). An experiment: no rule chooses it.
 use crate::hgemm::{elem::{Bf16, Elem16}, tma_warp_specialized::warp_specialized};
 use crate::launch_bounds::launch_bounds;
 use crate::util::unroll::{unroll2, unroll8, unroll16};
