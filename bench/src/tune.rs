@@ -627,8 +627,9 @@ fn rank_with(rule: &str, mut runners: Vec<Runner<'_>>, mut pruned: Vec<String>,
 
 /// The FP8 candidates for `m × n × k` with `scaling` (pure; `resident` as [`crate::fp8::step_for`]'s): the
 /// rule's step first, then the other steps the rules choose among — per tensor fw2 and fw1 (up to their
-/// 16 rows), f14, f18, f12, f17, f1 and, where f14's tiles fill less than one round of the SMs, f22 and f21 in
-/// every cluster size that leaves each split `F21_MIN_K_TILES` K tiles and fits at least once; block
+/// 16 rows), f25 (up to its 32 rows), f14, f18, f12, f17, f1 and, where f14's tiles fill less than one round of
+/// the SMs, f22 and f21 in every cluster size that leaves each split `F21_MIN_K_TILES` K tiles and fits at least
+/// once; block
 /// scales fwb (up to its 16 rows), f20, f19, f16, f15, f9, f3 and, where f3's tiles fill less than one round,
 /// f23 — that take the shape, each once.
 pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> Vec<&'static f8::Step> {
@@ -638,6 +639,9 @@ pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, 
         Scaling::Block => vec![&f8::FWB, &f8::F20, &f8::F19, &f8::F16, &f8::F15, &f8::F9, &f8::F3],
     };
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64);
+    if scaling == Scaling::PerTensor && m <= layout::fp8::tiles::F25_ROWS as usize {
+        pool.push(&f8::F25);
+    }
     if scaling == Scaling::PerTensor && f8::F14.tiles(m, n) < sms as u64 {
         pool.push(&f8::F22);
         pool.extend(f8::F21.iter().zip(resident).filter(|(st, r)| *r > 0 && kt / st.cluster as u64 >= f8::F21_MIN_K_TILES as u64)
@@ -789,6 +793,12 @@ mod tests {
         let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, H100).iter().map(|s| s.kernel.step).collect();
         assert!(c[0] == "f22" && c.contains(&"f14") && c.contains(&"f21x2") && c.contains(&"f21x5") && !c.contains(&"f21x7"), "{c:?}");
         assert!(!candidates_fp8(Scaling::PerTensor, 256, 768, 1536, 132, [0; 7]).iter().any(|s| s.cluster_split));
+        // Up to 32 rows f25 too: the rule's at 32×11008×4096 (f22 beside it), fw2's rival at 8×5120×8192.
+        let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 32, 11008, 4096, 132, H100).iter().map(|s| s.kernel.step).collect();
+        assert!(c[0] == "f25" && c.contains(&"f22") && c.contains(&"f14"), "{c:?}");
+        let c: Vec<&str> = candidates_fp8(Scaling::PerTensor, 8, 5120, 8192, 132, H100).iter().map(|s| s.kernel.step).collect();
+        assert!(c[0] == "fw2" && c.contains(&"f25"), "{c:?}");
+        assert!(!candidates_fp8(Scaling::PerTensor, 33, 11008, 4096, 132, H100).iter().any(|s| s.kernel.step == "f25"));
     }
 
     #[test]
