@@ -736,9 +736,10 @@ pub const F25_COST: TileCost = TileCost { fixed_us: 3.8, k_tile_us: 0.15, k_tile
 
 /// How much faster [`F25_COST`] must find f25 than the other route before the choice takes it. The bench
 /// launches a shape's GEMM on the same buffers, so weights that fit the L2 stay there: fw2 then runs at
-/// 0.76–0.90× of [`FW2_COST`] (fitted beyond the L2; session 84's sample: 16×8192×3072 9.0 µs against 11.9,
-/// 16×6144×4096 9.5 / 11.9, 16×5120×5120 10.6 / 12.0, 8×5120×8192 13.2–14.5 / 16.0) while f25's 24–48 CTAs,
-/// bound by their own pull rate, do not gain (16×6144×4096 10.9 against [`F25_COST`]'s 10.9).
+/// 0.81–0.94× of [`FW2_COST`] (fitted beyond the L2; sessions 84 and 86: 16×8192×3072 9.0 µs against 11.1,
+/// 16×6144×4096 9.5 / 11.1, 16×5120×5120 10.6 / 11.4, 8×5120×8192 13.2–14.5 / 15.5) while f25's 24–48 CTAs,
+/// bound by their own pull rate, do not gain (16×6144×4096 10.9 against [`F25_COST`]'s 10.9; on another card
+/// 9.5, session 86 call 2).
 pub const F25_MARGIN: f64 = 0.90;
 
 /// A weight-only route's time: a fixed cost, then A and B streamed at `bytes_per_us`, slowed by `per_row`
@@ -761,9 +762,9 @@ impl RowStreamCost {
 }
 
 /// fw2's cost (H200, session 84's sample, `results/2026-12-02-h200-session84` call 1, medians of 3 processes):
-/// 3.8 µs, 3.7 TB/s, 0.2% slower a row — fitted to its 18 shapes of 1–16 rows with more than 60 MB of weights
-/// (rms error 3.8%; 16×32000×4096 41.2 µs, 1×28672×8192 66.8, 8×57344×8192 122.6) with the fixed cost its six
-/// shapes under 8 MB allow (0.92–1.12× the cost, 16×1152×768 4.5 µs; 1.33× at 2×3584×4096). Shapes whose weights
+/// 3.8 µs, 3.7 TB/s, 0.4% slower a row — fitted to its 18 shapes of 1–16 rows with more than 60 MB of weights
+/// (rms error 3.9%; 16×32000×4096 41.2 µs, 1×28672×8192 66.8, 8×57344×8192 122.6) with the fixed cost its six
+/// shapes under 8 MB allow (0.92–1.12× the cost, 16×1152×768 4.5 µs; 1.33× at 1×768×3072). Shapes whose weights
 /// stay in the L2 between the bench's launches run faster than it says ([`F25_MARGIN`]).
 pub const FW2_COST: RowStreamCost = RowStreamCost { fixed_us: 3.8, bytes_per_us: 3.7e6, per_row: 0.004 };
 
