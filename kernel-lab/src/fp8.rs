@@ -428,13 +428,13 @@ impl Fp8Gemm {
             }
         };
         if self.step.cluster_split {
-            // SAFETY: `fp8_gemm_v21_x*` / `fp8_gemm_v25(tmap_a, tmap_b, scale_a, scale_b, g_c, m, n, k)`: the maps
-            // of A and B were encoded for these very buffers (same addresses and shape, checked above) with
-            // boxes of the tile's rows (`step.tile.0`; `Step::b_box_rows`: all of the tile's B rows — f21 128
-            // and 256, f25 32 and 128); one f32 scale each (per-tensor operands, checked in `new`); `c` holds
+            // SAFETY: `fp8_gemm_v21_x*` / `fp8_gemm_v25` / `fp8_gemm_v26(tmap_a, tmap_b, scale_a, scale_b, g_c, m, n, k)`:
+            // the maps of A and B were encoded for these very buffers (same addresses and shape, checked above)
+            // with boxes of the tile's rows (`step.tile.0`; `Step::b_box_rows`: all of the tile's B rows — f21
+            // 128 and 256, f25 32 and 128, f26 64 and 128); one f32 scale each (per-tensor operands, checked in `new`); `c` holds
             // m·n bf16 (checked in `new`) with n % 8 == 0 (the step's rule, so n % 4 == 0); grid = every tile ×
             // the cluster size (`Step::grid` for a cluster split); for f21 the kernel's `.reqnctapercluster`
-            // forms the clusters, at least one of which fits (`require_clusters` in `new`), f25 has none.
+            // forms the clusters, at least one of which fits (`require_clusters` in `new`), f25 and f26 have none.
             return unsafe { launch!(gpu, kernel, grid = grid, &maps[0].dev, &maps[1].dev, &a.scales, &b.scales, c, &m, &n, &k) };
         }
         if let (Some((ws, count, tail)), Some(sa)) = (stream, scale_map) {
