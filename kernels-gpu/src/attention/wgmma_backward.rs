@@ -10,6 +10,7 @@ use crate::attention::hopper::pin;
 use crate::hgemm::elem::Elem16;
 use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_cg_16_zfill},
+    ldmatrix::ldmatrix_x4,
     math::{ex2_approx_f32, fma_rn_f32},
     shared::ld_shared_v2_u32,
     wgmma::{wgmma_commit_group, wgmma_fence},
@@ -86,6 +87,41 @@ pub(super) unsafe fn issue_ss<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_x:
             if ks < D / 16 {
                 E::wgmma_64::<0, 0>(acc, dx[ks as usize], da[ks as usize], ks > 0);
             }
+        });
+        wgmma_commit_group();
+    }
+}
+
+/// The warpgroup's 64 rows from `row0` of the resident `ROWS`-row tile at `s_x` ([`sw128_byte`]'s layout,
+/// D = 64) as `wgmma` A fragments, one `[u32; 4]` a K-step of 16 columns (`ldmatrix.x4`: lanes 0–15 name rows
+/// `16·warp + 0..16` at the K-step's first 8 columns, lanes 16–31 the same rows 8 columns on — the A fragment of
+/// `mma.m16n8k16`, which is a register-A `wgmma`'s per warp). b4 at D = 64 holds K's and V's so, for the whole
+/// walk over the query tiles: Sᵀ and dPᵀ then read only their B from shared memory.
+///
+/// # Safety
+/// All 32 lanes of each warp of the warpgroup; the tile written and visible to this thread (its copies waited
+/// for and a barrier since); `s_x` 1024-byte aligned.
+#[inline(always)]
+pub(super) unsafe fn load_a_frags64(s_x: u32, row0: u32, warp: u32, lane: u32) -> [[u32; 4]; 4] {
+    let row = row0 + 16 * warp + lane % 16;
+    // SAFETY: forwarded; every address is a 16-byte chunk of the tile (row < ROWS, columns 16kk + 8·(lane/16)
+    // .. + 8 < 64: the swizzle moves whole 16-byte chunks within the row's 128-byte line).
+    core::array::from_fn(|kk| unsafe { ldmatrix_x4(s_x + sw128_byte(ROWS, row, 16 * kk as u32 + 8 * (lane / 16))) })
+}
+
+/// [`issue_ss`] at D = 64 with the resident rows as A fragments in registers (`x`, from [`load_a_frags64`]):
+/// `acc = X_w · Aᵀ`, only the streamed tile at `s_a` read from shared memory (K-major, as `issue_ss` reads it).
+///
+/// # Safety
+/// As [`issue_ss`]; `x` the warpgroup's fragments of its 64 resident rows.
+#[inline(always)]
+pub(super) unsafe fn issue_rs64_kmajor<E: Elem16>(acc: &mut [f32; 32], x: &[[u32; 4]; 4], s_a: u32) {
+    let da: [u64; 4] = core::array::from_fn(|ks| k_desc(s_a, STREAM, 0, ks as u32));
+    // SAFETY: forwarded.
+    unsafe {
+        wgmma_fence();
+        unroll4!(ks => {
+            E::wgmma_64_rs::<0>(acc, x[ks as usize], da[ks as usize], (ks > 0) as u32);
         });
         wgmma_commit_group();
     }

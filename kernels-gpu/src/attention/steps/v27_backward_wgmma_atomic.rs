@@ -82,8 +82,22 @@
 //! (reverted), and a timing-only build without any wait at D = 128 (racy) 0.977–1.003×. The wait costs
 //! at most 1–2%: what dQ's traffic costs b4 (0.59 → 0.81 of b3's time in session 66's ablations) is not
 //! the reducing thread's wait — so a dQ warp of its own would not buy it back either.
+//!
+//! Session 87: at D = 64 the warpgroup's 64 K rows and 64 V rows are held in registers as A fragments
+//! (`ldmatrix` once a pass, 32 registers; ptxas 188 → 229, causal 210 → 236, spill-free), so Sᵀ = K·Qᵀ and
+//! dPᵀ = V·dOᵀ become register-A `wgmma`s reading only Q and dO from shared memory. Why: per CTA and tile b4
+//! reads ~144 KiB of operands from shared memory at D = 64 (Sᵀ, dPᵀ 16 KiB each a warpgroup with both operands
+//! there; dV, dK 8 KiB; dQ's m64n32 24 KiB) for ~1,280 cycles of tensor work — 1,150 cycles at 128 B/clock,
+//! before the TMA's writes, the dSᵀ and dQ stores: the shared memory, not the tensor pipe, sets the pace. The
+//! register A saves 32 of the 144 KiB. Predicted (before the run): **0.88–0.95× the time at D = 64**, causal
+//! alike; D = 128 unchanged (its registers have no room: 246 / 255). **Measured** (H200, bf16, 3 processes,
+//! the build before alternating, `results/2026-12-02-h200-session87`): **0.959–0.975× the time at D = 64**
+//! (2×16×16×4096 1037 → 1000 µs, causal 587 → 568; 1×32×8×8192 3852 → 3703, causal 2037 → 1954), D = 128
+//! 1.000 / 1.007× (the same code). Under the range: the shared memory is not the whole limit (session 84's
+//! ablations: the products' issue). Against cuDNN at D = 64: 0.74–0.78× → **0.76–0.81×**, causal 0.83–0.85× →
+//! 0.85–0.88×. Kept.
 use super::fa2_backward::sequence;
-use super::wgmma_backward::{Lanes, Place, issue_rs, issue_ss, load_tile, pin_frags, probs, put, store_rows};
+use super::wgmma_backward::{Lanes, Place, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
@@ -181,6 +195,8 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
     // `st.shared` after tile i − 1's barrier: its last readers, tile i − 2's dQ products, were retired by
     // every warpgroup before that barrier;
     // each writer's `fence.proxy.async` and tile i's barrier come before either warpgroup's dQ reads it.
+    // At D = 64 each warp's `ldmatrix` of its K and V rows runs after the barrier that follows the resident
+    // tiles' copies (waited for by every thread), and nothing writes those tiles until the pass's end.
     // dQ: warpgroup w's half (BwdHTile::Dq, its own; buffer i % bufs, two at D = 64) is written after tile
     // i's barrier, before which its elected thread waited until the last reduce from that buffer had read
     // it (`wait_group.read`; one group a tile, each committed by that thread: with one buffer 0 left
@@ -280,6 +296,10 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                 cp_async_wait_group::<1>(); // the resident tiles' and tile 0's copies
                 fence_proxy_async_shared_cta(); // this thread's copies, to the async proxy `wgmma` reads through
                 sync_threads();
+                // At D = 64 the warpgroup's K and V rows as A fragments, held for the walk (32 registers): Sᵀ and dPᵀ
+                // read only Q and dO from shared memory (session 87). At D = 128 they would take 64 registers,
+                // which b4 does not have (244 / 255).
+                let (r_kf, r_vf) = if D == 64 { (load_a_frags64(s_k, 64 * wg, warp, lane), load_a_frags64(s_v, 64 * wg, warp, lane)) } else { ([[0; 4]; 4], [[0; 4]; 4]) };
                 let scale2 = dims.scale * core::f32::consts::LOG2_E;
                 // The last tile's dS fragments: its dK product may still run when the next tile starts.
                 let mut r_ds = [[0u32; 4]; 4];
@@ -320,8 +340,13 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     }
                     let mut s = unset_block();
                     let mut dp = unset_block();
-                    issue_ss::<E, D>(&mut s, opaque(s_k), 64 * wg, s_a);
-                    issue_ss::<E, D>(&mut dp, opaque(s_v), 64 * wg, s_b);
+                    if D == 64 {
+                        issue_rs64_kmajor::<E>(&mut s, &r_kf, s_a);
+                        issue_rs64_kmajor::<E>(&mut dp, &r_vf, s_b);
+                    } else {
+                        issue_ss::<E, D>(&mut s, opaque(s_k), 64 * wg, s_a);
+                        issue_ss::<E, D>(&mut dp, opaque(s_v), 64 * wg, s_b);
+                    }
                     // The mask: keys past the end or past a query's last visible key, on the tiles where some
                     // may be (CTA-wide: a warpgroup none of whose keys sees the tile gets P = 0 everywhere).
                     let masked = blk0 + ROWS > k_len || s0 + STREAM > q_len || (causal && bwd_needs_mask(blk0, qt, off));
