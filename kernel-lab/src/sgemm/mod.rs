@@ -7,14 +7,21 @@
 //! plan.run(&d_a, &d_b, &mut d_c)?;
 //! ```
 //!
+//! **On Hopper** (a GPU that runs `sm_90a` code) the choice is a cost model since session 87
+//! ([`cost`]): every family's schedule on the shape (CTAs, the K each walks, blocks an SM) priced by constants
+//! measured per family on a corpus sample, the cheapest taken. Over 54 shapes whose pick changed and no fit saw
+//! (`results/2026-12-02-h200-session87`, call 4, H200, 3 processes, the cascade's build alternating): a fresh
+//! corpus sample 1.072 → 1.166× cuBLAS, session 83's 1.053 → 1.221×, 14 random shapes off the corpus
+//! 0.786 → 0.817×. What follows is the cascade it replaced there, which still chooses on other GPUs.
+//!
 //! **The choice** ([`default_step`], CPU-tested) is a function of the shape and the SM count, from
 //! held-timing runs of v11–v15 on an H100 (`results/2026-11-23-h100-session10/`, calls 1, 3, 4;
 //! `results/2026-11-25-h100-session16/call2-sgemm-v15`):
 //! * `v13` (16×32 strips, B streamed once, K split inside the block) for `M ≤` [`SKINNY_MAX_M`]: 1 / 4 /
 //!   16 × 4096² at 101% / 244% / 213% of cuBLAS (v15 at 16: 167%), 1–16 × 4096×14336 100–112%, 1–16 ×
 //!   14336×4096 91–92% (v15 at 16: 111%, but at M = 1 it would compute 31 rows for nothing). On Hopper
-//!   since session 25, 8 < M ≤ 16 with more than twice 4096² weights takes v23 instead
-//!   ([`v23_beats_v13`]: 1.03–1.28× v13 at six such shapes, `results/2026-11-26-h100-session25/call3`).
+//!   sessions 25–86 gave 8 < M ≤ 16 with more than twice 4096² weights v23 instead (1.03–1.28× v13 at six
+//!   such shapes, `results/2026-11-26-h100-session25/call3`); the cost model decides there now.
 //! * `v15` (32×128 tiles, 64 threads, six blocks per SM, K split into a zeroed C) for `M ≤`
 //!   [`QUARTER_TILE_MAX_M`] above that — 32×4096² 84.6% (v13 72%, v14 64%) — and where v14's grid would
 //!   fill under half the SMs ([`v14_starves`]: 512³, 64 blocks: v15 75%, v13 70%, v14 66%).
@@ -74,6 +81,7 @@ use crate::{
     steps::sgemm::{self as steps, Step},
 };
 
+pub mod cost;
 pub mod launch;
 
 /// The largest M [`default_step`] gives to `v13` by M alone (at 16 × 4096² v13 214% of cuBLAS, v15
@@ -148,25 +156,14 @@ pub fn hopper_form(st: &'static Step, s: Shape, hopper: bool) -> &'static Step {
     }
 }
 
-/// The default SGEMM step for `s` on a GPU with `sms` SMs that runs `sm_90a` code (`hopper`) or not
-/// (the module doc gives the measurements): [`base_step`], in its [`hopper_form`] — except that on
-/// Hopper [`v23_beats_v13`] shapes take v15's form (v23 / v26) in v13's place.
+/// The default SGEMM step for `s` on a GPU with `sms` SMs: on one that runs `sm_90a` code (`hopper`) the
+/// cheapest candidate by [`cost::model_step`] (since session 87); elsewhere [`base_step`] (the module doc
+/// gives the measurements).
 pub fn default_step(s: Shape, sms: u32, hopper: bool) -> &'static Step {
-    let base = base_step(s, sms);
-    if hopper && (std::ptr::eq(base, &steps::V33) || std::ptr::eq(base, &steps::V34)) && v23_beats_v13(s) {
-        return hopper_form(&steps::V15, s, hopper);
+    if hopper {
+        return cost::model_step(s, sms);
     }
-    hopper_form(base, s, hopper)
-}
-
-/// Whether v15's Hopper form beats v13 on a skinny `s` (M ≤ [`SKINNY_MAX_M`]): more than 8 rows and more
-/// than twice 4096² weights (`N·K`). `kernel-lab ab v13 v23` (H100, 8 rounds each,
-/// `results/2026-11-26-h100-session25/call3`): at M = 12 / 16 v23 is 1.25 / 1.28× at 14336×4096,
-/// 1.03 / 1.04× at 4096×14336, 1.21× / 1.06× at 16 × 11008×4096 / 4096×11008, but 0.97 / 0.99× at
-/// 4096²; at M = 8 it loses everywhere (0.77–0.94×: v13's cost steps up past 8 rows, 0.100 → 0.133 ms
-/// at 14336×4096). The autotuner (session 25, `call2`) had found the M = 16 cases.
-pub fn v23_beats_v13(s: Shape) -> bool {
-    s.m > 8 && s.m <= SKINNY_MAX_M && s.n as u64 * s.k as u64 > 2 * 4096 * 4096
+    base_step(s, sms)
 }
 
 /// The default step's tiles and loop for `s` (the choice among v11–v20 by shape).
@@ -278,24 +275,32 @@ mod tests {
     }
 
     #[test]
-    fn on_hopper_skinny_shapes_with_large_weights_take_v23_past_8_rows() {
-        for (m, n, k, want) in [(16, 14336, 4096, "v23"), (12, 4096, 14336, "v23"), (16, 11008, 4096, "v23"), (16, 4096, 11008, "v23"),
-                                (16, 4096, 4096, "v33"), (8, 14336, 4096, "v33"), (1, 4096, 14336, "v34"), (16, 14335, 4096, "v26")] {
+    fn without_sm90a_skinny_shapes_keep_v33_and_v34() {
+        for (m, n, k) in [(16, 14336, 4096), (12, 4096, 14336), (16, 11008, 4096), (16, 4096, 4096), (8, 14336, 4096), (1, 4096, 14336), (16, 14335, 4096)] {
             let s = Shape::new(m, n, k).unwrap();
-            assert_eq!(default_step(s, 132, true).kernel.step, want, "{s}");
             let skinny = if m <= SMALL_GROUP_MAX_M { "v34" } else { "v33" };
             assert_eq!(default_step(s, 132, false).kernel.step, skinny, "{s}: without sm_90a v33 / v34 stay (v15 there not measured)");
         }
     }
 
     #[test]
-    fn on_hopper_v19_and_v15_take_their_hopper_forms() {
+    fn v19_and_v15_take_their_hopper_forms() {
         for (m, n, k, plain, hopper) in [(512, 512, 512, "v15", "v23"), (32, 4096, 4096, "v15", "v23"), (64, 4096, 4096, "v19", "v24"),
                                          (1000, 1000, 1000, "v19", "v24"), (127, 8191, 1024, "v19", "v31"), (1000, 999, 1000, "v19", "v32"), (24, 4097, 1024, "v15", "v26"),
                                          (1, 4096, 4096, "v34", "v34"), (4096, 4096, 4096, "v11", "v11"), (2000, 2000, 2000, "v20", "v20")] {
             let s = Shape::new(m, n, k).unwrap();
             assert_eq!(default_step(s, 132, false).kernel.step, plain, "{s}");
-            assert_eq!(default_step(s, 132, true).kernel.step, hopper, "{s}");
+            assert_eq!(hopper_form(base_step(s, 132), s, true).kernel.step, hopper, "{s}");
+        }
+        // On Hopper the model's picks are always the forms that run there: never v15, v19 or their
+        // memset-zeroing twins.
+        let mut x = 5u64;
+        for _ in 0..2000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let s = Shape::new((x >> 10) as usize % 9000 + 1, (x >> 24) as usize % 60000 + 1, (x >> 40) as usize % 9000 + 1).unwrap();
+            let st = default_step(s, 132, true);
+            assert!(!["v15", "v19", "v21", "v22"].contains(&st.kernel.step), "{s}: {}", st.kernel.step);
+            assert_eq!(st.kernel.name, hopper_form(st, s, true).kernel.name, "{s}");
         }
         // The PDL forms keep their base's tiles, grid and split rule (v24 v14's): only the kernel and its target differ.
         assert_eq!(steps::V24.split_k(1000, 1000, 1000, 132, 1), steps::V14.split_k(1000, 1000, 1000, 132, 1));
@@ -328,3 +333,4 @@ mod tests {
         assert!(e.contains("not an sgemm step") && e.contains("v33"), "{e}");
     }
 }
+
