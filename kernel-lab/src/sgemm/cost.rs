@@ -106,9 +106,8 @@ impl F32Cost {
 /// The Hopper candidates for `s`, each in the form that runs it (N or K off the vector widths, tiles past
 /// M or N), with its family's constants.
 pub fn candidates(s: Shape) -> [(&'static Step, &'static F32Cost); 5] {
-    let tile128 = if s.m % layout::sgemm::BM as usize != 0 || s.n % layout::sgemm::BN as usize != 0 { &steps::V20 } else { &steps::V11 };
     [
-        (tile128, &TILE128_COST),
+        (super::tile128_form(s), &TILE128_COST),
         (super::hopper_form(&steps::V19, s, true), &TILE64_COST),
         (super::hopper_form(&steps::V15, s, true), &TILE32_COST),
         (&steps::V33, &STRIP16_COST),

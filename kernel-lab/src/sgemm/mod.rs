@@ -180,11 +180,15 @@ pub fn base_step(s: Shape, sms: u32) -> &'static Step {
         &steps::V19
     } else if n % 4 == 0 && v19_fills_waves_better(s, sms) {
         &steps::V19
-    } else if m % layout::sgemm::BM != 0 || n % layout::sgemm::BN != 0 {
-        &steps::V20
     } else {
-        &steps::V11
+        tile128_form(s)
     }
+}
+
+/// The 128×128-tile step for `s`: v11 where every tile lies inside M and N, else v20 (v11 with one clamped
+/// loop per launch).
+pub fn tile128_form(s: Shape) -> &'static Step {
+    if s.m % layout::sgemm::BM as usize != 0 || s.n % layout::sgemm::BN as usize != 0 { &steps::V20 } else { &steps::V11 }
 }
 
 /// The step for `s`: `step` if given (refused naming the rule when it cannot take `s`), else
