@@ -18,8 +18,12 @@
 //! Fitted (least squares on log time) to every family at the 93 distinct shapes of at most 1.2·10¹¹
 //! multiply-adds of a corpus sample (`shapes.py gemm --sample 120 --seed 8787`; H200, 132 SMs, 3 processes,
 //! `results/2026-12-02-h200-session87`, call 3): rms 3.3–6.0% for v11, v23, v24, 9.7% / 15% for v33 / v34;
-//! the pick within 5% of the fastest family at 89 of the 93. Held out (call 2, 11 shapes never fitted, every
-//! step timed): 11 of 11.
+//! the pick within 5% of the fastest family at 89 of the 93 (`scripts/f32-cost-fit.py` refits them from the
+//! committed times and schedules). Held out (call 2, 11 shapes never fitted, every step timed): 11 of 11.
+//! The entry point before / after at 54 changed shapes no fit saw (call 4): two corpus samples 1.072 → 1.166×
+//! and 1.053 → 1.221× cuBLAS, 14 random shapes 0.786 → 0.817× with one 0.38× that [`measured_for`] now
+//! excludes (call 5: 14 shapes with K off 128, 0.753 → 0.861×, none slower); session 83's sample, its first
+//! 40 shapes, 1.113× (1.057× with the cascade, session 86; call 6).
 use crate::{
     error::Result,
     gemm::Shape,
