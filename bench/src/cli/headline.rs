@@ -122,12 +122,8 @@ fn gemm_headline(gpu: &Gpu, o: &Options, elem: Elem, shapes: &[(usize, usize, us
 pub fn run(gpu: &Gpu, o: &Options) -> i32 {
     let t0 = Instant::now();
     suite::print_gpu(gpu, o);
-    // Every module this run launches, JIT-compiled beside the first measurements (seconds each with a
-    // cold driver cache), in the order the run needs them.
-    {
-        use kernel_lab_bench::runtime::ptx::Module::*;
-        gpu.preload(&[Check, Hgemm, Fp8, Attention, Reduce, Sgemm, Selftest]);
-    }
+    // No preload: each kernel is JIT-compiled alone when first launched (`Gpu::kernel`), and this run
+    // launches a few of each family's kernels; whole modules would take ~2 min with a cold driver cache.
     println!("The headline: each family's library choice against its baseline, on shapes from published models, each timed");
     println!("interleaved with its baseline after verification. Then each ladder's main path at one size. (`--full`: every step");
     println!("at every size; `--help`: the options.) Progress goes to stderr.\n");
@@ -143,7 +139,6 @@ pub fn run(gpu: &Gpu, o: &Options) -> i32 {
     // GEMM: f16, bf16 on every sampled shape; f32 on those it runs in reasonable time.
     let all: Vec<(usize, usize, usize)> = GEMM_SHAPES.iter().map(|&(m, n, k, _)| (m, n, k)).collect();
     let small: Vec<_> = all.iter().copied().filter(|&(m, n, k)| 2.0 * (m * n * k) as f64 <= F32_MAX_FLOP).collect();
-    // f32 runs last: its module (the largest) is JIT-compiled meanwhile when the driver cache is cold.
     let gemm = |elem: Elem, shapes: &[(usize, usize, usize)], key: &str, failed: &mut bool, lines: &mut Vec<Headline>, details: &mut Vec<String>,
                 json: &mut serde_json::Value| {
         match gemm_headline(gpu, o, elem, shapes) {

@@ -44,8 +44,8 @@ pub struct Gpu {
     /// PTX targets withheld by `KERNEL_LAB_WITHHOLD` (a test switch: `sm_90a` makes a Hopper behave as a
     /// GPU without `sm_90a` code, to show what an A100 or L4 runs and skips).
     pub withheld: Vec<Target>,
-    /// One slot per (target, module), each with its own lock, so that loading one module (a JIT of
-    /// seconds with a cold driver cache) never waits for another's ([`Gpu::preload`] loads several at once).
+    /// One slot per (target, module) loaded whole ([`Gpu::module`], [`Gpu::preload`]), each with its own
+    /// lock, so that loading one module (a JIT of seconds with a cold driver cache) never waits for another's.
     modules: Arc<Mutex<HashMap<(Target, Module), Arc<Mutex<Option<Arc<CudaModule>>>>>>>,
     /// Registered kernels already loaded by [`Gpu::kernel`] (reading a kernel's parameters from its PTX
     /// entry scans the module's text: once per kernel, not per launch of a helper grid).
@@ -246,7 +246,8 @@ impl Gpu {
         !self.withheld.contains(&target) && target.runs_on(self.info.compute_capability) && self.info.driver_version >= target.min_driver()
     }
 
-    /// PTX module `module` for `target`, loaded on first use. A load failure returns the driver's JIT
+    /// PTX module `module` for `target`, loaded whole on first use (every kernel of the family JIT-compiled
+    /// at once; [`Gpu::kernel`] loads a kernel alone unless its whole module is loaded). A load failure returns the driver's JIT
     /// log; a load that takes over a second (the driver JIT-compiling a large module with an empty
     /// cache, `~/.nv/ComputeCache`) says so on stderr, with its time.
     pub fn module(&self, target: Target, module: Module) -> Result<Arc<CudaModule>> {
@@ -272,13 +273,15 @@ impl Gpu {
         Ok(m)
     }
 
-    /// Starts loading `modules` (each for every target this GPU runs), in the order given, one after
-    /// another on one background thread, and returns at once: with a cold driver cache each JIT takes
-    /// seconds (up to ~30 s for the largest module on an H200), and done beside the program's first GPU
-    /// work they are ready when its kernels are first needed (a kernel whose module is still loading
-    /// waits for that load only). One thread, in order, because the JITs did not overlap when started
-    /// on a thread each (a cold run's extra time was their sum): list first what runs first. Failures
-    /// are not reported here: the first kernel of a module that failed to load gets the error.
+    /// Starts loading `modules` whole (each for every target this GPU runs), in the order given, one
+    /// after another on one background thread, and returns at once. Kernels are otherwise loaded one
+    /// module per kernel ([`Gpu::kernel`]); this is for a program that will launch most of a family's
+    /// kernels (the suite's `--full`): with a cold driver cache a whole module's JIT takes seconds (up to
+    /// ~35 s for the largest on an H200), done beside the program's first GPU work. A kernel whose whole
+    /// module is not loaded yet does not wait for it: it is JIT-compiled alone, and the driver runs one
+    /// JIT at a time per process, so preloading what a short run does not need delays it. One thread, in
+    /// order, because the JITs did not overlap when started on a thread each. Failures are not reported
+    /// here: the first kernel of a module that failed to load gets the error.
     pub fn preload(&self, modules: &[Module]) {
         let jobs: Vec<(Target, Module)> = modules.iter().flat_map(|&m| Target::ALL.map(|t| (t, m)))
             .filter(|&(t, m)| !self.withheld.contains(&t) && t.runs_on(self.info.compute_capability) && !m.ptx(t).is_empty())
@@ -289,6 +292,41 @@ impl Gpu {
                 let _ = gpu.module(t, m);
             }
         });
+    }
+
+    /// Kernel `name`'s function: from its whole module where that is loaded already ([`Gpu::module`],
+    /// [`Gpu::preload`]), else from a module of that kernel alone ([`crate::runtime::ptx::entry_module`]),
+    /// so that the driver JIT-compiles the kernels a program launches, not every kernel of their family
+    /// (with a cold driver cache: a fraction of a second each, against 17–35 s for a large Hopper module).
+    fn entry_function(&self, target: Target, m: Module, name: &str) -> Result<CudaFunction> {
+        let not_found = |e: cudarc::driver::DriverError| Error::KernelNotFound {
+            kernel: name.to_string(),
+            detail: format!("not in PTX module {} {} ({})", m.name(), target.name(), crate::error::driver_msg(&e)),
+        };
+        if let Some(module) = self.loaded_module(target, m) {
+            return module.load_function(name).map_err(not_found);
+        }
+        let ptx = m.ptx(target);
+        let text = crate::runtime::ptx::entry_module(ptx, name).ok_or_else(|| Error::KernelNotFound {
+            kernel: name.to_string(),
+            detail: format!("no `.entry {name}` in PTX module {} {}", m.name(), target.name()),
+        })?;
+        let t0 = std::time::Instant::now();
+        let module = self.ctx.load_module(cudarc::nvrtc::Ptx::from_src(text.clone()))
+            .map_err(|_| Error::PtxLoad { module: target.name(), log: self.jit_error_log(&text) })?;
+        let secs = t0.elapsed().as_secs_f64();
+        if secs > 1.0 {
+            eprintln!("note: the driver JIT-compiled `{name}` ({} {}, {:.2} MB of PTX) in {secs:.1} s; it caches the result (~/.nv/ComputeCache), so later runs load it in milliseconds",
+                      m.name(), target.name(), text.len() as f64 / 1e6);
+        }
+        module.load_function(name).map_err(not_found)
+    }
+
+    /// The whole module (`target`, `m`) if it is loaded already (not waiting for one being loaded).
+    fn loaded_module(&self, target: Target, m: Module) -> Option<Arc<CudaModule>> {
+        let slot = self.modules.lock().ok()?.get(&(target, m))?.clone();
+        let loaded = slot.try_lock().ok()?.clone();
+        loaded
     }
 
     /// Re-runs the JIT with an error-log buffer to say *why* a module failed to load.
@@ -332,8 +370,8 @@ impl Gpu {
         Ok(Kernel::from_ptx(info, func, ptx))
     }
 
-    /// The registered kernel `name`, loaded from its module (once; later calls return the loaded
-    /// kernel). Errors name the kernel: not registered, not runnable on this GPU, or not found in the PTX.
+    /// The registered kernel `name`, loaded once (later calls return the loaded kernel): from a module of
+    /// that kernel alone, cut from its family's PTX, unless the family's whole module is loaded already. Errors name the kernel: not registered, not runnable on this GPU, or not found in the PTX.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let info = steps::find(name).ok_or_else(|| Error::KernelNotFound {
             kernel: name.to_string(),
@@ -378,11 +416,7 @@ impl Gpu {
         } else {
             info.target
         };
-        let module = self.module(target, m)?;
-        let func = module.load_function(name).map_err(|e| Error::KernelNotFound {
-            kernel: name.to_string(),
-            detail: format!("not in PTX module {} {} ({})", m.name(), target.name(), crate::error::driver_msg(&e)),
-        })?;
+        let func = self.entry_function(target, m, name)?;
         allow_dyn_smem(&func, name, info.dyn_smem_bytes)?;
         if info.family == Family::Hgemm && info.target == Target::Sm90a {
             // The Hopper steps live on shared memory (stage rings; h1/h2 count on 3 CTAs per SM): ask for

@@ -171,9 +171,103 @@ pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<u32>> {
     }).collect()
 }
 
+/// A module of kernel `name` alone, cut from `ptx`: the text with every other `.entry` removed (the
+/// header, the `.global` tables and `.extern` declarations stay). The driver JIT-compiles a module
+/// whole, so a program that launches a few kernels of a family compiles those few, not the family's
+/// hundred (seconds each with a cold driver cache). Sound only while no two kernels share state through
+/// a module-scope variable: every `.global` of ours is an initialized read-only table (a test checks).
+/// `None` when `ptx` has no entry `name`.
+pub fn entry_module(ptx: &str, name: &str) -> Option<String> {
+    let spans = entry_spans(ptx);
+    let (_, keep_start, keep_end) = *spans.iter().find(|s| s.0 == name)?;
+    let mut out = String::with_capacity(keep_end - keep_start + 64 * 1024);
+    let mut at = 0;
+    for &(_, start, end) in &spans {
+        out.push_str(&ptx[at..start]);
+        if start == keep_start {
+            out.push_str(&ptx[start..end]);
+        }
+        at = end;
+    }
+    out.push_str(&ptx[at..]);
+    Some(out)
+}
+
+/// Each `.visible .entry`'s name and byte range in `ptx` (from its header line to its closing `}` at
+/// column 0 and that line's newline), in one pass.
+pub fn entry_spans(ptx: &str) -> Vec<(&str, usize, usize)> {
+    let mut spans = vec![];
+    let mut open: Option<(&str, usize)> = None;
+    let mut at = 0;
+    for line in ptx.split_inclusive('\n') {
+        let next = at + line.len();
+        if let Some(rest) = line.strip_prefix(".visible .entry ") {
+            open = Some((rest.split('(').next().unwrap_or(rest).trim(), at));
+        } else if line.trim_end() == "}" {
+            if let Some((name, start)) = open.take() {
+                spans.push((name, start, next));
+            }
+        }
+        at = next;
+    }
+    spans
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Braces opened minus closed, `//` comments left out.
+    fn brace_balance(text: &str) -> i64 {
+        text.lines().map(|l| l.split("//").next().unwrap_or(""))
+            .map(|l| l.matches('{').count() as i64 - l.matches('}').count() as i64).sum()
+    }
+
+    #[test]
+    fn an_entry_module_holds_one_entry_and_everything_else() {
+        let ptx = ".version 8.1\n.target sm_90a\n.global .align 4 .b8 t[4] = {0, 1, 2, 3};\n\
+                   .visible .entry a(\n.param .u32 a_param_0\n)\n{\n\t{\n\tret;\n\t}\n}\n\
+                   // .globl b\n.visible .entry b(\n)\n{\n\tbar.sync \t0;\n}\n";
+        let b = entry_module(ptx, "b").unwrap();
+        assert_eq!(entries(&b), vec!["b"]);
+        assert!(b.starts_with(".version 8.1\n.target sm_90a\n.global") && b.contains("bar.sync") && !b.contains("ret;"));
+        let a = entry_module(ptx, "a").unwrap();
+        assert_eq!(entries(&a), vec!["a"]);
+        assert!(a.contains("ret;") && a.contains(".global") && !a.contains("bar.sync"));
+        assert!(entry_module(ptx, "c").is_none());
+        // Every kernel of ours: its module has that one entry and balanced braces, and the entries' spans
+        // plus the common text are the whole module (nothing lost between entries).
+        for t in Target::ALL {
+            for ptx in Module::ALL.map(|m| m.ptx(t)) {
+                let spans = entry_spans(ptx);
+                assert_eq!(spans.iter().map(|s| s.0).collect::<Vec<_>>(), entries(ptx), "{}: every entry has a span", t.name());
+                let in_entries: usize = spans.iter().map(|s| s.2 - s.1).sum();
+                for &(n, start, end) in &spans {
+                    assert_eq!(brace_balance(&ptx[start..end]), 0, "{} {n}: braces balance", t.name());
+                }
+                for &(n, start, end) in spans.iter().step_by(spans.len() / 8 + 1) {
+                    let m = entry_module(ptx, n).unwrap();
+                    assert_eq!(entries(&m), vec![n], "{} {n}: one entry", t.name());
+                    assert_eq!(m.len(), ptx.len() - in_entries + (end - start), "{} {n}: the common text and its entry", t.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn module_scope_variables_are_read_only_tables() {
+        // Per-kernel modules (`entry_module`) give each kernel its own copy of a module-scope variable:
+        // fine for initialized tables, wrong for state two kernels share (a counter, a flag). Such a
+        // variable would need its kernels loaded from one module (`Gpu::module`).
+        for t in Target::ALL {
+            for (m, ptx) in Module::ALL.map(|m| (m, m.ptx(t))) {
+                // (Module-scope `.shared` is per CTA, so a copy per module changes nothing.)
+                for l in ptx.lines().filter(|l| l.starts_with(".global") || l.starts_with(".visible .global")) {
+                    assert!(l.contains(" = {"), "{} {}: a module-scope variable without an initializer: {l}", t.name(), m.name());
+                }
+            }
+        }
+    }
 
     #[test]
     fn entry_parameters_are_sized() {
