@@ -77,7 +77,7 @@ kernel-lab: pure-Rust CUDA kernels, verified and timed against cuBLAS and copy b
 USAGE: cargo run --release -- [OPTIONS]
 
 With no option: the headline (each family's library choice against its baseline on model shapes:
-geometric mean, lowest, how many under 90%), then each ladder's main path at one size (about 3 min).
+geometric mean, lowest, how many under 90%), then each ladder's main path at one size (~80 s on an H200).
 
 OPTIONS:
   --full           every step of every family at every size (the full tables; tens of minutes)
