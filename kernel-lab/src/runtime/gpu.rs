@@ -246,10 +246,10 @@ impl Gpu {
         !self.withheld.contains(&target) && target.runs_on(self.info.compute_capability) && self.info.driver_version >= target.min_driver()
     }
 
-    /// PTX module `module` for `target`, loaded whole on first use (every kernel of the family JIT-compiled
-    /// at once; [`Gpu::kernel`] loads a kernel alone unless its whole module is loaded). A load failure returns the driver's JIT
-    /// log; a load that takes over a second (the driver JIT-compiling a large module with an empty
-    /// cache, `~/.nv/ComputeCache`) says so on stderr, with its time.
+    /// PTX module `module` for `target`, loaded whole on first use (every kernel of the family
+    /// JIT-compiled at once; [`Gpu::kernel`] loads a kernel alone unless its whole module is loaded). A
+    /// load failure returns the driver's JIT log; a load that takes over a second (the driver
+    /// JIT-compiling a large module with an empty cache, `~/.nv/ComputeCache`) says so on stderr.
     pub fn module(&self, target: Target, module: Module) -> Result<Arc<CudaModule>> {
         let slot = self.modules.lock().expect("module cache lock poisoned").entry((target, module)).or_default().clone();
         let mut slot = slot.lock().expect("module slot lock poisoned");
@@ -371,7 +371,8 @@ impl Gpu {
     }
 
     /// The registered kernel `name`, loaded once (later calls return the loaded kernel): from a module of
-    /// that kernel alone, cut from its family's PTX, unless the family's whole module is loaded already. Errors name the kernel: not registered, not runnable on this GPU, or not found in the PTX.
+    /// that kernel alone, cut from its family's PTX, unless the family's whole module is loaded already.
+    /// Errors name the kernel: not registered, not runnable on this GPU, or not found in the PTX.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let info = steps::find(name).ok_or_else(|| Error::KernelNotFound {
             kernel: name.to_string(),
