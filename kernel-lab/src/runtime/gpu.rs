@@ -306,8 +306,7 @@ impl Gpu {
         if let Some(module) = self.loaded_module(target, m) {
             return module.load_function(name).map_err(not_found);
         }
-        let ptx = m.ptx(target);
-        let text = crate::runtime::ptx::entry_module(ptx, name).ok_or_else(|| Error::KernelNotFound {
+        let text = m.entry_module(target, name).ok_or_else(|| Error::KernelNotFound {
             kernel: name.to_string(),
             detail: format!("no `.entry {name}` in PTX module {} {}", m.name(), target.name()),
         })?;

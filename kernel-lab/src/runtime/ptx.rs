@@ -72,6 +72,18 @@ impl Module {
         let mi = Module::ALL.iter().position(|&m| m == self).unwrap_or(0);
         dev[ti * Module::ALL.len() + mi].unwrap_or(EMBEDDED[ti][mi])
     }
+
+    /// [`entry_module`] of this module's PTX for `target`, with the module's entry spans found once per
+    /// process (a scan of up to 17 MB of text), so that each kernel's cut costs only its own copy.
+    pub fn entry_module(self, target: Target, name: &str) -> Option<String> {
+        type Spans = Vec<(&'static str, usize, usize)>;
+        static SPANS: OnceLock<Vec<OnceLock<Spans>>> = OnceLock::new();
+        let all = SPANS.get_or_init(|| (0..Target::ALL.len() * Module::ALL.len()).map(|_| OnceLock::new()).collect());
+        let ti = Target::ALL.iter().position(|&t| t == target).unwrap_or(0);
+        let mi = Module::ALL.iter().position(|&m| m == self).unwrap_or(0);
+        let ptx = self.ptx(target);
+        cut_entry(ptx, all[ti * Module::ALL.len() + mi].get_or_init(|| entry_spans(ptx)), name)
+    }
 }
 
 impl Target {
@@ -178,11 +190,15 @@ pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<u32>> {
 /// a module-scope variable: every `.global` of ours is an initialized read-only table (a test checks).
 /// `None` when `ptx` has no entry `name`.
 pub fn entry_module(ptx: &str, name: &str) -> Option<String> {
-    let spans = entry_spans(ptx);
+    cut_entry(ptx, &entry_spans(ptx), name)
+}
+
+/// [`entry_module`] with `ptx`'s [`entry_spans`] given.
+fn cut_entry(ptx: &str, spans: &[(&str, usize, usize)], name: &str) -> Option<String> {
     let (_, keep_start, keep_end) = *spans.iter().find(|s| s.0 == name)?;
     let mut out = String::with_capacity(keep_end - keep_start + 64 * 1024);
     let mut at = 0;
-    for &(_, start, end) in &spans {
+    for &(_, start, end) in spans {
         out.push_str(&ptx[at..start]);
         if start == keep_start {
             out.push_str(&ptx[start..end]);
@@ -247,6 +263,7 @@ mod tests {
                 }
                 for &(n, start, end) in spans.iter().step_by(spans.len() / 8 + 1) {
                     let m = entry_module(ptx, n).unwrap();
+                    assert_eq!(Module::ALL.iter().find(|x| x.ptx(t) == ptx).and_then(|x| x.entry_module(t, n)).as_ref(), Some(&m), "{} {n}: cached spans", t.name());
                     assert_eq!(entries(&m), vec![n], "{} {n}: one entry", t.name());
                     assert_eq!(m.len(), ptx.len() - in_entries + (end - start), "{} {n}: the common text and its entry", t.name());
                 }
