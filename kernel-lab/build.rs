@@ -3,8 +3,8 @@
 //!
 //! Two targets: `sm_80` (everything that runs on Ampere and Hopper: `mma.sync`, `ldmatrix`, `cp.async`)
 //! and `sm_90a` with `--cfg lab_sm90` (adds the Hopper-only kernels: `stmatrix`, `wgmma`, TMA); for
-//! each, one module per family (kernels-gpu's features), so a program JIT-compiles only the families
-//! it uses. `ptx-builder` installs the nightly pinned in `kernels-gpu/rust-toolchain.toml` when it is
+//! each, one module per family (kernels-gpu's features); at run time each kernel is cut from its
+//! family's module and JIT-compiled alone (`runtime::ptx::entry_module`). `ptx-builder` installs the nightly pinned in `kernels-gpu/rust-toolchain.toml` when it is
 //! missing, shows a kernel compile error as rustc printed it, and writes
 //! `$OUT_DIR/kernels_gpu_<sm>_<family>.ptx`, which `src/runtime/ptx.rs` embeds with `include_str!`.
 //! No CUDA toolkit is involved. Without the `kernels` feature nothing is built (the runtime alone).

@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 pub use crate::steps::Target;
 use crate::steps::Family;
 
-/// A PTX module: one family's kernels for one target (`kernels-gpu` is built once per family, so a
-/// program JIT-compiles only the families it launches; `kernel-lab/build.rs` lists the same names).
+/// A PTX module: one family's kernels for one target (`kernels-gpu` is built once per family;
+/// `kernel-lab/build.rs` lists the same names). A program JIT-compiles only the kernels it launches,
+/// each cut from its module ([`Module::entry_module`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Module {
     /// The reduction ladder.
