@@ -11,15 +11,25 @@ use kernel_lab_bench::{
 };
 
 const CALIBRATE_HELP: &str = "\
-kernel-lab calibrate [--out FILE] [--samples FILE]
+kernel-lab calibrate [--dtype f16|f32] [--out FILE] [--samples FILE]
   Times every configuration the GEMM entry point chooses among on a few shapes made from its own tile
-  and this GPU's SM count, fits the cost model's constants (a fixed cost, a K block's time, a tile's,
-  the memory efficiency) and writes them to FILE (default: $KERNEL_LAB_COST_FILE, else
-  ~/.cache/kernel-lab/gemm-cost-<gpu>-<sms>sm-drv<driver>-<ptx>.tsv, where plans look for them).
-  --samples FILE also writes every timing (step, shape, µs) the fit used.
+  and this GPU's SM count, fits the cost model's constants and writes them where plans look for them.
+  Without --dtype both models, one after the other (seconds each):
+  f16 (and bf16, the same kernels): a fixed cost, a K block's time, a tile's, the memory efficiency per
+    configuration, to $KERNEL_LAB_COST_FILE, else
+    ~/.cache/kernel-lab/gemm-cost-<gpu>-<sms>sm-drv<driver>-<ptx>.tsv;
+  f32: a fixed cost, a K element's time per CTA an SM holds and per round, a split's, the weights'
+    stream rate per family (128-, 64-, 32-row tiles, 16- and 4-row strips), to
+    $KERNEL_LAB_F32_COST_FILE, else ~/.cache/kernel-lab/f32-cost-<gpu>-….tsv.
+  --out FILE writes the model there instead and --samples FILE also writes every timing (step, shape,
+  µs, predicted µs) the fit used; both need --dtype (each names one model's file).
 kernel-lab calibrate --refit SAMPLES --from COST [--out FILE]
-  No GPU: fits the constants again to a saved --samples file (the copy figures and residency from the
-  calibration COST it came with), with this build's model.
+  No GPU: fits the f16 constants again to a saved --samples file (the copy figures and residency from
+  the calibration COST it came with), with this build's model.
+kernel-lab calibrate --dtype f32 --refit TIMES [--from F32COST] [--out FILE]
+  No GPU: fits the f32 constants to saved timings — a --samples file, or a bench table of
+  MxNxK, step, process, median µs rows (one process's median each; their median per step and shape) —
+  starting from F32COST's constants (default: the shipped H200 model).
 ";
 
 const RANK_HELP: &str = "\
@@ -29,6 +39,10 @@ kernel-lab rank --tune-cache FILE [--cost FILE]
   model of the cache's GPU) against the fastest timed: how often it is within 5%, and the same for the
   rule the cache recorded, and for the entry point's default choice (the rules, overruled where the
   model predicts its pick at least 15% faster). No GPU needed.
+kernel-lab rank --f32-times FILE [--cost F32COST] [--gpu NAME]
+  The f32 model (F32COST from `calibrate --dtype f32`, default: the shipped model) against timings of
+  its families (the forms of v11, v24, v23, v33, v34; the files `calibrate --dtype f32 --refit` reads):
+  at every shape where its pick was timed, the pick against the fastest timed family. No GPU needed.
 kernel-lab rank --shapes FILE [--cost FILE] [--gpu NAME]
   No timings: each shape of FILE (MxNxK a line, as `--shapes-file` takes them) with the rules', the
   model's and the entry point's pick, f16 and bf16, and the model's prediction of each (the shipped
@@ -38,6 +52,7 @@ kernel-lab rank --shapes FILE [--cost FILE] [--gpu NAME]
 /// `kernel-lab calibrate …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
     let (mut out, mut samples_out) = (None, None);
+    let mut dtype: Option<String> = None;
     let (mut refit, mut from): (Option<String>, Option<String>) = (None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -51,6 +66,11 @@ pub fn main(args: &[String]) -> i32 {
                 Some(v) => from = Some(v.clone()),
                 None => return usage(&format!("{a} needs a value")),
             },
+            "--dtype" => match it.next().map(|v| v.as_str()) {
+                Some(v @ ("f16" | "bf16" | "f32")) => dtype = Some(if v == "bf16" { "f16".into() } else { v.into() }),
+                Some(v) => return usage(&format!("calibrate --dtype: `{v}` is not f16, bf16 or f32")),
+                None => return usage("--dtype needs a value"),
+            },
             "--out" | "--samples" => match it.next() {
                 Some(v) if a == "--out" => out = Some(std::path::PathBuf::from(v)),
                 Some(v) => samples_out = Some(v.clone()),
@@ -60,6 +80,15 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     if let Some(samples) = refit {
+        if dtype.as_deref() == Some("f32") {
+            return match super::calibrate_f32::refit(&samples, from.as_deref(), out) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    1
+                }
+            };
+        }
         let Some(from) = from else { return usage("--refit needs --from COST (the calibration the samples came with)") };
         return match refit_file(&samples, &from, out) {
             Ok(()) => 0,
@@ -76,7 +105,15 @@ pub fn main(args: &[String]) -> i32 {
             return 2;
         }
     };
-    match run(&gpu, out, samples_out) {
+    if dtype.is_none() && (out.is_some() || samples_out.is_some()) {
+        return usage("calibrate: --out and --samples name one model's files: give --dtype f16 or --dtype f32");
+    }
+    let result = match dtype.as_deref() {
+        Some("f32") => super::calibrate_f32::run(&gpu, out, samples_out),
+        Some(_) => run(&gpu, out, samples_out),
+        None => run(&gpu, None, None).and_then(|()| super::calibrate_f32::run(&gpu, None, None)),
+    };
+    match result {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
@@ -247,6 +284,7 @@ fn score(rows: &[Ranked], f: impl Fn(&Ranked) -> Option<f64>) -> String {
 /// `kernel-lab rank …`; returns the exit code.
 pub fn rank_main(args: &[String]) -> i32 {
     let (mut cache, mut cost, mut shapes, mut gpu_name) = (None, None, None, "H200".to_string());
+    let mut f32_times: Option<String> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -254,8 +292,9 @@ pub fn rank_main(args: &[String]) -> i32 {
                 print!("{RANK_HELP}");
                 return 0;
             }
-            "--tune-cache" | "--cost" | "--shapes" | "--gpu" => match it.next() {
+            "--tune-cache" | "--cost" | "--shapes" | "--gpu" | "--f32-times" => match it.next() {
                 Some(v) if a == "--cost" => cost = Some(v.clone()),
+                Some(v) if a == "--f32-times" => f32_times = Some(v.clone()),
                 Some(v) if a == "--shapes" => shapes = Some(v.clone()),
                 Some(v) if a == "--gpu" => gpu_name = v.clone(),
                 Some(v) => cache = Some(v.clone()),
@@ -263,6 +302,18 @@ pub fn rank_main(args: &[String]) -> i32 {
             },
             other => return usage(&format!("rank: unknown option `{other}`\n{RANK_HELP}")),
         }
+    }
+    if let Some(path) = f32_times {
+        return match super::calibrate_f32::rank(&path, cost.as_deref(), &gpu_name) {
+            Ok(t) => {
+                print!("{t}");
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
     }
     if let Some(path) = shapes {
         return match picks(&path, cost.as_deref(), &gpu_name) {

@@ -12,6 +12,7 @@ pub mod ab;
 pub mod allreduce;
 pub mod backward;
 pub mod calibrate;
+pub mod calibrate_f32;
 pub mod decode;
 pub mod headline;
 pub mod layout;

@@ -95,7 +95,7 @@ pub const SETTLE_MS: f64 = 25.0;
 pub const TIMED_MS: f64 = 5.0;
 
 /// Median µs of `work(i)`: one probe, [`SETTLE_MS`] of untimed runs, then [`TIMED_MS`] of timed ones.
-fn median_us(gpu: &Gpu, mut work: impl FnMut(usize) -> Result<()>) -> Result<f64> {
+pub(crate) fn median_us(gpu: &Gpu, mut work: impl FnMut(usize) -> Result<()>) -> Result<f64> {
     let probe = time_samples(gpu, 1, 1, &mut work)?[0].max(1e-4);
     let settle = ((SETTLE_MS / probe) as usize).clamp(2, 2000);
     let reps = ((TIMED_MS / probe) as usize).clamp(5, 200);

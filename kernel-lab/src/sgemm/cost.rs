@@ -24,8 +24,10 @@
 //! and 1.053 → 1.221× cuBLAS, 14 random shapes 0.786 → 0.817× with one 0.38× that [`measured_for`] now
 //! excludes (call 5: 14 shapes with K off 128, 0.753 → 0.861×, none slower); session 83's sample, its first
 //! 40 shapes, 1.113× (1.057× with the cascade, session 86; call 6).
+use std::fmt::Write as _;
+
 use crate::{
-    error::Result,
+    error::{Error, Result},
     gemm::Shape,
     steps::sgemm::{self as steps, Step},
 };
@@ -107,16 +109,30 @@ impl F32Cost {
     }
 }
 
+/// The families the model prices, in [`candidates`]' order, as the text form ([`F32Model::to_text`]) and
+/// a calibration's samples name them.
+pub const FAMILIES: [&str; 5] = ["tile128", "tile64", "tile32", "strip16", "strip4"];
+
+/// The constants shipped for the H200, in [`FAMILIES`]' order (session 87's corpus fit above).
+pub const H200_COSTS: [F32Cost; 5] = [TILE128_COST, TILE64_COST, TILE32_COST, STRIP16_COST, STRIP4_COST];
+
+/// The family (an index of [`FAMILIES`]) an f32 step belongs to: the forms of one family share its
+/// constants (v11 / v20, v24 / v31 / v32, v23 / v26); `None` for a step the model does not weigh.
+pub fn family_of(label: &str) -> Option<usize> {
+    match label {
+        "v11" | "v20" => Some(0),
+        "v24" | "v31" | "v32" => Some(1),
+        "v23" | "v26" => Some(2),
+        "v33" => Some(3),
+        "v34" => Some(4),
+        _ => None,
+    }
+}
+
 /// The Hopper candidates for `s`, each in the form that runs it (N or K off the vector widths, tiles past
-/// M or N), with its family's constants.
-pub fn candidates(s: Shape) -> [(&'static Step, &'static F32Cost); 5] {
-    [
-        (super::tile128_form(s), &TILE128_COST),
-        (super::hopper_form(&steps::V19, s, true), &TILE64_COST),
-        (super::hopper_form(&steps::V15, s, true), &TILE32_COST),
-        (&steps::V33, &STRIP16_COST),
-        (&steps::V34, &STRIP4_COST),
-    ]
+/// M or N), in [`FAMILIES`]' order.
+pub fn candidates(s: Shape) -> [&'static Step; 5] {
+    [super::tile128_form(s), super::hopper_form(&steps::V19, s, true), super::hopper_form(&steps::V15, s, true), &steps::V33, &steps::V34]
 }
 
 /// Whether `cost`'s family was measured on shapes like `s`. The strip families' constants come from shapes
@@ -131,19 +147,225 @@ pub fn measured_for(cost: &F32Cost, s: Shape) -> bool {
 /// The most rows at which the strip families (v33, v34) stay candidates with K off their K step.
 pub const STRIPS_ANY_K_MAX_M: usize = 8;
 
-/// Each candidate's predicted µs on `s` (candidates whose grid cannot be launched, or outside what their
-/// constants were measured on — [`measured_for`] — are left out).
+/// Each candidate's predicted µs on `s` by the shipped H200 constants ([`F32Model::predictions`]).
 pub fn predictions(s: Shape, sms: u32) -> Vec<(&'static Step, f64)> {
-    candidates(s).into_iter().filter(|(_, c)| measured_for(c, s)).filter_map(|(st, c)| schedule(st, s, sms).ok().map(|sch| (st, c.predict(&sch, s, sms)))).collect()
+    predictions_with(&H200_COSTS, s, sms)
 }
 
-/// The cheapest candidate on `s` (ties to the earlier one); v20 if none can be launched (it takes any shape
-/// whose grid fits: M up to 2^20 is 8192 block rows).
+/// The cheapest candidate on `s` by the shipped H200 constants ([`F32Model::pick`]).
 pub fn model_step(s: Shape, sms: u32) -> &'static Step {
-    predictions(s, sms).into_iter().fold(None::<(&'static Step, f64)>, |best, (st, t)| match best {
+    pick_with(&H200_COSTS, s, sms)
+}
+
+fn predictions_with(costs: &[F32Cost; 5], s: Shape, sms: u32) -> Vec<(&'static Step, f64)> {
+    candidates(s).into_iter().zip(costs).filter(|(_, c)| measured_for(c, s))
+        .filter_map(|(st, c)| schedule(st, s, sms).ok().map(|sch| (st, c.predict(&sch, s, sms)))).collect()
+}
+
+fn pick_with(costs: &[F32Cost; 5], s: Shape, sms: u32) -> &'static Step {
+    predictions_with(costs, s, sms).into_iter().fold(None::<(&'static Step, f64)>, |best, (st, t)| match best {
         Some((_, bt)) if bt <= t => best,
         _ => Some((st, t)),
     }).map_or(&steps::V20, |(st, _)| st)
+}
+
+/// A GPU's f32 cost model: each family's constants, where they come from, and the SM count they were
+/// measured with. Plans take it from [`super::calibrate::model_for`]: a calibration kept for the GPU in hand
+/// (`kernel-lab calibrate`), else [`F32Model::shipped`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct F32Model {
+    /// `calibrated on …` or `shipped: …`.
+    pub source: String,
+    /// The SM count the constants were measured with.
+    pub sms: u32,
+    /// Per family, in [`FAMILIES`]' order.
+    pub costs: [F32Cost; 5],
+}
+
+impl F32Model {
+    /// The shipped model: the H200's constants (the only card they were measured on), named as such on
+    /// any other GPU, where `kernel-lab calibrate` measures its own.
+    pub fn shipped(name: &str) -> F32Model {
+        let source = if name.contains("H200") { "shipped: H200".to_string() } else { format!("shipped: H200 (not measured on {name}: run `kernel-lab calibrate`)") };
+        F32Model { source, sms: 132, costs: H200_COSTS }
+    }
+
+    /// Each candidate's predicted µs on `s` with `sms` SMs (candidates whose grid cannot be launched, or
+    /// outside what their constants were measured on — [`measured_for`] — are left out).
+    pub fn predictions(&self, s: Shape, sms: u32) -> Vec<(&'static Step, f64)> {
+        predictions_with(&self.costs, s, sms)
+    }
+
+    /// The cheapest candidate on `s` (ties to the earlier one); v20 if none can be launched (it takes any
+    /// shape whose grid fits: M up to 2^20 is 8192 block rows).
+    pub fn pick(&self, s: Shape, sms: u32) -> &'static Step {
+        pick_with(&self.costs, s, sms)
+    }
+
+    /// The text form (`kernel-lab calibrate` writes it; [`F32Model::parse`] reads it): `# key value`
+    /// header lines, then a line per family.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("# source {}\n# sms {}\n# family\tfixed_us\tk_ns_per_cta\tk_ns_per_round\tsplit_us_per_melem\tstream_gbps\n", self.source.replace('\n', " "), self.sms);
+        for (name, c) in FAMILIES.iter().zip(&self.costs) {
+            let _ = writeln!(out, "{name}\t{:.3}\t{:.4}\t{:.4}\t{:.4}\t{:.0}", c.fixed_us, c.k_ns_per_cta, c.k_ns_per_round, c.split_us_per_melem, c.stream_gbps);
+        }
+        out
+    }
+
+    /// Reads [`F32Model::to_text`]'s form (every family once); `what` names the source in errors.
+    pub fn parse(text: &str, what: &str) -> Result<F32Model> {
+        let bad = |line: usize, why: String| Error::InvalidInput(format!("{what}:{line}: {why}"));
+        let (mut source, mut sms) = (String::new(), 0u32);
+        let mut costs: [Option<F32Cost>; 5] = [None; 5];
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            if let Some(h) = line.strip_prefix("# ") {
+                let (key, value) = h.split_once(' ').unwrap_or((h, ""));
+                match key {
+                    "source" => source = value.to_string(),
+                    "sms" => sms = value.trim().parse().map_err(|_| bad(i + 1, format!("`sms` needs a count, got `{value}`")))?,
+                    _ => {}
+                }
+                continue;
+            }
+            let f: Vec<&str> = line.split('\t').collect();
+            let [name, fixed, cta, round, split, stream] = f.as_slice() else {
+                return Err(bad(i + 1, format!("`{line}`: expected family, fixed_us, k_ns_per_cta, k_ns_per_round, split_us_per_melem, stream_gbps")));
+            };
+            let fam = FAMILIES.iter().position(|f| f == name).ok_or_else(|| bad(i + 1, format!("`{name}` is not a family (one of {})", FAMILIES.join(", "))))?;
+            let num = |v: &str| v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| bad(i + 1, format!("`{v}` is not a non-negative number")));
+            let stream_gbps = num(stream)?;
+            if stream_gbps <= 0.0 {
+                return Err(bad(i + 1, "stream_gbps must be positive".into()));
+            }
+            costs[fam] = Some(F32Cost { fixed_us: num(fixed)?, k_ns_per_cta: num(cta)?, k_ns_per_round: num(round)?, split_us_per_melem: num(split)?, stream_gbps, work: H200_COSTS[fam].work });
+        }
+        if sms == 0 {
+            return Err(Error::InvalidInput(format!("{what}: needs `# sms`")));
+        }
+        let mut out = H200_COSTS;
+        for (i, c) in costs.into_iter().enumerate() {
+            out[i] = c.ok_or_else(|| Error::InvalidInput(format!("{what}: no constants for family {}", FAMILIES[i])))?;
+        }
+        Ok(F32Model { source, sms, costs: out })
+    }
+}
+
+/// The shapes family `family` (an index of [`FAMILIES`]) is calibrated on with `sms` SMs (pure), made
+/// from its tile and the SMs, none from a model's list. The tile families (the hardware-scheduled CTAs,
+/// `blocks` an SM): an eighth, a third, one, two and a half and six rounds of tiles, each at K 512 and
+/// 4096 (the split families split the few-tile ones); two tile rows over an eighth of a round at K
+/// 16384 (deep splits); one tile row over two rounds of column tiles at K 4096 (weights streamed). The
+/// strips (rows of C the CTA loops over): 1, 4, 16 rows (and 64 for the 16-row strips, four strip rows)
+/// over 1024, 8192 and 32768 columns at K 512 and 4096, and K 16384 at 1 and 16 rows.
+pub fn calibration_shapes(family: usize, sms: u32) -> Vec<Shape> {
+    let sms = sms.max(1) as usize;
+    let mut dims = vec![];
+    if family < 3 {
+        let (rows, cols, blocks) = [(128usize, 128usize, 2usize), (64, 128, 3), (32, 128, 6)][family];
+        let slots = sms * blocks;
+        for frac in [1.0 / 8.0, 1.0 / 3.0, 1.0, 2.5, 6.0] {
+            let t = ((slots as f64 * frac).round() as usize).max(1);
+            let tm = ((t * cols) as f64 / rows as f64).sqrt().round().max(1.0) as usize;
+            for k in [512, 4096] {
+                dims.push((tm * rows, t.div_ceil(tm) * cols, k));
+            }
+        }
+        dims.push((2 * rows, (slots / 8).max(1) * cols, 16384));
+        dims.push((rows, 2 * slots * cols, 4096));
+    } else {
+        let ms: &[usize] = if family == 3 { &[1, 4, 16, 64] } else { &[1, 4, 16] };
+        for &m in ms {
+            for n in [1024, 8192, 32768] {
+                for k in [512, 4096] {
+                    dims.push((m, n, k));
+                }
+            }
+        }
+        dims.push((1, 4096, 16384));
+        dims.push((16, 4096, 16384));
+    }
+    dims.into_iter().filter_map(|(m, n, k)| Shape::new(m, n, k).ok()).collect()
+}
+
+/// One calibration timing: an f32 step, a shape, the median µs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct F32Sample {
+    /// The step's label (`v24`, `v33`, …).
+    pub step: String,
+    /// The shape.
+    pub shape: Shape,
+    /// Median µs.
+    pub us: f64,
+}
+
+/// Fits one family's constants to its timings `(step, shape, µs)`: the five that minimize the squared log
+/// error of [`F32Cost::predict`] by a multiplicative coordinate search from `start` (a constant the
+/// timings do not constrain stays where it started). `None` with fewer than three timings.
+pub fn fit_family(start: F32Cost, pts: &[(Schedule, Shape, f64)], sms: u32) -> Option<F32Cost> {
+    if pts.len() < 3 {
+        return None;
+    }
+    let err = |c: &F32Cost| pts.iter().map(|(sch, s, t)| (c.predict(sch, *s, sms) / t).ln().powi(2)).sum::<f64>();
+    let floor = |x: f64, lo: f64| if x > lo { x } else { lo };
+    let mut c = F32Cost {
+        fixed_us: floor(start.fixed_us, 0.1),
+        k_ns_per_cta: floor(start.k_ns_per_cta, 1e-3),
+        k_ns_per_round: floor(start.k_ns_per_round, 1e-3),
+        split_us_per_melem: floor(start.split_us_per_melem, 1e-3),
+        ..start
+    };
+    let mut best = err(&c);
+    let mut delta = 0.5;
+    for _ in 0..600 {
+        let mut improved = false;
+        for p in 0..5 {
+            for f in [1.0 + delta, 1.0 / (1.0 + delta)] {
+                let mut t = c;
+                match p {
+                    0 => t.fixed_us = (t.fixed_us * f).clamp(0.1, 1e3),
+                    1 => t.k_ns_per_cta = (t.k_ns_per_cta * f).clamp(1e-4, 1e4),
+                    2 => t.k_ns_per_round = (t.k_ns_per_round * f).clamp(1e-4, 1e4),
+                    3 => t.split_us_per_melem = (t.split_us_per_melem * f).clamp(1e-4, 1e4),
+                    _ => t.stream_gbps = (t.stream_gbps * f).clamp(200.0, 20_000.0),
+                }
+                let e = err(&t);
+                if e < best {
+                    (best, c, improved) = (e, t, true);
+                }
+            }
+        }
+        if !improved {
+            delta *= 0.5;
+            if delta < 1e-4 {
+                break;
+            }
+        }
+    }
+    Some(c)
+}
+
+/// Fits every family with timings in `samples` ([`fit_family`], each from `start`'s constants) into a
+/// model; `(model, what was left out and why)`. A family without three timings keeps `start`'s constants.
+pub fn fit_model(samples: &[F32Sample], source: String, sms: u32, start: &F32Model) -> (F32Model, Vec<String>) {
+    let mut model = F32Model { source, sms, costs: start.costs };
+    let mut skipped = vec![];
+    for (fam, name) in FAMILIES.iter().enumerate() {
+        let pts: Vec<(Schedule, Shape, f64)> = samples.iter()
+            .filter(|x| family_of(&x.step) == Some(fam) && x.us.is_finite() && x.us > 0.0)
+            .filter_map(|x| {
+                let st = steps::STEPS.iter().find(|st| st.kernel.step == x.step)?;
+                schedule(st, x.shape, sms).ok().map(|sch| (sch, x.shape, x.us))
+            }).collect();
+        match fit_family(start.costs[fam], &pts, sms) {
+            Some(c) => model.costs[fam] = c,
+            None => skipped.push(format!("{name}: {} timings (at least 3 needed); its constants stay {}", pts.len(), start.source)),
+        }
+    }
+    (model, skipped)
 }
 
 #[cfg(test)]
@@ -180,7 +402,8 @@ mod tests {
             let mut k = 64;
             while k <= 32768 {
                 let (a, b) = (shape(m, n, k), shape(m, n, 2 * k));
-                for ((sa, ca), (sb, cb)) in candidates(a).into_iter().zip(candidates(b)) {
+                for ((sa, sb), ca) in candidates(a).into_iter().zip(candidates(b)).zip(&H200_COSTS) {
+                    let cb = ca;
                     let (ta, tb) = (ca.predict(&schedule(sa, a, 132).unwrap(), a, 132), cb.predict(&schedule(sb, b, 132).unwrap(), b, 132));
                     assert!(tb >= ta, "{m}x{n}: {} {k} → {} {}: {ta:.1} → {tb:.1} µs", sa.kernel.step, sb.kernel.step, 2 * k);
                 }
@@ -203,5 +426,79 @@ mod tests {
         // Off the strips' K step past 8 rows only the tile families compete (call 4: v34 at 12×30318×9191 ran
         // at 0.38× the time of v26, which the cascade had picked).
         assert_eq!(model_step(shape(12, 30318, 9191), 132).kernel.step, "v26");
+    }
+
+    #[test]
+    fn the_shipped_model_reads_back_from_its_text_and_bad_text_is_refused() {
+        let m = F32Model::shipped("NVIDIA H200");
+        assert_eq!(m.source, "shipped: H200");
+        assert!(F32Model::shipped("NVIDIA H100 80GB HBM3").source.contains("kernel-lab calibrate"));
+        let back = F32Model::parse(&m.to_text(), "t").unwrap();
+        for (a, b) in back.costs.iter().zip(&m.costs) {
+            for (x, y) in [(a.fixed_us, b.fixed_us), (a.k_ns_per_cta, b.k_ns_per_cta), (a.k_ns_per_round, b.k_ns_per_round), (a.split_us_per_melem, b.split_us_per_melem), (a.stream_gbps, b.stream_gbps)] {
+                assert!((x - y).abs() <= 1e-3 * y.max(1.0), "{x} vs {y}");
+            }
+            assert_eq!(a.work, b.work);
+        }
+        let text = m.to_text();
+        let e = F32Model::parse(&text.replace("strip4\t", "strip5\t"), "f").unwrap_err().to_string();
+        assert!(e.contains("strip5") && e.contains("f:"), "{e}");
+        let e = F32Model::parse(&text.lines().filter(|l| !l.starts_with("tile64")).collect::<Vec<_>>().join("\n"), "f").unwrap_err().to_string();
+        assert!(e.contains("tile64"), "{e}");
+        assert!(F32Model::parse(&text.replace("# sms 132", ""), "f").unwrap_err().to_string().contains("sms"));
+        assert!(F32Model::parse(&text.replace("tile32\t6.600", "tile32\t-6.6"), "f").is_err());
+        // Every label the model can pick belongs to the family whose constants priced it.
+        for (fam, st) in candidates(shape(100, 1001, 300)).iter().enumerate() {
+            assert_eq!(family_of(st.kernel.step), Some(fam), "{}", st.kernel.step);
+        }
+    }
+
+    #[test]
+    fn calibration_shapes_run_on_their_family_and_span_its_terms() {
+        for sms in [114, 132, 144] {
+            for fam in 0..5 {
+                let shapes = calibration_shapes(fam, sms);
+                assert!(shapes.len() >= 10, "{}: {shapes:?}", FAMILIES[fam]);
+                let mut splits = false;
+                let (mut min_l, mut max_l) = (u64::MAX, 0);
+                for s in &shapes {
+                    let st = candidates(*s)[fam];
+                    assert!(st.rejects(s.m, s.n, s.k).is_none(), "{} {s}", st.kernel.step);
+                    let sch = schedule(st, *s, sms).unwrap();
+                    assert!((s.m * s.n * s.k) as f64 <= 1.5e11, "{s}: too long to time in seconds");
+                    splits |= sch.splits > 1;
+                    if std::env::var_os("F32_SHOW").is_some() && sms == 132 {
+                        eprintln!("{} {s} {sch:?} {:.1}", st.kernel.step, H200_COSTS[fam].predict(&sch, *s, sms));
+                    }
+                    min_l = min_l.min(sch.ctas.div_ceil(sms as u64));
+                    max_l = max_l.max(sch.ctas.div_ceil(sms as u64));
+                }
+                // v11 / v20 never split K; every other family does on some shape.
+                assert!(splits || fam == 0, "{}: no shape splits K", FAMILIES[fam]);
+                assert!(max_l >= 4 * min_l, "{}: CTAs an SM only {min_l}..{max_l}", FAMILIES[fam]);
+            }
+        }
+    }
+
+    /// The fit recovers each family's constants from timings made by the model itself, starting from
+    /// constants off by 1.5–2×.
+    #[test]
+    fn the_fit_recovers_known_constants() {
+        for (fam, truth) in H200_COSTS.iter().enumerate() {
+            let samples: Vec<F32Sample> = calibration_shapes(fam, 132).into_iter().map(|s| {
+                let st = candidates(s)[fam];
+                F32Sample { step: st.kernel.step.to_string(), shape: s, us: truth.predict(&schedule(st, s, 132).unwrap(), s, 132) }
+            }).collect();
+            let mut off = F32Model::shipped("H200");
+            off.costs[fam] = F32Cost { fixed_us: truth.fixed_us * 2.0, k_ns_per_cta: truth.k_ns_per_cta / 1.5, k_ns_per_round: truth.k_ns_per_round * 1.7, stream_gbps: truth.stream_gbps / 1.5, ..*truth };
+            let (got, skipped) = fit_model(&samples, "test".into(), 132, &off);
+            assert_eq!(skipped.len(), 4, "{skipped:?}");
+            for x in &samples {
+                let st = candidates(x.shape)[fam];
+                let p = got.costs[fam].predict(&schedule(st, x.shape, 132).unwrap(), x.shape, 132);
+                assert!((p / x.us - 1.0).abs() < 0.03, "{} {}: {p:.2} vs {:.2}", FAMILIES[fam], x.shape, x.us);
+            }
+            assert!((got.costs[fam].k_ns_per_cta / truth.k_ns_per_cta - 1.0).abs() < 0.1, "{}: {:?}", FAMILIES[fam], got.costs[fam]);
+        }
     }
 }

@@ -81,6 +81,7 @@ use crate::{
     steps::sgemm::{self as steps, Step},
 };
 
+pub mod calibrate;
 pub mod cost;
 pub mod launch;
 
@@ -166,6 +167,15 @@ pub fn default_step(s: Shape, sms: u32, hopper: bool) -> &'static Step {
     base_step(s, sms)
 }
 
+/// [`default_step`] with `model`'s constants on Hopper (a calibration of the GPU in hand:
+/// [`calibrate::model_for`]).
+pub fn default_step_by(model: &cost::F32Model, s: Shape, sms: u32, hopper: bool) -> &'static Step {
+    if hopper {
+        return model.pick(s, sms);
+    }
+    base_step(s, sms)
+}
+
 /// The default step's tiles and loop for `s` (the choice among v11–v20 by shape).
 pub fn base_step(s: Shape, sms: u32) -> &'static Step {
     let (m, n) = (s.m as u32, s.n as u32);
@@ -194,7 +204,12 @@ pub fn tile128_form(s: Shape) -> &'static Step {
 /// The step for `s`: `step` if given (refused naming the rule when it cannot take `s`), else
 /// [`default_step`]. Pure: the CPU tests cover it.
 pub fn choose(s: Shape, sms: u32, hopper: bool, step: Option<&'static Step>) -> Result<&'static Step> {
-    let st = step.unwrap_or(default_step(s, sms, hopper));
+    choose_by(&cost::F32Model::shipped("H200"), s, sms, hopper, step)
+}
+
+/// [`choose`] with `model`'s constants ([`default_step_by`]).
+pub fn choose_by(model: &cost::F32Model, s: Shape, sms: u32, hopper: bool, step: Option<&'static Step>) -> Result<&'static Step> {
+    let st = step.unwrap_or_else(|| default_step_by(model, s, sms, hopper));
     match st.rejects(s.m, s.n, s.k) {
         None => Ok(st),
         Some(why) => Err(Error::InvalidInput(format!("step {} cannot run {s}: {why}", st.kernel.step))),
@@ -218,7 +233,8 @@ pub struct SgemmPlan {
 
 impl SgemmPlan {
     /// Chooses (or takes `step`, refused with the reason if this GPU or shape cannot run it) the step
-    /// for `s` and loads its kernel.
+    /// for `s` — on Hopper by this GPU's calibrated f32 model where `kernel-lab calibrate` kept one, else the
+    /// shipped constants — and loads its kernel.
     pub fn new(gpu: &Gpu, s: Shape, step: Option<&'static Step>) -> Result<Self> {
         if let Some(st) = step
             && let Some(why) = gpu.cannot_run(&st.kernel)
@@ -226,7 +242,7 @@ impl SgemmPlan {
             return Err(Error::Unsupported { kernel: st.kernel.name.into(), needs: format!("step {}", st.kernel.step), have: why });
         }
         let hopper = gpu.cannot_run(&steps::V21.kernel).is_none();
-        let step = choose(s, gpu.info.sms, hopper, step)?;
+        let step = choose_by(&calibrate::model_for(gpu), s, gpu.info.sms, hopper, step)?;
         s.grid(step, gpu.info.sms)?;
         let kernel = gpu.kernel(step.kernel.name)?;
         Ok(SgemmPlan { gpu: gpu.clone(), shape: s, step, kernel })

@@ -1,0 +1,172 @@
+//! The f32 half of `kernel-lab calibrate` (`--dtype f32`) and `kernel-lab rank --f32-times`: the f32 cost
+//! model's constants measured on this GPU (`kernel_lab::sgemm::calibrate`), refitted to saved timings, and
+//! how well a model ranks the families a file of timings measured.
+use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
+
+use kernel_lab_bench::{
+    Error, Gpu, Result,
+    gemm::Shape,
+    sgemm::{
+        self,
+        cost::{self, F32Model, F32Sample},
+    },
+};
+
+fn read(p: &str) -> Result<String> {
+    std::fs::read_to_string(p).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))
+}
+
+fn write(p: &std::path::Path, text: &str) -> Result<()> {
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
+    }
+    std::fs::write(p, text).map_err(|e| Error::InvalidInput(format!("{}: {e}", p.display())))
+}
+
+/// Each sample's prediction by `model`'s constants (`None` for a step outside the model's families).
+fn predicted(model: &F32Model, samples: &[F32Sample]) -> Vec<Option<f64>> {
+    samples.iter().map(|x| {
+        let fam = cost::family_of(&x.step)?;
+        let st = sgemm::step_by_label(&x.step).ok()?;
+        let sch = cost::schedule(st, x.shape, model.sms).ok()?;
+        Some(model.costs[fam].predict(&sch, x.shape, model.sms))
+    }).collect()
+}
+
+/// The fit's median relative error on its own samples (a fit check, not a ranking figure).
+fn median_error(model: &F32Model, samples: &[F32Sample]) -> f64 {
+    let mut errs: Vec<f64> = samples.iter().zip(predicted(model, samples)).filter_map(|(x, p)| p.map(|p| (p / x.us - 1.0).abs())).collect();
+    errs.sort_by(f64::total_cmp);
+    errs.get(errs.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// `calibrate --dtype f32`: times, fits, writes the model (to `out` or where plans look) and, with
+/// `samples_out`, every timing beside its prediction.
+pub fn run(gpu: &Gpu, out: Option<PathBuf>, samples_out: Option<String>) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    let cal = sgemm::calibrate::calibrate(gpu, &mut |l| eprintln!("  {l}"))?;
+    let path = out.or_else(|| sgemm::calibrate::path(gpu))
+        .ok_or_else(|| Error::InvalidInput("calibrate: nowhere to write the f32 model (set KERNEL_LAB_F32_COST_FILE, XDG_CACHE_HOME or HOME, or pass --out)".into()))?;
+    write(&path, &cal.model.to_text())?;
+    if let Some(p) = samples_out {
+        let mut t = String::from("step\tshape\tus\tpredicted_us\n");
+        for (x, pred) in cal.samples.iter().zip(predicted(&cal.model, &cal.samples)) {
+            let _ = writeln!(t, "{}\t{}\t{:.2}\t{}", x.step, x.shape, x.us, pred.map_or("-".into(), |p| format!("{p:.2}")));
+        }
+        write(std::path::Path::new(&p), &t)?;
+    }
+    println!("calibrated the f32 model's {} families on {} in {:.1} s ({} timings; the fit's median error on them {:.1}%): {}",
+             cost::FAMILIES.len(), gpu.info.name, t0.elapsed().as_secs_f64(), cal.samples.len(), 100.0 * median_error(&cal.model, &cal.samples), path.display());
+    for s in &cal.skipped {
+        println!("  skipped: {s}");
+    }
+    Ok(())
+}
+
+/// Reads f32 timings: `calibrate --samples`' form (`step, MxNxK, µs, …` after a header) or a bench table's
+/// (`MxNxK, step, process, median µs, …`; `#` lines and rows of steps outside the model's families — cuBLAS —
+/// skipped). Several rows of one (step, shape) — one per process — give their median.
+pub fn parse_times(text: &str, what: &str) -> Result<Vec<F32Sample>> {
+    let mut by: BTreeMap<(String, (usize, usize, usize)), Vec<f64>> = BTreeMap::new();
+    let dims = |f: &str| -> Option<(usize, usize, usize)> {
+        let d: Vec<usize> = f.split('x').map(|x| x.parse().ok()).collect::<Option<_>>()?;
+        match d[..] {
+            [m, n, k] => Some((m, n, k)),
+            _ => None,
+        }
+    };
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        let (step, shape, us) = match (f.first().and_then(|x| dims(x)), f.get(1).and_then(|x| dims(x))) {
+            (Some(d), _) if f.len() >= 4 => (f[1], d, f[3]),
+            (None, Some(d)) if f.len() >= 3 => (f[0], d, f[2]),
+            _ if i == 0 => continue, // a header line
+            _ => return Err(Error::InvalidInput(format!("{what}:{}: `{line}`: expected step, MxNxK, µs or MxNxK, step, process, µs", i + 1))),
+        };
+        if cost::family_of(step).is_none() {
+            continue;
+        }
+        let us: f64 = us.parse().ok().filter(|u: &f64| u.is_finite() && *u > 0.0)
+            .ok_or_else(|| Error::InvalidInput(format!("{what}:{}: `{us}` is not a time in µs", i + 1)))?;
+        by.entry((step.to_string(), shape)).or_default().push(us);
+    }
+    by.into_iter().map(|((step, (m, n, k)), mut v)| {
+        v.sort_by(f64::total_cmp);
+        Ok(F32Sample { step, shape: Shape::new(m, n, k)?, us: v[v.len() / 2] })
+    }).collect()
+}
+
+/// `calibrate --dtype f32 --refit SAMPLES [--from COST]`: the constants fitted again to saved timings,
+/// starting from COST's (default: the shipped H200 model), with this build's schedules.
+pub fn refit(samples: &str, from: Option<&str>, out: Option<PathBuf>) -> Result<()> {
+    let base = match from {
+        Some(p) => F32Model::parse(&read(p)?, p)?,
+        None => F32Model::shipped("H200"),
+    };
+    let samples = parse_times(&read(samples)?, samples)?;
+    let (model, skipped) = cost::fit_model(&samples, format!("{} (refitted to {} timings)", base.source, samples.len()), base.sms, &base);
+    match out {
+        Some(p) => write(&p, &model.to_text())?,
+        None => print!("{}", model.to_text()),
+    }
+    eprintln!("the fit's median error on its {} timings: {:.1}%", samples.len(), 100.0 * median_error(&model, &samples));
+    for s in skipped {
+        eprintln!("  skipped: {s}");
+    }
+    Ok(())
+}
+
+/// `rank --f32-times FILE [--cost F32COST]`: at every shape of FILE whose timed families include the
+/// model's pick, the pick against the fastest timed family (no GPU).
+pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str) -> Result<String> {
+    let model = match cost_file {
+        Some(p) => F32Model::parse(&read(p)?, p)?,
+        None => F32Model::shipped(gpu_name),
+    };
+    let samples = parse_times(&read(times)?, times)?;
+    let mut shapes: BTreeMap<(usize, usize, usize), Vec<&F32Sample>> = BTreeMap::new();
+    for x in &samples {
+        shapes.entry((x.shape.m, x.shape.n, x.shape.k)).or_default().push(x);
+    }
+    let mut t = format!("model: {}\n{:<20} {:<14} {:<14} {:>8}\n", model.source, "shape", "fastest µs", "pick µs", "pick/best");
+    let (mut n, mut within, mut untimed, mut logs) = (0usize, 0usize, 0usize, 0.0f64);
+    for ((m, nn, k), xs) in &shapes {
+        let s = Shape::new(*m, *nn, *k)?;
+        let best = xs.iter().min_by(|a, b| a.us.total_cmp(&b.us)).expect("a shape has a timing");
+        let pick = model.pick(s, model.sms);
+        let Some(p) = xs.iter().find(|x| x.step == pick.kernel.step) else {
+            untimed += 1;
+            let _ = writeln!(t, "{:<20} {:<14} {:<14} {:>8}", s.to_string(), format!("{} {:.1}", best.step, best.us), format!("{} -", pick.kernel.step), "-");
+            continue;
+        };
+        n += 1;
+        within += (p.us <= 1.05 * best.us) as usize;
+        logs += (best.us / p.us).ln();
+        let _ = writeln!(t, "{:<20} {:<14} {:<14} {:>8.3}", s.to_string(), format!("{} {:.1}", best.step, best.us), format!("{} {:.1}", p.step, p.us), p.us / best.us);
+    }
+    let _ = writeln!(t, "the pick within 5% of the fastest timed family at {within}/{n} shapes ({:.0}%); fastest/pick geometric mean {:.3}; {untimed} shapes whose pick was not timed",
+                     100.0 * within as f64 / n.max(1) as f64, (logs / n.max(1) as f64).exp());
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_timing_forms_read_and_processes_give_their_median() {
+        let bench = "# shape\tstep\tprocess_file\tmedian_us\n256x4096x512\tcuBLAS\tp1\t10.0\n256x4096x512\tv24\tp1\t12.0\n256x4096x512\tv24\tp2\t11.0\n256x4096x512\tv24\tp3\t30.0\n";
+        let x = parse_times(bench, "b").unwrap();
+        assert_eq!(x.len(), 1);
+        assert_eq!((x[0].step.as_str(), x[0].us), ("v24", 12.0));
+        let cal = "step\tshape\tus\tpredicted_us\nv33\t1x1024x512\t5.10\t5.2\nv11\t768x768x512\t60.00\t-\n";
+        let x = parse_times(cal, "c").unwrap();
+        assert_eq!(x.iter().map(|s| s.step.as_str()).collect::<Vec<_>>(), ["v11", "v33"]);
+        let e = parse_times("step\tshape\tus\nv33\t1x1024\t5\n", "c").unwrap_err().to_string();
+        assert!(e.contains("c:2"), "{e}");
+        assert!(parse_times("step\tshape\tus\nv33\t1x1024x512\t-5\n", "c").is_err());
+    }
+}
