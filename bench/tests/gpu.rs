@@ -642,13 +642,50 @@ fn the_f32_entry_point_takes_any_shape() {
     // with a 12.1+ driver, all four PDL forms.
     let hopper = gpu.cannot_run(&kernel_lab_bench::steps::sgemm::V21.kernel).is_none();
     let chosen: std::collections::BTreeSet<&str> = shapes.iter()
-        .map(|&(m, n, k)| kernel_lab_bench::sgemm::default_step(Shape::new(m, n, k).unwrap(), gpu.info.sms, hopper).kernel.step).collect();
+        .map(|&(m, n, k)| kernel_lab_bench::sgemm::default_step_by(&kernel_lab_bench::sgemm::calibrate::model_for(&gpu), Shape::new(m, n, k).unwrap(), gpu.info.sms, hopper).kernel.step).collect();
     assert_eq!(used, chosen, "gemm_f32 runs the chooser's step");
     let want: &[&str] = if hopper { &["v33", "v23", "v24", "v26", "v31", "v32"] } else { &["v33", "v15", "v19"] };
     assert!(want.iter().all(|l| used.contains(l)), "the shapes reach every step the chooser picks here: {used:?}");
     // A forced step that cannot take the shape is refused naming the rule, before any launch.
     let e = SgemmPlan::new(&gpu, Shape::new(8, 8, 7).unwrap(), Some(step_by_label("v10").unwrap())).err().unwrap().to_string();
     assert!(e.contains("step v10") && e.contains("multiples of 4"), "{e}");
+}
+
+#[test]
+fn the_f32_calibration_times_every_family_and_fits_it() {
+    // `kernel-lab calibrate --dtype f32`'s measurement: every family's calibration shapes timed, the
+    // constants fitted from the shipped ones reproducing their own timings (median error under 15%), and
+    // the model's text form read back.
+    use kernel_lab_bench::sgemm::{calibrate, cost};
+    let Some(gpu) = gpu_or_skip("the_f32_calibration_times_every_family_and_fits_it") else { return };
+    if gpu.cannot_run(&kernel_lab_bench::steps::sgemm::V24.kernel).is_some() {
+        let e = calibrate::calibrate(&gpu, &mut |_| {}).err().expect("refused off Hopper").to_string();
+        assert!(e.contains("sm_90a"), "{e}");
+        eprintln!("the_f32_calibration_times_every_family_and_fits_it: skipped the fit (no sm_90a)");
+        return;
+    }
+    let t0 = std::time::Instant::now();
+    let cal = calibrate::calibrate(&gpu, &mut |_| {}).unwrap();
+    let secs = t0.elapsed().as_secs_f64();
+    assert!(cal.skipped.is_empty(), "{:?}", cal.skipped);
+    for (fam, name) in cost::FAMILIES.iter().enumerate() {
+        let want = cost::calibration_shapes(fam, gpu.info.sms).len();
+        let got = cal.samples.iter().filter(|x| cost::family_of(&x.step) == Some(fam)).count();
+        assert_eq!(got, want, "{name}: every calibration shape timed");
+    }
+    let mut errs: Vec<f64> = cal.samples.iter().map(|x| {
+        let fam = cost::family_of(&x.step).unwrap();
+        let st = kernel_lab_bench::sgemm::step_by_label(&x.step).unwrap();
+        let p = cal.model.costs[fam].predict(&cost::schedule(st, x.shape, gpu.info.sms).unwrap(), x.shape, gpu.info.sms);
+        assert!(x.us > 0.0 && p > 0.0, "{} {}: {} µs, predicted {p}", x.step, x.shape, x.us);
+        (p / x.us - 1.0).abs()
+    }).collect();
+    errs.sort_by(f64::total_cmp);
+    assert!(errs[errs.len() / 2] < 0.15, "median fit error {:.1}%", 100.0 * errs[errs.len() / 2]);
+    let back = cost::F32Model::parse(&cal.model.to_text(), "calibration").unwrap();
+    assert_eq!(back.sms, gpu.info.sms);
+    assert!(back.source.contains("calibrated on"), "{}", back.source);
+    eprintln!("f32 calibration: {} timings in {secs:.1} s, median fit error {:.1}%", cal.samples.len(), 100.0 * errs[errs.len() / 2]);
 }
 
 #[test]

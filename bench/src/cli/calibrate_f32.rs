@@ -120,7 +120,7 @@ pub fn refit(samples: &str, from: Option<&str>, out: Option<PathBuf>) -> Result<
 }
 
 /// `rank --f32-times FILE [--cost F32COST]`: at every shape of FILE whose timed families include the
-/// model's pick, the pick against the fastest timed family (no GPU).
+/// model's pick's, the pick's family against the fastest timed family (no GPU).
 pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str) -> Result<String> {
     let model = match cost_file {
         Some(p) => F32Model::parse(&read(p)?, p)?,
@@ -137,7 +137,9 @@ pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str) -> Result<Stri
         let s = Shape::new(*m, *nn, *k)?;
         let best = xs.iter().min_by(|a, b| a.us.total_cmp(&b.us)).expect("a shape has a timing");
         let pick = model.pick(s, model.sms);
-        let Some(p) = xs.iter().find(|x| x.step == pick.kernel.step) else {
+        // The family's timed form stands for the form the model picks (v11 for v20, v24 for v31: one family's
+        // forms share its constants and differ only at the edges).
+        let Some(p) = xs.iter().find(|x| x.step == pick.kernel.step).or_else(|| xs.iter().find(|x| cost::family_of(&x.step) == cost::family_of(pick.kernel.step))) else {
             untimed += 1;
             let _ = writeln!(t, "{:<20} {:<14} {:<14} {:>8}", s.to_string(), format!("{} {:.1}", best.step, best.us), format!("{} -", pick.kernel.step), "-");
             continue;
