@@ -24,6 +24,13 @@
 //! and 1.053 → 1.221× cuBLAS, 14 random shapes 0.786 → 0.817× with one 0.38× that [`measured_for`] now
 //! excludes (call 5: 14 shapes with K off 128, 0.753 → 0.861×, none slower); session 83's sample, its first
 //! 40 shapes, 1.113× (1.057× with the cascade, session 86; call 6).
+//!
+//! **Measured on the GPU in hand** (session 89): [`super::calibrate::calibrate`] (`kernel-lab calibrate --dtype f32`)
+//! times each family on [`calibration_shapes`] — made from its tile and the SM count, none from a model's list —
+//! and fits its constants ([`fit_family`], from the shipped ones) in 3.5 s on an H200; plans use the result
+//! ([`F32Model`], kept by GPU, SM count, driver and PTX). On 58 held-out corpus shapes with every family timed its
+//! pick was within 5% of the fastest at 57 (the corpus fit above: 56), on session 87's 93 at 88–91
+//! (`results/2026-12-03-h200-session89`). The shipped constants are the H200's; other GPUs should calibrate.
 use std::fmt::Write as _;
 
 use crate::{
