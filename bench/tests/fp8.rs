@@ -305,6 +305,32 @@ fn gemm_fp8_runs_the_default_step_for_each_scaling() {
     }
 }
 
+#[test]
+fn the_fp8_calibration_times_every_costed_step_and_fits_it() {
+    // `kernel-lab calibrate --dtype fp8`'s measurement: every costed step's calibration shapes timed, the costs
+    // fitted from the shipped ones reproducing their own timings (median error under 15%), read back from text.
+    use kernel_lab_bench::{fp8::calibrate, steps::fp8::{FP8_COSTED, Fp8Costs}};
+    let Some(gpu) = hopper_or_skip("the_fp8_calibration_times_every_costed_step_and_fits_it") else { return };
+    let t0 = std::time::Instant::now();
+    let cal = calibrate::calibrate(&gpu, &mut |_| {}).unwrap();
+    let secs = t0.elapsed().as_secs_f64();
+    assert!(cal.skipped.is_empty(), "{:?}", cal.skipped);
+    for name in FP8_COSTED {
+        let want = calibrate::calibration_shapes(name, gpu.info.sms).len();
+        assert_eq!(cal.samples.iter().filter(|x| x.step == name).count(), want, "{name}: every calibration shape timed");
+    }
+    let mut errs: Vec<f64> = cal.samples.iter().map(|x| {
+        let p = calibrate::predict(&cal.costs, x, gpu.info.sms).unwrap();
+        assert!(x.us > 0.0 && p > 0.0, "{} {:?}: {} µs, predicted {p}", x.step, x.shape, x.us);
+        (p / x.us - 1.0).abs()
+    }).collect();
+    errs.sort_by(f64::total_cmp);
+    assert!(errs[errs.len() / 2] < 0.15, "median fit error {:.1}%", 100.0 * errs[errs.len() / 2]);
+    let back = Fp8Costs::parse(&cal.costs.to_text(), "calibration").unwrap();
+    assert_eq!((back.sms, back.f21_resident), (gpu.info.sms, fp8::f21_resident(&gpu).unwrap()));
+    eprintln!("FP8 calibration: {} timings in {secs:.1} s, median fit error {:.1}%", cal.samples.len(), 100.0 * errs[errs.len() / 2]);
+}
+
 /// K off 16 and N off 8 (the TMA's row strides), each alone and both: `gemm_fp8` runs the default step of
 /// the padded shape on zero-padded copies and writes exactly C's M×N, for both scalings, at decode (the
 /// weight-only routes), M % 4 = 0 and not (f15's scale map or f9), against the f64 product of the caller's

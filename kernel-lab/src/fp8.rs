@@ -25,6 +25,8 @@ use crate::{
     steps::fp8::{QUANT_BLOCK, Scaling, Step, block_step_for, per_tensor_step_for},
 };
 
+pub mod calibrate;
+
 /// Which operand a quantized matrix is: its block scales differ (A: 1×128, B: 128×128).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operand {
@@ -215,9 +217,15 @@ pub fn step_for(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, reside
 }
 
 /// [`step_for`] on this GPU: its SMs and its residency of f21's clusters ([`f21_resident`]).
+/// With this GPU's measured costs where `kernel-lab calibrate` kept them ([`calibrate::model_for`]), else the
+/// shipped ones.
 pub fn default_step(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize) -> Result<&'static Step> {
     let resident = if scaling == Scaling::PerTensor && m > crate::steps::fp8::FW1_MAX_M { f21_resident(gpu)? } else { [0; 7] };
-    Ok(step_for(scaling, m, n, k, gpu.info.sms, resident))
+    let costs = calibrate::model_for(gpu);
+    Ok(match scaling {
+        Scaling::PerTensor => crate::steps::fp8::per_tensor_step_by(&costs, m, n, k, gpu.info.sms, resident),
+        Scaling::Block => crate::steps::fp8::block_step_by(&costs, m, n, k, gpu.info.sms),
+    })
 }
 
 /// How many clusters of each f21 size (2 … 8 CTAs, [`crate::steps::fp8::F21_CLUSTERS`]) this GPU holds

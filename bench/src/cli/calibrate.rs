@@ -11,25 +11,28 @@ use kernel_lab_bench::{
 };
 
 const CALIBRATE_HELP: &str = "\
-kernel-lab calibrate [--dtype f16|f32] [--out FILE] [--samples FILE]
+kernel-lab calibrate [--dtype f16|f32|fp8] [--out FILE] [--samples FILE]
   Times every configuration the GEMM entry point chooses among on a few shapes made from its own tile
   and this GPU's SM count, fits the cost model's constants and writes them where plans look for them.
-  Without --dtype both models, one after the other (seconds each):
+  Without --dtype all three, one after the other (seconds each):
   f16 (and bf16, the same kernels): a fixed cost, a K block's time, a tile's, the memory efficiency per
     configuration, to $KERNEL_LAB_COST_FILE, else
     ~/.cache/kernel-lab/gemm-cost-<gpu>-<sms>sm-drv<driver>-<ptx>.tsv;
   f32: a fixed cost, a K element's time per CTA an SM holds and per round, a split's, the weights'
     stream rate per family (128-, 64-, 32-row tiles, 16- and 4-row strips), to
-    $KERNEL_LAB_F32_COST_FILE, else ~/.cache/kernel-lab/f32-cost-<gpu>-….tsv.
+    $KERNEL_LAB_F32_COST_FILE, else ~/.cache/kernel-lab/f32-cost-<gpu>-….tsv;
+  fp8: the few-tile costs (a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor)
+    of f14, f22, f25, f3 and f23 and fw2's weight stream, which the FP8 entry point's choice weighs, to
+    $KERNEL_LAB_FP8_COST_FILE, else ~/.cache/kernel-lab/fp8-cost-<gpu>-….tsv.
   --out FILE writes the model there instead and --samples FILE also writes every timing (step, shape,
   µs, predicted µs) the fit used; both need --dtype (each names one model's file).
 kernel-lab calibrate --refit SAMPLES --from COST [--out FILE]
   No GPU: fits the f16 constants again to a saved --samples file (the copy figures and residency from
   the calibration COST it came with), with this build's model.
-kernel-lab calibrate --dtype f32 --refit TIMES [--from F32COST] [--out FILE]
+kernel-lab calibrate --dtype f32|fp8 --refit TIMES [--from COST] [--out FILE]
   No GPU: fits the f32 constants to saved timings — a --samples file, or a bench table of
   MxNxK, step, process, median µs rows (one process's median each; their median per step and shape) —
-  starting from F32COST's constants (default: the shipped H200 model).
+  starting from COST's constants (default: the shipped H200 ones).
 ";
 
 const RANK_HELP: &str = "\
@@ -43,6 +46,10 @@ kernel-lab rank --f32-times FILE [--cost F32COST] [--gpu NAME]
   The f32 model (F32COST from `calibrate --dtype f32`, default: the shipped model) against timings of
   its families (the forms of v11, v24, v23, v33, v34; the files `calibrate --dtype f32 --refit` reads):
   at every shape where its pick was timed, the pick against the fastest timed family. No GPU needed.
+kernel-lab rank --fp8-times FILE [--cost FP8COST] [--gpu NAME]
+  The FP8 entry point's choice with FP8COST's costs (from `calibrate --dtype fp8`, default: the shipped
+  ones) against timings of FP8 steps (bench tables or samples files): per shape and scaling, its pick
+  against the fastest step timed. No GPU needed.
 kernel-lab rank --shapes FILE [--cost FILE] [--gpu NAME]
   No timings: each shape of FILE (MxNxK a line, as `--shapes-file` takes them) with the rules', the
   model's and the entry point's pick, f16 and bf16, and the model's prediction of each (the shipped
@@ -67,8 +74,8 @@ pub fn main(args: &[String]) -> i32 {
                 None => return usage(&format!("{a} needs a value")),
             },
             "--dtype" => match it.next().map(|v| v.as_str()) {
-                Some(v @ ("f16" | "bf16" | "f32")) => dtype = Some(if v == "bf16" { "f16".into() } else { v.into() }),
-                Some(v) => return usage(&format!("calibrate --dtype: `{v}` is not f16, bf16 or f32")),
+                Some(v @ ("f16" | "bf16" | "f32" | "fp8")) => dtype = Some(if v == "bf16" { "f16".into() } else { v.into() }),
+                Some(v) => return usage(&format!("calibrate --dtype: `{v}` is not f16, bf16, f32 or fp8")),
                 None => return usage("--dtype needs a value"),
             },
             "--out" | "--samples" => match it.next() {
@@ -80,8 +87,9 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     if let Some(samples) = refit {
-        if dtype.as_deref() == Some("f32") {
-            return match super::calibrate_f32::refit(&samples, from.as_deref(), out) {
+        if matches!(dtype.as_deref(), Some("f32" | "fp8")) {
+            let r = if dtype.as_deref() == Some("f32") { super::calibrate_f32::refit(&samples, from.as_deref(), out) } else { super::calibrate_fp8::refit(&samples, from.as_deref(), out) };
+            return match r {
                 Ok(()) => 0,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -106,12 +114,13 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     if dtype.is_none() && (out.is_some() || samples_out.is_some()) {
-        return usage("calibrate: --out and --samples name one model's files: give --dtype f16 or --dtype f32");
+        return usage("calibrate: --out and --samples name one model's files: give --dtype f16, f32 or fp8");
     }
     let result = match dtype.as_deref() {
         Some("f32") => super::calibrate_f32::run(&gpu, out, samples_out),
+        Some("fp8") => super::calibrate_fp8::run(&gpu, out, samples_out),
         Some(_) => run(&gpu, out, samples_out),
-        None => run(&gpu, None, None).and_then(|()| super::calibrate_f32::run(&gpu, None, None)),
+        None => run(&gpu, None, None).and_then(|()| super::calibrate_f32::run(&gpu, None, None)).and_then(|()| super::calibrate_fp8::run(&gpu, None, None)),
     };
     match result {
         Ok(()) => 0,
@@ -284,7 +293,7 @@ fn score(rows: &[Ranked], f: impl Fn(&Ranked) -> Option<f64>) -> String {
 /// `kernel-lab rank …`; returns the exit code.
 pub fn rank_main(args: &[String]) -> i32 {
     let (mut cache, mut cost, mut shapes, mut gpu_name) = (None, None, None, "H200".to_string());
-    let mut f32_times: Option<String> = None;
+    let (mut f32_times, mut fp8_times): (Option<String>, Option<String>) = (None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -292,7 +301,8 @@ pub fn rank_main(args: &[String]) -> i32 {
                 print!("{RANK_HELP}");
                 return 0;
             }
-            "--tune-cache" | "--cost" | "--shapes" | "--gpu" | "--f32-times" => match it.next() {
+            "--tune-cache" | "--cost" | "--shapes" | "--gpu" | "--f32-times" | "--fp8-times" => match it.next() {
+                Some(v) if a == "--fp8-times" => fp8_times = Some(v.clone()),
                 Some(v) if a == "--cost" => cost = Some(v.clone()),
                 Some(v) if a == "--f32-times" => f32_times = Some(v.clone()),
                 Some(v) if a == "--shapes" => shapes = Some(v.clone()),
@@ -302,6 +312,18 @@ pub fn rank_main(args: &[String]) -> i32 {
             },
             other => return usage(&format!("rank: unknown option `{other}`\n{RANK_HELP}")),
         }
+    }
+    if let Some(path) = fp8_times {
+        return match super::calibrate_fp8::rank(&path, cost.as_deref(), &gpu_name) {
+            Ok(t) => {
+                print!("{t}");
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        };
     }
     if let Some(path) = f32_times {
         return match super::calibrate_f32::rank(&path, cost.as_deref(), &gpu_name) {

@@ -13,6 +13,7 @@ pub mod allreduce;
 pub mod backward;
 pub mod calibrate;
 pub mod calibrate_f32;
+pub mod calibrate_fp8;
 pub mod decode;
 pub mod headline;
 pub mod layout;

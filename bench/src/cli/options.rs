@@ -141,11 +141,11 @@ SUBCOMMANDS:
                    two steps head to head: both verified, then timed interleaved in R rounds of
                    blocks (default 8; sizes default 4096,8192, attention its sweep's shapes of the
                    steps' head dim; --reps caps the total, default 400)
-  calibrate [--dtype f16|f32]   measure the GEMM cost models' constants on this GPU (seconds), kept
+  calibrate [--dtype f16|f32|fp8]   measure the GEMM cost models' constants on this GPU (seconds), kept
                    where the entry points find them (`calibrate --help`)
   rank --tune-cache FILE [--cost FILE]   how often the cost model's pick is within 5% of the fastest
-                   configuration an autotune cache timed (no GPU needed; `--f32-times FILE`: the f32
-                   model against timings of its families)
+                   configuration an autotune cache timed (no GPU needed; `--f32-times FILE` /
+                   `--fp8-times FILE`: the f32 model / the FP8 choice against timings of their steps)
   tuned [--tune-cache PATH]   the autotune cache's entries: per GPU, type and shape the tuned step,
                    the rule's and how much faster the tuned one ran (no GPU needed)
   decode [--shapes BxHxKxLxD,..]   decode attention over a KV cache against a device copy (`decode --help`)

@@ -605,6 +605,11 @@ pub const F19_SPEED_PER_WORK: f64 = F15_SPEED_PER_WORK * 1.05;
 /// at 4096×28672×8192, run as f16 (f19's 38 rounds against f15's 37 leave it 2.2% ahead in the model,
 /// under the margin; `ab` measured f19 0.990× f15 and 0.952× f16 there, 0.965× f16 in session 26).
 pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
+    block_step_by(&SHIPPED, m, n, k, sms)
+}
+
+/// [`block_step_for`] with `costs`' measured few-tile costs (f3's, f23's).
+pub fn block_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     if m <= FWB_MAX_M && FWB.rejects(m, n, k).is_none() {
         return &FWB;
     }
@@ -621,7 +626,7 @@ pub fn block_step_for(m: usize, n: usize, k: usize, sms: u32) -> &'static Step {
     // SMs pull data; f23's 64×64 tiles (4× as many) where `TileCost` says they finish first.
     if best.0 == &F3 && F3.tiles(m, n) < sms as u64 && F23.rejects(m, n, k).is_none() {
         let (kt, ab) = ((k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64, ((m + n) * k) as f64);
-        if F23_COST.time_us(F23.tiles(m, n), sms as u64, kt, ab) < F3_COST.time_us(F3.tiles(m, n), sms as u64, kt, ab) {
+        if costs.f23.time_us(F23.tiles(m, n), sms as u64, kt, ab) < costs.f3.time_us(F3.tiles(m, n), sms as u64, kt, ab) {
             return &F23;
         }
     }
@@ -668,18 +673,23 @@ pub const F18_SPEED_PER_WORK: f64 = 1.02;
 /// A and B stream. Otherwise [`FW2`] up to [`FW2_MAX_M`] rows, [`FW1`] up to [`FW1_MAX_M`] (none since both
 /// are 16: fw1 stays the autotuner's candidate), and above, [`wgmma_step_for`].
 pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
+    per_tensor_step_by(&SHIPPED, m, n, k, sms, resident)
+}
+
+/// [`per_tensor_step_for`] with `costs`' measured costs (f14's, f22's, f25's, fw2's).
+pub fn per_tensor_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> &'static Step {
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
     let ab = ((m + n) * k) as f64;
-    let f25_us = (m <= F25_ROWS as usize && F25.rejects(m, n, k).is_none()).then(|| F25_COST.time_us(F25.tiles(m, n), sms as u64, kt, ab));
+    let f25_us = (m <= F25_ROWS as usize && F25.rejects(m, n, k).is_none()).then(|| costs.f25.time_us(F25.tiles(m, n), sms as u64, kt, ab));
     let f25_beats = |other_us: f64| f25_us.is_some_and(|t| t < F25_MARGIN * other_us);
     if m <= FW2_MAX_M {
-        return if f25_beats(FW2_COST.time_us(m, ab)) { &F25 } else { &FW2 };
+        return if f25_beats(costs.fw2.time_us(m, ab)) { &F25 } else { &FW2 };
     }
     if m <= FW1_MAX_M {
         return &FW1;
     }
-    let (pick, pick_us) = wgmma_step_for(m, n, k, sms, resident);
-    if f25_beats(pick_us.max(F22_COST.fixed_us + ab / NARROW_A_BYTES_PER_US)) { &F25 } else { pick }
+    let (pick, pick_us) = wgmma_step_by(costs, m, n, k, sms, resident);
+    if f25_beats(pick_us.max(costs.f22.fixed_us + ab / NARROW_A_BYTES_PER_US)) { &F25 } else { pick }
 }
 
 /// The per-tensor `wgmma` step for `m × n × k` (more than [`FW1_MAX_M`] rows) on `sms` SMs and its
@@ -696,9 +706,14 @@ pub fn per_tensor_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u3
 /// (64×64 tiles computed transposed). `resident[i]`: clusters of [`F21_CLUSTERS`]`[i]` CTAs the GPU holds
 /// at once ([`crate::fp8::f21_resident`]).
 pub fn wgmma_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> (&'static Step, f64) {
+    wgmma_step_by(&SHIPPED, m, n, k, sms, resident)
+}
+
+/// [`wgmma_step_for`] with `costs`' measured few-tile costs (f14's, f22's).
+pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> (&'static Step, f64) {
     let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
     let ab = ((m + n) * k) as f64;
-    let t14 = F14_COST.time_us(F14.tiles(m, n), sms as u64, kt, ab);
+    let t14 = costs.f14.time_us(F14.tiles(m, n), sms as u64, kt, ab);
     let time = |st: &Step, speed: f64| st.wave_time(m, n, sms, speed);
     if time(&F18, F18_SPEED_PER_WORK) < THREE_CONSUMER_MARGIN * time(&F14, 1.0) {
         return (&F18, t14);
@@ -711,12 +726,12 @@ pub fn wgmma_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]
     let mut best = (&F14, t14);
     let (splits, est) = f21_split_estimate(m, n, k, sms, resident);
     if let Some(st) = f21_for(splits) {
-        let t = F14_COST.fixed_us + F14_COST.k_tile_us * est as f64;
+        let t = costs.f14.fixed_us + costs.f14.k_tile_us * est as f64;
         if t < best.1 {
             best = (st, t);
         }
     }
-    let t22 = F22_COST.time_us(F22.tiles(m, n), sms as u64, kt, ab);
+    let t22 = costs.f22.time_us(F22.tiles(m, n), sms as u64, kt, ab);
     if t22 < best.1 {
         best = (&F22, t22);
     }
@@ -744,7 +759,7 @@ pub const F25_MARGIN: f64 = 0.90;
 
 /// A weight-only route's time: a fixed cost, then A and B streamed at `bytes_per_us`, slowed by `per_row`
 /// a row of A (fw2 widens A's rows in every block).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RowStreamCost {
     /// µs a launch costs beyond streaming.
     pub fixed_us: f64,
@@ -768,13 +783,134 @@ impl RowStreamCost {
 /// stay in the L2 between the bench's launches run faster than it says ([`F25_MARGIN`]).
 pub const FW2_COST: RowStreamCost = RowStreamCost { fixed_us: 3.8, bytes_per_us: 3.7e6, per_row: 0.004 };
 
+/// The FP8 choice's measured costs — f14's, f22's and f25's few-tile costs and fw2's stream for the
+/// per-tensor choice, f3's and f23's for block scales — and the f21 cluster residency they were measured
+/// with. [`Fp8Costs::shipped`]: the H200's constants below; `kernel-lab calibrate --dtype fp8` measures them
+/// on the GPU in hand (`crate::fp8::calibrate`), and plans use that where it is kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fp8Costs {
+    /// `calibrated on …` or `shipped: …`.
+    pub source: String,
+    /// The SM count they were measured with.
+    pub sms: u32,
+    /// Clusters of each f21 size (2 … 8) the GPU held at once (`crate::fp8::f21_resident`), for evaluating
+    /// the choice away from the GPU.
+    pub f21_resident: [u32; 7],
+    /// f14's few-tile cost ([`F14_COST`]).
+    pub f14: TileCost,
+    /// f22's ([`F22_COST`]).
+    pub f22: TileCost,
+    /// f25's ([`F25_COST`]).
+    pub f25: TileCost,
+    /// f3's, block scales ([`F3_COST`]).
+    pub f3: TileCost,
+    /// f23's, block scales ([`F23_COST`]).
+    pub f23: TileCost,
+    /// fw2's ([`FW2_COST`]).
+    pub fw2: RowStreamCost,
+}
+
+/// The configurations whose costs [`Fp8Costs`] holds, as its text form names them.
+pub const FP8_COSTED: [&str; 6] = ["f14", "f22", "f25", "f3", "f23", "fw2"];
+
+/// The shipped constants (the H200's).
+pub static SHIPPED: std::sync::LazyLock<Fp8Costs> = std::sync::LazyLock::new(|| Fp8Costs::shipped("NVIDIA H200"));
+
+impl Fp8Costs {
+    /// The shipped costs: the H200's (the only card they were measured on), named as such on any other GPU,
+    /// where `kernel-lab calibrate` measures its own.
+    pub fn shipped(name: &str) -> Fp8Costs {
+        let source = if name.contains("H200") { "shipped: H200".to_string() } else { format!("shipped: H200 (not measured on {name}: run `kernel-lab calibrate`)") };
+        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], f14: F14_COST, f22: F22_COST, f25: F25_COST, f3: F3_COST, f23: F23_COST, fw2: FW2_COST }
+    }
+
+    /// The tile costs by name ([`FP8_COSTED`] but fw2).
+    pub fn tile_cost_mut(&mut self, name: &str) -> Option<&mut TileCost> {
+        match name {
+            "f14" => Some(&mut self.f14),
+            "f22" => Some(&mut self.f22),
+            "f25" => Some(&mut self.f25),
+            "f3" => Some(&mut self.f3),
+            "f23" => Some(&mut self.f23),
+            _ => None,
+        }
+    }
+
+    /// The text form: `# key value` header lines, a line per tile cost (`name fixed_us k_tile_us
+    /// k_tile_full_us dram_gbps`, `inf` for no DRAM floor), then fw2's (`fw2 fixed_us gbps per_row`).
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write as _;
+        let r = self.f21_resident.map(|x| x.to_string()).join(" ");
+        let mut out = format!("# source {}\n# sms {}\n# f21_resident {r}\n# step\tfixed_us\tk_tile_us\tk_tile_full_us\tdram_gbps (fw2: fixed_us, gbps, per_row)\n", self.source.replace('\n', " "), self.sms);
+        for (name, c) in [("f14", self.f14), ("f22", self.f22), ("f25", self.f25), ("f3", self.f3), ("f23", self.f23)] {
+            let dram = if c.dram_bytes_per_us.is_finite() { format!("{:.0}", c.dram_bytes_per_us / 1e3) } else { "inf".into() };
+            let _ = writeln!(out, "{name}\t{:.3}\t{:.4}\t{:.4}\t{dram}", c.fixed_us, c.k_tile_us, c.k_tile_full_us);
+        }
+        let _ = writeln!(out, "fw2\t{:.3}\t{:.0}\t{:.5}", self.fw2.fixed_us, self.fw2.bytes_per_us / 1e3, self.fw2.per_row);
+        out
+    }
+
+    /// Reads [`Fp8Costs::to_text`]'s form (every configuration once); `what` names the source in errors.
+    pub fn parse(text: &str, what: &str) -> Result<Fp8Costs, String> {
+        let bad = |line: usize, why: String| format!("{what}:{line}: {why}");
+        let mut c = Fp8Costs { source: String::new(), sms: 0, ..Fp8Costs::shipped("H200") };
+        let mut seen = [false; 6];
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            if let Some(h) = line.strip_prefix("# ") {
+                let (key, value) = h.split_once(' ').unwrap_or((h, ""));
+                match key {
+                    "source" => c.source = value.to_string(),
+                    "sms" => c.sms = value.trim().parse().map_err(|_| bad(i + 1, format!("`sms` needs a count, got `{value}`")))?,
+                    "f21_resident" => {
+                        let v: Vec<u32> = value.split_whitespace().map(|x| x.parse().map_err(|_| bad(i + 1, format!("f21_resident: `{x}` is not a count")))).collect::<Result<_, _>>()?;
+                        c.f21_resident = v.try_into().map_err(|_| bad(i + 1, "f21_resident needs 7 counts (clusters of 2 … 8)".into()))?;
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            let f: Vec<&str> = line.split('\t').collect();
+            let num = |v: &str| v.parse::<f64>().ok().filter(|x| !x.is_nan() && *x >= 0.0).ok_or_else(|| bad(i + 1, format!("`{v}` is not a non-negative number")));
+            let idx = FP8_COSTED.iter().position(|n| *n == f[0]).ok_or_else(|| bad(i + 1, format!("`{}` is not one of {}", f[0], FP8_COSTED.join(", "))))?;
+            seen[idx] = true;
+            if f[0] == "fw2" {
+                let [_, fixed, gbps, per_row] = f.as_slice() else { return Err(bad(i + 1, format!("`{line}`: expected fw2, fixed_us, gbps, per_row"))) };
+                let gbps = num(gbps)?;
+                if gbps <= 0.0 || !gbps.is_finite() {
+                    return Err(bad(i + 1, "fw2's gbps must be positive and finite".into()));
+                }
+                c.fw2 = RowStreamCost { fixed_us: num(fixed)?, bytes_per_us: gbps * 1e3, per_row: num(per_row)? };
+            } else {
+                let [name, fixed, kt, ktf, dram] = f.as_slice() else { return Err(bad(i + 1, format!("`{line}`: expected step, fixed_us, k_tile_us, k_tile_full_us, dram_gbps"))) };
+                let dram = if *dram == "inf" { f64::INFINITY } else { num(dram)? * 1e3 };
+                if dram <= 0.0 {
+                    return Err(bad(i + 1, "dram_gbps must be positive (`inf`: no floor)".into()));
+                }
+                let cost = TileCost { fixed_us: num(fixed)?, k_tile_us: num(kt)?, k_tile_full_us: num(ktf)?, dram_bytes_per_us: dram };
+                *c.tile_cost_mut(name).expect("a tile cost's name") = cost;
+            }
+        }
+        if c.sms == 0 {
+            return Err(format!("{what}: needs `# sms`"));
+        }
+        if let Some(i) = seen.iter().position(|s| !s) {
+            return Err(format!("{what}: no constants for {}", FP8_COSTED[i]));
+        }
+        Ok(c)
+    }
+}
+
 /// A step's time on few tiles, as measured (H200, `results/2026-12-01-h200-session72`, calls 1, 3 and 9;
 /// block scales `results/2026-12-01-h200-session73`): a fixed cost, then the larger of two: per round of
 /// CTAs (one per SM) and per 128-deep K tile the time one CTA takes alone (`k_tile_us`, bound by how fast
 /// one SM pulls its stage from L2) rising to `k_tile_full_us` when every SM pulls at once (the L2's rate
 /// shared), in proportion to the SMs busy; or A's and B's bytes read once from DRAM at `dram_bytes_per_us`
 /// (the weights of a wide, shallow-M shape: 16×14336×4096 reads 59 MB).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TileCost {
     /// µs a launch of one K tile costs beyond its K loop (launch, prologue, epilogue, grid end).
     pub fixed_us: f64,

@@ -1,0 +1,164 @@
+//! The FP8 part of `kernel-lab calibrate` (`--dtype fp8`) and `kernel-lab rank --fp8-times`: the FP8 choice's
+//! costs measured on this GPU (`kernel_lab::fp8::calibrate`), refitted to saved timings, and how well the
+//! choice with some costs picks among the steps a file of timings measured.
+use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
+
+use kernel_lab_bench::{
+    Error, Gpu, Result,
+    fp8::calibrate::{self, Fp8Sample},
+    steps::fp8::{self as steps, Fp8Costs, Scaling},
+};
+
+fn read(p: &str) -> Result<String> {
+    std::fs::read_to_string(p).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))
+}
+
+fn write(p: &std::path::Path, text: &str) -> Result<()> {
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
+    }
+    std::fs::write(p, text).map_err(|e| Error::InvalidInput(format!("{}: {e}", p.display())))
+}
+
+fn median_error(costs: &Fp8Costs, samples: &[Fp8Sample]) -> f64 {
+    let mut errs: Vec<f64> = samples.iter().filter_map(|x| calibrate::predict(costs, x, costs.sms).map(|p| (p / x.us - 1.0).abs())).collect();
+    errs.sort_by(f64::total_cmp);
+    errs.get(errs.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// `calibrate --dtype fp8`: times, fits, writes the costs (to `out` or where plans look) and, with
+/// `samples_out`, every timing beside its prediction.
+pub fn run(gpu: &Gpu, out: Option<PathBuf>, samples_out: Option<String>) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    let cal = calibrate::calibrate(gpu, &mut |l| eprintln!("  {l}"))?;
+    let path = out.or_else(|| calibrate::path(gpu))
+        .ok_or_else(|| Error::InvalidInput("calibrate: nowhere to write the FP8 costs (set KERNEL_LAB_FP8_COST_FILE, XDG_CACHE_HOME or HOME, or pass --out)".into()))?;
+    write(&path, &cal.costs.to_text())?;
+    if let Some(p) = samples_out {
+        let mut t = String::from("step\tshape\tus\tpredicted_us\n");
+        for x in &cal.samples {
+            let pred = calibrate::predict(&cal.costs, x, cal.costs.sms);
+            let _ = writeln!(t, "{}\t{}x{}x{}\t{:.2}\t{}", x.step, x.shape.0, x.shape.1, x.shape.2, x.us, pred.map_or("-".into(), |p| format!("{p:.2}")));
+        }
+        write(std::path::Path::new(&p), &t)?;
+    }
+    println!("calibrated the FP8 choice's {} costs on {} in {:.1} s ({} timings; the fit's median error on them {:.1}%): {}",
+             steps::FP8_COSTED.len(), gpu.info.name, t0.elapsed().as_secs_f64(), cal.samples.len(), 100.0 * median_error(&cal.costs, &cal.samples), path.display());
+    for s in &cal.skipped {
+        println!("  skipped: {s}");
+    }
+    Ok(())
+}
+
+/// Reads FP8 timings: `calibrate --samples`' form (`step, MxNxK, µs, …` after a header) or a bench table's
+/// (`MxNxK, step, process, median µs, …`; `#` lines and cuBLAS rows skipped); rows of one (step, shape) — one a
+/// process — give their median.
+pub fn parse_times(text: &str, what: &str) -> Result<Vec<Fp8Sample>> {
+    let mut by: BTreeMap<(String, (usize, usize, usize)), Vec<f64>> = BTreeMap::new();
+    let dims = |f: &str| -> Option<(usize, usize, usize)> {
+        let d: Vec<usize> = f.split('x').map(|x| x.parse().ok()).collect::<Option<_>>()?;
+        match d[..] {
+            [m, n, k] => Some((m, n, k)),
+            _ => None,
+        }
+    };
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        let (step, shape, us) = match (f.first().and_then(|x| dims(x)), f.get(1).and_then(|x| dims(x))) {
+            (Some(d), _) if f.len() >= 4 => (f[1], d, f[3]),
+            (None, Some(d)) if f.len() >= 3 => (f[0], d, f[2]),
+            _ if i == 0 => continue,
+            _ => return Err(Error::InvalidInput(format!("{what}:{}: `{line}`: expected step, MxNxK, µs or MxNxK, step, process, µs", i + 1))),
+        };
+        if step == "cuBLAS" {
+            continue;
+        }
+        let us: f64 = us.parse().ok().filter(|u: &f64| u.is_finite() && *u > 0.0)
+            .ok_or_else(|| Error::InvalidInput(format!("{what}:{}: `{us}` is not a time in µs", i + 1)))?;
+        by.entry((step.to_string(), shape)).or_default().push(us);
+    }
+    Ok(by.into_iter().map(|((step, shape), mut v)| {
+        v.sort_by(f64::total_cmp);
+        Fp8Sample { step, shape, us: v[v.len() / 2] }
+    }).collect())
+}
+
+/// `calibrate --dtype fp8 --refit TIMES [--from COST]`: the costs fitted again to saved timings of the costed
+/// steps, from COST's (default: the shipped H200 costs).
+pub fn refit(samples: &str, from: Option<&str>, out: Option<PathBuf>) -> Result<()> {
+    let base = match from {
+        Some(p) => Fp8Costs::parse(&read(p)?, p).map_err(Error::InvalidInput)?,
+        None => Fp8Costs::shipped("H200"),
+    };
+    let samples: Vec<Fp8Sample> = parse_times(&read(samples)?, samples)?.into_iter().filter(|x| steps::FP8_COSTED.contains(&x.step.as_str())).collect();
+    let (costs, kept) = calibrate::fit(&samples, format!("{} (refitted to {} timings)", base.source, samples.len()), base.sms, base.f21_resident, &base);
+    match out {
+        Some(p) => write(&p, &costs.to_text())?,
+        None => print!("{}", costs.to_text()),
+    }
+    eprintln!("the fit's median error on its {} timings: {:.1}%", samples.len(), 100.0 * median_error(&costs, &samples));
+    for s in kept {
+        eprintln!("  kept: {s}");
+    }
+    Ok(())
+}
+
+/// The FP8 step labelled `label`, the weight-only routes included.
+fn step_of(label: &str) -> Option<&'static steps::Step> {
+    steps::STEPS.iter().chain([&steps::FW1, &steps::FW2, &steps::FWB]).find(|s| s.kernel.step == label)
+}
+
+/// `rank --fp8-times FILE [--cost FP8COST]`: per shape and scaling, the library's choice with these costs
+/// (and their f21 residency) against the fastest step timed; shapes whose pick was not timed are counted apart.
+pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str) -> Result<String> {
+    let costs = match cost_file {
+        Some(p) => Fp8Costs::parse(&read(p)?, p).map_err(Error::InvalidInput)?,
+        None => Fp8Costs::shipped(gpu_name),
+    };
+    let samples = parse_times(&read(times)?, times)?;
+    let mut groups: BTreeMap<(&'static str, (usize, usize, usize)), Vec<(&Fp8Sample, &'static steps::Step)>> = BTreeMap::new();
+    for x in &samples {
+        let Some(st) = step_of(&x.step) else { continue };
+        let sc = if st.scaling == Scaling::PerTensor { "per-tensor" } else { "block" };
+        groups.entry((sc, x.shape)).or_default().push((x, st));
+    }
+    let mut t = format!("costs: {}\n{:<11} {:<18} {:<14} {:<14} {:>8}\n", costs.source, "scaling", "shape", "fastest µs", "pick µs", "pick/best");
+    let mut tally: BTreeMap<&str, (usize, usize, usize, f64)> = BTreeMap::new();
+    for ((sc, (m, n, k)), xs) in &groups {
+        let best = xs.iter().min_by(|a, b| a.0.us.total_cmp(&b.0.us)).expect("a timing");
+        let pick = if *sc == "per-tensor" { steps::per_tensor_step_by(&costs, *m, *n, *k, costs.sms, costs.f21_resident) } else { steps::block_step_by(&costs, *m, *n, *k, costs.sms) };
+        let e = tally.entry(sc).or_default();
+        let Some(p) = xs.iter().find(|x| x.1.kernel.name == pick.kernel.name) else {
+            e.2 += 1;
+            let _ = writeln!(t, "{sc:<11} {:<18} {:<14} {:<14} {:>8}", format!("{m}x{n}x{k}"), format!("{} {:.1}", best.0.step, best.0.us), format!("{} -", pick.kernel.step), "-");
+            continue;
+        };
+        e.0 += 1;
+        e.1 += (p.0.us <= 1.05 * best.0.us) as usize;
+        e.3 += (best.0.us / p.0.us).ln();
+        let _ = writeln!(t, "{sc:<11} {:<18} {:<14} {:<14} {:>8.3}", format!("{m}x{n}x{k}"), format!("{} {:.1}", best.0.step, best.0.us), format!("{} {:.1}", p.0.step, p.0.us), p.0.us / best.0.us);
+    }
+    for (sc, (n, within, untimed, logs)) in tally {
+        let _ = writeln!(t, "{sc}: the pick within 5% of the fastest timed step at {within}/{n} shapes ({:.0}%); fastest/pick geometric mean {:.3}; {untimed} shapes whose pick was not timed",
+                         100.0 * within as f64 / n.max(1) as f64, (logs / n.max(1) as f64).exp());
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timings_read_in_both_forms() {
+        let x = parse_times("# shape\tstep\tprocess\tmedian_us\n128x4096x4096\tcuBLAS\tp1\t9.0\n128x4096x4096\tf22\tp1\t10.0\n128x4096x4096\tf22\tp2\t12.0\n128x4096x4096\tf22\tp3\t11.0\n", "t").unwrap();
+        assert_eq!(x, vec![Fp8Sample { step: "f22".into(), shape: (128, 4096, 4096), us: 11.0 }]);
+        let x = parse_times("step\tshape\tus\tpredicted_us\nfw2\t1x1024x1024\t4.5\t4.4\n", "c").unwrap();
+        assert_eq!(x[0].shape, (1, 1024, 1024));
+        assert!(parse_times("step\tshape\tus\nfw2\t1x1024x1024\tNaN\n", "c").is_err());
+        assert!(step_of("fw2").is_some() && step_of("f21x4").is_some() && step_of("h6").is_none());
+    }
+}

@@ -1,0 +1,362 @@
+//! Measuring the FP8 choice's costs on the GPU in hand ([`calibrate`], `kernel-lab calibrate --dtype fp8`) and
+//! finding the costs a plan uses ([`model_for`]): a calibration kept for this GPU, SM count, driver and PTX,
+//! else the shipped H200 constants ([`Fp8Costs::shipped`]). What is measured: the few-tile costs
+//! ([`TileCost`]: a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor) of f14, f22 and
+//! f25 and fw2's weight stream ([`RowStreamCost`]) for the per-tensor choice, f3's and f23's for block scales
+//! (`crate::steps::fp8::per_tensor_step_by`, `block_step_by`). The wave model's speed ratios among the
+//! many-tile steps stay as measured (`F18_SPEED_PER_WORK`, …).
+use std::{
+    collections::HashMap,
+    path::PathBuf,
+    sync::{Arc, Mutex, OnceLock},
+};
+
+use cudarc::driver::CudaSlice;
+
+use crate::{
+    error::{DriverContext, Error, Result},
+    fp8::{Fp8Gemm, Operand, quantize},
+    gemm::calibrate::median_us,
+    runtime::gpu::Gpu,
+    steps::fp8::{self as steps, FP8_COSTED, Fp8Costs, RowStreamCost, Step, TileCost},
+};
+
+/// The step each costed configuration is timed as ([`FP8_COSTED`]' order).
+pub fn costed_step(name: &str) -> Option<&'static Step> {
+    Some(match name {
+        "f14" => &steps::F14,
+        "f22" => &steps::F22,
+        "f25" => &steps::F25,
+        "f3" => &steps::F3,
+        "f23" => &steps::F23,
+        "fw2" => &steps::FW2,
+        _ => return None,
+    })
+}
+
+/// The shapes configuration `name` ([`FP8_COSTED`]) is calibrated on with `sms` SMs (pure), from its tile and
+/// the SMs, none from a model's list; N a multiple of 128 and K of 128 throughout (block scales' groups).
+/// - f14 (128×256 tiles) and f3 (128×128), the few-tile regime their costs price: 1 tile, an eighth, a third
+///   and nine tenths of a round, at 1, 8 and 32 K tiles of 128 (f3: 4 and 32); f3 also a 32-row shape over
+///   half a round of tiles at K 8192 (its DRAM floor);
+/// - f22 and f23 (64×64 tiles, 128 rows): a quarter, one and three rounds at 8 and 32 K tiles, and 64 rows
+///   over one round at 32;
+/// - f25 (≤ 32 rows): 8, 16 and 32 rows over 4096, 14336 and 28672 columns (K 4096, 4096, 8192);
+/// - fw2 (≤ 16 rows): 1, 8 and 16 rows over 1024 × 1024, 14336 × 4096 and 28672 × 8192 weights.
+pub fn calibration_shapes(name: &str, sms: u32) -> Vec<(usize, usize, usize)> {
+    let sms = sms.max(8) as usize;
+    let up = |x: usize| x.div_ceil(128) * 128;
+    let mut out = vec![];
+    match name {
+        "f14" | "f3" => {
+            let cols = if name == "f14" { 256 } else { 128 };
+            let kts: &[usize] = if name == "f14" { &[1, 8, 32] } else { &[4, 32] };
+            for t in [1, sms.div_ceil(8), sms.div_ceil(3), sms * 9 / 10] {
+                let tm = if t >= 8 { 2 } else { 1 };
+                for &kt in kts {
+                    out.push((128 * tm, up(cols * t.div_ceil(tm)), 128 * kt));
+                }
+            }
+            if name == "f3" {
+                out.push((32, up(128 * (sms / 2)), 8192));
+            }
+        }
+        "f22" | "f23" => {
+            for t in [sms.div_ceil(4), sms, 3 * sms] {
+                for kt in [8, 32] {
+                    out.push((128, up(64 * t.div_ceil(2)), 128 * kt));
+                }
+            }
+            out.push((64, up(64 * sms), 4096));
+        }
+        "f25" => {
+            for m in [8, 16, 32] {
+                for (n, k) in [(4096, 4096), (14336, 4096), (28672, 8192)] {
+                    out.push((m, n, k));
+                }
+            }
+        }
+        "fw2" => {
+            for m in [1, 8, 16] {
+                for (n, k) in [(1024, 1024), (14336, 4096), (28672, 8192)] {
+                    out.push((m, n, k));
+                }
+            }
+        }
+        _ => {}
+    }
+    let st = costed_step(name);
+    out.into_iter().filter(|&(m, n, k)| st.is_some_and(|st| st.rejects(m, n, k).is_none())).collect()
+}
+
+/// One calibration timing: a configuration's step, a shape, the median µs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fp8Sample {
+    /// The step's label (one of [`FP8_COSTED`]).
+    pub step: String,
+    /// M, N, K.
+    pub shape: (usize, usize, usize),
+    /// Median µs.
+    pub us: f64,
+}
+
+/// `costs`' prediction of a sample (`None` for a step it does not hold).
+pub fn predict(costs: &Fp8Costs, x: &Fp8Sample, sms: u32) -> Option<f64> {
+    let (m, n, k) = x.shape;
+    let (kt, ab) = ((k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64, ((m + n) * k) as f64);
+    if x.step == "fw2" {
+        return Some(costs.fw2.time_us(m, ab));
+    }
+    let st = costed_step(&x.step)?;
+    let c = match x.step.as_str() {
+        "f14" => costs.f14,
+        "f22" => costs.f22,
+        "f25" => costs.f25,
+        "f3" => costs.f3,
+        _ => costs.f23,
+    };
+    Some(c.time_us(st.tiles(m, n), sms as u64, kt, ab))
+}
+
+/// Minimizes `err` over `p` by a multiplicative coordinate search from `p` (steps of ×(1 ± δ), δ halving),
+/// each parameter inside `[lo, hi]`; a parameter that starts non-finite (no floor) stays as it is.
+fn coordinate_search<const P: usize>(mut p: [f64; P], lo: [f64; P], hi: [f64; P], err: impl Fn(&[f64; P]) -> f64) -> [f64; P] {
+    for i in 0..P {
+        if p[i].is_finite() {
+            p[i] = p[i].clamp(lo[i], hi[i]);
+        }
+    }
+    let mut best = err(&p);
+    let mut delta = 0.5;
+    for _ in 0..600 {
+        let mut improved = false;
+        for i in 0..P {
+            if !p[i].is_finite() {
+                continue;
+            }
+            for f in [1.0 + delta, 1.0 / (1.0 + delta)] {
+                let mut t = p;
+                t[i] = (t[i] * f).clamp(lo[i], hi[i]);
+                let e = err(&t);
+                if e < best {
+                    (best, p, improved) = (e, t, true);
+                }
+            }
+        }
+        if !improved {
+            delta *= 0.5;
+            if delta < 1e-4 {
+                break;
+            }
+        }
+    }
+    p
+}
+
+/// Fits every configuration with at least three timings in `samples` from `start`'s constants (the squared log
+/// error of [`predict`]); `(costs, what kept `start`'s constants and why)`.
+pub fn fit(samples: &[Fp8Sample], source: String, sms: u32, f21_resident: [u32; 7], start: &Fp8Costs) -> (Fp8Costs, Vec<String>) {
+    let mut c = Fp8Costs { source, sms, f21_resident, ..start.clone() };
+    let mut kept = vec![];
+    for name in FP8_COSTED {
+        let pts: Vec<&Fp8Sample> = samples.iter().filter(|x| x.step == name && x.us.is_finite() && x.us > 0.0).collect();
+        if pts.len() < 3 {
+            kept.push(format!("{name}: {} timings (at least 3 needed); its constants stay {}", pts.len(), start.source));
+            continue;
+        }
+        if name == "fw2" {
+            let f = start.fw2;
+            let err = |p: &[f64; 3]| {
+                let cost = RowStreamCost { fixed_us: p[0], bytes_per_us: p[1], per_row: p[2] };
+                pts.iter().map(|x| (cost.time_us(x.shape.0, ((x.shape.0 + x.shape.1) * x.shape.2) as f64) / x.us).ln().powi(2)).sum::<f64>()
+            };
+            let p = coordinate_search([f.fixed_us, f.bytes_per_us, f.per_row.max(1e-4)], [0.1, 1e5, 1e-5], [100.0, 2e7, 0.1], err);
+            c.fw2 = RowStreamCost { fixed_us: p[0], bytes_per_us: p[1], per_row: p[2] };
+            continue;
+        }
+        let t0 = *c.tile_cost_mut(name).expect("a tile cost");
+        let err = |p: &[f64; 4]| {
+            let mut trial = c.clone();
+            *trial.tile_cost_mut(name).expect("a tile cost") = TileCost { fixed_us: p[0], k_tile_us: p[1], k_tile_full_us: p[2], dram_bytes_per_us: p[3] };
+            pts.iter().map(|x| (predict(&trial, x, sms).unwrap_or(f64::NAN) / x.us).ln().powi(2)).sum::<f64>()
+        };
+        let p = coordinate_search([t0.fixed_us, t0.k_tile_us, t0.k_tile_full_us, t0.dram_bytes_per_us], [0.1, 1e-3, 1e-3, 1e5], [100.0, 100.0, 100.0, 2e7], err);
+        *c.tile_cost_mut(name).expect("a tile cost") = TileCost { fixed_us: p[0], k_tile_us: p[1], k_tile_full_us: p[2], dram_bytes_per_us: p[3] };
+    }
+    (c, kept)
+}
+
+/// Where [`calibrate`]'s result for `gpu` is kept: `$KERNEL_LAB_FP8_COST_FILE`, else
+/// `$XDG_CACHE_HOME/kernel-lab/fp8-cost-<key>.tsv` (the key as [`crate::gemm::calibrate::key`]), else
+/// `$HOME/.cache/kernel-lab/…`; `None` when none of those is set.
+pub fn path(gpu: &Gpu) -> Option<PathBuf> {
+    let var = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty()).map(PathBuf::from);
+    if let Some(p) = var("KERNEL_LAB_FP8_COST_FILE") {
+        return Some(p);
+    }
+    let base = var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))?;
+    Some(base.join("kernel-lab").join(format!("fp8-cost-{}.tsv", crate::gemm::calibrate::key(gpu))))
+}
+
+/// The costs FP8 plans on `gpu` use: its calibration file ([`path`]) where one exists and reads, else the
+/// shipped constants. Read once per process and key.
+pub fn model_for(gpu: &Gpu) -> Arc<Fp8Costs> {
+    static MODELS: OnceLock<Mutex<HashMap<String, Arc<Fp8Costs>>>> = OnceLock::new();
+    let k = crate::gemm::calibrate::key(gpu);
+    let mut map = MODELS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    map.entry(k).or_insert_with(|| {
+        let file = path(gpu).and_then(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t)));
+        let read = file.and_then(|(p, t)| match Fp8Costs::parse(&t, &p.display().to_string()) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                eprintln!("note: ignoring the FP8 calibration {}: {e}", p.display());
+                None
+            }
+        });
+        Arc::new(read.unwrap_or_else(|| Fp8Costs::shipped(&gpu.info.name)))
+    }).clone()
+}
+
+/// What an FP8 calibration measured: the costs and the timings they were fitted to.
+pub struct Fp8Calibration {
+    /// The fitted costs.
+    pub costs: Fp8Costs,
+    /// Every timed (step, shape).
+    pub samples: Vec<Fp8Sample>,
+    /// Configurations or timings left out, with why.
+    pub skipped: Vec<String>,
+}
+
+/// f32 values in [-1, 1) over `buf` (one random chunk copied over it).
+fn fill(gpu: &Gpu, buf: &mut CudaSlice<f32>, seed: u64) -> Result<()> {
+    let mut rng = crate::runtime::verify::rng(seed);
+    let chunk = gpu.upload(&crate::runtime::verify::uniform_f32(&mut rng, buf.len().min(1 << 22)))?;
+    let mut at = 0;
+    while at < buf.len() {
+        let n = chunk.len().min(buf.len() - at);
+        let mut dst = buf.slice_mut(at..at + n);
+        gpu.stream.memcpy_dtod(&chunk.slice(0..n), &mut dst).during(|| "filling an FP8 calibration buffer".into())?;
+        at += n;
+    }
+    Ok(())
+}
+
+/// Measures the FP8 choice's costs on `gpu` (sm_90a only): each configuration of [`FP8_COSTED`] on its
+/// [`calibration_shapes`], its operands quantized from random data with its scaling, timed as the bench times
+/// the family (the same buffers every run: weights within the L2 stay there, as the shipped constants were
+/// measured), then fitted from the shipped constants ([`fit`]). `progress` hears one line per configuration.
+pub fn calibrate(gpu: &Gpu, progress: &mut dyn FnMut(&str)) -> Result<Fp8Calibration> {
+    if let Some(why) = gpu.cannot_run(&steps::F14.kernel) {
+        return Err(Error::Unsupported { kernel: "the FP8 cost model".into(), needs: "sm_90a (Hopper): the steps it chooses among".into(), have: why });
+    }
+    let sms = gpu.info.sms;
+    let resident = crate::fp8::f21_resident(gpu)?;
+    let plans: Vec<(&str, Vec<(usize, usize, usize)>)> = FP8_COSTED.iter().map(|&n| (n, calibration_shapes(n, sms))).collect();
+    let most = plans.iter().flat_map(|(_, v)| v.iter().map(|&(m, n, k)| (m + n) * k + m * n)).max().unwrap_or(1);
+    crate::runtime::budget::check(gpu, "FP8 calibration", 6 * most as u64, 0)?;
+    let seed = crate::runtime::verify::fresh_seed();
+    let source = format!("calibrated on {} ({sms} SMs, driver {}, kernels {:016x})", gpu.info.name, gpu.info.driver_version, crate::runtime::ptx::kernels_fingerprint());
+    let (mut samples, mut skipped) = (vec![], vec![]);
+    for (name, shapes) in plans {
+        let st = costed_step(name).expect("a costed step");
+        let before = samples.len();
+        for (i, (m, n, k)) in shapes.into_iter().enumerate() {
+            let timed = (|| -> Result<f64> {
+                let mut a32 = gpu.zeros::<f32>(m * k)?;
+                fill(gpu, &mut a32, seed ^ (2 * i as u64))?;
+                let a = quantize(gpu, &a32, m, k, st.scaling, Operand::A)?;
+                drop(a32);
+                let mut b32 = gpu.zeros::<f32>(n * k)?;
+                fill(gpu, &mut b32, seed ^ (2 * i as u64 + 1))?;
+                let b = quantize(gpu, &b32, n, k, st.scaling, Operand::B)?;
+                drop(b32);
+                let mut c = gpu.zeros::<u16>(m * n)?;
+                let g = Fp8Gemm::new(gpu, st, &a, &b, &c)?;
+                median_us(gpu, |_| g.run(gpu, &a, &b, &mut c))
+            })();
+            match timed {
+                Ok(us) => samples.push(Fp8Sample { step: name.to_string(), shape: (m, n, k), us }),
+                Err(e) => skipped.push(format!("{name} at {m}x{n}x{k}: {e}")),
+            }
+        }
+        progress(&format!("{name}: {} shapes timed", samples.len() - before));
+    }
+    let start = Fp8Costs::shipped(&gpu.info.name);
+    let (costs, kept) = fit(&samples, source, sms, resident, &start);
+    skipped.extend(kept);
+    gpu.stream.synchronize().during(|| "after the FP8 calibration".into())?;
+    Ok(Fp8Calibration { costs, samples, skipped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calibration_shapes_run_on_their_step_and_stay_in_their_regime() {
+        for sms in [114, 132, 144] {
+            for name in FP8_COSTED {
+                let shapes = calibration_shapes(name, sms);
+                assert!(shapes.len() >= 7, "{name}: {shapes:?}");
+                let st = costed_step(name).unwrap();
+                for &(m, n, k) in &shapes {
+                    assert!(st.rejects(m, n, k).is_none(), "{name} {m}x{n}x{k}");
+                    assert!(n % 128 == 0 && k % 128 == 0, "{name} {m}x{n}x{k}");
+                    if matches!(name, "f14" | "f3") {
+                        assert!(st.tiles(m, n) < sms as u64, "{name} {m}x{n}x{k}: the few-tile regime");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The fit recovers known costs from timings made by them, starting 1.5–2× off.
+    #[test]
+    fn the_fit_recovers_known_costs() {
+        let truth = Fp8Costs {
+            f14: TileCost { fixed_us: 5.0, k_tile_us: 0.5, k_tile_full_us: 0.6, dram_bytes_per_us: f64::INFINITY },
+            f25: TileCost { fixed_us: 3.0, k_tile_us: 0.2, k_tile_full_us: 0.3, dram_bytes_per_us: 3.5e6 },
+            fw2: RowStreamCost { fixed_us: 3.0, bytes_per_us: 3.3e6, per_row: 0.005 },
+            ..Fp8Costs::shipped("H200")
+        };
+        let samples: Vec<Fp8Sample> = FP8_COSTED.iter().flat_map(|&name| calibration_shapes(name, 132).into_iter().map(move |shape| (name, shape)))
+            .map(|(name, shape)| {
+                let x = Fp8Sample { step: name.into(), shape, us: 0.0 };
+                Fp8Sample { us: predict(&truth, &x, 132).unwrap(), ..x }
+            }).collect();
+        let start = Fp8Costs {
+            f14: TileCost { fixed_us: 10.0, k_tile_us: 0.3, ..truth.f14 },
+            f25: TileCost { fixed_us: 6.0, dram_bytes_per_us: 2.0e6, ..truth.f25 },
+            fw2: RowStreamCost { fixed_us: 6.0, bytes_per_us: 2.0e6, per_row: 0.01 },
+            ..truth.clone()
+        };
+        let (got, kept) = fit(&samples, "test".into(), 132, [1; 7], &start);
+        assert!(kept.is_empty(), "{kept:?}");
+        assert_eq!(got.f21_resident, [1; 7]);
+        assert!(got.f14.dram_bytes_per_us.is_infinite(), "no floor stays no floor");
+        for x in &samples {
+            let p = predict(&got, x, 132).unwrap();
+            assert!((p / x.us - 1.0).abs() < 0.03, "{} {:?}: {p:.2} vs {:.2}", x.step, x.shape, x.us);
+        }
+        assert!((got.fw2.bytes_per_us / 3.3e6 - 1.0).abs() < 0.05, "{:?}", got.fw2);
+        assert!((got.f14.k_tile_us / 0.5 - 1.0).abs() < 0.1, "{:?}", got.f14);
+    }
+
+    #[test]
+    fn the_text_form_reads_back_and_refuses_what_it_cannot_read() {
+        let c = Fp8Costs::shipped("NVIDIA H200");
+        let back = Fp8Costs::parse(&c.to_text(), "t").unwrap();
+        assert_eq!(back.f21_resident, c.f21_resident);
+        assert!(back.f14.dram_bytes_per_us.is_infinite() && back.f22.dram_bytes_per_us.is_infinite());
+        for (a, b) in [(back.f25, c.f25), (back.f3, c.f3), (back.f23, c.f23)] {
+            assert!((a.k_tile_us - b.k_tile_us).abs() < 1e-3 && (a.dram_bytes_per_us / b.dram_bytes_per_us - 1.0).abs() < 1e-3);
+        }
+        assert!((back.fw2.bytes_per_us / c.fw2.bytes_per_us - 1.0).abs() < 1e-3);
+        let text = c.to_text();
+        assert!(Fp8Costs::parse(&text.replace("# sms 132", ""), "f").unwrap_err().contains("sms"));
+        assert!(Fp8Costs::parse(&text.lines().filter(|l| !l.starts_with("fw2")).collect::<Vec<_>>().join("\n"), "f").unwrap_err().contains("fw2"));
+        assert!(Fp8Costs::parse(&text.replace("f22\t", "f99\t"), "f").unwrap_err().contains("f99"));
+        assert!(Fp8Costs::parse(&text.replace("f25\t3.800", "f25\t-3.8"), "f").is_err());
+        assert!(Fp8Costs::shipped("NVIDIA H100 80GB HBM3").source.contains("kernel-lab calibrate"));
+    }
+}
