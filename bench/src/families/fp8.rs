@@ -206,11 +206,11 @@ pub fn run(gpu: &Gpu, o: &GemmRun, progress: &mut dyn FnMut(&str)) -> Result<Vec
     let lt = CublasLtFp8::new(gpu).map_err(|e| e.to_string());
     let blas = reference_blas(gpu)?;
     let mut rows = vec![];
-    // --entry: the library's step per scaling on this GPU (its clusters' residency asked once).
-    let resident = if o.entry { fp8::f21_resident(gpu)? } else { [0; 7] };
     for &s in &o.shapes {
         let steps: Vec<&Step> = if o.entry {
-            [Scaling::PerTensor, Scaling::Block].map(|sc| fp8::step_for(sc, s.m, s.n, s.k, gpu.info.sms, resident)).to_vec()
+            // --entry: the library's step per scaling on this GPU (`gemm_fp8`'s: its costs as calibrated here,
+            // else the shipped ones).
+            [Scaling::PerTensor, Scaling::Block].into_iter().map(|sc| fp8::default_step(gpu, sc, s.m, s.n, s.k)).collect::<Result<_>>()?
         } else {
             // fw1 and fw2 (not `wgmma` steps: not in STEPS) beside them where they take the shape.
             let weight_only = WEIGHT_ONLY_ROUTES.into_iter().filter(|st| st.rejects(s.m, s.n, s.k).is_none());
