@@ -93,7 +93,7 @@ pub fn refit(samples: &str, from: Option<&str>, out: Option<PathBuf>) -> Result<
         Some(p) => Fp8Costs::parse(&read(p)?, p).map_err(Error::InvalidInput)?,
         None => Fp8Costs::shipped("H200"),
     };
-    let samples: Vec<Fp8Sample> = parse_times(&read(samples)?, samples)?.into_iter().filter(|x| steps::FP8_COSTED.contains(&x.step.as_str())).collect();
+    let samples: Vec<Fp8Sample> = parse_times(&read(samples)?, samples)?.into_iter().filter(|x| calibrate::config_of(&x.step).is_some()).collect();
     let (costs, kept) = calibrate::fit(&samples, format!("{} (refitted to {} timings)", base.source, samples.len()), base.sms, base.f21_resident, &base);
     match out {
         Some(p) => write(&p, &costs.to_text())?,

@@ -21,7 +21,8 @@ use crate::{
     steps::fp8::{self as steps, FP8_COSTED, Fp8Costs, RowStreamCost, Step, TileCost},
 };
 
-/// The step each costed configuration is timed as ([`FP8_COSTED`]' order).
+/// The step each costed configuration is timed as ([`FP8_COSTED`]; f21 at its cluster sizes 2 and 4, `f21x2`,
+/// `f21x4`).
 pub fn costed_step(name: &str) -> Option<&'static Step> {
     Some(match name {
         "f14" => &steps::F14,
@@ -30,6 +31,8 @@ pub fn costed_step(name: &str) -> Option<&'static Step> {
         "f3" => &steps::F3,
         "f23" => &steps::F23,
         "fw2" => &steps::FW2,
+        "f21x2" => &steps::F21[0],
+        "f21x4" => &steps::F21[2],
         _ => return None,
     })
 }
@@ -42,8 +45,13 @@ pub fn costed_step(name: &str) -> Option<&'static Step> {
 /// - f22 and f23 (64×64 tiles, 128 rows): a quarter, one and three rounds at 8 and 32 K tiles, and 64 rows
 ///   over one round at 32;
 /// - f25 (≤ 32 rows): 8, 16 and 32 rows over 8192, 4096, 14336 and 28672 columns (K 1024, 4096, 4096, 8192);
-/// - fw2 (≤ 16 rows): 1, 8 and 16 rows over 1024 × 1024, 14336 × 4096 and 28672 × 8192 weights.
+/// - fw2 (≤ 16 rows): 1, 8 and 16 rows over 1024 × 1024, 14336 × 4096 and 28672 × 8192 weights;
+/// - f21 (`f21x2`, `f21x4`: clusters of 2 and 4): 256 rows over half, nine tenths and one and a half of the clusters
+///   that fit at once (`SMs / size`), at 16 and 64 K tiles. `calibration_shapes("f21", …)` is both.
 pub fn calibration_shapes(name: &str, sms: u32) -> Vec<(usize, usize, usize)> {
+    if name == "f21" {
+        return [calibration_shapes("f21x2", sms), calibration_shapes("f21x4", sms)].concat();
+    }
     let sms = sms.max(8) as usize;
     let up = |x: usize| x.div_ceil(128) * 128;
     let mut out = vec![];
@@ -78,6 +86,16 @@ pub fn calibration_shapes(name: &str, sms: u32) -> Vec<(usize, usize, usize)> {
                 }
             }
         }
+        "f21x2" | "f21x4" => {
+            // 256 rows (two tile rows of 128×256) over about half and nine tenths of the clusters that fit at once
+            // (SMs / size), and past one wave: 16 and 64 K tiles.
+            let s = if name == "f21x2" { 2 } else { 4 };
+            for t in [sms / (2 * s), sms * 9 / (10 * s), 3 * sms / (2 * s)] {
+                for kt in [16, 64] {
+                    out.push((256, up(256 * t.div_ceil(2).max(1)), 128 * kt));
+                }
+            }
+        }
         "fw2" => {
             for m in [1, 8, 16] {
                 for (n, k) in [(1024, 1024), (14336, 4096), (28672, 8192)] {
@@ -89,6 +107,20 @@ pub fn calibration_shapes(name: &str, sms: u32) -> Vec<(usize, usize, usize)> {
     }
     let st = costed_step(name);
     out.into_iter().filter(|&(m, n, k)| st.is_some_and(|st| st.rejects(m, n, k).is_none())).collect()
+}
+
+/// The configuration of [`FP8_COSTED`] a timed step's label belongs to (`f21x2`, `f21x4` → `f21`).
+pub fn config_of(label: &str) -> Option<&'static str> {
+    if label.starts_with("f21x") {
+        return Some("f21");
+    }
+    FP8_COSTED.iter().copied().find(|&c| c == label)
+}
+
+/// Every timing a calibration makes on `sms` SMs: (the step's label, the shape), configuration by configuration.
+pub fn plan(sms: u32) -> Vec<(&'static str, (usize, usize, usize))> {
+    FP8_COSTED.iter().flat_map(|&n| if n == "f21" { vec!["f21x2", "f21x4"] } else { vec![n] })
+        .flat_map(|label| calibration_shapes(label, sms).into_iter().map(move |s| (label, s))).collect()
 }
 
 /// One calibration timing: a configuration's step, a shape, the median µs.
@@ -108,6 +140,9 @@ pub fn predict(costs: &Fp8Costs, x: &Fp8Sample, sms: u32) -> Option<f64> {
     let (kt, ab) = ((k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64, ((m + n) * k) as f64);
     if x.step == "fw2" {
         return Some(costs.fw2.time_us(m, ab));
+    }
+    if let Some(size) = x.step.strip_prefix("f21x").and_then(|v| v.parse::<u32>().ok()) {
+        return steps::f21_estimate_at(size, m, n, k, costs.f21_resident).map(|est| costs.f21.time_us(est));
     }
     let st = costed_step(&x.step)?;
     let c = match x.step.as_str() {
@@ -161,9 +196,18 @@ pub fn fit(samples: &[Fp8Sample], source: String, sms: u32, f21_resident: [u32; 
     let mut c = Fp8Costs { source, sms, f21_resident, ..start.clone() };
     let mut kept = vec![];
     for name in FP8_COSTED {
-        let pts: Vec<&Fp8Sample> = samples.iter().filter(|x| x.step == name && x.us.is_finite() && x.us > 0.0).collect();
+        let pts: Vec<&Fp8Sample> = samples.iter().filter(|x| config_of(&x.step) == Some(name) && x.us.is_finite() && x.us > 0.0).collect();
         if pts.len() < 3 {
             kept.push(format!("{name}: {} timings (at least 3 needed); its constants stay {}", pts.len(), start.source));
+            continue;
+        }
+        if name == "f21" {
+            let err = |p: &[f64; 2]| {
+                let trial = Fp8Costs { f21: steps::SplitCost { fixed_us: p[0], k_tile_us: p[1] }, ..c.clone() };
+                pts.iter().map(|x| (predict(&trial, x, sms).unwrap_or(f64::NAN) / x.us).ln().powi(2)).sum::<f64>()
+            };
+            let p = coordinate_search([c.f21.fixed_us, c.f21.k_tile_us], [0.1, 1e-3], [100.0, 100.0], err);
+            c.f21 = steps::SplitCost { fixed_us: p[0], k_tile_us: p[1] };
             continue;
         }
         if name == "fw2" {
@@ -253,16 +297,18 @@ pub fn calibrate(gpu: &Gpu, progress: &mut dyn FnMut(&str)) -> Result<Fp8Calibra
     }
     let sms = gpu.info.sms;
     let resident = crate::fp8::f21_resident(gpu)?;
-    let plans: Vec<(&str, Vec<(usize, usize, usize)>)> = FP8_COSTED.iter().map(|&n| (n, calibration_shapes(n, sms))).collect();
-    let most = plans.iter().flat_map(|(_, v)| v.iter().map(|&(m, n, k)| (m + n) * k + m * n)).max().unwrap_or(1);
+    let timings = plan(sms);
+    let most = timings.iter().map(|&(_, (m, n, k))| (m + n) * k + m * n).max().unwrap_or(1);
     crate::runtime::budget::check(gpu, "FP8 calibration", 6 * most as u64, 0)?;
     let seed = crate::runtime::verify::fresh_seed();
     let source = format!("calibrated on {} ({sms} SMs, driver {}, kernels {:016x})", gpu.info.name, gpu.info.driver_version, crate::runtime::ptx::kernels_fingerprint());
     let (mut samples, mut skipped) = (vec![], vec![]);
-    for (name, shapes) in plans {
+    let mut labels: Vec<&str> = timings.iter().map(|t| t.0).collect();
+    labels.dedup();
+    for name in labels {
         let st = costed_step(name).expect("a costed step");
         let before = samples.len();
-        for (i, (m, n, k)) in shapes.into_iter().enumerate() {
+        for (i, &(_, (m, n, k))) in timings.iter().filter(|t| t.0 == name).enumerate() {
             let timed = (|| -> Result<f64> {
                 let mut a32 = gpu.zeros::<f32>(m * k)?;
                 fill(gpu, &mut a32, seed ^ (2 * i as u64))?;
@@ -298,9 +344,13 @@ mod tests {
     #[test]
     fn calibration_shapes_run_on_their_step_and_stay_in_their_regime() {
         for sms in [114, 132, 144] {
+            let labels: Vec<&str> = plan(sms).iter().map(|t| t.0).collect();
             for name in FP8_COSTED {
+                assert!(labels.iter().filter(|l| config_of(l) == Some(name)).count() >= 7, "{name}: too few timings");
+            }
+            for name in ["f14", "f21x2", "f21x4", "f22", "f25", "f3", "f23", "fw2"] {
                 let shapes = calibration_shapes(name, sms);
-                assert!(shapes.len() >= 7, "{name}: {shapes:?}");
+                assert!(shapes.len() >= 6, "{name}: {shapes:?}");
                 let st = costed_step(name).unwrap();
                 for &(m, n, k) in &shapes {
                     assert!(st.rejects(m, n, k).is_none(), "{name} {m}x{n}x{k}");
@@ -320,9 +370,10 @@ mod tests {
             f14: TileCost { fixed_us: 5.0, k_tile_us: 0.5, k_tile_full_us: 0.6, dram_bytes_per_us: f64::INFINITY },
             f25: TileCost { fixed_us: 3.0, k_tile_us: 0.2, k_tile_full_us: 0.3, dram_bytes_per_us: 3.5e6 },
             fw2: RowStreamCost { fixed_us: 3.0, bytes_per_us: 3.3e6, per_row: 0.005 },
+            f21: steps::SplitCost { fixed_us: 7.0, k_tile_us: 0.6 },
             ..Fp8Costs::shipped("H200")
         };
-        let samples: Vec<Fp8Sample> = FP8_COSTED.iter().flat_map(|&name| calibration_shapes(name, 132).into_iter().map(move |shape| (name, shape)))
+        let samples: Vec<Fp8Sample> = plan(132).into_iter()
             .map(|(name, shape)| {
                 let x = Fp8Sample { step: name.into(), shape, us: 0.0 };
                 Fp8Sample { us: predict(&truth, &x, 132).unwrap(), ..x }
@@ -333,9 +384,11 @@ mod tests {
             fw2: RowStreamCost { fixed_us: 6.0, bytes_per_us: 2.0e6, per_row: 0.01 },
             ..truth.clone()
         };
-        let (got, kept) = fit(&samples, "test".into(), 132, [1; 7], &start);
+        let resident = truth.f21_resident;
+        let start = Fp8Costs { f21: steps::SplitCost { fixed_us: 4.0, k_tile_us: 0.9 }, ..start };
+        let (got, kept) = fit(&samples, "test".into(), 132, resident, &start);
         assert!(kept.is_empty(), "{kept:?}");
-        assert_eq!(got.f21_resident, [1; 7]);
+        assert!((got.f21.k_tile_us / 0.6 - 1.0).abs() < 0.05, "{:?}", got.f21);
         assert!(got.f14.dram_bytes_per_us.is_infinite(), "no floor stays no floor");
         for x in &samples {
             let p = predict(&got, x, 132).unwrap();
@@ -355,6 +408,7 @@ mod tests {
             assert!((a.k_tile_us - b.k_tile_us).abs() < 1e-3 && (a.dram_bytes_per_us / b.dram_bytes_per_us - 1.0).abs() < 1e-3);
         }
         assert!((back.fw2.bytes_per_us / c.fw2.bytes_per_us - 1.0).abs() < 1e-3);
+        assert_eq!((back.f21, back.l2_bytes), (c.f21, c.l2_bytes));
         let text = c.to_text();
         assert!(Fp8Costs::parse(&text.replace("# sms 132", ""), "f").unwrap_err().contains("sms"));
         assert!(Fp8Costs::parse(&text.lines().filter(|l| !l.starts_with("fw2")).collect::<Vec<_>>().join("\n"), "f").unwrap_err().contains("fw2"));

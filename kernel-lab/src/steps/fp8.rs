@@ -729,7 +729,7 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
     let mut best = (&F14, t14);
     let (splits, est) = f21_split_estimate(m, n, k, sms, resident);
     if let Some(st) = f21_for(splits) {
-        let t = costs.f14.fixed_us + costs.f14.k_tile_us * est as f64;
+        let t = costs.f21.time_us(est);
         if t < best.1 {
             best = (st, t);
         }
@@ -803,6 +803,9 @@ pub struct Fp8Costs {
     pub l2_bytes: u64,
     /// f14's few-tile cost ([`F14_COST`]).
     pub f14: TileCost,
+    /// f21's: its cluster split's estimate ([`f21_splits`], in K tiles of one CTA) priced (shipped: f14's fixed
+    /// cost and K tile, as session 72 fitted the estimate).
+    pub f21: SplitCost,
     /// f22's ([`F22_COST`]).
     pub f22: TileCost,
     /// f25's ([`F25_COST`]).
@@ -819,7 +822,37 @@ pub struct Fp8Costs {
 pub const H200_L2_BYTES: u64 = 50 << 20;
 
 /// The configurations whose costs [`Fp8Costs`] holds, as its text form names them.
-pub const FP8_COSTED: [&str; 6] = ["f14", "f22", "f25", "f3", "f23", "fw2"];
+pub const FP8_COSTED: [&str; 7] = ["f14", "f21", "f22", "f25", "f3", "f23", "fw2"];
+
+/// f21's time: a fixed cost and the time of one CTA's K tile, over its cluster split's estimate in K tiles
+/// (`layout::hopper::tma_hgemm::cluster_split_estimate`: rounds of resident clusters × (the split's K tiles +
+/// [`F21_OVERHEAD_K_TILES`])).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitCost {
+    /// µs a launch costs beyond its K tiles.
+    pub fixed_us: f64,
+    /// µs a K tile of the estimate.
+    pub k_tile_us: f64,
+}
+
+impl SplitCost {
+    /// The time of an estimate of `est` K tiles.
+    pub fn time_us(self, est: u64) -> f64 {
+        self.fixed_us + self.k_tile_us * est as f64
+    }
+}
+
+/// f21's estimate in K tiles at cluster size `splits` (one of [`F21_CLUSTERS`]) on `m × n × k` with `resident`
+/// clusters of each size at once; `None` for a size not built or not resident.
+pub fn f21_estimate_at(splits: u32, m: usize, n: usize, k: usize, resident: [u32; 7]) -> Option<u64> {
+    let i = F21_CLUSTERS.iter().position(|&c| c == splits)?;
+    let r = resident[i] as u64;
+    if r == 0 {
+        return None;
+    }
+    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64);
+    Some(F14.tiles(m, n).div_ceil(r) * (kt.div_ceil(splits as u64) + F21_OVERHEAD_K_TILES as u64))
+}
 
 /// The shipped constants (the H200's).
 pub static SHIPPED: std::sync::LazyLock<Fp8Costs> = std::sync::LazyLock::new(|| Fp8Costs::shipped("NVIDIA H200"));
@@ -829,7 +862,7 @@ impl Fp8Costs {
     /// where `kernel-lab calibrate` measures its own.
     pub fn shipped(name: &str) -> Fp8Costs {
         let source = if name.contains("H200") { "shipped: H200".to_string() } else { format!("shipped: H200 (not measured on {name}: run `kernel-lab calibrate`)") };
-        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], l2_bytes: H200_L2_BYTES, f14: F14_COST, f22: F22_COST, f25: F25_COST, f3: F3_COST, f23: F23_COST, fw2: FW2_COST }
+        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], l2_bytes: H200_L2_BYTES, f14: F14_COST, f21: SplitCost { fixed_us: F14_COST.fixed_us, k_tile_us: F14_COST.k_tile_us }, f22: F22_COST, f25: F25_COST, f3: F3_COST, f23: F23_COST, fw2: FW2_COST }
     }
 
     /// The tile costs by name ([`FP8_COSTED`] but fw2).
@@ -854,6 +887,7 @@ impl Fp8Costs {
             let dram = if c.dram_bytes_per_us.is_finite() { format!("{:.0}", c.dram_bytes_per_us / 1e3) } else { "inf".into() };
             let _ = writeln!(out, "{name}\t{:.3}\t{:.4}\t{:.4}\t{dram}", c.fixed_us, c.k_tile_us, c.k_tile_full_us);
         }
+        let _ = writeln!(out, "f21\t{:.3}\t{:.4}", self.f21.fixed_us, self.f21.k_tile_us);
         let _ = writeln!(out, "fw2\t{:.3}\t{:.0}\t{:.5}", self.fw2.fixed_us, self.fw2.bytes_per_us / 1e3, self.fw2.per_row);
         out
     }
@@ -862,7 +896,7 @@ impl Fp8Costs {
     pub fn parse(text: &str, what: &str) -> Result<Fp8Costs, String> {
         let bad = |line: usize, why: String| format!("{what}:{line}: {why}");
         let mut c = Fp8Costs { source: String::new(), sms: 0, ..Fp8Costs::shipped("H200") };
-        let mut seen = [false; 6];
+        let mut seen = [false; 7];
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() {
@@ -886,7 +920,10 @@ impl Fp8Costs {
             let num = |v: &str| v.parse::<f64>().ok().filter(|x| !x.is_nan() && *x >= 0.0).ok_or_else(|| bad(i + 1, format!("`{v}` is not a non-negative number")));
             let idx = FP8_COSTED.iter().position(|n| *n == f[0]).ok_or_else(|| bad(i + 1, format!("`{}` is not one of {}", f[0], FP8_COSTED.join(", "))))?;
             seen[idx] = true;
-            if f[0] == "fw2" {
+            if f[0] == "f21" {
+                let [_, fixed, kt] = f.as_slice() else { return Err(bad(i + 1, format!("`{line}`: expected f21, fixed_us, k_tile_us"))) };
+                c.f21 = SplitCost { fixed_us: num(fixed)?, k_tile_us: num(kt)? };
+            } else if f[0] == "fw2" {
                 let [_, fixed, gbps, per_row] = f.as_slice() else { return Err(bad(i + 1, format!("`{line}`: expected fw2, fixed_us, gbps, per_row"))) };
                 let gbps = num(gbps)?;
                 if gbps <= 0.0 || !gbps.is_finite() {
