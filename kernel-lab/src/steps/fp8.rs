@@ -818,8 +818,9 @@ pub struct Fp8Costs {
     pub fw2: RowStreamCost,
 }
 
-/// The L2 of the H200 the shipped costs were measured on (`CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE`: 50 MiB).
-pub const H200_L2_BYTES: u64 = 50 << 20;
+/// The L2 of the H200 the shipped costs were measured on (`CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE`: 62,914,560 bytes,
+/// 60 MiB, as session 89's calibrations recorded it).
+pub const H200_L2_BYTES: u64 = 60 << 20;
 
 /// The configurations whose costs [`Fp8Costs`] holds, as its text form names them.
 pub const FP8_COSTED: [&str; 7] = ["f14", "f21", "f22", "f25", "f3", "f23", "fw2"];
@@ -1067,7 +1068,7 @@ mod tests {
 
     /// F25_MARGIN holds only for weights within the L2 (the bench keeps them there, fw2 beats its DRAM cost): beyond
     /// it f25 is weighed straight. Session 89's held-out shapes (H200, 3 processes, µs f25 / fw2): 2×13824×5120 22.6
-    /// / 24.5, 4×28672×8192 64.4 / 67.1, 16×13824×5120 22.3 / 26.4 (all beyond 50 MiB); within it session 86's
+    /// / 24.5, 4×28672×8192 64.4 / 67.1, 16×13824×5120 22.3 / 26.4 (all beyond 60 MiB); within it session 86's
     /// 16×5120×5120 12.5 / 10.7 and 8×5120×8192 17.5 / 13.2 stay fw2's.
     #[test]
     fn the_f25_margin_applies_to_weights_within_the_l2() {
