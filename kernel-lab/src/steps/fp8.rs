@@ -757,7 +757,9 @@ pub const F25_COST: TileCost = TileCost { fixed_us: 3.8, k_tile_us: 0.15, k_tile
 /// 0.81–0.94× of [`FW2_COST`] (fitted beyond the L2; sessions 84 and 86: 16×8192×3072 9.0 µs against 11.1,
 /// 16×6144×4096 9.5 / 11.1, 16×5120×5120 10.6 / 11.4, 8×5120×8192 13.2–14.5 / 15.5) while f25's 24–48 CTAs,
 /// bound by their own pull rate, do not gain (16×6144×4096 10.9 against [`F25_COST`]'s 10.9; on another card
-/// 9.5, session 86 call 2).
+/// 9.5, session 86 call 2). Only for weights within the L2 ([`Fp8Costs::l2_bytes`]; session 89): beyond it every
+/// route streams them from DRAM and f25 is weighed straight (2×13824×5120 f25 22.6 µs against fw2's 24.5,
+/// 4×28672×8192 64.4 / 67.1, 32×5120×13824 25.0 against f22's 29.5: the margin had kept the slower route).
 pub const F25_MARGIN: f64 = 0.90;
 
 /// A weight-only route's time: a fixed cost, then A and B streamed at `bytes_per_us`, slowed by `per_row`
