@@ -50,6 +50,9 @@ fn malformed_options_exit_2_with_a_named_reason() {
         (&["ab", "--family", "hgemm", "v9", "v10", "--rounds", "0"], "--rounds"),
         (&["layout", "map", "--tile", "16x16", "--swizzle", "1,2,3"], "S must be >= B"),
         (&["layout", "nope"], "unknown layout subcommand"),
+        (&["calibrate", "--dtype", "f64"], "`f64` is not f16, bf16, f32 or fp8"),
+        (&["calibrate", "--out", "x"], "give --dtype f16, f32 or fp8"),
+        (&["calibrate", "--dtype"], "--dtype needs a value"),
     ];
     for (args, want) in cases {
         let (code, err) = run(args);
@@ -68,4 +71,39 @@ fn without_a_gpu_the_suite_says_so_and_exits_2() {
         // A machine with a GPU ran the quick suite: 0 (all verified) or 1 (a kernel failed).
         let _ = std::io::Write::write_all(&mut std::io::stderr(), b"SKIPPED without_a_gpu_the_suite_says_so_and_exits_2: a GPU is present\n");
     }
+}
+
+/// `calibrate --dtype f32|fp8 --refit` and `rank --f32-times|--fp8-times` need no GPU: saved timings refitted and
+/// ranked; a file that cannot be read is one `error:` line and exit 1.
+#[test]
+fn refit_and_rank_work_on_saved_timings_without_a_gpu() {
+    let dir = std::env::temp_dir().join(format!("kernel-lab-refit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // f32: v33 times made up to follow a fixed cost plus K (the fit must reproduce them closely enough to rank).
+    let mut f32_times = String::from("step\tshape\tus\n");
+    for (m, n, k, us) in [(1, 1024, 512, 5.0), (1, 8192, 4096, 40.0), (4, 8192, 4096, 41.0), (16, 1024, 4096, 13.0), (16, 32768, 4096, 235.0), (64, 8192, 512, 33.0)] {
+        f32_times += &format!("v33\t{m}x{n}x{k}\t{us}\n");
+    }
+    for (m, n, k, us) in [(768, 768, 512, 57.0), (2048, 2176, 4096, 1170.0), (5120, 5120, 512, 620.0)] {
+        f32_times += &format!("v11\t{m}x{n}x{k}\t{us}\n");
+    }
+    let f = dir.join("f32.tsv");
+    std::fs::write(&f, &f32_times).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-lab")).args(["calibrate", "--dtype", "f32", "--refit", f.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("refitted to 9 timings") && text.lines().any(|l| l.starts_with("strip16\t")), "{text}");
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-lab")).args(["rank", "--f32-times", f.to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("within 5% of the fastest timed family"), "{text}");
+    // FP8: fw2 and f25 at a 16-row shape; the rank names the scaling and the pick.
+    let f8 = dir.join("fp8.tsv");
+    std::fs::write(&f8, "# shape\tstep\tprocess\tmedian_us\n16x13824x5120\tfw2\tp1\t26.4\n16x13824x5120\tf25\tp1\t22.3\n16x13824x5120\tcuBLAS\tp1\t22.7\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-lab")).args(["rank", "--fp8-times", f8.to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("per-tensor: the pick within 5% of the fastest timed step at 1/1"), "{text}");
+    let (code, err) = run(&["rank", "--fp8-times", dir.join("missing.tsv").to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("error:") && err.contains("missing.tsv"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -22,7 +22,8 @@ kernel-lab calibrate [--dtype f16|f32|fp8] [--out FILE] [--samples FILE]
     stream rate per family (128-, 64-, 32-row tiles, 16- and 4-row strips), to
     $KERNEL_LAB_F32_COST_FILE, else ~/.cache/kernel-lab/f32-cost-<gpu>-….tsv;
   fp8: the few-tile costs (a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor)
-    of f14, f22, f25, f3 and f23 and fw2's weight stream, which the FP8 entry point's choice weighs, to
+    of f14, f22, f25, f3 and f23, f21's split (clusters of 2 and 4) and fw2's weight stream, which the
+    FP8 entry point's choice weighs, to
     $KERNEL_LAB_FP8_COST_FILE, else ~/.cache/kernel-lab/fp8-cost-<gpu>-….tsv.
   --out FILE writes the model there instead and --samples FILE also writes every timing (step, shape,
   µs, predicted µs) the fit used; both need --dtype (each names one model's file).
@@ -30,7 +31,7 @@ kernel-lab calibrate --refit SAMPLES --from COST [--out FILE]
   No GPU: fits the f16 constants again to a saved --samples file (the copy figures and residency from
   the calibration COST it came with), with this build's model.
 kernel-lab calibrate --dtype f32|fp8 --refit TIMES [--from COST] [--out FILE]
-  No GPU: fits the f32 constants to saved timings — a --samples file, or a bench table of
+  No GPU: fits the f32 or FP8 constants to saved timings — a --samples file, or a bench table of
   MxNxK, step, process, median µs rows (one process's median each; their median per step and shape) —
   starting from COST's constants (default: the shipped H200 ones).
 ";
@@ -106,6 +107,9 @@ pub fn main(args: &[String]) -> i32 {
             }
         };
     }
+    if dtype.is_none() && (out.is_some() || samples_out.is_some()) {
+        return usage("calibrate: --out and --samples name one model's files: give --dtype f16, f32 or fp8");
+    }
     let gpu = match Gpu::new(0) {
         Ok(g) => g,
         Err(e) => {
@@ -113,9 +117,6 @@ pub fn main(args: &[String]) -> i32 {
             return 2;
         }
     };
-    if dtype.is_none() && (out.is_some() || samples_out.is_some()) {
-        return usage("calibrate: --out and --samples name one model's files: give --dtype f16, f32 or fp8");
-    }
     let result = match dtype.as_deref() {
         Some("f32") => super::calibrate_f32::run(&gpu, out, samples_out),
         Some("fp8") => super::calibrate_fp8::run(&gpu, out, samples_out),
