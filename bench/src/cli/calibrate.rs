@@ -3,6 +3,7 @@
 //! ranks the configurations an autotune cache timed (no GPU needed).
 use std::fmt::Write as _;
 
+use super::timings::read;
 use kernel_lab_bench::{
     Error, Gpu, Result,
     gemm::{self, Shape, cost::CostModel},
@@ -170,9 +171,7 @@ fn run(gpu: &Gpu, out: Option<std::path::PathBuf>, samples_out: Option<String>) 
     Ok(())
 }
 
-fn read(p: &str) -> Result<String> {
-    std::fs::read_to_string(p).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))
-}
+
 
 /// Reads a `--samples` file (`step, MxNxK, µs[, predicted]` after a header line).
 pub fn parse_samples(text: &str, what: &str) -> Result<Vec<gemm::cost::Sample>> {

@@ -3,6 +3,8 @@
 //! how well a model ranks the families a file of timings measured.
 use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
 
+use super::timings::{parse_timings, read, write};
+
 use kernel_lab_bench::{
     Error, Gpu, Result,
     gemm::Shape,
@@ -11,17 +13,6 @@ use kernel_lab_bench::{
         cost::{self, F32Model, F32Sample},
     },
 };
-
-fn read(p: &str) -> Result<String> {
-    std::fs::read_to_string(p).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))
-}
-
-fn write(p: &std::path::Path, text: &str) -> Result<()> {
-    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
-    }
-    std::fs::write(p, text).map_err(|e| Error::InvalidInput(format!("{}: {e}", p.display())))
-}
 
 /// Each sample's prediction by `model`'s constants (`None` for a step outside the model's families).
 fn predicted(model: &F32Model, samples: &[F32Sample]) -> Vec<Option<f64>> {
@@ -63,40 +54,10 @@ pub fn run(gpu: &Gpu, out: Option<PathBuf>, samples_out: Option<String>) -> Resu
     Ok(())
 }
 
-/// Reads f32 timings: `calibrate --samples`' form (`step, MxNxK, µs, …` after a header) or a bench table's
-/// (`MxNxK, step, process, median µs, …`; `#` lines and rows of steps outside the model's families — cuBLAS —
-/// skipped). Several rows of one (step, shape) — one per process — give their median.
+/// Reads f32 timings ([`super::timings::parse_timings`]'s forms), the model's families only.
 pub fn parse_times(text: &str, what: &str) -> Result<Vec<F32Sample>> {
-    let mut by: BTreeMap<(String, (usize, usize, usize)), Vec<f64>> = BTreeMap::new();
-    let dims = |f: &str| -> Option<(usize, usize, usize)> {
-        let d: Vec<usize> = f.split('x').map(|x| x.parse().ok()).collect::<Option<_>>()?;
-        match d[..] {
-            [m, n, k] => Some((m, n, k)),
-            _ => None,
-        }
-    };
-    for (i, line) in text.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split('\t').collect();
-        let (step, shape, us) = match (f.first().and_then(|x| dims(x)), f.get(1).and_then(|x| dims(x))) {
-            (Some(d), _) if f.len() >= 4 => (f[1], d, f[3]),
-            (None, Some(d)) if f.len() >= 3 => (f[0], d, f[2]),
-            _ if i == 0 => continue, // a header line
-            _ => return Err(Error::InvalidInput(format!("{what}:{}: `{line}`: expected step, MxNxK, µs or MxNxK, step, process, µs", i + 1))),
-        };
-        if cost::family_of(step).is_none() {
-            continue;
-        }
-        let us: f64 = us.parse().ok().filter(|u: &f64| u.is_finite() && *u > 0.0)
-            .ok_or_else(|| Error::InvalidInput(format!("{what}:{}: `{us}` is not a time in µs", i + 1)))?;
-        by.entry((step.to_string(), shape)).or_default().push(us);
-    }
-    by.into_iter().map(|((step, (m, n, k)), mut v)| {
-        v.sort_by(f64::total_cmp);
-        Ok(F32Sample { step, shape: Shape::new(m, n, k)?, us: v[v.len() / 2] })
-    }).collect()
+    parse_timings(text, what, |step| cost::family_of(step).is_some())?.into_iter()
+        .map(|(step, (m, n, k), us)| Ok(F32Sample { step, shape: Shape::new(m, n, k)?, us })).collect()
 }
 
 /// `calibrate --dtype f32 --refit SAMPLES [--from COST]`: the constants fitted again to saved timings,

@@ -3,22 +3,13 @@
 //! choice with some costs picks among the steps a file of timings measured.
 use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
 
+use super::timings::{parse_timings, read, write};
+
 use kernel_lab_bench::{
     Error, Gpu, Result,
     fp8::calibrate::{self, Fp8Sample},
     steps::fp8::{self as steps, Fp8Costs, Scaling},
 };
-
-fn read(p: &str) -> Result<String> {
-    std::fs::read_to_string(p).map_err(|e| Error::InvalidInput(format!("{p}: {e}")))
-}
-
-fn write(p: &std::path::Path, text: &str) -> Result<()> {
-    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
-    }
-    std::fs::write(p, text).map_err(|e| Error::InvalidInput(format!("{}: {e}", p.display())))
-}
 
 fn median_error(costs: &Fp8Costs, samples: &[Fp8Sample]) -> f64 {
     let mut errs: Vec<f64> = samples.iter().filter_map(|x| calibrate::predict(costs, x, costs.sms).map(|p| (p / x.us - 1.0).abs())).collect();
@@ -50,40 +41,9 @@ pub fn run(gpu: &Gpu, out: Option<PathBuf>, samples_out: Option<String>) -> Resu
     Ok(())
 }
 
-/// Reads FP8 timings: `calibrate --samples`' form (`step, MxNxK, µs, …` after a header) or a bench table's
-/// (`MxNxK, step, process, median µs, …`; `#` lines and cuBLAS rows skipped); rows of one (step, shape) — one a
-/// process — give their median.
+/// Reads FP8 timings ([`super::timings::parse_timings`]'s forms; cuBLAS rows skipped).
 pub fn parse_times(text: &str, what: &str) -> Result<Vec<Fp8Sample>> {
-    let mut by: BTreeMap<(String, (usize, usize, usize)), Vec<f64>> = BTreeMap::new();
-    let dims = |f: &str| -> Option<(usize, usize, usize)> {
-        let d: Vec<usize> = f.split('x').map(|x| x.parse().ok()).collect::<Option<_>>()?;
-        match d[..] {
-            [m, n, k] => Some((m, n, k)),
-            _ => None,
-        }
-    };
-    for (i, line) in text.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split('\t').collect();
-        let (step, shape, us) = match (f.first().and_then(|x| dims(x)), f.get(1).and_then(|x| dims(x))) {
-            (Some(d), _) if f.len() >= 4 => (f[1], d, f[3]),
-            (None, Some(d)) if f.len() >= 3 => (f[0], d, f[2]),
-            _ if i == 0 => continue,
-            _ => return Err(Error::InvalidInput(format!("{what}:{}: `{line}`: expected step, MxNxK, µs or MxNxK, step, process, µs", i + 1))),
-        };
-        if step == "cuBLAS" {
-            continue;
-        }
-        let us: f64 = us.parse().ok().filter(|u: &f64| u.is_finite() && *u > 0.0)
-            .ok_or_else(|| Error::InvalidInput(format!("{what}:{}: `{us}` is not a time in µs", i + 1)))?;
-        by.entry((step.to_string(), shape)).or_default().push(us);
-    }
-    Ok(by.into_iter().map(|((step, shape), mut v)| {
-        v.sort_by(f64::total_cmp);
-        Fp8Sample { step, shape, us: v[v.len() / 2] }
-    }).collect())
+    Ok(parse_timings(text, what, |_| true)?.into_iter().map(|(step, shape, us)| Fp8Sample { step, shape, us }).collect())
 }
 
 /// `calibrate --dtype fp8 --refit TIMES [--from COST]`: the costs fitted again to saved timings of the costed

@@ -25,6 +25,7 @@ pub mod report;
 pub mod stamp;
 pub mod suite;
 pub mod tables;
+pub mod timings;
 pub mod tuned;
 pub mod w8;
 

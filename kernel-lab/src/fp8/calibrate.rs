@@ -11,12 +11,10 @@ use std::{
     sync::{Arc, Mutex, OnceLock},
 };
 
-use cudarc::driver::CudaSlice;
-
 use crate::{
     error::{DriverContext, Error, Result},
     fp8::{Fp8Gemm, Operand, quantize},
-    gemm::calibrate::median_us,
+    gemm::{calibrate::{cache_file, cached_model, fill_f32, median_us}, cost::coordinate_search},
     runtime::gpu::Gpu,
     steps::fp8::{self as steps, FP8_COSTED, Fp8Costs, RowStreamCost, Step, TileCost},
 };
@@ -155,41 +153,6 @@ pub fn predict(costs: &Fp8Costs, x: &Fp8Sample, sms: u32) -> Option<f64> {
     Some(c.time_us(st.tiles(m, n), sms as u64, kt, ab))
 }
 
-/// Minimizes `err` over `p` by a multiplicative coordinate search from `p` (steps of ×(1 ± δ), δ halving),
-/// each parameter inside `[lo, hi]`; a parameter that starts non-finite (no floor) stays as it is.
-fn coordinate_search<const P: usize>(mut p: [f64; P], lo: [f64; P], hi: [f64; P], err: impl Fn(&[f64; P]) -> f64) -> [f64; P] {
-    for i in 0..P {
-        if p[i].is_finite() {
-            p[i] = p[i].clamp(lo[i], hi[i]);
-        }
-    }
-    let mut best = err(&p);
-    let mut delta = 0.5;
-    for _ in 0..600 {
-        let mut improved = false;
-        for i in 0..P {
-            if !p[i].is_finite() {
-                continue;
-            }
-            for f in [1.0 + delta, 1.0 / (1.0 + delta)] {
-                let mut t = p;
-                t[i] = (t[i] * f).clamp(lo[i], hi[i]);
-                let e = err(&t);
-                if e < best {
-                    (best, p, improved) = (e, t, true);
-                }
-            }
-        }
-        if !improved {
-            delta *= 0.5;
-            if delta < 1e-4 {
-                break;
-            }
-        }
-    }
-    p
-}
-
 /// Fits every configuration with at least three timings in `samples` from `start`'s constants (the squared log
 /// error of [`predict`]); `(costs, what kept `start`'s constants and why)`.
 pub fn fit(samples: &[Fp8Sample], source: String, sms: u32, f21_resident: [u32; 7], start: &Fp8Costs) -> (Fp8Costs, Vec<String>) {
@@ -236,31 +199,14 @@ pub fn fit(samples: &[Fp8Sample], source: String, sms: u32, f21_resident: [u32; 
 /// `$XDG_CACHE_HOME/kernel-lab/fp8-cost-<key>.tsv` (the key as [`crate::gemm::calibrate::key`]), else
 /// `$HOME/.cache/kernel-lab/…`; `None` when none of those is set.
 pub fn path(gpu: &Gpu) -> Option<PathBuf> {
-    let var = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty()).map(PathBuf::from);
-    if let Some(p) = var("KERNEL_LAB_FP8_COST_FILE") {
-        return Some(p);
-    }
-    let base = var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))?;
-    Some(base.join("kernel-lab").join(format!("fp8-cost-{}.tsv", crate::gemm::calibrate::key(gpu))))
+    cache_file(gpu, "KERNEL_LAB_FP8_COST_FILE", "fp8-cost")
 }
 
 /// The costs FP8 plans on `gpu` use: its calibration file ([`path`]) where one exists and reads, else the
 /// shipped constants. Read once per process and key.
 pub fn model_for(gpu: &Gpu) -> Arc<Fp8Costs> {
     static MODELS: OnceLock<Mutex<HashMap<String, Arc<Fp8Costs>>>> = OnceLock::new();
-    let k = crate::gemm::calibrate::key(gpu);
-    let mut map = MODELS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    map.entry(k).or_insert_with(|| {
-        let file = path(gpu).and_then(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t)));
-        let read = file.and_then(|(p, t)| match Fp8Costs::parse(&t, &p.display().to_string()) {
-            Ok(m) => Some(m),
-            Err(e) => {
-                eprintln!("note: ignoring the FP8 calibration {}: {e}", p.display());
-                None
-            }
-        });
-        Arc::new(read.unwrap_or_else(|| Fp8Costs::shipped(&gpu.info.name)))
-    }).clone()
+    cached_model(&MODELS, gpu, path(gpu), "FP8", Fp8Costs::parse, || Fp8Costs::shipped(&gpu.info.name))
 }
 
 /// What an FP8 calibration measured: the costs and the timings they were fitted to.
@@ -271,20 +217,6 @@ pub struct Fp8Calibration {
     pub samples: Vec<Fp8Sample>,
     /// Configurations or timings left out, with why.
     pub skipped: Vec<String>,
-}
-
-/// f32 values in [-1, 1) over `buf` (one random chunk copied over it).
-fn fill(gpu: &Gpu, buf: &mut CudaSlice<f32>, seed: u64) -> Result<()> {
-    let mut rng = crate::runtime::verify::rng(seed);
-    let chunk = gpu.upload(&crate::runtime::verify::uniform_f32(&mut rng, buf.len().min(1 << 22)))?;
-    let mut at = 0;
-    while at < buf.len() {
-        let n = chunk.len().min(buf.len() - at);
-        let mut dst = buf.slice_mut(at..at + n);
-        gpu.stream.memcpy_dtod(&chunk.slice(0..n), &mut dst).during(|| "filling an FP8 calibration buffer".into())?;
-        at += n;
-    }
-    Ok(())
 }
 
 /// Measures the FP8 choice's costs on `gpu` (sm_90a only): each configuration of [`FP8_COSTED`] on its
@@ -311,11 +243,11 @@ pub fn calibrate(gpu: &Gpu, progress: &mut dyn FnMut(&str)) -> Result<Fp8Calibra
         for (i, &(_, (m, n, k))) in timings.iter().filter(|t| t.0 == name).enumerate() {
             let timed = (|| -> Result<f64> {
                 let mut a32 = gpu.zeros::<f32>(m * k)?;
-                fill(gpu, &mut a32, seed ^ (2 * i as u64))?;
+                fill_f32(gpu, &mut a32, seed ^ (2 * i as u64))?;
                 let a = quantize(gpu, &a32, m, k, st.scaling, Operand::A)?;
                 drop(a32);
                 let mut b32 = gpu.zeros::<f32>(n * k)?;
-                fill(gpu, &mut b32, seed ^ (2 * i as u64 + 1))?;
+                fill_f32(gpu, &mut b32, seed ^ (2 * i as u64 + 1))?;
                 let b = quantize(gpu, &b32, n, k, st.scaling, Operand::B)?;
                 drop(b32);
                 let mut c = gpu.zeros::<u16>(m * n)?;

@@ -27,35 +27,48 @@ pub fn key(gpu: &Gpu) -> String {
     format!("{name}-{}sm-drv{}-{:016x}", gpu.info.sms, gpu.info.driver_version, crate::runtime::ptx::kernels_fingerprint())
 }
 
+/// Where a calibration of `gpu` is kept: `$<env>`, else `$XDG_CACHE_HOME/kernel-lab/<prefix>-<key>.tsv` (the key
+/// as [`key`]), else `$HOME/.cache/kernel-lab/…`; `None` when none of those is set. Each model's `path` is this
+/// with its own variable and prefix.
+pub(crate) fn cache_file(gpu: &Gpu, env: &str, prefix: &str) -> Option<PathBuf> {
+    let var = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty()).map(PathBuf::from);
+    if let Some(p) = var(env) {
+        return Some(p);
+    }
+    let base = var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))?;
+    Some(base.join("kernel-lab").join(format!("{prefix}-{}.tsv", key(gpu))))
+}
+
+/// The model kept at `file` for `gpu`, read by `parse` once per process and key (`models` holds them); where there
+/// is none, or it does not read (said once on stderr, naming `what`), `shipped()`.
+pub(crate) fn cached_model<T: Send + Sync + 'static>(models: &'static OnceLock<Mutex<HashMap<String, Arc<T>>>>, gpu: &Gpu, file: Option<PathBuf>, what: &str,
+                                                    parse: impl FnOnce(&str, &str) -> std::result::Result<T, String>, shipped: impl FnOnce() -> T) -> Arc<T> {
+    let mut map = models.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    map.entry(key(gpu)).or_insert_with(|| {
+        let text = file.and_then(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t)));
+        let read = text.and_then(|(p, t)| match parse(&t, &p.display().to_string()) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                eprintln!("note: ignoring the {what} calibration {}: {e}", p.display());
+                None
+            }
+        });
+        Arc::new(read.unwrap_or_else(shipped))
+    }).clone()
+}
+
 /// Where [`calibrate`]'s result for `gpu` is kept: `$KERNEL_LAB_COST_FILE`, else
 /// `$XDG_CACHE_HOME/kernel-lab/gemm-cost-<key>.tsv`, else `$HOME/.cache/kernel-lab/…`; `None` when
 /// none of those is set.
 pub fn path(gpu: &Gpu) -> Option<PathBuf> {
-    let var = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty()).map(PathBuf::from);
-    if let Some(p) = var("KERNEL_LAB_COST_FILE") {
-        return Some(p);
-    }
-    let base = var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))?;
-    Some(base.join("kernel-lab").join(format!("gemm-cost-{}.tsv", key(gpu))))
+    cache_file(gpu, "KERNEL_LAB_COST_FILE", "gemm-cost")
 }
 
 /// The model plans on `gpu` use: its calibration file ([`path`]) where one exists and reads, else the
 /// shipped constants. Read once per process and key.
 pub fn model_for(gpu: &Gpu) -> Arc<CostModel> {
     static MODELS: OnceLock<Mutex<HashMap<String, Arc<CostModel>>>> = OnceLock::new();
-    let k = key(gpu);
-    let mut map = MODELS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    map.entry(k).or_insert_with(|| {
-        let file = path(gpu).and_then(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t)));
-        let read = file.and_then(|(p, t)| match CostModel::parse(&t, &p.display().to_string()) {
-            Ok(m) => Some(m),
-            Err(e) => {
-                eprintln!("note: ignoring the GEMM calibration {}: {e}", p.display());
-                None
-            }
-        });
-        Arc::new(read.unwrap_or_else(|| CostModel::shipped(&gpu.info.name, gpu.info.sms)))
-    }).clone()
+    cached_model(&MODELS, gpu, path(gpu), "GEMM", |t, w| CostModel::parse(t, w).map_err(|e| e.to_string()), || CostModel::shipped(&gpu.info.name, gpu.info.sms))
 }
 
 /// What a calibration measured: the model and the samples it was fitted to.
@@ -74,9 +87,9 @@ fn random_bits(n: usize, seed: u64) -> Vec<u16> {
     crate::runtime::verify::uniform_f32(&mut rng, n).into_iter().map(|x| half::f16::from_f32(x).to_bits()).collect()
 }
 
-/// Fills `buf` with random f16 by copying one random chunk over it.
-fn fill(gpu: &Gpu, buf: &mut CudaSlice<u16>, seed: u64) -> Result<()> {
-    let chunk = gpu.upload(&random_bits(buf.len().min(1 << 22), seed))?;
+/// Fills `buf` by copying one random chunk of `chunk(len, seed)` (at most 4 Mi elements) over it.
+pub(crate) fn fill_with<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, buf: &mut CudaSlice<T>, seed: u64, chunk: impl FnOnce(usize, u64) -> Vec<T>) -> Result<()> {
+    let chunk = gpu.upload(&chunk(buf.len().min(1 << 22), seed))?;
     let mut at = 0;
     while at < buf.len() {
         let n = chunk.len().min(buf.len() - at);
@@ -85,6 +98,16 @@ fn fill(gpu: &Gpu, buf: &mut CudaSlice<u16>, seed: u64) -> Result<()> {
         at += n;
     }
     Ok(())
+}
+
+/// Fills `buf` with random f16 by copying one random chunk over it.
+fn fill(gpu: &Gpu, buf: &mut CudaSlice<u16>, seed: u64) -> Result<()> {
+    fill_with(gpu, buf, seed, random_bits)
+}
+
+/// Fills `buf` with random f32 in [-1, 1) (the f32 and FP8 calibrations' operands).
+pub(crate) fn fill_f32(gpu: &Gpu, buf: &mut CudaSlice<f32>, seed: u64) -> Result<()> {
+    fill_with(gpu, buf, seed, |n, seed| crate::runtime::verify::uniform_f32(&mut crate::runtime::verify::rng(seed), n))
 }
 
 /// Untimed runs before each timing, in ms of GPU time: long enough for the clocks to settle where a

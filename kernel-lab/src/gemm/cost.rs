@@ -473,6 +473,43 @@ pub fn calibration_shapes(step: &Step, sms: u32, blocks_per_sm: u32, h8_resident
         .collect()
 }
 
+/// Minimizes `err` over `p` by a multiplicative coordinate search from `p` (steps of ×(1 ± δ), δ halving from
+/// 0.5 to 10⁻⁴, at most 600 sweeps), each parameter inside `[lo, hi]`; a parameter that starts non-finite (no
+/// floor) stays as it is. The f32 and FP8 calibrations' fit ([`fit`] below searches the same way over its
+/// own bounds).
+pub(crate) fn coordinate_search<const P: usize>(mut p: [f64; P], lo: [f64; P], hi: [f64; P], err: impl Fn(&[f64; P]) -> f64) -> [f64; P] {
+    for i in 0..P {
+        if p[i].is_finite() {
+            p[i] = p[i].clamp(lo[i], hi[i]);
+        }
+    }
+    let mut best = err(&p);
+    let mut delta = 0.5;
+    for _ in 0..600 {
+        let mut improved = false;
+        for i in 0..P {
+            if !p[i].is_finite() {
+                continue;
+            }
+            for f in [1.0 + delta, 1.0 / (1.0 + delta)] {
+                let mut t = p;
+                t[i] = (t[i] * f).clamp(lo[i], hi[i]);
+                let e = err(&t);
+                if e < best {
+                    (best, p, improved) = (e, t, true);
+                }
+            }
+        }
+        if !improved {
+            delta *= 0.5;
+            if delta < 1e-4 {
+                break;
+            }
+        }
+    }
+    p
+}
+
 /// Fits one configuration's constants to its samples: the five that minimize the squared log error of
 /// [`StepCost::predict`] (a multiplicative coordinate search from a start read off the samples; the
 /// fit is over at most about twenty points, so this takes microseconds). `None` with fewer than three samples.

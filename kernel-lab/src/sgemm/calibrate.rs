@@ -7,11 +7,11 @@ use std::{
     sync::{Arc, Mutex, OnceLock},
 };
 
-use cudarc::driver::{CudaSlice, DevicePtr};
+use cudarc::driver::DevicePtr;
 
 use crate::{
     error::{DriverContext, Error, Result},
-    gemm::{Shape, calibrate::median_us, launch::Operand},
+    gemm::{Shape, calibrate::{cache_file, cached_model, fill_f32, median_us}, launch::Operand},
     runtime::gpu::Gpu,
     steps::sgemm as steps,
 };
@@ -22,31 +22,14 @@ use super::cost::{self, F32Model, F32Sample, FAMILIES};
 /// `$XDG_CACHE_HOME/kernel-lab/f32-cost-<key>.tsv` (the key as [`crate::gemm::calibrate::key`]), else
 /// `$HOME/.cache/kernel-lab/…`; `None` when none of those is set.
 pub fn path(gpu: &Gpu) -> Option<PathBuf> {
-    let var = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty()).map(PathBuf::from);
-    if let Some(p) = var("KERNEL_LAB_F32_COST_FILE") {
-        return Some(p);
-    }
-    let base = var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))?;
-    Some(base.join("kernel-lab").join(format!("f32-cost-{}.tsv", crate::gemm::calibrate::key(gpu))))
+    cache_file(gpu, "KERNEL_LAB_F32_COST_FILE", "f32-cost")
 }
 
 /// The model f32 plans on `gpu` use: its calibration file ([`path`]) where one exists and reads, else the
 /// shipped constants. Read once per process and key.
 pub fn model_for(gpu: &Gpu) -> Arc<F32Model> {
     static MODELS: OnceLock<Mutex<HashMap<String, Arc<F32Model>>>> = OnceLock::new();
-    let k = crate::gemm::calibrate::key(gpu);
-    let mut map = MODELS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-    map.entry(k).or_insert_with(|| {
-        let file = path(gpu).and_then(|p| std::fs::read_to_string(&p).ok().map(|t| (p, t)));
-        let read = file.and_then(|(p, t)| match F32Model::parse(&t, &p.display().to_string()) {
-            Ok(m) => Some(m),
-            Err(e) => {
-                eprintln!("note: ignoring the f32 GEMM calibration {}: {e}", p.display());
-                None
-            }
-        });
-        Arc::new(read.unwrap_or_else(|| F32Model::shipped(&gpu.info.name)))
-    }).clone()
+    cached_model(&MODELS, gpu, path(gpu), "f32 GEMM", |t, w| F32Model::parse(t, w).map_err(|e| e.to_string()), || F32Model::shipped(&gpu.info.name))
 }
 
 /// What an f32 calibration measured: the model and the timings it was fitted to.
@@ -57,20 +40,6 @@ pub struct F32Calibration {
     pub samples: Vec<F32Sample>,
     /// Families or timings left out, with why.
     pub skipped: Vec<String>,
-}
-
-/// Fills `buf` with random f32 in [-1, 1) by copying one random chunk over it.
-fn fill(gpu: &Gpu, buf: &mut CudaSlice<f32>, seed: u64) -> Result<()> {
-    let mut rng = crate::runtime::verify::rng(seed);
-    let chunk = gpu.upload(&crate::runtime::verify::uniform_f32(&mut rng, buf.len().min(1 << 22)))?;
-    let mut at = 0;
-    while at < buf.len() {
-        let n = chunk.len().min(buf.len() - at);
-        let mut dst = buf.slice_mut(at..at + n);
-        gpu.stream.memcpy_dtod(&chunk.slice(0..n), &mut dst).during(|| "filling an f32 calibration buffer".into())?;
-        at += n;
-    }
-    Ok(())
 }
 
 /// Measures the f32 model's constants on `gpu` (sm_90a only: the Hopper forms it chooses among): each
@@ -91,8 +60,8 @@ pub fn calibrate(gpu: &Gpu, progress: &mut dyn FnMut(&str)) -> Result<F32Calibra
     let mut b = gpu.zeros::<f32>(b_len)?;
     let c = gpu.zeros::<f32>(c_len)?;
     let seed = crate::runtime::verify::fresh_seed();
-    fill(gpu, &mut a, seed)?;
-    fill(gpu, &mut b, seed ^ 1)?;
+    fill_f32(gpu, &mut a, seed)?;
+    fill_f32(gpu, &mut b, seed ^ 1)?;
     let (a_ptr, b_ptr, c_ptr) = (a.device_ptr(&gpu.stream).0, b.device_ptr(&gpu.stream).0, c.device_ptr(&gpu.stream).0);
     let source = format!("calibrated on {} ({sms} SMs, driver {}, kernels {:016x})", gpu.info.name, gpu.info.driver_version, crate::runtime::ptx::kernels_fingerprint());
     let (mut samples, mut skipped) = (vec![], vec![]);

@@ -316,43 +316,12 @@ pub fn fit_family(start: F32Cost, pts: &[(Schedule, Shape, f64)], sms: u32) -> O
     if pts.len() < 3 {
         return None;
     }
-    let err = |c: &F32Cost| pts.iter().map(|(sch, s, t)| (c.predict(sch, *s, sms) / t).ln().powi(2)).sum::<f64>();
-    let floor = |x: f64, lo: f64| if x > lo { x } else { lo };
-    let mut c = F32Cost {
-        fixed_us: floor(start.fixed_us, 0.1),
-        k_ns_per_cta: floor(start.k_ns_per_cta, 1e-3),
-        k_ns_per_round: floor(start.k_ns_per_round, 1e-3),
-        split_us_per_melem: floor(start.split_us_per_melem, 1e-3),
-        ..start
-    };
-    let mut best = err(&c);
-    let mut delta = 0.5;
-    for _ in 0..600 {
-        let mut improved = false;
-        for p in 0..5 {
-            for f in [1.0 + delta, 1.0 / (1.0 + delta)] {
-                let mut t = c;
-                match p {
-                    0 => t.fixed_us = (t.fixed_us * f).clamp(0.1, 1e3),
-                    1 => t.k_ns_per_cta = (t.k_ns_per_cta * f).clamp(1e-4, 1e4),
-                    2 => t.k_ns_per_round = (t.k_ns_per_round * f).clamp(1e-4, 1e4),
-                    3 => t.split_us_per_melem = (t.split_us_per_melem * f).clamp(1e-4, 1e4),
-                    _ => t.stream_gbps = (t.stream_gbps * f).clamp(200.0, 20_000.0),
-                }
-                let e = err(&t);
-                if e < best {
-                    (best, c, improved) = (e, t, true);
-                }
-            }
-        }
-        if !improved {
-            delta *= 0.5;
-            if delta < 1e-4 {
-                break;
-            }
-        }
-    }
-    Some(c)
+    let of = |p: &[f64; 5]| F32Cost { fixed_us: p[0], k_ns_per_cta: p[1], k_ns_per_round: p[2], split_us_per_melem: p[3], stream_gbps: p[4], ..start };
+    let err = |p: &[f64; 5]| pts.iter().map(|(sch, s, t)| (of(p).predict(sch, *s, sms) / t).ln().powi(2)).sum::<f64>();
+    // Constants that start at zero start just above it (a multiplicative search cannot leave zero).
+    let start_at = [start.fixed_us.max(0.1), start.k_ns_per_cta.max(1e-3), start.k_ns_per_round.max(1e-3), start.split_us_per_melem.max(1e-3), start.stream_gbps];
+    let p = crate::gemm::cost::coordinate_search(start_at, [0.1, 1e-4, 1e-4, 1e-4, 200.0], [1e3, 1e4, 1e4, 1e4, 20_000.0], err);
+    Some(of(&p))
 }
 
 /// Fits every family with timings in `samples` ([`fit_family`], each from `start`'s constants) into a
