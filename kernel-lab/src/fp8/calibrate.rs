@@ -344,6 +344,9 @@ mod tests {
         let text = c.to_text();
         assert!(Fp8Costs::parse(&text.replace("# sms 132", ""), "f").unwrap_err().contains("sms"));
         assert!(Fp8Costs::parse(&text.lines().filter(|l| !l.starts_with("fw2")).collect::<Vec<_>>().join("\n"), "f").unwrap_err().contains("fw2"));
+        // Without an f21 line (the first calibrations' files) f21 is priced by f14's constants.
+        let old = Fp8Costs::parse(&text.lines().filter(|l| !l.starts_with("f21")).collect::<Vec<_>>().join("\n"), "f").unwrap();
+        assert_eq!((old.f21.fixed_us, old.f21.k_tile_us), (old.f14.fixed_us, old.f14.k_tile_us));
         assert!(Fp8Costs::parse(&text.replace("f22\t", "f99\t"), "f").unwrap_err().contains("f99"));
         assert!(Fp8Costs::parse(&text.replace("f25\t3.800", "f25\t-3.8"), "f").is_err());
         assert!(Fp8Costs::shipped("NVIDIA H100 80GB HBM3").source.contains("kernel-lab calibrate"));
