@@ -198,6 +198,38 @@ pub mod tiles {
         dyn_smem(block_stages(bn), block_stage_bytes(bn), 2 * block_c_stage_bytes(bn), 2)
     }
     /// Stages of `stage_bytes` that fit beside `extra_bytes` (and a full and an empty barrier each), at most 6.
+    /// f27's tile widths: 128 rows × 192, 320 or 384 columns (3, 5, 6 boxes of 64), f12's CTA on the
+    /// width whose tile count fits the SMs' rounds best (f12's 256 is the fourth).
+    pub const F27_WIDTHS: [u32; 3] = [192, 320, 384];
+    /// f27's stage for `bn` columns: A and B's `bn` rows × 128 B (B by one TMA box up to 256 rows, by two
+    /// of `bn / 2` rows beyond: 256 rows is the TMA's largest box).
+    pub const fn f27_stage_bytes(bn: u32) -> u32 {
+        A_BYTES + bn * BK
+    }
+    /// f27's C staging per consumer: two 8 KiB boxes (f12's halves; the tile's boxes go out in pairs).
+    pub const F27_STAGED_BOXES: u32 = 2;
+    /// f27's stages for `bn` columns: as many as fit (192: 4, 320 and 384: 3).
+    pub const fn f27_stages(bn: u32) -> u32 {
+        fit_stages(f27_stage_bytes(bn), 2 * F27_STAGED_BOXES * crate::hopper::tma_hgemm::C_BOX_BYTES)
+    }
+    /// f27's dynamic shared memory for `bn` columns.
+    pub const fn f27_dyn_smem(bn: u32) -> u32 {
+        dyn_smem(f27_stages(bn), f27_stage_bytes(bn), 2 * F27_STAGED_BOXES * crate::hopper::tma_hgemm::C_BOX_BYTES, 2)
+    }
+    /// B's TMA box rows of an f27 tile `bn` wide: the whole tile up to 256 rows, else half of it.
+    pub const fn f27_b_box_rows(bn: u32) -> u32 {
+        if bn > 256 { bn / 2 } else { bn }
+    }
+    const _: () = {
+        let mut i = 0;
+        while i < F27_WIDTHS.len() {
+            let bn = F27_WIDTHS[i];
+            assert!(bn % 64 == 0 && f27_dyn_smem(bn) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && f27_stages(bn) >= 3);
+            assert!(f27_stage_bytes(bn) % 1024 == 0 && (f27_b_box_rows(bn) * BK) % 1024 == 0 && f27_b_box_rows(bn) <= 256);
+            i += 1;
+        }
+    };
+
     const fn fit_stages(stage_bytes: u32, extra_bytes: u32) -> u32 {
         let mut s = 6;
         while s > 1 && dyn_smem(s, stage_bytes, extra_bytes, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM {

@@ -99,9 +99,9 @@ impl Step {
     }
 
     /// Rows of B one CTA loads per stage (the tensor map's box): its share of the tile's columns (all of
-    /// them where the cluster splits K).
+    /// them where the cluster splits K), in two boxes where that is over the TMA's 256 rows (f27).
     pub fn b_box_rows(&self) -> u32 {
-        if self.cluster_split { self.tile.1 } else { self.tile.1 / self.cluster }
+        if self.cluster_split { self.tile.1 } else { layout::fp8::tiles::f27_b_box_rows(self.tile.1 / self.cluster) }
     }
 }
 
@@ -413,9 +413,30 @@ pub const F23: Step = {
     s
 };
 
+/// f27: f12's CTA on 128 × 192, 320 or 384 tiles ([`layout::fp8::tiles::F27_WIDTHS`]): the width whose tile
+/// count fills the SMs' rounds best, next to f12/f14's 256. B comes in two TMA boxes a stage beyond 256 rows.
+pub const F27: [Step; 3] = [
+    f27(0, "fp8_gemm_v27_n192", "f27n192", &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "setmaxnreg.inc.sync.aligned.u32 232"],
+        "f12's CTA on 128x192 tiles (4 stages): fuller rounds where 128x256 tiles leave the last one mostly empty"),
+    f27(1, "fp8_gemm_v27_n320", "f27n320", &["wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3",
+                                            "setmaxnreg.inc.sync.aligned.u32 232"],
+        "f12's CTA on 128x320 tiles (3 stages, m64n256k32 + m64n64k32; cuBLASLt's tile at 1024x5120x5120)"),
+    f27(2, "fp8_gemm_v27_n384", "f27n384", &["wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3", "setmaxnreg.inc.sync.aligned.u32 232"],
+        "f12's CTA on 128x384 tiles (3 stages, two m64n192k32 a K step)"),
+];
+
+const fn f27(i: usize, name: &'static str, label: &'static str, has: &'static [&'static str], about: &'static str) -> Step {
+    let bn = layout::fp8::tiles::F27_WIDTHS[i];
+    let mut s = gemm(name, label, layout::fp8::tiles::f27_dyn_smem(bn), has, (BM, bn), Scaling::PerTensor, false, about);
+    // LACKS, and no local memory (192 accumulators a thread at 384 columns).
+    s.kernel.ptx.lacks = &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global", "wgmma.mma_async.sync.aligned.m64n256k16",
+                           "release.cluster.shared::cluster", "st.local", "ld.local"];
+    s
+}
+
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22, F23, F25, F26];
+                             F21[5], F21[6], F22, F23, F25, F26, F27[0], F27[1], F27[2]];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

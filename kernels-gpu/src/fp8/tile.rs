@@ -27,8 +27,8 @@ use crate::hgemm::{
 use crate::prim::{
     mbarrier::mbarrier_arrive_expect_tx,
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
-    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n128k32_f32_e4m3, wgmma_m64n192k32_f32_e4m3, wgmma_m64n256k32_f32_e4m3,
-            wgmma_wait_group},
+    wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k32_f32_e4m3, wgmma_m64n128k32_f32_e4m3, wgmma_m64n192k32_f32_e4m3,
+            wgmma_m64n256k32_f32_e4m3, wgmma_wait_group},
 };
 use layout::fp8::tiles::{A_BYTES, BK, BM};
 use layout::hopper::WgmmaDesc;
@@ -251,3 +251,81 @@ macro_rules! accumulators {
 accumulators!(2, wgmma_m64n128k32_f32_e4m3, [acc0 @ 0, acc1 @ 8192]);
 accumulators!(3, wgmma_m64n192k32_f32_e4m3, [acc0 @ 0, acc1 @ 8192, acc2 @ 16384]);
 accumulators!(4, wgmma_m64n256k32_f32_e4m3, [acc0 @ 0, acc1 @ 8192, acc2 @ 16384, acc3 @ 24576]);
+
+/// f27's 320-wide accumulators: the first four 64-column blocks (one `wgmma.m64n256k32` from B's rows
+/// 0–255) and the fifth (`m64n64k32` from rows 256–319: K-major rows of 128 bytes, 32 KiB further on, the
+/// same swizzle phase). Two fields, not a `[[f32; 32]; 5]`: split at run time, the array went to local
+/// memory.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Wide320 {
+    pub(super) head: [[f32; 32]; 4],
+    pub(super) tail: [f32; 32],
+}
+
+/// f27's 384-wide accumulators: two halves of three 64-column blocks, each one `wgmma.m64n192k32` (B's rows
+/// 0–191 and 192–383, 24 KiB further on).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Wide384 {
+    pub(super) lo: [[f32; 32]; 3],
+    pub(super) hi: [[f32; 32]; 3],
+}
+
+impl Accumulators for Wide320 {
+    const BOXES: u32 = 5;
+    #[inline(always)]
+    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller (B holds at least 320 rows).
+        unsafe {
+            wgmma_m64n256k32_f32_e4m3(&mut self.head, desc_a, desc_b, scale_d);
+            wgmma_m64n64k32_f32_e4m3(&mut self.tail, desc_a, WgmmaDesc(desc_b).advance(256 * BK).0, scale_d);
+        }
+    }
+    #[inline(always)]
+    fn pin(&mut self) {
+        self.head.pin();
+        wgmma_fence_operand(&mut self.tail);
+    }
+    #[inline(always)]
+    unsafe fn stage(&self, s_c: u32, warp: u32, lane: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            self.head.stage(s_c, warp, lane);
+            stage_c_box::<Bf16>(&self.tail, s_c + 4 * 8192, warp, lane);
+        }
+    }
+    #[inline(always)]
+    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { store_tile::<5>(tmap_c, s_c, row0, n0, mh, leader, || self.stage(s_c, warp, lane)) }
+    }
+}
+
+impl Accumulators for Wide384 {
+    const BOXES: u32 = 6;
+    #[inline(always)]
+    unsafe fn mma_k32(&mut self, desc_a: u64, desc_b: u64, scale_d: bool) {
+        // SAFETY: forwarded to the caller (B holds at least 384 rows).
+        unsafe {
+            wgmma_m64n192k32_f32_e4m3(&mut self.lo, desc_a, desc_b, scale_d);
+            wgmma_m64n192k32_f32_e4m3(&mut self.hi, desc_a, WgmmaDesc(desc_b).advance(192 * BK).0, scale_d);
+        }
+    }
+    #[inline(always)]
+    fn pin(&mut self) {
+        self.lo.pin();
+        self.hi.pin();
+    }
+    #[inline(always)]
+    unsafe fn stage(&self, s_c: u32, warp: u32, lane: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            self.lo.stage(s_c, warp, lane);
+            self.hi.stage(s_c + 3 * 8192, warp, lane);
+        }
+    }
+    #[inline(always)]
+    unsafe fn store(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
+        // SAFETY: forwarded to the caller.
+        unsafe { store_tile::<6>(tmap_c, s_c, row0, n0, mh, leader, || self.stage(s_c, warp, lane)) }
+    }
+}
