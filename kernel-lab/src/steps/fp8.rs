@@ -743,11 +743,27 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
         return (&F18, t14);
     }
     if F14.tiles(m, n) >= sms as u64 {
-        return (&F14, t14);
+        // f27's widths where their tile counts fill the rounds better, by the same wave model.
+        let w14 = time(&F14, 1.0);
+        let best = F27.iter().zip(F27_SPEED_PER_WORK).filter(|(st, _)| st.rejects(m, n, k).is_none()).map(|(st, speed)| (st, time(st, speed)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        return match best {
+            Some((st, w)) if w < F27_MARGIN * w14 => (st, t14 * w / w14),
+            _ => (&F14, t14),
+        };
     }
-    // Few tiles: f14, f21 at its best cluster size (f14's costs plus its overhead per wave, in f14's K
-    // tiles), or f22, whichever `TileCost` says finishes first (ties to the earlier).
+    // Few tiles: f14, f27's 192-wide tiles where they fit one round (f14's cost, its K tile three quarters
+    // as long), f21 at its best cluster size (f14's costs plus its overhead per wave, in f14's K tiles), or
+    // f22, whichever `TileCost` says finishes first (ties to the earlier).
     let mut best = (&F14, t14);
+    let narrow = &F27[0];
+    if narrow.tiles(m, n) <= sms as u64 && narrow.rejects(m, n, k).is_none() {
+        let c = TileCost { k_tile_us: costs.f14.k_tile_us * F27_N192_K_TILE, k_tile_full_us: costs.f14.k_tile_full_us * F27_N192_K_TILE, ..costs.f14 };
+        let t = c.time_us(narrow.tiles(m, n), sms as u64, kt, ab);
+        if t < best.1 {
+            best = (narrow, t);
+        }
+    }
     let (splits, est) = f21_split_estimate(m, n, k, sms, resident);
     if let Some(st) = f21_for(splits) {
         let t = costs.f21.time_us(est);
@@ -761,6 +777,21 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
     }
     best
 }
+
+/// f27's speed per unit of work against f14's over full rounds, by width (192, 320, 384): 8192³ on an H200,
+/// f14 863 µs, f27n192 870, f27n320 931, f27n384 935 (session 90, call 2; medians of 3 processes).
+pub const F27_SPEED_PER_WORK: [f64; 3] = [0.99, 0.93, 0.92];
+
+/// How much faster the wave model must find an f27 width than f14 before the choice takes it: f14 streams
+/// a short last round's tail by K, which the model does not count, and at 1–2% apart the two measured
+/// even (8192³: n192 1% ahead in the model, 0.99× f14 measured; 1024×11008×4096 1% behind, 1.00×).
+/// Where the model had f27 5% or more ahead it measured 1.05–1.27× (session 90, call 2).
+pub const F27_MARGIN: f64 = 0.95;
+
+/// f27n192's K tile against f14's in the few-tile cost (three quarters of the columns): 512×4608×3072
+/// 17.1 µs against f14's 20.8, 1024×2560×3072 17.9 / 20.9, 4096×768×3072 18.6 / 22.3 (session 90, call 2)
+/// — f14's `TileCost` with its K-tile terms × 0.75 predicts 16.2 / 19.5 at the first.
+pub const F27_N192_K_TILE: f64 = 0.75;
 
 /// How fast f14, f21 and f22 stream A and B from DRAM where A has at most 32 rows, bytes a µs: 2.9–3.3 TB/s
 /// on 32-row shapes of 117–235 MB (H200, `results/2026-12-02-h200-session85`), against cuBLASLt's and f25's
@@ -1093,6 +1124,40 @@ mod tests {
         // Where f3's tiles fill a round the wave model's choice stands (f23 is never weighed).
         assert!(block_step_for(4096, 4096, 4096, 132) != &F23);
         assert!(F23.rejects(17, 100, 64).is_some() && F23.rejects(17, 104, 64).is_none() && F23.scaling == Scaling::Block);
+    }
+
+    /// f27's widths where their tiles fill the rounds better than f14's by F27_MARGIN, f14 where the two are
+    /// within it. Session 90, call 2 (H200, medians of 3 processes, µs f14 / the pick): 1024×5120×5120 59.4 /
+    /// n320 47.3, 768×6144×4096 48.8 / n320 38.2, 2048×3072×4096 52.6 / n192 43.7, 4096×3584×4096 115.1 / n192
+    /// 109.7, 2048×5120×4096 83.7 / n320 77.2; few tiles 4096×768×3072 22.3 / n192 18.6, 512×4608×3072 20.8 /
+    /// 17.1; f14 kept at 8192³ (863 / n192 870), 4096³ (116 / 131), 1024×11008×4096 (89.5 / 89.5),
+    /// and f18 at 2048×11008×4096 (f14 167, n192 173; f18 the sweep's pick). 768×6144×4096 (f14 48.8, n320 38.2) stays f18's, whose 192×192 tiles fill one
+    /// round too (128 tiles; the model weighs f18 first, not timed there).
+    #[test]
+    fn f27_takes_the_widths_whose_tiles_fill_the_rounds() {
+        for (m, n, k, want) in [(1024, 5120, 5120, "f27n320"), (768, 6144, 4096, "f18"), (2048, 3072, 4096, "f27n192"), (4096, 3584, 4096, "f27n192"),
+                                (2048, 5120, 4096, "f27n320"), (4096, 768, 3072, "f27n192"), (512, 4608, 3072, "f27n192"), (8192, 8192, 8192, "f14"),
+                                (4096, 4096, 4096, "f14"), (1024, 11008, 4096, "f14"), (2048, 11008, 4096, "f18")] {
+            assert_eq!(per_tensor_step_for(m, n, k, 132, R).kernel.step, want, "{m}x{n}x{k}");
+        }
+        // Over a grid of shapes: an f27 pick runs the shape, and with more than a round of f14's tiles its
+        // wave time is within the margin of f14's; the block choice never takes f27.
+        for m in [65, 200, 512, 777, 1024, 1500, 2048, 3000, 4096, 8192] {
+            for n in [256, 640, 1000, 2048, 3072, 4608, 5120, 7168, 11008, 14336] {
+                for k in [128, 1024, 4096] {
+                    let st = per_tensor_step_for(m, n, k, 132, R);
+                    assert!(st.rejects(m, n, k).is_none(), "{m}x{n}x{k}: {} cannot run it", st.kernel.step);
+                    if let Some(i) = F27.iter().position(|f| f == st) {
+                        if F14.tiles(m, n) >= 132 {
+                            assert!(st.wave_time(m, n, 132, F27_SPEED_PER_WORK[i]) < F27_MARGIN * F14.wave_time(m, n, 132, 1.0), "{m}x{n}x{k}");
+                        } else {
+                            assert!(i == 0 && st.tiles(m, n) <= 132, "{m}x{n}x{k}: {}", st.kernel.step);
+                        }
+                    }
+                    assert!(!F27.contains(block_step_for(m, n, k, 132)));
+                }
+            }
+        }
     }
 
     /// F25_MARGIN holds only for weights within the L2 (the bench keeps them there, fw2 beats its DRAM cost): beyond
