@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Runs on the build of commit 097127f, which had the KERNEL_LAB_STREAM_K switch and the hybrid schedule; both were
+# reverted after this call: the hybrid schedule measured slower, see kernels-gpu/src/fp8/README.md, f27.)
 # Session 90, issue 48: f14's stream-K schedules at shapes whose last wave is partial — none (`off`), the
 # tail alone (`tail`, the shipped rule: tails of at most a third of a wave), the tail with the last whole
 # wave (`hybrid`) — chosen by KERNEL_LAB_STREAM_K, 3 processes each alternating, each with cuBLASLt in the

@@ -8,7 +8,7 @@ use kernel_lab_bench::{
     families::fp8::{TOL_PROMOTED, promotion_study, tolerance},
     fp8::{self, Fp8Gemm, Fp8Matrix, Operand},
     runtime::{device_check::{self, Dist, ElemKind}, gpu::Gpu, verify},
-    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, FW1, FW1_MAX_M, FW2, FW2_MAX_M, FWB, STEPS, Scaling, Step, WEIGHT_ONLY_ROUTES},
+    steps::fp8::{F1, F12, F14, F15, F16, F19, F2, F20, F27, FW1, FW1_MAX_M, FW2, FW2_MAX_M, FWB, STEPS, Scaling, Step, WEIGHT_ONLY_ROUTES},
 };
 use layout::fp8::{E4M3_MAX, SCALE_BLOCK, f32_to_e4m3, scale_a_index, scale_b_index};
 
@@ -274,6 +274,40 @@ fn f21_is_the_default_for_few_tiles_over_deep_k_and_matches_f14() {
         let err = verify::rel_l2(&got, &want);
         assert!(err <= tolerance(false, k) && err <= 1.05 * err14, "{what}: rel L2 {err:.2e} against f64, f14's {err14:.2e} (seed {seed})");
     }
+}
+
+/// Where 128×256 tiles leave the last round mostly empty the per-tensor choice takes f27's width that fills
+/// it: 1000×5100×1040 is 160 tiles of f14's (two rounds on 132 SMs), 128 of 128×320 — N off the tile (the
+/// last tile's second B box partly past N) and K off 128; within tolerance of the f64 reference, fully
+/// written, three runs on one prepared GEMM, and the entry point `gemm_fp8` runs the same step.
+#[test]
+fn f27_is_the_default_where_its_tiles_fill_the_rounds_and_matches_the_reference() {
+    let Some(gpu) = hopper_or_skip("f27_is_the_default_where_its_tiles_fill_the_rounds_and_matches_the_reference") else { return };
+    let seed = verify::fresh_seed();
+    let (m, n, k) = (1000usize, 5100usize, 1040usize);
+    let step = fp8::default_step(&gpu, Scaling::PerTensor, m, n, k).unwrap();
+    if gpu.info.sms == 132 {
+        assert_eq!(step.kernel.step, "f27n320", "{m}x{n}x{k} on 132 SMs");
+    }
+    let (_, a32) = random(&gpu, m * k, seed ^ 9);
+    let (_, b32) = random(&gpu, n * k, seed ^ 10);
+    let a = fp8::quantize(&gpu, &a32, m, k, Scaling::PerTensor, Operand::A).unwrap();
+    let b = fp8::quantize(&gpu, &b32, n, k, Scaling::PerTensor, Operand::B).unwrap();
+    let want = fp8::reference_f64(&gpu, &a, &b).unwrap();
+    for st in &F27 {
+        let mut c = gpu.zeros::<u16>(m * n).unwrap();
+        let g = Fp8Gemm::new(&gpu, st, &a, &b, &c).unwrap();
+        for rep in 0..3 {
+            let what = format!("{} {m}x{n}x{k} rep {rep}", st.kernel.step);
+            let err = verify::rel_l2(&run_fully_written(&gpu, &g, (&a, &b), &mut c, &what), &want);
+            assert!(err <= tolerance(false, k), "{what}: rel L2 {err:.2e} against f64 (seed {seed})");
+        }
+    }
+    let mut c = gpu.zeros::<u16>(m * n).unwrap();
+    gpu.poison(&mut c).unwrap();
+    assert_eq!(fp8::gemm_fp8(&gpu, &a, &b, &mut c).unwrap().kernel.name, step.kernel.name);
+    let err = verify::rel_l2(&bf16_values(&gpu, &c), &want);
+    assert!(err <= tolerance(false, k), "gemm_fp8 {m}x{n}x{k} ({}): rel L2 {err:.2e} (seed {seed})", step.kernel.step);
 }
 
 /// The library entry point picks the step for the operands' scaling and gets the same answer.

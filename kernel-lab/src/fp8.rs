@@ -330,13 +330,7 @@ impl Fp8Gemm {
         let stream = if step.stream_k {
             use layout::hopper::tma_hgemm::{STREAM_K_SLOT_BYTES, stream_k_tail};
             let tiles = step.tiles(m, n).min(u32::MAX as u64) as u32;
-            let k_tiles = (k as u32).div_ceil(layout::fp8::tiles::BK);
-            // EXPERIMENT (session 90): KERNEL_LAB_STREAM_K=hybrid streams the last whole wave with the tail.
-            let tail = match std::env::var("KERNEL_LAB_STREAM_K").as_deref() {
-                Ok("hybrid") => layout::hopper::tma_hgemm::stream_k_hybrid(tiles, grid),
-                Ok("off") => 0,
-                _ => stream_k_tail(tiles, grid, k_tiles),
-            };
+            let tail = stream_k_tail(tiles, grid, (k as u32).div_ceil(layout::fp8::tiles::BK));
             let slots = if tail > 0 { (grid + tail) as usize } else { 0 };
             let ws_bytes = (slots * STREAM_K_SLOT_BYTES as usize) as u64;
             crate::runtime::budget::check(gpu, &format!("{} stream-K workspace ({slots} slots)", step.kernel.name), ws_bytes, 0)?;

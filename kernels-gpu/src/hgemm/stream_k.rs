@@ -202,7 +202,7 @@ pub(crate) unsafe fn add_partial(r_acc: &mut [[f32; 32]; 4], slot: *const f32, m
 /// # Safety
 /// Inside an `unsafe` block of a kernel whose contract is `hgemm_tma_v10`'s (tensor maps of A, B and
 /// C; 384 threads; the step's dynamic shared memory with a 16-byte flag after the C staging; a 1-D
-/// grid; `tail` ≤ the tiles and < twice the grid, `tail · k_tiles ≥` the grid when not 0; `ws` of `(grid +
+/// grid; `tail` ≤ the tiles and < the grid, `tail · k_tiles ≥` the grid when not 0; `ws` of `(grid +
 /// tail)` slots and `count` of `tail` zeroed counters when `tail > 0`, used by no concurrent launch),
 /// the issue and consume expressions as `warp_specialized!`'s producer and consumers require.
 macro_rules! stream_k_wide {
@@ -269,9 +269,7 @@ macro_rules! stream_k_wide {
                 let k_tiles = $k.div_ceil($bk);
                 let (g, ctas) = ($crate::prim::thread::block_idx_x(), $crate::prim::thread::grid_dim_x());
                 let iters = $tail as u64 * k_tiles as u64;
-                // Up to two waves' worth streamed (the tail alone, or with the last whole wave: a range then
-                // spans up to three tiles, `stream_k_hybrid`).
-                let tail = if $tail < 2 * ctas && $tail <= tiles && iters >= ctas as u64 && iters <= u32::MAX as u64 { $tail } else { 0 };
+                let tail = if $tail < ctas && $tail <= tiles && iters >= ctas as u64 && iters <= u32::MAX as u64 { $tail } else { 0 };
                 let whole = tiles - tail;
                 let (lo, hi) = layout::hopper::tma_hgemm::stream_k_range(g, ctas, tail, k_tiles);
             }
@@ -324,15 +322,6 @@ macro_rules! stream_k_wide {
                     let ($ctm, $ctn) = $crate::hgemm::tma_persistent::persistent_tile(whole + t, tiles_m, tiles_n);
                     let $kts = kt1 - kt0;
                     let mut r_acc: $acc = $consume;
-                    if kt0 == 0 && kt1 == k_tiles {
-                        // The whole tile in this range (a hybrid schedule's middle segment): stored as a
-                        // whole tile is; its counter is never touched.
-                        let $sr = r_acc;
-                        let ($s_c, $row0, $n0, $smh, $sleader, $swarp, $slane) = (s_c, $ctm * $bm + 64 * $mh, $ctn * $bn, $mh, leader, $warp, $lane);
-                        $store;
-                        i += kt1 - kt0;
-                        continue;
-                    }
                     let own = layout::hopper::tma_hgemm::stream_k_slot(g, ctas, t, kt0);
                     $crate::hgemm::stream_k::Partial::store(&r_acc, $ws.add(own as usize * $crate::hgemm::stream_k::SLOT_F32), $mh, tid % 128);
                     let (first, end) = layout::hopper::tma_hgemm::stream_k_inner_ctas(t, ctas, tail, k_tiles);
