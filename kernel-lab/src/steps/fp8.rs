@@ -758,10 +758,11 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
     let mut best = (&F14, t14);
     let narrow = &F27[0];
     if narrow.tiles(m, n) <= sms as u64 && narrow.rejects(m, n, k).is_none() {
-        // A and B from DRAM no faster than the fastest streaming step, f25 (f14's cost has no floor: its
-        // 128×256 tiles are bound by their own K tiles first).
+        // Weights beyond the L2 from DRAM no faster than the fastest streaming step, f25 (f14's cost has no
+        // floor: its 128×256 tiles are bound by their own K tiles first); within it, none.
+        let beyond_l2 = (n as u64).saturating_mul(k as u64) > costs.l2_bytes;
         let c = TileCost { k_tile_us: costs.f14.k_tile_us * F27_N192_K_TILE, k_tile_full_us: costs.f14.k_tile_full_us * F27_N192_K_TILE,
-                           dram_bytes_per_us: costs.f25.dram_bytes_per_us, ..costs.f14 };
+                           dram_bytes_per_us: if beyond_l2 { costs.f25.dram_bytes_per_us } else { f64::INFINITY }, ..costs.f14 };
         let t = c.time_us(narrow.tiles(m, n), sms as u64, kt, ab);
         if t < best.1 {
             best = (narrow, t);
@@ -795,7 +796,9 @@ pub const F27_MARGIN: f64 = 0.95;
 /// 17.1 µs against f14's 20.8, 1024×2560×3072 17.9 / 20.9, 4096×768×3072 18.6 / 22.3 (session 90, call 2)
 /// — f14's `TileCost` with its K-tile terms × 0.75 predicts 16.2 / 19.5 at the first. Floored by f25's DRAM
 /// rate: at 64×22016×4096 (90 MB) n192 took 33.5 µs against f22's 28.2 where the K tiles alone said 19.5 /
-/// 19.7 (call 3); with the floor (22.5 µs + 6.1) f22 stays the pick there.
+/// 19.7 (call 3); with the floor (22.5 µs + 6.1) f22 stays the pick there. Only for weights beyond the L2
+/// (`Fp8Costs::l2_bytes`): 128×16384×2048's 32 MiB stay in it and n192 took them at 4.5 TB/s (13.6 µs against
+/// f21x2's 14.5; call 4 had the floor everywhere and went back to f21x2, 0.82× cuBLASLt).
 pub const F27_N192_K_TILE: f64 = 0.75;
 
 /// How fast f14, f21 and f22 stream A and B from DRAM where A has at most 32 rows, bytes a µs: 2.9–3.3 TB/s
@@ -1141,7 +1144,8 @@ mod tests {
     #[test]
     fn f27_takes_the_widths_whose_tiles_fill_the_rounds() {
         for (m, n, k, want) in [(1024, 5120, 5120, "f27n320"), (768, 6144, 4096, "f18"), (2048, 3072, 4096, "f27n192"), (4096, 3584, 4096, "f27n192"),
-                                (2048, 5120, 4096, "f27n320"), (4096, 768, 3072, "f27n192"), (512, 4608, 3072, "f27n192"), (256, 10240, 8192, "f27n192"), (64, 22016, 4096, "f22"), (8192, 8192, 8192, "f14"),
+                                (2048, 5120, 4096, "f27n320"), (4096, 768, 3072, "f27n192"), (512, 4608, 3072, "f27n192"), (256, 10240, 8192, "f27n192"), (64, 22016, 4096, "f22"), (128, 16384, 2048, "f27n192"), (1000, 5096, 1040, "f27n320"),
+                                (8192, 8192, 8192, "f14"),
                                 (4096, 4096, 4096, "f14"), (1024, 11008, 4096, "f14"), (2048, 11008, 4096, "f18")] {
             assert_eq!(per_tensor_step_for(m, n, k, 132, R).kernel.step, want, "{m}x{n}x{k}");
         }
