@@ -4,7 +4,8 @@
 //! ([`TileCost`]: a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor) of f14, f22 and
 //! f25 and fw2's weight stream ([`RowStreamCost`]) for the per-tensor choice, f3's and f23's for block scales
 //! (`crate::steps::fp8::per_tensor_step_by`, `block_step_by`). The wave model's speed ratios among the
-//! many-tile steps stay as measured (`F18_SPEED_PER_WORK`, …).
+//! many-tile steps stay as measured on an H100 or the H200 (`F18_SPEED_PER_WORK`, `F27_SPEED_PER_WORK`, …);
+//! f27n192's few-tile cost follows f14's calibrated one (`F27_N192_K_TILE`).
 use std::{
     collections::HashMap,
     path::PathBuf,
