@@ -1,4 +1,4 @@
-//! GPU tests of attention backward (issue 50, steps b1, b2 and — where the GPU runs `sm_90a` code — b3, b4): dQ, dK, dV against the f64 reference on packed
+//! GPU tests of attention backward (issue 50, steps b1, b2, b5 and — where the GPU runs `sm_90a` code — b3, b4): dQ, dK, dV against the f64 reference on packed
 //! sequences of lengths 0, 1, 127, 128, 129 and more, grouped heads (dK, dV summed over the group),
 //! causal (bottom-right, queries the last tokens of longer keys) and not (fewer keys than queries
 //! too), head dims 64 and 128, token-major and head-major, f16 and bf16, every gradient poisoned first;
@@ -38,6 +38,27 @@ struct Case {
     desc: BackwardDesc,
     q_lens: Vec<u32>,
     k_lens: Vec<u32>,
+    /// Step b5 in place of b1 (atomic dQ on `mma.sync`).
+    b5: bool,
+}
+
+/// A plan the tests run: a dQ mode, an engine, and for atomic dQ on `mma.sync` step b5 in place of b1.
+#[derive(Clone, Copy, Debug)]
+struct Variant {
+    dq: DqMode,
+    engine: Engine,
+    b5: bool,
+}
+
+/// The plan of `desc` (whose mode and engine the caller set), with b5 in place of b1 when `b5`.
+fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, b5: bool) -> BackwardPlan<T> {
+    let plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
+    if !b5 {
+        return plan;
+    }
+    let name = plan.kernel().replace("_b1_", "_b5_");
+    assert!(name.starts_with("attn_bwd_b5_"), "b5 replaces b1 only: the plan runs {}", plan.kernel());
+    BackwardPlan::<T>::with_kernel(gpu, desc, &name).unwrap()
 }
 
 /// Token-major `[tokens][heads][d]` to head-major `[b·heads][l][d]` for `b` sequences of `l` tokens.
@@ -86,7 +107,7 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
     for g in [&mut dq, &mut dk, &mut dv] {
         gpu.poison(g).unwrap();
     }
-    let mut plan = BackwardPlan::<T>::new(gpu, d).unwrap();
+    let mut plan = make_plan::<T>(gpu, d, case.b5);
     let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b2 elsewhere
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
@@ -139,7 +160,7 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
 }
 
 fn cases() -> Vec<Case> {
-    let c = |desc: BackwardDesc, q: &[u32], k: &[u32]| Case { desc, q_lens: q.to_vec(), k_lens: k.to_vec() };
+    let c = |desc: BackwardDesc, q: &[u32], k: &[u32]| Case { desc, q_lens: q.to_vec(), k_lens: k.to_vec(), b5: false };
     vec![
         // Grouped heads 8/2, D = 128, causal, lengths around the 64-query and 128-key tiles.
         c(BackwardDesc::new(8, 2, 128).causal(), &[1, 127, 128, 129, 300], &[1, 127, 128, 129, 300]),
@@ -156,16 +177,21 @@ fn cases() -> Vec<Case> {
 }
 
 /// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
-/// b2), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync` and b1
-/// (atomic dQ on `mma.sync`).
-const VARIANTS: [(DqMode, Engine); 4] =
-    [(DqMode::Fastest, Engine::Auto), (DqMode::Deterministic, Engine::Auto), (DqMode::Deterministic, Engine::MmaSync), (DqMode::Atomic, Engine::MmaSync)];
+/// b2), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b1
+/// (atomic dQ on `mma.sync`) and b5 (b1 on FlashAttention-2's warp layout).
+const VARIANTS: [Variant; 5] = [
+    Variant { dq: DqMode::Fastest, engine: Engine::Auto, b5: false },
+    Variant { dq: DqMode::Deterministic, engine: Engine::Auto, b5: false },
+    Variant { dq: DqMode::Deterministic, engine: Engine::MmaSync, b5: false },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, b5: false },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, b5: true },
+];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
-fn check_cases(gpu: &Gpu, (dq, engine): (DqMode, Engine)) {
+fn check_cases(gpu: &Gpu, v: Variant) {
     let seed = verify::fresh_seed();
     for (i, case) in cases().into_iter().enumerate() {
-        let case = Case { desc: case.desc.with_dq(dq).with_engine(engine), ..case };
+        let case = Case { desc: case.desc.with_dq(v.dq).with_engine(v.engine), b5: v.b5, ..case };
         check::<f16>(gpu, &case, Elem::F16, seed ^ i as u64);
         check::<bf16>(gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
     }
@@ -206,6 +232,14 @@ fn atomic_dq_backward_matches_the_reference() {
     check_cases(&gpu, VARIANTS[3]);
 }
 
+/// Step b5 (b1 on FlashAttention-2's warp layout, atomic dQ): the same cases against the f64 reference (dK
+/// and dV bitwise the same on a second run).
+#[test]
+fn fa2_warps_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("fa2_warps_backward_matches_the_reference") else { return };
+    check_cases(&gpu, VARIANTS[4]);
+}
+
 /// A sequence's gradients never see the values packed after it. b4's TMA box brings the rows after a
 /// sequence's last query tile into shared memory (the next sequence's); the mask hides them, but a NaN
 /// there would still reach dK and dV as 0 × NaN unless they are zeroed. Two packed sequences (the first
@@ -215,9 +249,9 @@ fn atomic_dq_backward_matches_the_reference() {
 #[test]
 fn a_neighbours_nan_stays_out_of_a_sequences_gradients() {
     let Some(gpu) = gpu_or_skip("a_neighbours_nan_stays_out_of_a_sequences_gradients") else { return };
-    fn one<T: Half>(gpu: &Gpu, causal: bool, (mode, engine): (DqMode, Engine), seed: u64) {
+    fn one<T: Half>(gpu: &Gpu, causal: bool, var: Variant, seed: u64) {
         let (h, hk, dd, l1, l2) = (2usize, 1usize, 64usize, 70usize, 100usize);
-        let desc = BackwardDesc::new(h, hk, dd).with_dq(mode).with_engine(engine);
+        let desc = BackwardDesc::new(h, hk, dd).with_dq(var.dq).with_engine(var.engine);
         let desc = if causal { desc.causal() } else { desc };
         let (cq, c1) = (cu(&[l1 as u32, l2 as u32]), cu(&[l1 as u32]));
         let (nq, nk, n1q, n1k) = ((l1 + l2) * h * dd, (l1 + l2) * hk * dd, l1 * h * dd, l1 * hk * dd);
@@ -243,7 +277,7 @@ fn a_neighbours_nan_stays_out_of_a_sequences_gradients() {
         for g in [&mut dq, &mut dk, &mut dv] {
             gpu.poison(g).unwrap();
         }
-        let mut plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
+        let mut plan = make_plan::<T>(gpu, desc, var.b5);
         plan.run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
         gpu.sync_after(plan.kernel()).unwrap();
         for (name, got, want, n) in [("dQ", &dq, &want.0, n1q), ("dK", &dk, &want.1, n1k), ("dV", &dv, &want.2, n1k)] {
@@ -275,14 +309,15 @@ fn grouped_heads_match_repeated_heads_summed() {
     let (q, k, v, o, d_o) = (r(t * h * dd), r(t * hk * dd), r(t * hk * dd), r(t * h * dd), r(t * h * dd));
     let lse: Vec<f32> = (0..t * h).map(|i| 3.0 + (i % 7) as f32).collect();
     let repeat = |x: &[bf16]| -> Vec<bf16> { (0..t * h).flat_map(|i| x[((i / h) * hk + (i % h) / (h / hk)) * dd..][..dd].to_vec()).collect() };
-    for (mode, engine) in VARIANTS {
+    for var in VARIANTS {
+        let (mode, engine) = (var.dq, var.engine);
         let mut grads = Vec::new();
         for (heads_kv, kk, vv) in [(hk, k.clone(), v.clone()), (h, repeat(&k), repeat(&v))] {
             let desc = BackwardDesc::new(h, heads_kv, dd).causal().with_dq(mode).with_engine(engine);
             let n_kv = t * heads_kv * dd;
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<bf16>(q.len()).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap());
             let up = |x: &[bf16]| gpu.upload(x).unwrap();
-            BackwardPlan::<bf16>::new(&gpu, desc).unwrap().run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
+            make_plan::<bf16>(&gpu, desc, var.b5).run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
                                                               Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
             gpu.sync_after("attention backward").unwrap();
             let f = |x: &cudarc::driver::CudaSlice<bf16>| gpu.download(x).unwrap().iter().map(|y| y.to_f64()).collect::<Vec<f64>>();
@@ -291,8 +326,8 @@ fn grouped_heads_match_repeated_heads_summed() {
         // The repeated problem's per-query-head dK, dV summed over each group.
         let sum = |x: &[f64]| -> Vec<f64> { (0..t * hk * dd).map(|i| (0..h / hk).map(|j| x[((i / (hk * dd)) * h + (i / dd % hk) * (h / hk) + j) * dd + i % dd]).sum()).collect() };
         let (dq_e, dk_e, dv_e) = (verify::rel_l2(&grads[0][0], &grads[1][0]), verify::rel_l2(&grads[0][1], &sum(&grads[1][1])), verify::rel_l2(&grads[0][2], &sum(&grads[1][2])));
-        eprintln!("{mode:?} {engine:?}: grouped against repeated: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
-        assert!(dq_e < 1e-2 && dk_e < 1e-2 && dv_e < 1e-2, "{mode:?} {engine:?}: grouped heads against repeated heads: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
+        eprintln!("{var:?}: grouped against repeated: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
+        assert!(dq_e < 1e-2 && dk_e < 1e-2 && dv_e < 1e-2, "{var:?}: grouped heads against repeated heads: dQ {dq_e:.2e}, dK {dk_e:.2e}, dV {dv_e:.2e}");
     }
 }
 
@@ -303,7 +338,8 @@ fn grouped_heads_match_repeated_heads_summed() {
 #[test]
 fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
     let Some(gpu) = gpu_or_skip("padded_keys_add_nothing_where_the_lse_is_very_negative") else { return };
-    fn one<T: Half>(gpu: &Gpu, x: f32, (mode, engine): (DqMode, Engine)) {
+    fn one<T: Half>(gpu: &Gpu, x: f32, var: Variant) {
+        let (mode, engine) = (var.dq, var.engine);
         let d = BackwardDesc::new(1, 1, 64).with_dq(mode).with_engine(engine);
         let (cq, ck) = (cu(&[1, 3]), cu(&[1, 70]));
         let (tq, tk) = (4usize, 71usize);
@@ -323,7 +359,7 @@ fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
         for g in [&mut dq, &mut dk, &mut dv] {
             gpu.poison(g).unwrap();
         }
-        BackwardPlan::<T>::new(gpu, d).unwrap().run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &ck,
+        make_plan::<T>(gpu, d, var.b5).run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &ck,
                                                      Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
         gpu.sync_after("attention backward").unwrap();
         for (name, got, want) in [("dQ", &dq, &wq), ("dK", &dk, &wk), ("dV", &dv, &wv)] {

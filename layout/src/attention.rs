@@ -474,6 +474,18 @@ pub const fn bwd_smem(d: u32) -> u32 {
 }
 const _: () = assert!(bwd_smem(64) == 81 * 1024 && bwd_smem(128) == 145 * 1024);
 
+/// Step b5 (FlashAttention-2's warp layout): b1's shared memory ([`bwd_offset`]) with Pᵀ's tile after it —
+/// `BWD_BKV × BWD_BQ` 16-bit, keys as rows, [`tile`]-swizzled like dSᵀ's ([`BwdTile::DS`]).
+pub const fn bwd5_pt_offset(d: u32) -> u32 {
+    bwd_smem(d)
+}
+
+/// b5's dynamic shared memory at head dim `d`: 97 KiB at D = 64, 161 KiB at D = 128.
+pub const fn bwd5_smem(d: u32) -> u32 {
+    bwd5_pt_offset(d) + 2 * BWD_BKV * BWD_BQ
+}
+const _: () = assert!(bwd5_smem(64) == 97 * 1024 && bwd5_smem(128) == 161 * 1024 && bwd5_pt_offset(64) % 1024 == 0);
+
 /// The first query tile (of [`BWD_BQ`] rows) that sees a key of the block starting at key `k0`: 0, or
 /// with the causal mask aligned bottom-right by `off = k_len − q_len` (query `r` sees keys `0..=r + off`)
 /// the tile of query `k0 − off`.

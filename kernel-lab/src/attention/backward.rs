@@ -29,7 +29,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
-    attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BWD_H_STREAM, BackwardDims, bwd_h4_dq_tiles, bwd_h4_smem, bwd_h_smem, bwd_smem},
+    attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BWD_H_STREAM, BackwardDims, bwd5_smem, bwd_h4_dq_tiles, bwd_h4_smem, bwd_h_smem, bwd_smem},
     hopper::TmaSwizzle,
 };
 
@@ -271,6 +271,23 @@ impl<T: Element> BackwardPlan<T> {
                           cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
     }
 
+    /// [`BackwardPlan::new`] running `kernel`, a named backward step, in place of the plan's main kernel
+    /// (ladders and benchmarks: `kernel-lab backward --steps`). Taken where it launches as the plan's own
+    /// would: on `mma.sync` with atomic dQ, b1 (`attn_bwd_b1_d{64,128}_{f16,bf16}`) or b5
+    /// (`attn_bwd_b5_…`) of the plan's head dim and element type; anything else is refused, naming the rule.
+    pub fn with_kernel(gpu: &Gpu, desc: BackwardDesc, kernel: &str) -> Result<Self> {
+        let mut plan = Self::new(gpu, desc)?;
+        let e = super::half_suffix::<T>("attention backward")?;
+        let d = plan.desc.head_dim;
+        let allowed = [format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_b5_d{d}_{e}")];
+        if plan.wgmma || plan.desc.dq != DqMode::Atomic || !allowed.iter().any(|a| a == kernel) {
+            return Err(Error::InvalidInput(format!("attention backward {desc:?}: kernel {kernel:?} does not launch as this plan's main kernel ({}); with Engine::MmaSync \
+                                                    and DqMode::Atomic it may be {} or {}", plan.main.name(), allowed[0], allowed[1])));
+        }
+        plan.main = gpu.kernel(kernel)?;
+        Ok(plan)
+    }
+
     /// The problem, with [`DqMode::Fastest`] resolved to the mode the plan runs.
     pub fn desc(&self) -> BackwardDesc {
         self.desc
@@ -381,6 +398,7 @@ impl<T: Element> BackwardPlan<T> {
         debug_assert_eq!(self.main.info.dyn_smem_bytes, match (self.wgmma, atomic) {
             (true, true) => bwd_h4_smem(d.head_dim as u32),
             (true, false) => bwd_h_smem(d.head_dim as u32),
+            (false, _) if self.main.name().starts_with("attn_bwd_b5_") => bwd5_smem(d.head_dim as u32),
             (false, _) => bwd_smem(d.head_dim as u32),
         });
         // SAFETY (the three launches): the offsets are the checked `Lens` (batch + 1 each, from 0,

@@ -474,6 +474,12 @@ const fn backward(name: &'static str, label: &'static str, d: u32, has: &'static
                  ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local"], count: &[], at_least: &[] } }
 }
 
+const BACKWARD_B5_ABOUT: &str = "backward (b5): b1 on FlashAttention-2's warp layout — Sᵀ, dPᵀ by 4 × 2 warps of 32 × 32, Pᵀ and dSᵀ through shared memory, dV, dK by 4 × 2 warps of 32 keys × D/2, dQ by 2 × 4 warps of 32 queries × D/4; dQ by f32 atomics";
+
+const fn backward_b5(name: &'static str, label: &'static str, d: u32, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { about: BACKWARD_B5_ABOUT, dyn_smem_bytes: layout::attention::bwd5_smem(d), ..backward(name, label, d, has) }
+}
+
 const BACKWARD_B2_ABOUT: &str = "backward (b2, deterministic): b1's dK/dV without dQ, and dQ by its own kernel — a CTA per 64 query rows recomputes S and dP over its keys, one thread sums each dQ element in order";
 const BACKWARD_B2DQ_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global"];
 const BACKWARD_B2DQ_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global"];
@@ -514,12 +520,14 @@ const fn backward_b4dq(name: &'static str, label: &'static str) -> KernelInfo {
                  ..decode_helper(name, label, "backward b4's dQ: scale × its f32 accumulator's padded tile blocks, rounded, into Q's layout") }
 }
 
-/// The backward kernels (issue 50; `kernel_lab::attention::backward`): step b1 per head dim and element
+/// The backward kernels (issue 50; `kernel_lab::attention::backward`): steps b1 and b5 per head dim and element
 /// type, b2's (deterministic dQ) two kernels, b3's (b2 on Hopper's `wgmma`) two, b4 (b3's dK/dV kernel with dQ by atomics), the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
 /// accumulator. Not in [`STEPS`]: they take the forward's outputs and gradients, not a forward problem.
 pub const BACKWARD: &[KernelInfo] = &[
     backward("attn_bwd_b1_d64_f16", "b1-d64", 64, BACKWARD_HAS_F16), backward("attn_bwd_b1_d128_f16", "b1-d128", 128, BACKWARD_HAS_F16),
     backward("attn_bwd_b1_d64_bf16", "b1-d64-bf16", 64, BACKWARD_HAS_BF16), backward("attn_bwd_b1_d128_bf16", "b1-d128-bf16", 128, BACKWARD_HAS_BF16),
+    backward_b5("attn_bwd_b5_d64_f16", "b5-d64", 64, BACKWARD_HAS_F16), backward_b5("attn_bwd_b5_d128_f16", "b5-d128", 128, BACKWARD_HAS_F16),
+    backward_b5("attn_bwd_b5_d64_bf16", "b5-d64-bf16", 64, BACKWARD_HAS_BF16), backward_b5("attn_bwd_b5_d128_bf16", "b5-d128-bf16", 128, BACKWARD_HAS_BF16),
     backward_b2kv("attn_bwd_b2kv_d64_f16", "b2kv-d64", 64, BACKWARD_B2DQ_HAS_F16), backward_b2kv("attn_bwd_b2kv_d128_f16", "b2kv-d128", 128, BACKWARD_B2DQ_HAS_F16),
     backward_b2kv("attn_bwd_b2kv_d64_bf16", "b2kv-d64-bf16", 64, BACKWARD_B2DQ_HAS_BF16), backward_b2kv("attn_bwd_b2kv_d128_bf16", "b2kv-d128-bf16", 128, BACKWARD_B2DQ_HAS_BF16),
     backward_b2dq("attn_bwd_b2dq_d64_f16", "b2dq-d64", 64, BACKWARD_B2DQ_HAS_F16), backward_b2dq("attn_bwd_b2dq_d128_f16", "b2dq-d128", 128, BACKWARD_B2DQ_HAS_F16),

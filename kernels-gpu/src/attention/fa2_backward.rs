@@ -24,7 +24,7 @@ use layout::{
 };
 
 /// A constant offset the layout promises (`row_step`, `col_step`, `col_xor`); a compile error where it has none.
-const fn step(d: Option<u32>) -> u32 {
+pub(super) const fn step(d: Option<u32>) -> u32 {
     match d {
         Some(d) => d,
         None => panic!("the layout's offsets do not move by a constant over that step"),
@@ -42,8 +42,8 @@ pub(super) const fn xor<const D: u32>(i: u32) -> u32 {
     2 * step(tile(BWD_BQ, D).col_xor(16 * (i % 4)))
 }
 /// Bytes between 8 rows, and 16 rows, of the dSᵀ tile (`BWD_BKV × BWD_BQ`).
-const DS_ROW8: u32 = 2 * step(tile(BWD_BKV, BWD_BQ).row_step(8));
-const DS_ROW16: u32 = 2 * step(tile(BWD_BKV, BWD_BQ).row_step(16));
+pub(super) const DS_ROW8: u32 = 2 * step(tile(BWD_BKV, BWD_BQ).row_step(8));
+pub(super) const DS_ROW16: u32 = 2 * step(tile(BWD_BKV, BWD_BQ).row_step(16));
 
 /// This lane's byte offsets at column block 0 in b1's tiles; every other fragment is one of these XOR a
 /// column block ([`xor`]) plus immediates (16 rows, 64 columns), all promised by the layout:
