@@ -99,6 +99,64 @@ impl Bases {
     }
 }
 
+/// Where [`probs`] reads the row statistics and writes Pᵀ and dSᵀ (shared addresses; `st` the lane's
+/// [`Bases::st`]).
+#[derive(Clone, Copy)]
+struct Tiles {
+    lse: u32,
+    delta: u32,
+    pt: u32,
+    ds: u32,
+    st: u32,
+}
+
+/// The mask of a thread's elements: key `key0 + 16·mt + 8·(e / 2)` is hidden from query `q0 + 8·nt + e % 2`
+/// past `q + last` (causal) or past `last` = k_len − 1.
+#[derive(Clone, Copy)]
+struct Mask {
+    key0: u32,
+    q0: u32,
+    causal: bool,
+    last: u32,
+}
+
+/// Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) of the warp's 32 keys × 32 queries, rounded
+/// and stored to their tiles; the mask's compares only with `MASK` (a branch a tile, not a select an
+/// element: session 65 measured b3 0.90–0.91× the time so). Element e of (mt, nt) is key row
+/// 16·mt + g + 8·(e / 2) of the warp's, query column 8·nt + 2t + e % 2 of its 32.
+///
+/// # Safety
+/// The statistics' tile holds the tile's 64 rows; `tiles.st` is this lane's store offset; full warps.
+#[inline(always)]
+unsafe fn probs<E: Elem16, const MASK: bool>(s: &[[[f32; 4]; 4]; 2], dp: &[[[f32; 4]; 4]; 2], tiles: Tiles, scale2: f32, m: Mask) {
+    // SAFETY: columns below 64 of the statistics (8-byte pairs at even columns); stores inside the 128 × 64
+    // tiles (the caller's base, rows below 32 more, column chunks below 4 more).
+    unsafe {
+        unroll4!(nt => {
+            let c = m.q0 % BWD_BQ + 8 * nt; // the thread's column pair in the tile (q0 = qt·64 + 32·wq + 2t)
+            let l2 = ld_shared_v2_u32(tiles.lse + 4 * c).map(f32::from_bits);
+            let dd = ld_shared_v2_u32(tiles.delta + 4 * c).map(f32::from_bits);
+            unroll2!(mt => {
+                let mut p = [0f32; 4];
+                let mut ds = [0f32; 4];
+                unroll4!(e => {
+                    let x = ex2_approx_f32(fma_rn_f32(s[mt as usize][nt as usize][e as usize], scale2, -l2[(e % 2) as usize]));
+                    let hidden = MASK && m.key0 + 16 * mt + 8 * (e / 2) > if m.causal { m.q0 + 8 * nt + e % 2 } else { 0 } + m.last;
+                    p[e as usize] = if hidden { 0.0 } else { x };
+                    ds[e as usize] = p[e as usize] * (dp[mt as usize][nt as usize][e as usize] - dd[(e % 2) as usize]);
+                });
+                // Rows g and g + 8 of the m-tile, 4 words of one 16-byte chunk each: the swizzle spreads the 8
+                // rows' chunks over the banks (conflict-free).
+                let at = (tiles.st + mt * DS_ROW16) ^ (16 * nt);
+                st_shared_u32(tiles.pt + at, E::pack(p[0], p[1]));
+                st_shared_u32(tiles.pt + at + DS_ROW8, E::pack(p[2], p[3]));
+                st_shared_u32(tiles.ds + at, E::pack(ds[0], ds[1]));
+                st_shared_u32(tiles.ds + at + DS_ROW8, E::pack(ds[2], ds[3]));
+            });
+        });
+    }
+}
+
 /// The b5 body (see the module docs) for element type `E` and head dim `D` (64 or 128): grid
 /// `(⌈max k_len / 128⌉, kv_heads, batch)`, 256 threads, `bwd5_smem(D)` bytes.
 ///
@@ -217,34 +275,17 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                         });
                     }
                 });
-                // Pᵀ and dSᵀ; element e of (mt, nt) is key 32·wk + 16·mt + g + 8·(e / 2), query column
-                // c + e % 2 with c = 32·wq + 8·nt + 2t. The mask on the key block past the sequence's end and
-                // on the causal diagonal's tiles (uniform, false on most tiles), as b1's.
+                // Pᵀ and dSᵀ. The mask on the key block past the sequence's end and on the causal diagonal's
+                // tiles (uniform, false on most tiles), as b1's.
                 let masked = tail || (causal && bwd_needs_mask(k0, qt, off));
                 let (s_lse, s_delta) = (s_stat(BwdTile::Lse, st), s_stat(BwdTile::Delta, st));
-                unroll4!(nt => {
-                    let c = 32 * wq + 8 * nt + 2 * t;
-                    let l2 = ld_shared_v2_u32(s_lse + 4 * c).map(f32::from_bits);
-                    let dd = ld_shared_v2_u32(s_delta + 4 * c).map(f32::from_bits);
-                    unroll2!(mt => {
-                        let mut p = [0f32; 4];
-                        let mut ds = [0f32; 4];
-                        unroll4!(e => {
-                            let x = ex2_approx_f32(fma_rn_f32(s[mt as usize][nt as usize][e as usize], scale2, -l2[(e % 2) as usize]));
-                            let key = k0 + 32 * wk + 16 * mt + g + 8 * (e / 2);
-                            let hidden = masked && key > if causal { qt * BWD_BQ + c + e % 2 } else { 0 } + last;
-                            p[e as usize] = if hidden { 0.0 } else { x };
-                            ds[e as usize] = p[e as usize] * (dp[mt as usize][nt as usize][e as usize] - dd[(e % 2) as usize]);
-                        });
-                        // Rows g and g + 8 of the m-tile, 4 words of one 16-byte chunk each: the swizzle spreads
-                        // the 8 rows' chunks over the banks (conflict-free).
-                        let at = (bb.st + mt * DS_ROW16) ^ (16 * nt);
-                        st_shared_u32(s_pt + at, E::pack(p[0], p[1]));
-                        st_shared_u32(s_pt + at + DS_ROW8, E::pack(p[2], p[3]));
-                        st_shared_u32(s_ds + at, E::pack(ds[0], ds[1]));
-                        st_shared_u32(s_ds + at + DS_ROW8, E::pack(ds[2], ds[3]));
-                    });
-                });
+                let tiles = Tiles { lse: s_lse, delta: s_delta, pt: s_pt, ds: s_ds, st: bb.st };
+                let mask = Mask { key0: k0 + 32 * wk + g, q0: qt * BWD_BQ + 32 * wq + 2 * t, causal, last };
+                if masked {
+                    probs::<E, true>(&s, &dp, tiles, scale2, mask);
+                } else {
+                    probs::<E, false>(&s, &dp, tiles, scale2, mask);
+                }
                 // Pᵀ and dSᵀ written by every warp.
                 sync_threads();
                 let bb = bases.fresh();
