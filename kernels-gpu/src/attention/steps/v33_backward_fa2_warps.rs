@@ -31,7 +31,7 @@
 use super::fa2_backward::{COL64, DS_ROW8, DS_ROW16, load_rows, row16, sequence, xor};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
-    atomic::red_add_relaxed_gpu_f32,
+    atomic::red_add_relaxed_gpu_f32_if,
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
     math::{ex2_approx_f32, fma_rn_f32},
@@ -334,10 +334,10 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                                 let r = 2 * (ks * (D / 32) + np) + j;
                                 let (mt, nt, e) = (r / (D / 8), (r / 4) % (D / 32), r % 4);
                                 let row = row0 + 16 * mt + 8 * (e / 2);
-                                if row < q_len {
-                                    let at = row as usize * dims.q_tok as usize + (col0 + 8 * nt + e % 2) as usize;
-                                    red_add_relaxed_gpu_f32(acc.add(at), dq[mt as usize][nt as usize][e as usize]);
-                                }
+                                // Predicated, not branched around (a branch here waits for the loads in
+                                // flight); a row past q_len forms its address (`wrapping_add`) but adds nothing.
+                                let at = row as usize * dims.q_tok as usize + (col0 + 8 * nt + e % 2) as usize;
+                                red_add_relaxed_gpu_f32_if(acc.wrapping_add(at), dq[mt as usize][nt as usize][e as usize], row < q_len);
                             });
                             unroll2!(mt => {
                                 E::mma(&mut r_dk[mt as usize][2 * np as usize], a[mt as usize], [bq[0], bq[1]]);
