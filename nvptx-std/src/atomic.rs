@@ -58,22 +58,6 @@ pub unsafe fn red_add_relaxed_gpu_f32(p: *mut f32, v: f32) {
     unsafe { asm!("red.relaxed.gpu.global.add.f32 [{0}], {1};", in(reg64) p, in(reg32) v, options(nostack)) };
 }
 
-/// `@p red.relaxed.gpu.global.add.f32 [p], v;` with `p = (add != 0)` — [`red_add_relaxed_gpu_f32`] under a
-/// predicate set inside the asm, so no branch goes around it: a branch in a loop of `ldmatrix` and `mma`
-/// makes the warp wait for every load in flight first (the scoreboards must be settled at a basic block's
-/// end; session 91's `ncu` of b5 found 16% of its stall samples on such branches).
-///
-/// # Safety
-/// Where `add` is true, as [`red_add_relaxed_gpu_f32`]; where false, `p` is never dereferenced (any value).
-#[inline(always)]
-pub unsafe fn red_add_relaxed_gpu_f32_if(p: *mut f32, v: f32, add: bool) {
-    // SAFETY: forwarded to the caller; with the predicate false the instruction does not execute.
-    unsafe {
-        asm!("{{ .reg .pred p; setp.ne.b32 p, {2}, 0; @p red.relaxed.gpu.global.add.f32 [{0}], {1}; }}", in(reg64) p, in(reg32) v, in(reg32) add as u32,
-             options(nostack))
-    };
-}
-
 /// `red.relaxed.gpu.global.max.u32 [p], v;` — atomic maximum without a return value. On the bits of
 /// non-negative f32 the unsigned order is the numeric order, so this is an f32 `amax` of `|x|` bits.
 ///

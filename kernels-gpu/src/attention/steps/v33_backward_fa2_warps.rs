@@ -31,7 +31,7 @@
 use super::fa2_backward::{COL64, DS_ROW8, DS_ROW16, load_rows, row16, sequence, xor};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
-    atomic::red_add_relaxed_gpu_f32_if,
+    atomic::red_add_relaxed_gpu_f32,
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
     math::{ex2_approx_f32, fma_rn_f32},
@@ -321,8 +321,17 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                 // dK += dSᵀ·Q with dQ's D/4 reductions spread among its D/8 steps, two a step: reduction r is
                 // dq[mt][nt][e] with mt = r / (D/8), nt = (r / 4) % (D/32), e = r % 4 (row 16·mt + g + 8·(e / 2)
                 // of the warp's, column 8·nt + 2t + e % 2 of its quarter).
-                let acc = dq_acc.add(qbase + h as usize * dims.q_head as usize);
+                // The element offset of each of the thread's 4 dQ rows (m-tile mt, half hh), or of the accumulator's
+                // scratch row (D f32 after its tokens_q · heads · D) for a row past q_len: a select, not a branch
+                // (ptxas puts a branch around a guarded `red`, and a branch among the loads and `mma`s makes the
+                // warp wait for every load in flight — session 91's `ncu`). u32: the host keeps Q under 2^31 elements.
+                let qrow = (qbase + h as usize * dims.q_head as usize) as u32;
+                let scratch = dims.tokens_q * dims.heads * D;
                 let row0 = qt * BWD_BQ + 32 * wq2 + g;
+                let rb: [u32; 4] = core::array::from_fn(|x| {
+                    let row = row0 + 16 * (x as u32 / 2) + 8 * (x as u32 % 2);
+                    if row < q_len { qrow + row * dims.q_tok } else { scratch }
+                });
                 let col0 = (D / 4) * wdq + 2 * t;
                 unroll4!(ks => {
                     let a_at = bb.pa ^ xor::<64>(ks);
@@ -333,11 +342,8 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                             unroll2!(j => {
                                 let r = 2 * (ks * (D / 32) + np) + j;
                                 let (mt, nt, e) = (r / (D / 8), (r / 4) % (D / 32), r % 4);
-                                let row = row0 + 16 * mt + 8 * (e / 2);
-                                // Predicated, not branched around (a branch here waits for the loads in
-                                // flight); a row past q_len forms its address (`wrapping_add`) but adds nothing.
-                                let at = row as usize * dims.q_tok as usize + (col0 + 8 * nt + e % 2) as usize;
-                                red_add_relaxed_gpu_f32_if(acc.wrapping_add(at), dq[mt as usize][nt as usize][e as usize], row < q_len);
+                                let at = rb[(2 * mt + e / 2) as usize] + col0 + 8 * nt + e % 2;
+                                red_add_relaxed_gpu_f32(dq_acc.add(at as usize), dq[mt as usize][nt as usize][e as usize]);
                             });
                             unroll2!(mt => {
                                 E::mma(&mut r_dk[mt as usize][2 * np as usize], a[mt as usize], [bq[0], bq[1]]);
@@ -376,7 +382,9 @@ macro_rules! b5_entries {
         /// accumulator as b1's (`attn_bwd_b1_d128_bf16`).
         ///
         /// # Safety
-        /// As `attn_bwd_b1_d128_bf16`'s, with `bwd5_smem(D)` bytes of dynamic shared memory.
+        /// As `attn_bwd_b1_d128_bf16`'s, with `bwd5_smem(D)` bytes of dynamic shared memory and `dq_acc`
+        /// holding D f32 more after its `tokens_q · heads · D` (a scratch row the rows past a sequence's
+        /// queries add into; its values mean nothing).
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                 dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
