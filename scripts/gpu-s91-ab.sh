@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 91 (issue 50): a b5 change A/B'd — .carry/old/kernel-lab (the form before) and .carry/kernel-lab,
+# Session 91 (issue 50): a b5 change A/B'd — .carry/old/kernel-lab (the form before) and .carry/kernel-lab (BUILDS:
+# the builds in order, each .carry/NAME/kernel-lab, `new` the top one),
 # `kernel-lab backward --steps b5` (b5 interleaved with b1 in each process), 3 processes each alternating;
 # first the backward GPU tests on the new build (memcheck of b5's test), then (NCU=1) ncu of the new b5 at
 # 1x16x16x4096x128 (NCU_SHAPE): its details and its SASS with per-instruction counters (csv). JSON tarred (the tool returns ~8 files).
@@ -9,8 +10,8 @@ set -uo pipefail
 [ "${SANITIZE:-1}" = 1 ] && T=300 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/backward --test-threads=1 fa2_warps
 stamp "tests"
 for i in $(seq 1 ${REPS:-3}); do
-  for b in old new; do
-    bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
+  for b in ${BUILDS:-old new}; do
+    bin=$C/kernel-lab; [ $b != new ] && bin=$C/$b/kernel-lab
     echo "== ab process $i build $b" | tee -a "$L"
     run $bin backward --steps ${STEPS:-b5} ${SHAPES:+--shapes $SHAPES} --json "$OUT/ab-$b-$i.json"
   done

@@ -246,31 +246,23 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                 let (h, qt) = item(i);
                 let (sq, sdo) = (s_q(st), s_do(st));
                 let bb = bases.fresh();
-                // Sᵀ = K·Qᵀ, then dPᵀ = V·dOᵀ: the warp's 32 keys (2 m-tiles) × 32 queries (4 n-tiles).
+                // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ in one k-loop (16 independent accumulators a step for the `mma`
+                // latency): the warp's 32 keys (2 m-tiles) × 32 queries (4 n-tiles).
                 let mut s = [[[0f32; 4]; 4]; 2];
                 let mut dp = [[[0f32; 4]; 4]; 2];
                 unroll8!(ks => {
                     if ks < D / 16 {
                         let a_at = (bb.ka ^ xor::<D>(ks)) + (ks / 4) * COL64;
-                        let a = [ldmatrix_x4(s_k + a_at), ldmatrix_x4(s_k + a_at + row16)];
+                        let ak = [ldmatrix_x4(s_k + a_at), ldmatrix_x4(s_k + a_at + row16)];
+                        let av = [ldmatrix_x4(s_v + a_at), ldmatrix_x4(s_v + a_at + row16)];
                         unroll2!(np => {
-                            let bq = ldmatrix_x4(sq + (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16);
+                            let b_at = (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16;
+                            let (bq, bo) = (ldmatrix_x4(sq + b_at), ldmatrix_x4(sdo + b_at));
                             unroll2!(mt => {
-                                E::mma(&mut s[mt as usize][2 * np as usize], a[mt as usize], [bq[0], bq[1]]);
-                                E::mma(&mut s[mt as usize][2 * np as usize + 1], a[mt as usize], [bq[2], bq[3]]);
-                            });
-                        });
-                    }
-                });
-                unroll8!(ks => {
-                    if ks < D / 16 {
-                        let a_at = (bb.ka ^ xor::<D>(ks)) + (ks / 4) * COL64;
-                        let a = [ldmatrix_x4(s_v + a_at), ldmatrix_x4(s_v + a_at + row16)];
-                        unroll2!(np => {
-                            let bo = ldmatrix_x4(sdo + (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16);
-                            unroll2!(mt => {
-                                E::mma(&mut dp[mt as usize][2 * np as usize], a[mt as usize], [bo[0], bo[1]]);
-                                E::mma(&mut dp[mt as usize][2 * np as usize + 1], a[mt as usize], [bo[2], bo[3]]);
+                                E::mma(&mut s[mt as usize][2 * np as usize], ak[mt as usize], [bq[0], bq[1]]);
+                                E::mma(&mut s[mt as usize][2 * np as usize + 1], ak[mt as usize], [bq[2], bq[3]]);
+                                E::mma(&mut dp[mt as usize][2 * np as usize], av[mt as usize], [bo[0], bo[1]]);
+                                E::mma(&mut dp[mt as usize][2 * np as usize + 1], av[mt as usize], [bo[2], bo[3]]);
                             });
                         });
                     }
@@ -289,34 +281,35 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                 // Pᵀ and dSᵀ written by every warp.
                 sync_threads();
                 let bb = bases.fresh();
-                // dV += Pᵀ·dO: the warp's 32 keys × D/2 columns (wd = wq), k-steps of 16 queries.
-                unroll4!(ks => {
-                    let a_at = bb.pa ^ xor::<64>(ks);
-                    let a = [ldmatrix_x4(s_pt + a_at), ldmatrix_x4(s_pt + a_at + DS_ROW16)];
-                    unroll4!(np => {
-                        if np < D / 32 {
-                            let bo = ldmatrix_x4_trans(sdo + (bb.vt ^ xor::<D>(np)) + ks * row16);
-                            unroll2!(mt => {
-                                E::mma(&mut r_dv[mt as usize][2 * np as usize], a[mt as usize], [bo[0], bo[1]]);
-                                E::mma(&mut r_dv[mt as usize][2 * np as usize + 1], a[mt as usize], [bo[2], bo[3]]);
-                            });
-                        }
-                    });
-                });
-                // dQ = dS·K: the warp's 32 queries (2 m-tiles, from 32·wq2) × D/4 columns (from D/4 · wdq) over the
-                // 128 keys; dS's A fragments `.trans` from dSᵀ, K's B fragments `.trans` from its rows.
+                // dV += Pᵀ·dO (the warp's 32 keys × D/2 columns, wd = wq; k-steps of 16 queries) and dQ = dS·K (its 32
+                // queries from 32·wq2 × D/4 columns from D/4 · wdq over the 128 keys; dS's A fragments `.trans` from
+                // dSᵀ, K's B fragments `.trans` from its rows) in one loop: a dV step after every second dQ step.
                 let mut dq = [[[0f32; 4]; 4]; 2];
-                unroll8!(ks => {
-                    let a = [ldmatrix_x4_trans(s_ds + (bb.dsa ^ xor::<64>(0)) + ks * DS_ROW16), ldmatrix_x4_trans(s_ds + (bb.dsa ^ xor::<64>(1)) + ks * DS_ROW16)];
+                unroll8!(j => {
+                    let a = [ldmatrix_x4_trans(s_ds + (bb.dsa ^ xor::<64>(0)) + j * DS_ROW16), ldmatrix_x4_trans(s_ds + (bb.dsa ^ xor::<64>(1)) + j * DS_ROW16)];
                     unroll2!(np => {
                         if np < D / 64 {
-                            let bk = ldmatrix_x4_trans(s_k + (bb.kt ^ xor::<D>(np)) + ks * row16);
+                            let bk = ldmatrix_x4_trans(s_k + (bb.kt ^ xor::<D>(np)) + j * row16);
                             unroll2!(mt => {
                                 E::mma(&mut dq[mt as usize][2 * np as usize], a[mt as usize], [bk[0], bk[1]]);
                                 E::mma(&mut dq[mt as usize][2 * np as usize + 1], a[mt as usize], [bk[2], bk[3]]);
                             });
                         }
                     });
+                    if j % 2 == 1 {
+                        let ks = j / 2;
+                        let a_at = bb.pa ^ xor::<64>(ks);
+                        let a = [ldmatrix_x4(s_pt + a_at), ldmatrix_x4(s_pt + a_at + DS_ROW16)];
+                        unroll4!(np => {
+                            if np < D / 32 {
+                                let bo = ldmatrix_x4_trans(sdo + (bb.vt ^ xor::<D>(np)) + ks * row16);
+                                unroll2!(mt => {
+                                    E::mma(&mut r_dv[mt as usize][2 * np as usize], a[mt as usize], [bo[0], bo[1]]);
+                                    E::mma(&mut r_dv[mt as usize][2 * np as usize + 1], a[mt as usize], [bo[2], bo[3]]);
+                                });
+                            }
+                        });
+                    }
                 });
                 // dK += dSᵀ·Q with dQ's D/4 reductions spread among its D/8 steps, two a step: reduction r is
                 // dq[mt][nt][e] with mt = r / (D/8), nt = (r / 4) % (D/32), e = r % 4 (row 16·mt + g + 8·(e / 2)
