@@ -8,6 +8,7 @@ set -uo pipefail
 . scripts/device-log.sh "s91-ab.txt" 300
 [ "${TESTS:-1}" = 1 ] && run $C/tests/backward --test-threads=1
 [ "${SANITIZE:-1}" = 1 ] && T=300 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/backward --test-threads=1 fa2_warps
+[ "${RACE:-0}" = 1 ] && T=300 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/tests/backward --test-threads=1 fa2_warps
 stamp "tests"
 for i in $(seq 1 ${REPS:-3}); do
   for b in ${BUILDS:-old new}; do
@@ -15,6 +16,7 @@ for i in $(seq 1 ${REPS:-3}); do
     echo "== ab process $i build $b" | tee -a "$L"
     run $bin backward --steps ${STEPS:-b5} ${SHAPES:+--shapes $SHAPES} --json "$OUT/ab-$b-$i.json"
   done
+  [ "${PEER:-0}" = 1 ] && run python3 scripts/backward-torch-peer.py --backends flash ${SHAPES:+--shapes $SHAPES} --out "$OUT/peer-$i.md"
   stamp "process $i"
 done
 if [ "${NCU:-0}" = 1 ]; then
@@ -23,5 +25,5 @@ if [ "${NCU:-0}" = 1 ]; then
   ncu -i /tmp/ncu-b5.ncu-rep --page details > "$OUT/ncu-b5.txt" 2>&1
   ncu -i /tmp/ncu-b5.ncu-rep --page source --csv --print-source sass 2>&1 | xz -9 > "$OUT/b5-sass.csv.xz"
 fi
-(cd "$OUT" && tar cJf ab-json.tar.xz ab-*.json && rm -f ab-*.json)
+(cd "$OUT" && tar cJf ab-json.tar.xz ab-*.json peer-*.md 2>/dev/null; rm -f ab-*.json peer-*.md)
 grep -E "^==|^exit|test result|FAILED|panicked|ERROR SUMMARY|^\| .*b5|SKIPPED|t\+" "$L" | head -150

@@ -58,6 +58,22 @@ pub unsafe fn red_add_relaxed_gpu_f32(p: *mut f32, v: f32) {
     unsafe { asm!("red.relaxed.gpu.global.add.f32 [{0}], {1};", in(reg64) p, in(reg32) v, options(nostack)) };
 }
 
+/// `@p red.relaxed.gpu.global.add.f32 [p], v;` with `p = (add != 0)` — [`red_add_relaxed_gpu_f32`] under a
+/// predicate set inside the asm. ptxas (CUDA 13.0) still puts a branch around each guarded `red`; that
+/// branch pins the `red` where it stands (session 91's b5: unguarded, ptxas gathered 32 of them into one run
+/// that stalled on the LSU queue).
+///
+/// # Safety
+/// Where `add` is true, as [`red_add_relaxed_gpu_f32`]; where false, `p` is never dereferenced (any value).
+#[inline(always)]
+pub unsafe fn red_add_relaxed_gpu_f32_if(p: *mut f32, v: f32, add: bool) {
+    // SAFETY: forwarded to the caller; with the predicate false the instruction does not execute.
+    unsafe {
+        asm!("{{ .reg .pred p; setp.ne.b32 p, {2}, 0; @p red.relaxed.gpu.global.add.f32 [{0}], {1}; }}", in(reg64) p, in(reg32) v, in(reg32) add as u32,
+             options(nostack))
+    };
+}
+
 /// `red.relaxed.gpu.global.max.u32 [p], v;` — atomic maximum without a return value. On the bits of
 /// non-negative f32 the unsigned order is the numeric order, so this is an f32 `amax` of `|x|` bits.
 ///

@@ -344,8 +344,7 @@ impl<T: Element> BackwardPlan<T> {
         let atomic = d.dq == DqMode::Atomic;
         let acc_used = match (atomic, self.wgmma) {
             (false, _) => 0,
-            // b1's and b5's: Q's layout and one row of D f32 more (b5's scratch row for rows past a sequence).
-            (true, false) => q_elems + d.head_dim,
+            (true, false) => q_elems,
             (true, true) => bwd_h4_dq_tiles(lens.tokens_q as u32, lens.batch as u32) as usize * d.heads * BWD_H_STREAM as usize * d.head_dim,
         };
         let (acc_len, stats_len) = (acc_used.max(4), (2 * d.heads * lens.tokens_q).max(1));
@@ -408,7 +407,7 @@ impl<T: Element> BackwardPlan<T> {
         // order (head-major: one length per sequence, checked), so every row `cu[b]·heads·D + t·tok + h·head`
         // of a sequence lies inside Q, O, dO, dQ (tokens_q·heads·D elements, checked above) or K, V, dK, dV
         // (tokens_k·kv_heads·D), and the LSE's inside its tokens_q·heads; all 16-byte aligned (checked);
-        // the workspaces hold dQ's accumulator (zeroed just before: b1's and b5's tokens_q·heads·D and a scratch row of D, b4's
+        // the workspaces hold dQ's accumulator (zeroed just before: b1's tokens_q·heads·D, b4's
         // `bwd_h4_dq_tiles` × heads blocks of 64·D, what its kernels index; deterministic: the dK/dV kernel
         // does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly) and 2·heads·tokens_q
         // f32, and are this plan's alone; b3's and b4's grids are those their entries name, half of x for

@@ -31,7 +31,7 @@
 use super::fa2_backward::{COL64, DS_ROW8, DS_ROW16, load_rows, row16, sequence, xor};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
-    atomic::red_add_relaxed_gpu_f32,
+    atomic::red_add_relaxed_gpu_f32_if,
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
     math::{ex2_approx_f32, fma_rn_f32},
@@ -246,23 +246,32 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                 let (h, qt) = item(i);
                 let (sq, sdo) = (s_q(st), s_do(st));
                 let bb = bases.fresh();
-                // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ in one k-loop (16 independent accumulators a step for the `mma`
-                // latency): the warp's 32 keys (2 m-tiles) × 32 queries (4 n-tiles).
+                // Sᵀ = K·Qᵀ, then dPᵀ = V·dOᵀ: the warp's 32 keys (2 m-tiles) × 32 queries (4 n-tiles). (In one
+                // k-loop, 16 independent accumulators a step, ptxas spilled 28 bytes at D = 128 for sm_90.)
                 let mut s = [[[0f32; 4]; 4]; 2];
                 let mut dp = [[[0f32; 4]; 4]; 2];
                 unroll8!(ks => {
                     if ks < D / 16 {
                         let a_at = (bb.ka ^ xor::<D>(ks)) + (ks / 4) * COL64;
-                        let ak = [ldmatrix_x4(s_k + a_at), ldmatrix_x4(s_k + a_at + row16)];
-                        let av = [ldmatrix_x4(s_v + a_at), ldmatrix_x4(s_v + a_at + row16)];
+                        let a = [ldmatrix_x4(s_k + a_at), ldmatrix_x4(s_k + a_at + row16)];
                         unroll2!(np => {
-                            let b_at = (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16;
-                            let (bq, bo) = (ldmatrix_x4(sq + b_at), ldmatrix_x4(sdo + b_at));
+                            let bq = ldmatrix_x4(sq + (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16);
                             unroll2!(mt => {
-                                E::mma(&mut s[mt as usize][2 * np as usize], ak[mt as usize], [bq[0], bq[1]]);
-                                E::mma(&mut s[mt as usize][2 * np as usize + 1], ak[mt as usize], [bq[2], bq[3]]);
-                                E::mma(&mut dp[mt as usize][2 * np as usize], av[mt as usize], [bo[0], bo[1]]);
-                                E::mma(&mut dp[mt as usize][2 * np as usize + 1], av[mt as usize], [bo[2], bo[3]]);
+                                E::mma(&mut s[mt as usize][2 * np as usize], a[mt as usize], [bq[0], bq[1]]);
+                                E::mma(&mut s[mt as usize][2 * np as usize + 1], a[mt as usize], [bq[2], bq[3]]);
+                            });
+                        });
+                    }
+                });
+                unroll8!(ks => {
+                    if ks < D / 16 {
+                        let a_at = (bb.ka ^ xor::<D>(ks)) + (ks / 4) * COL64;
+                        let a = [ldmatrix_x4(s_v + a_at), ldmatrix_x4(s_v + a_at + row16)];
+                        unroll2!(np => {
+                            let bo = ldmatrix_x4(sdo + (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16);
+                            unroll2!(mt => {
+                                E::mma(&mut dp[mt as usize][2 * np as usize], a[mt as usize], [bo[0], bo[1]]);
+                                E::mma(&mut dp[mt as usize][2 * np as usize + 1], a[mt as usize], [bo[2], bo[3]]);
                             });
                         });
                     }
@@ -314,17 +323,8 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                 // dK += dSᵀ·Q with dQ's D/4 reductions spread among its D/8 steps, two a step: reduction r is
                 // dq[mt][nt][e] with mt = r / (D/8), nt = (r / 4) % (D/32), e = r % 4 (row 16·mt + g + 8·(e / 2)
                 // of the warp's, column 8·nt + 2t + e % 2 of its quarter).
-                // The element offset of each of the thread's 4 dQ rows (m-tile mt, half hh), or of the accumulator's
-                // scratch row (D f32 after its tokens_q · heads · D) for a row past q_len: a select, not a branch
-                // (ptxas puts a branch around a guarded `red`, and a branch among the loads and `mma`s makes the
-                // warp wait for every load in flight — session 91's `ncu`). u32: the host keeps Q under 2^31 elements.
-                let qrow = (qbase + h as usize * dims.q_head as usize) as u32;
-                let scratch = dims.tokens_q * dims.heads * D;
+                let acc = dq_acc.add(qbase + h as usize * dims.q_head as usize);
                 let row0 = qt * BWD_BQ + 32 * wq2 + g;
-                let rb: [u32; 4] = core::array::from_fn(|x| {
-                    let row = row0 + 16 * (x as u32 / 2) + 8 * (x as u32 % 2);
-                    if row < q_len { qrow + row * dims.q_tok } else { scratch }
-                });
                 let col0 = (D / 4) * wdq + 2 * t;
                 unroll4!(ks => {
                     let a_at = bb.pa ^ xor::<64>(ks);
@@ -335,8 +335,13 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                             unroll2!(j => {
                                 let r = 2 * (ks * (D / 32) + np) + j;
                                 let (mt, nt, e) = (r / (D / 8), (r / 4) % (D / 32), r % 4);
-                                let at = rb[(2 * mt + e / 2) as usize] + col0 + 8 * nt + e % 2;
-                                red_add_relaxed_gpu_f32(dq_acc.add(at as usize), dq[mt as usize][nt as usize][e as usize]);
+                                let row = row0 + 16 * mt + 8 * (e / 2);
+                                // Guarded inside the asm: a row past q_len forms its address (`wrapping_add`)
+                                // but adds nothing. ptxas still branches around each guarded `red` — which keeps
+                                // the 32 spread among the `mma`s: unguarded (a scratch row for the rows past q_len,
+                                // no branch) it gathered them into one run, stalled on the LSU queue, 1.09× the time.
+                                let at = row as usize * dims.q_tok as usize + (col0 + 8 * nt + e % 2) as usize;
+                                red_add_relaxed_gpu_f32_if(acc.wrapping_add(at), dq[mt as usize][nt as usize][e as usize], row < q_len);
                             });
                             unroll2!(mt => {
                                 E::mma(&mut r_dk[mt as usize][2 * np as usize], a[mt as usize], [bq[0], bq[1]]);
@@ -375,9 +380,7 @@ macro_rules! b5_entries {
         /// accumulator as b1's (`attn_bwd_b1_d128_bf16`).
         ///
         /// # Safety
-        /// As `attn_bwd_b1_d128_bf16`'s, with `bwd5_smem(D)` bytes of dynamic shared memory and `dq_acc`
-        /// holding D f32 more after its `tokens_q · heads · D` (a scratch row the rows past a sequence's
-        /// queries add into; its values mean nothing).
+        /// As `attn_bwd_b1_d128_bf16`'s, with `bwd5_smem(D)` bytes of dynamic shared memory.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                 dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
