@@ -3,7 +3,7 @@
 //! causal (bottom-right, queries the last tokens of longer keys) and not (fewer keys than queries
 //! too), head dims 64 and 128, token-major and head-major, f16 and bf16, every gradient poisoned first;
 //! every gradient bitwise the same over 10 runs with the deterministic dQ (steps b2, b3), dK and dV
-//! over two with atomic dQ (b1, b4: the default on Hopper; every case run every way); a NaN in the next
+//! over two with atomic dQ (b5, b1, b4: the default on Hopper; every case run every way); a NaN in the next
 //! sequence kept out of a sequence's gradients; at a larger shape grouped heads against the same
 //! problem with the K/V heads repeated (the group's gradients summed on the host); bad input refused
 //! before any launch. Without a GPU each test says it was skipped and passes.
@@ -38,26 +38,27 @@ struct Case {
     desc: BackwardDesc,
     q_lens: Vec<u32>,
     k_lens: Vec<u32>,
-    /// Step b5 in place of b1 (atomic dQ on `mma.sync`).
-    b5: bool,
+    /// Step b1 in place of b5 (atomic dQ on `mma.sync`).
+    b1: bool,
 }
 
-/// A plan the tests run: a dQ mode, an engine, and for atomic dQ on `mma.sync` step b5 in place of b1.
+/// A plan the tests run: a dQ mode, an engine, and for atomic dQ on `mma.sync` step b1 in place of the
+/// library's b5.
 #[derive(Clone, Copy, Debug)]
 struct Variant {
     dq: DqMode,
     engine: Engine,
-    b5: bool,
+    b1: bool,
 }
 
-/// The plan of `desc` (whose mode and engine the caller set), with b5 in place of b1 when `b5`.
-fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, b5: bool) -> BackwardPlan<T> {
+/// The plan of `desc` (whose mode and engine the caller set), with b1 in place of b5 when `b1`.
+fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, b1: bool) -> BackwardPlan<T> {
     let plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
-    if !b5 {
+    if !b1 {
         return plan;
     }
-    let name = plan.kernel().replace("_b1_", "_b5_");
-    assert!(name.starts_with("attn_bwd_b5_"), "b5 replaces b1 only: the plan runs {}", plan.kernel());
+    let name = plan.kernel().replace("_b5_", "_b1_");
+    assert!(name.starts_with("attn_bwd_b1_"), "b1 replaces b5 only: the plan runs {}", plan.kernel());
     BackwardPlan::<T>::with_kernel(gpu, desc, &name).unwrap()
 }
 
@@ -107,7 +108,7 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
     for g in [&mut dq, &mut dk, &mut dv] {
         gpu.poison(g).unwrap();
     }
-    let mut plan = make_plan::<T>(gpu, d, case.b5);
+    let mut plan = make_plan::<T>(gpu, d, case.b1);
     let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b2 elsewhere
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
@@ -160,7 +161,7 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
 }
 
 fn cases() -> Vec<Case> {
-    let c = |desc: BackwardDesc, q: &[u32], k: &[u32]| Case { desc, q_lens: q.to_vec(), k_lens: k.to_vec(), b5: false };
+    let c = |desc: BackwardDesc, q: &[u32], k: &[u32]| Case { desc, q_lens: q.to_vec(), k_lens: k.to_vec(), b1: false };
     vec![
         // Grouped heads 8/2, D = 128, causal, lengths around the 64-query and 128-key tiles.
         c(BackwardDesc::new(8, 2, 128).causal(), &[1, 127, 128, 129, 300], &[1, 127, 128, 129, 300]),
@@ -177,21 +178,21 @@ fn cases() -> Vec<Case> {
 }
 
 /// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
-/// b2), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b1
-/// (atomic dQ on `mma.sync`) and b5 (b1 on FlashAttention-2's warp layout).
+/// b2), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b5
+/// (atomic dQ on `mma.sync`: b1 on FlashAttention-2's warp layout) and b1 (the step before it).
 const VARIANTS: [Variant; 5] = [
-    Variant { dq: DqMode::Fastest, engine: Engine::Auto, b5: false },
-    Variant { dq: DqMode::Deterministic, engine: Engine::Auto, b5: false },
-    Variant { dq: DqMode::Deterministic, engine: Engine::MmaSync, b5: false },
-    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, b5: false },
-    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, b5: true },
+    Variant { dq: DqMode::Fastest, engine: Engine::Auto, b1: false },
+    Variant { dq: DqMode::Deterministic, engine: Engine::Auto, b1: false },
+    Variant { dq: DqMode::Deterministic, engine: Engine::MmaSync, b1: false },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, b1: false },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, b1: true },
 ];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
 fn check_cases(gpu: &Gpu, v: Variant) {
     let seed = verify::fresh_seed();
     for (i, case) in cases().into_iter().enumerate() {
-        let case = Case { desc: case.desc.with_dq(v.dq).with_engine(v.engine), b5: v.b5, ..case };
+        let case = Case { desc: case.desc.with_dq(v.dq).with_engine(v.engine), b1: v.b1, ..case };
         check::<f16>(gpu, &case, Elem::F16, seed ^ i as u64);
         check::<bf16>(gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
     }
@@ -224,19 +225,19 @@ fn mma_sync_backward_matches_the_reference() {
     check_cases(&gpu, VARIANTS[2]);
 }
 
-/// Step b1 (dQ by atomic adds, `DqMode::Atomic` on `mma.sync`): the same cases against the f64 reference
-/// (dK and dV bitwise the same on a second run).
+/// Step b5 (dQ by atomic adds, `DqMode::Atomic` on `mma.sync`: b1 on FlashAttention-2's warp layout): the
+/// same cases against the f64 reference (dK and dV bitwise the same on a second run).
 #[test]
 fn atomic_dq_backward_matches_the_reference() {
     let Some(gpu) = gpu_or_skip("atomic_dq_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[3]);
 }
 
-/// Step b5 (b1 on FlashAttention-2's warp layout, atomic dQ): the same cases against the f64 reference (dK
-/// and dV bitwise the same on a second run).
+/// Step b1 (b5's step before, atomic dQ, by `BackwardPlan::with_kernel`): the same cases against the f64
+/// reference (dK and dV bitwise the same on a second run).
 #[test]
-fn fa2_warps_backward_matches_the_reference() {
-    let Some(gpu) = gpu_or_skip("fa2_warps_backward_matches_the_reference") else { return };
+fn b1_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("b1_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[4]);
 }
 
@@ -277,7 +278,7 @@ fn a_neighbours_nan_stays_out_of_a_sequences_gradients() {
         for g in [&mut dq, &mut dk, &mut dv] {
             gpu.poison(g).unwrap();
         }
-        let mut plan = make_plan::<T>(gpu, desc, var.b5);
+        let mut plan = make_plan::<T>(gpu, desc, var.b1);
         plan.run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
         gpu.sync_after(plan.kernel()).unwrap();
         for (name, got, want, n) in [("dQ", &dq, &want.0, n1q), ("dK", &dk, &want.1, n1k), ("dV", &dv, &want.2, n1k)] {
@@ -317,7 +318,7 @@ fn grouped_heads_match_repeated_heads_summed() {
             let n_kv = t * heads_kv * dd;
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<bf16>(q.len()).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap());
             let up = |x: &[bf16]| gpu.upload(x).unwrap();
-            make_plan::<bf16>(&gpu, desc, var.b5).run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
+            make_plan::<bf16>(&gpu, desc, var.b1).run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
                                                               Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
             gpu.sync_after("attention backward").unwrap();
             let f = |x: &cudarc::driver::CudaSlice<bf16>| gpu.download(x).unwrap().iter().map(|y| y.to_f64()).collect::<Vec<f64>>();
@@ -359,7 +360,7 @@ fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
         for g in [&mut dq, &mut dk, &mut dv] {
             gpu.poison(g).unwrap();
         }
-        make_plan::<T>(gpu, d, var.b5).run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &ck,
+        make_plan::<T>(gpu, d, var.b1).run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &ck,
                                                      Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
         gpu.sync_after("attention backward").unwrap();
         for (name, got, want) in [("dQ", &dq, &wq), ("dK", &dk, &wk), ("dV", &dv, &wv)] {
@@ -377,6 +378,11 @@ fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
 #[test]
 fn bad_backward_input_gives_clear_errors() {
     let Some(gpu) = gpu_or_skip("bad_backward_input_gives_clear_errors") else { return };
+    // A named kernel the plan cannot launch as its own: refused, naming the two it could.
+    let atomic = BackwardDesc::new(8, 2, 64).with_dq(DqMode::Atomic).with_engine(Engine::MmaSync);
+    let e = BackwardPlan::<f16>::with_kernel(&gpu, atomic, "attn_bwd_b2kv_d64_f16").err().unwrap().to_string();
+    assert!(e.contains("does not launch as") && e.contains("attn_bwd_b1_d64_f16") && e.contains("attn_bwd_b5_d64_f16"), "{e}");
+    assert!(BackwardPlan::<f16>::with_kernel(&gpu, atomic, "attn_bwd_b1_d128_f16").is_err(), "b1 of another head dim");
     let d = BackwardDesc::new(8, 2, 64).causal();
     assert!(BackwardPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));
     assert!(BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(8, 2, 256)).err().unwrap().to_string().contains("head dim 256"));

@@ -31,7 +31,7 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--steps LIST] [--json FI
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
   scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq picks the dumped
-  plan's dQ mode: fastest (the default: b4 on Hopper, b2 elsewhere), atomic (b4, or b1 on mma.sync) or
+  plan's dQ mode: fastest (the default: b4 on Hopper, b2 elsewhere), atomic (b4, or b5 on mma.sync) or
   deterministic (b3, or b2).
 ";
 
@@ -105,7 +105,9 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
             let flops = Lens::new(&pd, &cq, &cq)?.flops(&pd);
             let (mut o, mut lse) = (sub::random::<T>(gpu, nq, 5)?, gpu.zeros::<f32>(b * l * h)?);
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(nq)?, gpu.zeros::<T>(nk)?, gpu.zeros::<T>(nk)?);
-            let mut plan = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync))?;
+            // b1 by name: the library's own atomic kernel on mma.sync is b5 since session 91.
+            let b1 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync))?.kernel().replace("_b5_", "_b1_");
+            let mut plan = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b1)?;
             // The forward: a19 on the same tensors (O and the LSE real), or the fixed-length kernel on a
             // problem of the same size (its outputs elsewhere; the LSE set to the scores' scale).
             let mut fwd = if hopper { Some(PrefillPlan::<T>::new(gpu, pd)?) } else { None };

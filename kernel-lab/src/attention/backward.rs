@@ -21,7 +21,7 @@
 //! [`DqMode::Deterministic`] (b2, or b3 on Hopper) computes dQ in a kernel of its own, each element summed by
 //! one thread in a fixed order: bitwise the same on every run, and measured 0.86–0.93× b1's time on an
 //! H200 despite recomputing the scores (b1's dSᵀ round trip and atomics cost more). [`DqMode::Atomic`]
-//! (b1, or b4 on Hopper) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to
+//! (b5 — b1 on FlashAttention-2's warp layout —, or b4 on Hopper) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to
 //! run; on Hopper it skips the dQ kernel's recomputed S and dP (five products where b3 does seven). The
 //! default, [`DqMode::Fastest`], is whichever of the two measured faster on the kernels the plan runs: b4
 //! on Hopper, b2 elsewhere — as torch's and cuDNN's backward, not bitwise reproducible unless asked. dK
@@ -60,7 +60,7 @@ pub enum Order {
 /// How dQ is summed over the key blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqMode {
-    /// b1 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
+    /// b5 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
     /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
     /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
     /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
@@ -82,10 +82,10 @@ pub enum DqMode {
 /// Which kernels a plan runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// The `wgmma` kernels (b3, or b4 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b1
+    /// The `wgmma` kernels (b3, or b4 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b5
     /// elsewhere (the default).
     Auto,
-    /// b2 / b1 on `mma.sync` (any GPU from sm_80).
+    /// b2 / b5 on `mma.sync` (any GPU from sm_80).
     MmaSync,
     /// b3 / b4 on `wgmma`: `sm_90a` only (a plan asked for it elsewhere is refused).
     Wgmma,
@@ -222,7 +222,7 @@ pub struct BackwardPlan<T: Element> {
     gpu: Gpu,
     desc: BackwardDesc,
     prep: Kernel,
-    /// b1's kernel (atomic dQ) or b2's / b3's dK/dV kernel (deterministic).
+    /// b5's kernel (atomic dQ; b1's by `with_kernel`) or b2's / b3's dK/dV kernel (deterministic).
     main: Kernel,
     /// dQ's conversion from its accumulator (atomic) or b2's / b3's dQ kernel (deterministic).
     convert: Kernel,
@@ -262,7 +262,7 @@ impl<T: Element> BackwardPlan<T> {
         };
         let desc = BackwardDesc { dq: if atomic { DqMode::Atomic } else { DqMode::Deterministic }, ..desc };
         let (main, convert) = match (atomic, wgmma) {
-            (true, false) => (format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
+            (true, false) => (format!("attn_bwd_b5_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
             (true, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}")),
             (false, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
             (false, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}")),
@@ -273,8 +273,9 @@ impl<T: Element> BackwardPlan<T> {
 
     /// [`BackwardPlan::new`] running `kernel`, a named backward step, in place of the plan's main kernel
     /// (ladders and benchmarks: `kernel-lab backward --steps`). Taken where it launches as the plan's own
-    /// would: on `mma.sync` with atomic dQ, b1 (`attn_bwd_b1_d{64,128}_{f16,bf16}`) or b5
-    /// (`attn_bwd_b5_…`) of the plan's head dim and element type; anything else is refused, naming the rule.
+    /// would: on `mma.sync` with atomic dQ, b5 (the plan's own, `attn_bwd_b5_d{64,128}_{f16,bf16}`) or b1
+    /// (`attn_bwd_b1_…`, the step before it) of the plan's head dim and element type; anything else is
+    /// refused, naming the rule.
     pub fn with_kernel(gpu: &Gpu, desc: BackwardDesc, kernel: &str) -> Result<Self> {
         let mut plan = Self::new(gpu, desc)?;
         let e = super::half_suffix::<T>("attention backward")?;

@@ -246,8 +246,7 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                 let (h, qt) = item(i);
                 let (sq, sdo) = (s_q(st), s_do(st));
                 let bb = bases.fresh();
-                // Sᵀ = K·Qᵀ, then dPᵀ = V·dOᵀ: the warp's 32 keys (2 m-tiles) × 32 queries (4 n-tiles). (In one
-                // k-loop, 16 independent accumulators a step, ptxas spilled 28 bytes at D = 128 for sm_90.)
+                // Sᵀ = K·Qᵀ, then dPᵀ = V·dOᵀ: the warp's 32 keys (2 m-tiles) × 32 queries (4 n-tiles).
                 let mut s = [[[0f32; 4]; 4]; 2];
                 let mut dp = [[[0f32; 4]; 4]; 2];
                 unroll8!(ks => {
@@ -290,35 +289,34 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                 // Pᵀ and dSᵀ written by every warp.
                 sync_threads();
                 let bb = bases.fresh();
-                // dV += Pᵀ·dO (the warp's 32 keys × D/2 columns, wd = wq; k-steps of 16 queries) and dQ = dS·K (its 32
-                // queries from 32·wq2 × D/4 columns from D/4 · wdq over the 128 keys; dS's A fragments `.trans` from
-                // dSᵀ, K's B fragments `.trans` from its rows) in one loop: a dV step after every second dQ step.
+                // dV += Pᵀ·dO: the warp's 32 keys × D/2 columns (wd = wq), k-steps of 16 queries.
+                unroll4!(ks => {
+                    let a_at = bb.pa ^ xor::<64>(ks);
+                    let a = [ldmatrix_x4(s_pt + a_at), ldmatrix_x4(s_pt + a_at + DS_ROW16)];
+                    unroll4!(np => {
+                        if np < D / 32 {
+                            let bo = ldmatrix_x4_trans(sdo + (bb.vt ^ xor::<D>(np)) + ks * row16);
+                            unroll2!(mt => {
+                                E::mma(&mut r_dv[mt as usize][2 * np as usize], a[mt as usize], [bo[0], bo[1]]);
+                                E::mma(&mut r_dv[mt as usize][2 * np as usize + 1], a[mt as usize], [bo[2], bo[3]]);
+                            });
+                        }
+                    });
+                });
+                // dQ = dS·K: the warp's 32 queries (2 m-tiles, from 32·wq2) × D/4 columns (from D/4 · wdq) over the
+                // 128 keys; dS's A fragments `.trans` from dSᵀ, K's B fragments `.trans` from its rows.
                 let mut dq = [[[0f32; 4]; 4]; 2];
-                unroll8!(j => {
-                    let a = [ldmatrix_x4_trans(s_ds + (bb.dsa ^ xor::<64>(0)) + j * DS_ROW16), ldmatrix_x4_trans(s_ds + (bb.dsa ^ xor::<64>(1)) + j * DS_ROW16)];
+                unroll8!(ks => {
+                    let a = [ldmatrix_x4_trans(s_ds + (bb.dsa ^ xor::<64>(0)) + ks * DS_ROW16), ldmatrix_x4_trans(s_ds + (bb.dsa ^ xor::<64>(1)) + ks * DS_ROW16)];
                     unroll2!(np => {
                         if np < D / 64 {
-                            let bk = ldmatrix_x4_trans(s_k + (bb.kt ^ xor::<D>(np)) + j * row16);
+                            let bk = ldmatrix_x4_trans(s_k + (bb.kt ^ xor::<D>(np)) + ks * row16);
                             unroll2!(mt => {
                                 E::mma(&mut dq[mt as usize][2 * np as usize], a[mt as usize], [bk[0], bk[1]]);
                                 E::mma(&mut dq[mt as usize][2 * np as usize + 1], a[mt as usize], [bk[2], bk[3]]);
                             });
                         }
                     });
-                    if j % 2 == 1 {
-                        let ks = j / 2;
-                        let a_at = bb.pa ^ xor::<64>(ks);
-                        let a = [ldmatrix_x4(s_pt + a_at), ldmatrix_x4(s_pt + a_at + DS_ROW16)];
-                        unroll4!(np => {
-                            if np < D / 32 {
-                                let bo = ldmatrix_x4_trans(sdo + (bb.vt ^ xor::<D>(np)) + ks * row16);
-                                unroll2!(mt => {
-                                    E::mma(&mut r_dv[mt as usize][2 * np as usize], a[mt as usize], [bo[0], bo[1]]);
-                                    E::mma(&mut r_dv[mt as usize][2 * np as usize + 1], a[mt as usize], [bo[2], bo[3]]);
-                                });
-                            }
-                        });
-                    }
                 });
                 // dK += dSᵀ·Q with dQ's D/4 reductions spread among its D/8 steps, two a step: reduction r is
                 // dq[mt][nt][e] with mt = r / (D/8), nt = (r / 4) % (D/32), e = r % 4 (row 16·mt + g + 8·(e / 2)
@@ -336,10 +334,8 @@ unsafe fn body<E: Elem16, const D: u32>(q: *const u16, k: *const u16, v: *const 
                                 let r = 2 * (ks * (D / 32) + np) + j;
                                 let (mt, nt, e) = (r / (D / 8), (r / 4) % (D / 32), r % 4);
                                 let row = row0 + 16 * mt + 8 * (e / 2);
-                                // Guarded inside the asm: a row past q_len forms its address (`wrapping_add`)
-                                // but adds nothing. ptxas still branches around each guarded `red` — which keeps
-                                // the 32 spread among the `mma`s: unguarded (a scratch row for the rows past q_len,
-                                // no branch) it gathered them into one run, stalled on the LSU queue, 1.09× the time.
+                                // Predicated, not branched around (a branch here waits for the loads in
+                                // flight); a row past q_len forms its address (`wrapping_add`) but adds nothing.
                                 let at = row as usize * dims.q_tok as usize + (col0 + 8 * nt + e % 2) as usize;
                                 red_add_relaxed_gpu_f32_if(acc.wrapping_add(at), dq[mt as usize][nt as usize][e as usize], row < q_len);
                             });
