@@ -109,7 +109,7 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
         gpu.poison(g).unwrap();
     }
     let mut plan = make_plan::<T>(gpu, d, case.b1);
-    let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b2 elsewhere
+    let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b5 elsewhere (both atomic)
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
     let back = |x: &cudarc::driver::CudaSlice<T>, heads: usize, l: usize| -> Vec<f64> {
@@ -178,7 +178,7 @@ fn cases() -> Vec<Case> {
 }
 
 /// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
-/// b2), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b5
+/// b5), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b5
 /// (atomic dQ on `mma.sync`: b1 on FlashAttention-2's warp layout) and b1 (the step before it).
 const VARIANTS: [Variant; 5] = [
     Variant { dq: DqMode::Fastest, engine: Engine::Auto, b1: false },
@@ -198,13 +198,13 @@ fn check_cases(gpu: &Gpu, v: Variant) {
     }
 }
 
-/// The default plan (`DqMode::Fastest`: b4 on Hopper, b2 elsewhere): every case against the f64 reference
+/// The default plan (`DqMode::Fastest`: b4 on Hopper, b5 elsewhere): every case against the f64 reference
 /// (dK and dV bitwise the same on a second run; with b2 every gradient over 10 runs).
 #[test]
 fn backward_matches_the_f64_reference() {
     let Some(gpu) = gpu_or_skip("backward_matches_the_f64_reference") else { return };
     let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64)).unwrap();
-    eprintln!("default plan: {} ({:?}, {})", plan.kernel(), plan.desc().dq, if plan.is_wgmma() { "b4, wgmma" } else { "b2, mma.sync" });
+    eprintln!("default plan: {} ({:?}, {})", plan.kernel(), plan.desc().dq, if plan.is_wgmma() { "b4, wgmma" } else { "b5, mma.sync" });
     check_cases(&gpu, VARIANTS[0]);
 }
 

@@ -31,7 +31,7 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--steps LIST] [--json FI
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
   scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq picks the dumped
-  plan's dQ mode: fastest (the default: b4 on Hopper, b2 elsewhere), atomic (b4, or b5 on mma.sync) or
+  plan's dQ mode: fastest (the default: b4 on Hopper, b5 elsewhere), atomic (b4, or b5 on mma.sync) or
   deterministic (b3, or b2).
 ";
 

@@ -24,7 +24,8 @@
 //! (b5 — b1 on FlashAttention-2's warp layout —, or b4 on Hopper) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to
 //! run; on Hopper it skips the dQ kernel's recomputed S and dP (five products where b3 does seven). The
 //! default, [`DqMode::Fastest`], is whichever of the two measured faster on the kernels the plan runs: b4
-//! on Hopper, b2 elsewhere — as torch's and cuDNN's backward, not bitwise reproducible unless asked. dK
+//! on Hopper, b5 elsewhere (since session 91; b2 before, when b1 was the atomic kernel) — as torch's and
+//! cuDNN's backward, not bitwise reproducible unless asked. dK
 //! and dV are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
@@ -64,7 +65,8 @@ pub enum DqMode {
     /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
     /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
     /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
-    /// D = 64 (`results/2026-11-30-h200-session66`). b4 loads Q and dO by the TMA, whose box brings in
+    /// D = 64 (`results/2026-11-30-h200-session66`); b5 0.89–0.92× b1's time (`results/2026-12-04-h200-session91`).
+    /// b4 loads Q and dO by the TMA, whose box brings in
     /// the rows after a sequence's last query; it zeroes them before use, so another sequence's values
     /// (a NaN included) never reach this one's gradients.
     Atomic,
@@ -73,8 +75,8 @@ pub enum DqMode {
     /// `results/2026-11-29-h200-session51/call2-b2`; b3 0.53–0.60× b2's, `git show a873563:results/2026-11-30-h200-session60/README.md`;
     /// b3 1.16–1.27× b4's time, session 66).
     Deterministic,
-    /// The default: [`DqMode::Atomic`] where the plan runs the `wgmma` kernels (b4), [`DqMode::Deterministic`]
-    /// elsewhere (b2, faster than b1) — the faster of the two as measured on each engine.
+    /// The default: [`DqMode::Atomic`] on both engines (b4 on `wgmma`; b5 on `mma.sync`, faster than b2 since
+    /// session 91 — b2 was the default there while b1, slower than b2 at D = 64, was the atomic kernel).
     /// [`BackwardPlan::desc`] reports the mode chosen.
     Fastest,
 }
@@ -254,11 +256,13 @@ impl<T: Element> BackwardPlan<T> {
             Engine::Wgmma => true,
             Engine::Auto => crate::steps::find(&hopper).is_some_and(|info| gpu.cannot_run(info).is_none()),
         };
-        // The faster mode on the engine chosen: b4 (atomic) on wgmma, b2 (deterministic) on mma.sync.
+        // The faster mode on the engine chosen: atomic on both (b4 on wgmma, b5 on mma.sync).
         let atomic = match desc.dq {
             DqMode::Atomic => true,
             DqMode::Deterministic => false,
-            DqMode::Fastest => wgmma,
+            // Atomic on both engines: b4 on wgmma; b5 on mma.sync, 0.86–0.92× b2's time at D = 128 and ~0.98× at
+            // D = 64 on an H200 (`results/2026-12-04-h200-session91`).
+            DqMode::Fastest => true,
         };
         let desc = BackwardDesc { dq: if atomic { DqMode::Atomic } else { DqMode::Deterministic }, ..desc };
         let (main, convert) = match (atomic, wgmma) {

@@ -28,6 +28,7 @@
 //! | b2 | `steps/v21_backward_deterministic.rs` | b1 with a deterministic dQ: b1's dK/dV without dQ, and a dQ kernel per 64 query rows recomputing S and dP over its keys (each dQ element summed by one thread in order; bitwise stable) |
 //! | b3 | `steps/v23_backward_wgmma.rs` | b2's two kernels on Hopper's `wgmma` (sm_90a): two warpgroups of 64 resident rows each, Sᵀ/dPᵀ (S/dP) read both operands from 128-byte-swizzled shared memory, P and dS stay in registers as the A operand of dV, dK, dQ; `cp.async` stages |
 //! | b4 | `steps/v27_backward_wgmma_atomic.rs` | b3's dK/dV kernel computing dQ too (atomic dQ): dSᵀ also to shared memory, dQ = dS·K on `wgmma` by both warpgroups (half of D each), added by `red.global.add.v2.f32` — five products a tile for b3's seven |
+//! | b5 | `steps/v33_backward_fa2_warps.rs` | b1 on FlashAttention-2's own warp layout: Sᵀ/dPᵀ by 4 × 2 warps of 32 × 32, Pᵀ and dSᵀ through shared memory, dV/dK by 4 × 2 warps of 32 keys × D/2, dQ by 2 × 4 warps of 32 queries × D/4 (0.78× b1's `ldmatrix` bytes); the atomic dQ on `mma.sync` |
 // The decode body (ad1, ad2).
 mod decode_body;
 // The backward's body and helpers (b1, b2; b3 takes `sequence`).

@@ -28,6 +28,13 @@
 //! and 1.18× its instructions (session 68's `ncu`). b5 reads 0.78× b1's `ldmatrix` bytes and adds the Pᵀ
 //! store; expect **1.15–1.3× b1's speed: 245–280 TFLOP/s at D = 128, 0.85–0.97× FA2**, D = 64 alike
 //! (FA2 takes 128-query tiles there; b5 keeps 64).
+//!
+//! Measured (H200, bf16, `results/2026-12-04-h200-session91`, 3 processes, b5 interleaved with b1): **0.89–0.90× b1's
+//! time at D = 128 (237–246 TFLOP/s, causal 201–218), 0.91–0.92× at D = 64 — 0.81–0.84× FA2** (causal grouped 0.72×,
+//! D = 64 0.76–0.81×): under the range. `ncu` against FA2's own kernel (the same tiles): 1.30× its cycles, 1.11× its
+//! instructions, stalls led by short-scoreboard waits at the `mma`s and at the branches ptxas puts around each guarded
+//! reduction — which also keep the reductions spread: unguarded (a scratch row for rows past q_len) ptxas gathered
+//! them into one run and b5 took 1.09× the time. The attention README's backward section lists the forms tried.
 use super::fa2_backward::{COL64, DS_ROW8, DS_ROW16, load_rows, row16, sequence, xor};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
