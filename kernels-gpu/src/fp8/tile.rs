@@ -30,7 +30,7 @@ use crate::prim::{
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_m64n64k32_f32_e4m3, wgmma_m64n128k32_f32_e4m3, wgmma_m64n192k32_f32_e4m3,
             wgmma_m64n256k32_f32_e4m3, wgmma_wait_group},
 };
-use layout::fp8::tiles::{A_BYTES, BK, BM};
+use layout::fp8::tiles::{A_BYTES, BK, BM, f27_b_box_rows};
 use layout::hopper::WgmmaDesc;
 
 /// The descriptor of a K-major operand at shared address 0 with 128-byte swizzled rows (A's 64-row
@@ -77,10 +77,11 @@ pub(super) unsafe fn issue_stage<const BN: u32, const CLUSTER: u32>(s_stage: u32
 }
 
 /// [`issue_stage`] for a tile of `ROWS` rows of A (f17: 192; `tmap_a`'s box `ROWS` rows, the stage
-/// `ROWS · 128 + BN · 128` bytes, B right after A).
+/// `ROWS · 128 + BN · 128` bytes, B right after A; with `CLUSTER` = 1 and `BN` over 256, B's box
+/// `f27_b_box_rows(BN)` rows, loaded twice).
 ///
 /// # Safety
-/// As [`issue_stage`], with those boxes and that stage size.
+/// As [`issue_stage`], with those boxes and that stage size; `BN / CLUSTER` ≤ 256 where `CLUSTER` > 1.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn issue_stage_rows<const ROWS: u32, const BN: u32, const CLUSTER: u32>(s_stage: u32, bar: u32, tmap_a: *const TensorMap,
@@ -92,7 +93,13 @@ pub(super) unsafe fn issue_stage_rows<const ROWS: u32, const BN: u32, const CLUS
         mbarrier_arrive_expect_tx(bar, a_bytes + BN * BK);
         cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, m0 as i32, bar);
         if CLUSTER == 1 {
+            // B beyond the TMA's 256-row box (f27's 320 and 384): two boxes of `BN / 2` rows, back to back
+            // in the same swizzled layout. A branch on the constants: every other step's PTX unchanged.
+            let box_rows = f27_b_box_rows(BN);
             cp_async_bulk_tensor_2d_g2s(s_stage + a_bytes, tmap_b, k0, n0 as i32, bar);
+            if box_rows < BN {
+                cp_async_bulk_tensor_2d_g2s(s_stage + a_bytes + box_rows * BK, tmap_b, k0, (n0 + box_rows) as i32, bar);
+            }
         } else {
             let rows = BN / CLUSTER;
             cp_async_bulk_tensor_2d_g2s_multicast(s_stage + a_bytes + rank * rows * BK, tmap_b, k0, (n0 + rank * rows) as i32, bar,

@@ -23,16 +23,15 @@
 //! 320), 2048×3072×4096 ~1.3×, 4096×768×3072 (n192) ~1.25×; elsewhere the same or slower (a wider tile
 //! is the same work a column; 320's odd `m64n64k32` may cost a few percent).
 use crate::fp8::block_scaled::Scales;
-use crate::fp8::tile::{Accumulators, Wide320, Wide384, consume_whole_k};
+use crate::fp8::tile::{Accumulators, Wide320, Wide384, consume_whole_k, produce_rows};
 use crate::hgemm::tma_store::{stage_c_box, store_tile};
 use crate::hgemm::{elem::Bf16, tma_persistent::TileWalk};
 use crate::launch_bounds::launch_bounds;
 use crate::prim::{
-    mbarrier::mbarrier_arrive_expect_tx,
     thread::lane_id,
-    tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_wait_group0},
+    tma::{TensorMap, cp_async_bulk_wait_group0},
 };
-use layout::fp8::tiles::{A_BYTES, BK, BM, F27_STAGED_BOXES, f27_b_box_rows, f27_stage_bytes, f27_stages};
+use layout::fp8::tiles::{BK, BM, F27_STAGED_BOXES, f27_stage_bytes, f27_stages};
 use layout::hopper::tma_hgemm::C_BOX_BYTES;
 
 /// `acc · s`, element by element.
@@ -88,7 +87,6 @@ paired_store!(Wide384, |r| [a0 = &r.lo[0], a1 = &r.lo[1], a2 = &r.lo[2], a3 = &r
 unsafe fn wave_tiles<A: Accumulators + PairedStore, const BN: u32>(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap,
                                                                   sa: *const f32, sb: *const f32, m: u32, n: u32, k: u32) {
     let staging = F27_STAGED_BOXES * C_BOX_BYTES;
-    let (box_rows, boxes) = (f27_b_box_rows(BN), BN / f27_b_box_rows(BN));
     // SAFETY: f12's ring and epilogue (`fp8::wide`'s proof): every stage use is issued once by the
     // producer and released once by each consumer warp after its `wgmma`s retired (`consume_whole_k`);
     // the stage holds A's 128 rows then B's BN rows (`f27_stage_bytes`), announced as one transaction
@@ -106,20 +104,7 @@ unsafe fn wave_tiles<A: Accumulators + PairedStore, const BN: u32>(tmap_a: *cons
             }
             tensor_maps: (tmap_a, tmap_b);
             producer: {
-                let mut it = 0u32;
-                for (tm, tn) in TileWalk::<1>::new(tiles_m, tiles_n) {
-                    for kt in 0..k_tiles {
-                        let (s_stage, full, _, _) = ring.at(it);
-                        ring.wait_empty(it);
-                        let k0 = (kt * BK) as i32;
-                        mbarrier_arrive_expect_tx(full, A_BYTES + BN * BK);
-                        cp_async_bulk_tensor_2d_g2s(s_stage, tmap_a, k0, (tm * BM) as i32, full);
-                        for b in 0..boxes {
-                            cp_async_bulk_tensor_2d_g2s(s_stage + A_BYTES + b * box_rows * BK, tmap_b, k0, (tn * BN + b * box_rows) as i32, full);
-                        }
-                        it += 1;
-                    }
-                }
+                produce_rows::<BM, BN, 1>(ring, tmap_a, tmap_b, tiles_m, tiles_n, k_tiles);
             }
             consumer(mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
