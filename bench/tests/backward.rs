@@ -38,27 +38,25 @@ struct Case {
     desc: BackwardDesc,
     q_lens: Vec<u32>,
     k_lens: Vec<u32>,
-    /// Step b1 in place of b5 (atomic dQ on `mma.sync`).
-    b1: bool,
+    /// A named step in place of b5 (atomic dQ on `mma.sync`): b1 or b6.
+    step: Option<&'static str>,
 }
 
-/// A plan the tests run: a dQ mode, an engine, and for atomic dQ on `mma.sync` step b1 in place of the
-/// library's b5.
+/// A plan the tests run: a dQ mode, an engine, and for atomic dQ on `mma.sync` a named step (b1 or b6) in
+/// place of the library's b5.
 #[derive(Clone, Copy, Debug)]
 struct Variant {
     dq: DqMode,
     engine: Engine,
-    b1: bool,
+    step: Option<&'static str>,
 }
 
-/// The plan of `desc` (whose mode and engine the caller set), with b1 in place of b5 when `b1`.
-fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, b1: bool) -> BackwardPlan<T> {
+/// The plan of `desc` (whose mode and engine the caller set), with `step` (b1 or b6) in place of b5.
+fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, step: Option<&str>) -> BackwardPlan<T> {
     let plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
-    if !b1 {
-        return plan;
-    }
-    let name = plan.kernel().replace("_b5_", "_b1_");
-    assert!(name.starts_with("attn_bwd_b1_"), "b1 replaces b5 only: the plan runs {}", plan.kernel());
+    let Some(step) = step else { return plan };
+    let name = plan.kernel().replace("_b5_", &format!("_{step}_"));
+    assert!(name.starts_with(&format!("attn_bwd_{step}_")), "{step} replaces b5 only: the plan runs {}", plan.kernel());
     BackwardPlan::<T>::with_kernel(gpu, desc, &name).unwrap()
 }
 
@@ -108,7 +106,7 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
     for g in [&mut dq, &mut dk, &mut dv] {
         gpu.poison(g).unwrap();
     }
-    let mut plan = make_plan::<T>(gpu, d, case.b1);
+    let mut plan = make_plan::<T>(gpu, d, case.step);
     let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b5 elsewhere (both atomic)
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
@@ -161,7 +159,7 @@ fn check<T: Half>(gpu: &Gpu, case: &Case, elem: Elem, seed: u64) {
 }
 
 fn cases() -> Vec<Case> {
-    let c = |desc: BackwardDesc, q: &[u32], k: &[u32]| Case { desc, q_lens: q.to_vec(), k_lens: k.to_vec(), b1: false };
+    let c = |desc: BackwardDesc, q: &[u32], k: &[u32]| Case { desc, q_lens: q.to_vec(), k_lens: k.to_vec(), step: None };
     vec![
         // Grouped heads 8/2, D = 128, causal, lengths around the 64-query and 128-key tiles.
         c(BackwardDesc::new(8, 2, 128).causal(), &[1, 127, 128, 129, 300], &[1, 127, 128, 129, 300]),
@@ -180,19 +178,20 @@ fn cases() -> Vec<Case> {
 /// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
 /// b5), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b5
 /// (atomic dQ on `mma.sync`: b1 on FlashAttention-2's warp layout) and b1 (the step before it).
-const VARIANTS: [Variant; 5] = [
-    Variant { dq: DqMode::Fastest, engine: Engine::Auto, b1: false },
-    Variant { dq: DqMode::Deterministic, engine: Engine::Auto, b1: false },
-    Variant { dq: DqMode::Deterministic, engine: Engine::MmaSync, b1: false },
-    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, b1: false },
-    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, b1: true },
+const VARIANTS: [Variant; 6] = [
+    Variant { dq: DqMode::Fastest, engine: Engine::Auto, step: None },
+    Variant { dq: DqMode::Deterministic, engine: Engine::Auto, step: None },
+    Variant { dq: DqMode::Deterministic, engine: Engine::MmaSync, step: None },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: None },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b1") },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b6") },
 ];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
 fn check_cases(gpu: &Gpu, v: Variant) {
     let seed = verify::fresh_seed();
     for (i, case) in cases().into_iter().enumerate() {
-        let case = Case { desc: case.desc.with_dq(v.dq).with_engine(v.engine), b1: v.b1, ..case };
+        let case = Case { desc: case.desc.with_dq(v.dq).with_engine(v.engine), step: v.step, ..case };
         check::<f16>(gpu, &case, Elem::F16, seed ^ i as u64);
         check::<bf16>(gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
     }
@@ -241,6 +240,15 @@ fn b1_backward_matches_the_reference() {
     check_cases(&gpu, VARIANTS[4]);
 }
 
+/// Step b6 (b5 adding dQ into padded tile blocks in its reductions' order, by `BackwardPlan::with_kernel`,
+/// with its own conversion): the same cases against the f64 reference (dK and dV bitwise the same on a
+/// second run) — ragged tiles, empty sequences and grouped heads exercise the padded blocks.
+#[test]
+fn b6_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("b6_backward_matches_the_reference") else { return };
+    check_cases(&gpu, VARIANTS[5]);
+}
+
 /// A sequence's gradients never see the values packed after it. b4's TMA box brings the rows after a
 /// sequence's last query tile into shared memory (the next sequence's); the mask hides them, but a NaN
 /// there would still reach dK and dV as 0 × NaN unless they are zeroed. Two packed sequences (the first
@@ -278,7 +286,7 @@ fn a_neighbours_nan_stays_out_of_a_sequences_gradients() {
         for g in [&mut dq, &mut dk, &mut dv] {
             gpu.poison(g).unwrap();
         }
-        let mut plan = make_plan::<T>(gpu, desc, var.b1);
+        let mut plan = make_plan::<T>(gpu, desc, var.step);
         plan.run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
         gpu.sync_after(plan.kernel()).unwrap();
         for (name, got, want, n) in [("dQ", &dq, &want.0, n1q), ("dK", &dk, &want.1, n1k), ("dV", &dv, &want.2, n1k)] {
@@ -318,7 +326,7 @@ fn grouped_heads_match_repeated_heads_summed() {
             let n_kv = t * heads_kv * dd;
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<bf16>(q.len()).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap());
             let up = |x: &[bf16]| gpu.upload(x).unwrap();
-            make_plan::<bf16>(&gpu, desc, var.b1).run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
+            make_plan::<bf16>(&gpu, desc, var.step).run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
                                                               Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
             gpu.sync_after("attention backward").unwrap();
             let f = |x: &cudarc::driver::CudaSlice<bf16>| gpu.download(x).unwrap().iter().map(|y| y.to_f64()).collect::<Vec<f64>>();
@@ -360,7 +368,7 @@ fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
         for g in [&mut dq, &mut dk, &mut dv] {
             gpu.poison(g).unwrap();
         }
-        make_plan::<T>(gpu, d, var.b1).run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &ck,
+        make_plan::<T>(gpu, d, var.step).run(&up(&q), &up(&k), &up(&v), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &ck,
                                                      Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
         gpu.sync_after("attention backward").unwrap();
         for (name, got, want) in [("dQ", &dq, &wq), ("dK", &dk, &wk), ("dV", &dv, &wv)] {

@@ -668,6 +668,29 @@ pub const fn bwd_h4_dq_tiles(tokens_q: u32, batch: u32) -> u32 {
     tokens_q / BWD_H_STREAM + batch
 }
 
+/// Where element `(r, c)` (query row `r` < 64, column `c` < d) of a 64-row dQ tile lies in step b6's tile
+/// block (64 · d f32 per query head and padded tile, b4's blocks: [`bwd_h4_dq_tile`], [`bwd_h4_dq_tiles`]):
+/// the order b6's reductions leave its registers, so that a warp's `red` of one fragment element covers 32
+/// consecutive f32 — 128 bytes, 4 whole sectors, where Q's layout takes 8 rows × 4 f32 at every other
+/// column (8 sectors, half of each): FlashAttention-2's dQ accumulator. b5's dQ warps are 2 (rows) × 4
+/// (quarters of d): warp `w = r / 32 + 2 · (c / (d/4))` owns `8 · d` f32 at `8 · d · w`; in it lane `4 · (r %
+/// 8) + (c % 8) / 2` keeps its reduction `k = (d/8) · mt + 4 · nt + 2 · hh + c % 2` (m-tile `mt = (r % 32) /
+/// 16`, row half `hh = (r % 16) / 8`, n-tile `nt = (c % (d/4)) / 8`) at `32 · k + lane`.
+pub const fn bwd6_dq_at(d: u32, r: u32, c: u32) -> u32 {
+    let quarter = d / 4;
+    let w = r / 32 + 2 * (c / quarter);
+    let (rr, cc) = (r % 32, c % quarter);
+    let k = (d / 8) * (rr / 16) + 4 * (cc / 8) + 2 * ((rr % 16) / 8) + cc % 2;
+    8 * d * w + 32 * k + 4 * (rr % 8) + (cc % 8) / 2
+}
+
+/// The element `(r, c)` at place `p` (< 64 · d) of b6's tile block: [`bwd6_dq_at`]'s inverse.
+pub const fn bwd6_dq_rc(d: u32, p: u32) -> (u32, u32) {
+    let (w, k, lane) = (p / (8 * d), (p % (8 * d)) / 32, p % 32);
+    let (mt, nt, e) = (k / (d / 8), (k / 4) % (d / 32), k % 4);
+    (32 * (w % 2) + 16 * mt + lane / 4 + 8 * (e / 2), d / 4 * (w / 2) + 8 * nt + 2 * (lane % 4) + e % 2)
+}
+
 /// Step b4's stage barriers (an 8-byte mbarrier a stage, the TMA's copies of Q and dO complete on it):
 /// after the statistics, from [`bwd_h4_offset`]'s base.
 pub const fn bwd_h4_bars(d: u32) -> u32 {
@@ -790,6 +813,36 @@ mod tests {
                 start += len;
             }
             assert!(next <= bwd_h4_dq_tiles(start, batch), "{lens:?}");
+        }
+    }
+
+    /// b6's dQ tile block: [`bwd6_dq_at`] puts each element of a 64 × d tile on its own place of the 64 · d
+    /// f32 block ([`bwd6_dq_rc`] its inverse); lane l of warp w's reduction k (its fragment `dq[mt][nt][e]`,
+    /// `(mt, nt, e) = (k / (d/8), (k / 4) % (d/32), k % 4)`, at row `32·(w % 2) + 16·mt + l/4 + 8·(e/2)`,
+    /// column `d/4·(w/2) + 8·nt + 2·(l % 4) + e % 2`) at `8·d·w + 32·k + l`: a warp's `red` is 128
+    /// consecutive bytes, as b6's kernel adds it.
+    #[test]
+    fn b6_dq_blocks_hold_each_element_once_and_a_warps_red_is_128_consecutive_bytes() {
+        extern crate std;
+        for d in [64u32, 128] {
+            let mut seen = std::vec![false; (64 * d) as usize];
+            for r in 0..BWD_BQ {
+                for c in 0..d {
+                    let at = bwd6_dq_at(d, r, c);
+                    assert!(at < 64 * d && !seen[at as usize], "d {d} ({r}, {c})");
+                    seen[at as usize] = true;
+                    assert_eq!(bwd6_dq_rc(d, at), (r, c), "d {d} place {at}");
+                }
+            }
+            for w in 0..BWD_WARPS {
+                for k in 0..d / 4 {
+                    let (mt, nt, e) = (k / (d / 8), (k / 4) % (d / 32), k % 4);
+                    for l in 0..32 {
+                        let (r, c) = (32 * (w % 2) + 16 * mt + l / 4 + 8 * (e / 2), d / 4 * (w / 2) + 8 * nt + 2 * (l % 4) + e % 2);
+                        assert_eq!(bwd6_dq_at(d, r, c), 8 * d * w + 32 * k + l, "d {d} warp {w} k {k} lane {l}");
+                    }
+                }
+            }
         }
     }
 

@@ -24,9 +24,9 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--steps LIST] [--json FI
   Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
-  same problem, then b2 (deterministic dQ) and b5 (b1 on FlashAttention-2's warp layout) against b1, then
-  (Hopper) b3 against b2 and b4 (atomic dQ) against b3. --steps (comma-separated b1, b2, b3, b4, b5;
-  default all) times only those rows, each still
+  same problem, then b2 (deterministic dQ) and b5 (b1 on FlashAttention-2's warp layout) against b1, b6
+  (b5 adding dQ in its reductions' order) against b5, then (Hopper) b3 against b2 and b4 (atomic dQ)
+  against b3. --steps (comma-separated b1, b2, b3, b4, b5, b6; default all) times only those rows, each still
   against its baseline. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
@@ -59,11 +59,11 @@ pub fn main(args: &[String]) -> i32 {
         "atomic" => DqMode::Atomic,
         other => return sub::usage(format!("backward: --dq takes fastest, atomic or deterministic, not {other:?}")),
     };
-    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4,b5", String::as_str).split(',').collect();
-    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4", "b5"].contains(s)) {
-        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4, b5 (comma-separated), not {bad:?}"));
+    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4,b5,b6", String::as_str).split(',').collect();
+    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4", "b5", "b6"].contains(s)) {
+        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4, b5, b6 (comma-separated), not {bad:?}"));
     }
-    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4"), b5: picked.contains(&"b5") };
+    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4"), b5: picked.contains(&"b5"), b6: picked.contains(&"b6") };
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, steps, json, dump, dq), || run::<half::bf16>(&gpu, &parsed, steps, json, dump, dq))
 }
 
@@ -75,6 +75,7 @@ struct Steps {
     b3: bool,
     b4: bool,
     b5: bool,
+    b6: bool,
 }
 
 /// Writes `x` as raw little-endian bytes to `dir/name`.
@@ -91,7 +92,8 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
     if !hopper && (steps.b3 || steps.b4) {
-        println!("note: b3 and b4 need sm_90a (wgmma); this GPU times only b1 and b2{}", if steps.b1 || steps.b2 { "" } else { ": --steps left nothing to time" });
+        println!("note: b3 and b4 need sm_90a (wgmma); this GPU times only b1, b2, b5 and b6{}",
+                 if steps.b1 || steps.b2 || steps.b5 || steps.b6 { "" } else { ": --steps left nothing to time" });
     }
     println!("| shape BxHxKxLxD | config | backward µs | TFLOP/s | baseline | µs | time / baseline |\n|---|---|---|---|---|---|---|");
     for &[b, h, k, l, d] in shapes {
@@ -159,10 +161,18 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
                 versus(&mut det, &mut plan, format!("b2 deterministic{mask}"), "b1")?;
             }
             // b5 (b1 on FlashAttention-2's warp layout) against b1.
-            if steps.b5 {
+            // b6 (b5 adding dQ in its reductions' order) against b5.
+            if steps.b5 || steps.b6 {
                 let b5 = plan.kernel().replace("_b1_", "_b5_");
                 let mut p5 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b5)?;
-                versus(&mut p5, &mut plan, format!("b5 fa2 warps{mask}"), "b1")?;
+                if steps.b5 {
+                    versus(&mut p5, &mut plan, format!("b5 fa2 warps{mask}"), "b1")?;
+                }
+                if steps.b6 {
+                    let b6 = plan.kernel().replace("_b1_", "_b6_");
+                    let mut p6 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b6)?;
+                    versus(&mut p6, &mut p5, format!("b6 dq blocks{mask}"), "b5")?;
+                }
             }
             if hopper {
                 let mut h3 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Deterministic).with_engine(Engine::Wgmma))?;

@@ -224,10 +224,12 @@ pub struct BackwardPlan<T: Element> {
     gpu: Gpu,
     desc: BackwardDesc,
     prep: Kernel,
-    /// b5's kernel (atomic dQ; b1's by `with_kernel`) or b2's / b3's dK/dV kernel (deterministic).
+    /// b5's kernel (atomic dQ; b1's or b6's by `with_kernel`) or b2's / b3's dK/dV kernel (deterministic).
     main: Kernel,
     /// dQ's conversion from its accumulator (atomic) or b2's / b3's dQ kernel (deterministic).
     convert: Kernel,
+    /// Where the main kernel adds dQ: what the accumulator holds and how `convert` launches.
+    acc_layout: DqAcc,
     /// b3 / b4 (`wgmma`): 128 keys per CTA and, with the causal mask, a block and its mirror (half the
     /// grid); b3's dQ kernel 128 queries per CTA where b2 takes 64.
     wgmma: bool,
@@ -235,6 +237,18 @@ pub struct BackwardPlan<T: Element> {
     acc: Option<CudaSlice<f32>>,
     stats: Option<CudaSlice<f32>>,
     _elem: std::marker::PhantomData<T>,
+}
+
+/// Where a plan's main kernel adds dQ.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum DqAcc {
+    /// Deterministic dQ: no accumulator (b2's and b3's dQ kernels write dQ).
+    None,
+    /// b1, b5: f32 in Q's layout (`tokens_q · heads · D`), converted by `attn_bwd_dq_*`, a grid-stride loop.
+    QLayout,
+    /// b4, b6: `bwd_h4_dq_tiles(tokens_q, batch) × heads` padded blocks of 64 · D f32 in the kernel's own
+    /// order, converted by its `…dq_d{D}_*` kernel, a CTA per (tile, head, sequence).
+    TileBlocks,
 }
 
 impl<T: Element> BackwardPlan<T> {
@@ -265,31 +279,34 @@ impl<T: Element> BackwardPlan<T> {
             DqMode::Fastest => true,
         };
         let desc = BackwardDesc { dq: if atomic { DqMode::Atomic } else { DqMode::Deterministic }, ..desc };
-        let (main, convert) = match (atomic, wgmma) {
-            (true, false) => (format!("attn_bwd_b5_d{d}_{e}"), format!("attn_bwd_dq_{e}")),
-            (true, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}")),
-            (false, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}")),
-            (false, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}")),
+        let (main, convert, acc_layout) = match (atomic, wgmma) {
+            (true, false) => (format!("attn_bwd_b5_d{d}_{e}"), format!("attn_bwd_dq_{e}"), DqAcc::QLayout),
+            (true, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}"), DqAcc::TileBlocks),
+            (false, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}"), DqAcc::None),
+            (false, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}"), DqAcc::None),
         };
-        Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?, wgmma,
-                          cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
+        Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?, acc_layout,
+                          wgmma, cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
     }
 
     /// [`BackwardPlan::new`] running `kernel`, a named backward step, in place of the plan's main kernel
     /// (ladders and benchmarks: `kernel-lab backward --steps`). Taken where it launches as the plan's own
-    /// would: on `mma.sync` with atomic dQ, b5 (the plan's own, `attn_bwd_b5_d{64,128}_{f16,bf16}`) or b1
-    /// (`attn_bwd_b1_…`, the step before it) of the plan's head dim and element type; anything else is
-    /// refused, naming the rule.
+    /// would: on `mma.sync` with atomic dQ, b5 (the plan's own, `attn_bwd_b5_d{64,128}_{f16,bf16}`), b1
+    /// (`attn_bwd_b1_…`, the step before it) or b6 (`attn_bwd_b6_…`, with its own dQ conversion) of the
+    /// plan's head dim and element type; anything else is refused, naming the rule.
     pub fn with_kernel(gpu: &Gpu, desc: BackwardDesc, kernel: &str) -> Result<Self> {
         let mut plan = Self::new(gpu, desc)?;
         let e = super::half_suffix::<T>("attention backward")?;
         let d = plan.desc.head_dim;
-        let allowed = [format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_b5_d{d}_{e}")];
+        let allowed = [format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_b5_d{d}_{e}"), format!("attn_bwd_b6_d{d}_{e}")];
         if plan.wgmma || plan.desc.dq != DqMode::Atomic || !allowed.iter().any(|a| a == kernel) {
             return Err(Error::InvalidInput(format!("attention backward {desc:?}: kernel {kernel:?} does not launch as this plan's main kernel ({}); with Engine::MmaSync \
-                                                    and DqMode::Atomic it may be {} or {}", plan.main.name(), allowed[0], allowed[1])));
+                                                    and DqMode::Atomic it may be {}, {} or {}", plan.main.name(), allowed[0], allowed[1], allowed[2])));
         }
+        let (convert, acc_layout) = if kernel == allowed[2] { (format!("attn_bwd_b6dq_d{d}_{e}"), DqAcc::TileBlocks) } else { (format!("attn_bwd_dq_{e}"), DqAcc::QLayout) };
         plan.main = gpu.kernel(kernel)?;
+        plan.convert = gpu.kernel(&convert)?;
+        plan.acc_layout = acc_layout;
         Ok(plan)
     }
 
@@ -344,13 +361,14 @@ impl<T: Element> BackwardPlan<T> {
         if max_k == 0 {
             return Ok(lens); // no keys: dK, dV empty, and no queries either (Lens refuses queries without keys)
         }
-        // The workspaces: dQ's f32 accumulator (b1: Q's layout; b4: `bwd_h4_dq_tiles` padded 64-row tiles of
-        // `heads` blocks of 64·D) and the row statistics [2][heads][tokens_q].
+        // The workspaces: dQ's f32 accumulator (b1, b5: Q's layout; b4, b6: `bwd_h4_dq_tiles` padded 64-row
+        // tiles of `heads` blocks of 64·D) and the row statistics [2][heads][tokens_q].
         let atomic = d.dq == DqMode::Atomic;
-        let acc_used = match (atomic, self.wgmma) {
-            (false, _) => 0,
-            (true, false) => q_elems,
-            (true, true) => bwd_h4_dq_tiles(lens.tokens_q as u32, lens.batch as u32) as usize * d.heads * BWD_H_STREAM as usize * d.head_dim,
+        debug_assert_eq!(atomic, self.acc_layout != DqAcc::None);
+        let acc_used = match self.acc_layout {
+            DqAcc::None => 0,
+            DqAcc::QLayout => q_elems,
+            DqAcc::TileBlocks => bwd_h4_dq_tiles(lens.tokens_q as u32, lens.batch as u32) as usize * d.heads * BWD_H_STREAM as usize * d.head_dim,
         };
         let (acc_len, stats_len) = (acc_used.max(4), (2 * d.heads * lens.tokens_q).max(1));
         let grow = |have: &Option<CudaSlice<f32>>, want: usize| have.as_ref().map_or(want, |a| if a.len() >= want { 0 } else { want });
@@ -403,7 +421,7 @@ impl<T: Element> BackwardPlan<T> {
         debug_assert_eq!(self.main.info.dyn_smem_bytes, match (self.wgmma, atomic) {
             (true, true) => bwd_h4_smem(d.head_dim as u32),
             (true, false) => bwd_h_smem(d.head_dim as u32),
-            (false, _) if self.main.name().starts_with("attn_bwd_b5_") => bwd5_smem(d.head_dim as u32),
+            (false, _) if self.main.name().starts_with("attn_bwd_b5_") || self.main.name().starts_with("attn_bwd_b6_") => bwd5_smem(d.head_dim as u32),
             (false, _) => bwd_smem(d.head_dim as u32),
         });
         // SAFETY (the three launches): the offsets are the checked `Lens` (batch + 1 each, from 0,
@@ -412,8 +430,8 @@ impl<T: Element> BackwardPlan<T> {
         // order (head-major: one length per sequence, checked), so every row `cu[b]·heads·D + t·tok + h·head`
         // of a sequence lies inside Q, O, dO, dQ (tokens_q·heads·D elements, checked above) or K, V, dK, dV
         // (tokens_k·kv_heads·D), and the LSE's inside its tokens_q·heads; all 16-byte aligned (checked);
-        // the workspaces hold dQ's accumulator (zeroed just before: b1's tokens_q·heads·D, b4's
-        // `bwd_h4_dq_tiles` × heads blocks of 64·D, what its kernels index; deterministic: the dK/dV kernel
+        // the workspaces hold dQ's accumulator (zeroed just before: b1's and b5's tokens_q·heads·D, b4's and b6's
+        // `bwd_h4_dq_tiles` × heads blocks of 64·D, what their kernels index; deterministic: the dK/dV kernel
         // does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly) and 2·heads·tokens_q
         // f32, and are this plan's alone; b3's and b4's grids are those their entries name, half of x for
         // the causal entries; b4's maps describe Q and dO as checked above (their extents reach no element
@@ -445,10 +463,10 @@ impl<T: Element> BackwardPlan<T> {
                 if lens.max_q > 0 {
                     launch!(self.gpu, &self.convert, grid = (n, d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq, &dims)?;
                 }
-            } else if self.wgmma && lens.max_q > 0 {
-                // b4's conversion: a CTA per padded tile of a sequence and head.
+            } else if self.acc_layout == DqAcc::TileBlocks && lens.max_q > 0 {
+                // b4's or b6's conversion: a CTA per padded tile of a sequence and head.
                 launch!(self.gpu, &self.convert, grid = ((lens.max_q as u32).div_ceil(BWD_H_STREAM), d.heads as u32, batch), &pacc, &pcu, &pcu_k, &pdq, &dims)?;
-            } else if q_elems > 0 {
+            } else if self.acc_layout == DqAcc::QLayout && q_elems > 0 {
                 let (blocks, n, scale) = ((q_elems as u32 / 4).div_ceil(256).min(8 * self.gpu.info.sms), q_elems as u32, d.scale());
                 launch!(self.gpu, &self.convert, grid = blocks, &pacc, &pdq, &n, &scale)?;
             }

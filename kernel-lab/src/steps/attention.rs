@@ -480,6 +480,17 @@ const fn backward_b5(name: &'static str, label: &'static str, d: u32, has: &'sta
     KernelInfo { about: BACKWARD_B5_ABOUT, dyn_smem_bytes: layout::attention::bwd5_smem(d), ..backward(name, label, d, has) }
 }
 
+const BACKWARD_B6_ABOUT: &str = "backward (b6): b5 adding dQ into padded 64-row tile blocks in the order its reductions leave the registers (FlashAttention-2's dQ accumulator): each warp's f32 atomic 128 consecutive bytes";
+
+const fn backward_b6(name: &'static str, label: &'static str, d: u32, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { about: BACKWARD_B6_ABOUT, ..backward_b5(name, label, d, has) }
+}
+
+/// b6's dQ conversion (`sm_80`).
+const fn backward_b6dq(name: &'static str, label: &'static str) -> KernelInfo {
+    decode_helper(name, label, "backward b6's dQ: scale × its f32 accumulator's tile blocks (the reductions' order), rounded, into Q's layout")
+}
+
 const BACKWARD_B2_ABOUT: &str = "backward (b2, deterministic): b1's dK/dV without dQ, and dQ by its own kernel — a CTA per 64 query rows recomputes S and dP over its keys, one thread sums each dQ element in order";
 const BACKWARD_B2DQ_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global"];
 const BACKWARD_B2DQ_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global"];
@@ -520,7 +531,7 @@ const fn backward_b4dq(name: &'static str, label: &'static str) -> KernelInfo {
                  ..decode_helper(name, label, "backward b4's dQ: scale × its f32 accumulator's padded tile blocks, rounded, into Q's layout") }
 }
 
-/// The backward kernels (issue 50; `kernel_lab::attention::backward`): steps b1 and b5 per head dim and element
+/// The backward kernels (issue 50; `kernel_lab::attention::backward`): steps b1, b5 and b6 (with its dQ conversion) per head dim and element
 /// type, b2's (deterministic dQ) two kernels, b3's (b2 on Hopper's `wgmma`) two, b4 (b3's dK/dV kernel with dQ by atomics), the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
 /// accumulator. Not in [`STEPS`]: they take the forward's outputs and gradients, not a forward problem.
 pub const BACKWARD: &[KernelInfo] = &[
@@ -528,6 +539,10 @@ pub const BACKWARD: &[KernelInfo] = &[
     backward("attn_bwd_b1_d64_bf16", "b1-d64-bf16", 64, BACKWARD_HAS_BF16), backward("attn_bwd_b1_d128_bf16", "b1-d128-bf16", 128, BACKWARD_HAS_BF16),
     backward_b5("attn_bwd_b5_d64_f16", "b5-d64", 64, BACKWARD_HAS_F16), backward_b5("attn_bwd_b5_d128_f16", "b5-d128", 128, BACKWARD_HAS_F16),
     backward_b5("attn_bwd_b5_d64_bf16", "b5-d64-bf16", 64, BACKWARD_HAS_BF16), backward_b5("attn_bwd_b5_d128_bf16", "b5-d128-bf16", 128, BACKWARD_HAS_BF16),
+    backward_b6("attn_bwd_b6_d64_f16", "b6-d64", 64, BACKWARD_HAS_F16), backward_b6("attn_bwd_b6_d128_f16", "b6-d128", 128, BACKWARD_HAS_F16),
+    backward_b6("attn_bwd_b6_d64_bf16", "b6-d64-bf16", 64, BACKWARD_HAS_BF16), backward_b6("attn_bwd_b6_d128_bf16", "b6-d128-bf16", 128, BACKWARD_HAS_BF16),
+    backward_b6dq("attn_bwd_b6dq_d64_f16", "b6dq-d64"), backward_b6dq("attn_bwd_b6dq_d128_f16", "b6dq-d128"),
+    backward_b6dq("attn_bwd_b6dq_d64_bf16", "b6dq-d64-bf16"), backward_b6dq("attn_bwd_b6dq_d128_bf16", "b6dq-d128-bf16"),
     backward_b2kv("attn_bwd_b2kv_d64_f16", "b2kv-d64", 64, BACKWARD_B2DQ_HAS_F16), backward_b2kv("attn_bwd_b2kv_d128_f16", "b2kv-d128", 128, BACKWARD_B2DQ_HAS_F16),
     backward_b2kv("attn_bwd_b2kv_d64_bf16", "b2kv-d64-bf16", 64, BACKWARD_B2DQ_HAS_BF16), backward_b2kv("attn_bwd_b2kv_d128_bf16", "b2kv-d128-bf16", 128, BACKWARD_B2DQ_HAS_BF16),
     backward_b2dq("attn_bwd_b2dq_d64_f16", "b2dq-d64", 64, BACKWARD_B2DQ_HAS_F16), backward_b2dq("attn_bwd_b2dq_d128_f16", "b2dq-d128", 128, BACKWARD_B2DQ_HAS_F16),

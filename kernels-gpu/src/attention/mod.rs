@@ -29,12 +29,15 @@
 //! | b3 | `steps/v23_backward_wgmma.rs` | b2's two kernels on Hopper's `wgmma` (sm_90a): two warpgroups of 64 resident rows each, Sᵀ/dPᵀ (S/dP) read both operands from 128-byte-swizzled shared memory, P and dS stay in registers as the A operand of dV, dK, dQ; `cp.async` stages |
 //! | b4 | `steps/v27_backward_wgmma_atomic.rs` | b3's dK/dV kernel computing dQ too (atomic dQ): dSᵀ also to shared memory, dQ = dS·K on `wgmma` by both warpgroups (half of D each), added by `red.global.add.v2.f32` — five products a tile for b3's seven |
 //! | b5 | `steps/v33_backward_fa2_warps.rs` | b1 on FlashAttention-2's own warp layout: Sᵀ/dPᵀ by 4 × 2 warps of 32 × 32, Pᵀ and dSᵀ through shared memory, dV/dK by 4 × 2 warps of 32 keys × D/2, dQ by 2 × 4 warps of 32 queries × D/4 (0.78× b1's `ldmatrix` bytes); the atomic dQ on `mma.sync` |
+//! | b6 | `steps/v34_backward_dq_blocks.rs` | b5 adding dQ into padded 64-row tile blocks in the order its reductions leave the registers (FlashAttention-2's `dq_accum`): each warp's `red` 128 consecutive bytes, no guards; its own conversion kernel |
 // The decode body (ad1, ad2).
 mod decode_body;
 // The backward's body and helpers (b1, b2; b3 takes `sequence`).
 mod fa2_backward;
 // FlashAttention-2's tiles: a11's body and entries' macro (a11, a16, a17).
 mod fa2_mma_tiles;
+// b5's body on FlashAttention-2's warp layout, generic over where dQ goes (b5, b6).
+mod fa2_warps_backward;
 // The fused kernels' body (a2–a5; a11 takes its tile loader and quad reductions).
 mod flash;
 // The Hopper body and its entries' macro `hopper_entry!` (a6–a10, a12, a15).

@@ -1,0 +1,134 @@
+//! Backward step b6 (issue 50): b5 with **FlashAttention-2's dQ accumulator** — the f32 sums kept in the
+//! order the reductions leave the registers, so that each warp's `red` adds 32 consecutive f32.
+//!
+//! b5 adds its dQ fragments into an accumulator in Q's layout: one `red.global.add.f32` of a warp covers the
+//! fragment's 8 rows × 4 lanes, every other column — 8 sectors of 32 bytes, half of each used. `ncu` (session
+//! 91, 1×16×16×4096×128) put b5's L2 at 62.7% of its peak against 26.4% for FlashAttention-2's kernel, whose
+//! 32 `atomicAdd`s a thread and tile are the same count: FA2 keeps `dq_accum` in its threads' order
+//! (`GmemTiledCopydQaccumAtomicAdd`: a warp's 32 lanes on one 128-byte row of the block) and its conversion
+//! kernel reads it back in that order. b6 does the same on b4's padded tile blocks:
+//!
+//! ```text
+//! accumulator   bwd_h4_dq_tiles(tokens_q, batch) × heads blocks of 64 × D f32 (b4's: a sequence's tiles
+//!               start at bwd_h4_dq_tile(q_start, b), so no two sequences share a block)
+//! in a block    layout::attention::bwd6_dq_at: warp w's 32 × D/4 sums at 8·D·w, its lane l's reduction k
+//!               at 32·k + l — one `red` = 128 consecutive bytes, 4 whole sectors
+//! reductions    unguarded: rows past q_len add zeros (their Q and dO rows load as zeros) into the tile's
+//!               padding, never converted; one base register a tile, each `red` an immediate offset
+//! conversion    attn_bwd_b6dq_*: a CTA per (tile, head, sequence) reads its block in order (coalesced) and
+//!               writes scale × its rows below q_len into dQ
+//! ```
+//! Everything else is b5's body (`v33_backward_fa2_warps::body` with the [`TileBlocks`] policy).
+//!
+//! Prediction (before any run, H200, bf16, L = 4096–8192): the L2's atomic traffic halves (sectors a `red`
+//! 8 → 4, all used) and the 32 guard branches and address computations a tile go (b5's SASS: a
+//! `BSSY/BRA/BSYNC` around each guarded `red`); b5's ncu stall samples in those branches were 14%. Expect
+//! **0.88–0.94× b5's time at D = 128** (0.86–0.92× FA2's), 0.92–0.97× at D = 64; the conversion reads
+//! 64·D·4 bytes a padded tile — about 1% of the backward at L = 4096.
+use super::fa2_backward::sequence;
+use super::fa2_warps_backward::{DqSink, body};
+use crate::hgemm::elem::{Bf16, Elem16, F16};
+use crate::prim::{
+    atomic::red_add_relaxed_gpu_f32,
+    thread::{block_idx_x, block_idx_y, block_idx_z, thread_idx_x},
+};
+use layout::attention::{BWD_BQ, BackwardDims as Dims, bwd_h4_dq_tile, bwd6_dq_rc};
+
+/// b6's dQ accumulator: b4's padded tile blocks (`bwd_h4_dq_tiles(tokens_q, batch) × heads` blocks of 64 · D
+/// f32) in [`bwd6_dq_rc`]'s order: a lane's target is its block's place `8·D·warp + lane`, reduction `r` at
+/// `+ 32·r`.
+pub(super) struct TileBlocks;
+
+impl DqSink for TileBlocks {
+    type At = *mut f32;
+    #[inline(always)]
+    unsafe fn at<const D: u32>(acc: *mut f32, dims: &Dims, q_start: u32, _q_len: u32, b: u32, h: u32, qt: u32, warp: u32, lane: u32) -> *mut f32 {
+        let block = ((bwd_h4_dq_tile(q_start, b) + qt) as usize * dims.heads as usize + h as usize) * (BWD_BQ * D) as usize;
+        // SAFETY: tile `qt` < ⌈q_len / 64⌉ of sequence b is below `bwd_h4_dq_tiles` and h < heads (the
+        // caller's accumulator); the place is inside the block (warp < 8, lane < 32).
+        unsafe { acc.add(block + (8 * D * warp + lane) as usize) }
+    }
+    #[inline(always)]
+    unsafe fn add<const D: u32>(at: *mut f32, r: u32, x: f32) {
+        // SAFETY: r < D/4: place 8·D·warp + 32·r + lane < 64·D of the lane's block.
+        unsafe { red_add_relaxed_gpu_f32(at.add(32 * r as usize), x) }
+    }
+}
+
+/// The entries of one element type and head dim.
+macro_rules! b6_entries {
+    ($name:ident, $e:ty, $d:literal) => {
+        /// b6: b5's kernel adding dQ into b4's padded tile blocks in its own order (see the module docs).
+        ///
+        /// # Safety
+        /// As `attn_bwd_b5_d128_bf16`'s, except `dq_acc`: `bwd_h4_dq_tiles(tokens_q, batch) × heads` blocks of
+        /// 64 · D f32, zeroed, that only this launch's atomics touch, converted by [`attn_bwd_b6dq_d128_bf16`]
+        /// and its kin.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
+                                                dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
+            // SAFETY: forwarded.
+            unsafe { body::<$e, $d, TileBlocks>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 256, 1);
+    };
+}
+
+b6_entries!(attn_bwd_b6_d64_f16, F16, 64);
+b6_entries!(attn_bwd_b6_d128_f16, F16, 128);
+b6_entries!(attn_bwd_b6_d64_bf16, Bf16, 64);
+b6_entries!(attn_bwd_b6_d128_bf16, Bf16, 128);
+
+/// b6's dQ conversion: tile `block_idx_x` of sequence `block_idx_z`, query head `block_idx_y` — the tile's
+/// block read in order, a thread's pair (places p and p + 32: columns c, c + 1 of one row) at a time, and
+/// its rows below q_len written to dQ (Q's layout) as scale × the sums, rounded to `E`.
+///
+/// # Safety
+/// As the entries.
+#[inline(always)]
+unsafe fn convert<E: Elem16, const D: u32>(acc: *const f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
+    let (qt, h, b) = (block_idx_x(), block_idx_y(), block_idx_z());
+    // SAFETY: the block is inside the accumulator (tile < bwd_h4_dq_tiles, head < heads); each written row is
+    // below q_len of the sequence, its column even and below D (4-byte aligned) in head h.
+    unsafe {
+        let (q_start, q_len, _, _) = sequence(cu_q, cu_k, b);
+        if qt * BWD_BQ >= q_len {
+            return;
+        }
+        let block = ((bwd_h4_dq_tile(q_start, b) + qt) as usize * dims.heads as usize + h as usize) * (BWD_BQ * D) as usize;
+        let qbase = q_start as usize * (dims.heads * D) as usize + h as usize * dims.q_head as usize;
+        let mut j = thread_idx_x();
+        while j < 32 * D {
+            // Pair j: warp w's block, its even reduction k = 2·((j % 4D) / 32), lane j % 32.
+            let p = (j / (4 * D)) * 8 * D + 64 * ((j % (4 * D)) / 32) + j % 32;
+            let (r, c) = bwd6_dq_rc(D, p);
+            let (x, y) = (*acc.add(block + p as usize), *acc.add(block + p as usize + 32));
+            let row = qt * BWD_BQ + r;
+            if row < q_len {
+                *(dq.add(qbase + row as usize * dims.q_tok as usize + c as usize) as *mut u32) = E::pack(x * dims.scale, y * dims.scale);
+            }
+            j += 256;
+        }
+    }
+}
+
+macro_rules! b6_convert {
+    ($name:ident, $e:ty, $d:literal) => {
+        /// b6's dQ: scale × the accumulator's sums (`layout::attention::bwd6_dq_at`'s blocks) into Q's layout.
+        ///
+        /// # Safety
+        /// `acc` the accumulator b6 filled (its `dq_acc`), `cu_q`, `cu_k` and `dims` as b6's; `dq` Q's elements,
+        /// 16-byte aligned, written by nothing else meanwhile. Grid `(⌈max q_len / 64⌉, heads, batch)`, 256 threads.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(acc: *const f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
+            // SAFETY: forwarded.
+            unsafe { convert::<$e, $d>(acc, cu_q, cu_k, dq, dims) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 256);
+    };
+}
+
+b6_convert!(attn_bwd_b6dq_d64_f16, F16, 64);
+b6_convert!(attn_bwd_b6dq_d128_f16, F16, 128);
+b6_convert!(attn_bwd_b6dq_d64_bf16, Bf16, 64);
+b6_convert!(attn_bwd_b6dq_d128_bf16, Bf16, 128);
