@@ -1,9 +1,9 @@
-//! GPU tests of attention backward (issue 50, steps b1, b2, b5 and — where the GPU runs `sm_90a` code — b3, b4): dQ, dK, dV against the f64 reference on packed
+//! GPU tests of attention backward (issue 50, steps b1, b2, b5, b6, b7 and — where the GPU runs `sm_90a` code — b3, b4): dQ, dK, dV against the f64 reference on packed
 //! sequences of lengths 0, 1, 127, 128, 129 and more, grouped heads (dK, dV summed over the group),
 //! causal (bottom-right, queries the last tokens of longer keys) and not (fewer keys than queries
 //! too), head dims 64 and 128, token-major and head-major, f16 and bf16, every gradient poisoned first;
 //! every gradient bitwise the same over 10 runs with the deterministic dQ (steps b2, b3), dK and dV
-//! over two with atomic dQ (b5, b1, b4: the default on Hopper; every case run every way); a NaN in the next
+//! over two with atomic dQ (b7, b6, b5, b1, b4: the default on Hopper; every case run every way); a NaN in the next
 //! sequence kept out of a sequence's gradients; at a larger shape grouped heads against the same
 //! problem with the K/V heads repeated (the group's gradients summed on the host); bad input refused
 //! before any launch. Without a GPU each test says it was skipped and passes.
@@ -38,12 +38,12 @@ struct Case {
     desc: BackwardDesc,
     q_lens: Vec<u32>,
     k_lens: Vec<u32>,
-    /// A named step in place of b5 (atomic dQ on `mma.sync`): b1 or b6.
+    /// A named step in place of the library's b7 (atomic dQ on `mma.sync`): b1, b5 or b6.
     step: Option<&'static str>,
 }
 
-/// A plan the tests run: a dQ mode, an engine, and for atomic dQ on `mma.sync` a named step (b1 or b6) in
-/// place of the library's b5.
+/// A plan the tests run: a dQ mode, an engine, and for atomic dQ on `mma.sync` a named step (b1, b5, b6) in
+/// place of the library's b7.
 #[derive(Clone, Copy, Debug)]
 struct Variant {
     dq: DqMode,
@@ -51,12 +51,12 @@ struct Variant {
     step: Option<&'static str>,
 }
 
-/// The plan of `desc` (whose mode and engine the caller set), with `step` (b1 or b6) in place of b5.
+/// The plan of `desc` (whose mode and engine the caller set), with `step` (b1, b5, b6) in place of b7.
 fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, step: Option<&str>) -> BackwardPlan<T> {
     let plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
     let Some(step) = step else { return plan };
-    let name = plan.kernel().replace("_b5_", &format!("_{step}_"));
-    assert!(name.starts_with(&format!("attn_bwd_{step}_")), "{step} replaces b5 only: the plan runs {}", plan.kernel());
+    let name = plan.kernel().replace("_b7_", &format!("_{step}_"));
+    assert!(name.starts_with(&format!("attn_bwd_{step}_")), "{step} replaces b7 only: the plan runs {}", plan.kernel());
     BackwardPlan::<T>::with_kernel(gpu, desc, &name).unwrap()
 }
 
@@ -107,7 +107,7 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
         gpu.poison(g).unwrap();
     }
     let mut plan = make_plan::<T>(gpu, d, case.step);
-    let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b5 elsewhere (both atomic)
+    let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b7 elsewhere (both atomic)
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
     let back = |x: &cudarc::driver::CudaSlice<T>, heads: usize, l: usize| -> Vec<f64> {
@@ -176,15 +176,16 @@ fn cases() -> Vec<Case> {
 }
 
 /// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
-/// b5), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b5
-/// (atomic dQ on `mma.sync`: b1 on FlashAttention-2's warp layout) and b1 (the step before it).
-const VARIANTS: [Variant; 6] = [
+/// b7), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b7
+/// (atomic dQ on `mma.sync`), and by name the steps before it: b1, b6, b5.
+const VARIANTS: [Variant; 7] = [
     Variant { dq: DqMode::Fastest, engine: Engine::Auto, step: None },
     Variant { dq: DqMode::Deterministic, engine: Engine::Auto, step: None },
     Variant { dq: DqMode::Deterministic, engine: Engine::MmaSync, step: None },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: None },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b1") },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b6") },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b5") },
 ];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
@@ -197,13 +198,13 @@ fn check_cases(gpu: &Gpu, v: Variant) {
     }
 }
 
-/// The default plan (`DqMode::Fastest`: b4 on Hopper, b5 elsewhere): every case against the f64 reference
+/// The default plan (`DqMode::Fastest`: b4 on Hopper, b7 elsewhere): every case against the f64 reference
 /// (dK and dV bitwise the same on a second run; with b2 every gradient over 10 runs).
 #[test]
 fn backward_matches_the_f64_reference() {
     let Some(gpu) = gpu_or_skip("backward_matches_the_f64_reference") else { return };
     let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64)).unwrap();
-    eprintln!("default plan: {} ({:?}, {})", plan.kernel(), plan.desc().dq, if plan.is_wgmma() { "b4, wgmma" } else { "b5, mma.sync" });
+    eprintln!("default plan: {} ({:?}, {})", plan.kernel(), plan.desc().dq, if plan.is_wgmma() { "b4, wgmma" } else { "b7, mma.sync" });
     check_cases(&gpu, VARIANTS[0]);
 }
 
@@ -224,8 +225,9 @@ fn mma_sync_backward_matches_the_reference() {
     check_cases(&gpu, VARIANTS[2]);
 }
 
-/// Step b5 (dQ by atomic adds, `DqMode::Atomic` on `mma.sync`: b1 on FlashAttention-2's warp layout): the
-/// same cases against the f64 reference (dK and dV bitwise the same on a second run).
+/// Step b7 (dQ by atomic adds, `DqMode::Atomic` on `mma.sync`: b5's warps, dQ into tile blocks in the
+/// reductions' order, CTAs longest first): the same cases — several sequences and grouped heads, so every
+/// (key block, head, sequence) is reached through the remapped block index — against the f64 reference (dK and dV bitwise the same on a second run).
 #[test]
 fn atomic_dq_backward_matches_the_reference() {
     let Some(gpu) = gpu_or_skip("atomic_dq_backward_matches_the_reference") else { return };
@@ -247,6 +249,14 @@ fn b1_backward_matches_the_reference() {
 fn b6_backward_matches_the_reference() {
     let Some(gpu) = gpu_or_skip("b6_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[5]);
+}
+
+/// Step b5 (b1 on FlashAttention-2's warp layout, dQ into Q's layout, by `BackwardPlan::with_kernel`): the
+/// same cases against the f64 reference (dK and dV bitwise the same on a second run).
+#[test]
+fn b5_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("b5_backward_matches_the_reference") else { return };
+    check_cases(&gpu, VARIANTS[6]);
 }
 
 /// A sequence's gradients never see the values packed after it. b4's TMA box brings the rows after a
@@ -386,10 +396,10 @@ fn padded_keys_add_nothing_where_the_lse_is_very_negative() {
 #[test]
 fn bad_backward_input_gives_clear_errors() {
     let Some(gpu) = gpu_or_skip("bad_backward_input_gives_clear_errors") else { return };
-    // A named kernel the plan cannot launch as its own: refused, naming the two it could.
+    // A named kernel the plan cannot launch as its own: refused, naming those it could.
     let atomic = BackwardDesc::new(8, 2, 64).with_dq(DqMode::Atomic).with_engine(Engine::MmaSync);
     let e = BackwardPlan::<f16>::with_kernel(&gpu, atomic, "attn_bwd_b2kv_d64_f16").err().unwrap().to_string();
-    assert!(e.contains("does not launch as") && e.contains("attn_bwd_b1_d64_f16") && e.contains("attn_bwd_b5_d64_f16"), "{e}");
+    assert!(e.contains("does not launch as") && e.contains("attn_bwd_b1_d64_f16") && e.contains("attn_bwd_b5_d64_f16") && e.contains("attn_bwd_b7_d64_f16"), "{e}");
     assert!(BackwardPlan::<f16>::with_kernel(&gpu, atomic, "attn_bwd_b1_d128_f16").is_err(), "b1 of another head dim");
     let d = BackwardDesc::new(8, 2, 64).causal();
     assert!(BackwardPlan::<f32>::new(&gpu, d).err().unwrap().to_string().contains("f16 or bf16"));

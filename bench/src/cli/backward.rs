@@ -21,25 +21,28 @@ use kernel_lab_bench::{
 
 const HELP: &str = "\
 kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--steps LIST] [--json FILE] [--dump DIR] [--dq fastest|atomic|deterministic]
+  [--engine auto|mma-sync|wgmma]
   Attention backward (dQ, dK, dV) on token-major [B][L][H][D] tensors. LIST is comma-separated BxHxKxLxD
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
   same problem, then b2 (deterministic dQ) and b5 (b1 on FlashAttention-2's warp layout) against b1, b6
-  (b5 adding dQ in its reductions' order) against b5, then (Hopper) b3 against b2 and b4 (atomic dQ)
-  against b3. --steps (comma-separated b1, b2, b3, b4, b5, b6; default all) times only those rows, each still
+  (b5 adding dQ in its reductions' order) against b5, b7 (b6 longest first) against b6, then (Hopper) b3
+  against b2 and b4 (atomic dQ) against b3. --steps (comma-separated b1, b2, b3, b4, b5, b6, b7; default
+  all) times only those rows, each still
   against its baseline. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
   scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq picks the dumped
-  plan's dQ mode: fastest (the default: b4 on Hopper, b5 elsewhere), atomic (b4, or b5 on mma.sync) or
-  deterministic (b3, or b2).
+  plan's dQ mode: fastest (the default: b4 on Hopper, b7 elsewhere), atomic (b4, or b7 on mma.sync) or
+  deterministic (b3, or b2); --engine its engine: auto (the default: wgmma where the GPU runs it), mma-sync
+  or wgmma.
 ";
 
 const DEFAULT_SHAPES: &str = "2x16x16x4096x128,1x16x16x8192x128,1x32x8x8192x128,2x16x16x4096x64";
 
 /// `kernel-lab backward …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--steps", "--json", "--dump", "--dq"]) {
+    let flags = match sub::flags(args, "backward", HELP, &["--shapes", "--dtype", "--steps", "--json", "--dump", "--dq", "--engine"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -59,12 +62,18 @@ pub fn main(args: &[String]) -> i32 {
         "atomic" => DqMode::Atomic,
         other => return sub::usage(format!("backward: --dq takes fastest, atomic or deterministic, not {other:?}")),
     };
-    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4,b5,b6", String::as_str).split(',').collect();
-    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4", "b5", "b6"].contains(s)) {
-        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4, b5, b6 (comma-separated), not {bad:?}"));
+    let engine = match flags.get("--engine").map_or("auto", String::as_str) {
+        "auto" => Engine::Auto,
+        "mma-sync" => Engine::MmaSync,
+        "wgmma" => Engine::Wgmma,
+        other => return sub::usage(format!("backward: --engine takes auto, mma-sync or wgmma, not {other:?}")),
+    };
+    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4,b5,b6,b7", String::as_str).split(',').collect();
+    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4", "b5", "b6", "b7"].contains(s)) {
+        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4, b5, b6, b7 (comma-separated), not {bad:?}"));
     }
-    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4"), b5: picked.contains(&"b5"), b6: picked.contains(&"b6") };
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, steps, json, dump, dq), || run::<half::bf16>(&gpu, &parsed, steps, json, dump, dq))
+    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4"), b5: picked.contains(&"b5"), b6: picked.contains(&"b6"), b7: picked.contains(&"b7") };
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, steps, json, dump, (dq, engine)), || run::<half::bf16>(&gpu, &parsed, steps, json, dump, (dq, engine)))
 }
 
 /// Which steps' rows `run` times (`--steps`); each against its baseline as without the flag.
@@ -76,6 +85,7 @@ struct Steps {
     b4: bool,
     b5: bool,
     b6: bool,
+    b7: bool,
 }
 
 /// Writes `x` as raw little-endian bytes to `dir/name`.
@@ -87,13 +97,13 @@ fn dump_raw<T: Element>(gpu: &Gpu, dir: &std::path::Path, name: &str, x: &cudarc
     std::fs::write(dir.join(name), bytes).map_err(|e| kernel_lab_bench::Error::InvalidInput(format!("cannot write {}: {e}", dir.join(name).display())))
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<&str>, dump: Option<&str>, dump_dq: DqMode) -> Result<()> {
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<&str>, dump: Option<&str>, (dump_dq, dump_engine): (DqMode, Engine)) -> Result<()> {
     let mut rows = vec![];
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
     if !hopper && (steps.b3 || steps.b4) {
-        println!("note: b3 and b4 need sm_90a (wgmma); this GPU times only b1, b2, b5 and b6{}",
-                 if steps.b1 || steps.b2 || steps.b5 || steps.b6 { "" } else { ": --steps left nothing to time" });
+        println!("note: b3 and b4 need sm_90a (wgmma); this GPU times only b1, b2, b5, b6 and b7{}",
+                 if steps.b1 || steps.b2 || steps.b5 || steps.b6 || steps.b7 { "" } else { ": --steps left nothing to time" });
     }
     println!("| shape BxHxKxLxD | config | backward µs | TFLOP/s | baseline | µs | time / baseline |\n|---|---|---|---|---|---|---|");
     for &[b, h, k, l, d] in shapes {
@@ -107,8 +117,8 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
             let flops = Lens::new(&pd, &cq, &cq)?.flops(&pd);
             let (mut o, mut lse) = (sub::random::<T>(gpu, nq, 5)?, gpu.zeros::<f32>(b * l * h)?);
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(nq)?, gpu.zeros::<T>(nk)?, gpu.zeros::<T>(nk)?);
-            // b1 by name: the library's own atomic kernel on mma.sync is b5 since session 91.
-            let b1 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync))?.kernel().replace("_b5_", "_b1_");
+            // b1 by name: the library's own atomic kernel on mma.sync is b7 since session 92 (b5 in session 91).
+            let b1 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync))?.kernel().replace("_b7_", "_b1_");
             let mut plan = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b1)?;
             // The forward: a19 on the same tensors (O and the LSE real), or the fixed-length kernel on a
             // problem of the same size (its outputs elsewhere; the LSE set to the scores' scale).
@@ -161,17 +171,22 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
                 versus(&mut det, &mut plan, format!("b2 deterministic{mask}"), "b1")?;
             }
             // b5 (b1 on FlashAttention-2's warp layout) against b1.
-            // b6 (b5 adding dQ in its reductions' order) against b5.
-            if steps.b5 || steps.b6 {
+            // b6 (b5 adding dQ in its reductions' order) against b5; b7 (b6 longest first) against b6.
+            if steps.b5 || steps.b6 || steps.b7 {
                 let b5 = plan.kernel().replace("_b1_", "_b5_");
                 let mut p5 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b5)?;
                 if steps.b5 {
                     versus(&mut p5, &mut plan, format!("b5 fa2 warps{mask}"), "b1")?;
                 }
+                let b6 = plan.kernel().replace("_b1_", "_b6_");
+                let mut p6 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b6)?;
                 if steps.b6 {
-                    let b6 = plan.kernel().replace("_b1_", "_b6_");
-                    let mut p6 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b6)?;
                     versus(&mut p6, &mut p5, format!("b6 dq blocks{mask}"), "b5")?;
+                }
+                if steps.b7 {
+                    let b7 = plan.kernel().replace("_b1_", "_b7_");
+                    let mut p7 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b7)?;
+                    versus(&mut p7, &mut p6, format!("b7 longest first{mask}"), "b6")?;
                 }
             }
             if hopper {
@@ -187,7 +202,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
             }
             if let Some(dir) = dump {
                 // The gradients of the plan `--dq` picks (the default: b4 on Hopper), with their inputs, for the torch check.
-                let mut def = BackwardPlan::<T>::new(gpu, bd.with_dq(dump_dq))?;
+                let mut def = BackwardPlan::<T>::new(gpu, bd.with_dq(dump_dq).with_engine(dump_engine))?;
                 def.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv })?;
                 gpu.sync_after(def.kernel())?;
                 let dir = std::path::Path::new(dir).join(format!("{shape}-{}", if causal { "causal" } else { "none" }));

@@ -246,7 +246,7 @@ enum DqAcc {
     None,
     /// b1, b5: f32 in Q's layout (`tokens_q · heads · D`), converted by `attn_bwd_dq_*`, a grid-stride loop.
     QLayout,
-    /// b4, b6: `bwd_h4_dq_tiles(tokens_q, batch) × heads` padded blocks of 64 · D f32 in the kernel's own
+    /// b4, b6, b7: `bwd_h4_dq_tiles(tokens_q, batch) × heads` padded blocks of 64 · D f32 in the kernel's own
     /// order, converted by its `…dq_d{D}_*` kernel, a CTA per (tile, head, sequence).
     TileBlocks,
 }
@@ -280,7 +280,7 @@ impl<T: Element> BackwardPlan<T> {
         };
         let desc = BackwardDesc { dq: if atomic { DqMode::Atomic } else { DqMode::Deterministic }, ..desc };
         let (main, convert, acc_layout) = match (atomic, wgmma) {
-            (true, false) => (format!("attn_bwd_b5_d{d}_{e}"), format!("attn_bwd_dq_{e}"), DqAcc::QLayout),
+            (true, false) => (format!("attn_bwd_b7_d{d}_{e}"), format!("attn_bwd_b6dq_d{d}_{e}"), DqAcc::TileBlocks),
             (true, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}"), DqAcc::TileBlocks),
             (false, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}"), DqAcc::None),
             (false, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}"), DqAcc::None),
@@ -292,18 +292,22 @@ impl<T: Element> BackwardPlan<T> {
     /// [`BackwardPlan::new`] running `kernel`, a named backward step, in place of the plan's main kernel
     /// (ladders and benchmarks: `kernel-lab backward --steps`). Taken where it launches as the plan's own
     /// would: on `mma.sync` with atomic dQ, b5 (the plan's own, `attn_bwd_b5_d{64,128}_{f16,bf16}`), b1
-    /// (`attn_bwd_b1_…`, the step before it) or b6 (`attn_bwd_b6_…`, with its own dQ conversion) of the
-    /// plan's head dim and element type; anything else is refused, naming the rule.
+    /// (`attn_bwd_b1_…`, the step before it), b6 or b7 (`attn_bwd_b6_…`, `attn_bwd_b7_…`, with b6's dQ
+    /// conversion) of the plan's head dim and element type; anything else is refused, naming the rule.
     pub fn with_kernel(gpu: &Gpu, desc: BackwardDesc, kernel: &str) -> Result<Self> {
         let mut plan = Self::new(gpu, desc)?;
         let e = super::half_suffix::<T>("attention backward")?;
         let d = plan.desc.head_dim;
-        let allowed = [format!("attn_bwd_b1_d{d}_{e}"), format!("attn_bwd_b5_d{d}_{e}"), format!("attn_bwd_b6_d{d}_{e}")];
+        let allowed = ["b1", "b5", "b6", "b7"].map(|s| format!("attn_bwd_{s}_d{d}_{e}"));
         if plan.wgmma || plan.desc.dq != DqMode::Atomic || !allowed.iter().any(|a| a == kernel) {
             return Err(Error::InvalidInput(format!("attention backward {desc:?}: kernel {kernel:?} does not launch as this plan's main kernel ({}); with Engine::MmaSync \
-                                                    and DqMode::Atomic it may be {}, {} or {}", plan.main.name(), allowed[0], allowed[1], allowed[2])));
+                                                    and DqMode::Atomic it may be {}", plan.main.name(), allowed.join(", "))));
         }
-        let (convert, acc_layout) = if kernel == allowed[2] { (format!("attn_bwd_b6dq_d{d}_{e}"), DqAcc::TileBlocks) } else { (format!("attn_bwd_dq_{e}"), DqAcc::QLayout) };
+        let (convert, acc_layout) = if kernel == allowed[2] || kernel == allowed[3] {
+            (format!("attn_bwd_b6dq_d{d}_{e}"), DqAcc::TileBlocks)
+        } else {
+            (format!("attn_bwd_dq_{e}"), DqAcc::QLayout)
+        };
         plan.main = gpu.kernel(kernel)?;
         plan.convert = gpu.kernel(&convert)?;
         plan.acc_layout = acc_layout;
@@ -421,7 +425,7 @@ impl<T: Element> BackwardPlan<T> {
         debug_assert_eq!(self.main.info.dyn_smem_bytes, match (self.wgmma, atomic) {
             (true, true) => bwd_h4_smem(d.head_dim as u32),
             (true, false) => bwd_h_smem(d.head_dim as u32),
-            (false, _) if self.main.name().starts_with("attn_bwd_b5_") || self.main.name().starts_with("attn_bwd_b6_") => bwd5_smem(d.head_dim as u32),
+            (false, _) if ["attn_bwd_b5_", "attn_bwd_b6_", "attn_bwd_b7_"].iter().any(|p| self.main.name().starts_with(p)) => bwd5_smem(d.head_dim as u32),
             (false, _) => bwd_smem(d.head_dim as u32),
         });
         // SAFETY (the three launches): the offsets are the checked `Lens` (batch + 1 each, from 0,

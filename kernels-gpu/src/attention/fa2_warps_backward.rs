@@ -1,16 +1,17 @@
 //! Step b5's body (`steps/v33_backward_fa2_warps.rs`, whose file explains the kernel): b1 on
 //! FlashAttention-2's own warp layout, generic over where dQ goes ([`DqSink`]: b5's [`RowMajor`]
-//! accumulator, b6's tile blocks in `steps/v34_backward_dq_blocks.rs`).
+//! accumulator, b6's and b7's [`TileBlocks`]) and over which block a CTA takes ([`BlockOrder`]: b7's
+//! [`LongestFirst`]).
 use super::fa2_backward::{COL64, DS_ROW8, DS_ROW16, load_rows, row16, sequence, xor};
 use crate::hgemm::elem::Elem16;
 use crate::prim::{
-    atomic::red_add_relaxed_gpu_f32_if,
+    atomic::{red_add_relaxed_gpu_f32, red_add_relaxed_gpu_f32_if},
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
     ldmatrix::{ldmatrix_x4, ldmatrix_x4_trans},
     math::{ex2_approx_f32, fma_rn_f32},
     shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32},
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
+    thread::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, grid_dim_y, grid_dim_z, lane_id, thread_idx_x},
 };
 use crate::util::{
     opaque,
@@ -18,7 +19,7 @@ use crate::util::{
 };
 use layout::{
     Layout,
-    attention::{BWD_BKV, BWD_BQ, BWD_WARPS, BackwardDims as Dims, BwdTile, bwd5_pt_offset, bwd_first_q_tile, bwd_needs_mask, bwd_offset, threads, tile},
+    attention::{BWD_BKV, BWD_BQ, BWD_WARPS, BackwardDims as Dims, BwdTile, bwd_first_q_tile, bwd_h4_dq_tile, bwd_needs_mask, bwd_offset, bwd5_pt_offset, threads, tile},
 };
 
 const _: () = assert!(BWD_WARPS == 8 && BWD_BKV == 128 && BWD_BQ == 64);
@@ -93,8 +94,8 @@ struct Mask {
     last: u32,
 }
 
-/// Where the body adds dQ — a kernel policy: [`RowMajor`] (b5: the f32 accumulator in Q's layout) or b6's
-/// tile blocks (`v34_backward_dq_blocks::TileBlocks`). A lane's reduction `r` (0..D/4) is its dQ fragment
+/// Where the body adds dQ — a kernel policy: [`RowMajor`] (b5: the f32 accumulator in Q's layout) or
+/// [`TileBlocks`] (b6, b7). A lane's reduction `r` (0..D/4) is its dQ fragment
 /// `dq[mt][nt][e]` with `(mt, nt, e) = (r / (D/8), (r / 4) % (D/32), r % 4)`: row `16·mt + g + 8·(e / 2)` of
 /// the warp's 32 (from `32·(warp % 2)`), column `8·nt + 2t + e % 2` of its D/4 (from `D/4 · (warp / 2)`).
 pub(super) trait DqSink {
@@ -148,6 +149,61 @@ impl DqSink for RowMajor {
     }
 }
 
+/// b6's and b7's dQ accumulator: b4's padded tile blocks (`bwd_h4_dq_tiles(tokens_q, batch) × heads` blocks of 64 · D
+/// f32) in [`bwd6_dq_rc`]'s order: a lane's target is its block's place `8·D·warp + lane`, reduction `r` at
+/// `+ 32·r`.
+pub(super) struct TileBlocks;
+
+impl DqSink for TileBlocks {
+    type At = *mut f32;
+    #[inline(always)]
+    unsafe fn at<const D: u32>(acc: *mut f32, dims: &Dims, q_start: u32, _q_len: u32, b: u32, h: u32, qt: u32, warp: u32, lane: u32) -> *mut f32 {
+        let block = ((bwd_h4_dq_tile(q_start, b) + qt) as usize * dims.heads as usize + h as usize) * (BWD_BQ * D) as usize;
+        // SAFETY: tile `qt` < ⌈q_len / 64⌉ of sequence b is below `bwd_h4_dq_tiles` and h < heads (the
+        // caller's accumulator); the place is inside the block (warp < 8, lane < 32).
+        unsafe { acc.add(block + (8 * D * warp + lane) as usize) }
+    }
+    #[inline(always)]
+    unsafe fn add<const D: u32>(at: *mut f32, r: u32, x: f32) {
+        // SAFETY: r < D/4: place 8·D·warp + 32·r + lane < 64·D of the lane's block.
+        unsafe { red_add_relaxed_gpu_f32(at.add(32 * r as usize), x) }
+    }
+}
+
+/// Which (key block, K/V head, sequence) a CTA of the grid `(⌈max k_len / 128⌉, kv_heads, batch)` takes — a
+/// kernel policy: [`GridOrder`] (b5, b6) or [`LongestFirst`] (b7).
+pub(super) trait BlockOrder {
+    /// `(kb, hk, b)` of this CTA.
+    fn block() -> (u32, u32, u32);
+}
+
+/// The grid's own order: key blocks fastest (the GPU starts CTAs in linear block order), then heads, then
+/// sequences.
+pub(super) struct GridOrder;
+
+impl BlockOrder for GridOrder {
+    #[inline(always)]
+    fn block() -> (u32, u32, u32) {
+        (block_idx_x(), block_idx_y(), block_idx_z())
+    }
+}
+
+/// Key blocks slowest: the CTAs the GPU starts first are key block 0 of every head and sequence, then key
+/// block 1, … With the causal mask a key block's work shrinks with its index (its first query tile is
+/// `2·kb` past the diagonal's offset), so this is longest first — the last CTAs to start are the shortest —
+/// where the grid's order starts the shortest CTAs of one head before the longest of the next.
+pub(super) struct LongestFirst;
+
+impl BlockOrder for LongestFirst {
+    #[inline(always)]
+    fn block() -> (u32, u32, u32) {
+        let (hy, bz) = (grid_dim_y(), grid_dim_z());
+        let lin = block_idx_x() + grid_dim_x() * (block_idx_y() + hy * block_idx_z());
+        let rest = lin % (hy * bz);
+        (lin / (hy * bz), rest % hy, rest / hy)
+    }
+}
+
 /// Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) of the warp's 32 keys × 32 queries, rounded
 /// and stored to their tiles; the mask's compares only with `MASK` (a branch a tile, not a select an
 /// element: session 65 measured b3 0.90–0.91× the time so). Element e of (mt, nt) is key row
@@ -186,16 +242,16 @@ unsafe fn probs<E: Elem16, const MASK: bool>(s: &[[[f32; 4]; 4]; 2], dp: &[[[f32
 }
 
 /// The b5 body (see the module docs) for element type `E` and head dim `D` (64 or 128), adding dQ through `S`
-/// (b5: [`RowMajor`]; b6: tile blocks): grid `(⌈max k_len / 128⌉, kv_heads, batch)`, 256 threads,
+/// (b5: [`RowMajor`]; b6, b7: tile blocks), its CTAs' blocks in order `O` (b7: [`LongestFirst`]): grid `(⌈max k_len / 128⌉, kv_heads, batch)`, 256 threads,
 /// `bwd5_smem(D)` bytes.
 ///
 /// # Safety
 /// As the entries.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn body<E: Elem16, const D: u32, S: DqSink>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32, dq_acc: *mut f32,
+pub(super) unsafe fn body<E: Elem16, const D: u32, S: DqSink, O: BlockOrder>(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32, dq_acc: *mut f32,
                                         dk: *mut u16, dv: *mut u16, dims: Dims) {
-    let (kb, hk, b) = (block_idx_x(), block_idx_y(), block_idx_z());
+    let (kb, hk, b) = O::block();
     let (tid, lane) = (thread_idx_x(), lane_id());
     let warp = tid / 32;
     let (g, t) = (lane / 4, lane % 4);

@@ -35,7 +35,7 @@
 //! instructions, stalls led by short-scoreboard waits at the `mma`s and at the branches ptxas puts around each guarded
 //! reduction — which also keep the reductions spread: unguarded (a scratch row for rows past q_len) ptxas gathered
 //! them into one run and b5 took 1.09× the time. The attention README's backward section lists the forms tried.
-use super::fa2_warps_backward::{RowMajor, body};
+use super::fa2_warps_backward::{GridOrder, RowMajor, body};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::BackwardDims as Dims;
 
@@ -51,7 +51,7 @@ macro_rules! b5_entries {
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                 dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
             // SAFETY: forwarded.
-            unsafe { body::<$e, $d, RowMajor>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
+            unsafe { body::<$e, $d, RowMajor, GridOrder>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
         }
         $crate::launch_bounds::launch_bounds!($name, 256, 1);
     };

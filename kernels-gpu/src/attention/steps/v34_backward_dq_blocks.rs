@@ -18,7 +18,7 @@
 //! conversion    attn_bwd_b6dq_*: a CTA per (tile, head, sequence) reads its block in order (coalesced) and
 //!               writes scale × its rows below q_len into dQ
 //! ```
-//! Everything else is b5's body (`v33_backward_fa2_warps::body` with the [`TileBlocks`] policy).
+//! Everything else is b5's body (`fa2_warps_backward::body` with the `TileBlocks` policy).
 //!
 //! Prediction (before any run, H200, bf16, L = 4096–8192): the L2's atomic traffic halves (sectors a `red`
 //! 8 → 4, all used) and the 32 guard branches and address computations a tile go (b5's SASS: a
@@ -26,34 +26,10 @@
 //! **0.88–0.94× b5's time at D = 128** (0.86–0.92× FA2's), 0.92–0.97× at D = 64; the conversion reads
 //! 64·D·4 bytes a padded tile — about 1% of the backward at L = 4096.
 use super::fa2_backward::sequence;
-use super::fa2_warps_backward::{DqSink, body};
+use super::fa2_warps_backward::{GridOrder, TileBlocks, body};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
-use crate::prim::{
-    atomic::red_add_relaxed_gpu_f32,
-    thread::{block_idx_x, block_idx_y, block_idx_z, thread_idx_x},
-};
+use crate::prim::thread::{block_idx_x, block_idx_y, block_idx_z, thread_idx_x};
 use layout::attention::{BWD_BQ, BackwardDims as Dims, bwd_h4_dq_tile, bwd6_dq_rc};
-
-/// b6's dQ accumulator: b4's padded tile blocks (`bwd_h4_dq_tiles(tokens_q, batch) × heads` blocks of 64 · D
-/// f32) in [`bwd6_dq_rc`]'s order: a lane's target is its block's place `8·D·warp + lane`, reduction `r` at
-/// `+ 32·r`.
-pub(super) struct TileBlocks;
-
-impl DqSink for TileBlocks {
-    type At = *mut f32;
-    #[inline(always)]
-    unsafe fn at<const D: u32>(acc: *mut f32, dims: &Dims, q_start: u32, _q_len: u32, b: u32, h: u32, qt: u32, warp: u32, lane: u32) -> *mut f32 {
-        let block = ((bwd_h4_dq_tile(q_start, b) + qt) as usize * dims.heads as usize + h as usize) * (BWD_BQ * D) as usize;
-        // SAFETY: tile `qt` < ⌈q_len / 64⌉ of sequence b is below `bwd_h4_dq_tiles` and h < heads (the
-        // caller's accumulator); the place is inside the block (warp < 8, lane < 32).
-        unsafe { acc.add(block + (8 * D * warp + lane) as usize) }
-    }
-    #[inline(always)]
-    unsafe fn add<const D: u32>(at: *mut f32, r: u32, x: f32) {
-        // SAFETY: r < D/4: place 8·D·warp + 32·r + lane < 64·D of the lane's block.
-        unsafe { red_add_relaxed_gpu_f32(at.add(32 * r as usize), x) }
-    }
-}
 
 /// The entries of one element type and head dim.
 macro_rules! b6_entries {
@@ -68,7 +44,7 @@ macro_rules! b6_entries {
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                 dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
             // SAFETY: forwarded.
-            unsafe { body::<$e, $d, TileBlocks>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
+            unsafe { body::<$e, $d, TileBlocks, GridOrder>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
         }
         $crate::launch_bounds::launch_bounds!($name, 256, 1);
     };
