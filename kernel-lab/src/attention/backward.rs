@@ -21,10 +21,11 @@
 //! [`DqMode::Deterministic`] (b2, or b3 on Hopper) computes dQ in a kernel of its own, each element summed by
 //! one thread in a fixed order: bitwise the same on every run, and measured 0.86–0.93× b1's time on an
 //! H200 despite recomputing the scores (b1's dSᵀ round trip and atomics cost more). [`DqMode::Atomic`]
-//! (b5 — b1 on FlashAttention-2's warp layout —, or b4 on Hopper) accumulates dQ in f32 with atomic adds, so its last bits may differ from run to
-//! run; on Hopper it skips the dQ kernel's recomputed S and dP (five products where b3 does seven). The
-//! default, [`DqMode::Fastest`], is whichever of the two measured faster on the kernels the plan runs: b4
-//! on Hopper, b5 elsewhere (since session 91; b2 before, when b1 was the atomic kernel) — as torch's and
+//! (b7 — b1 on FlashAttention-2's warp layout and dQ accumulator, its CTAs longest first —, or b4 on Hopper)
+//! accumulates dQ in f32 with atomic adds, so its last bits may differ from run to run; on Hopper it skips the
+//! dQ kernel's recomputed S and dP (five products where b3 does seven). The default, [`DqMode::Fastest`], is
+//! whichever of the two measured faster on the kernels the plan runs: b4 on Hopper, b7 elsewhere (since
+//! session 92; b5 in session 91; b2 before, when b1 was the atomic kernel) — as torch's and
 //! cuDNN's backward, not bitwise reproducible unless asked. dK
 //! and dV are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
@@ -61,11 +62,14 @@ pub enum Order {
 /// How dQ is summed over the key blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqMode {
-    /// b5 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
+    /// b7 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
     /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
     /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
     /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
-    /// D = 64 (`results/2026-11-30-h200-session66`); b5 0.89–0.92× b1's time (`results/2026-12-04-h200-session91`).
+    /// D = 64 (`results/2026-11-30-h200-session66`); b5 0.89–0.92× b1's time (`results/2026-12-04-h200-session91`),
+    /// b6 0.81–0.87× b5's and b7 0.82–0.91× b6's with the causal mask, 1.00× without
+    /// (`results/2026-12-04-h200-session92`). b6 and b7 add into padded 64-row tile blocks of the
+    /// accumulator in the order the reductions leave the registers, b4's blocks, converted per tile.
     /// b4 loads Q and dO by the TMA, whose box brings in
     /// the rows after a sequence's last query; it zeroes them before use, so another sequence's values
     /// (a NaN included) never reach this one's gradients.
@@ -75,7 +79,7 @@ pub enum DqMode {
     /// `results/2026-11-29-h200-session51/call2-b2`; b3 0.53–0.60× b2's, `git show a873563:results/2026-11-30-h200-session60/README.md`;
     /// b3 1.16–1.27× b4's time, session 66).
     Deterministic,
-    /// The default: [`DqMode::Atomic`] on both engines (b4 on `wgmma`; b5 on `mma.sync`, faster than b2 since
+    /// The default: [`DqMode::Atomic`] on both engines (b4 on `wgmma`; b7 on `mma.sync`, faster than b2 since
     /// session 91 — b2 was the default there while b1, slower than b2 at D = 64, was the atomic kernel).
     /// [`BackwardPlan::desc`] reports the mode chosen.
     Fastest,
@@ -84,10 +88,10 @@ pub enum DqMode {
 /// Which kernels a plan runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// The `wgmma` kernels (b3, or b4 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b5
+    /// The `wgmma` kernels (b3, or b4 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b7
     /// elsewhere (the default).
     Auto,
-    /// b2 / b5 on `mma.sync` (any GPU from sm_80).
+    /// b2 / b7 on `mma.sync` (any GPU from sm_80).
     MmaSync,
     /// b3 / b4 on `wgmma`: `sm_90a` only (a plan asked for it elsewhere is refused).
     Wgmma,
@@ -224,7 +228,8 @@ pub struct BackwardPlan<T: Element> {
     gpu: Gpu,
     desc: BackwardDesc,
     prep: Kernel,
-    /// b5's kernel (atomic dQ; b1's or b6's by `with_kernel`) or b2's / b3's dK/dV kernel (deterministic).
+    /// b7's kernel (atomic dQ on `mma.sync`; b1, b5 or b6 by `with_kernel`), b4's, or b2's / b3's dK/dV
+    /// kernel (deterministic).
     main: Kernel,
     /// dQ's conversion from its accumulator (atomic) or b2's / b3's dQ kernel (deterministic).
     convert: Kernel,
@@ -270,12 +275,13 @@ impl<T: Element> BackwardPlan<T> {
             Engine::Wgmma => true,
             Engine::Auto => crate::steps::find(&hopper).is_some_and(|info| gpu.cannot_run(info).is_none()),
         };
-        // The faster mode on the engine chosen: atomic on both (b4 on wgmma, b5 on mma.sync).
+        // The faster mode on the engine chosen: atomic on both (b4 on wgmma, b7 on mma.sync).
         let atomic = match desc.dq {
             DqMode::Atomic => true,
             DqMode::Deterministic => false,
-            // Atomic on both engines: b4 on wgmma; b5 on mma.sync, 0.86–0.92× b2's time at D = 128 and ~0.98× at
-            // D = 64 on an H200 (`results/2026-12-04-h200-session91`).
+            // Atomic on both engines: b4 on wgmma; on mma.sync b5 was already 0.86–0.92× b2's time at D = 128 and
+            // ~0.98× at D = 64 on an H200 (`results/2026-12-04-h200-session91`), b7 0.66–0.82× b5's
+            // (`results/2026-12-04-h200-session92`).
             DqMode::Fastest => true,
         };
         let desc = BackwardDesc { dq: if atomic { DqMode::Atomic } else { DqMode::Deterministic }, ..desc };
@@ -291,9 +297,9 @@ impl<T: Element> BackwardPlan<T> {
 
     /// [`BackwardPlan::new`] running `kernel`, a named backward step, in place of the plan's main kernel
     /// (ladders and benchmarks: `kernel-lab backward --steps`). Taken where it launches as the plan's own
-    /// would: on `mma.sync` with atomic dQ, b5 (the plan's own, `attn_bwd_b5_d{64,128}_{f16,bf16}`), b1
-    /// (`attn_bwd_b1_…`, the step before it), b6 or b7 (`attn_bwd_b6_…`, `attn_bwd_b7_…`, with b6's dQ
-    /// conversion) of the plan's head dim and element type; anything else is refused, naming the rule.
+    /// would: on `mma.sync` with atomic dQ, b7 (the plan's own, `attn_bwd_b7_d{64,128}_{f16,bf16}`) or a step
+    /// before it — b1, b5 (dQ in Q's layout) or b6 (b6's dQ conversion, as b7's) — of the plan's head dim
+    /// and element type; anything else is refused, naming the rule.
     pub fn with_kernel(gpu: &Gpu, desc: BackwardDesc, kernel: &str) -> Result<Self> {
         let mut plan = Self::new(gpu, desc)?;
         let e = super::half_suffix::<T>("attention backward")?;
@@ -365,7 +371,7 @@ impl<T: Element> BackwardPlan<T> {
         if max_k == 0 {
             return Ok(lens); // no keys: dK, dV empty, and no queries either (Lens refuses queries without keys)
         }
-        // The workspaces: dQ's f32 accumulator (b1, b5: Q's layout; b4, b6: `bwd_h4_dq_tiles` padded 64-row
+        // The workspaces: dQ's f32 accumulator (b1, b5: Q's layout; b4, b6, b7: `bwd_h4_dq_tiles` padded 64-row
         // tiles of `heads` blocks of 64·D) and the row statistics [2][heads][tokens_q].
         let atomic = d.dq == DqMode::Atomic;
         debug_assert_eq!(atomic, self.acc_layout != DqAcc::None);
@@ -434,7 +440,7 @@ impl<T: Element> BackwardPlan<T> {
         // order (head-major: one length per sequence, checked), so every row `cu[b]·heads·D + t·tok + h·head`
         // of a sequence lies inside Q, O, dO, dQ (tokens_q·heads·D elements, checked above) or K, V, dK, dV
         // (tokens_k·kv_heads·D), and the LSE's inside its tokens_q·heads; all 16-byte aligned (checked);
-        // the workspaces hold dQ's accumulator (zeroed just before: b1's and b5's tokens_q·heads·D, b4's and b6's
+        // the workspaces hold dQ's accumulator (zeroed just before: b1's and b5's tokens_q·heads·D, b4's, b6's, b7's
         // `bwd_h4_dq_tiles` × heads blocks of 64·D, what their kernels index; deterministic: the dK/dV kernel
         // does not touch it, and b2's or b3's dQ kernel writes dQ, Q's size, directly) and 2·heads·tokens_q
         // f32, and are this plan's alone; b3's and b4's grids are those their entries name, half of x for

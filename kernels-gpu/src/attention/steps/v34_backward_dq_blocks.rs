@@ -25,6 +25,13 @@
 //! `BSSY/BRA/BSYNC` around each guarded `red`); b5's ncu stall samples in those branches were 14%. Expect
 //! **0.88–0.94× b5's time at D = 128** (0.86–0.92× FA2's), 0.92–0.97× at D = 64; the conversion reads
 //! 64·D·4 bytes a padded tile — about 1% of the backward at L = 4096.
+//!
+//! Measured (H200, bf16, `results/2026-12-04-h200-session92`, 3 processes, b6 interleaved with b5): **0.80–0.83× b5's
+//! time at D = 128 (292–306 TFLOP/s, causal 245–268), 0.86–0.87× at D = 64 — 0.99–1.02× FlashAttention-2 at D = 128**
+//! (causal grouped 0.89×: the CTAs' order, b7), 0.88× / 0.93× at D = 64. `ncu` at 1×16×16×4096×128: 2.06 M cycles
+//! (b5 2.64 M, FA2 2.02 M), L2 29% of peak (b5 63%), 267 M instructions (b5 295 M). ptxas gathers the unguarded `red`s
+//! into one run (SASS 2071–2116 of 2584) as it did b5's scratch-row form, but at 4 sectors each they cost 7.7% of the
+//! stall samples.
 use super::fa2_backward::sequence;
 use super::fa2_warps_backward::{GridOrder, TileBlocks, body};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
