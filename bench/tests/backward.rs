@@ -38,7 +38,7 @@ struct Case {
     desc: BackwardDesc,
     q_lens: Vec<u32>,
     k_lens: Vec<u32>,
-    /// A named step in place of the library's b7 (atomic dQ on `mma.sync`): b1, b5 or b6.
+    /// A named step in place of the library's b7 / b8 (atomic dQ on `mma.sync`): b1, b5, b6, b7 or b8.
     step: Option<&'static str>,
 }
 
@@ -55,8 +55,10 @@ struct Variant {
 fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, step: Option<&str>) -> BackwardPlan<T> {
     let plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
     let Some(step) = step else { return plan };
-    let name = plan.kernel().replace("_b7_", &format!("_{step}_"));
-    assert!(name.starts_with(&format!("attn_bwd_{step}_")), "{step} replaces b7 only: the plan runs {}", plan.kernel());
+    // The plan's own atomic kernel on mma.sync (b7, or b8 at D = 64) with its step replaced: `attn_bwd_<step>_d…`.
+    let (own, rest) = plan.kernel().split_at("attn_bwd_b7".len());
+    assert!(["attn_bwd_b7", "attn_bwd_b8"].contains(&own), "{step} replaces b7 or b8 only: the plan runs {}", plan.kernel());
+    let name = format!("attn_bwd_{step}{rest}");
     BackwardPlan::<T>::with_kernel(gpu, desc, &name).unwrap()
 }
 
@@ -163,6 +165,8 @@ fn cases() -> Vec<Case> {
     vec![
         // Grouped heads 8/2, D = 128, causal, lengths around the 64-query and 128-key tiles.
         c(BackwardDesc::new(8, 2, 128).causal(), &[1, 127, 128, 129, 300], &[1, 127, 128, 129, 300]),
+        // Grouped heads 8/2, D = 64, causal, lengths around the 64- and 128-query tiles (b8's padding).
+        c(BackwardDesc::new(8, 2, 64).causal(), &[1, 63, 64, 65, 129, 300], &[1, 63, 64, 65, 129, 300]),
         // Plain heads, D = 64, an empty sequence in the middle.
         c(BackwardDesc::new(4, 4, 64), &[200, 0, 77], &[200, 0, 77]),
         // Chunked: new queries after a cached prefix (causal bottom-right), 6/2 heads, D = 128.
@@ -177,8 +181,9 @@ fn cases() -> Vec<Case> {
 
 /// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
 /// b7), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b7
-/// (atomic dQ on `mma.sync`), and by name the steps before it: b1, b6, b5.
-const VARIANTS: [Variant; 7] = [
+/// (b8 at D = 64: atomic dQ on `mma.sync`), and by name the steps before it — b1, b6, b5 — b8 (D = 64 only: every
+/// test runs it on its D = 64 cases) and b7 (at D = 64 the step before b8).
+const VARIANTS: [Variant; 9] = [
     Variant { dq: DqMode::Fastest, engine: Engine::Auto, step: None },
     Variant { dq: DqMode::Deterministic, engine: Engine::Auto, step: None },
     Variant { dq: DqMode::Deterministic, engine: Engine::MmaSync, step: None },
@@ -186,12 +191,17 @@ const VARIANTS: [Variant; 7] = [
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b1") },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b6") },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b5") },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b8") },
+    Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b7") },
 ];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
 fn check_cases(gpu: &Gpu, v: Variant) {
     let seed = verify::fresh_seed();
     for (i, case) in cases().into_iter().enumerate() {
+        if v.step == Some("b8") && case.desc.head_dim != 64 {
+            continue; // b8 is a D = 64 kernel
+        }
         let case = Case { desc: case.desc.with_dq(v.dq).with_engine(v.engine), step: v.step, ..case };
         check::<f16>(gpu, &case, Elem::F16, seed ^ i as u64);
         check::<bf16>(gpu, &case, Elem::Bf16, seed ^ (i as u64) << 8);
@@ -225,8 +235,8 @@ fn mma_sync_backward_matches_the_reference() {
     check_cases(&gpu, VARIANTS[2]);
 }
 
-/// Step b7 (dQ by atomic adds, `DqMode::Atomic` on `mma.sync`: b5's warps, dQ into tile blocks in the
-/// reductions' order, CTAs longest first): the same cases — several sequences and grouped heads, so every
+/// Step b7, b8 at D = 64 (dQ by atomic adds, `DqMode::Atomic` on `mma.sync`: b5's warps, dQ into tile blocks in
+/// the reductions' order, CTAs longest first; b8 on 128-query tiles): the same cases — several sequences and grouped heads, so every
 /// (key block, head, sequence) is reached through the remapped block index — against the f64 reference (dK and dV bitwise the same on a second run).
 #[test]
 fn atomic_dq_backward_matches_the_reference() {
@@ -257,6 +267,22 @@ fn b6_backward_matches_the_reference() {
 fn b5_backward_matches_the_reference() {
     let Some(gpu) = gpu_or_skip("b5_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[6]);
+}
+
+/// Step b8 (b7 on 128-query tiles at D = 64, by `BackwardPlan::with_kernel`): the D = 64 cases against the f64
+/// reference — ragged lengths around 64 and 128 queries, an empty sequence, grouped heads, cross attention.
+#[test]
+fn b8_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("b8_backward_matches_the_reference") else { return };
+    check_cases(&gpu, VARIANTS[7]);
+}
+
+/// Step b7 by name (at D = 128 the plan's own; at D = 64 the step before b8): the same cases against the f64
+/// reference.
+#[test]
+fn b7_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("b7_backward_matches_the_reference") else { return };
+    check_cases(&gpu, VARIANTS[8]);
 }
 
 /// A sequence's gradients never see the values packed after it. b4's TMA box brings the rows after a
@@ -315,12 +341,18 @@ fn a_neighbours_nan_stays_out_of_a_sequences_gradients() {
     }
 }
 
-/// 2 × 1000 tokens, 16/4 heads, D = 128, causal, bf16 (every plan of [`VARIANTS`]): grouped heads against the same problem with each
-/// K/V head repeated for its 4 query heads, whose dK and dV (per query head) are summed on the host.
+/// 2 × 1000 tokens, 16/4 heads, D = 128 (b8: 64), causal, bf16 (every plan of [`VARIANTS`]): grouped heads against the same
+/// problem with each K/V head repeated for its 4 query heads, whose dK and dV (per query head) are summed on the host.
 #[test]
 fn grouped_heads_match_repeated_heads_summed() {
     let Some(gpu) = gpu_or_skip("grouped_heads_match_repeated_heads_summed") else { return };
-    let (l, h, hk, dd) = (1000u32, 16usize, 4usize, 128usize);
+    for var in VARIANTS {
+        grouped_against_repeated(&gpu, var, if var.step == Some("b8") { 64 } else { 128 });
+    }
+}
+
+fn grouped_against_repeated(gpu: &Gpu, var: Variant, dd: usize) {
+    let (l, h, hk) = (1000u32, 16usize, 4usize);
     let cq = cu(&[l, l]);
     let t = 2 * l as usize;
     let mut rng = verify::rng(verify::fresh_seed());
@@ -328,7 +360,7 @@ fn grouped_heads_match_repeated_heads_summed() {
     let (q, k, v, o, d_o) = (r(t * h * dd), r(t * hk * dd), r(t * hk * dd), r(t * h * dd), r(t * h * dd));
     let lse: Vec<f32> = (0..t * h).map(|i| 3.0 + (i % 7) as f32).collect();
     let repeat = |x: &[bf16]| -> Vec<bf16> { (0..t * h).flat_map(|i| x[((i / h) * hk + (i % h) / (h / hk)) * dd..][..dd].to_vec()).collect() };
-    for var in VARIANTS {
+    {
         let (mode, engine) = (var.dq, var.engine);
         let mut grads = Vec::new();
         for (heads_kv, kk, vv) in [(hk, k.clone(), v.clone()), (h, repeat(&k), repeat(&v))] {
@@ -336,7 +368,7 @@ fn grouped_heads_match_repeated_heads_summed() {
             let n_kv = t * heads_kv * dd;
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<bf16>(q.len()).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap(), gpu.zeros::<bf16>(n_kv).unwrap());
             let up = |x: &[bf16]| gpu.upload(x).unwrap();
-            make_plan::<bf16>(&gpu, desc, var.step).run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
+            make_plan::<bf16>(gpu, desc, var.step).run(&up(&q), &up(&kk), &up(&vv), &up(&o), &gpu.upload(&lse).unwrap(), &up(&d_o), &cq, &cq,
                                                               Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
             gpu.sync_after("attention backward").unwrap();
             let f = |x: &cudarc::driver::CudaSlice<bf16>| gpu.download(x).unwrap().iter().map(|y| y.to_f64()).collect::<Vec<f64>>();

@@ -454,17 +454,23 @@ pub enum BwdTile {
 /// Byte offset of `what` (stage `stage` for Q, dO, LSE and D) in b1's dynamic shared memory at head dim
 /// `d`: K, V, two stages of (Q, dO), dSᵀ, two stages of (LSE, D). Every 16-bit tile is [`tile`]-swizzled.
 pub const fn bwd_offset(d: u32, what: BwdTile, stage: u32) -> u32 {
+    bwd_qt_offset(d, BWD_BQ, what, stage)
+}
+
+/// [`bwd_offset`] with query tiles of `qt` rows (b8: 128 at D = 64): the Q, dO and statistics tiles `qt`
+/// rows, dSᵀ `BWD_BKV × qt`.
+pub const fn bwd_qt_offset(d: u32, qt: u32, what: BwdTile, stage: u32) -> u32 {
     let kv = 2 * BWD_BKV * d;
-    let qd = 2 * BWD_BQ * d;
-    let stats = 2 * kv + 4 * qd + 2 * BWD_BKV * BWD_BQ;
+    let qd = 2 * qt * d;
+    let stats = 2 * kv + 4 * qd + 2 * BWD_BKV * qt;
     match what {
         BwdTile::K => 0,
         BwdTile::V => kv,
         BwdTile::Q => 2 * kv + 2 * stage * qd,
         BwdTile::DO => 2 * kv + 2 * stage * qd + qd,
         BwdTile::DS => 2 * kv + 4 * qd,
-        BwdTile::Lse => stats + 2 * stage * 4 * BWD_BQ,
-        BwdTile::Delta => stats + 2 * stage * 4 * BWD_BQ + 4 * BWD_BQ,
+        BwdTile::Lse => stats + 2 * stage * 4 * qt,
+        BwdTile::Delta => stats + 2 * stage * 4 * qt + 4 * qt,
     }
 }
 
@@ -477,26 +483,49 @@ const _: () = assert!(bwd_smem(64) == 81 * 1024 && bwd_smem(128) == 145 * 1024);
 /// Step b5 (FlashAttention-2's warp layout): b1's shared memory ([`bwd_offset`]) with Pᵀ's tile after it —
 /// `BWD_BKV × BWD_BQ` 16-bit, keys as rows, [`tile`]-swizzled like dSᵀ's ([`BwdTile::DS`]).
 pub const fn bwd5_pt_offset(d: u32) -> u32 {
-    bwd_smem(d)
+    bwd_qt_pt_offset(d, BWD_BQ)
 }
 
 /// b5's dynamic shared memory at head dim `d`: 97 KiB at D = 64, 161 KiB at D = 128.
 pub const fn bwd5_smem(d: u32) -> u32 {
-    bwd5_pt_offset(d) + 2 * BWD_BKV * BWD_BQ
+    bwd_qt_smem(d, BWD_BQ)
 }
 const _: () = assert!(bwd5_smem(64) == 97 * 1024 && bwd5_smem(128) == 161 * 1024 && bwd5_pt_offset(64) % 1024 == 0);
+
+/// [`bwd5_pt_offset`] with query tiles of `qt` rows ([`bwd_qt_offset`]'s end; Pᵀ `BWD_BKV × qt`).
+pub const fn bwd_qt_pt_offset(d: u32, qt: u32) -> u32 {
+    bwd_qt_offset(d, qt, BwdTile::Lse, 2)
+}
+
+/// [`bwd5_smem`] with query tiles of `qt` rows: b8 (`qt` = 128, D = 64) 162 KiB.
+pub const fn bwd_qt_smem(d: u32, qt: u32) -> u32 {
+    bwd_qt_pt_offset(d, qt) + 2 * BWD_BKV * qt
+}
+/// b8's query tile: 128 rows at head dim 64 (FlashAttention-2's `kBlockM` there).
+pub const BWD8_BQ: u32 = 128;
+const _: () = assert!(bwd_qt_smem(64, BWD8_BQ) == 162 * 1024 && bwd_qt_pt_offset(64, BWD8_BQ) % 1024 == 0 && bwd_qt_offset(64, BWD8_BQ, BwdTile::DS, 0) % 1024 == 0);
 
 /// The first query tile (of [`BWD_BQ`] rows) that sees a key of the block starting at key `k0`: 0, or
 /// with the causal mask aligned bottom-right by `off = k_len − q_len` (query `r` sees keys `0..=r + off`)
 /// the tile of query `k0 − off`.
 pub const fn bwd_first_q_tile(k0: u32, off: u32, causal: bool) -> u32 {
-    if causal && k0 > off { (k0 - off) / BWD_BQ } else { 0 }
+    bwd_first_q_tile_of(k0, off, causal, BWD_BQ)
+}
+
+/// [`bwd_first_q_tile`] for query tiles of `qt` rows.
+pub const fn bwd_first_q_tile_of(k0: u32, off: u32, causal: bool, qt: u32) -> u32 {
+    if causal && k0 > off { (k0 - off) / qt } else { 0 }
 }
 
 /// Whether query tile `qt` needs the causal mask against the key block starting at `k0`: some key of the
 /// block lies past a query's last visible key (`qt · BWD_BQ + off`, the tile's first row's).
 pub const fn bwd_needs_mask(k0: u32, qt: u32, off: u32) -> bool {
-    k0 + BWD_BKV - 1 > qt * BWD_BQ + off
+    bwd_needs_mask_of(k0, qt, off, BWD_BQ)
+}
+
+/// [`bwd_needs_mask`] for query tile `t` of `qt` rows.
+pub const fn bwd_needs_mask_of(k0: u32, t: u32, off: u32, qt: u32) -> bool {
+    k0 + BWD_BKV - 1 > t * qt + off
 }
 
 /// Backward step b2 (deterministic dQ): query rows per CTA of its dQ kernel (4 warps × 16).
@@ -659,36 +688,49 @@ pub const fn bwd_h4_dq_at(d: u32, r: u32, c: u32) -> u32 {
 /// padding, `(q_start + 64·b) / 64` — sequence b + 1 starts at least `⌈q_len / 64⌉` tiles later, so the
 /// sequences' tiles never share a block, and every tile index stays below [`bwd_h4_dq_tiles`].
 pub const fn bwd_h4_dq_tile(q_start: u32, b: u32) -> u32 {
-    (q_start + BWD_H_STREAM * b) / BWD_H_STREAM
+    bwd_dq_tile_of(q_start, b, BWD_H_STREAM)
+}
+
+/// [`bwd_h4_dq_tile`] for kernels walking query tiles of `qt` rows (64 or 128; b8: 128): `(q_start + qt·b) /
+/// 64` — sequence b + 1 starts at least `⌊q_len / 64⌋ + qt / 64` 64-row tiles later, past the last of b's
+/// `⌈q_len / qt⌉` tiles of `qt / 64` blocks each, and every tile index stays below [`bwd_dq_tiles_of`].
+pub const fn bwd_dq_tile_of(q_start: u32, b: u32, qt: u32) -> u32 {
+    (q_start + qt * b) / BWD_H_STREAM
+}
+
+/// [`bwd_h4_dq_tiles`] for query tiles of `qt` rows: `tokens_q / 64 + (qt / 64) · batch`.
+pub const fn bwd_dq_tiles_of(tokens_q: u32, batch: u32, qt: u32) -> u32 {
+    tokens_q / BWD_H_STREAM + (qt / BWD_H_STREAM) * batch
 }
 
 /// Padded tiles step b4's dQ accumulator holds for `tokens_q` query tokens in `batch` sequences: `tokens_q /
 /// 64 + batch` (its size: that × heads × 64 · d f32).
 pub const fn bwd_h4_dq_tiles(tokens_q: u32, batch: u32) -> u32 {
-    tokens_q / BWD_H_STREAM + batch
+    bwd_dq_tiles_of(tokens_q, batch, BWD_H_STREAM)
 }
 
-/// Where element `(r, c)` (query row `r` < 64, column `c` < d) of a 64-row dQ tile lies in step b6's tile
-/// block (64 · d f32 per query head and padded tile, b4's blocks: [`bwd_h4_dq_tile`], [`bwd_h4_dq_tiles`]):
-/// the order b6's reductions leave its registers, so that a warp's `red` of one fragment element covers 32
-/// consecutive f32 — 128 bytes, 4 whole sectors, where Q's layout takes 8 rows × 4 f32 at every other
-/// column (8 sectors, half of each): FlashAttention-2's dQ accumulator. b5's dQ warps are 2 (rows) × 4
-/// (quarters of d): warp `w = r / 32 + 2 · (c / (d/4))` owns `8 · d` f32 at `8 · d · w`; in it lane `4 · (r %
-/// 8) + (c % 8) / 2` keeps its reduction `k = (d/8) · mt + 4 · nt + 2 · hh + c % 2` (m-tile `mt = (r % 32) /
-/// 16`, row half `hh = (r % 16) / 8`, n-tile `nt = (c % (d/4)) / 8`) at `32 · k + lane`.
-pub const fn bwd6_dq_at(d: u32, r: u32, c: u32) -> u32 {
-    let quarter = d / 4;
-    let w = r / 32 + 2 * (c / quarter);
-    let (rr, cc) = (r % 32, c % quarter);
-    let k = (d / 8) * (rr / 16) + 4 * (cc / 8) + 2 * ((rr % 16) / 8) + cc % 2;
-    8 * d * w + 32 * k + 4 * (rr % 8) + (cc % 8) / 2
+/// Where element `(r, c)` (query row `r` < 64, column `c` < d) of a 64-row dQ tile lies in the tile blocks of
+/// steps b6–b8 (64 · d f32 per query head and padded tile, b4's blocks: [`bwd_h4_dq_tile`], [`bwd_h4_dq_tiles`])
+/// whose dQ warps each own 32 rows × `dqc` columns (b6, b7: `dqc` = d / 4, 2 × 4 warps over a 64-row tile; b8:
+/// 32 at D = 64, 4 × 2 warps over a 128-row tile): the order the reductions leave the registers, so that a
+/// warp's `red` of one fragment element covers 32 consecutive f32 — 128 bytes, 4 whole sectors, where Q's
+/// layout takes 8 rows × 4 f32 at every other column (8 sectors, half of each): FlashAttention-2's dQ
+/// accumulator. The 32 × `dqc` block at rows `32·(r / 32)`, columns `dqc·(c / dqc)` is slot `w = r / 32 + 2 ·
+/// (c / dqc)`, `32 · dqc` f32 at `32 · dqc · w`; in it lane `4 · (r % 8) + (c % 8) / 2` keeps its reduction `k =
+/// (dqc/2) · mt + 4 · nt + 2 · hh + c % 2` (m-tile `mt = (r % 32) / 16`, row half `hh = (r % 16) / 8`, n-tile `nt
+/// = (c % dqc) / 8`) at `32 · k + lane`.
+pub const fn bwd_dq_block_at(dqc: u32, r: u32, c: u32) -> u32 {
+    let w = r / 32 + 2 * (c / dqc);
+    let (rr, cc) = (r % 32, c % dqc);
+    let k = (dqc / 2) * (rr / 16) + 4 * (cc / 8) + 2 * ((rr % 16) / 8) + cc % 2;
+    32 * dqc * w + 32 * k + 4 * (rr % 8) + (cc % 8) / 2
 }
 
-/// The element `(r, c)` at place `p` (< 64 · d) of b6's tile block: [`bwd6_dq_at`]'s inverse.
-pub const fn bwd6_dq_rc(d: u32, p: u32) -> (u32, u32) {
-    let (w, k, lane) = (p / (8 * d), (p % (8 * d)) / 32, p % 32);
-    let (mt, nt, e) = (k / (d / 8), (k / 4) % (d / 32), k % 4);
-    (32 * (w % 2) + 16 * mt + lane / 4 + 8 * (e / 2), d / 4 * (w / 2) + 8 * nt + 2 * (lane % 4) + e % 2)
+/// The element `(r, c)` at place `p` of a tile block: [`bwd_dq_block_at`]'s inverse.
+pub const fn bwd_dq_block_rc(dqc: u32, p: u32) -> (u32, u32) {
+    let (w, k, lane) = (p / (32 * dqc), (p % (32 * dqc)) / 32, p % 32);
+    let (mt, nt, e) = (k / (dqc / 2), (k / 4) % (dqc / 8), k % 4);
+    (32 * (w % 2) + 16 * mt + lane / 4 + 8 * (e / 2), dqc * (w / 2) + 8 * nt + 2 * (lane % 4) + e % 2)
 }
 
 /// Step b4's stage barriers (an 8-byte mbarrier a stage, the TMA's copies of Q and dO complete on it):
@@ -801,45 +843,50 @@ mod tests {
                 }
             }
         }
-        for case in 0..200u64 {
-            let below = |i: u64, n: u64| (crate::random::hash(case, i) % n) as u32;
-            let batch = 1 + below(0, 9);
-            let lens: std::vec::Vec<u32> = (0..batch).map(|b| below(1 + b as u64, 300)).collect();
-            let (mut start, mut next) = (0, 0);
-            for (b, &len) in lens.iter().enumerate() {
-                let first = bwd_h4_dq_tile(start, b as u32);
-                assert!(first >= next, "{lens:?}");
-                next = first + len.div_ceil(64);
-                start += len;
+        for qt in [64u32, 128] {
+            for case in 0..200u64 {
+                let below = |i: u64, n: u64| (crate::random::hash(case, i) % n) as u32;
+                let batch = 1 + below(0, 9);
+                let lens: std::vec::Vec<u32> = (0..batch).map(|b| below(1 + b as u64, 300)).collect();
+                let (mut start, mut next) = (0, 0);
+                for (b, &len) in lens.iter().enumerate() {
+                    let first = bwd_dq_tile_of(start, b as u32, qt);
+                    assert!(first >= next, "qt {qt} {lens:?}");
+                    assert_eq!(qt != 64 || first == bwd_h4_dq_tile(start, b as u32), true);
+                    // Every 64-row block of the sequence's qt-row tiles, padding rows included.
+                    next = first + len.div_ceil(qt) * (qt / 64);
+                    start += len;
+                }
+                assert!(next <= bwd_dq_tiles_of(start, batch, qt), "qt {qt} {lens:?}");
             }
-            assert!(next <= bwd_h4_dq_tiles(start, batch), "{lens:?}");
         }
     }
 
-    /// b6's dQ tile block: [`bwd6_dq_at`] puts each element of a 64 × d tile on its own place of the 64 · d
-    /// f32 block ([`bwd6_dq_rc`] its inverse); lane l of warp w's reduction k (its fragment `dq[mt][nt][e]`,
-    /// `(mt, nt, e) = (k / (d/8), (k / 4) % (d/32), k % 4)`, at row `32·(w % 2) + 16·mt + l/4 + 8·(e/2)`,
-    /// column `d/4·(w/2) + 8·nt + 2·(l % 4) + e % 2`) at `8·d·w + 32·k + l`: a warp's `red` is 128
-    /// consecutive bytes, as b6's kernel adds it.
+    /// b6–b8's dQ tile blocks: [`bwd_dq_block_at`] puts each element of a 64 × d tile on its own place of the
+    /// 64 · d f32 block ([`bwd_dq_block_rc`] its inverse) for the warps' widths used (`dqc` = d / 4: b6, b7;
+    /// 32 at D = 64: b8); lane l's reduction k of the 32 × `dqc` block at slot w (its fragment `dq[mt][nt][e]`,
+    /// `(mt, nt, e) = (k / (dqc/2), (k / 4) % (dqc/8), k % 4)`, at row `32·(w % 2) + 16·mt + l/4 + 8·(e/2)`,
+    /// column `dqc·(w/2) + 8·nt + 2·(l % 4) + e % 2`) at `32·dqc·w + 32·k + l`: a warp's `red` is 128
+    /// consecutive bytes, as the kernels add it.
     #[test]
-    fn b6_dq_blocks_hold_each_element_once_and_a_warps_red_is_128_consecutive_bytes() {
+    fn dq_blocks_hold_each_element_once_and_a_warps_red_is_128_consecutive_bytes() {
         extern crate std;
-        for d in [64u32, 128] {
+        for (d, dqc) in [(64u32, 16u32), (128, 32), (64, 32)] {
             let mut seen = std::vec![false; (64 * d) as usize];
             for r in 0..BWD_BQ {
                 for c in 0..d {
-                    let at = bwd6_dq_at(d, r, c);
-                    assert!(at < 64 * d && !seen[at as usize], "d {d} ({r}, {c})");
+                    let at = bwd_dq_block_at(dqc, r, c);
+                    assert!(at < 64 * d && !seen[at as usize], "d {d} dqc {dqc} ({r}, {c})");
                     seen[at as usize] = true;
-                    assert_eq!(bwd6_dq_rc(d, at), (r, c), "d {d} place {at}");
+                    assert_eq!(bwd_dq_block_rc(dqc, at), (r, c), "d {d} dqc {dqc} place {at}");
                 }
             }
-            for w in 0..BWD_WARPS {
-                for k in 0..d / 4 {
-                    let (mt, nt, e) = (k / (d / 8), (k / 4) % (d / 32), k % 4);
+            for w in 0..2 * d / dqc {
+                for k in 0..dqc {
+                    let (mt, nt, e) = (k / (dqc / 2), (k / 4) % (dqc / 8), k % 4);
                     for l in 0..32 {
-                        let (r, c) = (32 * (w % 2) + 16 * mt + l / 4 + 8 * (e / 2), d / 4 * (w / 2) + 8 * nt + 2 * (l % 4) + e % 2);
-                        assert_eq!(bwd6_dq_at(d, r, c), 8 * d * w + 32 * k + l, "d {d} warp {w} k {k} lane {l}");
+                        let (r, c) = (32 * (w % 2) + 16 * mt + l / 4 + 8 * (e / 2), dqc * (w / 2) + 8 * nt + 2 * (l % 4) + e % 2);
+                        assert_eq!(bwd_dq_block_at(dqc, r, c), 32 * dqc * w + 32 * k + l, "d {d} dqc {dqc} slot {w} k {k} lane {l}");
                     }
                 }
             }

@@ -26,14 +26,14 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--steps LIST] [--json FI
   (batch, query heads, K/V heads, sequence length, head dim 64 or 128; default: issue 50's shapes); each
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
   same problem, then b2 (deterministic dQ) and b5 (b1 on FlashAttention-2's warp layout) against b1, b6
-  (b5 adding dQ in its reductions' order) against b5, b7 (b6 longest first) against b6, then (Hopper) b3
-  against b2 and b4 (atomic dQ) against b3. --steps (comma-separated b1, b2, b3, b4, b5, b6, b7; default
-  all) times only those rows, each still
+  (b5 adding dQ in its reductions' order) against b5, b7 (b6 longest first) against b6, b8 (b7 on 128-query
+  tiles, D = 64 only) against b7, then (Hopper) b3 against b2 and b4 (atomic dQ) against b3. --steps
+  (comma-separated b1, b2, b3, b4, b5, b6, b7, b8; default all) times only those rows, each still
   against its baseline. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
   scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq picks the dumped
-  plan's dQ mode: fastest (the default: b4 on Hopper, b7 elsewhere), atomic (b4, or b7 on mma.sync) or
+  plan's dQ mode: fastest (the default: b4 on Hopper, b7 elsewhere — b8 at D = 64), atomic (b4, or b7 / b8 on mma.sync) or
   deterministic (b3, or b2); --engine its engine: auto (the default: wgmma where the GPU runs it), mma-sync
   or wgmma.
 ";
@@ -68,11 +68,11 @@ pub fn main(args: &[String]) -> i32 {
         "wgmma" => Engine::Wgmma,
         other => return sub::usage(format!("backward: --engine takes auto, mma-sync or wgmma, not {other:?}")),
     };
-    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4,b5,b6,b7", String::as_str).split(',').collect();
-    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4", "b5", "b6", "b7"].contains(s)) {
-        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4, b5, b6, b7 (comma-separated), not {bad:?}"));
+    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4,b5,b6,b7,b8", String::as_str).split(',').collect();
+    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"].contains(s)) {
+        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4, b5, b6, b7, b8 (comma-separated), not {bad:?}"));
     }
-    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4"), b5: picked.contains(&"b5"), b6: picked.contains(&"b6"), b7: picked.contains(&"b7") };
+    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4"), b5: picked.contains(&"b5"), b6: picked.contains(&"b6"), b7: picked.contains(&"b7"), b8: picked.contains(&"b8") };
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, steps, json, dump, (dq, engine)), || run::<half::bf16>(&gpu, &parsed, steps, json, dump, (dq, engine)))
 }
 
@@ -86,6 +86,7 @@ struct Steps {
     b5: bool,
     b6: bool,
     b7: bool,
+    b8: bool,
 }
 
 /// Writes `x` as raw little-endian bytes to `dir/name`.
@@ -102,8 +103,8 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
     if !hopper && (steps.b3 || steps.b4) {
-        println!("note: b3 and b4 need sm_90a (wgmma); this GPU times only b1, b2, b5, b6 and b7{}",
-                 if steps.b1 || steps.b2 || steps.b5 || steps.b6 || steps.b7 { "" } else { ": --steps left nothing to time" });
+        println!("note: b3 and b4 need sm_90a (wgmma); this GPU times only b1, b2 and b5–b8{}",
+                 if steps.b1 || steps.b2 || steps.b5 || steps.b6 || steps.b7 || steps.b8 { "" } else { ": --steps left nothing to time" });
     }
     println!("| shape BxHxKxLxD | config | backward µs | TFLOP/s | baseline | µs | time / baseline |\n|---|---|---|---|---|---|---|");
     for &[b, h, k, l, d] in shapes {
@@ -117,9 +118,9 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
             let flops = Lens::new(&pd, &cq, &cq)?.flops(&pd);
             let (mut o, mut lse) = (sub::random::<T>(gpu, nq, 5)?, gpu.zeros::<f32>(b * l * h)?);
             let (mut dq, mut dk, mut dv) = (gpu.zeros::<T>(nq)?, gpu.zeros::<T>(nk)?, gpu.zeros::<T>(nk)?);
-            // b1 by name: the library's own atomic kernel on mma.sync is b7 since session 92 (b5 in session 91).
-            let b1 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync))?.kernel().replace("_b7_", "_b1_");
-            let mut plan = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b1)?;
+            // The mma.sync steps by name (the library's own atomic kernel there is b7, b8 at D = 64, since session 92).
+            let named = |step: &str| format!("attn_bwd_{step}_d{d}_{}", T::NAME);
+            let mut plan = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &named("b1"))?;
             // The forward: a19 on the same tensors (O and the LSE real), or the fixed-length kernel on a
             // problem of the same size (its outputs elsewhere; the LSE set to the scores' scale).
             let mut fwd = if hopper { Some(PrefillPlan::<T>::new(gpu, pd)?) } else { None };
@@ -171,22 +172,25 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
                 versus(&mut det, &mut plan, format!("b2 deterministic{mask}"), "b1")?;
             }
             // b5 (b1 on FlashAttention-2's warp layout) against b1.
-            // b6 (b5 adding dQ in its reductions' order) against b5; b7 (b6 longest first) against b6.
-            if steps.b5 || steps.b6 || steps.b7 {
-                let b5 = plan.kernel().replace("_b1_", "_b5_");
-                let mut p5 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b5)?;
+            // b6 (b5 adding dQ in its reductions' order) against b5; b7 (b6 longest first) against b6; b8 (b7 on
+            // 128-query tiles, D = 64) against b7.
+            let mma = bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync);
+            if steps.b5 || steps.b6 || steps.b7 || (steps.b8 && d == 64) {
+                let mut p5 = BackwardPlan::<T>::with_kernel(gpu, mma, &named("b5"))?;
                 if steps.b5 {
                     versus(&mut p5, &mut plan, format!("b5 fa2 warps{mask}"), "b1")?;
                 }
-                let b6 = plan.kernel().replace("_b1_", "_b6_");
-                let mut p6 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b6)?;
+                let mut p6 = BackwardPlan::<T>::with_kernel(gpu, mma, &named("b6"))?;
                 if steps.b6 {
                     versus(&mut p6, &mut p5, format!("b6 dq blocks{mask}"), "b5")?;
                 }
+                let mut p7 = BackwardPlan::<T>::with_kernel(gpu, mma, &named("b7"))?;
                 if steps.b7 {
-                    let b7 = plan.kernel().replace("_b1_", "_b7_");
-                    let mut p7 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::MmaSync), &b7)?;
                     versus(&mut p7, &mut p6, format!("b7 longest first{mask}"), "b6")?;
+                }
+                if steps.b8 && d == 64 {
+                    let mut p8 = BackwardPlan::<T>::with_kernel(gpu, mma, &named("b8"))?;
+                    versus(&mut p8, &mut p7, format!("b8 q128 tiles{mask}"), "b7")?;
                 }
             }
             if hopper {

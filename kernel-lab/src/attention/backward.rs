@@ -31,7 +31,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
-    attention::{BWD_BKV, BWD_DQ_BQ, BWD_H_ROWS, BWD_H_STREAM, BackwardDims, bwd5_smem, bwd_h4_dq_tiles, bwd_h4_smem, bwd_h_smem, bwd_smem},
+    attention::{BWD_BKV, BWD_BQ, BWD_DQ_BQ, BWD_H_ROWS, BWD_H_STREAM, BWD8_BQ, BackwardDims, bwd_dq_tiles_of, bwd_h4_smem, bwd_h_smem, bwd_qt_smem, bwd_smem, bwd5_smem},
     hopper::TmaSwizzle,
 };
 
@@ -251,9 +251,10 @@ enum DqAcc {
     None,
     /// b1, b5: f32 in Q's layout (`tokens_q · heads · D`), converted by `attn_bwd_dq_*`, a grid-stride loop.
     QLayout,
-    /// b4, b6, b7: `bwd_h4_dq_tiles(tokens_q, batch) × heads` padded blocks of 64 · D f32 in the kernel's own
-    /// order, converted by its `…dq_d{D}_*` kernel, a CTA per (tile, head, sequence).
-    TileBlocks,
+    /// b4, b6, b7, b8: `bwd_dq_tiles_of(tokens_q, batch, qt) × heads` padded blocks of 64 · D f32 in the
+    /// kernel's own order (a sequence's blocks padded to its `qt`-row query tiles: 64, b8 128), converted by its
+    /// `…dq_d{D}_*` kernel, a CTA per (64-row tile, head, sequence).
+    TileBlocks { qt: u32 },
 }
 
 impl<T: Element> BackwardPlan<T> {
@@ -286,8 +287,9 @@ impl<T: Element> BackwardPlan<T> {
         };
         let desc = BackwardDesc { dq: if atomic { DqMode::Atomic } else { DqMode::Deterministic }, ..desc };
         let (main, convert, acc_layout) = match (atomic, wgmma) {
-            (true, false) => (format!("attn_bwd_b7_d{d}_{e}"), format!("attn_bwd_b6dq_d{d}_{e}"), DqAcc::TileBlocks),
-            (true, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}"), DqAcc::TileBlocks),
+            (true, false) if d == 64 => (format!("attn_bwd_b8_d{d}_{e}"), format!("attn_bwd_b8dq_d{d}_{e}"), DqAcc::TileBlocks { qt: BWD8_BQ }),
+            (true, false) => (format!("attn_bwd_b7_d{d}_{e}"), format!("attn_bwd_b6dq_d{d}_{e}"), DqAcc::TileBlocks { qt: BWD_BQ }),
+            (true, true) => (hopper, format!("attn_bwd_b4dq_d{d}_{e}"), DqAcc::TileBlocks { qt: BWD_H_STREAM }),
             (false, false) => (format!("attn_bwd_b2kv_d{d}_{e}"), format!("attn_bwd_b2dq_d{d}_{e}"), DqAcc::None),
             (false, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}"), DqAcc::None),
         };
@@ -304,15 +306,18 @@ impl<T: Element> BackwardPlan<T> {
         let mut plan = Self::new(gpu, desc)?;
         let e = super::half_suffix::<T>("attention backward")?;
         let d = plan.desc.head_dim;
-        let allowed = ["b1", "b5", "b6", "b7"].map(|s| format!("attn_bwd_{s}_d{d}_{e}"));
+        let mut allowed: Vec<String> = ["b1", "b5", "b6", "b7"].iter().map(|s| format!("attn_bwd_{s}_d{d}_{e}")).collect();
+        if d == 64 {
+            allowed.push(format!("attn_bwd_b8_d{d}_{e}"));
+        }
         if plan.wgmma || plan.desc.dq != DqMode::Atomic || !allowed.iter().any(|a| a == kernel) {
             return Err(Error::InvalidInput(format!("attention backward {desc:?}: kernel {kernel:?} does not launch as this plan's main kernel ({}); with Engine::MmaSync \
                                                     and DqMode::Atomic it may be {}", plan.main.name(), allowed.join(", "))));
         }
-        let (convert, acc_layout) = if kernel == allowed[2] || kernel == allowed[3] {
-            (format!("attn_bwd_b6dq_d{d}_{e}"), DqAcc::TileBlocks)
-        } else {
-            (format!("attn_bwd_dq_{e}"), DqAcc::QLayout)
+        let (convert, acc_layout) = match kernel.split('_').nth(2) {
+            Some("b1" | "b5") => (format!("attn_bwd_dq_{e}"), DqAcc::QLayout),
+            Some("b8") => (format!("attn_bwd_b8dq_d{d}_{e}"), DqAcc::TileBlocks { qt: BWD8_BQ }),
+            _ => (format!("attn_bwd_b6dq_d{d}_{e}"), DqAcc::TileBlocks { qt: BWD_BQ }),
         };
         plan.main = gpu.kernel(kernel)?;
         plan.convert = gpu.kernel(&convert)?;
@@ -378,7 +383,7 @@ impl<T: Element> BackwardPlan<T> {
         let acc_used = match self.acc_layout {
             DqAcc::None => 0,
             DqAcc::QLayout => q_elems,
-            DqAcc::TileBlocks => bwd_h4_dq_tiles(lens.tokens_q as u32, lens.batch as u32) as usize * d.heads * BWD_H_STREAM as usize * d.head_dim,
+            DqAcc::TileBlocks { qt } => bwd_dq_tiles_of(lens.tokens_q as u32, lens.batch as u32, qt) as usize * d.heads * BWD_H_STREAM as usize * d.head_dim,
         };
         let (acc_len, stats_len) = (acc_used.max(4), (2 * d.heads * lens.tokens_q).max(1));
         let grow = |have: &Option<CudaSlice<f32>>, want: usize| have.as_ref().map_or(want, |a| if a.len() >= want { 0 } else { want });
@@ -432,6 +437,7 @@ impl<T: Element> BackwardPlan<T> {
             (true, true) => bwd_h4_smem(d.head_dim as u32),
             (true, false) => bwd_h_smem(d.head_dim as u32),
             (false, _) if ["attn_bwd_b5_", "attn_bwd_b6_", "attn_bwd_b7_"].iter().any(|p| self.main.name().starts_with(p)) => bwd5_smem(d.head_dim as u32),
+            (false, _) if self.main.name().starts_with("attn_bwd_b8_") => bwd_qt_smem(d.head_dim as u32, BWD8_BQ),
             (false, _) => bwd_smem(d.head_dim as u32),
         });
         // SAFETY (the three launches): the offsets are the checked `Lens` (batch + 1 each, from 0,
@@ -473,8 +479,8 @@ impl<T: Element> BackwardPlan<T> {
                 if lens.max_q > 0 {
                     launch!(self.gpu, &self.convert, grid = (n, d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq, &dims)?;
                 }
-            } else if self.acc_layout == DqAcc::TileBlocks && lens.max_q > 0 {
-                // b4's or b6's conversion: a CTA per padded tile of a sequence and head.
+            } else if matches!(self.acc_layout, DqAcc::TileBlocks { .. }) && lens.max_q > 0 {
+                // b4's, b6's or b8's conversion: a CTA per padded 64-row tile of a sequence and head.
                 launch!(self.gpu, &self.convert, grid = ((lens.max_q as u32).div_ceil(BWD_H_STREAM), d.heads as u32, batch), &pacc, &pcu, &pcu_k, &pdq, &dims)?;
             } else if self.acc_layout == DqAcc::QLayout && q_elems > 0 {
                 let (blocks, n, scale) = ((q_elems as u32 / 4).div_ceil(256).min(8 * self.gpu.info.sms), q_elems as u32, d.scale());

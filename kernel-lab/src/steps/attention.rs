@@ -492,7 +492,13 @@ const fn backward_b7(name: &'static str, label: &'static str, d: u32, has: &'sta
     KernelInfo { about: BACKWARD_B7_ABOUT, ..backward_b5(name, label, d, has) }
 }
 
-/// b6's dQ conversion (`sm_80`).
+const BACKWARD_B8_ABOUT: &str = "backward (b8, D = 64): b7 on 128-query tiles (FlashAttention-2's tiles there): Sᵀ, dPᵀ by 4 × 2 warps of 32 keys × 64 queries, dQ by 4 × 2 warps of 32 queries × 32 columns; 0.82× b7's ldmatrix traffic";
+
+const fn backward_b8(name: &'static str, label: &'static str, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { about: BACKWARD_B8_ABOUT, dyn_smem_bytes: layout::attention::bwd_qt_smem(64, layout::attention::BWD8_BQ), ..backward(name, label, 64, has) }
+}
+
+/// b6's (and b8's) dQ conversion (`sm_80`).
 const fn backward_b6dq(name: &'static str, label: &'static str) -> KernelInfo {
     decode_helper(name, label, "backward b6's dQ: scale × its f32 accumulator's tile blocks (the reductions' order), rounded, into Q's layout")
 }
@@ -537,7 +543,7 @@ const fn backward_b4dq(name: &'static str, label: &'static str) -> KernelInfo {
                  ..decode_helper(name, label, "backward b4's dQ: scale × its f32 accumulator's padded tile blocks, rounded, into Q's layout") }
 }
 
-/// The backward kernels (issue 50; `kernel_lab::attention::backward`): steps b1, b5, b6 and b7 (b6's dQ conversion theirs) per head dim and element
+/// The backward kernels (issue 50; `kernel_lab::attention::backward`): steps b1, b5, b6, b7 (b6's dQ conversion theirs) and b8 (D = 64, its own) per head dim and element
 /// type, b2's (deterministic dQ) two kernels, b3's (b2 on Hopper's `wgmma`) two, b4 (b3's dK/dV kernel with dQ by atomics), the preprocessing (`D = rowsum(dO ∘ O)`, `log2(e) · LSE`) and dQ's conversion from its f32
 /// accumulator. Not in [`STEPS`]: they take the forward's outputs and gradients, not a forward problem.
 pub const BACKWARD: &[KernelInfo] = &[
@@ -549,6 +555,8 @@ pub const BACKWARD: &[KernelInfo] = &[
     backward_b6("attn_bwd_b6_d64_bf16", "b6-d64-bf16", 64, BACKWARD_HAS_BF16), backward_b6("attn_bwd_b6_d128_bf16", "b6-d128-bf16", 128, BACKWARD_HAS_BF16),
     backward_b7("attn_bwd_b7_d64_f16", "b7-d64", 64, BACKWARD_HAS_F16), backward_b7("attn_bwd_b7_d128_f16", "b7-d128", 128, BACKWARD_HAS_F16),
     backward_b7("attn_bwd_b7_d64_bf16", "b7-d64-bf16", 64, BACKWARD_HAS_BF16), backward_b7("attn_bwd_b7_d128_bf16", "b7-d128-bf16", 128, BACKWARD_HAS_BF16),
+    backward_b8("attn_bwd_b8_d64_f16", "b8-d64", BACKWARD_HAS_F16), backward_b8("attn_bwd_b8_d64_bf16", "b8-d64-bf16", BACKWARD_HAS_BF16),
+    backward_b6dq("attn_bwd_b8dq_d64_f16", "b8dq-d64"), backward_b6dq("attn_bwd_b8dq_d64_bf16", "b8dq-d64-bf16"),
     backward_b6dq("attn_bwd_b6dq_d64_f16", "b6dq-d64"), backward_b6dq("attn_bwd_b6dq_d128_f16", "b6dq-d128"),
     backward_b6dq("attn_bwd_b6dq_d64_bf16", "b6dq-d64-bf16"), backward_b6dq("attn_bwd_b6dq_d128_bf16", "b6dq-d128-bf16"),
     backward_b2kv("attn_bwd_b2kv_d64_f16", "b2kv-d64", 64, BACKWARD_B2DQ_HAS_F16), backward_b2kv("attn_bwd_b2kv_d128_f16", "b2kv-d128", 128, BACKWARD_B2DQ_HAS_F16),

@@ -11,7 +11,7 @@
 //! ```text
 //! accumulator   bwd_h4_dq_tiles(tokens_q, batch) × heads blocks of 64 × D f32 (b4's: a sequence's tiles
 //!               start at bwd_h4_dq_tile(q_start, b), so no two sequences share a block)
-//! in a block    layout::attention::bwd6_dq_at: warp w's 32 × D/4 sums at 8·D·w, its lane l's reduction k
+//! in a block    layout::attention::bwd_dq_block_at: warp w's 32 × D/4 sums at 8·D·w, its lane l's reduction k
 //!               at 32·k + l — one `red` = 128 consecutive bytes, 4 whole sectors
 //! reductions    unguarded: rows past q_len add zeros (their Q and dO rows load as zeros) into the tile's
 //!               padding, never converted; one base register a tile, each `red` an immediate offset
@@ -32,11 +32,9 @@
 //! (b5 2.64 M, FA2 2.02 M), L2 29% of peak (b5 63%), 267 M instructions (b5 295 M). ptxas gathers the unguarded `red`s
 //! into one run (SASS 2071–2116 of 2584) as it did b5's scratch-row form, but at 4 sectors each they cost 7.7% of the
 //! stall samples.
-use super::fa2_backward::sequence;
-use super::fa2_warps_backward::{GridOrder, TileBlocks, body};
-use crate::hgemm::elem::{Bf16, Elem16, F16};
-use crate::prim::thread::{block_idx_x, block_idx_y, block_idx_z, thread_idx_x};
-use layout::attention::{BWD_BQ, BackwardDims as Dims, bwd_h4_dq_tile, bwd6_dq_rc};
+use super::fa2_warps_backward::{GridOrder, TileBlocks, body, convert_tile_blocks};
+use crate::hgemm::elem::{Bf16, F16};
+use layout::attention::BackwardDims as Dims;
 
 /// The entries of one element type and head dim.
 macro_rules! b6_entries {
@@ -51,7 +49,7 @@ macro_rules! b6_entries {
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                 dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
             // SAFETY: forwarded.
-            unsafe { body::<$e, $d, TileBlocks, GridOrder>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
+            unsafe { body::<$e, $d, 64, TileBlocks, GridOrder>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
         }
         $crate::launch_bounds::launch_bounds!($name, 256, 1);
     };
@@ -62,42 +60,10 @@ b6_entries!(attn_bwd_b6_d128_f16, F16, 128);
 b6_entries!(attn_bwd_b6_d64_bf16, Bf16, 64);
 b6_entries!(attn_bwd_b6_d128_bf16, Bf16, 128);
 
-/// b6's dQ conversion: tile `block_idx_x` of sequence `block_idx_z`, query head `block_idx_y` — the tile's
-/// block read in order, a thread's pair (places p and p + 32: columns c, c + 1 of one row) at a time, and
-/// its rows below q_len written to dQ (Q's layout) as scale × the sums, rounded to `E`.
-///
-/// # Safety
-/// As the entries.
-#[inline(always)]
-unsafe fn convert<E: Elem16, const D: u32>(acc: *const f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
-    let (qt, h, b) = (block_idx_x(), block_idx_y(), block_idx_z());
-    // SAFETY: the block is inside the accumulator (tile < bwd_h4_dq_tiles, head < heads); each written row is
-    // below q_len of the sequence, its column even and below D (4-byte aligned) in head h.
-    unsafe {
-        let (q_start, q_len, _, _) = sequence(cu_q, cu_k, b);
-        if qt * BWD_BQ >= q_len {
-            return;
-        }
-        let block = ((bwd_h4_dq_tile(q_start, b) + qt) as usize * dims.heads as usize + h as usize) * (BWD_BQ * D) as usize;
-        let qbase = q_start as usize * (dims.heads * D) as usize + h as usize * dims.q_head as usize;
-        let mut j = thread_idx_x();
-        while j < 32 * D {
-            // Pair j: warp w's block, its even reduction k = 2·((j % 4D) / 32), lane j % 32.
-            let p = (j / (4 * D)) * 8 * D + 64 * ((j % (4 * D)) / 32) + j % 32;
-            let (r, c) = bwd6_dq_rc(D, p);
-            let (x, y) = (*acc.add(block + p as usize), *acc.add(block + p as usize + 32));
-            let row = qt * BWD_BQ + r;
-            if row < q_len {
-                *(dq.add(qbase + row as usize * dims.q_tok as usize + c as usize) as *mut u32) = E::pack(x * dims.scale, y * dims.scale);
-            }
-            j += 256;
-        }
-    }
-}
-
 macro_rules! b6_convert {
     ($name:ident, $e:ty, $d:literal) => {
-        /// b6's dQ: scale × the accumulator's sums (`layout::attention::bwd6_dq_at`'s blocks) into Q's layout.
+        /// b6's dQ: scale × the accumulator's sums (`layout::attention::bwd_dq_block_at`'s blocks, `D / 4`
+        /// columns a warp) into Q's layout.
         ///
         /// # Safety
         /// `acc` the accumulator b6 filled (its `dq_acc`), `cu_q`, `cu_k` and `dims` as b6's; `dq` Q's elements,
@@ -105,7 +71,7 @@ macro_rules! b6_convert {
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(acc: *const f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
             // SAFETY: forwarded.
-            unsafe { convert::<$e, $d>(acc, cu_q, cu_k, dq, dims) }
+            unsafe { convert_tile_blocks::<$e, $d, { $d / 4 }, 64>(acc, cu_q, cu_k, dq, dims) }
         }
         $crate::launch_bounds::launch_bounds!($name, 256);
     };

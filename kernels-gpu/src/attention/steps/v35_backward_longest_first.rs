@@ -36,7 +36,7 @@ macro_rules! b7_entries {
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, d_o: *const u16, stats: *const f32, cu_q: *const i32, cu_k: *const i32,
                                                 dq_acc: *mut f32, dk: *mut u16, dv: *mut u16, dims: Dims) {
             // SAFETY: forwarded.
-            unsafe { body::<$e, $d, TileBlocks, LongestFirst>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
+            unsafe { body::<$e, $d, 64, TileBlocks, LongestFirst>(q, k, v, d_o, stats, cu_q, cu_k, dq_acc, dk, dv, dims) }
         }
         $crate::launch_bounds::launch_bounds!($name, 256, 1);
     };
