@@ -21,7 +21,8 @@
 //! [`DqMode::Deterministic`] (b2, or b3 on Hopper) computes dQ in a kernel of its own, each element summed by
 //! one thread in a fixed order: bitwise the same on every run, and measured 0.86–0.93× b1's time on an
 //! H200 despite recomputing the scores (b1's dSᵀ round trip and atomics cost more). [`DqMode::Atomic`]
-//! (b7 — b1 on FlashAttention-2's warp layout and dQ accumulator, its CTAs longest first —, or b4 on Hopper)
+//! (b7 — b1 on FlashAttention-2's warp layout and dQ accumulator, its CTAs longest first; b8, the same on 128-query
+//! tiles, at D = 64 —, or b4 on Hopper)
 //! accumulates dQ in f32 with atomic adds, so its last bits may differ from run to run; on Hopper it skips the
 //! dQ kernel's recomputed S and dP (five products where b3 does seven). The default, [`DqMode::Fastest`], is
 //! whichever of the two measured faster on the kernels the plan runs: b4 on Hopper, b7 elsewhere (since
@@ -67,7 +68,7 @@ pub enum DqMode {
     /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
     /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
     /// D = 64 (`results/2026-11-30-h200-session66`); b5 0.89–0.92× b1's time (`results/2026-12-04-h200-session91`),
-    /// b6 0.81–0.87× b5's and b7 0.82–0.91× b6's with the causal mask, 1.00× without
+    /// b6 0.81–0.87× b5's and b7 0.82–0.91× b6's with the causal mask, 1.00× without, b8 (D = 64) 0.85–0.89× b7's
     /// (`results/2026-12-04-h200-session92`). b6 and b7 add into padded 64-row tile blocks of the
     /// accumulator in the order the reductions leave the registers, b4's blocks, converted per tile.
     /// b4 loads Q and dO by the TMA, whose box brings in
@@ -79,7 +80,7 @@ pub enum DqMode {
     /// `results/2026-11-29-h200-session51/call2-b2`; b3 0.53–0.60× b2's, `git show a873563:results/2026-11-30-h200-session60/README.md`;
     /// b3 1.16–1.27× b4's time, session 66).
     Deterministic,
-    /// The default: [`DqMode::Atomic`] on both engines (b4 on `wgmma`; b7 on `mma.sync`, faster than b2 since
+    /// The default: [`DqMode::Atomic`] on both engines (b4 on `wgmma`; b7 on `mma.sync`, b8 at D = 64, faster than b2 since
     /// session 91 — b2 was the default there while b1, slower than b2 at D = 64, was the atomic kernel).
     /// [`BackwardPlan::desc`] reports the mode chosen.
     Fastest,
@@ -228,7 +229,7 @@ pub struct BackwardPlan<T: Element> {
     gpu: Gpu,
     desc: BackwardDesc,
     prep: Kernel,
-    /// b7's kernel (atomic dQ on `mma.sync`; b1, b5 or b6 by `with_kernel`), b4's, or b2's / b3's dK/dV
+    /// b7's kernel (atomic dQ on `mma.sync`; b8 at D = 64; b1, b5, b6 or b7 by `with_kernel`), b4's, or b2's / b3's dK/dV
     /// kernel (deterministic).
     main: Kernel,
     /// dQ's conversion from its accumulator (atomic) or b2's / b3's dQ kernel (deterministic).
@@ -282,7 +283,7 @@ impl<T: Element> BackwardPlan<T> {
             DqMode::Deterministic => false,
             // Atomic on both engines: b4 on wgmma; on mma.sync b5 was already 0.86–0.92× b2's time at D = 128 and
             // ~0.98× at D = 64 on an H200 (`results/2026-12-04-h200-session91`), b7 0.66–0.82× b5's
-            // (`results/2026-12-04-h200-session92`).
+            // (`results/2026-12-04-h200-session92`), b8 at D = 64 0.85–0.89× b7's.
             DqMode::Fastest => true,
         };
         let desc = BackwardDesc { dq: if atomic { DqMode::Atomic } else { DqMode::Deterministic }, ..desc };
@@ -299,9 +300,9 @@ impl<T: Element> BackwardPlan<T> {
 
     /// [`BackwardPlan::new`] running `kernel`, a named backward step, in place of the plan's main kernel
     /// (ladders and benchmarks: `kernel-lab backward --steps`). Taken where it launches as the plan's own
-    /// would: on `mma.sync` with atomic dQ, b7 (the plan's own, `attn_bwd_b7_d{64,128}_{f16,bf16}`) or a step
-    /// before it — b1, b5 (dQ in Q's layout) or b6 (b6's dQ conversion, as b7's) — of the plan's head dim
-    /// and element type; anything else is refused, naming the rule.
+    /// would: on `mma.sync` with atomic dQ, b7 or b8 (the plan's own: `attn_bwd_b7_d128_{f16,bf16}`,
+    /// `attn_bwd_b8_d64_…`) or a step before it — b1, b5 (dQ in Q's layout), b6 or b7 (b6's dQ conversion) — of
+    /// the plan's head dim and element type; anything else is refused, naming the rule.
     pub fn with_kernel(gpu: &Gpu, desc: BackwardDesc, kernel: &str) -> Result<Self> {
         let mut plan = Self::new(gpu, desc)?;
         let e = super::half_suffix::<T>("attention backward")?;

@@ -30,7 +30,8 @@
 //! | b4 | `steps/v27_backward_wgmma_atomic.rs` | b3's dK/dV kernel computing dQ too (atomic dQ): dSᵀ also to shared memory, dQ = dS·K on `wgmma` by both warpgroups (half of D each), added by `red.global.add.v2.f32` — five products a tile for b3's seven |
 //! | b5 | `steps/v33_backward_fa2_warps.rs` | b1 on FlashAttention-2's own warp layout: Sᵀ/dPᵀ by 4 × 2 warps of 32 × 32, Pᵀ and dSᵀ through shared memory, dV/dK by 4 × 2 warps of 32 keys × D/2, dQ by 2 × 4 warps of 32 queries × D/4 (0.78× b1's `ldmatrix` bytes); the atomic dQ on `mma.sync` |
 //! | b6 | `steps/v34_backward_dq_blocks.rs` | b5 adding dQ into padded 64-row tile blocks in the order its reductions leave the registers (FlashAttention-2's `dq_accum`): each warp's `red` 128 consecutive bytes, no guards; its own conversion kernel |
-//! | b7 | `steps/v35_backward_longest_first.rs` | b6 with its CTAs longest first: key blocks slowest in the order the GPU starts them (with the causal mask a key block's work falls with its index); the atomic dQ on `mma.sync` |
+//! | b7 | `steps/v35_backward_longest_first.rs` | b6 with its CTAs longest first: key blocks slowest in the order the GPU starts them (with the causal mask a key block's work falls with its index); the atomic dQ on `mma.sync` at D = 128 |
+//! | b8 | `steps/v36_backward_q128.rs` | b7 on 128-query tiles at D = 64 (FlashAttention-2's tiles there): Sᵀ, dPᵀ by 4 × 2 warps of 32 keys × 64 queries, dQ by 4 × 2 warps of 32 × 32; 0.82× b7's `ldmatrix` traffic; the atomic dQ on `mma.sync` at D = 64 |
 // The decode body (ad1, ad2).
 mod decode_body;
 // The backward's body and helpers (b1, b2; b3 takes `sequence`).
