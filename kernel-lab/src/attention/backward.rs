@@ -63,7 +63,7 @@ pub enum Order {
 /// How dQ is summed over the key blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqMode {
-    /// b7 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
+    /// b7, b8 at D = 64 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
     /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
     /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
     /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
@@ -89,10 +89,10 @@ pub enum DqMode {
 /// Which kernels a plan runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// The `wgmma` kernels (b3, or b4 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b7
+    /// The `wgmma` kernels (b3, or b4 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b7 (b8 at D = 64)
     /// elsewhere (the default).
     Auto,
-    /// b2 / b7 on `mma.sync` (any GPU from sm_80).
+    /// b2 / b7 (b8 at D = 64) on `mma.sync` (any GPU from sm_80).
     MmaSync,
     /// b3 / b4 on `wgmma`: `sm_90a` only (a plan asked for it elsewhere is refused).
     Wgmma,
