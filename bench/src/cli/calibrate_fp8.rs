@@ -53,7 +53,7 @@ pub fn refit(samples: &str, from: Option<&str>, out: Option<PathBuf>) -> Result<
         Some(p) => Fp8Costs::parse(&read(p)?, p).map_err(Error::InvalidInput)?,
         None => Fp8Costs::shipped("H200"),
     };
-    let samples: Vec<Fp8Sample> = parse_times(&read(samples)?, samples)?.into_iter().filter(|x| calibrate::config_of(&x.step).is_some()).collect();
+    let samples: Vec<Fp8Sample> = parse_times(&read(samples)?, samples)?.into_iter().filter(|x| calibrate::config_of(&x.step).is_some() || calibrate::is_speed_timing(&x.step)).collect();
     let (costs, kept) = calibrate::fit(&samples, format!("{} (refitted to {} timings)", base.source, samples.len()), base.sms, base.f21_resident, &base);
     match out {
         Some(p) => write(&p, &costs.to_text())?,

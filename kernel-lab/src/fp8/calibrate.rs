@@ -3,9 +3,10 @@
 //! else the shipped H200 constants ([`Fp8Costs::shipped`]). What is measured: the few-tile costs
 //! ([`TileCost`]: a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor) of f14, f22 and
 //! f25 and fw2's weight stream ([`RowStreamCost`]) for the per-tensor choice, f3's and f23's for block scales
-//! (`crate::steps::fp8::per_tensor_step_by`, `block_step_by`). The wave model's speed ratios among the
-//! many-tile steps stay as measured on an H100 or the H200 (`F18_SPEED_PER_WORK`, `F27_SPEED_PER_WORK`, …);
-//! f27n192's few-tile cost follows f14's calibrated one (`F27_N192_K_TILE`).
+//! (`crate::steps::fp8::per_tensor_step_by`, `block_step_by`), and f27's speeds per unit of work against f14's in
+//! the wave model ([`f27_speeds`]: the four timed over full rounds at [`F27_SPEED_SHAPE`]). The other speed
+//! ratios among the many-tile steps stay as measured on an H100 or the H200 (`F18_SPEED_PER_WORK`, …); f27n192's
+//! few-tile cost follows f14's calibrated one (`F27_N192_K_TILE`).
 use std::{
     collections::HashMap,
     path::PathBuf,
@@ -108,6 +109,48 @@ pub fn calibration_shapes(name: &str, sms: u32) -> Vec<(usize, usize, usize)> {
     out.into_iter().filter(|&(m, n, k)| st.is_some_and(|st| st.rejects(m, n, k).is_none())).collect()
 }
 
+/// The shape f27's speeds are timed at: 8192 × 7680 × 4096 — 7680 a multiple of every width (f14's 256 and
+/// f27's 192, 320, 384), 64 tile rows: 9.7–19.4 rounds of tiles on 132 SMs for every width, 7–15 on 170, so the
+/// last round's share is small for all four.
+pub const F27_SPEED_SHAPE: (usize, usize, usize) = (8192, 7680, 4096);
+
+/// The labels of [`f27_speeds`]' timings: f14 over full rounds (`f14-full`, kept apart from f14's few-tile
+/// timings) and f27's widths.
+pub const F27_SPEED_LABELS: [&str; 4] = ["f14-full", "f27n192", "f27n320", "f27n384"];
+
+/// The step a speed timing's label ([`F27_SPEED_LABELS`]) runs.
+fn speed_step(label: &str) -> Option<&'static Step> {
+    match label {
+        "f14-full" => Some(&steps::F14),
+        _ => steps::F27.iter().find(|s| s.kernel.step == label),
+    }
+}
+
+/// f27's speeds per unit of work against f14's (by width 192, 320, 384) from `samples`' timings of
+/// [`F27_SPEED_LABELS`] at one shape on `sms` SMs: each the ratio that makes the wave model
+/// (`Step::wave_time`: rounds × tile area / speed) price the width as measured, relative to f14 —
+/// `(t14 / w14) / (t / w)` with `w` the model's time at speed 1. `None` unless all four were timed, at one
+/// shape.
+pub fn f27_speeds(samples: &[Fp8Sample], sms: u32) -> Option<[f64; 3]> {
+    let at = |label: &str| samples.iter().find(|x| x.step == label && x.us.is_finite() && x.us > 0.0).map(|x| (x.shape, x.us));
+    let ((m, n, k), t14) = at(F27_SPEED_LABELS[0])?;
+    let w14 = steps::F14.wave_time(m, n, sms, 1.0);
+    let mut out = [0.0; 3];
+    for (i, st) in steps::F27.iter().enumerate() {
+        let (shape, t) = at(st.kernel.step)?;
+        if shape != (m, n, k) {
+            return None;
+        }
+        out[i] = (t14 / w14) / (t / st.wave_time(m, n, sms, 1.0));
+    }
+    Some(out)
+}
+
+/// Whether a timing's label is one of f27's speed timings ([`F27_SPEED_LABELS`]).
+pub fn is_speed_timing(label: &str) -> bool {
+    F27_SPEED_LABELS.contains(&label)
+}
+
 /// The configuration of [`FP8_COSTED`] a timed step's label belongs to (`f21x2`, `f21x4` → `f21`).
 pub fn config_of(label: &str) -> Option<&'static str> {
     if label.starts_with("f21x") {
@@ -193,6 +236,10 @@ pub fn fit(samples: &[Fp8Sample], source: String, sms: u32, f21_resident: [u32; 
         let p = coordinate_search([t0.fixed_us, t0.k_tile_us, t0.k_tile_full_us, t0.dram_bytes_per_us], [0.1, 1e-3, 1e-3, 1e5], [100.0, 100.0, 100.0, 2e7], err);
         *c.tile_cost_mut(name).expect("a tile cost") = TileCost { fixed_us: p[0], k_tile_us: p[1], k_tile_full_us: p[2], dram_bytes_per_us: p[3] };
     }
+    match f27_speeds(samples, sms) {
+        Some(v) => c.f27_speed = v,
+        None => kept.push(format!("f27: no full-round timings of f14 and its three widths at one shape; its speeds stay {}", start.source)),
+    }
     (c, kept)
 }
 
@@ -231,15 +278,19 @@ pub fn calibrate(gpu: &Gpu, progress: &mut dyn FnMut(&str)) -> Result<Fp8Calibra
     let sms = gpu.info.sms;
     let resident = crate::fp8::f21_resident(gpu)?;
     let timings = plan(sms);
-    let most = timings.iter().map(|&(_, (m, n, k))| (m + n) * k + m * n).max().unwrap_or(1);
+    let (sm, sn, sk) = F27_SPEED_SHAPE;
+    let most = timings.iter().map(|&(_, (m, n, k))| (m + n) * k + m * n).max().unwrap_or(1).max((sm + sn) * sk + sm * sn);
     crate::runtime::budget::check(gpu, "FP8 calibration", 6 * most as u64, 0)?;
     let seed = crate::runtime::verify::fresh_seed();
     let source = format!("calibrated on {} ({sms} SMs, driver {}, kernels {:016x})", gpu.info.name, gpu.info.driver_version, crate::runtime::ptx::kernels_fingerprint());
     let (mut samples, mut skipped) = (vec![], vec![]);
     let mut labels: Vec<&str> = timings.iter().map(|t| t.0).collect();
     labels.dedup();
+    let speed_timings: Vec<(&str, (usize, usize, usize))> = F27_SPEED_LABELS.iter().map(|&l| (l, F27_SPEED_SHAPE)).collect();
+    let timings: Vec<(&str, (usize, usize, usize))> = timings.into_iter().chain(speed_timings).collect();
+    labels.extend(F27_SPEED_LABELS);
     for name in labels {
-        let st = costed_step(name).expect("a costed step");
+        let st = costed_step(name).or_else(|| speed_step(name)).expect("a costed or speed step");
         let before = samples.len();
         for (i, &(_, (m, n, k))) in timings.iter().filter(|t| t.0 == name).enumerate() {
             let timed = (|| -> Result<f64> {
@@ -306,11 +357,16 @@ mod tests {
             f21: steps::SplitCost { fixed_us: 7.0, k_tile_us: 0.6 },
             ..Fp8Costs::shipped("H200")
         };
+        let truth = Fp8Costs { f27_speed: [0.95, 0.9, 0.85], ..truth };
+        let (m, n, k) = F27_SPEED_SHAPE;
+        let speeds = [1.0, 0.95, 0.9, 0.85];
         let samples: Vec<Fp8Sample> = plan(132).into_iter()
             .map(|(name, shape)| {
                 let x = Fp8Sample { step: name.into(), shape, us: 0.0 };
                 Fp8Sample { us: predict(&truth, &x, 132).unwrap(), ..x }
-            }).collect();
+            })
+            .chain(F27_SPEED_LABELS.iter().zip(speeds).map(|(l, v)| Fp8Sample { step: l.to_string(), shape: (m, n, k), us: 2e-3 * speed_step(l).unwrap().wave_time(m, n, 132, v) }))
+            .collect();
         let start = Fp8Costs {
             f14: TileCost { fixed_us: 10.0, k_tile_us: 0.3, ..truth.f14 },
             f25: TileCost { fixed_us: 6.0, dram_bytes_per_us: 2.0e6, ..truth.f25 },
@@ -323,7 +379,8 @@ mod tests {
         assert!(kept.is_empty(), "{kept:?}");
         assert!((got.f21.k_tile_us / 0.6 - 1.0).abs() < 0.05, "{:?}", got.f21);
         assert!(got.f14.dram_bytes_per_us.is_infinite(), "no floor stays no floor");
-        for x in &samples {
+        assert!(got.f27_speed.iter().zip(truth.f27_speed).all(|(a, b)| (a - b).abs() < 1e-9), "{:?}", got.f27_speed);
+        for x in samples.iter().filter(|x| !is_speed_timing(&x.step)) {
             let p = predict(&got, x, 132).unwrap();
             assert!((p / x.us - 1.0).abs() < 0.03, "{} {:?}: {p:.2} vs {:.2}", x.step, x.shape, x.us);
         }
@@ -351,5 +408,45 @@ mod tests {
         assert!(Fp8Costs::parse(&text.replace("f22\t", "f99\t"), "f").unwrap_err().contains("f99"));
         assert!(Fp8Costs::parse(&text.replace("f25\t3.800", "f25\t-3.8"), "f").is_err());
         assert!(Fp8Costs::shipped("NVIDIA H100 80GB HBM3").source.contains("kernel-lab calibrate"));
+        // f27's speeds: read back; a file without them (before session 92) keeps the shipped ones; bad ones refused.
+        let mut mine = c.clone();
+        mine.f27_speed = [0.97, 0.9, 0.88];
+        assert_eq!(Fp8Costs::parse(&mine.to_text(), "t").unwrap().f27_speed, [0.97, 0.9, 0.88]);
+        let without = mine.to_text().lines().filter(|l| !l.starts_with("f27")).collect::<Vec<_>>().join("\n");
+        assert_eq!(Fp8Costs::parse(&without, "t").unwrap().f27_speed, steps::F27_SPEED_PER_WORK);
+        assert!(Fp8Costs::parse(&mine.to_text().replace("f27\t0.9700", "f27\t0.0000"), "f").unwrap_err().contains("positive"));
+        assert!(Fp8Costs::parse(&mine.to_text().replace("f27\t0.9700\t", "f27\t"), "f").unwrap_err().contains("f27"));
+    }
+
+    /// f27's speeds from full-round timings: where the four times stand in the wave model's ratio the speeds are 1;
+    /// a width twice as slow as the model at speed 1 has speed 0.5; the fit takes them, and keeps the shipped ones
+    /// (saying so) without all four at one shape.
+    #[test]
+    fn f27_speeds_make_the_wave_model_price_the_widths_as_timed() {
+        let (m, n, k) = F27_SPEED_SHAPE;
+        for sms in [114u32, 132, 170] {
+            let model = |label: &str| speed_step(label).unwrap().wave_time(m, n, sms, 1.0);
+            let sample = |label: &str, scale: f64| Fp8Sample { step: label.into(), shape: (m, n, k), us: 3e-3 * model(label) * scale };
+            let even: Vec<Fp8Sample> = F27_SPEED_LABELS.iter().map(|l| sample(l, 1.0)).collect();
+            let v = f27_speeds(&even, sms).unwrap();
+            assert!(v.iter().all(|x| (x - 1.0).abs() < 1e-12), "{sms}: {v:?}");
+            let slow: Vec<Fp8Sample> = F27_SPEED_LABELS.iter().map(|l| sample(l, if *l == "f27n320" { 2.0 } else { 1.0 })).collect();
+            let v = f27_speeds(&slow, sms).unwrap();
+            assert!((v[1] - 0.5).abs() < 1e-12 && (v[0] - 1.0).abs() < 1e-12, "{sms}: {v:?}");
+            let (fitted, kept) = fit(&slow, "t".into(), sms, [66, 39, 30, 22, 17, 15, 15], &Fp8Costs::shipped("H200"));
+            assert_eq!(fitted.f27_speed, v);
+            assert!(!kept.iter().any(|x| x.starts_with("f27")), "{kept:?}");
+            assert!(f27_speeds(&slow[..3], sms).is_none(), "a width missing");
+            let mut moved = slow.clone();
+            moved[2].shape = (m, n, 2 * k);
+            assert!(f27_speeds(&moved, sms).is_none(), "two shapes");
+            let (fitted, kept) = fit(&moved, "t".into(), sms, [66, 39, 30, 22, 17, 15, 15], &Fp8Costs::shipped("H200"));
+            assert_eq!(fitted.f27_speed, steps::F27_SPEED_PER_WORK);
+            assert!(kept.iter().any(|x| x.starts_with("f27")), "{kept:?}");
+        }
+        // Every width runs the shape.
+        for l in F27_SPEED_LABELS {
+            assert!(speed_step(l).unwrap().rejects(m, n, k).is_none(), "{l}");
+        }
     }
 }

@@ -745,7 +745,7 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
     if F14.tiles(m, n) >= sms as u64 {
         // f27's widths where their tile counts fill the rounds better, by the same wave model.
         let w14 = time(&F14, 1.0);
-        let best = F27.iter().zip(F27_SPEED_PER_WORK).filter(|(st, _)| st.rejects(m, n, k).is_none()).map(|(st, speed)| (st, time(st, speed)))
+        let best = F27.iter().zip(costs.f27_speed).filter(|(st, _)| st.rejects(m, n, k).is_none()).map(|(st, speed)| (st, time(st, speed)))
             .min_by(|a, b| a.1.total_cmp(&b.1));
         return match best {
             Some((st, w)) if w < F27_MARGIN * w14 => (st, t14 * w / w14),
@@ -878,6 +878,10 @@ pub struct Fp8Costs {
     pub f23: TileCost,
     /// fw2's ([`FW2_COST`]).
     pub fw2: RowStreamCost,
+    /// f27's speed per unit of work against f14's by width (192, 320, 384) in the wave model
+    /// ([`F27_SPEED_PER_WORK`] shipped; `kernel-lab calibrate` times the four over full rounds:
+    /// `crate::fp8::calibrate::f27_speeds`).
+    pub f27_speed: [f64; 3],
 }
 
 /// The L2 of the H200 the shipped costs were measured on (`CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE`: 62,914,560 bytes,
@@ -925,7 +929,8 @@ impl Fp8Costs {
     /// where `kernel-lab calibrate` measures its own.
     pub fn shipped(name: &str) -> Fp8Costs {
         let source = if name.contains("H200") { "shipped: H200".to_string() } else { format!("shipped: H200 (not measured on {name}: run `kernel-lab calibrate`)") };
-        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], l2_bytes: H200_L2_BYTES, f14: F14_COST, f21: SplitCost { fixed_us: F14_COST.fixed_us, k_tile_us: F14_COST.k_tile_us }, f22: F22_COST, f25: F25_COST, f3: F3_COST, f23: F23_COST, fw2: FW2_COST }
+        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], l2_bytes: H200_L2_BYTES, f14: F14_COST, f21: SplitCost { fixed_us: F14_COST.fixed_us, k_tile_us: F14_COST.k_tile_us }, f22: F22_COST, f25: F25_COST, f3: F3_COST, f23: F23_COST, fw2: FW2_COST,
+                   f27_speed: F27_SPEED_PER_WORK }
     }
 
     /// The tile costs by name ([`FP8_COSTED`] but fw2).
@@ -941,7 +946,8 @@ impl Fp8Costs {
     }
 
     /// The text form: `# key value` header lines, a line per tile cost (`name fixed_us k_tile_us
-    /// k_tile_full_us dram_gbps`, `inf` for no DRAM floor), then fw2's (`fw2 fixed_us gbps per_row`).
+    /// k_tile_full_us dram_gbps`, `inf` for no DRAM floor), then f21's, fw2's (`fw2 fixed_us gbps per_row`) and
+    /// f27's speeds (`f27 n192 n320 n384`).
     pub fn to_text(&self) -> String {
         use std::fmt::Write as _;
         let r = self.f21_resident.map(|x| x.to_string()).join(" ");
@@ -952,6 +958,7 @@ impl Fp8Costs {
         }
         let _ = writeln!(out, "f21\t{:.3}\t{:.4}", self.f21.fixed_us, self.f21.k_tile_us);
         let _ = writeln!(out, "fw2\t{:.3}\t{:.0}\t{:.5}", self.fw2.fixed_us, self.fw2.bytes_per_us / 1e3, self.fw2.per_row);
+        let _ = writeln!(out, "f27\t{:.4}\t{:.4}\t{:.4}", self.f27_speed[0], self.f27_speed[1], self.f27_speed[2]);
         out
     }
 
@@ -981,6 +988,16 @@ impl Fp8Costs {
             }
             let f: Vec<&str> = line.split('\t').collect();
             let num = |v: &str| v.parse::<f64>().ok().filter(|x| !x.is_nan() && *x >= 0.0).ok_or_else(|| bad(i + 1, format!("`{v}` is not a non-negative number")));
+            if f[0] == "f27" {
+                // f27's speeds (optional: files from before session 92 keep the shipped ones).
+                let [_, a, b, c3] = f.as_slice() else { return Err(bad(i + 1, format!("`{line}`: expected f27, then its speed at widths 192, 320, 384"))) };
+                let v = [num(a)?, num(b)?, num(c3)?];
+                if v.iter().any(|&x| x <= 0.0 || !x.is_finite()) {
+                    return Err(bad(i + 1, "f27's speeds must be positive and finite".into()));
+                }
+                c.f27_speed = v;
+                continue;
+            }
             let idx = FP8_COSTED.iter().position(|n| *n == f[0]).ok_or_else(|| bad(i + 1, format!("`{}` is not one of {}", f[0], FP8_COSTED.join(", "))))?;
             seen[idx] = true;
             if f[0] == "f21" {
