@@ -342,7 +342,8 @@ fn gemm_fp8_runs_the_default_step_for_each_scaling() {
 #[test]
 fn the_fp8_calibration_times_every_costed_step_and_fits_it() {
     // `kernel-lab calibrate --dtype fp8`'s measurement: every costed step's calibration shapes timed, the costs
-    // fitted from the shipped ones reproducing their own timings (median error under 15%), read back from text.
+    // fitted from the shipped ones reproducing their own timings (median error under 15%), f27's speeds from its
+    // full-round timings, read back from text.
     use kernel_lab_bench::{fp8::calibrate, steps::fp8::{FP8_COSTED, Fp8Costs}};
     let Some(gpu) = hopper_or_skip("the_fp8_calibration_times_every_costed_step_and_fits_it") else { return };
     let t0 = std::time::Instant::now();
@@ -354,15 +355,20 @@ fn the_fp8_calibration_times_every_costed_step_and_fits_it() {
         let want = plan.iter().filter(|t| calibrate::config_of(t.0) == Some(name)).count();
         assert_eq!(cal.samples.iter().filter(|x| calibrate::config_of(&x.step) == Some(name)).count(), want, "{name}: every calibration shape timed");
     }
-    let mut errs: Vec<f64> = cal.samples.iter().map(|x| {
+    let mut errs: Vec<f64> = cal.samples.iter().filter(|x| !calibrate::is_speed_timing(&x.step)).map(|x| {
         let p = calibrate::predict(&cal.costs, x, gpu.info.sms).unwrap();
         assert!(x.us > 0.0 && p > 0.0, "{} {:?}: {} µs, predicted {p}", x.step, x.shape, x.us);
         (p / x.us - 1.0).abs()
     }).collect();
     errs.sort_by(f64::total_cmp);
     assert!(errs[errs.len() / 2] < 0.15, "median fit error {:.1}%", 100.0 * errs[errs.len() / 2]);
+    // f27's speeds: f14 and the three widths timed over full rounds, the speeds the wave model's ratio of them.
+    assert_eq!(cal.samples.iter().filter(|x| calibrate::is_speed_timing(&x.step)).count(), calibrate::F27_SPEED_LABELS.len());
+    let v = calibrate::f27_speeds(&cal.samples, gpu.info.sms).unwrap();
+    assert!(cal.costs.f27_speed == v && v.iter().all(|&x| x > 0.5 && x < 1.5), "{v:?}");
     let back = Fp8Costs::parse(&cal.costs.to_text(), "calibration").unwrap();
     assert_eq!((back.sms, back.f21_resident), (gpu.info.sms, fp8::f21_resident(&gpu).unwrap()));
+    assert!(back.f27_speed.iter().zip(v).all(|(a, b)| (a - b).abs() < 1e-4), "{:?} against {v:?}", back.f27_speed);
     eprintln!("FP8 calibration: {} timings in {secs:.1} s, median fit error {:.1}%", cal.samples.len(), 100.0 * errs[errs.len() / 2]);
 }
 
