@@ -81,6 +81,11 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     ("attn_bwd_b1_d64_", "sm_80", 8, "b1 D = 64 on sm_80"),
     ("attn_bwd_b1_d128_", "sm_90", 24, "b1 D = 128 on sm_90 and sm_90a"),
     ("attn_bwd_b1_d64_", "sm_90", 24, "b1 D = 64 on sm_90 and sm_90a"),
+    // Backward b8 (issue 50, session 92; the atomic dQ on mma.sync at D = 64): Sᵀ and dPᵀ of 32 keys × 64 queries
+    // (128 f32 a thread) beside dK and dV (64) — FlashAttention-2's own tiles there. 255 registers and no spill
+    // for sm_80; for sm_90 8 bytes stored, 4 loaded, with which it measured 1.01–1.02× FA2 without the mask and
+    // 1.14–1.19× causal on an H200 (results/2026-12-04-h200-session92).
+    ("attn_bwd_b8_d64_", "sm_90", 8, "b8 D = 64 on sm_90 and sm_90a"),
     // FP8 weight-only w1 at 32 tokens (issue 51, session 54): two steps' operands (2 × 49 registers) and 32
     // accumulators at 128 registers a thread (two blocks a SM). Spill-free when the block's end was inline in
     // the kernel (`c68cf8e`); 72 / 84 / 144 bytes since it moved to `fp8/weight_only.rs`. Measured with the
