@@ -224,6 +224,35 @@ impl BlockOrder for LongestFirst {
     }
 }
 
+/// `acc += A·Bᵀ` over D for the warp's 32 keys (2 m-tiles) × QT/2 queries (QT/16 n-tiles): Sᵀ = K·Qᵀ (`s_a` K,
+/// `s_b` Q) or dPᵀ = V·dOᵀ (V, dO), A's fragments at `bb.ka`, B's (`Qᵀ`, `dOᵀ`) at `bb.qb`.
+///
+/// # Safety
+/// Full warps; `s_a` a `BWD_BKV × D` and `s_b` a `QT × D` tile ([`tile`]) in shared memory, written and
+/// waited for.
+#[inline(always)]
+unsafe fn keys_by_queries<E: Elem16, const D: u32, const QT: u32>(acc: &mut [[[f32; 4]; 8]; 2], s_a: u32, s_b: u32, bb: Bases) {
+    let row16 = const { row16::<D>() };
+    // SAFETY: every address is the lane's base plus column blocks below D and rows below the tiles' heights.
+    unsafe {
+        unroll8!(ks => {
+            if ks < D / 16 {
+                let a_at = (bb.ka ^ xor::<D>(ks)) + (ks / 4) * COL64;
+                let a = [ldmatrix_x4(s_a + a_at), ldmatrix_x4(s_a + a_at + row16)];
+                unroll4!(np => {
+                  if np < QT / 32 {
+                    let b = ldmatrix_x4(s_b + (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16);
+                    unroll2!(mt => {
+                        E::mma(&mut acc[mt as usize][2 * np as usize], a[mt as usize], [b[0], b[1]]);
+                        E::mma(&mut acc[mt as usize][2 * np as usize + 1], a[mt as usize], [b[2], b[3]]);
+                    });
+                  }
+                });
+            }
+        });
+    }
+}
+
 /// Pᵀ = 2^(Sᵀ·scale·log2 e − log2 e·LSE) and dSᵀ = Pᵀ ∘ (dPᵀ − D) of the warp's 32 keys × QT/2 queries,
 /// rounded and stored to their tiles; the mask's compares only with `MASK` (a branch a tile, not a select an
 /// element: session 65 measured b3 0.90–0.91× the time so). Element e of (mt, nt) is key row
@@ -357,36 +386,8 @@ pub(super) unsafe fn body<E: Elem16, const D: u32, const QT: u32, S: DqSink, O: 
                 // Sᵀ = K·Qᵀ, then dPᵀ = V·dOᵀ: the warp's 32 keys (2 m-tiles) × QT/2 queries (QT/16 n-tiles).
                 let mut s = [[[0f32; 4]; 8]; 2];
                 let mut dp = [[[0f32; 4]; 8]; 2];
-                unroll8!(ks => {
-                    if ks < D / 16 {
-                        let a_at = (bb.ka ^ xor::<D>(ks)) + (ks / 4) * COL64;
-                        let a = [ldmatrix_x4(s_k + a_at), ldmatrix_x4(s_k + a_at + row16)];
-                        unroll4!(np => {
-                          if np < QT / 32 {
-                            let bq = ldmatrix_x4(sq + (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16);
-                            unroll2!(mt => {
-                                E::mma(&mut s[mt as usize][2 * np as usize], a[mt as usize], [bq[0], bq[1]]);
-                                E::mma(&mut s[mt as usize][2 * np as usize + 1], a[mt as usize], [bq[2], bq[3]]);
-                            });
-                          }
-                        });
-                    }
-                });
-                unroll8!(ks => {
-                    if ks < D / 16 {
-                        let a_at = (bb.ka ^ xor::<D>(ks)) + (ks / 4) * COL64;
-                        let a = [ldmatrix_x4(s_v + a_at), ldmatrix_x4(s_v + a_at + row16)];
-                        unroll4!(np => {
-                          if np < QT / 32 {
-                            let bo = ldmatrix_x4(sdo + (bb.qb ^ xor::<D>(ks)) + (ks / 4) * COL64 + np * row16);
-                            unroll2!(mt => {
-                                E::mma(&mut dp[mt as usize][2 * np as usize], a[mt as usize], [bo[0], bo[1]]);
-                                E::mma(&mut dp[mt as usize][2 * np as usize + 1], a[mt as usize], [bo[2], bo[3]]);
-                            });
-                          }
-                        });
-                    }
-                });
+                keys_by_queries::<E, D, QT>(&mut s, s_k, sq, bb);
+                keys_by_queries::<E, D, QT>(&mut dp, s_v, sdo, bb);
                 // Pᵀ and dSᵀ. The mask on the key block past the sequence's end and on the causal diagonal's
                 // tiles (uniform, false on most tiles), as b1's.
                 let masked = tail || (causal && bwd_needs_mask_of(k0, qt, off, QT));
