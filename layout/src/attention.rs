@@ -267,12 +267,35 @@ pub const fn a25_unit(round: u32, cta: u32, grid: u32) -> u32 {
 /// a25 (a24 persistent): a24's with 8 more bytes after Q, its empty barrier (every consumer warp is done
 /// with this unit's Q; the producer then loads the next).
 pub const fn a25_smem() -> u32 {
-    crate::hopper::tma_hgemm::dyn_smem(A24_HALVES, A24_HALF_BYTES, a6_q_bytes(A24_D) + 8, 2)
+    a25_smem_of(A24_BKV)
+}
+
+/// a28 (a25 with wider key tiles, FlashAttention-3's 128 × 80 at D = 256): keys per K/V tile. S is
+/// `m64n80k16` (40 registers a thread), P five `m16n8k16` K-steps; the ring's four 40 KiB entries and
+/// Q's 64 KiB fill 225 KiB of the 227.
+pub const A28_BKV: u32 = 80;
+/// a24/a25/a28: bytes of one K or one V tile of `bkv` keys × 256 16-bit (four TMA boxes along D).
+pub const fn a24_half_bytes_of(bkv: u32) -> u32 {
+    bkv * A24_D * 2
+}
+/// a24/a25/a28: bytes of one box of a K or V tile (`bkv` keys × 128 bytes).
+pub const fn a24_box_bytes_of(bkv: u32) -> u32 {
+    bkv * 128
+}
+/// a25's dynamic shared memory with `bkv`-key tiles (a28: [`A28_BKV`]).
+pub const fn a25_smem_of(bkv: u32) -> u32 {
+    crate::hopper::tma_hgemm::dyn_smem(A24_HALVES, a24_half_bytes_of(bkv), a6_q_bytes(A24_D) + 8, 2)
+}
+/// a28: a25's layout with 80-key tiles.
+pub const fn a28_smem() -> u32 {
+    a25_smem_of(A28_BKV)
 }
 
 const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
                       && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
-                      && a25_smem() <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && A24_HALF_BYTES % 1024 == 0 && A24_HALF_BYTES == 4 * A24_KV_BOX_BYTES);
+                      && a25_smem() <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && A24_HALF_BYTES % 1024 == 0 && A24_HALF_BYTES == 4 * A24_KV_BOX_BYTES
+                      && a28_smem() <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && a24_box_bytes_of(A28_BKV) % 1024 == 0 && A28_BKV % 16 == 0
+                      && A24_HALF_BYTES == a24_half_bytes_of(A24_BKV) && A24_KV_BOX_BYTES == a24_box_bytes_of(A24_BKV));
 
 /// a17: bytes of K and V one head's key tiles hold in L2 while its query tiles run, at most, for the
 /// head groups of [`a17_item`]: half the H100's 50 MiB L2.

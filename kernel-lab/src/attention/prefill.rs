@@ -4,7 +4,7 @@
 //! (`kernels-gpu/src/attention/steps/v26_prefill_persistent.rs`: a19 persistent over the host's units), a27
 //! at 64 (`steps/v30_prefill_pingpong.rs`: a26 with its warpgroups taking turns at the tensor cores) and
 //! a25 at 256 (`steps/v25_prefill_d256_persistent.rs`: a24's 64-key tiles, persistent); one CTA a tile (a19,
-//! a24) on request ([`PrefillSchedule`]).
+//! a24) on request ([`PrefillSchedule`]); a28 (a25 with 80-key tiles) by [`PrefillPlan::with_kernel`].
 //!
 //! ```text
 //! q, o     [tokens_q][heads][D]       16-bit (f16 or bf16), packed: no padding between sequences
@@ -23,7 +23,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
-    attention::{A6_BQ, A7_STAGES, A24_BKV, PrefillDims, a6_smem, a12_smem, a24_smem, a25_smem, kv_tiles_off},
+    attention::{A6_BKV, A6_BQ, A7_STAGES, A24_BKV, A28_BKV, PrefillDims, a6_smem, a12_smem, a24_smem, a25_smem_of, kv_tiles_off},
     hopper::TmaSwizzle,
 };
 
@@ -106,9 +106,10 @@ impl PrefillDesc {
         }
     }
 
-    /// Keys per K/V box of the serving kernel's tensor maps (a19: 128, a24: 64).
+    /// Keys per K/V box of the library kernel's tensor maps (a19: 128, a24: 64): [`kv_tile_rows`] of
+    /// [`PrefillDesc::kernel_name`]'s kernel.
     fn kv_box_rows(&self) -> u32 {
-        if self.width() == 256 { A24_BKV } else { A6_BQ }
+        if self.width() == 256 { A24_BKV } else { A6_BKV }
     }
 
     /// Checks the heads, head dim and scale, naming the rule broken.
@@ -180,9 +181,32 @@ impl UnitOrder {
     }
 }
 
+/// Keys per K/V tile of a prefill kernel — its K/V tensor maps' box rows and the tiles its persistent work
+/// list counts: a24 and a25 64, a28 80, a19, a26 and a27 128 (by the step in its name).
+pub fn kv_tile_rows(kernel: &str) -> u32 {
+    if kernel.starts_with("attn_a28_") {
+        A28_BKV
+    } else if kernel.starts_with("attn_a24_") || kernel.starts_with("attn_a25_") {
+        A24_BKV
+    } else {
+        A6_BKV
+    }
+}
+
+/// Dynamic shared memory of a prefill kernel of kernel width `width` launched by `schedule` with K/V tiles
+/// of `kv_rows` keys ([`kv_tile_rows`]).
+fn prefill_smem(width: usize, schedule: PrefillSchedule, kv_rows: u32) -> u32 {
+    match (width, schedule) {
+        (256, PrefillSchedule::Persistent) => a25_smem_of(kv_rows),
+        (256, _) => a24_smem(),
+        (w, PrefillSchedule::Persistent) => a12_smem(w as u32),
+        (w, _) => a6_smem(w as u32, A7_STAGES),
+    }
+}
+
 /// [`PrefillPlan::with_kernel`]'s rule: `kernel` a registered prefill entry of `desc`'s width and element
-/// suffix `e`, with the threads and shared memory of the library's kernel for `schedule` (so it takes
-/// that kernel's parameters and launch).
+/// suffix `e`, with the threads of the library's kernel for `schedule` and the shared memory that
+/// schedule's layout takes at the kernel's key tile (so it takes that kernel's parameters and launch).
 fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, kernel: &str) -> Result<()> {
     let default = desc.kernel_name(e, schedule)?;
     let bad = |m: String| Err(Error::InvalidInput(format!("prefill attention: kernel `{kernel}` {m}")));
@@ -190,7 +214,9 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
         return bad("is not a prefill step (steps::attention::PREFILL)".into());
     };
     let want = crate::steps::find(&default).expect("the library's prefill kernels are registered");
-    if !kernel.ends_with(&format!("_d{}_{e}", desc.width())) || info.block_threads != want.block_threads || info.dyn_smem_bytes != want.dyn_smem_bytes {
+    if !kernel.ends_with(&format!("_d{}_{e}", desc.width())) || info.block_threads != want.block_threads
+       || info.dyn_smem_bytes != prefill_smem(desc.width(), schedule, kv_tile_rows(kernel))
+    {
         return bad(format!("is not launched as {schedule:?}'s `{default}` (head dim {}, {e}): its width, element type, threads or shared memory differ",
                            desc.head_dim));
     }
@@ -205,6 +231,11 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
 /// without the mask (call 2). Sequences with no queries have no units. (`Lens::new` checked the offsets
 /// first.)
 pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: UnitOrder, grid: u32) -> Vec<u32> {
+    persistent_units_of(desc, cu_q, cu_k, order, grid, desc.kv_box_rows())
+}
+
+/// [`persistent_units`] for a kernel whose key tiles hold `kv_rows` keys ([`kv_tile_rows`]: a28's 80).
+pub fn persistent_units_of(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: UnitOrder, grid: u32, kv_rows: u32) -> Vec<u32> {
     let group = desc.group().max(1);
     // A unit: (its work, sequence, K/V head, tile, head); equals by sequence, K/V head, tile and head.
     type Unit = (u32, u32, usize, u32, u32);
@@ -218,7 +249,7 @@ pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: U
         let qtiles = q_len.div_ceil(A6_BQ);
         for qt in 0..qtiles {
             for head in 0..desc.heads as u32 {
-                let unit = |qt| (kv_tiles_off(k_len, A6_BQ, desc.kv_box_rows(), qt, desc.causal, off), b as u32, head as usize / group, qt, head);
+                let unit = |qt| (kv_tiles_off(k_len, A6_BQ, kv_rows, qt, desc.causal, off), b as u32, head as usize / group, qt, head);
                 let mirror = qtiles - 1 - qt;
                 if order == UnitOrder::Paired && qt < mirror {
                     let (short, long) = (unit(qt), unit(mirror));
@@ -437,8 +468,8 @@ impl<T: Element> PrefillPlan<T> {
         Operand::require_aligned16(&[("Q", op(pq, 0)), ("K", op(pk, 0)), ("V", op(pv, 0)), ("O", op(po, 0)), ("LSE", op(pl, 0))], self.kernel.name(),
                                    || format!("prefill attention {d:?}: "))?;
         let (pcu, pcu_k) = upload_offsets(&self.gpu, &mut self.cu, cu_q, cu_k, "prefill attention")?;
-        // Tensor maps: (head dim, heads, tokens), boxes 64 × 1 × 128 (K and V: × 64 at D = 256), encoded
-        // when the operands change.
+        // Tensor maps: (head dim, heads, tokens), boxes 64 × 1 × 128 (K and V: × the kernel's key tile, 64
+        // or 80 at D = 256), encoded when the operands change.
         let key = (pq, pk, pv, lens.tokens_q, lens.tokens_k);
         if self.maps.as_ref().is_none_or(|m| m.key != key) {
             let bf16 = T::ELEM == Elem::Bf16;
@@ -447,31 +478,27 @@ impl<T: Element> PrefillPlan<T> {
                 TensorMap3d::encode_16bit_at(&self.gpu, addr, len, [dd, heads as u64, tokens as u64], [2 * dd, 2 * dd * heads as u64], [64, 1, rows],
                                              TmaSwizzle::B128, bf16)
             };
-            let kv_rows = d.kv_box_rows();
+            let kv_rows = kv_tile_rows(self.kernel.name());
             self.maps = Some(Maps { key, q: map(pq, q.len(), d.heads, lens.tokens_q.max(1), A6_BQ)?,
                                     k: map(pk, k.len(), d.kv_heads, lens.tokens_k.max(1), kv_rows)?,
                                     v: map(pv, v.len(), d.kv_heads, lens.tokens_k.max(1), kv_rows)? });
         }
         let Some(m) = self.maps.as_ref() else { unreachable!("encoded above") };
         let dims = DimsParam(PrefillDims { heads: d.heads as u32, group: d.group() as u32, head_dim: d.head_dim as u32, causal: d.causal as u32, scale: d.scale() });
-        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, match (d.width(), self.schedule) {
-            (256, PrefillSchedule::Persistent) => a25_smem(),
-            (256, _) => a24_smem(),
-            (w, PrefillSchedule::Persistent) => a12_smem(w as u32),
-            (w, _) => a6_smem(w as u32, A7_STAGES),
-        });
+        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, prefill_smem(d.width(), self.schedule, kv_tile_rows(self.kernel.name())));
         if self.schedule == PrefillSchedule::Persistent {
             let units: u64 = cu_q.windows(2).map(|q| (q[1] - q[0]).div_ceil(A6_BQ) as u64 * d.heads as u64).sum();
             if units + u32::MAX as u64 / 2 > u32::MAX as u64 {
                 return Err(Error::InvalidInput(format!("prefill attention {d:?}: {units} (query tile, head) units exceed 2^31")));
             }
             let ctas = (units as u32).min(self.gpu.info.sms.max(1)).min(self.max_ctas.unwrap_or(u32::MAX)).max(1);
-            let tiles = persistent_units(&d, cu_q, cu_k, self.order.unwrap_or(UnitOrder::default_for(&d)), ctas);
+            let tiles = persistent_units_of(&d, cu_q, cu_k, self.order.unwrap_or(UnitOrder::default_for(&d)), ctas, kv_tile_rows(self.kernel.name()));
             debug_assert_eq!(tiles.len() as u64, 3 * units);
             let ptiles = upload_grown(&self.gpu, &mut self.tiles, &tiles, || "prefill attention: copying the work list to the device".to_string())?;
             let units = units as u32;
-            // SAFETY: `attn_a25_d256_{e}` / `attn_a26_d128_{e}` / `attn_a27_d64_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
-            // dims, tiles, units)`: as below for the maps, O, LSE and offsets (a24's boxes, a19's); `tiles` holds the `3·units`
+            // SAFETY: `attn_a25_d256_{e}` / `attn_a28_d256_{e}` / `attn_a26_d128_{e}` / `attn_a27_d64_{e}(tmap_q, tmap_k, tmap_v, o,
+            // lse, cu_q, cu_k, dims, tiles, units)`: as below for the maps, O, LSE and offsets (the K/V boxes of the kernel's
+            // key tile, `kv_tile_rows`: a25 64, a28 80; a19's elsewhere); `tiles` holds the `3·units`
             // entries of `persistent_units` (every sequence < batch, tile inside its sequence, head < heads),
             // copied ahead of the launch on this stream into a buffer nothing else writes; units + the
             // grid < 2^32 (checked above); grid (n ≥ 1, 1, 1), block and shared memory from the descriptor.
@@ -619,12 +646,13 @@ mod tests {
                     let Ok(name) = PrefillDesc::new(8, 2, d).kernel_name(e, s) else { continue };
                     let info = crate::steps::attention::PREFILL.iter().find(|i| i.name == name).unwrap_or_else(|| panic!("{name} not registered"));
                     let want = match (d, s) {
-                        (256, Persistent) => a25_smem(),
+                        (256, Persistent) => layout::attention::a25_smem(),
                         (256, _) => a24_smem(),
                         (_, Persistent) => a12_smem(PrefillDesc::new(8, 2, d).width() as u32),
                         _ => a6_smem(PrefillDesc::new(8, 2, d).width() as u32, A7_STAGES),
                     };
                     assert_eq!(info.dyn_smem_bytes, want, "{name}");
+                    assert_eq!(kv_tile_rows(&name), PrefillDesc::new(8, 2, d).kv_box_rows(), "{name}");
                 }
             }
         }
@@ -639,7 +667,15 @@ mod tests {
         assert!(named_kernel_fits(&d64, "bf16", Persistent, "attn_a27_d64_bf16").is_ok());
         assert!(named_kernel_fits(&d64, "f16", Persistent, "attn_a27_d64_f16").is_ok());
         assert!(named_kernel_fits(&PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
+        // a28: a25's launch with 80-key tiles (its own shared memory and K/V boxes).
+        let d256 = PrefillDesc::new(16, 8, 256);
+        assert!(named_kernel_fits(&d256, "bf16", Persistent, "attn_a28_d256_bf16").is_ok());
+        assert!(named_kernel_fits(&d256, "f16", Persistent, "attn_a28_d256_f16").is_ok());
+        assert_eq!((kv_tile_rows("attn_a28_d256_bf16"), kv_tile_rows("attn_a25_d256_bf16"), kv_tile_rows("attn_a26_d128_f16")), (80, 64, 128));
         for (desc, e, schedule, name, says) in [
+            (d256, "bf16", CtaPerTile, "attn_a28_d256_bf16", "is not launched as CtaPerTile's `attn_a24_d256_bf16`"),
+            (d256, "bf16", Persistent, "attn_a28_d256_f16", "is not launched as"),
+            (PrefillDesc::new(16, 8, 128), "bf16", Persistent, "attn_a28_d256_bf16", "is not launched as"),
             (d64, "bf16", Persistent, "attn_a27_d64_f16", "is not launched as Persistent's"),
             (PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a27_d64_bf16", "is not launched as"),
             (d64, "bf16", CtaPerTile, "attn_a27_d64_bf16", "is not launched as CtaPerTile's `attn_a19_d64_bf16`"),
@@ -668,6 +704,14 @@ mod tests {
             let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
             kv_tiles_off(k_len, A6_BQ, A24_BKV, u[1], true, k_len - q_len)
         }).collect();
+        assert!(work.windows(2).all(|w| w[0] >= w[1]), "{work:?}");
+        // a28 weighs them by its 80-key tiles (300 keys: 4 tiles where 64-key tiles make 5): never rises.
+        let work: Vec<u32> = persistent_units_of(&PrefillDesc::new(4, 2, 256).causal(), &cq, &ck, UnitOrder::MostWorkFirst, 132, A28_BKV).chunks(3).map(|u| {
+            let b = u[0] as usize;
+            let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
+            kv_tiles_off(k_len, A6_BQ, A28_BKV, u[1], true, k_len - q_len)
+        }).collect();
+        assert_eq!((work.len(), work[0], work[4]), (6 * 4, 9, 4), "700 keys: 9 tiles of 80; 300: 4");
         assert!(work.windows(2).all(|w| w[0] >= w[1]), "{work:?}");
         // a26 (D ≤ 128) weighs the units by its 128-key tiles: the list still never rises.
         let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 128).causal(), &cq, &ck, UnitOrder::MostWorkFirst, 132).chunks(3).map(|u| {

@@ -436,6 +436,15 @@ const fn prefill_d256_persistent(name: &'static str, label: &'static str) -> Ker
                  ..prefill_d256(name, label) }
 }
 
+const fn prefill_d256_keys80(name: &'static str, label: &'static str) -> KernelInfo {
+    KernelInfo { dyn_smem_bytes: layout::attention::a28_smem(),
+                 about: "a25 with 80-key tiles (FlashAttention-3's 128 x 80 at D = 256): S by m64n80k16, P·V five m64n256k16 K-steps, 40 KiB K and V ring entries",
+                 ptx: PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n80k16.f32.", "wgmma.mma_async.sync.aligned.m64n256k16.f32.",
+                                        "cp.async.bulk.tensor.3d.shared::cluster.global.tile", "ld.global.nc.s32", "setmaxnreg.inc.sync.aligned.u32"],
+                                 lacks: &["trap", "ld.local", "st.local", "mma.sync", "cp.async.bulk.tensor.2d", "m64n128k16", "m64n64k16"], count: &[], at_least: &[] },
+                 ..prefill_d256_persistent(name, label) }
+}
+
 const fn prefill_persistent(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
     KernelInfo { dyn_smem_bytes: layout::attention::a12_smem(d),
                  about: "a19 persistent (a26): one CTA per SM walks the host's (sequence, query tile, head) units in the host's order (UnitOrder) by a snake; the K/V ring runs on across units",
@@ -448,8 +457,8 @@ const fn prefill_pingpong(name: &'static str, label: &'static str, d: u32) -> Ke
 }
 
 /// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): steps a19 and a26 (persistent) per
-/// kernel width (64; 128, which also serves head dim 96), a27 (a26 with ping-pong turns) at 64 and element type, and a24 / a25 (persistent) at
-/// head dim 256. Not in [`STEPS`]: they
+/// kernel width (64; 128, which also serves head dim 96), a27 (a26 with ping-pong turns) at 64 and element type, and a24 / a25 (persistent) /
+/// a28 (a25 with 80-key tiles) at head dim 256. Not in [`STEPS`]: they
 /// take packed variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the
 /// fixed-length family's `[B·H][L][D]` problems.
 pub const PREFILL: &[KernelInfo] = &[
@@ -460,6 +469,7 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill_pingpong("attn_a27_d64_f16", "a27-d64", 64), prefill_pingpong("attn_a27_d64_bf16", "a27-d64-bf16", 64),
     prefill_d256("attn_a24_d256_f16", "a24-d256"), prefill_d256("attn_a24_d256_bf16", "a24-d256-bf16"),
     prefill_d256_persistent("attn_a25_d256_f16", "a25-d256"), prefill_d256_persistent("attn_a25_d256_bf16", "a25-d256-bf16"),
+    prefill_d256_keys80("attn_a28_d256_f16", "a28-d256"), prefill_d256_keys80("attn_a28_d256_bf16", "a28-d256-bf16"),
 ];
 
 const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";

@@ -18,6 +18,8 @@
 //!   `j` retired: a9's exponentials ahead of the max need the raw scores and a second P set, 16
 //!   registers a thread the consumers do not have (ptxas spilled 92 bytes).
 //! * a25 (`PERSISTENT`): one CTA an SM walks the host's units ([`Walk`], shared with a26).
+//! * a28 (`BKV = 80`): a25 with 80-key tiles (S `m64n80k16`, 40 registers; P·V five K-steps): the body is
+//!   generic over the tile's keys `BKV` and S's registers `SN = BKV / 2` ([`ScoreTile`]).
 use crate::attention::flash::{quad_max, quad_sum};
 use crate::attention::hopper::{LAZY_RESCALE_LOG2, Softmax, block_boundary};
 use crate::attention::units::UnitWalk as Walk;
@@ -34,23 +36,90 @@ use crate::prim::{
 };
 use crate::util::opaque;
 use crate::util::unroll::{unroll2, unroll4, unroll8, unroll16};
-use layout::attention::{A6_BOX_BYTES as Q_BOX, A6_BQ as BQ, A24_BKV as BKV, A24_D as D, A24_HALF_BYTES as HALF, A24_HALVES, A24_KV_BOX_BYTES as KV_BOX,
-                        PrefillDims, a6_q_bytes, needs_mask_off};
+use layout::attention::{A6_BOX_BYTES as Q_BOX, A6_BQ as BQ, A24_D as D, A24_HALVES, PrefillDims, a6_q_bytes, a24_box_bytes_of, a24_half_bytes_of,
+                        needs_mask_off};
 use layout::hopper::WgmmaDesc;
 
 /// Q (A of S) and K (B of S): K-major, 128-byte swizzled rows, 8-row groups 1024 bytes apart.
 const K_MAJOR: WgmmaDesc = WgmmaDesc::K_MAJOR_SW128;
-/// V (B of P·V): MN-major, boxes of 64 keys × 64 head dims (LBO: the next 64 head dims' box, 8 KiB on).
-const V_MN_MAJOR: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, BKV) {
-    Ok(d) => d,
-    Err(_) => panic!("MN-major descriptor"),
-};
+/// V (B of P·V) of `BKV`-key tiles: MN-major, boxes of `BKV` keys × 64 head dims (LBO: the next 64 head
+/// dims' box, `BKV · 128` bytes on).
+const fn v_mn_major(bkv: u32) -> WgmmaDesc {
+    match WgmmaDesc::mn_major_sw128(0, bkv) {
+        Ok(d) => d,
+        Err(_) => panic!("MN-major descriptor"),
+    }
+}
 /// 64-wide boxes along D.
 const BOXES: u32 = D / 64;
 /// O of one consumer thread: 64 rows × 256 columns of its warpgroup as four 64-column blocks.
 type Out = [[f32; 32]; 4];
-/// P of one tile as P·V's A fragments: K-step `kk` (16 keys) holds n-tiles `2kk`, `2kk + 1`.
-type P = [[u32; 4]; 4];
+/// P of one tile as P·V's A fragments: K-step `kk` (16 keys) holds n-tiles `2kk`, `2kk + 1` — five
+/// K-steps for a28's 80 keys, four for a24's and a25's 64 (the fifth never written nor read).
+type P = [[u32; 4]; 5];
+
+/// P's index of K-step `kk` (< 5 where the caller's guard holds; clamped so that rustc's const
+/// propagation, which does not see a guard on a const-generic count, finds no out-of-bounds index in
+/// the unrolled iterations the guard removes).
+#[inline(always)]
+const fn kstep(kk: u32) -> usize {
+    if kk < 5 { kk as usize } else { 4 }
+}
+
+/// S of one warpgroup and key tile: the accumulator of `wgmma.m64nNk16` for N = the tile's keys, one
+/// register per key pair a thread (`[f32; 32]`: 64 keys, a24 and a25; `[f32; 40]`: 80 keys, a28), in
+/// the instruction's fragment order (n-tile `jj` of 8 keys in registers `4jj..4jj + 4`).
+pub(super) trait ScoreTile: Sized {
+    /// Issues the first K-step of S (D not read: scale-d 0).
+    ///
+    /// # Safety
+    /// As the `wgmma` wrappers: all 128 threads of a warpgroup, after `wgmma_fence`, descriptors inside
+    /// landed tiles.
+    unsafe fn first<E: Elem16>(desc_a: u64, desc_b: u64) -> Self;
+    /// Issues one more K-step of S (accumulating).
+    ///
+    /// # Safety
+    /// As [`ScoreTile::first`], with `self` from it, not read until the group retires.
+    unsafe fn step<E: Elem16>(&mut self, desc_a: u64, desc_b: u64);
+    /// `wgmma_fence_operand` on every register (after the wait that retires S).
+    fn fence(&mut self);
+}
+
+impl ScoreTile for [f32; 32] {
+    #[inline(always)]
+    unsafe fn first<E: Elem16>(desc_a: u64, desc_b: u64) -> Self {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_64_zero::<0, 0>(desc_a, desc_b) }
+    }
+    #[inline(always)]
+    unsafe fn step<E: Elem16>(&mut self, desc_a: u64, desc_b: u64) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_64::<0, 0>(self, desc_a, desc_b, true) }
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        wgmma_fence_operand(self);
+    }
+}
+
+impl ScoreTile for [f32; 40] {
+    #[inline(always)]
+    unsafe fn first<E: Elem16>(desc_a: u64, desc_b: u64) -> Self {
+        let mut s = [0f32; 40];
+        // SAFETY: forwarded to the caller (scale-d 0: the zeros are not read).
+        unsafe { E::wgmma_flat::<0, 0, _>(&mut s, desc_a, desc_b, false) };
+        s
+    }
+    #[inline(always)]
+    unsafe fn step<E: Elem16>(&mut self, desc_a: u64, desc_b: u64) {
+        // SAFETY: forwarded to the caller.
+        unsafe { E::wgmma_flat::<0, 0, _>(self, desc_a, desc_b, true) }
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        crate::prim::wgmma::FlatWgmma::fence_operand(self);
+    }
+}
 
 /// [`wgmma_fence_operand`] on every block of O (constant indices keep the blocks in registers).
 #[inline(always)]
@@ -63,27 +132,28 @@ fn pin_o(o: &mut Out) {
 }
 
 /// Issues (and commits, without waiting) S = Q·Kᵀ for this warpgroup's 64 rows (`d_q`) and the K tile
-/// at `s_k`: 16 `wgmma.m64n64k16`, one per 16 head dims, both operands K-major. Valid after the
-/// `wgmma_wait_group` that retires the group.
+/// of `BKV` keys at `s_k`: 16 `wgmma.m64nBKVk16`, one per 16 head dims, both operands K-major. Valid after
+/// the `wgmma_wait_group` that retires the group.
 ///
 /// # Safety
 /// All 128 threads of a consumer warpgroup; Q and the K tile have landed, nobody writes them until the
 /// group retires, and the result is not read before then.
 #[inline(always)]
-unsafe fn issue_scores<E: Elem16>(d_q: WgmmaDesc, s_k: u32) -> [f32; 32] {
+unsafe fn issue_scores<E: Elem16, const BKV: u32, const SN: usize>(d_q: WgmmaDesc, s_k: u32) -> [f32; SN]
+where [f32; SN]: ScoreTile {
     // Step `ks` reads 32 bytes of every row of box `ks / 4` (Q's boxes are 128 rows apart, K's 64). Q's
     // 16 descriptors are the same every tile: LLVM hoisted them out of the key loop, 32 registers held
     // through it (ptxas spilled 292 bytes); from an opaque copy of the base they are rebuilt per tile.
     let d_q = WgmmaDesc(opaque64(d_q.0));
     let dq = |ks: u32| d_q.advance((ks / 4) * Q_BOX + 32 * (ks % 4)).0;
-    let dk = |ks: u32| K_MAJOR.advance(s_k + (ks / 4) * KV_BOX + 32 * (ks % 4)).0;
+    let dk = |ks: u32| K_MAJOR.advance(s_k + (ks / 4) * a24_box_bytes_of(BKV) + 32 * (ks % 4)).0;
     // SAFETY: forwarded to the caller.
     unsafe {
         wgmma_fence();
-        let mut s = E::wgmma_64_zero::<0, 0>(dq(0), dk(0));
+        let mut s = <[f32; SN]>::first::<E>(dq(0), dk(0));
         unroll16!(ks => {
             if ks > 0 {
-                E::wgmma_64::<0, 0>(&mut s, dq(ks), dk(ks), true);
+                s.step::<E>(dq(ks), dk(ks));
             }
         });
         wgmma_commit_group();
@@ -99,52 +169,60 @@ fn opaque64(mut x: u64) -> u64 {
     x
 }
 
-/// Issues (and commits, without waiting) O += P·V for the V tile at `s_v`: 4 `wgmma.m64n256k16` of 16
-/// keys, A = P from registers, B = V MN-major.
+/// Issues (and commits, without waiting) O += P·V for the V tile of `BKV` keys at `s_v`: `BKV / 16`
+/// `wgmma.m64n256k16` of 16 keys, A = P from registers, B = V MN-major.
 ///
 /// # Safety
 /// All 128 threads of a consumer warpgroup; the V tile has landed and nobody writes it, nor `o` or `p`,
 /// until the group retires.
 #[inline(always)]
-unsafe fn issue_pv<E: Elem16>(o: &mut Out, p: &P, s_v: u32) {
+unsafe fn issue_pv<E: Elem16, const BKV: u32>(o: &mut Out, p: &P, s_v: u32) {
     pin_o(o);
     // SAFETY: forwarded to the caller.
     unsafe {
         wgmma_fence();
-        unroll4!(kk => {
-            E::wgmma_256_rs::<1>(o, p[kk as usize], V_MN_MAJOR.advance(s_v + 2048 * kk).0, 1);
+        unroll8!(kk => {
+            if kk < BKV / 16 {
+                E::wgmma_256_rs::<1>(o, p[kstep(kk)], v_mn_major(BKV).advance(s_v + 2048 * kk).0, 1);
+            }
         });
         wgmma_commit_group();
     }
 }
 
-/// a24's softmax: `hopper.rs`'s `Softmax` (its rows, mask and scale) over 64-key tiles.
+/// a24's softmax: `hopper.rs`'s `Softmax` (its rows, mask and scale) over tiles of `2 · SN` keys (`SN / 4`
+/// n-tiles of 8 keys a thread; a24, a25: 64 keys, a28: 80).
 impl Softmax {
     /// Tile `j`'s scores masked in place (keys past `l`; the causal mask on the tiles that need it), and
     /// the factor `c` of the exponent 2^(x·c − m); a scale ≤ 0 pre-scales the scores and returns 1 (as
     /// a19's, so that the mask's −∞ stays −∞).
     #[inline(always)]
-    fn prepare_64(self, s: &mut [f32; 32], j: u32) -> f32 {
-        let kv0 = j * BKV;
+    fn prepare_64<const SN: usize>(self, s: &mut [f32; SN], j: u32) -> f32 {
+        let (bkv, nt) = (2 * SN as u32, SN as u32 / 4);
+        let kv0 = j * bkv;
         let c = if self.scale2 > 0.0 {
             self.scale2
         } else {
-            unroll8!(jj => {
-                unroll4!(e => {
-                    s[(4 * jj + e) as usize] *= self.scale2;
-                });
+            unroll16!(jj => {
+                if jj < nt {
+                    unroll4!(e => {
+                        s[(4 * jj + e) as usize] *= self.scale2;
+                    });
+                }
             });
             1.0
         };
-        // (a19's mask pass on one 64-key block; a19's own is left as it is, its PTX unchanged.)
-        if kv0 + BKV > self.l || (self.causal && needs_mask_off(BQ, BKV, self.qt, j, self.off)) {
-            unroll8!(jj => {
-                unroll4!(e => {
-                    let col = kv0 + 8 * jj + 2 * self.t + e % 2;
-                    if col >= self.l || (self.causal && col > self.row[(e / 2) as usize] + self.off) {
-                        s[(4 * jj + e) as usize] = f32::NEG_INFINITY;
-                    }
-                });
+        // (a19's mask pass on one key block; a19's own is left as it is, its PTX unchanged.)
+        if kv0 + bkv > self.l || (self.causal && needs_mask_off(BQ, bkv, self.qt, j, self.off)) {
+            unroll16!(jj => {
+                if jj < nt {
+                    unroll4!(e => {
+                        let col = kv0 + 8 * jj + 2 * self.t + e % 2;
+                        if col >= self.l || (self.causal && col > self.row[(e / 2) as usize] + self.off) {
+                            s[(4 * jj + e) as usize] = f32::NEG_INFINITY;
+                        }
+                    });
+                }
             });
         }
         c
@@ -160,14 +238,17 @@ impl Softmax {
     /// # Safety
     /// All 32 lanes of the warp, converged (quad shuffles, the vote).
     #[inline(always)]
-    unsafe fn tile_64(self, s: &mut [f32; 32], j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2]) -> Option<[f32; 2]> {
+    unsafe fn tile_64<const SN: usize>(self, s: &mut [f32; SN], j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2]) -> Option<[f32; 2]> {
+        let nt = SN as u32 / 4;
         let c = self.prepare_64(s, j);
         let mut mx = [[-1e30f32; 4]; 2];
-        unroll8!(jj => {
-            unroll4!(e => {
-                let (h, k) = ((e / 2) as usize, (2 * (jj % 2) + e % 2) as usize);
-                mx[h][k] = mx[h][k].max(s[(4 * jj + e) as usize]);
-            });
+        unroll16!(jj => {
+            if jj < nt {
+                unroll4!(e => {
+                    let (h, k) = ((e / 2) as usize, (2 * (jj % 2) + e % 2) as usize);
+                    mx[h][k] = mx[h][k].max(s[(4 * jj + e) as usize]);
+                });
+            }
         });
         let mx = [mx[0][0].max(mx[0][1]).max(mx[0][2].max(mx[0][3])), mx[1][0].max(mx[1][1]).max(mx[1][2].max(mx[1][3]))];
         // SAFETY: forwarded (converged warp).
@@ -184,12 +265,14 @@ impl Softmax {
         }
         let m = *r_m;
         let mut sum = [[0f32; 2]; 2];
-        unroll8!(jj => {
-            unroll4!(e => {
-                let x = &mut s[(4 * jj + e) as usize];
-                *x = ex2_approx_f32(fma_rn_f32(*x, c, -m[(e / 2) as usize]));
-                sum[(e / 2) as usize][(e % 2) as usize] += *x;
-            });
+        unroll16!(jj => {
+            if jj < nt {
+                unroll4!(e => {
+                    let x = &mut s[(4 * jj + e) as usize];
+                    *x = ex2_approx_f32(fma_rn_f32(*x, c, -m[(e / 2) as usize]));
+                    sum[(e / 2) as usize][(e % 2) as usize] += *x;
+                });
+            }
         });
         *r_l = [r_l[0] + (sum[0][0] + sum[0][1]), r_l[1] + (sum[1][0] + sum[1][1])];
         moved
@@ -200,12 +283,14 @@ impl Softmax {
 /// `jj / 2`. Kept apart from the softmax so that P's registers are written only after the previous P·V,
 /// which reads them, retired.
 #[inline(always)]
-fn pack_p<E: Elem16>(s: &[f32; 32]) -> P {
-    let mut p = [[0u32; 4]; 4];
-    unroll8!(jj => {
-        let i = (4 * jj) as usize;
-        p[(jj / 2) as usize][(2 * (jj % 2)) as usize] = E::pack(s[i], s[i + 1]);
-        p[(jj / 2) as usize][(2 * (jj % 2) + 1) as usize] = E::pack(s[i + 2], s[i + 3]);
+fn pack_p<E: Elem16, const SN: usize>(s: &[f32; SN]) -> P {
+    let mut p = [[0u32; 4]; 5];
+    unroll16!(jj => {
+        if jj < SN as u32 / 4 {
+            let i = (4 * jj) as usize;
+            p[kstep(jj / 2)][(2 * (jj % 2)) as usize] = E::pack(s[i], s[i + 1]);
+            p[kstep(jj / 2)][(2 * (jj % 2) + 1) as usize] = E::pack(s[i + 2], s[i + 3]);
+        }
     });
     p
 }
@@ -266,17 +351,22 @@ unsafe fn store_o<E: Elem16>(g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, b
 
 /// The body of a24 (`PERSISTENT = false`: one CTA a unit, its own from the grid) and a25 (`PERSISTENT`:
 /// one CTA an SM walking the host's sorted units, [`Walk`]; the K/V ring runs on across units, and the
-/// next unit's Q is loaded once every consumer warp released this one's): a producer thread streams Q
-/// with K of key tile 0, and K and V of every key tile as separate ring entries, while two consumer
-/// warpgroups (64 query rows each) run the pipelined loop.
+/// next unit's Q is loaded once every consumer warp released this one's), both with 64-key tiles, and
+/// a28 (a25 with `BKV = 80`): a producer thread streams Q with K of key tile 0, and K and V of every key
+/// tile as separate ring entries, while two consumer warpgroups (64 query rows each) run the pipelined
+/// loop. `SN = BKV / 2` (S's registers a thread).
 ///
 /// # Safety
-/// As the a24 and a25 entries ([`prefill_d256_entry!`]).
+/// As the a24, a25 and a28 entries ([`prefill_d256_entry!`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap, g_o: *mut u16,
-                                                                g_lse: *mut f32, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims, tiles: *const u32,
-                                                                units: u32) {
+pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool, const BKV: u32, const SN: usize>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
+                                                                                                 tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32,
+                                                                                                 cu_q: *const i32, cu_k: *const i32, dims: PrefillDims,
+                                                                                                 tiles: *const u32, units: u32)
+where [f32; SN]: ScoreTile {
+    const { assert!(2 * SN as u32 == BKV && BKV % 16 == 0 && BKV <= 80) }; // P holds five K-steps
+    let (half, kv_box) = (a24_half_bytes_of(BKV), a24_box_bytes_of(BKV));
     let walk = Walk::<PERSISTENT, BKV>::new(tiles, units);
     if !PERSISTENT {
         // A CTA with nothing to do leaves before any barrier or load.
@@ -301,7 +391,7 @@ pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const T
     // the wait that retires it, O not written while P·V is in flight. Stores only for rows < q_len.
     unsafe {
         warp_specialized! {
-            ring: let (ring, s_q) = (A24_HALVES, HALF, a6_q_bytes(D) + if PERSISTENT { 8 } else { 0 });
+            ring: let (ring, s_q) = (A24_HALVES, half, a6_q_bytes(D) + if PERSISTENT { 8 } else { 0 });
             thread: tid, warpgroup: wg;
             setup: {
                 // a25: Q's empty barrier, one arrival per consumer warp (initialized before the ring's
@@ -321,18 +411,18 @@ pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const T
                             mbarrier_wait_parity(q_empty, (k - 1) & 1); // the last unit's consumers are done with Q
                         }
                         let (s_k, full_k, _, _) = ring.at(it0 + 2 * j);
-                        mbarrier_arrive_expect_tx(full_k, HALF + if j == 0 { a6_q_bytes(D) } else { 0 });
+                        mbarrier_arrive_expect_tx(full_k, half + if j == 0 { a6_q_bytes(D) } else { 0 });
                         for bx in 0..BOXES {
                             if j == 0 {
                                 cp_async_bulk_tensor_3d_g2s(s_q + bx * Q_BOX, tmap_q, (64 * bx) as i32, w.head as i32, q_row, full_k);
                             }
-                            cp_async_bulk_tensor_3d_g2s(s_k + bx * KV_BOX, tmap_k, (64 * bx) as i32, w.kv_head as i32, key0, full_k);
+                            cp_async_bulk_tensor_3d_g2s(s_k + bx * kv_box, tmap_k, (64 * bx) as i32, w.kv_head as i32, key0, full_k);
                         }
                         ring.wait_empty(it0 + 2 * j + 1);
                         let (s_v, full_v, _, _) = ring.at(it0 + 2 * j + 1);
-                        mbarrier_arrive_expect_tx(full_v, HALF);
+                        mbarrier_arrive_expect_tx(full_v, half);
                         for bx in 0..BOXES {
-                            cp_async_bulk_tensor_3d_g2s(s_v + bx * KV_BOX, tmap_v, (64 * bx) as i32, w.kv_head as i32, key0, full_v);
+                            cp_async_bulk_tensor_3d_g2s(s_v + bx * kv_box, tmap_v, (64 * bx) as i32, w.kv_head as i32, key0, full_v);
                         }
                     }
                     it0 += 2 * w.n_tiles;
@@ -361,15 +451,15 @@ pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const T
                     let mut r_l = [0f32; 2]; // running per-thread sum per row half
                     // Tile 0's S and softmax (O is zero: its correction is not needed).
                     ring.wait_full(it0);
-                    let mut s = issue_scores::<E>(d_q, ring.at(it0).0);
+                    let mut s = issue_scores::<E, BKV, SN>(d_q, ring.at(it0).0);
                     wgmma_wait_group::<0>();
-                    wgmma_fence_operand(&mut s);
+                    s.fence();
                     ring.release(it0);
                     if n_tiles == 1 {
                         release_q();
                     }
                     let _ = softmax.tile_64(&mut s, 0, &mut r_m, &mut r_l);
-                    let mut p = pack_p::<E>(&s);
+                    let mut p = pack_p::<E, SN>(&s);
                     // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
                     // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
                     // retired. The last tile's P·V alone after the loop: with an `if` around the next S
@@ -377,11 +467,11 @@ pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const T
                     // on every path and serialized every `wgmma` (C7514).
                     for j in 0..n_tiles - 1 {
                         ring.wait_full(it0 + 2 * j + 2);
-                        let mut s_next = issue_scores::<E>(d_q, ring.at(it0 + 2 * j + 2).0);
+                        let mut s_next = issue_scores::<E, BKV, SN>(d_q, ring.at(it0 + 2 * j + 2).0);
                         ring.wait_full(it0 + 2 * j + 1);
-                        issue_pv::<E>(&mut o, &p, ring.at(it0 + 2 * j + 1).0);
+                        issue_pv::<E, BKV>(&mut o, &p, ring.at(it0 + 2 * j + 1).0);
                         wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                        wgmma_fence_operand(&mut s_next);
+                        s_next.fence();
                         ring.release(it0 + 2 * j + 2);
                         if j + 2 == n_tiles {
                             release_q();
@@ -391,14 +481,14 @@ pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const T
                         wgmma_wait_group::<0>();
                         pin_o(&mut o);
                         ring.release(it0 + 2 * j + 1);
-                        p = pack_p::<E>(&s_next);
+                        p = pack_p::<E, SN>(&s_next);
                         if let Some(corr) = moved {
                             rescale(&mut o, corr);
                         }
                     }
                     let last = it0 + 2 * n_tiles - 1;
                     ring.wait_full(last);
-                    issue_pv::<E>(&mut o, &p, ring.at(last).0);
+                    issue_pv::<E, BKV>(&mut o, &p, ring.at(last).0);
                     wgmma_wait_group::<0>();
                     pin_o(&mut o);
                     ring.release(last);
@@ -410,32 +500,37 @@ pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool>(tmap_q: *const T
     }
 }
 
-/// Declares an a24 entry for one element type, `prefill_d256_entry!(attn_a24_d256_f16, F16, false)`, or an
-/// a25 one (persistent), `…, true)`. Both take the same parameters; a24 ignores `tiles` and `units`.
+/// Declares an a24 entry for one element type, `prefill_d256_entry!(attn_a24_d256_f16, F16, false, 64)`, an
+/// a25 one (persistent), `…, true, 64)`, or an a28 one (persistent, 80-key tiles), `…, true, 80)`. All take
+/// the same parameters; a24 ignores `tiles` and `units`.
 macro_rules! prefill_d256_entry {
-    ($name:ident, $e:ty, $persistent:literal) => {
+    ($name:ident, $e:ty, $persistent:literal, $bkv:literal) => {
         /// Attention forward at head dim 256 over a packed batch of sequences of different lengths with
-        /// grouped heads (a24/a25, module docs): `o` (`[tokens][heads][256]`) and the natural
+        /// grouped heads (a24/a25/a28, module docs): `o` (`[tokens][heads][256]`) and the natural
         /// log-sum-exp `lse` (`[tokens][heads]`) of sequence `b`'s queries `cu_q[b]..cu_q[b + 1]` against
         /// its keys `cu_k[b]..cu_k[b + 1]`.
         ///
         /// # Safety
         /// `tmap_q`: a 3-D tensor map (in global memory) of Q, dims (256, heads, tokens_q), boxes
         /// 64 × 1 × 128, `SWIZZLE_128B`; `tmap_k`, `tmap_v` the same of K and V with the K/V heads,
-        /// tokens_k and boxes 64 × 1 × 64; `o` and `lse` hold `tokens_q · heads · 256` and
-        /// `tokens_q · heads` writable elements; `cu_q`, `cu_k`: `batch + 1` non-decreasing `i32` in
-        /// global memory ending at tokens_q and tokens_k, unwritten during the kernel, every sequence
-        /// with queries having keys (and, causal, at least as many); `dims.head_dim = 256`,
-        /// `dims.heads = kv_heads · dims.group`; 384 threads, `layout::attention::a24_smem()` (a25:
-        /// `a25_smem()`) bytes of dynamic shared memory. a24: grid `(⌈max q_len / 128⌉, heads, batch)`.
-        /// a25: grid `(n, 1, 1)`, `n ≥ 1`; `tiles` holds `3 · units` `u32` (sequence `< batch`, query
-        /// tile, head `< heads`), unwritten during the kernel.
+        /// tokens_k and boxes 64 × 1 × the entry's key tile (64; a28: 80); `o` and `lse` hold
+        /// `tokens_q · heads · 256` and `tokens_q · heads` writable elements; `cu_q`, `cu_k`: `batch + 1`
+        /// non-decreasing `i32` in global memory ending at tokens_q and tokens_k, unwritten during the
+        /// kernel, every sequence with queries having keys (and, causal, at least as many);
+        /// `dims.head_dim = 256`, `dims.heads = kv_heads · dims.group`; 384 threads,
+        /// `layout::attention::a24_smem()` (a25: `a25_smem()`, a28: `a28_smem()`) bytes of dynamic shared
+        /// memory. a24: grid `(⌈max q_len / 128⌉, heads, batch)`. a25, a28: grid `(n, 1, 1)`, `n ≥ 1`;
+        /// `tiles` holds `3 · units` `u32` (sequence `< batch`, query tile, head `< heads`), unwritten
+        /// during the kernel.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,
                                                 dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::hopper_wide::prefill::<$e, $persistent>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units) }
+            unsafe {
+                $crate::attention::hopper_wide::prefill::<$e, $persistent, $bkv, { $bkv as usize / 2 }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims,
+                                                                                                        tiles, units)
+            }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
         $crate::launch_bounds::launch_bounds!($name, 384, 1);

@@ -30,5 +30,5 @@
 use super::hopper_wide::prefill_d256_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
-prefill_d256_entry!(attn_a24_d256_f16, F16, false);
-prefill_d256_entry!(attn_a24_d256_bf16, Bf16, false);
+prefill_d256_entry!(attn_a24_d256_f16, F16, false, 64);
+prefill_d256_entry!(attn_a24_d256_bf16, Bf16, false, 64);

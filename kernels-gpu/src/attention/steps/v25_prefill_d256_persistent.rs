@@ -32,5 +32,5 @@
 use super::hopper_wide::prefill_d256_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
-prefill_d256_entry!(attn_a25_d256_f16, F16, true);
-prefill_d256_entry!(attn_a25_d256_bf16, Bf16, true);
+prefill_d256_entry!(attn_a25_d256_f16, F16, true, 64);
+prefill_d256_entry!(attn_a25_d256_bf16, Bf16, true, 64);
