@@ -128,7 +128,7 @@ fn prefill_matches_the_f64_reference() {
             // a24 (one CTA a tile) too.
             check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 16, Some(PrefillSchedule::CtaPerTile), None);
         }
-        // The persistent kernel (a25 at D = 256, a26 below) as the library launches it, and walking many
+        // The persistent kernel (a28 at D = 256, a26 below) as the library launches it, and walking many
         // units a CTA on 3 and on 1 CTAs.
         check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 20, Some(PrefillSchedule::Persistent), None);
         check_with::<f16>(&gpu, case, Elem::F16, seed ^ (i as u64) << 24, Some(PrefillSchedule::Persistent), Some(3));
@@ -234,7 +234,7 @@ fn prefill_matches_the_fixed_length_kernel_at_a_large_shape() {
     }
 }
 
-/// At D = 256 (the library's a25) on sequences of 2048, 1000 and 2048 tokens, 16/8 heads, causal and not, bf16: O and
+/// At D = 256 (the library's a28) on sequences of 2048, 1000 and 2048 tokens, 16/8 heads, causal and not, bf16: O and
 /// the LSE fully written, and 384 sampled (token, head) rows against the f64 reference of those rows.
 #[test]
 fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
@@ -256,16 +256,16 @@ fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
         gpu.poison(&mut o).unwrap();
         gpu.poison(&mut lse).unwrap();
         let mut plan = PrefillPlan::<bf16>::new(&gpu, d).unwrap();
-        assert_eq!(plan.kernel(), "attn_a25_d256_bf16");
+        assert_eq!(plan.kernel(), "attn_a28_d256_bf16");
         plan.run(&dq, &dk, &dv, &cq, &cq, &mut o, &mut lse).unwrap();
         gpu.sync_after("prefill attention at D = 256").unwrap();
         let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to_f64()).collect();
         let gl: Vec<f64> = gpu.download(&lse).unwrap().into_iter().map(f64::from).collect();
         assert!(go.iter().chain(&gl).all(|x| x.is_finite()), "causal {causal}: O or LSE not finite or not fully written");
-        // Sampled rows: each sequence's first and last tokens, the 64/128 tile edges, and random ones.
+        // Sampled rows: each sequence's first and last tokens, the 64/80/128 tile edges, and random ones.
         let mut rows = vec![];
         for (b, &l) in lens.iter().enumerate() {
-            for t in [0, 1, 63, 64, 127, 128, l as usize - 1] {
+            for t in [0, 1, 63, 64, 79, 80, 127, 128, 159, 160, l as usize - 1] {
                 rows.push((cq[b] as usize + t, (t * 7 + b) % h));
             }
         }

@@ -3,8 +3,8 @@
 //! causal mask aligned bottom-right. The kernels (Hopper) are a26 at head dims 96 and 128
 //! (`kernels-gpu/src/attention/steps/v26_prefill_persistent.rs`: a19 persistent over the host's units), a27
 //! at 64 (`steps/v30_prefill_pingpong.rs`: a26 with its warpgroups taking turns at the tensor cores) and
-//! a25 at 256 (`steps/v25_prefill_d256_persistent.rs`: a24's 64-key tiles, persistent); one CTA a tile (a19,
-//! a24) on request ([`PrefillSchedule`]); a28 (a25 with 80-key tiles) by [`PrefillPlan::with_kernel`].
+//! a28 at 256 (`steps/v37_prefill_d256_keys80.rs`: a25 — a24's tiles, persistent — with 80-key tiles; a25 by
+//! [`PrefillPlan::with_kernel`]); one CTA a tile (a19, a24) on request ([`PrefillSchedule`]).
 //!
 //! ```text
 //! q, o     [tokens_q][heads][D]       16-bit (f16 or bf16), packed: no padding between sequences
@@ -95,21 +95,22 @@ impl PrefillDesc {
 
     /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`) and `schedule`: a19 (one CTA
     /// a tile) or the persistent a27 (width 64: a26 with ping-pong turns, 1.05–1.06× a26 there) and a26
-    /// (width 128, where the turns lost: 0.89–0.94×), a24 or a25 at 256 (session 77).
+    /// (width 128, where the turns lost: 0.89–0.94×), a24 or a28 at 256 (a28: a25 with 80-key tiles,
+    /// 1.03–1.06× a25 without the mask, 1.00–1.03× with it, session 93).
     pub fn kernel_name(&self, e: &str, schedule: PrefillSchedule) -> Result<String> {
         match (self.width(), schedule) {
             (256, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a24_d256_{e}")),
-            (256, PrefillSchedule::Persistent) => Ok(format!("attn_a25_d256_{e}")),
+            (256, PrefillSchedule::Persistent) => Ok(format!("attn_a28_d256_{e}")),
             (w, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a19_d{w}_{e}")),
             (64, PrefillSchedule::Persistent) => Ok(format!("attn_a27_d64_{e}")),
             (w, PrefillSchedule::Persistent) => Ok(format!("attn_a26_d{w}_{e}")),
         }
     }
 
-    /// Keys per K/V box of the library kernel's tensor maps (a19: 128, a24: 64): [`kv_tile_rows`] of
+    /// Keys per K/V tile of the library's persistent kernel (a28: 80, a26/a27: 128): [`kv_tile_rows`] of
     /// [`PrefillDesc::kernel_name`]'s kernel.
-    fn kv_box_rows(&self) -> u32 {
-        if self.width() == 256 { A24_BKV } else { A6_BKV }
+    fn persistent_kv_rows(&self) -> u32 {
+        if self.width() == 256 { A28_BKV } else { A6_BKV }
     }
 
     /// Checks the heads, head dim and scale, naming the rule broken.
@@ -141,7 +142,7 @@ pub enum PrefillSchedule {
     /// first (a19; a24 at head dim 256).
     CtaPerTile,
     /// One CTA per SM walking the units the host sorted by key tiles, most first, in snake order; the
-    /// K/V ring runs on across units (a26; a25 at head dim 256).
+    /// K/V ring runs on across units (a26; a28 at head dim 256).
     Persistent,
 }
 
@@ -223,7 +224,7 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
     Ok(())
 }
 
-/// a25's, a26's and a27's work list for `grid` CTAs: every (query tile, head) of every sequence as
+/// a25's–a28's work list for `grid` CTAs: every (query tile, head) of every sequence as
 /// `[sequence, query tile, head]`, in `order` ([`UnitOrder`]). Most work first, the static snake balances
 /// only a list whose work never rises: ordered sequence by sequence instead (for L2), the list is a saw and
 /// a25 ran 0.79× a24 at 8×16×8×2048 causal (session 62, call 4). Among equals the order keeps the units of
@@ -231,7 +232,7 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
 /// without the mask (call 2). Sequences with no queries have no units. (`Lens::new` checked the offsets
 /// first.)
 pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: UnitOrder, grid: u32) -> Vec<u32> {
-    persistent_units_of(desc, cu_q, cu_k, order, grid, desc.kv_box_rows())
+    persistent_units_of(desc, cu_q, cu_k, order, grid, desc.persistent_kv_rows())
 }
 
 /// [`persistent_units`] for a kernel whose key tiles hold `kv_rows` keys ([`kv_tile_rows`]: a28's 80).
@@ -359,9 +360,9 @@ pub struct PrefillPlan<T: Element> {
     schedule: PrefillSchedule,
     kernel: Kernel,
     cu: Option<CudaSlice<i32>>,
-    /// a25's work list (`persistent_units`), grown as needed.
+    /// The persistent kernel's work list (`persistent_units_of`), grown as needed.
     tiles: Option<CudaSlice<u32>>,
-    /// a25: at most this many CTAs (default: one per SM).
+    /// Persistent: at most this many CTAs (default: one per SM).
     max_ctas: Option<u32>,
     /// The persistent work list's order (`None`: [`UnitOrder::default_for`]).
     order: Option<UnitOrder>,
@@ -507,7 +508,7 @@ impl<T: Element> PrefillPlan<T> {
         }
         let grid = ((lens.max_q as u32).div_ceil(A6_BQ), d.heads as u32, lens.batch as u32);
         if d.width() == 256 {
-            // SAFETY: `attn_a24_d256_{e}`: as a19's below (its K/V boxes 64 × 1 × 64: `kv_box_rows`);
+            // SAFETY: `attn_a24_d256_{e}`: as a19's below (its K/V boxes 64 × 1 × 64: `kv_tile_rows`);
             // it reads neither `tiles` nor `units`.
             unsafe { launch!(self.gpu, &self.kernel, grid = grid, &m.q.dev, &m.k.dev, &m.v.dev, &po, &pl, &pcu, &pcu_k, &dims, &0u64, &0u32)? };
             return Ok(lens);
@@ -515,7 +516,7 @@ impl<T: Element> PrefillPlan<T> {
         // SAFETY: `attn_a19_d{64,128}_{e}` / `attn_a24_d256_{e}(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
         // dims)`: the maps were encoded for these very operands (addresses and token counts are the key) as
         // (head_dim, heads, tokens) with strides of a packed `[tokens][heads][D]` tensor, boxes 64 × 1 × 128
-        // (K and V 64 × 1 × 64 for a24, `kv_box_rows`) and the 128-byte
+        // (K and V 64 × 1 × 64 for a24, `kv_tile_rows`) and the 128-byte
         // swizzle the kernel's descriptors assume, each buffer holding every element they reach (checked
         // by the encode); O and LSE hold tokens_q·heads·D and tokens_q·heads elements (checked above); the
         // offsets are the checked `Lens` (batch + 1 each, from 0, non-decreasing, ending at the token
@@ -627,13 +628,17 @@ mod tests {
 
     #[test]
     fn each_head_dim_has_its_kernel_and_boxes() {
-        let k = |d: usize, s| (PrefillDesc::new(8, 2, d).kernel_name("bf16", s).unwrap(), PrefillDesc::new(8, 2, d).kv_box_rows());
+        let k = |d: usize, s| {
+            let name = PrefillDesc::new(8, 2, d).kernel_name("bf16", s).unwrap();
+            let rows = kv_tile_rows(&name);
+            (name, rows)
+        };
         use PrefillSchedule::{CtaPerTile, Persistent};
         assert_eq!(k(64, CtaPerTile), ("attn_a19_d64_bf16".to_string(), 128));
         assert_eq!(k(96, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
         assert_eq!(k(128, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
         assert_eq!(k(256, CtaPerTile), ("attn_a24_d256_bf16".to_string(), 64));
-        assert_eq!(k(256, Persistent), ("attn_a25_d256_bf16".to_string(), 64));
+        assert_eq!(k(256, Persistent), ("attn_a28_d256_bf16".to_string(), 80));
         assert_eq!(k(128, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
         assert_eq!(k(96, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
         assert_eq!(k(64, Persistent), ("attn_a27_d64_bf16".to_string(), 128));
@@ -646,13 +651,15 @@ mod tests {
                     let Ok(name) = PrefillDesc::new(8, 2, d).kernel_name(e, s) else { continue };
                     let info = crate::steps::attention::PREFILL.iter().find(|i| i.name == name).unwrap_or_else(|| panic!("{name} not registered"));
                     let want = match (d, s) {
-                        (256, Persistent) => layout::attention::a25_smem(),
+                        (256, Persistent) => layout::attention::a28_smem(),
                         (256, _) => a24_smem(),
                         (_, Persistent) => a12_smem(PrefillDesc::new(8, 2, d).width() as u32),
                         _ => a6_smem(PrefillDesc::new(8, 2, d).width() as u32, A7_STAGES),
                     };
                     assert_eq!(info.dyn_smem_bytes, want, "{name}");
-                    assert_eq!(kv_tile_rows(&name), PrefillDesc::new(8, 2, d).kv_box_rows(), "{name}");
+                    if s == Persistent {
+                        assert_eq!(kv_tile_rows(&name), PrefillDesc::new(8, 2, d).persistent_kv_rows(), "{name}");
+                    }
                 }
             }
         }
@@ -667,9 +674,10 @@ mod tests {
         assert!(named_kernel_fits(&d64, "bf16", Persistent, "attn_a27_d64_bf16").is_ok());
         assert!(named_kernel_fits(&d64, "f16", Persistent, "attn_a27_d64_f16").is_ok());
         assert!(named_kernel_fits(&PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
-        // a28: a25's launch with 80-key tiles (its own shared memory and K/V boxes).
+        // a25: a28's launch with 64-key tiles (its own shared memory and K/V boxes).
         let d256 = PrefillDesc::new(16, 8, 256);
-        assert!(named_kernel_fits(&d256, "bf16", Persistent, "attn_a28_d256_bf16").is_ok());
+        assert!(named_kernel_fits(&d256, "bf16", Persistent, "attn_a25_d256_bf16").is_ok());
+        assert!(named_kernel_fits(&d256, "f16", Persistent, "attn_a25_d256_f16").is_ok());
         assert!(named_kernel_fits(&d256, "f16", Persistent, "attn_a28_d256_f16").is_ok());
         assert_eq!((kv_tile_rows("attn_a28_d256_bf16"), kv_tile_rows("attn_a25_d256_bf16"), kv_tile_rows("attn_a26_d128_f16")), (80, 64, 128));
         for (desc, e, schedule, name, says) in [
@@ -692,21 +700,23 @@ mod tests {
         // Causal: 300 queries on 300 keys (3 tiles: 2, 4, 5 key tiles of 64), 5 new queries on 700 keys
         // (one tile: 11), an empty sequence, 129 on 129 (tiles of 2 and 3). 4 heads, 2 K/V heads.
         let (cq, ck) = (cu(&[300, 5, 0, 129]), cu(&[300, 700, 0, 129]));
-        let units = |d: PrefillDesc| -> Vec<(u32, u32, u32)> { persistent_units(&d, &cq, &ck, UnitOrder::MostWorkFirst, 132).chunks(3).map(|c| (c[0], c[1], c[2])).collect() };
+        let units = |d: PrefillDesc| -> Vec<(u32, u32, u32)> {
+            persistent_units_of(&d, &cq, &ck, UnitOrder::MostWorkFirst, 132, A24_BKV).chunks(3).map(|c| (c[0], c[1], c[2])).collect()
+        };
         let tiles = |u: &[(u32, u32, u32)]| -> Vec<(u32, u32)> { u.iter().step_by(4).map(|&(b, qt, _)| (b, qt)).collect() };
         let c = units(PrefillDesc::new(4, 2, 256).causal());
         assert_eq!(c.len(), 6 * 4);
         assert_eq!(tiles(&c), vec![(1, 0), (0, 2), (0, 1), (3, 1), (0, 0), (3, 0)]);
         assert_eq!(c[..4].iter().map(|u| u.2).collect::<Vec<_>>(), vec![0, 1, 2, 3], "the heads of a tile side by side");
         // The work never rises along the list (the snake's balance needs it).
-        let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 256).causal(), &cq, &ck, UnitOrder::MostWorkFirst, 132).chunks(3).map(|u| {
+        let work: Vec<u32> = persistent_units_of(&PrefillDesc::new(4, 2, 256).causal(), &cq, &ck, UnitOrder::MostWorkFirst, 132, A24_BKV).chunks(3).map(|u| {
             let b = u[0] as usize;
             let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
             kv_tiles_off(k_len, A6_BQ, A24_BKV, u[1], true, k_len - q_len)
         }).collect();
         assert!(work.windows(2).all(|w| w[0] >= w[1]), "{work:?}");
-        // a28 weighs them by its 80-key tiles (300 keys: 4 tiles where 64-key tiles make 5): never rises.
-        let work: Vec<u32> = persistent_units_of(&PrefillDesc::new(4, 2, 256).causal(), &cq, &ck, UnitOrder::MostWorkFirst, 132, A28_BKV).chunks(3).map(|u| {
+        // The library's a28 weighs them by its 80-key tiles (300 keys: 4 tiles where 64-key tiles make 5): never rises.
+        let work: Vec<u32> = persistent_units(&PrefillDesc::new(4, 2, 256).causal(), &cq, &ck, UnitOrder::MostWorkFirst, 132).chunks(3).map(|u| {
             let b = u[0] as usize;
             let (q_len, k_len) = (cq[b + 1] - cq[b], ck[b + 1] - ck[b]);
             kv_tiles_off(k_len, A6_BQ, A28_BKV, u[1], true, k_len - q_len)
