@@ -1,4 +1,4 @@
-//! GPU tests of prefill attention (issue 49, steps a19, a24–a28): packed sequences of different lengths
+//! GPU tests of prefill attention (issue 49, steps a19, a24–a29): packed sequences of different lengths
 //! (1, 127, 128, 129, empty ones; at D = 256 around its 64-key tiles), grouped heads, head dims
 //! 64/96/128/256, causal (bottom-right, with queries the last tokens of longer keys) and not (including
 //! fewer keys than queries), f16 and bf16, against the f64 reference with O and LSE poisoned first; at
@@ -102,6 +102,8 @@ fn cases() -> Vec<Case> {
         c(PrefillDesc::new(8, 8, 64), &[200, 0, 77], &[200, 0, 77]),
         // Phi-3's D = 96 with 12/4 heads: chunked prefill (new queries after a cached prefix), causal.
         c(PrefillDesc::new(12, 4, 96).causal(), &[5, 130, 64], &[300, 130, 700]),
+        // Phi-3's D = 96 without the mask, 8/2 heads: queries and keys of different lengths, one query alone.
+        c(PrefillDesc::new(8, 2, 96), &[129, 1, 300], &[200, 77, 300]),
         // Cross attention with fewer keys than queries (not causal), 16/2 heads, a scale of our own.
         c(PrefillDesc::new(16, 2, 128).with_scale(0.05), &[50, 260], &[20, 129]),
         // One K/V head for all: multi-query, D = 64, causal with a long prefix.

@@ -215,10 +215,13 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
         return bad("is not a prefill step (steps::attention::PREFILL)".into());
     };
     let want = crate::steps::find(&default).expect("the library's prefill kernels are registered");
-    if !kernel.ends_with(&format!("_d{}_{e}", desc.width())) || info.block_threads != want.block_threads
+    // The head dims the kernel serves (`_d{N}_`: at most N, in N's kernel width; a29's 96 in the 128 layout).
+    let serves = kernel.strip_suffix(&format!("_{e}")).and_then(|k| k.rsplit_once("_d")).and_then(|(_, n)| n.parse::<usize>().ok())
+                       .is_some_and(|n| n >= desc.head_dim && PrefillDesc { head_dim: n, ..*desc }.width() == desc.width());
+    if !serves || info.block_threads != want.block_threads
        || info.dyn_smem_bytes != prefill_smem(desc.width(), schedule, kv_tile_rows(kernel))
     {
-        return bad(format!("is not launched as {schedule:?}'s `{default}` (head dim {}, {e}): its width, element type, threads or shared memory differ",
+        return bad(format!("is not launched as {schedule:?}'s `{default}` (head dim {}, {e}): its head dims, width, element type, threads or shared memory differ",
                            desc.head_dim));
     }
     Ok(())
@@ -679,11 +682,21 @@ mod tests {
         assert!(named_kernel_fits(&d256, "bf16", Persistent, "attn_a25_d256_bf16").is_ok());
         assert!(named_kernel_fits(&d256, "f16", Persistent, "attn_a25_d256_f16").is_ok());
         assert!(named_kernel_fits(&d256, "f16", Persistent, "attn_a28_d256_f16").is_ok());
+        // a29: a26's launch for head dims up to 96; a26 still runs them.
+        let d96 = PrefillDesc::new(32, 8, 96);
+        assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a29_d96_bf16").is_ok());
+        assert!(named_kernel_fits(&d96, "f16", Persistent, "attn_a29_d96_f16").is_ok());
+        assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
         assert_eq!((kv_tile_rows("attn_a28_d256_bf16"), kv_tile_rows("attn_a25_d256_bf16"), kv_tile_rows("attn_a26_d128_f16")), (80, 64, 128));
         for (desc, e, schedule, name, says) in [
             (d256, "bf16", CtaPerTile, "attn_a28_d256_bf16", "is not launched as CtaPerTile's `attn_a24_d256_bf16`"),
             (d256, "bf16", Persistent, "attn_a28_d256_f16", "is not launched as"),
             (PrefillDesc::new(16, 8, 128), "bf16", Persistent, "attn_a28_d256_bf16", "is not launched as"),
+            // a29 sums S over 96 head dims: refused at 128 (silently wrong there), and one CTA a tile.
+            (PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a29_d96_bf16", "is not launched as Persistent's `attn_a26_d128_bf16`"),
+            (PrefillDesc::new(32, 8, 96), "bf16", CtaPerTile, "attn_a29_d96_bf16", "is not launched as CtaPerTile's"),
+            (PrefillDesc::new(32, 8, 96), "bf16", Persistent, "attn_a29_d96_f16", "is not launched as"),
+            (PrefillDesc::new(32, 8, 64), "bf16", Persistent, "attn_a29_d96_bf16", "is not launched as"),
             (d64, "bf16", Persistent, "attn_a27_d64_f16", "is not launched as Persistent's"),
             (PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a27_d64_bf16", "is not launched as"),
             (d64, "bf16", CtaPerTile, "attn_a27_d64_bf16", "is not launched as CtaPerTile's `attn_a19_d64_bf16`"),

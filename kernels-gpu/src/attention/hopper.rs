@@ -62,13 +62,14 @@ fn pin_inputs(d: &mut [u64; 8], flags: &mut [u32; 2]) {
 }
 
 /// The descriptors of S = Q·Kᵀ for the K tile at `s_stage` (`[ks]`: Q's and K's, 16 head dims per
-/// step; steps past D/16 unused) and of O += P·V for the V tile at `s_v` (`[kk]`: 16 keys per step),
-/// pinned in registers with the `scale-d` flags `[0, 1]`.
+/// step; steps past SD/16 unused — `SD` the head dims S sums over: the kernel's width, or a29's 96) and
+/// of O += P·V for the V tile at `s_v` (`[kk]`: 16 keys per step), pinned in registers with the
+/// `scale-d` flags `[0, 1]`.
 #[inline(always)]
-fn descriptors<const D: u32>(d_q: WgmmaDesc, s_stage: u32, s_v: u32) -> ([u64; 8], [u64; 8], [u64; 8], [u32; 2]) {
+fn descriptors<const SD: u32>(d_q: WgmmaDesc, s_stage: u32, s_v: u32) -> ([u64; 8], [u64; 8], [u64; 8], [u32; 2]) {
     let at = |ks: u32| (ks / 4) * BOX + 32 * (ks % 4); // the 64-wide box along D, bytes inside its rows
-    let mut dq: [u64; 8] = core::array::from_fn(|ks| d_q.advance(at(ks as u32 % (D / 16))).0);
-    let mut dk: [u64; 8] = core::array::from_fn(|ks| K_MAJOR.advance(s_stage + at(ks as u32 % (D / 16))).0);
+    let mut dq: [u64; 8] = core::array::from_fn(|ks| d_q.advance(at(ks as u32 % (SD / 16))).0);
+    let mut dk: [u64; 8] = core::array::from_fn(|ks| K_MAJOR.advance(s_stage + at(ks as u32 % (SD / 16))).0);
     let mut dv: [u64; 8] = core::array::from_fn(|kk| V_MN_MAJOR.advance(s_v).advance(2048 * kk as u32).0);
     let mut flags = [0u32, 1];
     pin_inputs(&mut dq, &mut flags);
@@ -78,14 +79,14 @@ fn descriptors<const D: u32>(d_q: WgmmaDesc, s_stage: u32, s_v: u32) -> ([u64; 8
 }
 
 /// Issues (and commits, without waiting) S = Q·Kᵀ with the descriptors of [`descriptors`]: one
-/// `wgmma.m64n128k16` per 16 head dims, both operands K-major. The result is valid after the next
-/// `wgmma_wait_group` that retires this group.
+/// `wgmma.m64n128k16` per 16 of the `SD` head dims S sums over, both operands K-major. The result is
+/// valid after the next `wgmma_wait_group` that retires this group.
 ///
 /// # Safety
 /// All 128 threads of a consumer warpgroup; Q and the K tile the descriptors name have landed; nobody
 /// writes them until the group retires; the returned accumulators are not read before then.
 #[inline(always)]
-unsafe fn issue_scores<E: Elem16, const D: u32>(dq: &[u64; 8], dk: &[u64; 8], flags: [u32; 2]) -> Scores {
+unsafe fn issue_scores<E: Elem16, const SD: u32>(dq: &[u64; 8], dk: &[u64; 8], flags: [u32; 2]) -> Scores {
     // SAFETY: forwarded to the caller.
     unsafe {
         wgmma_fence();
@@ -93,7 +94,7 @@ unsafe fn issue_scores<E: Elem16, const D: u32>(dq: &[u64; 8], dk: &[u64; 8], fl
         // 32 register-pair zeroings, `CS2R`, per tile and thread: 6% of a7's instructions).
         let mut s = E::wgmma_128_zero::<0, 0>(dq[0], dk[0]);
         unroll8!(ks => {
-            if ks > 0 && ks < D / 16 {
+            if ks > 0 && ks < SD / 16 {
                 E::wgmma_128::<0, 0>(&mut s, dq[ks as usize], dk[ks as usize], flags[1]);
             }
         });
@@ -674,7 +675,7 @@ pub(crate) struct HopperPolicy {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool,
-                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
+                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool, const SD: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
                                                                                         tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32,
                                                                                         causal: u32, heads: u32, seq: Seq) {
     // a12 builds on a9; a CTA per tile releases Q by exiting. a15 is a12 in clusters of 2 (one K and one
@@ -684,6 +685,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
     // a19 (`VARLEN`): one given tile per CTA ([`prefill`]); a26 (`VARLEN` and `PERSISTENT`): the host's
     // units ([`prefill_persistent`]).
     const { assert!(!VARLEN || CLUSTER == 1) };
+    // a29: S sums over the first SD ≤ D head dims (the head's own; the tensor maps zero-fill the rest).
+    const { assert!(SD % 16 == 0 && SD <= D && SD + 64 > D && (SD == D || VARLEN)) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
@@ -838,8 +841,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             for j in 0..n_tiles {
                                 ring.wait_full(at(j));
                                 let s_stage = ring.at(at(j)).0;
-                                let (dq, dk, dv, flags) = descriptors::<D>(d_q, s_stage, s_stage + kv_half);
-                                let mut s = issue_scores::<E, D>(&dq, &dk, flags);
+                                let (dq, dk, dv, flags) = descriptors::<SD>(d_q, s_stage, s_stage + kv_half);
+                                let mut s = issue_scores::<E, SD>(&dq, &dk, flags);
                                 wgmma_wait_group::<0>();
                                 pin(&mut s);
                                 let corr = softmax.tile(&mut s, j, &mut r_m, &mut r_l);
@@ -856,8 +859,8 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             // when no wgmma is in flight (a non-wgmma write to an in-flight accumulator makes
                             // ptxas serialize every wgmma: C7515).
                             ring.wait_full(at(0));
-                            let (dq, dk, _, flags) = descriptors::<D>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
-                            let mut s = issue_scores::<E, D>(&dq, &dk, flags);
+                            let (dq, dk, _, flags) = descriptors::<SD>(d_q, ring.at(at(0)).0, ring.at(at(0)).0 + kv_half);
+                            let mut s = issue_scores::<E, SD>(&dq, &dk, flags);
                             wgmma_wait_group::<0>();
                             pin(&mut s);
                             if n_tiles == 1 {
@@ -885,14 +888,14 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                         let j: u32 = $j;
                                         let more = j + 1 < n_tiles;
                                         let mut s_next = unset_scores();
-                                        let (dq, dk, dv, flags) = descriptors::<D>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
+                                        let (dq, dk, dv, flags) = descriptors::<SD>(d_q, ring.at(at(j + 1)).0, ring.at(at(j)).0 + kv_half);
                                         // a27: the turns as a8 takes them, around both GEMMs' issue.
                                         if PINGPONG {
                                             sync_named(my_turn, 256);
                                         }
                                         if more {
                                             ring.wait_full(at(j + 1));
-                                            s_next = issue_scores::<E, D>(&dq, &dk, flags);
+                                            s_next = issue_scores::<E, SD>(&dq, &dk, flags);
                                         }
                                         issue_pv::<E, D>(&mut r_o, &$p_cur, &dv, flags);
                                         if PINGPONG && !(mh == 1 && !more) {
@@ -934,13 +937,13 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                                     // Both GEMMs' descriptors before the fence; S of tile j + 1 (if any) and P·V
                                     // of tile j issued back to back behind one fence, as two groups.
                                     let next_stage = ring.at(at(j + 1)).0;
-                                    let (dq, dk, dv, flags) = descriptors::<D>(d_q, next_stage, s_stage + kv_half);
+                                    let (dq, dk, dv, flags) = descriptors::<SD>(d_q, next_stage, s_stage + kv_half);
                                     if PINGPONG {
                                         sync_named(my_turn, 256);
                                     }
                                     if more {
                                         ring.wait_full(at(j + 1));
-                                        s_next = issue_scores::<E, D>(&dq, &dk, flags);
+                                        s_next = issue_scores::<E, SD>(&dq, &dk, flags);
                                     }
                                     // O takes tile j's correction while S of tile j + 1 runs (no wgmma in flight
                                     // reads or writes O here: P·V of tile j − 1 retired at the last wait).
@@ -995,7 +998,7 @@ macro_rules! hopper_entry {
     // The body for the policy: each field to the const parameter of its name.
     (@body $e:ty, $d:literal, $policy:path) => {
         $crate::attention::hopper::attention::<$e, $d, { $policy.pipeline }, { $policy.stages }, { $policy.pingpong }, { $policy.lazy },
-                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen }>
+                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen }, $d>
     };
     ($name:ident, $e:ty, $d:literal, $policy:path) => {
         const _: () = assert!(!$policy.persistent && $policy.cluster == 1 && !$policy.varlen, "a CTA-per-tile entry");
@@ -1080,6 +1083,10 @@ macro_rules! hopper_entry {
     };
     // a26: a19 made persistent over the host's units (`D` 64 or 128, as a19's).
     ($name:ident, $e:ty, $d:literal, $policy:path, varlen_persistent) => {
+        $crate::attention::hopper::hopper_entry!($name, $e, $d, $policy, varlen_persistent, $d);
+    };
+    // a29: a26 whose S sums over the first `$sd` head dims only (head dims ≤ `$sd`: 96 in the 128 kernel).
+    ($name:ident, $e:ty, $d:literal, $policy:path, varlen_persistent, $sd:literal) => {
         const _: () = assert!($policy.varlen && $policy.persistent && $policy.cluster == 1 && $policy.lazy && $policy.pipeline, "a persistent varlen entry");
         /// Attention forward over a packed batch, persistent (a26, module docs): as a19's entry, computed by
         /// `n` CTAs walking the host's list of units.
@@ -1088,14 +1095,15 @@ macro_rules! hopper_entry {
         /// As a19's entry for the maps, `o`, `lse`, `cu_q`, `cu_k` and `dims`, but grid `(n, 1, 1)` with
         /// `n ≥ 1` and `layout::attention::a12_smem(D)` bytes of dynamic shared memory; `tiles` holds
         /// `3 · units` `u32` (a sequence `< batch`, a query tile, a head `< dims.heads`), unwritten during
-        /// the kernel.
+        /// the kernel; `dims.head_dim` at most the entry's S dims (its width; a29's 96).
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(tmap_q: *const $crate::prim::tma::TensorMap, tmap_k: *const $crate::prim::tma::TensorMap,
                                                 tmap_v: *const $crate::prim::tma::TensorMap, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,
                                                 dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
             // SAFETY: forwarded.
             unsafe {
-                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }, { $policy.pingpong }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)
+                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }, { $policy.pingpong }, $sd>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims,
+                                                                                                                     tiles, units)
             }
         }
         $crate::launch_bounds::launch_bounds!($name, 384, 1);
@@ -1133,21 +1141,22 @@ pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, cons
     // SAFETY: forwarded; the tile's rows and keys lie in the sequence's (the maps' coordinates, below
     // 2^31: the host), `n_tiles ≥ 1` (`k_len ≥ 1`).
     unsafe {
-        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
+        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true, D>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
     }
 }
 
 /// a26's entry body: the kernel's sequences, dimensions and unit list handed to [`attention`] (`VARLEN`
-/// and `PERSISTENT`), which walks the list ([`UnitWalk`]) and takes each unit's sequence and keys from it.
+/// and `PERSISTENT`), which walks the list ([`UnitWalk`]) and takes each unit's sequence and keys from it;
+/// S over the first `SD` head dims (a26: `D`; a29: 96 at `D` = 128).
 ///
 /// # Safety
 /// As the `varlen_persistent` entries of [`hopper_entry!`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32, const PINGPONG: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32, const PINGPONG: bool, const SD: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
                                                                                    g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims,
                                                                                    tiles: *const u32, units: u32) {
     let seq = Seq { cu_q, heads: dims.heads, head_dim: dims.head_dim, cu_k, dims, tiles, units, ..Seq::NONE };
     // SAFETY: forwarded; every unit's rows and keys lie in its sequence's (`UnitWalk`), `n_tiles ≥ 1`.
-    unsafe { attention::<E, D, true, STAGES, PINGPONG, true, false, true, 1, true>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
+    unsafe { attention::<E, D, true, STAGES, PINGPONG, true, false, true, 1, true, SD>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
 }
