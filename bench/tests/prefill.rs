@@ -12,7 +12,7 @@ use half::{bf16, f16};
 use kernel_lab_bench::{
     attention::{
         AttentionDesc, AttentionPlan,
-        prefill::{PrefillDesc, PrefillPlan, PrefillSchedule, reference_f64, reference_row_f64},
+        prefill::{HEAD_DIMS, PrefillDesc, PrefillPlan, PrefillSchedule, reference_f64, reference_row_f64},
     },
     families::attention::{LSE_TOL, o_tol},
     runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
@@ -175,7 +175,7 @@ fn every_named_persistent_prefill_step_matches_the_f64_reference() {
     }
     // Every persistent step that is not the library's kernel for its width ran on some case.
     let named: std::collections::BTreeSet<&str> =
-        PREFILL.iter().filter(|k| [64, 128, 256].iter().any(|&w| named_for(k.name, PrefillDesc::new(8, 8, w)).is_some())).map(|k| k.name).collect();
+        PREFILL.iter().filter(|k| HEAD_DIMS.iter().any(|&d| named_for(k.name, PrefillDesc::new(8, 8, d)).is_some())).map(|k| k.name).collect();
     assert!(!named.is_empty() && named == ran, "named persistent steps {named:?}, run {ran:?}");
 }
 

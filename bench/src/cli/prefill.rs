@@ -18,7 +18,7 @@ use kernel_lab_bench::{
 const HELP: &str = "\
 kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--timing pair|burst] [--schedules d256|all] [--json FILE]
                    [--kernel NAME [--base-kernel NAME] [--base-order paired|most-work-first]]
-  Prefill attention over packed sequences (the library's plan: a27 at D = 64, a26 at 96 and 128, a28 at 256). LIST is comma-separated BxHxKxLxD (batch, query
+  Prefill attention over packed sequences (the library's plan: a27 at D = 64, a29 at 96, a26 at 128, a28 at 256). LIST is comma-separated BxHxKxLxD (batch, query
   heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
   with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
   problem (K/V heads repeated; D = 256: the persistent a28 against a24; --schedules all: at every head dim

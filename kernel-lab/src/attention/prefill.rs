@@ -1,7 +1,8 @@
 //! Prefill attention (issue 49): a packed batch of sequences of different lengths, grouped-query heads,
 //! queries that may be the last tokens of longer keys (chunked prefill against a cached prefix), the
-//! causal mask aligned bottom-right. The kernels (Hopper) are a26 at head dims 96 and 128
-//! (`kernels-gpu/src/attention/steps/v26_prefill_persistent.rs`: a19 persistent over the host's units), a27
+//! causal mask aligned bottom-right. The kernels (Hopper) are a26 at head dim 128
+//! (`kernels-gpu/src/attention/steps/v26_prefill_persistent.rs`: a19 persistent over the host's units), a29 at
+//! 96 (`steps/v38_prefill_d96.rs`: a26 with S over the head's 96 dims), a27
 //! at 64 (`steps/v30_prefill_pingpong.rs`: a26 with its warpgroups taking turns at the tensor cores) and
 //! a28 at 256 (`steps/v37_prefill_d256_keys80.rs`: a25 — a24's tiles, persistent — with 80-key tiles; a25 by
 //! [`PrefillPlan::with_kernel`]); one CTA a tile (a19, a24) on request ([`PrefillSchedule`]).
@@ -94,15 +95,17 @@ impl PrefillDesc {
     }
 
     /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`) and `schedule`: a19 (one CTA
-    /// a tile) or the persistent a27 (width 64: a26 with ping-pong turns, 1.05–1.06× a26 there) and a26
-    /// (width 128, where the turns lost: 0.89–0.94×), a24 or a28 at 256 (a28: a25 with 80-key tiles,
-    /// 1.03–1.06× a25 without the mask, 1.00–1.03× with it, session 93).
+    /// a tile) or the persistent a27 (width 64: a26 with ping-pong turns, 1.05–1.06× a26 there), a29 at
+    /// head dim 96 (a26 with S over 96 dims, 1.05–1.11× a26 there, session 93) and a26 at 128 (where the
+    /// turns lost: 0.89–0.94×), a24 or a28 at 256 (a28: a25 with 80-key tiles, 1.03–1.06× a25 without the
+    /// mask, 1.00–1.03× with it, session 93).
     pub fn kernel_name(&self, e: &str, schedule: PrefillSchedule) -> Result<String> {
         match (self.width(), schedule) {
             (256, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a24_d256_{e}")),
             (256, PrefillSchedule::Persistent) => Ok(format!("attn_a28_d256_{e}")),
             (w, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a19_d{w}_{e}")),
             (64, PrefillSchedule::Persistent) => Ok(format!("attn_a27_d64_{e}")),
+            (128, PrefillSchedule::Persistent) if self.head_dim <= 96 => Ok(format!("attn_a29_d96_{e}")),
             (w, PrefillSchedule::Persistent) => Ok(format!("attn_a26_d{w}_{e}")),
         }
     }
@@ -643,7 +646,7 @@ mod tests {
         assert_eq!(k(256, CtaPerTile), ("attn_a24_d256_bf16".to_string(), 64));
         assert_eq!(k(256, Persistent), ("attn_a28_d256_bf16".to_string(), 80));
         assert_eq!(k(128, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
-        assert_eq!(k(96, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
+        assert_eq!(k(96, Persistent), ("attn_a29_d96_bf16".to_string(), 128));
         assert_eq!(k(64, Persistent), ("attn_a27_d64_bf16".to_string(), 128));
         assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 256)), Persistent);
         assert_eq!(PrefillSchedule::default_for(&PrefillDesc::new(8, 2, 96)), Persistent);
@@ -682,7 +685,7 @@ mod tests {
         assert!(named_kernel_fits(&d256, "bf16", Persistent, "attn_a25_d256_bf16").is_ok());
         assert!(named_kernel_fits(&d256, "f16", Persistent, "attn_a25_d256_f16").is_ok());
         assert!(named_kernel_fits(&d256, "f16", Persistent, "attn_a28_d256_f16").is_ok());
-        // a29: a26's launch for head dims up to 96; a26 still runs them.
+        // a29 (the library's at 96): a26's launch for head dims up to 96; a26 still runs them.
         let d96 = PrefillDesc::new(32, 8, 96);
         assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a29_d96_bf16").is_ok());
         assert!(named_kernel_fits(&d96, "f16", Persistent, "attn_a29_d96_f16").is_ok());

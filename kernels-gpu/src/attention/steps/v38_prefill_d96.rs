@@ -17,6 +17,12 @@
 //! bound as at 128, **1.05–1.10× a26** without the mask and with it; against cuDNN (session 64: a26
 //! 0.996× at 32/32 heads and 0.97–0.98× at 32/8 without the mask, 1.075–1.10× causal) 1.03–1.08× without
 //! the mask.
+//!
+//! Measured (H200, bf16, `results/2026-12-04-h200-session93` call 2, a26 interleaved in the same process,
+//! median of 3 processes): **1.06–1.10× a26** at 2k–8k tokens (1×32×32×2048 1.100, 1×32×32×8192 1.097,
+//! 8×32×32×2048 1.099, 1×32×8×4096 1.097; causal 1.058–1.079), 1.04–1.05× at 8×32×32×512; against cuDNN
+//! (sustained) **1.03–1.12× without the mask, 1.11–1.20× causal** there, 0.81–0.85× at 8×32×32×512. In the
+//! range. ptxas: no spill (a26 at D = 128: 8 bytes). The library's kernel at D = 96 since.
 use super::hopper::{HopperPolicy, hopper_entry};
 use crate::hgemm::elem::{Bf16, F16};
 use layout::attention::A7_STAGES;
