@@ -69,7 +69,6 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // Moving the unit's sequence out of the consumers' key loop (read again from the list in the epilogue)
     // took D = 128 from 24 to 8.
     ("attn_a26_d128_", "sm_90a", 8, "a26 D = 128 (kernels-gpu/src/attention/steps/v26_prefill_persistent.rs)"),
-    ("attn_a30_d128_", "sm_90a", 8, "a30 D = 128: a26's body and spill (kernels-gpu/src/attention/steps/v39_prefill_early_kv.rs)"),
     ("attn_a26_d64_", "sm_90a", 8, "a26 D = 64"),
     // Backward b1 (issue 50, session 51; the non-default atomic-dQ mode): 64–128 f32 of dK and dV per thread
     // next to Sᵀ, dPᵀ, the fragments and the tail-and-diagonal mask, at 255 registers. Six restructurings

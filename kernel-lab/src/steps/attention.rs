@@ -456,11 +456,6 @@ const fn prefill_d96(name: &'static str, label: &'static str) -> KernelInfo {
                  ..prefill_persistent(name, label, 128) }
 }
 
-const fn prefill_early_kv(name: &'static str, label: &'static str) -> KernelInfo {
-    KernelInfo { about: "a26 / a29 with each unit's first K and V tiles loaded before the producer waits for the last unit's Q release (Q's copy after it)",
-                 ..prefill_persistent(name, label, 128) }
-}
-
 const fn prefill_pingpong(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
     KernelInfo { about: "a26 with its consumer warpgroups taking turns at the tensor cores (a27: a8's named-barrier turns on the lazy softmax)",
                  ..prefill_persistent(name, label, d) }
@@ -468,7 +463,7 @@ const fn prefill_pingpong(name: &'static str, label: &'static str, d: u32) -> Ke
 
 /// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): steps a19 and a26 (persistent) per
 /// kernel width (64; 128, which also serves head dim 96), a27 (a26 with ping-pong turns) at 64 and element type, and a24 / a25 (persistent) /
-/// a28 (a25 with 80-key tiles) at head dim 256, a29 (a26 with S over 96 head dims) at 96, a30 (early K/V at unit switches) at 96 and 128. Not in [`STEPS`]: they
+/// a28 (a25 with 80-key tiles) at head dim 256, a29 (a26 with S over 96 head dims) at 96. Not in [`STEPS`]: they
 /// take packed variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the
 /// fixed-length family's `[B·H][L][D]` problems.
 pub const PREFILL: &[KernelInfo] = &[
@@ -481,8 +476,6 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill_d256_persistent("attn_a25_d256_f16", "a25-d256"), prefill_d256_persistent("attn_a25_d256_bf16", "a25-d256-bf16"),
     prefill_d256_keys80("attn_a28_d256_f16", "a28-d256"), prefill_d256_keys80("attn_a28_d256_bf16", "a28-d256-bf16"),
     prefill_d96("attn_a29_d96_f16", "a29-d96"), prefill_d96("attn_a29_d96_bf16", "a29-d96-bf16"),
-    prefill_early_kv("attn_a30_d96_f16", "a30-d96"), prefill_early_kv("attn_a30_d96_bf16", "a30-d96-bf16"),
-    prefill_early_kv("attn_a30_d128_f16", "a30-d128"), prefill_early_kv("attn_a30_d128_bf16", "a30-d128-bf16"),
 ];
 
 const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";

@@ -675,7 +675,7 @@ pub(crate) struct HopperPolicy {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, const STAGES: u32, const PINGPONG: bool, const LAZY: bool, const HEAVY_FIRST: bool,
-                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool, const SD: u32, const EARLY_KV: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
+                               const PERSISTENT: bool, const CLUSTER: u32, const VARLEN: bool, const SD: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
                                                                                         tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32, l: u32, scale: f32,
                                                                                         causal: u32, heads: u32, seq: Seq) {
     // a12 builds on a9; a CTA per tile releases Q by exiting. a15 is a12 in clusters of 2 (one K and one
@@ -687,8 +687,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
     const { assert!(!VARLEN || CLUSTER == 1) };
     // a29: S sums over the first SD ≤ D head dims (the head's own; the tensor maps zero-fill the rest).
     const { assert!(SD % 16 == 0 && SD <= D && SD + 64 > D && (SD == D || VARLEN)) };
-    // a30: a unit's first K and V tiles loaded before the producer waits for the last unit to release Q.
-    const { assert!(!EARLY_KV || (VARLEN && PERSISTENT)) };
     let boxes = D / 64; // 64-wide boxes along D
     let kv_half = boxes * BOX; // V after K in a stage
     // SAFETY (the whole body): the ring protocol as h3–h6's (producer and consumers walk the same K/V
@@ -752,17 +750,15 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                     for j in 0..w.n_tiles {
                         let (s_stage, full, _, _) = ring.at(it0 + j);
                         ring.wait_empty(it0 + j);
-                        if PERSISTENT && j == 0 && k > 0 && !EARLY_KV {
+                        if PERSISTENT && j == 0 && k > 0 {
                             mbarrier_wait_parity(q_empty, (k - 1) & 1); // the last query tile's consumers are done with Q
                         }
-                        // (a30: Q's bytes expected here too, its copy issued after the wait below: the phase
-                        // completes only once Q landed as well.)
                         mbarrier_arrive_expect_tx(full, a6_stage_bytes(D) + if j == 0 { a6_q_bytes(D) } else { 0 });
                         for b in 0..boxes {
                             if VARLEN {
                                 // a19: token-major 3-D maps (D, heads, tokens); boxes of 64 × 1 head × 128 tokens.
                                 let c0 = (64 * b) as i32;
-                                if j == 0 && !EARLY_KV {
+                                if j == 0 {
                                     cp_async_bulk_tensor_3d_g2s(s_q + b * BOX, tmap_q, c0, w.head as i32, (sq.q_start + q0) as i32, full);
                                 }
                                 let (kv_head, key0) = (sq.kv_head as i32, (sq.k_start + j * BKV) as i32);
@@ -776,15 +772,6 @@ pub(super) unsafe fn attention<E: Elem16, const D: u32, const PIPELINE: bool, co
                             if CLUSTER == 1 {
                                 cp_async_bulk_tensor_2d_g2s(s_stage + b * BOX, tmap_k, (64 * b) as i32, (row0 + j * BKV) as i32, full);
                                 cp_async_bulk_tensor_2d_g2s(s_stage + kv_half + b * BOX, tmap_v, (64 * b) as i32, (row0 + j * BKV) as i32, full);
-                            }
-                        }
-                        if EARLY_KV && j == 0 {
-                            // a30: the unit's first K and V are on their way; Q waits for the last unit's release.
-                            if k > 0 {
-                                mbarrier_wait_parity(q_empty, (k - 1) & 1);
-                            }
-                            for b in 0..boxes {
-                                cp_async_bulk_tensor_3d_g2s(s_q + b * BOX, tmap_q, (64 * b) as i32, w.head as i32, (sq.q_start + q0) as i32, full);
                             }
                         }
                         if CLUSTER > 1 {
@@ -1011,7 +998,7 @@ macro_rules! hopper_entry {
     // The body for the policy: each field to the const parameter of its name.
     (@body $e:ty, $d:literal, $policy:path) => {
         $crate::attention::hopper::attention::<$e, $d, { $policy.pipeline }, { $policy.stages }, { $policy.pingpong }, { $policy.lazy },
-                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen }, $d, false>
+                                               { $policy.heavy_first }, { $policy.persistent }, { $policy.cluster }, { $policy.varlen }, $d>
     };
     ($name:ident, $e:ty, $d:literal, $policy:path) => {
         const _: () = assert!(!$policy.persistent && $policy.cluster == 1 && !$policy.varlen, "a CTA-per-tile entry");
@@ -1096,14 +1083,10 @@ macro_rules! hopper_entry {
     };
     // a26: a19 made persistent over the host's units (`D` 64 or 128, as a19's).
     ($name:ident, $e:ty, $d:literal, $policy:path, varlen_persistent) => {
-        $crate::attention::hopper::hopper_entry!($name, $e, $d, $policy, varlen_persistent, $d, false);
+        $crate::attention::hopper::hopper_entry!($name, $e, $d, $policy, varlen_persistent, $d);
     };
     // a29: a26 whose S sums over the first `$sd` head dims only (head dims ≤ `$sd`: 96 in the 128 kernel).
     ($name:ident, $e:ty, $d:literal, $policy:path, varlen_persistent, $sd:literal) => {
-        $crate::attention::hopper::hopper_entry!($name, $e, $d, $policy, varlen_persistent, $sd, false);
-    };
-    // a30: with each unit's first K and V tiles loaded before the wait for Q's release (`$early_kv`).
-    ($name:ident, $e:ty, $d:literal, $policy:path, varlen_persistent, $sd:literal, $early_kv:literal) => {
         const _: () = assert!($policy.varlen && $policy.persistent && $policy.cluster == 1 && $policy.lazy && $policy.pipeline, "a persistent varlen entry");
         /// Attention forward over a packed batch, persistent (a26, module docs): as a19's entry, computed by
         /// `n` CTAs walking the host's list of units.
@@ -1119,7 +1102,7 @@ macro_rules! hopper_entry {
                                                 dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
             // SAFETY: forwarded.
             unsafe {
-                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }, { $policy.pingpong }, $sd, $early_kv>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims,
+                $crate::attention::hopper::prefill_persistent::<$e, $d, { $policy.stages }, { $policy.pingpong }, $sd>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims,
                                                                                                                      tiles, units)
             }
         }
@@ -1158,7 +1141,7 @@ pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, cons
     // SAFETY: forwarded; the tile's rows and keys lie in the sequence's (the maps' coordinates, below
     // 2^31: the host), `n_tiles ≥ 1` (`k_len ≥ 1`).
     unsafe {
-        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true, D, false>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
+        attention::<E, D, PIPELINE, STAGES, false, LAZY, false, false, 1, true, D>(tmap_q, tmap_k, tmap_v, g_o, g_lse, k_len, dims.scale, dims.causal, dims.heads, seq)
     }
 }
 
@@ -1170,10 +1153,10 @@ pub(super) unsafe fn prefill<E: Elem16, const D: u32, const PIPELINE: bool, cons
 /// As the `varlen_persistent` entries of [`hopper_entry!`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32, const PINGPONG: bool, const SD: u32, const EARLY_KV: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
+pub(super) unsafe fn prefill_persistent<E: Elem16, const D: u32, const STAGES: u32, const PINGPONG: bool, const SD: u32>(tmap_q: *const TensorMap, tmap_k: *const TensorMap, tmap_v: *const TensorMap,
                                                                                    g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, cu_k: *const i32, dims: PrefillDims,
                                                                                    tiles: *const u32, units: u32) {
     let seq = Seq { cu_q, heads: dims.heads, head_dim: dims.head_dim, cu_k, dims, tiles, units, ..Seq::NONE };
     // SAFETY: forwarded; every unit's rows and keys lie in its sequence's (`UnitWalk`), `n_tiles ≥ 1`.
-    unsafe { attention::<E, D, true, STAGES, PINGPONG, true, false, true, 1, true, SD, EARLY_KV>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
+    unsafe { attention::<E, D, true, STAGES, PINGPONG, true, false, true, 1, true, SD>(tmap_q, tmap_k, tmap_v, g_o, g_lse, 0, dims.scale, dims.causal, dims.heads, seq) }
 }
