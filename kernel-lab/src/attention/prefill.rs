@@ -186,9 +186,9 @@ impl UnitOrder {
 }
 
 /// Keys per K/V tile of a prefill kernel — its K/V tensor maps' box rows and the tiles its persistent work
-/// list counts: a24 and a25 64, a28 80, a19, a26 and a27 128 (by the step in its name).
+/// list counts: a24 and a25 64, a28 and a31 80, a19, a26, a27 and a29 128 (by the step in its name).
 pub fn kv_tile_rows(kernel: &str) -> u32 {
-    if kernel.starts_with("attn_a28_") {
+    if kernel.starts_with("attn_a28_") || kernel.starts_with("attn_a31_") {
         A28_BKV
     } else if kernel.starts_with("attn_a24_") || kernel.starts_with("attn_a25_") {
         A24_BKV

@@ -445,6 +445,11 @@ const fn prefill_d256_keys80(name: &'static str, label: &'static str) -> KernelI
                  ..prefill_d256_persistent(name, label) }
 }
 
+const fn prefill_d256_cross_unit(name: &'static str, label: &'static str) -> KernelInfo {
+    KernelInfo { about: "a28 with each unit's first S and softmax under the last unit's last P·V (the next unit's Q loaded once this unit's last S retired)",
+                 ..prefill_d256_keys80(name, label) }
+}
+
 const fn prefill_persistent(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
     KernelInfo { dyn_smem_bytes: layout::attention::a12_smem(d),
                  about: "a19 persistent (a26): one CTA per SM walks the host's (sequence, query tile, head) units in the host's order (UnitOrder) by a snake; the K/V ring runs on across units",
@@ -476,6 +481,7 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill_d256_persistent("attn_a25_d256_f16", "a25-d256"), prefill_d256_persistent("attn_a25_d256_bf16", "a25-d256-bf16"),
     prefill_d256_keys80("attn_a28_d256_f16", "a28-d256"), prefill_d256_keys80("attn_a28_d256_bf16", "a28-d256-bf16"),
     prefill_d96("attn_a29_d96_f16", "a29-d96"), prefill_d96("attn_a29_d96_bf16", "a29-d96-bf16"),
+    prefill_d256_cross_unit("attn_a31_d256_f16", "a31-d256"), prefill_d256_cross_unit("attn_a31_d256_bf16", "a31-d256-bf16"),
 ];
 
 const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";

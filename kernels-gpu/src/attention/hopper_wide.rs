@@ -360,12 +360,13 @@ unsafe fn store_o<E: Elem16>(g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32, b
 /// As the a24, a25 and a28 entries ([`prefill_d256_entry!`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool, const BKV: u32, const SN: usize>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
+pub(super) unsafe fn prefill<E: Elem16, const PERSISTENT: bool, const BKV: u32, const SN: usize, const CROSS: bool>(tmap_q: *const TensorMap, tmap_k: *const TensorMap,
                                                                                                  tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32,
                                                                                                  cu_q: *const i32, cu_k: *const i32, dims: PrefillDims,
                                                                                                  tiles: *const u32, units: u32)
 where [f32; SN]: ScoreTile {
     const { assert!(2 * SN as u32 == BKV && BKV % 16 == 0 && BKV <= 80) }; // P holds five K-steps
+    const { assert!(!CROSS || PERSISTENT) }; // a31: units follow each other in one CTA
     let (half, kv_box) = (a24_half_bytes_of(BKV), a24_box_bytes_of(BKV));
     let walk = Walk::<PERSISTENT, BKV>::new(tiles, units);
     if !PERSISTENT {
@@ -440,60 +441,156 @@ where [f32; SN]: ScoreTile {
                         mbarrier_arrive(q_empty);
                     }
                 };
-                let (mut walk, mut it0) = (walk, 0);
-                while let Some(w) = walk.next(cu_q, cu_k, dims) {
-                    let n_tiles = w.n_tiles;
-                    let row_of = |h: u32| w.qt * BQ + 64 * mh + 16 * warp + g + 8 * h;
-                    let softmax = Softmax { l: w.k_len, causal, off: w.off, qt: w.qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)],
-                                            t };
-                    let mut o: Out = [[0f32; 32]; 4];
-                    let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
-                    let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                    // Tile 0's S and softmax (O is zero: its correction is not needed).
-                    ring.wait_full(it0);
-                    let mut s = issue_scores::<E, BKV, SN>(d_q, ring.at(it0).0);
-                    wgmma_wait_group::<0>();
-                    s.fence();
-                    ring.release(it0);
-                    if n_tiles == 1 {
-                        release_q();
-                    }
-                    let _ = softmax.tile_64(&mut s, 0, &mut r_m, &mut r_l);
-                    let mut p = pack_p::<E, SN>(&s);
-                    // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
-                    // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
-                    // retired. The last tile's P·V alone after the loop: with an `if` around the next S
-                    // inside the loop (a19's form), ptxas could not tell that the `wait_group 1` retires S
-                    // on every path and serialized every `wgmma` (C7514).
-                    for j in 0..n_tiles - 1 {
-                        ring.wait_full(it0 + 2 * j + 2);
-                        let mut s_next = issue_scores::<E, BKV, SN>(d_q, ring.at(it0 + 2 * j + 2).0);
-                        ring.wait_full(it0 + 2 * j + 1);
-                        issue_pv::<E, BKV>(&mut o, &p, ring.at(it0 + 2 * j + 1).0);
-                        wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                        s_next.fence();
-                        ring.release(it0 + 2 * j + 2);
-                        if j + 2 == n_tiles {
+                if !CROSS {
+                    let (mut walk, mut it0) = (walk, 0);
+                    while let Some(w) = walk.next(cu_q, cu_k, dims) {
+                        let n_tiles = w.n_tiles;
+                        let row_of = |h: u32| w.qt * BQ + 64 * mh + 16 * warp + g + 8 * h;
+                        let softmax = Softmax { l: w.k_len, causal, off: w.off, qt: w.qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)],
+                                                t };
+                        let mut o: Out = [[0f32; 32]; 4];
+                        let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                        let mut r_l = [0f32; 2]; // running per-thread sum per row half
+                        // Tile 0's S and softmax (O is zero: its correction is not needed).
+                        ring.wait_full(it0);
+                        let mut s = issue_scores::<E, BKV, SN>(d_q, ring.at(it0).0);
+                        wgmma_wait_group::<0>();
+                        s.fence();
+                        ring.release(it0);
+                        if n_tiles == 1 {
                             release_q();
                         }
-                        let moved = softmax.tile_64(&mut s_next, j + 1, &mut r_m, &mut r_l);
-                        block_boundary(w.k_len);
+                        let _ = softmax.tile_64(&mut s, 0, &mut r_m, &mut r_l);
+                        let mut p = pack_p::<E, SN>(&s);
+                        // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
+                        // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
+                        // retired. The last tile's P·V alone after the loop: with an `if` around the next S
+                        // inside the loop (a19's form), ptxas could not tell that the `wait_group 1` retires S
+                        // on every path and serialized every `wgmma` (C7514).
+                        for j in 0..n_tiles - 1 {
+                            ring.wait_full(it0 + 2 * j + 2);
+                            let mut s_next = issue_scores::<E, BKV, SN>(d_q, ring.at(it0 + 2 * j + 2).0);
+                            ring.wait_full(it0 + 2 * j + 1);
+                            issue_pv::<E, BKV>(&mut o, &p, ring.at(it0 + 2 * j + 1).0);
+                            wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                            s_next.fence();
+                            ring.release(it0 + 2 * j + 2);
+                            if j + 2 == n_tiles {
+                                release_q();
+                            }
+                            let moved = softmax.tile_64(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                            block_boundary(w.k_len);
+                            wgmma_wait_group::<0>();
+                            pin_o(&mut o);
+                            ring.release(it0 + 2 * j + 1);
+                            p = pack_p::<E, SN>(&s_next);
+                            if let Some(corr) = moved {
+                                rescale(&mut o, corr);
+                            }
+                        }
+                        let last = it0 + 2 * n_tiles - 1;
+                        ring.wait_full(last);
+                        issue_pv::<E, BKV>(&mut o, &p, ring.at(last).0);
                         wgmma_wait_group::<0>();
                         pin_o(&mut o);
-                        ring.release(it0 + 2 * j + 1);
-                        p = pack_p::<E, SN>(&s_next);
-                        if let Some(corr) = moved {
-                            rescale(&mut o, corr);
-                        }
+                        ring.release(last);
+                        store_o::<E>(g_o, g_lse, cu_q, w.b, dims.heads, w.head, softmax.row, t, &o, r_m, r_l);
+                        it0 += 2 * n_tiles;
                     }
-                    let last = it0 + 2 * n_tiles - 1;
-                    ring.wait_full(last);
-                    issue_pv::<E, BKV>(&mut o, &p, ring.at(last).0);
-                    wgmma_wait_group::<0>();
-                    pin_o(&mut o);
-                    ring.release(last);
-                    store_o::<E>(g_o, g_lse, cu_q, w.b, dims.heads, w.head, softmax.row, t, &o, r_m, r_l);
-                    it0 += 2 * n_tiles;
+                } else {
+                    let softmax_of = |w: &crate::attention::units::Unit| {
+                        let row_of = |h: u32| w.qt * BQ + 64 * mh + 16 * warp + g + 8 * h;
+                        Softmax { l: w.k_len, causal, off: w.off, qt: w.qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t }
+                    };
+                    let (mut walk, mut it0) = (walk, 0);
+                    let mut next = walk.next(cu_q, cu_k, dims);
+                    // a31 (`CROSS`): P of the unit's first tile and its running max and sum, computed under the
+                    // last unit's last P·V.
+                    let mut carried: Option<(P, [f32; 2], [f32; 2])> = None;
+                    while let Some(w) = next {
+                        let n_tiles = w.n_tiles;
+                        let softmax = softmax_of(&w);
+                        let mut o: Out = [[0f32; 32]; 4];
+                        let (mut p, mut r_m, mut r_l) = match carried.take() {
+                            Some(c) => c,
+                            None => {
+                                let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
+                                let mut r_l = [0f32; 2]; // running per-thread sum per row half
+                                // Tile 0's S and softmax (O is zero: its correction is not needed).
+                                ring.wait_full(it0);
+                                let mut s = issue_scores::<E, BKV, SN>(d_q, ring.at(it0).0);
+                                wgmma_wait_group::<0>();
+                                s.fence();
+                                ring.release(it0);
+                                if n_tiles == 1 {
+                                    release_q();
+                                }
+                                let _ = softmax.tile_64(&mut s, 0, &mut r_m, &mut r_l);
+                                (pack_p::<E, SN>(&s), r_m, r_l)
+                            }
+                        };
+                        // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
+                        // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
+                        // retired. The last tile's P·V alone after the loop: with an `if` around the next S
+                        // inside the loop (a19's form), ptxas could not tell that the `wait_group 1` retires S
+                        // on every path and serialized every `wgmma` (C7514).
+                        for j in 0..n_tiles - 1 {
+                            ring.wait_full(it0 + 2 * j + 2);
+                            let mut s_next = issue_scores::<E, BKV, SN>(d_q, ring.at(it0 + 2 * j + 2).0);
+                            ring.wait_full(it0 + 2 * j + 1);
+                            issue_pv::<E, BKV>(&mut o, &p, ring.at(it0 + 2 * j + 1).0);
+                            wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                            s_next.fence();
+                            ring.release(it0 + 2 * j + 2);
+                            if j + 2 == n_tiles {
+                                release_q();
+                            }
+                            let moved = softmax.tile_64(&mut s_next, j + 1, &mut r_m, &mut r_l);
+                            block_boundary(w.k_len);
+                            wgmma_wait_group::<0>();
+                            pin_o(&mut o);
+                            ring.release(it0 + 2 * j + 1);
+                            p = pack_p::<E, SN>(&s_next);
+                            if let Some(corr) = moved {
+                                rescale(&mut o, corr);
+                            }
+                        }
+                        let last = it0 + 2 * n_tiles - 1;
+                        next = walk.next(cu_q, cu_k, dims);
+                        ring.wait_full(last);
+                        match next {
+                            Some(nw) => {
+                                // a31: the next unit's first S issued with this unit's last P·V (its Q loaded once
+                                // every consumer warp released this unit's, after this unit's last S), its softmax
+                                // under that P·V, as a tile of the loop.
+                                let n0 = it0 + 2 * n_tiles;
+                                ring.wait_full(n0);
+                                let mut s0 = issue_scores::<E, BKV, SN>(d_q, ring.at(n0).0);
+                                issue_pv::<E, BKV>(&mut o, &p, ring.at(last).0);
+                                wgmma_wait_group::<1>(); // the next unit's S (committed first) retired
+                                s0.fence();
+                                ring.release(n0);
+                                if nw.n_tiles == 1 {
+                                    release_q();
+                                }
+                                let (mut m0, mut l0) = ([-1e30f32; 2], [0f32; 2]);
+                                let _ = softmax_of(&nw).tile_64(&mut s0, 0, &mut m0, &mut l0);
+                                block_boundary(nw.k_len);
+                                wgmma_wait_group::<0>();
+                                pin_o(&mut o);
+                                ring.release(last);
+                                carried = Some((pack_p::<E, SN>(&s0), m0, l0));
+                            }
+                            _ => {
+                                issue_pv::<E, BKV>(&mut o, &p, ring.at(last).0);
+                                wgmma_wait_group::<0>();
+                                pin_o(&mut o);
+                                ring.release(last);
+                            }
+                        }
+                        store_o::<E>(g_o, g_lse, cu_q, w.b, dims.heads, w.head, softmax.row, t, &o, r_m, r_l);
+                        it0 += 2 * n_tiles;
+                    }
                 }
             }
         }
@@ -505,6 +602,10 @@ where [f32; SN]: ScoreTile {
 /// the same parameters; a24 ignores `tiles` and `units`.
 macro_rules! prefill_d256_entry {
     ($name:ident, $e:ty, $persistent:literal, $bkv:literal) => {
+        $crate::attention::hopper_wide::prefill_d256_entry!($name, $e, $persistent, $bkv, false);
+    };
+    // a31: with each unit's first S and softmax under the last unit's last P·V (`$cross`).
+    ($name:ident, $e:ty, $persistent:literal, $bkv:literal, $cross:literal) => {
         /// Attention forward at head dim 256 over a packed batch of sequences of different lengths with
         /// grouped heads (a24/a25/a28, module docs): `o` (`[tokens][heads][256]`) and the natural
         /// log-sum-exp `lse` (`[tokens][heads]`) of sequence `b`'s queries `cu_q[b]..cu_q[b + 1]` against
@@ -528,8 +629,8 @@ macro_rules! prefill_d256_entry {
                                                 dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
             // SAFETY: forwarded.
             unsafe {
-                $crate::attention::hopper_wide::prefill::<$e, $persistent, $bkv, { $bkv as usize / 2 }>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims,
-                                                                                                        tiles, units)
+                $crate::attention::hopper_wide::prefill::<$e, $persistent, $bkv, { $bkv as usize / 2 }, $cross>(tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k,
+                                                                                                                dims, tiles, units)
             }
         }
         // 384 threads, one CTA per SM: without both directives ptxas ignores `setmaxnreg`.
