@@ -6,16 +6,17 @@
 set -uo pipefail
 . scripts/device-log.sh "s93-a31.txt" 300
 S=${S:-8x16x8x512x256,8x16x8x1024x256,1x16x8x2048x256,2x16x8x4096x256}
+TESTS=${TESTS:-1}
 stamp start
-T=300 run $C/tests/prefill --test-threads=1
+[ "$TESTS" = 1 ] && T=300 run $C/tests/prefill --test-threads=1
 stamp tests
 for tool in memcheck racecheck; do
-  T=200 run compute-sanitizer --tool $tool --kernel-name kns=attn_a31 --error-exitcode 9 $C/tests/prefill --test-threads=1 every_named_persistent
+  [ "$TESTS" = 1 ] && T=200 run compute-sanitizer --tool $tool --kernel-name kns=attn_a31 --error-exitcode 9 $C/tests/prefill --test-threads=1 every_named_persistent
 done
 stamp sanitizers
 for i in 1 2 3; do
-  run $C/kernel-lab prefill --shapes $S --kernel attn_a31_d256_bf16 --base-kernel attn_a28_d256_bf16 --json "$OUT/a31-$i.json"
-  run python3 scripts/prefill-torch-peer.py --shapes $S --backends cudnn --sustain-ms 500 --out "$OUT/peer31-$i.md"
+  run $C/kernel-lab prefill --shapes $S --kernel attn_a31_d256_bf16 --base-kernel attn_a28_d256_bf16 --json "$OUT/${TAG:-a31}-$i.json"
+  run python3 scripts/prefill-torch-peer.py --shapes $S --backends cudnn --sustain-ms 500 --out "$OUT/${TAG:-peer31}-peer-$i.md"
   stamp "round $i"
 done
 (cd "$OUT" && tar cJf s93-a31-reports.tar.xz *.json *.md 2>/dev/null && rm -f *.json *.md)

@@ -1,4 +1,4 @@
-//! GPU tests of prefill attention (issue 49, steps a19, a24–a29): packed sequences of different lengths
+//! GPU tests of prefill attention (issue 49, steps a19, a24–a31): packed sequences of different lengths
 //! (1, 127, 128, 129, empty ones; at D = 256 around its 64-key tiles), grouped heads, head dims
 //! 64/96/128/256, causal (bottom-right, with queries the last tokens of longer keys) and not (including
 //! fewer keys than queries), f16 and bf16, against the f64 reference with O and LSE poisoned first; at
@@ -130,7 +130,7 @@ fn prefill_matches_the_f64_reference() {
             // a24 (one CTA a tile) too.
             check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 16, Some(PrefillSchedule::CtaPerTile), None);
         }
-        // The persistent kernel (a28 at D = 256, a26 below) as the library launches it, and walking many
+        // The persistent kernel (a31 at D = 256, a29 at 96, a26 and a27 below) as the library launches it, and walking many
         // units a CTA on 3 and on 1 CTAs.
         check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 20, Some(PrefillSchedule::Persistent), None);
         check_with::<f16>(&gpu, case, Elem::F16, seed ^ (i as u64) << 24, Some(PrefillSchedule::Persistent), Some(3));
@@ -236,7 +236,7 @@ fn prefill_matches_the_fixed_length_kernel_at_a_large_shape() {
     }
 }
 
-/// At D = 256 (the library's a28) on sequences of 2048, 1000 and 2048 tokens, 16/8 heads, causal and not, bf16: O and
+/// At D = 256 (the library's a31) on sequences of 2048, 1000 and 2048 tokens, 16/8 heads, causal and not, bf16: O and
 /// the LSE fully written, and 384 sampled (token, head) rows against the f64 reference of those rows.
 #[test]
 fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
@@ -258,7 +258,7 @@ fn prefill_d256_matches_the_reference_on_sampled_rows_at_a_large_shape() {
         gpu.poison(&mut o).unwrap();
         gpu.poison(&mut lse).unwrap();
         let mut plan = PrefillPlan::<bf16>::new(&gpu, d).unwrap();
-        assert_eq!(plan.kernel(), "attn_a28_d256_bf16");
+        assert_eq!(plan.kernel(), "attn_a31_d256_bf16");
         plan.run(&dq, &dk, &dv, &cq, &cq, &mut o, &mut lse).unwrap();
         gpu.sync_after("prefill attention at D = 256").unwrap();
         let go: Vec<f64> = gpu.download(&o).unwrap().into_iter().map(|x| x.to_f64()).collect();

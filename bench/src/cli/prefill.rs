@@ -1,7 +1,7 @@
-//! `kernel-lab prefill`: prefill attention (issue 49, steps a19, a24–a28) timed on model shapes — grouped
+//! `kernel-lab prefill`: prefill attention (issue 49, steps a19, a24–a31) timed on model shapes — grouped
 //! heads, head dims 64/96/128/256, causal and not — each interleaved with the library's fixed-length
 //! fused kernel (`AttentionPlan`: a15/a12) on the same problem with the K/V heads repeated (at D = 256,
-//! which has none, the library's a28 against a24); and a packed batch of
+//! which has none, the library's a31 against a24); and a packed batch of
 //! sequences of random lengths against the same kernel (the library's: a26) on equal lengths of the same work. torch's SDPA (cuDNN and
 //! flash backends) on the same shapes: `scripts/prefill-torch-peer.py`.
 use super::sub;
@@ -18,10 +18,10 @@ use kernel_lab_bench::{
 const HELP: &str = "\
 kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [--timing pair|burst] [--schedules d256|all] [--json FILE]
                    [--kernel NAME [--base-kernel NAME] [--base-order paired|most-work-first]]
-  Prefill attention over packed sequences (the library's plan: a27 at D = 64, a29 at 96, a26 at 128, a28 at 256). LIST is comma-separated BxHxKxLxD (batch, query
+  Prefill attention over packed sequences (the library's plan: a27 at D = 64, a29 at 96, a26 at 128, a31 at 256). LIST is comma-separated BxHxKxLxD (batch, query
   heads, K/V heads, sequence length, head dim; default: issue 49's model shapes); each runs without and
   with the causal mask, timed in interleaved rounds against the fixed-length fused kernel on the same
-  problem (K/V heads repeated; D = 256: the persistent a28 against a24; --schedules all: at every head dim
+  problem (K/V heads repeated; D = 256: the persistent a31 against a24; --schedules all: at every head dim
   the persistent kernel, a27 or a26 below 256, against one CTA a tile too). --varlen (default 16:100-8192:1) draws N lengths uniformly from LO..=HI
   and times the packed batch, causal, 32/8 heads, D = 128, against equal lengths of the same work.
   --timing pair (default): each row and its baseline in interleaved rounds for 400 ms (the card at its
@@ -100,7 +100,7 @@ struct Kernels<'a> {
     base_order: Option<UnitOrder>,
 }
 
-/// Without and with the mask: the persistent schedule (a28 at D = 256, a27 or a26 below) against one CTA a tile
+/// Without and with the mask: the persistent schedule (a31 at D = 256, a29, a27 or a26 below) against one CTA a tile
 /// (a24, a19) on the same problem — at D = 256 the fixed-length family has no kernel, so this is its row.
 fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool, kernels: Kernels, print: &dyn Fn(&Row)) -> Result<Vec<Row>> {
     let shape = format!("{b}x{h}x{k}x{l}x{d}");

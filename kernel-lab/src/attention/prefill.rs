@@ -4,8 +4,9 @@
 //! (`kernels-gpu/src/attention/steps/v26_prefill_persistent.rs`: a19 persistent over the host's units), a29 at
 //! 96 (`steps/v38_prefill_d96.rs`: a26 with S over the head's 96 dims), a27
 //! at 64 (`steps/v30_prefill_pingpong.rs`: a26 with its warpgroups taking turns at the tensor cores) and
-//! a28 at 256 (`steps/v37_prefill_d256_keys80.rs`: a25 — a24's tiles, persistent — with 80-key tiles; a25 by
-//! [`PrefillPlan::with_kernel`]); one CTA a tile (a19, a24) on request ([`PrefillSchedule`]).
+//! a31 at 256 (`steps/v39_prefill_d256_cross_unit.rs`: a28 — a25's persistent walk on 80-key tiles — with each
+//! unit's first S under the last unit's last P·V; a25, a28 by [`PrefillPlan::with_kernel`]); one CTA a tile
+//! (a19, a24) on request ([`PrefillSchedule`]).
 //!
 //! ```text
 //! q, o     [tokens_q][heads][D]       16-bit (f16 or bf16), packed: no padding between sequences
@@ -97,12 +98,13 @@ impl PrefillDesc {
     /// The kernel serving this head dim for element suffix `e` (`f16`, `bf16`) and `schedule`: a19 (one CTA
     /// a tile) or the persistent a27 (width 64: a26 with ping-pong turns, 1.05–1.06× a26 there), a29 at
     /// head dim 96 (a26 with S over 96 dims, 1.05–1.11× a26 there, session 93) and a26 at 128 (where the
-    /// turns lost: 0.89–0.94×), a24 or a28 at 256 (a28: a25 with 80-key tiles, 1.03–1.06× a25 without the
-    /// mask, 1.00–1.03× with it, session 93).
+    /// turns lost: 0.89–0.94×), a24 or a31 at 256 (a31: a28 — a25 with 80-key tiles, 1.03–1.06× a25 without
+    /// the mask — with each unit's first S under the last unit's last P·V: 1.04–1.08× a28 at ≥ 2048 tokens,
+    /// 0.98× at 8 × 512–1024 causal; session 93).
     pub fn kernel_name(&self, e: &str, schedule: PrefillSchedule) -> Result<String> {
         match (self.width(), schedule) {
             (256, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a24_d256_{e}")),
-            (256, PrefillSchedule::Persistent) => Ok(format!("attn_a28_d256_{e}")),
+            (256, PrefillSchedule::Persistent) => Ok(format!("attn_a31_d256_{e}")),
             (w, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a19_d{w}_{e}")),
             (64, PrefillSchedule::Persistent) => Ok(format!("attn_a27_d64_{e}")),
             (128, PrefillSchedule::Persistent) if self.head_dim <= 96 => Ok(format!("attn_a29_d96_{e}")),
@@ -110,7 +112,7 @@ impl PrefillDesc {
         }
     }
 
-    /// Keys per K/V tile of the library's persistent kernel (a28: 80, a26/a27: 128): [`kv_tile_rows`] of
+    /// Keys per K/V tile of the library's persistent kernel (a31: 80, a26/a27/a29: 128): [`kv_tile_rows`] of
     /// [`PrefillDesc::kernel_name`]'s kernel.
     fn persistent_kv_rows(&self) -> u32 {
         if self.width() == 256 { A28_BKV } else { A6_BKV }
@@ -145,7 +147,7 @@ pub enum PrefillSchedule {
     /// first (a19; a24 at head dim 256).
     CtaPerTile,
     /// One CTA per SM walking the units the host sorted by key tiles, most first, in snake order; the
-    /// K/V ring runs on across units (a26; a28 at head dim 256).
+    /// K/V ring runs on across units (a26; a31 at head dim 256).
     Persistent,
 }
 
@@ -230,7 +232,7 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
     Ok(())
 }
 
-/// a25's–a28's work list for `grid` CTAs: every (query tile, head) of every sequence as
+/// The persistent kernels' (a25–a31) work list for `grid` CTAs: every (query tile, head) of every sequence as
 /// `[sequence, query tile, head]`, in `order` ([`UnitOrder`]). Most work first, the static snake balances
 /// only a list whose work never rises: ordered sequence by sequence instead (for L2), the list is a saw and
 /// a25 ran 0.79× a24 at 8×16×8×2048 causal (session 62, call 4). Among equals the order keeps the units of
@@ -241,7 +243,7 @@ pub fn persistent_units(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: U
     persistent_units_of(desc, cu_q, cu_k, order, grid, desc.persistent_kv_rows())
 }
 
-/// [`persistent_units`] for a kernel whose key tiles hold `kv_rows` keys ([`kv_tile_rows`]: a28's 80).
+/// [`persistent_units`] for a kernel whose key tiles hold `kv_rows` keys ([`kv_tile_rows`]: a28's and a31's 80).
 pub fn persistent_units_of(desc: &PrefillDesc, cu_q: &[u32], cu_k: &[u32], order: UnitOrder, grid: u32, kv_rows: u32) -> Vec<u32> {
     let group = desc.group().max(1);
     // A unit: (its work, sequence, K/V head, tile, head); equals by sequence, K/V head, tile and head.
@@ -503,7 +505,7 @@ impl<T: Element> PrefillPlan<T> {
             debug_assert_eq!(tiles.len() as u64, 3 * units);
             let ptiles = upload_grown(&self.gpu, &mut self.tiles, &tiles, || "prefill attention: copying the work list to the device".to_string())?;
             let units = units as u32;
-            // SAFETY: `attn_a25_d256_{e}` / `attn_a28_d256_{e}` / `attn_a26_d128_{e}` / `attn_a27_d64_{e}(tmap_q, tmap_k, tmap_v, o,
+            // SAFETY: `attn_a25/a28/a31_d256_{e}` / `attn_a29_d96_{e}` / `attn_a26_d128_{e}` / `attn_a27_d64_{e}(tmap_q, tmap_k, tmap_v, o,
             // lse, cu_q, cu_k, dims, tiles, units)`: as below for the maps, O, LSE and offsets (the K/V boxes of the kernel's
             // key tile, `kv_tile_rows`: a25 64, a28 80; a19's elsewhere); `tiles` holds the `3·units`
             // entries of `persistent_units` (every sequence < batch, tile inside its sequence, head < heads),
@@ -644,7 +646,7 @@ mod tests {
         assert_eq!(k(96, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
         assert_eq!(k(128, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
         assert_eq!(k(256, CtaPerTile), ("attn_a24_d256_bf16".to_string(), 64));
-        assert_eq!(k(256, Persistent), ("attn_a28_d256_bf16".to_string(), 80));
+        assert_eq!(k(256, Persistent), ("attn_a31_d256_bf16".to_string(), 80));
         assert_eq!(k(128, Persistent), ("attn_a26_d128_bf16".to_string(), 128));
         assert_eq!(k(96, Persistent), ("attn_a29_d96_bf16".to_string(), 128));
         assert_eq!(k(64, Persistent), ("attn_a27_d64_bf16".to_string(), 128));
@@ -680,7 +682,7 @@ mod tests {
         assert!(named_kernel_fits(&d64, "bf16", Persistent, "attn_a27_d64_bf16").is_ok());
         assert!(named_kernel_fits(&d64, "f16", Persistent, "attn_a27_d64_f16").is_ok());
         assert!(named_kernel_fits(&PrefillDesc::new(32, 8, 128), "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
-        // a25: a28's launch with 64-key tiles (its own shared memory and K/V boxes).
+        // a25: a31's launch with 64-key tiles (its own shared memory and K/V boxes); a28 a31's own.
         let d256 = PrefillDesc::new(16, 8, 256);
         assert!(named_kernel_fits(&d256, "bf16", Persistent, "attn_a25_d256_bf16").is_ok());
         assert!(named_kernel_fits(&d256, "f16", Persistent, "attn_a25_d256_f16").is_ok());

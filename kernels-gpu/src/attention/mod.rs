@@ -26,6 +26,7 @@
 //! | a27 | `steps/v30_prefill_pingpong.rs` | a26 with its two consumer warpgroups taking turns at the tensor cores (a8's turns on the lazy softmax): the prefill kernel at head dim 64 |
 //! | a28 | `steps/v37_prefill_d256_keys80.rs` | a25 with 80-key tiles (FlashAttention-3's 128 × 80 at D = 256): S by `m64n80k16`, P·V five K-steps; the prefill kernel at head dim 256 |
 //! | a29 | `steps/v38_prefill_d96.rs` | a26 at head dim 96 with S over the head's 96 dims (six K-steps, not eight over zeros): the prefill kernel at head dim 96 |
+//! | a31 | `steps/v39_prefill_d256_cross_unit.rs` | a28 with each unit's first S and softmax under the last unit's last P·V: the prefill kernel at head dim 256 |
 //! | b1 | `steps/v20_backward_fa2.rs` | the backward (dQ, dK, dV) as FlashAttention-2's on `mma.sync`: a CTA per 128 keys and K/V head walks the query tiles of its group's heads, dK and dV in registers, dQ by f32 atomics |
 //! | b2 | `steps/v21_backward_deterministic.rs` | b1 with a deterministic dQ: b1's dK/dV without dQ, and a dQ kernel per 64 query rows recomputing S and dP over its keys (each dQ element summed by one thread in order; bitwise stable) |
 //! | b3 | `steps/v23_backward_wgmma.rs` | b2's two kernels on Hopper's `wgmma` (sm_90a): two warpgroups of 64 resident rows each, Sᵀ/dPᵀ (S/dP) read both operands from 128-byte-swizzled shared memory, P and dS stay in registers as the A operand of dV, dK, dQ; `cp.async` stages |

@@ -16,6 +16,17 @@
 //! Prediction (before any run), H200, bf16, against a28 in the same process: a unit's first S (16
 //! `m64n80k16`, ~0.6 µs for both warpgroups) and softmax leave the critical path once a unit: **1.03–1.08× at
 //! 8×16×8×512** (7 key tiles a unit), 1.00–1.02× at 2k–8k tokens.
+//!
+//! Measured (H200, bf16, `results/2026-12-04-h200-session93` calls 7 and 8, a28 interleaved in the same
+//! process, median of 3 processes): **the prediction was wrong both ways** — 1.000× at 8×16×8×512 (causal
+//! 0.977×), 1.036× at 8×16×8×1024 (causal 0.977×), but **1.04–1.08× at ≥ 2048 tokens without the mask**
+//! (1×16×8×2048 1.043, 8×16×8×2048 1.055, 2×16×8×4096 1.061, 4×8×4×4096 1.041, 1×16×8×8192 1.077,
+//! 2×16×8×8192 1.060) and 1.00–1.06× causal; against cuDNN (sustained) **1.03–1.09× without the mask at
+//! L ≥ 4096** and at 8×16×8×2048, 1.03–1.15× causal; 0.81× / 0.73× at 8×16×8×512. A per-unit saving
+//! cannot be 6% of a 52-tile unit: the gain is the steady state's. Not explained yet; a guess to test:
+//! the two warpgroups, no longer finishing and restarting units together, drift out of phase and fill
+//! each other's softmax gaps (a8's turns without the barriers). ptxas: 24 bytes of spill (accepted in
+//! `bench/tests/ptxas.rs`). The library's kernel at D = 256 since.
 use super::hopper_wide::prefill_d256_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
