@@ -8,7 +8,7 @@ stamp start
 [ "${TESTS:-1}" = 1 ] && T=300 run $C/tests/prefill --test-threads=1
 stamp tests
 for tool in memcheck racecheck; do
-  T=200 run compute-sanitizer --tool $tool --kernel-name regex=attn_a(29|31) --error-exitcode 9 $C/tests/prefill --test-threads=1 prefill_matches_the_f64
+  T=200 run compute-sanitizer --tool $tool --kernel-name 'regex=attn_a(29|31)' --error-exitcode 9 $C/tests/prefill --test-threads=1 prefill_matches_the_f64
 done
 stamp sanitizers
 [ "${TESTS:-1}" = 1 ] && T=300 run $C/tests/attention --test-threads=1
