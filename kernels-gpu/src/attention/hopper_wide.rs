@@ -441,53 +441,66 @@ where [f32; SN]: ScoreTile {
                         mbarrier_arrive(q_empty);
                     }
                 };
-                if !CROSS {
-                    let (mut walk, mut it0) = (walk, 0);
-                    while let Some(w) = walk.next(cu_q, cu_k, dims) {
-                        let n_tiles = w.n_tiles;
-                        let row_of = |h: u32| w.qt * BQ + 64 * mh + 16 * warp + g + 8 * h;
-                        let softmax = Softmax { l: w.k_len, causal, off: w.off, qt: w.qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)],
-                                                t };
-                        let mut o: Out = [[0f32; 32]; 4];
+                // Tile 0's S and softmax of a unit (O is zero: its correction is not needed): its P and the
+                // rows' running max (base 2) and per-thread sum.
+                macro_rules! first_tile {
+                    ($softmax:expr, $n_tiles:expr, $it0:expr) => {{
                         let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
                         let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                        // Tile 0's S and softmax (O is zero: its correction is not needed).
-                        ring.wait_full(it0);
-                        let mut s = issue_scores::<E, BKV, SN>(d_q, ring.at(it0).0);
+                        ring.wait_full($it0);
+                        let mut s = issue_scores::<E, BKV, SN>(d_q, ring.at($it0).0);
                         wgmma_wait_group::<0>();
                         s.fence();
-                        ring.release(it0);
-                        if n_tiles == 1 {
+                        ring.release($it0);
+                        if $n_tiles == 1 {
                             release_q();
                         }
-                        let _ = softmax.tile_64(&mut s, 0, &mut r_m, &mut r_l);
-                        let mut p = pack_p::<E, SN>(&s);
-                        // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
-                        // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
-                        // retired. The last tile's P·V alone after the loop: with an `if` around the next S
-                        // inside the loop (a19's form), ptxas could not tell that the `wait_group 1` retires S
-                        // on every path and serialized every `wgmma` (C7514).
-                        for j in 0..n_tiles - 1 {
-                            ring.wait_full(it0 + 2 * j + 2);
-                            let mut s_next = issue_scores::<E, BKV, SN>(d_q, ring.at(it0 + 2 * j + 2).0);
-                            ring.wait_full(it0 + 2 * j + 1);
-                            issue_pv::<E, BKV>(&mut o, &p, ring.at(it0 + 2 * j + 1).0);
+                        let _ = $softmax.tile_64(&mut s, 0, &mut r_m, &mut r_l);
+                        (pack_p::<E, SN>(&s), r_m, r_l)
+                    }};
+                }
+                // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under P·V of
+                // j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j retired. The last
+                // tile's P·V is the caller's, after the loop: with an `if` around the next S inside the loop
+                // (a19's form), ptxas could not tell that the `wait_group 1` retires S on every path and
+                // serialized every `wgmma` (C7514).
+                macro_rules! key_tiles {
+                    ($softmax:expr, $k_len:expr, $n_tiles:expr, $it0:expr, $o:ident, $p:ident, $r_m:ident, $r_l:ident) => {
+                        for j in 0..$n_tiles - 1 {
+                            ring.wait_full($it0 + 2 * j + 2);
+                            let mut s_next = issue_scores::<E, BKV, SN>(d_q, ring.at($it0 + 2 * j + 2).0);
+                            ring.wait_full($it0 + 2 * j + 1);
+                            issue_pv::<E, BKV>(&mut $o, &$p, ring.at($it0 + 2 * j + 1).0);
                             wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
                             s_next.fence();
-                            ring.release(it0 + 2 * j + 2);
-                            if j + 2 == n_tiles {
+                            ring.release($it0 + 2 * j + 2);
+                            if j + 2 == $n_tiles {
                                 release_q();
                             }
-                            let moved = softmax.tile_64(&mut s_next, j + 1, &mut r_m, &mut r_l);
-                            block_boundary(w.k_len);
+                            let moved = $softmax.tile_64(&mut s_next, j + 1, &mut $r_m, &mut $r_l);
+                            block_boundary($k_len);
                             wgmma_wait_group::<0>();
-                            pin_o(&mut o);
-                            ring.release(it0 + 2 * j + 1);
-                            p = pack_p::<E, SN>(&s_next);
+                            pin_o(&mut $o);
+                            ring.release($it0 + 2 * j + 1);
+                            $p = pack_p::<E, SN>(&s_next);
                             if let Some(corr) = moved {
-                                rescale(&mut o, corr);
+                                rescale(&mut $o, corr);
                             }
                         }
+                    };
+                }
+                let softmax_of = |w: &crate::attention::units::Unit| {
+                    let row_of = |h: u32| w.qt * BQ + 64 * mh + 16 * warp + g + 8 * h;
+                    Softmax { l: w.k_len, causal, off: w.off, qt: w.qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t }
+                };
+                let (mut walk, mut it0) = (walk, 0);
+                if !CROSS {
+                    while let Some(w) = walk.next(cu_q, cu_k, dims) {
+                        let n_tiles = w.n_tiles;
+                        let softmax = softmax_of(&w);
+                        let mut o: Out = [[0f32; 32]; 4];
+                        let (mut p, mut r_m, mut r_l) = first_tile!(softmax, n_tiles, it0);
+                        key_tiles!(softmax, w.k_len, n_tiles, it0, o, p, r_m, r_l);
                         let last = it0 + 2 * n_tiles - 1;
                         ring.wait_full(last);
                         issue_pv::<E, BKV>(&mut o, &p, ring.at(last).0);
@@ -498,11 +511,6 @@ where [f32; SN]: ScoreTile {
                         it0 += 2 * n_tiles;
                     }
                 } else {
-                    let softmax_of = |w: &crate::attention::units::Unit| {
-                        let row_of = |h: u32| w.qt * BQ + 64 * mh + 16 * warp + g + 8 * h;
-                        Softmax { l: w.k_len, causal, off: w.off, qt: w.qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t }
-                    };
-                    let (mut walk, mut it0) = (walk, 0);
                     let mut next = walk.next(cu_q, cu_k, dims);
                     // a31 (`CROSS`): P of the unit's first tile and its running max and sum, computed under the
                     // last unit's last P·V.
@@ -513,48 +521,9 @@ where [f32; SN]: ScoreTile {
                         let mut o: Out = [[0f32; 32]; 4];
                         let (mut p, mut r_m, mut r_l) = match carried.take() {
                             Some(c) => c,
-                            None => {
-                                let mut r_m = [-1e30f32; 2]; // running max (base 2) per row half
-                                let mut r_l = [0f32; 2]; // running per-thread sum per row half
-                                // Tile 0's S and softmax (O is zero: its correction is not needed).
-                                ring.wait_full(it0);
-                                let mut s = issue_scores::<E, BKV, SN>(d_q, ring.at(it0).0);
-                                wgmma_wait_group::<0>();
-                                s.fence();
-                                ring.release(it0);
-                                if n_tiles == 1 {
-                                    release_q();
-                                }
-                                let _ = softmax.tile_64(&mut s, 0, &mut r_m, &mut r_l);
-                                (pack_p::<E, SN>(&s), r_m, r_l)
-                            }
+                            None => first_tile!(softmax, n_tiles, it0),
                         };
-                        // Tile j < last: S of j + 1 and P·V of j in flight together; the softmax of j + 1 under
-                        // P·V of j; P of j + 1 packed, and O rescaled where a row's max moved, once P·V of j
-                        // retired. The last tile's P·V alone after the loop: with an `if` around the next S
-                        // inside the loop (a19's form), ptxas could not tell that the `wait_group 1` retires S
-                        // on every path and serialized every `wgmma` (C7514).
-                        for j in 0..n_tiles - 1 {
-                            ring.wait_full(it0 + 2 * j + 2);
-                            let mut s_next = issue_scores::<E, BKV, SN>(d_q, ring.at(it0 + 2 * j + 2).0);
-                            ring.wait_full(it0 + 2 * j + 1);
-                            issue_pv::<E, BKV>(&mut o, &p, ring.at(it0 + 2 * j + 1).0);
-                            wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                            s_next.fence();
-                            ring.release(it0 + 2 * j + 2);
-                            if j + 2 == n_tiles {
-                                release_q();
-                            }
-                            let moved = softmax.tile_64(&mut s_next, j + 1, &mut r_m, &mut r_l);
-                            block_boundary(w.k_len);
-                            wgmma_wait_group::<0>();
-                            pin_o(&mut o);
-                            ring.release(it0 + 2 * j + 1);
-                            p = pack_p::<E, SN>(&s_next);
-                            if let Some(corr) = moved {
-                                rescale(&mut o, corr);
-                            }
-                        }
+                        key_tiles!(softmax, w.k_len, n_tiles, it0, o, p, r_m, r_l);
                         let last = it0 + 2 * n_tiles - 1;
                         next = walk.next(cu_q, cu_k, dims);
                         ring.wait_full(last);
