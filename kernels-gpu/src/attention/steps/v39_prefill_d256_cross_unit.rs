@@ -25,7 +25,8 @@
 //! L ≥ 4096** and at 8×16×8×2048, 1.03–1.15× causal; 0.81× / 0.73× at 8×16×8×512. A per-unit saving
 //! cannot be 6% of a 52-tile unit: the gain is the steady state's. Not explained yet; a guess to test:
 //! the two warpgroups, no longer finishing and restarting units together, drift out of phase and fill
-//! each other's softmax gaps (a8's turns without the barriers). ptxas: 24 bytes of spill (accepted in
+//! each other's softmax gaps (a8's turns without the barriers). `ncu` (call 12, 2×16×8×4096): tensor pipe 91.1%
+//! active against a28's 83.6%, the same issue rate (36.6% / 35.7%). ptxas: 24 bytes of spill (accepted in
 //! `bench/tests/ptxas.rs`). The library's kernel at D = 256 since.
 use super::hopper_wide::prefill_d256_entry;
 use crate::hgemm::elem::{Bf16, F16};
