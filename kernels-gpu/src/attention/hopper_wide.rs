@@ -489,6 +489,15 @@ where [f32; SN]: ScoreTile {
                         }
                     };
                 }
+                // A unit's last P·V with nothing beside it (the V tile at ring index `$last` has landed).
+                macro_rules! last_tile_alone {
+                    ($o:ident, $p:ident, $last:expr) => {{
+                        issue_pv::<E, BKV>(&mut $o, &$p, ring.at($last).0);
+                        wgmma_wait_group::<0>();
+                        pin_o(&mut $o);
+                        ring.release($last);
+                    }};
+                }
                 let softmax_of = |w: &crate::attention::units::Unit| {
                     let row_of = |h: u32| w.qt * BQ + 64 * mh + 16 * warp + g + 8 * h;
                     Softmax { l: w.k_len, causal, off: w.off, qt: w.qt, scale2: dims.scale * core::f32::consts::LOG2_E, row: [row_of(0), row_of(1)], t }
@@ -503,10 +512,7 @@ where [f32; SN]: ScoreTile {
                         key_tiles!(softmax, w.k_len, n_tiles, it0, o, p, r_m, r_l);
                         let last = it0 + 2 * n_tiles - 1;
                         ring.wait_full(last);
-                        issue_pv::<E, BKV>(&mut o, &p, ring.at(last).0);
-                        wgmma_wait_group::<0>();
-                        pin_o(&mut o);
-                        ring.release(last);
+                        last_tile_alone!(o, p, last);
                         store_o::<E>(g_o, g_lse, cu_q, w.b, dims.heads, w.head, softmax.row, t, &o, r_m, r_l);
                         it0 += 2 * n_tiles;
                     }
@@ -550,12 +556,7 @@ where [f32; SN]: ScoreTile {
                                 ring.release(last);
                                 carried = Some((pack_p::<E, SN>(&s0), m0, l0));
                             }
-                            _ => {
-                                issue_pv::<E, BKV>(&mut o, &p, ring.at(last).0);
-                                wgmma_wait_group::<0>();
-                                pin_o(&mut o);
-                                ring.release(last);
-                            }
+                            _ => last_tile_alone!(o, p, last),
                         }
                         store_o::<E>(g_o, g_lse, cu_q, w.b, dims.heads, w.head, softmax.row, t, &o, r_m, r_l);
                         it0 += 2 * n_tiles;
