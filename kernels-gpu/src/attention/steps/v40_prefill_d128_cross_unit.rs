@@ -1,0 +1,31 @@
+#![cfg(lab_sm90)]
+//! Attention step a32 (Hopper): **a31 at head dim 128** — `hopper_wide.rs` with O as two 64-column blocks
+//! (`[[f32; 32]; 2]`, P·V by `m64n128k16`), a26's 128-key tiles (S by `m64n128k16`, 64 registers a thread,
+//! P eight K-steps), K and V as separate ring entries (six of 32 KiB beside Q's 32 KiB: three key tiles in
+//! flight, as a26's three stages of K and V together), each unit's first S and softmax under the last
+//! unit's last P·V (`CROSS`).
+//!
+//! Diff from a31: the head dim (the body's `OutTile`: 128 columns of O where a31 holds 256) and the key
+//! tile (128, a31's 80: at D = 128 O is 64 registers, S of 128 keys 64 more, one P set 32). Diff from a26,
+//! the library's kernel at D = 128 before: a31's softmax (the exponentials after the row max, in place:
+//! one register set for S and P, where a26's a9 exponentials ahead of the max hold two P sets and spill 8
+//! bytes), K released when S retires and V when P·V does (a26 releases a stage of both after P·V), and the
+//! cross-unit start.
+//!
+//! Why (session 93): a31 ran 1.04–1.08× a28 at ≥ 2048 tokens without the mask — the tensor pipe 91.1%
+//! active against 83.6% at the same issue rate — while a26 at D = 128 sits at 0.98–1.02× cuDNN without the
+//! mask, short of issue 49's 1.05×. Session 78's cross-unit try on a26's own body (a28 then, removed)
+//! spilled 172 bytes at D = 128 (the next unit's S and its softmax beside a26's two P sets); a31's body
+//! holds one P set, so the same overlap fits: O 64 + S 64 + P 32 live at the last tile, as in a26's loop.
+//!
+//! Prediction (before any run), H200, bf16, against a26 in the same process: the body alone (the `x32`
+//! experiment entry, no `CROSS`) 0.96–1.02× (fewer registers and earlier K release, against a26's
+//! exponentials overlapping the max); with the cross-unit start **1.02–1.07× a26 without the mask at
+//! ≥ 4096 tokens, 1.00–1.04× causal**; against cuDNN sustained 1.00–1.07× without the mask at 32/8 × 4096.
+use super::hopper_wide::prefill_wide_entry;
+use crate::hgemm::elem::{Bf16, F16};
+
+prefill_wide_entry!(attn_a32_d128_f16, F16, 128, true, 128, true);
+prefill_wide_entry!(attn_a32_d128_bf16, Bf16, 128, true, 128, true);
+// Experiment (measured, then removed): a32 without the cross-unit start.
+prefill_wide_entry!(attn_x32_d128_bf16, Bf16, 128, true, 128, false);
