@@ -200,9 +200,9 @@ pub fn kv_tile_rows(kernel: &str) -> u32 {
 }
 
 /// Whether `kernel` runs the wide body (`hopper_wide.rs`: K and V as separate ring entries) at head dim 128:
-/// a32 (and its experiments, `x32`).
+/// a32 (and its experiments, `x32`, `x33`).
 fn wide_at_128(kernel: &str) -> bool {
-    kernel.starts_with("attn_a32_") || kernel.starts_with("attn_x32_")
+    kernel.starts_with("attn_a32_") || kernel.starts_with("attn_x32_") || kernel.starts_with("attn_x33_")
 }
 
 /// Dynamic shared memory of prefill kernel `kernel` of kernel width `width` launched by `schedule` (its K/V

@@ -495,6 +495,7 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill_d256_cross_unit("attn_a31_d256_f16", "a31-d256"), prefill_d256_cross_unit("attn_a31_d256_bf16", "a31-d256-bf16"),
     prefill_d128_cross_unit("attn_a32_d128_f16", "a32-d128"), prefill_d128_cross_unit("attn_a32_d128_bf16", "a32-d128-bf16"),
     prefill_d128_cross_unit("attn_x32_d128_bf16", "x32-d128-bf16"),
+    prefill_d128_cross_unit("attn_x33_d128_bf16", "x33-d128-bf16"),
 ];
 
 const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";

@@ -21,7 +21,7 @@
 //! * a28 (`BKV = 80`): a25 with 80-key tiles (S `m64n80k16`, 40 registers; P·V five K-steps): the body is
 //!   generic over the tile's keys `BKV` and S's registers `SN = BKV / 2` ([`ScoreTile`]).
 use crate::attention::flash::{quad_max, quad_sum};
-use crate::attention::hopper::{LAZY_RESCALE_LOG2, Softmax, block_boundary};
+use crate::attention::hopper::{LAZY_RESCALE_LOG2, Softmax, block_boundary, pin_p};
 use crate::attention::units::UnitWalk as Walk;
 use crate::hgemm::elem::Elem16;
 use crate::hgemm::tma_warp_specialized::{CONSUMER_WARPS, warp_specialized};
@@ -137,6 +137,10 @@ pub(super) trait ScoreTile: Sized {
     const P_STEPS: usize;
     /// A P of zeros (every entry written by [`pack_p`] before it is read).
     fn p_zero() -> Self::P;
+    /// P's registers and the sums fixed at this point of the program (a33's exponentials kept ahead of the
+    /// max's branch: [`hopper::pin_p`](crate::attention::hopper::pin_p) on a 128-key P; nothing for the
+    /// narrower tiles, which a33 does not use).
+    fn pin_p(_p: &mut Self::P, _sum: &mut [f32; 2]) {}
     /// Issues the first K-step of S (D not read: scale-d 0).
     ///
     /// # Safety
@@ -206,6 +210,10 @@ impl ScoreTile for [f32; 64] {
     #[inline(always)]
     fn p_zero() -> Self::P {
         [[0u32; 4]; 8]
+    }
+    #[inline(always)]
+    fn pin_p(p: &mut Self::P, sum: &mut [f32; 2]) {
+        pin_p(p, sum);
     }
     #[inline(always)]
     unsafe fn first<E: Elem16>(desc_a: u64, desc_b: u64) -> Self {
@@ -373,6 +381,76 @@ impl Softmax {
     }
 }
 
+/// a33: a9's softmax on the wide body's tiles ([`Softmax::tile_lazy`](crate::attention::hopper) over `2 · SN` keys).
+impl Softmax {
+    /// Tile `j`'s softmax against the running max `r_m` as it stands: P = 2^(x·c − r_m) exponentiated and
+    /// packed into `p` (a second P set: the previous P·V still reads the first) while the rows' max is
+    /// taken; only where a row's max exceeds `r_m` by more than 2^8 does the warp move the max and
+    /// exponentiate again from the raw scores, which `s` still holds. Returns O's correction when the max
+    /// moved, `None` otherwise.
+    ///
+    /// # Safety
+    /// All 32 lanes of the warp, converged (quad shuffles, the vote).
+    #[inline(always)]
+    unsafe fn tile_lazy_wide<E: Elem16, const SN: usize>(self, s: &mut [f32; SN], j: u32, r_m: &mut [f32; 2], r_l: &mut [f32; 2],
+                                                         p: &mut <[f32; SN] as ScoreTile>::P) -> Option<[f32; 2]>
+    where [f32; SN]: ScoreTile {
+        let nt = SN as u32 / 4;
+        let c = self.prepare_64(s, j);
+        let mut mx = [[-1e30f32; 4]; 2];
+        unroll16!(jj => {
+            if jj < nt {
+                unroll4!(e => {
+                    let (h, k) = ((e / 2) as usize, (2 * (jj % 2) + e % 2) as usize);
+                    mx[h][k] = mx[h][k].max(s[(4 * jj + e) as usize]);
+                });
+            }
+        });
+        let mx = [mx[0][0].max(mx[0][1]).max(mx[0][2].max(mx[0][3])), mx[1][0].max(mx[1][1]).max(mx[1][2].max(mx[1][3]))];
+        let mut sum = exp_pack::<E, SN>(s, c, *r_m, p);
+        // The exponentials stay ahead of the branch below (LLVM would sink them into it, after the max).
+        <[f32; SN]>::pin_p(p, &mut sum);
+        // SAFETY: forwarded (converged warp).
+        let row_max = unsafe { [quad_max(mx[0]) * c, quad_max(mx[1]) * c] };
+        let jump = [row_max[0] > r_m[0] + LAZY_RESCALE_LOG2, row_max[1] > r_m[1] + LAZY_RESCALE_LOG2];
+        // SAFETY: forwarded (converged warp).
+        if unsafe { vote_any(jump[0] || jump[1]) } {
+            let m_new = [if jump[0] { row_max[0] } else { r_m[0] }, if jump[1] { row_max[1] } else { r_m[1] }];
+            let corr = [ex2_approx_f32(r_m[0] - m_new[0]), ex2_approx_f32(r_m[1] - m_new[1])];
+            let sum = exp_pack::<E, SN>(s, c, m_new, p);
+            *r_m = m_new;
+            *r_l = [r_l[0] * corr[0] + sum[0], r_l[1] * corr[1] + sum[1]];
+            Some(corr)
+        } else {
+            *r_l = [r_l[0] + sum[0], r_l[1] + sum[1]];
+            None
+        }
+    }
+}
+
+/// P = 2^(x·c − m[row]) of the scores `s` (left as they are), packed into `p` as [`pack_p`] does; returns the
+/// rows' sums of P (f32, before rounding).
+#[inline(always)]
+fn exp_pack<E: Elem16, const SN: usize>(s: &[f32; SN], c: f32, m: [f32; 2], p: &mut <[f32; SN] as ScoreTile>::P) -> [f32; 2]
+where [f32; SN]: ScoreTile {
+    let n = <[f32; SN] as ScoreTile>::P_STEPS;
+    let mut sum = [[0f32; 2]; 2];
+    unroll16!(jj => {
+        if jj < SN as u32 / 4 {
+            let i = (4 * jj) as usize;
+            let e = [ex2_approx_f32(fma_rn_f32(s[i], c, -m[0])), ex2_approx_f32(fma_rn_f32(s[i + 1], c, -m[0])),
+                     ex2_approx_f32(fma_rn_f32(s[i + 2], c, -m[1])), ex2_approx_f32(fma_rn_f32(s[i + 3], c, -m[1]))];
+            sum[0][0] += e[0];
+            sum[0][1] += e[1];
+            sum[1][0] += e[2];
+            sum[1][1] += e[3];
+            p[kstep(jj / 2, n)][(2 * (jj % 2)) as usize] = E::pack(e[0], e[1]);
+            p[kstep(jj / 2, n)][(2 * (jj % 2) + 1) as usize] = E::pack(e[2], e[3]);
+        }
+    });
+    [sum[0][0] + sum[0][1], sum[1][0] + sum[1][1]]
+}
+
 /// P (f32, from [`Softmax::tile_64`]) packed to `E` as P·V's A fragments: n-tile `jj` of 8 keys into K-step
 /// `jj / 2`. Kept apart from the softmax so that P's registers are written only after the previous P·V,
 /// which reads them, retired.
@@ -461,7 +539,8 @@ unsafe fn store_o<E: Elem16, O: OutTile>(g_o: *mut u16, g_lse: *mut f32, cu_q: *
 /// As the a24, a25 and a28 entries ([`prefill_d256_entry!`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn prefill<E: Elem16, O: OutTile, const PERSISTENT: bool, const BKV: u32, const SN: usize, const CROSS: bool>(tmap_q: *const TensorMap,
+pub(super) unsafe fn prefill<E: Elem16, O: OutTile, const PERSISTENT: bool, const BKV: u32, const SN: usize, const CROSS: bool, const LAZY: bool>(
+                                                                                                 tmap_q: *const TensorMap,
                                                                                                  tmap_k: *const TensorMap,
                                                                                                  tmap_v: *const TensorMap, g_o: *mut u16, g_lse: *mut f32,
                                                                                                  cu_q: *const i32, cu_k: *const i32, dims: PrefillDims,
@@ -580,12 +659,18 @@ where [f32; SN]: ScoreTile {
                             if j + 2 == $n_tiles {
                                 release_q();
                             }
-                            let moved = $softmax.tile_64(&mut s_next, j + 1, &mut $r_m, &mut $r_l);
+                            // a33 (`LAZY`): the exponentials packed into a second P set ahead of the max.
+                            let mut p_next = <[f32; SN]>::p_zero();
+                            let moved = if LAZY {
+                                $softmax.tile_lazy_wide::<E, SN>(&mut s_next, j + 1, &mut $r_m, &mut $r_l, &mut p_next)
+                            } else {
+                                $softmax.tile_64(&mut s_next, j + 1, &mut $r_m, &mut $r_l)
+                            };
                             block_boundary($k_len);
                             wgmma_wait_group::<0>();
                             $o.pin();
                             ring.release($it0 + 2 * j + 1);
-                            $p = pack_p::<E, SN>(&s_next);
+                            $p = if LAZY { p_next } else { pack_p::<E, SN>(&s_next) };
                             if let Some(corr) = moved {
                                 rescale(&mut $o, corr);
                             }
@@ -675,20 +760,21 @@ where [f32; SN]: ScoreTile {
 /// (a28 with `$cross`), `…, true, 80, true)`: [`prefill_wide_entry!`] at head dim 256.
 macro_rules! prefill_d256_entry {
     ($name:ident, $e:ty, $persistent:literal, $bkv:literal) => {
-        $crate::attention::hopper_wide::prefill_wide_entry!($name, $e, 256, $persistent, $bkv, false);
+        $crate::attention::hopper_wide::prefill_wide_entry!($name, $e, 256, $persistent, $bkv, false, false);
     };
     // a31: with each unit's first S and softmax under the last unit's last P·V (`$cross`).
     ($name:ident, $e:ty, $persistent:literal, $bkv:literal, $cross:literal) => {
-        $crate::attention::hopper_wide::prefill_wide_entry!($name, $e, 256, $persistent, $bkv, $cross);
+        $crate::attention::hopper_wide::prefill_wide_entry!($name, $e, 256, $persistent, $bkv, $cross, false);
     };
 }
 pub(crate) use prefill_d256_entry;
 
-/// Declares an entry of the wide body at head dim `$hd` (256: a24–a31; 128: a32), `$persistent`, with
-/// `$bkv`-key tiles and, `$cross`, each unit's first S under the last unit's last P·V. All take the same
-/// parameters; a24 (not persistent) ignores `tiles` and `units`.
+/// Declares an entry of the wide body at head dim `$hd` (256: a24–a31; 128: a32, a33), `$persistent`, with
+/// `$bkv`-key tiles, `$cross` (each unit's first S under the last unit's last P·V) and `$lazy` (a33: a9's
+/// exponentials ahead of the max, two P sets). All take the same parameters; a24 (not persistent) ignores
+/// `tiles` and `units`.
 macro_rules! prefill_wide_entry {
-    ($name:ident, $e:ty, $hd:literal, $persistent:literal, $bkv:literal, $cross:literal) => {
+    ($name:ident, $e:ty, $hd:literal, $persistent:literal, $bkv:literal, $cross:literal, $lazy:literal) => {
         /// Attention forward at the entry's head dim (256; a32: 128) over a packed batch of sequences of
         /// different lengths with grouped heads (a24/a25/a28/a31/a32, module docs): `o` (`[tokens][heads][D]`)
         /// and the natural log-sum-exp `lse` (`[tokens][heads]`) of sequence `b`'s queries
@@ -712,7 +798,7 @@ macro_rules! prefill_wide_entry {
                                                 dims: layout::attention::PrefillDims, tiles: *const u32, units: u32) {
             // SAFETY: forwarded.
             unsafe {
-                $crate::attention::hopper_wide::prefill::<$e, [[f32; 32]; { $hd / 64 }], $persistent, $bkv, { $bkv as usize / 2 }, $cross>(
+                $crate::attention::hopper_wide::prefill::<$e, [[f32; 32]; { $hd / 64 }], $persistent, $bkv, { $bkv as usize / 2 }, $cross, $lazy>(
                     tmap_q, tmap_k, tmap_v, o, lse, cu_q, cu_k, dims, tiles, units)
             }
         }

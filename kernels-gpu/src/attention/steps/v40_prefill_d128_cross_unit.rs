@@ -22,10 +22,26 @@
 //! experiment entry, no `CROSS`) 0.96–1.02× (fewer registers and earlier K release, against a26's
 //! exponentials overlapping the max); with the cross-unit start **1.02–1.07× a26 without the mask at
 //! ≥ 4096 tokens, 1.00–1.04× causal**; against cuDNN sustained 1.00–1.07× without the mask at 32/8 × 4096.
+//!
+//! Measured (H200, bf16, `results/2026-12-04-h200-session94` call 1, a26 interleaved in the same process, 3
+//! processes): **both parts of the prediction wrong** — the body alone (x32) **0.89–0.95× a26** (0.89–0.92 at
+//! ≥ 2048 tokens), a32 **0.93–0.99× a26** without the mask, 0.93–1.02× causal: the cross-unit start buys the
+//! 6–7% it bought a31, on a body 10% slower than a26's. Against cuDNN a32 0.93–0.97× without the mask at
+//! 32/8 × 4096–8192. ptxas: a32 12 bytes of spill, x32 none. Where the body loses, a guess: a26's exponentials
+//! start when S retires (a9: against the running max, the row max taken beside them), the wide body's wait for
+//! the row max (the max tree, two quad shuffles and a vote) every tile — at D = 128 a tile's products are half
+//! D = 256's, so the same softmax latency weighs twice.
+//!
+//! x33 (a32 with a9's exponentials ahead of the max: two P sets, the next one written while the last P·V reads
+//! the other; ptxas spill-free). Prediction (before its run): the max's latency off each tile's critical
+//! path, **1.00–1.06× a26 without the mask** at ≥ 2048 tokens (a32's 0.93–0.99 plus the 5–8% the body lost),
+//! 0.98–1.04× causal.
 use super::hopper_wide::prefill_wide_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
-prefill_wide_entry!(attn_a32_d128_f16, F16, 128, true, 128, true);
-prefill_wide_entry!(attn_a32_d128_bf16, Bf16, 128, true, 128, true);
-// Experiment (measured, then removed): a32 without the cross-unit start.
-prefill_wide_entry!(attn_x32_d128_bf16, Bf16, 128, true, 128, false);
+prefill_wide_entry!(attn_a32_d128_f16, F16, 128, true, 128, true, false);
+prefill_wide_entry!(attn_a32_d128_bf16, Bf16, 128, true, 128, true, false);
+// Experiments: a32 without the cross-unit start (measured in session 94, call 1), and a32 with a9's exponentials
+// ahead of the max (two P sets).
+prefill_wide_entry!(attn_x32_d128_bf16, Bf16, 128, true, 128, false, false);
+prefill_wide_entry!(attn_x33_d128_bf16, Bf16, 128, true, 128, true, true);
