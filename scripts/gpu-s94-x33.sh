@@ -3,7 +3,7 @@
 # (x33 on every D = 128 case of the named-step test), memcheck and racecheck on its launches, then x33 against a26 in
 # the same process at D = 128, 3 processes, each followed by torch's cuDNN SDPA sustained. Carry: scripts/prefill-carry.sh.
 set -uo pipefail
-. scripts/device-log.sh "s94-x33.txt" 300
+. scripts/device-log.sh "s94-x33b.txt" 300
 S=${S:-1x32x8x4096x128,1x32x8x8192x128,2x32x8x4096x128,4x28x4x2048x128,1x32x8x2048x128,8x32x8x512x128,2x32x32x4096x128}
 TESTS=${TESTS:-1}
 stamp start
@@ -14,8 +14,8 @@ for tool in memcheck racecheck; do
 done
 stamp sanitizers
 for i in 1 2 3; do
-  run $C/kernel-lab prefill --shapes $S --kernel attn_x33_d128_bf16 --base-kernel attn_a26_d128_bf16 --json "$OUT/x33-$i.json"
-  run python3 scripts/prefill-torch-peer.py --shapes $S --backends cudnn --sustain-ms 500 --out "$OUT/peer33-$i.md"
+  run $C/kernel-lab prefill --shapes $S --kernel attn_x33_d128_bf16 --base-kernel attn_a26_d128_bf16 --json "$OUT/x33b-$i.json"
+  run python3 scripts/prefill-torch-peer.py --shapes $S --backends cudnn --sustain-ms 500 --out "$OUT/peer33b-$i.md"
   stamp "round $i"
 done
 grep -E "^==|^exit|^t\+|test result|FAILED|panicked|ERROR SUMMARY|RACECHECK SUMMARY|^\| " "$L" | grep -v "^| shape\|^|---" | head -150

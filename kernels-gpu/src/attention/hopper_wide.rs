@@ -646,33 +646,71 @@ where [f32; SN]: ScoreTile {
                 // tile's P·V is the caller's, after the loop: with an `if` around the next S inside the loop
                 // (a19's form), ptxas could not tell that the `wait_group 1` retires S on every path and
                 // serialized every `wgmma` (C7514).
+                // a33: key tile `$j` < last with P of tile j in `$pc`, tile j + 1's P packed into `$pn` (a9's
+                // exponentials ahead of the max), O rescaled where a row's max moved, once P·V of j retired.
+                macro_rules! lazy_step {
+                    ($softmax:expr, $k_len:expr, $n_tiles:expr, $it0:expr, $o:ident, $r_m:ident, $r_l:ident, $j:expr, $pc:ident, $pn:ident) => {{
+                        let j: u32 = $j;
+                        ring.wait_full($it0 + 2 * j + 2);
+                        let mut s_next = issue_scores::<E, O, BKV, SN>(d_q, ring.at($it0 + 2 * j + 2).0);
+                        ring.wait_full($it0 + 2 * j + 1);
+                        issue_pv::<E, O, [f32; SN], BKV>(&mut $o, &$pc, ring.at($it0 + 2 * j + 1).0);
+                        wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                        s_next.fence();
+                        ring.release($it0 + 2 * j + 2);
+                        if j + 2 == $n_tiles {
+                            release_q();
+                        }
+                        let moved = $softmax.tile_lazy_wide::<E, SN>(&mut s_next, j + 1, &mut $r_m, &mut $r_l, &mut $pn);
+                        block_boundary($k_len);
+                        wgmma_wait_group::<0>();
+                        $o.pin();
+                        ring.release($it0 + 2 * j + 1);
+                        if let Some(corr) = moved {
+                            rescale(&mut $o, corr);
+                        }
+                    }};
+                }
                 macro_rules! key_tiles {
                     ($softmax:expr, $k_len:expr, $n_tiles:expr, $it0:expr, $o:ident, $p:ident, $r_m:ident, $r_l:ident) => {
-                        for j in 0..$n_tiles - 1 {
-                            ring.wait_full($it0 + 2 * j + 2);
-                            let mut s_next = issue_scores::<E, O, BKV, SN>(d_q, ring.at($it0 + 2 * j + 2).0);
-                            ring.wait_full($it0 + 2 * j + 1);
-                            issue_pv::<E, O, [f32; SN], BKV>(&mut $o, &$p, ring.at($it0 + 2 * j + 1).0);
-                            wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
-                            s_next.fence();
-                            ring.release($it0 + 2 * j + 2);
-                            if j + 2 == $n_tiles {
-                                release_q();
+                        if !LAZY {
+                            for j in 0..$n_tiles - 1 {
+                                ring.wait_full($it0 + 2 * j + 2);
+                                let mut s_next = issue_scores::<E, O, BKV, SN>(d_q, ring.at($it0 + 2 * j + 2).0);
+                                ring.wait_full($it0 + 2 * j + 1);
+                                issue_pv::<E, O, [f32; SN], BKV>(&mut $o, &$p, ring.at($it0 + 2 * j + 1).0);
+                                wgmma_wait_group::<1>(); // S of tile j + 1 (committed first) retired
+                                s_next.fence();
+                                ring.release($it0 + 2 * j + 2);
+                                if j + 2 == $n_tiles {
+                                    release_q();
+                                }
+                                let moved = $softmax.tile_64(&mut s_next, j + 1, &mut $r_m, &mut $r_l);
+                                block_boundary($k_len);
+                                wgmma_wait_group::<0>();
+                                $o.pin();
+                                ring.release($it0 + 2 * j + 1);
+                                $p = pack_p::<E, SN>(&s_next);
+                                if let Some(corr) = moved {
+                                    rescale(&mut $o, corr);
+                                }
                             }
-                            // a33 (`LAZY`): the exponentials packed into a second P set ahead of the max.
-                            let mut p_next = <[f32; SN]>::p_zero();
-                            let moved = if LAZY {
-                                $softmax.tile_lazy_wide::<E, SN>(&mut s_next, j + 1, &mut $r_m, &mut $r_l, &mut p_next)
-                            } else {
-                                $softmax.tile_64(&mut s_next, j + 1, &mut $r_m, &mut $r_l)
-                            };
-                            block_boundary($k_len);
-                            wgmma_wait_group::<0>();
-                            $o.pin();
-                            ring.release($it0 + 2 * j + 1);
-                            $p = if LAZY { p_next } else { pack_p::<E, SN>(&s_next) };
-                            if let Some(corr) = moved {
-                                rescale(&mut $o, corr);
+                        } else {
+                            // a33 (`LAZY`): tile j + 1's exponentials packed, ahead of its max, into the P set that
+                            // P·V of tile j does not read — two sets taking turns, two tiles an iteration (a26's
+                            // form: a copy from one set to the other at the loop's end, LLVM gave both the same
+                            // registers and ptxas serialized every `wgmma`, C7513).
+                            let mut p_b = <[f32; SN]>::p_zero();
+                            let mut j = 0;
+                            while j + 1 < $n_tiles {
+                                lazy_step!($softmax, $k_len, $n_tiles, $it0, $o, $r_m, $r_l, j, $p, p_b);
+                                if j + 2 < $n_tiles {
+                                    lazy_step!($softmax, $k_len, $n_tiles, $it0, $o, $r_m, $r_l, j + 1, p_b, $p);
+                                }
+                                j += 2;
+                            }
+                            if $n_tiles % 2 == 0 {
+                                $p = p_b; // an odd number of steps: the last P in the second set
                             }
                         }
                     };

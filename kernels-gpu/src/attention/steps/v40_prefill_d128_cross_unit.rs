@@ -36,6 +36,13 @@
 //! the other; ptxas spill-free). Prediction (before its run): the max's latency off each tile's critical
 //! path, **1.00–1.06× a26 without the mask** at ≥ 2048 tokens (a32's 0.93–0.99 plus the 5–8% the body lost),
 //! 0.98–1.04× causal.
+//!
+//! Measured (call 2, as first built: one P set copied from the other at each tile's end): **0.79–0.86× a26** —
+//! LLVM, to which a `wgmma` reads its registers at issue, gave both P sets the same registers, the exponentials
+//! wrote them under the P·V that read them, and ptxas serialized every `wgmma` (C7513). Rebuilt in a26's form
+//! (two sets taking turns, two tiles an iteration): no C7513, but 160 bytes of spill (two expanded steps beside
+//! the cross-unit code). Prediction for that build (before its run): 0.95–1.02× a26 — the spills cost what the
+//! earlier exponentials gain.
 use super::hopper_wide::prefill_wide_entry;
 use crate::hgemm::elem::{Bf16, F16};
 
