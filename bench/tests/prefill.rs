@@ -1,4 +1,4 @@
-//! GPU tests of prefill attention (issue 49, steps a19, a24–a32): packed sequences of different lengths
+//! GPU tests of prefill attention (issue 49, steps a19, a24–a31): packed sequences of different lengths
 //! (1, 127, 128, 129, empty ones; at D = 256 around its 64-key tiles), grouped heads, head dims
 //! 64/96/128/256, causal (bottom-right, with queries the last tokens of longer keys) and not (including
 //! fewer keys than queries), f16 and bf16, against the f64 reference with O and LSE poisoned first; at
@@ -117,7 +117,7 @@ fn cases() -> Vec<Case> {
         // D = 256 around a28's 80-key tiles: prefixes of 80 and 160 keys, causal, 8/4 heads.
         c(PrefillDesc::new(8, 4, 256).causal(), &[79, 80, 81, 161], &[159, 80, 241, 161]),
         // D = 128 chunked prefill, 8/2 heads, causal: new queries after prefixes of 295, 0 and 256 keys (ragged and
-        // whole 128-key tiles), so that a persistent CTA's units end and start mid-ring.
+        // whole 128-key tiles), so that a persistent CTA's units end and start mid-ring (session 94).
         c(PrefillDesc::new(8, 2, 128).causal(), &[5, 130, 129], &[300, 130, 385]),
     ]
 }
