@@ -70,7 +70,6 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // took D = 128 from 24 to 8.
     ("attn_a26_d128_", "sm_90a", 8, "a26 D = 128 (kernels-gpu/src/attention/steps/v26_prefill_persistent.rs)"),
     ("attn_a31_d256_", "sm_90a", 28, "a31: the next unit's S beside this unit's O (kernels-gpu/src/attention/steps/v39_prefill_d256_cross_unit.rs)"),
-    ("attn_a32_d128_", "sm_90a", 16, "a32: a31 at D = 128, the next unit's S beside this unit's O (kernels-gpu/src/attention/steps/v40_prefill_d128_cross_unit.rs)"),
     ("attn_a26_d64_", "sm_90a", 8, "a26 D = 64"),
     // Backward b1 (issue 50, session 51; the non-default atomic-dQ mode): 64–128 f32 of dK and dV per thread
     // next to Sᵀ, dPᵀ, the fragments and the tail-and-diagonal mask, at 255 registers. Six restructurings

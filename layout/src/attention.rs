@@ -291,53 +291,6 @@ pub const fn a28_smem() -> u32 {
     a25_smem_of(A28_BKV)
 }
 
-/// a32 (a31's body at head dim 128): keys per K/V tile, a26's 128 (S `m64n128k16`, 64 registers a thread;
-/// O at D = 128 is 64 more, where D = 256 holds 128 and needs a31's 80-key tiles).
-pub const A32_BKV: u32 = 128;
-/// a32: head dim.
-pub const A32_D: u32 = 128;
-/// The wide body's (a24–a32) bytes of one K or one V tile of `bkv` keys × `d` 16-bit (`d / 64` TMA boxes
-/// of `bkv` keys × 128 bytes side by side).
-pub const fn wide_half_bytes(bkv: u32, d: u32) -> u32 {
-    bkv * d * 2
-}
-/// The wide body's ring entries (each one K or one V tile) at head dim `d` with `bkv`-key tiles: the most,
-/// even (K of a tile at an even running index, its V at the next) and at most 8, that fit beside Q
-/// (`a6_q_bytes(d)` and its empty barrier) — 4 at D = 256 (a24–a31), 6 at a32's 128 × 128 (three key tiles
-/// in flight where a26's stages of K and V together hold three too).
-pub const fn wide_entries(d: u32, bkv: u32) -> u32 {
-    let mut n = 8;
-    while n > 2 && crate::hopper::tma_hgemm::dyn_smem(n, wide_half_bytes(bkv, d), a6_q_bytes(d) + 8, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM {
-        n -= 2;
-    }
-    n
-}
-/// The persistent wide body's dynamic shared memory (a25, a28, a31 at D = 256; a32 at 128): the ring, Q
-/// and its empty barrier, a full and an empty barrier per entry.
-pub const fn wide_smem(d: u32, bkv: u32) -> u32 {
-    crate::hopper::tma_hgemm::dyn_smem(wide_entries(d, bkv), wide_half_bytes(bkv, d), a6_q_bytes(d) + 8, 2)
-}
-/// x34 (the wide body with K and V of a key tile in one ring entry, a26's stages): the most entries, at most 8, of
-/// `2 · wide_half_bytes(bkv, d)` that fit beside Q and its empty barrier — 3 at 128 × 128.
-pub const fn wide_entries_kv1(d: u32, bkv: u32) -> u32 {
-    let mut n = 8;
-    while n > 1 && crate::hopper::tma_hgemm::dyn_smem(n, 2 * wide_half_bytes(bkv, d), a6_q_bytes(d) + 8, 2) > crate::hopper::tma_hgemm::MAX_DYN_SMEM {
-        n -= 1;
-    }
-    n
-}
-/// x34's dynamic shared memory ([`wide_entries_kv1`] entries of a K and a V tile).
-pub const fn wide_smem_kv1(d: u32, bkv: u32) -> u32 {
-    crate::hopper::tma_hgemm::dyn_smem(wide_entries_kv1(d, bkv), 2 * wide_half_bytes(bkv, d), a6_q_bytes(d) + 8, 2)
-}
-/// a32: [`wide_smem`] at 128 × 128 (six 32 KiB entries and Q's 32 KiB: 225 KiB).
-pub const fn a32_smem() -> u32 {
-    wide_smem(A32_D, A32_BKV)
-}
-const _: () = assert!(wide_entries(A24_D, A24_BKV) == A24_HALVES && wide_entries(A24_D, A28_BKV) == A24_HALVES && wide_smem(A24_D, A28_BKV) == a28_smem()
-                      && wide_smem(A24_D, A24_BKV) == a25_smem() && wide_entries(A32_D, A32_BKV) == 6 && a32_smem() <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
-                      && wide_half_bytes(A28_BKV, A24_D) == a24_half_bytes_of(A28_BKV) && wide_half_bytes(A32_BKV, A32_D) % 1024 == 0);
-
 const _: () = assert!(A6_BQ == 128 && A6_BKV == 128 && a6_smem(128, A7_STAGES) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
                       && a12_smem(128) <= crate::hopper::tma_hgemm::MAX_DYN_SMEM
                       && a25_smem() <= crate::hopper::tma_hgemm::MAX_DYN_SMEM && A24_HALF_BYTES % 1024 == 0 && A24_HALF_BYTES == 4 * A24_KV_BOX_BYTES

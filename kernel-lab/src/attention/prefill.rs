@@ -25,7 +25,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
-    attention::{A6_BKV, A6_BQ, A7_STAGES, A24_BKV, A28_BKV, PrefillDims, a6_smem, a12_smem, a24_smem, a25_smem_of, kv_tiles_off, wide_smem},
+    attention::{A6_BKV, A6_BQ, A7_STAGES, A24_BKV, A28_BKV, PrefillDims, a6_smem, a12_smem, a24_smem, a25_smem_of, kv_tiles_off},
     hopper::TmaSwizzle,
 };
 
@@ -199,19 +199,10 @@ pub fn kv_tile_rows(kernel: &str) -> u32 {
     }
 }
 
-/// Whether `kernel` runs the wide body (`hopper_wide.rs`: K and V as separate ring entries) at head dim 128:
-/// a32 (and its experiments, `x32`, `x33`).
-fn wide_at_128(kernel: &str) -> bool {
-    kernel.starts_with("attn_a32_") || kernel.starts_with("attn_x32_") || kernel.starts_with("attn_x33_") || kernel.starts_with("attn_x34_")
-}
-
-/// Dynamic shared memory of prefill kernel `kernel` of kernel width `width` launched by `schedule` (its K/V
-/// tiles of [`kv_tile_rows`] keys).
-fn prefill_smem(kernel: &str, width: usize, schedule: PrefillSchedule) -> u32 {
-    let kv_rows = kv_tile_rows(kernel);
+/// Dynamic shared memory of a prefill kernel of kernel width `width` launched by `schedule` with K/V tiles
+/// of `kv_rows` keys ([`kv_tile_rows`]).
+fn prefill_smem(width: usize, schedule: PrefillSchedule, kv_rows: u32) -> u32 {
     match (width, schedule) {
-        (128, PrefillSchedule::Persistent) if kernel.starts_with("attn_x34_") => layout::attention::wide_smem_kv1(128, kv_rows),
-        (128, PrefillSchedule::Persistent) if wide_at_128(kernel) => wide_smem(128, kv_rows),
         (256, PrefillSchedule::Persistent) => a25_smem_of(kv_rows),
         (256, _) => a24_smem(),
         (w, PrefillSchedule::Persistent) => a12_smem(w as u32),
@@ -232,10 +223,8 @@ fn named_kernel_fits(desc: &PrefillDesc, e: &str, schedule: PrefillSchedule, ker
     // The head dims the kernel serves (`_d{N}_`: at most N, in N's kernel width; a29's 96 in the 128 layout).
     let serves = kernel.strip_suffix(&format!("_{e}")).and_then(|k| k.rsplit_once("_d")).and_then(|(_, n)| n.parse::<usize>().ok())
                        .is_some_and(|n| n >= desc.head_dim && PrefillDesc { head_dim: n, ..*desc }.width() == desc.width());
-    // a32 stores O with the body's 128-column rows: head dim 128 only (a26 serves 96 in that width).
-    let serves = serves && (!wide_at_128(kernel) || desc.head_dim == 128);
     if !serves || info.block_threads != want.block_threads
-       || info.dyn_smem_bytes != prefill_smem(kernel, desc.width(), schedule)
+       || info.dyn_smem_bytes != prefill_smem(desc.width(), schedule, kv_tile_rows(kernel))
     {
         return bad(format!("is not launched as {schedule:?}'s `{default}` (head dim {}, {e}): its head dims, width, element type, threads or shared memory differ",
                            desc.head_dim));
@@ -505,7 +494,7 @@ impl<T: Element> PrefillPlan<T> {
         }
         let Some(m) = self.maps.as_ref() else { unreachable!("encoded above") };
         let dims = DimsParam(PrefillDims { heads: d.heads as u32, group: d.group() as u32, head_dim: d.head_dim as u32, causal: d.causal as u32, scale: d.scale() });
-        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, prefill_smem(self.kernel.name(), d.width(), self.schedule));
+        debug_assert_eq!(self.kernel.info.dyn_smem_bytes, prefill_smem(d.width(), self.schedule, kv_tile_rows(self.kernel.name())));
         if self.schedule == PrefillSchedule::Persistent {
             let units: u64 = cu_q.windows(2).map(|q| (q[1] - q[0]).div_ceil(A6_BQ) as u64 * d.heads as u64).sum();
             if units + u32::MAX as u64 / 2 > u32::MAX as u64 {
@@ -703,18 +692,7 @@ mod tests {
         assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a29_d96_bf16").is_ok());
         assert!(named_kernel_fits(&d96, "f16", Persistent, "attn_a29_d96_f16").is_ok());
         assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
-        // a32 (a31's body at 128): head dim 128 only, its own shared memory.
-        let d128 = PrefillDesc::new(32, 8, 128);
-        assert!(named_kernel_fits(&d128, "bf16", Persistent, "attn_a32_d128_bf16").is_ok());
-        assert!(named_kernel_fits(&d128, "f16", Persistent, "attn_a32_d128_f16").is_ok());
-        assert!(named_kernel_fits(&d128, "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
-        assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a32_d128_bf16").is_err());
-        assert!(named_kernel_fits(&d128, "bf16", CtaPerTile, "attn_a32_d128_bf16").is_err());
-        assert!(named_kernel_fits(&d128, "bf16", Persistent, "attn_a32_d128_f16").is_err());
-        assert_eq!(prefill_smem("attn_a32_d128_bf16", 128, Persistent), layout::attention::a32_smem());
-        assert_ne!(layout::attention::a32_smem(), a12_smem(128));
         assert_eq!((kv_tile_rows("attn_a28_d256_bf16"), kv_tile_rows("attn_a25_d256_bf16"), kv_tile_rows("attn_a26_d128_f16")), (80, 64, 128));
-        assert_eq!(kv_tile_rows("attn_a32_d128_bf16"), 128);
         for (desc, e, schedule, name, says) in [
             (d256, "bf16", CtaPerTile, "attn_a28_d256_bf16", "is not launched as CtaPerTile's `attn_a24_d256_bf16`"),
             (d256, "bf16", Persistent, "attn_a28_d256_f16", "is not launched as"),

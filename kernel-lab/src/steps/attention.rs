@@ -450,16 +450,6 @@ const fn prefill_d256_cross_unit(name: &'static str, label: &'static str) -> Ker
                  ..prefill_d256_keys80(name, label) }
 }
 
-const fn prefill_d128_cross_unit(name: &'static str, label: &'static str) -> KernelInfo {
-    KernelInfo { dyn_smem_bytes: layout::attention::a32_smem(),
-                 about: "a31 at head dim 128: O as two 64-column blocks (P·V by m64n128k16), 128-key tiles (S by m64n128k16), six 32 KiB K and V ring entries, each unit's first S and softmax under the last unit's last P·V",
-                 ptx: PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n128k16.f32.", "cp.async.bulk.tensor.3d.shared::cluster.global.tile", "ld.global.nc.s32",
-                                        "setmaxnreg.inc.sync.aligned.u32"],
-                                 lacks: &["trap", "ld.local", "st.local", "mma.sync", "cp.async.bulk.tensor.2d", "m64n256k16", "m64n64k16", "m64n80k16"], count: &[],
-                                 at_least: &[] },
-                 ..prefill(name, label, 128) }
-}
-
 const fn prefill_persistent(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
     KernelInfo { dyn_smem_bytes: layout::attention::a12_smem(d),
                  about: "a19 persistent (a26): one CTA per SM walks the host's (sequence, query tile, head) units in the host's order (UnitOrder) by a snake; the K/V ring runs on across units",
@@ -478,8 +468,7 @@ const fn prefill_pingpong(name: &'static str, label: &'static str, d: u32) -> Ke
 
 /// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): steps a19 and a26 (persistent) per
 /// kernel width (64; 128, which also serves head dim 96), a27 (a26 with ping-pong turns) at 64 and element type, and a24 / a25 (persistent) /
-/// a28 (a25 with 80-key tiles) and a31 at head dim 256, a29 (a26 with S over 96 head dims) at 96, a32 (a31's body) at
-/// 128. Not in [`STEPS`]: they
+/// a28 (a25 with 80-key tiles) at head dim 256, a29 (a26 with S over 96 head dims) at 96. Not in [`STEPS`]: they
 /// take packed variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the
 /// fixed-length family's `[B·H][L][D]` problems.
 pub const PREFILL: &[KernelInfo] = &[
@@ -493,10 +482,6 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill_d256_keys80("attn_a28_d256_f16", "a28-d256"), prefill_d256_keys80("attn_a28_d256_bf16", "a28-d256-bf16"),
     prefill_d96("attn_a29_d96_f16", "a29-d96"), prefill_d96("attn_a29_d96_bf16", "a29-d96-bf16"),
     prefill_d256_cross_unit("attn_a31_d256_f16", "a31-d256"), prefill_d256_cross_unit("attn_a31_d256_bf16", "a31-d256-bf16"),
-    prefill_d128_cross_unit("attn_a32_d128_f16", "a32-d128"), prefill_d128_cross_unit("attn_a32_d128_bf16", "a32-d128-bf16"),
-    prefill_d128_cross_unit("attn_x32_d128_bf16", "x32-d128-bf16"),
-    prefill_d128_cross_unit("attn_x33_d128_bf16", "x33-d128-bf16"),
-    KernelInfo { dyn_smem_bytes: layout::attention::wide_smem_kv1(128, 128), ..prefill_d128_cross_unit("attn_x34_d128_bf16", "x34-d128-bf16") },
 ];
 
 const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";

@@ -307,7 +307,7 @@ fn put_p<E: Elem16>(p: &mut [[u32; 4]; 8], b: u32, jj: u32, e: [f32; 4]) {
 /// P's registers and the sums fixed at this point of the program (an empty `asm!` that reads and
 /// writes them, not `pure`).
 #[inline(always)]
-pub(super) fn pin_p(p: &mut [[u32; 4]; 8], sum: &mut [f32; 2]) {
+fn pin_p(p: &mut [[u32; 4]; 8], sum: &mut [f32; 2]) {
     // SAFETY: emits no instruction; only declares the registers read and written.
     unsafe {
         core::arch::asm!("// pin_p {0} {1} {2} {3} {4} {5} {6} {7} {8} {9} {10} {11} {12} {13} {14} {15}",
