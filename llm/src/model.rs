@@ -723,6 +723,16 @@ impl<T: Element + NormReducible> Model<T> {
     /// `norm`, fused with `h += delta` and that norm into `x` (one kernel per rank).
     fn reduce_delta(&mut self, tokens: usize, norm: Option<NormAt>) -> Result<()> {
         let Some(ar) = &self.ar else { return Ok(()) };
+        if ablated("comm") {
+            // Timing only: each rank's own partial, as if the all-reduce cost nothing.
+            if let Some(at) = norm {
+                let c = self.config.clone();
+                for s in &mut self.shards {
+                    s.local_norm(tokens, at, &c)?;
+                }
+            }
+            return Ok(());
+        }
         let (h, n) = (self.config.hidden, tokens * self.config.hidden);
         let Some(at) = norm else {
             let mut views = self.shards.iter_mut().map(|s| {
@@ -761,7 +771,7 @@ impl<T: Element + NormReducible> Model<T> {
                 s.head_gemm(n, c, split)?;
             }
         }
-        if split {
+        if split && !ablated("comm") {
             let ar = self.ar.as_ref().ok_or_else(|| Error::InvalidInput("a split LM head without an all-reduce (internal)".into()))?;
             let mut views = self.shards.iter_mut().map(|s| view_mut::<T>(&mut s.logits, n * c.vocab)).collect::<Result<Vec<_>>>()?;
             ar.all_reduce_in_place(&mut views.iter_mut().collect::<Vec<_>>())?;
@@ -1039,6 +1049,21 @@ impl<T: Element + NormReducible> Shard<T> {
         mark(prof, gpu, || "add_rmsnorm".into(), 0)
     }
 
+    /// `x = rmsnorm(h += delta)` with norm `at` on this rank's own `delta`: the fused all-reduce's work
+    /// without its communication (`KERNEL_LAB_LLM_ABLATE=comm`, timing only).
+    fn local_norm(&mut self, tokens: usize, at: NormAt, c: &Config) -> Result<()> {
+        let Shard { gpu, k: kern, norm, layers, scratch, .. } = self;
+        let w = match at {
+            NormAt::Attn(l) => &layers[l].attn_norm,
+            NormAt::Mlp(l) => &layers[l].mlp_norm,
+            NormAt::Final => &*norm,
+        };
+        let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
+        let ks = Ks { gpu, k: kern };
+        // SAFETY: as in `attention_half`.
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, w, &mut b.x, c.hidden as u32, c.eps, 1u32) }
+    }
+
     /// This rank's LM head (whole, or its block of vocabulary columns).
     fn lm_head(&self) -> Result<&Weight> {
         self.lm_head.as_ref().ok_or_else(|| Error::InvalidInput("this rank holds no LM head (internal)".into()))
@@ -1239,7 +1264,8 @@ mod tests {
     }
 }
 
-/// Timing experiment only (`KERNEL_LAB_LLM_ABLATE=norm,rope,attn,silu,qkv,o,gu,down`): the named launches of
+/// Timing experiment only (`KERNEL_LAB_LLM_ABLATE=norm,rope,attn,silu,qkv,o,gu,down,comm`; `comm`: split over
+/// ranks, every all-reduce skipped, the fused one's add and norm on the rank's own partial): the named launches of
 /// every layer are left out, so a step's time without them measures what they cost inside the graph. The
 /// output is wrong while it is set.
 fn ablated(what: &str) -> bool {

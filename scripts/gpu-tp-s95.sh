@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Session 95 (issue 52), TP = 2 batch-1 decode of the Llama-3-8B shape (synthetic weights, 512-token prompt,
+# 64 steps, the graph replayed 100 times): TP = 1; TP = 2 with the fused all-reduce releasing the next grid
+# after its barrier (the old order, KERNEL_LAB_AR_RELEASE=barrier) and right after its wait (the new default);
+# TP = 2 with every all-reduce left out (KERNEL_LAB_LLM_ABLATE=comm: what communication costs); and the
+# projections after an all-reduce (QKV 1x3072x4096, gate/up 1x14336x4096) on d2's deeper rings (6, 10 stages).
+# 3 processes, the variants interleaved. Then the all-reduce tests. Carry: scripts/slim-carry.sh allreduce.
+set -uo pipefail
+. scripts/nccl-path.sh
+. scripts/device-log.sh "tp-s95.txt" 300
+M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
+D="$OUT/tp"; mkdir -p "$D"
+R="--model $M --synthetic-weights --prompt-len 512 --max-new 64 --ignore-eos --batch ${B:-1}"
+T=200 run $C/llm $R --tp 2 --max-new 8
+deep() { echo "1x3072x4096=d2s$1-bf16;1x14336x4096=d2s$1-bf16"; }
+for i in 1 2 3; do
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --tp 1 --json "$D/tp1-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_AR_RELEASE=barrier $C/llm $R --tp 2 --json "$D/tp2-barrier-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --tp 2 --json "$D/tp2-early-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_ABLATE=comm $C/llm $R --tp 2 --json "$D/tp2-nocomm-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_GEMM_STEP="$(deep 6)" $C/llm $R --tp 2 --json "$D/tp2-s6-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_GEMM_STEP="$(deep 10)" $C/llm $R --tp 2 --json "$D/tp2-s10-$i.json"
+  stamp "process $i"
+done
+T=120 run $C/tests/allreduce --test-threads=1
+cp "$L" "$D/"; (cd "$OUT" && tar czf tp-s95.tar.gz tp && rm -rf tp)
+grep -E "^==|^exit|decode [0-9.]+ ms|replayed|test result|panicked|error|Error|^t\+" "$L" | grep -v "^== .*llm" | head -150
