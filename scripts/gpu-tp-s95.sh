@@ -26,6 +26,12 @@ for i in 1 2 3; do
   T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_DECODE_BLOCKS_PER_SM=2 $C/llm $R --tp 2 --json "$D/tp2-bpsm2-$i.json"
   stamp "process $i"
 done
+T=120 run $C/llm $R --tp 2 --max-new 16 --profile --json "$D/prof-tp2.json"
+# FP8 weights split over the two GPUs (new): its tokens and step beside the one-GPU FP8 runner's.
+for i in 1 2; do
+  T=150 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --fp8 --tp 1 --json "$D/fp8-tp1-$i.json"
+  T=150 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --fp8 --tp 2 --json "$D/fp8-tp2-$i.json"
+done
 T=120 run $C/tests/allreduce --test-threads=1
 python3 - "$D" <<'PY' | tee -a "$L"
 import json, sys, glob, os, statistics as st

@@ -31,7 +31,7 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
                        per kernel (summed over the layers), bytes read and GB/s, against the step's time
   --ignore-eos         generate all --max-new tokens
   --fp8                quantize the projections and the LM head to FP8 at load (e4m3, a power-of-two scale per
-                       128x128 block): half the weight bytes; decode on the FP8 weight-only kernel (Hopper, one GPU)
+                       128x128 block): half the weight bytes; decode on the FP8 weight-only kernel (Hopper; with --tp each rank its share)
   --tp N               split the model over GPUs 0..N (tensor parallelism: heads and MLP split, an all-reduce
                        after the O and down projections); N must divide the heads, K/V heads and MLP width
   --tp-same-gpu N      the same split with N ranks sharing GPU 0 (checks the split on one GPU; not faster)
@@ -133,9 +133,6 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     }
     if o.batch == 0 {
         return Err("--batch must be at least 1".into());
-    }
-    if o.weights == WeightFormat::Fp8 && o.tp > 1 {
-        return Err("--fp8 with --tp: FP8 weights run on one GPU (their split over GPUs is not built)".into());
     }
     if !o.more.is_empty() {
         if o.batch != 1 {

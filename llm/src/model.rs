@@ -285,6 +285,13 @@ fn row_range(bytes: &[u8], cols: usize, start: usize, count: usize) -> &[u8] {
     &bytes[start * cols * 2..(start + count) * cols * 2]
 }
 
+/// Columns `[start, start + count)` of every row of the `[rows][cols]` tensor `bytes` (16-bit elements),
+/// gathered into a `[rows][count]` tensor: a row-parallel weight's share in HF's `[out][in]` order, as FP8
+/// quantizes it (its 128×128 blocks those of the whole tensor where `start` is a multiple of 128).
+fn col_range(bytes: &[u8], cols: usize, start: usize, count: usize) -> Vec<u8> {
+    bytes.chunks_exact(cols * 2).flat_map(|row| &row[start * 2..(start + count) * 2]).copied().collect()
+}
+
 impl<T: Element + NormReducible> Model<T> {
     /// Loads the checkpoint at `dir` (checked whole first) on `gpu` for up to `slots` sequences of up to
     /// `max_len` tokens each. Refused before anything is allocated when a tensor is missing or
@@ -340,9 +347,6 @@ impl<T: Element + NormReducible> Model<T> {
                                                    c.max_positions)));
         }
         let world = ranks.len();
-        if format == WeightFormat::Fp8 && world > 1 {
-            return Err(Error::InvalidInput(format!("{}: FP8 weights on {world} GPUs: not built (the row-parallel weights' FP8 split); FP8 runs on one GPU", dir.display())));
-        }
         c.check_split(world).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
         let local = Local { heads: c.heads / world, kv_heads: c.kv_heads / world, inter: c.intermediate / world };
         // The decode kernels' limits (query heads per K/V head, head dim, batch), before anything is loaded.
@@ -872,12 +876,15 @@ impl<T: Element + NormReducible> Shard<T> {
         // the whole transpose, then the rows this rank keeps (contiguous there).
         let in_rows = |stacked: &mut dyn FnMut(&[&[u8]], usize) -> Result<Weight>, bytes: &[u8], out_dim: usize, in_dim: usize, start: usize, count: usize|
                        -> Result<Weight> {
-            let full = stacked(&[bytes], in_dim)?;
             if world == 1 {
-                return Ok(full);
+                return stacked(&[bytes], in_dim);
             }
-            let Weight::Dense(full) = full else {
-                return Err(Error::InvalidInput("FP8 weights split over GPUs (internal: refused at load)".into()));
+            if format == WeightFormat::Fp8 {
+                // Quantized as it is (`[out][in]`): this rank's columns of every row, gathered on the host.
+                return stacked(&[&col_range(bytes, in_dim, start, count)], count);
+            }
+            let Weight::Dense(full) = stacked(&[bytes], in_dim)? else {
+                return Err(Error::InvalidInput("a 16-bit weight quantized (internal)".into()));
             };
             let mut out = gpu.zeros::<u16>(count * out_dim)?;
             gpu.stream.memcpy_dtod(&full.slice(start * out_dim..(start + count) * out_dim), &mut out).during(|| "copying a weight's rows".into())?;
@@ -1245,6 +1252,15 @@ fn copy_bytes(gpu: &Gpu, bytes: &[u8], dst: &mut CudaSlice<u16>, at: usize) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_range_takes_each_rows_share() {
+        // 3 rows of 4 elements: element (r, c) = 10r + c, as little-endian 16-bit values.
+        let t: Vec<u8> = (0..3u16).flat_map(|r| (0..4u16).flat_map(move |c| (10 * r + c).to_le_bytes())).collect();
+        let got: Vec<u16> = col_range(&t, 4, 1, 2).chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
+        assert_eq!(got, vec![1, 2, 11, 12, 21, 22]);
+        assert!(col_range(&t, 4, 0, 0).is_empty());
+    }
 
     #[test]
     fn the_lm_head_splits_where_each_rank_gets_whole_16_byte_rows() {
