@@ -32,6 +32,15 @@ for i in 1 2; do
   T=150 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --fp8 --tp 1 --json "$D/fp8-tp1-$i.json"
   T=150 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --fp8 --tp 2 --json "$D/fp8-tp2-$i.json"
 done
+# Logits of a 200-token prompt, TP = 2 against TP = 1: bf16 (the split's own bf16 noise) and FP8.
+Q="--model $M --synthetic-weights --prompt-len 200 --max-new 32 --ignore-eos"
+for f in bf16 fp8; do
+  x=""; [ $f = fp8 ] && x="--fp8"
+  for t in 1 2; do T=150 run $C/llm $Q $x --tp $t --logits-out "$D/logits-$f-tp$t.f32" --json "$D/lg-$f-tp$t.json"; done
+  run python3 scripts/compare-logits.py "$D/logits-$f-tp1.f32" "$D/logits-$f-tp2.f32" --vocab 128256 --tol 0.2 --tokens "$D/lg-$f-tp1.json" "$D/lg-$f-tp2.json"
+  sed -n '/compare-logits/,/^exit/p' "$L" | tail -12
+  rm -f "$D"/logits-$f-*.f32
+done
 T=120 run $C/tests/allreduce --test-threads=1
 python3 - "$D" <<'PY' | tee -a "$L"
 import json, sys, glob, os, statistics as st
