@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Session 95 (issue 52), call 2: the fused all-reduce's shorter critical path (epoch read before the PDL wait,
+# the first row's partial, residual and weight loaded before the barrier, one block without the count) against
+# call 1's build (.carry/old/llm), TP = 2 batch-1 decode of the Llama-3-8B shape (synthetic weights, 512-token
+# prompt, 64 steps, the graph replayed 100 times), 3 processes interleaved with TP = 1; and the gate/up
+# projection alone on d2's deeper rings (6, 10 stages; QKV stays on its chosen step) with the all-reduce
+# releasing the next grid right after its wait (default) and after its barrier. Batch 32 old/new, 2 processes.
+# Then the all-reduce tests and the runner's kernel tests. Carry: scripts/slim-carry.sh allreduce kernel-lab-llm:kernels
+# plus .carry/old/llm.xz.
+set -uo pipefail
+. scripts/nccl-path.sh
+. scripts/device-log.sh "tp-s95b.txt" 300
+M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
+D="$OUT/tp"; mkdir -p "$D"
+R="--model $M --synthetic-weights --prompt-len 512 --max-new 64 --ignore-eos --batch 1"
+T=200 run $C/llm $R --tp 2 --max-new 8
+T=200 run $C/old/llm $R --tp 2 --max-new 8
+G="1x14336x4096"
+for i in 1 2 3; do
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --tp 1 --json "$D/tp1-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/old/llm $R --tp 2 --json "$D/tp2-old-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --tp 2 --json "$D/tp2-new-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_AR_RELEASE=barrier $C/llm $R --tp 2 --json "$D/tp2-new-barrier-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_GEMM_STEP="$G=d2s6-bf16" $C/llm $R --tp 2 --json "$D/tp2-gu6-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_GEMM_STEP="$G=d2s10-bf16" $C/llm $R --tp 2 --json "$D/tp2-gu10-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_GEMM_STEP="$G=d2s10-bf16" KERNEL_LAB_AR_RELEASE=barrier $C/llm $R --tp 2 --json "$D/tp2-gu10-barrier-$i.json"
+  stamp "process $i"
+done
+B32="--model $M --synthetic-weights --prompt-len 128 --max-new 32 --ignore-eos --batch 32"
+for i in 1 2; do
+  T=120 run env KERNEL_LAB_LLM_REPLAY=50 $C/old/llm $B32 --tp 2 --json "$D/b32-tp2-old-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=50 $C/llm $B32 --tp 2 --json "$D/b32-tp2-new-$i.json"
+done
+T=120 run $C/tests/allreduce --test-threads=1
+T=200 run $C/tests/kernel-lab-llm-kernels --test-threads=1
+python3 - "$D" <<'PY' | tee -a "$L"
+import json, sys, glob, os, statistics as st
+d = sys.argv[1]; runs = {}
+for f in sorted(glob.glob(os.path.join(d, "*.json"))):
+    v = os.path.basename(f).rsplit("-", 1)[0]; runs.setdefault(v, []).append(json.load(open(f)))
+for v, js in runs.items():
+    ref = runs.get("b32-tp2-old" if v.startswith("b32") else "tp2-old", [{}])[0].get("tokens")
+    r = [j.get("replay_ms_per_step") or float("nan") for j in js]; w = [j["decode_ms_per_step"] for j in js]
+    same = all(j.get("tokens") == ref for j in js) if "tp2" in v else "-"
+    print(f"| {v} | {' / '.join(f'{x:.3f}' for x in r)} | median {st.median(r):.3f} | wall {st.median(w):.3f} | tokens as old: {same} |")
+PY
+cp "$L" "$D/"; (cd "$OUT" && tar czf tp-s95b.tar.gz tp && rm -rf tp)
+grep -E "test result|panicked|error|Error" "$L" | head -20
