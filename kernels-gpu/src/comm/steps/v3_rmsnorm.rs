@@ -74,46 +74,27 @@ unsafe fn fused<E: Half + Elem>(staging: Peers, signals: Peers, delta: *const u1
     }
     let (tid, hid) = (thread_idx_x(), hidden as usize);
     let slot = rows as usize * hid;
-    let first = block_idx_x();
-    // The block's first row's own partial and residual, and the norm's weight, kept from here: loaded
-    // before the barrier, they arrive while it waits for the peers.
-    let mut own_d = [[0u32; 4]; CHUNKS];
-    let mut own_x = [[0u32; 4]; CHUNKS];
-    let mut wk = [[0u32; 4]; CHUNKS];
     // 1. This block's rows of the partial into slot `rank` of every peer's staging half.
-    let mut row = first;
+    let mut row = block_idx_x();
     while row < rows {
         let at = row as usize * hid;
-        unroll8!(i => {
-            let c = 8 * (tid as usize + NORM_THREADS as usize * i);
-            if c < hid {
-                // SAFETY: c + 8 ≤ hidden, inside row `row` of `delta` and `x`; slot `rank` of a peer's
-                // half holds `rows · hidden` elements (`world · rows · hidden · 2 ≤ half_bytes`); `x` is
-                // read and written by this thread only.
-                unsafe {
-                    let v = ld_global_nc_v4_u32(delta.add(at + c) as *const u32);
-                    for q in 0..MAX_RANKS as u32 {
-                        if q < world && q != rank {
-                            let dst = (call.half(staging.get(q), half_bytes) as *mut u16).add(rank as usize * slot + at + c);
-                            st_global_v4_u32(dst as *mut u32, v);
-                        }
-                    }
-                    if row == first {
-                        own_d[i] = v;
-                        own_x[i] = ld_global_cg_v4_u32(x.add(at + c) as *const u32);
+        let mut c = 8 * tid as usize;
+        while c < hid {
+            // SAFETY: c + 8 ≤ hidden, inside row `row` of `delta`; slot `rank` of a peer's half holds
+            // `rows · hidden` elements (`world · rows · hidden · 2 ≤ half_bytes`).
+            unsafe {
+                let v = ld_global_nc_v4_u32(delta.add(at + c) as *const u32);
+                for q in 0..MAX_RANKS as u32 {
+                    if q < world && q != rank {
+                        let dst = (call.half(staging.get(q), half_bytes) as *mut u16).add(rank as usize * slot + at + c);
+                        st_global_v4_u32(dst as *mut u32, v);
                     }
                 }
             }
-        });
+            c += 8 * NORM_THREADS as usize;
+        }
         row += grid_dim_x();
     }
-    unroll8!(i => {
-        let c = 8 * (tid as usize + NORM_THREADS as usize * i);
-        if c < hid {
-            // SAFETY: c + 8 ≤ hidden: inside `w`.
-            wk[i] = unsafe { ld_global_nc_v4_u32(w.add(c) as *const u32) };
-        }
-    });
     // SAFETY: block-uniform; on failure every thread of the block returns (the status word says why).
     if !unsafe { call.barrier(0) } {
         return;
@@ -129,6 +110,7 @@ unsafe fn fused<E: Half + Elem>(staging: Peers, signals: Peers, delta: *const u1
     while row < rows {
         let at = row as usize * hid;
         let mut keep = [[0u32; 4]; CHUNKS];
+        let mut wk = [[0u32; 4]; CHUNKS];
         let mut sq = 0f32;
         // Both passes unrolled (`unroll8!`): indexing `keep` in a loop put it in local memory.
         unroll8!(i => {
@@ -137,18 +119,19 @@ unsafe fn fused<E: Half + Elem>(staging: Peers, signals: Peers, delta: *const u1
                 // SAFETY: c + 8 ≤ hidden; every peer's slot of this row was stored before its block
                 // reached the barrier this block passed; `x` is read and written by this thread only.
                 unsafe {
+                    wk[i] = ld_global_nc_v4_u32(w.add(c) as *const u32);
                     let mut vals = [[0u32; 4]; MAX_RANKS];
                     for (r, val) in vals.iter_mut().enumerate() {
                         let r = r as u32;
                         if r < world {
                             *val = if r == rank {
-                                if row == first { own_d[i] } else { ld_global_nc_v4_u32(delta.add(at + c) as *const u32) }
+                                ld_global_nc_v4_u32(delta.add(at + c) as *const u32)
                             } else {
                                 ld_global_cg_v4_u32(own.add(r as usize * slot + at + c) as *const u32)
                             };
                         }
                     }
-                    let xv = halves(if row == first { own_x[i] } else { ld_global_cg_v4_u32(x.add(at + c) as *const u32) });
+                    let xv = halves(ld_global_cg_v4_u32(x.add(at + c) as *const u32));
                     // -0.0 is the additive identity; rank order, as v1's `sum_over_ranks`.
                     let mut acc = [-0.0f32; 8];
                     for (r, val) in vals.iter().enumerate() {
