@@ -23,11 +23,6 @@ pub const BLOCK: u32 = 512;
 pub const NORM_THREADS: u32 = 256;
 /// Widest row v3 normalizes (16-bit elements).
 pub const MAX_NORM_HIDDEN: usize = 8 * 8 * NORM_THREADS as usize;
-/// v3's `flags` bit: the ranks are on distinct GPUs, so the fused kernel lets the next grid be
-/// scheduled as soon as the previous one is complete (its dependent — the next projection — then copies
-/// its first weight stages while this kernel waits for its peers). Without it the next grid waits for
-/// the barrier: a dependent that took SMs while a peer on the same GPU has not started could keep it out.
-pub const NORM_RELEASE_AT_START: u32 = 1;
 /// Bytes each thread moves per access (one 128-bit vector).
 pub const VEC_BYTES: usize = 16;
 

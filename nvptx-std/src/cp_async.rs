@@ -85,7 +85,7 @@ pub fn cp_async_wait_group<const N: u32>() {
     unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) };
 }
 
-/// [`cp_async_wait_group`] with the count as an argument known at compile time (0..=8): what a
+/// [`cp_async_wait_group`] with the count as an argument known at compile time (0..=3): what a
 /// pipeline generic over a configuration type calls with `C::STAGES - 2`, which stable Rust cannot pass
 /// as a const generic argument. Inlined with a constant `n`, the `match` folds to the one instruction.
 #[inline(always)]
@@ -95,11 +95,6 @@ pub fn cp_async_wait_group_n(n: u32) {
         1 => cp_async_wait_group::<1>(),
         2 => cp_async_wait_group::<2>(),
         3 => cp_async_wait_group::<3>(),
-        4 => cp_async_wait_group::<4>(),
-        5 => cp_async_wait_group::<5>(),
-        6 => cp_async_wait_group::<6>(),
-        7 => cp_async_wait_group::<7>(),
-        8 => cp_async_wait_group::<8>(),
-        _ => panic!("cp_async_wait_group_n: more than 8 pending groups"),
+        _ => panic!("cp_async_wait_group_n: more than 3 pending groups"),
     }
 }

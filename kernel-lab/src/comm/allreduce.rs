@@ -409,10 +409,6 @@ impl AllReduce {
         let c = self.custom.as_ref().expect("checked by refuses_add_rmsnorm");
         let timeout_ns = self.opts.timeout.as_nanos().min(u64::MAX as u128) as u64;
         let (world, half, rows32, hidden32) = (w as u32, c.half_bytes as u64, rows as u32, hidden as u32);
-        // Ranks on GPUs of their own: the next grid (the next projection) may be scheduled while this one
-        // waits for its peers. Ranks sharing a GPU keep the release after the barrier (see the kernel).
-        let early = self.group.placement() == Placement::OneGpuPerRank && crate::runtime::tuning::norm_release_at_start();
-        let flags = if early { layout::comm::NORM_RELEASE_AT_START } else { 0 };
         let mut ptrs = Vec::with_capacity(w);
         // The guards live until every launch is enqueued (cudarc's event tracking records on drop).
         let mut guards = Vec::with_capacity(w);
@@ -453,7 +449,7 @@ impl AllReduce {
             // GPU holds resident (`max_grid`); every rank enqueues the same call in the same order (this
             // loop).
             unsafe {
-                launch!(g, &kernels[r], grid = grid, &c.staging_table, &c.signal_table, &p, &x, &wt, &y, &rows32, &hidden32, &eps, &half, &rank, &world, &timeout_ns, &flags)
+                launch!(g, &kernels[r], grid = grid, &c.staging_table, &c.signal_table, &p, &x, &wt, &y, &rows32, &hidden32, &eps, &half, &rank, &world, &timeout_ns)
             }?;
         }
         drop(guards);

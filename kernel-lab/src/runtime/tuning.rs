@@ -12,14 +12,6 @@ pub fn decode_blocks_per_sm() -> u32 {
     *B.get_or_init(|| parse_blocks_per_sm(std::env::var("KERNEL_LAB_DECODE_BLOCKS_PER_SM").ok().as_deref()))
 }
 
-/// Whether the fused all-reduce (v3) lets the next grid be scheduled right after its own wait where
-/// every rank has a GPU of its own (`layout::comm::NORM_RELEASE_AT_START`): by default yes;
-/// `KERNEL_LAB_AR_RELEASE=barrier` keeps the release after the barrier (the same-GPU order) for A/B runs.
-pub fn norm_release_at_start() -> bool {
-    static B: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *B.get_or_init(|| std::env::var("KERNEL_LAB_AR_RELEASE").map_or(true, |v| v.trim() != "barrier"))
-}
-
 /// The knob's value from the variable's text: a number in 1..=32, else the default (automatic).
 fn parse_blocks_per_sm(v: Option<&str>) -> u32 {
     v.and_then(|v| v.trim().parse().ok()).filter(|b| (1..=32).contains(b)).unwrap_or(layout::hgemm::DECODE_BLOCKS_PER_SM_AUTO)

@@ -713,17 +713,6 @@ pub const H8_BF16: [Step; 7] = [
 ];
 /// d2 on bf16.
 pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
-/// d2 (bf16) on a ring of `stages` (experiment, session 95): `stages − 1` weight stages before the wait.
-const fn d2_deep(name: &'static str, label: &'static str, stages: u32) -> Step {
-    let mut s = bf16(D2, name, label, PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
-    s.kernel.dyn_smem_bytes = stages * layout::hgemm::decode_stage_bytes(16) + 16;
-    s.kernel.about = "d2 on a deeper ring: more weight stages copied before the PDL wait (experiment)";
-    s
-}
-/// d2 (bf16) on 6 stages.
-pub const D2S6_BF16: Step = d2_deep("hgemm_decode_v2_s6_bf16", "d2s6-bf16", 6);
-/// d2 (bf16) on 10 stages.
-pub const D2S10_BF16: Step = d2_deep("hgemm_decode_v2_s10_bf16", "d2s10-bf16", 10);
 /// d2m64 on bf16.
 pub const D2M64_BF16: Step = bf16(D2M64, "hgemm_decode_v2_m64_bf16", "d2m64-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
 /// d4 on bf16.
@@ -806,4 +795,4 @@ pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S
                              D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, D28[0], D28[1], D28[2], D28M64[0], D28M64[1], D28M64[2], D28M128[0], D28M128[1], D28M128[2], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
                              D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16, D27_BF16, D28_BF16[0], D28_BF16[1], D28_BF16[2], D28M64_BF16[0],
-                             D28M64_BF16[1], D28M64_BF16[2], D28M128_BF16[0], D28M128_BF16[1], D28M128_BF16[2], D2S6_BF16, D2S10_BF16];
+                             D28M64_BF16[1], D28M64_BF16[2], D28M128_BF16[0], D28M128_BF16[1], D28M128_BF16[2]];

@@ -167,10 +167,7 @@ impl Call {
             let own: *mut u32 = self.signals.at(self.rank);
             // SAFETY: control words of this rank's signal buffer; only this kernel's blocks touch them.
             unsafe {
-                if grid_dim_x() == 1 {
-                    // The only block: no count to take (a decode step's one-row call saves its round trip).
-                    st_relaxed_gpu_u64(self.signals.at::<u64>(self.rank).add(CTRL_EPOCH), self.epoch);
-                } else if atom_add_acq_rel_gpu_u32(own.add(CTRL_DONE), 1) == grid_dim_x() - 1 {
+                if atom_add_acq_rel_gpu_u32(own.add(CTRL_DONE), 1) == grid_dim_x() - 1 {
                     st_relaxed_gpu_u32(own.add(CTRL_DONE), 0);
                     st_relaxed_gpu_u64(self.signals.at::<u64>(self.rank).add(CTRL_EPOCH), self.epoch);
                 }

@@ -19,7 +19,7 @@ use crate::prim::{
 use layout::{
     Layout,
     fragment::{Ldmatrix, MmaM16N8K16},
-    hgemm::{DECODE_BN as BN, DECODE_B_AT_LAUNCH, DECODE_KT as KT, DECODE_THREADS as THREADS, decode_a},
+    hgemm::{DECODE_BN as BN, DECODE_B_AT_LAUNCH, DECODE_KT as KT, DECODE_STAGES as STAGES, DECODE_THREADS as THREADS, decode_a},
 };
 
 /// How a step's stages hold the 64 × 64 weight tile (B: K × N, row-major) and how a warp reads its
@@ -112,10 +112,9 @@ pub(crate) const fn stage_bytes<W: Weights>(bm: u32) -> u32 {
 ///
 /// # Safety
 /// As `hgemm_decode_v2` (for d24: `hgemm_decode_v24`), with `16·MT` rows per tile and
-/// `ST · stage_bytes::<W>(16·MT) + 16` bytes of dynamic shared memory (`ST ≥ 2` stages: d2 and d24 run
-/// `DECODE_STAGES`).
+/// `STAGES · stage_bytes::<W>(16·MT) + 16` bytes of dynamic shared memory.
 #[inline(always)]
-pub(crate) unsafe fn decode<const MT: u32, const ST: u32, E: Elem16, W: Weights>(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
+pub(crate) unsafe fn decode<const MT: u32, E: Elem16, W: Weights>(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
                                                                    k: u32, k_split: u32, flags: u32) {
     let bm = 16 * MT;
     let tid = thread_idx_x();
@@ -141,7 +140,7 @@ pub(crate) unsafe fn decode<const MT: u32, const ST: u32, E: Elem16, W: Weights>
         // otherwise with their A tiles after it.
         let b_early = flags & DECODE_B_AT_LAUNCH != 0;
         let mut s = 0;
-        while s < ST - 1 {
+        while s < STAGES - 1 {
             if b_early && s < tiles_k {
                 load_b::<MT, W>(s_base, s, b, n, k_end, n0, k_begin + s * KT);
             }
@@ -149,7 +148,7 @@ pub(crate) unsafe fn decode<const MT: u32, const ST: u32, E: Elem16, W: Weights>
         }
         crate::util::pdl::wait();
         let mut s = 0;
-        while s < ST - 1 {
+        while s < STAGES - 1 {
             if s < tiles_k {
                 load_a::<MT, W>(s_base, s, a, m, k, k_end, m0, k_begin + s * KT);
                 if !b_early {
@@ -162,15 +161,15 @@ pub(crate) unsafe fn decode<const MT: u32, const ST: u32, E: Elem16, W: Weights>
         let (ar, ac) = Ldmatrix::X4.tile_addr_rc(lane);
         let mut kt = 0;
         while kt < tiles_k {
-            cp_async_wait_group_n(ST - 2);
+            cp_async_wait_group_n(STAGES - 2);
             sync_threads();
-            let next = kt + ST - 1;
+            let next = kt + STAGES - 1;
             if next < tiles_k {
-                load_stage::<MT, W>(s_base, next % ST, a, b, m, n, k, k_end, m0, n0, k_begin + next * KT);
+                load_stage::<MT, W>(s_base, next % STAGES, a, b, m, n, k, k_end, m0, n0, k_begin + next * KT);
             } else {
                 cp_async_commit_group();
             }
-            let s_a = s_base + (kt % ST) * stage_bytes::<W>(bm);
+            let s_a = s_base + (kt % STAGES) * stage_bytes::<W>(bm);
             let s_b = s_a + 2 * bm * KT;
             // The stage's four k16 steps unrolled (KT = 64), whatever MT: every fragment address an
             // immediate offset.
@@ -238,7 +237,7 @@ pub(crate) unsafe fn decode<const MT: u32, const ST: u32, E: Elem16, W: Weights>
         // (fence), one release-acquire ticket per block.
         thread_fence();
         sync_threads();
-        let s_flag = s_base + stage_bytes::<W>(bm) * ST;
+        let s_flag = s_base + stage_bytes::<W>(bm) * STAGES;
         let counter = count.add((tile_m * n.div_ceil(BN) + tile_n) as usize);
         if tid == 0 {
             let ticket = atom_add_acq_rel_gpu_u32(counter, 1);

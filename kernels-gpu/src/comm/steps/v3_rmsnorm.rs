@@ -17,10 +17,7 @@
 //! In the sm_90 build the kernel waits for the previous grid first (programmatic dependent launch: its
 //! blocks may be resident while the GEMM that wrote `delta` finishes) and lets the next grid be
 //! scheduled only after its barrier — a dependent that took SMs while this grid waits for a peer on the
-//! same GPU (ranks sharing one GPU) could otherwise keep that peer's blocks from running. With
-//! `NORM_RELEASE_AT_START` (the host's word that every rank has a GPU of its own) it lets it right
-//! after its wait: the next projection's first weight stages then load while this grid waits for its
-//! peers.
+//! same GPU (ranks sharing one GPU) could otherwise keep that peer's blocks from running.
 use super::peer::{Bf16, Elem, F16, Peers, begin};
 use crate::{
     launch_bounds::launch_bounds,
@@ -33,7 +30,7 @@ use crate::{
         warp::block_reduce_f32,
     },
 };
-use layout::comm::{MAX_RANKS, NORM_RELEASE_AT_START, NORM_THREADS};
+use layout::comm::{MAX_RANKS, NORM_THREADS};
 
 /// 16-byte chunks of a row each thread holds (`hidden ≤ 8 · 8 · NORM_THREADS`).
 const CHUNKS: usize = 8;
@@ -46,32 +43,15 @@ const CHUNKS: usize = 8;
 /// `half_bytes`, 16-byte aligned; `layout::comm::SIGNAL_BYTES`), `world · rows · hidden · 2 ≤
 /// half_bytes`; `delta`, `x` and `y` hold `rows · hidden` elements and `w` `hidden`, 16-byte aligned,
 /// `x` and `y` overlapping nothing else (`delta` and `w` are read through the non-coherent path);
-/// `hidden % 8 == 0`, `hidden ≤ 8 · CHUNKS · NORM_THREADS`; `flags` holds `NORM_RELEASE_AT_START` only
-/// where no two ranks share a GPU.
+/// `hidden % 8 == 0`, `hidden ≤ 8 · CHUNKS · NORM_THREADS`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn fused<E: Half + Elem>(staging: Peers, signals: Peers, delta: *const u16, x: *mut u16, w: *const u16, y: *mut u16, rows: u32, hidden: u32, eps: f32,
-                         half_bytes: u64, rank: u32, world: u32, timeout_ns: u64, flags: u32) {
-    // The call's epoch and status before the wait: the launch before the previous grid on this stream
-    // (this kernel's last call) is complete — the previous grid waited for it before this one could be
-    // scheduled — and a peer's failure is seen again at the barrier.
-    // SAFETY: forwarded (the signal buffers).
-    let Some(call) = (unsafe { begin(signals, rank, world, timeout_ns) }) else {
-        #[cfg(lab_sm90)]
-        crate::prim::sync::griddepcontrol_wait();
-        return;
-    };
+                         half_bytes: u64, rank: u32, world: u32, timeout_ns: u64) {
     #[cfg(lab_sm90)]
     crate::prim::sync::griddepcontrol_wait();
-    #[cfg(lab_sm90)]
-    let early = flags & NORM_RELEASE_AT_START != 0;
-    #[cfg(not(lab_sm90))]
-    let _ = (flags, NORM_RELEASE_AT_START);
-    // Every rank on its own GPU: nothing on this one waits for SMs the next grid could take.
-    #[cfg(lab_sm90)]
-    if early {
-        crate::prim::sync::griddepcontrol_launch_dependents();
-    }
+    // SAFETY: forwarded (the signal buffers).
+    let Some(call) = (unsafe { begin(signals, rank, world, timeout_ns) }) else { return };
     let (tid, hid) = (thread_idx_x(), hidden as usize);
     let slot = rows as usize * hid;
     // 1. This block's rows of the partial into slot `rank` of every peer's staging half.
@@ -101,9 +81,7 @@ unsafe fn fused<E: Half + Elem>(staging: Peers, signals: Peers, delta: *const u1
     }
     // Every peer has arrived: a dependent grid may take SMs now without starving a peer on this GPU.
     #[cfg(lab_sm90)]
-    if !early {
-        crate::prim::sync::griddepcontrol_launch_dependents();
-    }
+    crate::prim::sync::griddepcontrol_launch_dependents();
     let own = call.half(staging.get(rank), half_bytes) as *const u16;
     // 2. Sum, residual add, norm, row by row.
     let mut row = block_idx_x();
@@ -178,9 +156,9 @@ macro_rules! fused_kernel {
         #[unsafe(no_mangle)]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(staging: Peers, signals: Peers, delta: *const u16, x: *mut u16, w: *const u16, y: *mut u16, rows: u32,
-                                                hidden: u32, eps: f32, half_bytes: u64, rank: u32, world: u32, timeout_ns: u64, flags: u32) {
+                                                hidden: u32, eps: f32, half_bytes: u64, rank: u32, world: u32, timeout_ns: u64) {
             // SAFETY: forwarded.
-            unsafe { fused::<$elem>(staging, signals, delta, x, w, y, rows, hidden, eps, half_bytes, rank, world, timeout_ns, flags) }
+            unsafe { fused::<$elem>(staging, signals, delta, x, w, y, rows, hidden, eps, half_bytes, rank, world, timeout_ns) }
         }
         launch_bounds!($name, 256);
     };

@@ -27,7 +27,7 @@ use crate::launch_bounds::launch_bounds;
 use crate::prim::{cp_async::{cp_async_cg_16, cp_async_cg_16_zfill}, shared::ld_shared_u16};
 use layout::{
     fragment::MmaM16N8K16,
-    hgemm::{D24_RAW_CHUNKS as CHUNKS, D24_RAW_PITCH as PITCH, DECODE_BN as BN, DECODE_KT as KT, DECODE_STAGES as STAGES, DECODE_THREADS as THREADS, d24_raw_offset, decode_ws_pitch},
+    hgemm::{D24_RAW_CHUNKS as CHUNKS, D24_RAW_PITCH as PITCH, DECODE_BN as BN, DECODE_KT as KT, DECODE_THREADS as THREADS, d24_raw_offset, decode_ws_pitch},
 };
 
 launch_bounds!(hgemm_decode_v24, 128);
@@ -165,7 +165,7 @@ impl Weights for Raw {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v24(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, STAGES, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<1, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24`] with 64-row tiles: `d24_smem(64)` bytes, grid `(⌈n / 64⌉, ⌈m / 64⌉ · splits)`,
@@ -176,7 +176,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24(a: *const u16, b: *const u16,
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, STAGES, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<4, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24`] with 128-row tiles: `d24_smem(128)` bytes, grid `(⌈n / 64⌉, ⌈m / 128⌉ · splits)`,
@@ -187,7 +187,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64(a: *const u16, b: *const 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<8, STAGES, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<8, F16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24`] on bf16 A, B and C.
@@ -197,7 +197,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m128(a: *const u16, b: *const
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, STAGES, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<1, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24_m64`] on bf16 A, B and C.
@@ -207,7 +207,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_bf16(a: *const u16, b: *const
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, STAGES, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<4, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v24_m128`] on bf16 A, B and C.
@@ -217,5 +217,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m64_bf16(a: *const u16, b: *c
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v24_m128_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<8, STAGES, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<8, Bf16, Raw>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }

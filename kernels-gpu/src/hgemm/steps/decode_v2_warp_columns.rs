@@ -24,7 +24,7 @@ use crate::prim::{cp_async::cp_async_cg_16_zfill, ldmatrix::ldmatrix_x4_trans};
 use layout::{
     Layout,
     fragment::Ldmatrix,
-    hgemm::{DECODE_B as LB, DECODE_KT as KT, DECODE_STAGES as STAGES, DECODE_THREADS as THREADS},
+    hgemm::{DECODE_B as LB, DECODE_KT as KT, DECODE_THREADS as THREADS},
 };
 
 launch_bounds!(hgemm_decode_v2, 128);
@@ -32,8 +32,6 @@ launch_bounds!(hgemm_decode_v2_m64, 128);
 launch_bounds!(hgemm_decode_v2_m128, 128);
 launch_bounds!(hgemm_decode_v2_bf16, 128);
 launch_bounds!(hgemm_decode_v2_m64_bf16, 128);
-launch_bounds!(hgemm_decode_v2_s6_bf16, 128);
-launch_bounds!(hgemm_decode_v2_s10_bf16, 128);
 
 /// d2's weights: B's rows in 16-byte pieces (`n % 8 == 0`, B 16-byte aligned), swizzled as `DECODE_B`.
 struct Aligned;
@@ -94,7 +92,7 @@ impl Weights for Aligned {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, STAGES, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<1, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v2`] with 64-row tiles: `decode_smem(64)` bytes, grid `(⌈n / 64⌉, ⌈m / 64⌉ ·
@@ -105,7 +103,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2(a: *const u16, b: *const u16, 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, STAGES, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<4, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v2`] with 128-row tiles (prefill, 64 < M ≤ 256): `decode_smem(128)` bytes, grid
@@ -116,7 +114,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64(a: *const u16, b: *const u
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<8, STAGES, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<8, F16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v2`] on bf16 A, B and C.
@@ -126,7 +124,7 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m128(a: *const u16, b: *const 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<1, STAGES, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<1, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
 
 /// [`hgemm_decode_v2_m64`] on bf16 A, B and C.
@@ -136,27 +134,5 @@ pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_bf16(a: *const u16, b: *const 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn hgemm_decode_v2_m64_bf16(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
     // SAFETY: forwarded.
-    unsafe { decode::<4, STAGES, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
+    unsafe { decode::<4, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
 }
-
-/// Experiment (session 95, issue 52): [`hgemm_decode_v2_bf16`] with a ring of `S` stages, so that `S − 1`
-/// weight stages are copied before the PDL wait — in a tensor-parallel step, while the all-reduce before
-/// it waits for its peers. `S · decode_stage_bytes(16) + 16` bytes of dynamic shared memory.
-///
-/// # Safety
-/// As [`hgemm_decode_v2`], with that shared memory.
-macro_rules! deep_ring {
-    ($name:ident, $stages:literal) => {
-        #[doc = concat!("d2 (bf16) on a ring of ", stringify!($stages), " stages (see `deep_ring!`).")]
-        ///
-        /// # Safety
-        /// As [`hgemm_decode_v2`], with `S · decode_stage_bytes(16) + 16` bytes of dynamic shared memory.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(a: *const u16, b: *const u16, c: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32, flags: u32) {
-            // SAFETY: forwarded.
-            unsafe { decode::<1, $stages, Bf16, Aligned>(a, b, c, ws, count, m, n, k, k_split, flags) }
-        }
-    };
-}
-deep_ring!(hgemm_decode_v2_s6_bf16, 6);
-deep_ring!(hgemm_decode_v2_s10_bf16, 10);
