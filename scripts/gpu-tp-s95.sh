@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Ran at commit 8676d09 (its d2s6/d2s10 steps and KERNEL_LAB_AR_RELEASE were removed by 442cd90: check that commit out to rerun).
 # Session 95 (issue 52), TP = 2 batch-1 decode of the Llama-3-8B shape (synthetic weights, 512-token prompt,
 # 64 steps, the graph replayed 100 times): TP = 1; TP = 2 with the fused all-reduce releasing the next grid
 # after its barrier (the old order, KERNEL_LAB_AR_RELEASE=barrier) and right after its wait (the new default);

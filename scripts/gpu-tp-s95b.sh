@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Ran at commit 6b10103 against 8676d09's runner (the steps and knobs it names were removed by 442cd90).
 # Session 95 (issue 52), call 2: the fused all-reduce's shorter critical path (epoch read before the PDL wait,
 # the first row's partial, residual and weight loaded before the barrier, one block without the count) against
 # call 1's build (.carry/old/llm), TP = 2 batch-1 decode of the Llama-3-8B shape (synthetic weights, 512-token

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Prepared at 4aaefe4 (build A) with 6b10103 and 8676d09 as the others; not run (the two-GPU machine was not lent again).
 # Session 95 (issue 52), call 3: which of call 2's changes to the fused all-reduce cost time. TP = 2 batch-1
 # decode (Llama-3-8B shape, synthetic weights, 512-token prompt, 64 steps, graph replayed 100 times) by three
 # builds, 3 processes interleaved: .carry/old/llm (call 1's v3), .carry/llm (A: the epoch read before the PDL
