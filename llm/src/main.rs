@@ -31,7 +31,8 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
                        per kernel (summed over the layers), bytes read and GB/s, against the step's time
   --ignore-eos         generate all --max-new tokens
   --fp8                quantize the projections and the LM head to FP8 at load (e4m3, a power-of-two scale per
-                       128x128 block): half the weight bytes; decode on the FP8 weight-only kernel (Hopper; with --tp each rank its share)
+                       128x128 block): half the weight bytes; decode on the FP8 weight-only kernel (Hopper); with
+                       --tp each rank quantizes its own share
   --tp N               split the model over GPUs 0..N (tensor parallelism: heads and MLP split, an all-reduce
                        after the O and down projections); N must divide the heads, K/V heads and MLP width
   --tp-same-gpu N      the same split with N ranks sharing GPU 0 (checks the split on one GPU; not faster)
