@@ -214,6 +214,17 @@ enum NormAt {
     Final,
 }
 
+impl NormAt {
+    /// This norm's weight among a shard's layers and its final norm.
+    fn weight<'a>(self, layers: &'a [Layer], last: &'a CudaSlice<u16>) -> &'a CudaSlice<u16> {
+        match self {
+            NormAt::Attn(l) => &layers[l].attn_norm,
+            NormAt::Mlp(l) => &layers[l].mlp_norm,
+            NormAt::Final => last,
+        }
+    }
+}
+
 /// The layout FP8 weights are quantized into: packed (step w5) unless `KERNEL_LAB_W8_LAYOUT=natural`
 /// (step w1: the timing A/B of session 74).
 fn w8_layout() -> WeightLayout {
@@ -748,11 +759,7 @@ impl<T: Element + NormReducible> Model<T> {
         };
         let mut ranks = self.shards.iter_mut().map(|s| {
             let Shard { layers, norm, scratch, .. } = s;
-            let w = match at {
-                NormAt::Attn(l) => &layers[l].attn_norm,
-                NormAt::Mlp(l) => &layers[l].mlp_norm,
-                NormAt::Final => &*norm,
-            };
+            let w = at.weight(layers, norm);
             let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
             let Bufs { delta, h: res, x, .. } = b;
             Ok(ResidualNorm { partial: view::<T>(delta, n)?, residual: view_mut::<T>(res, n)?, weight: view::<T>(w, h)?, out: view_mut::<T>(x, n)? })
@@ -1048,27 +1055,19 @@ impl<T: Element + NormReducible> Shard<T> {
 
     /// `x = rmsnorm(h += delta)` with the final norm.
     fn final_norm(&mut self, tokens: usize, c: &Config) -> Result<()> {
-        let Shard { gpu, k: kern, norm, scratch, prof, .. } = self;
-        let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
-        let ks = Ks { gpu, k: kern };
-        // SAFETY: as in `attention_half`.
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &*norm, &mut b.x, c.hidden as u32, c.eps, 1u32)? };
-        mark(prof, gpu, || "add_rmsnorm".into(), 0)
+        self.local_norm(tokens, NormAt::Final, c)
     }
 
-    /// `x = rmsnorm(h += delta)` with norm `at` on this rank's own `delta`: the fused all-reduce's work
-    /// without its communication (`KERNEL_LAB_LLM_ABLATE=comm`, timing only).
+    /// `x = rmsnorm(h += delta)` with norm `at` on this rank's own `delta` (the final norm; split over
+    /// ranks, the fused all-reduce's work without its communication: `KERNEL_LAB_LLM_ABLATE=comm`).
     fn local_norm(&mut self, tokens: usize, at: NormAt, c: &Config) -> Result<()> {
-        let Shard { gpu, k: kern, norm, layers, scratch, .. } = self;
-        let w = match at {
-            NormAt::Attn(l) => &layers[l].attn_norm,
-            NormAt::Mlp(l) => &layers[l].mlp_norm,
-            NormAt::Final => &*norm,
-        };
+        let Shard { gpu, k: kern, norm, layers, scratch, prof, .. } = self;
+        let w = at.weight(layers, norm);
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         let ks = Ks { gpu, k: kern };
         // SAFETY: as in `attention_half`.
-        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, w, &mut b.x, c.hidden as u32, c.eps, 1u32) }
+        unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, w, &mut b.x, c.hidden as u32, c.eps, 1u32)? };
+        mark(prof, gpu, || "add_rmsnorm".into(), 0)
     }
 
     /// This rank's LM head (whole, or its block of vocabulary columns).
