@@ -20,7 +20,7 @@
 //! the same residual stream; up to `MAX_FUSED_ROWS` rows that all-reduce is one kernel with the residual
 //! add and the next norm. The embedding and the norms are on every rank; the LM head is split by
 //! vocabulary columns (joined by an all-reduce of the zero-padded logits) where each rank's block is a
-//! multiple of 8 columns, otherwise on rank 0.
+//! multiple of 8 columns and the head is 16-bit, otherwise on rank 0.
 use std::collections::HashMap;
 
 use half::{bf16, f16};
@@ -49,7 +49,8 @@ pub enum WeightFormat {
     AsStored,
     /// Quantized at load to FP8 (e4m3, one power-of-two scale per 128×128 block; `kernel_lab::fp8_weights`),
     /// `[out][in]` as stored: half the bytes. Q/K/V, O, gate/up, down and the LM head; the embedding
-    /// and the norms stay 16-bit. Hopper (sm_90) only; one GPU.
+    /// and the norms stay 16-bit. Hopper (sm_90) only. Split over GPUs each rank quantizes its own share
+    /// (the row-parallel weights' columns gathered on the host); the FP8 LM head stays whole on rank 0.
     Fp8,
 }
 
