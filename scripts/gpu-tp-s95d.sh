@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Session 95, two H200s: (1) the FP8 LM head split over the two GPUs against the whole head on rank 0
+# (KERNEL_LAB_SPLIT_HEAD=0), FP8 TP = 2 batch 1 and TP = 1 beside; (2) which half of call 2's v3 change cost
+# time: .carry/old/llm (8676d09), .carry/a/llm (4aaefe4: the epoch before the PDL wait, the one-block end),
+# .carry/new/llm (6b10103: also the loads before the barrier), bf16 TP = 2. Llama-3-8B shape, synthetic
+# weights, 512-token prompt, 64 steps, graph replayed 100 times; 3 processes, interleaved.
+set -uo pipefail
+. scripts/nccl-path.sh
+. scripts/device-log.sh "tp-s95d.txt" 300
+M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
+D="$OUT/tp"; mkdir -p "$D"
+R="--model $M --synthetic-weights --prompt-len 512 --max-new 64 --ignore-eos --batch 1"
+for b in . a old new; do T=200 run $C/$b/llm $R --tp 2 --max-new 8; done
+for i in 1 2 3; do
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --fp8 --tp 1 --json "$D/fp8-tp1-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_SPLIT_HEAD=0 $C/llm $R --fp8 --tp 2 --json "$D/fp8-tp2-whole-$i.json"
+  T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --fp8 --tp 2 --json "$D/fp8-tp2-split-$i.json"
+  for b in old a new; do T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/$b/llm $R --tp 2 --json "$D/v3-$b-$i.json"; done
+  stamp "process $i"
+done
+python3 - "$D" <<'PY' | tee -a "$L"
+import json, sys, glob, os, statistics as st
+d = sys.argv[1]; runs = {}
+for f in sorted(glob.glob(os.path.join(d, "*.json"))):
+    v = os.path.basename(f).rsplit("-", 1)[0]; runs.setdefault(v, []).append(json.load(open(f)))
+for v, js in runs.items():
+    r = [j.get("replay_ms_per_step") or float("nan") for j in js]
+    print(f"| {v} | {' / '.join(f'{x:.3f}' for x in r)} | median {st.median(r):.3f} |")
+PY
+cp "$L" "$D/"; (cd "$OUT" && tar cJf tp-s95d.tar.xz tp && rm -rf tp)
