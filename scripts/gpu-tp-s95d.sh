@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Needs a carry built by hand: .carry/llm from 3447d7c (the split FP8 head; reverted by 1c798e1), .carry/a/llm from 4aaefe4,
+# .carry/old/llm from 8676d09, .carry/new/llm from 6b10103 (each `cargo build --release -p kernel-lab-llm`, stripped, xz).
 # Session 95, two H200s: (1) the FP8 LM head split over the two GPUs against the whole head on rank 0
 # (KERNEL_LAB_SPLIT_HEAD=0), FP8 TP = 2 batch 1 and TP = 1 beside; (2) which half of call 2's v3 change cost
 # time: .carry/old/llm (8676d09), .carry/a/llm (4aaefe4: the epoch before the PDL wait, the one-block end),
