@@ -9,11 +9,7 @@
 # rings' --check first.
 # 3 processes, the variants interleaved. Then the all-reduce tests. Carry: scripts/slim-carry.sh allreduce.
 set -uo pipefail
-. scripts/nccl-path.sh
-. scripts/device-log.sh "tp-s95.txt" 300
-M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
-D="$OUT/tp"; mkdir -p "$D"
-R="--model $M --synthetic-weights --prompt-len 512 --max-new 64 --ignore-eos --batch ${B:-1}"
+. scripts/tp-setup.sh "tp-s95.txt"
 for s in d2s6-bf16 d2s10-bf16; do T=200 run $C/kernel-lab --family gemm --config $s --dtype bf16 --check --gemm-sizes 1x3072x4096,1x14336x4096,3x4096x7168,16x1000x4104; done
 T=200 run $C/llm $R --tp 2 --max-new 8
 deep() { echo "1x3072x4096=d2s$1-bf16;1x14336x4096=d2s$1-bf16"; }
@@ -43,16 +39,6 @@ for f in bf16 fp8; do
   rm -f "$D"/logits-$f-*.f32
 done
 T=120 run $C/tests/allreduce --test-threads=1
-python3 - "$D" <<'PY' | tee -a "$L"
-import json, sys, glob, os, statistics as st
-d = sys.argv[1]; runs = {}
-for f in sorted(glob.glob(os.path.join(d, "*.json"))):
-    v = os.path.basename(f).rsplit("-", 1)[0]; j = json.load(open(f)); runs.setdefault(v, []).append(j)
-ref = runs.get("tp2-barrier", [{}])[0].get("tokens")
-for v, js in runs.items():
-    r = [j.get("replay_ms_per_step") or float("nan") for j in js]; w = [j["decode_ms_per_step"] for j in js]
-    same = all(j.get("tokens") == ref for j in js) if v.startswith("tp2") and v != "tp2-nocomm" else "-"
-    print(f"| {v} | {' / '.join(f'{x:.3f}' for x in r)} | median {st.median(r):.3f} | wall {st.median(w):.3f} | tokens as tp2-barrier: {same} |")
-PY
+python3 scripts/tp-table.py "$D" tp2-barrier | tee -a "$L"
 cp "$L" "$D/"; (cd "$OUT" && tar czf tp-s95.tar.gz tp && rm -rf tp)
 grep -E "^==|^exit|decode [0-9.]+ ms|replayed|test result|panicked|error|Error|^t\+" "$L" | grep -v "^== .*llm" | head -150

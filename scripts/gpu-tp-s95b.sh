@@ -9,11 +9,7 @@
 # Then the all-reduce tests and the runner's kernel tests. Carry: scripts/slim-carry.sh allreduce kernel-lab-llm:kernels
 # plus .carry/old/llm.xz.
 set -uo pipefail
-. scripts/nccl-path.sh
-. scripts/device-log.sh "tp-s95b.txt" 300
-M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
-D="$OUT/tp"; mkdir -p "$D"
-R="--model $M --synthetic-weights --prompt-len 512 --max-new 64 --ignore-eos --batch 1"
+. scripts/tp-setup.sh "tp-s95b.txt"
 T=200 run $C/llm $R --tp 2 --max-new 8
 T=200 run $C/old/llm $R --tp 2 --max-new 8
 G="1x14336x4096"
@@ -34,16 +30,6 @@ for i in 1 2; do
 done
 T=120 run $C/tests/allreduce --test-threads=1
 T=200 run $C/tests/kernel-lab-llm-kernels --test-threads=1
-python3 - "$D" <<'PY' | tee -a "$L"
-import json, sys, glob, os, statistics as st
-d = sys.argv[1]; runs = {}
-for f in sorted(glob.glob(os.path.join(d, "*.json"))):
-    v = os.path.basename(f).rsplit("-", 1)[0]; runs.setdefault(v, []).append(json.load(open(f)))
-for v, js in runs.items():
-    ref = runs.get("b32-tp2-old" if v.startswith("b32") else "tp2-old", [{}])[0].get("tokens")
-    r = [j.get("replay_ms_per_step") or float("nan") for j in js]; w = [j["decode_ms_per_step"] for j in js]
-    same = all(j.get("tokens") == ref for j in js) if "tp2" in v else "-"
-    print(f"| {v} | {' / '.join(f'{x:.3f}' for x in r)} | median {st.median(r):.3f} | wall {st.median(w):.3f} | tokens as old: {same} |")
-PY
+python3 scripts/tp-table.py "$D" tp2-old | tee -a "$L"
 cp "$L" "$D/"; (cd "$OUT" && tar czf tp-s95b.tar.gz tp && rm -rf tp)
 grep -E "test result|panicked|error|Error" "$L" | head -20

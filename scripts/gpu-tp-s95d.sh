@@ -7,11 +7,7 @@
 # .carry/new/llm (6b10103: also the loads before the barrier), bf16 TP = 2. Llama-3-8B shape, synthetic
 # weights, 512-token prompt, 64 steps, graph replayed 100 times; 3 processes, interleaved.
 set -uo pipefail
-. scripts/nccl-path.sh
-. scripts/device-log.sh "tp-s95d.txt" 300
-M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
-D="$OUT/tp"; mkdir -p "$D"
-R="--model $M --synthetic-weights --prompt-len 512 --max-new 64 --ignore-eos --batch 1"
+. scripts/tp-setup.sh "tp-s95d.txt"
 for b in . a old new; do T=200 run $C/$b/llm $R --tp 2 --max-new 8; done
 for i in 1 2 3; do
   T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --fp8 --tp 1 --json "$D/fp8-tp1-$i.json"
@@ -20,13 +16,5 @@ for i in 1 2 3; do
   for b in old a new; do T=120 run env KERNEL_LAB_LLM_REPLAY=100 $C/$b/llm $R --tp 2 --json "$D/v3-$b-$i.json"; done
   stamp "process $i"
 done
-python3 - "$D" <<'PY' | tee -a "$L"
-import json, sys, glob, os, statistics as st
-d = sys.argv[1]; runs = {}
-for f in sorted(glob.glob(os.path.join(d, "*.json"))):
-    v = os.path.basename(f).rsplit("-", 1)[0]; runs.setdefault(v, []).append(json.load(open(f)))
-for v, js in runs.items():
-    r = [j.get("replay_ms_per_step") or float("nan") for j in js]
-    print(f"| {v} | {' / '.join(f'{x:.3f}' for x in r)} | median {st.median(r):.3f} |")
-PY
+python3 scripts/tp-table.py "$D" | tee -a "$L"
 cp "$L" "$D/"; (cd "$OUT" && tar cJf tp-s95d.tar.xz tp && rm -rf tp)
