@@ -719,7 +719,7 @@ impl<T: Element + NormReducible> Model<T> {
         }
         if !fused {
             for s in &mut self.shards {
-                s.final_norm(tokens, &c)?;
+                s.local_norm(tokens, NormAt::Final, &c)?;
             }
         }
         Ok(())
@@ -742,9 +742,8 @@ impl<T: Element + NormReducible> Model<T> {
         if ablated("comm") {
             // Timing only: each rank's own partial, as if the all-reduce cost nothing.
             if let Some(at) = norm {
-                let c = self.config.clone();
                 for s in &mut self.shards {
-                    s.local_norm(tokens, at, &c)?;
+                    s.local_norm(tokens, at, &self.config)?;
                 }
             }
             return Ok(());
@@ -1052,11 +1051,6 @@ impl<T: Element + NormReducible> Shard<T> {
         mark(prof, gpu, || "silu_mul".into(), 0)?; }
         if ablated("down") { return Ok(()); }
         gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta, prof)
-    }
-
-    /// `x = rmsnorm(h += delta)` with the final norm.
-    fn final_norm(&mut self, tokens: usize, c: &Config) -> Result<()> {
-        self.local_norm(tokens, NormAt::Final, c)
     }
 
     /// `x = rmsnorm(h += delta)` with norm `at` on this rank's own `delta` (the final norm; split over
