@@ -191,6 +191,9 @@ fn every_hgemm_step_matches_the_f64_reference_or_names_its_constraint() {
                       // 9 × 16 = 144 tiles of 128×256: on 132 SMs h10 streams the 12-tile tail's 16 K tiles
                       // (ragged M, N, K) over every CTA, 1–2 K tiles each, 11–12 contributors a tile.
                       (1100, 4000, 1000),
+                      // 17 × 16 = 272 tiles of 128×320 (h12): three rounds of the persistent walk on 132 SMs, so
+                      // each consumer's C staging is reused across tiles; M, N, K off the tiles.
+                      (2100, 5000, 136),
                       // N off 8 by every residue class the ragged-weight steps (d24) see, over 1 and many
                       // splits of K and each tile height; the aligned steps refuse these.
                       (3, 1001, 640), (16, 1002, 4096), (40, 1003, 192), (64, 1004, 1024), (100, 1005, 512), (256, 1006, 64), (5, 1007, 8)] {

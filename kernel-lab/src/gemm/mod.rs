@@ -150,6 +150,12 @@ const fn up8(x: usize) -> usize {
 /// * `h11` (h6s4 on 128×192 tiles) in h6s4's, h10's and h8's place where its tiles' rounds of the SMs
 ///   take at most 5/6 of the time ([`h11_fills`]): 1.20–1.33× h6s4 at 640–1536 × 4096 × K, where
 ///   128×256 tiles leave a wave partly empty; 1.10–1.11× h10, 1.09–1.26× h8x2 at 1280 / 1536 rows.
+/// * `h12` (h11's CTA on 128×320 tiles) in h11's, h10's, h8's and h6s4's place — after the transposed
+///   steps had their turn — where its rounds take at most 5/6 of both h6s4's and h11's ([`h12_fills`]),
+///   and at ≤ 512 rows ([`prefill_step`]) where they also cost at most 95% of the best transposed
+///   height's ([`h12_over_transposed`]): 1024 and 2048 rows of 5120-wide weights (one round of 128×320
+///   tiles where 128×256 and 128×192 ones take two), 4096–8192 rows of 1152–2560, 384–768 rows of
+///   9216–13824.
 /// * Above M = 512, the transposed step ([`transposed_step`]: d19, d21 or d22 at the best height) in
 ///   h6s4's, h10's and h8's place where its rounds cost at most 92% of h6s4's ([`transposed_over_h6`]):
 ///   `ab` (`results/2026-11-26-h100-session29/call6`): d22r128 1.13× h6s4 at 1024×14336×4096 (bf16
@@ -168,6 +174,7 @@ const fn up8(x: usize) -> usize {
 pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [u32; 7]) -> &'static Step {
     let h8 = steps::h8_for(layout::hopper::tma_hgemm::h8_splits(s.m as u32, s.n as u32, s.k as u32, sms, h8_resident), elem);
     let bf = elem == Elem::Bf16;
+    let h12 = if bf { &steps::H12_BF16 } else { &steps::H12 };
     match s.m {
         m if ragged(s) => ragged_step(m, elem),
         _ if hopper && d15_fits(s, sms) => if bf { &steps::D15_BF16 } else { &steps::D15 },
@@ -181,8 +188,9 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
         _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => prefill_step(s, sms, elem),
-        _ if h11_fills(s, sms) => d21_over_h11(s, sms, elem).unwrap_or(if bf { &steps::H11_BF16 } else { &steps::H11 }),
+        _ if h11_fills(s, sms) => d21_over_h11(s, sms, elem).unwrap_or(if h12_fills(s, sms) { h12 } else if bf { &steps::H11_BF16 } else { &steps::H11 }),
         _ => transposed_over_h6(s, sms, elem).unwrap_or_else(|| match h8 {
+            _ if h12_fills(s, sms) => h12,
             _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
             Some(h8) => h8,
             None => if bf { &steps::H6S4_BF16 } else { &steps::H6S4 },
@@ -251,7 +259,7 @@ const fn model_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<
 /// `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 42] = [
+pub const RULE_STEPS: [RuleStep; 43] = [
     rule_step(&steps::D24, &steps::D24_BF16, Some(4 * 16)),
     rule_step(&steps::D24M64, &steps::D24M64_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D24M128, &steps::D24M128_BF16, Some(4 * RAGGED_MAX_M)),
@@ -284,6 +292,7 @@ pub const RULE_STEPS: [RuleStep; 42] = [
     rule_step(&steps::H6S4, &steps::H6S4_BF16, None),
     rule_step(&steps::D19, &steps::D19_BF16, None),
     rule_step(&steps::H11, &steps::H11_BF16, None),
+    rule_step(&steps::H12, &steps::H12_BF16, None),
     rule_step(&steps::D21[0], &steps::D21_BF16[0], None),
     rule_step(&steps::D21[1], &steps::D21_BF16[1], None),
     rule_step(&steps::D21[2], &steps::D21_BF16[2], None),
@@ -420,6 +429,7 @@ pub fn prefill_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
     let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
     let h11 = 10 * h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
     match transposed_best(s, sms) {
+        _ if h12_fills(s, sms) && h12_over_transposed(s, sms) => if elem == Elem::Bf16 { &steps::H12_BF16 } else { &steps::H12 },
         Some((best, _)) if h11_fills(s, sms) && 20 * h11 <= 19 * best => if elem == Elem::Bf16 { &steps::H11_BF16 } else { &steps::H11 },
         _ => transposed_step(s, sms, elem),
     }
@@ -548,6 +558,37 @@ pub fn h11_fills(s: Shape, sms: u32) -> bool {
     let tiles = |cols: u32| (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(cols as u64);
     let rounds = |cols: u32| tiles(cols).div_ceil(sms.max(1) as u64);
     2 * tiles(H11_BN) > sms as u64 && 6 * 3 * rounds(H11_BN) <= 5 * 4 * rounds(BN_WIDE)
+}
+
+/// One round of h12's 128×320 tiles in [`transposed_cost`]'s unit, *predicted* (session 96, before
+/// its first run): h11's one round ([`H11_ROUND_ROWS`]) times 320 / 192 — a K block of a 320-wide tile
+/// the 256-wide m64n256k16 and a 64-wide one, the same work a column as h11's.
+pub const H12_ROUND_ROWS: u64 = 387;
+
+/// Whether h12 takes h6s4's, h10's, h11's and h8's place: by the waves of a persistent grid — rounds of
+/// tiles times a tile's work — its 128×320 tiles finish at most 5/6 of the time of both the 128×256 and
+/// the 128×192 ones, `6 · 5 · ⌈tiles₃₂₀ / SMs⌉ ≤ 5 · min(4 · ⌈tiles₂₅₆ / SMs⌉, 3 · ⌈tiles₁₉₂ / SMs⌉)`
+/// (h11's margin, [`h11_fills`]), and they fill more than half the SMs (a few tiles over a deep K are
+/// h8's). 1024×5120: 128 tiles of 320 against 160 of 256 and 216 of 192 — one round against two, 0.625
+/// and 0.83 of their time; 2048×5120: 256 against 320 and 432 (two rounds against three and four).
+pub fn h12_fills(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{BM, BN_WIDE, H11_BN, H12_BN};
+    let tiles = |cols: u32| (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(cols as u64);
+    let rounds = |cols: u32| tiles(cols).div_ceil(sms.max(1) as u64);
+    2 * tiles(H12_BN) > sms as u64 && 6 * 5 * rounds(H12_BN) <= 5 * (4 * rounds(BN_WIDE)).min(3 * rounds(H11_BN))
+}
+
+/// Whether h12's rounds ([`H12_ROUND_ROWS`]) cost at most 95% of the best transposed height's weighed
+/// cost (`transposed_best`, as [`prefill_step`] weighs h11), or no transposed height runs `s` unsplit.
+pub fn h12_over_transposed(s: Shape, sms: u32) -> bool {
+    use layout::hopper::tma_hgemm::{BM, H12_BN};
+    let tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H12_BN as u64);
+    let h12 = 10 * tiles.div_ceil(sms.max(1) as u64) * H12_ROUND_ROWS;
+    let measured = s.n >= 1024 && s.k >= 1024 && s.m > DECODE_MAX_M && !weight_rows_off_128(s);
+    match transposed_best(s, sms) {
+        Some((best, _)) if measured => 20 * h12 <= 19 * best,
+        _ => true,
+    }
 }
 
 /// Whether the rows of B, the weights (`2N` bytes), are off a multiple of 128 bytes, so each 128-byte
@@ -1343,7 +1384,10 @@ mod tests {
         // Above 512 rows the transposed tiles in h6s4's, h10's and h8's place where their rounds cost ≤ 92%.
         assert_eq!(choose(shape(1024, 14336, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d22r128", "7 rounds of 128 rows (1210) against h6s4's 4 (1320)");
         assert_eq!(choose(shape(1024, 14336, 4096), true, 132, R, None, Elem::Bf16).unwrap().label(), "d22r128-bf16");
-        assert_eq!(choose(shape(896, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape: 5 rounds of 128 rows (864) against 4 of 160 (896) and h6s4's 3 (990)");
+        assert_eq!(choose(shape(896, 11008, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "h10's shape: 5 rounds of 128 rows (864) against 4 of 160 (896) and h6s4's 3 (990); h12 only after the transposed tiles");
+        assert_eq!(choose(shape(896, 11000, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "h12", "B's rows off 128 bytes: no transposed tile; 2 rounds of 128x320 against h6s4's 3");
+        assert_eq!(choose(shape(1024, 5120, 5120), true, 132, R, None, Elem::Bf16).unwrap().label(), "h12-bf16", "one round of 128x320 against two of 128x256 and 128x192");
+        assert!(!h12_fills(shape(4096, 4096, 4096), 132) && !h12_fills(shape(768, 4096, 4096), 132) && !h12_fills(shape(128, 5120, 16384), 132), "full waves; h11's shape; too few tiles");
         assert_eq!(transposed_over_h6(shape(1280, 8192, 8192), 132, Elem::F16).map(|st| st.kernel.step), Some("d22r128"), "h8x2's shape");
         assert_eq!(transposed_over_h6(shape(1024, 8192, 28672), 132, Elem::F16), None, "4 rounds of 128 rows (691) against 2 of h6s4 (660): 0.91× measured");
         assert_eq!(transposed_over_h6(shape(512, 14336, 4096), 132, Elem::F16), None, "512 rows: d19_prefill's region");

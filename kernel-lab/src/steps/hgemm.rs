@@ -230,6 +230,14 @@ pub const H11: Step = tma("hgemm_tma_v11", "h11", 384, tma_hgemm::H11_DYN_SMEM, 
     PtxCheck { has: h6_has!("wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16"),
                lacks: &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global", "arrive.release.cluster", "st.local", "ld.local"], count: &[], at_least: &[] },
     "h6s4 on 128x192 tiles (m64n192k16): a wave the 128x256 tiles leave partly empty filled");
+/// Hopper h12: h11's CTA on 128×320 tiles (`wgmma.m64n256k16` + `m64n64k16`, five B boxes a stage,
+/// three stages) for shapes whose 128×256 and 128×192 tiles leave a round mostly empty where 128×320
+/// ones take a round off (`hgemm/steps/tma_v12_wide320.rs`).
+pub const H12: Step = tma("hgemm_tma_v12", "h12", 384, tma_hgemm::H12_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::BM, cols: tma_hgemm::H12_BN, cluster: 1 },
+    Args::TmaABC,
+    PtxCheck { has: h6_has!("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+               lacks: &["ldmatrix", "ld.shared", "mma.sync", "cp.async.cg", "trap", "st.global", "arrive.release.cluster", "st.local", "ld.local"], count: &[], at_least: &[] },
+    "h11 on 128x320 tiles (m64n256k16 + m64n64k16): a round taken off where 128x256 and 128x192 tiles leave one mostly empty");
 /// h9 with h6s4's four stages (cuBLAS's configuration at 4096³).
 pub const H9S4: Step = tma("hgemm_tma_v9_s4", "h9s4", 384, tma_hgemm::H9S4_DYN_SMEM, TMA_PERSISTENT_X2, Args::TmaABC,
     PtxCheck { has: h6_has!(".reqnctapercluster 2, 1, 1", "multicast::cluster", "mbarrier.arrive.shared::cluster.b64"),
@@ -694,6 +702,8 @@ pub const H9S4_BF16: Step = bf16(H9S4, "hgemm_tma_v9_s4_bf16", "h9s4-bf16",
 pub const H10_BF16: Step = bf16(H10, "hgemm_tma_v10_bf16", "h10-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// h11 on bf16.
 pub const H11_BF16: Step = bf16(H11, "hgemm_tma_v11_bf16", "h11-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
+/// h12 on bf16.
+pub const H12_BF16: Step = bf16(H12, "hgemm_tma_v12_bf16", "h12-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 /// h7 on bf16.
 pub const H7_BF16: Step = bf16(H7, "hgemm_tma_v7_bf16", "h7-bf16", PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32"]));
 macro_rules! h8_bf16 {
@@ -791,8 +801,8 @@ pub const D24M64_BF16: Step = bf16(D24M64, "hgemm_decode_v24_m64_bf16", "d24m64-
 pub const D24M128_BF16: Step = bf16(D24M128, "hgemm_decode_v24_m128_bf16", "d24m128-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32", "ld.shared.u16"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
-                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, D28[0], D28[1], D28[2], D28M64[0], D28M64[1], D28M64[2], D28M128[0], D28M128[1], D28M128[2], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H12, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
+                             D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, D28[0], D28[1], D28[2], D28M64[0], D28M64[1], D28M64[2], D28M128[0], D28M128[1], D28M128[2], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H12_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
                              D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16, D27_BF16, D28_BF16[0], D28_BF16[1], D28_BF16[2], D28M64_BF16[0],
                              D28M64_BF16[1], D28M64_BF16[2], D28M128_BF16[0], D28M128_BF16[1], D28M128_BF16[2]];

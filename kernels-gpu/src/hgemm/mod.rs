@@ -46,6 +46,7 @@
 //! | h9 | `steps/tma_v9_multicast.rs` | h6 in clusters of 2 sharing B by TMA multicast; `h9s4` with 4 stages and C stored in two halves; `h6s4` (h6's file): the 4 stages alone, the entry point's choice (`-bf16` twins) |
 //! | h10 | `steps/tma_v10_stream_k.rs` | h6s4 with a stream-K tail: the partial last wave's K iterations spread over every CTA, partials summed by each tile's last contributor (`h10-bf16`) |
 //! | h11 | `steps/tma_v11_wide192.rs` | h6s4 on 128×192 tiles (`wgmma.m64n192k16`, three B boxes a stage) where 128×256 tiles leave the last wave partly empty (`h11-bf16`) |
+//! | h12 | `steps/tma_v12_wide320.rs` | h11 on 128×320 tiles (`m64n256k16` + `m64n64k16`, five B boxes a stage, three stages, C stored two boxes at a time) where 128×256 and 128×192 tiles leave a round mostly empty (`h12-bf16`) |
 //!
 //! **Decode ladder** (issue 15): small M, bound by reading the weights (d1–d2 `mma.sync`, d3–d8 sm_90a
 //! TMA + `wgmma`); d7 also takes the prefill shapes just above it.
@@ -86,7 +87,7 @@
 //! | `block_cross_stage_prefetch.rs` | the main loop with fragments double-buffered across stages, the interior copy, `FragAddrs` | block v9, v10 |
 //! | `tma.rs` | the Hopper CTA tile: TMA boxes, `wgmma` descriptors, one stage's loads and MMAs, the epilogue from fragments | h1–h6 |
 //! | `tma_warp_specialized.rs` | `warp_specialized!` (the producer/consumer skeleton, written once) and the mbarrier `Ring` | h3–h7, FP8 f1–f2 |
-//! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads (multicast in a cluster), `m64n256k16` MMAs, the consumers' K loop | h4–h9 |
+//! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads (multicast in a cluster), `m64n256k16` MMAs, the consumers' K loop; the 192- and 320-wide accumulators | h4–h12 |
 //! | `tma_persistent.rs` | the persistent producer and tile order (`TileWalk`, clusters of tile rows) | h5–h7, h9, FP8 f1–f11 |
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
 //! | `tma_store_body.rs` | h6's body: the persistent 128×256 tile with the TMA-store epilogue, in clusters of 2 sharing B for h9 | h6, h9 |

@@ -6,6 +6,7 @@
 use super::elem::Elem16;
 use super::tma::{A_BYTES, B_HALF_BYTES, BK, WIDE_STAGE_BYTES, a_desc, b_desc, store_block};
 use super::tma_warp_specialized::Ring;
+use layout::hopper::WgmmaDesc;
 use crate::prim::{
     tma::{TensorMap, cp_async_bulk_tensor_2d_g2s, cp_async_bulk_tensor_2d_g2s_multicast},
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
@@ -129,6 +130,37 @@ macro_rules! wide_acc {
 }
 wide_acc!(4, wgmma_256);
 wide_acc!(3, wgmma_192);
+
+/// h12's 320-wide accumulators: four 64-column blocks under one `wgmma.m64n256k16` (B's boxes 0–3) and
+/// a fifth under one `m64n64k16` (box 4, four boxes further on). Two fields, not a `[[f32; 32]; 5]`: a
+/// run-time split of one array put it in local memory (f27's `Wide320`, the same reason).
+#[derive(Clone, Copy)]
+pub(super) struct Wide320 {
+    pub(super) head: [[f32; 32]; 4],
+    pub(super) tail: [f32; 32],
+}
+
+impl<E: Elem16> WideAcc<E> for Wide320 {
+    #[inline(always)]
+    fn zero() -> Self {
+        Wide320 { head: [[0f32; 32]; 4], tail: [0f32; 32] }
+    }
+    #[inline(always)]
+    fn fence(&mut self) {
+        for acc in self.head.iter_mut() {
+            wgmma_fence_operand(acc);
+        }
+        wgmma_fence_operand(&mut self.tail);
+    }
+    #[inline(always)]
+    unsafe fn mma(&mut self, d_a: u64, d_b: u64) {
+        // SAFETY: forwarded to the caller (the stage holds five B boxes: the tail's is box 4).
+        unsafe {
+            E::wgmma_256::<0, 1>(&mut self.head, d_a, d_b, true);
+            E::wgmma_64::<0, 1>(&mut self.tail, d_a, WgmmaDesc(d_b).advance(4 * B_HALF_BYTES).0, true);
+        }
+    }
+}
 
 /// One consumer warpgroup's K loop over a tile of the persistent wide steps: accumulates rows `64·mh ..`
 /// × 256 (h11: 192) columns into a fresh `r_acc` and returns it final (after `wait_group 0`), having released every

@@ -89,6 +89,25 @@ pub const H11_STAGES: u32 = 4;
 /// h11's dynamic shared memory: the ring, each consumer's three C boxes, the barriers.
 pub const H11_DYN_SMEM: u32 = dyn_smem(H11_STAGES, H11_STAGE_BYTES, 2 * 3 * (64 * 64 * 2), 2);
 const _: () = assert!(H11_DYN_SMEM <= MAX_DYN_SMEM && H11_STAGE_BYTES % 1024 == 0);
+/// HGEMM h12 (`steps/tma_v12_wide320.rs`): h11's CTA on tiles of [`BM`] × [`H12_BN`] — five 64-column
+/// B boxes a stage, `wgmma.m64n256k16` + `m64n64k16` a K step — for shapes whose 128×256 and 128×192
+/// tiles leave a round mostly empty where 128×320 ones fill one round fewer (1024×5120: 160 tiles of
+/// 128×256 on 132 SMs, 128 of 128×320).
+///
+/// ```text
+/// stage (56 KiB) = | A: 128 rows × 128 B (16 KiB) | B boxes 0..4 (8 KiB each) |
+/// ring: 3 stages | staging: 2 consumers × 2 C boxes (the result goes out as 2 + 2 + 1 boxes) | barriers
+/// ```
+pub const H12_BN: u32 = 320;
+/// Bytes of one h12 stage.
+pub const H12_STAGE_BYTES: u32 = A_BYTES + 5 * B_BOX_BYTES;
+/// Stages of h12's ring (a fourth 56 KiB stage does not fit beside the staging).
+pub const H12_STAGES: u32 = 3;
+/// 64×64 C boxes each h12 consumer stages at once.
+pub const H12_STAGED_BOXES: u32 = 2;
+/// h12's dynamic shared memory: the ring, each consumer's two C boxes, the barriers.
+pub const H12_DYN_SMEM: u32 = dyn_smem(H12_STAGES, H12_STAGE_BYTES, 2 * H12_STAGED_BOXES * (64 * 64 * 2), 2);
+const _: () = assert!(H12_DYN_SMEM <= MAX_DYN_SMEM && H12_STAGE_BYTES % 1024 == 0);
 
 /// Bytes of one 64×64 f16 C staging box ([`C_BOX`]).
 pub const C_BOX_BYTES: u32 = 64 * 64 * 2;
