@@ -560,10 +560,10 @@ pub fn h11_fills(s: Shape, sms: u32) -> bool {
     2 * tiles(H11_BN) > sms as u64 && 6 * 3 * rounds(H11_BN) <= 5 * 4 * rounds(BN_WIDE)
 }
 
-/// One round of h12's 128×320 tiles in [`transposed_cost`]'s unit, *predicted* (session 96, before
-/// its first run): h11's one round ([`H11_ROUND_ROWS`]) times 320 / 192 — a K block of a 320-wide tile
-/// the 256-wide m64n256k16 and a 64-wide one, the same work a column as h11's.
-pub const H12_ROUND_ROWS: u64 = 387;
+/// One round of h12's 128×320 tiles in [`transposed_cost`]'s unit: 69 µs at 1024×5120×4096 (128 tiles,
+/// H200, session 96, 3 processes) at [`H11_ROUND_ROWS`]' 0.153 µs a row. (Predicted before its first
+/// run: h11's round times 320 / 192, 387 — the calibrated K block is 1.79× h11's for 1.67× the columns.)
+pub const H12_ROUND_ROWS: u64 = 450;
 
 /// Whether h12 takes h6s4's, h10's, h11's and h8's place: by the waves of a persistent grid — rounds of
 /// tiles times a tile's work — its 128×320 tiles finish at most 5/6 of the time of both the 128×256 and

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Session 96, step h12 (issue 48), call 2: the GEMM entry before h12 (.carry/old/kernel-lab, 6dedff1) and with it
+# (.carry/kernel-lab) on every shape whose pick h12 changes — the 22 of the corpus (`shapes.py gemm --tp 1,2,4,8
+# --m 1…8192`) and 21 of 2,778 off-corpus shapes (`offcorpus-shapes.py --n 3000 --seed 96`) — bf16, 3 processes
+# alternating.
+set -uo pipefail
+. scripts/device-log.sh s96-h12-entry.txt 300
+S=$(paste -sd, results/2026-12-04-h200-session96/h12-changed-shapes.txt)
+T=150 gemm_old_new h12 962 bf16 --gemm-sizes $S
+grep -E "^exit [1-9]|panicked" "$L" | head || true
+xz -9 -f "$L"
