@@ -188,9 +188,10 @@ pub fn default_step(s: Shape, hopper: bool, sms: u32, elem: Elem, h8_resident: [
         _ if d7_fits(s, sms) && weight_rows_off_128(s) => if bf { &steps::D11_BF16 } else { &steps::D11 },
         _ if d7_fits(s, sms) => if bf { &steps::D7_BF16 } else { &steps::D7 },
         _ if (h10_streams(s, sms) || h8.is_some()) && d19_prefill(s, sms) => prefill_step(s, sms, elem),
-        _ if h11_fills(s, sms) => d21_over_h11(s, sms, elem).unwrap_or(if h12_fills(s, sms) { h12 } else if bf { &steps::H11_BF16 } else { &steps::H11 }),
+        _ if h11_fills(s, sms) => d21_over_h11(s, sms, elem).or_else(|| h12_fills(s, sms).then(|| d21_over_h12(s, sms, elem).unwrap_or(h12)))
+            .unwrap_or(if bf { &steps::H11_BF16 } else { &steps::H11 }),
         _ => transposed_over_h6(s, sms, elem).unwrap_or_else(|| match h8 {
-            _ if h12_fills(s, sms) => h12,
+            _ if h12_fills(s, sms) => d21_over_h12(s, sms, elem).unwrap_or(h12),
             _ if h10_streams(s, sms) => if bf { &steps::H10_BF16 } else { &steps::H10 },
             Some(h8) => h8,
             None => if bf { &steps::H6S4_BF16 } else { &steps::H6S4 },
@@ -578,17 +579,41 @@ pub fn h12_fills(s: Shape, sms: u32) -> bool {
     2 * tiles(H12_BN) > sms as u64 && 6 * 5 * rounds(H12_BN) <= 5 * (4 * rounds(BN_WIDE)).min(3 * rounds(H11_BN))
 }
 
-/// Whether h12's rounds ([`H12_ROUND_ROWS`]) cost at most 95% of the best transposed height's weighed
-/// cost (`transposed_best`, as [`prefill_step`] weighs h11), or no transposed height runs `s` unsplit.
-pub fn h12_over_transposed(s: Shape, sms: u32) -> bool {
+/// h12's rounds in [`transposed_cost`]'s unit: `⌈⌈M/128⌉·⌈N/320⌉ / SMs⌉ ·` [`H12_ROUND_ROWS`].
+fn h12_cost(s: Shape, sms: u32) -> u64 {
     use layout::hopper::tma_hgemm::{BM, H12_BN};
     let tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H12_BN as u64);
-    let h12 = 10 * tiles.div_ceil(sms.max(1) as u64) * H12_ROUND_ROWS;
+    tiles.div_ceil(sms.max(1) as u64) * H12_ROUND_ROWS
+}
+
+/// Whether h12's rounds ([`h12_cost`]) cost at most 90% of the best transposed height's weighed cost
+/// (`transposed_best`) at ≤ 512 rows ([`prefill_step`]), or no transposed height runs `s` unsplit. The
+/// margin: the transposed tiles run faster than their cost says where their rows fit M better than
+/// h12's 128 (session 96, call 2: d22r96 at 162–191 × 18176–19008 × 3584–5120, predicted 1.07× slower than
+/// h12 by these costs, measured 0.92–0.945× its time; h12 1.05–1.18× the steps it replaced where its
+/// rounds cost 0.75–0.87 of the transposed ones').
+pub fn h12_over_transposed(s: Shape, sms: u32) -> bool {
+    let h12 = 10 * h12_cost(s, sms);
     let measured = s.n >= 1024 && s.k >= 1024 && s.m > DECODE_MAX_M && !weight_rows_off_128(s);
     match transposed_best(s, sms) {
-        Some((best, _)) if measured => 20 * h12 <= 19 * best,
+        Some((best, _)) if measured => 10 * h12 <= 9 * best,
         _ => true,
     }
+}
+
+/// d21 or d22 ([`d21_or_d22`]) in h12's place: as [`d21_over_h11`] weighs them against h11, where the
+/// cheapest of d21's heights costs less than h12's rounds ([`h12_cost`]), M above the decode range, the
+/// weights' rows a multiple of 128 bytes, K ≥ 1024 — and N ≥ 512, not 1024: session 96 (call 2) measured
+/// d22r144 1.13× h12 at 4934×896×5120 and 1.12× at 7039×576×3584 (two rounds of 144 rows, 416, against
+/// one of h12, 450), where only the cost model had taken it before.
+pub fn d21_over_h12(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
+    use layout::hopper::tma_hgemm::D21_ROWS;
+    if s.m <= DECODE_MAX_M || weight_rows_off_128(s) || s.n < 512 || s.k < 1024 {
+        return None;
+    }
+    let h12 = h12_cost(s, sms);
+    let (cost, rows) = D21_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| (c, r))).min_by_key(|&(c, r)| (c, r))?;
+    if cost < h12 { d21_or_d22(rows, s, elem) } else { None }
 }
 
 /// Whether the rows of B, the weights (`2N` bytes), are off a multiple of 128 bytes, so each 128-byte
