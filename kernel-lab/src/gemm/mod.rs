@@ -490,8 +490,17 @@ pub fn d21_for(rows: u32, elem: Elem) -> Option<&'static Step> {
 ///
 /// At d19's own 128 rows: d22r128 where they pair up (1.00–1.05× d19 at 416–512 × 4096 × K,
 /// 256×8192², 512×28672×8192; bf16 1.03–1.05×, `call9`), else `None` (d19).
-pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
-    let paired = rows >= 96 && (s.m as u64).div_ceil(rows as u64) % 2 == 0 && s.k >= 2048;
+///
+/// An odd count pairs up too where its clusters (`⌈rows_M / 2⌉ · cols`, ⌊SMs / 2⌋ at a time) take no more
+/// rounds than d21's tiles over the SMs: the odd count's cost was the extra round, not the idle
+/// second CTA (session 96, call 3: d22r144 1.07–1.08× d21r144 at 4934×896×5120 and 7039×576×3584, 35 and
+/// 49 tile rows, two rounds either way).
+pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem, sms: u32) -> Option<&'static Step> {
+    let tile_rows = (s.m as u64).div_ceil(rows as u64);
+    let cols = (s.n as u64).div_ceil(layout::hopper::tma_hgemm::D3_COLS as u64);
+    let (sms, pairs) = (sms.max(2) as u64, tile_rows.div_ceil(2) * cols);
+    let rounds_fit = pairs.div_ceil(sms / 2) <= (tile_rows * cols).div_ceil(sms);
+    let paired = rows >= 96 && (tile_rows % 2 == 0 || rounds_fit) && s.k >= 2048;
     if rows == 128 {
         return match (elem, paired) {
             (Elem::F16, true) => Some(&steps::D22_R128),
@@ -518,7 +527,7 @@ pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem) -> Option<&'static Step> {
 /// 384 × 4096² (bf16 1.16×); 144 rows 0.89× at 512 and 0.97× at 288, where the model keeps d19 and 80.
 pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
     let measured = s.n >= 1024 && s.k >= 1024;
-    match transposed_rows(s, sms).filter(|_| measured).and_then(|r| d21_or_d22(r, s, elem)) {
+    match transposed_rows(s, sms).filter(|_| measured).and_then(|r| d21_or_d22(r, s, elem, sms)) {
         Some(step) => step,
         None => if elem == Elem::Bf16 { &steps::D19_BF16 } else { &steps::D19 },
     }
@@ -538,7 +547,7 @@ pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
     let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
     let h11 = h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
     let (cost, rows) = D21_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| (c, r))).min_by_key(|&(c, r)| (c, r))?;
-    if cost < h11 { d21_or_d22(rows, s, elem) } else { None }
+    if cost < h11 { d21_or_d22(rows, s, elem, sms) } else { None }
 }
 
 /// Whether h11 takes h6s4's place: by the waves of a persistent grid — rounds of tiles times a tile's
@@ -613,7 +622,7 @@ pub fn d21_over_h12(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
     }
     let h12 = h12_cost(s, sms);
     let (cost, rows) = D21_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| (c, r))).min_by_key(|&(c, r)| (c, r))?;
-    if cost < h12 { d21_or_d22(rows, s, elem) } else { None }
+    if cost < h12 { d21_or_d22(rows, s, elem, sms) } else { None }
 }
 
 /// Whether the rows of B, the weights (`2N` bytes), are off a multiple of 128 bytes, so each 128-byte
@@ -1502,16 +1511,16 @@ mod tests {
         assert_eq!(transposed_rows(shape(64, 1024, 1024), 132), None);
         assert_eq!(transposed_step(shape(512, 4096, 4096), 132, Elem::Bf16).kernel.step, "d22r128-bf16", "4 tile rows of 128");
         assert_eq!(transposed_step(shape(384, 4096, 4096), 132, Elem::F16).kernel.step, "d22r96");
-        assert_eq!(d21_or_d22(128, shape(300, 14336, 4096), Elem::F16), None, "3 tile rows of 128: no pairs, d19");
+        assert_eq!(d21_or_d22(128, shape(300, 14336, 4096), Elem::F16, 132), None, "3 tile rows of 128: no pairs, d19");
         // h11: one round of 110 tiles (232) against 128 tiles of 160 rows (224); at 576 rows 128 tiles of 144 (208).
         assert_eq!(d21_over_h11(shape(640, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d22r160"));
         assert_eq!(d21_over_h11(shape(576, 4096, 4096), 132, Elem::F16).map(|s| s.kernel.step), Some("d22r144"));
-        assert_eq!(d21_or_d22(160, shape(480, 11008, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r160"), "3 tile rows");
-        assert_eq!(d21_or_d22(96, shape(289, 4096, 4096), Elem::Bf16).map(|s| s.kernel.step), Some("d22r96-bf16"), "4 tile rows");
-        assert_eq!(d21_or_d22(80, shape(320, 4096, 4096), Elem::F16).map(|s| s.kernel.step), Some("d21r80"));
-        assert_eq!(d21_or_d22(128, shape(512, 4096, 4096), Elem::F16).map(|s| s.kernel.step), Some("d22r128"));
-        assert_eq!(d21_or_d22(128, shape(512, 4096, 1024), Elem::F16), None, "K below 2048: d19");
-        assert_eq!(d21_or_d22(96, shape(384, 4096, 1024), Elem::F16).map(|s| s.kernel.step), Some("d21r96"), "K below 2048: no clusters");
+        assert_eq!(d21_or_d22(160, shape(480, 11008, 4096), Elem::F16, 132).map(|s| s.kernel.step), Some("d21r160"), "3 tile rows");
+        assert_eq!(d21_or_d22(96, shape(289, 4096, 4096), Elem::Bf16, 132).map(|s| s.kernel.step), Some("d22r96-bf16"), "4 tile rows");
+        assert_eq!(d21_or_d22(80, shape(320, 4096, 4096), Elem::F16, 132).map(|s| s.kernel.step), Some("d21r80"));
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 4096), Elem::F16, 132).map(|s| s.kernel.step), Some("d22r128"));
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 1024), Elem::F16, 132), None, "K below 2048: d19");
+        assert_eq!(d21_or_d22(96, shape(384, 4096, 1024), Elem::F16, 132).map(|s| s.kernel.step), Some("d21r96"), "K below 2048: no clusters");
         // Outside the measured regime (N or K below 1024) d19 keeps its shapes.
         assert_eq!(choose(shape(384, 4096, 64), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "one K tile");
         assert_eq!(choose(shape(4096, 384, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "3 weight column tiles: N below 1024");
