@@ -526,7 +526,7 @@ pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem, sms: u32) -> Option<&'static 
 /// `call2`, 6 rounds): 80 rows 1.24–1.26× d19 at 257, 288, 320 × 4096², 96 rows 1.14–1.16× at 300, 352,
 /// 384 × 4096² (bf16 1.16×); 144 rows 0.89× at 512 and 0.97× at 288, where the model keeps d19 and 80.
 pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
-    let measured = s.n >= 1024 && s.k >= 1024;
+    let measured = s.n >= 512 && s.k >= 512;
     match transposed_rows(s, sms).filter(|_| measured).and_then(|r| d21_or_d22(r, s, elem, sms)) {
         Some(step) => step,
         None => if elem == Elem::Bf16 { &steps::D19_BF16 } else { &steps::D19 },
