@@ -521,8 +521,10 @@ pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem, sms: u32) -> Option<&'static 
 /// The transposed step where the rule takes d19's tiles (`d19_fits`, `d19_prefill`, and above 512 rows
 /// [`transposed_over_h6`]): d21 or d22
 /// ([`d21_or_d22`]: d22r128 at d19's own height where its tile rows pair up) at the height of
-/// [`transposed_rows`] where N, K ≥ 1024 (the regime measured: N 1024–28672, K 1024–28672; the model
-/// knows nothing of K), else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
+/// [`transposed_rows`] where N, K ≥ 512 (the regime measured: N 512–28672, K 512–28672; the model
+/// knows nothing of K; until session 96 N, K ≥ 1024 — then 36 shapes of the corpus and off it with N or K
+/// in 512–1023 ran d19 at 0.75–0.98× cuBLAS, and the heights' choice 1.01–1.25× faster, every one: 0.839 →
+/// 0.925× cuBLAS), else d19. `ab d19 d21` (`results/2026-11-26-h100-session28/`
 /// `call2`, 6 rounds): 80 rows 1.24–1.26× d19 at 257, 288, 320 × 4096², 96 rows 1.14–1.16× at 300, 352,
 /// 384 × 4096² (bf16 1.16×); 144 rows 0.89× at 512 and 0.97× at 288, where the model keeps d19 and 80.
 pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
