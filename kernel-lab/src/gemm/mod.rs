@@ -459,7 +459,7 @@ pub const H6_ROUND_ROWS: u64 = 330;
 /// which the model prices at 1.05× h6s4's rounds and so leaves alone.
 pub fn transposed_over_h6(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
     use layout::hopper::tma_hgemm::{BM, BN_WIDE, D19_ROWS};
-    if s.m <= 4 * D19_ROWS as usize || weight_rows_off_128(s) || s.n < 1024 || s.k < 1024 {
+    if s.m <= 4 * D19_ROWS as usize || weight_rows_off_128(s) || s.n < 512 || s.k < 512 {
         return None;
     }
     let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
@@ -543,7 +543,7 @@ pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
 /// (bf16 1.14×); a 192-row form was level with h11 at 768 and 1536 × 4096² (0.99×) and is not built.
 pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
     use layout::hopper::tma_hgemm::{BM, D21_ROWS, H11_BN};
-    if s.m <= DECODE_MAX_M || weight_rows_off_128(s) || s.n < 1024 || s.k < 1024 {
+    if s.m <= DECODE_MAX_M || weight_rows_off_128(s) || s.n < 512 || s.k < 512 {
         return None;
     }
     let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
