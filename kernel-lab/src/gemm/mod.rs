@@ -456,7 +456,10 @@ pub const H6_ROUND_ROWS: u64 = 330;
 /// h8x2 at 1280×8192×8192 (d22r128; d19 1.108×); level at the other shapes it moves (896×11008×4096:
 /// d19 1.017× h10, where d22r160 measured 1.083× but the model prices 160-row tiles above d19's;
 /// 1280×11008×4096 d22r128 1.000× h10; 1280×8192×28672 1.005× h8x2); and 0.906× at 1024×8192×28672,
-/// which the model prices at 1.05× h6s4's rounds and so leaves alone.
+/// which the model prices at 1.05× h6s4's rounds and so leaves alone. Since session 96 N, K ≥ 512, as
+/// [`d21_over_h11`] (call 8: with both at 512, 18 of the 20 corpus and off-corpus shapes whose pick changed
+/// 1.02–1.43× faster, one level, one 0.92× — 3733×2560×640, where the model had taken d22r144 and the
+/// rule's K < 2048 keeps d21).
 pub fn transposed_over_h6(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
     use layout::hopper::tma_hgemm::{BM, BN_WIDE, D19_ROWS};
     if s.m <= 4 * D19_ROWS as usize || weight_rows_off_128(s) || s.n < 512 || s.k < 512 {
@@ -537,8 +540,10 @@ pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
 
 /// d21 (or d22: [`d21_or_d22`]) in h11's place: where the cheapest of d21's heights costs less than h11's rounds
 /// (`⌈⌈M/128⌉·⌈N/192⌉ / SMs⌉ ·` [`H11_ROUND_ROWS`]), M above the decode range and the weights' rows a
-/// multiple of 128 bytes (d19's conditions), and N, K ≥ 1024 — the regime measured (N 2048–28672, K
-/// 2048–28672), where a tile's time is its K loop; the model knows nothing of K. `ab h11 d21` (`call2`): 144 rows 1.12× at 576×4096², 1.30×
+/// multiple of 128 bytes (d19's conditions), and N, K ≥ 512 — the regime measured (N 2048–28672, K
+/// 2048–28672 in session 28; N, K 512–1023 in session 96, call 8: h11 → d21r144/r160 1.03–1.06× at 1024 ×
+/// 2304 × 768, 768×3072×768, 393×5120×640, 878–937 × 2560 × 640), where a tile's time is its K loop; the
+/// model knows nothing of K. `ab h11 d21` (`call2`): 144 rows 1.12× at 576×4096², 1.30×
 /// at 1152×4096²; 160 rows 1.06–1.08× at 600 and 640 × 4096² (bf16 1.08×), 1.12–1.14× at 1280×4096²
 /// (bf16 1.14×); a 192-row form was level with h11 at 768 and 1536 × 4096² (0.99×) and is not built.
 pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
