@@ -596,7 +596,7 @@ pub fn h12_fills(s: Shape, sms: u32) -> bool {
 }
 
 /// h12's rounds in [`transposed_cost`]'s unit: `⌈⌈M/128⌉·⌈N/320⌉ / SMs⌉ ·` [`H12_ROUND_ROWS`].
-fn h12_cost(s: Shape, sms: u32) -> u64 {
+pub fn h12_cost(s: Shape, sms: u32) -> u64 {
     use layout::hopper::tma_hgemm::{BM, H12_BN};
     let tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H12_BN as u64);
     tiles.div_ceil(sms.max(1) as u64) * H12_ROUND_ROWS
