@@ -503,7 +503,7 @@ pub fn d21_or_d22(rows: u32, s: Shape, elem: Elem, sms: u32) -> Option<&'static 
     let cols = (s.n as u64).div_ceil(layout::hopper::tma_hgemm::D3_COLS as u64);
     let (sms, pairs) = (sms.max(2) as u64, tile_rows.div_ceil(2) * cols);
     let rounds_fit = pairs.div_ceil(sms / 2) <= (tile_rows * cols).div_ceil(sms);
-    let paired = rows >= 96 && (tile_rows % 2 == 0 || rounds_fit) && s.k >= 2048;
+    let paired = rows >= 96 && (tile_rows % 2 == 0 || rounds_fit) && s.k >= 512;
     if rows == 128 {
         return match (elem, paired) {
             (Elem::F16, true) => Some(&steps::D22_R128),
