@@ -488,8 +488,10 @@ pub fn d21_for(rows: u32, elem: Elem) -> Option<&'static Step> {
 /// 384×4096×14336 (bf16 1.04×), 144 rows 1.05× at 576 / 1152 × 4096² and 288×8192², 160 rows 1.03–1.04×
 /// at 640 / 1280 × 4096²; 80 rows 0.96–1.02× (600×2048²: 0.96×), so d21 keeps them.
 ///
-/// d22 also needs K ≥ 2048 (measured at K = 4096–14336; a cluster launch alone cost d7's body 6% at
-/// 1024³, session 21).
+/// d22 also needs K ≥ 512: until session 96 K ≥ 2048 (measured at K = 4096–14336; a cluster launch alone
+/// cost d7's body 6% at 1024³, session 21) — session 96 (call 9) measured every shape of the corpus and
+/// off it that K ≥ 512 moves from d19/d21 to d22: 54 of 56 faster, 1.01–1.12× (K 512–1023 1.019×, K
+/// 1024–2047 1.033× geometric mean), two 0.99×.
 ///
 /// At d19's own 128 rows: d22r128 where they pair up (1.00–1.05× d19 at 416–512 × 4096 × K,
 /// 256×8192², 512×28672×8192; bf16 1.03–1.05×, `call9`), else `None` (d19).
@@ -1526,8 +1528,9 @@ mod tests {
         assert_eq!(d21_or_d22(96, shape(289, 4096, 4096), Elem::Bf16, 132).map(|s| s.kernel.step), Some("d22r96-bf16"), "4 tile rows");
         assert_eq!(d21_or_d22(80, shape(320, 4096, 4096), Elem::F16, 132).map(|s| s.kernel.step), Some("d21r80"));
         assert_eq!(d21_or_d22(128, shape(512, 4096, 4096), Elem::F16, 132).map(|s| s.kernel.step), Some("d22r128"));
-        assert_eq!(d21_or_d22(128, shape(512, 4096, 1024), Elem::F16, 132), None, "K below 2048: d19");
-        assert_eq!(d21_or_d22(96, shape(384, 4096, 1024), Elem::F16, 132).map(|s| s.kernel.step), Some("d21r96"), "K below 2048: no clusters");
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 1024), Elem::F16, 132).map(|s| s.kernel.step), Some("d22r128"), "K 1024: clusters since session 96");
+        assert_eq!(d21_or_d22(96, shape(384, 4096, 384), Elem::F16, 132).map(|s| s.kernel.step), Some("d21r96"), "K below 512: no clusters");
+        assert_eq!(d21_or_d22(128, shape(512, 4096, 256), Elem::F16, 132), None, "K below 512: d19");
         // Outside the measured regime (N or K below 1024) d19 keeps its shapes.
         assert_eq!(choose(shape(384, 4096, 64), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "one K tile");
         assert_eq!(choose(shape(4096, 384, 4096), true, 132, R, None, Elem::F16).unwrap().label(), "d19", "3 weight column tiles: N below 1024");
