@@ -88,6 +88,7 @@
 //! | `tma.rs` | the Hopper CTA tile: TMA boxes, `wgmma` descriptors, one stage's loads and MMAs, the epilogue from fragments | h1–h6 |
 //! | `tma_warp_specialized.rs` | `warp_specialized!` (the producer/consumer skeleton, written once) and the mbarrier `Ring` | h3–h7, FP8 f1–f2 |
 //! | `tma_wide_tile.rs` | the 128×256 tile: wide stage loads (multicast in a cluster), `m64n256k16` MMAs, the consumers' K loop; the 192- and 320-wide accumulators | h4–h12 |
+//! | `tma_wide_body.rs` | the persistent body of the wave-filling widths (the stage of `BN / 64` B boxes, the K loop, each accumulator width's TMA-store epilogue: `WideStore`) | h11, h12 |
 //! | `tma_persistent.rs` | the persistent producer and tile order (`TileWalk`, clusters of tile rows) | h5–h7, h9, FP8 f1–f11 |
 //! | `tma_store.rs` | the TMA-store epilogue's pieces: a 64×64 accumulator block staged as f16/bf16 in a `SWIZZLE_128B` box, the consumer warpgroup's named barrier | h6, FP8 f1–f2 |
 //! | `tma_store_body.rs` | h6's body: the persistent 128×256 tile with the TMA-store epilogue, in clusters of 2 sharing B for h9 | h6, h9 |
@@ -136,6 +137,8 @@ pub(crate) mod tma_store;
 mod tma_store_body;
 #[cfg(lab_sm90)]
 pub(crate) mod tma_warp_specialized;
+#[cfg(lab_sm90)]
+mod tma_wide_body;
 #[cfg(lab_sm90)]
 mod tma_wide_tile;
 mod warp_tile_16x16;
