@@ -5,7 +5,7 @@
 use super::elem::Elem16;
 use super::tma::{A_BYTES, B_HALF_BYTES, BK, BM};
 use super::tma_persistent::TileWalk;
-use super::tma_store::{stage_c_box, store_tile};
+use super::tma_store::{stage_c_box, store_tile, store_wide_tile};
 use super::tma_warp_specialized::warp_specialized;
 use super::tma_wide_tile::{WideAcc, Wide320, consume_wide_tile};
 use crate::prim::{
@@ -67,24 +67,17 @@ impl WideStore for [[f32; 32]; 3] {
     }
 }
 
-/// h12: boxes 0–1, 2–3, then 4, each group staged once the TMA has read the last.
+/// h12: boxes 0–1 and 2–3 as h6s4's halves (`tma_store::store_wide_tile` with two boxes staged), then 4,
+/// each group staged once the TMA has read the last.
 impl WideStore for Wide320 {
     const STAGED: u32 = 2;
     #[inline(always)]
     unsafe fn store<E: Elem16>(&self, tmap_c: *const TensorMap, s_c: u32, row0: u32, n0: u32, mh: u32, leader: bool, warp: u32, lane: u32) {
-        let ([acc0, acc1, acc2, acc3], acc4) = (&self.head, &self.tail);
         // SAFETY: forwarded to the caller; at most two boxes inside the two-box staging area at a time.
         unsafe {
-            store_tile::<2>(tmap_c, s_c, row0, n0, mh, leader, || {
-                stage_c_box::<E>(acc0, s_c, warp, lane);
-                stage_c_box::<E>(acc1, s_c + C_BOX_BYTES, warp, lane);
-            });
-            store_tile::<2>(tmap_c, s_c, row0, n0 + 128, mh, leader, || {
-                stage_c_box::<E>(acc2, s_c, warp, lane);
-                stage_c_box::<E>(acc3, s_c + C_BOX_BYTES, warp, lane);
-            });
+            store_wide_tile::<E>(&self.head, tmap_c, s_c, Self::STAGED, row0, n0, mh, leader, warp, lane);
             store_tile::<1>(tmap_c, s_c, row0, n0 + 256, mh, leader, || {
-                stage_c_box::<E>(acc4, s_c, warp, lane);
+                stage_c_box::<E>(&self.tail, s_c, warp, lane);
             });
         }
     }
