@@ -316,8 +316,8 @@ pub const RULE_STEPS: [RuleStep; 43] = [
 /// CTA by K (`layout::hopper::tma_hgemm::stream_k_tail` > 0 on the persistent grid of `min(tiles, SMs)`
 /// CTAs: at least one full wave, the tail at most a third of one).
 pub fn h10_streams(s: Shape, sms: u32) -> bool {
-    use layout::hopper::tma_hgemm::{BK, BM, BN_WIDE, stream_k_tail};
-    let tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    use layout::hopper::tma_hgemm::{BK, BN_WIDE, stream_k_tail};
+    let tiles = tiles_128(s, BN_WIDE);
     let tiles = tiles.min(u32::MAX as u64) as u32;
     stream_k_tail(tiles, tiles.min(sms), (s.k as u32).div_ceil(BK)) > 0
 }
@@ -352,8 +352,8 @@ pub fn pdl_overlaps(s: Shape, sms: u32) -> bool {
 /// SMs, and d7's (d3's) 64×128 tiles are enough on their own (`persistent_splits` = 1: no partial tiles
 /// through global memory).
 pub fn d7_fits(s: Shape, sms: u32) -> bool {
-    use layout::hopper::tma_hgemm::{BM, BN_WIDE, D3_COLS, D3_ROWS, persistent_splits};
-    let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    use layout::hopper::tma_hgemm::{BN_WIDE, D3_COLS, D3_ROWS, persistent_splits};
+    let h6_tiles = tiles_128(s, BN_WIDE);
     2 * h6_tiles < sms as u64 && persistent_splits(s.m as u32, s.n as u32, s.k as u32, sms, D3_ROWS, D3_COLS) == 1
 }
 
@@ -426,8 +426,8 @@ fn transposed_best(s: Shape, sms: u32) -> Option<(u64, u32)> {
 /// one round of d19 beats one of h11 (`d19_fits`, before this branch), 0.76–0.80× at 512×4096 × 4096 /
 /// 11008. The margin keeps 512×28672×8192 (96%; d19 1.06× h8x2 there, session 27) on d19.
 pub fn prefill_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
-    use layout::hopper::tma_hgemm::{BM, H11_BN};
-    let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
+    use layout::hopper::tma_hgemm::H11_BN;
+    let h11_tiles = tiles_128(s, H11_BN);
     let h11 = 10 * h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
     match transposed_best(s, sms) {
         _ if h12_fills(s, sms) && h12_over_transposed(s, sms) => if elem == Elem::Bf16 { &steps::H12_BF16 } else { &steps::H12 },
@@ -461,11 +461,11 @@ pub const H6_ROUND_ROWS: u64 = 330;
 /// 1.02–1.43× faster, one level, one 0.92× — 3733×2560×640, where the model had taken d22r144 and the
 /// rule's K < 2048 keeps d21).
 pub fn transposed_over_h6(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
-    use layout::hopper::tma_hgemm::{BM, BN_WIDE, D19_ROWS};
+    use layout::hopper::tma_hgemm::{BN_WIDE, D19_ROWS};
     if s.m <= 4 * D19_ROWS as usize || weight_rows_off_128(s) || s.n < 512 || s.k < 512 {
         return None;
     }
-    let h6_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(BN_WIDE as u64);
+    let h6_tiles = tiles_128(s, BN_WIDE);
     let h6 = 10 * h6_tiles.div_ceil(sms.max(1) as u64) * H6_ROUND_ROWS;
     let (best, _) = transposed_best(s, sms)?;
     (25 * best <= 23 * h6).then(|| transposed_step(s, sms, elem))
@@ -549,11 +549,11 @@ pub fn transposed_step(s: Shape, sms: u32, elem: Elem) -> &'static Step {
 /// at 1152×4096²; 160 rows 1.06–1.08× at 600 and 640 × 4096² (bf16 1.08×), 1.12–1.14× at 1280×4096²
 /// (bf16 1.14×); a 192-row form was level with h11 at 768 and 1536 × 4096² (0.99×) and is not built.
 pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
-    use layout::hopper::tma_hgemm::{BM, D21_ROWS, H11_BN};
+    use layout::hopper::tma_hgemm::{D21_ROWS, H11_BN};
     if s.m <= DECODE_MAX_M || weight_rows_off_128(s) || s.n < 512 || s.k < 512 {
         return None;
     }
-    let h11_tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H11_BN as u64);
+    let h11_tiles = tiles_128(s, H11_BN);
     let h11 = h11_tiles.div_ceil(sms.max(1) as u64) * H11_ROUND_ROWS;
     let (cost, rows) = D21_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| (c, r))).min_by_key(|&(c, r)| (c, r))?;
     if cost < h11 { d21_or_d22(rows, s, elem, sms) } else { None }
@@ -573,10 +573,9 @@ pub fn d21_over_h11(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
 /// (`call12`): 1.10–1.11× h10 at 1280×4096 × 4096 / 14336, 1.09–1.26× h8x2 at 1536×4096 × 14336 /
 /// 4096; 256×11008×4096, 256×8192×4096, 512×6144×4096 1.12–1.21× h6s4.
 pub fn h11_fills(s: Shape, sms: u32) -> bool {
-    use layout::hopper::tma_hgemm::{BM, BN_WIDE, H11_BN};
-    let tiles = |cols: u32| (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(cols as u64);
-    let rounds = |cols: u32| tiles(cols).div_ceil(sms.max(1) as u64);
-    2 * tiles(H11_BN) > sms as u64 && 6 * 3 * rounds(H11_BN) <= 5 * 4 * rounds(BN_WIDE)
+    use layout::hopper::tma_hgemm::{BN_WIDE, H11_BN};
+    let rounds = |cols: u32| tiles_128(s, cols).div_ceil(sms.max(1) as u64);
+    2 * tiles_128(s, H11_BN) > sms as u64 && 6 * 3 * rounds(H11_BN) <= 5 * 4 * rounds(BN_WIDE)
 }
 
 /// One round of h12's 128×320 tiles in [`transposed_cost`]'s unit: 69 µs at 1024×5120×4096 (128 tiles,
@@ -591,17 +590,15 @@ pub const H12_ROUND_ROWS: u64 = 450;
 /// h8's). 1024×5120: 128 tiles of 320 against 160 of 256 and 216 of 192 — one round against two, 0.625
 /// and 0.83 of their time; 2048×5120: 256 against 320 and 432 (two rounds against three and four).
 pub fn h12_fills(s: Shape, sms: u32) -> bool {
-    use layout::hopper::tma_hgemm::{BM, BN_WIDE, H11_BN, H12_BN};
-    let tiles = |cols: u32| (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(cols as u64);
-    let rounds = |cols: u32| tiles(cols).div_ceil(sms.max(1) as u64);
-    2 * tiles(H12_BN) > sms as u64 && 6 * 5 * rounds(H12_BN) <= 5 * (4 * rounds(BN_WIDE)).min(3 * rounds(H11_BN))
+    use layout::hopper::tma_hgemm::{BN_WIDE, H11_BN, H12_BN};
+    let rounds = |cols: u32| tiles_128(s, cols).div_ceil(sms.max(1) as u64);
+    2 * tiles_128(s, H12_BN) > sms as u64 && 6 * 5 * rounds(H12_BN) <= 5 * (4 * rounds(BN_WIDE)).min(3 * rounds(H11_BN))
 }
 
 /// h12's rounds in [`transposed_cost`]'s unit: `⌈⌈M/128⌉·⌈N/320⌉ / SMs⌉ ·` [`H12_ROUND_ROWS`].
 pub fn h12_cost(s: Shape, sms: u32) -> u64 {
-    use layout::hopper::tma_hgemm::{BM, H12_BN};
-    let tiles = (s.m as u64).div_ceil(BM as u64) * (s.n as u64).div_ceil(H12_BN as u64);
-    tiles.div_ceil(sms.max(1) as u64) * H12_ROUND_ROWS
+    use layout::hopper::tma_hgemm::H12_BN;
+    tiles_128(s, H12_BN).div_ceil(sms.max(1) as u64) * H12_ROUND_ROWS
 }
 
 /// Whether h12's rounds ([`h12_cost`]) cost at most 90% of the best transposed height's weighed cost
@@ -632,6 +629,11 @@ pub fn d21_over_h12(s: Shape, sms: u32, elem: Elem) -> Option<&'static Step> {
     let h12 = h12_cost(s, sms);
     let (cost, rows) = D21_ROWS.iter().filter_map(|&r| transposed_cost(s, sms, r).map(|c| (c, r))).min_by_key(|&(c, r)| (c, r))?;
     if cost < h12 { d21_or_d22(rows, s, elem, sms) } else { None }
+}
+
+/// Tiles of 128 rows (`BM`) × `cols` columns over `s`: `⌈M/128⌉·⌈N/cols⌉` (h6s4's 256, h11's 192, h12's 320).
+fn tiles_128(s: Shape, cols: u32) -> u64 {
+    (s.m as u64).div_ceil(layout::hopper::tma_hgemm::BM as u64) * (s.n as u64).div_ceil(cols as u64)
 }
 
 /// Whether the rows of B, the weights (`2N` bytes), are off a multiple of 128 bytes, so each 128-byte
