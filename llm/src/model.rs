@@ -20,7 +20,7 @@
 //! the same residual stream; up to `MAX_FUSED_ROWS` rows that all-reduce is one kernel with the residual
 //! add and the next norm. The embedding and the norms are on every rank; the LM head is split by
 //! vocabulary columns (joined by an all-reduce of the zero-padded logits) where each rank's block is a
-//! multiple of 8 columns and the head is 16-bit, otherwise on rank 0.
+//! multiple of 8 columns, otherwise on rank 0.
 use std::collections::HashMap;
 
 use half::{bf16, f16};
@@ -50,7 +50,7 @@ pub enum WeightFormat {
     /// Quantized at load to FP8 (e4m3, one power-of-two scale per 128×128 block; `kernel_lab::fp8_weights`),
     /// `[out][in]` as stored: half the bytes. Q/K/V, O, gate/up, down and the LM head; the embedding
     /// and the norms stay 16-bit. Hopper (sm_90) only. Split over GPUs each rank quantizes its own share
-    /// (the row-parallel weights' columns gathered on the host); the FP8 LM head stays whole on rank 0.
+    /// (the row-parallel weights' columns gathered on the host; the LM head's vocabulary block).
     Fp8,
 }
 
@@ -174,6 +174,9 @@ struct Shard<T: Element> {
     head_cols: (usize, usize),
     /// Per row count: the LM head's plan (its C a column block of the `[n][vocab]` logits when split).
     head_plans: HashMap<usize, GemmPlan<T>>,
+    /// An FP8 head split over the ranks: its `[slots][cols]` block (the FP8 plan writes dense rows), placed
+    /// into the logits' columns after the GEMM.
+    head_part: Option<CudaSlice<u16>>,
     cos_sin: CudaSlice<f32>,
     /// Per layer: K and V caches `[slots][local kv_heads][max_len][D]`.
     cache: Vec<(CudaSlice<u16>, CudaSlice<u16>)>,
@@ -232,12 +235,12 @@ fn w8_layout() -> WeightLayout {
     if std::env::var("KERNEL_LAB_W8_LAYOUT").is_ok_and(|v| v.trim() == "natural") { WeightLayout::Natural } else { WeightLayout::Packed }
 }
 
-/// Whether the LM head is split over `world` ranks by vocabulary columns: split over GPUs, 16-bit
-/// weights, and each rank's block of columns a multiple of 8 (16-byte-aligned rows for the GEMM);
+/// Whether the LM head is split over `world` ranks by vocabulary columns: split over GPUs, and each
+/// rank's block of columns a multiple of 8 (16-byte-aligned rows for the GEMM; FP8 or 16-bit);
 /// otherwise rank 0 holds it whole. `KERNEL_LAB_SPLIT_HEAD=0` keeps it whole (the A/B switch).
-fn split_head(c: &Config, world: usize, format: WeightFormat) -> bool {
+fn split_head(c: &Config, world: usize) -> bool {
     let on = std::env::var("KERNEL_LAB_SPLIT_HEAD").map_or(true, |v| v.trim() != "0");
-    on && world > 1 && format != WeightFormat::Fp8 && c.vocab.is_multiple_of(8 * world)
+    on && world > 1 && c.vocab.is_multiple_of(8 * world)
 }
 
 /// Most rows a step's all-reduces run fused with the norm: the fused kernel runs one block a row up to
@@ -926,7 +929,8 @@ impl<T: Element + NormReducible> Shard<T> {
         let mut embed = gpu.zeros::<u16>(c.vocab * h)?;
         copy_bytes(gpu, ck.tensor("model.embed_tokens.weight", &[c.vocab, h])?, &mut embed, 0)?;
         let lm_name = if c.tie_embeddings { "model.embed_tokens.weight" } else { "lm_head.weight" };
-        let (lm_head, head_cols) = if split_head(c, world, format) {
+        let split = split_head(c, world);
+        let (lm_head, head_cols) = if split {
             let v = c.vocab / world;
             (Some(stacked(&[row_range(ck.tensor(lm_name, &[c.vocab, h])?, h, rank * v, v)], h)?), (rank * v, v))
         } else if rank == 0 {
@@ -934,6 +938,7 @@ impl<T: Element + NormReducible> Shard<T> {
         } else {
             (None, (0, 0))
         };
+        let head_part = if split && format == WeightFormat::Fp8 { Some(gpu.zeros::<u16>(slots * head_cols.1)?) } else { None };
         let norm = plain("model.norm.weight", h)?;
         drop(staging);
         let table = rope::table(&rope::inv_freq(c.rope_theta, d, c.rope_scaling), max_len);
@@ -942,7 +947,7 @@ impl<T: Element + NormReducible> Shard<T> {
         let cache = (0..c.layers).map(|_| Ok((gpu.zeros::<u16>(per)?, gpu.zeros::<u16>(per)?))).collect::<Result<Vec<_>>>()?;
         let prefill = PrefillPlan::<T>::new(gpu, PrefillDesc::new(lh, lkv, d).causal())?;
         gpu.sync_after("loading the model")?;
-        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), cos_sin, cache, gemms: Plans::new(), prefill, decode: HashMap::new(),
+        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), head_part, cos_sin, cache, gemms: Plans::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
                    dummy: gpu.zeros::<u16>(8)?, advance_dummy: (gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?), prof: None })
@@ -1095,7 +1100,7 @@ impl<T: Element + NormReducible> Shard<T> {
     /// rank's columns of `logits` (`[n][vocab]`; split over ranks, the other columns zeroed first, for
     /// the all-reduce that joins them). Launches only (capturable).
     fn head_gemm(&mut self, n: usize, c: &Config, split: bool) -> Result<()> {
-        let Shard { gpu, k: kern, scratch, gemms, lm_head, head_cols: (start, cols), head_plans, last, logits, prof, .. } = self;
+        let Shard { gpu, k: kern, scratch, gemms, lm_head, head_cols: (start, cols), head_plans, head_part, last, logits, prof, .. } = self;
         let (start, cols) = (*start, *cols);
         let lm_head = lm_head.as_ref().ok_or_else(|| Error::InvalidInput("the LM head is not on this rank (internal)".into()))?;
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
@@ -1107,8 +1112,20 @@ impl<T: Element + NormReducible> Shard<T> {
         mark(prof, gpu, || "gather rows".into(), 0)?;
         let w = match lm_head {
             Weight::Dense(w) => w,
-            // FP8 heads run on one GPU (never split): the shard's plans, as every projection's.
-            Weight::Fp8(_) => return gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits, prof),
+            // FP8: the shard's plans, as every projection's, on dense rows.
+            Weight::Fp8(_) if !split => return gemm(gemms, gpu, n, c.vocab, c.hidden, last, lm_head, logits, prof),
+            Weight::Fp8(_) => {
+                // This rank's `[n][cols]` block, then each row into its columns of the zeroed logits.
+                let part = head_part.as_mut().ok_or_else(|| Error::InvalidInput("a split FP8 head without its block's buffer (internal)".into()))?;
+                gemm(gemms, gpu, n, cols, c.hidden, last, lm_head, part, prof)?;
+                let v = c.vocab;
+                gpu.stream.memset_zeros(&mut logits.slice_mut(..n * v)).during(|| "zeroing the logits".into())?;
+                for i in 0..n {
+                    gpu.stream.memcpy_dtod(&part.slice(i * cols..(i + 1) * cols), &mut logits.slice_mut(i * v + start..i * v + start + cols))
+                       .during(|| "placing the LM head's columns".into())?;
+                }
+                return mark(prof, gpu, || "the LM head's columns placed".into(), 0);
+            }
         };
         let (v, h) = (c.vocab, c.hidden);
         if split {
@@ -1263,14 +1280,12 @@ mod tests {
                 "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": {vocab}, "rms_norm_eps": 1e-5, "max_position_embeddings": 8192,
                 "rope_theta": 500000.0, "torch_dtype": "bfloat16"}}"#)).unwrap()
         };
-        let dense = WeightFormat::AsStored;
         // One GPU: nothing to split.
-        assert!(!split_head(&cfg(128256), 1, dense));
+        assert!(!split_head(&cfg(128256), 1));
         // Llama 3's vocabulary: 64128 columns a rank over 2 (8 · 8016), 32064 over 4; Qwen2's over 8.
-        assert!(split_head(&cfg(128256), 2, dense) && split_head(&cfg(128256), 4, dense) && split_head(&cfg(151936), 8, dense));
-        // Blocks off a multiple of 8 columns keep the head whole on rank 0; FP8 heads never split.
-        assert!(!split_head(&cfg(32001), 2, dense) && !split_head(&cfg(32004), 2, dense));
-        assert!(!split_head(&cfg(128256), 2, WeightFormat::Fp8));
+        assert!(split_head(&cfg(128256), 2) && split_head(&cfg(128256), 4) && split_head(&cfg(151936), 8));
+        // Blocks off a multiple of 8 columns keep the head whole on rank 0.
+        assert!(!split_head(&cfg(32001), 2) && !split_head(&cfg(32004), 2));
     }
 }
 
