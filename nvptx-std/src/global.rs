@@ -161,6 +161,16 @@ pub unsafe fn st_global_v4_u32(p: *mut u32, v: [u32; 4]) {
                   in(reg32) v[2], in(reg32) v[3], options(nostack)) };
 }
 
+/// `st.global.v2.u32 [p], {a, b};` — 8 raw bytes (e.g. 4 f16) in one 64-bit store.
+///
+/// # Safety
+/// `p` points to 8 writable, 8-byte-aligned bytes of global memory.
+#[inline(always)]
+pub unsafe fn st_global_v2_u32(p: *mut u32, v: [u32; 2]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.global.v2.u32 [{0}], {{{1}, {2}}};", in(reg64) p, in(reg32) v[0], in(reg32) v[1], options(nostack)) };
+}
+
 /// `ld.global.cg.v4.u32 {a, b, c, d}, [p];` — 128 bits cached in L2 only (never a stale L1 line): for
 /// data another GPU or grid wrote and released, read after the matching acquire (peer memory).
 ///

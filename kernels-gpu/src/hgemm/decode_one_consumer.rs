@@ -5,7 +5,7 @@
 //! ([`OneConsumerTile`]: [`Rows16`]; d16 runs d4's `Rows64`) and its persistent body ([`decode`]; with
 //! `EARLY`, d15's first stages issued before the block barrier; with `AHEAD`, d17's L2 prefetches).
 //! Used by d13–d17.
-use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair};
+use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair, store_run};
 use super::elem::Elem16;
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
@@ -350,6 +350,11 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
     }
 }
 
+/// Row pitch (f32) of d28's transposed partial in shared memory: 64 weight columns + 4, so that a warp's
+/// stores of one accumulator pair index (8 columns × 4 row pairs) take 32 distinct banks and its
+/// 16-byte reads of a row's runs one wavefront a quarter warp.
+const PART_PITCH: u32 = COLS + 4;
+
 /// The body of d28 for inputs and output of type `E` on tile `T` (`R` = `T::ROWS` activation rows: d15's
 /// [`Rows16`], d16's `Rows64` or d28m128's 128-row [`FlatRows`]), in clusters of `S` CTAs along x: CTA `rank` of cluster `c` runs K
 /// tiles `h8_k_range(⌈k/64⌉, rank, S)` of tile `c` (`tile % tiles_m` its row, `tile / tiles_m` its
@@ -374,14 +379,15 @@ where
     T::Acc: AsRef<[f32]>,
 {
     use crate::prim::{
-        cluster::{cluster_ctarank, cluster_sync, ld_shared_cluster_v2_f32, mapa_shared_cluster},
-        shared::st_shared_v2_u32,
+        cluster::{cluster_ctarank, cluster_sync, ld_shared_cluster_v4_f32, mapa_shared_cluster},
+        shared::st_shared_f32,
         sync::sync_named,
     };
     use layout::hopper::tma_hgemm::h8_k_range;
     const { assert!(R == 16 || R == 32 || R == 64 || R == 128, "d28 runs the one-consumer tiles of 16, 32, 64 or 128 rows") };
     const { assert!(S >= 2 && S <= 8, "clusters of 2 … 8 CTAs (8: the portable maximum)") };
     const { assert!(R == T::ROWS, "R names the tile's rows (a const parameter for `WgmmaAcc`)") };
+    const { assert!(R * PART_PITCH * 4 <= T::STAGES * T::STAGE_BYTES, "the transposed partial fits the ring") };
     // Pairs a consumer thread holds (`wgmma.m64nRk16`: R/2 f32).
     let pairs = R / 4;
     crate::prim::sync::griddepcontrol_launch_dependents();
@@ -434,38 +440,47 @@ where
                 let acc = r_acc.as_ref();
                 let s_part = ring.at(0).0;
                 sync_named(1, 128);
-                // Constant pair and peer indices (the unrolled, guarded loops) keep `v` in registers.
+                // The partial transposed into shared memory: `[R activation rows][PART_PITCH f32]`, row r
+                // holding its 64 weight columns (pitch 68: a warp's scalar stores of one pair index —
+                // 8 columns × 4 row pairs — fall on 32 distinct banks).
                 unroll32!(p => {
                     if p < pairs {
-                        st_shared_v2_u32(s_part + 8 * (128 * p + t), [acc[2 * p as usize].to_bits(), acc[2 * p as usize + 1].to_bits()]);
+                        let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane, 2 * p);
+                        let at = s_part + 4 * (r * PART_PITCH + c);
+                        st_shared_f32(at, acc[2 * p as usize]);
+                        st_shared_f32(at + 4 * PART_PITCH, acc[2 * p as usize + 1]);
                     }
                 });
                 cluster_sync();
-                // Every peer's copy of each pair this rank sums, all in flight before the first add:
-                // slot `S·(p / S) + q` holds peer q's pair p (at most 32 slots: R/4 ≤ 32 pairs, S ≤ 8).
-                let mut v = [[0f32; 2]; 32];
-                unroll32!(p => {
-                    if p < pairs && p % S == rank {
+                // This rank's share of the tile: `R·16/S` runs of 4 columns (a row's 16 runs in order, the
+                // rows in order), run `v` of the share at row `v / 16`, columns `4·(v % 16) ..`. A thread
+                // takes runs `t, t + 128, …`: eight consecutive threads read one row's 128 bytes (one
+                // wavefront a peer) and store its 64 bytes of C. Every peer's copy of a run is loaded
+                // before the first add; the adds in rank order (the bits of every other d28 split).
+                let a_row0 = decode_box_row0(m, tm * R, R); // tile row r is row a_row0 + r of C
+                let share = R * 16 / S;
+                let aligned = (g_c as usize).is_multiple_of(8);
+                unroll8!(j => {
+                    let v = t + 128 * j;
+                    if j < share.div_ceil(128) && v < share {
+                        let run = rank * share + v;
+                        let (r, c) = (run / 16, 4 * (run % 16));
+                        let at = s_part + 4 * (r * PART_PITCH + c);
+                        let mut part = [[0f32; 4]; 8];
                         unroll8!(q => {
                             if q < S {
-                                v[(S * (p / S) + q) as usize] = ld_shared_cluster_v2_f32(mapa_shared_cluster(s_part + 8 * (128 * p + t), q));
+                                part[q as usize] = ld_shared_cluster_v4_f32(mapa_shared_cluster(at, q));
                             }
                         });
-                    }
-                });
-                let a_row0 = decode_box_row0(m, tm * R, R); // accumulator column r is row a_row0 + r
-                unroll32!(p => {
-                    if p < pairs && p % S == rank {
-                        let base = (S * (p / S)) as usize;
-                        let mut sum = v[base];
+                        let mut sum = part[0];
                         unroll8!(q => {
                             if q > 0 && q < S {
-                                sum[0] += v[base + q as usize][0];
-                                sum[1] += v[base + q as usize][1];
+                                for e in 0..4 {
+                                    sum[e] += part[q as usize][e];
+                                }
                             }
                         });
-                        let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane, 2 * p);
-                        store_pair::<E>(g_c, m, n, tm * R, a_row0 + r, tn * COLS + c, sum[0], sum[1]);
+                        store_run::<E>(g_c, m, n, tm * R, a_row0 + r, tn * COLS + c, sum, aligned);
                     }
                 });
             }

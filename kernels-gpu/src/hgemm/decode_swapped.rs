@@ -313,6 +313,39 @@ pub(super) unsafe fn store_pair<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo
     }
 }
 
+/// Stores a run of 4 consecutive columns `col .. col + 4` of C's row `row` (f32 rounded to `E` in pairs,
+/// as [`store_pair`] rounds them): one 8-byte store where the run lies inside C and `aligned` (C's base
+/// 8-byte aligned: with `n` and `col` multiples of 4 so is the run), else element by element up to
+/// column `n`; nothing where `row` is outside `row_lo .. m` (the rows of an activation box moved up
+/// that belong to the previous tile, or past M).
+///
+/// # Safety
+/// `g_c` is C, `m × n` of `E` in row-major order; `aligned` only where `g_c` is 8-byte aligned.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn store_run<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo: u32, row: u32, col: u32, v: [f32; 4], aligned: bool) {
+    if row < row_lo || row >= m || col >= n {
+        return;
+    }
+    let (lo, hi) = (E::pack(v[0], v[1]), E::pack(v[2], v[3]));
+    let at = row as usize * n as usize + col as usize;
+    // SAFETY: row < m and col < n (each element below checked against n): inside C; the vector store
+    // only where all four lie in the row and the address is 8-byte aligned (`aligned`, n % 4 == 0 and
+    // col % 4 == 0 make `at` a multiple of 4 elements).
+    unsafe {
+        if aligned && col + 4 <= n && n.is_multiple_of(4) && col.is_multiple_of(4) {
+            crate::prim::global::st_global_v2_u32(g_c.add(at) as *mut u32, [lo, hi]);
+        } else {
+            let e = [lo as u16, (lo >> 16) as u16, hi as u16, (hi >> 16) as u16];
+            for (i, &x) in e.iter().enumerate() {
+                if col + (i as u32) < n {
+                    *g_c.add(at + i) = x;
+                }
+            }
+        }
+    }
+}
+
 /// A whole-K tile of the transposed product `Cᵀ = Bᵀ·Aᵀ` — 64 weight columns × `ROWS` activation rows
 /// (d4's 64: `decode_whole_k::Rows64`; d13's 16: `decode_one_consumer::Rows16`): its stage, how a
 /// stage is filled and how C is stored from a warpgroup's accumulators. The CTAs that run such tiles
