@@ -6,7 +6,7 @@
 # 3 processes alternating. Carry: .carry/kernel-lab, .carry/old/kernel-lab (3ad7ea7), .carry/tests/bench-gpu.
 set -uo pipefail
 . scripts/device-log.sh s97-d28b.txt 300
-T=300 run $C/tests/bench-gpu --test-threads 1
+for t in every_hgemm_step the_gemm_entry_point_takes_any_shape the_gemm_api_takes_strided; do T=200 run $C/tests/bench-gpu --test-threads 1 $t; done
 grep -E "^test |test result" "$L" | tail -40
 stamp tests
 T=120 run $C/kernel-lab calibrate --dtype f16 --out $OUT/cost-s97.tsv --samples $OUT/cal-samples-s97.tsv
