@@ -21,5 +21,6 @@ for s in shapes:
     print(f"{s:18} {lab[('old',s)]:16} {o:.3f} -> {lab[('new',s)]:16} {n:.3f}  {n/o:.3f}")
 g=lambda x: math.exp(sum(map(math.log,x))/len(x))
 def summ(a,b,name):
+    if not a: return
     print(name, f"old {g(a):.3f} new {g(b):.3f}  >=0.90: {sum(x>=0.9 for x in a)} -> {sum(x>=0.9 for x in b)} of {len(a)}; under 0.80: {sum(x<0.8 for x in a)} -> {sum(x<0.8 for x in b)}; faster {sum(y>x for x,y in zip(a,b))}")
 n1=int(sys.argv[3]); summ(go[:n1],gn[:n1],'corpus'); summ(go[n1:],gn[n1:],'off-corpus'); summ(go,gn,'all')
