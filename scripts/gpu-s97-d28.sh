@@ -4,7 +4,7 @@
 # racecheck of d28 forced at ragged shapes, then the GEMM entry before (.carry/old/kernel-lab, 3ad7ea7) and after
 # (.carry/kernel-lab) on the shapes whose pick is a d28 form: every m128 and m64 one of the corpus
 # (`shapes.py gemm --tp 1,2,4,8 --m 1…8192`) and 24 of its 16-row ones drawn at random (SHAPES=d28-shapes-corpus.txt),
-# or the same of `offcorpus-shapes.py --n 3000 --seed 97` (SHAPES=d28-shapes-off.txt, 16 drawn); bf16, 3 processes alternating.
+# bf16, 3 processes alternating (the off-corpus shapes: scripts/gpu-s97-d28b.sh).
 set -uo pipefail
 . scripts/device-log.sh s97-d28-${SHAPES:-d28-shapes-corpus.txt} 300
 if [ -z "${SKIP_TESTS:-}" ]; then
