@@ -10,7 +10,8 @@ for l in L:
     m=re.match(r'== set (\S+) process (\d) build (\S+)',l)
     if m: cur=m.group(3); continue
     f=l.split()
-    if cur and len(f)>5 and re.fullmatch(r'\d+x\d+x\d+',f[1]) and f[0]!='cuBLAS' and f[4].endswith('%'):
+    # The main table's rows only: the bandwidth table's rows (decode shapes: `… GB/s  …% of copy`) also end in %.
+    if cur and len(f)>5 and re.fullmatch(r'\d+x\d+x\d+',f[1]) and f[0]!='cuBLAS' and f[4].endswith('%') and f[3]!='GB/s':
         d[(cur,f[1])].append(float(f[4][:-1])/100); lab[(cur,f[1])]=f[0]
 shapes=[s.strip() for s in open(sys.argv[2]) if s.strip()]
 go=[];gn=[]
