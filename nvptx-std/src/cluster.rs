@@ -7,7 +7,7 @@
 //! ([`crate::tma::cp_async_bulk_tensor_2d_g2s_multicast`]) — the mbarrier arrivals that tell a peer
 //! its data has been consumed ([`mbarrier_arrive_cluster`]), and **distributed shared memory**: a CTA
 //! reads a peer's shared memory at the address [`mapa_shared_cluster`] gives
-//! ([`ld_shared_cluster_v4_f32`]), as HGEMM h8 sums its split-K partial tiles.
+//! ([`ld_shared_cluster_v4_f32`]), as HGEMM h8 and d28 sum their split-K partial tiles.
 use core::arch::asm;
 
 /// `%cluster_ctarank`: this CTA's rank in its cluster (0 .. cluster size).
@@ -98,19 +98,5 @@ pub unsafe fn ld_shared_cluster_v4_f32(addr: u32) -> [f32; 4] {
              options(nostack, readonly))
     };
     [a, b, c, d]
-}
-
-/// `ld.shared::cluster.v2.f32` — two f32 (8 bytes) from a shared-memory address of this cluster, as
-/// [`ld_shared_cluster_v4_f32`] (HGEMM d28 sums its split-K partials pair by pair, each thread reading
-/// the same fragment pair of every peer).
-///
-/// # Safety
-/// As [`ld_shared_cluster_v4_f32`], `addr` 8-byte aligned.
-#[inline(always)]
-pub unsafe fn ld_shared_cluster_v2_f32(addr: u32) -> [f32; 2] {
-    let (a, b): (f32, f32);
-    // SAFETY: forwarded to the caller. Not `pure`: the bytes are written by other CTAs.
-    unsafe { asm!("ld.shared::cluster.v2.f32 {{{0}, {1}}}, [{2}];", out(reg32) a, out(reg32) b, in(reg32) addr, options(nostack, readonly)) };
-    [a, b]
 }
 
