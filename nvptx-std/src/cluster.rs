@@ -99,4 +99,3 @@ pub unsafe fn ld_shared_cluster_v4_f32(addr: u32) -> [f32; 4] {
     };
     [a, b, c, d]
 }
-
