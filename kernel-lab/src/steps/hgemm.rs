@@ -420,11 +420,13 @@ const fn d28(name: &'static str, label: &'static str, rows: u32, cluster: u32, h
 const _: () = assert!(2 * tma_hgemm::D14_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024 && 2 * tma_hgemm::D16_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024
                       && 2 * tma_hgemm::D28_M128_DYN_SMEM > tma_hgemm::MAX_DYN_SMEM + 1024);
 
-/// What every d28 kernel's PTX holds: its cluster shape, the `wgmma` of its tile, the PDL wait, the DSMEM sum.
+/// What every d28 kernel's PTX holds: its cluster shape, the `wgmma` of its tile, the PDL wait, the DSMEM sum
+/// (the partial stored transposed, `st.shared.f32`; 16-byte runs of every peer; 8-byte stores of C, element
+/// stores where a run is ragged).
 macro_rules! d28_has {
     ($reqn:expr, $mma:expr) => {
-        &[$reqn, $mma, "griddepcontrol.wait;", "mapa.shared::cluster.u32", "ld.shared::cluster.v2.f32", "barrier.cluster.arrive.release",
-          "barrier.cluster.wait.acquire", "bar.sync \t1, 128", "st.shared.v2.u32", "st.global.b16"]
+        &[$reqn, $mma, "griddepcontrol.wait;", "mapa.shared::cluster.u32", "ld.shared::cluster.v4.f32", "barrier.cluster.arrive.release",
+          "barrier.cluster.wait.acquire", "bar.sync \t1, 128", "st.shared.f32", "st.global.v2.u32", "st.global.b16"]
     };
 }
 
