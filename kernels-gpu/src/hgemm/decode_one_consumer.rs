@@ -350,11 +350,6 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
     }
 }
 
-/// Row pitch (f32) of d28's transposed partial in shared memory: 64 weight columns + 4, so that a warp's
-/// stores of one accumulator pair index (8 columns × 4 row pairs) take 32 distinct banks and its
-/// 16-byte reads of a row's runs one wavefront a quarter warp.
-const PART_PITCH: u32 = COLS + 4;
-
 /// The body of d28 for inputs and output of type `E` on tile `T` (`R` = `T::ROWS` activation rows: d15's
 /// [`Rows16`], d16's `Rows64` or d28m128's 128-row [`FlatRows`]), in clusters of `S` CTAs along x: CTA `rank` of cluster `c` runs K
 /// tiles `h8_k_range(⌈k/64⌉, rank, S)` of tile `c` (`tile % tiles_m` its row, `tile / tiles_m` its
@@ -383,11 +378,11 @@ where
         shared::st_shared_f32,
         sync::sync_named,
     };
-    use layout::hopper::tma_hgemm::h8_k_range;
+    use layout::hopper::tma_hgemm::{d28_part_at, h8_k_range};
     const { assert!(R == 16 || R == 32 || R == 64 || R == 128, "d28 runs the one-consumer tiles of 16, 32, 64 or 128 rows") };
     const { assert!(S >= 2 && S <= 8, "clusters of 2 … 8 CTAs (8: the portable maximum)") };
     const { assert!(R == T::ROWS, "R names the tile's rows (a const parameter for `WgmmaAcc`)") };
-    const { assert!(R * PART_PITCH * 4 <= T::STAGES * T::STAGE_BYTES, "the transposed partial fits the ring") };
+    const { assert!(d28_part_at(R, 0) <= T::STAGES * T::STAGE_BYTES, "the transposed partial fits the ring") };
     // Pairs a consumer thread holds (`wgmma.m64nRk16`: R/2 f32).
     let pairs = R / 4;
     crate::prim::sync::griddepcontrol_launch_dependents();
@@ -440,15 +435,14 @@ where
                 let acc = r_acc.as_ref();
                 let s_part = ring.at(0).0;
                 sync_named(1, 128);
-                // The partial transposed into shared memory: `[R activation rows][PART_PITCH f32]`, row r
-                // holding its 64 weight columns (pitch 68: a warp's scalar stores of one pair index —
-                // 8 columns × 4 row pairs — fall on 32 distinct banks).
+                // The partial transposed into shared memory (`layout`'s `d28_part_at`: `[R activation rows]
+                // [D28_PART_PITCH f32]`, row r holding its 64 weight columns; a warp's scalar stores of one pair
+                // index — 8 columns × 4 row pairs — fall on 32 distinct banks, tested with the bank model).
                 unroll32!(p => {
                     if p < pairs {
                         let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane, 2 * p);
-                        let at = s_part + 4 * (r * PART_PITCH + c);
-                        st_shared_f32(at, acc[2 * p as usize]);
-                        st_shared_f32(at + 4 * PART_PITCH, acc[2 * p as usize + 1]);
+                        st_shared_f32(s_part + d28_part_at(r, c), acc[2 * p as usize]);
+                        st_shared_f32(s_part + d28_part_at(r + 1, c), acc[2 * p as usize + 1]);
                     }
                 });
                 cluster_sync();
@@ -465,7 +459,7 @@ where
                     if j < share.div_ceil(128) && v < share {
                         let run = rank * share + v;
                         let (r, c) = (run / 16, 4 * (run % 16));
-                        let at = s_part + 4 * (r * PART_PITCH + c);
+                        let at = s_part + d28_part_at(r, c);
                         let mut part = [[0f32; 4]; 8];
                         unroll8!(q => {
                             if q < S {

@@ -391,6 +391,82 @@ pub const D28_M128_STAGES: u32 = (MAX_DYN_SMEM - 1024) / (D28_M128_STAGE_BYTES +
 pub const D28_M128_DYN_SMEM: u32 = dyn_smem(D28_M128_STAGES, D28_M128_STAGE_BYTES, 0, 2);
 const _: () = assert!(D28_M128_DYN_SMEM <= MAX_DYN_SMEM && D28_M128_A_BYTES % 1024 == 0 && D28_M128_STAGE_BYTES % 1024 == 0 && D28_M128_STAGES == 9);
 
+/// Row pitch (f32) of d28's split partial in shared memory, stored transposed (session 97): `[activation
+/// rows][D28_PART_PITCH]`, a row's 64 weight columns then 4 unused words. With the pitch 4 banks off a multiple
+/// of 32, a warp's scalar stores of one `wgmma` accumulator pair index (8 columns × 4 row pairs) take 32
+/// distinct banks, and a quarter warp's 16-byte reads of 8 consecutive 4-column runs of a row one wavefront
+/// (tested with the bank model below).
+pub const D28_PART_PITCH: u32 = D4_COLS + 4;
+
+/// Byte offset of (activation row `r`, weight column `c`) in d28's transposed partial.
+pub const fn d28_part_at(r: u32, c: u32) -> u32 {
+    4 * (r * D28_PART_PITCH + c)
+}
+
+#[cfg(test)]
+mod d28_part_tests {
+    use super::*;
+    use crate::bank;
+    use crate::fragment::WgmmaAcc;
+
+    /// Every warp's stores of every pair index (both rows of the pair) for a tile of `R` rows.
+    fn stores<const R: u32>() {
+        for warp in 0..4 {
+            for p in 0..R / 4 {
+                for second in 0..2 {
+                    let addrs: [u32; 32] = core::array::from_fn(|lane| {
+                        let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane as u32, 2 * p);
+                        d28_part_at(r + second, c)
+                    });
+                    let cost = bank::lsu(&addrs, u32::MAX, 4, bank::Op::Store).unwrap();
+                    assert_eq!((cost.wavefronts, cost.conflicts()), (1, 0), "R {R} warp {warp} p {p} second {second}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_transposed_partials_stores_are_conflict_free() {
+        stores::<16>();
+        stores::<32>();
+        stores::<64>();
+        stores::<128>();
+    }
+
+    #[test]
+    fn a_ranks_run_reads_take_one_wavefront_a_quarter_warp_and_cover_the_tile_once() {
+        for rows in [16u32, 32, 64, 128] {
+            for s in [2u32, 4, 8] {
+                let share = rows * 16 / s;
+                let mut seen = [0u32; 128 * 16];
+                for rank in 0..s {
+                    for j in 0..share.div_ceil(128) {
+                        for warp in 0..4u32 {
+                            let mut mask = 0u32;
+                            let addrs: [u32; 32] = core::array::from_fn(|lane| {
+                                let v = 32 * warp + lane as u32 + 128 * j;
+                                if v >= share {
+                                    return 0;
+                                }
+                                mask |= 1 << lane;
+                                let run = rank * share + v;
+                                seen[run as usize] += 1;
+                                d28_part_at(run / 16, 4 * (run % 16))
+                            });
+                            if mask == 0 {
+                                continue;
+                            }
+                            let cost = bank::lsu(&addrs, mask, 16, bank::Op::Load).unwrap();
+                            assert_eq!(cost.conflicts(), 0, "rows {rows} s {s} rank {rank} j {j} warp {warp}");
+                        }
+                    }
+                }
+                assert!(seen[..(rows * 16) as usize].iter().all(|&n| n == 1), "rows {rows} s {s}: every run read by exactly one thread of one rank");
+            }
+        }
+    }
+}
+
 /// Decode step d25 (`decode_v25_split_one_consumer.rs`): d16's CTA over (tile, split) units, K split by
 /// [`persistent_splits`] on its 64×64 tiles: d16's ring plus one 16-byte word for the last-CTA flag.
 pub const D25_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 16, 2);
