@@ -3,6 +3,7 @@
 (`kernel-lab --family gemm ...` text), by element type: geometric mean, the share of shapes at or above
 0.90x, those under 0.80x, the lowest. usage: entry-medians.py RUN1.txt RUN2.txt RUN3.txt"""
 import math, re, statistics, sys, collections
+from gemm_table import entry_row
 
 ratios = collections.defaultdict(lambda: collections.defaultdict(list))   # dtype -> shape -> [ratio]
 labels = {}
@@ -14,10 +15,11 @@ for path in sys.argv[1:]:
             dtype = m.group(1); continue
         if line.startswith('=='):
             dtype = None; continue
-        f = line.split()
-        if dtype and len(f) > 5 and re.fullmatch(r'\d+x\d+x\d+', f[1]) and f[0] != 'cuBLAS' and f[4].endswith('%') and re.fullmatch(r'[\d.]+', f[2]) and re.fullmatch(r'[\d.]+', f[3]):
-            ratios[dtype][f[1]].append(float(f[4][:-1]) / 100)
-            labels[(dtype, f[1])] = f[0]
+        row = entry_row(line) if dtype else None
+        if row:
+            step, shape, x = row
+            ratios[dtype][shape].append(x)
+            labels[(dtype, shape)] = step
 for dtype, by in ratios.items():
     med = {s: statistics.median(v) for s, v in by.items()}
     runs = collections.Counter(len(v) for v in by.values())

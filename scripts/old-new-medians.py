@@ -4,15 +4,15 @@ the new build (median over the processes), new / old, and a summary of the first
 (the corpus's), the rest (off-corpus) and all: geometric mean, ≥ 0.90×, under 0.80×, how many faster.
 usage: old-new-medians.py LOG SHAPES N_CORPUS"""
 import re, statistics, collections, sys, math
+from gemm_table import entry_row
 L=open(sys.argv[1]).read().splitlines()
 cur=None; d=collections.defaultdict(list); lab={}
 for l in L:
     m=re.match(r'== set (\S+) process (\d) build (\S+)',l)
     if m: cur=m.group(3); continue
-    f=l.split()
-    # The main table's rows only: the bandwidth table's rows (decode shapes: `… GB/s  …% of copy`) also end in %.
-    if cur and len(f)>5 and re.fullmatch(r'\d+x\d+x\d+',f[1]) and f[0]!='cuBLAS' and f[4].endswith('%') and f[3]!='GB/s':
-        d[(cur,f[1])].append(float(f[4][:-1])/100); lab[(cur,f[1])]=f[0]
+    row=entry_row(l) if cur else None
+    if row:
+        step,shape,x=row; d[(cur,shape)].append(x); lab[(cur,shape)]=step
 shapes=[s.strip() for s in open(sys.argv[2]) if s.strip()]
 go=[];gn=[]
 for s in shapes:
