@@ -378,7 +378,7 @@ where
         shared::st_shared_f32,
         sync::sync_named,
     };
-    use layout::hopper::tma_hgemm::{d28_part_at, h8_k_range};
+    use layout::hopper::tma_hgemm::{d28_part_at, d28_run_rc, h8_k_range};
     const { assert!(R == 16 || R == 32 || R == 64 || R == 128, "d28 runs the one-consumer tiles of 16, 32, 64 or 128 rows") };
     const { assert!(S >= 2 && S <= 8, "clusters of 2 … 8 CTAs (8: the portable maximum)") };
     const { assert!(R == T::ROWS, "R names the tile's rows (a const parameter for `WgmmaAcc`)") };
@@ -456,9 +456,10 @@ where
                 let aligned = (g_c as usize).is_multiple_of(8);
                 unroll8!(j => {
                     let v = t + 128 * j;
+                    // `j < ⌈share/128⌉` is implied by `v < share` but constant: iterations past it drop out.
                     if j < share.div_ceil(128) && v < share {
                         let run = rank * share + v;
-                        let (r, c) = (run / 16, 4 * (run % 16));
+                        let (r, c) = d28_run_rc(run);
                         let at = s_part + d28_part_at(r, c);
                         let mut part = [[0f32; 4]; 8];
                         unroll8!(q => {

@@ -403,6 +403,12 @@ pub const fn d28_part_at(r: u32, c: u32) -> u32 {
     4 * (r * D28_PART_PITCH + c)
 }
 
+/// Activation row and first weight column of run `run` of d28's summed tile: a row's 16 runs of 4 columns in
+/// order, then the next row (each rank sums a contiguous share of them).
+pub const fn d28_run_rc(run: u32) -> (u32, u32) {
+    (run / 16, 4 * (run % 16))
+}
+
 #[cfg(test)]
 mod d28_part_tests {
     use super::*;
@@ -451,7 +457,8 @@ mod d28_part_tests {
                                 mask |= 1 << lane;
                                 let run = rank * share + v;
                                 seen[run as usize] += 1;
-                                d28_part_at(run / 16, 4 * (run % 16))
+                                let (r, c) = d28_run_rc(run);
+                                d28_part_at(r, c)
                             });
                             if mask == 0 {
                                 continue;
