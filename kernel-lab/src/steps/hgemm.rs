@@ -300,7 +300,7 @@ pub const D3: Step = GemmStep {
 /// consumer warpgroups on alternate stages, summed in shared memory (`decode_v4_whole_k.rs`).
 pub const D4: Step = tma("hgemm_decode_v4", "d4", 384, tma_hgemm::D4_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
     Args::TmaAB,
-    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "bar.sync \t3, 256", "st.shared.u32", "ld.shared.u32", "st.global.b16"],
+    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "bar.sync \t3, 256", "st.shared.u32", "ld.shared.u32", "bar.sync \t4, 128", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v4.u32"],
                lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom."], count: &[], at_least: &[] },
     "d3 without split-K: 64x64 tiles over the whole K, consumer warpgroups on alternate stages, summed in shared memory");
 
@@ -312,7 +312,7 @@ pub const D9: Step = {
     s.kernel.name = "hgemm_decode_v9";
     s.kernel.step = "d9";
     s.kernel.about = "d4 with programmatic dependent launch: the next grid is dispatched while this one streams, waits in griddepcontrol.wait";
-    s.kernel.ptx = PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "griddepcontrol.launch_dependents;", "griddepcontrol.wait;", "st.global.b16"],
+    s.kernel.ptx = PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "griddepcontrol.launch_dependents;", "griddepcontrol.wait;", "bar.sync \t4, 128", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v4.u32"],
                               lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom."], count: &[], at_least: &[] };
     s
 };
@@ -327,7 +327,7 @@ pub const D12: Step = {
     s.kernel.about = "d9 with the tensor maps passed by value (__grid_constant__ parameters), not from global memory";
     s.args = Args::TmaABParams;
     s.kernel.ptx = PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ".param .align 64 .b8 hgemm_decode_v12_param_0[128]", "cvta.param.u64",
-                                     "griddepcontrol.wait;", "st.global.b16"],
+                                     "griddepcontrol.wait;", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v4.u32"],
                               lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom."], count: &[], at_least: &[] };
     s
 };
@@ -336,7 +336,7 @@ pub const D12: Step = {
 /// ring of 10 KiB stages) for M ≤ 16 (`decode_v13_sized_activations.rs`).
 pub const D13: Step = tma("hgemm_decode_v13", "d13", 384, tma_hgemm::D13_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D13_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
     Args::TmaAB,
-    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "bar.sync \t3, 256", "st.global.b16"],
+    PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "bar.sync \t3, 256", "bar.sync \t4, 128", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v4.u32"],
                lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "m64n64k16"], count: &[], at_least: &[] },
     "d9 with 16-row activation tiles (m64n16k16, 8 accumulators a thread, 12 stages of 10 KiB) for M <= 16");
 
@@ -345,7 +345,7 @@ pub const D13: Step = tma("hgemm_decode_v13", "d13", 384, tma_hgemm::D13_DYN_SME
 pub const D14: Step = {
     let mut s = tma("hgemm_decode_v14", "d14", 256, tma_hgemm::D14_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D13_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
         Args::TmaAB,
-        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "st.global.b16"],
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v4.u32"],
                    lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "m64n64k16", "bar.sync \t3"], count: &[], at_least: &[] },
         "d13 with one consumer warpgroup taking every stage (256 threads, no exchange)");
     s.kernel.launch_bounds = bounds_min(256, 1);
@@ -367,7 +367,7 @@ pub const D15: Step = {
 pub const D16: Step = {
     let mut s = tma("hgemm_decode_v16", "d16", 256, tma_hgemm::D16_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
         Args::TmaAB,
-        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "st.global.b16"],
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v4.u32"],
                    lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "bar.sync \t3"], count: &[], at_least: &[] },
         "d15's CTA (one consumer, early first loads) on 64-row activation tiles, for 16 < M <= 64");
     s.kernel.launch_bounds = bounds_min(256, 1);
@@ -380,7 +380,7 @@ pub const D25: Step = {
     let mut s = tma("hgemm_decode_v25", "d25", 256, tma_hgemm::D25_DYN_SMEM, Grid::PersistentSplitK { rows: tma_hgemm::D3_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
         Args::TmaSplitK,
         PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64",
-                          "bar.sync \t3, 128", "st.global.b16"],
+                          "bar.sync \t3, 128", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v4.u32"],
                    lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local"], count: &[], at_least: &[] },
         "d16's CTA with K split across CTAs where its 64x64 tiles leave SMs idle, split tiles summed by their last CTA");
     s.kernel.launch_bounds = bounds_min(256, 1);
@@ -392,7 +392,7 @@ pub const D25: Step = {
 pub const D27: Step = {
     let mut s = tma("hgemm_decode_v27", "d27", 256, tma_hgemm::D27_DYN_SMEM, Grid::Persistent { rows: tma_hgemm::D27_ROWS, cols: tma_hgemm::D4_COLS, cluster: 1 },
         Args::TmaAB,
-        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "st.global.b16"],
+        PtxCheck { has: &["wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16", ", 1, 0;", "griddepcontrol.wait;", "wgmma.wait_group.sync.aligned 1;", "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "st.global.v4.u32"],
                    lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "st.local", "atom.", "bar.sync \t3", "m64n64k16"], count: &[], at_least: &[] },
         "d16's CTA on 32-row activation tiles (m64n32k16): twice the tiles where d16's leave SMs idle");
     s.kernel.launch_bounds = bounds_min(256, 1);

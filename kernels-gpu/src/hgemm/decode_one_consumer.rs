@@ -5,7 +5,7 @@
 //! ([`OneConsumerTile`]: [`Rows16`]; d16 runs d4's `Rows64`) and its persistent body ([`decode`]; with
 //! `EARLY`, d15's first stages issued before the block barrier; with `AHEAD`, d17's L2 prefetches).
 //! Used by d13–d17.
-use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_pair, store_run};
+use super::decode_swapped::{RowsAcc, SwappedTile, consume, store_run, store_staged};
 use super::elem::Elem16;
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
@@ -17,7 +17,7 @@ use crate::prim::{
 use crate::util::unroll::{unroll4, unroll8, unroll16, unroll32};
 use layout::fragment::WgmmaAcc;
 use layout::hopper::tma_hgemm::{B_BOX_BYTES, BK, D4_COLS as COLS, D13_ROWS as ROWS, D13_STAGE_BYTES as STAGE_BYTES, D14_STAGES as STAGES,
-                                decode_box_row0, decode_box_rows};
+                                decode_box_row0, decode_box_rows, decode_staging_bytes};
 
 /// The `R`-row activation box of the tile whose rows start at `m0` (d13–d15: 16 rows, d27: 32; moved up
 /// to end at row M where it would reach past it) and the weight box of columns `n0 ..` of K tile `kt`
@@ -68,13 +68,10 @@ impl<E: Elem16> SwappedTile<E> for Rows16 {
         unsafe { issue_stage::<ROWS>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
     }
     #[inline(always)]
-    unsafe fn store(r_acc: &[f32; 8], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+    unsafe fn store(r_acc: &[f32; 8], s_wg: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
         let a_row0 = decode_box_row0(m, row0, ROWS); // accumulator column r is row a_row0 + r
-        unroll4!(p => {
-            let (c, r) = WgmmaAcc::<{ ROWS }>::warp_lane_rc(warp, lane, 2 * p);
-            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
-            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc[2 * p as usize], r_acc[2 * p as usize + 1]) };
-        });
+        // SAFETY: forwarded to the caller.
+        unsafe { store_staged::<E, ROWS>(r_acc, s_wg, g_c, m, n, row0, a_row0, col0, warp, lane) }
     }
 }
 
@@ -108,15 +105,10 @@ where
         unsafe { issue_stage::<R>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
     }
     #[inline(always)]
-    unsafe fn store(r_acc: &RowsAcc<NH>, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+    unsafe fn store(r_acc: &RowsAcc<NH>, s_wg: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
         let a_row0 = decode_box_row0(m, row0, R); // accumulator column r is row a_row0 + r
-        unroll32!(p => {
-            if (p as usize) < NH / 2 {
-                let (c, r) = WgmmaAcc::<R>::warp_lane_rc(warp, lane, 2 * p);
-                // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
-                unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, r_acc.0[2 * p as usize], r_acc.0[2 * p as usize + 1]) };
-            }
-        });
+        // SAFETY: forwarded to the caller.
+        unsafe { store_staged::<E, R>(&r_acc.0, s_wg, g_c, m, n, row0, a_row0, col0, warp, lane) }
     }
 }
 
@@ -176,7 +168,7 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool,
                     }
                 }
             };
-            ring: let (ring, _) = (T::STAGES, T::STAGE_BYTES, 0);
+            ring: let (ring, s_staging) = (T::STAGES, T::STAGE_BYTES, decode_staging_bytes(T::ROWS));
             thread: tid, warpgroup: wg;
             setup: {
                 let (tiles_m, tiles_n) = (m.div_ceil(T::ROWS), n.div_ceil(COLS));
@@ -211,7 +203,7 @@ pub(super) unsafe fn decode<E: Elem16, T: OneConsumerTile<E>, const EARLY: bool,
                 while tile < tiles_m * tiles_n {
                     let (tm, tn) = persistent_tile(tile, tiles_m, tiles_n);
                     let r_acc = T::consume(ring, &mut it, k_tiles);
-                    T::store(&r_acc, g_c, m, n, tm * T::ROWS, tn * COLS, warp, lane);
+                    T::store(&r_acc, s_staging, g_c, m, n, tm * T::ROWS, tn * COLS, warp, lane);
                     tile += grid_dim_x();
                 }
             }
@@ -252,7 +244,7 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
     // the loop skips them. C addresses are checked by `T::store`; a partial's slots lie inside its
     // split's slice (tile < tiles, 256·15 + 2·127 + 1 < D25_TILE_F32); the last-unit protocol is d3's
     // (fence, named barrier 3 over the 128 consumer threads, acq_rel ticket, flag read after a second
-    // barrier, L2 loads of splits below `splits` only), the flag in the ring's extra word.
+    // barrier, L2 loads of splits below `splits` only), the flag in the ring's extra word after the C staging.
     unsafe {
         warp_specialized! {
             consumers: 1, registers: (40, 232), first: {
@@ -266,7 +258,7 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
                     }
                 }
             };
-            ring: let (ring, s_flag) = (stages, stage_bytes, 16);
+            ring: let (ring, s_staging) = (stages, stage_bytes, decode_staging_bytes(rows) + 16);
             thread: tid, warpgroup: wg;
             setup: {
                 let g = Units::new(m.div_ceil(rows), n.div_ceil(COLS), k, BK, splits);
@@ -299,13 +291,14 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
             consumer(_mh): {
                 let (warp, lane) = ((tid / 32) % 4, lane_id());
                 let slice_len = (g.tiles * D25_TILE_F32) as usize;
+                let s_flag = s_staging + decode_staging_bytes(rows); // the extra word after the C staging
                 let mut it = 0u32;
                 let mut u = u0;
                 while u < g.units {
                     let (tm, tn, split, kt0, kt1) = g.unit(u);
                     let r_acc: [f32; 32] = consume::<E, [f32; 32], 1>(ring, &mut it, kt1 - kt0, 0); // d16's K loop: weight box 0, one consumer
                     if g.splits == 1 {
-                        <T as SwappedTile<E>>::store(&r_acc, g_c, m, n, tm * rows, tn * COLS, warp, lane);
+                        <T as SwappedTile<E>>::store(&r_acc, s_staging, g_c, m, n, tm * rows, tn * COLS, warp, lane);
                     } else {
                         let tile = tm * g.tiles_n + tn;
                         let mine = tile as usize * D25_TILE_F32 as usize + 2 * (tid % 128) as usize;
@@ -334,7 +327,7 @@ pub(super) unsafe fn decode_split<E: Elem16>(tmap_a: *const TensorMap, tmap_b: *
                                 })});
                                 c0 += 4;
                             }
-                            T::store_with::<E>(|p| (sum[2 * p as usize], sum[2 * p as usize + 1]), g_c, m, n, tm * rows, tn * COLS, warp, lane);
+                            <T as SwappedTile<E>>::store(&sum, s_staging, g_c, m, n, tm * rows, tn * COLS, warp, lane);
                             if tid == 128 {
                                 reset_counter(counter);
                             }
@@ -397,7 +390,7 @@ where
     // `R·128·2 ≤ STAGES · STAGE_BYTES` bytes. Peers' partials are read after the cluster barrier that
     // follows their stores (release/acquire) and before the macro's last cluster barrier, which every
     // thread of every CTA passes before exiting; the offsets are the same in every CTA. C addresses
-    // are checked by `store_pair`.
+    // are checked by `store_run`.
     unsafe {
         warp_specialized! {
             cluster_local: S, consumer_meets: 1, consumers: 1, registers: (40, 232), first: {

@@ -346,6 +346,83 @@ pub(super) unsafe fn store_run<E: Elem16>(g_c: *mut u16, m: u32, n: u32, row_lo:
     }
 }
 
+/// Stores 8 consecutive columns `col .. col + 8` of C's row `row` given as 4 packed pairs of `E` (a row of a
+/// warp's C staging): one 16-byte store where the run lies inside C and `aligned` (C's base 16-byte aligned:
+/// with `n` and `col` multiples of 8 so is the run), else element by element up to column `n`; nothing where
+/// `row` is outside `row_lo .. m` (as [`store_run`]).
+///
+/// # Safety
+/// `g_c` is C, `m × n` of `E` in row-major order; `aligned` only where `g_c` is 16-byte aligned.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn store_run8(g_c: *mut u16, m: u32, n: u32, row_lo: u32, row: u32, col: u32, v: [u32; 4], aligned: bool) {
+    if row < row_lo || row >= m || col >= n {
+        return;
+    }
+    let at = row as usize * n as usize + col as usize;
+    // SAFETY: row < m and col < n (each element below checked against n): inside C; the vector store only
+    // where all eight lie in the row and the address is 16-byte aligned (`aligned`, n % 8 == 0 and
+    // col % 8 == 0 make `at` a multiple of 8 elements).
+    unsafe {
+        if aligned && col + 8 <= n && n.is_multiple_of(8) && col.is_multiple_of(8) {
+            crate::prim::global::st_global_v4_u32(g_c.add(at) as *mut u32, v);
+        } else {
+            unroll8!(i => {
+                if col + i < n {
+                    *g_c.add(at + i as usize) = (v[(i / 2) as usize] >> (16 * (i % 2))) as u16;
+                }
+            });
+        }
+    }
+}
+
+/// Stores a warpgroup's transposed tile of `R` activation rows × 64 weight columns (its `wgmma.m64nRk16`
+/// accumulators `acc`, `R / 2` f32 a thread) to C through each warp's own staging (session 98). Warp `w`
+/// holds weight columns `16·w .. 16·w + 16` of every row: it rounds them to `E` and writes them with
+/// `R / 16` `stmatrix.x4.trans` (lane addresses `d7_stmatrix_row`) into its `32·R` bytes at
+/// `s_wg + w · decode_warp_staging_bytes(R)` (`decode_staging_at`: conflict-free), then reads them back two
+/// lanes a row (`decode_staging_read`) and stores each half row of C as 16 bytes ([`store_run8`]): `R / 16`
+/// 16-byte stores a thread, whole 32-byte sectors, where [`store_pair`] took `R / 2` 2-byte stores.
+/// Staging row `r` is C row `a_row0 + r`, stored where it lies in `row_lo .. m`; columns from `col0`.
+/// No block barrier: a warp meets only itself (`bar.warp.sync` before the staging is written, so the
+/// previous tile's reads are done, and before it is read).
+///
+/// # Safety
+/// All 32 lanes of each warp of the warpgroup, `warp` (0..4) and `lane` the thread's; `s_wg` 16-byte
+/// aligned with `decode_staging_bytes(R)` bytes that no one else touches until every warp's call returns;
+/// `g_c` is C, `m × n` of `E`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn store_staged<E: Elem16, const R: u32>(acc: &[f32], s_wg: u32, g_c: *mut u16, m: u32, n: u32, row_lo: u32, a_row0: u32, col0: u32,
+                                                            warp: u32, lane: u32) {
+    use layout::hopper::tma_hgemm::{d7_stmatrix_row, decode_staging_at, decode_staging_read, decode_warp_staging_bytes};
+    const { assert!(R % 16 == 0 && R <= 128, "whole stmatrix.x4 calls: 16 rows each, at most 8") };
+    let s_warp = s_wg + warp * decode_warp_staging_bytes(R);
+    let aligned = (g_c as usize).is_multiple_of(16);
+    // SAFETY: every address is inside the warp's `32·R` bytes (`decode_staging_at(r, h) + 16 ≤ 32·R` for
+    // r < R, h < 2; the layout tests), 16-byte aligned; all lanes take part (caller); C addresses are
+    // checked by `store_run8`.
+    unsafe {
+        crate::prim::sync::sync_warp();
+        unroll8!(jp => {
+            if jp < R / 16 {
+                let (r, c) = d7_stmatrix_row(warp, lane, jp);
+                let e = 8 * jp as usize;
+                let v = [E::pack(acc[e], acc[e + 1]), E::pack(acc[e + 2], acc[e + 3]), E::pack(acc[e + 4], acc[e + 5]), E::pack(acc[e + 6], acc[e + 7])];
+                crate::prim::stmatrix::stmatrix_x4_trans(s_warp + decode_staging_at(r, (c / 8) % 2), v);
+            }
+        });
+        crate::prim::sync::sync_warp();
+        unroll8!(i => {
+            if i < R / 16 {
+                let (r, h) = decode_staging_read(i, lane);
+                let v = crate::prim::shared::ld_shared_v4_u32(s_warp + decode_staging_at(r, h));
+                store_run8(g_c, m, n, row_lo, a_row0 + r, col0 + 16 * warp + 8 * h, v, aligned);
+            }
+        });
+    }
+}
+
 /// A whole-K tile of the transposed product `Cᵀ = Bᵀ·Aᵀ` — 64 weight columns × `ROWS` activation rows
 /// (d4's 64: `decode_whole_k::Rows64`; d13's 16: `decode_one_consumer::Rows16`): its stage, how a
 /// stage is filled and how C is stored from a warpgroup's accumulators. The CTAs that run such tiles
@@ -365,13 +442,15 @@ pub(super) trait SwappedTile<E: Elem16> {
     /// One thread; the stage is free; the maps as the kernel's contract says.
     #[allow(clippy::too_many_arguments)]
     unsafe fn issue(s_stage: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m: u32, m0: u32, n0: u32, kt: u32);
-    /// Stores the tile at rows `row0 ..`, columns `col0 ..` of C from this thread's accumulators.
+    /// Stores the tile at rows `row0 ..`, columns `col0 ..` of C from the warpgroup's accumulators through
+    /// its C staging at `s_wg` ([`store_staged`]).
     ///
     /// # Safety
-    /// `g_c` has `m·n` writable 16-bit elements; `warp` (0..4) and `lane` are the thread's in its
-    /// warpgroup, which holds the whole tile's sums.
+    /// All 128 threads of the warpgroup, which holds the whole tile's sums; `warp` (0..4) and `lane` the
+    /// thread's in it; `s_wg` as [`store_staged`] says (`decode_staging_bytes(ROWS)` bytes); `g_c` has
+    /// `m·n` writable 16-bit elements.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn store(r_acc: &Self::Acc, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32);
+    unsafe fn store(r_acc: &Self::Acc, s_wg: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32);
 }
 
 /// The body of d3 for inputs and output of type `E`, and of d6 (`CLUSTER = 2`): the CTAs of a cluster

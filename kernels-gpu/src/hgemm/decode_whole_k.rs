@@ -3,7 +3,7 @@
 //! memory ([`add_warpgroups`]), and d4's persistent body ([`decode`] on a [`WholeKTile`]: [`Rows64`], or
 //! d13's 16-row tile; with `PDL`, d9's). The body runs d4, d9, d12 and d13; d5 takes the K loop and the
 //! exchange.
-use super::decode_swapped::{SwappedAcc, SwappedTile, W_DESC_0, X_DESC_0, place, store_pair, issue_stage};
+use super::decode_swapped::{SwappedAcc, SwappedTile, W_DESC_0, X_DESC_0, issue_stage, store_staged};
 use super::elem::Elem16;
 use super::tma_persistent::persistent_tile;
 use super::tma_warp_specialized::{Ring, warp_specialized};
@@ -14,7 +14,7 @@ use crate::prim::{
     tma::TensorMap,
     wgmma::{wgmma_commit_group, wgmma_fence, wgmma_wait_group},
 };
-use crate::util::unroll::{unroll2, unroll4, unroll8};
+use crate::util::unroll::{unroll4, unroll8};
 use layout::hopper::tma_hgemm::{BK, D3_ROWS as ROWS, decode_a_box_row0, D4_COLS as COLS, D4_EXCHANGE_BYTES as EXCHANGE_BYTES, D4_STAGE_BYTES as STAGE_BYTES};
 
 /// Consumer warpgroup `mh`'s share of a tile: the stages of running indices `it0 .. it0 + k_tiles` whose
@@ -107,29 +107,10 @@ impl<E: Elem16> SwappedTile<E> for Rows64 {
         unsafe { issue_stage::<1>(s_stage, bar, tmap_a, tmap_b, m, m0, n0, kt) }
     }
     #[inline(always)]
-    unsafe fn store(r_acc: &[f32; 32], g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
-        // SAFETY: forwarded to the caller.
-        unsafe { Rows64::store_with::<E>(|p| (r_acc[2 * p as usize], r_acc[2 * p as usize + 1]), g_c, m, n, row0, col0, warp, lane) }
-    }
-}
-
-impl Rows64 {
-    /// [`SwappedTile::store`] with accumulator pair `p` (elements `2p`, `2p + 1`) given by `pair(p)` (d25's
-    /// last split stores the splits' sums through it).
-    ///
-    /// # Safety
-    /// As [`SwappedTile::store`].
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub(super) unsafe fn store_with<E: Elem16>(mut pair: impl FnMut(u32) -> (f32, f32), g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
+    unsafe fn store(r_acc: &[f32; 32], s_wg: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, col0: u32, warp: u32, lane: u32) {
         let a_row0 = decode_a_box_row0(m, row0); // accumulator column r is row a_row0 + r
-        unroll2!(h => { unroll8!(q => {
-            let p = 8 * h + q;
-            let (c, r) = place(warp, lane, p);
-            let (x, y) = pair(p);
-            // SAFETY: forwarded to the caller; `store_pair` checks the element against M and N.
-            unsafe { store_pair::<E>(g_c, m, n, row0, a_row0 + r, col0 + c, x, y) };
-        })});
+        // SAFETY: forwarded to the caller.
+        unsafe { store_staged::<E, ROWS>(r_acc, s_wg, g_c, m, n, row0, a_row0, col0, warp, lane) }
     }
 }
 
@@ -165,7 +146,10 @@ pub(super) unsafe fn decode<E: Elem16, T: WholeKTile<E>, const PDL: bool, const 
     // count). The exchange region lies between the ring and the barriers; warpgroup 1 writes it only
     // after the barrier that ends warpgroup 0's reads of the previous tile, and warpgroup 0 reads it
     // only after the barrier that follows the writes (named barrier 3, the 256 consumer threads, met
-    // twice per tile by both). C addresses are checked by `T::store`.
+    // twice per tile by both). Warpgroup 0 stages C over the exchange's first
+    // `decode_staging_bytes(T::ROWS)` bytes (asserted in `layout`) only after named barrier 4 over its
+    // 128 threads, which follows every one of its exchange reads, and before the next meeting at barrier 3
+    // (after which warpgroup 1 writes the exchange again). C addresses are checked by `T::store`.
     unsafe {
         warp_specialized! {
             empty_arrivals: 4;
@@ -203,7 +187,10 @@ pub(super) unsafe fn decode<E: Elem16, T: WholeKTile<E>, const PDL: bool, const 
                     it += k_tiles;
                     T::add_warpgroups(&mut r_acc, s_exchange, mh, t);
                     if mh == 0 {
-                        T::store(&r_acc, g_c, m, n, tm * T::ROWS, tn * COLS, warp, lane);
+                        // Warpgroup 0's four warps have read the whole exchange (named barrier 4) before
+                        // any of them stages its part of C over it.
+                        sync_named(4, 128);
+                        T::store(&r_acc, s_exchange, g_c, m, n, tm * T::ROWS, tn * COLS, warp, lane);
                     }
                     // Warpgroup 1 overwrites the exchange for the next tile only after warpgroup 0 read it.
                     sync_named(3, 256);

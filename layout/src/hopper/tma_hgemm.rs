@@ -352,17 +352,47 @@ pub const fn d13_dyn_smem(stages: u32) -> u32 {
 const _: () = assert!(d13_dyn_smem(D13_MAX_STAGES) <= MAX_DYN_SMEM && D13_A_BYTES % 1024 == 0 && D13_STAGE_BYTES % 1024 == 0 && D13_MAX_STAGES == 22
                       && D13_STAGES % 2 == 0);
 
+/// Bytes of a warpgroup's C staging in the swapped decode tiles (session 98): `rows` activation rows of each
+/// warp's 16 weight columns (32 bytes of C a row), the four warps' regions one after another. A warp stages
+/// its part of the tile with `stmatrix.trans` and stores it as 16-byte rows of C ([`decode_staging_at`]).
+pub const fn decode_staging_bytes(rows: u32) -> u32 {
+    4 * decode_warp_staging_bytes(rows)
+}
+
+/// Bytes of one warp's C staging: `rows` rows of 32 bytes.
+pub const fn decode_warp_staging_bytes(rows: u32) -> u32 {
+    32 * rows
+}
+
+/// Byte offset of 16-byte half `h` (weight columns `8·h .. 8·h + 8` of the warp's 16) of activation row `r`
+/// in a warp's C staging: the halves of row `r` at `32·r`, swapped in rows whose `r / 4` is odd. The eight
+/// rows of one `stmatrix` matrix (one half, eight consecutive rows) fall on eight distinct 4-bank groups, and
+/// a quarter warp's 16-byte reads of four consecutive rows' halves on 32 distinct banks (the bank-model
+/// tests below).
+pub const fn decode_staging_at(r: u32, h: u32) -> u32 {
+    32 * r + 16 * (h ^ ((r / 4) % 2))
+}
+
+/// The activation row and 16-byte half that lane `lane` reads and stores in read `i` of a warp's C staging
+/// (`i < rows / 16`): two lanes a row, rows `16·i .. 16·i + 16`.
+pub const fn decode_staging_read(i: u32, lane: u32) -> (u32, u32) {
+    (16 * i + lane / 2, lane % 2)
+}
+
 /// Decode step d14 (`decode_v14_one_consumer.rs`): d13's tile and stage (16 activation rows, 10 KiB
 /// stages) with **one** consumer warpgroup taking every stage (256 threads), so no exchange region.
 pub const D14_STAGES: u32 = 12;
-/// d14's dynamic shared memory: the ring and its barriers.
-pub const D14_DYN_SMEM: u32 = dyn_smem(D14_STAGES, D13_STAGE_BYTES, 0, 2);
+/// d14's dynamic shared memory: the ring, the consumer's C staging, the barriers.
+pub const D14_DYN_SMEM: u32 = dyn_smem(D14_STAGES, D13_STAGE_BYTES, decode_staging_bytes(D13_ROWS), 2);
 const _: () = assert!(D14_DYN_SMEM <= MAX_DYN_SMEM);
 
 /// Decode step d16 (`decode_v16_one_consumer_64.rs`): d4's stage and ring (64-row activation boxes,
-/// 16 KiB stages, 12 of them) with one consumer warpgroup (256 threads, no exchange region).
-pub const D16_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 0, 2);
+/// 16 KiB stages, 12 of them) with one consumer warpgroup (256 threads, no exchange region), then its C
+/// staging.
+pub const D16_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, decode_staging_bytes(D3_ROWS), 2);
 const _: () = assert!(D16_DYN_SMEM <= MAX_DYN_SMEM);
+// The two-consumer tiles (d4, d13) stage C in their exchange region once warpgroup 0 has read it.
+const _: () = assert!(decode_staging_bytes(D3_ROWS) <= D4_EXCHANGE_BYTES && decode_staging_bytes(D13_ROWS) <= D13_EXCHANGE_BYTES);
 
 /// Decode step d27 (`decode_v27_rows32.rs`): d16's CTA on **32-row** activation tiles
 /// (`wgmma.m64n32k16`): a 4 KiB activation box and the 8 KiB weight box a stage.
@@ -373,8 +403,8 @@ pub const D27_A_BYTES: u32 = D27_ROWS * BK * 2;
 pub const D27_STAGE_BYTES: u32 = D27_A_BYTES + B_BOX_BYTES;
 /// Stages of d27's ring: 16, d16's bytes in flight (192 KiB; 128 KiB of them weights).
 pub const D27_STAGES: u32 = 16;
-/// d27's dynamic shared memory.
-pub const D27_DYN_SMEM: u32 = dyn_smem(D27_STAGES, D27_STAGE_BYTES, 0, 2);
+/// d27's dynamic shared memory (the ring, the consumer's C staging, the barriers).
+pub const D27_DYN_SMEM: u32 = dyn_smem(D27_STAGES, D27_STAGE_BYTES, decode_staging_bytes(D27_ROWS), 2);
 const _: () = assert!(D27_DYN_SMEM <= MAX_DYN_SMEM && D27_A_BYTES % 1024 == 0 && D27_STAGE_BYTES % 1024 == 0);
 
 /// Decode step d28m128 (`decode_v28_cluster_split.rs`): d28's one-consumer CTA on **128-row** activation
@@ -474,9 +504,70 @@ mod d28_part_tests {
     }
 }
 
+#[cfg(test)]
+mod decode_staging_tests {
+    use super::*;
+    use crate::bank;
+
+    /// `stmatrix.x4.trans` number `jp` of every warp, at the rows `d7_stmatrix_row` gives its lanes, into
+    /// the warp's own staging: one wavefront a matrix, and the warp's `rows × 16` columns written once.
+    fn stores(rows: u32) {
+        for warp in 0..4 {
+            let mut seen = [0u32; 256];
+            for jp in 0..rows / 16 {
+                let addrs: [u32; 32] = core::array::from_fn(|lane| {
+                    let (r, c) = d7_stmatrix_row(warp, lane as u32, jp);
+                    assert!(c >= 16 * warp && c < 16 * warp + 16 && c % 8 == 0);
+                    let h = (c - 16 * warp) / 8;
+                    seen[(2 * r + h) as usize] += 1;
+                    decode_staging_at(r, h)
+                });
+                let cost = bank::matrix(&addrs, 4).unwrap();
+                assert_eq!((cost.wavefronts, cost.conflicts()), (4, 0), "rows {rows} warp {warp} jp {jp}");
+            }
+            assert!(seen[..(2 * rows) as usize].iter().all(|&k| k == 1), "rows {rows} warp {warp}");
+        }
+    }
+
+    #[test]
+    fn a_warps_staging_stores_are_conflict_free_and_cover_its_columns_once() {
+        for rows in [16, 32, 64, 128] {
+            stores(rows);
+        }
+    }
+
+    #[test]
+    fn a_warps_staging_reads_take_one_wavefront_a_quarter_warp_and_read_each_half_once() {
+        for rows in [16u32, 32, 64, 128] {
+            let mut seen = [0u32; 256];
+            for i in 0..rows / 16 {
+                let addrs: [u32; 32] = core::array::from_fn(|lane| {
+                    let (r, h) = decode_staging_read(i, lane as u32);
+                    seen[(2 * r + h) as usize] += 1;
+                    decode_staging_at(r, h)
+                });
+                assert!(addrs.iter().all(|&a| a + 16 <= decode_warp_staging_bytes(rows)));
+                let cost = bank::lsu(&addrs, u32::MAX, 16, bank::Op::Load).unwrap();
+                assert_eq!((cost.wavefronts, cost.conflicts()), (4, 0), "rows {rows} read {i}");
+            }
+            assert!(seen[..(2 * rows) as usize].iter().all(|&k| k == 1), "rows {rows}");
+        }
+    }
+
+    #[test]
+    fn the_unswizzled_staging_would_conflict() {
+        // The control: halves at 32·r + 16·h put rows r and r + 4 of a matrix on the same banks.
+        let addrs: [u32; 32] = core::array::from_fn(|lane| {
+            let (r, c) = d7_stmatrix_row(0, lane as u32, 0);
+            32 * r + 16 * (c / 8)
+        });
+        assert!(bank::matrix(&addrs, 4).unwrap().conflicts() > 0);
+    }
+}
+
 /// Decode step d25 (`decode_v25_split_one_consumer.rs`): d16's CTA over (tile, split) units, K split by
-/// [`persistent_splits`] on its 64×64 tiles: d16's ring plus one 16-byte word for the last-CTA flag.
-pub const D25_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, 16, 2);
+/// [`persistent_splits`] on its 64×64 tiles: d16's ring, its C staging and one 16-byte word for the last-CTA flag.
+pub const D25_DYN_SMEM: u32 = dyn_smem(D4_STAGES, D4_STAGE_BYTES, decode_staging_bytes(D3_ROWS) + 16, 2);
 const _: () = assert!(D25_DYN_SMEM <= MAX_DYN_SMEM);
 /// f32 a d25 split partial holds for one 64×64 tile: 16 pairs for each of the consumer's 128 threads,
 /// stored pair `p` of thread `t` at `256·p + 2·t` (each pair a coalesced 8-byte store per warp).
