@@ -900,10 +900,10 @@ pub const CLUSTER_SPLIT_MAX_M: usize = 256;
 /// [`CLUSTER_SPLIT_MAX_M`] turned into d28 — d15's CTA (M ≤ 16), d16's (M ≤ 128) or d28m128's 128-row
 /// one (M > 64) with K split over a cluster of 2, 4 or 8, the partials summed through distributed shared
 /// memory — at the tile height and cluster size the model predicts fastest. In place of d2 or d25, which
-/// split K through a workspace and a ticket, where the model predicts d28 faster at all; in place of a
-/// whole-K tile (d15, d16, d9, d4, d27), a transposed one (d19, d21, d22) or h8 only where it predicts it
+/// split K through a workspace and a ticket (and of d7 or d11 where they split K so), where the model predicts d28 faster at all; in place of a
+/// whole-K tile (d15, d16, d9, d4, d27), a transposed one (d19, d21, d22), d7, d11 or h8 only where it predicts it
 /// faster by a margin: [`CLUSTER_SPLIT_MARGIN`] (5%) for d28m128 in place of d16, d9, d4, the transposed
-/// tiles or h8, [`CLUSTER_SPLIT_WHOLE_K_MARGIN`] (10%) otherwise; any other configuration as it is. Measured on an H200 (session 80,
+/// tiles, d7, d11 or h8, [`CLUSTER_SPLIT_WHOLE_K_MARGIN`] (10%) otherwise; any other configuration as it is. Measured on an H200 (session 80,
 /// `results/2026-12-02-h200-session80`): every candidate timed on 20 decode shapes, d28 the fastest at 17
 /// (1.05–1.23× the rules' pick); on 58 shapes whose pick a first form of this step changed, d28 in place
 /// of d2 and d25 1.05–1.41× at every one, in place of d15 and d27 0.89–1.15× (constants then fitted on K
@@ -927,8 +927,18 @@ fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bo
     };
     // h8 (h4's 128×256 tiles with K split over a cluster): ~9 µs of fixed cost (session 76).
     let h8: Vec<&Step> = if bf { steps::H8_BF16.iter().collect() } else { steps::H8.iter().collect() };
+    // d7 and d11 (64×128 tiles, C by TMA stores; K split through a workspace where the tiles leave SMs
+    // idle): weighed since session 98, as the transposed tiles where they run K whole and as d2 and d25
+    // where they split it — a split through global memory, whose first extra split costs d7 a ~9 µs step
+    // that the model's linear term does not price (session 84). Session 98 (call 2) measured d28m128x2
+    // 1.43× d11 at 128×3072×8192 and 1.18× d7 at 128×3584×14336, both split, where the model gives d28m128x2
+    // 1.01–1.02×.
+    let tma_store: [&Step; 2] = if bf { [&steps::D7_BF16, &steps::D11_BF16] } else { [&steps::D7, &steps::D11] };
     let is = |set: &[&Step]| set.iter().any(|f| f.kernel.name == c.step.kernel.name);
-    if !hopper || c.padded || s.m > CLUSTER_SPLIT_MAX_M || !(is(&split) || is(&whole) || is(&transposed) || is(&h8)) {
+    let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
+    let splits_through_memory = is(&split)
+        || (is(&tma_store) && cost::schedule(c.step, s, sms, bpsm, h8_resident).is_some_and(|sch| sch.splits > 1));
+    if !hopper || c.padded || s.m > CLUSTER_SPLIT_MAX_M || !(is(&split) || is(&whole) || is(&transposed) || is(&h8) || is(&tma_store)) {
         return c;
     }
     // The tile heights that read the weights at most twice: 16 rows up to 16, 64 rows up to 128, 128
@@ -941,14 +951,14 @@ fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bo
         m if m <= 2 * DECODE_MAX_M => m64.iter().chain(m128.iter()).collect(),
         _ => m128.iter().collect(),
     };
-    // Against a split through global memory (d2, d25), the model's comparison alone. Against d15 and
+    // Against a split through global memory (d2, d25; d7 and d11 where they split), the model's comparison alone. Against d15 and
     // d27 (16- and 32-row tiles, the smallest fixed costs), and for d28/d28m64 against any whole-K tile,
     // CLUSTER_SPLIT_WHOLE_K_MARGIN: there the model's d28 gains held least (session 80 at K ≤ 2048; session 81:
     // d28m64x2 in d27's place at 24–48 rows predicted 1.06–1.08×, measured 0.88–0.94×). d28m128 against
     // d16, d9, d4, a transposed tile or h8: CLUSTER_SPLIT_MARGIN.
     let light: [&Step; 2] = [whole[0], whole[4]];
     let margin_for = |st: &Step| {
-        if is(&split) {
+        if splits_through_memory {
             0.0
         } else if !is(&light) && m128.iter().any(|d| d.kernel.name == st.kernel.name) {
             CLUSTER_SPLIT_MARGIN
@@ -956,7 +966,6 @@ fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bo
             CLUSTER_SPLIT_WHOLE_K_MARGIN
         }
     };
-    let bpsm = crate::runtime::tuning::decode_blocks_per_sm();
     let Some(now) = model.predict(c.step, s, false, sms, bpsm, h8_resident) else { return c };
     // The fastest d28 predicted, among those that beat the pick by their margin.
     let mut best: Option<(f64, Config)> = None;
