@@ -868,8 +868,9 @@ fn is_cluster_split(st: &Step) -> bool {
 
 /// How much faster (a fraction of the pick's predicted time) `refine_cluster_split` (the last step of
 /// [`entry_choice`] and [`refine_decode`]) must predict d28m128 before it replaces a 64-row whole-K
-/// tile (d16, d9, d4), a transposed one (d19, d21, d22) or h8: 5%. d28 and d28m64, and any d28 in
-/// place of d15 or d27, need [`CLUSTER_SPLIT_WHOLE_K_MARGIN`] (10% since session 82; 15% before). Session 81
+/// tile (d16, d9, d4), a transposed one (d19, d21, d22), d7, d11 (unsplit) or h8, and d28m64 before it
+/// replaces d27 (since session 98): 5%. Otherwise d28 and d28m64, and any d28 in place of d15 or d27, need
+/// [`CLUSTER_SPLIT_WHOLE_K_MARGIN`] (10% since session 82; 15% before). Session 81
 /// (`results/2026-12-02-h200-session81`, 36 changed corpus shapes, 3 processes against the build
 /// before): with 5% for every height, d28m128 in place of d9/d4 measured 1.05–1.22× at all 20
 /// (predicted 1.06–1.16×), while d28m64 in place of d27 or d15 measured 0.88–1.05× (predicted
@@ -955,12 +956,17 @@ fn refine_cluster_split(c: Config, model: &cost::CostModel, s: Shape, hopper: bo
     // d27 (16- and 32-row tiles, the smallest fixed costs), and for d28/d28m64 against any whole-K tile,
     // CLUSTER_SPLIT_WHOLE_K_MARGIN: there the model's d28 gains held least (session 80 at K ≤ 2048; session 81:
     // d28m64x2 in d27's place at 24–48 rows predicted 1.06–1.08×, measured 0.88–0.94×). d28m128 against
-    // d16, d9, d4, a transposed tile or h8: CLUSTER_SPLIT_MARGIN.
+    // d16, d9, d4, a transposed tile or h8, and d28m64 against d27: CLUSTER_SPLIT_MARGIN. (Session 98: with
+    // both d28m64's epilogue of session 97 and d27's of session 98 in the model, d28m64x2 measured 0.99–1.15×
+    // d27 at 14 shapes of 21–128 rows where the model predicted it 1.04–1.10× faster: 10% sent 13 of them to
+    // d27.)
     let light: [&Step; 2] = [whole[0], whole[4]];
     let margin_for = |st: &Step| {
         if splits_through_memory {
             0.0
-        } else if !is(&light) && m128.iter().any(|d| d.kernel.name == st.kernel.name) {
+        } else if (!is(&light) && m128.iter().any(|d| d.kernel.name == st.kernel.name))
+            || (c.step.kernel.name == whole[4].kernel.name && m64.iter().any(|d| d.kernel.name == st.kernel.name))
+        {
             CLUSTER_SPLIT_MARGIN
         } else {
             CLUSTER_SPLIT_WHOLE_K_MARGIN
@@ -1330,12 +1336,18 @@ mod tests {
                         assert!(heights.iter().any(|h| after.step.kernel.step.starts_with(h)), "{s}: {}", after.label());
                         let t = |c: Config| model.predict(c.step, s, false, 132, bpsm, R).unwrap();
                         assert!(t(after) < t(before), "{s}: {} not predicted faster than {}", after.label(), before.label());
-                        // d2 and d25 give way by any gain; a 64-row whole-K tile, a transposed one or h8
-                        // to d28m128 by CLUSTER_SPLIT_MARGIN; anything else by CLUSTER_SPLIT_WHOLE_K_MARGIN.
-                        let b = before.step.kernel.step;
-                        if !["d2", "d25"].contains(&b) {
+                        // d2 and d25 (and d7, d11 where they split K) give way by any gain; a 64-row
+                        // whole-K tile, a transposed one, d7, d11 or h8 to d28m128, and d27 to d28m64, by
+                        // CLUSTER_SPLIT_MARGIN; anything else by CLUSTER_SPLIT_WHOLE_K_MARGIN.
+                        let (b, a) = (before.step.kernel.step, after.step.kernel.step);
+                        let splits = cost::schedule(before.step, s, 132, bpsm, R).map_or(1, |x| x.splits);
+                        if !(["d2", "d25"].contains(&b) || (["d7", "d11"].contains(&b) && splits > 1)) {
                             let light = ["d15", "d27"].contains(&b);
-                            let margin = if !light && after.step.kernel.step.starts_with("d28m128") { CLUSTER_SPLIT_MARGIN } else { CLUSTER_SPLIT_WHOLE_K_MARGIN };
+                            let margin = if (!light && a.starts_with("d28m128")) || (b == "d27" && a.starts_with("d28m64")) {
+                                CLUSTER_SPLIT_MARGIN
+                            } else {
+                                CLUSTER_SPLIT_WHOLE_K_MARGIN
+                            };
                             assert!(t(after) < (1.0 - margin) * t(before), "{s}: {} replaced {} by less than the margin", after.label(), before.label());
                         }
                     }
