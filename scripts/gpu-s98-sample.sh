@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 98 (issue 48), call 3: the GEMM entry (.carry/kernel-lab: the staged decode stores, session 98's model)
+# Session 98 (issue 48), call 4: the GEMM entry (.carry/kernel-lab: the staged decode stores, session 98's model)
 # against cuBLAS on a fresh corpus sample (`shapes.py gemm --sample 200 --seed 9898`; its first N, default all),
 # DTYPE (default bf16), 3 processes.
 set -uo pipefail
