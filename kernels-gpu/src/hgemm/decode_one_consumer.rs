@@ -54,7 +54,7 @@ pub(super) trait OneConsumerTile<E: Elem16>: SwappedTile<E> {
 }
 
 /// d13's tile: 16 activation rows, 10 KiB stages (a 16-row activation box and one weight box:
-/// [`issue_stage`]), `m64n16k16` into 8 accumulators a thread, 4 pairs stored per thread. d14–d17 run
+/// [`issue_stage`]), `m64n16k16` into 8 accumulators a thread, stored through the warps' staging (`store_staged`). d14–d17 run
 /// it with one consumer and a 12-stage ring, d13 with two.
 pub(super) struct Rows16;
 
@@ -87,7 +87,7 @@ impl<E: Elem16> OneConsumerTile<E> for Rows16 {
 
 /// A one-consumer tile of `R = 2·NH` activation rows on d21's flat accumulator (`RowsAcc<NH>`,
 /// `wgmma.m64n{R}k16`) and a ring of `STAGES` stages: d27's 32 rows, d28m128's 128. A stage is the
-/// `R`-row activation box, then the weight box ([`issue_stage`]); `NH / 2` pairs stored per thread.
+/// `R`-row activation box, then the weight box ([`issue_stage`]); stored through the warps' staging (`store_staged`).
 pub(super) struct FlatRows<const R: u32, const NH: usize, const STAGES: u32>;
 
 impl<E: Elem16, const R: u32, const NH: usize, const STAGES: u32> SwappedTile<E> for FlatRows<R, NH, STAGES>

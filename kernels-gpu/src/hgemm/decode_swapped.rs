@@ -2,7 +2,8 @@
 //! `Cᵀ = Bᵀ · Aᵀ` with the weights as `wgmma`'s MN-major A and the activations as its K-major B. The
 //! stage loads (one or two weight boxes beside the activation box, multicast in a cluster), the
 //! descriptors at shared address 0, d3's K loop (one `wgmma` group in flight), the transposed
-//! epilogue's places and 16-bit pair stores, and d3's persistent split-K body ([`decode`]; with the
+//! epilogue's places and 16-bit pair stores (d3's split tiles) or a warp's staged 16-byte rows
+//! (`store_staged`: the whole-K tiles), and d3's persistent split-K body ([`decode`]; with the
 //! stage loads plugged in, [`decode_with`]). The body runs d3, d6, d7, d8 (`decode`) and d10, d11
 //! (`decode_with`); its pieces serve d4, d5 (`decode_whole_k`), d13, d14 (`decode_one_consumer`) and d16.
 use super::elem::Elem16;

@@ -93,7 +93,7 @@ pub(super) trait WholeKTile<E: Elem16>: SwappedTile<E, Acc: SwappedAcc<E>> {
 }
 
 /// d4's tile: 64 activation rows, 16 KiB stages (the activation box and one weight box), `m64n64k16`
-/// into 32 accumulators a thread, 16 pairs stored per thread; with two consumers a 16 KiB exchange.
+/// into 32 accumulators a thread, stored through the warps' staging (`store_staged`); with two consumers a 16 KiB exchange.
 /// d16 runs it with one consumer.
 pub(super) struct Rows64;
 
