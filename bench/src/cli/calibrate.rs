@@ -52,10 +52,11 @@ kernel-lab rank --fp8-times FILE [--cost FP8COST] [--gpu NAME]
   The FP8 entry point's choice with FP8COST's costs (from `calibrate --dtype fp8`, default: the shipped
   ones) against timings of FP8 steps (bench tables or samples files): per shape and scaling, its pick
   against the fastest step timed. No GPU needed.
-kernel-lab rank --shapes FILE [--cost FILE] [--gpu NAME]
+kernel-lab rank --shapes FILE [--cost FILE] [--gpu NAME] [--candidates]
   No timings: each shape of FILE (MxNxK a line, as `--shapes-file` takes them) with the rules', the
   model's and the entry point's pick, f16 and bf16, and the model's prediction of each (the shipped
-  model of NAME, default H200, unless --cost).
+  model of NAME, default H200, unless --cost). --candidates adds every candidate's prediction, fastest
+  first (`*`: calibrated at the shape, so the model may pick it).
 ";
 
 /// `kernel-lab calibrate …`; returns the exit code.
@@ -255,7 +256,7 @@ pub fn evaluate(model: &CostModel, cache: &TuneCache) -> Result<Vec<Ranked>> {
 }
 
 /// `rank --shapes`: every shape's three picks with the model's predictions (no GPU).
-fn picks(path: &str, cost: Option<&str>, gpu_name: &str) -> Result<String> {
+fn picks(path: &str, cost: Option<&str>, gpu_name: &str, every: bool) -> Result<String> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::InvalidInput(format!("--shapes {path}: {e}")))?;
     let shapes = kernel_lab_bench::corpus::parse(&text, path)?;
     let model = match cost {
@@ -273,6 +274,19 @@ fn picks(path: &str, cost: Option<&str>, gpu_name: &str) -> Result<String> {
             let by = gemm::choose_by(&model, s, true, sms, r, elem)?;
             let entry = gemm::entry_choice(&model, s, true, sms, r, elem)?;
             let _ = writeln!(t, "{:<5} {:<18} {:<20} {:<20} {:<20}", if elem == Elem::F16 { "f16" } else { "bf16" }, s.to_string(), show(rule), show(by), show(entry));
+            if every {
+                // Every candidate the model prices at this shape, fastest first (`*`: calibrated here,
+                // so the model's choice may take it; the rest are extrapolated and only shown).
+                let mut all: Vec<(f64, String)> = Vec::new();
+                for st in gemm::cost::candidates_for(elem, Some(s.m)) {
+                    let Ok(cfg) = gemm::choose(s, true, sms, r, Some(st), elem) else { continue };
+                    let Some(p) = model.predict(st, s, cfg.padded, sms, bpsm, r) else { continue };
+                    let mark = if model.calibrated_for(st, s, cfg.padded, sms, bpsm, r) { "*" } else { "" };
+                    all.push((p, format!("{}{mark} {p:.1}", cfg.label())));
+                }
+                all.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let _ = writeln!(t, "      candidates: {}", all.into_iter().map(|x| x.1).collect::<Vec<_>>().join(", "));
+            }
         }
     }
     Ok(t)
@@ -294,6 +308,7 @@ fn score(rows: &[Ranked], f: impl Fn(&Ranked) -> Option<f64>) -> String {
 pub fn rank_main(args: &[String]) -> i32 {
     let (mut cache, mut cost, mut shapes, mut gpu_name) = (None, None, None, "H200".to_string());
     let (mut f32_times, mut fp8_times): (Option<String>, Option<String>) = (None, None);
+    let mut every = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -301,6 +316,7 @@ pub fn rank_main(args: &[String]) -> i32 {
                 print!("{RANK_HELP}");
                 return 0;
             }
+            "--candidates" => every = true,
             "--tune-cache" | "--cost" | "--shapes" | "--gpu" | "--f32-times" | "--fp8-times" => match it.next() {
                 Some(v) if a == "--fp8-times" => fp8_times = Some(v.clone()),
                 Some(v) if a == "--cost" => cost = Some(v.clone()),
@@ -338,7 +354,7 @@ pub fn rank_main(args: &[String]) -> i32 {
         };
     }
     if let Some(path) = shapes {
-        return match picks(&path, cost.as_deref(), &gpu_name) {
+        return match picks(&path, cost.as_deref(), &gpu_name, every) {
             Ok(t) => {
                 print!("{t}");
                 0

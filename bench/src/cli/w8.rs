@@ -6,16 +6,17 @@ use super::sub;
 use kernel_lab_bench::{
     Gpu, Result,
     error::DriverContext,
-    fp8_weights::{Fp8Weights, W8Plan, WeightLayout},
+    fp8_weights::{Fp8Weights, W8Plan, W8Step, WeightLayout},
     gemm::{Element, GemmDesc, GemmPlan},
     runtime::timing::time_pair,
 };
 
 const HELP: &str = "\
-kernel-lab w8 [--shapes LIST] [--dtype f16|bf16] [--json FILE]
+kernel-lab w8 [--shapes LIST] [--dtype f16|bf16] [--against w1|w5] [--json FILE]
   y (MxN) = x (MxK) · Wᵀ with W in FP8 (e4m3, power-of-two 128x128 block scales, packed; the library's
-  step, w5, for M <= 32) against the 16-bit GEMM on the same weights in 16 bits, and against the same
-  weights in the natural NxK layout (w1), each interleaved. LIST is comma-separated MxNxK
+  step for M <= 32: w7 up to 8 tokens, w5 above) against the 16-bit GEMM on the same weights in 16 bits,
+  and against another decode step (--against: w1 on the same weights in the natural NxK layout, the
+  default, or w5 on the packed ones), each interleaved. LIST is comma-separated MxNxK
   (default: Llama-3-8B's projections and LM head at M = 1, 8 and 32). The weights are rotated over
   copies (at least 512 MiB in all) so every run reads them from HBM, not L2.
 ";
@@ -24,7 +25,7 @@ const DEFAULT_SHAPES: &str = "1x6144x4096,1x4096x4096,1x28672x4096,1x4096x14336,
 
 /// `kernel-lab w8 …`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
-    let flags = match sub::flags(args, "w8", HELP, &["--shapes", "--dtype", "--json"]) {
+    let flags = match sub::flags(args, "w8", HELP, &["--shapes", "--dtype", "--against", "--json"]) {
         Ok(Some(f)) => f,
         Ok(None) => return 0,
         Err(e) => return sub::usage(e),
@@ -37,8 +38,14 @@ pub fn main(args: &[String]) -> i32 {
         Ok(g) => g,
         Err(code) => return code,
     };
+    let against = match flags.get("--against").map_or("w1", String::as_str) {
+        "w1" => W8Step::W1,
+        "w5" => W8Step::W5,
+        other => return sub::usage(format!("w8: --against `{other}`: w1 or w5")),
+    };
     let json = flags.get("--json").map(String::as_str);
-    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, json), || run::<half::bf16>(&gpu, &parsed, json))
+    sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, against, json),
+                  || run::<half::bf16>(&gpu, &parsed, against, json))
 }
 
 fn parse(s: &str) -> std::result::Result<[usize; 3], String> {
@@ -50,14 +57,14 @@ fn parse(s: &str) -> std::result::Result<[usize; 3], String> {
     }
 }
 
-fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 3]], json: Option<&str>) -> Result<()> {
+fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 3]], against: W8Step, json: Option<&str>) -> Result<()> {
     let copy_bytes = 1usize << 30;
     let (src, mut dst) = (gpu.zeros::<u8>(copy_bytes)?, gpu.zeros::<u8>(copy_bytes)?);
     let (c1, c2) = time_pair(gpu, 3, 200, 300.0, |_, _| gpu.stream.memcpy_dtod(&src, &mut dst).during(|| "1 GiB device copy".into()))?;
     let copy_gbps = 2.0 * copy_bytes as f64 / c1.median_ms.min(c2.median_ms) / 1e6;
     drop((src, dst));
     println!("GPU: {} ({} SMs), {}; device copy {copy_gbps:.0} GB/s (read + write)", gpu.info.name, gpu.info.sms, T::NAME);
-    println!("| MxNxK | FP8 | µs | GB/s | % of copy | 16-bit | µs | GB/s | FP8 speedup | natural layout | µs | packed speedup |");
+    println!("| MxNxK | FP8 | µs | GB/s | % of copy | 16-bit | µs | GB/s | FP8 speedup | {} | µs | speedup over it |", against.label());
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = vec![];
     for &[m, n, k] in shapes {
@@ -67,12 +74,17 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 3]], json: Option<&str>) -> Resu
         kernel_lab_bench::runtime::budget::check(gpu, "w8 bench weights", (copies * (w16_bytes + w8_bytes)) as u64, 0)?;
         let w16: Vec<_> = (0..copies).map(|i| sub::random::<T>(gpu, n * k, 17 + i as u64)).collect::<Result<_>>()?;
         let w8: Vec<Fp8Weights> = w16.iter().map(|w| Fp8Weights::quantize::<T, _>(gpu, w, n, k)).collect::<Result<_>>()?;
-        let w8n: Vec<Fp8Weights> = w16.iter().map(|w| Fp8Weights::quantize_in::<T, _>(gpu, w, n, k, WeightLayout::Natural)).collect::<Result<_>>()?;
+        let w8n: Vec<Fp8Weights> = if against.layout() == WeightLayout::Natural {
+            w16.iter().map(|w| Fp8Weights::quantize_in::<T, _>(gpu, w, n, k, WeightLayout::Natural)).collect::<Result<_>>()?
+        } else {
+            vec![]
+        };
+        let other = if w8n.is_empty() { &w8 } else { &w8n };
         // The 16-bit GEMM takes B as K×N: the same values' layout does not change the bytes read.
         let x = sub::random::<T>(gpu, m * k, 5)?;
         let (mut y8, mut y16) = (gpu.zeros::<T>(m * n)?, gpu.zeros::<T>(m * n)?);
         let mut p8 = W8Plan::<T>::new(gpu, m, n, k)?;
-        let mut p8n = W8Plan::<T>::for_layout(gpu, m, n, k, WeightLayout::Natural)?;
+        let mut p8n = W8Plan::<T>::for_step(gpu, m, n, k, against)?;
         let mut p16 = GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, k))?;
         let (t8, t16) = time_pair(gpu, 10, 2000, 600.0, |i, base| if base {
             p16.run(&x, &w16[i % copies], &mut y16)
@@ -80,7 +92,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 3]], json: Option<&str>) -> Resu
             p8.run(&x, &w8[i % copies], &mut y8)
         })?;
         let (t8b, t8n) = time_pair(gpu, 10, 2000, 600.0, |i, base| if base {
-            p8n.run(&x, &w8n[i % copies], &mut y16)
+            p8n.run(&x, &other[i % copies], &mut y16)
         } else {
             p8.run(&x, &w8[i % copies], &mut y8)
         })?;
@@ -90,7 +102,7 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 3]], json: Option<&str>) -> Resu
                  p16.config().label, us16 / us8, p8n.label(), us8n / us8b);
         rows.push(serde_json::json!({"shape": format!("{m}x{n}x{k}"), "fp8": p8.label(), "fp8_us": us8, "fp8_gbps": gb8, "b16": p16.config().label,
                                      "b16_us": us16, "b16_gbps": gb16, "speedup": us16 / us8, "copy_gbps": copy_gbps,
-                                     "natural": p8n.label(), "natural_us": us8n, "packed_us_vs_natural": us8b, "packed_speedup": us8n / us8b}));
+                                     "against": p8n.label(), "against_us": us8n, "fp8_us_vs_against": us8b, "speedup_over_against": us8n / us8b}));
     }
     if let Some(path) = json {
         std::fs::write(path, serde_json::to_string_pretty(&serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "rows": rows})).unwrap_or_default())

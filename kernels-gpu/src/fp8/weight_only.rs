@@ -11,12 +11,13 @@ use crate::util::unroll::{unroll2, unroll4};
 use crate::prim::{
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
     fp8::cvt_f16x2_e4m3x2,
-    global::{ld_global_nc_na_v4_u32, ld_global_nc_s32, ld_global_nc_v4_u32},
+    global::{ld_global_cg_f32, ld_global_nc_na_v4_u32, ld_global_nc_s32, ld_global_nc_v4_u32},
     math::{mul_rn_bf16x2, mul_rn_f16x2, prmt_b32},
     mma::mma_m16n8k16_f32_f16,
     shared,
-    sync::{sync_threads, thread_fence},
-    thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
+    sync::{sync_threads, sync_warp, thread_fence},
+    thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x},
+    warp::shuffle_idx_u32,
 };
 use layout::fp8::{
     SCALE_BLOCK, scale_a_index, scale_b_index,
@@ -502,6 +503,181 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
 /// tokens)`: w1's on natural weights (`PACKED = false`), w5's on packed ones (`true`), written once.
 /// `$w` says what `w` holds. Expands in a step file; each entry gets its `launch_bounds` (256 threads,
 /// two blocks a SM).
+/// Step w7's body: **each warp one contiguous run of the packed weights' 2 KiB warp steps**, the grid's
+/// warps sharing the `tiles · ⌈k/64⌉` steps evenly (warp `gw` of `G`: steps `⌊gw·S/G⌋ .. ⌊(gw+1)·S/G⌋`
+/// in the packed order, tile by tile along K: `layout::fp8::weights::packed_chunk`), two steps in flight
+/// as in [`w1`]. A tile's sum never meets a block barrier: a warp whose run covers a whole tile stores
+/// its rows of Y; the warps sharing a tile each store their partial in a slot of their own (`ws`, slot
+/// `2·gw` for the first tile of a run, `2·gw + 1` for the last: only those two can be partial), take a
+/// ticket on the tile's counter, and the last sums the slots in warp order (deterministic for a grid)
+/// and resets the counter. So every warp streams the same bytes (±2 KiB) whatever N is, where w5's
+/// 32-row blocks take whole rounds of the SMs' slots.
+///
+/// # Safety
+/// The kernel's contract (`steps/w7_warp_ranges.rs`): w5's operands and packed weights; a 1-D grid of
+/// 256-thread blocks; `ws` holds `2 · 32 · m` f32 per warp of the grid, `count` one zeroed u32 per
+/// 32-row tile (left zero); `tiles · ⌈k/64⌉ < 2^32`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn w7<const NT: usize, E: Wide16>(x: *const u8, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
+                                                   k: u32, flags: u32) {
+    let tid = thread_idx_x();
+    let lane = tid % 32;
+    let (g, t) = (lane / 4, lane % 4);
+    let ks = k.div_ceil(STEP_K).max(1); // >= 1: a divisor (the host never sends k = 0)
+    let (total, warps, gw, _) = run_grid(n, ks);
+    let r0 = gw * total / warps;
+    let r1 = (gw + 1) * total / warps;
+    // Past the last step: loads nothing (k0 ≥ k), computes zeros.
+    let none = ks * STEP_K;
+    let first_tile = (r0 / ks as u64) as u32;
+    let run = RunEnd { ws, count, y, m, n, k, first_tile };
+    let mut left = (r1 - r0) as u32;
+    let (mut tile, mut step) = (first_tile, (r0 % ks as u64) as u32);
+    let mut acc = [[[0.0f32; 4]; NT]; 2];
+    unsafe {
+        let mut a = Operands::zero();
+        let k0 = if left > 0 { STEP_K * step } else { none };
+        let w_early = flags & W1_W_AT_LAUNCH != 0;
+        if w_early {
+            load_w::<NT, E, false, false, true>(&mut a, w, sb, n, k, k, tile * ROWS, k0, g, t);
+        }
+        crate::util::pdl::wait();
+        if !w_early {
+            load_w::<NT, E, false, false, true>(&mut a, w, sb, n, k, k, tile * ROWS, k0, g, t);
+        }
+        load_x::<NT, false, false>(&mut a, x, core::ptr::null(), m, k, k, k0, g, t);
+        // The step after (tile, step), and whether it starts another tile.
+        let next = |tile: u32, step: u32| if step + 1 == ks { (tile + 1, 0, true) } else { (tile, step + 1, false) };
+        while left > 0 {
+            let (t1, s1, new1) = next(tile, step);
+            let k1 = if left > 1 { STEP_K * s1 } else { none };
+            let b = load::<NT, E, false, false, true>(x, w, core::ptr::null(), sb, m, n, k, k, t1 * ROWS, k1, g, t);
+            compute::<NT, E, false>(&mut acc, &a);
+            if left == 1 || new1 {
+                run.end::<NT, E>(&acc, tile, 1.0);
+                acc = [[[0.0f32; 4]; NT]; 2];
+            }
+            left -= 1;
+            (tile, step) = (t1, s1);
+            if left == 0 {
+                break;
+            }
+            let (t2, s2, new2) = next(tile, step);
+            let k2 = if left > 1 { STEP_K * s2 } else { none };
+            a = load::<NT, E, false, false, true>(x, w, core::ptr::null(), sb, m, n, k, k, t2 * ROWS, k2, g, t);
+            compute::<NT, E, false>(&mut acc, &b);
+            if left == 1 || new2 {
+                run.end::<NT, E>(&acc, tile, 1.0);
+                acc = [[[0.0f32; 4]; NT]; 2];
+            }
+            left -= 1;
+            (tile, step) = (t2, s2);
+        }
+        crate::util::pdl::release();
+    }
+}
+
+/// What a w7 warp needs to end a tile's part of its run ([`RunEnd::end`]); the grid's numbers are read
+/// again from the special registers there rather than held across the K loop (registers: the 16- and
+/// 32-token kernels spilled with them held).
+struct RunEnd {
+    ws: *mut f32,
+    count: *mut u32,
+    y: *mut u16,
+    m: u32,
+    n: u32,
+    k: u32,
+    /// The tile of the warp's first step.
+    first_tile: u32,
+}
+
+/// The grid's steps `S`, its warps `G`, this warp's index and its lane.
+#[inline(always)]
+fn run_grid(n: u32, ks: u32) -> (u64, u64, u64, u32) {
+    let tid = thread_idx_x();
+    // `max(1)`: divisors (the host never sends n or k of 0, nor an empty grid).
+    ((n.div_ceil(ROWS) as u64 * ks as u64).max(1), grid_dim_x().max(1) as u64 * WARPS as u64, block_idx_x() as u64 * WARPS as u64 + (tid / 32) as u64, tid % 32)
+}
+
+impl RunEnd {
+    /// Ends this warp's part of `tile` with sums `acc` (every lane): Y's rows directly where the warp's
+    /// run holds the whole tile, else the partial into the warp's slot, a ticket, and the last warp's
+    /// sum over the tile's warps in order. Warp `c` of `G` runs steps `⌊c·S/G⌋ ..`, so step `i` is
+    /// warp `⌊((i + 1)·G − 1) / S⌋`'s; warp `c`'s slot for a tile is `2c` if its run began in it, `2c + 1`
+    /// if it began in an earlier one (then the tile is its run's last: only first and last tiles of a
+    /// run are partial).
+    ///
+    /// # Safety
+    /// Every lane of the warp calls it with the same `tile`, and `w7`'s contract holds.
+    #[inline(always)]
+    unsafe fn end<const NT: usize, E: Wide16>(&self, acc: &[[[f32; 4]; NT]; 2], tile: u32, alpha: f32) {
+        let ks = self.k.div_ceil(STEP_K).max(1);
+        let (total, warps, gw, lane) = run_grid(self.n, ks);
+        let (g, t) = (lane / 4, lane % 4);
+        let owner = |i: u64| ((i + 1) * warps - 1) / total;
+        let t0 = tile as u64 * ks as u64;
+        let (first, last) = (owner(t0), owner(t0 + ks as u64 - 1));
+        let (m, n, n0) = (self.m, self.n, tile * ROWS);
+        // Fragment element e of (row tile rt, token tile nt): row 16·rt + g + 8·(e / 2), token 8·nt + 2t + e % 2.
+        let at = |rt: u32, nt: u32, e: u32| (16 * rt + g + 8 * (e / 2), 8 * nt + 2 * t + e % 2);
+        let store = |row: u32, tok: u32, v: f32| {
+            if n0 + row < n && tok < m {
+                // SAFETY: inside y (m × n, the kernel's contract).
+                unsafe { *self.y.add(tok as usize * n as usize + (n0 + row) as usize) = E::pack(alpha * v, 0.0) as u16 };
+            }
+        };
+        if first == last {
+            unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
+                let (row, tok) = at(rt, nt, e);
+                store(row, tok, acc[rt as usize][nt as usize][e as usize]);
+            }); }}); });
+            return;
+        }
+        let slot_len = (ROWS * m) as u64;
+        let mine = 2 * gw + (self.first_tile < tile) as u64;
+        let mine = self.ws.wrapping_add((mine * slot_len) as usize);
+        unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
+            let (row, tok) = at(rt, nt, e);
+            if tok < m {
+                // SAFETY: inside the warp's slot (2·32·m f32 per warp: the kernel's contract).
+                unsafe { *mine.add((row * m + tok) as usize) = acc[rt as usize][nt as usize][e as usize] };
+            }
+        }); }}); });
+        thread_fence();
+        unsafe {
+            sync_warp();
+            let counter = self.count.add(tile as usize);
+            let ticket = if lane == 0 { atom_add_acq_rel_gpu_u32(counter, 1) } else { 0 };
+            let ticket = shuffle_idx_u32(ticket, 0);
+            if ticket as u64 != last - first {
+                return;
+            }
+            thread_fence();
+            // The first warp's slot: 1 where its run began before this tile; every later one's run
+            // begins inside it (slot 0).
+            let first_slot = 2 * first + ((first * total / warps) / (ks as u64) < tile as u64) as u64;
+            unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
+                let (row, tok) = at(rt, nt, e);
+                if tok < m {
+                    let at_row = (row * m + tok) as usize;
+                    // SAFETY: the tile's warps' slots, written before their tickets (fence, acq_rel).
+                    let mut v = ld_global_cg_f32(self.ws.add(first_slot as usize * slot_len as usize + at_row));
+                    let mut c = first + 1;
+                    while c <= last {
+                        v += ld_global_cg_f32(self.ws.add((2 * c) as usize * slot_len as usize + at_row));
+                        c += 1;
+                    }
+                    store(row, tok, v);
+                }
+            }); }}); });
+            if lane == 0 {
+                st_relaxed_gpu_u32(counter, 0);
+            }
+        }
+    }
+}
+
 macro_rules! weight_only_entries {
     ($packed:literal, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
         #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens (see the module).")]
@@ -531,3 +707,17 @@ macro_rules! weight_only_entries {
     )*};
 }
 pub(crate) use weight_only_entries;
+
+macro_rules! warp_range_entries {
+    ($($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
+        #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens on packed weights, each warp one run of the steps (see `w7`).")]
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
+                                                k: u32, _k_split: u32, flags: u32) {
+            unsafe { $crate::fp8::weight_only::w7::<$nt, $e>(x as *const u8, w, sb, y, ws, count, m, n, k, flags) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 256, 2);
+    )*};
+}
+pub(crate) use warp_range_entries;
