@@ -56,7 +56,7 @@ pub enum WeightLayout {
     Natural,
     /// In the order the decode kernel's lanes load them ([`layout::fp8::weights::packed_index`]: each
     /// 32-row × 64-deep warp step 2 KiB contiguous, every load of a warp four whole 128-byte lines;
-    /// rows padded to 32 and K to 64 with zeros); decoded by step w7 (or w5).
+    /// rows padded to 32 and K to 64 with zeros); decoded by step w5 (or w7, [`W8Step`]).
     Packed,
 }
 
@@ -69,7 +69,8 @@ pub enum W8Step {
     /// w5, on [`WeightLayout::Packed`] weights: w1's blocks on packed weights.
     W5,
     /// w7, on [`WeightLayout::Packed`] weights: each warp one contiguous run of the packed steps, the
-    /// grid's warps sharing them evenly (the plan's choice for packed weights up to 8 tokens; w5 above).
+    /// grid's warps sharing them evenly (up to 8 tokens; w5 above). Not yet run on a GPU (session 99 had
+    /// none): opt in with [`W8Plan::for_step`]; the plan's choice stays w5 until it is verified and timed.
     W7,
 }
 
@@ -101,7 +102,7 @@ impl W8Step {
     pub fn default_for(layout: WeightLayout) -> W8Step {
         match layout {
             WeightLayout::Natural => W8Step::W1,
-            WeightLayout::Packed => W8Step::W7,
+            WeightLayout::Packed => W8Step::W5,
         }
     }
 }

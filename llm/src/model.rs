@@ -229,16 +229,17 @@ impl NormAt {
     }
 }
 
-/// The layout FP8 weights are quantized into: packed (step w7) unless `KERNEL_LAB_W8_LAYOUT=natural`
+/// The layout FP8 weights are quantized into: packed (step w5) unless `KERNEL_LAB_W8_LAYOUT=natural`
 /// (step w1: the timing A/B of session 74).
 fn w8_layout() -> WeightLayout {
     if std::env::var("KERNEL_LAB_W8_LAYOUT").is_ok_and(|v| v.trim() == "natural") { WeightLayout::Natural } else { WeightLayout::Packed }
 }
 
-/// The decode step for FP8 weights in `layout`: the plan's own choice (w7 on packed weights, w1 on
-/// natural ones) unless `KERNEL_LAB_W8_STEP=w5` asks w5 on packed weights (the timing A/B of session 99).
+/// The decode step for FP8 weights in `layout`: the plan's own choice (w5 on packed weights, w1 on
+/// natural ones) unless `KERNEL_LAB_W8_STEP=w7` asks w7 on packed weights (the timing A/B prepared in
+/// session 99; w7 is not yet verified on a GPU).
 fn w8_step(layout: WeightLayout) -> W8Step {
-    if layout == WeightLayout::Packed && std::env::var("KERNEL_LAB_W8_STEP").is_ok_and(|v| v.trim() == "w5") { W8Step::W5 } else { W8Step::default_for(layout) }
+    if layout == WeightLayout::Packed && std::env::var("KERNEL_LAB_W8_STEP").is_ok_and(|v| v.trim() == "w7") { W8Step::W7 } else { W8Step::default_for(layout) }
 }
 
 /// Whether the LM head is split over `world` ranks by vocabulary columns: split over GPUs, and each

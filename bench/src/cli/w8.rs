@@ -12,11 +12,11 @@ use kernel_lab_bench::{
 };
 
 const HELP: &str = "\
-kernel-lab w8 [--shapes LIST] [--dtype f16|bf16] [--against w1|w5] [--json FILE]
+kernel-lab w8 [--shapes LIST] [--dtype f16|bf16] [--against w1|w7] [--json FILE]
   y (MxN) = x (MxK) · Wᵀ with W in FP8 (e4m3, power-of-two 128x128 block scales, packed; the library's
-  step for M <= 32: w7 up to 8 tokens, w5 above) against the 16-bit GEMM on the same weights in 16 bits,
-  and against another decode step (--against: w1 on the same weights in the natural NxK layout, the
-  default, or w5 on the packed ones), each interleaved. LIST is comma-separated MxNxK
+  step for M <= 32, w5) against the 16-bit GEMM on the same weights in 16 bits, and against another
+  decode step (--against: w1 on the same weights in the natural NxK layout, the default, or w7 on the
+  packed ones, up to 8 tokens), each interleaved. LIST is comma-separated MxNxK
   (default: Llama-3-8B's projections and LM head at M = 1, 8 and 32). The weights are rotated over
   copies (at least 512 MiB in all) so every run reads them from HBM, not L2.
 ";
@@ -40,8 +40,8 @@ pub fn main(args: &[String]) -> i32 {
     };
     let against = match flags.get("--against").map_or("w1", String::as_str) {
         "w1" => W8Step::W1,
-        "w5" => W8Step::W5,
-        other => return sub::usage(format!("w8: --against `{other}`: w1 or w5")),
+        "w7" => W8Step::W7,
+        other => return sub::usage(format!("w8: --against `{other}`: w1 or w7")),
     };
     let json = flags.get("--json").map(String::as_str);
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, against, json),

@@ -21,7 +21,7 @@ use crate::prim::{
 };
 use layout::fp8::{
     SCALE_BLOCK, scale_a_index, scale_b_index,
-    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, widen_hi, widen_lo},
+    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, run_owner, run_range, run_slot, run_warps, widen_hi, widen_lo},
 };
 
 /// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
@@ -526,12 +526,11 @@ pub(crate) unsafe fn w7<const NT: usize, E: Wide16>(x: *const u8, w: *const u8, 
     let (g, t) = (lane / 4, lane % 4);
     let ks = k.div_ceil(STEP_K).max(1); // >= 1: a divisor (the host never sends k = 0)
     let (total, warps, gw, _) = run_grid(n, ks);
-    let r0 = gw * total / warps;
-    let r1 = (gw + 1) * total / warps;
+    let (r0, r1) = run_range(gw, warps, total);
     // Past the last step: loads nothing (k0 ≥ k), computes zeros.
     let none = ks * STEP_K;
     let first_tile = (r0 / ks as u64) as u32;
-    let run = RunEnd { ws, count, y, m, n, k, first_tile };
+    let run = RunEnd { ws, count, y, m, n, k };
     let mut left = (r1 - r0) as u32;
     let (mut tile, mut step) = (first_tile, (r0 % ks as u64) as u32);
     let mut acc = [[[0.0f32; 4]; NT]; 2];
@@ -588,25 +587,22 @@ struct RunEnd {
     m: u32,
     n: u32,
     k: u32,
-    /// The tile of the warp's first step.
-    first_tile: u32,
 }
 
 /// The grid's steps `S`, its warps `G`, this warp's index and its lane.
 #[inline(always)]
 fn run_grid(n: u32, ks: u32) -> (u64, u64, u64, u32) {
     let tid = thread_idx_x();
-    // `max(1)`: divisors (the host never sends n or k of 0, nor an empty grid).
-    ((n.div_ceil(ROWS) as u64 * ks as u64).max(1), grid_dim_x().max(1) as u64 * WARPS as u64, block_idx_x() as u64 * WARPS as u64 + (tid / 32) as u64, tid % 32)
+    // `max(1)`: a divisor (the host never sends n or k of 0). The warps beyond one a step idle.
+    let total = (n.div_ceil(ROWS) as u64 * ks as u64).max(1);
+    (total, run_warps(grid_dim_x() as u64 * WARPS as u64, total), block_idx_x() as u64 * WARPS as u64 + (tid / 32) as u64, tid % 32)
 }
 
 impl RunEnd {
     /// Ends this warp's part of `tile` with sums `acc` (every lane): Y's rows directly where the warp's
     /// run holds the whole tile, else the partial into the warp's slot, a ticket, and the last warp's
-    /// sum over the tile's warps in order. Warp `c` of `G` runs steps `⌊c·S/G⌋ ..`, so step `i` is
-    /// warp `⌊((i + 1)·G − 1) / S⌋`'s; warp `c`'s slot for a tile is `2c` if its run began in it, `2c + 1`
-    /// if it began in an earlier one (then the tile is its run's last: only first and last tiles of a
-    /// run are partial).
+    /// sum over the tile's warps in order (`layout::fp8::weights::{run_owner, run_slot}`: the runs'
+    /// arithmetic, tested on the CPU).
     ///
     /// # Safety
     /// Every lane of the warp calls it with the same `tile`, and `w7`'s contract holds.
@@ -615,7 +611,7 @@ impl RunEnd {
         let ks = self.k.div_ceil(STEP_K).max(1);
         let (total, warps, gw, lane) = run_grid(self.n, ks);
         let (g, t) = (lane / 4, lane % 4);
-        let owner = |i: u64| ((i + 1) * warps - 1) / total;
+        let owner = |i: u64| run_owner(i, warps, total);
         let t0 = tile as u64 * ks as u64;
         let (first, last) = (owner(t0), owner(t0 + ks as u64 - 1));
         let (m, n, n0) = (self.m, self.n, tile * ROWS);
@@ -635,8 +631,7 @@ impl RunEnd {
             return;
         }
         let slot_len = (ROWS * m) as u64;
-        let mine = 2 * gw + (self.first_tile < tile) as u64;
-        let mine = self.ws.wrapping_add((mine * slot_len) as usize);
+        let mine = self.ws.wrapping_add((run_slot(gw, tile as u64, ks as u64, warps, total) * slot_len) as usize);
         unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
             let (row, tok) = at(rt, nt, e);
             if tok < m {
@@ -654,9 +649,8 @@ impl RunEnd {
                 return;
             }
             thread_fence();
-            // The first warp's slot: 1 where its run began before this tile; every later one's run
-            // begins inside it (slot 0).
-            let first_slot = 2 * first + ((first * total / warps) / (ks as u64) < tile as u64) as u64;
+            // The first warp's slot may be its second; every later one's run begins inside the tile.
+            let first_slot = run_slot(first, tile as u64, ks as u64, warps, total);
             unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
                 let (row, tok) = at(rt, nt, e);
                 if tok < m {

@@ -14,6 +14,11 @@
 //! them in warp order — deterministic for a grid, no block barrier anywhere. w3 (persistent blocks,
 //! session 54) lost 0.71× to a block barrier at every unit's end; here a warp meets only itself.
 //!
+//! **Not yet run on a GPU** (session 99 was lent none): the library's plan keeps w5 and runs w7 only
+//! when asked (`W8Plan::for_step(…, W8Step::W7)`, the runner's `KERNEL_LAB_W8_STEP=w7`, `kernel-lab w8
+//! --against w7`); `scripts/gpu-s99-w7.sh` verifies and times it. The runs' arithmetic is
+//! `layout::fp8::weights::{run_warps, run_range, run_owner, run_slot}`, checked on the CPU.
+//!
 //! Only the 8-token kernels: with 16 and 32 tokens the two inlined tile ends beside the operands in
 //! flight spilled (ptxas: 104–1,112 bytes), so the plan runs w5 above 8 tokens.
 //!
