@@ -648,6 +648,9 @@ impl RunEnd {
             if ticket as u64 != last - first {
                 return;
             }
+            // Lane 0's acquire, then the warp's barrier (it orders memory among its lanes) and each
+            // lane's fence before its loads: the block-level pattern of `finish`, at warp scope.
+            sync_warp();
             thread_fence();
             // The first warp's slot may be its second; every later one's run begins inside the tile.
             let first_slot = run_slot(first, tile as u64, ks as u64, warps, total);
