@@ -279,6 +279,17 @@ fn check_shape(what: &str, n: usize, k: usize) -> Result<()> {
     Ok(())
 }
 
+/// The decode kernels' pointer alignment: x at 16 bytes (each lane loads 16), y at its element.
+fn check_io_alignment(m: usize, n: usize, k: usize, px: u64, py: u64) -> Result<()> {
+    if px % 16 != 0 {
+        return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: x must start 16-byte aligned (each lane loads 16 bytes; it is at {px:#x})")));
+    }
+    if py % 2 != 0 {
+        return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: y is not aligned to its element ({py:#x})")));
+    }
+    Ok(())
+}
+
 /// How a [`W8Plan`] multiplies.
 enum Route<T: Element> {
     /// w5 (w1 on natural weights) with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
@@ -405,12 +416,7 @@ impl<T: Element> W8Plan<T> {
                 let stream = gpu.stream.clone();
                 let (px, _gx) = x.device_ptr(&stream);
                 let (py, _gy) = y.device_ptr_mut(&stream);
-                if px % 16 != 0 {
-                    return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: x must start 16-byte aligned (each lane loads 16 bytes; it is at {px:#x})")));
-                }
-                if py % 2 != 0 {
-                    return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: y is not aligned to its element ({py:#x})")));
-                }
+                check_io_alignment(m, n, k, px, py)?;
                 let grid = (n.div_ceil(ROWS as usize) as u32, *splits);
                 let (m32, n32, k32) = (m as u32, n as u32, k as u32);
                 let (pws, pcount) = match ws {
@@ -433,12 +439,7 @@ impl<T: Element> W8Plan<T> {
                 let stream = gpu.stream.clone();
                 let (px, _gx) = x.device_ptr(&stream);
                 let (py, _gy) = y.device_ptr_mut(&stream);
-                if px % 16 != 0 {
-                    return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: x must start 16-byte aligned (each lane loads 16 bytes; it is at {px:#x})")));
-                }
-                if py % 2 != 0 {
-                    return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: y is not aligned to its element ({py:#x})")));
-                }
+                check_io_alignment(m, n, k, px, py)?;
                 let (m32, n32, k32, unused) = (m as u32, n as u32, k as u32, 0u32);
                 let (pws, pcount) = (ws.device_ptr(&stream).0, count.device_ptr(&stream).0);
                 let flags = if self.w_ready == BReady::AtLaunch { layout::fp8::weights::W1_W_AT_LAUNCH } else { 0u32 };
