@@ -411,7 +411,19 @@ pub mod weights {
     /// tiles can be shared, so a warp needs two slots; of a shared tile's warps only the first can have
     /// begun earlier (the kernel's sum reads `2c` for the others).
     pub const fn run_slot(c: u64, tile: u64, ks: u64, warps: u64, total: u64) -> u64 {
-        2 * c + ((run_range(c, warps, total).0 / ks) < tile) as u64
+        run_slot_from(c, run_range(c, warps, total).0, tile, ks)
+    }
+
+    /// Whether a tile (`ks` steps from `tile · ks`) of the run `r0 .. r1` meets other runs too: it
+    /// begins before the run or ends after it (the warp's own test, without a division; the same as
+    /// `run_owner` of its first and last steps differing).
+    pub const fn run_shares(r0: u64, r1: u64, tile: u64, ks: u64) -> bool {
+        tile * ks < r0 || tile * ks + ks > r1
+    }
+
+    /// [`run_slot`] of warp `c` whose run begins at step `r0` (the warp's own, without a division).
+    pub const fn run_slot_from(c: u64, r0: u64, tile: u64, ks: u64) -> u64 {
+        2 * c + (r0 < tile * ks) as u64
     }
 
     /// Dynamic shared memory of the kernel with `nt` token tiles: the warps' accumulators for the
@@ -595,6 +607,11 @@ mod tests {
                         while t * ks < r1 {
                             let (first, last) = (run_owner(t * ks, warps, total), run_owner(t * ks + ks - 1, warps, total));
                             assert!(first <= c && c <= last);
+                            assert_eq!(weights::run_shares(r0, r1, t, ks), first != last, "tile {t} of warp {c}'s run");
+                            // Only a run's first and last tiles can be shared.
+                            if first != last {
+                                assert!(t == r0 / ks || t == (r1 - 1) / ks, "tile {t} inside warp {c}'s run is shared");
+                            }
                             if first != last {
                                 let slot = run_slot(c, t, ks, warps, total) as usize;
                                 assert!(slot == 2 * c as usize || slot == 2 * c as usize + 1);

@@ -21,7 +21,7 @@ use crate::prim::{
 };
 use layout::fp8::{
     SCALE_BLOCK, scale_a_index, scale_b_index,
-    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, run_owner, run_range, run_slot, run_warps, widen_hi, widen_lo},
+    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, run_owner, run_range, run_shares, run_slot, run_slot_from, run_warps, widen_hi, widen_lo},
 };
 
 /// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
@@ -530,7 +530,7 @@ pub(crate) unsafe fn w7<const NT: usize, E: Wide16>(x: *const u8, w: *const u8, 
     // Past the last step: loads nothing (k0 ≥ k), computes zeros.
     let none = ks * STEP_K;
     let first_tile = (r0 / ks as u64) as u32;
-    let run = RunEnd { ws, count, y, m, n, k };
+    let run = RunEnd { ws, count, y, m, n, k, r0, r1 };
     let mut left = (r1 - r0) as u32;
     let (mut tile, mut step) = (first_tile, (r0 % ks as u64) as u32);
     let mut acc = [[[0.0f32; 4]; NT]; 2];
@@ -554,7 +554,7 @@ pub(crate) unsafe fn w7<const NT: usize, E: Wide16>(x: *const u8, w: *const u8, 
             let b = load::<NT, E, false, false, true>(x, w, core::ptr::null(), sb, m, n, k, k, t1 * ROWS, k1, g, t);
             compute::<NT, E, false>(&mut acc, &a);
             if left == 1 || new1 {
-                run.end::<NT, E>(&acc, tile, 1.0);
+                run.part::<NT, E>(&acc, tile);
                 acc = [[[0.0f32; 4]; NT]; 2];
             }
             left -= 1;
@@ -567,19 +567,27 @@ pub(crate) unsafe fn w7<const NT: usize, E: Wide16>(x: *const u8, w: *const u8, 
             a = load::<NT, E, false, false, true>(x, w, core::ptr::null(), sb, m, n, k, k, t2 * ROWS, k2, g, t);
             compute::<NT, E, false>(&mut acc, &b);
             if left == 1 || new2 {
-                run.end::<NT, E>(&acc, tile, 1.0);
+                run.part::<NT, E>(&acc, tile);
                 acc = [[[0.0f32; 4]; NT]; 2];
             }
             left -= 1;
             (tile, step) = (t2, s2);
         }
         crate::util::pdl::release();
+        // The run's shared tiles (only its first and last can be), settled now that nothing is in flight.
+        if r1 > r0 {
+            let last_tile = ((r1 - 1) / ks as u64) as u32;
+            if run.shared(first_tile) {
+                run.settle::<NT, E>(first_tile);
+            }
+            if last_tile != first_tile && run.shared(last_tile) {
+                run.settle::<NT, E>(last_tile);
+            }
+        }
     }
 }
 
-/// What a w7 warp needs to end a tile's part of its run ([`RunEnd::end`]); the grid's numbers are read
-/// again from the special registers there rather than held across the K loop (registers: the 16- and
-/// 32-token kernels spilled with them held).
+/// What a w7 warp needs to end a tile's part of its run ([`RunEnd::part`], [`RunEnd::settle`]).
 struct RunEnd {
     ws: *mut f32,
     count: *mut u32,
@@ -587,6 +595,9 @@ struct RunEnd {
     m: u32,
     n: u32,
     k: u32,
+    /// The warp's steps `r0 .. r1` of the grid's.
+    r0: u64,
+    r1: u64,
 }
 
 /// The grid's steps `S`, its warps `G`, this warp's index and its lane.
@@ -598,49 +609,85 @@ fn run_grid(n: u32, ks: u32) -> (u64, u64, u64, u32) {
     (total, run_warps(grid_dim_x() as u64 * WARPS as u64, total), block_idx_x() as u64 * WARPS as u64 + (tid / 32) as u64, tid % 32)
 }
 
+/// Fragment element `e` of (row tile `rt`, token tile `nt`) for lane `(g, t)`: row `16·rt + g + 8·(e / 2)`
+/// of the tile, token `8·nt + 2t + e % 2`.
+#[inline(always)]
+fn frag_at(rt: u32, nt: u32, e: u32, g: u32, t: u32) -> (u32, u32) {
+    (16 * rt + g + 8 * (e / 2), 8 * nt + 2 * t + e % 2)
+}
+
 impl RunEnd {
-    /// Ends this warp's part of `tile` with sums `acc` (every lane): Y's rows directly where the warp's
-    /// run holds the whole tile, else the partial into the warp's slot, a ticket, and the last warp's
-    /// sum over the tile's warps in order (`layout::fp8::weights::{run_owner, run_slot}`: the runs'
-    /// arithmetic, tested on the CPU).
+    /// `K`'s 64-deep steps a tile.
+    #[inline(always)]
+    fn ks(&self) -> u32 {
+        self.k.div_ceil(STEP_K).max(1)
+    }
+
+    /// Whether other warps' runs meet `tile` (one of this run's): it begins before the run or ends after.
+    #[inline(always)]
+    fn shared(&self, tile: u32) -> bool {
+        run_shares(self.r0, self.r1, tile as u64, self.ks() as u64)
+    }
+
+    /// Y's element (row `row` of `tile`, token `tok`) from the f32 sum `v`, inside Y only.
+    #[inline(always)]
+    unsafe fn store_y<E: Wide16>(&self, tile: u32, row: u32, tok: u32, v: f32) {
+        let r = tile * ROWS + row;
+        if r < self.n && tok < self.m {
+            // SAFETY: inside y (m × n, the kernel's contract).
+            unsafe { *self.y.add(tok as usize * self.n as usize + r as usize) = E::pack(v, 0.0) as u16 };
+        }
+    }
+
+    /// Ends this warp's part of `tile` with sums `acc` (every lane): Y's rows where the run holds the
+    /// whole tile; else the partial into the warp's slot (`layout::fp8::weights::run_slot`: `2·gw` for
+    /// the run's first tile, `2·gw + 1` for its last), summed later ([`RunEnd::settle`], after the run:
+    /// no ticket, fence or division while the next steps' loads are in flight).
     ///
     /// # Safety
-    /// Every lane of the warp calls it with the same `tile`, and `w7`'s contract holds.
+    /// Every lane of the warp calls it with the same `tile`, one of the run's, and `w7`'s contract holds.
     #[inline(always)]
-    unsafe fn end<const NT: usize, E: Wide16>(&self, acc: &[[[f32; 4]; NT]; 2], tile: u32, alpha: f32) {
-        let ks = self.k.div_ceil(STEP_K).max(1);
-        let (total, warps, gw, lane) = run_grid(self.n, ks);
-        let (g, t) = (lane / 4, lane % 4);
-        let owner = |i: u64| run_owner(i, warps, total);
-        let t0 = tile as u64 * ks as u64;
-        let (first, last) = (owner(t0), owner(t0 + ks as u64 - 1));
-        let (m, n, n0) = (self.m, self.n, tile * ROWS);
-        // Fragment element e of (row tile rt, token tile nt): row 16·rt + g + 8·(e / 2), token 8·nt + 2t + e % 2.
-        let at = |rt: u32, nt: u32, e: u32| (16 * rt + g + 8 * (e / 2), 8 * nt + 2 * t + e % 2);
-        let store = |row: u32, tok: u32, v: f32| {
-            if n0 + row < n && tok < m {
-                // SAFETY: inside y (m × n, the kernel's contract).
-                unsafe { *self.y.add(tok as usize * n as usize + (n0 + row) as usize) = E::pack(alpha * v, 0.0) as u16 };
-            }
-        };
-        if first == last {
+    unsafe fn part<const NT: usize, E: Wide16>(&self, acc: &[[[f32; 4]; NT]; 2], tile: u32) {
+        let lane = thread_idx_x() % 32;
+        let (g, t, m) = (lane / 4, lane % 4, self.m);
+        if !self.shared(tile) {
             unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
-                let (row, tok) = at(rt, nt, e);
-                store(row, tok, acc[rt as usize][nt as usize][e as usize]);
+                let (row, tok) = frag_at(rt, nt, e, g, t);
+                unsafe { self.store_y::<E>(tile, row, tok, acc[rt as usize][nt as usize][e as usize]) };
             }); }}); });
             return;
         }
-        let slot_len = (ROWS * m) as u64;
-        let mine = self.ws.wrapping_add((run_slot(gw, tile as u64, ks as u64, warps, total) * slot_len) as usize);
+        let gw = block_idx_x() as u64 * WARPS as u64 + (thread_idx_x() / 32) as u64;
+        let slot = run_slot_from(gw, self.r0, tile as u64, self.ks() as u64);
+        let mine = self.ws.wrapping_add(slot as usize * (ROWS * m) as usize);
         unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
-            let (row, tok) = at(rt, nt, e);
+            let (row, tok) = frag_at(rt, nt, e, g, t);
             if tok < m {
                 // SAFETY: inside the warp's slot (2·32·m f32 per warp: the kernel's contract).
                 unsafe { *mine.add((row * m + tok) as usize) = acc[rt as usize][nt as usize][e as usize] };
             }
         }); }}); });
-        thread_fence();
+    }
+
+    /// After the run: for a tile whose partial this warp stored ([`RunEnd::part`]), the warp's ticket on
+    /// the tile's counter, and if it is the last of the tile's warps (`layout::fp8::weights::run_owner`
+    /// of the tile's first and last steps), the sum of their slots in warp order into Y and the counter
+    /// reset.
+    ///
+    /// # Safety
+    /// Every lane of the warp calls it with the same `tile`, one of the run's whose partial it stored,
+    /// after its stores; `w7`'s contract holds.
+    #[inline(always)]
+    unsafe fn settle<const NT: usize, E: Wide16>(&self, tile: u32) {
+        let ks = self.ks();
+        let (total, warps, _, lane) = run_grid(self.n, ks);
+        let (g, t, m) = (lane / 4, lane % 4, self.m);
+        let t0 = tile as u64 * ks as u64;
+        let (first, last) = (run_owner(t0, warps, total), run_owner(t0 + ks as u64 - 1, warps, total));
+        let slot_len = (ROWS * m) as usize;
         unsafe {
+            // Each lane's partial stores, then the warp meets, then lane 0's ticket (acq_rel).
+            thread_fence();
             sync_warp();
             let counter = self.count.add(tile as usize);
             let ticket = if lane == 0 { atom_add_acq_rel_gpu_u32(counter, 1) } else { 0 };
@@ -653,19 +700,19 @@ impl RunEnd {
             sync_warp();
             thread_fence();
             // The first warp's slot may be its second; every later one's run begins inside the tile.
-            let first_slot = run_slot(first, tile as u64, ks as u64, warps, total);
+            let first_slot = run_slot(first, tile as u64, ks as u64, warps, total) as usize;
             unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
-                let (row, tok) = at(rt, nt, e);
+                let (row, tok) = frag_at(rt, nt, e, g, t);
                 if tok < m {
                     let at_row = (row * m + tok) as usize;
                     // SAFETY: the tile's warps' slots, written before their tickets (fence, acq_rel).
-                    let mut v = ld_global_cg_f32(self.ws.add(first_slot as usize * slot_len as usize + at_row));
+                    let mut v = ld_global_cg_f32(self.ws.add(first_slot * slot_len + at_row));
                     let mut c = first + 1;
                     while c <= last {
-                        v += ld_global_cg_f32(self.ws.add((2 * c) as usize * slot_len as usize + at_row));
+                        v += ld_global_cg_f32(self.ws.add((2 * c) as usize * slot_len + at_row));
                         c += 1;
                     }
-                    store(row, tok, v);
+                    self.store_y::<E>(tile, row, tok, v);
                 }
             }); }}); });
             if lane == 0 {

@@ -19,8 +19,13 @@
 //! --against w7`); `scripts/gpu-s99-w7.sh` verifies and times it. The runs' arithmetic is
 //! `layout::fp8::weights::{run_warps, run_range, run_owner, run_slot}`, checked on the CPU.
 //!
-//! Only the 8-token kernels: with 16 and 32 tokens the two inlined tile ends beside the operands in
-//! flight spilled (ptxas: 104–1,112 bytes), so the plan runs w5 above 8 tokens.
+//! A tile's end inside the run only stores (Y's rows, or the partial into the warp's slot); the tickets
+//! and sums of the run's shared tiles (its first and last) come after the run, when no operands are in
+//! flight (`RunEnd::part`, `RunEnd::settle`). With the tickets inside the loop the 8-token kernels took
+//! 128 registers and the 16- and 32-token ones spilled 104–1,112 bytes; now 113–122 without spills at 8
+//! tokens, 4–24 bytes at 16 (two spill loads in the f16 kernel's loop) and 136–208 at 32 (two steps of
+//! 49-register operands and 32 accumulators: w5's t32 spills too). Only the 8-token kernels are built;
+//! the plan runs w5 above 8 tokens.
 //!
 //! Prediction (before running, H200, bf16, one token; w5 in the same process): the unsplit shapes gain
 //! what their rounds lose — 1×6144×4096 (QKV) ~10.8 → ~8.5 µs, 1×28672×4096 (gate/up) 33.8 → ~30 (the LM
