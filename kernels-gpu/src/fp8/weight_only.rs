@@ -508,10 +508,11 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
 /// in the packed order, tile by tile along K: `layout::fp8::weights::packed_chunk`), two steps in flight
 /// as in [`w1`]. A tile's sum never meets a block barrier: a warp whose run covers a whole tile stores
 /// its rows of Y; the warps sharing a tile each store their partial in a slot of their own (`ws`, slot
-/// `2·gw` for the first tile of a run, `2·gw + 1` for the last: only those two can be partial), take a
-/// ticket on the tile's counter, and the last sums the slots in warp order (deterministic for a grid)
-/// and resets the counter. So every warp streams the same bytes (±2 KiB) whatever N is, where w5's
-/// 32-row blocks take whole rounds of the SMs' slots.
+/// `2·gw` for the first tile of a run, `2·gw + 1` for the last: only those two can be partial) and,
+/// after the run, take a ticket on the tile's counter; the last sums the slots in warp order
+/// (deterministic for a grid) and resets the counter. So every warp streams the same bytes (±2 KiB)
+/// whatever N is, where w5's 32-row blocks take whole rounds of the SMs' slots. The runs' arithmetic is
+/// `layout::fp8::weights::run_*` (tested on the CPU).
 ///
 /// # Safety
 /// The kernel's contract (`steps/w7_warp_ranges.rs`): w5's operands and packed weights; a 1-D grid of
