@@ -38,6 +38,7 @@ fn malformed_options_exit_2_with_a_named_reason() {
         (&["prefill", "--shapes", "1x32x8x0x128"], "bad prefill shape"),
         (&["prefill", "--json"], "--json needs a value"),
         (&["prefill", "--base-kernel", "attn_a26_d64_bf16"], "--base-kernel needs --kernel"),
+        (&["w8", "--against", "w3"], "--against `w3`: w1 or w7"),
         (&["prefill", "--kernel", "attn_a27_d64_bf16", "--base-order", "most-work-first"], "--base-order needs --base-kernel"),
         (&["prefill", "--kernel", "a", "--base-kernel", "b", "--base-order", "sideways"], "--base-order sideways: paired or most-work-first"),
         (&["backward", "--shapes", "1x2x3"], "bad backward shape `1x2x3`"),

@@ -34,14 +34,14 @@ pub fn main(args: &[String]) -> i32 {
         Ok(p) => p,
         Err(e) => return sub::usage(e),
     };
-    let gpu = match sub::gpu("w8", "`cargo test` checks the FP8 weights' host side on the CPU and skips its GPU tests.") {
-        Ok(g) => g,
-        Err(code) => return code,
-    };
     let against = match flags.get("--against").map_or("w1", String::as_str) {
         "w1" => W8Step::W1,
         "w7" => W8Step::W7,
         other => return sub::usage(format!("w8: --against `{other}`: w1 or w7")),
+    };
+    let gpu = match sub::gpu("w8", "`cargo test` checks the FP8 weights' host side on the CPU and skips its GPU tests.") {
+        Ok(g) => g,
+        Err(code) => return code,
     };
     let json = flags.get("--json").map(String::as_str);
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, against, json),
