@@ -74,8 +74,9 @@ fn without_a_gpu_the_suite_says_so_and_exits_2() {
     }
 }
 
-/// `calibrate --dtype f32|fp8 --refit` and `rank --f32-times|--fp8-times` need no GPU: saved timings refitted and
-/// ranked; a file that cannot be read is one `error:` line and exit 1.
+/// `calibrate --dtype f32|fp8 --refit`, `rank --f32-times|--fp8-times` and `rank --shapes --candidates` need no
+/// GPU: saved timings refitted and ranked, every candidate priced; a file that cannot be read is one `error:`
+/// line and exit 1.
 #[test]
 fn refit_and_rank_work_on_saved_timings_without_a_gpu() {
     let dir = std::env::temp_dir().join(format!("kernel-lab-refit-{}", std::process::id()));
@@ -103,6 +104,27 @@ fn refit_and_rank_work_on_saved_timings_without_a_gpu() {
     let out = Command::new(env!("CARGO_BIN_EXE_kernel-lab")).args(["rank", "--fp8-times", f8.to_str().unwrap()]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("per-tensor: the pick within 5% of the fastest timed step at 1/1"), "{text}");
+    // `rank --shapes F --candidates`: every candidate priced, fastest first; the model's pick is the first one
+    // it may take (marked `*`), at the same predicted µs.
+    let shapes = dir.join("shapes.txt");
+    std::fs::write(&shapes, "256x3072x8192\n128x6144x4096\n1x4096x4096\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-lab")).args(["rank", "--shapes", shapes.to_str().unwrap(), "--candidates"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut checked = 0;
+    for (i, l) in lines.iter().enumerate() {
+        let Some(list) = l.trim().strip_prefix("candidates: ") else { continue };
+        // The row above: type, shape, rule (label µs), model (label µs), entry (label µs).
+        let row: Vec<&str> = lines[i - 1].split_whitespace().collect();
+        let (model, model_us) = (row[4], row[5]);
+        let times: Vec<f64> = list.split(", ").map(|c| c.rsplit(' ').next().unwrap().parse().unwrap()).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "not fastest first: {list}");
+        let first = list.split(", ").find(|c| c.split(' ').next().unwrap().ends_with('*')).unwrap();
+        assert_eq!(first, format!("{model}* {model_us}"), "{}\n{l}", lines[i - 1]);
+        checked += 1;
+    }
+    assert_eq!(checked, 6, "{text}");
     let (code, err) = run(&["rank", "--fp8-times", dir.join("missing.tsv").to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
     assert!(err.starts_with("error:") && err.contains("missing.tsv"), "{err}");
