@@ -19,6 +19,7 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, grid_dim_x, grid_dim_y, thread_idx_x},
     warp::shuffle_idx_u32,
 };
+use layout::fragment::MmaM16N8K16;
 use layout::fp8::{
     SCALE_BLOCK, scale_a_index, scale_b_index,
     weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, run_owner, run_range, run_shares, run_slot, run_slot_from, run_warps, widen_hi, widen_lo},
@@ -499,10 +500,6 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
     }
 }
 
-/// The weight-only decode entry points on 16-bit activations, one per `(name, token tiles, element type,
-/// tokens)`: w1's on natural weights (`PACKED = false`), w5's on packed ones (`true`), written once.
-/// `$w` says what `w` holds. Expands in a step file; each entry gets its `launch_bounds` (256 threads,
-/// two blocks a SM).
 /// Step w7's body: **each warp one contiguous run of the packed weights' 2 KiB warp steps**, the grid's
 /// warps sharing the `tiles · ⌈k/64⌉` steps evenly (warp `gw` of `G`: steps `⌊gw·S/G⌋ .. ⌊(gw+1)·S/G⌋`
 /// in the packed order, tile by tile along K: `layout::fp8::weights::packed_chunk`), two steps in flight
@@ -610,11 +607,12 @@ fn run_grid(n: u32, ks: u32) -> (u64, u64, u64, u32) {
     (total, run_warps(grid_dim_x() as u64 * WARPS as u64, total), block_idx_x() as u64 * WARPS as u64 + (tid / 32) as u64, tid % 32)
 }
 
-/// Fragment element `e` of (row tile `rt`, token tile `nt`) for lane `(g, t)`: row `16·rt + g + 8·(e / 2)`
-/// of the tile, token `8·nt + 2t + e % 2`.
+/// Lane `lane`'s accumulator element `e` of (row tile `rt`, token tile `nt`): the `m16n8k16` C fragment's
+/// (row, column) offset by the tiles — the row in the 32-row tile, the token.
 #[inline(always)]
-fn frag_at(rt: u32, nt: u32, e: u32, g: u32, t: u32) -> (u32, u32) {
-    (16 * rt + g + 8 * (e / 2), 8 * nt + 2 * t + e % 2)
+fn frag_at(rt: u32, nt: u32, e: u32, lane: u32) -> (u32, u32) {
+    let (r, c) = MmaM16N8K16::c_rc(lane, e);
+    (16 * rt + r, 8 * nt + c)
 }
 
 impl RunEnd {
@@ -649,11 +647,10 @@ impl RunEnd {
     /// Every lane of the warp calls it with the same `tile`, one of the run's, and `w7`'s contract holds.
     #[inline(always)]
     unsafe fn part<const NT: usize, E: Wide16>(&self, acc: &[[[f32; 4]; NT]; 2], tile: u32) {
-        let lane = thread_idx_x() % 32;
-        let (g, t, m) = (lane / 4, lane % 4, self.m);
+        let (lane, m) = (thread_idx_x() % 32, self.m);
         if !self.shared(tile) {
             unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
-                let (row, tok) = frag_at(rt, nt, e, g, t);
+                let (row, tok) = frag_at(rt, nt, e, lane);
                 unsafe { self.store_y::<E>(tile, row, tok, acc[rt as usize][nt as usize][e as usize]) };
             }); }}); });
             return;
@@ -662,7 +659,7 @@ impl RunEnd {
         let slot = run_slot_from(gw, self.r0, tile as u64, self.ks() as u64);
         let mine = self.ws.wrapping_add(slot as usize * (ROWS * m) as usize);
         unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
-            let (row, tok) = frag_at(rt, nt, e, g, t);
+            let (row, tok) = frag_at(rt, nt, e, lane);
             if tok < m {
                 // SAFETY: inside the warp's slot (2·32·m f32 per warp: the kernel's contract).
                 unsafe { *mine.add((row * m + tok) as usize) = acc[rt as usize][nt as usize][e as usize] };
@@ -682,7 +679,7 @@ impl RunEnd {
     unsafe fn settle<const NT: usize, E: Wide16>(&self, tile: u32) {
         let ks = self.ks();
         let (total, warps, _, lane) = run_grid(self.n, ks);
-        let (g, t, m) = (lane / 4, lane % 4, self.m);
+        let m = self.m;
         let t0 = tile as u64 * ks as u64;
         let (first, last) = (run_owner(t0, warps, total), run_owner(t0 + ks as u64 - 1, warps, total));
         let slot_len = (ROWS * m) as usize;
@@ -703,7 +700,7 @@ impl RunEnd {
             // The first warp's slot may be its second; every later one's run begins inside the tile.
             let first_slot = run_slot(first, tile as u64, ks as u64, warps, total) as usize;
             unroll2!(rt => { unroll4!(nt => { if (nt as usize) < NT { unroll4!(e => {
-                let (row, tok) = frag_at(rt, nt, e, g, t);
+                let (row, tok) = frag_at(rt, nt, e, lane);
                 if tok < m {
                     let at_row = (row * m + tok) as usize;
                     // SAFETY: the tile's warps' slots, written before their tickets (fence, acq_rel).
@@ -723,6 +720,10 @@ impl RunEnd {
     }
 }
 
+/// The weight-only decode entry points on 16-bit activations, one per `(name, token tiles, element type,
+/// tokens)`: w1's on natural weights (`PACKED = false`), w5's on packed ones (`true`), written once.
+/// `$w` says what `w` holds. Expands in a step file; each entry gets its `launch_bounds` (256 threads,
+/// two blocks a SM).
 macro_rules! weight_only_entries {
     ($packed:literal, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
         #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens (see the module).")]
