@@ -4,7 +4,9 @@
 # every case), memcheck of the decode test, `kernel-lab w8 --against w7` (the library's w5 against w7, each
 # interleaved, PROCS processes), then the Llama-3-8B-shaped runner (synthetic weights, batch 1, 2048-token
 # prompt, 64 steps, the graph replayed 100 times) with w7 (KERNEL_LAB_W8_STEP=w7), with w5 (the library's step)
-# and bf16, alternating, ROUNDS processes. Carry: scripts/slim-carry.sh fp8_weights.
+# and bf16, alternating, ROUNDS processes. Then (session 100, also not yet run) the runner's prefill in chunks
+# and `Model::extend` (the chunked GPU test; prefill of 2048 tokens whole against chunks of 512 and 1024, bf16,
+# ROUNDS processes alternating). Carry: scripts/slim-carry.sh fp8_weights kernel-lab-llm:chunked.
 set -uo pipefail
 . scripts/device-log.sh "s99-w7.txt" 300
 J=$OUT/json; mkdir -p $J
@@ -25,4 +27,19 @@ for i in $(seq 1 ${ROUNDS:-3}); do
   stamp "round $i"
 done
 python3 scripts/w8-runner-medians.py $J w7 w5 bf16 | tee -a "$L"
+stamp w7-done
+run $C/tests/kernel-lab-llm-chunked --nocapture; stamp chunked-test
+for i in $(seq 1 ${ROUNDS:-3}); do
+  for ch in 0 512 1024; do
+    opt=(); [ $ch -gt 0 ] && opt=(--prefill-chunk $ch)
+    T=120 run $C/llm --model $M --synthetic-weights --prompt-len 2048 --max-new 4 --batch 1 --ignore-eos "${opt[@]}" --json $J/chunk$ch-$i.json
+  done
+  stamp "chunks round $i"
+done
+python3 - "$J" <<'PY' | tee -a "$L"
+import json, glob, statistics, sys
+for ch in (0, 512, 1024):
+    v = [json.load(open(f))["prefill_ms"] for f in sorted(glob.glob(f"{sys.argv[1]}/chunk{ch}-*.json"))]
+    if v: print(f"prefill 2048 tokens, chunk {ch or 'none'}: median {statistics.median(v):.2f} ms of {len(v)} ({', '.join(f'{x:.2f}' for x in v)})")
+PY
 stamp done

@@ -9,7 +9,7 @@
 //!   launchers): embedding gather, residual add + RMSNorm, rotary embedding (+ Q/K/V bias, K/V written to
 //!   the cache), SiLU·mul, argmax, transpose;
 //! * [`config`] says which `config.json` fields are honoured; [`checkpoint`] checks every tensor before
-//!   anything reaches the GPU; [`model`] is the forward pass.
+//!   anything reaches the GPU; [`model`] is the forward pass; [`chunk`] splits prompts into prefill steps.
 //!
 //! From a program of your own (the `llm` binary is this plus a command line):
 //!
@@ -25,10 +25,13 @@
 //! for _ in 0..16 {
 //!     next = model.decode(&next, Sampling::Greedy, &mut rng)?; // one token for each sequence
 //! }
+//! // A new sequence into a third slot (a model of 3 slots), or the next turn of sequence 0 after its cache:
+//! // model.extend(&[(2, &[128000, 40]), (0, &[13, 1102])], Sampling::Greedy, &mut rng, false)?;
 //! # Ok(())
 //! # }
 //! ```
 pub mod checkpoint;
+pub mod chunk;
 pub mod config;
 pub mod grid;
 pub mod model;

@@ -22,6 +22,8 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
   --max-new N          tokens to generate (default 32)
   --batch B            run B copies of the prompt as a batch (default 1)
   --max-len L          cache length per sequence (default: prompt + max-new)
+  --prefill-chunk N    prefill at most N tokens a step (default: the whole prompts at once): longer prompts run as
+                       chunks, each attending to the cached rows before it; bounds the work buffers' memory
   --sample T,K,P       temperature, top-k (0: all), top-p; default greedy
   --seed S             the sampler's seed (default 0)
   --logits-out FILE    write the prompt's logits (f32, [tokens][vocab], little-endian) for comparison
@@ -53,6 +55,8 @@ struct Opts {
     max_new: usize,
     batch: usize,
     max_len: Option<usize>,
+    /// `--prefill-chunk` (0: none).
+    prefill_chunk: usize,
     sampling: Sampling,
     seed: u64,
     logits_out: Option<PathBuf>,
@@ -70,7 +74,7 @@ struct Opts {
 }
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
-    let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, sampling: Sampling::Greedy, seed: 0,
+    let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, prefill_chunk: 0, sampling: Sampling::Greedy, seed: 0,
                        logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false, synthetic: false };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
@@ -103,6 +107,12 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--max-new" => o.max_new = num(v, "--max-new")?,
             "--batch" => o.batch = num(v, "--batch")?,
             "--max-len" => o.max_len = Some(num(v, "--max-len")?),
+            "--prefill-chunk" => {
+                o.prefill_chunk = num(v, "--prefill-chunk")?;
+                if o.prefill_chunk == 0 {
+                    return Err("--prefill-chunk must be at least 1 token (leave it out for no chunks)".into());
+                }
+            }
             "--seed" => o.seed = num(v, "--seed")? as u64,
             "--sample" => {
                 let p: Vec<&str> = v.split(',').collect();
@@ -241,6 +251,7 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     let synthetic = ck.is_synthetic();
     let mut model = Model::<T>::from_checkpoint(gpu, group, ck, o.batch, max_len, o.weights)?;
     model.graphs_on &= o.graphs;
+    model.set_prefill_chunk(o.prefill_chunk);
     let load_s = t0.elapsed().as_secs_f64();
     let c = &model.config;
     let split = if model.world() > 1 { format!(", split over {} ranks{}", model.world(), if o.tp_same_gpu { " on one GPU" } else { "" }) } else { String::new() };
@@ -288,7 +299,8 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     model.synchronize("decode")?;
     let steps = steps.max(1);
     let ms_tok = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
-    println!("prompt {} tokens × batch {}: prefill {prefill_ms:.2} ms; decode {ms_tok:.3} ms per step ({:.1} tokens/s per sequence)", prompt.len(), o.batch,
+    let chunked = if o.prefill_chunk > 0 { format!(" (in chunks of ≤ {} tokens)", o.prefill_chunk) } else { String::new() };
+    println!("prompt {} tokens × batch {}: prefill {prefill_ms:.2} ms{chunked}; decode {ms_tok:.3} ms per step ({:.1} tokens/s per sequence)", prompt.len(), o.batch,
              1e3 / ms_tok);
     // Every sequence's tokens (a batch of copies: the first's).
     let shown = if o.more.is_empty() { 1 } else { out.len() };
@@ -321,6 +333,7 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     }
     if let Some(path) = &o.json {
         let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "weights": format!("{:?}", o.weights), "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "synthetic_weights": synthetic, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
+                                   "prefill_chunk": o.prefill_chunk,
                                    "decode_ms_per_step": ms_tok, "replay_ms_per_step": replay_ms, "tokens": out, "load_s": load_s, "pdl": pdl});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }

@@ -13,6 +13,10 @@
 //! x = rmsnorm(h += delta);  logits = x · Wlm            (prefill: the last token of each sequence only)
 //! ```
 //!
+//! A prefill step takes prompts from position 0 (the attention reads the step's own K and V) or pieces of
+//! sequences after cached rows ([`Model::extend`], chunks: [`Model::set_prefill_chunk`]), whose attention
+//! reads each sequence's cached rows and its own, gathered from the cache into packed K and V (`gather_kv`).
+//!
 //! Split over a group of GPUs (tensor parallelism, [`Model::load_tp`]): each rank holds `1/world` of
 //! the query and K/V heads (its columns of Wqkv, its rows of Wo, its share of the cache) and of the
 //! MLP (its columns of Wgu, its rows of Wdown); `delta` after Wo and after Wdown is each rank's partial
@@ -39,7 +43,7 @@ use kernel_lab::{
     steps::gemm::Elem,
 };
 
-use crate::{checkpoint::Checkpoint, config::Config, grid, kernels as k, rope, sample::{self, Rng, Sampling}};
+use crate::{checkpoint::Checkpoint, chunk, config::Config, grid, kernels as k, rope, sample::{self, Rng, Sampling}};
 
 /// How the projections' weights are kept on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -85,6 +89,7 @@ struct Kernels {
     silu_mul: Kernel,
     argmax: Kernel,
     transpose: Kernel,
+    gather: Kernel,
 }
 
 /// Calls the launcher of `$name` for the model's element type (`_bf16` or `_f16`; same signature).
@@ -147,6 +152,29 @@ impl Local {
     }
 }
 
+/// What a forward step's tokens are, and so what its attention reads.
+#[derive(Clone, Copy, Debug)]
+enum Step<'a> {
+    /// One new token in each slot `0..tokens`, against the slot's cache (decode).
+    Decode,
+    /// Prompts from position 0, packed (`cu`: their offsets): the attention reads the step's own K and V.
+    Prompts(&'a [u32]),
+    /// Pieces of sequences after cached rows (a prompt's later chunk, a continuation): queries `cu_q`, keys
+    /// `cu_k` — each sequence's cached rows and the piece's own, gathered from the cache into packed K and V
+    /// by `gather_kv` from the rows uploaded with [`Shard::upload_keys`].
+    Cached { cu_q: &'a [u32], cu_k: &'a [u32] },
+}
+
+/// A chunk's keys gathered from the cache (grown as needed): each key row's slot and position, and the
+/// packed K and V (`[rows][local kv_heads][D]`) the prefill attention reads.
+struct KeyRows {
+    rows: usize,
+    slot: CudaSlice<i32>,
+    pos: CudaSlice<i32>,
+    k: CudaSlice<u16>,
+    v: CudaSlice<u16>,
+}
+
 /// The GEMM plans by shape `(m, n, k)`: 16-bit weights' and FP8 weights'.
 struct Plans<T: Element> {
     dense: HashMap<(usize, usize, usize), GemmPlan<T>>,
@@ -187,6 +215,8 @@ struct Shard<T: Element> {
     /// Per decode batch size, this rank's step captured as a CUDA graph.
     graphs: HashMap<usize, kernel_lab::cudarc::driver::CudaGraph>,
     scratch: Scratch,
+    /// A chunk's keys gathered from the cache ([`Step::Cached`]); `None` until a chunk needs them.
+    keys: Option<KeyRows>,
     last: CudaSlice<u16>,
     logits: CudaSlice<u16>,
     next: CudaSlice<i32>,
@@ -282,6 +312,8 @@ pub struct Model<T: Element> {
     max_len: usize,
     /// Tokens held per slot.
     lens: Vec<usize>,
+    /// Most tokens one prefill step takes (0: no limit): [`Model::set_prefill_chunk`].
+    prefill_chunk: usize,
     /// Decode steps run eagerly per batch size (the first one warms the plans for the capture).
     eager_steps: HashMap<usize, usize>,
     /// Capture decode steps as CUDA graphs (default: on, where the streams can capture). Per decode
@@ -376,7 +408,7 @@ impl<T: Element + NormReducible> Model<T> {
         let weight_bytes = ck.check_all()?;
         let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
-        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None })
+        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None })
     }
 
     /// Sequences the cache holds room for, and tokens each.
@@ -481,14 +513,15 @@ impl<T: Element + NormReducible> Model<T> {
         Ok(())
     }
 
-    /// Prefills `prompts` (token ids) into slots `0..prompts.len()` (their caches restarted) and returns
-    /// each sequence's next token by `sampling`; with `all_logits`, also every position's logits
-    /// (`[tokens][vocab]` f32, prompts in order) for comparing with a reference.
+    /// Prefills `prompts` (token ids) into slots `0..prompts.len()` (every slot's cache restarted) and
+    /// returns each sequence's next token by `sampling`; with `all_logits`, also every position's logits
+    /// (`[tokens][vocab]` f32, prompts in order) for comparing with a reference. Prompts longer than the
+    /// prefill chunk ([`Model::set_prefill_chunk`]) run in chunks.
     pub fn prefill(&mut self, prompts: &[&[u32]], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
         // The prompts overwrite the device's ids, positions and slots (even if this fails part way).
         self.device_next = None;
         self.decoded = None;
-        let c = self.config.clone();
+        let vocab = self.config.vocab;
         if prompts.is_empty() || prompts.len() > self.slots {
             return Err(Error::InvalidInput(format!("{} prompts for {} cache slots", prompts.len(), self.slots)));
         }
@@ -496,33 +529,139 @@ impl<T: Element + NormReducible> Model<T> {
             if p.is_empty() || p.len() > self.max_len {
                 return Err(Error::InvalidInput(format!("prompt {b} has {} tokens: 1..={} fit the cache", p.len(), self.max_len)));
             }
-            if let Some(&t) = p.iter().find(|&&t| t as usize >= c.vocab) {
-                return Err(Error::InvalidInput(format!("prompt {b}: token id {t} is outside the vocabulary of {}", c.vocab)));
+            if let Some(&t) = p.iter().find(|&&t| t as usize >= vocab) {
+                return Err(Error::InvalidInput(format!("prompt {b}: token id {t} is outside the vocabulary of {vocab}")));
             }
         }
-        let tokens: usize = prompts.iter().map(|p| p.len()).sum();
-        self.ensure(tokens)?;
-        let ids: Vec<i32> = prompts.iter().flat_map(|p| p.iter().map(|&t| t as i32)).collect();
-        let pos: Vec<i32> = prompts.iter().flat_map(|p| 0..p.len() as i32).collect();
-        let slot: Vec<i32> = prompts.iter().enumerate().flat_map(|(b, p)| std::iter::repeat_n(b as i32, p.len())).collect();
-        let mut cu = vec![0u32];
-        for p in prompts {
-            cu.push(cu.last().copied().unwrap_or(0) + p.len() as u32);
+        self.lens.fill(0);
+        let seqs: Vec<(usize, &[u32])> = prompts.iter().copied().enumerate().collect();
+        self.append(&seqs, sampling, rng, all_logits)
+    }
+
+    /// Appends `tokens` to the sequence each `(slot, tokens)` names — after the tokens the slot holds
+    /// (none for a slot never filled or [`Model::release`]d: a new sequence joining the batch; otherwise
+    /// a continuation, as the next turn of a chat) — the other slots untouched, and returns each listed
+    /// sequence's next token by `sampling` (in the order listed); with `all_logits`, also the logits of
+    /// every appended token (`[tokens][vocab]` f32, in the order listed). The new tokens attend to the
+    /// slot's cached rows and to each other (causal), in chunks of at most [`Model::set_prefill_chunk`]
+    /// tokens. Decode steps then take slots `0..n` as before, each of them holding a sequence.
+    pub fn extend(&mut self, seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
+        self.device_next = None;
+        self.decoded = None;
+        let vocab = self.config.vocab;
+        if seqs.is_empty() || seqs.len() > self.slots {
+            return Err(Error::InvalidInput(format!("{} sequences for {} cache slots", seqs.len(), self.slots)));
         }
-        self.upload_tokens(&ids, &pos, &slot)?;
-        self.forward(tokens, Some(&cu))?;
-        for (b, p) in prompts.iter().enumerate() {
-            self.lens[b] = p.len();
+        let mut seen = vec![false; self.slots];
+        for (i, &(slot, tokens)) in seqs.iter().enumerate() {
+            if slot >= self.slots {
+                return Err(Error::InvalidInput(format!("sequence {i}: slot {slot} is outside the cache's {} slots", self.slots)));
+            }
+            if std::mem::replace(&mut seen[slot], true) {
+                return Err(Error::InvalidInput(format!("sequence {i}: slot {slot} is listed twice")));
+            }
+            let held = self.lens[slot];
+            if tokens.is_empty() || held + tokens.len() > self.max_len {
+                return Err(Error::InvalidInput(format!("sequence {i}: slot {slot} holds {held} tokens and {} are appended: 1..={} new tokens fit the cache",
+                                                       tokens.len(), self.max_len - held)));
+            }
+            if let Some(&t) = tokens.iter().find(|&&t| t as usize >= vocab) {
+                return Err(Error::InvalidInput(format!("sequence {i}: token id {t} is outside the vocabulary of {vocab}")));
+            }
         }
-        for l in &mut self.lens[prompts.len()..] {
-            *l = 0;
+        self.append(seqs, sampling, rng, all_logits)
+    }
+
+    /// Empties `slot` (its sequence finished): the next [`Model::extend`] of it starts a new sequence.
+    pub fn release(&mut self, slot: usize) -> Result<()> {
+        let slots = self.slots;
+        let l = self.lens.get_mut(slot).ok_or_else(|| Error::InvalidInput(format!("slot {slot} is outside the cache's {slots} slots")))?;
+        *l = 0;
+        // The device's next-step inputs counted this slot's tokens.
+        self.device_next = None;
+        self.decoded = None;
+        Ok(())
+    }
+
+    /// Most tokens one prefill step ([`Model::prefill`], [`Model::extend`]) takes: longer prompts, or
+    /// several prompts together, run as chunks of at most `tokens` tokens, each attending to the cached
+    /// rows before it (gathered from the cache: `Step::Cached`). Bounds the work buffers, which grow with
+    /// a step's tokens (about 150 KB a token at Llama-3-8B's shape), at the price of reading each chunk's
+    /// cached keys again. 0 (the default): no limit.
+    pub fn set_prefill_chunk(&mut self, tokens: usize) {
+        self.prefill_chunk = tokens;
+    }
+
+    /// The prefill chunk ([`Model::set_prefill_chunk`]; 0: none).
+    pub fn prefill_chunk(&self) -> usize {
+        self.prefill_chunk
+    }
+
+    /// [`Model::extend`] after its checks: the chunks' forward steps, their logits and next tokens, and
+    /// the slots' new lengths.
+    fn append(&mut self, seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
+        let c = self.config.clone();
+        let lens: Vec<usize> = seqs.iter().map(|(_, t)| t.len()).collect();
+        // Each sequence's cached tokens before the new ones, and its first row in `all_logits`.
+        let held: Vec<usize> = seqs.iter().map(|&(slot, _)| self.lens[slot]).collect();
+        let first_row: Vec<usize> = lens.iter().scan(0, |at, &l| Some(std::mem::replace(at, *at + l))).collect();
+        let chunks = chunk::plan(&lens, self.prefill_chunk);
+        let most = chunks.iter().map(|ch| ch.iter().map(|p| p.count).sum::<usize>()).max().unwrap_or(0);
+        self.ensure(most)?;
+        let offset = |n: usize| u32::try_from(n).map_err(|_| Error::InvalidInput(format!("a prefill step over {n} key rows: more than a u32 offset holds")));
+        let mut full = if all_logits { Some(vec![0f32; lens.iter().sum::<usize>() * c.vocab]) } else { None };
+        let mut next = Vec::with_capacity(seqs.len());
+        for ch in &chunks {
+            let tokens: usize = ch.iter().map(|p| p.count).sum();
+            let (mut ids, mut pos, mut slot) = (Vec::with_capacity(tokens), Vec::with_capacity(tokens), Vec::with_capacity(tokens));
+            let (mut cu_q, mut cu_k, mut keys) = (vec![0u32], vec![0u32], 0usize);
+            for p in ch {
+                let (s, t) = seqs[p.seq];
+                // The piece's first token's position: after the slot's cached tokens and the pieces before.
+                let at = held[p.seq] + p.start;
+                ids.extend(t[p.start..p.start + p.count].iter().map(|&x| x as i32));
+                pos.extend((at..at + p.count).map(|x| x as i32));
+                slot.extend(std::iter::repeat_n(s as i32, p.count));
+                keys += at + p.count;
+                let q_end = cu_q.last().map_or(0, |&x| x as usize) + p.count;
+                cu_q.push(offset(q_end)?);
+                cu_k.push(offset(keys)?);
+            }
+            self.upload_tokens(&ids, &pos, &slot)?;
+            if cu_k == cu_q {
+                // Every piece starts its sequence: the chunk's own K and V are all it attends to.
+                self.forward(tokens, Step::Prompts(&cu_q))?;
+            } else {
+                let (mut kslot, mut kpos) = (Vec::with_capacity(keys), Vec::with_capacity(keys));
+                for p in ch {
+                    let rows = held[p.seq] + p.start + p.count;
+                    kslot.extend(std::iter::repeat_n(seqs[p.seq].0 as i32, rows));
+                    kpos.extend(0..rows as i32);
+                }
+                for s in &mut self.shards {
+                    s.upload_keys(&kslot, &kpos, &c)?;
+                }
+                self.forward(tokens, Step::Cached { cu_q: &cu_q, cu_k: &cu_k })?;
+            }
+            if let Some(f) = &mut full {
+                let rows = self.head_all(tokens, &c)?;
+                for (p, &q0) in ch.iter().zip(&cu_q) {
+                    let (from, to) = (q0 as usize * c.vocab, (first_row[p.seq] + p.start) * c.vocab);
+                    f[to..to + p.count * c.vocab].copy_from_slice(&rows[from..from + p.count * c.vocab]);
+                }
+            }
+            // The sequences this chunk ends: their last rows' logits give the next tokens (in the order
+            // listed: the chunks end the sequences in that order).
+            let ends: Vec<i32> = ch.iter().zip(&cu_q).filter(|(p, _)| p.ends(lens[p.seq])).map(|(p, &q0)| (q0 as usize + p.count - 1) as i32).collect();
+            if !ends.is_empty() {
+                self.upload_rows(&ends)?;
+                self.head_launch(ends.len(), &c, false)?;
+                next.extend(self.shards[0].head_read(ends.len(), sampling, rng, &c)?);
+            }
         }
-        let full = if all_logits { Some(self.head_all(tokens, &c)?) } else { None };
-        // The last token of each sequence: gathered rows of the final normed x, then the LM head.
-        let last: Vec<i32> = cu[1..].iter().map(|&e| e as i32 - 1).collect();
-        self.upload_rows(&last)?;
-        self.head_launch(prompts.len(), &c, false)?;
-        let next = self.shards[0].head_read(prompts.len(), sampling, rng, &c)?;
+        for (&(slot, _), &l) in seqs.iter().zip(&lens) {
+            self.lens[slot] += l;
+        }
         self.check_ranks()?;
         Ok((next, full))
     }
@@ -594,11 +733,11 @@ impl<T: Element + NormReducible> Model<T> {
                 for s in &mut self.shards {
                     s.graphs.clear();
                 }
-                self.forward(n, None)?;
+                self.forward(n, Step::Decode)?;
                 self.head_launch(n, &c, advance)?;
             }
         } else {
-            self.forward(n, None)?;
+            self.forward(n, Step::Decode)?;
             self.head_launch(n, &c, advance)?;
             self.eager_steps.insert(n, eager + 1);
         }
@@ -688,7 +827,7 @@ impl<T: Element + NormReducible> Model<T> {
             }
         }
         if result.is_ok() {
-            result = self.forward(n, None).and_then(|_| self.head_launch(n, c, self.argmax_advances()));
+            result = self.forward(n, Step::Decode).and_then(|_| self.head_launch(n, c, self.argmax_advances()));
         }
         // Every capture begun is ended, whatever happened in between.
         let graphs: Vec<_> = self.shards[..begun].iter().map(|s| s.gpu.stream.end_capture(CUgraphInstantiate_flags(0))).collect();
@@ -709,7 +848,7 @@ impl<T: Element + NormReducible> Model<T> {
     /// Every layer over `tokens` tokens whose ids, positions and slots are in every rank's work buffers;
     /// prefill (`cu`: the sequences' offsets) or decode (one token per slot `0..tokens`). Leaves the final
     /// normed rows in each rank's `x`.
-    fn forward(&mut self, tokens: usize, cu: Option<&[u32]>) -> Result<()> {
+    fn forward(&mut self, tokens: usize, step: Step) -> Result<()> {
         let c = self.config.clone();
         // Split over ranks, each all-reduce also does the residual add and the next norm where the fused
         // kernel takes the rows (`AllReduce::all_reduce_add_rmsnorm`); the sublayer then skips its own.
@@ -719,7 +858,7 @@ impl<T: Element + NormReducible> Model<T> {
         }
         for li in 0..c.layers {
             for s in &mut self.shards {
-                s.attention_half(li, tokens, cu, self.max_len, &c, fused && li > 0)?;
+                s.attention_half(li, tokens, step, self.max_len, &c, fused && li > 0)?;
             }
             self.reduce_delta(tokens, fused.then_some(NormAt::Mlp(li)))?;
             for s in &mut self.shards {
@@ -863,7 +1002,8 @@ impl<T: Element + NormReducible> Shard<T> {
         let load = |name: &str| -> Result<Kernel> { gpu.load_kernel(ptx, module, name, grid::THREADS, 0) };
         let e = if bf16 { "bf16" } else { "f16" };
         let kern = Kernels { bf16, embed: load(&format!("embed_{e}"))?, add_rmsnorm: load(&format!("add_rmsnorm_{e}"))?, rope: load(&format!("rope_{e}"))?,
-                             silu_mul: load(&format!("silu_mul_{e}"))?, argmax: load(&format!("argmax_{e}"))?, transpose: load("transpose16")? };
+                             silu_mul: load(&format!("silu_mul_{e}"))?, argmax: load(&format!("argmax_{e}"))?, transpose: load("transpose16")?,
+                             gather: load("gather_kv")? };
         let mut staging = gpu.zeros::<u16>(largest / 2)?;
         let ks = Ks { gpu, k: &kern };
         // A vector as it is.
@@ -955,7 +1095,7 @@ impl<T: Element + NormReducible> Shard<T> {
         let prefill = PrefillPlan::<T>::new(gpu, PrefillDesc::new(lh, lkv, d).causal())?;
         gpu.sync_after("loading the model")?;
         Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), head_part, cos_sin, cache, gemms: Plans::new(), prefill, decode: HashMap::new(),
-                   graphs: HashMap::new(), scratch: Scratch::default(), last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
+                   graphs: HashMap::new(), scratch: Scratch::default(), keys: None, last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
                    dummy: gpu.zeros::<u16>(8)?, advance_dummy: (gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?), prof: None })
     }
@@ -996,9 +1136,9 @@ impl<T: Element + NormReducible> Shard<T> {
     /// split).
     /// `normed`: `x` already holds the norm (the previous all-reduce's fused kernel did the add and it).
     #[allow(clippy::too_many_arguments)]
-    fn attention_half(&mut self, li: usize, tokens: usize, cu: Option<&[u32]>, max_len: usize, c: &Config, normed: bool) -> Result<()> {
+    fn attention_half(&mut self, li: usize, tokens: usize, step: Step, max_len: usize, c: &Config, normed: bool) -> Result<()> {
         let (h, d) = (c.hidden, c.head_dim);
-        let Shard { gpu, local, k: kern, layers, cos_sin, cache, gemms, prefill, decode, scratch, dummy, prof, .. } = self;
+        let Shard { gpu, local, k: kern, layers, cos_sin, cache, gemms, prefill, decode, scratch, keys, dummy, prof, .. } = self;
         let l = *local;
         let layer = &layers[li];
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
@@ -1017,19 +1157,37 @@ impl<T: Element + NormReducible> Shard<T> {
         let bias = layer.qkv_bias.as_ref().unwrap_or(dummy);
         if !ablated("rope") { unsafe {
             launch!(ks, rope, rope_bf16, rope_f16, grid::rope(tokens, l.heads, l.kv_heads, d), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
-                    max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32, cu.is_some() as u32)?
+                    max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32,
+                    matches!(step, Step::Prompts(_)) as u32)?
         }
         mark(prof, gpu, || "rope".into(), 0)?; }
         let nq = tokens * l.heads * d;
-        match cu {
-            Some(cu) => {
+        match step {
+            Step::Prompts(cu) => {
                 let nkv = tokens * l.kv_heads * d;
                 prefill.run(&view::<T>(&b.q, nq)?, &view::<T>(&b.k, nkv)?, &view::<T>(&b.v, nkv)?, cu, cu, &mut view_mut::<T>(&mut b.attn, nq)?,
                             &mut b.lse.slice_mut(..tokens * l.heads))?;
                 mark(prof, gpu, || "attention prefill".into(), 0)?;
             }
-            None if ablated("attn") => {}
-            None => {
+            Step::Cached { cu_q, cu_k } => {
+                let kr = keys.as_mut().ok_or_else(|| Error::InvalidInput("a chunk's key rows missing (internal)".into()))?;
+                let rows = cu_k.last().copied().unwrap_or(0) as usize;
+                if rows > kr.rows {
+                    return Err(Error::InvalidInput(format!("a chunk attends to {rows} key rows, {} uploaded (internal)", kr.rows)));
+                }
+                // SAFETY: `upload_keys` wrote `rows` slots and positions inside the cache (slot < slots,
+                // position < max_len: checked by `extend`) and sized `k`, `v` for them at this rank's K/V
+                // heads; the cache `[slots][kv_heads][max_len][D]`; D a multiple of 8 (the prefill plan's head
+                // dims); fresh, 16-byte-aligned allocations.
+                unsafe { k::gather_kv::launch(gpu, &kern.gather, grid::rows(rows, 0), &*ck, &*cv, &kr.slot, &kr.pos, &mut kr.k, &mut kr.v, l.kv_heads as u32, d as u32, max_len as u32)? };
+                mark(prof, gpu, || "gather_kv".into(), 0)?;
+                let nkv = rows * l.kv_heads * d;
+                prefill.run(&view::<T>(&b.q, nq)?, &view::<T>(&kr.k, nkv)?, &view::<T>(&kr.v, nkv)?, cu_q, cu_k, &mut view_mut::<T>(&mut b.attn, nq)?,
+                            &mut b.lse.slice_mut(..tokens * l.heads))?;
+                mark(prof, gpu, || "attention prefill".into(), 0)?;
+            }
+            Step::Decode if ablated("attn") => {}
+            Step::Decode => {
                 let (plan, seq_lens) = decode.get_mut(&tokens).ok_or_else(|| Error::InvalidInput("decode plan missing (internal)".into()))?;
                 let per = tokens * l.kv_heads * max_len * d;
                 plan.run(&view::<T>(&b.q, nq)?, &view::<T>(ck, per)?, &view::<T>(cv, per)?, None, seq_lens, max_len,
@@ -1095,6 +1253,24 @@ impl<T: Element + NormReducible> Shard<T> {
         gemm(&mut own, &self.gpu, tokens, cols, c.hidden, &b.x, self.lm_head()?, &mut out, &mut None)?;
         let bits = self.gpu.download(&out)?;
         Ok(bits.into_iter().map(|x| if self.k.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect())
+    }
+
+    /// A chunk's key rows (each one's slot and position in the cache) to the device, the gathered K and V
+    /// grown to hold them at this rank's K/V heads.
+    fn upload_keys(&mut self, slot: &[i32], pos: &[i32], c: &Config) -> Result<()> {
+        let rows = slot.len().min(pos.len());
+        if self.keys.as_ref().is_none_or(|kr| kr.rows < rows) {
+            let g = &self.gpu;
+            let per = rows * self.local.kv_heads * c.head_dim;
+            // The old buffers go first, so that the new ones fit where both would not.
+            self.keys = None;
+            fits(g, "a prompt chunk's gathered keys", 2 * 2 * per + 2 * 4 * rows)?;
+            self.keys = Some(KeyRows { rows, slot: g.zeros::<i32>(rows)?, pos: g.zeros::<i32>(rows)?, k: g.zeros::<u16>(per)?, v: g.zeros::<u16>(per)? });
+        }
+        let kr = self.keys.as_mut().ok_or_else(|| Error::InvalidInput("a chunk's key rows missing (internal)".into()))?;
+        let st = &self.gpu.stream;
+        st.memcpy_htod(&slot[..rows], &mut kr.slot.slice_mut(..rows)).during(|| "copying key slots".into())?;
+        st.memcpy_htod(&pos[..rows], &mut kr.pos.slice_mut(..rows)).during(|| "copying key positions".into())
     }
 
     /// The rows of x the LM head reads next, to the device (outside any capture).

@@ -1,7 +1,7 @@
 //! The model runner's own kernels: what runs between the lab's GEMMs and attention in a Llama-family
 //! forward pass — the embedding gather, the residual add fused with RMSNorm, the rotary embedding (with
-//! the Q/K/V biases, splitting the fused projection into Q, K and V), SiLU·mul, the greedy argmax, and the
-//! weight transpose done once at load. One `#[kernel]` per element type (`_bf16`, `_f16`: 16-bit bits).
+//! the Q/K/V biases, splitting the fused projection into Q, K and V), the cached K/V rows a prompt's chunk
+//! attends to, SiLU·mul, the greedy argmax, and the weight transpose done once at load. One `#[kernel]` per element type (`_bf16`, `_f16`: 16-bit bits).
 //!
 //! The arithmetic copies Hugging Face's rounding steps, so that the runner's logits can be compared with
 //! transformers' at bf16 tolerance: every value torch holds as a 16-bit tensor is rounded here too (the
@@ -287,6 +287,38 @@ pub unsafe fn rope_f16(qkv: *const u16, bias: *const u16, pos: *const i32, cos_s
                       cache_v: *mut u16, slot: *const i32, max_len: u32, heads: u32, kv_heads: u32, head_dim: u32, has_bias: u32, max_pos: u32, packed_kv: u32) {
     let cache = Cache { k: cache_k, v: cache_v, slot, pos, max_len };
     unsafe { rope::<F16>(qkv, bias, pos, cos_sin, q, k, v, cache, RopeDims { heads, kv_heads, head_dim, has_bias, max_pos, packed_kv }) }
+}
+
+/// Key row `blockIdx.x` of a chunk's packed K and V (`[rows][kv_heads][D]`), copied from the KV cache
+/// (`[slots][kv_heads][max_len][D]`): slot `slot[r]`'s row at position `pos[r]`, every K/V head. What a
+/// chunk of a prompt after a cached prefix attends to — the prefix's rows and the chunk's own, which
+/// [`rope`] wrote into the cache just before. Element-type agnostic (16-bit bits).
+///
+/// # Safety
+/// `THREADS` threads, one block per row; `slot` and `pos` hold the grid's rows, each inside the cache
+/// (`slot < slots`, `0 ≤ pos < max_len`); `k` and `v` hold `rows · kv_heads · D` elements, the caches
+/// `slots · kv_heads · max_len · D`; all 16-byte aligned; `D % 8 == 0`.
+#[kernel(threads = 256)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gather_kv(cache_k: *const u16, cache_v: *const u16, slot: *const i32, pos: *const i32, k: *mut u16, v: *mut u16, kv_heads: u32, head_dim: u32,
+                        max_len: u32) {
+    pdl();
+    let r = block_idx_x() as usize;
+    // SAFETY: r < rows (the grid).
+    let (s, p) = unsafe { (*slot.add(r) as usize, *pos.add(r) as usize) };
+    let d = head_dim as usize;
+    let width = kv_heads as usize * d;
+    let mut c = 8 * thread_idx_x() as usize;
+    while c < width {
+        let src = ((s * kv_heads as usize + c / d) * max_len as usize + p) * d + c % d;
+        // SAFETY: c + 8 ≤ width and c % d + 8 ≤ d (both multiples of 8): inside row r of k and v and inside
+        // head c / d's cached row (slot, position inside the cache); 16-byte aligned.
+        unsafe {
+            st_global_v4_u32(k.add(r * width + c) as *mut u32, ld_global_nc_v4_u32(cache_k.add(src) as *const u32));
+            st_global_v4_u32(v.add(r * width + c) as *mut u32, ld_global_nc_v4_u32(cache_v.add(src) as *const u32));
+        }
+        c += 8 * THREADS as usize;
+    }
 }
 
 /// Token `blockIdx.x`: `out[j] = silu(gate[j]) · up[j]` with `gu` `[tokens][2·inter]` (the gate's columns,

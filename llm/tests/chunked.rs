@@ -1,0 +1,156 @@
+//! GPU test of prefill in chunks and of sequences appended to the cache (`Model::extend`): a prompt
+//! prefilled in chunks, continued after a cached part, or joining a batch whose other slots hold other
+//! sequences gives the logits of the same prompt prefilled whole, up to the rounding of GEMMs of other
+//! row counts; bad requests are refused naming what is wrong. A small random-weight Llama (2 layers, 4/2
+//! heads of 64) on random token ids, fresh each run. Without a GPU, or off Hopper (the prefill attention
+//! is sm_90a's), the test says it was skipped and passes.
+use kernel_lab::{
+    Gpu,
+    runtime::{gpu::gpu_or_skip, ptx::Target, verify},
+};
+use kernel_lab_llm::{
+    checkpoint::Checkpoint,
+    model::{Model, WeightFormat},
+    sample::{Rng, Sampling},
+};
+use rand::Rng as _;
+
+const CONFIG: &str = r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 512, "rms_norm_eps": 1e-5, "max_position_embeddings": 512,
+    "torch_dtype": "bfloat16"}"#;
+
+/// Relative L2 distance of `a` from the reference `w`.
+fn rel_l2(a: &[f32], w: &[f32]) -> f64 {
+    assert_eq!(a.len(), w.len());
+    let num: f64 = a.iter().zip(w).map(|(&x, &y)| (x as f64 - y as f64).powi(2)).sum();
+    let den: f64 = w.iter().map(|&y| (y as f64).powi(2)).sum();
+    (num / den.max(1e-30)).sqrt()
+}
+
+/// Rows `[from, to)` of `[rows][vocab]` logits.
+fn rows(l: &[f32], vocab: usize, from: usize, to: usize) -> &[f32] {
+    &l[from * vocab..to * vocab]
+}
+
+/// Whether `token` is the reference row's best or within `eps` of it (a near-tie the rounding may flip).
+fn agrees(row: &[f32], token: u32, eps: f32) -> bool {
+    let best = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    row.get(token as usize).is_some_and(|&x| x >= best - eps)
+}
+
+/// Chunked and appended logits against the whole prompt's: within `TOL`, and the tokens the same but at
+/// near-ties. A prompt part run without its cached prefix is far further off (the test can tell).
+const TOL: f64 = 2e-2;
+
+#[test]
+fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
+    let what = "chunks_continuations_and_joins_give_the_whole_prompts_logits";
+    let Some(gpu) = gpu_or_skip(what) else { return };
+    if !gpu.runs(Target::Sm90a) {
+        eprintln!("SKIPPED {what}: the runner's prefill attention runs on Hopper (sm_90a) only");
+        return;
+    }
+    let seed = verify::fresh_seed();
+    let mut r = verify::rng(seed);
+    let dir = std::env::temp_dir().join(format!("llm-chunked-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.json"), CONFIG).unwrap();
+    let ck = Checkpoint::synthetic(&dir, seed).unwrap();
+    let vocab = ck.config.vocab;
+    let stream = gpu.ctx.new_stream().unwrap();
+    let gpu = Gpu::with_stream(stream).unwrap();
+    let mut m = Model::<half::bf16>::from_checkpoint(&gpu, None, ck, 3, 256, WeightFormat::AsStored).unwrap();
+    let mut rng = Rng::new(seed);
+    let (p0, p1): (Vec<u32>, Vec<u32>) = ((0..70).map(|_| r.random_range(0..vocab as u32)).collect(), (0..131).map(|_| r.random_range(0..vocab as u32)).collect());
+    let g = Sampling::Greedy;
+
+    // The reference: both prompts whole in one step.
+    let (na, la) = m.prefill(&[&p0, &p1], g, &mut rng, true).unwrap();
+    let la = la.unwrap();
+    assert_eq!(la.len(), (70 + 131) * vocab);
+    let (a0, a1) = (rows(&la, vocab, 0, 70), rows(&la, vocab, 70, 201));
+    let last = |l: &[f32], i: usize| -> Vec<f32> { l[(i - 1) * vocab..i * vocab].to_vec() };
+    let eps = |row: &[f32]| 4e-2 * row.iter().fold(0f32, |a, &x| a.max(x.abs()));
+    let mut report = vec![];
+
+    // The same prompts in chunks of 24 tokens (a chunk holds p0's tail and p1's head; p1 spans six).
+    m.set_prefill_chunk(24);
+    let (nb, lb) = m.prefill(&[&p0, &p1], g, &mut rng, true).unwrap();
+    let e = rel_l2(&lb.unwrap(), &la);
+    report.push(("chunks of 24", e));
+    assert!(e < TOL, "seed {seed}: chunked prefill's logits {e:.3e} from the whole prompts'");
+    for (i, (&t, row)) in nb.iter().zip([last(&la, 70), last(&la, 201)]).enumerate() {
+        assert!(agrees(&row, t, eps(&row)), "seed {seed}: chunked prefill's next token of sequence {i} ({t}) is not the whole prompt's best");
+    }
+    assert_eq!(m.lens()[..2], [70, 131]);
+    // A decode step after it runs on the chunks' cache.
+    let d = m.decode(&nb, g, &mut rng).unwrap();
+    assert!(d.len() == 2 && d.iter().all(|&t| (t as usize) < vocab));
+    assert_eq!(m.lens()[..2], [71, 132]);
+
+    // Continuations: the prompts' heads first (whole), then their tails appended after the cached rows.
+    m.set_prefill_chunk(0);
+    m.prefill(&[&p0[..30], &p1[..100]], g, &mut rng, false).unwrap();
+    let (nc, lc) = m.extend(&[(0, &p0[30..]), (1, &p1[100..])], g, &mut rng, true).unwrap();
+    let lc = lc.unwrap();
+    let want: Vec<f32> = rows(a0, vocab, 30, 70).iter().chain(rows(a1, vocab, 100, 131)).copied().collect();
+    let e = rel_l2(&lc, &want);
+    report.push(("continued after 30 / 100 cached", e));
+    assert!(e < TOL, "seed {seed}: continuation logits {e:.3e} from the whole prompts'");
+    assert_eq!(nc.len(), 2);
+    for (i, (&t, &w)) in nc.iter().zip(&na).enumerate() {
+        let row = if i == 0 { last(&la, 70) } else { last(&la, 201) };
+        assert!(t == w || agrees(&row, t, eps(&row)), "seed {seed}: continued sequence {i}'s next token {t}, whole {w}");
+    }
+    assert_eq!(m.lens()[..3], [70, 131, 0]);
+
+    // The guard: p0's tail prefilled as a prompt of its own (no cached prefix) is far from its rows in
+    // the whole prompt, so the comparisons above can fail.
+    let (_, lg) = m.prefill(&[&p0[30..]], g, &mut rng, true).unwrap();
+    let guard = rel_l2(&lg.unwrap(), rows(a0, vocab, 30, 70));
+    report.push(("guard: tail without its prefix", guard));
+
+    // Joining: p1 alone in slot 0, then p0 appended into the empty slot 1 in chunks of 16, and a third
+    // sequence (p0's head) into slot 2 beside it; slot 0 untouched.
+    m.prefill(&[&p1], g, &mut rng, false).unwrap();
+    m.set_prefill_chunk(16);
+    let (nd, ld) = m.extend(&[(1, &p0), (2, &p0[..9])], g, &mut rng, true).unwrap();
+    let ld = ld.unwrap();
+    let e = rel_l2(rows(&ld, vocab, 0, 70), a0).max(rel_l2(rows(&ld, vocab, 70, 79), rows(a0, vocab, 0, 9)));
+    report.push(("joined into slots 1, 2 (chunks of 16)", e));
+    assert!(e < TOL, "seed {seed}: joined sequences' logits {e:.3e} from the whole prompts'");
+    assert!(agrees(&last(&la, 70), nd[0], eps(&last(&la, 70))), "seed {seed}: the joined sequence's next token");
+    assert_eq!(m.lens()[..3], [131, 70, 9]);
+
+    // Released and refilled a piece at a time: p0 as 10 tokens, then 60 more in chunks of 7.
+    m.release(1).unwrap();
+    m.set_prefill_chunk(7);
+    m.extend(&[(1, &p0[..10])], g, &mut rng, false).unwrap();
+    let (_, le) = m.extend(&[(1, &p0[10..])], g, &mut rng, true).unwrap();
+    let e = rel_l2(&le.unwrap(), rows(a0, vocab, 10, 70));
+    report.push(("released, refilled 10 + 60 (chunks of 7)", e));
+    assert!(e < TOL, "seed {seed}: refilled slot's logits {e:.3e} from the whole prompt's");
+    assert_eq!(m.lens()[..3], [131, 70, 9]);
+    // Decode over the three slots after all that.
+    let d = m.decode(&[1, 2, 3], g, &mut rng).unwrap();
+    assert_eq!(d.len(), 3);
+    assert_eq!(m.lens()[..3], [132, 71, 10]);
+
+    let worst = report.iter().filter(|(w, _)| !w.starts_with("guard")).map(|x| x.1).fold(0.0, f64::max);
+    eprintln!("seed {seed}: rel L2 from the whole prompts' logits: {report:?}");
+    assert!(guard > 4.0 * worst && guard > 4.0 * 1e-3, "seed {seed}: without its prefix a tail's logits are only {guard:.3e} off (the others {worst:.3e}): the test cannot tell");
+
+    // Refused before anything runs, naming what is wrong.
+    let bad = |r: kernel_lab::Result<(Vec<u32>, Option<Vec<f32>>)>, want: &str| {
+        let e = r.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains(want), "expected an error containing `{want}`, got `{e}`");
+    };
+    bad(m.extend(&[(3, &p0[..2])], g, &mut rng, false), "slot 3 is outside the cache's 3 slots");
+    bad(m.extend(&[(0, &p0[..2]), (0, &p0[..2])], g, &mut rng, false), "slot 0 is listed twice");
+    bad(m.extend(&[(0, &p1)], g, &mut rng, false), "slot 0 holds 132 tokens and 131 are appended");
+    bad(m.extend(&[(1, &[])], g, &mut rng, false), "1..=185 new tokens fit");
+    bad(m.extend(&[(1, &[vocab as u32])], g, &mut rng, false), "outside the vocabulary");
+    assert!(m.release(3).is_err());
+    assert_eq!(m.lens()[..3], [132, 71, 10], "a refused request changed nothing");
+    let _ = std::fs::remove_dir_all(dir);
+}
