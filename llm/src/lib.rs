@@ -9,7 +9,8 @@
 //!   launchers): embedding gather, residual add + RMSNorm, rotary embedding (+ Q/K/V bias, K/V written to
 //!   the cache), SiLU·mul, argmax, transpose;
 //! * [`config`] says which `config.json` fields are honoured; [`checkpoint`] checks every tensor before
-//!   anything reaches the GPU; [`model`] is the forward pass; [`chunk`] splits prompts into prefill steps.
+//!   anything reaches the GPU; [`model`] is the forward pass; [`chunk`] splits prompts into prefill steps;
+//!   [`chat`] renders a conversation by the checkpoint's chat template.
 //!
 //! From a program of your own (the `llm` binary is this plus a command line):
 //!
@@ -30,6 +31,7 @@
 //! # Ok(())
 //! # }
 //! ```
+pub mod chat;
 pub mod checkpoint;
 pub mod chunk;
 pub mod config;

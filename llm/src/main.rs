@@ -4,13 +4,14 @@ use std::{path::PathBuf, time::Instant};
 use half::{bf16, f16};
 use kernel_lab::{Error, Gpu, Result, comm::{Group, NormReducible}, gemm::Element};
 use kernel_lab_llm::{
+    chat::{self, Message, Template},
     checkpoint::Checkpoint,
     model::{Model, WeightFormat},
     sample::{Rng, Sampling},
 };
 
 const HELP: &str = "\
-llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
+llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P | --chat) [options]
   Runs the checkpoint in DIR (config.json + *.safetensors, bf16 or f16) on the lab's kernels: prefill of the
   prompt, then decode with a KV cache, stopping at the config's eos_token_id (except with --prompt-len);
   prints the new tokens, the prefill time and the time per token.
@@ -19,6 +20,12 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P) [options]
   --prompt-ids IDS     the prompt as comma-separated token ids; several prompts of any lengths separated by `;`
                        run as one batch
   --tokenizer FILE     a tokenizer.json other than DIR's
+  --chat               a conversation: each line of standard input is a user's turn (an empty line or the end
+                       ends it), rendered by DIR/tokenizer_config.json's chat template; the reply is printed as
+                       it is generated (--max-new tokens at most, to an end-of-turn token). Each turn is appended
+                       to the conversation's cached rows, not prefilled again
+  --chat-template FILE the chat template from FILE instead: a tokenizer_config.json, or the Jinja text itself
+  --system TEXT        with --chat: a system message first
   --max-new N          tokens to generate (default 32)
   --batch B            run B copies of the prompt as a batch (default 1)
   --max-len L          cache length per sequence (default: prompt + max-new)
@@ -71,11 +78,16 @@ struct Opts {
     tp_same_gpu: bool,
     /// `--synthetic-weights`: `Checkpoint::synthetic` instead of the files.
     synthetic: bool,
+    /// `--chat`, its template file and system message.
+    chat: bool,
+    chat_template: Option<PathBuf>,
+    system: Option<String>,
 }
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, prefill_chunk: 0, sampling: Sampling::Greedy, seed: 0,
-                       logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false, synthetic: false };
+                       logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false, synthetic: false,
+                       chat: false, chat_template: None, system: None };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -90,6 +102,7 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--profile" => { o.profile = true; continue; }
             "--fp8" => { o.weights = WeightFormat::Fp8; continue; }
             "--synthetic-weights" => { o.synthetic = true; continue; }
+            "--chat" => { o.chat = true; continue; }
             _ => {}
         }
         let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
@@ -104,6 +117,8 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--prompt-len" => o.prompt_len = Some(num(v, "--prompt-len")?),
             "--prompt" => o.text = Some(v.clone()),
             "--tokenizer" => o.tokenizer = Some(PathBuf::from(v)),
+            "--chat-template" => o.chat_template = Some(PathBuf::from(v)),
+            "--system" => o.system = Some(v.clone()),
             "--max-new" => o.max_new = num(v, "--max-new")?,
             "--batch" => o.batch = num(v, "--batch")?,
             "--max-len" => o.max_len = Some(num(v, "--max-len")?),
@@ -139,8 +154,15 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     if o.model.as_os_str().is_empty() {
         return Err(format!("--model DIR is required\n{HELP}"));
     }
-    if [!o.prompt.is_empty(), o.text.is_some(), o.prompt_len.is_some()].iter().filter(|&&x| x).count() != 1 {
-        return Err("give one of --prompt, --prompt-ids and --prompt-len".into());
+    let prompts = [!o.prompt.is_empty(), o.text.is_some(), o.prompt_len.is_some()].iter().filter(|&&x| x).count();
+    if o.chat {
+        if prompts > 0 || o.batch != 1 || o.logits_out.is_some() || o.profile || o.synthetic {
+            return Err("--chat takes its turns from standard input: without --prompt, --prompt-ids, --prompt-len, --batch, --logits-out, --profile and --synthetic-weights".into());
+        }
+    } else if prompts != 1 {
+        return Err("give one of --prompt, --prompt-ids, --prompt-len and --chat".into());
+    } else if o.chat_template.is_some() || o.system.is_some() {
+        return Err("--chat-template and --system belong to --chat".into());
     }
     if o.batch == 0 {
         return Err("--batch must be at least 1".into());
@@ -193,7 +215,7 @@ fn main() {
     };
     // The tokenizer (for --prompt, and to print text whenever DIR has one), also before the GPU.
     let tok_path = o.tokenizer.clone().unwrap_or_else(|| o.model.join("tokenizer.json"));
-    let tokenizer = if o.tokenizer.is_some() || o.text.is_some() || tok_path.exists() {
+    let tokenizer = if o.tokenizer.is_some() || o.text.is_some() || o.chat || tok_path.exists() {
         match tokenizers::Tokenizer::from_file(&tok_path) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -221,16 +243,125 @@ fn main() {
             }
         }
     }
+    // The chat template, also before the GPU.
+    let template = if o.chat {
+        match chat_template(&o) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
+        }
+    } else {
+        None
+    };
     kernel_lab::runtime::gpu::main_on_gpu("`llm` runs the model on a GPU; the checkpoint above was checked.", |gpu| {
-        if ck.bf16 { run::<bf16>(gpu, &o, ck, tokenizer.as_ref()) } else { run::<f16>(gpu, &o, ck, tokenizer.as_ref()) }
+        match (&template, &tokenizer) {
+            (Some(t), Some(tok)) if ck.bf16 => run_chat::<bf16>(gpu, &o, ck, tok, t),
+            (Some(t), Some(tok)) => run_chat::<f16>(gpu, &o, ck, tok, t),
+            _ if ck.bf16 => run::<bf16>(gpu, &o, ck, tokenizer.as_ref()),
+            _ => run::<f16>(gpu, &o, ck, tokenizer.as_ref()),
+        }
     })
+}
+
+/// `--chat`'s template: `--chat-template FILE` (a tokenizer_config.json, or the Jinja text with DIR's
+/// tokenizer_config.json's special tokens where it has them), else DIR/tokenizer_config.json's.
+fn chat_template(o: &Opts) -> std::result::Result<Template, String> {
+    let Some(path) = &o.chat_template else { return Template::load(&o.model) };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if path.extension().is_some_and(|x| x == "json") {
+        return Template::from_config(&text, &path.display().to_string());
+    }
+    let (bos, eos) = Template::load(&o.model).map(|t| (t.bos, t.eos)).unwrap_or_default();
+    Template::new(&text, bos, eos).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The stream of a run of the model: the runner's own (the context's default stream cannot be captured
+/// into a graph), and the group its ranks form with `--tp`.
+fn stream_and_group(gpu: &Gpu, o: &Opts) -> Result<(Gpu, Option<Group>)> {
+    let stream = gpu.ctx.new_stream().map_err(|e| Error::InvalidInput(format!("creating a stream: {e}")))?;
+    let gpu = Gpu::with_stream(stream)?;
+    let group = match (o.tp, o.tp_same_gpu) {
+        (1, _) => None,
+        (n, false) => Some(Group::new(&(0..n).collect::<Vec<_>>())?),
+        (n, true) => Some(Group::same_gpu(&gpu, n)?),
+    };
+    Ok((gpu, group))
+}
+
+/// `--chat`: a conversation on standard input, one user turn a line.
+fn run_chat<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: &tokenizers::Tokenizer, template: &Template) -> Result<()> {
+    use std::io::{BufRead, Write};
+    let (gpu, group) = stream_and_group(gpu, o)?;
+    let max_len = o.max_len.unwrap_or(4096).min(ck.config.max_positions);
+    let mut model = Model::<T>::from_checkpoint(&gpu, group, ck, 1, max_len, o.weights)?;
+    model.graphs_on &= o.graphs;
+    model.set_prefill_chunk(o.prefill_chunk);
+    // The turn ends at the config's end-of-sequence ids or the template's end token.
+    let mut stop = model.config.eos.clone();
+    stop.extend(tokenizer.token_to_id(&template.eos));
+    let enc = |text: &str| -> Result<Vec<u32>> {
+        // The template writes the special tokens itself: none added here.
+        tokenizer.encode(text, false).map(|e| e.get_ids().to_vec()).map_err(|e| Error::InvalidInput(format!("encoding the conversation: {e}")))
+    };
+    // The reply's text so far, printed from byte `shown` on (whole characters only).
+    let show = |reply: &[u32], shown: &mut usize, last: bool| -> Result<String> {
+        let text = tokenizer.decode(reply, true).map_err(|e| Error::InvalidInput(format!("decoding the reply: {e}")))?;
+        if text.len() > *shown && text.is_char_boundary(*shown) && (last || !text.ends_with(char::REPLACEMENT_CHARACTER)) {
+            print!("{}", &text[*shown..]);
+            let _ = std::io::stdout().flush();
+            *shown = text.len();
+        }
+        Ok(text)
+    };
+    let mut messages: Vec<Message> = o.system.iter().map(|s| Message::new("system", s)).collect();
+    // What the cache holds: the last rendering's tokens and the reply's tokens fed back since.
+    let mut cached: Vec<u32> = vec![];
+    let mut rng = Rng::new(o.seed);
+    eprintln!("chat: {max_len} tokens of cache (--max-len); a turn a line, an empty line ends");
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(|e| Error::InvalidInput(format!("reading standard input: {e}")))?;
+        if line.trim().is_empty() {
+            break;
+        }
+        messages.push(Message::new("user", &line));
+        let ids = enc(&template.render(&messages, true).map_err(Error::InvalidInput)?)?;
+        if ids.len() + o.max_new > max_len {
+            return Err(Error::InvalidInput(format!("the conversation's {} tokens and a reply of up to {} do not fit the cache's {max_len} (--max-len)", ids.len(), o.max_new)));
+        }
+        let (keep, add) = chat::continuation(&cached, &ids);
+        model.truncate(0, keep)?;
+        let t = Instant::now();
+        let (next, _) = model.extend(&[(0, add)], o.sampling, &mut rng, false)?;
+        let prefill_ms = t.elapsed().as_secs_f64() * 1e3;
+        let appended = add.len();
+        cached = ids;
+        let (mut reply, mut tok, mut shown) = (vec![], next[0], 0);
+        let t = Instant::now();
+        while !stop.contains(&tok) && reply.len() < o.max_new {
+            reply.push(tok);
+            show(&reply, &mut shown, false)?;
+            if reply.len() == o.max_new {
+                break;
+            }
+            // The token goes into the cache with the step that computes the next.
+            tok = model.decode(&[tok], o.sampling, &mut rng)?[0];
+            cached.push(reply[reply.len() - 1]);
+        }
+        let text = show(&reply, &mut shown, true)?;
+        println!();
+        eprintln!("[{appended} tokens appended after {keep} cached: {prefill_ms:.1} ms; {} reply tokens, {:.2} ms each]", reply.len(),
+                  t.elapsed().as_secs_f64() * 1e3 / reply.len().saturating_sub(1).max(1) as f64);
+        messages.push(Message::new("assistant", &text));
+    }
+    Ok(())
 }
 
 fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
     let t0 = Instant::now();
-    // A stream of the runner's own: the context's default (legacy) stream cannot be captured into a graph.
-    let stream = gpu.ctx.new_stream().map_err(|e| Error::InvalidInput(format!("creating a stream: {e}")))?;
-    let gpu = &Gpu::with_stream(stream)?;
+    let (gpu, group) = stream_and_group(gpu, o)?;
+    let gpu = &gpu;
     let prompt: Vec<u32> = match o.prompt_len {
         Some(n) if o.prompt.is_empty() => {
             let mut r = Rng::new(o.seed ^ 0x5eed);
@@ -243,11 +374,6 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     // to back — the GPU's time per step without the host's share between steps (room for N more tokens).
     let replays = std::env::var("KERNEL_LAB_LLM_REPLAY").ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
     let max_len = o.max_len.unwrap_or(longest + o.max_new + 2 + o.profile as usize + replays);
-    let group = match (o.tp, o.tp_same_gpu) {
-        (1, _) => None,
-        (n, false) => Some(Group::new(&(0..n).collect::<Vec<_>>())?),
-        (n, true) => Some(Group::same_gpu(gpu, n)?),
-    };
     let synthetic = ck.is_synthetic();
     let mut model = Model::<T>::from_checkpoint(gpu, group, ck, o.batch, max_len, o.weights)?;
     model.graphs_on &= o.graphs;

@@ -574,12 +574,21 @@ impl<T: Element + NormReducible> Model<T> {
 
     /// Empties `slot` (its sequence finished): the next [`Model::extend`] of it starts a new sequence.
     pub fn release(&mut self, slot: usize) -> Result<()> {
+        self.truncate(slot, 0)
+    }
+
+    /// Keeps only the first `len` tokens of `slot`'s sequence (no more than it holds): the next
+    /// [`Model::extend`] of it continues from there, overwriting the rows after (a chat turn whose
+    /// rendering of the last reply differs from the tokens generated, say).
+    pub fn truncate(&mut self, slot: usize, len: usize) -> Result<()> {
         let slots = self.slots;
         let l = self.lens.get_mut(slot).ok_or_else(|| Error::InvalidInput(format!("slot {slot} is outside the cache's {slots} slots")))?;
-        *l = 0;
-        // The device's next-step inputs counted this slot's tokens.
-        self.device_next = None;
-        self.decoded = None;
+        if len < *l {
+            *l = len;
+            // The device's next-step inputs counted the tokens cut off.
+            self.device_next = None;
+            self.decoded = None;
+        }
         Ok(())
     }
 

@@ -125,3 +125,40 @@ fn synthetic_weights_need_only_the_config() {
     let _ = std::fs::remove_dir_all(d);
 }
 
+
+#[test]
+fn a_chat_needs_its_template_and_takes_its_turns_from_standard_input() {
+    let (code, err) = llm(&["--model", "x", "--chat", "--prompt-ids", "1"]);
+    assert!(code == 2 && err.contains("--chat takes its turns from standard input"), "{err}");
+    let (code, err) = llm(&["--model", "x", "--prompt-ids", "1", "--system", "Be brief."]);
+    assert!(code == 2 && err.contains("belong to --chat"), "{err}");
+    // The tiny checkpoint has a tokenizer but no tokenizer_config.json: refused, naming the file.
+    let d = tiny_checkpoint("chat");
+    let m = d.to_str().unwrap();
+    let (code, err) = llm(&["--model", m, "--chat"]);
+    assert!(code == 2 && err.contains("tokenizer_config.json"), "{err}");
+    // A template that does not parse, named by its file.
+    let bad = d.join("bad.jinja");
+    std::fs::write(&bad, "{% for %}").unwrap();
+    let (code, err) = llm(&["--model", m, "--chat", "--chat-template", bad.to_str().unwrap()]);
+    assert!(code == 2 && err.contains("bad.jinja"), "{err}");
+    // With a template the checks pass: without a GPU the run stops there (exit 2, naming the GPU); on
+    // Hopper the conversation runs (exit 0); elsewhere the prefill kernel is refused (exit 1).
+    std::fs::write(d.join("tokenizer_config.json"), r#"{"bos_token": "hello", "eos_token": "world",
+        "chat_template": "{{ bos_token }}{% for m in messages %}{{ m['content'] }} world {% endfor %}{% if add_generation_prompt %}hello {% endif %}"}"#).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_llm")).args(["--model", m, "--chat", "--max-new", "4", "--max-len", "64"])
+        .stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all(b"hello world\nworld\n\n");
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => assert!(stderr.contains("tokens appended after"), "{stderr}"),
+        Some(2) => assert!(stderr.contains("runs the model on a GPU"), "{stderr}"),
+        _ => assert!(out.status.code() == Some(1) && stderr.contains("sm_90a"), "{out:?}"),
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
