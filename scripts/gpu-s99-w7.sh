@@ -6,7 +6,7 @@
 # prompt, 64 steps, the graph replayed 100 times) with w7 (KERNEL_LAB_W8_STEP=w7), with w5 (the library's step)
 # and bf16, alternating, ROUNDS processes. Then (session 100, also not yet run) the runner's prefill in chunks
 # and `Model::extend` (the chunked GPU test; prefill of 2048 tokens whole against chunks of 512 and 1024, bf16,
-# ROUNDS processes alternating). Carry: scripts/slim-carry.sh fp8_weights kernel-lab-llm:chunked.
+# ROUNDS processes alternating) and a paged cache against the contiguous one at batch 32. Carry: scripts/slim-carry.sh fp8_weights kernel-lab-llm:chunked.
 set -uo pipefail
 . scripts/device-log.sh "s99-w7.txt" 300
 J=$OUT/json; mkdir -p $J
@@ -41,5 +41,17 @@ import json, glob, statistics, sys
 for ch in (0, 512, 1024):
     v = [json.load(open(f))["prefill_ms"] for f in sorted(glob.glob(f"{sys.argv[1]}/chunk{ch}-*.json"))]
     if v: print(f"prefill 2048 tokens, chunk {ch or 'none'}: median {statistics.median(v):.2f} ms of {len(v)} ({', '.join(f'{x:.2f}' for x in v)})")
+PY
+# A paged KV cache (64-token pages) against the contiguous one: batch-32 decode of 2048-token prompts, bf16.
+for i in $(seq 1 ${ROUNDS:-3}); do
+  T=120 run $C/llm --model $M --synthetic-weights --prompt-len 2048 --max-new 64 --batch 32 --ignore-eos --json $J/contig32-$i.json
+  T=120 run $C/llm --model $M --synthetic-weights --prompt-len 2048 --max-new 64 --batch 32 --ignore-eos --page-size 64 --json $J/paged32-$i.json
+  stamp "paged round $i"
+done
+python3 - "$J" <<'PY' | tee -a "$L"
+import json, glob, statistics, sys
+for tag in ("contig32", "paged32"):
+    v = [json.load(open(f)) for f in sorted(glob.glob(f"{sys.argv[1]}/{tag}-*.json"))]
+    if v: print(f"{tag}: decode {statistics.median(x['decode_ms_per_step'] for x in v):.3f} ms/step, prefill {statistics.median(x['prefill_ms'] for x in v):.1f} ms (median of {len(v)})")
 PY
 stamp done

@@ -6,7 +6,7 @@ use kernel_lab::{Error, Gpu, Result, comm::{Group, NormReducible}, gemm::Element
 use kernel_lab_llm::{
     chat::{self, Message, Template},
     checkpoint::Checkpoint,
-    model::{Model, WeightFormat},
+    model::{Model, Paging, WeightFormat},
     sample::{Rng, Sampling},
 };
 
@@ -29,6 +29,9 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P | --chat) [op
   --max-new N          tokens to generate (default 32)
   --batch B            run B copies of the prompt as a batch (default 1)
   --max-len L          cache length per sequence (default: prompt + max-new)
+  --page-size P        a paged KV cache: pages of P tokens (a multiple of 16 up to 256) in one pool shared by the
+                       sequences, each holding the pages its tokens need (default: contiguous, max-len a sequence)
+  --kv-pages N         with --page-size: pages in the pool (default: batch × ⌈max-len / P⌉, the contiguous size)
   --prefill-chunk N    prefill at most N tokens a step (default: the whole prompts at once): longer prompts run as
                        chunks, each attending to the cached rows before it; bounds the work buffers' memory
   --sample T,K,P       temperature, top-k (0: all), top-p; default greedy
@@ -64,6 +67,9 @@ struct Opts {
     max_len: Option<usize>,
     /// `--prefill-chunk` (0: none).
     prefill_chunk: usize,
+    /// `--page-size` and `--kv-pages` (a paged cache).
+    page_size: Option<usize>,
+    kv_pages: Option<usize>,
     sampling: Sampling,
     seed: u64,
     logits_out: Option<PathBuf>,
@@ -85,7 +91,7 @@ struct Opts {
 }
 
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
-    let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, prefill_chunk: 0, sampling: Sampling::Greedy, seed: 0,
+    let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, prefill_chunk: 0, page_size: None, kv_pages: None, sampling: Sampling::Greedy, seed: 0,
                        logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false, synthetic: false,
                        chat: false, chat_template: None, system: None };
     let mut sample: Option<(f32, usize, f32)> = None;
@@ -122,6 +128,8 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--max-new" => o.max_new = num(v, "--max-new")?,
             "--batch" => o.batch = num(v, "--batch")?,
             "--max-len" => o.max_len = Some(num(v, "--max-len")?),
+            "--page-size" => o.page_size = Some(num(v, "--page-size")?),
+            "--kv-pages" => o.kv_pages = Some(num(v, "--kv-pages")?),
             "--prefill-chunk" => {
                 o.prefill_chunk = num(v, "--prefill-chunk")?;
                 if o.prefill_chunk == 0 {
@@ -172,6 +180,17 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             return Err("--batch copies one prompt; with several prompts (`;`) the batch is all of them".into());
         }
         o.batch = 1 + o.more.len();
+    }
+    if o.kv_pages.is_some() && o.page_size.is_none() {
+        return Err("--kv-pages sizes a paged cache: give --page-size too".into());
+    }
+    if let Some(p) = o.page_size {
+        if p == 0 || p % 16 != 0 || p > 256 {
+            return Err(format!("--page-size {p}: a multiple of 16 from 16 to 256 tokens"));
+        }
+    }
+    if o.kv_pages == Some(0) {
+        return Err("--kv-pages must be at least 1".into());
     }
     if let Some((temperature, top_k, top_p)) = sample {
         o.sampling = Sampling::TopKTopP { temperature, top_k, top_p, seed: o.seed };
@@ -290,12 +309,24 @@ fn stream_and_group(gpu: &Gpu, o: &Opts) -> Result<(Gpu, Option<Group>)> {
     Ok((gpu, group))
 }
 
+/// The model with `--page-size`'s paged cache (its pool `--kv-pages`, or as many pages as the contiguous
+/// cache's tokens) or a contiguous one.
+fn load<T: Element + NormReducible>(gpu: &Gpu, group: Option<Group>, ck: Checkpoint, o: &Opts, slots: usize, max_len: usize) -> Result<Model<T>> {
+    match o.page_size {
+        Some(page_size) => {
+            let pages = o.kv_pages.unwrap_or(slots * max_len.div_ceil(page_size));
+            Model::<T>::from_checkpoint_paged(gpu, group, ck, slots, max_len, Paging { page_size, pages }, o.weights)
+        }
+        None => Model::<T>::from_checkpoint(gpu, group, ck, slots, max_len, o.weights),
+    }
+}
+
 /// `--chat`: a conversation on standard input, one user turn a line.
 fn run_chat<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: &tokenizers::Tokenizer, template: &Template) -> Result<()> {
     use std::io::{BufRead, Write};
     let (gpu, group) = stream_and_group(gpu, o)?;
     let max_len = o.max_len.unwrap_or(4096).min(ck.config.max_positions);
-    let mut model = Model::<T>::from_checkpoint(&gpu, group, ck, 1, max_len, o.weights)?;
+    let mut model = load::<T>(&gpu, group, ck, o, 1, max_len)?;
     model.graphs_on &= o.graphs;
     model.set_prefill_chunk(o.prefill_chunk);
     // The turn ends at the config's end-of-sequence ids or the template's end token.
@@ -375,7 +406,7 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     let replays = std::env::var("KERNEL_LAB_LLM_REPLAY").ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
     let max_len = o.max_len.unwrap_or(longest + o.max_new + 2 + o.profile as usize + replays);
     let synthetic = ck.is_synthetic();
-    let mut model = Model::<T>::from_checkpoint(gpu, group, ck, o.batch, max_len, o.weights)?;
+    let mut model = load::<T>(gpu, group, ck, o, o.batch, max_len)?;
     model.graphs_on &= o.graphs;
     model.set_prefill_chunk(o.prefill_chunk);
     let load_s = t0.elapsed().as_secs_f64();
@@ -384,6 +415,9 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     println!("model {} ({:?}, {} layers, hidden {}, heads {}/{}, vocab {}), {}{split}{}; loaded in {load_s:.1} s", o.model.display(), c.arch, c.layers, c.hidden, c.heads,
              c.kv_heads, c.vocab, if o.weights == WeightFormat::Fp8 { format!("{} activations, FP8 weights", T::NAME) } else { T::NAME.to_string() },
              if synthetic { ", synthetic weights (random, all layers alike: the tokens mean nothing)" } else { "" });
+    if let Some((_, pages, size)) = model.pages() {
+        println!("KV cache: paged, {pages} pages of {size} tokens shared by {} sequences of up to {max_len}", o.batch);
+    }
     // Where the kernels' sm_90a build runs, each launch may start while the previous kernel finishes.
     let pdl = gpu.runs(kernel_lab::runtime::ptx::Target::Sm90a) && kernel_lab::runtime::gpu::pdl_enabled();
     println!("launches: {}", if pdl { "programmatic dependent launch (KERNEL_LAB_PDL=0: plain)" } else { "plain (no PDL on this GPU, or KERNEL_LAB_PDL=0)" });
@@ -459,7 +493,7 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     }
     if let Some(path) = &o.json {
         let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "weights": format!("{:?}", o.weights), "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "synthetic_weights": synthetic, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
-                                   "prefill_chunk": o.prefill_chunk,
+                                   "prefill_chunk": o.prefill_chunk, "kv_pages": model.pages().map(|(_, n, size)| (n, size)),
                                    "decode_ms_per_step": ms_tok, "replay_ms_per_step": replay_ms, "tokens": out, "load_s": load_s, "pdl": pdl});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }

@@ -32,7 +32,7 @@ use kernel_lab::{
     Error, Gpu, Result,
     error::DriverContext,
     attention::{
-        decode::{CacheReady, DecodeDesc, DecodePlan},
+        decode::{BlockTable, CacheReady, DecodeDesc, DecodePlan, KvLayout},
         prefill::{PrefillDesc, PrefillPlan},
     },
     comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
@@ -43,7 +43,7 @@ use kernel_lab::{
     steps::gemm::Elem,
 };
 
-use crate::{checkpoint::Checkpoint, chunk, config::Config, grid, kernels as k, rope, sample::{self, Rng, Sampling}};
+use crate::{checkpoint::Checkpoint, chunk, config::Config, grid, kernels as k, pages::Pages, rope, sample::{self, Rng, Sampling}};
 
 /// How the projections' weights are kept on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -56,6 +56,18 @@ pub enum WeightFormat {
     /// and the norms stay 16-bit. Hopper (sm_90) only. Split over GPUs each rank quantizes its own share
     /// (the row-parallel weights' columns gathered on the host; the LM head's vocabulary block).
     Fp8,
+}
+
+/// A paged KV cache ([`Model::from_checkpoint_paged`]): per layer one pool of `pages` pages of `page_size`
+/// tokens (`[pages][kv_heads][page_size][D]`, K and V; FlashInfer's HND layout) shared by the slots, each
+/// sequence holding `⌈len / page_size⌉` pages through a block table — the cache sized by the tokens the
+/// batch holds at once instead of `slots × max_len`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Paging {
+    /// Tokens per page: a multiple of 16 in 16..=256.
+    pub page_size: usize,
+    /// Pages in the pool.
+    pub pages: usize,
 }
 
 /// A projection's weights: `K × N` 16-bit bits for the 16-bit GEMM, or FP8 `N × K`.
@@ -206,8 +218,13 @@ struct Shard<T: Element> {
     /// into the logits' columns after the GEMM.
     head_part: Option<CudaSlice<u16>>,
     cos_sin: CudaSlice<f32>,
-    /// Per layer: K and V caches `[slots][local kv_heads][max_len][D]`.
+    /// Per layer: K and V caches `[slots][local kv_heads][max_len][D]`, or paged: pools
+    /// `[pages][local kv_heads][page_size][D]`.
     cache: Vec<(CudaSlice<u16>, CudaSlice<u16>)>,
+    /// Paged: the block table `[slots][max_pages]` (the host's [`Pages::table`], copied when it changes)
+    /// and `(page_size, max_pages, pages)`; contiguous: one unread entry and `None`.
+    table: CudaSlice<i32>,
+    paging: Option<(usize, usize, usize)>,
     gemms: Plans<T>,
     prefill: PrefillPlan<T>,
     /// Per decode batch size: its plan and its sequences' lengths on the device.
@@ -314,6 +331,8 @@ pub struct Model<T: Element> {
     lens: Vec<usize>,
     /// Most tokens one prefill step takes (0: no limit): [`Model::set_prefill_chunk`].
     prefill_chunk: usize,
+    /// A paged cache's pages ([`Paging`]); `None`: contiguous.
+    pages: Option<Pages>,
     /// Decode steps run eagerly per batch size (the first one warms the plans for the capture).
     eager_steps: HashMap<usize, usize>,
     /// Capture decode steps as CUDA graphs (default: on, where the streams can capture). Per decode
@@ -346,24 +365,44 @@ fn col_range(bytes: &[u8], cols: usize, start: usize, count: usize) -> Vec<u8> {
     bytes.chunks_exact(cols * 2).flat_map(|row| &row[start * 2..(start + count) * 2]).copied().collect()
 }
 
+/// The decode attention's view of the cache: contiguous, or `paging`'s pool (FlashInfer's HND pages).
+fn kv_layout(paging: Option<Paging>, max_len: usize) -> KvLayout {
+    match paging {
+        Some(p) => KvLayout::PagedHeadsMajor { page_size: p.page_size, num_pages: p.pages },
+        None => KvLayout::Contiguous { max_len },
+    }
+}
+
 impl<T: Element + NormReducible> Model<T> {
     /// Loads the checkpoint at `dir` (checked whole first) on `gpu` for up to `slots` sequences of up to
     /// `max_len` tokens each. Refused before anything is allocated when a tensor is missing or
     /// mis-shaped, the dtype is not `T`'s, or weights plus cache exceed the free memory; a failure
     /// part-way frees what was allocated (the buffers drop).
     pub fn load(gpu: &Gpu, dir: &std::path::Path, slots: usize, max_len: usize) -> Result<Model<T>> {
-        Self::load_ranks(vec![gpu.clone()], None, Checkpoint::open(dir)?, slots, max_len, WeightFormat::AsStored)
+        Self::load_ranks(vec![gpu.clone()], None, Checkpoint::open(dir)?, slots, max_len, None, WeightFormat::AsStored)
     }
 
     /// As [`Model::load_with`] (`group`: as [`Model::load_tp`], `None` for one GPU) from a checkpoint
     /// already open — a [`Checkpoint::synthetic`] one included.
     pub fn from_checkpoint(gpu: &Gpu, group: Option<Group>, ck: Checkpoint, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
+        Self::from_group(gpu, group, ck, slots, max_len, None, format)
+    }
+
+    /// As [`Model::from_checkpoint`] with a paged KV cache ([`Paging`]): `slots` sequences of up to
+    /// `max_len` tokens each, together at most `paging.pages × paging.page_size` tokens. Prefill, extend
+    /// and decode take the pages their new tokens need and say so when the pool runs out, before
+    /// anything runs; [`Model::truncate`] and [`Model::release`] give pages back.
+    pub fn from_checkpoint_paged(gpu: &Gpu, group: Option<Group>, ck: Checkpoint, slots: usize, max_len: usize, paging: Paging, format: WeightFormat) -> Result<Model<T>> {
+        Self::from_group(gpu, group, ck, slots, max_len, Some(paging), format)
+    }
+
+    fn from_group(gpu: &Gpu, group: Option<Group>, ck: Checkpoint, slots: usize, max_len: usize, paging: Option<Paging>, format: WeightFormat) -> Result<Model<T>> {
         match group {
-            None => Self::load_ranks(vec![gpu.clone()], None, ck, slots, max_len, format),
+            None => Self::load_ranks(vec![gpu.clone()], None, ck, slots, max_len, paging, format),
             Some(group) => {
                 let ranks = group.ranks().to_vec();
                 let ar = if ranks.len() > 1 { Some(AllReduce::new(group, AllReduceOptions::default())?) } else { None };
-                Self::load_ranks(ranks, ar, ck, slots, max_len, format)
+                Self::load_ranks(ranks, ar, ck, slots, max_len, paging, format)
             }
         }
     }
@@ -371,7 +410,7 @@ impl<T: Element + NormReducible> Model<T> {
     /// As [`Model::load`], the projections kept as `format` says ([`WeightFormat::Fp8`]: quantized on the
     /// GPU as each tensor arrives; a block beyond FP8's range is named in the error).
     pub fn load_with(gpu: &Gpu, dir: &std::path::Path, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
-        Self::load_ranks(vec![gpu.clone()], None, Checkpoint::open(dir)?, slots, max_len, format)
+        Self::load_ranks(vec![gpu.clone()], None, Checkpoint::open(dir)?, slots, max_len, None, format)
     }
 
     /// As [`Model::load`], split over the ranks of `group` (tensor parallelism): the query heads, the
@@ -382,10 +421,11 @@ impl<T: Element + NormReducible> Model<T> {
         let ck = Checkpoint::open(dir)?;
         let ranks = group.ranks().to_vec();
         let ar = if ranks.len() > 1 { Some(AllReduce::new(group, AllReduceOptions::default())?) } else { None };
-        Self::load_ranks(ranks, ar, ck, slots, max_len, WeightFormat::AsStored)
+        Self::load_ranks(ranks, ar, ck, slots, max_len, None, WeightFormat::AsStored)
     }
 
-    fn load_ranks(ranks: Vec<Gpu>, ar: Option<AllReduce>, ck: Checkpoint, slots: usize, max_len: usize, format: WeightFormat) -> Result<Model<T>> {
+    #[allow(clippy::too_many_arguments)]
+    fn load_ranks(ranks: Vec<Gpu>, ar: Option<AllReduce>, ck: Checkpoint, slots: usize, max_len: usize, paging: Option<Paging>, format: WeightFormat) -> Result<Model<T>> {
         let dir = ck.dir.clone();
         let c = ck.config.clone();
         let bf16 = match T::ELEM {
@@ -403,12 +443,15 @@ impl<T: Element + NormReducible> Model<T> {
         let world = ranks.len();
         c.check_split(world).map_err(|e| Error::InvalidInput(format!("{}: {e}", dir.display())))?;
         let local = Local { heads: c.heads / world, kv_heads: c.kv_heads / world, inter: c.intermediate / world };
-        // The decode kernels' limits (query heads per K/V head, head dim, batch), before anything is loaded.
-        DecodeDesc::new(slots, local.heads, local.kv_heads, c.head_dim, max_len).validate()?;
+        // The decode kernels' limits (query heads per K/V head, head dim, batch, page size), before anything
+        // is loaded.
+        DecodeDesc::new(slots, local.heads, local.kv_heads, c.head_dim, max_len).with_layout(kv_layout(paging, max_len)).validate()?;
+        let pages = paging.map(|p| Pages::new(p.page_size, p.pages, slots, max_len));
         let weight_bytes = ck.check_all()?;
-        let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, format)).collect::<Result<Vec<_>>>()?;
+        let paged = pages.as_ref().map(|p| (p.page_size(), p.max_pages(), p.count()));
+        let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, paged, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
-        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None })
+        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None })
     }
 
     /// Sequences the cache holds room for, and tokens each.
@@ -460,6 +503,10 @@ impl<T: Element + NormReducible> Model<T> {
         let advances = self.argmax_advances();
         if let Some(b) = (0..n).find(|&b| advances && self.lens[b] + times > self.max_len) {
             return Err(Error::InvalidInput(format!("{times} replays of the decode step: sequence {b} holds {} of the cache's {} tokens", self.lens[b], self.max_len)));
+        }
+        if advances {
+            let room: Vec<(usize, usize)> = (0..n).map(|b| (b, self.lens[b] + times)).collect();
+            self.reserve(&room)?;
         }
         self.synchronize("before the replays")?;
         // The device's ids move on with each replay: the host's record of them is stale from here (and its
@@ -533,7 +580,9 @@ impl<T: Element + NormReducible> Model<T> {
                 return Err(Error::InvalidInput(format!("prompt {b}: token id {t} is outside the vocabulary of {vocab}")));
             }
         }
-        self.lens.fill(0);
+        for slot in 0..self.slots {
+            self.truncate(slot, 0)?;
+        }
         let seqs: Vec<(usize, &[u32])> = prompts.iter().copied().enumerate().collect();
         self.append(&seqs, sampling, rng, all_logits)
     }
@@ -589,7 +638,30 @@ impl<T: Element + NormReducible> Model<T> {
             self.device_next = None;
             self.decoded = None;
         }
+        if let Some(p) = &mut self.pages {
+            p.shrink(slot, *l);
+        }
         Ok(())
+    }
+
+    /// A paged cache: gives each `(slot, len)` the pages its first `len` tokens need and copies the block
+    /// table to every rank when it changed — an error naming the pool, before anything runs, when too
+    /// few pages are free. Nothing to do on a contiguous cache.
+    fn reserve(&mut self, want: &[(usize, usize)]) -> Result<()> {
+        let Some(p) = self.pages.as_mut() else { return Ok(()) };
+        p.reserve(want).map_err(Error::InvalidInput)?;
+        if let Some(t) = p.take_table() {
+            for s in &mut self.shards {
+                s.gpu.stream.memcpy_htod(&t, &mut s.table.slice_mut(..t.len())).during(|| "copying the block table".into())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A paged cache's free pages and pages in all, of `page_size` tokens: `(free, pages, page_size)`;
+    /// `None` for a contiguous cache.
+    pub fn pages(&self) -> Option<(usize, usize, usize)> {
+        self.pages.as_ref().map(|p| (p.free(), p.count(), p.page_size()))
     }
 
     /// Most tokens one prefill step ([`Model::prefill`], [`Model::extend`]) takes: longer prompts, or
@@ -616,6 +688,8 @@ impl<T: Element + NormReducible> Model<T> {
         let first_row: Vec<usize> = lens.iter().scan(0, |at, &l| Some(std::mem::replace(at, *at + l))).collect();
         let chunks = chunk::plan(&lens, self.prefill_chunk);
         let most = chunks.iter().map(|ch| ch.iter().map(|p| p.count).sum::<usize>()).max().unwrap_or(0);
+        let ends: Vec<(usize, usize)> = seqs.iter().zip(&held).map(|(&(slot, t), &h)| (slot, h + t.len())).collect();
+        self.reserve(&ends)?;
         self.ensure(most)?;
         let offset = |n: usize| u32::try_from(n).map_err(|_| Error::InvalidInput(format!("a prefill step over {n} key rows: more than a u32 offset holds")));
         let mut full = if all_logits { Some(vec![0f32; lens.iter().sum::<usize>() * c.vocab]) } else { None };
@@ -691,6 +765,8 @@ impl<T: Element + NormReducible> Model<T> {
                 return Err(Error::InvalidInput(format!("sequence {b}: token id {t} is outside the vocabulary of {}", c.vocab)));
             }
         }
+        let room: Vec<(usize, usize)> = (0..n).map(|b| (b, self.lens[b] + 1)).collect();
+        self.reserve(&room)?;
         self.ensure(n)?;
         let ids: Vec<i32> = tokens.iter().map(|&t| t as i32).collect();
         let pos: Vec<i32> = self.lens[..n].iter().map(|&l| l as i32).collect();
@@ -710,7 +786,9 @@ impl<T: Element + NormReducible> Model<T> {
         }
         for s in &mut self.shards {
             if !s.decode.contains_key(&n) {
-                let mut plan = DecodePlan::<T>::new(&s.gpu, DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len))?;
+                let paging = s.paging.map(|(page_size, _, pages)| Paging { page_size, pages });
+                let desc = DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len).with_layout(kv_layout(paging, self.max_len));
+                let mut plan = DecodePlan::<T>::new(&s.gpu, desc)?;
                 // The grid before decode attention is the rotary kernel, which writes only the new token's
                 // cache row; the lengths were written before the step began (copied from the host, or by the
                 // previous step's argmax) and the older rows by earlier steps.
@@ -992,10 +1070,13 @@ impl<T: Element + NormReducible> Shard<T> {
     /// cache; the embedding and norms whole; its block of the LM head's vocabulary columns where the head
     /// is split (`split_head`), otherwise the whole head on rank 0.
     #[allow(clippy::too_many_arguments)]
+    /// `paging`: a paged cache's `(page_size, max_pages, pages)`.
     fn load(gpu: &Gpu, ck: &Checkpoint, c: &Config, local: Local, rank: usize, world: usize, weight_bytes: usize, bf16: bool, slots: usize,
-            max_len: usize, format: WeightFormat) -> Result<Shard<T>> {
+            max_len: usize, paging: Option<(usize, usize, usize)>, format: WeightFormat) -> Result<Shard<T>> {
         let (h, d) = (c.hidden, c.head_dim);
-        let cache_bytes = 2 * c.layers * slots * local.kv_heads * max_len * d * 2;
+        // Rows of one layer's K (or V) cache: every slot's max_len, or the pool's pages.
+        let rows = paging.map_or(slots * max_len, |(size, _, pages)| pages * size);
+        let cache_bytes = 2 * c.layers * rows * local.kv_heads * d * 2;
         let largest = [c.vocab * h, c.qkv_width() * h, 2 * c.intermediate * h].into_iter().max().unwrap_or(0) * 2;
         let lm_extra = if c.tie_embeddings { c.vocab * h * 2 } else { 0 };
         // The weights (on one GPU: all of them, with one tensor's load staging, as before the split);
@@ -1099,11 +1180,12 @@ impl<T: Element + NormReducible> Shard<T> {
         drop(staging);
         let table = rope::table(&rope::inv_freq(c.rope_theta, d, c.rope_scaling), max_len);
         let cos_sin = gpu.upload(&table)?;
-        let per = slots * lkv * max_len * d;
+        let per = rows * lkv * d;
         let cache = (0..c.layers).map(|_| Ok((gpu.zeros::<u16>(per)?, gpu.zeros::<u16>(per)?))).collect::<Result<Vec<_>>>()?;
+        let table = gpu.zeros::<i32>(paging.map_or(1, |(_, max_pages, _)| slots * max_pages))?;
         let prefill = PrefillPlan::<T>::new(gpu, PrefillDesc::new(lh, lkv, d).causal())?;
         gpu.sync_after("loading the model")?;
-        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), head_part, cos_sin, cache, gemms: Plans::new(), prefill, decode: HashMap::new(),
+        Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), head_part, cos_sin, cache, table, paging, gemms: Plans::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), keys: None, last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
                    dummy: gpu.zeros::<u16>(8)?, advance_dummy: (gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?), prof: None })
@@ -1147,7 +1229,10 @@ impl<T: Element + NormReducible> Shard<T> {
     #[allow(clippy::too_many_arguments)]
     fn attention_half(&mut self, li: usize, tokens: usize, step: Step, max_len: usize, c: &Config, normed: bool) -> Result<()> {
         let (h, d) = (c.hidden, c.head_dim);
-        let Shard { gpu, local, k: kern, layers, cos_sin, cache, gemms, prefill, decode, scratch, keys, dummy, prof, .. } = self;
+        let Shard { gpu, local, k: kern, layers, cos_sin, cache, table, paging, gemms, prefill, decode, scratch, keys, dummy, prof, .. } = self;
+        // The cache's layout for the row kernels: a paged cache's table, pages a slot may hold and page size
+        // (0: contiguous).
+        let (max_pages, page_size) = paging.map_or((0, 0), |(size, max_pages, _)| (max_pages as u32, size as u32));
         let l = *local;
         let layer = &layers[li];
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
@@ -1156,7 +1241,9 @@ impl<T: Element + NormReducible> Shard<T> {
         // (`ensure`), each buffer sized for its layout there; positions < max_len (checked: prompt ≤
         // max_len, decode only while len < max_len) and slots < `slots`; hidden a multiple of 8
         // (config), ≤ the RMSNorm kernel's 16384; 16-byte-aligned fresh allocations; the cache
-        // `[slots][local kv_heads][max_len][D]` per layer.
+        // `[slots][local kv_heads][max_len][D]` per layer, or paged: `[pages][local kv_heads][page_size][D]`
+        // with the table holding, for every slot and position a launch reads or writes, a page of the pool
+        // (`Model::reserve` before every step; `Pages` hands out only pages below its count).
         if !normed && !ablated("norm") {
             unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.attn_norm, &mut b.x, h as u32, c.eps, (li > 0) as u32)? };
             mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
@@ -1167,7 +1254,7 @@ impl<T: Element + NormReducible> Shard<T> {
         if !ablated("rope") { unsafe {
             launch!(ks, rope, rope_bf16, rope_f16, grid::rope(tokens, l.heads, l.kv_heads, d), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
                     max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32,
-                    matches!(step, Step::Prompts(_)) as u32)?
+                    matches!(step, Step::Prompts(_)) as u32, &*table, max_pages, page_size)?
         }
         mark(prof, gpu, || "rope".into(), 0)?; }
         let nq = tokens * l.heads * d;
@@ -1188,7 +1275,8 @@ impl<T: Element + NormReducible> Shard<T> {
                 // position < max_len: checked by `extend`) and sized `k`, `v` for them at this rank's K/V
                 // heads; the cache `[slots][kv_heads][max_len][D]`; D a multiple of 8 (the prefill plan's head
                 // dims); fresh, 16-byte-aligned allocations.
-                unsafe { k::gather_kv::launch(gpu, &kern.gather, grid::rows(rows, 0), &*ck, &*cv, &kr.slot, &kr.pos, &mut kr.k, &mut kr.v, l.kv_heads as u32, d as u32, max_len as u32)? };
+                unsafe { k::gather_kv::launch(gpu, &kern.gather, grid::rows(rows, 0), &*ck, &*cv, &kr.slot, &kr.pos, &mut kr.k, &mut kr.v, l.kv_heads as u32, d as u32, max_len as u32,
+                                                &*table, max_pages, page_size)? };
                 mark(prof, gpu, || "gather_kv".into(), 0)?;
                 let nkv = rows * l.kv_heads * d;
                 prefill.run(&view::<T>(&b.q, nq)?, &view::<T>(&kr.k, nkv)?, &view::<T>(&kr.v, nkv)?, cu_q, cu_k, &mut view_mut::<T>(&mut b.attn, nq)?,
@@ -1198,8 +1286,11 @@ impl<T: Element + NormReducible> Shard<T> {
             Step::Decode if ablated("attn") => {}
             Step::Decode => {
                 let (plan, seq_lens) = decode.get_mut(&tokens).ok_or_else(|| Error::InvalidInput("decode plan missing (internal)".into()))?;
-                let per = tokens * l.kv_heads * max_len * d;
-                plan.run(&view::<T>(&b.q, nq)?, &view::<T>(ck, per)?, &view::<T>(cv, per)?, None, seq_lens, max_len,
+                // The first `tokens` slots' rows of a contiguous cache; a paged one's whole pool, its table's first
+                // `tokens` rows.
+                let per = paging.map_or(tokens * max_len, |(size, _, pages)| pages * size) * l.kv_heads * d;
+                let bt = paging.map(|(_, max_pages, _)| BlockTable { table: &*table, max_pages });
+                plan.run(&view::<T>(&b.q, nq)?, &view::<T>(ck, per)?, &view::<T>(cv, per)?, bt, seq_lens, max_len,
                          &mut view_mut::<T>(&mut b.attn, nq)?, &mut b.lse.slice_mut(..tokens * l.heads))?;
                 // Its bytes (the cached rows) are filled in by `decode_profiled`, which knows the lengths.
                 let splits = plan.split(max_len).splits;

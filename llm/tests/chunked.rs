@@ -1,16 +1,17 @@
 //! GPU test of prefill in chunks and of sequences appended to the cache (`Model::extend`): a prompt
 //! prefilled in chunks, continued after a cached part, or joining a batch whose other slots hold other
 //! sequences gives the logits of the same prompt prefilled whole, up to the rounding of GEMMs of other
-//! row counts; bad requests are refused naming what is wrong. A small random-weight Llama (2 layers, 4/2
-//! heads of 64) on random token ids, fresh each run. Without a GPU, or off Hopper (the prefill attention
-//! is sm_90a's), the test says it was skipped and passes.
+//! row counts; bad requests are refused naming what is wrong. On a contiguous cache and on a paged one
+//! (16-token pages, a pool of 16 shared by 3 slots; its running out refused, its pages given back). A
+//! small random-weight Llama (2 layers, 4/2 heads of 64) on random token ids, fresh each run. Without a
+//! GPU, or off Hopper (the prefill attention is sm_90a's), the test says it was skipped and passes.
 use kernel_lab::{
     Gpu,
     runtime::{gpu::gpu_or_skip, ptx::Target, verify},
 };
 use kernel_lab_llm::{
     checkpoint::Checkpoint,
-    model::{Model, WeightFormat},
+    model::{Model, Paging, WeightFormat},
     sample::{Rng, Sampling},
 };
 use rand::Rng as _;
@@ -51,16 +52,29 @@ fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
         return;
     }
     let seed = verify::fresh_seed();
-    let mut r = verify::rng(seed);
     let dir = std::env::temp_dir().join(format!("llm-chunked-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("config.json"), CONFIG).unwrap();
-    let ck = Checkpoint::synthetic(&dir, seed).unwrap();
-    let vocab = ck.config.vocab;
     let stream = gpu.ctx.new_stream().unwrap();
     let gpu = Gpu::with_stream(stream).unwrap();
-    let mut m = Model::<half::bf16>::from_checkpoint(&gpu, None, ck, 3, 256, WeightFormat::AsStored).unwrap();
-    let mut rng = Rng::new(seed);
+    for paging in [None, Some(Paging { page_size: 16, pages: 16 })] {
+        let ck = Checkpoint::synthetic(&dir, seed).unwrap();
+        let m = match paging {
+            None => Model::<half::bf16>::from_checkpoint(&gpu, None, ck, 3, 256, WeightFormat::AsStored),
+            Some(p) => Model::<half::bf16>::from_checkpoint_paged(&gpu, None, ck, 3, 256, p, WeightFormat::AsStored),
+        };
+        exercise(m.unwrap(), seed, paging.is_some());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The test's steps on one model (`paged`: its cache is the 16-page pool).
+fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool) {
+    let mut r = verify::rng(seed);
+    let vocab = m.config.vocab;
+    let seed_paged = format!("seed {seed}, paged {paged}");
+    let seed = &seed_paged;
+    let mut rng = Rng::new(1);
     let (p0, p1): (Vec<u32>, Vec<u32>) = ((0..70).map(|_| r.random_range(0..vocab as u32)).collect(), (0..131).map(|_| r.random_range(0..vocab as u32)).collect());
     let g = Sampling::Greedy;
 
@@ -78,9 +92,9 @@ fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
     let (nb, lb) = m.prefill(&[&p0, &p1], g, &mut rng, true).unwrap();
     let e = rel_l2(&lb.unwrap(), &la);
     report.push(("chunks of 24", e));
-    assert!(e < TOL, "seed {seed}: chunked prefill's logits {e:.3e} from the whole prompts'");
+    assert!(e < TOL, "{seed}: chunked prefill's logits {e:.3e} from the whole prompts'");
     for (i, (&t, row)) in nb.iter().zip([last(&la, 70), last(&la, 201)]).enumerate() {
-        assert!(agrees(&row, t, eps(&row)), "seed {seed}: chunked prefill's next token of sequence {i} ({t}) is not the whole prompt's best");
+        assert!(agrees(&row, t, eps(&row)), "{seed}: chunked prefill's next token of sequence {i} ({t}) is not the whole prompt's best");
     }
     assert_eq!(m.lens()[..2], [70, 131]);
     // A decode step after it runs on the chunks' cache.
@@ -96,11 +110,11 @@ fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
     let want: Vec<f32> = rows(a0, vocab, 30, 70).iter().chain(rows(a1, vocab, 100, 131)).copied().collect();
     let e = rel_l2(&lc, &want);
     report.push(("continued after 30 / 100 cached", e));
-    assert!(e < TOL, "seed {seed}: continuation logits {e:.3e} from the whole prompts'");
+    assert!(e < TOL, "{seed}: continuation logits {e:.3e} from the whole prompts'");
     assert_eq!(nc.len(), 2);
     for (i, (&t, &w)) in nc.iter().zip(&na).enumerate() {
         let row = if i == 0 { last(&la, 70) } else { last(&la, 201) };
-        assert!(t == w || agrees(&row, t, eps(&row)), "seed {seed}: continued sequence {i}'s next token {t}, whole {w}");
+        assert!(t == w || agrees(&row, t, eps(&row)), "{seed}: continued sequence {i}'s next token {t}, whole {w}");
     }
     assert_eq!(m.lens()[..3], [70, 131, 0]);
 
@@ -118,8 +132,8 @@ fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
     let ld = ld.unwrap();
     let e = rel_l2(rows(&ld, vocab, 0, 70), a0).max(rel_l2(rows(&ld, vocab, 70, 79), rows(a0, vocab, 0, 9)));
     report.push(("joined into slots 1, 2 (chunks of 16)", e));
-    assert!(e < TOL, "seed {seed}: joined sequences' logits {e:.3e} from the whole prompts'");
-    assert!(agrees(&last(&la, 70), nd[0], eps(&last(&la, 70))), "seed {seed}: the joined sequence's next token");
+    assert!(e < TOL, "{seed}: joined sequences' logits {e:.3e} from the whole prompts'");
+    assert!(agrees(&last(&la, 70), nd[0], eps(&last(&la, 70))), "{seed}: the joined sequence's next token");
     assert_eq!(m.lens()[..3], [131, 70, 9]);
 
     // Released and refilled a piece at a time: p0 as 10 tokens, then 60 more in chunks of 7.
@@ -129,7 +143,7 @@ fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
     let (_, le) = m.extend(&[(1, &p0[10..])], g, &mut rng, true).unwrap();
     let e = rel_l2(&le.unwrap(), rows(a0, vocab, 10, 70));
     report.push(("released, refilled 10 + 60 (chunks of 7)", e));
-    assert!(e < TOL, "seed {seed}: refilled slot's logits {e:.3e} from the whole prompt's");
+    assert!(e < TOL, "{seed}: refilled slot's logits {e:.3e} from the whole prompt's");
     assert_eq!(m.lens()[..3], [131, 70, 9]);
     // Decode over the three slots after all that.
     let d = m.decode(&[1, 2, 3], g, &mut rng).unwrap();
@@ -137,8 +151,8 @@ fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
     assert_eq!(m.lens()[..3], [132, 71, 10]);
 
     let worst = report.iter().filter(|(w, _)| !w.starts_with("guard")).map(|x| x.1).fold(0.0, f64::max);
-    eprintln!("seed {seed}: rel L2 from the whole prompts' logits: {report:?}");
-    assert!(guard > 4.0 * worst && guard > 4.0 * 1e-3, "seed {seed}: without its prefix a tail's logits are only {guard:.3e} off (the others {worst:.3e}): the test cannot tell");
+    eprintln!("{seed}: rel L2 from the whole prompts' logits: {report:?}");
+    assert!(guard > 4.0 * worst && guard > 4.0 * 1e-3, "{seed}: without its prefix a tail's logits are only {guard:.3e} off (the others {worst:.3e}): the test cannot tell");
 
     // Refused before anything runs, naming what is wrong.
     let bad = |r: kernel_lab::Result<(Vec<u32>, Option<Vec<f32>>)>, want: &str| {
@@ -152,5 +166,14 @@ fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
     bad(m.extend(&[(1, &[vocab as u32])], g, &mut rng, false), "outside the vocabulary");
     assert!(m.release(3).is_err());
     assert_eq!(m.lens()[..3], [132, 71, 10], "a refused request changed nothing");
-    let _ = std::fs::remove_dir_all(dir);
+    if paged {
+        // 9 + 5 + 1 of the 16 pages held: slot 2's 40 more tokens need 3 more.
+        assert_eq!(m.pages(), Some((1, 16, 16)));
+        bad(m.extend(&[(2, &p0[..40])], g, &mut rng, false), "3 more pages of 16 tokens needed, 1 of 16 free");
+        assert_eq!((m.lens()[2], m.pages()), (10, Some((1, 16, 16))), "a refused request took no page");
+        m.release(0).unwrap();
+        assert_eq!(m.pages(), Some((10, 16, 16)));
+        let (n, _) = m.extend(&[(2, &p0[..40])], g, &mut rng, false).unwrap();
+        assert_eq!((n.len(), m.lens()[2], m.pages()), (1, 50, Some((7, 16, 16))));
+    }
 }

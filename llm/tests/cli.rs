@@ -29,6 +29,12 @@ fn bad_input_is_named_with_exit_code_2() {
     assert!(code == 2 && err.contains("--sample"), "{err}");
     let (code, err) = llm(&["--model", "x", "--prompt-ids", "1", "--prefill-chunk", "0"]);
     assert!(code == 2 && err.contains("--prefill-chunk must be at least 1"), "{err}");
+    let (code, err) = llm(&["--model", "x", "--prompt-ids", "1", "--kv-pages", "8"]);
+    assert!(code == 2 && err.contains("give --page-size too"), "{err}");
+    let (code, err) = llm(&["--model", "x", "--prompt-ids", "1", "--page-size", "24"]);
+    assert!(code == 2 && err.contains("--page-size 24: a multiple of 16 from 16 to 256"), "{err}");
+    let (code, err) = llm(&["--model", "x", "--prompt-ids", "1", "--page-size", "16", "--kv-pages", "0"]);
+    assert!(code == 2 && err.contains("--kv-pages must be at least 1"), "{err}");
     let d = dir_with("gelu", r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1,
         "num_attention_heads": 1, "vocab_size": 16, "rms_norm_eps": 1e-5, "max_position_embeddings": 64, "hidden_act": "gelu"}"#);
     let (code, err) = llm(&["--model", d.to_str().unwrap(), "--prompt-ids", "1"]);

@@ -1,7 +1,7 @@
 //! GPU tests of the runner's own kernels, each against a host reference that rounds where the kernel does
 //! (bf16 through `half`), on random data with the outputs poisoned first: the residual add + RMSNorm (rows
 //! off the 2048-element stride, with and without the add), the rotary embedding with biases into packed Q/K/V
-//! and the KV cache, SiLU·mul, the argmax (ties, NaNs, the next step's inputs advanced), the transpose (ragged tiles) and the embedding
+//! and the KV cache (contiguous and paged), the cached rows a chunk attends to gathered (both layouts), SiLU·mul, the argmax (ties, NaNs, the next step's inputs advanced), the transpose (ragged tiles) and the embedding
 //! gather (an id past the vocabulary). Without a GPU each test says it was skipped and passes.
 use half::bf16;
 use kernel_lab::{
@@ -123,21 +123,30 @@ fn rope_rotates_into_packed_qkv_and_the_cache() {
     let table = kernel_lab_llm::rope::table(&inv, max_len);
     let (dqkv, dbias, dpos, dslot, dtab) = (gpu.upload(&bits(&qkv)).unwrap(), gpu.upload(&bits(&bias)).unwrap(), gpu.upload(&pos).unwrap(),
                                            gpu.upload(&slot).unwrap(), gpu.upload(&table).unwrap());
-    let mut out: Vec<CudaSlice<u16>> = [tokens * heads * d, tokens * kv * d, tokens * kv * d, slots * kv * max_len * d, slots * kv * max_len * d]
-        .iter().map(|&n| gpu.zeros::<u16>(n).unwrap()).collect();
-    // The runner's grid (2 blocks a token here), then 1 block a token (each thread striding).
+    // A paged cache of 16-token pages (the block table `[slots][2]`, pages out of order) beside the
+    // contiguous one: where K/V row (slot, position, head) lands in each.
+    let (page_size, pages, blocks) = (16usize, 5usize, vec![3i32, 0, 4, 1]);
+    let dblocks = gpu.upload(&blocks).unwrap();
+    let at_contiguous = |s: usize, p: usize, h: usize| ((s * kv + h) * max_len + p) * d;
+    let at_paged = |s: usize, p: usize, h: usize| ((blocks[s * 2 + p / page_size] as usize * kv + h) * page_size + p % page_size) * d;
+    // The runner's grid (2 blocks a token here), then 1 block a token (each thread striding); contiguous,
+    // then paged.
     let spread = grid::rope(tokens, heads, kv, d);
     assert_eq!(spread.grid_dim, (tokens as u32, 2, 1));
-    for launch in [spread, cfg(tokens as u32, 0)] {
+    for (launch, paged) in [(spread, false), (cfg(tokens as u32, 0), false), (spread, true)] {
+    let rows = if paged { pages * page_size } else { slots * max_len };
+    let cache_at = |s: usize, p: usize, h: usize| if paged { at_paged(s, p, h) } else { at_contiguous(s, p, h) };
+    let mut out: Vec<CudaSlice<u16>> = [tokens * heads * d, tokens * kv * d, tokens * kv * d, rows * kv * d, rows * kv * d]
+        .iter().map(|&n| gpu.zeros::<u16>(n).unwrap()).collect();
     for o in &mut out {
         gpu.poison(o).unwrap();
     }
     let [q, kk, v, ck, cv] = &mut out[..] else { unreachable!() };
     // SAFETY: one block row per token; the buffers in the layouts the kernel's contract names; positions <
-    // max_len = the table's rows, slots < 2.
+    // max_len = the table's rows, slots < 2; paged, every (slot, position) on a page of the table, each < 5.
     unsafe {
         k::rope_bf16::launch(&gpu, &kern, launch, &dqkv, &dbias, &dpos, &dtab, q, kk, v, ck, cv, &dslot, max_len as u32, heads as u32, kv as u32, d as u32,
-                             1, max_len as u32, 1).unwrap()
+                             1, max_len as u32, 1, &dblocks, 2, if paged { page_size as u32 } else { 0 }).unwrap()
     };
     gpu.sync_after("rope").unwrap();
     let (gq, gk, gv, gck, gcv) = (got(&gpu, q, "q"), got(&gpu, kk, "k"), got(&gpu, v, "v"), floats(&gpu.download(ck).unwrap()), floats(&gpu.download(cv).unwrap()));
@@ -153,7 +162,7 @@ fn rope_rotates_into_packed_qkv_and_the_cache() {
                     (gq[(t * heads + hh) * d + j], gq[(t * heads + hh) * d + j + half])
                 } else {
                     let kh = hh - heads;
-                    let cache = ((slot[t] as usize * kv + kh) * max_len + pos[t] as usize) * d;
+                    let cache = cache_at(slot[t] as usize, pos[t] as usize, kh);
                     assert_eq!((gck[cache + j], gck[cache + j + half]), (o1, o2), "token {t} K head {kh} dim {j}: the cache");
                     (gk[(t * kv + kh) * d + j], gk[(t * kv + kh) * d + j + half])
                 };
@@ -163,9 +172,49 @@ fn rope_rotates_into_packed_qkv_and_the_cache() {
         for e in 0..kv * d {
             let want = at((heads + kv) * d + e);
             assert_eq!(gv[t * kv * d + e], want, "token {t} V element {e}");
-            assert_eq!(gcv[((slot[t] as usize * kv + e / d) * max_len + pos[t] as usize) * d + e % d], want, "token {t} V element {e}: the cache");
+            assert_eq!(gcv[cache_at(slot[t] as usize, pos[t] as usize, e / d) + e % d], want, "token {t} V element {e}: the cache");
         }
     }
+    }
+}
+
+#[test]
+fn gather_kv_copies_cached_rows_into_packed_k_and_v() {
+    let Some(gpu) = gpu_or_skip("gather_kv_copies_cached_rows_into_packed_k_and_v") else { return };
+    let kern = k::gather_kv::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
+    let mut rng = verify::rng(verify::fresh_seed());
+    let (kv, d, max_len, slots) = (3usize, 64usize, 48usize, 3usize);
+    // Key rows: slot 2's positions 0..40, slot 0's 0..7 (a piece after 6 cached tokens), slot 1's 0..33.
+    let rows: Vec<(i32, i32)> = (0..40).map(|p| (2, p)).chain((0..7).map(|p| (0, p))).chain((0..33).map(|p| (1, p))).collect();
+    let (slot, pos): (Vec<i32>, Vec<i32>) = rows.iter().copied().unzip();
+    let (dslot, dpos) = (gpu.upload(&slot).unwrap(), gpu.upload(&pos).unwrap());
+    // Pages of 16 tokens: slot s's page j is `blocks[s · 3 + j]` (an unused entry -1).
+    let (page_size, pages, blocks) = (16usize, 9usize, vec![4i32, 7, -1, 0, 8, 6, 2, 5, 1]);
+    let dblocks = gpu.upload(&blocks).unwrap();
+    for paged in [false, true] {
+        let cache_rows = if paged { pages * page_size } else { slots * max_len };
+        let (ck, cv) = (random(&mut rng, cache_rows * kv * d, 2.0), random(&mut rng, cache_rows * kv * d, 2.0));
+        let (dck, dcv) = (gpu.upload(&bits(&ck)).unwrap(), gpu.upload(&bits(&cv)).unwrap());
+        let (mut gk, mut gv) = (gpu.zeros::<u16>(rows.len() * kv * d).unwrap(), gpu.zeros::<u16>(rows.len() * kv * d).unwrap());
+        gpu.poison(&mut gk).unwrap();
+        gpu.poison(&mut gv).unwrap();
+        // SAFETY: one block per row; every (slot, position) inside the cache (paged: on a page of the table,
+        // < 9); k, v hold rows · kv · D; fresh (aligned) allocations; D a multiple of 8.
+        unsafe {
+            k::gather_kv::launch(&gpu, &kern, grid::rows(rows.len(), 0), &dck, &dcv, &dslot, &dpos, &mut gk, &mut gv, kv as u32, d as u32, max_len as u32,
+                                 &dblocks, 3, if paged { page_size as u32 } else { 0 }).unwrap()
+        };
+        gpu.sync_after("gather_kv").unwrap();
+        let (gk, gv) = (got(&gpu, &gk, "k"), got(&gpu, &gv, "v"));
+        for (r, &(s, p)) in rows.iter().enumerate() {
+            let (s, p) = (s as usize, p as usize);
+            for h in 0..kv {
+                let at = if paged { ((blocks[s * 3 + p / page_size] as usize * kv + h) * page_size + p % page_size) * d } else { ((s * kv + h) * max_len + p) * d };
+                let row = (r * kv + h) * d;
+                assert_eq!(&gk[row..row + d], &ck[at..at + d], "paged {paged}: key row {r} (slot {s}, position {p}) head {h}");
+                assert_eq!(&gv[row..row + d], &cv[at..at + d], "paged {paged}: value row {r} (slot {s}, position {p}) head {h}");
+            }
+        }
     }
 }
 

@@ -157,14 +157,15 @@ pub unsafe fn add_rmsnorm_f16(x: *mut u16, delta: *const u16, w: *const u16, y: 
 /// and `v` (`[tokens][kv_heads][D]`), Q and K rotated by the token's position `pos[t]` (Hugging Face's
 /// `rotate_half` form: dimension `i < D/2` pairs with `i + D/2`), `cos_sin` `[max_pos][D/2][2]` f32 (the
 /// host's table, rope scaling included). A position outside `0..max_pos` takes the last row (refused by
-/// the host). K and V also go to the KV cache (`[slots][kv_heads][cache.max_len][D]`) at the token's
-/// position in its slot `cache.slot[t]`; `k` and `v` are written only with `packed_kv ≠ 0` (prefill, where
-/// the attention reads them packed; decode reads the cache).
+/// the host). K and V also go to the KV cache (contiguous `[slots][kv_heads][max_len][D]` or paged:
+/// [`CacheLayout`]) at the token's position in its slot `cache.slot[t]`; `k` and `v` are written only with
+/// `packed_kv ≠ 0` (prefill, where the attention reads them packed; decode reads the cache).
 ///
 /// # Safety
 /// `THREADS` threads, one block row per token (any grid y); the buffers hold the grid's tokens in those layouts, `bias`
 /// `(heads + 2·kv_heads)·D` elements when used, `cos_sin` `max_pos · D` f32, `pos` and `cache.slot` the
-/// tokens, each `slot` and `pos` inside the cache (`pos < cache.max_len`); `D` even.
+/// tokens, each `slot` and `pos` inside the cache (`pos < max_len`; paged, on a page the slot holds:
+/// [`CacheLayout::row`]); `D` even.
 #[allow(clippy::too_many_arguments)]
 unsafe fn rope<E: Half>(qkv: *const u16, bias: *const u16, pos: *const i32, cos_sin: *const f32, q: *mut u16, k: *mut u16, v: *mut u16, cache: Cache, dims: RopeDims) {
     pdl();
@@ -224,30 +225,65 @@ unsafe fn rope<E: Half>(qkv: *const u16, bias: *const u16, pos: *const i32, cos_
     }
 }
 
+/// A KV cache's layout: contiguous, `[slots][kv_heads][max_len][D]` (`page_size` 0), or paged — pages
+/// `[pages][kv_heads][page_size][D]` (FlashInfer's HND, as the library's paged decode reads them), slot
+/// `s`'s position `p` on page `table[s · max_pages + p / page_size]`.
+#[derive(Clone, Copy)]
+struct CacheLayout {
+    /// Positions per slot (contiguous).
+    max_len: u32,
+    /// The block table `[slots][max_pages]` (paged).
+    table: *const i32,
+    max_pages: u32,
+    /// Tokens per page; 0: contiguous.
+    page_size: u32,
+}
+
+impl CacheLayout {
+    /// Element offset of position `p` of slot `s`'s row of K/V head `h`.
+    ///
+    /// # Safety
+    /// `s` a slot of the cache and `p` a position inside it (`p < max_len`); paged, `p` on a page the
+    /// slot holds: its table entry `s · max_pages + p / page_size` in the table, a page of the cache.
+    #[inline(always)]
+    unsafe fn row(&self, s: usize, p: usize, h: usize, kv_heads: u32, d: usize) -> usize {
+        let kv = kv_heads as usize;
+        if self.page_size == 0 {
+            return ((s * kv + h) * self.max_len as usize + p) * d;
+        }
+        let ps = self.page_size as usize;
+        // SAFETY: forwarded (the entry inside the table).
+        let page = unsafe { *self.table.add(s * self.max_pages as usize + p / ps) } as usize;
+        ((page * kv + h) * ps + p % ps) * d
+    }
+}
+
 /// Where [`rope`] writes K and V in the KV cache.
 #[derive(Clone, Copy)]
 struct Cache {
-    /// K and V caches, `[slots][kv_heads][max_len][D]`.
+    /// K and V caches, in `layout`.
     k: *mut u16,
     v: *mut u16,
     /// Each token's slot (sequence) in the cache.
     slot: *const i32,
     /// Each token's position (the `pos` the rotation uses).
     pos: *const i32,
-    /// Positions per slot.
-    max_len: u32,
+    layout: CacheLayout,
 }
 
 impl Cache {
     /// Element offset of token `t`'s row of K/V head `h` in the cache.
     ///
     /// # Safety
-    /// `t` a token of the grid (its slot and position read here).
+    /// `t` a token of the grid (its slot and position read here), its slot and position inside the cache
+    /// ([`CacheLayout::row`]).
     #[inline(always)]
     unsafe fn row(&self, t: usize, h: usize, kv_heads: u32, d: usize) -> usize {
         // SAFETY: forwarded.
-        let (s, p) = unsafe { (*self.slot.add(t) as usize, *self.pos.add(t) as usize) };
-        ((s * kv_heads as usize + h) * self.max_len as usize + p) * d
+        unsafe {
+            let (s, p) = (*self.slot.add(t) as usize, *self.pos.add(t) as usize);
+            self.layout.row(s, p, h, kv_heads, d)
+        }
     }
 }
 
@@ -272,8 +308,9 @@ struct RopeDims {
 #[kernel(threads = 256)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn rope_bf16(qkv: *const u16, bias: *const u16, pos: *const i32, cos_sin: *const f32, q: *mut u16, k: *mut u16, v: *mut u16, cache_k: *mut u16,
-                       cache_v: *mut u16, slot: *const i32, max_len: u32, heads: u32, kv_heads: u32, head_dim: u32, has_bias: u32, max_pos: u32, packed_kv: u32) {
-    let cache = Cache { k: cache_k, v: cache_v, slot, pos, max_len };
+                       cache_v: *mut u16, slot: *const i32, max_len: u32, heads: u32, kv_heads: u32, head_dim: u32, has_bias: u32, max_pos: u32, packed_kv: u32,
+                       table: *const i32, max_pages: u32, page_size: u32) {
+    let cache = Cache { k: cache_k, v: cache_v, slot, pos, layout: CacheLayout { max_len, table, max_pages, page_size } };
     unsafe { rope::<Bf16>(qkv, bias, pos, cos_sin, q, k, v, cache, RopeDims { heads, kv_heads, head_dim, has_bias, max_pos, packed_kv }) }
 }
 
@@ -284,25 +321,28 @@ pub unsafe fn rope_bf16(qkv: *const u16, bias: *const u16, pos: *const i32, cos_
 #[kernel(threads = 256)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn rope_f16(qkv: *const u16, bias: *const u16, pos: *const i32, cos_sin: *const f32, q: *mut u16, k: *mut u16, v: *mut u16, cache_k: *mut u16,
-                      cache_v: *mut u16, slot: *const i32, max_len: u32, heads: u32, kv_heads: u32, head_dim: u32, has_bias: u32, max_pos: u32, packed_kv: u32) {
-    let cache = Cache { k: cache_k, v: cache_v, slot, pos, max_len };
+                      cache_v: *mut u16, slot: *const i32, max_len: u32, heads: u32, kv_heads: u32, head_dim: u32, has_bias: u32, max_pos: u32, packed_kv: u32,
+                      table: *const i32, max_pages: u32, page_size: u32) {
+    let cache = Cache { k: cache_k, v: cache_v, slot, pos, layout: CacheLayout { max_len, table, max_pages, page_size } };
     unsafe { rope::<F16>(qkv, bias, pos, cos_sin, q, k, v, cache, RopeDims { heads, kv_heads, head_dim, has_bias, max_pos, packed_kv }) }
 }
 
 /// Key row `blockIdx.x` of a chunk's packed K and V (`[rows][kv_heads][D]`), copied from the KV cache
-/// (`[slots][kv_heads][max_len][D]`): slot `slot[r]`'s row at position `pos[r]`, every K/V head. What a
-/// chunk of a prompt after a cached prefix attends to — the prefix's rows and the chunk's own, which
-/// [`rope`] wrote into the cache just before. Element-type agnostic (16-bit bits).
+/// (contiguous `[slots][kv_heads][max_len][D]`, or paged through `table`: [`CacheLayout`]): slot
+/// `slot[r]`'s row at position `pos[r]`, every K/V head. What a chunk of a prompt after a cached prefix
+/// attends to — the prefix's rows and the chunk's own, which [`rope`] wrote into the cache just before.
+/// Element-type agnostic (16-bit bits).
 ///
 /// # Safety
 /// `THREADS` threads, one block per row; `slot` and `pos` hold the grid's rows, each inside the cache
-/// (`slot < slots`, `0 ≤ pos < max_len`); `k` and `v` hold `rows · kv_heads · D` elements, the caches
-/// `slots · kv_heads · max_len · D`; all 16-byte aligned; `D % 8 == 0`.
+/// ([`CacheLayout::row`]); `k` and `v` hold `rows · kv_heads · D` elements; all 16-byte aligned;
+/// `D % 8 == 0`.
 #[kernel(threads = 256)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gather_kv(cache_k: *const u16, cache_v: *const u16, slot: *const i32, pos: *const i32, k: *mut u16, v: *mut u16, kv_heads: u32, head_dim: u32,
-                        max_len: u32) {
+                        max_len: u32, table: *const i32, max_pages: u32, page_size: u32) {
     pdl();
+    let layout = CacheLayout { max_len, table, max_pages, page_size };
     let r = block_idx_x() as usize;
     // SAFETY: r < rows (the grid).
     let (s, p) = unsafe { (*slot.add(r) as usize, *pos.add(r) as usize) };
@@ -310,10 +350,10 @@ pub unsafe fn gather_kv(cache_k: *const u16, cache_v: *const u16, slot: *const i
     let width = kv_heads as usize * d;
     let mut c = 8 * thread_idx_x() as usize;
     while c < width {
-        let src = ((s * kv_heads as usize + c / d) * max_len as usize + p) * d + c % d;
         // SAFETY: c + 8 ≤ width and c % d + 8 ≤ d (both multiples of 8): inside row r of k and v and inside
-        // head c / d's cached row (slot, position inside the cache); 16-byte aligned.
+        // head c / d's cached row (slot and position inside the cache); 16-byte aligned.
         unsafe {
+            let src = layout.row(s, p, c / d, kv_heads, d) + c % d;
             st_global_v4_u32(k.add(r * width + c) as *mut u32, ld_global_nc_v4_u32(cache_k.add(src) as *const u32));
             st_global_v4_u32(v.add(r * width + c) as *mut u32, ld_global_nc_v4_u32(cache_v.add(src) as *const u32));
         }
