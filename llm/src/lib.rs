@@ -10,7 +10,8 @@
 //!   the cache), SiLU·mul, argmax, transpose;
 //! * [`config`] says which `config.json` fields are honoured; [`checkpoint`] checks every tensor before
 //!   anything reaches the GPU; [`model`] is the forward pass; [`chunk`] splits prompts into prefill steps;
-//!   [`chat`] renders a conversation by the checkpoint's chat template.
+//!   [`chat`] renders a conversation by the checkpoint's chat template; [`serve`] batches requests
+//!   continuously through the cache's slots.
 //!
 //! From a program of your own (the `llm` binary is this plus a command line):
 //!
@@ -40,6 +41,7 @@ pub mod model;
 pub mod pages;
 pub mod rope;
 pub mod sample;
+pub mod serve;
 
 /// The kernel crate's PTX for sm_80 (runs on Ampere and later), built by `build.rs`.
 pub static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/llm_kernels_sm_80.ptx"));

@@ -8,6 +8,7 @@ use kernel_lab_llm::{
     checkpoint::Checkpoint,
     model::{Model, Paging, WeightFormat},
     sample::{Rng, Sampling},
+    serve::{self, ModelEngine, Request},
 };
 
 const HELP: &str = "\
@@ -20,6 +21,11 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P | --chat) [op
   --prompt-ids IDS     the prompt as comma-separated token ids; several prompts of any lengths separated by `;`
                        run as one batch
   --tokenizer FILE     a tokenizer.json other than DIR's
+  --slots B            continuous batching: the prompts (--prompt-ids with `;`, or --requests R random ones of
+                       --prompt-len P tokens at most) served through B cache slots, each admitted as a slot frees
+                       and leaving at its end-of-sequence token or --max-new; prints each reply and the throughput
+  --requests R         with --slots and --prompt-len: R requests, prompt lengths drawn from P/2..=P and reply
+                       budgets from max-new/2..=max-new (--seed); replies run to their budget
   --chat               a conversation: each line of standard input is a user's turn (an empty line or the end
                        ends it), rendered by DIR/tokenizer_config.json's chat template; the reply is printed as
                        it is generated (--max-new tokens at most, to an end-of-turn token). Each turn is appended
@@ -84,6 +90,9 @@ struct Opts {
     tp_same_gpu: bool,
     /// `--synthetic-weights`: `Checkpoint::synthetic` instead of the files.
     synthetic: bool,
+    /// `--slots` (continuous batching) and `--requests`.
+    slots: Option<usize>,
+    requests: Option<usize>,
     /// `--chat`, its template file and system message.
     chat: bool,
     chat_template: Option<PathBuf>,
@@ -93,7 +102,7 @@ struct Opts {
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, prefill_chunk: 0, page_size: None, kv_pages: None, sampling: Sampling::Greedy, seed: 0,
                        logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false, synthetic: false,
-                       chat: false, chat_template: None, system: None };
+                       chat: false, chat_template: None, system: None, slots: None, requests: None };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -129,6 +138,8 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--batch" => o.batch = num(v, "--batch")?,
             "--max-len" => o.max_len = Some(num(v, "--max-len")?),
             "--page-size" => o.page_size = Some(num(v, "--page-size")?),
+            "--slots" => o.slots = Some(num(v, "--slots")?),
+            "--requests" => o.requests = Some(num(v, "--requests")?),
             "--kv-pages" => o.kv_pages = Some(num(v, "--kv-pages")?),
             "--prefill-chunk" => {
                 o.prefill_chunk = num(v, "--prefill-chunk")?;
@@ -174,6 +185,15 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     }
     if o.batch == 0 {
         return Err("--batch must be at least 1".into());
+    }
+    if o.slots == Some(0) || o.requests == Some(0) {
+        return Err("--slots and --requests must be at least 1".into());
+    }
+    if o.requests.is_some() != (o.slots.is_some() && o.prompt_len.is_some()) {
+        return Err("--requests draws random requests for --slots: give --slots, --prompt-len and --requests together".into());
+    }
+    if o.slots.is_some() && (o.chat || o.batch != 1 || o.profile || o.logits_out.is_some()) {
+        return Err("--slots serves the prompts through B slots: without --chat, --batch, --profile and --logits-out".into());
     }
     if !o.more.is_empty() {
         if o.batch != 1 {
@@ -278,6 +298,8 @@ fn main() {
         match (&template, &tokenizer) {
             (Some(t), Some(tok)) if ck.bf16 => run_chat::<bf16>(gpu, &o, ck, tok, t),
             (Some(t), Some(tok)) => run_chat::<f16>(gpu, &o, ck, tok, t),
+            _ if o.slots.is_some() && ck.bf16 => run_serve::<bf16>(gpu, &o, ck, tokenizer.as_ref()),
+            _ if o.slots.is_some() => run_serve::<f16>(gpu, &o, ck, tokenizer.as_ref()),
             _ if ck.bf16 => run::<bf16>(gpu, &o, ck, tokenizer.as_ref()),
             _ => run::<f16>(gpu, &o, ck, tokenizer.as_ref()),
         }
@@ -321,6 +343,55 @@ fn load<T: Element + NormReducible>(gpu: &Gpu, group: Option<Group>, ck: Checkpo
     }
 }
 
+/// `--slots B`: the requests served by continuous batching through B slots.
+fn run_serve<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
+    let (gpu, group) = stream_and_group(gpu, o)?;
+    let slots = o.slots.unwrap_or(1);
+    let mut r = Rng::new(o.seed ^ 0x5eed);
+    let mut draw = |lo: usize, hi: usize| lo + ((r.next_f64() * (hi - lo + 1) as f64) as usize).min(hi - lo);
+    let requests: Vec<Request> = match (o.requests, o.prompt_len) {
+        (Some(n), Some(p)) => (0..n).map(|_| {
+            let len = draw(p.div_ceil(2).max(1), p.max(1));
+            Request { prompt: (0..len).map(|_| draw(1, 1000) as u32).collect(), max_new: draw(o.max_new.div_ceil(2).max(1), o.max_new.max(1)) }
+        }).collect(),
+        _ => std::iter::once(&o.prompt).chain(&o.more).map(|p| Request { prompt: p.clone(), max_new: o.max_new }).collect(),
+    };
+    let longest = requests.iter().map(|q| q.prompt.len() + q.max_new).max().unwrap_or(1);
+    let max_len = o.max_len.unwrap_or(longest);
+    let mut model = load::<T>(&gpu, group, ck, o, slots, max_len)?;
+    model.graphs_on &= o.graphs;
+    model.set_prefill_chunk(o.prefill_chunk);
+    // Random requests run to their budget; given prompts stop at the config's end-of-sequence ids.
+    let stop = if o.requests.is_some() || o.ignore_eos { vec![] } else { model.config.eos.clone() };
+    let paged = model.pages().map(|(_, n, size)| format!(", a paged cache of {n} pages of {size} tokens")).unwrap_or_default();
+    println!("serving {} requests through {slots} slots of {max_len} tokens{paged}", requests.len());
+    // One untimed pass of the first request alone: the first launches load the kernels and plan the GEMMs.
+    serve::serve(&mut ModelEngine { model: &mut model, sampling: o.sampling, rng: Rng::new(o.seed) }, &requests[..1], &stop)?;
+    let (served, sum) = serve::serve(&mut ModelEngine { model: &mut model, sampling: o.sampling, rng: Rng::new(o.seed) }, &requests, &stop)?;
+    for (i, s) in served.iter().enumerate().take(if o.requests.is_some() { 0 } else { served.len() }) {
+        println!("tokens [{i}]: {:?}", s.tokens);
+        if let Some(t) = tokenizer {
+            match t.decode(&s.tokens, true) {
+                Ok(text) => println!("text [{i}]: {text}"),
+                Err(e) => println!("text [{i}]: (the tokenizer could not decode them: {e})"),
+            }
+        }
+    }
+    let mut first: Vec<f64> = served.iter().map(|s| s.first_ms).collect();
+    first.sort_by(f64::total_cmp);
+    let median_first = first.get(first.len() / 2).copied().unwrap_or(0.0);
+    println!("{} tokens in {:.1} ms: {:.0} tokens/s; {} decode steps (up to {} sequences a step), {} admissions; first token after {median_first:.1} ms (median), {:.1} ms (last)",
+             sum.generated, sum.ms, sum.generated as f64 / (sum.ms / 1e3), sum.decode_steps, sum.widest, sum.admissions, first.last().copied().unwrap_or(0.0));
+    if let Some(path) = &o.json {
+        let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "slots": slots, "requests": requests.len(), "max_len": max_len,
+                                   "kv_pages": model.pages().map(|(_, n, size)| (n, size)), "prefill_chunk": o.prefill_chunk, "generated": sum.generated,
+                                   "ms": sum.ms, "decode_steps": sum.decode_steps, "admissions": sum.admissions, "widest": sum.widest,
+                                   "first_token_ms": first, "replies": served.iter().map(|s| s.tokens.clone()).collect::<Vec<_>>()});
+        std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
 /// `--chat`: a conversation on standard input, one user turn a line.
 fn run_chat<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: &tokenizers::Tokenizer, template: &Template) -> Result<()> {
     use std::io::{BufRead, Write};
@@ -336,13 +407,19 @@ fn run_chat<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tok
         // The template writes the special tokens itself: none added here.
         tokenizer.encode(text, false).map(|e| e.get_ids().to_vec()).map_err(|e| Error::InvalidInput(format!("encoding the conversation: {e}")))
     };
-    // The reply's text so far, printed from byte `shown` on (whole characters only).
-    let show = |reply: &[u32], shown: &mut usize, last: bool| -> Result<String> {
+    // The reply's text so far, printed after what `shown` holds (whole characters only). A tokenizer may
+    // write a token's text otherwise once the next one follows (a leading space, a byte sequence): then
+    // nothing more streams, and the whole reply is printed again at its end.
+    let show = |reply: &[u32], shown: &mut String, last: bool| -> Result<String> {
         let text = tokenizer.decode(reply, true).map_err(|e| Error::InvalidInput(format!("decoding the reply: {e}")))?;
-        if text.len() > *shown && text.is_char_boundary(*shown) && (last || !text.ends_with(char::REPLACEMENT_CHARACTER)) {
-            print!("{}", &text[*shown..]);
+        if !text.starts_with(shown.as_str()) {
+            if last {
+                print!("\n[the reply, as the tokenizer writes it whole] {text}");
+            }
+        } else if text.len() > shown.len() && (last || !text.ends_with(char::REPLACEMENT_CHARACTER)) {
+            print!("{}", &text[shown.len()..]);
             let _ = std::io::stdout().flush();
-            *shown = text.len();
+            *shown = text.clone();
         }
         Ok(text)
     };
@@ -368,7 +445,7 @@ fn run_chat<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tok
         let prefill_ms = t.elapsed().as_secs_f64() * 1e3;
         let appended = add.len();
         cached = ids;
-        let (mut reply, mut tok, mut shown) = (vec![], next[0], 0);
+        let (mut reply, mut tok, mut shown) = (vec![], next[0], String::new());
         let t = Instant::now();
         while !stop.contains(&tok) && reply.len() < o.max_new {
             reply.push(tok);

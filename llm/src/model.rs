@@ -348,6 +348,21 @@ pub struct Model<T: Element> {
     decoded: Option<usize>,
 }
 
+/// Copies `n` elements of `buf` at `from` to `to` (regions that do not overlap), on `gpu`'s stream.
+fn copy_within(gpu: &Gpu, buf: &mut CudaSlice<u16>, from: usize, to: usize, n: usize) -> Result<()> {
+    let what = || format!("copying {n} cache elements within a layer");
+    if from + n > buf.len() || to + n > buf.len() || from.max(to) < from.min(to) + n {
+        return Err(Error::InvalidInput(format!("{} (internal: {from}, {to} of {})", what(), buf.len())));
+    }
+    if from < to {
+        let (lo, mut hi) = buf.split_at_mut(to);
+        gpu.stream.memcpy_dtod(&lo.slice(from..from + n), &mut hi.slice_mut(..n)).during(what)
+    } else {
+        let (mut lo, hi) = buf.split_at_mut(from);
+        gpu.stream.memcpy_dtod(&hi.slice(..n), &mut lo.slice_mut(to..to + n)).during(what)
+    }
+}
+
 /// The device's free and total memory.
 fn fits(gpu: &Gpu, what: &str, bytes: usize) -> Result<()> {
     kernel_lab::runtime::budget::check(gpu, what, bytes as u64, 0)
@@ -595,8 +610,6 @@ impl<T: Element + NormReducible> Model<T> {
     /// slot's cached rows and to each other (causal), in chunks of at most [`Model::set_prefill_chunk`]
     /// tokens. Decode steps then take slots `0..n` as before, each of them holding a sequence.
     pub fn extend(&mut self, seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
-        self.device_next = None;
-        self.decoded = None;
         let vocab = self.config.vocab;
         if seqs.is_empty() || seqs.len() > self.slots {
             return Err(Error::InvalidInput(format!("{} sequences for {} cache slots", seqs.len(), self.slots)));
@@ -618,6 +631,9 @@ impl<T: Element + NormReducible> Model<T> {
                 return Err(Error::InvalidInput(format!("sequence {i}: token id {t} is outside the vocabulary of {vocab}")));
             }
         }
+        // The step overwrites the device's ids, positions and slots (even if it fails part way).
+        self.device_next = None;
+        self.decoded = None;
         self.append(seqs, sampling, rng, all_logits)
     }
 
@@ -626,12 +642,15 @@ impl<T: Element + NormReducible> Model<T> {
         self.truncate(slot, 0)
     }
 
-    /// Keeps only the first `len` tokens of `slot`'s sequence (no more than it holds): the next
-    /// [`Model::extend`] of it continues from there, overwriting the rows after (a chat turn whose
-    /// rendering of the last reply differs from the tokens generated, say).
+    /// Keeps only the first `len` tokens of `slot`'s sequence (at most the tokens it holds: more is
+    /// refused): the next [`Model::extend`] of it continues from there, overwriting the rows after (a chat
+    /// turn whose rendering of the last reply differs from the tokens generated, say).
     pub fn truncate(&mut self, slot: usize, len: usize) -> Result<()> {
         let slots = self.slots;
         let l = self.lens.get_mut(slot).ok_or_else(|| Error::InvalidInput(format!("slot {slot} is outside the cache's {slots} slots")))?;
+        if len > *l {
+            return Err(Error::InvalidInput(format!("slot {slot} holds {} tokens: it cannot be cut to {len}", *l)));
+        }
         if len < *l {
             *l = len;
             // The device's next-step inputs counted the tokens cut off.
@@ -644,6 +663,47 @@ impl<T: Element + NormReducible> Model<T> {
         Ok(())
     }
 
+    /// Moves `from`'s sequence into the empty slot `to` (never filled, or released), leaving `from` empty:
+    /// a paged cache gives `to` the pages `from` held (no data moves), a contiguous one copies the sequence's
+    /// rows (every layer's K and V, each head's held rows). Keeps a batch's sequences in slots `0..n` as
+    /// others finish ([`crate::serve`]).
+    pub fn move_slot(&mut self, from: usize, to: usize) -> Result<()> {
+        let slots = self.slots;
+        if from >= slots || to >= slots || from == to {
+            return Err(Error::InvalidInput(format!("moving slot {from} to slot {to}: two different slots of the cache's {slots} needed")));
+        }
+        let len = self.lens[from];
+        if len == 0 || self.lens[to] != 0 {
+            return Err(Error::InvalidInput(format!("moving slot {from} ({len} tokens) to slot {to} ({} tokens): from a sequence into an empty slot", self.lens[to])));
+        }
+        // The device's next-step inputs name slots and positions: copied again from here.
+        self.device_next = None;
+        self.decoded = None;
+        match &mut self.pages {
+            Some(p) => {
+                p.move_slot(from, to);
+                // The changed table to every rank.
+                self.reserve(&[])?;
+            }
+            None => {
+                for s in &mut self.shards {
+                    let (kv, d, max_len) = (s.local.kv_heads, self.config.head_dim, self.max_len);
+                    for (ck, cv) in &mut s.cache {
+                        for buf in [ck, cv] {
+                            for h in 0..kv {
+                                let at = |slot: usize| (slot * kv + h) * max_len * d;
+                                copy_within(&s.gpu, buf, at(from), at(to), len * d)?;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.lens[to] = len;
+        self.lens[from] = 0;
+        Ok(())
+    }
+
     /// A paged cache: gives each `(slot, len)` the pages its first `len` tokens need and copies the block
     /// table to every rank when it changed — an error naming the pool, before anything runs, when too
     /// few pages are free. Nothing to do on a contiguous cache.
@@ -652,7 +712,11 @@ impl<T: Element + NormReducible> Model<T> {
         p.reserve(want).map_err(Error::InvalidInput)?;
         if let Some(t) = p.take_table() {
             for s in &mut self.shards {
-                s.gpu.stream.memcpy_htod(&t, &mut s.table.slice_mut(..t.len())).during(|| "copying the block table".into())?;
+                if let Err(e) = s.gpu.stream.memcpy_htod(&t, &mut s.table.slice_mut(..t.len())).during(|| "copying the block table".into()) {
+                    // Sent again with the next step's pages, to every rank.
+                    p.mark_changed();
+                    return Err(e);
+                }
             }
         }
         Ok(())
@@ -679,8 +743,21 @@ impl<T: Element + NormReducible> Model<T> {
     }
 
     /// [`Model::extend`] after its checks: the chunks' forward steps, their logits and next tokens, and
-    /// the slots' new lengths.
+    /// the slots' new lengths. On an error the slots keep their lengths and a paged cache gives back the
+    /// pages taken for the new tokens.
     fn append(&mut self, seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
+        let result = self.append_steps(seqs, sampling, rng, all_logits);
+        if result.is_err() {
+            if let Some(p) = &mut self.pages {
+                for &(slot, _) in seqs {
+                    p.shrink(slot, self.lens[slot]);
+                }
+            }
+        }
+        result
+    }
+
+    fn append_steps(&mut self, seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
         let c = self.config.clone();
         let lens: Vec<usize> = seqs.iter().map(|(_, t)| t.len()).collect();
         // Each sequence's cached tokens before the new ones, and its first row in `all_logits`.
@@ -747,6 +824,15 @@ impl<T: Element + NormReducible> Model<T> {
         }
         self.check_ranks()?;
         Ok((next, full))
+    }
+
+    /// The logits of the last decode step's sequences (`[n][vocab]` f32, slot order), for inspection or a
+    /// sampler of your own; an error where the last call was not a decode step (or a replay of one).
+    pub fn decode_logits(&self) -> Result<Vec<f32>> {
+        let n = self.decoded.ok_or_else(|| Error::InvalidInput("decode logits: the last call was not a decode step".into()))?;
+        let s = &self.shards[0];
+        let bits = s.gpu.stream.clone_dtoh(&s.logits.slice(..n * self.config.vocab)).during(|| "copying logits".into())?;
+        Ok(bits.into_iter().map(|x| if s.k.bf16 { bf16::from_bits(x).to_f32() } else { f16::from_bits(x).to_f32() }).collect())
     }
 
     /// One decode step: `tokens[b]` appended to slot `b` (`b < tokens.len()`, every slot prefilled); returns
@@ -1069,8 +1155,8 @@ impl<T: Element + NormReducible> Shard<T> {
     /// Rank `rank` of `world`: its columns of Wqkv and Wgu, its rows of Wo and Wdown, its K/V heads'
     /// cache; the embedding and norms whole; its block of the LM head's vocabulary columns where the head
     /// is split (`split_head`), otherwise the whole head on rank 0.
-    #[allow(clippy::too_many_arguments)]
     /// `paging`: a paged cache's `(page_size, max_pages, pages)`.
+    #[allow(clippy::too_many_arguments)]
     fn load(gpu: &Gpu, ck: &Checkpoint, c: &Config, local: Local, rank: usize, world: usize, weight_bytes: usize, bf16: bool, slots: usize,
             max_len: usize, paging: Option<(usize, usize, usize)>, format: WeightFormat) -> Result<Shard<T>> {
         let (h, d) = (c.hidden, c.head_dim);
@@ -1272,9 +1358,10 @@ impl<T: Element + NormReducible> Shard<T> {
                     return Err(Error::InvalidInput(format!("a chunk attends to {rows} key rows, {} uploaded (internal)", kr.rows)));
                 }
                 // SAFETY: `upload_keys` wrote `rows` slots and positions inside the cache (slot < slots,
-                // position < max_len: checked by `extend`) and sized `k`, `v` for them at this rank's K/V
-                // heads; the cache `[slots][kv_heads][max_len][D]`; D a multiple of 8 (the prefill plan's head
-                // dims); fresh, 16-byte-aligned allocations.
+                // position < the slot's new length ≤ max_len: checked by `prefill` / `extend`; paged, on pages
+                // `reserve` gave the slot before the step) and sized `k`, `v` for them at this rank's K/V
+                // heads; the cache contiguous or paged as `table`, `max_pages`, `page_size` say; D a multiple
+                // of 8 (the prefill plan's head dims); fresh, 16-byte-aligned allocations.
                 unsafe { k::gather_kv::launch(gpu, &kern.gather, grid::rows(rows, 0), &*ck, &*cv, &kr.slot, &kr.pos, &mut kr.k, &mut kr.v, l.kv_heads as u32, d as u32, max_len as u32,
                                                 &*table, max_pages, page_size)? };
                 mark(prof, gpu, || "gather_kv".into(), 0)?;

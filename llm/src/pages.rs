@@ -85,6 +85,19 @@ impl Pages {
         t
     }
 
+    /// Gives `to` (holding no page) the pages `from` holds.
+    pub fn move_slot(&mut self, from: usize, to: usize) {
+        debug_assert!(self.held[to].is_empty(), "moving pages onto slot {to}, which holds some");
+        let pages = std::mem::take(&mut self.held[from]);
+        self.free.extend(std::mem::replace(&mut self.held[to], pages));
+        self.changed = true;
+    }
+
+    /// Marks the table changed (a copy of it failed: the next [`Pages::take_table`] gives it again).
+    pub fn mark_changed(&mut self) {
+        self.changed = true;
+    }
+
     /// The table if it changed since the last call (a page taken), to copy to the GPU.
     pub fn take_table(&mut self) -> Option<Vec<i32>> {
         std::mem::take(&mut self.changed).then(|| self.table())
@@ -126,5 +139,10 @@ mod tests {
         p.shrink(1, 0);
         p.shrink(1, 0);
         assert_eq!(p.free(), 4);
+        // A slot's pages move to an empty slot, the table rows with them.
+        p.take_table();
+        p.move_slot(2, 1);
+        let t = p.take_table().unwrap();
+        assert_eq!((t[4], t[8], p.free()), (2, -1, 4));
     }
 }

@@ -1,10 +1,15 @@
 //! GPU test of prefill in chunks and of sequences appended to the cache (`Model::extend`): a prompt
 //! prefilled in chunks, continued after a cached part, or joining a batch whose other slots hold other
 //! sequences gives the logits of the same prompt prefilled whole, up to the rounding of GEMMs of other
-//! row counts; bad requests are refused naming what is wrong. On a contiguous cache and on a paged one
-//! (16-token pages, a pool of 16 shared by 3 slots; its running out refused, its pages given back). A
-//! small random-weight Llama (2 layers, 4/2 heads of 64) on random token ids, fresh each run. Without a
-//! GPU, or off Hopper (the prefill attention is sm_90a's), the test says it was skipped and passes.
+//! row counts; bad requests are refused naming what is wrong. Twenty decode steps after the whole and the
+//! chunked prefill (their first eager, the next captured as a graph, the rest replayed; each sequence
+//! crossing a page) give the same logits, and the paged cache's the contiguous one's. Requests served by
+//! continuous batching (`serve`: admissions, sequences moved between slots) get replies whose every token
+//! is the model's choice for the reply so far, as a prefill of the request alone says. On a contiguous
+//! cache and on a paged one (16-token pages, a pool of 20 shared by 3 slots; its running out refused,
+//! its pages given back). A small random-weight Llama (2 layers, 4/2 heads of 64) on random token ids,
+//! fresh each run. Without a GPU, or off Hopper (the prefill attention is sm_90a's), the test says it was
+//! skipped and passes.
 use kernel_lab::{
     Gpu,
     runtime::{gpu::gpu_or_skip, ptx::Target, verify},
@@ -13,6 +18,7 @@ use kernel_lab_llm::{
     checkpoint::Checkpoint,
     model::{Model, Paging, WeightFormat},
     sample::{Rng, Sampling},
+    serve::{self, ModelEngine, Request},
 };
 use rand::Rng as _;
 
@@ -57,29 +63,57 @@ fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
     std::fs::write(dir.join("config.json"), CONFIG).unwrap();
     let stream = gpu.ctx.new_stream().unwrap();
     let gpu = Gpu::with_stream(stream).unwrap();
-    for paging in [None, Some(Paging { page_size: 16, pages: 16 })] {
+    let mut contiguous = None;
+    for paging in [None, Some(Paging { page_size: 16, pages: 20 })] {
         let ck = Checkpoint::synthetic(&dir, seed).unwrap();
         let m = match paging {
             None => Model::<half::bf16>::from_checkpoint(&gpu, None, ck, 3, 256, WeightFormat::AsStored),
             Some(p) => Model::<half::bf16>::from_checkpoint_paged(&gpu, None, ck, 3, 256, p, WeightFormat::AsStored),
         };
-        exercise(m.unwrap(), seed, paging.is_some());
+        let decoded = exercise(m.unwrap(), seed, paging.is_some(), contiguous.as_deref());
+        contiguous.get_or_insert(decoded);
     }
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// The test's steps on one model (`paged`: its cache is the 16-page pool).
-fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool) {
+/// Twenty decode steps of both sequences on `feed`'s tokens: each step's logits (`[2][vocab]`).
+fn decode_feed(m: &mut Model<half::bf16>, feed: &[[u32; 2]], rng: &mut Rng) -> Vec<Vec<f32>> {
+    feed.iter().map(|f| {
+        m.decode(f, Sampling::Greedy, rng).unwrap();
+        m.decode_logits().unwrap()
+    }).collect()
+}
+
+/// The worst relative L2 distance of decode logits `a` from `w`, step by step.
+fn worst_step(a: &[Vec<f32>], w: &[Vec<f32>]) -> f64 {
+    a.iter().zip(w).map(|(x, y)| rel_l2(x, y)).fold(0.0, f64::max)
+}
+
+/// The test's steps on one model (`paged`: its cache is the 20-page pool); returns the decode logits after
+/// the whole prompts, which the paged run compares with the contiguous run's (`contiguous`).
+fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option<&[Vec<f32>]>) -> Vec<Vec<f32>> {
     let mut r = verify::rng(seed);
     let vocab = m.config.vocab;
     let seed_paged = format!("seed {seed}, paged {paged}");
     let seed = &seed_paged;
     let mut rng = Rng::new(1);
     let (p0, p1): (Vec<u32>, Vec<u32>) = ((0..70).map(|_| r.random_range(0..vocab as u32)).collect(), (0..131).map(|_| r.random_range(0..vocab as u32)).collect());
+    let feed: Vec<[u32; 2]> = (0..20).map(|_| [r.random_range(0..vocab as u32), r.random_range(0..vocab as u32)]).collect();
     let g = Sampling::Greedy;
 
-    // The reference: both prompts whole in one step.
+    // The reference: both prompts whole in one step, then 20 decode steps (positions 70..90 and 131..151:
+    // each sequence crosses a 16-token page).
     let (na, la) = m.prefill(&[&p0, &p1], g, &mut rng, true).unwrap();
+    let reference = decode_feed(&mut m, &feed, &mut rng);
+    assert_eq!(m.lens()[..2], [90, 151]);
+    if let Some(c) = contiguous {
+        let e = worst_step(&reference, c);
+        assert!(e < TOL, "{seed}: the paged cache's decode logits {e:.3e} from the contiguous cache's");
+        // The graph replayed on the device (positions advanced by the argmax), pages taken first.
+        assert!(m.replay_decode(2, 4).unwrap().is_some(), "{seed}: no graph of batch 2 was captured");
+        assert_eq!(m.lens()[..2], [94, 155]);
+        assert_eq!(m.decode_logits().unwrap().len(), 2 * vocab);
+    }
     let la = la.unwrap();
     assert_eq!(la.len(), (70 + 131) * vocab);
     let (a0, a1) = (rows(&la, vocab, 0, 70), rows(&la, vocab, 70, 201));
@@ -97,10 +131,10 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool) {
         assert!(agrees(&row, t, eps(&row)), "{seed}: chunked prefill's next token of sequence {i} ({t}) is not the whole prompt's best");
     }
     assert_eq!(m.lens()[..2], [70, 131]);
-    // A decode step after it runs on the chunks' cache.
-    let d = m.decode(&nb, g, &mut rng).unwrap();
-    assert!(d.len() == 2 && d.iter().all(|&t| (t as usize) < vocab));
-    assert_eq!(m.lens()[..2], [71, 132]);
+    // Decode steps after it read the chunks' cache.
+    let e = worst_step(&decode_feed(&mut m, &feed, &mut rng), &reference);
+    report.push(("20 decode steps after the chunks", e));
+    assert!(e < TOL, "{seed}: decode logits after the chunked prefill {e:.3e} from the whole prompts'");
 
     // Continuations: the prompts' heads first (whole), then their tails appended after the cached rows.
     m.set_prefill_chunk(0);
@@ -166,14 +200,36 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool) {
     bad(m.extend(&[(1, &[vocab as u32])], g, &mut rng, false), "outside the vocabulary");
     assert!(m.release(3).is_err());
     assert_eq!(m.lens()[..3], [132, 71, 10], "a refused request changed nothing");
+    bad(m.truncate(2, 11).map(|_| (vec![], None)), "slot 2 holds 10 tokens: it cannot be cut to 11");
     if paged {
-        // 9 + 5 + 1 of the 16 pages held: slot 2's 40 more tokens need 3 more.
-        assert_eq!(m.pages(), Some((1, 16, 16)));
-        bad(m.extend(&[(2, &p0[..40])], g, &mut rng, false), "3 more pages of 16 tokens needed, 1 of 16 free");
-        assert_eq!((m.lens()[2], m.pages()), (10, Some((1, 16, 16))), "a refused request took no page");
+        // 9 + 5 + 1 of the 20 pages held: slot 2's 100 more tokens need 6 more.
+        assert_eq!(m.pages(), Some((5, 20, 16)));
+        bad(m.extend(&[(2, &p1[..100])], g, &mut rng, false), "6 more pages of 16 tokens needed, 5 of 20 free");
+        assert_eq!((m.lens()[2], m.pages()), (10, Some((5, 20, 16))), "a refused request took no page");
         m.release(0).unwrap();
-        assert_eq!(m.pages(), Some((10, 16, 16)));
+        assert_eq!(m.pages(), Some((14, 20, 16)));
         let (n, _) = m.extend(&[(2, &p0[..40])], g, &mut rng, false).unwrap();
-        assert_eq!((n.len(), m.lens()[2], m.pages()), (1, 50, Some((7, 16, 16))));
+        assert_eq!((n.len(), m.lens()[2], m.pages()), (1, 50, Some((11, 20, 16))));
     }
+
+    // Continuous batching: 7 requests through the 3 slots; every reply token checked against a prefill of
+    // the request alone with the reply so far (the model's choice there, or a near-tie).
+    let requests: Vec<Request> = (0..7).map(|i| Request { prompt: (0..5 + 9 * i).map(|_| r.random_range(0..vocab as u32)).collect(), max_new: 6 + i % 4 }).collect();
+    let (served, sum) = serve::serve(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(2) }, &requests, &[]).unwrap();
+    assert!(sum.admissions >= 3 && sum.widest == 3, "{seed}: {sum:?}");
+    assert!(m.lens().iter().all(|&l| l == 0), "{seed}: every slot empty after serving");
+    if paged {
+        assert_eq!(m.pages(), Some((20, 20, 16)), "{seed}: every page back in the pool");
+    }
+    for (i, (q, s)) in requests.iter().zip(&served).enumerate() {
+        assert_eq!(s.tokens.len(), q.max_new, "{seed}: request {i} ran to its budget");
+        let seq: Vec<u32> = q.prompt.iter().chain(&s.tokens[..q.max_new - 1]).copied().collect();
+        let (_, l) = m.prefill(&[&seq], g, &mut rng, true).unwrap();
+        let l = l.unwrap();
+        for (j, &t) in s.tokens.iter().enumerate() {
+            let row = &l[(q.prompt.len() - 1 + j) * vocab..][..vocab];
+            assert!(agrees(row, t, eps(row)), "{seed}: served request {i}'s token {j} ({t}) is not the model's choice after its prompt and reply so far");
+        }
+    }
+    reference
 }

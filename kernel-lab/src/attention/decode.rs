@@ -304,7 +304,8 @@ fn split_of(units: usize, want: usize) -> Split {
 super::by_value_param!(CacheParam, DecodeCache, "[`DecodeCache`] as a by-value kernel parameter (48 bytes).");
 super::by_value_param!(DimsParam, DecodeDims, "[`DecodeDims`] as a by-value kernel parameter (20 bytes).");
 
-/// A page table on the device: `[batch][max_pages]` i32 page numbers.
+/// A page table on the device: `[batch][max_pages]` i32 page numbers — or more rows, of which the first
+/// `batch` are read (a model's table of every cache slot, for a step over its first slots).
 #[derive(Clone, Copy)]
 pub struct BlockTable<'a> {
     /// The entries.
@@ -522,8 +523,8 @@ impl<T: Element> DecodePlan<T> {
             (None, Some(_)) => Err(Error::InvalidInput("decode attention: a block table was given for a contiguous cache".into())),
             (Some(_), None) => Err(Error::InvalidInput("decode attention: a paged cache needs its block table".into())),
             (Some((page_size, _)), Some(t)) => {
-                if t.max_pages == 0 || t.table.len() != d.batch * t.max_pages {
-                    return Err(Error::InvalidInput(format!("decode attention: the block table holds {} entries, batch {} × max_pages {} expected",
+                if t.max_pages == 0 || t.table.len() < d.batch * t.max_pages {
+                    return Err(Error::InvalidInput(format!("decode attention: the block table holds {} entries, at least batch {} × max_pages {} expected",
                                                            t.table.len(), d.batch, t.max_pages)));
                 }
                 if t.max_pages * page_size > i32::MAX as usize {

@@ -1,0 +1,343 @@
+//! Continuous batching: requests of any prompt and reply length served through the model's cache slots.
+//! A request is admitted into a free slot as soon as one frees (its prompt appended by `Model::extend`
+//! together with the step's other admissions, in chunks), every occupied slot advances one token a decode
+//! step, and a finished sequence leaves at once: the sequence in the last occupied slot moves into its
+//! slot (`Model::move_slot`: a paged cache swaps block-table rows, a contiguous one copies the rows), so
+//! the occupied slots are always `0..n`, the rows a decode step runs (and its CUDA graph of batch `n`).
+//!
+//! On a paged cache a request is admitted only while the pool holds the pages of every admitted sequence
+//! at its longest (prompt and reply budget): no sequence ever waits for a page mid-reply. Requests are
+//! taken in order (first come, first served).
+use std::time::Instant;
+
+use kernel_lab::{Error, Result, comm::NormReducible, gemm::Element};
+
+use crate::{
+    model::Model,
+    sample::{Rng, Sampling},
+};
+
+/// What serving needs of a model (implemented for [`Model`] by [`ModelEngine`]; the tests' own engine
+/// checks the scheduling on the CPU).
+pub trait Engine {
+    /// Cache slots.
+    fn slots(&self) -> usize;
+    /// Tokens a slot may hold.
+    fn max_len(&self) -> usize;
+    /// A paged cache's `(pages, page_size)`; `None` for a contiguous one (each slot its `max_len`).
+    fn pool(&self) -> Option<(usize, usize)>;
+    /// Appends tokens to empty slots ([`Model::extend`]); each sequence's next token.
+    fn extend(&mut self, seqs: &[(usize, &[u32])]) -> Result<Vec<u32>>;
+    /// One decode step over slots `0..tokens.len()` ([`Model::decode`]).
+    fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>>;
+    /// Empties a slot ([`Model::release`]).
+    fn release(&mut self, slot: usize) -> Result<()>;
+    /// Moves a sequence into an empty slot ([`Model::move_slot`]).
+    fn move_slot(&mut self, from: usize, to: usize) -> Result<()>;
+}
+
+/// A [`Model`] with its sampling, as an [`Engine`].
+pub struct ModelEngine<'a, T: Element + NormReducible> {
+    pub model: &'a mut Model<T>,
+    pub sampling: Sampling,
+    pub rng: Rng,
+}
+
+impl<T: Element + NormReducible> Engine for ModelEngine<'_, T> {
+    fn slots(&self) -> usize {
+        self.model.capacity().0
+    }
+    fn max_len(&self) -> usize {
+        self.model.capacity().1
+    }
+    fn pool(&self) -> Option<(usize, usize)> {
+        self.model.pages().map(|(_, pages, size)| (pages, size))
+    }
+    fn extend(&mut self, seqs: &[(usize, &[u32])]) -> Result<Vec<u32>> {
+        self.model.extend(seqs, self.sampling, &mut self.rng, false).map(|r| r.0)
+    }
+    fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>> {
+        self.model.decode(tokens, self.sampling, &mut self.rng)
+    }
+    fn release(&mut self, slot: usize) -> Result<()> {
+        self.model.release(slot)
+    }
+    fn move_slot(&mut self, from: usize, to: usize) -> Result<()> {
+        self.model.move_slot(from, to)
+    }
+}
+
+/// One request: a prompt and how many tokens its reply may have.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub prompt: Vec<u32>,
+    pub max_new: usize,
+}
+
+/// A request's reply and when it came.
+#[derive(Clone, Debug, Default)]
+pub struct Served {
+    /// The reply: up to `max_new` tokens, the last one a stop token where one ended it.
+    pub tokens: Vec<u32>,
+    /// Decode steps run before it was admitted.
+    pub waited_steps: usize,
+    /// Milliseconds from the start to its first token, and to its last.
+    pub first_ms: f64,
+    pub done_ms: f64,
+}
+
+/// The whole run: decode steps, admission steps (`extend` calls), tokens generated, milliseconds.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub decode_steps: usize,
+    pub admissions: usize,
+    pub generated: usize,
+    pub ms: f64,
+    /// The most sequences a decode step ran.
+    pub widest: usize,
+}
+
+/// Pages a request holds at its longest on `page_size`-token pages.
+fn worst_pages(r: &Request, page_size: usize) -> usize {
+    (r.prompt.len() + r.max_new).div_ceil(page_size)
+}
+
+/// Serves `requests` through `engine`'s slots (every slot emptied first): replies end at `max_new`
+/// tokens or at a token of `stop`. Requests that could never run (empty, no reply budget, longer than a
+/// slot, more pages than the pool) are refused before anything runs, naming the first.
+pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> Result<(Vec<Served>, Summary)> {
+    let (slots, max_len, pool) = (engine.slots(), engine.max_len(), engine.pool());
+    for (i, r) in requests.iter().enumerate() {
+        if r.prompt.is_empty() || r.max_new == 0 {
+            return Err(Error::InvalidInput(format!("request {i}: a prompt of {} tokens and a reply of up to {}: both need at least one", r.prompt.len(), r.max_new)));
+        }
+        if r.prompt.len() + r.max_new > max_len {
+            return Err(Error::InvalidInput(format!("request {i}: {} prompt tokens and a reply of up to {} exceed a slot's {max_len}", r.prompt.len(), r.max_new)));
+        }
+        if let Some((pages, size)) = pool.filter(|&(pages, size)| worst_pages(r, size) > pages) {
+            return Err(Error::InvalidInput(format!("request {i}: at its longest it holds {} pages of {size} tokens, the pool {pages}", worst_pages(r, size))));
+        }
+    }
+    for s in 0..slots {
+        engine.release(s)?;
+    }
+    let t0 = Instant::now();
+    let ms = || t0.elapsed().as_secs_f64() * 1e3;
+    let mut out = vec![Served::default(); requests.len()];
+    let mut sum = Summary::default();
+    // The requests in slots 0..n and each one's last token (the next decode step's input).
+    let (mut occupant, mut last): (Vec<usize>, Vec<u32>) = (vec![], vec![]);
+    let (mut next, mut promised) = (0usize, 0usize);
+    let done = |tokens: &[u32], r: &Request| tokens.len() >= r.max_new || tokens.last().is_some_and(|t| stop.contains(t));
+    while next < requests.len() || !occupant.is_empty() {
+        // Admit in order while a slot is free (and, paged, the pool holds the newcomer at its longest).
+        let mut admit = vec![];
+        while next < requests.len() && occupant.len() + admit.len() < slots {
+            if let Some((pages, size)) = pool {
+                let w = worst_pages(&requests[next], size);
+                if promised + w > pages {
+                    break;
+                }
+                promised += w;
+            }
+            admit.push(next);
+            next += 1;
+        }
+        if !admit.is_empty() {
+            let base = occupant.len();
+            let seqs: Vec<(usize, &[u32])> = admit.iter().enumerate().map(|(i, &r)| (base + i, requests[r].prompt.as_slice())).collect();
+            let first = engine.extend(&seqs)?;
+            sum.admissions += 1;
+            let t = ms();
+            for (&r, &tok) in admit.iter().zip(&first) {
+                occupant.push(r);
+                last.push(tok);
+                out[r] = Served { tokens: vec![tok], waited_steps: sum.decode_steps, first_ms: t, done_ms: t };
+            }
+        } else if occupant.is_empty() {
+            return Err(Error::InvalidInput(format!("request {next} found no room with every slot free (internal)")));
+        }
+        // Sequences that are done leave; the last occupied slot's moves into the hole (checked from the
+        // end, so the one moved in was checked already).
+        let t = ms();
+        for s in (0..occupant.len()).rev() {
+            let r = occupant[s];
+            if !done(&out[r].tokens, &requests[r]) {
+                continue;
+            }
+            out[r].done_ms = t;
+            if let Some((_, size)) = pool {
+                promised -= worst_pages(&requests[r], size);
+            }
+            engine.release(s)?;
+            let tail = occupant.len() - 1;
+            if s != tail {
+                engine.move_slot(tail, s)?;
+                occupant[s] = occupant[tail];
+                last[s] = last[tail];
+            }
+            occupant.pop();
+            last.pop();
+        }
+        if occupant.is_empty() {
+            continue;
+        }
+        let toks = engine.decode(&last)?;
+        sum.decode_steps += 1;
+        sum.widest = sum.widest.max(occupant.len());
+        for (s, &tok) in toks.iter().enumerate() {
+            out[occupant[s]].tokens.push(tok);
+            last[s] = tok;
+        }
+    }
+    sum.generated = out.iter().map(|s| s.tokens.len()).sum();
+    sum.ms = ms();
+    Ok((out, sum))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An engine whose next token is a function of the sequence's tokens alone (as a model's greedy
+    /// choice is of its cache), checking what a model would refuse: decode over occupied slots `0..n`
+    /// only, extend into empty slots, moves into empty slots, pages within the pool.
+    struct Fake {
+        seqs: Vec<Vec<u32>>,
+        max_len: usize,
+        pool: Option<(usize, usize)>,
+        calls: Vec<String>,
+    }
+
+    fn next_of(seq: &[u32]) -> u32 {
+        seq.iter().fold(7u32, |h, &t| h.wrapping_mul(31).wrapping_add(t)) % 50
+    }
+
+    impl Fake {
+        fn new(slots: usize, max_len: usize, pool: Option<(usize, usize)>) -> Fake {
+            Fake { seqs: vec![vec![1, 2, 3]; slots], max_len, pool, calls: vec![] }
+        }
+        fn pages_held(&self) -> usize {
+            self.pool.map_or(0, |(_, size)| self.seqs.iter().map(|s| s.len().div_ceil(size)).sum())
+        }
+        fn check_pool(&self) -> Result<()> {
+            match self.pool {
+                Some((pages, _)) if self.pages_held() > pages => Err(Error::InvalidInput("pool exceeded".into())),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    impl Engine for Fake {
+        fn slots(&self) -> usize {
+            self.seqs.len()
+        }
+        fn max_len(&self) -> usize {
+            self.max_len
+        }
+        fn pool(&self) -> Option<(usize, usize)> {
+            self.pool
+        }
+        fn extend(&mut self, seqs: &[(usize, &[u32])]) -> Result<Vec<u32>> {
+            self.calls.push(format!("extend {:?}", seqs.iter().map(|s| s.0).collect::<Vec<_>>()));
+            let mut out = vec![];
+            for &(s, t) in seqs {
+                assert!(self.seqs[s].is_empty(), "extend into occupied slot {s}");
+                self.seqs[s].extend_from_slice(t);
+                assert!(self.seqs[s].len() <= self.max_len);
+                out.push(next_of(&self.seqs[s]));
+            }
+            self.check_pool()?;
+            Ok(out)
+        }
+        fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>> {
+            self.calls.push(format!("decode {}", tokens.len()));
+            assert!(tokens.len() <= self.seqs.len());
+            let mut out = vec![];
+            for (b, &t) in tokens.iter().enumerate() {
+                assert!(!self.seqs[b].is_empty(), "decode over empty slot {b}");
+                self.seqs[b].push(t);
+                assert!(self.seqs[b].len() <= self.max_len, "slot {b} past max_len");
+                out.push(next_of(&self.seqs[b]));
+            }
+            self.check_pool()?;
+            Ok(out)
+        }
+        fn release(&mut self, slot: usize) -> Result<()> {
+            self.seqs[slot].clear();
+            Ok(())
+        }
+        fn move_slot(&mut self, from: usize, to: usize) -> Result<()> {
+            self.calls.push(format!("move {from}->{to}"));
+            assert!(self.seqs[to].is_empty() && !self.seqs[from].is_empty());
+            self.seqs[to] = std::mem::take(&mut self.seqs[from]);
+            Ok(())
+        }
+    }
+
+    /// A request served alone: its reply as the engine's function gives it.
+    fn alone(r: &Request, stop: &[u32]) -> Vec<u32> {
+        let mut seq = r.prompt.clone();
+        let mut out = vec![];
+        loop {
+            let t = next_of(&seq);
+            out.push(t);
+            if out.len() >= r.max_new || stop.contains(&t) {
+                return out;
+            }
+            seq.push(t);
+        }
+    }
+
+    fn requests(n: usize) -> Vec<Request> {
+        (0..n).map(|i| Request { prompt: (0..1 + (i * 7) % 13).map(|j| (i * 3 + j) as u32 % 50).collect(), max_new: 1 + (i * 5) % 11 }).collect()
+    }
+
+    #[test]
+    fn every_request_gets_the_reply_it_gets_alone_whatever_the_slots() {
+        let stop = [13u32];
+        let reqs = requests(23);
+        let want: Vec<Vec<u32>> = reqs.iter().map(|r| alone(r, &stop)).collect();
+        for slots in [1, 2, 3, 5, 8, 32] {
+            for pool in [None, Some((9, 4)), Some((40, 16))] {
+                let mut e = Fake::new(slots, 64, pool);
+                let (out, sum) = serve(&mut e, &reqs, &stop).unwrap();
+                for (i, (o, w)) in out.iter().zip(&want).enumerate() {
+                    assert_eq!(&o.tokens, w, "slots {slots}, pool {pool:?}: request {i}");
+                    assert!(o.first_ms <= o.done_ms);
+                }
+                assert_eq!(sum.generated, want.iter().map(Vec::len).sum::<usize>());
+                assert!(sum.widest <= slots && e.seqs.iter().all(Vec::is_empty), "slots {slots}: every slot empty at the end");
+                // No more decode steps than serving the longest replies back to back, slots at a time.
+                assert!(sum.decode_steps <= want.iter().map(Vec::len).sum::<usize>());
+                if slots >= 23 && pool.is_none() {
+                    // Everyone at once: one admission, steps = the longest reply - 1.
+                    assert_eq!((sum.admissions, sum.decode_steps), (1, want.iter().map(Vec::len).max().unwrap() - 1));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_finished_sequence_leaves_at_once_and_the_last_one_fills_its_slot() {
+        // Three requests in three slots; the first ends after 1 token, the others run on.
+        let reqs = vec![Request { prompt: vec![1], max_new: 1 }, Request { prompt: vec![2], max_new: 3 }, Request { prompt: vec![3], max_new: 3 }];
+        let mut e = Fake::new(3, 16, None);
+        serve(&mut e, &reqs, &[]).unwrap();
+        assert_eq!(e.calls, ["extend [0, 1, 2]", "move 2->0", "decode 2", "decode 2"]);
+    }
+
+    #[test]
+    fn requests_that_can_never_run_are_refused_first() {
+        let mut e = Fake::new(2, 8, Some((2, 4)));
+        let bad = |r: Request| vec![Request { prompt: vec![1], max_new: 1 }, r];
+        let e1 = serve(&mut e, &bad(Request { prompt: vec![1; 6], max_new: 3 }), &[]).unwrap_err().to_string();
+        assert!(e1.contains("request 1: 6 prompt tokens and a reply of up to 3 exceed a slot's 8"), "{e1}");
+        let e2 = serve(&mut e, &bad(Request { prompt: vec![], max_new: 3 }), &[]).unwrap_err().to_string();
+        assert!(e2.contains("request 1"), "{e2}");
+        let mut e = Fake::new(2, 64, Some((2, 4)));
+        let e3 = serve(&mut e, &bad(Request { prompt: vec![1; 6], max_new: 3 }), &[]).unwrap_err().to_string();
+        assert!(e3.contains("holds 3 pages of 4 tokens, the pool 2"), "{e3}");
+        assert!(e.calls.is_empty(), "nothing ran");
+    }
+}
