@@ -54,4 +54,12 @@ for tag in ("contig32", "paged32"):
     v = [json.load(open(f)) for f in sorted(glob.glob(f"{sys.argv[1]}/{tag}-*.json"))]
     if v: print(f"{tag}: decode {statistics.median(x['decode_ms_per_step'] for x in v):.3f} ms/step, prefill {statistics.median(x['prefill_ms'] for x in v):.1f} ms (median of {len(v)})")
 PY
+# Continuous batching: 64 random requests (prompts of 512–1024 tokens, replies of 64–128) through 16 slots, a
+# paged cache, against the same requests in static batches of 16 (--slots 16 with every reply at its budget is
+# not that: the static figure is 4 runs of `--batch 16 --prompt-len 1024 --max-new 128`, reported beside it).
+for i in $(seq 1 ${ROUNDS:-3}); do
+  T=200 run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --json $J/serve-$i.json
+  stamp "serve round $i"
+done
+T=120 run $C/llm --model $M --synthetic-weights --prompt-len 1024 --max-new 128 --batch 16 --ignore-eos --json $J/static16.json
 stamp done
