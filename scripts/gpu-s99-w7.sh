@@ -6,7 +6,7 @@
 # prompt, 64 steps, the graph replayed 100 times) with w7 (KERNEL_LAB_W8_STEP=w7), with w5 (the library's step)
 # and bf16, alternating, ROUNDS processes. Then (session 100, also not yet run) the runner's prefill in chunks
 # and `Model::extend` (the chunked GPU test; prefill of 2048 tokens whole against chunks of 512 and 1024, bf16,
-# ROUNDS processes alternating) and a paged cache against the contiguous one at batch 32. Carry: scripts/slim-carry.sh fp8_weights kernel-lab-llm:chunked.
+# ROUNDS processes alternating) and a paged cache against the contiguous one at batch 32. Carry: scripts/slim-carry.sh fp8_weights kernel-lab-llm:chunked kernel-lab-llm:kernels.
 set -uo pipefail
 . scripts/device-log.sh "s99-w7.txt" 300
 J=$OUT/json; mkdir -p $J
@@ -29,6 +29,13 @@ done
 python3 scripts/w8-runner-medians.py $J w7 w5 bf16 | tee -a "$L"
 stamp w7-done
 run $C/tests/kernel-lab-llm-chunked --nocapture; stamp chunked-test
+run $C/tests/kernel-lab-llm-kernels; stamp llm-kernels-test
+# Against Hugging Face (random-weight tiny checkpoints, Phi-3 among them): whole prompts, prompts in chunks of
+# 11 tokens, a paged cache of 16-token pages.
+for args in "" "--prefill-chunk 11" "--page-size 16"; do
+  T=240 run python3 scripts/llm-hf-check.py --llm $C/llm --models tiny-llama,tiny-qwen2,tiny-mistral,tiny-phi3 --work /tmp/llm-check --llm-args "$args"
+  stamp "hf-check $args"
+done
 for i in $(seq 1 ${ROUNDS:-3}); do
   for ch in 0 512 1024; do
     opt=(); [ $ch -gt 0 ] && opt=(--prefill-chunk $ch)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the `llm` runner against Hugging Face transformers on random-weight checkpoints, and times both.
 
-usage: python3 scripts/llm-hf-check.py --llm PATH/TO/llm [--models tiny-llama,tiny-qwen2,tiny-mistral,llama3-8b]
+usage: python3 scripts/llm-hf-check.py --llm PATH/TO/llm [--models tiny-llama,tiny-qwen2,tiny-mistral,tiny-phi3,llama3-8b]
                                        [--work DIR] [--new 32] [--out report.md] [--llm-args "--fp8" --report-only]
        python3 scripts/llm-hf-check.py --make-only --models llama3-8b     (the checkpoints only)
 
@@ -36,6 +36,10 @@ SHAPES = {
                                  vocab_size=1500, max_position_embeddings=512, tie_word_embeddings=True)),
     "tiny-mistral": ("mistral", dict(hidden_size=256, intermediate_size=512, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1,
                                      vocab_size=1000, max_position_embeddings=512, sliding_window=None)),
+    # Phi-3: fused qkv_proj / gate_up_proj tensors, head dim 96.
+    "tiny-phi3": ("phi3", dict(hidden_size=384, intermediate_size=768, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                               vocab_size=1000, max_position_embeddings=512, original_max_position_embeddings=512, sliding_window=None,
+                               pad_token_id=0, bos_token_id=1, eos_token_id=2)),
     "llama3-8b": ("llama", dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
                                 vocab_size=128256, max_position_embeddings=8192, rope_theta=500000.0)),
 }
@@ -47,7 +51,7 @@ def make(name, work, torch, transformers):
     if os.path.exists(os.path.join(path, "config.json")):
         return path
     cls = {"llama": (transformers.LlamaConfig, transformers.LlamaForCausalLM), "qwen2": (transformers.Qwen2Config, transformers.Qwen2ForCausalLM),
-           "mistral": (transformers.MistralConfig, transformers.MistralForCausalLM)}[arch]
+           "mistral": (transformers.MistralConfig, transformers.MistralForCausalLM), "phi3": (transformers.Phi3Config, transformers.Phi3ForCausalLM)}[arch]
     torch.manual_seed(0)
     cfg = cls[0](**fields)
     with torch.device("cuda"):
@@ -62,7 +66,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--llm", help="the runner (required unless --make-only)")
     ap.add_argument("--make-only", action="store_true", help="only make the --models checkpoints in --work (for timing runs)")
-    ap.add_argument("--models", default="tiny-llama,tiny-llama31,tiny-qwen2,tiny-mistral")
+    ap.add_argument("--models", default="tiny-llama,tiny-llama31,tiny-qwen2,tiny-mistral,tiny-phi3")
     ap.add_argument("--work", default="/tmp/llm-check")
     ap.add_argument("--new", type=int, default=32)
     ap.add_argument("--prompt-len", type=int, default=37)

@@ -6,7 +6,7 @@ use std::{collections::HashMap, path::{Path, PathBuf}};
 use kernel_lab::{Error, Result};
 use safetensors::{Dtype, SafeTensors};
 
-use crate::config::Config;
+use crate::config::{Arch, Config};
 
 /// The checkpoint: its config and, per tensor name, the file it lives in — or, made by
 /// [`Checkpoint::synthetic`] from a `config.json` alone, one buffer of random values every tensor reads.
@@ -183,18 +183,47 @@ pub fn tensor_list(c: &Config) -> Vec<(String, Vec<usize>)> {
         let p = format!("model.layers.{l}");
         v.push((format!("{p}.input_layernorm.weight"), vec![h]));
         v.push((format!("{p}.post_attention_layernorm.weight"), vec![h]));
-        for (name, rows) in [("q_proj", c.heads * d), ("k_proj", c.kv_heads * d), ("v_proj", c.kv_heads * d)] {
-            v.push((format!("{p}.self_attn.{name}.weight"), vec![rows, h]));
-            if c.qkv_bias {
-                v.push((format!("{p}.self_attn.{name}.bias"), vec![rows]));
+        if c.arch == Arch::Phi3 {
+            // Phi-3 stores Q, K, V as one tensor, and gate, up as another: [`fused_rows`].
+            v.push((format!("{p}.self_attn.qkv_proj.weight"), vec![c.qkv_width(), h]));
+        } else {
+            for (name, rows) in [("q_proj", c.heads * d), ("k_proj", c.kv_heads * d), ("v_proj", c.kv_heads * d)] {
+                v.push((format!("{p}.self_attn.{name}.weight"), vec![rows, h]));
+                if c.qkv_bias {
+                    v.push((format!("{p}.self_attn.{name}.bias"), vec![rows]));
+                }
             }
         }
         v.push((format!("{p}.self_attn.o_proj.weight"), vec![h, c.heads * d]));
-        v.push((format!("{p}.mlp.gate_proj.weight"), vec![i, h]));
-        v.push((format!("{p}.mlp.up_proj.weight"), vec![i, h]));
+        if c.arch == Arch::Phi3 {
+            v.push((format!("{p}.mlp.gate_up_proj.weight"), vec![2 * i, h]));
+        } else {
+            v.push((format!("{p}.mlp.gate_proj.weight"), vec![i, h]));
+            v.push((format!("{p}.mlp.up_proj.weight"), vec![i, h]));
+        }
         v.push((format!("{p}.mlp.down_proj.weight"), vec![h, i]));
     }
     v
+}
+
+/// Where layer `layer`'s projection `name` (`self_attn.q_proj`, `…k_proj`, `…v_proj`, `mlp.gate_proj`,
+/// `mlp.up_proj`) lies among the checkpoint's tensors: the tensor holding it, that tensor's shape, and the
+/// projection's first row in it — its own `[rows][hidden]` tensor, or (Phi-3) rows of the fused
+/// `qkv_proj` (Q's rows, then K's, then V's) or `gate_up_proj` (gate's, then up's).
+pub fn fused_rows(c: &Config, layer: usize, name: &str) -> (String, [usize; 2], usize) {
+    let (h, d, i) = (c.hidden, c.head_dim, c.intermediate);
+    let p = format!("model.layers.{layer}");
+    let own = |rows: usize| (format!("{p}.{name}.weight"), [rows, h], 0);
+    match (c.arch, name) {
+        (Arch::Phi3, "self_attn.q_proj") => (format!("{p}.self_attn.qkv_proj.weight"), [c.qkv_width(), h], 0),
+        (Arch::Phi3, "self_attn.k_proj") => (format!("{p}.self_attn.qkv_proj.weight"), [c.qkv_width(), h], c.heads * d),
+        (Arch::Phi3, "self_attn.v_proj") => (format!("{p}.self_attn.qkv_proj.weight"), [c.qkv_width(), h], (c.heads + c.kv_heads) * d),
+        (Arch::Phi3, "mlp.gate_proj") => (format!("{p}.mlp.gate_up_proj.weight"), [2 * i, h], 0),
+        (Arch::Phi3, "mlp.up_proj") => (format!("{p}.mlp.gate_up_proj.weight"), [2 * i, h], i),
+        (_, "self_attn.q_proj") => own(c.heads * d),
+        (_, "self_attn.k_proj" | "self_attn.v_proj") => own(c.kv_heads * d),
+        _ => own(i),
+    }
 }
 
 #[cfg(test)]
@@ -251,6 +280,28 @@ mod tests {
         assert!(vals.iter().map(|v| v.to_bits()).collect::<std::collections::BTreeSet<_>>().len() > 100);
         let other = Checkpoint::synthetic(&dir, 8).unwrap();
         assert_ne!(other.tensor("model.layers.0.mlp.up_proj.weight", &[128, 64]).unwrap(), w);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn phi_3s_fused_projections_are_found_by_their_rows() {
+        let cfg = TINY.replace("LlamaForCausalLM", "Phi3ForCausalLM").replace("\"num_attention_heads\": 1, \"num_key_value_heads\": 1", "\"num_attention_heads\": 2, \"num_key_value_heads\": 1")
+                      .replace("\"hidden_size\": 64", "\"hidden_size\": 128");
+        let c = Config::parse(&cfg).unwrap();
+        let list = tensor_list(&c);
+        assert!(list.iter().any(|(n, s)| n == "model.layers.0.self_attn.qkv_proj.weight" && s == &[256, 128]));
+        assert!(list.iter().any(|(n, s)| n == "model.layers.0.mlp.gate_up_proj.weight" && s == &[256, 128]));
+        assert!(!list.iter().any(|(n, _)| n.contains("q_proj") || n.contains("up_proj.weight") && !n.contains("gate_up")));
+        assert_eq!(fused_rows(&c, 0, "self_attn.v_proj"), ("model.layers.0.self_attn.qkv_proj.weight".into(), [256, 128], 192));
+        assert_eq!(fused_rows(&c, 0, "mlp.up_proj").2, 128);
+        let dir = write_checkpoint("phi3", &cfg, &list, Dtype::BF16);
+        let ck = Checkpoint::open(&dir).unwrap();
+        ck.check_all().unwrap();
+        let (name, shape, _) = fused_rows(&c, 0, "self_attn.k_proj");
+        assert_eq!(ck.tensor(&name, &shape).unwrap().len(), 2 * 256 * 128);
+        // A Llama config over Phi-3's tensors: the missing one named.
+        let llama = Config::parse(&cfg.replace("Phi3ForCausalLM", "LlamaForCausalLM")).unwrap();
+        assert_eq!(fused_rows(&llama, 0, "mlp.up_proj"), ("model.layers.0.mlp.up_proj.weight".into(), [128, 128], 0));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1,13 +1,14 @@
 //! `config.json` of a Hugging Face checkpoint, read into what the runner honours — and refused, naming the
 //! field, where it asks for something the runner does not do.
 //!
-//! Honoured: `architectures` / `model_type` (Llama, Mistral, Qwen2), `hidden_size`, `intermediate_size`,
+//! Honoured: `architectures` / `model_type` (Llama, Mistral, Qwen2, Phi-3), `hidden_size`, `intermediate_size`,
 //! `num_hidden_layers`, `num_attention_heads`, `num_key_value_heads` (default: the heads), `head_dim`
 //! (default: hidden / heads), `vocab_size`, `rms_norm_eps`, `max_position_embeddings`, the rotary base and
 //! scaling (`rope_theta` + `rope_scaling`, or transformers 5's `rope_parameters`: types `default`,
 //! `linear`, `llama3`), `tie_word_embeddings`, `hidden_act` (must be `silu`), `attention_bias` (Llama:
-//! must be false; Qwen2 has Q/K/V biases always), `mlp_bias` (must be false), `sliding_window` with
-//! `use_sliding_window` (a window caps the sequence length: the runner does not slide), `torch_dtype` /
+//! must be false; Qwen2 has Q/K/V biases always), `mlp_bias` (must be false), `sliding_window` (Mistral, Phi-3;
+//! Qwen2 with `use_sliding_window`: a window caps the sequence length, the runner does not slide),
+//! `partial_rotary_factor` (must be 1), `torch_dtype` /
 //! `dtype` (bf16 or f16; else the weights' own), `eos_token_id` (generation stops there). Everything else in
 //! the file is ignored.
 use serde_json::Value;
@@ -21,6 +22,9 @@ pub enum Arch {
     Mistral,
     /// `Qwen2ForCausalLM` (biases on the Q, K and V projections).
     Qwen2,
+    /// `Phi3ForCausalLM` (Phi-3: Llama's layers with Q, K, V stored as one `qkv_proj` and gate, up as one
+    /// `gate_up_proj`).
+    Phi3,
 }
 
 /// How the rotary frequencies are scaled.
@@ -102,7 +106,9 @@ impl Config {
             (Some("LlamaForCausalLM"), _) | (None, "llama") => Arch::Llama,
             (Some("MistralForCausalLM"), _) | (None, "mistral") => Arch::Mistral,
             (Some("Qwen2ForCausalLM"), _) | (None, "qwen2") => Arch::Qwen2,
-            (a, t) => return Err(format!("config.json: architecture {a:?} (model_type {t:?}) is not supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM")),
+            (Some("Phi3ForCausalLM"), _) | (None, "phi3") => Arch::Phi3,
+            (a, t) => return Err(format!("config.json: architecture {a:?} (model_type {t:?}) is not supported: LlamaForCausalLM, MistralForCausalLM, \
+                                           Qwen2ForCausalLM, Phi3ForCausalLM")),
         };
         let hidden = uint(&v, "hidden_size")?;
         let heads = uint(&v, "num_attention_heads")?;
@@ -118,6 +124,9 @@ impl Config {
         if flag(&v, "mlp_bias", false)? {
             return Err(bad("mlp_bias", "is true: MLP biases are not supported"));
         }
+        if let Some(f) = float(&v, "partial_rotary_factor")?.filter(|&f| f != 1.0) {
+            return Err(bad("partial_rotary_factor", format!("is {f}: the runner rotates every dimension of a head")));
+        }
         let qkv_bias = match arch {
             Arch::Qwen2 => true,
             _ if flag(&v, "attention_bias", false)? => return Err(bad("attention_bias", "is true: attention biases are supported for Qwen2 only")),
@@ -125,7 +134,7 @@ impl Config {
         };
         let mut max_positions = uint(&v, "max_position_embeddings")?;
         let windowed = match arch {
-            Arch::Mistral => true,
+            Arch::Mistral | Arch::Phi3 => true,
             Arch::Qwen2 => flag(&v, "use_sliding_window", false)?,
             Arch::Llama => false,
         };
@@ -263,5 +272,23 @@ mod tests {
         // Mistral's window caps the sequences.
         let m = LLAMA3.replace("LlamaForCausalLM", "MistralForCausalLM").replacen("\"hidden_act\"", "\"sliding_window\": 4096, \"hidden_act\"", 1);
         assert_eq!(Config::parse(&m).unwrap().max_positions, 4096);
+        assert!(Config::parse(&with("partial_rotary_factor", "0.75")).unwrap_err().contains("partial_rotary_factor"));
+        assert!(Config::parse(&with("partial_rotary_factor", "1.0")).is_ok());
+    }
+
+    /// Phi-3-mini-4k-instruct's config.json (its fields as published): head dim 96, a window of 2047
+    /// tokens capping the sequences; the 128k variant's `longrope` is refused, named.
+    const PHI3: &str = r#"{"architectures": ["Phi3ForCausalLM"], "attention_bias": false, "bos_token_id": 1, "embd_pdrop": 0.0, "eos_token_id": 32000,
+        "hidden_act": "silu", "hidden_size": 3072, "initializer_range": 0.02, "intermediate_size": 8192, "max_position_embeddings": 4096,
+        "model_type": "phi3", "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 32, "original_max_position_embeddings": 4096,
+        "pad_token_id": 32000, "resid_pdrop": 0.0, "rms_norm_eps": 1e-05, "rope_scaling": null, "rope_theta": 10000.0, "sliding_window": 2047,
+        "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 32064}"#;
+
+    #[test]
+    fn phi_3_reads_as_llama_with_its_window() {
+        let c = Config::parse(PHI3).unwrap();
+        assert_eq!((c.arch, c.head_dim, c.qkv_width(), c.max_positions, c.eos.as_slice()), (Arch::Phi3, 96, 9216, 2047, &[32000u32][..]));
+        let long = PHI3.replace("\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1.0], \"long_factor\": [1.0]}");
+        assert!(Config::parse(&long).unwrap_err().contains("longrope"));
     }
 }

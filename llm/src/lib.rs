@@ -1,5 +1,5 @@
 //! A Llama-family model runner on the lab's kernels (issue 51): Hugging Face checkpoints (Llama 2/3/3.1,
-//! Mistral, Qwen2; bf16 or f16 safetensors) loaded straight to the GPU, prefill and decode with a KV cache,
+//! Mistral, Qwen2, Phi-3; bf16 or f16 safetensors) loaded straight to the GPU, prefill and decode with a KV cache,
 //! greedy or seeded top-k/top-p sampling.
 //!
 //! * the GEMMs are the library's ([`kernel_lab::gemm::GemmPlan`], weights transposed once at load to the

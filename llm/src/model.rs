@@ -1227,10 +1227,13 @@ impl<T: Element + NormReducible> Shard<T> {
         let mut layers = vec![];
         for l in 0..c.layers {
             let p = format!("model.layers.{l}");
-            let t = |name: &str, rows: usize| ck.tensor(&format!("{p}.{name}.weight"), &[rows, h]);
-            let qkv = stacked(&[row_range(t("self_attn.q_proj", c.heads * d)?, h, rank * lh * d, lh * d),
-                                row_range(t("self_attn.k_proj", c.kv_heads * d)?, h, rank * lkv * d, lkv * d),
-                                row_range(t("self_attn.v_proj", c.kv_heads * d)?, h, rank * lkv * d, lkv * d)], h)?;
+            // Rows `[start, start + count)` of projection `name` (its own tensor's, or a fused one's: Phi-3).
+            let t = |name: &str, start: usize, count: usize| -> Result<&[u8]> {
+                let (tensor, shape, first) = crate::checkpoint::fused_rows(c, l, name);
+                Ok(row_range(ck.tensor(&tensor, &shape)?, h, first + start, count))
+            };
+            let qkv = stacked(&[t("self_attn.q_proj", rank * lh * d, lh * d)?, t("self_attn.k_proj", rank * lkv * d, lkv * d)?,
+                                t("self_attn.v_proj", rank * lkv * d, lkv * d)?], h)?;
             let qkv_bias = if c.qkv_bias {
                 let mut b = gpu.zeros::<u16>(local.qkv_width(d))?;
                 let mut at = 0;
@@ -1244,7 +1247,7 @@ impl<T: Element + NormReducible> Shard<T> {
                 None
             };
             let o = in_rows(&mut stacked, ck.tensor(&format!("{p}.self_attn.o_proj.weight"), &[h, c.heads * d])?, h, c.heads * d, rank * lh * d, lh * d)?;
-            let gate_up = stacked(&[row_range(t("mlp.gate_proj", c.intermediate)?, h, rank * li, li), row_range(t("mlp.up_proj", c.intermediate)?, h, rank * li, li)], h)?;
+            let gate_up = stacked(&[t("mlp.gate_proj", rank * li, li)?, t("mlp.up_proj", rank * li, li)?], h)?;
             let down = in_rows(&mut stacked, ck.tensor(&format!("{p}.mlp.down_proj.weight"), &[h, c.intermediate])?, h, c.intermediate, rank * li, li)?;
             layers.push(Layer { attn_norm: plain(&format!("{p}.input_layernorm.weight"), h)?, qkv, qkv_bias, o,
                                 mlp_norm: plain(&format!("{p}.post_attention_layernorm.weight"), h)?, gate_up, down });
