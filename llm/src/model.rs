@@ -679,29 +679,31 @@ impl<T: Element + NormReducible> Model<T> {
         // The device's next-step inputs name slots and positions: copied again from here.
         self.device_next = None;
         self.decoded = None;
+        // The lengths first: a failed copy below leaves them agreeing with the pages (paged) — the table is
+        // sent again with the next step — or an error the caller sees (contiguous).
+        self.lens[to] = len;
+        self.lens[from] = 0;
         match &mut self.pages {
             Some(p) => {
                 p.move_slot(from, to);
                 // The changed table to every rank.
-                self.reserve(&[])?;
+                self.reserve(&[])
             }
             None => {
+                // Per layer, K and V: one copy from head 0's first row to the last head's `len`-th (the rows
+                // between heads past `len` ride along, unread).
                 for s in &mut self.shards {
                     let (kv, d, max_len) = (s.local.kv_heads, self.config.head_dim, self.max_len);
+                    let n = ((kv - 1) * max_len + len) * d;
                     for (ck, cv) in &mut s.cache {
                         for buf in [ck, cv] {
-                            for h in 0..kv {
-                                let at = |slot: usize| (slot * kv + h) * max_len * d;
-                                copy_within(&s.gpu, buf, at(from), at(to), len * d)?;
-                            }
+                            copy_within(&s.gpu, buf, from * kv * max_len * d, to * kv * max_len * d, n)?;
                         }
                     }
                 }
+                Ok(())
             }
         }
-        self.lens[to] = len;
-        self.lens[from] = 0;
-        Ok(())
     }
 
     /// A paged cache: gives each `(slot, len)` the pages its first `len` tokens need and copies the block

@@ -97,9 +97,15 @@ pub struct Summary {
     pub widest: usize,
 }
 
+/// Tokens a request's sequence holds at its longest: its prompt and its reply but the last token (which
+/// ends the reply without going back into the cache).
+fn longest(r: &Request) -> usize {
+    r.prompt.len() + r.max_new - 1
+}
+
 /// Pages a request holds at its longest on `page_size`-token pages.
 fn worst_pages(r: &Request, page_size: usize) -> usize {
-    (r.prompt.len() + r.max_new).div_ceil(page_size)
+    longest(r).div_ceil(page_size)
 }
 
 /// Serves `requests` through `engine`'s slots (every slot emptied first): replies end at `max_new`
@@ -111,8 +117,9 @@ pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> R
         if r.prompt.is_empty() || r.max_new == 0 {
             return Err(Error::InvalidInput(format!("request {i}: a prompt of {} tokens and a reply of up to {}: both need at least one", r.prompt.len(), r.max_new)));
         }
-        if r.prompt.len() + r.max_new > max_len {
-            return Err(Error::InvalidInput(format!("request {i}: {} prompt tokens and a reply of up to {} exceed a slot's {max_len}", r.prompt.len(), r.max_new)));
+        if longest(r) > max_len {
+            return Err(Error::InvalidInput(format!("request {i}: {} prompt tokens and a reply of up to {} (the last not cached) exceed a slot's {max_len}",
+                                                   r.prompt.len(), r.max_new)));
         }
         if let Some((pages, size)) = pool.filter(|&(pages, size)| worst_pages(r, size) > pages) {
             return Err(Error::InvalidInput(format!("request {i}: at its longest it holds {} pages of {size} tokens, the pool {pages}", worst_pages(r, size))));
@@ -331,12 +338,14 @@ mod tests {
     fn requests_that_can_never_run_are_refused_first() {
         let mut e = Fake::new(2, 8, Some((2, 4)));
         let bad = |r: Request| vec![Request { prompt: vec![1], max_new: 1 }, r];
-        let e1 = serve(&mut e, &bad(Request { prompt: vec![1; 6], max_new: 3 }), &[]).unwrap_err().to_string();
-        assert!(e1.contains("request 1: 6 prompt tokens and a reply of up to 3 exceed a slot's 8"), "{e1}");
+        let e1 = serve(&mut e, &bad(Request { prompt: vec![1; 7], max_new: 3 }), &[]).unwrap_err().to_string();
+        assert!(e1.contains("request 1: 7 prompt tokens and a reply of up to 3 (the last not cached) exceed a slot's 8"), "{e1}");
+        // 6 + 3 - 1 = 8 tokens fit exactly.
+        assert!(serve(&mut Fake::new(2, 8, None), &bad(Request { prompt: vec![1; 6], max_new: 3 }), &[]).is_ok());
         let e2 = serve(&mut e, &bad(Request { prompt: vec![], max_new: 3 }), &[]).unwrap_err().to_string();
         assert!(e2.contains("request 1"), "{e2}");
         let mut e = Fake::new(2, 64, Some((2, 4)));
-        let e3 = serve(&mut e, &bad(Request { prompt: vec![1; 6], max_new: 3 }), &[]).unwrap_err().to_string();
+        let e3 = serve(&mut e, &bad(Request { prompt: vec![1; 8], max_new: 3 }), &[]).unwrap_err().to_string();
         assert!(e3.contains("holds 3 pages of 4 tokens, the pool 2"), "{e3}");
         assert!(e.calls.is_empty(), "nothing ran");
     }

@@ -322,8 +322,8 @@ pub fn check_block_table(desc: &DecodeDesc, table: &[i32], max_pages: usize, seq
     let Some((page_size, num_pages)) = desc.layout.paged() else {
         return Err(Error::InvalidInput("decode attention: a block table belongs to a paged layout".into()));
     };
-    if table.len() != desc.batch * max_pages || seq_lens.len() != desc.batch {
-        return Err(Error::InvalidInput(format!("decode attention: the table holds {} entries and {} lengths; batch × max_pages = {} and batch = {} expected",
+    if table.len() < desc.batch * max_pages || seq_lens.len() != desc.batch {
+        return Err(Error::InvalidInput(format!("decode attention: the table holds {} entries and {} lengths; at least batch × max_pages = {} and batch = {} expected",
                                                table.len(), seq_lens.len(), desc.batch * max_pages, desc.batch)));
     }
     for (b, &len) in seq_lens.iter().enumerate() {
@@ -856,6 +856,9 @@ mod tests {
         assert!(check_block_table(&d, &[0, 1, 2, -1], 2, &[32, 16]).is_ok());
         assert!(check_block_table(&d, &[0, 1, 2, 3], 2, &[33, 0]).unwrap_err().to_string().contains("length 33"));
         assert!(check_block_table(&DecodeDesc::new(2, 4, 2, 64, 8), &[0], 1, &[1, 1]).is_err());
+        // A table of more rows than the batch (a model's every slot, a step over its first two): the rows
+        // past the batch are not read, nor checked.
+        assert!(check_block_table(&d, &[0, 1, 2, 3, 99, 99], 2, &[32, 17]).is_ok());
     }
 
     #[test]
