@@ -384,6 +384,13 @@ impl<T: Element> W8Plan<T> {
         self.w_ready = ready;
     }
 
+    /// Whether it dequantizes the weights for the 16-bit GEMM (more than 32 tokens): it then holds a
+    /// `k × n` buffer of `T` (overwritten by every run) — a caller keeping plans for many token counts may
+    /// want to keep few of these.
+    pub fn dequantizes(&self) -> bool {
+        matches!(self.route, Route::Dense { .. })
+    }
+
     /// What it runs: `w5-t8` (w5 with 8 tokens; `w1-…` on natural weights) and its splits, or
     /// `dequantize + <GEMM step>`.
     pub fn label(&self) -> String {

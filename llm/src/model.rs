@@ -190,13 +190,32 @@ struct KeyRows {
 /// The GEMM plans by shape `(m, n, k)`: 16-bit weights' and FP8 weights'.
 struct Plans<T: Element> {
     dense: HashMap<(usize, usize, usize), GemmPlan<T>>,
-    w8: HashMap<(usize, usize, usize), W8Plan<T>>,
+    /// With the plan's last use on `clock`.
+    w8: HashMap<(usize, usize, usize), (W8Plan<T>, u64)>,
+    clock: u64,
+    /// Whether an FP8 plan was dropped since the flag was last cleared ([`DEQUANT_PLANS`]): a graph captured
+    /// over it would read freed memory, so the model drops its graphs.
+    dropped: bool,
 }
 
 impl<T: Element> Plans<T> {
     fn new() -> Self {
-        Plans { dense: HashMap::new(), w8: HashMap::new() }
+        Plans { dense: HashMap::new(), w8: HashMap::new(), clock: 0, dropped: false }
     }
+}
+
+/// FP8 plans that dequantize (more than 32 rows) kept per weight shape: each holds a `k × n` copy of the
+/// weights (1 GB for Llama-3-8B's LM head), and prompts, chunks and admissions of every length would each
+/// add one. Past this many, the plan used longest ago goes (and with it every captured graph: decode
+/// batches of more than 32 sequences of as many sizes take turns being captured).
+const DEQUANT_PLANS: usize = 4;
+
+/// Which of `plans` (`(rows, last use)`, one weight shape's dequantizing plans) go before one more is made,
+/// so that `keep` remain with it: the used longest ago.
+fn plans_to_drop(mut plans: Vec<(usize, u64)>, keep: usize) -> Vec<usize> {
+    plans.sort_by_key(|&(_, used)| used);
+    let excess = (plans.len() + 1).saturating_sub(keep.max(1));
+    plans.into_iter().take(excess).map(|(m, _)| m).collect()
 }
 
 /// One rank's part of the model: its weights, cache, work buffers and plans, on its GPU.
@@ -545,6 +564,19 @@ impl<T: Element + NormReducible> Model<T> {
         Ok(Some(ms))
     }
 
+    /// After FP8 plans were dropped ([`DEQUANT_PLANS`]): every rank's captured graphs go (one may have read a
+    /// dropped plan's buffer), and each batch size's next decode step runs eagerly first, making its plans
+    /// again outside a capture.
+    fn after_plans_dropped(&mut self) {
+        if self.shards.iter().any(|s| s.gemms.dropped) {
+            for s in &mut self.shards {
+                s.gemms.dropped = false;
+                s.graphs.clear();
+            }
+            self.eager_steps.clear();
+        }
+    }
+
     /// Grows every rank's work buffers to `tokens` tokens; new buffers make the captured graphs stale.
     fn ensure(&mut self, tokens: usize) -> Result<()> {
         let c = self.config.clone();
@@ -749,6 +781,7 @@ impl<T: Element + NormReducible> Model<T> {
     /// pages taken for the new tokens.
     fn append(&mut self, seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
         let result = self.append_steps(seqs, sampling, rng, all_logits);
+        self.after_plans_dropped();
         if result.is_err() {
             if let Some(p) = &mut self.pages {
                 for &(slot, _) in seqs {
@@ -915,6 +948,8 @@ impl<T: Element + NormReducible> Model<T> {
             self.forward(n, Step::Decode)?;
             self.head_launch(n, &c, advance)?;
             self.eager_steps.insert(n, eager + 1);
+            // The eager step may have made plans, and dropped others a graph of another batch size reads.
+            self.after_plans_dropped();
         }
         for l in &mut self.lens[..n] {
             *l += 1;
@@ -1611,12 +1646,22 @@ fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usi
         }
         Weight::Fp8(w8) => {
             if !plans.w8.contains_key(&(m, n, kk)) {
+                // Room for a new dequantizing plan of this weight shape first (it may be one: more rows than
+                // the decode kernels take): the oldest past `DEQUANT_PLANS - 1` go.
+                let same: Vec<(usize, u64)> = plans.w8.iter().filter(|(key, (p, _))| key.1 == n && key.2 == kk && p.dequantizes())
+                    .map(|(key, (_, used))| (key.0, *used)).collect();
+                for pm in plans_to_drop(same, DEQUANT_PLANS) {
+                    plans.w8.remove(&(pm, n, kk));
+                    plans.dropped = true;
+                }
                 let mut plan = W8Plan::<T>::for_step(gpu, m, n, kk, w8_step(w8.layout()))?;
                 // As the 16-bit weights: written at load, never by the kernel just before.
                 plan.set_w_ready(BReady::AtLaunch);
-                plans.w8.insert((m, n, kk), plan);
+                plans.w8.insert((m, n, kk), (plan, 0));
             }
-            let plan = plans.w8.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("FP8 plan missing (internal)".into()))?;
+            plans.clock += 1;
+            let (plan, used) = plans.w8.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("FP8 plan missing (internal)".into()))?;
+            *used = plans.clock;
             plan.run(&view::<T>(a, m * kk)?, w8, &mut view_mut::<T>(c, m * n)?)?;
             mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {}", plan.label()), (kk * n) as u64)
         }
@@ -1638,6 +1683,15 @@ fn copy_bytes(gpu: &Gpu, bytes: &[u8], dst: &mut CudaSlice<u16>, at: usize) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_dequantizing_plans_used_longest_ago_go_first() {
+        assert_eq!(plans_to_drop(vec![], 4), Vec::<usize>::new());
+        assert_eq!(plans_to_drop(vec![(64, 5), (100, 2), (48, 9)], 4), Vec::<usize>::new());
+        assert_eq!(plans_to_drop(vec![(64, 5), (100, 2), (48, 9), (33, 7)], 4), vec![100]);
+        assert_eq!(plans_to_drop(vec![(64, 5), (100, 2), (48, 9), (33, 7), (40, 1)], 4), vec![40, 100]);
+        assert_eq!(plans_to_drop(vec![(64, 5)], 1), vec![64]);
+    }
 
     #[test]
     fn a_column_range_takes_each_rows_share() {
