@@ -69,4 +69,6 @@ for i in $(seq 1 ${ROUNDS:-3}); do
   stamp "serve round $i"
 done
 T=120 run $C/llm --model $M --synthetic-weights --prompt-len 1024 --max-new 128 --batch 16 --ignore-eos --json $J/static16.json
+# The same requests arriving 8 a second (Poisson): time to first token and per token under that load.
+T=200 run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --rate 8 --json $J/serve-rate8.json
 stamp done

@@ -26,6 +26,8 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P | --chat) [op
                        and leaving at its end-of-sequence token or --max-new; prints each reply and the throughput
   --requests R         with --slots and --prompt-len: R requests, prompt lengths drawn from P/2..=P and reply
                        budgets from max-new/2..=max-new (--seed); replies run to their budget
+  --rate Q             with --requests: they arrive Q a second (Poisson, --seed) instead of all at the start;
+                       prints the time to first token and per token under that load
   --chat               a conversation: each line of standard input is a user's turn (an empty line or the end
                        ends it), rendered by DIR/tokenizer_config.json's chat template; the reply is printed as
                        it is generated (--max-new tokens at most, to an end-of-turn token). Each turn is appended
@@ -90,9 +92,10 @@ struct Opts {
     tp_same_gpu: bool,
     /// `--synthetic-weights`: `Checkpoint::synthetic` instead of the files.
     synthetic: bool,
-    /// `--slots` (continuous batching) and `--requests`.
+    /// `--slots` (continuous batching), `--requests` and `--rate`.
     slots: Option<usize>,
     requests: Option<usize>,
+    rate: Option<f64>,
     /// `--chat`, its template file and system message.
     chat: bool,
     chat_template: Option<PathBuf>,
@@ -102,7 +105,7 @@ struct Opts {
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, prefill_chunk: 0, page_size: None, kv_pages: None, sampling: Sampling::Greedy, seed: 0,
                        logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false, synthetic: false,
-                       chat: false, chat_template: None, system: None, slots: None, requests: None };
+                       chat: false, chat_template: None, system: None, slots: None, requests: None, rate: None };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -140,6 +143,13 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--page-size" => o.page_size = Some(num(v, "--page-size")?),
             "--slots" => o.slots = Some(num(v, "--slots")?),
             "--requests" => o.requests = Some(num(v, "--requests")?),
+            "--rate" => {
+                let q: f64 = v.parse().map_err(|_| format!("--rate `{v}` is not a number"))?;
+                if !(q > 0.0 && q.is_finite()) {
+                    return Err(format!("--rate {v}: requests a second, above 0"));
+                }
+                o.rate = Some(q);
+            }
             "--kv-pages" => o.kv_pages = Some(num(v, "--kv-pages")?),
             "--prefill-chunk" => {
                 o.prefill_chunk = num(v, "--prefill-chunk")?;
@@ -185,6 +195,9 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     }
     if o.batch == 0 {
         return Err("--batch must be at least 1".into());
+    }
+    if o.rate.is_some() && o.requests.is_none() {
+        return Err("--rate times the arrivals of --requests: give --requests (with --slots and --prompt-len)".into());
     }
     if o.slots == Some(0) || o.requests == Some(0) {
         return Err("--slots and --requests must be at least 1".into());
@@ -352,11 +365,20 @@ fn run_serve<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, to
     // Random ids inside the vocabulary (1..=1000 where it is larger).
     let top = ck.config.vocab.saturating_sub(1).clamp(1, 1000);
     let requests: Vec<Request> = match (o.requests, o.prompt_len) {
-        (Some(n), Some(p)) => (0..n).map(|_| {
-            let len = draw(p.div_ceil(2).max(1), p.max(1));
-            Request { prompt: (0..len).map(|_| draw(1, top) as u32).collect(), max_new: draw(o.max_new.div_ceil(2).max(1), o.max_new.max(1)) }
-        }).collect(),
-        _ => std::iter::once(&o.prompt).chain(&o.more).map(|p| Request { prompt: p.clone(), max_new: o.max_new }).collect(),
+        (Some(n), Some(p)) => {
+            let (mut at, mut gaps) = (0.0, Rng::new(o.seed ^ 0xa881));
+            (0..n).map(|_| {
+                let len = draw(p.div_ceil(2).max(1), p.max(1));
+                let q = Request::new((0..len).map(|_| draw(1, top) as u32).collect(), draw(o.max_new.div_ceil(2).max(1), o.max_new.max(1)));
+                // Poisson arrivals at --rate: exponential gaps (the first request at the start).
+                let here = at;
+                if let Some(rate) = o.rate {
+                    at += -(1.0 - gaps.next_f64()).ln() / rate * 1e3;
+                }
+                q.at(here)
+            }).collect()
+        }
+        _ => std::iter::once(&o.prompt).chain(&o.more).map(|p| Request::new(p.clone(), o.max_new)).collect(),
     };
     let longest = requests.iter().map(|q| q.prompt.len() + q.max_new).max().unwrap_or(1);
     let max_len = o.max_len.unwrap_or(longest);
@@ -370,7 +392,7 @@ fn run_serve<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, to
     // One untimed pass first: the first `slots` requests with staggered reply budgets (2, 3, …), so the
     // largest admission sizes the work buffers and every batch size's decode graph is captured, the kernels
     // loaded and the GEMMs planned, outside the timed run.
-    let warm: Vec<Request> = requests.iter().take(slots).enumerate().map(|(i, q)| Request { prompt: q.prompt.clone(), max_new: (i + 2).min(q.max_new.max(2)) }).collect();
+    let warm: Vec<Request> = requests.iter().take(slots).enumerate().map(|(i, q)| Request::new(q.prompt.clone(), (i + 2).min(q.max_new.max(2)))).collect();
     serve::serve(&mut ModelEngine { model: &mut model, sampling: o.sampling, rng: Rng::new(o.seed) }, &warm, &[])?;
     let (served, sum) = serve::serve(&mut ModelEngine { model: &mut model, sampling: o.sampling, rng: Rng::new(o.seed) }, &requests, &stop)?;
     for (i, s) in served.iter().enumerate().take(if o.requests.is_some() { 0 } else { served.len() }) {
@@ -382,17 +404,25 @@ fn run_serve<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, to
             }
         }
     }
-    let first: Vec<f64> = served.iter().map(|s| s.first_ms).collect();
-    let mut sorted = first.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median_first = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
-    println!("{} tokens in {:.1} ms: {:.0} tokens/s; {} decode steps (up to {} sequences a step), {} admissions; first token after {median_first:.1} ms (median), {:.1} ms (last)",
-             sum.generated, sum.ms, sum.generated as f64 / (sum.ms / 1e3), sum.decode_steps, sum.widest, sum.admissions, sorted.last().copied().unwrap_or(0.0));
+    // Time to first token (from each request's arrival) and per token after it.
+    let first: Vec<f64> = served.iter().zip(&requests).map(|(s, q)| s.time_to_first(q.arrival_ms)).collect();
+    let per_token: Vec<f64> = served.iter().filter(|s| s.tokens.len() > 1).map(|s| s.time_per_token()).collect();
+    let pct = |v: &[f64], p: f64| -> f64 {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        v.get(((v.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(0.0)
+    };
+    let load = o.rate.map(|q| format!(", arriving {q} a second")).unwrap_or_default();
+    println!("{} tokens in {:.1} ms: {:.0} tokens/s{load}; {} decode steps (up to {} sequences a step), {} admissions", sum.generated, sum.ms,
+             sum.generated as f64 / (sum.ms / 1e3), sum.decode_steps, sum.widest, sum.admissions);
+    println!("time to first token: median {:.1} ms, p90 {:.1} ms; per token after it: median {:.2} ms, p90 {:.2} ms", pct(&first, 0.5), pct(&first, 0.9),
+             pct(&per_token, 0.5), pct(&per_token, 0.9));
     if let Some(path) = &o.json {
         let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "slots": slots, "requests": requests.len(), "max_len": max_len,
                                    "kv_pages": model.pages().map(|(_, n, size)| (n, size)), "prefill_chunk": o.prefill_chunk, "generated": sum.generated,
                                    "ms": sum.ms, "decode_steps": sum.decode_steps, "admissions": sum.admissions, "widest": sum.widest,
-                                   "first_token_ms": first, "replies": served.iter().map(|s| s.tokens.clone()).collect::<Vec<_>>()});
+                                   "rate": o.rate, "arrival_ms": requests.iter().map(|q| q.arrival_ms).collect::<Vec<_>>(), "time_to_first_ms": first,
+                                   "per_token_ms": served.iter().map(|s| s.time_per_token()).collect::<Vec<_>>(), "replies": served.iter().map(|s| s.tokens.clone()).collect::<Vec<_>>()});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())

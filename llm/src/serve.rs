@@ -7,8 +7,11 @@
 //!
 //! On a paged cache a request is admitted only while the pool holds the pages of every admitted sequence
 //! at its longest (prompt and reply budget): no sequence ever waits for a page mid-reply. Requests are
-//! taken in order (first come, first served).
-use std::time::Instant;
+//! taken in the order they arrive (first come, first served): all at the start, or each at its own time
+//! ([`Request::at`]: a load of so many requests a second, as a server sees it), the engine idle until the
+//! next one arrives when it has nothing to run. [`serve_with`] hands each token to a callback as it is
+//! generated (a server's stream) and takes the clock it runs by.
+use std::time::{Duration, Instant};
 
 use kernel_lab::{Error, Result, comm::NormReducible, gemm::Element};
 
@@ -67,11 +70,25 @@ impl<T: Element + NormReducible> Engine for ModelEngine<'_, T> {
     }
 }
 
-/// One request: a prompt and how many tokens its reply may have.
-#[derive(Clone, Debug)]
+/// One request: a prompt, how many tokens its reply may have, and when it arrives.
+#[derive(Clone, Debug, Default)]
 pub struct Request {
     pub prompt: Vec<u32>,
     pub max_new: usize,
+    /// Milliseconds after the start (0: there from the start).
+    pub arrival_ms: f64,
+}
+
+impl Request {
+    /// A request there from the start.
+    pub fn new(prompt: Vec<u32>, max_new: usize) -> Request {
+        Request { prompt, max_new, arrival_ms: 0.0 }
+    }
+
+    /// The same request arriving `ms` after the start.
+    pub fn at(self, ms: f64) -> Request {
+        Request { arrival_ms: ms, ..self }
+    }
 }
 
 /// A request's reply and when it came.
@@ -84,6 +101,46 @@ pub struct Served {
     /// Milliseconds from the start to its first token, and to its last.
     pub first_ms: f64,
     pub done_ms: f64,
+}
+
+impl Served {
+    /// Milliseconds from its arrival to its first token (`arrival_ms`: the request's).
+    pub fn time_to_first(&self, arrival_ms: f64) -> f64 {
+        self.first_ms - arrival_ms
+    }
+
+    /// Milliseconds between its tokens after the first (0 for a reply of one token).
+    pub fn time_per_token(&self) -> f64 {
+        if self.tokens.len() > 1 { (self.done_ms - self.first_ms) / (self.tokens.len() - 1) as f64 } else { 0.0 }
+    }
+}
+
+/// The time a run goes by: milliseconds since its start, and a wait until a later one (the engine idle
+/// until the next request arrives).
+pub trait Clock {
+    fn now_ms(&mut self) -> f64;
+    fn wait_until(&mut self, ms: f64);
+}
+
+/// The wall clock, from when it was made.
+pub struct WallClock(Instant);
+
+impl WallClock {
+    pub fn start() -> WallClock {
+        WallClock(Instant::now())
+    }
+}
+
+impl Clock for WallClock {
+    fn now_ms(&mut self) -> f64 {
+        self.0.elapsed().as_secs_f64() * 1e3
+    }
+    fn wait_until(&mut self, ms: f64) {
+        let now = self.now_ms();
+        if ms > now {
+            std::thread::sleep(Duration::from_secs_f64((ms - now) / 1e3));
+        }
+    }
 }
 
 /// The whole run: decode steps, admission steps (`extend` calls), tokens generated, milliseconds.
@@ -108,10 +165,16 @@ fn worst_pages(r: &Request, page_size: usize) -> usize {
     longest(r).div_ceil(page_size)
 }
 
-/// Serves `requests` through `engine`'s slots (every slot emptied first): replies end at `max_new`
-/// tokens or at a token of `stop`. Requests that could never run (empty, no reply budget, longer than a
-/// slot, more pages than the pool) are refused before anything runs, naming the first.
+/// Serves `requests` through `engine`'s slots (every slot emptied first) on the wall clock: replies end at
+/// `max_new` tokens or at a token of `stop`. Requests that could never run (empty, no reply budget,
+/// longer than a slot, more pages than the pool) are refused before anything runs, naming the first.
 pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> Result<(Vec<Served>, Summary)> {
+    serve_with(engine, requests, stop, &mut WallClock::start(), &mut |_, _| {})
+}
+
+/// [`serve`] by `clock`, handing each generated token to `on_token(request, token)` as it comes.
+pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32], clock: &mut dyn Clock, on_token: &mut dyn FnMut(usize, u32))
+                             -> Result<(Vec<Served>, Summary)> {
     let (slots, max_len, pool) = (engine.slots(), engine.max_len(), engine.pool());
     for (i, r) in requests.iter().enumerate() {
         if r.prompt.is_empty() || r.max_new == 0 {
@@ -124,12 +187,18 @@ pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> R
         if let Some((pages, size)) = pool.filter(|&(pages, size)| worst_pages(r, size) > pages) {
             return Err(Error::InvalidInput(format!("request {i}: at its longest it holds {} pages of {size} tokens, the pool {pages}", worst_pages(r, size))));
         }
+        if !(r.arrival_ms >= 0.0 && r.arrival_ms.is_finite()) {
+            return Err(Error::InvalidInput(format!("request {i}: arrival at {} ms: a time from the start, ≥ 0", r.arrival_ms)));
+        }
     }
     for s in 0..slots {
         engine.release(s)?;
     }
-    let t0 = Instant::now();
-    let ms = || t0.elapsed().as_secs_f64() * 1e3;
+    // The requests in the order they arrive (stable: equal times in the order given).
+    let mut order: Vec<usize> = (0..requests.len()).collect();
+    order.sort_by(|&a, &b| requests[a].arrival_ms.total_cmp(&requests[b].arrival_ms));
+    let start = clock.now_ms();
+    let ms = |c: &mut dyn Clock| c.now_ms() - start;
     let mut out = vec![Served::default(); requests.len()];
     let mut sum = Summary::default();
     // The requests in slots 0..n and each one's last token (the next decode step's input).
@@ -137,17 +206,24 @@ pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> R
     let (mut next, mut promised) = (0usize, 0usize);
     let done = |tokens: &[u32], r: &Request| tokens.len() >= r.max_new || tokens.last().is_some_and(|t| stop.contains(t));
     while next < requests.len() || !occupant.is_empty() {
-        // Admit in order while a slot is free (and, paged, the pool holds the newcomer at its longest).
+        // Nothing to run and the next request not here yet: idle until it arrives.
+        if occupant.is_empty() && requests[order[next]].arrival_ms > ms(clock) {
+            clock.wait_until(start + requests[order[next]].arrival_ms);
+        }
+        // Admit the arrived ones in order while a slot is free (and, paged, the pool holds the newcomer at
+        // its longest).
+        let now = ms(clock);
         let mut admit = vec![];
-        while next < requests.len() && occupant.len() + admit.len() < slots {
+        while next < requests.len() && occupant.len() + admit.len() < slots && requests[order[next]].arrival_ms <= now {
+            let r = order[next];
             if let Some((pages, size)) = pool {
-                let w = worst_pages(&requests[next], size);
+                let w = worst_pages(&requests[r], size);
                 if promised + w > pages {
                     break;
                 }
                 promised += w;
             }
-            admit.push(next);
+            admit.push(r);
             next += 1;
         }
         if !admit.is_empty() {
@@ -155,18 +231,19 @@ pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> R
             let seqs: Vec<(usize, &[u32])> = admit.iter().enumerate().map(|(i, &r)| (base + i, requests[r].prompt.as_slice())).collect();
             let first = engine.extend(&seqs)?;
             sum.admissions += 1;
-            let t = ms();
+            let t = ms(clock);
             for (&r, &tok) in admit.iter().zip(&first) {
                 occupant.push(r);
                 last.push(tok);
                 out[r] = Served { tokens: vec![tok], waited_steps: sum.decode_steps, first_ms: t, done_ms: t };
+                on_token(r, tok);
             }
         } else if occupant.is_empty() {
-            return Err(Error::InvalidInput(format!("request {next} found no room with every slot free (internal)")));
+            return Err(Error::InvalidInput(format!("request {} found no room with every slot free (internal)", order[next])));
         }
         // Sequences that are done leave; the last occupied slot's moves into the hole (checked from the
         // end, so the one moved in was checked already).
-        let t = ms();
+        let t = ms(clock);
         for s in (0..occupant.len()).rev() {
             let r = occupant[s];
             if !done(&out[r].tokens, &requests[r]) {
@@ -195,10 +272,11 @@ pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> R
         for (s, &tok) in toks.iter().enumerate() {
             out[occupant[s]].tokens.push(tok);
             last[s] = tok;
+            on_token(occupant[s], tok);
         }
     }
     sum.generated = out.iter().map(|s| s.tokens.len()).sum();
-    sum.ms = ms();
+    sum.ms = ms(clock);
     Ok((out, sum))
 }
 
@@ -297,7 +375,7 @@ mod tests {
     }
 
     fn requests(n: usize) -> Vec<Request> {
-        (0..n).map(|i| Request { prompt: (0..1 + (i * 7) % 13).map(|j| (i * 3 + j) as u32 % 50).collect(), max_new: 1 + (i * 5) % 11 }).collect()
+        (0..n).map(|i| Request::new((0..1 + (i * 7) % 13).map(|j| (i * 3 + j) as u32 % 50).collect(), 1 + (i * 5) % 11)).collect()
     }
 
     #[test]
@@ -328,24 +406,87 @@ mod tests {
     #[test]
     fn a_finished_sequence_leaves_at_once_and_the_last_one_fills_its_slot() {
         // Three requests in three slots; the first ends after 1 token, the others run on.
-        let reqs = vec![Request { prompt: vec![1], max_new: 1 }, Request { prompt: vec![2], max_new: 3 }, Request { prompt: vec![3], max_new: 3 }];
+        let reqs = vec![Request::new(vec![1], 1), Request::new(vec![2], 3), Request::new(vec![3], 3)];
         let mut e = Fake::new(3, 16, None);
         serve(&mut e, &reqs, &[]).unwrap();
         assert_eq!(e.calls, ["extend [0, 1, 2]", "move 2->0", "decode 2", "decode 2"]);
     }
 
+    /// [`Fake`] on a [`Ticks`] clock: an admission costs 5 ms, a decode step 1 ms.
+    struct Timed<'a>(Fake, &'a std::cell::Cell<f64>);
+
+    impl Engine for Timed<'_> {
+        fn slots(&self) -> usize {
+            self.0.slots()
+        }
+        fn max_len(&self) -> usize {
+            self.0.max_len()
+        }
+        fn pool(&self) -> Option<(usize, usize)> {
+            self.0.pool()
+        }
+        fn extend(&mut self, seqs: &[(usize, &[u32])]) -> Result<Vec<u32>> {
+            self.1.set(self.1.get() + 5.0);
+            self.0.extend(seqs)
+        }
+        fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>> {
+            self.1.set(self.1.get() + 1.0);
+            self.0.decode(tokens)
+        }
+        fn release(&mut self, slot: usize) -> Result<()> {
+            self.0.release(slot)
+        }
+        fn move_slot(&mut self, from: usize, to: usize) -> Result<()> {
+            self.0.move_slot(from, to)
+        }
+    }
+
+    /// The clock the engine advances (every call costs the time it charges), as [`Clock`]: waits jump.
+    struct Shared<'a>(&'a std::cell::Cell<f64>);
+
+    impl Clock for Shared<'_> {
+        fn now_ms(&mut self) -> f64 {
+            self.0.get()
+        }
+        fn wait_until(&mut self, ms: f64) {
+            self.0.set(self.0.get().max(ms));
+        }
+    }
+
+    #[test]
+    fn requests_are_admitted_as_they_arrive_and_every_token_streams() {
+        let t = std::cell::Cell::new(0.0);
+        let mut e = Timed(Fake::new(2, 64, None), &t);
+        // Three at once, one at 100 ms (the engine idle before it), one at 2 ms (waits for a slot).
+        let reqs = vec![Request::new(vec![1, 2], 4), Request::new(vec![3], 4).at(100.0), Request::new(vec![4, 5, 6], 4), Request::new(vec![7], 2).at(2.0)];
+        let mut streamed: Vec<Vec<u32>> = vec![vec![]; reqs.len()];
+        let (out, sum) = serve_with(&mut e, &reqs, &[], &mut Shared(&t), &mut |r, tok| streamed[r].push(tok)).unwrap();
+        for (i, (o, q)) in out.iter().zip(&reqs).enumerate() {
+            assert_eq!(o.tokens, alone(q, &[]), "request {i}");
+            assert_eq!(streamed[i], o.tokens, "request {i}: streamed as generated");
+            assert!(o.first_ms >= q.arrival_ms, "request {i} answered before it arrived");
+        }
+        // Requests 0 and 2 at 0 ms (first token at 5 ms), request 3 when a slot frees after their 3 decode
+        // steps (8 ms, first token at 13), request 1 after the idle gap: admitted at 100, first token at 105.
+        assert_eq!((out[0].first_ms, out[2].first_ms, out[3].first_ms, out[1].first_ms), (5.0, 5.0, 13.0, 105.0));
+        assert_eq!((out[3].time_to_first(2.0), out[1].time_to_first(100.0), out[1].time_per_token()), (11.0, 5.0, 1.0));
+        assert_eq!((sum.admissions, sum.widest), (3, 2));
+        let e2 = serve(&mut Fake::new(1, 8, None), &[Request::new(vec![1], 1).at(-1.0)], &[]).unwrap_err().to_string();
+        assert!(e2.contains("arrival at -1 ms"), "{e2}");
+    }
+
     #[test]
     fn requests_that_can_never_run_are_refused_first() {
         let mut e = Fake::new(2, 8, Some((2, 4)));
-        let bad = |r: Request| vec![Request { prompt: vec![1], max_new: 1 }, r];
-        let e1 = serve(&mut e, &bad(Request { prompt: vec![1; 7], max_new: 3 }), &[]).unwrap_err().to_string();
+        let bad = |r: Request| vec![Request::new(vec![1], 1), r];
+        let e1 = serve(&mut e, &bad(Request::new(vec![1; 7], 3)), &[]).unwrap_err().to_string();
         assert!(e1.contains("request 1: 7 prompt tokens and a reply of up to 3 (the last not cached) exceed a slot's 8"), "{e1}");
         // 6 + 3 - 1 = 8 tokens fit exactly.
-        assert!(serve(&mut Fake::new(2, 8, None), &bad(Request { prompt: vec![1; 6], max_new: 3 }), &[]).is_ok());
-        let e2 = serve(&mut e, &bad(Request { prompt: vec![], max_new: 3 }), &[]).unwrap_err().to_string();
+        assert!(serve(&mut Fake::new(2, 8, None), &bad(Request::new(vec![1; 6], 3)), &[]).is_ok());
+        let e2 = serve(&mut e, &bad(Request::new(vec![], 3)), &[]).unwrap_err().to_string();
         assert!(e2.contains("request 1"), "{e2}");
         let mut e = Fake::new(2, 64, Some((2, 4)));
-        let e3 = serve(&mut e, &bad(Request { prompt: vec![1; 8], max_new: 3 }), &[]).unwrap_err().to_string();
+        let e3 = serve(&mut e, &bad(Request::new(vec![1; 8], 3)), &[]).unwrap_err().to_string();
         assert!(e3.contains("holds 3 pages of 4 tokens, the pool 2"), "{e3}");
         assert!(e.calls.is_empty(), "nothing ran");
     }

@@ -214,7 +214,7 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
 
     // Continuous batching: 7 requests through the 3 slots; every reply token checked against a prefill of
     // the request alone with the reply so far (the model's choice there, or a near-tie).
-    let requests: Vec<Request> = (0..7).map(|i| Request { prompt: (0..5 + 9 * i).map(|_| r.random_range(0..vocab as u32)).collect(), max_new: 6 + i % 4 }).collect();
+    let requests: Vec<Request> = (0..7).map(|i| Request::new((0..5 + 9 * i).map(|_| r.random_range(0..vocab as u32)).collect(), 6 + i % 4)).collect();
     let (served, sum) = serve::serve(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(2) }, &requests, &[]).unwrap();
     // Deterministic without stop tokens: 3 admitted, then one as each leaves (moves 2→0, 2→1, 2→0, 2→0,
     // 2→1, 1→0), 20 decode steps.

@@ -33,6 +33,10 @@ fn bad_input_is_named_with_exit_code_2() {
     assert!(code == 2 && err.contains("give --slots, --prompt-len and --requests together"), "{err}");
     let (code, err) = llm(&["--model", "x", "--prompt-len", "100", "--slots", "4"]);
     assert!(code == 2 && err.contains("give --slots, --prompt-len and --requests together"), "{err}");
+    let (code, err) = llm(&["--model", "x", "--prompt-len", "100", "--slots", "4", "--rate", "3"]);
+    assert!(code == 2 && err.contains("--rate times the arrivals of --requests"), "{err}");
+    let (code, err) = llm(&["--model", "x", "--prompt-len", "100", "--slots", "4", "--requests", "9", "--rate", "0"]);
+    assert!(code == 2 && err.contains("--rate 0: requests a second, above 0"), "{err}");
     let (code, err) = llm(&["--model", "x", "--prompt-ids", "1;2", "--slots", "0"]);
     assert!(code == 2 && err.contains("--slots and --requests must be at least 1"), "{err}");
     let (code, err) = llm(&["--model", "x", "--prompt-ids", "1", "--slots", "2", "--batch", "3"]);
