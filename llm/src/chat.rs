@@ -46,17 +46,8 @@ fn token_text(v: Option<&serde_json::Value>) -> String {
 /// Today's date as `strftime` would write it for the directives chat templates use (`%d`, `%b`, `%B`,
 /// `%Y`, `%m`, `%y`, `%%`; UTC), from the system clock.
 fn strftime_now(format: String) -> String {
-    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + (month <= 2) as i64;
+    let days = (kernel_lab::runtime::timing::unix_ms_now() / 86_400_000) as i64;
+    let (year, month, day) = kernel_lab::runtime::timing::civil_from_days(days);
     const MONTHS: [&str; 12] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
     let name = MONTHS[(month - 1) as usize];
     let mut out = String::new();

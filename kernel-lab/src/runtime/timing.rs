@@ -52,6 +52,20 @@ pub fn unix_ms_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
+/// The date `days` after 1970-01-01 (proleptic Gregorian): `(year, month 1–12, day 1–31)`, by Howard
+/// Hinnant's civil-from-days (no date crate needed).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + (m <= 2) as i64, m as u32, d as u32)
+}
+
 /// Times `work(i)` (which enqueues GPU work on `gpu.stream`; `i` counts repetitions, for rotating
 /// input buffers) between two CUDA events: `warmup` untimed calls, then `reps` timed ones, each
 /// synchronized on its end event so the samples are independent, each **held** (see [`time_samples`]).
