@@ -662,7 +662,8 @@ pub fn candidates_fp8(scaling: Scaling, m: usize, n: usize, k: usize, sms: u32, 
 /// The FP8 step for `m × n × k` with `scaling`, from `cache` or, on a miss, from tuning now: every
 /// candidate verified against the product of the dequantized inputs (f64 on the CPU for small shapes,
 /// else `cublasSgemm` on the device) within the family's tolerance, then timed as the module doc says
-/// (B not rotated: FP8 shapes are not decode-sized).
+/// on the same operands every launch (not rotated beyond the L2, unlike the FP8 family's timing at
+/// M ≤ 64 since session 100: at decode sizes a tuned pick may favour weights in the L2).
 /// Build an [`crate::fp8::Fp8Gemm`] with it over your operands.
 pub fn step_fp8(gpu: &Gpu, scaling: Scaling, m: usize, n: usize, k: usize, cache: &mut TuneCache) -> Result<(&'static f8::Step, Tuned)> {
     use crate::families::fp8 as fam;

@@ -391,6 +391,11 @@ impl<T: Element> W8Plan<T> {
         matches!(self.route, Route::Dense { .. })
     }
 
+    /// Whether a plan of `m` tokens dequantizes ([`W8Plan::dequantizes`]), before making it.
+    pub fn dequantizes_at(m: usize) -> bool {
+        m > MAX_TOKENS as usize
+    }
+
     /// What it runs: `w5-t8` (w5 with 8 tokens; `w1-…` on natural weights) and its splits, or
     /// `dequantize + <GEMM step>`.
     pub fn label(&self) -> String {

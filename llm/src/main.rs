@@ -422,7 +422,7 @@ fn run_serve<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, to
                                    "kv_pages": model.pages().map(|(_, n, size)| (n, size)), "prefill_chunk": o.prefill_chunk, "generated": sum.generated,
                                    "ms": sum.ms, "decode_steps": sum.decode_steps, "admissions": sum.admissions, "widest": sum.widest,
                                    "rate": o.rate, "arrival_ms": requests.iter().map(|q| q.arrival_ms).collect::<Vec<_>>(), "time_to_first_ms": first,
-                                   "per_token_ms": served.iter().map(|s| s.time_per_token()).collect::<Vec<_>>(), "replies": served.iter().map(|s| s.tokens.clone()).collect::<Vec<_>>()});
+                                   "per_token_ms": served.iter().map(|s| (s.tokens.len() > 1).then(|| s.time_per_token())).collect::<Vec<_>>(), "replies": served.iter().map(|s| s.tokens.clone()).collect::<Vec<_>>()});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())

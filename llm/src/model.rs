@@ -202,6 +202,15 @@ impl<T: Element> Plans<T> {
     fn new() -> Self {
         Plans { dense: HashMap::new(), w8: HashMap::new(), clock: 0, dropped: false }
     }
+
+    /// Marks the FP8 plans of `m` rows used now (a graph replay runs them without `gemm` seeing it).
+    fn touch_rows(&mut self, m: usize) {
+        self.clock += 1;
+        let now = self.clock;
+        for (_, used) in self.w8.iter_mut().filter(|(key, _)| key.0 == m).map(|(_, v)| v) {
+            *used = now;
+        }
+    }
 }
 
 /// FP8 plans that dequantize (more than 32 rows) kept per weight shape: each holds a `k × n` copy of the
@@ -352,6 +361,9 @@ pub struct Model<T: Element> {
     prefill_chunk: usize,
     /// A paged cache's pages ([`Paging`]); `None`: contiguous.
     pages: Option<Pages>,
+    /// How often dropped FP8 plans cleared the graphs (`after_plans_dropped`): a graph kept aside across a
+    /// step is stale when this moved.
+    plan_drops: u64,
     /// Decode steps run eagerly per batch size (the first one warms the plans for the capture).
     eager_steps: HashMap<usize, usize>,
     /// Capture decode steps as CUDA graphs (default: on, where the streams can capture). Per decode
@@ -485,7 +497,7 @@ impl<T: Element + NormReducible> Model<T> {
         let paged = pages.as_ref().map(|p| (p.page_size(), p.max_pages(), p.count()));
         let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, paged, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
-        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None })
+        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, plan_drops: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None })
     }
 
     /// Sequences the cache holds room for, and tokens each.
@@ -574,6 +586,7 @@ impl<T: Element + NormReducible> Model<T> {
                 s.graphs.clear();
             }
             self.eager_steps.clear();
+            self.plan_drops += 1;
         }
     }
 
@@ -930,7 +943,9 @@ impl<T: Element + NormReducible> Model<T> {
         }
         let eager = *self.eager_steps.get(&n).unwrap_or(&0);
         if self.shards.iter().all(|s| s.graphs.contains_key(&n)) {
-            for (r, s) in self.shards.iter().enumerate() {
+            for (r, s) in self.shards.iter_mut().enumerate() {
+                // Its FP8 plans in use (the LRU of `DEQUANT_PLANS`).
+                s.gemms.touch_rows(n);
                 s.graphs[&n].launch().during(|| format!("replaying rank {r}'s decode graph of batch {n}"))?;
             }
         } else if self.graphs_on && eager > 0 {
@@ -945,11 +960,12 @@ impl<T: Element + NormReducible> Model<T> {
                 self.head_launch(n, &c, advance)?;
             }
         } else {
-            self.forward(n, Step::Decode)?;
-            self.head_launch(n, &c, advance)?;
-            self.eager_steps.insert(n, eager + 1);
-            // The eager step may have made plans, and dropped others a graph of another batch size reads.
+            let r = self.forward(n, Step::Decode).and_then(|_| self.head_launch(n, &c, advance));
+            // The eager step may have made plans, and dropped others a graph of another batch size reads
+            // (also when it failed after dropping them).
             self.after_plans_dropped();
+            r?;
+            self.eager_steps.insert(n, eager + 1);
         }
         for l in &mut self.lens[..n] {
             *l += 1;
@@ -983,12 +999,16 @@ impl<T: Element + NormReducible> Model<T> {
         // The step is eager (graphs off); a graph of this batch size stays for later steps.
         let kept: Vec<_> = self.shards.iter_mut().map(|s| s.graphs.remove(&n)).collect();
         self.graphs_on = false;
+        let drops = self.plan_drops;
         let result = self.profiled_step(tokens, sampling, rng);
         self.graphs_on = graphs_on;
         let marks: Vec<_> = self.shards.iter_mut().map(|s| s.prof.take()).collect();
-        for (s, g) in self.shards.iter_mut().zip(kept) {
-            if let Some(g) = g {
-                s.graphs.insert(n, g);
+        // Put back unless the step dropped FP8 plans (the kept graph may read one).
+        if self.plan_drops == drops {
+            for (s, g) in self.shards.iter_mut().zip(kept) {
+                if let Some(g) = g {
+                    s.graphs.insert(n, g);
+                }
             }
         }
         let next = result?;
@@ -1648,11 +1668,19 @@ fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usi
             if !plans.w8.contains_key(&(m, n, kk)) {
                 // Room for a new dequantizing plan of this weight shape first (it may be one: more rows than
                 // the decode kernels take): the oldest past `DEQUANT_PLANS - 1` go.
-                let same: Vec<(usize, u64)> = plans.w8.iter().filter(|(key, (p, _))| key.1 == n && key.2 == kk && p.dequantizes())
-                    .map(|(key, (_, used))| (key.0, *used)).collect();
-                for pm in plans_to_drop(same, DEQUANT_PLANS) {
-                    plans.w8.remove(&(pm, n, kk));
-                    plans.dropped = true;
+                if W8Plan::<T>::dequantizes_at(m) {
+                    let same: Vec<(usize, u64)> = plans.w8.iter().filter(|(key, (p, _))| key.1 == n && key.2 == kk && p.dequantizes())
+                        .map(|(key, (_, used))| (key.0, *used)).collect();
+                    let drop = plans_to_drop(same, DEQUANT_PLANS);
+                    for pm in &drop {
+                        plans.w8.remove(&(*pm, n, kk));
+                        plans.dropped = true;
+                    }
+                    if !drop.is_empty() {
+                        // The stream-ordered frees return their memory at a synchronization: before the new
+                        // plan's budget check counts the device's free memory.
+                        gpu.sync_after("dropping FP8 plans")?;
+                    }
                 }
                 let mut plan = W8Plan::<T>::for_step(gpu, m, n, kk, w8_step(w8.layout()))?;
                 // As the 16-bit weights: written at load, never by the kernel just before.

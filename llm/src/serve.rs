@@ -96,9 +96,11 @@ impl Request {
 pub struct Served {
     /// The reply: up to `max_new` tokens, the last one a stop token where one ended it.
     pub tokens: Vec<u32>,
-    /// Decode steps run before it was admitted.
+    /// Decode steps the run had made when it was admitted (counted from the start of the run, not from
+    /// its arrival).
     pub waited_steps: usize,
-    /// Milliseconds from the start to its first token, and to its last.
+    /// Milliseconds from the start to its first token, and to its last (stamped when the step that made
+    /// it returned).
     pub first_ms: f64,
     pub done_ms: f64,
 }
@@ -206,13 +208,16 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
     let (mut next, mut promised) = (0usize, 0usize);
     let done = |tokens: &[u32], r: &Request| tokens.len() >= r.max_new || tokens.last().is_some_and(|t| stop.contains(t));
     while next < requests.len() || !occupant.is_empty() {
-        // Nothing to run and the next request not here yet: idle until it arrives.
-        if occupant.is_empty() && requests[order[next]].arrival_ms > ms(clock) {
-            clock.wait_until(start + requests[order[next]].arrival_ms);
+        // Nothing to run and the next request not here yet: idle until it arrives (and count it arrived then,
+        // whatever the clock's rounding says).
+        let mut now = ms(clock);
+        if occupant.is_empty() && requests[order[next]].arrival_ms > now {
+            let arrival = requests[order[next]].arrival_ms;
+            clock.wait_until(start + arrival);
+            now = ms(clock).max(arrival);
         }
         // Admit the arrived ones in order while a slot is free (and, paged, the pool holds the newcomer at
         // its longest).
-        let now = ms(clock);
         let mut admit = vec![];
         while next < requests.len() && occupant.len() + admit.len() < slots && requests[order[next]].arrival_ms <= now {
             let r = order[next];
@@ -242,14 +247,12 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
             return Err(Error::InvalidInput(format!("request {} found no room with every slot free (internal)", order[next])));
         }
         // Sequences that are done leave; the last occupied slot's moves into the hole (checked from the
-        // end, so the one moved in was checked already).
-        let t = ms(clock);
+        // end, so the one moved in was checked already). Their last token's time was stamped with it.
         for s in (0..occupant.len()).rev() {
             let r = occupant[s];
             if !done(&out[r].tokens, &requests[r]) {
                 continue;
             }
-            out[r].done_ms = t;
             if let Some((_, size)) = pool {
                 promised -= worst_pages(&requests[r], size);
             }
@@ -267,10 +270,12 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
             continue;
         }
         let toks = engine.decode(&last)?;
+        let t = ms(clock);
         sum.decode_steps += 1;
         sum.widest = sum.widest.max(occupant.len());
         for (s, &tok) in toks.iter().enumerate() {
             out[occupant[s]].tokens.push(tok);
+            out[occupant[s]].done_ms = t;
             last[s] = tok;
             on_token(occupant[s], tok);
         }
@@ -470,6 +475,8 @@ mod tests {
         // steps (8 ms, first token at 13), request 1 after the idle gap: admitted at 100, first token at 105.
         assert_eq!((out[0].first_ms, out[2].first_ms, out[3].first_ms, out[1].first_ms), (5.0, 5.0, 13.0, 105.0));
         assert_eq!((out[3].time_to_first(2.0), out[1].time_to_first(100.0), out[1].time_per_token()), (11.0, 5.0, 1.0));
+        // A reply's end is its last decode step's (8 ms), not the next admission's (13 ms).
+        assert_eq!((out[0].done_ms, out[0].time_per_token(), out[3].done_ms), (8.0, 1.0, 14.0));
         assert_eq!((sum.admissions, sum.widest), (3, 2));
         let e2 = serve(&mut Fake::new(1, 8, None), &[Request::new(vec![1], 1).at(-1.0)], &[]).unwrap_err().to_string();
         assert!(e2.contains("arrival at -1 ms"), "{e2}");
