@@ -356,14 +356,23 @@ fn load<T: Element + NormReducible>(gpu: &Gpu, group: Option<Group>, ck: Checkpo
     }
 }
 
+/// A number drawn uniformly from `lo..=hi`.
+fn draw_in(r: &mut Rng, lo: usize, hi: usize) -> usize {
+    lo + ((r.next_f64() * (hi - lo + 1) as f64) as usize).min(hi - lo)
+}
+
+/// The largest id the timing runs' random prompts draw (from 1): 1000, or less inside a smaller vocabulary.
+fn random_id_top(vocab: usize) -> usize {
+    vocab.saturating_sub(1).clamp(1, 1000)
+}
+
 /// `--slots B`: the requests served by continuous batching through B slots.
 fn run_serve<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenizer: Option<&tokenizers::Tokenizer>) -> Result<()> {
     let (gpu, group) = stream_and_group(gpu, o)?;
     let slots = o.slots.unwrap_or(1);
     let mut r = Rng::new(o.seed ^ 0x5eed);
-    let mut draw = |lo: usize, hi: usize| lo + ((r.next_f64() * (hi - lo + 1) as f64) as usize).min(hi - lo);
-    // Random ids inside the vocabulary (1..=1000 where it is larger).
-    let top = ck.config.vocab.saturating_sub(1).clamp(1, 1000);
+    let mut draw = |lo: usize, hi: usize| draw_in(&mut r, lo, hi);
+    let top = random_id_top(ck.config.vocab);
     let requests: Vec<Request> = match (o.requests, o.prompt_len) {
         (Some(n), Some(p)) => {
             let (mut at, mut gaps) = (0.0, Rng::new(o.seed ^ 0xa881));
@@ -509,9 +518,8 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     let prompt: Vec<u32> = match o.prompt_len {
         Some(n) if o.prompt.is_empty() => {
             let mut r = Rng::new(o.seed ^ 0x5eed);
-            // Ids 1..=1000, inside the vocabulary where it is smaller.
-            let top = ck.config.vocab.saturating_sub(1).clamp(1, 1000) as f64;
-            (0..n).map(|_| ((r.next_f64() * top) as u32 + 1).min(top as u32)).collect()
+            let top = random_id_top(ck.config.vocab);
+            (0..n).map(|_| draw_in(&mut r, 1, top) as u32).collect()
         }
         _ => o.prompt.clone(),
     };
