@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The runner's serving timings (scripts/gpu-s102.sh): `serving-medians.py DIR` reads DIR's `llm --json` reports,
+one file a process, and prints the medians with each process's value:
+  chunk{0,512,1024}-*.json  prefill of one prompt whole and in chunks, and the chunked / whole ratios;
+  contig32-*, paged32-*     batch-32 decode on the contiguous and the paged cache, and paged / contiguous;
+  serve-*, rate8-*          continuous batching (tokens a second, time to first token, time per token);
+  static16-*                one static batch: its tokens a second counted as batch × max_new over the prefill
+                            and max_new - 1 decode steps, the yardstick for serve-*."""
+import glob, json, statistics as st, sys
+
+d = sys.argv[1]
+
+
+def load(tag):
+    return [json.load(open(f)) for f in sorted(glob.glob(f"{d}/{tag}-*.json"))]
+
+
+def med(name, vals, fmt="{:.2f}"):
+    if not vals:
+        return None
+    m = st.median(vals)
+    print(f"{name}: median {fmt.format(m)} of {len(vals)} ({', '.join(fmt.format(v) for v in vals)})")
+    return m
+
+
+whole = med("prefill 2048 tokens whole, ms", [x["prefill_ms"] for x in load("chunk0")])
+for ch in (512, 1024):
+    m = med(f"prefill 2048 tokens in chunks of {ch}, ms", [x["prefill_ms"] for x in load(f"chunk{ch}")])
+    if m and whole:
+        print(f"  chunks of {ch} / whole: {m / whole:.3f}")
+c = med("batch-32 decode, contiguous cache, ms/step", [x["decode_ms_per_step"] for x in load("contig32")], "{:.3f}")
+p = med("batch-32 decode, paged cache (64-token pages), ms/step", [x["decode_ms_per_step"] for x in load("paged32")], "{:.3f}")
+if c and p:
+    print(f"  paged / contiguous: {p / c:.3f}")
+med("batch-32 prefill 2048 tokens, contiguous, ms", [x["prefill_ms"] for x in load("contig32")], "{:.1f}")
+med("batch-32 prefill 2048 tokens, paged, ms", [x["prefill_ms"] for x in load("paged32")], "{:.1f}")
+
+
+def served(tag, what):
+    xs = load(tag)
+    if not xs:
+        return None
+    tps = med(f"{what}: tokens/s", [x["generated"] / (x["ms"] / 1e3) for x in xs], "{:.0f}")
+    med(f"{what}: time to first token, median ms", [st.median(x["time_to_first_ms"]) for x in xs], "{:.1f}")
+    med(f"{what}: time to first token, p90 ms", [sorted(x["time_to_first_ms"])[round((len(x["time_to_first_ms"]) - 1) * 0.9)] for x in xs], "{:.1f}")
+    med(f"{what}: per token after the first, median ms", [st.median(v for v in x["per_token_ms"] if v is not None) for x in xs], "{:.2f}")
+    med(f"{what}: decode steps", [x["decode_steps"] for x in xs], "{:.0f}")
+    return tps
+
+
+s = served("serve", "64 requests at once, 16 slots")
+served("rate8", "64 requests arriving 8 a second, 16 slots")
+st16 = load("static16")
+if st16:
+    t = med("static batch 16 × (1024 + 128): tokens/s",
+            [sum(map(len, x["tokens"])) / ((x["prefill_ms"] + (len(x["tokens"][0]) - 1) * x["decode_ms_per_step"]) / 1e3) for x in st16], "{:.0f}")
+    if s and t:
+        print(f"  continuous (64 requests at once) / static batch tokens a second: {s / t:.3f}")
