@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Session 102 (issue 51), one device call (~7 minutes): the runner's serving timings of gpu-s100-llm.sh's timing
-# half with three processes of each and the static batch beside every serve round, then step w7 again (session
-# 101 measured it, but the log was lost when that session was cut off): `kernel-lab w8 --against w7` and the
-# Llama-3-8B-shaped runner at batch 1 with w7, w5 (the library's step) and bf16, alternating. Synthetic weights
-# (bf16, all layers alike). Carry: scripts/slim-carry.sh (the suite binary and `llm`, no tests).
+# Session 102 (issue 51), one device call (~5 minutes): the runner's serving timings of gpu-s100-llm.sh's timing
+# half, three processes of each with the static batch beside every serve round, the arriving load once; then step
+# w7 again (session 101 measured it, but its log was lost when that session was cut off): the Llama-3-8B-shaped
+# runner at batch 1 with w7, w5 (the library's step) and bf16, alternating, and `kernel-lab w8 --against w7`.
+# Synthetic weights (bf16, all layers alike). Carry: scripts/slim-carry.sh (the suite binary and `llm`, no tests).
 set -uo pipefail
 . scripts/device-log.sh "s102.txt" 150
 J=$OUT/json; mkdir -p $J
 M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
-# The first run JITs the PTX (about a minute on a fresh machine); untimed.
-T=200 run $C/llm --model $M --synthetic-weights --fp8 --prompt-len 128 --max-new 8 --batch 1; stamp warm
+# The first process JITs the PTX it uses (about a minute on a fresh machine) before its in-process warm-up: no
+# timed figure includes it. Most wanted first (the device may be taken back): serving, then w7 in the runner,
+# then w7 kernel by kernel.
 for i in 1 2 3; do
   for ch in 0 512 1024; do
     opt=(); [ $ch -gt 0 ] && opt=(--prefill-chunk $ch)
@@ -19,17 +20,13 @@ for i in 1 2 3; do
   run $C/llm --model $M --synthetic-weights --prompt-len 2048 --max-new 64 --batch 32 --ignore-eos --page-size 64 --json $J/paged32-$i.json
   # 64 random requests (prompts 512–1024 tokens, replies 64–128) through 16 slots on a paged cache, all at once
   # and arriving 8 a second (Poisson); beside them a static batch of 16 copies of a 1024-token prompt with
-  # 128-token replies (the longest request of each kind: what a static batch waits for).
+  # 128-token replies (the longest request of each kind: what a static batch waits for); the arriving load once.
   run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --json $J/serve-$i.json
   run $C/llm --model $M --synthetic-weights --prompt-len 1024 --max-new 128 --batch 16 --ignore-eos --json $J/static16-$i.json
-  run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --rate 8 --json $J/rate8-$i.json
   stamp "serving round $i"
 done
+T=200 run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --rate 8 --json $J/rate8-1.json
 python3 scripts/serving-medians.py $J | tee -a "$L"
-for i in 1 2 3; do
-  run $C/kernel-lab w8 --against w7 --shapes 1x6144x4096,1x4096x4096,1x28672x4096,1x4096x14336,1x128256x4096,8x28672x4096,8x4096x14336,1x1024x4096,4x14336x4096 --json $J/w8-$i.json
-  stamp "w8 $i"
-done
 for i in 1 2 3; do
   run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_W8_STEP=w7 $C/llm --model $M --synthetic-weights --fp8 --prompt-len 2048 --max-new 64 --batch 1 --ignore-eos --json $J/w7-$i.json
   run env KERNEL_LAB_LLM_REPLAY=100 $C/llm --model $M --synthetic-weights --fp8 --prompt-len 2048 --max-new 64 --batch 1 --ignore-eos --json $J/w5-$i.json
@@ -37,4 +34,8 @@ for i in 1 2 3; do
   stamp "runner round $i"
 done
 python3 scripts/w8-runner-medians.py $J w7 w5 bf16 | tee -a "$L"
+for i in 1 2 3; do
+  run $C/kernel-lab w8 --against w7 --shapes 1x6144x4096,1x4096x4096,1x28672x4096,1x4096x14336,1x128256x4096,8x28672x4096,8x4096x14336,1x1024x4096,4x14336x4096 --json $J/w8-$i.json
+  stamp "w8 $i"
+done
 stamp done
