@@ -5,13 +5,20 @@
 //! slot (`Model::move_slot`: a paged cache swaps block-table rows, a contiguous one copies the rows), so
 //! the occupied slots are always `0..n`, the rows a decode step runs (and its CUDA graph of batch `n`).
 //!
-//! On a paged cache a request is admitted only while the pool holds the pages of every admitted sequence
-//! at its longest (prompt and reply budget): no sequence ever waits for a page mid-reply. Requests are
+//! On a paged cache, [`Admission::Reserve`] (the default) admits a request only while the pool holds the
+//! pages of every admitted sequence at its longest (prompt and reply budget): no sequence ever waits for a
+//! page mid-reply. [`Admission::Preempt`] admits a request while the pool holds what the sequences hold now
+//! and its prompt, and before a decode step that would need more pages than are free it preempts the most
+//! recently admitted sequences (vLLM's recompute preemption): each gives its pages back and waits at the head
+//! of the queue, to be admitted again with its prompt and its reply so far as one prompt. Requests are
 //! taken in the order they arrive (first come, first served): all at the start, or each at its own time
 //! ([`Request::at`]: a load of so many requests a second, as a server sees it), the engine idle until the
 //! next one arrives when it has nothing to run. [`serve_with`] hands each token to a callback as it is
 //! generated (a server's stream) and takes the clock it runs by.
-use std::time::{Duration, Instant};
+use std::{
+    collections::VecDeque,
+    time::{Duration, Instant},
+};
 
 use kernel_lab::{Error, Result, comm::NormReducible, gemm::Element};
 
@@ -145,11 +152,29 @@ impl Clock for WallClock {
     }
 }
 
+/// How requests are admitted to a paged cache's pool (a contiguous cache holds each slot at its longest:
+/// both are the same there).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Admission {
+    /// While the pool holds every admitted sequence at its longest (prompt and reply budget): no sequence
+    /// ever waits for a page, at the price of pages held for replies that end early.
+    #[default]
+    Reserve,
+    /// While the pool holds the pages the sequences hold now and the newcomer's prompt; a decode step that
+    /// would need more pages than are free first preempts the most recently admitted sequences (their
+    /// pages back to the pool, each first in the queue again, its reply so far appended to its prompt and
+    /// recomputed when it is admitted again). The oldest sequence is never preempted: alone it always fits,
+    /// since a request whose longest does not fit the pool is refused up front.
+    Preempt,
+}
+
 /// The whole run: decode steps, admission steps (`extend` calls), tokens generated, milliseconds.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
     pub decode_steps: usize,
     pub admissions: usize,
+    /// Sequences preempted ([`Admission::Preempt`]; a sequence preempted twice counts twice).
+    pub preemptions: usize,
     pub generated: usize,
     pub ms: f64,
     /// The most sequences a decode step ran.
@@ -167,16 +192,18 @@ fn worst_pages(r: &Request, page_size: usize) -> usize {
     longest(r).div_ceil(page_size)
 }
 
-/// Serves `requests` through `engine`'s slots (every slot emptied first) on the wall clock: replies end at
-/// `max_new` tokens or at a token of `stop`. Requests that could never run (empty, no reply budget,
-/// longer than a slot, more pages than the pool) are refused before anything runs, naming the first.
+/// Serves `requests` through `engine`'s slots (every slot emptied first) on the wall clock, admitting by
+/// [`Admission::Reserve`]: replies end at `max_new` tokens or at a token of `stop`. Requests that could
+/// never run (empty, no reply budget, longer than a slot, more pages than the pool) are refused before
+/// anything runs, naming the first.
 pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> Result<(Vec<Served>, Summary)> {
-    serve_with(engine, requests, stop, &mut WallClock::start(), &mut |_, _| {})
+    serve_with(engine, requests, stop, Admission::Reserve, &mut WallClock::start(), &mut |_, _| {})
 }
 
-/// [`serve`] by `clock`, handing each generated token to `on_token(request, token)` as it comes.
-pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32], clock: &mut dyn Clock, on_token: &mut dyn FnMut(usize, u32))
-                             -> Result<(Vec<Served>, Summary)> {
+/// [`serve`] admitting by `admission`, by `clock`, handing each generated token to
+/// `on_token(request, token)` as it comes.
+pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32], admission: Admission, clock: &mut dyn Clock,
+                             on_token: &mut dyn FnMut(usize, u32)) -> Result<(Vec<Served>, Summary)> {
     let (slots, max_len, pool) = (engine.slots(), engine.max_len(), engine.pool());
     for (i, r) in requests.iter().enumerate() {
         if r.prompt.is_empty() || r.max_new == 0 {
@@ -203,48 +230,88 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
     let ms = |c: &mut dyn Clock| c.now_ms() - start;
     let mut out = vec![Served::default(); requests.len()];
     let mut sum = Summary::default();
-    // The requests in slots 0..n and each one's last token (the next decode step's input).
-    let (mut occupant, mut last): (Vec<usize>, Vec<u32>) = (vec![], vec![]);
-    let (mut next, mut promised) = (0usize, 0usize);
+    // The requests in slots 0..n, each one's last token (the next decode step's input), the tokens its
+    // cache holds and when it was admitted (a count: the preemption order).
+    let (mut occupant, mut last, mut cached, mut stamp): (Vec<usize>, Vec<u32>, Vec<usize>, Vec<usize>) = (vec![], vec![], vec![], vec![]);
+    // Preempted requests, oldest admitted first: admitted again before any newcomer.
+    let mut waiting: VecDeque<usize> = VecDeque::new();
+    let (mut next, mut promised, mut admitted) = (0usize, 0usize, 0usize);
     let done = |tokens: &[u32], r: &Request| tokens.len() >= r.max_new || tokens.last().is_some_and(|t| stop.contains(t));
-    while next < requests.len() || !occupant.is_empty() {
+    // The tokens request `r` (its reply so far `k` tokens) holds in the cache after the next decode step
+    // once admitted: its prompt and reply so far, and the admission's token unless that ends the reply.
+    let after_admission = |r: &Request, k: usize| (r.prompt.len() + k + 1).min(longest(r));
+    while next < requests.len() || !occupant.is_empty() || !waiting.is_empty() {
         // Nothing to run and the next request not here yet: idle until it arrives (and count it arrived then,
         // whatever the clock's rounding says).
         let mut now = ms(clock);
-        if occupant.is_empty() && requests[order[next]].arrival_ms > now {
+        if occupant.is_empty() && waiting.is_empty() && requests[order[next]].arrival_ms > now {
             let arrival = requests[order[next]].arrival_ms;
             clock.wait_until(start + arrival);
             now = ms(clock).max(arrival);
         }
-        // Admit the arrived ones in order while a slot is free (and, paged, the pool holds the newcomer at
-        // its longest).
+        // Admit the preempted, then the arrived ones in order, while a slot is free and, paged, the pool holds
+        // the newcomer (at its longest, or through the next decode step: `admission`).
+        let mut held = match pool {
+            Some((_, size)) if admission == Admission::Preempt => {
+                occupant.iter().zip(&cached).map(|(&r, &c)| (c + 1).min(longest(&requests[r])).div_ceil(size)).sum()
+            }
+            _ => 0,
+        };
         let mut admit = vec![];
-        while next < requests.len() && occupant.len() + admit.len() < slots && requests[order[next]].arrival_ms <= now {
-            let r = order[next];
+        while occupant.len() + admit.len() < slots {
+            let r = match waiting.front() {
+                Some(&r) => r,
+                None if next < requests.len() && requests[order[next]].arrival_ms <= now => order[next],
+                None => break,
+            };
             if let Some((pages, size)) = pool {
-                let w = worst_pages(&requests[r], size);
-                if promised + w > pages {
-                    break;
+                let q = &requests[r];
+                match admission {
+                    Admission::Reserve => {
+                        if promised + worst_pages(q, size) > pages {
+                            break;
+                        }
+                        promised += worst_pages(q, size);
+                    }
+                    Admission::Preempt => {
+                        let w = after_admission(q, out[r].tokens.len()).div_ceil(size);
+                        if held + w > pages {
+                            break;
+                        }
+                        held += w;
+                    }
                 }
-                promised += w;
+            }
+            if waiting.pop_front().is_none() {
+                next += 1;
             }
             admit.push(r);
-            next += 1;
         }
         if !admit.is_empty() {
             let base = occupant.len();
-            let seqs: Vec<(usize, &[u32])> = admit.iter().enumerate().map(|(i, &r)| (base + i, requests[r].prompt.as_slice())).collect();
+            // A preempted request's cache again: its prompt and its reply so far.
+            let prompts: Vec<Vec<u32>> = admit.iter().map(|&r| [requests[r].prompt.as_slice(), out[r].tokens.as_slice()].concat()).collect();
+            let seqs: Vec<(usize, &[u32])> = prompts.iter().enumerate().map(|(i, p)| (base + i, p.as_slice())).collect();
             let first = engine.extend(&seqs)?;
             sum.admissions += 1;
             let t = ms(clock);
-            for (&r, &tok) in admit.iter().zip(&first) {
+            for ((&r, &tok), p) in admit.iter().zip(&first).zip(&prompts) {
                 occupant.push(r);
                 last.push(tok);
-                out[r] = Served { tokens: vec![tok], waited_steps: sum.decode_steps, first_ms: t, done_ms: t };
+                cached.push(p.len());
+                stamp.push(admitted);
+                admitted += 1;
+                if out[r].tokens.is_empty() {
+                    out[r] = Served { tokens: vec![tok], waited_steps: sum.decode_steps, first_ms: t, done_ms: t };
+                } else {
+                    out[r].tokens.push(tok);
+                    out[r].done_ms = t;
+                }
                 on_token(r, tok);
             }
         } else if occupant.is_empty() {
-            return Err(Error::InvalidInput(format!("request {} found no room with every slot free (internal)", order[next])));
+            let r = waiting.front().copied().unwrap_or(order[next]);
+            return Err(Error::InvalidInput(format!("request {r} found no room with every slot free (internal)")));
         }
         // Sequences that are done leave; the last occupied slot's moves into the hole (checked from the
         // end, so the one moved in was checked already). Their last token's time was stamped with it.
@@ -253,18 +320,19 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
             if !done(&out[r].tokens, &requests[r]) {
                 continue;
             }
-            if let Some((_, size)) = pool {
+            if let (Some((_, size)), Admission::Reserve) = (pool, admission) {
                 promised -= worst_pages(&requests[r], size);
             }
-            engine.release(s)?;
-            let tail = occupant.len() - 1;
-            if s != tail {
-                engine.move_slot(tail, s)?;
-                occupant[s] = occupant[tail];
-                last[s] = last[tail];
+            vacate(engine, s, &mut [&mut occupant, &mut cached, &mut stamp], &mut last)?;
+        }
+        // Too few free pages for the step: the most recently admitted sequences give theirs back.
+        if let (Some((pages, size)), Admission::Preempt) = (pool, admission) {
+            while occupant.len() > 1 && cached.iter().map(|&c| (c + 1).div_ceil(size)).sum::<usize>() > pages {
+                let s = (0..stamp.len()).max_by_key(|&s| stamp[s]).unwrap_or(0);
+                waiting.push_front(occupant[s]);
+                sum.preemptions += 1;
+                vacate(engine, s, &mut [&mut occupant, &mut cached, &mut stamp], &mut last)?;
             }
-            occupant.pop();
-            last.pop();
         }
         if occupant.is_empty() {
             continue;
@@ -276,6 +344,7 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
         for (s, &tok) in toks.iter().enumerate() {
             out[occupant[s]].tokens.push(tok);
             out[occupant[s]].done_ms = t;
+            cached[s] += 1;
             last[s] = tok;
             on_token(occupant[s], tok);
         }
@@ -283,6 +352,21 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
     sum.generated = out.iter().map(|s| s.tokens.len()).sum();
     sum.ms = ms(clock);
     Ok((out, sum))
+}
+
+/// Empties slot `s` and moves the last occupied slot's sequence into it (the engine's cache and the
+/// scheduler's per-slot rows alike), so the occupied slots stay `0..n`.
+fn vacate<E: Engine>(engine: &mut E, s: usize, rows: &mut [&mut Vec<usize>], last: &mut Vec<u32>) -> Result<()> {
+    engine.release(s)?;
+    let tail = last.len() - 1;
+    if s != tail {
+        engine.move_slot(tail, s)?;
+    }
+    for v in rows.iter_mut() {
+        v.swap_remove(s);
+    }
+    last.swap_remove(s);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -465,7 +549,7 @@ mod tests {
         // Three at once, one at 100 ms (the engine idle before it), one at 2 ms (waits for a slot).
         let reqs = vec![Request::new(vec![1, 2], 4), Request::new(vec![3], 4).at(100.0), Request::new(vec![4, 5, 6], 4), Request::new(vec![7], 2).at(2.0)];
         let mut streamed: Vec<Vec<u32>> = vec![vec![]; reqs.len()];
-        let (out, sum) = serve_with(&mut e, &reqs, &[], &mut Shared(&t), &mut |r, tok| streamed[r].push(tok)).unwrap();
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Reserve, &mut Shared(&t), &mut |r, tok| streamed[r].push(tok)).unwrap();
         for (i, (o, q)) in out.iter().zip(&reqs).enumerate() {
             assert_eq!(o.tokens, alone(q, &[]), "request {i}");
             assert_eq!(streamed[i], o.tokens, "request {i}: streamed as generated");
@@ -496,5 +580,63 @@ mod tests {
         let e3 = serve(&mut e, &bad(Request::new(vec![1; 8], 3)), &[]).unwrap_err().to_string();
         assert!(e3.contains("holds 3 pages of 4 tokens, the pool 2"), "{e3}");
         assert!(e.calls.is_empty(), "nothing ran");
+    }
+
+    #[test]
+    fn preempted_sequences_come_back_with_the_reply_they_get_alone() {
+        let stop = [13u32];
+        let reqs = requests(23);
+        let want: Vec<Vec<u32>> = reqs.iter().map(|r| alone(r, &stop)).collect();
+        // Pools down to the one page more than the longest request (6 pages of 4 tokens) needs.
+        let mut preempted = 0;
+        for slots in [1, 2, 3, 5, 8, 32] {
+            for pool in [(7, 4), (9, 4), (12, 4), (40, 16)] {
+                let mut e = Fake::new(slots, 64, Some(pool));
+                let mut streamed: Vec<Vec<u32>> = vec![vec![]; reqs.len()];
+                let (out, sum) = serve_with(&mut e, &reqs, &stop, Admission::Preempt, &mut WallClock::start(), &mut |r, t| streamed[r].push(t)).unwrap();
+                for (i, (o, w)) in out.iter().zip(&want).enumerate() {
+                    assert_eq!(&o.tokens, w, "slots {slots}, pool {pool:?}: request {i}");
+                    assert_eq!(&streamed[i], w, "slots {slots}, pool {pool:?}: request {i} streamed each token once");
+                }
+                assert_eq!(sum.generated, want.iter().map(Vec::len).sum::<usize>());
+                assert!(sum.widest <= slots && e.seqs.iter().all(Vec::is_empty), "slots {slots}, pool {pool:?}: every slot empty at the end");
+                assert!(slots > 1 || sum.preemptions == 0, "one slot: nothing to preempt");
+                preempted += sum.preemptions;
+            }
+        }
+        assert!(preempted > 0, "the small pools preempted");
+    }
+
+    #[test]
+    fn preemption_admits_what_fits_now_and_gives_the_newest_pages_back() {
+        // Two requests of 3 prompt tokens and 6 reply tokens (8 cached at their longest: 2 pages of 4) and a
+        // pool of 2 pages. Reserve runs them one after the other.
+        let reqs = vec![Request::new(vec![1, 2, 3], 6), Request::new(vec![4, 5, 6], 6)];
+        let mut e = Fake::new(2, 16, Some((2, 4)));
+        let (_, sum) = serve(&mut e, &reqs, &[]).unwrap();
+        assert_eq!(e.calls, [&["extend [0]"][..], &["decode 1"; 5], &["extend [0]"], &["decode 1"; 5]].concat());
+        assert_eq!((sum.decode_steps, sum.preemptions), (10, 0));
+        // Preempt admits both (a page each through the first step); at the second step each would need a
+        // second page: request 1 gives its page back and waits; request 0 runs to its end (while it holds
+        // both pages request 1's 5 cached tokens do not fit), then request 1 comes back with its prompt and
+        // its 2 tokens as one prompt of 5 and makes its last 3.
+        let mut e = Fake::new(2, 16, Some((2, 4)));
+        let mut streamed = vec![vec![]; 2];
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, &mut WallClock::start(), &mut |r, t| streamed[r].push(t)).unwrap();
+        assert_eq!(e.calls, [&["extend [0, 1]", "decode 2"][..], &["decode 1"; 4], &["extend [0]"], &["decode 1"; 3]].concat());
+        assert_eq!((sum.decode_steps, sum.preemptions, sum.admissions, sum.widest), (8, 1, 2, 2));
+        for (i, r) in reqs.iter().enumerate() {
+            assert_eq!((&out[i].tokens, &streamed[i]), (&alone(r, &[]), &alone(r, &[])), "request {i}");
+        }
+        // Its first token came with the first admission, its waiting counted from there.
+        assert_eq!((out[1].waited_steps, out[1].tokens.len()), (0, 6));
+        // A newcomer is admitted only with the page its first decode step writes into: prompts of 4 tokens
+        // fill a page, so two do not fit 3 pages through that step, and nothing is admitted just to be
+        // preempted at once.
+        let reqs = vec![Request::new(vec![1, 2, 3, 4], 5), Request::new(vec![5, 6, 7, 8], 5)];
+        let mut e = Fake::new(2, 16, Some((3, 4)));
+        let (_, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, &mut WallClock::start(), &mut |_, _| {}).unwrap();
+        assert_eq!(e.calls, [&["extend [0]"][..], &["decode 1"; 4], &["extend [0]"], &["decode 1"; 4]].concat());
+        assert_eq!(sum.preemptions, 0);
     }
 }

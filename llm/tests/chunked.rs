@@ -5,7 +5,8 @@
 //! chunked prefill (their first eager, the next captured as a graph, the rest replayed; each sequence
 //! crossing a page) give the same logits, and the paged cache's the contiguous one's. Requests served by
 //! continuous batching (`serve`: admissions, sequences moved between slots) get replies whose every token
-//! is the model's choice for the reply so far, as a prefill of the request alone says. On a contiguous
+//! is the model's choice for the reply so far, as a prefill of the request alone says; on the paged cache
+//! also when the pool runs short and a sequence is preempted and recomputed. On a contiguous
 //! cache and on a paged one (16-token pages, a pool of 20 shared by 3 slots; its running out refused,
 //! its pages given back). A small random-weight Llama (2 layers, 4/2 heads of 64) on random token ids,
 //! fresh each run. Without a GPU, or off Hopper (the prefill attention is sm_90a's), the test says it was
@@ -18,7 +19,7 @@ use kernel_lab_llm::{
     checkpoint::Checkpoint,
     model::{Model, Paging, WeightFormat},
     sample::{Rng, Sampling},
-    serve::{self, ModelEngine, Request},
+    serve::{self, Admission, ModelEngine, Request, WallClock},
 };
 use rand::Rng as _;
 
@@ -223,7 +224,20 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
     if paged {
         assert_eq!(m.pages(), Some((20, 20, 16)), "{seed}: every page back in the pool");
     }
-    for (i, (q, s)) in requests.iter().zip(&served).enumerate() {
+    let mut runs = vec![(requests, served)];
+    if paged {
+        // Preemption: three requests of 80 prompt tokens and 60 reply tokens (9 pages each at their longest)
+        // admitted together into the 20 pages; at 97 cached tokens each would need a 7th page, so the newest
+        // gives its 6 back after 16 steps and comes back, its 17 tokens recomputed with its prompt, when one
+        // of the others ends: 16 + 43 + 42 decode steps (`serve`'s CPU test counts the same schedule).
+        let requests: Vec<Request> = (0..3).map(|_| Request::new((0..80).map(|_| r.random_range(0..vocab as u32)).collect(), 60)).collect();
+        let (served, sum) = serve::serve_with(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(3) }, &requests, &[], Admission::Preempt,
+                                              &mut WallClock::start(), &mut |_, _| {}).unwrap();
+        assert_eq!((sum.admissions, sum.preemptions, sum.decode_steps, sum.widest), (2, 1, 101, 3), "{seed}: {sum:?}");
+        assert_eq!(m.pages(), Some((20, 20, 16)), "{seed}: every page back in the pool after preemption");
+        runs.push((requests, served));
+    }
+    for (i, (q, s)) in runs.iter().flat_map(|(q, s)| q.iter().zip(s)).enumerate() {
         assert_eq!(s.tokens.len(), q.max_new, "{seed}: request {i} ran to its budget");
         let seq: Vec<u32> = q.prompt.iter().chain(&s.tokens[..q.max_new - 1]).copied().collect();
         let (_, l) = m.prefill(&[&seq], g, &mut rng, true).unwrap();
