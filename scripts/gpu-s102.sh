@@ -27,6 +27,12 @@ for i in 1 2 3; do
 done
 T=200 run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --rate 8 --json $J/rate8-1.json
 python3 scripts/serving-medians.py $J | tee -a "$L"
+# A pool of 160 pages (16 slots at their longest would hold up to 288): reserved at their longest against
+# recompute preemption, the same requests, one process each.
+for adm in reserve preempt; do
+  opt=(); [ $adm = preempt ] && opt=(--preempt)
+  run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --kv-pages 160 "${opt[@]}" --json $J/pool160-$adm.json
+done
 for i in 1 2 3; do
   run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_W8_STEP=w7 $C/llm --model $M --synthetic-weights --fp8 --prompt-len 2048 --max-new 64 --batch 1 --ignore-eos --json $J/w7-$i.json
   run env KERNEL_LAB_LLM_REPLAY=100 $C/llm --model $M --synthetic-weights --fp8 --prompt-len 2048 --max-new 64 --batch 1 --ignore-eos --json $J/w5-$i.json
