@@ -7,8 +7,8 @@
 //!
 //! On a paged cache, [`Admission::Reserve`] (the default) admits a request only while the pool holds the
 //! pages of every admitted sequence at its longest (prompt and reply budget): no sequence ever waits for a
-//! page mid-reply. [`Admission::Preempt`] admits a request while the pool holds what the sequences hold now
-//! and its prompt, and before a decode step that would need more pages than are free it preempts the most
+//! page mid-reply. [`Admission::Preempt`] admits a request while the pool holds the sequences and its prompt
+//! through the next decode step, and before a decode step that would need more pages than are free it preempts the most
 //! recently admitted sequences (vLLM's recompute preemption): each gives its pages back and waits at the head
 //! of the queue, to be admitted again with its prompt and its reply so far as one prompt. Requests are
 //! taken in the order they arrive (first come, first served): all at the start, or each at its own time
@@ -160,7 +160,8 @@ pub enum Admission {
     /// ever waits for a page, at the price of pages held for replies that end early.
     #[default]
     Reserve,
-    /// While the pool holds the pages the sequences hold now and the newcomer's prompt; a decode step that
+    /// While the pool holds the pages the sequences and the newcomer's prompt need through the next decode
+    /// step (so no admission is preempted before its first step); a decode step that
     /// would need more pages than are free first preempts the most recently admitted sequences (their
     /// pages back to the pool, each first in the queue again, its reply so far appended to its prompt and
     /// recomputed when it is admitted again). The oldest sequence is never preempted: alone it always fits,
@@ -310,7 +311,7 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
                 on_token(r, tok);
             }
         } else if occupant.is_empty() {
-            let r = waiting.front().copied().unwrap_or(order[next]);
+            let r = waiting.front().copied().unwrap_or_else(|| order[next]);
             return Err(Error::InvalidInput(format!("request {r} found no room with every slot free (internal)")));
         }
         // Sequences that are done leave; the last occupied slot's moves into the hole (checked from the
@@ -638,5 +639,13 @@ mod tests {
         let (_, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, &mut WallClock::start(), &mut |_, _| {}).unwrap();
         assert_eq!(e.calls, [&["extend [0]"][..], &["decode 1"; 4], &["extend [0]"], &["decode 1"; 4]].concat());
         assert_eq!(sum.preemptions, 0);
+        // The GPU test's schedule (`tests/chunked.rs`): three prompts of 80 tokens with 60-token replies in 20
+        // pages of 16 — 16 steps of three, the newest preempted at 97 cached tokens, 43 steps of two, then it
+        // alone for its last 42.
+        let reqs: Vec<Request> = (0..3).map(|i| Request::new(vec![i; 80], 60)).collect();
+        let mut e = Fake::new(3, 256, Some((20, 16)));
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, &mut WallClock::start(), &mut |_, _| {}).unwrap();
+        assert_eq!((sum.admissions, sum.preemptions, sum.decode_steps, sum.widest), (2, 1, 101, 3));
+        assert!(reqs.iter().zip(&out).all(|(r, o)| o.tokens == alone(r, &[])));
     }
 }

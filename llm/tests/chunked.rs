@@ -229,7 +229,7 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
         // Preemption: three requests of 80 prompt tokens and 60 reply tokens (9 pages each at their longest)
         // admitted together into the 20 pages; at 97 cached tokens each would need a 7th page, so the newest
         // gives its 6 back after 16 steps and comes back, its 17 tokens recomputed with its prompt, when one
-        // of the others ends: 16 + 43 + 42 decode steps (`serve`'s CPU test counts the same schedule).
+        // of the others ends: 16 + 43 + 42 decode steps (the CPU test checks the same schedule on its engine).
         let requests: Vec<Request> = (0..3).map(|_| Request::new((0..80).map(|_| r.random_range(0..vocab as u32)).collect(), 60)).collect();
         let (served, sum) = serve::serve_with(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(3) }, &requests, &[], Admission::Preempt,
                                               &mut WallClock::start(), &mut |_, _| {}).unwrap();
