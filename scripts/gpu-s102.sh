@@ -11,7 +11,7 @@ M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
 # The first process JITs the PTX it uses (about a minute on a fresh machine) before its in-process warm-up: no
 # timed figure includes it. Most wanted first (the device may be taken back): serving, then w7 in the runner,
 # then w7 kernel by kernel.
-for i in 1 2 3; do
+for i in $(seq 1 ${ROUNDS:-3}); do
   for ch in 0 512 1024; do
     opt=(); [ $ch -gt 0 ] && opt=(--prefill-chunk $ch)
     run $C/llm --model $M --synthetic-weights --prompt-len 2048 --max-new 4 --batch 1 --ignore-eos "${opt[@]}" --json $J/chunk$ch-$i.json
@@ -33,6 +33,8 @@ for adm in reserve preempt; do
   opt=(); [ $adm = preempt ] && opt=(--preempt)
   run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --kv-pages 160 "${opt[@]}" --json $J/pool160-$adm.json
 done
+# ROUNDS=1 W7=0: one serving round and the pools alone (a short device lease: a functional run, no figure).
+[ "${W7:-1}" = 0 ] && { stamp done; exit 0; }
 for i in 1 2 3; do
   run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_W8_STEP=w7 $C/llm --model $M --synthetic-weights --fp8 --prompt-len 2048 --max-new 64 --batch 1 --ignore-eos --json $J/w7-$i.json
   run env KERNEL_LAB_LLM_REPLAY=100 $C/llm --model $M --synthetic-weights --fp8 --prompt-len 2048 --max-new 64 --batch 1 --ignore-eos --json $J/w5-$i.json
