@@ -26,13 +26,13 @@ for i in $(seq 1 ${ROUNDS:-3}); do
   stamp "serving round $i"
 done
 T=200 run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --rate 8 --json $J/rate8-1.json
-python3 scripts/serving-medians.py $J | tee -a "$L"
 # A pool of 160 pages (16 slots at their longest would hold up to 288): reserved at their longest against
 # recompute preemption, the same requests, one process each.
 for adm in reserve preempt; do
   opt=(); [ $adm = preempt ] && opt=(--preempt)
   run $C/llm --model $M --synthetic-weights --prompt-len 1024 --requests 64 --slots 16 --max-new 128 --page-size 64 --kv-pages 160 "${opt[@]}" --json $J/pool160-$adm.json
 done
+python3 scripts/serving-medians.py $J | tee -a "$L"
 # ROUNDS=1 W7=0: one serving round and the pools alone (a short device lease: a functional run, no figure).
 [ "${W7:-1}" = 0 ] && { stamp done; exit 0; }
 for i in 1 2 3; do

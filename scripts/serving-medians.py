@@ -4,6 +4,7 @@ one file a process, and prints the medians with each process's value:
   chunk{0,512,1024}-*.json  prefill of one prompt whole and in chunks, and the chunked / whole ratios;
   contig32-*, paged32-*     batch-32 decode on the contiguous and the paged cache, and paged / contiguous;
   serve-*, rate8-*          continuous batching (tokens a second, time to first token, time per token);
+  pool160-reserve, -preempt  one process each: a 160-page pool reserved at the longest against preempted
   static16-*                one static batch: its tokens a second counted as batch × max_new over the prefill
                             and max_new - 1 decode steps, the yardstick for serve-*."""
 import glob, json, statistics as st, sys
@@ -56,3 +57,8 @@ if st16:
             [sum(map(len, x["tokens"])) / ((x["prefill_ms"] + (len(x["tokens"][0]) - 1) * x["decode_ms_per_step"]) / 1e3) for x in st16], "{:.0f}")
     if s and t:
         print(f"  continuous (64 requests at once) / static batch tokens a second: {s / t:.3f}")
+# pool160-{reserve,preempt}.json: one process each, the same 64 requests in a 160-page pool.
+for adm in ("reserve", "preempt"):
+    for x in [json.load(open(f)) for f in glob.glob(f"{d}/pool160-{adm}.json")]:
+        print(f"160-page pool, {adm}: {x['generated'] / (x['ms'] / 1e3):.0f} tokens/s, {x['decode_steps']} decode steps, up to {x['widest']} a step, "
+              f"{x.get('preemptions', 0)} preemptions, time to first token median {st.median(x['time_to_first_ms']):.1f} ms")
