@@ -16,6 +16,7 @@
 //! next one arrives when it has nothing to run. [`serve_with`] hands each token to a callback as it is
 //! generated (a server's stream) and takes the clock it runs by.
 use std::{
+    borrow::Cow,
     collections::VecDeque,
     time::{Duration, Instant},
 };
@@ -241,6 +242,9 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
     // The tokens request `r` (its reply so far `k` tokens) holds in the cache after the next decode step
     // once admitted: its prompt and reply so far, and the admission's token unless that ends the reply.
     let after_admission = |r: &Request, k: usize| (r.prompt.len() + k + 1).min(longest(r));
+    // Pages an occupant of request `r` holding `c` tokens needs through the next decode step (one it ends
+    // before holds no more than it has).
+    let step_pages = |r: usize, c: usize, size: usize| (c + 1).min(longest(&requests[r])).div_ceil(size);
     while next < requests.len() || !occupant.is_empty() || !waiting.is_empty() {
         // Nothing to run and the next request not here yet: idle until it arrives (and count it arrived then,
         // whatever the clock's rounding says).
@@ -254,7 +258,7 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
         // the newcomer (at its longest, or through the next decode step: `admission`).
         let mut held = match pool {
             Some((_, size)) if admission == Admission::Preempt => {
-                occupant.iter().zip(&cached).map(|(&r, &c)| (c + 1).min(longest(&requests[r])).div_ceil(size)).sum()
+                occupant.iter().zip(&cached).map(|(&r, &c)| step_pages(r, c, size)).sum()
             }
             _ => 0,
         };
@@ -291,8 +295,12 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
         if !admit.is_empty() {
             let base = occupant.len();
             // A preempted request's cache again: its prompt and its reply so far.
-            let prompts: Vec<Vec<u32>> = admit.iter().map(|&r| [requests[r].prompt.as_slice(), out[r].tokens.as_slice()].concat()).collect();
-            let seqs: Vec<(usize, &[u32])> = prompts.iter().enumerate().map(|(i, p)| (base + i, p.as_slice())).collect();
+            let prompts: Vec<Cow<[u32]>> = admit.iter().map(|&r| if out[r].tokens.is_empty() {
+                Cow::Borrowed(requests[r].prompt.as_slice())
+            } else {
+                Cow::Owned([requests[r].prompt.as_slice(), out[r].tokens.as_slice()].concat())
+            }).collect();
+            let seqs: Vec<(usize, &[u32])> = prompts.iter().enumerate().map(|(i, p)| (base + i, p.as_ref())).collect();
             let first = engine.extend(&seqs)?;
             sum.admissions += 1;
             let t = ms(clock);
@@ -328,7 +336,7 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
         }
         // Too few free pages for the step: the most recently admitted sequences give theirs back.
         if let (Some((pages, size)), Admission::Preempt) = (pool, admission) {
-            while occupant.len() > 1 && cached.iter().map(|&c| (c + 1).div_ceil(size)).sum::<usize>() > pages {
+            while occupant.len() > 1 && occupant.iter().zip(&cached).map(|(&r, &c)| step_pages(r, c, size)).sum::<usize>() > pages {
                 let s = (0..stamp.len()).max_by_key(|&s| stamp[s]).unwrap_or(0);
                 waiting.push_front(occupant[s]);
                 sum.preemptions += 1;
