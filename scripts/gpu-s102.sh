@@ -8,6 +8,9 @@ set -uo pipefail
 . scripts/device-log.sh "s102.txt" 150
 J=$OUT/json; mkdir -p $J
 M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
+# The chunked GPU test first (recompute preemption's schedule and tokens against solo prefills), when carried
+# (scripts/slim-carry.sh kernel-lab-llm:chunked).
+[ -x $C/tests/kernel-lab-llm-chunked ] && { run $C/tests/kernel-lab-llm-chunked --nocapture; stamp chunked-test; }
 # The first process JITs the PTX it uses (about a minute on a fresh machine) before its in-process warm-up: no
 # timed figure includes it. Most wanted first (the device may be taken back): serving, then w7 in the runner,
 # then w7 kernel by kernel.
