@@ -7,6 +7,8 @@
 set -uo pipefail
 . scripts/device-log.sh "s102.txt" 150
 J=$OUT/json; mkdir -p $J
+# The device tool brings back at most 8 files: the JSON leaves as one archive, also when the call is cut short.
+trap 'tar -cJf $OUT/json.tar.xz -C $OUT json && rm -rf $J' EXIT
 M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
 # The chunked GPU test first (recompute preemption's schedule and tokens against solo prefills), when carried
 # (scripts/slim-carry.sh kernel-lab-llm:chunked).
