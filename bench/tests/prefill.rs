@@ -1,4 +1,4 @@
-//! GPU tests of prefill attention (issue 49, steps a19, a24–a31): packed sequences of different lengths
+//! GPU tests of prefill attention (issue 49, steps a19, a24–a31; a33 on `mma.sync`, any GPU): packed sequences of different lengths
 //! (1, 127, 128, 129, empty ones; at D = 256 around its 64-key tiles), grouped heads, head dims
 //! 64/96/128/256, causal (bottom-right, with queries the last tokens of longer keys) and not (including
 //! fewer keys than queries), f16 and bf16, against the f64 reference with O and LSE poisoned first; at
@@ -141,6 +141,30 @@ fn prefill_matches_the_f64_reference() {
     }
 }
 
+/// a33 (`PrefillSchedule::MmaSync`: a19's problem on FlashAttention-2's `mma.sync` tiles, the library's prefill
+/// off Hopper) on every case of head dim 64–128, f16 and bf16, on any GPU; head dim 256 refused by name. With
+/// `KERNEL_LAB_WITHHOLD=sm_90a` the library's own plan is a33 too (checked here where the GPU says so).
+#[test]
+fn prefill_on_mma_sync_matches_the_f64_reference() {
+    let Some(gpu) = kernel_lab_bench::runtime::gpu::gpu_or_skip("prefill_on_mma_sync_matches_the_f64_reference") else { return };
+    let seed = verify::fresh_seed();
+    let mut ran = 0;
+    for (i, case) in cases().iter().enumerate() {
+        if case.desc.head_dim == 256 {
+            let e = PrefillPlan::<bf16>::with_schedule(&gpu, case.desc, PrefillSchedule::MmaSync).err().expect("no mma.sync kernel at head dim 256");
+            assert!(e.to_string().contains("has no `mma.sync` kernel"), "{e}");
+            continue;
+        }
+        check_with::<f16>(&gpu, case, Elem::F16, seed ^ (i as u64) << 40, Some(PrefillSchedule::MmaSync), None);
+        check_with::<bf16>(&gpu, case, Elem::Bf16, seed ^ (i as u64) << 44, Some(PrefillSchedule::MmaSync), None);
+        ran += 1;
+    }
+    assert!(ran >= 7, "{ran} cases of head dim ≤ 128");
+    let plan = PrefillPlan::<bf16>::new(&gpu, PrefillDesc::new(8, 2, 96).causal()).unwrap();
+    let hopper = gpu.runs(kernel_lab_bench::steps::Target::Sm90a);
+    assert_eq!((plan.schedule(), plan.kernel()), if hopper { (PrefillSchedule::Persistent, "attn_a29_d96_bf16") } else { (PrefillSchedule::MmaSync, "attn_a33_d128_bf16") });
+}
+
 /// Every persistent prefill step the library does not launch by default (a27 and the session's
 /// experiments) on each case of its width and element type, as launched and on 1 CTA.
 #[test]
@@ -182,7 +206,7 @@ fn every_named_persistent_prefill_step_matches_the_f64_reference() {
     assert!(!named.is_empty() && named == ran, "named persistent steps {named:?}, run {ran:?}");
 }
 
-/// At 2 × 2048 tokens, 16/4 heads, D = 128, causal and not: a19 and a26 against the fixed-length fused kernel
+/// At 2 × 2048 tokens, 16/4 heads, D = 128, causal and not: a19, a26 and a33 against the fixed-length fused kernel
 /// (`AttentionPlan`, a15/a12) on the same values, K/V heads repeated to 16 and every tensor moved to
 /// `[B·H][L][D]`.
 #[test]
@@ -209,7 +233,7 @@ fn prefill_matches_the_fixed_length_kernel_at_a_large_shape() {
     let (hq, hkk, hv) = (heads_major(&q, h), heads_major(&k, hk), heads_major(&v, hk));
     let cq = cu(&[l as u32, l as u32]);
     for (causal, schedule) in [(false, PrefillSchedule::CtaPerTile), (true, PrefillSchedule::CtaPerTile), (false, PrefillSchedule::Persistent),
-                               (true, PrefillSchedule::Persistent)] {
+                               (true, PrefillSchedule::Persistent), (false, PrefillSchedule::MmaSync), (true, PrefillSchedule::MmaSync)] {
         let d = if causal { PrefillDesc::new(h, hk, dd).causal() } else { PrefillDesc::new(h, hk, dd) };
         let mut o = gpu.zeros::<f16>(q.len()).unwrap();
         let mut lse = gpu.zeros::<f32>(b * l * h).unwrap();

@@ -71,6 +71,11 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     ("attn_a26_d128_", "sm_90a", 8, "a26 D = 128 (kernels-gpu/src/attention/steps/v26_prefill_persistent.rs)"),
     ("attn_a31_d256_", "sm_90a", 28, "a31: the next unit's S beside this unit's O (kernels-gpu/src/attention/steps/v39_prefill_d256_cross_unit.rs)"),
     ("attn_a26_d64_", "sm_90a", 8, "a26 D = 64"),
+    // Prefill a33 (issue 49, session 103: a19's problem on a11's mma.sync tiles, the library's prefill off Hopper):
+    // at D = 64 (128-key tiles, S and O at 192 f32 a thread) ptxas for sm_80 keeps 8 bytes out; sm_90 and D = 128
+    // none. The sequence's offsets, its query tile and the mask's shift are already re-read each tile (L1 hits,
+    // `ctaid_xz_here`) instead of held: that took 16–24 bytes to these 8.
+    ("attn_a33_d64_", "sm_80", 8, "a33 D = 64 on sm_80 (kernels-gpu/src/attention/steps/v40_prefill_fa2_varlen.rs)"),
     // Backward b1 (issue 50, session 51; the non-default atomic-dQ mode): 64–128 f32 of dK and dV per thread
     // next to Sᵀ, dPᵀ, the fragments and the tail-and-diagonal mask, at 255 registers. Six restructurings
     // (S and dP by halves of the tile, P packed to 16 bits before dP, dQ in two passes, shared-window

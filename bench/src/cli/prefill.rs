@@ -28,7 +28,7 @@ kernel-lab prefill [--shapes LIST] [--varlen N:LO-HI:SEED] [--dtype f16|bf16] [-
   power limit); burst: each alone, 30 calls after 3 untimed ones, 300 ms idle before each (as the torch
   peer times without --sustain-ms: an idle card's clock).
   --kernel NAME: the persistent rows run NAME (a persistent prefill step of the shape's width and dtype,
-  e.g. attn_a27_d64_bf16) in place of the library's kernel, against --base-kernel NAME (another) or one CTA
+  e.g. attn_a27_d64_bf16, or a33, the mma.sync step, e.g. attn_a33_d128_bf16) in place of the library's kernel, against --base-kernel NAME (another) or one CTA
   a tile; only those rows run. --base-order: the baseline's persistent work list in that order (default: the
   library's, `kernel_lab::attention::prefill::UnitOrder::default_for`: paired with the causal mask).
 ";
@@ -112,11 +112,11 @@ fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool
     for causal in [false, true] {
         let desc = if causal { PrefillDesc::new(h, k, d).causal() } else { PrefillDesc::new(h, k, d) };
         let mut plan = match kernels.ours {
-            Some(name) => PrefillPlan::<T>::with_kernel(gpu, desc, PrefillSchedule::Persistent, name)?,
+            Some(name) => named_plan::<T>(gpu, desc, name)?,
             None => PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::Persistent)?,
         };
         let mut base = match kernels.base {
-            Some(name) => PrefillPlan::<T>::with_kernel(gpu, desc, PrefillSchedule::Persistent, name)?,
+            Some(name) => named_plan::<T>(gpu, desc, name)?,
             None => PrefillPlan::<T>::with_schedule(gpu, desc, PrefillSchedule::CtaPerTile)?,
         };
         if let Some(order) = kernels.base_order {
@@ -135,6 +135,13 @@ fn run_schedules<T: Element>(gpu: &Gpu, [b, h, k, l, d]: [usize; 5], burst: bool
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// A named prefill step's plan: launched as the persistent schedule's kernel, or (a33, off-Hopper's) as
+/// `mma.sync`'s; the persistent schedule's refusal where neither takes it.
+fn named_plan<T: Element>(gpu: &Gpu, desc: PrefillDesc, name: &str) -> Result<PrefillPlan<T>> {
+    PrefillPlan::<T>::with_kernel(gpu, desc, PrefillSchedule::Persistent, name)
+        .or_else(|e| PrefillPlan::<T>::with_kernel(gpu, desc, PrefillSchedule::MmaSync, name).map_err(|_| e))
 }
 
 /// The step a plan runs, from its kernel's name (`attn_a26_d128_bf16` → `a26`).

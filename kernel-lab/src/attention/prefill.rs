@@ -25,7 +25,7 @@
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use layout::{
-    attention::{A6_BKV, A6_BQ, A7_STAGES, A24_BKV, A28_BKV, PrefillDims, a6_smem, a12_smem, a24_smem, a25_smem_of, kv_tiles_off},
+    attention::{A6_BKV, A6_BQ, A7_STAGES, A11_BQ, A24_BKV, A28_BKV, PrefillDims, a6_smem, a11_smem, a12_smem, a24_smem, a25_smem_of, kv_tiles_off},
     hopper::TmaSwizzle,
 };
 
@@ -37,7 +37,7 @@ use crate::{
         gpu::{Gpu, Kernel},
         tma::TensorMap3d,
     },
-    steps::gemm::Elem,
+    steps::{Target, gemm::Elem},
 };
 
 /// Head dims the prefill kernels take (96 runs in the 128 kernel; 256 in a24).
@@ -103,6 +103,10 @@ impl PrefillDesc {
     /// 0.98× at 8 × 512–1024 causal; session 93).
     pub fn kernel_name(&self, e: &str, schedule: PrefillSchedule) -> Result<String> {
         match (self.width(), schedule) {
+            (256, PrefillSchedule::MmaSync) => Err(Error::InvalidInput(format!(
+                "prefill attention: head dim {} has no `mma.sync` kernel (a33 takes 64–128: O of 256 columns does not fit its registers); \
+                 it runs on Hopper (sm_90a) only", self.head_dim))),
+            (w, PrefillSchedule::MmaSync) => Ok(format!("attn_a33_d{w}_{e}")),
             (256, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a24_d256_{e}")),
             (256, PrefillSchedule::Persistent) => Ok(format!("attn_a31_d256_{e}")),
             (w, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a19_d{w}_{e}")),
@@ -149,6 +153,10 @@ pub enum PrefillSchedule {
     /// One CTA per SM walking the units the host sorted by key tiles, most first, in snake order; the
     /// K/V ring runs on across units (a26; a31 at head dim 256).
     Persistent,
+    /// One CTA per unit as [`PrefillSchedule::CtaPerTile`], on `mma.sync` (a33: FlashAttention-2's tiles,
+    /// sm_80): any GPU from compute capability 8.0, head dims 64–128 — the library's choice where `sm_90a`
+    /// does not run.
+    MmaSync,
 }
 
 impl PrefillSchedule {
@@ -156,6 +164,12 @@ impl PrefillSchedule {
     /// the mask and 1.06–1.23× with it on issue 49's D ≤ 128 shapes, session 63; a25 0.98–1.41× a24).
     pub fn default_for(_desc: &PrefillDesc) -> PrefillSchedule {
         PrefillSchedule::Persistent
+    }
+
+    /// The library's choice for `desc` on `gpu`: [`PrefillSchedule::default_for`] where the GPU runs the
+    /// Hopper kernels (`sm_90a`), else [`PrefillSchedule::MmaSync`].
+    pub fn for_gpu(gpu: &Gpu, desc: &PrefillDesc) -> PrefillSchedule {
+        if gpu.runs(Target::Sm90a) { PrefillSchedule::default_for(desc) } else { PrefillSchedule::MmaSync }
     }
 }
 
@@ -206,6 +220,7 @@ fn prefill_smem(width: usize, schedule: PrefillSchedule, kv_rows: u32) -> u32 {
         (256, PrefillSchedule::Persistent) => a25_smem_of(kv_rows),
         (256, _) => a24_smem(),
         (w, PrefillSchedule::Persistent) => a12_smem(w as u32),
+        (w, PrefillSchedule::MmaSync) => a11_smem(w as u32),
         (w, _) => a6_smem(w as u32, A7_STAGES),
     }
 }
@@ -379,10 +394,11 @@ pub struct PrefillPlan<T: Element> {
 }
 
 impl<T: Element> PrefillPlan<T> {
-    /// Validates `desc` and loads the kernel: refused before anything runs, naming the rule (an
-    /// element type other than f16/bf16, a head dim not built, a GPU that does not run `sm_90a`).
+    /// Validates `desc` and loads the kernel the GPU runs ([`PrefillSchedule::for_gpu`]: the Hopper kernels,
+    /// else a33 on `mma.sync`): refused before anything runs, naming the rule (an element type other than
+    /// f16/bf16, a head dim not built, head dim 256 on a GPU that does not run `sm_90a`).
     pub fn new(gpu: &Gpu, desc: PrefillDesc) -> Result<Self> {
-        Self::with_schedule(gpu, desc, PrefillSchedule::default_for(&desc))
+        Self::with_schedule(gpu, desc, PrefillSchedule::for_gpu(gpu, &desc))
     }
 
     /// [`PrefillPlan::new`] with the schedule given (refused where it has no kernel: persistent below
@@ -477,6 +493,21 @@ impl<T: Element> PrefillPlan<T> {
         Operand::require_aligned16(&[("Q", op(pq, 0)), ("K", op(pk, 0)), ("V", op(pv, 0)), ("O", op(po, 0)), ("LSE", op(pl, 0))], self.kernel.name(),
                                    || format!("prefill attention {d:?}: "))?;
         let (pcu, pcu_k) = upload_offsets(&self.gpu, &mut self.cu, cu_q, cu_k, "prefill attention")?;
+        let dims = DimsParam(PrefillDims { heads: d.heads as u32, group: d.group() as u32, head_dim: d.head_dim as u32, causal: d.causal as u32, scale: d.scale() });
+        if self.schedule == PrefillSchedule::MmaSync {
+            let grid = ((lens.max_q as u32).div_ceil(A11_BQ), d.heads as u32, lens.batch as u32);
+            debug_assert_eq!(self.kernel.info.dyn_smem_bytes, a11_smem(d.width() as u32));
+            // SAFETY: `attn_a33_d{64,128}_{e}(q, k, v, o, lse, cu_q, cu_k, dims)`: Q and O hold tokens_q · heads ·
+            // head_dim elements, K and V tokens_k · kv_heads · head_dim, LSE tokens_q · heads (checked above),
+            // all 16-byte aligned (checked above; a row is heads · head_dim · 2 bytes, a multiple of 16 for
+            // every head dim taken); the offsets are the checked `Lens` (batch + 1 each, from 0, non-decreasing,
+            // ending at the token counts, every sequence's keys ≥ 1 where it has queries and ≥ its queries when
+            // causal), copied ahead of the launch on this stream into a buffer nothing else writes; head_dim ≤
+            // the kernel's width and a multiple of 8, heads = kv_heads · group (validated); grid (⌈max
+            // q_len/128⌉, heads ≤ 65535, batch ≤ 65535), block and shared memory from the descriptor.
+            unsafe { launch!(self.gpu, &self.kernel, grid = grid, &pq, &pk, &pv, &po, &pl, &pcu, &pcu_k, &dims)? };
+            return Ok(lens);
+        }
         // Tensor maps: (head dim, heads, tokens), boxes 64 × 1 × 128 (K and V: × the kernel's key tile, 64
         // or 80 at D = 256), encoded when the operands change.
         let key = (pq, pk, pv, lens.tokens_q, lens.tokens_k);
@@ -493,7 +524,6 @@ impl<T: Element> PrefillPlan<T> {
                                     v: map(pv, v.len(), d.kv_heads, lens.tokens_k.max(1), kv_rows)? });
         }
         let Some(m) = self.maps.as_ref() else { unreachable!("encoded above") };
-        let dims = DimsParam(PrefillDims { heads: d.heads as u32, group: d.group() as u32, head_dim: d.head_dim as u32, causal: d.causal as u32, scale: d.scale() });
         debug_assert_eq!(self.kernel.info.dyn_smem_bytes, prefill_smem(d.width(), self.schedule, kv_tile_rows(self.kernel.name())));
         if self.schedule == PrefillSchedule::Persistent {
             let units: u64 = cu_q.windows(2).map(|q| (q[1] - q[0]).div_ceil(A6_BQ) as u64 * d.heads as u64).sum();
@@ -641,8 +671,13 @@ mod tests {
             let rows = kv_tile_rows(&name);
             (name, rows)
         };
-        use PrefillSchedule::{CtaPerTile, Persistent};
+        use PrefillSchedule::{CtaPerTile, MmaSync, Persistent};
         assert_eq!(k(64, CtaPerTile), ("attn_a19_d64_bf16".to_string(), 128));
+        assert_eq!(k(64, MmaSync).0, "attn_a33_d64_bf16");
+        assert_eq!(k(96, MmaSync).0, "attn_a33_d128_bf16");
+        assert_eq!(k(128, MmaSync).0, "attn_a33_d128_bf16");
+        let e = PrefillDesc::new(8, 2, 256).kernel_name("f16", MmaSync).unwrap_err().to_string();
+        assert!(e.contains("head dim 256 has no `mma.sync` kernel") && e.contains("sm_90a"), "{e}");
         assert_eq!(k(96, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
         assert_eq!(k(128, CtaPerTile), ("attn_a19_d128_bf16".to_string(), 128));
         assert_eq!(k(256, CtaPerTile), ("attn_a24_d256_bf16".to_string(), 64));
@@ -655,13 +690,14 @@ mod tests {
         // Every kernel named here is in the registry, with the shared memory the plan asserts.
         for d in HEAD_DIMS {
             for e in ["f16", "bf16"] {
-                for s in [CtaPerTile, Persistent] {
+                for s in [CtaPerTile, Persistent, MmaSync] {
                     let Ok(name) = PrefillDesc::new(8, 2, d).kernel_name(e, s) else { continue };
                     let info = crate::steps::attention::PREFILL.iter().find(|i| i.name == name).unwrap_or_else(|| panic!("{name} not registered"));
                     let want = match (d, s) {
                         (256, Persistent) => layout::attention::a28_smem(),
                         (256, _) => a24_smem(),
                         (_, Persistent) => a12_smem(PrefillDesc::new(8, 2, d).width() as u32),
+                        (_, MmaSync) => a11_smem(PrefillDesc::new(8, 2, d).width() as u32),
                         _ => a6_smem(PrefillDesc::new(8, 2, d).width() as u32, A7_STAGES),
                     };
                     assert_eq!(info.dyn_smem_bytes, want, "{name}");
@@ -692,6 +728,7 @@ mod tests {
         assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a29_d96_bf16").is_ok());
         assert!(named_kernel_fits(&d96, "f16", Persistent, "attn_a29_d96_f16").is_ok());
         assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
+        assert!(named_kernel_fits(&d96, "bf16", MmaSync, "attn_a33_d128_bf16").is_ok());
         assert_eq!((kv_tile_rows("attn_a28_d256_bf16"), kv_tile_rows("attn_a25_d256_bf16"), kv_tile_rows("attn_a26_d128_f16")), (80, 64, 128));
         for (desc, e, schedule, name, says) in [
             (d256, "bf16", CtaPerTile, "attn_a28_d256_bf16", "is not launched as CtaPerTile's `attn_a24_d256_bf16`"),
@@ -707,6 +744,10 @@ mod tests {
             (d64, "bf16", CtaPerTile, "attn_a27_d64_bf16", "is not launched as CtaPerTile's `attn_a19_d64_bf16`"),
             (d64, "bf16", Persistent, "attn_a19_d64_bf16", "is not launched as Persistent's `attn_a27_d64_bf16`"),
             (d64, "bf16", Persistent, "hgemm_d27_f16", "is not a prefill step"),
+            // a33 (mma.sync, 128 threads) is launched as nothing but itself.
+            (d64, "bf16", CtaPerTile, "attn_a33_d64_bf16", "is not launched as CtaPerTile's"),
+            (d64, "bf16", MmaSync, "attn_a19_d64_bf16", "is not launched as MmaSync's `attn_a33_d64_bf16`"),
+            (PrefillDesc::new(32, 8, 128), "bf16", MmaSync, "attn_a33_d64_bf16", "is not launched as"),
         ] {
             let err = named_kernel_fits(&desc, e, schedule, name).unwrap_err().to_string();
             assert!(err.contains(says) && err.contains(name), "{name}: {err}");

@@ -466,9 +466,21 @@ const fn prefill_pingpong(name: &'static str, label: &'static str, d: u32) -> Ke
                  ..prefill_persistent(name, label, d) }
 }
 
+const PREFILL_MMA_ABOUT: &str = "a19's prefill (packed sequences, grouped heads, the causal mask bottom-right, head dim 96 in the 128 kernel) on a11's FlashAttention-2 tiles (mma.sync, sm_80): the library's prefill off Hopper";
+
+const fn prefill_mma(name: &'static str, label: &'static str, d: u32, has: &'static [&'static str]) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm80, block_threads: threads(layout::attention::A11_WARPS),
+                 launch_bounds: bounds(threads(layout::attention::A11_WARPS)), dyn_smem_bytes: layout::attention::a11_smem(d), about: PREFILL_MMA_ABOUT,
+                 ptx: PtxCheck { has, lacks: &["trap", "ld.local", "st.local", "wgmma", "cp.async.bulk"], count: &[], at_least: &[] } }
+}
+const PREFILL_MMA_HAS_F16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global",
+                                       "ld.global.nc.s32"];
+const PREFILL_MMA_HAS_BF16: &[&str] = &["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "cp.async.cg.shared.global",
+                                        "ld.global.nc.s32"];
+
 /// The prefill kernels (issue 49; `kernel_lab::attention::prefill`): steps a19 and a26 (persistent) per
 /// kernel width (64; 128, which also serves head dim 96), a27 (a26 with ping-pong turns) at 64 and element type, and a24 / a25 (persistent) /
-/// a28 (a25 with 80-key tiles) at head dim 256, a29 (a26 with S over 96 head dims) at 96. Not in [`STEPS`]: they
+/// a28 (a25 with 80-key tiles) at head dim 256, a29 (a26 with S over 96 head dims) at 96; a33 off Hopper (`mma.sync`). Not in [`STEPS`]: they
 /// take packed variable-length batches with grouped heads (`cu_seqlens`, 3-D tensor maps), not the
 /// fixed-length family's `[B·H][L][D]` problems.
 pub const PREFILL: &[KernelInfo] = &[
@@ -482,6 +494,8 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill_d256_keys80("attn_a28_d256_f16", "a28-d256"), prefill_d256_keys80("attn_a28_d256_bf16", "a28-d256-bf16"),
     prefill_d96("attn_a29_d96_f16", "a29-d96"), prefill_d96("attn_a29_d96_bf16", "a29-d96-bf16"),
     prefill_d256_cross_unit("attn_a31_d256_f16", "a31-d256"), prefill_d256_cross_unit("attn_a31_d256_bf16", "a31-d256-bf16"),
+    prefill_mma("attn_a33_d64_f16", "a33-d64", 64, PREFILL_MMA_HAS_F16), prefill_mma("attn_a33_d128_f16", "a33-d128", 128, PREFILL_MMA_HAS_F16),
+    prefill_mma("attn_a33_d64_bf16", "a33-d64-bf16", 64, PREFILL_MMA_HAS_BF16), prefill_mma("attn_a33_d128_bf16", "a33-d128-bf16", 128, PREFILL_MMA_HAS_BF16),
 ];
 
 const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";

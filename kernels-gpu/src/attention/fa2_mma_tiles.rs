@@ -2,8 +2,10 @@
 //! body [`flash_fa2_tiles`] (4 warps × 32 query rows, 128-key tiles at D = 64 and 64-key at D = 128,
 //! `ldmatrix` addresses as bases plus immediates), generic over the element type, the head dimension
 //! and the order in which blocks take (head, query tile) ([`ORDER_A11`], [`ORDER_A16`], [`ORDER_A17`]),
-//! and the entries' macro [`fa2_tiles_entry!`]. Used by a11, a16 and a17.
-use crate::attention::flash::{load_tile, quad_max, store_mtile};
+//! and the entries' macro [`fa2_tiles_entry!`]. Used by a11, a16 and a17; its key tile ([`fa2_tile`]) also by
+//! a33's body [`flash_fa2_varlen`] (packed sequences of different lengths, grouped K/V heads) and
+//! [`fa2_varlen_entry!`].
+use crate::attention::flash::{load_rows, load_tile, quad_max, store_mtile, store_rows};
 use crate::hgemm::elem::Elem16;
 use crate::prim::{
     cp_async::{cp_async_commit_group, cp_async_wait_group},
@@ -11,7 +13,8 @@ use crate::prim::{
     math::ex2_approx_f32,
     shared::{Align16, addr_of, dynamic},
     sync::sync_threads,
-    thread::{block_idx_x, block_idx_y, grid_dim_x, lane_id, thread_idx_x},
+    global::ld_global_nc_s32,
+    thread::{block_idx_x, block_idx_y, block_idx_z, grid_dim_x, lane_id, thread_idx_x},
 };
 use crate::util::{
     opaque,
@@ -19,7 +22,8 @@ use crate::util::{
 };
 use layout::{
     Layout,
-    attention::{A11_BQ, A11_MT, A11_WARPS, TileOf, a11_bkv, a11_sums_offset, a17_item, flash_tile_bytes_of, kv_tiles_of, needs_mask_of, threads, tile},
+    attention::{A11_BQ, A11_MT, A11_WARPS, PrefillDims, TileOf, a11_bkv, a11_sums_offset, a17_item, flash_tile_bytes_of, kv_tiles_of, kv_tiles_off, needs_mask_of,
+                needs_mask_off, threads, tile},
 };
 
 /// A constant offset the layout promises (`row_step` / `col_step`); a compile error where it has none.
@@ -86,6 +90,18 @@ fn a17_item_here() -> (u32, u32) {
     a17_item(x, y, z, gx, gy)
 }
 
+/// This block's `(%ctaid.x, %ctaid.z)` read here, in asm that is not `pure` (as [`a17_item_here`]): formed
+/// at each use, not held in registers across a33's key loop.
+#[inline(always)]
+fn ctaid_xz_here() -> (u32, u32) {
+    let (x, z): (u32, u32);
+    // SAFETY: reads special registers only; no memory, no side effect beyond the outputs.
+    unsafe {
+        core::arch::asm!("mov.u32 {0}, %ctaid.x; mov.u32 {1}, %ctaid.z;", out(reg32) x, out(reg32) z, options(nomem, nostack));
+    }
+    (x, z)
+}
+
 /// a11's block order: block (x, y) is query tile x of head y.
 pub(super) const ORDER_A11: u32 = 0;
 /// a16's: each head's query tiles in reverse (longest first with the causal mask).
@@ -107,9 +123,7 @@ pub(super) const ORDER_A17: u32 = 2;
 pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, l: u32,
                                                   scale: f32, causal: u32) {
     let (bq, bkv) = (A11_BQ, a11_bkv(D));
-    // Byte offsets of 16 rows and of 64 columns in every a11 tile (the same for Q's and K/V's rows).
-    let row16 = const { 2 * step(tile(A11_BQ, D).row_step(16)) };
-    let col64 = const { 2 * step(tile(A11_BQ, D).col_step(64)) };
+    // Byte offsets of 16 rows and of 64 columns are the same in every a11 tile (Q's and K/V's rows; `fa2_tile`).
     const {
         assert!(step(tile(a11_bkv(D), D).row_step(16)) == step(tile(A11_BQ, D).row_step(16)));
         assert!(step(tile(a11_bkv(D), D).col_step(64)) == step(tile(A11_BQ, D).col_step(64)));
@@ -181,121 +195,13 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(
             cp_async_commit_group();
             cp_async_wait_group::<1>();
             sync_threads();
-            let b = bases.fresh();
-            let (sk, sv) = (s_k(st), s_v(st));
-            // S = Q · Kᵀ for both m-tiles: per k-step of 16 of D, Q's two A fragments, then per 16 keys one
-            // K fragment (two n-tiles) into four `mma`s.
-            let mut s = [[[0f32; 4]; 16]; 2]; // [m-tile][n-tile of 8 keys]
-            unroll8!(ks => {
-                if ks < D / 16 {
-                    let q_at = s_q + (b.q ^ frag_xor::<D>(ks)) + (ks / 4) * col64;
-                    let k_at = sk + (b.k ^ frag_xor::<D>(ks)) + (ks / 4) * col64;
-                    let a = [ldmatrix_x4(q_at), ldmatrix_x4(q_at + row16)];
-                    unroll8!(np => {
-                        if np < bkv / 16 {
-                            let kb = ldmatrix_x4(k_at + np * row16);
-                            unroll2!(mt => {
-                                E::mma(&mut s[mt as usize][2 * np as usize], a[mt as usize], [kb[0], kb[1]]);
-                                E::mma(&mut s[mt as usize][2 * np as usize + 1], a[mt as usize], [kb[2], kb[3]]);
-                            });
-                        }
-                    });
-                }
-            });
-            // The online softmax per m-tile (a4's), P packed into the A fragments of P·V.
             let kv0 = j * bkv;
             // Key tiles past the query tile's first row need the causal mask (the diagonal ones).
             let diagonal = causal != 0 && needs_mask_of(bq, bkv, if ORDER == ORDER_A17 { item().1 } else { qt }, j);
-            // Scale to base 2; then, only on the key tiles that need it (the ragged last one, the causal
-            // diagonal ones: a uniform branch), the mask as a pass of its own. Row h of m-tile mt sees the
-            // keys below `end` (L, or on a diagonal tile its own row + 1): the key of n-tile nt, element e
-            // is kv0 + 2t + 8nt + e % 2, masked when 8nt + e % 2 ≥ lim — one compare with an immediate.
-            unroll2!(mt => {
-                unroll16!(nt => {
-                    if nt < bkv / 8 {
-                        unroll4!(e => {
-                            s[mt as usize][nt as usize][e as usize] *= scale2;
-                        });
-                    }
-                });
-            });
-            if diagonal || kv0 + bkv > l {
-                // This thread's first row, through `opaque`: the four rows are formed here, not kept in
-                // registers across the loop for a branch most tiles skip.
-                let row0 = opaque(if ORDER == ORDER_A17 { row_at(item().1, 0, 0) } else { row_of(0, 0) });
-                unroll2!(mt => {
-                    let lim: [i32; 2] = core::array::from_fn(|h| {
-                        let end = if diagonal { l.min(row0 + 16 * mt + 8 * h as u32 + 1) } else { l };
-                        end as i32 - (kv0 + 2 * t) as i32
-                    });
-                    unroll16!(nt => {
-                        if nt < bkv / 8 {
-                            unroll4!(e => {
-                                if (8 * nt + e % 2) as i32 >= lim[(e / 2) as usize] {
-                                    s[mt as usize][nt as usize][e as usize] = f32::NEG_INFINITY;
-                                }
-                            });
-                        }
-                    });
-                });
-            }
-            let mut r_p = [[[0u32; 4]; 8]; 2]; // [m-tile][k-step of 16 keys]
-            unroll2!(mt => {
-                let s = &mut s[mt as usize];
-                let (m, p_frag) = (&mut r_m[mt as usize], &mut r_p[mt as usize]);
-                // Row max.
-                let mut mx = [-1e30f32; 2]; // [half]
-                unroll16!(nt => {
-                    if nt < bkv / 8 {
-                        unroll4!(e => {
-                            let c = &mut mx[(e / 2) as usize];
-                            *c = c.max(s[nt as usize][e as usize]);
-                        });
-                    }
-                });
-                let m_new = [m[0].max(quad_max(mx[0])), m[1].max(quad_max(mx[1]))];
-                let corr = [ex2_approx_f32(m[0] - m_new[0]), ex2_approx_f32(m[1] - m_new[1])];
-                *m = m_new;
-                // P = 2^(s - m), packed; running sums and O rescaled.
-                let mut sum = [0f32; 2];
-                unroll16!(nt => {
-                    if nt < bkv / 8 {
-                        let x = &s[nt as usize];
-                        let p = [ex2_approx_f32(x[0] - m[0]), ex2_approx_f32(x[1] - m[0]), ex2_approx_f32(x[2] - m[1]), ex2_approx_f32(x[3] - m[1])];
-                        sum[0] += p[0] + p[1];
-                        sum[1] += p[2] + p[3];
-                        // n-tile nt is half (nt % 2) of k-step nt / 2: registers {0, 1} or {2, 3}.
-                        p_frag[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(p[0], p[1]);
-                        p_frag[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(p[2], p[3]);
-                    }
-                });
-                *r_l(mt, 0) = *r_l(mt, 0) * corr[0] + sum[0];
-                *r_l(mt, 1) = *r_l(mt, 1) * corr[1] + sum[1];
-                let o = &mut r_o[mt as usize];
-                unroll16!(nt => {
-                    if nt < D / 8 {
-                        let o = &mut o[nt as usize];
-                        o[0] *= corr[0];
-                        o[1] *= corr[0];
-                        o[2] *= corr[1];
-                        o[3] *= corr[1];
-                    }
-                });
-            });
-            // O += P · V: per k-step of 16 keys and 16 columns of D, one V fragment into four `mma`s.
-            unroll8!(ks => {
-                if ks < bkv / 16 {
-                    unroll8!(np => {
-                        if np < D / 16 {
-                            let vb = ldmatrix_x4_trans(sv + (b.v ^ frag_xor::<D>(np)) + (np / 4) * col64 + ks * row16);
-                            unroll2!(mt => {
-                                E::mma(&mut r_o[mt as usize][2 * np as usize], r_p[mt as usize][ks as usize], [vb[0], vb[1]]);
-                                E::mma(&mut r_o[mt as usize][2 * np as usize + 1], r_p[mt as usize][ks as usize], [vb[2], vb[3]]);
-                            });
-                        }
-                    });
-                }
-            });
+            // This thread's first row, through `opaque` (formed in the masked branch only, not kept in
+            // registers across the loop for a branch most tiles skip): its keys end after it.
+            let first_end = || opaque(if ORDER == ORDER_A17 { row_at(item().1, 0, 0) } else { row_of(0, 0) }) + 1;
+            fa2_tile::<E, D>(s_q, s_k(st), s_v(st), bases.fresh(), kv0, scale2, diagonal || kv0 + bkv > l, diagonal, l, first_end, t, &mut r_o, &mut r_m, r_l);
             // Everyone is done reading stage `st` before the next iteration's copy refills it.
             sync_threads();
         }
@@ -307,6 +213,138 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(
         let row_of = |mt: u32, h: u32| row_at(qt, mt, h);
         unroll2!(mt => {
             store_mtile::<E, D>(go, lse, l, [row_of(mt, 0), row_of(mt, 1)], t, &r_o[mt as usize], r_m[mt as usize], [*r_l(mt, 0), *r_l(mt, 1)]);
+        });
+    }
+}
+
+/// One key tile of a11's loop (a32's too), its K and V in shared memory at `sk`, `sv` and the warp's
+/// queries at `s_q`: S = Q·Kᵀ for the warp's two m-tiles, scaled to base 2; where `masked`, the keys
+/// from `kv0` past `k_len` — and on a `diagonal` tile past each row's own last key, `first_end()` for
+/// this thread's first row (`+ 16·mt + 8·h` for the others) — set to −∞; the online softmax (a4's: the
+/// running max `r_m`, the running sums at `r_l(mt, h)`, O rescaled) and O += P·V into `r_o`.
+///
+/// # Safety
+/// All 32 lanes of the warp, converged (every branch here is uniform per block); `s_q`, `sk`, `sv` a11's
+/// tiles for `D` (`b` this lane's bases in them), complete and not being written; `r_l(mt, h)` this
+/// thread's own running sums.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fa2_tile<E: Elem16, const D: u32>(s_q: u32, sk: u32, sv: u32, b: Bases, kv0: u32, scale2: f32, masked: bool, diagonal: bool, k_len: u32,
+                                                       first_end: impl Fn() -> u32, t: u32, r_o: &mut [[[f32; 4]; 16]; 2], r_m: &mut [[f32; 2]; 2],
+                                                       r_l: impl Fn(u32, u32) -> *mut f32) {
+    let bkv = a11_bkv(D);
+    let row16 = const { 2 * step(tile(A11_BQ, D).row_step(16)) };
+    let col64 = const { 2 * step(tile(A11_BQ, D).col_step(64)) };
+    // SAFETY: forwarded (shared reads inside the tiles: the bases plus the layout's promised steps; the
+    // sums are this thread's words).
+    unsafe {
+        // S = Q · Kᵀ for both m-tiles: per k-step of 16 of D, Q's two A fragments, then per 16 keys one
+        // K fragment (two n-tiles) into four `mma`s.
+        let mut s = [[[0f32; 4]; 16]; 2]; // [m-tile][n-tile of 8 keys]
+        unroll8!(ks => {
+            if ks < D / 16 {
+                let q_at = s_q + (b.q ^ frag_xor::<D>(ks)) + (ks / 4) * col64;
+                let k_at = sk + (b.k ^ frag_xor::<D>(ks)) + (ks / 4) * col64;
+                let a = [ldmatrix_x4(q_at), ldmatrix_x4(q_at + row16)];
+                unroll8!(np => {
+                    if np < bkv / 16 {
+                        let kb = ldmatrix_x4(k_at + np * row16);
+                        unroll2!(mt => {
+                            E::mma(&mut s[mt as usize][2 * np as usize], a[mt as usize], [kb[0], kb[1]]);
+                            E::mma(&mut s[mt as usize][2 * np as usize + 1], a[mt as usize], [kb[2], kb[3]]);
+                        });
+                    }
+                });
+            }
+        });
+        // The online softmax per m-tile (a4's), P packed into the A fragments of P·V.
+        // Scale to base 2; then, only on the key tiles that need it (the ragged last one, the causal
+        // diagonal ones: a uniform branch), the mask as a pass of its own. Row h of m-tile mt sees the
+        // keys below `end` (`k_len`, or on a diagonal tile its own last key + 1): the key of n-tile nt, element e
+        // is kv0 + 2t + 8nt + e % 2, masked when 8nt + e % 2 ≥ lim — one compare with an immediate.
+        unroll2!(mt => {
+            unroll16!(nt => {
+                if nt < bkv / 8 {
+                    unroll4!(e => {
+                        s[mt as usize][nt as usize][e as usize] *= scale2;
+                    });
+                }
+            });
+        });
+        if masked {
+            let end0 = first_end();
+            unroll2!(mt => {
+                let lim: [i32; 2] = core::array::from_fn(|h| {
+                    let end = if diagonal { k_len.min(end0 + 16 * mt + 8 * h as u32) } else { k_len };
+                    end as i32 - (kv0 + 2 * t) as i32
+                });
+                unroll16!(nt => {
+                    if nt < bkv / 8 {
+                        unroll4!(e => {
+                            if (8 * nt + e % 2) as i32 >= lim[(e / 2) as usize] {
+                                s[mt as usize][nt as usize][e as usize] = f32::NEG_INFINITY;
+                            }
+                        });
+                    }
+                });
+            });
+        }
+        let mut r_p = [[[0u32; 4]; 8]; 2]; // [m-tile][k-step of 16 keys]
+        unroll2!(mt => {
+            let s = &mut s[mt as usize];
+            let (m, p_frag) = (&mut r_m[mt as usize], &mut r_p[mt as usize]);
+            // Row max.
+            let mut mx = [-1e30f32; 2]; // [half]
+            unroll16!(nt => {
+                if nt < bkv / 8 {
+                    unroll4!(e => {
+                        let c = &mut mx[(e / 2) as usize];
+                        *c = c.max(s[nt as usize][e as usize]);
+                    });
+                }
+            });
+            let m_new = [m[0].max(quad_max(mx[0])), m[1].max(quad_max(mx[1]))];
+            let corr = [ex2_approx_f32(m[0] - m_new[0]), ex2_approx_f32(m[1] - m_new[1])];
+            *m = m_new;
+            // P = 2^(s - m), packed; running sums and O rescaled.
+            let mut sum = [0f32; 2];
+            unroll16!(nt => {
+                if nt < bkv / 8 {
+                    let x = &s[nt as usize];
+                    let p = [ex2_approx_f32(x[0] - m[0]), ex2_approx_f32(x[1] - m[0]), ex2_approx_f32(x[2] - m[1]), ex2_approx_f32(x[3] - m[1])];
+                    sum[0] += p[0] + p[1];
+                    sum[1] += p[2] + p[3];
+                    // n-tile nt is half (nt % 2) of k-step nt / 2: registers {0, 1} or {2, 3}.
+                    p_frag[(nt / 2) as usize][(2 * (nt % 2)) as usize] = E::pack(p[0], p[1]);
+                    p_frag[(nt / 2) as usize][(2 * (nt % 2) + 1) as usize] = E::pack(p[2], p[3]);
+                }
+            });
+            *r_l(mt, 0) = *r_l(mt, 0) * corr[0] + sum[0];
+            *r_l(mt, 1) = *r_l(mt, 1) * corr[1] + sum[1];
+            let o = &mut r_o[mt as usize];
+            unroll16!(nt => {
+                if nt < D / 8 {
+                    let o = &mut o[nt as usize];
+                    o[0] *= corr[0];
+                    o[1] *= corr[0];
+                    o[2] *= corr[1];
+                    o[3] *= corr[1];
+                }
+            });
+        });
+        // O += P · V: per k-step of 16 keys and 16 columns of D, one V fragment into four `mma`s.
+        unroll8!(ks => {
+            if ks < bkv / 16 {
+                unroll8!(np => {
+                    if np < D / 16 {
+                        let vb = ldmatrix_x4_trans(sv + (b.v ^ frag_xor::<D>(np)) + (np / 4) * col64 + ks * row16);
+                        unroll2!(mt => {
+                            E::mma(&mut r_o[mt as usize][2 * np as usize], r_p[mt as usize][ks as usize], [vb[0], vb[1]]);
+                            E::mma(&mut r_o[mt as usize][2 * np as usize + 1], r_p[mt as usize][ks as usize], [vb[2], vb[3]]);
+                        });
+                    }
+                });
+            }
         });
     }
 }
@@ -332,3 +370,144 @@ macro_rules! fa2_tiles_entry {
     };
 }
 pub(crate) use fa2_tiles_entry;
+
+/// a33's body: a11's tiles over one (sequence, query tile, head) of a packed batch — the prefill problem of
+/// a19 (`kernel_lab::attention::prefill`) on `mma.sync`, for GPUs without `sm_90a`. Grid `(⌈max q_len/128⌉,
+/// heads, batch)`, 128 threads, `a11_smem(D)` bytes of dynamic shared memory. Block (x, y, z) takes
+/// sequence z's query tile `⌈q_len/128⌉ − 1 − x` (its longest first, as a16 and a19) of head y, against
+/// K/V head `y / group`; a block past its sequence's tiles exits before any load. Q, O `[tokens][heads]
+/// [head_dim]` and K, V `[tokens][kv_heads][head_dim]` are read and written a head's rows `heads ·
+/// head_dim` (`kv_heads · head_dim`) elements apart (`load_rows`, `store_rows`; a head dim 96 in the
+/// 128 kernel, its columns 96..128 zero in the tiles and not stored); the causal mask is aligned
+/// bottom-right (`off = k_len − q_len`: query row `r` sees keys `0..=r + off`).
+///
+/// # Safety
+/// As the entries of [`fa2_varlen_entry!`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn flash_fa2_varlen<E: Elem16, const D: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32,
+                                                               cu_k: *const i32, dims: PrefillDims) {
+    let (bq, bkv) = (A11_BQ, a11_bkv(D));
+    let (b, head) = (block_idx_z() as usize, block_idx_y());
+    // SAFETY: `cu_q` and `cu_k` hold `batch + 1` entries and `b < batch` (the grid), unwritten (caller).
+    let ([q_start, q_end], [k_start, k_end]) = unsafe { ([ld_global_nc_s32(cu_q.add(b)), ld_global_nc_s32(cu_q.add(b + 1))],
+                                                         [ld_global_nc_s32(cu_k.add(b)), ld_global_nc_s32(cu_k.add(b + 1))]) };
+    let (q_len, k_len) = ((q_end - q_start).max(0) as u32, (k_end - k_start).max(0) as u32);
+    let causal = dims.causal != 0;
+    let qtiles = q_len.div_ceil(bq);
+    // A block past its sequence's tiles, and (refused by the host, so never here) a sequence with queries
+    // but no keys or, causal, more queries than keys: nothing to do, before any barrier or load.
+    if block_idx_x() >= qtiles || k_len == 0 || (causal && k_len < q_len) {
+        return;
+    }
+    let qt = qtiles - 1 - block_idx_x();
+    let off = if causal { k_len - q_len } else { 0 };
+    let n_tiles = kv_tiles_off(k_len, bq, bkv, qt, causal, off);
+    let (heads, cols, group) = (dims.heads, dims.head_dim, dims.group.max(1));
+    let (q_ld, kv_ld) = (heads * cols, heads / group * cols);
+    // The sequence's first row of this head in Q and O, and of its K/V head in K and V (64-bit offsets in
+    // elements: a packed tensor may hold more than 2^32).
+    let q_base = (q_start as usize * heads as usize + head as usize) * cols as usize;
+    let kv_base = |start: i32| (start as usize * (heads / group) as usize + (head / group) as usize) * cols as usize;
+    let (tid, lane) = (thread_idx_x(), lane_id());
+    let warp = tid / 32;
+    let t = lane % 4;
+    let s_base = addr_of(dynamic::<Align16>());
+    let nthreads = threads(A11_WARPS);
+    let s_q = s_base + flash_tile_bytes_of(bq, bkv, D, TileOf::Q, 0);
+    let s_k = |st: u32| s_base + flash_tile_bytes_of(bq, bkv, D, TileOf::K, st);
+    let s_v = |st: u32| s_base + flash_tile_bytes_of(bq, bkv, D, TileOf::V, st);
+    let scale2 = dims.scale * core::f32::consts::LOG2_E;
+    // This thread's query rows of the sequence: m-tile mt, half h (rows g and g + 8).
+    let row_at = |qt: u32, mt: u32, h: u32| qt * bq + 16 * A11_MT * warp + 16 * mt + lane / 4 + 8 * h;
+    let bases = Bases::new::<D>(warp, lane);
+
+    // SAFETY (the whole body): global reads stay inside the sequence's rows of the head (`load_rows`: rows
+    // below q_len / k_len of the packed tensors, the host's checked offsets and buffer lengths), stores only
+    // rows < q_len and columns < head_dim; the running sums, shared tiles, barriers and warps as in a11's
+    // body (`flash_fa2_tiles`, every branch uniform per block).
+    unsafe {
+        load_rows::<D>(s_q, g_q.add(q_base), q_ld, cols, qt * bq, bq, q_len, tid, nthreads);
+        load_rows::<D>(s_k(0), g_k.add(kv_base(k_start)), kv_ld, cols, 0, bkv, k_len, tid, nthreads);
+        load_rows::<D>(s_v(0), g_v.add(kv_base(k_start)), kv_ld, cols, 0, bkv, k_len, tid, nthreads);
+        cp_async_commit_group();
+        let mut r_o = [[[0f32; 4]; 16]; 2];
+        let mut r_m = [[-1e30f32; 2]; 2];
+        let sums = (dynamic::<Align16>() as *mut u8).add(a11_sums_offset(D) as usize).cast::<f32>().add(tid as usize);
+        let r_l = |mt: u32, h: u32| sums.add((128 * (2 * mt + h)) as usize);
+        unroll4!(i => {
+            *r_l(i / 2, i % 2) = 0.0;
+        });
+        // The sequence's keys (first, count) and the mask's shift, loaded again where a tile needs them (the
+        // index hidden, so the loads are not merged with the entry's: L1 hits) rather than held in registers
+        // through the loop — held, with O and S at 192 registers, they spilled 16–24 bytes at D = 64.
+        let keys = || {
+            let (bx, bz) = ctaid_xz_here();
+            let bz = bz as usize;
+            let (ks, ke) = (ld_global_nc_s32(cu_k.add(bz)), ld_global_nc_s32(cu_k.add(bz + 1)));
+            let (qs, qe) = (ld_global_nc_s32(cu_q.add(bz)), ld_global_nc_s32(cu_q.add(bz + 1)));
+            let (kl, ql) = ((ke - ks).max(0) as u32, (qe - qs).max(0) as u32);
+            (ks, kl, if causal { kl - ql } else { 0 }, ql.div_ceil(bq) - 1 - bx)
+        };
+        for j in 0..n_tiles {
+            let st = j % 2;
+            if j + 1 < n_tiles {
+                // The K/V head's rows formed here from the sequence's first key: not two 64-bit pointers
+                // held across the loop.
+                let (ks, kl, _, _) = keys();
+                let kb = kv_base(ks);
+                load_rows::<D>(s_k(1 - st), g_k.add(kb), kv_ld, cols, (j + 1) * bkv, bkv, kl, tid, nthreads);
+                load_rows::<D>(s_v(1 - st), g_v.add(kb), kv_ld, cols, (j + 1) * bkv, bkv, kl, tid, nthreads);
+            }
+            cp_async_commit_group();
+            cp_async_wait_group::<1>();
+            sync_threads();
+            let (_, k_len, off, qt) = keys();
+            let kv0 = j * bkv;
+            let diagonal = causal && needs_mask_off(bq, bkv, qt, j, off);
+            let first_end = || opaque(row_at(qt, 0, 0)) + off + 1;
+            fa2_tile::<E, D>(s_q, s_k(st), s_v(st), bases.fresh(), kv0, scale2, diagonal || kv0 + bkv > k_len, diagonal, k_len, first_end, t, &mut r_o, &mut r_m, r_l);
+            // Everyone is done reading stage `st` before the next iteration's copy refills it.
+            sync_threads();
+        }
+        // The sequence's queries loaded again (the index hidden, so the loads are not merged with the
+        // entry's) rather than held in registers through the key loop: held, they spilled 16–24 bytes at
+        // D = 128 on sm_86–sm_90.
+        let (bx, bz) = ctaid_xz_here();
+        let bz = bz as usize;
+        let (q_start, q_end) = (ld_global_nc_s32(cu_q.add(bz)), ld_global_nc_s32(cu_q.add(bz + 1)));
+        let q_len = (q_end - q_start).max(0) as u32;
+        let qt = q_len.div_ceil(bq) - 1 - bx;
+        let q_base = (q_start as usize * heads as usize + head as usize) * cols as usize;
+        let (go, lse) = (g_o.add(q_base), g_lse.add(q_start as usize * heads as usize + head as usize));
+        unroll2!(mt => {
+            store_rows::<E, D>(go, q_ld, cols, lse, heads, q_len, [row_at(qt, mt, 0), row_at(qt, mt, 1)], t, &r_o[mt as usize], r_m[mt as usize],
+                               [*r_l(mt, 0), *r_l(mt, 1)]);
+        });
+    }
+}
+
+/// The entry of a33 for element type `$e` and kernel width `$d` (64; 128, which also serves head dim 96).
+macro_rules! fa2_varlen_entry {
+    ($name:ident, $e:ty, $d:literal) => {
+        /// Prefill attention over packed sequences on FlashAttention-2's tiles (`mma.sync`): `o =
+        /// softmax(q·kᵀ · scale [causal, bottom-right]) · v` and `lse` (natural, `[tokens][heads]`) of
+        /// sequence `b`'s queries `cu_q[b]..cu_q[b + 1]` against its keys `cu_k[b]..cu_k[b + 1]`.
+        ///
+        /// # Safety
+        /// `q`, `o`: `tokens_q · heads · head_dim` elements (`[tokens][heads][head_dim]`), `k`, `v`:
+        /// `tokens_k · kv_heads · head_dim`, `lse`: `tokens_q · heads` f32, all 16-byte aligned; `cu_q`,
+        /// `cu_k`: `batch + 1` non-decreasing `i32` in global memory from 0 to the token counts, every
+        /// sequence with queries has keys (causal: at least as many); `dims.heads = kv_heads · group`,
+        /// `dims.head_dim ≤ $d` a multiple of 8 (`$d`'s width: 64, or 96 / 128); grid `(⌈max q_len/128⌉,
+        /// heads, batch)`, 128 threads, `a11_smem($d)` bytes of dynamic shared memory.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,
+                                                dims: layout::attention::PrefillDims) {
+            // SAFETY: forwarded.
+            unsafe { $crate::attention::fa2_mma_tiles::flash_fa2_varlen::<$e, $d>(q, k, v, o, lse, cu_q, cu_k, dims) }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 128);
+    };
+}
+pub(crate) use fa2_varlen_entry;

@@ -40,6 +40,34 @@ pub(super) unsafe fn load_tile<const D: u32>(s_tile: u32, g: *const u16, row0: u
     }
 }
 
+/// [`load_tile`] from rows `ld` elements apart whose first `cols` (a multiple of 8, at most `D`) columns
+/// are the head's — one head of a packed `[tokens][heads][head_dim]` tensor (`ld = heads · head_dim`);
+/// the columns from `cols` to `D` are zero-filled (head dim 96 in a 128-wide tile), as are rows past `l`.
+/// Row offsets in 64 bits (a packed tensor may hold more than 2^32 elements); [`load_tile`] keeps its
+/// 32-bit offsets (a head's matrix), so the kernels that use it compile as before.
+///
+/// # Safety
+/// Row `r < l` of `g` (at `r · ld`) holds `cols` readable 16-bit elements, `g` and `ld · 2` bytes
+/// 16-byte aligned; `s_tile` as for [`load_tile`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn load_rows<const D: u32>(s_tile: u32, g: *const u16, ld: u32, cols: u32, row0: u32, rows: u32, l: u32, tid: u32, nthreads: u32) {
+    let t = tile(rows, D);
+    let mut c = tid;
+    while c < rows * D / 8 {
+        let (r, col) = (c / (D / 8), 8 * (c % (D / 8)));
+        let valid = row0 + r < l && col < cols;
+        let (src_row, src_col) = if valid { (row0 + r, col) } else { (0, 0) };
+        // SAFETY: src_row < l and src_col + 8 ≤ cols: inside the head's rows (or row 0, column 0, read for
+        // nothing: 0 bytes copied); 16 bytes at an 8-element boundary of a 16-byte aligned row (aligned); the
+        // destination chunk lies inside the tile (the layout maps (r, col) inside `size()`).
+        unsafe {
+            cp_async_cg_16_zfill(s_tile + 2 * t.offset(r, col), g.add(src_row as usize * ld as usize + src_col as usize) as *const u8, if valid { 16 } else { 0 });
+        }
+        c += nthreads;
+    }
+}
+
 /// `ldmatrix` address of lane `lane` for the four 8×8 matrices at rows `row0 + 8·(m % 2)`, columns
 /// `col0 + 8·(m / 2)` (`m = lane / 8`): Q's A fragment and V's `.trans` B fragments use this order.
 #[inline(always)]
@@ -293,6 +321,47 @@ pub(super) unsafe fn store_mtile<E: Elem16, const D: u32>(go: *mut u16, lse: *mu
             }
             if row[1] < l {
                 *lse.add(row[1] as usize) = (m[1] + lg2_approx_f32(sum[1])) * core::f32::consts::LN_2;
+            }
+        }
+    }
+}
+
+/// [`store_mtile`] into rows `ld` elements apart of which only the first `cols` columns are the head's
+/// (one head of a packed `[tokens][heads][head_dim]` O: `ld = heads · head_dim`), the LSE of row `r` at
+/// `lse + r · lse_ld`; offsets in 64 bits, as [`load_rows`]'s.
+///
+/// # Safety
+/// All 32 lanes of the warp, converged; row `r < l` of `go` (at `r · ld`) holds `cols` writable elements
+/// (4-byte aligned) and `lse + r · lse_ld` one f32.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn store_rows<E: Elem16, const D: u32>(go: *mut u16, ld: u32, cols: u32, lse: *mut f32, lse_ld: u32, l: u32, row: [u32; 2], t: u32, o: &[[f32; 4]; 16],
+                                                        m: [f32; 2], sum: [f32; 2]) {
+    // SAFETY: forwarded (converged warp; stores only for rows < l and columns < cols of the head).
+    unsafe {
+        let sum = [quad_sum(sum[0]), quad_sum(sum[1])];
+        let inv = [1.0 / sum[0], 1.0 / sum[1]];
+        unroll2!(h => {
+            unroll8!(i => {
+                let nt = 8 * h + i;
+                if nt < D / 8 {
+                    let o = &o[nt as usize];
+                    let col = 8 * nt + 2 * t;
+                    if row[0] < l && col < cols {
+                        *(go.add(row[0] as usize * ld as usize + col as usize) as *mut u32) = E::pack(o[0] * inv[0], o[1] * inv[0]);
+                    }
+                    if row[1] < l && col < cols {
+                        *(go.add(row[1] as usize * ld as usize + col as usize) as *mut u32) = E::pack(o[2] * inv[1], o[3] * inv[1]);
+                    }
+                }
+            });
+        });
+        if t == 0 {
+            if row[0] < l {
+                *lse.add(row[0] as usize * lse_ld as usize) = (m[0] + lg2_approx_f32(sum[0])) * core::f32::consts::LN_2;
+            }
+            if row[1] < l {
+                *lse.add(row[1] as usize * lse_ld as usize) = (m[1] + lg2_approx_f32(sum[1])) * core::f32::consts::LN_2;
             }
         }
     }

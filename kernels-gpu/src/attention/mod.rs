@@ -27,6 +27,7 @@
 //! | a28 | `steps/v37_prefill_d256_keys80.rs` | a25 with 80-key tiles (FlashAttention-3's 128 × 80 at D = 256): S by `m64n80k16`, P·V five K-steps; the prefill kernel at head dim 256 |
 //! | a29 | `steps/v38_prefill_d96.rs` | a26 at head dim 96 with S over the head's 96 dims (six K-steps, not eight over zeros): the prefill kernel at head dim 96 |
 //! | a31 | `steps/v39_prefill_d256_cross_unit.rs` | a28 with each unit's first S and softmax under the last unit's last P·V: the prefill kernel at head dim 256 |
+//! | a33 | `steps/v40_prefill_fa2_varlen.rs` | a19's problem (packed sequences, grouped heads, the causal mask bottom-right) on a11's `mma.sync` tiles: the prefill kernel where `sm_90a` does not run |
 //! | b1 | `steps/v20_backward_fa2.rs` | the backward (dQ, dK, dV) as FlashAttention-2's on `mma.sync`: a CTA per 128 keys and K/V head walks the query tiles of its group's heads, dK and dV in registers, dQ by f32 atomics |
 //! | b2 | `steps/v21_backward_deterministic.rs` | b1 with a deterministic dQ: b1's dK/dV without dQ, and a dQ kernel per 64 query rows recomputing S and dP over its keys (each dQ element summed by one thread in order; bitwise stable) |
 //! | b3 | `steps/v23_backward_wgmma.rs` | b2's two kernels on Hopper's `wgmma` (sm_90a): two warpgroups of 64 resident rows each, Sᵀ/dPᵀ (S/dP) read both operands from 128-byte-swizzled shared memory, P and dS stay in registers as the A operand of dV, dK, dQ; `cp.async` stages |
@@ -39,7 +40,7 @@
 mod decode_body;
 // The backward's body and helpers (b1, b2; b3 takes `sequence`).
 mod fa2_backward;
-// FlashAttention-2's tiles: a11's body and entries' macro (a11, a16, a17).
+// FlashAttention-2's tiles: a11's body and entries' macro (a11, a16, a17), a33's over packed sequences.
 mod fa2_mma_tiles;
 // b5's body on FlashAttention-2's warp layout, generic over where dQ goes (b5, b6).
 mod fa2_warps_backward;
