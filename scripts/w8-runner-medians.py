@@ -11,8 +11,9 @@ for v in names:
     if not x:
         continue
     r[v] = (st.median(e["decode_ms_per_step"] for e in x), st.median(e["replay_ms_per_step"] for e in x), [json.dumps(e["tokens"]) for e in x])
-    print(f"{v}: wall {r[v][0]:.3f} ({', '.join(f'{e['decode_ms_per_step']:.3f}' for e in x)}), "
-          f"GPU {r[v][1]:.3f} ({', '.join(f'{e['replay_ms_per_step']:.3f}' for e in x)}); tokens identical across processes: {len(set(r[v][2])) == 1}")
+    walls = ", ".join(f"{e['decode_ms_per_step']:.3f}" for e in x)
+    gpus = ", ".join(f"{e['replay_ms_per_step']:.3f}" for e in x)
+    print(f"{v}: wall {r[v][0]:.3f} ({walls}), GPU {r[v][1]:.3f} ({gpus}); tokens identical across processes: {len(set(r[v][2])) == 1}")
 fp8, b16 = names[:-1], names[-1]
 if len(fp8) == 2 and all(v in r for v in fp8):
     a, b = fp8
