@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Ran in session 103 on build 6219ba09 (results/2026-12-05-h100-session103). Step w7 was removed after it: its w7 part
+# needs a build before that.
 # Session 102 (issue 51), one device call (~5 minutes): the runner's serving timings of gpu-s100-llm.sh's timing
 # half, three processes of each with the static batch beside every serve round, the arriving load once; then step
 # w7 again (session 101 measured it, but its log was lost when that session was cut off): the Llama-3-8B-shaped

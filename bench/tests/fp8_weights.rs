@@ -10,7 +10,7 @@ mod common;
 use common::Half;
 use half::{bf16, f16};
 use kernel_lab_bench::{
-    fp8_weights::{Fp8Weights, W8Plan, W8Step, WeightLayout, w1_splits, w7_blocks},
+    fp8_weights::{Fp8Weights, W8Plan, W8Step, WeightLayout, w1_splits},
     runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
     steps::fp8::F1,
 };
@@ -126,8 +126,7 @@ fn check_product<T: Half>(y: &[T], x: &[f32], deq: &[f64], m: usize, n: usize, k
     }
 }
 
-/// One shape through the plan for weights in `layout` (decode: w7 packed up to 8 tokens, w5 above,
-/// w1 natural).
+/// One shape through the plan for weights in `layout` (decode: w5 packed, w1 natural).
 fn run_case<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, layout: WeightLayout) {
     run_step::<T>(gpu, m, n, k, seed, W8Step::default_for(layout))
 }
@@ -149,8 +148,7 @@ fn run_step<T: Half>(gpu: &Gpu, m: usize, n: usize, k: usize, seed: u64, step: W
     let mut plan = W8Plan::<T>::for_step(gpu, m, n, k, step).unwrap();
     let label = plan.label();
     if m <= 32 {
-        let want = step.at_tiles(m.div_ceil(8).next_power_of_two() as u32);
-        assert!(label.starts_with(&format!("{}-", want.label())), "{label} for {step:?} at {m} tokens");
+        assert!(label.starts_with(&format!("{}-", step.label())), "{label} for {step:?} at {m} tokens");
     }
     let what = format!("{} {m}x{n}x{k} {label} (seed {seed})", T::NAME);
     plan.run(&d_x, &w8, &mut d_y).unwrap();
@@ -171,17 +169,15 @@ fn weight_only_decode_matches_the_f64_product() {
     // scale blocks; K a multiple of 16 but not of 64 (a partial last step); splits from 1 to 16
     // (32 rows and deep K: one tile split 16 ways).
     // More tiles than one wave of blocks (1×20000×256).
-    // w7 (each warp one run of the packed steps): one tile shared by a hundred warps (5×32×16384),
-    // runs of whole tiles and partial ends (1×100000×256), one step a tile (1×70000×64).
+    // Many tiles of shallow K (1×100000×256, 2×70000×64: one step a tile), a short deep one (5×32×16384).
     let cases = [(1, 4096, 512), (1, 100, 16), (3, 257, 1040), (8, 130, 400), (9, 64, 14336), (16, 4096, 256), (17, 96, 4112), (32, 33, 2048), (5, 32, 16384),
                  (1, 20000, 256), (1, 100_000, 256), (2, 70_000, 64)];
     for (m, n, k) in cases {
-        for step in [W8Step::W7, W8Step::W5, W8Step::W1] {
+        for step in [W8Step::W5, W8Step::W1] {
             run_step::<bf16>(&gpu, m, n, k, seed, step);
             run_step::<f16>(&gpu, m, n, k, seed, step);
         }
     }
-    assert_eq!(w7_blocks(layout::fp8::weights::WARPS as u64 * 2 * 5, 132), 5, "a short matrix: two steps a warp");
     assert_eq!(w1_splits(32, 16384, gpu.info.sms).0, 16, "the deep-K case must exercise the most splits");
     assert_eq!(w1_splits(100, 16, gpu.info.sms).0, 1);
 }

@@ -262,7 +262,7 @@ fn hopper_steps_are_tma_and_wgmma_only() {
 fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
     let pdl = ["hgemm_decode_v2", "hgemm_decode_v2_bf16", "hgemm_decode_v2_m64", "hgemm_decode_v2_m64_bf16", "hgemm_decode_v2_m128",
                "attn_decode_d128_bf16", "attn_decode_d64_f16", "attn_decode2_d128_bf16", "attn_decode2_d256_f16", "attn_decode3_d128_bf16", "attn_decode3_d64_f16", "attn_kv_append", "fp8_w1_t8_bf16",
-               "fp8_w1_t32_f16", "fp8_w5_t8_bf16", "fp8_w5_t32_f16", "fp8_w7_t8_bf16", "fp8_w7_t8_f16"];
+               "fp8_w1_t32_f16", "fp8_w5_t8_bf16", "fp8_w5_t32_f16"];
     for name in pdl {
         let k = steps::find(name).unwrap_or_else(|| panic!("{name}: no descriptor"));
         let b = body(Target::Sm90a, name);
@@ -277,7 +277,7 @@ fn the_decode_steps_sm90a_builds_wait_on_the_previous_grid_first() {
         // (`ld.global.nc`) under its `flags` (the eleventh parameter).
         // Decode attention's ad3 (session 70) reads the length, the page table and its first tiles' older
         // keys before the wait (its contract: `CacheReady::AtLaunch`); ad1 and ad2 nothing.
-        let (b_early, w_early, a_early) = (name.starts_with("hgemm_decode_v2"), name.starts_with("fp8_w1") || name.starts_with("fp8_w5") || name.starts_with("fp8_w7"), name.starts_with("attn_decode3"));
+        let (b_early, w_early, a_early) = (name.starts_with("hgemm_decode_v2"), name.starts_with("fp8_w1") || name.starts_with("fp8_w5"), name.starts_with("attn_decode3"));
         let flags_param = if w_early { "_param_10" } else { "_param_9" };
         let flags_read = ins[..wait].iter().position(|l| l.starts_with("ld.param") && l.contains(flags_param));
         for (i, l) in ins[..wait].iter().enumerate() {

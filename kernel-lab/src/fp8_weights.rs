@@ -44,10 +44,10 @@ use crate::{
 };
 use layout::fp8::{
     SCALE_BLOCK, block_scale_lens,
-    weights::{MAX_TOKENS, ROWS, STEP_K, WARPS},
+    weights::{MAX_TOKENS, ROWS},
 };
 
-pub use crate::steps::fp8::{MAX_SPLITS, w1_splits, w7_blocks};
+pub use crate::steps::fp8::{MAX_SPLITS, w1_splits};
 
 /// How an [`Fp8Weights`] lays out its e4m3 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +56,7 @@ pub enum WeightLayout {
     Natural,
     /// In the order the decode kernel's lanes load them ([`layout::fp8::weights::packed_index`]: each
     /// 32-row × 64-deep warp step 2 KiB contiguous, every load of a warp four whole 128-byte lines;
-    /// rows padded to 32 and K to 64 with zeros); decoded by step w5 (or w7, [`W8Step`]).
+    /// rows padded to 32 and K to 64 with zeros); decoded by step w5.
     Packed,
 }
 
@@ -68,10 +68,6 @@ pub enum W8Step {
     W1,
     /// w5, on [`WeightLayout::Packed`] weights: w1's blocks on packed weights.
     W5,
-    /// w7, on [`WeightLayout::Packed`] weights: each warp one contiguous run of the packed steps, the
-    /// grid's warps sharing them evenly (up to 8 tokens; w5 above). Not yet run on a GPU (session 99 had
-    /// none): opt in with [`W8Plan::for_step`]; the plan's choice stays w5 until it is verified and timed.
-    W7,
 }
 
 impl W8Step {
@@ -79,23 +75,16 @@ impl W8Step {
     pub fn layout(self) -> WeightLayout {
         match self {
             W8Step::W1 => WeightLayout::Natural,
-            W8Step::W5 | W8Step::W7 => WeightLayout::Packed,
+            W8Step::W5 => WeightLayout::Packed,
         }
     }
 
-    /// Its label in kernel names (`fp8_w7_t8_bf16`) and plan labels.
+    /// Its label in kernel names (`fp8_w5_t8_bf16`) and plan labels.
     pub fn label(self) -> &'static str {
         match self {
             W8Step::W1 => "w1",
             W8Step::W5 => "w5",
-            W8Step::W7 => "w7",
         }
-    }
-
-    /// The step whose kernel runs `nt` token tiles: w7 has only the 8-token one (its larger ones
-    /// spilled), so w5 runs above 8 tokens.
-    pub fn at_tiles(self, nt: u32) -> W8Step {
-        if self == W8Step::W7 && nt > 1 { W8Step::W5 } else { self }
     }
 
     /// The step [`W8Plan::for_layout`] runs on weights in `layout`.
@@ -295,9 +284,6 @@ enum Route<T: Element> {
     /// w5 (w1 on natural weights) with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
     /// and the tiles' counters (when split).
     Decode { kernel: Kernel, splits: u32, k_split: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
-    /// w7 with `NT` token tiles: its blocks (one wave at most), the warps' partial slots (`2 · 32 · m`
-    /// f32 a warp) and the tiles' counters.
-    Runs { kernel: Kernel, blocks: u32, ws: CudaSlice<f32>, count: CudaSlice<u32> },
     /// Dequantized into `b` (K×N), then the 16-bit GEMM.
     Dense { b: CudaSlice<T>, plan: GemmPlan<T> },
 }
@@ -343,20 +329,8 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let step = step.at_tiles(nt);
             let kernel = gpu.kernel(&format!("fp8_{}_t{}_{}", step.label(), 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
-            if step == W8Step::W7 {
-                let steps = tiles as u64 * k.div_ceil(STEP_K as usize) as u64;
-                if steps >= 1 << 32 {
-                    return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: {steps} warp steps of 32×64 weights; w7 indexes fewer than 2^32")));
-                }
-                let blocks = w7_blocks(steps, gpu.info.sms);
-                let len = blocks as usize * WARPS as usize * 2 * ROWS as usize * m;
-                crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: the warps' partial slots"), 4 * len as u64 + 4 * tiles as u64, 0)?;
-                let route = Route::Runs { kernel, blocks, ws: gpu.zeros::<f32>(len)?, count: gpu.zeros::<u32>(tiles)? };
-                return Ok(W8Plan { gpu: gpu.clone(), m, n, k, route, w_ready: BReady::AfterPrevious, layout });
-            }
             let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {
                 let len = splits as usize * tiles * ROWS as usize * 8 * nt as usize;
@@ -401,7 +375,6 @@ impl<T: Element> W8Plan<T> {
     pub fn label(&self) -> String {
         match &self.route {
             Route::Decode { kernel, splits, .. } => format!("{}{}", kernel.info.step, if *splits > 1 { format!(" split {splits}") } else { String::new() }),
-            Route::Runs { kernel, blocks, .. } => format!("{} {blocks} blocks", kernel.info.step),
             Route::Dense { plan, .. } => format!("dequantize + {}", plan.config().label),
         }
     }
@@ -446,23 +419,6 @@ impl<T: Element> W8Plan<T> {
                 // `flags`: `W1_W_AT_LAUNCH` only where the caller promised it (`set_w_ready`).
                 let flags = if self.w_ready == BReady::AtLaunch { layout::fp8::weights::W1_W_AT_LAUNCH } else { 0u32 };
                 unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split, &flags) }
-            }
-            Route::Runs { kernel, blocks, ws, count } => {
-                let stream = gpu.stream.clone();
-                let (px, _gx) = x.device_ptr(&stream);
-                let (py, _gy) = y.device_ptr_mut(&stream);
-                check_io_alignment(m, n, k, px, py)?;
-                let (m32, n32, k32, unused) = (m as u32, n as u32, k as u32, 0u32);
-                let (pws, pcount) = (ws.device_ptr(&stream).0, count.device_ptr(&stream).0);
-                let flags = if self.w_ready == BReady::AtLaunch { layout::fp8::weights::W1_W_AT_LAUNCH } else { 0u32 };
-                // SAFETY: `fp8_w7_t*(x, w, sb, y, ws, count, m, n, k, _, flags)` (the kernel's contract): x holds
-                // m·k and y m·n values of T (checked), x 16-byte aligned (checked), w and sb an `Fp8Weights`
-                // of n×k for T in the packed layout (checked in `run`'s prologue); 1 ≤ m ≤ 8·NT (the kernel
-                // chosen by m), k % 16 == 0 (checked at planning); a 1-D grid of `blocks` 256-thread blocks
-                // (`w7_blocks`), `ws` of 2·32·m f32 for each of its warps and `count` one zeroed u32 per
-                // 32-row tile (allocated with the plan; the kernel leaves the counters zero); ⌈n/32⌉·⌈k/64⌉ <
-                // 2^32 (checked at planning). One plan's launches are on one stream, so they never overlap.
-                unsafe { launch!(gpu, kernel, grid = (*blocks, 1), &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &unused, &flags) }
             }
             Route::Dense { b, plan } => {
                 w.dequantize_t::<T, _>(gpu, b)?;

@@ -381,51 +381,6 @@ pub mod weights {
     /// The most token rows (M) a launch takes: `8 · TOKEN_TILES` for its n8 tiles (1, 2 or 4).
     pub const MAX_TOKENS: u32 = 32;
 
-    /// **Step w7's runs**: the `total` packed warp steps (`⌈n/32⌉ · ⌈k/64⌉`, in the packed order: tile by
-    /// tile, step by step along K) shared by `warps` warps ([`run_warps`]) — warp `c` takes steps
-    /// [`run_range`]`(c)`, a contiguous run of the packed bytes. A tile whose steps lie in one run is
-    /// summed by that warp alone; a tile shared by warps [`run_owner`]`(first step) ..=
-    /// run_owner(last step)` gets one partial from each (every one of those runs meets the tile: no run is
-    /// empty, [`run_warps`]), each in its own slot ([`run_slot`]), and the last warp to take the tile's
-    /// ticket sums them in warp order.
-    ///
-    /// The warps that share `total` steps when the grid runs `grid_warps`: at most one a step, so no
-    /// warp's run is empty (the rest idle).
-    pub const fn run_warps(grid_warps: u64, total: u64) -> u64 {
-        let w = if grid_warps < total { grid_warps } else { total };
-        if w == 0 { 1 } else { w }
-    }
-
-    /// Warp `c`'s steps of `total` shared by `warps`: `⌊c·S/G⌋ .. ⌊(c+1)·S/G⌋` (empty for `c ≥ warps`).
-    pub const fn run_range(c: u64, warps: u64, total: u64) -> (u64, u64) {
-        if c >= warps { (total, total) } else { (c * total / warps, (c + 1) * total / warps) }
-    }
-
-    /// The warp whose run holds step `i < total`: the largest `c` with `⌊c·S/G⌋ ≤ i`.
-    pub const fn run_owner(i: u64, warps: u64, total: u64) -> u64 {
-        ((i + 1) * warps - 1) / total
-    }
-
-    /// Warp `c`'s partial slot for `tile` (`ks` steps a tile): `2c` where its run begins in the tile,
-    /// `2c + 1` where it began in an earlier one (the tile then ends the run). Only a run's first and last
-    /// tiles can be shared, so a warp needs two slots; of a shared tile's warps only the first can have
-    /// begun earlier (the kernel's sum reads `2c` for the others).
-    pub const fn run_slot(c: u64, tile: u64, ks: u64, warps: u64, total: u64) -> u64 {
-        run_slot_from(c, run_range(c, warps, total).0, tile, ks)
-    }
-
-    /// Whether a tile (`ks` steps from `tile · ks`) of the run `r0 .. r1` meets other runs too: it
-    /// begins before the run or ends after it (the warp's own test, without a division; the same as
-    /// `run_owner` of its first and last steps differing).
-    pub const fn run_shares(r0: u64, r1: u64, tile: u64, ks: u64) -> bool {
-        tile * ks < r0 || tile * ks + ks > r1
-    }
-
-    /// [`run_slot`] of warp `c` whose run begins at step `r0` (the warp's own, without a division).
-    pub const fn run_slot_from(c: u64, r0: u64, tile: u64, ks: u64) -> u64 {
-        2 * c + (r0 < tile * ks) as u64
-    }
-
     /// Dynamic shared memory of the kernel with `nt` token tiles: the warps' accumulators for the
     /// block's reduction (`WARPS · 32 lanes · 2 row tiles · nt · 4` f32) and a word for the last split's flag.
     pub const fn smem_bytes(nt: u32) -> u32 {
@@ -570,78 +525,6 @@ pub mod weights {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// w7's runs over every small grid: each step in exactly one run, `run_owner` the run that holds
-    /// it, no run empty; for each tile, the warps whose runs meet it are exactly `owner(first) ..=
-    /// owner(last)` (so the last ticket is `last − first`); a shared tile's partials land in distinct
-    /// slots, only its first warp's possibly `2c + 1`, and no slot holds two tiles' partials.
-    #[test]
-    fn w7_runs_cover_every_step_once_and_shared_tiles_meet_their_sums() {
-        use weights::{run_owner, run_range, run_slot, run_warps};
-        const MAX: usize = 512;
-        for tiles in 1..=9u64 {
-            for ks in 1..=13u64 {
-                let total = tiles * ks;
-                for grid_warps in [1u64, 2, 3, 7, 8, 16, 24, 40, 64, 128, 200] {
-                    let warps = run_warps(grid_warps, total);
-                    assert!(warps >= 1 && warps <= grid_warps && warps <= total);
-                    let mut seen = [0u8; MAX];
-                    // slot -> tile + 1 of the partial written there (0: none).
-                    let mut slot_tile = [0u64; 2 * MAX];
-                    let mut prev_end = 0;
-                    for c in 0..grid_warps {
-                        let (r0, r1) = run_range(c, warps, total);
-                        if c >= warps {
-                            assert_eq!(r0, r1, "warp {c} of {warps} has a run");
-                            continue;
-                        }
-                        assert!(r0 < r1, "tiles {tiles} ks {ks} warps {warps}: warp {c}'s run is empty");
-                        assert_eq!(r0, prev_end, "runs contiguous");
-                        prev_end = r1;
-                        for i in r0..r1 {
-                            seen[i as usize] += 1;
-                            assert_eq!(run_owner(i, warps, total), c, "step {i}");
-                        }
-                        // The run's parts, tile by tile: a part shared with another warp goes to a slot.
-                        let mut t = r0 / ks;
-                        while t * ks < r1 {
-                            let (first, last) = (run_owner(t * ks, warps, total), run_owner(t * ks + ks - 1, warps, total));
-                            assert!(first <= c && c <= last);
-                            assert_eq!(weights::run_shares(r0, r1, t, ks), first != last, "tile {t} of warp {c}'s run");
-                            // Only a run's first and last tiles can be shared.
-                            if first != last {
-                                assert!(t == r0 / ks || t == (r1 - 1) / ks, "tile {t} inside warp {c}'s run is shared");
-                            }
-                            if first != last {
-                                let slot = run_slot(c, t, ks, warps, total) as usize;
-                                assert!(slot == 2 * c as usize || slot == 2 * c as usize + 1);
-                                assert_eq!(slot_tile[slot], 0, "slot {slot} written twice");
-                                slot_tile[slot] = t + 1;
-                                // A later warp of the tile began in it: the sum reads slot 2c there.
-                                if c > first {
-                                    assert_eq!(slot, 2 * c as usize, "tile {t}: warp {c} after the first");
-                                }
-                            }
-                            t += 1;
-                        }
-                    }
-                    assert_eq!(prev_end, total);
-                    assert!(seen[..total as usize].iter().all(|&x| x == 1));
-                    // The sum's reads: every warp of the tile has written the slot it reads.
-                    for t in 0..tiles {
-                        let (first, last) = (run_owner(t * ks, warps, total), run_owner(t * ks + ks - 1, warps, total));
-                        if first == last {
-                            continue;
-                        }
-                        for c in first..=last {
-                            let slot = if c == first { run_slot(c, t, ks, warps, total) } else { 2 * c } as usize;
-                            assert_eq!(slot_tile[slot], t + 1, "tile {t} reads slot {slot} of warp {c}");
-                        }
-                    }
-                }
-            }
-        }
-    }
 
     #[test]
     fn f9_tiles_take_the_scale_block_of_each_column() {

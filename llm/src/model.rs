@@ -37,7 +37,7 @@ use kernel_lab::{
     },
     comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
     cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
-    fp8_weights::{Fp8Weights, W8Plan, W8Step, WeightLayout},
+    fp8_weights::{Fp8Weights, W8Plan, WeightLayout},
     gemm::{BReady, Element, GemmDesc, GemmPlan},
     runtime::gpu::Kernel,
     steps::gemm::Elem,
@@ -308,13 +308,6 @@ impl NormAt {
 /// (step w1: the timing A/B of session 74).
 fn w8_layout() -> WeightLayout {
     if std::env::var("KERNEL_LAB_W8_LAYOUT").is_ok_and(|v| v.trim() == "natural") { WeightLayout::Natural } else { WeightLayout::Packed }
-}
-
-/// The decode step for FP8 weights in `layout`: the plan's own choice (w5 on packed weights, w1 on
-/// natural ones) unless `KERNEL_LAB_W8_STEP=w7` asks w7 on packed weights (the timing A/B prepared in
-/// session 99; w7 is not yet verified on a GPU).
-fn w8_step(layout: WeightLayout) -> W8Step {
-    if layout == WeightLayout::Packed && std::env::var("KERNEL_LAB_W8_STEP").is_ok_and(|v| v.trim() == "w7") { W8Step::W7 } else { W8Step::default_for(layout) }
 }
 
 /// Whether the LM head is split over `world` ranks by vocabulary columns: split over GPUs, and each
@@ -1682,7 +1675,7 @@ fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usi
                         gpu.sync_after("dropping FP8 plans")?;
                     }
                 }
-                let mut plan = W8Plan::<T>::for_step(gpu, m, n, kk, w8_step(w8.layout()))?;
+                let mut plan = W8Plan::<T>::for_layout(gpu, m, n, kk, w8.layout())?;
                 // As the 16-bit weights: written at load, never by the kernel just before.
                 plan.set_w_ready(BReady::AtLaunch);
                 plans.w8.insert((m, n, kk), (plan, 0));

@@ -12,11 +12,11 @@ use kernel_lab_bench::{
 };
 
 const HELP: &str = "\
-kernel-lab w8 [--shapes LIST] [--dtype f16|bf16] [--against w1|w7] [--json FILE]
+kernel-lab w8 [--shapes LIST] [--dtype f16|bf16] [--against w1] [--json FILE]
   y (MxN) = x (MxK) · Wᵀ with W in FP8 (e4m3, power-of-two 128x128 block scales, packed; the library's
   step for M <= 32, w5) against the 16-bit GEMM on the same weights in 16 bits, and against another
-  decode step (--against: w1 on the same weights in the natural NxK layout, the default, or w7 on the
-  packed ones, up to 8 tokens), each interleaved. LIST is comma-separated MxNxK
+  decode step (--against: w1 on the same weights in the natural NxK layout, the only one since w7, a
+  measured negative, was removed in session 103), each interleaved. LIST is comma-separated MxNxK
   (default: Llama-3-8B's projections and LM head at M = 1, 8 and 32). The weights are rotated over
   copies (at least 512 MiB in all) so every run reads them from HBM, not L2.
 ";
@@ -36,8 +36,7 @@ pub fn main(args: &[String]) -> i32 {
     };
     let against = match flags.get("--against").map_or("w1", String::as_str) {
         "w1" => W8Step::W1,
-        "w7" => W8Step::W7,
-        other => return sub::usage(format!("w8: --against `{other}`: w1 or w7")),
+        other => return sub::usage(format!("w8: --against `{other}`: w1 (w7 was removed in session 103: 1.29× slower than w5)")),
     };
     let gpu = match sub::gpu("w8", "`cargo test` checks the FP8 weights' host side on the CPU and skips its GPU tests.") {
         Ok(g) => g,

@@ -584,31 +584,7 @@ pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS), w1("fp8_fwb_t16", "fwb-t16", 2, FWB_HAS),
     w1("fp8_w5_t8_bf16", "w5-t8", 1, W1_HAS_BF16), w1("fp8_w5_t16_bf16", "w5-t16", 2, W1_HAS_BF16), w1("fp8_w5_t32_bf16", "w5-t32", 4, W1_HAS_BF16),
     w1("fp8_w5_t8_f16", "w5-t8-f16", 1, W1_HAS_F16), w1("fp8_w5_t16_f16", "w5-t16-f16", 2, W1_HAS_F16), w1("fp8_w5_t32_f16", "w5-t32-f16", 4, W1_HAS_F16),
-    w7("fp8_w7_t8_bf16", "w7-t8", W7_HAS_BF16), w7("fp8_w7_t8_f16", "w7-t8-f16", W7_HAS_F16),
 ];
-
-/// w7 (`steps/w7_warp_ranges.rs`): w5's loads and MMAs, each warp one run of the packed steps; no shared
-/// memory and no block barrier (a warp's partials go to its own slots, summed by a tile's last warp).
-/// Up to 8 tokens only (one token tile: the larger ones spilled).
-const fn w7(name: &'static str, label: &'static str, has: &'static [&'static str]) -> KernelInfo {
-    KernelInfo { name, family: Family::Fp8, step: label, target: Target::Sm90a, block_threads: layout::fp8::weights::THREADS,
-                 launch_bounds: bounds_min(layout::fp8::weights::THREADS, 2), dyn_smem_bytes: 0,
-                 about: "FP8 weight-only decode: w5 with each warp one contiguous run of the packed weights' steps (the grid's warps share them evenly), partial tiles summed by their last warp; PDL",
-                 ptx: PtxCheck { has, lacks: &["ld.local", "st.local", "ldmatrix", "cp.async", "trap", "bar.sync", "barrier.sync"], count: &[],
-                                 at_least: &[("griddepcontrol.wait", 1), ("griddepcontrol.launch_dependents", 1)] } }
-}
-
-const W7_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "mul.rn.bf16x2",
-                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.f32", "shfl.sync.idx.b32"];
-const W7_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2", "mul.rn.f16x2",
-                              "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.f32", "shfl.sync.idx.b32"];
-
-/// w7's grid: one resident wave of two 256-thread blocks an SM, fewer where the weights have fewer than
-/// two 64-deep steps a warp (each warp then two or more). `steps` = `⌈n/32⌉ · ⌈k/64⌉`.
-pub fn w7_blocks(steps: u64, sms: u32) -> u32 {
-    let per_block = 2 * layout::fp8::weights::WARPS as u64;
-    steps.div_ceil(per_block).clamp(1, 2 * sms.max(1) as u64) as u32
-}
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at
 /// 8192³ and 4096×28672×8192 (H100, `results/2026-11-23-h100-session8/call2-f9`, the two shapes whose

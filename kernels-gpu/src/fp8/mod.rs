@@ -32,7 +32,6 @@
 //! | f27 | `steps/v27_wave_tiles.rs` | f12's CTA on 128 × 192, 320 or 384 tiles (`tile::Wide320`, `tile::Wide384`; B by two TMA boxes beyond 256 rows): the width whose tile count fills the SMs' rounds best, chosen by the wave model beside f14's 256 |
 //! | w1 | `steps/w1_weight_only.rs` | weight-only decode (issue 51): e4m3 weights with power-of-two block scales widened in registers, bf16/f16 activations, 16-bit `mma.sync`, M ≤ 32 (`weight_only.rs`: the shared widening, MMAs and block end); its FP8 routes fw2 (per tensor) and fwb (block scales applied to each 64-deep step's sums) read e4m3 activations |
 //! | w5 | `steps/w5_packed_weights.rs` | w1 on weights packed in the order its lanes load them (each load of a warp four whole 128-byte lines), the library's FP8-weights decode step |
-//! | w7 | `steps/w7_warp_ranges.rs` | w5 with each warp one contiguous run of the packed steps, the grid's warps sharing them evenly; shared tiles summed by their last warp, no block barrier (8 tokens; not yet run on a GPU) |
 //!
 //! Shared machinery: `tile.rs` (stage loads with or without multicast, descriptors, the persistent tile
 //! walk and producer, the accumulators by tile width, the per-tensor K loop), `wide.rs` (f1/f5/f7's 128×256 kernel body with the step's K loop plugged in), `block_scaled.rs`
