@@ -106,6 +106,7 @@ impl PrefillDesc {
             (256, PrefillSchedule::MmaSync) => Err(Error::InvalidInput(format!(
                 "prefill attention: head dim {} has no `mma.sync` kernel (a33 takes 64–128: O of 256 columns does not fit its registers); \
                  it runs on Hopper (sm_90a) only", self.head_dim))),
+            (128, PrefillSchedule::MmaSync) if self.head_dim <= 96 => Ok(format!("attn_a33_d96_{e}")),
             (w, PrefillSchedule::MmaSync) => Ok(format!("attn_a33_d{w}_{e}")),
             (256, PrefillSchedule::CtaPerTile) => Ok(format!("attn_a24_d256_{e}")),
             (256, PrefillSchedule::Persistent) => Ok(format!("attn_a31_d256_{e}")),
@@ -497,7 +498,7 @@ impl<T: Element> PrefillPlan<T> {
         if self.schedule == PrefillSchedule::MmaSync {
             let grid = ((lens.max_q as u32).div_ceil(A11_BQ), d.heads as u32, lens.batch as u32);
             debug_assert_eq!(self.kernel.info.dyn_smem_bytes, a11_smem(d.width() as u32));
-            // SAFETY: `attn_a33_d{64,128}_{e}(q, k, v, o, lse, cu_q, cu_k, dims)`: Q and O hold tokens_q · heads ·
+            // SAFETY: `attn_a33_d{64,96,128}_{e}(q, k, v, o, lse, cu_q, cu_k, dims)` (96: S and O over 96 of the 128 layout's dims, head dim 96 only): Q and O hold tokens_q · heads ·
             // head_dim elements, K and V tokens_k · kv_heads · head_dim, LSE tokens_q · heads (checked above),
             // all 16-byte aligned (checked above; a row is heads · head_dim · 2 bytes, a multiple of 16 for
             // every head dim taken); the offsets are the checked `Lens` (batch + 1 each, from 0, non-decreasing,
@@ -674,7 +675,7 @@ mod tests {
         use PrefillSchedule::{CtaPerTile, MmaSync, Persistent};
         assert_eq!(k(64, CtaPerTile), ("attn_a19_d64_bf16".to_string(), 128));
         assert_eq!(k(64, MmaSync).0, "attn_a33_d64_bf16");
-        assert_eq!(k(96, MmaSync).0, "attn_a33_d128_bf16");
+        assert_eq!(k(96, MmaSync).0, "attn_a33_d96_bf16");
         assert_eq!(k(128, MmaSync).0, "attn_a33_d128_bf16");
         let e = PrefillDesc::new(8, 2, 256).kernel_name("f16", MmaSync).unwrap_err().to_string();
         assert!(e.contains("head dim 256 has no `mma.sync` kernel") && e.contains("sm_90a"), "{e}");
@@ -729,6 +730,7 @@ mod tests {
         assert!(named_kernel_fits(&d96, "f16", Persistent, "attn_a29_d96_f16").is_ok());
         assert!(named_kernel_fits(&d96, "bf16", Persistent, "attn_a26_d128_bf16").is_ok());
         assert!(named_kernel_fits(&d96, "bf16", MmaSync, "attn_a33_d128_bf16").is_ok());
+        assert!(named_kernel_fits(&d96, "f16", MmaSync, "attn_a33_d96_f16").is_ok());
         assert_eq!((kv_tile_rows("attn_a28_d256_bf16"), kv_tile_rows("attn_a25_d256_bf16"), kv_tile_rows("attn_a26_d128_f16")), (80, 64, 128));
         for (desc, e, schedule, name, says) in [
             (d256, "bf16", CtaPerTile, "attn_a28_d256_bf16", "is not launched as CtaPerTile's `attn_a24_d256_bf16`"),
@@ -748,6 +750,8 @@ mod tests {
             (d64, "bf16", CtaPerTile, "attn_a33_d64_bf16", "is not launched as CtaPerTile's"),
             (d64, "bf16", MmaSync, "attn_a19_d64_bf16", "is not launched as MmaSync's `attn_a33_d64_bf16`"),
             (PrefillDesc::new(32, 8, 128), "bf16", MmaSync, "attn_a33_d64_bf16", "is not launched as"),
+            // a33's 96 entry sums S over 96 dims: refused at 128.
+            (PrefillDesc::new(32, 8, 128), "bf16", MmaSync, "attn_a33_d96_bf16", "is not launched as MmaSync's `attn_a33_d128_bf16`"),
         ] {
             let err = named_kernel_fits(&desc, e, schedule, name).unwrap_err().to_string();
             assert!(err.contains(says) && err.contains(name), "{name}: {err}");

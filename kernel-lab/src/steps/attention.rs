@@ -496,6 +496,7 @@ pub const PREFILL: &[KernelInfo] = &[
     prefill_d256_cross_unit("attn_a31_d256_f16", "a31-d256"), prefill_d256_cross_unit("attn_a31_d256_bf16", "a31-d256-bf16"),
     prefill_mma("attn_a33_d64_f16", "a33-d64", 64, PREFILL_MMA_HAS_F16), prefill_mma("attn_a33_d128_f16", "a33-d128", 128, PREFILL_MMA_HAS_F16),
     prefill_mma("attn_a33_d64_bf16", "a33-d64-bf16", 64, PREFILL_MMA_HAS_BF16), prefill_mma("attn_a33_d128_bf16", "a33-d128-bf16", 128, PREFILL_MMA_HAS_BF16),
+    prefill_mma("attn_a33_d96_f16", "a33-d96", 128, PREFILL_MMA_HAS_F16), prefill_mma("attn_a33_d96_bf16", "a33-d96-bf16", 128, PREFILL_MMA_HAS_BF16),
 ];
 
 const BACKWARD_ABOUT: &str = "backward (b1): FlashAttention-2's on mma.sync — a CTA per 128 keys and K/V head walks every query tile of its group's heads; dK, dV in registers, dQ by f32 atomics";

@@ -201,7 +201,7 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(
             // This thread's first row, through `opaque` (formed in the masked branch only, not kept in
             // registers across the loop for a branch most tiles skip): its keys end after it.
             let first_end = || opaque(if ORDER == ORDER_A17 { row_at(item().1, 0, 0) } else { row_of(0, 0) }) + 1;
-            fa2_tile::<E, D>(s_q, s_k(st), s_v(st), bases.fresh(), kv0, scale2, diagonal || kv0 + bkv > l, diagonal, l, first_end, t, &mut r_o, &mut r_m, r_l);
+            fa2_tile::<E, D, D>(s_q, s_k(st), s_v(st), bases.fresh(), kv0, scale2, diagonal || kv0 + bkv > l, diagonal, l, first_end, t, &mut r_o, &mut r_m, r_l);
             // Everyone is done reading stage `st` before the next iteration's copy refills it.
             sync_threads();
         }
@@ -221,7 +221,9 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(
 /// queries at `s_q`: S = Q·Kᵀ for the warp's two m-tiles, scaled to base 2; where `masked`, the keys
 /// from `kv0` past `k_len` — and on a `diagonal` tile past each row's own last key, `first_end()` for
 /// this thread's first row (`+ 16·mt + 8·h` for the others) — set to −∞; the online softmax (a4's: the
-/// running max `r_m`, the running sums at `r_l(mt, h)`, O rescaled) and O += P·V into `r_o`.
+/// running max `r_m`, the running sums at `r_l(mt, h)`, O rescaled) and O += P·V into `r_o` — S summed and O
+/// formed over the first `SD` of the tiles' `D` columns (`SD = D`, or a33's 96 at D = 128: the columns past
+/// the head are zero in the tiles, so S is the same, and O's are never stored).
 ///
 /// # Safety
 /// All 32 lanes of the warp, converged (every branch here is uniform per block); `s_q`, `sk`, `sv` a11's
@@ -229,7 +231,7 @@ pub(super) unsafe fn flash_fa2_tiles<E: Elem16, const D: u32, const ORDER: u32>(
 /// thread's own running sums.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn fa2_tile<E: Elem16, const D: u32>(s_q: u32, sk: u32, sv: u32, b: Bases, kv0: u32, scale2: f32, masked: bool, diagonal: bool, k_len: u32,
+unsafe fn fa2_tile<E: Elem16, const D: u32, const SD: u32>(s_q: u32, sk: u32, sv: u32, b: Bases, kv0: u32, scale2: f32, masked: bool, diagonal: bool, k_len: u32,
                                                        first_end: impl Fn() -> u32, t: u32, r_o: &mut [[[f32; 4]; 16]; 2], r_m: &mut [[f32; 2]; 2],
                                                        r_l: impl Fn(u32, u32) -> *mut f32) {
     let bkv = a11_bkv(D);
@@ -242,7 +244,7 @@ unsafe fn fa2_tile<E: Elem16, const D: u32>(s_q: u32, sk: u32, sv: u32, b: Bases
         // K fragment (two n-tiles) into four `mma`s.
         let mut s = [[[0f32; 4]; 16]; 2]; // [m-tile][n-tile of 8 keys]
         unroll8!(ks => {
-            if ks < D / 16 {
+            if ks < SD / 16 {
                 let q_at = s_q + (b.q ^ frag_xor::<D>(ks)) + (ks / 4) * col64;
                 let k_at = sk + (b.k ^ frag_xor::<D>(ks)) + (ks / 4) * col64;
                 let a = [ldmatrix_x4(q_at), ldmatrix_x4(q_at + row16)];
@@ -323,7 +325,7 @@ unsafe fn fa2_tile<E: Elem16, const D: u32>(s_q: u32, sk: u32, sv: u32, b: Bases
             *r_l(mt, 1) = *r_l(mt, 1) * corr[1] + sum[1];
             let o = &mut r_o[mt as usize];
             unroll16!(nt => {
-                if nt < D / 8 {
+                if nt < SD / 8 {
                     let o = &mut o[nt as usize];
                     o[0] *= corr[0];
                     o[1] *= corr[0];
@@ -336,7 +338,7 @@ unsafe fn fa2_tile<E: Elem16, const D: u32>(s_q: u32, sk: u32, sv: u32, b: Bases
         unroll8!(ks => {
             if ks < bkv / 16 {
                 unroll8!(np => {
-                    if np < D / 16 {
+                    if np < SD / 16 {
                         let vb = ldmatrix_x4_trans(sv + (b.v ^ frag_xor::<D>(np)) + (np / 4) * col64 + ks * row16);
                         unroll2!(mt => {
                             E::mma(&mut r_o[mt as usize][2 * np as usize], r_p[mt as usize][ks as usize], [vb[0], vb[1]]);
@@ -385,7 +387,7 @@ pub(crate) use fa2_tiles_entry;
 /// As the entries of [`fa2_varlen_entry!`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn flash_fa2_varlen<E: Elem16, const D: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32,
+pub(super) unsafe fn flash_fa2_varlen<E: Elem16, const D: u32, const SD: u32>(g_q: *const u16, g_k: *const u16, g_v: *const u16, g_o: *mut u16, g_lse: *mut f32, cu_q: *const i32,
                                                                cu_k: *const i32, dims: PrefillDims) {
     let (bq, bkv) = (A11_BQ, a11_bkv(D));
     let (b, head) = (block_idx_z() as usize, block_idx_y());
@@ -466,7 +468,7 @@ pub(super) unsafe fn flash_fa2_varlen<E: Elem16, const D: u32>(g_q: *const u16, 
             let kv0 = j * bkv;
             let diagonal = causal && needs_mask_off(bq, bkv, qt, j, off);
             let first_end = || opaque(row_at(qt, 0, 0)) + off + 1;
-            fa2_tile::<E, D>(s_q, s_k(st), s_v(st), bases.fresh(), kv0, scale2, diagonal || kv0 + bkv > k_len, diagonal, k_len, first_end, t, &mut r_o, &mut r_m, r_l);
+            fa2_tile::<E, D, SD>(s_q, s_k(st), s_v(st), bases.fresh(), kv0, scale2, diagonal || kv0 + bkv > k_len, diagonal, k_len, first_end, t, &mut r_o, &mut r_m, r_l);
             // Everyone is done reading stage `st` before the next iteration's copy refills it.
             sync_threads();
         }
@@ -487,9 +489,13 @@ pub(super) unsafe fn flash_fa2_varlen<E: Elem16, const D: u32>(g_q: *const u16, 
     }
 }
 
-/// The entry of a33 for element type `$e` and kernel width `$d` (64; 128, which also serves head dim 96).
+/// The entry of a33 for element type `$e`, kernel width `$d` (64 or 128) and the head dims S and O run over,
+/// `$sd` (the width, or 96 in the 128 kernel).
 macro_rules! fa2_varlen_entry {
     ($name:ident, $e:ty, $d:literal) => {
+        $crate::attention::fa2_mma_tiles::fa2_varlen_entry!($name, $e, $d, $d);
+    };
+    ($name:ident, $e:ty, $d:literal, $sd:literal) => {
         /// Prefill attention over packed sequences on FlashAttention-2's tiles (`mma.sync`): `o =
         /// softmax(q·kᵀ · scale [causal, bottom-right]) · v` and `lse` (natural, `[tokens][heads]`) of
         /// sequence `b`'s queries `cu_q[b]..cu_q[b + 1]` against its keys `cu_k[b]..cu_k[b + 1]`.
@@ -505,7 +511,7 @@ macro_rules! fa2_varlen_entry {
         pub unsafe extern "ptx-kernel" fn $name(q: *const u16, k: *const u16, v: *const u16, o: *mut u16, lse: *mut f32, cu_q: *const i32, cu_k: *const i32,
                                                 dims: layout::attention::PrefillDims) {
             // SAFETY: forwarded.
-            unsafe { $crate::attention::fa2_mma_tiles::flash_fa2_varlen::<$e, $d>(q, k, v, o, lse, cu_q, cu_k, dims) }
+            unsafe { $crate::attention::fa2_mma_tiles::flash_fa2_varlen::<$e, $d, $sd>(q, k, v, o, lse, cu_q, cu_k, dims) }
         }
         $crate::launch_bounds::launch_bounds!($name, 128);
     };

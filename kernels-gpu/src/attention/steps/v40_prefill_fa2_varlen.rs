@@ -26,3 +26,7 @@ fa2_varlen_entry!(attn_a33_d64_f16, F16, 64);
 fa2_varlen_entry!(attn_a33_d128_f16, F16, 128);
 fa2_varlen_entry!(attn_a33_d64_bf16, Bf16, 64);
 fa2_varlen_entry!(attn_a33_d128_bf16, Bf16, 128);
+// Head dim 96 in the 128 kernel with S and O over its 96 dims (a29's idea on Hopper; session 103 measured the
+// 128 entry over zero columns at 0.66× torch's FA2 there): six of eight k-steps and P·V column blocks.
+fa2_varlen_entry!(attn_a33_d96_f16, F16, 128, 96);
+fa2_varlen_entry!(attn_a33_d96_bf16, Bf16, 128, 96);
