@@ -28,5 +28,8 @@ fa2_varlen_entry!(attn_a33_d64_bf16, Bf16, 64);
 fa2_varlen_entry!(attn_a33_d128_bf16, Bf16, 128);
 // Head dim 96 in the 128 kernel with S and O over its 96 dims (a29's idea on Hopper; session 103 measured the
 // 128 entry over zero columns at 0.66× torch's FA2 there): six of eight k-steps and P·V column blocks.
+// Written at the end of session 103 with no device time left: named only (`PrefillPlan::with_kernel`), tested
+// by `prefill_on_mma_sync_matches_the_f64_reference`, not yet run. *Predicted*: ~0.78× the 128 entry's time at
+// D = 96 (S and P·V a quarter shorter, the softmax and loads as before), ~0.85× torch's FA2 there.
 fa2_varlen_entry!(attn_a33_d96_f16, F16, 128, 96);
 fa2_varlen_entry!(attn_a33_d96_bf16, Bf16, 128, 96);
