@@ -28,8 +28,12 @@ fa2_varlen_entry!(attn_a33_d64_bf16, Bf16, 64);
 fa2_varlen_entry!(attn_a33_d128_bf16, Bf16, 128);
 // Head dim 96 in the 128 kernel with S and O over its 96 dims (a29's idea on Hopper; session 103 measured the
 // 128 entry over zero columns at 0.66× torch's FA2 there): six of eight k-steps and P·V column blocks.
-// Written at the end of session 103 with no device time left: named only (`PrefillPlan::with_kernel`), tested
-// by `prefill_on_mma_sync_matches_the_f64_reference`, not yet run. *Predicted*: ~0.78× the 128 entry's time at
-// D = 96 (S and P·V a quarter shorter, the softmax and loads as before), ~0.85× torch's FA2 there.
+// Written at the end of session 103 with no device time left. *Predicted* (before any run): ~0.78× the 128
+// entry's time at D = 96 (S and P·V a quarter shorter, the softmax and loads as before), ~0.85× torch's FA2
+// there. Measured (session 104, H200, 3 processes, `results/2026-12-05-h200-session104`): correct against f64
+// (memcheck, racecheck clean); **0.84–0.88× the 128 entry's time** (2×16×8×4096 bf16 750 against 887 µs,
+// causal 483 against 559; 8×32×32×512 0.87–0.89×; 1×32×8×8192 0.84–0.85×; f16 alike) — under the prediction
+// (the softmax, the loads and the mask's share do not shrink with D), faster everywhere: the library's kernel
+// at head dims up to 96 off Hopper since (`PrefillDesc::kernel_name`).
 fa2_varlen_entry!(attn_a33_d96_f16, F16, 128, 96);
 fa2_varlen_entry!(attn_a33_d96_bf16, Bf16, 128, 96);
