@@ -32,6 +32,8 @@ llm --model DIR (--prompt TEXT | --prompt-ids IDS | --prompt-len P | --chat) [op
                        through the next step (not each at its longest), and when a step would need more pages than
                        are free, preempt the newest sequences (their pages back; each admitted again later, its
                        reply so far recomputed with its prompt)
+  --separate           with --slots: an admission's prompts run alone, then a decode step over every slot
+                       (by default one pass takes the prompts and the running sequences' next tokens)
   --chat               a conversation: each line of standard input is a user's turn (an empty line or the end
                        ends it), rendered by DIR/tokenizer_config.json's chat template; the reply is printed as
                        it is generated (--max-new tokens at most, to an end-of-turn token). Each turn is appended
@@ -102,6 +104,8 @@ struct Opts {
     rate: Option<f64>,
     /// `--preempt`: `serve::Admission::Preempt`.
     preempt: bool,
+    /// `--separate`: `serve::Batching::Separate`.
+    separate: bool,
     /// `--chat`, its template file and system message.
     chat: bool,
     chat_template: Option<PathBuf>,
@@ -111,7 +115,7 @@ struct Opts {
 fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     let mut o = Opts { model: PathBuf::new(), prompt: vec![], more: vec![], text: None, tokenizer: None, prompt_len: None, max_new: 32, batch: 1, max_len: None, prefill_chunk: 0, page_size: None, kv_pages: None, sampling: Sampling::Greedy, seed: 0,
                        logits_out: None, json: None, graphs: true, ignore_eos: false, profile: false, weights: WeightFormat::AsStored, tp: 1, tp_same_gpu: false, synthetic: false,
-                       chat: false, chat_template: None, system: None, slots: None, requests: None, rate: None, preempt: false };
+                       chat: false, chat_template: None, system: None, slots: None, requests: None, rate: None, preempt: false, separate: false };
     let mut sample: Option<(f32, usize, f32)> = None;
     let mut it = args.iter();
     let num = |v: &str, what: &str| v.parse::<usize>().map_err(|_| format!("{what} `{v}` is not a non-negative integer"));
@@ -128,6 +132,7 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
             "--synthetic-weights" => { o.synthetic = true; continue; }
             "--chat" => { o.chat = true; continue; }
             "--preempt" => { o.preempt = true; continue; }
+            "--separate" => { o.separate = true; continue; }
             _ => {}
         }
         let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
@@ -231,6 +236,9 @@ fn parse(args: &[String]) -> std::result::Result<Option<Opts>, String> {
     }
     if o.preempt && (o.slots.is_none() || o.page_size.is_none()) {
         return Err("--preempt is how --slots admits to a paged cache: give --slots and --page-size".into());
+    }
+    if o.separate && o.slots.is_none() {
+        return Err("--separate is how --slots runs an admission: give --slots".into());
     }
     if o.kv_pages == Some(0) {
         return Err("--kv-pages must be at least 1".into());
@@ -411,11 +419,13 @@ fn run_serve<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, to
     // One untimed pass first: the first `slots` requests with staggered reply budgets (2, 3, …), so the
     // largest admission sizes the work buffers and every batch size's decode graph is captured, the kernels
     // loaded and the GEMMs planned, outside the timed run.
-    let warm: Vec<Request> = requests.iter().take(slots).enumerate().map(|(i, q)| Request::new(q.prompt.clone(), (i + 2).min(q.max_new.max(2)))).collect();
+    // One request more than the slots (where there is one) is admitted beside running ones: a mixed step.
+    let warm: Vec<Request> = requests.iter().take(slots + 1).enumerate().map(|(i, q)| Request::new(q.prompt.clone(), (i + 2).min(q.max_new.max(2)))).collect();
     serve::serve(&mut ModelEngine { model: &mut model, sampling: o.sampling, rng: Rng::new(o.seed) }, &warm, &[])?;
     let admission = if o.preempt { serve::Admission::Preempt } else { serve::Admission::Reserve };
+    let batching = if o.separate { serve::Batching::Separate } else { serve::Batching::Mixed };
     let (served, sum) = serve::serve_with(&mut ModelEngine { model: &mut model, sampling: o.sampling, rng: Rng::new(o.seed) }, &requests, &stop, admission,
-                                          &mut serve::WallClock::start(), &mut |_, _| {})?;
+                                          batching, &mut serve::WallClock::start(), &mut |_, _| {})?;
     for (i, s) in served.iter().enumerate().take(if o.requests.is_some() { 0 } else { served.len() }) {
         println!("tokens [{i}]: {:?}", s.tokens);
         if let Some(t) = tokenizer {
@@ -434,15 +444,15 @@ fn run_serve<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, to
         v.get(((v.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(0.0)
     };
     let load = o.rate.map(|q| format!(", arriving {q} a second")).unwrap_or_default();
-    println!("{} tokens in {:.1} ms: {:.0} tokens/s{load}; {} decode steps (up to {} sequences a step), {} admissions{}", sum.generated, sum.ms,
-             sum.generated as f64 / (sum.ms / 1e3), sum.decode_steps, sum.widest, sum.admissions,
+    println!("{} tokens in {:.1} ms: {:.0} tokens/s{load}; {} decode steps (up to {} sequences a step), {} admissions ({} mixed){}", sum.generated, sum.ms,
+             sum.generated as f64 / (sum.ms / 1e3), sum.decode_steps, sum.widest, sum.admissions, sum.mixed_steps,
              if o.preempt { format!(", {} preemptions", sum.preemptions) } else { String::new() });
     println!("time to first token: median {:.1} ms, p90 {:.1} ms; per token after it: median {:.2} ms, p90 {:.2} ms", pct(&first, 0.5), pct(&first, 0.9),
              pct(&per_token, 0.5), pct(&per_token, 0.9));
     if let Some(path) = &o.json {
         let v = serde_json::json!({"gpu": gpu.info.name, "dtype": T::NAME, "slots": slots, "requests": requests.len(), "max_len": max_len,
                                    "kv_pages": model.pages().map(|(_, n, size)| (n, size)), "prefill_chunk": o.prefill_chunk, "generated": sum.generated,
-                                   "ms": sum.ms, "decode_steps": sum.decode_steps, "admissions": sum.admissions, "preemptions": sum.preemptions, "widest": sum.widest,
+                                   "ms": sum.ms, "decode_steps": sum.decode_steps, "admissions": sum.admissions, "mixed_steps": sum.mixed_steps, "batching": format!("{batching:?}"), "preemptions": sum.preemptions, "widest": sum.widest,
                                    "rate": o.rate, "arrival_ms": requests.iter().map(|q| q.arrival_ms).collect::<Vec<_>>(), "time_to_first_ms": first,
                                    "per_token_ms": served.iter().map(|s| (s.tokens.len() > 1).then(|| s.time_per_token())).collect::<Vec<_>>(), "replies": served.iter().map(|s| s.tokens.clone()).collect::<Vec<_>>()});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;

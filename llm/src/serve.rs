@@ -5,6 +5,13 @@
 //! slot (`Model::move_slot`: a paged cache swaps block-table rows, a contiguous one copies the rows), so
 //! the occupied slots are always `0..n`, the rows a decode step runs (and its CUDA graph of batch `n`).
 //!
+//! [`Batching::Mixed`] (the default) runs an admission and the occupied slots' next tokens as one step: the
+//! newcomers' prompts and each running sequence's last token go through one forward pass (`Model::extend`
+//! with the running slots' single tokens listed first — vLLM's and Sarathi-Serve's chunked prefill with the
+//! decode tokens riding along), so the running sequences do not wait out the admission and then pay a decode
+//! step of their own: the weights are read once for both. [`Batching::Separate`] extends, then runs a decode
+//! step over every slot, newcomers included.
+//!
 //! On a paged cache, [`Admission::Reserve`] (the default) admits a request only while the pool holds the
 //! pages of every admitted sequence at its longest (prompt and reply budget): no sequence ever waits for a
 //! page mid-reply. [`Admission::Preempt`] admits a request while the pool holds the sequences and its prompt
@@ -41,6 +48,10 @@ pub trait Engine {
     fn extend(&mut self, seqs: &[(usize, &[u32])]) -> Result<Vec<u32>>;
     /// One decode step over slots `0..tokens.len()` ([`Model::decode`]).
     fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>>;
+    /// One step of both ([`Batching::Mixed`]): each occupied slot `b < tokens.len()` appends `tokens[b]` (a
+    /// decode step's work) and each of `seqs` its prompt into an empty slot (an admission's), in one forward
+    /// pass; the occupied slots' next tokens, then each of `seqs`'.
+    fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])]) -> Result<Vec<u32>>;
     /// Empties a slot ([`Model::release`]).
     fn release(&mut self, slot: usize) -> Result<()>;
     /// Moves a sequence into an empty slot ([`Model::move_slot`]).
@@ -69,6 +80,12 @@ impl<T: Element + NormReducible> Engine for ModelEngine<'_, T> {
     }
     fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>> {
         self.model.decode(tokens, self.sampling, &mut self.rng)
+    }
+    fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])]) -> Result<Vec<u32>> {
+        // `Model::extend` of the running slots' single tokens, then the prompts: the chunks end the sequences
+        // in the order listed, so the next tokens come in that order (the single tokens in the first chunk).
+        let all: Vec<(usize, &[u32])> = tokens.iter().enumerate().map(|(b, t)| (b, std::slice::from_ref(t))).chain(seqs.iter().copied()).collect();
+        self.model.extend(&all, self.sampling, &mut self.rng, false).map(|r| r.0)
     }
     fn release(&mut self, slot: usize) -> Result<()> {
         self.model.release(slot)
@@ -170,16 +187,33 @@ pub enum Admission {
     Preempt,
 }
 
-/// The whole run: decode steps, admission steps (`extend` calls), tokens generated, milliseconds.
+/// How a step that admits requests runs beside the sequences already decoding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Batching {
+    /// One forward pass takes the newcomers' prompts and every running sequence's next token
+    /// ([`Engine::mixed`]): the newcomers get their first token, the others their next, and no decode step
+    /// follows in that round. With [`Admission::Preempt`] a newcomer is admitted only with the pages the
+    /// sequences need through the mixed step and the decode step after it.
+    #[default]
+    Mixed,
+    /// The newcomers' prompts alone ([`Engine::extend`]), then a decode step over every slot (the running
+    /// sequences wait out the prefill).
+    Separate,
+}
+
+/// The whole run: decode steps, admission steps (`extend` or `mixed` calls), tokens generated, milliseconds.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
     pub decode_steps: usize,
     pub admissions: usize,
+    /// Admission steps that also advanced the running sequences ([`Batching::Mixed`]; counted in
+    /// `admissions`, not in `decode_steps`).
+    pub mixed_steps: usize,
     /// Sequences preempted ([`Admission::Preempt`]; a sequence preempted twice counts twice).
     pub preemptions: usize,
     pub generated: usize,
     pub ms: f64,
-    /// The most sequences a decode step ran.
+    /// The most sequences a decode or mixed step ran.
     pub widest: usize,
 }
 
@@ -195,16 +229,17 @@ fn worst_pages(r: &Request, page_size: usize) -> usize {
 }
 
 /// Serves `requests` through `engine`'s slots (every slot emptied first) on the wall clock, admitting by
-/// [`Admission::Reserve`]: replies end at `max_new` tokens or at a token of `stop`. Requests that could
+/// [`Admission::Reserve`], batching by [`Batching::Mixed`]: replies end at `max_new` tokens or at a token of `stop`. Requests that could
 /// never run (empty, no reply budget, longer than a slot, more pages than the pool) are refused before
 /// anything runs, naming the first.
 pub fn serve<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32]) -> Result<(Vec<Served>, Summary)> {
-    serve_with(engine, requests, stop, Admission::Reserve, &mut WallClock::start(), &mut |_, _| {})
+    serve_with(engine, requests, stop, Admission::Reserve, Batching::Mixed, &mut WallClock::start(), &mut |_, _| {})
 }
 
-/// [`serve`] admitting by `admission`, by `clock`, handing each generated token to
+/// [`serve`] admitting by `admission`, batching by `batching`, by `clock`, handing each generated token to
 /// `on_token(request, token)` as it comes.
-pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32], admission: Admission, clock: &mut dyn Clock,
+#[allow(clippy::too_many_arguments)]
+pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32], admission: Admission, batching: Batching, clock: &mut dyn Clock,
                              on_token: &mut dyn FnMut(usize, u32)) -> Result<(Vec<Served>, Summary)> {
     let (slots, max_len, pool) = (engine.slots(), engine.max_len(), engine.pool());
     for (i, r) in requests.iter().enumerate() {
@@ -245,7 +280,33 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
     // Pages an occupant of request `r` holding `c` tokens needs through the next decode step (one it ends
     // before holds no more than it has).
     let step_pages = |r: usize, c: usize, size: usize| (c + 1).min(longest(&requests[r])).div_ceil(size);
+    // Steps an admission must see the running sequences through: its own and, mixed, the decode step after.
+    let ahead = if batching == Batching::Mixed { 2 } else { 1 };
+    // Sequences that are done leave; the last occupied slot's moves into the hole (checked from the end, so
+    // the one moved in was checked already). Their last token's time was stamped with it.
+    macro_rules! leave_done {
+        () => {
+            for s in (0..occupant.len()).rev() {
+                let r = occupant[s];
+                if !done(&out[r].tokens, &requests[r]) {
+                    continue;
+                }
+                if let (Some((_, size)), Admission::Reserve) = (pool, admission) {
+                    promised -= worst_pages(&requests[r], size);
+                }
+                vacate(engine, s, &mut [&mut occupant, &mut cached, &mut stamp], &mut last)?;
+            }
+        };
+    }
     while next < requests.len() || !occupant.is_empty() || !waiting.is_empty() {
+        if batching == Batching::Mixed {
+            // A mixed step advances every running sequence: the ones the last step ended leave first (and
+            // their slots take newcomers in this round).
+            leave_done!();
+            if next == requests.len() && occupant.is_empty() && waiting.is_empty() {
+                break;
+            }
+        }
         // Nothing to run and the next request not here yet: idle until it arrives (and count it arrived then,
         // whatever the clock's rounding says).
         let mut now = ms(clock);
@@ -258,11 +319,13 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
         // the newcomer (at its longest, or through the next decode step: `admission`).
         let mut held = match pool {
             Some((_, size)) if admission == Admission::Preempt => {
-                occupant.iter().zip(&cached).map(|(&r, &c)| step_pages(r, c, size)).sum()
+                occupant.iter().zip(&cached).map(|(&r, &c)| step_pages(r, c + ahead - 1, size)).sum()
             }
             _ => 0,
         };
         let mut admit = vec![];
+        // Whether this round's admission step also advanced the running sequences (no decode step follows).
+        let mut advanced = false;
         while occupant.len() + admit.len() < slots {
             let r = match waiting.front() {
                 Some(&r) => r,
@@ -301,7 +364,22 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
                 Cow::Owned([requests[r].prompt.as_slice(), out[r].tokens.as_slice()].concat())
             }).collect();
             let seqs: Vec<(usize, &[u32])> = prompts.iter().enumerate().map(|(i, p)| (base + i, p.as_ref())).collect();
-            let first = engine.extend(&seqs)?;
+            let first = if batching == Batching::Mixed && base > 0 {
+                // The running sequences advance in the same pass; their tokens first.
+                let mut toks = engine.mixed(&last, &seqs)?;
+                if toks.len() != base + seqs.len() {
+                    return Err(Error::InvalidInput(format!("a mixed step of {base} running and {} new sequences returned {} tokens (internal)", seqs.len(), toks.len())));
+                }
+                let first = toks.split_off(base);
+                let t = ms(clock);
+                advance(&toks, t, &occupant, &mut cached, &mut last, &mut out, on_token);
+                sum.mixed_steps += 1;
+                sum.widest = sum.widest.max(base + seqs.len());
+                advanced = true;
+                first
+            } else {
+                engine.extend(&seqs)?
+            };
             sum.admissions += 1;
             let t = ms(clock);
             for ((&r, &tok), p) in admit.iter().zip(&first).zip(&prompts) {
@@ -322,18 +400,7 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
             let r = waiting.front().copied().unwrap_or_else(|| order[next]);
             return Err(Error::InvalidInput(format!("request {r} found no room with every slot free (internal)")));
         }
-        // Sequences that are done leave; the last occupied slot's moves into the hole (checked from the
-        // end, so the one moved in was checked already). Their last token's time was stamped with it.
-        for s in (0..occupant.len()).rev() {
-            let r = occupant[s];
-            if !done(&out[r].tokens, &requests[r]) {
-                continue;
-            }
-            if let (Some((_, size)), Admission::Reserve) = (pool, admission) {
-                promised -= worst_pages(&requests[r], size);
-            }
-            vacate(engine, s, &mut [&mut occupant, &mut cached, &mut stamp], &mut last)?;
-        }
+        leave_done!();
         // Too few free pages for the step: the most recently admitted sequences give theirs back.
         if let (Some((pages, size)), Admission::Preempt) = (pool, admission) {
             while occupant.len() > 1 && occupant.iter().zip(&cached).map(|(&r, &c)| step_pages(r, c, size)).sum::<usize>() > pages {
@@ -343,24 +410,29 @@ pub fn serve_with<E: Engine>(engine: &mut E, requests: &[Request], stop: &[u32],
                 vacate(engine, s, &mut [&mut occupant, &mut cached, &mut stamp], &mut last)?;
             }
         }
-        if occupant.is_empty() {
+        if occupant.is_empty() || advanced {
             continue;
         }
         let toks = engine.decode(&last)?;
         let t = ms(clock);
         sum.decode_steps += 1;
         sum.widest = sum.widest.max(occupant.len());
-        for (s, &tok) in toks.iter().enumerate() {
-            out[occupant[s]].tokens.push(tok);
-            out[occupant[s]].done_ms = t;
-            cached[s] += 1;
-            last[s] = tok;
-            on_token(occupant[s], tok);
-        }
+        advance(&toks, t, &occupant, &mut cached, &mut last, &mut out, on_token);
     }
     sum.generated = out.iter().map(|s| s.tokens.len()).sum();
     sum.ms = ms(clock);
     Ok((out, sum))
+}
+
+/// The running sequences' next tokens `toks` (slot order), made at `t` ms: each reply and its slot's row.
+fn advance(toks: &[u32], t: f64, occupant: &[usize], cached: &mut [usize], last: &mut [u32], out: &mut [Served], on_token: &mut dyn FnMut(usize, u32)) {
+    for (s, &tok) in toks.iter().enumerate() {
+        out[occupant[s]].tokens.push(tok);
+        out[occupant[s]].done_ms = t;
+        cached[s] += 1;
+        last[s] = tok;
+        on_token(occupant[s], tok);
+    }
 }
 
 /// Empties slot `s` and moves the last occupied slot's sequence into it (the engine's cache and the
@@ -446,6 +518,24 @@ mod tests {
             self.check_pool()?;
             Ok(out)
         }
+        fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])]) -> Result<Vec<u32>> {
+            self.calls.push(format!("mixed {} {:?}", tokens.len(), seqs.iter().map(|s| s.0).collect::<Vec<_>>()));
+            let mut out = vec![];
+            for (b, &t) in tokens.iter().enumerate() {
+                assert!(!self.seqs[b].is_empty(), "mixed step over empty slot {b}");
+                self.seqs[b].push(t);
+                assert!(self.seqs[b].len() <= self.max_len, "slot {b} past max_len");
+                out.push(next_of(&self.seqs[b]));
+            }
+            for &(s, t) in seqs {
+                assert!(s >= tokens.len() && self.seqs[s].is_empty(), "a mixed step's prompt into occupied slot {s}");
+                self.seqs[s].extend_from_slice(t);
+                assert!(self.seqs[s].len() <= self.max_len);
+                out.push(next_of(&self.seqs[s]));
+            }
+            self.check_pool()?;
+            Ok(out)
+        }
         fn release(&mut self, slot: usize) -> Result<()> {
             self.seqs[slot].clear();
             Ok(())
@@ -481,21 +571,32 @@ mod tests {
         let stop = [13u32];
         let reqs = requests(23);
         let want: Vec<Vec<u32>> = reqs.iter().map(|r| alone(r, &stop)).collect();
-        for slots in [1, 2, 3, 5, 8, 32] {
-            for pool in [None, Some((9, 4)), Some((40, 16))] {
-                let mut e = Fake::new(slots, 64, pool);
-                let (out, sum) = serve(&mut e, &reqs, &stop).unwrap();
-                for (i, (o, w)) in out.iter().zip(&want).enumerate() {
-                    assert_eq!(&o.tokens, w, "slots {slots}, pool {pool:?}: request {i}");
-                    assert!(o.first_ms <= o.done_ms);
-                }
-                assert_eq!(sum.generated, want.iter().map(Vec::len).sum::<usize>());
-                assert!(sum.widest <= slots && e.seqs.iter().all(Vec::is_empty), "slots {slots}: every slot empty at the end");
-                // No more decode steps than serving the longest replies back to back, slots at a time.
-                assert!(sum.decode_steps <= want.iter().map(Vec::len).sum::<usize>());
-                if slots >= 23 && pool.is_none() {
-                    // Everyone at once: one admission, steps = the longest reply - 1.
-                    assert_eq!((sum.admissions, sum.decode_steps), (1, want.iter().map(Vec::len).max().unwrap() - 1));
+        for batching in [Batching::Mixed, Batching::Separate] {
+            for slots in [1, 2, 3, 5, 8, 32] {
+                for pool in [None, Some((9, 4)), Some((40, 16))] {
+                    let mut e = Fake::new(slots, 64, pool);
+                    let (out, sum) = serve_with(&mut e, &reqs, &stop, Admission::Reserve, batching, &mut WallClock::start(), &mut |_, _| {}).unwrap();
+                    let at = format!("{batching:?}, slots {slots}, pool {pool:?}");
+                    for (i, (o, w)) in out.iter().zip(&want).enumerate() {
+                        assert_eq!(&o.tokens, w, "{at}: request {i}");
+                        assert!(o.first_ms <= o.done_ms);
+                    }
+                    assert_eq!(sum.generated, want.iter().map(Vec::len).sum::<usize>());
+                    assert!(sum.widest <= slots && e.seqs.iter().all(Vec::is_empty), "{at}: every slot empty at the end");
+                    // No more decode steps than serving the longest replies back to back, slots at a time.
+                    assert!(sum.decode_steps <= want.iter().map(Vec::len).sum::<usize>());
+                    // Mixed steps only beside running sequences: never with one slot.
+                    let mixed = e.calls.iter().filter(|c| c.starts_with("mixed")).count();
+                    assert_eq!(sum.mixed_steps, mixed, "{at}");
+                    assert!(batching == Batching::Mixed || mixed == 0, "{at}: {mixed} mixed steps");
+                    assert!(slots > 1 || mixed == 0, "{at}: {mixed} mixed steps");
+                    if slots >= 23 && pool.is_none() {
+                        // Everyone at once: one admission, steps = the longest reply - 1.
+                        assert_eq!((sum.admissions, sum.decode_steps), (1, want.iter().map(Vec::len).max().unwrap() - 1));
+                    }
+                    if batching == Batching::Mixed && slots == 3 && pool.is_none() {
+                        assert!(mixed > 0, "{at}: requests admitted beside running ones took mixed steps");
+                    }
                 }
             }
         }
@@ -510,7 +611,53 @@ mod tests {
         assert_eq!(e.calls, ["extend [0, 1, 2]", "move 2->0", "decode 2", "decode 2"]);
     }
 
-    /// [`Fake`] on a [`Ticks`] clock: an admission costs 5 ms, a decode step 1 ms.
+    #[test]
+    fn a_mixed_step_admits_beside_the_running_sequences_and_advances_them() {
+        // Two slots; A (2 tokens) ends at the first decode step, C takes its slot while B runs on.
+        let reqs = vec![Request::new(vec![1], 2), Request::new(vec![2], 4), Request::new(vec![3], 2)];
+        let t = std::cell::Cell::new(0.0);
+        let mut e = Timed(Fake::new(2, 16, None), &t);
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Reserve, Batching::Mixed, &mut Shared(&t), &mut |_, _| {}).unwrap();
+        // A leaves before the round's admission: B moves into slot 0, C is admitted into slot 1 in the same
+        // pass that gives B its third token, and no decode step follows that round.
+        assert_eq!(e.0.calls, ["extend [0, 1]", "decode 2", "move 1->0", "mixed 1 [1]", "decode 2"]);
+        assert_eq!((sum.admissions, sum.mixed_steps, sum.decode_steps, sum.widest), (2, 1, 2, 2));
+        assert!(reqs.iter().zip(&out).all(|(r, o)| o.tokens == alone(r, &[])));
+        // 5 + 1 + 5 + 1 ms: C's first token with the mixed step, at 11 ms; B's third there too.
+        assert_eq!((sum.ms, out[2].first_ms, out[1].done_ms), (12.0, 11.0, 12.0));
+        // Separate: C waits for the round after A leaves, and B decodes alone once.
+        let t = std::cell::Cell::new(0.0);
+        let mut e = Timed(Fake::new(2, 16, None), &t);
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Reserve, Batching::Separate, &mut Shared(&t), &mut |_, _| {}).unwrap();
+        assert_eq!(e.0.calls, ["extend [0, 1]", "decode 2", "move 1->0", "decode 1", "extend [1]", "decode 2"]);
+        assert_eq!((sum.admissions, sum.mixed_steps, sum.decode_steps, sum.ms), (2, 0, 3, 13.0));
+        assert!(reqs.iter().zip(&out).all(|(r, o)| o.tokens == alone(r, &[])));
+    }
+
+    #[test]
+    fn the_gpu_tests_schedules_mixed() {
+        // `tests/chunked.rs`'s requests on its two caches (3 slots; contiguous, and 20 pages of 16), mixed:
+        // the schedule it asserts, from this engine (no stop tokens: the schedule is the lengths').
+        let reqs: Vec<Request> = (0..7).map(|i| Request::new(vec![1; 5 + 9 * i], 6 + i % 4)).collect();
+        for pool in [None, Some((20, 16))] {
+            let mut e = Fake::new(3, 256, pool);
+            let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Reserve, Batching::Mixed, &mut WallClock::start(), &mut |_, _| {}).unwrap();
+            // 3 admitted, 5 decode steps of three, then 3 mixed steps each admitting one beside two, …
+            assert_eq!((sum.admissions, sum.mixed_steps, sum.decode_steps, sum.widest), (5, 4, 16, 3), "{pool:?}: {:?}", e.calls);
+            assert_eq!(e.calls[..8], ["extend [0, 1, 2]", "decode 3", "decode 3", "decode 3", "decode 3", "decode 3", "move 2->0", "mixed 2 [2]"]);
+            let (_, sep) = serve_with(&mut Fake::new(3, 256, pool), &reqs, &[], Admission::Reserve, Batching::Separate, &mut WallClock::start(), &mut |_, _| {}).unwrap();
+            assert_eq!((sep.admissions, sep.mixed_steps, sep.decode_steps, sep.widest), (5, 0, 20, 3));
+            assert!(reqs.iter().zip(&out).all(|(r, o)| o.tokens == alone(r, &[])));
+        }
+        let reqs: Vec<Request> = (0..3).map(|i| Request::new(vec![i; 80], 60)).collect();
+        let mut e = Fake::new(3, 256, Some((20, 16)));
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, Batching::Mixed, &mut WallClock::start(), &mut |_, _| {}).unwrap();
+        // The preempted one comes back when the others have ended (as separate: nothing runs beside it).
+        assert_eq!((sum.admissions, sum.mixed_steps, sum.preemptions, sum.decode_steps, sum.widest), (2, 0, 1, 101, 3));
+        assert!(reqs.iter().zip(&out).all(|(r, o)| o.tokens == alone(r, &[])));
+    }
+
+    /// [`Fake`] on a [`Shared`] clock: an admission (mixed or not) costs 5 ms, a decode step 1 ms.
     struct Timed<'a>(Fake, &'a std::cell::Cell<f64>);
 
     impl Engine for Timed<'_> {
@@ -530,6 +677,10 @@ mod tests {
         fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>> {
             self.1.set(self.1.get() + 1.0);
             self.0.decode(tokens)
+        }
+        fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])]) -> Result<Vec<u32>> {
+            self.1.set(self.1.get() + 5.0);
+            self.0.mixed(tokens, seqs)
         }
         fn release(&mut self, slot: usize) -> Result<()> {
             self.0.release(slot)
@@ -558,7 +709,7 @@ mod tests {
         // Three at once, one at 100 ms (the engine idle before it), one at 2 ms (waits for a slot).
         let reqs = vec![Request::new(vec![1, 2], 4), Request::new(vec![3], 4).at(100.0), Request::new(vec![4, 5, 6], 4), Request::new(vec![7], 2).at(2.0)];
         let mut streamed: Vec<Vec<u32>> = vec![vec![]; reqs.len()];
-        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Reserve, &mut Shared(&t), &mut |r, tok| streamed[r].push(tok)).unwrap();
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Reserve, Batching::Separate, &mut Shared(&t), &mut |r, tok| streamed[r].push(tok)).unwrap();
         for (i, (o, q)) in out.iter().zip(&reqs).enumerate() {
             assert_eq!(o.tokens, alone(q, &[]), "request {i}");
             assert_eq!(streamed[i], o.tokens, "request {i}: streamed as generated");
@@ -598,14 +749,14 @@ mod tests {
         let want: Vec<Vec<u32>> = reqs.iter().map(|r| alone(r, &stop)).collect();
         // Pools down to the one page more than the longest request (6 pages of 4 tokens) needs.
         let mut preempted = 0;
-        for slots in [1, 2, 3, 5, 8, 32] {
+        for (slots, batching) in [1, 2, 3, 5, 8, 32].into_iter().flat_map(|s| [(s, Batching::Mixed), (s, Batching::Separate)]) {
             for pool in [(7, 4), (9, 4), (12, 4), (40, 16)] {
                 let mut e = Fake::new(slots, 64, Some(pool));
                 let mut streamed: Vec<Vec<u32>> = vec![vec![]; reqs.len()];
-                let (out, sum) = serve_with(&mut e, &reqs, &stop, Admission::Preempt, &mut WallClock::start(), &mut |r, t| streamed[r].push(t)).unwrap();
+                let (out, sum) = serve_with(&mut e, &reqs, &stop, Admission::Preempt, batching, &mut WallClock::start(), &mut |r, t| streamed[r].push(t)).unwrap();
                 for (i, (o, w)) in out.iter().zip(&want).enumerate() {
-                    assert_eq!(&o.tokens, w, "slots {slots}, pool {pool:?}: request {i}");
-                    assert_eq!(&streamed[i], w, "slots {slots}, pool {pool:?}: request {i} streamed each token once");
+                    assert_eq!(&o.tokens, w, "{batching:?}, slots {slots}, pool {pool:?}: request {i}");
+                    assert_eq!(&streamed[i], w, "{batching:?}, slots {slots}, pool {pool:?}: request {i} streamed each token once");
                 }
                 assert_eq!(sum.generated, want.iter().map(Vec::len).sum::<usize>());
                 assert!(sum.widest <= slots && e.seqs.iter().all(Vec::is_empty), "slots {slots}, pool {pool:?}: every slot empty at the end");
@@ -631,7 +782,7 @@ mod tests {
         // its 2 tokens as one prompt of 5 and makes its last 3.
         let mut e = Fake::new(2, 16, Some((2, 4)));
         let mut streamed = vec![vec![]; 2];
-        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, &mut WallClock::start(), &mut |r, t| streamed[r].push(t)).unwrap();
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, Batching::Separate, &mut WallClock::start(), &mut |r, t| streamed[r].push(t)).unwrap();
         assert_eq!(e.calls, [&["extend [0, 1]", "decode 2"][..], &["decode 1"; 4], &["extend [0]"], &["decode 1"; 3]].concat());
         assert_eq!((sum.decode_steps, sum.preemptions, sum.admissions, sum.widest), (8, 1, 2, 2));
         for (i, r) in reqs.iter().enumerate() {
@@ -644,7 +795,7 @@ mod tests {
         // preempted at once.
         let reqs = vec![Request::new(vec![1, 2, 3, 4], 5), Request::new(vec![5, 6, 7, 8], 5)];
         let mut e = Fake::new(2, 16, Some((3, 4)));
-        let (_, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, &mut WallClock::start(), &mut |_, _| {}).unwrap();
+        let (_, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, Batching::Separate, &mut WallClock::start(), &mut |_, _| {}).unwrap();
         assert_eq!(e.calls, [&["extend [0]"][..], &["decode 1"; 4], &["extend [0]"], &["decode 1"; 4]].concat());
         assert_eq!(sum.preemptions, 0);
         // The GPU test's schedule (`tests/chunked.rs`): three prompts of 80 tokens with 60-token replies in 20
@@ -652,7 +803,7 @@ mod tests {
         // alone for its last 42.
         let reqs: Vec<Request> = (0..3).map(|i| Request::new(vec![i; 80], 60)).collect();
         let mut e = Fake::new(3, 256, Some((20, 16)));
-        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, &mut WallClock::start(), &mut |_, _| {}).unwrap();
+        let (out, sum) = serve_with(&mut e, &reqs, &[], Admission::Preempt, Batching::Separate, &mut WallClock::start(), &mut |_, _| {}).unwrap();
         assert_eq!((sum.admissions, sum.preemptions, sum.decode_steps, sum.widest), (2, 1, 101, 3));
         assert!(reqs.iter().zip(&out).all(|(r, o)| o.tokens == alone(r, &[])));
     }

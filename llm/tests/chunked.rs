@@ -19,7 +19,7 @@ use kernel_lab_llm::{
     checkpoint::Checkpoint,
     model::{Model, Paging, WeightFormat},
     sample::{Rng, Sampling},
-    serve::{self, Admission, ModelEngine, Request, WallClock},
+    serve::{self, Admission, Batching, ModelEngine, Request, WallClock},
 };
 use rand::Rng as _;
 
@@ -212,22 +212,28 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
     // Continuous batching: 7 requests through the 3 slots; every reply token checked against a prefill of
     // the request alone with the reply so far (the model's choice there, or a near-tie).
     let requests: Vec<Request> = (0..7).map(|i| Request::new((0..5 + 9 * i).map(|_| r.random_range(0..vocab as u32)).collect(), 6 + i % 4)).collect();
-    let (served, sum) = serve::serve(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(2) }, &requests, &[]).unwrap();
-    // Deterministic without stop tokens: 3 admitted, then one as each leaves (moves 2→0, 2→1, 2→0, 2→0,
-    // 2→1, 1→0), 20 decode steps.
-    assert_eq!((sum.admissions, sum.decode_steps, sum.widest, sum.generated), (5, 20, 3, requests.iter().map(|q| q.max_new).sum()), "{seed}: {sum:?}");
-    assert!(m.lens().iter().all(|&l| l == 0), "{seed}: every slot empty after serving");
-    if paged {
-        assert_eq!(m.pages(), Some((20, 20, 16)), "{seed}: every page back in the pool");
+    // Mixed (the default): 3 admitted, then one beside the two running as each leaves, in the pass that advances
+    // them (4 mixed steps), 16 decode steps; separate: 3 admitted, then one as each leaves (moves 2→0, 2→1,
+    // 2→0, 2→0, 2→1, 1→0), 20 decode steps. Deterministic without stop tokens (the CPU test checks both).
+    let mut runs = vec![];
+    for (batching, want) in [(Batching::Mixed, (5, 4, 16, 3)), (Batching::Separate, (5, 0, 20, 3))] {
+        let (served, sum) = serve::serve_with(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(2) }, &requests, &[], Admission::Reserve, batching,
+                                              &mut WallClock::start(), &mut |_, _| {}).unwrap();
+        assert_eq!((sum.admissions, sum.mixed_steps, sum.decode_steps, sum.widest), want, "{seed}: {batching:?} {sum:?}");
+        assert_eq!(sum.generated, requests.iter().map(|q| q.max_new).sum::<usize>(), "{seed}: {batching:?}");
+        assert!(m.lens().iter().all(|&l| l == 0), "{seed}: every slot empty after serving");
+        if paged {
+            assert_eq!(m.pages(), Some((20, 20, 16)), "{seed}: every page back in the pool");
+        }
+        runs.push((requests.clone(), served));
     }
-    let mut runs = vec![(requests, served)];
     if paged {
         // Preemption: three requests of 80 prompt tokens and 60 reply tokens (9 pages each at their longest)
         // admitted together into the 20 pages; at 97 cached tokens each would need a 7th page, so the newest
         // gives its 6 back after 16 steps and comes back, its 17 tokens recomputed with its prompt, when one
         // of the others ends: 16 + 43 + 42 decode steps (the CPU test checks the same schedule on its engine).
         let requests: Vec<Request> = (0..3).map(|_| Request::new((0..80).map(|_| r.random_range(0..vocab as u32)).collect(), 60)).collect();
-        let (served, sum) = serve::serve_with(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(3) }, &requests, &[], Admission::Preempt,
+        let (served, sum) = serve::serve_with(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(3) }, &requests, &[], Admission::Preempt, Batching::Mixed,
                                               &mut WallClock::start(), &mut |_, _| {}).unwrap();
         assert_eq!((sum.admissions, sum.preemptions, sum.decode_steps, sum.widest), (2, 1, 101, 3), "{seed}: {sum:?}");
         assert_eq!(m.pages(), Some((20, 20, 16)), "{seed}: every page back in the pool after preemption");

@@ -43,6 +43,8 @@ fn bad_input_is_named_with_exit_code_2() {
     assert!(code == 2 && err.contains("--slots serves the prompts through B slots"), "{err}");
     let (code, err) = llm(&["--model", "x", "--prompt-ids", "1;2", "--slots", "2", "--preempt"]);
     assert!(code == 2 && err.contains("--preempt is how --slots admits to a paged cache: give --slots and --page-size"), "{err}");
+    let (code, err) = llm(&["--model", "x", "--prompt-ids", "1;2", "--separate"]);
+    assert!(code == 2 && err.contains("--separate is how --slots runs an admission: give --slots"), "{err}");
     let (code, err) = llm(&["--model", "x", "--prompt-ids", "1", "--kv-pages", "8"]);
     assert!(code == 2 && err.contains("give --page-size too"), "{err}");
     let (code, err) = llm(&["--model", "x", "--prompt-ids", "1", "--page-size", "24"]);
