@@ -11,6 +11,12 @@
 #   2. 64 requests (512–1024 + 64–128 tokens) through 16 slots, mixed and --separate alternating, with the
 #      static batch of 16 × (1024 + 128) beside each round, 3 processes; arriving 8 a second once each;
 #      a 160-page pool with --preempt, mixed and separate, once each.
+# Ran first (call 3, 183b6f31) with the mixed step as `Model::extend` of every row (the running sequences'
+# cached rows gathered, their one query row each in 128-row prefill tiles): 1.029× separate. Call 4 runs
+# `Model::mixed` (decode attention for the running rows on the cache, prefill attention for the prompts on
+# their own K and V, no gather). *Predicted* for it (before the run): the mixed step ~1 ms over the extend
+# alone where call 3's cost ~5 ms: **1.06–1.08× separate**, the static-batch ratio ~0.91–0.93. Then memcheck
+# of the chunked test (the mixed step's views and plans).
 # Synthetic Llama-3-8B-shaped weights. Carry: scripts/slim-carry.sh kernel-lab-llm:chunked
 set -uo pipefail
 . scripts/device-log.sh "s104-serve.txt" 150
@@ -31,5 +37,6 @@ T=200 run $C/llm "${S[@]}" --rate 8 --separate --json $J/rate8sep-1.json
 run $C/llm "${S[@]}" --kv-pages 160 --preempt --json $J/pool160-preempt.json
 run $C/llm "${S[@]}" --kv-pages 160 --preempt --separate --json $J/pool160-preempt-separate.json
 python3 scripts/serving-medians.py $J | tee -a "$L"
+T=400 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/tests/kernel-lab-llm-chunked; stamp memcheck
 stamp done
 grep -E "^exit [1-9]|panicked" "$L" | head || true

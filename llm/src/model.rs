@@ -175,6 +175,10 @@ enum Step<'a> {
     /// `cu_k` — each sequence's cached rows and the piece's own, gathered from the cache into packed K and V
     /// by `gather_kv` from the rows uploaded with [`Shard::upload_keys`].
     Cached { cu_q: &'a [u32], cu_k: &'a [u32] },
+    /// A mixed step ([`Model::mixed`]): one new token in each slot `0..decode` against the slot's cache (the
+    /// decode attention, as [`Step::Decode`]), then prompts from position 0, packed after them (`cu`: their
+    /// offsets from the first prompt row; the prefill attention, as [`Step::Prompts`]).
+    Mixed { decode: usize, cu: &'a [u32] },
 }
 
 /// A chunk's keys gathered from the cache (grown as needed): each key row's slot and position, and the
@@ -648,10 +652,20 @@ impl<T: Element + NormReducible> Model<T> {
     /// slot's cached rows and to each other (causal), in chunks of at most [`Model::set_prefill_chunk`]
     /// tokens. Decode steps then take slots `0..n` as before, each of them holding a sequence.
     pub fn extend(&mut self, seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
-        let vocab = self.config.vocab;
         if seqs.is_empty() || seqs.len() > self.slots {
             return Err(Error::InvalidInput(format!("{} sequences for {} cache slots", seqs.len(), self.slots)));
         }
+        self.extend_checks(seqs)?;
+        // The step overwrites the device's ids, positions and slots (even if it fails part way).
+        self.device_next = None;
+        self.decoded = None;
+        self.append(seqs, sampling, rng, all_logits)
+    }
+
+    /// [`Model::extend`]'s checks of `seqs`: slots inside the cache and listed once, 1.. new tokens that fit
+    /// the slot's cache, ids inside the vocabulary.
+    fn extend_checks(&self, seqs: &[(usize, &[u32])]) -> Result<()> {
+        let vocab = self.config.vocab;
         let mut seen = vec![false; self.slots];
         for (i, &(slot, tokens)) in seqs.iter().enumerate() {
             if slot >= self.slots {
@@ -669,10 +683,7 @@ impl<T: Element + NormReducible> Model<T> {
                 return Err(Error::InvalidInput(format!("sequence {i}: token id {t} is outside the vocabulary of {vocab}")));
             }
         }
-        // The step overwrites the device's ids, positions and slots (even if it fails part way).
-        self.device_next = None;
-        self.decoded = None;
-        self.append(seqs, sampling, rng, all_logits)
+        Ok(())
     }
 
     /// Empties `slot` (its sequence finished): the next [`Model::extend`] of it starts a new sequence.
@@ -911,25 +922,7 @@ impl<T: Element + NormReducible> Model<T> {
         if !synced {
             self.upload_tokens(&ids, &pos, &slot)?;
         }
-        for s in &mut self.shards {
-            if !s.decode.contains_key(&n) {
-                let paging = s.paging.map(|(page_size, _, pages)| Paging { page_size, pages });
-                let desc = DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len).with_layout(kv_layout(paging, self.max_len));
-                let mut plan = DecodePlan::<T>::new(&s.gpu, desc)?;
-                // The grid before decode attention is the rotary kernel, which writes only the new token's
-                // cache row; the lengths were written before the step began (copied from the host, or by the
-                // previous step's argmax) and the older rows by earlier steps.
-                // `KERNEL_LAB_LLM_CACHE_AT_LAUNCH=0` turns it off (timing A/B).
-                if std::env::var("KERNEL_LAB_LLM_CACHE_AT_LAUNCH").map_or(true, |v| v.trim() != "0") {
-                    plan.set_cache_ready(CacheReady::AtLaunch);
-                }
-                let dev = s.gpu.zeros::<i32>(n)?;
-                s.decode.insert(n, (plan, dev));
-            }
-            if let Some((_, dev)) = s.decode.get_mut(&n).filter(|_| !synced) {
-                s.gpu.stream.memcpy_htod(&lens, dev).during(|| "copying lengths".into())?;
-            }
-        }
+        self.decode_plans(n, (!synced).then_some(&lens))?;
         if !synced {
             let rows: Vec<i32> = (0..n as i32).collect();
             self.upload_rows(&rows)?;
@@ -971,6 +964,117 @@ impl<T: Element + NormReducible> Model<T> {
             // The argmax's tokens (as read, negative ones as 0: as the kernel writes them) and the next positions.
             self.device_next = Some((n, next.iter().map(|&t| t as i32).collect(), pos.iter().map(|&p| p + 1).collect()));
         }
+        Ok(next)
+    }
+
+    /// Every rank's decode attention plan for `n` sequences (made the first time), and with `lens` its
+    /// sequences' lengths copied to the device.
+    fn decode_plans(&mut self, n: usize, lens: Option<&[i32]>) -> Result<()> {
+        let c = &self.config;
+        for s in &mut self.shards {
+            if !s.decode.contains_key(&n) {
+                let paging = s.paging.map(|(page_size, _, pages)| Paging { page_size, pages });
+                let desc = DecodeDesc::new(n, s.local.heads, s.local.kv_heads, c.head_dim, self.max_len).with_layout(kv_layout(paging, self.max_len));
+                let mut plan = DecodePlan::<T>::new(&s.gpu, desc)?;
+                // The grid before decode attention is the rotary kernel, which writes only the new tokens' cache
+                // rows (a mixed step's prompt rows are other slots'); the lengths were written before the step
+                // began (copied from the host, or by the previous step's argmax) and the older rows by earlier
+                // steps. `KERNEL_LAB_LLM_CACHE_AT_LAUNCH=0` turns it off (timing A/B).
+                if std::env::var("KERNEL_LAB_LLM_CACHE_AT_LAUNCH").map_or(true, |v| v.trim() != "0") {
+                    plan.set_cache_ready(CacheReady::AtLaunch);
+                }
+                let dev = s.gpu.zeros::<i32>(n)?;
+                s.decode.insert(n, (plan, dev));
+            }
+            if let (Some(lens), Some((_, dev))) = (lens, s.decode.get_mut(&n)) {
+                s.gpu.stream.memcpy_htod(lens, dev).during(|| "copying lengths".into())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A decode step and an admission in one forward pass (continuous batching's mixed step): slot `b <
+    /// tokens.len()` (each holding a sequence) appends `tokens[b]`, as [`Model::decode`], and each `(slot,
+    /// prompt)` of `seqs` starts a new sequence in an empty slot `≥ tokens.len()`, as [`Model::extend`];
+    /// returns the next token of each, the decoding slots' first, then `seqs`' in order. The weights are read
+    /// once for both: the GEMMs run over all rows, the decode rows' attention is the decode kernels' on the
+    /// cache, the prompts' the prefill kernels' on their own packed K and V. Where the prompts do not fit one
+    /// prefill chunk ([`Model::set_prefill_chunk`]) it is [`Model::extend`] of every row (the decoding slots'
+    /// tokens as one-token continuations: their cached rows gathered).
+    pub fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
+        let c = self.config.clone();
+        let n = tokens.len();
+        if n == 0 || seqs.is_empty() {
+            return Err(Error::InvalidInput(format!("a mixed step of {n} decoding and {} new sequences: at least one of each", seqs.len())));
+        }
+        for (b, &t) in tokens.iter().enumerate() {
+            if self.lens.get(b).is_none_or(|&l| l == 0 || l >= self.max_len) {
+                return Err(Error::InvalidInput(format!("sequence {b} holds {} tokens: decode needs 1..{} (the cache's length)",
+                                                       self.lens.get(b).copied().unwrap_or(0), self.max_len)));
+            }
+            if t as usize >= c.vocab {
+                return Err(Error::InvalidInput(format!("sequence {b}: token id {t} is outside the vocabulary of {}", c.vocab)));
+            }
+        }
+        if let Some((i, &(slot, _))) = seqs.iter().enumerate().find(|(_, (slot, _))| *slot < n || self.lens.get(*slot).is_some_and(|&l| l > 0)) {
+            return Err(Error::InvalidInput(format!("new sequence {i}: slot {slot} is not an empty slot after the {n} decoding ones")));
+        }
+        let all: Vec<(usize, &[u32])> = tokens.iter().enumerate().map(|(b, t)| (b, std::slice::from_ref(t))).chain(seqs.iter().copied()).collect();
+        let prompt_rows: usize = seqs.iter().map(|(_, p)| p.len()).sum();
+        if self.prefill_chunk != 0 && n + prompt_rows > self.prefill_chunk {
+            return self.extend(&all, sampling, rng, false).map(|r| r.0);
+        }
+        // `extend`'s checks of every row (slots, lengths, vocabulary); then the step's inputs.
+        self.extend_checks(&all)?;
+        self.device_next = None;
+        self.decoded = None;
+        let r = self.mixed_step(tokens, seqs, sampling, rng, &c);
+        self.after_plans_dropped();
+        if r.is_err() {
+            if let Some(p) = &mut self.pages {
+                for &(slot, _) in &all {
+                    p.shrink(slot, self.lens[slot]);
+                }
+            }
+        }
+        r
+    }
+
+    /// [`Model::mixed`] after its checks.
+    fn mixed_step(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, c: &Config) -> Result<Vec<u32>> {
+        let n = tokens.len();
+        let ends: Vec<(usize, usize)> = (0..n).map(|b| (b, self.lens[b] + 1)).chain(seqs.iter().map(|&(slot, p)| (slot, p.len()))).collect();
+        self.reserve(&ends)?;
+        let rows = n + seqs.iter().map(|(_, p)| p.len()).sum::<usize>();
+        self.ensure(rows)?;
+        let (mut ids, mut pos, mut slot) = (Vec::with_capacity(rows), Vec::with_capacity(rows), Vec::with_capacity(rows));
+        for (b, &t) in tokens.iter().enumerate() {
+            ids.push(t as i32);
+            pos.push(self.lens[b] as i32);
+            slot.push(b as i32);
+        }
+        let mut cu = vec![0u32];
+        let mut last = Vec::with_capacity(n + seqs.len());
+        last.extend(0..n as i32);
+        for &(s, p) in seqs {
+            ids.extend(p.iter().map(|&x| x as i32));
+            pos.extend(0..p.len() as i32);
+            slot.extend(std::iter::repeat_n(s as i32, p.len()));
+            let end = cu[cu.len() - 1] as usize + p.len();
+            cu.push(u32::try_from(end).map_err(|_| Error::InvalidInput(format!("a mixed step of {end} prompt rows: more than a u32 offset holds")))?);
+            last.push((n + end - 1) as i32);
+        }
+        self.upload_tokens(&ids, &pos, &slot)?;
+        let lens: Vec<i32> = pos[..n].iter().map(|&p| p + 1).collect();
+        self.decode_plans(n, Some(&lens))?;
+        self.forward(rows, Step::Mixed { decode: n, cu: &cu })?;
+        self.upload_rows(&last)?;
+        self.head_launch(last.len(), c, false)?;
+        let next = self.shards[0].head_read(last.len(), sampling, rng, c)?;
+        for &(s, e) in &ends {
+            self.lens[s] = e;
+        }
+        self.check_ranks()?;
         Ok(next)
     }
 
@@ -1393,7 +1497,7 @@ impl<T: Element + NormReducible> Shard<T> {
         if !ablated("rope") { unsafe {
             launch!(ks, rope, rope_bf16, rope_f16, grid::rope(tokens, l.heads, l.kv_heads, d), &b.qkv, bias, &b.pos, &*cos_sin, &mut b.q, &mut b.k, &mut b.v, ck, cv, &b.slot,
                     max_len as u32, l.heads as u32, l.kv_heads as u32, d as u32, layer.qkv_bias.is_some() as u32, max_len as u32,
-                    matches!(step, Step::Prompts(_)) as u32, &*table, max_pages, page_size)?
+                    matches!(step, Step::Prompts(_) | Step::Mixed { .. }) as u32, &*table, max_pages, page_size)?
         }
         mark(prof, gpu, || "rope".into(), 0)?; }
         let nq = tokens * l.heads * d;
@@ -1421,6 +1525,25 @@ impl<T: Element + NormReducible> Shard<T> {
                 let nkv = rows * l.kv_heads * d;
                 prefill.run(&view::<T>(&b.q, nq)?, &view::<T>(&kr.k, nkv)?, &view::<T>(&kr.v, nkv)?, cu_q, cu_k, &mut view_mut::<T>(&mut b.attn, nq)?,
                             &mut b.lse.slice_mut(..tokens * l.heads))?;
+                mark(prof, gpu, || "attention prefill".into(), 0)?;
+            }
+            Step::Mixed { decode: n, cu } => {
+                // The decode rows first: slots 0..n against their cache, as `Step::Decode`.
+                let (plan, seq_lens) = decode.get_mut(&n).ok_or_else(|| Error::InvalidInput("decode plan missing (internal)".into()))?;
+                let per = paging.map_or(n * max_len, |(size, _, pages)| pages * size) * l.kv_heads * d;
+                let bt = paging.map(|(_, max_pages, _)| BlockTable { table: &*table, max_pages });
+                let (nd, nkv) = (n * l.heads * d, tokens * l.kv_heads * d);
+                let q = view::<T>(&b.q, nq)?;
+                let (k_all, v_all) = (view::<T>(&b.k, nkv)?, view::<T>(&b.v, nkv)?);
+                let mut o = view_mut::<T>(&mut b.attn, nq)?;
+                let (mut o_dec, mut o_pre) = o.split_at_mut(nd);
+                let mut lse = b.lse.slice_mut(..tokens * l.heads);
+                let (mut lse_dec, mut lse_pre) = lse.split_at_mut(n * l.heads);
+                plan.run(&q.slice(..nd), &view::<T>(ck, per)?, &view::<T>(cv, per)?, bt, seq_lens, max_len, &mut o_dec, &mut lse_dec)?;
+                mark(prof, gpu, || DECODE_ATTENTION.into(), 0)?;
+                // Then the prompts on their own packed K and V (rows n.. of the step), as `Step::Prompts`.
+                let skip = n * l.kv_heads * d;
+                prefill.run(&q.slice(nd..), &k_all.slice(skip..), &v_all.slice(skip..), cu, cu, &mut o_pre, &mut lse_pre)?;
                 mark(prof, gpu, || "attention prefill".into(), 0)?;
             }
             Step::Decode if ablated("attn") => {}

@@ -6,10 +6,11 @@
 //! the occupied slots are always `0..n`, the rows a decode step runs (and its CUDA graph of batch `n`).
 //!
 //! [`Batching::Mixed`] (the default) runs an admission and the occupied slots' next tokens as one step: the
-//! newcomers' prompts and each running sequence's last token go through one forward pass (`Model::extend`
-//! with the running slots' single tokens listed first — vLLM's and Sarathi-Serve's chunked prefill with the
-//! decode tokens riding along), so the running sequences do not wait out the admission and then pay a decode
-//! step of their own: the weights are read once for both. [`Batching::Separate`] extends, then runs a decode
+//! newcomers' prompts and each running sequence's last token go through one forward pass (`Model::mixed`:
+//! the GEMMs over all rows, the running rows' attention by the decode kernels on the cache, the prompts' by
+//! the prefill kernels — vLLM's and Sarathi-Serve's batches of prefill and decode tokens), so the running
+//! sequences do not wait out the admission and then pay a decode step of their own: the weights are read
+//! once for both. [`Batching::Separate`] extends, then runs a decode
 //! step over every slot, newcomers included.
 //!
 //! On a paged cache, [`Admission::Reserve`] (the default) admits a request only while the pool holds the
@@ -48,9 +49,9 @@ pub trait Engine {
     fn extend(&mut self, seqs: &[(usize, &[u32])]) -> Result<Vec<u32>>;
     /// One decode step over slots `0..tokens.len()` ([`Model::decode`]).
     fn decode(&mut self, tokens: &[u32]) -> Result<Vec<u32>>;
-    /// One step of both ([`Batching::Mixed`]): each occupied slot `b < tokens.len()` appends `tokens[b]` (a
-    /// decode step's work) and each of `seqs` its prompt into an empty slot (an admission's), in one forward
-    /// pass; the occupied slots' next tokens, then each of `seqs`'.
+    /// One step of both ([`Batching::Mixed`], [`Model::mixed`]): each occupied slot `b < tokens.len()` appends
+    /// `tokens[b]` (a decode step's work) and each of `seqs` its prompt into an empty slot (an admission's),
+    /// in one forward pass; the occupied slots' next tokens, then each of `seqs`'.
     fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])]) -> Result<Vec<u32>>;
     /// Empties a slot ([`Model::release`]).
     fn release(&mut self, slot: usize) -> Result<()>;
@@ -82,10 +83,7 @@ impl<T: Element + NormReducible> Engine for ModelEngine<'_, T> {
         self.model.decode(tokens, self.sampling, &mut self.rng)
     }
     fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])]) -> Result<Vec<u32>> {
-        // `Model::extend` of the running slots' single tokens, then the prompts: the chunks end the sequences
-        // in the order listed, so the next tokens come in that order (the single tokens in the first chunk).
-        let all: Vec<(usize, &[u32])> = tokens.iter().enumerate().map(|(b, t)| (b, std::slice::from_ref(t))).chain(seqs.iter().copied()).collect();
-        self.model.extend(&all, self.sampling, &mut self.rng, false).map(|r| r.0)
+        self.model.mixed(tokens, seqs, self.sampling, &mut self.rng)
     }
     fn release(&mut self, slot: usize) -> Result<()> {
         self.model.release(slot)

@@ -180,6 +180,27 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
     let d = m.decode(&[1, 2, 3], g, &mut rng).unwrap();
     assert_eq!(d.len(), 3);
     assert_eq!(m.lens()[..3], [132, 71, 10]);
+    // A mixed step (`Model::mixed`, whole: no chunk): slots 0 and 1 decode one token each while p0's first
+    // 20 tokens start in slot 2; the newcomer's next token is the whole prompt's choice there (or a near-tie),
+    // and the decoding slots go on as after a decode step. (Their tokens are checked against solo prefills by
+    // the serving below.)
+    m.release(2).unwrap();
+    m.set_prefill_chunk(0);
+    let mx = m.mixed(&[4, 5], &[(2, &p0[..20])], g, &mut rng).unwrap();
+    assert_eq!((mx.len(), &m.lens()[..3]), (3, &[133, 72, 20][..]), "{seed}");
+    assert!(agrees(&last(a0, 20), mx[2], eps(&last(a0, 20))), "{seed}: the mixed step's newcomer's next token");
+    let d = m.decode(&mx, g, &mut rng).unwrap();
+    assert_eq!((d.len(), &m.lens()[..3]), (3, &[134, 73, 21][..]));
+    let e = m.mixed(&[1], &[(0, &p0[..2])], g, &mut rng).unwrap_err().to_string();
+    assert!(e.contains("slot 0 is not an empty slot after the 1 decoding ones"), "{e}");
+    let e = m.mixed(&[], &[(2, &p0[..2])], g, &mut rng).unwrap_err().to_string();
+    assert!(e.contains("at least one of each"), "{e}");
+    assert_eq!(m.lens()[..3], [134, 73, 21], "a refused mixed step changed nothing");
+    m.release(2).unwrap();
+    m.decode(&[6, 7], g, &mut rng).unwrap();
+    m.extend(&[(2, &p0[..9])], g, &mut rng, false).unwrap();
+    m.set_prefill_chunk(7);
+    assert_eq!(m.lens()[..3], [135, 74, 9]);
 
     let worst = report.iter().filter(|(w, _)| !w.starts_with("guard")).map(|x| x.1).fold(0.0, f64::max);
     eprintln!("{seed}: rel L2 from the whole prompts' logits: {report:?}");
@@ -192,12 +213,12 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
     };
     bad(m.extend(&[(3, &p0[..2])], g, &mut rng, false), "slot 3 is outside the cache's 3 slots");
     bad(m.extend(&[(0, &p0[..2]), (0, &p0[..2])], g, &mut rng, false), "slot 0 is listed twice");
-    bad(m.extend(&[(0, &p1)], g, &mut rng, false), "slot 0 holds 132 tokens and 131 are appended");
-    bad(m.extend(&[(1, &[])], g, &mut rng, false), "1..=185 new tokens fit");
+    bad(m.extend(&[(0, &p1)], g, &mut rng, false), "slot 0 holds 135 tokens and 131 are appended");
+    bad(m.extend(&[(1, &[])], g, &mut rng, false), "1..=182 new tokens fit");
     bad(m.extend(&[(1, &[vocab as u32])], g, &mut rng, false), "outside the vocabulary");
     assert!(m.release(3).is_err());
-    assert_eq!(m.lens()[..3], [132, 71, 10], "a refused request changed nothing");
-    bad(m.truncate(2, 11).map(|_| (vec![], None)), "slot 2 holds 10 tokens: it cannot be cut to 11");
+    assert_eq!(m.lens()[..3], [135, 74, 9], "a refused request changed nothing");
+    bad(m.truncate(2, 10).map(|_| (vec![], None)), "slot 2 holds 9 tokens: it cannot be cut to 10");
     if paged {
         // 9 + 5 + 1 of the 20 pages held: slot 2's 100 more tokens need 6 more.
         assert_eq!(m.pages(), Some((5, 20, 16)));
@@ -206,7 +227,7 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
         m.release(0).unwrap();
         assert_eq!(m.pages(), Some((14, 20, 16)));
         let (n, _) = m.extend(&[(2, &p0[..40])], g, &mut rng, false).unwrap();
-        assert_eq!((n.len(), m.lens()[2], m.pages()), (1, 50, Some((11, 20, 16))));
+        assert_eq!((n.len(), m.lens()[2], m.pages()), (1, 49, Some((11, 20, 16))));
     }
 
     // Continuous batching: 7 requests through the 3 slots; every reply token checked against a prefill of
@@ -216,7 +237,10 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
     // them (4 mixed steps), 16 decode steps; separate: 3 admitted, then one as each leaves (moves 2→0, 2→1,
     // 2→0, 2→0, 2→1, 1→0), 20 decode steps. Deterministic without stop tokens (the CPU test checks both).
     let mut runs = vec![];
-    for (batching, want) in [(Batching::Mixed, (5, 4, 16, 3)), (Batching::Separate, (5, 0, 20, 3))] {
+    // Mixed whole (`Step::Mixed`: decode attention for the running rows, prefill for the prompts) and in
+    // chunks of 7 (the running rows' cached keys gathered with the prompts').
+    for (batching, chunk, want) in [(Batching::Mixed, 0, (5, 4, 16, 3)), (Batching::Separate, 0, (5, 0, 20, 3)), (Batching::Mixed, 7, (5, 4, 16, 3))] {
+        m.set_prefill_chunk(chunk);
         let (served, sum) = serve::serve_with(&mut ModelEngine { model: &mut m, sampling: g, rng: Rng::new(2) }, &requests, &[], Admission::Reserve, batching,
                                               &mut WallClock::start(), &mut |_, _| {}).unwrap();
         assert_eq!((sum.admissions, sum.mixed_steps, sum.decode_steps, sum.widest), want, "{seed}: {batching:?} {sum:?}");
