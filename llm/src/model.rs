@@ -800,13 +800,19 @@ impl<T: Element + NormReducible> Model<T> {
         let result = self.append_steps(seqs, sampling, rng, all_logits);
         self.after_plans_dropped();
         if result.is_err() {
-            if let Some(p) = &mut self.pages {
-                for &(slot, _) in seqs {
-                    p.shrink(slot, self.lens[slot]);
-                }
-            }
+            self.give_back_pages(seqs);
         }
         result
+    }
+
+    /// After a failed step over `seqs`: a paged cache takes back the pages reserved for their new tokens
+    /// (the slots keep their lengths).
+    fn give_back_pages(&mut self, seqs: &[(usize, &[u32])]) {
+        if let Some(p) = &mut self.pages {
+            for &(slot, _) in seqs {
+                p.shrink(slot, self.lens[slot]);
+            }
+        }
     }
 
     fn append_steps(&mut self, seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng, all_logits: bool) -> Result<(Vec<u32>, Option<Vec<f32>>)> {
@@ -895,14 +901,7 @@ impl<T: Element + NormReducible> Model<T> {
         if n == 0 || n > self.slots {
             return Err(Error::InvalidInput(format!("{n} sequences for {} cache slots", self.slots)));
         }
-        for (b, &t) in tokens.iter().enumerate() {
-            if self.lens[b] == 0 || self.lens[b] >= self.max_len {
-                return Err(Error::InvalidInput(format!("sequence {b} holds {} tokens: decode needs 1..{} (the cache's length)", self.lens[b], self.max_len)));
-            }
-            if t as usize >= c.vocab {
-                return Err(Error::InvalidInput(format!("sequence {b}: token id {t} is outside the vocabulary of {}", c.vocab)));
-            }
-        }
+        self.decode_checks(tokens)?;
         let room: Vec<(usize, usize)> = (0..n).map(|b| (b, self.lens[b] + 1)).collect();
         self.reserve(&room)?;
         self.ensure(n)?;
@@ -967,6 +966,20 @@ impl<T: Element + NormReducible> Model<T> {
         Ok(next)
     }
 
+    /// [`Model::decode`]'s checks of `tokens` (slots `0..n` inside the cache: the caller's count): each slot
+    /// holds a sequence with room for one more token, each id inside the vocabulary.
+    fn decode_checks(&self, tokens: &[u32]) -> Result<()> {
+        for (b, &t) in tokens.iter().enumerate() {
+            if self.lens[b] == 0 || self.lens[b] >= self.max_len {
+                return Err(Error::InvalidInput(format!("sequence {b} holds {} tokens: decode needs 1..{} (the cache's length)", self.lens[b], self.max_len)));
+            }
+            if t as usize >= self.config.vocab {
+                return Err(Error::InvalidInput(format!("sequence {b}: token id {t} is outside the vocabulary of {}", self.config.vocab)));
+            }
+        }
+        Ok(())
+    }
+
     /// Every rank's decode attention plan for `n` sequences (made the first time), and with `lens` its
     /// sequences' lengths copied to the device.
     fn decode_plans(&mut self, n: usize, lens: Option<&[i32]>) -> Result<()> {
@@ -1004,18 +1017,11 @@ impl<T: Element + NormReducible> Model<T> {
     pub fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
         let c = self.config.clone();
         let n = tokens.len();
-        if n == 0 || seqs.is_empty() {
-            return Err(Error::InvalidInput(format!("a mixed step of {n} decoding and {} new sequences: at least one of each", seqs.len())));
+        if n == 0 || seqs.is_empty() || n + seqs.len() > self.slots {
+            return Err(Error::InvalidInput(format!("a mixed step of {n} decoding and {} new sequences: at least one of each, {} in all at most",
+                                                   seqs.len(), self.slots)));
         }
-        for (b, &t) in tokens.iter().enumerate() {
-            if self.lens.get(b).is_none_or(|&l| l == 0 || l >= self.max_len) {
-                return Err(Error::InvalidInput(format!("sequence {b} holds {} tokens: decode needs 1..{} (the cache's length)",
-                                                       self.lens.get(b).copied().unwrap_or(0), self.max_len)));
-            }
-            if t as usize >= c.vocab {
-                return Err(Error::InvalidInput(format!("sequence {b}: token id {t} is outside the vocabulary of {}", c.vocab)));
-            }
-        }
+        self.decode_checks(tokens)?;
         if let Some((i, &(slot, _))) = seqs.iter().enumerate().find(|(_, (slot, _))| *slot < n || self.lens.get(*slot).is_some_and(|&l| l > 0)) {
             return Err(Error::InvalidInput(format!("new sequence {i}: slot {slot} is not an empty slot after the {n} decoding ones")));
         }
@@ -1031,11 +1037,7 @@ impl<T: Element + NormReducible> Model<T> {
         let r = self.mixed_step(tokens, seqs, sampling, rng, &c);
         self.after_plans_dropped();
         if r.is_err() {
-            if let Some(p) = &mut self.pages {
-                for &(slot, _) in &all {
-                    p.shrink(slot, self.lens[slot]);
-                }
-            }
+            self.give_back_pages(&all);
         }
         r
     }
