@@ -1011,9 +1011,12 @@ impl<T: Element + NormReducible> Model<T> {
     /// prompt)` of `seqs` starts a new sequence in an empty slot `≥ tokens.len()`, as [`Model::extend`];
     /// returns the next token of each, the decoding slots' first, then `seqs`' in order. The weights are read
     /// once for both: the GEMMs run over all rows, the decode rows' attention is the decode kernels' on the
-    /// cache, the prompts' the prefill kernels' on their own packed K and V. Where the prompts do not fit one
-    /// prefill chunk ([`Model::set_prefill_chunk`]) it is [`Model::extend`] of every row (the decoding slots'
-    /// tokens as one-token continuations: their cached rows gathered).
+    /// cache, the prompts' the prefill kernels' on their own packed K and V. Where the rows do not fit one
+    /// prefill chunk ([`Model::set_prefill_chunk`]), the mixed pass takes the decode rows and the prompts'
+    /// first tokens up to the chunk (whole prompts in order, then the head of one), and [`Model::extend`]
+    /// appends the rest in chunks (vLLM's chunked prefill); where the decode rows alone fill a chunk, it is
+    /// [`Model::extend`] of every row (the decoding slots' tokens as one-token continuations). An error in the
+    /// later chunks leaves the mixed pass's rows appended (the error says so).
     pub fn mixed(&mut self, tokens: &[u32], seqs: &[(usize, &[u32])], sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
         let c = self.config.clone();
         let n = tokens.len();
@@ -1026,20 +1029,58 @@ impl<T: Element + NormReducible> Model<T> {
             return Err(Error::InvalidInput(format!("new sequence {i}: slot {slot} is not an empty slot after the {n} decoding ones")));
         }
         let all: Vec<(usize, &[u32])> = tokens.iter().enumerate().map(|(b, t)| (b, std::slice::from_ref(t))).chain(seqs.iter().copied()).collect();
-        let prompt_rows: usize = seqs.iter().map(|(_, p)| p.len()).sum();
-        if self.prefill_chunk != 0 && n + prompt_rows > self.prefill_chunk {
+        let chunk = self.prefill_chunk;
+        if chunk != 0 && n >= chunk {
             return self.extend(&all, sampling, rng, false).map(|r| r.0);
         }
-        // `extend`'s checks of every row (slots, lengths, vocabulary); then the step's inputs.
+        // `extend`'s checks of every row (slots, lengths, vocabulary) before anything runs.
         self.extend_checks(&all)?;
+        // The mixed pass's share of the prompts (all of them without a chunk), and what the chunks after take.
+        let mut room = if chunk == 0 { usize::MAX } else { chunk - n };
+        let (mut first, mut rest): (Vec<(usize, &[u32])>, Vec<(usize, &[u32])>) = (vec![], vec![]);
+        let mut took = Vec::with_capacity(seqs.len());
+        for &(slot, p) in seqs {
+            let take = p.len().min(room);
+            room -= take;
+            took.push(take);
+            if take > 0 {
+                first.push((slot, &p[..take]));
+            }
+            if take < p.len() {
+                rest.push((slot, &p[take..]));
+            }
+        }
         self.device_next = None;
         self.decoded = None;
-        let r = self.mixed_step(tokens, seqs, sampling, rng, &c);
+        let r = self.mixed_step(tokens, &first, sampling, rng, &c);
         self.after_plans_dropped();
-        if r.is_err() {
-            self.give_back_pages(&all);
+        let toks = match r {
+            Ok(t) => t,
+            Err(e) => {
+                let ran: Vec<(usize, &[u32])> = all[..n].iter().copied().chain(first.iter().copied()).collect();
+                self.give_back_pages(&ran);
+                return Err(e);
+            }
+        };
+        if rest.is_empty() {
+            return Ok(toks);
         }
-        r
+        let later = self.extend(&rest, sampling, rng, false)
+                        .map_err(|e| Error::InvalidInput(format!("a mixed step's later prompt chunks (its first chunk appended): {e}")))?.0;
+        // The decoding slots' tokens, then each new sequence's: from the mixed pass where it ended there,
+        // else from the chunks after (`first` and `rest` both in `seqs`' order).
+        let (mut f, mut r) = (n, 0);
+        let mut out = toks[..n].to_vec();
+        for (&(_, p), &take) in seqs.iter().zip(&took) {
+            if take == p.len() {
+                out.push(toks[f]);
+            } else {
+                out.push(later[r]);
+                r += 1;
+            }
+            f += (take > 0) as usize;
+        }
+        Ok(out)
     }
 
     /// [`Model::mixed`] after its checks.
