@@ -48,9 +48,50 @@ pub fn plan(lens: &[usize], budget: usize) -> Vec<Vec<Piece>> {
     chunks
 }
 
+/// Each sequence's next token, in order, where a first step ran the pieces `first` (the head of `plan`'s
+/// first chunk: sequences `0..first.len()`, each piece starting its sequence) and gave a token per piece
+/// (`from_first`), and later steps ran the rest of every sequence `first` did not end, giving a token per such
+/// sequence in order (`from_rest`): a sequence ended in the first step takes its piece's token, any other its
+/// turn of `from_rest` (`Model::mixed` with a prefill chunk). `None` where the counts do not agree.
+pub fn next_in_order(lens: &[usize], first: &[Piece], from_first: &[u32], from_rest: &[u32]) -> Option<Vec<u32>> {
+    if from_first.len() != first.len() || first.iter().enumerate().any(|(i, p)| p.seq != i || p.start != 0) {
+        return None;
+    }
+    let mut rest = from_rest.iter();
+    let out: Option<Vec<u32>> = lens.iter().enumerate().map(|(i, &len)| match first.get(i) {
+        Some(p) if p.ends(len) => Some(from_first[i]),
+        _ => rest.next().copied(),
+    }).collect();
+    out.filter(|_| rest.next().is_none())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A first chunk of any room over prompts of any lengths, the rest run after: every sequence gets the
+    /// token of the step that ended it, whichever that was.
+    #[test]
+    fn a_split_first_chunk_gives_each_sequence_its_own_next_token() {
+        let cases: &[&[usize]] = &[&[1], &[5], &[3, 4], &[7, 1, 9, 2], &[16, 16], &[1, 1, 1]];
+        for &lens in cases {
+            for room in [1, 2, 3, 4, 7, 8, 16, 1000] {
+                let first = plan(lens, room).swap_remove(0);
+                // Tokens named after their sequence: 100 + i from the first step, 200 + i from the rest.
+                let from_first: Vec<u32> = first.iter().map(|p| 100 + p.seq as u32).collect();
+                let from_rest: Vec<u32> = (0..lens.len()).filter(|&i| first.get(i).is_none_or(|p| !p.ends(lens[i]))).map(|i| 200 + i as u32).collect();
+                let got = next_in_order(lens, &first, &from_first, &from_rest).unwrap();
+                for (i, &t) in got.iter().enumerate() {
+                    let ended = first.get(i).is_some_and(|p| p.ends(lens[i]));
+                    assert_eq!(t, if ended { 100 } else { 200 } + i as u32, "{lens:?} room {room}: sequence {i}");
+                }
+                assert_eq!(next_in_order(lens, &first, &from_first, &[from_rest.clone(), vec![9]].concat()), None, "{lens:?} room {room}: one too many");
+                if !from_rest.is_empty() {
+                    assert_eq!(next_in_order(lens, &first, &from_first, &from_rest[1..]), None, "{lens:?} room {room}: one too few");
+                }
+            }
+        }
+    }
 
     /// Every token of every sequence in exactly one piece, in order; no chunk over the budget and every
     /// chunk but the last full; as few chunks as the budget allows.

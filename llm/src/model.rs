@@ -1029,27 +1029,19 @@ impl<T: Element + NormReducible> Model<T> {
             return Err(Error::InvalidInput(format!("new sequence {i}: slot {slot} is not an empty slot after the {n} decoding ones")));
         }
         let all: Vec<(usize, &[u32])> = tokens.iter().enumerate().map(|(b, t)| (b, std::slice::from_ref(t))).chain(seqs.iter().copied()).collect();
-        let chunk = self.prefill_chunk;
-        if chunk != 0 && n >= chunk {
+        let budget = self.prefill_chunk;
+        if budget != 0 && n >= budget {
             return self.extend(&all, sampling, rng, false).map(|r| r.0);
         }
         // `extend`'s checks of every row (slots, lengths, vocabulary) before anything runs.
         self.extend_checks(&all)?;
-        // The mixed pass's share of the prompts (all of them without a chunk), and what the chunks after take.
-        let mut room = if chunk == 0 { usize::MAX } else { chunk - n };
-        let (mut first, mut rest): (Vec<(usize, &[u32])>, Vec<(usize, &[u32])>) = (vec![], vec![]);
-        let mut took = Vec::with_capacity(seqs.len());
-        for &(slot, p) in seqs {
-            let take = p.len().min(room);
-            room -= take;
-            took.push(take);
-            if take > 0 {
-                first.push((slot, &p[..take]));
-            }
-            if take < p.len() {
-                rest.push((slot, &p[take..]));
-            }
-        }
+        // The mixed pass's share of the prompts (all of them without a chunk: the first chunk of
+        // `budget − n` tokens, whole prompts in order, then the head of one), and what the chunks after take.
+        let lens: Vec<usize> = seqs.iter().map(|(_, p)| p.len()).collect();
+        let head = chunk::plan(&lens, if budget == 0 { 0 } else { budget - n }).swap_remove(0);
+        let first: Vec<(usize, &[u32])> = head.iter().map(|pc| (seqs[pc.seq].0, &seqs[pc.seq].1[..pc.count])).collect();
+        let rest: Vec<(usize, &[u32])> = seqs.iter().enumerate().filter(|&(i, _)| head.get(i).is_none_or(|pc| !pc.ends(lens[i])))
+                                             .map(|(i, &(slot, p))| (slot, &p[head.get(i).map_or(0, |pc| pc.count)..])).collect();
         self.device_next = None;
         self.decoded = None;
         let r = self.mixed_step(tokens, &first, sampling, rng, &c);
@@ -1067,20 +1059,11 @@ impl<T: Element + NormReducible> Model<T> {
         }
         let later = self.extend(&rest, sampling, rng, false)
                         .map_err(|e| Error::InvalidInput(format!("a mixed step's later prompt chunks (its first chunk appended): {e}")))?.0;
-        // The decoding slots' tokens, then each new sequence's: from the mixed pass where it ended there,
-        // else from the chunks after (`first` and `rest` both in `seqs`' order).
-        let (mut f, mut r) = (n, 0);
-        let mut out = toks[..n].to_vec();
-        for (&(_, p), &take) in seqs.iter().zip(&took) {
-            if take == p.len() {
-                out.push(toks[f]);
-            } else {
-                out.push(later[r]);
-                r += 1;
-            }
-            f += (take > 0) as usize;
-        }
-        Ok(out)
+        // The decoding slots' tokens, then each new sequence's: from the mixed pass where it ended there, else
+        // from the chunks after.
+        let new = chunk::next_in_order(&lens, &head, &toks[n..], &later)
+                      .ok_or_else(|| Error::InvalidInput(format!("a mixed step's {} + {} next tokens for {} sequences (internal)", toks.len(), later.len(), n + seqs.len())))?;
+        Ok([&toks[..n], &new[..]].concat())
     }
 
     /// [`Model::mixed`] after its checks.
