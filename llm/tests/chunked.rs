@@ -196,10 +196,17 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
     let e = m.mixed(&[], &[(2, &p0[..2])], g, &mut rng).unwrap_err().to_string();
     assert!(e.contains("at least one of each"), "{e}");
     assert_eq!(m.lens()[..3], [134, 73, 21], "a refused mixed step changed nothing");
+    // In chunks of 7: slot 0 decodes while p0's first 4 tokens and p1's first 9 start in slots 1 and 2 — the
+    // mixed pass takes the decode row, the 4 and 2 of the 9, `extend` the other 7 (two new sequences, one split).
+    m.release(1).unwrap();
     m.release(2).unwrap();
-    m.decode(&[6, 7], g, &mut rng).unwrap();
-    m.extend(&[(2, &p0[..9])], g, &mut rng, false).unwrap();
     m.set_prefill_chunk(7);
+    let mx = m.mixed(&[6], &[(1, &p0[..4]), (2, &p1[..9])], g, &mut rng).unwrap();
+    assert_eq!((mx.len(), &m.lens()[..3]), (3, &[135, 4, 9][..]), "{seed}");
+    assert!(agrees(&last(a0, 4), mx[1], eps(&last(a0, 4))), "{seed}: the chunked mixed step's first newcomer's next token");
+    assert!(agrees(&last(a1, 9), mx[2], eps(&last(a1, 9))), "{seed}: the chunked mixed step's split newcomer's next token");
+    m.release(1).unwrap();
+    m.extend(&[(1, &p1[..74])], g, &mut rng, false).unwrap();
     assert_eq!(m.lens()[..3], [135, 74, 9]);
 
     let worst = report.iter().filter(|(w, _)| !w.starts_with("guard")).map(|x| x.1).fold(0.0, f64::max);
