@@ -401,18 +401,16 @@ pub fn candidates16(s: Shape, hopper: bool, sms: u32, h8_resident: [u32; 7], ele
         .filter(|r| r.tune_max_m.is_none_or(|mx| s.m <= mx) && !(hopper && r.only_without_sm90a))
         .filter_map(|r| r.for_elem(elem))
         .filter(|st| hopper || st.kernel.target != crate::steps::Target::Sm90a)
-        // h8's and h13's cluster sizes are added below, by residency; d28's clusters stay (decode tiles).
-        .filter(|st| !h::H8.iter().chain(h::H8_BF16.iter()).chain(h::H13.iter()).chain(h::H13_BF16.iter()).any(|h8| h8.kernel.name == st.kernel.name))
+        // h8's cluster sizes are added below, by residency; d28's clusters stay (decode tiles).
+        .filter(|st| !h::H8.iter().chain(h::H8_BF16.iter()).any(|h8| h8.kernel.name == st.kernel.name))
         // The ragged-weight steps (d24) only where N is off 8: elsewhere d2 does their work faster
         // (0.66–0.87× d2, session 56).
         .filter(|st| st.needs.aligned_b_c() || s.n % 8 != 0)
         .collect();
     if hopper {
         // Every h8 cluster size the GPU holds (the cost model weighs them all).
-        // h13's clusters hold as many at once (one 384-thread CTA an SM either way).
-        let (h8, h13): (&'static [h::Step], &'static [h::Step]) = if elem == Elem::Bf16 { (&h::H8_BF16, &h::H13_BF16) } else { (&h::H8, &h::H13) };
+        let h8: &'static [h::Step] = if elem == Elem::Bf16 { &h::H8_BF16 } else { &h::H8 };
         pool.extend(h8.iter().zip(h8_resident).filter(|&(_, r)| r > 0).map(|(st, _)| st));
-        pool.extend(h13.iter().zip(h8_resident).filter(|&(_, r)| r > 0).map(|(st, _)| st));
     }
     let mut out = vec![rule];
     for st in pool {

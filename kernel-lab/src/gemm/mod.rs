@@ -260,7 +260,7 @@ const fn model_step(f16: &'static Step, bf16: &'static Step, tune_max_m: Option<
 /// `the_rule_returns_only_rule_steps` holds it to
 /// that): what the autotuner times (`crate::tune::candidates16`). A rule that takes a new step adds it
 /// here, beside the rule.
-pub const RULE_STEPS: [RuleStep; 50] = [
+pub const RULE_STEPS: [RuleStep; 43] = [
     rule_step(&steps::D24, &steps::D24_BF16, Some(4 * 16)),
     rule_step(&steps::D24M64, &steps::D24M64_BF16, Some(4 * DECODE_MAX_M)),
     rule_step(&steps::D24M128, &steps::D24M128_BF16, Some(4 * RAGGED_MAX_M)),
@@ -309,15 +309,6 @@ pub const RULE_STEPS: [RuleStep; 50] = [
     rule_step(&steps::H8[4], &steps::H8_BF16[4], None),
     rule_step(&steps::H8[5], &steps::H8_BF16[5], None),
     rule_step(&steps::H8[6], &steps::H8_BF16[6], None),
-    // The cost model's alone (h8's split of K over a cluster on h11's 128×192 tiles; session 105):
-    // few-tile deep-K shapes where 128×256 tiles times a cluster size leave SMs idle.
-    model_step(&steps::H13[0], &steps::H13_BF16[0], None),
-    model_step(&steps::H13[1], &steps::H13_BF16[1], None),
-    model_step(&steps::H13[2], &steps::H13_BF16[2], None),
-    model_step(&steps::H13[3], &steps::H13_BF16[3], None),
-    model_step(&steps::H13[4], &steps::H13_BF16[4], None),
-    model_step(&steps::H13[5], &steps::H13_BF16[5], None),
-    model_step(&steps::H13[6], &steps::H13_BF16[6], None),
     RuleStep { f16: &steps::V10, bf16: None, tune_max_m: None, only_without_sm90a: true, model_only: false },
 ];
 

@@ -664,33 +664,6 @@ pub const fn h8_for(splits: u32, elem: Elem) -> Option<&'static Step> {
     }
 }
 
-/// What h13's PTX holds: h8's cluster machinery around h11's 192-wide `wgmma`.
-macro_rules! h13_has {
-    ($reqn:literal) => {
-        &[$reqn, "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16", "mapa.shared::cluster.u32", "ld.shared::cluster.v4.f32",
-          "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire", "bar.sync \t1, 256", "st.shared.v2.u32"]
-    };
-}
-const fn h13(name: &'static str, label: &'static str, cluster: u32, has: &'static [&'static str], about: &'static str) -> Step {
-    GemmStep {
-        grid: Grid::ClusterSplitK { rows: tma_hgemm::BM, cols: tma_hgemm::H11_BN, cluster },
-        ..tma(name, label, 384, tma_hgemm::H13_DYN_SMEM, TMA_WIDE, Args::TmaAB,
-            PtxCheck { has, lacks: &["ldmatrix", "mma.sync", "cp.async.cg", "trap", "atom", "ld.global", "m64n256k16"], count: &[], at_least: &[] }, about)
-    }
-}
-
-/// Hopper h13 in clusters of 2 … 8 CTAs: h8's split of K over a cluster on h11's 128×192 tiles (`[i]`:
-/// clusters of `layout::hopper::tma_hgemm::H8_CLUSTERS[i]`). The cost model's candidate alone.
-pub const H13: [Step; 7] = [
-    h13("hgemm_tma_v13_x2", "h13x2", 2, h13_has!(".reqnctapercluster 2, 1, 1"), "h8 on h11's 128x192 tiles: K split over a cluster of 2 CTAs, partials summed through distributed shared memory"),
-    h13("hgemm_tma_v13_x3", "h13x3", 3, h13_has!(".reqnctapercluster 3, 1, 1"), "h13 in clusters of 3 (K split 3 ways)"),
-    h13("hgemm_tma_v13_x4", "h13x4", 4, h13_has!(".reqnctapercluster 4, 1, 1"), "h13 in clusters of 4 (K split 4 ways)"),
-    h13("hgemm_tma_v13_x5", "h13x5", 5, h13_has!(".reqnctapercluster 5, 1, 1"), "h13 in clusters of 5 (K split 5 ways)"),
-    h13("hgemm_tma_v13_x6", "h13x6", 6, h13_has!(".reqnctapercluster 6, 1, 1"), "h13 in clusters of 6 (K split 6 ways)"),
-    h13("hgemm_tma_v13_x7", "h13x7", 7, h13_has!(".reqnctapercluster 7, 1, 1"), "h13 in clusters of 7 (K split 7 ways)"),
-    h13("hgemm_tma_v13_x8", "h13x8", 8, h13_has!(".reqnctapercluster 8, 1, 1"), "h13 in clusters of 8 (K split 8 ways)"),
-];
-
 /// d2 with 128-row tiles (prefill: 64 < M <= 256).
 pub const D2M128: Step = decode_v2("hgemm_decode_v2_m128", "d2m128", 128, mmas!(64), "d2 with 128-row tiles: prefill (64 < M <= 256) as a streaming split-K kernel");
 
@@ -749,21 +722,6 @@ pub const H8_BF16: [Step; 7] = [
     h8_bf16!(4, "hgemm_tma_v8_x6_bf16", "h8x6-bf16", ".reqnctapercluster 6, 1, 1"),
     h8_bf16!(5, "hgemm_tma_v8_x7_bf16", "h8x7-bf16", ".reqnctapercluster 7, 1, 1"),
     h8_bf16!(6, "hgemm_tma_v8_x8_bf16", "h8x8-bf16", ".reqnctapercluster 8, 1, 1"),
-];
-macro_rules! h13_bf16 {
-    ($i:literal, $name:literal, $label:literal, $reqn:literal) => {
-        bf16(H13[$i], $name, $label, PtxCheck::has(&["wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16", "cvt.rn.bf16x2.f32", $reqn]))
-    };
-}
-/// h13 (clusters of 2 … 8) on bf16.
-pub const H13_BF16: [Step; 7] = [
-    h13_bf16!(0, "hgemm_tma_v13_x2_bf16", "h13x2-bf16", ".reqnctapercluster 2, 1, 1"),
-    h13_bf16!(1, "hgemm_tma_v13_x3_bf16", "h13x3-bf16", ".reqnctapercluster 3, 1, 1"),
-    h13_bf16!(2, "hgemm_tma_v13_x4_bf16", "h13x4-bf16", ".reqnctapercluster 4, 1, 1"),
-    h13_bf16!(3, "hgemm_tma_v13_x5_bf16", "h13x5-bf16", ".reqnctapercluster 5, 1, 1"),
-    h13_bf16!(4, "hgemm_tma_v13_x6_bf16", "h13x6-bf16", ".reqnctapercluster 6, 1, 1"),
-    h13_bf16!(5, "hgemm_tma_v13_x7_bf16", "h13x7-bf16", ".reqnctapercluster 7, 1, 1"),
-    h13_bf16!(6, "hgemm_tma_v13_x8_bf16", "h13x8-bf16", ".reqnctapercluster 8, 1, 1"),
 ];
 /// d2 on bf16.
 pub const D2_BF16: Step = bf16(D2, "hgemm_decode_v2_bf16", "d2-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32"]));
@@ -845,9 +803,8 @@ pub const D24M64_BF16: Step = bf16(D24M64, "hgemm_decode_v24_m64_bf16", "d24m64-
 pub const D24M128_BF16: Step = bf16(D24M128, "hgemm_decode_v24_m128_bf16", "d24m128-bf16", PtxCheck::has(&["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "cvt.rn.bf16x2.f32", "ld.shared.u16"]));
 
 /// Every HGEMM kernel: the f16 ladder in order, then the bf16 twins (their own table).
-pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H12, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], H13[0], H13[1], H13[2], H13[3], H13[4], H13[5], H13[6], D1, D2,
+pub const STEPS: &[Step] = &[V1, V2, V3, V4, V5S2, V5, V5S4, V6, V7, V8, V9, V9S4, V9P, V10, V9H, H1, H2, H3, H4, H5, H6, H6S4, H9, H9S4, H10, H11, H12, H7, H8[0], H8[1], H8[2], H8[3], H8[4], H8[5], H8[6], D1, D2,
                              D2M64, D2M128, D3, D4, D7, D8, D9, D10, D11, D12, D13, D13S[0], D13S[1], D13S[2], D14, D15, D16, D19, D21[0], D21[1], D21[2], D21[3], D22[0], D22[1], D22[2], D22[3], D22_R128, D23, D24, D24M64, D24M128, D25, D27, D28[0], D28[1], D28[2], D28M64[0], D28M64[1], D28M64[2], D28M128[0], D28M128[1], D28M128[2], H6_BF16, H6S4_BF16, H9_BF16, H9S4_BF16, H10_BF16, H11_BF16, H12_BF16, H7_BF16, H8_BF16[0], H8_BF16[1], H8_BF16[2], H8_BF16[3], H8_BF16[4], H8_BF16[5], H8_BF16[6],
-                             H13_BF16[0], H13_BF16[1], H13_BF16[2], H13_BF16[3], H13_BF16[4], H13_BF16[5], H13_BF16[6],
                              D2_BF16, D2M64_BF16, D3_BF16, D4_BF16, D7_BF16, D8_BF16, D9_BF16, D10_BF16, D11_BF16, D12_BF16, D13_BF16, D14_BF16, D15_BF16, D16_BF16, D19_BF16, D21_BF16[0], D21_BF16[1], D21_BF16[2],
                              D21_BF16[3], D22_BF16[0], D22_BF16[1], D22_BF16[2], D22_BF16[3], D22_R128_BF16, D23_BF16, D24_BF16, D24M64_BF16, D24M128_BF16, D25_BF16, D27_BF16, D28_BF16[0], D28_BF16[1], D28_BF16[2], D28M64_BF16[0],
                              D28M64_BF16[1], D28M64_BF16[2], D28M128_BF16[0], D28M128_BF16[1], D28M128_BF16[2]];

@@ -1,8 +1,7 @@
 //! Split-K inside a thread-block cluster, the partials summed through distributed shared memory
-//! (introduced by h8, whose file explains it; FP8's f21 runs the same body on e4m3 stages, h13 on
-//! h11's 128×192 tiles): the kernel body [`cluster_split_k!`] over 128-row tiles as wide as its
-//! accumulators ([`PartialTile`]: 256 or 192 columns), with the step's stage loads and K loop plugged
-//! in, and the partial tile's stores and the cluster's sum ([`store_partial`], [`sum_rows`]).
+//! (introduced by h8, whose file explains it; FP8's f21 runs the same body on e4m3 stages): the kernel
+//! body [`cluster_split_k!`] over 128×256 tiles, with the step's stage loads and K loop plugged in,
+//! and the partial tile's stores and the cluster's sum ([`store_partial`], [`sum_rows`]).
 //!
 //! ```text
 //! grid = tiles · S, clusters of S along x: tile = block / S, split = %cluster_ctarank
@@ -17,23 +16,22 @@ use crate::prim::{
 };
 use layout::hopper::tma_hgemm::{c_fragment_rc, h8_partial_byte};
 
-/// The cluster split-K body (h8, f21, h13): CTA `rank` of each cluster of `$s` runs K tiles
-/// `h8_k_range(⌈k/$bk⌉, rank, $s)` of tile `block / $s` (128 × `<$acc as PartialTile>::BN`,
-/// column-major tile order), its consumers' accumulators become its partial tile over the ring, and
-/// after a cluster barrier it sums rows `h8_rows(rank, $s)` of the tile over the cluster into C
-/// (`$g_c`, M×N of `$elem`, row-major).
+/// The cluster split-K body (h8, f21): CTA `rank` of each cluster of `$s` runs K tiles
+/// `h8_k_range(⌈k/$bk⌉, rank, $s)` of tile `block / $s` (128×256, column-major tile order), its
+/// consumers' accumulators become its partial tile over the ring, and after a cluster barrier it sums
+/// rows `h8_rows(rank, $s)` of the tile over the cluster into C (`$g_c`, M×N of `$elem`, row-major).
 ///
 /// `issue` runs in the producer thread for K tile `$kt` of tile `($tm, $tn)` (names both expressions
 /// may use) into stage `$s_stage` with full barrier `$full`; `consume` in every consumer thread
 /// of warpgroup `$mh`: `$kts` K tiles from the ring,
-/// advancing `$it`, giving the `$acc` (`[[f32; 32]; 4]`: 256 columns, `[[f32; 32]; 3]`: 192) of rows
-/// `64·$mh ..` of the tile (scaled as C needs: the partials are summed as they are).
+/// advancing `$it`, giving the `[[f32; 32]; 4]` of rows `64·$mh ..` of the tile (scaled as C needs:
+/// the partials are summed as they are).
 ///
 /// # Safety
 /// Inside an `unsafe` block of a kernel whose contract is h8's: tensor maps of A and B for the issue
 /// expression, `$g_c` of m·n writable elements with `n` a multiple of 4; 384 threads, a ring of
 /// `$stages` stages of `$stage_bytes` (at least 128 KiB in all: the partial tile lies over it) in the
-/// dynamic shared memory, a 1-D grid of exactly `⌈m/128⌉·⌈n/BN⌉ · $s` CTAs in clusters of `$s`
+/// dynamic shared memory, a 1-D grid of exactly `⌈m/128⌉·⌈n/256⌉ · $s` CTAs in clusters of `$s`
 /// (the kernel's `.reqnctapercluster`); the issue and consume expressions as `warp_specialized!`'s
 /// producer and consumers require.
 macro_rules! cluster_split_k {
@@ -42,7 +40,7 @@ macro_rules! cluster_split_k {
         maps: ($tmap_a:expr, $tmap_b:expr); c: $g_c:expr; shape: ($m:expr, $n:expr, $k:expr);
         issue: |$s_stage:ident, $full:ident, $tm:ident, $tn:ident, $kt:ident| $issue:expr;
         consume: |$ring:ident, $it:ident, $kts:ident, $mh:ident| $consume:expr;
-        acc: $acc:ty, elem: $elem:ty;
+        elem: $elem:ty;
     ) => {
         $crate::hgemm::tma_warp_specialized::warp_specialized! {
             cluster_local: $s, consumer_meets: 1;
@@ -69,66 +67,25 @@ macro_rules! cluster_split_k {
             consumer($mh): {
                 let mut $it = 0u32;
                 let $kts = kt1 - kt0;
-                let r_acc: $acc = $consume;
+                let r_acc: [[f32; 32]; 4] = $consume;
                 let s_part = $ring.at(0).0;
                 $crate::prim::sync::sync_named(1, 256);
                 let (warp, lane) = ((tid / 32) % 4, $crate::prim::thread::lane_id());
-                $crate::hgemm::cluster_split_k::PartialTile::store(&r_acc, s_part, $mh, warp, lane);
+                // Constant block indices keep the accumulators in registers.
+                let [acc0, acc1, acc2, acc3] = &r_acc;
+                $crate::hgemm::cluster_split_k::store_partial(acc0, s_part, $mh, 0, warp, lane);
+                $crate::hgemm::cluster_split_k::store_partial(acc1, s_part, $mh, 64, warp, lane);
+                $crate::hgemm::cluster_split_k::store_partial(acc2, s_part, $mh, 128, warp, lane);
+                $crate::hgemm::cluster_split_k::store_partial(acc3, s_part, $mh, 192, warp, lane);
                 $crate::prim::cluster::cluster_sync();
                 let (r0, r1) = layout::hopper::tma_hgemm::h8_rows(rank, $s);
-                const BN: u32 = <$acc as $crate::hgemm::cluster_split_k::PartialTile>::BN;
-                $crate::hgemm::cluster_split_k::sum_rows::<$elem, { $s }, BN>(s_part, $g_c, $m, $n, $tm * layout::hopper::tma_hgemm::BM,
-                                                                              $tn * BN, r0, r1, tid - 128);
+                $crate::hgemm::cluster_split_k::sum_rows::<$elem, { $s }>(s_part, $g_c, $m, $n, $tm * layout::hopper::tma_hgemm::BM,
+                                                                          $tn * layout::hopper::tma_hgemm::BN_WIDE, r0, r1, tid - 128);
             }
         }
     };
 }
 pub(crate) use cluster_split_k;
-
-/// A consumer warpgroup's accumulators of a cluster split-K tile (64 rows × `BN` columns) and their
-/// stores into the partial tile: one [`store_partial`] per 64-column block, each with a constant block
-/// reference (a loop over the blocks would index the accumulators at run time and put them in local
-/// memory).
-pub(crate) trait PartialTile {
-    /// The tile's columns.
-    const BN: u32;
-    /// Stores the accumulators of warpgroup `mh` (rows `64·mh ..`) into the partial tile at `s_part`.
-    ///
-    /// # Safety
-    /// As [`store_partial`] for each block.
-    unsafe fn store(&self, s_part: u32, mh: u32, warp: u32, lane: u32);
-}
-
-/// h8's and f21's 128×256 tiles (`wgmma.m64n256k16`).
-impl PartialTile for [[f32; 32]; 4] {
-    const BN: u32 = 256;
-    #[inline(always)]
-    unsafe fn store(&self, s_part: u32, mh: u32, warp: u32, lane: u32) {
-        let [acc0, acc1, acc2, acc3] = self;
-        // SAFETY: forwarded; columns 0 .. 256.
-        unsafe {
-            store_partial(acc0, s_part, mh, 0, warp, lane);
-            store_partial(acc1, s_part, mh, 64, warp, lane);
-            store_partial(acc2, s_part, mh, 128, warp, lane);
-            store_partial(acc3, s_part, mh, 192, warp, lane);
-        }
-    }
-}
-
-/// h13's 128×192 tiles (`wgmma.m64n192k16`): the partial keeps h8's 1 KiB rows, columns 192 .. 256 unused.
-impl PartialTile for [[f32; 32]; 3] {
-    const BN: u32 = 192;
-    #[inline(always)]
-    unsafe fn store(&self, s_part: u32, mh: u32, warp: u32, lane: u32) {
-        let [acc0, acc1, acc2] = self;
-        // SAFETY: forwarded; columns 0 .. 192.
-        unsafe {
-            store_partial(acc0, s_part, mh, 0, warp, lane);
-            store_partial(acc1, s_part, mh, 64, warp, lane);
-            store_partial(acc2, s_part, mh, 128, warp, lane);
-        }
-    }
-}
 
 /// One 64×64 accumulator block of a consumer warpgroup (rows `64·mh ..`, columns `col0 ..`) into the
 /// swizzled partial tile at `s_part`, one 8-byte store per fragment pair.
@@ -151,8 +108,7 @@ pub(crate) unsafe fn store_partial(acc: &[f32; 32], s_part: u32, mh: u32, col0: 
 /// Rows `r0 .. r1` of the tile summed over the cluster's `S` partials and written to C (tile origin
 /// `(row0, n0)`) as `E`: consumer thread `ct` (0..256) takes chunk `ct % 64` (4 columns) of row
 /// `r0 + ct / 64` in each pass of 4 rows; each warp reads 512 contiguous (swizzle-permuted) bytes of
-/// a row and writes 256 contiguous bytes of C. A tile `BN` columns wide (192: h13) leaves the
-/// threads of chunks `BN / 4 ..` idle (at 192: lanes 16–31 of every odd warp).
+/// a row and writes 256 contiguous bytes of C.
 ///
 /// # Safety
 /// Every CTA of the cluster has written its partial tile at `s_part` before a cluster barrier this
@@ -160,13 +116,8 @@ pub(crate) unsafe fn store_partial(acc: &[f32; 32], s_part: u32, mh: u32, col0: 
 /// elements, `n` a multiple of 4.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn sum_rows<E: Elem16, const S: u32, const BN: u32>(s_part: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, n0: u32, r0: u32, r1: u32,
-                                                                     ct: u32) {
-    const { assert!(BN <= 256 && BN % 4 == 0) };
+pub(crate) unsafe fn sum_rows<E: Elem16, const S: u32>(s_part: u32, g_c: *mut u16, m: u32, n: u32, row0: u32, n0: u32, r0: u32, r1: u32, ct: u32) {
     let chunk = ct % 64;
-    if 4 * chunk >= BN {
-        return;
-    }
     let mut r = r0 + ct / 64;
     while r < r1 {
         let at = s_part + h8_partial_byte(r, 4 * chunk);

@@ -23,7 +23,7 @@ use layout::hopper::tma_hgemm::C_BOX_BYTES;
 /// tensor maps as h6's (A box 128 × 64, B box 64 × 64, `SWIZZLE_128B`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn issue_stage(s_stage: u32, boxes: u32, stage_bytes: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32) {
+unsafe fn issue_stage(s_stage: u32, boxes: u32, stage_bytes: u32, bar: u32, tmap_a: *const TensorMap, tmap_b: *const TensorMap, m0: u32, n0: u32, kt: u32) {
     let k0 = (kt * BK) as i32;
     // SAFETY: forwarded to the caller; the boxes fill disjoint parts of the stage.
     unsafe {

@@ -993,14 +993,6 @@ pub const H8_MIN_K_TILES: u32 = 4;
 pub const H8_OVERHEAD_K_TILES: u32 = 8;
 const _: () = assert!(H8_PARTIAL_BYTES <= H8_STAGES * WIDE_STAGE_BYTES && H8_DYN_SMEM <= MAX_DYN_SMEM);
 
-/// Stages of h13 (h8's cluster split on h11's 128×192 tiles): five of h11's 40 KiB stages, one more in
-/// flight than h8's four of 48 KiB in about the same room; after the K loop the ring holds the CTA's
-/// f32 partial tile in h8's layout ([`h8_partial_byte`]: 1 KiB rows, columns 192 .. 256 unused).
-pub const H13_STAGES: u32 = 5;
-/// h13's dynamic shared memory: the ring and its barriers (the partial tile reuses the ring).
-pub const H13_DYN_SMEM: u32 = dyn_smem(H13_STAGES, H11_STAGE_BYTES, 0, 2);
-const _: () = assert!(H8_PARTIAL_BYTES <= H13_STAGES * H11_STAGE_BYTES && H13_DYN_SMEM <= MAX_DYN_SMEM);
-
 /// Byte offset of f32 `(row, col)` in h8's partial tile (128 rows of 256 f32, 1 KiB each), with
 /// bits 1–2 of a row's 16-byte chunk index XORed with the row's low 2 bits — `Swizzle<5, 2, 5>` on
 /// bytes (CuTe `Swizzle<2, 5, 5>`; `Swizzle<5, 2, 3>` on f32 offsets):

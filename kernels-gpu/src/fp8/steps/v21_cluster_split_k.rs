@@ -93,7 +93,7 @@ unsafe fn cluster_split_k_fp8<const S: u32>(tmap_a: *const TensorMap, tmap_b: *c
                 let sc = Scales::new(scale_a, scale_b, m, n, k, tm * BM + 64 * mh, tn * BN);
                 PerTensor::consume::<1>(ring, &mut it, kts, mh, sc)
             };
-            acc: [[f32; 32]; 4], elem: Bf16;
+            elem: Bf16;
         }
     }
 }

@@ -107,7 +107,7 @@ unsafe fn cluster_split_k<E: Elem16, const S: u32>(tmap_a: *const TensorMap, tma
             maps: (tmap_a, tmap_b); c: g_c; shape: (m, n, k);
             issue: |s_stage, full, tm, tn, kt| issue_wide_stage(s_stage, full, tmap_a, tmap_b, tm * BM, tn * BN, kt);
             consume: |ring, it, kts, mh| consume_wide_tile::<E, [[f32; 32]; 4], 1>(ring, &mut it, kts, mh);
-            acc: [[f32; 32]; 4], elem: E;
+            elem: E;
         }
     }
 }
