@@ -412,3 +412,43 @@ pub fn rank_main(args: &[String]) -> i32 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The entry point's picks with `gpu`'s shipped model, ranked against every candidate a real run of
+    /// that GPU timed (`fixture`: its autotune cache, each shape's candidates within 1.3× of the fastest
+    /// kept): (shapes, picks within 5% of the fastest, geometric mean of fastest / pick, lowest).
+    fn entry_rank(gpu: &str, fixture: &str) -> (usize, usize, f64, f64) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(fixture);
+        let cache = TuneCache::open(&path).unwrap();
+        let rows = evaluate(&CostModel::shipped(gpu, 132), &cache).unwrap();
+        let ratios: Vec<f64> = rows.iter().map(|r| {
+            let t = r.entry.1.unwrap_or_else(|| panic!("{gpu} {} {}: the entry's pick {} was not timed within 1.3x of the fastest", r.kind, r.shape, r.entry.0));
+            r.best.1 / t
+        }).collect();
+        let within = ratios.iter().filter(|&&x| x >= 1.0 / 1.05).count();
+        let geo = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        (rows.len(), within, geo, ratios.iter().copied().fold(f64::INFINITY, f64::min))
+    }
+
+    /// A guard on the shipped cost models (issue 48: the pick within 5% of the fastest at >= 90% of
+    /// sampled shapes): an edit of their constants or of the choice that loses ranked shapes fails here,
+    /// not on the next GPU. The fixtures are real runs: every candidate on session 105's H100 shapes
+    /// (results/2026-12-05-h100-session105, calls 1, 2 and 4: 22 of 128-512 rows, 40 held out of 1-2048,
+    /// the 8 lowest of a sample; 63 within 5% with the model as shipped, 61 before its tile steps'
+    /// memory efficiency was measured there) and session 99's 22 shapes on an H200
+    /// (results/2026-12-05-h200-session104, call 1: 19 within 5%). The floors sit a little under those:
+    /// 85% within 5%, geometric mean 0.975, none under 0.80.
+    #[test]
+    fn shipped_models_rank_timed_candidates() {
+        for (gpu, fixture, shapes) in [("NVIDIA H100 80GB HBM3", "h100-candidates-s105.json", 70), ("NVIDIA H200", "h200-candidates-s99.json", 22)] {
+            let (n, within, geo, lowest) = entry_rank(gpu, fixture);
+            assert_eq!(n, shapes, "{fixture}: shapes read");
+            assert!(within as f64 >= 0.85 * n as f64, "{gpu}: the entry within 5% of the fastest at {within}/{n}");
+            assert!(geo >= 0.975, "{gpu}: fastest / pick geometric mean {geo:.3}");
+            assert!(lowest >= 0.80, "{gpu}: lowest fastest / pick {lowest:.3}");
+        }
+    }
+}
