@@ -292,19 +292,35 @@ fn picks(path: &str, cost: Option<&str>, gpu_name: &str, every: bool) -> Result<
     Ok(t)
 }
 
-/// `within 5%: a / n (x%), geometric mean of fastest / pick y` for picks `f`.
-fn score(rows: &[Ranked], f: impl Fn(&Ranked) -> Option<f64>) -> String {
-    let n = rows.len();
-    let ratios: Vec<f64> = rows.iter().map(|r| f(r).map_or(0.0, |t| r.best.1 / t)).collect();
-    let within = ratios.iter().filter(|&&x| x >= 1.0 / 1.05).count();
-    let timed: Vec<f64> = ratios.iter().copied().filter(|&x| x > 0.0).collect();
-    let geo = (timed.iter().map(|x| x.ln()).sum::<f64>() / timed.len().max(1) as f64).exp();
-    let worst = timed.iter().copied().fold(f64::INFINITY, f64::min);
-    format!("within 5% of the fastest at {within}/{n} ({:.0}%), {} not timed; fastest/pick geometric mean {geo:.3}, lowest {worst:.3}",
-            100.0 * within as f64 / n.max(1) as f64, n - timed.len())
+/// How picks `f` rank against the fastest timed: shapes, picks within 5% of the fastest, picks not timed,
+/// geometric mean and lowest of fastest / pick over the timed ones.
+struct Score {
+    n: usize,
+    within: usize,
+    untimed: usize,
+    geo: f64,
+    lowest: f64,
 }
 
-/// `kernel-lab rank …`; returns the exit code.
+impl Score {
+    fn of(rows: &[Ranked], f: impl Fn(&Ranked) -> Option<f64>) -> Score {
+        let n = rows.len();
+        let ratios: Vec<f64> = rows.iter().map(|r| f(r).map_or(0.0, |t| r.best.1 / t)).collect();
+        let within = ratios.iter().filter(|&&x| x >= 1.0 / 1.05).count();
+        let timed: Vec<f64> = ratios.iter().copied().filter(|&x| x > 0.0).collect();
+        let geo = (timed.iter().map(|x| x.ln()).sum::<f64>() / timed.len().max(1) as f64).exp();
+        let lowest = timed.iter().copied().fold(f64::INFINITY, f64::min);
+        Score { n, within, untimed: n - timed.len(), geo, lowest }
+    }
+}
+
+/// `within 5%: a / n (x%), geometric mean of fastest / pick y` for picks `f`.
+fn score(rows: &[Ranked], f: impl Fn(&Ranked) -> Option<f64>) -> String {
+    let Score { n, within, untimed, geo, lowest } = Score::of(rows, f);
+    format!("within 5% of the fastest at {within}/{n} ({:.0}%), {untimed} not timed; fastest/pick geometric mean {geo:.3}, lowest {lowest:.3}",
+            100.0 * within as f64 / n.max(1) as f64)
+}
+
 pub fn rank_main(args: &[String]) -> i32 {
     let (mut cache, mut cost, mut shapes, mut gpu_name) = (None, None, None, "H200".to_string());
     let (mut f32_times, mut fp8_times): (Option<String>, Option<String>) = (None, None);
@@ -419,18 +435,11 @@ mod tests {
 
     /// The entry point's picks with `gpu`'s shipped model, ranked against every candidate a real run of
     /// that GPU timed (`fixture`: its autotune cache, each shape's candidates within 1.3× of the fastest
-    /// kept): (shapes, picks within 5% of the fastest, geometric mean of fastest / pick, lowest).
-    fn entry_rank(gpu: &str, fixture: &str) -> (usize, usize, f64, f64) {
+    /// kept).
+    fn entry_rank(gpu: &str, fixture: &str) -> Score {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(fixture);
         let cache = TuneCache::open(&path).unwrap();
-        let rows = evaluate(&CostModel::shipped(gpu, 132), &cache).unwrap();
-        let ratios: Vec<f64> = rows.iter().map(|r| {
-            let t = r.entry.1.unwrap_or_else(|| panic!("{gpu} {} {}: the entry's pick {} was not timed within 1.3x of the fastest", r.kind, r.shape, r.entry.0));
-            r.best.1 / t
-        }).collect();
-        let within = ratios.iter().filter(|&&x| x >= 1.0 / 1.05).count();
-        let geo = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
-        (rows.len(), within, geo, ratios.iter().copied().fold(f64::INFINITY, f64::min))
+        Score::of(&evaluate(&CostModel::shipped(gpu, 132), &cache).unwrap(), |r| r.entry.1)
     }
 
     /// A guard on the shipped cost models (issue 48: the pick within 5% of the fastest at >= 90% of
@@ -444,8 +453,9 @@ mod tests {
     #[test]
     fn shipped_models_rank_timed_candidates() {
         for (gpu, fixture, shapes) in [("NVIDIA H100 80GB HBM3", "h100-candidates-s105.json", 70), ("NVIDIA H200", "h200-candidates-s99.json", 22)] {
-            let (n, within, geo, lowest) = entry_rank(gpu, fixture);
+            let Score { n, within, untimed, geo, lowest } = entry_rank(gpu, fixture);
             assert_eq!(n, shapes, "{fixture}: shapes read");
+            assert_eq!(untimed, 0, "{gpu}: entry picks not timed within 1.3x of the fastest");
             assert!(within as f64 >= 0.85 * n as f64, "{gpu}: the entry within 5% of the fastest at {within}/{n}");
             assert!(geo >= 0.975, "{gpu}: fastest / pick geometric mean {geo:.3}");
             assert!(lowest >= 0.80, "{gpu}: lowest fastest / pick {lowest:.3}");
