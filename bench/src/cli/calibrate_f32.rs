@@ -3,7 +3,7 @@
 //! how well a model ranks the families a file of timings measured.
 use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
 
-use super::timings::{parse_timings, read, write};
+use super::timings::{Tally, parse_timings, read, write};
 
 use kernel_lab_bench::{
     Error, Gpu, Result,
@@ -87,13 +87,17 @@ pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str) -> Result<Stri
         Some(p) => F32Model::parse(&read(p)?, p)?,
         None => F32Model::shipped(gpu_name),
     };
-    let samples = parse_times(&read(times)?, times)?;
+    Ok(rank_samples(&model, &parse_times(&read(times)?, times)?)?.0)
+}
+
+/// [`rank`]'s table and tally for `model` on timings `samples`.
+pub fn rank_samples(model: &F32Model, samples: &[F32Sample]) -> Result<(String, Tally)> {
     let mut shapes: BTreeMap<(usize, usize, usize), Vec<&F32Sample>> = BTreeMap::new();
-    for x in &samples {
+    for x in samples {
         shapes.entry((x.shape.m, x.shape.n, x.shape.k)).or_default().push(x);
     }
     let mut t = format!("model: {}\n{:<20} {:<14} {:<14} {:>8}\n", model.source, "shape", "fastest µs", "pick µs", "pick/best");
-    let (mut n, mut within, mut untimed, mut logs) = (0usize, 0usize, 0usize, 0.0f64);
+    let mut tally = Tally::default();
     for ((m, nn, k), xs) in &shapes {
         let s = Shape::new(*m, *nn, *k)?;
         let best = xs.iter().min_by(|a, b| a.us.total_cmp(&b.us)).expect("a shape has a timing");
@@ -101,18 +105,15 @@ pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str) -> Result<Stri
         // The family's timed form stands for the form the model picks (v11 for v20, v24 for v31: one family's
         // forms share its constants and differ only at the edges).
         let Some(p) = xs.iter().find(|x| x.step == pick.kernel.step).or_else(|| xs.iter().find(|x| cost::family_of(&x.step) == cost::family_of(pick.kernel.step))) else {
-            untimed += 1;
+            tally.untimed += 1;
             let _ = writeln!(t, "{:<20} {:<14} {:<14} {:>8}", s.to_string(), format!("{} {:.1}", best.step, best.us), format!("{} -", pick.kernel.step), "-");
             continue;
         };
-        n += 1;
-        within += (p.us <= 1.05 * best.us) as usize;
-        logs += (best.us / p.us).ln();
+        tally.add(p.us, best.us);
         let _ = writeln!(t, "{:<20} {:<14} {:<14} {:>8.3}", s.to_string(), format!("{} {:.1}", best.step, best.us), format!("{} {:.1}", p.step, p.us), p.us / best.us);
     }
-    let _ = writeln!(t, "the pick within 5% of the fastest timed family at {within}/{n} shapes ({:.0}%); fastest/pick geometric mean {:.3}; {untimed} shapes whose pick was not timed",
-                     100.0 * within as f64 / n.max(1) as f64, (logs / n.max(1) as f64).exp());
-    Ok(t)
+    let _ = writeln!(t, "{}", tally.line("family"));
+    Ok((t, tally))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! choice with some costs picks among the steps a file of timings measured.
 use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
 
-use super::timings::{parse_timings, read, write};
+use super::timings::{Tally, parse_timings, read, write};
 
 use kernel_lab_bench::{
     Error, Gpu, Result,
@@ -78,34 +78,35 @@ pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str) -> Result<Stri
         Some(p) => Fp8Costs::parse(&read(p)?, p).map_err(Error::InvalidInput)?,
         None => Fp8Costs::shipped(gpu_name),
     };
-    let samples = parse_times(&read(times)?, times)?;
+    Ok(rank_samples(&costs, &parse_times(&read(times)?, times)?).0)
+}
+
+/// [`rank`]'s table and each scaling's tally (`per-tensor`, `block`) for `costs` on timings `samples`.
+pub fn rank_samples(costs: &Fp8Costs, samples: &[Fp8Sample]) -> (String, BTreeMap<&'static str, Tally>) {
     let mut groups: BTreeMap<(&'static str, (usize, usize, usize)), Vec<(&Fp8Sample, &'static steps::Step)>> = BTreeMap::new();
-    for x in &samples {
+    for x in samples {
         let Some(st) = step_of(&x.step) else { continue };
         let sc = if st.scaling == Scaling::PerTensor { "per-tensor" } else { "block" };
         groups.entry((sc, x.shape)).or_default().push((x, st));
     }
     let mut t = format!("costs: {}\n{:<11} {:<18} {:<14} {:<14} {:>8}\n", costs.source, "scaling", "shape", "fastest µs", "pick µs", "pick/best");
-    let mut tally: BTreeMap<&str, (usize, usize, usize, f64)> = BTreeMap::new();
+    let mut tally: BTreeMap<&'static str, Tally> = BTreeMap::new();
     for ((sc, (m, n, k)), xs) in &groups {
         let best = xs.iter().min_by(|a, b| a.0.us.total_cmp(&b.0.us)).expect("a timing");
-        let pick = if *sc == "per-tensor" { steps::per_tensor_step_by(&costs, *m, *n, *k, costs.sms, costs.f21_resident) } else { steps::block_step_by(&costs, *m, *n, *k, costs.sms) };
+        let pick = if *sc == "per-tensor" { steps::per_tensor_step_by(costs, *m, *n, *k, costs.sms, costs.f21_resident) } else { steps::block_step_by(costs, *m, *n, *k, costs.sms) };
         let e = tally.entry(sc).or_default();
         let Some(p) = xs.iter().find(|x| x.1.kernel.name == pick.kernel.name) else {
-            e.2 += 1;
+            e.untimed += 1;
             let _ = writeln!(t, "{sc:<11} {:<18} {:<14} {:<14} {:>8}", format!("{m}x{n}x{k}"), format!("{} {:.1}", best.0.step, best.0.us), format!("{} -", pick.kernel.step), "-");
             continue;
         };
-        e.0 += 1;
-        e.1 += (p.0.us <= 1.05 * best.0.us) as usize;
-        e.3 += (best.0.us / p.0.us).ln();
+        e.add(p.0.us, best.0.us);
         let _ = writeln!(t, "{sc:<11} {:<18} {:<14} {:<14} {:>8.3}", format!("{m}x{n}x{k}"), format!("{} {:.1}", best.0.step, best.0.us), format!("{} {:.1}", p.0.step, p.0.us), p.0.us / best.0.us);
     }
-    for (sc, (n, within, untimed, logs)) in tally {
-        let _ = writeln!(t, "{sc}: the pick within 5% of the fastest timed step at {within}/{n} shapes ({:.0}%); fastest/pick geometric mean {:.3}; {untimed} shapes whose pick was not timed",
-                         100.0 * within as f64 / n.max(1) as f64, (logs / n.max(1) as f64).exp());
+    for (sc, e) in &tally {
+        let _ = writeln!(t, "{sc}: {}", e.line("step"));
     }
-    Ok(t)
+    (t, tally)
 }
 
 #[cfg(test)]

@@ -50,3 +50,40 @@ pub fn parse_timings(text: &str, what: &str, keep: impl Fn(&str) -> bool) -> Res
         (step, shape, v[v.len() / 2])
     }).collect())
 }
+
+/// How a choice ranked at the shapes of a timing file: shapes whose pick was timed (`n`), picks within 5% of
+/// the fastest timed (`within`), shapes whose pick was not timed (`untimed`), and the fastest / pick ratios.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub n: usize,
+    pub within: usize,
+    pub untimed: usize,
+    logs: f64,
+    lowest: Option<f64>,
+}
+
+impl Tally {
+    /// A shape whose pick took `pick_us` where the fastest took `best_us`.
+    pub fn add(&mut self, pick_us: f64, best_us: f64) {
+        self.n += 1;
+        self.within += (pick_us <= 1.05 * best_us) as usize;
+        self.logs += (best_us / pick_us).ln();
+        self.lowest = Some(self.lowest.map_or(best_us / pick_us, |l| l.min(best_us / pick_us)));
+    }
+
+    /// Geometric mean of fastest / pick over the timed picks (1 with none).
+    pub fn geo(&self) -> f64 {
+        (self.logs / self.n.max(1) as f64).exp()
+    }
+
+    /// The lowest fastest / pick (1 with none).
+    pub fn lowest(&self) -> f64 {
+        self.lowest.unwrap_or(1.0)
+    }
+
+    /// `the pick within 5% of the fastest timed … at a/n shapes (x%); fastest/pick geometric mean g, lowest l; u shapes whose pick was not timed`.
+    pub fn line(&self, what: &str) -> String {
+        format!("the pick within 5% of the fastest timed {what} at {}/{} shapes ({:.0}%); fastest/pick geometric mean {:.3}, lowest {:.3}; {} shapes whose pick was not timed",
+                self.within, self.n, 100.0 * self.within as f64 / self.n.max(1) as f64, self.geo(), self.lowest(), self.untimed)
+    }
+}

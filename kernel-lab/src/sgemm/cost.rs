@@ -30,7 +30,9 @@
 //! and fits its constants ([`fit_family`], from the shipped ones) in 3.5 s on an H200; plans use the result
 //! ([`F32Model`], kept by GPU, SM count, driver and PTX). On 58 held-out corpus shapes with every family timed its
 //! pick was within 5% of the fastest at 57 (the corpus fit above: 56), on session 87's 93 at 88–91
-//! (`results/2026-12-03-h200-session89`). The shipped constants are the H200's; other GPUs should calibrate.
+//! (`results/2026-12-03-h200-session89`). Shipped: the H200's constants and, since session 106, an H100's
+//! ([`H100_COSTS`]: the same 58 shapes timed there, 56 within 5%; the H200's constants on that H100 55); other
+//! GPUs should calibrate.
 use std::fmt::Write as _;
 
 use crate::{
@@ -123,6 +125,20 @@ pub const FAMILIES: [&str; 5] = ["tile128", "tile64", "tile32", "strip16", "stri
 /// The constants shipped for the H200, in [`FAMILIES`]' order (session 87's corpus fit above).
 pub const H200_COSTS: [F32Cost; 5] = [TILE128_COST, TILE64_COST, TILE32_COST, STRIP16_COST, STRIP4_COST];
 
+/// The constants shipped for the H100 (SXM, 132 SMs), in [`FAMILIES`]' order: `kernel-lab calibrate --dtype
+/// f32` on an H100 80GB HBM3 (session 106, `results/2026-12-05-h100-session106`; the second of three
+/// processes, whose constants lie between the other two's). Where they differ from the H200's it is the
+/// streams: the strips' B at 2.8 / 3.0 TB/s against 3.7 / 4.3 on the H200's HBM3e. On session 89's 58 held-out
+/// corpus shapes, every family timed on that H100, the pick is within 5% of the fastest family at 56 (the
+/// H200's constants there: 55 — they take v33 over v23 at 16 rows, 1.07–1.10× slower).
+pub const H100_COSTS: [F32Cost; 5] = [
+    F32Cost { fixed_us: 4.327, k_ns_per_cta: 72.5425, k_ns_per_round: 33.3399, split_us_per_melem: 0.0010, stream_gbps: 3000.0, work: CtaWork::WholeTile },
+    F32Cost { fixed_us: 6.559, k_ns_per_cta: 33.2588, k_ns_per_round: 34.5835, split_us_per_melem: 1.2004, stream_gbps: 3000.0, work: CtaWork::WholeTile },
+    F32Cost { fixed_us: 4.375, k_ns_per_cta: 13.0940, k_ns_per_round: 80.7463, split_us_per_melem: 0.4747, stream_gbps: 2363.0, work: CtaWork::WholeTile },
+    F32Cost { fixed_us: 4.989, k_ns_per_cta: 0.4864, k_ns_per_round: 0.0838, split_us_per_melem: 46.2438, stream_gbps: 2823.0, work: CtaWork::ActualRows },
+    F32Cost { fixed_us: 4.619, k_ns_per_cta: 0.4175, k_ns_per_round: 1.1173, split_us_per_melem: 170.7653, stream_gbps: 3049.0, work: CtaWork::ActualRows },
+];
+
 /// The family (an index of [`FAMILIES`]) an f32 step belongs to: the forms of one family share its
 /// constants (v11 / v20, v24 / v31 / v32, v23 / v26); `None` for a step the model does not weigh.
 pub fn family_of(label: &str) -> Option<usize> {
@@ -190,9 +206,12 @@ pub struct F32Model {
 }
 
 impl F32Model {
-    /// The shipped model: the H200's constants (the only card they were measured on), named as such on
-    /// any other GPU, where `kernel-lab calibrate` measures its own.
+    /// The shipped model: the H100's constants on an H100 ([`H100_COSTS`]), else the H200's ([`H200_COSTS`]),
+    /// named as not measured on any GPU but those two, where `kernel-lab calibrate` measures its own.
     pub fn shipped(name: &str) -> F32Model {
+        if name.contains("H100") {
+            return F32Model { source: "shipped: H100".to_string(), sms: 132, costs: H100_COSTS };
+        }
         let source = if name.contains("H200") { "shipped: H200".to_string() } else { format!("shipped: H200 (not measured on {name}: run `kernel-lab calibrate`)") };
         F32Model { source, sms: 132, costs: H200_COSTS }
     }
@@ -408,7 +427,9 @@ mod tests {
     fn the_shipped_model_reads_back_from_its_text_and_bad_text_is_refused() {
         let m = F32Model::shipped("NVIDIA H200");
         assert_eq!(m.source, "shipped: H200");
-        assert!(F32Model::shipped("NVIDIA H100 80GB HBM3").source.contains("kernel-lab calibrate"));
+        assert_eq!(F32Model::shipped("NVIDIA H100 80GB HBM3").source, "shipped: H100");
+        assert_eq!(F32Model::shipped("NVIDIA H100 80GB HBM3").costs, H100_COSTS);
+        assert!(F32Model::shipped("NVIDIA H800").source.contains("kernel-lab calibrate"));
         let back = F32Model::parse(&m.to_text(), "t").unwrap();
         for (a, b) in back.costs.iter().zip(&m.costs) {
             for (x, y) in [(a.fixed_us, b.fixed_us), (a.k_ns_per_cta, b.k_ns_per_cta), (a.k_ns_per_round, b.k_ns_per_round), (a.split_us_per_melem, b.split_us_per_melem), (a.stream_gbps, b.stream_gbps)] {
