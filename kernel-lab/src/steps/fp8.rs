@@ -425,6 +425,11 @@ pub const F27: [Step; 3] = [
         "f12's CTA on 128x384 tiles (3 stages, two m64n192k32 a K step)"),
 ];
 
+/// f27n128: f27 on 128 × 128 tiles (session 106) — twice f12's tiles where 128×256 ones leave most SMs idle; an
+/// experiment no rule chooses yet (its own `Step`, not in [`F27`], whose widths the wave model weighs).
+pub const F27_N128: Step = f27(3, "fp8_gemm_v27_n128", "f27n128", &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "setmaxnreg.inc.sync.aligned.u32 232"],
+                                "f12's CTA on 128x128 tiles (6 stages): twice f12's tiles at few-tile shapes, no K split (an experiment)");
+
 const fn f27(i: usize, name: &'static str, label: &'static str, has: &'static [&'static str], about: &'static str) -> Step {
     let bn = layout::fp8::tiles::F27_WIDTHS[i];
     let mut s = gemm(name, label, layout::fp8::tiles::f27_dyn_smem(bn), has, (BM, bn), Scaling::PerTensor, false, about);
@@ -436,7 +441,7 @@ const fn f27(i: usize, name: &'static str, label: &'static str, has: &'static [&
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22, F23, F25, F26, F27[0], F27[1], F27[2]];
+                             F21[5], F21[6], F22, F23, F25, F26, F27[0], F27[1], F27[2], F27_N128];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;

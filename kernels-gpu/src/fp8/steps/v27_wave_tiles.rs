@@ -73,6 +73,7 @@ macro_rules! paired_store {
         }
     };
 }
+paired_store!([[f32; 32]; 2], |r| [a0 = &r[0], a1 = &r[1]], [a0 a1 @ 0]);
 paired_store!([[f32; 32]; 3], |r| [a0 = &r[0], a1 = &r[1], a2 = &r[2]], [a0 a1 @ 0] last [a2 @ 2]);
 paired_store!(Wide320, |r| [a0 = &r.head[0], a1 = &r.head[1], a2 = &r.head[2], a3 = &r.head[3], a4 = &r.tail], [a0 a1 @ 0] [a2 a3 @ 2] last [a4 @ 4]);
 paired_store!(Wide384, |r| [a0 = &r.lo[0], a1 = &r.lo[1], a2 = &r.lo[2], a3 = &r.hi[0], a4 = &r.hi[1], a5 = &r.hi[2]], [a0 a1 @ 0] [a2 a3 @ 2] [a4 a5 @ 4]);
@@ -122,6 +123,29 @@ unsafe fn wave_tiles<A: Accumulators + PairedStore, const BN: u32>(tmap_a: *cons
     }
 }
 
+/// `C = qA · qBᵀ · sa · sb` (bf16) on 128×128 tiles (f27n128, session 106: an experiment no rule chooses yet).
+///
+/// Why: at 256–512 rows over 2k–12k columns f12's 128×256 tiles fill 16–48 of 132 SMs, and what the choice has
+/// there — f21 (K split over a cluster: ~5 K tiles of fixed cost in its partials' sum), f22 (64×64 tiles, one
+/// consumer warpgroup), f27n192 — runs 0.72–0.84× cuBLASLt's default mode on an H100 (session 106: 512×3072×4096
+/// f21x2 18.8 µs, cuBLASLt 13.6; 256×4096×4096 f22 0.81×). 128×128 tiles double the CTAs without a split
+/// (512×3072: 96 tiles, one round) at the cost of 4/3 the shared-memory fill bytes per FLOP (32 KiB a K tile for
+/// 4.2 MFLOP against 48 KiB for 8.4); 6 stages of 32 KiB. f3 — block scales on the same tiles, each K tile's sums
+/// promoted — measured 18.9 µs there, level with f21x2.
+///
+/// Prediction (before any run, H100): 512×3072×4096 15.5–18 µs (1.05–1.2× f21x2), 128×12288×4096 (96 tiles)
+/// 1.0–1.1× f27n192's 27.1; slower than f22 / f21 where 128×128 tiles still leave over half the SMs idle
+/// (256×2048×8192: 32 tiles). A width for the choice only if it is the fastest at several such shapes.
+///
+/// # Safety
+/// As [`wave_tiles`] with `BN` = 128.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fp8_gemm_v27_n128(tmap_a: *const TensorMap, tmap_b: *const TensorMap, tmap_c: *const TensorMap, scale_a: *const f32,
+                                                   scale_b: *const f32, m: u32, n: u32, k: u32) {
+    // SAFETY: forwarded.
+    unsafe { wave_tiles::<[[f32; 32]; 2], 128>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
+}
+
 /// `C = qA · qBᵀ · sa · sb` (bf16) on 128×192 tiles.
 ///
 /// # Safety
@@ -155,6 +179,7 @@ pub unsafe extern "ptx-kernel" fn fp8_gemm_v27_n384(tmap_a: *const TensorMap, tm
     unsafe { wave_tiles::<Wide384, 384>(tmap_a, tmap_b, tmap_c, scale_a, scale_b, m, n, k) }
 }
 
+launch_bounds!(fp8_gemm_v27_n128, 384, 1);
 launch_bounds!(fp8_gemm_v27_n192, 384, 1);
 launch_bounds!(fp8_gemm_v27_n320, 384, 1);
 launch_bounds!(fp8_gemm_v27_n384, 384, 1);
