@@ -130,7 +130,7 @@ pub const H200_COSTS: [F32Cost; 5] = [TILE128_COST, TILE64_COST, TILE32_COST, ST
 /// processes, whose constants lie between the other two's). Where they differ from the H200's it is the
 /// streams: the strips' B at 2.8 / 3.0 TB/s against 3.7 / 4.3 on the H200's HBM3e. On session 89's 58 held-out
 /// corpus shapes, every family timed on that H100, the pick is within 5% of the fastest family at 56 (the
-/// H200's constants there: 55 — they take v33 over v23 at 16 rows, 1.07–1.10× slower).
+/// H200's constants there: 55 — they take v33 over v23 at 16 rows, 1.05–1.10× slower).
 pub const H100_COSTS: [F32Cost; 5] = [
     F32Cost { fixed_us: 4.327, k_ns_per_cta: 72.5425, k_ns_per_round: 33.3399, split_us_per_melem: 0.0010, stream_gbps: 3000.0, work: CtaWork::WholeTile },
     F32Cost { fixed_us: 6.559, k_ns_per_cta: 33.2588, k_ns_per_round: 34.5835, split_us_per_melem: 1.2004, stream_gbps: 3000.0, work: CtaWork::WholeTile },
