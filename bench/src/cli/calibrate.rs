@@ -437,8 +437,7 @@ mod tests {
     /// that GPU timed (`fixture`: its autotune cache, each shape's candidates within 1.3× of the fastest
     /// kept).
     fn entry_rank(gpu: &str, fixture: &str) -> Score {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(fixture);
-        let cache = TuneCache::open(&path).unwrap();
+        let cache = TuneCache::open(&fixture_path(fixture)).unwrap();
         Score::of(&evaluate(&CostModel::shipped(gpu, 132), &cache).unwrap(), |r| r.entry.1)
     }
 
@@ -462,9 +461,14 @@ mod tests {
         }
     }
 
+    /// Where fixture `name` of `tests/data` lies.
+    fn fixture_path(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    }
+
     /// A fixture of `tests/data` as text.
     fn fixture_text(name: &str) -> String {
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)).unwrap()
+        std::fs::read_to_string(fixture_path(name)).unwrap()
     }
 
     /// The same guard for the f32 model (issue 48's 90% within 5% on each card): every f32 family timed at
