@@ -26,6 +26,11 @@
 //!   owns and multiplied by the library's 16-bit GEMM ([`GemmPlan`]): a weight read of 3 bytes per
 //!   element more, small beside a prefill's FLOPs, and the same products as decode.
 //!
+//! * **SwiGLU's activation in the epilogue** ([`W8Plan::silu_gate_up`], decode): on fused gate/up weights
+//!   `[gate; up]`, one launch writes `silu(x·gateᵀ)·(x·upᵀ)` — the bits the GEMM and a separate SiLU·mul
+//!   give (each projection rounded to 16 bits, SiLU's output rounded, the product rounded once) without
+//!   the second launch and the round trip of the `m × n` projection.
+//!
 //! Bad input is refused before any launch: K not a multiple of 16, empty shapes, operands shorter than
 //! the shape, activations not 16-byte aligned, weights quantized for the other 16-bit type, a GPU
 //! that is not sm_90, and weights too large for the scale range (named by block).
@@ -94,6 +99,30 @@ impl W8Step {
             WeightLayout::Packed => W8Step::W5,
         }
     }
+}
+
+/// What a [`W8Plan`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum W8Epilogue {
+    /// `y (m × n) = x · Wᵀ`.
+    Store,
+    /// For fused gate/up weights `W = [gate; up]` (n rows, the halves `n / 2` each, a multiple of 16):
+    /// `y (m × n/2) = silu(x · gateᵀ) · (x · upᵀ)`, SwiGLU's activation rounded as a 16-bit model rounds
+    /// it. The decode kernel's (m ≤ 32) on packed weights: `fp8_w5_silu_*`.
+    SiluGateUp,
+}
+
+/// `Err` unless the SwiGLU epilogue takes `m` tokens on fused gate/up weights of `n` rows.
+fn check_gated(m: usize, n: usize, k: usize) -> Result<()> {
+    if m > MAX_TOKENS as usize {
+        return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: the SiLU·mul epilogue is the decode kernel's (at most {MAX_TOKENS} tokens); for more, run \
+                                                the GEMM and SiLU·mul apart")));
+    }
+    if !layout::fp8::weights::gated_takes(n as u32) {
+        return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: fused gate/up weights of {n} rows: the gate and up halves must be whole groups of 16 rows \
+                                                (n a multiple of 32)")));
+    }
+    Ok(())
 }
 
 /// A weight matrix in FP8: `n × k` e4m3 bytes in a [`WeightLayout`] and its power-of-two block
@@ -300,6 +329,7 @@ pub struct W8Plan<T: Element> {
     route: Route<T>,
     w_ready: BReady,
     layout: WeightLayout,
+    epilogue: W8Epilogue,
 }
 
 impl<T: Element> W8Plan<T> {
@@ -319,6 +349,26 @@ impl<T: Element> W8Plan<T> {
     /// [`W8Plan::for_layout`] with the decode kernel named (for up to 32 tokens; its layout is the
     /// plan's): what `kernel-lab w8` and the tests compare.
     pub fn for_step(gpu: &Gpu, m: usize, n: usize, k: usize, step: W8Step) -> Result<Self> {
+        Self::plan(gpu, m, n, k, step, W8Epilogue::Store)
+    }
+
+    /// Plans SwiGLU's activation for `m ≤ 32` tokens on fused gate/up weights `[gate; up]` of `n × k`
+    /// (packed, as [`Fp8Weights::quantize`] makes them; `n / 2` a multiple of 16): [`W8Plan::run`] then
+    /// writes `y (m × n/2) = silu(x · gateᵀ) · (x · upᵀ)` — the bits of a [`W8Plan::new`] run followed by a
+    /// SiLU·mul that rounds as torch does (`nvptx_std::half16::silu_times`), in one launch.
+    pub fn silu_gate_up(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
+        check_shape("W8Plan", n, k)?;
+        check_gated(m, n, k)?;
+        Self::plan(gpu, m, n, k, W8Step::W5, W8Epilogue::SiluGateUp)
+    }
+
+    /// Whether [`W8Plan::silu_gate_up`] takes `m` tokens on fused gate/up weights of `n` rows (at most 32
+    /// tokens; `n / 2` a multiple of 16), checked before a GPU is asked.
+    pub fn silu_gate_up_takes(m: usize, n: usize) -> bool {
+        m >= 1 && check_gated(m, n, 16).is_ok()
+    }
+
+    fn plan(gpu: &Gpu, m: usize, n: usize, k: usize, step: W8Step, epilogue: W8Epilogue) -> Result<Self> {
         let layout = step.layout();
         if T::ELEM == Elem::F32 {
             return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
@@ -329,7 +379,8 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let kernel = gpu.kernel(&format!("fp8_{}_t{}_{}", step.label(), 8 * nt, T::NAME))?;
+            let silu = if epilogue == W8Epilogue::SiluGateUp { "_silu" } else { "" };
+            let kernel = gpu.kernel(&format!("fp8_{}{silu}_t{}_{}", step.label(), 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
             let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
             let ws = if splits > 1 {
@@ -347,7 +398,7 @@ impl<T: Element> W8Plan<T> {
             let plan = GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, k))?;
             Route::Dense { b: gpu.zeros::<T>(k * n)?, plan }
         };
-        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route, w_ready: BReady::AfterPrevious, layout })
+        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route, w_ready: BReady::AfterPrevious, layout, epilogue })
     }
 
     /// When the weights may be read ([`BReady`], as [`GemmPlan::set_b_ready`]): with
@@ -380,7 +431,8 @@ impl<T: Element> W8Plan<T> {
     }
 
     /// Enqueues `y = x · Wᵀ` on the plan's stream: `x` holds `m × k`, `y` `m × n` values of `T`
-    /// (row-major, dense), `w` the plan's `n × k` for `T`. Nothing synchronizes.
+    /// (row-major, dense; [`W8Plan::silu_gate_up`]'s: `m × n/2`, SwiGLU's activation), `w` the plan's `n × k`
+    /// for `T`. Nothing synchronizes.
     pub fn run<X: DevicePtr<T>, Y: DevicePtrMut<T>>(&mut self, x: &X, w: &Fp8Weights, y: &mut Y) -> Result<()> {
         let (m, n, k) = (self.m, self.n, self.k);
         w.check_elem::<T>()?;
@@ -391,9 +443,10 @@ impl<T: Element> W8Plan<T> {
             return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: weights in the {:?} layout, the plan was made for {:?} (W8Plan::for_layout)", w.layout,
                                                    self.layout)));
         }
-        if x.len() < m * k || y.len() < m * n {
+        let y_cols = if self.epilogue == W8Epilogue::SiluGateUp { n / 2 } else { n };
+        if x.len() < m * k || y.len() < m * y_cols {
             return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: x holds {} and y {} {} elements, the shape needs {} and {}", x.len(), y.len(), T::NAME, m * k,
-                                                   m * n)));
+                                                   m * y_cols)));
         }
         let gpu = &self.gpu;
         match &mut self.route {
@@ -409,7 +462,8 @@ impl<T: Element> W8Plan<T> {
                     None => (0, 0),
                 };
                 // SAFETY: `fp8_w{1,5}_t*(x, w, sb, y, ws, count, m, n, k, k_split, flags)` (the kernel's contract): x holds
-                // m·k and y m·n values of T (checked), x 16-byte aligned (checked), w and sb an
+                // m·k and y m·n values of T (checked; `fp8_w5_silu_t*`: m·n/2, with n/2 a multiple of 16 and the
+                // grid's ⌈n/32⌉ = n/32 tiles, checked at planning), x 16-byte aligned (checked), w and sb an
                 // `Fp8Weights` of n×k for T (checked: its scales are powers of two in T's range by
                 // construction) in the layout the kernel reads (checked: w5 packed, w1 natural); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);
                 // grid (⌈n/32⌉, splits) with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the
@@ -449,6 +503,22 @@ mod tests {
         // 32 tiles, deep K: 8 splits (256 blocks); a short K keeps a warp two steps a split.
         assert_eq!(w1_splits(1024, 14336, 132).0, 8);
         assert_eq!(w1_splits(1024, 1024, 132).0, 1);
+    }
+
+    /// The SwiGLU epilogue's own limits, named before any GPU is asked: at most 32 tokens, halves of whole
+    /// 16-row groups (Llama-3-8B's 2 × 14336 rows, a 2 × 272 one whose halves straddle packed tiles).
+    #[test]
+    fn the_swiglu_epilogue_takes_decode_rows_and_whole_row_groups() {
+        for (m, n) in [(1, 28672), (32, 544), (9, 32)] {
+            assert!(W8Plan::<half::bf16>::silu_gate_up_takes(m, n), "{m}x{n}");
+            assert!(check_gated(m, n, 4096).is_ok());
+        }
+        assert!(check_gated(33, 28672, 4096).unwrap_err().to_string().contains("at most 32 tokens"));
+        for n in [48, 16, 28680] {
+            assert!(check_gated(1, n, 4096).unwrap_err().to_string().contains("groups of 16 rows"), "{n}");
+            assert!(!W8Plan::<half::bf16>::silu_gate_up_takes(1, n));
+        }
+        assert!(!W8Plan::<half::bf16>::silu_gate_up_takes(0, 28672));
     }
 
     #[test]

@@ -196,6 +196,9 @@ struct Plans<T: Element> {
     dense: HashMap<(usize, usize, usize), GemmPlan<T>>,
     /// With the plan's last use on `clock`.
     w8: HashMap<(usize, usize, usize), (W8Plan<T>, u64)>,
+    /// FP8 gate/up plans with SwiGLU's activation in their epilogue ([`swiglu_in_epilogue`]), by `(m, n, k)`
+    /// of the fused weights: decode only (at most 32 rows), so none dequantizes.
+    w8_silu: HashMap<(usize, usize, usize), W8Plan<T>>,
     clock: u64,
     /// Whether an FP8 plan was dropped since the flag was last cleared ([`DEQUANT_PLANS`]): a graph captured
     /// over it would read freed memory, so the model drops its graphs.
@@ -204,7 +207,7 @@ struct Plans<T: Element> {
 
 impl<T: Element> Plans<T> {
     fn new() -> Self {
-        Plans { dense: HashMap::new(), w8: HashMap::new(), clock: 0, dropped: false }
+        Plans { dense: HashMap::new(), w8: HashMap::new(), w8_silu: HashMap::new(), clock: 0, dropped: false }
     }
 
     /// Marks the FP8 plans of `m` rows used now (a graph replay runs them without `gemm` seeing it).
@@ -1605,9 +1608,15 @@ impl<T: Element + NormReducible> Shard<T> {
             unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
             mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
         }
-        if !ablated("gu") { gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?; }
-        if !ablated("silu") { unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
-        mark(prof, gpu, || "silu_mul".into(), 0)?; }
+        match &layer.gate_up {
+            // FP8 weights at decode: `act = silu(gate)·up` straight from the gate/up GEMM's epilogue, the same bits.
+            Weight::Fp8(w8) if w8.layout() == WeightLayout::Packed && swiglu_in_epilogue(tokens, inter) => gemm_silu(gemms, gpu, tokens, inter, h, &b.x, w8, &mut b.act, prof)?,
+            _ => {
+                if !ablated("gu") { gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?; }
+                if !ablated("silu") { unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
+                mark(prof, gpu, || "silu_mul".into(), 0)?; }
+            }
+        }
         if ablated("down") { return Ok(()); }
         gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta, prof)
     }
@@ -1836,6 +1845,33 @@ fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usi
             mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {}", plan.label()), (kk * n) as u64)
         }
     }
+}
+
+/// Whether a `tokens`-row step's MLP on FP8 weights takes SwiGLU's activation from the gate/up GEMM's
+/// epilogue (`W8Plan::silu_gate_up`: one launch, the bits of the GEMM then `silu_mul`): at most 32 rows (the
+/// decode kernel's), `inter` a multiple of 16, packed weights (the caller's test). Off unless `KERNEL_LAB_W8_SILU=1` until it is timed on a GPU
+/// (session 107 built it without one: its GPU tests and the runner's A/B are `scripts/gpu-s107.sh`'s).
+fn swiglu_in_epilogue(tokens: usize, inter: usize) -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let on = *ON.get_or_init(|| std::env::var("KERNEL_LAB_W8_SILU").is_ok_and(|v| v.trim() == "1"));
+    on && W8Plan::<bf16>::silu_gate_up_takes(tokens, 2 * inter)
+}
+
+/// `act (m × inter) = silu(a · gateᵀ) · (a · upᵀ)` on FP8 fused gate/up weights (`2·inter × k`), one launch
+/// ([`swiglu_in_epilogue`]), with a plan kept per shape.
+#[allow(clippy::too_many_arguments)]
+fn gemm_silu<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, inter: usize, kk: usize, a: &CudaSlice<u16>, w8: &Fp8Weights, act: &mut CudaSlice<u16>,
+                         prof: &mut Option<Vec<(Launch, CudaEvent)>>) -> Result<()> {
+    let n = 2 * inter;
+    if !plans.w8_silu.contains_key(&(m, n, kk)) {
+        let mut plan = W8Plan::<T>::silu_gate_up(gpu, m, n, kk)?;
+        // The weights are written at load, never by the kernel just before.
+        plan.set_w_ready(BReady::AtLaunch);
+        plans.w8_silu.insert((m, n, kk), plan);
+    }
+    let plan = plans.w8_silu.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("FP8 SwiGLU plan missing (internal)".into()))?;
+    plan.run(&view::<T>(a, m * kk)?, w8, &mut view_mut::<T>(act, m * inter)?)?;
+    mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {} (silu·mul)", plan.label()), (kk * n) as u64)
 }
 
 /// Copies the little-endian 16-bit bytes `bytes` into `dst` from element `at` on.

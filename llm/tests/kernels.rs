@@ -388,3 +388,43 @@ fn the_fused_all_reduce_norm_equals_one_shot_then_add_rmsnorm() {
         }
     }
 }
+
+/// The FP8 weights' SwiGLU epilogue (`W8Plan::silu_gate_up`: one launch writes `silu(gate)·up`) against what
+/// the runner ran before it — the plain FP8 plan writing `gu`, then this crate's `silu_mul` — on the same
+/// packed `[gate; up]` weights: **bit for bit** (both round SiLU through `nvptx_std::half16::silu_times`,
+/// and the gated tiles sum each row over the same splits in the same order), at 1, 9 and 32 tokens, with
+/// and without split K, Llama-3-8B's gate/up among them. Hopper only (FP8 weights are sm_90a).
+#[test]
+fn the_fp8_swiglu_epilogue_equals_the_gemm_then_silu_mul() {
+    use kernel_lab::{fp8_weights::{Fp8Weights, W8Plan}, runtime::gpu::gpu_that_runs_or_skip, steps::fp8::F1};
+    let Some(gpu) = gpu_that_runs_or_skip("the_fp8_swiglu_epilogue_equals_the_gemm_then_silu_mul", &F1.kernel) else { return };
+    let kern = k::silu_mul_bf16::load(&gpu, ptx_for(&gpu).0, ptx_for(&gpu).1).unwrap();
+    let mut rng = verify::rng(verify::fresh_seed());
+    for (m, inter, hidden) in [(1usize, 14336usize, 4096usize), (9, 272, 1040), (32, 512, 2048), (1, 1024, 8192)] {
+        let n = 2 * inter;
+        let w = random(&mut rng, n * hidden, 0.05);
+        let w8 = Fp8Weights::quantize::<bf16, _>(&gpu, &gpu.upload(&w.iter().map(|&v| bf16::from_f32(v)).collect::<Vec<_>>()).unwrap(), n, hidden).unwrap();
+        let x = random(&mut rng, m * hidden, 2.0);
+        let dx = gpu.upload(&x.iter().map(|&v| bf16::from_f32(v)).collect::<Vec<_>>()).unwrap();
+        let what = format!("{m}x{n}x{hidden}");
+        // Before: the product, then SiLU·mul.
+        let mut gu = gpu.zeros::<bf16>(m * n).unwrap();
+        W8Plan::<bf16>::new(&gpu, m, n, hidden).unwrap().run(&dx, &w8, &mut gu).unwrap();
+        let gu16 = gpu.upload(&gpu.download(&gu).unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>()).unwrap();
+        let mut sep = gpu.zeros::<u16>(m * inter).unwrap();
+        gpu.poison(&mut sep).unwrap();
+        // SAFETY: one block row per token; gu holds m·2·inter, out m·inter elements; inter % 8 == 0; fresh allocations.
+        unsafe { k::silu_mul_bf16::launch(&gpu, &kern, grid::silu_mul(m, inter), &gu16, &mut sep, inter as u32).unwrap() };
+        gpu.sync_after("silu_mul").unwrap();
+        let sep = got(&gpu, &sep, &format!("{what} silu_mul"));
+        // Fused.
+        let mut plan = W8Plan::<bf16>::silu_gate_up(&gpu, m, n, hidden).unwrap();
+        let mut fused = gpu.upload(&vec![bf16::from_bits(0xFFFF); m * inter]).unwrap();
+        plan.run(&dx, &w8, &mut fused).unwrap();
+        let fused: Vec<u16> = gpu.download(&fused).unwrap().iter().map(|v| v.to_bits()).collect();
+        assert!(!fused.contains(&0xFFFF), "{what} {}: not fully written", plan.label());
+        let differ = fused.iter().zip(bits(&sep)).filter(|(a, b)| **a != *b).count();
+        assert_eq!(differ, 0, "{what} {}: {differ} of {} outputs differ from the GEMM then silu_mul", plan.label(), fused.len());
+        assert!(sep.iter().filter(|v| **v != 0.0).count() * 2 > sep.len(), "{what}: mostly zeros");
+    }
+}

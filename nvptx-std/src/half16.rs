@@ -2,7 +2,10 @@
 //! (exact) and f32 rounded to them (nearest even) per type ([`Half`]: [`Bf16`], [`F16`]), the 8 elements
 //! of a 16-byte chunk ([`halves`], [`chunk`]), and [`unroll8!`](crate::unroll8) for loops over a thread's
 //! 8 chunks that must stay in registers.
-use crate::mma::{f16_to_f32, pack_bf16x2, pack_f16x2};
+use crate::{
+    math::ex2_approx_f32,
+    mma::{f16_to_f32, pack_bf16x2, pack_f16x2},
+};
 
 /// A 16-bit element type: its bits to f32 (exact) and an f32 rounded to it (nearest even).
 pub trait Half {
@@ -41,6 +44,17 @@ impl Half for F16 {
     fn bits(x: f32) -> u16 {
         pack_f16x2(x, 0.0) as u16
     }
+}
+
+/// SwiGLU's activation as a 16-bit model computes it (torch's `act_fn(gate) * up` on 16-bit tensors), before
+/// the product's one rounding: `gate` and `up` are 16-bit values (exact in f32), SiLU's output
+/// `gate / (1 + 2^(-gate·log2 e))` is rounded by `rnd` (to the same type), and the product is returned in
+/// f32 for the caller to round. The one definition of it that every kernel computing SiLU·mul shares (the
+/// model runner's `silu_mul`, the FP8 weight-only GEMMs' gated epilogue), so that fused and separate
+/// paths give the same bits.
+#[inline(always)]
+pub fn silu_times(gate: f32, up: f32, rnd: impl Fn(f32) -> f32) -> f32 {
+    rnd(gate / (1.0 + ex2_approx_f32(-gate * core::f32::consts::LOG2_E))) * up
 }
 
 /// The 8 elements of a 16-byte chunk (element 0 in the low half of word 0).

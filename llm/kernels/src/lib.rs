@@ -13,8 +13,7 @@ use nvptx_std::{
     atomic::{atom_add_acq_rel_gpu_u32, ld_relaxed_gpu_u64, st_relaxed_gpu_u32},
     global::{ld_global_cg_v4_f32, ld_global_nc_v4_u32, st_global_v4_u32},
     kernel, unroll8,
-    math::ex2_approx_f32,
-    half16::{Bf16, F16, Half, chunk, halves},
+    half16::{Bf16, F16, Half, chunk, halves, silu_times},
     shared,
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
@@ -362,7 +361,8 @@ pub unsafe fn gather_kv(cache_k: *const u16, cache_v: *const u16, slot: *const i
 }
 
 /// Token `blockIdx.x`: `out[j] = silu(gate[j]) · up[j]` with `gu` `[tokens][2·inter]` (the gate's columns,
-/// then the up projection's), SiLU's output rounded before the product (torch's `act_fn(gate) * up`).
+/// then the up projection's), SiLU's output rounded before the product (torch's `act_fn(gate) * up`:
+/// `nvptx_std::half16::silu_times`, which the FP8 weights' gated GEMM epilogue shares).
 /// Chunks of 8 elements, chunk `blockIdx.y · THREADS + threadIdx.x` first, striding by the grid's y.
 ///
 /// # Safety
@@ -378,9 +378,7 @@ unsafe fn silu_mul<E: Half>(gu: *const u16, out: *mut u16, inter: u32) {
         unsafe {
             let (g, u) = (halves(ld_global_nc_v4_u32(gu.add(t * 2 * n + c) as *const u32)), halves(ld_global_nc_v4_u32(gu.add(t * 2 * n + n + c) as *const u32)));
             let o = core::array::from_fn(|j| {
-                let x = E::f(g[j]);
-                let silu = E::rnd(x / (1.0 + ex2_approx_f32(-x * core::f32::consts::LOG2_E)));
-                E::bits(silu * E::f(u[j]))
+                E::bits(silu_times(E::f(g[j]), E::f(u[j]), E::rnd))
             });
             st_global_v4_u32(out.add(t * n + c) as *mut u32, chunk(o));
         }

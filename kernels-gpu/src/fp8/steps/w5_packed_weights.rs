@@ -19,11 +19,33 @@
 //! at ~62%, w5 reads at d2's 84%: 1×28672×4096 ~40 → ~32 µs, 1×4096×14336 (2 splits) ~22.7 → ~18,
 //! little change at 1×4096×4096 (a one-wave launch bound by its ramp), and the FP8 runner's batch-1
 //! step ~2.9 → ~2.6 ms. If the time does not move, the access pattern is not the limit either.
-use crate::fp8::weight_only::weight_only_entries;
+//!
+//! **Its SwiGLU epilogue** (`fp8_w5_silu_*`, session 107; not a new rung of the ladder: the same loads and
+//! MMAs, another end). A Llama-family MLP runs `gu = x · [Wgate; Wup]ᵀ`, then `act = silu(gate)·up`
+//! as its own launch, then `act · Wdownᵀ`. With the fused gate/up weights as they are (`[gate; up]`, any
+//! layout), tile `t` of the gated kernel multiplies gate rows `16t ..` and up rows `n/2 + 16t ..`
+//! (`weight_only::GateUp`, `layout::fp8::weights::gated_first_row`) — each half a 16-row half of a packed
+//! tile, so every load is still four whole lines — and its block writes `silu(gate)·up` for its 16
+//! columns of the activation, rounded as the runner's `silu_mul` rounds it (`half16::silu_times`): the
+//! same bits as the two launches, one launch and one round trip of `gu` fewer. Each step reads two block
+//! scales (the halves lie in different 128-row blocks). Predicted on the H100 (Llama-3-8B-shaped, batch
+//! 1): the step loses its 32 `silu_mul` launches, ~1.5–3 µs each in the captured graph, so 3.32 → ~3.25
+//! ms, bf16 / FP8 1.695 → ~1.73×.
+use crate::fp8::weight_only::{GateUp, Whole, weight_only_entries};
 use crate::hgemm::elem::{Bf16, F16};
 
 weight_only_entries! {
-    true, "`layout::fp8::weights::packed_len(n, k)` bytes in the packed layout (`packed_index`), the padding zero";
+    true, GateUp, "fused gate/up weights `[gate; up]` (n rows, n/2 a multiple of 16) in the packed layout (`packed_len(n, k)` bytes), the padding zero; `y` holds `m · n/2` values";
+    fp8_w5_silu_t8_bf16, 1, Bf16, 8;
+    fp8_w5_silu_t16_bf16, 2, Bf16, 16;
+    fp8_w5_silu_t32_bf16, 4, Bf16, 32;
+    fp8_w5_silu_t8_f16, 1, F16, 8;
+    fp8_w5_silu_t16_f16, 2, F16, 16;
+    fp8_w5_silu_t32_f16, 4, F16, 32;
+}
+
+weight_only_entries! {
+    true, Whole, "`layout::fp8::weights::packed_len(n, k)` bytes in the packed layout (`packed_index`), the padding zero";
     fp8_w5_t8_bf16, 1, Bf16, 8;
     fp8_w5_t16_bf16, 2, Bf16, 16;
     fp8_w5_t32_bf16, 4, Bf16, 32;
