@@ -10,7 +10,7 @@ rm -rf .carry && mkdir -p .carry/tests
 cargo build --release
 cp target/release/kernel-lab .carry/
 cp target/release/api-example target/release/llm .carry/
-# A name `PACKAGE:TEST` takes the test from that package (`kernel-lab-llm:kernels` lands as tests/llm-kernels).
+# A name `PACKAGE:TEST` takes the test from that package (`kernel-lab-llm:kernels` lands as tests/kernel-lab-llm-kernels).
 for t in "$@"; do
   case "$t" in
     *:*) exe=$(scripts/test-exe.sh "${t%%:*}" "${t#*:}"); cp "$exe" ".carry/tests/${t%%:*}-${t#*:}" ;;
