@@ -232,7 +232,9 @@ fn silu_case<T: Half>(gpu: &Gpu, m: usize, inter: usize, k: usize, seed: u64) {
     let mut rng = verify::rng(seed ^ (m * 1_000_003 + n * 1009 + k) as u64);
     let (w, _) = weights::<T>(&mut rng, n, k);
     let w8 = Fp8Weights::quantize::<T, _>(gpu, &gpu.upload(&w).unwrap(), n, k).unwrap();
-    let x: Vec<T> = (0..m * k).map(|_| T::of(rng.random_range(-2.0f32..2.0))).collect();
+    // Activations of an eighth of `run_step`'s: with blocks of weights up to 4 at K = 14336 the projections
+    // reach a few hundred, and silu(gate)·up would pass f16's 65504.
+    let x: Vec<T> = (0..m * k).map(|_| T::of(rng.random_range(-0.25f32..0.25))).collect();
     let d_x = gpu.upload(&x).unwrap();
     let mut plain = W8Plan::<T>::new(gpu, m, n, k).unwrap();
     let mut d_gu = gpu.upload(&vec![T::of(f32::NAN); m * n]).unwrap();
@@ -254,7 +256,10 @@ fn silu_case<T: Half>(gpu: &Gpu, m: usize, inter: usize, k: usize, seed: u64) {
             assert!(g.is_finite() && u.is_finite(), "{what}: the plain product is not finite at ({t}, {j})");
             let want = rnd(rnd(g / (1.0 + (-g).exp())) * u);
             let got = y[t * inter + j].to() as f64;
-            assert!(got.is_finite(), "{what}: y[{t}][{j}] not written (poison left) or not finite");
+            if want.is_infinite() && got == want {
+                continue;
+            }
+            assert!(got.is_finite(), "{what}: y[{t}][{j}] = {got} not written (poison left) or not finite; want {want}");
             // One unit of the rounded SiLU times |u|, plus the product's rounding: 2^-7 relative for bf16
             // (2^-10 for f16, taken as bf16's), and the smallest f16 subnormal's grid.
             let tol = want.abs() / 64.0 + 2f64.powi(-24);
@@ -306,7 +311,8 @@ fn bad_input_is_refused_before_any_launch() {
     assert!(W8Plan::<bf16>::silu_gate_up(&gpu, 33, n, k).err().unwrap().to_string().contains("at most 32 tokens"));
     assert!(W8Plan::<bf16>::silu_gate_up(&gpu, 1, 48, k).err().unwrap().to_string().contains("groups of 16 rows"));
     let mut g = W8Plan::<bf16>::silu_gate_up(&gpu, 2, n, k).unwrap();
-    assert!(msg(g.run(&x, &w8, &mut y.slice_mut(..n - 1))).contains("y holds"));
+    let e = msg(g.run(&x, &w8, &mut y.slice_mut(..n - 1)));
+    assert!(e.contains(&format!("y {} bf16 elements", n - 1)) && e.contains(&format!("needs {} and {n}", 2 * k)), "{e}");
 }
 
 /// w1 told that its weights are ready at launch (`W8Plan::set_w_ready(BReady::AtLaunch)`: on Hopper it

@@ -1610,7 +1610,9 @@ impl<T: Element + NormReducible> Shard<T> {
         }
         match &layer.gate_up {
             // FP8 weights at decode: `act = silu(gate)·up` straight from the gate/up GEMM's epilogue, the same bits.
-            Weight::Fp8(w8) if w8.layout() == WeightLayout::Packed && swiglu_in_epilogue(tokens, inter) => gemm_silu(gemms, gpu, tokens, inter, h, &b.x, w8, &mut b.act, prof)?,
+            Weight::Fp8(w8) if w8.layout() == WeightLayout::Packed && swiglu_in_epilogue(tokens, inter) => {
+                if !ablated("gu") { gemm_silu(gemms, gpu, tokens, inter, h, &b.x, w8, &mut b.act, prof)?; }
+            }
             _ => {
                 if !ablated("gu") { gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?; }
                 if !ablated("silu") { unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
