@@ -8,9 +8,29 @@
 #     Keep it (the runner's default) only if the tests pass bitwise and the step is faster; the prediction (the
 #     FP8 ladder README, row 4): 3.32 -> ~3.25 ms on an H100, bf16 / FP8 1.695 -> ~1.73x.
 #   CALL=f27n128 (~5 min): scripts/gpu-f27n128.sh (f27n128's first run: FP8 step test, sanitizers, 3 processes).
+#   CALL=splits (~5 min): fw2 at few-row shapes with its split of K forced (KERNEL_LAB_W1_SPLITS=1, 2, 4) and as the
+#     rule gives it (w1_splits: fill one wave of two blocks a SM), cuBLASLt beside it, 3 processes. Why: on the H100
+#     fw2 took 9.8 us at 4x3072x3072 (9.4 MB: 3.4 us of streaming at its calibrated rate) and 0.845-0.85x cuBLASLt
+#     there and at 8x3072x4096; at 8 MB of weights its times were 7.1 us unsplit, 9.0-9.4 split 2-4 ways (session 106).
+#     Predicted: one split (or two where K is deep) within 5% of the rule's time or faster at <= 16 MB; the rule
+#     ahead at >= 40 MB. What it decides: whether w1_splits needs a term for the split's fix-up at small shapes.
 # Carry: scripts/slim-carry.sh fp8 fp8_weights kernel-lab-llm:kernels
 set -uo pipefail
 if [ "${CALL:-silu}" = f27n128 ]; then exec bash scripts/gpu-f27n128.sh; fi
+if [ "${CALL:-silu}" = splits ]; then
+  . scripts/device-log.sh s107-splits.txt 120
+  S=4x3072x3072,8x3072x4096,1x1024x2048,2x4096x2048,8x4096x2048,16x2048x4096,8x8192x1024,16x5120x2560,1x4096x4096,16x4608x3072,4x1024x4096,16x5120x8192
+  for i in 1 2 3; do
+    for sp in rule 1 2 4; do
+      echo "== set splits $sp process $i" | tee -a "$L"
+      run env $([ $sp = rule ] || echo KERNEL_LAB_W1_SPLITS=$sp) $C/kernel-lab --family fp8 --steps fw2 --gemm-sizes $S --reps 10 --warmup 2 --seed 1070$i --json "$OUT/splits-$sp-p$i.json" --out /tmp/r
+    done
+    stamp "process $i"
+  done
+  grep -E "^exit [1-9]|panicked" "$L" | head || true
+  xz -9 -f "$L"
+  exit 0
+fi
 . scripts/device-log.sh s107-silu.txt 300
 T=300 run $C/tests/fp8_weights --test-threads 1
 T=300 run $C/tests/kernel-lab-llm-kernels --test-threads 1 the_fp8_swiglu_epilogue_equals_the_gemm_then_silu_mul

@@ -382,7 +382,7 @@ impl<T: Element> W8Plan<T> {
             let silu = if epilogue == W8Epilogue::SiluGateUp { "_silu" } else { "" };
             let kernel = gpu.kernel(&format!("fp8_{}{silu}_t{}_{}", step.label(), 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
-            let (splits, k_split) = w1_splits(n, k, gpu.info.sms);
+            let (splits, k_split) = crate::steps::fp8::w1_splits_for(n, k, gpu.info.sms);
             let ws = if splits > 1 {
                 let len = splits as usize * tiles * ROWS as usize * 8 * nt as usize;
                 crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: split-K partials"), 4 * len as u64, 0)?;
@@ -486,6 +486,23 @@ impl<T: Element> W8Plan<T> {
 mod tests {
     use super::*;
     use layout::fp8::weights::STEP_K;
+
+    /// A sweep's forced split count keeps the kernels' contract: splits ≤ 16 and no more than K's steps, each a
+    /// whole number of 64-deep steps, `(splits − 1) · k_split < k ≤ splits · k_split`.
+    #[test]
+    fn forced_splits_keep_the_kernels_contract() {
+        use crate::steps::fp8::w1_splits_forced;
+        for k in [16usize, 64, 80, 1024, 3072, 4112, 14336] {
+            for want in [1u32, 2, 3, 4, 7, 16, 40] {
+                let (s, ks) = w1_splits_forced(k, want);
+                assert!(s >= 1 && s <= want.min(16) && ks % STEP_K == 0, "{k}, {want}: {s} × {ks}");
+                assert!((s as usize - 1) * (ks as usize) < k && s as usize * ks as usize >= k, "{k}, {want}: {s} × {ks}");
+            }
+        }
+        assert_eq!(w1_splits_forced(3072, 2), (2, 1536));
+        assert_eq!(w1_splits_forced(3072, 4), (4, 768));
+        assert_eq!(w1_splits_forced(64, 4), (1, 64));
+    }
 
     #[test]
     fn splits_fill_the_sms_and_cover_k_exactly() {

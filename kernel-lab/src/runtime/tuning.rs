@@ -129,6 +129,15 @@ fn parse_tma_splits(v: Option<&str>) -> Option<u32> {
     v?.trim().parse().ok().filter(|s| (1..=16).contains(s))
 }
 
+/// For sweeping only: `KERNEL_LAB_W1_SPLITS=N` (1 to 16) gives the weight-only kernels (fw2, fwb, fw1's w1,
+/// and `W8Plan`'s w1/w5) N splits of K (fewer where K has too few 64-deep steps:
+/// [`crate::steps::fp8::w1_splits_forced`]); unset (or unreadable), `None`: the library's rule,
+/// [`crate::steps::fp8::w1_splits`]. For timing the split rule at few-row shapes (session 107's plan).
+pub fn w1_fixed_splits() -> Option<u32> {
+    static S: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *S.get_or_init(|| parse_tma_splits(std::env::var("KERNEL_LAB_W1_SPLITS").ok().as_deref()))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

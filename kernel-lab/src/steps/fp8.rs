@@ -500,6 +500,22 @@ pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
     (splits as u32, k_split as u32)
 }
 
+/// [`w1_splits`] with `splits` asked for (a sweep's: `runtime::tuning::w1_fixed_splits`): at most
+/// [`MAX_SPLITS`] and no more than K's 64-deep steps, each split a whole number of steps, none empty.
+/// Returns `(splits, k_split)` with `(splits − 1) · k_split < k`.
+pub fn w1_splits_forced(k: usize, splits: u32) -> (u32, u32) {
+    let steps = k.div_ceil(layout::fp8::weights::STEP_K as usize).max(1);
+    let want = (splits as usize).clamp(1, MAX_SPLITS).min(steps);
+    let k_split = steps.div_ceil(want) * layout::fp8::weights::STEP_K as usize;
+    (k.div_ceil(k_split) as u32, k_split as u32)
+}
+
+/// The weight-only kernels' split of K for `n × k` on `sms` SMs: [`w1_splits`], or a sweep's forced count
+/// ([`w1_splits_forced`], `KERNEL_LAB_W1_SPLITS`).
+pub fn w1_splits_for(n: usize, k: usize, sms: u32) -> (u32, u32) {
+    crate::runtime::tuning::w1_fixed_splits().map_or_else(|| w1_splits(n, k, sms), |s| w1_splits_forced(k, s))
+}
+
 /// Token tiles (8 tokens each) of the weight-only decode kernels, smallest first.
 pub const W1_TOKEN_TILES: [u32; 3] = [1, 2, 4];
 
