@@ -28,6 +28,7 @@ if [ "${CALL:-silu}" = splits ]; then
     done
     stamp "process $i"
   done
+  python3 scripts/splits-medians.py "$OUT" | tee -a "$L"
   grep -E "^exit [1-9]|panicked" "$L" | head || true
   xz -9 -f "$L"
   exit 0
