@@ -381,6 +381,9 @@ pub mod weights {
     pub const W1_W_AT_LAUNCH: u32 = 1;
     /// The most token rows (M) a launch takes: `8 · TOKEN_TILES` for its n8 tiles (1, 2 or 4).
     pub const MAX_TOKENS: u32 = 32;
+    /// The widest row (N) the residual-norm tail (`fp8_w5_norm_t8_*`) normalizes: 8 chunks of 8 elements for
+    /// each of the block's threads, kept in registers (`nvptx_std::half16::ROW_MAX`, asserted equal there).
+    pub const NORM_ROW_MAX: u32 = 8 * 8 * THREADS;
 
     /// Dynamic shared memory of the kernel with `nt` token tiles: the warps' accumulators for the
     /// block's reduction (`WARPS · 32 lanes · 2 row tiles · nt · 4` f32) and a word for the last split's flag.

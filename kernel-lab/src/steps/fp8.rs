@@ -535,6 +535,11 @@ const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.a
 /// w5 with the SwiGLU epilogue (`fp8_w5_silu_*`): w5's instructions and SiLU's `ex2` and division.
 const W5_SILU_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
                                     "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "ex2.approx.ftz.f32", "div.rn.f32"];
+/// w5 with the residual-norm tail (`fp8_w5_norm_t8_*`): w5's instructions, the grid ticket and the row's `sqrt`.
+const W5_NORM_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
+                                    "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.v4.u32", "sqrt.rn.f32"];
+const W5_NORM_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2", "mul.rn.f16x2",
+                                   "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.v4.u32", "sqrt.rn.f32"];
 const W5_SILU_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2", "mul.rn.f16x2",
                                    "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "ex2.approx.ftz.f32", "div.rn.f32"];
 
@@ -613,6 +618,7 @@ pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_w5_silu_t8_bf16", "w5-silu-t8", 1, W5_SILU_HAS_BF16), w1("fp8_w5_silu_t16_bf16", "w5-silu-t16", 2, W5_SILU_HAS_BF16),
     w1("fp8_w5_silu_t32_bf16", "w5-silu-t32", 4, W5_SILU_HAS_BF16), w1("fp8_w5_silu_t8_f16", "w5-silu-t8-f16", 1, W5_SILU_HAS_F16),
     w1("fp8_w5_silu_t16_f16", "w5-silu-t16-f16", 2, W5_SILU_HAS_F16), w1("fp8_w5_silu_t32_f16", "w5-silu-t32-f16", 4, W5_SILU_HAS_F16),
+    w1("fp8_w5_norm_t8_bf16", "w5-norm-t8", 1, W5_NORM_HAS_BF16), w1("fp8_w5_norm_t8_f16", "w5-norm-t8-f16", 1, W5_NORM_HAS_F16),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at

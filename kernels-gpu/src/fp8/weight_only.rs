@@ -29,6 +29,8 @@ use layout::fp8::{
 /// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
 /// into it and its two-lane multiply.
 pub(crate) trait Wide16: Elem16 {
+    /// The same type as `nvptx_std::half16` names it (its bits and rounding: the row routines there).
+    type H: crate::prim::half16::Half;
     /// Its widening.
     const WIDE: Wide;
     /// Whether e4m3 widens into it with `cvt.rn.f16x2.e4m3x2` (f16: one instruction a pair, the values
@@ -42,6 +44,7 @@ pub(crate) trait Wide16: Elem16 {
 }
 
 impl Wide16 for Bf16 {
+    type H = crate::prim::half16::Bf16;
     const WIDE: Wide = Wide::Bf16;
     const CVT: bool = false;
     #[inline(always)]
@@ -55,6 +58,7 @@ impl Wide16 for Bf16 {
 }
 
 impl Wide16 for F16 {
+    type H = crate::prim::half16::F16;
     const WIDE: Wide = Wide::F16;
     const CVT: bool = true;
     #[inline(always)]
@@ -252,7 +256,7 @@ unsafe fn compute_e4m3<const NT: usize>(acc: &mut [[[f32; 4]; NT]; 2], l: &Opera
 /// the block uses any more (a caller that used it before calls it after a barrier).
 #[inline(always)]
 pub(crate) unsafe fn finish<const NT: usize, E: Wide16, R: TileRows>(acc: [[[f32; 4]; NT]; 2], s: *mut f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32,
-                                                                   n: u32, tile: u32, split: u32, splits: u32, alpha: f32) {
+                                                                   n: u32, tile: u32, split: u32, splits: u32, alpha: f32) -> bool {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let n0 = tile * ROWS;
@@ -324,7 +328,7 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16, R: TileRows>(acc: [[[f32
                 store(row, tok, sum_pair(slot), up);
                 p += WARPS * 32;
             }
-            return;
+            return true;
         }
         // This split's partial tile into its slice of the workspace, `[split][n_pad][m_pad]` f32 (a
         // row's tokens contiguous, so a pair is one 8-byte store), then the tile's ticket.
@@ -348,7 +352,7 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16, R: TileRows>(acc: [[[f32
         }
         sync_threads();
         if *flag == 0 {
-            return;
+            return false;
         }
         thread_fence();
         let mut p = tid;
@@ -362,7 +366,53 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16, R: TileRows>(acc: [[[f32
         if tid == 0 {
             st_relaxed_gpu_u32(counter, 0);
         }
-    
+        true
+    }
+}
+
+/// The residual-norm tail of a weight-only grid ([`residual_norm_tail`]'s caller passes what `finish`
+/// returned): each block that wrote its tile's final values takes a ticket; the last of the grid's `tiles`
+/// adds `Y`'s `m` rows (`n` wide, this grid's output, read through L2) into the residual stream `h` and
+/// writes `xo = rmsnorm(h) · wn` (`nvptx_std::half16::add_rmsnorm_row`: the model runner's `add_rmsnorm`,
+/// the same bits), then resets the ticket.
+///
+/// # Safety
+/// All threads of the block, after `finish` (whose shared memory `s` it reuses; a barrier first); `done`
+/// block-uniform; `ticket` one u32 of global memory, zero at launch and used by no concurrent grid (left
+/// zero); `y`, `h`, `xo` hold `m · n` and `wn` `n` 16-bit values, all 16-byte aligned, `xo` not overlapping
+/// `h`; `n % 8 == 0`, `n ≤ half16::ROW_MAX`; 256 threads a block; `tiles` the grid's x (each tile's final
+/// values written by exactly one block that calls this with `done`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn residual_norm_tail<E: Wide16>(done: bool, s: *mut f32, y: *const u16, h: *mut u16, wn: *const u16, xo: *mut u16, ticket: *mut u32, tiles: u32,
+                                                  m: u32, n: u32, eps: f32) {
+    let tid = thread_idx_x();
+    // SAFETY: every barrier reached by all threads (`done` and the flag block-uniform); shared accesses
+    // inside the area (8 + 16 words); global ones inside the buffers (the contract).
+    unsafe {
+        // Every thread's stores of Y before the block's ticket (and `finish`'s reads of `s` done).
+        thread_fence();
+        sync_threads();
+        let flag = s.add(16) as *mut u32;
+        if tid == 0 {
+            *flag = (done && atom_add_acq_rel_gpu_u32(ticket, 1) == tiles - 1) as u32;
+        }
+        sync_threads();
+        if *flag == 0 {
+            return;
+        }
+        thread_fence();
+        let mut r = 0;
+        while r < m {
+            // Rows alternate between two sets of reduction slots (the barrier inside the next row's
+            // reduction orders its writes after this row's reads).
+            let row = r as usize * n as usize;
+            crate::prim::half16::add_rmsnorm_row::<E::H>(h.add(row), y.add(row), wn, xo.add(row), n, eps, true, s.add(8 * (r % 2) as usize));
+            r += 1;
+        }
+        if tid == 0 {
+            st_relaxed_gpu_u32(ticket, 0);
+        }
     }
 }
 
@@ -501,7 +551,7 @@ unsafe fn load<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const
 pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool, R: TileRows>(x: *const u8, w: *const u8, sb: *const f32,
                                                                                                                    alpha: (*const f32, *const f32), y: *mut u16,
                                                                                                                    ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                                                                                   k: u32, k_split: u32, flags: u32) {
+                                                                                                                   k: u32, k_split: u32, flags: u32) -> bool {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
@@ -562,7 +612,7 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         // session 63): released at the start, a following projection's blocks held SM slots that this
         // one's later waves needed.
         crate::util::pdl::release();
-        finish::<NT, E, R>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, tile, block_idx_y(), grid_dim_y(), alpha);
+        finish::<NT, E, R>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, tile, block_idx_y(), grid_dim_y(), alpha)
     }
 }
 
@@ -593,10 +643,40 @@ macro_rules! weight_only_entries {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
             unsafe {
                 $crate::fp8::weight_only::w1::<$nt, $e, false, false, $packed, $rows>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws,
-                                                                                      count, m, n, k, k_split, flags)
+                                                                                      count, m, n, k, k_split, flags);
             }
         }
         $crate::launch_bounds::launch_bounds!($name, 256, 2);
     )*};
 }
 pub(crate) use weight_only_entries;
+
+/// w5's entry points with the residual-norm tail ([`residual_norm_tail`]), one per `(name, element type)`,
+/// 8 tokens: `y = x · Wᵀ` as `fp8_w5_t8_*`, then `h += y` and `xo = rmsnorm(h) · wn` by the grid's last
+/// tile — a 16-bit Llama's O or down projection with the residual add and the next norm, one launch.
+macro_rules! weight_only_norm_entries {
+    ($($name:ident, $e:ty;)*) => {$(
+        #[doc = concat!("`Y = X · Wᵀ` on packed weights for M ≤ 8 tokens, then `H += Y` and `XO = rmsnorm(H) · WN` (see the module).")]
+        ///
+        /// # Safety
+        /// As `fp8_w5_t8_bf16` (one token tile), with `count` holding `⌈n/32⌉ + 1` u32 (the split tickets, then
+        /// the grid's), zero at launch (left zero), given even when `splits = 1`; `h` and `xo` `m · n` and `wn` `n`
+        /// 16-bit values, `y`, `h`, `wn`, `xo` 16-byte aligned, `xo` not overlapping `h` or `y`; `n % 8 == 0`,
+        /// `n ≤ nvptx_std::half16::ROW_MAX`.
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
+                                                k: u32, k_split: u32, flags: u32, h: *mut u16, wn: *const u16, xo: *mut u16, eps: f32) {
+            // SAFETY: forwarded (the body as w5's; the tail's ticket after the tiles' counters).
+            unsafe {
+                let done = $crate::fp8::weight_only::w1::<1, $e, false, false, true, $crate::fp8::weight_only::Whole>(
+                    x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split, flags);
+                let tiles = $crate::prim::thread::grid_dim_x();
+                $crate::fp8::weight_only::residual_norm_tail::<$e>(done, $crate::prim::shared::dynamic::<$crate::prim::shared::Align16>() as *mut f32, y, h, wn, xo,
+                                                                   count.add(tiles as usize), tiles, m, n, eps);
+            }
+        }
+        $crate::launch_bounds::launch_bounds!($name, 256, 2);
+    )*};
+}
+pub(crate) use weight_only_norm_entries;

@@ -47,7 +47,7 @@ macro_rules! fw2_entries {
         pub unsafe extern "ptx-kernel" fn $name(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32,
                                                 m: u32, n: u32, k: u32, k_split: u32) {
             // SAFETY: forwarded (no block scales are read when X8 is true; no flags: every load after the wait).
-            unsafe { w1::<$nt, Bf16, true, false, false, Whole>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split, 0) }
+            unsafe { w1::<$nt, Bf16, true, false, false, Whole>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split, 0) };
         }
     )*};
 }
@@ -68,7 +68,7 @@ macro_rules! fwb_entries {
                                                 m: u32, n: u32, k: u32, k_split: u32) {
             // SAFETY: forwarded (`sb` is B's block scales, read by `load_w`; `sa` reaches `load_x` as α's
             // first pointer; no flags: every load after the wait).
-            unsafe { w1::<$nt, Bf16, true, true, false, Whole>(x, w, sb, (sa, core::ptr::null()), y, ws, count, m, n, k, k_split, 0) }
+            unsafe { w1::<$nt, Bf16, true, true, false, Whole>(x, w, sb, (sa, core::ptr::null()), y, ws, count, m, n, k, k_split, 0) };
         }
     )*};
 }

@@ -31,7 +31,15 @@
 //! scales (the halves lie in different 128-row blocks). Predicted on the H100 (Llama-3-8B-shaped, batch
 //! 1): the step loses its 32 `silu_mul` launches, ~1.5–3 µs each in the captured graph, so 3.32 → ~3.25
 //! ms, bf16 / FP8 1.695 → ~1.73×.
-use crate::fp8::weight_only::{GateUp, Whole, weight_only_entries};
+//!
+//! **Its residual-norm tail** (`fp8_w5_norm_t8_*`, session 107; built, not yet run): after w5's product
+//! `y = x·Wᵀ` the grid's last tile (a ticket after each tile's final values) adds `y` into the residual
+//! stream and writes the next RMSNorm's output (`nvptx_std::half16::add_rmsnorm_row`, the runner's
+//! `add_rmsnorm` row by row: the same bits) — the O or down projection, the residual add and the next norm
+//! in one launch, for up to 8 tokens (one block does the rows). Predicted (H100, batch 1): the 64
+//! `add_rmsnorm` launches a step go for a tail of ~1 µs on 64 GEMMs, 0–100 µs of 3.3 ms; it pays only if a
+//! kernel boundary costs more than the tail, which the profile of `scripts/gpu-s107.sh` tells.
+use crate::fp8::weight_only::{GateUp, Whole, weight_only_entries, weight_only_norm_entries};
 use crate::hgemm::elem::{Bf16, F16};
 
 weight_only_entries! {
@@ -52,4 +60,9 @@ weight_only_entries! {
     fp8_w5_t8_f16, 1, F16, 8;
     fp8_w5_t16_f16, 2, F16, 16;
     fp8_w5_t32_f16, 4, F16, 32;
+}
+
+weight_only_norm_entries! {
+    fp8_w5_norm_t8_bf16, Bf16;
+    fp8_w5_norm_t8_f16, F16;
 }
