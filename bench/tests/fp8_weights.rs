@@ -372,7 +372,7 @@ fn bad_input_is_refused_before_any_launch() {
     assert!(W8Plan::<bf16>::silu_gate_up(&gpu, 1, 48, k).err().unwrap().to_string().contains("groups of 16 rows"));
     let mut g = W8Plan::<bf16>::silu_gate_up(&gpu, 2, n, k).unwrap();
     let e = msg(g.run(&x, &w8, &mut y.slice_mut(..n - 1)));
-    // The residual-norm tail: more than 8 tokens, rows not a multiple of 8, the plain run on its plan, xo over h.
+    // The residual-norm tail: more than 8 tokens, rows not a multiple of 8, the plain run on its plan, h too short, a NaN eps.
     assert!(W8Plan::<bf16>::residual_rmsnorm(&gpu, 9, n, k).err().unwrap().to_string().contains("at most 8 tokens"));
     assert!(W8Plan::<bf16>::residual_rmsnorm(&gpu, 1, 36, k).err().unwrap().to_string().contains("a multiple of 8"));
     let mut rn = W8Plan::<bf16>::residual_rmsnorm(&gpu, 2, n, k).unwrap();

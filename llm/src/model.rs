@@ -1239,7 +1239,8 @@ impl<T: Element + NormReducible> Model<T> {
     /// Whether a `tokens`-row step's O and down projections end in the residual add and the next RMSNorm
     /// (`W8Plan::residual_rmsnorm`: the grid's last tile does `add_rmsnorm`'s rows, the same bits): one GPU,
     /// FP8 weights packed, at most 8 rows, the hidden size a row the tail takes. Off unless
-    /// `KERNEL_LAB_W8_NORM=1` until it is timed on a GPU (session 107 built it without one).
+    /// `KERNEL_LAB_W8_NORM=1` until it is timed on a GPU (session 107 built it without one). (With it,
+    /// `KERNEL_LAB_LLM_ABLATE=o` or `down` also leave out the next norm, and `norm` no longer takes its cost away.)
     fn norm_in_tail(&self, tokens: usize) -> bool {
         static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let on = *ON.get_or_init(|| std::env::var("KERNEL_LAB_W8_NORM").is_ok_and(|v| v.trim() == "1"));

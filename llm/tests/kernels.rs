@@ -482,7 +482,7 @@ fn the_fp8_residual_norm_tail_equals_the_gemm_then_add_rmsnorm() {
         gpu.sync_after("add_rmsnorm").unwrap();
         // Fused.
         let mut plan = W8Plan::<bf16>::residual_rmsnorm(&gpu, m, n, kk).unwrap();
-        let (mut y, mut h, mut xo) = (gpu.zeros::<bf16>(m * n).unwrap(), gpu.upload(&h0.iter().map(|&v| bf16::from_f32(v)).collect::<Vec<_>>()).unwrap(),
+        let (mut y, mut h, mut xo) = (gpu.upload(&vec![bf16::NAN; m * n]).unwrap(), gpu.upload(&h0.iter().map(|&v| bf16::from_f32(v)).collect::<Vec<_>>()).unwrap(),
                                       gpu.upload(&vec![bf16::from_bits(0xFFFF); m * n]).unwrap());
         let dwn16 = gpu.upload(&wn.iter().map(|&v| bf16::from_f32(v)).collect::<Vec<_>>()).unwrap();
         plan.run_residual_rmsnorm(&x, &w8, &mut y, &mut h, &dwn16, &mut xo, 1e-5).unwrap();

@@ -380,7 +380,7 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16, R: TileRows>(acc: [[[f32
 /// All threads of the block, after `finish` (whose shared memory `s` it reuses; a barrier first); `done`
 /// block-uniform; `ticket` one u32 of global memory, zero at launch and used by no concurrent grid (left
 /// zero); `y`, `h`, `xo` hold `m · n` and `wn` `n` 16-bit values, all 16-byte aligned, `xo` not overlapping
-/// `h`; `n % 8 == 0`, `n ≤ half16::ROW_MAX`; 256 threads a block; `tiles` the grid's x (each tile's final
+/// `h` or `y`, and neither `x` nor `wn` (read through the read-only path) overlapping `h` or `xo`; `n % 8 == 0`, `n ≤ half16::ROW_MAX`; 256 threads a block; `tiles` the grid's x (each tile's final
 /// values written by exactly one block that calls this with `done`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -388,7 +388,8 @@ pub(crate) unsafe fn residual_norm_tail<E: Wide16>(done: bool, s: *mut f32, y: *
                                                   m: u32, n: u32, eps: f32) {
     let tid = thread_idx_x();
     // SAFETY: every barrier reached by all threads (`done` and the flag block-uniform); shared accesses
-    // inside the area (8 + 16 words); global ones inside the buffers (the contract).
+    // inside the area (two sets of 8 reduction slots and the flag: 17 words); global ones inside the buffers
+    // (the contract).
     unsafe {
         // Every thread's stores of Y before the block's ticket (and `finish`'s reads of `s` done).
         thread_fence();

@@ -94,7 +94,8 @@ unsafe fn add_rmsnorm<E: Half>(x: *mut u16, delta: *const u16, w: *const u16, y:
     pdl();
     let row = block_idx_x() as usize * hidden as usize;
     // SAFETY: the contract (`half16::add_rmsnorm_row`'s, for row `blockIdx.x`; 32 bytes of shared memory: 8 slots).
-    unsafe { add_rmsnorm_row::<E>(x.add(row), delta.add(row), w, y.add(row), hidden, eps, add != 0, shared::dynamic()) }
+    // (`delta` is not read without `add`: its address only offset.)
+    unsafe { add_rmsnorm_row::<E>(x.add(row), delta.wrapping_add(row), w, y.add(row), hidden, eps, add != 0, shared::dynamic()) }
 }
 
 /// [`add_rmsnorm`] for bf16.
