@@ -1892,19 +1892,27 @@ fn swiglu_in_epilogue(tokens: usize, inter: usize) -> bool {
     on && W8Plan::<bf16>::silu_gate_up_takes(tokens, 2 * inter)
 }
 
+/// The decode plan kept under `key` in `plans` (one of the fused epilogues' maps), made by `make` on first use
+/// and told its weights are ready at launch (written at load, never by the kernel just before).
+fn fused_plan<T: Element>(plans: &mut HashMap<(usize, usize, usize), W8Plan<T>>, key: (usize, usize, usize), make: impl FnOnce() -> Result<W8Plan<T>>)
+                          -> Result<&mut W8Plan<T>> {
+    Ok(match plans.entry(key) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let mut plan = make()?;
+            plan.set_w_ready(BReady::AtLaunch);
+            e.insert(plan)
+        }
+    })
+}
+
 /// `act (m × inter) = silu(a · gateᵀ) · (a · upᵀ)` on FP8 fused gate/up weights (`2·inter × k`), one launch
 /// ([`swiglu_in_epilogue`]), with a plan kept per shape.
 #[allow(clippy::too_many_arguments)]
 fn gemm_silu<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, inter: usize, kk: usize, a: &CudaSlice<u16>, w8: &Fp8Weights, act: &mut CudaSlice<u16>,
                          prof: &mut Option<Vec<(Launch, CudaEvent)>>) -> Result<()> {
     let n = 2 * inter;
-    if !plans.w8_silu.contains_key(&(m, n, kk)) {
-        let mut plan = W8Plan::<T>::silu_gate_up(gpu, m, n, kk)?;
-        // The weights are written at load, never by the kernel just before.
-        plan.set_w_ready(BReady::AtLaunch);
-        plans.w8_silu.insert((m, n, kk), plan);
-    }
-    let plan = plans.w8_silu.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("FP8 SwiGLU plan missing (internal)".into()))?;
+    let plan = fused_plan(&mut plans.w8_silu, (m, n, kk), || W8Plan::<T>::silu_gate_up(gpu, m, n, kk))?;
     plan.run(&view::<T>(a, m * kk)?, w8, &mut view_mut::<T>(act, m * inter)?)?;
     mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {} (silu·mul)", plan.label()), (kk * n) as u64)
 }
@@ -1914,13 +1922,7 @@ fn gemm_silu<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, inter: usize
 #[allow(clippy::too_many_arguments)]
 fn gemm_norm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usize, a: &CudaSlice<u16>, w8: &Fp8Weights, delta: &mut CudaSlice<u16>,
                          h: &mut CudaSlice<u16>, wn: &CudaSlice<u16>, x: &mut CudaSlice<u16>, eps: f32, prof: &mut Option<Vec<(Launch, CudaEvent)>>) -> Result<()> {
-    if !plans.w8_norm.contains_key(&(m, n, kk)) {
-        let mut plan = W8Plan::<T>::residual_rmsnorm(gpu, m, n, kk)?;
-        // The weights are written at load, never by the kernel just before.
-        plan.set_w_ready(BReady::AtLaunch);
-        plans.w8_norm.insert((m, n, kk), plan);
-    }
-    let plan = plans.w8_norm.get_mut(&(m, n, kk)).ok_or_else(|| Error::InvalidInput("FP8 residual-norm plan missing (internal)".into()))?;
+    let plan = fused_plan(&mut plans.w8_norm, (m, n, kk), || W8Plan::<T>::residual_rmsnorm(gpu, m, n, kk))?;
     plan.run_residual_rmsnorm(&view::<T>(a, m * kk)?, w8, &mut view_mut::<T>(delta, m * n)?, &mut view_mut::<T>(h, m * n)?, &view::<T>(wn, n)?,
                               &mut view_mut::<T>(x, m * n)?, eps)?;
     mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {} (+ add_rmsnorm)", plan.label()), (kk * n) as u64)
