@@ -12,7 +12,7 @@ mod common;
 use common::Half;
 use half::{bf16, f16};
 use kernel_lab_bench::{
-    fp8_weights::{Fp8Weights, W8Plan, W8Step, WeightLayout, w1_splits},
+    fp8_weights::{Fp8Weights, W8Plan, W8Step, WeightLayout, w1_splits, w1_stream_bytes_per_us},
     runtime::{gpu::{Gpu, gpu_that_runs_or_skip}, verify},
     steps::fp8::F1,
 };
@@ -180,8 +180,8 @@ fn weight_only_decode_matches_the_f64_product() {
             run_step::<f16>(&gpu, m, n, k, seed, step);
         }
     }
-    assert_eq!(w1_splits(32, 16384, gpu.info.sms).0, 16, "the deep-K case must exercise the most splits");
-    assert_eq!(w1_splits(100, 16, gpu.info.sms).0, 1);
+    assert_eq!(w1_splits(32, 16384, gpu.info.sms, w1_stream_bytes_per_us(gpu.info.dram_peak_bytes_per_us)).0, 16, "the deep-K case must exercise the most splits");
+    assert_eq!(w1_splits(100, 16, gpu.info.sms, w1_stream_bytes_per_us(gpu.info.dram_peak_bytes_per_us)).0, 1);
 }
 
 #[test]

@@ -358,7 +358,7 @@ impl Fp8Gemm {
         let blocks_len = if widens { n.div_ceil(SCALE_BLOCK as usize) * k.div_ceil(SCALE_BLOCK as usize) } else { 0 };
         let x_len = if widens { m * k } else { 0 };
         let tiles = n.div_ceil(ROWS as usize);
-        let (splits, k_split) = crate::steps::fp8::w1_splits_for(n, k, gpu.info.sms);
+        let (splits, k_split) = crate::steps::fp8::w1_splits_for(n, k, gpu.info.sms, gpu.info.dram_peak_bytes_per_us);
         let ws_len = if splits > 1 { splits as usize * tiles * ROWS as usize * 8 * nt as usize } else { 0 };
         crate::runtime::budget::check(gpu, &format!("{} {m}x{n}x{k}: widened A, B's block scales, split-K partials", step.kernel.step),
                                       (2 * x_len + 4 * blocks_len + 4 * ws_len + 4 * tiles) as u64, 0)?;

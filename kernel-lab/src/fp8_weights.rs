@@ -17,8 +17,8 @@
 //!   costs nothing in relative precision.
 //! * **Decode** (M ≤ 32): step w5 of the FP8 ladder (`kernels-gpu/src/fp8/steps/w5_packed_weights.rs`:
 //!   w1, `w1_weight_only.rs`, on packed weights; w1 itself on natural ones): the weights streamed into
-//!   registers two steps ahead and widened there, split over K where the
-//!   32-row tiles alone leave slots of the one wave of two blocks a SM empty ([`w1_splits`]). Four
+//!   registers two steps ahead and widened there, split over K where a model of the streams says a few
+//!   tiles' deep K goes faster in parts than the split's fix-up costs ([`w1_splits`]). Four
 //!   variants measured slower on an H200 and were removed (the FP8 ladder's README: a per-lane
 //!   `cp.async` ring of weights and activations, persistent blocks, a ring of the weights alone, each
 //!   warp on one contiguous run of K).
@@ -52,7 +52,7 @@ use layout::fp8::{
     weights::{MAX_TOKENS, ROWS},
 };
 
-pub use crate::steps::fp8::{MAX_SPLITS, w1_splits};
+pub use crate::steps::fp8::{MAX_SPLITS, w1_splits, w1_stream_bytes_per_us};
 
 /// How an [`Fp8Weights`] lays out its e4m3 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -421,7 +421,7 @@ impl<T: Element> W8Plan<T> {
             };
             let kernel = gpu.kernel(&format!("fp8_{}{tail}_t{}_{}", step.label(), 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
-            let (splits, k_split) = crate::steps::fp8::w1_splits_for(n, k, gpu.info.sms);
+            let (splits, k_split) = crate::steps::fp8::w1_splits_for(n, k, gpu.info.sms, gpu.info.dram_peak_bytes_per_us);
             let ws = if splits > 1 {
                 let len = splits as usize * tiles * ROWS as usize * 8 * nt as usize;
                 crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: split-K partials"), 4 * len as u64, 0)?;
@@ -598,21 +598,29 @@ mod tests {
     }
 
     #[test]
-    fn splits_fill_the_sms_and_cover_k_exactly() {
+    fn splits_by_the_model_cover_k_exactly_within_one_wave() {
         for (n, k) in [(4096, 4096), (4096, 14336), (6144, 4096), (28672, 4096), (128_256, 4096), (1024, 4096), (64, 16), (96, 4112), (4096, 128)] {
-            let (splits, k_split) = w1_splits(n, k, 132);
-            assert!(splits >= 1 && splits as usize <= MAX_SPLITS, "{n}x{k}: {splits}");
-            assert_eq!(k_split % STEP_K, 0, "{n}x{k}");
-            assert!((splits as usize - 1) * (k_split as usize) < k && splits as usize * k_split as usize >= k, "{n}x{k}: {splits} × {k_split}");
+            for rate in [2.5e6, 3.7e6] {
+                let (splits, k_split) = w1_splits(n, k, 132, rate);
+                assert!(splits >= 1 && splits as usize <= MAX_SPLITS, "{n}x{k}: {splits}");
+                assert_eq!(k_split % STEP_K, 0, "{n}x{k}");
+                assert!((splits as usize - 1) * (k_split as usize) < k && splits as usize * k_split as usize >= k, "{n}x{k}: {splits} × {k_split}");
+                assert!(n.div_ceil(32) * splits as usize <= 264 || splits == 1, "{n}x{k}: {splits} splits, more blocks than one wave");
+            }
         }
-        // 128 row tiles on 132 SMs: split in two (256 blocks ≤ 264 slots, one wave); 192 tiles and 4008
-        // tiles: not split.
-        assert_eq!(w1_splits(4096, 4096, 132).0, 2);
-        assert_eq!(w1_splits(6144, 4096, 132).0, 1);
-        assert_eq!(w1_splits(128_256, 4096, 132).0, 1);
-        // 32 tiles, deep K: 8 splits (256 blocks); a short K keeps a warp two steps a split.
-        assert_eq!(w1_splits(1024, 14336, 132).0, 8);
-        assert_eq!(w1_splits(1024, 1024, 132).0, 1);
+        // An H100's rate (3.35e6 × 0.75): 128 tiles 4096 deep stream no faster split (measured unsplit 11.42 µs,
+        // two ways 12.20), nor do 4096 × 14336's; 32 tiles 4096 deep do, four ways (8.75 → 7.62 µs).
+        assert_eq!(w1_splits(4096, 4096, 132, 2.5e6).0, 1);
+        assert_eq!(w1_splits(4096, 14336, 132, 2.5e6).0, 1);
+        assert_eq!(w1_splits(1024, 4096, 132, 2.5e6).0, 4);
+        // An H200's (3.7e6): its DRAM takes 4096 × 14336 faster than 128 unsplit blocks stream it: two ways.
+        assert_eq!(w1_splits(4096, 14336, 132, 3.7e6).0, 2);
+        assert_eq!(w1_splits(6144, 4096, 132, 3.7e6).0, 1);
+        assert_eq!(w1_splits(128_256, 4096, 132, 3.7e6).0, 1);
+        // 32 tiles, deep K: split until a block's share streams within the DRAM's time; a short K keeps a warp
+        // two steps a split.
+        assert!((5..=8).contains(&w1_splits(1024, 14336, 132, 3.7e6).0));
+        assert_eq!(w1_splits(1024, 1024, 132, 3.7e6).0, 1);
     }
 
     /// The SwiGLU epilogue's own limits, named before any GPU is asked: at most 32 tokens, halves of whole

@@ -200,7 +200,7 @@ pub mod tiles {
     /// Stages of `stage_bytes` that fit beside `extra_bytes` (and a full and an empty barrier each), at most 6.
     /// f27's tile widths: 128 rows × 192, 320 or 384 columns (3, 5, 6 boxes of 64), f12's CTA on the
     /// width whose tile count fits the SMs' rounds best (f12's 256 is the fourth); then 128 (f27n128, session
-    /// 106: an experiment no rule chooses yet, twice f12's tiles where 128×256 ones leave most SMs idle).
+    /// 106, in the few-tile choice since session 108: twice f12's tiles where 128×256 ones leave most SMs idle).
     pub const F27_WIDTHS: [u32; 4] = [192, 320, 384, 128];
     /// f27's stage for `bn` columns: A and B's `bn` rows × 128 B (B by one TMA box up to 256 rows, by two
     /// of `bn / 2` rows beyond: 256 rows is the TMA's largest box).

@@ -27,6 +27,15 @@ pub struct DeviceInfo {
     pub total_mem_bytes: usize,
     /// Driver API version, e.g. 13000 for CUDA 13.0.
     pub driver_version: i32,
+    /// The DRAM's peak rate in bytes a µs: the memory clock × the bus width × 2 (double data rate), as the driver
+    /// reports them (H100 SXM: 2,619 MHz × 5,120 bits, 3.35e6); `None` where it reports either as 0.
+    pub dram_peak_bytes_per_us: Option<f64>,
+}
+
+/// The DRAM's peak rate in bytes a µs from the driver's memory clock (kHz) and bus width (bits): two transfers a
+/// clock of `bits / 8` bytes; `None` where either is not positive.
+pub fn dram_peak(clock_khz: i32, bus_bits: i32) -> Option<f64> {
+    (clock_khz > 0 && bus_bits > 0).then(|| 2.0 * clock_khz as f64 * 1e-3 * bus_bits as f64 / 8.0)
 }
 
 /// The library's context: a CUDA device, the stream every launch of the library goes to, and the PTX
@@ -219,6 +228,7 @@ impl Gpu {
             l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
             total_mem_bytes: ctx.total_mem().during(|| "cuDeviceTotalMem".into())?,
             driver_version,
+            dram_peak_bytes_per_us: dram_peak(attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).unwrap_or(0), attr(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).unwrap_or(0)),
         };
         let withheld = withheld_targets(std::env::var("KERNEL_LAB_WITHHOLD").ok().as_deref())?;
         Ok(Gpu { ctx, stream, info, withheld, modules: Arc::default(), kernels: Arc::default() })

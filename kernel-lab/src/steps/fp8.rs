@@ -425,10 +425,11 @@ pub const F27: [Step; 3] = [
         "f12's CTA on 128x384 tiles (3 stages, two m64n192k32 a K step)"),
 ];
 
-/// f27n128: f27 on 128 × 128 tiles (session 106) — twice f12's tiles where 128×256 ones leave most SMs idle; an
-/// experiment no rule chooses yet (its own `Step`, not in [`F27`], whose widths the wave model weighs).
+/// f27n128: f27 on 128 × 128 tiles (session 106) — twice f12's tiles where 128×256 ones leave most SMs idle. Its own
+/// `Step`, not in [`F27`] (whose widths the wave model weighs over full rounds): the few-tile choice of
+/// [`wgmma_step_by`] weighs it by f14's cost with [`F27_N128_K_TILE`] (session 108).
 pub const F27_N128: Step = f27(3, "fp8_gemm_v27_n128", "f27n128", &["wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", "setmaxnreg.inc.sync.aligned.u32 232"],
-                                "f12's CTA on 128x128 tiles (6 stages): twice f12's tiles at few-tile shapes, no K split (an experiment)");
+                                "f12's CTA on 128x128 tiles (6 stages): twice f12's tiles at few-tile shapes, no K split");
 
 const fn f27(i: usize, name: &'static str, label: &'static str, has: &'static [&'static str], about: &'static str) -> Step {
     let bn = layout::fp8::tiles::F27_WIDTHS[i];
@@ -482,22 +483,60 @@ pub const KERNELS: &[KernelInfo] = &[
 /// The most splits of K a w1 launch takes (its last block sums every split's partial at once).
 pub const MAX_SPLITS: usize = 16;
 
-/// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs: as many splits as
-/// fit the blocks in one wave of two a SM (what w1's 128 registers a thread allow; the 32-row tiles
-/// alone where they fill it), no more than leave each warp two 64-deep
-/// steps a split, at most [`MAX_SPLITS`]. Returns `(splits, k_split)` with `(splits − 1) · k_split < k`.
+/// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs whose weights stream from DRAM
+/// at `stream_bytes_per_us`: the count whose time a split model says is least (ties to fewer), among those whose
+/// blocks fit one wave of two a SM (what w1's 128 registers a thread allow) and leave each warp two 64-deep
+/// steps a split, at most [`MAX_SPLITS`]. The model: a block streams its 32 rows × `k_split` at no more than
+/// [`W1_BLOCK_BYTES_PER_US`], the grid all `n × k` bytes at no more than `stream_bytes_per_us`, and a split
+/// adds [`W1_SPLIT_FIXUP_US`] (the partials' stores, the tile's ticket, the last block's sum). So K is split
+/// only where few tiles each stream a deep K slower than the DRAM would take it all (32 tiles × 4096 deep:
+/// four ways), never to fill the SMs alone (session 107's rule — as many splits as fill the wave — measured
+/// 1.00–1.20× slower than unsplit at 20 of 34 decode shapes on an H100). Returns `(splits, k_split)` with
+/// `(splits − 1) · k_split < k`.
 ///
 /// One wave, not more: every block streams the same bytes, so a second, partial wave of splits runs
 /// while most SMs idle (w1 split 1×4096×4096 three ways, 384 blocks on 264 slots: 30% of the copy rate).
-pub fn w1_splits(n: usize, k: usize, sms: u32) -> (u32, u32) {
-    let tiles = n.div_ceil(layout::fp8::weights::ROWS as usize);
-    let steps = k.div_ceil(layout::fp8::weights::STEP_K as usize);
-    let want = (2 * sms as usize) / tiles.max(1);
-    let most = (steps / (2 * layout::fp8::weights::WARPS as usize)).clamp(1, MAX_SPLITS);
-    let splits = want.clamp(1, most);
-    let k_split = steps.div_ceil(splits) * layout::fp8::weights::STEP_K as usize;
-    let splits = k.div_ceil(k_split);
-    (splits as u32, k_split as u32)
+pub fn w1_splits(n: usize, k: usize, sms: u32, stream_bytes_per_us: f64) -> (u32, u32) {
+    let tiles = n.div_ceil(layout::fp8::weights::ROWS as usize).max(1);
+    let step_k = layout::fp8::weights::STEP_K as usize;
+    let steps = k.div_ceil(step_k).max(1);
+    let fit = ((2 * sms as usize) / tiles).max(1);
+    let most = (steps / (2 * layout::fp8::weights::WARPS as usize)).clamp(1, MAX_SPLITS).min(fit);
+    let all_us = (n * k) as f64 / stream_bytes_per_us;
+    let time = |s: usize| {
+        let k_split = steps.div_ceil(s) * step_k;
+        let fixup = if s > 1 { W1_SPLIT_FIXUP_US } else { 0.0 };
+        fixup + (layout::fp8::weights::ROWS as f64 * k_split as f64 / W1_BLOCK_BYTES_PER_US).max(all_us)
+    };
+    let mut splits = 1;
+    for s in 2..=most {
+        if time(s) < time(splits) {
+            splits = s;
+        }
+    }
+    let k_split = steps.div_ceil(splits) * step_k;
+    ((k.div_ceil(k_split)) as u32, k_split as u32)
+}
+
+/// How fast one weight-only block streams its own rows of weights, bytes a µs (its eight warps' loads in
+/// flight): fitted with [`W1_SPLIT_FIXUP_US`] to fw2 at 34 decode shapes of 1–16 rows, 32–256 tiles, each
+/// unsplit and split 2 and 4 ways (H100, `results/2026-12-05-h100-session108`; rms error 5%; 4×1024×4096 unsplit
+/// 8.75 µs, four ways 7.62).
+pub const W1_BLOCK_BYTES_PER_US: f64 = 23.0e3;
+
+/// What splitting K adds to a weight-only launch, µs: the partials to global memory, the tile's ticket, the last
+/// block's sum (2×4096×2048: 7.61 µs unsplit, 9.09 split two ways with each block's stream halved; fitted with
+/// [`W1_BLOCK_BYTES_PER_US`]).
+pub const W1_SPLIT_FIXUP_US: f64 = 2.0;
+
+/// The share of the DRAM's peak (`DeviceInfo::dram_peak_bytes_per_us`) the weight-only kernels stream at: fw2
+/// 2.4e6 bytes a µs of an H100's 3.35e6 (session 108's fit), 3.7e6 of an H200's 4.8e6 ([`FW2_COST`]).
+pub const W1_STREAM_OF_PEAK: f64 = 0.75;
+
+/// The rate [`w1_splits`] takes the weights to stream at on a GPU whose DRAM peaks at `dram_peak_bytes_per_us`:
+/// [`W1_STREAM_OF_PEAK`] of it, or [`FW2_COST`]'s rate where the driver did not say.
+pub fn w1_stream_bytes_per_us(dram_peak_bytes_per_us: Option<f64>) -> f64 {
+    dram_peak_bytes_per_us.map_or(FW2_COST.bytes_per_us, |p| W1_STREAM_OF_PEAK * p)
 }
 
 /// [`w1_splits`] with `splits` asked for (a sweep's: `runtime::tuning::w1_fixed_splits`): at most
@@ -510,10 +549,12 @@ pub fn w1_splits_forced(k: usize, splits: u32) -> (u32, u32) {
     (k.div_ceil(k_split) as u32, k_split as u32)
 }
 
-/// The weight-only kernels' split of K for `n × k` on `sms` SMs: [`w1_splits`], or a sweep's forced count
-/// ([`w1_splits_forced`], `KERNEL_LAB_W1_SPLITS`).
-pub fn w1_splits_for(n: usize, k: usize, sms: u32) -> (u32, u32) {
-    crate::runtime::tuning::w1_fixed_splits().map_or_else(|| w1_splits(n, k, sms), |s| w1_splits_forced(k, s))
+/// The weight-only kernels' split of K for `n × k` on a GPU of `sms` SMs whose DRAM peaks at `dram_peak_bytes_per_us`
+/// (`DeviceInfo`'s): [`w1_splits`] at [`w1_stream_bytes_per_us`], or a sweep's forced count ([`w1_splits_forced`],
+/// `KERNEL_LAB_W1_SPLITS`).
+pub fn w1_splits_for(n: usize, k: usize, sms: u32, dram_peak_bytes_per_us: Option<f64>) -> (u32, u32) {
+    crate::runtime::tuning::w1_fixed_splits()
+        .map_or_else(|| w1_splits(n, k, sms, w1_stream_bytes_per_us(dram_peak_bytes_per_us)), |s| w1_splits_forced(k, s))
 }
 
 /// Token tiles (8 tokens each) of the weight-only decode kernels, smallest first.
@@ -788,19 +829,25 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
         };
     }
     // Few tiles: f14, f27's 192-wide tiles where they fit one round (f14's cost, its K tile three quarters
-    // as long), f21 at its best cluster size (f14's costs plus its overhead per wave, in f14's K tiles), or
-    // f22, whichever `TileCost` says finishes first (ties to the earlier).
+    // as long), f27n128 (half as long), f21 at its best cluster size (f14's costs plus its overhead per wave,
+    // in f14's K tiles), or f22, whichever `TileCost` says finishes first (ties to the earlier).
     let mut best = (&F14, t14);
+    // Weights beyond the L2 from DRAM no faster than the fastest streaming step, f25 (f14's cost has no
+    // floor: its 128×256 tiles are bound by their own K tiles first); within it, none.
+    let beyond_l2 = (n as u64).saturating_mul(k as u64) > costs.l2_bytes;
+    let narrower = |share: f64| TileCost { k_tile_us: costs.f14.k_tile_us * share, k_tile_full_us: costs.f14.k_tile_full_us * share,
+                                           dram_bytes_per_us: if beyond_l2 { costs.f25.dram_bytes_per_us } else { f64::INFINITY }, ..costs.f14 };
     let narrow = &F27[0];
     if narrow.tiles(m, n) <= sms as u64 && narrow.rejects(m, n, k).is_none() {
-        // Weights beyond the L2 from DRAM no faster than the fastest streaming step, f25 (f14's cost has no
-        // floor: its 128×256 tiles are bound by their own K tiles first); within it, none.
-        let beyond_l2 = (n as u64).saturating_mul(k as u64) > costs.l2_bytes;
-        let c = TileCost { k_tile_us: costs.f14.k_tile_us * F27_N192_K_TILE, k_tile_full_us: costs.f14.k_tile_full_us * F27_N192_K_TILE,
-                           dram_bytes_per_us: if beyond_l2 { costs.f25.dram_bytes_per_us } else { f64::INFINITY }, ..costs.f14 };
-        let t = c.time_us(narrow.tiles(m, n), sms as u64, kt, ab);
+        let t = narrower(F27_N192_K_TILE).time_us(narrow.tiles(m, n), sms as u64, kt, ab);
         if t < best.1 {
             best = (narrow, t);
+        }
+    }
+    if F27_N128.rejects(m, n, k).is_none() {
+        let t = narrower(F27_N128_K_TILE).time_us(F27_N128.tiles(m, n), sms as u64, kt, ab);
+        if t < best.1 {
+            best = (&F27_N128, t);
         }
     }
     let (splits, est) = f21_split_estimate(m, n, k, sms, resident);
@@ -835,6 +882,13 @@ pub const F27_MARGIN: f64 = 0.95;
 /// (`Fp8Costs::l2_bytes`): 128×16384×2048's 32 MiB stay in it and n192 took them at 4.5 TB/s (13.6 µs against
 /// f21x2's 14.5; call 4 had the floor everywhere and went back to f21x2, 0.82× cuBLASLt).
 pub const F27_N192_K_TILE: f64 = 0.75;
+
+/// f27n128's K tile against f14's in the few-tile cost: half the columns, so half the `wgmma` work a K tile, as
+/// [`F27_N192_K_TILE`] is three quarters (the width's share, not a fit). Checked on an H100 (session 107's call,
+/// `results/2026-12-05-h100-session108`) at 16 few-tile shapes of 64–4096 rows: within 8% of f27n128's time at the
+/// ten whose weights stay in the L2 (256×4096×4096 15.1 µs predicted, 14.8 measured; 512×3072×4096 15.1 / 16.1),
+/// the fastest step at 8 of them (1.08–1.18× the choice's pick before, where that was f22, f21x2 or f14).
+pub const F27_N128_K_TILE: f64 = 0.5;
 
 /// How fast f14, f21 and f22 stream A and B from DRAM where A has at most 32 rows, bytes a µs: 2.9–3.3 TB/s
 /// on 32-row shapes of 117–235 MB (H200, `results/2026-12-02-h200-session85`), against cuBLASLt's and f25's
@@ -1196,7 +1250,7 @@ mod tests {
     #[test]
     fn f27_takes_the_widths_whose_tiles_fill_the_rounds() {
         for (m, n, k, want) in [(1024, 5120, 5120, "f27n320"), (768, 6144, 4096, "f18"), (2048, 3072, 4096, "f27n192"), (4096, 3584, 4096, "f27n192"),
-                                (2048, 5120, 4096, "f27n320"), (4096, 768, 3072, "f27n192"), (512, 4608, 3072, "f27n192"), (256, 10240, 8192, "f27n192"), (64, 22016, 4096, "f22"), (128, 16384, 2048, "f27n192"), (1000, 5096, 1040, "f27n320"),
+                                (2048, 5120, 4096, "f27n320"), (4096, 768, 3072, "f27n192"), (512, 4608, 3072, "f27n192"), (256, 10240, 8192, "f27n192"), (64, 22016, 4096, "f22"), (128, 16384, 2048, "f27n128"), (1000, 5096, 1040, "f27n320"),
                                 (8192, 8192, 8192, "f14"),
                                 (4096, 4096, 4096, "f14"), (1024, 11008, 4096, "f14"), (2048, 11008, 4096, "f18")] {
             assert_eq!(per_tensor_step_for(m, n, k, 132, R).kernel.step, want, "{m}x{n}x{k}");
@@ -1337,14 +1391,15 @@ mod tests {
     }
 
     #[test]
-    fn few_tiles_take_the_fastest_of_f14_f21_f22_by_their_measured_costs() {
+    fn few_tiles_take_the_fastest_of_f14_f21_f22_f27n128_by_their_measured_costs() {
         // Session 72's measured shapes (H200, call 9 and call 1, × cuBLASLt): f22 where its small tiles fit
         // about one round (256×768×1536: 1.05×, f21x4 0.58×; 128×3072×4096: 1.02×), f21 where K is deep and
         // f22 needs two rounds (128×5120×6912: 160 tiles; model f21x5 15.1 µs, f22 21.6, f14 36.3; measured
         // f21x5 16.7, f22 21.3, f14 37.1), f14 where f22 needs many rounds (256×16384×2048: 1024 tiles, 8
-        // rounds; f14 15.1 against 24.8; measured 17.7 against 26.0).
+        // rounds; f14 15.1 against 24.8; measured 17.7 against 26.0). 512×4096×11008 (f21x2 until session 108): f27n128,
+        // 128 tiles at half f14's K tile (its 512×3072×4096 16.1 µs against f21x2's 19.1 on an H100).
         for (m, n, k, want) in [(256, 768, 1536, "f22"), (128, 3072, 4096, "f22"), (128, 4096, 4096, "f22"), (128, 5120, 6912, "f21x5"), (256, 16384, 2048, "f14"),
-                                (512, 4096, 11008, "f21x2")] {
+                                (512, 4096, 11008, "f27n128")] {
             assert_eq!(per_tensor_step_for(m, n, k, 132, R).kernel.step, want, "{m}x{n}x{k}");
         }
         // The cost model's own properties: more K never costs less; more SMs never cost more.

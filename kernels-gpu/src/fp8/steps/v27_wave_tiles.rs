@@ -123,7 +123,7 @@ unsafe fn wave_tiles<A: Accumulators + PairedStore, const BN: u32>(tmap_a: *cons
     }
 }
 
-/// `C = qA · qBᵀ · sa · sb` (bf16) on 128×128 tiles (f27n128, session 106: an experiment no rule chooses yet).
+/// `C = qA · qBᵀ · sa · sb` (bf16) on 128×128 tiles (f27n128, session 106; the few-tile choice weighs it since session 108).
 ///
 /// Why: at 256–512 rows over 2k–12k columns f12's 128×256 tiles fill 16–48 of 132 SMs, and what the choice has
 /// there — f21 (K split over a cluster: ~5 K tiles of fixed cost in its partials' sum), f22 (64×64 tiles, one
