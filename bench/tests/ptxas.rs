@@ -99,9 +99,6 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     ("fp8_w1_t32_", "sm_90", 144, "w1 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
     // w5 (w1 on packed weights, session 74): the same body with simpler addresses.
     ("fp8_w5_t32_", "sm_90", 144, "w5 t32 (kernels-gpu/src/fp8/README.md, weight-only decode)"),
-    // w5's SwiGLU epilogue (session 107): the same body, the up row's sums and SiLU in the block's end; f16 64 /
-    // 68 / 120 bytes, bf16 none (ptxas 13.0).
-    ("fp8_w5_silu_t32_", "sm_90", 144, "w5 t32 with the SwiGLU epilogue (kernels-gpu/src/fp8/README.md, weight-only decode)"),
     // Backward b3's causal dK/dV kernel at D = 128 (issue 50, session 60): 128 f32 of dK and dV per thread,
     // Sᵀ and dPᵀ (64), the last tile's dS fragments (16) held while its dK product runs into the next tile,
     // and the pass over a block and its mirror, at 255 registers: 32 bytes (a 40-byte frame); 56 since the

@@ -26,11 +26,6 @@
 //!   owns and multiplied by the library's 16-bit GEMM ([`GemmPlan`]): a weight read of 3 bytes per
 //!   element more, small beside a prefill's FLOPs, and the same products as decode.
 //!
-//! * **SwiGLU's activation in the epilogue** ([`W8Plan::silu_gate_up`], decode): on fused gate/up weights
-//!   `[gate; up]`, one launch writes `silu(x·gateᵀ)·(x·upᵀ)` — the bits the GEMM and a separate SiLU·mul
-//!   give (each projection rounded to 16 bits, SiLU's output rounded, the product rounded once) without
-//!   the second launch and the round trip of the `m × n` projection.
-//!
 //! Bad input is refused before any launch: K not a multiple of 16, empty shapes, operands shorter than
 //! the shape, activations not 16-byte aligned, weights quantized for the other 16-bit type, a GPU
 //! that is not sm_90, and weights too large for the scale range (named by block).
@@ -99,51 +94,6 @@ impl W8Step {
             WeightLayout::Packed => W8Step::W5,
         }
     }
-}
-
-/// What a [`W8Plan`] writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum W8Epilogue {
-    /// `y (m × n) = x · Wᵀ`.
-    Store,
-    /// For fused gate/up weights `W = [gate; up]` (n rows, the halves `n / 2` each, a multiple of 16):
-    /// `y (m × n/2) = silu(x · gateᵀ) · (x · upᵀ)`, SwiGLU's activation rounded as a 16-bit model rounds
-    /// it. The decode kernel's (m ≤ 32) on packed weights: `fp8_w5_silu_*`.
-    SiluGateUp,
-    /// `y (m × n) = x · Wᵀ`, then the residual stream `h += y` and `xo = rmsnorm(h) · wn` by the grid's last
-    /// tile (a 16-bit Llama's O or down projection with the residual add and the next norm, rounded as its
-    /// runner's `add_rmsnorm`): up to 8 tokens on packed weights, `n % 8 == 0`, `n ≤ 16384` (one block's row):
-    /// `fp8_w5_norm_t8_*`, run by [`W8Plan::run_residual_rmsnorm`].
-    ResidualRmsNorm,
-}
-
-/// The most tokens [`W8Epilogue::ResidualRmsNorm`] takes: its tail is one block doing the rows one after
-/// another (the 8-token kernel).
-pub const NORM_MAX_TOKENS: usize = 8;
-
-/// `Err` unless the residual-norm tail takes `m` tokens on `n`-wide rows.
-fn check_norm(m: usize, n: usize, k: usize) -> Result<()> {
-    if m > NORM_MAX_TOKENS {
-        return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: the residual-norm tail takes at most {NORM_MAX_TOKENS} tokens (one block normalizes the rows)")));
-    }
-    let most = layout::fp8::weights::NORM_ROW_MAX as usize;
-    if n % 8 != 0 || n > most {
-        return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: the residual-norm tail normalizes rows of N = {n}: a multiple of 8 up to {most}")));
-    }
-    Ok(())
-}
-
-/// `Err` unless the SwiGLU epilogue takes `m` tokens on fused gate/up weights of `n` rows.
-fn check_gated(m: usize, n: usize, k: usize) -> Result<()> {
-    if m > MAX_TOKENS as usize {
-        return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: the SiLU·mul epilogue is the decode kernel's (at most {MAX_TOKENS} tokens); for more, run \
-                                                the GEMM and SiLU·mul apart")));
-    }
-    if !layout::fp8::weights::gated_takes(n as u32) {
-        return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: fused gate/up weights of {n} rows: the gate and up halves must be whole groups of 16 rows \
-                                                (n a multiple of 32)")));
-    }
-    Ok(())
 }
 
 /// A weight matrix in FP8: `n × k` e4m3 bytes in a [`WeightLayout`] and its power-of-two block
@@ -332,8 +282,8 @@ fn check_io_alignment(m: usize, n: usize, k: usize, px: u64, py: u64) -> Result<
 /// How a [`W8Plan`] multiplies.
 enum Route<T: Element> {
     /// w5 (w1 on natural weights) with `NT` token tiles: the kernel, its splits of K and their depth, the partials' workspace
-    /// and the tiles' counters (when split; with the residual-norm tail, always, and its grid ticket after them).
-    Decode { kernel: Kernel, splits: u32, k_split: u32, ws: Option<CudaSlice<f32>>, count: Option<CudaSlice<u32>> },
+    /// and the tiles' counters (when split).
+    Decode { kernel: Kernel, splits: u32, k_split: u32, ws: Option<(CudaSlice<f32>, CudaSlice<u32>)> },
     /// Dequantized into `b` (K×N), then the 16-bit GEMM.
     Dense { b: CudaSlice<T>, plan: GemmPlan<T> },
 }
@@ -350,7 +300,6 @@ pub struct W8Plan<T: Element> {
     route: Route<T>,
     w_ready: BReady,
     layout: WeightLayout,
-    epilogue: W8Epilogue,
 }
 
 impl<T: Element> W8Plan<T> {
@@ -370,40 +319,6 @@ impl<T: Element> W8Plan<T> {
     /// [`W8Plan::for_layout`] with the decode kernel named (for up to 32 tokens; its layout is the
     /// plan's): what `kernel-lab w8` and the tests compare.
     pub fn for_step(gpu: &Gpu, m: usize, n: usize, k: usize, step: W8Step) -> Result<Self> {
-        Self::plan(gpu, m, n, k, step, W8Epilogue::Store)
-    }
-
-    /// Plans SwiGLU's activation for `m ≤ 32` tokens on fused gate/up weights `[gate; up]` of `n × k`
-    /// (packed, as [`Fp8Weights::quantize`] makes them; `n / 2` a multiple of 16): [`W8Plan::run`] then
-    /// writes `y (m × n/2) = silu(x · gateᵀ) · (x · upᵀ)` — the bits of a [`W8Plan::new`] run followed by a
-    /// SiLU·mul that rounds as torch does (`nvptx_std::half16::silu_times`), in one launch.
-    pub fn silu_gate_up(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
-        check_shape("W8Plan", n, k)?;
-        check_gated(m, n, k)?;
-        Self::plan(gpu, m, n, k, W8Step::W5, W8Epilogue::SiluGateUp)
-    }
-
-    /// Whether [`W8Plan::silu_gate_up`] takes `m` tokens on fused gate/up weights of `n` rows (at most 32
-    /// tokens; `n / 2` a multiple of 16), checked before a GPU is asked.
-    pub fn silu_gate_up_takes(m: usize, n: usize) -> bool {
-        m >= 1 && check_gated(m, n, 16).is_ok()
-    }
-
-    /// Plans `y = x · Wᵀ` for `m ≤ 8` tokens on packed `n × k` weights followed, in the same launch, by the
-    /// residual add and RMSNorm of a 16-bit Llama ([`W8Epilogue::ResidualRmsNorm`]; `n % 8 == 0`, `n ≤ 16384`):
-    /// run it with [`W8Plan::run_residual_rmsnorm`].
-    pub fn residual_rmsnorm(gpu: &Gpu, m: usize, n: usize, k: usize) -> Result<Self> {
-        check_shape("W8Plan", n, k)?;
-        check_norm(m, n, k)?;
-        Self::plan(gpu, m, n, k, W8Step::W5, W8Epilogue::ResidualRmsNorm)
-    }
-
-    /// Whether [`W8Plan::residual_rmsnorm`] takes `m` tokens on rows of `n`, checked before a GPU is asked.
-    pub fn residual_rmsnorm_takes(m: usize, n: usize) -> bool {
-        m >= 1 && check_norm(m, n, 16).is_ok()
-    }
-
-    fn plan(gpu: &Gpu, m: usize, n: usize, k: usize, step: W8Step, epilogue: W8Epilogue) -> Result<Self> {
         let layout = step.layout();
         if T::ELEM == Elem::F32 {
             return Err(Error::InvalidInput("W8Plan: the activations are bf16 or f16".into()));
@@ -414,25 +329,17 @@ impl<T: Element> W8Plan<T> {
         }
         let route = if m <= MAX_TOKENS as usize {
             let nt = W1_TOKEN_TILES.into_iter().find(|&t| m <= 8 * t as usize).unwrap_or(4);
-            let tail = match epilogue {
-                W8Epilogue::Store => "",
-                W8Epilogue::SiluGateUp => "_silu",
-                W8Epilogue::ResidualRmsNorm => "_norm",
-            };
-            let kernel = gpu.kernel(&format!("fp8_{}{tail}_t{}_{}", step.label(), 8 * nt, T::NAME))?;
+            let kernel = gpu.kernel(&format!("fp8_{}_t{}_{}", step.label(), 8 * nt, T::NAME))?;
             let tiles = n.div_ceil(ROWS as usize);
             let (splits, k_split) = crate::steps::fp8::w1_splits_for(n, k, gpu.info.sms, gpu.info.dram_peak_bytes_per_us);
             let ws = if splits > 1 {
                 let len = splits as usize * tiles * ROWS as usize * 8 * nt as usize;
                 crate::runtime::budget::check(gpu, &format!("W8Plan {m}x{n}x{k}: split-K partials"), 4 * len as u64, 0)?;
-                Some(gpu.zeros::<f32>(len)?)
+                Some((gpu.zeros::<f32>(len)?, gpu.zeros::<u32>(tiles)?))
             } else {
                 None
             };
-            // The tiles' split tickets, and the residual-norm tail's grid ticket after them.
-            let norm = epilogue == W8Epilogue::ResidualRmsNorm;
-            let count = if splits > 1 || norm { Some(gpu.zeros::<u32>(tiles + norm as usize)?) } else { None };
-            Route::Decode { kernel, splits, k_split, ws, count }
+            Route::Decode { kernel, splits, k_split, ws }
         } else {
             // The dequantizer is an sm_90a kernel like w1: loaded now, so a GPU without it is refused here.
             gpu.kernel(dequantizer(T::ELEM, layout))?;
@@ -440,7 +347,7 @@ impl<T: Element> W8Plan<T> {
             let plan = GemmPlan::<T>::new(gpu, GemmDesc::new(m, n, k))?;
             Route::Dense { b: gpu.zeros::<T>(k * n)?, plan }
         };
-        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route, w_ready: BReady::AfterPrevious, layout, epilogue })
+        Ok(W8Plan { gpu: gpu.clone(), m, n, k, route, w_ready: BReady::AfterPrevious, layout })
     }
 
     /// When the weights may be read ([`BReady`], as [`GemmPlan::set_b_ready`]): with
@@ -473,54 +380,8 @@ impl<T: Element> W8Plan<T> {
     }
 
     /// Enqueues `y = x · Wᵀ` on the plan's stream: `x` holds `m × k`, `y` `m × n` values of `T`
-    /// (row-major, dense; [`W8Plan::silu_gate_up`]'s: `m × n/2`, SwiGLU's activation), `w` the plan's `n × k`
-    /// for `T`. Nothing synchronizes.
+    /// (row-major, dense), `w` the plan's `n × k` for `T`. Nothing synchronizes.
     pub fn run<X: DevicePtr<T>, Y: DevicePtrMut<T>>(&mut self, x: &X, w: &Fp8Weights, y: &mut Y) -> Result<()> {
-        if self.epilogue == W8Epilogue::ResidualRmsNorm {
-            return Err(Error::InvalidInput(format!("W8Plan {}x{}x{}: planned with the residual-norm tail: run it with run_residual_rmsnorm", self.m, self.n, self.k)));
-        }
-        self.launch(x, w, y, None)
-    }
-
-    /// Enqueues `y = x · Wᵀ`, then `h += y` and `xo = rmsnorm(h) · wn` ([`W8Plan::residual_rmsnorm`]'s plan):
-    /// `y`, `h` and `xo` hold `m × n` values of `T`, `wn` `n`; `y`, `h`, `wn`, `xo` 16-byte aligned, `xo`
-    /// apart from `h` and `y`; `eps` finite and not negative. Nothing synchronizes.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_residual_rmsnorm<X: DevicePtr<T>, Y: DevicePtrMut<T>, H: DevicePtrMut<T>, N: DevicePtr<T>, O: DevicePtrMut<T>>(&mut self, x: &X, w: &Fp8Weights,
-                                                                                                                                y: &mut Y, h: &mut H, wn: &N,
-                                                                                                                                xo: &mut O, eps: f32) -> Result<()> {
-        let (m, n, k) = (self.m, self.n, self.k);
-        if self.epilogue != W8Epilogue::ResidualRmsNorm {
-            return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: run_residual_rmsnorm needs a plan from W8Plan::residual_rmsnorm")));
-        }
-        if h.len() < m * n || xo.len() < m * n || wn.len() < n {
-            return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: h holds {}, xo {} and wn {} {} elements, the rows need {} and {n}", h.len(), xo.len(), wn.len(),
-                                                   T::NAME, m * n)));
-        }
-        if !eps.is_finite() || eps < 0.0 {
-            return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: the norm's eps must be finite and not negative (got {eps})")));
-        }
-        let stream = self.gpu.stream.clone();
-        let (ph, _gh) = h.device_ptr_mut(&stream);
-        let (pn, _gn) = wn.device_ptr(&stream);
-        let (po, _go) = xo.device_ptr_mut(&stream);
-        let py = y.device_ptr_mut(&stream).0;
-        for (what, p) in [("y", py), ("h", ph), ("wn", pn), ("xo", po)] {
-            if p % 16 != 0 {
-                return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: the residual-norm tail loads 16 bytes at a time: {what} must start 16-byte aligned (it is at {p:#x})")));
-            }
-        }
-        let bytes = (2 * m * n) as u64;
-        let apart = |a: u64, b: u64| a + bytes <= b || b + bytes <= a;
-        if !apart(po, ph) || !apart(po, py) {
-            return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: xo overlaps h or y (the tail reads them while it writes xo)")));
-        }
-        self.launch(x, w, y, Some((ph, pn, po, eps)))
-    }
-
-    /// The launch of [`W8Plan::run`] and [`W8Plan::run_residual_rmsnorm`] (`tail`: the latter's `h`, `wn`, `xo`
-    /// device addresses, checked, and `eps`).
-    fn launch<X: DevicePtr<T>, Y: DevicePtrMut<T>>(&mut self, x: &X, w: &Fp8Weights, y: &mut Y, tail: Option<(u64, u64, u64, f32)>) -> Result<()> {
         let (m, n, k) = (self.m, self.n, self.k);
         w.check_elem::<T>()?;
         if (w.n, w.k) != (n, k) {
@@ -530,25 +391,25 @@ impl<T: Element> W8Plan<T> {
             return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: weights in the {:?} layout, the plan was made for {:?} (W8Plan::for_layout)", w.layout,
                                                    self.layout)));
         }
-        let y_cols = if self.epilogue == W8Epilogue::SiluGateUp { n / 2 } else { n };
-        if x.len() < m * k || y.len() < m * y_cols {
+        if x.len() < m * k || y.len() < m * n {
             return Err(Error::InvalidInput(format!("W8Plan {m}x{n}x{k}: x holds {} and y {} {} elements, the shape needs {} and {}", x.len(), y.len(), T::NAME, m * k,
-                                                   m * y_cols)));
+                                                   m * n)));
         }
         let gpu = &self.gpu;
         match &mut self.route {
-            Route::Decode { kernel, splits, k_split, ws, count } => {
+            Route::Decode { kernel, splits, k_split, ws } => {
                 let stream = gpu.stream.clone();
                 let (px, _gx) = x.device_ptr(&stream);
                 let (py, _gy) = y.device_ptr_mut(&stream);
                 check_io_alignment(m, n, k, px, py)?;
                 let grid = (n.div_ceil(ROWS as usize) as u32, *splits);
                 let (m32, n32, k32) = (m as u32, n as u32, k as u32);
-                let pws = ws.as_ref().map_or(0, |a| a.device_ptr(&stream).0);
-                let pcount = count.as_ref().map_or(0, |b| b.device_ptr(&stream).0);
+                let (pws, pcount) = match ws {
+                    Some((a, b)) => (a.device_ptr(&stream).0, b.device_ptr(&stream).0),
+                    None => (0, 0),
+                };
                 // SAFETY: `fp8_w{1,5}_t*(x, w, sb, y, ws, count, m, n, k, k_split, flags)` (the kernel's contract): x holds
-                // m·k and y m·n values of T (checked; `fp8_w5_silu_t*`: m·n/2, with n/2 a multiple of 16 and the
-                // grid's ⌈n/32⌉ = n/32 tiles, checked at planning), x 16-byte aligned (checked), w and sb an
+                // m·k and y m·n values of T (checked), x 16-byte aligned (checked), w and sb an
                 // `Fp8Weights` of n×k for T (checked: its scales are powers of two in T's range by
                 // construction) in the layout the kernel reads (checked: w5 packed, w1 natural); 1 ≤ m ≤ 8·NT (the kernel chosen by m), k % 16 == 0 (checked at planning);
                 // grid (⌈n/32⌉, splits) with splits ≤ 16 and (splits − 1)·k_split < k (`w1_splits`); the
@@ -556,16 +417,8 @@ impl<T: Element> W8Plan<T> {
                 // kernel leaves the counters zero); one plan's launches are on one stream, so they never overlap
                 // (PDL: the next waits for this one before touching memory).
                 // `flags`: `W1_W_AT_LAUNCH` only where the caller promised it (`set_w_ready`).
-                // `fp8_w5_norm_t8_*` (`tail`): count holds ⌈n/32⌉ + 1 zeroed u32 (allocated so at planning); h, xo
-                // m·n and wn n values, 16-byte aligned, xo apart from h and y, n % 8 == 0 and ≤ 16384, m ≤ 8
-                // (checked in `run_residual_rmsnorm` and at planning).
                 let flags = if self.w_ready == BReady::AtLaunch { layout::fp8::weights::W1_W_AT_LAUNCH } else { 0u32 };
-                match tail {
-                    None => unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split, &flags) },
-                    Some((ph, pn, po, eps)) => unsafe {
-                        launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split, &flags, &ph, &pn, &po, &eps)
-                    },
-                }
+                unsafe { launch!(gpu, kernel, grid = grid, &px, &w.q, &w.scales, &py, &pws, &pcount, &m32, &n32, &k32, &*k_split, &flags) }
             }
             Route::Dense { b, plan } => {
                 w.dequantize_t::<T, _>(gpu, b)?;
@@ -621,37 +474,6 @@ mod tests {
         // two steps a split.
         assert!((5..=8).contains(&w1_splits(1024, 14336, 132, 3.7e6).0));
         assert_eq!(w1_splits(1024, 1024, 132, 3.7e6).0, 1);
-    }
-
-    /// The SwiGLU epilogue's own limits, named before any GPU is asked: at most 32 tokens, halves of whole
-    /// 16-row groups (Llama-3-8B's 2 × 14336 rows, a 2 × 272 one whose halves straddle packed tiles).
-    #[test]
-    fn the_swiglu_epilogue_takes_decode_rows_and_whole_row_groups() {
-        for (m, n) in [(1, 28672), (32, 544), (9, 32)] {
-            assert!(W8Plan::<half::bf16>::silu_gate_up_takes(m, n), "{m}x{n}");
-            assert!(check_gated(m, n, 4096).is_ok());
-        }
-        assert!(check_gated(33, 28672, 4096).unwrap_err().to_string().contains("at most 32 tokens"));
-        for n in [48, 16, 28680] {
-            assert!(check_gated(1, n, 4096).unwrap_err().to_string().contains("groups of 16 rows"), "{n}");
-            assert!(!W8Plan::<half::bf16>::silu_gate_up_takes(1, n));
-        }
-        assert!(!W8Plan::<half::bf16>::silu_gate_up_takes(0, 28672));
-    }
-
-    /// The residual-norm tail's limits, named before any GPU is asked: at most 8 tokens (one block does the
-    /// rows), rows a multiple of 8 up to the 16384 a block keeps in registers.
-    #[test]
-    fn the_residual_norm_tail_takes_few_rows_of_whole_chunks() {
-        for (m, n) in [(1, 4096), (8, 16384), (3, 8)] {
-            assert!(W8Plan::<half::bf16>::residual_rmsnorm_takes(m, n), "{m}x{n}");
-        }
-        assert!(check_norm(9, 4096, 4096).unwrap_err().to_string().contains("at most 8 tokens"));
-        for n in [36, 16392, 4100] {
-            assert!(check_norm(1, n, 4096).unwrap_err().to_string().contains("a multiple of 8 up to 16384"), "{n}");
-            assert!(!W8Plan::<half::bf16>::residual_rmsnorm_takes(1, n));
-        }
-        assert!(!W8Plan::<half::bf16>::residual_rmsnorm_takes(0, 4096));
     }
 
     #[test]

@@ -381,9 +381,6 @@ pub mod weights {
     pub const W1_W_AT_LAUNCH: u32 = 1;
     /// The most token rows (M) a launch takes: `8 · TOKEN_TILES` for its n8 tiles (1, 2 or 4).
     pub const MAX_TOKENS: u32 = 32;
-    /// The widest row (N) the residual-norm tail (`fp8_w5_norm_t8_*`) normalizes: 8 chunks of 8 elements for
-    /// each of the block's threads, kept in registers (`nvptx_std::half16::ROW_MAX`, asserted equal there).
-    pub const NORM_ROW_MAX: u32 = 8 * 8 * THREADS;
 
     /// Dynamic shared memory of the kernel with `nt` token tiles: the warps' accumulators for the
     /// block's reduction (`WARPS · 32 lanes · 2 row tiles · nt · 4` f32) and a word for the last split's flag.
@@ -414,21 +411,6 @@ pub mod weights {
     /// step `step` (K `64·step ..`) of row tile `tile`, for weights of `k` columns.
     pub const fn packed_chunk(tile: u32, step: u32, i: u32, lane: u32, k: u32) -> usize {
         ((tile as usize * k.div_ceil(STEP_K) as usize + step as usize) * 4 + i as usize) * 512 + 16 * lane as usize
-    }
-
-    /// **Gated tiles** (SwiGLU's gate and up projections fused, `W = [gate; up]` of `n` rows, each half
-    /// `n / 2`): a gated kernel's tile `tile` multiplies gate rows `16·tile ..` in its first 16 rows and the
-    /// up rows `n/2 + 16·tile ..` in its last 16, so one block holds both sums of 16 outputs and writes
-    /// `silu(gate)·up` (`n / 2` columns). The weights keep their layout (natural or packed): only which rows a
-    /// tile loads changes. Needs `n / 2` a multiple of 16 ([`gated_takes`]); tiles: `n / 32`.
-    /// W's first row of half `half` (0: gate, 1: up; 16 rows) of gated tile `tile`, for `n` rows.
-    pub const fn gated_first_row(tile: u32, half: u32, n: u32) -> u32 {
-        half * (n / 2) + 16 * tile
-    }
-
-    /// Whether fused gate/up weights of `n` rows can run gated: two halves of whole 16-row groups.
-    pub const fn gated_takes(n: u32) -> bool {
-        n > 0 && n % 32 == 0
     }
 
     /// Offset in the packed layout of `W[r][c]` (`k` columns).
@@ -674,34 +656,6 @@ mod tests {
             let pair = f16_pow2_pair(((e + 127) as u32) << 23);
             assert_eq!(pair >> 16, pair & 0xFFFF, "e {e}: both halves");
             assert_eq!(f16_value(pair & 0xFFFF), 2f64.powi(e), "e {e}");
-        }
-    }
-
-    /// A gated kernel's tiles (`gated_first_row`) cover every row of fused `[gate; up]` weights once, each
-    /// tile pairing gate row `j` with up row `n/2 + j`, every half 16 rows inside one packed 32-row tile
-    /// (so its loads are one packed half's: `2·((r0 % 32) / 16) + h`), the gate halves first.
-    #[test]
-    fn gated_tiles_pair_gate_and_up_rows_and_cover_each_row_once() {
-        extern crate std;
-        use weights::{gated_first_row, gated_takes};
-        for n in [32u32, 64, 544, 28672] {
-            assert!(gated_takes(n));
-            let mut seen = std::vec![false; n as usize];
-            for tile in 0..n / 32 {
-                let (g0, u0) = (gated_first_row(tile, 0, n), gated_first_row(tile, 1, n));
-                assert_eq!(u0, g0 + n / 2, "{n}: tile {tile}");
-                for r0 in [g0, u0] {
-                    assert!(r0 % 16 == 0 && r0 / 32 == (r0 + 15) / 32, "{n}: tile {tile} half at {r0}");
-                    for r in r0..r0 + 16 {
-                        assert!(r < n && !seen[r as usize], "{n}: row {r}");
-                        seen[r as usize] = true;
-                    }
-                }
-            }
-            assert!(seen.iter().all(|&x| x));
-        }
-        for n in [0u32, 16, 48, 28680] {
-            assert!(!gated_takes(n), "{n}");
         }
     }
 

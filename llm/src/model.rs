@@ -196,11 +196,6 @@ struct Plans<T: Element> {
     dense: HashMap<(usize, usize, usize), GemmPlan<T>>,
     /// With the plan's last use on `clock`.
     w8: HashMap<(usize, usize, usize), (W8Plan<T>, u64)>,
-    /// FP8 gate/up plans with SwiGLU's activation in their epilogue ([`swiglu_in_epilogue`]), by `(m, n, k)`
-    /// of the fused weights: decode only (at most 32 rows), so none dequantizes.
-    w8_silu: HashMap<(usize, usize, usize), W8Plan<T>>,
-    /// FP8 O and down plans ending in the residual add and the next norm ([`Model::norm_in_tail`]), by `(m, n, k)`.
-    w8_norm: HashMap<(usize, usize, usize), W8Plan<T>>,
     clock: u64,
     /// Whether an FP8 plan was dropped since the flag was last cleared ([`DEQUANT_PLANS`]): a graph captured
     /// over it would read freed memory, so the model drops its graphs.
@@ -209,7 +204,7 @@ struct Plans<T: Element> {
 
 impl<T: Element> Plans<T> {
     fn new() -> Self {
-        Plans { dense: HashMap::new(), w8: HashMap::new(), w8_silu: HashMap::new(), w8_norm: HashMap::new(), clock: 0, dropped: false }
+        Plans { dense: HashMap::new(), w8: HashMap::new(), clock: 0, dropped: false }
     }
 
     /// Marks the FP8 plans of `m` rows used now (a graph replay runs them without `gemm` seeing it).
@@ -1211,42 +1206,25 @@ impl<T: Element + NormReducible> Model<T> {
         // Split over ranks, each all-reduce also does the residual add and the next norm where the fused
         // kernel takes the rows (`AllReduce::all_reduce_add_rmsnorm`); the sublayer then skips its own.
         let fused = self.fuses_norm(tokens);
-        // On one GPU with FP8 weights at decode, the O and down projections may end in the residual add and
-        // the next norm themselves ([`Model::norm_in_tail`]); the sublayers then skip theirs.
-        let tail = self.norm_in_tail(tokens);
         for s in &mut self.shards {
             s.embed_launch(tokens, &c)?;
         }
         for li in 0..c.layers {
             for s in &mut self.shards {
-                s.attention_half(li, tokens, step, self.max_len, &c, (fused || tail) && li > 0, tail.then_some(NormAt::Mlp(li)))?;
+                s.attention_half(li, tokens, step, self.max_len, &c, fused && li > 0)?;
             }
             self.reduce_delta(tokens, fused.then_some(NormAt::Mlp(li)))?;
             for s in &mut self.shards {
-                let next = if li + 1 < c.layers { NormAt::Attn(li + 1) } else { NormAt::Final };
-                s.mlp_half(li, tokens, &c, fused || tail, tail.then_some(next))?;
+                s.mlp_half(li, tokens, &c, fused)?;
             }
             self.reduce_delta(tokens, fused.then_some(if li + 1 < c.layers { NormAt::Attn(li + 1) } else { NormAt::Final }))?;
         }
-        if !fused && !tail {
+        if !fused {
             for s in &mut self.shards {
                 s.local_norm(tokens, NormAt::Final, &c)?;
             }
         }
         Ok(())
-    }
-
-    /// Whether a `tokens`-row step's O and down projections end in the residual add and the next RMSNorm
-    /// (`W8Plan::residual_rmsnorm`: the grid's last tile does `add_rmsnorm`'s rows, the same bits): one GPU,
-    /// FP8 weights packed, at most 8 rows, the hidden size a row the tail takes. Off unless
-    /// `KERNEL_LAB_W8_NORM=1` until it is timed on a GPU (session 107 built it without one). (With it,
-    /// `KERNEL_LAB_LLM_ABLATE=o` or `down` also leave out the next norm, and `norm` no longer takes its cost away.)
-    fn norm_in_tail(&self, tokens: usize) -> bool {
-        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let on = *ON.get_or_init(|| std::env::var("KERNEL_LAB_W8_NORM").is_ok_and(|v| v.trim() == "1"));
-        let packed = |w: &Weight| matches!(w, Weight::Fp8(w8) if w8.layout() == WeightLayout::Packed);
-        on && self.shards.len() == 1 && self.ar.is_none() && W8Plan::<bf16>::residual_rmsnorm_takes(tokens, self.config.hidden)
-            && self.shards[0].layers.iter().all(|l| packed(&l.o) && packed(&l.down))
     }
 
     /// Whether the all-reduces of a `tokens`-row step run fused with the residual add and norm: split
@@ -1518,9 +1496,9 @@ impl<T: Element + NormReducible> Shard<T> {
     /// split).
     /// `normed`: `x` already holds the norm (the previous all-reduce's fused kernel did the add and it).
     #[allow(clippy::too_many_arguments)]
-    fn attention_half(&mut self, li: usize, tokens: usize, step: Step, max_len: usize, c: &Config, normed: bool, tail: Option<NormAt>) -> Result<()> {
+    fn attention_half(&mut self, li: usize, tokens: usize, step: Step, max_len: usize, c: &Config, normed: bool) -> Result<()> {
         let (h, d) = (c.hidden, c.head_dim);
-        let Shard { gpu, local, k: kern, layers, norm, cos_sin, cache, table, paging, gemms, prefill, decode, scratch, keys, dummy, prof, .. } = self;
+        let Shard { gpu, local, k: kern, layers, cos_sin, cache, table, paging, gemms, prefill, decode, scratch, keys, dummy, prof, .. } = self;
         // The cache's layout for the row kernels: a paged cache's table, pages a slot may hold and page size
         // (0: contiguous).
         let (max_pages, page_size) = paging.map_or((0, 0), |(size, max_pages, _)| (max_pages as u32, size as u32));
@@ -1609,22 +1587,15 @@ impl<T: Element + NormReducible> Shard<T> {
             }
         }
         if ablated("o") { return Ok(()); }
-        match (tail, &layer.o) {
-            // `delta = attn · Wo`, then `h += delta` and `x = rmsnorm(h)` with `at`'s weight, one launch.
-            (Some(at), Weight::Fp8(w8)) => {
-                let Bufs { attn, delta, h: res, x, .. } = b;
-                gemm_norm(gemms, gpu, tokens, h, l.heads * d, attn, w8, delta, res, at.weight(layers, norm), x, c.eps, prof)
-            }
-            _ => gemm(gemms, gpu, tokens, h, l.heads * d, &b.attn, &layer.o, &mut b.delta, prof),
-        }
+        gemm(gemms, gpu, tokens, h, l.heads * d, &b.attn, &layer.o, &mut b.delta, prof)
     }
 
     /// Layer `li`'s MLP: `x = rmsnorm(h += delta)`, `gu = x · Wgu`, `a = silu(g) · u`, `delta = a · Wdown`
     /// (a partial sum when split).
     /// `normed`: as in `attention_half`.
-    fn mlp_half(&mut self, li: usize, tokens: usize, c: &Config, normed: bool, tail: Option<NormAt>) -> Result<()> {
+    fn mlp_half(&mut self, li: usize, tokens: usize, c: &Config, normed: bool) -> Result<()> {
         let h = c.hidden;
-        let Shard { gpu, local, k: kern, layers, norm, gemms, scratch, prof, .. } = self;
+        let Shard { gpu, local, k: kern, layers, gemms, scratch, prof, .. } = self;
         let inter = local.inter;
         let layer = &layers[li];
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
@@ -1634,26 +1605,11 @@ impl<T: Element + NormReducible> Shard<T> {
             unsafe { launch!(ks, add_rmsnorm, add_rmsnorm_bf16, add_rmsnorm_f16, grid::rows(tokens, grid::RMSNORM_SMEM), &mut b.h, &b.delta, &layer.mlp_norm, &mut b.x, h as u32, c.eps, 1u32)? };
             mark(prof, gpu, || "add_rmsnorm".into(), 0)?;
         }
-        match &layer.gate_up {
-            // FP8 weights at decode: `act = silu(gate)·up` straight from the gate/up GEMM's epilogue, the same bits.
-            Weight::Fp8(w8) if w8.layout() == WeightLayout::Packed && swiglu_in_epilogue(tokens, inter) => {
-                if !ablated("gu") { gemm_silu(gemms, gpu, tokens, inter, h, &b.x, w8, &mut b.act, prof)?; }
-            }
-            _ => {
-                if !ablated("gu") { gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?; }
-                if !ablated("silu") { unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
-                mark(prof, gpu, || "silu_mul".into(), 0)?; }
-            }
-        }
+        if !ablated("gu") { gemm(gemms, gpu, tokens, 2 * inter, h, &b.x, &layer.gate_up, &mut b.gu, prof)?; }
+        if !ablated("silu") { unsafe { launch!(ks, silu_mul, silu_mul_bf16, silu_mul_f16, grid::silu_mul(tokens, inter), &b.gu, &mut b.act, inter as u32)? };
+        mark(prof, gpu, || "silu_mul".into(), 0)?; }
         if ablated("down") { return Ok(()); }
-        match (tail, &layer.down) {
-            // `delta = act · Wdown`, then `h += delta` and `x = rmsnorm(h)` with the next norm (`at`), one launch.
-            (Some(at), Weight::Fp8(w8)) => {
-                let Bufs { act, delta, h: res, x, .. } = b;
-                gemm_norm(gemms, gpu, tokens, h, inter, act, w8, delta, res, at.weight(layers, norm), x, c.eps, prof)
-            }
-            _ => gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta, prof),
-        }
+        gemm(gemms, gpu, tokens, h, inter, &b.act, &layer.down, &mut b.delta, prof)
     }
 
     /// `x = rmsnorm(h += delta)` with norm `at` on this rank's own `delta` (the final norm; split over
@@ -1880,52 +1836,6 @@ fn gemm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usi
             mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {}", plan.label()), (kk * n) as u64)
         }
     }
-}
-
-/// Whether a `tokens`-row step's MLP on FP8 weights takes SwiGLU's activation from the gate/up GEMM's
-/// epilogue (`W8Plan::silu_gate_up`: one launch, the bits of the GEMM then `silu_mul`): at most 32 rows (the
-/// decode kernel's), `inter` a multiple of 16, packed weights (the caller's test). Off unless `KERNEL_LAB_W8_SILU=1` until it is timed on a GPU
-/// (session 107 built it without one: its GPU tests and the runner's A/B are `scripts/gpu-s107.sh`'s).
-fn swiglu_in_epilogue(tokens: usize, inter: usize) -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let on = *ON.get_or_init(|| std::env::var("KERNEL_LAB_W8_SILU").is_ok_and(|v| v.trim() == "1"));
-    on && W8Plan::<bf16>::silu_gate_up_takes(tokens, 2 * inter)
-}
-
-/// The decode plan kept under `key` in `plans` (one of the fused epilogues' maps), made by `make` on first use
-/// and told its weights are ready at launch (written at load, never by the kernel just before).
-fn fused_plan<T: Element>(plans: &mut HashMap<(usize, usize, usize), W8Plan<T>>, key: (usize, usize, usize), make: impl FnOnce() -> Result<W8Plan<T>>)
-                          -> Result<&mut W8Plan<T>> {
-    Ok(match plans.entry(key) {
-        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-        std::collections::hash_map::Entry::Vacant(e) => {
-            let mut plan = make()?;
-            plan.set_w_ready(BReady::AtLaunch);
-            e.insert(plan)
-        }
-    })
-}
-
-/// `act (m × inter) = silu(a · gateᵀ) · (a · upᵀ)` on FP8 fused gate/up weights (`2·inter × k`), one launch
-/// ([`swiglu_in_epilogue`]), with a plan kept per shape.
-#[allow(clippy::too_many_arguments)]
-fn gemm_silu<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, inter: usize, kk: usize, a: &CudaSlice<u16>, w8: &Fp8Weights, act: &mut CudaSlice<u16>,
-                         prof: &mut Option<Vec<(Launch, CudaEvent)>>) -> Result<()> {
-    let n = 2 * inter;
-    let plan = fused_plan(&mut plans.w8_silu, (m, n, kk), || W8Plan::<T>::silu_gate_up(gpu, m, n, kk))?;
-    plan.run(&view::<T>(a, m * kk)?, w8, &mut view_mut::<T>(act, m * inter)?)?;
-    mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {} (silu·mul)", plan.label()), (kk * n) as u64)
-}
-
-/// `delta (m × n) = a (m × k) · Wᵀ` on FP8 weights, then `h += delta` and `x = rmsnorm(h) · wn` (the runner's
-/// `add_rmsnorm` with `add`, the same bits) in the same launch ([`Model::norm_in_tail`]), a plan kept per shape.
-#[allow(clippy::too_many_arguments)]
-fn gemm_norm<T: Element>(plans: &mut Plans<T>, gpu: &Gpu, m: usize, n: usize, kk: usize, a: &CudaSlice<u16>, w8: &Fp8Weights, delta: &mut CudaSlice<u16>,
-                         h: &mut CudaSlice<u16>, wn: &CudaSlice<u16>, x: &mut CudaSlice<u16>, eps: f32, prof: &mut Option<Vec<(Launch, CudaEvent)>>) -> Result<()> {
-    let plan = fused_plan(&mut plans.w8_norm, (m, n, kk), || W8Plan::<T>::residual_rmsnorm(gpu, m, n, kk))?;
-    plan.run_residual_rmsnorm(&view::<T>(a, m * kk)?, w8, &mut view_mut::<T>(delta, m * n)?, &mut view_mut::<T>(h, m * n)?, &view::<T>(wn, n)?,
-                              &mut view_mut::<T>(x, m * n)?, eps)?;
-    mark(prof, gpu, || format!("gemm {m}x{n}x{kk} fp8 {} (+ add_rmsnorm)", plan.label()), (kk * n) as u64)
 }
 
 /// Copies the little-endian 16-bit bytes `bytes` into `dst` from element `at` on.

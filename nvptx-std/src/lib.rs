@@ -57,7 +57,7 @@
 //! * Shared-memory addresses are 32-bit offsets in the `.shared` window (what `ldmatrix`, `cp.async`
 //!   and `ld.shared` take); [`shared::addr_of`] converts a generic pointer into one.
 #![no_std]
-#![feature(asm_experimental_arch, stdarch_nvptx, core_intrinsics, core_float_math, gpu_intrinsics, gpu_launch_sized_workgroup_mem, link_llvm_intrinsics)]
+#![feature(asm_experimental_arch, stdarch_nvptx, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem, link_llvm_intrinsics)]
 #![allow(internal_features)]
 #![deny(unsafe_op_in_unsafe_fn)]
 

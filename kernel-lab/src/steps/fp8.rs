@@ -573,16 +573,6 @@ const W1_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.
 /// On f16 activations the weights widen by `cvt.rn.f16x2.e4m3x2` (session 74) and the activations need no `prmt`.
 const W1_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2", "mul.rn.f16x2",
                               "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64"];
-/// w5 with the SwiGLU epilogue (`fp8_w5_silu_*`): w5's instructions and SiLU's `ex2` and division.
-const W5_SILU_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
-                                    "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "ex2.approx.ftz.f32", "div.rn.f32"];
-/// w5 with the residual-norm tail (`fp8_w5_norm_t8_*`): w5's instructions, the grid ticket and the row's `sqrt`.
-const W5_NORM_HAS_BF16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "prmt.b32", "mul.rn.bf16x2",
-                                    "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.v4.u32", "sqrt.rn.f32"];
-const W5_NORM_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2", "mul.rn.f16x2",
-                                   "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.v4.u32", "sqrt.rn.f32"];
-const W5_SILU_HAS_F16: &[&str] = &["ld.global.nc.L1::no_allocate.v4.u32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "cvt.rn.f16x2.e4m3x2", "mul.rn.f16x2",
-                                   "atom.acq_rel.gpu.global.add.u32", "ld.global.cg.u64", "ex2.approx.ftz.f32", "div.rn.f32"];
 
 /// The most rows of A [`FW1`] takes: w1's 8- and 16-token kernels stream the weights at the same rate
 /// as at one token (8×28672×4096: 40.6 µs against 40.3 at 1, H200, session 54: `git show 72953c1:results/2026-11-29-h200-session54/README.md`);
@@ -656,10 +646,6 @@ pub const WEIGHT_ONLY: &[KernelInfo] = &[
     w1("fp8_fw2_t16", "fw2-t16", 2, FW2_HAS), w1("fp8_fwb_t16", "fwb-t16", 2, FWB_HAS),
     w1("fp8_w5_t8_bf16", "w5-t8", 1, W1_HAS_BF16), w1("fp8_w5_t16_bf16", "w5-t16", 2, W1_HAS_BF16), w1("fp8_w5_t32_bf16", "w5-t32", 4, W1_HAS_BF16),
     w1("fp8_w5_t8_f16", "w5-t8-f16", 1, W1_HAS_F16), w1("fp8_w5_t16_f16", "w5-t16-f16", 2, W1_HAS_F16), w1("fp8_w5_t32_f16", "w5-t32-f16", 4, W1_HAS_F16),
-    w1("fp8_w5_silu_t8_bf16", "w5-silu-t8", 1, W5_SILU_HAS_BF16), w1("fp8_w5_silu_t16_bf16", "w5-silu-t16", 2, W5_SILU_HAS_BF16),
-    w1("fp8_w5_silu_t32_bf16", "w5-silu-t32", 4, W5_SILU_HAS_BF16), w1("fp8_w5_silu_t8_f16", "w5-silu-t8-f16", 1, W5_SILU_HAS_F16),
-    w1("fp8_w5_silu_t16_f16", "w5-silu-t16-f16", 2, W5_SILU_HAS_F16), w1("fp8_w5_silu_t32_f16", "w5-silu-t32-f16", 4, W5_SILU_HAS_F16),
-    w1("fp8_w5_norm_t8_bf16", "w5-norm-t8", 1, W5_NORM_HAS_BF16), w1("fp8_w5_norm_t8_f16", "w5-norm-t8-f16", 1, W5_NORM_HAS_F16),
 ];
 
 /// f9's speed per unit of work against f3's where both fill their last wave: measured 1.05–1.08× at

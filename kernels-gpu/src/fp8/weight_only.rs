@@ -9,7 +9,6 @@ use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::hgemm::split_k::sum_splits;
 use crate::util::unroll::{unroll2, unroll4};
 use crate::prim::{
-    half16::silu_times,
     atomic::{atom_add_acq_rel_gpu_u32, st_relaxed_gpu_u32},
     fp8::cvt_f16x2_e4m3x2,
     global::{ld_global_cg_f32, ld_global_nc_na_v4_u32, ld_global_nc_s32, ld_global_nc_v4_u32},
@@ -23,14 +22,12 @@ use crate::prim::{
 use layout::fragment::MmaM16N8K16;
 use layout::fp8::{
     SCALE_BLOCK, scale_a_index, scale_b_index,
-    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, gated_first_row, multiplier, packed_chunk, widen_hi, widen_lo},
+    weights::{ROWS, STEP_K, W1_W_AT_LAUNCH, WARPS, Wide, f16_pow2_pair, multiplier, packed_chunk, widen_hi, widen_lo},
 };
 
 /// The 16-bit activation type: its tensor-core instruction ([`Elem16`]), how an e4m3 pair widens
 /// into it and its two-lane multiply.
 pub(crate) trait Wide16: Elem16 {
-    /// The same type as `nvptx_std::half16` names it (its bits and rounding: the row routines there).
-    type H: crate::prim::half16::Half;
     /// Its widening.
     const WIDE: Wide;
     /// Whether e4m3 widens into it with `cvt.rn.f16x2.e4m3x2` (f16: one instruction a pair, the values
@@ -44,7 +41,6 @@ pub(crate) trait Wide16: Elem16 {
 }
 
 impl Wide16 for Bf16 {
-    type H = crate::prim::half16::Bf16;
     const WIDE: Wide = Wide::Bf16;
     const CVT: bool = false;
     #[inline(always)]
@@ -58,7 +54,6 @@ impl Wide16 for Bf16 {
 }
 
 impl Wide16 for F16 {
-    type H = crate::prim::half16::F16;
     const WIDE: Wide = Wide::F16;
     const CVT: bool = true;
     #[inline(always)]
@@ -71,51 +66,16 @@ impl Wide16 for F16 {
     }
 }
 
-/// Which rows of W a block's 32-row tile multiplies, and what the block writes: the weight-only kernels'
-/// epilogue policy.
-pub(crate) trait TileRows {
-    /// Whether the tile's halves are SwiGLU's gate and up rows and the block writes `silu(gate)·up`.
-    const GATED: bool;
-    /// W's first row of the tile's half `rt` (16 rows), for W of `n` rows.
-    fn first_row(tile: u32, rt: u32, n: u32) -> u32;
-}
-
-/// W's rows in order: tile `t` is rows `32t .. 32t + 32`, the block writes their `n` columns of Y.
-pub(crate) struct Whole;
-
-impl TileRows for Whole {
-    const GATED: bool = false;
-    #[inline(always)]
-    fn first_row(tile: u32, rt: u32, _n: u32) -> u32 {
-        tile * ROWS + 16 * rt
-    }
-}
-
-/// Fused gate/up weights `[gate; up]` (`layout::fp8::weights::gated_first_row`): tile `t` multiplies gate rows
-/// `16t ..` and up rows `n/2 + 16t ..`, and the block writes `silu(gate)·up` for its 16 of Y's `n / 2` columns
-/// (SwiGLU's activation, rounded as the model runner's `silu_mul` rounds it: `half16::silu_times`).
-pub(crate) struct GateUp;
-
-impl TileRows for GateUp {
-    const GATED: bool = true;
-    #[inline(always)]
-    fn first_row(tile: u32, rt: u32, n: u32) -> u32 {
-        gated_first_row(tile, rt, n)
-    }
-}
-
 /// One warp step's operands in registers: per row tile and half (rows `g`, `g + 8`) 16 weight bytes,
 /// per token tile (token `8·nt + g`) the activations at the lane's 16 K positions as loaded — eight
 /// words of 16-bit values, or (fw2's e4m3 activations) four words of bytes in words 0..4, widened only
 /// in [`compute`] so that no load is waited for before its step — and the step's scale multiplier;
 /// for fwb's block-scaled operands also the step's scales as loaded (A's of the lane's two accumulator
-/// tokens `8·nt + 2t`, `+ 1` per token tile, B's of the step's block), applied to the step's sums. The
-/// multiplier is per row tile: one tile's two halves share a scale block ([`Whole`]), a gated tile's gate
-/// and up halves do not ([`GateUp`]).
+/// tokens `8·nt + 2t`, `+ 1` per token tile, B's of the step's block), applied to the step's sums.
 pub(crate) struct Operands<const NT: usize> {
     pub w: [[[u32; 4]; 2]; 2],
     pub x: [[u32; 8]; NT],
-    pub mult: [u32; 2],
+    pub mult: u32,
     pub sa: [[f32; 2]; NT],
     pub sb: f32,
 }
@@ -124,7 +84,7 @@ impl<const NT: usize> Operands<NT> {
     /// All zero (loads fill what a step uses).
     #[inline(always)]
     pub fn zero() -> Operands<NT> {
-        Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: [0; 2], sa: [[0.0; 2]; NT], sb: 0.0 }
+        Operands { w: [[[0; 4]; 2]; 2], x: [[0; 8]; NT], mult: 0, sa: [[0.0; 2]; NT], sb: 0.0 }
     }
 }
 
@@ -194,8 +154,7 @@ pub(crate) unsafe fn compute<const NT: usize, E: Wide16, const X8: bool>(acc: &m
             let (r0, r8) = (l.w[rt][0][j], l.w[rt][1][j]);
             let widen = |w: u32| if E::CVT { cvt_halves(w) } else { [widen_lo(w, E::WIDE), widen_hi(w, E::WIDE)] };
             let ([lo, hi], [lo8, hi8]) = (widen(r0), widen(r8));
-            let mult = l.mult[rt];
-            let a = [E::mul2(lo, mult), E::mul2(lo8, mult), E::mul2(hi, mult), E::mul2(hi8, mult)];
+            let a = [E::mul2(lo, l.mult), E::mul2(lo8, l.mult), E::mul2(hi, l.mult), E::mul2(hi8, l.mult)];
             unroll4!(nt => { if (nt as usize) < NT {
                 // SAFETY: forwarded to the caller (the whole warp).
                 unsafe { E::mma(&mut acc[rt][nt as usize], a, b[nt as usize]) };
@@ -245,18 +204,15 @@ unsafe fn compute_e4m3<const NT: usize>(acc: &mut [[[f32; 4]; NT]; 2], l: &Opera
 /// 32 · 2 · NT · 4` f32 and a flag word after them), then `y` written, or with several splits this
 /// split's partial stored and the tile's last block summing them in split order (`tile`, `split` of
 /// `splits`: the unit just done). Every value written to `y` is `alpha` times its sum, in f32, before
-/// the one rounding to 16 bits (w1: `alpha = 1`; fw2: the product's per-tensor scale). Gated ([`GateUp`]):
-/// each of the tile's 16 outputs is `silu(gate)·up` of its gate row's and up row's values (each `alpha`
-/// times its sum rounded to 16 bits, as a separate GEMM would have written them), rounded as
-/// `half16::silu_times` says, into Y's `n / 2` columns.
+/// the one rounding to 16 bits (w1: `alpha = 1`; fw2: the product's per-tensor scale).
 ///
 /// # Safety
 /// All threads of the block call it together; the kernels' contract on `y`, `ws`, `count`, `m`, `n`;
 /// `s` a 16-byte-aligned shared area of `layout::fp8::weights::smem_bytes(NT)` bytes that no thread of
 /// the block uses any more (a caller that used it before calls it after a barrier).
 #[inline(always)]
-pub(crate) unsafe fn finish<const NT: usize, E: Wide16, R: TileRows>(acc: [[[f32; 4]; NT]; 2], s: *mut f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32,
-                                                                   n: u32, tile: u32, split: u32, splits: u32, alpha: f32) -> bool {
+pub(crate) unsafe fn finish<const NT: usize, E: Wide16>(acc: [[[f32; 4]; NT]; 2], s: *mut f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
+                                                      tile: u32, split: u32, splits: u32, alpha: f32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let n0 = tile * ROWS;
@@ -300,35 +256,24 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16, R: TileRows>(acc: [[[f32
             }
             (a, b)
         };
-        // What the block writes: every pair, or (gated) the pairs of the gate half (`p < pairs / 2`: row tile
-        // 0), each with its up row's pair (row tile 1: `up_slots` on in shared memory, `row + 16` in the
-        // workspace), into Y's `n / 2` columns.
-        let (outs, n_out) = if R::GATED { (pairs / 2, n / 2) } else { (pairs, n) };
-        let up_slots = 4 * NT as u32 * 32;
-        let rnd = |x: f32| E::unpack(E::pack(x, 0.0))[0];
-        let store = |row: u32, tok: u32, (a, b): (f32, f32), (ua, ub): (f32, f32)| {
-            let (out, v) = if R::GATED {
-                let act = |gate: f32, up: f32| silu_times(rnd(alpha * gate), rnd(alpha * up), rnd);
-                (16 * tile + (row - n0), E::pack(act(a, ua), act(b, ub)))
-            } else {
-                (row, E::pack(alpha * a, alpha * b))
-            };
-            if out < n_out && tok < m {
-                *y.add(tok as usize * n_out as usize + out as usize) = v as u16;
+        let store = |row: u32, tok: u32, a: f32, b: f32| {
+            let v = E::pack(alpha * a, alpha * b);
+            if row < n && tok < m {
+                *y.add(tok as usize * n as usize + row as usize) = v as u16;
             }
-            if out < n_out && tok + 1 < m {
-                *y.add((tok + 1) as usize * n_out as usize + out as usize) = (v >> 16) as u16;
+            if row < n && tok + 1 < m {
+                *y.add((tok + 1) as usize * n as usize + row as usize) = (v >> 16) as u16;
             }
         };
         if splits == 1 {
             let mut p = tid;
-            while p < outs {
+            while p < pairs {
                 let (row, tok, slot) = place(p);
-                let up = if R::GATED { sum_pair(slot + up_slots) } else { (0.0, 0.0) };
-                store(row, tok, sum_pair(slot), up);
+                let (a, b) = sum_pair(slot);
+                store(row, tok, a, b);
                 p += WARPS * 32;
             }
-            return true;
+            return;
         }
         // This split's partial tile into its slice of the workspace, `[split][n_pad][m_pad]` f32 (a
         // row's tokens contiguous, so a pair is one 8-byte store), then the tile's ticket.
@@ -352,103 +297,50 @@ pub(crate) unsafe fn finish<const NT: usize, E: Wide16, R: TileRows>(acc: [[[f32
         }
         sync_threads();
         if *flag == 0 {
-            return false;
+            return;
         }
         thread_fence();
         let mut p = tid;
-        while p < outs {
+        while p < pairs {
             let (row, tok, _) = place(p);
-            let at = |r: u32| sum_splits(ws, splits, slice_len, r as usize * m_pad as usize + tok as usize);
-            let up = if R::GATED { at(row + 16) } else { (0.0, 0.0) };
-            store(row, tok, at(row), up);
+            let (a, b) = sum_splits(ws, splits, slice_len, row as usize * m_pad as usize + tok as usize);
+            store(row, tok, a, b);
             p += WARPS * 32;
         }
         if tid == 0 {
             st_relaxed_gpu_u32(counter, 0);
         }
-        true
-    }
-}
-
-/// The residual-norm tail of a weight-only grid ([`residual_norm_tail`]'s caller passes what `finish`
-/// returned): each block that wrote its tile's final values takes a ticket; the last of the grid's `tiles`
-/// adds `Y`'s `m` rows (`n` wide, this grid's output, read through L2) into the residual stream `h` and
-/// writes `xo = rmsnorm(h) · wn` (`nvptx_std::half16::add_rmsnorm_row`: the model runner's `add_rmsnorm`,
-/// the same bits), then resets the ticket.
-///
-/// # Safety
-/// All threads of the block, after `finish` (whose shared memory `s` it reuses; a barrier first); `done`
-/// block-uniform; `ticket` one u32 of global memory, zero at launch and used by no concurrent grid (left
-/// zero); `y`, `h`, `xo` hold `m · n` and `wn` `n` 16-bit values, all 16-byte aligned, `xo` not overlapping
-/// `h` or `y`, and neither `x` nor `wn` (read through the read-only path) overlapping `h` or `xo`; `n % 8 == 0`, `n ≤ half16::ROW_MAX`; 256 threads a block; `tiles` the grid's x (each tile's final
-/// values written by exactly one block that calls this with `done`).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn residual_norm_tail<E: Wide16>(done: bool, s: *mut f32, y: *const u16, h: *mut u16, wn: *const u16, xo: *mut u16, ticket: *mut u32, tiles: u32,
-                                                  m: u32, n: u32, eps: f32) {
-    let tid = thread_idx_x();
-    // SAFETY: every barrier reached by all threads (`done` and the flag block-uniform); shared accesses
-    // inside the area (two sets of 8 reduction slots and the flag: 17 words); global ones inside the buffers
-    // (the contract).
-    unsafe {
-        // Every thread's stores of Y before the block's ticket (and `finish`'s reads of `s` done).
-        thread_fence();
-        sync_threads();
-        let flag = s.add(16) as *mut u32;
-        if tid == 0 {
-            *flag = (done && atom_add_acq_rel_gpu_u32(ticket, 1) == tiles - 1) as u32;
-        }
-        sync_threads();
-        if *flag == 0 {
-            return;
-        }
-        thread_fence();
-        let mut r = 0;
-        while r < m {
-            // Rows alternate between two sets of reduction slots (the barrier inside the next row's
-            // reduction orders its writes after this row's reads).
-            let row = r as usize * n as usize;
-            crate::prim::half16::add_rmsnorm_row::<E::H>(h.add(row), y.add(row), wn, xo.add(row), n, eps, true, s.add(8 * (r % 2) as usize));
-            r += 1;
-        }
-        if tid == 0 {
-            st_relaxed_gpu_u32(ticket, 0);
-        }
+    
     }
 }
 
 /// Issues one warp step's weight loads and reads its block scale (`k0`: the step's first K; chunks past
 /// `k_end` and rows past `n` read nothing and hold zeros — packed weights (`PACKED`) read the padding's
-/// zeros there instead; a step at or past `k_end` reads nothing at all), for tile `tile` of `R`'s rows:
+/// zeros there instead; a step at or past `k_end` reads nothing at all):
 /// nothing the previous grid writes (weights are written at load), so it may run before the PDL wait.
 ///
 /// # Safety
 /// As [`w1`]'s contract; `k_end ≤ k`, `k0 % 64 == 0`.
 #[inline(always)]
-unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool, R: TileRows>(l: &mut Operands<NT>, w: *const u8, sb: *const f32,
-                                                                                                        n: u32, k: u32, k_end: u32, tile: u32, k0: u32, g: u32,
-                                                                                                        t: u32) {
+unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool>(l: &mut Operands<NT>, w: *const u8, sb: *const f32, n: u32, k: u32,
+                                                                                     k_end: u32, n0: u32, k0: u32, g: u32, t: u32) {
     let mut rt = 0;
     while rt < 2 {
-        // The half's first row: a multiple of 16 (both policies), so its 16 rows lie in one packed tile.
-        let r0 = R::first_row(tile, rt, n);
         let mut h = 0;
         while h < 2 {
             l.w[rt as usize][h as usize] = if PACKED {
                 // w5: the step's 2 KiB lie together, load `2·rt + h` of the warp 512 contiguous bytes;
                 // rows past n and K past k are zero bytes of the padding, so only a step past the
-                // split's end reads nothing (a warp-uniform test). A gated half is load `2·rt' + h` of
-                // the packed tile holding its rows (`rt'`: which half of that tile).
+                // split's end reads nothing (a warp-uniform test).
                 if k0 < k_end {
-                    let at = packed_chunk(r0 / ROWS, k0 / STEP_K, 2 * ((r0 % ROWS) / 16) + h, 4 * g + t, k);
-                    // SAFETY: r0 < ⌈n/32⌉·32 (the grid's tiles: ⌈n/32⌉ whole, n/32 gated with n/2 % 16 == 0) and
-                    // k0 < k: inside the `packed_len(n, k)` bytes; 16-byte aligned.
+                    let at = packed_chunk(n0 / ROWS, k0 / STEP_K, 2 * rt + h, 4 * g + t, k);
+                    // SAFETY: n0 < ⌈n/32⌉·32 and k0 < k: inside the `packed_len(n, k)` bytes; 16-byte aligned.
                     unsafe { ld_global_nc_na_v4_u32(w.add(at) as *const u32) }
                 } else {
                     [0; 4]
                 }
             } else {
-                let (row, kc) = (r0 + 8 * h + g, k0 + 16 * t);
+                let (row, kc) = (n0 + 16 * rt + 8 * h + g, k0 + 16 * t);
                 if kc < k_end && row < n {
                     // SAFETY: row < n and kc + 16 ≤ k (k % 16 == 0): inside W; 16-byte aligned (k % 16 == 0).
                     unsafe { ld_global_nc_na_v4_u32(w.add(row as usize * k as usize + kc as usize) as *const u32) }
@@ -460,25 +352,19 @@ unsafe fn load_w<const NT: usize, E: Wide16, const X8: bool, const BS: bool, con
         }
         rt += 1;
     }
-    // The scale of the step's block (a 16-row half and the step lie in one 128×128 block: halves aligned
-    // to 16, 64-deep steps aligned to 64; a whole tile's two halves in the same one); the same address in
-    // every lane. fw2's and fwb's weights go unscaled through f16 (`compute_e4m3`, which reads no
-    // multiplier): their scales are applied to the sums.
-    let n0 = tile * ROWS;
+    // The scale of the step's block (n0 and the step lie in one 128×128 block: 32-row tiles, 64-deep
+    // steps aligned to 64); the same address in every lane. fw2's and fwb's weights go unscaled through
+    // f16 (`compute_e4m3`, which reads no multiplier): their scales are applied to the sums.
     if BS && k0 < k_end {
         // fwb: the step's block's B scale (any f32), applied to the step's sums; the weights unscaled.
         // SAFETY: n0 < n, k0 < k_end ≤ k: block (n0 / 128, k0 / 128) is inside `sb`.
         l.sb = f32::from_bits(unsafe { ld_global_nc_s32(sb.add(scale_b_index(n0, k0, k) as usize) as *const i32) } as u32);
     }
     l.mult = if k0 >= k_end || X8 {
-        [0; 2]
-    } else if R::GATED {
-        // SAFETY: both halves' first rows < n, k0 < k_end ≤ k.
-        unsafe { [step_multiplier::<E>(sb, k, R::first_row(tile, 0, n), k0), step_multiplier::<E>(sb, k, R::first_row(tile, 1, n), k0)] }
+        0
     } else {
         // SAFETY: n0 < n, k0 < k_end ≤ k.
-        let m0 = unsafe { step_multiplier::<E>(sb, k, n0, k0) };
-        [m0, m0]
+        unsafe { step_multiplier::<E>(sb, k, n0, k0) }
     };
 }
 
@@ -528,35 +414,32 @@ unsafe fn load_x<const NT: usize, const X8: bool, const BS: bool>(l: &mut Operan
 /// # Safety
 /// As [`load_w`].
 #[inline(always)]
-unsafe fn load<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool, R: TileRows>(x: *const u8, w: *const u8, sa: *const f32,
-                                                                                                              sb: *const f32, m: u32, n: u32, k: u32, k_end: u32,
-                                                                                                              tile: u32, k0: u32, g: u32, t: u32) -> Operands<NT> {
+unsafe fn load<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool>(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32,
+                                                                                                 m: u32, n: u32, k: u32, k_end: u32, n0: u32, k0: u32, g: u32,
+                                                                                                 t: u32) -> Operands<NT> {
     let mut l = Operands::zero();
     // SAFETY: forwarded.
     unsafe {
-        load_w::<NT, E, X8, BS, PACKED, R>(&mut l, w, sb, n, k, k_end, tile, k0, g, t);
+        load_w::<NT, E, X8, BS, PACKED>(&mut l, w, sb, n, k, k_end, n0, k0, g, t);
         load_x::<NT, X8, BS>(&mut l, x, sa, m, k, k_end, k0, g, t);
     }
     l
 }
 
-/// The body of the w1 kernels with `NT` token tiles (`8·NT` tokens), on the rows `R` gives each tile.
+/// The body of the w1 kernels with `NT` token tiles (`8·NT` tokens).
 ///
 /// # Safety
 /// As `fp8_w1_t8_bf16` (`steps/w1_weight_only.rs`), with `8·NT` for 8; with `PACKED` (w5), `w` in the
-/// packed layout (`layout::fp8::weights::packed_len(n, k)` bytes, the padding zero); with [`GateUp`],
-/// `n / 2` a multiple of 16, the grid's x `n / 32`, `y` holding `m · n/2` values (and `ws`, `count` sized
-/// for `n / 32` tiles, as for whole ones), X8 and BS false.
+/// packed layout (`layout::fp8::weights::packed_len(n, k)` bytes, the padding zero).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool, R: TileRows>(x: *const u8, w: *const u8, sb: *const f32,
-                                                                                                                   alpha: (*const f32, *const f32), y: *mut u16,
-                                                                                                                   ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                                                                                   k: u32, k_split: u32, flags: u32) -> bool {
+pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bool, const PACKED: bool>(x: *const u8, w: *const u8, sb: *const f32, alpha: (*const f32, *const f32),
+                                                                          y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32, k: u32, k_split: u32,
+                                                                          flags: u32) {
     let tid = thread_idx_x();
     let (warp, lane) = (tid / 32, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
-    let tile = block_idx_x();
+    let n0 = block_idx_x() * ROWS;
     let k_begin = block_idx_y() * k_split;
     let k_end = if k - k_begin < k_split { k } else { k_begin + k_split };
     let mut acc = [[[0.0f32; 4]; NT]; 2];
@@ -574,11 +457,11 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         let mut a = Operands::zero();
         let w_early = flags & W1_W_AT_LAUNCH != 0;
         if w_early {
-            load_w::<NT, E, X8, BS, PACKED, R>(&mut a, w, sb, n, k, k_end, tile, k0, g, t);
+            load_w::<NT, E, X8, BS, PACKED>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
         }
         crate::util::pdl::wait();
         if !w_early {
-            load_w::<NT, E, X8, BS, PACKED, R>(&mut a, w, sb, n, k, k_end, tile, k0, g, t);
+            load_w::<NT, E, X8, BS, PACKED>(&mut a, w, sb, n, k, k_end, n0, k0, g, t);
         }
         // fwb: A's block scales (`alpha.0`); fw2: A's per-tensor scale.
         let sa = alpha.0;
@@ -600,12 +483,12 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         // Two buffers taking turns (no copy from one to the other, which LLVM would route through
         // local memory at 4 token tiles).
         while k0 < k_end {
-            let b = load::<NT, E, X8, BS, PACKED, R>(x, w, sa, sb, m, n, k, k_end, tile, k0 + stride, g, t);
+            let b = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + stride, g, t);
             step(&mut acc, &a);
             if k0 + stride >= k_end {
                 break;
             }
-            a = load::<NT, E, X8, BS, PACKED, R>(x, w, sa, sb, m, n, k, k_end, tile, k0 + 2 * stride, g, t);
+            a = load::<NT, E, X8, BS, PACKED>(x, w, sa, sb, m, n, k, k_end, n0, k0 + 2 * stride, g, t);
             step(&mut acc, &b);
             k0 += 2 * stride;
         }
@@ -613,18 +496,17 @@ pub(crate) unsafe fn w1<const NT: usize, E: Wide16, const X8: bool, const BS: bo
         // session 63): released at the start, a following projection's blocks held SM slots that this
         // one's later waves needed.
         crate::util::pdl::release();
-        finish::<NT, E, R>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, tile, block_idx_y(), grid_dim_y(), alpha)
+        finish::<NT, E>(acc, shared::dynamic::<shared::Align16>() as *mut f32, y, ws, count, m, n, block_idx_x(), block_idx_y(), grid_dim_y(), alpha);
     }
 }
 
 /// The weight-only decode entry points on 16-bit activations, one per `(name, token tiles, element type,
-/// tokens)`: w1's on natural weights (`PACKED = false`), w5's on packed ones (`true`), written once;
-/// `$rows` the tiles' rows and what the blocks write ([`Whole`]: Y; [`GateUp`]: SwiGLU's activation, `n / 2`
-/// columns). `$w` says what `w` holds. Expands in a step file; each entry gets its `launch_bounds` (256
-/// threads, two blocks a SM).
+/// tokens)`: w1's on natural weights (`PACKED = false`), w5's on packed ones (`true`), written once.
+/// `$w` says what `w` holds. Expands in a step file; each entry gets its `launch_bounds` (256 threads,
+/// two blocks a SM).
 macro_rules! weight_only_entries {
-    ($packed:literal, $rows:ty, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
-        #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens, on the tiles `", stringify!($rows), "` says (see the module).")]
+    ($packed:literal, $w:literal; $($name:ident, $nt:literal, $e:ty, $tokens:literal;)*) => {$(
+        #[doc = concat!("`Y = X · Wᵀ` for M ≤ ", $tokens, " tokens (see the module).")]
         ///
         /// # Safety
         /// `layout::fp8::weights::THREADS` threads a block, `smem_bytes(NT)` bytes of dynamic shared
@@ -632,7 +514,7 @@ macro_rules! weight_only_entries {
         /// multiple of 64 with `(splits − 1) · k_split < k`. `x` holds `m · k` 16-bit values,
         #[doc = concat!("`w` ", $w, ",")]
         /// `sb` `⌈n/128⌉ · ⌈k/128⌉` f32 powers of two in the type's scale range, `y` `m · n`
-        /// 16-bit values (gated: `m · n/2`, with `n/2` a multiple of 16); `1 ≤ m ≤` the token count, `k % 16 == 0`, x and w 16-byte aligned, none written
+        /// 16-bit values; `1 ≤ m ≤` the token count, `k % 16 == 0`, x and w 16-byte aligned, none written
         /// by another grid while this one runs. When splits > 1, `ws` holds `splits · 32⌈n/32⌉ · 8·NT`
         /// f32 (8-byte aligned) and `count` `⌈n/32⌉` u32, zero at launch (left zero), neither used by a
         /// concurrent launch. With `flags` bit `W1_W_AT_LAUNCH`, `w` and `sb` are not written by the
@@ -643,41 +525,11 @@ macro_rules! weight_only_entries {
                                                 k: u32, k_split: u32, flags: u32) {
             // SAFETY: forwarded (x as bytes; the α pointers are not read when X8 is false).
             unsafe {
-                $crate::fp8::weight_only::w1::<$nt, $e, false, false, $packed, $rows>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws,
-                                                                                      count, m, n, k, k_split, flags);
+                $crate::fp8::weight_only::w1::<$nt, $e, false, false, $packed>(x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m,
+                                                                              n, k, k_split, flags)
             }
         }
         $crate::launch_bounds::launch_bounds!($name, 256, 2);
     )*};
 }
 pub(crate) use weight_only_entries;
-
-/// w5's entry points with the residual-norm tail ([`residual_norm_tail`]), one per `(name, element type)`,
-/// 8 tokens: `y = x · Wᵀ` as `fp8_w5_t8_*`, then `h += y` and `xo = rmsnorm(h) · wn` by the grid's last
-/// tile — a 16-bit Llama's O or down projection with the residual add and the next norm, one launch.
-macro_rules! weight_only_norm_entries {
-    ($($name:ident, $e:ty;)*) => {$(
-        #[doc = concat!("`Y = X · Wᵀ` on packed weights for M ≤ 8 tokens, then `H += Y` and `XO = rmsnorm(H) · WN` (see the module).")]
-        ///
-        /// # Safety
-        /// As `fp8_w5_t8_bf16` (one token tile), with `count` holding `⌈n/32⌉ + 1` u32 (the split tickets, then
-        /// the grid's), zero at launch (left zero), given even when `splits = 1`; `h` and `xo` `m · n` and `wn` `n`
-        /// 16-bit values, `y`, `h`, `wn`, `xo` 16-byte aligned, `xo` not overlapping `h` or `y`; `n % 8 == 0`,
-        /// `n ≤ nvptx_std::half16::ROW_MAX`.
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(x: *const u16, w: *const u8, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32, m: u32, n: u32,
-                                                k: u32, k_split: u32, flags: u32, h: *mut u16, wn: *const u16, xo: *mut u16, eps: f32) {
-            // SAFETY: forwarded (the body as w5's; the tail's ticket after the tiles' counters).
-            unsafe {
-                let done = $crate::fp8::weight_only::w1::<1, $e, false, false, true, $crate::fp8::weight_only::Whole>(
-                    x as *const u8, w, sb, (core::ptr::null(), core::ptr::null()), y, ws, count, m, n, k, k_split, flags);
-                let tiles = $crate::prim::thread::grid_dim_x();
-                $crate::fp8::weight_only::residual_norm_tail::<$e>(done, $crate::prim::shared::dynamic::<$crate::prim::shared::Align16>() as *mut f32, y, h, wn, xo,
-                                                                   count.add(tiles as usize), tiles, m, n, eps);
-            }
-        }
-        $crate::launch_bounds::launch_bounds!($name, 256, 2);
-    )*};
-}
-pub(crate) use weight_only_norm_entries;

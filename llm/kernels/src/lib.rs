@@ -8,23 +8,23 @@
 //! residual sum, the normalized row before the weight, `cos`/`sin`, each product of the rotation, SiLU's
 //! output), with f32 in between.
 #![no_std]
-#![feature(abi_ptx, asm_experimental_arch)]
+#![feature(abi_ptx, asm_experimental_arch, core_float_math)]
 use nvptx_std::{
     atomic::{atom_add_acq_rel_gpu_u32, ld_relaxed_gpu_u64, st_relaxed_gpu_u32},
-    global::{ld_global_nc_v4_u32, st_global_v4_u32},
-    kernel,
-    half16::{Bf16, F16, Half, add_rmsnorm_row, chunk, halves, silu_times},
+    global::{ld_global_cg_v4_f32, ld_global_nc_v4_u32, st_global_v4_u32},
+    kernel, unroll8,
+    math::ex2_approx_f32,
+    half16::{Bf16, F16, Half, chunk, halves},
     shared,
     sync::sync_threads,
     thread::{block_idx_x, block_idx_y, grid_dim_y, thread_idx_x},
-    warp::shuffle_xor_u32,
+    warp::{block_reduce_f32, shuffle_xor_u32},
 };
 
 /// Threads per block of every kernel here: 8 warps.
 pub const THREADS: u32 = 256;
 /// Widest row the RMSNorm kernel keeps in registers: 8 chunks of 8 elements per thread.
 pub const MAX_HIDDEN: u32 = 8 * 8 * THREADS;
-const _: () = assert!(THREADS == nvptx_std::half16::ROW_THREADS && MAX_HIDDEN == nvptx_std::half16::ROW_MAX, "add_rmsnorm runs half16::add_rmsnorm_row");
 
 /// The prologue of every kernel of a decode step, in the sm_90 build: wait for the previous grid on the
 /// stream (complete, its writes visible), then let the next grid's CTAs be scheduled. The host launches
@@ -83,8 +83,7 @@ pub unsafe fn embed_f16(ids: *const i32, table: *const u16, out: *mut u16, hidde
 
 /// Row `blockIdx.x`: with `add ≠ 0`, the residual stream `x += delta` (rounded, written back); then
 /// `y = w · (x / √(mean x² + ε))`, the normalized row rounded before the weight multiplies it (Hugging
-/// Face's `LlamaRMSNorm`: `weight * hidden.to(dtype)`): `nvptx_std::half16::add_rmsnorm_row`, which the FP8
-/// weights' residual-norm GEMM tail shares.
+/// Face's `LlamaRMSNorm`: `weight * hidden.to(dtype)`).
 ///
 /// # Safety
 /// `THREADS` threads and 32 bytes of dynamic shared memory per block, one block per row; `x`, `y` (and
@@ -93,9 +92,44 @@ pub unsafe fn embed_f16(ids: *const i32, table: *const u16, out: *mut u16, hidde
 unsafe fn add_rmsnorm<E: Half>(x: *mut u16, delta: *const u16, w: *const u16, y: *mut u16, hidden: u32, eps: f32, add: u32) {
     pdl();
     let row = block_idx_x() as usize * hidden as usize;
-    // SAFETY: the contract (`half16::add_rmsnorm_row`'s, for row `blockIdx.x`; 32 bytes of shared memory: 8 slots).
-    // (`delta` is not read without `add`: its address only offset.)
-    unsafe { add_rmsnorm_row::<E>(x.add(row), delta.wrapping_add(row), w, y.add(row), hidden, eps, add != 0, shared::dynamic()) }
+    let tid = thread_idx_x();
+    let mut keep = [[0u32; 4]; 8];
+    // The weight's chunks too, loaded with the row's (they do not depend on the sum): one memory round
+    // trip less after the reduction.
+    let mut wk = [[0u32; 4]; 8];
+    let mut sq = 0f32;
+    // Both passes unrolled (`unroll8!`): a loop over `keep` put it in local memory.
+    unroll8!(i => {
+        let c = (8 * tid + 8 * THREADS * i as u32) as usize;
+        if c < hidden as usize {
+            // SAFETY: c + 8 ≤ hidden, 16-byte aligned, inside row `row` and `w`; `delta` read only when given.
+            unsafe {
+                wk[i] = ld_global_nc_v4_u32(w.add(c) as *const u32);
+                // `x` is written below: read through L2 (`.cg`), not the read-only path.
+                let mut h = halves(ld_global_cg_v4_f32(x.add(row + c) as *const f32).map(f32::to_bits));
+                if add != 0 {
+                    let d = halves(ld_global_nc_v4_u32(delta.add(row + c) as *const u32));
+                    h = core::array::from_fn(|j| E::bits(E::f(h[j]) + E::f(d[j])));
+                    st_global_v4_u32(x.add(row + c) as *mut u32, chunk(h));
+                }
+                sq += h.iter().map(|&b| E::f(b) * E::f(b)).sum::<f32>();
+                keep[i] = chunk(h);
+            }
+        }
+    });
+    // SAFETY: every thread reaches the reduction (no early return); 8 slots in 32 bytes of shared memory.
+    let total = unsafe { block_reduce_f32::<{ THREADS / 32 }>(sq, shared::dynamic(), |a, b| a + b) };
+    let r = 1.0 / core::f32::math::sqrt(total / hidden as f32 + eps);
+    unroll8!(i => {
+        let c = (8 * tid + 8 * THREADS * i as u32) as usize;
+        if c < hidden as usize {
+            // SAFETY: as above, for `y`.
+            unsafe {
+                let (h, g) = (halves(keep[i]), halves(wk[i]));
+                st_global_v4_u32(y.add(row + c) as *mut u32, chunk(core::array::from_fn(|j| E::bits(E::f(g[j]) * E::rnd(E::f(h[j]) * r)))));
+            }
+        }
+    });
 }
 
 /// [`add_rmsnorm`] for bf16.
@@ -328,8 +362,7 @@ pub unsafe fn gather_kv(cache_k: *const u16, cache_v: *const u16, slot: *const i
 }
 
 /// Token `blockIdx.x`: `out[j] = silu(gate[j]) · up[j]` with `gu` `[tokens][2·inter]` (the gate's columns,
-/// then the up projection's), SiLU's output rounded before the product (torch's `act_fn(gate) * up`:
-/// `nvptx_std::half16::silu_times`, which the FP8 weights' gated GEMM epilogue shares).
+/// then the up projection's), SiLU's output rounded before the product (torch's `act_fn(gate) * up`).
 /// Chunks of 8 elements, chunk `blockIdx.y · THREADS + threadIdx.x` first, striding by the grid's y.
 ///
 /// # Safety
@@ -345,7 +378,9 @@ unsafe fn silu_mul<E: Half>(gu: *const u16, out: *mut u16, inter: u32) {
         unsafe {
             let (g, u) = (halves(ld_global_nc_v4_u32(gu.add(t * 2 * n + c) as *const u32)), halves(ld_global_nc_v4_u32(gu.add(t * 2 * n + n + c) as *const u32)));
             let o = core::array::from_fn(|j| {
-                E::bits(silu_times(E::f(g[j]), E::f(u[j]), E::rnd))
+                let x = E::f(g[j]);
+                let silu = E::rnd(x / (1.0 + ex2_approx_f32(-x * core::f32::consts::LOG2_E)));
+                E::bits(silu * E::f(u[j]))
             });
             st_global_v4_u32(out.add(t * n + c) as *mut u32, chunk(o));
         }

@@ -26,7 +26,7 @@
 //!
 //! Prediction (H200, 4.2 TB/s copy): at 1×4096×14336 the weights are 58.7 MB → ~14 µs plus ~3 µs of
 //! launch and ramp, against d2's 34.3 µs on bf16 weights: ~2×. Measured: the FP8 ladder's README.
-use crate::fp8::weight_only::{Whole, w1, weight_only_entries};
+use crate::fp8::weight_only::{w1, weight_only_entries};
 use crate::hgemm::elem::{Bf16, F16};
 use crate::hgemm::split_k::MAX_SPLITS;
 use crate::launch_bounds::launch_bounds;
@@ -47,7 +47,7 @@ macro_rules! fw2_entries {
         pub unsafe extern "ptx-kernel" fn $name(x: *const u8, w: *const u8, sa: *const f32, sb: *const f32, y: *mut u16, ws: *mut f32, count: *mut u32,
                                                 m: u32, n: u32, k: u32, k_split: u32) {
             // SAFETY: forwarded (no block scales are read when X8 is true; no flags: every load after the wait).
-            unsafe { w1::<$nt, Bf16, true, false, false, Whole>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split, 0) };
+            unsafe { w1::<$nt, Bf16, true, false, false>(x, w, core::ptr::null(), (sa, sb), y, ws, count, m, n, k, k_split, 0) }
         }
     )*};
 }
@@ -68,7 +68,7 @@ macro_rules! fwb_entries {
                                                 m: u32, n: u32, k: u32, k_split: u32) {
             // SAFETY: forwarded (`sb` is B's block scales, read by `load_w`; `sa` reaches `load_x` as α's
             // first pointer; no flags: every load after the wait).
-            unsafe { w1::<$nt, Bf16, true, true, false, Whole>(x, w, sb, (sa, core::ptr::null()), y, ws, count, m, n, k, k_split, 0) };
+            unsafe { w1::<$nt, Bf16, true, true, false>(x, w, sb, (sa, core::ptr::null()), y, ws, count, m, n, k, k_split, 0) }
         }
     )*};
 }
@@ -90,7 +90,7 @@ fw2_entries! {
 }
 
 weight_only_entries! {
-    false, Whole, "`n · k` e4m3 bytes (N×K, row-major)";
+    false, "`n · k` e4m3 bytes (N×K, row-major)";
     fp8_w1_t8_bf16, 1, Bf16, 8;
     fp8_w1_t16_bf16, 2, Bf16, 16;
     fp8_w1_t32_bf16, 4, Bf16, 32;
