@@ -54,15 +54,17 @@ if [ "${CALL:-splits}" = check ]; then
     stamp "runner round $i"
   done
   python3 scripts/w8-runner-medians.py $J new old bf16 | tee -a "$L"
+  tar cJf $OUT/s108-check.tar.xz -C /tmp check
   F=128x11008x4096,128x12288x4096,128x14336x3584,128x14336x4096,256x5120x2560,256x5120x8192,256x6144x4096,256x8192x3584,256x8192x8192,256x8192x14336,512x3072x3072,512x3072x4096,512x3072x8192,512x4096x2048,512x4096x4096,512x4096x7168,512x4096x14336,1024x1536x2048,1024x2048x1024,1024x2048x4096,2048x768x1536,2048x768x3072
   D=16x1024x2048,16x3072x4096,16x4096x4096,1x3072x3072,1x3584x4096,2x2048x4096,2x3584x2048,2x4096x4096,4x3584x2048,8x2560x3072,8x4096x14336,8x4096x7168
   for i in 1 2 3; do
     for b in old new; do
       bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
       echo "== set entry process $i build $b" | tee -a "$L"
-      run $bin --family fp8 --entry --gemm-sizes $F,$D --reps 10 --warmup 2 --seed 1088$i --json $J/entry-$b-p$i.json --out /tmp/r
+      run $bin --family fp8 --entry --gemm-sizes $F,$D --reps ${REPS:-10} --warmup ${WARM:-2} --seed 1088$i --json $J/entry-$b-p$i.json --out /tmp/r
     done
     stamp "entry process $i"
+    tar cJf $OUT/s108-check.tar.xz -C /tmp check
   done
   tar cJf $OUT/s108-check.tar.xz -C /tmp check
 fi
