@@ -14,6 +14,10 @@
 #     changed, none of them in the fit. Predicted: the runner 0.994x (as KERNEL_LAB_W1_SPLITS=1 measured), the
 #     few-tile picks 1.05-1.15x faster, the decode shapes 1.05-1.15x faster where the rule split 2 ways.
 #     Carry: target/release/{kernel-lab,llm} and session 107's, stripped and xz'd into .carry/ and .carry/old/.
+#     Not run in session 108 (its device budget ran out on refused starts): the next session's first call. Build the
+#     new pair from HEAD and the old from 2c322811 (`git worktree add /tmp/old 2c322811 && cd /tmp/old && cargo build
+#     --release`; its defaults are session 107's: the rule's splits, f27n128 unchosen), strip, xz, then
+#     `CALL=check bash scripts/gpu-s108.sh` (~4 min at REPS=10; REPS=6 WARM=1 ~3 min).
 set -uo pipefail
 . scripts/device-log.sh s108-${CALL:-splits}.txt 150
 if [ "${CALL:-splits}" = splits ]; then
