@@ -169,9 +169,10 @@ fn weight_only_decode_matches_the_f64_product() {
     // scale blocks; K a multiple of 16 but not of 64 (a partial last step); splits from 1 to 16
     // (32 rows and deep K: one tile split 16 ways).
     // More tiles than one wave of blocks (1×20000×256).
-    // Many tiles of shallow K (1×100000×256, 2×70000×64: one step a tile), a short deep one (5×32×16384).
+    // Many tiles of shallow K (1×100000×256, 2×70000×64: one step a tile), a short deep one (5×32×16384), and 69
+    // tiles of deep K that the split model splits neither 1 nor 16 ways (4×2200×16384: three on an H100 or H200).
     let cases = [(1, 4096, 512), (1, 100, 16), (3, 257, 1040), (8, 130, 400), (9, 64, 14336), (16, 4096, 256), (17, 96, 4112), (32, 33, 2048), (5, 32, 16384),
-                 (1, 20000, 256), (1, 100_000, 256), (2, 70_000, 64)];
+                 (1, 20000, 256), (1, 100_000, 256), (2, 70_000, 64), (4, 2200, 16384)];
     for (m, n, k) in cases {
         for step in [W8Step::W5, W8Step::W1] {
             run_step::<bf16>(&gpu, m, n, k, seed, step);
@@ -180,6 +181,12 @@ fn weight_only_decode_matches_the_f64_product() {
     }
     assert_eq!(w1_splits(32, 16384, gpu.info.sms, w1_stream_bytes_per_us(gpu.info.dram_peak_bytes_per_us)).0, 16, "the deep-K case must exercise the most splits");
     assert_eq!(w1_splits(100, 16, gpu.info.sms, w1_stream_bytes_per_us(gpu.info.dram_peak_bytes_per_us)).0, 1);
+    let mid = w1_splits(2200, 16384, gpu.info.sms, w1_stream_bytes_per_us(gpu.info.dram_peak_bytes_per_us)).0;
+    assert!((2..=4).contains(&mid), "4x2200x16384 must exercise a middle split count, got {mid}");
+    // The split model's stream rate comes from the driver's memory clock and bus width; on a Hopper card both exist
+    // (an H100 SXM: 2,619 MHz × 5,120 bits, 3.35e6 bytes a µs).
+    let peak = gpu.info.dram_peak_bytes_per_us;
+    assert!(peak.is_some_and(|p| (1e6..2e7).contains(&p)), "the DRAM's peak from the driver: {peak:?}");
 }
 
 #[test]

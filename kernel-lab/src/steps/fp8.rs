@@ -484,11 +484,12 @@ pub const KERNELS: &[KernelInfo] = &[
 pub const MAX_SPLITS: usize = 16;
 
 /// The weight-only steps' splits of K and their depth for `n × k` on `sms` SMs whose weights stream from DRAM
-/// at `stream_bytes_per_us`: the count whose time a split model says is least (ties to fewer), among those whose
+/// at `stream_bytes_per_us`: the count whose time a split model says is least (ties to more splits), among those whose
 /// blocks fit one wave of two a SM (what w1's 128 registers a thread allow) and leave each warp two 64-deep
 /// steps a split, at most [`MAX_SPLITS`]. The model: a block streams its 32 rows × `k_split` at no more than
 /// [`W1_BLOCK_BYTES_PER_US`], the grid all `n × k` bytes at no more than `stream_bytes_per_us`, and a split
-/// adds [`W1_SPLIT_FIXUP_US`] (the partials' stores, the tile's ticket, the last block's sum). So K is split
+/// adds [`W1_SPLIT_FIXUP_US`] (the partials' stores, the tile's ticket, the last block's sum); a split must win by
+/// [`W1_SPLIT_MARGIN`]. So K is split
 /// only where few tiles each stream a deep K slower than the DRAM would take it all (32 tiles × 4096 deep:
 /// four ways), never to fill the SMs alone (session 107's rule — as many splits as fill the wave — measured
 /// 1.00–1.20× slower than unsplit at 20 of 34 decode shapes on an H100). Returns `(splits, k_split)` with
@@ -508,12 +509,16 @@ pub fn w1_splits(n: usize, k: usize, sms: u32, stream_bytes_per_us: f64) -> (u32
         let fixup = if s > 1 { W1_SPLIT_FIXUP_US } else { 0.0 };
         fixup + (layout::fp8::weights::ROWS as f64 * k_split as f64 / W1_BLOCK_BYTES_PER_US).max(all_us)
     };
-    let mut splits = 1;
+    // Among the split counts, the least time, ties to more splits: where the DRAM's floor holds several counts
+    // level, the one whose blocks sit furthest under it comes nearest it (8×2048×8192: four ways 12.38 µs, two
+    // 13.55). Taken only if it beats unsplit by more than the model's error (`W1_SPLIT_MARGIN`).
+    let mut best = 1;
     for s in 2..=most {
-        if time(s) < time(splits) {
-            splits = s;
+        if best == 1 || time(s) <= time(best) {
+            best = s;
         }
     }
+    let splits = if best > 1 && time(best) < W1_SPLIT_MARGIN * time(1) { best } else { 1 };
     let k_split = steps.div_ceil(splits) * step_k;
     ((k.div_ceil(k_split)) as u32, k_split as u32)
 }
@@ -530,8 +535,14 @@ pub const W1_BLOCK_BYTES_PER_US: f64 = 23.0e3;
 pub const W1_SPLIT_FIXUP_US: f64 = 2.0;
 
 /// The share of the DRAM's peak (`DeviceInfo::dram_peak_bytes_per_us`) the weight-only kernels stream at: fw2
-/// 2.4e6 bytes a µs of an H100's 3.35e6 (session 108's fit), 3.7e6 of an H200's 4.8e6 ([`FW2_COST`]).
+/// 2.4e6 bytes a µs of an H100's 3.35e6 (0.72, session 108's fit), 3.7e6 of an H200's ~4.9e6 (0.75, [`FW2_COST`]).
 pub const W1_STREAM_OF_PEAK: f64 = 0.75;
+
+/// How much faster the split model must find a split than unsplit before [`w1_splits`] takes it: its error on the
+/// 34 shapes it was fitted to (rms 5%), so a split the model barely prefers (16×2048×4096: two ways 0.94× the
+/// modelled unsplit time, measured 1.07× slower) is not taken. With it and ties to more splits the pick was within
+/// 5% of the fastest at 34 of 34 for stream rates of 2.5e6–3.7e6 bytes a µs (without: 31).
+pub const W1_SPLIT_MARGIN: f64 = 0.93;
 
 /// The rate [`w1_splits`] takes the weights to stream at on a GPU whose DRAM peaks at `dram_peak_bytes_per_us`:
 /// [`W1_STREAM_OF_PEAK`] of it, or [`FW2_COST`]'s rate where the driver did not say.
@@ -788,8 +799,8 @@ pub fn per_tensor_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u
 /// (sessions 16, 18). The time of f14 and f18 is [`F14_COST`]'s for f14's tiles (f18's is not measured).
 ///
 /// Where f14 is the pick and its tiles fill less than one round of the SMs, the time model of
-/// [`TileCost`] chooses among f14, f21 (K split over a cluster, at the size [`f21_splits`] finds) and f22
-/// (64×64 tiles computed transposed). `resident[i]`: clusters of [`F21_CLUSTERS`]`[i]` CTAs the GPU holds
+/// [`TileCost`] chooses among f14, f27n192 (where its tiles fit one round), f27n128 (since session 108), f21 (K
+/// split over a cluster, at the size [`f21_splits`] finds) and f22 (64×64 tiles computed transposed). `resident[i]`: clusters of [`F21_CLUSTERS`]`[i]` CTAs the GPU holds
 /// at once ([`crate::fp8::f21_resident`]).
 pub fn wgmma_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> (&'static Step, f64) {
     wgmma_step_by(&SHIPPED, m, n, k, sms, resident)
@@ -866,7 +877,8 @@ pub const F27_MARGIN: f64 = 0.95;
 /// rate: at 64×22016×4096 (90 MB) n192 took 33.5 µs against f22's 28.2 where the K tiles alone said 19.5 /
 /// 19.7 (call 3); with the floor (22.5 µs + 6.1) f22 stays the pick there. Only for weights beyond the L2
 /// (`Fp8Costs::l2_bytes`): 128×16384×2048's 32 MiB stay in it and n192 took them at 4.5 TB/s (13.6 µs against
-/// f21x2's 14.5; call 4 had the floor everywhere and went back to f21x2, 0.82× cuBLASLt).
+/// f21x2's 14.5; call 4 had the floor everywhere and went back to f21x2, 0.82× cuBLASLt). Since session 108 the choice
+/// takes f27n128 there ([`F27_N128_K_TILE`]: 10.6 µs modelled against n192's 12.8; not timed at that shape).
 pub const F27_N192_K_TILE: f64 = 0.75;
 
 /// f27n128's K tile against f14's in the few-tile cost: half the columns, so half the `wgmma` work a K tile, as
