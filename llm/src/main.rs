@@ -592,17 +592,25 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     let mut out: Vec<Vec<u32>> = next.iter().map(|&t| vec![t]).collect();
     // Generation stops once every sequence has produced an end-of-sequence token (timing runs go on).
     let eos = if o.prompt_len.is_some() || o.ignore_eos { vec![] } else { model.config.eos.clone() };
-    let done = |out: &[Vec<u32>]| !eos.is_empty() && out.iter().all(|s| s.iter().any(|t| eos.contains(t)));
+    let mut ended: Vec<bool> = next.iter().map(|t| eos.contains(t)).collect();
+    let done = !eos.is_empty() && ended.iter().all(|&e| e);
     let t = Instant::now();
-    let mut steps = 0;
-    while out[0].len() < o.max_new && !done(&out) {
-        next = model.decode(&next, o.sampling, &mut rng)?;
-        for (s, &t) in out.iter_mut().zip(&next) {
+    // Greedy on one GPU the host reads each step's tokens while the next step runs (`Model::decode_steps`).
+    let want = if done { 0 } else { o.max_new.saturating_sub(1) };
+    let ran = model.decode_steps(&next, want, o.sampling, &mut rng, |ids| {
+        for (e, t) in ended.iter_mut().zip(ids) {
+            *e |= eos.contains(t);
+        }
+        !eos.is_empty() && ended.iter().all(|&e| e)
+    })?;
+    model.synchronize("decode")?;
+    let steps = ran.len();
+    for ids in ran {
+        for (s, &t) in out.iter_mut().zip(&ids) {
             s.push(t);
         }
-        steps += 1;
+        next = ids;
     }
-    model.synchronize("decode")?;
     let steps = steps.max(1);
     let ms_tok = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
     let chunked = if o.prefill_chunk > 0 { format!(" (in chunks of ≤ {} tokens)", o.prefill_chunk) } else { String::new() };

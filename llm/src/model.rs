@@ -36,7 +36,7 @@ use kernel_lab::{
         prefill::{PrefillDesc, PrefillPlan},
     },
     comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
-    cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
+    cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig, PinnedHostSlice},
     fp8_weights::{Fp8Weights, W8Plan, WeightLayout},
     gemm::{BReady, Element, GemmDesc, GemmPlan},
     runtime::gpu::Kernel,
@@ -374,6 +374,9 @@ pub struct Model<T: Element> {
     /// still that step's next ones (`lens`, `0..n`): what [`Model::replay_decode`] needs to stay inside
     /// the cache. Cleared by anything that writes them otherwise (prefill, new buffers, a failed step).
     decoded: Option<usize>,
+    /// Two page-locked host buffers of `slots` token ids taking turns ([`Model::decode_steps`]: step j's
+    /// tokens read from one while step j + 1's are copied into the other); made at first use.
+    host_next: Option<[PinnedHostSlice<i32>; 2]>,
 }
 
 /// Copies `n` elements of `buf` at `from` to `to` (regions that do not overlap), on `gpu`'s stream.
@@ -494,7 +497,7 @@ impl<T: Element + NormReducible> Model<T> {
         let paged = pages.as_ref().map(|p| (p.page_size(), p.max_pages(), p.count()));
         let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, paged, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
-        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, plan_drops: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None })
+        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, plan_drops: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None, host_next: None })
     }
 
     /// Sequences the cache holds room for, and tokens each.
@@ -896,29 +899,172 @@ impl<T: Element + NormReducible> Model<T> {
     /// One decode step: `tokens[b]` appended to slot `b` (`b < tokens.len()`, every slot prefilled); returns
     /// each sequence's next token.
     pub fn decode(&mut self, tokens: &[u32], sampling: Sampling, rng: &mut Rng) -> Result<Vec<u32>> {
+        let n = tokens.len();
+        let pos = self.decode_launch(n, Some(tokens))?;
         let c = self.config.clone();
+        let next = self.shards[0].head_read(n, sampling, rng, &c)?;
+        self.check_ranks()?;
+        // On one GPU the argmax moved the positions on to `lens`; split over ranks they stay this step's.
+        self.decoded = Some(n);
+        if self.argmax_advances() && sampling == Sampling::Greedy {
+            // The argmax's tokens (as read, negative ones as 0: as the kernel writes them) and the next positions.
+            self.device_next = Some((n, next.iter().map(|&t| t as i32).collect(), pos.iter().map(|&p| p + 1).collect()));
+        }
+        Ok(next)
+    }
+
+    /// Up to `steps` decode steps of slots `0..tokens.len()` from `tokens`, each step's tokens the next
+    /// one's input, ending after the first step for which `stop(its tokens)` is true; returns every step's
+    /// tokens. What [`Model::decode`] in a loop returns, but greedy on one GPU the host does not wait
+    /// between steps: the argmax writes the next step's inputs on the device, so step `j + 1` is launched
+    /// (and its tokens' copy to pinned host memory queued) before the host waits for step `j`'s — the
+    /// host's share of a step (the graph's launch, reading the tokens, session 108: 38–52 µs at batch 1)
+    /// runs while the GPU computes. The step launched past a stop is taken back: the lengths stay the
+    /// stopped step's, the device's inputs are marked stale (the next step copies them from the host) and
+    /// the cache rows it wrote lie past every sequence's end. Every sequence needs room for `steps` more
+    /// tokens (refused up front otherwise). Sampling other than greedy, a model split over ranks, or
+    /// `KERNEL_LAB_LLM_PIPELINE=0` (timing A/B) run the plain loop.
+    pub fn decode_steps(&mut self, tokens: &[u32], steps: usize, sampling: Sampling, rng: &mut Rng, mut stop: impl FnMut(&[u32]) -> bool)
+                        -> Result<Vec<Vec<u32>>> {
         let n = tokens.len();
         if n == 0 || n > self.slots {
             return Err(Error::InvalidInput(format!("{n} sequences for {} cache slots", self.slots)));
         }
-        self.decode_checks(tokens)?;
+        if let Some(b) = (0..n).find(|&b| self.lens[b] + steps > self.max_len) {
+            return Err(Error::InvalidInput(format!("{steps} decode steps: sequence {b} holds {} of the cache's {} tokens", self.lens[b], self.max_len)));
+        }
+        let mut out: Vec<Vec<u32>> = Vec::with_capacity(steps);
+        if steps == 0 {
+            return Ok(out);
+        }
+        static PIPELINE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let on = *PIPELINE.get_or_init(|| std::env::var("KERNEL_LAB_LLM_PIPELINE").map_or(true, |v| v.trim() != "0"));
+        if !(on && sampling == Sampling::Greedy && self.argmax_advances()) {
+            let mut cur = tokens.to_vec();
+            for _ in 0..steps {
+                cur = self.decode(&cur, sampling, rng)?;
+                out.push(cur.clone());
+                if stop(&cur) {
+                    break;
+                }
+            }
+            return Ok(out);
+        }
+        self.decode_launch(n, Some(tokens))?;
+        self.decoded = Some(n);
+        self.copy_next(n, 0)?;
+        for j in 0..steps {
+            let ahead = j + 1 < steps;
+            if ahead {
+                // The device holds step j's tokens and positions as step j + 1's inputs (its argmax advanced them).
+                self.decode_launch(n, None)?;
+                self.decoded = Some(n);
+                self.copy_next(n, (j + 1) % 2)?;
+            }
+            let ids = self.read_next(n, j % 2)?;
+            self.check_ranks()?;
+            let stopped = stop(&ids);
+            if !ahead {
+                // The last step: the device's inputs are its tokens at the positions `lens`.
+                self.device_next = Some((n, ids.iter().map(|&t| t as i32).collect(), self.lens[..n].iter().map(|&l| l as i32).collect()));
+            } else if stopped {
+                // Step j + 1 ran ahead of the stop: its token is not kept (its cache rows lie past each
+                // sequence's end, written over by the next step there), and the device's inputs are its
+                // outputs, not step j's: the next step copies the host's.
+                for l in &mut self.lens[..n] {
+                    *l -= 1;
+                }
+                self.device_next = None;
+                self.decoded = None;
+            }
+            out.push(ids);
+            if stopped {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Queues the copy of the argmax's `n` tokens (rank 0's `next`) into pinned host buffer `slot` (0 or 1),
+    /// after the work already on the stream.
+    fn copy_next(&mut self, n: usize, slot: usize) -> Result<()> {
+        let s = &self.shards[0];
+        if self.host_next.is_none() {
+            let ctx = s.gpu.stream.context();
+            let mut two = Vec::with_capacity(2);
+            for _ in 0..2 {
+                // SAFETY: page-locked host memory of `slots` i32 (no flags: cached, the host reads it), zeroed
+                // through its pointer before any slice of it is made.
+                let mut p = unsafe { ctx.alloc_pinned_with_flags::<i32>(self.slots, 0) }.during(|| "allocating pinned memory for the tokens".into())?;
+                let ptr = p.as_mut_ptr().during(|| "allocating pinned memory for the tokens".into())?;
+                // SAFETY: `ptr` points at `slots` i32 just allocated, nothing else holds them.
+                unsafe { std::ptr::write_bytes(ptr, 0, self.slots) };
+                two.push(p);
+            }
+            let [a, b]: [_; 2] = two.try_into().map_err(|_| Error::InvalidInput("two pinned buffers (internal)".into()))?;
+            self.host_next = Some([a, b]);
+        }
+        let h = self.host_next.as_mut().ok_or_else(|| Error::InvalidInput("pinned token buffers missing (internal)".into()))?;
+        // The copy waits for the buffer's previous reads to be done (its event) and records its own end.
+        s.gpu.stream.memcpy_dtoh(&s.next.slice(..n), &mut h[slot]).during(|| "copying tokens".into())
+    }
+
+    /// The `n` tokens [`Model::copy_next`] copied into `slot`, once the copy is done (negative ones as 0:
+    /// as [`Model::decode`] reads them).
+    fn read_next(&self, n: usize, slot: usize) -> Result<Vec<u32>> {
+        let h = self.host_next.as_ref().ok_or_else(|| Error::InvalidInput("no tokens copied (internal)".into()))?;
+        let ids = h[slot].as_slice().during(|| "waiting for the tokens".into())?;
+        Ok(ids[..n].iter().map(|&t| t.max(0) as u32).collect())
+    }
+
+    /// Launches one decode step of slots `0..n` (every kernel, or the captured graph) and counts its token
+    /// in `lens`; returns the step's positions. `tokens`: the ids to append (checked, copied to the
+    /// device unless the last step's argmax left them there); `None`: the device's own, where the last step
+    /// was a decode of these `n` sequences whose argmax advanced the inputs (one GPU).
+    fn decode_launch(&mut self, n: usize, tokens: Option<&[u32]>) -> Result<Vec<i32>> {
+        let c = self.config.clone();
+        if n == 0 || n > self.slots {
+            return Err(Error::InvalidInput(format!("{n} sequences for {} cache slots", self.slots)));
+        }
+        let advance = self.argmax_advances();
+        match tokens {
+            Some(t) => self.decode_checks(t)?,
+            None => {
+                if !(advance && self.decoded == Some(n)) {
+                    return Err(Error::InvalidInput(format!("a decode step of batch {n} on the device's inputs: the last call was not one that left them (internal)")));
+                }
+                if let Some(b) = (0..n).find(|&b| self.lens[b] >= self.max_len) {
+                    return Err(Error::InvalidInput(format!("sequence {b} holds {} tokens: decode needs 1..{} (the cache's length)", self.lens[b], self.max_len)));
+                }
+            }
+        }
         let room: Vec<(usize, usize)> = (0..n).map(|b| (b, self.lens[b] + 1)).collect();
         self.reserve(&room)?;
         self.ensure(n)?;
-        let ids: Vec<i32> = tokens.iter().map(|&t| t as i32).collect();
+        if tokens.is_none() && self.decoded != Some(n) {
+            // New work buffers (none are made for a batch already run): the device's inputs are gone.
+            return Err(Error::InvalidInput(format!("a decode step of batch {n}: the work buffers were remade (internal)")));
+        }
         let pos: Vec<i32> = self.lens[..n].iter().map(|&l| l as i32).collect();
-        let slot: Vec<i32> = (0..n as i32).collect();
         let lens: Vec<i32> = pos.iter().map(|&p| p + 1).collect();
         // On one GPU each step's argmax writes the next step's ids, positions and lengths (`advance`): where
         // the host's are those (a greedy run going on), nothing is copied — the GPU goes from one step to
         // the next without waiting for copies (session 70: the host's share of a batch-1 step was 49–61 µs).
-        let advance = self.argmax_advances();
         // `KERNEL_LAB_LLM_HOST_INPUTS=1` copies them every step anyway (timing A/B).
         static HOST_INPUTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let forced = *HOST_INPUTS.get_or_init(|| std::env::var("KERNEL_LAB_LLM_HOST_INPUTS").is_ok_and(|v| v.trim() == "1"));
-        let synced = self.device_next.take().is_some_and(|(m, i, p)| m == n && i == ids && p == pos) && !forced;
+        let last = self.device_next.take();
+        let synced = match tokens {
+            None => true,
+            Some(t) => {
+                let ids: Vec<i32> = t.iter().map(|&t| t as i32).collect();
+                last.is_some_and(|(m, i, p)| m == n && i == ids && p == pos) && !forced
+            }
+        };
         self.decoded = None;
         if !synced {
+            let ids: Vec<i32> = tokens.unwrap_or_default().iter().map(|&t| t as i32).collect();
+            let slot: Vec<i32> = (0..n as i32).collect();
             self.upload_tokens(&ids, &pos, &slot)?;
         }
         self.decode_plans(n, (!synced).then_some(&lens))?;
@@ -955,15 +1101,7 @@ impl<T: Element + NormReducible> Model<T> {
         for l in &mut self.lens[..n] {
             *l += 1;
         }
-        let next = self.shards[0].head_read(n, sampling, rng, &c)?;
-        self.check_ranks()?;
-        // On one GPU the argmax moved the positions on to `lens`; split over ranks they stay this step's.
-        self.decoded = Some(n);
-        if advance && sampling == Sampling::Greedy {
-            // The argmax's tokens (as read, negative ones as 0: as the kernel writes them) and the next positions.
-            self.device_next = Some((n, next.iter().map(|&t| t as i32).collect(), pos.iter().map(|&p| p + 1).collect()));
-        }
-        Ok(next)
+        Ok(pos)
     }
 
     /// [`Model::decode`]'s checks of `tokens` (slots `0..n` inside the cache: the caller's count): each slot

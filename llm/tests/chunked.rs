@@ -282,3 +282,74 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
     }
     reference
 }
+
+/// `Model::decode_steps` (greedy on one GPU: each step launched before the host reads the one before) gives
+/// the tokens of `Model::decode` in a loop, step for step; a stop takes back the step run ahead of it, so
+/// that the plain steps after it, and a second `decode_steps`, go on exactly as the loop did; steps beyond
+/// the cache are refused before any runs. Contiguous and paged caches (a sequence crossing pages while
+/// steps run ahead), 3 sequences of 37, 70 and 131 tokens.
+#[test]
+fn decode_steps_run_ahead_gives_the_loops_tokens_and_a_stop_takes_back_the_step_ahead() {
+    let what = "decode_steps_run_ahead_gives_the_loops_tokens_and_a_stop_takes_back_the_step_ahead";
+    let Some(gpu) = gpu_or_skip(what) else { return };
+    if std::env::var("KERNEL_LAB_LLM_PIPELINE").is_ok_and(|v| v.trim() == "0") {
+        eprintln!("{what}: KERNEL_LAB_LLM_PIPELINE=0 runs the plain loop; the test needs the pipelined one — skipped");
+        return;
+    }
+    let seed = verify::fresh_seed();
+    let dir = std::env::temp_dir().join(format!("llm-steps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.json"), CONFIG).unwrap();
+    let g = Sampling::Greedy;
+    for paging in [None, Some(Paging { page_size: 16, pages: 40 })] {
+        let ck = Checkpoint::synthetic(&dir, seed).unwrap();
+        let mut m = match paging {
+            None => Model::<half::bf16>::from_checkpoint(&gpu, None, ck, 3, 256, WeightFormat::AsStored),
+            Some(p) => Model::<half::bf16>::from_checkpoint_paged(&gpu, None, ck, 3, 256, p, WeightFormat::AsStored),
+        }.unwrap();
+        let tag = format!("seed {seed}, paged {}", paging.is_some());
+        let mut r = verify::rng(seed);
+        let vocab = m.config.vocab as u32;
+        let prompts: Vec<Vec<u32>> = [37, 70, 131].iter().map(|&l| (0..l).map(|_| r.random_range(0..vocab)).collect()).collect();
+        let ps: Vec<&[u32]> = prompts.iter().map(Vec::as_slice).collect();
+        let mut rng = Rng::new(1);
+        // The loop: 14 plain steps (the first eager, the next captured, the rest replayed).
+        let (first, _) = m.prefill(&ps, g, &mut rng, false).unwrap();
+        let mut cur = first.clone();
+        let mut want = vec![];
+        for _ in 0..14 {
+            cur = m.decode(&cur, g, &mut rng).unwrap();
+            want.push(cur.clone());
+        }
+        assert_eq!(m.lens()[..3], [51, 84, 145], "{tag}");
+        // All 14 run ahead.
+        let (again, _) = m.prefill(&ps, g, &mut rng, false).unwrap();
+        assert_eq!(again, first, "{tag}: the same prompts' first tokens");
+        let got = m.decode_steps(&first, 14, g, &mut rng, |_| false).unwrap();
+        assert_eq!(got, want, "{tag}: decode_steps' tokens against the loop's");
+        assert_eq!(m.lens()[..3], [51, 84, 145], "{tag}");
+        // A stop after the fifth step: five steps' tokens kept, the sixth (run ahead) taken back; then one
+        // plain step and a second decode_steps go on where the loop did.
+        m.prefill(&ps, g, &mut rng, false).unwrap();
+        let mut calls = 0;
+        let got = m.decode_steps(&first, 14, g, &mut rng, |ids| {
+            calls += 1;
+            assert_eq!(ids.len(), 3);
+            calls == 5
+        }).unwrap();
+        assert_eq!((calls, got.as_slice()), (5, &want[..5]), "{tag}: the steps up to the stop");
+        assert_eq!(m.lens()[..3], [42, 75, 136], "{tag}: the step run ahead of the stop was taken back");
+        let next = m.decode(&want[4], g, &mut rng).unwrap();
+        assert_eq!(next, want[5], "{tag}: the plain step after a stop");
+        let rest = m.decode_steps(&next, 8, g, &mut rng, |_| false).unwrap();
+        assert_eq!(rest, want[6..], "{tag}: decode_steps after a stop and a plain step");
+        // The replay after a run ahead ended without a stop goes on from the device's inputs.
+        assert!(m.replay_decode(3, 2).unwrap().is_some(), "{tag}: no graph of batch 3 to replay");
+        assert_eq!(m.lens()[..3], [53, 86, 147], "{tag}");
+        // Steps the cache has no room for are refused before any runs.
+        let e = m.decode_steps(&want[0], 256, g, &mut rng, |_| false).unwrap_err().to_string();
+        assert!(e.contains("256 decode steps") && e.contains("sequence 0 holds 53"), "{tag}: {e}");
+        assert_eq!(m.lens()[..3], [53, 86, 147], "{tag}: a refused run changed nothing");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
