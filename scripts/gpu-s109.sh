@@ -8,7 +8,8 @@
 #       plain loop), new (FP8, the steps run ahead), bf16np, bf16. Predicted: np / old GPU 0.994x on an H100 (the
 #       split model leaves every projection unsplit there, as KERNEL_LAB_W1_SPLITS=1 measured in session 108; on an
 #       H200 it unsplits only O: ~0.997x); new's wall within 0.3% of its GPU time (np's 38-52 us a step over it),
-#       bf16 / FP8 wall >= 1.70x on an H100.
+#       bf16 / FP8 wall >= 1.70x on an H100. (Session 71 measured the same run-ahead 1.009x slower on an H200 whose host
+#       share was 24 us: the copy between two graphs cost more than the wait it removed. Here again, on this card.)
 #   (2) session 108's CALL=check entry half: the FP8 `--entry` at the 22 few-tile shapes whose pick changed to
 #       f27n128 and 12 decode shapes whose split changed, old against new, 3 processes alternating. Predicted:
 #       the few-tile picks 1.05-1.15x faster, the decode shapes 1.05-1.15x where the old rule split 2 ways.

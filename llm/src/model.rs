@@ -376,7 +376,7 @@ pub struct Model<T: Element> {
     decoded: Option<usize>,
     /// Two page-locked host buffers of `slots` token ids taking turns ([`Model::decode_steps`]: step j's
     /// tokens read from one while step j + 1's are copied into the other); made at first use.
-    host_next: Option<[PinnedHostSlice<i32>; 2]>,
+    host_next: Option<[(PinnedHostSlice<i32>, CudaEvent); 2]>,
 }
 
 /// Copies `n` elements of `buf` at `from` to `to` (regions that do not overlap), on `gpu`'s stream.
@@ -989,31 +989,38 @@ impl<T: Element + NormReducible> Model<T> {
     /// after the work already on the stream.
     fn copy_next(&mut self, n: usize, slot: usize) -> Result<()> {
         let s = &self.shards[0];
+        let what = || "allocating pinned memory for the tokens".to_string();
         if self.host_next.is_none() {
             let ctx = s.gpu.stream.context();
             let mut two = Vec::with_capacity(2);
             for _ in 0..2 {
                 // SAFETY: page-locked host memory of `slots` i32 (no flags: cached, the host reads it), zeroed
                 // through its pointer before any slice of it is made.
-                let mut p = unsafe { ctx.alloc_pinned_with_flags::<i32>(self.slots, 0) }.during(|| "allocating pinned memory for the tokens".into())?;
-                let ptr = p.as_mut_ptr().during(|| "allocating pinned memory for the tokens".into())?;
+                let mut p = unsafe { ctx.alloc_pinned_with_flags::<i32>(self.slots, 0) }.during(what)?;
+                let ptr = p.as_mut_ptr().during(what)?;
                 // SAFETY: `ptr` points at `slots` i32 just allocated, nothing else holds them.
                 unsafe { std::ptr::write_bytes(ptr, 0, self.slots) };
-                two.push(p);
+                // An event of our own after each copy: the library turns cudarc's event tracking off
+                // (`Gpu::new`), so the pinned buffer's built-in event is never recorded and `as_slice` alone
+                // would not wait for the copy (session 71's first run read zeros).
+                two.push((p, ctx.new_event(None).during(what)?));
             }
             let [a, b]: [_; 2] = two.try_into().map_err(|_| Error::InvalidInput("two pinned buffers (internal)".into()))?;
             self.host_next = Some([a, b]);
         }
         let h = self.host_next.as_mut().ok_or_else(|| Error::InvalidInput("pinned token buffers missing (internal)".into()))?;
-        // The copy waits for the buffer's previous reads to be done (its event) and records its own end.
-        s.gpu.stream.memcpy_dtoh(&s.next.slice(..n), &mut h[slot]).during(|| "copying tokens".into())
+        let (buf, copied) = &mut h[slot];
+        s.gpu.stream.memcpy_dtoh(&s.next.slice(..n), buf).during(|| "copying tokens".into())?;
+        copied.record(&s.gpu.stream).during(|| "recording the tokens' copy".into())
     }
 
     /// The `n` tokens [`Model::copy_next`] copied into `slot`, once the copy is done (negative ones as 0:
     /// as [`Model::decode`] reads them).
     fn read_next(&self, n: usize, slot: usize) -> Result<Vec<u32>> {
         let h = self.host_next.as_ref().ok_or_else(|| Error::InvalidInput("no tokens copied (internal)".into()))?;
-        let ids = h[slot].as_slice().during(|| "waiting for the tokens".into())?;
+        let (buf, copied) = &h[slot];
+        copied.synchronize().during(|| "waiting for the tokens' copy".into())?;
+        let ids = buf.as_slice().during(|| "reading the tokens".into())?;
         Ok(ids[..n].iter().map(|&t| t.max(0) as u32).collect())
     }
 
