@@ -37,6 +37,7 @@ pub mod checkpoint;
 pub mod chunk;
 pub mod config;
 pub mod grid;
+pub mod mapped;
 pub mod model;
 pub mod pages;
 pub mod rope;

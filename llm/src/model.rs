@@ -43,7 +43,7 @@ use kernel_lab::{
     steps::gemm::Elem,
 };
 
-use crate::{checkpoint::Checkpoint, chunk, config::Config, grid, kernels as k, pages::Pages, rope, sample::{self, Rng, Sampling}};
+use crate::{checkpoint::Checkpoint, chunk, config::Config, grid, kernels as k, mapped::{self, Mapped}, pages::Pages, rope, sample::{self, Rng, Sampling}};
 
 /// How the projections' weights are kept on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -223,6 +223,20 @@ impl<T: Element> Plans<T> {
 /// batches of more than 32 sequences of as many sizes take turns being captured).
 const DEQUANT_PLANS: usize = 4;
 
+/// How [`Model::decode_steps`] reads a step's tokens while the next one runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ahead {
+    /// From the ring the argmax writes in mapped host memory (`Shard::ring`): no copy on the stream.
+    Ring,
+    /// Copied to pinned host memory after each step, an event after the copy (session 71's form; the A/B).
+    Copy,
+}
+
+/// Slots of the ring the argmax posts tokens into (`Shard::ring`): [`Model::decode_steps`] waits for step
+/// `j`'s with step `j + 1` queued, so slot `j % TOKEN_RING` is next written by step `j + TOKEN_RING`, launched
+/// only after the host has read step `j + TOKEN_RING − 2`'s — after step `j`'s.
+pub const TOKEN_RING: usize = 4;
+
 /// Which of `plans` (`(rows, last use)`, one weight shape's dequantizing plans) go before one more is made,
 /// so that `keep` remain with it: the used longest ago.
 fn plans_to_drop(mut plans: Vec<(usize, u64)>, keep: usize) -> Vec<usize> {
@@ -271,6 +285,10 @@ struct Shard<T: Element> {
     next: CudaSlice<i32>,
     /// The argmax's workspace: per row, its blocks' partial bests and their count (zero between launches).
     argmax: (CudaSlice<u64>, CudaSlice<u32>),
+    /// Where the argmax posts each row's token for the host, no copy on the stream: [`TOKEN_RING`] slots of
+    /// `slots` words in mapped host memory, each `count << 32 | token`, and per row its launches so far
+    /// (`llm_kernels::argmax`; read by [`Model::decode_steps`]).
+    ring: (Mapped, CudaSlice<u32>),
     dummy: CudaSlice<u16>,
     /// Stand-ins for the argmax's next-step inputs when it does not advance them (never written).
     advance_dummy: (CudaSlice<i32>, CudaSlice<i32>, CudaSlice<i32>),
@@ -937,31 +955,55 @@ impl<T: Element + NormReducible> Model<T> {
         if steps == 0 {
             return Ok(out);
         }
-        static PIPELINE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        let on = *PIPELINE.get_or_init(|| std::env::var("KERNEL_LAB_LLM_PIPELINE").map_or(true, |v| v.trim() != "0"));
-        if !(on && sampling == Sampling::Greedy && self.argmax_advances()) {
-            let mut cur = tokens.to_vec();
-            for _ in 0..steps {
-                cur = self.decode(&cur, sampling, rng)?;
-                out.push(cur.clone());
-                if stop(&cur) {
-                    break;
+        // `KERNEL_LAB_LLM_PIPELINE` (timing A/B): `0` the plain loop, `copy` the tokens copied to pinned memory
+        // after each step (session 71's form) instead of the ring.
+        static PIPELINE: std::sync::OnceLock<Option<Ahead>> = std::sync::OnceLock::new();
+        let mode = *PIPELINE.get_or_init(|| match std::env::var("KERNEL_LAB_LLM_PIPELINE").as_deref().map(str::trim) {
+            Ok("0") => None,
+            Ok("copy") => Some(Ahead::Copy),
+            _ => Some(Ahead::Ring),
+        });
+        let mode = match mode {
+            Some(m) if sampling == Sampling::Greedy && self.argmax_advances() => m,
+            _ => {
+                let mut cur = tokens.to_vec();
+                for _ in 0..steps {
+                    cur = self.decode(&cur, sampling, rng)?;
+                    out.push(cur.clone());
+                    if stop(&cur) {
+                        break;
+                    }
                 }
+                return Ok(out);
             }
-            return Ok(out);
+        };
+        if mode == Ahead::Ring {
+            // Each row's launch count starts again at 0: with the stream idle no grid writes the ring or the
+            // counts meanwhile (an earlier call's step run ahead of its stop may still have been running).
+            self.synchronize("before the decode steps")?;
+            let s = &mut self.shards[0];
+            s.ring.0.zero();
+            s.gpu.stream.memset_zeros(&mut s.ring.1).during(|| "zeroing the token ring's counts".into())?;
         }
         self.decode_launch(n, Some(tokens))?;
         self.decoded = Some(n);
-        self.copy_next(n, 0)?;
+        if mode == Ahead::Copy {
+            self.copy_next(n, 0)?;
+        }
         for j in 0..steps {
             let ahead = j + 1 < steps;
             if ahead {
                 // The device holds step j's tokens and positions as step j + 1's inputs (its argmax advanced them).
                 self.decode_launch(n, None)?;
                 self.decoded = Some(n);
-                self.copy_next(n, (j + 1) % 2)?;
+                if mode == Ahead::Copy {
+                    self.copy_next(n, (j + 1) % 2)?;
+                }
             }
-            let ids = self.read_next(n, j % 2)?;
+            let ids = match mode {
+                Ahead::Ring => self.ring_tokens(n, j)?,
+                Ahead::Copy => self.read_next(n, j % 2)?,
+            };
             self.check_ranks()?;
             let stopped = stop(&ids);
             if !ahead {
@@ -983,6 +1025,41 @@ impl<T: Element + NormReducible> Model<T> {
             }
         }
         Ok(out)
+    }
+
+    /// Step `j`'s tokens of rows `0..n` (the `j`-th argmax since [`Model::decode_steps`] zeroed the counts), as
+    /// the argmax posts them into the ring: spins until each row's word carries count `j + 1`, checking
+    /// now and then that the stream still runs (a failed grid's error is returned; a stream done without
+    /// the word is an internal error, not a hang).
+    fn ring_tokens(&self, n: usize, j: usize) -> Result<Vec<u32>> {
+        let s = &self.shards[0];
+        let (ring, ticks) = &s.ring;
+        let want = (j as u32).wrapping_add(1);
+        let base = (j % TOKEN_RING) * ticks.len();
+        let word = |b: usize| ring.read(base + b).ok_or_else(|| Error::InvalidInput(format!("token ring row {b} (internal)")));
+        let mut ids = Vec::with_capacity(n);
+        for b in 0..n {
+            let mut spins = 0u32;
+            let w = loop {
+                let w = word(b)?;
+                if (w >> 32) as u32 == want {
+                    break w;
+                }
+                spins = spins.wrapping_add(1);
+                if spins % 1024 == 0 && mapped::stream_idle(&s.gpu.stream)? {
+                    // Everything queued has finished, so the word is final.
+                    let w = word(b)?;
+                    if (w >> 32) as u32 == want {
+                        break w;
+                    }
+                    return Err(Error::InvalidInput(format!("decode step {j}'s token of sequence {b} never reached the host (internal: its ring word holds count {})", w >> 32)));
+                }
+                std::hint::spin_loop();
+            };
+            // Negative ones (a row of NaNs) as 0: as `decode` reads them.
+            ids.push((w as u32 as i32).max(0) as u32);
+        }
+        Ok(ids)
     }
 
     /// Queues the copy of the argmax's `n` tokens (rank 0's `next`) into pinned host buffer `slot` (0 or 1),
@@ -1602,6 +1679,7 @@ impl<T: Element + NormReducible> Shard<T> {
         Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), head_part, cos_sin, cache, table, paging, gemms: Plans::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), keys: None, last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
+                   ring: (Mapped::new(gpu, TOKEN_RING * slots)?, gpu.zeros::<u32>(slots)?),
                    dummy: gpu.zeros::<u16>(8)?, advance_dummy: (gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?), prof: None })
     }
 
@@ -1867,7 +1945,7 @@ impl<T: Element + NormReducible> Shard<T> {
     /// The argmax over the `n` rows of `logits` (launched for sampling too: the same launches either way,
     /// so a captured step serves both). Launches only (capturable).
     fn head_argmax(&mut self, n: usize, c: &Config, advance: bool) -> Result<()> {
-        let Shard { gpu, k: kern, logits, next, argmax: (partial, count), prof, scratch, decode, advance_dummy, .. } = self;
+        let Shard { gpu, k: kern, logits, next, argmax: (partial, count), ring: (ring, ticks), prof, scratch, decode, advance_dummy, .. } = self;
         let ks = Ks { gpu, k: kern };
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         // With `advance`, the decode step's own ids, positions and lengths (its plan's); else untouched
@@ -1884,8 +1962,18 @@ impl<T: Element + NormReducible> Shard<T> {
         // ARGMAX_MAX_PARTS blocks a row), `next` holding `slots` ≥ n, its workspace `slots ·
         // ARGMAX_MAX_PARTS` partials and `slots` counts (zeroed at load, left zero by each launch; one
         // stream, so no two argmax grids of this shard overlap); with `on`, ids, pos and lens hold ≥ n
-        // (checked) and only the next step's kernels, later on this stream, read them.
-        unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, grid::argmax(n, c.vocab), &*logits, next, c.vocab as u32, partial, count, ids, pos, lens, on)? };
+        // (checked) and only the next step's kernels, later on this stream, read them; n ≤ ring_rows
+        // (checked), `ring` TOKEN_RING · ring_rows words of mapped host memory (checked), `ticks` ring_rows
+        // counts, written only by this stream's argmax grids (the host reads the ring, and zeroes both only
+        // with the stream idle: `Model::decode_steps`).
+        let ring_rows = ticks.len();
+        if n > ring_rows || ring.len() != TOKEN_RING * ring_rows {
+            return Err(Error::InvalidInput(format!("the argmax over {n} rows: a token ring of {} words for {ring_rows} rows (internal)", ring.len())));
+        }
+        unsafe {
+            launch!(ks, argmax, argmax_bf16, argmax_f16, grid::argmax(n, c.vocab), &*logits, next, c.vocab as u32, partial, count, ids, pos, lens, on, ring, ticks,
+                    TOKEN_RING as u32, ring_rows as u32)?
+        };
         mark(prof, gpu, || "argmax".into(), 0)
     }
 

@@ -1,7 +1,7 @@
 //! GPU tests of the runner's own kernels, each against a host reference that rounds where the kernel does
 //! (bf16 through `half`), on random data with the outputs poisoned first: the residual add + RMSNorm (rows
 //! off the 2048-element stride, with and without the add), the rotary embedding with biases into packed Q/K/V
-//! and the KV cache (contiguous and paged), the cached rows a chunk attends to gathered (both layouts), SiLU·mul, the argmax (ties, NaNs, the next step's inputs advanced), the transpose (ragged tiles) and the embedding
+//! and the KV cache (contiguous and paged), the cached rows a chunk attends to gathered (both layouts), SiLU·mul, the argmax (ties, NaNs, the next step's inputs advanced, each token posted into mapped host memory), the transpose (ragged tiles) and the embedding
 //! gather (an id past the vocabulary). Without a GPU each test says it was skipped and passes.
 use half::bf16;
 use kernel_lab::{
@@ -9,7 +9,7 @@ use kernel_lab::{
     cudarc::driver::{CudaSlice, LaunchConfig},
     runtime::{gpu::gpu_or_skip, verify},
 };
-use kernel_lab_llm::{grid, kernels as k, ptx_for};
+use kernel_lab_llm::{grid, kernels as k, mapped::Mapped, ptx_for};
 use rand::Rng;
 
 fn b(x: f32) -> f32 {
@@ -254,6 +254,9 @@ fn silu_mul_argmax_transpose_and_embed() {
         assert_eq!(grid::argmax(5, vocab).grid_dim, (5, parts, 1));
         let mut partial = gpu.zeros::<u64>(5 * grid::ARGMAX_MAX_PARTS).unwrap();
         let mut count = gpu.zeros::<u32>(5).unwrap();
+        // The token ring in mapped host memory: 4 slots of 6 rows (one more than launched), counts per row.
+        let mut ring = Mapped::new(&gpu, 4 * 6).unwrap();
+        let mut ticks = gpu.zeros::<u32>(6).unwrap();
         for round in 0..2 {
             let mut logits = random(&mut rng, 5 * vocab, 3.0);
             let top = [17 + round, 400, vocab - 1];
@@ -275,13 +278,26 @@ fn silu_mul_argmax_transpose_and_embed() {
             let (pos0, lens0) = ([10i32, 20, 30, 40, 50], [11i32, 21, 31, 41, 51]);
             let (mut ids, mut pos, mut lens) = (gpu.upload(&[-5i32; 5]).unwrap(), gpu.upload(&pos0).unwrap(), gpu.upload(&lens0).unwrap());
             // SAFETY: the runner's grid and shared memory; logits hold 5·vocab, out 5, partial
-            // 5·ARGMAX_MAX_PARTS ≥ 5·parts, count 5 (zero, and left zero by each launch); ids, pos, lens 5.
+            // 5·ARGMAX_MAX_PARTS ≥ 5·parts, count 5 (zero, and left zero by each launch); ids, pos, lens 5;
+            // the ring 4 · 6 words of mapped host memory, ticks 6 counts, 5 ≤ 6 rows.
             unsafe {
                 k::argmax_bf16::launch(&gpu, &kern, grid::argmax(5, vocab), &dl, &mut di, vocab as u32, &mut partial, &mut count, &mut ids, &mut pos, &mut lens,
-                                       round as u32).unwrap()
+                                       round as u32, &mut ring, &mut ticks, 4, 6).unwrap()
             };
             let want = vec![top[0] as i32, top[1] as i32, top[2] as i32, -1, 5];
             assert_eq!(gpu.download(&di).unwrap(), want, "argmax over {vocab}, round {round}");
+            // Each row's token posted with its count (round + 1) in slot `round`, straight into host memory; the
+            // sixth row untouched.
+            assert_eq!(gpu.download(&ticks).unwrap(), [vec![round as u32 + 1; 5], vec![0]].concat(), "argmax over {vocab}: the ring's counts");
+            for r in 0..=round {
+                let got: Vec<u64> = (0..6).map(|b| ring.read(r * 6 + b).unwrap()).collect();
+                let posted: Vec<(u32, i32)> = got[..5].iter().map(|&w| ((w >> 32) as u32, w as u32 as i32)).collect();
+                assert_eq!(posted.iter().map(|p| p.0).collect::<Vec<_>>(), vec![r as u32 + 1; 5], "argmax over {vocab}, round {round}: slot {r}'s counts");
+                assert_eq!(got[5], 0, "argmax over {vocab}: a row not launched is not posted");
+                if r == round {
+                    assert_eq!(posted.iter().map(|p| p.1).collect::<Vec<_>>(), want, "argmax over {vocab}, round {round}: the posted tokens");
+                }
+            }
             assert_eq!(gpu.download(&count).unwrap(), vec![0; 5], "argmax over {vocab}: the counts left at zero");
             let (gi, gp, gl) = (gpu.download(&ids).unwrap(), gpu.download(&pos).unwrap(), gpu.download(&lens).unwrap());
             if round == 1 {

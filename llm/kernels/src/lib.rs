@@ -10,7 +10,7 @@
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch, core_float_math)]
 use nvptx_std::{
-    atomic::{atom_add_acq_rel_gpu_u32, ld_relaxed_gpu_u64, st_relaxed_gpu_u32},
+    atomic::{atom_add_acq_rel_gpu_u32, ld_relaxed_gpu_u64, st_relaxed_gpu_u32, st_release_sys_u64},
     global::{ld_global_cg_v4_f32, ld_global_nc_v4_u32, st_global_v4_u32},
     kernel, unroll8,
     math::ex2_approx_f32,
@@ -467,13 +467,20 @@ unsafe fn block_max_key(mut best: u64, slots: *mut u32) -> u64 {
 /// from this one's, on the device: `ids[row] = max(out, 0)` (the token the host reads back), `pos[row] += 1`
 /// and `lens[row] += 1` — so a following step of the same sequences needs no copies from the host.
 ///
+/// With `ring.len ≠ 0` (session 109) it also posts the token to the host without a copy: `k = ticks[row]`
+/// (the row's launches so far), `ring.at[(k % ring.len) · ring.rows + row] = (k + 1) << 32 | out as u32`
+/// (one 8-byte store at system scope into mapped host memory: the host sees the count and the token
+/// together or neither), `ticks[row] = k + 1`.
+///
 /// # Safety
 /// `THREADS` threads and [`ARGMAX_SMEM`] bytes of dynamic shared memory per block, one block row per row; `logits`
 /// holds `rows · vocab` elements (16-byte aligned), `out` `rows`, `partial` `rows · grid.y` and `count`
 /// `rows` (zero before the first launch; each launch leaves it zero), not used by another grid at the
 /// same time; with `step.on ≠ 0`, `step.ids`, `step.pos` and `step.lens` hold `rows` i32 each, read by no
-/// other grid meanwhile.
-unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32, step: Advance) {
+/// other grid meanwhile; with `ring.len ≠ 0`, `rows ≤ ring.rows`, `ring.at` holds `ring.len · ring.rows`
+/// u64 (8-byte aligned; device memory or mapped host memory) and `ring.ticks` `rows` u32, neither written
+/// by another grid meanwhile.
+unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32, step: Advance, ring: Ring) {
     pdl();
     let r = block_idx_x() as usize;
     let row = r * vocab as usize;
@@ -546,6 +553,14 @@ unsafe fn argmax<E: Half>(logits: *const u16, out: *mut i32, vocab: u32, partial
                 *step.pos.add(r) += 1;
                 *step.lens.add(r) += 1;
             }
+            if ring.len != 0 {
+                // SAFETY: r < rows ≤ ring.rows: ticks[r] and the slot inside the two (the contract); only
+                // this thread of this grid touches them.
+                let k = *ring.ticks.add(r);
+                let at = (k % ring.len) as usize * ring.rows as usize + r;
+                st_release_sys_u64(ring.at.add(at), ((k.wrapping_add(1) as u64) << 32) | t as u32 as u64);
+                *ring.ticks.add(r) = k.wrapping_add(1);
+            }
             st_relaxed_gpu_u32(count.add(r), 0);
         }
     }
@@ -560,26 +575,36 @@ struct Advance {
     on: u32,
 }
 
+/// Where [`argmax`] posts each row's token for the host (`len = 0`: nowhere, the pointers unused): a ring of
+/// `len` slots of `rows` words and each row's launch count.
+#[derive(Clone, Copy)]
+struct Ring {
+    at: *mut u64,
+    ticks: *mut u32,
+    len: u32,
+    rows: u32,
+}
+
 /// [`argmax`] for bf16.
 ///
 /// # Safety
-/// As [`argmax`] (`advance` is its `step.on`).
+/// As [`argmax`] (`advance` is its `step.on`; `ring`, `ticks`, `ring_len`, `ring_rows` its `ring`).
 #[kernel(threads = 256)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn argmax_bf16(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32, ids: *mut i32, pos: *mut i32, lens: *mut i32,
-                          advance: u32) {
-    unsafe { argmax::<Bf16>(logits, out, vocab, partial, count, Advance { ids, pos, lens, on: advance }) }
+                          advance: u32, ring: *mut u64, ticks: *mut u32, ring_len: u32, ring_rows: u32) {
+    unsafe { argmax::<Bf16>(logits, out, vocab, partial, count, Advance { ids, pos, lens, on: advance }, Ring { at: ring, ticks, len: ring_len, rows: ring_rows }) }
 }
 
 /// [`argmax`] for f16.
 ///
 /// # Safety
-/// As [`argmax`] (`advance` is its `step.on`).
+/// As [`argmax`] (`advance` is its `step.on`; `ring`, `ticks`, `ring_len`, `ring_rows` its `ring`).
 #[kernel(threads = 256)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn argmax_f16(logits: *const u16, out: *mut i32, vocab: u32, partial: *mut u64, count: *mut u32, ids: *mut i32, pos: *mut i32, lens: *mut i32,
-                         advance: u32) {
-    unsafe { argmax::<F16>(logits, out, vocab, partial, count, Advance { ids, pos, lens, on: advance }) }
+                         advance: u32, ring: *mut u64, ticks: *mut u32, ring_len: u32, ring_rows: u32) {
+    unsafe { argmax::<F16>(logits, out, vocab, partial, count, Advance { ids, pos, lens, on: advance }, Ring { at: ring, ticks, len: ring_len, rows: ring_rows }) }
 }
 
 /// `dst` (`cols × rows`) = `src` (`rows × cols`) transposed, 16-bit elements, through a 32 × 33 tile of
