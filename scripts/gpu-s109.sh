@@ -16,7 +16,8 @@
 #       share was 24 us: the copy between two graphs cost more than the wait it removed. Here again, on this card.)
 #   (2) session 108's CALL=check entry half: the FP8 `--entry` at the 22 few-tile shapes whose pick changed to
 #       f27n128 and 12 decode shapes whose split changed, old against new, 3 processes alternating. Predicted:
-#       the few-tile picks 1.05-1.15x faster, the decode shapes 1.05-1.15x where the old rule split 2 ways.
+#       the few-tile picks 1.05-1.15x faster, the decode shapes 1.05-1.15x where the old rule split 2 ways. ENTRY=0
+#       skips (2).
 set -uo pipefail
 . scripts/device-log.sh s109.txt 150
 (cd $C/old && xz -d -f *.xz; chmod +x *)
@@ -42,7 +43,7 @@ python3 scripts/w8-runner-medians.py $J new np bf16 | tee -a "$L"
 python3 scripts/w8-runner-medians.py $J copy np bf16np | tee -a "$L"
 F=128x11008x4096,128x12288x4096,128x14336x3584,128x14336x4096,256x5120x2560,256x5120x8192,256x6144x4096,256x8192x3584,256x8192x8192,256x8192x14336,512x3072x3072,512x3072x4096,512x3072x8192,512x4096x2048,512x4096x4096,512x4096x7168,512x4096x14336,1024x1536x2048,1024x2048x1024,1024x2048x4096,2048x768x1536,2048x768x3072
 D=16x1024x2048,16x3072x4096,16x4096x4096,1x3072x3072,1x3584x4096,2x2048x4096,2x3584x2048,2x4096x4096,4x3584x2048,8x2560x3072,8x4096x14336,8x4096x7168
-for i in 1 2 3; do
+for i in $([ "${ENTRY:-1}" = 1 ] && echo 1 2 3); do
   for b in old new; do
     bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
     echo "== set entry process $i build $b" | tee -a "$L"
