@@ -237,6 +237,30 @@ enum Ahead {
 /// only after the host has read step `j + TOKEN_RING − 2`'s — after step `j`'s.
 pub const TOKEN_RING: usize = 4;
 
+/// Where a shard's argmax posts tokens for the host.
+enum TokenRing {
+    /// [`TOKEN_RING`] slots of `slots` words in mapped host memory (`count << 32 | token`) and each row's
+    /// launch count: [`Ahead::Ring`].
+    Mapped(Mapped, CudaSlice<u32>),
+    /// Nowhere (other modes): one-word stand-ins the argmax is told not to touch (its ring length 0).
+    Off(CudaSlice<u64>, CudaSlice<u32>),
+}
+
+/// How [`Model::decode_steps`] runs, once per process: `KERNEL_LAB_LLM_PIPELINE` — `0` the plain loop of
+/// [`Model::decode`], `copy` [`Ahead::Copy`], `ring` [`Ahead::Ring`]; unset: [`DEFAULT_AHEAD`].
+fn ahead_mode() -> Option<Ahead> {
+    static MODE: std::sync::OnceLock<Option<Ahead>> = std::sync::OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var("KERNEL_LAB_LLM_PIPELINE").as_deref().map(str::trim) {
+        Ok("0") => None,
+        Ok("copy") => Some(Ahead::Copy),
+        Ok("ring") => Some(Ahead::Ring),
+        _ => DEFAULT_AHEAD,
+    })
+}
+
+/// [`Model::decode_steps`]' form where `KERNEL_LAB_LLM_PIPELINE` is unset.
+const DEFAULT_AHEAD: Option<Ahead> = Some(Ahead::Ring);
+
 /// Which of `plans` (`(rows, last use)`, one weight shape's dequantizing plans) go before one more is made,
 /// so that `keep` remain with it: the used longest ago.
 fn plans_to_drop(mut plans: Vec<(usize, u64)>, keep: usize) -> Vec<usize> {
@@ -288,7 +312,7 @@ struct Shard<T: Element> {
     /// Where the argmax posts each row's token for the host, no copy on the stream: [`TOKEN_RING`] slots of
     /// `slots` words in mapped host memory, each `count << 32 | token`, and per row its launches so far
     /// (`llm_kernels::argmax`; read by [`Model::decode_steps`]).
-    ring: (Mapped, CudaSlice<u32>),
+    ring: TokenRing,
     dummy: CudaSlice<u16>,
     /// Stand-ins for the argmax's next-step inputs when it does not advance them (never written).
     advance_dummy: (CudaSlice<i32>, CudaSlice<i32>, CudaSlice<i32>),
@@ -955,16 +979,9 @@ impl<T: Element + NormReducible> Model<T> {
         if steps == 0 {
             return Ok(out);
         }
-        // `KERNEL_LAB_LLM_PIPELINE` (timing A/B): `0` the plain loop, `copy` the tokens copied to pinned memory
-        // after each step (session 71's form) instead of the ring.
-        static PIPELINE: std::sync::OnceLock<Option<Ahead>> = std::sync::OnceLock::new();
-        let mode = *PIPELINE.get_or_init(|| match std::env::var("KERNEL_LAB_LLM_PIPELINE").as_deref().map(str::trim) {
-            Ok("0") => None,
-            Ok("copy") => Some(Ahead::Copy),
-            _ => Some(Ahead::Ring),
-        });
+        let mode = ahead_mode();
         let mode = match mode {
-            Some(m) if sampling == Sampling::Greedy && self.argmax_advances() => m,
+            Some(m) if sampling == Sampling::Greedy && self.argmax_advances() && (m == Ahead::Copy || matches!(self.shards[0].ring, TokenRing::Mapped(..))) => m,
             _ => {
                 let mut cur = tokens.to_vec();
                 for _ in 0..steps {
@@ -982,8 +999,10 @@ impl<T: Element + NormReducible> Model<T> {
             // counts meanwhile (an earlier call's step run ahead of its stop may still have been running).
             self.synchronize("before the decode steps")?;
             let s = &mut self.shards[0];
-            s.ring.0.zero();
-            s.gpu.stream.memset_zeros(&mut s.ring.1).during(|| "zeroing the token ring's counts".into())?;
+            if let TokenRing::Mapped(ring, ticks) = &mut s.ring {
+                ring.zero();
+                s.gpu.stream.memset_zeros(ticks).during(|| "zeroing the token ring's counts".into())?;
+            }
         }
         self.decode_launch(n, Some(tokens))?;
         self.decoded = Some(n);
@@ -1033,7 +1052,9 @@ impl<T: Element + NormReducible> Model<T> {
     /// the word is an internal error, not a hang).
     fn ring_tokens(&self, n: usize, j: usize) -> Result<Vec<u32>> {
         let s = &self.shards[0];
-        let (ring, ticks) = &s.ring;
+        let TokenRing::Mapped(ring, ticks) = &s.ring else {
+            return Err(Error::InvalidInput("no token ring on this model (internal)".into()));
+        };
         let want = (j as u32).wrapping_add(1);
         let base = (j % TOKEN_RING) * ticks.len();
         let word = |b: usize| ring.read(base + b).ok_or_else(|| Error::InvalidInput(format!("token ring row {b} (internal)")));
@@ -1679,7 +1700,8 @@ impl<T: Element + NormReducible> Shard<T> {
         Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), head_part, cos_sin, cache, table, paging, gemms: Plans::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), keys: None, last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
-                   ring: (Mapped::new(gpu, TOKEN_RING * slots)?, gpu.zeros::<u32>(slots)?),
+                   ring: if ahead_mode() == Some(Ahead::Ring) { TokenRing::Mapped(Mapped::new(gpu, TOKEN_RING * slots)?, gpu.zeros::<u32>(slots)?) }
+                         else { TokenRing::Off(gpu.zeros::<u64>(1)?, gpu.zeros::<u32>(1)?) },
                    dummy: gpu.zeros::<u16>(8)?, advance_dummy: (gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?), prof: None })
     }
 
@@ -1945,7 +1967,7 @@ impl<T: Element + NormReducible> Shard<T> {
     /// The argmax over the `n` rows of `logits` (launched for sampling too: the same launches either way,
     /// so a captured step serves both). Launches only (capturable).
     fn head_argmax(&mut self, n: usize, c: &Config, advance: bool) -> Result<()> {
-        let Shard { gpu, k: kern, logits, next, argmax: (partial, count), ring: (ring, ticks), prof, scratch, decode, advance_dummy, .. } = self;
+        let Shard { gpu, k: kern, logits, next, argmax: (partial, count), ring, prof, scratch, decode, advance_dummy, .. } = self;
         let ks = Ks { gpu, k: kern };
         let b = scratch.bufs.as_mut().ok_or_else(|| Error::InvalidInput("work buffers missing (internal)".into()))?;
         // With `advance`, the decode step's own ids, positions and lengths (its plan's); else untouched
@@ -1962,17 +1984,22 @@ impl<T: Element + NormReducible> Shard<T> {
         // ARGMAX_MAX_PARTS blocks a row), `next` holding `slots` ≥ n, its workspace `slots ·
         // ARGMAX_MAX_PARTS` partials and `slots` counts (zeroed at load, left zero by each launch; one
         // stream, so no two argmax grids of this shard overlap); with `on`, ids, pos and lens hold ≥ n
-        // (checked) and only the next step's kernels, later on this stream, read them; n ≤ ring_rows
-        // (checked), `ring` TOKEN_RING · ring_rows words of mapped host memory (checked), `ticks` ring_rows
-        // counts, written only by this stream's argmax grids (the host reads the ring, and zeroes both only
-        // with the stream idle: `Model::decode_steps`).
-        let ring_rows = ticks.len();
-        if n > ring_rows || ring.len() != TOKEN_RING * ring_rows {
-            return Err(Error::InvalidInput(format!("the argmax over {n} rows: a token ring of {} words for {ring_rows} rows (internal)", ring.len())));
-        }
-        unsafe {
-            launch!(ks, argmax, argmax_bf16, argmax_f16, grid::argmax(n, c.vocab), &*logits, next, c.vocab as u32, partial, count, ids, pos, lens, on, ring, ticks,
-                    TOKEN_RING as u32, ring_rows as u32)?
+        // (checked) and only the next step's kernels, later on this stream, read them.
+        let cfg = grid::argmax(n, c.vocab);
+        let v = c.vocab as u32;
+        match ring {
+            TokenRing::Mapped(ring, ticks) => {
+                let rows = ticks.len();
+                if n > rows || ring.len() != TOKEN_RING * rows {
+                    return Err(Error::InvalidInput(format!("the argmax over {n} rows: a token ring of {} words for {rows} rows (internal)", ring.len())));
+                }
+                // SAFETY: as above, and the ring: n ≤ rows (checked), `ring` TOKEN_RING · rows words of mapped
+                // host memory (checked), `ticks` rows counts, written only by this stream's argmax grids (the
+                // host reads the ring, and zeroes both only with the stream idle: `Model::decode_steps`).
+                unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg, &*logits, next, v, partial, count, ids, pos, lens, on, ring, ticks, TOKEN_RING as u32, rows as u32)? }
+            }
+            // SAFETY: as the first SAFETY above; ring length 0: the kernel touches neither stand-in.
+            TokenRing::Off(ring, ticks) => unsafe { launch!(ks, argmax, argmax_bf16, argmax_f16, cfg, &*logits, next, v, partial, count, ids, pos, lens, on, ring, ticks, 0, 0)? },
         };
         mark(prof, gpu, || "argmax".into(), 0)
     }
