@@ -3,8 +3,8 @@
 # commit, tests/chunked (llm's GPU test of chunked prefill and of `Model::decode_steps`) and tests/kernels (the runner's
 # kernels: the argmax posting tokens into mapped host memory); .carry/old/: kernel-lab and
 # llm built from 2c322811 (session 107's choices: w1_splits' old rule, f27n128 unchosen).
-#   (0) llm's kernel test; its chunked test (decode_steps' run-ahead against the plain loop, stop and take-back) with
-#       the tokens from the argmax's ring (the default) and copied (KERNEL_LAB_LLM_PIPELINE=copy).
+#   (0) llm's kernel test; its chunked test (decode_steps' run-ahead against the plain loop, stop and take-back, with
+#       the tokens from the argmax's ring and copied).
 #   (1) The Llama-3-8B-shaped runner at batch 1 (synthetic weights, 2048-token prompt, 64 steps, the graph replayed
 #       100 times), 3 processes of each alternating: old (FP8), np (FP8, this build, KERNEL_LAB_LLM_PIPELINE=0: the
 #       plain loop), copy (FP8, run ahead, each step's tokens copied to pinned memory: session 71's form), new (FP8, run
@@ -23,7 +23,6 @@ set -uo pipefail
 (cd $C/old && xz -d -f *.xz; chmod +x *)
 T=120 run $C/tests/kernels --test-threads 1
 T=300 run $C/tests/chunked --test-threads 1
-T=300 run env KERNEL_LAB_LLM_PIPELINE=copy $C/tests/chunked --test-threads 1 decode_steps
 M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
 J=/tmp/s109; mkdir -p $J
 for b in old new; do bin=$C/llm; [ $b = old ] && bin=$C/old/llm; T=150 run $bin --model $M --synthetic-weights --fp8 --prompt-len 128 --max-new 8 --batch 1; done
@@ -32,9 +31,9 @@ for i in 1 2 3; do
   run env KERNEL_LAB_LLM_REPLAY=100 $C/old/llm $R --fp8 --json $J/old-$i.json
   run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_PIPELINE=0 $C/llm $R --fp8 --json $J/np-$i.json
   run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_PIPELINE=copy $C/llm $R --fp8 --json $J/copy-$i.json
-  run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --fp8 --json $J/new-$i.json
+  run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_PIPELINE=ring $C/llm $R --fp8 --json $J/new-$i.json
   run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_PIPELINE=0 $C/llm $R --json $J/bf16np-$i.json
-  run env KERNEL_LAB_LLM_REPLAY=100 $C/llm $R --json $J/bf16-$i.json
+  run env KERNEL_LAB_LLM_REPLAY=100 KERNEL_LAB_LLM_PIPELINE=ring $C/llm $R --json $J/bf16-$i.json
   stamp "runner round $i"
   tar cJf $OUT/s109.tar.xz -C /tmp s109
 done

@@ -223,14 +223,35 @@ impl<T: Element> Plans<T> {
 /// batches of more than 32 sequences of as many sizes take turns being captured).
 const DEQUANT_PLANS: usize = 4;
 
-/// How [`Model::decode_steps`] reads a step's tokens while the next one runs.
+/// How [`Model::decode_steps`] runs greedy steps on one GPU ([`Model::set_decode_ahead`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ahead {
-    /// From the ring the argmax writes in mapped host memory (`Shard::ring`): no copy on the stream.
-    Ring,
-    /// Copied to pinned host memory after each step, an event after the copy (session 71's form; the A/B).
+pub enum DecodeAhead {
+    /// [`Model::decode`] in a loop: each step launched after the host has read the one before.
+    Off,
+    /// Step `j + 1` launched before the host waits for step `j`'s tokens, which are copied to pinned host
+    /// memory after each step, an event after the copy (session 71's form).
     Copy,
+    /// As `Copy`, but the argmax posts each token into a ring in mapped host memory (`Shard::ring`): nothing
+    /// on the stream between two steps.
+    Ring,
 }
+
+impl DecodeAhead {
+    /// What `KERNEL_LAB_LLM_PIPELINE` names (`0`, `copy`, `ring`; timing A/Bs), else [`DEFAULT_AHEAD`]: each
+    /// model's form at load.
+    pub fn from_env() -> DecodeAhead {
+        match std::env::var("KERNEL_LAB_LLM_PIPELINE").as_deref().map(str::trim) {
+            Ok("0") => DecodeAhead::Off,
+            Ok("copy") => DecodeAhead::Copy,
+            Ok("ring") => DecodeAhead::Ring,
+            _ => DEFAULT_AHEAD,
+        }
+    }
+}
+
+/// The form a model loads with where `KERNEL_LAB_LLM_PIPELINE` is unset: the plain loop until the run-ahead
+/// forms are measured on a GPU (written in session 109, when none could be started).
+pub const DEFAULT_AHEAD: DecodeAhead = DecodeAhead::Off;
 
 /// Slots of the ring the argmax posts tokens into (`Shard::ring`): [`Model::decode_steps`] waits for step
 /// `j`'s with step `j + 1` queued, so slot `j % TOKEN_RING` is next written by step `j + TOKEN_RING`, launched
@@ -240,26 +261,23 @@ pub const TOKEN_RING: usize = 4;
 /// Where a shard's argmax posts tokens for the host.
 enum TokenRing {
     /// [`TOKEN_RING`] slots of `slots` words in mapped host memory (`count << 32 | token`) and each row's
-    /// launch count: [`Ahead::Ring`].
+    /// launch count: [`DecodeAhead::Ring`].
     Mapped(Mapped, CudaSlice<u32>),
     /// Nowhere (other modes): one-word stand-ins the argmax is told not to touch (its ring length 0).
     Off(CudaSlice<u64>, CudaSlice<u32>),
 }
 
-/// How [`Model::decode_steps`] runs, once per process: `KERNEL_LAB_LLM_PIPELINE` — `0` the plain loop of
-/// [`Model::decode`], `copy` [`Ahead::Copy`], `ring` [`Ahead::Ring`]; unset: [`DEFAULT_AHEAD`].
-fn ahead_mode() -> Option<Ahead> {
-    static MODE: std::sync::OnceLock<Option<Ahead>> = std::sync::OnceLock::new();
-    *MODE.get_or_init(|| match std::env::var("KERNEL_LAB_LLM_PIPELINE").as_deref().map(str::trim) {
-        Ok("0") => None,
-        Ok("copy") => Some(Ahead::Copy),
-        Ok("ring") => Some(Ahead::Ring),
-        _ => DEFAULT_AHEAD,
-    })
-}
+impl TokenRing {
+    /// The stand-ins.
+    fn off(gpu: &Gpu) -> Result<TokenRing> {
+        Ok(TokenRing::Off(gpu.zeros::<u64>(1)?, gpu.zeros::<u32>(1)?))
+    }
 
-/// [`Model::decode_steps`]' form where `KERNEL_LAB_LLM_PIPELINE` is unset.
-const DEFAULT_AHEAD: Option<Ahead> = Some(Ahead::Ring);
+    /// A ring for `slots` rows.
+    fn mapped(gpu: &Gpu, slots: usize) -> Result<TokenRing> {
+        Ok(TokenRing::Mapped(Mapped::new(gpu, TOKEN_RING * slots)?, gpu.zeros::<u32>(slots)?))
+    }
+}
 
 /// Which of `plans` (`(rows, last use)`, one weight shape's dequantizing plans) go before one more is made,
 /// so that `keep` remain with it: the used longest ago.
@@ -419,6 +437,8 @@ pub struct Model<T: Element> {
     /// Two page-locked host buffers of `slots` token ids taking turns ([`Model::decode_steps`]: step j's
     /// tokens read from one while step j + 1's are copied into the other); made at first use.
     host_next: Option<[(PinnedHostSlice<i32>, CudaEvent); 2]>,
+    /// [`Model::decode_steps`]' form ([`Model::set_decode_ahead`]).
+    ahead: DecodeAhead,
 }
 
 /// Copies `n` elements of `buf` at `from` to `to` (regions that do not overlap), on `gpu`'s stream.
@@ -539,7 +559,9 @@ impl<T: Element + NormReducible> Model<T> {
         let paged = pages.as_ref().map(|p| (p.page_size(), p.max_pages(), p.count()));
         let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, paged, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
-        Ok(Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, plan_drops: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None, host_next: None })
+        let mut m = Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, plan_drops: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None, host_next: None, ahead: DecodeAhead::Off };
+        m.set_decode_ahead(DecodeAhead::from_env())?;
+        Ok(m)
     }
 
     /// Sequences the cache holds room for, and tokens each.
@@ -555,6 +577,26 @@ impl<T: Element + NormReducible> Model<T> {
     /// GPUs the model is split over.
     pub fn world(&self) -> usize {
         self.shards.len()
+    }
+
+    /// How [`Model::decode_steps`] runs greedy steps on one GPU from now on (at load:
+    /// [`DecodeAhead::from_env`]). Taking [`DecodeAhead::Ring`] up or leaving it waits for the stream, makes or
+    /// frees rank 0's token ring and drops the captured graphs (they hold the argmax's ring, or none): each
+    /// batch size's next step runs eagerly and captures again.
+    pub fn set_decode_ahead(&mut self, ahead: DecodeAhead) -> Result<()> {
+        let ring = ahead == DecodeAhead::Ring;
+        let has = matches!(self.shards[0].ring, TokenRing::Mapped(..));
+        if ring != has {
+            self.synchronize("changing how the decode steps run ahead")?;
+            let s = &mut self.shards[0];
+            s.ring = if ring { TokenRing::mapped(&s.gpu, self.slots)? } else { TokenRing::off(&s.gpu)? };
+            for s in &mut self.shards {
+                s.graphs.clear();
+            }
+            self.eager_steps.clear();
+        }
+        self.ahead = ahead;
+        Ok(())
     }
 
     /// Whether a decode step's argmax writes the next step's ids, positions and lengths on the device: on one
@@ -979,22 +1021,19 @@ impl<T: Element + NormReducible> Model<T> {
         if steps == 0 {
             return Ok(out);
         }
-        let mode = ahead_mode();
-        let mode = match mode {
-            Some(m) if sampling == Sampling::Greedy && self.argmax_advances() && (m == Ahead::Copy || matches!(self.shards[0].ring, TokenRing::Mapped(..))) => m,
-            _ => {
-                let mut cur = tokens.to_vec();
-                for _ in 0..steps {
-                    cur = self.decode(&cur, sampling, rng)?;
-                    out.push(cur.clone());
-                    if stop(&cur) {
-                        break;
-                    }
+        let mode = self.ahead;
+        if mode == DecodeAhead::Off || sampling != Sampling::Greedy || !self.argmax_advances() {
+            let mut cur = tokens.to_vec();
+            for _ in 0..steps {
+                cur = self.decode(&cur, sampling, rng)?;
+                out.push(cur.clone());
+                if stop(&cur) {
+                    break;
                 }
-                return Ok(out);
             }
-        };
-        if mode == Ahead::Ring {
+            return Ok(out);
+        }
+        if mode == DecodeAhead::Ring {
             // Each row's launch count starts again at 0: with the stream idle no grid writes the ring or the
             // counts meanwhile (an earlier call's step run ahead of its stop may still have been running).
             self.synchronize("before the decode steps")?;
@@ -1006,7 +1045,7 @@ impl<T: Element + NormReducible> Model<T> {
         }
         self.decode_launch(n, Some(tokens))?;
         self.decoded = Some(n);
-        if mode == Ahead::Copy {
+        if mode == DecodeAhead::Copy {
             self.copy_next(n, 0)?;
         }
         for j in 0..steps {
@@ -1015,13 +1054,13 @@ impl<T: Element + NormReducible> Model<T> {
                 // The device holds step j's tokens and positions as step j + 1's inputs (its argmax advanced them).
                 self.decode_launch(n, None)?;
                 self.decoded = Some(n);
-                if mode == Ahead::Copy {
+                if mode == DecodeAhead::Copy {
                     self.copy_next(n, (j + 1) % 2)?;
                 }
             }
             let ids = match mode {
-                Ahead::Ring => self.ring_tokens(n, j)?,
-                Ahead::Copy => self.read_next(n, j % 2)?,
+                DecodeAhead::Ring => self.ring_tokens(n, j)?,
+                _ => self.read_next(n, j % 2)?,
             };
             self.check_ranks()?;
             let stopped = stop(&ids);
@@ -1700,8 +1739,7 @@ impl<T: Element + NormReducible> Shard<T> {
         Ok(Shard { gpu: gpu.clone(), local, k: kern, embed, layers, norm, lm_head, head_cols, head_plans: HashMap::new(), head_part, cos_sin, cache, table, paging, gemms: Plans::new(), prefill, decode: HashMap::new(),
                    graphs: HashMap::new(), scratch: Scratch::default(), keys: None, last: gpu.zeros::<u16>(slots * h)?, logits: gpu.zeros::<u16>(slots * c.vocab)?,
                    next: gpu.zeros::<i32>(slots)?, argmax: (gpu.zeros::<u64>(slots * grid::ARGMAX_MAX_PARTS)?, gpu.zeros::<u32>(slots)?),
-                   ring: if ahead_mode() == Some(Ahead::Ring) { TokenRing::Mapped(Mapped::new(gpu, TOKEN_RING * slots)?, gpu.zeros::<u32>(slots)?) }
-                         else { TokenRing::Off(gpu.zeros::<u64>(1)?, gpu.zeros::<u32>(1)?) },
+                   ring: TokenRing::off(gpu)?,
                    dummy: gpu.zeros::<u16>(8)?, advance_dummy: (gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?, gpu.zeros::<i32>(1)?), prof: None })
     }
 

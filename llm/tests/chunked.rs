@@ -17,7 +17,7 @@ use kernel_lab::{
 };
 use kernel_lab_llm::{
     checkpoint::Checkpoint,
-    model::{Model, Paging, WeightFormat},
+    model::{DecodeAhead, Model, Paging, WeightFormat},
     sample::{Rng, Sampling},
     serve::{self, Admission, Batching, ModelEngine, Request, WallClock},
 };
@@ -283,7 +283,8 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
     reference
 }
 
-/// `Model::decode_steps` (greedy on one GPU: each step launched before the host reads the one before) gives
+/// `Model::decode_steps` (greedy on one GPU: each step launched before the host reads the one before; the tokens
+/// read from the argmax's ring in mapped host memory, or copied after each step) gives
 /// the tokens of `Model::decode` in a loop, step for step; a stop takes back the step run ahead of it, so
 /// that the plain steps after it, and a second `decode_steps`, go on exactly as the loop did; steps beyond
 /// the cache are refused before any runs. Contiguous and paged caches (a sequence crossing pages while
@@ -292,10 +293,6 @@ fn exercise(mut m: Model<half::bf16>, seed: u64, paged: bool, contiguous: Option
 fn decode_steps_run_ahead_gives_the_loops_tokens_and_a_stop_takes_back_the_step_ahead() {
     let what = "decode_steps_run_ahead_gives_the_loops_tokens_and_a_stop_takes_back_the_step_ahead";
     let Some(gpu) = gpu_or_skip(what) else { return };
-    if std::env::var("KERNEL_LAB_LLM_PIPELINE").is_ok_and(|v| v.trim() == "0") {
-        eprintln!("{what}: KERNEL_LAB_LLM_PIPELINE=0 runs the plain loop; the test needs the pipelined one — skipped");
-        return;
-    }
     let seed = verify::fresh_seed();
     let dir = std::env::temp_dir().join(format!("llm-steps-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -322,34 +319,39 @@ fn decode_steps_run_ahead_gives_the_loops_tokens_and_a_stop_takes_back_the_step_
             want.push(cur.clone());
         }
         assert_eq!(m.lens()[..3], [51, 84, 145], "{tag}");
-        // All 14 run ahead.
-        let (again, _) = m.prefill(&ps, g, &mut rng, false).unwrap();
-        assert_eq!(again, first, "{tag}: the same prompts' first tokens");
-        let got = m.decode_steps(&first, 14, g, &mut rng, |_| false).unwrap();
-        assert_eq!(got, want, "{tag}: decode_steps' tokens against the loop's");
-        assert_eq!(m.lens()[..3], [51, 84, 145], "{tag}");
-        // A stop after the fifth step: five steps' tokens kept, the sixth (run ahead) taken back; then one
-        // plain step and a second decode_steps go on where the loop did.
-        m.prefill(&ps, g, &mut rng, false).unwrap();
-        let mut calls = 0;
-        let got = m.decode_steps(&first, 14, g, &mut rng, |ids| {
-            calls += 1;
-            assert_eq!(ids.len(), 3);
-            calls == 5
-        }).unwrap();
-        assert_eq!((calls, got.as_slice()), (5, &want[..5]), "{tag}: the steps up to the stop");
-        assert_eq!(m.lens()[..3], [42, 75, 136], "{tag}: the step run ahead of the stop was taken back");
-        let next = m.decode(&want[4], g, &mut rng).unwrap();
-        assert_eq!(next, want[5], "{tag}: the plain step after a stop");
-        let rest = m.decode_steps(&next, 8, g, &mut rng, |_| false).unwrap();
-        assert_eq!(rest, want[6..], "{tag}: decode_steps after a stop and a plain step");
-        // The replay after a run ahead ended without a stop goes on from the device's inputs.
-        assert!(m.replay_decode(3, 2).unwrap().is_some(), "{tag}: no graph of batch 3 to replay");
-        assert_eq!(m.lens()[..3], [53, 86, 147], "{tag}");
-        // Steps the cache has no room for are refused before any runs.
-        let e = m.decode_steps(&want[0], 256, g, &mut rng, |_| false).unwrap_err().to_string();
-        assert!(e.contains("256 decode steps") && e.contains("sequence 0 holds 53"), "{tag}: {e}");
-        assert_eq!(m.lens()[..3], [53, 86, 147], "{tag}: a refused run changed nothing");
+        // Both run-ahead forms (`Model::set_decode_ahead` drops the graphs: the first step eager again).
+        for ahead in [DecodeAhead::Ring, DecodeAhead::Copy] {
+            m.set_decode_ahead(ahead).unwrap();
+            let tag = format!("{tag}, {ahead:?}");
+            // All 14 run ahead.
+            let (again, _) = m.prefill(&ps, g, &mut rng, false).unwrap();
+            assert_eq!(again, first, "{tag}: the same prompts' first tokens");
+            let got = m.decode_steps(&first, 14, g, &mut rng, |_| false).unwrap();
+            assert_eq!(got, want, "{tag}: decode_steps' tokens against the loop's");
+            assert_eq!(m.lens()[..3], [51, 84, 145], "{tag}");
+            // A stop after the fifth step: five steps' tokens kept, the sixth (run ahead) taken back; then one
+            // plain step and a second decode_steps go on where the loop did.
+            m.prefill(&ps, g, &mut rng, false).unwrap();
+            let mut calls = 0;
+            let got = m.decode_steps(&first, 14, g, &mut rng, |ids| {
+                calls += 1;
+                assert_eq!(ids.len(), 3);
+                calls == 5
+            }).unwrap();
+            assert_eq!((calls, got.as_slice()), (5, &want[..5]), "{tag}: the steps up to the stop");
+            assert_eq!(m.lens()[..3], [42, 75, 136], "{tag}: the step run ahead of the stop was taken back");
+            let next = m.decode(&want[4], g, &mut rng).unwrap();
+            assert_eq!(next, want[5], "{tag}: the plain step after a stop");
+            let rest = m.decode_steps(&next, 8, g, &mut rng, |_| false).unwrap();
+            assert_eq!(rest, want[6..], "{tag}: decode_steps after a stop and a plain step");
+            // The replay after a run ahead ended without a stop goes on from the device's inputs.
+            assert!(m.replay_decode(3, 2).unwrap().is_some(), "{tag}: no graph of batch 3 to replay");
+            assert_eq!(m.lens()[..3], [53, 86, 147], "{tag}");
+            // Steps the cache has no room for are refused before any runs.
+            let e = m.decode_steps(&want[0], 256, g, &mut rng, |_| false).unwrap_err().to_string();
+            assert!(e.contains("256 decode steps") && e.contains("sequence 0 holds 53"), "{tag}: {e}");
+            assert_eq!(m.lens()[..3], [53, 86, 147], "{tag}: a refused run changed nothing");
+        }
     }
     let _ = std::fs::remove_dir_all(dir);
 }
