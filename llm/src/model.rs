@@ -1106,7 +1106,7 @@ impl<T: Element + NormReducible> Model<T> {
                     break w;
                 }
                 spins = spins.wrapping_add(1);
-                if spins % 1024 == 0 && mapped::stream_idle(&s.gpu.stream)? {
+                if spins.is_multiple_of(1024) && mapped::stream_idle(&s.gpu.stream)? {
                     // Everything queued has finished, so the word is final.
                     let w = word(b)?;
                     if (w >> 32) as u32 == want {
