@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 109's device call (issues 51, 48). Carry (.carry/, stripped and xz'd): kernel-lab and llm built from this
+# Session 109's device call (issues 51, 48), run at 0b8d5389 on an H200 (results/2026-12-06-h200-session109; the copy
+# form was removed after it, so KERNEL_LAB_LLM_PIPELINE=copy now runs the default). Carry (.carry/, stripped and xz'd): kernel-lab and llm built from this
 # commit, tests/chunked (llm's GPU test of chunked prefill and of `Model::decode_steps`) and tests/kernels (the runner's
 # kernels: the argmax posting tokens into mapped host memory); .carry/old/: kernel-lab and
 # llm built from 2c322811 (session 107's choices: w1_splits' old rule, f27n128 unchosen).

@@ -36,7 +36,7 @@ use kernel_lab::{
         prefill::{PrefillDesc, PrefillPlan},
     },
     comm::{AllReduce, AllReduceOptions, Group, NormReducible, ResidualNorm},
-    cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig, PinnedHostSlice},
+    cudarc::driver::{CudaEvent, CudaSlice, CudaView, CudaViewMut, LaunchConfig},
     fp8_weights::{Fp8Weights, W8Plan, WeightLayout},
     gemm::{BReady, Element, GemmDesc, GemmPlan},
     runtime::gpu::Kernel,
@@ -228,30 +228,28 @@ const DEQUANT_PLANS: usize = 4;
 pub enum DecodeAhead {
     /// [`Model::decode`] in a loop: each step launched after the host has read the one before.
     Off,
-    /// Step `j + 1` launched before the host waits for step `j`'s tokens, which are copied to pinned host
-    /// memory after each step, an event after the copy (session 71's form).
-    Copy,
-    /// As `Copy`, but the argmax posts each token into a ring in mapped host memory (`Shard::ring`): nothing
-    /// on the stream between two steps.
+    /// Step `j + 1` launched before the host waits for step `j`'s tokens, which the argmax posts into a ring
+    /// in mapped host memory (`Shard::ring`): nothing on the stream between two steps. (Session 109 also
+    /// measured the tokens copied to pinned memory after each step, session 71's form: 0.9953× the plain
+    /// loop's wall time where the ring gave 0.9922×; its code is in `0b8d5389`.)
     Ring,
 }
 
 impl DecodeAhead {
-    /// What `KERNEL_LAB_LLM_PIPELINE` names (`0`, `copy`, `ring`; timing A/Bs), else [`DEFAULT_AHEAD`]: each
+    /// What `KERNEL_LAB_LLM_PIPELINE` names (`0`: off, `ring`; timing A/Bs), else [`DEFAULT_AHEAD`]: each
     /// model's form at load.
     pub fn from_env() -> DecodeAhead {
         match std::env::var("KERNEL_LAB_LLM_PIPELINE").as_deref().map(str::trim) {
             Ok("0") => DecodeAhead::Off,
-            Ok("copy") => DecodeAhead::Copy,
             Ok("ring") => DecodeAhead::Ring,
             _ => DEFAULT_AHEAD,
         }
     }
 }
 
-/// The form a model loads with where `KERNEL_LAB_LLM_PIPELINE` is unset: the plain loop until the run-ahead
-/// forms are measured on a GPU (written in session 109, when none could be started).
-pub const DEFAULT_AHEAD: DecodeAhead = DecodeAhead::Off;
+/// The form a model loads with where `KERNEL_LAB_LLM_PIPELINE` is unset (session 109, H200, Llama-3-8B shape at
+/// batch 1: the ring 0.9922× the plain loop's wall time with FP8 weights, 0.9955× in bf16, the same tokens).
+pub const DEFAULT_AHEAD: DecodeAhead = DecodeAhead::Ring;
 
 /// Slots of the ring the argmax posts tokens into (`Shard::ring`): [`Model::decode_steps`] waits for step
 /// `j`'s with step `j + 1` queued, so slot `j % TOKEN_RING` is next written by step `j + TOKEN_RING`, launched
@@ -434,9 +432,6 @@ pub struct Model<T: Element> {
     /// still that step's next ones (`lens`, `0..n`): what [`Model::replay_decode`] needs to stay inside
     /// the cache. Cleared by anything that writes them otherwise (prefill, new buffers, a failed step).
     decoded: Option<usize>,
-    /// Two page-locked host buffers of `slots` token ids taking turns ([`Model::decode_steps`]: step j's
-    /// tokens read from one while step j + 1's are copied into the other); made at first use.
-    host_next: Option<[(PinnedHostSlice<i32>, CudaEvent); 2]>,
     /// [`Model::decode_steps`]' form ([`Model::set_decode_ahead`]).
     ahead: DecodeAhead,
 }
@@ -559,7 +554,7 @@ impl<T: Element + NormReducible> Model<T> {
         let paged = pages.as_ref().map(|p| (p.page_size(), p.max_pages(), p.count()));
         let shards = ranks.iter().enumerate().map(|(r, g)| Shard::load(g, &ck, &c, local, r, world, weight_bytes, bf16, slots, max_len, paged, format)).collect::<Result<Vec<_>>>()?;
         let graphs_on = ranks.iter().all(|g| !g.stream.cu_stream().is_null());
-        let mut m = Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, plan_drops: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None, host_next: None, ahead: DecodeAhead::Off };
+        let mut m = Model { config: c, shards, ar, slots, max_len, lens: vec![0; slots], prefill_chunk: 0, pages, plan_drops: 0, eager_steps: HashMap::new(), graphs_on, device_next: None, decoded: None, ahead: DecodeAhead::Off };
         m.set_decode_ahead(DecodeAhead::from_env())?;
         Ok(m)
     }
@@ -999,15 +994,15 @@ impl<T: Element + NormReducible> Model<T> {
 
     /// Up to `steps` decode steps of slots `0..tokens.len()` from `tokens`, each step's tokens the next
     /// one's input, ending after the first step for which `stop(its tokens)` is true; returns every step's
-    /// tokens. What [`Model::decode`] in a loop returns, but greedy on one GPU the host does not wait
-    /// between steps: the argmax writes the next step's inputs on the device, so step `j + 1` is launched
-    /// (and its tokens' copy to pinned host memory queued) before the host waits for step `j`'s — the
-    /// host's share of a step (the graph's launch, reading the tokens, session 108: 38–52 µs at batch 1)
-    /// runs while the GPU computes. The step launched past a stop is taken back: the lengths stay the
-    /// stopped step's, the device's inputs are marked stale (the next step copies them from the host) and
-    /// the cache rows it wrote lie past every sequence's end. Every sequence needs room for `steps` more
-    /// tokens (refused up front otherwise). Sampling other than greedy, a model split over ranks, or
-    /// `KERNEL_LAB_LLM_PIPELINE=0` (timing A/B) run the plain loop.
+    /// tokens. What [`Model::decode`] in a loop returns, but greedy on one GPU ([`DecodeAhead::Ring`], the
+    /// default) the host does not wait between steps: the argmax writes the next step's inputs on the device
+    /// and posts its tokens into a ring in mapped host memory, so step `j + 1` is launched before the host
+    /// waits for step `j`'s — the host's share of a step (the graph's launch, reading the tokens: 38–47 µs at
+    /// batch 1) runs while the GPU computes, and nothing runs on the stream between two steps. The step
+    /// launched past a stop is taken back: the lengths stay the stopped step's, the device's inputs are marked
+    /// stale (the next step copies them from the host) and the cache rows it wrote lie past every sequence's
+    /// end. Every sequence needs room for `steps` more tokens (refused up front otherwise). Sampling other
+    /// than greedy, a model split over ranks, or [`DecodeAhead::Off`] run the plain loop.
     pub fn decode_steps(&mut self, tokens: &[u32], steps: usize, sampling: Sampling, rng: &mut Rng, mut stop: impl FnMut(&[u32]) -> bool)
                         -> Result<Vec<Vec<u32>>> {
         let n = tokens.len();
@@ -1021,8 +1016,7 @@ impl<T: Element + NormReducible> Model<T> {
         if steps == 0 {
             return Ok(out);
         }
-        let mode = self.ahead;
-        if mode == DecodeAhead::Off || sampling != Sampling::Greedy || !self.argmax_advances() {
+        if self.ahead == DecodeAhead::Off || sampling != Sampling::Greedy || !self.argmax_advances() {
             let mut cur = tokens.to_vec();
             for _ in 0..steps {
                 cur = self.decode(&cur, sampling, rng)?;
@@ -1033,35 +1027,24 @@ impl<T: Element + NormReducible> Model<T> {
             }
             return Ok(out);
         }
-        if mode == DecodeAhead::Ring {
-            // Each row's launch count starts again at 0: with the stream idle no grid writes the ring or the
-            // counts meanwhile (an earlier call's step run ahead of its stop may still have been running).
-            self.synchronize("before the decode steps")?;
-            let s = &mut self.shards[0];
-            if let TokenRing::Mapped(ring, ticks) = &mut s.ring {
-                ring.zero();
-                s.gpu.stream.memset_zeros(ticks).during(|| "zeroing the token ring's counts".into())?;
-            }
+        // Each row's launch count starts again at 0: with the stream idle no grid writes the ring or the counts
+        // meanwhile (an earlier call's step run ahead of its stop may still have been running).
+        self.synchronize("before the decode steps")?;
+        let s = &mut self.shards[0];
+        if let TokenRing::Mapped(ring, ticks) = &mut s.ring {
+            ring.zero();
+            s.gpu.stream.memset_zeros(ticks).during(|| "zeroing the token ring's counts".into())?;
         }
         self.decode_launch(n, Some(tokens))?;
         self.decoded = Some(n);
-        if mode == DecodeAhead::Copy {
-            self.copy_next(n, 0)?;
-        }
         for j in 0..steps {
             let ahead = j + 1 < steps;
             if ahead {
                 // The device holds step j's tokens and positions as step j + 1's inputs (its argmax advanced them).
                 self.decode_launch(n, None)?;
                 self.decoded = Some(n);
-                if mode == DecodeAhead::Copy {
-                    self.copy_next(n, (j + 1) % 2)?;
-                }
             }
-            let ids = match mode {
-                DecodeAhead::Ring => self.ring_tokens(n, j)?,
-                _ => self.read_next(n, j % 2)?,
-            };
+            let ids = self.ring_tokens(n, j)?;
             self.check_ranks()?;
             let stopped = stop(&ids);
             if !ahead {
@@ -1120,45 +1103,6 @@ impl<T: Element + NormReducible> Model<T> {
             ids.push((w as u32 as i32).max(0) as u32);
         }
         Ok(ids)
-    }
-
-    /// Queues the copy of the argmax's `n` tokens (rank 0's `next`) into pinned host buffer `slot` (0 or 1),
-    /// after the work already on the stream.
-    fn copy_next(&mut self, n: usize, slot: usize) -> Result<()> {
-        let s = &self.shards[0];
-        let what = || "allocating pinned memory for the tokens".to_string();
-        if self.host_next.is_none() {
-            let ctx = s.gpu.stream.context();
-            let mut two = Vec::with_capacity(2);
-            for _ in 0..2 {
-                // SAFETY: page-locked host memory of `slots` i32 (no flags: cached, the host reads it), zeroed
-                // through its pointer before any slice of it is made.
-                let mut p = unsafe { ctx.alloc_pinned_with_flags::<i32>(self.slots, 0) }.during(what)?;
-                let ptr = p.as_mut_ptr().during(what)?;
-                // SAFETY: `ptr` points at `slots` i32 just allocated, nothing else holds them.
-                unsafe { std::ptr::write_bytes(ptr, 0, self.slots) };
-                // An event of our own after each copy: the library turns cudarc's event tracking off
-                // (`Gpu::new`), so the pinned buffer's built-in event is never recorded and `as_slice` alone
-                // would not wait for the copy (session 71's first run read zeros).
-                two.push((p, ctx.new_event(None).during(what)?));
-            }
-            let [a, b]: [_; 2] = two.try_into().map_err(|_| Error::InvalidInput("two pinned buffers (internal)".into()))?;
-            self.host_next = Some([a, b]);
-        }
-        let h = self.host_next.as_mut().ok_or_else(|| Error::InvalidInput("pinned token buffers missing (internal)".into()))?;
-        let (buf, copied) = &mut h[slot];
-        s.gpu.stream.memcpy_dtoh(&s.next.slice(..n), buf).during(|| "copying tokens".into())?;
-        copied.record(&s.gpu.stream).during(|| "recording the tokens' copy".into())
-    }
-
-    /// The `n` tokens [`Model::copy_next`] copied into `slot`, once the copy is done (negative ones as 0:
-    /// as [`Model::decode`] reads them).
-    fn read_next(&self, n: usize, slot: usize) -> Result<Vec<u32>> {
-        let h = self.host_next.as_ref().ok_or_else(|| Error::InvalidInput("no tokens copied (internal)".into()))?;
-        let (buf, copied) = &h[slot];
-        copied.synchronize().during(|| "waiting for the tokens' copy".into())?;
-        let ids = buf.as_slice().during(|| "reading the tokens".into())?;
-        Ok(ids[..n].iter().map(|&t| t.max(0) as u32).collect())
     }
 
     /// Launches one decode step of slots `0..n` (every kernel, or the captured graph) and counts its token
