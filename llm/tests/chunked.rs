@@ -325,7 +325,8 @@ fn decode_steps_run_ahead_gives_the_loops_tokens_and_a_stop_takes_back_the_step_
         }
         assert_eq!(m.lens()[..3], [51, 84, 145], "{tag}");
         // The run-ahead form (`Model::set_decode_ahead` drops the graphs: the first step eager again).
-        for ahead in [DecodeAhead::Ring] {
+        {
+            let ahead = DecodeAhead::Ring;
             m.set_decode_ahead(ahead).unwrap();
             let tag = format!("{tag}, {ahead:?}");
             // All 14 run ahead.
