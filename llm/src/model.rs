@@ -575,11 +575,12 @@ impl<T: Element + NormReducible> Model<T> {
     }
 
     /// How [`Model::decode_steps`] runs greedy steps on one GPU from now on (at load:
-    /// [`DecodeAhead::from_env`]). Taking [`DecodeAhead::Ring`] up or leaving it waits for the stream, makes or
-    /// frees rank 0's token ring and drops the captured graphs (they hold the argmax's ring, or none): each
+    /// [`DecodeAhead::from_env`]). Taking [`DecodeAhead::Ring`] up on one GPU, or leaving it, waits for the stream,
+    /// makes or frees the token ring and drops the captured graphs (they hold the argmax's ring, or none): each
     /// batch size's next step runs eagerly and captures again.
     pub fn set_decode_ahead(&mut self, ahead: DecodeAhead) -> Result<()> {
-        let ring = ahead == DecodeAhead::Ring;
+        // Split over ranks the steps run the plain loop (the argmax does not advance the inputs): no ring.
+        let ring = ahead == DecodeAhead::Ring && self.argmax_advances();
         let has = matches!(self.shards[0].ring, TokenRing::Mapped(..));
         if ring != has {
             self.synchronize("changing how the decode steps run ahead")?;

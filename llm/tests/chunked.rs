@@ -50,16 +50,22 @@ fn agrees(row: &[f32], token: u32, eps: f32) -> bool {
 /// near-ties. A prompt part run without its cached prefix is far further off (the test can tell).
 const TOL: f64 = 2e-2;
 
+/// A checkpoint directory holding [`CONFIG`] (`llm-TAG-PID` under the temporary directory; the caller removes
+/// it) and `gpu` on a stream of its own: the default stream cannot be captured, and decode steps should run as
+/// graphs.
+fn setup(tag: &str, gpu: &Gpu) -> (std::path::PathBuf, Gpu) {
+    let dir = std::env::temp_dir().join(format!("llm-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.json"), CONFIG).unwrap();
+    (dir, Gpu::with_stream(gpu.ctx.new_stream().unwrap()).unwrap())
+}
+
 #[test]
 fn chunks_continuations_and_joins_give_the_whole_prompts_logits() {
     let what = "chunks_continuations_and_joins_give_the_whole_prompts_logits";
     let Some(gpu) = gpu_or_skip(what) else { return };
     let seed = verify::fresh_seed();
-    let dir = std::env::temp_dir().join(format!("llm-chunked-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("config.json"), CONFIG).unwrap();
-    let stream = gpu.ctx.new_stream().unwrap();
-    let gpu = Gpu::with_stream(stream).unwrap();
+    let (dir, gpu) = setup("chunked", &gpu);
     let mut contiguous = None;
     for paging in [None, Some(Paging { page_size: 16, pages: 20 })] {
         let ck = Checkpoint::synthetic(&dir, seed).unwrap();
@@ -294,12 +300,8 @@ fn decode_steps_run_ahead_gives_the_loops_tokens_and_a_stop_takes_back_the_step_
     let what = "decode_steps_run_ahead_gives_the_loops_tokens_and_a_stop_takes_back_the_step_ahead";
     let Some(gpu) = gpu_or_skip(what) else { return };
     let seed = verify::fresh_seed();
-    let dir = std::env::temp_dir().join(format!("llm-steps-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("config.json"), CONFIG).unwrap();
-    // A stream of its own: the default stream cannot be captured, and the steps should run as graphs (session
-    // 109's first run on the default stream ran them all eagerly and found no graph to replay).
-    let gpu = Gpu::with_stream(gpu.ctx.new_stream().unwrap()).unwrap();
+    // (Session 109's first run of this test was on the default stream: every step eager, no graph to replay.)
+    let (dir, gpu) = setup("steps", &gpu);
     let g = Sampling::Greedy;
     for paging in [None, Some(Paging { page_size: 16, pages: 40 })] {
         let ck = Checkpoint::synthetic(&dir, seed).unwrap();
