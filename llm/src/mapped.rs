@@ -24,7 +24,7 @@ pub struct Mapped {
 }
 
 // SAFETY: `hptr` points into the allocation `host` owns (itself Send and Sync); `Mapped` hands out only
-// volatile word reads through `&self` and writes through `&mut self`, as a `PinnedHostSlice` would.
+// atomic word reads through `&self` and writes through `&mut self`, as a `PinnedHostSlice` would.
 unsafe impl Send for Mapped {}
 // SAFETY: as for Send.
 unsafe impl Sync for Mapped {}
