@@ -1143,18 +1143,13 @@ impl<T: Element + NormReducible> Model<T> {
         static HOST_INPUTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         let forced = *HOST_INPUTS.get_or_init(|| std::env::var("KERNEL_LAB_LLM_HOST_INPUTS").is_ok_and(|v| v.trim() == "1"));
         let last = self.device_next.take();
-        let synced = match tokens {
-            None => true,
-            Some(t) => {
-                let ids: Vec<i32> = t.iter().map(|&t| t as i32).collect();
-                last.is_some_and(|(m, i, p)| m == n && i == ids && p == pos) && !forced
-            }
-        };
+        // `None`: the device's own ids (the last step's argmax left them there).
+        let ids: Option<Vec<i32>> = tokens.map(|t| t.iter().map(|&t| t as i32).collect());
+        let synced = ids.as_ref().is_none_or(|ids| last.is_some_and(|(m, i, p)| m == n && &i == ids && p == pos) && !forced);
         self.decoded = None;
-        if !synced {
-            let ids: Vec<i32> = tokens.unwrap_or_default().iter().map(|&t| t as i32).collect();
+        if let (false, Some(ids)) = (synced, &ids) {
             let slot: Vec<i32> = (0..n as i32).collect();
-            self.upload_tokens(&ids, &pos, &slot)?;
+            self.upload_tokens(ids, &pos, &slot)?;
         }
         self.decode_plans(n, (!synced).then_some(&lens))?;
         if !synced {
