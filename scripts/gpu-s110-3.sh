@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 110's third device call (issue 48): f27n128's few-tile cost calibrated (Fp8Costs::f27n128). Carry:
+# Session 110's third device call (issue 48; either card: files tagged by the GPU): f27n128's few-tile cost calibrated (Fp8Costs::f27n128). Carry:
 # kernel-lab and tests/fp8 (bench's FP8 GPU tests) from .carry/COMMIT.
 #   (1) the FP8 calibration GPU test (every costed step's calibration shapes timed, f27n128's among them, and fitted);
 #   (2) `kernel-lab calibrate --dtype fp8`, 3 processes, each its costs and timings;
@@ -12,11 +12,12 @@
 set -uo pipefail
 . scripts/device-log.sh s110-3.txt 200
 J=/tmp/s110-3; mkdir -p $J
+G=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -o "H[0-9]*" | head -1 | tr A-Z a-z)
 rm -rf ~/.cache/kernel-lab
 T=300 run $C/tests/fp8 the_fp8_calibration --nocapture --test-threads 1
 stamp "fp8 calibration test"
 for i in 1 2 3; do
-  T=150 run $C/kernel-lab calibrate --dtype fp8 --out $J/fp8-cost-h100-p$i.tsv --samples $J/fp8-samples-h100-p$i.tsv
+  T=150 run $C/kernel-lab calibrate --dtype fp8 --out $J/fp8-cost-$G-p$i.tsv --samples $J/fp8-samples-$G-p$i.tsv
   stamp "calibrate $i"
 done
 rm -rf ~/.cache/kernel-lab
