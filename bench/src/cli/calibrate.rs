@@ -23,7 +23,7 @@ kernel-lab calibrate [--dtype f16|f32|fp8] [--out FILE] [--samples FILE]
     stream rate per family (128-, 64-, 32-row tiles, 16- and 4-row strips), to
     $KERNEL_LAB_F32_COST_FILE, else ~/.cache/kernel-lab/f32-cost-<gpu>-….tsv;
   fp8: the few-tile costs (a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor)
-    of f14, f22, f25, f27n128, f3 and f23, f21's split (clusters of 2 and 4), fw2's weight stream and f27's
+    of f14, f22, f25, f3 and f23, f21's split (clusters of 2 and 4), fw2's weight stream and f27's
     speeds against f14 over full rounds, which the FP8 entry point's choice weighs, to
     $KERNEL_LAB_FP8_COST_FILE, else ~/.cache/kernel-lab/fp8-cost-<gpu>-….tsv.
   --out FILE writes the model there instead and --samples FILE also writes every timing (step, shape,

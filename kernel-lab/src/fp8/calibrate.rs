@@ -2,7 +2,7 @@
 //! finding the costs a plan uses ([`model_for`]): a calibration kept for this GPU, SM count, driver and PTX,
 //! else the shipped H200 constants ([`Fp8Costs::shipped`]). What is measured: the few-tile costs
 //! ([`TileCost`]: a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor) of f14, f22 and
-//! f25, f27n128 (since session 110) and fw2's weight stream ([`RowStreamCost`]) for the per-tensor choice, f3's and f23's for block scales
+//! f25 and fw2's weight stream ([`RowStreamCost`]) for the per-tensor choice, f3's and f23's for block scales
 //! (`crate::steps::fp8::per_tensor_step_by`, `block_step_by`), and f27's speeds per unit of work against f14's in
 //! the wave model ([`f27_speeds`]: the four timed over full rounds at [`F27_SPEED_SHAPE`]). The other speed
 //! ratios among the many-tile steps stay as measured on an H100 or the H200 (`F18_SPEED_PER_WORK`, …); f27n192's
@@ -28,7 +28,6 @@ pub fn costed_step(name: &str) -> Option<&'static Step> {
         "f14" => &steps::F14,
         "f22" => &steps::F22,
         "f25" => &steps::F25,
-        "f27n128" => &steps::F27_N128,
         "f3" => &steps::F3,
         "f23" => &steps::F23,
         "fw2" => &steps::FW2,
@@ -40,8 +39,8 @@ pub fn costed_step(name: &str) -> Option<&'static Step> {
 
 /// The shapes configuration `name` ([`FP8_COSTED`]) is calibrated on with `sms` SMs (pure), from its tile and
 /// the SMs, none from a model's list; N a multiple of 128 and K of 128 throughout (block scales' groups).
-/// - f14 (128×256 tiles), f27n128 and f3 (128×128), the few-tile regime their costs price: 1 tile, an eighth, a
-///   third and nine tenths of a round, at 1, 8 and 32 K tiles of 128 (f3: 4 and 32); f3 also a 32-row shape over
+/// - f14 (128×256 tiles) and f3 (128×128), the few-tile regime their costs price: 1 tile, an eighth, a third
+///   and nine tenths of a round, at 1, 8 and 32 K tiles of 128 (f3: 4 and 32); f3 also a 32-row shape over
 ///   half a round of tiles at K 8192 (its DRAM floor);
 /// - f22 and f23 (64×64 tiles, 128 rows): a quarter, one and three rounds at 8 and 32 K tiles, and 64 rows
 ///   over one round at 32;
@@ -57,9 +56,9 @@ pub fn calibration_shapes(name: &str, sms: u32) -> Vec<(usize, usize, usize)> {
     let up = |x: usize| x.div_ceil(128) * 128;
     let mut out = vec![];
     match name {
-        "f14" | "f27n128" | "f3" => {
+        "f14" | "f3" => {
             let cols = if name == "f14" { 256 } else { 128 };
-            let kts: &[usize] = if name == "f3" { &[4, 32] } else { &[1, 8, 32] };
+            let kts: &[usize] = if name == "f14" { &[1, 8, 32] } else { &[4, 32] };
             for t in [1, sms.div_ceil(8), sms.div_ceil(3), sms * 9 / 10] {
                 let tm = if t >= 8 { 2 } else { 1 };
                 for &kt in kts {
@@ -192,7 +191,6 @@ pub fn predict(costs: &Fp8Costs, x: &Fp8Sample, sms: u32) -> Option<f64> {
         "f14" => costs.f14,
         "f22" => costs.f22,
         "f25" => costs.f25,
-        "f27n128" => costs.f27n128,
         "f3" => costs.f3,
         _ => costs.f23,
     };
@@ -334,14 +332,14 @@ mod tests {
             for name in FP8_COSTED {
                 assert!(labels.iter().filter(|l| config_of(l) == Some(name)).count() >= 7, "{name}: too few timings");
             }
-            for name in ["f14", "f21x2", "f21x4", "f22", "f25", "f27n128", "f3", "f23", "fw2"] {
+            for name in ["f14", "f21x2", "f21x4", "f22", "f25", "f3", "f23", "fw2"] {
                 let shapes = calibration_shapes(name, sms);
                 assert!(shapes.len() >= 6, "{name}: {shapes:?}");
                 let st = costed_step(name).unwrap();
                 for &(m, n, k) in &shapes {
                     assert!(st.rejects(m, n, k).is_none(), "{name} {m}x{n}x{k}");
                     assert!(n % 128 == 0 && k % 128 == 0, "{name} {m}x{n}x{k}");
-                    if matches!(name, "f14" | "f27n128" | "f3") {
+                    if matches!(name, "f14" | "f3") {
                         assert!(st.tiles(m, n) < sms as u64, "{name} {m}x{n}x{k}: the few-tile regime");
                     }
                 }
@@ -357,7 +355,6 @@ mod tests {
             f25: TileCost { fixed_us: 3.0, k_tile_us: 0.2, k_tile_full_us: 0.3, dram_bytes_per_us: 3.5e6 },
             fw2: RowStreamCost { fixed_us: 3.0, bytes_per_us: 3.3e6, per_row: 0.005 },
             f21: steps::SplitCost { fixed_us: 7.0, k_tile_us: 0.6 },
-            f27n128: TileCost { fixed_us: 4.5, k_tile_us: 0.3, k_tile_full_us: 0.35, dram_bytes_per_us: f64::INFINITY },
             ..Fp8Costs::shipped("H200")
         };
         let truth = Fp8Costs { f27_speed: [0.95, 0.9, 0.85], ..truth };
@@ -377,7 +374,7 @@ mod tests {
             ..truth.clone()
         };
         let resident = truth.f21_resident;
-        let start = Fp8Costs { f21: steps::SplitCost { fixed_us: 4.0, k_tile_us: 0.9 }, f27n128: steps::f27n128_from_f14(start.f14), ..start };
+        let start = Fp8Costs { f21: steps::SplitCost { fixed_us: 4.0, k_tile_us: 0.9 }, ..start };
         let (got, kept) = fit(&samples, "test".into(), 132, resident, &start);
         assert!(kept.is_empty(), "{kept:?}");
         assert!((got.f21.k_tile_us / 0.6 - 1.0).abs() < 0.05, "{:?}", got.f21);
@@ -389,7 +386,6 @@ mod tests {
         }
         assert!((got.fw2.bytes_per_us / 3.3e6 - 1.0).abs() < 0.05, "{:?}", got.fw2);
         assert!((got.f14.k_tile_us / 0.5 - 1.0).abs() < 0.1, "{:?}", got.f14);
-        assert!((got.f27n128.fixed_us / 4.5 - 1.0).abs() < 0.1 && (got.f27n128.k_tile_us / 0.3 - 1.0).abs() < 0.1, "{:?}", got.f27n128);
     }
 
     #[test]
@@ -409,15 +405,6 @@ mod tests {
         // Without an f21 line (the first calibrations' files) f21 is priced by f14's constants.
         let old = Fp8Costs::parse(&text.lines().filter(|l| !l.starts_with("f21")).collect::<Vec<_>>().join("\n"), "f").unwrap();
         assert_eq!((old.f21.fixed_us, old.f21.k_tile_us), (old.f14.fixed_us, old.f14.k_tile_us));
-        // f27n128 reads back; without its line (files before session 110) it is priced by the file's own f14.
-        let mut own = c.clone();
-        own.f27n128 = TileCost { fixed_us: 4.25, k_tile_us: 0.3, k_tile_full_us: 0.375, dram_bytes_per_us: f64::INFINITY };
-        own.f14.fixed_us = 7.5;
-        let back = Fp8Costs::parse(&own.to_text(), "t").unwrap();
-        assert_eq!((back.f27n128.fixed_us, back.f27n128.k_tile_us, back.f27n128.k_tile_full_us), (4.25, 0.3, 0.375));
-        let before = Fp8Costs::parse(&own.to_text().lines().filter(|l| !l.starts_with("f27n128")).collect::<Vec<_>>().join("\n"), "f").unwrap();
-        assert_eq!(before.f27n128, steps::f27n128_from_f14(before.f14));
-        assert_eq!(before.f27n128.fixed_us, 7.5);
         assert!(Fp8Costs::parse(&text.replace("f22\t", "f99\t"), "f").unwrap_err().contains("f99"));
         assert!(Fp8Costs::parse(&text.replace("f25\t3.800", "f25\t-3.8"), "f").is_err());
         assert!(Fp8Costs::shipped("NVIDIA H100 80GB HBM3").source.contains("kernel-lab calibrate"));
@@ -448,14 +435,14 @@ mod tests {
             assert!((v[1] - 0.5).abs() < 1e-12 && (v[0] - 1.0).abs() < 1e-12, "{sms}: {v:?}");
             let (fitted, kept) = fit(&slow, "t".into(), sms, [66, 39, 30, 22, 17, 15, 15], &Fp8Costs::shipped("H200"));
             assert_eq!(fitted.f27_speed, v);
-            assert!(!kept.iter().any(|x| x.starts_with("f27:")), "{kept:?}");
+            assert!(!kept.iter().any(|x| x.starts_with("f27")), "{kept:?}");
             assert!(f27_speeds(&slow[..3], sms).is_none(), "a width missing");
             let mut moved = slow.clone();
             moved[2].shape = (m, n, 2 * k);
             assert!(f27_speeds(&moved, sms).is_none(), "two shapes");
             let (fitted, kept) = fit(&moved, "t".into(), sms, [66, 39, 30, 22, 17, 15, 15], &Fp8Costs::shipped("H200"));
             assert_eq!(fitted.f27_speed, steps::F27_SPEED_PER_WORK);
-            assert!(kept.iter().any(|x| x.starts_with("f27:")), "{kept:?}");
+            assert!(kept.iter().any(|x| x.starts_with("f27")), "{kept:?}");
         }
         // Every width runs the shape.
         for l in F27_SPEED_LABELS {

@@ -826,7 +826,7 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
         };
     }
     // Few tiles: f14, f27's 192-wide tiles where they fit one round (f14's cost, its K tile three quarters
-    // as long), f27n128 (its own cost: `Fp8Costs::f27n128`), f21 at its best cluster size (f14's costs plus its overhead per wave,
+    // as long), f27n128 (half as long), f21 at its best cluster size (f14's costs plus its overhead per wave,
     // in f14's K tiles), or f22, whichever `TileCost` says finishes first (ties to the earlier).
     let mut best = (&F14, t14);
     // Weights beyond the L2 from DRAM no faster than the fastest streaming step, f25 (f14's cost has no
@@ -842,8 +842,7 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
         }
     }
     if F27_N128.rejects(m, n, k).is_none() {
-        let cost = TileCost { dram_bytes_per_us: if beyond_l2 { costs.f25.dram_bytes_per_us } else { f64::INFINITY }, ..costs.f27n128 };
-        let t = cost.time_us(F27_N128.tiles(m, n), sms as u64, kt, ab);
+        let t = narrower(F27_N128_K_TILE).time_us(F27_N128.tiles(m, n), sms as u64, kt, ab);
         if t < best.1 {
             best = (&F27_N128, t);
         }
@@ -960,9 +959,6 @@ pub struct Fp8Costs {
     pub f22: TileCost,
     /// f25's ([`F25_COST`]).
     pub f25: TileCost,
-    /// f27n128's on few tiles (since session 110; shipped: f14's with its K-tile terms × [`F27_N128_K_TILE`], as
-    /// session 108 priced it), its DRAM floor f25's where the weights lie beyond the L2 ([`wgmma_step_by`]).
-    pub f27n128: TileCost,
     /// f3's, block scales ([`F3_COST`]).
     pub f3: TileCost,
     /// f23's, block scales ([`F23_COST`]).
@@ -980,13 +976,7 @@ pub struct Fp8Costs {
 pub const H200_L2_BYTES: u64 = 60 << 20;
 
 /// The configurations whose costs [`Fp8Costs`] holds, as its text form names them.
-pub const FP8_COSTED: [&str; 8] = ["f14", "f21", "f22", "f25", "f27n128", "f3", "f23", "fw2"];
-
-/// f27n128's few-tile cost as f14's `f14` prices it: its K-tile terms × [`F27_N128_K_TILE`] (half the columns), no
-/// DRAM floor of its own — the shipped cost, and a calibration file's from before f27n128 had its own.
-pub fn f27n128_from_f14(f14: TileCost) -> TileCost {
-    TileCost { k_tile_us: f14.k_tile_us * F27_N128_K_TILE, k_tile_full_us: f14.k_tile_full_us * F27_N128_K_TILE, dram_bytes_per_us: f64::INFINITY, ..f14 }
-}
+pub const FP8_COSTED: [&str; 7] = ["f14", "f21", "f22", "f25", "f3", "f23", "fw2"];
 
 /// f21's time: a fixed cost and the time of one CTA's K tile, over its cluster split's estimate in K tiles
 /// (`layout::hopper::tma_hgemm::cluster_split_estimate`: rounds of resident clusters × (the split's K tiles +
@@ -1026,7 +1016,7 @@ impl Fp8Costs {
     /// where `kernel-lab calibrate` measures its own.
     pub fn shipped(name: &str) -> Fp8Costs {
         let source = if name.contains("H200") { "shipped: H200".to_string() } else { format!("shipped: H200 (not measured on {name}: run `kernel-lab calibrate`)") };
-        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], l2_bytes: H200_L2_BYTES, f14: F14_COST, f21: SplitCost { fixed_us: F14_COST.fixed_us, k_tile_us: F14_COST.k_tile_us }, f22: F22_COST, f25: F25_COST, f27n128: f27n128_from_f14(F14_COST), f3: F3_COST, f23: F23_COST, fw2: FW2_COST,
+        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], l2_bytes: H200_L2_BYTES, f14: F14_COST, f21: SplitCost { fixed_us: F14_COST.fixed_us, k_tile_us: F14_COST.k_tile_us }, f22: F22_COST, f25: F25_COST, f3: F3_COST, f23: F23_COST, fw2: FW2_COST,
                    f27_speed: F27_SPEED_PER_WORK }
     }
 
@@ -1036,7 +1026,6 @@ impl Fp8Costs {
             "f14" => Some(&mut self.f14),
             "f22" => Some(&mut self.f22),
             "f25" => Some(&mut self.f25),
-            "f27n128" => Some(&mut self.f27n128),
             "f3" => Some(&mut self.f3),
             "f23" => Some(&mut self.f23),
             _ => None,
@@ -1050,7 +1039,7 @@ impl Fp8Costs {
         use std::fmt::Write as _;
         let r = self.f21_resident.map(|x| x.to_string()).join(" ");
         let mut out = format!("# source {}\n# sms {}\n# l2_bytes {}\n# f21_resident {r}\n# step\tfixed_us\tk_tile_us\tk_tile_full_us\tdram_gbps (fw2: fixed_us, gbps, per_row)\n", self.source.replace('\n', " "), self.sms, self.l2_bytes);
-        for (name, c) in [("f14", self.f14), ("f22", self.f22), ("f25", self.f25), ("f27n128", self.f27n128), ("f3", self.f3), ("f23", self.f23)] {
+        for (name, c) in [("f14", self.f14), ("f22", self.f22), ("f25", self.f25), ("f3", self.f3), ("f23", self.f23)] {
             let dram = if c.dram_bytes_per_us.is_finite() { format!("{:.0}", c.dram_bytes_per_us / 1e3) } else { "inf".into() };
             let _ = writeln!(out, "{name}\t{:.3}\t{:.4}\t{:.4}\t{dram}", c.fixed_us, c.k_tile_us, c.k_tile_full_us);
         }
@@ -1064,7 +1053,7 @@ impl Fp8Costs {
     pub fn parse(text: &str, what: &str) -> Result<Fp8Costs, String> {
         let bad = |line: usize, why: String| format!("{what}:{line}: {why}");
         let mut c = Fp8Costs { source: String::new(), sms: 0, ..Fp8Costs::shipped("H200") };
-        let mut seen = [false; FP8_COSTED.len()];
+        let mut seen = [false; 7];
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() {
@@ -1126,11 +1115,6 @@ impl Fp8Costs {
         let f21 = FP8_COSTED.iter().position(|&n| n == "f21").expect("f21 is costed");
         if !seen[f21] {
             (c.f21, seen[f21]) = (SplitCost { fixed_us: c.f14.fixed_us, k_tile_us: c.f14.k_tile_us }, true);
-        }
-        // One from before f27n128 had its own (session 110) prices it by its f14, as the choice did then.
-        let n128 = FP8_COSTED.iter().position(|&n| n == "f27n128").expect("f27n128 is costed");
-        if !seen[n128] {
-            (c.f27n128, seen[n128]) = (f27n128_from_f14(c.f14), true);
         }
         if let Some(i) = seen.iter().position(|s| !s) {
             return Err(format!("{what}: no constants for {}", FP8_COSTED[i]));
