@@ -597,7 +597,11 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     let t = Instant::now();
     // Greedy on one GPU the host reads each step's tokens while the next step runs (`Model::decode_steps`).
     let want = if done { 0 } else { o.max_new.saturating_sub(1) };
+    // When each step's tokens reached the host: the steps' wall times one by one (the first after the prompt
+    // against the rest).
+    let mut arrived: Vec<f64> = Vec::with_capacity(want);
     let ran = model.decode_steps(&next, want, o.sampling, &mut rng, |ids| {
+        arrived.push(t.elapsed().as_secs_f64() * 1e3);
         for (e, t) in ended.iter_mut().zip(ids) {
             *e |= eos.contains(t);
         }
@@ -613,9 +617,17 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     }
     let steps = steps.max(1);
     let ms_tok = t.elapsed().as_secs_f64() * 1e3 / steps as f64;
+    // Each step's wall time: from the previous step's tokens (the first: from the decode's start) to its own.
+    let step_ms: Vec<f64> = arrived.iter().scan(0.0, |prev, &a| Some(a - std::mem::replace(prev, a))).collect();
     let chunked = if o.prefill_chunk > 0 { format!(" (in chunks of ≤ {} tokens)", o.prefill_chunk) } else { String::new() };
     println!("prompt {} tokens × batch {}: prefill {prefill_ms:.2} ms{chunked}; decode {ms_tok:.3} ms per step ({:.1} tokens/s per sequence)", prompt.len(), o.batch,
              1e3 / ms_tok);
+    if step_ms.len() >= 3 {
+        let mut sorted = step_ms.clone();
+        sorted.sort_by(f64::total_cmp);
+        println!("decode steps one by one: the first {:.3} ms, the second {:.3}, the median {:.3}, the slowest {:.3}", step_ms[0], step_ms[1],
+                 sorted[sorted.len() / 2], sorted[sorted.len() - 1]);
+    }
     // Every sequence's tokens (a batch of copies: the first's).
     let shown = if o.more.is_empty() { 1 } else { out.len() };
     for (i, seq) in out.iter().take(shown).enumerate() {
@@ -648,7 +660,7 @@ fn run<T: Element + NormReducible>(gpu: &Gpu, o: &Opts, ck: Checkpoint, tokenize
     if let Some(path) = &o.json {
         let v = serde_json::json!({"profile": profile, "gpu": gpu.info.name, "dtype": T::NAME, "graphs": model.graphs_on, "weights": format!("{:?}", o.weights), "tp": model.world(), "tp_same_gpu": o.tp_same_gpu, "synthetic_weights": synthetic, "prompt_len": prompt.len(), "batch": o.batch, "prefill_ms": prefill_ms,
                                    "prefill_chunk": o.prefill_chunk, "kv_pages": model.pages().map(|(_, n, size)| (n, size)),
-                                   "decode_ms_per_step": ms_tok, "replay_ms_per_step": replay_ms, "tokens": out, "load_s": load_s, "pdl": pdl});
+                                   "decode_ms_per_step": ms_tok, "decode_step_ms": step_ms, "replay_ms_per_step": replay_ms, "tokens": out, "load_s": load_s, "pdl": pdl});
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default()).map_err(|e| Error::InvalidInput(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())
