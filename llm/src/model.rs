@@ -252,23 +252,9 @@ impl DecodeAhead {
 pub const DEFAULT_AHEAD: DecodeAhead = DecodeAhead::Ring;
 
 /// Slots of the ring the argmax posts tokens into (`Shard::ring`): [`Model::decode_steps`] waits for step
-/// `j`'s with steps up to `j + depth` queued ([`ring_depth`] ≤ `TOKEN_RING − 1`), so slot `j % TOKEN_RING` is next
-/// written by step `j + TOKEN_RING`, launched only after the host has read step `j + TOKEN_RING − depth`'s — after
-/// step `j`'s.
+/// `j`'s with step `j + 1` queued, so slot `j % TOKEN_RING` is next written by step `j + TOKEN_RING`, launched
+/// only after the host has read step `j + TOKEN_RING − 2`'s — after step `j`'s.
 pub const TOKEN_RING: usize = 4;
-
-/// How many steps [`Model::decode_steps`] keeps queued beyond the one whose tokens the host waits for, on the
-/// ring: [`RING_DEPTH`], or `KERNEL_LAB_LLM_AHEAD_DEPTH` (1 … `TOKEN_RING − 1`; a timing A/B).
-fn ring_depth() -> usize {
-    static DEPTH: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *DEPTH.get_or_init(|| {
-        std::env::var("KERNEL_LAB_LLM_AHEAD_DEPTH").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|d| (1..TOKEN_RING).contains(d)).unwrap_or(RING_DEPTH)
-    })
-}
-
-/// [`ring_depth`]'s default: one step queued while the host waits (session 109).
-pub const RING_DEPTH: usize = 1;
-const _: () = assert!(RING_DEPTH >= 1 && RING_DEPTH < TOKEN_RING, "the ring holds the waited step and those queued");
 
 /// Where a shard's argmax posts tokens for the host.
 enum TokenRing {
@@ -1011,10 +997,10 @@ impl<T: Element + NormReducible> Model<T> {
     /// one's input, ending after the first step for which `stop(its tokens)` is true; returns every step's
     /// tokens. What [`Model::decode`] in a loop returns, but greedy on one GPU ([`DecodeAhead::Ring`], the
     /// default) the host does not wait between steps: the argmax writes the next step's inputs on the device
-    /// and posts its tokens into a ring in mapped host memory, so steps up to `j + 1` (`j + depth`:
-    /// `KERNEL_LAB_LLM_AHEAD_DEPTH`, [`RING_DEPTH`]) are launched before the host waits for step `j`'s — the host's share of a step (the graph's launch, reading the tokens: 38–47 µs at
-    /// batch 1) runs while the GPU computes, and nothing runs on the stream between two steps. The steps
-    /// launched past a stop are taken back: the lengths stay the stopped step's, the device's inputs are marked
+    /// and posts its tokens into a ring in mapped host memory, so step `j + 1` is launched before the host
+    /// waits for step `j`'s — the host's share of a step (the graph's launch, reading the tokens: 38–47 µs at
+    /// batch 1) runs while the GPU computes, and nothing runs on the stream between two steps. The step
+    /// launched past a stop is taken back: the lengths stay the stopped step's, the device's inputs are marked
     /// stale (the next step copies them from the host) and the cache rows it wrote lie past every sequence's
     /// end. Every sequence needs room for `steps` more tokens (refused up front otherwise). Sampling other
     /// than greedy, a model split over ranks, or [`DecodeAhead::Off`] run the plain loop.
@@ -1050,32 +1036,27 @@ impl<T: Element + NormReducible> Model<T> {
             ring.zero();
             s.gpu.stream.memset_zeros(ticks).during(|| "zeroing the token ring's counts".into())?;
         }
-        let depth = ring_depth();
         self.decode_launch(n, Some(tokens))?;
         self.decoded = Some(n);
-        // Steps launched so far.
-        let mut launched = 1;
         for j in 0..steps {
-            // Steps up to j + depth queued before waiting for step j's tokens; each launched step's inputs are
-            // the device's (the previous step's argmax advanced them).
-            while launched < steps && launched <= j + depth {
+            let ahead = j + 1 < steps;
+            if ahead {
+                // The device holds step j's tokens and positions as step j + 1's inputs (its argmax advanced them).
                 self.decode_launch(n, None)?;
                 self.decoded = Some(n);
-                launched += 1;
             }
             let ids = self.ring_tokens(n, j)?;
             self.check_ranks()?;
             let stopped = stop(&ids);
-            let past = launched - (j + 1);
-            if past == 0 {
+            if !ahead {
                 // The last step: the device's inputs are its tokens at the positions `lens`.
                 self.device_next = Some((n, ids.iter().map(|&t| t as i32).collect(), self.lens[..n].iter().map(|&l| l as i32).collect()));
             } else if stopped {
-                // The steps launched past the stop: their tokens are not kept (their cache rows lie past each
-                // sequence's end, written over by the next steps there), and the device's inputs are the last
-                // one's outputs, not step j's: the next step copies the host's.
+                // Step j + 1 ran ahead of the stop: its token is not kept (its cache rows lie past each
+                // sequence's end, written over by the next step there), and the device's inputs are its
+                // outputs, not step j's: the next step copies the host's.
                 for l in &mut self.lens[..n] {
-                    *l -= past;
+                    *l -= 1;
                 }
                 self.device_next = None;
                 self.decoded = None;
