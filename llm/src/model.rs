@@ -223,13 +223,6 @@ impl<T: Element> Plans<T> {
 /// batches of more than 32 sequences of as many sizes take turns being captured).
 const DEQUANT_PLANS: usize = 4;
 
-/// Spins of `Model::ring_tokens` between two queries of the stream: 1024, or `KERNEL_LAB_LLM_SPIN_QUERY`
-/// (a timing A/B, session 110).
-fn spin_query() -> u32 {
-    static SPINS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *SPINS.get_or_init(|| std::env::var("KERNEL_LAB_LLM_SPIN_QUERY").ok().and_then(|v| v.trim().parse().ok()).filter(|&v: &u32| v > 0).unwrap_or(1024))
-}
-
 /// How [`Model::decode_steps`] runs greedy steps on one GPU ([`Model::set_decode_ahead`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeAhead {
@@ -1097,7 +1090,7 @@ impl<T: Element + NormReducible> Model<T> {
                     break w;
                 }
                 spins = spins.wrapping_add(1);
-                if spins.is_multiple_of(spin_query()) && mapped::stream_idle(&s.gpu.stream)? {
+                if spins.is_multiple_of(1024) && mapped::stream_idle(&s.gpu.stream)? {
                     // Everything queued has finished, so the word is final.
                     let w = word(b)?;
                     if (w >> 32) as u32 == want {
