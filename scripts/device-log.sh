@@ -40,3 +40,28 @@ runner_old_new() {
     stamp "runner $i"
   done
 }
+# `runner_rounds DIR N VARIANT…`: the Llama-3-8B-shaped runner (synthetic weights, 2048-token prompt, 64 steps unless
+# a variant says otherwise, the graph replayed 100 times) after one warm-up, N processes of each VARIANT alternating.
+# A VARIANT is `NAME|ENV=VALUE …|ARGS` (ARGS: `--fp8`, `--max-new 512`, …); its JSON goes to DIR/NAME-I.json.
+runner_rounds() {
+  local dir=$1 n=$2; shift 2
+  local M=/tmp/llm-syn; mkdir -p $M; cp scripts/llama3-8b-config.json $M/config.json
+  T=150 run $C/llm --model $M --synthetic-weights --fp8 --prompt-len 128 --max-new 8 --batch 1
+  for i in $(seq 1 $n); do
+    for v in "$@"; do
+      local name env args; IFS='|' read -r name env args <<< "$v"
+      # shellcheck disable=SC2086 # ENV and ARGS are word lists
+      run env KERNEL_LAB_LLM_REPLAY=100 $env $C/llm --model $M --synthetic-weights --prompt-len 2048 --max-new 64 --batch 1 --ignore-eos $args --json $dir/$name-$i.json
+    done
+    stamp "runner round $i"
+  done
+}
+# `fp8_steps DIR NAME SHAPES SEED REPS WARMUP`: every per-tensor few-tile FP8 step the choice weighs at the shapes of
+# SHAPES, 3 processes (seeds SEED1..SEED3), each's JSON to DIR/NAME-pI.json.
+fp8_steps() {
+  for i in 1 2 3; do
+    T=200 run $C/kernel-lab --family fp8 --steps f14,f21x2,f21x3,f21x4,f21x6,f22,f25,f27n128,f27n192 --shapes-file $3 \
+        --reps $5 --warmup $6 --seed $4$i --json $1/$2-p$i.json --out /tmp/r
+    stamp "$2 process $i"
+  done
+}
