@@ -20,7 +20,6 @@
 #      6ccf9039). Predicted, if the queue's depth is the cause: two's wall within 5 us of the GPU time.
 #   6: the ring querying the stream every 1,024 spins against every 1,048,576 (KERNEL_LAB_LLM_SPIN_QUERY, d5aac6ba).
 #      Predicted, if the queries are the cause: the second's wall within 5 us of the GPU time.
-#   7: `ncu` of cuBLASLt's FP8 kernels at four few-tile shapes (no prediction: a reading of its configuration).
 set -uo pipefail
 CALL=${CALL:-1}
 . scripts/device-log.sh s110-$CALL.txt 150
@@ -73,14 +72,7 @@ case $CALL in
   runner_rounds $J 3 "q1k|$Q=1024|$F8" "q1m|$Q=1048576|$F8" "bf16q1k|$Q=1024|" "bf16q1m|$Q=1048576|"
   python3 scripts/w8-runner-medians.py $J q1m q1k bf16q1k | tee -a "$L"
   python3 scripts/w8-runner-medians.py $J q1m q1k bf16q1m | tee -a "$L" ;;
-7)
-  # cuBLASLt's FP8 kernels at four few-tile shapes where the entry runs 0.77-0.96x it (calls 1-2): grid, block,
-  # cluster, registers, shared memory and duration, for the next few-tile step's design.
-  for s in 256x4096x4096 256x3072x4096 256x4096x7168 128x4096x4096; do
-    T=120 run ncu --clock-control none -k regex:nvjet -c 3 --section LaunchStats --section SpeedOfLight \
-        $C/kernel-lab --family fp8 --steps f27n128 --gemm-sizes $s --reps 2 --warmup 0 --out /tmp/r
-  done ;;
-*) echo "CALL=$CALL: one of 1-7" | tee -a "$L" ;;
+*) echo "CALL=$CALL: one of 1-6" | tee -a "$L" ;;
 esac
 tar cJf $OUT/s110-$CALL.tar.xz -C /tmp s110-$CALL
 grep -E "^exit [1-9]|panicked" "$L" | head || true
