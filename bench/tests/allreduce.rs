@@ -13,7 +13,7 @@ use kernel_lab_bench::{
     Error,
     comm::{Algo, AllReduce, AllReduceOptions, Group, Placement, Reducible, ResidualNorm},
     cudarc::driver::{CudaContext, CudaSlice},
-    runtime::gpu::{Gpu, gpu_or_skip},
+    runtime::gpu::{Gpu, gpu_or_skip, report_skip},
 };
 use rand::{Rng, SeedableRng};
 
@@ -188,8 +188,7 @@ fn every_step_agrees_across_real_gpus() {
     let mut ran = vec![];
     for algo in Algo::ALL {
         if let Some(why) = ar.unavailable(algo) {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "SKIPPED every_step_agrees_across_real_gpus ({}): {why}", algo.name());
+            report_skip(&format!("every_step_agrees_across_real_gpus ({})", algo.name()), &why);
             continue;
         }
         for n in [8, 8 * 1001, 8 * 100_000] {
@@ -214,8 +213,7 @@ fn the_fused_norm_agrees_across_real_gpus() {
     let Some(_gpu) = gpu_or_skip("the_fused_norm_agrees_across_real_gpus") else { return };
     let n_gpus = CudaContext::device_count().unwrap() as usize;
     let skip = |why: &str| {
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "SKIPPED the_fused_norm_agrees_across_real_gpus: {why}");
+        report_skip("the_fused_norm_agrees_across_real_gpus", &why);
     };
     if n_gpus < 2 {
         return skip("fewer than two GPUs");

@@ -2,12 +2,11 @@
 //! f64 CPU reference on ragged shapes (lengths off every tile, one query), both element types, causal
 //! and not, at the usual scale and at a sharp one, and with a row max that jumps late; the persistent
 //! steps (a12, a15) bit for bit against their one-CTA-per-tile twin, a17 against a11; bad input refused before any launch. Without a GPU each test says it was skipped and passes.
-use std::io::Write;
 
 use kernel_lab_bench::{
     attention::{AttnShape, Unfused, flash, flash_with, reference_f64},
     families::attention::{LSE_TOL, o_tol},
-    runtime::{device_check::{self, Dist, ElemKind}, gpu::{Gpu, gpu_or_skip}, verify},
+    runtime::{device_check::{self, Dist, ElemKind}, gpu::{Gpu, gpu_or_skip, report_skip}, verify},
     steps::{attention::{Kind, Step, all_of}, gemm::Elem},
 };
 use cudarc::driver::CudaSlice;
@@ -130,7 +129,7 @@ fn the_persistent_walk_matches_one_cta_per_tile() {
                 // a9 first, then the persistent steps a12 and a15.
                 let steps: Vec<_> = all_of(Kind::Flash, d as u32, elem).filter(|st| st.kernel.step.starts_with("a9-") || st.persistent).collect();
                 if let Some(why) = steps.iter().find_map(|st| gpu.cannot_run(&st.kernel)) {
-                    let _ = writeln!(std::io::stderr(), "SKIPPED the_persistent_walk_matches_one_cta_per_tile: {why}");
+                    report_skip("the_persistent_walk_matches_one_cta_per_tile", &why);
                     return;
                 }
                 assert!(steps.len() == 3 && steps[0].kernel.step.starts_with("a9-"), "a9, a12 and a15 for {s} {elem:?}");

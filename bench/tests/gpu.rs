@@ -1,6 +1,5 @@
 //! GPU tests: every kernel against its reference on fresh random data. Without a GPU (no driver or no
 //! device) each test says plainly that it was skipped and passes.
-use std::io::Write;
 
 use kernel_lab_bench::{
     Error,
@@ -8,7 +7,7 @@ use kernel_lab_bench::{
         reduce::{self, CublasSum, ReducePlan},
         selftest,
     },
-    runtime::{gpu::gpu_or_skip, verify},
+    runtime::{gpu::{gpu_or_skip, report_skip}, verify},
     steps,
 };
 
@@ -92,7 +91,7 @@ fn device_primitives_match_their_cpu_models() {
     let results = selftest::run_all(&gpu, verify::fresh_seed());
     for r in &results {
         if r.skipped {
-            let _ = writeln!(std::io::stderr(), "SKIPPED {}: {}", r.kernel, r.failure.as_deref().unwrap_or(""));
+            report_skip(&r.kernel, &r.failure.as_deref().unwrap_or(""));
         }
     }
     let failures: Vec<_> = results.iter().filter(|r| !r.skipped && r.failure.is_some()).collect();
@@ -150,7 +149,7 @@ fn every_sgemm_step_matches_the_f64_reference_on_ragged_shapes() {
     let e = sgemm::launch(&gpu, &kern, &kernel_lab_bench::steps::sgemm::V6, s, &short, &b, &mut c).unwrap_err().to_string();
     assert!(e.contains("length mismatch") && e.contains("A holds 15"), "{e}");
     for step in STEPS.iter().filter(|st| gpu.cannot_run(&st.kernel).is_some()) {
-        let _ = writeln!(std::io::stderr(), "SKIPPED {} in every_sgemm_step…: {}", step.kernel.step, gpu.cannot_run(&step.kernel).unwrap());
+        report_skip(&format!("{} in every_sgemm_step…", step.kernel.step), &gpu.cannot_run(&step.kernel).unwrap());
     }
 }
 
@@ -160,7 +159,7 @@ fn seed_001_warp_ladder_matches_the_f64_reference() {
     let rows = kernel_lab_bench::families::hgemm_warp::run(&gpu, verify::fresh_seed());
     for r in &rows {
         if r.skipped {
-            let _ = writeln!(std::io::stderr(), "SKIPPED {}: {}", r.kernel, r.error.as_deref().unwrap_or(""));
+            report_skip(&r.kernel, &r.error.as_deref().unwrap_or(""));
         } else {
             assert!(r.error.is_none(), "{}: {:?}", r.kernel, r.error);
         }
@@ -174,7 +173,7 @@ fn kernel_or_skip(gpu: &kernel_lab_bench::Gpu, name: &str) -> Option<kernel_lab_
     match gpu.kernel(name) {
         Ok(k) => Some(k),
         Err(e @ Error::Unsupported { .. }) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED {name}: {e}");
+            report_skip(name, &e);
             None
         }
         Err(e) => panic!("{name}: {e}"),
@@ -346,7 +345,7 @@ fn pdl_launches_wait_for_the_previous_grid() {
     let (d4, d9, d12) = match (gpu.kernel(D4.kernel.name), gpu.kernel(D9.kernel.name), gpu.kernel(D12.kernel.name)) {
         (Ok(a), Ok(b), Ok(c)) => (a, b, c),
         (Err(e @ Error::Unsupported { .. }), _, _) | (_, Err(e @ Error::Unsupported { .. }), _) | (_, _, Err(e @ Error::Unsupported { .. })) => {
-            let _ = writeln!(std::io::stderr(), "SKIPPED pdl_launches_wait_for_the_previous_grid: {e}");
+            report_skip("pdl_launches_wait_for_the_previous_grid", &e);
             return;
         }
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => panic!("{e}"),
@@ -713,7 +712,7 @@ fn split_k_steps_stay_correct_in_any_order() {
         let mut c = gpu.zeros::<u16>(m * n).unwrap();
         for step in order {
             if let Some(why) = gpu.cannot_run(&step.kernel) {
-                let _ = writeln!(std::io::stderr(), "SKIPPED {}: {why}", step.kernel.name);
+                report_skip(step.kernel.name, &why);
                 continue;
             }
             let kern = gpu.kernel(step.kernel.name).unwrap();

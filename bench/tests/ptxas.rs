@@ -114,7 +114,7 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
 #[test]
 fn ptx_assembles_without_spills() {
     if !ptxas_available() {
-        let _ = writeln!(std::io::stderr(), "SKIPPED ptx_assembles_without_spills: ptxas not on PATH (CI installs it; see .ci/run)");
+        kernel_lab_bench::runtime::gpu::report_skip("ptx_assembles_without_spills", &"ptxas not on PATH (CI installs it; see .ci/run)");
         return;
     }
     for (target, arch) in [(Target::Sm80, "sm_80"), (Target::Sm80, "sm_90"), (Target::Sm90a, "sm_90a")] {
