@@ -71,7 +71,7 @@ fn without_a_gpu_the_suite_says_so_and_exits_2() {
         assert!(err.contains("What works without a GPU"), "{err}");
     } else {
         // A machine with a GPU ran the quick suite: 0 (all verified) or 1 (a kernel failed).
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), b"SKIPPED without_a_gpu_the_suite_says_so_and_exits_2: a GPU is present\n");
+        kernel_lab_bench::runtime::gpu::report_skip("without_a_gpu_the_suite_says_so_and_exits_2", &"a GPU is present");
     }
 }
 
