@@ -350,7 +350,7 @@ fn the_fp8_calibration_times_every_costed_step_and_fits_it() {
     let cal = calibrate::calibrate(&gpu, &mut |_| {}).unwrap();
     let secs = t0.elapsed().as_secs_f64();
     assert!(cal.skipped.is_empty(), "{:?}", cal.skipped);
-    let plan = calibrate::plan(gpu.info.sms);
+    let plan = calibrate::plan(gpu.info.sms, gpu.info.l2_bytes as u64);
     for name in FP8_COSTED {
         let want = plan.iter().filter(|t| calibrate::config_of(t.0) == Some(name)).count();
         assert_eq!(cal.samples.iter().filter(|x| calibrate::config_of(&x.step) == Some(name)).count(), want, "{name}: every calibration shape timed");

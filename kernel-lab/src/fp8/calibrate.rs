@@ -37,23 +37,39 @@ pub fn costed_step(name: &str) -> Option<&'static Step> {
     })
 }
 
-/// The shapes configuration `name` ([`FP8_COSTED`]) is calibrated on with `sms` SMs (pure), from its tile and
-/// the SMs, none from a model's list; N a multiple of 128 and K of 128 throughout (block scales' groups).
+/// The shapes configuration `name` ([`FP8_COSTED`]) is calibrated on with `sms` SMs and an L2 of `l2_bytes` (pure),
+/// from its tile, the SMs and the L2, none from a model's list; N a multiple of 128 and K of 128 throughout (block
+/// scales' groups). The K-tile shapes keep A and B within half the L2 (the bench's repeated launches then read them
+/// from it: the rate `k_tile_full_us` prices), taking more tile rows and fewer columns where one or two rows would
+/// not (session 111: on an H100's 50 MiB, f14's 256×15104×4096 and f22's 128×12672×4096 streamed from DRAM and
+/// priced every K tile 1.4× its L2 rate, where the H200's 60 MiB held them); the DRAM shapes read B twice the L2.
 /// - f14 (128×256 tiles) and f3 (128×128), the few-tile regime their costs price: 1 tile, an eighth, a third
 ///   and nine tenths of a round, at 1, 8 and 32 K tiles of 128 (f3: 4 and 32); f3 also a 32-row shape over
-///   half a round of tiles at K 8192 (its DRAM floor);
-/// - f22 and f23 (64×64 tiles, 128 rows): a quarter, one and three rounds at 8 and 32 K tiles, and 64 rows
-///   over one round at 32;
+///   half a round of tiles at K 8192 (its DRAM floor), f14 128 rows over nine tenths of a round with B twice
+///   the L2 (its DRAM floor);
+/// - f22 and f23 (64×64 tiles, 128 rows or more): a quarter, one and three rounds at 8 and 32 K tiles, and 64
+///   rows over one round at 32; f22 also 64 rows over three rounds with B twice the L2 (its DRAM floor);
 /// - f25 (≤ 32 rows): 8, 16 and 32 rows over 8192, 4096, 14336 and 28672 columns (K 1024, 4096, 4096, 8192);
 /// - fw2 (≤ 16 rows): 1, 8 and 16 rows over 1024 × 1024, 14336 × 4096 and 28672 × 8192 weights;
 /// - f21 (`f21x2`, `f21x4`: clusters of 2 and 4): 256 rows over half, nine tenths and one and a half of the clusters
 ///   that fit at once (`SMs / size`), at 16 and 64 K tiles. `calibration_shapes("f21", …)` is both.
-pub fn calibration_shapes(name: &str, sms: u32) -> Vec<(usize, usize, usize)> {
+pub fn calibration_shapes(name: &str, sms: u32, l2_bytes: u64) -> Vec<(usize, usize, usize)> {
     if name == "f21" {
-        return [calibration_shapes("f21x2", sms), calibration_shapes("f21x4", sms)].concat();
+        return [calibration_shapes("f21x2", sms, l2_bytes), calibration_shapes("f21x4", sms, l2_bytes)].concat();
     }
     let sms = sms.max(8) as usize;
+    let l2 = l2_bytes.max(1 << 20) as usize;
     let up = |x: usize| x.div_ceil(128) * 128;
+    // `t` tiles of `rows × cols` at K `k`: `tm` tile rows (doubled from `tm0` while A and B would not fit half the L2).
+    let within = |t: usize, rows: usize, cols: usize, tm0: usize, k: usize| {
+        let mut tm = tm0;
+        while tm < t && (rows * tm + up(cols * t.div_ceil(tm))) * k > l2 / 2 {
+            tm *= 2;
+        }
+        (rows * tm, up(cols * t.div_ceil(tm)), k)
+    };
+    // K (a multiple of 128) that makes `n` columns of B twice the L2.
+    let beyond = |n: usize| (2 * l2).div_ceil(n).div_ceil(128) * 128;
     let mut out = vec![];
     match name {
         "f14" | "f3" => {
@@ -62,20 +78,27 @@ pub fn calibration_shapes(name: &str, sms: u32) -> Vec<(usize, usize, usize)> {
             for t in [1, sms.div_ceil(8), sms.div_ceil(3), sms * 9 / 10] {
                 let tm = if t >= 8 { 2 } else { 1 };
                 for &kt in kts {
-                    out.push((128 * tm, up(cols * t.div_ceil(tm)), 128 * kt));
+                    out.push(within(t, 128, cols, tm, 128 * kt));
                 }
             }
             if name == "f3" {
                 out.push((32, up(128 * (sms / 2)), 8192));
+            } else {
+                let n = up(256 * (sms * 9 / 10));
+                out.push((128, n, beyond(n)));
             }
         }
         "f22" | "f23" => {
             for t in [sms.div_ceil(4), sms, 3 * sms] {
                 for kt in [8, 32] {
-                    out.push((128, up(64 * t.div_ceil(2)), 128 * kt));
+                    out.push(within(t, 64, 64, 2, 128 * kt));
                 }
             }
             out.push((64, up(64 * sms), 4096));
+            if name == "f22" {
+                let n = up(64 * 3 * sms);
+                out.push((64, n, beyond(n)));
+            }
         }
         "f25" => {
             // 8192 × 1024 too: a 6–8 µs launch, where the choice against f22 and fw2 is closest and the fixed cost
@@ -159,10 +182,11 @@ pub fn config_of(label: &str) -> Option<&'static str> {
     FP8_COSTED.iter().copied().find(|&c| c == label)
 }
 
-/// Every timing a calibration makes on `sms` SMs: (the step's label, the shape), configuration by configuration.
-pub fn plan(sms: u32) -> Vec<(&'static str, (usize, usize, usize))> {
+/// Every timing a calibration makes on `sms` SMs and an L2 of `l2_bytes`: (the step's label, the shape),
+/// configuration by configuration.
+pub fn plan(sms: u32, l2_bytes: u64) -> Vec<(&'static str, (usize, usize, usize))> {
     FP8_COSTED.iter().flat_map(|&n| if n == "f21" { vec!["f21x2", "f21x4"] } else { vec![n] })
-        .flat_map(|label| calibration_shapes(label, sms).into_iter().map(move |s| (label, s))).collect()
+        .flat_map(|label| calibration_shapes(label, sms, l2_bytes).into_iter().map(move |s| (label, s))).collect()
 }
 
 /// One calibration timing: a configuration's step, a shape, the median µs.
@@ -195,6 +219,15 @@ pub fn predict(costs: &Fp8Costs, x: &Fp8Sample, sms: u32) -> Option<f64> {
         _ => costs.f23,
     };
     Some(c.time_us(st.tiles(m, n), sms as u64, kt, ab))
+}
+
+/// Whether `cost`'s DRAM floor sets its time at `x` (its bytes over the rate outlast its rounds of K tiles).
+fn floor_binds(cost: TileCost, x: &Fp8Sample, sms: u32) -> bool {
+    let (m, n, k) = x.shape;
+    let Some(st) = costed_step(&x.step) else { return false };
+    let kt = (k as u64).div_ceil(layout::fp8::tiles::BK as u64) as f64;
+    let unfloored = TileCost { dram_bytes_per_us: f64::INFINITY, ..cost }.time_us(st.tiles(m, n), sms as u64, kt, ((m + n) * k) as f64);
+    cost.time_us(st.tiles(m, n), sms as u64, kt, ((m + n) * k) as f64) > unfloored
 }
 
 /// Fits every configuration with at least three timings in `samples` from `start`'s constants (the squared log
@@ -233,8 +266,15 @@ pub fn fit(samples: &[Fp8Sample], source: String, sms: u32, f21_resident: [u32; 
             *trial.tile_cost_mut(name).expect("a tile cost") = TileCost { fixed_us: p[0], k_tile_us: p[1], k_tile_full_us: p[2], dram_bytes_per_us: p[3] };
             pts.iter().map(|x| (predict(&trial, x, sms).unwrap_or(f64::NAN) / x.us).ln().powi(2)).sum::<f64>()
         };
-        let p = coordinate_search([t0.fixed_us, t0.k_tile_us, t0.k_tile_full_us, t0.dram_bytes_per_us], [0.1, 1e-3, 1e-3, 1e5], [100.0, 100.0, 100.0, 2e7], err);
-        *c.tile_cost_mut(name).expect("a tile cost") = TileCost { fixed_us: p[0], k_tile_us: p[1], k_tile_full_us: p[2], dram_bytes_per_us: p[3] };
+        // A cost shipped without a DRAM floor (f14's, f22's) searches one from 3 TB/s, and keeps it only where it
+        // binds some timing (a shape beyond the L2): otherwise no floor, as before.
+        let dram0 = if t0.dram_bytes_per_us.is_finite() { t0.dram_bytes_per_us } else { 3.0e6 };
+        let p = coordinate_search([t0.fixed_us, t0.k_tile_us, t0.k_tile_full_us, dram0], [0.1, 1e-3, 1e-3, 1e5], [100.0, 100.0, 100.0, 2e7], err);
+        let mut fitted = TileCost { fixed_us: p[0], k_tile_us: p[1], k_tile_full_us: p[2], dram_bytes_per_us: p[3] };
+        if t0.dram_bytes_per_us.is_infinite() && !pts.iter().any(|x| floor_binds(fitted, x, sms)) {
+            fitted.dram_bytes_per_us = f64::INFINITY;
+        }
+        *c.tile_cost_mut(name).expect("a tile cost") = fitted;
     }
     match f27_speeds(samples, sms) {
         Some(v) => c.f27_speed = v,
@@ -277,7 +317,7 @@ pub fn calibrate(gpu: &Gpu, progress: &mut dyn FnMut(&str)) -> Result<Fp8Calibra
     }
     let sms = gpu.info.sms;
     let resident = crate::fp8::f21_resident(gpu)?;
-    let timings = plan(sms);
+    let timings = plan(sms, gpu.info.l2_bytes as u64);
     let (sm, sn, sk) = F27_SPEED_SHAPE;
     let most = timings.iter().map(|&(_, (m, n, k))| (m + n) * k + m * n).max().unwrap_or(1).max((sm + sn) * sk + sm * sn);
     crate::runtime::budget::check(gpu, "FP8 calibration", 6 * most as u64, 0)?;
@@ -328,12 +368,12 @@ mod tests {
     #[test]
     fn calibration_shapes_run_on_their_step_and_stay_in_their_regime() {
         for sms in [114, 132, 144] {
-            let labels: Vec<&str> = plan(sms).iter().map(|t| t.0).collect();
+            let labels: Vec<&str> = plan(sms, 50 << 20).iter().map(|t| t.0).collect();
             for name in FP8_COSTED {
                 assert!(labels.iter().filter(|l| config_of(l) == Some(name)).count() >= 7, "{name}: too few timings");
             }
             for name in ["f14", "f21x2", "f21x4", "f22", "f25", "f3", "f23", "fw2"] {
-                let shapes = calibration_shapes(name, sms);
+                let shapes = calibration_shapes(name, sms, 50 << 20);
                 assert!(shapes.len() >= 6, "{name}: {shapes:?}");
                 let st = costed_step(name).unwrap();
                 for &(m, n, k) in &shapes {
@@ -342,6 +382,21 @@ mod tests {
                     if matches!(name, "f14" | "f3") {
                         assert!(st.tiles(m, n) < sms as u64, "{name} {m}x{n}x{k}: the few-tile regime");
                     }
+                }
+            }
+            // The K-tile shapes read A and B from the L2, the DRAM ones (f14's, f22's) B twice the L2, on any L2.
+            for l2 in [40u64 << 20, 50 << 20, 60 << 20, 96 << 20] {
+                for name in ["f14", "f22", "f3", "f23"] {
+                    let shapes = calibration_shapes(name, sms, l2);
+                    // (f3's 32-row DRAM shape is sized by its SMs alone: beyond a small L2 only.)
+                    let beyond: Vec<_> = shapes.iter().filter(|&&(m, n, k)| ((m + n) * k) as u64 > l2 && m != 32).collect();
+                    let want = if matches!(name, "f14" | "f22") { 1 } else { 0 };
+                    assert_eq!(beyond.len(), want, "{name} {sms} SMs, L2 {l2}: {beyond:?}");
+                    for &&(_, n, k) in &beyond {
+                        assert!((n * k) as u64 >= 2 * l2, "{name}: {n}x{k}");
+                    }
+                    let over_half = shapes.iter().filter(|&&(m, n, k)| ((m + n) * k) as u64 > l2 / 2 && ((m + n) * k) as u64 <= l2).count();
+                    assert!(over_half <= 1, "{name} {sms} SMs, L2 {l2}: K-tile shapes past half the L2: {shapes:?}");
                 }
             }
         }
@@ -355,12 +410,14 @@ mod tests {
             f25: TileCost { fixed_us: 3.0, k_tile_us: 0.2, k_tile_full_us: 0.3, dram_bytes_per_us: 3.5e6 },
             fw2: RowStreamCost { fixed_us: 3.0, bytes_per_us: 3.3e6, per_row: 0.005 },
             f21: steps::SplitCost { fixed_us: 7.0, k_tile_us: 0.6 },
+            // A DRAM floor the shipped f22 lacks: found from its shape beyond the L2.
+            f22: TileCost { fixed_us: 4.0, k_tile_us: 0.1, k_tile_full_us: 0.2, dram_bytes_per_us: 2.5e6 },
             ..Fp8Costs::shipped("H200")
         };
         let truth = Fp8Costs { f27_speed: [0.95, 0.9, 0.85], ..truth };
         let (m, n, k) = F27_SPEED_SHAPE;
         let speeds = [1.0, 0.95, 0.9, 0.85];
-        let samples: Vec<Fp8Sample> = plan(132).into_iter()
+        let samples: Vec<Fp8Sample> = plan(132, 50 << 20).into_iter()
             .map(|(name, shape)| {
                 let x = Fp8Sample { step: name.into(), shape, us: 0.0 };
                 Fp8Sample { us: predict(&truth, &x, 132).unwrap(), ..x }
@@ -371,6 +428,7 @@ mod tests {
             f14: TileCost { fixed_us: 10.0, k_tile_us: 0.3, ..truth.f14 },
             f25: TileCost { fixed_us: 6.0, dram_bytes_per_us: 2.0e6, ..truth.f25 },
             fw2: RowStreamCost { fixed_us: 6.0, bytes_per_us: 2.0e6, per_row: 0.01 },
+            f22: steps::F22_COST,
             ..truth.clone()
         };
         let resident = truth.f21_resident;
@@ -379,6 +437,7 @@ mod tests {
         assert!(kept.is_empty(), "{kept:?}");
         assert!((got.f21.k_tile_us / 0.6 - 1.0).abs() < 0.05, "{:?}", got.f21);
         assert!(got.f14.dram_bytes_per_us.is_infinite(), "no floor stays no floor");
+        assert!((got.f22.dram_bytes_per_us / 2.5e6 - 1.0).abs() < 0.05, "f22's floor found: {:?}", got.f22);
         assert!(got.f27_speed.iter().zip(truth.f27_speed).all(|(a, b)| (a - b).abs() < 1e-9), "{:?}", got.f27_speed);
         for x in samples.iter().filter(|x| !is_speed_timing(&x.step)) {
             let p = predict(&got, x, 132).unwrap();
