@@ -7,6 +7,11 @@
 #      floors found for both (2-3.3 TB/s). Then every per-tensor FP8 step at a fresh corpus sample
 #      (scripts/fp8-draw-11101.tsv: `shapes.py gemm --sample 32 --seed 11101`), process 1.
 #   2: the same steps, processes 2 and 3.
+#   3: the H100's shipped FP8 costs (d6e3f024) against the H200's (the same binary, KERNEL_LAB_FP8_COST_FILE holding them):
+#      the FP8 entry at the 12 shapes of draws 11001 and 11103 whose pick they change (scripts/fp8-changed-s111.tsv),
+#      3 processes alternating (predicted: new/old time geomean 0.97-1.00, 256x4096x4096 ~0.89); then the entry on
+#      a fresh draw (scripts/fp8-draw-11103.tsv: `shapes.py gemm --sample 40 --seed 11103`), 3 processes (predicted:
+#      per tensor >= 1.00x cuBLASLt's default mode, none under 0.85x).
 set -uo pipefail
 CALL=${CALL:-1}
 . scripts/device-log.sh s111-$CALL.txt 200
@@ -31,7 +36,26 @@ case $CALL in
   stamp "calibrated"
   draw 1 ;;
 2) draw 2 3 ;;
-*) echo "CALL=$CALL: one of 1-2" | tee -a "$L" ;;
+3)
+  rm -rf ~/.cache/kernel-lab
+  printf "step\tshape\tus\tpredicted_us\n" > /tmp/empty.tsv
+  run $C/kernel-lab calibrate --dtype fp8 --refit /tmp/empty.tsv --out /tmp/h200-costs.tsv
+  for i in 1 2 3; do
+    for b in old new; do
+      E=""; [ $b = old ] && E=KERNEL_LAB_FP8_COST_FILE=/tmp/h200-costs.tsv
+      T=120 run env $E $C/kernel-lab --family fp8 --entry --shapes-file scripts/fp8-changed-s111.tsv --reps 10 --warmup 2 \
+          --seed 1113$i --json $J/entry-$b-p$i.json --out /tmp/r
+    done
+    stamp "changed process $i"
+  done
+  python3 scripts/fp8-entry-old-new.py $J | tee -a "$L"
+  for i in 1 2 3; do
+    T=150 run $C/kernel-lab --family fp8 --entry --shapes-file scripts/fp8-draw-11103.tsv --reps 6 --warmup 1 --seed 1114$i \
+        --json $J/draw11103-p$i.json --out /tmp/r
+    stamp "draw 11103 process $i"
+  done
+  python3 scripts/fp8-entry-medians.py $J/draw11103-p*.json | tee -a "$L" ;;
+*) echo "CALL=$CALL: one of 1-3" | tee -a "$L" ;;
 esac
 tar cJf $OUT/s111-$CALL.tar.xz -C /tmp s111-$CALL
 grep -E "^exit [1-9]|panicked" "$L" | head || true
