@@ -433,12 +433,7 @@ mod tests {
         assert_eq!((old.f21.fixed_us, old.f21.k_tile_us), (old.f14.fixed_us, old.f14.k_tile_us));
         assert!(Fp8Costs::parse(&text.replace("f22\t", "f99\t"), "f").unwrap_err().contains("f99"));
         assert!(Fp8Costs::parse(&text.replace("f25\t3.800", "f25\t-3.8"), "f").is_err());
-        assert!(Fp8Costs::shipped("NVIDIA H800").source.contains("kernel-lab calibrate"));
-        // The H100's own (session 111), read back from text as every shipped set.
-        let h100 = Fp8Costs::shipped("NVIDIA H100 80GB HBM3");
-        assert_eq!((h100.source.as_str(), h100.l2_bytes), ("shipped: H100", steps::H100_L2_BYTES));
-        let back = Fp8Costs::parse(&h100.to_text(), "h100").unwrap();
-        assert!((back.f22.k_tile_full_us - h100.f22.k_tile_full_us).abs() < 1e-4 && (back.fw2.bytes_per_us / h100.fw2.bytes_per_us - 1.0).abs() < 1e-3);
+        assert!(Fp8Costs::shipped("NVIDIA H100 80GB HBM3").source.contains("kernel-lab calibrate"));
         // f27's speeds: read back; a file without them (before session 92) keeps the shipped ones; bad ones refused.
         let mut mine = c.clone();
         mine.f27_speed = [0.97, 0.9, 0.88];
