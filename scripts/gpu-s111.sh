@@ -12,6 +12,9 @@
 #      3 processes alternating (predicted: new/old time geomean 0.97-1.00, 256x4096x4096 ~0.89); then the entry on
 #      a fresh draw (scripts/fp8-draw-11103.tsv: `shapes.py gemm --sample 40 --seed 11103`), 3 processes (predicted:
 #      per tensor >= 1.00x cuBLASLt's default mode, none under 0.85x).
+#   4: `ncu` of cuBLASLt's FP8 kernels at four few-tile shapes where the entry runs 0.74-0.85x it (sessions 110-111):
+#      grid, block, cluster, registers, shared memory and duration, for the next few-tile step's design (no prediction:
+#      a reading of its configuration).
 set -uo pipefail
 CALL=${CALL:-1}
 . scripts/device-log.sh s111-$CALL.txt 200
@@ -55,7 +58,12 @@ case $CALL in
     stamp "draw 11103 process $i"
   done
   python3 scripts/fp8-entry-medians.py $J/draw11103-p*.json | tee -a "$L" ;;
-*) echo "CALL=$CALL: one of 1-3" | tee -a "$L" ;;
+4)
+  for s in 128x8192x3072 256x4096x4096 256x3072x4096 512x3072x8192; do
+    T=40 run ncu --clock-control none -k regex:nvjet -c 3 --section LaunchStats --section SpeedOfLight \
+        $C/kernel-lab --family fp8 --steps f27n128 --gemm-sizes $s --reps 2 --warmup 0 --out /tmp/r
+  done ;;
+*) echo "CALL=$CALL: one of 1-4" | tee -a "$L" ;;
 esac
 tar cJf $OUT/s111-$CALL.tar.xz -C /tmp s111-$CALL
 grep -E "^exit [1-9]|panicked" "$L" | head || true
