@@ -15,6 +15,10 @@
 #   4: `ncu` of cuBLASLt's FP8 kernels at four few-tile shapes where the entry runs 0.74-0.85x it (sessions 110-111):
 #      grid, block, cluster, registers, shared memory and duration, for the next few-tile step's design (no prediction:
 #      a reading of its configuration).
+#   5: f26 (64 activation rows x 128 weight columns computed transposed, one CTA a tile: cuBLASLt's tile and grid of
+#      128 CTAs at call 4's shapes), never timed above 64 rows, against f22 and f27n128 at six 128-256-row few-tile
+#      shapes whose tiles of 64x128 make one round (scripts/fp8-f26-s111.tsv), 3 processes. Predicted: 256x4096x4096
+#      13-15 us (f27n128 14.9, f22 16.6, cuBLASLt 13.4 on sessions 106-110's H100s).
 set -uo pipefail
 CALL=${CALL:-1}
 . scripts/device-log.sh s111-$CALL.txt 200
@@ -63,7 +67,12 @@ case $CALL in
     T=40 run ncu --clock-control none -k regex:nvjet -c 3 --section LaunchStats --section SpeedOfLight \
         $C/kernel-lab --family fp8 --steps f27n128 --gemm-sizes $s --reps 2 --warmup 0 --out /tmp/r
   done ;;
-*) echo "CALL=$CALL: one of 1-4" | tee -a "$L" ;;
+5)
+  for i in 1 2 3; do
+    T=25 run $C/kernel-lab --family fp8 --steps f26,f22,f27n128 --shapes-file scripts/fp8-f26-s111.tsv --reps 6 --warmup 1 \
+        --seed 1115$i --json $J/f26-p$i.json --out /tmp/r
+  done ;;
+*) echo "CALL=$CALL: one of 1-5" | tee -a "$L" ;;
 esac
 tar cJf $OUT/s111-$CALL.tar.xz -C /tmp s111-$CALL
 grep -E "^exit [1-9]|panicked" "$L" | head || true
