@@ -65,3 +65,15 @@ fp8_steps() {
     stamp "$2 process $i"
   done
 }
+# `fp8_calibrations DIR`: bench's FP8 calibration GPU test, then `kernel-lab calibrate --dtype fp8` 3 times, each's costs
+# and timings to DIR/fp8-cost-GPU-pI.tsv and DIR/fp8-samples-GPU-pI.tsv (GPU: h100, h200), no cached calibration before
+# or after (the plans that follow use the shipped costs).
+fp8_calibrations() {
+  local g; g=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -o "H[0-9]*" | head -1 | tr A-Z a-z)
+  rm -rf ~/.cache/kernel-lab
+  T=300 run $C/tests/fp8 the_fp8_calibration --nocapture --test-threads 1
+  for i in 1 2 3; do
+    T=150 run $C/kernel-lab calibrate --dtype fp8 --out $1/fp8-cost-$g-p$i.tsv --samples $1/fp8-samples-$g-p$i.tsv
+  done
+  rm -rf ~/.cache/kernel-lab
+}

@@ -48,13 +48,7 @@ case $CALL in
   for n in 64 512; do python3 scripts/w8-runner-medians.py $J ring$n np$n bf16ring$n | tee -a "$L"; done
   fp8_steps $J steps scripts/fp8-fewtile-s110.tsv 1102 10 2 ;;
 3)
-  G=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -o "H[0-9]*" | head -1 | tr A-Z a-z)
-  rm -rf ~/.cache/kernel-lab
-  T=300 run $C/tests/fp8 the_fp8_calibration --nocapture --test-threads 1
-  for i in 1 2 3; do
-    T=150 run $C/kernel-lab calibrate --dtype fp8 --out $J/fp8-cost-$G-p$i.tsv --samples $J/fp8-samples-$G-p$i.tsv
-  done
-  rm -rf ~/.cache/kernel-lab
+  fp8_calibrations $J
   fp8_steps $J hold scripts/fp8-fewtile-hold-11030.tsv 1103 10 2 ;;
 4)
   runner_rounds $J 3 "ring|$ON|$F8" "bf16ring|$ON|" "np|$OFF|$F8"

@@ -33,13 +33,7 @@ draw() {
 }
 case $CALL in
 1)
-  G=$(nvidia-smi --query-gpu=name --format=csv,noheader | grep -o "H[0-9]*" | head -1 | tr A-Z a-z)
-  rm -rf ~/.cache/kernel-lab
-  T=300 run $C/tests/fp8 the_fp8_calibration --nocapture --test-threads 1
-  for i in 1 2 3; do
-    T=150 run $C/kernel-lab calibrate --dtype fp8 --out $J/fp8-cost-$G-p$i.tsv --samples $J/fp8-samples-$G-p$i.tsv
-  done
-  rm -rf ~/.cache/kernel-lab
+  fp8_calibrations $J
   stamp "calibrated"
   draw 1 ;;
 2) draw 2 3 ;;
