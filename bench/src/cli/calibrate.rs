@@ -22,8 +22,8 @@ kernel-lab calibrate [--dtype f16|f32|fp8] [--out FILE] [--samples FILE]
   f32: a fixed cost, a K element's time per CTA an SM holds and per round, a split's, the weights'
     stream rate per family (128-, 64-, 32-row tiles, 16- and 4-row strips), to
     $KERNEL_LAB_F32_COST_FILE, else ~/.cache/kernel-lab/f32-cost-<gpu>-….tsv;
-  fp8: the few-tile costs (a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor)
-    of f14, f22, f25, f3 and f23, f21's split (clusters of 2 and 4), fw2's weight stream and f27's
+  fp8: the few-tile costs (a fixed cost, a K tile's time alone and with every SM busy on shapes within
+    this GPU's L2, a DRAM floor for f25, f3 and f23) of f14, f22, f25, f3 and f23, f21's split (clusters of 2 and 4), fw2's weight stream and f27's
     speeds against f14 over full rounds, which the FP8 entry point's choice weighs, to
     $KERNEL_LAB_FP8_COST_FILE, else ~/.cache/kernel-lab/fp8-cost-<gpu>-….tsv.
   --out FILE writes the model there instead and --samples FILE also writes every timing (step, shape,
@@ -34,7 +34,7 @@ kernel-lab calibrate --refit SAMPLES --from COST [--out FILE]
 kernel-lab calibrate --dtype f32|fp8 --refit TIMES [--from COST] [--out FILE]
   No GPU: fits the f32 or FP8 constants to saved timings — a --samples file, or a bench table of
   MxNxK, step, process, median µs rows (one process's median each; their median per step and shape) —
-  starting from COST's constants (default: the shipped H200 ones).
+  starting from COST's constants and GPU (SMs, L2, cluster residency; default: the shipped H200 ones).
 ";
 
 const RANK_HELP: &str = "\

@@ -51,7 +51,12 @@ pub fn parse_times(text: &str, what: &str) -> Result<Vec<Fp8Sample>> {
 pub fn refit(samples: &str, from: Option<&str>, out: Option<PathBuf>) -> Result<()> {
     let base = match from {
         Some(p) => Fp8Costs::parse(&read(p)?, p).map_err(Error::InvalidInput)?,
-        None => Fp8Costs::shipped("H200"),
+        None => {
+            // The header (SMs, L2, f21's residency) is the choice's too: an H100's timings refitted without their
+            // calibration's file would be weighed with the H200's 60 MiB L2.
+            eprintln!("no --from: the SM count, L2 and f21 residency written are the shipped H200's; give the calibration file the timings came with to keep its GPU's");
+            Fp8Costs::shipped("H200")
+        }
     };
     let samples: Vec<Fp8Sample> = parse_times(&read(samples)?, samples)?.into_iter().filter(|x| calibrate::config_of(&x.step).is_some() || calibrate::is_speed_timing(&x.step)).collect();
     let (costs, kept) = calibrate::fit(&samples, format!("{} (refitted to {} timings)", base.source, samples.len()), base.sms, base.f21_resident, &base);
