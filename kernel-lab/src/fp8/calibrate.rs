@@ -41,8 +41,9 @@ pub fn costed_step(name: &str) -> Option<&'static Step> {
 /// from its tile, the SMs and the L2, none from a model's list; N a multiple of 128 and K of 128 throughout (block
 /// scales' groups). The K-tile shapes keep A and B within half the L2 (the bench's repeated launches then read them
 /// from it: the rate `k_tile_full_us` prices), taking more tile rows and fewer columns where one or two rows would
-/// not; f22's and f23's 64-row round (35 MB at 132 SMs) and f3's 32-row DRAM shape keep their sizes. Session 111: on an H100's 50 MiB, f14's 256×15104×4096 and f22's 128×12672×4096 streamed from DRAM and
-/// priced every K tile 1.3–1.4× its rate from the L2, where the H200's 60 MiB held them. (f14 and f22 have no DRAM
+/// not; f22's and f23's 64-row round (35 MB at 132 SMs) and f3's 32-row DRAM shape keep their sizes. Session
+/// 111: on an H100's 50 MiB, f14's 256×15104×4096 and f22's 128×12672×4096 streamed from DRAM and priced every K
+/// tile 1.3–1.4× its rate from the L2, where the H200's 60 MiB held them. (f14 and f22 have no DRAM
 /// floor: one fitted to f22 at 64 rows beyond the L2, 3.7 TB/s on that H100, priced 128×32000×5120 at 59 µs where
 /// f22 ran 120 — each of its two tile rows read B from DRAM — and picked it at 1.79× the fastest step.)
 /// - f14 (128×256 tiles) and f3 (128×128), the few-tile regime their costs price: 1 tile, an eighth, a third
