@@ -164,6 +164,20 @@ pub mod tiles {
     /// f26's dynamic shared memory: the ring and its barriers.
     pub const F26_DYN_SMEM: u32 = dyn_smem(F26_STAGES, F26_STAGE_BYTES, 0, 2);
     const _: () = assert!(F26_STAGE_BYTES % 1024 == 0 && F26_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
+    /// f28's tile of C: 64 activation rows × 128 weight columns (cuBLASLt's at 128–256-row few-tile shapes,
+    /// `ncu` in session 111), in cluster pairs of vertically adjacent tiles sharing the weight box.
+    pub const F28_ROWS: u32 = 64;
+    /// f28's tile columns (weight rows): 64 a consumer warpgroup.
+    pub const F28_BN: u32 = 128;
+    /// f28's stage: 64 activation rows, then the 128 weight rows (half loaded by each CTA of the pair, multicast
+    /// to both) × 128 B (24 KiB).
+    pub const F28_STAGE_BYTES: u32 = (F28_ROWS + F28_BN) * BK;
+    /// f28's stages: 8 (cuBLASLt's at 256×4096×4096).
+    pub const F28_STAGES: u32 = 8;
+    /// f28's dynamic shared memory: the ring, one 8 KiB C staging box a consumer warpgroup, the barriers.
+    pub const F28_DYN_SMEM: u32 = dyn_smem(F28_STAGES, F28_STAGE_BYTES, 2 * crate::hopper::tma_hgemm::C_BOX_BYTES, 2);
+    const _: () = assert!(F28_STAGE_BYTES % 1024 == 0 && (F28_ROWS * BK) % 1024 == 0 && (F28_BN / 2 * BK) % 1024 == 0
+        && F28_DYN_SMEM <= crate::hopper::tma_hgemm::MAX_DYN_SMEM);
     /// f23's scale slot per stage, after the C staging box: the 64 A scales of the stage's K block for
     /// the tile's rows, then B's one (`F23_SLOT_B`), padded to 512 bytes.
     pub const F23_SLOT_BYTES: u32 = 512;

@@ -394,6 +394,20 @@ pub const F26: Step = {
     s
 };
 
+/// f28: per tensor on 64 × 128 tiles (cuBLASLt's at 128–256-row few-tile shapes) in cluster pairs of vertically
+/// adjacent tiles sharing the weight box by TMA multicast, two consumer warpgroups of 64 weight columns each
+/// (`m64n64k32`), 8 stages of 24 KiB, C by TMA stores — an experiment (session 111, not yet run): no rule
+/// chooses it.
+pub const F28: Step = Step {
+    cluster: 2,
+    ..gemm("fp8_gemm_v28", "f28", layout::fp8::tiles::F28_DYN_SMEM, F28_PTX, (layout::fp8::tiles::F28_ROWS, layout::fp8::tiles::F28_BN), Scaling::PerTensor, false,
+           "per tensor on 64x128 tiles in cluster pairs sharing the weight box by multicast: two consumers of 64 columns, 8 x 24 KiB stages, C by TMA")
+};
+/// What f28's PTX holds: its `wgmma`, the cluster's shape and multicast ([`CLUSTER_PTX`]'s pieces), the TMA store.
+const F28_PTX: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", ".reqnctapercluster 2, 1, 1", "multicast::cluster",
+                           "mbarrier.arrive.shared::cluster.b64", "barrier.cluster.arrive.release", "barrier.cluster.wait.acquire",
+                           "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", "setmaxnreg.inc.sync.aligned.u32 232"];
+
 /// f23: f22's 64×64 tiles for block scales, not transposed (A's rows on `wgmma`'s M side: two A scales a
 /// thread a K tile), each K tile's sums promoted with its scales while the next K tile's `wgmma`s run, the
 /// scales copied beside each stage by the producer warp's 32 lanes (`cp.async`, each lane's arrival
@@ -442,7 +456,7 @@ const fn f27(i: usize, name: &'static str, label: &'static str, has: &'static [&
 
 /// The ladder, in order.
 pub const STEPS: &[Step] = &[F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13, F14, F15, F16, F17, F18, F19, F20, F21[0], F21[1], F21[2], F21[3], F21[4],
-                             F21[5], F21[6], F22, F23, F25, F26, F27[0], F27[1], F27[2], F27_N128];
+                             F21[5], F21[6], F22, F23, F25, F26, F27[0], F27[1], F27[2], F27_N128, F28];
 
 /// Threads per block of the quantize kernels (`kernels_gpu::fp8::quantize::BLOCK`).
 pub const QUANT_BLOCK: u32 = 256;
