@@ -10,7 +10,7 @@ set -uo pipefail
 J=/tmp/f28; mkdir -p $J
 T=300 run $C/tests/fp8 fp8_steps_match_the_dequantized_reference --nocapture --test-threads 1
 for tool in memcheck racecheck; do
-  T=200 run compute-sanitizer --tool $tool --kernel-name regex:fp8_gemm_v28 $C/kernel-lab --family fp8 --steps f28 --gemm-sizes 130x264x400,300x136x1024 --reps 1 --warmup 0 --out /tmp/r
+  T=200 run compute-sanitizer --tool $tool --kernel-name kns=fp8_gemm_v28 --error-exitcode 9 $C/kernel-lab --family fp8 --steps f28 --gemm-sizes 130x264x400,300x136x1024 --reps 1 --warmup 0 --out /tmp/r
 done
 for i in 1 2 3; do
   T=60 run $C/kernel-lab --family fp8 --steps f28,f27n128,f22,f26 --shapes-file scripts/fp8-f26-s111.tsv --reps 6 --warmup 1 --seed 1128$i --json $J/f28-p$i.json --out /tmp/r
