@@ -1,8 +1,8 @@
 //! Measuring the FP8 choice's costs on the GPU in hand ([`calibrate`], `kernel-lab calibrate --dtype fp8`) and
 //! finding the costs a plan uses ([`model_for`]): a calibration kept for this GPU, SM count, driver and PTX,
 //! else the shipped H200 constants ([`Fp8Costs::shipped`]). What is measured: the few-tile costs
-//! ([`TileCost`]: a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor) of f14, f22 and
-//! f25 and fw2's weight stream ([`RowStreamCost`]) for the per-tensor choice, f3's and f23's for block scales
+//! ([`TileCost`]: a fixed cost, a K tile's time alone and with every SM busy, a DRAM floor) of f14, f22,
+//! f25 and f28 and fw2's weight stream ([`RowStreamCost`]) for the per-tensor choice, f3's and f23's for block scales
 //! (`crate::steps::fp8::per_tensor_step_by`, `block_step_by`), and f27's speeds per unit of work against f14's in
 //! the wave model ([`f27_speeds`]: the four timed over full rounds at [`F27_SPEED_SHAPE`]). The other speed
 //! ratios among the many-tile steps stay as measured on an H100 or the H200 (`F18_SPEED_PER_WORK`, …); f27n192's
@@ -27,6 +27,7 @@ pub fn costed_step(name: &str) -> Option<&'static Step> {
     Some(match name {
         "f14" => &steps::F14,
         "f22" => &steps::F22,
+        "f28" => &steps::F28,
         "f25" => &steps::F25,
         "f3" => &steps::F3,
         "f23" => &steps::F23,
@@ -51,6 +52,8 @@ pub fn costed_step(name: &str) -> Option<&'static Step> {
 ///   half a round of tiles at K 8192 (its DRAM floor);
 /// - f22 and f23 (64×64 tiles, 128 rows or more): a quarter, one and three rounds at 8 and 32 K tiles, and 64
 ///   rows over one round at 32;
+/// - f28 (64×128 tiles in cluster pairs, 128 rows or more: the choice's regime): an eighth, a third and nine tenths
+///   of a round of its CTAs, and two rounds, at 8 and 32 K tiles;
 /// - f25 (≤ 32 rows): 8, 16 and 32 rows over 8192, 4096, 14336 and 28672 columns (K 1024, 4096, 4096, 8192);
 /// - fw2 (≤ 16 rows): 1, 8 and 16 rows over 1024 × 1024, 14336 × 4096 and 28672 × 8192 weights;
 /// - f21 (`f21x2`, `f21x4`: clusters of 2 and 4): 256 rows over half, nine tenths and one and a half of the clusters
@@ -83,6 +86,14 @@ pub fn calibration_shapes(name: &str, sms: u32, l2_bytes: u64) -> Vec<(usize, us
             }
             if name == "f3" {
                 out.push((32, up(128 * (sms / 2)), 8192));
+            }
+        }
+        "f28" => {
+            // Whole pairs: an even tile count over an even number of tile rows.
+            for t in [sms.div_ceil(8), sms.div_ceil(3), sms * 9 / 10, 2 * sms] {
+                for kt in [8, 32] {
+                    out.push(within(t.next_multiple_of(2), 64, 128, 2, 128 * kt));
+                }
             }
         }
         "f22" | "f23" => {
@@ -207,11 +218,12 @@ pub fn predict(costs: &Fp8Costs, x: &Fp8Sample, sms: u32) -> Option<f64> {
     let c = match x.step.as_str() {
         "f14" => costs.f14,
         "f22" => costs.f22,
+        "f28" => costs.f28,
         "f25" => costs.f25,
         "f3" => costs.f3,
         _ => costs.f23,
     };
-    Some(c.time_us(st.tiles(m, n), sms as u64, kt, ab))
+    Some(c.time_us(st.cta_tiles(m, n), sms as u64, kt, ab))
 }
 
 /// Fits every configuration with at least three timings in `samples` from `start`'s constants (the squared log
@@ -349,7 +361,7 @@ mod tests {
             for name in FP8_COSTED {
                 assert!(labels.iter().filter(|l| config_of(l) == Some(name)).count() >= 7, "{name}: too few timings");
             }
-            for name in ["f14", "f21x2", "f21x4", "f22", "f25", "f3", "f23", "fw2"] {
+            for name in ["f14", "f21x2", "f21x4", "f22", "f25", "f3", "f23", "fw2", "f28"] {
                 let shapes = calibration_shapes(name, sms, 50 << 20);
                 assert!(shapes.len() >= 6, "{name}: {shapes:?}");
                 let st = costed_step(name).unwrap();
@@ -359,11 +371,14 @@ mod tests {
                     if matches!(name, "f14" | "f3") {
                         assert!(st.tiles(m, n) < sms as u64, "{name} {m}x{n}x{k}: the few-tile regime");
                     }
+                    if name == "f28" {
+                        assert!(m >= 128 && st.cta_tiles(m, n) == st.tiles(m, n), "{name} {m}x{n}x{k}: whole pairs, as the choice takes it");
+                    }
                 }
             }
             // The K-tile shapes read A and B from the L2, on any L2 (f3's 32-row DRAM shape is sized by the SMs alone).
             for l2 in [40u64 << 20, 50 << 20, 60 << 20, 96 << 20] {
-                for name in ["f14", "f22", "f3", "f23"] {
+                for name in ["f14", "f22", "f3", "f23", "f28"] {
                     let shapes = calibration_shapes(name, sms, l2);
                     let beyond: Vec<_> = shapes.iter().filter(|&&(m, n, k)| ((m + n) * k) as u64 > l2 && m != 32).collect();
                     assert!(beyond.is_empty(), "{name} {sms} SMs, L2 {l2}: {beyond:?}");

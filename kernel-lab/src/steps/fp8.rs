@@ -91,6 +91,12 @@ impl Step {
         (m as u64).div_ceil(self.tile.0 as u64) * (n as u64).div_ceil(self.tile.1 as u64)
     }
 
+    /// Tiles the CTAs walk on `m × n`: [`Step::tiles`], with the tile rows rounded up to whole clusters where a
+    /// cluster shares operands over adjacent tile rows (f28's pairs: 64 rows take two CTAs, one with no rows).
+    pub fn cta_tiles(&self, m: usize, n: usize) -> u64 {
+        if self.cluster_split { self.tiles(m, n) } else { (m as u64).div_ceil(self.tile.0 as u64).next_multiple_of(self.cluster as u64) * (n as u64).div_ceil(self.tile.1 as u64) }
+    }
+
     /// The wave model's time of `m × n` on `sms` SMs, in output elements: rounds of persistent tiles
     /// (`⌈tiles / sms⌉`, the last round as long as a full one) × tile area / `speed` (its speed per unit
     /// of work against a reference step's). What [`per_tensor_step_for`] and [`block_step_for`] compare.
@@ -868,6 +874,15 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
             best = (st, t);
         }
     }
+    // f28 where A has two of its 64-row tile rows or more: with one, a pair's second CTA has no rows, and it ran
+    // 1.2–1.5× its time at 128 rows (64×4096×2048 9.6 µs, 128×4096×2048 8.2; session 112, H100).
+    if m > F28.tile.0 as usize && F28.rejects(m, n, k).is_none() {
+        let cost = TileCost { dram_bytes_per_us: if beyond_l2 { costs.f25.dram_bytes_per_us } else { costs.f28.dram_bytes_per_us }, ..costs.f28 };
+        let t = cost.time_us(F28.cta_tiles(m, n), sms as u64, kt, ab);
+        if t < best.1 {
+            best = (&F28, t);
+        }
+    }
     let t22 = costs.f22.time_us(F22.tiles(m, n), sms as u64, kt, ab);
     if t22 < best.1 {
         best = (&F22, t22);
@@ -971,6 +986,8 @@ pub struct Fp8Costs {
     pub f21: SplitCost,
     /// f22's ([`F22_COST`]).
     pub f22: TileCost,
+    /// f28's ([`F28_COST`]; its tiles counted as its CTAs walk them, [`Step::cta_tiles`]).
+    pub f28: TileCost,
     /// f25's ([`F25_COST`]).
     pub f25: TileCost,
     /// f3's, block scales ([`F3_COST`]).
@@ -990,7 +1007,7 @@ pub struct Fp8Costs {
 pub const H200_L2_BYTES: u64 = 60 << 20;
 
 /// The configurations whose costs [`Fp8Costs`] holds, as its text form names them.
-pub const FP8_COSTED: [&str; 7] = ["f14", "f21", "f22", "f25", "f3", "f23", "fw2"];
+pub const FP8_COSTED: [&str; 8] = ["f14", "f21", "f22", "f25", "f3", "f23", "fw2", "f28"];
 
 /// f21's time: a fixed cost and the time of one CTA's K tile, over its cluster split's estimate in K tiles
 /// (`layout::hopper::tma_hgemm::cluster_split_estimate`: rounds of resident clusters × (the split's K tiles +
@@ -1033,7 +1050,7 @@ impl Fp8Costs {
     /// H200's stay shipped for it too.
     pub fn shipped(name: &str) -> Fp8Costs {
         let source = if name.contains("H200") { "shipped: H200".to_string() } else { format!("shipped: H200 (not measured on {name}: run `kernel-lab calibrate`)") };
-        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], l2_bytes: H200_L2_BYTES, f14: F14_COST, f21: SplitCost { fixed_us: F14_COST.fixed_us, k_tile_us: F14_COST.k_tile_us }, f22: F22_COST, f25: F25_COST, f3: F3_COST, f23: F23_COST, fw2: FW2_COST,
+        Fp8Costs { source, sms: 132, f21_resident: [66, 39, 30, 22, 17, 15, 15], l2_bytes: H200_L2_BYTES, f14: F14_COST, f21: SplitCost { fixed_us: F14_COST.fixed_us, k_tile_us: F14_COST.k_tile_us }, f22: F22_COST, f28: F28_COST, f25: F25_COST, f3: F3_COST, f23: F23_COST, fw2: FW2_COST,
                    f27_speed: F27_SPEED_PER_WORK }
     }
 
@@ -1042,6 +1059,7 @@ impl Fp8Costs {
         match name {
             "f14" => Some(&mut self.f14),
             "f22" => Some(&mut self.f22),
+            "f28" => Some(&mut self.f28),
             "f25" => Some(&mut self.f25),
             "f3" => Some(&mut self.f3),
             "f23" => Some(&mut self.f23),
@@ -1056,7 +1074,7 @@ impl Fp8Costs {
         use std::fmt::Write as _;
         let r = self.f21_resident.map(|x| x.to_string()).join(" ");
         let mut out = format!("# source {}\n# sms {}\n# l2_bytes {}\n# f21_resident {r}\n# step\tfixed_us\tk_tile_us\tk_tile_full_us\tdram_gbps (fw2: fixed_us, gbps, per_row)\n", self.source.replace('\n', " "), self.sms, self.l2_bytes);
-        for (name, c) in [("f14", self.f14), ("f22", self.f22), ("f25", self.f25), ("f3", self.f3), ("f23", self.f23)] {
+        for (name, c) in [("f14", self.f14), ("f22", self.f22), ("f25", self.f25), ("f3", self.f3), ("f23", self.f23), ("f28", self.f28)] {
             let dram = if c.dram_bytes_per_us.is_finite() { format!("{:.0}", c.dram_bytes_per_us / 1e3) } else { "inf".into() };
             let _ = writeln!(out, "{name}\t{:.3}\t{:.4}\t{:.4}\t{dram}", c.fixed_us, c.k_tile_us, c.k_tile_full_us);
         }
@@ -1070,7 +1088,7 @@ impl Fp8Costs {
     pub fn parse(text: &str, what: &str) -> Result<Fp8Costs, String> {
         let bad = |line: usize, why: String| format!("{what}:{line}: {why}");
         let mut c = Fp8Costs { source: String::new(), sms: 0, ..Fp8Costs::shipped("H200") };
-        let mut seen = [false; 7];
+        let mut seen = [false; FP8_COSTED.len()];
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() {
@@ -1133,6 +1151,9 @@ impl Fp8Costs {
         if !seen[f21] {
             (c.f21, seen[f21]) = (SplitCost { fixed_us: c.f14.fixed_us, k_tile_us: c.f14.k_tile_us }, true);
         }
+        // A file from before f28 (session 112) keeps its shipped cost, as such a file's maker never timed it.
+        let f28 = FP8_COSTED.iter().position(|&n| n == "f28").expect("f28 is costed");
+        seen[f28] = true;
         if let Some(i) = seen.iter().position(|s| !s) {
             return Err(format!("{what}: no constants for {}", FP8_COSTED[i]));
         }
@@ -1180,6 +1201,12 @@ pub const F14_COST: TileCost = TileCost { fixed_us: 6.1, k_tile_us: 0.56, k_tile
 /// Its DRAM term is left out (session 72 fitted it without; on session 73's 22 block-scaled shapes its
 /// per-tensor times fit 4.2 + 0.12–0.18 µs with a 3.0 TB/s floor, so the per-tensor picks stay as checked).
 pub const F22_COST: TileCost = TileCost { fixed_us: 4.3, k_tile_us: 0.10, k_tile_full_us: 0.16, dram_bytes_per_us: f64::INFINITY };
+
+/// f28's few-tile cost, counting its tiles as its CTAs walk them ([`Step::cta_tiles`]): 6.0 µs, 0.105 µs a 24 KiB
+/// K tile of one CTA alone rising to 0.235 with every SM running one — fitted to its 26 timings at 64–1024 rows
+/// (H100, `results/2026-12-06-h100-session112`, medians of 3 processes; rms error 9.6%; 256×4096×4096 13.4 µs
+/// predicted, 12.3 measured). An H100's, not the H200's like the other shipped costs: f28 was first timed there.
+pub const F28_COST: TileCost = TileCost { fixed_us: 6.0, k_tile_us: 0.105, k_tile_full_us: 0.235, dram_bytes_per_us: f64::INFINITY };
 
 /// f3's few-tile cost (block scales, 128×128 tiles, 32 KiB K tiles, the promotion after each K tile's
 /// `wgmma`s): 4.8 µs, 0.39 µs a K tile alone rising to 0.52 with every SM busy, A and B from DRAM at 3.0 TB/s —

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Session 112's device calls (issue 48, f28). Carry: kernel-lab and tests/fp8 (`scripts/slim-carry.sh fp8` or by hand).
+# CALL=1 was scripts/gpu-f28.sh (f28's first run; its racecheck ran without --check and the promotion study after it
+#   crashed under the tool, as racecheck with a kernel filter does with the kernels it does not instrument).
+# CALL=2: f28's racecheck again (--check: no study after it); the FP8 calibration's GPU test and 3 calibrations (f28 now
+#   among the costed configurations); then every few-tile candidate and f28 at 32 held-out shapes
+#   (scripts/fp8-f28-hold-11202.tsv: the 16 corpus shapes whose pick f28 changes that call 1 did not time, then 16 drawn
+#   from the corpus's other few-tile shapes, seed 11202), 3 processes.
+#   Predicted: f28 within 5% of the fastest step at >= 13 of the 16 it is picked at, and the pick within 5% of the fastest
+#   at >= 28 of 32 (the shipped costs with F28_COST, fitted to call 1).
+set -uo pipefail
+. scripts/device-log.sh s112-call${CALL:-2}.txt 200
+J=/tmp/s112; mkdir -p $J
+case ${CALL:-2} in
+2)
+  T=200 run compute-sanitizer --tool racecheck --kernel-name kns=fp8_gemm_v28 --error-exitcode 9 $C/kernel-lab --family fp8 --steps f28 --check --gemm-sizes 130x264x400,300x136x1024
+  fp8_calibrations $J
+  stamp calibrated
+  for i in 1 2 3; do
+    T=200 run $C/kernel-lab --family fp8 --steps f28,f14,f21x2,f21x3,f21x4,f21x5,f21x6,f22,f27n128,f27n192 --shapes-file scripts/fp8-f28-hold-11202.tsv \
+        --reps 6 --warmup 1 --seed 11202$i --json $J/hold-p$i.json --out /tmp/r
+    stamp "hold process $i"
+  done
+  python3 scripts/bench-json-times.py fp8 $J/hold-p*.json > $J/hold-times.tsv
+  ;;
+esac
+tar cJf $OUT/s112-call${CALL:-2}.tar.xz -C /tmp s112
+grep -E "^exit [1-9]|panicked|ERROR SUMMARY: [1-9]|RACECHECK SUMMARY|hazard" "$L" | head || true
+xz -9 -f "$L"
