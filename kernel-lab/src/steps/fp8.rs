@@ -402,8 +402,8 @@ pub const F26: Step = {
 
 /// f28: per tensor on 64 × 128 tiles (cuBLASLt's at 128–256-row few-tile shapes) in cluster pairs of vertically
 /// adjacent tiles sharing the weight box by TMA multicast, two consumer warpgroups of 64 weight columns each
-/// (`m64n64k32`), 8 stages of 24 KiB, C by TMA stores — an experiment (session 111, not yet run): no rule
-/// chooses it.
+/// (`m64n64k32`), 8 stages of 24 KiB, C by TMA stores. The few-tile choice's candidate above 64 rows since session
+/// 112 ([`F28_COST`]): 256×4096×4096 12.3 µs on an H100, 1.08× cuBLASLt's default mode, where f27n128 took 14.9.
 pub const F28: Step = Step {
     cluster: 2,
     ..gemm("fp8_gemm_v28", "f28", layout::fp8::tiles::F28_DYN_SMEM, F28_PTX, (layout::fp8::tiles::F28_ROWS, layout::fp8::tiles::F28_BN), Scaling::PerTensor, false,
@@ -820,7 +820,8 @@ pub fn per_tensor_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u
 ///
 /// Where f14 is the pick and its tiles fill less than one round of the SMs, the time model of
 /// [`TileCost`] chooses among f14, f27n192 (where its tiles fit one round), f27n128 (since session 108), f21 (K
-/// split over a cluster, at the size [`f21_splits`] finds) and f22 (64×64 tiles computed transposed). `resident[i]`: clusters of [`F21_CLUSTERS`]`[i]` CTAs the GPU holds
+/// split over a cluster, at the size [`f21_splits`] finds), f28 (64×128 tiles in cluster pairs, above 64 rows; since
+/// session 112) and f22 (64×64 tiles computed transposed). `resident[i]`: clusters of [`F21_CLUSTERS`]`[i]` CTAs the GPU holds
 /// at once ([`crate::fp8::f21_resident`]).
 pub fn wgmma_step_for(m: usize, n: usize, k: usize, sms: u32, resident: [u32; 7]) -> (&'static Step, f64) {
     wgmma_step_by(&SHIPPED, m, n, k, sms, resident)
@@ -1433,20 +1434,28 @@ mod tests {
     }
 
     #[test]
-    fn few_tiles_take_the_fastest_of_f14_f21_f22_f27n128_by_their_measured_costs() {
+    fn few_tiles_take_the_fastest_of_f14_f21_f22_f27n128_f28_by_their_measured_costs() {
         // Session 72's measured shapes (H200, call 9 and call 1, × cuBLASLt): f22 where its small tiles fit
         // about one round (256×768×1536: 1.05×, f21x4 0.58×; 128×3072×4096: 1.02×), f21 where K is deep and
         // f22 needs two rounds (128×5120×6912: 160 tiles; model f21x5 15.1 µs, f22 21.6, f14 36.3; measured
         // f21x5 16.7, f22 21.3, f14 37.1), f14 where f22 needs many rounds (256×16384×2048: 1024 tiles, 8
         // rounds; f14 15.1 against 24.8; measured 17.7 against 26.0). 512×4096×11008 (f21x2 until session 108): f27n128,
         // 128 tiles at half f14's K tile (its 512×3072×4096 16.1 µs against f21x2's 19.1 on an H100).
+        // Session 112 (H100, 3 processes): f28 where its pairs' tiles make about one round of the SMs — 256×4096×4096
+        // 12.3 µs (f27n128 14.9, f22 16.3), 128×8192×3072 10.3 (f27n128 12.5), held out 128×5120×3072 9.8 (f21x5 13.6),
+        // 512×2048×4096 13.0 (f22 16.4) —, not at 64 rows (64×8192×3072: f22 12.9, f28 14.9) nor where its tiles make
+        // two rounds (512×3072×8192: f27n128 29.4, f28 35.5).
         for (m, n, k, want) in [(256, 768, 1536, "f22"), (128, 3072, 4096, "f22"), (128, 4096, 4096, "f22"), (128, 5120, 6912, "f21x5"), (256, 16384, 2048, "f14"),
-                                (512, 4096, 11008, "f27n128")] {
+                                (512, 4096, 11008, "f27n128"), (256, 4096, 4096, "f28"), (128, 8192, 3072, "f28"), (128, 5120, 3072, "f28"), (512, 2048, 4096, "f28"),
+                                (64, 8192, 3072, "f22"), (512, 3072, 8192, "f27n128")] {
             assert_eq!(per_tensor_step_for(m, n, k, 132, R).kernel.step, want, "{m}x{n}x{k}");
         }
+        // f28's CTAs walk whole pairs of tile rows: 64 rows take a pair, 130 rows two.
+        assert_eq!((F28.cta_tiles(64, 256), F28.cta_tiles(128, 256), F28.cta_tiles(130, 129), F28.tiles(130, 129)), (4, 4, 8, 6));
+        assert_eq!(F28.cta_tiles(130, 129), F28.grid(130, 129, u32::MAX) as u64);
         // The cost model's own properties: more K never costs less; more SMs never cost more.
         for (tiles, kt) in [(1u64, 1.0), (64, 8.0), (200, 32.0), (1024, 112.0)] {
-            for c in [F14_COST, F22_COST, F3_COST, F23_COST] {
+            for c in [F14_COST, F22_COST, F3_COST, F23_COST, F28_COST] {
                 // A and B's bytes grow with K as the K tiles do (≈ 1 MB a K tile: a DRAM-bound case for f3, f23).
                 let (ab, ab1) = (1e6 * kt, 1e6 * (kt + 1.0));
                 assert!(c.time_us(tiles, 132, kt + 1.0, ab1) > c.time_us(tiles, 132, kt, ab) && c.time_us(tiles, 264, kt, ab) <= c.time_us(tiles, 132, kt, ab)
