@@ -8,6 +8,7 @@
 #   from the corpus's other few-tile shapes, seed 11202), 3 processes.
 #   Predicted: f28 within 5% of the fastest step at >= 13 of the 16 it is picked at, and the pick within 5% of the fastest
 #   at >= 28 of 32 (the shipped costs with F28_COST, fitted to call 1).
+# CALL=3: f21's DRAM floor beyond the L2 (below), and the entry on a fresh corpus draw.
 set -uo pipefail
 . scripts/device-log.sh s112-call${CALL:-2}.txt 200
 J=/tmp/s112; mkdir -p $J
@@ -22,6 +23,23 @@ case ${CALL:-2} in
     stamp "hold process $i"
   done
   python3 scripts/bench-json-times.py fp8 $J/hold-p*.json > $J/hold-times.tsv
+  ;;
+3)
+  # f21 with the DRAM floor beyond the L2: every few-tile candidate at the 9 corpus shapes whose pick it changes
+  # (scripts/fp8-f21-floor-s112.tsv; the first three were call 2's misses, the other six never timed). Predicted: the new
+  # pick within 5% of the fastest at >= 5 of the 6 new ones, and faster than the f21 pick it replaces at all 6.
+  for i in 1 2 3; do
+    T=150 run $C/kernel-lab --family fp8 --steps f28,f14,f21x2,f21x3,f21x4,f21x5,f21x6,f22,f27n128,f27n192 --shapes-file scripts/fp8-f21-floor-s112.tsv \
+        --reps 6 --warmup 1 --seed 11203$i --json $J/floor-p$i.json --out /tmp/r
+    stamp "floor process $i"
+  done
+  python3 scripts/bench-json-times.py fp8 $J/floor-p*.json > $J/floor-times.tsv
+  # The entry on a fresh corpus draw (seed 11204, 40 shapes; f28 changes none of them): the issue's own measure.
+  for i in 1 2 3; do
+    T=150 run $C/kernel-lab --family fp8 --entry --shapes-file scripts/fp8-draw-11204.tsv --reps 6 --warmup 1 --seed 11204$i --json $J/draw11204-p$i.json --out /tmp/r
+    stamp "draw 11204 process $i"
+  done
+  python3 scripts/fp8-entry-medians.py $J/draw11204-p*.json > $J/draw11204-entry-medians.txt
   ;;
 esac
 tar cJf $OUT/s112-call${CALL:-2}.tar.xz -C /tmp s112
