@@ -9,6 +9,7 @@
 #   Predicted: f28 within 5% of the fastest step at >= 13 of the 16 it is picked at, and the pick within 5% of the fastest
 #   at >= 28 of 32 (the shipped costs with F28_COST, fitted to call 1).
 # CALL=3: f21's DRAM floor beyond the L2 (below), and the entry on a fresh corpus draw.
+# CALL=4: ncu of cuDNN's attention backward and b4 (issue 50).
 set -uo pipefail
 . scripts/device-log.sh s112-call${CALL:-2}.txt 200
 J=/tmp/s112; mkdir -p $J
@@ -40,6 +41,18 @@ case ${CALL:-2} in
     stamp "draw 11204 process $i"
   done
   python3 scripts/fp8-entry-medians.py $J/draw11204-p*.json > $J/draw11204-entry-medians.txt
+  ;;
+4)
+  # ncu (no prediction: evidence for issue 50's next rung): cuDNN's SDPA backward (torch, bf16) and b4 at 1x16x16x4096x128 —
+  # first every kernel of the peer's run (forward, then 3 warm-up and 1 timed backward, non-causal then causal) with its
+  # launch (name, grid, block, registers, shared memory), then the first non-causal and the first causal `bprop` kernel
+  # and b4's kernels in detail (speed of light, occupancy, warp states, compute pipes).
+  P="python3 scripts/backward-torch-peer.py --shapes 1x16x16x4096x128 --backends cudnn --reps 1"
+  S="--section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section ComputeWorkloadAnalysis"
+  T=60 run ncu --clock-control none -c 24 --section LaunchStats $P
+  T=40 run ncu --clock-control none -k regex:bprop -c 1 $S $P
+  T=40 run ncu --clock-control none -k regex:bprop --launch-skip 4 -c 1 $S $P
+  T=60 run ncu --clock-control none -k regex:attn_bwd_b4 -c 2 $S $C/kernel-lab backward --shapes 1x16x16x4096x128 --dtype bf16 --steps b4
   ;;
 esac
 tar cJf $OUT/s112-call${CALL:-2}.tar.xz -C /tmp s112
