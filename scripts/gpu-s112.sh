@@ -10,6 +10,7 @@
 #   at >= 28 of 32 (the shipped costs with F28_COST, fitted to call 1).
 # CALL=3: f21's DRAM floor beyond the L2 (below), and the entry on a fresh corpus draw.
 # CALL=4: ncu of cuDNN's attention backward and b4 (issue 50).
+# CALL=5: b9's first run (issue 50).
 set -uo pipefail
 . scripts/device-log.sh s112-call${CALL:-2}.txt 200
 J=/tmp/s112; mkdir -p $J
@@ -53,6 +54,22 @@ case ${CALL:-2} in
   T=40 run ncu --clock-control none -k regex:bprop -c 1 $S $P
   T=40 run ncu --clock-control none -k regex:bprop --launch-skip 4 -c 1 $S $P
   T=60 run ncu --clock-control none -k regex:attn_bwd_b4 -c 2 $S $C/kernel-lab backward --shapes 1x16x16x4096x128 --dtype bf16 --steps b4
+  ;;
+5)
+  # b9's first run (branch wip-b9-producer; carry kernel-lab and tests/backward): its test (every backward case, f16 and
+  # bf16, against the f64 reference), b9 against b4 interleaved at 1x16x16x4096x128 and 2x16x16x4096x64 bf16 (causal and
+  # not), 3 processes, memcheck and racecheck at small ragged shapes, torch's cuDNN backward at the same shapes.
+  # Predicted (in the step file): b9 0.92-0.97x b4's time.
+  T=120 run $C/tests/backward b9_backward_matches_the_reference --nocapture --test-threads 1
+  for i in 1 2 3; do
+    T=60 run $C/kernel-lab backward --shapes 1x16x16x4096x128,2x16x16x4096x64 --dtype bf16 --steps b9 --json $J/b9-p$i.json
+    stamp "b9 process $i"
+    if [ $i = 1 ]; then
+      T=60 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128,1x4x1x300x64 --dtype bf16 --steps b9
+    fi
+  done
+  T=60 run python3 scripts/backward-torch-peer.py --shapes 1x16x16x4096x128,2x16x16x4096x64 --backends cudnn --reps 20
+  T=60 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128 --dtype bf16 --steps b9
   ;;
 esac
 tar cJf $OUT/s112-call${CALL:-2}.tar.xz -C /tmp s112

@@ -55,9 +55,14 @@ struct Variant {
 fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, step: Option<&str>) -> BackwardPlan<T> {
     let plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
     let Some(step) = step else { return plan };
-    // The plan's own atomic kernel on mma.sync (b7, or b8 at D = 64) with its step replaced: `attn_bwd_<step>_d…`.
+    if step == "b9" && !plan.is_wgmma() {
+        return plan; // b9 is b4's (sm_90a): elsewhere the variant runs the plan's own kernel
+    }
+    // The plan's own atomic kernel (b7, or b8 at D = 64, on mma.sync; b4 on wgmma, for b9) with its step
+    // replaced: `attn_bwd_<step>_d…` (`attn_bwd_b9c_d…` for b4's causal entry).
     let (own, rest) = plan.kernel().split_at("attn_bwd_b7".len());
-    assert!(["attn_bwd_b7", "attn_bwd_b8"].contains(&own), "{step} replaces b7 or b8 only: the plan runs {}", plan.kernel());
+    let own_ok: &[&str] = if step == "b9" { &["attn_bwd_b4"] } else { &["attn_bwd_b7", "attn_bwd_b8"] };
+    assert!(own_ok.contains(&own), "{step} replaces {own_ok:?} only: the plan runs {}", plan.kernel());
     let name = format!("attn_bwd_{step}{rest}");
     BackwardPlan::<T>::with_kernel(gpu, desc, &name).unwrap()
 }
@@ -182,8 +187,9 @@ fn cases() -> Vec<Case> {
 /// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
 /// b7), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b7
 /// (b8 at D = 64: atomic dQ on `mma.sync`), and by name the steps before it — b1, b6, b5 — b8 (D = 64 only: every
-/// test runs it on its D = 64 cases) and b7 (at D = 64 the step before b8).
-const VARIANTS: [Variant; 9] = [
+/// test runs it on its D = 64 cases) and b7 (at D = 64 the step before b8); b9 (b4 with a producer warpgroup) where
+/// the GPU runs `sm_90a` code (elsewhere that variant runs the default plan again).
+const VARIANTS: [Variant; 10] = [
     Variant { dq: DqMode::Fastest, engine: Engine::Auto, step: None },
     Variant { dq: DqMode::Deterministic, engine: Engine::Auto, step: None },
     Variant { dq: DqMode::Deterministic, engine: Engine::MmaSync, step: None },
@@ -193,6 +199,7 @@ const VARIANTS: [Variant; 9] = [
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b5") },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b8") },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b7") },
+    Variant { dq: DqMode::Atomic, engine: Engine::Auto, step: Some("b9") },
 ];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
@@ -283,6 +290,14 @@ fn b8_backward_matches_the_reference() {
 fn b7_backward_matches_the_reference() {
     let Some(gpu) = gpu_or_skip("b7_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[8]);
+}
+
+/// Step b9 (b4 with a producer warpgroup, by `BackwardPlan::with_kernel`; sm_90a): every case against the f64 reference
+/// (dK and dV bitwise the same on a second run).
+#[test]
+fn b9_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("b9_backward_matches_the_reference") else { return };
+    check_cases(&gpu, VARIANTS[9]);
 }
 
 /// A sequence's gradients never see the values packed after it. b4's TMA box brings the rows after a

@@ -83,6 +83,12 @@ const ACCEPTED_SPILLS: &[(&str, &str, u32, &str)] = &[
     // reloaded) each left 16–36 bytes; the default mode (b2: dK/dV and dQ apart) assembles spill-free.
     // Session 68 moved dK's products after dQ with the reductions among them (0.88–0.92× b1's time, with
     // these spills): D = 128 sm_80 8 → 0, sm_90 16 → 24; D = 64 sm_80 0 → 8, sm_90 24 → 16.
+    // Backward b9 (issue 50, session 112: b4 with a producer warpgroup, the computing warpgroups at 240 registers by
+    // `setmaxnreg`): at D = 128 12 bytes of spill (16-byte frame), causal 16 / 24; D = 64 none. ptxas allocates the
+    // computing region to 240 (with the producer at 40 and them at 232: 8 / 20 bytes; at 224: 48 / 64); b4's body
+    // with `.maxnreg 240` assembled without one, so the few values are b9's own (its stage releases, the pass walk).
+    ("attn_bwd_b9_d128_", "sm_90a", 16, "b9 D = 128 (kernels-gpu/src/attention/steps/v41_backward_producer.rs)"),
+    ("attn_bwd_b9c_d128_", "sm_90a", 24, "b9 causal D = 128"),
     ("attn_bwd_b1_d128_", "sm_80", 8, "b1 D = 128 on sm_80 (kernels-gpu/src/attention/README.md, backward)"),
     ("attn_bwd_b1_d64_", "sm_80", 8, "b1 D = 64 on sm_80"),
     ("attn_bwd_b1_d128_", "sm_90", 24, "b1 D = 128 on sm_90 and sm_90a"),

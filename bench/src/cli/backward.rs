@@ -27,8 +27,9 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--steps LIST] [--json FI
   runs without and with the causal mask: step b1 timed in interleaved rounds against the forward of the
   same problem, then b2 (deterministic dQ) and b5 (b1 on FlashAttention-2's warp layout) against b1, b6
   (b5 adding dQ in its reductions' order) against b5, b7 (b6 longest first) against b6, b8 (b7 on 128-query
-  tiles, D = 64 only) against b7, then (Hopper) b3 against b2 and b4 (atomic dQ) against b3. --steps
-  (comma-separated b1, b2, b3, b4, b5, b6, b7, b8; default all) times only those rows, each still
+  tiles, D = 64 only) against b7, then (Hopper) b3 against b2, b4 (atomic dQ) against b3 and b9 (b4 with a
+  producer warpgroup) against b4. --steps
+  (comma-separated b1, b2, b3, b4, b5, b6, b7, b8, b9; default all) times only those rows, each still
   against its baseline. TFLOP/s: 2.5 × the forward's 4·B·H·D per
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
@@ -68,11 +69,11 @@ pub fn main(args: &[String]) -> i32 {
         "wgmma" => Engine::Wgmma,
         other => return sub::usage(format!("backward: --engine takes auto, mma-sync or wgmma, not {other:?}")),
     };
-    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4,b5,b6,b7,b8", String::as_str).split(',').collect();
-    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"].contains(s)) {
-        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4, b5, b6, b7, b8 (comma-separated), not {bad:?}"));
+    let picked: Vec<&str> = flags.get("--steps").map_or("b1,b2,b3,b4,b5,b6,b7,b8,b9", String::as_str).split(',').collect();
+    if let Some(bad) = picked.iter().find(|s| !["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9"].contains(s)) {
+        return sub::usage(format!("backward: --steps takes b1, b2, b3, b4, b5, b6, b7, b8, b9 (comma-separated), not {bad:?}"));
     }
-    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4"), b5: picked.contains(&"b5"), b6: picked.contains(&"b6"), b7: picked.contains(&"b7"), b8: picked.contains(&"b8") };
+    let steps = Steps { b1: picked.contains(&"b1"), b2: picked.contains(&"b2"), b3: picked.contains(&"b3"), b4: picked.contains(&"b4"), b5: picked.contains(&"b5"), b6: picked.contains(&"b6"), b7: picked.contains(&"b7"), b8: picked.contains(&"b8"), b9: picked.contains(&"b9") };
     sub::by_dtype(flags.get("--dtype").map_or("bf16", String::as_str), || run::<half::f16>(&gpu, &parsed, steps, json, dump, (dq, engine)), || run::<half::bf16>(&gpu, &parsed, steps, json, dump, (dq, engine)))
 }
 
@@ -87,6 +88,7 @@ struct Steps {
     b6: bool,
     b7: bool,
     b8: bool,
+    b9: bool,
 }
 
 /// Writes `x` as raw little-endian bytes to `dir/name`.
@@ -102,8 +104,8 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
     let mut rows = vec![];
     let hopper = gpu.cannot_run(&PREFILL[0]).is_none();
     println!("GPU: {} ({} SMs), {}", gpu.info.name, gpu.info.sms, T::NAME);
-    if !hopper && (steps.b3 || steps.b4) {
-        println!("note: b3 and b4 need sm_90a (wgmma); this GPU times only b1, b2 and b5–b8{}",
+    if !hopper && (steps.b3 || steps.b4 || steps.b9) {
+        println!("note: b3, b4 and b9 need sm_90a (wgmma); this GPU times only b1, b2 and b5–b8{}",
                  if steps.b1 || steps.b2 || steps.b5 || steps.b6 || steps.b7 || steps.b8 { "" } else { ": --steps left nothing to time" });
     }
     println!("| shape BxHxKxLxD | config | backward µs | TFLOP/s | baseline | µs | time / baseline |\n|---|---|---|---|---|---|---|");
@@ -202,6 +204,12 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
                 let mut h4 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma))?;
                 if steps.b4 {
                     versus(&mut h4, &mut h3, format!("b4 wgmma atomic{mask}"), "b3")?;
+                }
+                // b9 (b4 with a producer warpgroup) against b4.
+                if steps.b9 {
+                    let c = if causal { "c" } else { "" };
+                    let mut h9 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma), &format!("attn_bwd_b9{c}_d{d}_{}", T::NAME))?;
+                    versus(&mut h9, &mut h4, format!("b9 producer{mask}"), "b4")?;
                 }
             }
             if let Some(dir) = dump {

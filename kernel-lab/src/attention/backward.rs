@@ -302,11 +302,24 @@ impl<T: Element> BackwardPlan<T> {
     /// (ladders and benchmarks: `kernel-lab backward --steps`). Taken where it launches as the plan's own
     /// would: on `mma.sync` with atomic dQ, b7 or b8 (the plan's own: `attn_bwd_b7_d128_{f16,bf16}`,
     /// `attn_bwd_b8_d64_…`) or a step before it — b1, b5 (dQ in Q's layout), b6 or b7 (b6's dQ conversion) — of
-    /// the plan's head dim and element type; anything else is refused, naming the rule.
+    /// the plan's head dim and element type; on `wgmma` with atomic dQ, b9 (b4 with a producer warpgroup:
+    /// `attn_bwd_b9{,c}_d{D}_…`, the causal entry with the mask); anything else is refused, naming the rule.
     pub fn with_kernel(gpu: &Gpu, desc: BackwardDesc, kernel: &str) -> Result<Self> {
         let mut plan = Self::new(gpu, desc)?;
         let e = super::half_suffix::<T>("attention backward")?;
         let d = plan.desc.head_dim;
+        // On `wgmma` with atomic dQ: b9 (b4 with a producer warpgroup), launched as b4 is (its arguments, grid,
+        // shared memory and dQ conversion; 384 threads from its descriptor).
+        if plan.wgmma && plan.desc.dq == DqMode::Atomic {
+            let c = if plan.desc.causal { "c" } else { "" };
+            let b9 = format!("attn_bwd_b9{c}_d{d}_{e}");
+            if kernel != b9 {
+                return Err(Error::InvalidInput(format!("attention backward {desc:?}: kernel {kernel:?} does not launch as this plan's main kernel ({}); on wgmma with \
+                                                        DqMode::Atomic it may be {b9}", plan.main.name())));
+            }
+            plan.main = gpu.kernel(kernel)?;
+            return Ok(plan);
+        }
         let mut allowed: Vec<String> = ["b1", "b5", "b6", "b7"].iter().map(|s| format!("attn_bwd_{s}_d{d}_{e}")).collect();
         if d == 64 {
             allowed.push(format!("attn_bwd_b8_d{d}_{e}"));

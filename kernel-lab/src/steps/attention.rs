@@ -574,6 +574,16 @@ const fn backward_b4(name: &'static str, label: &'static str, d: u32) -> KernelI
                  ptx: PtxCheck { has: BACKWARD_B4_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add"], count: &[], at_least: &[] } }
 }
 
+const BACKWARD_B9_ABOUT: &str = "backward (b9, Hopper, atomic dQ): b4 with a producer warpgroup issuing Q, dO (TMA) and the statistics onto full/empty barriers a stage, the two computing warpgroups at 240 registers by setmaxnreg (384 threads)";
+const BACKWARD_B9_HAS: &[&str] = &["wgmma.mma_async.sync.aligned.m64n64k16.f32.", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32", "cp.async.bulk.tensor.3d",
+                                   "setmaxnreg.inc.sync.aligned.u32 240", "setmaxnreg.dec.sync.aligned.u32 24", "cp.async.mbarrier.arrive.noinc.shared::cta.b64", "bar.sync \t3, 256"];
+
+const fn backward_b9(name: &'static str, label: &'static str, d: u32) -> KernelInfo {
+    KernelInfo { name, family: Family::Attention, step: label, target: Target::Sm90a, block_threads: 384, launch_bounds: super::bounds_min(384, 1),
+                 dyn_smem_bytes: layout::attention::bwd_h4_smem(d), about: BACKWARD_B9_ABOUT,
+                 ptx: PtxCheck { has: BACKWARD_B9_HAS, lacks: &["trap", "ld.local", "st.local", "mma.sync", "red.relaxed.gpu.global.add"], count: &[], at_least: &[] } }
+}
+
 /// b4's dQ conversion (in b4's `sm_90a` module; no Hopper instruction of its own).
 const fn backward_b4dq(name: &'static str, label: &'static str) -> KernelInfo {
     KernelInfo { target: Target::Sm90a,
@@ -612,6 +622,10 @@ pub const BACKWARD: &[KernelInfo] = &[
     backward_b4("attn_bwd_b4_d64_bf16", "b4-d64-bf16", 64), backward_b4("attn_bwd_b4_d128_bf16", "b4-d128-bf16", 128),
     backward_b4("attn_bwd_b4c_d64_f16", "b4c-d64", 64), backward_b4("attn_bwd_b4c_d128_f16", "b4c-d128", 128),
     backward_b4("attn_bwd_b4c_d64_bf16", "b4c-d64-bf16", 64), backward_b4("attn_bwd_b4c_d128_bf16", "b4c-d128-bf16", 128),
+    backward_b9("attn_bwd_b9_d64_f16", "b9-d64", 64), backward_b9("attn_bwd_b9_d128_f16", "b9-d128", 128),
+    backward_b9("attn_bwd_b9_d64_bf16", "b9-d64-bf16", 64), backward_b9("attn_bwd_b9_d128_bf16", "b9-d128-bf16", 128),
+    backward_b9("attn_bwd_b9c_d64_f16", "b9c-d64", 64), backward_b9("attn_bwd_b9c_d128_f16", "b9c-d128", 128),
+    backward_b9("attn_bwd_b9c_d64_bf16", "b9c-d64-bf16", 64), backward_b9("attn_bwd_b9c_d128_bf16", "b9c-d128-bf16", 128),
     backward_b4dq("attn_bwd_b4dq_d64_f16", "b4dq-d64"), backward_b4dq("attn_bwd_b4dq_d128_f16", "b4dq-d128"),
     backward_b4dq("attn_bwd_b4dq_d64_bf16", "b4dq-d64-bf16"), backward_b4dq("attn_bwd_b4dq_d128_bf16", "b4dq-d128-bf16"),
     decode_helper("attn_bwd_prep_d64_f16", "b1-prep-d64", "backward's rows: D = rowsum(dO ∘ O) and log2(e)·LSE (f16, D = 64)"),

@@ -123,14 +123,14 @@ const _: () = assert!(BWD_BKV == ROWS && BWD_BQ == STREAM && ROWS == 2 * 64 && S
 
 /// A 128-row tile (the resident K, or dSᵀ's 128 keys) as an MN-major operand whose K is its rows: 16 rows
 /// (one k-step) are 2048 bytes; LBO steps to the next 64 columns' box.
-const RES_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, ROWS) {
+pub(super) const RES_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, ROWS) {
     Ok(d) => d,
     Err(_) => panic!("MN-major descriptor"),
 };
 
 /// The first 16 of 32 accumulators: a `m64n32k16`'s (D = 64: a warpgroup's 32 of dQ's columns).
 #[inline(always)]
-fn low16(acc: &mut [f32; 32]) -> &mut [f32; 16] {
+pub(super) fn low16(acc: &mut [f32; 32]) -> &mut [f32; 16] {
     // SAFETY: `[f32; 32]` starts with 16 `f32`s, laid out as a `[f32; 16]`; the borrow is `acc`'s.
     unsafe { &mut *(acc.as_mut_ptr() as *mut [f32; 16]) }
 }
@@ -145,7 +145,7 @@ fn low16(acc: &mut [f32; 32]) -> &mut [f32; 16] {
 /// All 128 threads of a warpgroup; both tiles written and made visible to the async proxy before; nobody
 /// writes them, nor reads `acc`, until a wait retires the group.
 #[inline(always)]
-unsafe fn issue_dq<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_ds: u32, s_k: u32, wg: u32) {
+pub(super) unsafe fn issue_dq<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_ds: u32, s_k: u32, wg: u32) {
     let half = if D == 128 { wg * sw128_box_bytes(ROWS) } else { 64 * wg };
     let da: [u64; 8] = core::array::from_fn(|ks| RES_MN.advance(s_ds + 2048 * ks as u32).0);
     let db: [u64; 8] = core::array::from_fn(|ks| RES_MN.advance(s_k + half + 2048 * ks as u32).0);
