@@ -55,13 +55,13 @@ struct Variant {
 fn make_plan<T: Half>(gpu: &Gpu, desc: BackwardDesc, step: Option<&str>) -> BackwardPlan<T> {
     let plan = BackwardPlan::<T>::new(gpu, desc).unwrap();
     let Some(step) = step else { return plan };
-    if step == "b9" && !plan.is_wgmma() {
-        return plan; // b9 is b4's (sm_90a): elsewhere the variant runs the plan's own kernel
+    if step == "b4" && !plan.is_wgmma() {
+        return plan; // b4 is sm_90a's: elsewhere the variant runs the plan's own kernel
     }
-    // The plan's own atomic kernel (b7, or b8 at D = 64, on mma.sync; b4 on wgmma, for b9) with its step
-    // replaced: `attn_bwd_<step>_d…` (`attn_bwd_b9c_d…` for b4's causal entry).
+    // The plan's own atomic kernel (b7, or b8 at D = 64, on mma.sync; b9 on wgmma, for b4) with its step
+    // replaced: `attn_bwd_<step>_d…` (`attn_bwd_b4c_d…` for b9's causal entry).
     let (own, rest) = plan.kernel().split_at("attn_bwd_b7".len());
-    let own_ok: &[&str] = if step == "b9" { &["attn_bwd_b4"] } else { &["attn_bwd_b7", "attn_bwd_b8"] };
+    let own_ok: &[&str] = if step == "b4" { &["attn_bwd_b9"] } else { &["attn_bwd_b7", "attn_bwd_b8"] };
     assert!(own_ok.contains(&own), "{step} replaces {own_ok:?} only: the plan runs {}", plan.kernel());
     let name = format!("attn_bwd_{step}{rest}");
     BackwardPlan::<T>::with_kernel(gpu, desc, &name).unwrap()
@@ -114,7 +114,7 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
         gpu.poison(g).unwrap();
     }
     let mut plan = make_plan::<T>(gpu, d, case.step);
-    let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b4 on Hopper, b7 elsewhere (both atomic)
+    let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b9 on Hopper, b7 elsewhere (both atomic)
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
     let back = |x: &cudarc::driver::CudaSlice<T>, heads: usize, l: usize| -> Vec<f64> {
@@ -187,8 +187,8 @@ fn cases() -> Vec<Case> {
 /// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
 /// b7), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b7
 /// (b8 at D = 64: atomic dQ on `mma.sync`), and by name the steps before it — b1, b6, b5 — b8 (D = 64 only: every
-/// test runs it on its D = 64 cases) and b7 (at D = 64 the step before b8); b9 (b4 with a producer warpgroup) where
-/// the GPU runs `sm_90a` code (elsewhere that variant runs the default plan again).
+/// test runs it on its D = 64 cases) and b7 (at D = 64 the step before b8); b4 (b9, the default there, without its
+/// producer warpgroup) where the GPU runs `sm_90a` code (elsewhere that variant runs the default plan again).
 const VARIANTS: [Variant; 10] = [
     Variant { dq: DqMode::Fastest, engine: Engine::Auto, step: None },
     Variant { dq: DqMode::Deterministic, engine: Engine::Auto, step: None },
@@ -199,7 +199,7 @@ const VARIANTS: [Variant; 10] = [
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b5") },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b8") },
     Variant { dq: DqMode::Atomic, engine: Engine::MmaSync, step: Some("b7") },
-    Variant { dq: DqMode::Atomic, engine: Engine::Auto, step: Some("b9") },
+    Variant { dq: DqMode::Atomic, engine: Engine::Auto, step: Some("b4") },
 ];
 
 /// Every case of [`cases`] run with `plan` (a dQ mode and engine) in f16 and bf16 against the f64 reference.
@@ -215,13 +215,13 @@ fn check_cases(gpu: &Gpu, v: Variant) {
     }
 }
 
-/// The default plan (`DqMode::Fastest`: b4 on Hopper, b7 elsewhere): every case against the f64 reference
+/// The default plan (`DqMode::Fastest`: b9 on Hopper, b7 elsewhere): every case against the f64 reference
 /// (dK and dV bitwise the same on a second run; with b2 every gradient over 10 runs).
 #[test]
 fn backward_matches_the_f64_reference() {
     let Some(gpu) = gpu_or_skip("backward_matches_the_f64_reference") else { return };
     let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64)).unwrap();
-    eprintln!("default plan: {} ({:?}, {})", plan.kernel(), plan.desc().dq, if plan.is_wgmma() { "b4, wgmma" } else { "b7, mma.sync" });
+    eprintln!("default plan: {} ({:?}, {})", plan.kernel(), plan.desc().dq, if plan.is_wgmma() { "b9, wgmma" } else { "b7, mma.sync" });
     check_cases(&gpu, VARIANTS[0]);
 }
 
@@ -292,11 +292,11 @@ fn b7_backward_matches_the_reference() {
     check_cases(&gpu, VARIANTS[8]);
 }
 
-/// Step b9 (b4 with a producer warpgroup, by `BackwardPlan::with_kernel`; sm_90a): every case against the f64 reference
-/// (dK and dV bitwise the same on a second run).
+/// Step b4 (b9, the default on Hopper, without its producer warpgroup, by `BackwardPlan::with_kernel`; sm_90a): every
+/// case against the f64 reference (dK and dV bitwise the same on a second run).
 #[test]
-fn b9_backward_matches_the_reference() {
-    let Some(gpu) = gpu_or_skip("b9_backward_matches_the_reference") else { return };
+fn b4_backward_matches_the_reference() {
+    let Some(gpu) = gpu_or_skip("b4_backward_matches_the_reference") else { return };
     check_cases(&gpu, VARIANTS[9]);
 }
 
@@ -454,7 +454,7 @@ fn bad_backward_input_gives_clear_errors() {
     // The wgmma kernels (b3, b4) where the GPU cannot run them: refused, naming what they need.
     for dq in [DqMode::Deterministic, DqMode::Atomic] {
         match BackwardPlan::<f16>::new(&gpu, d.with_dq(dq).with_engine(Engine::Wgmma)) {
-            Ok(p) => assert!(p.is_wgmma() && p.kernel().starts_with(if dq == DqMode::Atomic { "attn_bwd_b4c_" } else { "attn_bwd_b3kvc_" }), "{}", p.kernel()),
+            Ok(p) => assert!(p.is_wgmma() && p.kernel().starts_with(if dq == DqMode::Atomic { "attn_bwd_b9c_" } else { "attn_bwd_b3kvc_" }), "{}", p.kernel()),
             Err(e) => assert!(e.to_string().contains("sm_90a"), "{dq:?}: {e}"),
         }
     }

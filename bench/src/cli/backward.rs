@@ -34,7 +34,7 @@ kernel-lab backward [--shapes LIST] [--dtype f16|bf16] [--steps LIST] [--json FI
   query-key pair. --dump DIR writes, per shape and mask, the inputs and the default plan's gradients as raw
   little-endian files (DIR/<shape>-<mask>/: q, k, v, do, dq, dk, dv token-major, meta.json) for
   scripts/backward-torch-check.py, which checks them against torch's fp32 gradients. --dq picks the dumped
-  plan's dQ mode: fastest (the default: b4 on Hopper, b7 elsewhere — b8 at D = 64), atomic (b4, or b7 / b8 on mma.sync) or
+  plan's dQ mode: fastest (the default: b9 on Hopper, b7 elsewhere — b8 at D = 64), atomic (b9, or b7 / b8 on mma.sync) or
   deterministic (b3, or b2); --engine its engine: auto (the default: wgmma where the GPU runs it), mma-sync
   or wgmma.
 ";
@@ -200,20 +200,21 @@ fn run<T: Element>(gpu: &Gpu, shapes: &[[usize; 5]], steps: Steps, json: Option<
                 if steps.b3 {
                     versus(&mut h3, &mut det, format!("b3 wgmma{mask}"), "b2")?;
                 }
-                // b4 (b3's dK/dV kernel computing dQ too, by atomics) against b3.
-                let mut h4 = BackwardPlan::<T>::new(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma))?;
+                // b4 (b3's dK/dV kernel computing dQ too, by atomics) against b3, by name: the plan's own is b9.
+                let c = if causal { "c" } else { "" };
+                let atomic = bd.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma);
+                let mut h4 = BackwardPlan::<T>::with_kernel(gpu, atomic, &format!("attn_bwd_b4{c}_d{d}_{}", T::NAME))?;
                 if steps.b4 {
                     versus(&mut h4, &mut h3, format!("b4 wgmma atomic{mask}"), "b3")?;
                 }
-                // b9 (b4 with a producer warpgroup) against b4.
+                // b9 (b4 with a producer warpgroup; the library's atomic dQ on Hopper) against b4.
                 if steps.b9 {
-                    let c = if causal { "c" } else { "" };
-                    let mut h9 = BackwardPlan::<T>::with_kernel(gpu, bd.with_dq(DqMode::Atomic).with_engine(Engine::Wgmma), &format!("attn_bwd_b9{c}_d{d}_{}", T::NAME))?;
+                    let mut h9 = BackwardPlan::<T>::new(gpu, atomic)?;
                     versus(&mut h9, &mut h4, format!("b9 producer{mask}"), "b4")?;
                 }
             }
             if let Some(dir) = dump {
-                // The gradients of the plan `--dq` picks (the default: b4 on Hopper), with their inputs, for the torch check.
+                // The gradients of the plan `--dq` picks (the default: b9 on Hopper), with their inputs, for the torch check.
                 let mut def = BackwardPlan::<T>::new(gpu, bd.with_dq(dump_dq).with_engine(dump_engine))?;
                 def.run(&q, &kk, &vv, &o, &lse, &d_o, &cq, &cq, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv })?;
                 gpu.sync_after(def.kernel())?;

@@ -4,8 +4,9 @@
 //! (FlashAttention-2's backward on `mma.sync`, any GPU from sm_80:
 //! `kernels-gpu/src/attention/steps/v20_backward_fa2.rs`), b2 (its deterministic dQ,
 //! `v21_backward_deterministic.rs`) and b3 (b2's two kernels on Hopper's `wgmma`, sm_90a:
-//! `v23_backward_wgmma.rs`) and b4 (b3's dK/dV kernel computing dQ too, added by bulk reductions, sm_90a:
-//! `v27_backward_wgmma_atomic.rs`); [`Engine`] says which of them a plan runs.
+//! `v23_backward_wgmma.rs`), b4 (b3's dK/dV kernel computing dQ too, added by bulk reductions, sm_90a:
+//! `v27_backward_wgmma_atomic.rs`) and b9 (b4 with a producer warpgroup: `v41_backward_producer.rs`); [`Engine`] says
+//! which of them a plan runs.
 //!
 //! Two tensor orders, the forward kernels' ([`Order`]):
 //! ```text
@@ -22,11 +23,11 @@
 //! one thread in a fixed order: bitwise the same on every run, and measured 0.86–0.93× b1's time on an
 //! H200 despite recomputing the scores (b1's dSᵀ round trip and atomics cost more). [`DqMode::Atomic`]
 //! (b7 — b1 on FlashAttention-2's warp layout and dQ accumulator, its CTAs longest first; b8, the same on 128-query
-//! tiles, at D = 64 —, or b4 on Hopper)
+//! tiles, at D = 64 —, or b9 on Hopper)
 //! accumulates dQ in f32 with atomic adds, so its last bits may differ from run to run; on Hopper it skips the
 //! dQ kernel's recomputed S and dP (five products where b3 does seven). The default, [`DqMode::Fastest`], is
-//! whichever of the two measured faster on the kernels the plan runs: b4 on Hopper, b7 elsewhere (since
-//! session 92; b5 in session 91; b2 before, when b1 was the atomic kernel) — as torch's and
+//! whichever of the two measured faster on the kernels the plan runs: b9 on Hopper (since session 112; b4 from
+//! session 67), b7 elsewhere (since session 92; b5 in session 91; b2 before, when b1 was the atomic kernel) — as torch's and
 //! cuDNN's backward, not bitwise reproducible unless asked. dK
 //! and dV are each summed by one CTA in a fixed order either way.
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
@@ -63,7 +64,8 @@ pub enum Order {
 /// How dQ is summed over the key blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqMode {
-    /// b7, b8 at D = 64 (b4 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code): every key block adds
+    /// b7, b8 at D = 64 (b9 with [`Engine`] `Wgmma`, or `Auto` where the GPU runs `sm_90a` code; b9 is b4 with a
+    /// producer warpgroup, 0.93–0.98× its time on an H100, `results/2026-12-06-h100-session112`): every key block adds
     /// its share of dQ into an f32 accumulator by atomics (the order of the adds, and so dQ's last bits,
     /// may change from run to run; b4 adds a tile's block at a time by the TMA's bulk reduce). On an H200
     /// b4 took 0.79–0.80× b3's time at D = 128 without the causal mask, 0.81–0.85× with it, 0.85–0.86× at
@@ -80,7 +82,7 @@ pub enum DqMode {
     /// `results/2026-11-29-h200-session51/call2-b2`; b3 0.53–0.60× b2's, `git show a873563:results/2026-11-30-h200-session60/README.md`;
     /// b3 1.16–1.27× b4's time, session 66).
     Deterministic,
-    /// The default: [`DqMode::Atomic`] on both engines (b4 on `wgmma`; b7 on `mma.sync`, b8 at D = 64, faster than b2 since
+    /// The default: [`DqMode::Atomic`] on both engines (b9 on `wgmma`; b7 on `mma.sync`, b8 at D = 64, faster than b2 since
     /// session 91 — b2 was the default there while b1, slower than b2 at D = 64, was the atomic kernel).
     /// [`BackwardPlan::desc`] reports the mode chosen.
     Fastest,
@@ -89,12 +91,12 @@ pub enum DqMode {
 /// Which kernels a plan runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// The `wgmma` kernels (b3, or b4 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b7 (b8 at D = 64)
+    /// The `wgmma` kernels (b3, or b9 for [`DqMode::Atomic`]) where the GPU runs `sm_90a` code, b2 / b7 (b8 at D = 64)
     /// elsewhere (the default).
     Auto,
     /// b2 / b7 (b8 at D = 64) on `mma.sync` (any GPU from sm_80).
     MmaSync,
-    /// b3 / b4 on `wgmma`: `sm_90a` only (a plan asked for it elsewhere is refused).
+    /// b3 / b9 on `wgmma`: `sm_90a` only (a plan asked for it elsewhere is refused).
     Wgmma,
 }
 
@@ -266,10 +268,11 @@ impl<T: Element> BackwardPlan<T> {
         let d = desc.head_dim;
         // b3's causal entries walk a block and its mirror per CTA (`c`).
         let c = if desc.causal { "c" } else { "" };
-        // The wgmma kernel a plan would run: b3's dK/dV kernel, or b4 (atomic dQ, and the faster mode's).
+        // The wgmma kernel a plan would run: b3's dK/dV kernel, or b9 (atomic dQ, and the faster mode's; b4 with a
+        // producer warpgroup, launched as b4 and converted by b4's dQ kernel).
         let hopper = match desc.dq {
             DqMode::Deterministic => format!("attn_bwd_b3kv{c}_d{d}_{e}"),
-            DqMode::Atomic | DqMode::Fastest => format!("attn_bwd_b4{c}_d{d}_{e}"),
+            DqMode::Atomic | DqMode::Fastest => format!("attn_bwd_b9{c}_d{d}_{e}"),
         };
         let wgmma = match desc.engine {
             Engine::MmaSync => false,
@@ -302,20 +305,20 @@ impl<T: Element> BackwardPlan<T> {
     /// (ladders and benchmarks: `kernel-lab backward --steps`). Taken where it launches as the plan's own
     /// would: on `mma.sync` with atomic dQ, b7 or b8 (the plan's own: `attn_bwd_b7_d128_{f16,bf16}`,
     /// `attn_bwd_b8_d64_…`) or a step before it — b1, b5 (dQ in Q's layout), b6 or b7 (b6's dQ conversion) — of
-    /// the plan's head dim and element type; on `wgmma` with atomic dQ, b9 (b4 with a producer warpgroup:
-    /// `attn_bwd_b9{,c}_d{D}_…`, the causal entry with the mask); anything else is refused, naming the rule.
+    /// the plan's head dim and element type; on `wgmma` with atomic dQ, b4 or b9 (the plan's own since session 112:
+    /// `attn_bwd_b4{,c}_d{D}_…`, the causal entry with the mask); anything else is refused, naming the rule.
     pub fn with_kernel(gpu: &Gpu, desc: BackwardDesc, kernel: &str) -> Result<Self> {
         let mut plan = Self::new(gpu, desc)?;
         let e = super::half_suffix::<T>("attention backward")?;
         let d = plan.desc.head_dim;
-        // On `wgmma` with atomic dQ: b9 (b4 with a producer warpgroup), launched as b4 is (its arguments, grid,
-        // shared memory and dQ conversion; 384 threads from its descriptor).
+        // On `wgmma` with atomic dQ: b4 (b9 without its producer warpgroup) or b9 itself, launched alike (the same
+        // arguments, grid, shared memory and dQ conversion; the threads from the kernel's descriptor).
         if plan.wgmma && plan.desc.dq == DqMode::Atomic {
             let c = if plan.desc.causal { "c" } else { "" };
-            let b9 = format!("attn_bwd_b9{c}_d{d}_{e}");
-            if kernel != b9 {
+            let allowed = [format!("attn_bwd_b4{c}_d{d}_{e}"), format!("attn_bwd_b9{c}_d{d}_{e}")];
+            if !allowed.iter().any(|a| a == kernel) {
                 return Err(Error::InvalidInput(format!("attention backward {desc:?}: kernel {kernel:?} does not launch as this plan's main kernel ({}); on wgmma with \
-                                                        DqMode::Atomic it may be {b9}", plan.main.name())));
+                                                        DqMode::Atomic it may be {}", plan.main.name(), allowed.join(" or "))));
             }
             plan.main = gpu.kernel(kernel)?;
             return Ok(plan);

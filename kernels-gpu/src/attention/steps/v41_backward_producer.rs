@@ -20,6 +20,12 @@
 //! copies took b4-then to 0.84× (D = 128) / 0.81× (D = 64) of its time; the bulk-reduce b4 spends less on them.
 //! **0.92–0.97× b4's time** at D = 128 and D = 64, causal or not; ≥ 0.95× cuDNN's time only if the
 //! persistent grid (cuDNN's other difference) is not the larger part.
+//!
+//! Measured (H100, session 112, `results/2026-12-06-h100-session112` calls 5–6; 3 processes, each b9 interleaved with
+//! b4, bf16): **0.93–0.98× b4's time** — 1×16×16×4096×128 0.93–0.94 (causal 0.96), 2×16×16×4096×64 0.94–0.95
+//! (0.95–0.96), 1×32×8×8192×128 0.95–0.96 (0.95–0.98), 1×16×16×8192×128 0.96–0.98 (0.95–0.97). Correct on the first
+//! run; memcheck and racecheck clean. Against torch's cuDNN backward (same call): 0.83–0.90× without the mask,
+//! 0.85–1.01× causal. The library's atomic dQ on Hopper since.
 use super::fa2_backward::sequence;
 use super::v27_backward_wgmma_atomic::{issue_dq, low16};
 use super::wgmma_backward::{Lanes, Place, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, pin_frags, probs, put, store_rows};
