@@ -1,9 +1,9 @@
-//! GPU tests of attention backward (issue 50, steps b1, b2, b5, b6, b7 and — where the GPU runs `sm_90a` code — b3, b4): dQ, dK, dV against the f64 reference on packed
+//! GPU tests of attention backward (issue 50, steps b1, b2, b5, b6, b7 and — where the GPU runs `sm_90a` code — b3, b4, b9): dQ, dK, dV against the f64 reference on packed
 //! sequences of lengths 0, 1, 127, 128, 129 and more, grouped heads (dK, dV summed over the group),
 //! causal (bottom-right, queries the last tokens of longer keys) and not (fewer keys than queries
 //! too), head dims 64 and 128, token-major and head-major, f16 and bf16, every gradient poisoned first;
 //! every gradient bitwise the same over 10 runs with the deterministic dQ (steps b2, b3), dK and dV
-//! over two with atomic dQ (b7, b6, b5, b1, b4: the default on Hopper; every case run every way); a NaN in the next
+//! over two with atomic dQ (b7, b6, b5, b1, b9: the default on Hopper, b4; every case run every way); a NaN in the next
 //! sequence kept out of a sequence's gradients; at a larger shape grouped heads against the same
 //! problem with the K/V heads repeated (the group's gradients summed on the host); bad input refused
 //! before any launch. Without a GPU each test says it was skipped and passes.
@@ -184,7 +184,7 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// The plans every test runs: the default (`DqMode::Fastest`: b4 where the GPU runs `sm_90a` code, else
+/// The plans every test runs: the default (`DqMode::Fastest`: b9 where the GPU runs `sm_90a` code, else
 /// b7), the deterministic mode's (b3 where the GPU runs `sm_90a` code, else b2 again), b2 on `mma.sync`, b7
 /// (b8 at D = 64: atomic dQ on `mma.sync`), and by name the steps before it — b1, b6, b5 — b8 (D = 64 only: every
 /// test runs it on its D = 64 cases) and b7 (at D = 64 the step before b8); b4 (b9, the default there, without its

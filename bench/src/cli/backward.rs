@@ -4,7 +4,8 @@
 //! fused kernel's time, and O and the LSE from random values). TFLOP/s count 2.5× the forward's FLOPs,
 //! as FlashAttention's papers do. Then step b2 (deterministic dQ) interleaved with b1, and where the GPU runs
 //! `sm_90a` code step b3 (b2 on `wgmma`, the default there) interleaved with b2, and b4 (b3's dK/dV
-//! kernel computing dQ by atomics) interleaved with b3. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
+//! kernel computing dQ by atomics) interleaved with b3, and b9 (b4 with a producer warpgroup, the library's atomic dQ on
+//! Hopper since session 112) interleaved with b4. torch's SDPA backward (cuDNN, flash, efficient backends) on the same
 //! shapes: `scripts/backward-torch-peer.py`.
 use super::sub;
 use kernel_lab_bench::{
