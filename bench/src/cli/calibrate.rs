@@ -501,13 +501,15 @@ mod tests {
     /// old rule's two splits, where the model now takes none).
     #[test]
     fn shipped_fp8_costs_rank_timed_steps() {
-        for (gpu, fixture, untimed) in [("NVIDIA H100 80GB HBM3", "fp8-times-h100-s106.tsv", 1), ("NVIDIA H200", "fp8-times-h200-s89.tsv", 4)] {
+        // Picks a fixture did not time: with f21's DRAM floor (session 112) f28 takes one more of session 89's H200 shapes
+        // (128×8192×28672, where that fixture timed f21x3 at 83.4 µs; on an H100 f28 ran 0.89× f21x3's time).
+        for (gpu, fixture, untimed) in [("NVIDIA H100 80GB HBM3", "fp8-times-h100-s106.tsv", 1), ("NVIDIA H200", "fp8-times-h200-s89.tsv", 5)] {
             let samples = super::super::calibrate_fp8::parse_times(&fixture_text(fixture), fixture).unwrap();
             let costs = kernel_lab_bench::steps::fp8::Fp8Costs::shipped(gpu);
             let (_, tally) = super::super::calibrate_fp8::rank_samples(&costs, &samples);
             for (scaling, geo, lowest) in [("per-tensor", 0.98, 0.85), ("block", 0.975, 0.75)] {
                 let t = &tally[scaling];
-                assert!(t.n >= 32 && t.untimed <= untimed, "{fixture} {scaling}: {}", t.line("step"));
+                assert!(t.n >= 31 && t.untimed <= untimed, "{fixture} {scaling}: {}", t.line("step"));
                 assert!(t.within as f64 >= 0.85 * t.n as f64, "{gpu} {scaling}: {}", t.line("step"));
                 assert!(t.geo() >= geo && t.lowest() >= lowest, "{gpu} {scaling}: {}", t.line("step"));
             }
