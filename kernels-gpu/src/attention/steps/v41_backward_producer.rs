@@ -26,6 +26,11 @@
 //! (0.95–0.96), 1×32×8×8192×128 0.95–0.96 (0.95–0.98), 1×16×16×8192×128 0.96–0.98 (0.95–0.97). Correct on the first
 //! run; memcheck and racecheck clean. Against torch's cuDNN backward (same call): 0.83–0.90× without the mask,
 //! 0.85–1.01× causal. The library's atomic dQ on Hopper since.
+//!
+//! The computing warpgroups' tile loop repeats b4's (its dS rows, ragged-row zeroing and dQ staging line for line).
+//! Sharing them as `#[inline(always)]` helpers was tried (session 112): b4's PTX stayed the same instructions, but
+//! b9's moved enough at the 240-register margin that ptxas spilled at D = 64 (8 bytes, none as measured). The measured
+//! form is kept; one body for both is for a change that re-measures b9.
 use super::fa2_backward::sequence;
 use super::v27_backward_wgmma_atomic::{issue_dq, low16};
 use super::wgmma_backward::{Lanes, Place, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, pin_frags, probs, put, store_rows};
