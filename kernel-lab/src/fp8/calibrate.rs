@@ -448,6 +448,11 @@ mod tests {
         let old = Fp8Costs::parse(&text.lines().filter(|l| !l.starts_with("f21")).collect::<Vec<_>>().join("\n"), "f").unwrap();
         assert_eq!((old.f21.fixed_us, old.f21.k_tile_us), (old.f14.fixed_us, old.f14.k_tile_us));
         assert!(Fp8Costs::parse(&text.replace("f22\t", "f99\t"), "f").unwrap_err().contains("f99"));
+        // Without an f28 line (files from before session 112) f28 keeps its shipped cost; with one, it is read.
+        let no28 = Fp8Costs::parse(&text.lines().filter(|l| !l.starts_with("f28")).collect::<Vec<_>>().join("\n"), "f").unwrap();
+        assert_eq!(no28.f28, steps::F28_COST);
+        let mine = text.replace(&format!("f28\t{:.3}", c.f28.fixed_us), "f28\t7.250");
+        assert_eq!(Fp8Costs::parse(&mine, "f").unwrap().f28.fixed_us, 7.25);
         assert!(Fp8Costs::parse(&text.replace("f25\t3.800", "f25\t-3.8"), "f").is_err());
         assert!(Fp8Costs::shipped("NVIDIA H100 80GB HBM3").source.contains("kernel-lab calibrate"));
         // f27's speeds: read back; a file without them (before session 92) keeps the shipped ones; bad ones refused.
