@@ -401,9 +401,14 @@ fn run(rustup: &Path, args: &[&str]) -> Result<Output, Error> {
 /// Installs `channel` with `rust-src` and `llvm-tools` if rustup lacks either.
 fn ensure_toolchain(rustup: &Path, channel: &str, install: bool) -> Result<(), Error> {
     let stdout = |o: Output| String::from_utf8_lossy(&o.stdout).into_owned();
-    let installed = stdout(run(rustup, &["toolchain", "list"])?).lines().any(|l| l.starts_with(channel));
-    let components = if installed { stdout(run(rustup, &["component", "list", "--installed", "--toolchain", channel])?) } else { String::new() };
-    if installed && ["rust-src", "llvm-tools"].iter().all(|c| components.lines().any(|l| l.starts_with(c))) {
+    // Whether the channel is installed, and with both components.
+    let state = || -> Result<(bool, bool), Error> {
+        let installed = stdout(run(rustup, &["toolchain", "list"])?).lines().any(|l| l.starts_with(channel));
+        let components = if installed { stdout(run(rustup, &["component", "list", "--installed", "--toolchain", channel])?) } else { String::new() };
+        Ok((installed, installed && ["rust-src", "llvm-tools"].iter().all(|c| components.lines().any(|l| l.starts_with(c)))))
+    };
+    let (installed, complete) = state()?;
+    if complete {
         return Ok(());
     }
     if !install {
@@ -411,12 +416,29 @@ fn ensure_toolchain(rustup: &Path, channel: &str, install: bool) -> Result<(), E
     }
     println!("cargo::warning=installed the device toolchain {channel} with rust-src and llvm-tools (only the PTX build needs it; once): \
               rustup toolchain install {channel} --profile minimal -c rust-src -c llvm-tools");
-    let out = if installed {
-        run(rustup, &["component", "add", "--toolchain", channel, "rust-src", "llvm-tools"])?
-    } else {
-        run(rustup, &["toolchain", "install", channel, "--profile", "minimal", "-c", "rust-src", "-c", "llvm-tools"])?
-    };
-    if out.status.success() { Ok(()) } else { Err(Error::Install { channel: channel.into(), stderr: String::from_utf8_lossy(&out.stderr).into_owned() }) }
+    // Two build scripts installing into a fresh rustup home at once (CI's first build) can fail one on the other's
+    // clean-up ("could not remove 'setup' file: …/rustup-init", before it installs anything): what counts is the
+    // toolchain being there, so a failed install waits, looks again and tries again (three tries, 5 and 10 s apart).
+    let mut out = None;
+    for attempt in 0..3u64 {
+        if attempt > 0 {
+            std::thread::sleep(std::time::Duration::from_secs(5 * attempt));
+            if state()?.1 {
+                return Ok(());
+            }
+        }
+        let o = if installed {
+            run(rustup, &["component", "add", "--toolchain", channel, "rust-src", "llvm-tools"])?
+        } else {
+            run(rustup, &["toolchain", "install", channel, "--profile", "minimal", "-c", "rust-src", "-c", "llvm-tools"])?
+        };
+        if o.status.success() || state()?.1 {
+            return Ok(());
+        }
+        out = Some(o);
+    }
+    let stderr = out.map(|o| String::from_utf8_lossy(&o.stderr).into_owned()).unwrap_or_default();
+    Err(Error::Install { channel: channel.into(), stderr })
 }
 
 #[cfg(unix)]
