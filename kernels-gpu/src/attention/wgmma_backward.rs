@@ -294,3 +294,47 @@ pub(super) unsafe fn store_rows<E: Elem16, const D: u32, const KV: bool>(acc0: &
         }
     });
 }
+
+// b4's and b9's dQ product (`steps/v27_backward_wgmma_atomic.rs`, `steps/v41_backward_producer.rs`).
+
+/// A 128-row tile (the resident K, or dSᵀ's 128 keys) as an MN-major operand whose K is its rows: 16 rows
+/// (one k-step) are 2048 bytes; LBO steps to the next 64 columns' box.
+pub(super) const RES_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, ROWS) {
+    Ok(d) => d,
+    Err(_) => panic!("MN-major descriptor"),
+};
+
+/// The first 16 of 32 accumulators: a `m64n32k16`'s (D = 64: a warpgroup's 32 of dQ's columns).
+#[inline(always)]
+pub(super) fn low16(acc: &mut [f32; 32]) -> &mut [f32; 16] {
+    // SAFETY: `[f32; 32]` starts with 16 `f32`s, laid out as a `[f32; 16]`; the borrow is `acc`'s.
+    unsafe { &mut *(acc.as_mut_ptr() as *mut [f32; 16]) }
+}
+
+/// `acc = dS · K[:, half]`: the tile's 64 queries (rows of dS, read MN-major from the dSᵀ tile at `s_ds`)
+/// over the CTA's 128 keys, against columns `D/2 · wg ..` of the resident K at `s_k` (MN-major: K's
+/// rows are this product's K); issued and committed. At D = 64 the half starts 64 bytes into the
+/// 128-byte swizzled line: the swizzle is on absolute address bits, so the start moves like
+/// [`issue_ss`]'s K-steps inside a line.
+///
+/// # Safety
+/// All 128 threads of a warpgroup; both tiles written and made visible to the async proxy before; nobody
+/// writes them, nor reads `acc`, until a wait retires the group.
+#[inline(always)]
+pub(super) unsafe fn issue_dq<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_ds: u32, s_k: u32, wg: u32) {
+    let half = if D == 128 { wg * sw128_box_bytes(ROWS) } else { 64 * wg };
+    let da: [u64; 8] = core::array::from_fn(|ks| RES_MN.advance(s_ds + 2048 * ks as u32).0);
+    let db: [u64; 8] = core::array::from_fn(|ks| RES_MN.advance(s_k + half + 2048 * ks as u32).0);
+    // SAFETY: forwarded.
+    unsafe {
+        wgmma_fence();
+        unroll8!(ks => {
+            if D == 128 {
+                E::wgmma_64::<1, 1>(acc, da[ks as usize], db[ks as usize], ks > 0);
+            } else {
+                E::wgmma_flat::<1, 1, [f32; 16]>(low16(acc), da[ks as usize], db[ks as usize], ks > 0);
+            }
+        });
+        wgmma_commit_group();
+    }
+}

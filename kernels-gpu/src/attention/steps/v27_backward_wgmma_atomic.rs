@@ -97,7 +97,7 @@
 //! ablations: the products' issue). Against cuDNN at D = 64: 0.74–0.78× → **0.76–0.81×**, causal 0.83–0.85× →
 //! 0.85–0.88×. Kept.
 use super::fa2_backward::sequence;
-use super::wgmma_backward::{Lanes, Place, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, pin_frags, probs, put, store_rows};
+use super::wgmma_backward::{Lanes, Place, issue_dq, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, low16, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
@@ -108,7 +108,7 @@ use crate::prim::{
     thread::{block_idx_x, block_idx_y, block_idx_z, lane_id, thread_idx_x},
     tma::{TensorMap, TensorMapParam, cp_async_bulk_commit_group, cp_async_bulk_tensor_3d_g2s, cp_async_bulk_wait_group_read, cp_async_bulk_wait_group0,
           cp_reduce_async_bulk_add_f32},
-    wgmma::{FlatWgmma, wgmma_commit_group, wgmma_fence, wgmma_fence_operand, wgmma_wait_group},
+    wgmma::{FlatWgmma, wgmma_fence_operand, wgmma_wait_group},
 };
 use crate::util::{
     opaque,
@@ -117,51 +117,8 @@ use crate::util::{
 use layout::attention::{BWD_BKV, BWD_BQ, BWD_H_ROWS as ROWS, BWD_H_STAGES as STAGES, BWD_H_STREAM as STREAM, BackwardDims as Dims, BwdHTile, bwd_first_q_tile, bwd_h4_bars,
                         bwd_h4_dq_bufs, bwd_h4_dq_bytes, bwd_h4_dq_tile, bwd_h4_offset, bwd_needs_mask, sw128_box_bytes, sw128_byte};
 use nvptx_std::{grid_constant_tensor_maps, param_tensor_map};
-use layout::hopper::WgmmaDesc;
 
 const _: () = assert!(BWD_BKV == ROWS && BWD_BQ == STREAM && ROWS == 2 * 64 && STREAM == 64);
-
-/// A 128-row tile (the resident K, or dSᵀ's 128 keys) as an MN-major operand whose K is its rows: 16 rows
-/// (one k-step) are 2048 bytes; LBO steps to the next 64 columns' box.
-pub(super) const RES_MN: WgmmaDesc = match WgmmaDesc::mn_major_sw128(0, ROWS) {
-    Ok(d) => d,
-    Err(_) => panic!("MN-major descriptor"),
-};
-
-/// The first 16 of 32 accumulators: a `m64n32k16`'s (D = 64: a warpgroup's 32 of dQ's columns).
-#[inline(always)]
-pub(super) fn low16(acc: &mut [f32; 32]) -> &mut [f32; 16] {
-    // SAFETY: `[f32; 32]` starts with 16 `f32`s, laid out as a `[f32; 16]`; the borrow is `acc`'s.
-    unsafe { &mut *(acc.as_mut_ptr() as *mut [f32; 16]) }
-}
-
-/// `acc = dS · K[:, half]`: the tile's 64 queries (rows of dS, read MN-major from the dSᵀ tile at `s_ds`)
-/// over the CTA's 128 keys, against columns `D/2 · wg ..` of the resident K at `s_k` (MN-major: K's
-/// rows are this product's K); issued and committed. At D = 64 the half starts 64 bytes into the
-/// 128-byte swizzled line: the swizzle is on absolute address bits, so the start moves like
-/// [`issue_ss`]'s K-steps inside a line.
-///
-/// # Safety
-/// All 128 threads of a warpgroup; both tiles written and made visible to the async proxy before; nobody
-/// writes them, nor reads `acc`, until a wait retires the group.
-#[inline(always)]
-pub(super) unsafe fn issue_dq<E: Elem16, const D: u32>(acc: &mut [f32; 32], s_ds: u32, s_k: u32, wg: u32) {
-    let half = if D == 128 { wg * sw128_box_bytes(ROWS) } else { 64 * wg };
-    let da: [u64; 8] = core::array::from_fn(|ks| RES_MN.advance(s_ds + 2048 * ks as u32).0);
-    let db: [u64; 8] = core::array::from_fn(|ks| RES_MN.advance(s_k + half + 2048 * ks as u32).0);
-    // SAFETY: forwarded.
-    unsafe {
-        wgmma_fence();
-        unroll8!(ks => {
-            if D == 128 {
-                E::wgmma_64::<1, 1>(acc, da[ks as usize], db[ks as usize], ks > 0);
-            } else {
-                E::wgmma_flat::<1, 1, [f32; 16]>(low16(acc), da[ks as usize], db[ks as usize], ks > 0);
-            }
-        });
-        wgmma_commit_group();
-    }
-}
 
 /// The b4 body (see the module docs): grid `(⌈max k_len / 128⌉, kv_heads, batch)` (`PAIRS` with the
 /// causal mask: half of x, rounded up — a CTA per block and its mirror, as b3), 256 threads,

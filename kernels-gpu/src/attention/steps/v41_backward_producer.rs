@@ -3,7 +3,7 @@
 //! copies (Q and dO by the TMA, the statistics by `cp.async`) onto the stage's full barrier once the two
 //! computing warpgroups have released the stage on its empty barrier, and `setmaxnreg` moving registers to the
 //! computing warpgroups (240 each, the producer 24). The products, the dSᵀ hand-off, dQ's bulk reduce and the epilogue
-//! are b4's (`v27_backward_wgmma_atomic.rs`; its dQ product and constants shared); the copies leave the computing
+//! are b4's (`v27_backward_wgmma_atomic.rs`; the dQ product shared in `wgmma_backward.rs`); the copies leave the computing
 //! threads, and where b4's 256 threads meet at the CTA's barrier b9's computing threads meet at a named barrier of their
 //! own. The two roles run disjoint code after their `setmaxnreg` (ptxas allocates each region to its own limit; with
 //! shared code after the split it kept every thread at the launch's 168 and spilled 880 bytes).
@@ -32,8 +32,7 @@
 //! b9's moved enough at the 240-register margin that ptxas spilled at D = 64 (8 bytes, none as measured). The measured
 //! form is kept; one body for both is for a change that re-measures b9.
 use super::fa2_backward::sequence;
-use super::v27_backward_wgmma_atomic::{issue_dq, low16};
-use super::wgmma_backward::{Lanes, Place, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, pin_frags, probs, put, store_rows};
+use super::wgmma_backward::{Lanes, Place, issue_dq, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, low16, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
@@ -60,7 +59,7 @@ const COMPUTE_REGS: u32 = 240;
 const PRODUCER_REGS: u32 = 24;
 const _: () = assert!(2 * 128 * COMPUTE_REGS + 128 * PRODUCER_REGS <= 384 * 168 && STAGES * 16 <= 64);
 
-/// The b9 body: b4's (`v27_backward_wgmma_atomic::body`) with warpgroup 0 the producer; grid as b4's, 384 threads,
+/// The b9 body: b4's (`steps/v27_backward_wgmma_atomic.rs`) with warpgroup 0 the producer; grid as b4's, 384 threads,
 /// `bwd_h4_smem(D)` bytes (b4's regions; the 64 bytes of barriers hold the full and the empty ones).
 ///
 /// # Safety
