@@ -853,8 +853,10 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
     // Weights beyond the L2 from DRAM no faster than the fastest streaming step, f25 (f14's cost has no
     // floor: its 128×256 tiles are bound by their own K tiles first); within it, none.
     let beyond_l2 = (n as u64).saturating_mul(k as u64) > costs.l2_bytes;
+    // The floor the f27 widths, f21 and f28 take: f25's DRAM rate beyond the L2, none within it.
+    let streamed = if beyond_l2 { costs.f25.dram_bytes_per_us } else { f64::INFINITY };
     let narrower = |share: f64| TileCost { k_tile_us: costs.f14.k_tile_us * share, k_tile_full_us: costs.f14.k_tile_full_us * share,
-                                           dram_bytes_per_us: if beyond_l2 { costs.f25.dram_bytes_per_us } else { f64::INFINITY }, ..costs.f14 };
+                                           dram_bytes_per_us: streamed, ..costs.f14 };
     let narrow = &F27[0];
     if narrow.tiles(m, n) <= sms as u64 && narrow.rejects(m, n, k).is_none() {
         let t = narrower(F27_N192_K_TILE).time_us(narrow.tiles(m, n), sms as u64, kt, ab);
@@ -872,8 +874,7 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
     if let Some(st) = f21_for(splits) {
         // Beyond the L2 the f27 widths' and f28's floor too: f21's K split streams the same weights from DRAM
         // (session 112, H100: 128×13824×5120 37.5 µs where its split alone said 20.1; f28 32.9).
-        let floor = if beyond_l2 { costs.f21.fixed_us + ab / costs.f25.dram_bytes_per_us } else { 0.0 };
-        let t = costs.f21.time_us(est).max(floor);
+        let t = costs.f21.time_us(est).max(costs.f21.fixed_us + ab / streamed);
         if t < best.1 {
             best = (st, t);
         }
@@ -881,7 +882,7 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
     // f28 where A has two of its 64-row tile rows or more: with one, a pair's second CTA has no rows, and it ran
     // 1.2–1.5× its time at 128 rows (64×4096×2048 9.6 µs, 128×4096×2048 8.2; session 112, H100).
     if m > F28.tile.0 as usize && F28.rejects(m, n, k).is_none() {
-        let cost = TileCost { dram_bytes_per_us: if beyond_l2 { costs.f25.dram_bytes_per_us } else { costs.f28.dram_bytes_per_us }, ..costs.f28 };
+        let cost = TileCost { dram_bytes_per_us: if beyond_l2 { streamed } else { costs.f28.dram_bytes_per_us }, ..costs.f28 };
         let t = cost.time_us(F28.cta_tiles(m, n), sms as u64, kt, ab);
         if t < best.1 {
             best = (&F28, t);
