@@ -241,7 +241,7 @@ pub struct BackwardPlan<T: Element> {
     /// b3 / b4 (`wgmma`): 128 keys per CTA and, with the causal mask, a block and its mirror (half the
     /// grid); b3's dQ kernel 128 queries per CTA where b2 takes 64.
     wgmma: bool,
-    cu: super::prefill::DeviceOffsets,
+    cu: Option<CudaSlice<i32>>,
     acc: Option<CudaSlice<f32>>,
     stats: Option<CudaSlice<f32>>,
     _elem: std::marker::PhantomData<T>,
@@ -298,7 +298,7 @@ impl<T: Element> BackwardPlan<T> {
             (false, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}"), DqAcc::None),
         };
         Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?, acc_layout,
-                          wgmma, cu: Default::default(), acc: None, stats: None, _elem: std::marker::PhantomData })
+                          wgmma, cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
     }
 
     /// [`BackwardPlan::new`] running `kernel`, a named backward step, in place of the plan's main kernel
@@ -431,7 +431,7 @@ impl<T: Element> BackwardPlan<T> {
         Operand::require_aligned16(&[("Q", op(pq)), ("K", op(pk)), ("V", op(pv)), ("O", op(po)), ("LSE", op(pl)), ("dO", op(pdo)), ("dQ", op(pdq)), ("dK", op(pdk)),
                                      ("dV", op(pdv))], self.main.name(), || format!("attention backward {d:?}: "))?;
         // The offsets, q's then k's, ordered on the stream before the launches.
-        let (pcu, pcu_k) = self.cu.upload(&self.gpu, cu_q, cu_k, "attention backward")?;
+        let (pcu, pcu_k) = super::prefill::upload_offsets(&self.gpu, &mut self.cu, cu_q, cu_k, "attention backward")?;
         let (Some(acc), Some(stats)) = (self.acc.as_mut(), self.stats.as_mut()) else { unreachable!("allocated above") };
         if atomic {
             stream.memset_zeros(&mut acc.slice_mut(..acc_len)).during(|| "attention backward: zeroing dQ's accumulator".to_string())?;

@@ -577,44 +577,6 @@ pub(crate) fn upload_offsets(gpu: &Gpu, buf: &mut Option<CudaSlice<i32>>, cu_q: 
     Ok((p, p + 4 * cu_q.len() as u64))
 }
 
-/// A plan's offsets on the device, copied again only when they change (session 113: a backward or prefill
-/// plan run again on the same lengths — a training step, a benchmark — enqueued a pageable host-to-device
-/// copy before its kernels every run). The skip is sound only while nothing but this type writes the
-/// buffer: once a run is captured into a CUDA graph, a replay writes it again with the captured offsets,
-/// so from then on every run copies.
-#[derive(Default)]
-pub(crate) struct DeviceOffsets {
-    buf: Option<CudaSlice<i32>>,
-    /// What the buffer holds, once the last copy was enqueued outside a capture.
-    last: Option<Vec<i32>>,
-    /// A run was captured: replays may rewrite the buffer.
-    captured: bool,
-}
-
-impl DeviceOffsets {
-    /// [`upload_offsets`], skipping the copy when the buffer already holds `cu_q` then `cu_k` (copied earlier
-    /// on the same stream, so ordered before what is enqueued next).
-    pub(crate) fn upload(&mut self, gpu: &Gpu, cu_q: &[u32], cu_k: &[u32], what: &str) -> Result<(u64, u64)> {
-        let capturing = gpu.stream.capture_status().during(|| format!("{what}: asking whether the stream is capturing"))?
-                        != cudarc::driver::sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        self.captured |= capturing;
-        let offsets: Vec<i32> = cu_q.iter().chain(cu_k).map(|&x| x as i32).collect();
-        let held = !self.captured && self.last.as_deref() == Some(&offsets[..]);
-        let p = match self.buf.as_ref() {
-            Some(b) if held => b.device_ptr(&gpu.stream).0,
-            _ => {
-                self.last = None;
-                let p = upload_grown(gpu, &mut self.buf, &offsets, || format!("{what}: copying the offsets to the device"))?;
-                if !self.captured {
-                    self.last = Some(offsets);
-                }
-                p
-            }
-        };
-        Ok((p, p + 4 * cu_q.len() as u64))
-    }
-}
-
 /// Copies `data` to the front of `buf` (reallocated when too short), ordered on the GPU's stream before
 /// whatever is enqueued next; returns its device address. `what` names the copy in an error.
 fn upload_grown<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(gpu: &Gpu, buf: &mut Option<CudaSlice<T>>, data: &[T],

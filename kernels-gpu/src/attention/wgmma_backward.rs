@@ -234,41 +234,6 @@ pub(super) unsafe fn probs<E: Elem16, const KV: bool, const MASK: bool>(s: &mut 
     });
 }
 
-/// The 16 statistics of the thread's columns `8·nt + 2t`, `+1` (nt < 8) of a stage's 64 queries at
-/// `s_st` (its `log2 e · LSE`, or at `s_st + 4·64` its D): b9 loads them before the wait for the product that
-/// uses them, so the loads' latency hides behind it (session 113: their short-scoreboard stalls on the
-/// first use were 8% of the computing warps' samples for the LSE, 4.5% for D).
-///
-/// # Safety
-/// `s_st` is the 8-byte-aligned shared address of 64 landed, visible f32.
-#[inline(always)]
-pub(super) unsafe fn stats16(s_st: u32, t: u32) -> [f32; 16] {
-    let mut r = [0f32; 16];
-    unroll8!(nt => {
-        // SAFETY: inside the 64 f32 (8·nt + 2t + 1 < 64), 8-byte aligned; forwarded.
-        let l2 = unsafe { ld_shared_v2_u32(s_st + 4 * (8 * nt + 2 * t)) };
-        r[(2 * nt) as usize] = f32::from_bits(l2[0]);
-        r[(2 * nt + 1) as usize] = f32::from_bits(l2[1]);
-    });
-    r
-}
-
-/// [`probs`] with `KV` (Pᵀ, rows are keys) from the column statistics already in registers ([`stats16`]).
-#[inline(always)]
-pub(super) fn probs_kv<E: Elem16, const MASK: bool>(s: &mut [f32; 32], r_p: &mut [[u32; 4]; 4], lse: &[f32; 16], scale2: f32, place: Place, Lanes { warp, g, t }: Lanes) {
-    unroll8!(nt => {
-        let c = 8 * nt + 2 * t;
-        let mut x = [0f32; 4];
-        unroll4!(e => {
-            let (r, cc) = (16 * warp + g + 8 * (e / 2), c + e % 2);
-            let p = ex2_approx_f32(fma_rn_f32(s[(4 * nt + e) as usize], scale2, -lse[(2 * nt + e % 2) as usize]));
-            x[e as usize] = if MASK && place.hidden::<true>(r, cc) { 0.0 } else { p };
-            s[(4 * nt + e) as usize] = x[e as usize];
-        });
-        put::<E>(r_p, nt, x);
-    });
-}
-
 /// b3's dK/dV kernel's streamed item: rows `qt·64 ..` of query head `h`'s Q and dO (`src`; the
 /// sequence's first element at `qbase`) into the stage's tiles `stage[0]`, `stage[1]`, and their
 /// statistics (`log2 e · LSE`, then D) into `stage[2]`, threads 0..64 and 64..128 four bytes each; rows past

@@ -32,7 +32,7 @@
 //! b9's moved enough at the 240-register margin that ptxas spilled at D = 64 (8 bytes, none as measured). The measured
 //! form is kept; one body for both is for a change that re-measures b9.
 use super::fa2_backward::sequence;
-use super::wgmma_backward::{Lanes, Place, issue_dq, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, low16, pin_frags, probs, probs_kv, put, stats16, store_rows};
+use super::wgmma_backward::{Lanes, Place, issue_dq, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, low16, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
@@ -232,9 +232,6 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     let masked = blk0 + ROWS > k_len || s0 + STREAM > q_len || (causal && bwd_needs_mask(blk0, qt, off));
                     let place = Place { row0: w0, col0: s0, k_len, q_len, causal, off };
                     let s_st = at(BwdHTile::Stats, st);
-                    // At D = 128 the statistics are loaded while Sᵀ and dPᵀ run (session 113); at D = 64, whose
-                    // threads also hold K's and V's fragments, the extra 32 registers spill, so there as b4.
-                    let r_lse = if D == 128 { stats16(s_st, t) } else { [0.0; 16] };
                     wgmma_wait_group::<1>(); // the last tile's dK and this tile's Sᵀ retired
                     if i > 0 {
                         mbarrier_arrive(empty(stage(i - 1))); // the last tile's stage: its last reader retired
@@ -243,14 +240,12 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     wgmma_fence_operand(&mut s);
                     let mut r_p = [[0u32; 4]; 4];
                     let lanes = Lanes { warp, g, t };
-                    match (D == 128, masked) {
-                        (true, true) => probs_kv::<E, true>(&mut s, &mut r_p, &r_lse, scale2, place, lanes),
-                        (true, false) => probs_kv::<E, false>(&mut s, &mut r_p, &r_lse, scale2, place, lanes),
-                        (false, true) => probs::<E, true, true>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes),
-                        (false, false) => probs::<E, true, false>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes),
+                    if masked {
+                        probs::<E, true, true>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes);
+                    } else {
+                        probs::<E, true, false>(&mut s, &mut r_p, s_st, [0.0; 2], scale2, place, lanes);
                     }
                     issue_rs::<E, D>(&mut acc_dv, &r_p, s_b); // dV += Pᵀ·dO
-                    let r_dd = if D == 128 { stats16(s_st + 4 * STREAM, t) } else { [0.0; 16] }; // D, likewise while dPᵀ runs
                     wgmma_wait_group::<1>(); // dPᵀ retired (dV may still run)
                     wgmma_fence_operand(&mut dp);
                     // dSᵀ = Pᵀ ∘ (dPᵀ − D): its A fragments, and its rows into the dSᵀ tile (b4's `opaque`s).
@@ -258,7 +253,7 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     let r_ds0 = if D == 128 { opaque(64 * wg + 16 * warp + g) } else { 64 * wg + 16 * warp + g };
                     unroll8!(nt => {
                         let c = 8 * nt + 2 * t;
-                        let dd = if D == 128 { [r_dd[(2 * nt) as usize], r_dd[(2 * nt + 1) as usize]] } else { ld_shared_v2_u32(s_st + 4 * (STREAM + c)).map(f32::from_bits) };
+                        let dd = ld_shared_v2_u32(s_st + 4 * (STREAM + c)).map(f32::from_bits);
                         let mut x = [0f32; 4];
                         unroll4!(e => {
                             x[e as usize] = s[(4 * nt + e) as usize] * (dp[(4 * nt + e) as usize] - dd[(e % 2) as usize]);
