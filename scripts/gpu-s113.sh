@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Session 113's device calls (issue 50). Carry: kernel-lab (new), old/kernel-lab (main before the change), tests/backward.
+# CALL=3: b4's conversion leaves the accumulator zeroed; the plan's memset only where it is not known clean.
 # CALL=2: b9's statistics loaded ahead of the waits; the backward plan's offsets copied only when they change.
 # CALL=1: b4's dQ conversion rewritten (16-byte loads and stores, whole sectors; session 113). Its test (every backward
 #   case, f16 and bf16, b9 the default and b4, against the f64 reference); every kernel of one b9 backward at
@@ -52,6 +53,23 @@ case ${CALL:-1} in
   T=200 run ncu --clock-control none -k regex:attn_bwd_b9 -c 1 --set full --import-source no -o /tmp/b9rep2 $C/kernel-lab backward --shapes 1x16x16x4096x128 --dtype bf16 --steps b9
   ncu -i /tmp/b9rep2.ncu-rep --page source --csv --print-source sass > $J/b9-sass-2.csv 2>&1
   T=60 run ncu -i /tmp/b9rep2.ncu-rep --page details --section SpeedOfLight
+  ;;
+3)
+  # b4's conversion sets dQ's accumulator back to zero, and the plan memsets it only when it does not know it clean.
+  # Predicted: b9's and b4's whole backward 0.98-0.99x (the 32 MiB memset at 1x16x16x4096x128, ~12-15 us of ~750, gone;
+  # the conversion's zero stores land on L2 lines it just read).
+  T=300 run $C/tests/backward --test-threads 1
+  T=100 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128,1x4x1x300x64 --dtype bf16 --steps b9
+  T=60 run ncu --clock-control none --cache-control none -k regex:attn_bwd -c 3 --section SpeedOfLight $C/kernel-lab backward --shapes 1x16x16x4096x128 --dtype bf16 --steps b9
+  stamp checked
+  for i in 1 2 3; do
+    for b in old new; do
+      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
+      echo "== set b9 process $i build $b" | tee -a "$L"
+      T=90 run $bin backward --shapes 1x16x16x4096x128,1x16x16x8192x128,2x16x16x4096x64 --dtype bf16 --steps b9 --json $J/zero-$b-p$i.json
+    done
+    stamp "process $i"
+  done
   ;;
 esac
 tar cJf $OUT/s113-call${CALL:-1}.tar.xz -C /tmp s113

@@ -85,6 +85,14 @@ type Run = ([Vec<f64>; 3], [Vec<f64>; 3]);
 
 /// Runs `case` with the gradients poisoned; returns them (token-major) and the f64 reference's.
 fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
+    let mut plan = make_plan::<T>(gpu, case.desc, case.step);
+    run_with(gpu, case, seed, &mut plan)
+}
+
+/// [`run`] on `plan` (made for `case.desc` and step, perhaps run before on other lengths). dQ is taken from
+/// the second of two runs where the accumulator may be left from the first (b4's and b9's conversion zeroes it
+/// for the next run: session 113), dK and dV from the first (and checked bitwise the same on the second).
+fn run_with<T: Half>(gpu: &Gpu, case: &Case, seed: u64, plan: &mut BackwardPlan<T>) -> Run {
     let d = case.desc;
     let (cq, ck) = (cu(&case.q_lens), cu(&case.k_lens));
     let (tq, tk) = (*cq.last().unwrap() as usize, *ck.last().unwrap() as usize);
@@ -113,7 +121,6 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
     for g in [&mut dq, &mut dk, &mut dv] {
         gpu.poison(g).unwrap();
     }
-    let mut plan = make_plan::<T>(gpu, d, case.step);
     let deterministic = plan.desc().dq == DqMode::Deterministic; // the default resolved: b9 on Hopper, b7 elsewhere (both atomic)
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
@@ -135,12 +142,19 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
         };
         h.into_iter().map(|x| x.to() as f64).collect()
     };
-    let got = [back(&dq, d.heads, lq), back(&dk, d.kv_heads, lk), back(&dv, d.kv_heads, lk)];
-    // dK and dV are each summed by one CTA in a fixed order: a second run gives the same bits.
+    let mut got = [back(&dq, d.heads, lq), back(&dk, d.kv_heads, lk), back(&dv, d.kv_heads, lk)];
+    // dK and dV are each summed by one CTA in a fixed order: a second run gives the same bits. Its dQ (poisoned
+    // again) is the one returned: the run after another is where an accumulator not zeroed would show.
+    gpu.poison(&mut dq).unwrap();
     plan.run(&gq, &gk, &gv, &go, &gl, &gdo, &cq, &ck, Grads { dq: &mut dq, dk: &mut dk, dv: &mut dv }).unwrap();
     gpu.sync_after(plan.kernel()).unwrap();
     let again = [back(&dk, d.kv_heads, lk), back(&dv, d.kv_heads, lk)];
     assert!(again[0] == got[1] && again[1] == got[2], "{d:?}: dK or dV changed between two runs");
+    let dq2 = back(&dq, d.heads, lq);
+    if deterministic {
+        assert!(dq2 == got[0], "{d:?}: deterministic dQ changed between two runs");
+    }
+    got[0] = dq2;
     // Deterministic dQ (b2, b3): nine more runs, every gradient bitwise the same as the first's.
     if deterministic {
         for run in 2..=10 {
@@ -223,6 +237,29 @@ fn backward_matches_the_f64_reference() {
     let plan = BackwardPlan::<f16>::new(&gpu, BackwardDesc::new(4, 2, 64)).unwrap();
     eprintln!("default plan: {} ({:?}, {})", plan.kernel(), plan.desc().dq, if plan.is_wgmma() { "b9, wgmma" } else { "b7, mma.sync" });
     check_cases(&gpu, VARIANTS[0]);
+}
+
+/// One default plan (b9 on Hopper, whose accumulator its conversion leaves zeroed for the next run; b7 / b8
+/// elsewhere) run on problem after problem of its heads and width — more tokens, fewer, other offsets, then
+/// the first again — every one against the f64 reference.
+#[test]
+fn a_reused_plan_gives_every_problem_its_own_gradients() {
+    let Some(gpu) = gpu_or_skip("a_reused_plan_gives_every_problem_its_own_gradients") else { return };
+    let seed = verify::fresh_seed();
+    for desc in [BackwardDesc::new(8, 2, 128).causal(), BackwardDesc::new(4, 4, 64)] {
+        let mut plan = BackwardPlan::<bf16>::new(&gpu, desc).unwrap();
+        let lens: [&[u32]; 4] = [&[1, 127, 128, 129, 300], &[700], &[65, 0, 3], &[1, 127, 128, 129, 300]];
+        for (i, l) in lens.into_iter().enumerate() {
+            let case = Case { desc, q_lens: l.to_vec(), k_lens: l.to_vec(), step: None };
+            let (got, want) = run_with::<bf16>(&gpu, &case, seed ^ (i as u64) << 16, &mut plan);
+            for (name, g, w) in [("dQ", &got[0], &want[0]), ("dK", &got[1], &want[1]), ("dV", &got[2], &want[2])] {
+                assert!(g.iter().all(|x| x.is_finite()), "{desc:?} run {i} q {l:?}: {name} not finite or not fully written");
+                let e = verify::rel_l2(g, w);
+                eprintln!("{} run {i} q {l:?}: {name} rel L2 {e:.2e}", plan.kernel());
+                assert!(e <= grad_tol(Elem::Bf16), "{desc:?} run {i} q {l:?} ({}): {name} rel L2 {e:.2e} > {:.0e}", plan.kernel(), grad_tol(Elem::Bf16));
+            }
+        }
+    }
 }
 
 /// The deterministic mode (b3 on Hopper, b2 elsewhere): the same cases, every gradient bitwise the same
