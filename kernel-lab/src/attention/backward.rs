@@ -243,22 +243,8 @@ pub struct BackwardPlan<T: Element> {
     wgmma: bool,
     cu: Option<CudaSlice<i32>>,
     acc: Option<CudaSlice<f32>>,
-    /// How `acc` is zero when the main kernel starts.
-    acc_zeroing: AccZeroing,
     stats: Option<CudaSlice<f32>>,
     _elem: std::marker::PhantomData<T>,
-}
-
-/// How a plan's dQ accumulator is zero when its main kernel adds into it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum AccZeroing {
-    /// Zeroed on the stream before every run (b1, b5–b8's conversions leave their sums in place).
-    EveryRun,
-    /// b4's conversion (`attn_bwd_b4dq_*`, b4's and b9's) sets every block it reads back to zero — every block
-    /// the main kernel added to — so the accumulator stays zero from one run to the next (session 113). `clean`
-    /// while that is known: false before the first run on a buffer and from a main kernel's launch until its
-    /// conversion's; the run zeroes it first where it is not.
-    ByConversion { clean: bool },
 }
 
 /// Where a plan's main kernel adds dQ.
@@ -312,8 +298,7 @@ impl<T: Element> BackwardPlan<T> {
             (false, true) => (hopper, format!("attn_bwd_b3dq{c}_d{d}_{e}"), DqAcc::None),
         };
         Ok(BackwardPlan { gpu: gpu.clone(), desc, prep: gpu.kernel(&format!("attn_bwd_prep_d{d}_{e}"))?, main: gpu.kernel(&main)?, convert: gpu.kernel(&convert)?, acc_layout,
-                          wgmma, cu: None, acc: None, acc_zeroing: if atomic && wgmma { AccZeroing::ByConversion { clean: false } } else { AccZeroing::EveryRun },
-                          stats: None, _elem: std::marker::PhantomData })
+                          wgmma, cu: None, acc: None, stats: None, _elem: std::marker::PhantomData })
     }
 
     /// [`BackwardPlan::new`] running `kernel`, a named backward step, in place of the plan's main kernel
@@ -427,9 +412,6 @@ impl<T: Element> BackwardPlan<T> {
         let stream = self.gpu.stream.clone();
         if grow_acc > 0 {
             self.acc = None;
-            if let AccZeroing::ByConversion { clean } = &mut self.acc_zeroing {
-                *clean = false; // zeroed below, ordered on this stream
-            }
             self.acc = Some(self.gpu.zeros::<f32>(acc_len)?);
         }
         if grow_stats > 0 {
@@ -451,11 +433,8 @@ impl<T: Element> BackwardPlan<T> {
         // The offsets, q's then k's, ordered on the stream before the launches.
         let (pcu, pcu_k) = super::prefill::upload_offsets(&self.gpu, &mut self.cu, cu_q, cu_k, "attention backward")?;
         let (Some(acc), Some(stats)) = (self.acc.as_mut(), self.stats.as_mut()) else { unreachable!("allocated above") };
-        if atomic && self.acc_zeroing != (AccZeroing::ByConversion { clean: true }) {
+        if atomic {
             stream.memset_zeros(&mut acc.slice_mut(..acc_len)).during(|| "attention backward: zeroing dQ's accumulator".to_string())?;
-        }
-        if let AccZeroing::ByConversion { clean } = &mut self.acc_zeroing {
-            *clean = false; // until the conversion below is enqueued
         }
         let pacc = acc.device_ptr(&stream).0;
         let pst = stats.device_ptr(&stream).0;
@@ -518,17 +497,12 @@ impl<T: Element> BackwardPlan<T> {
                     launch!(self.gpu, &self.convert, grid = (n, d.heads as u32, batch), &pq, &pk, &pv, &pdo, &pst, &pcu, &pcu_k, &pdq, &dims)?;
                 }
             } else if matches!(self.acc_layout, DqAcc::TileBlocks { .. }) && lens.max_q > 0 {
-                // b4's, b6's or b8's conversion: a CTA per padded 64-row tile of a sequence and head (b4's zeroes
-                // every block it reads: every block the main kernel added to).
+                // b4's, b6's or b8's conversion: a CTA per padded 64-row tile of a sequence and head.
                 launch!(self.gpu, &self.convert, grid = ((lens.max_q as u32).div_ceil(BWD_H_STREAM), d.heads as u32, batch), &pacc, &pcu, &pcu_k, &pdq, &dims)?;
             } else if self.acc_layout == DqAcc::QLayout && q_elems > 0 {
                 let (blocks, n, scale) = ((q_elems as u32 / 4).div_ceil(256).min(8 * self.gpu.info.sms), q_elems as u32, d.scale());
                 launch!(self.gpu, &self.convert, grid = blocks, &pacc, &pdq, &n, &scale)?;
             }
-        }
-        if let AccZeroing::ByConversion { clean } = &mut self.acc_zeroing {
-            // b4's conversion enqueued (or nothing added: no queries, every block untouched).
-            *clean = true;
         }
         Ok(lens)
     }

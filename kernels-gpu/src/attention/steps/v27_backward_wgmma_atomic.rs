@@ -102,7 +102,6 @@ use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
     cp_async::{cp_async_ca_4_zfill, cp_async_commit_group, cp_async_wait_group},
-    global::{ld_global_cg_v4_f32, st_global_v4_f32, st_global_v4_u32},
     mbarrier::{fence_mbarrier_init, fence_proxy_async_shared_cta, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait_parity},
     shared::{Align16, addr_of, dynamic, ld_shared_v2_u32, st_shared_u32, st_shared_v2_u32, st_shared_v4_u32},
     sync::{sync_named, sync_threads},
@@ -454,55 +453,33 @@ b4_entries!(attn_bwd_b4_d64_bf16, attn_bwd_b4c_d64_bf16, Bf16, 64);
 b4_entries!(attn_bwd_b4_d128_bf16, attn_bwd_b4c_d128_bf16, Bf16, 128);
 
 /// b4's dQ conversion: tile `block_idx_x` of sequence `block_idx_z`, query head `block_idx_y` — the tile's
-/// block of the accumulator (`bwd_h4_dq_at`'s order) read 16 bytes a load, its rows below q_len written to dQ
-/// (Q's layout) as scale × the sums, rounded to `E`, 16 bytes a store — and **the whole block set back to
-/// zero**, so that the accumulator is zero again for the next run without a memset (session 113; the plan
-/// zeroes it only when it does not know it clean: `AccZeroing` in `kernel_lab::attention::backward`).
-///
-/// The block is a warpgroup's registers in order (`bwd_h4_dq_at`): for half w, product column block nt and
-/// row half hh (k = 2·nt + hh), thread t′ = 32·warp + 4·g + t holds row 16·warp + g + 8·hh, columns
-/// D/2·w + 8·nt + 2t, +1 — so four consecutive threads' pairs (one `run` of 32 bytes) are 8 consecutive
-/// columns of one row. A task here is one row's 16 columns: the runs of nt = 2m and 2m + 1, two 32-byte
-/// pieces of the block, written as 32 contiguous bytes of the row (whole sectors). A warp's 32 tasks are
-/// the 32 runs of one (w, k) — 1 KiB of the block read contiguously.
+/// block of the accumulator (`bwd_h4_dq_at`'s order) read in order, 8 bytes a thread, and its rows below
+/// q_len written to dQ (Q's layout) as scale × the sums, rounded to `E`.
 ///
 /// # Safety
 /// As the entries.
 #[inline(always)]
-unsafe fn convert<E: Elem16, const D: u32>(acc: *mut f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
+unsafe fn convert<E: Elem16, const D: u32>(acc: *const f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
     let (qt, h, b) = (block_idx_x(), block_idx_y(), block_idx_z());
-    // SAFETY: the block is inside the accumulator (tile < bwd_h4_dq_tiles, head < heads), written by the kernel
-    // before this one, read and then zeroed by this CTA alone (plain `.cg` loads: the `.nc` path may not see a
-    // location the kernel writes), in 32-byte-aligned runs (block offsets are multiples of 64·D floats, a run's
-    // of 8); each written dQ row is below q_len of the sequence, its 16 columns below D of head h, at a multiple
-    // of 16 elements from a 16-byte-aligned row start (dQ 16-byte aligned and q_tok, q_head multiples of 8
-    // elements: checked by the plan).
+    // SAFETY: the block is inside the accumulator (tile < bwd_h4_dq_tiles, head < heads), 8-byte aligned
+    // pairs; each written row is below q_len of the sequence, column below D (even: 4-byte aligned) of head h.
     unsafe {
         let (q_start, q_len, _, _) = sequence(cu_q, cu_k, b);
         if qt * STREAM >= q_len {
-            return; // no query of the sequence here: b4 added nothing to this block
+            return;
         }
-        let block = acc.add(((bwd_h4_dq_tile(q_start, b) + qt) as usize * dims.heads as usize + h as usize) * (STREAM * D) as usize);
-        let qbase = dq.add(q_start as usize * (dims.heads * D) as usize + h as usize * dims.q_head as usize);
+        let block = ((bwd_h4_dq_tile(q_start, b) + qt) as usize * dims.heads as usize + h as usize) * (STREAM * D) as usize;
+        let qbase = q_start as usize * (dims.heads * D) as usize + h as usize * dims.q_head as usize;
         let mut j = thread_idx_x();
-        while j < 4 * D {
-            // Run r (= 8·warp + g) of (w, k = 2·(2m + s) + hh); the task's row and first column.
-            let (r, c) = (j % 32, j / 32);
-            let (hh, m, w) = (c % 2, (c / 2) % (D / 32), c / (D / 16));
-            let row = qt * STREAM + 16 * (r / 8) + r % 8 + 8 * hh;
-            let dst = qbase.add(row as usize * dims.q_tok as usize + (D / 2 * w + 16 * m) as usize) as *mut u32;
-            unroll2!(s => {
-                let k = 2 * (2 * m + s) + hh;
-                let run = block.add((w * 32 * D + 2 * (128 * k + 4 * r)) as usize);
-                let (lo, hi) = (ld_global_cg_v4_f32(run), ld_global_cg_v4_f32(run.add(4)));
-                if row < q_len {
-                    let sc = dims.scale;
-                    st_global_v4_u32(dst.add(4 * s as usize), [E::pack(lo[0] * sc, lo[1] * sc), E::pack(lo[2] * sc, lo[3] * sc), E::pack(hi[0] * sc, hi[1] * sc),
-                                                               E::pack(hi[2] * sc, hi[3] * sc)]);
-                }
-                st_global_v4_f32(run, [0.0; 4]);
-                st_global_v4_f32(run.add(4), [0.0; 4]);
-            });
+        while j < 32 * D {
+            let [x, y] = *(acc.add(block + 2 * j as usize) as *const [f32; 2]);
+            let (w, rem) = (j / (16 * D), j % (16 * D));
+            let (k, tid) = (rem / 128, rem % 128);
+            let row = qt * STREAM + 16 * (tid / 32) + (tid % 32) / 4 + 8 * (k % 2);
+            let col = D / 2 * w + 8 * (k / 2) + 2 * (tid % 4);
+            if row < q_len {
+                *(dq.add(qbase + row as usize * dims.q_tok as usize + col as usize) as *mut u32) = E::pack(x * dims.scale, y * dims.scale);
+            }
             j += 256;
         }
     }
@@ -510,15 +487,13 @@ unsafe fn convert<E: Elem16, const D: u32>(acc: *mut f32, cu_q: *const i32, cu_k
 
 macro_rules! b4_convert {
     ($name:ident, $e:ty, $d:literal) => {
-        /// b4's dQ: scale × the accumulator's sums (`layout::attention::bwd_h4_dq_at`'s blocks) into Q's layout,
-        /// and every block it reads (a sequence's tiles below its q_len) set back to zero.
+        /// b4's dQ: scale × the accumulator's sums (`layout::attention::bwd_h4_dq_at`'s blocks) into Q's layout.
         ///
         /// # Safety
-        /// `acc` the accumulator b4 filled (its `dq_acc`), touched by nothing else meanwhile; `cu_q`, `cu_k` and
-        /// `dims` as b4's; `dq` Q's elements, 16-byte aligned, written by nothing else meanwhile. Grid
-        /// `(⌈max q_len / 64⌉, heads, batch)`, 256 threads.
+        /// `acc` the accumulator b4 filled (its `dq_acc`), `cu_q`, `cu_k` and `dims` as b4's; `dq` Q's elements,
+        /// 16-byte aligned, written by nothing else meanwhile. Grid `(⌈max q_len / 64⌉, heads, batch)`, 256 threads.
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(acc: *mut f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
+        pub unsafe extern "ptx-kernel" fn $name(acc: *const f32, cu_q: *const i32, cu_k: *const i32, dq: *mut u16, dims: Dims) {
             // SAFETY: forwarded.
             unsafe { convert::<$e, $d>(acc, cu_q, cu_k, dq, dims) }
         }
