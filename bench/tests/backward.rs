@@ -90,8 +90,9 @@ fn run<T: Half>(gpu: &Gpu, case: &Case, seed: u64) -> Run {
 }
 
 /// [`run`] on `plan` (made for `case.desc` and step, perhaps run before on other lengths). dQ is taken from
-/// the second of two runs where the accumulator may be left from the first (b4's and b9's conversion zeroes it
-/// for the next run: session 113), dK and dV from the first (and checked bitwise the same on the second).
+/// the second of two runs, where anything the first left in the plan's workspaces would show (session 113
+/// tried leaving the accumulator to the conversion to zero), dK and dV from the first (and checked bitwise
+/// the same on the second).
 fn run_with<T: Half>(gpu: &Gpu, case: &Case, seed: u64, plan: &mut BackwardPlan<T>) -> Run {
     let d = case.desc;
     let (cq, ck) = (cu(&case.q_lens), cu(&case.k_lens));
@@ -239,9 +240,9 @@ fn backward_matches_the_f64_reference() {
     check_cases(&gpu, VARIANTS[0]);
 }
 
-/// One default plan (b9 on Hopper, whose accumulator its conversion leaves zeroed for the next run; b7 / b8
-/// elsewhere) run on problem after problem of its heads and width — more tokens, fewer, other offsets, then
-/// the first again — every one against the f64 reference.
+/// One default plan (b9 on Hopper, b7 / b8 elsewhere) run on problem after problem of its heads and width —
+/// more tokens, fewer, other offsets, then the first again — every one against the f64 reference: the plan's
+/// workspaces (offsets, dQ's accumulator, the statistics) grown and reused between them.
 #[test]
 fn a_reused_plan_gives_every_problem_its_own_gradients() {
     let Some(gpu) = gpu_or_skip("a_reused_plan_gives_every_problem_its_own_gradients") else { return };
