@@ -150,32 +150,6 @@ pub(super) unsafe fn issue_rs<E: Elem16, const D: u32>(acc: &mut [[f32; 32]; 2],
     }
 }
 
-/// [`issue_rs`]'s k-steps `FIRST .. FIRST + N` only (of its four), issued and committed as one group: b9 issues
-/// dK's first half before the warpgroups' barrier and its second after dQ (session 113).
-///
-/// # Safety
-/// As [`issue_rs`].
-#[inline(always)]
-pub(super) unsafe fn issue_rs_part<E: Elem16, const D: u32, const FIRST: u32, const N: u32>(acc: &mut [[f32; 32]; 2], p: &[[u32; 4]; 4], s_b: u32) {
-    const { assert!(FIRST + N <= 4) };
-    let db: [u64; 4] = core::array::from_fn(|kk| STREAM_MN.advance(s_b + 2048 * kk as u32).0);
-    pin(acc);
-    // SAFETY: forwarded.
-    unsafe {
-        wgmma_fence();
-        unroll4!(kk => {
-            if kk >= FIRST && kk < FIRST + N {
-                if D == 64 {
-                    E::wgmma_64_rs::<1>(&mut acc[0], p[kk as usize], db[kk as usize], 1);
-                } else {
-                    E::wgmma_128_rs::<1>(acc, p[kk as usize], db[kk as usize], 1);
-                }
-            }
-        });
-        wgmma_commit_group();
-    }
-}
-
 /// A-operand fragments fixed in registers at this point of the program (an empty `asm!` that reads and
 /// writes them): the dS fragments a `wgmma` still in flight reads, held until a wait has retired it — so
 /// that neither compiler gives their registers to anything else before then.

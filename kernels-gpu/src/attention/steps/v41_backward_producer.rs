@@ -32,7 +32,7 @@
 //! b9's moved enough at the 240-register margin that ptxas spilled at D = 64 (8 bytes, none as measured). The measured
 //! form is kept; one body for both is for a change that re-measures b9.
 use super::fa2_backward::sequence;
-use super::wgmma_backward::{Lanes, Place, issue_dq, issue_rs, issue_rs64_kmajor, issue_rs_part, issue_ss, load_a_frags64, load_tile, low16, pin_frags, probs, put, store_rows};
+use super::wgmma_backward::{Lanes, Place, issue_dq, issue_rs, issue_rs64_kmajor, issue_ss, load_a_frags64, load_tile, low16, pin_frags, probs, put, store_rows};
 use crate::attention::hopper::{pin, unset_block};
 use crate::hgemm::elem::{Bf16, Elem16, F16};
 use crate::prim::{
@@ -265,9 +265,6 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                         });
                     });
                     fence_proxy_async_shared_cta(); // this thread's dSᵀ, to the async proxy
-                    // dK's first two k-steps need only this warpgroup's dSᵀ (its registers): issued before the
-                    // barrier, so the tensor pipe has them while the warpgroups meet (session 113).
-                    issue_rs_part::<E, D, 0, 2>(&mut acc_dk, &r_ds, s_a);
                     if tid % 128 == 0 {
                         // The reduce that last read the buffer this tile's dQ goes to is done reading it.
                         if bwd_h4_dq_bufs(D) == 2 {
@@ -281,8 +278,8 @@ unsafe fn body<E: Elem16, const D: u32, const PAIRS: bool>(k: *const u16, v: *co
                     meet();
                     let mut r_dq = unset_block();
                     issue_dq::<E, D>(&mut r_dq, s_ds_now, opaque(s_k), wg); // dQ[:, half] = dS·K[:, half]
-                    issue_rs_part::<E, D, 2, 2>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q, its last two k-steps
-                    wgmma_wait_group::<1>(); // dV, dK's first half and dQ retired; dK's second half runs on into the next tile
+                    issue_rs::<E, D>(&mut acc_dk, &r_ds, s_a); // dK += dSᵀ·Q
+                    wgmma_wait_group::<1>(); // dV and dQ retired; dK runs on into the next tile
                     pin(&mut acc_dv);
                     if D == 128 {
                         wgmma_fence_operand(&mut r_dq);
