@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Session 113's device calls (issue 50). Carry: kernel-lab (new), old/kernel-lab (main before the change), tests/backward.
+# CALL=4: b9 with dK's first half issued before the warpgroups' barrier.
 # CALL=3: b4's conversion leaves the accumulator zeroed; the plan's memset only where it is not known clean.
 # CALL=2: b9's statistics loaded ahead of the waits; the backward plan's offsets copied only when they change.
 # CALL=1: b4's dQ conversion rewritten (16-byte loads and stores, whole sectors; session 113). Its test (every backward
@@ -67,6 +68,23 @@ case ${CALL:-1} in
       bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
       echo "== set b9 process $i build $b" | tee -a "$L"
       T=90 run $bin backward --shapes 1x16x16x4096x128,1x16x16x8192x128,2x16x16x4096x64 --dtype bf16 --steps b9 --json $J/zero-$b-p$i.json
+    done
+    stamp "process $i"
+  done
+  ;;
+4)
+  # b9 issuing dK's first two k-steps before the warpgroups' barrier (they need only its own dS), the other two after dQ.
+  # Predicted: 0.97-0.99x b9's time (the tensor pipe fed while the warpgroups meet; barrier stalls were 5.4% of the
+  # computing warps' samples).
+  T=300 run $C/tests/backward --test-threads 1 backward_matches_the_f64_reference b4_backward a_reused_plan grouped_heads a_neighbours padded_keys
+  T=100 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128,1x4x1x300x64 --dtype bf16 --steps b9
+  T=100 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128,1x4x1x300x64 --dtype bf16 --steps b9
+  stamp checked
+  for i in 1 2 3; do
+    for b in old new; do
+      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
+      echo "== set b9 process $i build $b" | tee -a "$L"
+      T=90 run $bin backward --shapes 1x16x16x4096x128,1x16x16x8192x128,2x16x16x4096x64 --dtype bf16 --steps b9 --json $J/dk-$b-p$i.json
     done
     stamp "process $i"
   done
