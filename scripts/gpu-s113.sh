@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Session 113's device calls (issue 50). Carry: kernel-lab (new), old/kernel-lab (main before the change), tests/backward.
+# CALL=5: issue 48, the two FP8 picks an H100's own L2 changes.
 # CALL=4: b9 with dK's first half issued before the warpgroups' barrier.
 # CALL=3: b4's conversion leaves the accumulator zeroed; the plan's memset only where it is not known clean.
 # CALL=2: b9's statistics loaded ahead of the waits; the backward plan's offsets copied only when they change.
@@ -88,6 +89,17 @@ case ${CALL:-1} in
     done
     stamp "process $i"
   done
+  ;;
+5)
+  # Issue 48: the shipped FP8 costs on a GPU take its own L2 (50 MiB on an H100, not the H200's 60). Over 1,183 corpus
+  # shapes (shapes.py gemm, m 16-2048) it changes two picks, 96x14336x4096 and 128x14336x4096 (56 MiB of weights), from
+  # f27n128 to f27n192. Predicted: f27n192 no slower than f27n128 at both, and within 5% of the fastest few-tile step.
+  for i in 1 2 3; do
+    T=150 run $C/kernel-lab --family fp8 --steps f27n192,f27n128,f14,f21x2,f21x3,f21x4,f21x5,f21x6,f22,f28 --gemm-sizes 96x14336x4096,128x14336x4096 \
+        --reps 6 --warmup 1 --seed 11305$i --json $J/l2-p$i.json --out /tmp/r
+    stamp "l2 process $i"
+  done
+  python3 scripts/bench-json-times.py fp8 $J/l2-p*.json > $J/l2-times.tsv
   ;;
 esac
 tar cJf $OUT/s113-call${CALL:-1}.tar.xz -C /tmp s113

@@ -48,10 +48,11 @@ kernel-lab rank --f32-times FILE [--cost F32COST] [--gpu NAME]
   The f32 model (F32COST from `calibrate --dtype f32`, default: the shipped model) against timings of
   its families (the forms of v11, v24, v23, v33, v34; the files `calibrate --dtype f32 --refit` reads):
   at every shape where its pick was timed, the pick against the fastest timed family. No GPU needed.
-kernel-lab rank --fp8-times FILE [--cost FP8COST] [--gpu NAME]
+kernel-lab rank --fp8-times FILE [--cost FP8COST] [--gpu NAME] [--l2-mib N]
   The FP8 entry point's choice with FP8COST's costs (from `calibrate --dtype fp8`, default: the shipped
-  ones) against timings of FP8 steps (bench tables or samples files): per shape and scaling, its pick
-  against the fastest step timed. No GPU needed.
+  ones, with an L2 of N MiB as the GPU timed had — an H100's 50, an H200's 60 (default) — where a plan on
+  that GPU takes its own) against timings of FP8 steps (bench tables or samples files): per shape and
+  scaling, its pick against the fastest step timed. No GPU needed.
 kernel-lab rank --shapes FILE [--cost FILE] [--gpu NAME] [--candidates]
   No timings: each shape of FILE (MxNxK a line, as `--shapes-file` takes them) with the rules', the
   model's and the entry point's pick, f16 and bf16, and the model's prediction of each (the shipped
@@ -325,6 +326,7 @@ pub fn rank_main(args: &[String]) -> i32 {
     let (mut cache, mut cost, mut shapes, mut gpu_name) = (None, None, None, "H200".to_string());
     let (mut f32_times, mut fp8_times): (Option<String>, Option<String>) = (None, None);
     let mut every = false;
+    let mut l2_mib: Option<f64> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -333,6 +335,10 @@ pub fn rank_main(args: &[String]) -> i32 {
                 return 0;
             }
             "--candidates" => every = true,
+            "--l2-mib" => match it.next().map(|v| v.parse::<f64>()) {
+                Some(Ok(v)) if v > 0.0 && v.is_finite() => l2_mib = Some(v),
+                _ => return usage("--l2-mib needs a positive number of MiB"),
+            },
             "--tune-cache" | "--cost" | "--shapes" | "--gpu" | "--f32-times" | "--fp8-times" => match it.next() {
                 Some(v) if a == "--fp8-times" => fp8_times = Some(v.clone()),
                 Some(v) if a == "--cost" => cost = Some(v.clone()),
@@ -346,7 +352,10 @@ pub fn rank_main(args: &[String]) -> i32 {
         }
     }
     if let Some(path) = fp8_times {
-        return match super::calibrate_fp8::rank(&path, cost.as_deref(), &gpu_name) {
+        if l2_mib.is_some() && cost.is_some() {
+            return usage("--l2-mib applies to the shipped costs; a --cost file carries its GPU's L2");
+        }
+        return match super::calibrate_fp8::rank(&path, cost.as_deref(), &gpu_name, l2_mib.map(|m| (m * (1u64 << 20) as f64) as u64)) {
             Ok(t) => {
                 print!("{t}");
                 0

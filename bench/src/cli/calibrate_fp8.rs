@@ -76,12 +76,13 @@ fn step_of(label: &str) -> Option<&'static steps::Step> {
     steps::STEPS.iter().chain([&steps::FW1, &steps::FW2, &steps::FWB]).find(|s| s.kernel.step == label)
 }
 
-/// `rank --fp8-times FILE [--cost FP8COST]`: per shape and scaling, the library's choice with these costs
+/// `rank --fp8-times FILE [--cost FP8COST] [--l2-mib N]`: per shape and scaling, the library's choice with these costs
 /// (and their f21 residency) against the fastest step timed; shapes whose pick was not timed are counted apart.
-pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str) -> Result<String> {
-    let costs = match cost_file {
-        Some(p) => Fp8Costs::parse(&read(p)?, p).map_err(Error::InvalidInput)?,
-        None => Fp8Costs::shipped(gpu_name),
+pub fn rank(times: &str, cost_file: Option<&str>, gpu_name: &str, l2_bytes: Option<u64>) -> Result<String> {
+    let costs = match (cost_file, l2_bytes) {
+        (Some(p), _) => Fp8Costs::parse(&read(p)?, p).map_err(Error::InvalidInput)?,
+        (None, Some(l2)) => Fp8Costs::shipped_on(gpu_name, l2),
+        (None, None) => Fp8Costs::shipped(gpu_name),
     };
     Ok(rank_samples(&costs, &parse_times(&read(times)?, times)?).0)
 }

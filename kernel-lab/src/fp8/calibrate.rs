@@ -280,10 +280,10 @@ pub fn path(gpu: &Gpu) -> Option<PathBuf> {
 }
 
 /// The costs FP8 plans on `gpu` use: its calibration file ([`path`]) where one exists and reads, else the
-/// shipped constants. Read once per process and key.
+/// shipped constants with this GPU's L2 ([`Fp8Costs::shipped_on`]). Read once per process and key.
 pub fn model_for(gpu: &Gpu) -> Arc<Fp8Costs> {
     static MODELS: OnceLock<Mutex<HashMap<String, Arc<Fp8Costs>>>> = OnceLock::new();
-    cached_model(&MODELS, gpu, path(gpu), "FP8", Fp8Costs::parse, || Fp8Costs::shipped(&gpu.info.name))
+    cached_model(&MODELS, gpu, path(gpu), "FP8", Fp8Costs::parse, || Fp8Costs::shipped_on(&gpu.info.name, gpu.info.l2_bytes as u64))
 }
 
 /// What an FP8 calibration measured: the costs and the timings they were fitted to.

@@ -1059,6 +1059,20 @@ impl Fp8Costs {
                    f27_speed: F27_SPEED_PER_WORK }
     }
 
+    /// [`Fp8Costs::shipped`] on a GPU whose L2 holds `l2_bytes`: the measured constants stay the H200's, but
+    /// which weights stay in the L2 between launches (f25's margin) and which stream from DRAM (the f27
+    /// widths', f21's and f28's DRAM floor) is this GPU's fact, not the H200's 60 MiB (session 113: on an
+    /// H100's 50 MiB, 256×4096×14336's 56 MiB of weights were priced as resident and f21x3 picked, 1.14× the
+    /// time of f28).
+    pub fn shipped_on(name: &str, l2_bytes: u64) -> Fp8Costs {
+        let mut c = Fp8Costs::shipped(name);
+        if l2_bytes != c.l2_bytes {
+            c.source = format!("{} with this GPU's L2 of {:.1} MiB", c.source, l2_bytes as f64 / (1u64 << 20) as f64);
+            c.l2_bytes = l2_bytes;
+        }
+        c
+    }
+
     /// The tile costs by name ([`FP8_COSTED`] but fw2).
     pub fn tile_cost_mut(&mut self, name: &str) -> Option<&mut TileCost> {
         match name {
@@ -1270,6 +1284,22 @@ mod tests {
     /// The CPU tests' cluster residency: an H100's, as measured for h8 (f21's twin in threads and
     /// shared memory).
     const R: [u32; 7] = layout::hopper::tma_hgemm::H100_H8_RESIDENT;
+
+    #[test]
+    fn shipped_costs_on_a_gpu_take_its_l2() {
+        let (h200, h100) = (Fp8Costs::shipped_on("NVIDIA H200", H200_L2_BYTES), Fp8Costs::shipped_on("NVIDIA H100 80GB HBM3", 50 << 20));
+        assert_eq!(h200, Fp8Costs::shipped("NVIDIA H200"), "the H200's own L2 changes nothing");
+        assert_eq!(h100.l2_bytes, 50 << 20);
+        assert!(h100.source.contains("50.0 MiB"), "{}", h100.source);
+        assert_eq!(Fp8Costs { l2_bytes: H200_L2_BYTES, source: h200.source.clone(), ..h100.clone() }, h200, "only the L2 (and the source) differ");
+        // Weights between the two L2s (4096 × 14336 = 56 MiB): streamed from DRAM on the smaller one, so no
+        // few-tile pick there is priced below its price with them resident; weights within both priced alike.
+        for m in [64, 96, 128, 256] {
+            let (on100, on200) = (wgmma_step_by(&h100, m, 14336, 4096, 132, R).1, wgmma_step_by(&h200, m, 14336, 4096, 132, R).1);
+            assert!(on100 >= on200, "{m}x14336x4096: {on100} µs with 50 MiB of L2 < {on200} with 60");
+            assert_eq!(wgmma_step_by(&h100, m, 4096, 4096, 132, R), wgmma_step_by(&h200, m, 4096, 4096, 132, R), "{m}x4096x4096");
+        }
+    }
 
     #[test]
     fn few_block_scaled_tiles_take_f23_where_its_measured_cost_is_lower() {
