@@ -100,6 +100,10 @@ case ${CALL:-1} in
     stamp "l2 process $i"
   done
   python3 scripts/bench-json-times.py fp8 $J/l2-p*.json > $J/l2-times.tsv
+  # Issue 50 (no prediction: evidence): cuDNN's bprop kernel's SASS-level stall samples at 1x16x16x4096x128 bf16, as call 1
+  # took b9's.
+  T=200 run ncu --clock-control none -k regex:bprop -c 1 --set full --import-source no -o /tmp/cudnnrep python3 scripts/backward-torch-peer.py --shapes 1x16x16x4096x128 --backends cudnn --reps 1
+  ncu -i /tmp/cudnnrep.ncu-rep --page source --csv --print-source sass > $J/cudnn-bprop-sass.csv 2>&1
   ;;
 esac
 tar cJf $OUT/s113-call${CALL:-1}.tar.xz -C /tmp s113
