@@ -858,7 +858,7 @@ pub fn wgmma_step_by(costs: &Fp8Costs, m: usize, n: usize, k: usize, sms: u32, r
     let narrower = |share: f64| TileCost { k_tile_us: costs.f14.k_tile_us * share, k_tile_full_us: costs.f14.k_tile_full_us * share,
                                            dram_bytes_per_us: streamed, ..costs.f14 };
     // f27n128 before n192: where the weights stream from DRAM both sit at the same floor (equal times; ties go to the
-    // earlier), and the narrower tiles put more CTAs' loads in flight toward it — n128 1.02–1.06× n192's speed at the four
+    // earlier), and the narrower tiles put more CTAs' loads in flight toward it — n128 1.01–1.06× n192's speed at the four
     // such shapes timed (H100: 128×13824×5120 in sessions 112 twice, 96 and 128×14336×4096 in session 113).
     if F27_N128.rejects(m, n, k).is_none() {
         let t = narrower(F27_N128_K_TILE).time_us(F27_N128.tiles(m, n), sms as u64, kt, ab);
