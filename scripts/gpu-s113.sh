@@ -13,6 +13,18 @@
 set -uo pipefail
 . scripts/device-log.sh s113-call${CALL:-1}.txt 200
 J=/tmp/s113; mkdir -p $J
+# `b9_old_new TAG`: b9 against b4 by .carry/old/kernel-lab and .carry/kernel-lab, 3 processes alternating, at the three
+# shapes the calls compare, each run's JSON to $J/TAG-BUILD-pI.json under a "== set b9 process I build B" line.
+b9_old_new() {
+  for i in 1 2 3; do
+    for b in old new; do
+      local bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
+      echo "== set b9 process $i build $b" | tee -a "$L"
+      T=90 run $bin backward --shapes 1x16x16x4096x128,1x16x16x8192x128,2x16x16x4096x64 --dtype bf16 --steps b9 --json $J/$1-$b-p$i.json
+    done
+    stamp "process $i"
+  done
+}
 case ${CALL:-1} in
 1)
   T=300 run $C/tests/backward --test-threads 1
@@ -43,14 +55,7 @@ case ${CALL:-1} in
   T=100 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128,1x4x1x300x64 --dtype bf16 --steps b9
   T=100 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128 --dtype bf16 --steps b9
   stamp checked
-  for i in 1 2 3; do
-    for b in old new; do
-      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
-      echo "== set b9 process $i build $b" | tee -a "$L"
-      T=90 run $bin backward --shapes 1x16x16x4096x128,1x16x16x8192x128,2x16x16x4096x64 --dtype bf16 --steps b9 --json $J/b9-$b-p$i.json
-    done
-    stamp "process $i"
-  done
+  b9_old_new b9
   T=90 run python3 scripts/backward-torch-peer.py --shapes 1x16x16x4096x128,1x16x16x8192x128,2x16x16x4096x64 --backends cudnn --reps 20
   T=200 run ncu --clock-control none -k regex:attn_bwd_b9 -c 1 --set full --import-source no -o /tmp/b9rep2 $C/kernel-lab backward --shapes 1x16x16x4096x128 --dtype bf16 --steps b9
   ncu -i /tmp/b9rep2.ncu-rep --page source --csv --print-source sass > $J/b9-sass-2.csv 2>&1
@@ -64,14 +69,7 @@ case ${CALL:-1} in
   T=100 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128,1x4x1x300x64 --dtype bf16 --steps b9
   T=60 run ncu --clock-control none --cache-control none -k regex:attn_bwd -c 3 --section SpeedOfLight $C/kernel-lab backward --shapes 1x16x16x4096x128 --dtype bf16 --steps b9
   stamp checked
-  for i in 1 2 3; do
-    for b in old new; do
-      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
-      echo "== set b9 process $i build $b" | tee -a "$L"
-      T=90 run $bin backward --shapes 1x16x16x4096x128,1x16x16x8192x128,2x16x16x4096x64 --dtype bf16 --steps b9 --json $J/zero-$b-p$i.json
-    done
-    stamp "process $i"
-  done
+  b9_old_new zero
   ;;
 4)
   # b9 issuing dK's first two k-steps before the warpgroups' barrier (they need only its own dS), the other two after dQ.
@@ -81,14 +79,7 @@ case ${CALL:-1} in
   T=100 run compute-sanitizer --tool memcheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128,1x4x1x300x64 --dtype bf16 --steps b9
   T=100 run compute-sanitizer --tool racecheck --error-exitcode 9 $C/kernel-lab backward --shapes 1x2x2x200x128,1x4x1x300x64 --dtype bf16 --steps b9
   stamp checked
-  for i in 1 2 3; do
-    for b in old new; do
-      bin=$C/kernel-lab; [ $b = old ] && bin=$C/old/kernel-lab
-      echo "== set b9 process $i build $b" | tee -a "$L"
-      T=90 run $bin backward --shapes 1x16x16x4096x128,1x16x16x8192x128,2x16x16x4096x64 --dtype bf16 --steps b9 --json $J/dk-$b-p$i.json
-    done
-    stamp "process $i"
-  done
+  b9_old_new dk
   ;;
 5)
   # Issue 48: the shipped FP8 costs on a GPU take its own L2 (50 MiB on an H100, not the H200's 60). Over 1,183 corpus
